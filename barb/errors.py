@@ -1,0 +1,159 @@
+"""One exception tree for the engine.
+
+Each type decides who reads it. ``QueryError`` and its subclasses are for the model (and the
+person who wrote raw Barb Script): they carry a stage (``step``), a machine-readable
+``error_type``, a message naming what exists, and a hint. ``DataError`` is for the person
+running ``barb data``: it names the file, the line and the problem. Anything else that escapes
+the engine is a bug, reported to the developer with a reference id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_REPORTED_ERRORS = 5
+
+
+class BarbError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class DataError(BarbError):
+    """A data file is missing, malformed or inconsistent."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
+        self.path = path
+        self.line = line
+        where = ""
+        if path:
+            where = f"{path}"
+            if line is not None:
+                where += f", line {line}"
+            where += ": "
+        super().__init__(f"{where}{message}")
+
+
+class QueryError(BarbError):
+    """A query that cannot run, explained so that the model can fix it."""
+
+    error_type = "QueryError"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        step: str = "query",
+        hint: str | None = None,
+        details: dict[str, Any] | None = None,
+    ):
+        super().__init__(message)
+        self.message = message
+        self.step = step
+        self.hint = hint
+        self.details = details or {}
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "error": True,
+            "error_type": self.error_type,
+            "message": self.message,
+            "step": self.step,
+        }
+        if self.hint:
+            out["hint"] = self.hint
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+class InvalidQuery(QueryError):
+    """The JSON does not have the shape of a Barb Script query."""
+
+    error_type = "InvalidQuery"
+
+
+class ExpressionSyntaxError(QueryError):
+    """An expression could not be parsed; carries the position and a marked snippet."""
+
+    error_type = "SyntaxError"
+
+
+class UnknownColumn(QueryError):
+    error_type = "UnknownColumn"
+
+
+class UnknownFunction(QueryError):
+    error_type = "UnknownFunction"
+
+
+class ArgumentError(QueryError):
+    """Wrong number or type of arguments to a function."""
+
+    error_type = "ArgumentError"
+
+
+class TypeMismatch(QueryError):
+    """An operator or clause got a value of the wrong kind (e.g. a number used as a filter)."""
+
+    error_type = "TypeError"
+
+
+class InvalidPeriod(QueryError):
+    error_type = "InvalidPeriod"
+
+
+class UnknownSession(QueryError):
+    error_type = "UnknownSession"
+
+
+class UnknownTimeframe(QueryError):
+    error_type = "UnknownTimeframe"
+
+
+class UnknownInstrument(QueryError):
+    error_type = "UnknownInstrument"
+
+
+class UnknownEvent(QueryError):
+    error_type = "UnknownEvent"
+
+
+class QueryTooLarge(QueryError):
+    error_type = "QueryTooLarge"
+
+
+class ExecutionError(QueryError):
+    """The query was valid but a step failed while running."""
+
+    error_type = "ExecutionError"
+
+
+class MultipleErrors(QueryError):
+    """Several independent problems found in one validation pass, reported together."""
+
+    def __init__(self, errors: list[QueryError]):
+        self.errors = errors
+        first = errors[0]
+        self.error_type = first.error_type
+        shown = errors[:MAX_REPORTED_ERRORS]
+        message = " ".join(f"{e.message}" for e in shown)
+        if len(errors) > len(shown):
+            message += f" … and {len(errors) - len(shown)} more."
+        super().__init__(message, step=first.step, hint=first.hint)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["errors"] = [
+            {k: v for k, v in e.to_dict().items() if k != "error"}
+            for e in self.errors[:MAX_REPORTED_ERRORS]
+        ]
+        return out
+
+
+def raise_collected(errors: list[QueryError]) -> None:
+    """Raise nothing, the single error, or all of them together."""
+    if not errors:
+        return
+    if len(errors) == 1:
+        raise errors[0]
+    raise MultipleErrors(errors)

@@ -1,0 +1,23 @@
+"""Engine settings: where instruments and data live, and the engine's limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class EngineSettings(BaseSettings):
+    """Read from ``BARB_*`` environment variables (and ``.env``)."""
+
+    model_config = SettingsConfigDict(env_prefix="BARB_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Field(default=PROJECT_ROOT / "data", description="Parquet files of 1m bars")
+    instruments_dir: Path = Field(default=PROJECT_ROOT / "instruments")
+    max_table_rows: int = Field(
+        default=50_000, description="Rows kept in `table`/`source_rows`; more are cut, with a warning"
+    )
+    max_limit: int = Field(default=100_000, description="Largest `limit` a query may ask for")
