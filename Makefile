@@ -1,0 +1,37 @@
+# Two commands do everything on a fresh machine with Python 3.11+, pip and make:
+#   make run    set up, generate the sample data if missing, answer an example question
+#   make test   set up, lint, run the test suite
+PYTHON ?= python3
+UV_VERSION := 0.13.8
+UV := .tools/bin/uv
+BARB := .venv/bin/barb
+export UV_PYTHON_DOWNLOADS := never
+export UV_PYTHON := $(PYTHON)
+
+EXAMPLE := {"session": "RTH", "from": "daily", "map": {"weekday": "dayname()"}, "group_by": "weekday", "select": "mean(range)"}
+
+.PHONY: setup sample run test lint bench
+
+$(UV):
+	$(PYTHON) -m venv .tools
+	.tools/bin/pip install --quiet "uv==$(UV_VERSION)"
+
+setup: $(UV)
+	$(UV) sync --frozen --quiet
+
+sample: setup
+	$(BARB) data sample
+
+run: sample
+	$(BARB) query '$(EXAMPLE)'
+
+lint: setup
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+
+test: setup
+	.venv/bin/ruff check .
+	.venv/bin/pytest -q
+
+bench: sample
+	.venv/bin/python bench/engine.py

@@ -1,0 +1,65 @@
+"""The `barb` command line: `barb query`, `barb data …` (and, later, `barb chat` / `barb bot`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from barb.data.cli import data
+
+PREVIEW_ROWS = 10
+
+
+@click.group()
+def main() -> None:
+    """Barb: ask questions of historical futures bars."""
+
+
+main.add_command(data)
+
+
+@main.command()
+@click.argument("query_json")
+@click.option("--instrument", "-i", default="NQ", show_default=True, help="Instrument symbol.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole Result as JSON.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the table (or the rows behind a number) to this CSV file.")
+def query(query_json: str, instrument: str, as_json: bool, csv_path: Path | None) -> None:
+    """Run a Barb Script query: prints what the model would see and the first rows."""
+    from barb.export import write_csv
+    from barb.interpreter import execute
+    from barb.result import render_summary
+
+    try:
+        raw = json.loads(query_json)
+    except json.JSONDecodeError as exc:
+        err = {
+            "error": True,
+            "error_type": "InvalidJSON",
+            "message": f"The query is not valid JSON: {exc.msg} at position {exc.pos}.",
+            "step": "parse",
+        }
+        click.echo(json.dumps(err, indent=2))
+        sys.exit(1)
+    result = execute(raw, instrument)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    elif not result.ok:
+        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_summary(result))
+        shown = result.table if result.table is not None else result.source_rows
+        if shown is not None and len(shown):
+            click.echo("")
+            label = "table" if result.table is not None else "rows behind the number"
+            click.echo(f"{label} (first {min(PREVIEW_ROWS, len(shown))} of {len(shown):,}):")
+            with_pd_options = shown.head(PREVIEW_ROWS).to_string(index=False, max_colwidth=24)
+            click.echo(with_pd_options)
+    if not result.ok:
+        sys.exit(1)
+    if csv_path is not None:
+        write_csv(result, csv_path)
+        click.echo(f"\nCSV written to {csv_path}")

@@ -1,0 +1,250 @@
+"""Bars at every timeframe, built from 1-minute bars and cached per process.
+
+A ``Dataset`` holds one instrument's minute bars and, lazily, each (session, timeframe)
+frame over the whole history. Queries then slice those frames by trading date, which equals
+filtering the minute bars first: intraday buckets never cross a trading date, and weekly and
+longer bars are rebuilt from the period's daily bars (open/high/low/close/volume aggregate
+associatively). So a daily question never rescans minute bars twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from barb.data.store import Bars, DataMeta, load_bars
+from barb.instruments import Instrument, SessionSpec, load_instrument
+from barb.script.context import INTRADAY_MINUTES
+from barb.sessions import minutes_into_session, session_mask
+from barb.settings import EngineSettings
+
+BAR_COLUMNS = ("timestamp", "open", "high", "low", "close", "volume", "range", "trading_date")
+
+
+def _aggregate(
+    starts: np.ndarray,
+    timestamp: np.ndarray,
+    trading_date: np.ndarray,
+    o: np.ndarray,
+    h: np.ndarray,
+    low: np.ndarray,
+    c: np.ndarray,
+    v: np.ndarray,
+) -> pd.DataFrame:
+    """OHLCV of consecutive runs that begin at ``starts`` (sorted row positions)."""
+    if len(o) == 0:
+        return _empty_bars()
+    ends = np.append(starts[1:], len(o)) - 1
+    high = np.maximum.reduceat(h, starts)
+    low_ = np.minimum.reduceat(low, starts)
+    return pd.DataFrame(
+        {
+            "timestamp": timestamp,
+            "open": o[starts],
+            "high": high,
+            "low": low_,
+            "close": c[ends],
+            "volume": np.add.reduceat(v, starts),
+            "range": high - low_,
+            "trading_date": trading_date,
+        }
+    )
+
+
+def _empty_bars() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "timestamp": pd.Series([], dtype="datetime64[ns]"),
+            "open": pd.Series([], dtype="float64"),
+            "high": pd.Series([], dtype="float64"),
+            "low": pd.Series([], dtype="float64"),
+            "close": pd.Series([], dtype="float64"),
+            "volume": pd.Series([], dtype="int64"),
+            "range": pd.Series([], dtype="float64"),
+            "trading_date": pd.Series([], dtype="datetime64[ns]"),
+        }
+    )
+
+
+def _run_starts(keys: np.ndarray) -> np.ndarray:
+    """Positions where a sorted key array changes value (including position 0)."""
+    if len(keys) == 0:
+        return np.array([], dtype=np.int64)
+    return np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+
+
+def period_start(dates: np.ndarray, timeframe: str) -> np.ndarray:
+    """Label of the calendar period (week from Monday, month, quarter, year) of each date."""
+    days = dates.astype("datetime64[D]")
+    if timeframe == "weekly":
+        # 1970-01-01 was a Thursday: shift so weeks start on Monday.
+        weekday = (days.astype(np.int64) + 3) % 7
+        return (days - weekday.astype("timedelta64[D]")).astype("datetime64[ns]")
+    months = days.astype("datetime64[M]")
+    if timeframe == "monthly":
+        return months.astype("datetime64[ns]")
+    if timeframe == "quarterly":
+        m = months.astype(np.int64)
+        return (m - m % 3).astype("datetime64[M]").astype("datetime64[ns]")
+    if timeframe == "yearly":
+        return days.astype("datetime64[Y]").astype("datetime64[ns]")
+    raise ValueError(f"not a calendar timeframe: {timeframe}")
+
+
+def resample_calendar(daily: pd.DataFrame, timeframe: str) -> pd.DataFrame:
+    """Weekly and longer bars from daily bars; trading_date is the bar's last trading date."""
+    if daily.empty:
+        return _empty_bars()
+    label = period_start(daily["trading_date"].to_numpy(), timeframe)
+    starts = _run_starts(label.astype(np.int64))
+    ends = np.append(starts[1:], len(label)) - 1
+    return _aggregate(
+        starts,
+        label[starts],
+        daily["trading_date"].to_numpy()[ends],
+        daily["open"].to_numpy(),
+        daily["high"].to_numpy(),
+        daily["low"].to_numpy(),
+        daily["close"].to_numpy(),
+        daily["volume"].to_numpy(),
+    )
+
+
+@dataclass
+class Dataset:
+    """One instrument's data and the frames derived from it, built once per process."""
+
+    instrument: Instrument
+    bars: Bars
+    _frames: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def meta(self) -> DataMeta:
+        return self.bars.meta
+
+    @property
+    def first_date(self) -> dt.date:
+        return self.bars.meta.first_date
+
+    @property
+    def last_date(self) -> dt.date:
+        return self.bars.meta.last_date
+
+    def frame(self, session: str, timeframe: str) -> pd.DataFrame:
+        """Bars of ``session`` at ``timeframe`` over the whole history (cached; do not mutate)."""
+        key = (session, timeframe)
+        cached = self._frames.get(key)
+        if cached is not None:
+            return cached
+        with self._lock:
+            if key not in self._frames:
+                self._frames[key] = self._build(session, timeframe)
+            return self._frames[key]
+
+    def session_daily(self, session: str) -> pd.DataFrame:
+        """Daily bars of a session indexed by trading date (for session_open() and friends)."""
+        key = (session, "daily_by_date")
+        cached = self._frames.get(key)
+        if cached is None:
+            cached = self.frame(session, "daily").set_index("trading_date", drop=False)
+            self._frames[key] = cached
+        return cached
+
+    def _build(self, session: str, timeframe: str) -> pd.DataFrame:
+        spec = self.instrument.session(session)
+        if timeframe in ("weekly", "monthly", "quarterly", "yearly"):
+            return resample_calendar(self.frame(session, "daily"), timeframe)
+        minutes = self.bars.frame
+        minute = minutes["minute"].to_numpy()
+        full_day = spec.length_minutes == 24 * 60 or session == _full_session(self.instrument)
+        idx = None if full_day else np.flatnonzero(session_mask(minute, spec))
+
+        def col(name: str) -> np.ndarray:
+            values = minutes[name].to_numpy()
+            return values if idx is None else values[idx]
+
+        tdate = col("trading_date")
+        if timeframe == "daily":
+            starts = _run_starts(tdate.view(np.int64))
+            return _aggregate(
+                starts,
+                tdate[starts],
+                tdate[starts],
+                col("open"),
+                col("high"),
+                col("low"),
+                col("close"),
+                col("volume"),
+            )
+        step = INTRADAY_MINUTES[timeframe]
+        if step == 1:
+            names = ("timestamp", "open", "high", "low", "close", "volume")
+            frame = pd.DataFrame({name: col(name) for name in names})
+            frame["range"] = frame["high"] - frame["low"]
+            frame["trading_date"] = tdate
+            return frame
+        return self._intraday(spec, step, col, tdate)
+
+    def _intraday(
+        self,
+        spec: SessionSpec,
+        step: int,
+        col: Callable[[str], np.ndarray],
+        tdate: np.ndarray,
+    ) -> pd.DataFrame:
+        into = minutes_into_session(col("minute"), spec)
+        bucket = into // step
+        # Buckets are aligned to the session open and never cross a trading date.
+        key = tdate.view(np.int64) + bucket.astype(np.int64)
+        starts = _run_starts(key)
+        ts = col("timestamp")[starts]
+        offset = (into[starts] % step).astype("timedelta64[m]")
+        return _aggregate(
+            starts,
+            ts - offset,
+            tdate[starts],
+            col("open"),
+            col("high"),
+            col("low"),
+            col("close"),
+            col("volume"),
+        )
+
+
+def _full_session(instrument: Instrument) -> str:
+    """The session that spans the whole trading day (ETH), for which no filtering is needed."""
+    for name, spec in instrument.sessions.items():
+        if spec.length_minutes == 24 * 60 - _break_minutes(instrument):
+            return name
+    return "ETH"
+
+
+def _break_minutes(instrument: Instrument) -> int:
+    if instrument.maintenance_break is None:
+        return 0
+    b = instrument.maintenance_break
+    return SessionSpec(start=b.start, end=b.end).length_minutes
+
+
+_DATASETS: dict[tuple[str, str], Dataset] = {}
+_DATASETS_LOCK = threading.Lock()
+
+
+def get_dataset(symbol: str, settings: EngineSettings | None = None) -> Dataset:
+    """The process-wide Dataset of ``symbol``; rebuilt when its data file changes."""
+    settings = settings or EngineSettings()
+    instrument = load_instrument(symbol, settings)
+    bars = load_bars(instrument.symbol, settings)
+    key = (str(settings.data_dir), instrument.symbol)
+    with _DATASETS_LOCK:
+        current = _DATASETS.get(key)
+        if current is None or current.bars is not bars or current.instrument is not instrument:
+            current = Dataset(instrument=instrument, bars=bars)
+            _DATASETS[key] = current
+        return current

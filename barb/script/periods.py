@@ -1,0 +1,121 @@
+"""Periods: "2024", "2024-03", "2024-01-01:2024-06-30", "last_year", "ytd", "last_30_days"…
+
+Relative periods count back from the last date in the data, never from today's clock, so
+the same query gives the same answer tomorrow.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from barb.errors import InvalidPeriod
+
+_DATE = r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?"
+_RANGE_RE = re.compile(rf"^\s*({_DATE})?\s*(?::|\.\.|\s+to\s+)\s*({_DATE})?\s*$")
+_RELATIVE_RE = re.compile(r"^last_(\d+)_(day|week|month|year)s?$")
+
+PERIOD_FORMS = (
+    '"2024"',
+    '"2024-03"',
+    '"2024-03-15"',
+    '"2023-01-01:2024-06-30" (either side may be empty)',
+    '"2020:2022"',
+    '"last_year" (the previous calendar year)',
+    '"last_month"',
+    '"last_week"',
+    '"ytd"',
+    '"mtd"',
+    '"last_N_days" / "last_N_weeks" / "last_N_months" / "last_N_years"',
+    '"all"',
+)
+
+
+@dataclass(frozen=True)
+class Period:
+    start: dt.date | None
+    end: dt.date | None
+    text: str
+
+
+def _month_end(year: int, month: int) -> dt.date:
+    nxt = dt.date(year + (month == 12), month % 12 + 1, 1)
+    return nxt - dt.timedelta(days=1)
+
+
+def _add_months(day: dt.date, months: int) -> dt.date:
+    total = day.year * 12 + day.month - 1 + months
+    year, month = divmod(total, 12)
+    return dt.date(year, month + 1, min(day.day, _month_end(year, month + 1).day))
+
+
+def _bounds(token: str, original: str) -> tuple[dt.date, dt.date]:
+    """First and last calendar day that a date token ("2024", "2024-03", "2024-03-15") covers."""
+    parts = [int(p) for p in token.split("-")]
+    try:
+        if len(parts) == 1:
+            return dt.date(parts[0], 1, 1), dt.date(parts[0], 12, 31)
+        if len(parts) == 2:
+            return dt.date(parts[0], parts[1], 1), _month_end(parts[0], parts[1])
+        day = dt.date(parts[0], parts[1], parts[2])
+        return day, day
+    except ValueError as exc:
+        raise _error(original, f"'{token}' is not a valid date ({exc})") from None
+
+
+def _error(text: str, why: str | None = None) -> InvalidPeriod:
+    message = f"Period '{text}' is not understood" + (f": {why}." if why else ".")
+    return InvalidPeriod(message, step="period", hint="Use one of: " + ", ".join(PERIOD_FORMS))
+
+
+def parse_period(text: str | None, data_end: dt.date) -> Period:
+    """Resolve a period against the last trading date in the data."""
+    if text is None:
+        return Period(None, None, "all")
+    raw = text.strip()
+    key = raw.lower().replace(" ", "_").replace("-", "_") if not raw[:1].isdigit() else raw
+    if key in ("all", "all_time", "max"):
+        return Period(None, None, "all")
+    if key in ("ytd", "this_year"):
+        return Period(dt.date(data_end.year, 1, 1), data_end, raw)
+    if key in ("mtd", "this_month"):
+        return Period(data_end.replace(day=1), data_end, raw)
+    if key == "last_year":
+        year = data_end.year - 1
+        return Period(dt.date(year, 1, 1), dt.date(year, 12, 31), raw)
+    if key == "last_month":
+        first = _add_months(data_end.replace(day=1), -1)
+        return Period(first, _month_end(first.year, first.month), raw)
+    if key == "last_week":
+        monday = data_end - dt.timedelta(days=data_end.weekday() + 7)
+        return Period(monday, monday + dt.timedelta(days=6), raw)
+    if key == "last_quarter":
+        q_start = dt.date(data_end.year, 3 * ((data_end.month - 1) // 3) + 1, 1)
+        start = _add_months(q_start, -3)
+        return Period(start, q_start - dt.timedelta(days=1), raw)
+    match = _RELATIVE_RE.match(key)
+    if match:
+        n, unit = int(match.group(1)), match.group(2)
+        if n < 1:
+            raise _error(raw, "N must be at least 1")
+        if unit == "day":
+            start = data_end - dt.timedelta(days=n - 1)
+        elif unit == "week":
+            start = data_end - dt.timedelta(weeks=n) + dt.timedelta(days=1)
+        elif unit == "month":
+            start = _add_months(data_end, -n) + dt.timedelta(days=1)
+        else:
+            start = _add_months(data_end, -12 * n) + dt.timedelta(days=1)
+        return Period(start, data_end, raw)
+    if re.fullmatch(_DATE, raw):
+        start, end = _bounds(raw, raw)
+        return Period(start, end, raw)
+    match = _RANGE_RE.match(raw)
+    if match and (match.group(1) or match.group(2)):
+        start = _bounds(match.group(1), raw)[0] if match.group(1) else None
+        end = _bounds(match.group(2), raw)[1] if match.group(2) else None
+        if start and end and start > end:
+            raise _error(raw, f"it starts ({start}) after it ends ({end})")
+        return Period(start, end, raw)
+    raise _error(raw)

@@ -1,0 +1,224 @@
+"""The shape of a Barb Script query, validated by pydantic.
+
+Only shape is checked here (types, known fields, sort syntax). Whether columns, functions,
+sessions and periods exist is the validator's job once the instrument is known.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from barb.errors import InvalidQuery, UnknownTimeframe
+from barb.script.context import TIMEFRAMES
+
+_SORT_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\s(asc|desc))?\s*$", re.IGNORECASE)
+_TIMEFRAME_ALIASES = {
+    "1min": "1m",
+    "5min": "5m",
+    "15min": "15m",
+    "30min": "30m",
+    "60m": "1h",
+    "1d": "daily",
+    "d": "daily",
+    "day": "daily",
+    "1w": "weekly",
+    "w": "weekly",
+    "week": "weekly",
+    "month": "monthly",
+    "quarter": "quarterly",
+    "year": "yearly",
+}
+
+
+def split_top_level(text: str) -> list[str]:
+    """Split 'mean(range), percentile(range, 90)' on commas outside parentheses/quotes."""
+    parts: list[str] = []
+    depth = 0
+    quote: str | None = None
+    current: list[str] = []
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+            continue
+        current.append(ch)
+    parts.append("".join(current).strip())
+    return [p for p in parts if p]
+
+
+class JoinSpec(BaseModel):
+    """Mark event days: adds a boolean column named after the source (and its minutes)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(min_length=1)
+    # "only" keeps event days, "exclude" drops them; None only adds the columns.
+    filter: Literal["only", "exclude"] | None = None
+
+
+class SortKey(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    column: str
+    descending: bool = False
+
+    def to_text(self) -> str:
+        return f"{self.column} {'desc' if self.descending else 'asc'}"
+
+
+class Query(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    session: str | None = None
+    timeframe: str | None = Field(default=None, alias="from")
+    period: str | None = None
+    join: list[JoinSpec] = Field(default_factory=list)
+    map: dict[str, str] = Field(default_factory=dict)
+    where: str | None = None
+    group_by: list[str] = Field(default_factory=list)
+    select: list[str] = Field(default_factory=list)
+    sort: list[SortKey] = Field(default_factory=list)
+    limit: int | None = Field(default=None, ge=1)
+
+    @field_validator("session", "period", "where", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("timeframe", mode="before")
+    @classmethod
+    def _timeframe(cls, value: Any) -> Any:
+        if value is None or not isinstance(value, str):
+            return value
+        tf = value.strip().lower()
+        tf = _TIMEFRAME_ALIASES.get(tf, tf)
+        if tf not in TIMEFRAMES:
+            raise ValueError(f"unknown timeframe '{value}'; use one of {', '.join(TIMEFRAMES)}")
+        return tf
+
+    @field_validator("join", mode="before")
+    @classmethod
+    def _join(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        items = value if isinstance(value, list) else [value]
+        return [{"source": item} if isinstance(item, str) else item for item in items]
+
+    @field_validator("map", mode="before")
+    @classmethod
+    def _map(cls, value: Any) -> Any:
+        return {} if value is None else value
+
+    @field_validator("map")
+    @classmethod
+    def _map_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, expr in value.items():
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise ValueError(f"map name '{name}' must be a simple identifier like 'gap_pct'")
+            if not expr.strip():
+                raise ValueError(f"map '{name}' has an empty expression")
+        return value
+
+    @field_validator("group_by", "select", mode="before")
+    @classmethod
+    def _string_or_list(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return split_top_level(value)
+        return value
+
+    @field_validator("sort", mode="before")
+    @classmethod
+    def _sort(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        items = split_top_level(value) if isinstance(value, str) else value
+        keys = []
+        for item in items:
+            if isinstance(item, dict):
+                keys.append(item)
+                continue
+            match = _SORT_RE.match(str(item))
+            if not match:
+                raise ValueError(f"sort '{item}' must look like 'column desc' or 'column asc'")
+            keys.append(
+                {"column": match.group(1), "descending": (match.group(2) or "").lower() == "desc"}
+            )
+        return keys
+
+    def to_json(self) -> dict[str, Any]:
+        """The query as the model would write it (canonical form, defaults left out)."""
+        out: dict[str, Any] = {}
+        if self.session:
+            out["session"] = self.session
+        if self.timeframe:
+            out["from"] = self.timeframe
+        if self.period:
+            out["period"] = self.period
+        if self.join:
+            out["join"] = [j.model_dump(exclude_none=True) for j in self.join]
+        if self.map:
+            out["map"] = dict(self.map)
+        if self.where:
+            out["where"] = self.where
+        if self.group_by:
+            out["group_by"] = self.group_by[0] if len(self.group_by) == 1 else list(self.group_by)
+        if self.select:
+            out["select"] = self.select[0] if len(self.select) == 1 else list(self.select)
+        if self.sort:
+            out["sort"] = ", ".join(k.to_text() for k in self.sort)
+        if self.limit is not None:
+            out["limit"] = self.limit
+        return out
+
+
+_FIELDS = ("session", "from", "period", "join", "map", "where", "group_by", "select", "sort", "limit")
+
+
+def parse_query(raw: dict[str, Any] | Query) -> Query:
+    """Validate a query's shape; every problem becomes one InvalidQuery naming the fields."""
+    if isinstance(raw, Query):
+        return raw
+    if not isinstance(raw, dict):
+        raise InvalidQuery(
+            f"A query must be a JSON object, got {type(raw).__name__}.",
+            step="parse",
+            hint='Example: {"session": "RTH", "from": "daily", "select": "mean(range)"}',
+        )
+    try:
+        return Query.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        hint = None
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or "query"
+            field = str(err["loc"][0]) if err["loc"] else ""
+            if err["type"] == "extra_forbidden":
+                close = difflib.get_close_matches(field, _FIELDS, n=1)
+                problems.append(f"Unknown field '{field}'.")
+                hint = (
+                    f"Did you mean '{close[0]}'? " if close else ""
+                ) + f"Fields: {', '.join(_FIELDS)}."
+            else:
+                msg = err["msg"].removeprefix("Value error, ")
+                problems.append(f"Field '{loc}': {msg}.")
+        fields = {str(err["loc"][0]) for err in exc.errors() if err["loc"]}
+        if fields == {"from"}:
+            raise UnknownTimeframe(" ".join(problems), step="from", hint=hint) from None
+        raise InvalidQuery(" ".join(problems), step="parse", hint=hint) from None

@@ -1,0 +1,63 @@
+"""Periods resolve against the end of the data, never against today's clock."""
+
+import datetime as dt
+
+import pytest
+
+from barb.errors import InvalidPeriod
+from barb.script.periods import parse_period
+
+END = dt.date(2026, 1, 7)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("2024", dt.date(2024, 1, 1), dt.date(2024, 12, 31)),
+        ("2024-02", dt.date(2024, 2, 1), dt.date(2024, 2, 29)),
+        ("2023-02", dt.date(2023, 2, 1), dt.date(2023, 2, 28)),
+        ("2024-12", dt.date(2024, 12, 1), dt.date(2024, 12, 31)),
+        ("2024-03-15", dt.date(2024, 3, 15), dt.date(2024, 3, 15)),
+        ("2024-01-01:2024-06-30", dt.date(2024, 1, 1), dt.date(2024, 6, 30)),
+        ("2020:2022", dt.date(2020, 1, 1), dt.date(2022, 12, 31)),
+        ("2023-05:2023-07", dt.date(2023, 5, 1), dt.date(2023, 7, 31)),
+        ("2025-01-01 to 2025-03-31", dt.date(2025, 1, 1), dt.date(2025, 3, 31)),
+        ("2023-01-01:", dt.date(2023, 1, 1), None),
+        (":2010-12-31", None, dt.date(2010, 12, 31)),
+        ("last_year", dt.date(2025, 1, 1), dt.date(2025, 12, 31)),
+        ("Last Year", dt.date(2025, 1, 1), dt.date(2025, 12, 31)),
+        ("last_month", dt.date(2025, 12, 1), dt.date(2025, 12, 31)),
+        ("last_week", dt.date(2025, 12, 29), dt.date(2026, 1, 4)),
+        ("last_quarter", dt.date(2025, 10, 1), dt.date(2025, 12, 31)),
+        ("ytd", dt.date(2026, 1, 1), END),
+        ("mtd", dt.date(2026, 1, 1), END),
+        ("last_7_days", dt.date(2026, 1, 1), END),
+        ("last_1_month", dt.date(2025, 12, 8), END),
+        ("last_2_years", dt.date(2024, 1, 8), END),
+        ("all", None, None),
+    ],
+)
+def test_period_forms(text: str, start: dt.date | None, end: dt.date | None) -> None:
+    period = parse_period(text, END)
+    assert (period.start, period.end) == (start, end)
+
+
+def test_no_period_is_all_data() -> None:
+    period = parse_period(None, END)
+    assert (period.start, period.end, period.text) == (None, None, "all")
+
+
+@pytest.mark.parametrize(
+    "text", ["junk", "2024-13", "2024-02-30", "2025:2024", "last_0_days", "20240", "yesterday"]
+)
+def test_bad_periods_explain_the_forms(text: str) -> None:
+    with pytest.raises(InvalidPeriod) as info:
+        parse_period(text, END)
+    err = info.value.to_dict()
+    assert err["step"] == "period"
+    assert text in err["message"]
+    assert "last_N_days" in err["hint"]
+
+
+def test_relative_periods_follow_the_data_not_the_clock() -> None:
+    assert parse_period("last_year", dt.date(2019, 6, 1)).start == dt.date(2018, 1, 1)
