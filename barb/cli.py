@@ -25,8 +25,12 @@ main.add_command(data)
 @click.argument("query_json")
 @click.option("--instrument", "-i", default="NQ", show_default=True, help="Instrument symbol.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Result as JSON.")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the table (or the rows behind a number) to this CSV file.")
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the table (or the rows behind a number) to this CSV file.",
+)
 def query(query_json: str, instrument: str, as_json: bool, csv_path: Path | None) -> None:
     """Run a Barb Script query: prints what the model would see and the first rows."""
     from barb.export import write_csv
@@ -45,9 +49,7 @@ def query(query_json: str, instrument: str, as_json: bool, csv_path: Path | None
         click.echo(json.dumps(err, indent=2))
         sys.exit(1)
     result = execute(raw, instrument)
-    if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
-    elif not result.ok:
+    if as_json or not result.ok:
         click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
         click.echo(render_summary(result))

@@ -189,7 +189,7 @@ def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
             ArgumentError(
                 "select mixes aggregates with plain columns; use one kind or add group_by.",
                 step="select",
-                hint='e.g. "select": ["count()", "mean(range)"] or "select": ["timestamp", "range"]',
+                hint='e.g. "select": ["count()", "mean(range)"] or ["timestamp", "range"]',
             )
         )
 

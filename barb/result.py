@@ -130,7 +130,7 @@ def _short(value: Any) -> Any:
     if isinstance(value, float):
         if value == 0 or abs(value) >= 100:
             return round(value, 2)
-        digits = max(2, 4 - int(math.floor(math.log10(abs(value)))) - 1)
+        digits = max(2, 3 - math.floor(math.log10(abs(value))))
         return round(value, digits)
     return value
 
@@ -150,7 +150,9 @@ def _stats(series: pd.Series) -> ColumnStats | None:
     )
 
 
-def summarize_table(table: pd.DataFrame, stat_columns: list[str], row_columns: list[str]) -> Summary:
+def summarize_table(
+    table: pd.DataFrame, stat_columns: list[str], row_columns: list[str]
+) -> Summary:
     """Rows result: count, stats of the query's own columns, first and last row."""
     stats = {}
     for name in stat_columns:

@@ -188,7 +188,18 @@ class Query(BaseModel):
         return out
 
 
-_FIELDS = ("session", "from", "period", "join", "map", "where", "group_by", "select", "sort", "limit")
+_FIELDS = (
+    "session",
+    "from",
+    "period",
+    "join",
+    "map",
+    "where",
+    "group_by",
+    "select",
+    "sort",
+    "limit",
+)
 
 
 def parse_query(raw: dict[str, Any] | Query) -> Query:

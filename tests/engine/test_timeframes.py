@@ -1,0 +1,157 @@
+"""Sessions and timeframes against DuckDB SQL over the same minute bars."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from pandas.testing import assert_frame_equal
+
+from barb import execute
+from barb.settings import EngineSettings
+
+WINDOWS = {
+    "ETH": "TRUE",
+    "RTH": "mod >= 570 AND mod < 1020",
+    "OVERNIGHT": "(mod >= 1080 OR mod < 570)",
+    "ASIAN": "(mod >= 1080 OR mod < 180)",
+    "EUROPEAN": "mod >= 180 AND mod < 570",
+    "RTH_OPEN": "mod >= 570 AND mod < 630",
+    "MORNING": "mod >= 570 AND mod < 750",
+    "AFTERNOON": "mod >= 750 AND mod < 1020",
+    "RTH_CLOSE": "mod >= 960 AND mod < 1020",
+}
+OPENS = {"ETH": 1080, "RTH": 570, "OVERNIGHT": 1080, "ASIAN": 1080, "EUROPEAN": 180}
+
+
+def sql_daily(db: duckdb.DuckDBPyConnection, session: str) -> pd.DataFrame:
+    return db.execute(
+        f"""
+        SELECT CAST(tdate AS TIMESTAMP) AS timestamp,
+               arg_min(open, timestamp) AS open, max(high) AS high, min(low) AS low,
+               arg_max(close, timestamp) AS close, CAST(sum(volume) AS BIGINT) AS volume,
+               max(high) - min(low) AS range
+        FROM bars WHERE {WINDOWS[session]} GROUP BY tdate ORDER BY tdate
+        """
+    ).df()
+
+
+def barb_table(query: dict, settings: EngineSettings) -> pd.DataFrame:
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    assert result.table is not None
+    return result.table
+
+
+def _cmp(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
+    actual = actual[list(expected.columns)].reset_index(drop=True)
+    expected = expected.astype({c: actual[c].dtype for c in expected.columns})
+    assert_frame_equal(actual, expected, check_dtype=False)
+
+
+@pytest.mark.parametrize("session", list(WINDOWS))
+def test_daily_bars_per_session(session: str, engine_settings, db) -> None:
+    actual = barb_table({"session": session, "from": "daily"}, engine_settings)
+    _cmp(actual, sql_daily(db, session))
+
+
+def test_overnight_belongs_to_the_date_it_ends(engine_settings, db) -> None:
+    """Monday's overnight session starts Sunday 18:00 and is labelled Monday."""
+    table = barb_table(
+        {"session": "OVERNIGHT", "from": "daily", "period": "2024-01-08"}, engine_settings
+    )
+    assert len(table) == 1
+    first_minute = db.execute(
+        "SELECT arg_min(open, timestamp) FROM bars WHERE timestamp = TIMESTAMP '2024-01-07 18:00'"
+    ).fetchone()[0]
+    assert table["open"].iloc[0] == first_minute
+
+
+def test_holiday_has_no_bar(engine_settings) -> None:
+    table = barb_table({"session": "RTH", "from": "daily", "period": "2024-01"}, engine_settings)
+    assert pd.Timestamp("2024-01-15") not in set(table["timestamp"])
+    assert len(table) == 21
+
+
+@pytest.mark.parametrize(
+    ("session", "timeframe", "minutes"),
+    [
+        ("RTH", "5m", 5),
+        ("RTH", "15m", 15),
+        ("RTH", "30m", 30),
+        ("RTH", "1h", 60),
+        ("RTH", "2h", 120),
+        ("RTH", "4h", 240),
+        ("OVERNIGHT", "1h", 60),
+        ("ETH", "4h", 240),
+        ("EUROPEAN", "30m", 30),
+    ],
+)
+def test_intraday_buckets_align_to_session_open(session, timeframe, minutes, engine_settings, db):
+    actual = barb_table(
+        {"session": session, "from": timeframe, "period": "2024-02-05:2024-02-16"}, engine_settings
+    )
+    start = OPENS[session]
+    expected = db.execute(
+        f"""
+        WITH b AS (
+            SELECT *, timestamp - to_minutes(CAST(((mod - {start} + 1440) % 1440) % {minutes}
+                                                  AS BIGINT)) AS bucket
+            FROM bars
+            WHERE {WINDOWS[session]} AND tdate BETWEEN DATE '2024-02-05' AND DATE '2024-02-16'
+        )
+        SELECT bucket AS timestamp, arg_min(open, timestamp) AS open, max(high) AS high,
+               min(low) AS low, arg_max(close, timestamp) AS close,
+               CAST(sum(volume) AS BIGINT) AS volume, max(high) - min(low) AS range
+        FROM b GROUP BY tdate, bucket ORDER BY bucket
+        """
+    ).df()
+    _cmp(actual, expected)
+    assert actual["timestamp"].iloc[0].minute == start % 60
+
+
+@pytest.mark.parametrize(
+    ("timeframe", "unit"),
+    [("weekly", "week"), ("monthly", "month"), ("quarterly", "quarter"), ("yearly", "year")],
+)
+def test_calendar_timeframes(timeframe: str, unit: str, engine_settings, db) -> None:
+    actual = barb_table({"session": "RTH", "from": timeframe}, engine_settings)
+    expected = db.execute(
+        f"""
+        SELECT CAST(date_trunc('{unit}', tdate) AS TIMESTAMP) AS timestamp,
+               arg_min(open, timestamp) AS open, max(high) AS high, min(low) AS low,
+               arg_max(close, timestamp) AS close, CAST(sum(volume) AS BIGINT) AS volume,
+               max(high) - min(low) AS range
+        FROM bars WHERE {WINDOWS["RTH"]} GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    _cmp(actual, expected)
+
+
+def test_weekly_with_period_uses_only_the_period_days(engine_settings, db) -> None:
+    """A period starting mid-week gives a partial first week, as filtering minutes first would."""
+    actual = barb_table(
+        {"session": "RTH", "from": "weekly", "period": "2024-01-10:2024-01-31"}, engine_settings
+    )
+    expected = db.execute(
+        f"""
+        SELECT CAST(date_trunc('week', tdate) AS TIMESTAMP) AS timestamp,
+               arg_min(open, timestamp) AS open, max(high) AS high, min(low) AS low,
+               arg_max(close, timestamp) AS close, CAST(sum(volume) AS BIGINT) AS volume,
+               max(high) - min(low) AS range
+        FROM bars WHERE {WINDOWS["RTH"]} AND tdate BETWEEN DATE '2024-01-10' AND DATE '2024-01-31'
+        GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    _cmp(actual, expected)
+
+
+def test_one_minute_bars_are_the_raw_bars(engine_settings, minutes) -> None:
+    actual = barb_table({"session": "RTH", "from": "1m", "period": "2024-03-05"}, engine_settings)
+    day = minutes[
+        (minutes["timestamp"] >= "2024-03-05 09:30") & (minutes["timestamp"] < "2024-03-05 17:00")
+    ].reset_index(drop=True)
+    assert len(actual) == 450
+    np.testing.assert_array_equal(actual["close"].to_numpy(), day["close"].to_numpy())
+    np.testing.assert_array_equal(actual["range"].to_numpy(), (day["high"] - day["low"]).to_numpy())
