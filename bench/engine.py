@@ -1,0 +1,341 @@
+"""Engine benchmark: Barb Script vs hand-written DuckDB SQL on the full sample, one run.
+
+    .venv/bin/python bench/engine.py [--instrument NQ] [--repeat 15] [--write docs/benchmarks.md]
+
+For each question: Barb's median warm time (caches built, interpreter overhead included),
+its first (cold-cache) time, DuckDB's median over the same minute bars held in memory, and
+the ratio. Then cold start (a new process until the first answer) and peak memory of a
+process that runs the whole Barb suite. Results are printed and, with --write, recorded in
+the engine section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+RTH = "mod >= 570 AND mod < 1020"
+ON = "(mod >= 1080 OR mod < 570)"
+DAILY_RTH = f"""
+    SELECT tdate, arg_min(open, ts) AS open, max(high) AS high, min(low) AS low,
+           arg_max(close, ts) AS close, sum(volume) AS volume, max(high) - min(low) AS range
+    FROM bars WHERE {RTH} GROUP BY tdate
+"""
+
+
+@dataclass(frozen=True)
+class Question:
+    name: str
+    kind: str  # "daily+" or "minute"
+    barb: dict
+    sql: str
+
+
+QUESTIONS: list[Question] = [
+    Question(
+        "RTH range by weekday",
+        "daily+",
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"weekday": "dayname()"},
+            "group_by": "weekday",
+            "select": "mean(range)",
+        },
+        f"SELECT dayname(tdate) AS d, avg(range) FROM ({DAILY_RTH}) GROUP BY 1",
+    ),
+    Question(
+        "gap ups > 0.5% in 2024",
+        "daily+",
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "map": {"gap_pct": "(open - prev(close)) / prev(close) * 100"},
+            "where": "gap_pct > 0.5",
+            "select": "count()",
+        },
+        f"""SELECT count(*) FROM (
+              SELECT tdate, (open - lag(close) OVER w) / lag(close) OVER w * 100 AS g
+              FROM ({DAILY_RTH}) WHERE tdate BETWEEN '2024-01-01' AND '2024-12-31'
+              WINDOW w AS (ORDER BY tdate)) WHERE g > 0.5""",
+    ),
+    Question(
+        "top 10 daily drops",
+        "daily+",
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"chg_pct": "(close - prev(close)) / prev(close) * 100"},
+            "sort": "chg_pct asc",
+            "limit": 10,
+        },
+        f"""SELECT tdate, (close - lag(close) OVER (ORDER BY tdate)) / lag(close) OVER
+              (ORDER BY tdate) * 100 AS c FROM ({DAILY_RTH}) ORDER BY c ASC NULLS LAST LIMIT 10""",
+    ),
+    Question(
+        "inside days per year",
+        "daily+",
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"inside": "high < prev(high) and low > prev(low)", "yr": "year()"},
+            "where": "inside",
+            "group_by": "yr",
+            "select": "count()",
+        },
+        f"""SELECT year(tdate), count(*) FROM (
+              SELECT tdate, high < lag(high) OVER w AND low > lag(low) OVER w AS inside
+              FROM ({DAILY_RTH}) WINDOW w AS (ORDER BY tdate)) WHERE inside GROUP BY 1""",
+    ),
+    Question(
+        "20-day rolling volatility",
+        "daily+",
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {
+                "ret": "(close - prev(close)) / prev(close) * 100",
+                "vol20": "rolling_std(ret, 20)",
+            },
+            "select": ["mean(vol20)", "max(vol20)"],
+        },
+        f"""SELECT avg(v), max(v) FROM (
+              SELECT CASE WHEN count(r) OVER w = 20 THEN stddev_samp(r) OVER w END AS v
+              FROM (SELECT tdate, (close - lag(close) OVER (ORDER BY tdate))
+                      / lag(close) OVER (ORDER BY tdate) * 100 AS r FROM ({DAILY_RTH}))
+              WINDOW w AS (ORDER BY tdate ROWS BETWEEN 19 PRECEDING AND CURRENT ROW))""",
+    ),
+    Question(
+        "RTH breaks the overnight high",
+        "daily+",
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"on_high": "session_high('OVERNIGHT')"},
+            "where": "high > on_high",
+            "select": "count()",
+        },
+        f"""SELECT count(*) FROM (
+              SELECT tdate, max(high) FILTER (WHERE {RTH}) AS h,
+                     max(high) FILTER (WHERE {ON}) AS oh
+              FROM bars GROUP BY tdate) WHERE h > oh""",
+    ),
+    Question(
+        "monthly returns, best 5",
+        "daily+",
+        {
+            "session": "ETH",
+            "from": "monthly",
+            "map": {"ret": "(close - prev(close)) / prev(close) * 100"},
+            "sort": "ret desc",
+            "limit": 5,
+        },
+        """SELECT m, (c - lag(c) OVER (ORDER BY m)) / lag(c) OVER (ORDER BY m) * 100 AS r FROM (
+              SELECT date_trunc('month', tdate) AS m, arg_max(close, ts) AS c FROM bars
+              GROUP BY 1) ORDER BY r DESC NULLS LAST LIMIT 5""",
+    ),
+    Question(
+        "overnight range stats",
+        "daily+",
+        {"session": "OVERNIGHT", "from": "daily", "select": ["mean(range)", "median(range)"]},
+        f"""SELECT avg(r), median(r) FROM (
+              SELECT max(high) - min(low) AS r FROM bars WHERE {ON} GROUP BY tdate)""",
+    ),
+    Question(
+        "weekly range by year",
+        "daily+",
+        {"session": "ETH", "from": "weekly", "group_by": "year()", "select": "mean(range)"},
+        """SELECT y, avg(r) FROM (
+              SELECT year(date_trunc('week', tdate)) AS y, max(high) - min(low) AS r
+              FROM bars GROUP BY date_trunc('week', tdate)) GROUP BY 1""",
+    ),
+    Question(
+        "volume by hour (1m bars)",
+        "minute",
+        {"session": "ETH", "from": "1m", "group_by": "hour()", "select": "mean(volume)"},
+        "SELECT hour(ts), avg(volume) FROM bars GROUP BY 1",
+    ),
+    Question(
+        "1m bars with range > 20 in 2024",
+        "minute",
+        {
+            "session": "ETH",
+            "from": "1m",
+            "period": "2024",
+            "where": "range > 20",
+            "select": "count()",
+        },
+        """SELECT count(*) FROM bars WHERE tdate BETWEEN '2024-01-01' AND '2024-12-31'
+              AND high - low > 20""",
+    ),
+    Question(
+        "15m opening bar range, 2020-2025",
+        "minute",
+        {
+            "session": "RTH",
+            "from": "15m",
+            "period": "2020:2025",
+            "where": "hour() == 9 and minute() == 30",
+            "select": "mean(range)",
+        },
+        """SELECT avg(r) FROM (
+              SELECT max(high) - min(low) AS r FROM bars
+              WHERE mod >= 570 AND mod < 585 AND tdate BETWEEN '2020-01-01' AND '2025-12-31'
+              GROUP BY tdate)""",
+    ),
+]
+
+
+def timed(fn, repeat: int) -> tuple[float, float]:
+    """(first call, median of the next `repeat` calls) in milliseconds."""
+    t0 = time.perf_counter()
+    fn()
+    first = (time.perf_counter() - t0) * 1000
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return first, statistics.median(samples)
+
+
+def child_suite(instrument: str) -> None:
+    """Run in a fresh process: time to first answer, then the whole suite; report memory."""
+    start = time.perf_counter()
+    from barb import execute
+
+    first = execute(QUESTIONS[0].barb, instrument)
+    assert first.ok, first.to_dict()
+    cold = time.perf_counter() - start
+    for q in QUESTIONS:
+        execute(q.barb, instrument)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"cold_start_s": cold, "peak_mb": peak_mb}))
+
+
+def fresh_process(instrument: str) -> dict:
+    t0 = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", "--instrument", instrument],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - t0
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    data["process_wall_s"] = wall
+    return data
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--instrument", default="NQ")
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--write", type=Path)
+    parser.add_argument("--child", action="store_true")
+    args = parser.parse_args()
+    if args.child:
+        child_suite(args.instrument)
+        return
+
+    import duckdb
+    from barb.data.store import data_path, read_bars
+
+    from barb import execute
+    from barb.settings import EngineSettings
+
+    starts = [fresh_process(args.instrument) for _ in range(3)]
+    frame, meta = read_bars(data_path(args.instrument, EngineSettings()))
+    con = duckdb.connect()
+    con.execute("SET threads TO 2")
+    con.register("f", frame)
+    con.execute(
+        "CREATE TABLE bars AS SELECT timestamp AS ts, open, high, low, close, volume, "
+        "CAST(trading_date AS DATE) AS tdate, CAST(minute AS INTEGER) AS mod FROM f"
+    )
+    con.unregister("f")
+
+    rows = []
+    for q in QUESTIONS:
+        result = execute(q.barb, args.instrument)
+        assert result.ok, (q.name, result.to_dict())
+        b_first, b_med = timed(lambda q=q: execute(q.barb, args.instrument), args.repeat)
+        _, d_med = timed(lambda q=q: con.execute(q.sql).fetchall(), args.repeat)
+        rows.append((q, b_first, b_med, d_med))
+        print(
+            f"{q.name:36s} barb {b_med:8.2f} ms (first {b_first:8.1f})  duckdb {d_med:8.2f} ms"
+            f"  ratio {b_med / d_med:6.3f}"
+        )
+
+    barb_total = sum(r[2] for r in rows)
+    duck_total = sum(r[3] for r in rows)
+    daily = [r for r in rows if r[0].kind == "daily+"]
+    minute = [r for r in rows if r[0].kind == "minute"]
+    cold = statistics.median(s["cold_start_s"] for s in starts)
+    peak = max(s["peak_mb"] for s in starts)
+    lines = [
+        f"Command: `.venv/bin/python bench/engine.py --instrument {args.instrument} "
+        f"--repeat {args.repeat} --write docs/benchmarks.md`",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}; data: {meta.rows:,} 1-minute bars of {meta.instrument} "
+        f"({meta.source}), {meta.first_date} to {meta.last_date}; DuckDB threads = 2.",
+        "",
+        "| question | kind | Barb warm median (ms) | Barb first run (ms) | DuckDB median (ms) "
+        "| Barb/DuckDB |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for q, first, med, dmed in rows:
+        lines.append(
+            f"| {q.name} | {q.kind} | {med:.2f} | {first:.1f} | {dmed:.2f} | {med / dmed:.3f} |"
+        )
+    lines += [
+        "",
+        f"- Whole warm suite: Barb {barb_total:.1f} ms vs DuckDB {duck_total:.1f} ms "
+        f"(ratio {barb_total / duck_total:.3f}; target ≤ 0.25).",
+        f"- Daily-and-longer questions: slowest Barb median "
+        f"{max(r[2] for r in daily):.2f} ms (target < 10 ms each).",
+        "- Minute-level questions: Barb/DuckDB ratios "
+        + ", ".join(f"{r[2] / r[3]:.2f}" for r in minute)
+        + " (target ≤ 1).",
+        f"- Cold start, new process to first answer: median {cold:.2f} s of 3 "
+        f"({', '.join(f'{s['cold_start_s']:.2f}' for s in starts)}) (target < 2.5 s).",
+        f"- Peak memory of a process running the whole suite: {peak:.0f} MB (target < 1024 MB).",
+    ]
+    text = "\n".join(lines)
+    print()
+    print(text)
+    if args.write:
+        write_section(args.write, "Engine", text)
+
+
+def write_section(path: Path, title: str, body: str) -> None:
+    """Replace (or append) the `## title` section of the benchmarks page."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    current = path.read_text() if path.exists() else "# Benchmarks\n"
+    header = f"## {title}\n"
+    section = f"{header}\n{body}\n"
+    if header in current:
+        before, rest = current.split(header, 1)
+        after = rest.split("\n## ", 1)
+        current = before + section + ("\n## " + after[1] if len(after) > 1 else "")
+    else:
+        current = current.rstrip("\n") + "\n\n" + section
+    path.write_text(current)
+
+
+if __name__ == "__main__":
+    main()
