@@ -29,7 +29,7 @@ from barb.errors import (
     UnknownColumn,
     raise_collected,
 )
-from barb.events import join_events
+from barb.events import join_events, resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset, resample_calendar
 from barb.result import Metadata, Result, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Column, Expr, contains_aggregate, default_name
@@ -136,6 +136,10 @@ def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
     errors: list[QueryError] = []
     columns = set(BAR_COLUMNS)
     for join in query.join:
+        try:
+            resolve_event(join.source, instrument, step="join")
+        except QueryError as exc:
+            errors.append(exc)
         columns |= {join.source, f"{join.source}_minutes"}
 
     map_exprs: list[tuple[str, Expr]] = []
@@ -308,7 +312,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
 
     for join in query.join:
-        frame = join_events(frame, join.source, dataset.instrument)
+        frame = join_events(
+            frame, join.source, dataset.instrument, intraday=plan.timeframe in INTRADAY_MINUTES
+        )
         if join.filter is not None:
             marked = frame[join.source].fillna(False).to_numpy(dtype=bool)
             keep = marked if join.filter == "only" else ~marked

@@ -65,6 +65,12 @@ class JoinSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     source: str = Field(min_length=1)
+
+    @field_validator("source")
+    @classmethod
+    def _lower(cls, value: str) -> str:
+        # The added column is named after the event in lowercase: "FOMC" marks `fomc`.
+        return value.strip().lower()
     # "only" keeps event days, "exclude" drops them; None only adds the columns.
     filter: Literal["only", "exclude"] | None = None
 

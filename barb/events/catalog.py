@@ -1,0 +1,243 @@
+"""The event catalog (``catalog.yaml``): what each event is, when it happens, which dates are known.
+
+The model's event list, the concept lookup and the names ``join`` accepts all come from here,
+so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from barb.errors import DataError, UnknownEvent
+from barb.events.data_files import load_event_file
+from barb.events.rules import RULE_COVERAGE
+from barb.instruments import Instrument, parse_clock
+
+CATALOG_PATH = Path(__file__).resolve().parent / "catalog.yaml"
+
+Category = Literal["macro", "options", "energy"]
+Impact = Literal["high", "medium"]
+Rule = Literal["opex", "quad_witching", "eia"]
+
+
+class DateSource(BaseModel):
+    """Where an event's dates come from: exactly one of a data file or a rule."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    file: str | None = None
+    rule: Rule | None = None
+    source: str
+
+    @model_validator(mode="after")
+    def _one_of(self) -> DateSource:
+        if (self.file is None) == (self.rule is None):
+            raise ValueError("give exactly one of 'file' or 'rule'")
+        return self
+
+
+class CatalogEntry(BaseModel):
+    """One event as written in catalog.yaml."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    title: str
+    category: Category
+    impact: Impact
+    time: str
+    time_note: str | None = None
+    aliases: tuple[str, ...] = ()
+    description: str
+    dates: DateSource
+
+    @field_validator("time")
+    @classmethod
+    def _clock(cls, value: str) -> str:
+        parse_clock(value)
+        return value
+
+
+class EventSpec(BaseModel):
+    """An event as the rest of Barb sees it, with the range of dates Barb knows."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    title: str
+    category: Category
+    impact: Impact
+    time: str = Field(description="usual release time, HH:MM US Eastern")
+    time_note: str | None = None
+    description: str
+    source: str = Field(description="how the dates are obtained")
+    kind: Literal["file", "rule"]
+    file: str | None = None
+    rule: Rule | None = None
+    aliases: tuple[str, ...] = ()
+    # Outside [coverage_start, coverage_end] the event is unknown, not absent.
+    coverage_start: dt.date
+    coverage_end: dt.date
+
+    @property
+    def coverage(self) -> str:
+        return f"{self.coverage_start.isoformat()}..{self.coverage_end.isoformat()}"
+
+    def headline(self) -> str:
+        return f"{self.name} — {self.title} ({self.category}, {self.impact} impact)"
+
+
+def _spec(name: str, entry: CatalogEntry) -> EventSpec:
+    if entry.dates.file is not None:
+        data = load_event_file(entry.dates.file)
+        start, end = data.coverage_start, data.coverage_end
+    else:
+        start, end = RULE_COVERAGE
+    return EventSpec(
+        name=name,
+        title=entry.title,
+        category=entry.category,
+        impact=entry.impact,
+        time=entry.time,
+        time_note=entry.time_note,
+        description=" ".join(entry.description.split()),
+        source=" ".join(entry.dates.source.split()),
+        kind="file" if entry.dates.file is not None else "rule",
+        file=entry.dates.file,
+        rule=entry.dates.rule,
+        aliases=entry.aliases,
+        coverage_start=start,
+        coverage_end=end,
+    )
+
+
+def event_catalog() -> dict[str, EventSpec]:
+    """Every event Barb knows, by name, in catalog order."""
+    # A fresh dict over the cached, frozen specs: a caller cannot change the catalog.
+    return dict(_load_catalog())
+
+
+@cache
+def _load_catalog() -> dict[str, EventSpec]:
+    with CATALOG_PATH.open(encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh)
+    if not isinstance(raw, dict):
+        raise DataError("the catalog must map event names to entries", path=str(CATALOG_PATH))
+    specs: dict[str, EventSpec] = {}
+    for name, body in raw.items():
+        try:
+            entry = CatalogEntry.model_validate(body)
+        except ValidationError as exc:
+            raise DataError(f"event {name!r}: {exc}", path=str(CATALOG_PATH)) from exc
+        specs[str(name)] = _spec(str(name), entry)
+    return specs
+
+
+def events_for(instrument: Instrument) -> list[EventSpec]:
+    """The events an instrument lists in its YAML, in that order."""
+    catalog = event_catalog()
+    unknown = [name for name in instrument.events if name not in catalog]
+    if unknown:
+        # A configuration mistake, for the developer: name the file to fix and what exists.
+        raise DataError(
+            f"instrument {instrument.symbol} lists unknown event(s) {', '.join(unknown)} under "
+            f"'events'; the catalog ({CATALOG_PATH.name}) has: {', '.join(catalog)}"
+        )
+    return [catalog[name] for name in instrument.events]
+
+
+def resolve_event(name: str, instrument: Instrument, *, step: str = "join") -> EventSpec:
+    """The event called ``name`` for this instrument, or an error naming the ones that exist."""
+    available = events_for(instrument)
+    by_name = {spec.name: spec for spec in available}
+    key = name.strip().lower()
+    if key in by_name:
+        return by_name[key]
+    names = list(by_name)
+    # An event of the catalog that this instrument does not list (eia on ES) is not a typo.
+    problem = "is not available for" if key in event_catalog() else "does not exist for"
+    message = f"Event '{name}' {problem} {instrument.symbol}. Available: {', '.join(names)}"
+    guesses = difflib.get_close_matches(key, names, n=1, cutoff=0.5) or _alias_match(key, names)
+    message += f"; did you mean '{guesses[0]}'?" if guesses else "."
+    if guesses:
+        hint = f"Did you mean '{guesses[0]}'?"
+    elif key in event_catalog():
+        hint = f"'{key}' is configured for other instruments, not {instrument.symbol}."
+    else:
+        hint = "Event names are lowercase, e.g. fomc."
+    raise UnknownEvent(message, step=step, hint=hint, details={"event": name, "available": names})
+
+
+def _alias_match(key: str, names: list[str]) -> list[str]:
+    """Names whose aliases match ``key`` ("payrolls" → nfp)."""
+    catalog = event_catalog()
+    words = key.replace("_", " ")
+    return [n for n in names if words in {a.lower() for a in catalog[n].aliases}]
+
+
+def _lookup(name: str) -> EventSpec | None:
+    key = name.strip().lower()
+    catalog = event_catalog()
+    if key in catalog:
+        return catalog[key]
+    words = key.replace("_", " ").replace("-", " ")
+    for spec in catalog.values():
+        if words in {a.lower() for a in spec.aliases} or words == spec.title.lower():
+            return spec
+    return None
+
+
+def describe_event(name: str) -> str:
+    """Concept lookup: what an event is, when it is released, and which dates Barb knows."""
+    spec = _lookup(name)
+    if spec is None:
+        names = list(event_catalog())
+        guesses = difflib.get_close_matches(name.strip().lower(), names, n=1, cutoff=0.5)
+        raise UnknownEvent(
+            f"Event '{name}' is not in Barb's catalog. Known events: {', '.join(names)}.",
+            step="events",
+            hint=f"Did you mean '{guesses[0]}'?" if guesses else None,
+            details={"event": name, "available": names},
+        )
+    lines = [
+        spec.headline(),
+        f"Time: {spec.time} ET." + (f" {spec.time_note}" if spec.time_note else ""),
+        spec.description,
+        f"Dates: {spec.source}",
+        f"Covered: {spec.coverage}. Outside that range Barb does not know the dates: "
+        "join gives null (unknown), not false.",
+        f'Use: "join": {{"source": "{spec.name}"}} adds the column {spec.name} '
+        f"(and {spec.name}_minutes on intraday bars).",
+    ]
+    return "\n".join(lines)
+
+
+def events_reference(instrument: Instrument) -> str:
+    """The compact event list the model reads (get_events), with covered ranges and join columns."""
+    specs = events_for(instrument)
+    lines = [f"EVENTS for {instrument.symbol} (use with join; times are US Eastern):"]
+    for spec in specs:
+        lines.append(f"- {spec.headline()}, {spec.time} ET, dates known {spec.coverage}")
+    if specs:
+        example = specs[0].name
+        lines += [
+            f'join: "join": {{"source": "{example}"}} adds a column named after the event:',
+            "  true on event days, false on other days inside the known range,",
+            "  null outside it (unknown, not 'no event'). Weekly+ bars: true if any day in the",
+            "  bar is an event day. A release outside trading hours counts for the next",
+            "  trading day's bars.",
+            f"Intraday bars also get {example}_minutes: minutes from the release to the bar open",
+            "  (negative before, 0 for the bar opening at the release; null on other days).",
+            f'  Hour after the release: "where": "{example} and {example}_minutes >= 0 and '
+            f'{example}_minutes < 60"',
+            "Details of one event (what it is, typical effect, times by era): concept lookup.",
+        ]
+    else:
+        lines.append("(none configured for this instrument)")
+    return "\n".join(lines)

@@ -1,0 +1,114 @@
+"""Events that follow a rule and are computed, not stored: options expirations and the EIA report.
+
+Holidays come from ``pandas_market_calendars`` (exchange calendars) and pandas'
+``USFederalHolidayCalendar`` (the EIA is a federal agency and keeps federal holidays).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import cache
+
+import numpy as np
+import pandas as pd
+import pandas_market_calendars as mcal
+from pandas.tseries.holiday import USFederalHolidayCalendar
+
+from barb.errors import DataError
+
+# The dates the rules are evaluated for: Barb's data era, through the horizon for which
+# exchange holiday rules are published. Beyond it a one-off closure could move a date.
+RULE_COVERAGE: tuple[dt.date, dt.date] = (dt.date(2008, 1, 1), dt.date(2030, 12, 31))
+
+# US equity and index options expire on the listing exchanges' calendar. The NYSE calendar is
+# checked too because the futures calendars of pandas_market_calendars keep some days open on
+# which the options market was closed (Good Friday 2025-04-18 for CME Globex Equity; Juneteenth
+# 2026-06-19 for every CME calendar), and the expiration then moved to the Thursday.
+OPTIONS_CALENDAR = "NYSE"
+
+QUARTERLY_MONTHS = frozenset({3, 6, 9, 12})
+EIA_TIME = dt.time(10, 30)
+EIA_DELAYED_TIME = dt.time(11, 0)
+EXPIRATION_TIME = dt.time(9, 30)
+
+# Padding so that a date near the edge of the rule range can still roll to a trading day.
+_PAD = dt.timedelta(days=15)
+
+
+@cache
+def trading_days(calendar: str) -> np.ndarray:
+    """Sorted open days (datetime64[D]) of an exchange calendar over the rule range (+ padding)."""
+    try:
+        cal = mcal.get_calendar(calendar)
+    except RuntimeError as exc:
+        raise DataError(
+            f"unknown exchange calendar {calendar!r} (pandas_market_calendars)"
+        ) from exc
+    days = cal.valid_days(RULE_COVERAGE[0] - _PAD, RULE_COVERAGE[1] + _PAD)
+    return np.asarray(days.tz_localize(None), dtype="datetime64[D]")
+
+
+def third_friday(year: int, month: int) -> dt.date:
+    first = dt.date(year, month, 1)
+    # weekday(): Monday 0 .. Friday 4
+    return first + dt.timedelta(days=(4 - first.weekday()) % 7 + 14)
+
+
+def _months(start: dt.date, end: dt.date) -> list[tuple[int, int]]:
+    out = []
+    year, month = start.year, start.month
+    while (year, month) <= (end.year, end.month):
+        out.append((year, month))
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return out
+
+
+def expirations(calendar: str, quarterly_only: bool) -> pd.DataFrame:
+    """Monthly (or quarterly) options expirations: the third Friday, or the last earlier day
+    open on both the instrument's calendar and the options market when that Friday is closed."""
+    instrument_days = trading_days(calendar)
+    options_days = trading_days(OPTIONS_CALENDAR)
+    open_days = np.intersect1d(instrument_days, options_days)
+    rows = []
+    for year, month in _months(*RULE_COVERAGE):
+        if quarterly_only and month not in QUARTERLY_MONTHS:
+            continue
+        friday = np.datetime64(third_friday(year, month), "D")
+        # The last day open on both calendars at or before the Friday (holiday → Thursday).
+        position = np.searchsorted(open_days, friday, side="right") - 1
+        day = open_days[position].astype(dt.date)
+        rows.append(
+            {
+                "date": day,
+                "time": dt.datetime.combine(day, EXPIRATION_TIME),
+                "scheduled": True,
+                "quarterly": month in QUARTERLY_MONTHS,
+                "moved_from": None if day == friday.astype(dt.date) else friday.astype(dt.date),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def eia_releases() -> pd.DataFrame:
+    """EIA Weekly Petroleum Status Report: Wednesday 10:30 ET, or Thursday 11:00 ET in a week
+    whose Monday, Tuesday or Wednesday is a federal holiday. Ad-hoc delays are not modelled."""
+    start, end = RULE_COVERAGE
+    holidays = {d.date() for d in USFederalHolidayCalendar().holidays(start - _PAD, end + _PAD)}
+    # The Wednesday of the first week in range, then every 7 days.
+    wednesday = start + dt.timedelta(days=(2 - start.weekday()) % 7)
+    rows = []
+    while wednesday <= end:
+        monday = wednesday - dt.timedelta(days=2)
+        delayed = any(monday + dt.timedelta(days=i) in holidays for i in range(3))
+        day = wednesday + dt.timedelta(days=1) if delayed else wednesday
+        clock = EIA_DELAYED_TIME if delayed else EIA_TIME
+        rows.append(
+            {
+                "date": day,
+                "time": dt.datetime.combine(day, clock),
+                "scheduled": True,
+                "holiday_delay": delayed,
+            }
+        )
+        wednesday += dt.timedelta(days=7)
+    return pd.DataFrame(rows)

@@ -1,0 +1,316 @@
+"""Technical indicators as Barb Script functions, one per indicator line.
+
+Each registration reads the price columns it needs from the frame and calls the pure function
+in ``barb.indicators``. Lines of one indicator share their parameters (``macd``,
+``macd_signal`` and ``macd_hist`` all take ``col, fast, slow, signal``). Every impl carries
+its indicator's docstring (definition, exact warm-up, differences from TA-Lib), so the
+reference text for the model can be generated from the registry alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from barb import indicators
+from barb.errors import ArgumentError
+from barb.indicators import IndicatorLines
+from barb.script.context import EvalContext
+from barb.script.functions import Param, register
+
+# TA-Lib's upper bound for periods; larger ones are surely a mistake.
+MAX_PERIOD = 100_000
+
+Impl = Callable[..., pd.Series]
+
+
+def _period(name: str, default: int, minimum: int = 1) -> Param:
+    return Param(name, "int", default=default, min=minimum, max=MAX_PERIOD)
+
+
+def _close_param() -> Param:
+    return Param("col", "series", default_column="close")
+
+
+def _documented_by(pure: Callable[..., Any]) -> Callable[[Impl], Impl]:
+    """Give the impl the pure function's docstring, the long-form reference text."""
+
+    def attach(impl: Impl) -> Impl:
+        impl.__doc__ = pure.__doc__
+        return impl
+
+    return attach
+
+
+def _bars(ctx: EvalContext, *columns: str) -> list[pd.Series]:
+    return [ctx.frame[name] for name in columns]
+
+
+def _register_lines(
+    compute: Callable[..., IndicatorLines],
+    pure: Callable[..., Any],
+    params: tuple[Param, ...],
+    lines: dict[str, tuple[str, str]],
+) -> None:
+    """Register each line of a multi-line indicator (line name -> summary, example)."""
+    for line, (summary, example) in lines.items():
+
+        def impl(ctx: EvalContext, *args: Any, _line: str = line) -> pd.Series:
+            return getattr(compute(ctx, *args), _line)
+
+        impl.__name__ = line
+        impl.__qualname__ = line
+        impl.__doc__ = pure.__doc__
+        register(line, category="indicator", params=params, summary=summary, example=example)(impl)
+
+
+# --- single-line indicators ------------------------------------------------------------
+
+
+@register(
+    "rsi",
+    category="indicator",
+    params=(_close_param(), _period("n", 14, 2)),
+    summary="Relative Strength Index 0-100, Wilder smoothing; >70 overbought, <30 oversold",
+    example="rsi(close, 14) < 30",
+)
+@_documented_by(indicators.rsi)
+def rsi(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
+    return indicators.rsi(col, n)
+
+
+@register(
+    "true_range",
+    category="indicator",
+    summary="True range: high-low extended to the previous close across a gap; first bar NaN",
+    example="true_range() > 2 * atr(14)",
+)
+@_documented_by(indicators.true_range)
+def true_range(ctx: EvalContext) -> pd.Series:
+    return indicators.true_range(*_bars(ctx, "high", "low", "close"))
+
+
+@register(
+    "atr",
+    category="indicator",
+    params=(_period("n", 14),),
+    summary="Average True Range in points, Wilder smoothing; the typical bar size lately",
+    example="range > 1.5 * prev(atr(14))",
+)
+@_documented_by(indicators.atr)
+def atr(ctx: EvalContext, n: int) -> pd.Series:
+    return indicators.atr(*_bars(ctx, "high", "low", "close"), n)
+
+
+@register(
+    "cci",
+    category="indicator",
+    params=(_period("n", 20, 2),),
+    summary="Commodity Channel Index on typical price; >+100 strong up, <-100 strong down",
+    example="cci(20) < -100",
+)
+@_documented_by(indicators.cci)
+def cci(ctx: EvalContext, n: int) -> pd.Series:
+    return indicators.cci(*_bars(ctx, "high", "low", "close"), n)
+
+
+@register(
+    "mfi",
+    category="indicator",
+    params=(_period("n", 14, 2),),
+    summary="Money Flow Index 0-100, a volume-weighted RSI; >80 overbought, <20 oversold",
+    example="mfi(14) > 80",
+)
+@_documented_by(indicators.mfi)
+def mfi(ctx: EvalContext, n: int) -> pd.Series:
+    return indicators.mfi(*_bars(ctx, "high", "low", "close", "volume"), n)
+
+
+@register(
+    "obv",
+    category="indicator",
+    summary="On-Balance Volume: running total of volume, + on up closes, - on down closes",
+    example="obv() > prev(obv(), 5)",
+)
+@_documented_by(indicators.obv)
+def obv(ctx: EvalContext) -> pd.Series:
+    return indicators.obv(*_bars(ctx, "close", "volume"))
+
+
+@register(
+    "vwap",
+    category="indicator",
+    summary="Session VWAP of typical price, reset each trading date; use on intraday bars",
+    example="close > vwap()",
+)
+@_documented_by(indicators.vwap)
+def vwap(ctx: EvalContext) -> pd.Series:
+    if not ctx.intraday:
+        ctx.warn(
+            f"vwap() on {ctx.timeframe} bars: each bar is its own session, so VWAP equals "
+            "the bar's typical price; use an intraday timeframe for a session VWAP."
+        )
+    return indicators.vwap(*_bars(ctx, "high", "low", "close", "volume", "trading_date"))
+
+
+# --- multi-line indicators -------------------------------------------------------------
+
+
+def _macd(ctx: EvalContext, col: pd.Series, fast: int, slow: int, signal: int) -> IndicatorLines:
+    if fast >= slow:
+        raise ArgumentError(
+            f"macd needs fast < slow, got fast={fast}, slow={slow}.",
+            step=ctx.step,
+            hint="Swap them: the usual setting is macd(close, 12, 26, 9).",
+        )
+    return indicators.macd(col, fast, slow, signal)
+
+
+_MACD_PARAMS = (
+    _close_param(),
+    _period("fast", 12, 2),
+    _period("slow", 26, 2),
+    _period("signal", 9),
+)
+_register_lines(
+    _macd,
+    indicators.macd,
+    _MACD_PARAMS,
+    {
+        "macd": (
+            "MACD line: EMA(fast) - EMA(slow) of col; above 0 when the short trend is stronger",
+            "macd(close, 12, 26, 9) > macd_signal(close, 12, 26, 9)",
+        ),
+        "macd_signal": (
+            "MACD signal line: EMA(signal) of the MACD line",
+            "macd_signal(close, 12, 26, 9)",
+        ),
+        "macd_hist": (
+            "MACD histogram: MACD line - signal line; sign change = crossover",
+            "macd_hist() > 0 and prev(macd_hist()) <= 0",
+        ),
+    },
+)
+
+
+def _bollinger(ctx: EvalContext, col: pd.Series, n: int, k: float) -> IndicatorLines:
+    return indicators.bollinger(col, n, k)
+
+
+_register_lines(
+    _bollinger,
+    indicators.bollinger,
+    (_close_param(), _period("n", 20, 2), Param("k", "number", default=2, min=0, max=10)),
+    {
+        "bollinger_upper": (
+            "Bollinger upper band: SMA(col, n) + k population std devs",
+            "close > bollinger_upper(close, 20, 2)",
+        ),
+        "bollinger_middle": (
+            "Bollinger middle band: SMA(col, n)",
+            "bollinger_middle(close, 20, 2)",
+        ),
+        "bollinger_lower": (
+            "Bollinger lower band: SMA(col, n) - k population std devs",
+            "close < bollinger_lower(close, 20, 2)",
+        ),
+    },
+)
+
+
+def _stochastic(ctx: EvalContext, k: int, d: int, slowing: int) -> IndicatorLines:
+    return indicators.stochastic(*_bars(ctx, "high", "low", "close"), k, d, slowing)
+
+
+_register_lines(
+    _stochastic,
+    indicators.stochastic,
+    (_period("k", 14), _period("d", 3), _period("slowing", 3)),
+    {
+        "stochastic_k": (
+            "Slow stochastic %K 0-100: close within the k-bar high-low range, SMA'd by slowing",
+            "stochastic_k(14, 3, 3) < 20",
+        ),
+        "stochastic_d": (
+            "Stochastic %D: SMA(d) of %K; %K crossing above %D is the classic buy signal",
+            "stochastic_k() > stochastic_d() and prev(stochastic_k()) <= prev(stochastic_d())",
+        ),
+    },
+)
+
+
+def _adx(ctx: EvalContext, n: int) -> IndicatorLines:
+    return indicators.adx(*_bars(ctx, "high", "low", "close"), n)
+
+
+_register_lines(
+    _adx,
+    indicators.adx,
+    (_period("n", 14, 2),),
+    {
+        "adx": (
+            "Average Directional Index 0-100, Wilder; trend strength: >25 trending, <20 ranging",
+            "adx(14) > 25",
+        ),
+        "plus_di": (
+            "+DI 0-100: upward directional movement (part of ADX); above minus_di = uptrend",
+            "plus_di(14) > minus_di(14)",
+        ),
+        "minus_di": (
+            "-DI 0-100: downward directional movement (part of ADX)",
+            "minus_di(14) > plus_di(14)",
+        ),
+    },
+)
+
+
+def _keltner(ctx: EvalContext, n: int, atr_n: int, mult: float) -> IndicatorLines:
+    return indicators.keltner(*_bars(ctx, "high", "low", "close"), n, atr_n, mult)
+
+
+_register_lines(
+    _keltner,
+    indicators.keltner,
+    (_period("n", 20), _period("atr_n", 10), Param("mult", "number", default=1.5, min=0, max=10)),
+    {
+        "keltner_upper": (
+            "Keltner upper channel: EMA(close, n) + mult * ATR(atr_n)",
+            "close > keltner_upper(20, 10, 1.5)",
+        ),
+        "keltner_middle": (
+            "Keltner middle line: EMA(close, n)",
+            "keltner_middle(20, 10, 1.5)",
+        ),
+        "keltner_lower": (
+            "Keltner lower channel: EMA(close, n) - mult * ATR(atr_n)",
+            "close < keltner_lower(20, 10, 1.5)",
+        ),
+    },
+)
+
+
+def _donchian(ctx: EvalContext, n: int) -> IndicatorLines:
+    return indicators.donchian(*_bars(ctx, "high", "low"), n)
+
+
+_register_lines(
+    _donchian,
+    indicators.donchian,
+    (_period("n", 20),),
+    {
+        "donchian_upper": (
+            "Donchian upper: highest high of the last n bars, current bar included",
+            "high > prev(donchian_upper(20))",
+        ),
+        "donchian_middle": (
+            "Donchian middle: midpoint of the n-bar highest high and lowest low",
+            "donchian_middle(20)",
+        ),
+        "donchian_lower": (
+            "Donchian lower: lowest low of the last n bars, current bar included",
+            "low < prev(donchian_lower(20))",
+        ),
+    },
+)

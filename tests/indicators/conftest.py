@@ -1,0 +1,42 @@
+"""Deterministic OHLCV bars for the indicator tests.
+
+Prices move on a 0.25 tick so that equal closes and equal typical prices occur (the branches
+of OBV and MFI that TA-Lib treats specially); nothing is flat for long, so that every
+indicator is defined and comparable with TA-Lib after its warm-up.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+TICK = 0.25
+
+
+def make_bars(rows: int = 600, seed: int = 11, start: float = 4000.0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    steps = rng.choice([-3, -2, -1, 0, 0, 1, 2, 3], size=rows) * TICK
+    close = start + np.cumsum(steps)
+    open_ = np.concatenate(([start], close[:-1])) + rng.choice([-1, 0, 0, 1], size=rows) * TICK
+    high = np.maximum(open_, close) + rng.integers(0, 6, rows) * TICK
+    low = np.minimum(open_, close) - rng.integers(0, 6, rows) * TICK
+    volume = rng.integers(50, 5000, rows).astype(np.int64)
+    return pd.DataFrame({"open": open_, "high": high, "low": low, "close": close, "volume": volume})
+
+
+@pytest.fixture(scope="session")
+def bars() -> pd.DataFrame:
+    return make_bars()
+
+
+@pytest.fixture
+def intraday_frame() -> pd.DataFrame:
+    """Three trading days of 5-minute bars (100, 100 and 40 bars) with every column the
+    evaluator provides: timestamp, OHLCV, range and trading_date."""
+    frame = make_bars(rows=240, seed=3)
+    frame.insert(0, "timestamp", pd.date_range("2024-03-04 09:30", periods=240, freq="5min"))
+    frame["range"] = frame["high"] - frame["low"]
+    days = ["2024-03-04"] * 100 + ["2024-03-05"] * 100 + ["2024-03-06"] * 40
+    frame["trading_date"] = pd.to_datetime(days)
+    return frame

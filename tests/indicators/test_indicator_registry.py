@@ -1,0 +1,143 @@
+"""The indicators as Barb Script functions: declared in the registry and called as the
+evaluator calls them, ``impl(ctx, *args)`` over a hand-made frame."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import barb.indicator_functions  # noqa: F401  (registers the indicators)
+from barb import indicators as ind
+from barb.errors import ArgumentError
+from barb.script.context import EvalContext
+from barb.script.functions import FUNCTIONS, lookup
+
+SIGNATURES = {
+    "rsi": "rsi(col=close, n=14)",
+    "macd": "macd(col=close, fast=12, slow=26, signal=9)",
+    "macd_signal": "macd_signal(col=close, fast=12, slow=26, signal=9)",
+    "macd_hist": "macd_hist(col=close, fast=12, slow=26, signal=9)",
+    "bollinger_upper": "bollinger_upper(col=close, n=20, k=2)",
+    "bollinger_middle": "bollinger_middle(col=close, n=20, k=2)",
+    "bollinger_lower": "bollinger_lower(col=close, n=20, k=2)",
+    "stochastic_k": "stochastic_k(k=14, d=3, slowing=3)",
+    "stochastic_d": "stochastic_d(k=14, d=3, slowing=3)",
+    "true_range": "true_range()",
+    "atr": "atr(n=14)",
+    "adx": "adx(n=14)",
+    "plus_di": "plus_di(n=14)",
+    "minus_di": "minus_di(n=14)",
+    "cci": "cci(n=20)",
+    "mfi": "mfi(n=14)",
+    "obv": "obv()",
+    "vwap": "vwap()",
+    "keltner_upper": "keltner_upper(n=20, atr_n=10, mult=1.5)",
+    "keltner_middle": "keltner_middle(n=20, atr_n=10, mult=1.5)",
+    "keltner_lower": "keltner_lower(n=20, atr_n=10, mult=1.5)",
+    "donchian_upper": "donchian_upper(n=20)",
+    "donchian_middle": "donchian_middle(n=20)",
+    "donchian_lower": "donchian_lower(n=20)",
+}
+
+
+def no_sessions(name: str) -> pd.DataFrame:
+    raise AssertionError(f"indicators never read other sessions ({name})")
+
+
+@pytest.fixture
+def ctx(intraday_frame: pd.DataFrame) -> EvalContext:
+    return EvalContext(frame=intraday_frame, timeframe="5m", session_bars=no_sessions)
+
+
+def call(name: str, ctx: EvalContext, *args: object) -> pd.Series:
+    spec = lookup(name)
+    assert spec is not None
+    return spec.impl(ctx, *args)
+
+
+def test_every_indicator_line_is_registered_with_its_defaults() -> None:
+    for name, signature in SIGNATURES.items():
+        spec = FUNCTIONS[name]
+        assert spec.category == "indicator"
+        assert spec.signature() == signature
+        assert "\n" not in spec.summary and len(spec.summary) <= 100, name
+        assert spec.example, name
+        # The long reference text (definition, warm-up, TA-Lib differences) rides on the impl.
+        assert "Warm-up:" in (spec.impl.__doc__ or ""), name
+    assert {n for n, s in FUNCTIONS.items() if s.category == "indicator"} == set(SIGNATURES)
+
+
+def test_series_parameters_default_to_close() -> None:
+    for name in ("rsi", "macd", "bollinger_upper"):
+        col = FUNCTIONS[name].params[0]
+        assert (col.name, col.kind, col.default_column) == ("col", "series", "close")
+
+
+def test_rsi_and_atr_through_the_registry(ctx: EvalContext) -> None:
+    f = ctx.frame
+    pd.testing.assert_series_equal(call("rsi", ctx, f["close"], 14), ind.rsi(f["close"], 14))
+    # Any series can be the input, e.g. rsi(high, 5).
+    pd.testing.assert_series_equal(call("rsi", ctx, f["high"], 5), ind.rsi(f["high"], 5))
+    atr = call("atr", ctx, 14)
+    assert atr.iloc[:14].isna().all() and atr.iloc[14:].notna().all()
+    pd.testing.assert_series_equal(atr, ind.atr(f["high"], f["low"], f["close"], 14))
+
+
+def test_multi_line_indicators_through_the_registry(ctx: EvalContext) -> None:
+    f = ctx.frame
+    macd = ind.macd(f["close"], 12, 26, 9)
+    hist = call("macd_hist", ctx, f["close"], 12, 26, 9)
+    pd.testing.assert_series_equal(hist, macd.macd_hist)
+    stoch = ind.stochastic(f["high"], f["low"], f["close"], 14, 3, 3)
+    pd.testing.assert_series_equal(call("stochastic_d", ctx, 14, 3, 3), stoch.stochastic_d)
+    upper = call("keltner_upper", ctx, 20, 10, 1.5)
+    lower = call("keltner_lower", ctx, 20, 10, 1.5)
+    middle = call("keltner_middle", ctx, 20, 10, 1.5)
+    np.testing.assert_allclose((upper + lower).iloc[19:] / 2, middle.iloc[19:])
+
+
+def test_vwap_resets_on_each_trading_date(ctx: EvalContext) -> None:
+    f = ctx.frame
+    out = call("vwap", ctx)
+    typical = (f["high"] + f["low"] + f["close"]) / 3
+    for _, rows in f.groupby("trading_date"):
+        first = rows.index[0]
+        assert out[first] == pytest.approx(typical[first], rel=1e-12)
+        expected = (typical[rows.index] * rows["volume"]).cumsum() / rows["volume"].cumsum()
+        np.testing.assert_allclose(out[rows.index], expected, rtol=1e-12)
+    assert ctx.warnings == []
+
+
+def test_vwap_on_daily_bars_warns(ctx: EvalContext) -> None:
+    ctx.timeframe = "daily"
+    call("vwap", ctx)
+    assert any("vwap() on daily bars" in w for w in ctx.warnings)
+
+
+def test_macd_with_fast_not_below_slow_is_an_argument_error(ctx: EvalContext) -> None:
+    with pytest.raises(ArgumentError) as caught:
+        call("macd", ctx, ctx.frame["close"], 26, 12, 9)
+    error = caught.value.to_dict()
+    assert error["error_type"] == "ArgumentError"
+    assert "fast < slow" in error["message"]
+    assert "macd(close, 12, 26, 9)" in error["hint"]
+
+
+def test_indicators_in_expressions(ctx: EvalContext) -> None:
+    """Through Barb's own parser and evaluator: defaults, skipped leading series, nesting."""
+    from barb.script.evaluator import evaluate
+    from barb.script.parser import parse_expression
+
+    def run(text: str) -> pd.Series:
+        return evaluate(parse_expression(text), ctx)
+
+    close = ctx.frame["close"]
+    expected = ind.rsi(close, 14).to_numpy()
+    for text in ("rsi()", "rsi(14)", "rsi(close, 14)"):
+        np.testing.assert_array_equal(run(text).to_numpy(), expected)
+    # An indicator of an indicator warms up from its input's first value: 9 + 14 rows.
+    nested = run("rsi(ema(close, 10), 14)")
+    assert nested.iloc[:23].isna().all() and nested.iloc[23:].notna().all()
+    crossed = run("macd_hist() > 0 and prev(macd_hist()) <= 0")
+    assert crossed.dtype == bool and crossed.any()
