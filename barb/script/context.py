@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 # Timeframes shorter than a day, in minutes; the others are calendar periods.
@@ -38,7 +41,120 @@ class EvalContext:
     # (columns open, high, low, close, volume); raises UnknownSession.
     session_bars: Callable[[str], pd.DataFrame]
     step: str = "map"
+    # Things the person should know about the result (e.g. rows where a division by zero
+    # gave an empty value); the evaluator appends, the interpreter reports them in metadata.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def intraday(self) -> bool:
         return self.timeframe in INTRADAY_MINUTES
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+
+@dataclass(frozen=True)
+class RowGroups:
+    """How select partitions the rows: all together, or by the values of group keys.
+
+    Aggregate functions receive one of these and reduce through it, so each aggregate is
+    written once and works both ungrouped (a scalar) and grouped (a Series indexed by the
+    group keys, sorted, rows with a missing key left out).
+    """
+
+    length: int
+    # Group number of each row, -1 for rows whose key is missing; None when ungrouped.
+    codes: np.ndarray | None = None
+    # One entry per group: the key (a MultiIndex for several keys).
+    index: pd.Index | None = None
+
+    @classmethod
+    def whole(cls, length: int) -> RowGroups:
+        return cls(length)
+
+    @classmethod
+    def by_keys(cls, frame: pd.DataFrame, keys: Sequence[str]) -> RowGroups:
+        # factorize(sort=True) orders each key by value (categories by their order) and
+        # gives -1 for a missing key.
+        factorized = [pd.factorize(frame[key], sort=True) for key in keys]
+        if len(keys) == 1:
+            codes, uniques = factorized[0]
+            return cls(len(frame), codes.astype(np.int64), pd.Index(uniques, name=keys[0]))
+        level_codes = [codes.astype(np.int64) for codes, _ in factorized]
+        sizes = [max(len(uniques), 1) for _, uniques in factorized]
+        missing = np.logical_or.reduce([c < 0 for c in level_codes])
+        # One number per combination, in key order, then renumbered densely: sorted by the
+        # first key, then the second…
+        combined = np.ravel_multi_index([np.maximum(c, 0) for c in level_codes], sizes)
+        present, codes = np.unique(combined[~missing], return_inverse=True)
+        all_codes = np.full(len(frame), -1, dtype=np.int64)
+        all_codes[~missing] = codes
+        positions = np.unravel_index(present, sizes)
+        index = pd.MultiIndex.from_arrays(
+            [uniques.take(pos) for (_, uniques), pos in zip(factorized, positions, strict=True)],
+            names=list(keys),
+        )
+        return cls(len(frame), all_codes, index)
+
+    @property
+    def grouped(self) -> bool:
+        return self.codes is not None
+
+    @property
+    def ngroups(self) -> int:
+        return 1 if self.index is None else len(self.index)
+
+    @functools.cached_property
+    def _kept(self) -> tuple[np.ndarray | None, np.ndarray]:
+        """Rows that belong to a group (None: all of them), and their group numbers."""
+        assert self.codes is not None
+        keep = self.codes >= 0
+        if keep.all():
+            return None, self.codes
+        return keep, self.codes[keep]
+
+    def reduce(self, values: pd.Series, how: str, **kwargs: Any) -> Any:
+        """``values.<how>(**kwargs)`` over all rows, or per group."""
+        if self.codes is None:
+            return getattr(values, how)(**kwargs)
+        keep, codes = self._kept
+        if how in ("sum", "mean", "count") and values.dtype.kind in "iufb":
+            return self._bincount(values.to_numpy(), how)
+        subset = values if keep is None else values[keep]
+        result = getattr(subset.groupby(codes, sort=True), how)(**kwargs)
+        return self.per_group(result.reindex(range(self.ngroups)).to_numpy())
+
+    def _bincount(self, array: np.ndarray, how: str) -> pd.Series:
+        """Sum, mean and count by np.bincount: far faster than a groupby for these."""
+        keep, codes = self._kept
+        if keep is not None:
+            array = array[keep]
+        numbers = array.astype(np.float64)
+        present = ~np.isnan(numbers)
+        counts = np.bincount(codes, weights=present, minlength=self.ngroups)
+        if how == "count":
+            return self.per_group(counts.astype(np.int64))
+        sums = np.bincount(codes, weights=np.where(present, numbers, 0.0), minlength=self.ngroups)
+        if how == "sum":
+            # Whole numbers stay whole (exact below 2**53, far beyond any volume total).
+            return self.per_group(sums.astype(np.int64) if array.dtype.kind in "iub" else sums)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.per_group(np.where(counts > 0, sums / counts, np.nan))
+
+    def size(self) -> Any:
+        """Rows in all, or per group."""
+        if self.codes is None:
+            return self.length
+        _, codes = self._kept
+        return self.per_group(np.bincount(codes, minlength=self.ngroups))
+
+    def spread(self, per_group: Any) -> Any:
+        """Each row's group value (NaN for rows in no group); the value itself if ungrouped."""
+        if self.codes is None:
+            return per_group
+        values = np.append(np.asarray(per_group, dtype=np.float64), np.nan)
+        return values[self.codes]  # code -1 picks the appended NaN
+
+    def per_group(self, values: np.ndarray) -> pd.Series:
+        return pd.Series(values, index=self.index)

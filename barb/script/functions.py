@@ -12,7 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+import pandas as pd
+
 ParamKind = Literal["series", "number", "int", "string", "bool"]
+# What a ``series`` parameter takes: numbers (true/false count as 1/0), conditions only,
+# numbers or dates (what can be ordered: max, min), or any value (text too).
+Accepts = Literal["number", "condition", "number_or_date", "any"]
+# The kinds of value an expression can produce.
+ValueKind = Literal["number", "bool", "string", "datetime"]
 Category = Literal[
     "scalar",
     "lag",
@@ -40,6 +48,8 @@ class Param:
     max: float | None = None
     # For a ``series`` parameter: a column used when the argument is omitted (e.g. close).
     default_column: str | None = None
+    # For a ``series`` parameter: the kinds of value it takes, checked before the call.
+    accepts: Accepts = "number"
 
     @property
     def required(self) -> bool:
@@ -68,6 +78,8 @@ class FunctionSpec:
         for p in self.params:
             if p.default_column is not None:
                 parts.append(f"{p.name}={p.default_column}")
+            elif p.default is None:
+                parts.append(f"[{p.name}]")
             elif p.default is not _NO_DEFAULT:
                 parts.append(f"{p.name}={p.default}")
             else:
@@ -91,8 +103,13 @@ def register(
     """Declare a function of the language; the decorated callable implements it.
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
-    ``pd.Series`` aligned with ``ctx.frame`` and literal arguments as Python values.
-    Aggregates are called as ``impl(*args)`` with series (or grouped series) arguments.
+    ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
+    "number"``) and literal arguments as Python values; an omitted optional series argument
+    is its ``default_column`` or ``None``. They return a Series aligned with ``ctx.frame``.
+    ``scalar`` functions are also applied to aggregated values in select (one value per
+    group), so they must work on any Series, whatever its index or length.
+    Aggregates are called as ``impl(rows, *args)`` where ``rows`` is a ``RowGroups``
+    (see context.py) to reduce through; they return a scalar, or a Series per group.
     """
 
     def decorate(impl: Callable[..., Any]) -> Callable[..., Any]:
@@ -117,3 +134,33 @@ def register(
 
 def lookup(name: str) -> FunctionSpec | None:
     return FUNCTIONS.get(name.lower())
+
+
+def value_kind(value: Any) -> ValueKind:
+    """The kind of a value the evaluator holds: a Python literal or a Series."""
+    if isinstance(value, pd.Series):
+        dtype = value.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            dtype = dtype.categories.dtype
+        if pd.api.types.is_bool_dtype(dtype):
+            return "bool"
+        if pd.api.types.is_numeric_dtype(dtype):
+            return "number"
+        if pd.api.types.is_datetime64_any_dtype(dtype):
+            return "datetime"
+        return "string"
+    if isinstance(value, bool | np.bool_):
+        return "bool"
+    if isinstance(value, int | float | np.number):
+        return "number"
+    if isinstance(value, pd.Timestamp | np.datetime64):
+        return "datetime"
+    return "string"
+
+
+KIND_NAMES: dict[ValueKind, str] = {
+    "number": "a number",
+    "bool": "a condition (true/false)",
+    "string": "text",
+    "datetime": "a date",
+}

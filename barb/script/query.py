@@ -71,6 +71,7 @@ class JoinSpec(BaseModel):
     def _lower(cls, value: str) -> str:
         # The added column is named after the event in lowercase: "FOMC" marks `fomc`.
         return value.strip().lower()
+
     # "only" keeps event days, "exclude" drops them; None only adds the columns.
     filter: Literal["only", "exclude"] | None = None
 

@@ -1,0 +1,430 @@
+"""The built-in functions of Barb Script (seed 000 §3.2), registered once each.
+
+Row-wise functions receive ``(ctx, *args)`` with Series aligned to ``ctx.frame``; aggregates
+receive ``(rows, *args)`` and reduce through ``rows`` (``RowGroups``), which makes each one
+work both ungrouped and grouped. Null handling of the operators is in evaluator.py; here
+every function states its own edge cases in its summary.
+
+Decisions worth knowing:
+- Windows need n values: rolling_*(x, n) is NaN until n rows are available.
+- Date functions (date, day, dayofweek, dayname, month, quarter, year) use the trading date,
+  so an ETH bar at 19:00 on Sunday counts as Monday; hour() and minute() use the bar's own
+  wall-clock time.
+- date() is a datetime at midnight: it groups and sorts by date and compares with text
+  dates: date() == '2024-03-15'.
+- dayname() is 'Mon'..'Sun' as an ordered category, so groups come out Monday first.
+- rank(x) is a percentile rank, 0–100: the percentage of rows whose value is ≤ this one.
+- count() counts rows; count(cond) counts rows where cond is true; count(x) counts rows
+  where x is not missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from barb.errors import TypeMismatch, UnknownColumn
+from barb.script.context import EvalContext, RowGroups
+from barb.script.functions import KIND_NAMES, Accepts, Param, register, value_kind
+
+DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+_X = Param("x")
+_COL = Param("col")
+_ANY = Param("col", accepts="any")
+_COND = Param("cond", accepts="condition")
+_N = Param("n", "int", min=1)
+_SESSION = Param("session", "string")
+
+
+# --- scalar -------------------------------------------------------------------------------
+
+
+@register("abs", category="scalar", params=(_X,), summary="Absolute value.")
+def _abs(ctx: EvalContext, x: pd.Series) -> pd.Series:
+    return x.abs()
+
+
+@register(
+    "log",
+    category="scalar",
+    params=(_X,),
+    summary="Natural logarithm; empty (NaN) for values ≤ 0.",
+    example="log(close / prev(close))",
+)
+def _log(ctx: EvalContext, x: pd.Series) -> pd.Series:
+    return np.log(x.where(x > 0))
+
+
+@register("sqrt", category="scalar", params=(_X,), summary="Square root; NaN for negatives.")
+def _sqrt(ctx: EvalContext, x: pd.Series) -> pd.Series:
+    return np.sqrt(x.where(x >= 0))
+
+
+@register("sign", category="scalar", params=(_X,), summary="Sign of x: -1, 0 or 1.")
+def _sign(ctx: EvalContext, x: pd.Series) -> pd.Series:
+    return np.sign(x)
+
+
+@register(
+    "round",
+    category="scalar",
+    params=(_X, Param("n", "int", default=0, min=-10, max=10)),
+    summary="Round to n decimals, halves away from zero (2.5 → 3, 97.65 → 97.7); n < 0 rounds "
+    "to tens, hundreds….",
+    example="round(mean(range), 1)",
+)
+def _round(ctx: EvalContext, x: pd.Series, n: int) -> pd.Series:
+    if x.dtype.kind in "iu" and n >= 0:
+        return x
+    scaled = x.to_numpy(dtype=np.float64) * 10.0**n
+    # Rounding the scaled value to 9 places first undoes binary noise, so that 1.005 * 100
+    # (= 100.49999999999999) rounds like the 100.5 the person wrote.
+    with np.errstate(invalid="ignore"):
+        scaled = np.round(scaled, 9)
+        rounded = np.sign(scaled) * np.floor(np.abs(scaled) + 0.5)
+    return pd.Series(rounded / 10.0**n, index=x.index)
+
+
+@register(
+    "if",
+    category="scalar",
+    params=(_COND, Param("then", accepts="any"), Param("else", accepts="any")),
+    summary="Where cond is true: then; otherwise: else.",
+    example="if(close > open, 'up', 'down')",
+)
+def _if(ctx: EvalContext, cond: pd.Series, then: pd.Series, other: pd.Series) -> pd.Series:
+    kinds = {value_kind(then), value_kind(other)}
+    if len(kinds) > 1 and not kinds <= {"number", "bool"}:
+        a, b = (KIND_NAMES[value_kind(v)] for v in (then, other))
+        raise TypeMismatch(
+            f"if() needs then and else of the same kind, got {a} and {b}.",
+            step=ctx.step,
+            hint="e.g. if(close > open, 1, 0) or if(close > open, 'up', 'down')",
+        )
+    values = [_uncategorized(v).to_numpy() for v in (then, other)]
+    if len(kinds) > 1:  # a number and a condition: the condition counts as 1/0
+        values = [v.astype(np.float64) for v in values]
+    return pd.Series(np.where(cond.to_numpy(dtype=bool), *values), index=cond.index)
+
+
+def _uncategorized(series: pd.Series) -> pd.Series:
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return series.astype(object)
+    return series
+
+
+# --- lag ----------------------------------------------------------------------------------
+
+
+def _shift(series: pd.Series, periods: int) -> pd.Series:
+    if series.dtype == np.bool_:  # keep conditions true/false: nothing before the start
+        return series.shift(periods, fill_value=False)
+    return series.shift(periods)
+
+
+@register(
+    "prev",
+    category="lag",
+    params=(_ANY, Param("n", "int", default=1, min=1)),
+    summary="The value n rows earlier (NaN for the first n rows; false for a condition).",
+    example="close - prev(close)",
+)
+def _prev(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
+    return _shift(col, n)
+
+
+@register(
+    "next",
+    category="lag",
+    params=(_ANY, Param("n", "int", default=1, min=1)),
+    summary="The value n rows later (NaN for the last n rows); looks ahead.",
+    example="next(close) - close",
+)
+def _next(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
+    return _shift(col, -n)
+
+
+# --- window -------------------------------------------------------------------------------
+
+
+def _rolling(name: str, how: str, summary: str) -> None:
+    @register(
+        name, category="window", params=(_COL, _N), summary=summary, example=f"{name}(range, 20)"
+    )
+    def impl(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
+        window = col.rolling(n, min_periods=n)
+        return window.std(ddof=1) if how == "std" else getattr(window, how)()
+
+
+_rolling("rolling_mean", "mean", "Mean of the last n rows, this one included; NaN until n rows.")
+_rolling("rolling_sum", "sum", "Sum of the last n rows; NaN until n rows.")
+_rolling("rolling_max", "max", "Highest of the last n rows; NaN until n rows.")
+_rolling("rolling_min", "min", "Lowest of the last n rows; NaN until n rows.")
+_rolling("rolling_std", "std", "Sample standard deviation of the last n rows; NaN until n rows.")
+
+
+@register(
+    "rolling_count",
+    category="window",
+    params=(_COND, _N),
+    summary="How many of the last n rows meet cond; NaN until n rows.",
+    example="rolling_count(close > open, 5)",
+)
+def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
+    return cond.astype(np.int64).rolling(n, min_periods=n).sum()
+
+
+@register(
+    "ema",
+    category="window",
+    params=(_COL, _N),
+    summary="Exponential moving average, alpha = 2/(n+1), seeded with the mean of the first "
+    "n values (as TA-Lib); NaN before.",
+    example="ema(close, 20)",
+)
+def _ema(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
+    values = col.to_numpy(dtype=np.float64)
+    seed = col.astype(np.float64).rolling(n, min_periods=n).mean().to_numpy()
+    ready = ~np.isnan(seed)
+    if not ready.any():
+        return pd.Series(np.nan, index=col.index)
+    # Before the seed: NaN; at it: the SMA; after it: the data. ewm (adjust=False) starts at
+    # the first non-NaN value, so it continues from the SMA; a later missing value carries
+    # the previous average forward.
+    start = int(np.argmax(ready))
+    staged = values.copy()
+    staged[:start] = np.nan
+    staged[start] = seed[start]
+    smoothed = pd.Series(staged, index=col.index).ewm(alpha=2 / (n + 1), adjust=False)
+    return smoothed.mean()
+
+
+# --- cumulative ---------------------------------------------------------------------------
+
+
+@register("cummax", category="cumulative", params=(_COL,), summary="Highest value so far.")
+def _cummax(ctx: EvalContext, col: pd.Series) -> pd.Series:
+    return col.cummax()
+
+
+@register("cummin", category="cumulative", params=(_COL,), summary="Lowest value so far.")
+def _cummin(ctx: EvalContext, col: pd.Series) -> pd.Series:
+    return col.cummin()
+
+
+@register(
+    "cumsum", category="cumulative", params=(_COL,), summary="Running total (missing skipped)."
+)
+def _cumsum(ctx: EvalContext, col: pd.Series) -> pd.Series:
+    return col.cumsum()
+
+
+# --- pattern ------------------------------------------------------------------------------
+
+
+@register(
+    "streak",
+    category="pattern",
+    params=(_COND,),
+    summary="Consecutive rows meeting cond, ending at this row (0 when cond is false).",
+    example="streak(close > open) >= 3",
+)
+def _streak(ctx: EvalContext, cond: pd.Series) -> pd.Series:
+    true = cond.to_numpy(dtype=bool)
+    positions = np.arange(len(true))
+    last_false = np.maximum.accumulate(np.where(true, -1, positions))
+    return pd.Series(positions - last_false, index=cond.index)
+
+
+@register(
+    "bars_since",
+    category="pattern",
+    params=(_COND,),
+    summary="Rows since cond was last true (0 on a true row; NaN before the first true).",
+    example="bars_since(volume > 2 * rolling_mean(volume, 20))",
+)
+def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
+    true = cond.to_numpy(dtype=bool)
+    positions = np.arange(len(true))
+    last_true = np.maximum.accumulate(np.where(true, positions, -1))
+    since = (positions - last_true).astype(np.float64)
+    since[last_true < 0] = np.nan
+    return pd.Series(since, index=cond.index)
+
+
+@register(
+    "rank",
+    category="pattern",
+    params=(_COL,),
+    summary="Percentile rank 0–100: the percentage of rows whose value is ≤ this one "
+    "(100 = the highest); over all rows in the period.",
+    example="rank(range) >= 90",
+)
+def _rank(ctx: EvalContext, col: pd.Series) -> pd.Series:
+    return col.rank(method="max", pct=True) * 100
+
+
+# --- aggregate ----------------------------------------------------------------------------
+
+
+def _aggregate(name: str, how: str, summary: str, accepts: Accepts = "number") -> None:
+    @register(name, category="aggregate", params=(Param("col", accepts=accepts),), summary=summary)
+    def impl(rows: RowGroups, col: pd.Series) -> Any:
+        return rows.reduce(col, how)
+
+
+_aggregate("mean", "mean", "Average (missing values skipped); mean(cond) is the share true.")
+_aggregate("sum", "sum", "Total (missing values skipped; 0 when there are none).")
+_aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date")
+_aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date")
+_aggregate("median", "median", "Median (missing values skipped).")
+
+
+@register(
+    "std",
+    category="aggregate",
+    params=(_COL,),
+    summary="Sample standard deviation (n - 1).",
+)
+def _std(rows: RowGroups, col: pd.Series) -> Any:
+    return rows.reduce(col, "std", ddof=1)
+
+
+@register(
+    "count",
+    category="aggregate",
+    params=(Param("x", accepts="any", default=None),),
+    summary="count() counts rows; count(cond) rows where cond is true; count(col) rows where "
+    "col is not missing.",
+    example="count(close > open)",
+)
+def _count(rows: RowGroups, x: pd.Series | None) -> Any:
+    if x is None:
+        return rows.size()
+    if x.dtype == np.bool_:
+        return rows.reduce(x, "sum")
+    return rows.reduce(x, "count")
+
+
+@register(
+    "percentile",
+    category="aggregate",
+    params=(_COL, Param("p", "number", min=0, max=100)),
+    summary="The p-th percentile, p from 0 to 100, interpolated linearly (50 = median).",
+    example="percentile(range, 90)",
+)
+def _percentile(rows: RowGroups, col: pd.Series, p: float) -> Any:
+    return rows.reduce(col.astype(np.float64), "quantile", q=p / 100)
+
+
+@register(
+    "correlation",
+    category="aggregate",
+    params=(Param("col1"), Param("col2")),
+    summary="Pearson correlation, -1 to 1, over rows where both are present.",
+    example="correlation(range, volume)",
+)
+def _correlation(rows: RowGroups, a: pd.Series, b: pd.Series) -> Any:
+    x, y = a.to_numpy(dtype=np.float64), b.to_numpy(dtype=np.float64)
+    both = ~np.isnan(x) & ~np.isnan(y)
+    x, y = np.where(both, x, np.nan), np.where(both, y, np.nan)
+    # Centered first (per group): sums of products of raw prices would lose precision.
+    dx = x - rows.spread(rows.reduce(pd.Series(x), "mean"))
+    dy = y - rows.spread(rows.reduce(pd.Series(y), "mean"))
+    covariance = rows.reduce(pd.Series(dx * dy), "sum")
+    scale = np.sqrt(rows.reduce(pd.Series(dx * dx), "sum") * rows.reduce(pd.Series(dy * dy), "sum"))
+    with np.errstate(all="ignore"):
+        result = np.where(scale > 0, covariance / scale, np.nan)
+    return rows.per_group(result) if rows.grouped else float(result)
+
+
+# --- time ---------------------------------------------------------------------------------
+
+
+def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
+    if name not in ctx.frame.columns:
+        raise UnknownColumn(
+            f"{function}() needs the '{name}' column, which this data does not have.",
+            step=ctx.step,
+        )
+    return ctx.frame[name]
+
+
+def _dates(ctx: EvalContext, function: str) -> pd.Series:
+    """Each row's trading date (a Sunday-evening bar belongs to Monday)."""
+    if "trading_date" in ctx.frame.columns:
+        return ctx.frame["trading_date"]
+    return _column(ctx, "timestamp", function).dt.normalize()
+
+
+def _date_part(name: str, part: str, summary: str) -> None:
+    @register(name, category="time", summary=summary)
+    def impl(ctx: EvalContext) -> pd.Series:
+        return getattr(_dates(ctx, name).dt, part)
+
+
+def _clock_part(name: str, part: str, summary: str) -> None:
+    @register(name, category="time", summary=summary)
+    def impl(ctx: EvalContext) -> pd.Series:
+        return getattr(_column(ctx, "timestamp", name).dt, part)
+
+
+_date_part("dayofweek", "dayofweek", "Weekday of the trading date: 0 = Monday … 6 = Sunday.")
+_date_part("day", "day", "Day of the month (1–31) of the trading date.")
+_date_part("month", "month", "Month (1–12) of the trading date.")
+_date_part("quarter", "quarter", "Quarter (1–4) of the trading date.")
+_date_part("year", "year", "Year of the trading date.")
+_clock_part("hour", "hour", "Hour (0–23) of the bar's own time (bar open, exchange time).")
+_clock_part("minute", "minute", "Minute (0–59) of the bar's own time.")
+
+
+@register(
+    "dayname",
+    category="time",
+    summary="Weekday of the trading date: 'Mon' … 'Sun' (groups sort Monday first).",
+    example="dayname() in ('Mon', 'Fri')",
+)
+def _dayname(ctx: EvalContext) -> pd.Series:
+    weekday = _dates(ctx, "dayname").dt.dayofweek
+    codes = weekday.fillna(-1).to_numpy(dtype=np.int64)
+    names = pd.Categorical.from_codes(codes, categories=list(DAY_NAMES), ordered=True)
+    return pd.Series(names, index=ctx.frame.index)
+
+
+@register(
+    "date",
+    category="time",
+    summary="The trading date (a date; compares with text: date() >= '2024-03-01').",
+    example="date() == '2024-03-15'",
+)
+def _date(ctx: EvalContext) -> pd.Series:
+    return _dates(ctx, "date")
+
+
+# --- session ------------------------------------------------------------------------------
+
+
+def _session_part(field: str) -> None:
+    @register(
+        f"session_{field}",
+        category="session",
+        params=(_SESSION,),
+        summary=f"The {field} of that session's daily bar on the row's trading date "
+        "(NaN if it had no bars).",
+        example=f"session_{field}('RTH')",
+    )
+    def impl(ctx: EvalContext, session: str) -> pd.Series:
+        bars = ctx.session_bars(session)
+        dates = _column(ctx, "trading_date", f"session_{field}")
+        # Look each distinct date up once: intraday frames repeat a date hundreds of times.
+        codes, unique = pd.factorize(dates)
+        per_date = bars[field].reindex(unique).to_numpy(dtype=np.float64)
+        values = np.append(per_date, np.nan)[codes]  # code -1 (no date) picks NaN
+        return pd.Series(values, index=ctx.frame.index)
+
+
+for _field in ("open", "high", "low", "close", "volume"):
+    _session_part(_field)

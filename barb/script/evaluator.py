@@ -1,0 +1,564 @@
+"""Runs expression trees over a frame, vectorized: no per-row Python, no eval.
+
+Two entry points: ``evaluate`` gives one value per row (map, where, group_by) and
+``evaluate_aggregate`` one value per group, or one value in all (select). Both share the
+operators below, which work on a Series or a scalar alike, so ``sum(volume) / count()`` is the
+same division as ``volume / 2``.
+
+Null handling is defined once, here:
+- arithmetic propagates NaN; a division (or ``%``) by zero gives NaN, never inf, and the
+  number of such values is added to ``ctx.warnings``; any other inf (overflow) becomes NaN;
+- a comparison or ``in`` with a missing value is false (``!=`` and ``not in`` included);
+- ``and`` / ``or`` / ``not`` take conditions only, which are never missing;
+- true/false count as 1/0 where a number is needed.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import barb.script.library  # noqa: F401  (registers the functions looked up below)
+from barb.errors import ArgumentError, TypeMismatch, raise_collected
+from barb.script import ast
+from barb.script.context import EvalContext, RowGroups
+from barb.script.functions import KIND_NAMES, FunctionSpec, Param, lookup, value_kind
+from barb.script.validator import bind_arguments, unknown_column, unknown_function
+
+_NUMERIC = frozenset({"number", "bool"})
+_ACCEPTED_KINDS: dict[str, frozenset[str]] = {
+    "number": _NUMERIC,
+    "condition": frozenset({"bool"}),
+    "number_or_date": _NUMERIC | {"datetime"},
+    "any": frozenset({"number", "bool", "string", "datetime"}),
+}
+_ACCEPTED_NAMES = {
+    "number": "a number",
+    "condition": "a condition (true/false)",
+    "number_or_date": "a number or a date",
+    "any": "a value",
+}
+# Integer results beyond this switch to float rather than wrap around.
+_INT_LIMIT = 2.0**62
+
+_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+_MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def evaluate(expr: ast.Expr, ctx: EvalContext) -> pd.Series:
+    """One value per row of ``ctx.frame``, on its index; literals are broadcast."""
+    value = _RowEvaluator(ctx).eval(expr)
+    if isinstance(value, pd.Series):
+        return value
+    return pd.Series(value, index=ctx.frame.index)
+
+
+def evaluate_aggregate(expr: ast.Expr, ctx: EvalContext, by: Sequence[str] | None = None) -> Any:
+    """A select item's value: a Python scalar, or with ``by`` a Series per group.
+
+    Groups are the distinct values of the ``by`` columns of ``ctx.frame``, sorted, rows with
+    a missing key left out; several keys give a MultiIndex.
+    """
+    if by:
+        for name in by:
+            if name not in ctx.frame.columns:
+                raise unknown_column(name, list(ctx.frame.columns), ctx.step)
+        rows = RowGroups.by_keys(ctx.frame, by)
+    else:
+        rows = RowGroups.whole(len(ctx.frame))
+    value = _AggregateEvaluator(ctx, rows, by or ()).eval(expr)
+    if rows.grouped:
+        if isinstance(value, pd.Series):
+            return value
+        return pd.Series([value] * rows.ngroups, index=rows.index)
+    return _python_scalar(value)
+
+
+def _python_scalar(value: Any) -> Any:
+    if isinstance(value, pd.Series):
+        value = value.iloc[0]
+    if isinstance(value, np.datetime64):
+        return pd.Timestamp(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class _RowEvaluator:
+    """Evaluates row by row (vectorized): every Series is aligned with ``ctx.frame``."""
+
+    def __init__(self, ctx: EvalContext, inside_aggregate: str | None = None):
+        self.ctx = ctx
+        self.frame = ctx.frame
+        self.step = ctx.step
+        # The enclosing aggregate's text, when evaluating its arguments.
+        self.inside_aggregate = inside_aggregate
+
+    def eval(self, node: ast.Node) -> Any:
+        if isinstance(node, ast.LITERAL_TYPES):
+            return node.value
+        if isinstance(node, ast.Column):
+            return self.column(node)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Binary):
+            return self.arithmetic(node, self.eval(node.left), self.eval(node.right))
+        if isinstance(node, ast.Compare):
+            return self.compare(node, self.eval(node.left), self.eval(node.right))
+        if isinstance(node, ast.Logical):
+            return self.logical(node, self.eval(node.left), self.eval(node.right))
+        if isinstance(node, ast.Not):
+            return self.negate(node, self.eval(node.operand))
+        if isinstance(node, ast.Unary):
+            return self.unary(node, self.eval(node.operand))
+        if isinstance(node, ast.InList):
+            return self.membership(node, self.eval(node.operand))
+        raise TypeError(f"not an expression node: {node!r}")
+
+    # --- names --------------------------------------------------------------------------
+
+    def column(self, node: ast.Column) -> pd.Series:
+        if node.name not in self.frame.columns:
+            raise unknown_column(node.name, list(self.frame.columns), self.step)
+        return _plain_dtype(self.frame[node.name])
+
+    def call(self, node: ast.Call) -> Any:
+        spec = self.spec(node)
+        if spec.is_aggregate:
+            raise self.misplaced_aggregate(node)
+        args = self.arguments(spec, node, self, self.frame.index)
+        return _aligned(spec.impl(self.ctx, *args), self.frame.index, spec)
+
+    def spec(self, node: ast.Call) -> FunctionSpec:
+        spec = lookup(node.name)
+        if spec is None:
+            raise unknown_function(node.name, list(self.frame.columns), self.step)
+        return spec
+
+    def misplaced_aggregate(self, node: ast.Call) -> ArgumentError:
+        if self.inside_aggregate:
+            return ArgumentError(
+                f"Aggregates cannot be nested: {node.to_text()} is inside {self.inside_aggregate}.",
+                step=self.step,
+                hint="compute the inner value per row in map, then aggregate it once",
+            )
+        return ArgumentError(
+            f"{node.to_text()} is an aggregate (one value for many rows) and cannot be used in "
+            f"{self.step}.",
+            step=self.step,
+            hint="aggregates go in select; to compare each row with an average use a window "
+            "such as rolling_mean(range, 20)",
+        )
+
+    def arguments(
+        self, spec: FunctionSpec, node: ast.Call, evaluator: _RowEvaluator, index: pd.Index
+    ) -> list[Any]:
+        """The call's arguments as the implementation receives them."""
+        bound, errors = bind_arguments(spec, node.args, step=self.step)
+        raise_collected(errors)
+        return [self.argument(spec, param, value, evaluator, index) for param, value in bound]
+
+    def argument(
+        self,
+        spec: FunctionSpec,
+        param: Param,
+        expr: Any,
+        evaluator: _RowEvaluator,
+        index: pd.Index,
+    ) -> Any:
+        if param.kind != "series" or expr is None:
+            return expr
+        value = evaluator.eval(expr)
+        kind = value_kind(value)
+        if kind not in _ACCEPTED_KINDS[param.accepts]:
+            wanted = _ACCEPTED_NAMES[param.accepts]
+            raise TypeMismatch(
+                f"{spec.name}() needs {wanted} for {param.name}, got {KIND_NAMES[kind]}: "
+                f"{expr.to_text()}.",
+                step=self.step,
+                hint=spec.example or f"call it as {spec.signature()}",
+            )
+        if not isinstance(value, pd.Series):
+            value = pd.Series(value, index=index)
+        if param.accepts == "number" and kind == "bool":
+            value = value.astype(np.int64)
+        return value
+
+    # --- operators ----------------------------------------------------------------------
+
+    def arithmetic(self, node: ast.Binary, left: Any, right: Any) -> Any:
+        op = node.op
+        self.need_numbers(node, op, left, right)
+        a, b = _numbers(left), _numbers(right)
+        ints = _is_int(a) and _is_int(b)
+        with np.errstate(all="ignore"):
+            if op == "+":
+                out = a + b
+            elif op == "-":
+                out = a - b
+            elif op == "*":
+                out = np.multiply(a, b, dtype=np.float64)
+                if ints and not np.any(np.abs(out) > _INT_LIMIT):
+                    out = a * b
+            elif op == "**":
+                out = np.power(np.asarray(a, dtype=np.float64), b)
+            else:
+                out = self.divide(node, a, b, ints)
+        return _wrap(_finite(out), _index_of(left, right))
+
+    def divide(self, node: ast.Binary, a: Any, b: Any, ints: bool) -> Any:
+        zero = b == 0
+        zeros = int(np.count_nonzero(zero & ~np.isnan(a)))
+        if node.op == "%":
+            out = np.mod(a, b) if ints and not zeros else np.mod(np.asarray(a, float), b)
+        else:
+            out = np.true_divide(a, b)
+        if np.any(zero):
+            out = np.where(zero, np.nan, out)
+        if zeros:
+            noun = "value" if zeros == 1 else "values"
+            self.ctx.warn(
+                f"Division by zero in '{node.to_text()}' for {zeros} {noun}; "
+                "those results are empty (NaN)."
+            )
+        return out
+
+    def unary(self, node: ast.Unary, value: Any) -> Any:
+        kind = value_kind(value)
+        if kind not in _NUMERIC:
+            raise TypeMismatch(
+                f"Sign '{node.op}' needs a number, got {KIND_NAMES[kind]} in '{node.to_text()}'.",
+                step=self.step,
+            )
+        if node.op == "+" and kind == "number":
+            return value
+        a = _numbers(value)
+        return _wrap(-a if node.op == "-" else a, _index_of(value))
+
+    def need_numbers(self, node: ast.Node, op: str, left: Any, right: Any) -> None:
+        lk, rk = value_kind(left), value_kind(right)
+        if lk in _NUMERIC and rk in _NUMERIC:
+            return
+        if "datetime" in (lk, rk):
+            hint = "dates cannot be added or subtracted; compare them, e.g. date() >= '2024-03-01'"
+        elif "string" in (lk, rk):
+            hint = "text can only be compared (==, !=, in); numbers are written without quotes"
+        else:
+            hint = None
+        raise TypeMismatch(
+            f"Operator '{op}' needs numbers on both sides, got {KIND_NAMES[lk]} and "
+            f"{KIND_NAMES[rk]} in '{node.to_text()}'.",
+            step=self.step,
+            hint=hint,
+        )
+
+    def compare(self, node: ast.Compare, left: Any, right: Any) -> Any:
+        lk, rk = value_kind(left), value_kind(right)
+        op = node.op
+        if lk in _NUMERIC and rk in _NUMERIC:
+            a, b = _numbers(left), _numbers(right)
+            with np.errstate(invalid="ignore"):
+                out = _COMPARISONS[op](a, b)
+            if op == "!=":
+                out = out & ~_isnull(a) & ~_isnull(b)
+        elif "datetime" in (lk, rk) and {lk, rk} <= {"datetime", "string"}:
+            a, b = self.datetimes(node, left), self.datetimes(node, right)
+            out = _COMPARISONS[op](a, b)
+            if op == "!=":
+                out = out & ~np.isnat(a) & ~np.isnat(b)
+        elif lk == rk == "string":
+            out = self.compare_text(node, left, right)
+        else:
+            raise self.mismatch(node, lk, rk)
+        return _wrap(out, _index_of(left, right))
+
+    def mismatch(self, node: ast.Node, lk: str, rk: str) -> TypeMismatch:
+        if "datetime" in (lk, rk):
+            hint = "write dates in quotes, e.g. date() == '2024-03-15'"
+        elif "bool" in (lk, rk):
+            hint = "a condition is true or false; compare numbers with numbers"
+        else:
+            hint = "numbers are written without quotes, text in quotes"
+        return TypeMismatch(
+            f"Cannot compare {KIND_NAMES[lk]} with {KIND_NAMES[rk]} in '{node.to_text()}'.",
+            step=self.step,
+            hint=hint,
+        )
+
+    def datetimes(self, node: ast.Node, value: Any) -> Any:
+        """Dates as numpy datetime64; a text side must be a literal date."""
+        if isinstance(value, pd.Series):
+            if value_kind(value) != "datetime":
+                raise self.mismatch(node, "datetime", value_kind(value))
+            return value.to_numpy(dtype="datetime64[ns]")
+        if isinstance(value, str):
+            try:
+                stamp = pd.Timestamp(value)
+            except (ValueError, TypeError, OverflowError):
+                stamp = pd.NaT
+            if pd.isna(stamp):
+                raise TypeMismatch(
+                    f"'{value}' is not a date, in '{node.to_text()}'.",
+                    step=self.step,
+                    hint="write dates as 'YYYY-MM-DD' (or 'YYYY-MM-DD HH:MM')",
+                )
+            value = stamp.tz_localize(None) if stamp.tzinfo else stamp
+        return np.datetime64(pd.Timestamp(value).to_datetime64(), "ns")
+
+    def compare_text(self, node: ast.Compare, left: Any, right: Any) -> Any:
+        op = node.op
+        if isinstance(right, pd.Series) and not isinstance(left, pd.Series):
+            left, right, op = right, left, _MIRRORED[op]  # keep the Series on the left
+        if not isinstance(left, pd.Series):
+            return _COMPARISONS[op](left, right)
+        categorical = _categorical_codes(left, right, op)
+        if categorical is not None:
+            return categorical
+        if op not in ("==", "!=") and _is_ordered_category(left):
+            raise TypeMismatch(
+                f"'{right}' is not one of {', '.join(map(str, left.cat.categories))}, so "
+                f"'{node.to_text()}' cannot be ordered.",
+                step=self.step,
+                hint="compare with one of the listed values",
+            )
+        left = _uncategorized(left)
+        right = _uncategorized(right)
+        try:
+            out = _COMPARISONS[op](left, right).to_numpy(dtype=bool)
+        except TypeError as exc:  # an object column holding text and numbers together
+            raise TypeMismatch(
+                f"Cannot order mixed values in '{node.to_text()}'.", step=self.step
+            ) from exc
+        if op == "!=":
+            out &= left.notna().to_numpy()
+            if isinstance(right, pd.Series):
+                out &= right.notna().to_numpy()
+        return out
+
+    def logical(self, node: ast.Logical, left: Any, right: Any) -> Any:
+        self.need_conditions(node, node.op, left, right)
+        combine = np.logical_and if node.op == "and" else np.logical_or
+        return _wrap(combine(_bools(left), _bools(right)), _index_of(left, right))
+
+    def negate(self, node: ast.Not, value: Any) -> Any:
+        self.need_conditions(node, "not", value)
+        return _wrap(np.logical_not(_bools(value)), _index_of(value))
+
+    def need_conditions(self, node: ast.Node, op: str, *values: Any) -> None:
+        kinds = [value_kind(v) for v in values]
+        if all(k == "bool" for k in kinds):
+            return
+        got = " and ".join(KIND_NAMES[k] for k in kinds)
+        raise TypeMismatch(
+            f"'{op}' needs conditions (true/false), got {got} in '{node.to_text()}'.",
+            step=self.step,
+            hint="turn a number into a condition with a comparison, e.g. volume > 0",
+        )
+
+    def membership(self, node: ast.InList, value: Any) -> Any:
+        kind = value_kind(value)
+        items = [v.value for v in node.values]
+        item_kinds = {value_kind(v) for v in items}
+        if kind in _NUMERIC and item_kinds <= _NUMERIC:
+            values = [int(v) if isinstance(v, bool) else v for v in items]
+        elif kind == "datetime" and item_kinds == {"string"}:
+            values = [pd.Timestamp(self.datetimes(node, v)) for v in items]
+        elif item_kinds == {kind}:
+            values = items
+        else:
+            other = next(iter(item_kinds - {kind}))
+            raise self.mismatch(node, kind, other)
+        if not isinstance(value, pd.Series):
+            present = not pd.isna(value)
+            return present and ((value in values) != node.negated)
+        if kind in _NUMERIC:
+            found = np.isin(_numbers(value), values)
+        elif isinstance(value.dtype, pd.CategoricalDtype):  # by codes: no strings compared
+            categories = value.dtype.categories
+            wanted = [categories.get_loc(v) for v in values if v in categories]
+            found = np.isin(value.cat.codes.to_numpy(), wanted)
+        else:
+            found = value.isin(values).to_numpy()
+        if node.negated:
+            found = ~found & value.notna().to_numpy()
+        return _wrap(found, value.index)
+
+
+class _AggregateEvaluator(_RowEvaluator):
+    """Evaluates a select item: aggregates reduce rows to one value per group."""
+
+    def __init__(self, ctx: EvalContext, rows: RowGroups, by: Sequence[str]):
+        super().__init__(ctx)
+        self.rows = rows
+        self.by = tuple(by)
+
+    def column(self, node: ast.Column) -> Any:
+        if node.name in self.by:
+            keys = self.rows.index
+            assert keys is not None
+            return pd.Series(keys.get_level_values(node.name), index=keys)
+        if node.name not in self.frame.columns:
+            raise unknown_column(node.name, list(self.frame.columns), self.step)
+        raise TypeMismatch(
+            f"Column '{node.name}' is used in select outside an aggregate, so it has no single "
+            "value per result.",
+            step=self.step,
+            hint=f"wrap it in an aggregate, e.g. mean({node.name}) or max({node.name})",
+        )
+
+    def call(self, node: ast.Call) -> Any:
+        spec = self.spec(node)
+        if spec.is_aggregate:
+            rows_evaluator = _RowEvaluator(self.ctx, inside_aggregate=node.to_text())
+            args = self.arguments(spec, node, rows_evaluator, self.frame.index)
+            return spec.impl(self.rows, *args)
+        if spec.category != "scalar":
+            raise TypeMismatch(
+                f"{node.to_text()} gives one value per row, so it cannot stand alone in select.",
+                step=self.step,
+                hint=f"put it inside an aggregate, e.g. mean({node.to_text()})",
+            )
+        # A scalar function over aggregated values: one value per group (or one in all).
+        index = self.rows.index if self.rows.grouped else pd.RangeIndex(1)
+        args = self.arguments(spec, node, self, index)
+        result = _aligned(spec.impl(self.ctx, *args), index, spec)
+        if not self.rows.grouped and isinstance(result, pd.Series):
+            return result.iloc[0]
+        return result
+
+
+# --- value helpers ----------------------------------------------------------------------------
+
+
+def _plain_dtype(series: pd.Series) -> pd.Series:
+    """Nullable extension dtypes as the numpy dtypes the operators expect."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.BooleanDtype):
+        return series.fillna(False).astype(bool)  # a missing condition counts as false
+    if isinstance(dtype, pd.StringDtype):
+        return series.astype(object)
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype) and pd.api.types.is_numeric_dtype(dtype):
+        return series.astype(np.float64)
+    return series
+
+
+def _aligned(result: Any, index: pd.Index, spec: FunctionSpec) -> Any:
+    """A function's result on the expected index (scalars stay scalars)."""
+    if isinstance(result, pd.Series):
+        if result.index is index or result.index.equals(index):
+            return result
+        values = result.to_numpy()
+    elif isinstance(result, np.ndarray):
+        values = result
+    else:
+        return result
+    if len(values) != len(index):
+        raise RuntimeError(f"{spec.name}() returned {len(values)} values for {len(index)} rows")
+    return pd.Series(values, index=index)
+
+
+def _index_of(*values: Any) -> pd.Index | None:
+    for value in values:
+        if isinstance(value, pd.Series):
+            return value.index
+    return None
+
+
+def _wrap(result: Any, index: pd.Index | None) -> Any:
+    if index is not None:
+        return pd.Series(result, index=index)
+    if isinstance(result, np.generic) or (isinstance(result, np.ndarray) and result.ndim == 0):
+        return result.item()  # np.where on scalars gives a 0-d array
+    return result
+
+
+def _numbers(value: Any) -> Any:
+    """A numeric numpy array or scalar; true/false become 1/0."""
+    if isinstance(value, pd.Series):
+        if isinstance(value.dtype, pd.CategoricalDtype):
+            return np.asarray(value, dtype=np.float64)
+        array = value.to_numpy()
+        if array.dtype == np.bool_:
+            return array.astype(np.int64)
+        if array.dtype.kind not in "iuf":
+            return array.astype(np.float64)
+        return array
+    if isinstance(value, bool | np.bool_):
+        return np.int64(value)
+    if isinstance(value, int | np.integer) and abs(int(value)) < _INT_LIMIT:
+        return np.int64(value)
+    return np.float64(value)
+
+
+def _is_int(value: Any) -> bool:
+    return np.asarray(value).dtype.kind in "iu"
+
+
+def _isnull(value: Any) -> Any:
+    return np.isnan(value) if np.asarray(value).dtype.kind == "f" else False
+
+
+def _finite(out: Any) -> Any:
+    """inf (overflow, or division by zero in a power) becomes NaN."""
+    if np.asarray(out).dtype.kind != "f":
+        return out
+    infinite = np.isinf(out)
+    if np.any(infinite):
+        return np.where(infinite, np.nan, out)
+    return out
+
+
+def _bools(value: Any) -> Any:
+    if isinstance(value, pd.Series):
+        return value.to_numpy(dtype=bool)
+    return bool(value)
+
+
+def _is_ordered_category(series: pd.Series) -> bool:
+    return isinstance(series.dtype, pd.CategoricalDtype) and bool(series.dtype.ordered)
+
+
+def _uncategorized(value: Any) -> Any:
+    if isinstance(value, pd.Series) and isinstance(value.dtype, pd.CategoricalDtype):
+        return value.astype(object)
+    return value
+
+
+def _categorical_codes(left: pd.Series, right: Any, op: str) -> np.ndarray | None:
+    """Compare a categorical Series by its codes (so ordered categories keep their order).
+
+    Used when the other side is one of the categories, or a Series with the same categories;
+    None when the codes do not apply.
+    """
+    if not isinstance(left.dtype, pd.CategoricalDtype):
+        return None
+    categories = left.dtype.categories
+    codes = left.cat.codes.to_numpy()
+    ordering = op not in ("==", "!=")
+    if isinstance(right, pd.Series):
+        if not (isinstance(right.dtype, pd.CategoricalDtype) and right.dtype == left.dtype):
+            return None
+        other = right.cat.codes.to_numpy()
+        present = (codes >= 0) & (other >= 0)
+    else:
+        if right not in categories:
+            if ordering:
+                return None
+            other = -2  # never equal to a code
+        else:
+            other = categories.get_loc(right)
+        present = codes >= 0
+    if ordering and not left.dtype.ordered:
+        return None
+    return _COMPARISONS[op](codes, other) & present

@@ -1,0 +1,306 @@
+"""Checks an expression tree before it runs, collecting every problem in one pass.
+
+The checks are derived from the function registry: names, argument counts and literal
+parameters come from each ``FunctionSpec``, so nothing here lists functions by hand.
+``bind_arguments`` is shared with the evaluator, which needs the same matching of arguments
+to parameters (defaults included) when it runs a call.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Collection, Sequence
+from typing import Any, Literal
+
+import barb.script.library  # noqa: F401  (registers the functions looked up below)
+from barb.errors import ArgumentError, QueryError, TypeMismatch, UnknownColumn, UnknownFunction
+from barb.script import ast
+from barb.script.functions import FUNCTIONS, FunctionSpec, Param, lookup
+
+# Where in a select item a node sits: "row" outside select (map, where, group_by);
+# "select" at the top of a select item; "aggregate" inside an aggregate's arguments;
+# "row_in_select" inside a row-wise function (prev, rolling_mean…) that is not in an
+# aggregate, whose own arguments cannot hold an aggregate.
+Mode = Literal["row", "select", "aggregate", "row_in_select"]
+
+_MAX_LISTED_COLUMNS = 25
+
+
+def validate(
+    expr: ast.Expr,
+    columns: Collection[str],
+    *,
+    step: str,
+    allow_aggregates: bool,
+    group_by: Collection[str] | None = None,
+) -> list[QueryError]:
+    """Every problem with ``expr`` given the columns that exist; empty when it can run.
+
+    ``allow_aggregates`` is true for select items. There, with ``group_by`` given (the group
+    key columns) or when the item holds an aggregate, every column and row-wise function must
+    sit inside an aggregate, except the group keys themselves.
+    """
+    checker = _Checker(columns, step, group_by)
+    if allow_aggregates:
+        checker.strict_select = group_by is not None or ast.contains_aggregate(expr)
+        checker.visit(expr, "select")
+    else:
+        checker.visit(expr, "row")
+    return checker.errors
+
+
+def bind_arguments(
+    spec: FunctionSpec, args: Sequence[ast.Expr], *, step: str
+) -> tuple[list[tuple[Param, Any]], list[QueryError]]:
+    """Match a call's arguments to the function's parameters.
+
+    Returns ``(param, value)`` pairs in parameter order (extra variadic arguments repeat the
+    last parameter): for a ``series`` parameter the value is an expression (a ``Column`` for
+    an omitted argument with a default column, ``None`` for an omitted optional one); for a
+    literal parameter it is the Python value. Also returns the problems found.
+    """
+    params = spec.params
+    given: list[ast.Expr | None] = list(args)
+    # rsi(14) means rsi(close, 14): a leading series parameter with a default column may be
+    # skipped when the first argument is a number.
+    if (
+        params
+        and params[0].kind == "series"
+        and params[0].default_column is not None
+        and 0 < len(given) < len(params)
+        and isinstance(ast.literal_value(given[0]), int | float)
+        and not isinstance(ast.literal_value(given[0]), bool)
+    ):
+        given.insert(0, None)
+
+    needed = max((i + 1 for i, p in enumerate(params) if p.required), default=0)
+    if len(given) < needed or (len(given) > len(params) and not spec.variadic):
+        return [], [_count_error(spec, len(args), step)]
+
+    bound: list[tuple[Param, Any]] = []
+    errors: list[QueryError] = []
+    for i, arg in enumerate(given):
+        param = params[min(i, len(params) - 1)]
+        if arg is None:
+            bound.append((param, _default(param)))
+        elif param.kind == "series":
+            bound.append((param, arg))
+        else:
+            value, error = _literal_argument(spec, param, arg, step)
+            bound.append((param, value))
+            if error:
+                errors.append(error)
+    for param in params[len(given) :]:
+        bound.append((param, _default(param)))
+    return bound, errors
+
+
+def _default(param: Param) -> Any:
+    if param.default_column is not None:
+        return ast.Column(param.default_column)
+    return param.default
+
+
+def _count_error(spec: FunctionSpec, got: int, step: str) -> ArgumentError:
+    required = sum(p.required for p in spec.params)
+    total = len(spec.params)
+    if spec.variadic:
+        takes = f"at least {required}"
+    elif required == total:
+        takes = str(total)
+    else:
+        takes = f"{required} to {total}"
+    noun = "argument" if takes == "1" else "arguments"
+    return ArgumentError(
+        f"{spec.name}() takes {takes} {noun}, got {got}: {spec.signature()}.",
+        step=step,
+        hint=spec.example or f"call it as {spec.signature()}",
+    )
+
+
+def _literal_argument(
+    spec: FunctionSpec, param: Param, arg: ast.Expr, step: str
+) -> tuple[Any, ArgumentError | None]:
+    """The Python value of a literal parameter, or the reason it is not acceptable."""
+    value = ast.literal_value(arg)
+    ok = False
+    if param.kind in ("int", "number") and isinstance(value, int | float):
+        ok = not isinstance(value, bool)
+        if ok and param.kind == "int":
+            ok = float(value).is_integer()
+            value = int(value) if ok else value
+        if ok and param.min is not None and value < param.min:
+            ok = False
+        if ok and param.max is not None and value > param.max:
+            ok = False
+    elif param.kind == "string":
+        ok = isinstance(value, str)
+    elif param.kind == "bool":
+        ok = isinstance(value, bool)
+    if ok:
+        return value, None
+    return None, ArgumentError(
+        f"In {spec.name}(), {param.name} must be {_describe_literal(param)}, "
+        f"got {arg.to_text()}: {spec.signature()}.",
+        step=step,
+        hint=spec.example or f"call it as {spec.signature()}",
+    )
+
+
+def _describe_literal(param: Param) -> str:
+    if param.kind in ("int", "number"):
+        what = "a whole number" if param.kind == "int" else "a number"
+        if param.min is not None and param.max is not None:
+            return f"{what} from {param.min:g} to {param.max:g}"
+        if param.min is not None:
+            return f"{what} ≥ {param.min:g}"
+        if param.max is not None:
+            return f"{what} ≤ {param.max:g}"
+        return what
+    if param.kind == "string":
+        return "a text in quotes, e.g. 'RTH'"
+    return "true or false"
+
+
+def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownColumn:
+    """The error for a missing column, naming the columns that exist."""
+    listed = list(columns)
+    shown = ", ".join(listed[:_MAX_LISTED_COLUMNS])
+    if len(listed) > _MAX_LISTED_COLUMNS:
+        shown += ", …"
+    hint = None
+    close = [c for c in listed if c.lower() == name.lower()] or difflib.get_close_matches(
+        name, listed, n=1, cutoff=0.6
+    )
+    if close:
+        hint = f"did you mean '{close[0]}'?"
+    elif lookup(name) is not None:
+        hint = f"{name} is a function; call it with parentheses: {name.lower()}()"
+    else:
+        hint = 'add it first with map, e.g. map: {"' + name + '": "high - low"}'
+    return UnknownColumn(
+        f"Column '{name}' does not exist. Available: {shown}.", step=step, hint=hint
+    )
+
+
+def unknown_function(name: str, columns: Collection[str], step: str) -> UnknownFunction:
+    """The error for a missing function, naming those with a similar name."""
+    similar = difflib.get_close_matches(name.lower(), list(FUNCTIONS), n=3, cutoff=0.6)
+    message = f"Function '{name}' does not exist."
+    if similar:
+        message += " Similar: " + ", ".join(f"{s}()" for s in similar) + "."
+    if name in columns:
+        hint = f"{name} is a column; use it without parentheses"
+    elif similar:
+        hint = f"did you mean {similar[0]}()?"
+    else:
+        hint = "see the FUNCTIONS list in the query reference"
+    return UnknownFunction(message, step=step, hint=hint)
+
+
+class _Checker:
+    def __init__(self, columns: Collection[str], step: str, group_by: Collection[str] | None):
+        self.columns = columns if isinstance(columns, set | frozenset | dict) else list(columns)
+        self.step = step
+        self.group_by = set(group_by or ())
+        self.strict_select = False
+        self.errors: list[QueryError] = []
+        self._seen: set[str] = set()
+
+    def report(self, error: QueryError) -> None:
+        if error.message not in self._seen:  # one column misspelt twice is one problem
+            self._seen.add(error.message)
+            self.errors.append(error)
+
+    def visit(self, node: ast.Node, mode: Mode) -> None:
+        if isinstance(node, ast.Column):
+            self.column(node.name, mode)
+        elif isinstance(node, ast.Call):
+            self.call(node, mode)
+        else:
+            for child in node.children():
+                self.visit(child, mode)
+
+    def column(self, name: str, mode: Mode) -> None:
+        if name not in self.columns:
+            self.report(unknown_column(name, self.columns, self.step))
+        elif mode == "select" and self.strict_select and name not in self.group_by:
+            self.report(
+                TypeMismatch(
+                    f"Column '{name}' is used in select outside an aggregate, so it has no "
+                    "single value per result.",
+                    step=self.step,
+                    hint=f"wrap it in an aggregate, e.g. mean({name}) or max({name})",
+                )
+            )
+
+    def call(self, node: ast.Call, mode: Mode) -> None:
+        spec = lookup(node.name)
+        if spec is None:
+            self.report(unknown_function(node.name, self.columns, self.step))
+            for arg in node.args:
+                self.visit(arg, mode)
+            return
+        bound, errors = bind_arguments(spec, node.args, step=self.step)
+        for error in errors:
+            self.report(error)
+        if spec.is_aggregate:
+            self.aggregate_placement(node, mode)
+            inner: Mode = "aggregate"
+        elif spec.category == "scalar":
+            inner = mode
+        elif mode == "select":
+            if self.strict_select and not ast.contains_aggregate(node):
+                self.report(
+                    TypeMismatch(
+                        f"{node.to_text()} gives one value per row, so it cannot stand alone "
+                        "in select.",
+                        step=self.step,
+                        hint=f"put it inside an aggregate, e.g. mean({node.to_text()})",
+                    )
+                )
+            inner = "row_in_select"
+        else:
+            inner = mode
+        if not bound:  # the argument count was wrong: still check what was written
+            for arg in node.args:
+                self.visit(arg, inner)
+            return
+        written = {id(arg) for arg in node.args}
+        for param, value in bound:
+            if param.kind != "series" or not isinstance(value, ast.Node):
+                continue  # literal parameters were checked by bind_arguments
+            if id(value) in written:
+                self.visit(value, inner)
+            elif isinstance(value, ast.Column):  # an omitted argument's default column
+                self.column(value.name, "aggregate")
+
+    def aggregate_placement(self, node: ast.Call, mode: Mode) -> None:
+        text = node.to_text()
+        if mode == "row":
+            self.report(
+                ArgumentError(
+                    f"{text} is an aggregate (one value for many rows) and cannot be used in "
+                    f"{self.step}.",
+                    step=self.step,
+                    hint=f'aggregates go in select, e.g. select: "{text}"; to compare each '
+                    "row with an average use a window such as rolling_mean(range, 20)",
+                )
+            )
+        elif mode == "aggregate":
+            self.report(
+                ArgumentError(
+                    f"Aggregates cannot be nested: {text} is inside another aggregate.",
+                    step=self.step,
+                    hint="compute the inner value per row in map, then aggregate it once",
+                )
+            )
+        elif mode == "row_in_select":
+            self.report(
+                ArgumentError(
+                    f"{text} is an aggregate and cannot be the argument of a row-wise function.",
+                    step=self.step,
+                    hint="apply the row-wise function first, then aggregate, e.g. "
+                    "mean(prev(close))",
+                )
+            )

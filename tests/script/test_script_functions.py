@@ -1,0 +1,346 @@
+"""Every row-wise built-in against an independent computation written out here.
+
+The references are plain Python loops over lists, so they share no code (and no pandas
+behaviour) with the implementations.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import statistics
+from decimal import ROUND_HALF_UP, Decimal
+
+import numpy as np
+import pandas as pd
+import pytest
+from script_frames import make_context, make_daily
+
+from barb.errors import UnknownSession
+from barb.script.context import EvalContext
+from barb.script.evaluator import evaluate
+from barb.script.functions import FUNCTIONS
+from barb.script.parser import parse_expression
+
+NAN = float("nan")
+
+
+def run(text: str, ctx: EvalContext) -> list:
+    return evaluate(parse_expression(text), ctx).tolist()
+
+
+def same(actual: list, expected: list) -> None:
+    assert len(actual) == len(expected)
+    for i, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        if isinstance(want, float) and math.isnan(want):
+            assert isinstance(got, float) and math.isnan(got), f"row {i}: {got} != nan"
+        else:
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-9), f"row {i}: {got} != {want}"
+
+
+def col(ctx: EvalContext, name: str) -> list[float]:
+    return [float(v) for v in ctx.frame[name]]
+
+
+def missing(v: float) -> bool:
+    return math.isnan(v)
+
+
+# --- scalar -------------------------------------------------------------------------------
+
+
+def test_scalar_functions(ctx: EvalContext) -> None:
+    gap = [c - o for c, o in zip(col(ctx, "close"), col(ctx, "open"), strict=True)]
+    same(run("abs(close - open)", ctx), [abs(g) for g in gap])
+    same(run("sign(close - open)", ctx), [NAN if missing(g) else (g > 0) - (g < 0) for g in gap])
+    same(run("log(close - open)", ctx), [math.log(g) if g > 0 else NAN for g in gap])
+    same(run("sqrt(close - open)", ctx), [math.sqrt(g) if g >= 0 else NAN for g in gap])
+    same(run("round(close - open)", ctx), [half_up(g, 0) for g in gap])
+    same(run("round(close, 1)", ctx), [half_up(c, 1) for c in col(ctx, "close")])
+    same(run("round(volume / 3, -2)", ctx), [half_up(v / 3, -2) for v in col(ctx, "volume")])
+
+
+def half_up(value: float, places: int) -> float:
+    """Rounding as on paper: the decimal the number prints as, halves away from zero."""
+    if missing(value):
+        return NAN
+    exponent = Decimal(1).scaleb(-places)
+    return float(Decimal(repr(value)).quantize(exponent, rounding=ROUND_HALF_UP))
+
+
+def test_round_halves() -> None:
+    frame = pd.DataFrame({"x": [2.5, -2.5, 0.5, 1.005, 97.65, 1234.5, -0.04, NAN]})
+    ctx = make_context(frame)
+    same(run("round(x)", ctx), [3.0, -3.0, 1.0, 1.0, 98.0, 1235.0, -0.0, NAN])
+    same(run("round(x, 2)", ctx), [2.5, -2.5, 0.5, 1.01, 97.65, 1234.5, -0.04, NAN])
+    same(run("round(x, 1)", ctx), [2.5, -2.5, 0.5, 1.0, 97.7, 1234.5, -0.0, NAN])
+    same(run("round(x, -2)", ctx), [0.0, -0.0, 0.0, 0.0, 100.0, 1200.0, -0.0, NAN])
+
+
+def test_if(ctx: EvalContext) -> None:
+    up = [c > o for c, o in zip(col(ctx, "close"), col(ctx, "open"), strict=True)]
+    assert run("if(close > open, 'up', 'down')", ctx) == ["up" if u else "down" for u in up]
+    same(
+        run("if(close > open, high, -1)", ctx),
+        [h if u else -1.0 for u, h in zip(up, col(ctx, "high"), strict=True)],
+    )
+    assert run("if(close > open, true, false)", ctx) == up
+    same(run("if(close > open, 1, close > open)", ctx), [1.0 if u else 0.0 for u in up])
+
+
+# --- lag ----------------------------------------------------------------------------------
+
+
+def test_prev_and_next(ctx: EvalContext) -> None:
+    close = col(ctx, "close")
+    same(run("prev(close)", ctx), [NAN, *close[:-1]])
+    same(run("prev(close, 3)", ctx), [NAN] * 3 + close[:-3])
+    same(run("next(close, 2)", ctx), close[2:] + [NAN] * 2)
+    up = [c > o for c, o in zip(close, col(ctx, "open"), strict=True)]
+    assert run("prev(close > open)", ctx) == [False, *up[:-1]]
+    names = run("dayname()", ctx)
+    assert run("prev(dayname())", ctx)[1:] == names[:-1]
+
+
+# --- window -------------------------------------------------------------------------------
+
+
+def windowed(values: list[float], n: int, reduce) -> list[float]:
+    """NaN until n values are there; NaN when the window holds a missing value."""
+    out = []
+    for i in range(len(values)):
+        window = values[max(0, i - n + 1) : i + 1]
+        if len(window) < n or any(missing(v) for v in window):
+            out.append(NAN)
+        else:
+            out.append(float(reduce(window)))
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 3, 7])
+def test_rolling_windows(ctx: EvalContext, n: int) -> None:
+    close = col(ctx, "close")
+    same(run(f"rolling_mean(close, {n})", ctx), windowed(close, n, statistics.fmean))
+    same(run(f"rolling_sum(close, {n})", ctx), windowed(close, n, math.fsum))
+    same(run(f"rolling_max(close, {n})", ctx), windowed(close, n, max))
+    same(run(f"rolling_min(close, {n})", ctx), windowed(close, n, min))
+    expected_std = windowed(close, n, statistics.stdev) if n > 1 else [NAN] * len(close)
+    same(run(f"rolling_std(close, {n})", ctx), expected_std)
+
+
+def test_rolling_count(ctx: EvalContext) -> None:
+    up = [float(c > o) for c, o in zip(col(ctx, "close"), col(ctx, "open"), strict=True)]
+    same(run("rolling_count(close > open, 4)", ctx), windowed(up, 4, sum))
+
+
+def test_window_longer_than_data_is_all_nan() -> None:
+    ctx = make_context(make_daily(5, gaps=False))
+    assert all(math.isnan(v) for v in run("rolling_mean(close, 6)", ctx))
+    assert all(math.isnan(v) for v in run("ema(close, 6)", ctx))
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 10])
+def test_ema_is_seeded_with_the_sma_like_talib(n: int) -> None:
+    ctx = make_context(make_daily(40, gaps=False))
+    close = col(ctx, "close")
+    alpha = 2 / (n + 1)
+    expected = [NAN] * (n - 1)
+    value = sum(close[:n]) / n
+    expected.append(value)
+    for price in close[n:]:
+        value = alpha * price + (1 - alpha) * value
+        expected.append(value)
+    same(run(f"ema(close, {n})", ctx), expected)
+
+
+def test_ema_after_a_missing_start() -> None:
+    ctx = make_context(make_daily(20, gaps=False))
+    close = col(ctx, "close")
+    # prev() leaves the first row empty: the seed is the mean of rows 1..3.
+    got = run("ema(prev(close), 3)", ctx)
+    same(got[:3], [NAN] * 3)
+    assert got[3] == pytest.approx(sum(close[0:3]) / 3)
+    assert got[4] == pytest.approx(0.5 * close[3] + 0.5 * got[3])
+
+
+# --- cumulative -----------------------------------------------------------------------------
+
+
+def cumulative(values: list[float], step) -> list[float]:
+    out, acc = [], None
+    for v in values:
+        if missing(v):
+            out.append(NAN)
+            continue
+        acc = v if acc is None else step(acc, v)
+        out.append(acc)
+    return out
+
+
+def test_cumulative(ctx: EvalContext) -> None:
+    close = col(ctx, "close")
+    same(run("cummax(close)", ctx), cumulative(close, max))
+    same(run("cummin(close)", ctx), cumulative(close, min))
+    same(run("cumsum(close)", ctx), cumulative(close, lambda a, b: a + b))
+
+
+# --- pattern --------------------------------------------------------------------------------
+
+
+def test_streak_and_bars_since(ctx: EvalContext) -> None:
+    up = [c > o for c, o in zip(col(ctx, "close"), col(ctx, "open"), strict=True)]
+    streaks, run_length = [], 0
+    for u in up:
+        run_length = run_length + 1 if u else 0
+        streaks.append(run_length)
+    assert run("streak(close > open)", ctx) == streaks
+
+    since, last = [], None
+    for i, u in enumerate(up):
+        if u:
+            last = i
+        since.append(NAN if last is None else float(i - last))
+    same(run("bars_since(close > open)", ctx), since)
+
+
+def test_pattern_edges() -> None:
+    frame = pd.DataFrame({"x": [0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0]})
+    ctx = make_context(frame)
+    assert run("streak(x > 0)", ctx) == [0, 0, 1, 2, 3, 0, 1]
+    same(run("bars_since(x > 0)", ctx), [NAN, NAN, 0.0, 0.0, 0.0, 1.0, 0.0])
+    assert run("streak(x > 5)", ctx) == [0] * 7
+    same(run("bars_since(x > 5)", ctx), [NAN] * 7)
+
+
+def test_rank_is_a_percentile_rank(ctx: EvalContext) -> None:
+    close = col(ctx, "close")
+    present = [c for c in close if not missing(c)]
+    expected = [
+        NAN if missing(c) else 100 * sum(1 for o in present if o <= c) / len(present) for c in close
+    ]
+    same(run("rank(close)", ctx), expected)
+    ranks = run("rank(range)", ctx)
+    assert max(ranks) == 100
+
+
+# --- time -----------------------------------------------------------------------------------
+
+
+def test_time_functions_on_daily_bars(ctx: EvalContext) -> None:
+    days = [pd.Timestamp(t).to_pydatetime() for t in ctx.frame["trading_date"]]
+    names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    assert run("dayofweek()", ctx) == [d.weekday() for d in days]
+    assert run("dayname()", ctx) == [names[d.weekday()] for d in days]
+    assert run("day()", ctx) == [d.day for d in days]
+    assert run("month()", ctx) == [d.month for d in days]
+    assert run("year()", ctx) == [d.year for d in days]
+    assert run("quarter()", ctx) == [(d.month - 1) // 3 + 1 for d in days]
+    assert [t.to_pydatetime() for t in run("date()", ctx)] == days
+
+
+def test_date_functions_use_the_trading_date(intraday_ctx: EvalContext) -> None:
+    frame = intraday_ctx.frame
+    stamps = [pd.Timestamp(t).to_pydatetime() for t in frame["timestamp"]]
+    # A bar at 18:00 or later belongs to the next day's session (CME convention).
+    trading = [(s + dt.timedelta(hours=6)).date() for s in stamps]
+    assert stamps[1] == dt.datetime(2024, 3, 10, 19, 0)  # Sunday evening…
+    assert run("dayname()", intraday_ctx)[1] == "Mon"  # …counts as Monday
+    assert run("dayofweek()", intraday_ctx) == [d.weekday() for d in trading]
+    assert run("day()", intraday_ctx) == [d.day for d in trading]
+    assert [t.date() for t in run("date()", intraday_ctx)] == trading
+    # hour() and minute() are the bar's own clock time.
+    assert run("hour()", intraday_ctx) == [s.hour for s in stamps]
+    assert run("minute()", intraday_ctx) == [s.minute for s in stamps]
+    assert run("date() == '2024-03-11'", intraday_ctx) == [
+        d == dt.date(2024, 3, 11) for d in trading
+    ]
+
+
+def test_dayname_groups_in_week_order(ctx: EvalContext) -> None:
+    names = evaluate(parse_expression("dayname()"), ctx)
+    assert list(names.cat.categories) == ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    assert names.cat.ordered
+
+
+# --- session --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field", ["open", "high", "low", "close", "volume"])
+def test_session_values_follow_the_trading_date(intraday_ctx: EvalContext, field: str) -> None:
+    bars = intraday_ctx.session_bars("RTH")
+    lookup = {pd.Timestamp(d): float(v) for d, v in bars[field].items()}
+    expected = [lookup.get(pd.Timestamp(d), NAN) for d in intraday_ctx.frame["trading_date"]]
+    assert any(math.isnan(v) for v in expected)  # the first date has no RTH bar
+    same(run(f"session_{field}('RTH')", intraday_ctx), expected)
+
+
+def test_unknown_session(intraday_ctx: EvalContext) -> None:
+    with pytest.raises(UnknownSession):
+        run("session_open('XYZ')", intraday_ctx)
+
+
+# --- registry -------------------------------------------------------------------------------
+
+
+SEED_FUNCTIONS = [
+    "abs",
+    "log",
+    "sqrt",
+    "sign",
+    "round",
+    "if",
+    "prev",
+    "next",
+    "rolling_mean",
+    "rolling_sum",
+    "rolling_max",
+    "rolling_min",
+    "rolling_std",
+    "rolling_count",
+    "ema",
+    "cummax",
+    "cummin",
+    "cumsum",
+    "streak",
+    "bars_since",
+    "rank",
+    "mean",
+    "sum",
+    "max",
+    "min",
+    "std",
+    "median",
+    "count",
+    "percentile",
+    "correlation",
+    "dayofweek",
+    "dayname",
+    "hour",
+    "minute",
+    "month",
+    "year",
+    "date",
+    "day",
+    "quarter",
+    "session_open",
+    "session_high",
+    "session_low",
+    "session_close",
+    "session_volume",
+]
+
+
+def test_every_seed_function_is_registered_and_described() -> None:
+    for name in SEED_FUNCTIONS:
+        spec = FUNCTIONS[name]
+        # One line for the model's reference: a sentence, short.
+        assert spec.summary.endswith("."), name
+        assert "\n" not in spec.summary and len(spec.summary) < 160, name
+
+
+def test_results_are_aligned_with_the_frame(ctx: EvalContext) -> None:
+    for name in ("rolling_mean(close, 3)", "ema(close, 3)", "streak(close > open)", "date()"):
+        result = evaluate(parse_expression(name), ctx)
+        assert result.index.equals(ctx.frame.index)
+    assert isinstance(evaluate(parse_expression("session_open('ETH')"), ctx), pd.Series)
+    assert evaluate(parse_expression("streak(close > open)"), ctx).dtype == np.int64

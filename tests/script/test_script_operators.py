@@ -1,0 +1,248 @@
+"""Operators and null handling, checked against plain Python over the same rows."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from script_frames import make_context
+
+from barb.errors import ArgumentError, TypeMismatch, UnknownColumn, UnknownFunction
+from barb.script.context import EvalContext
+from barb.script.evaluator import evaluate, evaluate_aggregate
+from barb.script.parser import parse_expression
+
+
+def run(text: str, ctx: EvalContext) -> pd.Series:
+    return evaluate(parse_expression(text), ctx)
+
+
+def values(frame: pd.DataFrame, column: str) -> list[float]:
+    return [float(v) for v in frame[column]]
+
+
+def nan_equal(actual: pd.Series, expected: list[float]) -> None:
+    assert len(actual) == len(expected)
+    for got, want in zip(actual.tolist(), expected, strict=True):
+        if isinstance(want, float) and math.isnan(want):
+            assert isinstance(got, float) and math.isnan(got)
+        else:
+            assert got == pytest.approx(want)
+
+
+@pytest.fixture
+def small() -> EvalContext:
+    frame = pd.DataFrame(
+        {
+            "a": [1.0, 2.0, np.nan, 4.0, 0.0],
+            "b": [2.0, 0.0, 1.0, np.nan, 0.0],
+            "i": np.array([3, 4, 5, 6, 7], dtype=np.int64),
+            "s": pd.Series(["x", "y", None, "x", "z"], dtype=object),
+            "t": pd.to_datetime(["2024-03-14", "2024-03-15", None, "2024-03-18", "2024-03-19"]),
+        }
+    )
+    return make_context(frame)
+
+
+def test_arithmetic_matches_python(ctx: EvalContext) -> None:
+    frame = ctx.frame
+    got = run("(high - low) * 2 + close / 4 - open % 3", ctx)
+    want = [
+        (h - lo) * 2 + c / 4 - math.fmod(o, 3) if not math.isnan(c) else float("nan")
+        for h, lo, c, o in zip(
+            values(frame, "high"),
+            values(frame, "low"),
+            values(frame, "close"),
+            values(frame, "open"),
+            strict=True,
+        )
+    ]
+    nan_equal(got, want)
+    assert got.index.equals(frame.index)
+
+
+def test_precedence_and_power(small: EvalContext) -> None:
+    assert run("2 + 3 * 4 ** 2", small).iloc[0] == 50
+    assert run("-2 ** 2", small).iloc[0] == -4
+    assert run("2 ** -1", small).iloc[0] == 0.5
+    assert run("-7 % 3", small).iloc[0] == 2  # sign of the divisor, as in Python
+
+
+def test_integers_stay_integers(small: EvalContext) -> None:
+    assert run("i * 60 + i - 1", small).dtype == np.int64
+    assert run("i % 2", small).dtype == np.int64
+    assert run("i / 2", small).dtype == np.float64
+    assert run("(a > 1) + 0", small).tolist() == [0, 1, 0, 1, 0]  # a condition counts 1/0
+
+
+def test_literals_broadcast(small: EvalContext) -> None:
+    assert run("1 + 1", small).tolist() == [2] * 5
+    assert run("'x'", small).tolist() == ["x"] * 5
+    assert run("true", small).dtype == np.bool_
+
+
+def test_division_by_zero_is_nan_and_warned(small: EvalContext) -> None:
+    nan_equal(run("a / b", small), [0.5, float("nan"), float("nan"), float("nan"), float("nan")])
+    # Rows 1 and 4 divide by zero (row 2's numerator is missing anyway).
+    assert small.warnings == [
+        "Division by zero in 'a / b' for 2 values; those results are empty (NaN)."
+    ]
+    run("a / b", small)
+    assert len(small.warnings) == 1  # the same warning once
+    nan_equal(run("i % b", small), [1.0, float("nan"), 0.0, float("nan"), float("nan")])
+    assert not np.isinf(run("1 / 0 + a", small)).any()
+
+
+def test_overflow_gives_nan_not_inf(small: EvalContext) -> None:
+    assert run("10 ** 400", small).isna().all()
+    assert run("i * 10 ** 300 * 10 ** 300", small).isna().all()
+    big = run("i * 3037000500 * 3037000500", small)  # beyond int64: float, not wrapped
+    assert big.dtype == np.float64 and (big > 0).all()
+
+
+def test_comparisons_with_nan_are_false(small: EvalContext) -> None:
+    assert run("a > 1", small).tolist() == [False, True, False, True, False]
+    assert run("a != 1", small).tolist() == [False, True, False, True, True]
+    assert run("a == a", small).tolist() == [True, True, False, True, True]
+    assert run("s != 'x'", small).tolist() == [False, True, False, False, True]
+    assert run("s < 'y'", small).tolist() == [True, False, False, True, False]
+    assert run("a not in (1, 4)", small).tolist() == [False, True, False, False, True]
+    assert run("s not in ('x')", small).tolist() == [False, True, False, False, True]
+    # not flips a false comparison, so a missing value passes "not (a > 1)".
+    assert run("not (a > 1)", small).tolist() == [True, False, True, False, True]
+
+
+def test_boolean_results_are_numpy_bool(small: EvalContext) -> None:
+    for text in ("a > 1", "s == 'x'", "a > 1 and b > 1", "not a > 1", "a in (1, 2)"):
+        assert run(text, small).dtype == np.bool_
+
+
+def test_logic(small: EvalContext) -> None:
+    assert run("a >= 1 and b >= 1", small).tolist() == [True, False, False, False, False]
+    assert run("a >= 4 or b >= 2", small).tolist() == [True, False, False, True, False]
+    assert run("a >= 4 || !(b >= 2) && true", small).tolist() == [False, True, True, True, True]
+
+
+def test_dates_compare_with_text(small: EvalContext) -> None:
+    assert run("t == '2024-03-15'", small).tolist() == [False, True, False, False, False]
+    assert run("t >= '2024-03-15'", small).tolist() == [False, True, False, True, True]
+    assert run("'2024-03-15' < t", small).tolist() == [False, False, False, True, True]
+    assert run("t != '2024-03-15'", small).tolist() == [True, False, False, True, True]
+    assert run("t in ('2024-03-14', '2024-03-19')", small).tolist() == [
+        True,
+        False,
+        False,
+        False,
+        True,
+    ]
+    assert run("t == prev(t)", small).tolist() == [False] * 5
+
+
+def test_weekday_names_compare_in_week_order(ctx: EvalContext) -> None:
+    frame = ctx.frame
+    names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    weekday = [names[d.weekday()] for d in frame["trading_date"]]
+    assert run("dayname() < 'Wed'", ctx).tolist() == [w in ("Mon", "Tue") for w in weekday]
+    assert run("'Wed' <= dayname()", ctx).tolist() == [w not in ("Mon", "Tue") for w in weekday]
+    assert run("dayname() != 'Mon'", ctx).tolist() == [w != "Mon" for w in weekday]
+    assert run("dayname() == 'Monday'", ctx).tolist() == [False] * len(frame)
+    assert run("dayname() in ('Mon', 'Fri')", ctx).tolist() == [
+        w in ("Mon", "Fri") for w in weekday
+    ]
+    later = [names.index(b) > names.index(a) for a, b in itertools.pairwise(weekday)]
+    # The first row has no previous day: the comparison is false.
+    assert run("dayname() > prev(dayname())", ctx).tolist() == [False, *later]
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("'Mon' + 1", "Operator '+' needs numbers on both sides, got text and a number"),
+        ("s * 2", "got text and a number"),
+        ("t + 1", "got a date and a number"),
+        ("-s", "Sign '-' needs a number, got text"),
+        ("a == 'x'", "Cannot compare a number with text"),
+        ("t == 5", "Cannot compare a date with a number"),
+        ("t == 'soon'", "'soon' is not a date"),
+        ("t == ''", "'' is not a date"),
+        ("a and b > 1", "'and' needs conditions (true/false), got a number and"),
+        ("not a", "'not' needs conditions (true/false), got a number"),
+        ("a in ('x')", "Cannot compare a number with text"),
+        ("s in (1, 2)", "Cannot compare text with a number"),
+        ("if(a > 1, 1, 'x')", "if() needs then and else of the same kind"),
+        ("rolling_mean(s, 2)", "rolling_mean() needs a number for col, got text"),
+        ("streak(a)", "streak() needs a condition (true/false) for cond, got a number"),
+    ],
+)
+def test_type_errors_name_operator_and_kinds(small: EvalContext, text: str, part: str) -> None:
+    small.step = "where"
+    with pytest.raises(TypeMismatch) as info:
+        run(text, small)
+    assert part in info.value.message
+    assert info.value.step == "where"
+
+
+def test_ordering_weekday_against_unknown_name(ctx: EvalContext) -> None:
+    with pytest.raises(TypeMismatch, match="'Monday' is not one of Mon, Tue"):
+        run("dayname() < 'Monday'", ctx)
+
+
+def test_runtime_name_errors(ctx: EvalContext) -> None:
+    with pytest.raises(UnknownColumn, match="does not exist"):
+        run("rnage + 1", ctx)
+    with pytest.raises(UnknownFunction):
+        run("foo(range)", ctx)
+    with pytest.raises(ArgumentError, match="aggregate"):
+        run("range > mean(range)", ctx)
+    with pytest.raises(ArgumentError, match="takes 2 arguments"):
+        run("rolling_mean(range)", ctx)
+
+
+def test_nullable_extension_columns() -> None:
+    frame = pd.DataFrame(
+        {
+            "n": pd.array([1, None, 3], dtype="Int64"),
+            "f": pd.array([True, None, False], dtype="boolean"),
+            "s": pd.array(["a", None, "c"], dtype="string"),
+        }
+    )
+    ctx = make_context(frame)
+    nan_equal(run("n * 2", ctx), [2.0, float("nan"), 6.0])
+    assert run("f and true", ctx).tolist() == [True, False, False]
+    assert run("s == 'a'", ctx).tolist() == [True, False, False]
+
+
+def test_aggregate_arithmetic_and_constants(ctx: EvalContext) -> None:
+    frame = ctx.frame
+    volume = frame["volume"].tolist()
+    assert evaluate_aggregate(parse_expression("sum(volume) / count()"), ctx) == pytest.approx(
+        sum(volume) / len(volume)
+    )
+    assert evaluate_aggregate(parse_expression("max(high) - min(low)"), ctx) == pytest.approx(
+        max(frame["high"]) - min(frame["low"])
+    )
+    assert evaluate_aggregate(parse_expression("1 + 2"), ctx) == 3
+    assert evaluate_aggregate(parse_expression("mean(range) > 0"), ctx) is True
+    value = evaluate_aggregate(parse_expression("count()"), ctx)
+    assert type(value) is int
+
+
+def test_aggregate_division_by_zero(ctx: EvalContext) -> None:
+    empty = make_context(ctx.frame.iloc[:0].reset_index(drop=True))
+    value = evaluate_aggregate(parse_expression("sum(volume) / count()"), empty)
+    assert math.isnan(value)
+    assert empty.warnings == [
+        "Division by zero in 'sum(volume) / count()' for 1 value; those results are empty (NaN)."
+    ]
+
+
+def test_select_row_values_need_an_aggregate(ctx: EvalContext) -> None:
+    with pytest.raises(TypeMismatch, match="outside an aggregate"):
+        evaluate_aggregate(parse_expression("range - mean(range)"), ctx)
+    with pytest.raises(TypeMismatch, match="one value per row"):
+        evaluate_aggregate(parse_expression("prev(close)"), ctx)
+    with pytest.raises(ArgumentError, match="cannot be nested"):
+        evaluate_aggregate(parse_expression("mean(sum(range))"), ctx)

@@ -1,0 +1,159 @@
+"""The validator: each kind of problem, all of them collected in one pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from barb.errors import ArgumentError, TypeMismatch, UnknownColumn, UnknownFunction
+from barb.script.functions import FUNCTIONS, FunctionSpec, Param
+from barb.script.parser import parse_expression, parse_select_item
+from barb.script.validator import validate
+
+COLUMNS = ["timestamp", "open", "high", "low", "close", "volume", "range", "trading_date", "gap"]
+
+
+def check(text: str, *, step: str = "where", allow_aggregates: bool = False, **kw):
+    return validate(
+        parse_expression(text), COLUMNS, step=step, allow_aggregates=allow_aggregates, **kw
+    )
+
+
+def test_valid_expressions_have_no_errors() -> None:
+    assert check("range > rolling_mean(range, 20) * 1.5 and dayname() in ('Mon', 'Fri')") == []
+    assert check("if(gap > 0, 'up', 'down')", step="map") == []
+    assert check("round(range, -1) + abs(gap) + log(close) + prev(close, 2)") == []
+    assert check("sum(volume) / count()", step="select", allow_aggregates=True) == []
+    assert check("round(percentile(range, 90), 1)", step="select", allow_aggregates=True) == []
+    assert check("mean(prev(close))", step="select", allow_aggregates=True) == []
+
+
+def test_unknown_column_names_what_exists_and_suggests() -> None:
+    [error] = check("rnage > 5")
+    assert isinstance(error, UnknownColumn)
+    assert error.step == "where"
+    assert error.message == (
+        "Column 'rnage' does not exist. Available: timestamp, open, high, low, close, volume, "
+        "range, trading_date, gap."
+    )
+    assert error.hint == "did you mean 'range'?"
+    [error] = check("Close > 5")
+    assert error.hint == "did you mean 'close'?"
+    [error] = check("dayname == 'Mon'")
+    assert "dayname()" in error.hint
+    [error] = check("zzz > 1")
+    assert "map" in error.hint
+
+
+def test_unknown_function_names_similar_ones() -> None:
+    [error] = check("rolling_avg(range, 3) > 1")
+    assert isinstance(error, UnknownFunction)
+    assert "rolling_mean()" in error.message
+    assert error.hint.startswith("did you mean rolling_")
+    [error] = check("range(5) > 1")
+    assert "range is a column" in error.hint
+
+
+def test_argument_count_names_the_signature() -> None:
+    [error] = check("rolling_mean(range) > 1")
+    assert isinstance(error, ArgumentError)
+    assert error.message == "rolling_mean() takes 2 arguments, got 1: rolling_mean(col, n)."
+    [error] = check("abs(range, 2) > 1")
+    assert "abs() takes 1 argument, got 2" in error.message
+    [error] = check("round(range, 1, 2) > 1")
+    assert "1 to 2 arguments" in error.message
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("rolling_mean(range, 0) > 1", "n must be a whole number ≥ 1, got 0"),
+        ("rolling_mean(range, 2.5) > 1", "n must be a whole number ≥ 1, got 2.5"),
+        ("round(range, close) > 1", "n must be a whole number from -10 to 10, got close"),
+        ("session_open(RTH) > 1", "session must be a text in quotes"),
+        ("prev(close, -1) > 1", "got -1"),
+    ],
+)
+def test_literal_parameters(text: str, part: str) -> None:
+    errors = check(text)
+    assert len(errors) == 1  # the bad literal is not also reported as a column
+    assert isinstance(errors[0], ArgumentError)
+    assert part in errors[0].message
+
+
+def test_percentile_bounds() -> None:
+    [error] = check("percentile(range, 101)", step="select", allow_aggregates=True)
+    assert "p must be a number from 0 to 100, got 101" in error.message
+
+
+def test_aggregate_outside_select() -> None:
+    [error] = check("range > mean(range)", step="where")
+    assert isinstance(error, ArgumentError)
+    assert "cannot be used in where" in error.message
+    assert "select" in error.hint
+    [error] = check("sum(volume)", step="map")
+    assert "map" in error.message
+
+
+def test_nested_aggregates() -> None:
+    [error] = check("mean(sum(range))", step="select", allow_aggregates=True)
+    assert "cannot be nested" in error.message
+
+
+def test_row_values_outside_aggregates_in_select() -> None:
+    [error] = check("range - mean(range)", step="select", allow_aggregates=True)
+    assert isinstance(error, TypeMismatch)
+    assert "mean(range)" in error.hint
+    [error] = check("prev(mean(range))", step="select", allow_aggregates=True)
+    assert "row-wise function" in error.message
+    # Group keys may appear; with group_by every other row value must be aggregated.
+    assert check("gap", step="select", allow_aggregates=True, group_by=["gap"]) == []
+    [error] = check("close", step="select", allow_aggregates=True, group_by=["gap"])
+    assert "outside an aggregate" in error.message
+    # Without group_by and without aggregates, a row-wise select is the caller's decision.
+    assert check("close * 2", step="select", allow_aggregates=True) == []
+
+
+def test_all_errors_are_collected_in_one_pass() -> None:
+    errors = check("rnage > mean(gapp) and foo(close) or rolling_mean(range, 0) > Range")
+    kinds = [type(e).__name__ for e in errors]
+    assert kinds == [
+        "UnknownColumn",
+        "ArgumentError",
+        "UnknownColumn",
+        "UnknownFunction",
+        "ArgumentError",
+        "UnknownColumn",
+    ]
+    assert all(e.step == "where" for e in errors)
+
+
+def test_same_problem_is_reported_once() -> None:
+    assert len(check("rnage > 1 and rnage < 5")) == 1
+
+
+def test_default_column_and_numeric_first_argument(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec_name = "test_smoothed"
+    spec = FunctionSpec(
+        name=spec_name,
+        category="indicator",
+        params=(Param("col", default_column="close"), Param("n", "int", default=14, min=2)),
+        summary="test indicator",
+        impl=lambda ctx, col, n: col,
+    )
+    monkeypatch.setitem(FUNCTIONS, spec_name, spec)  # not left in the shared registry
+    assert check(f"{spec_name}() > 1") == []
+    assert check(f"{spec_name}(10) > 1") == []  # the number is n; col defaults to close
+    assert check(f"{spec_name}(high, 10) > 1") == []
+    [error] = check(f"{spec_name}(1) > 1")
+    assert "n must be a whole number ≥ 2" in error.message
+    [error] = validate(
+        parse_expression(f"{spec_name}() > 1"), ["high"], step="map", allow_aggregates=False
+    )
+    assert "Column 'close' does not exist" in error.message
+
+
+def test_select_item_with_alias_validates_its_expression() -> None:
+    expr, alias = parse_select_item("mean(rnage) as avg")
+    assert alias == "avg"
+    [error] = validate(expr, COLUMNS, step="select", allow_aggregates=True)
+    assert error.hint == "did you mean 'range'?"
