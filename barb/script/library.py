@@ -4,7 +4,7 @@ Importing this module fills the registry in ``functions.py``; the validator, the
 and the reference texts import it, so none of them can see a partial table.
 """
 
-import barb.indicator_functions  # noqa: F401
+import barb.indicator_functions
 import barb.script.builtins  # noqa: F401
 from barb.patterns import register_patterns
 

@@ -32,8 +32,7 @@ def make_minutes(seed: int = 7) -> pd.DataFrame:
     for day in pd.bdate_range(FIRST, LAST):
         if day.date() == HOLIDAY:
             continue
-        prev = day - pd.Timedelta(days=3 if day.weekday() == 0 else 1)
-        start = prev + pd.Timedelta(hours=18)
+        start = day - pd.Timedelta(hours=6)  # 18:00 the evening before (Sunday for Monday)
         stamps.append(
             pd.date_range(start, day + pd.Timedelta(hours=17), freq="1min", inclusive="left")
         )
@@ -94,12 +93,8 @@ def db(minutes: pd.DataFrame) -> Iterator[duckdb.DuckDBPyConnection]:
         CREATE TABLE bars AS
         SELECT *,
                hour(timestamp) * 60 + minute(timestamp) AS mod,
-               CAST(CASE
-                   WHEN hour(timestamp) >= 18 AND dayofweek(timestamp) = 5
-                       THEN CAST(timestamp AS DATE) + 3   -- Friday evening -> Monday
-                   WHEN hour(timestamp) >= 18 THEN CAST(timestamp AS DATE) + 1
-                   ELSE CAST(timestamp AS DATE)
-               END AS DATE) AS tdate
+               CAST(CASE WHEN hour(timestamp) >= 18 THEN CAST(timestamp AS DATE) + 1
+                         ELSE CAST(timestamp AS DATE) END AS DATE) AS tdate
         FROM raw
         """
     )

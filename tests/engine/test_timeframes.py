@@ -75,7 +75,7 @@ def test_holiday_has_no_bar(engine_settings) -> None:
 
 
 @pytest.mark.parametrize(
-    ("session", "timeframe", "minutes"),
+    ("session", "timeframe", "step"),
     [
         ("RTH", "5m", 5),
         ("RTH", "15m", 15),
@@ -88,7 +88,7 @@ def test_holiday_has_no_bar(engine_settings) -> None:
         ("EUROPEAN", "30m", 30),
     ],
 )
-def test_intraday_buckets_align_to_session_open(session, timeframe, minutes, engine_settings, db):
+def test_intraday_buckets_align_to_session_open(session, timeframe, step, engine_settings, db):
     actual = barb_table(
         {"session": session, "from": timeframe, "period": "2024-02-05:2024-02-16"}, engine_settings
     )
@@ -96,7 +96,7 @@ def test_intraday_buckets_align_to_session_open(session, timeframe, minutes, eng
     expected = db.execute(
         f"""
         WITH b AS (
-            SELECT *, timestamp - to_minutes(CAST(((mod - {start} + 1440) % 1440) % {minutes}
+            SELECT *, timestamp - to_minutes(CAST(((mod - {start} + 1440) % 1440) % {step}
                                                   AS BIGINT)) AS bucket
             FROM bars
             WHERE {WINDOWS[session]} AND tdate BETWEEN DATE '2024-02-05' AND DATE '2024-02-16'
