@@ -58,6 +58,6 @@ def register_patterns() -> None:
     for pattern in pattern_catalog().values():
         register(
             pattern.name,
-            category="pattern",
+            category="candle",
             summary=f"{pattern.title}: {pattern.expression}",
         )(_impl(pattern))

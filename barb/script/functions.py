@@ -27,6 +27,7 @@ Category = Literal[
     "window",
     "cumulative",
     "pattern",
+    "candle",
     "aggregate",
     "time",
     "session",

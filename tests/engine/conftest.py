@@ -15,8 +15,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from barb.data.store import DataMeta, data_path, write_bars
 
+from barb.data.store import DataMeta, data_path, write_bars
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
 

@@ -1,0 +1,158 @@
+"""Reference texts for the model, generated from the single definitions in code.
+
+The function list comes from the registry, the patterns from ``patterns.yaml``, the events
+from the event catalog, the sessions from the instrument YAML and the examples from
+``prompts/query_examples.yaml`` (each of which the test suite executes). Nothing here is a
+second hand-written list that could drift.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel
+
+import barb.script.library  # noqa: F401  (fills the registry)
+from barb.errors import UnknownEvent
+from barb.events import describe_event, event_catalog, events_reference
+from barb.instruments import Instrument
+from barb.patterns import pattern_catalog
+from barb.script.context import INTRADAY_MINUTES, PERIOD_TIMEFRAMES
+from barb.script.functions import FUNCTIONS, FunctionSpec
+from barb.script.periods import PERIOD_FORMS
+from barb.settings import PROJECT_ROOT
+
+EXAMPLES_FILE = PROJECT_ROOT / "prompts" / "query_examples.yaml"
+
+_CATEGORY_TITLES = {
+    "scalar": "Scalar",
+    "lag": "Lag",
+    "window": "Window (n rows, this one included)",
+    "cumulative": "Cumulative",
+    "pattern": "Sequence",
+    "aggregate": "Aggregate (select only)",
+    "time": "Time",
+    "session": "Session (s = session name in quotes)",
+}
+
+
+class Example(BaseModel):
+    question: str
+    query: dict[str, Any]
+
+
+@cache
+def query_examples(path: Path = EXAMPLES_FILE) -> tuple[Example, ...]:
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return tuple(Example.model_validate(item) for item in raw)
+
+
+def _specs(category: str) -> list[FunctionSpec]:
+    seen: dict[str, FunctionSpec] = {}
+    for spec in FUNCTIONS.values():
+        if spec.category == category:
+            seen.setdefault(spec.name, spec)
+    return list(seen.values())
+
+
+def _function_lines() -> list[str]:
+    lines = []
+    for category, title in _CATEGORY_TITLES.items():
+        lines.append(f"{title}:")
+        for spec in _specs(category):
+            lines.append(f"  {spec.signature()} — {spec.summary}")
+    return lines
+
+
+def query_reference(instrument: Instrument | None = None) -> str:
+    """Everything needed to write a query: format, functions, patterns, examples."""
+    sessions = ", ".join(instrument.sessions) if instrument else "see the instrument block"
+    lines = [
+        "QUERY FORMAT — a JSON object, every field optional. Steps always run in this order:",
+        "session → period → from → join → map → where → group_by → select → sort → limit.",
+        f"- session: {sessions}. Required for daily and longer bars (else the default is used).",
+        f"- from: {', '.join(INTRADAY_MINUTES)} (aligned to the session open), "
+        f"{', '.join(PERIOD_TIMEFRAMES)}.",
+        "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date.",
+        '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
+        "column named after the event (null where the calendar is unknown) and, on intraday "
+        "bars, <event>_minutes from the release to the bar open. See get_events.",
+        '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones.',
+        "- where: a condition keeping rows.",
+        '- group_by: a column or expression, or a list ("year()", ["year()", "weekday"]).',
+        '- select: aggregates ("mean(range)", ["count()", "percentile(range, 90) as p90"]) giving '
+        "a number, several numbers or one row per group; or plain columns for a table. Names: "
+        "mean(range) → mean_range, count() → count.",
+        '- sort: "column desc" (a select name after group_by). limit: number of rows.',
+        "Columns: timestamp (bar open; the date for daily+), open, high, low, close, volume, "
+        "range (= high - low), plus map/join columns.",
+        "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
+        "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error.",
+        "",
+        "FUNCTIONS:",
+        *_function_lines(),
+        "Indicators (rsi, macd, atr, vwap, …) also work in map: see get_indicators.",
+        'Named patterns (daily bars, use in where: "inside_day()"; details via get_concept):',
+        "  " + ", ".join(f"{name}()" for name in pattern_catalog()),
+        "",
+        "RESULT: you get a short summary (value, or rows count with stats/first/last, or groups "
+        "with min/max), never the raw rows; the person sees the full table, chart and CSV.",
+        "",
+        "EXAMPLES:",
+    ]
+    for example in query_examples():
+        lines.append(f"Q: {example.question}")
+        lines.append(f"   {json.dumps(example.query, ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
+def indicators_reference() -> str:
+    """The indicators, each with its signature, defaults and how to read it."""
+    lines = ["INDICATORS (use in map; each line of a multi-line indicator is its own function):"]
+    for spec in _specs("indicator"):
+        lines.append(f"- {spec.signature()} — {spec.summary}")
+    lines += [
+        "Warm-up rows are empty (NaN), never 0. Wilder smoothing for rsi/atr/adx, seeded as "
+        "TA-Lib does. rsi(14) means rsi(close, 14).",
+        'Example: {"session": "RTH", "from": "daily", "map": {"rsi14": "rsi(close, 14)"}, '
+        '"where": "rsi14 < 30", "select": "count()"}',
+    ]
+    return "\n".join(lines)
+
+
+def concept_names() -> list[str]:
+    names = list(pattern_catalog()) + list(event_catalog())
+    for spec in event_catalog().values():
+        names += list(spec.aliases)
+    return names
+
+
+def describe_concept(name: str) -> str:
+    """A pattern's or an event's definition, in words and in Barb Script."""
+    key = name.strip().lower().replace(" ", "_").replace("-", "_").removesuffix("()")
+    patterns = pattern_catalog()
+    if key in patterns:
+        return patterns[key].describe()
+    for candidate in (key, name):
+        try:
+            return describe_event(candidate)
+        except UnknownEvent:
+            continue
+    close = difflib.get_close_matches(key, concept_names(), n=3, cutoff=0.5)
+    known = ", ".join(list(patterns) + list(event_catalog()))
+    suggestion = f" Did you mean {', '.join(close)}?" if close else ""
+    return f"No concept called '{name}'.{suggestion} Known: {known}."
+
+
+__all__ = [
+    "describe_concept",
+    "events_reference",
+    "indicators_reference",
+    "query_examples",
+    "query_reference",
+]
