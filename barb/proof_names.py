@@ -1,0 +1,191 @@
+"""Words for a result's proof: file names, chart titles, and the unit of a column.
+
+The chart and the CSV sent to a person carry the same name, built from what was asked:
+instrument, session, timeframe, what was computed and the period the data actually covers,
+e.g. ``NQ_RTH_daily_mean_range_by_weekday_2008-01-02_2026-01-07.png``. Everything here reads
+only ``Result.query`` and ``Result.metadata``, so it works for any result shape.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from barb.result import Metadata, Result
+
+# Room left for "what was computed" in a file name; the whole name stays under ~100 chars.
+MAX_WHAT_CHARS = 44
+MAX_SUBTITLE_CHARS = 110
+
+_OPERATOR_WORDS = (
+    (">=", " ge "),
+    ("<=", " le "),
+    ("!=", " ne "),
+    ("==", " eq "),
+    (">", " gt "),
+    ("<", " lt "),
+    ("=", " eq "),
+)
+_UNSAFE = re.compile(r"[^A-Za-z0-9]+")
+# A minus sign or a decimal point inside a number survives slugging: "-3.4" stays "-3.4".
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_)])-?\d+(?:\.\d+)?")
+_PRICE_COLUMNS = frozenset({"open", "high", "low", "close", "price"})
+_POINT_WORDS = ("range", "gap", "atr", "move", "body", "wick", "change", "chg", "diff", "dist")
+_VOLUME_WORDS = ("volume", "vol")
+
+
+def as_list(value: Any) -> list[str]:
+    """``select`` and ``group_by`` come as one string or a list in the canonical query."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def slug(text: str) -> str:
+    """Lower-case words joined by underscores; operators become words (``>`` → ``gt``)."""
+    for op, word in _OPERATOR_WORDS:
+        text = text.replace(op, word)
+    pieces = []
+    position = 0
+    for match in _NUMBER.finditer(text):
+        pieces += [_UNSAFE.sub("_", text[position : match.start()]), "_", match.group(), "_"]
+        position = match.end()
+    pieces.append(_UNSAFE.sub("_", text[position:]))
+    return re.sub(r"_+", "_", "".join(pieces)).strip("_").lower()
+
+
+def _cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit].rstrip("_")
+
+
+def _what(query: dict[str, Any]) -> str:
+    """What was computed, as a short slug: ``mean_range_by_weekday``, ``top5_by_chg``."""
+    select = [
+        re.split(r"\s+as\s+", s, flags=re.IGNORECASE)[-1] for s in as_list(query.get("select"))
+    ]
+    parts = [slug(s) for s in select]
+    group_by = as_list(query.get("group_by"))
+    if group_by:
+        parts.append("by_" + "_".join(slug(g) for g in group_by))
+    sort, limit = query.get("sort"), query.get("limit")
+    if not select and not group_by:
+        if sort and limit:
+            parts.append(f"top{limit}_by_{slug(str(sort).split()[0])}")
+        else:  # the rows themselves, named after the columns the query added
+            parts.append("_".join(slug(name) for name in query.get("map") or {}) or "bars")
+    if query.get("where"):
+        parts.append("where_" + slug(str(query["where"])))
+    return _cap("_".join(p for p in parts if p), MAX_WHAT_CHARS)
+
+
+def _period_slug(metadata: Metadata) -> str:
+    if metadata.period_start is None or metadata.period_end is None:
+        return slug(metadata.period_requested) or "no_bars"
+    return f"{metadata.period_start.isoformat()}_{metadata.period_end.isoformat()}"
+
+
+def proof_basename(result: Result) -> str:
+    """A file name stem with safe characters only (letters, digits, ``_``, ``-``)."""
+    if result.metadata is None:
+        return "barb_" + (_what(result.query) or "result")
+    m = result.metadata
+    head = "_".join(_UNSAFE.sub("", part) for part in (m.instrument, m.session, m.timeframe))
+    return f"{head}_{_what(result.query)}_{_period_slug(m)}"
+
+
+def chart_filename(result: Result) -> str:
+    return proof_basename(result) + ".png"
+
+
+def csv_filename(result: Result) -> str:
+    return proof_basename(result) + ".csv"
+
+
+def period_text(metadata: Metadata) -> str:
+    if metadata.period_start is None or metadata.period_end is None:
+        return "no bars"
+    if metadata.period_start == metadata.period_end:
+        return metadata.period_start.isoformat()
+    return f"{metadata.period_start.isoformat()} — {metadata.period_end.isoformat()}"
+
+
+def chart_title(metadata: Metadata) -> str:
+    """``NQ · RTH · daily · 2008-01-02 — 2026-01-07``: the data the chart is drawn from."""
+    return " · ".join(
+        (metadata.instrument, metadata.session, metadata.timeframe, period_text(metadata))
+    )
+
+
+def chart_subtitle(query: dict[str, Any]) -> str:
+    """What was computed, in the query's own words, shortened to fit one line."""
+    parts: list[str] = []
+    select = as_list(query.get("select"))
+    group_by = as_list(query.get("group_by"))
+    if select:
+        parts.append(", ".join(select))
+    elif group_by:
+        parts.append("count()")
+    if group_by:
+        parts.append("by " + ", ".join(group_by))
+    if query.get("where"):
+        parts.append(f"where {query['where']}")
+    events = [j["source"] if isinstance(j, dict) else str(j) for j in query.get("join") or []]
+    if events:
+        parts.append("with " + ", ".join(events) + " days")
+    for name, expr in (query.get("map") or {}).items():
+        if name not in group_by:  # "weekday = dayname()" only repeats the group key
+            parts.append(f"{name} = {expr}")
+    if query.get("sort"):
+        parts.append(f"sorted {query['sort']}")
+    if query.get("limit"):
+        parts.append(f"first {query['limit']}")
+    text = " · ".join(parts) or "all bars"
+    if len(text) > MAX_SUBTITLE_CHARS:
+        text = text[: MAX_SUBTITLE_CHARS - 1].rstrip(" ·,") + "…"
+    return text
+
+
+_AGGREGATE_PREFIX = re.compile(
+    r"^(?:mean|avg|median|min|max|sum|std|stdev|var|first|last|percentile|quantile)_(\w+?)(?:_\d+)?$"
+)
+_TIMES_100 = re.compile(r"\*\s*100\b|\b100\s*\*")
+
+
+def _name_unit(name: str, timeframe: str) -> str | None:
+    if name.endswith("pct") or "percent" in name:
+        return "%"
+    if name == "count" or name.startswith("count_"):
+        return "days" if timeframe == "daily" else "bars"
+    if any(word in name for word in _VOLUME_WORDS):
+        return "contracts"
+    if name in _PRICE_COLUMNS or any(name.endswith("_" + p) for p in _PRICE_COLUMNS):
+        return "price"
+    if any(word in name for word in _POINT_WORDS):
+        return "points"
+    return None
+
+
+def column_unit(
+    column: str, timeframe: str = "daily", query: dict[str, Any] | None = None
+) -> str | None:
+    """The unit an axis shows for a column, guessed from its name and its map expression.
+
+    Ticks and point values are not in a Result, so price differences are "points"; a mapped
+    column whose expression multiplies by 100 is a percentage whatever its name.
+    """
+    name = column.lower()
+    maps = {k.lower(): str(v) for k, v in ((query or {}).get("map") or {}).items()}
+    inner = _AGGREGATE_PREFIX.match(name)
+    base = inner.group(1) if inner and name not in maps else name
+    if _TIMES_100.search(maps.get(base, "")):
+        return "%"
+    return _name_unit(name, timeframe) or _name_unit(base, timeframe)
+
+
+def axis_label(column: str, timeframe: str = "daily", query: dict[str, Any] | None = None) -> str:
+    unit = column_unit(column, timeframe, query)
+    return f"{column} ({unit})" if unit else column

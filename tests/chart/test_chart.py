@@ -1,0 +1,159 @@
+"""render_chart: one readable 1280×720 PNG per result shape, None when there is nothing to draw."""
+
+from __future__ import annotations
+
+import io
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import chart_factories as make
+import numpy as np
+import pandas as pd
+import pytest
+from PIL import Image
+
+from barb.chart import LINE_POINTS, _calendar_order, _decimate, _group_labels, render_chart
+from barb.result import Result, Summary
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+REQUIRED_SHAPES = [
+    "grouped_weekdays",
+    "grouped_years",
+    "grouped_two_keys",
+    "table_indicator",
+    "table_top5",
+    "table_intraday",
+    "scalar_count",
+    "scalar_mean",
+    "dict",
+]
+
+
+def image(png: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(png))
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Result]:
+    return {name: build() for name, build in make.ALL_SHAPES.items()}
+
+
+@pytest.mark.parametrize("shape", sorted(make.ALL_SHAPES))
+def test_every_shape_renders_a_1280x720_png(results: dict[str, Result], shape: str) -> None:
+    png = render_chart(results[shape])
+    assert png is not None
+    assert png.startswith(PNG_SIGNATURE)
+    assert image(png).size == (1280, 720)
+
+
+def test_the_required_shapes_are_all_covered() -> None:
+    assert set(REQUIRED_SHAPES) <= set(make.ALL_SHAPES)
+
+
+@pytest.mark.parametrize("shape", REQUIRED_SHAPES)
+def test_synthetic_data_is_marked(results: dict[str, Result], shape: str) -> None:
+    synthetic = render_chart(make.with_source(results[shape], "synthetic"))
+    imported = render_chart(make.with_source(results[shape], "imported"))
+    assert synthetic is not None and imported is not None
+    # The badge sits in the top-right corner, where an imported chart is blank.
+    corner = (1000, 0, 1280, 70)
+    marked = np.asarray(image(synthetic).convert("RGB").crop(corner), dtype=int)
+    plain = np.asarray(image(imported).convert("RGB").crop(corner), dtype=int)
+    assert (plain == 255).all()
+    assert np.abs(marked - plain).sum(axis=2).astype(bool).mean() > 0.1
+
+
+def test_width_scales_the_whole_picture(results: dict[str, Result]) -> None:
+    png = render_chart(results["grouped_weekdays"], width_px=640)
+    assert png is not None
+    assert image(png).size == (640, 360)
+
+
+def test_the_same_result_gives_the_same_bytes(results: dict[str, Result]) -> None:
+    assert render_chart(results["scalar_mean"]) == render_chart(results["scalar_mean"])
+
+
+def test_an_error_result_has_no_chart() -> None:
+    assert render_chart(make.error_result()) is None
+
+
+def test_an_empty_table_has_no_chart() -> None:
+    assert render_chart(make.empty_table()) is None
+
+
+def test_a_number_without_rows_has_no_chart() -> None:
+    result = make.scalar_count()
+    assert result.source_rows is not None
+    empty = Result(
+        query=result.query,
+        summary=Summary(type="scalar", value=0, columns=["count"]),
+        source_rows=result.source_rows.iloc[0:0],
+        metadata=result.metadata,
+    )
+    assert render_chart(empty) is None
+
+
+def test_grouped_without_a_value_column_has_no_chart() -> None:
+    result = make.grouped_weekdays()
+    assert result.table is not None and result.summary is not None
+    keys_only = result.table[["weekday"]]
+    summary = result.summary.model_copy(update={"columns": ["weekday"]})
+    bare = Result(query=result.query, summary=summary, table=keys_only, metadata=result.metadata)
+    assert render_chart(bare) is None
+
+
+def test_weekdays_are_drawn_in_calendar_order() -> None:
+    table = pd.DataFrame({"weekday": ["Fri", "Mon", "Thu", "Tue", "Wed"], "n": [5, 1, 4, 2, 3]})
+    ordered = _calendar_order(table, ["weekday"])
+    assert ordered["weekday"].tolist() == ["Mon", "Tue", "Wed", "Thu", "Fri"]
+    assert ordered["n"].tolist() == [1, 2, 3, 4, 5]
+
+
+def test_several_keys_join_into_one_label() -> None:
+    table = pd.DataFrame({"year": [2024, 2024], "weekday": ["Mon", "Tue"], "month": [1, 12]})
+    assert _group_labels(table, ["year", "weekday"]) == ["2024 · Mon", "2024 · Tue"]
+    assert _group_labels(table, ["month"]) == ["Jan", "Dec"]
+
+
+def test_long_lines_are_decimated_keeping_the_extremes() -> None:
+    rng = np.random.default_rng(3)
+    y = np.cumsum(rng.normal(size=50_000))
+    x = np.arange(y.size, dtype="float64")
+    dx, dy = _decimate(x, y)
+    assert len(dx) <= LINE_POINTS
+    assert dy.max() == y.max() and dy.min() == y.min()
+    assert np.all(np.diff(dx) > 0)
+
+
+def test_short_lines_are_left_alone() -> None:
+    x = np.arange(10, dtype="float64")
+    dx, dy = _decimate(x, x * 2)
+    assert dx is x and len(dy) == 10
+
+
+def test_charts_render_in_parallel_threads(results: dict[str, Result]) -> None:
+    shapes = ["grouped_years", "table_candles", "dict", "scalar_count"]
+    serial = [render_chart(results[s]) for s in shapes]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(lambda s: render_chart(results[s]), shapes * 2))
+    assert parallel == serial * 2
+
+
+def test_rendering_does_not_touch_pyplot() -> None:
+    code = "import sys, barb.chart; assert 'matplotlib.pyplot' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("shape", ["table_indicator", "table_intraday"])
+def test_large_tables_render_fast(results: dict[str, Result], shape: str) -> None:
+    """The target is under 300 ms; the bound here only catches a pathology (50k markers)."""
+    render_chart(results[shape])
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        render_chart(results[shape])
+        times.append(time.perf_counter() - started)
+    assert statistics.median(times) < 1.5

@@ -1,0 +1,97 @@
+"""File names, titles and units for a result's chart and CSV."""
+
+from __future__ import annotations
+
+import re
+
+import chart_factories as make
+import pytest
+
+from barb.proof_names import (
+    axis_label,
+    chart_filename,
+    chart_subtitle,
+    chart_title,
+    column_unit,
+    csv_filename,
+    proof_basename,
+    slug,
+)
+
+SAFE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+@pytest.mark.parametrize("shape", sorted(make.ALL_SHAPES))
+def test_names_are_safe_and_say_what_and_when(shape: str) -> None:
+    result = make.ALL_SHAPES[shape]()
+    meta = result.metadata
+    assert meta is not None
+    for name in (chart_filename(result), csv_filename(result)):
+        assert SAFE.match(name), name
+        assert len(name) <= 100
+        assert name.startswith(f"NQ_{meta.session}_{meta.timeframe}_")
+        assert f"{meta.period_start}_{meta.period_end}" in name
+    assert chart_filename(result).endswith(".png")
+    assert csv_filename(result) == proof_basename(result) + ".csv"
+
+
+def test_the_name_says_what_was_computed() -> None:
+    assert (
+        chart_filename(make.grouped_weekdays())
+        == "NQ_RTH_daily_mean_range_by_weekday_2008-01-02_2026-01-07.png"
+    )
+    assert "_top5_by_chg_" in chart_filename(make.table_top5())
+    assert "_count_where_gap_gt_60_" in chart_filename(make.scalar_count())
+    assert "_rsi_" in chart_filename(make.table_with_indicator())
+
+
+def test_a_long_query_still_gives_a_short_name() -> None:
+    result = make.scalar_count()
+    result.query = {**result.query, "where": " and ".join(f"gap > {i}" for i in range(40))}
+    name = chart_filename(result)
+    assert len(name) <= 100 and SAFE.match(name)
+    assert name.endswith("_2008-01-02_2026-01-07.png")
+
+
+def test_an_error_result_still_has_a_name() -> None:
+    assert SAFE.match(chart_filename(make.error_result()))
+
+
+def test_slug_keeps_signed_numbers_and_names_operators() -> None:
+    assert slug("change_pct < -3.4") == "change_pct_lt_-3.4"
+    assert slug("open - prev(close) >= 50") == "open_prev_close_ge_50"
+    assert slug("percentile(range, 90)") == "percentile_range_90"
+
+
+def test_title_and_subtitle() -> None:
+    result = make.grouped_weekdays()
+    assert result.metadata is not None
+    assert chart_title(result.metadata) == "NQ · RTH · daily · 2008-01-02 — 2026-01-07"
+    # The map that only names the group key is not repeated.
+    assert chart_subtitle(result.query) == "mean(range) · by weekday"
+    long = chart_subtitle({"where": "x > 1 and " * 40})
+    assert len(long) <= 110 and long.endswith("…")
+
+
+@pytest.mark.parametrize(
+    ("column", "unit"),
+    [
+        ("mean_range", "points"),
+        ("gap", "points"),
+        ("change_pct", "%"),
+        ("volume", "contracts"),
+        ("mean_volume", "contracts"),
+        ("close", "price"),
+        ("count", "days"),
+        ("rsi", None),
+    ],
+)
+def test_units_from_column_names(column: str, unit: str | None) -> None:
+    assert column_unit(column) == unit
+
+
+def test_units_from_the_map_expression() -> None:
+    query = {"map": {"chg": "(close - prev(close)) / prev(close) * 100"}}
+    assert column_unit("chg", query=query) == "%"
+    assert column_unit("mean_chg", query=query) == "%"
+    assert axis_label("count", "5m") == "count (bars)"
