@@ -18,6 +18,7 @@ class EngineSettings(BaseSettings):
     data_dir: Path = Field(default=PROJECT_ROOT / "data", description="Parquet files of 1m bars")
     instruments_dir: Path = Field(default=PROJECT_ROOT / "instruments")
     max_table_rows: int = Field(
-        default=50_000, description="Rows kept in `table`/`source_rows`; more are cut, with a warning"
+        default=50_000,
+        description="Rows kept in `table`/`source_rows`; more are cut, with a warning",
     )
     max_limit: int = Field(default=100_000, description="Largest `limit` a query may ask for")

@@ -1,0 +1,119 @@
+"""What the OpenAI and Anthropic adapters share: settings, the offline check, cost, logging.
+
+Retries and timeouts are the SDKs' own (``max_retries``, ``timeout``): they already back off
+exponentially on 408/409/429/5xx and on connection errors, and honour ``retry-after``.
+An adapter maps what is left after them to ``bot.llm.errors``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from types import TracebackType
+from typing import Self
+
+from pydantic import SecretStr
+
+from bot.llm.http_errors import Endpoint
+from bot.llm.messages import ModelResponse
+from bot.llm.offline import check_request_allowed
+from bot.llm.pricing import PriceTable
+
+log = logging.getLogger(__name__)
+
+
+class SDKProvider:
+    """Base of the real adapters. Subclasses set ``name``, ``key_env`` and ``base_url_env``."""
+
+    name: str
+    key_env: str
+    base_url_env: str
+
+    def __init__(
+        self,
+        *,
+        model: str | None,
+        api_key: SecretStr | None,
+        base_url: str,
+        timeout_s: float,
+        max_retries: int,
+        prices: PriceTable | None,
+    ) -> None:
+        self._model = model
+        self._api_key = api_key
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.prices = prices if prices is not None else PriceTable.default()
+
+    @property
+    def model(self) -> str:
+        return self._model or "auto"
+
+    @property
+    def endpoint(self) -> Endpoint:
+        return Endpoint(
+            provider=self.name,
+            base_url=self.base_url,
+            model=self.model,
+            key_env=self.key_env,
+            base_url_env=self.base_url_env,
+            secret=self._api_key.get_secret_value() if self._api_key else None,
+        )
+
+    @property
+    def _where(self) -> str:
+        return f"{self.name} at {self.base_url}"
+
+    def _check_allowed(self) -> None:
+        check_request_allowed(self.base_url, provider=self.name)
+
+    def _finish(self, response: ModelResponse, started: float) -> ModelResponse:
+        """Price the response and log the call (never the key, never the content)."""
+        cost = self.prices.cost(response.model, response.usage)
+        response = response.model_copy(update={"cost_usd": cost})
+        usage = response.usage
+        log.debug(
+            "%s %s: %d in (+%d cached, +%d cache write), %d out, stop=%s, cost=%s, %.2f s",
+            self.name,
+            response.model,
+            usage.input_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            usage.output_tokens,
+            response.stop_reason,
+            "unknown" if cost is None else f"${cost:.6f}",
+            time.monotonic() - started,
+        )
+        return response
+
+    def _timeout_message(self) -> str:
+        return (
+            f"{self._where} did not answer within {self.timeout_s:g} s "
+            f"({self.max_retries} retries): raise BARB_LLM_TIMEOUT_S, or check the server."
+        )
+
+    def _unreachable_message(self, cause: BaseException | None) -> str:
+        why = f" ({type(cause).__name__})" if cause is not None else ""
+        return (
+            f"Cannot reach {self._where}{why} after {self.max_retries} retries: "
+            f"is the server up, and is {self.base_url_env} right?"
+        )
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        # Deliberately no key, not even masked.
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"

@@ -1,0 +1,194 @@
+"""The synthetic sample: deterministic, on the exchange calendar, shaped like real bars."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import pandas_market_calendars as mcal
+import pytest
+
+from barb.data import sample
+from barb.data.sample import generate_sample, write_samples
+from barb.data.store import data_path, make_meta, read_bars, read_meta, write_bars
+from barb.errors import DataError
+from barb.instruments import Instrument, load_instrument
+from barb.settings import EngineSettings
+
+
+def minutes_between(frame: pd.DataFrame, start: str, end: str) -> pd.Series:
+    t = frame["timestamp"].dt.time
+    return (t >= dt.time.fromisoformat(start)) & (t < dt.time.fromisoformat(end))
+
+
+def test_same_seed_gives_identical_bars(
+    nq: Instrument, nq_summer: pd.DataFrame, summer: tuple[dt.date, dt.date]
+) -> None:
+    again = generate_sample(nq, *summer)
+    for column in nq_summer.columns:
+        assert nq_summer[column].to_numpy().tobytes() == again[column].to_numpy().tobytes()
+
+
+def test_another_seed_gives_other_bars(
+    nq: Instrument, nq_summer: pd.DataFrame, summer: tuple[dt.date, dt.date]
+) -> None:
+    spec = nq.sample.model_copy(update={"seed": nq.sample.seed + 1})
+    other = generate_sample(nq.model_copy(update={"sample": spec}), *summer)
+    assert (other["timestamp"] == nq_summer["timestamp"]).all()
+    assert not np.array_equal(other["close"], nq_summer["close"])
+
+
+def test_bars_are_exactly_the_calendar_minutes(
+    nq: Instrument, nq_summer: pd.DataFrame, summer: tuple[dt.date, dt.date]
+) -> None:
+    schedule = mcal.get_calendar(nq.calendar).schedule(*summer)
+    expected = pd.DatetimeIndex([])
+    for row in schedule.itertuples():
+        minutes = pd.date_range(row.market_open, row.market_close, freq="1min", inclusive="left")
+        expected = expected.append(minutes.tz_convert(nq.timezone).tz_localize(None))
+    assert (nq_summer["timestamp"].to_numpy() == expected.to_numpy()).all()
+    assert len(nq_summer) == len(expected)
+    dates = pd.DatetimeIndex(nq_summer["trading_date"].unique())
+    assert dates.equals(pd.DatetimeIndex(schedule.index))
+
+
+def test_calendar_details(nq_summer: pd.DataFrame) -> None:
+    ts = nq_summer["timestamp"]
+    by_date = nq_summer.groupby("trading_date")["timestamp"]
+    # The daily maintenance break.
+    assert not minutes_between(nq_summer, "17:00", "18:00").any()
+    # Sunday 18:00 opens Monday's trading date; nothing else on a weekend.
+    sunday_open = nq_summer[ts == pd.Timestamp("2024-06-09 18:00")]
+    assert list(sunday_open["trading_date"]) == [pd.Timestamp("2024-06-10")]
+    weekend = ts.dt.dayofweek >= 5
+    assert not (weekend & ~((ts.dt.dayofweek == 6) & (ts.dt.hour >= 18))).any()
+    # Early close on July 3rd at 13:15 ET; Independence Day halts at 13:00 and the market
+    # reopens at 18:00 for July 5th (CME's holiday hours, as the calendar has them).
+    assert by_date.max()[pd.Timestamp("2024-07-03")] == pd.Timestamp("2024-07-03 13:14")
+    assert by_date.max()[pd.Timestamp("2024-07-04")] == pd.Timestamp("2024-07-04 12:59")
+    july_4 = ts.dt.date == dt.date(2024, 7, 4)
+    assert not (july_4 & minutes_between(nq_summer, "13:00", "18:00")).any()
+    assert by_date.min()[pd.Timestamp("2024-07-05")] == pd.Timestamp("2024-07-04 18:00")
+    # Juneteenth: equity futures halt at 13:00 ET.
+    assert by_date.max()[pd.Timestamp("2024-06-19")] == pd.Timestamp("2024-06-19 12:59")
+
+
+def test_prices_are_on_the_tick_and_bars_consistent(nq_summer: pd.DataFrame) -> None:
+    o, h, low, c = (nq_summer[k].to_numpy() for k in ("open", "high", "low", "close"))
+    for prices in (o, h, low, c):
+        assert np.array_equal(prices * 4, np.round(prices * 4))
+    assert ((low <= o) & (low <= c) & (o <= h) & (c <= h)).all()
+    assert (low > 0).all()
+    # Within a session each bar opens at the previous close; only reopens may gap.
+    same_session = (
+        nq_summer["trading_date"].to_numpy()[1:] == nq_summer["trading_date"].to_numpy()[:-1]
+    )
+    assert np.array_equal(o[1:][same_session], c[:-1][same_session])
+
+
+def test_crude_oil_ticks_are_cents() -> None:
+    frame = generate_sample(load_instrument("CL"), dt.date(2020, 4, 1), dt.date(2020, 4, 30))
+    for column in ("open", "high", "low", "close"):
+        cents = frame[column].to_numpy() * 100
+        assert np.allclose(cents, np.round(cents), atol=1e-6)
+        assert (frame[column] > 0).all()  # unlike 2020-04-20's real -37.63
+
+
+def test_volume_and_volatility_follow_the_intraday_u(nq_summer: pd.DataFrame) -> None:
+    volume = nq_summer["volume"]
+    assert volume.dtype == np.int64
+    assert (volume > 0).all()
+    open_half_hour = minutes_between(nq_summer, "09:30", "10:00")
+    night = minutes_between(nq_summer, "01:00", "03:00")
+    lunch = minutes_between(nq_summer, "12:00", "13:00")
+    into_close = minutes_between(nq_summer, "15:30", "16:00")
+    assert volume[open_half_hour].mean() > 3 * volume[night].mean()
+    assert volume[into_close].mean() > volume[lunch].mean() < volume[open_half_hour].mean()
+    span = nq_summer["high"] - nq_summer["low"]
+    assert span[open_half_hour].mean() > 2 * span[night].mean()
+    assert span[into_close].mean() > span[lunch].mean()
+    # Bumps at 03:00 (Europe) and 08:30 (US data) above the quiet minutes before them.
+    at = nq_summer["timestamp"].dt.strftime("%H:%M")
+    assert volume[at == "03:00"].mean() > 2 * volume[at == "02:30"].mean()
+    assert volume[at == "08:30"].mean() > 2 * volume[at == "08:15"].mean()
+
+
+def daily_closes(frame: pd.DataFrame) -> pd.Series:
+    return frame.groupby("trading_date")["close"].last()
+
+
+def test_volatility_clusters(es_years: pd.DataFrame) -> None:
+    returns = np.log(daily_closes(es_years)).diff().dropna()
+    assert returns.abs().autocorr(1) > 0.1
+    assert abs(returns.autocorr(1)) < 0.15  # clustered size, not predictable direction
+
+
+def test_prices_pass_near_the_anchors(
+    es_years: pd.DataFrame, years: tuple[dt.date, dt.date]
+) -> None:
+    closes = daily_closes(es_years)
+    anchors = load_instrument("ES").sample.anchors
+    inside = {d: p for d, p in anchors.items() if years[0] <= d <= years[1]}
+    assert len(inside) >= 3
+    for day, price in inside.items():
+        close = closes[: pd.Timestamp(day)].iloc[-1]
+        assert price / 1.5 < close < price * 1.5, (day, close, price)
+
+
+def test_overnight_moves_the_price_between_cash_sessions(nq_summer: pd.DataFrame) -> None:
+    rth = nq_summer[minutes_between(nq_summer, "09:30", "16:00")]
+    days = rth.groupby("trading_date").agg(first=("open", "first"), last=("close", "last"))
+    gaps = days["first"].to_numpy()[1:] - days["last"].to_numpy()[:-1]
+    assert (gaps != 0).mean() > 0.9
+
+
+def test_instrument_without_sample_block_is_refused(nq: Instrument) -> None:
+    with pytest.raises(DataError, match="no `sample` block"):
+        generate_sample(nq.model_copy(update={"sample": None}))
+
+
+@pytest.fixture
+def short_generator(monkeypatch: pytest.MonkeyPatch) -> None:
+    """write_samples generates 18 years; a few days are enough to test what it writes."""
+    real = sample.generate_sample
+    monkeypatch.setattr(
+        sample,
+        "generate_sample",
+        lambda instrument: real(instrument, dt.date(2024, 1, 2), dt.date(2024, 1, 5)),
+    )
+
+
+@pytest.mark.usefixtures("short_generator")
+def test_write_samples_writes_and_keeps_existing_files(settings: EngineSettings) -> None:
+    reports = write_samples(["NQ", "CL"], settings)
+    assert [(r.symbol, r.written) for r in reports] == [("NQ", True), ("CL", True)]
+    frame, meta = read_bars(data_path("NQ", settings))
+    assert meta.source == "synthetic"
+    assert meta.description == "synthetic sample, seed 101"
+    assert (meta.first_date, meta.last_date) == (dt.date(2024, 1, 2), dt.date(2024, 1, 5))
+    assert meta.rows == len(frame) == 4 * 1380
+
+    # An existing file, perhaps real data, stays unless forced.
+    imported = frame.iloc[:10]
+    write_bars(
+        imported,
+        make_meta(
+            imported,
+            instrument="NQ",
+            timezone="America/New_York",
+            source="imported",
+            description="mine",
+        ),
+        data_path("NQ", settings),
+    )
+    (kept,) = write_samples(["NQ"], settings)
+    assert not kept.written
+    assert read_meta(data_path("NQ", settings)).source == "imported"
+    (forced,) = write_samples(["NQ"], settings, force=True)
+    assert forced.written
+    assert read_meta(data_path("NQ", settings)).source == "synthetic"
+
+
+def test_sample_symbols_are_the_instruments_with_a_sample_block() -> None:
+    assert sample.sample_symbols() == ["CL", "ES", "NQ"]

@@ -1,0 +1,230 @@
+"""A fake model API on 127.0.0.1, so the real SDK code runs over a real socket.
+
+The server answers each path from its own queue of canned responses, in order, and records
+every request (method, path, headers, JSON body) for the test to assert on. A request for
+which nothing is queued gets a 500 with ``x-should-retry: false``, so that a test that sent
+more requests than it expected fails at once with a clear message instead of retrying.
+The body builders below speak the OpenAI Chat Completions and Anthropic Messages formats.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Canned:
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class FakeAPIServer:
+    def __init__(self) -> None:
+        self.requests: list[Recorded] = []
+        self._queues: dict[str, deque[Canned]] = defaultdict(deque)
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._server.block_on_close = False
+        # A short poll interval: shutdown() waits for it, once per test.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeAPIServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes handlers that are sleeping out a delay
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def queue(self, path: str, *responses: Canned) -> None:
+        with self._lock:
+            self._queues[path].extend(responses)
+
+    def requests_to(self, path: str) -> list[Recorded]:
+        return [r for r in self.requests if r.path == path]
+
+    def _next(self, method: str, path: str, headers: dict[str, str], body: Any) -> Canned:
+        with self._lock:
+            self.requests.append(Recorded(method, path, headers, body))
+            if self._queues[path]:
+                return self._queues[path].popleft()
+        return Canned(
+            status=500,
+            body={"error": {"message": f"fake server: nothing queued for {method} {path}"}},
+            headers={"x-should-retry": "false"},
+        )
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                self._answer(None)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                self._answer(json.loads(raw) if raw else None)
+
+            def _answer(self, body: Any) -> None:
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                canned = fake._next(self.command, self.path, headers, body)
+                if canned.delay_s and fake._stopping.wait(canned.delay_s):
+                    return
+                payload = json.dumps(canned.body).encode()
+                try:
+                    self.send_response(canned.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(payload)))
+                    for name, value in canned.headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test): nothing to answer
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # keep test output clean
+
+        return Handler
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (connection refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# --- OpenAI Chat Completions ---------------------------------------------------------------
+
+OPENAI_PATH = "/v1/chat/completions"
+
+
+def openai_completion(
+    text: str | None = None,
+    *,
+    tool_calls: list[tuple[str, str, str]] = (),  # (id, name, arguments as sent)
+    model: str = "gpt-4o-mini-2024-07-18",
+    prompt_tokens: int = 10,
+    completion_tokens: int = 5,
+    cached_tokens: int | None = None,
+    finish_reason: str | None = None,
+) -> Canned:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if tool_calls:
+        message["tool_calls"] = [
+            {"id": id_, "type": "function", "function": {"name": name, "arguments": args}}
+            for id_, name, args in tool_calls
+        ]
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+    if cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens}
+    return Canned(
+        body={
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1700000000,
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": finish_reason or ("tool_calls" if tool_calls else "stop"),
+                }
+            ],
+            "usage": usage,
+        }
+    )
+
+
+def openai_error(status: int, message: str, headers: dict[str, str] | None = None) -> Canned:
+    return Canned(
+        status=status,
+        body={"error": {"message": message, "type": "error", "code": None}},
+        headers=headers or {},
+    )
+
+
+# --- Anthropic Messages --------------------------------------------------------------------
+
+ANTHROPIC_PATH = "/v1/messages"
+
+
+def anthropic_message(
+    *blocks: dict[str, Any],
+    model: str = "claude-sonnet-4-6",
+    input_tokens: int = 10,
+    output_tokens: int = 5,
+    cache_read: int | None = None,
+    cache_write: int | None = None,
+    stop_reason: str | None = None,
+) -> Canned:
+    uses_tool = any(block["type"] == "tool_use" for block in blocks)
+    return Canned(
+        body={
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": list(blocks),
+            "stop_reason": stop_reason or ("tool_use" if uses_tool else "end_turn"),
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cache_read_input_tokens": cache_read,
+                "cache_creation_input_tokens": cache_write,
+            },
+        }
+    )
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def tool_use_block(id_: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool_use", "id": id_, "name": name, "input": arguments}
+
+
+def anthropic_error(status: int, message: str, headers: dict[str, str] | None = None) -> Canned:
+    kind = {401: "authentication_error", 429: "rate_limit_error"}.get(status, "api_error")
+    return Canned(
+        status=status,
+        body={"type": "error", "error": {"type": kind, "message": message}},
+        headers=headers or {},
+    )
