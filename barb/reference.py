@@ -82,7 +82,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
         "column named after the event (null where the calendar is unknown) and, on intraday "
         "bars, <event>_minutes from the release to the bar open. See get_events.",
-        '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones.',
+        '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones. '
+        "map runs after period: prev()/rolling/indicators start fresh at the period's first bar "
+        "(widen the period and filter with where date() >= '…' to give them history).",
         "- where: a condition keeping rows.",
         '- group_by: a column or expression, or a list ("year()", ["year()", "weekday"]).',
         '- select: aggregates ("mean(range)", ["count()", "percentile(range, 90) as p90"]) giving '

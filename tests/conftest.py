@@ -1,0 +1,24 @@
+"""Suite-wide rules: no real model requests, and the full sample data built once per machine."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from barb.settings import EngineSettings
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Real LLM adapters refuse any non-loopback URL; live tests opt in explicitly.
+    os.environ["BARB_OFFLINE"] = "1"
+
+
+@pytest.fixture(scope="session")
+def sample_settings() -> EngineSettings:
+    """The default data directory with the NQ sample in it (generated if missing, ~5 s)."""
+    from barb.data.sample import write_samples
+
+    settings = EngineSettings()
+    write_samples(["NQ"], settings)  # leaves an existing file alone
+    return settings
