@@ -20,10 +20,13 @@ import pandas as pd
 from barb.data.store import Bars, DataMeta, load_bars
 from barb.instruments import Instrument, SessionSpec, load_instrument
 from barb.script.context import INTRADAY_MINUTES
-from barb.sessions import minutes_into_session, session_mask
-from barb.settings import EngineSettings
+from barb.sessions import minutes_into_session, minutes_of_day, session_mask
+from barb.settings import EngineSettings, default_settings
 
 BAR_COLUMNS = ("timestamp", "open", "high", "low", "close", "volume", "range", "trading_date")
+# Intraday frames also carry each bar's minute of the day (int16): hour() and minute() read it
+# instead of decomposing millions of timestamps. Internal: not a column queries can name.
+MINUTE_OF_DAY = "minute_of_day"
 
 
 def _aggregate(
@@ -122,7 +125,8 @@ class Dataset:
     instrument: Instrument
     bars: Bars
     _frames: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Re-entrant: building weekly bars builds (and caches) the daily bars first.
+    _lock: threading.RLock = field(default_factory=threading.RLock)
 
     @property
     def meta(self) -> DataMeta:
@@ -185,11 +189,15 @@ class Dataset:
         step = INTRADAY_MINUTES[timeframe]
         if step == 1:
             names = ("timestamp", "open", "high", "low", "close", "volume")
-            frame = pd.DataFrame({name: col(name) for name in names})
-            frame["range"] = frame["high"] - frame["low"]
-            frame["trading_date"] = tdate
-            return frame
-        return self._intraday(spec, step, col, tdate)
+            columns = {name: col(name) for name in names}
+            columns["range"] = columns["high"] - columns["low"]
+            columns["trading_date"] = tdate
+            columns[MINUTE_OF_DAY] = col("minute")
+            # copy=False: for ETH these are the loaded arrays themselves, not a second copy.
+            return pd.DataFrame(columns, copy=False)
+        frame = self._intraday(spec, step, col, tdate)
+        frame[MINUTE_OF_DAY] = minutes_of_day(frame["timestamp"].to_numpy())
+        return frame
 
     def _intraday(
         self,
@@ -238,7 +246,7 @@ _DATASETS_LOCK = threading.Lock()
 
 def get_dataset(symbol: str, settings: EngineSettings | None = None) -> Dataset:
     """The process-wide Dataset of ``symbol``; rebuilt when its data file changes."""
-    settings = settings or EngineSettings()
+    settings = settings or default_settings()
     instrument = load_instrument(symbol, settings)
     bars = load_bars(instrument.symbol, settings)
     key = (str(settings.data_dir), instrument.symbol)

@@ -10,7 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from barb.errors import UnknownInstrument, UnknownSession
-from barb.settings import EngineSettings
+from barb.settings import EngineSettings, default_settings
 
 
 def parse_clock(value: str) -> int:
@@ -118,13 +118,13 @@ def _load(path: Path, mtime: float) -> Instrument:
 
 
 def available_instruments(settings: EngineSettings | None = None) -> list[str]:
-    settings = settings or EngineSettings()
+    settings = settings or default_settings()
     return list(_instrument_files(settings.instruments_dir))
 
 
 def load_instrument(symbol: str, settings: EngineSettings | None = None) -> Instrument:
     """The instrument called ``symbol`` from its YAML file."""
-    settings = settings or EngineSettings()
+    settings = settings or default_settings()
     files = _instrument_files(settings.instruments_dir)
     path = files.get(symbol.upper())
     if path is None:

@@ -30,7 +30,13 @@ from barb.errors import (
     raise_collected,
 )
 from barb.events import join_events, resolve_event
-from barb.frames import BAR_COLUMNS, Dataset, get_dataset, resample_calendar
+from barb.frames import (
+    BAR_COLUMNS,
+    MINUTE_OF_DAY,
+    Dataset,
+    get_dataset,
+    resample_calendar,
+)
 from barb.result import Metadata, Result, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Column, Expr, contains_aggregate, default_name
 from barb.script.context import INTRADAY_MINUTES, EvalContext
@@ -39,7 +45,7 @@ from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import Query, parse_query
 from barb.script.validator import validate
-from barb.settings import EngineSettings
+from barb.settings import EngineSettings, default_settings
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +93,9 @@ def execute(
     try:
         parsed = parse_query(query)
         raw = parsed.to_json()
-        plan = plan_query(parsed, instrument, settings or EngineSettings())
-        result = run(plan, settings or EngineSettings())
+        settings = settings or default_settings()
+        plan = plan_query(parsed, instrument, settings)
+        result = run(plan, settings)
     except QueryError as exc:
         return Result(query=raw if isinstance(raw, dict) else {}, error=exc)
     except DataError as exc:
@@ -443,10 +450,10 @@ def _grouped(plan: Plan, ctx: EvalContext) -> pd.DataFrame:
 
 
 def _display_rows(frame: pd.DataFrame, plan: Plan) -> pd.DataFrame:
-    """The rows behind a number. Daily bars' trading_date repeats their timestamp: dropped."""
-    if plan.timeframe == "daily":
-        return frame.drop(columns=["trading_date"])
-    return frame
+    """The rows behind a number, without internal columns (and daily bars' trading_date,
+    which repeats their timestamp)."""
+    hidden = [MINUTE_OF_DAY] + (["trading_date"] if plan.timeframe == "daily" else [])
+    return frame.drop(columns=[c for c in hidden if c in frame.columns])
 
 
 def _session_name(dataset: Dataset, name: str) -> str:

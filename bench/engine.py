@@ -285,6 +285,7 @@ def main() -> None:
     daily = [r for r in rows if r[0].kind == "daily+"]
     minute = [r for r in rows if r[0].kind == "minute"]
     cold = statistics.median(s["cold_start_s"] for s in starts)
+    cold_runs = ", ".join(f"{s['cold_start_s']:.2f}" for s in starts)
     peak = max(s["peak_mb"] for s in starts)
     lines = [
         f"Command: `.venv/bin/python bench/engine.py --instrument {args.instrument} "
@@ -312,7 +313,7 @@ def main() -> None:
         + ", ".join(f"{r[2] / r[3]:.2f}" for r in minute)
         + " (target ≤ 1).",
         f"- Cold start, new process to first answer: median {cold:.2f} s of 3 "
-        f"({', '.join(f'{s['cold_start_s']:.2f}' for s in starts)}) (target < 2.5 s).",
+        f"({cold_runs}) (target < 2.5 s).",
         f"- Peak memory of a process running the whole suite: {peak:.0f} MB (target < 1024 MB).",
     ]
     text = "\n".join(lines)

@@ -68,6 +68,8 @@ class RowGroups:
     codes: np.ndarray | None = None
     # One entry per group: the key (a MultiIndex for several keys).
     index: pd.Index | None = None
+    # Rows per group, when grouping already counted them (the small-integer path).
+    sizes: np.ndarray | None = None
 
     @classmethod
     def whole(cls, length: int) -> RowGroups:
@@ -77,6 +79,11 @@ class RowGroups:
     def by_keys(cls, frame: pd.DataFrame, keys: Sequence[str]) -> RowGroups:
         # factorize(sort=True) orders each key by value (categories by their order) and
         # gives -1 for a missing key.
+        if len(keys) == 1:
+            small = _small_int_codes(frame[keys[0]])
+            if small is not None:
+                codes, uniques, sizes = small
+                return cls(len(frame), codes, pd.Index(uniques, name=keys[0]), sizes)
         factorized = [pd.factorize(frame[key], sort=True) for key in keys]
         if len(keys) == 1:
             codes, uniques = factorized[0]
@@ -109,6 +116,8 @@ class RowGroups:
     def _kept(self) -> tuple[np.ndarray | None, np.ndarray]:
         """Rows that belong to a group (None: all of them), and their group numbers."""
         assert self.codes is not None
+        if self.sizes is not None:  # integer keys are never missing: every row has a group
+            return None, self.codes
         keep = self.codes >= 0
         if keep.all():
             return None, self.codes
@@ -130,6 +139,18 @@ class RowGroups:
         keep, codes = self._kept
         if keep is not None:
             array = array[keep]
+        if array.dtype.kind in "iub":
+            # No missing values possible: skip the float copy and the NaN mask.
+            counts = self.sizes if self.sizes is not None and keep is None else None
+            if counts is None:
+                counts = np.bincount(codes, minlength=self.ngroups)
+            if how == "count":
+                return self.per_group(counts.astype(np.int64))
+            sums = np.bincount(codes, weights=array, minlength=self.ngroups)
+            if how == "sum":
+                return self.per_group(sums.astype(np.int64))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return self.per_group(np.where(counts > 0, sums / counts, np.nan))
         numbers = array.astype(np.float64)
         present = ~np.isnan(numbers)
         counts = np.bincount(codes, weights=present, minlength=self.ngroups)
@@ -158,3 +179,25 @@ class RowGroups:
 
     def per_group(self, values: np.ndarray) -> pd.Series:
         return pd.Series(values, index=self.index)
+
+
+# Integer keys spanning at most this many values are grouped by offset, not by hashing.
+_SMALL_KEY_SPAN = 100_000
+
+
+def _small_int_codes(key: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Codes, keys and sizes for an integer key of small span (hours, years…): no hashing."""
+    if key.dtype.kind not in "iu" or len(key) == 0:
+        return None
+    values = key.to_numpy()
+    low, high = int(values.min()), int(values.max())
+    if high - low > _SMALL_KEY_SPAN:
+        return None
+    offsets = np.subtract(values, low, dtype=np.intp)
+    counts = np.bincount(offsets, minlength=high - low + 1)
+    present = counts > 0
+    if present.all():
+        return offsets, np.arange(low, high + 1), counts
+    # Renumber densely so codes count only the values that occur, in sorted order.
+    renumber = np.cumsum(present) - 1
+    return renumber[offsets], np.flatnonzero(present) + low, counts[present]
