@@ -308,6 +308,19 @@ def table_intraday(rows: int = 50_000) -> Result:
     return _table(bars, query, ["body"], metadata(bars, timeframe="5m", session="ETH"))
 
 
+def table_rth_intraday(days: int = 5) -> Result:
+    """5-minute bars of the regular session only (09:30–16:00 on weekdays), with an average:
+    the bars pause every night and every weekend."""
+    bars = make_bars(days * 24 * 12, freq="5min", start="2025-03-03 09:30", price=19500)
+    stamps = bars["timestamp"]
+    minutes = stamps.dt.hour * 60 + stamps.dt.minute
+    regular = (minutes >= 9 * 60 + 30) & (minutes < 16 * 60) & (stamps.dt.dayofweek < 5)
+    bars = bars[regular].reset_index(drop=True)
+    bars["sma20"] = bars["close"].rolling(20).mean()
+    query = {"session": "RTH", "from": "5m", "map": {"sma20": "sma(close, 20)"}}
+    return _table(bars, query, ["sma20"], metadata(bars, timeframe="5m"))
+
+
 def scalar_count() -> Result:
     bars = daily_bars()
     bars["gap"] = bars["open"] - bars["close"].shift()
@@ -433,6 +446,7 @@ ALL_SHAPES = {
     "table_events": table_with_events,
     "table_without_time": table_without_time,
     "table_intraday": table_intraday,
+    "table_rth_intraday": table_rth_intraday,
     "scalar_count": scalar_count,
     "scalar_count_short": scalar_count_short,
     "scalar_count_intraday": scalar_count_intraday,

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from barb.chart import LINE_POINTS, _calendar_order, _decimate, _group_labels, render_chart
+from barb.charts import render_chart
+from barb.charts.grouped import calendar_order, group_labels
 from barb.result import Result, Summary
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -105,33 +106,17 @@ def test_grouped_without_a_value_column_has_no_chart() -> None:
     assert render_chart(bare) is None
 
 
-def test_weekdays_are_drawn_in_calendar_order() -> None:
+def test_weekdays_are_drawn_incalendar_order() -> None:
     table = pd.DataFrame({"weekday": ["Fri", "Mon", "Thu", "Tue", "Wed"], "n": [5, 1, 4, 2, 3]})
-    ordered = _calendar_order(table, ["weekday"])
+    ordered = calendar_order(table, ["weekday"])
     assert ordered["weekday"].tolist() == ["Mon", "Tue", "Wed", "Thu", "Fri"]
     assert ordered["n"].tolist() == [1, 2, 3, 4, 5]
 
 
 def test_several_keys_join_into_one_label() -> None:
     table = pd.DataFrame({"year": [2024, 2024], "weekday": ["Mon", "Tue"], "month": [1, 12]})
-    assert _group_labels(table, ["year", "weekday"]) == ["2024 · Mon", "2024 · Tue"]
-    assert _group_labels(table, ["month"]) == ["Jan", "Dec"]
-
-
-def test_long_lines_are_decimated_keeping_the_extremes() -> None:
-    rng = np.random.default_rng(3)
-    y = np.cumsum(rng.normal(size=50_000))
-    x = np.arange(y.size, dtype="float64")
-    dx, dy = _decimate(x, y)
-    assert len(dx) <= LINE_POINTS
-    assert dy.max() == y.max() and dy.min() == y.min()
-    assert np.all(np.diff(dx) > 0)
-
-
-def test_short_lines_are_left_alone() -> None:
-    x = np.arange(10, dtype="float64")
-    dx, dy = _decimate(x, x * 2)
-    assert dx is x and len(dy) == 10
+    assert group_labels(table, ["year", "weekday"]) == ["2024 · Mon", "2024 · Tue"]
+    assert group_labels(table, ["month"]) == ["Jan", "Dec"]
 
 
 def test_charts_render_in_parallel_threads(results: dict[str, Result]) -> None:
@@ -143,7 +128,7 @@ def test_charts_render_in_parallel_threads(results: dict[str, Result]) -> None:
 
 
 def test_rendering_does_not_touch_pyplot() -> None:
-    code = "import sys, barb.chart; assert 'matplotlib.pyplot' not in sys.modules"
+    code = "import sys, barb.charts; assert 'matplotlib.pyplot' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

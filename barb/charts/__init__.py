@@ -1,0 +1,19 @@
+"""The chart that proves an answer: one 1280×720 PNG per result, chosen from its shape.
+
+- grouped (``grouped.py``): one bar per group, the highest and lowest in their own colours;
+- rows over time (``rows.py``, ``price.py``): price (candles for a few consecutive bars, else
+  a line) with the query's own columns overlaid when they are on the price's scale, or in a
+  lower panel; a short ranked or filtered list of days is one horizontal bar per day, which
+  reads better than a few dots spread over 18 years;
+- a number or a few numbers (``aggregates.py``, ``histogram.py``): the rows behind them, as
+  a histogram of the averaged column with each answer marked, or, for ``count()``, when the
+  counted rows occurred.
+
+Figures are built with ``Figure`` + ``FigureCanvasAgg``, never through pyplot, so rendering
+touches no global state and needs no display. Sizes are in points at 100 dpi and the dpi
+follows ``width_px``, so the picture scales as a whole.
+"""
+
+from barb.charts.render import render_chart
+
+__all__ = ["render_chart"]

@@ -1,0 +1,50 @@
+"""Reading a result's columns: which one is time, which are numbers, which sit on the price's
+scale, and the unit and timeframe words that label them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from barb.proof_names import column_unit
+from barb.result import Result
+
+PRICE_COLUMNS = ("open", "high", "low", "close")
+
+
+def floats(series: pd.Series) -> np.ndarray:
+    return pd.to_numeric(series, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+
+
+def is_number(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def first_numeric(frame: pd.DataFrame, preferred: list[str]) -> str | None:
+    names = [c for c in preferred if c in frame.columns] + list(frame.columns)
+    return next((c for c in names if is_number(frame[c])), None)
+
+
+def time_column(frame: pd.DataFrame) -> str | None:
+    for name in ("timestamp", "trading_date"):
+        if name in frame.columns and pd.api.types.is_datetime64_any_dtype(frame[name]):
+            return name
+    return None
+
+
+def price_like(series: pd.Series, close: pd.Series) -> bool:
+    """A column on the price's scale (a moving average, a level) belongs on the price axes."""
+    level, ref = pd.to_numeric(series, errors="coerce").median(), close.median()
+    return bool(np.isfinite(level) and ref and 0.7 <= level / ref <= 1.3)
+
+
+def timeframe(result: Result) -> str:
+    return result.metadata.timeframe if result.metadata else "daily"
+
+
+def unit(column: str, result: Result) -> str | None:
+    return column_unit(column, timeframe(result), result.query)
+
+
+def row_word(result: Result) -> str:
+    return "days" if timeframe(result) == "daily" else "bars"

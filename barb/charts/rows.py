@@ -1,0 +1,192 @@
+"""A table of rows: over time, the price with the query's columns on it or in a panel below;
+a short ranked or filtered list of days, one horizontal bar per day (it reads better than a
+few dots spread over 18 years); without a time column, the values' distribution."""
+
+from __future__ import annotations
+
+import re
+
+import matplotlib.dates as mdates
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from barb.charts.axes import label_bars, plot_axes
+from barb.charts.columns import (
+    PRICE_COLUMNS,
+    first_numeric,
+    floats,
+    is_number,
+    price_like,
+    time_column,
+    timeframe,
+    unit,
+)
+from barb.charts.histogram import draw_histogram
+from barb.charts.line_points import LINE_POINTS, broken_envelope, broken_line
+from barb.charts.price import MAX_MARKERS, draw_overlays, draw_price
+from barb.charts.style import (
+    ACCENT,
+    ACCENT_LIGHT,
+    AXIS,
+    DOWN,
+    FIG_W_IN,
+    LABEL_PT,
+    MUTED,
+    PANEL_SPLIT,
+    RIGHT,
+    TICK_PT,
+    UP,
+)
+from barb.charts.time_axis import bar_step, date_axis
+from barb.charts.value_text import TickFormatter, date_text
+from barb.proof_names import axis_label
+from barb.result import Result
+
+MAX_RANKED = 40  # a sorted+limited list drawn as ranked bars up to this many rows
+MAX_FILTERED_LIST = 25  # a where-filtered list drawn as one bar per day up to this many
+MAX_BAR_SERIES = 400  # a lower panel of consecutive values drawn as bars up to this many
+
+
+def draw_table(fig: Figure, result: Result) -> bool:
+    table = result.table
+    if table is None or table.empty:
+        return False
+    time_col = time_column(table)
+    if time_col is None:
+        column = first_numeric(table, result.focus_columns)
+        return column is not None and draw_histogram(fig, result, table, column, [])
+    ranked = _ranked_column(result, table)
+    if ranked is not None:
+        _draw_ranked(fig, result, table, time_col, ranked)
+        return True
+    return _draw_timeline(fig, result, table, time_col)
+
+
+def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
+    """The column to rank days by when the table is a short list rather than a series."""
+    query = result.query
+    if query.get("sort") and query.get("limit") and len(table) <= MAX_RANKED:
+        column = str(query["sort"]).split(",")[0].split()[0]
+        if column in table.columns and is_number(table[column]):
+            return column
+    if query.get("where") and len(table) <= MAX_FILTERED_LIST:
+        candidates = [c for c in result.focus_columns if c not in PRICE_COLUMNS]
+        candidates += re.findall(r"[A-Za-z_]\w*", str(query["where"]))
+        return next((c for c in candidates if c in table.columns and is_number(table[c])), None)
+    return None
+
+
+def _draw_ranked(
+    fig: Figure, result: Result, table: pd.DataFrame, time_col: str, column: str
+) -> None:
+    """One horizontal bar per row, labelled with its date, the first row on top."""
+    values = floats(table[column])
+    n = len(values)
+    dates = [date_text(t, weekday=True) for t in table[time_col]]
+    ranked = bool(result.query.get("sort"))
+    labels = [f"{i + 1}. {d}" if ranked else d for i, d in enumerate(dates)]
+    size = TICK_PT + 1 if n <= 10 else (TICK_PT - 1 if n <= 20 else TICK_PT - 3.5)
+    left = 0.04 + max(len(s) for s in labels) * size * 0.6 / 72 / FIG_W_IN
+    ax = plot_axes(fig, left=left, right=RIGHT - 0.03, grid_axis="x")
+    # Signed values (a change, a gap) read by colour: red down, green up.
+    signed = bool(np.isfinite(values).any() and np.nanmin(values) < 0)
+    bars = ax.barh(np.arange(n), np.nan_to_num(values), height=0.7)
+    for bar, v in zip(bars, np.nan_to_num(values), strict=True):
+        bar.set_color((DOWN if v < 0 else UP) if signed else ACCENT)
+    label_bars(ax, bars, values, unit(column, result), size=size)
+    ax.set_yticks(np.arange(n), labels)
+    ax.tick_params(axis="y", labelsize=size, length=0)
+    ax.set_ylim(n - 0.4, -0.6)
+    finite = values[np.isfinite(values)]
+    lo, hi = min(0.0, float(finite.min(initial=0))), max(0.0, float(finite.max(initial=0)))
+    pad = 0.17 * ((hi - lo) or 1.0)  # room for the value labels beyond the bars' ends
+    ax.set_xlim(lo - (pad if lo < 0 else 0), hi + (pad if hi > 0 else 0))
+    ax.axvline(0, color=AXIS, linewidth=1.2)
+    ax.xaxis.set_major_formatter(TickFormatter())
+    ax.set_xlabel(axis_label(column, timeframe(result), result.query), fontsize=LABEL_PT)
+
+
+def _draw_timeline(fig: Figure, result: Result, table: pd.DataFrame, time_col: str) -> bool:
+    """Price (or the query's main column) over time, with the query's columns beside it."""
+    x = mdates.date2num(table[time_col].to_numpy())
+    has_close = "close" in table.columns and is_number(table["close"])
+    focus = [c for c in result.focus_columns if c in table.columns and c != time_col]
+    flags = [c for c in focus if pd.api.types.is_bool_dtype(table[c])]
+    numeric = [c for c in focus if is_number(table[c]) and c not in PRICE_COLUMNS]
+    overlays = [c for c in numeric if has_close and price_like(table[c], table["close"])]
+    lower = [c for c in numeric if c not in overlays]
+    if not has_close and not lower:
+        first = first_numeric(table, [])
+        if first is None:
+            return False
+        lower = [first]
+    consecutive = _consecutive(result)
+    step = bar_step(x, timeframe(result))
+
+    price_ax = lower_ax = None
+    if has_close and lower:
+        price_ax = plot_axes(fig, bottom=PANEL_SPLIT)
+        lower_ax = plot_axes(fig, top=PANEL_SPLIT - 0.035, sharex=price_ax)
+        price_ax.tick_params(axis="x", labelbottom=False)
+    elif has_close:
+        price_ax = plot_axes(fig)
+    else:
+        lower_ax = plot_axes(fig)
+
+    if price_ax is not None:
+        draw_price(price_ax, x, table, consecutive=consecutive, step=step)
+        draw_overlays(price_ax, x, table, overlays, flags, step=step)
+        price_ax.set_ylabel("price", fontsize=LABEL_PT)
+    if lower_ax is not None:
+        _draw_series(lower_ax, x, table[lower[0]], consecutive=consecutive, step=step)
+        label = axis_label(lower[0], timeframe(result), result.query)
+        lower_ax.set_ylabel(label, fontsize=LABEL_PT)
+    bottom_ax = lower_ax if lower_ax is not None else price_ax
+    assert bottom_ax is not None
+    date_axis(bottom_ax, x, step)
+    return True
+
+
+def _consecutive(result: Result) -> bool:
+    """Rows are consecutive bars unless a where or an event filter picked some of them."""
+    if result.query.get("where"):
+        return False
+    joins = result.query.get("join") or []
+    return not any(isinstance(j, dict) and j.get("filter") == "only" for j in joins)
+
+
+def _draw_series(
+    ax: Axes, x: np.ndarray, series: pd.Series, *, consecutive: bool, step: float
+) -> None:
+    """A column of the query under the price: bars, stems or a line, whatever fits."""
+    values = floats(series)
+    finite = values[np.isfinite(values)]
+    signed = finite.size > 0 and finite.min() < 0 < finite.max()
+    colors = np.where(values < 0, DOWN, UP) if signed else ACCENT
+    if consecutive and len(values) <= MAX_BAR_SERIES:
+        ax.bar(x, np.nan_to_num(values), width=0.8 * step, color=colors)
+    elif not consecutive and len(values) <= MAX_MARKERS:
+        ax.vlines(x, 0, np.nan_to_num(values), colors=colors, linewidth=2.0)
+        ax.scatter(x, values, s=28 if len(values) > 100 else 55, color=colors, zorder=3)
+    elif len(values) > 3 * LINE_POINTS:
+        # Too dense for a line to mean anything: the spread per slice, and its middle.
+        bx, lo, mid, hi = broken_envelope(x, values, step=step)
+        ax.fill_between(bx, lo, hi, color=ACCENT_LIGHT, linewidth=0)
+        ax.plot(bx, mid, color=ACCENT, linewidth=1.6)
+    else:
+        ax.plot(*broken_line(x, values, step=step), color=ACCENT, linewidth=1.8)
+    if signed or not consecutive:
+        ax.axhline(0, color=AXIS, linewidth=1.2)
+    if (
+        "rsi" in str(series.name).lower()
+        and finite.size
+        and 0 <= finite.min() <= finite.max() <= 100
+    ):
+        for level in (30, 70):  # the usual overbought/oversold lines
+            ax.axhline(level, color=MUTED, linewidth=1.3, linestyle="--")
+        ax.set_ylim(0, 100)
+    ax.yaxis.set_major_formatter(TickFormatter())
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=4))

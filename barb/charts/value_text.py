@@ -1,0 +1,79 @@
+"""Numbers and dates as a trader reads them: 4,512 · 245.4 · 1.27 · −5.06% · 2025-03-07."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import Formatter
+
+
+class TickFormatter(Formatter):
+    """Thousands separators and only the decimals the tick step needs (4, not 4.0)."""
+
+    def __init__(self) -> None:
+        self.decimals = 0
+
+    def set_locs(self, locs: Any) -> None:
+        super().set_locs(locs)
+        steps = np.diff(np.sort(np.asarray(locs, dtype="float64")))
+        step = float(steps.min()) if steps.size else 1.0
+        self.decimals = 0
+        while self.decimals < 4:
+            scaled = step * 10**self.decimals
+            if abs(scaled - round(scaled)) <= 1e-6 * max(1.0, scaled):
+                break
+            self.decimals += 1
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return signed(f"{x + 0.0:,.{self.decimals}f}")
+
+
+def is_finite_number(value: Any) -> bool:
+    numeric = isinstance(value, (int, float, np.integer, np.floating))
+    return numeric and not isinstance(value, bool) and math.isfinite(value)
+
+
+def chart_decimals(values: np.ndarray) -> int:
+    """One precision for a whole chart's labels, from its largest value."""
+    finite = np.abs(values[np.isfinite(values)])
+    if finite.size == 0 or np.all(finite == np.round(finite)):
+        return 0
+    top = float(finite.max())
+    return 0 if top >= 1000 else 1 if top >= 10 else 2 if top >= 1 else 3
+
+
+def format_all(values: np.ndarray, unit: str | None) -> list[str]:
+    decimals = chart_decimals(values)
+    return [format_value(v, unit, decimals=decimals) for v in values]
+
+
+def format_value(value: Any, unit: str | None = None, *, decimals: int | None = None) -> str:
+    """A value as a trader reads it: 4,512 · 245.4 · 1.27 · −5.06%."""
+    if not is_finite_number(value):
+        return "n/a" if not isinstance(value, str) else value
+    v = float(value)
+    if decimals is None:
+        decimals = chart_decimals(np.array([v]))
+    text = signed(f"{v + 0.0:,.{decimals}f}")
+    return text + "%" if unit == "%" else text
+
+
+def signed(text: str) -> str:
+    """A true minus sign; "-0.0" rounds to plain zero."""
+    if text.startswith("-") and not text.strip("-0.,"):
+        text = text[1:]
+    return text.replace("-", "\u2212")
+
+
+def with_unit(text: str, unit: str | None) -> str:
+    """Words after the number ("points", "days"); "%" is already glued to it."""
+    return text if unit in (None, "%", "price") else f"{text} {unit}"
+
+
+def date_text(value: Any, *, weekday: bool = False) -> str:
+    ts = pd.Timestamp(value)
+    text = ts.strftime("%Y-%m-%d %H:%M" if ts.hour or ts.minute else "%Y-%m-%d")
+    return f"{ts.strftime('%a')} {text}" if weekday else text
