@@ -31,7 +31,19 @@ main.add_command(data)
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the table (or the rows behind a number) to this CSV file.",
 )
-def query(query_json: str, instrument: str, as_json: bool, csv_path: Path | None) -> None:
+@click.option(
+    "--chart",
+    "chart_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the chart that proves the answer to this PNG file.",
+)
+def query(
+    query_json: str,
+    instrument: str,
+    as_json: bool,
+    csv_path: Path | None,
+    chart_path: Path | None,
+) -> None:
     """Run a Barb Script query: prints what the model would see and the first rows."""
     from barb.export import write_csv
     from barb.interpreter import execute
@@ -55,13 +67,20 @@ def query(query_json: str, instrument: str, as_json: bool, csv_path: Path | None
         click.echo(render_summary(result))
         shown = result.table if result.table is not None else result.source_rows
         if shown is not None and len(shown):
-            click.echo("")
             label = "table" if result.table is not None else "rows behind the number"
-            click.echo(f"{label} (first {min(PREVIEW_ROWS, len(shown))} of {len(shown):,}):")
-            with_pd_options = shown.head(PREVIEW_ROWS).to_string(index=False, max_colwidth=24)
-            click.echo(with_pd_options)
+            click.echo(f"\n{label} (first {min(PREVIEW_ROWS, len(shown))} of {len(shown):,}):")
+            click.echo(shown.head(PREVIEW_ROWS).to_string(index=False, max_colwidth=24))
     if not result.ok:
         sys.exit(1)
     if csv_path is not None:
         write_csv(result, csv_path)
         click.echo(f"\nCSV written to {csv_path}")
+    if chart_path is not None:
+        from barb.charts import render_chart
+
+        png = render_chart(result)
+        if png is None:
+            click.echo("\nNo chart: the result has no rows to draw.")
+        else:
+            chart_path.write_bytes(png)
+            click.echo(f"\nChart written to {chart_path}")

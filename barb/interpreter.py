@@ -327,6 +327,12 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             keep = marked if join.filter == "only" else ~marked
             frame = frame[keep].reset_index(drop=True)
     rows_scanned = len(frame)
+    # The period actually covered is that of the bars scanned, before where filters them.
+    covered = (
+        (_date(frame["trading_date"].iloc[0]), _date(frame["trading_date"].iloc[-1]))
+        if len(frame)
+        else (None, None)
+    )
 
     ctx.frame = frame
     for name, expr in plan.map_exprs:
@@ -398,14 +404,13 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         truncated = True
     warnings += [w for w in ctx_warnings(ctx) if w not in warnings]
 
-    dates = frame["trading_date"] if len(frame) else pd.Series([], dtype="datetime64[ns]")
     metadata = Metadata(
         instrument=dataset.instrument.symbol,
         session=plan.session,
         timeframe=plan.timeframe,
         period_requested=plan.period.text,
-        period_start=_date(dates.iloc[0]) if len(dates) else None,
-        period_end=_date(dates.iloc[-1]) if len(dates) else None,
+        period_start=covered[0],
+        period_end=covered[1],
         rows_scanned=rows_scanned,
         rows_matched=rows_matched,
         warnings=warnings,

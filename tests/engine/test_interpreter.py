@@ -218,6 +218,22 @@ def test_defaults_are_warned(engine_settings) -> None:
     assert intraday.metadata.session == "ETH"
 
 
+def test_period_covered_is_that_of_the_bars_scanned(engine_settings) -> None:
+    result = ok(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-02",
+            "where": "dayname() == 'Fri'",
+            "select": "count()",
+        },
+        engine_settings,
+    )
+    assert str(result.metadata.period_start) == "2024-02-01"
+    assert str(result.metadata.period_end) == "2024-02-29"
+    assert result.metadata.rows_scanned == 21 and result.metadata.rows_matched == 4
+
+
 def test_empty_result_is_not_an_error(engine_settings) -> None:
     result = ok(
         {"session": "RTH", "from": "daily", "where": "range < 0", "select": "count()"},

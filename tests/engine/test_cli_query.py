@@ -1,0 +1,63 @@
+"""`barb query`: the summary and rows on success, the error value and exit 1 on failure."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from barb.cli import main
+
+
+@pytest.fixture
+def run(engine_settings, monkeypatch):
+    monkeypatch.setenv("BARB_DATA_DIR", str(engine_settings.data_dir))
+    monkeypatch.setattr("barb.interpreter.default_settings", lambda: engine_settings)
+
+    def invoke(*args: str):
+        return CliRunner().invoke(main, ["query", *args])
+
+    return invoke
+
+
+def test_prints_the_summary_and_rows(run) -> None:
+    out = run('{"session": "RTH", "from": "daily", "select": "mean(range)"}')
+    assert out.exit_code == 0, out.output
+    assert "Result: mean_range = " in out.output
+    assert "rows behind the number" in out.output
+    assert "SYNTHETIC" in out.output
+
+
+def test_json_flag_prints_the_whole_result(run) -> None:
+    out = run('{"session": "RTH", "from": "daily", "select": "count()"}', "--json")
+    payload = json.loads(out.output)
+    assert payload["summary"]["type"] == "scalar"
+    assert payload["metadata"]["session"] == "RTH"
+    assert len(payload["source_rows"]) == payload["summary"]["value"]
+
+
+def test_query_error_exits_1_with_the_error_value(run) -> None:
+    out = run('{"session": "RTH", "where": "rnage > 5"}')
+    assert out.exit_code == 1
+    payload = json.loads(out.output)
+    assert payload["error_type"] == "UnknownColumn"
+    assert "Traceback" not in out.output
+
+
+def test_bad_json_exits_1_without_traceback(run) -> None:
+    out = run("{session: RTH")
+    assert out.exit_code == 1
+    assert json.loads(out.output)["error_type"] == "InvalidJSON"
+
+
+def test_writes_csv_and_chart(run, tmp_path) -> None:
+    csv, png = tmp_path / "out.csv", tmp_path / "out.png"
+    query = '{"session": "RTH", "from": "daily", "map": {"weekday": "dayname()"}, '
+    query += '"group_by": "weekday", "select": "mean(range)"}'
+    out = run(query, "--csv", str(csv), "--chart", str(png))
+    assert out.exit_code == 0, out.output
+    lines = csv.read_text().splitlines()
+    assert lines[0] == "weekday,mean_range"
+    assert len(lines) == 6
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
