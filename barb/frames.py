@@ -33,27 +33,28 @@ def _aggregate(
     starts: np.ndarray,
     timestamp: np.ndarray,
     trading_date: np.ndarray,
-    o: np.ndarray,
-    h: np.ndarray,
-    low: np.ndarray,
-    c: np.ndarray,
-    v: np.ndarray,
+    col: Callable[[str], np.ndarray],
+    length: int,
 ) -> pd.DataFrame:
-    """OHLCV of consecutive runs that begin at ``starts`` (sorted row positions)."""
-    if len(o) == 0:
+    """OHLCV of consecutive runs of ``length`` rows that begin at ``starts``.
+
+    Columns are fetched one at a time through ``col`` so that only one gathered column of
+    minute bars is alive at once (they are tens of MB each).
+    """
+    if length == 0:
         return _empty_bars()
-    ends = np.append(starts[1:], len(o)) - 1
-    high = np.maximum.reduceat(h, starts)
-    low_ = np.minimum.reduceat(low, starts)
+    ends = np.append(starts[1:], length) - 1
+    high = np.maximum.reduceat(col("high"), starts)
+    low = np.minimum.reduceat(col("low"), starts)
     return pd.DataFrame(
         {
             "timestamp": timestamp,
-            "open": o[starts],
+            "open": col("open")[starts],
             "high": high,
-            "low": low_,
-            "close": c[ends],
-            "volume": np.add.reduceat(v, starts),
-            "range": high - low_,
+            "low": low,
+            "close": col("close")[ends],
+            "volume": np.add.reduceat(col("volume"), starts),
+            "range": high - low,
             "trading_date": trading_date,
         }
     )
@@ -110,11 +111,8 @@ def resample_calendar(daily: pd.DataFrame, timeframe: str) -> pd.DataFrame:
         starts,
         label[starts],
         daily["trading_date"].to_numpy()[ends],
-        daily["open"].to_numpy(),
-        daily["high"].to_numpy(),
-        daily["low"].to_numpy(),
-        daily["close"].to_numpy(),
-        daily["volume"].to_numpy(),
+        lambda name: daily[name].to_numpy(),
+        len(daily),
     )
 
 
@@ -180,11 +178,8 @@ class Dataset:
                 starts,
                 tdate[starts],
                 tdate[starts],
-                col("open"),
-                col("high"),
-                col("low"),
-                col("close"),
-                col("volume"),
+                col,
+                len(tdate),
             )
         step = INTRADAY_MINUTES[timeframe]
         if step == 1:
@@ -217,11 +212,8 @@ class Dataset:
             starts,
             ts - offset,
             tdate[starts],
-            col("open"),
-            col("high"),
-            col("low"),
-            col("close"),
-            col("volume"),
+            col,
+            len(tdate),
         )
 
 

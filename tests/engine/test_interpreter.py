@@ -362,3 +362,20 @@ def test_unknown_instrument(engine_settings) -> None:
 def test_huge_limit_is_refused(engine_settings) -> None:
     e = err({"session": "RTH", "from": "1m", "limit": 10**9}, engine_settings)
     assert e["error_type"] == "QueryTooLarge"
+
+
+def test_filtered_rows_keep_their_types(engine_settings) -> None:
+    result = ok(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "join": "fomc",
+            "map": {"wd": "dayname()"},
+            "where": "wd in ('Mon', 'Tue')",
+        },
+        engine_settings,
+    )
+    table = result.table
+    assert isinstance(table["wd"].dtype, pd.CategoricalDtype)
+    assert str(table["fomc"].dtype) == "boolean"
+    assert set(table["wd"]) <= {"Mon", "Tue"}
