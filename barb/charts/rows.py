@@ -166,7 +166,9 @@ def _draw_series(
     finite = values[np.isfinite(values)]
     signed = finite.size > 0 and finite.min() < 0 < finite.max()
     colors = np.where(values < 0, DOWN, UP) if signed else ACCENT
-    if consecutive and len(values) <= MAX_BAR_SERIES:
+    # Bars for changes around zero (or a handful of values); a level such as RSI or ATR
+    # reads better as a line.
+    if consecutive and len(values) <= MAX_BAR_SERIES and (signed or len(values) <= 60):
         ax.bar(x, np.nan_to_num(values), width=0.8 * step, color=colors)
     elif not consecutive and len(values) <= MAX_MARKERS:
         ax.vlines(x, 0, np.nan_to_num(values), colors=colors, linewidth=2.0)

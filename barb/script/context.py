@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.script.bincount import as_codes, bincount
+
 # Timeframes shorter than a day, in minutes; the others are calendar periods.
 INTRADAY_MINUTES: dict[str, int] = {
     "1m": 1,
@@ -68,8 +70,12 @@ class RowGroups:
     codes: np.ndarray | None = None
     # One entry per group: the key (a MultiIndex for several keys).
     index: pd.Index | None = None
-    # Rows per group, when grouping already counted them (the small-integer path).
+    # Rows per code, when grouping already counted them (the small-integer path).
     sizes: np.ndarray | None = None
+    # Sparse codes (the small-integer path): the codes that have rows, one per group.
+    # Codes then run over the key's whole span and results are cut down to these slots,
+    # which is cheaper than renumbering millions of codes.
+    slots: np.ndarray | None = None
 
     @classmethod
     def whole(cls, length: int) -> RowGroups:
@@ -82,8 +88,8 @@ class RowGroups:
         if len(keys) == 1:
             small = _small_int_codes(frame[keys[0]])
             if small is not None:
-                codes, uniques, sizes = small
-                return cls(len(frame), codes, pd.Index(uniques, name=keys[0]), sizes)
+                codes, uniques, sizes, slots = small
+                return cls(len(frame), codes, pd.Index(uniques, name=keys[0]), sizes, slots)
         factorized = [pd.factorize(frame[key], sort=True) for key in keys]
         if len(keys) == 1:
             codes, uniques = factorized[0]
@@ -112,6 +118,17 @@ class RowGroups:
     def ngroups(self) -> int:
         return 1 if self.index is None else len(self.index)
 
+    @property
+    def ncodes(self) -> int:
+        """How many distinct codes there can be (more than groups when codes are sparse)."""
+        if self.slots is not None and self.sizes is not None:
+            return len(self.sizes)
+        return self.ngroups
+
+    def _from_codes(self, values: np.ndarray) -> pd.Series:
+        """Per-code values (length ncodes) as per-group values."""
+        return self.per_group(values if self.slots is None else values[self.slots])
+
     @functools.cached_property
     def _kept(self) -> tuple[np.ndarray | None, np.ndarray]:
         """Rows that belong to a group (None: all of them), and their group numbers."""
@@ -132,7 +149,7 @@ class RowGroups:
             return self._bincount(values.to_numpy(), how)
         subset = values if keep is None else values[keep]
         result = getattr(subset.groupby(codes, sort=True), how)(**kwargs)
-        return self.per_group(result.reindex(range(self.ngroups)).to_numpy())
+        return self._from_codes(result.reindex(range(self.ncodes)).to_numpy())
 
     def _bincount(self, array: np.ndarray, how: str) -> pd.Series:
         """Sum, mean and count by np.bincount: far faster than a groupby for these."""
@@ -143,38 +160,43 @@ class RowGroups:
             # No missing values possible: skip the float copy and the NaN mask.
             counts = self.sizes if self.sizes is not None and keep is None else None
             if counts is None:
-                counts = np.bincount(codes, minlength=self.ngroups)
+                counts = bincount(codes, minlength=self.ncodes)
             if how == "count":
-                return self.per_group(counts.astype(np.int64))
-            sums = np.bincount(codes, weights=array, minlength=self.ngroups)
+                return self._from_codes(counts.astype(np.int64))
+            sums = bincount(codes, array, minlength=self.ncodes)
             if how == "sum":
-                return self.per_group(sums.astype(np.int64))
+                return self._from_codes(sums.astype(np.int64))
             with np.errstate(invalid="ignore", divide="ignore"):
-                return self.per_group(np.where(counts > 0, sums / counts, np.nan))
+                return self._from_codes(np.where(counts > 0, sums / counts, np.nan))
         numbers = array.astype(np.float64)
         present = ~np.isnan(numbers)
-        counts = np.bincount(codes, weights=present, minlength=self.ngroups)
+        counts = bincount(codes, present, minlength=self.ncodes)
         if how == "count":
-            return self.per_group(counts.astype(np.int64))
-        sums = np.bincount(codes, weights=np.where(present, numbers, 0.0), minlength=self.ngroups)
+            return self._from_codes(counts.astype(np.int64))
+        sums = bincount(codes, np.where(present, numbers, 0.0), minlength=self.ncodes)
         if how == "sum":
             # Whole numbers stay whole (exact below 2**53, far beyond any volume total).
-            return self.per_group(sums.astype(np.int64) if array.dtype.kind in "iub" else sums)
+            return self._from_codes(sums.astype(np.int64) if array.dtype.kind in "iub" else sums)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return self.per_group(np.where(counts > 0, sums / counts, np.nan))
+            return self._from_codes(np.where(counts > 0, sums / counts, np.nan))
 
     def size(self) -> Any:
         """Rows in all, or per group."""
         if self.codes is None:
             return self.length
         _, codes = self._kept
-        return self.per_group(np.bincount(codes, minlength=self.ngroups))
+        return self._from_codes(bincount(codes, minlength=self.ncodes))
 
     def spread(self, per_group: Any) -> Any:
         """Each row's group value (NaN for rows in no group); the value itself if ungrouped."""
         if self.codes is None:
             return per_group
-        values = np.append(np.asarray(per_group, dtype=np.float64), np.nan)
+        values = np.asarray(per_group, dtype=np.float64)
+        if self.slots is not None:
+            full = np.full(self.ncodes, np.nan)
+            full[self.slots] = values
+            values = full
+        values = np.append(values, np.nan)
         return values[self.codes]  # code -1 picks the appended NaN
 
     def per_group(self, values: np.ndarray) -> pd.Series:
@@ -185,19 +207,23 @@ class RowGroups:
 _SMALL_KEY_SPAN = 100_000
 
 
-def _small_int_codes(key: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Codes, keys and sizes for an integer key of small span (hours, years…): no hashing."""
+def _small_int_codes(
+    key: pd.Series,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """Codes, keys, per-code sizes and slots for an integer key of small span (hours, years…).
+
+    Codes are ``key - min``: no hashing and no sort. When some values in the span never occur
+    (the 17:00 hour of a CME day), ``slots`` lists the codes that do.
+    """
     if key.dtype.kind not in "iu" or len(key) == 0:
         return None
     values = key.to_numpy()
     low, high = int(values.min()), int(values.max())
     if high - low > _SMALL_KEY_SPAN:
         return None
-    offsets = np.subtract(values, low, dtype=np.intp)
-    counts = np.bincount(offsets, minlength=high - low + 1)
-    present = counts > 0
-    if present.all():
-        return offsets, np.arange(low, high + 1), counts
-    # Renumber densely so codes count only the values that occur, in sorted order.
-    renumber = np.cumsum(present) - 1
-    return renumber[offsets], np.flatnonzero(present) + low, counts[present]
+    codes = as_codes(values, low)
+    sizes = bincount(codes, minlength=high - low + 1)
+    present = sizes > 0
+    slots = None if present.all() else np.flatnonzero(present)
+    keys = np.arange(low, high + 1) if slots is None else slots + low
+    return codes, keys, sizes, slots

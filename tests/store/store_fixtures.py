@@ -1,0 +1,39 @@
+"""Helpers shared by the store tests (imported by name: the test folders are not packages)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from bot.store import StoreSettings
+
+PRIVATE_CHAT = 1001
+GROUP_CHAT = -100_200_300_400
+ALICE = 501
+BOB = 502
+
+
+class FakeClock:
+    """Stands still until told to move."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, delta: timedelta) -> None:
+        self.now += delta
+
+
+#: The variables StoreSettings reads; conftest clears them so a developer's shell is ignored.
+SETTINGS_ENV = tuple(f"BARB_{name.upper()}" for name in StoreSettings.model_fields)
+
+
+def sqlite_settings(path: Path, **overrides: object) -> StoreSettings:
+    """Settings for a SQLite file, ignoring any .env file."""
+    return StoreSettings(
+        _env_file=None,  # type: ignore[call-arg]  # pydantic-settings' init-only option
+        database_url=f"sqlite+aiosqlite:///{path}",
+        **overrides,  # type: ignore[arg-type]
+    )
