@@ -7,6 +7,9 @@ UV := .tools/bin/uv
 BARB := .venv/bin/barb
 export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(PYTHON)
+# Byte-compile at install: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
+# process would otherwise recompile pandas & co. at import (cold start 2.9 s -> 1.7 s).
+export UV_COMPILE_BYTECODE := 1
 
 EXAMPLE := {"session": "RTH", "from": "daily", "map": {"weekday": "dayname()"}, "group_by": "weekday", "select": "mean(range)"}
 
@@ -18,6 +21,7 @@ $(UV):
 
 setup: $(UV)
 	$(UV) sync --frozen --quiet
+	.venv/bin/python -m compileall -q barb bot
 
 sample: setup
 	$(BARB) data sample

@@ -11,7 +11,6 @@ from functools import cache
 
 import numpy as np
 import pandas as pd
-import pandas_market_calendars as mcal
 from pandas.tseries.holiday import USFederalHolidayCalendar
 
 from barb.errors import DataError
@@ -39,6 +38,10 @@ _PAD = dt.timedelta(days=15)
 def trading_days(calendar: str) -> np.ndarray:
     """Sorted open days (datetime64[D]) of an exchange calendar over the rule range (+ padding)."""
     try:
+        # Imported here: the calendar library costs ~0.2 s to import and is only needed
+        # when an options-expiration or EIA schedule is first built.
+        import pandas_market_calendars as mcal
+
         cal = mcal.get_calendar(calendar)
     except RuntimeError as exc:
         raise DataError(
