@@ -88,9 +88,7 @@ def _describe(expr: Expr, lang: Language) -> str:
         if expr.name.lower() == "count" and args:
             return ("количество баров, где " if lang == "ru" else "number of bars where ") + args[0]
         p = literal_value(expr.args[1]) if len(expr.args) > 1 else None
-        return template.format(
-            x=args[0] if args else "", y=args[1] if len(args) > 1 else "", p=p
-        )
+        return template.format(x=args[0] if args else "", y=args[1] if len(args) > 1 else "", p=p)
     return expr.to_text()
 
 

@@ -1,0 +1,538 @@
+"""One orchestrator with the full context, dumb tools, and a confirm gate (seeds 000 and 004).
+
+A question runs as a bounded loop: the model reads the system prompt, the last turns of the
+chat and the current question, and either answers or calls tools. Reference tools answer at
+once; ``execute_query`` stops the loop before running (the confirm gate) and
+``ask_user_clarification`` stops it to ask the person. A stop is stored as a pending action
+holding the whole loop state, so Run, Cancel or an answer resumes it, even after a restart.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from barb.data.store import DataMeta, data_path, read_meta
+from barb.errors import BarbError
+from barb.instruments import Instrument, load_instrument
+from barb.reference import describe_concept, events_reference, indicators_reference
+from barb.reference import query_reference as build_query_reference
+from barb.settings import EngineSettings, default_settings
+from bot.assistant.plan import render_plan
+from bot.assistant.prompts import Prompts, Variant
+from bot.assistant.replies import Asker, PendingView, Proof, Reply
+from bot.assistant.tools import (
+    AskClarificationArgs,
+    ExecuteQueryArgs,
+    GetConceptArgs,
+    RememberPreferenceArgs,
+    ToolArgumentError,
+    ToolKind,
+    kind_of,
+    parse_args,
+    tool_specs,
+)
+from bot.llm.errors import LLMError
+from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
+from bot.llm.provider import LLMProvider
+from bot.pool.jobs import QueryJob
+from bot.pool.runner import QueryRunner
+from bot.store.records import Chat, NewMessage, new_question_id
+from bot.store.repository import Store
+from bot.texts import Language, language_for, t
+
+log = logging.getLogger(__name__)
+
+# Runner outcomes that end the question at once: the query itself is not at fault.
+_TERMINAL_ERRORS = {"QueryTimeout", "WorkerDied"}
+
+
+class AssistantSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="BARB_", env_file=".env", extra="ignore")
+
+    history_turns: int = Field(default=5, ge=0, description="Earlier questions shown")
+    max_model_calls: int = Field(default=8, ge=2, description="Model calls per question")
+    max_tool_calls: int = Field(default=10, ge=1, description="Tool calls per question")
+    max_query_errors: int = Field(
+        default=2, ge=1, description="Failed queries per question; the last one is explained"
+    )
+    prompt_variant: str | None = Field(default=None, description="Overrides variants.yaml")
+    daily_token_budget: int | None = Field(default=None, ge=1, description="Per person, UTC day")
+    max_tokens: int = Field(default=1024, ge=64)
+
+
+class LoopState(BaseModel):
+    """Everything needed to continue a question later; stored in pending actions as JSON."""
+
+    question_id: str
+    asker: Asker
+    language: Language
+    messages: list[Message]
+    model_calls: int = 0
+    tool_calls: int = 0
+    query_errors: int = 0
+    # One confirmation covers the remaining queries of this analysis.
+    confirmed: bool = False
+    # After the last allowed failure the model must answer in words, without tools.
+    words_only: bool = False
+    # Data rows to store with the tool results (by call id): what the person was shown.
+    shown: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class Paused(BaseModel):
+    """Where a question stopped: the assistant message's calls, answered up to ``index``."""
+
+    state: LoopState
+    call_index: int
+    results: list[ToolResult]
+
+
+class Assistant:
+    """Front-end-neutral: ``ask`` a question, ``resume`` a pending action."""
+
+    def __init__(
+        self,
+        provider: LLMProvider,
+        store: Store,
+        runner: QueryRunner,
+        *,
+        settings: AssistantSettings | None = None,
+        prompts: Prompts | None = None,
+        engine_settings: EngineSettings | None = None,
+    ):
+        self.provider = provider
+        self.store = store
+        self.runner = runner
+        self.settings = settings or AssistantSettings()
+        self.prompts = prompts or Prompts()
+        self.engine_settings = engine_settings or default_settings()
+        self.variant: Variant = self.prompts.variant_for_model(
+            provider.model, self.settings.prompt_variant
+        )
+        self.tools = tool_specs(self.prompts, self.variant)
+
+    # --- entry points -----------------------------------------------------------------------
+
+    async def ask(self, asker: Asker, text: str) -> Reply:
+        """A new message from a person: answers a pending clarification, or starts a question."""
+        chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
+        language = language_for(chat.settings.language, text, asker.language_code)
+        for action in await self.store.pending.open_for_chat(asker.chat_id):
+            if action.kind == "clarify" and action.user_id == asker.user_id:
+                return await self.resume(action.id, asker.user_id, answer=text)
+        await self.decline_pending(asker.chat_id)
+        budget = await self._over_budget(asker, language)
+        if budget is not None:
+            return budget
+        state = LoopState(
+            question_id=new_question_id(),
+            asker=asker,
+            language=language,
+            messages=[Message.user(text)],
+        )
+        return await self._loop(chat, state)
+
+    async def resume(
+        self,
+        action_id: str,
+        user_id: int,
+        *,
+        run: bool | None = None,
+        answer: str | None = None,
+    ) -> Reply:
+        """Continue a pending action: ``run=True`` (Run), ``run=False`` (Cancel) or ``answer``.
+
+        Callers claim the action first when they need a double press to be harmless; this
+        checks again and returns an empty Reply if the action is no longer open.
+        """
+        action = await self.store.pending.get(action_id)
+        if (
+            action is None
+            or action.user_id != user_id
+            or action.status not in ("pending", "running")
+        ):
+            return Reply()
+        claimable = action.status == "pending" and run is not False
+        if claimable and not await self.store.pending.claim(action_id, user_id):
+            return Reply()
+        paused = Paused.model_validate(action.payload["paused"])
+        chat = await self.store.chats.ensure(
+            paused.state.asker.chat_id, paused.state.asker.chat_type
+        )
+        if run is False:
+            # Only a still-pending action can be cancelled: Run may have won the race.
+            if not await self.store.pending.cancel(action_id, user_id):
+                return Reply()
+            return await self._cancelled(chat, paused)
+        await self.store.pending.resolve(action_id, "done")
+        state = paused.state
+        call = self._calls(state)[paused.call_index]
+        proofs: list[Proof] = []
+        if action.kind == "confirm":
+            state.confirmed = True
+            executed = await self._execute(chat, state, call, proofs)
+            if executed is None:
+                return await self._stopped(state, paused.call_index, paused.results, proofs)
+            result = executed
+        else:
+            result = ToolResult(
+                call_id=call.id,
+                name=call.name,
+                content=self.prompts.loop_text("clarification_answer", answer=answer or ""),
+            )
+        outcome = await self._continue_calls(
+            chat, state, paused.call_index + 1, [*paused.results, result], proofs
+        )
+        if isinstance(outcome, Reply):
+            return outcome
+        return await self._loop(chat, state, proofs)
+
+    async def decline_pending(self, chat_id: int) -> None:
+        """A new message instead of a button press: the waiting question ends, unrun."""
+        for action in await self.store.pending.decline_for_chat(chat_id):
+            paused = Paused.model_validate(action.payload["paused"])
+            state = paused.state
+            note = self.prompts.loop_text("declined")
+            results = self._close_remaining(state, paused.call_index, paused.results, note)
+            state.messages.append(Message.tool(*results))
+            await self._save(state)
+
+    # --- the loop ---------------------------------------------------------------------------
+
+    async def _loop(self, chat: Chat, state: LoopState, proofs: list[Proof] | None = None) -> Reply:
+        proofs = proofs if proofs is not None else []
+        instrument = load_instrument(chat.instrument, self.engine_settings)
+        meta = self._data_meta(instrument)
+        try:
+            while True:
+                if state.model_calls >= self.settings.max_model_calls:
+                    await self._save(state)
+                    text = t("too_many_steps", state.language, steps=self.settings.max_model_calls)
+                    return self._reply(state, text, proofs, failed=True)
+                response = await self._complete(chat, state, instrument, meta)
+                message = response.message
+                state.messages.append(message)
+                if not message.tool_calls:
+                    await self._save(state)
+                    return self._reply(
+                        state, message.text or t("no_answer", state.language), proofs
+                    )
+                outcome = await self._continue_calls(chat, state, 0, [], proofs)
+                if isinstance(outcome, Reply):
+                    return outcome
+        except LLMError as exc:
+            ref = uuid.uuid4().hex[:8]
+            log.warning("LLM call failed (ref %s): %s", ref, type(exc).__name__, exc_info=exc)
+            await self._save(state)
+            return self._reply(state, t("llm_unavailable", state.language), proofs, failed=True)
+
+    async def _complete(
+        self, chat: Chat, state: LoopState, instrument: Instrument, meta: DataMeta | None
+    ) -> ModelResponse:
+        context = await self._context(chat, state)
+        system = self.prompts.system_prompt(self.variant, instrument, meta, context)
+        history = await self._history(chat.id, state.question_id)
+        tools = [] if state.words_only else self.tools
+        state.model_calls += 1
+        response = await self.provider.complete(
+            system=system,
+            messages=[*history, *state.messages],
+            tools=tools,
+            max_tokens=self.settings.max_tokens,
+        )
+        usage = response.usage
+        await self.store.usage.record(
+            chat.id,
+            state.asker.user_id,
+            response.model,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            cost_usd=response.cost_usd,
+        )
+        return response
+
+    async def _continue_calls(
+        self,
+        chat: Chat,
+        state: LoopState,
+        start: int,
+        results: list[ToolResult],
+        proofs: list[Proof],
+    ) -> Reply | None:
+        """Answer the last assistant message's calls from ``start``; a Reply if it stops."""
+        calls = self._calls(state)
+        for index in range(start, len(calls)):
+            call = calls[index]
+            state.tool_calls += 1
+            if state.tool_calls > self.settings.max_tool_calls:
+                results.append(self._error(call, self.prompts.loop_text("tool_limit")))
+                state.words_only = True
+                continue
+            kind = kind_of(call.name)
+            try:
+                args = parse_args(call.name, call.arguments)
+            except ToolArgumentError as exc:
+                results.append(self._error(call, str(exc)))
+                continue
+            if kind is ToolKind.EXECUTE and not state.confirmed and chat.settings.confirm_queries:
+                assert isinstance(args, ExecuteQueryArgs)
+                return await self._pause(chat, state, index, results, proofs, "confirm", args)
+            if kind is ToolKind.CLARIFY:
+                assert isinstance(args, AskClarificationArgs)
+                return await self._pause(chat, state, index, results, proofs, "clarify", args)
+            if kind is ToolKind.EXECUTE:
+                result = await self._execute(chat, state, call, proofs)
+                if result is None:
+                    return await self._stopped(state, index, results, proofs)
+                results.append(result)
+            elif kind is ToolKind.MEMORY:
+                assert isinstance(args, RememberPreferenceArgs)
+                results.append(await self._remember(state, call, args))
+            else:
+                results.append(self._reference(chat, call, args))
+        state.messages.append(Message.tool(*results))
+        return None
+
+    # --- tools ------------------------------------------------------------------------------
+
+    def _reference(self, chat: Chat, call: ToolCall, args: Any) -> ToolResult:
+        instrument = load_instrument(chat.instrument, self.engine_settings)
+        if call.name == "get_query_reference":
+            content = build_query_reference(instrument)
+        elif call.name == "get_indicators":
+            content = indicators_reference()
+        elif call.name == "get_events":
+            content = events_reference(instrument)
+        else:
+            assert isinstance(args, GetConceptArgs)
+            content = describe_concept(args.name)
+        return ToolResult(call_id=call.id, name=call.name, content=content)
+
+    async def _remember(
+        self, state: LoopState, call: ToolCall, args: RememberPreferenceArgs
+    ) -> ToolResult:
+        await self.store.preferences.add(state.asker.user_id, args.preference)
+        saved = await self.store.preferences.for_user(state.asker.user_id)
+        listing = "; ".join(p.text for p in saved)
+        content = self.prompts.loop_text("preference_saved", preferences=listing)
+        return ToolResult(call_id=call.id, name=call.name, content=content)
+
+    async def _execute(
+        self, chat: Chat, state: LoopState, call: ToolCall, proofs: list[Proof]
+    ) -> ToolResult | None:
+        """Run a query in the pool; the model gets only the summary. None: stopped."""
+        args = parse_args(call.name, call.arguments)
+        assert isinstance(args, ExecuteQueryArgs)
+        job = QueryJob(
+            query=args.query, instrument=chat.instrument, chart=chat.settings.charts, csv=True
+        )
+        outcome = await self.runner.run(job)
+        if not outcome.ok:
+            error_type = (outcome.error or {}).get("error_type", "")
+            if error_type in _TERMINAL_ERRORS:
+                return None
+            state.query_errors += 1
+            content = outcome.summary_text
+            if state.query_errors >= self.settings.max_query_errors:
+                content += "\n" + self.prompts.loop_text("error_again")
+                state.words_only = True
+            return ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
+        instrument = load_instrument(chat.instrument, self.engine_settings)
+        plan = self._plan(args.query, instrument, state.language)
+        proofs.append(Proof.from_outcome(args.query, plan, outcome))
+        first_line = outcome.summary_text.splitlines()[0] if outcome.summary_text else ""
+        state.shown[call.id] = {
+            "query": args.query,
+            "plan": plan,
+            "summary_line": first_line,
+            "rows": outcome.rows,
+            "metadata": outcome.result.get("metadata", {}),
+            "preview": outcome.preview,
+        }
+        return ToolResult(call_id=call.id, name=call.name, content=outcome.summary_text)
+
+    # --- pausing and resuming ---------------------------------------------------------------
+
+    async def _pause(
+        self,
+        chat: Chat,
+        state: LoopState,
+        index: int,
+        results: list[ToolResult],
+        proofs: list[Proof],
+        kind: str,
+        args: ExecuteQueryArgs | AskClarificationArgs,
+    ) -> Reply:
+        paused = Paused(state=state, call_index=index, results=results)
+        payload: dict[str, Any] = {"paused": paused.model_dump(mode="json")}
+        if isinstance(args, ExecuteQueryArgs):
+            instrument = load_instrument(chat.instrument, self.engine_settings)
+            plan = self._plan(args.query, instrument, state.language)
+            explanation = (self._calling_message(state).text or args.explanation or "").strip()
+            view = {"kind": "confirm", "text": explanation, "plan": plan, "query": args.query}
+        else:
+            view = {
+                "kind": "clarify",
+                "text": args.question_text,
+                "options": args.suggested_replies,
+                "answer_format": args.expected_response_format_hint,
+            }
+        payload["view"] = view
+        action = await self.store.pending.create(
+            chat.id,
+            state.asker.user_id,
+            kind,
+            payload,  # type: ignore[arg-type]
+        )
+        return Reply(
+            question_id=state.question_id,
+            pending=PendingView(id=action.id, **view),
+            proofs=proofs,
+            language=state.language,
+        )
+
+    async def _stopped(
+        self, state: LoopState, index: int, results: list[ToolResult], proofs: list[Proof]
+    ) -> Reply:
+        """The runner gave up on a query (time limit, dead worker): the question ends here."""
+        note = "Stopped: the query took too long."
+        results = self._close_remaining(state, index, results, note)
+        state.messages.append(Message.tool(*results))
+        await self._save(state)
+        return self._reply(state, t("query_timeout", state.language), proofs, failed=True)
+
+    async def _cancelled(self, chat: Chat, paused: Paused) -> Reply:
+        """Cancel: the model is told and answers briefly, without tools."""
+        state = paused.state
+        note = self.prompts.loop_text("cancelled")
+        results = self._close_remaining(state, paused.call_index, paused.results, note)
+        state.messages.append(Message.tool(*results))
+        state.words_only = True
+        state.model_calls = min(state.model_calls, self.settings.max_model_calls - 1)
+        return await self._loop(chat, state)
+
+    def _close_remaining(
+        self, state: LoopState, start: int, results: list[ToolResult], note: str
+    ) -> list[ToolResult]:
+        """Every call not yet answered gets ``note``: providers need a result for each call."""
+        calls = self._calls(state)
+        return [
+            *results,
+            *(ToolResult(call_id=c.id, name=c.name, content=note) for c in calls[start:]),
+        ]
+
+    # --- context, memory, storage -----------------------------------------------------------
+
+    async def _context(self, chat: Chat, state: LoopState) -> list[str]:
+        lines = []
+        preferences = await self.store.preferences.for_user(state.asker.user_id)
+        if preferences:
+            listing = "; ".join(p.text for p in preferences)
+            lines.append(self.prompts.loop_text("preferences", preferences=listing))
+        last = await self.store.transcript.last_data(chat.id)
+        if last is not None and last.data:
+            summary = f"{last.data.get('summary_line', '')}; query {last.data.get('query')}"
+            lines.append(self.prompts.loop_text("previous_data", summary=summary[:400]))
+        return lines
+
+    async def _history(self, chat_id: int, current: str) -> list[Message]:
+        """Earlier questions as (question, final answer) pairs: no tool traffic, no rows."""
+        rows = await self.store.transcript.recent(chat_id, self.settings.history_turns + 1)
+        by_question: dict[str, list[Message]] = {}
+        for row in rows:
+            if row.question_id != current:
+                by_question.setdefault(row.question_id, []).append(
+                    Message.model_validate(row.payload)
+                )
+        history: list[Message] = []
+        for messages in list(by_question.values())[-self.settings.history_turns :]:
+            asked = next((m for m in messages if m.role == "user"), None)
+            answered = next(
+                (
+                    m
+                    for m in reversed(messages)
+                    if m.role == "assistant" and m.text and not m.tool_calls
+                ),
+                None,
+            )
+            if asked is not None and answered is not None:
+                history += [asked, Message.assistant(answered.text)]
+        return history
+
+    async def _save(self, state: LoopState) -> None:
+        rows = []
+        for message in state.messages:
+            summary = None
+            data = None
+            if message.role == "tool":
+                summary = "\n".join(r.content for r in message.tool_results)
+                shown = [
+                    state.shown[r.call_id] for r in message.tool_results if r.call_id in state.shown
+                ]
+                data = shown[-1] if shown else None
+            rows.append(
+                NewMessage(
+                    role=message.role,
+                    payload=message.model_dump(mode="json"),
+                    user_id=state.asker.user_id if message.role == "user" else None,
+                    model_summary=summary,
+                    data=data,
+                )
+            )
+        await self.store.transcript.append(state.asker.chat_id, state.question_id, rows)
+
+    async def _over_budget(self, asker: Asker, language: Language) -> Reply | None:
+        budget = self.settings.daily_token_budget
+        if budget is None:
+            return None
+        used = (await self.store.usage.for_user(asker.user_id)).total_tokens
+        if used < budget:
+            return None
+        return Reply(
+            text=t("budget", language, used=used, budget=budget), failed=True, language=language
+        )
+
+    # --- small helpers ----------------------------------------------------------------------
+
+    def _data_meta(self, instrument: Instrument) -> DataMeta | None:
+        try:
+            return read_meta(data_path(instrument.symbol, self.engine_settings))
+        except (OSError, BarbError):
+            return None
+
+    def _plan(self, query: dict[str, Any], instrument: Instrument, language: Language) -> str:
+        meta = self._data_meta(instrument)
+        # Without data the query fails anyway; today only labels relative periods meanwhile.
+        last = meta.last_date if meta else dt.date.today()
+        return render_plan(query, instrument, last, language)
+
+    @staticmethod
+    def _calling_message(state: LoopState) -> Message:
+        return next(m for m in reversed(state.messages) if m.role == "assistant")
+
+    def _calls(self, state: LoopState) -> list[ToolCall]:
+        return self._calling_message(state).tool_calls
+
+    @staticmethod
+    def _error(call: ToolCall, text: str) -> ToolResult:
+        return ToolResult(call_id=call.id, name=call.name, content=text, is_error=True)
+
+    @staticmethod
+    def _reply(state: LoopState, text: str, proofs: list[Proof], *, failed: bool = False) -> Reply:
+        return Reply(
+            question_id=state.question_id,
+            text=text,
+            proofs=proofs,
+            failed=failed,
+            language=state.language,
+        )
+
+
+__all__ = ["Assistant", "AssistantSettings", "LoopState"]

@@ -1,0 +1,141 @@
+"""Everything the model reads, assembled from the files in prompts/.
+
+System prompt = role (or the variant's persona) + the instrument block generated from its YAML
+and the data's real range + rules (+ the variant's extra rules) + a short context block
+(preferences, the previous data shown). Tool texts and loop messages come from prompts/ too.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, Field
+
+from barb.data.store import DataMeta
+from barb.instruments import Instrument
+from barb.settings import PROJECT_ROOT
+
+PROMPTS_DIR = PROJECT_ROOT / "prompts"
+
+
+class ToolFilter(BaseModel):
+    include: list[str] = Field(default_factory=lambda: ["*"])
+    exclude: list[str] = Field(default_factory=list)
+
+    def allows(self, tool: str) -> bool:
+        included = any(fnmatch.fnmatchcase(tool, p) for p in self.include)
+        return included and not any(fnmatch.fnmatchcase(tool, p) for p in self.exclude)
+
+
+class Variant(BaseModel):
+    name: str
+    persona: str | None = None
+    extra_rules: list[str] = Field(default_factory=list)
+    replace_rules: str | None = None
+    tools: ToolFilter = Field(default_factory=ToolFilter)
+
+
+class VariantRule(BaseModel):
+    match: list[str]
+    variant: str
+
+
+class Prompts:
+    """The prompt files of one directory, read once."""
+
+    def __init__(self, directory: Path = PROMPTS_DIR):
+        self.directory = directory
+
+    def text(self, relative: str) -> str:
+        return _read(self.directory / relative)
+
+    def data(self, relative: str) -> Any:
+        return yaml.safe_load(self.text(relative))
+
+    def variant(self, name: str) -> Variant:
+        path = self.directory / "variants" / f"{name}.yaml"
+        if not path.exists():
+            known = sorted(p.stem for p in (self.directory / "variants").glob("*.yaml"))
+            raise ValueError(f"Unknown prompt variant '{name}'. Known: {', '.join(known)}.")
+        return Variant.model_validate(yaml.safe_load(_read(path)))
+
+    def variant_for_model(self, model: str, override: str | None = None) -> Variant:
+        if override:
+            return self.variant(override)
+        for rule in (VariantRule.model_validate(r) for r in self.data("variants.yaml")):
+            if any(fnmatch.fnmatch(model.lower(), p) for p in rule.match):
+                return self.variant(rule.variant)
+        return self.variant("default")
+
+    def tool_texts(self) -> dict[str, dict[str, Any]]:
+        return self.data("tools.yaml")
+
+    def loop_text(self, key: str, **values: str) -> str:
+        return str(self.data("loop.yaml")[key]).format(**values)
+
+    def instrument_block(self, instrument: Instrument, meta: DataMeta | None) -> str:
+        sessions = []
+        for name, spec in instrument.sessions.items():
+            depth = _depth(instrument, name)
+            label = f"{'  ' * (depth + 1)}{name}" + (" (full day)" if depth == 0 else "") + ":"
+            sessions.append(f"{label:<22} {spec.start} — {spec.end}")
+        if meta is None:
+            first, last, note = "?", "?", " (no data loaded: run `barb data sample`)"
+        else:
+            first, last = meta.first_date.isoformat(), meta.last_date.isoformat()
+            note = " (SYNTHETIC sample, not market history)" if meta.source == "synthetic" else ""
+        brk = instrument.maintenance_break
+        return (
+            self.text("system/instrument.md")
+            .format(
+                symbol=instrument.symbol,
+                name=instrument.name,
+                exchange=instrument.exchange,
+                first_date=first,
+                last_date=last,
+                data_note=note,
+                sessions="\n".join(sessions),
+                default_session=instrument.default_session,
+                maintenance_break=f"{brk.start} — {brk.end}" if brk else "none",
+            )
+            .strip()
+        )
+
+    def system_prompt(
+        self,
+        variant: Variant,
+        instrument: Instrument,
+        meta: DataMeta | None,
+        context: list[str] | None = None,
+    ) -> str:
+        role = (variant.persona or self.text("system/role.md")).strip()
+        rules = (variant.replace_rules or self.text("system/rules.md")).strip()
+        extra = sum(1 for line in rules.splitlines() if line[:1].isdigit())
+        for i, rule in enumerate(variant.extra_rules, start=1):
+            rules += f"\n{extra + i}. {rule}"
+        parts = [role, self.instrument_block(instrument, meta), "Rules:\n" + rules]
+        if context:
+            parts.append(self.text("system/context.md").format(context="\n".join(context)).strip())
+        return "\n\n".join(parts)
+
+
+def _depth(instrument: Instrument, name: str) -> int:
+    depth = 0
+    parent = instrument.sessions[name].parent
+    while parent and parent in instrument.sessions and depth < 5:
+        depth += 1
+        parent = instrument.sessions[parent].parent
+    return depth
+
+
+@cache
+def _read_cached(path: Path, mtime: float) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _read(path: Path) -> str:
+    return _read_cached(path, path.stat().st_mtime)

@@ -1,0 +1,71 @@
+"""What the loop hands back to a front end: text, a pending action, the proof. No Telegram."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from bot.pool.jobs import QueryOutcome
+
+
+class Asker(BaseModel):
+    """Who asked, and where."""
+
+    chat_id: int
+    user_id: int
+    chat_type: Literal["private", "group", "supergroup", "channel"] = "private"
+    # Telegram's language_code of the person, a hint when a message has no letters.
+    language_code: str | None = None
+
+
+class Proof(BaseModel):
+    """One executed query and what proves it: the plan, the summary, chart and CSV."""
+
+    query: dict[str, Any]
+    plan: str
+    summary_text: str
+    rows: int = 0
+    chart_png: bytes | None = Field(default=None, repr=False)
+    chart_name: str | None = None
+    csv: bytes | None = Field(default=None, repr=False)
+    csv_name: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def from_outcome(cls, query: dict[str, Any], plan: str, outcome: QueryOutcome) -> Proof:
+        return cls(
+            query=query,
+            plan=plan,
+            summary_text=outcome.summary_text,
+            rows=outcome.rows,
+            chart_png=outcome.chart_png,
+            chart_name=outcome.chart_name,
+            csv=outcome.csv,
+            csv_name=outcome.csv_name,
+            warnings=outcome.warnings,
+            metadata=outcome.result.get("metadata", {}),
+        )
+
+
+class PendingView(BaseModel):
+    """A question to the person: confirm a query (Run/Cancel) or pick a suggested reply."""
+
+    id: str
+    kind: Literal["confirm", "clarify"]
+    text: str
+    plan: str | None = None
+    query: dict[str, Any] | None = None
+    options: list[str] = Field(default_factory=list)
+    answer_format: str | None = None
+
+
+class Reply(BaseModel):
+    question_id: str | None = None
+    text: str | None = None
+    pending: PendingView | None = None
+    proofs: list[Proof] = Field(default_factory=list)
+    # True when the answer is an apology (provider down, limit reached…), not an analysis.
+    failed: bool = False
+    language: Literal["en", "ru"] = "en"

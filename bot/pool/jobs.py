@@ -1,0 +1,76 @@
+"""One query job: run the engine, render the proof. Executed inside a worker process."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from barb import execute, render_summary
+from barb.export import csv_bytes
+from barb.proof_names import chart_filename, csv_filename
+
+log = logging.getLogger(__name__)
+
+PREVIEW_ROWS = 20
+
+
+class QueryJob(BaseModel):
+    query: dict[str, Any]
+    instrument: str = "NQ"
+    chart: bool = True
+    csv: bool = True
+
+
+class QueryOutcome(BaseModel):
+    """What crosses back from the worker: small, picklable, JSON-friendly except the bytes."""
+
+    ok: bool
+    summary_text: str
+    error: dict[str, Any] | None = None
+    # Result.to_dict() without the full table/source rows (they travel as CSV bytes).
+    result: dict[str, Any] = Field(default_factory=dict)
+    preview: list[dict[str, Any]] = Field(default_factory=list)
+    rows: int = 0
+    chart_png: bytes | None = None
+    chart_name: str | None = None
+    csv: bytes | None = None
+    csv_name: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+
+def run_query_job(job: QueryJob) -> QueryOutcome:
+    """Run one query and build its proof; never raises for a bad query."""
+    result = execute(job.query, job.instrument)
+    summary_text = render_summary(result)
+    if not result.ok:
+        assert result.error is not None
+        return QueryOutcome(ok=False, summary_text=summary_text, error=result.error.to_dict())
+    payload = result.to_dict()
+    shown = payload.pop("table") or payload.pop("source_rows", None) or []
+    payload.pop("source_rows", None)
+    outcome = QueryOutcome(
+        ok=True,
+        summary_text=summary_text,
+        result=payload,
+        preview=shown[:PREVIEW_ROWS],
+        # The true count, not the rows kept for display (a huge table is cut).
+        rows=payload["summary"].get("rows") or payload["metadata"]["rows_matched"],
+        warnings=list(result.metadata.warnings) if result.metadata else [],
+    )
+    if job.csv:
+        outcome.csv = csv_bytes(result) or None
+        outcome.csv_name = csv_filename(result)
+    if job.chart:
+        try:
+            from barb.charts import render_chart
+
+            outcome.chart_png = render_chart(result)
+            outcome.chart_name = chart_filename(result)
+        except Exception as exc:  # a drawing bug must not lose the answer
+            ref = uuid.uuid4().hex[:8]
+            log.error("chart failed (ref %s) for %r", ref, job.query, exc_info=exc)
+            outcome.warnings.append(f"The chart could not be drawn (reference {ref}).")
+    return outcome

@@ -1,0 +1,57 @@
+"""The bot's state: chats, preferences, transcript, pending actions, usage, updates, outbox.
+
+SQLAlchemy 2 async behind a small repository API (``Store``); SQLite (WAL) by default, any
+SQLAlchemy async URL at scale. ``open_store`` migrates the database with Alembic first.
+"""
+
+from bot.store.db import open_store
+from bot.store.errors import SchemaError, StoreError, UnknownChat
+from bot.store.records import (
+    Chat,
+    ChatSettings,
+    ChatType,
+    FinalStatus,
+    NewMessage,
+    OutgoingReply,
+    PendingAction,
+    PendingKind,
+    PendingStatus,
+    Preference,
+    ReplyKind,
+    ReplyStatus,
+    Role,
+    StoredMessage,
+    UsageLine,
+    UsageTotals,
+    new_question_id,
+)
+from bot.store.repository import Store
+from bot.store.settings import StoreSettings
+from bot.store.transactions import Clock
+
+__all__ = [
+    "Chat",
+    "ChatSettings",
+    "ChatType",
+    "Clock",
+    "FinalStatus",
+    "NewMessage",
+    "OutgoingReply",
+    "PendingAction",
+    "PendingKind",
+    "PendingStatus",
+    "Preference",
+    "ReplyKind",
+    "ReplyStatus",
+    "Role",
+    "SchemaError",
+    "Store",
+    "StoreError",
+    "StoreSettings",
+    "StoredMessage",
+    "UnknownChat",
+    "UsageLine",
+    "UsageTotals",
+    "new_question_id",
+    "open_store",
+]

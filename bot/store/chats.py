@@ -1,0 +1,167 @@
+"""Chats (instrument, settings, detected language) and people's remembered preferences."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.store.errors import UnknownChat
+from bot.store.records import DEFAULT_INSTRUMENT, Chat, ChatSettings, ChatType, Preference
+from bot.store.schema import ChatRow, PreferenceRow
+from bot.store.transactions import Clock, Repository, rowcount
+
+MAX_PREFERENCE_CHARS = 300
+
+
+class ChatRepository(Repository):
+    async def get(self, chat_id: int) -> Chat | None:
+        async with self._read() as session:
+            row = await session.get(ChatRow, chat_id)
+            return None if row is None else Chat.model_validate(row)
+
+    async def ensure(self, chat_id: int, chat_type: ChatType) -> Chat:
+        """The stored chat, created with the defaults the first time it is seen.
+
+        Telegram turns a group into a supergroup under a new id, so a stored type never
+        changes here; it is only recorded.
+        """
+        existing = await self.get(chat_id)
+        if existing is not None:
+            return existing
+        now = self._now()
+        try:
+            async with self._write() as session:
+                row = await session.get(ChatRow, chat_id)
+                if row is None:
+                    row = ChatRow(
+                        id=chat_id,
+                        type=chat_type,
+                        instrument=DEFAULT_INSTRUMENT,
+                        settings=ChatSettings().model_dump(mode="json"),
+                        language=None,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                    session.add(row)
+                return Chat.model_validate(row)
+        except IntegrityError:
+            # Another replica created it between our read and our insert (PostgreSQL; on
+            # SQLite the write lock serialises the two). Theirs is as good as ours.
+            chat = await self.get(chat_id)
+            if chat is None:
+                raise
+            return chat
+
+    async def set_instrument(self, chat_id: int, instrument: str) -> Chat:
+        return await self._change(chat_id, instrument=instrument)
+
+    async def set_language(self, chat_id: int, language: str | None) -> Chat:
+        """Record the language the model detected in the chat (None: not known)."""
+        return await self._change(chat_id, language=language)
+
+    async def set_settings(self, chat_id: int, settings: ChatSettings) -> Chat:
+        return await self._change(chat_id, settings=settings.model_dump(mode="json"))
+
+    async def update_settings(self, chat_id: int, **changes: Any) -> Chat:
+        """Change some settings, validated (an unknown name or a bad value raises
+        ``pydantic.ValidationError``), read and written in one transaction so that two
+        toggles at once do not undo each other."""
+        async with self._write() as session:
+            row = await self._locked(session, chat_id)
+            current = ChatSettings.from_stored(row.settings)
+            updated = ChatSettings.model_validate(current.model_dump() | changes)
+            row.settings = updated.model_dump(mode="json")
+            row.updated_at = self._now()
+            await session.flush()
+            return Chat.model_validate(row)
+
+    async def _change(self, chat_id: int, **values: Any) -> Chat:
+        async with self._write() as session:
+            row = await self._locked(session, chat_id)
+            for name, value in values.items():
+                setattr(row, name, value)
+            row.updated_at = self._now()
+            await session.flush()
+            return Chat.model_validate(row)
+
+    @staticmethod
+    async def _locked(session: AsyncSession, chat_id: int) -> ChatRow:
+        # FOR UPDATE on PostgreSQL (SQLite's write lock already covers it).
+        row = await session.get(ChatRow, chat_id, with_for_update=True)
+        if row is None:
+            raise UnknownChat(chat_id)
+        return row
+
+
+class PreferenceRepository(Repository):
+    """Per person, not per chat: "answer in points" said in a group holds in private too."""
+
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], clock: Clock, *, max_per_user: int
+    ) -> None:
+        super().__init__(sessions, clock)
+        self._max_per_user = max_per_user
+
+    async def for_user(self, user_id: int) -> list[Preference]:
+        """Oldest first, the order they were stated in."""
+        async with self._read() as session:
+            rows = await session.scalars(
+                select(PreferenceRow)
+                .where(PreferenceRow.user_id == user_id)
+                .order_by(PreferenceRow.id)
+            )
+            return [Preference.model_validate(row) for row in rows]
+
+    async def add(self, user_id: int, text: str) -> Preference:
+        """Remember one preference; beyond the limit the oldest are forgotten.
+
+        Raises ``ValueError`` for empty text or text over ``MAX_PREFERENCE_CHARS``: every
+        preference goes into every prompt.
+        """
+        text = " ".join(text.split())
+        if not text:
+            raise ValueError("a preference needs some text")
+        if len(text) > MAX_PREFERENCE_CHARS:
+            raise ValueError(f"a preference is at most {MAX_PREFERENCE_CHARS} characters")
+        async with self._write() as session:
+            row = PreferenceRow(user_id=user_id, text=text, created_at=self._now())
+            session.add(row)
+            await session.flush()
+            count = await session.scalar(
+                select(func.count()).where(PreferenceRow.user_id == user_id)
+            )
+            excess = (count or 0) - self._max_per_user
+            if excess > 0:
+                oldest = await session.scalars(
+                    select(PreferenceRow.id)
+                    .where(PreferenceRow.user_id == user_id)
+                    .order_by(PreferenceRow.id)
+                    .limit(excess)
+                )
+                await session.execute(
+                    delete(PreferenceRow).where(PreferenceRow.id.in_(list(oldest))),
+                    execution_options={"synchronize_session": False},
+                )
+            return Preference.model_validate(row)
+
+    async def remove(self, user_id: int, preference_id: int) -> bool:
+        """Forget one preference of this person (someone else's id is not found)."""
+        async with self._write() as session:
+            result = await session.execute(
+                delete(PreferenceRow).where(
+                    PreferenceRow.id == preference_id, PreferenceRow.user_id == user_id
+                ),
+                execution_options={"synchronize_session": False},
+            )
+            return rowcount(result) == 1
+
+    async def clear(self, user_id: int) -> int:
+        async with self._write() as session:
+            result = await session.execute(
+                delete(PreferenceRow).where(PreferenceRow.user_id == user_id),
+                execution_options={"synchronize_session": False},
+            )
+            return rowcount(result)

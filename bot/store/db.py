@@ -1,0 +1,31 @@
+"""Opening the store: migrate the database to the current schema, then hand out a ``Store``.
+
+Nothing here runs at import time; ``open_store`` is called once by the application with its
+settings, and the store it returns is passed explicitly to whoever needs it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.store.engine import make_engine
+from bot.store.migrate import upgrade_schema
+from bot.store.repository import Store
+from bot.store.settings import StoreSettings
+from bot.store.transactions import Clock, utc_now
+
+__all__ = ["make_engine", "open_store"]
+
+log = logging.getLogger(__name__)
+
+
+async def open_store(settings: StoreSettings, *, clock: Clock = utc_now) -> Store:
+    """Bring the database to the current schema and return a store on it.
+
+    Raises ``SchemaError`` (naming the revision) if the database cannot be migrated, e.g.
+    because a newer version of Barb has already upgraded it.
+    """
+    await upgrade_schema(settings)
+    store = Store(make_engine(settings), settings=settings, clock=clock)
+    log.info("store open at %s", settings.safe_url)
+    return store

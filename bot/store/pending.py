@@ -1,0 +1,185 @@
+"""Pending actions: confirmations and clarifications waiting for a button press.
+
+They live in the database so that a restart between the question and the press loses
+nothing. Every change of status is one conditional UPDATE ("… WHERE status = 'pending'")
+whose row count says whether this caller made it, so a double press, or two replicas
+receiving the same press, cannot both run the query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import ColumnElement, select, update
+
+from bot.store.errors import UnknownChat
+from bot.store.records import (
+    FinalStatus,
+    PendingAction,
+    PendingKind,
+    json_object,
+    new_pending_id,
+)
+from bot.store.schema import ChatRow, PendingActionRow
+from bot.store.transactions import Repository, rowcount
+
+_NO_SYNC = {"synchronize_session": False}
+_OPEN = ("pending", "running")
+
+
+class PendingRepository(Repository):
+    async def create(
+        self,
+        chat_id: int,
+        user_id: int,
+        kind: PendingKind,
+        payload: Mapping[str, Any],
+        *,
+        message_id: int | None = None,
+    ) -> PendingAction:
+        """Store a new pending action; its ``id`` goes into the buttons' callback_data."""
+        stored_payload = json_object(payload, "payload")
+        async with self._write() as session:
+            if await session.get(ChatRow, chat_id) is None:
+                raise UnknownChat(chat_id)
+            row = PendingActionRow(
+                id=new_pending_id(),
+                chat_id=chat_id,
+                user_id=user_id,
+                kind=kind,
+                payload=stored_payload,
+                status="pending",
+                message_id=message_id,
+                created_at=self._now(),
+                resolved_at=None,
+            )
+            session.add(row)
+            await session.flush()
+            return PendingAction.model_validate(row)
+
+    async def get(self, action_id: str) -> PendingAction | None:
+        async with self._read() as session:
+            row = await session.get(PendingActionRow, action_id)
+            return None if row is None else PendingAction.model_validate(row)
+
+    async def open_for_chat(self, chat_id: int) -> list[PendingAction]:
+        """The chat's actions still pending or running, oldest first."""
+        async with self._read() as session:
+            rows = await session.scalars(
+                select(PendingActionRow)
+                .where(PendingActionRow.chat_id == chat_id, PendingActionRow.status.in_(_OPEN))
+                .order_by(PendingActionRow.created_at, PendingActionRow.id)
+            )
+            return [PendingAction.model_validate(row) for row in rows]
+
+    async def set_message(self, action_id: str, message_id: int) -> bool:
+        """Remember the Telegram message that carries the action's buttons."""
+        async with self._write() as session:
+            result = await session.execute(
+                update(PendingActionRow)
+                .where(PendingActionRow.id == action_id)
+                .values(message_id=message_id),
+                execution_options=_NO_SYNC,
+            )
+            return rowcount(result) == 1
+
+    async def claim(
+        self, action_id: str, user_id: int, *, max_age: timedelta | None = None
+    ) -> bool:
+        """pending → running, for the person it belongs to; True for exactly one caller.
+
+        False if it is not theirs, unknown, no longer pending (already pressed, cancelled,
+        declined, expired) or older than ``max_age`` (so a stale button cannot run a query
+        before ``expire`` has got to it); ``get`` tells which, for the reply.
+        """
+        return await self._move(
+            action_id, user_id, "pending", "running", resolved=False, max_age=max_age
+        )
+
+    async def cancel(self, action_id: str, user_id: int) -> bool:
+        """pending → cancelled (the Cancel button); False if Run was pressed first."""
+        return await self._move(action_id, user_id, "pending", "cancelled", resolved=True)
+
+    async def resolve(self, action_id: str, status: FinalStatus = "done") -> bool:
+        """Close an open (pending or running) action, e.g. running → done once answered."""
+        now = self._now()
+        async with self._write() as session:
+            result = await session.execute(
+                update(PendingActionRow)
+                .where(PendingActionRow.id == action_id, PendingActionRow.status.in_(_OPEN))
+                .values(status=status, resolved_at=now),
+                execution_options=_NO_SYNC,
+            )
+            return rowcount(result) == 1
+
+    async def decline_for_chat(self, chat_id: int) -> list[PendingAction]:
+        """pending → declined for every action of the chat: the person wrote a new message
+        instead of pressing. Returns them (their ``message_id``s, to remove the buttons)."""
+        return await self._close_pending("declined", PendingActionRow.chat_id == chat_id)
+
+    async def expire(self, older_than: timedelta) -> list[PendingAction]:
+        """pending → expired for actions created more than ``older_than`` ago, any chat."""
+        cutoff = self._now() - older_than
+        return await self._close_pending("expired", PendingActionRow.created_at < cutoff)
+
+    async def _move(
+        self,
+        action_id: str,
+        user_id: int,
+        source: str,
+        target: str,
+        *,
+        resolved: bool,
+        max_age: timedelta | None = None,
+    ) -> bool:
+        now = self._now()
+        conditions = [
+            PendingActionRow.id == action_id,
+            PendingActionRow.user_id == user_id,
+            PendingActionRow.status == source,
+        ]
+        if max_age is not None:
+            conditions.append(PendingActionRow.created_at >= now - max_age)
+        async with self._write() as session:
+            result = await session.execute(
+                update(PendingActionRow)
+                .where(*conditions)
+                .values(status=target, resolved_at=now if resolved else None),
+                execution_options=_NO_SYNC,
+            )
+            return rowcount(result) == 1
+
+    async def _close_pending(
+        self, status: FinalStatus, condition: ColumnElement[bool]
+    ) -> list[PendingAction]:
+        now = self._now()
+        async with self._write() as session:
+            # FOR UPDATE (PostgreSQL; SQLite's write lock covers it): a press arriving
+            # meanwhile waits for this transaction, then finds the action closed.
+            rows = list(
+                await session.scalars(
+                    select(PendingActionRow)
+                    .where(condition, PendingActionRow.status == "pending")
+                    .order_by(PendingActionRow.created_at, PendingActionRow.id)
+                    .with_for_update()
+                )
+            )
+            if not rows:
+                return []
+            await session.execute(
+                update(PendingActionRow)
+                .where(
+                    PendingActionRow.id.in_([row.id for row in rows]),
+                    PendingActionRow.status == "pending",
+                )
+                .values(status=status, resolved_at=now),
+                execution_options=_NO_SYNC,
+            )
+            return [
+                PendingAction.model_validate(row).model_copy(
+                    update={"status": status, "resolved_at": now}
+                )
+                for row in rows
+            ]

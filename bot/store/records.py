@@ -1,0 +1,200 @@
+"""What the store hands out and takes in: frozen pydantic models, never ORM objects.
+
+The vocabularies (chat types, roles, statuses…) are ``Literal`` types defined once here; the
+schema's CHECK constraints are generated from them, so a value the code can write is a value
+the database accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import uuid
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any, Literal, Self, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+#: Telegram's chat types Barb answers in (channels are not served).
+ChatType = Literal["private", "group", "supergroup"]
+Language = Literal["auto", "en", "ru"]
+Role = Literal["user", "assistant", "tool"]
+PendingKind = Literal["confirm", "clarify"]
+PendingStatus = Literal["pending", "running", "done", "cancelled", "declined", "expired"]
+#: The statuses an action can end in; ``resolve`` accepts only these.
+FinalStatus = Literal["done", "cancelled", "declined", "expired"]
+ReplyKind = Literal["text", "photo", "document"]
+ReplyStatus = Literal["queued", "sent", "failed"]
+
+DEFAULT_INSTRUMENT = "NQ"
+#: Telegram's callback_data holds 64 bytes; the id leaves room for a prefix such as "run:".
+PENDING_ID_LENGTH = 16
+#: A question id groups the transcript rows of one question; a uuid4 in hex.
+QUESTION_ID_LENGTH = 32
+
+
+def values_of(literal: Any) -> tuple[str, ...]:
+    """The allowed values of a ``Literal`` type, for CHECK constraints and validation."""
+    return tuple(get_args(literal))
+
+
+def json_object(value: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """``value`` as a dict, after checking that JSON can hold it exactly.
+
+    Checked before any SQL runs, so the error names the field rather than a statement;
+    NaN and infinity are refused because PostgreSQL's json type refuses them.
+    """
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} cannot be stored as JSON: {exc}") from exc
+    return dict(value)
+
+
+def new_pending_id() -> str:
+    """A short URL-safe random id (96 bits): unguessable, and small enough for callback_data."""
+    return secrets.token_urlsafe(12)
+
+
+def new_question_id() -> str:
+    return uuid.uuid4().hex
+
+
+class _Record(BaseModel):
+    # from_attributes: the repositories build records straight from ORM rows, and the
+    # Literal fields check on the way out what the CHECK constraints held on the way in.
+    model_config = ConfigDict(frozen=True, extra="forbid", from_attributes=True)
+
+
+class ChatSettings(_Record):
+    """What a chat has chosen with /settings. Unknown keys are an error when set in code."""
+
+    confirm_queries: bool = True
+    charts: bool = True
+    language: Language = "auto"
+
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any] | None) -> Self:
+        """Read the stored JSON, ignoring keys this version does not know (an option since
+        removed, or one a newer Barb added).
+
+        Invalid stored values still raise: they can only come from a bug, not from a person.
+        """
+        known = {key: value for key, value in (stored or {}).items() if key in cls.model_fields}
+        return cls.model_validate(known)
+
+
+class Chat(_Record):
+    id: int
+    type: ChatType
+    instrument: str
+    settings: ChatSettings
+    #: The language the model last detected for this chat (e.g. "ru"); None until it has.
+    language: str | None
+    created_at: datetime
+    updated_at: datetime
+
+    @field_validator("settings", mode="before")
+    @classmethod
+    def _read_stored(cls, value: Any) -> Any:
+        return ChatSettings.from_stored(value) if isinstance(value, dict) else value
+
+
+class Preference(_Record):
+    """Something a person asked Barb to remember ("I only trade RTH")."""
+
+    id: int
+    user_id: int
+    text: str
+    created_at: datetime
+
+
+class NewMessage(_Record):
+    """One transcript row to append; the store keeps ``payload`` and ``data`` opaquely."""
+
+    role: Role
+    payload: dict[str, Any]
+    user_id: int | None = None
+    #: For tool results: the text the model saw (the result's summary).
+    model_summary: str | None = None
+    #: What the person saw: the query, result metadata, a small table preview.
+    data: dict[str, Any] | None = None
+
+    @field_validator("payload", "data")
+    @classmethod
+    def _json_ready(cls, value: dict[str, Any] | None, info: ValidationInfo) -> Any:
+        return None if value is None else json_object(value, str(info.field_name))
+
+
+class StoredMessage(_Record):
+    id: int
+    chat_id: int
+    question_id: str
+    user_id: int | None
+    role: Role
+    payload: dict[str, Any]
+    model_summary: str | None
+    data: dict[str, Any] | None
+    created_at: datetime
+
+
+class PendingAction(_Record):
+    """A confirmation or clarification waiting for a button press (or already answered)."""
+
+    id: str
+    chat_id: int
+    #: The only person who may press its buttons.
+    user_id: int
+    kind: PendingKind
+    payload: dict[str, Any]
+    status: PendingStatus
+    #: The Telegram message carrying the buttons, to edit once the action is resolved.
+    message_id: int | None
+    created_at: datetime
+    resolved_at: datetime | None
+
+
+class UsageTotals(_Record):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+    calls: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_read_tokens
+            + self.cache_write_tokens
+        )
+
+
+class UsageLine(UsageTotals):
+    """One (day, chat, person, model) line of the usage table, for the admins' report."""
+
+    day: date
+    chat_id: int
+    user_id: int
+    model: str
+
+
+class OutgoingReply(_Record):
+    """A reply stored before it is sent, so that a crash between the two loses nothing."""
+
+    id: int
+    chat_id: int
+    question_id: str | None
+    kind: ReplyKind
+    #: Text and parse mode, or caption and file name; what the sender needs besides the file.
+    payload: dict[str, Any]
+    #: The PNG or CSV bytes of a photo or document; dropped once sent.
+    content: bytes | None = Field(default=None, repr=False)
+    status: ReplyStatus
+    telegram_message_id: int | None
+    error: str | None
+    created_at: datetime
+    sent_at: datetime | None

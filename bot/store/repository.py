@@ -1,0 +1,56 @@
+"""The store: one object the application opens at start-up and passes to whoever needs it.
+
+Its repositories are grouped by concern (``store.chats``, ``store.transcript``,
+``store.pending``…); each method is one transaction and returns frozen records, so no
+caller ever holds a session or an ORM object.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+
+from bot.store.chats import ChatRepository, PreferenceRepository
+from bot.store.outbox import OutboxRepository
+from bot.store.pending import PendingRepository
+from bot.store.settings import StoreSettings
+from bot.store.transactions import Clock, utc_now
+from bot.store.transcript import TranscriptRepository
+from bot.store.updates import UpdateRepository
+from bot.store.usage import UsageRepository
+
+
+class Store:
+    """Use ``open_store(settings)``, which migrates the database first; then ``close()``."""
+
+    def __init__(
+        self, engine: AsyncEngine, *, settings: StoreSettings, clock: Clock = utc_now
+    ) -> None:
+        self._engine = engine
+        # expire_on_commit=False: records are built after the commit from loaded rows.
+        sessions = async_sessionmaker(engine, expire_on_commit=False)
+        self.chats = ChatRepository(sessions, clock)
+        self.preferences = PreferenceRepository(
+            sessions, clock, max_per_user=settings.max_preferences_per_user
+        )
+        self.transcript = TranscriptRepository(sessions, clock)
+        self.pending = PendingRepository(sessions, clock)
+        self.usage = UsageRepository(sessions, clock)
+        self.updates = UpdateRepository(sessions, clock)
+        self.outbox = OutboxRepository(sessions, clock)
+
+    async def close(self) -> None:
+        """Close every pooled connection (SQLite then folds its WAL file back)."""
+        await self._engine.dispose()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()

@@ -1,0 +1,57 @@
+"""The base of every repository: one session and one transaction per call.
+
+A repository method opens a session, does its work in one transaction and returns records;
+no session or ORM object leaves it. Writes announce themselves (``_write``) so that on
+SQLite the transaction takes the write lock at BEGIN (see ``bot.store.db``): a transaction
+that read first and upgraded to a writer later could fail at once with "database is
+locked" instead of waiting its turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, Result
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+#: Returns the current time, aware; injected so that tests can cross a UTC midnight.
+Clock = Callable[[], datetime]
+
+#: Execution option that marks a transaction as a writer (BEGIN IMMEDIATE on SQLite).
+WRITE_OPTION = "barb_write"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def rowcount(result: Result[Any]) -> int:
+    """Rows matched by an UPDATE or DELETE (``Session.execute`` types them as plain Results)."""
+    return cast(CursorResult[Any], result).rowcount
+
+
+class Repository:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
+        self._sessions = sessions
+        self._clock = clock
+
+    def _now(self) -> datetime:
+        now = self._clock()
+        if now.tzinfo is None:
+            raise ValueError("the store's clock must return an aware datetime")
+        return now.astimezone(UTC)
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncSession]:
+        async with self._sessions() as session, session.begin():
+            yield session
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncSession]:
+        async with self._sessions() as session, session.begin():
+            # The first connection use starts the transaction, with the option set.
+            await session.connection(execution_options={WRITE_OPTION: True})
+            yield session

@@ -1,0 +1,105 @@
+"""The transcript: every message of a chat, grouped by the question it belongs to.
+
+A row's ``payload`` is the provider-neutral message as the assistant serialised it; the
+store neither reads nor changes it. ``data`` is what the person saw, so that "of those, which
+were the most volatile?" can be answered from the last data shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import delete, func, select
+
+from bot.store.errors import UnknownChat
+from bot.store.records import QUESTION_ID_LENGTH, NewMessage, StoredMessage
+from bot.store.schema import ChatRow, MessageRow
+from bot.store.transactions import Repository, rowcount
+
+
+class TranscriptRepository(Repository):
+    async def append(
+        self, chat_id: int, question_id: str, messages: Sequence[NewMessage]
+    ) -> list[StoredMessage]:
+        """Add the rows of one question, in order, in one transaction."""
+        if not 0 < len(question_id) <= QUESTION_ID_LENGTH:
+            raise ValueError(f"a question id has 1 to {QUESTION_ID_LENGTH} characters")
+        now = self._now()
+        async with self._write() as session:
+            # Checked here rather than left to the foreign key: SQLite's error would not
+            # say which chat, and a chat that was never stored is the caller's bug.
+            if await session.get(ChatRow, chat_id) is None:
+                raise UnknownChat(chat_id)
+            rows = [
+                MessageRow(
+                    chat_id=chat_id,
+                    question_id=question_id,
+                    user_id=message.user_id,
+                    role=message.role,
+                    payload=message.payload,
+                    model_summary=message.model_summary,
+                    data=message.data,
+                    created_at=now,
+                )
+                for message in messages
+            ]
+            session.add_all(rows)
+            await session.flush()
+            return [StoredMessage.model_validate(row) for row in rows]
+
+    async def recent(self, chat_id: int, questions: int) -> list[StoredMessage]:
+        """The rows of the chat's last ``questions`` questions, oldest first.
+
+        A question is recent by its latest row, so one resumed after a confirmation counts
+        from when it was answered.
+        """
+        if questions <= 0:
+            return []
+        last_row = func.max(MessageRow.id)
+        latest = (
+            select(MessageRow.question_id)
+            .where(MessageRow.chat_id == chat_id)
+            .group_by(MessageRow.question_id)
+            .order_by(last_row.desc())
+            .limit(questions)
+        )
+        async with self._read() as session:
+            question_ids = list(await session.scalars(latest))
+            if not question_ids:
+                return []
+            rows = await session.scalars(
+                select(MessageRow)
+                .where(MessageRow.chat_id == chat_id, MessageRow.question_id.in_(question_ids))
+                .order_by(MessageRow.id)
+            )
+            return [StoredMessage.model_validate(row) for row in rows]
+
+    async def question(self, chat_id: int, question_id: str) -> list[StoredMessage]:
+        """The rows of one question, oldest first (e.g. to resume it after a confirmation)."""
+        async with self._read() as session:
+            rows = await session.scalars(
+                select(MessageRow)
+                .where(MessageRow.chat_id == chat_id, MessageRow.question_id == question_id)
+                .order_by(MessageRow.id)
+            )
+            return [StoredMessage.model_validate(row) for row in rows]
+
+    async def last_data(self, chat_id: int) -> StoredMessage | None:
+        """The latest row that showed the person data (for "of those…" follow-ups)."""
+        async with self._read() as session:
+            row = await session.scalar(
+                select(MessageRow)
+                .where(MessageRow.chat_id == chat_id, MessageRow.data.is_not(None))
+                .order_by(MessageRow.id.desc())
+                .limit(1)
+            )
+            return None if row is None else StoredMessage.model_validate(row)
+
+    async def clear(self, chat_id: int) -> int:
+        """Forget the chat's conversation (/reset); its settings and usage stay."""
+        async with self._write() as session:
+            result = await session.execute(
+                delete(MessageRow).where(MessageRow.chat_id == chat_id),
+                execution_options={"synchronize_session": False},
+            )
+            return rowcount(result)

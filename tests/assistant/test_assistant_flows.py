@@ -1,0 +1,360 @@
+"""Every flow of seed 000 §5 and seed 004, end to end through the loop, engine and storage."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from barb import execute
+from bot.assistant.orchestrator import Assistant, AssistantSettings
+from bot.assistant.replies import Asker
+from bot.llm.errors import ProviderUnavailable
+from bot.llm.scripted import text, tool_call, turn
+
+ALICE = Asker(chat_id=100, user_id=1)
+
+WEEKDAY_RANGE = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {"weekday": "dayname()"},
+    "group_by": "weekday",
+    "select": "mean(range)",
+}
+
+
+def tool_results(request) -> list:
+    return [r for m in request.messages if m.role == "tool" for r in m.tool_results]
+
+
+async def test_chitchat_needs_no_tool(make_assistant) -> None:
+    assistant = make_assistant(text("Привет! Чем помочь?"))
+    reply = await assistant.ask(ALICE, "привет")
+    assert reply.text == "Привет! Чем помочь?"
+    assert reply.pending is None and reply.proofs == []
+    request = assistant.provider.requests[0]
+    assert "Current instrument: NQ" in request.system
+    assert "Data: 2008-01-02 to 2026-01-07" in request.system  # read from the data
+    assert len(request.system) / 4 < 700  # tokens, 4 characters each
+    assert {t.name for t in request.tools} >= {
+        "execute_query",
+        "get_query_reference",
+        "ask_user_clarification",
+        "get_concept",
+    }
+
+
+async def test_concept_question_uses_the_lookup(make_assistant) -> None:
+    assistant = make_assistant(
+        tool_call("get_concept", name="inside day"),
+        text("An inside day is a bar inside the previous bar's range."),
+    )
+    reply = await assistant.ask(ALICE, "what is an inside day?")
+    assert reply.text.startswith("An inside day")
+    [result] = tool_results(assistant.provider.requests[1])
+    assert "high < prev(high) and low > prev(low)" in result.content
+
+
+async def test_analytical_question_plan_run_answer(make_assistant, store) -> None:
+    assistant = make_assistant(
+        tool_call("get_query_reference"),
+        turn(
+            "I'll compute the average RTH range by weekday over all data.",
+            tool_call("execute_query", query=WEEKDAY_RANGE),
+        ),
+        text("Friday is the most volatile day."),
+    )
+    reply = await assistant.ask(ALICE, "average RTH range by weekday?")
+    assert reply.pending is not None and reply.pending.kind == "confirm"
+    assert reply.pending.text.startswith("I'll compute")
+    assert "Compute: average range, by weekday" in reply.pending.plan
+    assert "session RTH" in reply.pending.plan
+    assert reply.text is None and reply.proofs == []
+
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert done.text == "Friday is the most volatile day."
+    [proof] = done.proofs
+    assert proof.chart_png[:8] == b"\x89PNG\r\n\x1a\n"
+    csv_lines = proof.csv.decode().splitlines()
+    assert csv_lines[0] == "weekday,mean_range"
+    engine = execute(WEEKDAY_RANGE, "NQ")
+    assert [float(line.split(",")[1]) for line in csv_lines[1:]] == pytest.approx(
+        engine.table["mean_range"].tolist()
+    )
+    # The model saw the summary, not rows.
+    [_, result] = tool_results(assistant.provider.requests[2])
+    assert result.content.startswith("Result: 5 groups by weekday")
+    assert result.content == proof.summary_text
+    action = await store.pending.get(reply.pending.id)
+    assert action.status == "done"
+
+
+async def test_cancel_tells_the_model_and_ends_briefly(make_assistant, store) -> None:
+    assistant = make_assistant(
+        turn("Computing the average range.", tool_call("execute_query", query=WEEKDAY_RANGE)),
+        text("OK, not running it."),
+    )
+    reply = await assistant.ask(ALICE, "average range by weekday")
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=False)
+    assert done.text == "OK, not running it."
+    assert done.proofs == []
+    last = assistant.provider.requests[-1]
+    assert last.tools == []  # a short reply, no more tools
+    assert "pressed Cancel" in tool_results(last)[-1].content
+    assert (await store.pending.get(reply.pending.id)).status == "cancelled"
+    # Pressing Run afterwards does nothing.
+    again = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert again.text is None and again.proofs == []
+
+
+async def test_new_message_while_pending_declines_it(make_assistant, store) -> None:
+    assistant = make_assistant(
+        turn("Computing.", tool_call("execute_query", query=WEEKDAY_RANGE)),
+        text("Hello again."),
+    )
+    first = await assistant.ask(ALICE, "average range by weekday")
+    second = await assistant.ask(ALICE, "actually, never mind. hi")
+    assert second.text == "Hello again."
+    assert (await store.pending.get(first.pending.id)).status == "declined"
+    rows = await store.transcript.question(ALICE.chat_id, first.question_id)
+    declined = [r for r in rows if r.role == "tool"]
+    assert "instead of confirming" in declined[0].model_summary
+
+
+async def test_error_is_fixed_once_then_explained(make_assistant) -> None:
+    bad = {"session": "RTH", "from": "daily", "select": "mean(rnage)"}
+    worse = {"session": "RTH", "from": "daily", "select": "mean(rangee)"}
+    assistant = make_assistant(
+        turn("Computing.", tool_call("execute_query", query=bad)),
+        tool_call("execute_query", query=worse),
+        text("Sorry, I could not build that query: the column name was wrong."),
+    )
+    reply = await assistant.ask(ALICE, "average range")
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert done.text.startswith("Sorry")
+    requests = assistant.provider.requests
+    first_error = tool_results(requests[1])[-1]
+    assert first_error.is_error and "UnknownColumn" in first_error.content
+    assert "did you mean 'range'" in first_error.content.lower()
+    second_error = tool_results(requests[2])[-1]
+    assert "Do not retry" in second_error.content
+    assert requests[2].tools == []  # the second failure must be explained, not retried
+
+
+async def test_one_confirmation_covers_the_analysis(make_assistant) -> None:
+    fomc = {
+        "session": "RTH",
+        "from": "daily",
+        "join": "fomc",
+        "where": "fomc",
+        "select": "mean(volume)",
+    }
+    other = {
+        "session": "RTH",
+        "from": "daily",
+        "join": "fomc",
+        "where": "not fomc",
+        "select": "mean(volume)",
+    }
+    assistant = make_assistant(
+        tool_call("get_events"),
+        turn(
+            "I'll compare volume on FOMC days with other days.",
+            tool_call("execute_query", query=fomc),
+        ),
+        tool_call("execute_query", query=other),
+        text("Volume is higher on FOMC days."),
+    )
+    reply = await assistant.ask(ALICE, "сравни объём в дни FOMC и обычные дни")
+    assert "Посчитаю" in reply.pending.plan  # the plan speaks Russian
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert done.text == "Volume is higher on FOMC days."
+    assert [p.query for p in done.proofs] == [fomc, other]
+
+
+async def test_proactive_indicator_query(make_assistant) -> None:
+    atr = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"atr14": "atr(14)"},
+        "sort": "timestamp desc",
+        "limit": 1,
+    }
+    assistant = make_assistant(
+        turn(
+            "Average RTH range over all data.",
+            tool_call(
+                "execute_query", query={"session": "RTH", "from": "daily", "select": "mean(range)"}
+            ),
+        ),
+        tool_call("get_indicators"),
+        tool_call("execute_query", query=atr),
+        text("Average range 130; ATR(14) now is above that."),
+    )
+    reply = await assistant.ask(ALICE, "какой средний range?")
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert len(done.proofs) == 2
+    indicators = tool_results(assistant.provider.requests[2])[-1]
+    assert "atr(n=14)" in indicators.content
+
+
+async def test_follow_up_sees_the_previous_data(make_assistant) -> None:
+    fridays = {"session": "RTH", "from": "daily", "period": "2024", "where": "dayname() == 'Fri'"}
+    assistant = make_assistant(
+        turn("Listing Fridays of 2024.", tool_call("execute_query", query=fridays)),
+        text("There were 50 Fridays."),
+        turn(
+            "Sorting those Fridays by range.",
+            tool_call("execute_query", query={**fridays, "sort": "range desc", "limit": 5}),
+        ),
+    )
+    first = await assistant.ask(ALICE, "покажи все пятницы 2024")
+    await assistant.resume(first.pending.id, ALICE.user_id, run=True)
+    second = await assistant.ask(ALICE, "какие из них самые волатильные?")
+    assert second.pending is not None
+    request = assistant.provider.requests[-1]
+    assert "Previous data shown: Result:" in request.system
+    assert "'Fri'" in request.system
+    assert [m.text for m in request.messages[:2]] == [
+        "покажи все пятницы 2024",
+        "There were 50 Fridays.",
+    ]
+
+
+async def test_clarification_with_suggested_replies(make_assistant) -> None:
+    assistant = make_assistant(
+        tool_call(
+            "ask_user_clarification",
+            question_text="RTH or ETH range?",
+            suggested_replies=["RTH", "ETH"],
+            expected_response_format_hint="TEXT",
+        ),
+        text("Understood, RTH."),
+    )
+    reply = await assistant.ask(ALICE, "average range")
+    assert reply.pending.kind == "clarify"
+    assert reply.pending.options == ["RTH", "ETH"]
+    done = await assistant.ask(ALICE, "RTH")  # a typed (or tapped) answer resumes
+    assert done.text == "Understood, RTH."
+    answer = tool_results(assistant.provider.requests[-1])[-1]
+    assert answer.content == "The person answered: RTH"
+
+
+async def test_preferences_are_remembered_and_used(make_assistant, store) -> None:
+    assistant = make_assistant(
+        tool_call("remember_preference", preference="Only trades RTH"),
+        text("Noted."),
+        text("Hi."),
+    )
+    await assistant.ask(ALICE, "I only trade RTH")
+    assert [p.text for p in await store.preferences.for_user(ALICE.user_id)] == ["Only trades RTH"]
+    await assistant.ask(ALICE, "hello")
+    assert "Only trades RTH" in assistant.provider.requests[-1].system
+
+
+async def test_no_raw_rows_reach_the_model_whatever_the_table(make_assistant) -> None:
+    huge = {"session": "ETH", "from": "1m", "period": "2025", "map": {"body": "close - open"}}
+    assistant = make_assistant(
+        turn("Listing 1-minute bars.", tool_call("execute_query", query=huge)),
+        text("Done."),
+    )
+    reply = await assistant.ask(ALICE, "show me all minute bars of 2025")
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert done.proofs[0].rows > 50_000
+    result = tool_results(assistant.provider.requests[-1])[-1]
+    assert len(result.content) / 4 < 200  # tokens
+    everything = json.dumps([r.model_dump(mode="json") for r in assistant.provider.requests])
+    assert everything.count("2025-06-") < 3  # no table rows anywhere in what was sent
+
+
+async def test_pending_confirmation_survives_a_restart(make_assistant, db_url, sample_settings):
+    from bot.pool.runner import InlineRunner
+    from bot.store.db import open_store
+    from bot.store.settings import StoreSettings
+
+    first = make_assistant(turn("Computing.", tool_call("execute_query", query=WEEKDAY_RANGE)))
+    reply = await first.ask(ALICE, "average range by weekday")
+    await first.store.close()
+
+    reopened = await open_store(StoreSettings(database_url=db_url))
+    try:
+        from bot.llm.scripted import ScriptedProvider
+
+        second = Assistant(
+            ScriptedProvider([text("Here it is.")]),
+            reopened,
+            InlineRunner(),
+            engine_settings=sample_settings,
+        )
+        done = await second.resume(reply.pending.id, ALICE.user_id, run=True)
+        assert done.text == "Here it is."
+        assert len(done.proofs) == 1
+    finally:
+        await reopened.close()
+
+
+async def test_only_the_asker_can_press(make_assistant) -> None:
+    assistant = make_assistant(turn("Computing.", tool_call("execute_query", query=WEEKDAY_RANGE)))
+    reply = await assistant.ask(ALICE, "average range by weekday")
+    other = await assistant.resume(reply.pending.id, user_id=2, run=True)
+    assert other.text is None and other.proofs == []
+
+
+async def test_the_loop_is_bounded(make_assistant) -> None:
+    assistant = make_assistant(
+        *[tool_call("get_events") for _ in range(10)],
+        settings=AssistantSettings(max_model_calls=4),
+    )
+    reply = await assistant.ask(ALICE, "loop forever")
+    assert reply.failed and "4 steps" in reply.text
+    assert len(assistant.provider.requests) == 4
+
+
+async def test_provider_failure_is_one_plain_sentence(make_assistant, store) -> None:
+    def down(request):
+        raise ProviderUnavailable("connection refused", provider="scripted")
+
+    assistant = make_assistant(down)
+    reply = await assistant.ask(Asker(chat_id=7, user_id=3), "average range")
+    assert reply.failed
+    assert (
+        reply.text == "The language model is not reachable right now; please try again in a minute."
+    )
+    # The question itself is kept.
+    rows = await store.transcript.recent(7, 1)
+    assert rows[0].payload["text"] == "average range"
+
+
+async def test_confirmation_can_be_turned_off(make_assistant, store) -> None:
+    await store.chats.ensure(ALICE.chat_id, "private")
+    await store.chats.update_settings(ALICE.chat_id, confirm_queries=False)
+    assistant = make_assistant(
+        turn("Computing.", tool_call("execute_query", query=WEEKDAY_RANGE)),
+        text("Friday."),
+    )
+    reply = await assistant.ask(ALICE, "average range by weekday")
+    assert reply.pending is None
+    assert reply.text == "Friday." and len(reply.proofs) == 1
+
+
+async def test_usage_is_recorded(make_assistant, store) -> None:
+    from bot.llm.messages import Usage
+
+    assistant = make_assistant(text("Hi."), usage=Usage(input_tokens=300, output_tokens=20))
+    await assistant.ask(ALICE, "hi")
+    totals = await store.usage.for_user(ALICE.user_id)
+    assert (totals.input_tokens, totals.output_tokens, totals.calls) == (300, 20, 1)
+
+
+async def test_daily_budget_stops_before_the_model(make_assistant, store) -> None:
+    from bot.llm.messages import Usage
+
+    assistant = make_assistant(
+        text("Hi."),
+        usage=Usage(input_tokens=900, output_tokens=200),
+        settings=AssistantSettings(daily_token_budget=1000),
+    )
+    await assistant.ask(ALICE, "hi")
+    blocked = await assistant.ask(ALICE, "hi again")
+    assert blocked.failed and "budget" in blocked.text
+    assert len(assistant.provider.requests) == 1

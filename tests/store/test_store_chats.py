@@ -1,0 +1,121 @@
+"""Chats and their settings; people's remembered preferences."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+from pydantic import ValidationError
+from store_fixtures import ALICE, BOB, GROUP_CHAT, PRIVATE_CHAT, FakeClock, sqlite_settings
+
+from bot.store import ChatSettings, Store, UnknownChat, open_store
+
+
+async def test_a_new_chat_gets_the_defaults(store: Store, clock: FakeClock) -> None:
+    assert await store.chats.get(PRIVATE_CHAT) is None
+
+    chat = await store.chats.ensure(PRIVATE_CHAT, "private")
+
+    assert (chat.id, chat.type, chat.instrument, chat.language) == (
+        PRIVATE_CHAT,
+        "private",
+        "NQ",
+        None,
+    )
+    assert chat.settings == ChatSettings(confirm_queries=True, charts=True, language="auto")
+    assert chat.created_at == chat.updated_at == clock.now
+    assert await store.chats.get(PRIVATE_CHAT) == chat
+
+
+async def test_ensure_is_idempotent_under_concurrency(store: Store, clock: FakeClock) -> None:
+    chats = await asyncio.gather(*(store.chats.ensure(GROUP_CHAT, "group") for _ in range(5)))
+    clock.advance(timedelta(hours=1))
+    again = await store.chats.ensure(GROUP_CHAT, "group")
+
+    assert len(set(chats)) == 1
+    assert again == chats[0]
+
+
+async def test_settings_change_one_at_a_time(store: Store, clock: FakeClock) -> None:
+    await store.chats.ensure(PRIVATE_CHAT, "private")
+    clock.advance(timedelta(minutes=1))
+
+    chat = await store.chats.update_settings(PRIVATE_CHAT, confirm_queries=False)
+    chat = await store.chats.update_settings(PRIVATE_CHAT, language="en")
+
+    assert chat.settings == ChatSettings(confirm_queries=False, charts=True, language="en")
+    assert chat.updated_at == clock.now
+    assert chat.created_at == clock.now - timedelta(minutes=1)
+
+    replaced = await store.chats.set_settings(PRIVATE_CHAT, ChatSettings(charts=False))
+    assert replaced.settings == ChatSettings(charts=False)
+
+
+async def test_a_typo_or_a_bad_value_is_refused(store: Store) -> None:
+    await store.chats.ensure(PRIVATE_CHAT, "private")
+
+    with pytest.raises(ValidationError, match="languague"):
+        await store.chats.update_settings(PRIVATE_CHAT, languague="en")
+    with pytest.raises(ValidationError, match="language"):
+        await store.chats.update_settings(PRIVATE_CHAT, language="de")
+
+    assert (await store.chats.get(PRIVATE_CHAT)).settings == ChatSettings()  # type: ignore[union-attr]
+
+
+def test_settings_a_newer_barb_stored_are_read() -> None:
+    assert ChatSettings.from_stored({"charts": False, "dropped_option": 1}) == ChatSettings(
+        charts=False
+    )
+    assert ChatSettings.from_stored(None) == ChatSettings()
+
+
+async def test_instrument_and_language(store: Store) -> None:
+    await store.chats.ensure(GROUP_CHAT, "supergroup")
+
+    await store.chats.set_instrument(GROUP_CHAT, "CL")
+    chat = await store.chats.set_language(GROUP_CHAT, "ru")
+
+    assert (chat.instrument, chat.language) == ("CL", "ru")
+    with pytest.raises(UnknownChat):
+        await store.chats.set_instrument(PRIVATE_CHAT, "ES")
+
+
+async def test_preferences_belong_to_a_person(store: Store) -> None:
+    first = await store.preferences.add(ALICE, "  I only trade   RTH ")
+    await store.preferences.add(ALICE, "answer in points")
+    await store.preferences.add(BOB, "always English")
+
+    assert [p.text for p in await store.preferences.for_user(ALICE)] == [
+        "I only trade RTH",
+        "answer in points",
+    ]
+    assert await store.preferences.remove(BOB, first.id) is False
+    assert await store.preferences.remove(ALICE, first.id) is True
+    assert [p.text for p in await store.preferences.for_user(ALICE)] == ["answer in points"]
+    assert await store.preferences.clear(ALICE) == 1
+    assert await store.preferences.for_user(ALICE) == []
+    assert [p.text for p in await store.preferences.for_user(BOB)] == ["always English"]
+
+
+async def test_only_the_latest_preferences_are_kept(tmp_path, clock: FakeClock) -> None:
+    store = await open_store(
+        sqlite_settings(tmp_path / "b.db", max_preferences_per_user=3), clock=clock
+    )
+    try:
+        for n in range(5):
+            await store.preferences.add(ALICE, f"rule {n}")
+        assert [p.text for p in await store.preferences.for_user(ALICE)] == [
+            "rule 2",
+            "rule 3",
+            "rule 4",
+        ]
+    finally:
+        await store.close()
+
+
+async def test_a_preference_has_sensible_text(store: Store) -> None:
+    with pytest.raises(ValueError, match="needs some text"):
+        await store.preferences.add(ALICE, "   ")
+    with pytest.raises(ValueError, match="at most 300"):
+        await store.preferences.add(ALICE, "x" * 301)

@@ -1,0 +1,80 @@
+"""A Telegram update is handled once; a reply is stored before it is sent."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+from store_fixtures import GROUP_CHAT, PRIVATE_CHAT, FakeClock
+
+from bot.store import Store, UnknownChat
+
+
+async def test_an_update_is_new_only_the_first_time(store: Store) -> None:
+    assert await store.updates.mark(1) is True
+    assert await store.updates.mark(1) is False
+    assert await store.updates.mark(2) is True
+
+
+async def test_an_update_delivered_twice_at_once_is_handled_once(store: Store) -> None:
+    results = await asyncio.gather(*(store.updates.mark(77) for _ in range(5)))
+
+    assert sorted(results) == [False, False, False, False, True]
+
+
+async def test_old_updates_are_pruned(store: Store, clock: FakeClock) -> None:
+    await store.updates.mark(1)
+    clock.advance(timedelta(hours=30))
+    await store.updates.mark(2)
+
+    assert await store.updates.prune(older_than=timedelta(days=1)) == 1
+    assert await store.updates.mark(2) is False
+
+
+@pytest.fixture
+async def chats(store: Store) -> Store:
+    await store.chats.ensure(PRIVATE_CHAT, "private")
+    await store.chats.ensure(GROUP_CHAT, "supergroup")
+    return store
+
+
+async def test_replies_wait_in_the_outbox_until_sent(chats: Store, clock: FakeClock) -> None:
+    text = await chats.outbox.enqueue(
+        PRIVATE_CHAT, "text", {"text": "<b>212.4</b>", "parse_mode": "HTML"}
+    )
+    chart = await chats.outbox.enqueue(
+        PRIVATE_CHAT, "photo", {"caption": "NQ RTH"}, content=b"\x89PNG\r\n", question_id="q1"
+    )
+    other = await chats.outbox.enqueue(
+        GROUP_CHAT, "document", {"filename": "a.csv"}, content=b"a,b\n"
+    )
+
+    assert await chats.outbox.unsent(PRIVATE_CHAT) == [text, chart]
+    assert [r.id for r in await chats.outbox.unsent()] == [text.id, chart.id, other.id]
+
+    clock.advance(timedelta(seconds=2))
+    assert await chats.outbox.mark_sent(chart.id, telegram_message_id=555) is True
+    assert await chats.outbox.mark_sent(chart.id, telegram_message_id=556) is False
+    assert await chats.outbox.mark_failed(other.id, "Forbidden: bot was blocked by the user")
+
+    assert await chats.outbox.unsent() == [text]
+    assert chart.content == b"\x89PNG\r\n"
+    assert "content" not in repr(chart)
+
+
+async def test_sent_replies_are_pruned(chats: Store, clock: FakeClock) -> None:
+    sent = await chats.outbox.enqueue(PRIVATE_CHAT, "text", {"text": "a"})
+    queued = await chats.outbox.enqueue(PRIVATE_CHAT, "text", {"text": "b"})
+    await chats.outbox.mark_sent(sent.id, 1)
+    clock.advance(timedelta(days=8))
+
+    assert await chats.outbox.prune(older_than=timedelta(days=7)) == 1
+    assert await chats.outbox.unsent() == [queued]
+
+
+async def test_a_file_reply_needs_its_bytes(chats: Store) -> None:
+    with pytest.raises(ValueError, match="photo reply needs its content"):
+        await chats.outbox.enqueue(PRIVATE_CHAT, "photo", {"caption": "x"})
+    with pytest.raises(UnknownChat):
+        await chats.outbox.enqueue(12345, "text", {"text": "x"})

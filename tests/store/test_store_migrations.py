@@ -1,0 +1,157 @@
+"""The Alembic revisions and the models describe the same schema, both ways."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import CheckConstraint, Connection, inspect, text
+from sqlalchemy.pool import NullPool
+
+from bot.store import SchemaError, StoreSettings, open_store
+from bot.store.db import make_engine
+from bot.store.migrate import (
+    MIGRATIONS_DIR,
+    alembic_config,
+    current_revision,
+    downgrade_schema,
+    head_revision,
+    next_revision_id,
+    upgrade_schema,
+)
+from bot.store.schema import metadata
+
+
+async def _on_connection(settings: StoreSettings, fn: Any) -> Any:
+    engine = make_engine(settings, poolclass=NullPool)
+    try:
+        async with engine.connect() as connection:
+            return await connection.run_sync(fn)
+    finally:
+        await engine.dispose()
+
+
+def _differences(connection: Connection) -> list[Any]:
+    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    return list(compare_metadata(context, metadata))
+
+
+def _tables(connection: Connection) -> set[str]:
+    return set(inspect(connection).get_table_names())
+
+
+def _normalised(sql: str) -> str:
+    return re.sub(r"\s+", " ", sql).strip()
+
+
+def _reflected_checks(connection: Connection) -> dict[str, set[tuple[str, str]]]:
+    inspector = inspect(connection)
+    return {
+        table: {
+            (check["name"], _normalised(check["sqltext"]))
+            for check in inspector.get_check_constraints(table)
+        }
+        for table in metadata.tables
+    }
+
+
+def _model_checks(connection: Connection) -> dict[str, set[tuple[str, str]]]:
+    checks: dict[str, set[tuple[str, str]]] = {}
+    for name, table in metadata.tables.items():
+        checks[name] = set()
+        for constraint in table.constraints:
+            if isinstance(constraint, CheckConstraint):
+                sqltext = constraint.sqltext.compile(dialect=connection.dialect)
+                checks[name].add((str(constraint.name), _normalised(str(sqltext))))
+    return checks
+
+
+async def test_models_and_migrations_agree(settings: StoreSettings) -> None:
+    await upgrade_schema(settings)
+
+    assert await _on_connection(settings, _differences) == []
+
+
+async def test_check_constraints_match_the_models(settings: StoreSettings) -> None:
+    # Autogenerate does not compare CHECK constraints; this does.
+    await upgrade_schema(settings)
+
+    reflected = await _on_connection(settings, _reflected_checks)
+    expected = await _on_connection(settings, _model_checks)
+
+    assert reflected == expected
+    assert (
+        "ck_pending_actions_status",
+        _normalised("status IN ('pending', 'running', 'done', 'cancelled', 'declined', 'expired')"),
+    ) in reflected["pending_actions"]
+
+
+async def test_downgrade_to_base_and_upgrade_again(settings: StoreSettings) -> None:
+    await upgrade_schema(settings)
+    assert await current_revision(settings) == head_revision()
+
+    await downgrade_schema(settings, "base")
+    assert await current_revision(settings) is None
+    assert await _on_connection(settings, _tables) == {"alembic_version"}
+
+    await upgrade_schema(settings)
+    assert await current_revision(settings) == head_revision()
+    assert await _on_connection(settings, _differences) == []
+
+
+async def test_open_store_migrates_a_new_database_to_head(settings: StoreSettings) -> None:
+    store = await open_store(settings)
+    await store.close()
+
+    assert await current_revision(settings) == head_revision() == "0001"
+    assert await _on_connection(settings, _tables) >= {
+        "chats",
+        "preferences",
+        "messages",
+        "pending_actions",
+        "usage",
+        "processed_updates",
+        "outbox",
+    }
+
+
+async def test_opening_twice_is_a_no_op(settings: StoreSettings) -> None:
+    for _ in range(2):
+        store = await open_store(settings)
+        await store.close()
+
+    assert await current_revision(settings) == head_revision()
+
+
+async def test_a_database_from_a_newer_barb_is_refused_with_the_fix(
+    settings: StoreSettings,
+) -> None:
+    await upgrade_schema(settings)
+
+    async def stamp_unknown() -> None:
+        engine = make_engine(settings, poolclass=NullPool)
+        try:
+            async with engine.begin() as connection:
+                await connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+        finally:
+            await engine.dispose()
+
+    await stamp_unknown()
+
+    with pytest.raises(SchemaError, match=r"9999.*newer version of Barb"):
+        await open_store(settings)
+
+
+def test_revisions_are_numbered_in_order() -> None:
+    script = ScriptDirectory.from_config(alembic_config())
+    revisions = list(reversed(list(script.walk_revisions())))
+
+    assert [rev.revision for rev in revisions] == [f"{n:04d}" for n in range(1, len(revisions) + 1)]
+    for rev in revisions:
+        assert rev.path is not None
+        assert rev.path.startswith(str(MIGRATIONS_DIR / "versions" / f"{rev.revision}_"))
+    assert next_revision_id(script) == f"{len(revisions) + 1:04d}"
