@@ -1,0 +1,161 @@
+"""`barb chat`: the assistant in a terminal, on the same loop, store and engine as the bot."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+
+from bot.assistant.orchestrator import Assistant, AssistantSettings
+from bot.assistant.replies import Asker, Proof, Reply
+from bot.llm.errors import ConfigError
+from bot.llm.messages import Message, ToolCall
+from bot.llm.provider import LLMProvider
+from bot.llm.scripted import ScriptedProvider
+from bot.llm.settings import LLMSettings, make_provider
+from bot.pool.runner import InlineRunner
+from bot.store.db import open_store
+from bot.store.settings import StoreSettings
+
+NO_KEY_HINT = (
+    "Meanwhile `barb query '<Barb Script JSON>'` answers questions with no key, e.g.\n"
+    '  barb query \'{"session": "RTH", "from": "daily", "select": "mean(range)"}\''
+)
+
+
+def provider_or_exit(script: Path | None) -> LLMProvider:
+    """The configured provider, or a scripted one; a missing key ends with what to set."""
+    if script is not None:
+        return ScriptedProvider(load_script(script))
+    try:
+        return make_provider(LLMSettings())
+    except ConfigError as exc:
+        click.echo(f"{exc}\n\n{NO_KEY_HINT}", err=True)
+        sys.exit(2)
+
+
+def load_script(path: Path) -> list[Message]:
+    """Scripted model turns from YAML: `- text: …` or `- tool: name, args: {…}, text: …`."""
+    turns: list[Message] = []
+    for i, item in enumerate(yaml.safe_load(path.read_text(encoding="utf-8")) or []):
+        calls = []
+        if "tool" in item:
+            calls.append(
+                ToolCall(id=f"call_{i}", name=item["tool"], arguments=item.get("args", {}))
+            )
+        turns.append(Message.assistant(text=item.get("text"), tool_calls=calls))
+    return turns
+
+
+def show(reply: Reply, out_dir: Path) -> None:
+    for proof in reply.proofs:
+        for line in save_proof(proof, out_dir):
+            click.echo(line)
+    if reply.text:
+        click.echo(f"\nBarb: {reply.text}\n")
+
+
+def save_proof(proof: Proof, out_dir: Path) -> list[str]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lines = [f"\n[{proof.summary_text.splitlines()[0]}]"]
+    if proof.chart_png and proof.chart_name:
+        path = out_dir / proof.chart_name
+        path.write_bytes(proof.chart_png)
+        lines.append(f"  chart: {path}")
+    if proof.csv and proof.csv_name:
+        path = out_dir / proof.csv_name
+        path.write_bytes(proof.csv)
+        lines.append(f"  csv:   {path}")
+    return lines
+
+
+async def converse(assistant: Assistant, asker: Asker, out_dir: Path, auto_run: bool) -> None:
+    click.echo("Barb chat — ask about the bars; :prefs, :forget, :reset, :quit\n")
+    while True:
+        try:
+            text = click.prompt("You", prompt_suffix="> ", default="", show_default=False)
+        except (EOFError, click.Abort):
+            return
+        text = text.strip()
+        if not text:
+            continue
+        if text.startswith(":"):
+            if not await command(assistant, asker, text):
+                return
+            continue
+        reply = await assistant.ask(asker, text)
+        while True:
+            show(reply, out_dir)
+            pending = reply.pending
+            if pending is None:
+                break
+            if pending.kind == "confirm":
+                click.echo(f"\nBarb: {pending.text}\n\nPlan:\n{pending.plan}\n")
+                run = auto_run or click.confirm("Run?", default=True)
+                reply = await assistant.resume(pending.id, asker.user_id, run=run)
+            else:
+                click.echo(f"\nBarb: {pending.text}")
+                for n, option in enumerate(pending.options, start=1):
+                    click.echo(f"  {n}. {option}")
+                answer = click.prompt("You", prompt_suffix="> ").strip()
+                if answer.isdigit() and 1 <= int(answer) <= len(pending.options):
+                    answer = pending.options[int(answer) - 1]
+                reply = await assistant.ask(asker, answer)
+
+
+async def command(assistant: Assistant, asker: Asker, text: str) -> bool:
+    """Terminal commands; False to leave."""
+    store = assistant.store
+    if text in (":quit", ":q", ":exit"):
+        return False
+    if text == ":prefs":
+        prefs = await store.preferences.for_user(asker.user_id)
+        click.echo("\n".join(f"- {p.text}" for p in prefs) or "(no preferences remembered)")
+    elif text == ":forget":
+        click.echo(f"Forgot {await store.preferences.clear(asker.user_id)} preference(s).")
+    elif text == ":reset":
+        await store.transcript.clear(asker.chat_id)
+        click.echo("Conversation forgotten.")
+    else:
+        click.echo("Commands: :prefs, :forget, :reset, :quit")
+    return True
+
+
+async def run_chat(
+    provider: LLMProvider, instrument: str, out_dir: Path, auto_run: bool, **_: Any
+) -> None:
+    store = await open_store(StoreSettings())
+    try:
+        asker = Asker(chat_id=0, user_id=0)
+        await store.chats.ensure(asker.chat_id, "private")
+        await store.chats.set_instrument(asker.chat_id, instrument.upper())
+        assistant = Assistant(provider, store, InlineRunner(), settings=AssistantSettings())
+        await converse(assistant, asker, out_dir, auto_run)
+    finally:
+        await store.close()
+
+
+@click.command()
+@click.option("--instrument", "-i", default="NQ", show_default=True)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("out"),
+    show_default=True,
+    help="Where charts and CSVs are written.",
+)
+@click.option("--yes", "auto_run", is_flag=True, help="Run queries without asking.")
+@click.option(
+    "--script",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Play scripted model turns from a YAML file instead of a real model.",
+)
+def chat(instrument: str, out_dir: Path, auto_run: bool, script: Path | None) -> None:
+    """Talk to Barb in the terminal (needs an LLM key, a local server, or --script)."""
+    provider = provider_or_exit(script)
+    asyncio.run(run_chat(provider, instrument, out_dir, auto_run))

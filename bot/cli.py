@@ -1,0 +1,10 @@
+"""The `barb` command: the engine's commands plus the assistant's front ends."""
+
+from __future__ import annotations
+
+from barb.cli import main
+from bot.chat_cli import chat
+
+main.add_command(chat)
+
+__all__ = ["main"]

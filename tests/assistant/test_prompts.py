@@ -1,0 +1,67 @@
+"""Prompt assembly and variants: data in prompts/, chosen per model, tools filtered by glob."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from barb.data.store import DataMeta
+from barb.instruments import load_instrument
+from bot.assistant.prompts import Prompts
+from bot.assistant.tools import TOOLS, tool_specs
+
+META = DataMeta(
+    instrument="CL",
+    timezone="America/New_York",
+    source="imported",
+    description="vendor file",
+    first_date=dt.date(2015, 3, 2),
+    last_date=dt.date(2025, 6, 30),
+    rows=1,
+)
+
+
+@pytest.mark.parametrize(
+    ("model", "variant"),
+    [
+        ("claude-sonnet-4-6", "default"),
+        ("gpt-4.1-mini", "default"),
+        ("o3-mini", "reasoning"),
+        ("qwen2.5-7b-instruct", "small"),
+        ("llama-3.1-8b", "small"),
+    ],
+)
+def test_variant_is_chosen_by_model_name(model: str, variant: str) -> None:
+    assert Prompts().variant_for_model(model).name == variant
+
+
+def test_override_wins_and_unknown_variant_is_named() -> None:
+    prompts = Prompts()
+    assert prompts.variant_for_model("claude-sonnet-4-6", "small").name == "small"
+    with pytest.raises(ValueError, match="Known: default, reasoning, small"):
+        prompts.variant("tiny")
+
+
+def test_tool_filter_globs() -> None:
+    prompts = Prompts()
+    small = {t.name for t in tool_specs(prompts, prompts.variant("small"))}
+    assert "get_indicators" not in small and "execute_query" in small
+    assert {t.name for t in tool_specs(prompts, prompts.variant("default"))} == set(TOOLS)
+
+
+def test_instrument_block_comes_from_yaml_and_data() -> None:
+    prompts = Prompts()
+    text = prompts.system_prompt(prompts.variant("default"), load_instrument("CL"), META)
+    assert "Current instrument: CL (WTI Crude Oil)" in text
+    assert "Data: 2015-03-02 to 2025-06-30" in text
+    assert "RTH:" in text and "09:00 — 14:30" in text
+    assert "No financial advice" in text and "user's language" in text
+    assert len(text) / 4 < 700
+
+
+def test_every_tool_has_its_text_in_prompts() -> None:
+    texts = Prompts().tool_texts()
+    assert set(texts) == set(TOOLS)
+    for spec in tool_specs(Prompts(), Prompts().variant("default")):
+        assert spec.description and spec.parameters["type"] == "object"
