@@ -12,6 +12,7 @@ import yaml
 
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.assistant.replies import Asker, Proof, Reply
+from bot.bot_cli import NO_KEY_HINT
 from bot.llm.errors import ConfigError
 from bot.llm.messages import Message, ToolCall
 from bot.llm.provider import LLMProvider
@@ -20,11 +21,6 @@ from bot.llm.settings import LLMSettings, make_provider
 from bot.pool.runner import InlineRunner
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
-
-NO_KEY_HINT = (
-    "Meanwhile `barb query '<Barb Script JSON>'` answers questions with no key, e.g.\n"
-    '  barb query \'{"session": "RTH", "from": "daily", "select": "mean(range)"}\''
-)
 
 
 def provider_or_exit(script: Path | None) -> LLMProvider:

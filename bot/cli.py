@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from barb.cli import main
+from bot.bot_cli import bot
 from bot.chat_cli import chat
 
 main.add_command(chat)
+main.add_command(bot)
 
 __all__ = ["main"]

@@ -1,0 +1,1 @@
+"""The Telegram front end: python-telegram-bot v22 handlers around the assistant."""

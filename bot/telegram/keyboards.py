@@ -1,0 +1,102 @@
+"""Inline keyboards. callback_data carries a prefix and a short id, never a query (64 bytes)."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.texts import t
+
+RUN = "r"
+CANCEL = "c"
+OPTION = "o"
+SHOW_QUERY = "q"
+INSTRUMENT = "i"
+SETTING = "s"
+EXAMPLE = "x"
+SEPARATOR = ":"
+
+
+def data(prefix: str, *parts: object) -> str:
+    value = SEPARATOR.join([prefix, *(str(p) for p in parts)])
+    if len(value.encode()) > 64:
+        raise ValueError(f"callback_data over 64 bytes: {value!r}")
+    return value
+
+
+def parse(value: str) -> tuple[str, list[str]]:
+    prefix, *parts = value.split(SEPARATOR)
+    return prefix, parts
+
+
+def confirm(action_id: str, lang: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(t("run_button", lang), callback_data=data(RUN, action_id)),
+                InlineKeyboardButton(
+                    t("cancel_button", lang), callback_data=data(CANCEL, action_id)
+                ),
+            ]
+        ]
+    )
+
+
+def options(action_id: str, replies: list[str]) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(r[:60], callback_data=data(OPTION, action_id, i))]
+            for i, r in enumerate(replies)
+        ]
+    )
+
+
+def show_query(question_id: str, lang: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t("query_button", lang), callback_data=data(SHOW_QUERY, question_id)
+                )
+            ]
+        ]
+    )
+
+
+def instruments(symbols: list[str], current: str) -> InlineKeyboardMarkup:
+    row = [
+        InlineKeyboardButton(("• " if s == current else "") + s, callback_data=data(INSTRUMENT, s))
+        for s in symbols
+    ]
+    return InlineKeyboardMarkup([row])
+
+
+def settings(confirm_on: bool, charts_on: bool, language: str, lang: str) -> InlineKeyboardMarkup:
+    onoff = {True: t("on", lang), False: t("off", lang)}
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    f"Confirm: {onoff[confirm_on]}", callback_data=data(SETTING, "confirm")
+                )
+            ],
+            [
+                InlineKeyboardButton(
+                    f"Charts: {onoff[charts_on]}", callback_data=data(SETTING, "charts")
+                )
+            ],
+            [
+                InlineKeyboardButton(
+                    f"Language: {language}", callback_data=data(SETTING, "language")
+                )
+            ],
+        ]
+    )
+
+
+def examples(questions: list[str]) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(q[:60], callback_data=data(EXAMPLE, i))]
+            for i, q in enumerate(questions)
+        ]
+    )

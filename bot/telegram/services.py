@@ -1,0 +1,93 @@
+"""What the handlers work with: the assistant, the store, limits, per-chat ordering."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import defaultdict, deque
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from telegram.constants import ChatAction
+from telegram.ext import ContextTypes
+
+from bot.assistant.orchestrator import Assistant
+from bot.pool.runner import QueryRunner
+from bot.settings import BotSettings
+from bot.store.repository import Store
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from telegram import Bot
+
+SERVICES_KEY = "barb_services"
+# A chat action shows for about 5 s: repeat a little sooner while work goes on.
+CHAT_ACTION_EVERY_S = 4.0
+
+
+class RateLimiter:
+    """Questions per person per minute, a sliding window kept in memory.
+
+    In memory on purpose: a restart forgiving a burst is harmless, and the check must not
+    cost a database write per message.
+    """
+
+    def __init__(self, per_minute: int, clock: Any = time.monotonic):
+        self.per_minute = per_minute
+        self._clock = clock
+        self._seen: dict[int, deque[float]] = defaultdict(deque)
+
+    def check(self, user_id: int) -> float:
+        """0 if the question may go ahead (and counts it), else seconds to wait."""
+        now = self._clock()
+        window = self._seen[user_id]
+        while window and now - window[0] >= 60:
+            window.popleft()
+        if len(window) >= self.per_minute:
+            return 60 - (now - window[0])
+        window.append(now)
+        return 0.0
+
+
+@dataclass
+class BotServices:
+    settings: BotSettings
+    assistant: Assistant
+    store: Store
+    runner: QueryRunner
+    limiter: RateLimiter
+    examples: list[str]
+    _locks: dict[int, asyncio.Lock] = field(default_factory=lambda: defaultdict(asyncio.Lock))
+
+    def chat_lock(self, chat_id: int) -> asyncio.Lock:
+        """Messages of one chat are handled in order; different chats run concurrently."""
+        return self._locks[chat_id]
+
+
+def services(context: ContextTypes.DEFAULT_TYPE) -> BotServices:
+    return context.application.bot_data[SERVICES_KEY]
+
+
+@asynccontextmanager
+async def chat_action(
+    bot: Bot, chat_id: int, action: str = ChatAction.TYPING
+) -> AsyncIterator[None]:
+    """Keep 'typing…' (or 'sending photo…') visible while the block runs."""
+
+    async def repeat() -> None:
+        while True:
+            # A chat action is decoration: never fail the answer for it.
+            with contextlib.suppress(Exception):
+                await bot.send_chat_action(chat_id, action)
+            await asyncio.sleep(CHAT_ACTION_EVERY_S)
+
+    task = asyncio.create_task(repeat())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
