@@ -1,5 +1,6 @@
 # Two commands do everything on a fresh machine with Python 3.11+, pip and make:
-#   make run    set up, generate the sample data if missing, answer an example question
+#   make run    set up, generate the sample data if missing, answer an example question with
+#               the engine, then start the Telegram bot (or say exactly which settings it needs)
 #   make test   set up, lint, run the test suite
 PYTHON ?= python3
 UV_VERSION := 0.13.8
@@ -28,6 +29,8 @@ sample: setup
 
 run: sample
 	$(BARB) query '$(EXAMPLE)'
+	@# Exit status 2 means "not configured yet": barb bot has printed what to set.
+	$(BARB) bot || [ $$? -eq 2 ]
 
 lint: setup
 	.venv/bin/ruff check .
