@@ -19,7 +19,7 @@ from bot.pool.runner import ProcessRunner
 from bot.settings import BotSettings
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
-from bot.telegram.app import build_application
+from bot.telegram.app import build_application, on_startup
 from bot.telegram.services import BotServices, RateLimiter
 
 log = logging.getLogger(__name__)
@@ -96,6 +96,7 @@ async def serve(settings: BotSettings, provider: LLMProvider) -> None:
     try:
         async with application:
             await application.start()
+            await on_startup(application)
             if settings.webhook_url:
                 await application.updater.start_webhook(
                     listen=settings.webhook_listen,

@@ -16,9 +16,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session")
 def sample_settings() -> EngineSettings:
-    """The default data directory with the NQ sample in it (generated if missing, ~5 s)."""
+    """The default data directory with the NQ and ES samples (generated if missing, ~3 s each)."""
     from barb.data.sample import write_samples
 
     settings = EngineSettings()
-    write_samples(["NQ"], settings)  # leaves an existing file alone
+    write_samples(["NQ", "ES"], settings)  # leaves existing files alone
     return settings

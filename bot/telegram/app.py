@@ -33,7 +33,8 @@ COMMANDS = [
 ]
 
 
-async def _post_init(application: Application) -> None:
+async def on_startup(application: Application) -> None:
+    """Once the bot is started: register the commands shown in Telegram's menu."""
     await application.bot.set_my_commands([BotCommand(name, text) for name, text in COMMANDS])
 
 
@@ -45,9 +46,7 @@ def build_application(
     rate_limiter: bool = True,
 ) -> Application:
     """The bot: updates of different chats run concurrently, one chat's in order (its lock)."""
-    builder: ApplicationBuilder = (
-        Application.builder().token(token).concurrent_updates(True).post_init(_post_init)
-    )
+    builder: ApplicationBuilder = Application.builder().token(token).concurrent_updates(True)
     if base_url:
         root = base_url.rstrip("/")
         builder = builder.base_url(f"{root}/bot").base_file_url(f"{root}/file/bot")

@@ -254,7 +254,7 @@ async def _set_instrument(svc: BotServices, update: Update, symbol: str, lang: s
     await svc.store.chats.set_instrument(chat_id, symbol)
     instrument = load_instrument(symbol)
     await update.callback_query.edit_message_text(
-        escape(t("instrument_set", lang, instrument=symbol, name=instrument.name))
+        t("instrument_set", lang, instrument=symbol, name=instrument.name)
     )
 
 
@@ -280,7 +280,7 @@ async def _toggle_setting(svc: BotServices, update: Update, name: str, lang: str
 
 
 def _settings_text(settings: ChatSettings, lang: str) -> str:
-    onoff = {True: t("on", lang), False: t("off", lang)}
+    onoff = {True: t("switch_on", lang), False: t("switch_off", lang)}
     return t(
         "settings_prompt",
         lang,

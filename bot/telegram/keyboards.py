@@ -71,7 +71,7 @@ def instruments(symbols: list[str], current: str) -> InlineKeyboardMarkup:
 
 
 def settings(confirm_on: bool, charts_on: bool, language: str, lang: str) -> InlineKeyboardMarkup:
-    onoff = {True: t("on", lang), False: t("off", lang)}
+    onoff = {True: t("switch_on", lang), False: t("switch_off", lang)}
     return InlineKeyboardMarkup(
         [
             [

@@ -1,0 +1,63 @@
+"""Telegram tests run offline: the real python-telegram-bot talks only to the fake Bot API.
+
+``fake_telegram`` is a started :class:`FakeBotAPI` on 127.0.0.1 in the test's event loop;
+``telegram_bot`` is an initialized ``telegram.Bot`` pointed at it. Any request PTB makes to a
+host other than loopback is refused and fails the test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from fake_bot_api import FakeBotAPI
+from telegram import Bot
+from telegram.error import NetworkError
+from telegram.request import HTTPXRequest
+
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+# Variables httpx reads on its own; a developer's shell must not route 127.0.0.1 via a proxy.
+_PROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def telegram_offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Refuse any Bot API request off loopback; yields the refused URLs (fails if any)."""
+    for name in _PROXY_ENV:
+        monkeypatch.delenv(name, raising=False)
+    # PTB 22 warns on every int-valued duration (RetryAfter.retry_after, ...) unless opted in;
+    # with warnings as errors that would raise. Durations are datetime.timedelta in tests.
+    monkeypatch.setenv("PTB_TIMEDELTA", "1")
+    refused: list[str] = []
+    real_do_request = HTTPXRequest.do_request
+
+    async def loopback_only(self: HTTPXRequest, url: str, *args: Any, **kwargs: Any) -> Any:
+        host = urlsplit(url).hostname
+        if host not in LOOPBACK:
+            refused.append(url)
+            raise NetworkError(
+                f"tests must not reach {host}: build the bot with "
+                "fake_telegram.application_builder() or fake_telegram.make_bot()"
+            )
+        return await real_do_request(self, url, *args, **kwargs)
+
+    monkeypatch.setattr(HTTPXRequest, "do_request", loopback_only)
+    yield refused
+    assert not refused, f"Bot API requests off loopback: {refused}"
+
+
+@pytest.fixture
+async def fake_telegram() -> AsyncIterator[FakeBotAPI]:
+    fake = FakeBotAPI()
+    await fake.start()
+    yield fake
+    await fake.stop()
+    assert not fake.errors, "the fake Bot API failed:\n" + "\n".join(fake.errors)
+
+
+@pytest.fixture
+async def telegram_bot(fake_telegram: FakeBotAPI) -> AsyncIterator[Bot]:
+    async with fake_telegram.make_bot() as bot:
+        yield bot

@@ -1,0 +1,375 @@
+"""The real PTB Application over a real wire (the fake Bot API) with the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from fake_bot_api import FakeBotAPI, polling
+
+from barb import execute
+from barb.reference import query_examples
+from bot.assistant.orchestrator import Assistant, AssistantSettings
+from bot.llm.errors import ProviderUnavailable
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+from bot.pool.runner import InlineRunner, ProcessRunner, QueryRunner
+from bot.settings import BotSettings
+from bot.store.db import open_store
+from bot.store.settings import StoreSettings
+from bot.telegram.app import build_application, on_startup
+from bot.telegram.services import BotServices, RateLimiter
+
+ALICE, BOB = 11, 22
+GROUP = -100500
+WEEKDAY_RANGE = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {"weekday": "dayname()"},
+    "group_by": "weekday",
+    "select": "mean(range)",
+}
+HEAVY = {
+    "session": "ETH",
+    "from": "1m",
+    "map": {"a": "rolling_std(close, 500)", "b": "rolling_mean(a, 500)"},
+    "select": "mean(b)",
+}
+
+
+def brain(request: ModelRequest):
+    """A model that plans on a question and answers from the summary it is given."""
+    last = request.messages[-1]
+    if last.role == "user":
+        question = last.text or ""
+        if "slow" in question:
+            return turn("Computing a heavy statistic.", tool_call("execute_query", query=HEAVY))
+        if "weekday" in question:
+            return turn(
+                "I'll compute the average RTH range by weekday <over all data> & more.",
+                tool_call("execute_query", query=WEEKDAY_RANGE),
+            )
+        return text("Hi! Ask me about the bars.")
+    content = last.tool_results[-1].content
+    if "Cancel" in content:
+        return text("Cancelled; anything else?")
+    return text("Answer: " + content.splitlines()[0])
+
+
+@asynccontextmanager
+async def barb_bot(
+    fake: FakeBotAPI,
+    db_url: str,
+    *,
+    model: Callable[[ModelRequest], Any] = brain,
+    runner: QueryRunner | None = None,
+    **settings: Any,
+) -> AsyncIterator[BotServices]:
+    store = await open_store(StoreSettings(database_url=db_url))
+    runner = runner or InlineRunner()
+    bot_settings = BotSettings(telegram_token=fake.token, **settings)
+    services = BotServices(
+        settings=bot_settings,
+        assistant=Assistant(
+            ScriptedProvider([model] * 200), store, runner, settings=AssistantSettings()
+        ),
+        store=store,
+        runner=runner,
+        limiter=RateLimiter(bot_settings.questions_per_minute),
+        examples=[e.question for e in query_examples()],
+    )
+    application = build_application(fake.token, services, base_url=fake.url)
+    try:
+        async with polling(application):
+            await on_startup(application)  # as `barb bot` does once started
+            yield services
+    finally:
+        await runner.close()
+        await store.close()
+
+
+@pytest.fixture
+def db_url(tmp_path) -> str:
+    return f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+
+
+@pytest.fixture(autouse=True)
+def _sample(sample_settings) -> None:
+    """The engine answers from the full NQ sample."""
+
+
+def keyboard_data(message: dict[str, Any]) -> list[str]:
+    rows = (message.get("reply_markup") or {}).get("inline_keyboard", [])
+    return [button["callback_data"] for row in rows for button in row]
+
+
+async def ask_and_get_plan(
+    fake: FakeBotAPI, chat_id: int, user_id: int, question: str, **kwargs: Any
+) -> dict[str, Any]:
+    before = len(fake.calls("sendMessage", chat_id=chat_id))
+    fake.inject(fake.message_update(chat_id=chat_id, user_id=user_id, text=question, **kwargs))
+    sent = await fake.wait_for("sendMessage", before + 1, chat_id=chat_id)
+    return sent[-1].result
+
+
+async def test_private_question_plan_run_proof(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "average RTH range by weekday?")
+        assert "Plan:" in plan["text"] and "average range, by weekday" in plan["text"]
+        assert "<over all data> & more" in plan["text"]  # escaped HTML came through intact
+        run, cancel = keyboard_data(plan)
+        assert run.startswith("r:") and cancel.startswith("c:") and len(run.encode()) <= 64
+        await fake.wait_for("sendChatAction", chat_id=ALICE)
+
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=plan["message_id"], data=run
+            )
+        )
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
+        answers = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+
+        png = photo.files["photo"].content
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        csv = document.files["document"].content.decode()
+        engine = execute(WEEKDAY_RANGE, "NQ")
+        rows = [line.split(",") for line in csv.splitlines()[1:]]
+        assert [r[0] for r in rows] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
+        assert [float(r[1]) for r in rows] == pytest.approx(engine.table["mean_range"].tolist())
+        assert document.files["document"].filename.startswith("NQ_RTH_daily_mean_range")
+        assert answers[-1].result["text"].startswith("Answer: Result: 5 groups by weekday")
+        assert keyboard_data(answers[-1].result)[0].startswith("q:")
+
+        # The plan message lost its buttons and says it is done.
+        await fake.wait_for("editMessageText", 2, chat_id=ALICE)
+        edited = fake.message(ALICE, plan["message_id"])
+        assert "Done" in edited["text"] and not keyboard_data(edited)
+        # A second press on the same plan runs nothing twice.
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=plan["message_id"], data=run
+            )
+        )
+        await fake.wait_for("answerCallbackQuery", 2)
+        assert len(fake.calls("sendPhoto", chat_id=ALICE)) == 1
+        # Everything sent is stored.
+        sent = await svc.store.outbox.unsent(ALICE)
+        assert sent == []
+
+
+async def test_cancel(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "range by weekday")
+        _, cancel = keyboard_data(plan)
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=plan["message_id"], data=cancel
+            )
+        )
+        messages = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert messages[-1].result["text"] == "Cancelled; anything else?"
+        assert "Cancelled" in fake.message(ALICE, plan["message_id"])["text"]
+        assert fake.calls("sendPhoto") == []
+
+
+async def test_groups_answer_only_when_addressed(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url):
+        fake.inject(
+            fake.message_update(
+                chat_id=GROUP, user_id=ALICE, text="hello everyone", chat_type="supergroup"
+            )
+        )
+        # A private message afterwards proves the group one was processed (in order of ids).
+        await ask_and_get_plan(fake, ALICE, ALICE, "hello")
+        assert fake.calls("sendMessage", chat_id=GROUP) == []
+
+        plan = await ask_and_get_plan(
+            fake,
+            GROUP,
+            ALICE,
+            f"@{fake.bot['username']} range by weekday?",
+            chat_type="supergroup",
+        )
+        assert "Plan:" in plan["text"]
+        run, _ = keyboard_data(plan)
+        # Another member cannot press it.
+        fake.inject(
+            fake.callback_update(
+                chat_id=GROUP,
+                user_id=BOB,
+                message_id=plan["message_id"],
+                data=run,
+                chat_type="supergroup",
+                first_name="Bob",
+            )
+        )
+        [answer] = await fake.wait_for("answerCallbackQuery")
+        assert "Only the person who asked" in answer.params["text"]
+        assert fake.calls("sendPhoto") == []
+        # A reply to the bot's message is addressed to it too.
+        before = len(fake.calls("sendMessage", chat_id=GROUP))
+        fake.inject(
+            fake.message_update(
+                chat_id=GROUP,
+                user_id=BOB,
+                text="hello",
+                first_name="Bob",
+                chat_type="supergroup",
+                reply_to_bot=True,
+            )
+        )
+        await fake.wait_for("sendMessage", before + 1, chat_id=GROUP)
+
+
+async def test_restart_between_plan_and_run(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "range by weekday")
+    run, _ = keyboard_data(plan)
+    async with barb_bot(fake, db_url):  # a new process: new store, model and runner
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=plan["message_id"], data=run
+            )
+        )
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        assert photo.files["photo"].content[:4] == b"\x89PNG"
+
+
+async def test_query_past_its_time_limit(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    runner = ProcessRunner(workers=1, timeout_s=0.5)
+    async with barb_bot(fake, db_url, runner=runner):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "something slow please")
+        run, _ = keyboard_data(plan)
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=plan["message_id"], data=run
+            )
+        )
+        messages = await fake.wait_for("sendMessage", 2, chat_id=ALICE, timeout=30)
+        assert "took too long" in messages[-1].result["text"]
+        assert runner.restarts == 1
+        # The pool still answers afterwards.
+        await ask_and_get_plan(fake, ALICE, ALICE, "hello")
+
+
+async def test_provider_failure_is_one_plain_sentence(fake_telegram: FakeBotAPI, db_url: str):
+    def down(request: ModelRequest):
+        raise ProviderUnavailable("connection refused", provider="scripted")
+
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=down):
+        reply = await ask_and_get_plan(fake, ALICE, ALICE, "range by weekday")
+        assert reply["text"] == (
+            "The language model is not reachable right now; please try again in a minute."
+        )
+
+
+async def test_rate_limit(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, questions_per_minute=1):
+        await ask_and_get_plan(fake, ALICE, ALICE, "hello")
+        reply = await ask_and_get_plan(fake, ALICE, ALICE, "hello again")
+        assert "faster than I can answer" in reply["text"]
+
+
+async def test_allowlist_keeps_strangers_out(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, allowed_users=frozenset({ALICE})) as svc:
+        fake.inject(fake.message_update(chat_id=BOB, user_id=BOB, text="hello", first_name="Bob"))
+        await ask_and_get_plan(fake, ALICE, ALICE, "hello")
+        assert fake.calls("sendMessage", chat_id=BOB) == []
+        assert len(svc.assistant.provider.requests) == 1  # only Alice cost a token
+
+
+async def test_same_update_twice_is_handled_once(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        update = fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello")
+        fake.inject(update)
+        fake.inject(dict(update))
+        await fake.wait_for("sendMessage", chat_id=ALICE)
+        await asyncio.sleep(0.3)
+        assert len(fake.calls("sendMessage", chat_id=ALICE)) == 1
+        assert len(svc.assistant.provider.requests) == 1
+
+
+async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        await fake.wait_for("setMyCommands")
+        names = {c["command"] for c in fake.calls("setMyCommands")[0].params["commands"]}
+        assert names == {
+            "start",
+            "help",
+            "instrument",
+            "settings",
+            "reset",
+            "query",
+            "examples",
+            "usage",
+        }
+        start = await ask_and_get_plan(fake, ALICE, ALICE, "/start")
+        assert "NQ" in start["text"] and len(keyboard_data(start)) == 3
+
+        instrument = await ask_and_get_plan(fake, ALICE, ALICE, "/instrument")
+        assert keyboard_data(instrument) == ["i:CL", "i:ES", "i:NQ"]
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=instrument["message_id"], data="i:ES"
+            )
+        )
+        [edited] = await fake.wait_for("editMessageText", chat_id=ALICE)
+        assert edited.result["text"] == "Instrument set to ES (S&P 500 E-mini)."
+        assert (await svc.store.chats.get(ALICE)).instrument == "ES"
+
+        query = '/query {"session": "RTH", "from": "daily", "select": "count()"}'
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=query))
+        [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
+        assert "ES_RTH_daily" in document.files["document"].filename
+        messages = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        assert messages[-1].result["text"].startswith("Result: count =")
+
+        bad = await ask_and_get_plan(fake, ALICE, ALICE, "/query {nope")
+        assert "not valid JSON" in bad["text"]
+        usage = await ask_and_get_plan(fake, ALICE, ALICE, "/usage")
+        assert usage["text"].startswith("Today:")
+        settings = await ask_and_get_plan(fake, ALICE, ALICE, "/settings")
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=settings["message_id"], data="s:confirm"
+            )
+        )
+        await fake.wait_for("editMessageText", 2, chat_id=ALICE)
+        assert (await svc.store.chats.get(ALICE)).settings.confirm_queries is False
+
+
+async def test_query_button_reveals_the_script(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "range by weekday")
+        run, _ = keyboard_data(plan)
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=plan["message_id"], data=run
+            )
+        )
+        answers = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        [show] = keyboard_data(answers[-1].result)
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=answers[-1].result["message_id"], data=show
+            )
+        )
+        revealed = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        assert '"group_by": "weekday"' in revealed[-1].result["text"]
+        assert io.StringIO(revealed[-1].result["text"]).read().count("mean(range)") >= 1
