@@ -25,12 +25,13 @@ def t(key: str, lang: str = "en", **values: object) -> str:
 
 
 def detect_language(text: str, fallback: Language = "en") -> Language:
-    """Russian when the message is mostly Cyrillic letters, else English."""
+    """Russian when at least a third of the letters are Cyrillic (Russian questions carry
+    English jargon: "сколько inside days в 2024?"), else English."""
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return fallback
     cyrillic = sum(1 for c in letters if _CYRILLIC.match(c))
-    return "ru" if cyrillic * 2 >= len(letters) else "en"
+    return "ru" if cyrillic * 3 >= len(letters) else "en"
 
 
 def language_for(setting: str, text: str, telegram_code: str | None = None) -> Language:
