@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
+import os
+import sqlite3
+import subprocess
+import sys
 
 from click.testing import CliRunner
 
 from bot.cli import main
-from bot.store.db import open_store
-from bot.store.settings import StoreSettings
 
 SCRIPT = """
 - tool: get_query_reference
@@ -24,35 +25,45 @@ SCRIPT = """
 """
 
 
-def test_chat_runs_a_question_end_to_end(tmp_path, monkeypatch, sample_settings) -> None:
-    db = f"sqlite+aiosqlite:///{tmp_path / 'chat.db'}"
-    monkeypatch.setenv("BARB_DATABASE_URL", db)
+def test_chat_runs_a_question_end_to_end(tmp_path, sample_settings) -> None:
+    """In a process of its own, as a person would run it (it owns its event loop)."""
+    db_file = tmp_path / "chat.db"
     script = tmp_path / "script.yaml"
     script.write_text(SCRIPT)
     out = tmp_path / "out"
-    result = CliRunner().invoke(
-        main,
-        ["chat", "--script", str(script), "--out", str(out)],
+    env = {**os.environ, "BARB_DATABASE_URL": f"sqlite+aiosqlite:///{db_file}"}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from bot.cli import main; main()",
+            "chat",
+            "--script",
+            str(script),
+            "--out",
+            str(out),
+        ],
         input="average range by weekday?\ny\naverage range\n1\n:prefs\n:quit\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
     )
-    assert result.exit_code == 0, result.output
-    assert "Plan:\nCompute: average range, by weekday" in result.output
-    assert "Run? [Y/n]" in result.output
-    assert "Barb: Friday has the widest range." in result.output
-    assert "1. RTH" in result.output and "Barb: RTH it is." in result.output
-    assert "(no preferences remembered)" in result.output
+    output = result.stdout
+    assert result.returncode == 0, result.stderr
+    assert "Plan:\nCompute: average range, by weekday" in output
+    assert "Run? [Y/n]" in output
+    assert "Barb: Friday has the widest range." in output
+    assert "1. RTH" in output and "Barb: RTH it is." in output
+    assert "(no preferences remembered)" in output
     pngs, csvs = list(out.glob("*.png")), list(out.glob("*.csv"))
     assert len(pngs) == 1 and pngs[0].read_bytes()[:4] == b"\x89PNG"
     assert csvs[0].read_text().startswith("weekday,mean_range")
-
-    async def transcript_rows() -> int:
-        store = await open_store(StoreSettings(database_url=db))
-        try:
-            return len(await store.transcript.recent(0, 10))
-        finally:
-            await store.close()
-
-    assert asyncio.run(transcript_rows()) >= 6
+    # The conversation is in the same database the bot uses.
+    with sqlite3.connect(db_file) as db:
+        rows = db.execute("SELECT count(*) FROM messages WHERE chat_id = 0").fetchone()[0]
+    assert rows >= 6
 
 
 def test_chat_without_a_key_says_what_to_set(monkeypatch) -> None:

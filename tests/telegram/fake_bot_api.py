@@ -89,7 +89,10 @@ class Recorded:
         return (self.response or {}).get("result")
 
     def summary(self) -> str:
-        text = self.params.get("text", self.params.get("caption", self.params.get("data", "")))
+        """One line: method, chat, text (as users saw it, once sent), files, status."""
+        shown_in = self.result if self.status == 200 and isinstance(self.result, dict) else {}
+        source = shown_in if "text" in shown_in or "caption" in shown_in else self.params
+        text = source.get("text", source.get("caption", ""))
         chat = f" chat={self.params['chat_id']}" if "chat_id" in self.params else ""
         shown = f" {str(text)[:60]!r}" if text else ""
         files = f" files={sorted(self.files)}" if self.files else ""
@@ -352,24 +355,19 @@ def _close_html_entity(
     out: list[str],
 ) -> None:
     entity: dict[str, Any] = {"type": _HTML_KINDS[tag], "offset": offset, "length": length}
+    inner = entities[-1] if entities else {}
+    same_span = (inner.get("offset"), inner.get("length")) == (offset, length)
     if tag == "a":
-        entity["url"] = attrs.get("href") or "".join(out)[-length:]
+        # No href: the link is the text itself (its last `length` UTF-16 units).
+        tail = "".join(out).encode("utf-16-le")[-2 * length :].decode("utf-16-le")
+        entity["url"] = attrs.get("href") or tail
     elif tag == "code" and attrs.get("class", "").startswith("language-"):
         entity["_language"] = attrs["class"].removeprefix("language-")
-    elif tag == "pre":
-        inner = entities[-1] if entities else None
-        if (
-            inner
-            and inner["type"] == "code"
-            and (inner["offset"], inner["length"])
-            == (
-                offset,
-                length,
-            )
-        ):
-            entities.pop()
-            if inner.get("_language"):
-                entity["language"] = inner["_language"]
+    elif tag == "pre" and inner.get("type") == "code" and same_span:
+        # <pre><code class="language-x">…</code></pre> is one pre entity with a language
+        entities.pop()
+        if inner.get("_language"):
+            entity["language"] = inner["_language"]
     elif tag == "blockquote" and "expandable" in attrs:
         entity["type"] = "expandable_blockquote"
     elif tag == "tg-emoji":
@@ -572,7 +570,7 @@ class FakeBotAPI:
         if query:
             self._callbacks.add(query["id"])
             if query.get("message"):
-                self._remember(query["message"])
+                self._remember(query["message"], keep_known=True)
         pending = any(u["update_id"] == update_id for u in self._pending)
         if update_id >= self._confirmed and not pending:
             self._pending.append(update)
@@ -717,7 +715,7 @@ class FakeBotAPI:
         chat_id: int,
         user_id: int,
         text: str,
-        chat_type: str = "private",
+        chat_type: str | None = None,
         first_name: str = "Alice",
         language_code: str = "en",
         reply_to_bot: bool = False,
@@ -729,7 +727,8 @@ class FakeBotAPI:
     ) -> dict[str, Any]:
         """A text message from a user. Without ``entities``, commands and @mentions are marked
         as Telegram does. ``reply_to_bot`` replies to the bot's last message in the chat
-        (or the message ``reply_to_message_id``)."""
+        (or the message ``reply_to_message_id``). ``chat_type`` defaults to the chat's known
+        type, else "private" for a positive ``chat_id`` and "supergroup" for a negative one."""
         user = make_user(user_id, first_name, language_code=language_code, username=username)
         chat = self._chat(chat_id, chat_type, first_name, chat_title, username)
         replied = None
@@ -761,7 +760,7 @@ class FakeBotAPI:
         user_id: int,
         message_id: int,
         data: str,
-        chat_type: str = "private",
+        chat_type: str | None = None,
         first_name: str = "Alice",
     ) -> dict[str, Any]:
         """A button press on the bot's message ``message_id`` (its current state if sent)."""
@@ -796,11 +795,15 @@ class FakeBotAPI:
     def _chat(
         self,
         chat_id: int,
-        chat_type: str,
+        chat_type: str | None,
         first_name: str,
         title: str,
         username: str | None,
     ) -> dict[str, Any]:
+        known = self._chats.get(chat_id)
+        if known is not None and chat_type in (None, known["type"]):
+            return dict(known)
+        chat_type = chat_type or ("private" if chat_id > 0 else "supergroup")
         if chat_type == "private":
             chat: dict[str, Any] = {"id": chat_id, "type": "private", "first_name": first_name}
             if username:
@@ -833,13 +836,15 @@ class FakeBotAPI:
             "text": "…",
         }
 
-    def _remember(self, message: dict[str, Any]) -> None:
+    def _remember(self, message: dict[str, Any], *, keep_known: bool = False) -> None:
         chat_id = message["chat"]["id"]
         self._chats.setdefault(chat_id, message["chat"])
         self._next_message_id[chat_id] = max(
             self._next_message_id.get(chat_id, 1), message["message_id"] + 1
         )
-        self._messages[(chat_id, message["message_id"])] = _without_reply(message)
+        key = (chat_id, message["message_id"])
+        if not (keep_known and key in self._messages):  # a press must not undo later edits
+            self._messages[key] = _without_reply(message)
 
     def _new_message_id(self, chat_id: int | str) -> int:
         message_id = self._next_message_id.get(chat_id, 1)

@@ -110,6 +110,8 @@ def test_parse_html_details() -> None:
 async def test_edit_message_text_and_markup(telegram_bot: Bot, fake_telegram: FakeBotAPI) -> None:
     sent = await telegram_bot.send_message(CHAT, "Run it?", reply_markup=keyboard("yes", "no"))
     msg_id = sent.message_id
+    press = fake_telegram.callback_update(chat_id=CHAT, user_id=USER, message_id=msg_id, data="no")
+    assert press["callback_query"]["message"]["reply_markup"] == keyboard("yes", "no").to_dict()
 
     edited = await telegram_bot.edit_message_reply_markup(
         CHAT, msg_id, reply_markup=keyboard("yes")
@@ -128,6 +130,8 @@ async def test_edit_message_text_and_markup(telegram_bot: Bot, fake_telegram: Fa
     assert "reply_markup" not in state  # an edit without reply_markup drops the keyboard
     assert "edit_date" in state
     assert fake_telegram.sent_text(CHAT) == ["Run it?"]  # as sent; message() has the edits
+    fake_telegram.inject(press)  # built before the edits: must not bring the old text back
+    assert fake_telegram.message(CHAT, msg_id)["text"] == "Running"
 
     with pytest.raises(BadRequest, match=r"(?i)message is not modified"):
         await telegram_bot.edit_message_text("<i>Running</i>", CHAT, msg_id, parse_mode="HTML")
@@ -314,9 +318,12 @@ def test_factories_parse_into_ptb_objects(fake_telegram: FakeBotAPI) -> None:
         fake_telegram.callback_update(chat_id=CHAT, user_id=USER, message_id=5, data="run:1"),
         None,
     ).callback_query
-    assert query is not None and query.data == "run:1"
+    assert query is not None and query.data == "run:1" and query.message is not None
+    assert query.message.chat.type == "private"  # from the sign of the chat id
     assert isinstance(query.message, Message) and query.message.message_id == 5
     assert query.message.from_user is not None and query.message.from_user.id == 999
+    in_group = fake_telegram.callback_update(chat_id=GROUP, user_id=USER, message_id=9, data="x")
+    assert in_group["callback_query"]["message"]["chat"]["type"] == "supergroup"  # as known
 
 
 async def test_polling_application_echoes_and_answers_buttons(fake_telegram: FakeBotAPI) -> None:
