@@ -12,6 +12,7 @@ import concurrent.futures
 import logging
 import multiprocessing
 import uuid
+from concurrent.futures.process import BrokenProcessPool
 from typing import Protocol
 
 from pebble import ProcessExpired, ProcessPool
@@ -88,10 +89,11 @@ class ProcessRunner:
                 f"The query took longer than {self.timeout_s:.0f} seconds and was stopped; "
                 "try a shorter period or a longer timeframe.",
             )
-        except ProcessExpired as exc:
+        except (ProcessExpired, BrokenProcessPool) as exc:
             self.restarts += 1
             ref = uuid.uuid4().hex[:8]
-            log.error("worker died (ref %s, exit %s): %r", ref, exc.exitcode, job.query)
+            code = getattr(exc, "exitcode", None)
+            log.error("worker died (ref %s, exit %s): %r", ref, code, job.query)
             return _failed("WorkerDied", f"The query crashed its worker (reference {ref}).")
 
     async def close(self) -> None:

@@ -271,12 +271,23 @@ async def _toggle_setting(svc: BotServices, update: Update, name: str, lang: str
     elif name == "language":
         cycle = {"auto": "en", "en": "ru", "ru": "auto"}
         chat = await svc.store.chats.update_settings(chat_id, language=cycle[current.language])
+    elif name == "forget":
+        await svc.store.preferences.clear(update.effective_user.id)
+    text = _settings_text(chat.settings, lang)
+    text += await _preferences_text(svc, update.effective_user.id, lang)
     await update.callback_query.edit_message_text(
-        _settings_text(chat.settings, lang),
+        text,
         reply_markup=keyboards.settings(
             chat.settings.confirm_queries, chat.settings.charts, chat.settings.language, lang
         ),
     )
+
+
+async def _preferences_text(svc: BotServices, user_id: int, lang: str) -> str:
+    """What Barb remembers about this person (stated preferences), shown with /settings."""
+    prefs = await svc.store.preferences.for_user(user_id)
+    listing = "\n".join(f"• {p.text}" for p in prefs) or t("no_preferences", lang)
+    return f"\n\n{t('preferences_title', lang)}\n{listing}"
 
 
 def _settings_text(settings: ChatSettings, lang: str) -> str:
@@ -357,9 +368,10 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     lang = await _lang(svc, update)
     chat = await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
     s = chat.settings
+    text = _settings_text(s, lang) + await _preferences_text(svc, update.effective_user.id, lang)
     await Sender(context.bot, svc.store).text(
         update.effective_chat.id,
-        escape(_settings_text(s, lang)),
+        escape(text),
         markup=keyboards.settings(s.confirm_queries, s.charts, s.language, lang),
     )
 

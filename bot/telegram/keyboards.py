@@ -89,6 +89,7 @@ def settings(confirm_on: bool, charts_on: bool, language: str, lang: str) -> Inl
                     f"Language: {language}", callback_data=data(SETTING, "language")
                 )
             ],
+            [InlineKeyboardButton(t("forget_button", lang), callback_data=data(SETTING, "forget"))],
         ]
     )
 

@@ -872,7 +872,7 @@ class FakeBotAPI:
             if token != self.token:
                 raise ApiError(401, "Unauthorized")
             self._raise_injected_failure(name, params)
-            if name not in _METHOD_NAMES.values():
+            if name not in _METHODS:
                 raise ApiError(404, "Not Found: method not found")
             call = getattr(self, _METHODS[name])
             if name == "getUpdates":
@@ -1111,9 +1111,7 @@ class FakeBotAPI:
         updated.update({k: v for k, v in changes.items() if v})
         if markup is not None:
             updated["reply_markup"] = markup
-        if {k: v for k, v in updated.items() if k != "edit_date"} == {
-            k: v for k, v in message.items() if k != "edit_date"
-        }:
+        if updated == {k: v for k, v in message.items() if k != "edit_date"}:
             raise bad_request(NOT_MODIFIED.removeprefix("Bad Request: "))
         updated["edit_date"] = int(time.time())
         message.clear()

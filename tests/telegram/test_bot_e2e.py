@@ -343,7 +343,10 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
         assert "not valid JSON" in bad["text"]
         usage = await ask_and_get_plan(fake, ALICE, ALICE, "/usage")
         assert usage["text"].startswith("Today:")
+        await svc.store.preferences.add(ALICE, "Only trades RTH")
         settings = await ask_and_get_plan(fake, ALICE, ALICE, "/settings")
+        assert "Only trades RTH" in settings["text"]  # visible to the person…
+        assert "s:forget" in keyboard_data(settings)
         fake.inject(
             fake.callback_update(
                 chat_id=ALICE, user_id=ALICE, message_id=settings["message_id"], data="s:confirm"
@@ -351,6 +354,13 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
         )
         await fake.wait_for("editMessageText", 2, chat_id=ALICE)
         assert (await svc.store.chats.get(ALICE)).settings.confirm_queries is False
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=settings["message_id"], data="s:forget"
+            )
+        )
+        await fake.wait_for("editMessageText", 3, chat_id=ALICE)
+        assert await svc.store.preferences.for_user(ALICE) == []  # …and clearable
 
 
 async def test_query_button_reveals_the_script(fake_telegram: FakeBotAPI, db_url: str) -> None:
