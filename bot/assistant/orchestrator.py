@@ -10,8 +10,10 @@ holding the whole loop state, so Run, Cancel or an answer resumes it, even after
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import uuid
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -50,6 +52,12 @@ log = logging.getLogger(__name__)
 
 # Runner outcomes that end the question at once: the query itself is not at fault.
 _TERMINAL_ERRORS = {"QueryTimeout", "WorkerDied"}
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_meta(path: Path, mtime_ns: int) -> DataMeta:
+    """A data file's metadata, read once per version of the file."""
+    return read_meta(path)
 
 
 class AssistantSettings(BaseSettings):
@@ -208,13 +216,17 @@ class Assistant:
         proofs = proofs if proofs is not None else []
         instrument = load_instrument(chat.instrument, self.engine_settings)
         meta = self._data_meta(instrument)
+        # Read once per turn: earlier questions, preferences and the last data shown do not
+        # change while this question runs (a preference saved now counts from the next one).
+        context = await self._context(chat, state)
+        history = await self._history(chat.id, state.question_id)
         try:
             while True:
                 if state.model_calls >= self.settings.max_model_calls:
                     await self._save(state)
                     text = t("too_many_steps", state.language, steps=self.settings.max_model_calls)
                     return self._reply(state, text, proofs, failed=True)
-                response = await self._complete(chat, state, instrument, meta)
+                response = await self._complete(chat, state, instrument, meta, context, history)
                 message = response.message
                 state.messages.append(message)
                 if not message.tool_calls:
@@ -232,11 +244,15 @@ class Assistant:
             return self._reply(state, t("llm_unavailable", state.language), proofs, failed=True)
 
     async def _complete(
-        self, chat: Chat, state: LoopState, instrument: Instrument, meta: DataMeta | None
+        self,
+        chat: Chat,
+        state: LoopState,
+        instrument: Instrument,
+        meta: DataMeta | None,
+        context: list[str],
+        history: list[Message],
     ) -> ModelResponse:
-        context = await self._context(chat, state)
         system = self.prompts.system_prompt(self.variant, instrument, meta, context)
-        history = await self._history(chat.id, state.question_id)
         tools = [] if state.words_only else self.tools
         state.model_calls += 1
         response = await self.provider.complete(
@@ -502,8 +518,9 @@ class Assistant:
     # --- small helpers ----------------------------------------------------------------------
 
     def _data_meta(self, instrument: Instrument) -> DataMeta | None:
+        path = data_path(instrument.symbol, self.engine_settings)
         try:
-            return read_meta(data_path(instrument.symbol, self.engine_settings))
+            return _cached_meta(path, path.stat().st_mtime_ns)
         except (OSError, BarbError):
             return None
 
