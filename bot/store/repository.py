@@ -7,6 +7,7 @@ caller ever holds a session or an ORM object.
 
 from __future__ import annotations
 
+import asyncio
 from types import TracebackType
 
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
@@ -39,6 +40,18 @@ class Store:
         self.usage = UsageRepository(sessions, clock)
         self.updates = UpdateRepository(sessions, clock)
         self.outbox = OutboxRepository(sessions, clock)
+        if engine.dialect.name == "sqlite":
+            gate = asyncio.Lock()
+            for repository in (
+                self.chats,
+                self.preferences,
+                self.transcript,
+                self.pending,
+                self.usage,
+                self.updates,
+                self.outbox,
+            ):
+                repository.write_gate = gate
 
     async def close(self) -> None:
         """Close every pooled connection (SQLite then folds its WAL file back)."""

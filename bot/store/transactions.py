@@ -9,6 +9,8 @@ locked" instead of waiting its turn.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -34,6 +36,11 @@ def rowcount(result: Result[Any]) -> int:
 
 
 class Repository:
+    #: On SQLite, one writer at a time inside this process: writers queue here, in the event
+    #: loop, instead of in SQLite's busy handler, whose sleeps (1, 2, 5 … 100 ms) under many
+    #: concurrent chats cost more than the writes. Set by the Store; None elsewhere.
+    write_gate: asyncio.Lock | None = None
+
     def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
         self._sessions = sessions
         self._clock = clock
@@ -51,7 +58,8 @@ class Repository:
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncSession]:
-        async with self._sessions() as session, session.begin():
+        gate = self.write_gate or contextlib.nullcontext()
+        async with gate, self._sessions() as session, session.begin():
             # The first connection use starts the transaction, with the option set.
             await session.connection(execution_options={WRITE_OPTION: True})
             yield session
