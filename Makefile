@@ -41,4 +41,5 @@ test: setup
 	.venv/bin/pytest -q
 
 bench: sample
-	.venv/bin/python bench/engine.py
+	.venv/bin/python bench/engine.py --write docs/benchmarks.md
+	.venv/bin/python bench/bot_load.py --write docs/benchmarks.md
