@@ -419,7 +419,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if source_rows is not None and len(source_rows) > settings.max_table_rows:
         source_rows = source_rows.iloc[: settings.max_table_rows]
         truncated = True
-    warnings += [w for w in ctx_warnings(ctx) if w not in warnings]
+    warnings += [w for w in ctx.warnings if w not in warnings]
 
     metadata = Metadata(
         instrument=dataset.instrument.symbol,
@@ -443,10 +443,6 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         metadata=metadata,
         focus_columns=list(dict.fromkeys(focus)),
     )
-
-
-def ctx_warnings(ctx: EvalContext) -> list[str]:
-    return list(getattr(ctx, "warnings", []) or [])
 
 
 def _date(value: Any) -> dt.date:
