@@ -82,7 +82,7 @@ async def _lang(svc: BotServices, update: Update, text: str = "") -> str:
     chat = await svc.store.chats.get(update.effective_chat.id) if update.effective_chat else None
     setting = chat.settings.language if chat else "auto"
     code = update.effective_user.language_code if update.effective_user else None
-    return language_for(setting, text, code) if text else language_for(setting, "", code)
+    return language_for(setting, text, code)
 
 
 async def _answer(

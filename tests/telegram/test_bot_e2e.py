@@ -383,3 +383,28 @@ async def test_query_button_reveals_the_script(fake_telegram: FakeBotAPI, db_url
         revealed = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
         assert '"group_by": "weekday"' in revealed[-1].result["text"]
         assert io.StringIO(revealed[-1].result["text"]).read().count("mean(range)") >= 1
+
+
+class BrokenRunner(InlineRunner):
+    async def run(self, job):
+        raise RuntimeError("boom")
+
+
+async def test_handler_exception_is_one_sentence_with_a_reference(
+    fake_telegram: FakeBotAPI, db_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, runner=BrokenRunner()):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "range by weekday")
+        run, _ = keyboard_data(plan)
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=plan["message_id"], data=run
+            )
+        )
+        messages = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        text = messages[-1].result["text"]
+        assert text.startswith("Something broke on my side (reference ")
+        ref = text.split("reference ")[1][:8]
+        assert any(ref in record.getMessage() for record in caplog.records)
+        assert "boom" not in text
