@@ -19,7 +19,7 @@ from bot.pool.runner import ProcessRunner
 from bot.settings import BotSettings
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
-from bot.telegram.app import build_application, on_startup
+from bot.telegram.app import build_application, on_startup, start_updates
 from bot.telegram.services import BotServices, RateLimiter
 
 log = logging.getLogger(__name__)
@@ -97,17 +97,7 @@ async def serve(settings: BotSettings, provider: LLMProvider) -> None:
         async with application:
             await application.start()
             await on_startup(application)
-            if settings.webhook_url:
-                await application.updater.start_webhook(
-                    listen=settings.webhook_listen,
-                    port=settings.webhook_port,
-                    url_path="telegram",
-                    webhook_url=settings.webhook_url.rstrip("/") + "/telegram",
-                )
-                log.info("webhook on port %s", settings.webhook_port)
-            else:
-                await application.updater.start_polling()
-                log.info("long polling started as @%s", application.bot.username)
+            await start_updates(application, settings)
             click.echo(f"Barb is running as @{application.bot.username}. Ctrl+C stops it.")
             await stop.wait()
             await application.updater.stop()

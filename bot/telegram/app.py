@@ -16,6 +16,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot.settings import BotSettings
 from bot.telegram import handlers
 from bot.telegram.services import SERVICES_KEY, BotServices
 
@@ -36,6 +37,24 @@ COMMANDS = [
 async def on_startup(application: Application) -> None:
     """Once the bot is started: register the commands shown in Telegram's menu."""
     await application.bot.set_my_commands([BotCommand(name, text) for name, text in COMMANDS])
+
+
+WEBHOOK_PATH = "telegram"
+
+
+async def start_updates(application: Application, settings: BotSettings) -> None:
+    """Receive updates: a webhook when BARB_WEBHOOK_URL is set, long polling otherwise."""
+    if settings.webhook_url:
+        await application.updater.start_webhook(
+            listen=settings.webhook_listen,
+            port=settings.webhook_port,
+            url_path=WEBHOOK_PATH,
+            webhook_url=f"{settings.webhook_url.rstrip('/')}/{WEBHOOK_PATH}",
+        )
+        log.info("webhook listening on port %s", settings.webhook_port)
+    else:
+        await application.updater.start_polling()
+        log.info("long polling as @%s", application.bot.username)
 
 
 def build_application(

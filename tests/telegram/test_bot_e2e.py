@@ -408,3 +408,50 @@ async def test_handler_exception_is_one_sentence_with_a_reference(
         ref = text.split("reference ")[1][:8]
         assert any(ref in record.getMessage() for record in caplog.records)
         assert "boom" not in text
+
+
+async def test_webhook_mode(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    """BARB_WEBHOOK_URL: Telegram is told the URL, and updates POSTed there are answered."""
+    import socket
+
+    import httpx
+
+    from bot.telegram.app import WEBHOOK_PATH, start_updates
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    fake = fake_telegram
+    store = await open_store(StoreSettings(database_url=db_url))
+    runner = InlineRunner()
+    settings = BotSettings(
+        telegram_token=fake.token,
+        webhook_url=f"http://127.0.0.1:{port}",
+        webhook_port=port,
+        webhook_listen="127.0.0.1",
+    )
+    services = BotServices(
+        settings=settings,
+        assistant=Assistant(ScriptedProvider([brain] * 5), store, runner),
+        store=store,
+        runner=runner,
+        limiter=RateLimiter(10),
+        examples=[],
+    )
+    application = build_application(fake.token, services, base_url=fake.url)
+    try:
+        async with application:
+            await application.start()
+            await start_updates(application, settings)
+            [hook] = fake.calls("setWebhook")
+            assert hook.params["url"] == f"http://127.0.0.1:{port}/{WEBHOOK_PATH}"
+            update = fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello")
+            async with httpx.AsyncClient() as client:
+                response = await client.post(hook.params["url"], json=update)
+            assert response.status_code == 200
+            [sent] = await fake.wait_for("sendMessage", chat_id=ALICE)
+            assert sent.result["text"] == "Hi! Ask me about the bars."
+            await application.updater.stop()
+            await application.stop()
+    finally:
+        await store.close()
