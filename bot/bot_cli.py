@@ -18,6 +18,7 @@ from bot.llm.settings import LLMSettings, make_provider
 from bot.pool.runner import ProcessRunner
 from bot.settings import BotSettings
 from bot.store.db import open_store
+from bot.store.housekeeping import keep_tidy
 from bot.store.settings import StoreSettings
 from bot.telegram.app import build_application, on_startup, start_updates
 from bot.telegram.services import BotServices, RateLimiter
@@ -99,7 +100,9 @@ async def serve(settings: BotSettings, provider: LLMProvider) -> None:
             await on_startup(application)
             await start_updates(application, settings)
             click.echo(f"Barb is running as @{application.bot.username}. Ctrl+C stops it.")
+            housekeeping = asyncio.create_task(keep_tidy(store))
             await stop.wait()
+            housekeeping.cancel()
             await application.updater.stop()
             await application.stop()
     finally:

@@ -1,0 +1,40 @@
+"""Periodic clean-up of the store: old plans expire, old bookkeeping rows go."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+from bot.store.repository import Store
+
+log = logging.getLogger(__name__)
+
+PLAN_LIFETIME = timedelta(hours=24)
+# Telegram keeps an undelivered update for at most 24 hours.
+UPDATE_MEMORY = timedelta(days=2)
+OUTBOX_MEMORY = timedelta(days=30)
+
+
+async def tidy(store: Store) -> None:
+    """One pass: plans nobody pressed for a day expire (their buttons then say so)."""
+    expired = await store.pending.expire(PLAN_LIFETIME)
+    updates = await store.updates.prune(UPDATE_MEMORY)
+    replies = await store.outbox.prune(OUTBOX_MEMORY)
+    if expired or updates or replies:
+        log.info(
+            "housekeeping: %d plans expired, %d update ids and %d sent replies dropped",
+            len(expired),
+            updates,
+            replies,
+        )
+
+
+async def keep_tidy(store: Store, every_s: float = 3600.0) -> None:
+    """Run ``tidy`` now and then every ``every_s`` seconds until cancelled."""
+    while True:
+        try:
+            await tidy(store)
+        except Exception:  # the next pass may succeed; never take the bot down for this
+            log.exception("housekeeping failed")
+        await asyncio.sleep(every_s)
