@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "telegram"))
 
-RATE_LIMITER = os.environ.get('BENCH_RATE_LIMITER', '1') == '1'
+MAX_RATE = float(os.environ.get("BARB_TELEGRAM_MAX_RATE", "30"))
 
 QUERIES = [
     {
@@ -131,7 +131,7 @@ async def run(chats: int, workers: int) -> dict[str, Any]:
         examples=[e.question for e in query_examples()],
     )
     application = build_application(
-        fake.token, services, base_url=fake.url, rate_limiter=RATE_LIMITER
+        fake.token, services, base_url=fake.url, max_rate=MAX_RATE
     )
     stop = asyncio.Event()
     lag: list[float] = []

@@ -20,7 +20,7 @@ from bot.settings import BotSettings
 from bot.store.db import open_store
 from bot.store.housekeeping import keep_tidy
 from bot.store.settings import StoreSettings
-from bot.telegram.app import build_application, on_startup, start_updates
+from bot.telegram.app import build_application, keep_sending, on_startup, start_updates
 from bot.telegram.services import BotServices, RateLimiter
 
 log = logging.getLogger(__name__)
@@ -89,6 +89,7 @@ async def serve(settings: BotSettings, provider: LLMProvider) -> None:
         settings.telegram_token.get_secret_value(),
         services,
         base_url=settings.telegram_api_base_url,
+        max_rate=settings.telegram_max_rate,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -100,9 +101,13 @@ async def serve(settings: BotSettings, provider: LLMProvider) -> None:
             await on_startup(application)
             await start_updates(application, settings)
             click.echo(f"Barb is running as @{application.bot.username}. Ctrl+C stops it.")
-            housekeeping = asyncio.create_task(keep_tidy(store))
+            background = [
+                asyncio.create_task(keep_tidy(store)),
+                asyncio.create_task(keep_sending(application)),
+            ]
             await stop.wait()
-            housekeeping.cancel()
+            for task in background:
+                task.cancel()
             await application.updater.stop()
             await application.stop()
     finally:

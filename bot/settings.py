@@ -30,6 +30,12 @@ class BotSettings(BaseSettings):
     questions_per_minute: int = Field(default=6, ge=1)
     query_timeout_s: float = Field(default=20.0, gt=0)
     workers: int = Field(default=2, ge=1)
+    telegram_max_rate: float = Field(
+        default=30.0,
+        ge=0,
+        description="Bot API requests per second across all chats (Telegram's broadcast limit "
+        "is about 30); 0 sends at once and only waits when Telegram answers RetryAfter",
+    )
 
     @field_validator("allowed_users", "allowed_chats", "admins", mode="before")
     @classmethod

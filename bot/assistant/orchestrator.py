@@ -130,10 +130,12 @@ class Assistant:
         """A new message from a person: answers a pending clarification, or starts a question."""
         chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         language = language_for(chat.settings.language, text, asker.language_code)
-        for action in await self.store.pending.open_for_chat(asker.chat_id):
+        waiting = await self.store.pending.open_for_chat(asker.chat_id)
+        for action in waiting:
             if action.kind == "clarify" and action.user_id == asker.user_id:
                 return await self.resume(action.id, asker.user_id, answer=text)
-        await self.decline_pending(asker.chat_id)
+        if any(action.status == "pending" for action in waiting):
+            await self.decline_pending(asker.chat_id)
         budget = await self._over_budget(asker, language)
         if budget is not None:
             return budget

@@ -8,14 +8,14 @@ after Telegram accepted it but before ``mark_sent``; a duplicate beats a lost an
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import delete, select, update
 
 from bot.store.errors import UnknownChat
-from bot.store.records import OutgoingReply, ReplyKind, json_object
+from bot.store.records import NewReply, OutgoingReply, ReplyKind
 from bot.store.schema import ChatRow, OutboxRow
 from bot.store.transactions import Repository, rowcount
 
@@ -33,36 +33,52 @@ class OutboxRepository(Repository):
         content: bytes | None = None,
         question_id: str | None = None,
     ) -> OutgoingReply:
-        """Queue a reply: ``payload`` holds text and parse mode, or caption and file name;
-        ``content`` the bytes of a photo or document."""
-        if kind != "text" and content is None:
-            raise ValueError(f"a {kind} reply needs its content")
-        stored_payload = json_object(payload, "payload")
+        """Queue one message: ``payload`` holds text and parse mode, or caption and file
+        name; ``content`` the bytes of a photo or document."""
+        reply = NewReply(kind=kind, payload=dict(payload), content=content)
+        [queued] = await self.enqueue_many(chat_id, [reply], question_id=question_id)
+        return queued
+
+    async def enqueue_many(
+        self, chat_id: int, replies: Sequence[NewReply], *, question_id: str | None = None
+    ) -> list[OutgoingReply]:
+        """Queue the messages of one reply, in order, in one transaction: a crash while the
+        first is being sent still leaves the others to send."""
+        if not replies:
+            return []
+        now = self._now()
         async with self._write() as session:
             if await session.get(ChatRow, chat_id) is None:
                 raise UnknownChat(chat_id)
-            row = OutboxRow(
-                chat_id=chat_id,
-                question_id=question_id,
-                kind=kind,
-                payload=stored_payload,
-                content=content,
-                status="queued",
-                telegram_message_id=None,
-                error=None,
-                created_at=self._now(),
-                sent_at=None,
-            )
-            session.add(row)
+            rows = [
+                OutboxRow(
+                    chat_id=chat_id,
+                    question_id=question_id,
+                    kind=reply.kind,
+                    payload=reply.payload,
+                    content=reply.content,
+                    status="queued",
+                    telegram_message_id=None,
+                    error=None,
+                    created_at=now,
+                    sent_at=None,
+                )
+                for reply in replies
+            ]
+            session.add_all(rows)
             await session.flush()
-            return OutgoingReply.model_validate(row)
+            return [OutgoingReply.model_validate(row) for row in rows]
 
-    async def unsent(self, chat_id: int | None = None) -> list[OutgoingReply]:
-        """Queued replies in the order they were queued; all chats if ``chat_id`` is None
-        (at start-up)."""
+    async def unsent(
+        self, chat_id: int | None = None, *, older_than: timedelta | None = None
+    ) -> list[OutgoingReply]:
+        """Queued replies in the order they were queued; all chats if ``chat_id`` is None,
+        only those queued more than ``older_than`` ago if given (not the ones being sent)."""
         query = select(OutboxRow).where(OutboxRow.status == "queued")
         if chat_id is not None:
             query = query.where(OutboxRow.chat_id == chat_id)
+        if older_than is not None:
+            query = query.where(OutboxRow.created_at < self._now() - older_than)
         async with self._read() as session:
             rows = await session.scalars(query.order_by(OutboxRow.id))
             return [OutgoingReply.model_validate(row) for row in rows]

@@ -182,6 +182,27 @@ class UsageLine(UsageTotals):
     model: str
 
 
+class NewReply(_Record):
+    """One message of a reply to queue: its kind, what the sender needs, and a file's bytes."""
+
+    kind: ReplyKind
+    #: Text, parse mode and buttons, or caption and file name.
+    payload: dict[str, Any]
+    content: bytes | None = Field(default=None, repr=False)
+
+    @field_validator("payload")
+    @classmethod
+    def _json_ready(cls, value: dict[str, Any]) -> Any:
+        return json_object(value, "payload")
+
+    @field_validator("content")
+    @classmethod
+    def _file_has_bytes(cls, value: bytes | None, info: ValidationInfo) -> bytes | None:
+        if info.data.get("kind", "text") != "text" and value is None:
+            raise ValueError(f"a {info.data['kind']} reply needs its content")
+        return value
+
+
 class OutgoingReply(_Record):
     """A reply stored before it is sent, so that a crash between the two loses nothing."""
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from datetime import timedelta
 
 from telegram import BotCommand, Update
+from telegram.constants import FloodLimit
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -35,8 +38,40 @@ COMMANDS = [
 
 
 async def on_startup(application: Application) -> None:
-    """Once the bot is started: register the commands shown in Telegram's menu."""
+    """Once the bot is started: register the commands shown in Telegram's menu, and send
+    what a previous run stored but could not send."""
     await application.bot.set_my_commands([BotCommand(name, text) for name, text in COMMANDS])
+    sent = await send_queued(application)
+    if sent:
+        log.info("sent %d replies queued before the start", sent)
+
+
+async def send_queued(application: Application, older_than: timedelta | None = None) -> int:
+    """Send the outbox's queued replies, each chat under its lock (in order, never twice)."""
+    svc: BotServices = application.bot_data[SERVICES_KEY]
+    sender = svc.sender(application.bot)
+    chats = sorted({m.chat_id for m in await svc.store.outbox.unsent(older_than=older_than)})
+    sent = 0
+    for chat_id in chats:
+        async with svc.chat_lock(chat_id):
+            sent += await sender.flush(chat_id, older_than=older_than)
+    return sent
+
+
+async def keep_sending(application: Application, every_s: float = 60.0) -> None:
+    """While the bot runs: retry replies that Telegram did not take (network, flood control).
+
+    Only replies queued over ``every_s`` ago: younger ones may still be in their handler's
+    hands.
+    """
+    while True:
+        await asyncio.sleep(every_s)
+        try:
+            sent = await send_queued(application, older_than=timedelta(seconds=every_s))
+            if sent:
+                log.info("sent %d queued replies", sent)
+        except Exception:  # Telegram still down: the next pass tries again
+            log.exception("sending queued replies failed")
 
 
 WEBHOOK_PATH = "telegram"
@@ -62,16 +97,16 @@ def build_application(
     services: BotServices,
     *,
     base_url: str | None = None,
-    rate_limiter: bool = True,
+    max_rate: float = FloodLimit.MESSAGES_PER_SECOND,
 ) -> Application:
     """The bot: updates of different chats run concurrently, one chat's in order (its lock)."""
     builder: ApplicationBuilder = Application.builder().token(token).concurrent_updates(True)
     if base_url:
         root = base_url.rstrip("/")
         builder = builder.base_url(f"{root}/bot").base_file_url(f"{root}/file/bot")
-    if rate_limiter:
-        # Flood control: waits and retries on RetryAfter instead of losing the message.
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    # Flood control: at most ``max_rate`` requests a second overall (0: no throttle) and
+    # Telegram's per-group limit; a RetryAfter is waited out and the request retried.
+    builder = builder.rate_limiter(AIORateLimiter(overall_max_rate=max_rate, max_retries=3))
     application = builder.build()
     application.bot_data[SERVICES_KEY] = services
 

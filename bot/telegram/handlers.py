@@ -8,6 +8,7 @@ import uuid
 
 from telegram import Chat, Message, MessageEntity, Update
 from telegram.constants import ChatAction, ChatType, ParseMode
+from telegram.error import Forbidden
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from barb.data.store import data_path, read_meta
@@ -19,7 +20,7 @@ from bot.pool.jobs import QueryJob
 from bot.store.records import ChatSettings
 from bot.telegram import keyboards
 from bot.telegram.render import escape, query_html
-from bot.telegram.sender import Sender
+from bot.telegram.sender import NotDelivered
 from bot.telegram.services import BotServices, chat_action, services
 from bot.texts import language_for, t
 
@@ -96,7 +97,7 @@ async def _answer(
     if wait:
         await message.reply_text(t("too_fast", lang, seconds=int(wait) + 1))
         return
-    sender = Sender(context.bot, svc.store)
+    sender = svc.sender(context.bot)
     async with svc.chat_lock(asker.chat_id), chat_action(context.bot, asker.chat_id):
         # Plans waiting for this person lose their buttons: the new message declines them.
         for action in await svc.store.pending.open_for_chat(asker.chat_id):
@@ -180,7 +181,7 @@ async def _on_pending_button(
     if action.user_id != user_id:
         await query.answer(t("not_yours", lang), show_alert=False)
         return
-    sender = Sender(context.bot, svc.store)
+    sender = svc.sender(context.bot)
     if prefix == keyboards.RUN:
         # Claim before anything else: a double press (or two devices) cannot run twice.
         if not await svc.store.pending.claim(action.id, user_id):
@@ -236,7 +237,7 @@ async def _show_query(
     chat_id = update.effective_chat.id
     rows = await svc.store.transcript.question(chat_id, question_id)
     shown = [row.data for row in rows if row.data and row.data.get("query")]
-    sender = Sender(context.bot, svc.store)
+    sender = svc.sender(context.bot)
     if not shown:
         await sender.text(chat_id, escape(t("no_query", lang)))
         return
@@ -325,7 +326,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         last=last,
         data_note=note,
     )
-    await Sender(context.bot, svc.store).text(
+    await svc.sender(context.bot).text(
         update.effective_chat.id, text, markup=keyboards.examples(svc.examples[:3])
     )
 
@@ -335,7 +336,7 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     svc = services(context)
     lang = await _lang(svc, update)
     await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-    await Sender(context.bot, svc.store).text(update.effective_chat.id, t("help", lang))
+    await svc.sender(context.bot).text(update.effective_chat.id, t("help", lang))
 
 
 async def cmd_examples(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -343,7 +344,7 @@ async def cmd_examples(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     svc = services(context)
     lang = await _lang(svc, update)
     await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-    await Sender(context.bot, svc.store).text(
+    await svc.sender(context.bot).text(
         update.effective_chat.id,
         escape(t("examples_title", lang)),
         markup=keyboards.examples(svc.examples),
@@ -355,7 +356,7 @@ async def cmd_instrument(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     svc = services(context)
     lang = await _lang(svc, update)
     chat = await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-    await Sender(context.bot, svc.store).text(
+    await svc.sender(context.bot).text(
         update.effective_chat.id,
         escape(t("instrument_prompt", lang, instrument=chat.instrument)),
         markup=keyboards.instruments(available_instruments(), chat.instrument),
@@ -369,7 +370,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     chat = await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
     s = chat.settings
     text = _settings_text(s, lang) + await _preferences_text(svc, update.effective_user.id, lang)
-    await Sender(context.bot, svc.store).text(
+    await svc.sender(context.bot).text(
         update.effective_chat.id,
         escape(text),
         markup=keyboards.settings(s.confirm_queries, s.charts, s.language, lang),
@@ -387,7 +388,7 @@ async def cmd_reset(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             if action.message_id:
                 await _remove_keyboard(context, chat_id, action.message_id)
         await svc.store.transcript.clear(chat_id)
-    await Sender(context.bot, svc.store).text(chat_id, escape(t("reset_done", lang)))
+    await svc.sender(context.bot).text(chat_id, escape(t("reset_done", lang)))
 
 
 async def cmd_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -398,7 +399,7 @@ async def cmd_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     chat = await svc.store.chats.ensure(chat_id, _asker(update).chat_type)
     raw = (message.text or "").split(maxsplit=1)
     lang = await _lang(svc, update)
-    sender = Sender(context.bot, svc.store)
+    sender = svc.sender(context.bot)
     if len(raw) < 2:
         await sender.text(chat_id, escape(t("query_usage", lang)))
         return
@@ -457,7 +458,7 @@ async def cmd_usage(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 chats=chats,
             )
         )
-    await Sender(context.bot, svc.store).text(chat_id, escape("\n".join(lines)))
+    await svc.sender(context.bot).text(chat_id, escape("\n".join(lines)))
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -465,6 +466,11 @@ async def cmd_usage(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Log with a reference id first, then one plain sentence to the person, never silence."""
+    if isinstance(context.error, NotDelivered | Forbidden):
+        # Telegram is unreachable, or the person blocked the bot: a message about it would
+        # not arrive either. A reply not delivered yet is queued for the next flush.
+        log.warning("reply not delivered: %s", context.error)
+        return
     ref = uuid.uuid4().hex[:8]
     log.error("handler failed (ref %s)", ref, exc_info=context.error)
     if not isinstance(update, Update) or update.effective_chat is None:

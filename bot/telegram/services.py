@@ -17,6 +17,7 @@ from bot.assistant.orchestrator import Assistant
 from bot.pool.runner import QueryRunner
 from bot.settings import BotSettings
 from bot.store.repository import Store
+from bot.telegram.sender import Patience, Sender
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -60,7 +61,11 @@ class BotServices:
     runner: QueryRunner
     limiter: RateLimiter
     examples: list[str]
+    patience: Patience = field(default_factory=Patience)
     _locks: dict[int, asyncio.Lock] = field(default_factory=lambda: defaultdict(asyncio.Lock))
+
+    def sender(self, bot: Bot) -> Sender:
+        return Sender(bot, self.store, self.patience)
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         """Messages of one chat are handled in order; different chats run concurrently."""

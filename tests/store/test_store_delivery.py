@@ -78,3 +78,33 @@ async def test_a_file_reply_needs_its_bytes(chats: Store) -> None:
         await chats.outbox.enqueue(PRIVATE_CHAT, "photo", {"caption": "x"})
     with pytest.raises(UnknownChat):
         await chats.outbox.enqueue(12345, "text", {"text": "x"})
+
+
+async def test_a_reply_is_queued_whole_and_in_order(chats: Store) -> None:
+    from bot.store import NewReply
+
+    reply = [
+        NewReply(kind="photo", payload={"filename": "a.png"}, content=b"\x89PNG"),
+        NewReply(kind="document", payload={"filename": "a.csv"}, content=b"a\n"),
+        NewReply(kind="text", payload={"text": "212.4", "reply_markup": {"inline_keyboard": []}}),
+    ]
+    queued = await chats.outbox.enqueue_many(PRIVATE_CHAT, reply, question_id="q7")
+
+    assert [q.kind for q in await chats.outbox.unsent(PRIVATE_CHAT)] == [
+        "photo",
+        "document",
+        "text",
+    ]
+    assert {q.question_id for q in queued} == {"q7"}
+    assert queued[2].payload["reply_markup"] == {"inline_keyboard": []}
+    with pytest.raises(UnknownChat):
+        await chats.outbox.enqueue_many(12345, reply)
+    assert len(await chats.outbox.unsent()) == 3  # nothing of the refused reply was kept
+
+
+async def test_only_replies_older_than_asked_are_flushed(chats: Store, clock: FakeClock) -> None:
+    old = await chats.outbox.enqueue(PRIVATE_CHAT, "text", {"text": "a"})
+    clock.advance(timedelta(seconds=90))
+    await chats.outbox.enqueue(PRIVATE_CHAT, "text", {"text": "b"})
+
+    assert await chats.outbox.unsent(older_than=timedelta(seconds=60)) == [old]

@@ -8,6 +8,7 @@ host other than loopback is refused and fails the test.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -61,3 +62,9 @@ async def fake_telegram() -> AsyncIterator[FakeBotAPI]:
 async def telegram_bot(fake_telegram: FakeBotAPI) -> AsyncIterator[Bot]:
     async with fake_telegram.make_bot() as bot:
         yield bot
+
+
+@pytest.fixture
+def db_url(tmp_path: Path, sample_settings: object) -> str:
+    """A fresh SQLite database for the bot; the engine answers from the NQ sample."""
+    return f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"

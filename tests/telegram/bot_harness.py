@@ -1,0 +1,129 @@
+"""Barb's Telegram front end wired as `barb bot` wires it, against the fake Bot API.
+
+Shared by the end-to-end tests: the scripted model (``brain``), the bot in a context manager
+(``barb_bot``), and helpers to ask, read keyboards and press buttons.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fake_bot_api import FakeBotAPI, polling
+
+from barb.reference import query_examples
+from bot.assistant.orchestrator import Assistant, AssistantSettings
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+from bot.pool.runner import InlineRunner, QueryRunner
+from bot.settings import BotSettings
+from bot.store import OutgoingReply
+from bot.store.db import open_store
+from bot.store.settings import StoreSettings
+from bot.telegram.app import build_application, on_startup
+from bot.telegram.sender import Patience
+from bot.telegram.services import BotServices, RateLimiter
+
+ALICE, BOB = 11, 22
+GROUP = -100500
+WEEKDAY_RANGE = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {"weekday": "dayname()"},
+    "group_by": "weekday",
+    "select": "mean(range)",
+}
+HEAVY = {
+    "session": "ETH",
+    "from": "1m",
+    "map": {"a": "rolling_std(close, 500)", "b": "rolling_mean(a, 500)"},
+    "select": "mean(b)",
+}
+
+
+def brain(request: ModelRequest):
+    """A model that plans on a question and answers from the summary it is given."""
+    last = request.messages[-1]
+    if last.role == "user":
+        question = last.text or ""
+        if "slow" in question:
+            return turn("Computing a heavy statistic.", tool_call("execute_query", query=HEAVY))
+        if "weekday" in question:
+            return turn(
+                "I'll compute the average RTH range by weekday <over all data> & more.",
+                tool_call("execute_query", query=WEEKDAY_RANGE),
+            )
+        return text("Hi! Ask me about the bars.")
+    content = last.tool_results[-1].content
+    if "Cancel" in content:
+        return text("Cancelled; anything else?")
+    return text("Answer: " + content.splitlines()[0])
+
+
+@asynccontextmanager
+async def barb_bot(
+    fake: FakeBotAPI,
+    db_url: str,
+    *,
+    model: Callable[[ModelRequest], Any] = brain,
+    runner: QueryRunner | None = None,
+    patience: Patience | None = None,
+    **settings: Any,
+) -> AsyncIterator[BotServices]:
+    store = await open_store(StoreSettings(database_url=db_url))
+    runner = runner or InlineRunner()
+    bot_settings = BotSettings(telegram_token=fake.token, **settings)
+    services = BotServices(
+        settings=bot_settings,
+        assistant=Assistant(
+            ScriptedProvider([model] * 200), store, runner, settings=AssistantSettings()
+        ),
+        store=store,
+        runner=runner,
+        limiter=RateLimiter(bot_settings.questions_per_minute),
+        examples=[e.question for e in query_examples()],
+        patience=patience or Patience(),
+    )
+    application = build_application(fake.token, services, base_url=fake.url)
+    try:
+        async with polling(application):
+            await on_startup(application)  # as `barb bot` does once started
+            yield services
+    finally:
+        await runner.close()
+        await store.close()
+
+
+def keyboard_data(message: dict[str, Any]) -> list[str]:
+    rows = (message.get("reply_markup") or {}).get("inline_keyboard", [])
+    return [button["callback_data"] for row in rows for button in row]
+
+
+async def ask_and_get_plan(
+    fake: FakeBotAPI, chat_id: int, user_id: int, question: str, **kwargs: Any
+) -> dict[str, Any]:
+    before = len(fake.calls("sendMessage", chat_id=chat_id))
+    fake.inject(fake.message_update(chat_id=chat_id, user_id=user_id, text=question, **kwargs))
+    sent = await fake.wait_for("sendMessage", before + 1, chat_id=chat_id)
+    return sent[-1].result
+
+
+async def press(fake: FakeBotAPI, chat_id: int, user_id: int, message: dict[str, Any], data: str):
+    """``user_id`` presses the button ``data`` under ``message``."""
+    fake.inject(
+        fake.callback_update(
+            chat_id=chat_id, user_id=user_id, message_id=message["message_id"], data=data
+        )
+    )
+
+
+async def settled_outbox(svc: BotServices, timeout: float = 5.0) -> list[OutgoingReply]:
+    """What is still queued once the handlers are done marking what they sent."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        queued = await svc.store.outbox.unsent()
+        if not queued or asyncio.get_running_loop().time() > deadline:
+            return queued
+        await asyncio.sleep(0.02)

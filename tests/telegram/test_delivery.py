@@ -1,0 +1,111 @@
+"""Replies reach the person through flood control, outages and restarts, once and in order.
+
+Every reply is stored before it is sent (the outbox). These tests make the fake Bot API
+refuse or fail calls the way Telegram does and check what the person finally received and
+what the store still holds.
+"""
+
+from __future__ import annotations
+
+import time
+
+from bot_harness import ALICE, ask_and_get_plan, barb_bot, keyboard_data, press, settled_outbox
+from fake_bot_api import FakeBotAPI
+
+from bot.telegram.sender import Patience
+
+SENDS = ("sendPhoto", "sendDocument", "sendMessage")
+
+
+def delivered(fake: FakeBotAPI, chat_id: int) -> list[str]:
+    """The methods of the successful sends to the chat, in the order Telegram took them."""
+    return [
+        r.method
+        for r in fake.requests
+        if r.method in SENDS and r.status == 200 and r.params.get("chat_id") == chat_id
+    ]
+
+
+async def run_weekday_question(fake: FakeBotAPI) -> None:
+    plan = await ask_and_get_plan(fake, ALICE, ALICE, "average RTH range by weekday?")
+    run, _ = keyboard_data(plan)
+    await press(fake, ALICE, ALICE, plan, run)
+
+
+async def test_flood_control_is_waited_out(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        fake.fail_next("sendPhoto", retry_after=1)
+        await run_weekday_question(fake)
+        started = time.monotonic()
+        await fake.wait_for("sendMessage", 2, chat_id=ALICE, timeout=20)
+
+        assert time.monotonic() - started >= 0.9  # Telegram's retry_after was respected
+        refused = [r for r in fake.calls("sendPhoto") if r.status == 429]
+        assert len(refused) == 1
+        assert delivered(fake, ALICE) == ["sendMessage", "sendPhoto", "sendDocument", "sendMessage"]
+        assert await settled_outbox(svc) == []
+
+
+async def test_a_reply_outlives_an_outage_and_a_restart(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    impatient = Patience(attempts=2, backoff_s=(0.05,))
+    async with barb_bot(fake, db_url, patience=impatient) as svc:
+        fake.fail_next("sendDocument", error_code=502, times=2)
+        await run_weekday_question(fake)
+        await fake.wait_for("sendDocument", 2, chat_id=ALICE)
+        # The CSV could not be sent: it and the commentary after it wait, in order.
+        queued = await svc.store.outbox.unsent(ALICE)
+        assert [m.kind for m in queued] == ["document", "text"]
+        assert delivered(fake, ALICE) == ["sendMessage", "sendPhoto"]
+        csv = queued[0].content
+
+    async with barb_bot(fake, db_url) as svc:  # the next start sends what is queued
+        assert delivered(fake, ALICE) == ["sendMessage", "sendPhoto", "sendDocument", "sendMessage"]
+        [document] = [r for r in fake.calls("sendDocument") if r.status == 200]
+        assert document.files["document"].content == csv
+        answer = fake.calls("sendMessage", chat_id=ALICE)[-1].result
+        assert answer["text"].startswith("Answer: Result: 5 groups by weekday")
+        assert keyboard_data(answer)[0].startswith("q:")  # the stored Query button came too
+        assert await settled_outbox(svc) == []
+        # Nobody was told about an error that the bot recovered from.
+        assert not any("reference" in text for text in fake.sent_text(ALICE))
+
+
+async def test_a_refused_message_does_not_hold_back_the_rest(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        fake.fail_next("sendPhoto", error_code=400, description="Bad Request: PHOTO_INVALID")
+        await run_weekday_question(fake)
+        # The plan, the commentary, and a notice that something went wrong, with a reference
+        # for the log.
+        messages = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+
+        assert "reference" in messages[-1].result["text"].lower()
+        plan_answer_notice = ["sendMessage", "sendDocument", "sendMessage", "sendMessage"]
+        assert delivered(fake, ALICE) == plan_answer_notice
+        assert await settled_outbox(svc) == []
+
+
+async def test_a_plan_sent_late_still_has_working_buttons(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    impatient = Patience(attempts=1)
+    async with barb_bot(fake, db_url, patience=impatient):
+        fake.fail_next("sendMessage", error_code=502)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="range by weekday"))
+        await fake.wait_for("sendMessage", 1, chat_id=ALICE)
+    async with barb_bot(fake, db_url):
+        [plan] = [r.result for r in fake.calls("sendMessage", chat_id=ALICE) if r.status == 200]
+        run, _ = keyboard_data(plan)
+        await press(fake, ALICE, ALICE, plan, run)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        assert photo.files["photo"].content[:4] == b"\x89PNG"
+        # The plan's message id was recorded when it was finally sent: it shows Done.
+        await fake.wait_for("editMessageText", 2, chat_id=ALICE)
+        assert "Done" in fake.message(ALICE, plan["message_id"])["text"]
