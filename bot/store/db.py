@@ -26,6 +26,9 @@ async def open_store(settings: StoreSettings, *, clock: Clock = utc_now) -> Stor
     because a newer version of Barb has already upgraded it.
     """
     await upgrade_schema(settings)
-    store = Store(make_engine(settings), settings=settings, clock=clock)
+    # Every repository call ends its transaction (commit or rollback) itself, so the pool's
+    # extra rollback when a connection is returned would be a wasted round trip per call.
+    engine = make_engine(settings, pool_reset_on_return=None)
+    store = Store(engine, settings=settings, clock=clock)
     log.info("store open at %s", settings.safe_url)
     return store

@@ -21,7 +21,7 @@ from bot.store.records import ChatSettings
 from bot.telegram import keyboards
 from bot.telegram.render import escape, query_html
 from bot.telegram.sender import NotDelivered
-from bot.telegram.services import BotServices, chat_action, services
+from bot.telegram.services import BotServices, services
 from bot.texts import language_for, t
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ async def _answer(
         await message.reply_text(t("too_fast", lang, seconds=int(wait) + 1))
         return
     sender = svc.sender(context.bot)
-    async with svc.chat_lock(asker.chat_id), chat_action(context.bot, asker.chat_id):
+    async with svc.chat_lock(asker.chat_id), svc.showing(context.bot, asker.chat_id):
         # Plans waiting for this person lose their buttons: the new message declines them.
         for action in await svc.store.pending.open_for_chat(asker.chat_id):
             if action.kind == "confirm" and action.message_id:
@@ -191,14 +191,14 @@ async def _on_pending_button(
         await _edit_status(query.message, t("running", lang))
         async with (
             svc.chat_lock(chat_id),
-            chat_action(context.bot, chat_id, ChatAction.UPLOAD_PHOTO),
+            svc.showing(context.bot, chat_id, ChatAction.UPLOAD_PHOTO),
         ):
             reply = await svc.assistant.resume(action.id, user_id, run=True)
             await sender.reply(chat_id, reply)
         await _edit_status(query.message, t("done", lang))
     elif prefix == keyboards.CANCEL:
         await query.answer(t("cancelled", lang))
-        async with svc.chat_lock(chat_id), chat_action(context.bot, chat_id):
+        async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
             reply = await svc.assistant.resume(action.id, user_id, run=False)
             await _edit_status(query.message, t("cancelled", lang))
             await sender.reply(chat_id, reply)
@@ -209,7 +209,7 @@ async def _on_pending_button(
         if not 0 <= index < len(options):
             return
         await _remove_keyboard(context, chat_id, query.message.message_id)
-        async with svc.chat_lock(chat_id), chat_action(context.bot, chat_id):
+        async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
             reply = await svc.assistant.ask(_asker(update), options[index])
             await sender.reply(chat_id, reply)
 
@@ -415,7 +415,7 @@ async def cmd_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if wait:
         await sender.text(chat_id, escape(t("too_fast", lang, seconds=int(wait) + 1)))
         return
-    async with svc.chat_lock(chat_id), chat_action(context.bot, chat_id, ChatAction.UPLOAD_PHOTO):
+    async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id, ChatAction.UPLOAD_PHOTO):
         outcome = await svc.runner.run(
             QueryJob(query=query, instrument=chat.instrument, chart=chat.settings.charts)
         )

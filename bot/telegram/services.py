@@ -53,6 +53,31 @@ class RateLimiter:
         return 0.0
 
 
+class ChatActionBudget:
+    """A token bucket for repeated chat actions, shared by all chats.
+
+    "typing…" is decoration, but Telegram counts it against the same ~30 requests a second as
+    the answers. Under load, when many chats wait at once, repeating it every 4 s for each of
+    them would crowd out the answers and make the wait longer still; past the budget a repeat
+    is skipped (the first action of a question is always sent).
+    """
+
+    def __init__(self, per_second: float = 5.0, clock: Any = time.monotonic):
+        self.per_second = per_second
+        self._clock = clock
+        self._tokens = per_second
+        self._at = clock()
+
+    def allow(self) -> bool:
+        now = self._clock()
+        self._tokens = min(self.per_second, self._tokens + (now - self._at) * self.per_second)
+        self._at = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return True
+        return False
+
+
 @dataclass
 class BotServices:
     settings: BotSettings
@@ -62,10 +87,17 @@ class BotServices:
     limiter: RateLimiter
     examples: list[str]
     patience: Patience = field(default_factory=Patience)
+    chat_actions: ChatActionBudget = field(default_factory=ChatActionBudget)
     _locks: dict[int, asyncio.Lock] = field(default_factory=lambda: defaultdict(asyncio.Lock))
 
     def sender(self, bot: Bot) -> Sender:
         return Sender(bot, self.store, self.patience)
+
+    def showing(
+        self, bot: Bot, chat_id: int, action: str = ChatAction.TYPING
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """'typing…' (or ``action``) in the chat while the block runs, within the budget."""
+        return chat_action(bot, chat_id, action, budget=self.chat_actions)
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         """Messages of one chat are handled in order; different chats run concurrently."""
@@ -78,16 +110,24 @@ def services(context: ContextTypes.DEFAULT_TYPE) -> BotServices:
 
 @asynccontextmanager
 async def chat_action(
-    bot: Bot, chat_id: int, action: str = ChatAction.TYPING
+    bot: Bot,
+    chat_id: int,
+    action: str = ChatAction.TYPING,
+    *,
+    budget: ChatActionBudget | None = None,
+    every_s: float = CHAT_ACTION_EVERY_S,
 ) -> AsyncIterator[None]:
     """Keep 'typing…' (or 'sending photo…') visible while the block runs."""
 
     async def repeat() -> None:
+        first = True
         while True:
-            # A chat action is decoration: never fail the answer for it.
-            with contextlib.suppress(Exception):
-                await bot.send_chat_action(chat_id, action)
-            await asyncio.sleep(CHAT_ACTION_EVERY_S)
+            if first or budget is None or budget.allow():
+                # A chat action is decoration: never fail the answer for it.
+                with contextlib.suppress(Exception):
+                    await bot.send_chat_action(chat_id, action)
+            first = False
+            await asyncio.sleep(every_s)
 
     task = asyncio.create_task(repeat())
     try:

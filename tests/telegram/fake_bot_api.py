@@ -83,6 +83,8 @@ class Recorded:
     files: dict[str, UploadedFile] = field(default_factory=dict)
     status: int = 0
     response: dict[str, Any] | None = None
+    #: ``time.perf_counter()`` when the answer was ready (for benchmarks).
+    answered_at: float = 0.0
 
     @property
     def result(self) -> Any:
@@ -890,6 +892,7 @@ class FakeBotAPI:
             record.response = {"ok": False, "error_code": 500, "description": repr(exc)}
         finally:
             self._in_flight -= 1
+            record.answered_at = time.perf_counter()
         self._calls_pulse.fire()
         return record.status, record.response
 

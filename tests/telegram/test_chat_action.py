@@ -1,0 +1,54 @@
+"""'typing…' is repeated while work goes on, and repeats share a budget across chats."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fake_bot_api import FakeBotAPI
+from telegram import Bot
+
+from bot.telegram.services import ChatActionBudget, chat_action
+
+
+class FrozenClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_action_is_repeated_while_the_block_runs(
+    telegram_bot: Bot, fake_telegram: FakeBotAPI
+) -> None:
+    async with chat_action(telegram_bot, 5, "upload_photo", every_s=0.05):
+        await asyncio.sleep(0.32)
+    count = len(fake_telegram.calls("sendChatAction", chat_id=5))
+    await asyncio.sleep(0.15)
+
+    assert count >= 4
+    assert len(fake_telegram.calls("sendChatAction", chat_id=5)) == count  # stopped with it
+    assert {r.params["action"] for r in fake_telegram.calls("sendChatAction")} == {"upload_photo"}
+
+
+async def test_repeats_past_the_budget_are_skipped(
+    telegram_bot: Bot, fake_telegram: FakeBotAPI
+) -> None:
+    clock = FrozenClock()
+    budget = ChatActionBudget(per_second=2, clock=clock)  # two tokens, never refilled
+    async with chat_action(telegram_bot, 5, budget=budget, every_s=0.02):
+        await asyncio.sleep(0.2)
+
+    # The first action, then the two repeats the budget allowed.
+    assert len(fake_telegram.calls("sendChatAction", chat_id=5)) == 3
+
+
+def test_the_budget_refills_with_time() -> None:
+    clock = FrozenClock()
+    budget = ChatActionBudget(per_second=4, clock=clock)
+
+    assert [budget.allow() for _ in range(5)] == [True] * 4 + [False]
+    clock.now += 0.5  # two tokens back
+    assert [budget.allow() for _ in range(3)] == [True, True, False]
+    clock.now += 60  # never more than one second's worth
+    assert sum(budget.allow() for _ in range(10)) == 4
