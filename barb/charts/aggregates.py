@@ -15,12 +15,12 @@ from barb.charts.axes import (
     MAX_VALUE_LABELS,
     category_ticks,
     headroom,
-    label_bars,
     label_fit,
     legend,
     plot_axes,
     text_handle,
 )
+from barb.charts.bars import draw_bars, label_bars
 from barb.charts.columns import floats, is_number, row_word, time_column, timeframe
 from barb.charts.histogram import draw_histogram
 from barb.charts.line_points import decimate
@@ -81,9 +81,10 @@ def _draw_counts(fig: Figure, result: Result, rows: pd.DataFrame, aggs: list[Agg
 
     rotate, step = label_fit(labels)
     ax = plot_axes(fig, bottom=PLOT_BOTTOM + (0.09 if rotate else 0.0))
-    bars = ax.bar(np.arange(len(values)), values, width=0.72, color=ACCENT)
+    positions = np.arange(len(values))
+    draw_bars(ax, positions, values, width=0.72, color=ACCENT)
     if len(values) <= MAX_VALUE_LABELS:
-        label_bars(ax, bars, values, None, size=VALUE_PT, bold=False)
+        label_bars(ax, positions, values, None, size=VALUE_PT, bold=False)
     category_ticks(ax, labels, rotate=rotate, step=step)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
     ax.yaxis.set_major_formatter(TickFormatter())

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import FixedFormatter, FixedLocator
 
 from barb.charts.style import (
     AXIS,
@@ -26,7 +26,7 @@ from barb.charts.style import (
     RIGHT,
     TICK_PT,
 )
-from barb.charts.value_text import TickFormatter, format_all
+from barb.charts.value_text import TickFormatter
 
 MAX_VALUE_LABELS = 20  # bars labelled with their value up to this many
 
@@ -81,26 +81,6 @@ def text_handle(label: str) -> Line2D:
     return Line2D([], [], linestyle="none", marker="none", label=label)
 
 
-def label_bars(
-    ax: Axes,
-    bars: BarContainer,
-    values: np.ndarray,
-    unit: str | None,
-    *,
-    size: float,
-    bold: bool = True,
-) -> None:
-    labels = format_all(values, unit)
-    ax.bar_label(
-        bars,
-        labels=labels,
-        padding=3,
-        fontsize=size,
-        color=INK,
-        fontweight="bold" if bold else "normal",
-    )
-
-
 def label_fit(labels: list[str]) -> tuple[bool, int]:
     """Whether category labels need rotating, and every how many to show, so none overlap."""
     char_px = TICK_PT * PX_PER_PT * 0.62
@@ -139,3 +119,23 @@ def headroom(ax: Axes, values: np.ndarray, *, px: float, floor: bool = True) -> 
     height_px = ax.get_position().height * FIG_H_IN * 100
     share = min(px / height_px, 0.5)
     ax.set_ylim(bottom, hi + share * (hi - bottom) / (1 - share))
+
+
+def fix_ticks(fig: Figure) -> None:
+    """Every axis's ticks pinned where its locator put them and labelled as its formatter
+    did, keeping only those in view; called last, when the limits are final.
+
+    Matplotlib asks a locator for its ticks three times a draw (the axis, its label's place,
+    the spine's extent) and makes a tick, two lines and two texts, for every place returned,
+    in view or not; pinned, the same picture draws in less time."""
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            locs = np.asarray(axis.get_majorticklocs(), dtype="float64")
+            labels = axis.major.formatter.format_ticks(locs)
+            if axis.major.formatter.get_offset():  # an offset ("1e6") is drawn beside them
+                continue
+            lo, hi = sorted(axis.get_view_interval())
+            slack = (hi - lo) * 1e-10  # the tolerance matplotlib draws ticks with
+            keep = np.flatnonzero((locs >= lo - slack) & (locs <= hi + slack))
+            axis.set_major_locator(FixedLocator(locs[keep]))
+            axis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))

@@ -15,11 +15,11 @@ from barb.charts.axes import (
     MAX_VALUE_LABELS,
     category_ticks,
     headroom,
-    label_bars,
     label_fit,
     legend,
     plot_axes,
 )
+from barb.charts.bars import draw_bars, label_bars
 from barb.charts.columns import floats, is_number, timeframe, unit
 from barb.charts.line_points import decimate
 from barb.charts.style import (
@@ -65,12 +65,19 @@ def draw_grouped(fig: Figure, result: Result) -> bool:
     if len(values) > MAX_GROUP_BARS:
         _draw_group_line(ax, positions, values)
     else:
-        bars = ax.bar(positions, np.nan_to_num(values), width=0.72)
-        for bar, color in zip(bars, _extreme_colors(values), strict=True):
-            bar.set_color(color)
+        colors = _extreme_colors(values)
+        draw_bars(
+            ax,
+            positions,
+            np.nan_to_num(values),
+            width=0.72,
+            color=colors,
+            edgecolor=colors,
+            linewidth=1.0,
+        )
         if len(values) <= MAX_VALUE_LABELS:
             size = VALUE_PT if len(values) <= 12 else VALUE_PT - 2.5
-            label_bars(ax, bars, values, value_unit, size=size)
+            label_bars(ax, positions, values, value_unit, size=size)
     category_ticks(ax, labels, rotate=rotate, step=step)
     headroom(ax, values, px=LEGEND_ROW_PX + 50)
     ax.set_xlabel(" · ".join(by), fontsize=LABEL_PT)

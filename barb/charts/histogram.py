@@ -13,6 +13,7 @@ from matplotlib.lines import Line2D
 
 from barb.charts.answers import Aggregate, answer_text
 from barb.charts.axes import headroom, legend, plot_axes, text_handle
+from barb.charts.bars import draw_bars
 from barb.charts.columns import floats, row_word, timeframe, unit
 from barb.charts.style import ACCENT_LIGHT, ANSWER_COLORS, INK, LABEL_PT, LEGEND_ROW_PX
 from barb.charts.value_text import TickFormatter, format_value, is_finite_number, with_unit
@@ -42,11 +43,12 @@ def draw_histogram(
     counts, edges = np.histogram(inside, bins=edges)
 
     ax = plot_axes(fig)
-    ax.bar(
+    draw_bars(
+        ax,
         edges[:-1],
         counts,
         width=np.diff(edges),
-        align="edge",
+        from_edge=True,
         color=ACCENT_LIGHT,
         edgecolor="white",
         linewidth=0.8,

@@ -12,6 +12,7 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from barb.charts.axes import headroom, legend
+from barb.charts.bars import draw_bars
 from barb.charts.columns import PRICE_COLUMNS, floats, is_number
 from barb.charts.line_points import broken_line, decimate
 from barb.charts.style import (
@@ -94,4 +95,4 @@ def _draw_candles(ax: Axes, x: np.ndarray, table: pd.DataFrame, *, width: float)
     ax.vlines(x, low, h, colors=colors, linewidth=1.6 if len(x) > 60 else 2.2)
     # A doji still gets a visible body: a hair of the bar's range.
     body = np.where(c != o, c - o, (h - low) * 0.02 + 1e-9)
-    ax.bar(x, body, bottom=o, width=width, color=colors, edgecolor=colors, linewidth=0.8)
+    draw_bars(ax, x, body, base=o, width=width, color=colors, edgecolor=colors, linewidth=0.8)

@@ -13,7 +13,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from barb.charts.axes import label_bars, plot_axes
+from barb.charts.axes import plot_axes
+from barb.charts.bars import draw_bars, label_bars
 from barb.charts.columns import (
     PRICE_COLUMNS,
     first_numeric,
@@ -93,12 +94,22 @@ def _draw_ranked(
     ax = plot_axes(fig, left=left, right=RIGHT - 0.03, grid_axis="x")
     # Signed values (a change, a gap) read by colour: red down, green up.
     signed = bool(np.isfinite(values).any() and np.nanmin(values) < 0)
-    bars = ax.barh(np.arange(n), np.nan_to_num(values), height=0.7)
-    for bar, v in zip(bars, np.nan_to_num(values), strict=True):
-        bar.set_color((DOWN if v < 0 else UP) if signed else ACCENT)
-    label_bars(ax, bars, values, unit(column, result), size=size)
-    ax.set_yticks(np.arange(n), labels)
+    rows = np.arange(n)
+    colors = np.where(np.nan_to_num(values) < 0, DOWN, UP) if signed else ACCENT
+    draw_bars(
+        ax,
+        rows,
+        np.nan_to_num(values),
+        width=0.7,
+        color=colors,
+        edgecolor=colors,
+        linewidth=1.0,
+        horizontal=True,
+    )
+    label_bars(ax, rows, values, unit(column, result), size=size, horizontal=True)
+    # Before set_yticks, so the ticks are made this way rather than changed one by one.
     ax.tick_params(axis="y", labelsize=size, length=0)
+    ax.set_yticks(rows, labels)
     ax.set_ylim(n - 0.4, -0.6)
     finite = values[np.isfinite(values)]
     lo, hi = min(0.0, float(finite.min(initial=0))), max(0.0, float(finite.max(initial=0)))
@@ -169,7 +180,7 @@ def _draw_series(
     # Bars for changes around zero (or a handful of values); a level such as RSI or ATR
     # reads better as a line.
     if consecutive and len(values) <= MAX_BAR_SERIES and (signed or len(values) <= 60):
-        ax.bar(x, np.nan_to_num(values), width=0.8 * step, color=colors)
+        draw_bars(ax, x, np.nan_to_num(values), width=0.8 * step, color=colors)
     elif not consecutive and len(values) <= MAX_MARKERS:
         ax.vlines(x, 0, np.nan_to_num(values), colors=colors, linewidth=2.0)
         ax.scatter(x, values, s=28 if len(values) > 100 else 55, color=colors, zorder=3)

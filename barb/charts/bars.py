@@ -1,0 +1,90 @@
+"""Bars as one artist, and the value written beyond each bar's end.
+
+``ax.bar`` makes a Rectangle artist per bar, each about 0.3 ms to build and draw, and a
+chart has up to 150 bars (120 candles, 50 histogram bins). One PolyCollection with the same
+corners, colours, edges and base draws the same picture for a fraction of that. The labels
+go where ``ax.bar_label`` puts them: ``padding`` points beyond the end, away from zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import PolyCollection
+from numpy.typing import ArrayLike
+
+from barb.charts.style import INK
+from barb.charts.value_text import format_all
+
+
+def draw_bars(
+    ax: Axes,
+    at: ArrayLike,
+    length: ArrayLike,
+    *,
+    width: ArrayLike,
+    base: ArrayLike = 0.0,
+    color: Any,
+    edgecolor: Any = "none",
+    linewidth: float = 0.0,
+    horizontal: bool = False,
+    from_edge: bool = False,
+) -> PolyCollection:
+    """Bars centred on ``at`` (or starting there, ``from_edge``), ``length`` long from ``base``:
+    drawn, autoscaled and stuck to their base as ``ax.bar`` / ``ax.barh`` would."""
+    at, length, width, base = np.broadcast_arrays(
+        np.asarray(at, dtype="float64"), length, width, base
+    )
+    start = at if from_edge else at - width / 2
+    end, tip = start + width, base + length
+    # Corners in a Rectangle's order, across the bar then along it.
+    across = np.stack((start, end, end, start), axis=1)
+    along = np.stack((base, base, tip, tip), axis=1)
+    corners = np.stack((along, across) if horizontal else (across, along), axis=2)
+    bars = PolyCollection(
+        corners,
+        facecolors=color,
+        edgecolors=edgecolor,
+        linewidths=linewidth,
+        joinstyle="miter",  # a Rectangle's corners
+    )
+    (bars.sticky_edges.x if horizontal else bars.sticky_edges.y).extend(base)
+    ax.add_collection(bars)
+    ax.autoscale(enable=None)  # as ax.bar: the limits follow the data at draw time
+    return bars
+
+
+def label_bars(
+    ax: Axes,
+    at: np.ndarray,
+    values: np.ndarray,
+    unit: str | None,
+    *,
+    size: float,
+    bold: bool = True,
+    horizontal: bool = False,
+    padding: float = 3,
+) -> None:
+    """Each bar's value ``padding`` points beyond its end (at zero for a missing value)."""
+    weight = "bold" if bold else "normal"
+    for pos, end, text in zip(at, np.nan_to_num(values), format_all(values, unit), strict=True):
+        away = -1 if end < 0 else 1
+        if horizontal:
+            xy, offset = (end, pos), (away * padding, 0)
+            ha, va = ("right" if end < 0 else "left"), "center"
+        else:
+            xy, offset = (pos, end), (0, away * padding)
+            ha, va = "center", ("top" if end < 0 else "bottom")
+        ax.annotate(
+            text,
+            xy,
+            offset,
+            textcoords="offset points",
+            ha=ha,
+            va=va,
+            fontsize=size,
+            color=INK,
+            fontweight=weight,
+        )
