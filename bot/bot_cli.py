@@ -6,8 +6,11 @@ import asyncio
 import logging
 import signal
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import click
+from telegram.ext import Application
 
 from barb.reference import query_examples
 from barb.settings import default_settings
@@ -66,8 +69,12 @@ def configured() -> tuple[BotSettings, LLMProvider] | None:
     return settings, provider
 
 
-async def serve(settings: BotSettings, provider: LLMProvider) -> None:
-    store = await open_store(StoreSettings())
+@asynccontextmanager
+async def running_bot(
+    settings: BotSettings, provider: LLMProvider, store_settings: StoreSettings | None = None
+) -> AsyncIterator[tuple[Application, BotServices]]:
+    """The bot, started and receiving updates, with its housekeeping; stopped on exit."""
+    store = await open_store(store_settings or StoreSettings())
     runner = ProcessRunner(
         workers=settings.workers,
         timeout_s=settings.query_timeout_s,
@@ -91,28 +98,35 @@ async def serve(settings: BotSettings, provider: LLMProvider) -> None:
         base_url=settings.telegram_api_base_url,
         max_rate=settings.telegram_max_rate,
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     try:
         async with application:
             await application.start()
             await on_startup(application)
             await start_updates(application, settings)
-            click.echo(f"Barb is running as @{application.bot.username}. Ctrl+C stops it.")
             background = [
                 asyncio.create_task(keep_tidy(store)),
                 asyncio.create_task(keep_sending(application)),
             ]
-            await stop.wait()
-            for task in background:
-                task.cancel()
-            await application.updater.stop()
-            await application.stop()
+            try:
+                yield application, services
+            finally:
+                for task in background:
+                    task.cancel()
+                await application.updater.stop()
+                await application.stop()
     finally:
         await runner.close()
         await store.close()
+
+
+async def serve(settings: BotSettings, provider: LLMProvider) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with running_bot(settings, provider) as (application, _):
+        click.echo(f"Barb is running as @{application.bot.username}. Ctrl+C stops it.")
+        await stop.wait()
 
 
 @click.command()

@@ -44,7 +44,7 @@ from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.pool.jobs import QueryJob
 from bot.pool.runner import QueryRunner
-from bot.store.records import Chat, NewMessage, new_question_id
+from bot.store.records import Chat, NewMessage, PendingAction, new_question_id
 from bot.store.repository import Store
 from bot.texts import Language, language_for, t
 
@@ -157,29 +157,32 @@ class Assistant:
     ) -> Reply:
         """Continue a pending action: ``run=True`` (Run), ``run=False`` (Cancel) or ``answer``.
 
-        Callers claim the action first when they need a double press to be harmless; this
-        checks again and returns an empty Reply if the action is no longer open.
+        The action is claimed (or cancelled) first, so a double press is harmless: a press
+        that did not win, or an action no longer open, gives an empty Reply.
         """
-        action = await self.store.pending.get(action_id)
-        if (
-            action is None
-            or action.user_id != user_id
-            or action.status not in ("pending", "running")
-        ):
-            return Reply()
-        claimable = action.status == "pending" and run is not False
-        if claimable and not await self.store.pending.claim(action_id, user_id):
-            return Reply()
-        paused = Paused.model_validate(action.payload["paused"])
-        chat = await self.store.chats.ensure(
-            paused.state.asker.chat_id, paused.state.asker.chat_type
-        )
         if run is False:
-            # Only a still-pending action can be cancelled: Run may have won the race.
-            if not await self.store.pending.cancel(action_id, user_id):
-                return Reply()
+            action = await self.store.pending.get(action_id)
+            if action is None or not await self.store.pending.cancel(action_id, user_id):
+                return Reply()  # not theirs, unknown, or Run won the race
+            paused = Paused.model_validate(action.payload["paused"])
+            asker = paused.state.asker
+            chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
             return await self._cancelled(chat, paused)
-        await self.store.pending.resolve(action_id, "done")
+        claim = await self.store.pending.claim(action_id, user_id)
+        if not claim.won or claim.action is None:
+            return Reply()
+        return await self.continue_claimed(claim.action, answer=answer)
+
+    async def continue_claimed(
+        self, action: PendingAction, *, chat: Chat | None = None, answer: str | None = None
+    ) -> Reply:
+        """Continue an action the caller has claimed: run the confirmed query, or take the
+        clarification's ``answer``. ``chat``, if the caller has it, saves reading it again."""
+        paused = Paused.model_validate(action.payload["paused"])
+        asker = paused.state.asker
+        if chat is None or chat.id != asker.chat_id:
+            chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
+        await self.store.pending.resolve(action.id, "done")
         state = paused.state
         call = self._calls(state)[paused.call_index]
         proofs: list[Proof] = []

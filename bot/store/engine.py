@@ -15,7 +15,7 @@ from sqlalchemy import URL, Connection, event, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from bot.store.settings import StoreSettings
-from bot.store.transactions import WRITE_OPTION
+from bot.store.transactions import READ_OPTION, WRITE_OPTION
 
 # NaN and infinity are refused when a row is written, not later by PostgreSQL's json type
 # (SQLite would take them); non-ASCII text stays readable in the database.
@@ -75,6 +75,9 @@ def _configure_sqlite(engine: AsyncEngine, *, busy_timeout_ms: int, foreign_keys
     def _on_begin(connection: Connection) -> None:
         # A writer takes the write lock at BEGIN and so waits (busy_timeout) for another
         # writer; a deferred transaction that upgrades to writing could fail at once instead.
-        # Readers stay deferred, so in WAL mode they never wait.
-        writer = connection.get_execution_options().get(WRITE_OPTION, False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
+        # Other transactions stay deferred, so in WAL mode they never wait; a one-statement
+        # read needs none (the statement is its own snapshot).
+        options = connection.get_execution_options()
+        if options.get(READ_OPTION, False):
+            return
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if options.get(WRITE_OPTION) else "BEGIN")

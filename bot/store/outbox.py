@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import case, delete, literal, select, update
 
 from bot.store.errors import UnknownChat
 from bot.store.records import NewReply, OutgoingReply, ReplyKind
@@ -83,21 +83,29 @@ class OutboxRepository(Repository):
             rows = await session.scalars(query.order_by(OutboxRow.id))
             return [OutgoingReply.model_validate(row) for row in rows]
 
-    async def mark_sent(self, reply_id: int, telegram_message_id: int | None) -> bool:
-        """Telegram accepted it. The file's bytes are dropped: they are in the chat now."""
+    async def mark_sent(self, sent: Mapping[int, int | None]) -> int:
+        """Telegram accepted these replies (reply id → Telegram message id), in one statement;
+        the number marked (a reply already marked is left as it was). The files' bytes are
+        dropped: they are in the chat now."""
+        if not sent:
+            return 0
+        message_ids = case(
+            {reply_id: literal(message_id) for reply_id, message_id in sent.items()},
+            value=OutboxRow.id,
+        )
         async with self._write() as session:
             result = await session.execute(
                 update(OutboxRow)
-                .where(OutboxRow.id == reply_id, OutboxRow.status == "queued")
+                .where(OutboxRow.id.in_(list(sent)), OutboxRow.status == "queued")
                 .values(
                     status="sent",
-                    telegram_message_id=telegram_message_id,
+                    telegram_message_id=message_ids,
                     content=None,
                     sent_at=self._now(),
                 ),
                 execution_options=_NO_SYNC,
             )
-            return rowcount(result) == 1
+            return rowcount(result)
 
     async def mark_failed(self, reply_id: int, error: str) -> bool:
         """Telegram refused it for good (blocked by the person, chat gone): stop trying."""

@@ -16,6 +16,7 @@ from sqlalchemy import ColumnElement, select, update
 
 from bot.store.errors import UnknownChat
 from bot.store.records import (
+    Claim,
     FinalStatus,
     PendingAction,
     PendingKind,
@@ -87,20 +88,46 @@ class PendingRepository(Repository):
 
     async def claim(
         self, action_id: str, user_id: int, *, max_age: timedelta | None = None
-    ) -> bool:
-        """pending → running, for the person it belongs to; True for exactly one caller.
+    ) -> Claim:
+        """A press: pending → running for the person it belongs to, read and changed in one
+        transaction; ``won`` is True for exactly one caller.
 
-        False if it is not theirs, unknown, no longer pending (already pressed, cancelled,
-        declined, expired) or older than ``max_age`` (so a stale button cannot run a query
-        before ``expire`` has got to it); ``get`` tells which, for the reply.
+        Not won if the action is not theirs, unknown, no longer pending (already pressed,
+        cancelled, declined, expired) or older than ``max_age`` (so a stale button cannot run
+        a query before ``expire`` has got to it); ``action`` tells which, for the reply.
         """
-        return await self._move(
-            action_id, user_id, "pending", "running", resolved=False, max_age=max_age
-        )
+        now = self._now()
+        async with self._write() as session:
+            # FOR UPDATE (PostgreSQL; SQLite's write lock covers it): two replicas receiving
+            # the same press read one after the other.
+            row = await session.get(PendingActionRow, action_id, with_for_update=True)
+            if row is None:
+                return Claim(action=None, won=False)
+            won = (
+                row.user_id == user_id
+                and row.status == "pending"
+                and (max_age is None or row.created_at >= now - max_age)
+            )
+            if won:
+                row.status = "running"
+                await session.flush()
+            return Claim(action=PendingAction.model_validate(row), won=won)
 
     async def cancel(self, action_id: str, user_id: int) -> bool:
         """pending → cancelled (the Cancel button); False if Run was pressed first."""
-        return await self._move(action_id, user_id, "pending", "cancelled", resolved=True)
+        now = self._now()
+        async with self._write() as session:
+            result = await session.execute(
+                update(PendingActionRow)
+                .where(
+                    PendingActionRow.id == action_id,
+                    PendingActionRow.user_id == user_id,
+                    PendingActionRow.status == "pending",
+                )
+                .values(status="cancelled", resolved_at=now),
+                execution_options=_NO_SYNC,
+            )
+            return rowcount(result) == 1
 
     async def resolve(self, action_id: str, status: FinalStatus = "done") -> bool:
         """Close an open (pending or running) action, e.g. running → done once answered."""
@@ -123,33 +150,6 @@ class PendingRepository(Repository):
         """pending → expired for actions created more than ``older_than`` ago, any chat."""
         cutoff = self._now() - older_than
         return await self._close_pending("expired", PendingActionRow.created_at < cutoff)
-
-    async def _move(
-        self,
-        action_id: str,
-        user_id: int,
-        source: str,
-        target: str,
-        *,
-        resolved: bool,
-        max_age: timedelta | None = None,
-    ) -> bool:
-        now = self._now()
-        conditions = [
-            PendingActionRow.id == action_id,
-            PendingActionRow.user_id == user_id,
-            PendingActionRow.status == source,
-        ]
-        if max_age is not None:
-            conditions.append(PendingActionRow.created_at >= now - max_age)
-        async with self._write() as session:
-            result = await session.execute(
-                update(PendingActionRow)
-                .where(*conditions)
-                .values(status=target, resolved_at=now if resolved else None),
-                execution_options=_NO_SYNC,
-            )
-            return rowcount(result) == 1
 
     async def _close_pending(
         self, status: FinalStatus, condition: ColumnElement[bool]

@@ -155,6 +155,14 @@ class PendingAction(_Record):
     resolved_at: datetime | None
 
 
+class Claim(_Record):
+    """A press on an action's button: the action as it stands after the press (None if the
+    id is unknown), and whether this press claimed it."""
+
+    action: PendingAction | None
+    won: bool
+
+
 class UsageTotals(_Record):
     input_tokens: int = 0
     output_tokens: int = 0

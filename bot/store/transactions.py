@@ -2,9 +2,14 @@
 
 A repository method opens a session, does its work in one transaction and returns records;
 no session or ORM object leaves it. Writes announce themselves (``_write``) so that on
-SQLite the transaction takes the write lock at BEGIN (see ``bot.store.db``): a transaction
-that read first and upgraded to a writer later could fail at once with "database is
-locked" instead of waiting its turn.
+SQLite the transaction takes the write lock at BEGIN (see ``bot.store.engine``): a
+transaction that read first and upgraded to a writer later could fail at once with
+"database is locked" instead of waiting its turn.
+
+Reads (``_read``) are single statements, and on SQLite they run without a BEGIN of their
+own: in WAL mode one statement already reads one consistent snapshot, and every statement
+costs several round trips to aiosqlite's thread (a read with BEGIN took eight, five
+without). A read that needs several statements to agree must be written as one statement.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ Clock = Callable[[], datetime]
 
 #: Execution option that marks a transaction as a writer (BEGIN IMMEDIATE on SQLite).
 WRITE_OPTION = "barb_write"
+#: Execution option that marks a one-statement read (no BEGIN on SQLite).
+READ_OPTION = "barb_read"
 
 
 def utc_now() -> datetime:
@@ -53,7 +60,9 @@ class Repository:
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncSession]:
+        """A session for one read statement (see the module's docstring)."""
         async with self._sessions() as session, session.begin():
+            await session.connection(execution_options={READ_OPTION: True})
             yield session
 
     @asynccontextmanager

@@ -55,21 +55,17 @@ class TranscriptRepository(Repository):
         """
         if questions <= 0:
             return []
-        last_row = func.max(MessageRow.id)
         latest = (
             select(MessageRow.question_id)
             .where(MessageRow.chat_id == chat_id)
             .group_by(MessageRow.question_id)
-            .order_by(last_row.desc())
+            .order_by(func.max(MessageRow.id).desc())
             .limit(questions)
         )
         async with self._read() as session:
-            question_ids = list(await session.scalars(latest))
-            if not question_ids:
-                return []
             rows = await session.scalars(
                 select(MessageRow)
-                .where(MessageRow.chat_id == chat_id, MessageRow.question_id.in_(question_ids))
+                .where(MessageRow.chat_id == chat_id, MessageRow.question_id.in_(latest))
                 .order_by(MessageRow.id)
             )
             return [StoredMessage.model_validate(row) for row in rows]

@@ -6,7 +6,8 @@ import json
 import logging
 import uuid
 
-from telegram import Chat, Message, MessageEntity, Update
+from telegram import Chat as TelegramChat
+from telegram import Message, MessageEntity, Update
 from telegram.constants import ChatAction, ChatType, ParseMode
 from telegram.error import Forbidden
 from telegram.ext import ApplicationHandlerStop, ContextTypes
@@ -17,7 +18,7 @@ from barb.instruments import available_instruments, load_instrument
 from bot.assistant.plan import render_plan
 from bot.assistant.replies import Asker, Proof, Reply
 from bot.pool.jobs import QueryJob
-from bot.store.records import ChatSettings
+from bot.store.records import Chat, ChatSettings
 from bot.telegram import keyboards
 from bot.telegram.render import escape, query_html
 from bot.telegram.sender import NotDelivered
@@ -25,6 +26,9 @@ from bot.telegram.services import BotServices, services
 from bot.texts import language_for, t
 
 log = logging.getLogger(__name__)
+
+#: The plan message already says "Running…": "sending photo…" only once a query takes a while.
+QUERY_ACTION_AFTER_S = 1.0
 
 
 # --- gates (group -1: run before every handler) ---------------------------------------------
@@ -60,7 +64,7 @@ def _asker(update: Update) -> Asker:
 def _addressed_text(message: Message, bot_id: int, username: str) -> str | None:
     """In a group: the question without the @mention, if the bot is mentioned or replied to."""
     text = message.text or ""
-    if message.chat.type == Chat.PRIVATE:
+    if message.chat.type == TelegramChat.PRIVATE:
         return text
     mentioned = False
     for entity in message.entities or ():
@@ -79,11 +83,16 @@ def _addressed_text(message: Message, bot_id: int, username: str) -> str | None:
     return " ".join(text.split()) if (mentioned or replied) else None
 
 
-async def _lang(svc: BotServices, update: Update, text: str = "") -> str:
+async def _chat_and_lang(svc: BotServices, update: Update) -> tuple[Chat | None, str]:
+    """The stored chat (None if new) and the language to answer the update in."""
     chat = await svc.store.chats.get(update.effective_chat.id) if update.effective_chat else None
     setting = chat.settings.language if chat else "auto"
     code = update.effective_user.language_code if update.effective_user else None
-    return language_for(setting, text, code)
+    return chat, language_for(setting, "", code)
+
+
+async def _lang(svc: BotServices, update: Update) -> str:
+    return (await _chat_and_lang(svc, update))[1]
 
 
 async def _answer(
@@ -141,9 +150,9 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     query = update.callback_query
     prefix, parts = keyboards.parse(query.data or "")
     svc = services(context)
-    lang = await _lang(svc, update)
+    chat, lang = await _chat_and_lang(svc, update)
     if prefix in (keyboards.RUN, keyboards.CANCEL, keyboards.OPTION):
-        await _on_pending_button(svc, update, context, prefix, parts, lang)
+        await _on_pending_button(svc, update, context, prefix, parts, chat, lang)
     elif prefix == keyboards.SHOW_QUERY:
         await query.answer()  # first, so the button stops spinning
         await _show_query(svc, update, context, parts[0], lang)
@@ -169,31 +178,38 @@ async def _on_pending_button(
     context: ContextTypes.DEFAULT_TYPE,
     prefix: str,
     parts: list[str],
+    chat: Chat | None,
     lang: str,
 ) -> None:
     query = update.callback_query
     user_id = update.effective_user.id
     chat_id = update.effective_chat.id
-    action = await svc.store.pending.get(parts[0]) if parts else None
-    if action is None or action.status != "pending":
-        await query.answer(t("gone" if action is None else "already", lang))
-        return
-    if action.user_id != user_id:
-        await query.answer(t("not_yours", lang), show_alert=False)
-        return
-    sender = svc.sender(context.bot)
     if prefix == keyboards.RUN:
         # Claim before anything else: a double press (or two devices) cannot run twice.
-        if not await svc.store.pending.claim(action.id, user_id):
-            await query.answer(t("already", lang))
-            return
+        claim = await svc.store.pending.claim(parts[0], user_id) if parts else None
+        action = claim.action if claim else None
+        usable = bool(claim and claim.won)
+    else:
+        action = await svc.store.pending.get(parts[0]) if parts else None
+        usable = action is not None and action.status == "pending" and action.user_id == user_id
+    if not usable:
+        if action is None or action.status != "pending":
+            await query.answer(t("gone" if action is None else "already", lang))
+        else:
+            await query.answer(t("not_yours", lang), show_alert=False)
+        return
+    assert action is not None
+    sender = svc.sender(context.bot)
+    if prefix == keyboards.RUN:
         await query.answer(t("running", lang))
         await _edit_status(query.message, t("running", lang))
         async with (
             svc.chat_lock(chat_id),
-            svc.showing(context.bot, chat_id, ChatAction.UPLOAD_PHOTO),
+            svc.showing(
+                context.bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
+            ),
         ):
-            reply = await svc.assistant.resume(action.id, user_id, run=True)
+            reply = await svc.assistant.continue_claimed(action, chat=chat)
             await sender.reply(chat_id, reply)
         await _edit_status(query.message, t("done", lang))
     elif prefix == keyboards.CANCEL:
@@ -415,7 +431,10 @@ async def cmd_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if wait:
         await sender.text(chat_id, escape(t("too_fast", lang, seconds=int(wait) + 1)))
         return
-    async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id, ChatAction.UPLOAD_PHOTO):
+    showing = svc.showing(
+        context.bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
+    )
+    async with svc.chat_lock(chat_id), showing:
         outcome = await svc.runner.run(
             QueryJob(query=query, instrument=chat.instrument, chart=chat.settings.charts)
         )

@@ -134,18 +134,27 @@ class Sender:
         return await self.deliver(queued)
 
     async def reply(self, chat_id: int, reply: Reply, *, reply_to: int | None = None) -> None:
-        """Store all of a reply's messages, then send them in order."""
+        """Store all of a reply's messages, then send them in order.
+
+        Those Telegram took are marked sent together once the others are sent or have
+        failed: one write for the reply rather than one per message (a crash between two
+        messages of a reply may send the first again; a duplicate beats a lost answer).
+        """
         queued = await self.store.outbox.enqueue_many(
             chat_id, reply_messages(reply, reply_to), question_id=reply.question_id
         )
+        sent: dict[int, Message] = {}
         refused: Exception | None = None
-        for message in queued:
-            try:
-                await self.deliver(message)
-            except NotDelivered:
-                raise  # the rest waits its turn, in order
-            except Exception as exc:  # this one is refused; the others may still go
-                refused = refused or exc
+        try:
+            for message in queued:
+                try:
+                    sent[message.id] = await self._send(message)
+                except NotDelivered:
+                    raise  # the rest waits its turn, in order
+                except Exception as exc:  # this one is refused; the others may still go
+                    refused = refused or exc
+        finally:
+            await self._record_sent(queued, sent)
         if refused is not None:
             raise refused
 
@@ -170,12 +179,18 @@ class Sender:
         return sent
 
     async def deliver(self, queued: OutgoingReply) -> int:
-        """Send a stored message and mark it sent; retried through flood control and network
-        trouble, marked failed when Telegram refuses it."""
+        """Send a stored message and mark it sent; its Telegram message id."""
+        message = await self._send(queued)
+        await self._record_sent([queued], {queued.id: message})
+        return message.message_id
+
+    async def _send(self, queued: OutgoingReply) -> Message:
+        """Send a stored message, retried through flood control and network trouble; marked
+        failed when Telegram refuses it."""
         send = self._call(queued)
         for attempt in range(self.patience.attempts):
             try:
-                message = await send()
+                return await send()
             except RetryAfter as exc:
                 wait = exc.retry_after
                 seconds = wait.total_seconds() if isinstance(wait, timedelta) else float(wait)
@@ -190,19 +205,19 @@ class Sender:
             except Exception as exc:  # Forbidden (blocked), chat gone, …: final
                 await self.store.outbox.mark_failed(queued.id, f"{type(exc).__name__}: {exc}")
                 raise
-            else:
-                await self._sent(queued, message)
-                return message.message_id
             if attempt < self.patience.attempts - 1:
                 log.info("reply %s to chat %s: retrying in %.1fs", queued.id, queued.chat_id, delay)
                 await asyncio.sleep(delay)
         raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id} is still queued")
 
-    async def _sent(self, queued: OutgoingReply, message: Message) -> None:
-        await self.store.outbox.mark_sent(queued.id, message.message_id)
-        pending_id = queued.payload.get("pending_id")
-        if pending_id:
-            await self.store.pending.set_message(pending_id, message.message_id)
+    async def _record_sent(self, queued: list[OutgoingReply], sent: dict[int, Message]) -> None:
+        if not sent:
+            return
+        await self.store.outbox.mark_sent({i: m.message_id for i, m in sent.items()})
+        for message in queued:
+            pending_id = message.payload.get("pending_id")
+            if pending_id and message.id in sent:
+                await self.store.pending.set_message(pending_id, sent[message.id].message_id)
 
     def _call(self, queued: OutgoingReply) -> Callable[[], Awaitable[Message]]:
         """The Bot API call that sends ``queued``, ready to be retried."""

@@ -94,10 +94,11 @@ class BotServices:
         return Sender(bot, self.store, self.patience)
 
     def showing(
-        self, bot: Bot, chat_id: int, action: str = ChatAction.TYPING
+        self, bot: Bot, chat_id: int, action: str = ChatAction.TYPING, *, after_s: float = 0.0
     ) -> contextlib.AbstractAsyncContextManager[None]:
-        """'typing…' (or ``action``) in the chat while the block runs, within the budget."""
-        return chat_action(bot, chat_id, action, budget=self.chat_actions)
+        """'typing…' (or ``action``) in the chat while the block runs, from ``after_s`` on,
+        within the budget."""
+        return chat_action(bot, chat_id, action, budget=self.chat_actions, after_s=after_s)
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         """Messages of one chat are handled in order; different chats run concurrently."""
@@ -116,10 +117,15 @@ async def chat_action(
     *,
     budget: ChatActionBudget | None = None,
     every_s: float = CHAT_ACTION_EVERY_S,
+    after_s: float = 0.0,
 ) -> AsyncIterator[None]:
-    """Keep 'typing…' (or 'sending photo…') visible while the block runs."""
+    """Keep 'typing…' (or 'sending photo…') visible while the block runs; with ``after_s``,
+    only once it has run that long (work done sooner needs no sign, and under load every
+    request counts against Telegram's limit)."""
 
     async def repeat() -> None:
+        if after_s > 0:
+            await asyncio.sleep(after_s)
         first = True
         while True:
             if first or budget is None or budget.allow():

@@ -6,6 +6,7 @@ import asyncio
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import text as text_sql
 from store_fixtures import GROUP_CHAT, PRIVATE_CHAT, FakeClock
 
 from bot.store import Store, UnknownChat
@@ -54,19 +55,28 @@ async def test_replies_wait_in_the_outbox_until_sent(chats: Store, clock: FakeCl
     assert [r.id for r in await chats.outbox.unsent()] == [text.id, chart.id, other.id]
 
     clock.advance(timedelta(seconds=2))
-    assert await chats.outbox.mark_sent(chart.id, telegram_message_id=555) is True
-    assert await chats.outbox.mark_sent(chart.id, telegram_message_id=556) is False
+    assert await chats.outbox.mark_sent({chart.id: 555}) == 1
+    assert await chats.outbox.mark_sent({chart.id: 556, text.id: 557}) == 1  # text only
     assert await chats.outbox.mark_failed(other.id, "Forbidden: bot was blocked by the user")
 
-    assert await chats.outbox.unsent() == [text]
+    assert await chats.outbox.unsent() == []
     assert chart.content == b"\x89PNG\r\n"
     assert "content" not in repr(chart)
+    async with chats._engine.connect() as conn:
+        rows = await conn.execute(
+            text_sql("SELECT id, status, telegram_message_id, content FROM outbox ORDER BY id")
+        )
+        assert [tuple(r) for r in rows] == [
+            (text.id, "sent", 557, None),
+            (chart.id, "sent", 555, None),  # the first mark stands; the bytes are gone
+            (other.id, "failed", None, b"a,b\n"),
+        ]
 
 
 async def test_sent_replies_are_pruned(chats: Store, clock: FakeClock) -> None:
     sent = await chats.outbox.enqueue(PRIVATE_CHAT, "text", {"text": "a"})
     queued = await chats.outbox.enqueue(PRIVATE_CHAT, "text", {"text": "b"})
-    await chats.outbox.mark_sent(sent.id, 1)
+    await chats.outbox.mark_sent({sent.id: 1})
     clock.advance(timedelta(days=8))
 
     assert await chats.outbox.prune(older_than=timedelta(days=7)) == 1

@@ -106,14 +106,14 @@ async def test_a_confirmation_survives_a_restart_and_runs_once(
             first.pending.claim(action.id, ALICE),
             second.pending.claim(action.id, ALICE),
         )
-        assert sorted(results) == [False, False, False, True]
+        assert sorted(claim.won for claim in results) == [False, False, False, True]
 
         claimed = await first.pending.get(action.id)
         assert claimed is not None
         assert claimed.status == "running"
         assert claimed.payload == {"plan": "mean range"}
         # Someone else pressing, or Cancel after Run, changes nothing.
-        assert await second.pending.claim(action.id, BOB) is False
+        assert (await second.pending.claim(action.id, BOB)).won is False
         assert await second.pending.cancel(action.id, ALICE) is False
     finally:
         await first.close()

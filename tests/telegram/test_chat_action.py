@@ -52,3 +52,17 @@ def test_the_budget_refills_with_time() -> None:
     assert [budget.allow() for _ in range(3)] == [True, True, False]
     clock.now += 60  # never more than one second's worth
     assert sum(budget.allow() for _ in range(10)) == 4
+
+
+async def test_a_delayed_action_shows_only_when_the_work_takes_that_long(
+    telegram_bot: Bot, fake_telegram: FakeBotAPI
+) -> None:
+    async with chat_action(telegram_bot, 5, "upload_photo", after_s=0.2, every_s=0.05):
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.25)
+    assert fake_telegram.calls("sendChatAction", chat_id=5) == []
+
+    async with chat_action(telegram_bot, 6, "upload_photo", after_s=0.2, every_s=0.05):
+        await asyncio.sleep(0.33)
+    sent = fake_telegram.calls("sendChatAction", chat_id=6)
+    assert 1 <= len(sent) <= 4  # from 0.2 s on, every 0.05 s
