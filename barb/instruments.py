@@ -108,6 +108,12 @@ class Instrument(BaseModel):
 
 
 def _instrument_files(directory: Path) -> dict[str, Path]:
+    return _listing(directory, directory.stat().st_mtime_ns)
+
+
+@cache
+def _listing(directory: Path, mtime_ns: int) -> dict[str, Path]:
+    """The YAML files of ``directory``, listed once per version of the folder."""
     return {p.stem.upper(): p for p in sorted(directory.glob("*.yaml"))}
 
 

@@ -142,6 +142,10 @@ async def _serve_bot(
         while True:
             command = await asyncio.to_thread(conn.recv)
             if command == "mark":
+                # The plans' bookkeeping (marked sent, message ids) may trail their sending.
+                while await svc.store.outbox.unsent():
+                    await asyncio.sleep(0.05)
+                await asyncio.sleep(0.2)
                 writes.clear()
                 cpu_start = (time.process_time(), children_cpu_s())
                 sampler = asyncio.create_task(measure_lag(lag, stop))

@@ -14,9 +14,8 @@ from typing import Any
 
 from sqlalchemy import case, delete, literal, select, update
 
-from bot.store.errors import UnknownChat
 from bot.store.records import NewReply, OutgoingReply, ReplyKind
-from bot.store.schema import ChatRow, OutboxRow
+from bot.store.schema import OutboxRow
 from bot.store.transactions import Repository, rowcount
 
 _NO_SYNC = {"synchronize_session": False}
@@ -47,9 +46,7 @@ class OutboxRepository(Repository):
         if not replies:
             return []
         now = self._now()
-        async with self._write() as session:
-            if await session.get(ChatRow, chat_id) is None:
-                raise UnknownChat(chat_id)
+        async with self._write_for_chat(chat_id) as session:
             rows = [
                 OutboxRow(
                     chat_id=chat_id,

@@ -14,7 +14,6 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, select, update
 
-from bot.store.errors import UnknownChat
 from bot.store.records import (
     Claim,
     FinalStatus,
@@ -23,7 +22,7 @@ from bot.store.records import (
     json_object,
     new_pending_id,
 )
-from bot.store.schema import ChatRow, PendingActionRow
+from bot.store.schema import PendingActionRow
 from bot.store.transactions import Repository, rowcount
 
 _NO_SYNC = {"synchronize_session": False}
@@ -42,9 +41,7 @@ class PendingRepository(Repository):
     ) -> PendingAction:
         """Store a new pending action; its ``id`` goes into the buttons' callback_data."""
         stored_payload = json_object(payload, "payload")
-        async with self._write() as session:
-            if await session.get(ChatRow, chat_id) is None:
-                raise UnknownChat(chat_id)
+        async with self._write_for_chat(chat_id) as session:
             row = PendingActionRow(
                 id=new_pending_id(),
                 chat_id=chat_id,

@@ -7,7 +7,6 @@ caller ever holds a session or an ORM object.
 
 from __future__ import annotations
 
-import asyncio
 from types import TracebackType
 
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
@@ -20,6 +19,7 @@ from bot.store.transactions import Clock, utc_now
 from bot.store.transcript import TranscriptRepository
 from bot.store.updates import UpdateRepository
 from bot.store.usage import UsageRepository
+from bot.work_order import PriorityGate
 
 
 class Store:
@@ -41,7 +41,7 @@ class Store:
         self.updates = UpdateRepository(sessions, clock)
         self.outbox = OutboxRepository(sessions, clock)
         if engine.dialect.name == "sqlite":
-            gate = asyncio.Lock()
+            gate = PriorityGate()
             for repository in (
                 self.chats,
                 self.preferences,

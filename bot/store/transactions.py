@@ -14,7 +14,6 @@ without). A read that needs several statements to agree must be written as one s
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -22,7 +21,12 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Result
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.store.errors import UnknownChat
+from bot.store.schema import ChatRow
+from bot.work_order import PriorityGate
 
 #: Returns the current time, aware; injected so that tests can cross a UTC midnight.
 Clock = Callable[[], datetime]
@@ -43,10 +47,10 @@ def rowcount(result: Result[Any]) -> int:
 
 
 class Repository:
-    #: On SQLite, one writer at a time inside this process: writers queue here, in the event
-    #: loop, instead of in SQLite's busy handler, whose sleeps (1, 2, 5 … 100 ms) under many
-    #: concurrent chats cost more than the writes. Set by the Store; None elsewhere.
-    write_gate: asyncio.Lock | None = None
+    #: On SQLite, one writer at a time inside this process: writers queue in the event loop,
+    #: in ``bot.work_order``'s order, instead of in SQLite's busy handler, whose sleeps (1, 2,
+    #: 5 … 100 ms) under many chats cost more than the writes. Set by the Store; else None.
+    write_gate: PriorityGate | None = None
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
         self._sessions = sessions
@@ -66,8 +70,22 @@ class Repository:
             yield session
 
     @asynccontextmanager
+    async def _write_for_chat(self, chat_id: int) -> AsyncIterator[AsyncSession]:
+        """A write of rows that belong to a chat. The chat's foreign key checks that it is
+        stored (a statement fewer than asking first); ``UnknownChat`` names it if not, since
+        SQLite's error would not say which chat, and an unstored chat is the caller's bug."""
+        try:
+            async with self._write() as session:
+                yield session
+        except IntegrityError as exc:
+            async with self._read() as session:
+                if await session.get(ChatRow, chat_id) is not None:
+                    raise
+            raise UnknownChat(chat_id) from exc
+
+    @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncSession]:
-        gate = self.write_gate or contextlib.nullcontext()
+        gate = self.write_gate.held() if self.write_gate else contextlib.nullcontext()
         async with gate, self._sessions() as session, session.begin():
             # The first connection use starts the transaction, with the option set.
             await session.connection(execution_options={WRITE_OPTION: True})

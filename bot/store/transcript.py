@@ -11,9 +11,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import delete, func, select
 
-from bot.store.errors import UnknownChat
 from bot.store.records import QUESTION_ID_LENGTH, NewMessage, StoredMessage
-from bot.store.schema import ChatRow, MessageRow
+from bot.store.schema import MessageRow
 from bot.store.transactions import Repository, rowcount
 
 
@@ -25,11 +24,7 @@ class TranscriptRepository(Repository):
         if not 0 < len(question_id) <= QUESTION_ID_LENGTH:
             raise ValueError(f"a question id has 1 to {QUESTION_ID_LENGTH} characters")
         now = self._now()
-        async with self._write() as session:
-            # Checked here rather than left to the foreign key: SQLite's error would not
-            # say which chat, and a chat that was never stored is the caller's bug.
-            if await session.get(ChatRow, chat_id) is None:
-                raise UnknownChat(chat_id)
+        async with self._write_for_chat(chat_id) as session:
             rows = [
                 MessageRow(
                     chat_id=chat_id,

@@ -9,7 +9,6 @@ from datetime import timedelta
 from telegram import BotCommand, Update
 from telegram.constants import FloodLimit
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
@@ -21,6 +20,7 @@ from telegram.ext import (
 
 from bot.settings import BotSettings
 from bot.telegram import handlers
+from bot.telegram.flood import OrderedRateLimiter
 from bot.telegram.services import SERVICES_KEY, BotServices
 
 log = logging.getLogger(__name__)
@@ -106,10 +106,11 @@ def build_application(
         builder = builder.base_url(f"{root}/bot").base_file_url(f"{root}/file/bot")
     # Flood control: at most ``max_rate`` requests a second overall (0: no throttle) and
     # Telegram's per-group limit; a RetryAfter is waited out and the request retried.
-    builder = builder.rate_limiter(AIORateLimiter(overall_max_rate=max_rate, max_retries=3))
+    builder = builder.rate_limiter(OrderedRateLimiter(overall_max_rate=max_rate, max_retries=3))
     application = builder.build()
     application.bot_data[SERVICES_KEY] = services
 
+    application.add_handler(TypeHandler(Update, handlers.stamp_arrival), group=-3)
     application.add_handler(TypeHandler(Update, handlers.drop_duplicates), group=-2)
     application.add_handler(TypeHandler(Update, handlers.enforce_access), group=-1)
     application.add_handler(CommandHandler("start", handlers.cmd_start))

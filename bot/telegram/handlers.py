@@ -24,6 +24,7 @@ from bot.telegram.render import escape, query_html
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import BotServices, services
 from bot.texts import language_for, t
+from bot.work_order import acknowledged, arrived
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,14 @@ log = logging.getLogger(__name__)
 QUERY_ACTION_AFTER_S = 1.0
 
 
-# --- gates (group -1: run before every handler) ---------------------------------------------
+# --- gates (groups -3 to -1: run before every handler) --------------------------------------
+
+
+async def stamp_arrival(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The work for this update begins now. Under load the store serves the writes that
+    acknowledge someone first, then those of older updates, so that answers finish in the
+    order they were asked (see ``bot.work_order``)."""
+    arrived()
 
 
 async def drop_duplicates(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -108,6 +116,7 @@ async def _answer(
         return
     sender = svc.sender(context.bot)
     async with svc.chat_lock(asker.chat_id), svc.showing(context.bot, asker.chat_id):
+        acknowledged()  # 'typing…' is on its way
         # Plans waiting for this person lose their buttons: the new message declines them.
         for action in await svc.store.pending.open_for_chat(asker.chat_id):
             if action.kind == "confirm" and action.message_id:
@@ -203,6 +212,7 @@ async def _on_pending_button(
     if prefix == keyboards.RUN:
         await query.answer(t("running", lang))
         await _edit_status(query.message, t("running", lang))
+        acknowledged()
         async with (
             svc.chat_lock(chat_id),
             svc.showing(
@@ -214,6 +224,7 @@ async def _on_pending_button(
         await _edit_status(query.message, t("done", lang))
     elif prefix == keyboards.CANCEL:
         await query.answer(t("cancelled", lang))
+        acknowledged()
         async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
             reply = await svc.assistant.resume(action.id, user_id, run=False)
             await _edit_status(query.message, t("cancelled", lang))

@@ -59,7 +59,7 @@ class ChatActionBudget:
     "typing…" is decoration, but Telegram counts it against the same ~30 requests a second as
     the answers. Under load, when many chats wait at once, repeating it every 4 s for each of
     them would crowd out the answers and make the wait longer still; past the budget a repeat
-    is skipped (the first action of a question is always sent).
+    (or a delayed first action) is skipped. An action shown at once is always sent.
     """
 
     def __init__(self, per_second: float = 5.0, clock: Any = time.monotonic):
@@ -124,15 +124,17 @@ async def chat_action(
     request counts against Telegram's limit)."""
 
     async def repeat() -> None:
-        if after_s > 0:
+        # An action shown at once is the answer's first sign of life: always sent. A later
+        # one (a repeat, or a delayed first) is decoration and waits for the budget.
+        immediate = after_s <= 0
+        if not immediate:
             await asyncio.sleep(after_s)
-        first = True
         while True:
-            if first or budget is None or budget.allow():
+            if immediate or budget is None or budget.allow():
                 # A chat action is decoration: never fail the answer for it.
                 with contextlib.suppress(Exception):
                     await bot.send_chat_action(chat_id, action)
-            first = False
+            immediate = False
             await asyncio.sleep(every_s)
 
     task = asyncio.create_task(repeat())

@@ -66,3 +66,16 @@ async def test_a_delayed_action_shows_only_when_the_work_takes_that_long(
         await asyncio.sleep(0.33)
     sent = fake_telegram.calls("sendChatAction", chat_id=6)
     assert 1 <= len(sent) <= 4  # from 0.2 s on, every 0.05 s
+
+
+async def test_a_delayed_first_action_waits_for_the_budget_too(
+    telegram_bot: Bot, fake_telegram: FakeBotAPI
+) -> None:
+    budget = ChatActionBudget(per_second=1, clock=FrozenClock())  # one token, never refilled
+    async with (
+        chat_action(telegram_bot, 7, budget=budget, after_s=0.05, every_s=10),
+        chat_action(telegram_bot, 8, budget=budget, after_s=0.05, every_s=10),
+    ):
+        await asyncio.sleep(0.2)
+
+    assert len(fake_telegram.calls("sendChatAction")) == 1

@@ -1,0 +1,112 @@
+"""Telegram's flood limits, with the waiting requests served in ``bot.work_order``'s order.
+
+The limits are those of PTB's ``AIORateLimiter`` (on the same ``aiolimiter`` buckets): at
+most ``overall_max_rate`` requests a second across chats, ``group_max_rate`` a minute in one
+group, and a ``RetryAfter`` from Telegram holds every request back for the time it names,
+then the request is tried again. What differs is the queue: ``AIORateLimiter`` serves first
+come, first served, so a burst of questions all finish at the end (each answer's four or five
+messages wait behind a message of every other answer); here the person still waiting for the
+button to stop spinning comes first, then the oldest question.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from aiolimiter import AsyncLimiter
+from telegram.constants import FloodLimit
+from telegram.error import RetryAfter
+from telegram.ext import BaseRateLimiter
+
+from bot.work_order import PriorityGate
+
+log = logging.getLogger(__name__)
+
+JSONResult = bool | dict[str, Any] | list[dict[str, Any]]
+MAX_IDLE_GROUPS = 512
+
+
+class OrderedRateLimiter(BaseRateLimiter[int]):
+    """Flood control for the bot's requests; 0 for a rate switches that limit off."""
+
+    def __init__(
+        self,
+        overall_max_rate: float = FloodLimit.MESSAGES_PER_SECOND,
+        group_max_rate: float = FloodLimit.MESSAGES_PER_MINUTE_PER_GROUP,
+        max_retries: int = 3,
+    ) -> None:
+        self._overall = AsyncLimiter(overall_max_rate, 1) if overall_max_rate else None
+        self._group_max_rate = group_max_rate
+        self._groups: dict[int | str, AsyncLimiter] = {}
+        self._turns = PriorityGate()
+        self._max_retries = max_retries
+        self._not_held = asyncio.Event()
+        self._not_held.set()
+
+    async def initialize(self) -> None:
+        """Nothing to set up."""
+
+    async def shutdown(self) -> None:
+        """Nothing to close."""
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, JSONResult]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> JSONResult:
+        chat_id = data.get("chat_id")
+        with contextlib.suppress(ValueError, TypeError):
+            chat_id = int(chat_id)  # type: ignore[arg-type]
+        # Only requests to a chat count against the limits (answerCallbackQuery, getUpdates…
+        # do not); negative ids and @usernames are groups and channels.
+        group = chat_id if isinstance(chat_id, str) or (chat_id or 0) < 0 else None
+        retries = rate_limit_args if rate_limit_args is not None else self._max_retries
+        for attempt in range(retries + 1):
+            await self._not_held.wait()
+            if chat_id is not None:
+                await self._wait_for_turn(group)
+            try:
+                return await callback(*args, **kwargs)
+            except RetryAfter as exc:
+                if attempt == retries:
+                    raise
+                await self._hold_everything(exc.retry_after)
+        raise AssertionError("unreachable")  # the last attempt returns or raises
+
+    async def _wait_for_turn(self, group: int | str | None) -> None:
+        if group is not None and self._group_max_rate:
+            await self._group_limiter(group).acquire()
+        if self._overall is not None:
+            # One request at a time waits on the bucket; the others wait in order for the gate.
+            async with self._turns.held():
+                await self._overall.acquire()
+
+    def _group_limiter(self, group: int | str) -> AsyncLimiter:
+        if len(self._groups) > MAX_IDLE_GROUPS:
+            # Forget the groups whose bucket has drained: a new one would start the same.
+            for key, limiter in list(self._groups.items()):
+                if key != group and limiter.has_capacity(limiter.max_rate):
+                    del self._groups[key]
+        limiter = self._groups.get(group)
+        if limiter is None:
+            limiter = self._groups[group] = AsyncLimiter(self._group_max_rate, 60)
+        return limiter
+
+    async def _hold_everything(self, retry_after: Any) -> None:
+        seconds = (
+            retry_after.total_seconds() if hasattr(retry_after, "total_seconds") else retry_after
+        )
+        log.info("flood control: Telegram asked to wait %.1f s", seconds)
+        self._not_held.clear()
+        try:
+            await asyncio.sleep(float(seconds) + 0.1)
+        finally:
+            self._not_held.set()
