@@ -23,7 +23,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 
-#: (0 while the person waits to be acknowledged, else 1; when the work began).
+#: (0 while the person waits to be acknowledged, 1 for the work itself, 2 for decoration
+#: such as 'typing…'; when the work began).
 Priority = tuple[int, float]
 _work: ContextVar[Priority | None] = ContextVar("barb_work", default=None)
 
@@ -38,6 +39,13 @@ def acknowledged() -> None:
     """The person has seen the work start: from now on it queues by its age."""
     current = _work.get()
     _work.set((1, current[1] if current else time.monotonic()))
+
+
+def decoration() -> None:
+    """What the current task sends from now on is decoration ('typing…'): it waits until
+    no other work does."""
+    current = _work.get()
+    _work.set((2, current[1] if current else time.monotonic()))
 
 
 def priority() -> Priority:

@@ -18,6 +18,7 @@ from bot.pool.runner import QueryRunner
 from bot.settings import BotSettings
 from bot.store.repository import Store
 from bot.telegram.sender import Patience, Sender
+from bot.work_order import decoration
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -123,18 +124,23 @@ async def chat_action(
     only once it has run that long (work done sooner needs no sign, and under load every
     request counts against Telegram's limit)."""
 
+    async def send() -> None:
+        # A chat action is decoration: never fail the answer for it, nor wait past the next.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(bot.send_chat_action(chat_id, action), every_s)
+
     async def repeat() -> None:
-        # An action shown at once is the answer's first sign of life: always sent. A later
-        # one (a repeat, or a delayed first) is decoration and waits for the budget.
-        immediate = after_s <= 0
-        if not immediate:
+        if after_s > 0:
             await asyncio.sleep(after_s)
+        else:
+            await send()  # the answer's first sign of life: always, at once
+            await asyncio.sleep(every_s)
+        # The rest waits for the budget, and goes after every answer waiting for Telegram's
+        # flood limit.
+        decoration()
         while True:
-            if immediate or budget is None or budget.allow():
-                # A chat action is decoration: never fail the answer for it.
-                with contextlib.suppress(Exception):
-                    await bot.send_chat_action(chat_id, action)
-            immediate = False
+            if budget is None or budget.allow():
+                await send()
             await asyncio.sleep(every_s)
 
     task = asyncio.create_task(repeat())

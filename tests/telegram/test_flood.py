@@ -1,5 +1,5 @@
 """Flood control: Telegram's rate is kept, RetryAfter holds everything, and the waiting
-requests go acknowledgements first, then oldest question first."""
+requests go acknowledgements first, then oldest question first, decoration last."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from telegram.error import RetryAfter
 
 from bot.telegram.flood import OrderedRateLimiter
-from bot.work_order import acknowledged, arrived
+from bot.work_order import acknowledged, arrived, decoration
 
 
 class Recorder:
@@ -55,20 +55,23 @@ async def test_requests_without_a_chat_are_not_held() -> None:
     assert len(recorder.sent) == 10
 
 
-async def test_waiting_requests_go_acknowledgements_first_then_oldest_first() -> None:
+async def test_waiting_requests_go_acknowledgements_first_then_oldest_then_decoration() -> None:
     rate = 20
     limiter, recorder = OrderedRateLimiter(overall_max_rate=rate), Recorder()
 
-    async def send(name: str, started: float, *, acked: bool) -> None:
+    async def send(name: str, started: float, *, acked: bool, typing: bool = False) -> None:
         arrived(started)
         if acked:
             acknowledged()
+        if typing:
+            decoration()
         await request(limiter, recorder, name, {"chat_id": 1})
 
     # A bucketful goes at once; the next waits at the bucket itself; the rest wait in line,
     # then leave by priority, not arrival.
     tasks = [asyncio.create_task(send(f"fill{i}", 0.0, acked=True)) for i in range(rate + 1)]
     await asyncio.sleep(0)
+    tasks.append(asyncio.create_task(send("typing", 5.0, acked=True, typing=True)))
     for name, started, acked in [
         ("answer-new", 30.0, True),
         ("answer-old", 10.0, True),
@@ -80,7 +83,8 @@ async def test_waiting_requests_go_acknowledgements_first_then_oldest_first() ->
     await asyncio.gather(*tasks)
 
     order = [name for name, _ in recorder.sent]
-    assert order[rate + 1 :] == ["press", "answer-old", "answer-middle", "answer-new"]
+    expected = ["press", "answer-old", "answer-middle", "answer-new", "typing"]
+    assert order[rate + 1 :] == expected
 
 
 async def test_retry_after_holds_every_request_then_retries() -> None:
