@@ -329,6 +329,8 @@ async def run(chats: int, workers: int, scenario: Scenario) -> dict[str, Any]:
         "fake_cpu_ms": fake_cpu * 1000 / answered,
         "writes": stats["writes"] / answered,
         "requests": len(requests) / chats,
+        # Those with a chat_id count against Telegram's flood limit (not answerCallbackQuery).
+        "throttled": sum("chat_id" in r.params for r in requests) / chats,
     }
 
 
@@ -371,6 +373,7 @@ ROWS = [
     ("fake Telegram's CPU per question", "fake_cpu_ms", "{:.1f} ms", ""),
     ("store write transactions per question", "writes", "{:.1f}", ""),
     ("Bot API requests per question", "requests", "{:.1f}", ""),
+    ("… of them under the flood limit", "throttled", "{:.1f}", ""),
 ]
 
 
@@ -392,7 +395,37 @@ def report(runs: list[dict[str, Any]], chats: int, workers: int) -> str:
     for name, key, fmt, target in ROWS:
         cells = " | ".join(fmt.format(r[key]) for r in runs)
         lines.append(f"| {name} | {cells} | {target} |")
+    lines += bounds(runs, chats)
     return "\n".join(lines)
+
+
+def bounds(runs: list[dict[str, Any]], chats: int) -> list[str]:
+    """What the machine and Telegram allow at best, from this run's own costs."""
+    free = next((r for r in runs if not r["scenario"].throttle), None)
+    limited = next((r for r in runs if r["scenario"].throttle), None)
+    lines = [""]
+    half, most = chats // 2, round(chats * 0.95)
+    if free is not None:
+        cpu = free["bot_cpu_ms"] + free["worker_cpu_ms"] + free["fake_cpu_ms"]
+        rate = (os.cpu_count() or 1) * 1000 / cpu
+        lines.append(
+            f"At best on this machine: {os.cpu_count()} cores ÷ {cpu:.0f} ms of CPU per answer "
+            f"(bot, worker, fake Telegram) = {rate:.0f} answers/s (measured: "
+            f"{free['throughput']:.1f}/s). When all {chats} press Run in the same instant, "
+            f"answer {half} cannot come sooner than {half / rate:.1f} s nor answer {most} "
+            f"sooner than {most / rate:.1f} s; the p50 and p95 targets would take "
+            f"{half / 0.4:.0f} and {most / 1.5:.0f} answers/s."
+        )
+    if limited is not None:
+        per_answer = limited["throttled"]
+        rate = limited["scenario"].throttle / per_answer
+        lines.append(
+            f"Under Telegram's {limited['scenario'].throttle:g} requests/s, each answer makes "
+            f"{per_answer:.1f} throttled requests (the plan's Running… and Done edits, photo, "
+            f"CSV, commentary; the button's answer is not throttled): {rate:.1f} answers/s, "
+            f"so answer {half} cannot come sooner than {half / rate:.0f} s."
+        )
+    return lines
 
 
 def main() -> None:
