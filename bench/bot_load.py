@@ -403,28 +403,30 @@ def bounds(runs: list[dict[str, Any]], chats: int) -> list[str]:
     """What the machine and Telegram allow at best, from this run's own costs."""
     free = next((r for r in runs if not r["scenario"].throttle), None)
     limited = next((r for r in runs if r["scenario"].throttle), None)
-    lines = [""]
+    lines = []
     half, most = chats // 2, round(chats * 0.95)
     if free is not None:
         cpu = free["bot_cpu_ms"] + free["worker_cpu_ms"] + free["fake_cpu_ms"]
         rate = (os.cpu_count() or 1) * 1000 / cpu
-        lines.append(
+        lines += [
+            "",
             f"At best on this machine: {os.cpu_count()} cores ÷ {cpu:.0f} ms of CPU per answer "
             f"(bot, worker, fake Telegram) = {rate:.0f} answers/s (measured: "
             f"{free['throughput']:.1f}/s). When all {chats} press Run in the same instant, "
             f"answer {half} cannot come sooner than {half / rate:.1f} s nor answer {most} "
             f"sooner than {most / rate:.1f} s; the p50 and p95 targets would take "
-            f"{half / 0.4:.0f} and {most / 1.5:.0f} answers/s."
-        )
+            f"{half / 0.4:.0f} and {most / 1.5:.0f} answers/s.",
+        ]
     if limited is not None:
         per_answer = limited["throttled"]
         rate = limited["scenario"].throttle / per_answer
-        lines.append(
+        lines += [
+            "",
             f"Under Telegram's {limited['scenario'].throttle:g} requests/s, each answer makes "
             f"{per_answer:.1f} throttled requests (the plan's Running… and Done edits, photo, "
             f"CSV, commentary; the button's answer is not throttled): {rate:.1f} answers/s, "
-            f"so answer {half} cannot come sooner than {half / rate:.0f} s."
-        )
+            f"so answer {half} cannot come sooner than {half / rate:.0f} s.",
+        ]
     return lines
 
 
