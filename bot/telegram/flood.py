@@ -44,8 +44,8 @@ class OrderedRateLimiter(BaseRateLimiter[int]):
         self._groups: dict[int | str, AsyncLimiter] = {}
         self._turns = PriorityGate()
         self._max_retries = max_retries
-        self._not_held = asyncio.Event()
-        self._not_held.set()
+        #: The event loop's time until which Telegram asked for quiet (RetryAfter).
+        self._held_until = 0.0
 
     async def initialize(self) -> None:
         """Nothing to set up."""
@@ -70,15 +70,15 @@ class OrderedRateLimiter(BaseRateLimiter[int]):
         group = chat_id if isinstance(chat_id, str) or (chat_id or 0) < 0 else None
         retries = rate_limit_args if rate_limit_args is not None else self._max_retries
         for attempt in range(retries + 1):
-            await self._not_held.wait()
             if chat_id is not None:
                 await self._wait_for_turn(group)
+            await self._wait_while_held()
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
                 if attempt == retries:
                     raise
-                await self._hold_everything(exc.retry_after)
+                self._hold(exc.retry_after)
         raise AssertionError("unreachable")  # the last attempt returns or raises
 
     async def _wait_for_turn(self, group: int | str | None) -> None:
@@ -100,13 +100,16 @@ class OrderedRateLimiter(BaseRateLimiter[int]):
             limiter = self._groups[group] = AsyncLimiter(self._group_max_rate, 60)
         return limiter
 
-    async def _hold_everything(self, retry_after: Any) -> None:
-        seconds = (
+    def _hold(self, retry_after: Any) -> None:
+        """Telegram said to wait: nothing goes out until then (plus a margin)."""
+        seconds = float(
             retry_after.total_seconds() if hasattr(retry_after, "total_seconds") else retry_after
         )
         log.info("flood control: Telegram asked to wait %.1f s", seconds)
-        self._not_held.clear()
-        try:
-            await asyncio.sleep(float(seconds) + 0.1)
-        finally:
-            self._not_held.set()
+        until = asyncio.get_running_loop().time() + seconds + 0.1
+        self._held_until = max(self._held_until, until)
+
+    async def _wait_while_held(self) -> None:
+        loop = asyncio.get_running_loop()
+        while (delay := self._held_until - loop.time()) > 0:
+            await asyncio.sleep(delay)

@@ -79,6 +79,31 @@ class ChatActionBudget:
         return False
 
 
+class ChatLocks:
+    """One lock per chat with work in progress or waiting; dropped when the last task leaves,
+    so that the chats seen once over the bot's life do not pile up."""
+
+    def __init__(self) -> None:
+        self._locks: dict[int, tuple[asyncio.Lock, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @asynccontextmanager
+    async def hold(self, chat_id: int) -> AsyncIterator[None]:
+        lock, users = self._locks.get(chat_id, (asyncio.Lock(), 0))
+        self._locks[chat_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            users = self._locks[chat_id][1] - 1
+            if users:
+                self._locks[chat_id] = (lock, users)
+            else:
+                del self._locks[chat_id]
+
+
 @dataclass
 class BotServices:
     settings: BotSettings
@@ -89,7 +114,7 @@ class BotServices:
     examples: list[str]
     patience: Patience = field(default_factory=Patience)
     chat_actions: ChatActionBudget = field(default_factory=ChatActionBudget)
-    _locks: dict[int, asyncio.Lock] = field(default_factory=lambda: defaultdict(asyncio.Lock))
+    locks: ChatLocks = field(default_factory=ChatLocks)
 
     def sender(self, bot: Bot) -> Sender:
         return Sender(bot, self.store, self.patience)
@@ -101,9 +126,9 @@ class BotServices:
         within the budget."""
         return chat_action(bot, chat_id, action, budget=self.chat_actions, after_s=after_s)
 
-    def chat_lock(self, chat_id: int) -> asyncio.Lock:
+    def chat_lock(self, chat_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Messages of one chat are handled in order; different chats run concurrently."""
-        return self._locks[chat_id]
+        return self.locks.hold(chat_id)
 
 
 def services(context: ContextTypes.DEFAULT_TYPE) -> BotServices:

@@ -125,3 +125,17 @@ async def test_a_group_has_its_own_per_minute_limit() -> None:
     assert len(pending) == 1
     for task in pending:
         task.cancel()
+
+
+async def test_overlapping_holds_last_until_the_longest() -> None:
+    limiter, recorder = OrderedRateLimiter(overall_max_rate=0), Recorder()
+    recorder.fail_with = [RetryAfter(timedelta(seconds=0.4)), RetryAfter(timedelta(seconds=0.1))]
+    started = time.monotonic()
+
+    long_hold = asyncio.create_task(request(limiter, recorder, "a", {"chat_id": 1}))
+    await asyncio.sleep(0.01)
+    short_hold = asyncio.create_task(request(limiter, recorder, "b", {"chat_id": 2}))
+    await asyncio.gather(long_hold, short_hold)
+
+    # The shorter hold, set later, did not cut the longer one short.
+    assert all(at - started >= 0.45 for _, at in recorder.sent)
