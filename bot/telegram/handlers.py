@@ -210,17 +210,19 @@ async def _on_pending_button(
     assert action is not None
     sender = svc.sender(context.bot)
     if prefix == keyboards.RUN:
-        await query.answer(t("running", lang))
-        await _edit_status(query.message, t("running", lang))
-        acknowledged()
-        async with (
-            svc.chat_lock(chat_id),
-            svc.showing(
-                context.bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
-            ),
-        ):
-            reply = await svc.assistant.continue_claimed(action, chat=chat)
-            await sender.reply(chat_id, reply)
+        with svc.backlog.joined() as ahead:
+            await query.answer(t("running", lang))
+            running = t("running_queued", lang, ahead=ahead) if ahead else t("running", lang)
+            await _edit_status(query.message, running)
+            acknowledged()
+            async with (
+                svc.chat_lock(chat_id),
+                svc.showing(
+                    context.bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
+                ),
+            ):
+                reply = await svc.assistant.continue_claimed(action, chat=chat)
+                await sender.reply(chat_id, reply)
         await _edit_status(query.message, t("done", lang))
     elif prefix == keyboards.CANCEL:
         await query.answer(t("cancelled", lang))
@@ -445,25 +447,26 @@ async def cmd_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     showing = svc.showing(
         context.bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
     )
-    async with svc.chat_lock(chat_id), showing:
-        outcome = await svc.runner.run(
-            QueryJob(query=query, instrument=chat.instrument, chart=chat.settings.charts)
-        )
-        if not outcome.ok:
-            text = outcome.summary_text
-            if (outcome.error or {}).get("error_type") == "QueryTimeout":
-                text = t("query_timeout", lang)
-            await sender.text(chat_id, escape(text))
-            return
-        instrument = load_instrument(chat.instrument)
-        meta = read_meta(data_path(instrument.symbol, svc.assistant.engine_settings))
-        plan = render_plan(query, instrument, meta.last_date, lang)
-        reply = Reply(
-            text=outcome.summary_text,
-            language=lang,
-            proofs=[Proof.from_outcome(query, plan, outcome)],
-        )
-        await sender.reply(chat_id, reply)
+    with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
+        async with svc.chat_lock(chat_id), showing:
+            outcome = await svc.runner.run(
+                QueryJob(query=query, instrument=chat.instrument, chart=chat.settings.charts)
+            )
+            if not outcome.ok:
+                text = outcome.summary_text
+                if (outcome.error or {}).get("error_type") == "QueryTimeout":
+                    text = t("query_timeout", lang)
+                await sender.text(chat_id, escape(text))
+                return
+            instrument = load_instrument(chat.instrument)
+            meta = read_meta(data_path(instrument.symbol, svc.assistant.engine_settings))
+            plan = render_plan(query, instrument, meta.last_date, lang)
+            reply = Reply(
+                text=outcome.summary_text,
+                language=lang,
+                proofs=[Proof.from_outcome(query, plan, outcome)],
+            )
+            await sender.reply(chat_id, reply)
 
 
 async def cmd_usage(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -21,7 +21,7 @@ from bot.telegram.sender import Patience, Sender
 from bot.work_order import decoration
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Iterator
 
     from telegram import Bot
 
@@ -79,6 +79,23 @@ class ChatActionBudget:
         return False
 
 
+class Backlog:
+    """How many answers are being worked on, to tell someone who joins how many are ahead."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    @contextlib.contextmanager
+    def joined(self) -> Iterator[int]:
+        """Count this answer in while the block runs; yields how many were ahead of it."""
+        ahead = self.size
+        self.size += 1
+        try:
+            yield ahead
+        finally:
+            self.size -= 1
+
+
 class ChatLocks:
     """One lock per chat with work in progress or waiting; dropped when the last task leaves,
     so that the chats seen once over the bot's life do not pile up."""
@@ -115,6 +132,7 @@ class BotServices:
     patience: Patience = field(default_factory=Patience)
     chat_actions: ChatActionBudget = field(default_factory=ChatActionBudget)
     locks: ChatLocks = field(default_factory=ChatLocks)
+    backlog: Backlog = field(default_factory=Backlog)
 
     def sender(self, bot: Bot) -> Sender:
         return Sender(bot, self.store, self.patience)

@@ -23,6 +23,7 @@ from bot.assistant.orchestrator import Assistant
 from bot.llm.errors import ProviderUnavailable
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider
+from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import InlineRunner, ProcessRunner
 from bot.settings import BotSettings
 from bot.store.db import open_store
@@ -157,6 +158,53 @@ async def test_restart_between_plan_and_run(fake_telegram: FakeBotAPI, db_url: s
         )
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
         assert photo.files["photo"].content[:4] == b"\x89PNG"
+
+
+class HeldRunner(InlineRunner):
+    """Runs queries only once ``release`` is set: the first Run stays in progress."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        await self.release.wait()
+        return await super().run(job)
+
+
+async def test_a_run_pressed_while_another_runs_says_how_many_are_ahead(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner):
+        first = await ask_and_get_plan(fake, ALICE, ALICE, "range by weekday")
+        second = await ask_and_get_plan(fake, BOB, BOB, "range by weekday")
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE,
+                user_id=ALICE,
+                message_id=first["message_id"],
+                data=keyboard_data(first)[0],
+            )
+        )
+        await fake.wait_for("editMessageText", chat_id=ALICE)
+        fake.inject(
+            fake.callback_update(
+                chat_id=BOB,
+                user_id=BOB,
+                message_id=second["message_id"],
+                data=keyboard_data(second)[0],
+            )
+        )
+        await fake.wait_for("editMessageText", chat_id=BOB)
+
+        assert fake.message(ALICE, first["message_id"])["text"].endswith("⏵ Running…")
+        assert fake.message(BOB, second["message_id"])["text"].endswith(
+            "⏵ Running… (1 ahead in line)"
+        )
+        runner.release.set()
+        await fake.wait_for("editMessageText", 2, chat_id=BOB)
+        assert fake.message(BOB, second["message_id"])["text"].endswith("⏵ Done.")
 
 
 async def test_query_past_its_time_limit(fake_telegram: FakeBotAPI, db_url: str) -> None:
