@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 import logging
 import multiprocessing
 import uuid
@@ -56,6 +57,9 @@ def _warm_up(instruments: tuple[str, ...]) -> None:
             dataset.frame(dataset.instrument.default_session, "daily")
         except Exception:  # a missing file is reported when queried
             log.warning("warm-up of %s failed", symbol, exc_info=True)
+    # What is loaded now lives as long as the worker: keep it out of the cyclic collector's
+    # full passes, which would otherwise rescan pandas, matplotlib and the data every time.
+    gc.freeze()
 
 
 class ProcessRunner:
