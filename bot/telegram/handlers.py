@@ -239,6 +239,7 @@ async def _on_pending_button(
             return
         await _remove_keyboard(context, chat_id, query.message.message_id)
         async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
+            acknowledged()  # the keyboard is gone, 'typing…' on its way
             reply = await svc.assistant.ask(_asker(update), options[index])
             await sender.reply(chat_id, reply)
 
@@ -449,6 +450,7 @@ async def cmd_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     )
     with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
         async with svc.chat_lock(chat_id), showing:
+            acknowledged()
             outcome = await svc.runner.run(
                 QueryJob(query=query, instrument=chat.instrument, chart=chat.settings.charts)
             )
