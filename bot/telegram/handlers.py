@@ -36,9 +36,9 @@ QUERY_ACTION_AFTER_S = 1.0
 
 
 async def stamp_arrival(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The work for this update begins now. Under load the store serves the writes that
-    acknowledge someone first, then those of older updates, so that answers finish in the
-    order they were asked (see ``bot.work_order``)."""
+    """The work for this update begins now. Under load the queues every chat shares (store
+    writes, Telegram's flood limit) serve what acknowledges someone first, then older
+    updates, so that answers finish in the order they were asked (``bot.work_order``)."""
     arrived()
 
 
