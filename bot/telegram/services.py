@@ -41,10 +41,17 @@ class RateLimiter:
         self.per_minute = per_minute
         self._clock = clock
         self._seen: dict[int, deque[float]] = defaultdict(deque)
+        self._swept_at = clock()
+
+    def __len__(self) -> int:
+        """People with questions in the last minute (or not yet swept away)."""
+        return len(self._seen)
 
     def check(self, user_id: int) -> float:
         """0 if the question may go ahead (and counts it), else seconds to wait."""
         now = self._clock()
+        if now - self._swept_at >= 60:
+            self._sweep(now)
         window = self._seen[user_id]
         while window and now - window[0] >= 60:
             window.popleft()
@@ -52,6 +59,14 @@ class RateLimiter:
             return 60 - (now - window[0])
         window.append(now)
         return 0.0
+
+    def _sweep(self, now: float) -> None:
+        """Forget people whose last question is over a minute old: the window is all that
+        is kept, and everyone who ever asked would otherwise stay."""
+        self._seen = defaultdict(
+            deque, {user: w for user, w in self._seen.items() if w and now - w[-1] < 60}
+        )
+        self._swept_at = now
 
 
 class ChatActionBudget:
