@@ -37,15 +37,18 @@ def arrived(at: float | None = None) -> None:
 
 def acknowledged() -> None:
     """The person has seen the work start: from now on it queues by its age."""
-    current = _work.get()
-    _work.set((1, current[1] if current else time.monotonic()))
+    _enter_phase(1)
 
 
 def decoration() -> None:
     """What the current task sends from now on is decoration ('typing…'): it waits until
     no other work does."""
+    _enter_phase(2)
+
+
+def _enter_phase(phase: int) -> None:
     current = _work.get()
-    _work.set((2, current[1] if current else time.monotonic()))
+    _work.set((phase, current[1] if current else time.monotonic()))
 
 
 def priority() -> Priority:

@@ -15,6 +15,7 @@ from bot_harness import (
     barb_bot,
     brain,
     keyboard_data,
+    press,
 )
 from fake_bot_api import FakeBotAPI
 
@@ -179,23 +180,9 @@ async def test_a_run_pressed_while_another_runs_says_how_many_are_ahead(
     async with barb_bot(fake, db_url, runner=runner):
         first = await ask_and_get_plan(fake, ALICE, ALICE, "range by weekday")
         second = await ask_and_get_plan(fake, BOB, BOB, "range by weekday")
-        fake.inject(
-            fake.callback_update(
-                chat_id=ALICE,
-                user_id=ALICE,
-                message_id=first["message_id"],
-                data=keyboard_data(first)[0],
-            )
-        )
+        await press(fake, ALICE, ALICE, first, keyboard_data(first)[0])
         await fake.wait_for("editMessageText", chat_id=ALICE)
-        fake.inject(
-            fake.callback_update(
-                chat_id=BOB,
-                user_id=BOB,
-                message_id=second["message_id"],
-                data=keyboard_data(second)[0],
-            )
-        )
+        await press(fake, BOB, BOB, second, keyboard_data(second)[0])
         await fake.wait_for("editMessageText", chat_id=BOB)
 
         assert fake.message(ALICE, first["message_id"])["text"].endswith("⏵ Running…")
