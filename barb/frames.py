@@ -1,10 +1,10 @@
 """Bars at every timeframe, built from 1-minute bars and cached per process.
 
 A ``Dataset`` holds one instrument's minute bars and, lazily, each (session, timeframe)
-frame over the whole history. Queries then slice those frames by trading date, which equals
-filtering the minute bars first: intraday buckets never cross a trading date, and weekly and
-longer bars are rebuilt from the period's daily bars (open/high/low/close/volume aggregate
-associatively). So a daily question never rescans minute bars twice.
+frame over the whole history. A query evaluates on a slice of such a frame: the period's
+bars plus the warm-up its expressions need (``barb.period_rows``). Intraday buckets never
+cross a trading date, and weekly and longer bars are built from the whole history's daily
+bars, so a daily question never rescans minute bars twice.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import pandas as pd
 
 from barb.data.store import Bars, DataMeta, load_bars
 from barb.instruments import Instrument, SessionSpec, load_instrument
-from barb.script.context import INTRADAY_MINUTES
 from barb.sessions import minutes_into_session, minutes_of_day, session_mask
 from barb.settings import EngineSettings, default_settings
+from barb.timeframes import timeframe as timeframe_spec
 
 BAR_COLUMNS = ("timestamp", "open", "high", "low", "close", "volume", "range", "trading_date")
 # Intraday frames also carry each bar's minute of the day (int16): hour() and minute() read it
@@ -101,16 +101,22 @@ def period_start(dates: np.ndarray, timeframe: str) -> np.ndarray:
 
 
 def resample_calendar(daily: pd.DataFrame, timeframe: str) -> pd.DataFrame:
-    """Weekly and longer bars from daily bars; trading_date is the bar's last trading date."""
+    """Weekly and longer bars from daily bars.
+
+    ``timestamp`` is the bar's first trading date (a week that starts on a holiday Monday is
+    labelled by its Tuesday), ``trading_date`` its last: together they say which days a bar
+    holds, so a period can keep only the bars that lie wholly inside it.
+    """
     if daily.empty:
         return _empty_bars()
-    label = period_start(daily["trading_date"].to_numpy(), timeframe)
+    dates = daily["trading_date"].to_numpy()
+    label = period_start(dates, timeframe)
     starts = _run_starts(label.astype(np.int64))
     ends = np.append(starts[1:], len(label)) - 1
     return _aggregate(
         starts,
-        label[starts],
-        daily["trading_date"].to_numpy()[ends],
+        dates[starts],
+        dates[ends],
         lambda name: daily[name].to_numpy(),
         len(daily),
     )
@@ -160,7 +166,7 @@ class Dataset:
 
     def _build(self, session: str, timeframe: str) -> pd.DataFrame:
         spec = self.instrument.session(session)
-        if timeframe in ("weekly", "monthly", "quarterly", "yearly"):
+        if timeframe_spec(timeframe).calendar:
             return resample_calendar(self.frame(session, "daily"), timeframe)
         minutes = self.bars.frame
         minute = minutes["minute"].to_numpy()
@@ -181,7 +187,8 @@ class Dataset:
                 col,
                 len(tdate),
             )
-        step = INTRADAY_MINUTES[timeframe]
+        step = timeframe_spec(timeframe).minutes
+        assert step is not None
         if step == 1:
             names = ("timestamp", "open", "high", "low", "close", "volume")
             columns = {name: col(name) for name in names}

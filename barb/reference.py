@@ -22,10 +22,10 @@ from barb.errors import UnknownEvent
 from barb.events import describe_event, event_catalog, events_reference
 from barb.instruments import Instrument
 from barb.patterns import pattern_catalog
-from barb.script.context import INTRADAY_MINUTES, PERIOD_TIMEFRAMES
 from barb.script.functions import FUNCTIONS, FunctionSpec
 from barb.script.periods import PERIOD_FORMS
 from barb.settings import PROJECT_ROOT
+from barb.timeframes import DAILY_AND_LONGER, INTRADAY
 
 EXAMPLES_FILE = PROJECT_ROOT / "prompts" / "query_examples.yaml"
 
@@ -76,8 +76,8 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "QUERY FORMAT — a JSON object, every field optional. Steps always run in this order:",
         "session → period → from → join → map → where → group_by → select → sort → limit.",
         f"- session: {sessions}. Required for daily and longer bars (else the default is used).",
-        f"- from: {', '.join(INTRADAY_MINUTES)} (aligned to the session open), "
-        f"{', '.join(PERIOD_TIMEFRAMES)}.",
+        f"- from: {', '.join(INTRADAY)} (aligned to the session open), "
+        f"{', '.join(DAILY_AND_LONGER)}.",
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date.",
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
         "column named after the event (null where the calendar is unknown) and, on intraday "

@@ -11,19 +11,7 @@ import numpy as np
 import pandas as pd
 
 from barb.script.bincount import as_codes, bincount
-
-# Timeframes shorter than a day, in minutes; the others are calendar periods.
-INTRADAY_MINUTES: dict[str, int] = {
-    "1m": 1,
-    "5m": 5,
-    "15m": 15,
-    "30m": 30,
-    "1h": 60,
-    "2h": 120,
-    "4h": 240,
-}
-PERIOD_TIMEFRAMES: tuple[str, ...] = ("daily", "weekly", "monthly", "quarterly", "yearly")
-TIMEFRAMES: tuple[str, ...] = (*INTRADAY_MINUTES, *PERIOD_TIMEFRAMES)
+from barb.timeframes import timeframe
 
 
 @dataclass
@@ -31,7 +19,7 @@ class EvalContext:
     """The rows an expression runs over, and how to reach other sessions' bars.
 
     ``frame`` has a RangeIndex and at least: ``timestamp`` (datetime64[ns], wall clock in the
-    instrument's timezone: bar open for intraday, period start for daily and longer),
+    instrument's timezone: bar open for intraday, the first trading date for daily and longer),
     ``open``, ``high``, ``low``, ``close``, ``volume``, ``range`` and ``trading_date``
     (datetime64[ns] at midnight; for weekly and longer bars, the last trading date in the
     bar), plus columns added by ``map`` and ``join``.
@@ -49,7 +37,7 @@ class EvalContext:
 
     @property
     def intraday(self) -> bool:
-        return self.timeframe in INTRADAY_MINUTES
+        return timeframe(self.timeframe).intraday
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:

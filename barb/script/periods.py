@@ -15,6 +15,7 @@ from barb.errors import InvalidPeriod
 _DATE = r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?"
 _RANGE_RE = re.compile(rf"^\s*({_DATE})?\s*(?::|\.\.|\s+to\s+)\s*({_DATE})?\s*$")
 _RELATIVE_RE = re.compile(r"^last_(\d+)_(day|week|month|year)s?$")
+_LAST_BARS_RE = re.compile(r"^last_(\d+)_bars?$")
 
 PERIOD_FORMS = (
     '"2024"',
@@ -27,16 +28,27 @@ PERIOD_FORMS = (
     '"last_week"',
     '"ytd"',
     '"mtd"',
-    '"last_N_days" / "last_N_weeks" / "last_N_months" / "last_N_years"',
+    '"last_N_days" / "last_N_weeks" / "last_N_months" / "last_N_years" (calendar time back '
+    "from the last data date: last_30_days is 30 calendar days, about 21 trading days)",
+    '"last_N_bars" (the last N bars of the query\'s session and timeframe: '
+    '"from": "daily", "period": "last_30_bars" is the last 30 trading days)',
     '"all"',
 )
 
 
 @dataclass(frozen=True)
 class Period:
+    """Which bars a query keeps: trading dates from ``start`` to ``end`` (None: open), or the
+    last ``bars`` bars of the query's session and timeframe."""
+
     start: dt.date | None
     end: dt.date | None
     text: str
+    bars: int | None = None
+
+    @property
+    def everything(self) -> bool:
+        return self.start is None and self.end is None and self.bars is None
 
 
 def _month_end(year: int, month: int) -> dt.date:
@@ -94,6 +106,12 @@ def parse_period(text: str | None, data_end: dt.date) -> Period:
         q_start = dt.date(data_end.year, 3 * ((data_end.month - 1) // 3) + 1, 1)
         start = _add_months(q_start, -3)
         return Period(start, q_start - dt.timedelta(days=1), raw)
+    match = _LAST_BARS_RE.match(key)
+    if match:
+        bars = int(match.group(1))
+        if bars < 1:
+            raise _error(raw, "N must be at least 1")
+        return Period(None, None, raw, bars=bars)
     match = _RELATIVE_RE.match(key)
     if match:
         n, unit = int(match.group(1)), match.group(2)

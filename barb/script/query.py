@@ -10,28 +10,19 @@ import difflib
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from barb.errors import InvalidQuery, UnknownTimeframe
-from barb.script.context import TIMEFRAMES
+from barb.timeframes import TIMEFRAMES, resolve_timeframe
 
 _SORT_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\s(asc|desc))?\s*$", re.IGNORECASE)
-_TIMEFRAME_ALIASES = {
-    "1min": "1m",
-    "5min": "5m",
-    "15min": "15m",
-    "30min": "30m",
-    "60m": "1h",
-    "1d": "daily",
-    "d": "daily",
-    "day": "daily",
-    "1w": "weekly",
-    "w": "weekly",
-    "week": "weekly",
-    "month": "monthly",
-    "quarter": "quarterly",
-    "year": "yearly",
-}
 
 
 def split_top_level(text: str) -> list[str]:
@@ -60,20 +51,51 @@ def split_top_level(text: str) -> list[str]:
 
 
 class JoinSpec(BaseModel):
-    """Mark event days: adds a boolean column named after the source (and its minutes)."""
+    """What a join adds: an event's marks, or another instrument's bars.
+
+    ``{"source": "fomc"}`` (or just ``"fomc"``) adds a true/false column named after the event
+    (and, on intraday bars, its minutes from the release); ``filter`` then keeps or drops the
+    event days. ``{"instrument": "ES"}`` adds ES's bars of the same session and timeframe as
+    ``es_open`` … ``es_volume``, matched on the bar's time.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    source: str = Field(min_length=1)
+    source: str | None = Field(default=None, min_length=1)
+    instrument: str | None = Field(default=None, min_length=1)
+    # "only" keeps event days, "exclude" drops them; None only adds the columns.
+    filter: Literal["only", "exclude"] | None = None
 
     @field_validator("source")
     @classmethod
-    def _lower(cls, value: str) -> str:
+    def _lower(cls, value: str | None) -> str | None:
         # The added column is named after the event in lowercase: "FOMC" marks `fomc`.
-        return value.strip().lower()
+        return None if value is None else value.strip().lower()
 
-    # "only" keeps event days, "exclude" drops them; None only adds the columns.
-    filter: Literal["only", "exclude"] | None = None
+    @field_validator("instrument")
+    @classmethod
+    def _upper(cls, value: str | None) -> str | None:
+        return None if value is None else value.strip().upper()
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> JoinSpec:
+        if (self.source is None) == (self.instrument is None):
+            raise ValueError(
+                'a join names either an event ("fomc" or {"source": "fomc"}) or an instrument '
+                '({"instrument": "ES"})'
+            )
+        if self.instrument is not None and self.filter is not None:
+            raise ValueError("filter applies to event joins only")
+        return self
+
+    @property
+    def prefix(self) -> str:
+        """Column prefix of an instrument join: the symbol in lower case ("es_")."""
+        assert self.instrument is not None
+        return f"{self.instrument.lower()}_"
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
 
 
 class SortKey(BaseModel):
@@ -86,13 +108,12 @@ class SortKey(BaseModel):
         return f"{self.column} {'desc' if self.descending else 'asc'}"
 
 
-class Query(BaseModel):
+class Stage(BaseModel):
+    """The clauses that turn rows into an answer; a second stage runs them over the first's
+    result table (``then``)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    session: str | None = None
-    timeframe: str | None = Field(default=None, alias="from")
-    period: str | None = None
-    join: list[JoinSpec] = Field(default_factory=list)
     map: dict[str, str] = Field(default_factory=dict)
     where: str | None = None
     group_by: list[str] = Field(default_factory=list)
@@ -100,31 +121,10 @@ class Query(BaseModel):
     sort: list[SortKey] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1)
 
-    @field_validator("session", "period", "where", mode="before")
+    @field_validator("where", mode="before")
     @classmethod
-    def _blank_is_none(cls, value: Any) -> Any:
-        if isinstance(value, str) and not value.strip():
-            return None
-        return value.strip() if isinstance(value, str) else value
-
-    @field_validator("timeframe", mode="before")
-    @classmethod
-    def _timeframe(cls, value: Any) -> Any:
-        if value is None or not isinstance(value, str):
-            return value
-        tf = value.strip().lower()
-        tf = _TIMEFRAME_ALIASES.get(tf, tf)
-        if tf not in TIMEFRAMES:
-            raise ValueError(f"unknown timeframe '{value}'; use one of {', '.join(TIMEFRAMES)}")
-        return tf
-
-    @field_validator("join", mode="before")
-    @classmethod
-    def _join(cls, value: Any) -> Any:
-        if value is None:
-            return []
-        items = value if isinstance(value, list) else [value]
-        return [{"source": item} if isinstance(item, str) else item for item in items]
+    def _blank_where(cls, value: Any) -> Any:
+        return _blank_is_none(value)
 
     @field_validator("map", mode="before")
     @classmethod
@@ -169,17 +169,8 @@ class Query(BaseModel):
             )
         return keys
 
-    def to_json(self) -> dict[str, Any]:
-        """The query as the model would write it (canonical form, defaults left out)."""
+    def stage_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        if self.session:
-            out["session"] = self.session
-        if self.timeframe:
-            out["from"] = self.timeframe
-        if self.period:
-            out["period"] = self.period
-        if self.join:
-            out["join"] = [j.model_dump(exclude_none=True) for j in self.join]
         if self.map:
             out["map"] = dict(self.map)
         if self.where:
@@ -195,7 +186,75 @@ class Query(BaseModel):
         return out
 
 
+def _blank_is_none(value: Any) -> Any:
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value.strip() if isinstance(value, str) else value
+
+
+class Query(Stage):
+    instrument: str | None = None
+    session: str | None = None
+    timeframe: str | None = Field(default=None, alias="from")
+    period: str | None = None
+    join: list[JoinSpec] = Field(default_factory=list)
+    then: Stage | None = None
+
+    @field_validator("instrument", "session", "period", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        return _blank_is_none(value)
+
+    @field_validator("instrument")
+    @classmethod
+    def _symbol(cls, value: str | None) -> str | None:
+        return None if value is None else value.upper()
+
+    @field_validator("timeframe", mode="before")
+    @classmethod
+    def _timeframe(cls, value: Any) -> Any:
+        if value is None or not isinstance(value, str):
+            return value
+        tf = resolve_timeframe(value)
+        if tf is None:
+            raise ValueError(f"unknown timeframe '{value}'; use one of {', '.join(TIMEFRAMES)}")
+        return tf.name
+
+    @field_validator("join", mode="before")
+    @classmethod
+    def _join(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        items = value if isinstance(value, list) else [value]
+        return [{"source": item} if isinstance(item, str) else item for item in items]
+
+    def with_instrument(self, symbol: str) -> Query:
+        """The query naming ``symbol`` when it names no instrument itself."""
+        if self.instrument:
+            return self
+        return self.model_copy(update={"instrument": symbol.upper()})
+
+    def to_json(self) -> dict[str, Any]:
+        """The query as the model would write it (canonical form, defaults left out)."""
+        out: dict[str, Any] = {}
+        if self.instrument:
+            out["instrument"] = self.instrument
+        if self.session:
+            out["session"] = self.session
+        if self.timeframe:
+            out["from"] = self.timeframe
+        if self.period:
+            out["period"] = self.period
+        if self.join:
+            out["join"] = [j.to_json() for j in self.join]
+        out.update(self.stage_json())
+        if self.then is not None:
+            out["then"] = self.then.stage_json()
+        return out
+
+
 _FIELDS = (
+    "instrument",
     "session",
     "from",
     "period",
@@ -206,6 +265,7 @@ _FIELDS = (
     "select",
     "sort",
     "limit",
+    "then",
 )
 
 

@@ -15,6 +15,7 @@ from barb.script.ast import Call, Column, Expr, literal_value
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import parse_period
 from barb.script.query import Query, parse_query
+from barb.timeframes import TIMEFRAMES
 
 Language = Literal["en", "ru"]
 
@@ -28,20 +29,6 @@ _AGGREGATES: dict[str, tuple[str, str]] = {
     "count": ("number of bars", "количество баров"),
     "percentile": ("{p}th percentile of {x}", "{p}-й перцентиль {x}"),
     "correlation": ("correlation of {x} and {y}", "корреляция {x} и {y}"),
-}
-_TIMEFRAMES: dict[str, tuple[str, str]] = {
-    "1m": ("1-minute bars", "минутные бары"),
-    "5m": ("5-minute bars", "5-минутные бары"),
-    "15m": ("15-minute bars", "15-минутные бары"),
-    "30m": ("30-minute bars", "30-минутные бары"),
-    "1h": ("1-hour bars", "часовые бары"),
-    "2h": ("2-hour bars", "2-часовые бары"),
-    "4h": ("4-hour bars", "4-часовые бары"),
-    "daily": ("daily bars", "дневные бары"),
-    "weekly": ("weekly bars", "недельные бары"),
-    "monthly": ("monthly bars", "месячные бары"),
-    "quarterly": ("quarterly bars", "квартальные бары"),
-    "yearly": ("yearly bars", "годовые бары"),
 }
 _LABELS: dict[str, tuple[str, str]] = {
     "compute": ("Compute", "Посчитаю"),
@@ -137,7 +124,7 @@ def render_plan(
     lines.append(line)
 
     timeframe = query.timeframe or "daily"
-    en, ru = _TIMEFRAMES[timeframe]
+    en, ru = TIMEFRAMES[timeframe].words
     session = (query.session or instrument.default_session).upper()
     window = ""
     if session in instrument.sessions:

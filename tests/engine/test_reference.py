@@ -34,9 +34,12 @@ def test_there_are_at_least_ten_examples() -> None:
     assert len(query_examples()) >= 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", query_examples(), ids=lambda e: e.question[:40])
-def test_every_example_runs(example, engine_settings) -> None:
-    result = execute(example.query, "NQ", settings=engine_settings)
+def test_every_example_runs(example, sample_settings) -> None:
+    """On the full sample: the examples name real periods (2023, last_year), and a period
+    without data is an error."""
+    result = execute(example.query, "NQ", settings=sample_settings)
     assert result.ok, (example.question, result.to_dict())
 
 

@@ -47,7 +47,8 @@ def test_mean_rth_range_by_year(sample_settings, sample_db) -> None:
 
 
 def test_inside_days_in_2024(sample_settings, sample_db) -> None:
-    """period runs before map (seed 001): prev() on the period's first day has no bar."""
+    """The period selects rows, it does not cut history: prev() on 2024's first day reads the
+    last day of 2023."""
     result = execute(
         {
             "session": "RTH",
@@ -62,7 +63,7 @@ def test_inside_days_in_2024(sample_settings, sample_db) -> None:
     expected = sample_db.execute(
         f"""
         WITH d AS (SELECT trading_date AS d, max(high) AS h, min(low) AS l FROM bars
-                   WHERE {RTH} AND year(trading_date) = 2024 GROUP BY 1),
+                   WHERE {RTH} GROUP BY 1),
              w AS (SELECT d, h < lag(h) OVER (ORDER BY d) AND l > lag(l) OVER (ORDER BY d)
                    AS inside FROM d)
         SELECT count(*) FROM w WHERE inside AND year(d) = 2024

@@ -119,32 +119,43 @@ def test_calendar_timeframes(timeframe: str, unit: str, engine_settings, db) -> 
     actual = barb_table({"session": "RTH", "from": timeframe}, engine_settings)
     expected = db.execute(
         f"""
-        SELECT CAST(date_trunc('{unit}', tdate) AS TIMESTAMP) AS timestamp,
+        SELECT CAST(min(tdate) AS TIMESTAMP) AS timestamp,
                arg_min(open, timestamp) AS open, max(high) AS high, min(low) AS low,
                arg_max(close, timestamp) AS close, CAST(sum(volume) AS BIGINT) AS volume,
                max(high) - min(low) AS range
-        FROM bars WHERE {WINDOWS["RTH"]} GROUP BY 1 ORDER BY 1
+        FROM bars WHERE {WINDOWS["RTH"]} GROUP BY date_trunc('{unit}', tdate) ORDER BY 1
         """
     ).df()
     _cmp(actual, expected)
 
 
-def test_weekly_with_period_uses_only_the_period_days(engine_settings, db) -> None:
-    """A period starting mid-week gives a partial first week, as filtering minutes first would."""
-    actual = barb_table(
-        {"session": "RTH", "from": "weekly", "period": "2024-01-10:2024-01-31"}, engine_settings
+def test_weekly_with_period_keeps_whole_weeks_only(engine_settings, db) -> None:
+    """Weeks cut by the period's edges are left out (and the result says so); a week is
+    labelled by its first trading date (Tuesday after Martin Luther King Day)."""
+    result = execute(
+        {"session": "RTH", "from": "weekly", "period": "2024-01-10:2024-01-31"},
+        "NQ",
+        settings=engine_settings,
     )
+    assert result.ok, result.to_dict()
     expected = db.execute(
         f"""
-        SELECT CAST(date_trunc('week', tdate) AS TIMESTAMP) AS timestamp,
+        SELECT CAST(min(tdate) AS TIMESTAMP) AS timestamp,
                arg_min(open, timestamp) AS open, max(high) AS high, min(low) AS low,
                arg_max(close, timestamp) AS close, CAST(sum(volume) AS BIGINT) AS volume,
                max(high) - min(low) AS range
-        FROM bars WHERE {WINDOWS["RTH"]} AND tdate BETWEEN DATE '2024-01-10' AND DATE '2024-01-31'
-        GROUP BY 1 ORDER BY 1
+        FROM bars WHERE {WINDOWS["RTH"]}
+        GROUP BY date_trunc('week', tdate)
+        HAVING min(tdate) >= DATE '2024-01-10' AND max(tdate) <= DATE '2024-01-31'
+        ORDER BY 1
         """
     ).df()
-    _cmp(actual, expected)
+    _cmp(result.table, expected)
+    assert result.table["timestamp"].dt.strftime("%Y-%m-%d").tolist() == [
+        "2024-01-16",
+        "2024-01-22",
+    ]
+    assert any("2 weekly bars cut by the period's edges" in w for w in result.metadata.warnings)
 
 
 def test_one_minute_bars_are_the_raw_bars(engine_settings, minutes) -> None:

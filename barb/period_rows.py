@@ -1,0 +1,114 @@
+"""The bars a query evaluates on: the period's bars plus the history its expressions read.
+
+The period selects rows; it never cuts history. So the planner's ``Reach`` widens the
+period's slice of the cached (session, timeframe) frame backwards (and forwards, for
+``next()``), intraday slices to whole trading dates (VWAP and the day's first bar need them),
+and marks which rows are the period's own in a hidden column. Weekly and longer bars are kept
+only when they lie wholly inside the period; those cut by its edges are left out and counted,
+so the result can say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from barb.events import join_events
+from barb.frames import Dataset
+from barb.planning import HIDDEN, JOINED_BAR_COLUMNS, Plan
+from barb.script.periods import Period
+from barb.script.query import JoinSpec
+from barb.timeframes import Timeframe
+
+IN_PERIOD = f"{HIDDEN}in_period"
+
+
+@dataclass(frozen=True)
+class Scope:
+    # The slice evaluated on, with a RangeIndex, joins applied and IN_PERIOD set.
+    frame: pd.DataFrame
+    # Weekly and longer bars left out because the period's edges cut them.
+    cut_bars: int = 0
+    # Period bars left out by instrument joins because the other side had no bar, per symbol.
+    unmatched: tuple[tuple[str, int], ...] = ()
+
+
+def bars_in_scope(plan: Plan) -> Scope:
+    full = plan.dataset.frame(plan.session, plan.timeframe.name)
+    lo, hi, cut = period_positions(full, plan.period, plan.timeframe)
+    back, ahead = plan.reach.back, plan.reach.ahead
+    start = 0 if back is None else max(0, lo - back)
+    stop = min(len(full), hi + ahead)
+    if plan.timeframe.intraday and start < len(full):
+        # Whole trading dates: the day's first bar and VWAP's reset are then always there.
+        dates = full["trading_date"].to_numpy()
+        start = int(np.searchsorted(dates, dates[start], side="left"))
+    frame = full.iloc[start:stop].copy(deep=False)
+    frame.index = pd.RangeIndex(len(frame))
+    in_period = np.zeros(len(frame), dtype=bool)
+    in_period[lo - start : hi - start] = True
+    frame[IN_PERIOD] = in_period
+
+    for join in plan.events:
+        assert join.source is not None
+        frame = join_events(
+            frame, join.source, plan.dataset.instrument, intraday=plan.timeframe.intraday
+        )
+    unmatched = []
+    for join, other in plan.instruments:
+        before = int(frame[IN_PERIOD].sum())
+        frame = join_instrument(frame, join, other, plan.session, plan.timeframe)
+        unmatched.append((other.instrument.symbol, before - int(frame[IN_PERIOD].sum())))
+    return Scope(frame, cut, tuple(unmatched))
+
+
+def period_positions(frame: pd.DataFrame, period: Period, tf: Timeframe) -> tuple[int, int, int]:
+    """Rows ``lo:hi`` of ``frame`` in the period, and how many bars its edges cut."""
+    n = len(frame)
+    if period.bars is not None:
+        return max(0, n - period.bars), n, 0
+    if period.start is None and period.end is None:
+        return 0, n, 0
+    last = frame["trading_date"].to_numpy()
+    if not tf.calendar:
+        lo = _search(last, period.start, "left") if period.start else 0
+        hi = _search(last, period.end, "right") if period.end else n
+        return lo, hi, 0
+    # A calendar bar holds the trading dates from its timestamp (the first) to trading_date.
+    first = frame["timestamp"].to_numpy()
+    lo = _search(first, period.start, "left") if period.start else 0
+    hi = _search(last, period.end, "right") if period.end else n
+    touching_lo = _search(last, period.start, "left") if period.start else 0
+    touching_hi = _search(first, period.end, "right") if period.end else n
+    whole = max(0, hi - lo)
+    return lo, lo + whole, max(0, touching_hi - touching_lo) - whole
+
+
+def _search(values: np.ndarray, day: object, side: str) -> int:
+    return int(np.searchsorted(values, np.datetime64(day, "ns"), side=side))  # type: ignore[call-overload]
+
+
+def join_instrument(
+    frame: pd.DataFrame, join: JoinSpec, other: Dataset, session: str, tf: Timeframe
+) -> pd.DataFrame:
+    """``frame`` with the other instrument's bars as ``<symbol>_open`` … columns.
+
+    Bars are matched on their time (intraday) or trading date (daily and longer); rows where
+    either side has no bar are dropped.
+    """
+    key = "timestamp" if tf.intraday else "trading_date"
+    bars = other.frame(session, tf.name)
+    if len(frame):
+        keys = bars[key].to_numpy()
+        lo = int(np.searchsorted(keys, frame[key].iloc[0].to_datetime64(), side="left"))
+        hi = int(np.searchsorted(keys, frame[key].iloc[-1].to_datetime64(), side="right"))
+        bars = bars.iloc[lo:hi]
+    right = pd.DataFrame(
+        {key: bars[key].to_numpy()}
+        | {join.prefix + name: bars[name].to_numpy() for name in JOINED_BAR_COLUMNS}
+    )
+    merged = frame.merge(right, on=key, how="inner", sort=False, validate="one_to_one")
+    merged.index = pd.RangeIndex(len(merged))
+    return merged

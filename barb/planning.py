@@ -1,0 +1,475 @@
+"""Bind and plan: a query's names checked against an instrument, and how it will run.
+
+Binding resolves every name (instrument, session, timeframe, period, joins, columns,
+functions) and collects every problem before any data is touched. Planning decides, one
+function per clause, what runs where: which expressions are evaluated on the bars around the
+period (map, where, group keys, row selections, and the order-dependent parts of aggregates,
+so ``prev()`` and indicators see the history before the period) and how far back that
+history must go (``Reach``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from barb.errors import (
+    ArgumentError,
+    InvalidPeriod,
+    QueryError,
+    QueryTooLarge,
+    UnknownColumn,
+    raise_collected,
+)
+from barb.events import resolve_event
+from barb.frames import BAR_COLUMNS, Dataset, get_dataset
+from barb.patterns import pattern_catalog
+from barb.script import ast
+from barb.script.ast import Column, Expr, contains_aggregate, default_name
+from barb.script.parser import parse_expression, parse_select_item
+from barb.script.periods import Period, parse_period
+from barb.script.query import JoinSpec, Query, SortKey, Stage
+from barb.script.reach import ROW, Reach, reach
+from barb.script.validator import validate
+from barb.settings import EngineSettings
+from barb.timeframes import Timeframe, timeframe
+
+# Names of the columns an instrument join adds, after the symbol's prefix ("es_close").
+JOINED_BAR_COLUMNS = ("open", "high", "low", "close", "volume")
+# Prefix of internal columns; it cannot start a Barb Script name, so no query can reach them.
+HIDDEN = "·"
+
+
+@dataclass(frozen=True)
+class SelectItem:
+    expr: Expr
+    name: str
+    aggregate: bool
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """One stage's clauses, checked against the columns it starts from."""
+
+    map_exprs: tuple[tuple[str, Expr], ...]
+    where: Expr | None
+    group_keys: tuple[tuple[str, Expr], ...]
+    select: tuple[SelectItem, ...]
+    sort: tuple[SortKey, ...]
+    limit: int | None
+    # Order-dependent parts of aggregates' arguments, computed per row before rows are cut.
+    hoisted: tuple[tuple[str, Expr], ...] = ()
+
+    @property
+    def shape(self) -> str:
+        if self.group_keys:
+            return "grouped"
+        if self.select and all(item.aggregate for item in self.select):
+            return "scalar" if len(self.select) == 1 else "dict"
+        return "table"
+
+    @property
+    def row_exprs(self) -> tuple[Expr, ...]:
+        """Every expression evaluated row by row before the rows are cut."""
+        exprs = [e for _, e in self.map_exprs] + [e for _, e in self.group_keys]
+        exprs += [e for _, e in self.hoisted]
+        exprs += [s.expr for s in self.select if not s.aggregate]
+        return tuple(exprs) + ((self.where,) if self.where is not None else ())
+
+    def output_columns(self, columns: set[str]) -> set[str]:
+        if self.group_keys:
+            return {name for name, _ in self.group_keys} | {s.name for s in self.select}
+        if self.select and not self.select[0].aggregate:
+            return {s.name for s in self.select}
+        if self.select:
+            return {s.name for s in self.select}
+        return columns
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A query bound to its data: everything needed to run it."""
+
+    query: Query
+    dataset: Dataset
+    session: str
+    timeframe: Timeframe
+    period: Period
+    events: tuple[JoinSpec, ...]
+    # Instrument joins with the other instrument's data.
+    instruments: tuple[tuple[JoinSpec, Dataset], ...]
+    first: StagePlan
+    then: StagePlan | None
+    # How many bars before and after the period the row expressions read.
+    reach: Reach
+    warnings: tuple[str, ...]
+
+    @property
+    def shape(self) -> str:
+        return (self.then or self.first).shape
+
+
+def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
+    """Bind ``query`` (run on ``symbol`` unless it names its own instrument) and plan it."""
+    query = query.with_instrument(symbol)
+    assert query.instrument is not None
+    dataset = get_dataset(query.instrument, settings)
+    errors: list[QueryError] = []
+    warnings: list[str] = []
+
+    tf, session = _timeframe_and_session(query, dataset, warnings)
+    period = parse_period(query.period, dataset.last_date)
+    _check_coverage(period, dataset, warnings)
+
+    columns = set(BAR_COLUMNS)
+    events = _bind_events(query, dataset, columns, errors)
+    instruments = _bind_instruments(query, dataset, session, settings, columns, errors)
+    first = _plan_stage(query, columns, errors, settings, prefix="")
+    then = None
+    if query.then is not None:
+        then = _plan_then(query.then, first, columns, errors, settings)
+    raise_collected(errors)
+
+    expand = _pattern_expansions()
+    needed = ROW
+    for expr in first.row_exprs:
+        needed = needed.widest(reach(expr, expand))
+    return Plan(
+        query=query,
+        dataset=dataset,
+        session=session,
+        timeframe=tf,
+        period=period,
+        events=events,
+        instruments=instruments,
+        first=first,
+        then=then,
+        reach=needed,
+        warnings=tuple(warnings),
+    )
+
+
+# --- instrument, session, timeframe, period ---------------------------------------------
+
+
+def _timeframe_and_session(
+    query: Query, dataset: Dataset, warnings: list[str]
+) -> tuple[Timeframe, str]:
+    name = query.timeframe
+    if name is None:
+        name = "daily"
+        warnings.append("No 'from' given: daily bars used.")
+    tf = timeframe(name)
+    if query.session:
+        session = session_name(dataset, query.session)
+    elif tf.intraday:
+        session = "ETH"
+    else:
+        session = dataset.instrument.default_session
+        warnings.append(
+            f"No session given for {tf.name} bars: {session} (the default session) used."
+        )
+    return tf, session
+
+
+def session_name(dataset: Dataset, name: str) -> str:
+    dataset.instrument.session(name)  # raises UnknownSession naming the real ones
+    return name.upper()
+
+
+def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> None:
+    """A period outside the data is an error naming what exists; one partly outside, a warning."""
+    first, last = dataset.first_date, dataset.last_date
+    covers = f"data covers {first} to {last}"
+    symbol = dataset.instrument.symbol
+    if (period.start is not None and period.start > last) or (
+        period.end is not None and period.end < first
+    ):
+        raise InvalidPeriod(
+            f"No {symbol} data in {period.text}; {covers}.",
+            step="period",
+            hint=f"Ask about a period between {first} and {last}.",
+        )
+    starts_before = period.start is not None and _weekdays_between(period.start, first) > 1
+    ends_after = period.end is not None and _weekdays_between(last, period.end) > 1
+    if starts_before or ends_after:
+        warnings.append(f"The period {period.text} is only partly covered: {covers}.")
+
+
+def _weekdays_between(start: dt.date, end: dt.date) -> int:
+    return int(np.busday_count(np.datetime64(start, "D"), np.datetime64(end, "D")))
+
+
+# --- joins ----------------------------------------------------------------------------------
+
+
+def _bind_events(
+    query: Query, dataset: Dataset, columns: set[str], errors: list[QueryError]
+) -> tuple[JoinSpec, ...]:
+    events = []
+    for join in query.join:
+        if join.source is None:
+            continue
+        try:
+            resolve_event(join.source, dataset.instrument, step="join")
+        except QueryError as exc:
+            errors.append(exc)
+        columns |= {join.source, f"{join.source}_minutes"}
+        events.append(join)
+    return tuple(events)
+
+
+def _bind_instruments(
+    query: Query,
+    dataset: Dataset,
+    session: str,
+    settings: EngineSettings,
+    columns: set[str],
+    errors: list[QueryError],
+) -> tuple[tuple[JoinSpec, Dataset], ...]:
+    bound = []
+    for join in query.join:
+        if join.instrument is None:
+            continue
+        if join.instrument == dataset.instrument.symbol:
+            errors.append(
+                ArgumentError(
+                    f"The query already runs on {join.instrument}; join another instrument.",
+                    step="join",
+                    hint='e.g. {"instrument": "NQ", "join": {"instrument": "ES"}}',
+                )
+            )
+            continue
+        try:
+            other = get_dataset(join.instrument, settings)
+            session_name(other, session)
+        except QueryError as exc:
+            errors.append(exc)
+            continue
+        columns |= {join.prefix + name for name in JOINED_BAR_COLUMNS}
+        bound.append((join, other))
+    return tuple(bound)
+
+
+# --- stages ---------------------------------------------------------------------------------
+
+
+def _plan_stage(
+    stage: Stage,
+    columns: set[str],
+    errors: list[QueryError],
+    settings: EngineSettings,
+    *,
+    prefix: str,
+) -> StagePlan:
+    """Check one stage's clauses against ``columns`` (which gains the map names)."""
+
+    def step(name: str) -> str:
+        return prefix + name
+
+    map_exprs: list[tuple[str, Expr]] = []
+    for name, text in stage.map.items():
+        expr = _parse(text, step("map"), errors)
+        if expr is not None:
+            errors += validate(expr, columns, step=step("map"), allow_aggregates=False)
+            map_exprs.append((name, expr))
+        columns.add(name)
+
+    where = _parse(stage.where, step("where"), errors) if stage.where else None
+    if where is not None:
+        errors += validate(where, columns, step=step("where"), allow_aggregates=False)
+
+    group_keys: list[tuple[str, Expr]] = []
+    for text in stage.group_by:
+        expr = _parse(text, step("group_by"), errors)
+        if expr is None:
+            continue
+        errors += validate(expr, columns, step=step("group_by"), allow_aggregates=False)
+        name = expr.name if isinstance(expr, Column) else default_name(expr)
+        if all(name != known for known, _ in group_keys):  # a key named twice groups once
+            group_keys.append((name, expr))
+
+    select = _plan_select(stage, columns, group_keys, errors, step("select"))
+    hoisted: list[tuple[str, Expr]] = []
+    expand = _pattern_expansions()
+    select = [_hoist_item(item, hoisted, expand) for item in select]
+
+    plan = StagePlan(
+        map_exprs=tuple(map_exprs),
+        where=where,
+        group_keys=tuple(group_keys),
+        select=tuple(select),
+        sort=tuple(stage.sort),
+        limit=stage.limit,
+        hoisted=tuple(hoisted),
+    )
+    _check_sort(plan, columns, errors, step("sort"))
+    if stage.limit is not None and stage.limit > settings.max_limit:
+        errors.append(
+            QueryTooLarge(
+                f"limit {stage.limit} is above the maximum of {settings.max_limit}.",
+                step=step("limit"),
+                hint="Aggregate with select/group_by, or ask for fewer rows.",
+            )
+        )
+    return plan
+
+
+def _plan_select(
+    stage: Stage,
+    columns: set[str],
+    group_keys: list[tuple[str, Expr]],
+    errors: list[QueryError],
+    step: str,
+) -> list[SelectItem]:
+    select: list[SelectItem] = []
+    texts = stage.select or (["count()"] if stage.group_by else [])
+    key_names = {name for name, _ in group_keys}
+    for text in texts:
+        try:
+            expr, alias = parse_select_item(text, step=step)
+        except QueryError as exc:
+            errors.append(exc)
+            continue
+        if isinstance(expr, Column) and expr.name in key_names and alias is None:
+            continue  # selecting the group key itself: it is in the output anyway
+        errors += validate(expr, columns, step=step, allow_aggregates=True)
+        select.append(SelectItem(expr, alias or default_name(expr), contains_aggregate(expr)))
+
+    if select and group_keys and not all(s.aggregate for s in select):
+        bad = next(s for s in select if not s.aggregate)
+        errors.append(
+            ArgumentError(
+                f"With group_by, every select item must be an aggregate; '{bad.expr.to_text()}' "
+                "is not.",
+                step=step,
+                hint="Use e.g. mean(range), count(), max(volume).",
+            )
+        )
+    elif select and len({s.aggregate for s in select}) > 1:
+        errors.append(
+            ArgumentError(
+                "select mixes aggregates with plain columns; use one kind or add group_by.",
+                step=step,
+                hint='e.g. "select": ["count()", "mean(range)"] or ["timestamp", "range"]',
+            )
+        )
+    return select
+
+
+def _check_sort(plan: StagePlan, columns: set[str], errors: list[QueryError], step: str) -> None:
+    """Sort keys must be result columns; a row selection may also sort by any bar column."""
+    available = plan.output_columns(columns)
+    if plan.shape == "table":
+        available = available | columns
+    for key in plan.sort:
+        if key.column not in available:
+            errors.append(_unknown_sort(key.column, available, plan, step))
+
+
+def _unknown_sort(column: str, available: set[str], plan: StagePlan, step: str) -> UnknownColumn:
+    names = sorted(available)
+    close = difflib.get_close_matches(column, names, n=1)
+    if close:
+        hint = f"Did you mean '{close[0]}'?"
+    elif plan.shape in ("grouped", "scalar", "dict"):
+        hint = f'Add it to select, e.g. "{column} = mean(...)" or sort by one of the results.'
+    else:
+        hint = None
+    return UnknownColumn(
+        f"Cannot sort by '{column}': no such column in the result. Available: {', '.join(names)}.",
+        step=step,
+        hint=hint,
+    )
+
+
+def _plan_then(
+    then: Stage,
+    first: StagePlan,
+    columns: set[str],
+    errors: list[QueryError],
+    settings: EngineSettings,
+) -> StagePlan | None:
+    if first.shape in ("scalar", "dict"):
+        errors.append(
+            ArgumentError(
+                "then works on the first stage's table, but the first stage gives a single row.",
+                step="then",
+                hint='Give the first stage a group_by (e.g. "group_by": "year()") or a row '
+                "select, then aggregate its rows in then.",
+            )
+        )
+        return None
+    if not then.select and not then.group_by and not then.where and not then.map:
+        errors.append(
+            ArgumentError(
+                "then is empty: say what to compute over the first stage's table.",
+                step="then",
+                hint='e.g. "then": {"select": "mean(ymax)"}',
+            )
+        )
+        return None
+    stage_columns = first.output_columns(set(columns))
+    if first.shape == "table" and not first.select:
+        stage_columns = set(columns)
+    return _plan_stage(then, stage_columns, errors, settings, prefix="then.")
+
+
+def _parse(text: str, step: str, errors: list[QueryError]) -> Expr | None:
+    try:
+        return parse_expression(text, step=step)
+    except QueryError as exc:
+        errors.append(exc)
+        return None
+
+
+# --- hoisting: order-dependent parts of aggregates run on the bars around the period --------
+
+
+def _hoist_item(
+    item: SelectItem, hoisted: list[tuple[str, Expr]], expand: Callable[[str], Expr | None]
+) -> SelectItem:
+    """Move what an aggregate reads across rows (``mean(prev(close))``) into a per-row column.
+
+    The aggregate then reduces that column over the kept rows only, while the column itself
+    was computed with the bars before the period (and before ``where`` removed rows).
+    """
+    if not item.aggregate:
+        return item
+    expr = _hoist(item.expr, hoisted, expand, inside=False)
+    return dataclasses.replace(item, expr=expr)
+
+
+def _hoist(
+    node: Expr, hoisted: list[tuple[str, Expr]], expand: Callable[[str], Expr | None], inside: bool
+) -> Expr:
+    if inside and not reach(node, expand).local:
+        name = f"{HIDDEN}{len(hoisted)}"
+        hoisted.append((name, node))
+        return Column(name)
+    inside = inside or ast.is_aggregate_call(node)
+    if not node.CHILDREN:
+        return node
+    changes = {}
+    for field in node.CHILDREN:
+        value = getattr(node, field)
+        if isinstance(value, tuple):
+            changes[field] = tuple(_hoist(v, hoisted, expand, inside) for v in value)
+        else:
+            changes[field] = _hoist(value, hoisted, expand, inside)
+    return dataclasses.replace(node, **changes)  # type: ignore[type-var]
+
+
+@cache
+def _pattern_expansions() -> Callable[[str], Expr | None]:
+    bodies = {
+        name: parse_expression(pattern.expression, step="map")
+        for name, pattern in pattern_catalog().items()
+    }
+    return bodies.get

@@ -1,0 +1,183 @@
+"""Running a stage: rows computed, rows kept, then the answer's shape.
+
+A stage first evaluates everything that works row by row (map, the where condition, group
+keys, row selections, hoisted parts of aggregates) on all the rows it was given, then keeps
+the rows that pass, and only then groups, aggregates, sorts and limits. For the first stage
+the rows given are the period's bars plus their history (``barb.period_rows``), so a
+condition such as ``rsi(close, 14) < 30`` is computed with the bars before the period; for a
+second stage (``then``) they are the first stage's result table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from barb.errors import TypeMismatch
+from barb.frames import MINUTE_OF_DAY
+from barb.planning import HIDDEN, StagePlan
+from barb.result import Summary, summarize_grouped, summarize_table
+from barb.script.ast import Column, Expr
+from barb.script.context import EvalContext
+from barb.script.evaluator import evaluate, evaluate_aggregate
+
+
+@dataclass
+class StageOutput:
+    summary: Summary
+    table: pd.DataFrame | None = None
+    # The rows behind a single-row answer.
+    source_rows: pd.DataFrame | None = None
+    rows_kept: int = 0
+    focus: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def run_stage(
+    stage: StagePlan,
+    frame: pd.DataFrame,
+    ctx: EvalContext,
+    keep: np.ndarray,
+    *,
+    prefix: str = "",
+    focus: list[str] | None = None,
+    hide: tuple[str, ...] = (),
+) -> StageOutput:
+    """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
+
+    ``hide`` names columns that are internal to this frame and never shown.
+    """
+    ctx.frame = frame
+    for name, expr in stage.map_exprs:
+        frame[name] = _evaluate(expr, ctx, prefix + "map")
+    if stage.where is not None:
+        values = _evaluate(stage.where, ctx, prefix + "where")
+        keep = keep & _as_condition(values, prefix + "where", stage.where.to_text())
+    for name, expr in stage.group_keys:
+        if not (isinstance(expr, Column) and expr.name == name):
+            frame[name] = _evaluate(expr, ctx, prefix + "group_by")
+    for name, expr in stage.hoisted:
+        frame[name] = _evaluate(expr, ctx, prefix + "select")
+    selected = None
+    if stage.shape == "table" and stage.select:
+        selected = {s.name: _evaluate(s.expr, ctx, prefix + "select") for s in stage.select}
+
+    frame = take_rows(frame, keep)
+    ctx.frame = frame
+    output = _answer(stage, frame, ctx, keep, selected, prefix, hide)
+    output.rows_kept = len(frame)
+    output.focus = list(
+        dict.fromkeys((focus or []) + [n for n, _ in stage.map_exprs] + output.focus)
+    )
+    return output
+
+
+def _answer(
+    stage: StagePlan,
+    frame: pd.DataFrame,
+    ctx: EvalContext,
+    keep: np.ndarray,
+    selected: dict[str, pd.Series] | None,
+    prefix: str,
+    hide: tuple[str, ...],
+) -> StageOutput:
+    warnings: list[str] = []
+    shape = stage.shape
+    if shape == "grouped":
+        ctx.step = prefix + "select"
+        by = [name for name, _ in stage.group_keys]
+        columns = {s.name: evaluate_aggregate(s.expr, ctx, by) for s in stage.select}
+        table = sort_limit(pd.DataFrame(columns).reset_index(), stage)
+        summary = summarize_grouped(table, by, [s.name for s in stage.select])
+        return StageOutput(summary, table=table, focus=by + [s.name for s in stage.select])
+    if shape in ("scalar", "dict"):
+        ctx.step = prefix + "select"
+        values = {s.name: _python(evaluate_aggregate(s.expr, ctx, None)) for s in stage.select}
+        if stage.sort or stage.limit:
+            warnings.append("sort and limit do not apply to a single-row result and were ignored.")
+        if shape == "scalar":
+            name, value = next(iter(values.items()))
+            summary = Summary(type="scalar", value=value, columns=[name])
+        else:
+            summary = Summary(type="dict", values=values)
+        return StageOutput(summary, source_rows=visible(frame, hide), warnings=warnings)
+
+    shown = visible(frame, hide)
+    if selected is not None:
+        names = [s.name for s in stage.select]
+        table = pd.DataFrame({n: v.to_numpy()[keep] for n, v in selected.items()})
+        extra = [k.column for k in stage.sort if k.column not in table.columns]
+        for name in extra:  # sorting by a bar column that is not selected
+            table[name] = frame[name].to_numpy()
+        table = sort_limit(table, stage).drop(columns=extra)
+        focus = names
+    else:
+        table = sort_limit(shown, stage)
+        focus = []
+    stat_cols = [n for n, _ in stage.map_exprs] + [k.column for k in stage.sort]
+    stat_cols += [s.name for s in stage.select]
+    row_cols = ["timestamp", *(n for n, _ in stage.map_exprs)]
+    summary = summarize_table(table, list(dict.fromkeys(stat_cols)), row_cols)
+    return StageOutput(summary, table=table, focus=focus, warnings=warnings)
+
+
+def visible(frame: pd.DataFrame, hide: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The rows as a person reads them: no internal columns."""
+    dropped = [c for c in frame.columns if c.startswith(HIDDEN) or c == MINUTE_OF_DAY or c in hide]
+    return frame.drop(columns=dropped)
+
+
+def take_rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
+    """The rows where mask is true, with a fresh RangeIndex.
+
+    Column by column into separate blocks: a boolean index on the whole frame would first
+    consolidate its blocks, copying every column of millions of minute bars.
+    """
+    if mask.all():
+        out = frame.copy(deep=False)
+        out.index = pd.RangeIndex(len(out))
+        return out
+    positions = np.flatnonzero(mask)
+    columns: dict[str, Any] = {}
+    for name in frame.columns:
+        series = frame[name]
+        if isinstance(series.dtype, np.dtype):
+            columns[name] = series.to_numpy()[positions]
+        else:  # categories, nullable booleans: keep the dtype
+            columns[name] = series.array.take(positions)
+    return pd.DataFrame(columns, copy=False)
+
+
+def sort_limit(table: pd.DataFrame, stage: StagePlan) -> pd.DataFrame:
+    if stage.sort:
+        table = table.sort_values(
+            [k.column for k in stage.sort],
+            ascending=[not k.descending for k in stage.sort],
+            kind="stable",
+            na_position="last",
+        )
+    if stage.limit is not None:
+        table = table.head(stage.limit)
+    return table.reset_index(drop=True)
+
+
+def _as_condition(values: pd.Series, step: str, text: str) -> np.ndarray:
+    if pd.api.types.is_bool_dtype(values):
+        return values.fillna(False).to_numpy(dtype=bool)
+    raise TypeMismatch(
+        f"'{text}' in {step} gives {values.dtype} values, not true/false.",
+        step=step,
+        hint="Compare it, e.g. 'gap > 0' or 'dayname() == \"Mon\"'.",
+    )
+
+
+def _evaluate(expr: Expr, ctx: EvalContext, step: str) -> pd.Series:
+    ctx.step = step
+    return evaluate(expr, ctx)
+
+
+def _python(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
