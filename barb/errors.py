@@ -122,6 +122,12 @@ class QueryTooLarge(QueryError):
     error_type = "QueryTooLarge"
 
 
+class NoData(QueryError):
+    """The query names an instrument whose bars are not loaded on this machine."""
+
+    error_type = "NoData"
+
+
 class ExecutionError(QueryError):
     """The query was valid but a step failed while running."""
 

@@ -21,7 +21,9 @@ import numpy as np
 
 from barb.errors import (
     ArgumentError,
+    DataError,
     InvalidPeriod,
+    NoData,
     QueryError,
     QueryTooLarge,
     UnknownColumn,
@@ -252,6 +254,16 @@ def _bind_instruments(
         except QueryError as exc:
             errors.append(exc)
             continue
+        except DataError:
+            errors.append(
+                NoData(
+                    f"No {join.instrument} data is loaded, so it cannot be joined.",
+                    step="join",
+                    hint=f"Load it with `barb data sample --instrument {join.instrument}` or "
+                    f"`barb data import FILE --instrument {join.instrument}`.",
+                )
+            )
+            continue
         columns |= {join.prefix + name for name in JOINED_BAR_COLUMNS}
         bound.append((join, other))
     return tuple(bound)
@@ -406,7 +418,7 @@ def _plan_then(
             )
         )
         return None
-    if not then.select and not then.group_by and not then.where and not then.map:
+    if not then.model_fields_set:
         errors.append(
             ArgumentError(
                 "then is empty: say what to compute over the first stage's table.",

@@ -269,6 +269,14 @@ _FIELDS = (
 )
 
 
+_FIELD_HINTS = {
+    "join": 'join takes an event ("fomc", or {"source": "fomc", "filter": "only"}) or an '
+    'instrument ({"instrument": "ES"}), or a list of them.',
+    "then": 'then takes map, where, group_by, select, sort and limit, e.g. "then": '
+    '{"select": "mean(ymax)"}',
+}
+
+
 def parse_query(raw: dict[str, Any] | Query) -> Query:
     """Validate a query's shape; every problem becomes one InvalidQuery naming the fields."""
     if isinstance(raw, Query):
@@ -297,6 +305,7 @@ def parse_query(raw: dict[str, Any] | Query) -> Query:
                 msg = err["msg"].removeprefix("Value error, ")
                 problems.append(f"Field '{loc}': {msg}.")
         fields = {str(err["loc"][0]) for err in exc.errors() if err["loc"]}
+        hint = hint or _FIELD_HINTS.get(next(iter(fields)) if len(fields) == 1 else "")
         if fields == {"from"}:
             raise UnknownTimeframe(" ".join(problems), step="from", hint=hint) from None
         raise InvalidQuery(" ".join(problems), step="parse", hint=hint) from None

@@ -1,0 +1,202 @@
+"""A period selects rows; it never cuts history. Asked the way a trader asks, checked against
+TA-Lib and DuckDB over the whole sample (bars built here from the minute file, not by Barb)."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+import talib
+
+from barb import execute
+from barb.data.store import data_path
+
+pytestmark = pytest.mark.slow
+
+RTH = "minute >= 570 AND minute < 1020"
+
+
+@pytest.fixture(scope="module")
+def con(sample_settings):
+    con = duckdb.connect()
+    for symbol in ("NQ", "ES"):
+        path = data_path(symbol, sample_settings)
+        con.execute(f"CREATE VIEW {symbol.lower()} AS SELECT * FROM read_parquet('{path}')")
+    yield con
+    con.close()
+
+
+def _daily(con, table: str = "nq") -> pd.DataFrame:
+    """RTH daily bars over all history, one row per trading date."""
+    return con.execute(
+        f"""
+        SELECT trading_date AS d, arg_min(open, timestamp) AS open, max(high) AS high,
+               min(low) AS low, arg_max(close, timestamp) AS close
+        FROM {table} WHERE {RTH} GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+
+
+def _ask(query: dict, settings) -> object:
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def test_rsi_below_30_in_2024_uses_all_history(sample_settings, con) -> None:
+    """"How many days in 2024 did the daily RSI(14) close below 30?"""
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "where": "rsi(close, 14) < 30",
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    daily = _daily(con)
+    rsi = talib.RSI(daily["close"].to_numpy(), timeperiod=14)
+    in_2024 = daily["d"].dt.year.to_numpy() == 2024
+    assert result.summary.value == int(np.sum(in_2024 & (rsi < 30)))
+
+
+def test_rsi_values_in_a_period_match_talib_over_all_history(sample_settings, con) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-03",
+            "map": {"r": "rsi(close, 14)"},
+            "select": ["timestamp", "r"],
+        },
+        sample_settings,
+    )
+    daily = _daily(con)
+    rsi = pd.Series(talib.RSI(daily["close"].to_numpy(), timeperiod=14), index=daily["d"])
+    expected = rsi.loc["2024-03-01":"2024-03-31"].to_numpy()
+    np.testing.assert_allclose(result.table["r"].to_numpy(), expected, rtol=0, atol=1e-6)
+
+
+def test_share_of_2024_days_above_the_200_day_sma(sample_settings, con) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "map": {"above": "close > rolling_mean(close, 200)"},
+            "select": ["count()", "sum(above) as days_above"],
+        },
+        sample_settings,
+    )
+    daily = _daily(con)
+    sma = daily["close"].rolling(200).mean()
+    in_2024 = daily["d"].dt.year == 2024
+    assert result.summary.values["count"] == int(in_2024.sum())
+    assert result.summary.values["days_above"] == int((in_2024 & (daily["close"] > sma)).sum())
+    assert result.summary.values["days_above"] > 200  # all year above, not only from October
+
+
+def test_monthly_returns_for_2023_include_january(sample_settings, con) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "monthly",
+            "period": "2023",
+            "map": {"ret": "(close - prev(close)) / prev(close) * 100"},
+            "select": ["timestamp", "ret"],
+        },
+        sample_settings,
+    )
+    daily = _daily(con)
+    monthly = daily.groupby(daily["d"].dt.to_period("M"))["close"].last()
+    expected = (monthly.pct_change() * 100).loc["2023-01":"2023-12"].to_numpy()
+    assert len(result.table) == 12
+    np.testing.assert_allclose(result.table["ret"].to_numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "rule"),
+    [
+        ("inside_day()", lambda d: (d.high < d.high.shift()) & (d.low > d.low.shift())),
+        ("gap_up()", lambda d: d.open > d.close.shift()),
+        ("nr7()", lambda d: (d.high - d.low) <= (d.high - d.low).rolling(7).min()),
+    ],
+)
+def test_patterns_on_the_first_days_of_a_period(pattern, rule, sample_settings, con) -> None:
+    """Each month of 2024 asked alone gives the days the whole-history rule gives."""
+    daily = _daily(con)
+    marked = daily.loc[rule(daily).fillna(False).to_numpy(dtype=bool), "d"]
+    for month in range(1, 13):
+        period = f"2024-{month:02d}"
+        result = _ask(
+            {"session": "RTH", "from": "daily", "period": period, "where": pattern},
+            sample_settings,
+        )
+        got = result.table["timestamp"].dt.strftime("%Y-%m-%d").tolist()
+        expected = marked[marked.dt.strftime("%Y-%m") == period].dt.strftime("%Y-%m-%d")
+        assert got == expected.tolist(), (pattern, period)
+
+
+def test_minute_level_indicator_in_a_short_period(sample_settings, con) -> None:
+    """On 5-minute bars, a one-day period gets a bounded warm-up that matches TA-Lib over all
+    history within 1e-6 (EMA and Wilder smoothing forget their start geometrically)."""
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "5m",
+            "period": "2024-03-05",
+            "map": {"r": "rsi(close, 14)", "e": "ema(close, 50)"},
+            "select": ["timestamp", "r", "e"],
+        },
+        sample_settings,
+    )
+    bars = con.execute(
+        f"""
+        SELECT trading_date AS d, min(timestamp) AS ts, arg_max(close, timestamp) AS close
+        FROM nq WHERE {RTH} GROUP BY trading_date, (minute - 570) // 5 ORDER BY 2
+        """
+    ).df()
+    close = bars["close"].to_numpy()
+    day = (bars["d"] == "2024-03-05").to_numpy()
+    np.testing.assert_allclose(result.table["r"], talib.RSI(close, 14)[day], atol=1e-6, rtol=0)
+    np.testing.assert_allclose(result.table["e"], talib.EMA(close, 50)[day], atol=1e-6, rtol=0)
+    assert result.metadata.rows_scanned == int(day.sum())
+
+
+def test_next_at_the_period_end_reads_the_following_bar(sample_settings, con) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-03",
+            "map": {"tomorrow": "next(close)"},
+            "sort": "timestamp desc",
+            "limit": 1,
+        },
+        sample_settings,
+    )
+    daily = _daily(con).set_index("d")
+    first_april = daily.loc["2024-04-01":].iloc[0]["close"]
+    assert result.table["tomorrow"].iloc[0] == first_april
+
+
+def test_where_and_aggregates_see_history_too(sample_settings, con) -> None:
+    """prev() inside a where and inside an aggregate reads the previous trading day, even
+    when where removed it or the period starts after it."""
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-01",
+            "where": "dayname() == 'Mon'",
+            "select": ["mean(close - prev(close)) as chg", "count()"],
+        },
+        sample_settings,
+    )
+    daily = _daily(con)
+    chg = daily["close"] - daily["close"].shift()
+    mondays = (daily["d"].dt.strftime("%Y-%m") == "2024-01") & (daily["d"].dt.dayofweek == 0)
+    assert result.summary.values["count"] == int(mondays.sum())
+    assert result.summary.values["chg"] == pytest.approx(chg[mondays].mean())

@@ -1,0 +1,242 @@
+"""The query names its instrument, joins another one, counts bars back, and aggregates twice;
+each checked against an independent computation, and each bad input gets an error value."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from barb import execute
+from barb.data.store import data_path
+from barb.script.functions import FUNCTIONS
+from barb.script.reach import has_rule
+
+RTH = "minute >= 570 AND minute < 1020"
+
+
+def _ok(query: dict, settings, instrument: str = "NQ"):
+    result = execute(query, instrument, settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def _error(query: dict, settings, instrument: str = "NQ") -> dict:
+    result = execute(query, instrument, settings=settings)
+    assert not result.ok, result.to_dict()
+    payload = result.to_dict()
+    assert payload["error_type"] != "ExecutionError", payload
+    assert payload["message"] and payload.get("step"), payload
+    return payload
+
+
+@pytest.fixture(scope="module")
+def con(sample_settings):
+    con = duckdb.connect()
+    for symbol in ("NQ", "ES"):
+        path = data_path(symbol, sample_settings)
+        con.execute(f"CREATE VIEW {symbol.lower()} AS SELECT * FROM read_parquet('{path}')")
+    yield con
+    con.close()
+
+
+def _daily_close(con, table: str) -> pd.Series:
+    frame = con.execute(
+        f"SELECT trading_date AS d, arg_max(close, timestamp) AS c FROM {table} "
+        f"WHERE {RTH} GROUP BY 1 ORDER BY 1"
+    ).df()
+    return frame.set_index("d")["c"]
+
+
+# --- instrument ----------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_query_names_its_instrument(sample_settings, con) -> None:
+    """The chat's instrument (NQ here) only fills in a query that names none."""
+    query = {"instrument": "ES", "session": "RTH", "from": "daily", "period": "2024"}
+    result = _ok({**query, "select": "last(close)"}, sample_settings, instrument="NQ")
+    assert result.metadata.instrument == "ES"
+    assert result.query["instrument"] == "ES"
+    assert result.summary.value == _daily_close(con, "es").loc["2024"].iloc[-1]
+    filled = _ok({"session": "RTH", "select": "count()"}, sample_settings, instrument="NQ")
+    assert filled.query["instrument"] == "NQ"
+
+
+@pytest.mark.slow
+def test_correlation_of_nq_and_es_daily_returns_in_2024(sample_settings, con) -> None:
+    result = _ok(
+        {
+            "instrument": "NQ",
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "join": {"instrument": "ES"},
+            "map": {
+                "nq_ret": "close / prev(close) - 1",
+                "es_ret": "es_close / prev(es_close) - 1",
+            },
+            "select": "correlation(nq_ret, es_ret)",
+        },
+        sample_settings,
+    )
+    both = pd.concat([_daily_close(con, "nq"), _daily_close(con, "es")], axis=1, join="inner")
+    returns = both.pct_change().loc["2024"]
+    expected = np.corrcoef(returns.iloc[:, 0], returns.iloc[:, 1])[0, 1]
+    assert result.summary.value == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.slow
+def test_instrument_join_on_intraday_bars_matches_on_time(sample_settings, con) -> None:
+    result = _ok(
+        {
+            "session": "RTH",
+            "from": "1h",
+            "period": "2024-03-05",
+            "join": {"instrument": "ES"},
+            "select": ["timestamp", "close", "es_close"],
+        },
+        sample_settings,
+    )
+    hours = con.execute(
+        f"SELECT (minute - 570) // 60 AS h, arg_max(close, timestamp) AS c FROM es WHERE {RTH} "
+        "AND trading_date = DATE '2024-03-05' GROUP BY 1 ORDER BY 1"
+    ).df()
+    assert result.table["es_close"].tolist() == hours["c"].tolist()
+
+
+# --- last_N_bars ----------------------------------------------------------------------------
+
+
+def test_last_n_bars_are_the_last_trading_days(engine_settings, db) -> None:
+    result = _ok(
+        {"session": "RTH", "from": "daily", "period": "last_10_bars", "select": "mean(range)"},
+        engine_settings,
+    )
+    expected = db.execute(
+        """
+        SELECT avg(r) FROM (
+            SELECT tdate, max(high) - min(low) AS r FROM bars
+            WHERE mod >= 570 AND mod < 1020 GROUP BY 1 ORDER BY 1 DESC LIMIT 10)
+        """
+    ).fetchone()[0]
+    assert result.summary.value == pytest.approx(expected)
+    assert result.metadata.rows_scanned == 10
+
+
+def test_more_bars_than_exist_is_said(engine_settings) -> None:
+    result = _ok(
+        {"session": "RTH", "from": "weekly", "period": "last_500_bars", "select": "count()"},
+        engine_settings,
+    )
+    assert any("fewer than the 500 asked for" in w for w in result.metadata.warnings)
+
+
+# --- second stage ---------------------------------------------------------------------------
+
+
+def test_then_aggregates_the_first_stage_table(engine_settings, db) -> None:
+    """Per day the hour that made the RTH high; then how many days per hour."""
+    result = _ok(
+        {
+            "session": "RTH",
+            "from": "1h",
+            "group_by": "date()",
+            "select": "arg_max(hour(), high) as high_hour",
+            "then": {"group_by": "high_hour", "select": "count() as days"},
+        },
+        engine_settings,
+    )
+    bars = db.execute(
+        """
+        SELECT tdate, (mod - 570) // 60 AS bucket, min(timestamp) AS ts, max(high) AS h
+        FROM bars WHERE mod >= 570 AND mod < 1020 GROUP BY 1, 2
+        """
+    ).df()
+    bars = bars.sort_values("ts")
+    top = bars.loc[bars.groupby("tdate")["h"].idxmax()]  # first (earliest) on ties
+    expected = top["ts"].dt.hour.value_counts().sort_index()
+    got = result.table.set_index("high_hour")["days"]
+    assert got.to_dict() == expected.to_dict()
+    assert int(got.sum()) == bars["tdate"].nunique()  # each day counted once
+    assert result.source_rows is not None and len(result.source_rows) == got.sum()
+
+
+def test_then_mean_of_each_months_maximum(engine_settings, db) -> None:
+    result = _ok(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "group_by": "month()",
+            "select": "max(close) as mmax",
+            "then": {"select": "mean(mmax)"},
+        },
+        engine_settings,
+    )
+    expected = db.execute(
+        """
+        SELECT avg(m) FROM (SELECT month(tdate) AS mo, max(c) AS m FROM (
+            SELECT tdate, arg_max(close, timestamp) AS c FROM bars
+            WHERE mod >= 570 AND mod < 1020 GROUP BY 1) GROUP BY 1)
+        """
+    ).fetchone()[0]
+    assert result.summary.value == pytest.approx(expected)
+
+
+# --- periods without data, bad input -------------------------------------------------------
+
+
+def test_a_period_without_data_names_what_exists(engine_settings) -> None:
+    payload = _error({"session": "RTH", "period": "2030", "select": "count()"}, engine_settings)
+    assert payload["error_type"] == "InvalidPeriod"
+    assert payload["message"] == "No NQ data in 2030; data covers 2024-01-02 to 2024-03-28."
+
+
+def test_a_partly_covered_period_is_warned(engine_settings) -> None:
+    result = _ok({"session": "RTH", "period": "2024", "select": "count()"}, engine_settings)
+    assert any("only partly covered" in w for w in result.metadata.warnings)
+
+
+@pytest.mark.parametrize(
+    ("query", "error_type", "step"),
+    [
+        ({"instrument": "XX", "select": "count()"}, "UnknownInstrument", None),
+        ({"period": "last_0_bars", "select": "count()"}, "InvalidPeriod", "period"),
+        ({"join": {"instrument": "NQ"}, "select": "count()"}, "ArgumentError", "join"),
+        ({"join": {"instrument": "CL"}, "select": "count()"}, None, None),
+        ({"join": {"instrument": "ES", "filter": "only"}}, "InvalidQuery", "parse"),
+        ({"join": {"source": "fomc", "instrument": "ES"}}, "InvalidQuery", "parse"),
+        ({"select": "count()", "then": {"select": "count()"}}, "ArgumentError", "then"),
+        ({"group_by": "year()", "then": {}}, "ArgumentError", "then"),
+        ({"group_by": "year()", "then": {"select": "mean(nope)"}}, "UnknownColumn", None),
+        ({"group_by": "year()", "then": {"sort": "nope desc"}}, "UnknownColumn", "then.sort"),
+    ],
+)
+def test_bad_new_fields_get_error_values(query, error_type, step, engine_settings) -> None:
+    payload = _error(query, engine_settings)
+    if error_type:
+        assert payload["error_type"] == error_type, payload
+    if step:
+        assert payload["step"] == step, payload
+    assert payload.get("hint") or "Available" in payload["message"], payload
+
+
+def test_sorting_rows_by_a_column_not_selected(engine_settings, db) -> None:
+    result = _ok(
+        {"session": "RTH", "from": "daily", "select": "close", "sort": "volume desc", "limit": 3},
+        engine_settings,
+    )
+    expected = db.execute(
+        """
+        SELECT arg_max(close, timestamp) FROM bars WHERE mod >= 570 AND mod < 1020
+        GROUP BY tdate ORDER BY sum(volume) DESC LIMIT 3
+        """
+    ).fetchall()
+    assert result.table.columns.tolist() == ["close"]
+    assert result.table["close"].tolist() == [c for (c,) in expected]
+
+
+def test_every_order_dependent_function_has_a_reach_rule() -> None:
+    missing = sorted({s.name for s in FUNCTIONS.values() if not has_rule(s)})
+    assert missing == []
