@@ -81,6 +81,9 @@ class LoopState(BaseModel):
     asker: Asker
     language: Language
     messages: list[Message]
+    # The chat's instrument when the question was asked: a query that names none runs on it,
+    # even if /instrument changes before Run is pressed ("" in states stored before this).
+    instrument: str = ""
     model_calls: int = 0
     tool_calls: int = 0
     query_errors: int = 0
@@ -144,6 +147,7 @@ class Assistant:
             asker=asker,
             language=language,
             messages=[Message.user(text)],
+            instrument=chat.instrument,
         )
         return await self._loop(chat, state)
 
@@ -351,8 +355,9 @@ class Assistant:
         """Run a query in the pool; the model gets only the summary. None: stopped."""
         args = parse_args(call.name, call.arguments)
         assert isinstance(args, ExecuteQueryArgs)
+        query = _with_instrument(args.query, state.instrument or chat.instrument)
         job = QueryJob(
-            query=args.query, instrument=chat.instrument, chart=chat.settings.charts, csv=True
+            query=query, instrument=query["instrument"], chart=chat.settings.charts, csv=True
         )
         outcome = await self.runner.run(job)
         if not outcome.ok:
@@ -365,12 +370,12 @@ class Assistant:
                 content += "\n" + self.prompts.loop_text("error_again")
                 state.words_only = True
             return ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
-        instrument = load_instrument(chat.instrument, self.engine_settings)
-        plan = self._plan(args.query, instrument, state.language)
-        proofs.append(Proof.from_outcome(args.query, plan, outcome))
+        instrument = load_instrument(query["instrument"], self.engine_settings)
+        plan = self._plan(query, instrument, state.language)
+        proofs.append(Proof.from_outcome(query, plan, outcome))
         first_line = outcome.summary_text.splitlines()[0] if outcome.summary_text else ""
         state.shown[call.id] = {
-            "query": args.query,
+            "query": query,
             "plan": plan,
             "summary_line": first_line,
             "rows": outcome.rows,
@@ -394,10 +399,11 @@ class Assistant:
         paused = Paused(state=state, call_index=index, results=results)
         payload: dict[str, Any] = {"paused": paused.model_dump(mode="json")}
         if isinstance(args, ExecuteQueryArgs):
-            instrument = load_instrument(chat.instrument, self.engine_settings)
-            plan = self._plan(args.query, instrument, state.language)
+            query = _with_instrument(args.query, state.instrument or chat.instrument)
+            instrument = load_instrument(query["instrument"], self.engine_settings)
+            plan = self._plan(query, instrument, state.language)
             explanation = (self._calling_message(state).text or args.explanation or "").strip()
-            view = {"kind": "confirm", "text": explanation, "plan": plan, "query": args.query}
+            view = {"kind": "confirm", "text": explanation, "plan": plan, "query": query}
         else:
             view = {
                 "kind": "clarify",
@@ -558,3 +564,11 @@ class Assistant:
 
 
 __all__ = ["Assistant", "AssistantSettings", "LoopState"]
+
+
+def _with_instrument(query: dict[str, Any], instrument: str) -> dict[str, Any]:
+    """The query as it runs: naming its instrument (the chat's only fills in a missing one)."""
+    named = query.get("instrument")
+    if isinstance(named, str) and named.strip():
+        return query
+    return {"instrument": instrument, **query}

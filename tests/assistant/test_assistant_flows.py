@@ -44,6 +44,21 @@ async def test_chitchat_needs_no_tool(make_assistant) -> None:
     }
 
 
+async def test_the_plan_runs_on_the_instrument_it_was_shown_with(make_assistant, store) -> None:
+    """Switching /instrument between the plan and Run does not switch the data."""
+    assistant = make_assistant(
+        tool_call("execute_query", query={"session": "RTH", "select": "count()"}),
+        text("Done."),
+    )
+    reply = await assistant.ask(ALICE, "how many days?")
+    assert reply.pending.query["instrument"] == "NQ"
+    await store.chats.set_instrument(ALICE.chat_id, "ES")
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    [proof] = done.proofs
+    assert proof.query["instrument"] == "NQ"
+    assert proof.metadata["instrument"] == "NQ"
+
+
 async def test_concept_question_uses_the_lookup(make_assistant) -> None:
     assistant = make_assistant(
         tool_call("get_concept", name="inside day"),
@@ -169,7 +184,11 @@ async def test_one_confirmation_covers_the_analysis(make_assistant) -> None:
     assert "Посчитаю" in reply.pending.plan  # the plan speaks Russian
     done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
     assert done.text == "Volume is higher on FOMC days."
-    assert [p.query for p in done.proofs] == [fomc, other]
+    # What ran names its instrument: the chat's, frozen when the question was asked.
+    assert [p.query for p in done.proofs] == [
+        {"instrument": "NQ", **fomc},
+        {"instrument": "NQ", **other},
+    ]
 
 
 async def test_proactive_indicator_query(make_assistant) -> None:

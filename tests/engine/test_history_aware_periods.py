@@ -45,7 +45,7 @@ def _ask(query: dict, settings) -> object:
 
 
 def test_rsi_below_30_in_2024_uses_all_history(sample_settings, con) -> None:
-    """"How many days in 2024 did the daily RSI(14) close below 30?"""
+    """ "How many days in 2024 did the daily RSI(14) close below 30?"""
     result = _ask(
         {
             "session": "RTH",
