@@ -13,9 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import difflib
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
@@ -31,9 +29,8 @@ from barb.errors import (
 )
 from barb.events import resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset
-from barb.patterns import pattern_catalog
-from barb.script import ast
-from barb.script.ast import Column, Expr, contains_aggregate, default_name
+from barb.script.ast import Column, Expr, default_name
+from barb.script.library import contains_aggregate, is_aggregate_call
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import JoinSpec, Query, SortKey, Stage
@@ -138,10 +135,9 @@ def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
         then = _plan_then(query.then, first, columns, errors, settings)
     raise_collected(errors)
 
-    expand = _pattern_expansions()
     needed = ROW
     for expr in first.row_exprs:
-        needed = needed.widest(reach(expr, expand))
+        needed = needed.widest(reach(expr))
     return Plan(
         query=query,
         dataset=dataset,
@@ -309,8 +305,7 @@ def _plan_stage(
 
     select = _plan_select(stage, columns, group_keys, errors, step("select"))
     hoisted: list[tuple[str, Expr]] = []
-    expand = _pattern_expansions()
-    select = [_hoist_item(item, hoisted, expand) for item in select]
+    select = [_hoist_item(item, hoisted) for item in select]
 
     plan = StagePlan(
         map_exprs=tuple(map_exprs),
@@ -444,9 +439,7 @@ def _parse(text: str, step: str, errors: list[QueryError]) -> Expr | None:
 # --- hoisting: order-dependent parts of aggregates run on the bars around the period --------
 
 
-def _hoist_item(
-    item: SelectItem, hoisted: list[tuple[str, Expr]], expand: Callable[[str], Expr | None]
-) -> SelectItem:
+def _hoist_item(item: SelectItem, hoisted: list[tuple[str, Expr]]) -> SelectItem:
     """Move what an aggregate reads across rows (``mean(prev(close))``) into a per-row column.
 
     The aggregate then reduces that column over the kept rows only, while the column itself
@@ -454,34 +447,23 @@ def _hoist_item(
     """
     if not item.aggregate:
         return item
-    expr = _hoist(item.expr, hoisted, expand, inside=False)
+    expr = _hoist(item.expr, hoisted, inside=False)
     return dataclasses.replace(item, expr=expr)
 
 
-def _hoist(
-    node: Expr, hoisted: list[tuple[str, Expr]], expand: Callable[[str], Expr | None], inside: bool
-) -> Expr:
-    if inside and not reach(node, expand).local:
+def _hoist(node: Expr, hoisted: list[tuple[str, Expr]], inside: bool) -> Expr:
+    if inside and not reach(node).local:
         name = f"{HIDDEN}{len(hoisted)}"
         hoisted.append((name, node))
         return Column(name)
-    inside = inside or ast.is_aggregate_call(node)
+    inside = inside or is_aggregate_call(node)
     if not node.CHILDREN:
         return node
     changes = {}
     for field in node.CHILDREN:
         value = getattr(node, field)
         if isinstance(value, tuple):
-            changes[field] = tuple(_hoist(v, hoisted, expand, inside) for v in value)
+            changes[field] = tuple(_hoist(v, hoisted, inside) for v in value)
         else:
-            changes[field] = _hoist(value, hoisted, expand, inside)
+            changes[field] = _hoist(value, hoisted, inside)
     return dataclasses.replace(node, **changes)  # type: ignore[type-var]
-
-
-@cache
-def _pattern_expansions() -> Callable[[str], Expr | None]:
-    bodies = {
-        name: parse_expression(pattern.expression, step="map")
-        for name, pattern in pattern_catalog().items()
-    }
-    return bodies.get

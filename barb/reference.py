@@ -17,12 +17,12 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-import barb.script.library  # noqa: F401  (fills the registry)
 from barb.errors import UnknownEvent
 from barb.events import describe_event, event_catalog, events_reference
 from barb.instruments import Instrument
-from barb.patterns import pattern_catalog
-from barb.script.functions import FUNCTIONS, FunctionSpec
+from barb.script.functions import FunctionSpec
+from barb.script.library import library
+from barb.script.patterns import pattern_catalog
 from barb.script.periods import PERIOD_FORMS
 from barb.settings import PROJECT_ROOT
 from barb.timeframes import DAILY_AND_LONGER, INTRADAY
@@ -54,7 +54,7 @@ def query_examples(path: Path = EXAMPLES_FILE) -> tuple[Example, ...]:
 
 def _specs(category: str) -> list[FunctionSpec]:
     seen: dict[str, FunctionSpec] = {}
-    for spec in FUNCTIONS.values():
+    for spec in library().values():
         if spec.category == category:
             seen.setdefault(spec.name, spec)
     return list(seen.values())

@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from barb.script.functions import lookup
-
 ArithmeticOp = Literal["+", "-", "*", "/", "%", "**"]
 CompareOp = Literal["==", "!=", "<", "<=", ">", ">="]
 LogicalOp = Literal["and", "or"]
@@ -236,17 +234,6 @@ def referenced_columns(expr: Node) -> tuple[str, ...]:
 def called_functions(expr: Node) -> tuple[str, ...]:
     """Lower-cased names of the functions called, in order of first appearance."""
     return tuple(dict.fromkeys(n.name for n in walk(expr) if isinstance(n, Call)))
-
-
-def is_aggregate_call(node: Node) -> bool:
-    if not isinstance(node, Call):
-        return False
-    spec = lookup(node.name)
-    return spec is not None and spec.is_aggregate
-
-
-def contains_aggregate(expr: Node) -> bool:
-    return any(is_aggregate_call(n) for n in walk(expr))
 
 
 def literal_value(expr: Node) -> int | float | str | bool | None:

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-import barb.script.library  # noqa: F401  (registers the functions looked up below)
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
 from barb.script import ast
 from barb.script.context import EvalContext, RowGroups
-from barb.script.functions import KIND_NAMES, FunctionSpec, Param, lookup, value_kind
+from barb.script.functions import KIND_NAMES, FunctionSpec, Param, value_kind
+from barb.script.library import lookup
 from barb.script.validator import bind_arguments, unknown_column, unknown_function
 
 _NUMERIC = frozenset({"number", "bool"})
@@ -137,6 +137,9 @@ class _RowEvaluator:
         spec = self.spec(node)
         if spec.is_aggregate:
             raise self.misplaced_aggregate(node)
+        if spec.body is not None:  # a named pattern: its expression, here
+            return self.eval(spec.body)
+        assert spec.impl is not None
         args = self.arguments(spec, node, self, self.frame.index)
         return _aligned(spec.impl(self.ctx, *args), self.frame.index, spec)
 

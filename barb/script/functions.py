@@ -1,9 +1,12 @@
 """The one registry of Barb Script functions.
 
-Every function the language knows is declared here once, by ``@register``: its name, its
-category, its parameters with their kinds and defaults, and a one-line summary. The
-validator, the evaluator and the model's reference text are all derived from this table, so
-they cannot drift apart.
+Every function the language knows is declared here once, by ``@register`` (or, for a named
+pattern, ``register_macro``): its name, its category, its parameters with their kinds and
+defaults, and a one-line summary. The validator, the evaluator and the model's reference
+text are all derived from this table, so they cannot drift apart.
+
+Modules fill ``FUNCTIONS`` as they load; everything else reads the complete table through
+``barb.script.library.library()``, never this module's partial view.
 """
 
 from __future__ import annotations
@@ -63,12 +66,15 @@ class FunctionSpec:
     category: Category
     params: tuple[Param, ...]
     summary: str
-    impl: Callable[..., Any]
+    # None for a macro: a named pattern is its ``body`` expression, evaluated in place.
+    impl: Callable[..., Any] | None
     # Extra positional arguments of the last parameter's kind are allowed (none by default).
     variadic: bool = False
     # Text shown in the reference when the signature alone is not enough.
     example: str | None = None
     aliases: tuple[str, ...] = field(default_factory=tuple)
+    # A macro's expression tree (barb.script.ast), for named patterns.
+    body: Any = None
 
     @property
     def is_aggregate(self) -> bool:
@@ -124,17 +130,24 @@ def register(
             example=example,
             aliases=aliases,
         )
-        for key in (name, *aliases):
-            if key in FUNCTIONS:
-                raise RuntimeError(f"function {key!r} registered twice")
-            FUNCTIONS[key] = spec
+        _add(spec)
         return impl
 
     return decorate
 
 
-def lookup(name: str) -> FunctionSpec | None:
-    return FUNCTIONS.get(name.lower())
+def register_macro(name: str, *, category: Category, summary: str, body: Any) -> None:
+    """Declare a zero-argument function that stands for an expression (a named pattern)."""
+    _add(
+        FunctionSpec(name=name, category=category, params=(), summary=summary, impl=None, body=body)
+    )
+
+
+def _add(spec: FunctionSpec) -> None:
+    for key in (spec.name, *spec.aliases):
+        if key in FUNCTIONS:
+            raise RuntimeError(f"function {key!r} registered twice")
+        FUNCTIONS[key] = spec
 
 
 def value_kind(value: Any) -> ValueKind:

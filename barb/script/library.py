@@ -1,11 +1,40 @@
-"""Everything Barb Script knows, registered once: builtins, indicators, named patterns.
+"""Everything Barb Script knows, as one explicit value: builtins, indicators, named patterns.
 
-Importing this module fills the registry in ``functions.py``; the validator, the evaluator
-and the reference texts import it, so none of them can see a partial table.
+``library()`` loads every module that registers functions and returns the complete, read-only
+table, once per process. The validator, the evaluator, the planner and the reference texts
+all read it, so none of them can see a partial table, whatever was imported first.
 """
 
-import barb.indicator_functions
-import barb.script.builtins  # noqa: F401
-from barb.patterns import register_patterns
+from __future__ import annotations
 
-register_patterns()
+from collections.abc import Mapping
+from functools import cache
+from types import MappingProxyType
+
+from barb.script import ast, builtins, indicator_functions, patterns
+from barb.script.functions import FUNCTIONS, FunctionSpec
+
+# Loaded for their registrations.
+_REGISTERING = (builtins, indicator_functions)
+
+
+@cache
+def library() -> Mapping[str, FunctionSpec]:
+    """Every function of the language by name (and alias), lower case."""
+    patterns.register_patterns()
+    return MappingProxyType(FUNCTIONS)
+
+
+def lookup(name: str) -> FunctionSpec | None:
+    return library().get(name.lower())
+
+
+def is_aggregate_call(node: ast.Node) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    spec = lookup(node.name)
+    return spec is not None and spec.is_aggregate
+
+
+def contains_aggregate(expr: ast.Node) -> bool:
+    return any(is_aggregate_call(n) for n in ast.walk(expr))

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from barb.script import ast
-from barb.script.functions import FunctionSpec, lookup
+from barb.script.functions import FunctionSpec
+from barb.script.library import lookup
 
 # Relative weight left on a recursive smoother's seed after its warm-up.
 _DECAY_TOLERANCE = 1e-12
@@ -121,29 +122,26 @@ _RULES: dict[str, Rule] = {
 _ROW_CATEGORIES = frozenset({"scalar", "time", "session", "aggregate"})
 
 
-def reach(expr: ast.Node, expand: Callable[[str], ast.Node | None]) -> Reach:
-    """The reach of an expression. ``expand`` gives a named pattern's expression (a macro)."""
+def reach(expr: ast.Node) -> Reach:
+    """How many bars before and after each row ``expr`` reads."""
     if isinstance(expr, ast.Call):
         spec = lookup(expr.name)
-        own = _own_reach(spec, expr, expand) if spec is not None else ROW
+        own = _own_reach(spec, expr) if spec is not None else ROW
         inner = ROW
         for arg in expr.args:
-            inner = inner.widest(reach(arg, expand))
+            inner = inner.widest(reach(arg))
         return own.then(inner)
     result = ROW
     for child in expr.children():
-        result = result.widest(reach(child, expand))
+        result = result.widest(reach(child))
     return result
 
 
-def _own_reach(
-    spec: FunctionSpec, call: ast.Call, expand: Callable[[str], ast.Node | None]
-) -> Reach:
+def _own_reach(spec: FunctionSpec, call: ast.Call) -> Reach:
     if spec.name in _RULES:
         return _RULES[spec.name](_literal_args(spec, call))
     if spec.category == "candle":
-        body = expand(spec.name)
-        return ALL if body is None else reach(body, expand)
+        return ALL if spec.body is None else reach(spec.body)
     if spec.category in _ROW_CATEGORIES:
         return ROW
     return ALL  # an order-dependent function without a rule: never cut its history

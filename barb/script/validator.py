@@ -12,10 +12,10 @@ import difflib
 from collections.abc import Collection, Sequence
 from typing import Any, Literal
 
-import barb.script.library  # noqa: F401  (registers the functions looked up below)
 from barb.errors import ArgumentError, QueryError, TypeMismatch, UnknownColumn, UnknownFunction
 from barb.script import ast
-from barb.script.functions import FUNCTIONS, FunctionSpec, Param, lookup
+from barb.script.functions import FunctionSpec, Param
+from barb.script.library import contains_aggregate, library, lookup
 
 # Where in a select item a node sits: "row" outside select (map, where, group_by);
 # "select" at the top of a select item; "aggregate" inside an aggregate's arguments;
@@ -42,7 +42,7 @@ def validate(
     """
     checker = _Checker(columns, step, group_by)
     if allow_aggregates:
-        checker.strict_select = group_by is not None or ast.contains_aggregate(expr)
+        checker.strict_select = group_by is not None or contains_aggregate(expr)
         checker.visit(expr, "select")
     else:
         checker.visit(expr, "row")
@@ -185,7 +185,7 @@ def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownCol
 
 def unknown_function(name: str, columns: Collection[str], step: str) -> UnknownFunction:
     """The error for a missing function, naming those with a similar name."""
-    similar = difflib.get_close_matches(name.lower(), list(FUNCTIONS), n=3, cutoff=0.6)
+    similar = difflib.get_close_matches(name.lower(), list(library()), n=3, cutoff=0.6)
     message = f"Function '{name}' does not exist."
     if similar:
         message += " Similar: " + ", ".join(f"{s}()" for s in similar) + "."
@@ -250,7 +250,7 @@ class _Checker:
         elif spec.category == "scalar":
             inner = mode
         elif mode == "select":
-            if self.strict_select and not ast.contains_aggregate(node):
+            if self.strict_select and not contains_aggregate(node):
                 self.report(
                     TypeMismatch(
                         f"{node.to_text()} gives one value per row, so it cannot stand alone "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from barb import execute
-from barb.patterns import pattern_catalog
-from barb.script.functions import lookup
+from barb.script.library import lookup
+from barb.script.patterns import pattern_catalog
 
 RTH = "mod >= 570 AND mod < 1020"
 DAILY = f"""

@@ -10,7 +10,7 @@ import pytest
 
 from barb import execute
 from barb.data.store import data_path
-from barb.script.functions import FUNCTIONS
+from barb.script.library import library
 from barb.script.reach import has_rule
 
 RTH = "minute >= 570 AND minute < 1020"
@@ -238,5 +238,5 @@ def test_sorting_rows_by_a_column_not_selected(engine_settings, db) -> None:
 
 
 def test_every_order_dependent_function_has_a_reach_rule() -> None:
-    missing = sorted({s.name for s in FUNCTIONS.values() if not has_rule(s)})
+    missing = sorted({s.name for s in library().values() if not has_rule(s)})
     assert missing == []

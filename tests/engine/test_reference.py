@@ -7,14 +7,14 @@ import pytest
 from barb import execute
 from barb.events import event_catalog
 from barb.instruments import load_instrument
-from barb.patterns import pattern_catalog
 from barb.reference import (
     describe_concept,
     indicators_reference,
     query_examples,
     query_reference,
 )
-from barb.script.functions import FUNCTIONS
+from barb.script.library import library
+from barb.script.patterns import pattern_catalog
 
 
 def test_query_reference_is_model_sized() -> None:
@@ -25,7 +25,7 @@ def test_query_reference_is_model_sized() -> None:
 
 def test_every_function_is_documented_once_somewhere() -> None:
     text = query_reference(load_instrument("NQ")) + "\n" + indicators_reference()
-    for spec in {s.name: s for s in FUNCTIONS.values()}.values():
+    for spec in {s.name: s for s in library().values()}.values():
         needle = f"{spec.name}()" if spec.category == "candle" else spec.signature()
         assert needle in text, spec.name
 

@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import barb.indicator_functions  # noqa: F401  (registers the indicators)
+import barb.script.indicator_functions  # noqa: F401  (registers the indicators)
 from barb import indicators as ind
 from barb.errors import ArgumentError
 from barb.script.context import EvalContext
-from barb.script.functions import FUNCTIONS, lookup
+from barb.script.library import library, lookup
 
 SIGNATURES = {
     "rsi": "rsi(col=close, n=14)",
@@ -58,19 +58,19 @@ def call(name: str, ctx: EvalContext, *args: object) -> pd.Series:
 
 def test_every_indicator_line_is_registered_with_its_defaults() -> None:
     for name, signature in SIGNATURES.items():
-        spec = FUNCTIONS[name]
+        spec = library()[name]
         assert spec.category == "indicator"
         assert spec.signature() == signature
         assert "\n" not in spec.summary and len(spec.summary) <= 100, name
         assert spec.example, name
         # The long reference text (definition, warm-up, TA-Lib differences) rides on the impl.
         assert "Warm-up:" in (spec.impl.__doc__ or ""), name
-    assert {n for n, s in FUNCTIONS.items() if s.category == "indicator"} == set(SIGNATURES)
+    assert {n for n, s in library().items() if s.category == "indicator"} == set(SIGNATURES)
 
 
 def test_series_parameters_default_to_close() -> None:
     for name in ("rsi", "macd", "bollinger_upper"):
-        col = FUNCTIONS[name].params[0]
+        col = library()[name].params[0]
         assert (col.name, col.kind, col.default_column) == ("col", "series", "close")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from barb.script import ast
+from barb.script.library import contains_aggregate
 from barb.script.parser import parse_expression
 
 
@@ -32,10 +33,10 @@ def test_referenced_columns_and_functions() -> None:
 
 
 def test_contains_aggregate() -> None:
-    assert ast.contains_aggregate(parse_expression("sum(volume) / count()"))
-    assert ast.contains_aggregate(parse_expression("round(MEAN(range), 1)"))
-    assert not ast.contains_aggregate(parse_expression("rolling_mean(range, 5)"))
-    assert not ast.contains_aggregate(parse_expression("unknown(range)"))
+    assert contains_aggregate(parse_expression("sum(volume) / count()"))
+    assert contains_aggregate(parse_expression("round(MEAN(range), 1)"))
+    assert not contains_aggregate(parse_expression("rolling_mean(range, 5)"))
+    assert not contains_aggregate(parse_expression("unknown(range)"))
 
 
 def test_depth() -> None:

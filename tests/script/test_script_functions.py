@@ -19,7 +19,7 @@ from script_frames import make_context, make_daily
 from barb.errors import UnknownSession
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate
-from barb.script.functions import FUNCTIONS
+from barb.script.library import library
 from barb.script.parser import parse_expression
 
 NAN = float("nan")
@@ -332,7 +332,7 @@ SEED_FUNCTIONS = [
 
 def test_every_seed_function_is_registered_and_described() -> None:
     for name in SEED_FUNCTIONS:
-        spec = FUNCTIONS[name]
+        spec = library()[name]
         # One line for the model's reference: a sentence, short.
         assert spec.summary.endswith("."), name
         assert "\n" not in spec.summary and len(spec.summary) < 160, name
@@ -344,3 +344,22 @@ def test_results_are_aligned_with_the_frame(ctx: EvalContext) -> None:
         assert result.index.equals(ctx.frame.index)
     assert isinstance(evaluate(parse_expression("session_open('ETH')"), ctx), pd.Series)
     assert evaluate(parse_expression("streak(close > open)"), ctx).dtype == np.int64
+
+
+def test_the_library_is_whole_whatever_was_imported_first() -> None:
+    """The table is one explicit value: its size does not depend on import order."""
+    import subprocess
+    import sys
+
+    script = (
+        "import importlib, sys; importlib.import_module(sys.argv[1]); "
+        "from barb.script.library import library; print(len(library()))"
+    )
+    modules = ["barb.script.functions", "barb.script.builtins", "barb.script.patterns", "barb"]
+    sizes = {
+        module: subprocess.run(
+            [sys.executable, "-c", script, module], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        for module in modules
+    }
+    assert set(sizes.values()) == {str(len(library()))}, sizes

@@ -13,7 +13,7 @@ from barb.errors import QueryError
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_aggregate
-from barb.script.functions import FUNCTIONS
+from barb.script.library import library
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.validator import validate
 
@@ -32,7 +32,7 @@ COLUMNS = list(CTX.frame.columns)
 NAMES = [*COLUMNS, "nope", "Range"]
 TOKENS = [
     *NAMES,
-    *sorted(FUNCTIONS),
+    *sorted(library()),
     "(", ")", "[", "]", ",", "+", "-", "*", "/", "%", "**", "==", "=", "!=", "<>", "<", "<=",
     ">", ">=", "and", "or", "not", "in", "as", "&&", "||", "!", "true", "false", "0", "1", "2",
     "0.5", "1e3", "-1", "100", "'Mon'", "'2024-01-05'", "''", '"x"', "'", "@", "\\",
@@ -93,7 +93,7 @@ literals = st.one_of(
     st.booleans().map(ast.Bool),
 )
 leaves = st.one_of(literals, st.sampled_from(NAMES).map(ast.Column))
-function_names = st.sampled_from([*sorted(FUNCTIONS), "nope"])
+function_names = st.sampled_from([*sorted(library()), "nope"])
 
 
 ARITHMETIC = st.sampled_from(["+", "-", "*", "/", "%", "**"])

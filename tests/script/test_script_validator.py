@@ -6,6 +6,7 @@ import pytest
 
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn, UnknownFunction
 from barb.script.functions import FUNCTIONS, FunctionSpec, Param
+from barb.script.library import library
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.validator import validate
 
@@ -140,6 +141,7 @@ def test_default_column_and_numeric_first_argument(monkeypatch: pytest.MonkeyPat
         summary="test indicator",
         impl=lambda ctx, col, n: col,
     )
+    library()  # everything registered first, so the test's entry is the only change
     monkeypatch.setitem(FUNCTIONS, spec_name, spec)  # not left in the shared registry
     assert check(f"{spec_name}() > 1") == []
     assert check(f"{spec_name}(10) > 1") == []  # the number is n; col defaults to close

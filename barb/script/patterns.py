@@ -7,16 +7,14 @@ query's bars, so the same text explains the pattern to the model and computes it
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
 
-import pandas as pd
 import yaml
 from pydantic import BaseModel, ConfigDict
 
-from barb.script.context import EvalContext
-from barb.script.functions import register
+from barb.script.functions import register_macro
+from barb.script.parser import parse_expression
 
 
 class Pattern(BaseModel):
@@ -38,26 +36,16 @@ class Pattern(BaseModel):
 
 @cache
 def pattern_catalog() -> dict[str, Pattern]:
-    raw = yaml.safe_load(files("barb").joinpath("patterns.yaml").read_text(encoding="utf-8"))
+    raw = yaml.safe_load(files("barb.script").joinpath("patterns.yaml").read_text(encoding="utf-8"))
     return {name: Pattern(name=name, **fields) for name, fields in raw.items()}
 
 
-def _impl(pattern: Pattern) -> Callable[[EvalContext], pd.Series]:
-    def evaluate_pattern(ctx: EvalContext) -> pd.Series:
-        # Imported here: the evaluator itself looks functions up in the registry.
-        from barb.script.evaluator import evaluate
-        from barb.script.parser import parse_expression
-
-        return evaluate(parse_expression(pattern.expression, step=ctx.step), ctx)
-
-    evaluate_pattern.__doc__ = pattern.description
-    return evaluate_pattern
-
-
 def register_patterns() -> None:
+    """Each pattern becomes a macro: ``inside_day()`` is its expression, evaluated in place."""
     for pattern in pattern_catalog().values():
-        register(
+        register_macro(
             pattern.name,
             category="candle",
             summary=f"{pattern.title}: {pattern.expression}",
-        )(_impl(pattern))
+            body=parse_expression(pattern.expression, step="map"),
+        )
