@@ -357,9 +357,9 @@ class Assistant:
     async def _remember(
         self, state: LoopState, call: ToolCall, args: RememberPreferenceArgs
     ) -> ToolResult:
-        await self.store.preferences.add(state.asker.user_id, args.preference)
+        await self.store.preferences.add(state.asker.user_id, args.value, kind=args.kind)
         saved = await self.store.preferences.for_user(state.asker.user_id)
-        listing = "; ".join(p.text for p in saved)
+        listing = self.prompts.preferences_block((p.kind, p.text) for p in saved)
         content = self.prompts.loop_text("preference_saved", preferences=listing)
         return ToolResult(call_id=call.id, name=call.name, content=content)
 
@@ -483,8 +483,7 @@ class Assistant:
         lines = []
         preferences = await self.store.preferences.for_user(state.asker.user_id)
         if preferences:
-            listing = "; ".join(p.text for p in preferences)
-            lines.append(self.prompts.loop_text("preferences", preferences=listing))
+            lines.append(self.prompts.preferences_block((p.kind, p.text) for p in preferences))
         last = await self.store.transcript.last_data(chat.id)
         if last is not None and last.data:
             summary = f"{last.data.get('summary_line', '')}; query {last.data.get('query')}"
