@@ -35,7 +35,9 @@ from llm_fake_api import (
 )
 
 from bot.llm.anthropic_provider import AnthropicProvider
+from bot.llm.messages import ModelRequest
 from bot.llm.openai_provider import OpenAIProvider
+from bot.llm.scripted import ScriptedProvider, tool_call, turn
 from bot.llm.sdk_provider import SDKProvider
 from bot.texts import t
 
@@ -122,3 +124,25 @@ async def test_a_malformed_answer_is_retried_once_then_one_plain_sentence(
         stored = [row.payload for row in await svc.store.transcript.recent(ALICE, 3)]
         assert {"role": "user", "text": "average range?"}.items() <= stored[2].items()
         assert all(not payload.get("tool_calls") for payload in stored)
+
+
+def restless(request: ModelRequest):
+    """A model that never answers: four tool calls every turn, tools offered or not."""
+    return turn(*(tool_call("get_events") for _ in range(4)))
+
+
+async def test_a_model_that_will_not_stop_calling_tools_gets_its_own_sentence(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    provider = ScriptedProvider([restless] * 20)
+    async with barb_bot(fake, db_url, provider=provider):
+        said = await say(fake, "which events are there?", 0)
+
+        assert said == t("tool_loop_limit", "en")
+        assert said != UNREACHABLE and "Something broke" not in said
+        # 10 tool calls ran or were refused at the limit, the model was asked for words
+        # without tools, called tools again, and the loop ended there: 4 model calls.
+        assert len(provider.requests) == 4
+        assert provider.requests[-1].tools == []
+        assert len(fake.calls("sendMessage", ALICE)) == 1
