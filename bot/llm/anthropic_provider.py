@@ -25,7 +25,13 @@ from bot.llm.errors import BadResponse, LLMError, ProviderTimeout, ProviderUnava
 from bot.llm.http_errors import error_for_status, redact
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 from bot.llm.pricing import PriceTable
-from bot.llm.sdk_provider import UNREADABLE_BODY, SDKProvider, unreadable_body
+from bot.llm.sdk_provider import (
+    UNREADABLE_BODY,
+    WRONG_SHAPE,
+    SDKProvider,
+    unreadable_body,
+    wrong_shape,
+)
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +102,11 @@ class AnthropicProvider(SDKProvider):
             raise self._error(err) from _cause(err)
         except UNREADABLE_BODY as err:
             raise unreadable_body(self._where, err, provider=self.name) from None
-        return self._finish(from_anthropic_message(wire, model=self.model), started)
+        try:
+            response = from_anthropic_message(wire, model=self.model)
+        except WRONG_SHAPE as err:
+            raise wrong_shape(self._where, err, provider=self.name) from None
+        return self._finish(response, started)
 
     def _error(self, err: anthropic.AnthropicError) -> LLMError:
         if isinstance(err, anthropic.APITimeoutError):

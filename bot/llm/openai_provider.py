@@ -49,7 +49,13 @@ from bot.llm.messages import (
     Usage,
 )
 from bot.llm.pricing import PriceTable
-from bot.llm.sdk_provider import UNREADABLE_BODY, SDKProvider, unreadable_body
+from bot.llm.sdk_provider import (
+    UNREADABLE_BODY,
+    WRONG_SHAPE,
+    SDKProvider,
+    unreadable_body,
+    wrong_shape,
+)
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +128,11 @@ class OpenAIProvider(SDKProvider):
             raise self._error(err) from _cause(err)
         except UNREADABLE_BODY as err:
             raise unreadable_body(self._where, err, provider=self.name) from None
-        return self._finish(from_openai_completion(completion, model=model), started)
+        try:
+            response = from_openai_completion(completion, model=model)
+        except WRONG_SHAPE as err:
+            raise wrong_shape(self._where, err, provider=self.name) from None
+        return self._finish(response, started)
 
     async def _resolve_model(self) -> str:
         if self._model is not None:

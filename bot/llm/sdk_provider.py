@@ -13,7 +13,7 @@ import time
 from types import TracebackType
 from typing import Self
 
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from bot.llm.errors import BadResponse
 from bot.llm.http_errors import Endpoint
@@ -31,6 +31,19 @@ UNREADABLE_BODY: tuple[type[BaseException], ...] = (
     UnicodeDecodeError,
     RecursionError,
 )
+
+
+#: What reading a parsed answer raises when a field has the wrong type: the SDKs build their
+#: response types without validating them, so ``null`` or a number where a string or a list
+#: is due only shows when Barb reads the field.
+WRONG_SHAPE: tuple[type[BaseException], ...] = (ValidationError, TypeError, AttributeError)
+
+
+def wrong_shape(where: str, err: BaseException, *, provider: str) -> BadResponse:
+    return BadResponse(
+        f"{where} answered with a message of the wrong shape ({type(err).__name__}).",
+        provider=provider,
+    )
 
 
 def unreadable_body(where: str, err: BaseException, *, provider: str) -> BadResponse:

@@ -67,6 +67,59 @@ FAULTS: dict[str, dict[str, Callable[[], Canned]]] = {
         "invalid tool name": anthropic_invalid_tool_name,
     },
 }
+
+
+def _openai_call_with(**fields: object) -> Callable[[], Canned]:
+    def build() -> Canned:
+        canned = openai_completion(tool_calls=[("call_1", "execute_query", '{"query": {}}')])
+        call = canned.body["choices"][0]["message"]["tool_calls"][0]
+        for name, value in fields.items():
+            target = call["function"] if name in ("name", "arguments") else call
+            target[name] = value
+        return canned
+
+    return build
+
+
+def _edited(canned: Callable[[], Canned], edit: Callable[[dict], None]) -> Callable[[], Canned]:
+    def build() -> Canned:
+        made = canned()
+        edit(made.body)
+        return made
+
+    return build
+
+
+# Wrong types where the SDKs do not look (they build their types without validating them).
+FAULTS["openai"].update(
+    {
+        "null call id": _openai_call_with(id=None),
+        "null tool name": _openai_call_with(name=None),
+        "content a number": _edited(
+            lambda: openai_completion("x"),
+            lambda body: body["choices"][0]["message"].update(content=42),
+        ),
+        "usage without counts": _edited(
+            lambda: openai_completion("x"), lambda body: body["usage"].update(prompt_tokens=None)
+        ),
+    }
+)
+FAULTS["anthropic"].update(
+    {
+        "null text": _edited(
+            lambda: anthropic_message(text_block("x")),
+            lambda body: body["content"][0].update(text=None),
+        ),
+        "null tool name": _edited(
+            lambda: anthropic_message(tool_use_block("toolu_1", "execute_query", {})),
+            lambda body: body["content"][0].update(name=None),
+        ),
+        "usage without counts": _edited(
+            lambda: anthropic_message(text_block("x")),
+            lambda body: body["usage"].update(input_tokens=None),
+        ),
+    }
+)
 CASES = [(api, name) for api, faults in FAULTS.items() for name in faults]
 
 
