@@ -110,7 +110,9 @@ async def command(assistant: Assistant, asker: Asker, text: str) -> bool:
         return False
     if text == ":prefs":
         prefs = await store.preferences.for_user(asker.user_id)
-        click.echo("\n".join(f"- {p.text}" for p in prefs) or "(no preferences remembered)")
+        click.echo(
+            "\n".join(f"- {p.kind}: {p.text}" for p in prefs) or "(no preferences remembered)"
+        )
     elif text == ":forget":
         click.echo(f"Forgot {await store.preferences.clear(asker.user_id)} preference(s).")
     elif text == ":reset":

@@ -39,9 +39,10 @@ from bot.assistant.tools import (
     parse_args,
     tool_specs,
 )
-from bot.llm.errors import LLMError
+from bot.llm.errors import BadResponse, LLMError
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
+from bot.llm.response_checks import check_response
 from bot.pool.jobs import QueryJob
 from bot.pool.runner import QueryRunner
 from bot.store.records import Chat, NewMessage, PendingAction, new_question_id
@@ -52,6 +53,8 @@ log = logging.getLogger(__name__)
 
 # Runner outcomes that end the question at once: the query itself is not at fault.
 _TERMINAL_ERRORS = {"QueryTimeout", "WorkerDied"}
+#: A malformed model response is asked for again once; a second one ends the question.
+MALFORMED_ATTEMPTS = 2
 
 
 @functools.lru_cache(maxsize=16)
@@ -243,6 +246,8 @@ class Assistant:
                     return self._reply(
                         state, message.text or t("no_answer", state.language), proofs
                     )
+                if state.words_only:
+                    return await self._tool_loop_ended(state, proofs)
                 outcome = await self._continue_calls(chat, state, 0, [], proofs)
                 if isinstance(outcome, Reply):
                     return outcome
@@ -264,12 +269,26 @@ class Assistant:
         system = self.prompts.system_prompt(self.variant, instrument, meta, context)
         tools = [] if state.words_only else self.tools
         state.model_calls += 1
-        response = await self.provider.complete(
-            system=system,
-            messages=[*history, *state.messages],
-            tools=tools,
-            max_tokens=self.settings.max_tokens,
-        )
+        for attempt in range(1, MALFORMED_ATTEMPTS + 1):
+            try:
+                response = await self.provider.complete(
+                    system=system,
+                    messages=[*history, *state.messages],
+                    tools=tools,
+                    max_tokens=self.settings.max_tokens,
+                )
+                await self._record_usage(chat, state, response)
+                # Checked against every tool of the variant, not only those offered now: a
+                # known tool called when told to answer in words is the loop's to handle.
+                return check_response(response, (tool.name for tool in self.tools))
+            except BadResponse as exc:
+                if attempt == MALFORMED_ATTEMPTS:
+                    raise
+                # Nothing of it is kept: the same request again, as if it never came.
+                log.warning("Malformed model response, asking once more: %s", exc)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def _record_usage(self, chat: Chat, state: LoopState, response: ModelResponse) -> None:
         usage = response.usage
         await self.store.usage.record(
             chat.id,
@@ -281,7 +300,6 @@ class Assistant:
             cache_write_tokens=usage.cache_write_tokens,
             cost_usd=response.cost_usd,
         )
-        return response
 
     async def _continue_calls(
         self,
@@ -343,9 +361,9 @@ class Assistant:
     async def _remember(
         self, state: LoopState, call: ToolCall, args: RememberPreferenceArgs
     ) -> ToolResult:
-        await self.store.preferences.add(state.asker.user_id, args.preference)
+        await self.store.preferences.add(state.asker.user_id, args.value, kind=args.kind)
         saved = await self.store.preferences.for_user(state.asker.user_id)
-        listing = "; ".join(p.text for p in saved)
+        listing = self.prompts.preferences_block((p.kind, p.text) for p in saved)
         content = self.prompts.loop_text("preference_saved", preferences=listing)
         return ToolResult(call_id=call.id, name=call.name, content=content)
 
@@ -435,6 +453,16 @@ class Assistant:
         await self._save(state)
         return self._reply(state, t("query_timeout", state.language), proofs, failed=True)
 
+    async def _tool_loop_ended(self, state: LoopState, proofs: list[Proof]) -> Reply:
+        """Told to answer in words (tool limit, repeated query errors, Cancel), the model
+        called tools again: the loop stops here rather than spend more calls on it."""
+        note = self.prompts.loop_text("tool_limit")
+        results = self._close_remaining(state, 0, [], note)
+        state.messages.append(Message.tool(*results))
+        await self._save(state)
+        text = t("tool_loop_limit", state.language)
+        return self._reply(state, text, proofs, failed=True)
+
     async def _cancelled(self, chat: Chat, paused: Paused) -> Reply:
         """Cancel: the model is told and answers briefly, without tools."""
         state = paused.state
@@ -461,8 +489,7 @@ class Assistant:
         lines = []
         preferences = await self.store.preferences.for_user(state.asker.user_id)
         if preferences:
-            listing = "; ".join(p.text for p in preferences)
-            lines.append(self.prompts.loop_text("preferences", preferences=listing))
+            lines.append(self.prompts.preferences_block((p.kind, p.text) for p in preferences))
         last = await self.store.transcript.last_data(chat.id)
         if last is not None and last.data:
             summary = f"{last.data.get('summary_line', '')}; query {last.data.get('query')}"

@@ -8,6 +8,8 @@ and the data's real range + rules (+ the variant's extra rules) + a short contex
 from __future__ import annotations
 
 import fnmatch
+import json
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -76,6 +78,22 @@ class Prompts:
 
     def loop_text(self, key: str, **values: str) -> str:
         return str(self.data("loop.yaml")[key]).format(**values)
+
+    def preferences_block(self, preferences: Iterable[tuple[str, str]]) -> str:
+        """A person's saved preferences, ``(kind, value)`` pairs, as quoted data.
+
+        They are rendered as one JSON object (notes as a list of strings), so that whatever
+        a note says it stays a string value: quotes are escaped, and it cannot start a line
+        of its own. The text around it says what they are: defaults, not instructions.
+        """
+        data: dict[str, Any] = {}
+        for kind, value in preferences:
+            if kind == "note":
+                data.setdefault("notes", []).append(value)
+            else:
+                data[kind] = value
+        quoted = json.dumps(data, ensure_ascii=False)
+        return self.loop_text("preferences", preferences=quoted)
 
     def instrument_block(self, instrument: Instrument, meta: DataMeta | None) -> str:
         sessions = []

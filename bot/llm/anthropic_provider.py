@@ -25,7 +25,13 @@ from bot.llm.errors import BadResponse, LLMError, ProviderTimeout, ProviderUnava
 from bot.llm.http_errors import error_for_status, redact
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 from bot.llm.pricing import PriceTable
-from bot.llm.sdk_provider import SDKProvider
+from bot.llm.sdk_provider import (
+    UNREADABLE_BODY,
+    WRONG_SHAPE,
+    SDKProvider,
+    unreadable_body,
+    wrong_shape,
+)
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +100,13 @@ class AnthropicProvider(SDKProvider):
             wire = await self._client.messages.create(**request)
         except anthropic.AnthropicError as err:
             raise self._error(err) from _cause(err)
-        return self._finish(from_anthropic_message(wire, model=self.model), started)
+        except UNREADABLE_BODY as err:
+            raise unreadable_body(self._where, err, provider=self.name) from None
+        try:
+            response = from_anthropic_message(wire, model=self.model)
+        except WRONG_SHAPE as err:
+            raise wrong_shape(self._where, err, provider=self.name) from None
+        return self._finish(response, started)
 
     def _error(self, err: anthropic.AnthropicError) -> LLMError:
         if isinstance(err, anthropic.APITimeoutError):
@@ -193,6 +205,17 @@ def from_anthropic_message(wire: object, *, model: str) -> ModelResponse:
         raise BadResponse(
             f"The Anthropic API for {model!r} answered without a message "
             f"(got {type(wire).__name__}).",
+            provider="anthropic",
+        )
+    # The SDK builds its types without validating them, so a null content arrives as None.
+    content = wire.content
+    if (
+        not isinstance(content, list)
+        or wire.usage is None
+        or not all(hasattr(block, "type") for block in content)
+    ):
+        raise BadResponse(
+            f"The Anthropic API for {model!r} answered with no content list or no usage.",
             provider="anthropic",
         )
     texts: list[str] = []

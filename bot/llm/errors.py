@@ -70,11 +70,14 @@ class RateLimited(LLMError):
 
 
 class BadResponse(LLMError):
-    """The provider answered, but with something Barb cannot use."""
+    """The provider answered, but with something Barb cannot use: a malformed response.
 
-    default_user_message = (
-        "The language model sent an answer Barb could not read; please try again."
-    )
+    A null message, a body that is not JSON, a tool call to no known tool or with arguments
+    JSON cannot hold. The loop retries it once; the person then hears the same sentence as
+    for an unreachable model, since for them it is the same: no answer, try again later.
+    """
+
+    default_user_message = ProviderUnavailable.default_user_message
 
 
 class RequestRejected(LLMError):

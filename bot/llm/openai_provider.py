@@ -49,7 +49,13 @@ from bot.llm.messages import (
     Usage,
 )
 from bot.llm.pricing import PriceTable
-from bot.llm.sdk_provider import SDKProvider
+from bot.llm.sdk_provider import (
+    UNREADABLE_BODY,
+    WRONG_SHAPE,
+    SDKProvider,
+    unreadable_body,
+    wrong_shape,
+)
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +126,13 @@ class OpenAIProvider(SDKProvider):
             completion = await self._client.chat.completions.create(**request)
         except openai.OpenAIError as err:
             raise self._error(err) from _cause(err)
-        return self._finish(from_openai_completion(completion, model=model), started)
+        except UNREADABLE_BODY as err:
+            raise unreadable_body(self._where, err, provider=self.name) from None
+        try:
+            response = from_openai_completion(completion, model=model)
+        except WRONG_SHAPE as err:
+            raise wrong_shape(self._where, err, provider=self.name) from None
+        return self._finish(response, started)
 
     async def _resolve_model(self) -> str:
         if self._model is not None:
@@ -242,6 +254,15 @@ def from_openai_completion(completion: object, *, model: str) -> ModelResponse:
         )
     choice = completion.choices[0]
     wire = choice.message
+    # The SDK builds its types without validating them, so a null message arrives as None.
+    if wire is None or any(
+        getattr(call, "function", None) is None for call in wire.tool_calls or []
+    ):
+        raise BadResponse(
+            f"The OpenAI-compatible server for {model!r} answered with a null message "
+            "or a tool call without a function.",
+            provider="openai",
+        )
     calls = [
         ToolCall(
             id=call.id,
@@ -276,6 +297,12 @@ def parse_arguments(raw: object, *, tool: str) -> dict[str, Any]:
         value = json.loads(text)
     except json.JSONDecodeError:
         value = None
+    except RecursionError:
+        # Nested deeper than Python's stack: not a model's honest attempt at a query.
+        raise BadResponse(
+            f"The arguments of the call to {tool[:80]!r} are nested too deep to read.",
+            provider="openai",
+        ) from None
     if isinstance(value, dict):
         return value
     log.info("Tool call %r arguments are not a JSON object; kept under %r", tool, RAW_ARGUMENTS_KEY)

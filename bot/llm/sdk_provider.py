@@ -7,19 +7,51 @@ An adapter maps what is left after them to ``bot.llm.errors``.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from types import TracebackType
 from typing import Self
 
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
+from bot.llm.errors import BadResponse
 from bot.llm.http_errors import Endpoint
 from bot.llm.messages import ModelResponse
 from bot.llm.offline import check_request_allowed
 from bot.llm.pricing import PriceTable
 
 log = logging.getLogger(__name__)
+
+#: What the SDKs let through when a 200 body is not JSON they can read: a body cut short or
+#: not JSON at all (``JSONDecodeError`` and ``UnicodeDecodeError`` are ``ValueError``s), or
+#: JSON nested deeper than Python's stack.
+UNREADABLE_BODY: tuple[type[BaseException], ...] = (
+    json.JSONDecodeError,
+    UnicodeDecodeError,
+    RecursionError,
+)
+
+
+#: What reading a parsed answer raises when a field has the wrong type: the SDKs build their
+#: response types without validating them, so ``null`` or a number where a string or a list
+#: is due only shows when Barb reads the field.
+WRONG_SHAPE: tuple[type[BaseException], ...] = (ValidationError, TypeError, AttributeError)
+
+
+def wrong_shape(where: str, err: BaseException, *, provider: str) -> BadResponse:
+    return BadResponse(
+        f"{where} answered with a message of the wrong shape ({type(err).__name__}).",
+        provider=provider,
+    )
+
+
+def unreadable_body(where: str, err: BaseException, *, provider: str) -> BadResponse:
+    # Only the error's type: its text may quote the body, which may quote anything.
+    return BadResponse(
+        f"{where} answered with a body that is not readable JSON ({type(err).__name__}).",
+        provider=provider,
+    )
 
 
 class SDKProvider:

@@ -9,7 +9,16 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.store.errors import UnknownChat
-from bot.store.records import DEFAULT_INSTRUMENT, Chat, ChatSettings, ChatType, Preference
+from bot.store.records import (
+    DEFAULT_INSTRUMENT,
+    SINGLE_VALUED_PREFERENCES,
+    Chat,
+    ChatSettings,
+    ChatType,
+    Preference,
+    PreferenceKind,
+    values_of,
+)
 from bot.store.schema import ChatRow, PreferenceRow
 from bot.store.transactions import Clock, Repository, rowcount
 
@@ -115,19 +124,31 @@ class PreferenceRepository(Repository):
             )
             return [Preference.model_validate(row) for row in rows]
 
-    async def add(self, user_id: int, text: str) -> Preference:
+    async def add(self, user_id: int, text: str, *, kind: PreferenceKind = "note") -> Preference:
         """Remember one preference; beyond the limit the oldest are forgotten.
 
-        Raises ``ValueError`` for empty text or text over ``MAX_PREFERENCE_CHARS``: every
-        preference goes into every prompt.
+        A kind other than ``note`` replaces the person's earlier preference of that kind
+        ("only ETH now" after "only RTH"). What a valid value of each kind is, the caller
+        decides (``bot.assistant.tools``); the store refuses an unknown kind, empty text,
+        and text over ``MAX_PREFERENCE_CHARS`` (``ValueError``): every preference goes
+        into every prompt.
         """
         text = " ".join(text.split())
+        if kind not in values_of(PreferenceKind):
+            raise ValueError(f"a preference is one of {', '.join(values_of(PreferenceKind))}")
         if not text:
             raise ValueError("a preference needs some text")
         if len(text) > MAX_PREFERENCE_CHARS:
             raise ValueError(f"a preference is at most {MAX_PREFERENCE_CHARS} characters")
         async with self._write() as session:
-            row = PreferenceRow(user_id=user_id, text=text, created_at=self._now())
+            if kind in SINGLE_VALUED_PREFERENCES:
+                await session.execute(
+                    delete(PreferenceRow).where(
+                        PreferenceRow.user_id == user_id, PreferenceRow.kind == kind
+                    ),
+                    execution_options={"synchronize_session": False},
+                )
+            row = PreferenceRow(user_id=user_id, kind=kind, text=text, created_at=self._now())
             session.add(row)
             await session.flush()
             count = await session.scalar(

@@ -26,6 +26,13 @@ PendingStatus = Literal["pending", "running", "done", "cancelled", "declined", "
 FinalStatus = Literal["done", "cancelled", "declined", "expired"]
 ReplyKind = Literal["text", "photo", "document"]
 ReplyStatus = Literal["queued", "sent", "failed"]
+#: What a remembered preference can be about. All but ``note`` hold one value per person
+#: (a new one replaces the old); notes are short quoted sentences, several allowed.
+PreferenceKind = Literal[
+    "session", "instrument", "timezone", "language", "charts", "confirmation", "note"
+]
+#: The kinds a person holds at most one of.
+SINGLE_VALUED_PREFERENCES: frozenset[str] = frozenset(get_args(PreferenceKind)) - {"note"}
 
 DEFAULT_INSTRUMENT = "NQ"
 #: Telegram's callback_data holds 64 bytes; the id leaves room for a prefix such as "run:".
@@ -102,10 +109,14 @@ class Chat(_Record):
 
 
 class Preference(_Record):
-    """Something a person asked Barb to remember ("I only trade RTH")."""
+    """Something a person asked Barb to remember: ``kind`` "session", ``text`` "RTH".
+
+    Data, never instructions: it reaches the model quoted, as a value of its kind.
+    """
 
     id: int
     user_id: int
+    kind: PreferenceKind
     text: str
     created_at: datetime
 

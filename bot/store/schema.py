@@ -37,6 +37,7 @@ from bot.store.records import (
     ChatType,
     PendingKind,
     PendingStatus,
+    PreferenceKind,
     ReplyKind,
     ReplyStatus,
     Role,
@@ -116,11 +117,15 @@ class ChatRow(Base):
 
 class PreferenceRow(Base):
     __tablename__ = "preferences"
-    __table_args__ = (Index("ix_preferences_user_id_id", "user_id", "id"),)
+    __table_args__ = (
+        Index("ix_preferences_user_id_id", "user_id", "id"),
+        _one_of("kind", PreferenceKind),
+    )
 
     id: Mapped[int] = mapped_column(AutoId, primary_key=True)
     #: A person, not a chat: what they said in one chat holds in every chat.
     user_id: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(16))
     text: Mapped[str]
     created_at: Mapped[datetime]
 

@@ -18,11 +18,12 @@ from barb.instruments import available_instruments, load_instrument
 from bot.assistant.plan import render_plan
 from bot.assistant.replies import Asker, Proof, Reply
 from bot.pool.jobs import QueryJob
-from bot.store.records import Chat, ChatSettings
+from bot.store.records import Chat
 from bot.telegram import keyboards
 from bot.telegram.render import escape, query_html
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import BotServices, services
+from bot.telegram.settings_view import settings_view
 from bot.texts import language_for, t
 from bot.work_order import acknowledged, arrived
 
@@ -171,6 +172,8 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     elif prefix == keyboards.SETTING:
         await query.answer()
         await _toggle_setting(svc, update, parts[0], lang)
+    elif prefix == keyboards.FORGET_PREFERENCE:
+        await _forget_preference(svc, update, parts, lang)
     elif prefix == keyboards.EXAMPLE:
         await query.answer()
         index = int(parts[0])
@@ -304,32 +307,26 @@ async def _toggle_setting(svc: BotServices, update: Update, name: str, lang: str
         chat = await svc.store.chats.update_settings(chat_id, language=cycle[current.language])
     elif name == "forget":
         await svc.store.preferences.clear(update.effective_user.id)
-    text = _settings_text(chat.settings, lang)
-    text += await _preferences_text(svc, update.effective_user.id, lang)
-    await update.callback_query.edit_message_text(
-        text,
-        reply_markup=keyboards.settings(
-            chat.settings.confirm_queries, chat.settings.charts, chat.settings.language, lang
-        ),
-    )
+    await _show_settings_again(svc, update, chat, lang)
 
 
-async def _preferences_text(svc: BotServices, user_id: int, lang: str) -> str:
-    """What Barb remembers about this person (stated preferences), shown with /settings."""
-    prefs = await svc.store.preferences.for_user(user_id)
-    listing = "\n".join(f"• {p.text}" for p in prefs) or t("no_preferences", lang)
-    return f"\n\n{t('preferences_title', lang)}\n{listing}"
+async def _forget_preference(svc: BotServices, update: Update, parts: list[str], lang: str) -> None:
+    """One remembered preference forgotten; only its owner's press finds it."""
+    query = update.callback_query
+    pref_id = int(parts[0]) if parts and parts[0].isdigit() else None
+    user_id = update.effective_user.id
+    forgotten = pref_id is not None and await svc.store.preferences.remove(user_id, pref_id)
+    # Answered once the (short) delete is done, so that the answer can say whether it was.
+    await query.answer(t("preference_forgotten" if forgotten else "preference_not_found", lang))
+    if forgotten:
+        chat = await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
+        await _show_settings_again(svc, update, chat, lang)
 
 
-def _settings_text(settings: ChatSettings, lang: str) -> str:
-    onoff = {True: t("switch_on", lang), False: t("switch_off", lang)}
-    return t(
-        "settings_prompt",
-        lang,
-        confirm=onoff[settings.confirm_queries],
-        charts=onoff[settings.charts],
-        language=settings.language,
-    )
+async def _show_settings_again(svc: BotServices, update: Update, chat: Chat, lang: str) -> None:
+    preferences = await svc.store.preferences.for_user(update.effective_user.id)
+    text, markup = settings_view(chat.settings, preferences, lang)
+    await update.callback_query.edit_message_text(text, reply_markup=markup)
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -394,17 +391,13 @@ async def cmd_instrument(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
 
 
 async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Confirmation on/off, charts on/off, language auto/en/ru."""
+    """Confirmation on/off, charts on/off, language auto/en/ru, and what Barb remembers."""
     svc = services(context)
     lang = await _lang(svc, update)
     chat = await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-    s = chat.settings
-    text = _settings_text(s, lang) + await _preferences_text(svc, update.effective_user.id, lang)
-    await svc.sender(context.bot).text(
-        update.effective_chat.id,
-        escape(text),
-        markup=keyboards.settings(s.confirm_queries, s.charts, s.language, lang),
-    )
+    preferences = await svc.store.preferences.for_user(update.effective_user.id)
+    text, markup = settings_view(chat.settings, preferences, lang)
+    await svc.sender(context.bot).text(update.effective_chat.id, escape(text), markup=markup)
 
 
 async def cmd_reset(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

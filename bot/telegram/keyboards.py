@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.texts import t
@@ -12,6 +14,7 @@ OPTION = "o"
 SHOW_QUERY = "q"
 INSTRUMENT = "i"
 SETTING = "s"
+FORGET_PREFERENCE = "p"
 EXAMPLE = "x"
 SEPARATOR = ":"
 
@@ -70,7 +73,14 @@ def instruments(symbols: list[str], current: str) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup([row])
 
 
-def settings(confirm_on: bool, charts_on: bool, language: str, lang: str) -> InlineKeyboardMarkup:
+def settings(
+    confirm_on: bool,
+    charts_on: bool,
+    language: str,
+    lang: str,
+    forget: Sequence[tuple[int, str]] = (),
+) -> InlineKeyboardMarkup:
+    """The switches, then one button per remembered preference (``forget``: id, label)."""
     onoff = {True: t("switch_on", lang), False: t("switch_off", lang)}
     return InlineKeyboardMarkup(
         [
@@ -89,6 +99,10 @@ def settings(confirm_on: bool, charts_on: bool, language: str, lang: str) -> Inl
                     f"Language: {language}", callback_data=data(SETTING, "language")
                 )
             ],
+            *(
+                [InlineKeyboardButton(label, callback_data=data(FORGET_PREFERENCE, pref_id))]
+                for pref_id, label in forget
+            ),
             [InlineKeyboardButton(t("forget_button", lang), callback_data=data(SETTING, "forget"))],
         ]
     )

@@ -261,14 +261,15 @@ async def test_clarification_with_suggested_replies(make_assistant) -> None:
 
 async def test_preferences_are_remembered_and_used(make_assistant, store) -> None:
     assistant = make_assistant(
-        tool_call("remember_preference", preference="Only trades RTH"),
+        tool_call("remember_preference", kind="session", value="rth"),
         text("Noted."),
         text("Hi."),
     )
     await assistant.ask(ALICE, "I only trade RTH")
-    assert [p.text for p in await store.preferences.for_user(ALICE.user_id)] == ["Only trades RTH"]
+    saved = await store.preferences.for_user(ALICE.user_id)
+    assert [(p.kind, p.text) for p in saved] == [("session", "RTH")]
     await assistant.ask(ALICE, "hello")
-    assert "Only trades RTH" in assistant.provider.requests[-1].system
+    assert 'Preferences: {"session": "RTH"}' in assistant.provider.requests[-1].system
 
 
 async def test_no_raw_rows_reach_the_model_whatever_the_table(make_assistant) -> None:

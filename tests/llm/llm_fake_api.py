@@ -24,6 +24,10 @@ class Canned:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    #: Sent as is instead of ``body`` as JSON: for bodies ``json.dumps`` cannot or would not
+    #: write (not JSON at all, nested deeper than Python's recursion limit).
+    raw: bytes | None = None
+    content_type: str = "application/json"
 
 
 @dataclass(frozen=True)
@@ -100,10 +104,10 @@ class FakeAPIServer:
                 canned = fake._next(self.command, self.path, headers, body)
                 if canned.delay_s and fake._stopping.wait(canned.delay_s):
                     return
-                payload = json.dumps(canned.body).encode()
+                payload = canned.raw if canned.raw is not None else json.dumps(canned.body).encode()
                 try:
                     self.send_response(canned.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", canned.content_type)
                     self.send_header("content-length", str(len(payload)))
                     for name, value in canned.headers.items():
                         self.send_header(name, value)
@@ -228,3 +232,64 @@ def anthropic_error(status: int, message: str, headers: dict[str, str] | None = 
         body={"type": "error", "error": {"type": kind, "message": message}},
         headers=headers or {},
     )
+
+
+# --- Content faults: an HTTP 200 whose body is no usable model answer ---------------------
+# Each builder below is one way a model (or a proxy in front of it) has been seen to fail
+# while the transport succeeds, for both wire formats.
+
+
+def nested_json(depth: int, leaf: str = "1") -> str:
+    """A JSON object nested ``depth`` levels deep, written without recursion."""
+    return '{"a": ' * depth + leaf + "}" * depth
+
+
+def non_json_body(content_type: str = "application/json") -> Canned:
+    """A body cut off mid-way (a proxy that gave up), or an HTML error page."""
+    if content_type == "application/json":
+        return Canned(raw=b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{')
+    return Canned(raw=b"<html><body>upstream error</body></html>", content_type=content_type)
+
+
+def openai_null_message() -> Canned:
+    canned = openai_completion("unused")
+    canned.body["choices"][0]["message"] = None
+    return canned
+
+
+def openai_nested_arguments(depth: int = 5000) -> Canned:
+    query = '{"query": ' + nested_json(depth) + "}"
+    return openai_completion(tool_calls=[("call_deep", "execute_query", query)])
+
+
+def openai_nan_query() -> Canned:
+    # NaN is not JSON, but Python's json module (and so the SDK) reads it as a float.
+    query = '{"query": {"session": "RTH", "from": "daily", "select": "mean(range)", "limit": NaN}}'
+    return openai_completion(tool_calls=[("call_nan", "execute_query", query)])
+
+
+def openai_invalid_tool_name(name: str = "execute query; DROP TABLE chats") -> Canned:
+    return openai_completion(tool_calls=[("call_bad", name, '{"query": {}}')])
+
+
+def anthropic_null_message() -> Canned:
+    canned = anthropic_message(text_block("unused"))
+    canned.body["content"] = None
+    return canned
+
+
+def anthropic_nested_input(depth: int = 5000) -> Canned:
+    # json.dumps cannot write this (it recurses), so the body is spliced as text.
+    canned = anthropic_message(tool_use_block("toolu_deep", "execute_query", {"query": "HOLE"}))
+    raw = json.dumps(canned.body).replace('"HOLE"', nested_json(depth))
+    return Canned(raw=raw.encode())
+
+
+def anthropic_nan_query() -> Canned:
+    query = {"session": "RTH", "from": "daily", "select": "mean(range)", "limit": float("nan")}
+    # json.dumps writes the float as the bare word NaN, as a faulty server would.
+    return anthropic_message(tool_use_block("toolu_nan", "execute_query", {"query": query}))
+
+
+def anthropic_invalid_tool_name(name: str = "execute query; DROP TABLE chats") -> Canned:
+    return anthropic_message(tool_use_block("toolu_bad", name, {"query": {}}))

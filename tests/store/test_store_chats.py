@@ -119,3 +119,20 @@ async def test_a_preference_has_sensible_text(store: Store) -> None:
         await store.preferences.add(ALICE, "   ")
     with pytest.raises(ValueError, match="at most 300"):
         await store.preferences.add(ALICE, "x" * 301)
+    with pytest.raises(ValueError, match="one of session"):
+        await store.preferences.add(ALICE, "do as I say", kind="instructions")  # type: ignore[arg-type]
+
+
+async def test_a_person_holds_one_preference_of_each_kind_but_many_notes(store: Store) -> None:
+    await store.preferences.add(ALICE, "RTH", kind="session")
+    await store.preferences.add(ALICE, "answer in points")
+    await store.preferences.add(ALICE, "ETH", kind="session")  # replaces RTH
+    await store.preferences.add(ALICE, "keep it short")
+    await store.preferences.add(BOB, "RTH", kind="session")  # someone else's is theirs
+
+    assert [(p.kind, p.text) for p in await store.preferences.for_user(ALICE)] == [
+        ("note", "answer in points"),
+        ("session", "ETH"),
+        ("note", "keep it short"),
+    ]
+    assert [(p.kind, p.text) for p in await store.preferences.for_user(BOB)] == [("session", "RTH")]

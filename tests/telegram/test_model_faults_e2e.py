@@ -1,0 +1,148 @@
+"""What the person sees when the model misbehaves, over both real wires: the real PTB
+Application against the fake Bot API, and the real OpenAI / Anthropic SDK against the fake
+model API. A malformed answer is asked for once more; a second one gets the same plain
+sentence as an unreachable model: never "Something broke", never a traceback."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from bot_harness import ALICE, barb_bot
+from fake_bot_api import FakeBotAPI
+from pydantic import SecretStr
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))  # the fake model API's module
+from llm_fake_api import (
+    ANTHROPIC_PATH,
+    OPENAI_PATH,
+    Canned,
+    FakeAPIServer,
+    anthropic_invalid_tool_name,
+    anthropic_message,
+    anthropic_nan_query,
+    anthropic_nested_input,
+    anthropic_null_message,
+    non_json_body,
+    openai_completion,
+    openai_invalid_tool_name,
+    openai_nan_query,
+    openai_nested_arguments,
+    openai_null_message,
+    text_block,
+)
+
+from bot.llm.anthropic_provider import AnthropicProvider
+from bot.llm.messages import ModelRequest
+from bot.llm.openai_provider import OpenAIProvider
+from bot.llm.scripted import ScriptedProvider, tool_call, turn
+from bot.llm.sdk_provider import SDKProvider
+from bot.texts import t
+
+UNREACHABLE = t("llm_unavailable", "en")
+FAULTS: dict[str, dict[str, Callable[[], Canned]]] = {
+    "openai": {
+        "null message": openai_null_message,
+        "non-JSON body": non_json_body,
+        "arguments nested 5,000 deep": openai_nested_arguments,
+        "NaN in a query": openai_nan_query,
+        "invalid tool name": openai_invalid_tool_name,
+    },
+    "anthropic": {
+        "null message": anthropic_null_message,
+        "non-JSON body": non_json_body,
+        "arguments nested 5,000 deep": anthropic_nested_input,
+        "NaN in a query": anthropic_nan_query,
+        "invalid tool name": anthropic_invalid_tool_name,
+    },
+}
+CASES = [(api, fault) for api, faults in FAULTS.items() for fault in faults]
+
+
+@pytest.fixture
+def model_api() -> Iterator[FakeAPIServer]:
+    server = FakeAPIServer().start()
+    yield server
+    server.stop()
+
+
+def provider_for(api: str, url: str) -> SDKProvider:
+    key = SecretStr("sk-test-0123456789abcdef")
+    if api == "openai":
+        return OpenAIProvider(model="gpt-4o-mini", api_key=key, base_url=f"{url}/v1")
+    return AnthropicProvider(model="claude-sonnet-4-6", api_key=key, base_url=url)
+
+
+def answer(api: str, words: str) -> Canned:
+    if api == "openai":
+        return openai_completion(words)
+    return anthropic_message(text_block(words))
+
+
+async def say(fake: FakeBotAPI, words: str, sent_before: int) -> str:
+    fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=words))
+    sent = await fake.wait_for("sendMessage", sent_before + 1, chat_id=ALICE)
+    return sent[-1].result["text"]
+
+
+@pytest.mark.parametrize(("api", "fault"), CASES, ids=[f"{a}: {f}" for a, f in CASES])
+async def test_a_malformed_answer_is_retried_once_then_one_plain_sentence(
+    fake_telegram: FakeBotAPI, db_url: str, model_api: FakeAPIServer, api: str, fault: str
+) -> None:
+    fake = fake_telegram
+    path = OPENAI_PATH if api == "openai" else ANTHROPIC_PATH
+    malformed = FAULTS[api][fault]
+    model_api.queue(
+        path,
+        malformed(),
+        answer(api, "Hi! Ask me about the bars."),  # the retry is answered
+        malformed(),
+        malformed(),  # the retry fails too
+        answer(api, "Still here."),
+    )
+
+    async with (
+        provider_for(api, model_api.url) as provider,
+        barb_bot(fake, db_url, provider=provider) as svc,
+    ):
+        assert await say(fake, "hello", 0) == "Hi! Ask me about the bars."
+        assert len(model_api.requests_to(path)) == 2
+
+        assert await say(fake, "average range?", 1) == UNREACHABLE
+        assert len(model_api.requests_to(path)) == 4  # once more, and no further
+
+        # Nothing is stuck: the next question is answered as usual.
+        assert await say(fake, "are you there?", 2) == "Still here."
+        assert len(model_api.requests_to(path)) == 5
+
+        texts = [call.result["text"] for call in fake.calls("sendMessage", ALICE)]
+        assert not any("Something broke" in text or "Traceback" in text for text in texts)
+        assert len(texts) == 3  # one message per question, nothing extra
+        # The question that failed is kept, and its malformed answer is not.
+        stored = [row.payload for row in await svc.store.transcript.recent(ALICE, 3)]
+        assert {"role": "user", "text": "average range?"}.items() <= stored[2].items()
+        assert all(not payload.get("tool_calls") for payload in stored)
+
+
+def restless(request: ModelRequest):
+    """A model that never answers: four tool calls every turn, tools offered or not."""
+    return turn(*(tool_call("get_events") for _ in range(4)))
+
+
+async def test_a_model_that_will_not_stop_calling_tools_gets_its_own_sentence(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    provider = ScriptedProvider([restless] * 20)
+    async with barb_bot(fake, db_url, provider=provider):
+        said = await say(fake, "which events are there?", 0)
+
+        assert said == t("tool_loop_limit", "en")
+        assert said != UNREACHABLE and "Something broke" not in said
+        # 10 tool calls ran or were refused at the limit, the model was asked for words
+        # without tools, called tools again, and the loop ended there: 4 model calls.
+        assert len(provider.requests) == 4
+        assert provider.requests[-1].tools == []
+        assert len(fake.calls("sendMessage", ALICE)) == 1
