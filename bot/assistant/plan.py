@@ -14,7 +14,7 @@ from barb.instruments import Instrument
 from barb.script.ast import Call, Column, Expr, literal_value
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import parse_period
-from barb.script.query import Query, parse_query
+from barb.script.query import Query, Stage, parse_query
 from barb.timeframes import TIMEFRAMES
 
 Language = Literal["en", "ru"]
@@ -49,6 +49,13 @@ _LABELS: dict[str, tuple[str, str]] = {
     "desc": ("highest first", "по убыванию"),
     "asc": ("lowest first", "по возрастанию"),
     "first": ("first {n} rows", "первые {n} строк"),
+    "last_bars": ("the last {n} bars", "последние {n} баров"),
+    "with": ("With", "Вместе с"),
+    "bars_of": (
+        "{symbol} bars ({prefix}open … {prefix}volume)",
+        "барами {symbol} ({prefix}open … {prefix}volume)",
+    ),
+    "then": ("Then", "Затем"),
     "unreadable": ("The query could not be read", "Запрос не удалось прочитать"),
 }
 
@@ -92,6 +99,8 @@ def _period(query: Query, last: dt.date, lang: Language) -> str:
         period = parse_period(query.period, last)
     except QueryError:
         return query.period or ""
+    if period.bars is not None:
+        return _t("last_bars", lang).format(n=period.bars)
     if period.start is None and period.end is None:
         return _t("all", lang)
     start = period.start.isoformat() if period.start else "…"
@@ -111,17 +120,7 @@ def render_plan(
         query = parse_query(raw)
     except QueryError as exc:
         return f"{_t('unreadable', lang)}: {exc.message}"
-    lines = []
-    if query.select:
-        metrics = ", ".join(_metric(s, lang) for s in query.select)
-        line = f"{_t('compute', lang)}: {metrics}"
-    elif query.group_by:
-        line = f"{_t('compute', lang)}: {_describe(parse_expression('count()'), lang)}"
-    else:
-        line = _t("rows", lang)
-    if query.group_by:
-        line += f", {_t('group', lang)} " + ", ".join(_group_name(g) for g in query.group_by)
-    lines.append(line)
+    lines = [_computation(query, lang)]
 
     timeframe = query.timeframe or "daily"
     en, ru = TIMEFRAMES[timeframe].words
@@ -131,23 +130,57 @@ def render_plan(
         spec = instrument.sessions[session]
         window = f" ({spec.start}–{spec.end} ET)"
     lines.append(
-        f"{_t('bars', lang)}: {instrument.symbol}, {ru if lang == 'ru' else en}, "
+        f"{_t('bars', lang)}: {query.instrument or instrument.symbol}, "
+        f"{ru if lang == 'ru' else en}, "
         f"{_t('session', lang)} {session}{window}"
     )
     lines.append(f"{_t('period', lang)}: {_period(query, data_last, lang)}")
     for join in query.join:
+        if join.instrument is not None:
+            bars = _t("bars_of", lang).format(symbol=join.instrument, prefix=join.prefix)
+            lines.append(f"{_t('with', lang)} {bars}")
+            continue
         how = _t(join.filter or "mark", lang)
-        lines.append(f"{_t('events', lang)}: {join.source.upper()} — {how}")
+        lines.append(f"{_t('events', lang)}: {(join.source or '').upper()} — {how}")
     if query.map:
         cols = "; ".join(f"{name} = {text}" for name, text in query.map.items())
         lines.append(f"{_t('new', lang)}: {cols}")
     if query.where:
         lines.append(f"{_t('filter', lang)}: {query.where}")
-    if query.sort:
+    lines += _ordering(query, lang)
+    if query.then is not None:
+        then = [_computation(query.then, lang, labelled=False)]
+        if query.then.where:
+            then.append(f"{_t('filter', lang)}: {query.then.where}")
+        then += _ordering(query.then, lang)
+        lines.append(f"{_t('then', lang)}: " + "; ".join(then))
+    return "\n".join(lines)
+
+
+def _computation(stage: Stage, lang: Language, *, labelled: bool = True) -> str:
+    label = f"{_t('compute', lang)}: " if labelled else ""
+    if stage.select:
+        line = label + ", ".join(_metric(s, lang) for s in stage.select)
+    elif stage.group_by:
+        line = label + _describe(parse_expression("count()"), lang)
+    else:
+        line = _t("rows", lang)
+    if stage.group_by:
+        line += f", {_t('group', lang)} " + ", ".join(_group_name(g) for g in stage.group_by)
+    return line
+
+
+def _ordering(stage: Stage, lang: Language) -> list[str]:
+    lines = []
+    if stage.sort:
         order = ", ".join(
-            f"{k.column} ({_t('desc' if k.descending else 'asc', lang)})" for k in query.sort
+            f"{k.column} ({_t('desc' if k.descending else 'asc', lang)})" for k in stage.sort
         )
         lines.append(f"{_t('order', lang)}: {order}")
-    if query.limit:
-        lines[-1] += "; " + _t("first", lang).format(n=query.limit)
-    return "\n".join(lines)
+    if stage.limit:
+        first = _t("first", lang).format(n=stage.limit)
+        if lines:
+            lines[-1] += "; " + first
+        else:
+            lines.append(first)
+    return lines
