@@ -38,7 +38,7 @@ DAILY_RTH = f"""
 @dataclass(frozen=True)
 class Question:
     name: str
-    kind: str  # "daily+", "minute" or "indicator"
+    kind: str  # "daily+", "minute", "indicator" or "history" (a period that needs warm-up)
     barb: dict
     sql: str | None  # None: no hand-written SQL equivalent (recursive indicators)
 
@@ -258,6 +258,79 @@ QUESTIONS: list[Question] = [
               WHERE mod >= 570 AND mod < 585 AND tdate BETWEEN '2020-01-01' AND '2025-12-31'
               GROUP BY tdate)""",
     ),
+    # Periods that read history before them: the warm-up the planner adds is measured below.
+    Question(
+        "RSI(14) < 30 in 2024, RSI on all history",
+        "history",
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "where": "rsi(close, 14) < 30",
+            "select": "count()",
+        },
+        None,
+    ),
+    Question(
+        "2024 closes above the 200-day SMA",
+        "history",
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "where": "close > rolling_mean(close, 200)",
+            "select": "count()",
+        },
+        f"""SELECT count(*) FROM (
+              SELECT tdate, close, avg(close) OVER (ORDER BY tdate ROWS 199 PRECEDING) AS sma,
+                     count(*) OVER (ORDER BY tdate ROWS 199 PRECEDING) AS n
+              FROM ({DAILY_RTH})) WHERE n = 200 AND close > sma
+              AND tdate BETWEEN '2024-01-01' AND '2024-12-31'""",
+    ),
+    Question(
+        "mean range, last 30 bars",
+        "history",
+        {"session": "RTH", "from": "daily", "period": "last_30_bars", "select": "mean(range)"},
+        f"SELECT avg(range) FROM (SELECT range FROM ({DAILY_RTH}) ORDER BY tdate DESC LIMIT 30)",
+    ),
+    Question(
+        "5m RSI(14) on one day",
+        "history",
+        {
+            "session": "RTH",
+            "from": "5m",
+            "period": "2024-03-05",
+            "map": {"r": "rsi(close, 14)"},
+            "select": ["timestamp", "r"],
+        },
+        None,
+    ),
+    Question(
+        "1m EMA(50) crosses in one week",
+        "history",
+        {
+            "session": "ETH",
+            "from": "1m",
+            "period": "2024-03-04:2024-03-08",
+            "map": {"e": "ema(close, 50)"},
+            "where": "close > e and prev(close) <= prev(e)",
+            "select": "count()",
+        },
+        None,
+    ),
+    Question(
+        "NQ-ES daily return correlation, 2024",
+        "history",
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "join": {"instrument": "ES"},
+            "map": {"a": "close / prev(close) - 1", "b": "es_close / prev(es_close) - 1"},
+            "select": "correlation(a, b)",
+        },
+        None,
+    ),
 ]
 
 
@@ -348,6 +421,8 @@ def main() -> None:
         duck = f"duckdb {d_med:8.2f} ms  ratio {b_med / d_med:6.3f}" if d_med else "no SQL"
         print(f"{q.name:36s} barb {b_med:8.2f} ms (first {b_first:8.1f})  {duck}")
 
+    warmups = warmup_costs(args.instrument, args.repeat)
+
     charts = []
     for name, query in CHART_CASES:
         result = execute(query, args.instrument)
@@ -359,6 +434,7 @@ def main() -> None:
     barb_total = sum(r[2] for r in compared)
     duck_total = sum(r[3] for r in compared)
     daily = [r for r in rows if r[0].kind in ("daily+", "indicator") and "5m" not in r[0].name]
+    previous = previous_medians(args.write) if args.write else {}
     minute = [r for r in rows if r[0].kind == "minute"]
     cold = statistics.median(s["cold_start_s"] for s in starts)
     cold_runs = ", ".join(f"{s['cold_start_s']:.2f}" for s in starts)
@@ -373,12 +449,27 @@ def main() -> None:
         "bars held in memory.",
         "",
         "| question | kind | Barb warm median (ms) | Barb first run (ms) | DuckDB median (ms) "
-        "| Barb/DuckDB |",
-        "|---|---|---:|---:|---:|---:|",
+        "| Barb/DuckDB | previous run (ms) |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for q, first, med, dmed in rows:
         duck = f"{dmed:.2f} | {med / dmed:.3f}" if dmed else "— | —"
-        lines.append(f"| {q.name} | {q.kind} | {med:.2f} | {first:.1f} | {duck} |")
+        before = previous.get(q.name)
+        was = f"{before:.2f} ({med / before - 1:+.0%})" if before else "new"
+        lines.append(f"| {q.name} | {q.kind} | {med:.2f} | {first:.1f} | {duck} | {was} |")
+    lines += [
+        "",
+        "Warm-up: the planner widens a period backwards by what its expressions read (exact for",
+        "windows, until a recursive smoother's seed weighs < 1e-12, all history for running",
+        "totals). Cost per question, the same plan timed with and without its warm-up:",
+        "",
+        "| question | bars in period | bars evaluated | with warm-up (ms) | without (ms) | cost |",
+        "|---|---:|---:|---:|---:|---:|",
+        *(
+            f"| {name} | {inside:,} | {total:,} | {med:.2f} | {bare:.2f} | {med / bare:.2f}x |"
+            for name, inside, total, med, bare in warmups
+        ),
+    ]
     lines += [
         "",
         "| chart | median render (ms) |",
@@ -402,6 +493,51 @@ def main() -> None:
     print(text)
     if args.write:
         write_section(args.write, "Engine", text)
+
+
+def warmup_costs(instrument: str, repeat: int) -> list[tuple[str, int, int, float, float]]:
+    """For each question whose period needs history: bars in the period and evaluated, and
+    its time with the planned warm-up and with none (the old, history-cutting behaviour)."""
+    import dataclasses
+
+    from barb.interpreter import plan_query, run
+    from barb.period_rows import IN_PERIOD, bars_in_scope
+    from barb.script.query import parse_query
+    from barb.script.reach import ROW
+    from barb.settings import default_settings
+
+    settings = default_settings()
+    out = []
+    for q in QUESTIONS:
+        plan = plan_query(parse_query(q.barb), instrument, settings)
+        if plan.reach.local or plan.period.everything:
+            continue
+        bare = dataclasses.replace(plan, reach=ROW)
+        scope = bars_in_scope(plan)
+        _, med = timed(lambda plan=plan: run(plan, settings), repeat)
+        _, med_bare = timed(lambda bare=bare: run(bare, settings), repeat)
+        inside = int(scope.frame[IN_PERIOD].sum())
+        out.append((q.name, inside, len(scope.frame), med, med_bare))
+    return out
+
+
+def previous_medians(path: Path) -> dict[str, float]:
+    """Warm medians of the last recorded run, by question, from the benchmarks page."""
+    if not path.exists():
+        return {}
+    text = path.read_text()
+    if "## Engine\n" not in text:
+        return {}
+    section = text.split("## Engine\n", 1)[1].split("\n## ", 1)[0]
+    medians = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[1] in ("daily+", "minute", "indicator", "history"):
+            try:
+                medians[cells[0]] = float(cells[2])
+            except ValueError:
+                continue
+    return medians
 
 
 CHART_CASES = [
