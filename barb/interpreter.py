@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.bar_labels import with_bar_label
 from barb.errors import (
     ArgumentError,
     BarbError,
@@ -379,7 +380,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         table = _grouped(plan, ctx)
         by = [name for name, _ in plan.group_keys]
         table = _sort_limit(table, plan, warnings)
-        summary = summarize_grouped(table, by, [s.name for s in plan.select])
+        summary = summarize_grouped(table, by, [s.name for s in plan.select], sort=_sort_keys(plan))
         focus = by + [s.name for s in plan.select]
     elif shape in ("scalar", "dict"):
         ctx.step = "select"
@@ -398,6 +399,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             table = pd.DataFrame(
                 {s.name: _evaluate(s.expr, ctx, "select") for s in plan.select}, index=frame.index
             )
+            table = with_bar_label(table, frame, plan.timeframe)
             focus = [s.name for s in plan.select]
         else:
             table = _display_rows(frame, plan)
@@ -405,8 +407,13 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         stat_cols = [name for name, _ in plan.map_exprs] + [k.column for k in query.sort]
         if plan.select:
             stat_cols += [s.name for s in plan.select]
-        row_cols = ["timestamp", *(name for name, _ in plan.map_exprs)]
-        summary = summarize_table(table, list(dict.fromkeys(stat_cols)), row_cols)
+        value_cols = [s.name for s in plan.select] or [
+            *(name for name, _ in plan.map_exprs),
+            *(k.column for k in query.sort),
+        ]
+        summary = summarize_table(
+            table, stat_cols, value_cols, timeframe=plan.timeframe, sort=_sort_keys(plan)
+        )
 
     truncated = False
     if table is not None and len(table) > settings.max_table_rows:
@@ -469,9 +476,14 @@ def _grouped(plan: Plan, ctx: EvalContext) -> pd.DataFrame:
 
 def _display_rows(frame: pd.DataFrame, plan: Plan) -> pd.DataFrame:
     """The rows behind a number, without internal columns (and daily bars' trading_date,
-    which repeats their timestamp)."""
+    which repeats their timestamp), named by their bar label first."""
     hidden = [MINUTE_OF_DAY] + (["trading_date"] if plan.timeframe == "daily" else [])
-    return frame.drop(columns=[c for c in hidden if c in frame.columns])
+    rows = frame.drop(columns=[c for c in hidden if c in frame.columns])
+    return with_bar_label(rows, frame, plan.timeframe)
+
+
+def _sort_keys(plan: Plan) -> list[tuple[str, bool]]:
+    return [(k.column, k.descending) for k in plan.query.sort]
 
 
 def _session_name(dataset: Dataset, name: str) -> str:
