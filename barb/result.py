@@ -267,11 +267,10 @@ def summarize_grouped(
         col_stats = _stats(numeric)
         if col_stats is not None:
             summary.stats = {main: col_stats}
-        if not summary.whole:
-            floats = numeric.to_numpy(dtype="float64")
-            shown = by + values[:MAX_SHOWN_VALUES]
-            summary.min = _row(table, int(np.nanargmin(floats)), shown)
-            summary.max = _row(table, int(np.nanargmax(floats)), shown)
+        floats = numeric.to_numpy(dtype="float64")
+        shown = by + values[:MAX_SHOWN_VALUES]
+        summary.min = _row(table, int(np.nanargmin(floats)), shown)
+        summary.max = _row(table, int(np.nanargmax(floats)), shown)
     return summary
 
 
