@@ -18,7 +18,7 @@ import pytest
 
 from barb import execute, render_summary
 from barb.data.store import DataMeta, data_path, write_bars
-from barb.result import EDGE_ROWS, Result, Summary
+from barb.result import EDGE_ROWS, Result
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
 
@@ -242,6 +242,6 @@ def test_years_have_no_thousands_separator_and_one_row_is_one_row(year_settings,
     ohlc = [bars["open"].iloc[0], bars["high"].max(), bars["low"].min(), bars["close"].iloc[-1]]
     assert one.splitlines()[1:3] == [
         "year,open,high,low,close",
-        "2023," + ",".join(f"{v:g}" for v in ohlc),
+        "2023," + ",".join(f"{v:.10g}" for v in ohlc),
     ]
     assert "Scanned 1 yearly RTH bar of NQ" in one
