@@ -1,25 +1,20 @@
 """What the model reads for a result: read back from ``render_summary`` and checked against
 pandas computed straight from the minute bars.
 
-A year of RTH minute bars (2023, weekdays, 09:30-16:59) is built here, so that a query can
-return twelve monthly bars, forty daily ones, or 25 groups.
+The bars are a year of RTH minutes (``year_minutes`` in conftest), so that a query can return
+twelve monthly bars, forty daily ones, or 25 groups.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import warnings
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from barb import execute, render_summary
-from barb.data.store import DataMeta, data_path, write_bars
 from barb.result import EDGE_ROWS, Result
-from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
 
 with warnings.catch_warnings():
@@ -30,54 +25,6 @@ with warnings.catch_warnings():
     O200K = bpe_openai.get_encoding("o200k_base")
 
 RET = "(close - prev(close)) / prev(close) * 100"
-
-
-def year_of_minutes(seed: int = 11) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    days = pd.bdate_range("2023-01-02", "2023-12-29")
-    stamps = [
-        pd.date_range(day + pd.Timedelta(minutes=570), periods=450, freq="1min") for day in days
-    ]
-    ts = stamps[0].append(stamps[1:])
-    n = len(ts)
-    steps = rng.choice([-1.0, 0.0, 1.0], size=n) * 0.25 * rng.integers(1, 6, n)
-    close = np.round((11000 + np.cumsum(steps + 0.004)) * 4) / 4
-    open_ = np.concatenate(([close[0]], close[:-1]))
-    return pd.DataFrame(
-        {
-            "timestamp": ts.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": np.maximum(open_, close) + 0.25 * rng.integers(0, 3, n),
-            "low": np.minimum(open_, close) - 0.25 * rng.integers(0, 3, n),
-            "close": close,
-            "volume": rng.integers(1, 400, n).astype(np.int64),
-        }
-    )
-
-
-@pytest.fixture(scope="module")
-def minutes() -> pd.DataFrame:
-    return year_of_minutes()
-
-
-@pytest.fixture(scope="module")
-def year_settings(tmp_path_factory: pytest.TempPathFactory, minutes: pd.DataFrame):
-    data_dir: Path = tmp_path_factory.mktemp("year")
-    settings = EngineSettings(data_dir=data_dir)
-    frame = minutes.copy()
-    frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
-    frame["minute"] = minutes_of_day(frame["timestamp"])
-    meta = DataMeta(
-        instrument="NQ",
-        timezone="America/New_York",
-        source="synthetic",
-        description="a year of hand-made RTH bars",
-        first_date=dt.date(2023, 1, 3),
-        last_date=dt.date(2023, 12, 29),
-        rows=len(frame),
-    )
-    write_bars(frame, meta, data_path("NQ", settings))
-    return settings
 
 
 def run(query: dict, settings: EngineSettings) -> Result:
@@ -118,10 +65,10 @@ def tokens(text: str) -> int:
     return len(O200K.encode(text))
 
 
-def test_twelve_monthly_returns_are_read_whole_and_labelled(year_settings, minutes) -> None:
+def test_twelve_monthly_returns_are_read_whole_and_labelled(year_settings, year_minutes) -> None:
     query = {"session": "RTH", "from": "monthly", "map": {"ret_pct": RET}}
     text = render_summary(run(query, year_settings))
-    closes = daily(minutes)["close"].groupby(lambda d: d.strftime("%Y-%m")).last()
+    closes = daily(year_minutes)["close"].groupby(lambda d: d.strftime("%Y-%m")).last()
     expected = closes.pct_change() * 100
 
     assert text.splitlines()[0] == "Result: 12 rows of monthly bars, in time order, all shown:"
@@ -140,7 +87,7 @@ def test_twelve_monthly_returns_are_read_whole_and_labelled(year_settings, minut
     assert tokens(text) <= 200
 
 
-def test_selecting_one_column_keeps_the_month_first(year_settings, minutes) -> None:
+def test_selecting_one_column_keeps_the_month_first(year_settings, year_minutes) -> None:
     query = {"session": "RTH", "from": "monthly", "map": {"ret": RET}, "select": "ret"}
     result = run(query, year_settings)
     assert list(result.table.columns) == ["month", "ret"]
@@ -149,7 +96,9 @@ def test_selecting_one_column_keeps_the_month_first(year_settings, minutes) -> N
     assert header == ["month", "ret"] and len(rows) == 12
 
 
-def test_forty_rows_are_summarized_by_top_and_bottom_in_sort_order(year_settings, minutes) -> None:
+def test_forty_rows_are_summarized_by_top_and_bottom_in_sort_order(
+    year_settings, year_minutes
+) -> None:
     query = {
         "session": "RTH",
         "from": "daily",
@@ -159,7 +108,7 @@ def test_forty_rows_are_summarized_by_top_and_bottom_in_sort_order(year_settings
     }
     result = run(query, year_settings)
     text = render_summary(result)
-    bars = daily(minutes)
+    bars = daily(year_minutes)
     bars["chg"] = bars["close"] - bars["open"]
     window = bars.loc["2023-03-01":"2023-04-25"]
     assert len(window) == 40
@@ -186,11 +135,11 @@ def test_forty_rows_are_summarized_by_top_and_bottom_in_sort_order(year_settings
     assert float(stats.group(3)) == pytest.approx(window["chg"].mean(), rel=1e-3)
 
 
-def test_many_groups_show_extremes_and_both_ends_in_key_order(year_settings, minutes) -> None:
+def test_many_groups_show_extremes_and_both_ends_in_key_order(year_settings, year_minutes) -> None:
     query = {"session": "RTH", "from": "daily", "group_by": "date()", "select": "max(range)"}
     result = run({**query, "period": "2023-05-01:2023-06-30"}, year_settings)
     text = render_summary(result)
-    bars = daily(minutes).loc["2023-05-01":"2023-06-30"]
+    bars = daily(year_minutes).loc["2023-05-01":"2023-06-30"]
     ranges = bars["high"] - bars["low"]
     assert text.splitlines()[0].startswith(f"Result: {len(bars)} groups by date, ordered by date;")
     header, rows = listed(text)
@@ -202,7 +151,7 @@ def test_many_groups_show_extremes_and_both_ends_in_key_order(year_settings, min
 
 
 def test_a_result_of_25_rows_and_4_values_is_whole_within_about_400_tokens(
-    year_settings, minutes
+    year_settings, year_minutes
 ) -> None:
     # 25 groups, one per 15-minute slot from 09:30 to 15:30, and four aggregate columns.
     query = {
@@ -227,10 +176,12 @@ def test_a_result_of_25_rows_and_4_values_is_whole_within_about_400_tokens(
     assert len(text) / 4 <= 400
 
 
-def test_years_have_no_thousands_separator_and_one_row_is_one_row(year_settings, minutes) -> None:
+def test_years_have_no_thousands_separator_and_one_row_is_one_row(
+    year_settings, year_minutes
+) -> None:
     query = {"session": "RTH", "from": "daily", "group_by": "year()", "select": "sum(volume)"}
     text = render_summary(run(query, year_settings))
-    total = int(minutes["volume"].sum())
+    total = int(year_minutes["volume"].sum())
     assert text.splitlines()[:3] == [
         "Result: 1 group by year:",
         "year,sum_volume",
@@ -238,7 +189,7 @@ def test_years_have_no_thousands_separator_and_one_row_is_one_row(year_settings,
     ]
     one = render_summary(run({"session": "RTH", "from": "yearly"}, year_settings))
     assert one.splitlines()[0] == "Result: 1 row of yearly bars:"
-    bars = daily(minutes)
+    bars = daily(year_minutes)
     ohlc = [bars["open"].iloc[0], bars["high"].max(), bars["low"].min(), bars["close"].iloc[-1]]
     assert one.splitlines()[1:3] == [
         "year,open,high,low,close",
