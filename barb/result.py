@@ -108,7 +108,7 @@ class Result:
         assert self.summary is not None and self.metadata is not None
         return {
             "summary": self.summary.model_dump(mode="json", exclude_none=True),
-            "summary_text": _render(self),
+            "summary_text": render_summary(self),
             "table": records(self.table) if self.table is not None else None,
             "source_rows": records(self.source_rows) if self.source_rows is not None else None,
             "metadata": self.metadata.model_dump(mode="json"),
@@ -208,9 +208,9 @@ def summarize_table(
     """Rows result: count, stats of the query's own columns, and the rows themselves (all of
     a small table; the top and bottom of a big one, in its order).
 
-    ``value_columns`` are the query's columns (select, or map and join); a table of plain
-    bars shows their open, high, low and close. Each row is named by the bar label that
-    ``barb.bar_labels`` put first (intraday: the timestamp).
+    ``value_columns`` are the query's columns (its select, or its map and sort columns); a
+    table of plain bars shows their open, high, low and close. Each row is named by the bar
+    label that ``barb.bar_labels`` put first (intraday: the timestamp).
     """
     label = table_label(table, timeframe) if timeframe else None
     if label is None and "timestamp" in table.columns:
@@ -282,12 +282,8 @@ def label_meaning(summary: Summary, timeframe: str) -> str | None:
     return label.meaning
 
 
-def _render(result: Result) -> str:
-    from barb.summary_text import render_summary
-
-    return render_summary(result)
-
-
 def render_summary(result: Result) -> str:
-    """The text the model reads (kept here for callers of ``barb.result.render_summary``)."""
-    return _render(result)
+    """The text the model reads; written by ``barb.summary_text``, which builds on this module."""
+    from barb.summary_text import render_summary as render
+
+    return render(result)
