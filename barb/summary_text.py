@@ -49,7 +49,8 @@ def _rows_block(s: Summary) -> list[str]:
     if s.bottom:
         left_out = (s.rows or 0) - len(s.top or []) - len(s.bottom)
         if left_out > 0:
-            lines.append(f"… {count_text(left_out, 'more row')} …")
+            noun = "more group" if s.type == "grouped" else "more row"
+            lines.append(f"… {count_text(left_out, noun)} …")
         lines += [",".join(_cell(v) for v in row) for row in s.bottom]
     return lines
 

@@ -146,6 +146,7 @@ def test_many_groups_show_extremes_and_both_ends_in_key_order(year_settings, yea
     assert header == ["date", "max_range"]
     keys = [d.strftime("%Y-%m-%d") for d in bars.index]
     assert [r[0] for r in rows] == keys[:EDGE_ROWS] + keys[-EDGE_ROWS:]
+    assert f"… {len(bars) - 2 * EDGE_ROWS} more groups …" in text
     top = ranges.idxmax().strftime("%Y-%m-%d")
     assert f"highest max_range: date={top}, max_range={ranges.max():g}" in text
 
