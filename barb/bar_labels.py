@@ -79,6 +79,9 @@ def table_label(table: pd.DataFrame, timeframe: str) -> str | None:
     label = bar_label(timeframe)
     if label is None or not len(table.columns) or table.columns[0] != label.column:
         return None
+    # A label is text; a column of dates under that name is the query's own (date()).
+    if table[label.column].dtype != object:
+        return None
     return label.column
 
 
