@@ -11,6 +11,7 @@ Every label is text that sorts in time order, so a table sorted by its label sta
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -94,24 +95,37 @@ def _bar_dates(frame: pd.DataFrame, timeframe: str) -> np.ndarray | None:
         # session ends on the next calendar day); a bar stamped otherwise is named by that.
         order = ("trading_date", "timestamp")
     for name in order:
-        if name in frame.columns and pd.api.types.is_datetime64_any_dtype(frame[name]):
-            values = frame[name]
-            if getattr(values.dt, "tz", None) is not None:
-                values = values.dt.tz_localize(None)
+        if name not in frame.columns:
+            continue
+        values = frame[name]
+        if isinstance(values.dtype, pd.DatetimeTZDtype):
+            return values.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
+        if pd.api.types.is_datetime64_any_dtype(values):
             return values.to_numpy(dtype="datetime64[ns]")
     return None
 
 
+# numpy writes ISO dates at a given unit far faster than strftime, and the labels of a
+# query's bars are kept for the next query over the same bars: the rows behind a daily
+# number are thousands of bars, whose labels would otherwise cost more than the query.
+_UNITS = {"daily": "D", "weekly": "D", "monthly": "M", "yearly": "Y"}
+
+
 def _format(dates: np.ndarray, timeframe: str) -> np.ndarray:
-    index = pd.DatetimeIndex(dates)
-    if timeframe in ("daily", "weekly"):
-        text = index.strftime("%Y-%m-%d")
-    elif timeframe == "monthly":
-        text = index.strftime("%Y-%m")
-    elif timeframe == "quarterly":
-        text = index.to_period("Q").strftime("%Y-Q%q")
+    key = dates.astype("datetime64[ns]").view(np.int64)
+    return _format_cached(timeframe, key.tobytes()).copy()
+
+
+@lru_cache(maxsize=16)
+def _format_cached(timeframe: str, raw: bytes) -> np.ndarray:
+    dates = np.frombuffer(raw, dtype=np.int64).view("datetime64[ns]")
+    if timeframe == "quarterly":
+        years = np.datetime_as_string(dates.astype("datetime64[Y]"), unit="Y")
+        quarter = dates.astype("datetime64[M]").astype(np.int64) % 12 // 3 + 1
+        text = np.char.add(np.char.add(years, "-Q"), quarter.astype(str))
     else:
-        text = index.strftime("%Y")
-    out = np.asarray(text, dtype=object)
-    out[index.isna()] = None
+        unit = _UNITS[timeframe]
+        text = np.datetime_as_string(dates.astype(f"datetime64[{unit}]"), unit=unit)
+    out = text.astype(object)
+    out[np.isnat(dates)] = None
     return out
