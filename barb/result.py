@@ -184,16 +184,15 @@ def _list_rows(summary: Summary, table: pd.DataFrame, shown: list[str], values: 
     n = len(table)
     summary.shown = shown
     summary.whole = n <= 2 * EDGE_ROWS or (n <= WHOLE_MAX_ROWS and values <= WHOLE_MAX_VALUES)
-    cells = table[shown]
     if summary.whole:
-        summary.top = _cells(cells, 0, n)
+        summary.top = _cells(table, shown, 0, n)
     else:
-        summary.top = _cells(cells, 0, EDGE_ROWS)
-        summary.bottom = _cells(cells, n - EDGE_ROWS, n)
+        summary.top = _cells(table, shown, 0, EDGE_ROWS)
+        summary.bottom = _cells(table, shown, n - EDGE_ROWS, n)
 
 
-def _cells(frame: pd.DataFrame, start: int, stop: int) -> list[list[Any]]:
-    part = frame.iloc[start:stop]
+def _cells(frame: pd.DataFrame, columns: list[str], start: int, stop: int) -> list[list[Any]]:
+    part = frame.iloc[start:stop][columns]  # rows first: a big table's columns are not copied
     return [[short_value(v) for v in row] for row in part.itertuples(index=False, name=None)]
 
 
