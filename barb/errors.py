@@ -9,6 +9,7 @@ the engine is a bug, reported to the developer with a reference id.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 MAX_REPORTED_ERRORS = 5
@@ -154,6 +155,24 @@ class MultipleErrors(QueryError):
             for e in self.errors[:MAX_REPORTED_ERRORS]
         ]
         return out
+
+
+def sorted_names(names: Iterable[str]) -> list[str]:
+    """Names in the order an "Available: …" list gives them: alphabetical, each once.
+
+    Sorted because the names often come from a set, whose order changes from one process to
+    the next: the same mistake must get the same message (and the same did-you-mean) every
+    time.
+    """
+    return sorted(set(names), key=lambda name: (name.lower(), name))
+
+
+def available(names: Iterable[str], *, limit: int | None = None) -> str:
+    """``close, high, low, …``: the sorted names, at most ``limit`` of them."""
+    ordered = sorted_names(names)
+    if limit is not None and len(ordered) > limit:
+        return ", ".join(ordered[:limit]) + ", …"
+    return ", ".join(ordered)
 
 
 def raise_collected(errors: list[QueryError]) -> None:

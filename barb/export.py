@@ -1,4 +1,9 @@
-"""CSV export of what proves an answer: the table, or the rows behind a number."""
+"""CSV export of what proves an answer: the table, or the rows behind a number.
+
+Daily and longer bars are named by their bar label in the first column (``date``, ``week``,
+``month``, ``quarter``, ``year``), the same label the model's summary and the chart use; the
+timestamps it stands for are left out, so each bar has one name.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from barb.bar_labels import REPLACED_COLUMNS, table_label
 from barb.result import Result
 
 
@@ -23,6 +29,9 @@ def csv_bytes(result: Result) -> bytes:
     if frame is None:
         return b""
     out = frame.copy(deep=False)
+    timeframe = result.metadata.timeframe if result.metadata else ""
+    if table_label(out, timeframe) is not None:
+        out = out.drop(columns=[c for c in REPLACED_COLUMNS if c in out.columns])
     for name in out.columns:
         if pd.api.types.is_datetime64_any_dtype(out[name]):
             values = out[name]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from barb.bar_labels import bar_label
 from barb.errors import (
     ArgumentError,
     DataError,
@@ -64,6 +65,8 @@ class StagePlan:
     limit: int | None
     # Order-dependent parts of aggregates' arguments, computed per row before rows are cut.
     hoisted: tuple[tuple[str, Expr], ...] = ()
+    # The bar label column a row result starts with, if its bars have one.
+    label: str | None = None
 
     @property
     def shape(self) -> str:
@@ -84,11 +87,10 @@ class StagePlan:
     def output_columns(self, columns: set[str]) -> set[str]:
         if self.group_keys:
             return {name for name, _ in self.group_keys} | {s.name for s in self.select}
-        if self.select and not self.select[0].aggregate:
+        if self.select and self.select[0].aggregate:
             return {s.name for s in self.select}
-        if self.select:
-            return {s.name for s in self.select}
-        return columns
+        rows = {s.name for s in self.select} if self.select else set(columns)
+        return rows | ({self.label} if self.label else set())
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,10 @@ def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
     columns = set(BAR_COLUMNS)
     events = _bind_events(query, dataset, columns, errors)
     instruments = _bind_instruments(query, dataset, session, settings, columns, errors)
-    first = _plan_stage(query, columns, errors, settings, prefix="")
+    label = bar_label(tf.name)
+    first = _plan_stage(
+        query, columns, errors, settings, prefix="", label=label.column if label else None
+    )
     then = None
     if query.then is not None:
         then = _plan_then(query.then, first, columns, errors, settings)
@@ -275,8 +280,13 @@ def _plan_stage(
     settings: EngineSettings,
     *,
     prefix: str,
+    label: str | None = None,
 ) -> StagePlan:
-    """Check one stage's clauses against ``columns`` (which gains the map names)."""
+    """Check one stage's clauses against ``columns`` (which gains the map names).
+
+    ``label`` is the bar label a row result starts with (``date``, ``month``…): rows can be
+    sorted by it, and a second stage can read it.
+    """
 
     def step(name: str) -> str:
         return prefix + name
@@ -315,6 +325,7 @@ def _plan_stage(
         sort=tuple(stage.sort),
         limit=stage.limit,
         hoisted=tuple(hoisted),
+        label=label,
     )
     _check_sort(plan, columns, errors, step("sort"))
     if stage.limit is not None and stage.limit > settings.max_limit:
@@ -422,10 +433,7 @@ def _plan_then(
             )
         )
         return None
-    stage_columns = first.output_columns(set(columns))
-    if first.shape == "table" and not first.select:
-        stage_columns = set(columns)
-    return _plan_stage(then, stage_columns, errors, settings, prefix="then.")
+    return _plan_stage(then, first.output_columns(set(columns)), errors, settings, prefix="then.")
 
 
 def _parse(text: str, step: str, errors: list[QueryError]) -> Expr | None:

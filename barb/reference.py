@@ -17,9 +17,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from barb.errors import UnknownEvent
-from barb.events import describe_event, event_catalog, events_reference
+from barb.bar_labels import BAR_LABELS
+from barb.errors import UnknownEvent, available
+from barb.events import concept_key, describe_event, event_catalog, events_reference
 from barb.instruments import Instrument
+from barb.result import EDGE_ROWS, WHOLE_MAX_ROWS, WHOLE_MAX_VALUES
 from barb.script.functions import FunctionSpec
 from barb.script.library import library
 from barb.script.patterns import pattern_catalog
@@ -44,6 +46,8 @@ _CATEGORY_TITLES = {
 class Example(BaseModel):
     question: str
     query: dict[str, Any]
+    # Examples use the default session; one that needs another says why (not shown).
+    session_why: str | None = None
 
 
 @cache
@@ -102,8 +106,7 @@ def query_reference(instrument: Instrument | None = None) -> str:
         'Named patterns (daily bars, use in where: "inside_day()"; details via get_concept):',
         "  " + ", ".join(f"{name}()" for name in pattern_catalog()),
         "",
-        "RESULT: you get a short summary (value, or rows count with stats/first/last, or groups "
-        "with min/max), never the raw rows; the person sees the full table, chart and CSV.",
+        *_result_lines(),
         "",
         "EXAMPLES:",
     ]
@@ -111,6 +114,24 @@ def query_reference(instrument: Instrument | None = None) -> str:
         lines.append(f"Q: {example.question}")
         lines.append(f"   {json.dumps(example.query, ensure_ascii=False)}")
     return "\n".join(lines)
+
+
+def _result_lines() -> list[str]:
+    labels = ", ".join(
+        f"{label.column} {label.example}" + (f" ({label.meaning})" if label.meaning else "")
+        for label in BAR_LABELS.values()
+    )
+    return [
+        "RESULT: you read a summary; the person sees the full table, chart and CSV.",
+        "- A number: 'Result: mean_range = 131.4'.",
+        f"- Up to {WHOLE_MAX_ROWS} rows and {WHOLE_MAX_VALUES} value columns: every row, one a "
+        "line, under a header line of column names (comma-separated; n/a = empty).",
+        f"- Bigger: the first {EDGE_ROWS} and the last {EDGE_ROWS} rows in the table's order, "
+        "which the first line names (in time order, sorted by chg ascending, or by group "
+        "key): first means top of that order, not earliest or best unless the order makes it "
+        "so. Then min/max/mean of your columns and, for groups, the highest and lowest group.",
+        f"- Rows of daily+ bars start with their label: {labels}. Intraday rows: timestamp.",
+    ]
 
 
 def indicators_reference() -> str:
@@ -128,6 +149,7 @@ def indicators_reference() -> str:
 
 
 def concept_names() -> list[str]:
+    """Every name the concept lookup answers to: patterns, events and the events' aliases."""
     names = list(pattern_catalog()) + list(event_catalog())
     for spec in event_catalog().values():
         names += list(spec.aliases)
@@ -136,18 +158,19 @@ def concept_names() -> list[str]:
 
 def describe_concept(name: str) -> str:
     """A pattern's or an event's definition, in words and in Barb Script."""
-    key = name.strip().lower().replace(" ", "_").replace("-", "_").removesuffix("()")
+    key = concept_key(name.strip().removesuffix("()")).replace(" ", "_")
     patterns = pattern_catalog()
     if key in patterns:
         return patterns[key].describe()
-    for candidate in (key, name):
-        try:
-            return describe_event(candidate)
-        except UnknownEvent:
-            continue
-    close = difflib.get_close_matches(key, concept_names(), n=3, cutoff=0.5)
-    known = ", ".join(list(patterns) + list(event_catalog()))
-    suggestion = f" Did you mean {', '.join(close)}?" if close else ""
+    try:
+        return describe_event(name)
+    except UnknownEvent:
+        pass
+    # Compared in one spelling, so that a near miss is offered under the name it is listed as.
+    spellings = {concept_key(n): n for n in concept_names()}
+    close = difflib.get_close_matches(concept_key(name), sorted(spellings), n=3, cutoff=0.5)
+    known = available([*patterns, *event_catalog()])
+    suggestion = f" Did you mean {', '.join(spellings[c] for c in close)}?" if close else ""
     return f"No concept called '{name}'.{suggestion} Known: {known}."
 
 

@@ -1,15 +1,18 @@
 """The result contract (seed 001): a compact ``summary`` for the model, full data for people.
 
-The model only ever reads ``render_summary(result)``: a few lines with the value(s), stats
-and at most a handful of rows, whatever the size of the table. ``table`` and ``source_rows``
-are for the person (chart, CSV), ``metadata`` says what was scanned and where the data came
-from (a synthetic sample is always marked as such).
+The model only ever reads ``render_summary(result)`` (``barb.summary_text``). A small result
+(up to 25 rows and 4 value columns) is in its summary whole, a row per line; a bigger one is
+summarized as seed 001 decided (stats of the query's columns, the extreme groups) plus its
+top and bottom rows in the table's own order. ``table`` and ``source_rows`` are for the person
+(chart, CSV), ``metadata`` says what was scanned and where the data came from (a synthetic
+sample is always marked as such).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -17,11 +20,19 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from barb.bar_labels import REPLACED_COLUMNS, bar_label, table_label
 from barb.errors import QueryError
 
 ResultType = Literal["scalar", "dict", "table", "grouped"]
-# Groups listed one by one in the summary when there are at most this many.
-MAX_LISTED_GROUPS = 7
+# A result this small is shown to the model whole (about 400 tokens at most).
+WHOLE_MAX_ROWS = 25
+WHOLE_MAX_VALUES = 4
+# A bigger one: this many rows from each end, in the table's order ...
+EDGE_ROWS = 5
+# ... with at most this many value columns each (the rest are only named).
+MAX_SHOWN_VALUES = 8
+# What a table of bars shows when the query made no column of its own.
+BAR_VALUES = ("open", "high", "low", "close")
 
 
 class ColumnStats(BaseModel):
@@ -31,7 +42,12 @@ class ColumnStats(BaseModel):
 
 
 class Summary(BaseModel):
-    """What the model is told. Values are JSON scalars; rows are small dicts."""
+    """What the model is told. Values are JSON scalars, rounded to quotable digits.
+
+    Rows of a table or of groups are lists of values under ``shown`` (the bar label or the
+    group keys first): all of them in ``top`` when ``whole``, else the first and the last
+    ``EDGE_ROWS`` in ``top`` and ``bottom``, in the table's ``order``.
+    """
 
     type: ResultType
     value: Any = None
@@ -39,12 +55,17 @@ class Summary(BaseModel):
     rows: int | None = None
     columns: list[str] | None = None
     by: list[str] | None = None
+    # The column naming each bar (date, week, month, quarter, year; timestamp intraday).
+    label: str | None = None
+    shown: list[str] | None = None
+    order: str | None = None
+    whole: bool = False
+    top: list[list[Any]] | None = None
+    bottom: list[list[Any]] | None = None
     stats: dict[str, ColumnStats] = Field(default_factory=dict)
-    first: dict[str, Any] | None = None
-    last: dict[str, Any] | None = None
+    # Grouped results: the groups with the smallest and largest first value (seed 001).
     min: dict[str, Any] | None = None
     max: dict[str, Any] | None = None
-    groups: list[dict[str, Any]] | None = None
 
 
 class Metadata(BaseModel):
@@ -124,7 +145,7 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
-def _short(value: Any) -> Any:
+def short_value(value: Any) -> Any:
     """Round for the model's eyes: enough digits to quote, no float noise."""
     value = json_value(value)
     if isinstance(value, float):
@@ -136,7 +157,7 @@ def _short(value: Any) -> Any:
 
 
 def _row(frame: pd.DataFrame, position: int, columns: list[str]) -> dict[str, Any]:
-    return {c: _short(frame[c].iloc[position]) for c in columns if c in frame.columns}
+    return {c: short_value(frame[c].iloc[position]) for c in columns if c in frame.columns}
 
 
 def _stats(series: pd.Series) -> ColumnStats | None:
@@ -146,103 +167,122 @@ def _stats(series: pd.Series) -> ColumnStats | None:
     if values.notna().sum() == 0:
         return ColumnStats(min=None, max=None, mean=None)
     return ColumnStats(
-        min=_short(values.min()), max=_short(values.max()), mean=_short(values.mean())
+        min=short_value(values.min()),
+        max=short_value(values.max()),
+        mean=short_value(values.mean()),
     )
+
+
+def sort_order(sort: Sequence[tuple[str, bool]]) -> str:
+    """``sorted by chg_pct ascending, then date descending``."""
+    keys = [f"{name} {'descending' if descending else 'ascending'}" for name, descending in sort]
+    return "sorted by " + ", then ".join(keys)
+
+
+def _list_rows(summary: Summary, table: pd.DataFrame, shown: list[str], values: int) -> None:
+    """All rows when the result is small, else the first and the last few, in table order."""
+    n = len(table)
+    summary.shown = shown
+    summary.whole = n <= 2 * EDGE_ROWS or (n <= WHOLE_MAX_ROWS and values <= WHOLE_MAX_VALUES)
+    if summary.whole:
+        summary.top = _cells(table, shown, 0, n)
+    else:
+        summary.top = _cells(table, shown, 0, EDGE_ROWS)
+        summary.bottom = _cells(table, shown, n - EDGE_ROWS, n)
+
+
+def _cells(frame: pd.DataFrame, columns: list[str], start: int, stop: int) -> list[list[Any]]:
+    part = frame.iloc[start:stop][columns]  # rows first: a big table's columns are not copied
+    return [[short_value(v) for v in row] for row in part.itertuples(index=False, name=None)]
 
 
 def summarize_table(
-    table: pd.DataFrame, stat_columns: list[str], row_columns: list[str]
+    table: pd.DataFrame,
+    stat_columns: list[str],
+    value_columns: list[str],
+    *,
+    timeframe: str | None = None,
+    sort: Sequence[tuple[str, bool]] = (),
 ) -> Summary:
-    """Rows result: count, stats of the query's own columns, first and last row."""
+    """Rows result: count, stats of the query's own columns, and the rows themselves (all of
+    a small table; the top and bottom of a big one, in its order).
+
+    ``value_columns`` are the query's columns (its select, or its map and sort columns); a
+    table of plain bars shows their open, high, low and close. Each row is named by the bar
+    label that ``barb.bar_labels`` put first (intraday: the timestamp).
+    """
+    label = table_label(table, timeframe) if timeframe else None
+    if label is None and "timestamp" in table.columns:
+        label = "timestamp"
+    hidden = set(REPLACED_COLUMNS) if label and label != "timestamp" else set()
+    values = [c for c in dict.fromkeys(value_columns) if c in table.columns]
+    values = [c for c in values if c != label and c not in hidden]
+    if not values:
+        values = [c for c in BAR_VALUES if c in table.columns]
+    if not values:
+        values = [c for c in table.columns if c != label and c not in hidden]
     stats = {}
-    for name in stat_columns:
-        if name in table.columns:
+    for name in dict.fromkeys(stat_columns):
+        if name in table.columns and name not in hidden and name != label:
             col_stats = _stats(table[name])
             if col_stats is not None:
                 stats[name] = col_stats
-    summary = Summary(type="table", rows=len(table), columns=list(table.columns), stats=stats)
+    summary = Summary(
+        type="table",
+        rows=len(table),
+        columns=list(table.columns),
+        label=label,
+        order=sort_order(sort) if sort else "in time order",
+        stats=stats,
+    )
     if len(table):
-        summary.first = _row(table, 0, row_columns)
-        summary.last = _row(table, len(table) - 1, row_columns)
+        shown = ([label] if label else []) + values[:MAX_SHOWN_VALUES]
+        _list_rows(summary, table, shown, len(values))
     return summary
 
 
-def summarize_grouped(table: pd.DataFrame, by: list[str], value_columns: list[str]) -> Summary:
-    """Groups result: how many, and the groups with the smallest and largest first value."""
-    summary = Summary(type="grouped", rows=len(table), by=by, columns=list(table.columns))
-    if not len(table) or not value_columns:
+def summarize_grouped(
+    table: pd.DataFrame,
+    by: list[str],
+    value_columns: list[str],
+    *,
+    sort: Sequence[tuple[str, bool]] = (),
+) -> Summary:
+    """Groups result: how many, every group when they are few; otherwise the groups with the
+    smallest and largest first value, stats, and the first and last groups in order."""
+    order = sort_order(sort) if sort else "ordered by " + ", ".join(by)
+    summary = Summary(
+        type="grouped", rows=len(table), by=by, columns=list(table.columns), order=order
+    )
+    if not len(table):
         return summary
-    main = value_columns[0]
-    shown = by + value_columns
+    values = [c for c in value_columns if c in table.columns and c not in by]
+    _list_rows(summary, table, [*by, *values[:MAX_SHOWN_VALUES]], len(values))
+    if not values:
+        return summary
+    main = values[0]
     numeric = pd.to_numeric(table[main], errors="coerce")
     if numeric.notna().any():
-        summary.min = _row(table, int(np.nanargmin(numeric.to_numpy(dtype="float64"))), shown)
-        summary.max = _row(table, int(np.nanargmax(numeric.to_numpy(dtype="float64"))), shown)
         col_stats = _stats(numeric)
         if col_stats is not None:
             summary.stats = {main: col_stats}
-    if len(table) <= MAX_LISTED_GROUPS:
-        summary.groups = [_row(table, i, shown) for i in range(len(table))]
+        floats = numeric.to_numpy(dtype="float64")
+        shown = by + values[:MAX_SHOWN_VALUES]
+        summary.min = _row(table, int(np.nanargmin(floats)), shown)
+        summary.max = _row(table, int(np.nanargmax(floats)), shown)
     return summary
 
 
-def _fmt(value: Any) -> str:
-    value = _short(value)
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:,.10g}" if abs(value) < 1e15 else str(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return str(value)
-
-
-def _fmt_row(row: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={_fmt(v)}" for k, v in row.items())
+def label_meaning(summary: Summary, timeframe: str) -> str | None:
+    """What the bar label names, when that is not obvious from its values."""
+    label = bar_label(timeframe)
+    if label is None or summary.label != label.column:
+        return None
+    return label.meaning
 
 
 def render_summary(result: Result) -> str:
-    """The short text the model reads. Never more than a handful of rows."""
-    if result.error is not None:
-        err = result.error.to_dict()
-        text = f"Error ({err['error_type']}, step {err['step']}): {err['message']}"
-        if err.get("hint"):
-            text += f"\nHint: {err['hint']}"
-        return text
-    s, m = result.summary, result.metadata
-    assert s is not None and m is not None
-    lines: list[str] = []
-    if s.type == "scalar":
-        name = s.columns[0] if s.columns else "value"
-        lines.append(f"Result: {name} = {_fmt(s.value)}")
-    elif s.type == "dict":
-        lines.append("Result: " + _fmt_row(s.values or {}))
-    elif s.type == "table":
-        lines.append(f"Result: {s.rows:,} rows")
-        for name, st in s.stats.items():
-            lines.append(f"  {name}: min={_fmt(st.min)}, max={_fmt(st.max)}, mean={_fmt(st.mean)}")
-        if s.first:
-            lines.append(f"  first: {_fmt_row(s.first)}")
-        if s.last and s.rows and s.rows > 1:
-            lines.append(f"  last: {_fmt_row(s.last)}")
-    else:
-        by = ", ".join(s.by or [])
-        lines.append(f"Result: {s.rows:,} groups by {by}")
-        if s.groups:
-            lines.extend(f"  {_fmt_row(g)}" for g in s.groups)
-        else:
-            if s.max:
-                lines.append(f"  max: {_fmt_row(s.max)}")
-            if s.min:
-                lines.append(f"  min: {_fmt_row(s.min)}")
-            for name, st in s.stats.items():
-                lines.append(f"  {name} across groups: mean={_fmt(st.mean)}")
-    period = f"{m.period_start} — {m.period_end}" if m.period_start else "no bars"
-    lines.append(
-        f"Scanned {m.rows_scanned:,} {m.timeframe} {m.session} bars of {m.instrument}, "
-        f"{period}; {m.rows_matched:,} matched."
-    )
-    if m.data_source == "synthetic":
-        lines.append("Data: SYNTHETIC sample, not market history; say so in the answer.")
-    lines.extend(f"Warning: {w}" for w in m.warnings)
-    return "\n".join(lines)
+    """The text the model reads; written by ``barb.summary_text``, which builds on this module."""
+    from barb.summary_text import render_summary as render
+
+    return render(result)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.bar_labels import with_bar_label
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
 from barb.planning import HIDDEN, StagePlan
@@ -91,7 +92,8 @@ def _answer(
         by = [name for name, _ in stage.group_keys]
         columns = {s.name: evaluate_aggregate(s.expr, ctx, by) for s in stage.select}
         table = sort_limit(pd.DataFrame(columns).reset_index(), stage)
-        summary = summarize_grouped(table, by, [s.name for s in stage.select])
+        names = [s.name for s in stage.select]
+        summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
         return StageOutput(summary, table=table, focus=by + [s.name for s in stage.select])
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"
@@ -103,12 +105,14 @@ def _answer(
             summary = Summary(type="scalar", value=value, columns=[name])
         else:
             summary = Summary(type="dict", values=values)
-        return StageOutput(summary, source_rows=visible(frame, hide), warnings=warnings)
+        rows = with_bar_label(visible(frame, hide), frame, ctx.timeframe)
+        return StageOutput(summary, source_rows=rows, warnings=warnings)
 
-    shown = visible(frame, hide)
+    shown = with_bar_label(visible(frame, hide), frame, ctx.timeframe)
     if selected is not None:
         names = [s.name for s in stage.select]
         table = pd.DataFrame({n: v.to_numpy()[keep] for n, v in selected.items()})
+        table = with_bar_label(table, frame, ctx.timeframe)
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:  # sorting by a bar column that is not selected
             table[name] = frame[name].to_numpy()
@@ -119,8 +123,17 @@ def _answer(
         focus = []
     stat_cols = [n for n, _ in stage.map_exprs] + [k.column for k in stage.sort]
     stat_cols += [s.name for s in stage.select]
-    row_cols = ["timestamp", *(n for n, _ in stage.map_exprs)]
-    summary = summarize_table(table, list(dict.fromkeys(stat_cols)), row_cols)
+    value_cols = [s.name for s in stage.select] or [
+        *(n for n, _ in stage.map_exprs),
+        *(k.column for k in stage.sort),
+    ]
+    summary = summarize_table(
+        table,
+        list(dict.fromkeys(stat_cols)),
+        list(dict.fromkeys(value_cols)),
+        timeframe=ctx.timeframe,
+        sort=sort_keys(stage),
+    )
     return StageOutput(summary, table=table, focus=focus, warnings=warnings)
 
 
@@ -149,6 +162,10 @@ def take_rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
         else:  # categories, nullable booleans: keep the dtype
             columns[name] = series.array.take(positions)
     return pd.DataFrame(columns, copy=False)
+
+
+def sort_keys(stage: StagePlan) -> list[tuple[str, bool]]:
+    return [(k.column, k.descending) for k in stage.sort]
 
 
 def sort_limit(table: pd.DataFrame, stage: StagePlan) -> pd.DataFrame:

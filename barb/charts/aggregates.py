@@ -7,6 +7,7 @@ from __future__ import annotations
 import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
@@ -21,7 +22,14 @@ from barb.charts.axes import (
     text_handle,
 )
 from barb.charts.bars import draw_bars, label_bars
-from barb.charts.columns import floats, is_number, row_word, time_column, timeframe
+from barb.charts.columns import (
+    bar_labels,
+    floats,
+    is_number,
+    row_word,
+    time_column,
+    timeframe,
+)
 from barb.charts.histogram import draw_histogram
 from barb.charts.line_points import decimate
 from barb.charts.price import draw_price
@@ -34,7 +42,7 @@ from barb.charts.style import (
     PLOT_BOTTOM,
     VALUE_PT,
 )
-from barb.charts.time_axis import bar_step, date_axis
+from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.value_text import TickFormatter
 from barb.proof_names import axis_label
 from barb.result import Result
@@ -120,7 +128,7 @@ def _draw_counted_days(
     draw_price(ax, x, rows, consecutive=False, step=step)
     headroom(ax, floats(rows["close"]), px=LEGEND_ROW_PX * len(aggs) + 30, floor=False)
     ax.set_ylabel(f"close on counted {row_word(result)}", fontsize=LABEL_PT)
-    date_axis(ax, x, step)
+    _time_axis(ax, x, rows, result, step)
     legend(ax, [text_handle(answer_text(a, result)) for a in aggs], loc="upper left")
     return True
 
@@ -141,6 +149,15 @@ def _draw_running_total(
     headroom(ax, total, px=LEGEND_ROW_PX * len(aggs) + 30, floor=False)
     label = axis_label(main.column, timeframe(result), result.query)
     ax.set_ylabel(f"running total of {label}", fontsize=LABEL_PT)
-    date_axis(ax, x)
+    _time_axis(ax, x, rows, result, bar_step(x, timeframe(result)))
     legend(ax, [text_handle(answer_text(a, result)) for a in aggs], loc="upper left")
     return True
+
+
+def _time_axis(ax: Axes, x: np.ndarray, rows: pd.DataFrame, result: Result, step: float) -> None:
+    """Dates under the rows, named by their bar labels when they have them."""
+    names = bar_labels(rows, result)
+    if names is None:
+        date_axis(ax, x, step)
+    else:
+        label_axis(ax, x, names, step)

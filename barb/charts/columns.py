@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from barb.bar_labels import table_label
 from barb.proof_names import column_unit
 from barb.result import Result
 
@@ -48,3 +49,11 @@ def unit(column: str, result: Result) -> str | None:
 
 def row_word(result: Result) -> str:
     return "days" if timeframe(result) == "daily" else "bars"
+
+
+def bar_labels(frame: pd.DataFrame, result: Result) -> list[str | None] | None:
+    """The bar label of each row (``2023-01``) when the frame starts with one."""
+    name = table_label(frame, timeframe(result))
+    if name is None:
+        return None
+    return [None if v is None or v != v else str(v) for v in frame[name]]

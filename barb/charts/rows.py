@@ -17,6 +17,7 @@ from barb.charts.axes import plot_axes
 from barb.charts.bars import draw_bars, label_bars
 from barb.charts.columns import (
     PRICE_COLUMNS,
+    bar_labels,
     first_numeric,
     floats,
     is_number,
@@ -41,7 +42,7 @@ from barb.charts.style import (
     TICK_PT,
     UP,
 )
-from barb.charts.time_axis import bar_step, date_axis
+from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.value_text import TickFormatter, date_text
 from barb.proof_names import axis_label
 from barb.result import Result
@@ -86,7 +87,13 @@ def _draw_ranked(
     """One horizontal bar per row, labelled with its date, the first row on top."""
     values = floats(table[column])
     n = len(values)
-    dates = [date_text(t, weekday=True) for t in table[time_col]]
+    names = bar_labels(table, result)
+    if names is None:
+        dates = [date_text(t, weekday=True) for t in table[time_col]]
+    else:  # the bar label, as the CSV has it; a day also says its weekday
+        daily = timeframe(result) == "daily"
+        days = [date_text(t, weekday=True)[:3] for t in table[time_col]]
+        dates = [f"{d} {n}" if daily else str(n) for d, n in zip(days, names, strict=True)]
     ranked = bool(result.query.get("sort"))
     labels = [f"{i + 1}. {d}" if ranked else d for i, d in enumerate(dates)]
     size = TICK_PT + 1 if n <= 10 else (TICK_PT - 1 if n <= 20 else TICK_PT - 3.5)
@@ -157,7 +164,11 @@ def _draw_timeline(fig: Figure, result: Result, table: pd.DataFrame, time_col: s
         lower_ax.set_ylabel(label, fontsize=LABEL_PT)
     bottom_ax = lower_ax if lower_ax is not None else price_ax
     assert bottom_ax is not None
-    date_axis(bottom_ax, x, step)
+    names = bar_labels(table, result)
+    if names is None:
+        date_axis(bottom_ax, x, step)
+    else:
+        label_axis(bottom_ax, x, names, step)
     return True
 
 

@@ -1,8 +1,10 @@
-"""Time on the x axis: the spacing of the bars, and date ticks that name their day or month."""
+"""Time on the x axis: the spacing of the bars, and date ticks that name their day or month,
+or, for daily and longer bars, ticks at bars named by their bar label (as in the CSV)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import matplotlib.dates as mdates
 import numpy as np
@@ -43,3 +45,29 @@ def date_axis(ax: Axes, x: np.ndarray, step: float = 1.0) -> None:
         # A few bars still get an axis of dates around them, not hours around one candle.
         pad = max(0.01 * (hi - lo), (8 * step - (hi - lo)) / 2, step)
         ax.set_xlim(lo - pad, hi + pad)
+
+
+def label_axis(ax: Axes, x: np.ndarray, labels: Sequence[str | None], step: float = 1.0) -> None:
+    """A date axis whose ticks sit on bars and read as those bars' labels (``2023-01``).
+
+    The date locator proposes round places (each year's start, say); each tick moves to the
+    first bar on or after its place, so its text is a real bar's label, not a calendar date
+    that may have no bar (a holiday, the 1st of a month that began on a weekend).
+    """
+    date_axis(ax, x, step)
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    finite = np.isfinite(xs)
+    if not finite.any():
+        return
+    lo, hi = ax.get_xlim()
+    locator = ax.xaxis.get_major_locator()
+    wanted = np.asarray(
+        locator.tick_values(mdates.num2date(lo), mdates.num2date(hi)), dtype="float64"
+    )
+    picks = np.unique(np.searchsorted(xs[finite], wanted, side="left"))
+    picks = picks[picks < finite.sum()]
+    rows = order[np.flatnonzero(finite)[picks]]
+    rows = [r for r in rows if labels[r] is not None]
+    if rows:
+        ax.set_xticks([x[r] for r in rows], [str(labels[r]) for r in rows])

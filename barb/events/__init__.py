@@ -8,6 +8,7 @@ unknown, never "no event".
 
 from barb.events.catalog import (
     EventSpec,
+    concept_key,
     describe_event,
     event_catalog,
     events_for,
@@ -19,6 +20,7 @@ from barb.events.schedule import event_dates
 
 __all__ = [
     "EventSpec",
+    "concept_key",
     "describe_event",
     "event_catalog",
     "event_dates",

@@ -15,7 +15,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from barb.errors import DataError, UnknownEvent
+from barb.errors import DataError, UnknownEvent, available, sorted_names
 from barb.events.data_files import load_event_file
 from barb.events.rules import RULE_COVERAGE
 from barb.instruments import Instrument, parse_clock
@@ -154,15 +154,14 @@ def events_for(instrument: Instrument) -> list[EventSpec]:
 
 def resolve_event(name: str, instrument: Instrument, *, step: str = "join") -> EventSpec:
     """The event called ``name`` for this instrument, or an error naming the ones that exist."""
-    available = events_for(instrument)
-    by_name = {spec.name: spec for spec in available}
+    by_name = {spec.name: spec for spec in events_for(instrument)}
     key = name.strip().lower()
     if key in by_name:
         return by_name[key]
-    names = list(by_name)
+    names = sorted_names(by_name)
     # An event of the catalog that this instrument does not list (eia on ES) is not a typo.
     problem = "is not available for" if key in event_catalog() else "does not exist for"
-    message = f"Event '{name}' {problem} {instrument.symbol}. Available: {', '.join(names)}"
+    message = f"Event '{name}' {problem} {instrument.symbol}. Available: {available(names)}"
     guesses = difflib.get_close_matches(key, names, n=1, cutoff=0.5) or _alias_match(key, names)
     message += f"; did you mean '{guesses[0]}'?" if guesses else "."
     if guesses:
@@ -174,11 +173,17 @@ def resolve_event(name: str, instrument: Instrument, *, step: str = "join") -> E
     raise UnknownEvent(message, step=step, hint=hint, details={"event": name, "available": names})
 
 
+def concept_key(text: str) -> str:
+    """One spelling for a name however it is written: "Non-Farm  Payrolls" and
+    "non_farm_payrolls" both become "non farm payrolls"."""
+    return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
+
+
 def _alias_match(key: str, names: list[str]) -> list[str]:
     """Names whose aliases match ``key`` ("payrolls" → nfp)."""
     catalog = event_catalog()
-    words = key.replace("_", " ")
-    return [n for n in names if words in {a.lower() for a in catalog[n].aliases}]
+    words = concept_key(key)
+    return [n for n in names if words in {concept_key(a) for a in catalog[n].aliases}]
 
 
 def _lookup(name: str) -> EventSpec | None:
@@ -186,9 +191,10 @@ def _lookup(name: str) -> EventSpec | None:
     catalog = event_catalog()
     if key in catalog:
         return catalog[key]
-    words = key.replace("_", " ").replace("-", " ")
+    words = concept_key(name)
     for spec in catalog.values():
-        if words in {a.lower() for a in spec.aliases} or words == spec.title.lower():
+        spellings = {concept_key(a) for a in spec.aliases} | {concept_key(spec.title)}
+        if words in spellings or words == concept_key(spec.name):
             return spec
     return None
 
@@ -197,10 +203,10 @@ def describe_event(name: str) -> str:
     """Concept lookup: what an event is, when it is released, and which dates Barb knows."""
     spec = _lookup(name)
     if spec is None:
-        names = list(event_catalog())
+        names = sorted_names(event_catalog())
         guesses = difflib.get_close_matches(name.strip().lower(), names, n=1, cutoff=0.5)
         raise UnknownEvent(
-            f"Event '{name}' is not in Barb's catalog. Known events: {', '.join(names)}.",
+            f"Event '{name}' is not in Barb's catalog. Known events: {available(names)}.",
             step="events",
             hint=f"Did you mean '{guesses[0]}'?" if guesses else None,
             details={"event": name, "available": names},

@@ -12,7 +12,15 @@ import difflib
 from collections.abc import Collection, Sequence
 from typing import Any, Literal
 
-from barb.errors import ArgumentError, QueryError, TypeMismatch, UnknownColumn, UnknownFunction
+from barb.errors import (
+    ArgumentError,
+    QueryError,
+    TypeMismatch,
+    UnknownColumn,
+    UnknownFunction,
+    available,
+    sorted_names,
+)
 from barb.script import ast
 from barb.script.functions import FunctionSpec, Param
 from barb.script.library import contains_aggregate, library, lookup
@@ -164,10 +172,8 @@ def _describe_literal(param: Param) -> str:
 
 def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownColumn:
     """The error for a missing column, naming the columns that exist."""
-    listed = list(columns)
-    shown = ", ".join(listed[:_MAX_LISTED_COLUMNS])
-    if len(listed) > _MAX_LISTED_COLUMNS:
-        shown += ", …"
+    listed = sorted_names(columns)
+    shown = available(listed, limit=_MAX_LISTED_COLUMNS)
     hint = None
     close = [c for c in listed if c.lower() == name.lower()] or difflib.get_close_matches(
         name, listed, n=1, cutoff=0.6
@@ -185,7 +191,7 @@ def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownCol
 
 def unknown_function(name: str, columns: Collection[str], step: str) -> UnknownFunction:
     """The error for a missing function, naming those with a similar name."""
-    similar = difflib.get_close_matches(name.lower(), list(library()), n=3, cutoff=0.6)
+    similar = difflib.get_close_matches(name.lower(), sorted_names(library()), n=3, cutoff=0.6)
     message = f"Function '{name}' does not exist."
     if similar:
         message += " Similar: " + ", ".join(f"{s}()" for s in similar) + "."

@@ -24,6 +24,7 @@ from telegram import Bot, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter
 
+from barb.summary_text import count_text
 from bot.assistant.replies import Proof, Reply
 from bot.store import NewReply, OutgoingReply
 from bot.store.repository import Store
@@ -79,7 +80,7 @@ def proof_replies(proof: Proof) -> list[NewReply]:
         lines = [first_line, *proof.plan.splitlines()[:4]]
         replies.append(file_reply("photo", proof.chart_png, proof.chart_name, caption(lines)))
     if proof.csv and proof.csv_name:
-        rows = f"{proof.rows:,} rows" if proof.rows else ""
+        rows = count_text(proof.rows, "row") if proof.rows else ""
         replies.append(file_reply("document", proof.csv, proof.csv_name, caption([rows]) or None))
     return replies
 

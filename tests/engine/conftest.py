@@ -100,3 +100,54 @@ def db(minutes: pd.DataFrame) -> Iterator[duckdb.DuckDBPyConnection]:
     )
     yield con
     con.close()
+
+
+# A year of RTH minutes (2023, weekdays, 09:30-16:59): twelve monthly bars, 260 daily ones.
+
+
+def year_of_minutes(seed: int = 11) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    days = pd.bdate_range("2023-01-02", "2023-12-29")
+    stamps = [
+        pd.date_range(day + pd.Timedelta(minutes=570), periods=450, freq="1min") for day in days
+    ]
+    ts = stamps[0].append(stamps[1:])
+    n = len(ts)
+    steps = rng.choice([-1.0, 0.0, 1.0], size=n) * 0.25 * rng.integers(1, 6, n)
+    close = np.round((11000 + np.cumsum(steps + 0.004)) * 4) / 4
+    open_ = np.concatenate(([close[0]], close[:-1]))
+    return pd.DataFrame(
+        {
+            "timestamp": ts.values.astype("datetime64[ns]"),
+            "open": open_,
+            "high": np.maximum(open_, close) + 0.25 * rng.integers(0, 3, n),
+            "low": np.minimum(open_, close) - 0.25 * rng.integers(0, 3, n),
+            "close": close,
+            "volume": rng.integers(1, 400, n).astype(np.int64),
+        }
+    )
+
+
+@pytest.fixture(scope="session")
+def year_minutes() -> pd.DataFrame:
+    return year_of_minutes()
+
+
+@pytest.fixture(scope="session")
+def year_settings(tmp_path_factory: pytest.TempPathFactory, year_minutes: pd.DataFrame):
+    data_dir: Path = tmp_path_factory.mktemp("year")
+    settings = EngineSettings(data_dir=data_dir)
+    frame = year_minutes.copy()
+    frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
+    frame["minute"] = minutes_of_day(frame["timestamp"])
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="synthetic",
+        description="a year of hand-made RTH bars",
+        first_date=dt.date(2023, 1, 2),
+        last_date=dt.date(2023, 12, 29),
+        rows=len(frame),
+    )
+    write_bars(frame, meta, data_path("NQ", settings))
+    return settings

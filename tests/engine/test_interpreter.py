@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from barb import execute, render_summary
+from barb.result import EDGE_ROWS
 from barb.settings import EngineSettings
 
 RTH = "mod >= 570 AND mod < 1020"
@@ -154,8 +155,9 @@ def test_top_n_table_with_stats(engine_settings, db) -> None:
     s = result.summary
     assert s.type == "table" and s.rows == 5
     assert s.stats["change"].min == pytest.approx(worst["change"].min(), abs=0.01)
-    assert set(s.first) == {"timestamp", "change"}
-    assert s.first["timestamp"] == str(worst["tdate"].iloc[0])[:10]
+    # Five rows: listed whole, each named by its date, in the table's (sorted) order.
+    assert s.whole and s.shown == ["date", "change"] and s.order == "sorted by change ascending"
+    assert [row[0] for row in s.top] == [str(t)[:10] for t in worst["tdate"]]
 
 
 def test_projection_select(engine_settings) -> None:
@@ -166,7 +168,11 @@ def test_projection_select(engine_settings) -> None:
         "limit": 3,
     }
     result = ok(query, engine_settings)
-    assert list(result.table.columns) == ["timestamp", "range", "range_pct"]
+    # The bar's date stays first even when the select names only other columns.
+    assert list(result.table.columns) == ["date", "timestamp", "range", "range_pct"]
+    assert result.table["date"].tolist() == [
+        t.strftime("%Y-%m-%d") for t in result.table["timestamp"]
+    ]
     row = result.table.iloc[0]
     assert row["range_pct"] == pytest.approx(
         row["range"]
@@ -255,8 +261,9 @@ def test_summary_stays_small_for_big_tables(engine_settings) -> None:
     result = ok({"session": "ETH", "from": "1m", "map": {"body": "close - open"}}, engine_settings)
     assert result.summary.rows > 50_000
     text = render_summary(result)
-    assert len(text) < 800
-    assert text.count("\n") < 12
+    # The first and the last few rows, a few lines about them: not the 85,000 rows.
+    assert len(text) < 1200
+    assert text.count("\n") < 2 * EDGE_ROWS + 9
     assert result.metadata.truncated
     assert len(result.table) == EngineSettings().max_table_rows
 

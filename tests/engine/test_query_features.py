@@ -233,7 +233,7 @@ def test_sorting_rows_by_a_column_not_selected(engine_settings, db) -> None:
         GROUP BY tdate ORDER BY sum(volume) DESC LIMIT 3
         """
     ).fetchall()
-    assert result.table.columns.tolist() == ["close"]
+    assert result.table.columns.tolist() == ["date", "close"]  # the bar label, then the selection
     assert result.table["close"].tolist() == [c for (c,) in expected]
 
 

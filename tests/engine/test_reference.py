@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+import yaml
 
 from barb import execute
 from barb.events import event_catalog
 from barb.instruments import load_instrument
 from barb.reference import (
+    concept_names,
     describe_concept,
     indicators_reference,
     query_examples,
@@ -15,6 +19,9 @@ from barb.reference import (
 )
 from barb.script.library import library
 from barb.script.patterns import pattern_catalog
+from barb.settings import PROJECT_ROOT
+
+TOOLS_FILE = PROJECT_ROOT / "prompts" / "tools.yaml"
 
 
 def test_query_reference_is_model_sized() -> None:
@@ -53,3 +60,62 @@ def test_concepts_are_described(name: str) -> None:
 def test_concept_lookup_is_forgiving() -> None:
     assert "prev(high)" in describe_concept("Inside Day")
     assert "Did you mean inside_day" in describe_concept("insde day")
+
+
+def test_the_result_format_is_explained() -> None:
+    text = query_reference(load_instrument("NQ"))
+    result = text[text.index("RESULT:") : text.index("EXAMPLES:")]
+    # What "first" and "last" rows are: the ends of the order the summary names.
+    assert "first 5 and the last 5 rows in the table's order" in result
+    assert "not earliest or best" in result
+    # Every bar label, as the summary, the CSV and the chart write it.
+    for needle in ("date 2023-01-05", "week 2023-01-03 (the week's first trading date)",
+                   "month 2023-01", "quarter 2023-Q1", "year 2023"):  # fmt: skip
+        assert needle in result
+
+
+def test_examples_use_the_default_session_unless_they_say_why() -> None:
+    default = load_instrument("NQ").default_session
+    for example in query_examples():
+        session = example.query.get("session", default)
+        assert session == default or example.session_why, example.question
+
+
+@pytest.mark.parametrize("name", concept_names())
+def test_every_listed_concept_name_and_alias_resolves(name: str) -> None:
+    text = describe_concept(name)
+    assert not text.startswith("No concept"), text
+
+
+@pytest.mark.parametrize(
+    ("asked", "headline"),
+    [
+        ("non-farm payrolls", "nfp — Non-Farm Payrolls"),
+        ("Non-Farm Payrolls", "nfp — Non-Farm Payrolls"),
+        ("nonfarm_payrolls", "nfp — Non-Farm Payrolls"),
+        ("quad witching", "quad_witching — Quarterly Options Expiration"),
+        ("Consumer Price Index", "cpi — Consumer Price Index"),
+        ("inside day", "Inside day"),
+    ],
+)
+def test_concepts_are_found_however_they_are_spelt(asked: str, headline: str) -> None:
+    assert describe_concept(asked).startswith(headline)
+
+
+def test_the_concept_tool_examples_resolve() -> None:
+    description = yaml.safe_load(TOOLS_FILE.read_text(encoding="utf-8"))["get_concept"]
+    examples = re.findall(r'"([^"]+)"', description["description"])
+    assert len(examples) >= 3
+    for name in examples:
+        assert not describe_concept(name).startswith("No concept"), name
+
+
+def test_an_unknown_concept_suggests_listed_names_and_lists_them_sorted() -> None:
+    text = describe_concept("payrols")
+    suggested = text.split("Did you mean ")[1].split("?")[0].split(", ")
+    assert "payrolls" in suggested
+    for name in suggested:  # a suggestion is never a name that itself fails
+        assert not describe_concept(name).startswith("No concept")
+    known = text.split("Known: ")[1].rstrip(".").split(", ")
+    assert known == sorted(known)
+    assert set(known) == set(pattern_catalog()) | set(event_catalog())

@@ -169,7 +169,7 @@ def test_unknown_source_names_what_exists(es: Instrument) -> None:
     error = info.value
     assert error.step == "join"
     assert error.hint == "Did you mean 'fomc'?"
-    assert "fomc, nfp, cpi, opex, quad_witching" in error.message
+    assert "Available: cpi, fomc, nfp, opex, quad_witching;" in error.message
     assert error.to_dict()["error_type"] == "UnknownEvent"
     with pytest.raises(UnknownEvent, match="not available for ES"):
         join_events(frame, "eia", es)

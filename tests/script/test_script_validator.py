@@ -33,8 +33,8 @@ def test_unknown_column_names_what_exists_and_suggests() -> None:
     assert isinstance(error, UnknownColumn)
     assert error.step == "where"
     assert error.message == (
-        "Column 'rnage' does not exist. Available: timestamp, open, high, low, close, volume, "
-        "range, trading_date, gap."
+        "Column 'rnage' does not exist. Available: close, gap, high, low, open, range, "
+        "timestamp, trading_date, volume."
     )
     assert error.hint == "did you mean 'range'?"
     [error] = check("Close > 5")

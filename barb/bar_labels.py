@@ -1,0 +1,131 @@
+"""One label per bar, the same wherever a bar is named: the model's summary, the CSV, the chart.
+
+Daily and longer bars are named by the calendar unit they stand for (``2023-01-05``, week of
+``2023-01-03``, ``2023-01``, ``2023-Q1``, ``2023``), not by the timestamp they happen to carry
+(a monthly bar's timestamp is its month's first day, a weekly bar's its Monday, which may be
+a holiday). Intraday bars keep their ``timestamp``: the minute is the label.
+
+Every label is text that sorts in time order, so a table sorted by its label stays in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+# The weekly bar's first trading date, when the frame carries it under this name; otherwise
+# the bar's timestamp is taken to be that date (weekly bars are stamped with it).
+WEEK_FIRST_DATE = "first_trading_date"
+# Columns a bar label stands in for: the person sees the label instead of these.
+REPLACED_COLUMNS = ("timestamp", "trading_date", WEEK_FIRST_DATE)
+
+
+@dataclass(frozen=True)
+class BarLabel:
+    """How the bars of one timeframe are named."""
+
+    column: str
+    # Said to the model next to the column when the values alone would not tell it.
+    meaning: str | None
+    example: str
+
+
+BAR_LABELS: dict[str, BarLabel] = {
+    "daily": BarLabel("date", None, "2023-01-05"),
+    "weekly": BarLabel("week", "the week's first trading date", "2023-01-03"),
+    "monthly": BarLabel("month", None, "2023-01"),
+    "quarterly": BarLabel("quarter", None, "2023-Q1"),
+    "yearly": BarLabel("year", None, "2023"),
+}
+
+
+def bar_label(timeframe: str) -> BarLabel | None:
+    """The label of ``timeframe``'s bars; None for intraday bars, which keep ``timestamp``."""
+    return BAR_LABELS.get(timeframe)
+
+
+def label_column(frame: pd.DataFrame, timeframe: str) -> tuple[str, pd.Series] | None:
+    """The label column of ``frame``'s bars as (name, text values), or None for intraday."""
+    label = bar_label(timeframe)
+    if label is None:
+        return None
+    dates = _bar_dates(frame, timeframe)
+    if dates is None:
+        return None
+    return label.column, pd.Series(_format(dates, timeframe), index=frame.index, dtype=object)
+
+
+def with_bar_label(table: pd.DataFrame, bars: pd.DataFrame, timeframe: str) -> pd.DataFrame:
+    """``table`` (rows aligned with ``bars``) with the bar label as its first column.
+
+    A table that already has a column of the label's name (the query made one) is left as it
+    is: the query's own column wins over the label.
+    """
+    labelled = label_column(bars, timeframe)
+    if labelled is None:
+        return table
+    name, values = labelled
+    if name in table.columns:
+        return table
+    out = table.copy(deep=False)
+    out.insert(0, name, values.reindex(table.index))
+    return out
+
+
+def table_label(table: pd.DataFrame, timeframe: str) -> str | None:
+    """The bar label column ``table`` starts with, if it has one."""
+    label = bar_label(timeframe)
+    if label is None or not len(table.columns) or table.columns[0] != label.column:
+        return None
+    # A label is text; a column of dates under that name is the query's own (date()).
+    if table[label.column].dtype != object:
+        return None
+    return label.column
+
+
+def _bar_dates(frame: pd.DataFrame, timeframe: str) -> np.ndarray | None:
+    """The date each bar is named by, as datetime64[ns]."""
+    if timeframe == "weekly":
+        order = (WEEK_FIRST_DATE, "timestamp", "trading_date")
+    else:
+        # The trading date decides which day, month or year a bar belongs to (an overnight
+        # session ends on the next calendar day); a bar stamped otherwise is named by that.
+        order = ("trading_date", "timestamp")
+    for name in order:
+        if name not in frame.columns:
+            continue
+        values = frame[name]
+        if isinstance(values.dtype, pd.DatetimeTZDtype):
+            return values.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
+        if pd.api.types.is_datetime64_any_dtype(values):
+            return values.to_numpy(dtype="datetime64[ns]")
+    return None
+
+
+# numpy writes ISO dates at a given unit far faster than strftime, and the labels of a
+# query's bars are kept for the next query over the same bars: the rows behind a daily
+# number are thousands of bars, whose labels would otherwise cost more than the query.
+_UNITS = {"daily": "D", "weekly": "D", "monthly": "M", "yearly": "Y"}
+
+
+def _format(dates: np.ndarray, timeframe: str) -> np.ndarray:
+    key = dates.astype("datetime64[ns]").view(np.int64)
+    return _format_cached(timeframe, key.tobytes()).copy()
+
+
+@lru_cache(maxsize=16)
+def _format_cached(timeframe: str, raw: bytes) -> np.ndarray:
+    dates = np.frombuffer(raw, dtype=np.int64).view("datetime64[ns]")
+    if timeframe == "quarterly":
+        years = np.datetime_as_string(dates.astype("datetime64[Y]"), unit="Y")
+        quarter = dates.astype("datetime64[M]").astype(np.int64) % 12 // 3 + 1
+        text = np.char.add(np.char.add(years, "-Q"), quarter.astype(str))
+    else:
+        unit = _UNITS[timeframe]
+        text = np.datetime_as_string(dates.astype(f"datetime64[{unit}]"), unit=unit)
+    out = text.astype(object)
+    out[np.isnat(dates)] = None
+    return out

@@ -1,0 +1,139 @@
+"""``render_summary``: the text the model reads for a result, and nothing more.
+
+A small table is written whole, compactly: one header line of column names, then one line
+of comma-separated values per row, the bar label or group keys first. A bigger one gets its
+first and last rows in the table's order (said in words), the stats of the query's columns
+and, for groups, the extreme groups. Numbers carry no thousands separators (a year is 2023,
+not 2,023); counts in sentences do, and agree with their noun ("1 row").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from barb.result import EDGE_ROWS, Result, Summary, label_meaning, short_value
+
+
+def count_text(n: int, noun: str) -> str:
+    """``1 row``, ``4,512 rows``."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
+def value_text(value: Any) -> str:
+    """A value as the model reads it: rounded, no thousands separators."""
+    value = short_value(value)
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.10g}" if abs(value) < 1e15 else str(value)
+    return str(value)
+
+
+def _cell(value: Any) -> str:
+    text = value_text(value)
+    if any(c in text for c in ',"\n'):
+        return '"' + text.replace('"', '""').replace("\n", " ") + '"'
+    return text
+
+
+def _pairs(row: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={value_text(v)}" for k, v in row.items())
+
+
+def _rows_block(s: Summary) -> list[str]:
+    """The header and the listed rows; a marker where the middle of a big table is left out."""
+    lines = [",".join(s.shown or [])]
+    lines += [",".join(_cell(v) for v in row) for row in s.top or []]
+    if s.bottom:
+        left_out = (s.rows or 0) - len(s.top or []) - len(s.bottom)
+        if left_out > 0:
+            noun = "more group" if s.type == "grouped" else "more row"
+            lines.append(f"… {count_text(left_out, noun)} …")
+        lines += [",".join(_cell(v) for v in row) for row in s.bottom]
+    return lines
+
+
+def _listing(s: Summary) -> str:
+    if s.whole:
+        return f", {s.order}, all shown:" if (s.rows or 0) > 1 else ":"
+    return f", {s.order}; the first {EDGE_ROWS} and the last {EDGE_ROWS} in that order:"
+
+
+def _table_lines(s: Summary, timeframe: str) -> list[str]:
+    rows = s.rows or 0
+    head = f"Result: {count_text(rows, 'row')}"
+    if s.label:
+        head += f" of {timeframe} bars"
+        meaning = label_meaning(s, timeframe)
+        if meaning:
+            head += f" ({s.label} = {meaning})"
+    if not rows:
+        return [head + "."]
+    lines = [head + _listing(s), *_rows_block(s)]
+    if s.whole:
+        lines += _means(s, "mean")
+    else:
+        for name, st in s.stats.items():
+            lines.append(
+                f"{name}: min={value_text(st.min)}, max={value_text(st.max)}, "
+                f"mean={value_text(st.mean)}"
+            )
+    return lines
+
+
+def _means(s: Summary, title: str) -> list[str]:
+    """Every row is listed, so min and max are in sight; the mean is not."""
+    if (s.rows or 0) < 2 or not s.stats:
+        return []
+    return [f"{title}: " + ", ".join(f"{k}={value_text(v.mean)}" for k, v in s.stats.items())]
+
+
+def _grouped_lines(s: Summary) -> list[str]:
+    rows = s.rows or 0
+    head = f"Result: {count_text(rows, 'group')} by {', '.join(s.by or [])}"
+    if not rows:
+        return [head + "."]
+    lines = [head + _listing(s), *_rows_block(s)]
+    if s.whole:
+        return lines + _means(s, "mean across groups")
+    for name, st in s.stats.items():
+        if s.max:
+            lines.append(f"highest {name}: {_pairs(s.max)}")
+        if s.min:
+            lines.append(f"lowest {name}: {_pairs(s.min)}")
+        lines.append(
+            f"{name} across groups: min={value_text(st.min)}, max={value_text(st.max)}, "
+            f"mean={value_text(st.mean)}"
+        )
+    return lines
+
+
+def render_summary(result: Result) -> str:
+    """The short text the model reads: the answer, never more than a few dozen lines."""
+    if result.error is not None:
+        err = result.error.to_dict()
+        text = f"Error ({err['error_type']}, step {err['step']}): {err['message']}"
+        if err.get("hint"):
+            text += f"\nHint: {err['hint']}"
+        return text
+    s, m = result.summary, result.metadata
+    assert s is not None and m is not None
+    lines: list[str] = []
+    if s.type == "scalar":
+        name = s.columns[0] if s.columns else "value"
+        lines.append(f"Result: {name} = {value_text(s.value)}")
+    elif s.type == "dict":
+        lines.append("Result: " + _pairs(s.values or {}))
+    elif s.type == "table":
+        lines += _table_lines(s, m.timeframe)
+    else:
+        lines += _grouped_lines(s)
+    period = f"{m.period_start} — {m.period_end}" if m.period_start else "no bars"
+    scanned = count_text(m.rows_scanned, f"{m.timeframe} {m.session} bar")
+    lines.append(f"Scanned {scanned} of {m.instrument}, {period}; {m.rows_matched:,} matched.")
+    if m.data_source == "synthetic":
+        lines.append("Data: SYNTHETIC sample, not market history; say so in the answer.")
+    lines.extend(f"Warning: {w}" for w in m.warnings)
+    return "\n".join(lines)

@@ -1,0 +1,163 @@
+"""One label per bar: the model's summary, the CSV's first column and the chart's x ticks name
+a bar the same way, and the label is what the calendar says (checked with pandas)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+import barb.charts.render as chart_render
+from barb import execute, render_summary
+from barb.bar_labels import label_column, with_bar_label
+from barb.charts import render_chart
+from barb.export import csv_bytes
+from barb.result import Result
+
+RET = "(close - prev(close)) / prev(close) * 100"
+
+
+def run(query: dict, settings) -> Result:
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def csv_rows(result: Result) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(csv_bytes(result).decode())))
+
+
+def summary_labels(result: Result, pattern: str) -> list[str]:
+    """The first cell of each row the model reads, from the header line to the first line
+    that is not a row (the "… more rows …" marker is skipped)."""
+    lines = render_summary(result).splitlines()
+    labels = []
+    for line in lines[2:]:
+        if line.startswith("…"):
+            continue
+        first = line.split(",")[0]
+        if not re.match(pattern, first):
+            break
+        labels.append(first)
+    return labels
+
+
+def chart_ticks(result: Result, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The x tick texts of the chart's bottom axes, read from the figure before encoding."""
+    figures: list[Figure] = []
+    encode = chart_render.canvas_png
+
+    def keep(canvas):
+        figures.append(canvas.figure)
+        return encode(canvas)
+
+    monkeypatch.setattr(chart_render, "canvas_png", keep)
+    assert render_chart(result) is not None
+    axes = [ax for ax in figures[0].axes if ax.get_xticklabels()]
+    bottom = min(axes, key=lambda ax: ax.get_position().y0)
+    return [t.get_text() for t in bottom.get_xticklabels() if t.get_text()]
+
+
+@pytest.mark.parametrize(
+    ("timeframe", "name", "pattern"),
+    [
+        ("daily", "date", r"^2023-\d\d-\d\d$"),
+        ("weekly", "week", r"^2023-\d\d-\d\d$"),
+        ("monthly", "month", r"^2023-\d\d$"),
+        ("quarterly", "quarter", r"^2023-Q[1-4]$"),
+        ("yearly", "year", r"^2023$"),
+    ],
+)
+def test_each_timeframe_labels_its_bars_the_same_in_summary_and_csv(
+    year_settings, timeframe: str, name: str, pattern: str
+) -> None:
+    result = run({"session": "RTH", "from": timeframe, "map": {"ret": RET}}, year_settings)
+    rows = csv_rows(result)
+    assert next(iter(rows[0])) == name
+    # One name per bar: the timestamps it stands for are not repeated beside it.
+    assert "timestamp" not in rows[0] and "trading_date" not in rows[0]
+    labels = [r[name] for r in rows]
+    assert all(pd.Series(labels).str.match(pattern))
+    assert labels == sorted(labels) and len(set(labels)) == len(labels)
+    assert render_summary(result).splitlines()[1].split(",")[0] == name
+    listed = summary_labels(result, pattern)
+    assert listed[0] == labels[0] and listed[-1] == labels[-1]
+    assert set(listed) <= set(labels)
+
+
+def test_labels_follow_the_calendar(year_minutes) -> None:
+    days = pd.DatetimeIndex(sorted(set(year_minutes["timestamp"].dt.normalize())))
+    frame = pd.DataFrame({"timestamp": days, "trading_date": days})
+    _, daily = label_column(frame, "daily")
+    assert daily.tolist() == [d.strftime("%Y-%m-%d") for d in days]
+    _, quarterly = label_column(frame, "quarterly")
+    assert quarterly.tolist() == [f"{d.year}-Q{(d.month - 1) // 3 + 1}" for d in days]
+    assert label_column(frame, "5m") is None  # intraday bars keep their timestamp
+
+
+def test_a_week_is_named_by_its_first_trading_date() -> None:
+    # The week of 2023-01-16 (a holiday Monday): its first trading date is Tuesday the 17th.
+    frame = pd.DataFrame(
+        {
+            "timestamp": pd.to_datetime(["2023-01-16", "2023-01-23"]),
+            "first_trading_date": pd.to_datetime(["2023-01-17", "2023-01-23"]),
+            "trading_date": pd.to_datetime(["2023-01-20", "2023-01-27"]),
+        }
+    )
+    assert label_column(frame, "weekly")[1].tolist() == ["2023-01-17", "2023-01-23"]
+    # Without that column, the bar's timestamp is taken as the week's first trading date.
+    plain = frame.drop(columns="first_trading_date")
+    assert label_column(plain, "weekly")[1].tolist() == ["2023-01-16", "2023-01-23"]
+
+
+def test_a_column_the_query_made_keeps_its_name() -> None:
+    bars = pd.DataFrame({"timestamp": pd.to_datetime(["2023-01-03"]), "range": [5.0]})
+    table = pd.DataFrame({"date": ["mine"], "range": [5.0]})
+    assert with_bar_label(table, bars, "daily")["date"].tolist() == ["mine"]
+
+
+def test_selecting_columns_keeps_the_label_first_in_table_and_csv(year_settings) -> None:
+    query = {"session": "RTH", "from": "quarterly", "map": {"ret": RET}, "select": "ret"}
+    result = run(query, year_settings)
+    assert list(result.table.columns) == ["quarter", "ret"]
+    text = csv_bytes(result).decode().splitlines()
+    assert text[0] == "quarter,ret"
+    assert [line.split(",")[0] for line in text[1:]] == ["2023-Q1", "2023-Q2", "2023-Q3", "2023-Q4"]
+
+
+def test_the_rows_behind_a_number_are_labelled_too(year_settings) -> None:
+    query = {"session": "RTH", "from": "monthly", "select": "mean(range)"}
+    rows = csv_rows(run(query, year_settings))
+    assert [r["month"] for r in rows] == [f"2023-{m:02d}" for m in range(1, 13)]
+
+
+def test_chart_ticks_are_bar_labels(year_settings, monkeypatch) -> None:
+    result = run({"session": "RTH", "from": "monthly", "map": {"ret": RET}}, year_settings)
+    ticks = chart_ticks(result, monkeypatch)
+    labels = [r["month"] for r in csv_rows(result)]
+    assert len(ticks) >= 3
+    assert set(ticks) <= set(labels)
+    assert ticks == sorted(ticks)
+
+
+def test_ranked_days_are_named_by_their_date(year_settings, monkeypatch) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"body": "close - open"},
+        "sort": "body asc",
+        "limit": 5,
+    }
+    result = run(query, year_settings)
+    figures: list[Figure] = []
+    encode = chart_render.canvas_png
+    monkeypatch.setattr(chart_render, "canvas_png", lambda c: figures.append(c.figure) or encode(c))
+    render_chart(result)
+    names = [t.get_text() for t in figures[0].axes[0].get_yticklabels()]
+    dates = [r["date"] for r in csv_rows(result)]
+    # "1. Tue 2023-03-07": the rank, the weekday, and the CSV's label.
+    assert [n.split()[-1] for n in names] == dates

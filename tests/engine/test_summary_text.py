@@ -1,0 +1,199 @@
+"""What the model reads for a result: read back from ``render_summary`` and checked against
+pandas computed straight from the minute bars.
+
+The bars are a year of RTH minutes (``year_minutes`` in conftest), so that a query can return
+twelve monthly bars, forty daily ones, or 25 groups.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import pandas as pd
+import pytest
+
+from barb import execute, render_summary
+from barb.result import EDGE_ROWS, Result
+from barb.settings import EngineSettings
+
+with warnings.catch_warnings():
+    # The tokenizer package opens its bundled data with a deprecated importlib call.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import bpe_openai
+
+    O200K = bpe_openai.get_encoding("o200k_base")
+
+RET = "(close - prev(close)) / prev(close) * 100"
+
+
+def run(query: dict, settings: EngineSettings) -> Result:
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def listed(text: str) -> tuple[list[str], list[list[str]]]:
+    """The header and the value lines the model reads under the headline."""
+    lines = text.splitlines()
+    header = lines[1].split(",")
+    rows = []
+    for line in lines[2:]:
+        if line.startswith("…"):
+            continue
+        cells = line.split(",")
+        if len(cells) != len(header) or "=" in line:
+            break
+        rows.append(cells)
+    return header, rows
+
+
+def daily(minutes: pd.DataFrame) -> pd.DataFrame:
+    """Daily RTH bars straight from the minutes, by pandas."""
+    day = minutes["timestamp"].dt.normalize()
+    return minutes.groupby(day).agg(
+        open=("open", "first"),
+        high=("high", "max"),
+        low=("low", "min"),
+        close=("close", "last"),
+        volume=("volume", "sum"),
+    )
+
+
+def tokens(text: str) -> int:
+    """Tokens of the model's tokenizer (o200k, as GPT-4o and later count them)."""
+    return len(O200K.encode(text))
+
+
+def test_twelve_monthly_returns_are_read_whole_and_labelled(year_settings, year_minutes) -> None:
+    query = {"session": "RTH", "from": "monthly", "map": {"ret_pct": RET}}
+    text = render_summary(run(query, year_settings))
+    closes = daily(year_minutes)["close"].groupby(lambda d: d.strftime("%Y-%m")).last()
+    expected = closes.pct_change() * 100
+
+    assert text.splitlines()[0] == "Result: 12 rows of monthly bars, in time order, all shown:"
+    header, rows = listed(text)
+    assert header == ["month", "ret_pct"]
+    assert [r[0] for r in rows] == [f"2023-{m:02d}" for m in range(1, 13)]
+    assert rows[0][1] == "n/a"  # no month before January to compare with
+    got = [float(r[1]) for r in rows[1:]]
+    assert got == pytest.approx(expected.iloc[1:].tolist(), rel=1e-3, abs=1e-3)
+    # Compact: no key repeated on every row, no timestamps, no thousands separators.
+    assert "ret_pct=" not in text.split("mean:")[0]
+    assert "timestamp" not in text and "2023-01-01" not in text
+    assert float(text.split("mean: ret_pct=")[1].split("\n")[0]) == pytest.approx(
+        expected.mean(), rel=1e-3
+    )
+    assert tokens(text) <= 200
+
+
+def test_selecting_one_column_keeps_the_month_first(year_settings, year_minutes) -> None:
+    query = {"session": "RTH", "from": "monthly", "map": {"ret": RET}, "select": "ret"}
+    result = run(query, year_settings)
+    assert list(result.table.columns) == ["month", "ret"]
+    assert result.table["month"].tolist() == [f"2023-{m:02d}" for m in range(1, 13)]
+    header, rows = listed(render_summary(result))
+    assert header == ["month", "ret"] and len(rows) == 12
+
+
+def test_forty_rows_are_summarized_by_top_and_bottom_in_sort_order(
+    year_settings, year_minutes
+) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2023-03-01:2023-04-25",
+        "map": {"chg": "close - open"},
+        "sort": "chg desc",
+    }
+    result = run(query, year_settings)
+    text = render_summary(result)
+    bars = daily(year_minutes)
+    bars["chg"] = bars["close"] - bars["open"]
+    window = bars.loc["2023-03-01":"2023-04-25"]
+    assert len(window) == 40
+    # Ties keep time order (a stable sort), as the engine's.
+    ranked = window.sort_values("chg", ascending=False, kind="stable", na_position="last")
+    dates = [d.strftime("%Y-%m-%d") for d in ranked.index]
+
+    first = text.splitlines()[0]
+    assert first == (
+        "Result: 40 rows of daily bars, sorted by chg descending; "
+        f"the first {EDGE_ROWS} and the last {EDGE_ROWS} in that order:"
+    )
+    header, rows = listed(text)
+    assert header == ["date", "chg"]
+    assert len(rows) == 2 * EDGE_ROWS
+    assert [r[0] for r in rows] == dates[:EDGE_ROWS] + dates[-EDGE_ROWS:]
+    assert f"… {40 - 2 * EDGE_ROWS} more rows …" in text
+    shown = [float(r[1]) for r in rows[:EDGE_ROWS]]
+    assert shown == pytest.approx(ranked["chg"].iloc[:EDGE_ROWS].tolist())
+    stats = re.search(r"^chg: min=(\S+), max=(\S+), mean=(\S+)$", text, re.M)
+    assert stats is not None
+    assert float(stats.group(1)) == pytest.approx(window["chg"].min())
+    assert float(stats.group(2)) == pytest.approx(window["chg"].max())
+    assert float(stats.group(3)) == pytest.approx(window["chg"].mean(), rel=1e-3)
+
+
+def test_many_groups_show_extremes_and_both_ends_in_key_order(year_settings, year_minutes) -> None:
+    query = {"session": "RTH", "from": "daily", "group_by": "date()", "select": "max(range)"}
+    result = run({**query, "period": "2023-05-01:2023-06-30"}, year_settings)
+    text = render_summary(result)
+    bars = daily(year_minutes).loc["2023-05-01":"2023-06-30"]
+    ranges = bars["high"] - bars["low"]
+    assert text.splitlines()[0].startswith(f"Result: {len(bars)} groups by date, ordered by date;")
+    header, rows = listed(text)
+    assert header == ["date", "max_range"]
+    keys = [d.strftime("%Y-%m-%d") for d in bars.index]
+    assert [r[0] for r in rows] == keys[:EDGE_ROWS] + keys[-EDGE_ROWS:]
+    assert f"… {len(bars) - 2 * EDGE_ROWS} more groups …" in text
+    top = ranges.idxmax().strftime("%Y-%m-%d")
+    assert f"highest max_range: date={top}, max_range={ranges.max():g}" in text
+
+
+def test_a_result_of_25_rows_and_4_values_is_whole_within_about_400_tokens(
+    year_settings, year_minutes
+) -> None:
+    # 25 groups, one per 15-minute slot from 09:30 to 15:30, and four aggregate columns.
+    query = {
+        "session": "RTH",
+        "from": "15m",
+        "map": {"slot": "hour() * 100 + minute()", "body": "close - open"},
+        "where": "hour() * 60 + minute() <= 930",
+        "group_by": "slot",
+        "select": ["mean(range)", "mean(body)", "max(range)", "count()"],
+    }
+    result = run(query, year_settings)
+    text = render_summary(result)
+    assert result.summary.rows == 25 and result.summary.whole
+    header, rows = listed(text)
+    assert header == ["slot", "mean_range", "mean_body", "max_range", "count"]
+    slots = [h * 100 + m for h in range(9, 16) for m in range(0, 60, 15)]
+    assert [int(r[0]) for r in rows] == slots[2:27]
+    # Measured with a real tokenizer, every decimal costs 3-5 tokens and its comma one more:
+    # 25 such rows come to about 500, where the rule of thumb of 4 characters a token says
+    # about 250. Both bounds fail if the format grows (repeated keys, more digits, prose).
+    assert tokens(text) <= 550
+    assert len(text) / 4 <= 400
+
+
+def test_years_have_no_thousands_separator_and_one_row_is_one_row(
+    year_settings, year_minutes
+) -> None:
+    query = {"session": "RTH", "from": "daily", "group_by": "year()", "select": "sum(volume)"}
+    text = render_summary(run(query, year_settings))
+    total = int(year_minutes["volume"].sum())
+    assert text.splitlines()[:3] == [
+        "Result: 1 group by year:",
+        "year,sum_volume",
+        f"2023,{total}",
+    ]
+    one = render_summary(run({"session": "RTH", "from": "yearly"}, year_settings))
+    assert one.splitlines()[0] == "Result: 1 row of yearly bars:"
+    bars = daily(year_minutes)
+    ohlc = [bars["open"].iloc[0], bars["high"].max(), bars["low"].min(), bars["close"].iloc[-1]]
+    assert one.splitlines()[1:3] == [
+        "year,open,high,low,close",
+        "2023," + ",".join(f"{v:.10g}" for v in ohlc),
+    ]
+    assert "Scanned 1 yearly RTH bar of NQ" in one
