@@ -78,23 +78,36 @@ def query_reference(instrument: Instrument | None = None) -> str:
     sessions = ", ".join(instrument.sessions) if instrument else "see the instrument block"
     lines = [
         "QUERY FORMAT — a JSON object, every field optional. Steps always run in this order:",
-        "session → period → from → join → map → where → group_by → select → sort → limit.",
+        "session → from → join → map → period → where → group_by → select → sort → limit, "
+        "then the optional second stage (then).",
+        '- instrument: "NQ", "ES", "CL"… — what the query runs on; leave it out for the '
+        "current instrument.",
         f"- session: {sessions}. Required for daily and longer bars (else the default is used).",
         f"- from: {', '.join(INTRADAY)} (aligned to the session open), "
         f"{', '.join(DAILY_AND_LONGER)}.",
-        "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date.",
+        "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date. "
+        "A period selects rows, it never cuts history: prev(), rolling windows, indicators and "
+        "patterns are computed with the bars before it (RSI in 2024 = RSI over all history, "
+        "read in 2024). Weekly+ bars count only when wholly inside the period.",
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
         "column named after the event (null where the calendar is unknown) and, on intraday "
-        "bars, <event>_minutes from the release to the bar open. See get_events.",
-        '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones. '
-        "map runs after period: prev()/rolling/indicators start fresh at the period's first bar "
-        "(widen the period and filter with where date() >= '…' to give them history).",
+        "bars, <event>_minutes from the release to the bar open. See get_events. "
+        '{"instrument": "ES"} adds ES bars of the same session and timeframe as es_open, '
+        "es_high, es_low, es_close, es_volume (matched on the bar's time; bars missing on "
+        "either side are dropped). A list joins several.",
+        '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones.',
         "- where: a condition keeping rows.",
         '- group_by: a column or expression, or a list ("year()", ["year()", "weekday"]).',
         '- select: aggregates ("mean(range)", ["count()", "percentile(range, 90) as p90"]) giving '
         "a number, several numbers or one row per group; or plain columns for a table. Names: "
         "mean(range) → mean_range, count() → count.",
         '- sort: "column desc" (a select name after group_by). limit: number of rows.',
+        "- then: a second stage over the first stage's result table, with map, where, "
+        "group_by, select, sort, limit over its columns (group keys and select names, or the "
+        'rows\' columns). Mean of each year\'s highest close: {"group_by": "year()", '
+        '"select": "max(close) as top", "then": {"select": "mean(top)"}}. Count each day '
+        'once with an arg aggregate: {"from": "1h", "group_by": "date()", "select": '
+        '"arg_max(hour(), high) as hh", "then": {"group_by": "hh", "select": "count()"}}.',
         "Columns: timestamp (bar open; the date for daily+), open, high, low, close, volume, "
         "range (= high - low), plus map/join columns.",
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
