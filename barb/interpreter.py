@@ -475,8 +475,8 @@ def _display_rows(frame: pd.DataFrame, plan: Plan) -> pd.DataFrame:
 
 
 def _session_name(dataset: Dataset, name: str) -> str:
-    dataset.instrument.session(name)  # raises UnknownSession naming the real ones
-    return name.upper()
+    # Raises UnknownSession naming the real ones, or InvalidSession for a bad time window.
+    return dataset.instrument.session_key(name)
 
 
 def _sort_limit(table: pd.DataFrame, plan: Plan, warnings: list[str]) -> pd.DataFrame:
