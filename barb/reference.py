@@ -1,7 +1,8 @@
 """Reference texts for the model, generated from the single definitions in code.
 
 The function list comes from the registry, the patterns from ``patterns.yaml``, the events
-from the event catalog, the sessions from the instrument YAML and the examples from
+from the event catalog, the sessions from the instrument YAML, the session concepts (opening
+range, initial balance…) from ``session_concepts.yaml`` and the examples from
 ``prompts/query_examples.yaml`` (each of which the test suite executes). Nothing here is a
 second hand-written list that could drift.
 """
@@ -25,6 +26,7 @@ from barb.patterns import pattern_catalog
 from barb.script.context import INTRADAY_MINUTES, PERIOD_TIMEFRAMES
 from barb.script.functions import FUNCTIONS, FunctionSpec
 from barb.script.periods import PERIOD_FORMS
+from barb.session_concepts import find_session_concept, session_concepts
 from barb.settings import PROJECT_ROOT
 
 EXAMPLES_FILE = PROJECT_ROOT / "prompts" / "query_examples.yaml"
@@ -75,7 +77,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
     lines = [
         "QUERY FORMAT — a JSON object, every field optional. Steps always run in this order:",
         "session → period → from → join → map → where → group_by → select → sort → limit.",
-        f"- session: {sessions}. Required for daily and longer bars (else the default is used).",
+        f"- session: {sessions}. Required for daily and longer bars (else the default is used). "
+        "Any window 'HH:MM-HH:MM' inside the trading day is a session too ('09:30-09:45' = the "
+        "15-minute opening range; one crossing midnight counts for the date it ends).",
         f"- from: {', '.join(INTRADAY_MINUTES)} (aligned to the session open), "
         f"{', '.join(PERIOD_TIMEFRAMES)}.",
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date.",
@@ -101,6 +105,11 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "Indicators (rsi, macd, atr, vwap, …) also work in map: see get_indicators.",
         'Named patterns (daily bars, use in where: "inside_day()"; details via get_concept):',
         "  " + ", ".join(f"{name}()" for name in pattern_catalog()),
+        "Session concepts (get_concept): " + ", ".join(session_concepts()) + ".",
+        "TIES: first/last follow time order. arg_max/arg_min give ONE row per group, the earliest "
+        "of equal values, so 'which hour makes the high' counts each day once: group_by date(), "
+        "arg_max(hour(), high), then count per hour. Counting bars where high equals the day's "
+        "high counts a day twice when two bars touch it.",
         "",
         "RESULT: you get a short summary (value, or rows count with stats/first/last, or groups "
         "with min/max), never the raw rows; the person sees the full table, chart and CSV.",
@@ -128,25 +137,30 @@ def indicators_reference() -> str:
 
 
 def concept_names() -> list[str]:
-    names = list(pattern_catalog()) + list(event_catalog())
+    names = list(pattern_catalog()) + list(event_catalog()) + list(session_concepts())
+    for concept in session_concepts().values():
+        names += list(concept.aliases)
     for spec in event_catalog().values():
         names += list(spec.aliases)
     return names
 
 
 def describe_concept(name: str) -> str:
-    """A pattern's or an event's definition, in words and in Barb Script."""
+    """A pattern's, an event's or a session concept's definition, in words and in Barb Script."""
     key = name.strip().lower().replace(" ", "_").replace("-", "_").removesuffix("()")
     patterns = pattern_catalog()
     if key in patterns:
         return patterns[key].describe()
+    concept = find_session_concept(name)
+    if concept is not None:
+        return concept.describe()
     for candidate in (key, name):
         try:
             return describe_event(candidate)
         except UnknownEvent:
             continue
     close = difflib.get_close_matches(key, concept_names(), n=3, cutoff=0.5)
-    known = ", ".join(list(patterns) + list(event_catalog()))
+    known = ", ".join(list(patterns) + list(event_catalog()) + list(session_concepts()))
     suggestion = f" Did you mean {', '.join(close)}?" if close else ""
     return f"No concept called '{name}'.{suggestion} Known: {known}."
 
