@@ -364,6 +364,11 @@ def _as_numbers(values: pd.Series) -> np.ndarray:
 def _chosen_rows(rows: RowGroups, candidate: np.ndarray, how: str) -> Any:
     """Position of the first (how='min') or last ('max') candidate row, per group or in all;
     NaN where a group has no candidate."""
+    if not rows.grouped:
+        found = np.flatnonzero(candidate)
+        if len(found) == 0:
+            return np.nan
+        return float(found[0] if how == "min" else found[-1])
     positions = np.where(candidate, np.arange(len(candidate), dtype=np.float64), np.nan)
     return rows.reduce(pd.Series(positions), how)
 
