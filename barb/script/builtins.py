@@ -361,18 +361,6 @@ def _as_numbers(values: pd.Series) -> np.ndarray:
     return values.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def _chosen_rows(rows: RowGroups, candidate: np.ndarray, how: str) -> Any:
-    """Position of the first (how='min') or last ('max') candidate row, per group or in all;
-    NaN where a group has no candidate."""
-    if not rows.grouped:
-        found = np.flatnonzero(candidate)
-        if len(found) == 0:
-            return np.nan
-        return float(found[0] if how == "min" else found[-1])
-    positions = np.where(candidate, np.arange(len(candidate), dtype=np.float64), np.nan)
-    return rows.reduce(pd.Series(positions), how)
-
-
 def _value_at(rows: RowGroups, values: pd.Series, chosen: Any) -> Any:
     """``values`` at the chosen positions (missing where nothing was chosen)."""
     if not rows.grouped:
@@ -397,18 +385,18 @@ def _edge(name: str, how: str, summary: str, example: str) -> None:
         example=example,
     )
     def impl(rows: RowGroups, col: pd.Series) -> Any:
-        return _value_at(rows, col, _chosen_rows(rows, col.notna().to_numpy(), how))
+        return _value_at(rows, col, rows.pick(col.notna().to_numpy(), last=how == "last"))
 
 
 _edge(
     "first",
-    "min",
+    "first",
     "The earliest value in time order (missing values skipped; empty if none).",
     "first(open)",
 )
 _edge(
     "last",
-    "max",
+    "last",
     "The latest value in time order (missing values skipped; empty if none).",
     "last(close)",
 )
@@ -428,7 +416,7 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         extreme = rows.reduce(pd.Series(numbers), how)
         with np.errstate(invalid="ignore"):
             hit = numbers == rows.spread(extreme)
-        return _value_at(rows, arg, _chosen_rows(rows, hit, "min"))
+        return _value_at(rows, arg, rows.pick(hit))
 
 
 _arg_extreme("arg_max", "max", "largest")
