@@ -369,14 +369,16 @@ def _value_at(rows: RowGroups, values: pd.Series, chosen: Any) -> Any:
         return values.iloc[int(chosen)]
     positions = np.asarray(chosen, dtype=np.float64)
     found = ~np.isnan(positions)
-    taken = values.iloc[np.where(found, positions, 0).astype(np.int64)] if len(values) else values
+    taken = values.iloc[np.where(found, positions, 0).astype(np.int64)]
     if isinstance(taken.dtype, pd.CategoricalDtype):
         taken = taken.astype(object)
     picked = pd.Series(taken.to_numpy(), index=chosen.index)
     return picked if found.all() else picked.where(found)
 
 
-def _edge(name: str, how: str, summary: str, example: str) -> None:
+def _edge(name: str, summary: str, example: str) -> None:
+    last = name == "last"
+
     @register(
         name,
         category="aggregate",
@@ -385,17 +387,15 @@ def _edge(name: str, how: str, summary: str, example: str) -> None:
         example=example,
     )
     def impl(rows: RowGroups, col: pd.Series) -> Any:
-        return _value_at(rows, col, rows.pick(col.notna().to_numpy(), last=how == "last"))
+        return _value_at(rows, col, rows.pick(col.notna().to_numpy(), last=last))
 
 
 _edge(
-    "first",
     "first",
     "The earliest value in time order (missing values skipped; empty if none).",
     "first(open)",
 )
 _edge(
-    "last",
     "last",
     "The latest value in time order (missing values skipped; empty if none).",
     "last(close)",
