@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 
 from barb import execute
+from barb.errors import InvalidSession, UnknownSession
 from barb.frames import get_dataset
 from barb.instruments import load_instrument
 from barb.settings import EngineSettings
@@ -233,3 +236,33 @@ def test_trading_hours_are_the_instruments_own() -> None:
         rth = load_instrument(symbol).session("RTH")
         post = load_instrument(symbol).session("RTH_CLOSE")
         assert (rth.start, rth.end, post.start, post.end) == ("09:30", "17:00", "16:00", "17:00")
+
+
+window_like = st.one_of(
+    st.builds(
+        lambda a, b, c, d, sep: f"{a}:{b:02d}{sep}{c}:{d:02d}",
+        st.integers(0, 26),
+        st.integers(0, 61),
+        st.integers(0, 26),
+        st.integers(0, 61),
+        st.sampled_from(["-", " - ", "–", "_", ".."]),
+    ),
+    st.text(alphabet="0123456789:-. ", max_size=14),
+)
+BREAK = set(range(17 * 60, 18 * 60))
+
+
+@given(text=window_like)
+def test_any_window_text_resolves_inside_trading_hours_or_is_a_structured_error(text) -> None:
+    nq = load_instrument("NQ")
+    try:
+        key = nq.session_key(text)
+    except (InvalidSession, UnknownSession) as exc:
+        assert exc.step == "session" and exc.hint
+        return
+    spec = nq.session(key)
+    assert nq.session_key(key) == key  # the canonical spelling is stable
+    start, end = (int(t[:2]) * 60 + int(t[3:]) for t in (spec.start, spec.end))
+    minutes = {m % 1440 for m in range(start, end if end > start else end + 1440)}
+    assert 0 < len(minutes) < 1440
+    assert not minutes & BREAK  # never a bar of the maintenance break
