@@ -144,6 +144,10 @@ class Dataset:
         cached = self._frames.get(key)
         if cached is not None:
             return cached
+        if session not in self.instrument.sessions and timeframe in INTRADAY_MINUTES:
+            # Time windows ('09:30-09:45') are open-ended and a long one at 1m is hundreds of
+            # MB: their intraday bars are built per query, never kept. Daily bars are kept.
+            return self._build(session, timeframe)
         with self._lock:
             if key not in self._frames:
                 self._frames[key] = self._build(session, timeframe)

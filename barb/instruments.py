@@ -119,6 +119,10 @@ class Instrument(BaseModel):
             return text.upper(), spec
         if any(ch.isdigit() for ch in text):
             spec = self._window(text)
+            for known, named in self.sessions.items():
+                # '09:30-17:00' is RTH: one frame, and the answer names the session.
+                if (named.start_minute, named.end_minute) == (spec.start_minute, spec.end_minute):
+                    return known, named
             return f"{spec.start}-{spec.end}", spec
         raise UnknownSession(
             f"Session '{name}' does not exist for {self.symbol}. "

@@ -188,6 +188,20 @@ def test_every_spelling_of_a_window_shares_one_cached_frame(engine_settings) -> 
     assert not any(key[0] != "09:30-09:45" and "9:45" in key[0] for key in frames)
 
 
+def test_a_window_with_a_named_sessions_hours_is_that_session(engine_settings) -> None:
+    for window, name in (("18:00-17:00", "ETH"), ("9:30-17:00", "RTH"), ("09:30-16:00", "CASH")):
+        assert run({"session": window, "from": "daily"}, engine_settings).metadata.session == name
+
+
+def test_intraday_bars_of_windows_are_not_kept(engine_settings) -> None:
+    """Windows are open-ended: a process must not keep a minute frame for each one asked."""
+    frames = get_dataset("NQ", engine_settings)._frames
+    for window in ("10:00-16:00", "10:01-16:00", "10:02-16:00"):
+        query = {"session": window, "from": "1m", "period": "2024-02", "select": "count()"}
+        assert run(query, engine_settings).summary.value == 21 * (360 - int(window[3:5]))  # 21 days
+    assert not any(key[0].startswith("10:0") and key[1] == "1m" for key in frames)
+
+
 @pytest.mark.parametrize(
     ("session", "words"),
     [
