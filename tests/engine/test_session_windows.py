@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 
 from barb import execute
+from barb import frames as frames_module
 from barb.errors import InvalidSession, UnknownSession
 from barb.frames import get_dataset
 from barb.instruments import load_instrument
@@ -191,6 +192,21 @@ def test_every_spelling_of_a_window_shares_one_cached_frame(engine_settings) -> 
 def test_a_window_with_a_named_sessions_hours_is_that_session(engine_settings) -> None:
     for window, name in (("18:00-17:00", "ETH"), ("9:30-17:00", "RTH"), ("09:30-16:00", "CASH")):
         assert run({"session": window, "from": "daily"}, engine_settings).metadata.session == name
+
+
+def test_only_the_latest_windows_daily_bars_are_kept(engine_settings, db, monkeypatch) -> None:
+    monkeypatch.setattr(frames_module, "WINDOWS_KEPT", 2)
+    frames = get_dataset("NQ", engine_settings)._frames
+    windows = ("11:00-11:05", "11:05-11:10", "11:10-11:15")
+    for window in windows:
+        query = {"session": "RTH", "from": "daily", "map": {"h": f"session_high('{window}')"}}
+        run(query, engine_settings)
+    kept = {key[0] for key in frames}
+    assert windows[0] not in kept and {windows[1], windows[2]} <= kept
+    assert "RTH" in kept  # named sessions are never forgotten
+    # A forgotten window is simply built again, with the same bars.
+    actual = table({"session": windows[0], "from": "daily"}, engine_settings)
+    compare(actual, db.execute(DAILY_SQL.format(where="mod >= 660 AND mod < 665")).df())
 
 
 def test_intraday_bars_of_windows_are_not_kept(engine_settings) -> None:
