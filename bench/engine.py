@@ -281,16 +281,16 @@ QUESTIONS: list[Question] = [
               FROM bars WHERE {RTH} GROUP BY ALL) GROUP BY tdate""",
     ),
     Question(
-        "month's first open and last close (ETH 1m bars)",
-        "minute",
+        "month's first open and last close",
+        "daily+",
         {
-            "session": "ETH",
-            "from": "1m",
+            "session": "RTH",
+            "from": "daily",
             "group_by": ["year()", "month()"],
             "select": ["first(open)", "last(close)"],
         },
-        """SELECT year(tdate), month(tdate), first(open ORDER BY ts), last(close ORDER BY ts)
-           FROM bars GROUP BY 1, 2""",
+        f"""SELECT year(tdate), month(tdate), first(open ORDER BY ts), last(close ORDER BY ts)
+            FROM bars WHERE {RTH} GROUP BY 1, 2""",
     ),
 ]
 
