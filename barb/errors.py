@@ -107,6 +107,12 @@ class UnknownSession(QueryError):
     error_type = "UnknownSession"
 
 
+class InvalidSession(QueryError):
+    """A session written as a time window that is malformed, empty or outside trading hours."""
+
+    error_type = "InvalidSession"
+
+
 class UnknownTimeframe(QueryError):
     error_type = "UnknownTimeframe"
 

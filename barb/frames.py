@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -23,6 +24,9 @@ from barb.sessions import minutes_into_session, minutes_of_day, session_mask
 from barb.settings import EngineSettings, default_settings
 from barb.timeframes import timeframe as timeframe_spec
 
+# Time windows ('09:30-09:45') whose daily and longer bars stay cached; the oldest built
+# are forgotten first, so a process asked for many windows stays bounded.
+WINDOWS_KEPT = 32
 BAR_COLUMNS = ("timestamp", "open", "high", "low", "close", "volume", "range", "trading_date")
 # Intraday frames also carry each bar's minute of the day (int16): hour() and minute() read it
 # instead of decomposing millions of timestamps. Internal: not a column queries can name.
@@ -129,6 +133,7 @@ class Dataset:
     instrument: Instrument
     bars: Bars
     _frames: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
+    _windows: OrderedDict[str, None] = field(default_factory=OrderedDict)
     # Re-entrant: building weekly bars builds (and caches) the daily bars first.
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -150,10 +155,25 @@ class Dataset:
         cached = self._frames.get(key)
         if cached is not None:
             return cached
+        window = session not in self.instrument.sessions
+        if window and timeframe_spec(timeframe).intraday:
+            # Time windows are open-ended and a long one at 1m is hundreds of MB: their
+            # intraday bars are built per query, never kept.
+            return self._build(session, timeframe)
         with self._lock:
             if key not in self._frames:
                 self._frames[key] = self._build(session, timeframe)
+                if window:
+                    self._keep_window(session)
             return self._frames[key]
+
+    def _keep_window(self, session: str) -> None:
+        """Count ``session`` among the windows kept; forget the frames of the oldest ones."""
+        self._windows[session] = None
+        while len(self._windows) > WINDOWS_KEPT:
+            oldest, _ = self._windows.popitem(last=False)
+            for key in [k for k in list(self._frames) if k[0] == oldest]:
+                del self._frames[key]
 
     def session_daily(self, session: str) -> pd.DataFrame:
         """Daily bars of a session indexed by trading date (for session_open() and friends)."""

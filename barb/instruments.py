@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from functools import cache
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from barb.errors import UnknownInstrument, UnknownSession
+from barb.errors import InvalidSession, UnknownInstrument, UnknownSession
 from barb.settings import EngineSettings, default_settings
+
+MINUTES_PER_DAY = 24 * 60
+# A session written as a time window: "09:30-09:45" (an en dash is accepted too).
+_WINDOW = re.compile(r"^(\d{1,2}):(\d{2})\s*[-–]\s*(\d{1,2}):(\d{2})$")
+WINDOW_FORM = "'HH:MM-HH:MM' (24-hour exchange time, e.g. '09:30-09:45')"
 
 
 def parse_clock(value: str) -> int:
@@ -95,16 +101,99 @@ class Instrument(BaseModel):
         return parse_clock(self.trading_day_start)
 
     def session(self, name: str) -> SessionSpec:
-        """The session called ``name`` (case-insensitive), or an error listing the real ones."""
-        spec = self.sessions.get(name.upper())
-        if spec is None:
-            raise UnknownSession(
-                f"Session '{name}' does not exist for {self.symbol}. "
-                f"Available: {', '.join(self.sessions)}.",
+        """The session called ``name`` (case-insensitive) or written as a time window
+        ('09:30-09:45'), or an error naming the real sessions and the window form."""
+        return self._resolve(name)[1]
+
+    def session_key(self, name: str) -> str:
+        """The one spelling of a session: its name in capitals, or a window as 'HH:MM-HH:MM'.
+
+        Frames are cached under it, so 'rth' and 'RTH', '9:30-9:45' and '09:30-09:45' share one.
+        """
+        return self._resolve(name)[0]
+
+    def _resolve(self, name: str) -> tuple[str, SessionSpec]:
+        text = name.strip()
+        spec = self.sessions.get(text.upper())
+        if spec is not None:
+            return text.upper(), spec
+        if any(ch.isdigit() for ch in text):
+            spec = self._window(text)
+            for known, named in self.sessions.items():
+                # '09:30-17:00' is RTH: one frame, and the answer names the session.
+                if (named.start_minute, named.end_minute) == (spec.start_minute, spec.end_minute):
+                    return known, named
+            return f"{spec.start}-{spec.end}", spec
+        raise UnknownSession(
+            f"Session '{name}' does not exist for {self.symbol}. "
+            f"Available: {', '.join(self.sessions)}, or a time window {WINDOW_FORM}.",
+            step="session",
+            hint=f"Default session is {self.default_session}.",
+        )
+
+    def _window(self, text: str) -> SessionSpec:
+        """A custom session from 'HH:MM-HH:MM': bars opening in [start, end), exchange time.
+
+        It must lie inside one trading day's hours (from the Globex open to the maintenance
+        break), so a window that crosses midnight belongs, like ETH, to the trading date on
+        which it ends.
+        """
+        match = _WINDOW.match(text)
+        if match is None:
+            raise self._bad_window(text, f"write a time window as {WINDOW_FORM}.")
+        sh, sm, eh, em = (int(g) for g in match.groups())
+        for h, m, can_end in ((sh, sm, False), (eh, em, True)):
+            if m > 59 or h > 24 or (h == 24 and (m or not can_end)):
+                raise self._bad_window(
+                    text, f"{h:02d}:{m:02d} is not a time of day (00:00 to 23:59)."
+                )
+        start, end = sh * 60 + sm, eh * 60 + em
+        if start == end:
+            raise self._bad_window(text, "it starts and ends at the same time, so it is empty.")
+        spec = SessionSpec(
+            start=f"{sh:02d}:{sm:02d}",
+            end=f"{eh:02d}:{em:02d}",
+            description="custom time window",
+        )
+        opens, closes = self.trading_hours
+        since_open = (start - opens) % MINUTES_PER_DAY
+        until_end = (end - opens) % MINUTES_PER_DAY or MINUTES_PER_DAY
+        if until_end <= since_open or until_end > (closes - opens) % MINUTES_PER_DAY:
+            day = f"{_clock(opens)}–{_clock(closes)}"
+            raise InvalidSession(
+                f"Session window '{text}' lies outside {self.symbol}'s trading hours, "
+                f"{day} ET ({self._pause_text()}).",
                 step="session",
-                hint=f"Default session is {self.default_session}.",
+                hint=f"Choose a window inside {day}, e.g. '09:30-09:45'; one that crosses "
+                "midnight, like '20:00-02:00', counts for the trading date on which it ends.",
             )
         return spec
+
+    @property
+    def trading_hours(self) -> tuple[int, int]:
+        """(open, close) of a trading day in minutes after midnight; the close is the start of
+        the maintenance break, or the next open when there is none."""
+        opens = self.trading_day_start_minute
+        if self.maintenance_break is None:
+            return opens, opens
+        return opens, parse_clock(self.maintenance_break.start)
+
+    def _pause_text(self) -> str:
+        brk = self.maintenance_break
+        if brk is None:
+            return "the trading day starts at " + self.trading_day_start
+        return f"no trading {brk.start}–{brk.end}"
+
+    def _bad_window(self, text: str, problem: str) -> InvalidSession:
+        return InvalidSession(
+            f"Session '{text}' is not a valid time window: {problem}",
+            step="session",
+            hint=f"Use a named session ({', '.join(self.sessions)}) or a window {WINDOW_FORM}.",
+        )
+
+
+def _clock(minute: int) -> str:
+    return f"{minute // 60 % 24:02d}:{minute % 60:02d}"
 
 
 def _instrument_files(directory: Path) -> dict[str, Path]:

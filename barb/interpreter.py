@@ -132,8 +132,8 @@ def _second_stage(plan: Plan, first: StageOutput, ctx: EvalContext) -> StageOutp
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
     output = run_stage(plan.then, rows, ctx, np.ones(len(rows), dtype=bool), prefix="then.")
-    if output.source_rows is not None or output.table is None:
-        output.source_rows = first.table  # the first stage's table is what the number rests on
+    if output.summary.type != "table":
+        output.source_rows = first.table  # what the second stage's numbers rest on
     return output
 
 

@@ -182,8 +182,9 @@ def _timeframe_and_session(
 
 
 def session_name(dataset: Dataset, name: str) -> str:
-    dataset.instrument.session(name)  # raises UnknownSession naming the real ones
-    return name.upper()
+    """The session's one spelling; UnknownSession names the real ones, InvalidSession a bad
+    time window."""
+    return dataset.instrument.session_key(name)
 
 
 def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> None:

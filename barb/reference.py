@@ -1,7 +1,8 @@
 """Reference texts for the model, generated from the single definitions in code.
 
 The function list comes from the registry, the patterns from ``patterns.yaml``, the events
-from the event catalog, the sessions from the instrument YAML and the examples from
+from the event catalog, the sessions from the instrument YAML, the session concepts (opening
+range, initial balance…) from ``session_concepts.yaml`` and the examples from
 ``prompts/query_examples.yaml`` (each of which the test suite executes). Nothing here is a
 second hand-written list that could drift.
 """
@@ -26,6 +27,7 @@ from barb.script.functions import FunctionSpec
 from barb.script.library import library
 from barb.script.patterns import pattern_catalog
 from barb.script.periods import PERIOD_FORMS
+from barb.session_concepts import find_session_concept, session_concepts
 from barb.settings import PROJECT_ROOT
 from barb.timeframes import DAILY_AND_LONGER, INTRADAY
 
@@ -82,7 +84,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "then the optional second stage (then).",
         '- instrument: "NQ", "ES", "CL"… — what the query runs on; leave it out for the '
         "current instrument.",
-        f"- session: {sessions}. Required for daily and longer bars (else the default is used).",
+        f"- session: {sessions}. Required for daily and longer bars (else the default is used). "
+        "Any window 'HH:MM-HH:MM' inside the trading day is a session too ('09:30-09:45' = the "
+        "15-minute opening range; one crossing midnight counts for the date it ends).",
         f"- from: {', '.join(INTRADAY)} (aligned to the session open), "
         f"{', '.join(DAILY_AND_LONGER)}.",
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date. "
@@ -118,6 +122,11 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "Indicators (rsi, macd, atr, vwap, …) also work in map: see get_indicators.",
         'Named patterns (daily bars, use in where: "inside_day()"; details via get_concept):',
         "  " + ", ".join(f"{name}()" for name in pattern_catalog()),
+        "Session concepts (get_concept): " + ", ".join(session_concepts()) + ".",
+        "TIES: first/last follow time order. arg_max/arg_min give ONE row per group, the earliest "
+        "of equal values, so 'which hour makes the high' counts each day once: group_by date(), "
+        "arg_max(hour(), high), then count per hour. Counting bars where high equals the day's "
+        "high counts a day twice when two bars touch it.",
         "",
         *_result_lines(),
         "",
@@ -162,19 +171,24 @@ def indicators_reference() -> str:
 
 
 def concept_names() -> list[str]:
-    """Every name the concept lookup answers to: patterns, events and the events' aliases."""
-    names = list(pattern_catalog()) + list(event_catalog())
+    """Every name the concept lookup answers to: patterns, events, session concepts, aliases."""
+    names = list(pattern_catalog()) + list(event_catalog()) + list(session_concepts())
+    for concept in session_concepts().values():
+        names += list(concept.aliases)
     for spec in event_catalog().values():
         names += list(spec.aliases)
     return names
 
 
 def describe_concept(name: str) -> str:
-    """A pattern's or an event's definition, in words and in Barb Script."""
+    """A pattern's, an event's or a session concept's definition, in words and in Barb Script."""
     key = concept_key(name.strip().removesuffix("()")).replace(" ", "_")
     patterns = pattern_catalog()
     if key in patterns:
         return patterns[key].describe()
+    concept = find_session_concept(name)
+    if concept is not None:
+        return concept.describe()
     try:
         return describe_event(name)
     except UnknownEvent:
@@ -182,7 +196,7 @@ def describe_concept(name: str) -> str:
     # Compared in one spelling, so that a near miss is offered under the name it is listed as.
     spellings = {concept_key(n): n for n in concept_names()}
     close = difflib.get_close_matches(concept_key(name), sorted(spellings), n=3, cutoff=0.5)
-    known = available([*patterns, *event_catalog()])
+    known = available([*patterns, *event_catalog(), *session_concepts()])
     suggestion = f" Did you mean {', '.join(spellings[c] for c in close)}?" if close else ""
     return f"No concept called '{name}'.{suggestion} Known: {known}."
 

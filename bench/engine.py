@@ -331,6 +331,40 @@ QUESTIONS: list[Question] = [
         },
         None,
     ),
+    Question(
+        "15m opening range as a window session, 2020-2025",
+        "minute",
+        {"session": "09:30-09:45", "from": "daily", "period": "2020:2025", "select": "mean(range)"},
+        """SELECT avg(r) FROM (
+              SELECT max(high) - min(low) AS r FROM bars
+              WHERE mod >= 570 AND mod < 585 AND tdate BETWEEN '2020-01-01' AND '2025-12-31'
+              GROUP BY tdate)""",
+    ),
+    Question(
+        "hour of the RTH high, each day (arg_max)",
+        "minute",
+        {
+            "session": "RTH",
+            "from": "1h",
+            "group_by": "date()",
+            "select": "arg_max(hour(), high) as high_hour",
+        },
+        f"""SELECT tdate, first(hr ORDER BY h DESC, hr) FROM (
+              SELECT tdate, (570 + (mod - 570) // 60 * 60) // 60 AS hr, max(high) AS h
+              FROM bars WHERE {RTH} GROUP BY ALL) GROUP BY tdate""",
+    ),
+    Question(
+        "month's first open and last close",
+        "daily+",
+        {
+            "session": "RTH",
+            "from": "daily",
+            "group_by": ["year()", "month()"],
+            "select": ["first(open)", "last(close)"],
+        },
+        f"""SELECT year(tdate), month(tdate), first(open ORDER BY ts), last(close ORDER BY ts)
+            FROM bars WHERE {RTH} GROUP BY 1, 2""",
+    ),
 ]
 
 

@@ -16,6 +16,12 @@ Decisions worth knowing:
 - rank(x) is a percentile rank, 0–100: the percentage of rows whose value is ≤ this one.
 - count() counts rows; count(cond) counts rows where cond is true; count(x) counts rows
   where x is not missing.
+- first(x) and last(x) follow time order within each group and skip missing values, so
+  first(prev(close)) is the first close that has a previous one, and a group where x is
+  always missing gives an empty value.
+- arg_max(arg, val) and arg_min(arg, val): ties go to the earliest row. Each group gives one
+  answer, so counting those answers counts every day once even when two hours touch the
+  same high.
 """
 
 from __future__ import annotations
@@ -339,6 +345,82 @@ def _correlation(rows: RowGroups, a: pd.Series, b: pd.Series) -> Any:
     with np.errstate(all="ignore"):
         result = np.where(scale > 0, covariance / scale, np.nan)
     return rows.per_group(result) if rows.grouped else float(result)
+
+
+# Value-picking aggregates: each chooses one row per group and returns a column's value there.
+# Rows are in time order in every frame, so "first" and "earliest" mean position.
+
+
+def _as_numbers(values: pd.Series) -> np.ndarray:
+    """Numbers (or dates as nanoseconds) as float64, missing values NaN, for ordering."""
+    if pd.api.types.is_datetime64_any_dtype(values.dtype):
+        stamps = values.to_numpy(dtype="datetime64[ns]")
+        numbers = stamps.view(np.int64).astype(np.float64)
+        numbers[np.isnat(stamps)] = np.nan
+        return numbers
+    return values.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _value_at(rows: RowGroups, values: pd.Series, chosen: Any) -> Any:
+    """``values`` at the chosen positions (missing where nothing was chosen)."""
+    if not rows.grouped:
+        if np.isnan(chosen):
+            return pd.NaT if pd.api.types.is_datetime64_any_dtype(values.dtype) else np.nan
+        return values.iloc[int(chosen)]
+    positions = np.asarray(chosen, dtype=np.float64)
+    found = ~np.isnan(positions)
+    taken = values.iloc[np.where(found, positions, 0).astype(np.int64)]
+    if isinstance(taken.dtype, pd.CategoricalDtype):
+        taken = taken.astype(object)
+    picked = pd.Series(taken.to_numpy(), index=chosen.index)
+    return picked if found.all() else picked.where(found)
+
+
+def _edge(name: str, summary: str, example: str) -> None:
+    last = name == "last"
+
+    @register(
+        name,
+        category="aggregate",
+        params=(Param("col", accepts="any"),),
+        summary=summary,
+        example=example,
+    )
+    def impl(rows: RowGroups, col: pd.Series) -> Any:
+        return _value_at(rows, col, rows.pick(col.notna().to_numpy(), last=last))
+
+
+_edge(
+    "first",
+    "The earliest value in time order (missing values skipped; empty if none).",
+    "first(open)",
+)
+_edge(
+    "last",
+    "The latest value in time order (missing values skipped; empty if none).",
+    "last(close)",
+)
+
+
+def _arg_extreme(name: str, how: str, word: str) -> None:
+    @register(
+        name,
+        category="aggregate",
+        params=(Param("arg", accepts="any"), Param("val", accepts="number_or_date")),
+        summary=f"The value of arg on the row where val is {word} (rows with val missing "
+        "skipped). Ties go to the earliest row, so each group gives exactly one answer.",
+        example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
+    )
+    def impl(rows: RowGroups, arg: pd.Series, val: pd.Series) -> Any:
+        numbers = _as_numbers(val)
+        extreme = rows.reduce(pd.Series(numbers), how)
+        with np.errstate(invalid="ignore"):
+            hit = numbers == rows.spread(extreme)
+        return _value_at(rows, arg, rows.pick(hit))
+
+
+_arg_extreme("arg_max", "max", "largest")
+_arg_extreme("arg_min", "min", "smallest")
 
 
 # --- time ---------------------------------------------------------------------------------

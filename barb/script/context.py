@@ -78,6 +78,12 @@ class RowGroups:
             if small is not None:
                 codes, uniques, sizes, slots = small
                 return cls(len(frame), codes, pd.Index(uniques, name=keys[0]), sizes, slots)
+        else:
+            small = _small_int_combination(frame, keys)
+            if small is not None:
+                codes, levels, sizes, slots = small
+                index = pd.MultiIndex.from_arrays(levels, names=list(keys))
+                return cls(len(frame), codes, index, sizes, slots)
         factorized = [pd.factorize(frame[key], sort=True) for key in keys]
         if len(keys) == 1:
             codes, uniques = factorized[0]
@@ -168,6 +174,25 @@ class RowGroups:
         with np.errstate(invalid="ignore", divide="ignore"):
             return self._from_codes(np.where(counts > 0, sums / counts, np.nan))
 
+    def pick(self, candidate: np.ndarray, *, last: bool = False) -> Any:
+        """Position of the first (or last) row where ``candidate`` is true, in all or per
+        group; NaN where there is none. Rows are in time order, so first means earliest."""
+        if self.codes is None:
+            found = np.flatnonzero(candidate)
+            if len(found) == 0:
+                return np.nan
+            return float(found[-1] if last else found[0])
+        keep, codes = self._kept
+        positions = np.arange(self.length) if keep is None else np.flatnonzero(keep)
+        if not candidate.all():
+            chosen = candidate if keep is None else candidate[keep]
+            codes, positions = codes[chosen], positions[chosen]
+        # ufunc.at: one pass, no hashing of the codes (a groupby would factorize them again).
+        missing = -1 if last else self.length
+        best = np.full(self.ncodes, missing, dtype=np.int64)
+        (np.maximum if last else np.minimum).at(best, codes, positions)
+        return self._from_codes(np.where(best == missing, np.nan, best.astype(np.float64)))
+
     def size(self) -> Any:
         """Rows in all, or per group."""
         if self.codes is None:
@@ -193,6 +218,42 @@ class RowGroups:
 
 # Integer keys spanning at most this many values are grouped by offset, not by hashing.
 _SMALL_KEY_SPAN = 100_000
+
+
+def _small_int_combination(
+    frame: pd.DataFrame, keys: Sequence[str]
+) -> tuple[np.ndarray, list[np.ndarray], np.ndarray, np.ndarray | None] | None:
+    """Codes, per-level keys, per-code sizes and slots for several integer keys whose spans
+    multiply to a small number (year and month, weekday and hour…).
+
+    One code per combination, in the order of the keys (by the first, then the second…), so
+    there is nothing to hash or sort: the same as the one-key path, over the mixed radix.
+    """
+    columns = [frame[key] for key in keys]
+    if len(frame) == 0 or any(c.dtype.kind not in "iu" for c in columns):
+        return None
+    lows, spans = [], []
+    for column in columns:
+        values = column.to_numpy()
+        low, high = int(values.min()), int(values.max())
+        lows.append(low)
+        spans.append(high - low + 1)
+    if int(np.prod(spans, dtype=np.float64)) > _SMALL_KEY_SPAN:
+        return None
+    codes = as_codes(columns[0].to_numpy(), lows[0])
+    for column, low, span in zip(columns[1:], lows[1:], spans[1:], strict=True):
+        codes *= span
+        codes += as_codes(column.to_numpy(), low)
+    total = int(np.prod(spans))
+    sizes = bincount(codes, minlength=total)
+    present = sizes > 0
+    slots = None if present.all() else np.flatnonzero(present)
+    combos = np.arange(total) if slots is None else slots
+    levels = [
+        positions + low
+        for positions, low in zip(np.unravel_index(combos, spans), lows, strict=True)
+    ]
+    return codes, levels, sizes, slots
 
 
 def _small_int_codes(

@@ -100,7 +100,10 @@ class Prompts:
         for name, spec in instrument.sessions.items():
             depth = _depth(instrument, name)
             label = f"{'  ' * (depth + 1)}{name}" + (" (full day)" if depth == 0 else "") + ":"
-            sessions.append(f"{label:<22} {spec.start} — {spec.end}")
+            line = f"{label:<22} {spec.start} — {spec.end}"
+            if spec.description and depth > 0:  # the full day's is its label already
+                line += f"  ({spec.description})"
+            sessions.append(line)
         if meta is None:
             first, last, note = "?", "?", " (no data loaded: run `barb data sample`)"
         else:

@@ -19,6 +19,7 @@ from barb.reference import (
 )
 from barb.script.library import library
 from barb.script.patterns import pattern_catalog
+from barb.session_concepts import session_concepts
 from barb.settings import PROJECT_ROOT
 
 TOOLS_FILE = PROJECT_ROOT / "prompts" / "tools.yaml"
@@ -118,4 +119,4 @@ def test_an_unknown_concept_suggests_listed_names_and_lists_them_sorted() -> Non
         assert not describe_concept(name).startswith("No concept")
     known = text.split("Known: ")[1].rstrip(".").split(", ")
     assert known == sorted(known)
-    assert set(known) == set(pattern_catalog()) | set(event_catalog())
+    assert set(known) == set(pattern_catalog()) | set(event_catalog()) | set(session_concepts())

@@ -43,3 +43,40 @@ def test_parallel_bincount_equals_numpy(monkeypatch) -> None:
         parallel.bincount(codes, weights, minlength=9), np.bincount(codes, weights, minlength=9)
     )
     np.testing.assert_array_equal(parallel.as_codes(codes + 5, 5), codes)
+
+
+def test_several_small_integer_keys_match_pandas(threaded) -> None:
+    """Year and month (and a third key) combine into one code: same groups, same order."""
+    rng = np.random.default_rng(5)
+    n = 6_000
+    frame = pd.DataFrame(
+        {
+            "year": rng.choice([2019, 2020, 2023], size=n).astype(np.int32),  # gaps in the span
+            "month": rng.integers(1, 13, n).astype(np.int64),
+            "flag": rng.integers(0, 2, n).astype(np.int8),
+            "x": rng.normal(size=n),
+            "v": rng.integers(1, 100, n),
+        }
+    )
+    frame.loc[(frame["year"] == 2020) & (frame["month"] == 7), "month"] = 8  # an empty combo
+    for keys in (["year", "month"], ["month", "year"], ["year", "month", "flag"]):
+        rows = RowGroups.by_keys(frame, keys)
+        assert rows.slots is not None  # the combined small-integer path, with gaps
+        expected = frame.groupby(keys)
+        assert list(rows.index) == list(expected.size().index)
+        assert rows.index.names == keys
+        np.testing.assert_allclose(rows.reduce(frame["x"], "mean"), expected["x"].mean())
+        np.testing.assert_allclose(rows.reduce(frame["x"], "median"), expected["x"].median())
+        np.testing.assert_array_equal(rows.reduce(frame["v"], "sum"), expected["v"].sum())
+        np.testing.assert_array_equal(rows.size(), expected.size())
+        np.testing.assert_allclose(
+            rows.spread(rows.reduce(frame["x"], "max")), expected["x"].transform("max")
+        )
+
+
+def test_wide_integer_keys_fall_back_to_factorizing() -> None:
+    frame = pd.DataFrame({"a": [0, 10**6, 0], "b": [1, 2, 1], "x": [1.0, 2.0, 3.0]})
+    rows = RowGroups.by_keys(frame, ["a", "b"])
+    assert rows.slots is None and rows.sizes is None
+    assert list(rows.index) == [(0, 1), (10**6, 2)]
+    np.testing.assert_allclose(rows.reduce(frame["x"], "sum"), [4.0, 2.0])

@@ -1,0 +1,145 @@
+"""first/last and arg_max/arg_min through whole queries, against pandas and DuckDB over the same
+hand-made minute bars (engine/conftest.py)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from barb import execute
+from barb.settings import EngineSettings
+
+RTH = "mod >= 570 AND mod < 1020"
+
+
+def table(query: dict, settings: EngineSettings) -> pd.DataFrame:
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    assert result.table is not None
+    return result.table
+
+
+def rth_minutes(minutes: pd.DataFrame) -> pd.DataFrame:
+    """The RTH minute bars with their trading date and month, by hand in pandas."""
+    frame = minutes.copy()
+    mod = frame["timestamp"].dt.hour * 60 + frame["timestamp"].dt.minute
+    frame = frame[(mod >= 570) & (mod < 1020)].copy()
+    frame["tdate"] = frame["timestamp"].dt.normalize()  # RTH never crosses 18:00
+    frame["month"] = frame["tdate"].dt.month
+    return frame
+
+
+def test_month_first_open_and_last_close_from_daily_bars(engine_settings, minutes) -> None:
+    actual = table(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "group_by": "month()",
+            "select": ["first(open)", "last(close)", "first(timestamp)", "last(date())"],
+        },
+        engine_settings,
+    )
+    frame = rth_minutes(minutes)
+    daily = frame.groupby("tdate").agg(open=("open", "first"), close=("close", "last"))
+    daily["month"] = daily.index.month
+    expected = daily.groupby("month").agg(open=("open", "first"), close=("close", "last"))
+    days = daily.reset_index().groupby("month")["tdate"].agg(["first", "last"])
+    assert list(actual["month"]) == list(expected.index)
+    assert list(actual["first_open"]) == list(expected["open"])
+    assert list(actual["last_close"]) == list(expected["close"])
+    assert list(actual["first_timestamp"]) == list(days["first"])
+    assert list(actual["last_date"]) == list(days["last"])
+
+
+def test_month_first_open_and_last_close_from_minute_bars(engine_settings, minutes) -> None:
+    """Millions-of-rows path: the same months over 1-minute bars must give the same prices."""
+    actual = table(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "group_by": "month()",
+            "select": ["first(open)", "last(close)", "last(timestamp)"],
+        },
+        engine_settings,
+    )
+    expected = (
+        rth_minutes(minutes)
+        .groupby("month")
+        .agg(open=("open", "first"), close=("close", "last"), ts=("timestamp", "last"))
+    )
+    assert list(actual["first_open"]) == list(expected["open"])
+    assert list(actual["last_close"]) == list(expected["close"])
+    assert list(actual["last_timestamp"]) == list(expected["ts"])
+
+
+def hour_of_extreme_sql(db, side: str) -> pd.DataFrame:
+    """Per trading date, the earliest RTH hourly bar (09:30-aligned) holding the day's high
+    (side='high') or low (side='low'), and whether another bar tied with it."""
+    best, pick = ("max", "DESC") if side == "high" else ("min", "ASC")
+    return db.execute(
+        f"""
+        WITH h AS (
+            SELECT tdate, (570 + (mod - 570) // 60 * 60) // 60 AS hr,
+                   {best}({side}) AS v
+            FROM bars WHERE {RTH} GROUP BY ALL
+        )
+        SELECT CAST(tdate AS TIMESTAMP) AS date,
+               first(hr ORDER BY v {pick}, hr) AS hr,
+               count(*) FILTER (WHERE v = (SELECT {best}(v) FROM h AS d WHERE d.tdate = h.tdate))
+                   AS bars_at_extreme
+        FROM h GROUP BY tdate ORDER BY tdate
+        """
+    ).df()
+
+
+@pytest.mark.parametrize(("function", "side"), [("arg_max", "high"), ("arg_min", "low")])
+def test_hour_of_the_days_extreme_with_ties(function, side, engine_settings, db) -> None:
+    actual = table(
+        {
+            "session": "RTH",
+            "from": "1h",
+            "group_by": "date()",
+            "select": f"{function}(hour(), {side}) as hr",
+        },
+        engine_settings,
+    )
+    expected = hour_of_extreme_sql(db, side)
+    assert (expected["bars_at_extreme"] > 1).any()  # the data has tied days: the rule is tested
+    assert list(actual["date"]) == list(expected["date"])
+    assert list(actual["hr"]) == list(expected["hr"])
+
+
+def test_which_hour_makes_the_high_counts_each_day_once(engine_settings, db) -> None:
+    per_day = table(
+        {
+            "session": "RTH",
+            "from": "1h",
+            "group_by": "date()",
+            "select": "arg_max(hour(), high) as high_hour",
+        },
+        engine_settings,
+    )
+    counts = per_day["high_hour"].value_counts().sort_index()
+    expected = hour_of_extreme_sql(db, "high")
+    assert counts.sum() == len(expected)
+    assert dict(counts) == dict(expected["hr"].value_counts().sort_index())
+    # Counting the bars that touch the day's high instead would count tied days twice.
+    assert expected["bars_at_extreme"].sum() > len(expected)
+
+
+def test_the_minute_of_the_days_high_by_arg_max_of_timestamp(engine_settings, minutes) -> None:
+    actual = table(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "period": "2024-02",
+            "group_by": "date()",
+            "select": "arg_max(timestamp, high) as at",
+        },
+        engine_settings,
+    )
+    frame = rth_minutes(minutes)
+    frame = frame[frame["tdate"].dt.month == 2]
+    # idxmax gives the first row holding the maximum: the earliest minute.
+    expected = frame.loc[frame.groupby("tdate")["high"].idxmax(), "timestamp"]
+    assert list(actual["at"]) == list(expected)

@@ -1,0 +1,47 @@
+"""Session concepts (opening range, initial balance, cash close…): found by name or alias,
+each with a query that runs, and named in the model's query reference."""
+
+from __future__ import annotations
+
+import pytest
+
+from barb import execute
+from barb.instruments import load_instrument
+from barb.reference import describe_concept, query_reference
+from barb.session_concepts import session_concepts
+
+CONCEPTS = list(session_concepts().values())
+
+
+@pytest.mark.parametrize("concept", CONCEPTS, ids=lambda c: c.name)
+def test_every_concept_query_runs(concept, engine_settings) -> None:
+    result = execute(concept.query, "NQ", settings=engine_settings)
+    assert result.ok, (concept.name, result.to_dict())
+
+
+@pytest.mark.parametrize("concept", CONCEPTS, ids=lambda c: c.name)
+def test_every_concept_is_found_by_name_and_alias(concept) -> None:
+    for name in (concept.name, concept.name.replace("_", " ").upper(), *concept.aliases):
+        text = describe_concept(name)
+        assert text.startswith(concept.title), name
+        assert '"session"' in text  # the query comes with it
+
+
+def test_the_reference_names_windows_concepts_and_the_tie_rule() -> None:
+    text = query_reference(load_instrument("NQ"))
+    assert "'HH:MM-HH:MM'" in text
+    assert "opening_range" in text and "initial_balance" in text
+    assert "CASH" in text and "RTH_CLOSE" in text
+    assert "earliest" in text and "arg_max(hour(), high)" in text
+
+
+def test_concepts_state_the_session_hours() -> None:
+    assert "09:30-10:30" in describe_concept("initial balance")
+    cash = describe_concept("cash close")
+    assert "16:00" in cash and "RTH is 09:30-17:00" in cash and "session_close('CASH')" in cash
+    assert "16:00-17:00" in describe_concept("post-cash hour")
+    assert "earliest" in describe_concept("which hour makes the high")
+
+
+def test_a_misspelt_concept_gets_suggestions() -> None:
+    assert "opening_range" in describe_concept("opening rnage")
