@@ -10,7 +10,6 @@ history must go (``Reach``).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import difflib
 from dataclasses import dataclass
@@ -31,7 +30,8 @@ from barb.errors import (
 from barb.events import resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset
 from barb.script.ast import Column, Expr, default_name
-from barb.script.library import contains_aggregate, is_aggregate_call
+from barb.script.hoisting import hoist
+from barb.script.library import contains_aggregate
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import JoinSpec, Query, SortKey, Stage
@@ -316,7 +316,13 @@ def _plan_stage(
 
     select = _plan_select(stage, columns, group_keys, errors, step("select"))
     hoisted: list[tuple[str, Expr]] = []
-    select = [_hoist_item(item, hoisted) for item in select]
+    # What an aggregate reads across rows is computed per row, with history, before the cut.
+    select = [
+        dataclasses.replace(item, expr=hoist(item.expr, hoisted, HIDDEN))
+        if item.aggregate
+        else item
+        for item in select
+    ]
 
     plan = StagePlan(
         map_exprs=tuple(map_exprs),
@@ -443,36 +449,3 @@ def _parse(text: str, step: str, errors: list[QueryError]) -> Expr | None:
     except QueryError as exc:
         errors.append(exc)
         return None
-
-
-# --- hoisting: order-dependent parts of aggregates run on the bars around the period --------
-
-
-def _hoist_item(item: SelectItem, hoisted: list[tuple[str, Expr]]) -> SelectItem:
-    """Move what an aggregate reads across rows (``mean(prev(close))``) into a per-row column.
-
-    The aggregate then reduces that column over the kept rows only, while the column itself
-    was computed with the bars before the period (and before ``where`` removed rows).
-    """
-    if not item.aggregate:
-        return item
-    expr = _hoist(item.expr, hoisted, inside=False)
-    return dataclasses.replace(item, expr=expr)
-
-
-def _hoist(node: Expr, hoisted: list[tuple[str, Expr]], inside: bool) -> Expr:
-    if inside and not reach(node).local:
-        name = f"{HIDDEN}{len(hoisted)}"
-        hoisted.append((name, node))
-        return Column(name)
-    inside = inside or is_aggregate_call(node)
-    if not node.CHILDREN:
-        return node
-    changes = {}
-    for field in node.CHILDREN:
-        value = getattr(node, field)
-        if isinstance(value, tuple):
-            changes[field] = tuple(_hoist(v, hoisted, inside) for v in value)
-        else:
-            changes[field] = _hoist(value, hoisted, inside)
-    return dataclasses.replace(node, **changes)  # type: ignore[type-var]

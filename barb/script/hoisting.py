@@ -1,0 +1,40 @@
+"""Hoisting: what an aggregate reads across rows becomes a column computed before rows are cut.
+
+``mean(close - prev(close))`` over Mondays in January means the change from each Monday's
+previous trading day, not from the previous Monday, and on January's first Monday from the last
+day of December. So the planner moves every order-dependent part inside an aggregate's
+arguments into a hidden per-row column, computed on the period's bars plus their history like
+``map``; the aggregate then reduces that column over the rows that are kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from barb.script.ast import Column, Expr
+from barb.script.library import is_aggregate_call
+from barb.script.reach import reach
+
+
+def hoist(expr: Expr, hoisted: list[tuple[str, Expr]], prefix: str) -> Expr:
+    """``expr`` with its aggregates' order-dependent parts replaced by columns named
+    ``prefix`` + a number; each (name, part) is appended to ``hoisted``."""
+    return _hoist(expr, hoisted, prefix, inside=False)
+
+
+def _hoist(node: Expr, hoisted: list[tuple[str, Expr]], prefix: str, inside: bool) -> Expr:
+    if inside and not reach(node).local:
+        name = f"{prefix}{len(hoisted)}"
+        hoisted.append((name, node))
+        return Column(name)
+    inside = inside or is_aggregate_call(node)
+    if not node.CHILDREN:
+        return node
+    changes = {}
+    for field in node.CHILDREN:
+        value = getattr(node, field)
+        if isinstance(value, tuple):
+            changes[field] = tuple(_hoist(v, hoisted, prefix, inside) for v in value)
+        else:
+            changes[field] = _hoist(value, hoisted, prefix, inside)
+    return dataclasses.replace(node, **changes)  # type: ignore[type-var]
