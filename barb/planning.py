@@ -318,9 +318,7 @@ def _plan_stage(
     hoisted: list[tuple[str, Expr]] = []
     # What an aggregate reads across rows is computed per row, with history, before the cut.
     select = [
-        dataclasses.replace(item, expr=hoist(item.expr, hoisted, HIDDEN))
-        if item.aggregate
-        else item
+        replace(item, expr=hoist(item.expr, hoisted, HIDDEN)) if item.aggregate else item
         for item in select
     ]
 
