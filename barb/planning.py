@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
