@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import case, delete, literal, select, update
 
 from bot.store.records import NewReply, OutgoingReply, ReplyKind
-from bot.store.schema import OutboxRow
+from bot.store.schema import InFlightRow, OutboxRow
 from bot.store.transactions import Repository, rowcount
 
 _NO_SYNC = {"synchronize_session": False}
@@ -39,14 +39,28 @@ class OutboxRepository(Repository):
         return queued
 
     async def enqueue_many(
-        self, chat_id: int, replies: Sequence[NewReply], *, question_id: str | None = None
+        self,
+        chat_id: int,
+        replies: Sequence[NewReply],
+        *,
+        question_id: str | None = None,
+        finishes: int | None = None,
     ) -> list[OutgoingReply]:
         """Queue the messages of one reply, in order, in one transaction: a crash while the
-        first is being sent still leaves the others to send."""
-        if not replies:
-            return []
+        first is being sent still leaves the others to send.
+
+        ``finishes``: the work in flight this reply answers, finished in the same
+        transaction, so that a restart neither loses the reply nor works it out twice.
+        """
         now = self._now()
         async with self._write_for_chat(chat_id) as session:
+            if finishes is not None:
+                await session.execute(
+                    delete(InFlightRow).where(InFlightRow.id == finishes),
+                    execution_options=_NO_SYNC,
+                )
+            if not replies:
+                return []
             rows = [
                 OutboxRow(
                     chat_id=chat_id,

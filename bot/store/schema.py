@@ -40,6 +40,7 @@ from bot.store.records import (
     ReplyKind,
     ReplyStatus,
     Role,
+    WorkKind,
     values_of,
 )
 
@@ -217,6 +218,21 @@ class OutboxRow(Base):
     error: Mapped[str | None]
     created_at: Mapped[datetime]
     sent_at: Mapped[datetime | None]
+
+
+class InFlightRow(Base):
+    """Questions and runs begun and not yet answered; a row goes when its reply is stored."""
+
+    __tablename__ = "in_flight"
+    __table_args__ = (_one_of("kind", WorkKind),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    chat_id: Mapped[int] = mapped_column(ForeignKey("chats.id", ondelete="CASCADE"))
+    user_id: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(16))
+    payload: Mapped[dict[str, Any]]
+    attempts: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime]
 
 
 metadata = Base.metadata
