@@ -21,6 +21,7 @@ from telegram.ext import (
 from bot.settings import BotSettings
 from bot.telegram import handlers
 from bot.telegram.flood import OrderedRateLimiter
+from bot.telegram.recovery import resume_interrupted
 from bot.telegram.services import SERVICES_KEY, BotServices
 
 log = logging.getLogger(__name__)
@@ -38,12 +39,14 @@ COMMANDS = [
 
 
 async def on_startup(application: Application) -> None:
-    """Once the bot is started: register the commands shown in Telegram's menu, and send
-    what a previous run stored but could not send."""
+    """Once the bot is started: register the commands shown in Telegram's menu, send what a
+    previous run stored but could not send, then resume the work it left unfinished (in
+    the background: new updates are served meanwhile)."""
     await application.bot.set_my_commands([BotCommand(name, text) for name, text in COMMANDS])
     sent = await send_queued(application)
     if sent:
         log.info("sent %d replies queued before the start", sent)
+    application.create_task(resume_interrupted(application), name="barb-resume-interrupted")
 
 
 async def send_queued(application: Application, older_than: timedelta | None = None) -> int:
