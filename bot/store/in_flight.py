@@ -1,9 +1,11 @@
 """Work in flight: a question being answered, a confirmed plan being run.
 
-A row is written when the work begins and deleted in the transaction that stores its reply
-in the outbox (``OutboxRepository.enqueue_many(..., finishes=...)``), so at any moment a
-question is either in flight here or answered there. Rows left at start-up belong to work the
-previous process did not finish (killed, crashed, redeployed): the bot resumes them.
+A row is written when the work begins. The transaction that stores its reply in the outbox
+(``OutboxRepository.enqueue_many(..., answers=...)``) deletes a question's row, and marks a
+run's answered (its plan message still says "Running…" until it is edited; then the row
+goes), so at any moment a question is either in flight here or answered there. Rows left at
+start-up belong to work the previous process did not finish (killed, crashed, redeployed):
+the bot resumes them.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ def new_row(
         payload=json_object(payload, "payload"),
         attempts=1,
         created_at=now,
+        answered_at=None,
     )
 
 

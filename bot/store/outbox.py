@@ -44,19 +44,25 @@ class OutboxRepository(Repository):
         replies: Sequence[NewReply],
         *,
         question_id: str | None = None,
-        finishes: int | None = None,
+        answers: int | None = None,
     ) -> list[OutgoingReply]:
         """Queue the messages of one reply, in order, in one transaction: a crash while the
         first is being sent still leaves the others to send.
 
-        ``finishes``: the work in flight this reply answers, finished in the same
-        transaction, so that a restart neither loses the reply nor works it out twice.
+        ``answers``: the work in flight this reply answers, in the same transaction, so that
+        a restart neither loses the reply nor works it out twice: a question is finished, a
+        run marked answered (its plan message is edited next).
         """
         now = self._now()
         async with self._write_for_chat(chat_id) as session:
-            if finishes is not None:
+            if answers is not None:
+                work = InFlightRow.id == answers
                 await session.execute(
-                    delete(InFlightRow).where(InFlightRow.id == finishes),
+                    delete(InFlightRow).where(work, InFlightRow.kind == "question"),
+                    execution_options=_NO_SYNC,
+                )
+                await session.execute(
+                    update(InFlightRow).where(work).values(answered_at=now),
                     execution_options=_NO_SYNC,
                 )
             if not replies:

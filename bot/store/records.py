@@ -180,6 +180,8 @@ class InFlight(_Record):
     #: How many times the work was started (1 when begun; +1 at each resumption).
     attempts: int
     created_at: datetime
+    #: A run whose answer is stored, its plan message not yet marked done.
+    answered_at: datetime | None = None
 
 
 class UsageTotals(_Record):

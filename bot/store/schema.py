@@ -221,7 +221,8 @@ class OutboxRow(Base):
 
 
 class InFlightRow(Base):
-    """Questions and runs begun and not yet answered; a row goes when its reply is stored."""
+    """Questions and runs begun and not yet answered. A question's row goes when its reply is
+    stored; a run's is marked answered then, and goes once its plan message says so."""
 
     __tablename__ = "in_flight"
     __table_args__ = (_one_of("kind", WorkKind),)
@@ -233,6 +234,7 @@ class InFlightRow(Base):
     payload: Mapped[dict[str, Any]]
     attempts: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime]
+    answered_at: Mapped[datetime | None]
 
 
 metadata = Base.metadata

@@ -50,7 +50,7 @@ async def answer_question(
     reply_to: int | None = None,
 ) -> None:
     """Ask the assistant under the chat's lock, showing 'typing…', and send its reply; the
-    reply's storing finishes the work ``work_id``."""
+    reply's storing finishes the work in flight ``work_id``."""
     sender = svc.sender(bot)
     try:
         async with svc.chat_lock(asker.chat_id), svc.showing(bot, asker.chat_id):
@@ -60,7 +60,7 @@ async def answer_question(
                 if action.kind == "confirm" and action.status == "pending" and action.message_id:
                     await remove_keyboard(bot, asker.chat_id, action.message_id)
             reply = await svc.assistant.ask(asker, text)
-            await sender.reply(asker.chat_id, reply, reply_to=reply_to, finishes=work_id)
+            await sender.reply(asker.chat_id, reply, reply_to=reply_to, answers=work_id)
     except NotDelivered:
         raise  # the reply is stored and will be sent
     except Exception:
@@ -81,7 +81,7 @@ async def run_plan(
     plan_message_id: int | None = None,
 ) -> None:
     """Run a claimed plan (its frozen query), send the answer, and mark the plan done; the
-    answer's storing finishes the work ``work_id``."""
+    run in flight ``work_id`` ends once the plan says so."""
     chat_id = action.chat_id
     message_id = plan_message_id or action.message_id
     try:
@@ -90,15 +90,36 @@ async def run_plan(
             svc.showing(bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S),
         ):
             reply = await svc.assistant.continue_claimed(action, chat=chat)
-            await svc.sender(bot).reply(chat_id, reply, finishes=work_id)
+            await svc.sender(bot).reply(chat_id, reply, answers=work_id)
     except NotDelivered:
-        raise  # the answer is stored and will be sent: the plan is done
+        # The answer is stored and will be sent: the plan is done.
+        await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+        raise
     except Exception:
         # A bug, not a crash: the answer never came, so the plan can be pressed again.
-        if await svc.store.in_flight.finish(work_id) and await svc.store.pending.reopen(action.id):
+        work = await svc.store.in_flight.get(work_id)
+        if work is not None and work.answered_at is not None:
+            await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+        elif await svc.store.in_flight.finish(work_id) and await svc.store.pending.reopen(
+            action.id
+        ):
             await edit_plan_status(bot, action, message_id, None, lang)
         raise
-    await edit_plan_status(bot, action, message_id, t("done", lang), lang)
+    await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+
+
+async def mark_plan_done(
+    svc: BotServices,
+    bot: Bot,
+    action: PendingAction,
+    work_id: int,
+    lang: str,
+    message_id: int | None = None,
+) -> None:
+    """The answer is stored: the plan says "Done.", and only then is the run over (a kill in
+    between leaves it for the next start to finish)."""
+    await edit_plan_status(bot, action, message_id or action.message_id, t("done", lang), lang)
+    await svc.store.in_flight.finish(work_id)
 
 
 async def edit_plan_status(

@@ -21,7 +21,7 @@ from telegram.ext import Application
 
 from bot.assistant.replies import Asker, PendingView, Reply
 from bot.store.records import InFlight, PendingAction
-from bot.telegram.answering import answer_question, edit_plan_status, run_plan
+from bot.telegram.answering import answer_question, edit_plan_status, mark_plan_done, run_plan
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import SERVICES_KEY, BotServices
 from bot.texts import language_for, t
@@ -86,7 +86,7 @@ async def _resume_question(svc: BotServices, bot: Bot, item: InFlight) -> None:
         reply = Reply(
             text=t("restarted_question", lang, question=quote), failed=True, language=lang
         )
-        await svc.sender(bot).reply(asker.chat_id, reply, reply_to=reply_to, finishes=item.id)
+        await svc.sender(bot).reply(asker.chat_id, reply, reply_to=reply_to, answers=item.id)
         log.info("question %s handed back after %d attempts", item.id, item.attempts)
         return
     await svc.store.in_flight.retry(item.id)
@@ -104,6 +104,9 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
         await svc.store.in_flight.finish(item.id)
         return
     acknowledged()  # the plan has said "Running…" since the press
+    if item.answered_at is not None:  # answered; only the plan's "Done." was missing
+        await mark_plan_done(svc, bot, action, item.id, lang)
+        return
     if not _give_up(item):
         await svc.store.in_flight.retry(item.id)
         await run_plan(svc, bot, action, lang=lang, work_id=item.id)
@@ -121,7 +124,10 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
         query=view.get("query"),
     )
     reply = Reply(question_id=_question_of(action), pending=pending, language=lang)
-    await svc.sender(bot).reply(action.chat_id, reply, finishes=item.id)
+    # Not marked answered: its plan is not done. A kill before the row goes hands it back
+    # twice, which beats not at all.
+    await svc.sender(bot).reply(action.chat_id, reply)
+    await svc.store.in_flight.finish(item.id)
     log.info("plan %s handed back after %d attempts", action.id, item.attempts)
 
 

@@ -139,10 +139,10 @@ class Sender:
         reply: Reply,
         *,
         reply_to: int | None = None,
-        finishes: int | None = None,
+        answers: int | None = None,
     ) -> None:
-        """Store all of a reply's messages (finishing the work in flight ``finishes`` in the
-        same transaction), then send them in order.
+        """Store all of a reply's messages (with the work in flight it ``answers``, in the
+        same transaction: ``OutboxRepository.enqueue_many``), then send them in order.
 
         Each message is marked sent as soon as Telegram has taken it: a crash in the middle
         of a reply resends at most the one message that was on the wire, never a photo
@@ -152,7 +152,7 @@ class Sender:
             chat_id,
             reply_messages(reply, reply_to),
             question_id=reply.question_id,
-            finishes=finishes,
+            answers=answers,
         )
         refused: Exception | None = None
         for message in queued:

@@ -29,6 +29,7 @@ def upgrade() -> None:
         sa.Column("payload", sa.JSON(), nullable=False),
         sa.Column("attempts", sa.Integer(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("answered_at", sa.DateTime(timezone=True), nullable=True),
         sa.CheckConstraint("kind IN ('question', 'run')", name=op.f("ck_in_flight_kind")),
         sa.ForeignKeyConstraint(
             ["chat_id"],

@@ -932,12 +932,16 @@ class FakeBotAPI:
         files: dict[str, UploadedFile],
         client_gone: Callable[[], bool],
         fault: FaultKind | None = None,
+        delay_s: float = 0.0,
     ) -> tuple[int, dict[str, Any]]:
         name = _METHOD_NAMES.get(method.lower(), method)
         record = Recorded(name, params, files, fault=fault)
         self.requests.append(record)
         self._in_flight += 1
         try:
+            if delay_s:
+                self._calls_pulse.fire()  # recorded on arrival: tests may wait for it
+                await asyncio.sleep(delay_s)  # then carried out, even if the client has gone
             if token != self.token:
                 raise ApiError(401, "Unauthorized")
             self._raise_injected_failure(name, params)
@@ -1362,8 +1366,6 @@ class _ApiHandler(tornado.web.RequestHandler):
         else:
             fault = self.fake._take_fault(method, params)
             kind = fault.kind if fault else None
-            if fault is not None and kind == "slow":
-                await asyncio.sleep(fault.delay_s)
             if kind in ("drop_before", "html_502"):
                 self.fake._record_fault(method, params, kind)  # type: ignore[arg-type]
                 if kind == "drop_before":
@@ -1373,8 +1375,9 @@ class _ApiHandler(tornado.web.RequestHandler):
                     self.set_header("Content-Type", "text/html")
                     self.finish(BAD_GATEWAY_HTML)
                 return
+            delay_s = fault.delay_s if fault is not None and kind == "slow" else 0.0
             status, body = await self.fake.handle(
-                token, method, params, files, lambda: self.client_gone, kind
+                token, method, params, files, lambda: self.client_gone, kind, delay_s
             )
             if kind == "drop_after":
                 self._drop()
