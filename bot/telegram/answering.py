@@ -13,7 +13,7 @@ from typing import Any
 
 from telegram import Bot
 from telegram.constants import ChatAction, ParseMode
-from telegram.error import TelegramError
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
 from bot.assistant.replies import Asker
 from bot.store.records import Chat, PendingAction
@@ -116,23 +116,26 @@ async def mark_plan_done(
     lang: str,
     message_id: int | None = None,
 ) -> None:
-    """The answer is stored: the plan says "Done.", and only then is the run over (a kill in
-    between leaves it for the next start to finish)."""
-    await edit_plan_status(bot, action, message_id or action.message_id, t("done", lang), lang)
-    await svc.store.in_flight.finish(work_id)
+    """The answer is stored: the plan says "Done.", and only then is the run over. A kill in
+    between, or Telegram unreachable, leaves it for the next start or the next sending pass
+    (``bot.telegram.app.keep_sending``) to finish."""
+    message_id = message_id or action.message_id
+    if await edit_plan_status(bot, action, message_id, t("done", lang), lang):
+        await svc.store.in_flight.finish(work_id)
 
 
 async def edit_plan_status(
     bot: Bot, action: PendingAction, message_id: int | None, status: str | None, lang: str
-) -> None:
+) -> bool:
     """The plan message loses its buttons and shows where it stands ("Running…", "Done.");
     with no ``status``, it is the plan with its Run and Cancel buttons again.
 
     The text is rendered again from the stored plan, as it was sent, so that the status can
-    be set after a restart, with no callback query at hand.
+    be set after a restart, with no callback query at hand. False if Telegram could not be
+    reached (worth trying again); True once edited, or refused for good (not modified, gone).
     """
     if message_id is None:
-        return
+        return True
     view = action.payload.get("view", {})
     body = plan_html(view.get("text", ""), t("plan_header", lang), view.get("plan") or "")[-1]
     text = body if status is None else f"{body}\n\n⏵ {escape(status)}"
@@ -145,8 +148,15 @@ async def edit_plan_status(
             parse_mode=ParseMode.HTML,
             reply_markup=markup,
         )
-    except TelegramError as exc:  # not modified / gone / Telegram failing: cosmetic
-        log.debug("could not edit plan message %s: %s", message_id, exc)
+    except (NetworkError, RetryAfter) as exc:
+        if isinstance(exc, BadRequest):  # a NetworkError to PTB; retrying will not help
+            log.debug("plan message %s not edited: %s", message_id, exc)
+            return True
+        log.info("plan message %s not edited yet: %s", message_id, exc)
+        return False
+    except TelegramError as exc:  # gone, blocked: nothing to show it to
+        log.debug("plan message %s not edited: %s", message_id, exc)
+    return True
 
 
 async def remove_keyboard(bot: Bot, chat_id: int, message_id: int) -> None:

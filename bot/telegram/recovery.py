@@ -71,6 +71,21 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
             await svc.store.in_flight.finish(item.id)
 
 
+async def finish_answered_runs(application: Application, older_than: timedelta) -> int:  # type: ignore[type-arg]
+    """Runs answered more than ``older_than`` ago whose plan still says "Running…" (Telegram
+    was unreachable when it should have said "Done."): edit them now; how many were left."""
+    svc: BotServices = application.bot_data[SERVICES_KEY]
+    cutoff = datetime.now(UTC) - older_than
+    left = [
+        item
+        for item in await svc.store.in_flight.open()
+        if item.kind == "run" and item.answered_at is not None and item.answered_at < cutoff
+    ]
+    for item in left:
+        await _resume_run(svc, application.bot, item)
+    return len(left)
+
+
 def _give_up(item: InFlight) -> bool:
     too_old = datetime.now(UTC) - item.created_at > MAX_AGE
     return item.attempts >= MAX_ATTEMPTS or too_old

@@ -22,7 +22,7 @@ from bot.settings import BotSettings
 from bot.store import OutgoingReply
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
-from bot.telegram.app import build_application, on_startup
+from bot.telegram.app import build_application, keep_sending, on_startup
 from bot.telegram.sender import Patience
 from bot.telegram.services import BotServices, RateLimiter
 
@@ -70,6 +70,7 @@ async def barb_bot(
     model: Callable[[ModelRequest], Any] = brain,
     runner: QueryRunner | None = None,
     patience: Patience | None = None,
+    keep_sending_every_s: float | None = None,
     **settings: Any,
 ) -> AsyncIterator[BotServices]:
     store = await open_store(StoreSettings(database_url=db_url))
@@ -90,7 +91,14 @@ async def barb_bot(
     try:
         async with polling(application):
             await on_startup(application)  # as `barb bot` does once started
-            yield services
+            sending = None
+            if keep_sending_every_s is not None:  # `barb bot`'s sending pass, sooner
+                sending = asyncio.create_task(keep_sending(application, keep_sending_every_s))
+            try:
+                yield services
+            finally:
+                if sending is not None:
+                    sending.cancel()
     finally:
         await runner.close()
         await store.close()
