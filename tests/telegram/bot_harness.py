@@ -16,6 +16,7 @@ from fake_bot_api import FakeBotAPI, polling
 from barb.reference import query_examples
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.llm.messages import ModelRequest
+from bot.llm.provider import LLMProvider
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
 from bot.pool.runner import InlineRunner, QueryRunner
 from bot.settings import BotSettings
@@ -68,6 +69,7 @@ async def barb_bot(
     db_url: str,
     *,
     model: Callable[[ModelRequest], Any] = brain,
+    provider: LLMProvider | None = None,
     runner: QueryRunner | None = None,
     patience: Patience | None = None,
     keep_sending_every_s: float | None = None,
@@ -79,7 +81,10 @@ async def barb_bot(
     services = BotServices(
         settings=bot_settings,
         assistant=Assistant(
-            ScriptedProvider([model] * 200), store, runner, settings=AssistantSettings()
+            provider or ScriptedProvider([model] * 200),
+            store,
+            runner,
+            settings=AssistantSettings(),
         ),
         store=store,
         runner=runner,
