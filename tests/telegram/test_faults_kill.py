@@ -120,7 +120,8 @@ async def assert_one_answer(bot: BotProcess, fake: FakeBotAPI, *, documents: int
     assert len(delivered(fake, "sendDocument")) == documents, fake.describe()
     assert answers(fake) == [ANSWER], fake.describe()
     assert "reply_markup" not in fake.message(CHAT, plan_id)
-    assert bot.rows("SELECT kind FROM in_flight") == []
+    # The run's record goes just after the plan's edit is answered.
+    await bot.wait_until(lambda: not bot.rows("SELECT kind FROM in_flight"), "nothing in flight")
     assert bot.rows("SELECT id FROM pending_actions WHERE status = 'running'") == []
 
 
