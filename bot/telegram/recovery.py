@@ -11,8 +11,10 @@ person in one sentence: a plan with a fresh Run button, a question to ask again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+import uuid
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
@@ -22,6 +24,7 @@ from telegram.ext import Application
 from bot.assistant.replies import Asker, PendingView, Reply
 from bot.store.records import InFlight, PendingAction
 from bot.telegram.answering import answer_question, edit_plan_status, mark_plan_done, run_plan
+from bot.telegram.render import escape
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import SERVICES_KEY, BotServices
 from bot.texts import language_for, t
@@ -67,8 +70,14 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
         except NotDelivered:
             log.warning("resumed work %s answered; its reply waits for Telegram", item.id)
         except Exception:
-            log.exception("resuming work %s failed", item.id)
+            # As the error handler does for a live update: a reference in the log, one plain
+            # sentence to the person, and the work not tried again at the next start.
+            ref = uuid.uuid4().hex[:8]
+            log.exception("resuming work %s failed (ref %s)", item.id, ref)
             await svc.store.in_flight.finish(item.id)
+            lang = "ru" if item.payload.get("language") == "ru" else "en"
+            with contextlib.suppress(Exception):  # Telegram failing too: the log is all
+                await svc.sender(bot).text(item.chat_id, escape(t("internal_error", lang, ref=ref)))
 
 
 async def finish_answered_runs(application: Application, older_than: timedelta) -> int:  # type: ignore[type-arg]

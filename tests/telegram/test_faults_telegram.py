@@ -16,6 +16,8 @@ import pytest
 from bot_harness import ALICE, ask_and_get_plan, barb_bot, keyboard_data, press
 from fake_bot_api import QUERY_INVALID, FakeBotAPI, FaultKind
 
+from bot.pool.jobs import QueryJob, QueryOutcome
+from bot.pool.runner import InlineRunner
 from bot.telegram.sender import Patience
 
 QUESTION = "average RTH range by weekday?"
@@ -205,3 +207,41 @@ async def test_an_outage_while_answering_delays_the_answer_and_loses_nothing(
         assert answers(fake) == []
         await assert_answered_once(fake, plan)
         assert await svc.store.in_flight.open() == []
+
+
+class _BreaksOnce(InlineRunner):
+    """A runner with a bug that shows once: the first query raises."""
+
+    def __init__(self) -> None:
+        self.broken = True
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        if self.broken:
+            self.broken = False
+            raise RuntimeError("a bug in the runner")
+        return await super().run(job)
+
+
+async def test_a_run_that_breaks_before_answering_can_be_pressed_again(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, runner=_BreaksOnce()) as svc:
+        plan = await ask_and_press(fake)
+        await until(
+            lambda: any("reference" in text for text in fake.sent_text(ALICE)),
+            "the error sentence",
+            fake,
+        )
+        # The plan has its buttons back, and nothing is left running or in flight.
+        await until(
+            lambda: keyboard_data(fake.message(ALICE, plan["message_id"])), "the buttons", fake
+        )
+        [action] = await svc.store.pending.open_for_chat(ALICE)
+        assert action.status == "pending"
+        assert await svc.store.in_flight.open() == []
+
+        run, _ = keyboard_data(fake.message(ALICE, plan["message_id"]))
+        await press(fake, ALICE, ALICE, plan, run)
+        await until(lambda: answers(fake), "the answer", fake)
+        assert len(delivered(fake, "sendPhoto")) == 1
