@@ -1,4 +1,5 @@
-"""The bot's state: chats, preferences, transcript, pending actions, usage, updates, outbox.
+"""The bot's state: chats, preferences, transcript, pending actions, usage, updates, outbox,
+work in flight.
 
 SQLAlchemy 2 async behind a small repository API (``Store``); SQLite (WAL) by default, any
 SQLAlchemy async URL at scale. ``open_store`` migrates the database with Alembic first.
@@ -12,6 +13,7 @@ from bot.store.records import (
     ChatType,
     Claim,
     FinalStatus,
+    InFlight,
     NewMessage,
     NewReply,
     OutgoingReply,
@@ -25,6 +27,7 @@ from bot.store.records import (
     StoredMessage,
     UsageLine,
     UsageTotals,
+    WorkKind,
     new_question_id,
 )
 from bot.store.repository import Store
@@ -38,6 +41,7 @@ __all__ = [
     "Claim",
     "Clock",
     "FinalStatus",
+    "InFlight",
     "NewMessage",
     "NewReply",
     "OutgoingReply",
@@ -56,6 +60,7 @@ __all__ = [
     "UnknownChat",
     "UsageLine",
     "UsageTotals",
+    "WorkKind",
     "new_question_id",
     "open_store",
 ]

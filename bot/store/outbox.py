@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import case, delete, literal, select, update
 
 from bot.store.records import NewReply, OutgoingReply, ReplyKind
-from bot.store.schema import OutboxRow
+from bot.store.schema import InFlightRow, OutboxRow
 from bot.store.transactions import Repository, rowcount
 
 _NO_SYNC = {"synchronize_session": False}
@@ -39,14 +39,34 @@ class OutboxRepository(Repository):
         return queued
 
     async def enqueue_many(
-        self, chat_id: int, replies: Sequence[NewReply], *, question_id: str | None = None
+        self,
+        chat_id: int,
+        replies: Sequence[NewReply],
+        *,
+        question_id: str | None = None,
+        answers: int | None = None,
     ) -> list[OutgoingReply]:
         """Queue the messages of one reply, in order, in one transaction: a crash while the
-        first is being sent still leaves the others to send."""
-        if not replies:
-            return []
+        first is being sent still leaves the others to send.
+
+        ``answers``: the work in flight this reply answers, in the same transaction, so that
+        a restart neither loses the reply nor works it out twice: a question is finished, a
+        run marked answered (its plan message is edited next).
+        """
         now = self._now()
         async with self._write_for_chat(chat_id) as session:
+            if answers is not None:
+                work = InFlightRow.id == answers
+                await session.execute(
+                    delete(InFlightRow).where(work, InFlightRow.kind == "question"),
+                    execution_options=_NO_SYNC,
+                )
+                await session.execute(
+                    update(InFlightRow).where(work).values(answered_at=now),
+                    execution_options=_NO_SYNC,
+                )
+            if not replies:
+                return []
             rows = [
                 OutboxRow(
                     chat_id=chat_id,

@@ -9,11 +9,12 @@ receiving the same press, cannot both run the query.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, select, update
 
+from bot.store.in_flight import new_row
 from bot.store.records import (
     Claim,
     FinalStatus,
@@ -84,7 +85,12 @@ class PendingRepository(Repository):
             return rowcount(result) == 1
 
     async def claim(
-        self, action_id: str, user_id: int, *, max_age: timedelta | None = None
+        self,
+        action_id: str,
+        user_id: int,
+        *,
+        max_age: timedelta | None = None,
+        work: Mapping[str, Any] | None = None,
     ) -> Claim:
         """A press: pending → running for the person it belongs to, read and changed in one
         transaction; ``won`` is True for exactly one caller.
@@ -92,6 +98,9 @@ class PendingRepository(Repository):
         Not won if the action is not theirs, unknown, no longer pending (already pressed,
         cancelled, declined, expired) or older than ``max_age`` (so a stale button cannot run
         a query before ``expire`` has got to it); ``action`` tells which, for the reply.
+
+        With ``work``, a won claim also records the run as in flight (its payload), in the
+        same transaction: a plan marked running always has a run that the next start finds.
         """
         now = self._now()
         async with self._write() as session:
@@ -105,10 +114,30 @@ class PendingRepository(Repository):
                 and row.status == "pending"
                 and (max_age is None or row.created_at >= now - max_age)
             )
+            in_flight = None
             if won:
                 row.status = "running"
+                if work is not None:
+                    in_flight = new_row(row.chat_id, user_id, "run", work, now)
+                    session.add(in_flight)
                 await session.flush()
-            return Claim(action=PendingAction.model_validate(row), won=won)
+            work_id = in_flight.id if in_flight is not None else None
+            return Claim(action=PendingAction.model_validate(row), won=won, work_id=work_id)
+
+    async def reopen(self, action_id: str) -> bool:
+        """running (or done) → pending: a run that never delivered its answer, handed back to
+        the person so that Run can be pressed again."""
+        async with self._write() as session:
+            result = await session.execute(
+                update(PendingActionRow)
+                .where(
+                    PendingActionRow.id == action_id,
+                    PendingActionRow.status.in_(("running", "done")),
+                )
+                .values(status="pending", resolved_at=None),
+                execution_options=_NO_SYNC,
+            )
+            return rowcount(result) == 1
 
     async def cancel(self, action_id: str, user_id: int) -> bool:
         """pending → cancelled (the Cancel button); False if Run was pressed first."""
@@ -138,10 +167,16 @@ class PendingRepository(Repository):
             )
             return rowcount(result) == 1
 
-    async def decline_for_chat(self, chat_id: int) -> list[PendingAction]:
-        """pending → declined for every action of the chat: the person wrote a new message
-        instead of pressing. Returns them (their ``message_id``s, to remove the buttons)."""
-        return await self._close_pending("declined", PendingActionRow.chat_id == chat_id)
+    async def decline_for_chat(
+        self, chat_id: int, *, since: datetime | None = None
+    ) -> list[PendingAction]:
+        """pending → declined for every action of the chat (created at or after ``since``,
+        if given): the person wrote a new message instead of pressing. Returns them (their
+        ``message_id``s, to remove the buttons)."""
+        condition = PendingActionRow.chat_id == chat_id
+        if since is not None:
+            condition = condition & (PendingActionRow.created_at >= since)
+        return await self._close_pending("declined", condition)
 
     async def expire(self, older_than: timedelta) -> list[PendingAction]:
         """pending → expired for actions created more than ``older_than`` ago, any chat."""

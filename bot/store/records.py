@@ -33,6 +33,8 @@ PreferenceKind = Literal[
 ]
 #: The kinds a person holds at most one of.
 SINGLE_VALUED_PREFERENCES: frozenset[str] = frozenset(get_args(PreferenceKind)) - {"note"}
+#: Work a restart must not lose: a question being answered, a confirmed plan being run.
+WorkKind = Literal["question", "run"]
 
 DEFAULT_INSTRUMENT = "NQ"
 #: Telegram's callback_data holds 64 bytes; the id leaves room for a prefix such as "run:".
@@ -172,6 +174,25 @@ class Claim(_Record):
 
     action: PendingAction | None
     won: bool
+    #: The run recorded as in flight with a won claim (``claim(..., work=...)``).
+    work_id: int | None = None
+
+
+class InFlight(_Record):
+    """Work begun and not yet answered: kept until its reply is stored, so that the next
+    start can resume it if the process dies meanwhile."""
+
+    id: int
+    chat_id: int
+    user_id: int
+    kind: WorkKind
+    #: A question: the asker, the text, the message to reply to; a run: the action's id.
+    payload: dict[str, Any]
+    #: How many times the work was started (1 when begun; +1 at each resumption).
+    attempts: int
+    created_at: datetime
+    #: A run whose answer is stored, its plan message not yet marked done.
+    answered_at: datetime | None = None
 
 
 class UsageTotals(_Record):

@@ -12,6 +12,7 @@ from types import TracebackType
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from bot.store.chats import ChatRepository, PreferenceRepository
+from bot.store.in_flight import InFlightRepository
 from bot.store.outbox import OutboxRepository
 from bot.store.pending import PendingRepository
 from bot.store.settings import StoreSettings
@@ -40,6 +41,7 @@ class Store:
         self.usage = UsageRepository(sessions, clock)
         self.updates = UpdateRepository(sessions, clock)
         self.outbox = OutboxRepository(sessions, clock)
+        self.in_flight = InFlightRepository(sessions, clock)
         if engine.dialect.name == "sqlite":
             gate = PriorityGate()
             for repository in (
@@ -50,6 +52,7 @@ class Store:
                 self.usage,
                 self.updates,
                 self.outbox,
+                self.in_flight,
             ):
                 repository.write_gate = gate
 

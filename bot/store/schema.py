@@ -41,6 +41,7 @@ from bot.store.records import (
     ReplyKind,
     ReplyStatus,
     Role,
+    WorkKind,
     values_of,
 )
 
@@ -222,6 +223,23 @@ class OutboxRow(Base):
     error: Mapped[str | None]
     created_at: Mapped[datetime]
     sent_at: Mapped[datetime | None]
+
+
+class InFlightRow(Base):
+    """Questions and runs begun and not yet answered. A question's row goes when its reply is
+    stored; a run's is marked answered then, and goes once its plan message says so."""
+
+    __tablename__ = "in_flight"
+    __table_args__ = (_one_of("kind", WorkKind),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    chat_id: Mapped[int] = mapped_column(ForeignKey("chats.id", ondelete="CASCADE"))
+    user_id: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(16))
+    payload: Mapped[dict[str, Any]]
+    attempts: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime]
+    answered_at: Mapped[datetime | None]
 
 
 metadata = Base.metadata

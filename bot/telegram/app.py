@@ -21,6 +21,7 @@ from telegram.ext import (
 from bot.settings import BotSettings
 from bot.telegram import handlers
 from bot.telegram.flood import OrderedRateLimiter
+from bot.telegram.recovery import finish_answered_runs, resume_interrupted
 from bot.telegram.services import SERVICES_KEY, BotServices
 
 log = logging.getLogger(__name__)
@@ -38,12 +39,14 @@ COMMANDS = [
 
 
 async def on_startup(application: Application) -> None:
-    """Once the bot is started: register the commands shown in Telegram's menu, and send
-    what a previous run stored but could not send."""
+    """Once the bot is started: register the commands shown in Telegram's menu, send what a
+    previous run stored but could not send, then resume the work it left unfinished (in
+    the background: new updates are served meanwhile)."""
     await application.bot.set_my_commands([BotCommand(name, text) for name, text in COMMANDS])
     sent = await send_queued(application)
     if sent:
         log.info("sent %d replies queued before the start", sent)
+    application.create_task(resume_interrupted(application), name="barb-resume-interrupted")
 
 
 async def send_queued(application: Application, older_than: timedelta | None = None) -> int:
@@ -59,7 +62,8 @@ async def send_queued(application: Application, older_than: timedelta | None = N
 
 
 async def keep_sending(application: Application, every_s: float = 60.0) -> None:
-    """While the bot runs: retry replies that Telegram did not take (network, flood control).
+    """While the bot runs: retry replies that Telegram did not take (network, flood control),
+    and the "Done." of plans whose answer went out while Telegram was unreachable.
 
     Only replies queued over ``every_s`` ago: younger ones may still be in their handler's
     hands.
@@ -70,6 +74,7 @@ async def keep_sending(application: Application, every_s: float = 60.0) -> None:
             sent = await send_queued(application, older_than=timedelta(seconds=every_s))
             if sent:
                 log.info("sent %d queued replies", sent)
+            await finish_answered_runs(application, older_than=timedelta(seconds=every_s))
         except Exception:  # Telegram still down: the next pass tries again
             log.exception("sending queued replies failed")
 

@@ -6,10 +6,10 @@ import json
 import logging
 import uuid
 
+from telegram import CallbackQuery, Message, MessageEntity, Update
 from telegram import Chat as TelegramChat
-from telegram import Message, MessageEntity, Update
-from telegram.constants import ChatAction, ChatType, ParseMode
-from telegram.error import Forbidden
+from telegram.constants import ChatAction, ChatType
+from telegram.error import Forbidden, TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from barb.data.store import data_path, read_meta
@@ -20,6 +20,15 @@ from bot.assistant.replies import Asker, Proof, Reply
 from bot.pool.jobs import QueryJob
 from bot.store.records import Chat
 from bot.telegram import keyboards
+from bot.telegram.answering import (
+    QUERY_ACTION_AFTER_S,
+    answer_question,
+    edit_plan_status,
+    question_work,
+    remove_keyboard,
+    run_plan,
+    run_work,
+)
 from bot.telegram.render import escape, query_html
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import BotServices, services
@@ -28,9 +37,6 @@ from bot.texts import language_for, t
 from bot.work_order import acknowledged, arrived
 
 log = logging.getLogger(__name__)
-
-#: The plan message already says "Running…": "sending photo…" only once a query takes a while.
-QUERY_ACTION_AFTER_S = 1.0
 
 
 # --- gates (groups -3 to -1: run before every handler) --------------------------------------
@@ -107,7 +113,7 @@ async def _lang(svc: BotServices, update: Update) -> str:
 async def _answer(
     svc: BotServices, update: Update, context: ContextTypes.DEFAULT_TYPE, text: str
 ) -> None:
-    """Ask the assistant under the chat's lock, showing 'typing…', and send its reply."""
+    """Record the question in flight, then ask the assistant and send its reply."""
     asker = _asker(update)
     message = update.effective_message
     lang = language_for("auto", text, asker.language_code)
@@ -115,25 +121,32 @@ async def _answer(
     if wait:
         await message.reply_text(t("too_fast", lang, seconds=int(wait) + 1))
         return
-    sender = svc.sender(context.bot)
-    async with svc.chat_lock(asker.chat_id), svc.showing(context.bot, asker.chat_id):
-        acknowledged()  # 'typing…' is on its way
-        # Plans waiting for this person lose their buttons: the new message declines them.
-        for action in await svc.store.pending.open_for_chat(asker.chat_id):
-            if action.kind == "confirm" and action.message_id:
-                await _remove_keyboard(context, asker.chat_id, action.message_id)
-        reply = await svc.assistant.ask(asker, text)
-        reply_to = message.message_id if asker.chat_type != "private" else None
-        await sender.reply(asker.chat_id, reply, reply_to=reply_to)
+    reply_to = message.message_id if asker.chat_type != "private" else None
+    await _ask(svc, context, asker, text, reply_to)
 
 
-async def _remove_keyboard(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, message_id: int
+async def _ask(
+    svc: BotServices,
+    context: ContextTypes.DEFAULT_TYPE,
+    asker: Asker,
+    text: str,
+    reply_to: int | None = None,
 ) -> None:
+    # In flight before anything else: from here a kill -9 leaves it for the next start.
+    work = await svc.store.in_flight.start(
+        asker.chat_id, asker.user_id, "question", question_work(asker, text, reply_to)
+    )
+    await answer_question(svc, context.bot, asker, text, work_id=work.id, reply_to=reply_to)
+
+
+async def _acknowledge(query: CallbackQuery, text: str | None = None) -> None:
+    """Stop the button spinning. Telegram may refuse (a query id that expired while the bot
+    was down) or fail (HTTP 500): the press is handled all the same, only the spinner
+    lingers, so that is logged and nothing more."""
     try:
-        await context.bot.edit_message_reply_markup(chat_id, message_id, reply_markup=None)
-    except Exception:  # already edited or deleted: nothing to remove
-        log.debug("keyboard of %s/%s already gone", chat_id, message_id)
+        await query.answer(text)
+    except TelegramError as exc:
+        log.info("press %s not acknowledged: %s", query.id, exc)
 
 
 # --- messages -------------------------------------------------------------------------------
@@ -163,25 +176,22 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     chat, lang = await _chat_and_lang(svc, update)
     if prefix in (keyboards.RUN, keyboards.CANCEL, keyboards.OPTION):
         await _on_pending_button(svc, update, context, prefix, parts, chat, lang)
-    elif prefix == keyboards.SHOW_QUERY:
-        await query.answer()  # first, so the button stops spinning
+        return
+    if prefix == keyboards.FORGET_PREFERENCE:  # its acknowledgement says what happened
+        await _forget_preference(svc, update, parts, lang)
+        return
+    await _acknowledge(query)  # first, so the button stops spinning
+    if prefix == keyboards.SHOW_QUERY:
         await _show_query(svc, update, context, parts[0], lang)
     elif prefix == keyboards.INSTRUMENT:
-        await query.answer()
         await _set_instrument(svc, update, parts[0], lang)
     elif prefix == keyboards.SETTING:
-        await query.answer()
         await _toggle_setting(svc, update, parts[0], lang)
-    elif prefix == keyboards.FORGET_PREFERENCE:
-        await _forget_preference(svc, update, parts, lang)
     elif prefix == keyboards.EXAMPLE:
-        await query.answer()
         index = int(parts[0])
         if 0 <= index < len(svc.examples):
             await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
             await _answer(svc, update, context, svc.examples[index])
-    else:
-        await query.answer()
 
 
 async def _on_pending_button(
@@ -196,9 +206,16 @@ async def _on_pending_button(
     query = update.callback_query
     user_id = update.effective_user.id
     chat_id = update.effective_chat.id
+    claim = None
     if prefix == keyboards.RUN:
-        # Claim before anything else: a double press (or two devices) cannot run twice.
-        claim = await svc.store.pending.claim(parts[0], user_id) if parts else None
+        # Claim before anything else, and record the run in flight with the claim: a double
+        # press (or two devices) cannot run twice, and a kill -9 from here on leaves the run
+        # for the next start to resume.
+        claim = (
+            await svc.store.pending.claim(parts[0], user_id, work=run_work(parts[0], lang))
+            if parts
+            else None
+        )
         action = claim.action if claim else None
         usable = bool(claim and claim.won)
     else:
@@ -206,58 +223,47 @@ async def _on_pending_button(
         usable = action is not None and action.status == "pending" and action.user_id == user_id
     if not usable:
         if action is None or action.status != "pending":
-            await query.answer(t("gone" if action is None else "already", lang))
+            await _acknowledge(query, t("gone" if action is None else "already", lang))
         else:
-            await query.answer(t("not_yours", lang), show_alert=False)
+            await _acknowledge(query, t("not_yours", lang))
         return
     assert action is not None
-    sender = svc.sender(context.bot)
+    plan_message_id = query.message.message_id if query.message else None
     if prefix == keyboards.RUN:
+        assert claim is not None and claim.work_id is not None
         with svc.backlog.joined() as ahead:
-            await query.answer(t("running", lang))
+            # Acknowledging comes after the claim and does not decide the run: a press
+            # Telegram forgot (expired while the bot was down, a 500) still runs.
+            await _acknowledge(query, t("running", lang))
             running = t("running_queued", lang, ahead=ahead) if ahead else t("running", lang)
-            await _edit_status(query.message, running)
+            await edit_plan_status(context.bot, action, plan_message_id, running, lang)
             acknowledged()
-            async with (
-                svc.chat_lock(chat_id),
-                svc.showing(
-                    context.bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
-                ),
-            ):
-                reply = await svc.assistant.continue_claimed(action, chat=chat)
-                await sender.reply(chat_id, reply)
-        await _edit_status(query.message, t("done", lang))
+            await run_plan(
+                svc,
+                context.bot,
+                action,
+                lang=lang,
+                work_id=claim.work_id,
+                chat=chat,
+                plan_message_id=plan_message_id,
+            )
     elif prefix == keyboards.CANCEL:
-        await query.answer(t("cancelled", lang))
+        await _acknowledge(query, t("cancelled", lang))
         acknowledged()
+        sender = svc.sender(context.bot)
         async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
             reply = await svc.assistant.resume(action.id, user_id, run=False)
-            await _edit_status(query.message, t("cancelled", lang))
+            await edit_plan_status(context.bot, action, plan_message_id, t("cancelled", lang), lang)
             await sender.reply(chat_id, reply)
     else:
-        await query.answer()
+        await _acknowledge(query)
         options = action.payload.get("view", {}).get("options", [])
         index = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else -1
         if not 0 <= index < len(options):
             return
-        await _remove_keyboard(context, chat_id, query.message.message_id)
-        async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
-            acknowledged()  # the keyboard is gone, 'typing…' on its way
-            reply = await svc.assistant.ask(_asker(update), options[index])
-            await sender.reply(chat_id, reply)
-
-
-async def _edit_status(message: Message | None, status: str) -> None:
-    """The plan message loses its buttons and shows where it stands."""
-    if message is None or not isinstance(message, Message):
-        return
-    body = (message.text_html or "").split("\n\n⏵", 1)[0]
-    try:
-        await message.edit_text(
-            f"{body}\n\n⏵ {escape(status)}", parse_mode=ParseMode.HTML, reply_markup=None
-        )
-    except Exception:  # not modified / gone: the status is cosmetic
-        log.debug("could not edit plan message %s", message.message_id)
+        if plan_message_id is not None:
+            await remove_keyboard(context.bot, chat_id, plan_message_id)
+        await _ask(svc, context, _asker(update), options[index])
 
 
 async def _show_query(
@@ -317,7 +323,9 @@ async def _forget_preference(svc: BotServices, update: Update, parts: list[str],
     user_id = update.effective_user.id
     forgotten = pref_id is not None and await svc.store.preferences.remove(user_id, pref_id)
     # Answered once the (short) delete is done, so that the answer can say whether it was.
-    await query.answer(t("preference_forgotten" if forgotten else "preference_not_found", lang))
+    await _acknowledge(
+        query, t("preference_forgotten" if forgotten else "preference_not_found", lang)
+    )
     if forgotten:
         chat = await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
         await _show_settings_again(svc, update, chat, lang)
@@ -409,7 +417,7 @@ async def cmd_reset(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     async with svc.chat_lock(chat_id):
         for action in await svc.store.pending.decline_for_chat(chat_id):
             if action.message_id:
-                await _remove_keyboard(context, chat_id, action.message_id)
+                await remove_keyboard(context.bot, chat_id, action.message_id)
         await svc.store.transcript.clear(chat_id)
     await svc.sender(context.bot).text(chat_id, escape(t("reset_done", lang)))
 

@@ -134,28 +134,35 @@ class Sender:
         )
         return await self.deliver(queued)
 
-    async def reply(self, chat_id: int, reply: Reply, *, reply_to: int | None = None) -> None:
-        """Store all of a reply's messages, then send them in order.
+    async def reply(
+        self,
+        chat_id: int,
+        reply: Reply,
+        *,
+        reply_to: int | None = None,
+        answers: int | None = None,
+    ) -> None:
+        """Store all of a reply's messages (with the work in flight it ``answers``, in the
+        same transaction: ``OutboxRepository.enqueue_many``), then send them in order.
 
-        Those Telegram took are marked sent together once the others are sent or have
-        failed: one write for the reply rather than one per message (a crash between two
-        messages of a reply may send the first again; a duplicate beats a lost answer).
+        Each message is marked sent as soon as Telegram has taken it: a crash in the middle
+        of a reply resends at most the one message that was on the wire, never a photo
+        already delivered.
         """
         queued = await self.store.outbox.enqueue_many(
-            chat_id, reply_messages(reply, reply_to), question_id=reply.question_id
+            chat_id,
+            reply_messages(reply, reply_to),
+            question_id=reply.question_id,
+            answers=answers,
         )
-        sent: dict[int, Message] = {}
         refused: Exception | None = None
-        try:
-            for message in queued:
-                try:
-                    sent[message.id] = await self._send(message)
-                except NotDelivered:
-                    raise  # the rest waits its turn, in order
-                except Exception as exc:  # this one is refused; the others may still go
-                    refused = refused or exc
-        finally:
-            await self._record_sent(queued, sent)
+        for message in queued:
+            try:
+                await self.deliver(message)
+            except NotDelivered:
+                raise  # the rest waits its turn, in order
+            except Exception as exc:  # this one is refused; the others may still go
+                refused = refused or exc
         if refused is not None:
             raise refused
 

@@ -5,6 +5,10 @@ every request (method, path, headers, JSON body) for the test to assert on. A re
 which nothing is queued gets a 500 with ``x-should-retry: false``, so that a test that sent
 more requests than it expected fails at once with a clear message instead of retrying.
 The body builders below speak the OpenAI Chat Completions and Anthropic Messages formats.
+
+Transport faults, for the fault suite: a canned answer can be a 502 with nginx's HTML page
+(``bad_gateway``), a connection dropped before the model saw the request or after it
+answered (``dropped``), or slow (``delay_s``); ``outage`` drops every request for a while.
 """
 
 from __future__ import annotations
@@ -12,10 +16,17 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
+
+BAD_GATEWAY_HTML = (
+    b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    b"<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    b"</body>\r\n</html>\r\n"
+)
 
 
 @dataclass(frozen=True)
@@ -25,9 +36,12 @@ class Canned:
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     #: Sent as is instead of ``body`` as JSON: for bodies ``json.dumps`` cannot or would not
-    #: write (not JSON at all, nested deeper than Python's recursion limit).
+    #: write (an HTML error page, not JSON at all, nested deeper than the recursion limit).
     raw: bytes | None = None
     content_type: str = "application/json"
+    #: Close the connection unanswered: "before" the model saw the request, or "after" it
+    #: answered (the answer, and what it cost, lost on the way back).
+    drop: Literal["before", "after"] | None = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,7 @@ class FakeAPIServer:
         self._queues: dict[str, deque[Canned]] = defaultdict(deque)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._outage_until = 0.0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._server.block_on_close = False
@@ -70,6 +85,11 @@ class FakeAPIServer:
     def queue(self, path: str, *responses: Canned) -> None:
         with self._lock:
             self._queues[path].extend(responses)
+
+    def outage(self, seconds: float) -> None:
+        """The provider unreachable for ``seconds``: every request's connection is dropped,
+        and nothing queued is used."""
+        self._outage_until = time.monotonic() + seconds
 
     def requests_to(self, path: str) -> list[Recorded]:
         return [r for r in self.requests if r.path == path]
@@ -101,8 +121,16 @@ class FakeAPIServer:
 
             def _answer(self, body: Any) -> None:
                 headers = {k.lower(): v for k, v in self.headers.items()}
+                if time.monotonic() < fake._outage_until:
+                    with fake._lock:
+                        fake.requests.append(Recorded(self.command, self.path, headers, body))
+                    self.close_connection = True
+                    return
                 canned = fake._next(self.command, self.path, headers, body)
                 if canned.delay_s and fake._stopping.wait(canned.delay_s):
+                    return
+                if canned.drop is not None:
+                    self.close_connection = True  # no answer: the client sees the socket close
                     return
                 payload = canned.raw if canned.raw is not None else json.dumps(canned.body).encode()
                 try:
@@ -120,6 +148,16 @@ class FakeAPIServer:
                 pass  # keep test output clean
 
         return Handler
+
+
+def bad_gateway() -> Canned:
+    """A 502 from a proxy in front of the provider: an HTML page, not the provider's JSON."""
+    return Canned(status=502, raw=BAD_GATEWAY_HTML, content_type="text/html")
+
+
+def dropped(when: Literal["before", "after"] = "before") -> Canned:
+    """The connection closes with no answer, before or after the model did the work."""
+    return Canned(drop=when)
 
 
 def closed_port() -> int:

@@ -23,7 +23,7 @@ from bot.settings import BotSettings
 from bot.store import OutgoingReply
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
-from bot.telegram.app import build_application, on_startup
+from bot.telegram.app import build_application, keep_sending, on_startup
 from bot.telegram.sender import Patience
 from bot.telegram.services import BotServices, RateLimiter
 
@@ -72,6 +72,7 @@ async def barb_bot(
     provider: LLMProvider | None = None,
     runner: QueryRunner | None = None,
     patience: Patience | None = None,
+    keep_sending_every_s: float | None = None,
     **settings: Any,
 ) -> AsyncIterator[BotServices]:
     store = await open_store(StoreSettings(database_url=db_url))
@@ -95,7 +96,14 @@ async def barb_bot(
     try:
         async with polling(application):
             await on_startup(application)  # as `barb bot` does once started
-            yield services
+            sending = None
+            if keep_sending_every_s is not None:  # `barb bot`'s sending pass, sooner
+                sending = asyncio.create_task(keep_sending(application, keep_sending_every_s))
+            try:
+                yield services
+            finally:
+                if sending is not None:
+                    sending.cancel()
     finally:
         await runner.close()
         await store.close()

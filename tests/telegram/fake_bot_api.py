@@ -10,6 +10,12 @@ change nothing, unknown messages and callback queries. Every call is recorded in
 queue updates with :meth:`FakeBotAPI.inject` (built by the update factories) and wait for the
 bot's answers with :meth:`FakeBotAPI.wait_for`.
 
+Transport faults, as a real network and Telegram's front ends produce them, for the fault
+suite: :meth:`FakeBotAPI.fault_next` (a 502 with an HTML body, the connection dropped before
+or after the request is handled, a slow answer) and :meth:`FakeBotAPI.outage` (every request
+dropped for a while); :meth:`FakeBotAPI.fail_next` gives Telegram's own error answers (429
+with ``retry_after``, 500, 400…).
+
 Not covered: MarkdownV2/Markdown parsing (such texts are kept as sent), media groups, inline
 mode, payments, webhook delivery; any method not listed in ``_METHODS`` answers 404.
 """
@@ -28,7 +34,7 @@ import zlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Literal
 
 import tornado.web
 from telegram import Bot
@@ -65,6 +71,15 @@ NOT_MODIFIED = (
     "exactly the same as a current content and reply markup of the message"
 )
 QUERY_INVALID = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+#: What nginx in front of Telegram answers when the backend is down: HTML, not JSON.
+BAD_GATEWAY_HTML = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.18.0</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
+#: Transport faults: a 502 with an HTML body; the connection closed before the request is
+#: handled (nothing happened) or after (it happened, the bot never hears so); a slow answer.
+FaultKind = Literal["html_502", "drop_before", "drop_after", "slow"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +100,8 @@ class Recorded:
     response: dict[str, Any] | None = None
     #: ``time.perf_counter()`` when the answer was ready (for benchmarks).
     answered_at: float = 0.0
+    #: The transport fault the call met (``fault_next``, ``outage``), if any.
+    fault: FaultKind | None = None
 
     @property
     def result(self) -> Any:
@@ -130,6 +147,14 @@ class _Failure:
     error: ApiError
     chat_id: int | str | None
     times: int
+
+
+@dataclass
+class _Fault:
+    kind: FaultKind
+    chat_id: int | str | None
+    times: int
+    delay_s: float
 
 
 @dataclass
@@ -491,6 +516,8 @@ class FakeBotAPI:
         self._confirmed = 0  # updates below this id are confirmed and never sent again
         self._next_update_id = 1
         self._failures: dict[str, list[_Failure]] = {}
+        self._faults: dict[str, list[_Fault]] = {}
+        self._outage_until = 0.0  # time.monotonic() until which every request is dropped
         self._chats: dict[int | str, dict[str, Any]] = {}
         self._next_message_id: dict[int | str, int] = {}
         self._messages: dict[tuple[int | str, int], dict[str, Any]] = {}
@@ -671,6 +698,45 @@ class FakeBotAPI:
             }.get(error_code, HTTPStatus(error_code).phrase)
         error = ApiError(error_code, description, retry_after if error_code == 429 else None)
         self._failures.setdefault(method.lower(), []).append(_Failure(error, chat_id, times))
+
+    def fault_next(
+        self,
+        method: str,
+        kind: FaultKind,
+        *,
+        times: int = 1,
+        chat_id: int | str | None = None,
+        delay_s: float = 5.0,
+    ) -> None:
+        """The next ``times`` calls of ``method`` (to ``chat_id``, if given) meet a transport
+        fault: ``html_502`` (nginx's page, not JSON), ``drop_before`` (the connection closes
+        and nothing is done), ``drop_after`` (the call is carried out, then the connection
+        closes unanswered) or ``slow`` (answered after ``delay_s``)."""
+        fault = _Fault(kind, chat_id, times, delay_s)
+        self._faults.setdefault(method.lower(), []).append(fault)
+
+    def outage(self, seconds: float) -> None:
+        """Telegram unreachable for ``seconds`` from now: every request, getUpdates included,
+        has its connection dropped unanswered."""
+        self._outage_until = time.monotonic() + seconds
+
+    def _take_fault(self, method: str, params: dict[str, Any]) -> _Fault | None:
+        if time.monotonic() < self._outage_until:
+            return _Fault("drop_before", None, 1, 0.0)
+        queued = self._faults.get(method.lower(), [])
+        for fault in queued:
+            if fault.chat_id is None or fault.chat_id == params.get("chat_id"):
+                fault.times -= 1
+                if fault.times <= 0:
+                    queued.remove(fault)
+                return fault
+        return None
+
+    def _record_fault(self, method: str, params: dict[str, Any], kind: FaultKind) -> None:
+        name = _METHOD_NAMES.get(method.lower(), method)
+        status = 502 if kind == "html_502" else 0
+        self.requests.append(Recorded(name, params, status=status, fault=kind))
+        self._calls_pulse.fire()
 
     def sent_text(self, chat_id: int | str) -> list[str]:
         """Texts and captions sent to the chat, in order, as users saw them when sent."""
@@ -865,12 +931,17 @@ class FakeBotAPI:
         params: dict[str, Any],
         files: dict[str, UploadedFile],
         client_gone: Callable[[], bool],
+        fault: FaultKind | None = None,
+        delay_s: float = 0.0,
     ) -> tuple[int, dict[str, Any]]:
         name = _METHOD_NAMES.get(method.lower(), method)
-        record = Recorded(name, params, files)
+        record = Recorded(name, params, files, fault=fault)
         self.requests.append(record)
         self._in_flight += 1
         try:
+            if delay_s:
+                self._calls_pulse.fire()  # recorded on arrival: tests may wait for it
+                await asyncio.sleep(delay_s)  # then carried out, even if the client has gone
             if token != self.token:
                 raise ApiError(401, "Unauthorized")
             self._raise_injected_failure(name, params)
@@ -1293,9 +1364,24 @@ class _ApiHandler(tornado.web.RequestHandler):
         except ValueError:
             status, body = 400, bad_request("can't parse request").envelope()
         else:
+            fault = self.fake._take_fault(method, params)
+            kind = fault.kind if fault else None
+            if kind in ("drop_before", "html_502"):
+                self.fake._record_fault(method, params, kind)  # type: ignore[arg-type]
+                if kind == "drop_before":
+                    self._drop()
+                else:
+                    self.set_status(502)
+                    self.set_header("Content-Type", "text/html")
+                    self.finish(BAD_GATEWAY_HTML)
+                return
+            delay_s = fault.delay_s if fault is not None and kind == "slow" else 0.0
             status, body = await self.fake.handle(
-                token, method, params, files, lambda: self.client_gone
+                token, method, params, files, lambda: self.client_gone, kind, delay_s
             )
+            if kind == "drop_after":
+                self._drop()
+                return
         if self.client_gone:
             return
         self.set_status(status)
@@ -1303,6 +1389,11 @@ class _ApiHandler(tornado.web.RequestHandler):
         self.finish(json.dumps(body))
 
     post = get
+
+    def _drop(self) -> None:
+        """Close the connection with no answer, as a network failure does."""
+        self.request.connection.stream.close()
+        self._finished = True  # nothing more to write: tornado must not try
 
 
 class _FileHandler(tornado.web.RequestHandler):

@@ -364,3 +364,36 @@ async def test_polling_application_echoes_and_answers_buttons(fake_telegram: Fak
     assert fake_telegram.message(CHAT, reply_id)["text"] == "pressed again"
     assert fake_telegram.pending_updates == []
     assert [r.status for r in fake_telegram.requests if r.method != "getUpdates"] == [200] * 5
+
+
+async def test_transport_faults(telegram_bot: Bot, fake_telegram: FakeBotAPI) -> None:
+    """Each fault mode reaches PTB as a real network would: an error, and Telegram's side
+    effect only where the request was carried out."""
+    fake_telegram.fault_next("sendMessage", "drop_before")
+    with pytest.raises(NetworkError):
+        await telegram_bot.send_message(CHAT, "lost on the way")
+    fake_telegram.fault_next("sendMessage", "drop_after")
+    with pytest.raises(NetworkError):
+        await telegram_bot.send_message(CHAT, "delivered, unanswered")
+    fake_telegram.fault_next("sendMessage", "html_502")
+    with pytest.raises(NetworkError):
+        await telegram_bot.send_message(CHAT, "nginx says no")
+    fake_telegram.fault_next("sendMessage", "slow", delay_s=0.3)
+    started = asyncio.get_running_loop().time()
+    await telegram_bot.send_message(CHAT, "late")
+    assert asyncio.get_running_loop().time() - started >= 0.3
+
+    assert fake_telegram.sent_text(CHAT) == ["delivered, unanswered", "late"]
+    faults = [(r.fault, r.status) for r in fake_telegram.calls("sendMessage")]
+    assert faults == [("drop_before", 0), ("drop_after", 200), ("html_502", 502), ("slow", 200)]
+
+
+async def test_outage(telegram_bot: Bot, fake_telegram: FakeBotAPI) -> None:
+    fake_telegram.outage(0.5)
+    with pytest.raises(NetworkError):
+        await telegram_bot.send_message(CHAT, "down")
+    with pytest.raises(NetworkError):
+        await telegram_bot.get_updates()
+    await asyncio.sleep(0.5)
+    await telegram_bot.send_message(CHAT, "up again")
+    assert fake_telegram.sent_text(CHAT) == ["up again"]

@@ -1,0 +1,166 @@
+"""Answering a question and running a confirmed plan: the work a restart must not lose.
+
+Both begin by recording themselves in flight (``store.in_flight``) and end in the transaction
+that stores their reply in the outbox, so that a process killed in between leaves a row the
+next start resumes (``bot.telegram.recovery``). The handlers and the recovery share these
+functions: a resumed question is answered exactly as the first attempt would have been.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Bot
+from telegram.constants import ChatAction, ParseMode
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
+
+from bot.assistant.replies import Asker
+from bot.store.records import Chat, PendingAction
+from bot.telegram import keyboards
+from bot.telegram.render import escape, plan_html
+from bot.telegram.sender import NotDelivered
+from bot.telegram.services import BotServices
+from bot.texts import t
+from bot.work_order import acknowledged
+
+log = logging.getLogger(__name__)
+
+#: The plan message already says "Running…": "sending photo…" only once a query takes a while.
+QUERY_ACTION_AFTER_S = 1.0
+
+
+def question_work(asker: Asker, text: str, reply_to: int | None) -> dict[str, Any]:
+    """What a restart needs to ask the question again: who asked, what, where to reply."""
+    return {"asker": asker.model_dump(mode="json"), "text": text, "reply_to": reply_to}
+
+
+def run_work(action_id: str, lang: str) -> dict[str, Any]:
+    """What a restart needs to run a confirmed plan again: the action (its frozen query)."""
+    return {"action_id": action_id, "language": lang}
+
+
+async def answer_question(
+    svc: BotServices,
+    bot: Bot,
+    asker: Asker,
+    text: str,
+    *,
+    work_id: int,
+    reply_to: int | None = None,
+) -> None:
+    """Ask the assistant under the chat's lock, showing 'typing…', and send its reply; the
+    reply's storing finishes the work in flight ``work_id``."""
+    sender = svc.sender(bot)
+    try:
+        async with svc.chat_lock(asker.chat_id), svc.showing(bot, asker.chat_id):
+            acknowledged()  # 'typing…' is on its way
+            # Plans waiting for this person lose their buttons: the new message declines them.
+            for action in await svc.store.pending.open_for_chat(asker.chat_id):
+                if action.kind == "confirm" and action.status == "pending" and action.message_id:
+                    await remove_keyboard(bot, asker.chat_id, action.message_id)
+            reply = await svc.assistant.ask(asker, text)
+            await sender.reply(asker.chat_id, reply, reply_to=reply_to, answers=work_id)
+    except NotDelivered:
+        raise  # the reply is stored and will be sent
+    except Exception:
+        # A bug, not a crash: the person is told by the error handler; a restart must not
+        # ask again what failed here.
+        await svc.store.in_flight.finish(work_id)
+        raise
+
+
+async def run_plan(
+    svc: BotServices,
+    bot: Bot,
+    action: PendingAction,
+    *,
+    lang: str,
+    work_id: int,
+    chat: Chat | None = None,
+    plan_message_id: int | None = None,
+) -> None:
+    """Run a claimed plan (its frozen query), send the answer, and mark the plan done; the
+    run in flight ``work_id`` ends once the plan says so."""
+    chat_id = action.chat_id
+    message_id = plan_message_id or action.message_id
+    try:
+        async with (
+            svc.chat_lock(chat_id),
+            svc.showing(bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S),
+        ):
+            reply = await svc.assistant.continue_claimed(action, chat=chat)
+            await svc.sender(bot).reply(chat_id, reply, answers=work_id)
+    except NotDelivered:
+        # The answer is stored and will be sent: the plan is done.
+        await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+        raise
+    except Exception:
+        # A bug, not a crash: the answer never came, so the plan can be pressed again.
+        work = await svc.store.in_flight.get(work_id)
+        if work is not None and work.answered_at is not None:
+            await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+        elif await svc.store.in_flight.finish(work_id) and await svc.store.pending.reopen(
+            action.id
+        ):
+            await edit_plan_status(bot, action, message_id, None, lang)
+        raise
+    await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+
+
+async def mark_plan_done(
+    svc: BotServices,
+    bot: Bot,
+    action: PendingAction,
+    work_id: int,
+    lang: str,
+    message_id: int | None = None,
+) -> None:
+    """The answer is stored: the plan says "Done.", and only then is the run over. A kill in
+    between, or Telegram unreachable, leaves it for the next start or the next sending pass
+    (``bot.telegram.app.keep_sending``) to finish."""
+    message_id = message_id or action.message_id
+    if await edit_plan_status(bot, action, message_id, t("done", lang), lang):
+        await svc.store.in_flight.finish(work_id)
+
+
+async def edit_plan_status(
+    bot: Bot, action: PendingAction, message_id: int | None, status: str | None, lang: str
+) -> bool:
+    """The plan message loses its buttons and shows where it stands ("Running…", "Done.");
+    with no ``status``, it is the plan with its Run and Cancel buttons again.
+
+    The text is rendered again from the stored plan, as it was sent, so that the status can
+    be set after a restart, with no callback query at hand. False if Telegram could not be
+    reached (worth trying again); True once edited, or refused for good (not modified, gone).
+    """
+    if message_id is None:
+        return True
+    view = action.payload.get("view", {})
+    body = plan_html(view.get("text", ""), t("plan_header", lang), view.get("plan") or "")[-1]
+    text = body if status is None else f"{body}\n\n⏵ {escape(status)}"
+    markup = keyboards.confirm(action.id, lang) if status is None else None
+    try:
+        await bot.edit_message_text(
+            text,
+            chat_id=action.chat_id,
+            message_id=message_id,
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup,
+        )
+    except (NetworkError, RetryAfter) as exc:
+        if isinstance(exc, BadRequest):  # a NetworkError to PTB; retrying will not help
+            log.debug("plan message %s not edited: %s", message_id, exc)
+            return True
+        log.info("plan message %s not edited yet: %s", message_id, exc)
+        return False
+    except TelegramError as exc:  # gone, blocked: nothing to show it to
+        log.debug("plan message %s not edited: %s", message_id, exc)
+    return True
+
+
+async def remove_keyboard(bot: Bot, chat_id: int, message_id: int) -> None:
+    try:
+        await bot.edit_message_reply_markup(chat_id, message_id, reply_markup=None)
+    except TelegramError:  # already edited or deleted: nothing to remove
+        log.debug("keyboard of %s/%s already gone", chat_id, message_id)

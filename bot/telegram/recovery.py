@@ -1,0 +1,160 @@
+"""At start-up: the work a previous process began and did not finish is resumed.
+
+A process killed (kill -9, an OOM kill, a crash, a deploy) while the model was thinking or
+a query was running leaves its work in flight (``store.in_flight``). Each piece is picked up
+again the way it began: a question is asked again (the transcript is written only once the
+question is answered, so the model starts from the same place), a confirmed plan is run
+again (its query is frozen in the plan). Work that cannot be resumed is handed back to the
+person in one sentence: a plan with a fresh Run button, a question to ask again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+
+from telegram import Bot
+from telegram.ext import Application
+
+from bot.assistant.replies import Asker, PendingView, Reply
+from bot.store.records import InFlight, PendingAction
+from bot.telegram.answering import answer_question, edit_plan_status, mark_plan_done, run_plan
+from bot.telegram.render import escape
+from bot.telegram.sender import NotDelivered
+from bot.telegram.services import SERVICES_KEY, BotServices
+from bot.texts import language_for, t
+from bot.work_order import acknowledged, arrived
+
+log = logging.getLogger(__name__)
+
+#: Work started this many times and still unfinished is handed back, not started again: it
+#: may be what brings the process down.
+MAX_ATTEMPTS = 2
+#: Work older than this is handed back: after so long an answer would surprise more than
+#: help, and a plan's data or the person's mind may have moved on.
+MAX_AGE = timedelta(hours=24)
+QUESTION_QUOTE_CHARS = 80
+
+
+async def resume_interrupted(application: Application) -> int:  # type: ignore[type-arg]
+    """Resume (or hand back) every piece of work left in flight; how many there were.
+
+    Chats run concurrently; one chat's work in the order it began.
+    """
+    svc: BotServices = application.bot_data[SERVICES_KEY]
+    work = await svc.store.in_flight.open()
+    if not work:
+        return 0
+    log.info("resuming %d pieces of work interrupted by the last stop", len(work))
+    by_chat: dict[int, list[InFlight]] = defaultdict(list)
+    for item in work:
+        by_chat[item.chat_id].append(item)
+    await asyncio.gather(*(_resume_chat(svc, application.bot, items) for items in by_chat.values()))
+    return len(work)
+
+
+async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> None:
+    for item in items:
+        # Queued by when the person asked, as if the process had never stopped.
+        arrived(time.monotonic() - (datetime.now(UTC) - item.created_at).total_seconds())
+        try:
+            if item.kind == "question":
+                await _resume_question(svc, bot, item)
+            else:
+                await _resume_run(svc, bot, item)
+        except NotDelivered:
+            log.warning("resumed work %s answered; its reply waits for Telegram", item.id)
+        except Exception:
+            # As the error handler does for a live update: a reference in the log, one plain
+            # sentence to the person, and the work not tried again at the next start.
+            ref = uuid.uuid4().hex[:8]
+            log.exception("resuming work %s failed (ref %s)", item.id, ref)
+            await svc.store.in_flight.finish(item.id)
+            lang = "ru" if item.payload.get("language") == "ru" else "en"
+            with contextlib.suppress(Exception):  # Telegram failing too: the log is all
+                await svc.sender(bot).text(item.chat_id, escape(t("internal_error", lang, ref=ref)))
+
+
+async def finish_answered_runs(application: Application, older_than: timedelta) -> int:  # type: ignore[type-arg]
+    """Runs answered more than ``older_than`` ago whose plan still says "Running…" (Telegram
+    was unreachable when it should have said "Done."): edit them now; how many were left."""
+    svc: BotServices = application.bot_data[SERVICES_KEY]
+    cutoff = datetime.now(UTC) - older_than
+    left = [
+        item
+        for item in await svc.store.in_flight.open()
+        if item.kind == "run" and item.answered_at is not None and item.answered_at < cutoff
+    ]
+    for item in left:
+        await _resume_run(svc, application.bot, item)
+    return len(left)
+
+
+def _give_up(item: InFlight) -> bool:
+    too_old = datetime.now(UTC) - item.created_at > MAX_AGE
+    return item.attempts >= MAX_ATTEMPTS or too_old
+
+
+async def _resume_question(svc: BotServices, bot: Bot, item: InFlight) -> None:
+    asker = Asker.model_validate(item.payload["asker"])
+    text: str = item.payload["text"]
+    reply_to: int | None = item.payload.get("reply_to")
+    if _give_up(item):
+        lang = language_for("auto", text, asker.language_code)
+        quote = text if len(text) <= QUESTION_QUOTE_CHARS else text[:QUESTION_QUOTE_CHARS] + "…"
+        reply = Reply(
+            text=t("restarted_question", lang, question=quote), failed=True, language=lang
+        )
+        await svc.sender(bot).reply(asker.chat_id, reply, reply_to=reply_to, answers=item.id)
+        log.info("question %s handed back after %d attempts", item.id, item.attempts)
+        return
+    await svc.store.in_flight.retry(item.id)
+    # What the interrupted attempt stored but never showed (a plan, a clarifying question:
+    # their messages were not queued) goes; the new attempt makes its own.
+    await svc.store.pending.decline_for_chat(asker.chat_id, since=item.created_at)
+    await answer_question(svc, bot, asker, text, work_id=item.id, reply_to=reply_to)
+    log.info("question %s answered after a restart", item.id)
+
+
+async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
+    lang = "ru" if item.payload.get("language") == "ru" else "en"
+    action = await svc.store.pending.get(item.payload["action_id"])
+    if action is None:  # the chat was reset or removed meanwhile
+        await svc.store.in_flight.finish(item.id)
+        return
+    acknowledged()  # the plan has said "Running…" since the press
+    if item.answered_at is not None:  # answered; only the plan's "Done." was missing
+        await mark_plan_done(svc, bot, action, item.id, lang)
+        return
+    if not _give_up(item):
+        await svc.store.in_flight.retry(item.id)
+        await run_plan(svc, bot, action, lang=lang, work_id=item.id)
+        log.info("plan %s run after a restart", action.id)
+        return
+    # Handed back: the plan can be pressed again, from a fresh message with its buttons.
+    await svc.store.pending.reopen(action.id)
+    await edit_plan_status(bot, action, action.message_id, t("interrupted", lang), lang)
+    view = action.payload.get("view", {})
+    pending = PendingView(
+        id=action.id,
+        kind="confirm",
+        text=t("restarted_run", lang),
+        plan=view.get("plan"),
+        query=view.get("query"),
+    )
+    reply = Reply(question_id=_question_of(action), pending=pending, language=lang)
+    # Not marked answered: its plan is not done. A kill before the row goes hands it back
+    # twice, which beats not at all.
+    await svc.sender(bot).reply(action.chat_id, reply)
+    await svc.store.in_flight.finish(item.id)
+    log.info("plan %s handed back after %d attempts", action.id, item.attempts)
+
+
+def _question_of(action: PendingAction) -> str | None:
+    paused = action.payload.get("paused", {})
+    return paused.get("state", {}).get("question_id")

@@ -1,0 +1,292 @@
+"""kill -9 at every stage of a question, then a restart: what does the person end up with?
+
+The real `barb bot` runs in its own process (``bot_process.BotProcess``) against the fake Bot
+API and, through the official OpenAI SDK, the fake model server. Each test kills it with
+SIGKILL at one stage, recognised from outside as a person or an operator would see it (the
+database row of the question, the model's request arriving, the plan message, the press
+acknowledged, the reply's photo delivered), starts it again on the same database, and
+asserts what reached the chat: exactly one answer (one photo, one CSV, one commentary), and
+a plan that ends "Done." rather than "Running…"; or one plain sentence and a working button.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bot_harness import HEAVY, WEEKDAY_RANGE, keyboard_data
+from bot_process import BotProcess
+from fake_bot_api import FakeBotAPI
+
+from bot.telegram import keyboards
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from llm_fake_api import OPENAI_PATH, Canned, FakeAPIServer, openai_completion
+
+CHAT = USER = 4711
+RUN_PREFIX = keyboards.RUN + keyboards.SEPARATOR
+ANSWER = "Mondays have the widest range."
+GREETING = "Hi! Ask me about the bars."
+#: Long enough that the model is still "thinking" when the kill comes; the fake's thread is
+#: woken when the fixture stops it.
+HOLD_S = 60.0
+
+
+def plan_turn(query: dict[str, Any] = WEEKDAY_RANGE, *, hold: bool = False) -> Canned:
+    arguments = json.dumps({"query": query})
+    canned = openai_completion(
+        "I'll compute the average RTH range by weekday.",
+        tool_calls=[("call_1", "execute_query", arguments)],
+    )
+    return replace(canned, delay_s=HOLD_S if hold else 0.0)
+
+
+def greeting(*, hold: bool = False) -> Canned:
+    return replace(openai_completion(GREETING), delay_s=HOLD_S if hold else 0.0)
+
+
+def answer_turn(*, hold: bool = False) -> Canned:
+    return replace(openai_completion(ANSWER), delay_s=HOLD_S if hold else 0.0)
+
+
+@pytest.fixture
+def model() -> Iterator[FakeAPIServer]:
+    server = FakeAPIServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def bot(
+    fake_telegram: FakeBotAPI, model: FakeAPIServer, tmp_path: Path, sample_settings: object
+) -> AsyncIterator[BotProcess]:
+    process = BotProcess(fake_telegram, model.url, tmp_path)
+    yield process
+    process.kill()
+
+
+# --- what the person sees ---------------------------------------------------------------------
+
+
+def delivered(fake: FakeBotAPI, method: str) -> list[dict[str, Any]]:
+    return [r.result for r in fake.calls(method, chat_id=CHAT) if r.status == 200]
+
+
+def run_button(message: dict[str, Any]) -> str | None:
+    return next((d for d in keyboard_data(message) if d.startswith(RUN_PREFIX)), None)
+
+
+def plans(fake: FakeBotAPI) -> list[dict[str, Any]]:
+    """Messages sent with a Run button."""
+    return [m for m in delivered(fake, "sendMessage") if run_button(m)]
+
+
+def answers(fake: FakeBotAPI) -> list[str]:
+    return [m["text"] for m in delivered(fake, "sendMessage") if m["text"] == ANSWER]
+
+
+def ask(fake: FakeBotAPI, text: str = "Average range by weekday?") -> None:
+    fake.inject(fake.message_update(chat_id=CHAT, user_id=USER, text=text))
+
+
+def press_run(fake: FakeBotAPI, plan: dict[str, Any]) -> None:
+    run = run_button(plan)
+    assert run is not None
+    fake.inject(
+        fake.callback_update(chat_id=CHAT, user_id=USER, message_id=plan["message_id"], data=run)
+    )
+
+
+async def press_and_get_answer(bot: BotProcess, fake: FakeBotAPI) -> None:
+    await bot.wait_until(lambda: plans(fake), "the plan")
+    press_run(fake, plans(fake)[-1])
+    await bot.wait_until(lambda: answers(fake), "the answer")
+
+
+async def assert_one_answer(bot: BotProcess, fake: FakeBotAPI, *, documents: int = 1) -> None:
+    """One plan, one chart, ``documents`` CSVs, one commentary; the plan says "Done."; nothing
+    left in flight or running in the database."""
+    plan_id = plans(fake)[0]["message_id"]
+    await bot.wait_until(
+        lambda: fake.message(CHAT, plan_id)["text"].endswith("⏵ Done."), "the plan marked done"
+    )
+    assert len(plans(fake)) == 1, fake.describe()
+    assert len(delivered(fake, "sendPhoto")) == 1, fake.describe()
+    assert len(delivered(fake, "sendDocument")) == documents, fake.describe()
+    assert answers(fake) == [ANSWER], fake.describe()
+    assert "reply_markup" not in fake.message(CHAT, plan_id)
+    # The run's record goes just after the plan's edit is answered.
+    await bot.wait_until(lambda: not bot.rows("SELECT kind FROM in_flight"), "nothing in flight")
+    assert bot.rows("SELECT id FROM pending_actions WHERE status = 'running'") == []
+
+
+def in_flight(bot: BotProcess, kind: str) -> list[tuple[Any, ...]]:
+    return bot.rows("SELECT id, attempts FROM in_flight WHERE kind = ?", kind)
+
+
+# --- the stages -------------------------------------------------------------------------------
+
+
+async def test_kill_when_the_question_is_received(
+    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+) -> None:
+    """The question is recorded and waits its turn behind an earlier one of the same chat
+    (whose model is still thinking) when the process dies: both are answered, in order."""
+    model.queue(OPENAI_PATH, greeting(hold=True), greeting(), plan_turn(), answer_turn())
+    await bot.start()
+    ask(fake_telegram, "Hello there")
+    await bot.wait_until(lambda: model.requests_to(OPENAI_PATH), "the greeting's model call")
+    ask(fake_telegram)
+    await bot.wait_until(lambda: len(in_flight(bot, "question")) == 2, "the question recorded")
+    bot.kill()
+    assert len(model.requests_to(OPENAI_PATH)) == 1  # the question never reached the model
+
+    await bot.start()
+    await press_and_get_answer(bot, fake_telegram)
+    texts = [m["text"] for m in delivered(fake_telegram, "sendMessage")]
+    assert texts[0] == GREETING  # answered in the order asked
+    assert texts.count(GREETING) == 1
+    await assert_one_answer(bot, fake_telegram)
+
+
+async def test_kill_while_the_model_is_thinking(
+    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+) -> None:
+    model.queue(OPENAI_PATH, plan_turn(hold=True), plan_turn(), answer_turn())
+    await bot.start()
+    ask(fake_telegram)
+    await bot.wait_until(lambda: model.requests_to(OPENAI_PATH), "the model's first request")
+    bot.kill()
+
+    await bot.start()
+    await press_and_get_answer(bot, fake_telegram)
+    await assert_one_answer(bot, fake_telegram)
+    # The question was asked of the model again, from the start: same transcript.
+    first, again = (r.body["messages"] for r in model.requests_to(OPENAI_PATH)[:2])
+    assert first == again
+
+
+async def test_kill_when_the_plan_is_shown(
+    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+) -> None:
+    model.queue(OPENAI_PATH, plan_turn(), answer_turn())
+    await bot.start()
+    ask(fake_telegram)
+    await bot.wait_until(lambda: plans(fake_telegram), "the plan")
+    # The plan is marked delivered (its message id stored) before the kill.
+    await bot.wait_until(
+        lambda: bot.rows("SELECT id FROM pending_actions WHERE message_id IS NOT NULL"),
+        "the plan's message recorded",
+    )
+    bot.kill()
+
+    await bot.start()
+    await press_and_get_answer(bot, fake_telegram)
+    await assert_one_answer(bot, fake_telegram)
+    assert len(model.requests_to(OPENAI_PATH)) == 2  # nothing asked twice
+
+
+async def test_kill_while_the_query_runs(
+    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+) -> None:
+    model.queue(OPENAI_PATH, plan_turn(HEAVY), answer_turn())
+    await bot.start()
+    ask(fake_telegram)
+    await bot.wait_until(lambda: plans(fake_telegram), "the plan")
+    press_run(fake_telegram, plans(fake_telegram)[0])
+    await bot.wait_until(lambda: in_flight(bot, "run"), "the run recorded")
+    await fake_telegram.wait_for("editMessageText")  # the plan says "Running…"
+    bot.kill()
+    # Killed before the query finished: the model was never given its result.
+    assert len(model.requests_to(OPENAI_PATH)) == 1
+    assert fake_telegram.message(CHAT, plans(fake_telegram)[0]["message_id"])["text"].endswith(
+        "Running…"
+    )
+
+    await bot.start()  # the run resumes by itself: nobody presses anything
+    await bot.wait_until(lambda: answers(fake_telegram), "the answer", timeout=60)
+    await assert_one_answer(bot, fake_telegram)
+
+
+async def test_kill_while_the_model_reads_the_result(
+    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+) -> None:
+    model.queue(OPENAI_PATH, plan_turn(), answer_turn(hold=True), answer_turn())
+    await bot.start()
+    ask(fake_telegram)
+    await bot.wait_until(lambda: plans(fake_telegram), "the plan")
+    press_run(fake_telegram, plans(fake_telegram)[0])
+    await bot.wait_until(
+        lambda: len(model.requests_to(OPENAI_PATH)) == 2, "the model reading the result"
+    )
+    bot.kill()
+
+    await bot.start()
+    await bot.wait_until(lambda: answers(fake_telegram), "the answer")
+    await assert_one_answer(bot, fake_telegram)
+
+
+async def test_kill_while_the_reply_is_half_sent(
+    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+) -> None:
+    model.queue(OPENAI_PATH, plan_turn(), answer_turn())
+    # The CSV is on the wire when the process dies; Telegram still delivers it (the upload
+    # was complete), and the bot, which never heard so, sends it again after the restart.
+    fake_telegram.fault_next("sendDocument", "slow", chat_id=CHAT, delay_s=2.0)
+    await bot.start()
+    ask(fake_telegram)
+    await bot.wait_until(lambda: plans(fake_telegram), "the plan")
+    press_run(fake_telegram, plans(fake_telegram)[0])
+    await bot.wait_until(
+        lambda: fake_telegram.calls("sendDocument", chat_id=CHAT), "the CSV on the wire"
+    )
+    bot.kill()
+    assert len(delivered(fake_telegram, "sendPhoto")) == 1
+
+    await bot.start()
+    await bot.wait_until(lambda: answers(fake_telegram), "the answer")
+    await fake_telegram.wait_for("sendDocument", 2, chat_id=CHAT)
+    # The photo, recorded as sent the moment Telegram took it, is not sent again; the one
+    # message on the wire at the kill arrives twice.
+    await assert_one_answer(bot, fake_telegram, documents=2)
+
+
+async def test_killed_twice_the_run_is_handed_back_with_a_fresh_button(
+    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+) -> None:
+    model.queue(OPENAI_PATH, plan_turn(HEAVY), answer_turn())
+    await bot.start()
+    ask(fake_telegram)
+    await bot.wait_until(lambda: plans(fake_telegram), "the plan")
+    first_plan = plans(fake_telegram)[0]
+    press_run(fake_telegram, first_plan)
+    await bot.wait_until(lambda: in_flight(bot, "run"), "the run recorded")
+    bot.kill()
+    await bot.start()
+    # The resumed run (its second attempt) dies too, perhaps because of the query itself.
+    await bot.wait_until(lambda: in_flight(bot, "run")[0][1] == 2, "the run resumed")
+    bot.kill()
+    assert answers(fake_telegram) == []
+
+    await bot.start()
+    await bot.wait_until(lambda: len(plans(fake_telegram)) == 2, "the plan handed back")
+    handed_back = plans(fake_telegram)[1]
+    assert handed_back["text"].startswith("I was restarted while working on this: press Run again.")
+    old = fake_telegram.message(CHAT, first_plan["message_id"])
+    assert old["text"].endswith("⏵ Interrupted by a restart.")
+    assert "reply_markup" not in old
+    await bot.wait_until(lambda: not bot.rows("SELECT kind FROM in_flight"), "the run handed back")
+
+    press_run(fake_telegram, handed_back)
+    await bot.wait_until(lambda: answers(fake_telegram), "the answer", timeout=60)
+    await bot.wait_until(
+        lambda: fake_telegram.message(CHAT, handed_back["message_id"])["text"].endswith("Done."),
+        "the fresh plan marked done",
+    )
+    assert len(delivered(fake_telegram, "sendPhoto")) == 1
+    assert answers(fake_telegram) == [ANSWER]

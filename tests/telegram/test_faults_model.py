@@ -1,0 +1,136 @@
+"""The model's server misbehaving: what does the person end up with?
+
+The bot drives the official OpenAI SDK against the fake model server, which fails the way
+providers and the proxies in front of them do: 500, 502 with an HTML page, the connection
+dropped before or after the model answered, slow answers, an outage. A fault the SDK's
+retries get over gives the person their plan as usual; one they cannot gives one plain
+sentence, once, and the bot goes on answering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from bot_harness import ALICE, WEEKDAY_RANGE, barb_bot, keyboard_data
+from fake_bot_api import FakeBotAPI
+
+from bot.llm.openai_provider import OpenAIProvider
+from bot.telegram import keyboards
+from bot.texts import t
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from llm_fake_api import (
+    OPENAI_PATH,
+    Canned,
+    FakeAPIServer,
+    bad_gateway,
+    dropped,
+    openai_completion,
+    openai_error,
+)
+
+PLAN = openai_completion(
+    "I'll compute the average RTH range by weekday.",
+    tool_calls=[("call_1", "execute_query", json.dumps({"query": WEEKDAY_RANGE}))],
+)
+UNAVAILABLE = t("llm_unavailable", "en")
+
+
+@pytest.fixture
+def model() -> Iterator[FakeAPIServer]:
+    server = FakeAPIServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def provider(model: FakeAPIServer) -> AsyncIterator[OpenAIProvider]:
+    # One retry, as the SDK does it (its own backoff); a short timeout for the slow case.
+    async with OpenAIProvider(
+        base_url=f"{model.url}/v1", model="gpt-4o-mini", max_retries=1, timeout_s=1.0
+    ) as provider:
+        yield provider
+
+
+def sent(fake: FakeBotAPI) -> list[dict[str, object]]:
+    return [r.result for r in fake.calls("sendMessage", chat_id=ALICE) if r.status == 200]
+
+
+async def ask(fake: FakeBotAPI, text: str = "average RTH range by weekday?") -> dict[str, object]:
+    before = len(sent(fake))
+    fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=text))
+    await fake.wait_for("sendMessage", before + 1, chat_id=ALICE, timeout=20)
+    return sent(fake)[-1]
+
+
+def is_plan(message: dict[str, object]) -> bool:
+    return any(d.startswith(keyboards.RUN + ":") for d in keyboard_data(message))
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        openai_error(500, "internal error"),
+        bad_gateway(),
+        dropped("before"),
+        dropped("after"),
+    ],
+    ids=["http-500", "502-html", "dropped-before", "dropped-after"],
+)
+async def test_a_fault_the_retry_gets_over_gives_the_plan(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    model: FakeAPIServer,
+    provider: OpenAIProvider,
+    fault: Canned,
+) -> None:
+    model.queue(OPENAI_PATH, fault, PLAN)
+    async with barb_bot(fake_telegram, db_url, provider=provider) as svc:
+        message = await ask(fake_telegram)
+        assert is_plan(message)
+        assert len(sent(fake_telegram)) == 1
+        assert len(model.requests_to(OPENAI_PATH)) == 2
+        assert await svc.store.in_flight.open() == []
+
+
+@pytest.mark.parametrize(
+    "faults",
+    [
+        [bad_gateway(), bad_gateway()],
+        [Canned(delay_s=3.0), Canned(delay_s=3.0)],
+    ],
+    ids=["502-html-twice", "slow-past-the-timeout"],
+)
+async def test_a_fault_that_outlasts_the_retry_gives_one_sentence(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    model: FakeAPIServer,
+    provider: OpenAIProvider,
+    faults: list[Canned],
+) -> None:
+    model.queue(OPENAI_PATH, *faults, PLAN)
+    async with barb_bot(fake_telegram, db_url, provider=provider) as svc:
+        message = await ask(fake_telegram)
+        assert message["text"] == UNAVAILABLE
+        assert await svc.store.in_flight.open() == []
+        # The bot goes on: the next question gets its plan.
+        assert is_plan(await ask(fake_telegram))
+        assert [m["text"] for m in sent(fake_telegram)].count(UNAVAILABLE) == 1
+
+
+async def test_an_outage_gives_one_sentence_and_the_next_question_is_answered(
+    fake_telegram: FakeBotAPI, db_url: str, model: FakeAPIServer, provider: OpenAIProvider
+) -> None:
+    model.queue(OPENAI_PATH, PLAN)
+    model.outage(1.5)
+    async with barb_bot(fake_telegram, db_url, provider=provider):
+        message = await ask(fake_telegram)
+        assert message["text"] == UNAVAILABLE
+        assert len(model.requests_to(OPENAI_PATH)) == 2  # the call and its one retry
+        await asyncio.sleep(1.5)  # the outage is over
+        assert is_plan(await ask(fake_telegram))
