@@ -72,6 +72,12 @@ class InvalidQuery(QueryError):
     error_type = "InvalidQuery"
 
 
+class InvalidJSON(InvalidQuery):
+    """The query text is not JSON at all."""
+
+    error_type = "InvalidJSON"
+
+
 class ExpressionSyntaxError(QueryError):
     """An expression could not be parsed; carries the position and a marked snippet."""
 
@@ -120,6 +126,12 @@ class UnknownEvent(QueryError):
 
 class QueryTooLarge(QueryError):
     error_type = "QueryTooLarge"
+
+
+class QueryTimeout(QueryError):
+    """The query ran past its time limit and was stopped."""
+
+    error_type = "QueryTimeout"
 
 
 class ExecutionError(QueryError):

@@ -138,7 +138,9 @@ def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
         warnings.append(
             f"No session given for {timeframe} bars: {session} (the default session) used."
         )
-    period = parse_period(query.period, dataset.last_date)
+    period = parse_period(query.period, dataset.last_date, dataset.first_date)
+    if period.note:
+        warnings.append(period.note)
 
     errors: list[QueryError] = []
     columns = set(BAR_COLUMNS)
@@ -248,14 +250,14 @@ def _output_columns(
     if group_keys:
         return {name for name, _ in group_keys} | {s.name for s in select}
     if select and not select[0].aggregate:
-        return {s.name for s in select} | columns
+        return {s.name for s in select}  # the table holds only what is selected
     return columns
 
 
 def _unknown_sort(column: str, available: set[str]) -> UnknownColumn:
     names = sorted(available)
     close = difflib.get_close_matches(column, names, n=1)
-    hint = f"Did you mean '{close[0]}'?" if close else None
+    hint = f"Did you mean '{close[0]}'?" if close else f"To sort by '{column}', select it too."
     return UnknownColumn(
         f"Cannot sort by '{column}': no such column in the result. Available: {', '.join(names)}.",
         step="sort",

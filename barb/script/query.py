@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import difflib
 import re
+import reprlib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from barb.errors import InvalidQuery, UnknownTimeframe
 from barb.script.context import TIMEFRAMES
+from barb.script.limits import check_query_value
 
-_SORT_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\s(asc|desc))?\s*$", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SORT_EXAMPLE = "sort must look like 'column desc' or 'column asc'"
 _TIMEFRAME_ALIASES = {
     "1min": "1m",
     "5min": "5m",
@@ -84,6 +87,19 @@ class SortKey(BaseModel):
 
     def to_text(self) -> str:
         return f"{self.column} {'desc' if self.descending else 'asc'}"
+
+
+def _sort_key(item: Any) -> dict[str, Any]:
+    """'volume desc' → a SortKey's fields. Split on whitespace: linear in the text's length."""
+    words = item.split() if isinstance(item, str) else []
+    if (
+        1 <= len(words) <= 2
+        and _IDENTIFIER.fullmatch(words[0])
+        and (len(words) == 1 or words[1].lower() in ("asc", "desc"))
+    ):
+        return {"column": words[0], "descending": len(words) == 2 and words[1].lower() == "desc"}
+    shown = reprlib.repr(item)
+    raise ValueError(f"{_SORT_EXAMPLE}; got {shown}")
 
 
 class Query(BaseModel):
@@ -155,19 +171,13 @@ class Query(BaseModel):
     def _sort(cls, value: Any) -> Any:
         if value is None:
             return []
-        items = split_top_level(value) if isinstance(value, str) else value
-        keys = []
-        for item in items:
-            if isinstance(item, dict):
-                keys.append(item)
-                continue
-            match = _SORT_RE.match(str(item))
-            if not match:
-                raise ValueError(f"sort '{item}' must look like 'column desc' or 'column asc'")
-            keys.append(
-                {"column": match.group(1), "descending": (match.group(2) or "").lower() == "desc"}
-            )
-        return keys
+        if isinstance(value, str):
+            items: list[Any] = split_top_level(value)
+        elif isinstance(value, list):
+            items = value
+        else:
+            raise ValueError(f"{_SORT_EXAMPLE}, or a list of those; got {type(value).__name__}")
+        return [item if isinstance(item, dict) else _sort_key(item) for item in items]
 
     def to_json(self) -> dict[str, Any]:
         """The query as the model would write it (canonical form, defaults left out)."""
@@ -219,6 +229,7 @@ def parse_query(raw: dict[str, Any] | Query) -> Query:
             step="parse",
             hint='Example: {"session": "RTH", "from": "daily", "select": "mean(range)"}',
         )
+    check_query_value(raw)
     try:
         return Query.model_validate(raw)
     except ValidationError as exc:
