@@ -68,7 +68,7 @@ def load_query_text(text: str, limits: QueryLimits | None = None) -> Any:
     # The C decoder recurses once per level: measure the nesting before it sees the text.
     depth = json_text_depth(text)
     if depth > limits.max_json_depth:
-        raise _too_deep(depth, limits)
+        raise _too_deep(limits)
 
     def bounded_int(digits: str) -> int:
         if len(digits.lstrip("-")) > limits.max_int_digits:
@@ -93,7 +93,7 @@ def load_query_text(text: str, limits: QueryLimits | None = None) -> Any:
             f"The query is not valid JSON: {exc.msg} at position {exc.pos}.",
             step="parse",
             hint=_EXAMPLE,
-            details={"position": exc.pos},
+            details={"reason": exc.msg, "position": exc.pos},
         ) from None
     check_query_value(value, limits)
     return value
@@ -136,7 +136,7 @@ def check_query_value(value: Any, limits: QueryLimits | None = None) -> None:
             )
         if isinstance(item, dict | list | tuple):
             if depth > limits.max_json_depth:
-                raise _too_deep(depth, limits)
+                raise _too_deep(limits)
             if len(item) > limits.max_items:
                 raise _too_large(
                     f"'{where}' has {len(item):,} entries; the limit is {limits.max_items}.",
@@ -225,9 +225,9 @@ def _too_large(message: str, hint: str) -> QueryTooLarge:
     return QueryTooLarge(message, step="parse", hint=hint)
 
 
-def _too_deep(depth: int, limits: QueryLimits) -> QueryTooLarge:
+def _too_deep(limits: QueryLimits) -> QueryTooLarge:
     return _too_large(
-        f"The query nests JSON {depth} levels deep; the limit is {limits.max_json_depth}.",
+        f"The query nests JSON more than {limits.max_json_depth} levels deep.",
         "a query is one object of fields; write lists flat, e.g. "
         '"select": ["mean(range)", "max(high)"]',
     )

@@ -10,8 +10,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from barb.errors import QueryError
+from barb.script.limits import check_query_value
 from bot.assistant.prompts import Prompts, Variant
 from bot.llm.messages import ToolSpec
 
@@ -34,6 +36,16 @@ class NoArgs(_Args):
 class ExecuteQueryArgs(_Args):
     query: dict[str, Any]
     explanation: str = ""
+
+    @field_validator("query")
+    @classmethod
+    def _bounded(cls, query: dict[str, Any]) -> dict[str, Any]:
+        """The input limits, before the query is stored, planned or sent to a worker."""
+        try:
+            check_query_value(query)
+        except QueryError as exc:
+            raise ValueError(f"{exc.message} {exc.hint or ''}".strip()) from None
+        return query
 
 
 class GetConceptArgs(_Args):
