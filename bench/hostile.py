@@ -1,6 +1,7 @@
 """Hostile queries: thousands of generated and hand-made inputs through the engine and the CLI.
 
-    .venv/bin/python bench/hostile.py [--count 10000] [--subprocesses 6] [--write docs/reliability.md]
+    .venv/bin/python bench/hostile.py [--count 10000] [--subprocesses 6] \
+        [--write docs/reliability.md]
 
 Inputs come from tests/hostile_queries.py: every hand-made pathological input, then JSON
 texts drawn by hypothesis from Barb Script's grammar (plausible queries with mistakes, wrong
@@ -194,8 +195,7 @@ def main() -> None:
     engine_settings = default_settings()
     hand_made = pathological_texts()
     inputs = hand_made + [
-        ("generated", text)
-        for text in generated_texts(max(args.count - len(hand_made), 0))
+        ("generated", text) for text in generated_texts(max(args.count - len(hand_made), 0))
     ]
     print(f"{len(inputs):,} inputs; time limit {limit:g} s", flush=True)
 

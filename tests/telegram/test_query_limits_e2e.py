@@ -23,6 +23,8 @@ def count_answer() -> str:
     """The answer computed in this process, to compare with what the worker sent."""
     value = execute(json.loads(COUNT_QUERY), "NQ").summary.value
     return f"Result: count = {value:,}"
+
+
 DEEP = '/query {"select": ' + "[" * 500 + '"close"' + "]" * 500 + "}"
 
 
