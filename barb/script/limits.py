@@ -245,8 +245,11 @@ def time_limit(seconds: float) -> Iterator[None]:
     pool enforces the same limit by replacing the worker.
     """
 
+    armed = [True]
+
     def alarm(signum: int, frame: Any) -> None:
-        raise _TimeUp
+        if armed[0]:  # not once the clean-up below has begun
+            raise _TimeUp
 
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -255,6 +258,7 @@ def time_limit(seconds: float) -> Iterator[None]:
     except _TimeUp:
         raise timeout_error(seconds) from None
     finally:
+        armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
