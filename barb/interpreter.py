@@ -207,6 +207,8 @@ def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
         )
 
     output_columns = _output_columns(query, columns, group_keys, select)
+    if not select and not group_keys and timeframe == "daily":
+        output_columns = output_columns - {"trading_date"}  # _display_rows drops it
     for key in query.sort:
         if key.column not in output_columns:
             errors.append(_unknown_sort(key.column, output_columns))

@@ -162,7 +162,7 @@ def markdown(rows: list[dict], command: str, count: int, elapsed_s: float, data:
         f"Error values through the engine, most common first: {top}.",
         "",
         "The CI share is `tests/engine/test_hostile_queries.py`: every hand-made input and "
-        "150 + 150 hypothesis examples through the engine and the CLI, plus four real "
+        "500 + 500 hypothesis examples through the engine and the CLI, plus four real "
         "`barb query` processes, on the small test data set.",
         "",
     ]

@@ -32,7 +32,7 @@ from barb.settings import EngineSettings, default_settings
 # Generous: a breach is a query that hangs, not one that is a little slow on a busy machine.
 TIMEOUT_S = 30.0
 HOSTILE = settings(
-    max_examples=150,
+    max_examples=500,
     deadline=None,
     derandomize=True,
     database=None,

@@ -32,6 +32,18 @@ def test_sort_by_a_column_that_is_not_selected_says_to_select_it(engine_settings
     assert error["hint"] == "To sort by 'volume', select it too."
 
 
+def test_sort_of_daily_rows_by_their_hidden_trading_date_says_to_select_it(engine_settings):
+    """Found by the hostile run: daily rows are shown without trading_date (it repeats the
+    timestamp), so sorting them by it used to end in an internal error."""
+    error = error_of({"from": "daily", "sort": "trading_date desc"}, engine_settings)
+    assert error["error_type"] == "UnknownColumn"
+    assert "Cannot sort by 'trading_date'" in error["message"]
+    assert error["hint"] == "To sort by 'trading_date', select it too."
+    selected = {"from": "daily", "select": ["trading_date", "close"], "sort": "trading_date desc"}
+    result = execute(selected, "NQ", settings=engine_settings)
+    assert result.ok and str(result.table["trading_date"].iloc[0].date()) == "2024-03-28"
+
+
 def test_sort_by_a_selected_column_still_works(engine_settings, db) -> None:
     query = {
         "session": "RTH",
