@@ -161,6 +161,10 @@ def markdown(rows: list[dict], command: str, count: int, elapsed_s: float, data:
         "",
         f"Error values through the engine, most common first: {top}.",
         "",
+        "The first full run found one internal error: sorting daily rows by `trading_date`, a "
+        "column they are shown without. It is now refused with a hint, and the input is among "
+        "the hand-made ones.",
+        "",
         "The CI share is `tests/engine/test_hostile_queries.py`: every hand-made input and "
         "500 + 500 hypothesis examples through the engine and the CLI, plus four real "
         "`barb query` processes, on the small test data set.",
