@@ -28,7 +28,6 @@ from barb.errors import InvalidJSON, InvalidQuery, QueryTimeout, QueryTooLarge
 from barb.script.parser import MAX_DEPTH as MAX_EXPRESSION_DEPTH
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
 _EXAMPLE = 'e.g. {"session": "RTH", "from": "daily", "select": "mean(range)"}'
 
 
@@ -190,7 +189,7 @@ def expression_depth(text: str) -> int:
                 quote = None
         elif ch in "'\"":
             quote = ch
-        elif ch in _OPENERS:
+        elif ch in "([{":
             depth += 1
             deepest = max(deepest, depth)
         elif ch in ")]}":
