@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 
@@ -45,22 +46,23 @@ def query(
     chart_path: Path | None,
 ) -> None:
     """Run a Barb Script query: prints what the model would see and the first rows."""
+    from barb.errors import QueryError, QueryTimeout
     from barb.export import write_csv
     from barb.interpreter import execute
     from barb.result import render_summary
+    from barb.script.limits import default_limits, load_query_text, time_limit
 
     try:
-        raw = json.loads(query_json)
-    except json.JSONDecodeError as exc:
-        err = {
-            "error": True,
-            "error_type": "InvalidJSON",
-            "message": f"The query is not valid JSON: {exc.msg} at position {exc.pos}.",
-            "step": "parse",
-        }
-        click.echo(json.dumps(err, indent=2))
-        sys.exit(1)
-    result = execute(raw, instrument)
+        raw = load_query_text(query_json)
+    except QueryError as exc:
+        _fail(exc.to_dict())
+    limits = default_limits()
+    try:
+        # No worker to kill here: the same time limit as the bot's, by an alarm.
+        with time_limit(limits.query_timeout_s):
+            result = execute(raw, instrument)
+    except QueryTimeout as exc:
+        _fail(exc.to_dict())
     if as_json or not result.ok:
         click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -84,3 +86,8 @@ def query(
         else:
             chart_path.write_bytes(png)
             click.echo(f"\nChart written to {chart_path}")
+
+
+def _fail(error: dict[str, Any]) -> NoReturn:
+    click.echo(json.dumps(error, indent=2, ensure_ascii=False))
+    sys.exit(1)

@@ -73,6 +73,12 @@ class InvalidQuery(QueryError):
     error_type = "InvalidQuery"
 
 
+class InvalidJSON(InvalidQuery):
+    """The query text is not JSON at all."""
+
+    error_type = "InvalidJSON"
+
+
 class ExpressionSyntaxError(QueryError):
     """An expression could not be parsed; carries the position and a marked snippet."""
 
@@ -133,6 +139,12 @@ class NoData(QueryError):
     """The query names an instrument whose bars are not loaded on this machine."""
 
     error_type = "NoData"
+
+
+class QueryTimeout(QueryError):
+    """The query ran past its time limit and was stopped."""
+
+    error_type = "QueryTimeout"
 
 
 class ExecutionError(QueryError):

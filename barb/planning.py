@@ -125,7 +125,9 @@ def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
     warnings: list[str] = []
 
     tf, session = _timeframe_and_session(query, dataset, warnings)
-    period = parse_period(query.period, dataset.last_date)
+    period = parse_period(query.period, dataset.last_date, dataset.first_date)
+    if period.note:
+        warnings.append(period.note)
     _check_coverage(period, dataset, warnings)
 
     columns = set(BAR_COLUMNS)

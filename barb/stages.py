@@ -108,7 +108,6 @@ def _answer(
         rows = with_bar_label(visible(frame, hide), frame, ctx.timeframe)
         return StageOutput(summary, source_rows=rows, warnings=warnings)
 
-    shown = with_bar_label(visible(frame, hide), frame, ctx.timeframe)
     if selected is not None:
         names = [s.name for s in stage.select]
         table = pd.DataFrame({n: v.to_numpy()[keep] for n, v in selected.items()})
@@ -119,7 +118,9 @@ def _answer(
         table = sort_limit(table, stage).drop(columns=extra)
         focus = names
     else:
-        table = sort_limit(shown, stage)
+        # Sorted before the columns a person does not read are dropped: they may sort by one.
+        everything = with_bar_label(visible(frame), frame, ctx.timeframe)
+        table = sort_limit(everything, stage).drop(columns=[c for c in hide if c in everything])
         focus = []
     stat_cols = [n for n, _ in stage.map_exprs] + [k.column for k in stage.sort]
     stat_cols += [s.name for s in stage.select]

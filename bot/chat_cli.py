@@ -10,6 +10,7 @@ from typing import Any
 import click
 import yaml
 
+from barb.script.limits import QueryLimits
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.assistant.replies import Asker, Proof, Reply
 from bot.bot_cli import NO_KEY_HINT
@@ -18,7 +19,7 @@ from bot.llm.messages import Message, ToolCall
 from bot.llm.provider import LLMProvider
 from bot.llm.scripted import ScriptedProvider
 from bot.llm.settings import LLMSettings, make_provider
-from bot.pool.runner import InlineRunner
+from bot.pool.runner import ProcessRunner
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
 
@@ -123,17 +124,25 @@ async def command(assistant: Assistant, asker: Asker, text: str) -> bool:
     return True
 
 
+def chat_runner() -> ProcessRunner:
+    """One worker process, under the bot's time limit (BARB_QUERY_TIMEOUT_S): a query that
+    runs away is stopped and the conversation goes on, as in Telegram."""
+    return ProcessRunner(workers=1, timeout_s=QueryLimits().query_timeout_s)
+
+
 async def run_chat(
     provider: LLMProvider, instrument: str, out_dir: Path, auto_run: bool, **_: Any
 ) -> None:
     store = await open_store(StoreSettings())
+    runner = chat_runner()
     try:
         asker = Asker(chat_id=0, user_id=0)
         await store.chats.ensure(asker.chat_id, "private")
         await store.chats.set_instrument(asker.chat_id, instrument.upper())
-        assistant = Assistant(provider, store, InlineRunner(), settings=AssistantSettings())
+        assistant = Assistant(provider, store, runner, settings=AssistantSettings())
         await converse(assistant, asker, out_dir, auto_run)
     finally:
+        await runner.close()
         await store.close()
 
 

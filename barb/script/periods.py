@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 from barb.errors import InvalidPeriod
 
+# Every pattern here is matched whole against one token, with no nested or adjacent
+# repetition, so matching is linear in the text's length (no backtracking blow-up).
 _DATE = r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?"
-_RANGE_RE = re.compile(rf"^\s*({_DATE})?\s*(?::|\.\.|\s+to\s+)\s*({_DATE})?\s*$")
-_RELATIVE_RE = re.compile(r"^last_(\d+)_(day|week|month|year)s?$")
-_LAST_BARS_RE = re.compile(r"^last_(\d+)_bars?$")
+_DATE_RE = re.compile(_DATE)
+_RELATIVE_RE = re.compile(r"last_(\d+)_(day|week|month|year)s?")
+_LAST_BARS_RE = re.compile(r"last_(\d+)_bars?")
 
 PERIOD_FORMS = (
     '"2024"',
@@ -50,6 +52,9 @@ class Period:
     def everything(self) -> bool:
         return self.start is None and self.end is None and self.bars is None
 
+    # Said to the person with the answer, e.g. that the period was cut to the data.
+    note: str | None = None
+
 
 def _month_end(year: int, month: int) -> dt.date:
     nxt = dt.date(year + (month == 12), month % 12 + 1, 1)
@@ -77,12 +82,45 @@ def _bounds(token: str, original: str) -> tuple[dt.date, dt.date]:
 
 
 def _error(text: str, why: str | None = None) -> InvalidPeriod:
-    message = f"Period '{text}' is not understood" + (f": {why}." if why else ".")
+    shown = text if len(text) <= 60 else text[:57] + "…"
+    message = f"Period '{shown}' is not understood" + (f": {why}." if why else ".")
     return InvalidPeriod(message, step="period", hint="Use one of: " + ", ".join(PERIOD_FORMS))
 
 
-def parse_period(text: str | None, data_end: dt.date) -> Period:
-    """Resolve a period against the last trading date in the data."""
+def _split_range(raw: str) -> tuple[str, str] | None:
+    """'2020:2022', '2020..2022', '2020 to 2022' → the two sides (either may be empty)."""
+    for separator in (":", ".."):
+        if separator in raw:
+            left, _, right = raw.partition(separator)
+            return left.strip(), right.strip()
+    words = raw.split()
+    if "to" in words and 2 <= len(words) <= 3:
+        at = words.index("to")
+        return " ".join(words[:at]), " ".join(words[at + 1 :])
+    return None
+
+
+def _relative_start(n: int, unit: str, data_end: dt.date) -> dt.date | None:
+    """The first day of the last n units; None when that is before the calendar begins."""
+    try:
+        if unit == "day":
+            return data_end - dt.timedelta(days=n - 1)
+        if unit == "week":
+            return data_end - dt.timedelta(weeks=n) + dt.timedelta(days=1)
+        if unit == "month":
+            return _add_months(data_end, -n) + dt.timedelta(days=1)
+        return _add_months(data_end, -12 * n) + dt.timedelta(days=1)
+    except (OverflowError, ValueError):
+        return None
+
+
+def parse_period(text: str | None, data_end: dt.date, data_start: dt.date | None = None) -> Period:
+    """Resolve a period against the last trading date in the data.
+
+    A relative period that reaches back before the data (``last_99999999_years``) is cut to
+    the data's first date, with a note saying so: the person gets all the data there is
+    rather than an error for asking too much.
+    """
     if text is None:
         return Period(None, None, "all")
     raw = text.strip()
@@ -106,33 +144,35 @@ def parse_period(text: str | None, data_end: dt.date) -> Period:
         q_start = dt.date(data_end.year, 3 * ((data_end.month - 1) // 3) + 1, 1)
         start = _add_months(q_start, -3)
         return Period(start, q_start - dt.timedelta(days=1), raw)
-    match = _LAST_BARS_RE.match(key)
+    match = _LAST_BARS_RE.fullmatch(key)
     if match:
-        bars = int(match.group(1))
+        digits = match.group(1)
+        bars = int(digits) if len(digits) <= 12 else 10**12  # more than any data holds
         if bars < 1:
             raise _error(raw, "N must be at least 1")
         return Period(None, None, raw, bars=bars)
-    match = _RELATIVE_RE.match(key)
+    match = _RELATIVE_RE.fullmatch(key)
     if match:
-        n, unit = int(match.group(1)), match.group(2)
+        digits, unit = match.group(1), match.group(2)
+        n = int(digits) if len(digits) <= 12 else 10**12  # past any calendar either way
         if n < 1:
             raise _error(raw, "N must be at least 1")
-        if unit == "day":
-            start = data_end - dt.timedelta(days=n - 1)
-        elif unit == "week":
-            start = data_end - dt.timedelta(weeks=n) + dt.timedelta(days=1)
-        elif unit == "month":
-            start = _add_months(data_end, -n) + dt.timedelta(days=1)
-        else:
-            start = _add_months(data_end, -12 * n) + dt.timedelta(days=1)
+        start = _relative_start(n, unit, data_end)
+        if start is None or (data_start is not None and start < data_start):
+            since = f" ({data_start})" if data_start else ""
+            note = (
+                f"Period '{raw}' reaches back before the data begin{since}: all the data up "
+                f"to {data_end} is used."
+            )
+            return Period(data_start, data_end, raw, note=note)
         return Period(start, data_end, raw)
-    if re.fullmatch(_DATE, raw):
+    if _DATE_RE.fullmatch(raw):
         start, end = _bounds(raw, raw)
         return Period(start, end, raw)
-    match = _RANGE_RE.match(raw)
-    if match and (match.group(1) or match.group(2)):
-        start = _bounds(match.group(1), raw)[0] if match.group(1) else None
-        end = _bounds(match.group(2), raw)[1] if match.group(2) else None
+    sides = _split_range(raw)
+    if sides and any(sides) and all(_DATE_RE.fullmatch(side) for side in sides if side):
+        start = _bounds(sides[0], raw)[0] if sides[0] else None
+        end = _bounds(sides[1], raw)[1] if sides[1] else None
         if start and end and start > end:
             raise _error(raw, f"it starts ({start}) after it ends ({end})")
         return Period(start, end, raw)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import reprlib
 from typing import Any, Literal
 
 from pydantic import (
@@ -20,9 +21,11 @@ from pydantic import (
 )
 
 from barb.errors import InvalidQuery, UnknownTimeframe
+from barb.script.limits import check_query_value
 from barb.timeframes import TIMEFRAMES, resolve_timeframe
 
-_SORT_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\s(asc|desc))?\s*$", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SORT_EXAMPLE = "sort must look like 'column desc' or 'column asc'"
 
 
 def split_top_level(text: str) -> list[str]:
@@ -108,6 +111,19 @@ class SortKey(BaseModel):
         return f"{self.column} {'desc' if self.descending else 'asc'}"
 
 
+def _sort_key(item: Any) -> dict[str, Any]:
+    """'volume desc' → a SortKey's fields. Split on whitespace: linear in the text's length."""
+    words = item.split() if isinstance(item, str) else []
+    if (
+        1 <= len(words) <= 2
+        and _IDENTIFIER.fullmatch(words[0])
+        and (len(words) == 1 or words[1].lower() in ("asc", "desc"))
+    ):
+        return {"column": words[0], "descending": len(words) == 2 and words[1].lower() == "desc"}
+    shown = reprlib.repr(item)
+    raise ValueError(f"{_SORT_EXAMPLE}; got {shown}")
+
+
 class Stage(BaseModel):
     """The clauses that turn rows into an answer; a second stage runs them over the first's
     result table (``then``)."""
@@ -155,19 +171,13 @@ class Stage(BaseModel):
     def _sort(cls, value: Any) -> Any:
         if value is None:
             return []
-        items = split_top_level(value) if isinstance(value, str) else value
-        keys = []
-        for item in items:
-            if isinstance(item, dict):
-                keys.append(item)
-                continue
-            match = _SORT_RE.match(str(item))
-            if not match:
-                raise ValueError(f"sort '{item}' must look like 'column desc' or 'column asc'")
-            keys.append(
-                {"column": match.group(1), "descending": (match.group(2) or "").lower() == "desc"}
-            )
-        return keys
+        if isinstance(value, str):
+            items: list[Any] = split_top_level(value)
+        elif isinstance(value, list):
+            items = value
+        else:
+            raise ValueError(f"{_SORT_EXAMPLE}, or a list of those; got {type(value).__name__}")
+        return [item if isinstance(item, dict) else _sort_key(item) for item in items]
 
     def stage_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -287,6 +297,7 @@ def parse_query(raw: dict[str, Any] | Query) -> Query:
             step="parse",
             hint='Example: {"session": "RTH", "from": "daily", "select": "mean(range)"}',
         )
+    check_query_value(raw)
     try:
         return Query.model_validate(raw)
     except ValidationError as exc:

@@ -58,6 +58,8 @@ ALL = Reach(None)
 
 def decay_bars(alpha: float) -> int:
     """Bars after which a smoother with factor ``alpha`` has forgotten its seed."""
+    if alpha >= 1:  # ema(x, 1) is x itself: nothing to forget
+        return 0
     return math.ceil(math.log(_DECAY_TOLERANCE) / math.log1p(-alpha))
 
 

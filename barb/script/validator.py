@@ -32,6 +32,9 @@ from barb.script.library import contains_aggregate, library, lookup
 Mode = Literal["row", "select", "aggregate", "row_in_select"]
 
 _MAX_LISTED_COLUMNS = 25
+# A whole-number argument without its own bound (a shift, a window) counts bars: more than
+# any data set holds is a mistake, and far more would overflow the evaluator's integers.
+MAX_BARS_ARGUMENT = 10_000_000
 
 
 def validate(
@@ -139,7 +142,7 @@ def _literal_argument(
             value = int(value) if ok else value
         if ok and param.min is not None and value < param.min:
             ok = False
-        if ok and param.max is not None and value > param.max:
+        if ok and value > _upper_bound(param):
             ok = False
     elif param.kind == "string":
         ok = isinstance(value, str)
@@ -155,15 +158,26 @@ def _literal_argument(
     )
 
 
+def _upper_bound(param: Param) -> float:
+    if param.max is not None:
+        return param.max
+    return MAX_BARS_ARGUMENT if param.kind == "int" else float("inf")
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
 def _describe_literal(param: Param) -> str:
     if param.kind in ("int", "number"):
         what = "a whole number" if param.kind == "int" else "a number"
-        if param.min is not None and param.max is not None:
-            return f"{what} from {param.min:g} to {param.max:g}"
+        top = _upper_bound(param)
+        if param.min is not None and top != float("inf"):
+            return f"{what} from {param.min:g} to {_number(top)}"
         if param.min is not None:
             return f"{what} ≥ {param.min:g}"
-        if param.max is not None:
-            return f"{what} ≤ {param.max:g}"
+        if top != float("inf"):
+            return f"{what} ≤ {_number(top)}"
         return what
     if param.kind == "string":
         return "a text in quotes, e.g. 'RTH'"

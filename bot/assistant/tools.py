@@ -15,9 +15,18 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from barb.errors import QueryError
 from barb.instruments import available_instruments, load_instrument
+from barb.script.limits import check_query_value
 from bot.assistant.prompts import Prompts, Variant
 from bot.llm.messages import ToolSpec
 from bot.store.records import Language, PreferenceKind, values_of
@@ -41,6 +50,16 @@ class NoArgs(_Args):
 class ExecuteQueryArgs(_Args):
     query: dict[str, Any]
     explanation: str = ""
+
+    @field_validator("query")
+    @classmethod
+    def _bounded(cls, query: dict[str, Any]) -> dict[str, Any]:
+        """The input limits, before the query is stored, planned or sent to a worker."""
+        try:
+            check_query_value(query)
+        except QueryError as exc:
+            raise ValueError(f"{exc.message} {exc.hint or ''}".strip()) from None
+        return query
 
 
 class GetConceptArgs(_Args):

@@ -9,8 +9,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from barb import execute, render_summary
+from barb.errors import QueryError
 from barb.export import csv_bytes
 from barb.proof_names import chart_filename, csv_filename
+from barb.result import Result
+from barb.script.limits import check_query_value
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +42,16 @@ class QueryOutcome(BaseModel):
     csv: bytes | None = None
     csv_name: str | None = None
     warnings: list[str] = Field(default_factory=list)
+
+
+def refuse_unbounded(job: QueryJob) -> QueryOutcome | None:
+    """The input limits, checked in the caller's process before a job is sent anywhere."""
+    try:
+        check_query_value(job.query)
+    except QueryError as exc:
+        text = render_summary(Result(query={}, error=exc))
+        return QueryOutcome(ok=False, summary_text=text, error=exc.to_dict())
+    return None
 
 
 def run_query_job(job: QueryJob) -> QueryOutcome:

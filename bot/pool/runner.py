@@ -2,7 +2,9 @@
 
 ``ProcessRunner`` keeps long-lived worker processes (each loads instrument data once and
 keeps its caches). A job past its time limit has its worker killed and replaced by pebble,
-and the caller gets a clear outcome instead of a hung chat.
+and the caller gets a clear outcome instead of a hung chat. A failure of the pool itself (a
+job that cannot be sent, a scheduler thread that died, a broken pool) fails only the job at
+fault: the pool is replaced at once and the jobs caught in it are tried once more there.
 """
 
 from __future__ import annotations
@@ -12,15 +14,22 @@ import concurrent.futures
 import gc
 import logging
 import multiprocessing
+import pickle
+import threading
 import uuid
+from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Protocol
 
 from pebble import ProcessExpired, ProcessPool
 
-from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
+from bot.pool.jobs import QueryJob, QueryOutcome, refuse_unbounded, run_query_job
 
 log = logging.getLogger(__name__)
+
+# How often a waiting job looks at the pool's own threads: a scheduler thread that died
+# leaves its future pending for ever, so waiting on the future alone would never end.
+_HEALTH_CHECK_S = 0.25
 
 
 class QueryRunner(Protocol):
@@ -38,10 +47,10 @@ def _failed(error_type: str, message: str) -> QueryOutcome:
 
 
 class InlineRunner:
-    """Runs jobs in a thread of this process: for `barb chat`, tests and tools."""
+    """Runs jobs in a thread of this process: for tools and tests."""
 
     async def run(self, job: QueryJob) -> QueryOutcome:
-        return await asyncio.to_thread(run_query_job, job)
+        return refuse_unbounded(job) or await asyncio.to_thread(run_query_job, job)
 
     async def close(self) -> None:
         return None
@@ -62,29 +71,102 @@ def _warm_up(instruments: tuple[str, ...]) -> None:
     gc.freeze()
 
 
+class _PoolFailed(Exception):
+    """The pool itself failed while this job was in it (not the job's own worker)."""
+
+
+def _healthy(pool: ProcessPool) -> bool:
+    # pebble marks a pool it knows is broken; a thread killed by an unexpected exception
+    # (a RecursionError while pickling) it does not notice, so look at the threads too.
+    return pool.active and all(thread.is_alive() for thread in pool._loops)
+
+
+def _retire(pool: ProcessPool) -> None:
+    """Stop a replaced pool and its workers, off the event loop (a broken one may block)."""
+    try:
+        pool.stop()
+        pool.join()
+    except Exception:
+        log.warning("a replaced worker pool did not stop cleanly", exc_info=True)
+
+
 class ProcessRunner:
-    """A pool of worker processes with a per-query time limit."""
+    """A pool of worker processes with a per-query time limit, replaced when it breaks."""
 
     def __init__(
         self,
         workers: int = 2,
         timeout_s: float = 20.0,
         warm_instruments: tuple[str, ...] = (),
+        *,
+        work: Callable[[QueryJob], QueryOutcome] = run_query_job,
     ):
         self.timeout_s = timeout_s
-        self.restarts = 0
-        self._pool = ProcessPool(
-            max_workers=workers,
+        self.restarts = 0  # workers replaced (time limit, death)
+        self.pool_replacements = 0  # whole pools replaced
+        self._workers = workers
+        self._warm_instruments = warm_instruments
+        self._work = work
+        self._retry_lock = asyncio.Lock()
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPool:
+        return ProcessPool(
+            max_workers=self._workers,
             initializer=_warm_up,
-            initargs=(warm_instruments,),
+            initargs=(self._warm_instruments,),
             # spawn: workers start clean, without the bot's threads and event loop.
             context=multiprocessing.get_context("spawn"),
         )
 
+    def _replace(self, broken: ProcessPool, why: str) -> None:
+        """Swap in a fresh pool, once, however many jobs noticed the same broken one."""
+        if self._pool is not broken:
+            return
+        self.pool_replacements += 1
+        log.error("worker pool replaced: %s", why)
+        self._pool = self._new_pool()
+        threading.Thread(target=_retire, args=(broken,), daemon=True).start()
+
     async def run(self, job: QueryJob) -> QueryOutcome:
-        future = self._pool.schedule(run_query_job, args=(job,), timeout=self.timeout_s)
+        refused = refuse_unbounded(job)
+        if refused is not None:
+            return refused
         try:
-            return await asyncio.wrap_future(future)
+            # What cannot be pickled here would break the pool's scheduler thread there.
+            pickle.dumps(job)
+        except Exception as exc:
+            return self._job_failed(job, exc, "could not be prepared for a worker")
+        try:
+            return await self._attempt(job)
+        except _PoolFailed:
+            pass
+        # Caught in a pool that broke: once more, on the fresh one, and alone among the other
+        # retried jobs, so that the job at fault breaks the pool again only for itself.
+        try:
+            async with self._retry_lock:
+                return await self._attempt(job)
+        except _PoolFailed as exc:
+            return self._job_failed(job, exc.__cause__ or exc, "broke the worker pool")
+
+    async def _attempt(self, job: QueryJob) -> QueryOutcome:
+        pool = self._pool
+        try:
+            future = pool.schedule(self._work, args=(job,), timeout=self.timeout_s)
+        except RuntimeError as exc:  # the pool is not running any more
+            self._replace(pool, f"scheduling failed: {exc}")
+            raise _PoolFailed from exc
+        wrapped = asyncio.wrap_future(future)
+        while True:
+            done, _ = await asyncio.wait({wrapped}, timeout=_HEALTH_CHECK_S)
+            if done:
+                break
+            if not _healthy(pool):
+                future.cancel()
+                self._replace(pool, "a pool thread stopped")
+                raise _PoolFailed
+        try:
+            return wrapped.result()
         except concurrent.futures.TimeoutError:
             self.restarts += 1
             log.warning("query over %.0fs, worker replaced: %r", self.timeout_s, job.query)
@@ -93,12 +175,32 @@ class ProcessRunner:
                 f"The query took longer than {self.timeout_s:.0f} seconds and was stopped; "
                 "try a shorter period or a longer timeframe.",
             )
-        except (ProcessExpired, BrokenProcessPool) as exc:
+        except ProcessExpired as exc:  # this job's own worker died; pebble starts another
             self.restarts += 1
             ref = uuid.uuid4().hex[:8]
-            code = getattr(exc, "exitcode", None)
-            log.error("worker died (ref %s, exit %s): %r", ref, code, job.query)
-            return _failed("WorkerDied", f"The query crashed its worker (reference {ref}).")
+            log.error("worker died (ref %s, exit %s): %r", ref, exc.exitcode, job.query)
+            return _failed(
+                "WorkerDied",
+                f"The query crashed its worker and was stopped (reference {ref}); the next "
+                "query runs as usual.",
+            )
+        except (BrokenProcessPool, concurrent.futures.CancelledError) as exc:
+            self._replace(pool, f"broken pool: {exc!r}")
+            raise _PoolFailed from exc
+        except Exception as exc:  # pebble could not send the job, or the job raised
+            if not _healthy(pool):
+                self._replace(pool, f"{exc!r}")
+                raise _PoolFailed from exc
+            return self._job_failed(job, exc, "failed in its worker")
+
+    def _job_failed(self, job: QueryJob, exc: BaseException, what: str) -> QueryOutcome:
+        ref = uuid.uuid4().hex[:8]
+        log.error("query %s (ref %s): %r", what, ref, job.query, exc_info=exc)
+        # "WorkerDied": the query is not the model's to fix; the loop stops with a sentence.
+        return _failed(
+            "WorkerDied",
+            f"The query could not be run (reference {ref}); other queries are not affected.",
+        )
 
     async def close(self) -> None:
         self._pool.close()

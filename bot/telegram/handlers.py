@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 
@@ -13,8 +12,10 @@ from telegram.error import Forbidden, TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from barb.data.store import data_path, read_meta
-from barb.errors import BarbError
+from barb.errors import BarbError, InvalidJSON, QueryError
 from barb.instruments import available_instruments, load_instrument
+from barb.result import Result, render_summary
+from barb.script.limits import load_query_text
 from bot.assistant.plan import render_plan
 from bot.assistant.replies import Asker, Proof, Reply
 from bot.pool.jobs import QueryJob
@@ -434,10 +435,13 @@ async def cmd_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if len(raw) < 2:
         await sender.text(chat_id, escape(t("query_usage", lang)))
         return
-    try:
-        query = json.loads(raw[1])
-    except json.JSONDecodeError as exc:
-        await sender.text(chat_id, escape(t("query_bad_json", lang, error=exc.msg)))
+    try:  # the input limits, before any work (barb/script/limits.py)
+        query = load_query_text(raw[1])
+    except InvalidJSON as exc:
+        await sender.text(chat_id, escape(t("query_bad_json", lang, error=exc.details["reason"])))
+        return
+    except QueryError as exc:
+        await sender.text(chat_id, escape(render_summary(Result(query={}, error=exc))))
         return
     if not isinstance(query, dict):
         await sender.text(chat_id, escape(t("query_usage", lang)))

@@ -61,3 +61,25 @@ def test_writes_csv_and_chart(run, tmp_path) -> None:
     assert lines[0] == "weekday,mean_range"
     assert len(lines) == 6
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_query_past_the_time_limit_is_stopped_with_an_error_value(run, monkeypatch) -> None:
+    """The bot's limit (BARB_QUERY_TIMEOUT_S) applies to `barb query` too, by an alarm."""
+    from barb.script.limits import default_limits
+
+    monkeypatch.setenv("BARB_QUERY_TIMEOUT_S", "0.001")
+    default_limits.cache_clear()
+    try:
+        # Minutes of rolling statistics over three months of 1m bars: far more than 1 ms.
+        heavy = {"from": "1m", "map": {"s": "rolling_std(close, 500)"}, "select": "mean(s)"}
+        out = run(json.dumps(heavy))
+    finally:
+        monkeypatch.delenv("BARB_QUERY_TIMEOUT_S")
+        default_limits.cache_clear()
+    assert out.exit_code == 1, out.output
+    error = json.loads(out.output)
+    assert error["error_type"] == "QueryTimeout"
+    assert error["message"] == "The query took longer than 0.001 seconds and was stopped."
+    assert error["hint"] == "try a shorter period or a longer timeframe"
+    # The next query in the same process runs as usual: the alarm is gone.
+    assert run('{"session": "RTH", "from": "daily", "select": "count()"}').exit_code == 0

@@ -1,0 +1,39 @@
+"""Work functions for the pool's tests, importable by spawned workers (by module name).
+
+Each runs the real query job unless the query asks it to misbehave the way a real failure
+would: a worker that dies mid-job, or a job that raises.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
+
+
+def misbehaving(job: QueryJob) -> QueryOutcome:
+    if job.query.get("die"):
+        os._exit(3)  # what a segfault or the OOM killer looks like from the pool
+    if job.query.get("sleep"):
+        time.sleep(job.query["sleep"])  # a query that runs away
+    if job.query.get("raise"):
+        raise MemoryError("worker ran out of memory")
+    return run_query_job(job)
+
+
+class BreaksThePoolWhenSent:
+    """Pickles in the parent's check, then breaks pebble's scheduler thread when it is sent.
+
+    A RecursionError is not among the pickling errors pebble expects, so it kills the thread
+    that feeds the workers: the failure the 500-deep select caused before inputs were bounded.
+    """
+
+    def __init__(self) -> None:
+        self.pickled = 0
+
+    def __reduce__(self):  # type: ignore[override]
+        self.pickled += 1
+        if self.pickled > 1:
+            raise RecursionError("maximum recursion depth exceeded while pickling an object")
+        return (BreaksThePoolWhenSent, ())

@@ -1,0 +1,127 @@
+"""The worker pool heals: a failure fails only the job that caused it, and the next is answered.
+
+Real worker processes (spawned, as in the bot) on ten days of bars. Answers are checked
+against a count computed here with pandas, so "answered" means the right number came back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pool_work import BreaksThePoolWhenSent, misbehaving
+
+from bot.pool.jobs import QueryJob
+from bot.pool.runner import InlineRunner, ProcessRunner
+
+COUNT = {"from": "daily", "session": "RTH", "select": "count()"}
+DAYS = 10  # RTH daily bars in the small data set (conftest.DAYS)
+
+
+@pytest.fixture
+async def runner(small_data: Path) -> AsyncIterator[ProcessRunner]:
+    runner = ProcessRunner(workers=1, timeout_s=60, work=misbehaving)
+    yield runner
+    await runner.close()
+
+
+class BadJob(QueryJob):
+    extra: Any = None
+
+
+def answered(outcome) -> bool:
+    return outcome.ok and outcome.result["summary"]["value"] == DAYS
+
+
+def deep_select(depth: int) -> dict:
+    """The issue's reproduction: a select list nested ``depth`` deep (~1,060 characters)."""
+    return {"select": json.loads("[" * depth + '"close"' + "]" * depth)}
+
+
+async def test_a_deeply_nested_query_is_refused_before_the_pool(runner: ProcessRunner) -> None:
+    outcome = await runner.run(QueryJob(query=deep_select(500), chart=False, csv=False))
+    assert not outcome.ok
+    assert outcome.error["error_type"] == "QueryTooLarge"
+    assert "nests JSON more than 8 levels deep" in outcome.summary_text
+    assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+    assert runner.pool_replacements == 0
+
+
+# pebble's scheduler thread dies of the RecursionError: that death is the failure under test.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+async def test_a_job_that_breaks_the_pool_fails_alone_and_the_pool_is_replaced(
+    runner: ProcessRunner,
+) -> None:
+    # Someone's query is in the pool (its worker is up) when the bad job arrives.
+    assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+    # The input limits keep every JSON query from doing this; the pool must heal regardless.
+    bad = BadJob(query=COUNT, chart=False, csv=False, extra=BreaksThePoolWhenSent())
+    others = [QueryJob(query=COUNT, chart=False, csv=False) for _ in range(3)]
+    outcomes = await asyncio.gather(runner.run(bad), *(runner.run(job) for job in others))
+    failed, *rest = outcomes
+    assert not failed.ok
+    assert failed.error["error_type"] == "WorkerDied"
+    assert failed.summary_text.startswith("Error (WorkerDied): The query could not be run")
+    assert "other queries are not affected" in failed.summary_text
+    assert all(answered(outcome) for outcome in rest)
+    assert runner.pool_replacements >= 1
+    # And the next person after that.
+    assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+
+
+async def test_a_worker_that_dies_fails_only_its_job(runner: ProcessRunner) -> None:
+    outcome = await runner.run(QueryJob(query={"die": True}, chart=False, csv=False))
+    assert not outcome.ok
+    assert outcome.error["error_type"] == "WorkerDied"
+    assert "crashed its worker" in outcome.summary_text
+    assert runner.restarts == 1
+    assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+
+
+async def test_a_job_that_raises_is_one_sentence_and_the_pool_keeps_running(
+    runner: ProcessRunner, caplog: pytest.LogCaptureFixture
+) -> None:
+    outcome = await runner.run(QueryJob(query={"raise": True}, chart=False, csv=False))
+    assert not outcome.ok
+    assert "MemoryError" not in outcome.summary_text
+    ref = outcome.summary_text.split("reference ")[1][:8]
+    assert any(ref in record.getMessage() for record in caplog.records)
+    assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+    assert runner.pool_replacements == 0
+
+
+async def test_the_inline_runner_has_the_same_limits(small_data: Path) -> None:
+    outcome = await InlineRunner().run(QueryJob(query=deep_select(500)))
+    assert outcome.error["error_type"] == "QueryTooLarge"
+
+
+async def test_a_job_past_its_time_limit_is_stopped_and_the_next_answered(small_data: Path):
+    runner = ProcessRunner(workers=1, timeout_s=1, work=misbehaving)
+    try:
+        assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+        outcome = await runner.run(QueryJob(query={"sleep": 600}, chart=False, csv=False))
+        assert outcome.error["error_type"] == "QueryTimeout"
+        assert "took longer than 1 seconds and was stopped" in outcome.summary_text
+        assert runner.restarts == 1
+        assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+    finally:
+        await runner.close()
+
+
+async def test_barb_chat_runs_queries_under_the_bots_time_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bot.chat_cli import chat_runner
+    from bot.settings import BotSettings
+
+    monkeypatch.setenv("BARB_QUERY_TIMEOUT_S", "7.5")
+    runner = chat_runner()
+    try:
+        assert isinstance(runner, ProcessRunner)  # a worker that can be stopped, not a thread
+        assert runner.timeout_s == BotSettings().query_timeout_s == 7.5
+    finally:
+        await runner.close()

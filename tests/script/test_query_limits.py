@@ -1,0 +1,172 @@
+"""The input limits (barb/script/limits.py) and the linear parsers of sort and period."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import time
+
+import pytest
+from pydantic import ValidationError
+
+from barb.errors import InvalidJSON, InvalidPeriod, InvalidQuery, QueryTooLarge
+from barb.script.limits import (
+    QueryLimits,
+    check_query_value,
+    expression_depth,
+    json_text_depth,
+    load_query_text,
+)
+from barb.script.periods import parse_period
+from barb.script.query import Query, parse_query
+
+LIMITS = QueryLimits()
+
+
+def test_an_ordinary_query_passes_unchanged() -> None:
+    text = '{"session": "RTH", "from": "daily", "map": {"g": "open - prev(close)"}, "limit": 5}'
+    assert load_query_text(text) == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "words"),
+    [
+        ("[" * 100_000 + "]" * 100_000, QueryTooLarge, "characters long; the limit is 20,000"),
+        ("[" * 9_000 + "]" * 9_000, QueryTooLarge, "nests JSON more than 8 levels deep"),
+        ('{"select": ' + "[" * 500 + '"x"' + "]" * 500 + "}", QueryTooLarge, "nests JSON"),
+        ('{"limit": ' + "9" * 5_000 + "}", QueryTooLarge, "5,000-digit number"),
+        ('{"limit": -' + "9" * 19 + "}", QueryTooLarge, "19-digit number"),
+        ('{"period": "\\ud800"}', InvalidQuery, "lone UTF-16 surrogate"),
+        ('{"\\udc00": 1}', InvalidQuery, "lone UTF-16 surrogate"),
+        ('{"limit": NaN}', InvalidJSON, "NaN is not a JSON value"),
+        ('{"limit": -Infinity}', InvalidJSON, "-Infinity is not a JSON value"),
+        ('{"limit": 1e999}', InvalidQuery, "inf, which is not a usable number"),
+        ('{"where": "' + "(" * 61 + "close" + ")" * 61 + '"}', QueryTooLarge, "61 deep"),
+        ('{"select": [' + ",".join(['"close"'] * 201) + "]}", QueryTooLarge, "201 entries"),
+        ('{"where": "' + "x" * 4_001 + '"}', QueryTooLarge, "4,001 characters long"),
+        ("{nope", InvalidJSON, "not valid JSON"),
+    ],
+)
+def test_refused_with_a_structured_error(text: str, error: type, words: str) -> None:
+    with pytest.raises(error) as caught:
+        load_query_text(text)
+    assert words in caught.value.message
+    assert caught.value.step == "parse"
+    assert caught.value.to_dict()["error"] is True
+
+
+def test_a_brace_inside_a_string_is_not_nesting() -> None:
+    assert json_text_depth('{"where": "[[[[[[[[[[ \\" {{{{{{{{"}') == 1
+    assert expression_depth("dayname() == '(((((((('") == 1
+
+
+def test_values_from_python_are_checked_too() -> None:
+    """The model's tool arguments arrive decoded: the same limits apply to the value."""
+    with pytest.raises(QueryTooLarge):
+        check_query_value({"limit": 10**5_000})  # never turned into text
+    with pytest.raises(InvalidQuery, match="not a JSON value"):
+        check_query_value({"select": object()})
+    with pytest.raises(InvalidQuery, match="not text"):
+        check_query_value({1: "x"})
+    nodes = {"map": {f"c{i}": "close" for i in range(150)}, "select": ["x"] * 150}
+    with pytest.raises(QueryTooLarge, match="more than 200 values"):
+        check_query_value(nodes, QueryLimits(max_nodes=200))
+
+
+def test_limits_are_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BARB_MAX_JSON_DEPTH", "4")
+    monkeypatch.setenv("BARB_QUERY_TIMEOUT_S", "3")
+    limits = QueryLimits()
+    assert (limits.max_json_depth, limits.query_timeout_s) == (4, 3.0)
+    with pytest.raises(QueryTooLarge):
+        load_query_text('{"a": {"b": {"c": {"d": {"e": 1}}}}}', limits)
+    assert load_query_text('{"a": {"b": {"c": {"d": 1}}}}', limits)
+
+
+@pytest.mark.parametrize(
+    ("sort", "expected"),
+    [
+        ("volume desc", [("volume", True)]),
+        ("  volume   DESC ", [("volume", True)]),
+        ("close, volume desc", [("close", False), ("volume", True)]),
+        (["range asc", "close"], [("range", False), ("close", False)]),
+        ([{"column": "close", "descending": True}], [("close", True)]),
+    ],
+)
+def test_sort_forms(sort, expected) -> None:
+    query = parse_query({"sort": sort})
+    assert [(k.column, k.descending) for k in query.sort] == expected
+
+
+@pytest.mark.parametrize("sort", ["close up", "close desc asc", "1close", "", 5, ["close", 5]])
+def test_bad_sort_is_a_shape_error(sort) -> None:
+    if sort == "":
+        assert parse_query({"sort": sort}).sort == () or parse_query({"sort": sort}).sort == []
+        return
+    with pytest.raises(InvalidQuery, match="Field 'sort"):
+        parse_query({"sort": sort})
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("2020 to 2022", dt.date(2020, 1, 1), dt.date(2022, 12, 31)),
+        ("2020:2022", dt.date(2020, 1, 1), dt.date(2022, 12, 31)),
+        ("2024-03 .. 2024-04", dt.date(2024, 3, 1), dt.date(2024, 4, 30)),
+        (":2021-06-30", None, dt.date(2021, 6, 30)),
+        ("2021..", dt.date(2021, 1, 1), None),
+    ],
+)
+def test_period_ranges(text, start, end) -> None:
+    period = parse_period(text, dt.date(2026, 1, 7))
+    assert (period.start, period.end) == (start, end)
+
+
+@pytest.mark.parametrize("text", ["to", "2020 to 2021 to 2022", "2020 : x", "0000"])
+def test_bad_period_ranges(text) -> None:
+    with pytest.raises(InvalidPeriod):
+        parse_period(text, dt.date(2026, 1, 7))
+
+
+def test_relative_period_past_the_calendar_is_cut_to_the_data() -> None:
+    end, first = dt.date(2026, 1, 7), dt.date(2008, 1, 2)
+    for text in ("last_99999999_years", "last_" + "9" * 3_000 + "_days", "last_30_years"):
+        period = parse_period(text, end, first)
+        assert (period.start, period.end) == (first, end)
+        assert period.note and "reaches back before the data begin (2008-01-02)" in period.note
+    assert parse_period("last_3_years", end, first).note is None
+
+
+def _cost(parse, text: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        with contextlib.suppress(ValidationError, InvalidPeriod):
+            parse(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@pytest.mark.parametrize(
+    ("name", "parse", "make"),
+    [
+        # Past the input limits on purpose: the parser itself must be linear.
+        ("sort", lambda t: Query.model_validate({"sort": t}), lambda n: "close" + " " * n + "x"),
+        (
+            "period",
+            lambda t: parse_period(t, dt.date(2026, 1, 7)),
+            lambda n: "2024" + " " * n + "x",
+        ),
+        (
+            "period to",
+            lambda t: parse_period(t, dt.date(2026, 1, 7)),
+            lambda n: "2024" + " " * n + "to",
+        ),
+    ],
+)
+def test_parsing_is_linear_in_the_text(name, parse, make) -> None:
+    """Two costs from the same run: 10x the text may cost about 10x, not the 100x of the
+    quadratic backtracking these parsers had (100,000 spaces took over 20 s)."""
+    small, large = _cost(parse, make(20_000)), _cost(parse, make(200_000))
+    assert large < 40 * max(small, 1e-5), (name, small, large)
