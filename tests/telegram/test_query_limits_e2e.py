@@ -22,7 +22,7 @@ COUNT = f"/query {COUNT_QUERY}"
 def count_answer() -> str:
     """The answer computed in this process, to compare with what the worker sent."""
     value = execute(json.loads(COUNT_QUERY), "NQ").summary.value
-    return f"Result: count = {value:,}"
+    return f"Result: count = {value}"
 
 
 DEEP = '/query {"select": ' + "[" * 500 + '"close"' + "]" * 500 + "}"
@@ -54,7 +54,7 @@ async def test_hostile_query_texts_each_get_one_sentence(
         '/query {"limit": ' + "9" * 5_000 + "}": "5,000-digit number",
         '/query {"period": "\\ud800"}': "lone UTF-16 surrogate",
         '/query {"sort": "close' + " " * 3_000 + 'x"}': "sort must look like",
-        '/query {"from": "daily", "select": "close", "sort": "volume desc"}': "select it too",
+        '/query {"from": "daily", "group_by": "year()", "sort": "volume desc"}': "Cannot sort by",
         '/query {"from": "daily", "map": {"x": "next(close, 1e308)"}, "select": "mean(x)"}': (
             "from 1 to 10,000,000"
         ),
