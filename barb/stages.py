@@ -70,9 +70,9 @@ def run_stage(
     ctx.frame = frame
     output = _answer(stage, frame, ctx, keep, selected, prefix, hide)
     output.rows_kept = len(frame)
-    output.focus = list(
-        dict.fromkeys((focus or []) + [n for n, _ in stage.map_exprs] + output.focus)
-    )
+    if not output.focus:  # rows, or a number: what the query itself added to the bars
+        mapped = [name for name, _ in stage.map_exprs]
+        output.focus = list(dict.fromkeys([*mapped, *(focus or [])]))
     return output
 
 
