@@ -1,0 +1,117 @@
+"""`barb eval`: the question set through the real assistant, scored, with reports."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from bot.bot_cli import NO_KEY_HINT
+from bot.eval.question_set import DEFAULT_QUESTIONS, QuestionSetError, load_questions
+from bot.eval.reference_model import reference_provider
+from bot.eval.report import EvalReport, print_table, write_reports
+from bot.eval.runner import EvalRunner, QuestionResult
+from bot.llm.errors import ConfigError
+from bot.llm.provider import LLMProvider
+from bot.llm.settings import LLMSettings, make_provider
+
+SCRIPTED = "scripted"
+
+
+def _provider(name: str | None, model: str | None) -> LLMProvider:
+    if name == SCRIPTED:
+        return reference_provider()
+    overrides: dict[str, str] = {}
+    if name:
+        overrides["provider"] = name
+    if model:
+        overrides["model"] = model
+    try:
+        return make_provider(LLMSettings(**overrides))
+    except (ConfigError, ValueError) as exc:
+        click.echo(f"{exc}\n\n{NO_KEY_HINT}", err=True)
+        sys.exit(2)
+
+
+async def _run(
+    provider: LLMProvider, questions_file: Path, only: tuple[str, ...], console: Console
+) -> EvalReport:
+    questions = load_questions(questions_file)
+    if only:
+        questions = [q for q in questions if q.id in only or set(q.tags) & set(only)]
+    started = dt.datetime.now(dt.UTC)
+    columns = (
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("eval", total=len(questions))
+
+        def advance(result: QuestionResult) -> None:
+            progress.update(task, advance=1, description=f"{result.id}: {result.status}")
+
+        results = await EvalRunner(provider).run(questions, progress=advance)
+    close = getattr(provider, "aclose", None)
+    if close is not None:
+        await close()
+    return EvalReport(
+        provider=provider.name,
+        model=provider.model,
+        questions_file=str(questions_file),
+        started_at=started,
+        results=results,
+    )
+
+
+@click.command(name="eval")
+@click.option(
+    "--provider",
+    help="scripted (the reference queries, no key: what CI runs), openai or anthropic; "
+    "default: as configured (BARB_LLM_PROVIDER or whichever key is set).",
+)
+@click.option("--model", help="The model to evaluate (default: as configured).")
+@click.option(
+    "--questions",
+    "questions_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=DEFAULT_QUESTIONS,
+    show_default="the shipped set",
+    help="A question file in the shipped set's format.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("out/eval"),
+    show_default=True,
+    help="Where eval_report.json and eval_report.md are written.",
+)
+@click.option("--only", multiple=True, help="Run only these question ids or tags (repeatable).")
+def eval_command(
+    provider: str | None,
+    model: str | None,
+    questions_file: Path,
+    out_dir: Path,
+    only: tuple[str, ...],
+) -> None:
+    """Score a model on Barb's question set with known answers (exit 1 below 100%)."""
+    console = Console(stderr=True)
+    chosen = _provider(provider.strip().lower() if provider else None, model)
+    try:
+        report = asyncio.run(_run(chosen, questions_file, only, console))
+    except QuestionSetError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    print_table(report, Console(width=160))
+    json_path, md_path = write_reports(report, out_dir)
+    click.echo(report.summary_line())
+    click.echo(f"Reports: {json_path}, {md_path}")
+    totals = report.totals()
+    sys.exit(0 if totals["ran"] and totals["passed"] == totals["ran"] else 1)
