@@ -11,8 +11,16 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from barb.data.store import data_path, read_meta
+from barb.errors import BarbError
+from barb.settings import default_settings
 from bot.bot_cli import NO_KEY_HINT
-from bot.eval.question_set import DEFAULT_QUESTIONS, QuestionSetError, load_questions
+from bot.eval.question_set import (
+    DEFAULT_QUESTIONS,
+    EvalQuestion,
+    QuestionSetError,
+    load_questions,
+)
 from bot.eval.reference_model import reference_provider
 from bot.eval.report import EvalReport, print_table, write_reports
 from bot.eval.runner import EvalRunner, QuestionResult
@@ -38,12 +46,46 @@ def _provider(name: str | None, model: str | None) -> LLMProvider:
         sys.exit(2)
 
 
-async def _run(
-    provider: LLMProvider, questions_file: Path, only: tuple[str, ...], console: Console
-) -> EvalReport:
-    questions = load_questions(questions_file)
+def _sample_problem(symbols: set[str]) -> str | None:
+    """Why the data cannot answer the set, if it cannot: the answers are the sample's."""
+    settings = default_settings()
+    for symbol in sorted(symbols):
+        path = data_path(symbol, settings)
+        try:
+            source = read_meta(path).source
+        except (OSError, BarbError):
+            return f"No data for {symbol} in {path.parent}: run `barb data sample` first."
+        if source != "synthetic":
+            return (
+                f"The data for {symbol} in {path.parent} is {source} data, but the eval's "
+                "expected answers are computed on the synthetic sample: point BARB_DATA_DIR "
+                "at a folder where `barb data sample` has written NQ, ES and CL."
+            )
+    return None
+
+
+def _questions(path: Path, only: tuple[str, ...]) -> list[EvalQuestion]:
+    """The questions to ask, or exit 2 saying why they cannot be asked here."""
+    try:
+        questions = load_questions(path)
+    except QuestionSetError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
     if only:
         questions = [q for q in questions if q.id in only or set(q.tags) & set(only)]
+        if not questions:
+            click.echo(f"No question has the id or tag {', '.join(only)}.", err=True)
+            sys.exit(2)
+    problem = _sample_problem({q.instrument for q in questions} | {"NQ"})
+    if problem is not None:
+        click.echo(problem, err=True)
+        sys.exit(2)
+    return questions
+
+
+async def _run(
+    provider: LLMProvider, questions: list[EvalQuestion], questions_file: Path, console: Console
+) -> EvalReport:
     started = dt.datetime.now(dt.UTC)
     columns = (
         TextColumn("[progress.description]{task.description}"),
@@ -103,12 +145,9 @@ def eval_command(
 ) -> None:
     """Score a model on Barb's question set with known answers (exit 1 below 100%)."""
     console = Console(stderr=True)
+    questions = _questions(questions_file, only)
     chosen = _provider(provider.strip().lower() if provider else None, model)
-    try:
-        report = asyncio.run(_run(chosen, questions_file, only, console))
-    except QuestionSetError as exc:
-        click.echo(str(exc), err=True)
-        sys.exit(2)
+    report = asyncio.run(_run(chosen, questions, questions_file, console))
     print_table(report, Console(width=160))
     json_path, md_path = write_reports(report, out_dir)
     click.echo(report.summary_line())

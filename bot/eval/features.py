@@ -69,7 +69,12 @@ FEATURES: dict[str, Feature] = {
         Feature(
             "second_stage",
             '"then": a second aggregation stage',
-            {**_DAY, "group_by": "dayname()", "select": "count() as n", "then": {"select": "sum(n)"}},
+            {
+                **_DAY,
+                "group_by": "dayname()",
+                "select": "count() as n",
+                "then": {"select": "sum(n)"},
+            },
         ),
         Feature(
             "history_aware_period",

@@ -78,9 +78,7 @@ def load_questions(path: Path | None = None) -> list[EvalQuestion]:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "entry"
-            raise QuestionSetError(
-                f"Question {name} in {path}: {where}: {first['msg']}"
-            ) from exc
+            raise QuestionSetError(f"Question {name} in {path}: {where}: {first['msg']}") from exc
     duplicates = [qid for qid, n in Counter(q.id for q in questions).items() if n > 1]
     if duplicates:
         raise QuestionSetError(f"Duplicate question ids in {path}: {', '.join(duplicates)}")

@@ -16,8 +16,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import talib
-from pandas.tseries.holiday import USFederalHolidayCalendar
-
 from minute_bars import (
     calendar,
     daily,
@@ -26,14 +24,19 @@ from minute_bars import (
     minutes,
     window_daily,
 )
+from pandas.tseries.holiday import USFederalHolidayCalendar
 
 Answer = list[float]
 ANSWERS: dict[str, Callable[[], Answer]] = {}
 
 # Release dates, transcribed from the project's reference calendars (shared/reference/events,
 # built from public sources independently of Barb's own data files).
-FOMC_2024 = "2024-01-31 2024-03-20 2024-05-01 2024-06-12 2024-07-31 2024-09-18 2024-11-07 2024-12-18"
-FOMC_2025 = "2025-01-29 2025-03-19 2025-05-07 2025-06-18 2025-07-30 2025-09-17 2025-10-29 2025-12-10"
+FOMC_2024 = (
+    "2024-01-31 2024-03-20 2024-05-01 2024-06-12 2024-07-31 2024-09-18 2024-11-07 2024-12-18"
+)
+FOMC_2025 = (
+    "2025-01-29 2025-03-19 2025-05-07 2025-06-18 2025-07-30 2025-09-17 2025-10-29 2025-12-10"
+)
 NFP_2023 = (
     "2023-01-06 2023-02-03 2023-03-10 2023-04-07 2023-05-05 2023-06-02 2023-07-07 2023-08-04 "
     "2023-09-01 2023-10-06 2023-11-03 2023-12-08"
