@@ -48,6 +48,6 @@ def test_scripted_eval_passes_every_question(eval_settings, tmp_path) -> None:
             assert result["queries"] == [question.turns[-1].query]
             assert result["seen"] and result["said"]
     markdown = (tmp_path / "eval_report.md").read_text(encoding="utf-8")
-    rows = [line for line in markdown.splitlines() if line.startswith("| ")][2:]
+    rows = [line for line in markdown.splitlines() if line.startswith("| ")][1:]
     assert len(rows) == len(questions)
     assert sum("| pass |" in row for row in rows) == totals["passed"]
