@@ -21,7 +21,7 @@ from bot.eval.question_set import (
     QuestionSetError,
     load_questions,
 )
-from bot.eval.reference_model import reference_provider
+from bot.eval.reference_model import ReferenceProvider
 from bot.eval.report import EvalReport, print_table, write_reports
 from bot.eval.runner import EvalRunner, QuestionResult
 from bot.llm.errors import ConfigError
@@ -33,7 +33,7 @@ SCRIPTED = "scripted"
 
 def _provider(name: str | None, model: str | None) -> LLMProvider:
     if name == SCRIPTED:
-        return reference_provider()
+        return ReferenceProvider()
     overrides: dict[str, str] = {}
     if name:
         overrides["provider"] = name

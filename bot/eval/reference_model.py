@@ -37,6 +37,13 @@ def reference_turns(question: EvalQuestion) -> list[Turn]:
     return turns
 
 
-def reference_provider() -> ScriptedProvider:
-    """Empty at first; the runner queues each question's turns before asking it."""
-    return ScriptedProvider(model="scripted-reference")
+class ReferenceProvider(ScriptedProvider):
+    """The reference model: the runner gives it each question's script before asking it."""
+
+    def __init__(self, turns: list[Turn] | None = None) -> None:
+        super().__init__(turns or [], model="scripted-reference")
+
+    def for_question(self, question: EvalQuestion) -> ReferenceProvider:
+        """A fresh one with ``question``'s script: a question that goes astray cannot leave
+        turns behind for the next."""
+        return ReferenceProvider(reference_turns(question))

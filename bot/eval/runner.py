@@ -23,10 +23,9 @@ from bot.assistant.replies import Asker, Reply
 from bot.eval.features import available
 from bot.eval.numbers import find, numbers_in
 from bot.eval.question_set import EvalQuestion
-from bot.eval.reference_model import reference_turns
+from bot.eval.reference_model import ReferenceProvider
 from bot.llm.messages import Message, ModelResponse, ToolSpec, Usage
 from bot.llm.provider import LLMProvider
-from bot.llm.scripted import ScriptedProvider
 from bot.pool.runner import InlineRunner
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
@@ -122,9 +121,7 @@ class EvalRunner:
         engine_settings: EngineSettings | None = None,
         assistant_settings: AssistantSettings | None = None,
     ):
-        # The reference model: a fresh script per question, so one that goes astray cannot
-        # leave turns behind for the next.
-        self.scripted = isinstance(provider, ScriptedProvider)
+        self.reference = provider if isinstance(provider, ReferenceProvider) else None
         self.provider = MeteredProvider(provider)
         self.store_dir = store_dir
         self.engine_settings = engine_settings
@@ -175,10 +172,8 @@ class EvalRunner:
         await assistant.store.chats.set_instrument(asker.chat_id, question.instrument)
         # Charts are the proof for people; the score needs only the numbers.
         await assistant.store.chats.update_settings(asker.chat_id, charts=False)
-        if self.scripted:
-            self.provider.inner = ScriptedProvider(
-                reference_turns(question), model=self.provider.model
-            )
+        if self.reference is not None:
+            self.provider.inner = self.reference.for_question(question)
         self.provider.take()
         started = time.perf_counter()
         seen: list[str] = []
@@ -217,7 +212,7 @@ class EvalRunner:
         if reply.failed:
             return "the assistant gave up (see answer)"
         inner = self.provider.inner
-        if self.scripted and isinstance(inner, ScriptedProvider) and inner.remaining:
+        if isinstance(inner, ReferenceProvider) and inner.remaining:
             return f"{inner.remaining} reference turn(s) were never played"
         return None
 
