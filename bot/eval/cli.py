@@ -148,7 +148,8 @@ def eval_command(
     questions = _questions(questions_file, only)
     chosen = _provider(provider.strip().lower() if provider else None, model)
     report = asyncio.run(_run(chosen, questions, questions_file, console))
-    print_table(report, Console(width=160))
+    # A pipe or a log file gets a wide table rather than rich's 80 columns.
+    print_table(report, Console() if sys.stdout.isatty() else Console(width=170))
     json_path, md_path = write_reports(report, out_dir)
     click.echo(report.summary_line())
     click.echo(f"Reports: {json_path}, {md_path}")

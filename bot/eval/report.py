@@ -105,13 +105,17 @@ def _tokens(result: QuestionResult) -> str:
 
 def table(report: EvalReport) -> Table:
     out = Table(title=report.summary_line(), show_lines=False)
-    for name in ("id", "question", "expected", "got", "pass", "tools", "tokens", "cost", "s"):
+    out.add_column("id", no_wrap=True)
+    out.add_column("question", max_width=48, no_wrap=True, overflow="ellipsis")
+    for name in ("expected", "got", "pass"):
         out.add_column(name, overflow="fold")
+    for name in ("tool calls", "tokens", "cost", "seconds"):
+        out.add_column(name, justify="right")
     for r in report.results:
         style = {"pass": "green", "skipped": "dim"}.get(r.status, "red")
         out.add_row(
             r.id,
-            r.question if len(r.question) <= 70 else r.question[:69] + "…",
+            r.question,
             _numbers(r.expected),
             _numbers(r.got) if r.got else "—",
             _verdict(r),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import minute_bars
 import pytest
 
@@ -15,3 +18,7 @@ def eval_settings(sample_settings: EngineSettings) -> EngineSettings:
     write_samples(["NQ", "ES", "CL"], sample_settings)  # leaves existing files alone
     minute_bars.DATA_DIR = sample_settings.data_dir
     return sample_settings
+
+
+# The fake OpenAI/Anthropic server of the LLM tests, for `barb eval` over a real SDK adapter.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
