@@ -44,13 +44,14 @@ def minutes(symbol: str) -> pd.DataFrame:
         DATA_DIR / f"{symbol}.parquet",
         columns=["timestamp", "open", "high", "low", "close", "volume"],
     )
-    stamp = frame["timestamp"]
-    minute = (stamp.dt.hour * 60 + stamp.dt.minute).astype("int32")
-    day = stamp.dt.normalize() + pd.to_timedelta((minute >= 18 * 60).astype(int), unit="D")
+    stamp = frame["timestamp"].to_numpy(dtype="datetime64[ns]")
+    day = stamp.astype("datetime64[D]")
+    minute = ((stamp - day) // np.timedelta64(1, "m")).astype(np.int32)
+    day = day + (minute >= 18 * 60).astype("timedelta64[D]")
     # Saturday/Sunday roll forward to Monday (the Sunday-evening open trades for Monday).
-    weekday = day.dt.weekday
-    day = day + pd.to_timedelta(np.where(weekday >= 5, 7 - weekday, 0), unit="D")
-    frame["tdate"] = day
+    weekday = (day.astype(np.int64) + 3) % 7  # 1970-01-01 was a Thursday
+    day = day + np.where(weekday >= 5, 7 - weekday, 0).astype("timedelta64[D]")
+    frame["tdate"] = day.astype("datetime64[ns]")
     frame["mod"] = minute
     return frame
 
