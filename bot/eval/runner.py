@@ -111,7 +111,11 @@ def score(
 
 
 class EvalRunner:
-    """Runs questions one after another on one assistant; ``scripted`` plays references."""
+    """Runs questions one after another on one assistant.
+
+    With a ``ReferenceProvider`` each question gets its own reference script (the CI run);
+    any other provider is the model under evaluation.
+    """
 
     def __init__(
         self,
@@ -140,7 +144,7 @@ class EvalRunner:
             )
             try:
                 assistant = Assistant(
-                    self.provider,  # type: ignore[arg-type]
+                    self.provider,
                     store,
                     InlineRunner(),
                     settings=self.assistant_settings,
@@ -176,15 +180,12 @@ class EvalRunner:
             self.provider.inner = self.reference.for_question(question)
         self.provider.take()
         started = time.perf_counter()
-        seen: list[str] = []
-        queries: list[dict[str, Any]] = []
         reply = Reply()
-        for number, step in enumerate(question.turns, start=1):
-            last = number == len(question.turns)
+        for step in question.turns:
             reply = await self._conversation(assistant, asker, question, step.question)
-            if last:
-                seen = [proof.summary_text for proof in reply.proofs]
-                queries = [proof.query for proof in reply.proofs]
+        # Scored on the last turn: what its queries returned, and what the model then said.
+        seen = [proof.summary_text for proof in reply.proofs]
+        queries = [proof.query for proof in reply.proofs]
         seconds = time.perf_counter() - started
         responses = self.provider.take()
         usage = sum((r.usage for r in responses), Usage())

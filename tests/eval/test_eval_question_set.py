@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from barb.data.store import DataMeta
+from barb.settings import EngineSettings
 from bot.cli import main
 from bot.eval.question_set import QuestionSetError, load_questions
 
@@ -62,3 +64,19 @@ def test_the_cli_needs_a_key_for_a_real_provider(tmp_path, monkeypatch) -> None:
     )
     assert outcome.exit_code == 2
     assert "ANTHROPIC_API_KEY" in outcome.output
+
+
+def test_the_cli_refuses_data_that_is_not_the_sample(tmp_path, monkeypatch) -> None:
+    """The expected answers are the sample's: other data would be scored against numbers it
+    cannot have."""
+    empty = EngineSettings(data_dir=tmp_path / "nothing")
+    monkeypatch.setattr("bot.eval.cli.default_settings", lambda: empty)
+    outcome = CliRunner().invoke(main, ["eval", "--provider", "scripted"])
+    assert outcome.exit_code == 2
+    assert "No data for CL" in outcome.output and "barb data sample" in outcome.output
+
+    imported = DataMeta.model_construct(source="imported")
+    monkeypatch.setattr("bot.eval.cli.read_meta", lambda path: imported)
+    outcome = CliRunner().invoke(main, ["eval", "--provider", "scripted"])
+    assert outcome.exit_code == 2
+    assert "is imported data" in outcome.output and "BARB_DATA_DIR" in outcome.output
