@@ -120,8 +120,9 @@ def _() -> Answer:
 
 @answer("nq_weekly_mean_range_2024")
 def _() -> Answer:
-    # A period cuts the daily bars first: the week that straddles New Year is cut too.
-    return [calendar(in_year(daily("NQ", "RTH"), 2024), "W")["range"].mean()]
+    # Whole weeks only, Monday 2024-01-01 to Friday 2024-12-27: no week is cut by the period.
+    days = daily("NQ", "RTH")
+    return [calendar(days.loc["2024-01-01":"2024-12-27"], "W")["range"].mean()]
 
 
 @answer("nq_monthly_max_range_2020")
