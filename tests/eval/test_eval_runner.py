@@ -43,6 +43,11 @@ def question(expected):
     return build
 
 
+def asked(query: dict) -> dict:
+    """The query as the model wrote it: the assistant may fill in the chat's instrument."""
+    return {k: v for k, v in query.items() if k != "instrument" or v != "NQ"}
+
+
 def say_what_you_saw(request) -> str:
     return "It was " + request.last_message.tool_results[0].content.split("=")[1].split()[0]
 
@@ -71,7 +76,7 @@ async def test_a_grounded_correct_answer_passes_with_its_costs(
     assert result.tool_calls == 1 and result.model_calls == 2
     assert (result.input_tokens, result.output_tokens) == (2000, 200)
     assert result.cost_usd is not None and result.cost_usd > 0
-    assert result.queries == [RANGE_2024]
+    assert [asked(q) for q in result.queries] == [RANGE_2024]
 
 
 async def test_a_right_number_without_a_query_is_a_guess(eval_settings, question, expected) -> None:
@@ -155,7 +160,7 @@ async def test_follow_up_is_scored_on_its_last_turn(eval_settings, question, exp
     [result] = await run(ReferenceProvider(), [follow_up], eval_settings)
     assert result.status == "fail" and not result.seen
     assert result.tool_calls == 2
-    assert result.queries == [{**RANGE_2024, "period": "2023"}]
+    assert [asked(q) for q in result.queries] == [{**RANGE_2024, "period": "2023"}]
 
 
 async def test_questions_needing_a_missing_feature_are_skipped(
