@@ -93,6 +93,17 @@ FEATURES: dict[str, Feature] = {
 }
 
 
+# The errors of an engine that does not have a feature yet: an unknown field, function,
+# period form or session name (several at once come as MultipleErrors).
+_NOT_KNOWN = {
+    "InvalidQuery",
+    "UnknownFunction",
+    "InvalidPeriod",
+    "UnknownSession",
+    "MultipleErrors",
+}
+
+
 class UnknownFeature(ValueError):
     pass
 
@@ -109,5 +120,10 @@ def available(names: set[str], settings: EngineSettings | None = None) -> dict[s
     for name in sorted(names):
         feature = FEATURES[name]
         result = execute(feature.probe, "NQ", settings=settings)
-        present[name] = result.error is None and feature.check(result)
+        if result.error is None:
+            present[name] = feature.check(result)
+        else:
+            # Only "I do not know this" means absent; any other failure means the feature is
+            # there but broken, and its questions must run and fail where everyone sees them.
+            present[name] = result.error.to_dict()["error_type"] not in _NOT_KNOWN
     return present

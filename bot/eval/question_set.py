@@ -7,7 +7,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from bot.eval.features import FEATURES
 
 DEFAULT_QUESTIONS = Path(__file__).with_name("questions.yaml")
 
@@ -39,6 +48,14 @@ class EvalQuestion(BaseModel):
     expected: list[float] = Field(min_length=1)
     # Relative, per expected number; 0 means exact (counts).
     tolerance: float = Field(default=0.002, ge=0, le=0.5)
+
+    @field_validator("requires")
+    @classmethod
+    def _known_features(cls, names: list[str]) -> list[str]:
+        unknown = [name for name in names if name not in FEATURES]
+        if unknown:
+            raise ValueError(f"unknown feature {', '.join(unknown)}; known: {', '.join(FEATURES)}")
+        return names
 
     @model_validator(mode="before")
     @classmethod

@@ -75,7 +75,8 @@ class EvalReport(BaseModel):
             f"{self.provider} {self.model}"
         )
         if t["skipped"]:
-            line += f"; {t['skipped']} skipped (engine features not available yet)"
+            missing = sorted({f for r in self.results for f in r.missing_features})
+            line += f"; {t['skipped']} skipped until the engine has {', '.join(missing)}"
         return line + "."
 
 

@@ -67,6 +67,8 @@ class QuestionResult(BaseModel):
     cost_usd: float | None = None
     seconds: float = 0.0
     note: str | None = None
+    # Engine features this question needs that the engine does not have (when skipped).
+    missing_features: list[str] = Field(default_factory=list)
 
 
 class MeteredProvider:
@@ -259,4 +261,5 @@ class EvalRunner:
             **self._identity(question),
             status="skipped",
             note="needs " + ", ".join(missing) + " (not in this engine yet)",
+            missing_features=missing,
         )

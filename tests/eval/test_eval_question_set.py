@@ -39,6 +39,7 @@ def test_one_turn_form_becomes_turns(tmp_path) -> None:
         (GOOD.replace("expected: [129.6]", "expected: []"), "expected"),
         (GOOD.replace("  query:", "  turns: []\n  query:"), "not both"),
         (GOOD + GOOD, "Duplicate question ids in"),
+        (GOOD + "  requires: [time_travel]\n", "unknown feature time_travel; known: first_last"),
         ("just text", "must be a non-empty YAML list"),
         ("- [unclosed", "Cannot read the questions"),
     ],

@@ -180,7 +180,7 @@ async def test_questions_needing_a_missing_feature_are_skipped(
         results=results,
     )
     assert report.summary_line().startswith("Score: 1/1 passed (100.0%)")
-    assert "1 skipped" in report.summary_line()
+    assert "1 skipped until the engine has warp_drive" in report.summary_line()
     json_path, md_path = write_reports(report, tmp_path / "out")
     saved = json.loads(json_path.read_text(encoding="utf-8"))
     assert saved["totals"]["skipped"] == 1 and saved["totals"]["passed"] == 1
