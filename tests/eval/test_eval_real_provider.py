@@ -6,11 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
+from cli_thread import invoke_cli
 from llm_fake_api import OPENAI_PATH, FakeAPIServer, openai_completion
 from minute_bars import daily
-
-from bot.cli import main
 
 pytestmark = pytest.mark.slow
 
@@ -49,8 +47,7 @@ def test_eval_runs_a_real_adapter_and_prices_it(eval_settings, tmp_path, monkeyp
         )
         monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        outcome = CliRunner().invoke(
-            main,
+        outcome = invoke_cli(
             [
                 "eval",
                 "--provider",
@@ -62,7 +59,6 @@ def test_eval_runs_a_real_adapter_and_prices_it(eval_settings, tmp_path, monkeyp
                 "--out",
                 str(tmp_path / "out"),
             ],
-            catch_exceptions=False,
         )
     finally:
         server.stop()

@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
+from cli_thread import invoke_cli
 
-from bot.cli import main
 from bot.eval.features import available
 from bot.eval.question_set import load_questions
 
@@ -24,9 +23,7 @@ def test_scripted_eval_passes_every_question(eval_settings, tmp_path) -> None:
     present = available({name for q in questions for name in q.requires}, eval_settings)
     must_skip = {q.id for q in questions if not all(present[name] for name in q.requires)}
 
-    outcome = CliRunner().invoke(
-        main, ["eval", "--provider", "scripted", "--out", str(tmp_path)], catch_exceptions=False
-    )
+    outcome = invoke_cli(["eval", "--provider", "scripted", "--out", str(tmp_path)])
 
     report = json.loads((tmp_path / "eval_report.json").read_text(encoding="utf-8"))
     failed = {r["id"]: r["note"] or r["answer"] for r in report["results"] if r["status"] != "pass"}
