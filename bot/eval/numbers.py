@@ -1,6 +1,7 @@
 """Numbers as people and models write them, in English and Russian, and matching them.
 
-"1,234.5", "1 234,5", "1234,5", "12.5%", "−3.2", "312.5k", "1,2 млн" all read. A written
+"1,234.5", "1 234,5", "1234,5", "12.5%", "−3.2", "312.5k", "1,2 млн" all read, and so do
+the values of a CSV row ("Mon,319.26", "2008,64.35"). A written
 number can be ambiguous ("1,234" is 1234 in English and 1.234 in Russian), so each one yields
 every reading it allows; a question passes when one of them is within tolerance. Extra
 readings can only add matches for numbers that really appear in the text.
@@ -15,13 +16,12 @@ from collections.abc import Iterable
 _SPACES = " \u00a0\u202f\u2009"
 _NUMBER = re.compile(
     rf"""
-    (?<![\w.,])                                   # not the tail of a word or of a number
+    (?<![\w.])                                   # not the tail of a word or of a number
     (?P<sign>[-−–]?)
     (?P<body>
         \d{{1,3}}(?:[{_SPACES}]\d{{3}})+(?:[.,]\d+)?  # 1 234 567,5
-      | \d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?              # 1,234,567.5
-      | \d{{1,3}}(?:\.\d{{3}})+(?:,\d+)?              # 1.234.567,5
-      | \d+(?:[.,]\d+)?                               # 1234.5 / 1234,5
+      | \d[\d.,]*\d                                  # 1,234.5 / 1.234,5 / 129,6 / 2008,64.35
+      | \d
     )
     (?![\d])
     (?P<suffix>\s?(?:%|k\b|K\b|тыс\.?|M\b|млн\.?))?
@@ -42,12 +42,18 @@ def _readings(body: str) -> set[float]:
         for part in body.split(" "):
             values.update(_readings(part))
         return values
+    if "," in body:
+        # A comma may also separate values, as in a CSV row ("2008,64.35", "Mon,319.26").
+        parts = body.split(",")
+        if len(parts) > 1 and all(parts):
+            for part in parts:
+                values.update(_readings(part))
     if "," in body and "." in body:
         if body.rfind(",") < body.rfind("."):
-            values.add(float(body.replace(",", "")))  # 1,234.5
+            values.add(_float(body.replace(",", "")))  # 1,234.5
         else:
-            values.add(float(body.replace(".", "").replace(",", ".")))  # 1.234,5
-        return values
+            values.add(_float(body.replace(".", "").replace(",", ".")))  # 1.234,5
+        return {v for v in values if not math.isnan(v)}
     for separator in ",.":
         if separator in body:
             groups = body.split(separator)
@@ -58,6 +64,13 @@ def _readings(body: str) -> set[float]:
             return values
     values.add(float(body))
     return values
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:  # e.g. "1.2.3,4": not one number
+        return math.nan
 
 
 def numbers_in(text: str | None) -> list[float]:

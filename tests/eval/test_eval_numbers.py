@@ -26,6 +26,11 @@ from bot.eval.numbers import find, matches, numbers_in
         ("около 1,2 млн контрактов", 1_200_000.0),
         ("**26** inside days", 26.0),
         ("year=2,025, mean_range=401.1", 2025.0),
+        ("weekday,mean_range\nMon,319.26\nTue,310.69", 319.26),
+        ("year,mean_range\n2008,64.35\n2009,24.58", 64.35),
+        ("year,mean_range\n2008,64.35\n2009,24.58", 2009.0),
+        ("month,count\n10,14\n11,16", 16.0),
+        ("hour,mean_range\n16,7.04", 7.04),
     ],
 )
 def test_reads_the_number(text: str, value: float) -> None:
