@@ -5,8 +5,10 @@ from __future__ import annotations
 from barb.cli import main
 from bot.bot_cli import bot
 from bot.chat_cli import chat
+from bot.eval.cli import eval_command
 
 main.add_command(chat)
 main.add_command(bot)
+main.add_command(eval_command)
 
 __all__ = ["main"]

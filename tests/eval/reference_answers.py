@@ -1,0 +1,569 @@
+"""The eval set's answers, computed a second way: hand-written pandas and TA-Lib over the raw
+minute bars (``minute_bars``), never through Barb's engine.
+
+One function per question id. ``PYTHONPATH=tests/eval python -m reference_answers`` prints them all
+and ``… -m reference_answers --write bot/eval/questions.yaml`` stores them in the question
+file (after a question is added or the sample generator changes).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import talib
+from minute_bars import (
+    calendar,
+    daily,
+    in_year,
+    intraday,
+    minutes,
+    window_daily,
+)
+from pandas.tseries.holiday import USFederalHolidayCalendar
+
+Answer = list[float]
+ANSWERS: dict[str, Callable[[], Answer]] = {}
+
+# Release dates, transcribed from the project's reference calendars (shared/reference/events,
+# built from public sources independently of Barb's own data files).
+FOMC_2024 = (
+    "2024-01-31 2024-03-20 2024-05-01 2024-06-12 2024-07-31 2024-09-18 2024-11-07 2024-12-18"
+)
+FOMC_2025 = (
+    "2025-01-29 2025-03-19 2025-05-07 2025-06-18 2025-07-30 2025-09-17 2025-10-29 2025-12-10"
+)
+NFP_2023 = (
+    "2023-01-06 2023-02-03 2023-03-10 2023-04-07 2023-05-05 2023-06-02 2023-07-07 2023-08-04 "
+    "2023-09-01 2023-10-06 2023-11-03 2023-12-08"
+)
+CPI_2024 = (
+    "2024-01-11 2024-02-13 2024-03-12 2024-04-10 2024-05-15 2024-06-12 2024-07-11 2024-08-14 "
+    "2024-09-11 2024-10-10 2024-11-13 2024-12-11"
+)
+
+
+def answer(question_id: str) -> Callable[[Callable[[], Answer]], Callable[[], Answer]]:
+    def register(fn: Callable[[], Answer]) -> Callable[[], Answer]:
+        ANSWERS[question_id] = fn
+        return fn
+
+    return register
+
+
+def dates(text: str) -> pd.DatetimeIndex:
+    return pd.DatetimeIndex(text.split())
+
+
+def on(frame: pd.DataFrame, days: pd.DatetimeIndex) -> pd.DataFrame:
+    return frame[frame.index.isin(days)]
+
+
+def arrays(frame: pd.DataFrame) -> tuple[np.ndarray, ...]:
+    return tuple(frame[c].to_numpy(dtype=float) for c in ("high", "low", "close", "volume"))
+
+
+def count(mask: pd.Series) -> Answer:
+    return [float(mask.sum())]
+
+
+# --- sessions and timeframes ----------------------------------------------------------------
+
+
+@answer("nq_rth_mean_range")
+def _() -> Answer:
+    return [daily("NQ", "RTH")["range"].mean()]
+
+
+@answer("nq_eth_mean_range_2024")
+def _() -> Answer:
+    return [in_year(daily("NQ", "ETH"), 2024)["range"].mean()]
+
+
+@answer("nq_overnight_mean_range_2023")
+def _() -> Answer:
+    return [in_year(daily("NQ", "OVERNIGHT"), 2023)["range"].mean()]
+
+
+@answer("es_rth_open_mean_range_2025")
+def _() -> Answer:
+    return [in_year(daily("ES", "RTH_OPEN"), 2025)["range"].mean()]
+
+
+@answer("cl_rth_mean_range_2022")
+def _() -> Answer:
+    return [in_year(daily("CL", "RTH"), 2022)["range"].mean()]
+
+
+@answer("nq_5m_max_range_day")
+def _() -> Answer:
+    bars = intraday("NQ", "RTH", 5)
+    return [bars.loc[bars["tdate"] == "2024-03-15", "range"].max()]
+
+
+@answer("es_15m_mean_range_2024")
+def _() -> Answer:
+    bars = intraday("ES", "RTH", 15)
+    return [bars.loc[bars["tdate"].dt.year == 2024, "range"].mean()]
+
+
+@answer("nq_first_30m_bar_range_2024")
+def _() -> Answer:
+    bars = intraday("NQ", "RTH", 30)
+    first = (bars["timestamp"].dt.hour == 9) & (bars["timestamp"].dt.minute == 30)
+    return [bars.loc[first & (bars["tdate"].dt.year == 2024), "range"].mean()]
+
+
+@answer("nq_weekly_mean_range_2024")
+def _() -> Answer:
+    # Whole weeks only, Monday 2024-01-01 to Friday 2024-12-27: no week is cut by the period.
+    days = daily("NQ", "RTH")
+    return [calendar(days.loc["2024-01-01":"2024-12-27"], "W")["range"].mean()]
+
+
+@answer("nq_monthly_max_range_2020")
+def _() -> Answer:
+    return [calendar(in_year(daily("NQ", "RTH"), 2020), "M")["range"].max()]
+
+
+@answer("cl_yearly_range_2020")
+def _() -> Answer:
+    year = in_year(daily("CL", "RTH"), 2020)
+    return [year["high"].max() - year["low"].min()]
+
+
+@answer("es_rth_volume_median_2025")
+def _() -> Answer:
+    return [in_year(daily("ES", "RTH"), 2025)["volume"].median()]
+
+
+# --- aggregates, groups, percentiles --------------------------------------------------------
+
+
+@answer("nq_p90_range_2024")
+def _() -> Answer:
+    year = in_year(daily("NQ", "RTH"), 2024)
+    return [float(len(year)), float(np.percentile(year["range"], 90))]
+
+
+@answer("nq_weekday_range_2024")
+def _() -> Answer:
+    year = in_year(daily("NQ", "RTH"), 2024)
+    return year.groupby(year.index.weekday)["range"].mean().tolist()
+
+
+@answer("nq_range_by_year_extremes")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    by_year = days.groupby(days.index.year)["range"].mean()
+    return [by_year.max(), by_year.min()]
+
+
+@answer("es_up_days_by_month_2024")
+def _() -> Answer:
+    year = in_year(daily("ES", "RTH"), 2024)
+    up = year[year["close"] > year["open"]]
+    return [float(up.groupby(up.index.month).size().max())]
+
+
+@answer("nq_rth_open_to_close_2024")
+def _() -> Answer:
+    year = in_year(daily("NQ", "RTH"), 2024)
+    return [(year["close"] - year["open"]).mean()]
+
+
+@answer("nq_corr_volume_range_2024")
+def _() -> Answer:
+    year = in_year(daily("NQ", "RTH"), 2024)
+    return [float(np.corrcoef(year["volume"].astype(float), year["range"])[0, 1])]
+
+
+@answer("es_1h_range_by_hour_2024")
+def _() -> Answer:
+    bars = intraday("ES", "RTH", 60)
+    by_hour = bars[bars["tdate"].dt.year == 2024].groupby("hour")["range"].mean()
+    return [by_hour.max(), by_hour.min()]
+
+
+@answer("nq_followup_rth_volume_2025")
+def _() -> Answer:
+    return [in_year(daily("NQ", "RTH"), 2025)["volume"].mean()]
+
+
+@answer("nq_std_daily_change_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    change = days["close"].pct_change() * 100
+    return [in_year(change.to_frame(), 2024)["close"].std(ddof=1)]
+
+
+@answer("nq_big_gaps_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    gap = days["open"] - days["close"].shift(1)
+    return count((gap > 50) & (days.index.year == 2024))
+
+
+@answer("nq_above_sma50_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    sma = days["close"].rolling(50).mean()
+    return count((days["close"] > sma) & (days.index.year == 2024))
+
+
+@answer("es_above_ema200_2022")
+def _() -> Answer:
+    days = daily("ES", "RTH")
+    ema = talib.EMA(days["close"].to_numpy(dtype=float), 200)
+    return count((days["close"] < ema) & (days.index.year == 2022))
+
+
+@answer("nq_range_20d_high_2025")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    widest = days["range"].rolling(20).max()
+    return count((days["range"] >= widest) & (days.index.year == 2025))
+
+
+# --- indicators -----------------------------------------------------------------------------
+
+
+def _with(days: pd.DataFrame, values: np.ndarray) -> pd.Series:
+    return pd.Series(values, index=days.index)
+
+
+@answer("nq_rsi_below_30_2024")
+@answer("nq_rsi_below_30_period_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    rsi = _with(days, talib.RSI(days["close"].to_numpy(dtype=float), 14))
+    return count((rsi < 30) & (days.index.year == 2024))
+
+
+@answer("nq_mean_rsi_2025")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    rsi = _with(days, talib.RSI(days["close"].to_numpy(dtype=float), 14))
+    return [rsi[days.index.year == 2025].mean()]
+
+
+@answer("es_mean_atr_2024")
+def _() -> Answer:
+    days = daily("ES", "RTH")
+    high, low, close, _ = arrays(days)
+    atr = _with(days, talib.ATR(high, low, close, 14))
+    return [atr[days.index.year == 2024].mean()]
+
+
+@answer("cl_macd_positive_2023")
+def _() -> Answer:
+    days = daily("CL", "RTH")
+    _, _, hist = talib.MACD(days["close"].to_numpy(dtype=float), 12, 26, 9)
+    return count((_with(days, hist) > 0) & (days.index.year == 2023))
+
+
+@answer("nq_above_bollinger_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    upper, _, _ = talib.BBANDS(days["close"].to_numpy(dtype=float), 20, 2, 2)
+    return count((days["close"] > upper) & (days.index.year == 2024))
+
+
+@answer("nq_mean_adx_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    high, low, close, _ = arrays(days)
+    adx = _with(days, talib.ADX(high, low, close, 14))
+    return [adx[days.index.year == 2024].mean()]
+
+
+@answer("es_stoch_overbought_2025")
+def _() -> Answer:
+    days = daily("ES", "RTH")
+    high, low, close, _ = arrays(days)
+    slow_k, _ = talib.STOCH(high, low, close, 14, 3, 0, 3, 0)
+    return count((_with(days, slow_k) > 80) & (days.index.year == 2025))
+
+
+@answer("nq_max_cci_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    high, low, close, _ = arrays(days)
+    cci = _with(days, talib.CCI(high, low, close, 20))
+    return [cci[days.index.year == 2024].max()]
+
+
+@answer("nq_mean_mfi_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    high, low, close, volume = arrays(days)
+    mfi = _with(days, talib.MFI(high, low, close, volume, 14))
+    return [mfi[days.index.year == 2024].mean()]
+
+
+# --- events ---------------------------------------------------------------------------------
+
+
+@answer("nq_fomc_range_2024")
+def _() -> Answer:
+    days = on(daily("NQ", "RTH"), dates(FOMC_2024))
+    return [float(len(days)), days["range"].mean()]
+
+
+@answer("es_nfp_range_2023")
+def _() -> Answer:
+    return [on(daily("ES", "RTH"), dates(NFP_2023))["range"].mean()]
+
+
+@answer("nq_cpi_range_2024")
+def _() -> Answer:
+    return [on(daily("NQ", "RTH"), dates(CPI_2024))["range"].mean()]
+
+
+@answer("nq_opex_range_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    chosen = []
+    for month in range(1, 13):
+        first = dt.date(2024, month, 1)
+        friday = first + dt.timedelta(days=(4 - first.weekday()) % 7 + 14)
+        # An exchange holiday on the Friday moves expiration to the trading day before.
+        chosen.append(days.index[days.index <= pd.Timestamp(friday)][-1])
+    return [days.loc[chosen, "range"].mean()]
+
+
+@answer("cl_eia_range_2024")
+def _() -> Answer:
+    holidays = set(USFederalHolidayCalendar().holidays("2023-12-25", "2025-01-10").date)
+    releases = []
+    for wednesday in pd.date_range("2024-01-03", "2024-12-31", freq="7D").date:
+        # A federal holiday on the Monday-Wednesday of the week delays it to Thursday.
+        late = any(wednesday - dt.timedelta(days=k) in holidays for k in range(3))
+        releases.append(wednesday + dt.timedelta(days=1) if late else wednesday)
+    return [on(daily("CL", "RTH"), pd.DatetimeIndex(releases))["range"].mean()]
+
+
+@answer("nq_fomc_hour_after_volume_2024")
+def _() -> Answer:
+    bars = minutes("NQ")
+    # 2024 statements were released at 14:00 ET.
+    hour_after = bars["tdate"].isin(dates(FOMC_2024)) & (bars["mod"] // 60 == 14)
+    return [bars.loc[hour_after, "volume"].mean()]
+
+
+# --- patterns -------------------------------------------------------------------------------
+
+
+def _prev(days: pd.DataFrame) -> pd.DataFrame:
+    return days.shift(1)
+
+
+@answer("nq_inside_days_2024")
+@answer("nq_inside_days_period_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    prev = _prev(days)
+    inside = (days["high"] < prev["high"]) & (days["low"] > prev["low"])
+    return count(inside & (days.index.year == 2024))
+
+
+@answer("es_outside_days_2023")
+def _() -> Answer:
+    days = daily("ES", "RTH")
+    prev = _prev(days)
+    outside = (days["high"] > prev["high"]) & (days["low"] < prev["low"])
+    return count(outside & (days.index.year == 2023))
+
+
+@answer("nq_nr7_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    return count((days["range"] <= days["range"].rolling(7).min()) & (days.index.year == 2024))
+
+
+@answer("cl_doji_2025")
+def _() -> Answer:
+    days = daily("CL", "RTH")
+    body = (days["close"] - days["open"]).abs()
+    doji = (body <= 0.1 * days["range"]) & (days["range"] > 0)
+    return count(doji & (days.index.year == 2025))
+
+
+@answer("nq_hammer_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    body = (days["close"] - days["open"]).abs()
+    bottom = days[["open", "close"]].min(axis=1)
+    top = days[["open", "close"]].max(axis=1)
+    hammer = (
+        (days["range"] > 0)
+        & (bottom - days["low"] >= 2 * body)
+        & (days["high"] - top <= 0.25 * days["range"])
+    )
+    return count(hammer & (days.index.year == 2024))
+
+
+@answer("es_bullish_engulfing_2024")
+def _() -> Answer:
+    days = daily("ES", "RTH")
+    prev = _prev(days)
+    engulfing = (
+        (prev["close"] < prev["open"])
+        & (days["close"] > days["open"])
+        & (days["open"] <= prev["close"])
+        & (days["close"] >= prev["open"])
+    )
+    return count(engulfing & (days.index.year == 2024))
+
+
+@answer("nq_gap_up_share_2025")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    up = days["open"] > days["close"].shift(1)
+    return [up[days.index.year == 2025].mean() * 100]
+
+
+# --- follow-ups -----------------------------------------------------------------------------
+
+
+@answer("nq_followup_range_year")
+def _() -> Answer:
+    return [in_year(daily("NQ", "RTH"), 2023)["range"].mean()]
+
+
+@answer("nq_followup_inside_days")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    prev = _prev(days)
+    inside = (days["high"] < prev["high"]) & (days["low"] > prev["low"])
+    return count(inside & (days.index.year == 2025))
+
+
+@answer("es_followup_weekday_fomc")
+def _() -> Answer:
+    days = on(daily("ES", "RTH"), dates(FOMC_2025))
+    return [float(len(days)), days["range"].mean()]
+
+
+@answer("cl_followup_session")
+def _() -> Answer:
+    return [in_year(daily("CL", "ETH"), 2024)["range"].mean()]
+
+
+# --- features being added -------------------------------------------------------------------
+
+
+@answer("nq_first_open_last_close_2024")
+def _() -> Answer:
+    year = in_year(daily("NQ", "RTH"), 2024)
+    return [year["open"].iloc[0], year["close"].iloc[-1]]
+
+
+@answer("es_first_last_2025")
+def _() -> Answer:
+    year = in_year(daily("ES", "RTH"), 2025)
+    return [year["close"].iloc[-1] - year["open"].iloc[0]]
+
+
+@answer("nq_close_on_widest_day_2024")
+def _() -> Answer:
+    year = in_year(daily("NQ", "RTH"), 2024)
+    widest = year["range"].idxmax()  # the first of equal maxima, as arg_max promises
+    return [year.loc[widest, "close"], year["range"].max()]
+
+
+@answer("es_range_on_quietest_day_2024")
+def _() -> Answer:
+    year = in_year(daily("ES", "RTH"), 2024)
+    return [year.loc[year["volume"].idxmin(), "range"]]
+
+
+@answer("nq_last_30_bars_range")
+def _() -> Answer:
+    return [daily("NQ", "RTH")["range"].tail(30).mean()]
+
+
+@answer("nq_last_12_5m_bars_volume")
+def _() -> Answer:
+    return [intraday("NQ", "RTH", 5)["volume"].tail(12).mean()]
+
+
+@answer("es_range_asked_from_nq_chat")
+def _() -> Answer:
+    return [in_year(daily("ES", "RTH"), 2024)["range"].mean()]
+
+
+@answer("cl_range_asked_from_nq_chat")
+def _() -> Answer:
+    return [in_year(daily("CL", "RTH"), 2025)["range"].mean()]
+
+
+def _nq_with_es(year: int) -> pd.DataFrame:
+    nq = in_year(daily("NQ", "RTH"), year)
+    return nq.join(daily("ES", "RTH")[["close"]].rename(columns={"close": "es_close"}))
+
+
+@answer("nq_es_close_correlation_2024")
+def _() -> Answer:
+    both = _nq_with_es(2024).dropna(subset=["es_close"])
+    return [float(np.corrcoef(both["close"], both["es_close"])[0, 1])]
+
+
+@answer("nq_es_ratio_2025")
+def _() -> Answer:
+    both = _nq_with_es(2025)
+    return [(both["close"] / both["es_close"]).mean()]
+
+
+@answer("nq_first_15_minutes_range_2024")
+def _() -> Answer:
+    return [in_year(window_daily("NQ", "09:30", "09:45"), 2024)["range"].mean()]
+
+
+@answer("es_evening_window_range_2024")
+def _() -> Answer:
+    return [in_year(window_daily("ES", "20:00", "02:00"), 2024)["range"].mean()]
+
+
+@answer("nq_mean_yearly_high")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    return [days.groupby(days.index.year)["close"].max().mean()]
+
+
+@answer("nq_years_range_over_150")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    by_year = days.groupby(days.index.year)["range"].mean()
+    return [float((by_year > 150).sum())]
+
+
+def stored(value: float) -> float | int:
+    """How an expected number is written into the question file: 7 significant digits."""
+    rounded = float(f"{float(value):.7g}")
+    return int(rounded) if rounded.is_integer() else rounded
+
+
+def write_expected(path: Path) -> None:
+    """Rewrite each question's ``expected:`` line in ``path`` from the answers above."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    current = None
+    for number, line in enumerate(lines):
+        if line.startswith("- id: "):
+            current = line.removeprefix("- id: ").strip()
+        elif line.startswith("  expected: ") and current in ANSWERS:
+            values = ", ".join(str(stored(v)) for v in ANSWERS[current]())
+            lines[number] = f"  expected: [{values}]"
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--write"]:
+        write_expected(Path(sys.argv[2]))
+    else:
+        for question_id, compute in ANSWERS.items():
+            print(question_id, [stored(v) for v in compute()])
