@@ -1,0 +1,256 @@
+"""The validation report of a file about to be imported: what is in it, what is wrong with
+it (refused), and what looks odd (reported, not refused).
+
+Every check runs over the whole file at once with vectorized comparisons; the rows they
+find are named by their line in the file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from barb.data.formats import RawBars
+from barb.data.layouts import PRICES
+from barb.instruments import Instrument
+
+MINUTE_NS = 60 * 1_000_000_000
+SHOWN = 10  # problems of each kind listed by line; the rest are counted
+GAP_MINUTES = 30  # a hole this long inside a trading session is reported
+# A move between consecutive bars is suspicious beyond this many robust standard deviations
+# of the file's own bar-to-bar moves, and never below MIN_JUMP (log-price).
+JUMP_SIGMAS = 30
+MIN_JUMP = 0.01
+
+
+class Finding(BaseModel):
+    """One row's problem, named by line (CSV) or row (Parquet)."""
+
+    row: int  # 0-based data row
+    line: int | None = None  # physical line in the file
+    message: str
+
+    def where(self) -> str:
+        return f"line {self.line}" if self.line is not None else f"row {self.row + 1}"
+
+
+class Check(BaseModel):
+    """All rows that fail one check: how many, and the first few."""
+
+    name: str
+    count: int
+    shown: list[Finding]
+
+
+class ImportReport(BaseModel):
+    """Everything a person should see before bars are written."""
+
+    file: str
+    layout: str
+    rows: int
+    first_date: dt.date | None = None
+    last_date: dt.date | None = None
+    trading_dates: int = 0
+    interval_minutes: int = 1
+    timezone: str = ""
+    stamp: str = "open"
+    clock_note: str = ""
+    sessions: dict[str, float] = Field(default_factory=dict)  # session -> share of bars
+    errors: list[Check] = Field(default_factory=list)  # any of these refuses the import
+    warnings: list[Check] = Field(default_factory=list)
+    missing_dates: list[dt.date] = Field(default_factory=list)
+    missing_date_count: int = 0
+    closed_dates: list[dt.date] = Field(default_factory=list)  # bars on exchange holidays
+    gaps: list[str] = Field(default_factory=list)
+    gap_count: int = 0
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def count(self, name: str) -> int:
+        return sum(c.count for c in (*self.errors, *self.warnings) if c.name == name)
+
+    def first_error(self) -> str:
+        """One sentence for the refusal: the earliest problem and how many there are."""
+        if not self.errors:
+            return ""
+        first = min((f for c in self.errors for f in c.shown), key=lambda f: f.row)
+        total = sum(c.count for c in self.errors)
+        more = f" ({total - 1} more problems in the report)" if total > 1 else ""
+        return f"{first.where()}: {first.message}{more}"
+
+    def text(self) -> str:
+        """The report as plain lines, for the terminal and the bot."""
+        out = [f"{self.file}: {self.layout}, {self.rows:,} bars"]
+        if self.first_date is not None:
+            out.append(
+                f"Dates: {self.first_date} to {self.last_date}, {self.trading_dates:,} trading "
+                f"dates; {self.interval_minutes}-minute bars."
+            )
+        if self.clock_note:
+            out.append(self.clock_note)
+        if self.sessions:
+            shares = ", ".join(f"{name} {share:.0%}" for name, share in self.sessions.items())
+            out.append(f"Sessions covered (share of bars): {shares}.")
+        out.extend(self.notes)
+        for title, checks in (("Refused", self.errors), ("Suspicious", self.warnings)):
+            for check in checks:
+                out.append(f"{title}: {check.name}: {check.count:,}")
+                out.extend(f"  {f.where()}: {f.message}" for f in check.shown)
+                if check.count > len(check.shown):
+                    out.append(f"  … and {check.count - len(check.shown):,} more")
+        if self.missing_date_count:
+            shown = ", ".join(str(d) for d in self.missing_dates)
+            more = "…" if self.missing_date_count > len(self.missing_dates) else ""
+            out.append(
+                f"Trading dates of the exchange calendar with no bars: "
+                f"{self.missing_date_count:,} ({shown}{more})."
+            )
+        if self.closed_dates:
+            shown = ", ".join(str(d) for d in self.closed_dates[:SHOWN])
+            out.append(f"Bars on days the exchange was closed: {shown}.")
+        if self.gap_count:
+            out.append(
+                f"Gaps over {GAP_MINUTES} minutes inside a session: {self.gap_count:,} "
+                f"({'; '.join(self.gaps)}{'…' if self.gap_count > len(self.gaps) else ''})."
+            )
+        if self.ok:
+            out.append("No problems that stop the import.")
+        return "\n".join(out)
+
+
+def show(ns: int, utc: bool) -> str:
+    text = str(pd.Timestamp(int(ns)))
+    return f"{text} UTC" if utc else text
+
+
+def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
+    """(name, failing rows mask, message of one row) of every check that refuses a file."""
+    o, h, low, c, v = raw.open, raw.high, raw.low, raw.close, raw.volume
+    t = raw.instants
+    step = np.diff(t)
+    return [
+        (
+            "missing prices",
+            np.isnan(o) | np.isnan(h) | np.isnan(low) | np.isnan(c),
+            lambda i: "missing "
+            + ", ".join(n for n, a in zip(PRICES, (o, h, low, c), strict=True) if np.isnan(a[i]))
+            + ".",
+        ),
+        ("missing volume", np.isnan(v), lambda i: "missing volume."),
+        ("negative volume", v < 0, lambda i: f"negative volume {v[i]:g}."),
+        (
+            "fractional volume",
+            v != np.floor(v),
+            lambda i: f"volume {v[i]:g} is not a whole number.",
+        ),
+        (
+            "OHLC inconsistent",
+            (h < low) | (o < low) | (o > h) | (c < low) | (c > h),
+            lambda i: f"open {o[i]:g}, high {h[i]:g}, low {low[i]:g}, close {c[i]:g}: the "
+            "open and close must lie within low..high.",
+        ),
+        (
+            "duplicates",
+            np.concatenate(([False], step == 0)),
+            lambda i: f"duplicate bar: {show(t[i], raw.utc)} again, as in the bar before.",
+        ),
+        (
+            "out of order",
+            np.concatenate(([False], step < 0)),
+            lambda i: f"{show(t[i], raw.utc)} comes after {show(t[i - 1], raw.utc)}; sort "
+            "the file by time.",
+        ),
+        (
+            "not on a whole minute",
+            t % MINUTE_NS != 0,
+            lambda i: f"{show(t[i], raw.utc)} is not on a whole minute.",
+        ),
+    ]
+
+
+def collect(
+    raw: RawBars, checks: list[tuple[str, np.ndarray, Callable[[int], str]]]
+) -> list[Check]:
+    found = []
+    for name, mask, message in checks:
+        rows = np.flatnonzero(mask)
+        if rows.size:
+            shown = [Finding(row=int(i), message=message(int(i))) for i in rows[:SHOWN]]
+            found.append(Check(name=name, count=int(rows.size), shown=shown))
+    return found
+
+
+def jump_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
+    """Moves far beyond the file's own: a misplaced decimal point, a bad print."""
+    c = raw.close
+    if len(c) < 3 or not np.all(c[~np.isnan(c)] > 0):
+        return []
+    logs = np.log(np.where(np.isnan(c), np.nan, c))
+    highs, lows = np.log(raw.high), np.log(raw.low)
+    move = np.abs(np.diff(logs))
+    reach = np.maximum(np.abs(highs[1:] - logs[:-1]), np.abs(lows[1:] - logs[:-1]))
+    typical = 1.4826 * np.nanmedian(move)
+    limit = max(JUMP_SIGMAS * typical, MIN_JUMP)
+    jumped = np.concatenate(([False], np.nan_to_num(np.maximum(move, reach)) > limit))
+
+    def message(i: int) -> str:
+        return (
+            f"{show(raw.instants[i], raw.utc)}: from close {c[i - 1]:g} to a bar of high "
+            f"{raw.high[i]:g}, low {raw.low[i]:g}, close {c[i]:g}, beyond {limit:.1%} "
+            "in one bar."
+        )
+
+    return [("jumps", jumped, message)]
+
+
+def detect_interval(instants: np.ndarray) -> int:
+    """The bars' interval in minutes: the most common step between consecutive bars."""
+    steps = np.diff(instants) // MINUTE_NS
+    steps = steps[(steps > 0) & (steps <= 24 * 60)]
+    if steps.size == 0:
+        return 1
+    values, counts = np.unique(steps, return_counts=True)
+    return int(values[np.argmax(counts)])
+
+
+def session_shares(minute: np.ndarray, instrument: Instrument) -> dict[str, float]:
+    """Share of the bars that fall in each of the instrument's sessions."""
+    shares = {}
+    for name, spec in instrument.sessions.items():
+        start, length = spec.start_minute, spec.length_minutes
+        inside = (minute.astype(np.int64) - start) % (24 * 60) < length
+        share = float(inside.mean()) if len(minute) else 0.0
+        if share > 0:
+            shares[name] = round(share, 4)
+    return shares
+
+
+def calendar_findings(
+    report: ImportReport,
+    wall: np.ndarray,
+    trading_date: np.ndarray,
+    schedule_dates: np.ndarray,
+    interval_minutes: int,
+) -> None:
+    """Dates the calendar has and the file lacks, bars on closed days, holes in sessions."""
+    dates = np.unique(trading_date)
+    missing = np.setdiff1d(schedule_dates, dates)
+    report.missing_date_count = int(missing.size)
+    report.missing_dates = [pd.Timestamp(d).date() for d in missing[:SHOWN]]
+    closed = np.setdiff1d(dates, schedule_dates)
+    report.closed_dates = [pd.Timestamp(d).date() for d in closed[: SHOWN * 10]]
+    step = np.diff(wall)
+    same_day = trading_date[1:] == trading_date[:-1]
+    hole = same_day & (step > max(GAP_MINUTES, interval_minutes) * MINUTE_NS)
+    rows = np.flatnonzero(hole)
+    report.gap_count = int(rows.size)
+    report.gaps = [
+        f"{pd.Timestamp(int(wall[i]))} to {pd.Timestamp(int(wall[i + 1]))}" for i in rows[:3]
+    ]
