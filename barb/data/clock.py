@@ -150,9 +150,15 @@ def read_clock(
     choice = best(allowed)
     if scores[default] - scores[choice] < margin:
         choice = default
-    return ClockReading(
-        choice[0], choice[1], _note(raw, instrument, choice, scores, declared_zone), scores[choice]
+    # Would the file break the closed hours if it were an hour off? If not (a file of
+    # day-session bars only), nothing in it confirms the zone.
+    chosen = walls.wall(choice[0]) - (step if choice[1] == "close" else 0)
+    evidence = any(
+        int(_closed(chosen + shift, instrument).sum()) - scores[choice] >= margin
+        for shift in (-HOUR_NS, HOUR_NS)
     )
+    note = _note(raw, instrument, choice, evidence, declared_zone)
+    return ClockReading(choice[0], choice[1], note, scores[choice])
 
 
 def _break_in(zone: str, instrument: Instrument, raw: RawBars) -> str:
@@ -185,7 +191,7 @@ def _note(
     raw: RawBars,
     instrument: Instrument,
     choice: tuple[str, Stamp],
-    scores: dict[tuple[str, Stamp], int],
+    evidence: bool,
     declared_zone: str | None,
 ) -> str:
     zone, stamp = choice
@@ -196,7 +202,6 @@ def _note(
     )
     if raw.utc:
         return f"Times carry their own zone (converted from UTC).{stamped}"
-    evidence = any(score > scores[choice] for score in scores.values())
     where = (
         f" the daily break sits at {_break_in(zone, instrument, raw)} in the file"
         if instrument.maintenance_break is not None

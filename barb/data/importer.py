@@ -52,8 +52,12 @@ Mode = Literal["new", "replace", "append"]
 class ImportRefused(DataError):
     """The file was checked and refused; ``report`` says everything that was found."""
 
-    def __init__(self, message: str, report: ImportReport, path: str):
-        super().__init__(message, path=path)
+    def __init__(self, report: ImportReport, path: str):
+        first = min((f for c in report.errors for f in c.shown), key=lambda f: f.row)
+        total = sum(c.count for c in report.errors)
+        more = f" ({total - 1} more problems in the report)" if total > 1 else ""
+        where = "" if first.line is not None else f"row {first.row + 1}: "
+        super().__init__(f"{where}{first.message}{more}", path=path, line=first.line)
         self.report = report
 
 
@@ -64,7 +68,7 @@ class CheckedFile:
     report: ImportReport
     frame: pd.DataFrame | None
     instrument: Instrument
-    name: str
+    name: str  # how the file is named in messages
 
 
 @dataclass(frozen=True)
@@ -143,8 +147,7 @@ def check_file(
     """
     settings = settings or EngineSettings()
     path = Path(path)
-    name = name or path.name
-    where = name
+    where = name or str(path)
     instrument = load_instrument(symbol, settings)
     if fmt is not None and fmt not in FORMATS:
         raise DataError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}.")
@@ -168,7 +171,9 @@ def check_file(
             else:
                 shape = formats.read_csv_shape(inner, fmt, mapping)
                 raw = formats.read_csv(inner, shape, progress=progress)
-            checked = _check_raw(raw, instrument, name, timezone, declared_interval, stamp)
+            checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp)
+            checked.report.file = name or path.name
+            checked.report.file_kind = "CSV" if shape else "Parquet"
         except BadFile as exc:
             raise DataError(exc.message, path=where, line=exc.line) from None
         except UnicodeDecodeError:
@@ -198,13 +203,19 @@ def _check_raw(
     declared_stamp: Stamp | None,
 ) -> CheckedFile:
     _check_series(raw)
-    report = ImportReport(file=name, layout=raw.layout.title, rows=len(raw), notes=raw.notes)
+    report = ImportReport(
+        file=name,
+        layout=raw.layout.title,
+        layout_name=raw.layout.name,
+        rows=len(raw),
+        notes=raw.notes,
+    )
     report.errors = collect(raw, row_checks(raw))
     if report.errors:
         return CheckedFile(report, None, instrument, name)
 
-    found = detect_interval(raw.instants)
     interval = declared_interval or 1
+    found = detect_interval(raw.instants) or interval
     if found != interval:
         if declared_interval is None:
             raise BadFile(
@@ -362,7 +373,7 @@ def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) ->
     """Write a file ``check_file`` accepted, as ``mode`` allows."""
     report, instrument = checked.report, checked.instrument
     if checked.frame is None:
-        raise ImportRefused(report.first_error(), report, checked.name)
+        raise ImportRefused(report, checked.name)
     target = data_path(instrument.symbol, settings)
     frame, added = checked.frame, len(checked.frame)
     exists = target.exists()
@@ -382,7 +393,7 @@ def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) ->
         )
     zone = report.timezone
     description = (
-        f"imported from {checked.name} ({report.layout}, times in {zone}"
+        f"imported from {report.file} ({report.layout_name} {report.file_kind}, times in {zone}"
         f"{', close stamps' if report.stamp == 'close' else ''})"
     )
     if exists and mode == "append":
@@ -395,7 +406,7 @@ def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) ->
         timezone=instrument.timezone,
         source="imported",
         description=description,
-    ).model_copy(update={"interval_minutes": report.interval_minutes, "source_file": checked.name})
+    ).model_copy(update={"interval_minutes": report.interval_minutes, "source_file": report.file})
     write_bars(frame, meta, target, keep_previous=exists)
     return ImportResult(meta, report, added, target)
 

@@ -181,12 +181,16 @@ def detect_header_layout(names: list[str], forced: str | None) -> tuple[Layout, 
     shown = ", ".join(names) or "none"
     if forced:
         layout = LAYOUTS[forced]
+        lower = {n.strip().lower() for n in names}
+        missing = [c for c in layout.needed() if not set(layout.columns[c]) & lower]
         raise LayoutError(
-            f"the columns are not those of the {layout.title} layout ({layout.example}). "
-            f"Found: {shown}."
+            f"missing columns {', '.join(missing)} of the {layout.title} layout "
+            f"({layout.example}). Found: {shown}."
         )
+    known = "; ".join(f"{x.name}: {x.example}" for x in LAYOUTS.values() if x.header)
     raise LayoutError(
-        f"unrecognised columns. Found: {shown}. Name them with --columns, for example "
+        f"unrecognised columns. Found: {shown}. Layouts Barb knows: {known}. Otherwise name "
+        "them with --columns, for example "
         "--columns timestamp=Time,open=Open,high=High,low=Low,close=Close,volume=Volume "
         "(or date=…,time=… for separate date and time columns); the layouts Barb knows are "
         "in docs/data.md."

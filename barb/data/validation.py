@@ -50,7 +50,9 @@ class ImportReport(BaseModel):
     """Everything a person should see before bars are written."""
 
     file: str
-    layout: str
+    layout: str  # the layout's title
+    layout_name: str = ""  # its registry name (plain, sierra, …)
+    file_kind: str = "CSV"  # CSV or Parquet
     rows: int
     first_date: dt.date | None = None
     last_date: dt.date | None = None
@@ -75,15 +77,6 @@ class ImportReport(BaseModel):
 
     def count(self, name: str) -> int:
         return sum(c.count for c in (*self.errors, *self.warnings) if c.name == name)
-
-    def first_error(self) -> str:
-        """One sentence for the refusal: the earliest problem and how many there are."""
-        if not self.errors:
-            return ""
-        first = min((f for c in self.errors for f in c.shown), key=lambda f: f.row)
-        total = sum(c.count for c in self.errors)
-        more = f" ({total - 1} more problems in the report)" if total > 1 else ""
-        return f"{first.where()}: {first.message}{more}"
 
     def text(self) -> str:
         """The report as plain lines, for the terminal and the bot."""
@@ -153,8 +146,11 @@ def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]
         (
             "OHLC inconsistent",
             (h < low) | (o < low) | (o > h) | (c < low) | (c > h),
-            lambda i: f"open {o[i]:g}, high {h[i]:g}, low {low[i]:g}, close {c[i]:g}: the "
-            "open and close must lie within low..high.",
+            lambda i: f"high {h[i]:g} is below low {low[i]:g}."
+            if h[i] < low[i]
+            else f"open {o[i]:g} is outside the bar's low..high ({low[i]:g}..{h[i]:g})."
+            if not low[i] <= o[i] <= h[i]
+            else f"close {c[i]:g} is outside the bar's low..high ({low[i]:g}..{h[i]:g}).",
         ),
         (
             "duplicates",
@@ -164,7 +160,7 @@ def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]
         (
             "out of order",
             np.concatenate(([False], step < 0)),
-            lambda i: f"{show(t[i], raw.utc)} comes after {show(t[i - 1], raw.utc)}; sort "
+            lambda i: f"bars out of order: {show(t[i], raw.utc)} comes after {show(t[i - 1], raw.utc)}; sort "
             "the file by time.",
         ),
         (
@@ -210,14 +206,15 @@ def jump_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str
     return [("jumps", jumped, message)]
 
 
-def detect_interval(instants: np.ndarray) -> int:
-    """The bars' interval in minutes: the most common step between consecutive bars."""
+def detect_interval(instants: np.ndarray) -> int | None:
+    """The bars' interval in minutes: the shortest step between consecutive bars that is
+    common (illiquid one-minute data skips many minutes, but one-minute steps stay common);
+    None when the file has too few steps to tell."""
     steps = np.diff(instants) // MINUTE_NS
     steps = steps[(steps > 0) & (steps <= 24 * 60)]
-    if steps.size == 0:
-        return 1
     values, counts = np.unique(steps, return_counts=True)
-    return int(values[np.argmax(counts)])
+    common = values[counts >= max(3, 0.05 * steps.size)]
+    return int(common[0]) if common.size else None
 
 
 def session_shares(minute: np.ndarray, instrument: Instrument) -> dict[str, float]:

@@ -68,7 +68,9 @@ def plain_csv(path: Path, bars: pd.DataFrame, zone: str = NY, stamp: str = "open
 def offset_csv(path: Path, bars: pd.DataFrame, zone: str) -> Path:
     """ISO 8601 times with their UTC offset (``2024-03-18T09:30:00-04:00``)."""
     local = bars["timestamp"].dt.tz_convert(zone)
-    text = local.dt.strftime("%Y-%m-%dT%H:%M:%S%z").str.replace(r"(\d\d)(\d\d)$", r"\1:\2", regex=True)
+    text = local.dt.strftime("%Y-%m-%dT%H:%M:%S%z").str.replace(
+        r"(\d\d)(\d\d)$", r"\1:\2", regex=True
+    )
     bars.assign(timestamp=text).to_csv(path, index=False)
     return path
 
