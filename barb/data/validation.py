@@ -160,8 +160,8 @@ def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]
         (
             "out of order",
             np.concatenate(([False], step < 0)),
-            lambda i: f"bars out of order: {show(t[i], raw.utc)} comes after {show(t[i - 1], raw.utc)}; sort "
-            "the file by time.",
+            lambda i: f"bars out of order: {show(t[i], raw.utc)} comes after "
+            f"{show(t[i - 1], raw.utc)}; sort the file by time.",
         ),
         (
             "not on a whole minute",
