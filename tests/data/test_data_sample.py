@@ -165,7 +165,7 @@ def test_write_samples_writes_and_keeps_existing_files(settings: EngineSettings)
     assert [(r.symbol, r.written) for r in reports] == [("NQ", True), ("CL", True)]
     frame, meta = read_bars(data_path("NQ", settings))
     assert meta.source == "synthetic"
-    assert meta.description == "synthetic sample, seed 101"
+    assert meta.description == f"synthetic sample v{sample.GENERATOR_VERSION}, seed 101"
     assert (meta.first_date, meta.last_date) == (dt.date(2024, 1, 2), dt.date(2024, 1, 5))
     assert meta.rows == len(frame) == 4 * 1380
 
@@ -188,6 +188,21 @@ def test_write_samples_writes_and_keeps_existing_files(settings: EngineSettings)
     (forced,) = write_samples(["NQ"], settings, force=True)
     assert forced.written
     assert read_meta(data_path("NQ", settings)).source == "synthetic"
+    (current,) = write_samples(["NQ"], settings)
+    assert not current.written
+
+    # A sample from an older generator is synthetic, so it is simply made again.
+    old = make_meta(
+        imported,
+        instrument="NQ",
+        timezone="America/New_York",
+        source="synthetic",
+        description="synthetic sample, seed 101",
+    )
+    write_bars(imported, old, data_path("NQ", settings))
+    (renewed,) = write_samples(["NQ"], settings)
+    assert renewed.written
+    assert read_meta(data_path("NQ", settings)).rows == 4 * 1380
 
 
 def test_sample_symbols_are_the_instruments_with_a_sample_block() -> None:
