@@ -180,10 +180,17 @@ def info(symbol: str | None) -> None:
                 )
                 continue
             meta = read_meta(path)
+            interval = f", {meta.interval_minutes}-minute bars" if meta.interval_minutes > 1 else ""
             click.echo(
                 f"{meta.instrument}: {meta.rows:,} rows, {meta.first_date} to {meta.last_date}, "
-                f"{meta.source} ({meta.description}), {_size(path)}, {path}"
+                f"{meta.source} ({meta.description}){interval}, {_size(path)}, {path}"
             )
+            if previous_path(path).exists():
+                kept = read_meta(previous_path(path))
+                click.echo(
+                    f"  previous file kept: {kept.source} ({kept.description}), "
+                    f"{kept.first_date} to {kept.last_date}; `barb data restore {sym.upper()}`"
+                )
     except (BarbError, OSError) as exc:
         _fail(exc)
     if symbol and missing:

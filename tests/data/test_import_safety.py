@@ -276,6 +276,9 @@ def test_a_second_import_needs_replace_and_restore_brings_back_the_previous_file
     assert previous_path(target).read_bytes() == original
 
     runner = CliRunner()
+    info = runner.invoke(data_cli, ["info", "NQ"], obj=settings)
+    assert "imported from b.csv" in info.output
+    assert "previous file kept: imported (imported from a.csv" in info.output
     restored = runner.invoke(data_cli, ["restore", "NQ"], obj=settings)
     assert restored.exit_code == 0, restored.output
     assert "restored imported data (imported from a.csv" in restored.output
