@@ -10,19 +10,18 @@ its dates).
 from __future__ import annotations
 
 import io
-import re
 from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from barb.instruments import Instrument, load_instrument
+from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.result import Result
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
-# them under other names are left at full precision.
-_PRICE = re.compile(r"^(?:[a-z0-9]+_)?(?:open|high|low|close|range)$")
+# them under other names (mean_range) are left at full precision.
+PRICE_COLUMNS = ("open", "high", "low", "close", "range")
 SIGNIFICANT_DIGITS = 10
 
 
@@ -40,6 +39,13 @@ def _instrument(result: Result) -> Instrument | None:
         return load_instrument(result.metadata.instrument)
     except Exception:  # an instrument file gone since the query ran: export without it
         return None
+
+
+def _is_price(name: str) -> bool:
+    if name in PRICE_COLUMNS:
+        return True
+    prefix, _, column = name.partition("_")
+    return column in PRICE_COLUMNS and prefix.upper() in available_instruments()
 
 
 def _plain(value: float) -> str:
@@ -80,7 +86,7 @@ def csv_bytes(result: Result) -> bytes:
             else:
                 out[name] = values.dt.strftime("%Y-%m-%dT%H:%M:%S")
         elif pd.api.types.is_float_dtype(values):
-            if instrument is not None and _PRICE.match(str(name)):
+            if instrument is not None and _is_price(str(name)):
                 out[name] = _on_tick(values, instrument.tick_size)
             else:
                 out[name] = values.map(_plain)

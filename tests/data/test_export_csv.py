@@ -88,3 +88,26 @@ def test_the_sample_is_named_synthetic_in_the_csv(sample_settings: EngineSetting
     assert {row["source"] for row in rows(csv_bytes(result))} == {
         "synthetic sample, not market data"
     }
+
+
+def test_only_traded_prices_are_rounded(
+    tmp_path: Path, imported: pd.DataFrame, settings: EngineSettings
+) -> None:
+    import_file(bf.plain_csv(tmp_path / "es.csv", imported), "ES", settings)
+    joined = execute(
+        {"session": "RTH", "from": "1h", "join": {"instrument": "ES"}, "period": "2024-03-18"},
+        "NQ",
+        settings=settings,
+    )
+    assert joined.error is None
+    first = rows(csv_bytes(joined))[0]
+    assert first["es_close"] == f"{joined.table['es_close'].iloc[0]:.2f}"
+    grouped = execute(
+        {"session": "ETH", "from": "1h", "group_by": "hour()", "select": "mean(range)"},
+        "NQ",
+        settings=settings,
+    )
+    name = grouped.table.columns[-1]
+    values = [float(r[name]) for r in rows(csv_bytes(grouped))]
+    assert values == pytest.approx(grouped.table[name].tolist(), rel=1e-9)
+    assert any(v * 4 != int(v * 4) for v in values)  # means are not forced onto the tick
