@@ -43,7 +43,7 @@ from barb.errors import DataError
 from barb.instruments import Instrument, load_instrument
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
-from barb.timeframes import resolve_timeframe
+from barb.timeframes import TIMEFRAMES, resolve_timeframe
 
 MINUTE_NS = 60 * 1_000_000_000
 Mode = Literal["new", "replace", "append"]
@@ -216,6 +216,12 @@ def _check_raw(
 
     interval = declared_interval or 1
     found = detect_interval(raw.instants) or interval
+    lengths = sorted({tf.minutes for tf in TIMEFRAMES.values() if tf.minutes is not None})
+    if found not in lengths:
+        raise BadFile(
+            f"most bars in the file are {found} minutes apart; Barb imports intraday bars of "
+            f"{', '.join(map(str, lengths))} minutes (daily bars are built from them)."
+        )
     if found != interval:
         if declared_interval is None:
             raise BadFile(
@@ -244,7 +250,7 @@ def _check_raw(
     schedule = _schedule_dates(instrument, report)
     if schedule is not None:
         calendar_findings(report, wall, tdate, schedule, interval)
-    report.warnings = collect(raw, jump_checks(raw))
+    report.warnings = collect(raw, jump_checks(raw, tdate, interval))
     frame = pd.DataFrame(
         {
             "timestamp": timestamp,

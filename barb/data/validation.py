@@ -21,10 +21,11 @@ from barb.instruments import Instrument
 MINUTE_NS = 60 * 1_000_000_000
 SHOWN = 10  # problems of each kind listed by line; the rest are counted
 GAP_MINUTES = 30  # a hole this long inside a trading session is reported
-# A move between consecutive bars is suspicious beyond this many robust standard deviations
-# of the file's own bar-to-bar moves, and never below MIN_JUMP (log-price).
-JUMP_SIGMAS = 30
-MIN_JUMP = 0.01
+# Bad prints (see jump_checks): a leap there and back beyond this many robust standard
+# deviations of the day's moves and at least MIN_SPIKE, or any leap over BIG_JUMP (log-price).
+SPIKE_SIGMAS = 25
+MIN_SPIKE = 0.005
+BIG_JUMP = 0.10
 
 
 class Finding(BaseModel):
@@ -183,27 +184,39 @@ def collect(
     return found
 
 
-def jump_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
-    """Moves far beyond the file's own: a misplaced decimal point, a bad print."""
+def jump_checks(
+    raw: RawBars, trading_date: np.ndarray, interval_minutes: int
+) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
+    """Bad prints: a bar whose close leaps away and straight back (a spike far beyond the
+    day's usual moves), or any leap of over ``BIG_JUMP`` in one bar.
+
+    Real markets move fast too, but rarely to a price they leave again at once; the scale
+    is each trading date's median move, so a wild day (March 2020) is judged against itself,
+    and the first bar after a pause (a session's open, a halt) may gap.
+    """
     c = raw.close
     if len(c) < 3 or not np.all(c[~np.isnan(c)] > 0):
         return []
-    logs = np.log(np.where(np.isnan(c), np.nan, c))
-    highs, lows = np.log(raw.high), np.log(raw.low)
-    move = np.abs(np.diff(logs))
-    reach = np.maximum(np.abs(highs[1:] - logs[:-1]), np.abs(lows[1:] - logs[:-1]))
-    typical = 1.4826 * np.nanmedian(move)
-    limit = max(JUMP_SIGMAS * typical, MIN_JUMP)
-    jumped = np.concatenate(([False], np.nan_to_num(np.maximum(move, reach)) > limit))
+    step = np.diff(np.log(c))  # step[k]: from bar k to bar k + 1
+    day = pd.Series(np.abs(step)).groupby(trading_date[1:]).transform("median").to_numpy()
+    limit = np.maximum(SPIKE_SIGMAS * 1.4826 * day, MIN_SPIKE)
+    paused = np.diff(raw.instants) > interval_minutes * MINUTE_NS
+    leap = (np.abs(step) > limit) & ~paused
+    # Bar i (1..n-2) spikes when it leaps in from bar i-1 and back out to bar i+1.
+    spike = np.zeros(len(c), dtype=bool)
+    spike[1:-1] = leap[:-1] & leap[1:] & (np.sign(step[:-1]) != np.sign(step[1:]))
+    big = np.concatenate(([False], (np.abs(step) > BIG_JUMP) & ~paused))
+    after_spike = np.concatenate(([False], spike[:-1]))
+    flagged = spike | (big & ~after_spike)
 
     def message(i: int) -> str:
+        after = f", then {c[i + 1]:g}" if i + 1 < len(c) else ""
         return (
-            f"{show(raw.instants[i], raw.utc)}: from close {c[i - 1]:g} to a bar of high "
-            f"{raw.high[i]:g}, low {raw.low[i]:g}, close {c[i]:g}, beyond {limit:.1%} "
-            "in one bar."
+            f"{show(raw.instants[i], raw.utc)}: close {c[i - 1]:g}, then {c[i]:g}{after} "
+            "(a leap and back, or over 10% in one bar: a bad print?)."
         )
 
-    return [("jumps", jumped, message)]
+    return [("jumps", flagged, message)]
 
 
 def detect_interval(instants: np.ndarray) -> int | None:

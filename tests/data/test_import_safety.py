@@ -387,14 +387,14 @@ def test_report_flags_jumps_gaps_and_missing_dates_without_refusing(
     result = import_file(bf.plain_csv(tmp_path / "odd.csv", odd), "NQ", settings)
     report = result.report
     assert report.ok
-    assert report.count("jumps") == 2  # into the bad print and back out of it
+    assert report.count("jumps") == 1  # the bad print, not the way back from it
     assert report.warnings[0].shown[0].line == spike + 2
     assert report.missing_dates == [dt.date(2024, 3, 21)]
     assert report.gap_count == 1
     assert report.gaps == ["2024-03-19 09:59:00 to 2024-03-19 11:00:00"]
     assert report.sessions["ETH"] == 1.0
     text = report.text()
-    assert "Suspicious: jumps: 2" in text
+    assert "Suspicious: jumps: 1" in text
     assert "Trading dates of the exchange calendar with no bars: 1 (2024-03-21)" in text
 
 
@@ -413,3 +413,30 @@ def test_cli_prints_the_report_and_check_writes_nothing(
     again = runner.invoke(data_cli, ["import", str(path), "-i", "NQ"], obj=settings)
     assert again.exit_code == 1
     assert "already has data imported from chicago.csv" in again.output
+
+
+def test_daily_bars_are_refused_with_the_lengths_barb_takes(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    days = pd.bdate_range("2024-01-02", periods=30)
+    text = "timestamp,open,high,low,close,volume\n" + "".join(
+        f"{d:%Y-%m-%d} 18:00:00,100,101,99,100.5,1000\n" for d in days
+    )
+    path = tmp_path / "daily.csv"
+    path.write_text(text)
+    with pytest.raises(DataError, match="Barb imports intraday bars of 1, 5, 15, 30, 60"):
+        import_file(path, "NQ", settings, interval="1h")
+    assert not data_path("NQ", settings).exists()
+
+
+def test_a_fast_real_move_is_not_a_bad_print(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    moved = bars.copy()
+    k = 3000
+    for column in ("open", "high", "low", "close"):  # a 3% drop that stays: news, not a print
+        moved.loc[k:, column] = moved.loc[k:, column] - 540
+    moved.loc[k, "open"] = moved.loc[k - 1, "close"]
+    moved.loc[k, "high"] = moved.loc[k, "open"]
+    result = check_file(bf.plain_csv(tmp_path / "news.csv", moved), "NQ", settings)
+    assert result.report.ok and result.report.count("jumps") == 0
