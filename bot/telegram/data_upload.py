@@ -2,7 +2,8 @@
 and Import / Cancel buttons, and imports with the same code as `barb data import`.
 
 The instrument is the one named in the file's caption, else the chat's. Only admins may
-import; only the admin who sent the file may press its buttons.
+import; only the admin who sent the file may press its buttons. In a group, only a file an
+admin sends with the bot's @name in the caption is taken.
 """
 
 from __future__ import annotations
@@ -95,6 +96,11 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     lang = _lang(update)
     chat_id = update.effective_chat.id
     user_id = update.effective_user.id
+    if update.effective_chat.type != ChatType.PRIVATE and (
+        user_id not in svc.settings.admins
+        or f"@{context.bot.username}".lower() not in (message.caption or "").lower()
+    ):
+        return  # a group's files are its members' business unless an admin hands one to Barb
     sender = svc.sender(context.bot)
     chat = await _ensure_chat(svc, update)
     if user_id not in svc.settings.admins:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from bot_harness import ALICE, BOB, barb_bot, keyboard_data, press
+from bot_harness import ALICE, BOB, GROUP, barb_bot, keyboard_data, press
 from fake_bot_api import FakeBotAPI
 
 from barb.data.store import data_path, previous_path, read_bars, read_meta
@@ -132,3 +132,24 @@ async def test_cancel_and_other_people(
             == "This file is no longer waiting to be imported; send it again."
         )
     assert not data_path("NQ", engine).exists()
+
+
+async def test_in_a_group_only_a_file_handed_to_the_bot_by_an_admin_is_taken(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    fake = fake_telegram
+    content, _ = chicago_csv
+    mention = f"@{fake.bot['username']} NQ"
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        for user, caption in ((BOB, mention), (ALICE, "our minutes"), (ALICE, mention)):
+            fake.inject(
+                fake.document_update(
+                    chat_id=GROUP, user_id=user, content=content, file_name="g.csv", caption=caption
+                )
+            )
+        [offer] = await fake.wait_for("sendMessage", 1, chat_id=GROUP)
+        assert offer.result["text"].startswith("g.csv as NQ bars")
+        assert len(fake.calls("getFile")) == 1  # the other two files were never fetched
