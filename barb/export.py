@@ -3,17 +3,31 @@
 Daily and longer bars are named by their bar label in the first column (``date``, ``week``,
 ``month``, ``quarter``, ``year``), the same label the model's summary and the chart use; the
 timestamps it stands for are left out, so each bar has one name.
+
+The file is meant to be opened anywhere (a spreadsheet, pandas, another tool) without
+guessing: UTF-8, times in ISO 8601 with their UTC offset (dates stay plain dates), prices on
+the instrument's tick, plain numbers (no thousands separators, no exponents), and a
+``source`` column saying whose data it is (the synthetic sample, or the imported file and
+its dates).
 """
 
 from __future__ import annotations
 
 import io
+from decimal import Decimal
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from barb.bar_labels import REPLACED_COLUMNS, table_label
+from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.result import Result
+
+# Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
+# them under other names (mean_range) are left at full precision.
+PRICE_COLUMNS = ("open", "high", "low", "close", "range")
+SIGNIFICANT_DIGITS = 10
 
 
 def proof_frame(result: Result) -> pd.DataFrame | None:
@@ -23,25 +37,80 @@ def proof_frame(result: Result) -> pd.DataFrame | None:
     return result.source_rows
 
 
+def _instrument(result: Result) -> Instrument | None:
+    if result.metadata is None:
+        return None
+    try:
+        return load_instrument(result.metadata.instrument)
+    except Exception:  # an instrument file gone since the query ran: export without it
+        return None
+
+
+def _is_price(name: str) -> bool:
+    if name in PRICE_COLUMNS:
+        return True
+    prefix, _, column = name.partition("_")
+    return column in PRICE_COLUMNS and prefix.upper() in available_instruments()
+
+
+def _plain(value: float) -> str:
+    if not np.isfinite(value):
+        return ""
+    return np.format_float_positional(
+        value, precision=SIGNIFICANT_DIGITS, fractional=False, trim="-"
+    )
+
+
+def _on_tick(values: pd.Series, tick: float) -> pd.Series:
+    exponent = Decimal(str(tick)).normalize().as_tuple().exponent
+    decimals = max(0, -exponent) if isinstance(exponent, int) else 0
+    ticks = np.rint(values.to_numpy(dtype="float64") / tick)
+    return pd.Series(
+        [f"{t * tick:.{decimals}f}" if np.isfinite(t) else "" for t in ticks], index=values.index
+    )
+
+
 def csv_bytes(result: Result) -> bytes:
-    """ISO dates, no index column, full precision."""
+    """The proof frame as clean CSV (see the module's docstring)."""
     frame = proof_frame(result)
     if frame is None:
         return b""
+    instrument = _instrument(result)
     out = frame.copy(deep=False)
     timeframe = result.metadata.timeframe if result.metadata else ""
     if table_label(out, timeframe) is not None:
         out = out.drop(columns=[c for c in REPLACED_COLUMNS if c in out.columns])
     for name in out.columns:
-        if pd.api.types.is_datetime64_any_dtype(out[name]):
-            values = out[name]
+        values = out[name]
+        if pd.api.types.is_datetime64_any_dtype(values):
             if (values.dt.normalize() == values).all():
                 out[name] = values.dt.strftime("%Y-%m-%d")
+            elif instrument is not None and values.dt.tz is None:
+                local = values.dt.tz_localize(
+                    instrument.timezone, ambiguous="NaT", nonexistent="NaT"
+                )
+                text = local.dt.strftime("%Y-%m-%dT%H:%M:%S%z")
+                out[name] = text.str.replace(r"(\d\d)(\d\d)$", r"\1:\2", regex=True)
             else:
                 out[name] = values.dt.strftime("%Y-%m-%dT%H:%M:%S")
+        elif pd.api.types.is_float_dtype(values):
+            if instrument is not None and _is_price(str(name)):
+                out[name] = _on_tick(values, instrument.tick_size)
+            else:
+                out[name] = values.map(_plain)
+    if result.metadata is not None:
+        out["source"] = _source(result)
     buffer = io.StringIO()
-    out.to_csv(buffer, index=False, float_format="%.10g", lineterminator="\n")
+    out.to_csv(buffer, index=False, lineterminator="\n")
     return buffer.getvalue().encode("utf-8")
+
+
+def _source(result: Result) -> str:
+    meta = result.metadata
+    assert meta is not None
+    if meta.data_source == "synthetic":
+        return "synthetic sample, not market data"
+    return meta.data_description
 
 
 def write_csv(result: Result, path: Path) -> None:

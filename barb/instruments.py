@@ -76,6 +76,12 @@ class SampleSpec(BaseModel):
     annual_volatility: float = Field(gt=0, lt=3)
     daily_volume: int = Field(gt=0)
     anchors: dict[dt.date, float]
+    # Annualised volatility by calendar year (approximately the real one); years not listed
+    # use annual_volatility.
+    volatility: dict[int, float] = Field(default_factory=dict)
+    # Weight of the shocks common to every instrument (the market): pairs of instruments
+    # have daily-return correlation near the product of their loadings.
+    market_loading: float = Field(default=0.0, ge=0, le=1)
 
 
 class Instrument(BaseModel):

@@ -114,7 +114,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         rows_matched=rows_matched,
         warnings=warnings,
         data_source=dataset.meta.source,
-        data_description=dataset.meta.description,
+        data_description=dataset.meta.source_label(),
         truncated=truncated,
     )
     return Result(

@@ -25,6 +25,7 @@ from barb.errors import (
     QueryError,
     QueryTooLarge,
     UnknownColumn,
+    UnknownTimeframe,
     raise_collected,
 )
 from barb.events import resolve_event
@@ -38,7 +39,7 @@ from barb.script.query import JoinSpec, Query, SortKey, Stage
 from barb.script.reach import ROW, Reach, reach
 from barb.script.validator import validate
 from barb.settings import EngineSettings
-from barb.timeframes import Timeframe, timeframe
+from barb.timeframes import TIMEFRAMES, Timeframe, timeframe
 
 # Names of the columns an instrument join adds, after the symbol's prefix ("es_close").
 JOINED_BAR_COLUMNS = ("open", "high", "low", "close", "volume")
@@ -171,6 +172,7 @@ def _timeframe_and_session(
         name = "daily"
         warnings.append("No 'from' given: daily bars used.")
     tf = timeframe(name)
+    check_interval(dataset, tf)
     if query.session:
         session = session_name(dataset, query.session)
     elif tf.intraday:
@@ -181,6 +183,20 @@ def _timeframe_and_session(
             f"No session given for {tf.name} bars: {session} (the default session) used."
         )
     return tf, session
+
+
+def check_interval(dataset: Dataset, tf: Timeframe) -> None:
+    """Bars finer than the data's own (imported with --interval) cannot be built from it."""
+    have = dataset.meta.interval_minutes
+    if have == 1 or tf.minutes is None or tf.minutes % have == 0:
+        return
+    coarser = [t for t in TIMEFRAMES.values() if t.minutes is not None and t.minutes % have == 0]
+    raise UnknownTimeframe(
+        f"{dataset.instrument.symbol} data holds {have}-minute bars, so {tf.name} bars cannot "
+        "be built from it.",
+        step="from",
+        hint=f"Use {', '.join(t.name for t in coarser)} or daily and longer.",
+    )
 
 
 def session_name(dataset: Dataset, name: str) -> str:
@@ -255,6 +271,7 @@ def _bind_instruments(
         try:
             other = get_dataset(join.instrument, settings)
             session_name(other, session)
+            check_interval(other, timeframe(query.timeframe or "daily"))
         except QueryError as exc:
             errors.append(exc)
             continue

@@ -60,6 +60,8 @@ def decorate(fig: Figure, result: Result) -> None:
     footer = f"{meta.rows_matched:,} of {meta.rows_scanned:,} {meta.timeframe} bars matched"
     if meta.truncated:
         footer += " · table cut for display"
+    if meta.data_source != "synthetic":
+        footer += f" · data: {meta.data_description}"  # the imported file and its dates
     if meta.data_source == "synthetic":
         footer += " · synthetic sample, not market history"
         badge = {"boxstyle": "round,pad=0.45", "facecolor": SYNTHETIC, "edgecolor": "none"}

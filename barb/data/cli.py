@@ -8,10 +8,10 @@ from typing import NoReturn
 
 import click
 
-from barb.data.formats import FORMATS
-from barb.data.importer import import_file
+from barb.data.importer import Mode, check_file, write_checked
+from barb.data.layouts import FORMATS, Stamp
 from barb.data.sample import sample_symbols, write_samples
-from barb.data.store import data_path, read_meta
+from barb.data.store import data_path, previous_path, read_meta, restore_previous
 from barb.errors import BarbError
 from barb.instruments import available_instruments
 from barb.settings import EngineSettings
@@ -75,26 +75,90 @@ def sample(symbols: tuple[str, ...], force: bool) -> None:
 @click.option("--instrument", "-i", "symbol", required=True, help="Instrument symbol, e.g. NQ.")
 @click.option(
     "--timezone",
-    help="Timezone of naive timestamps (IANA name). Default: the instrument's.",
+    help="Time zone of the file's times (IANA name). Default: read from the file, or found "
+    "from where the exchange's daily break and weekend sit in it.",
 )
+@click.option(
+    "--interval", help="Bar length when not 1 minute (5m, 15m, 1h); finer timeframes are refused."
+)
+@click.option(
+    "--stamp",
+    type=click.Choice(["open", "close"]),
+    help="Whether times are bar opens or bar closes (NinjaTrader). Default: detected.",
+)
+@click.option("--replace", "mode", flag_value="replace", help="Replace the existing data.")
+@click.option("--append", "mode", flag_value="append", help="Add the file's new dates.")
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(FORMATS),
-    help="Force the layout instead of detecting it from the header.",
+    help="Force the layout instead of detecting it.",
 )
-def import_(file: Path, symbol: str, timezone: str | None, fmt: str | None) -> None:
-    """Import 1-minute bars from FILE (CSV or Parquet) as the data of an instrument."""
+@click.option(
+    "--columns",
+    help="Name the columns of any other layout: timestamp=Time,open=O,high=H,low=L,close=C,"
+    "volume=V (or date=…,time=… instead of timestamp).",
+)
+@click.option("--check", is_flag=True, help="Only show the validation report; write nothing.")
+def import_(
+    file: Path,
+    symbol: str,
+    timezone: str | None,
+    interval: str | None,
+    stamp: Stamp | None,
+    mode: Mode | None,
+    fmt: str | None,
+    columns: str | None,
+    check: bool,
+) -> None:
+    """Check FILE (CSV, Parquet, .gz or .zip), show the report, and import its bars."""
     settings = _settings()
     started = time.perf_counter()
     try:
-        meta = import_file(file, symbol, settings, timezone=timezone, fmt=fmt)
+        checked = check_file(
+            file,
+            symbol,
+            settings,
+            timezone=timezone,
+            interval=interval,
+            stamp=stamp,
+            fmt=fmt,
+            columns=columns,
+            progress=True,
+        )
+        click.echo(checked.report.text())
+        if check:
+            raise SystemExit(0 if checked.report.ok else 1)
+        result = write_checked(checked, settings, mode or "new")
     except (BarbError, OSError) as exc:
         _fail(exc)
-    path = data_path(meta.instrument, settings)
+    meta = result.meta
+    if result.added == 0:
+        click.echo(f"{meta.instrument}: nothing new to add; {result.path} is unchanged.")
+        return
     click.echo(
-        f"{meta.instrument}: imported {meta.rows:,} bars, {meta.first_date} to "
-        f"{meta.last_date}, into {path} ({time.perf_counter() - started:.1f} s, {_size(path)})"
+        f"{meta.instrument}: wrote {result.added:,} bars; the data now holds {meta.rows:,} "
+        f"bars, {meta.first_date} to {meta.last_date}, in {result.path} "
+        f"({time.perf_counter() - started:.1f} s, {_size(result.path)})"
+    )
+    if previous_path(result.path).exists():
+        click.echo(
+            f"The previous file is kept; `barb data restore {meta.instrument}` brings it back."
+        )
+
+
+@data.command()
+@click.argument("symbol")
+def restore(symbol: str) -> None:
+    """Bring back the file an import replaced (run it again to undo)."""
+    settings = _settings()
+    try:
+        meta = restore_previous(data_path(symbol, settings))
+    except (BarbError, OSError) as exc:
+        _fail(exc)
+    click.echo(
+        f"{meta.instrument}: restored {meta.source} data ({meta.description}), {meta.rows:,} "
+        f"bars, {meta.first_date} to {meta.last_date}."
     )
 
 
@@ -116,10 +180,17 @@ def info(symbol: str | None) -> None:
                 )
                 continue
             meta = read_meta(path)
+            interval = f", {meta.interval_minutes}-minute bars" if meta.interval_minutes > 1 else ""
             click.echo(
                 f"{meta.instrument}: {meta.rows:,} rows, {meta.first_date} to {meta.last_date}, "
-                f"{meta.source} ({meta.description}), {_size(path)}, {path}"
+                f"{meta.source} ({meta.description}){interval}, {_size(path)}, {path}"
             )
+            if previous_path(path).exists():
+                kept = read_meta(previous_path(path))
+                click.echo(
+                    f"  previous file kept: {kept.source} ({kept.description}), "
+                    f"{kept.first_date} to {kept.last_date}; `barb data restore {sym.upper()}`"
+                )
     except (BarbError, OSError) as exc:
         _fail(exc)
     if symbol and missing:

@@ -1,28 +1,20 @@
 """Readers for the vendor files Barb imports, each producing the same ``RawBars``.
 
-Layouts (column names are matched case-insensitively; other columns are ignored):
-
-- ``plain``: ``timestamp,open,high,low,close,volume``; ISO timestamps, either all naive
-  (wall-clock in a given timezone) or all with a UTC offset or ``Z``;
-- ``split``: ``Date,Time,Open,High,Low,Close,Volume``; dates ``2024-01-02`` or
-  ``01/02/2024``, times ``09:30`` or ``09:30:00``, wall-clock;
-- ``databento``: OHLCV-1m export: ``ts_event`` (UTC, integer nanoseconds or ISO) plus
-  ``open,high,low,close,volume`` and optionally ``rtype,publisher_id,instrument_id,symbol``.
-  Prices of 1e9 or more are Databento's fixed-point integers (units of 1e-9) and are scaled.
-
-Each comes as CSV or as Parquet. Readers are fast on good files (Arrow's CSV reader and
-vectorized casts); only when something fails do they go back over the file to find the
-line, which costs a few seconds on a file of millions of rows.
+The layouts themselves (column names, time forms, stamps) are in ``barb.data.layouts``. This
+module reads CSV text (any of ``,`` ``;`` tab, a decimal comma with ``;``, with or without a
+header) and Parquet into arrays. Readers are fast on good files (Arrow's CSV reader and
+vectorized casts); only when something fails do they go back over the file to find the line,
+which costs a few seconds on a file of millions of rows.
 """
 
 from __future__ import annotations
 
 import csv
 import re
+import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -30,23 +22,28 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
+from tqdm import tqdm
 
-Layout = Literal["plain", "split", "databento"]
-Format = Literal["plain", "split", "databento", "parquet"]
-FORMATS: tuple[str, ...] = ("plain", "split", "databento", "parquet")
+from barb.data.layouts import (
+    LAYOUTS,
+    PRICES,
+    Layout,
+    LayoutError,
+    Stamp,
+    custom_layout,
+    detect_header_layout,
+    detect_headerless,
+    match_header,
+)
 
-PRICES = ("open", "high", "low", "close")
-LAYOUT_COLUMNS: dict[str, tuple[str, ...]] = {
-    "plain": ("timestamp", *PRICES, "volume"),
-    "split": ("date", "time", *PRICES, "volume"),
-    "databento": ("ts_event", *PRICES, "volume"),
-}
 DATABENTO_OPTIONAL = ("rtype", "instrument_id", "symbol")
 OHLCV_1M_RTYPE = 33  # Databento's record type of one-minute bars
 FIXED_PRICE_SCALE = 1e9  # Databento's fixed-point prices are integers in units of 1e-9
-NUMERIC = (*PRICES, "volume", "rtype")
+NUMERIC = (*PRICES, "volume")
+PROGRESS_BYTES = 32 << 20  # files larger than this show a progress bar while read
 
 _ZONE = re.compile(r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$")
+_DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
 
 
 class BadRow(Exception):
@@ -72,7 +69,7 @@ class RawBars:
     """Bars as read from a file, before validation.
 
     ``instants`` are int64 nanoseconds: since the epoch in UTC when ``utc``, otherwise
-    naive wall-clock times in a timezone the caller knows. Prices may hold NaN (missing).
+    naive wall-clock times in a timezone still to be decided. Prices may hold NaN.
     """
 
     layout: Layout
@@ -85,28 +82,10 @@ class RawBars:
     volume: np.ndarray  # float64: checked for whole numbers before becoming int64
     series: np.ndarray | None = None  # Databento symbol or instrument_id: a code per bar
     series_names: tuple[str, ...] = ()  # the name of each code
+    notes: list[str] = field(default_factory=list)  # what the reader assumed
 
     def __len__(self) -> int:
         return len(self.instants)
-
-
-# --- detecting the layout ---------------------------------------------------------------
-
-
-def detect_layout(columns: list[str], forced: Layout | None) -> Layout:
-    """The layout whose columns are present (or ``forced``), else a ``BadFile`` naming both."""
-    names = {c.strip().lower() for c in columns}
-    order: tuple[Layout, ...] = (forced,) if forced else ("databento", "split", "plain")
-    for layout in order:
-        if all(c in names for c in LAYOUT_COLUMNS[layout]):
-            return layout
-    found = ", ".join(columns) or "none"
-    if forced:
-        missing = ", ".join(c for c in LAYOUT_COLUMNS[forced] if c not in names)
-        expected = ",".join(LAYOUT_COLUMNS[forced])
-        raise BadFile(f"missing columns {missing}. Found: {found}. Expected: {expected}.")
-    expected = "; or ".join(f"{name}: {','.join(cols)}" for name, cols in LAYOUT_COLUMNS.items())
-    raise BadFile(f"unrecognised columns. Found: {found}. Expected {expected}.")
 
 
 def is_parquet(path: Path) -> bool:
@@ -118,82 +97,214 @@ def is_parquet(path: Path) -> bool:
 
 
 @dataclass(frozen=True)
-class CsvHeader:
-    columns: list[str]
+class CsvShape:
+    """What the first lines say: the layout, where each column is, the separators."""
+
+    layout: Layout
+    indexes: dict[str, int]  # canonical column -> field index
+    width: int  # fields per line
     delimiter: str
-    line: int  # physical line of the header (1-based)
+    decimal_comma: bool
+    line: int  # physical line of the header (1-based); 0 without a header
+    names: list[str]  # the header's names (generated for headerless files)
 
 
-def read_csv_header(path: Path) -> CsvHeader:
-    """The header row: its column names, the delimiter, and its line."""
+def _first_lines(path: Path, count: int = 2) -> list[tuple[int, str]]:
+    found = []
     with path.open(encoding="utf-8-sig", newline="") as fh:
         for number, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
-            delimiter = max((",", ";", "\t"), key=text.count)
-            names = next(csv.reader([text], delimiter=delimiter))
-            return CsvHeader([n.strip() for n in names], delimiter, number)
-    raise BadFile("the file is empty.")
+            if text.strip():
+                found.append((number, text.rstrip("\r\n")))
+                if len(found) == count:
+                    break
+    return found
 
 
-def read_csv(path: Path, header: CsvHeader, layout: Layout) -> RawBars:
-    """Read a CSV file of ``layout``: Arrow's reader first, a line-by-line scan on failure."""
-    lookup = {c.strip().lower(): c for c in header.columns}
-    wanted = [*LAYOUT_COLUMNS[layout]]
-    if layout == "databento":
-        wanted += [c for c in DATABENTO_OPTIONAL if c in lookup]
-    types = {lookup[c]: (pa.float64() if c in NUMERIC else pa.string()) for c in wanted}
-    if layout == "databento" and "instrument_id" in lookup:
-        types[lookup["instrument_id"]] = pa.string()
-    try:
-        table = pa_csv.read_csv(
-            path,
-            read_options=pa_csv.ReadOptions(skip_rows=header.line - 1),
-            parse_options=pa_csv.ParseOptions(delimiter=header.delimiter),
-            convert_options=pa_csv.ConvertOptions(
-                column_types=types, include_columns=list(types), strings_can_be_null=False
-            ),
+def read_csv_shape(
+    path: Path, forced: str | None = None, columns: dict[str, str] | None = None
+) -> CsvShape:
+    """Find the layout from the first lines: a known header, a known headerless line, or
+    the ``--columns`` mapping."""
+    lines = _first_lines(path)
+    if not lines:
+        raise BadFile("the file is empty.")
+    number, text = lines[0]
+    headerless = detect_headerless(text) if not columns else None
+    if forced and not LAYOUTS[forced].header:
+        headerless = LAYOUTS[forced]
+        if headerless.first_line is not None and not headerless.first_line.match(text):
+            raise BadFile(
+                f"the first line is not a {headerless.title} line (like {headerless.example!r}).",
+                line=number,
+            )
+    if headerless is not None:
+        delimiter = headerless.delimiter or ","
+        width = len(next(csv.reader([text], delimiter=delimiter)))
+        names = [
+            *headerless.columns,
+            *(f"extra_{i}" for i in range(len(headerless.columns), width)),
+        ]
+        indexes = {name: i for i, name in enumerate(headerless.columns)}
+        sample = lines[0][1]
+        return CsvShape(
+            headerless,
+            indexes,
+            width,
+            delimiter,
+            _decimal_comma(sample, delimiter, indexes),
+            0,
+            names,
         )
+    if text[:1].isdigit() and not columns:
+        raise BadFile(
+            f"no header row, and the first line ({text[:60]!r}) is not a layout Barb knows. "
+            "Add a header and name the columns with --columns, for example "
+            "--columns timestamp=Time,open=Open,high=High,low=Low,close=Close,volume=Volume.",
+            line=number,
+        )
+    delimiter = max((",", ";", "\t"), key=text.count)
+    names = [n.strip() for n in next(csv.reader([text], delimiter=delimiter))]
+    try:
+        if columns:
+            layout = custom_layout(columns, names, "open")
+            found = match_header(layout, names)
+            assert found is not None  # custom_layout checked every name
+            indexes = found
+        else:
+            layout, indexes = detect_header_layout(names, forced)
+    except LayoutError as exc:
+        raise BadFile(str(exc), line=number) from None
+    sample = lines[1][1] if len(lines) > 1 else ""
+    return CsvShape(
+        layout,
+        indexes,
+        len(names),
+        delimiter,
+        _decimal_comma(sample, delimiter, indexes),
+        number,
+        names,
+    )
+
+
+def _decimal_comma(line: str, delimiter: str, indexes: dict[str, int]) -> bool:
+    """European files write 4500,25 and separate fields with ';'."""
+    if delimiter == ",":
+        return False
+    cells = next(csv.reader([line], delimiter=delimiter), [])
+    return any(
+        i < len(cells) and _DECIMAL_COMMA.match(cells[i])
+        for name, i in indexes.items()
+        if name in PRICES
+    )
+
+
+def read_csv(path: Path, shape: CsvShape, progress: bool = False) -> RawBars:
+    """Read a CSV file of ``shape``: Arrow's reader first, a line-by-line scan on failure."""
+    wanted = dict(shape.indexes)
+    if shape.layout.name == "databento":
+        lower = [n.lower() for n in shape.names]
+        wanted |= {c: lower.index(c) for c in DATABENTO_OPTIONAL if c in lower}
+    names = [_unique_name(shape.names, i) for i in range(shape.width)]
+    as_float = pa.string() if shape.decimal_comma else pa.float64()
+    types = {
+        names[i]: (as_float if c in NUMERIC else pa.float64() if c == "rtype" else pa.string())
+        for c, i in wanted.items()
+    }
+    # Arrow gets the names: vendors repeat some ("", "Volume" twice) and headerless
+    # files have none.
+    read_options = pa_csv.ReadOptions(skip_rows=shape.line, column_names=names)
+    options = {
+        "read_options": read_options,
+        "parse_options": pa_csv.ParseOptions(delimiter=shape.delimiter),
+        "convert_options": pa_csv.ConvertOptions(
+            column_types=types, include_columns=list(types), strings_can_be_null=False
+        ),
+    }
+    size = path.stat().st_size
+    try:
+        with (
+            path.open("rb") as raw,
+            tqdm.wrapattr(
+                raw,
+                "read",
+                total=size,
+                desc=f"reading {path.name}",
+                disable=not progress or size < PROGRESS_BYTES or None,
+                leave=False,
+                file=sys.stderr,
+            ) as fh,
+        ):
+            table = pa_csv.open_csv(fh, **options).read_all()
     except pa.ArrowInvalid as exc:
-        found = find_bad_line(path, header, wanted)
+        found = find_bad_line(path, shape, wanted)
         if found is not None:
             raise BadFile(found[1], line=found[0]) from exc
         raise BadFile(f"cannot read as CSV ({exc}).") from exc
-    table = table.rename_columns([c.strip().lower() for c in table.column_names])
-    return from_table(table, layout)
+    inverse = {names[i]: c for c, i in wanted.items()}
+    table = table.rename_columns([inverse[n] for n in table.column_names])
+    if shape.decimal_comma:
+        for name in NUMERIC:
+            if name in table.column_names:
+                index = table.column_names.index(name)
+                text = pc.replace_substring(table.column(name), ",", ".")
+                try:
+                    numbers = pc.cast(text, pa.float64())
+                except pa.ArrowInvalid as exc:
+                    found = find_bad_line(path, shape, wanted)
+                    raise BadFile(*(found[::-1] if found else (f"{name}: {exc}",))) from exc
+                table = table.set_column(index, name, numbers)
+    return from_table(table, shape.layout)
 
 
-def data_lines(path: Path, header: CsvHeader) -> Iterator[tuple[int, str]]:
+def _unique_name(names: list[str], i: int) -> str:
+    return f"{i}:{names[i]}"
+
+
+def data_lines(path: Path, shape: CsvShape) -> Iterator[tuple[int, str]]:
     """(physical line number, text) of each data row, skipping empty lines as Arrow does."""
     with path.open(encoding="utf-8-sig", newline="") as fh:
         for number, text in enumerate(fh, start=1):
-            if number <= header.line or text in ("\n", "\r\n", "\r", ""):
+            if number <= shape.line or text in ("\n", "\r\n", "\r", ""):
                 continue
             yield number, text
 
 
-def line_of_row(path: Path, header: CsvHeader, row: int) -> int | None:
+def line_of_row(path: Path, shape: CsvShape, row: int) -> int | None:
     """Physical line number of data row ``row`` (0-based)."""
-    for k, (number, _) in enumerate(data_lines(path, header)):
+    for k, (number, _) in enumerate(data_lines(path, shape)):
         if k == row:
             return number
     return None
 
 
-def find_bad_line(path: Path, header: CsvHeader, wanted: list[str]) -> tuple[int, str] | None:
+def lines_of_rows(path: Path, shape: CsvShape, rows: list[int]) -> dict[int, int]:
+    """Physical line numbers of several data rows, in one pass."""
+    wanted = set(rows)
+    found: dict[int, int] = {}
+    if not wanted:
+        return found
+    last = max(wanted)
+    for k, (number, _) in enumerate(data_lines(path, shape)):
+        if k in wanted:
+            found[k] = number
+        if k >= last:
+            break
+    return found
+
+
+def find_bad_line(path: Path, shape: CsvShape, wanted: dict[str, int]) -> tuple[int, str] | None:
     """The first line with the wrong number of fields or an unreadable number, if any."""
-    lookup = {c.strip().lower(): i for i, c in enumerate(header.columns)}
-    numeric = [(name, lookup[name]) for name in wanted if name in NUMERIC]
-    for number, text in data_lines(path, header):
-        cells = next(csv.reader([text], delimiter=header.delimiter), [])
-        if len(cells) != len(header.columns):
-            return number, f"expected {len(header.columns)} fields, found {len(cells)}."
+    numeric = [(name, i) for name, i in wanted.items() if name in NUMERIC]
+    for number, text in data_lines(path, shape):
+        cells = next(csv.reader([text], delimiter=shape.delimiter), [])
+        if len(cells) != shape.width:
+            return number, f"expected {shape.width} fields, found {len(cells)}."
         for name, i in numeric:
             cell = cells[i].strip()
             if cell == "":
                 continue  # missing values are reported by the validation, with the others
             try:
-                float(cell)
+                float(cell.replace(",", ".") if shape.decimal_comma else cell)
             except ValueError:
                 return number, f"{name} is not a number: {cell!r}."
     return None
@@ -202,19 +313,29 @@ def find_bad_line(path: Path, header: CsvHeader, wanted: list[str]) -> tuple[int
 # --- Parquet --------------------------------------------------------------------------
 
 
-def read_parquet(path: Path, forced_layout: Layout | None) -> RawBars:
+def read_parquet(
+    path: Path, forced: str | None = None, columns: dict[str, str] | None = None
+) -> RawBars:
     try:
         schema = pq.read_schema(path)
-        layout = detect_layout(schema.names, forced_layout)
-        lookup = {c.strip().lower(): c for c in schema.names}
-        wanted = [*LAYOUT_COLUMNS[layout]]
-        if layout == "databento":
-            wanted += [c for c in DATABENTO_OPTIONAL if c in lookup]
-        table = pq.read_table(path, columns=[lookup[c] for c in wanted])
+        names = list(schema.names)
+        if columns:
+            layout = custom_layout(columns, names, "open")
+            found = match_header(layout, names)
+            assert found is not None
+        else:
+            layout, found = detect_header_layout(names, forced)
+        wanted = {c: names[i] for c, i in found.items()}
+        if layout.name == "databento":
+            lower = {n.lower(): n for n in names}
+            wanted |= {c: lower[c] for c in DATABENTO_OPTIONAL if c in lower}
+        table = pq.read_table(path, columns=list(dict.fromkeys(wanted.values())))
+    except LayoutError as exc:
+        raise BadFile(str(exc)) from None
     except (OSError, pa.ArrowException) as exc:
         raise BadFile(f"cannot read as Parquet ({exc}).") from exc
-    table = table.rename_columns([c.strip().lower() for c in table.column_names])
-    for name in NUMERIC:
+    table = pa.table({c: table.column(n) for c, n in wanted.items()})
+    for name in (*NUMERIC, "rtype"):
         if name in table.column_names:
             column = table.column(name)
             if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
@@ -228,18 +349,27 @@ def read_parquet(path: Path, forced_layout: Layout | None) -> RawBars:
 
 
 def from_table(table: pa.Table, layout: Layout) -> RawBars:
-    """``RawBars`` from a table with lower-case column names of ``layout``."""
+    """``RawBars`` from a table whose columns carry canonical names."""
     if table.num_rows == 0:
         raise BadFile("no bars after the header.")
-    if layout == "plain":
-        instants, utc = parse_timestamps(table.column("timestamp"))
-    elif layout == "split":
+    notes: list[str] = []
+    if layout.time == "timestamp":
+        key = "time" if "time" in table.column_names else "timestamp"
+        instants, utc = parse_timestamps(table.column(key), notes)
+    elif layout.time == "split":
         instants, utc = parse_split(table.column("date"), table.column("time")), False
+    elif layout.time == "compact":
+        instants, utc = parse_compact(table.column("timestamp")), False
     else:
         instants, utc = parse_ts_event(table.column("ts_event")), True
-    prices = {name: _floats(table.column(name)) for name in (*PRICES, "volume")}
+    prices = {name: _floats(table.column(name)) for name in PRICES}
+    if "volume" in table.column_names:
+        prices["volume"] = _floats(table.column("volume"))
+    else:
+        prices["volume"] = np.zeros(table.num_rows)
+        notes.append("the file has no volume column: volumes are stored as 0.")
     series, names = None, ()
-    if layout == "databento":
+    if layout.name == "databento":
         check_rtype(table)
         if prices["high"].size and np.nanmax(prices["high"]) >= FIXED_PRICE_SCALE:
             for name in PRICES:
@@ -252,20 +382,45 @@ def from_table(table: pa.Table, layout: Layout) -> RawBars:
                 series = encoded.indices.to_numpy(zero_copy_only=False)
                 names = tuple(str(x) for x in encoded.dictionary.to_pylist())
                 break
-    return RawBars(layout, instants, utc, series=series, series_names=names, **prices)
+    return RawBars(layout, instants, utc, series=series, series_names=names, notes=notes, **prices)
 
 
 def _floats(column: pa.ChunkedArray) -> np.ndarray:
     return column.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
 
 
-def parse_timestamps(column: pa.ChunkedArray) -> tuple[np.ndarray, bool]:
-    """ISO timestamps -> (int64 ns, utc). All must be naive, or all carry an offset."""
+# Unix time in seconds, milliseconds, microseconds or nanoseconds, told apart by size:
+# 2001-09-09 is 1e9 s, so seconds stay below 1e11 until the year 5138.
+_EPOCH_UNITS = ((1e11, 10**9, "seconds"), (1e14, 10**6, "milliseconds"), (1e17, 10**3, "µs"))
+
+
+def epoch_to_ns(values: np.ndarray, notes: list[str]) -> np.ndarray:
+    """Unix times of any unit -> int64 ns since the epoch (UTC)."""
+    values = values.astype(np.int64, copy=False)
+    top = float(np.abs(values).max()) if values.size else 0.0
+    for limit, scale, unit in _EPOCH_UNITS:
+        if top < limit:
+            notes.append(f"times are Unix {unit} (UTC).")
+            return values * scale
+    notes.append("times are Unix nanoseconds (UTC).")
+    return values.copy()
+
+
+def parse_timestamps(column: pa.ChunkedArray, notes: list[str]) -> tuple[np.ndarray, bool]:
+    """ISO timestamps or Unix times -> (int64 ns, utc). ISO ones are all naive, or all
+    carry an offset."""
     if pa.types.is_timestamp(column.type):
         utc = column.type.tz is not None
         return column.cast(pa.timestamp("ns", tz=column.type.tz)).to_numpy().view(np.int64), utc
+    if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
+        return epoch_to_ns(column.to_numpy(zero_copy_only=False), notes), True
     if not pa.types.is_string(column.type) and not pa.types.is_large_string(column.type):
-        raise BadFile(f"column timestamp holds {column.type}, not times.")
+        raise BadFile(f"the time column holds {column.type}, not times.")
+    digits = pc.fill_null(pc.match_substring_regex(column, r"^\s*\d+\s*$"), False)
+    if bool(digits.to_numpy(zero_copy_only=False).all()):
+        return epoch_to_ns(
+            pc.cast(pc.utf8_trim_whitespace(column), pa.int64()).to_numpy(), notes
+        ), True
     zoned = pc.fill_null(pc.match_substring_regex(column, _ZONE.pattern), False)
     zoned = zoned.to_numpy(zero_copy_only=False)
     utc = bool(zoned[0])
@@ -291,15 +446,32 @@ def parse_timestamps(column: pa.ChunkedArray) -> tuple[np.ndarray, bool]:
     return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64), utc
 
 
+def _date_format(first: str) -> tuple[str, str]:
+    """strptime format and an example, from the first date in the file."""
+    if re.match(r"^\d{4}-\d{1,2}-\d{1,2}$", first):
+        return "%Y-%m-%d", "2024-01-02"
+    if re.match(r"^\d{4}/\d{1,2}/\d{1,2}$", first):
+        return "%Y/%m/%d", "2024/01/02"
+    if re.match(r"^\d{8}$", first):
+        return "%Y%m%d", "20240102"
+    if re.match(r"^\d{1,2}\.\d{1,2}\.\d{4}$", first):
+        return "%d.%m.%Y", "02.01.2024"
+    return "%m/%d/%Y", "01/02/2024"
+
+
 def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray) -> np.ndarray:
     """Date and Time columns -> naive int64 ns."""
-    dates = dates.cast(pa.string())
-    times = times.cast(pa.string())
+    dates = pc.utf8_trim_whitespace(dates.cast(pa.string()))
+    times = pc.utf8_trim_whitespace(times.cast(pa.string()))
     first = dates[0].as_py() or ""
-    date_format = "%m/%d/%Y" if "/" in first else "%Y-%m-%d"
-    # "09:30" -> "09:30:00", so that one format reads both.
+    date_format, example = _date_format(first)
+    # Whole minutes are all Barb keeps: drop fractions ("18:00:00.000"), then write "9:30"
+    # and "09:30" as "09:30:00" so that one format reads every form.
+    times = pc.replace_substring_regex(times, r"\.\d+$", "")
     times = pc.if_else(
-        pc.equal(pc.utf8_length(times), 5), pc.binary_join_element_wise(times, ":00", ""), times
+        pc.less_equal(pc.utf8_length(times), 5),
+        pc.binary_join_element_wise(times, ":00", ""),
+        times,
     )
     joined = pc.binary_join_element_wise(dates, times, " ")
     parsed = pc.strptime(joined, format=f"{date_format} %H:%M:%S", unit="ns", error_is_null=True)
@@ -309,9 +481,19 @@ def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray) -> np.ndarray:
         raise BadRow(
             row,
             f"cannot read the date and time {dates[row].as_py()!r} {times[row].as_py()!r} "
-            f"(expected dates like {'01/02/2024' if '/' in first else '2024-01-02'} and "
-            f"times like 09:30 or 09:30:00).",
+            f"(expected dates like {example} and times like 09:30 or 09:30:00).",
         )
+    return parsed.to_numpy().view(np.int64)
+
+
+def parse_compact(column: pa.ChunkedArray) -> np.ndarray:
+    """NinjaTrader's ``yyyyMMdd HHmmss`` -> naive int64 ns."""
+    text = pc.utf8_trim_whitespace(column.cast(pa.string()))
+    parsed = pc.strptime(text, format="%Y%m%d %H%M%S", unit="ns", error_is_null=True)
+    bad = np.flatnonzero(parsed.is_null().to_numpy(zero_copy_only=False))
+    if bad.size:
+        row = int(bad[0])
+        raise BadRow(row, f"cannot read the time {text[row].as_py()!r} (expected 20240105 093000).")
     return parsed.to_numpy().view(np.int64)
 
 
@@ -327,7 +509,7 @@ def parse_ts_event(column: pa.ChunkedArray) -> np.ndarray:
     digits = digits.to_numpy(zero_copy_only=False)
     if bool(digits.all()):
         return pc.cast(column, pa.int64()).to_numpy().copy()
-    instants, utc = parse_timestamps(column)
+    instants, utc = parse_timestamps(column, [])
     if not utc:
         raise BadRow(0, f"ts_event {column[0].as_py()!r} has no zone; Databento's are UTC.")
     return instants
@@ -345,3 +527,6 @@ def check_rtype(table: pa.Table) -> None:
             f"rtype {rtype[bad[0]]:g} is not one-minute bars (ohlcv-1m has rtype "
             f"{OHLCV_1M_RTYPE}); export the ohlcv-1m schema.",
         )
+
+
+__all__ = ["BadFile", "BadRow", "CsvShape", "RawBars", "Stamp"]

@@ -1,106 +1,90 @@
-"""Import real minute bars from a vendor file into Barb's store.
+"""Import real bars from a vendor file into Barb's store, checking everything before writing.
 
-``import_file`` reads one of the layouts in ``barb.data.formats``, validates every bar at
-once with vectorized checks, converts times to the instrument's wall clock, adds the derived
-columns and writes the file atomically. Any problem raises ``DataError`` naming the file,
-the first offending line (for Parquet input, the row) and what is wrong; the existing data
-file is then left exactly as it was.
-
-Timestamps must be bar open times. Naive times are wall-clock in ``timezone`` (default: the
-instrument's); times with a UTC offset, and Databento's, are instants and converted, so
-daylight-saving changes are handled by the timezone database.
+``check_file`` reads one of the layouts in ``barb.data.layouts`` (plain or ``.gz``/``.zip``),
+finds the bars' interval and clock (``barb.data.clock``), and builds the validation report
+(``barb.data.validation``) and the stored form. ``import_file`` refuses a file with problems,
+a file whose interval or time zone contradicts what was declared, and any write over existing
+data that was not asked for (``replace``) or that disagrees with it (``append``); otherwise it
+writes atomically and keeps the previous file for ``barb data restore``.
 """
 
 from __future__ import annotations
 
+import gzip
+import shutil
+import tempfile
+import zipfile
 import zoneinfo
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from barb.data import formats
-from barb.data.formats import BadFile, BadRow, Format, Layout, RawBars
-from barb.data.store import DataMeta, data_path, make_meta, write_bars
+from barb.data.clock import read_clock
+from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
+from barb.data.layouts import FORMATS, LAYOUTS, LayoutError, Stamp, parse_columns_option
+from barb.data.store import DataMeta, data_path, make_meta, read_bars, read_meta, write_bars
+from barb.data.validation import (
+    ImportReport,
+    calendar_findings,
+    collect,
+    detect_interval,
+    jump_checks,
+    row_checks,
+    session_shares,
+    show,
+)
 from barb.errors import DataError
 from barb.instruments import Instrument, load_instrument
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
+from barb.timeframes import TIMEFRAMES, resolve_timeframe
 
 MINUTE_NS = 60 * 1_000_000_000
+Mode = Literal["new", "replace", "append"]
 
 
-def import_file(
-    path: Path | str,
-    symbol: str,
-    settings: EngineSettings | None = None,
-    timezone: str | None = None,
-    fmt: Format | str | None = None,
-) -> DataMeta:
-    """Import the bars in ``path`` as the data of ``symbol``; returns what was written.
+class ImportRefused(DataError):
+    """The file was checked and refused; ``report`` says everything that was found."""
 
-    ``fmt`` forces a layout (``plain``, ``split``, ``databento``) or ``parquet``; by default
-    it is detected from the file's first bytes and header.
-    """
-    settings = settings or EngineSettings()
-    path = Path(path)
-    where = str(path)
-    instrument = load_instrument(symbol, settings)
-    if fmt is not None and fmt not in formats.FORMATS:
-        raise DataError(f"unknown format {fmt!r}; use one of {', '.join(formats.FORMATS)}.")
-    if timezone is not None:
-        _check_zone(timezone)
-    if not path.is_file():
-        raise DataError("no such file.", path=where)
-    if path.stat().st_size == 0:
-        raise DataError("the file is empty.", path=where)
-
-    parquet = fmt == "parquet" or (fmt is None and formats.is_parquet(path))
-    header: formats.CsvHeader | None = None
-    try:
-        if parquet:
-            raw = formats.read_parquet(path, None)
-        else:
-            header = formats.read_csv_header(path)
-            layout = formats.detect_layout(header.columns, _forced_layout(fmt))
-            raw = formats.read_csv(path, header, layout)
-        if raw.utc and timezone is not None:
-            raise BadFile(
-                "the file's times carry their own UTC offset (or are Databento's UTC), so "
-                "--timezone does not apply; leave it out."
-            )
-        frame = to_stored_form(raw, instrument, timezone or instrument.timezone)
-    except BadFile as exc:
-        raise DataError(exc.message, path=where, line=exc.line) from None
-    except UnicodeDecodeError:
-        raise DataError("not UTF-8 text: is it a CSV or Parquet file?", path=where) from None
-    except BadRow as exc:
-        if header is None:
-            raise DataError(f"row {exc.row + 1}: {exc.message}", path=where) from None
-        line = formats.line_of_row(path, header, exc.row)
-        raise DataError(exc.message, path=where, line=line) from None
-
-    zone = "UTC" if raw.utc else (timezone or instrument.timezone)
-    meta = make_meta(
-        frame,
-        instrument=instrument.symbol,
-        timezone=instrument.timezone,
-        source="imported",
-        description=(
-            f"imported from {path.name} ({raw.layout} {'Parquet' if parquet else 'CSV'}, "
-            f"times in {zone})"
-        ),
-    )
-    write_bars(frame, meta, data_path(instrument.symbol, settings))
-    return meta
+    def __init__(self, report: ImportReport, path: str):
+        first = min((f for c in report.errors for f in c.shown), key=lambda f: f.row)
+        total = sum(c.count for c in report.errors)
+        more = f" ({total - 1} more problems in the report)" if total > 1 else ""
+        where = "" if first.line is not None else f"row {first.row + 1}: "
+        super().__init__(f"{where}{first.message}{more}", path=path, line=first.line)
+        self.report = report
 
 
-def _forced_layout(fmt: str | None) -> Layout | None:
-    if fmt in formats.LAYOUT_COLUMNS:
-        return cast(Layout, fmt)
-    return None
+@dataclass
+class CheckedFile:
+    """A file read and validated; ``frame`` (the stored form) is None when it is refused."""
+
+    report: ImportReport
+    frame: pd.DataFrame | None
+    instrument: Instrument
+    name: str  # how the file is named in messages
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    meta: DataMeta  # of the file now in place
+    report: ImportReport
+    added: int  # bars written (for --append: only the new ones)
+    path: Path
+
+
+def parse_interval(text: str) -> int:
+    """``5m``, ``1h`` … -> minutes, through the one registry of timeframes."""
+    tf = resolve_timeframe(text)
+    if tf is None or tf.minutes is None:
+        raise DataError(f"--interval {text!r} is not a bar length; use 1m, 5m, 15m, 30m or 1h.")
+    return tf.minutes
 
 
 def _check_zone(name: str) -> None:
@@ -112,15 +96,162 @@ def _check_zone(name: str) -> None:
         ) from None
 
 
-def to_stored_form(raw: RawBars, instrument: Instrument, source_zone: str) -> pd.DataFrame:
-    """Validate ``raw`` and turn it into the stored form, or raise ``BadRow``."""
-    check_series(raw)
-    first = first_problem(raw)
-    if first is not None:
-        raise first
-    wall = to_wall_clock(raw, source_zone, instrument.timezone)
+@contextmanager
+def unpacked(path: Path) -> Iterator[Path]:
+    """The file itself, or the one file inside a ``.gz`` or ``.zip``, as a plain file."""
+    suffix = path.suffix.lower()
+    if suffix not in (".gz", ".zip"):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="barb-import-") as tmp:
+        try:
+            if suffix == ".gz":
+                target = Path(tmp) / path.stem
+                with gzip.open(path, "rb") as src, target.open("wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+            else:
+                with zipfile.ZipFile(path) as archive:
+                    members = [m for m in archive.infolist() if not m.is_dir()]
+                    if len(members) != 1:
+                        names = ", ".join(m.filename for m in members) or "nothing"
+                        raise DataError(
+                            f"the archive holds {names}; put exactly one file of bars in it.",
+                            path=str(path),
+                        )
+                    target = Path(tmp) / Path(members[0].filename).name
+                    with archive.open(members[0]) as src, target.open("wb") as dst:
+                        shutil.copyfileobj(src, dst, 1 << 20)
+        except (OSError, EOFError, zipfile.BadZipFile) as exc:
+            raise DataError(f"cannot unpack ({exc}).", path=str(path)) from None
+        yield target
+
+
+def check_file(
+    path: Path | str,
+    symbol: str,
+    settings: EngineSettings | None = None,
+    *,
+    timezone: str | None = None,
+    interval: str | None = None,
+    stamp: Stamp | None = None,
+    fmt: str | None = None,
+    columns: str | None = None,
+    progress: bool = False,
+    name: str | None = None,
+) -> CheckedFile:
+    """Read and validate ``path`` as bars of ``symbol``; nothing is written.
+
+    Problems with rows go into the report (the file is then refused by ``import_file``);
+    a file that cannot be read, or whose interval or zone contradicts what was declared,
+    raises ``DataError``.
+    """
+    settings = settings or EngineSettings()
+    path = Path(path)
+    where = name or str(path)
+    instrument = load_instrument(symbol, settings)
+    if fmt is not None and fmt not in FORMATS:
+        raise DataError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}.")
+    if timezone is not None:
+        _check_zone(timezone)
+    declared_interval = parse_interval(interval) if interval is not None else None
+    try:
+        mapping = parse_columns_option(columns) if columns else None
+    except LayoutError as exc:
+        raise DataError(str(exc)) from None
+    if not path.is_file():
+        raise DataError("no such file.", path=where)
+    if path.stat().st_size == 0:
+        raise DataError("the file is empty.", path=where)
+
+    with unpacked(path) as inner:
+        shape: CsvShape | None = None
+        try:
+            if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
+                raw = formats.read_parquet(inner, None, mapping)
+            else:
+                shape = formats.read_csv_shape(inner, fmt, mapping)
+                raw = formats.read_csv(inner, shape, progress=progress)
+            checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp)
+            checked.report.file = name or path.name
+            checked.report.file_kind = "CSV" if shape else "Parquet"
+        except BadFile as exc:
+            raise DataError(exc.message, path=where, line=exc.line) from None
+        except UnicodeDecodeError:
+            raise DataError("not UTF-8 text: is it a CSV or Parquet file?", path=where) from None
+        except BadRow as exc:
+            line = formats.line_of_row(inner, shape, exc.row) if shape else None
+            prefix = "" if shape else f"row {exc.row + 1}: "
+            raise DataError(prefix + exc.message, path=where, line=line) from None
+        if shape is not None:
+            _name_lines(checked.report, inner, shape)
+    return checked
+
+
+def _name_lines(report: ImportReport, path: Path, shape: CsvShape) -> None:
+    findings = [f for c in (*report.errors, *report.warnings) for f in c.shown]
+    lines = formats.lines_of_rows(path, shape, [f.row for f in findings])
+    for finding in findings:
+        finding.line = lines.get(finding.row)
+
+
+def _check_raw(
+    raw: RawBars,
+    instrument: Instrument,
+    name: str,
+    timezone: str | None,
+    declared_interval: int | None,
+    declared_stamp: Stamp | None,
+) -> CheckedFile:
+    _check_series(raw)
+    report = ImportReport(
+        file=name,
+        layout=raw.layout.title,
+        layout_name=raw.layout.name,
+        rows=len(raw),
+        notes=raw.notes,
+    )
+    report.errors = collect(raw, row_checks(raw))
+    if report.errors:
+        return CheckedFile(report, None, instrument, name)
+
+    interval = declared_interval or 1
+    found = detect_interval(raw.instants) or interval
+    lengths = sorted({tf.minutes for tf in TIMEFRAMES.values() if tf.minutes is not None})
+    if found not in lengths:
+        raise BadFile(
+            f"most bars in the file are {found} minutes apart; Barb imports intraday bars of "
+            f"{', '.join(map(str, lengths))} minutes (daily bars are built from them)."
+        )
+    if found != interval:
+        if declared_interval is None:
+            raise BadFile(
+                f"these are {found}-minute bars (most bars are {found} minutes apart), and "
+                f"Barb takes 1-minute bars unless told otherwise. Pass --interval {found}m to "
+                f"import them as {found}-minute bars; queries on finer timeframes will then "
+                "be refused."
+            )
+        raise BadFile(
+            f"--interval says {interval}-minute bars, but most bars in the file are {found} "
+            f"minutes apart; pass --interval {found}m."
+        )
+    report.interval_minutes = interval
+
+    clock = read_clock(raw, instrument, interval, timezone, declared_stamp)
+    report.timezone, report.stamp, report.clock_note = clock.zone, clock.stamp, clock.note
+    instants = raw.instants - interval * MINUTE_NS if clock.stamp == "close" else raw.instants
+    wall = to_wall_clock(instants, raw.utc, clock.zone, instrument.timezone)
     timestamp = wall.view("datetime64[ns]")
-    return pd.DataFrame(
+    tdate = trading_dates(timestamp, instrument.trading_day_start_minute)
+    minute = minutes_of_day(timestamp)
+    report.first_date = pd.Timestamp(tdate[0]).date()
+    report.last_date = pd.Timestamp(tdate[-1]).date()
+    report.trading_dates = len(np.unique(tdate))
+    report.sessions = session_shares(minute, instrument)
+    schedule = _schedule_dates(instrument, report)
+    if schedule is not None:
+        calendar_findings(report, wall, tdate, schedule, interval)
+    report.warnings = collect(raw, jump_checks(raw, tdate, interval))
+    frame = pd.DataFrame(
         {
             "timestamp": timestamp,
             "open": raw.open,
@@ -128,68 +259,27 @@ def to_stored_form(raw: RawBars, instrument: Instrument, source_zone: str) -> pd
             "low": raw.low,
             "close": raw.close,
             "volume": raw.volume.astype(np.int64),
-            "trading_date": trading_dates(timestamp, instrument.trading_day_start_minute),
-            "minute": minutes_of_day(timestamp),
+            "trading_date": tdate,
+            "minute": minute,
         },
         copy=False,  # no second copy of millions of rows
     )
+    return CheckedFile(report, frame, instrument, name)
 
 
-def show(ns: int, utc: bool) -> str:
-    text = str(pd.Timestamp(int(ns)))
-    return f"{text} UTC" if utc else text
+def _schedule_dates(instrument: Instrument, report: ImportReport) -> np.ndarray | None:
+    """Trading dates of the exchange calendar over the file's range (None if unknown)."""
+    from barb.data.sample import load_schedule  # the calendar loader shared with the sample
 
-
-def first_problem(raw: RawBars) -> BadRow | None:
-    """The problem on the earliest row, of all the checks run over the whole file at once."""
-    o, h, low, c, v = raw.open, raw.high, raw.low, raw.close, raw.volume
-    t = raw.instants
-    step = np.diff(t)
-    # Each check: rows where it fails, and the message for one such row.
-    checks: list[tuple[np.ndarray, Callable[[int], str]]] = [
-        (
-            np.isnan(o) | np.isnan(h) | np.isnan(low) | np.isnan(c),
-            lambda i: "missing "
-            + ", ".join(
-                n for n, a in zip(formats.PRICES, (o, h, low, c), strict=True) if np.isnan(a[i])
-            )
-            + ".",
-        ),
-        (np.isnan(v), lambda i: "missing volume."),
-        (v < 0, lambda i: f"negative volume {v[i]:g}."),
-        (v != np.floor(v), lambda i: f"volume {v[i]:g} is not a whole number."),
-        (h < low, lambda i: f"high {h[i]:g} is below low {low[i]:g}."),
-        (
-            (o < low) | (o > h),
-            lambda i: f"open {o[i]:g} is outside the bar's low..high ({low[i]:g}..{h[i]:g}).",
-        ),
-        (
-            (c < low) | (c > h),
-            lambda i: f"close {c[i]:g} is outside the bar's low..high ({low[i]:g}..{h[i]:g}).",
-        ),
-        (
-            np.concatenate(([False], step == 0)),
-            lambda i: f"duplicate bar: {show(t[i], raw.utc)} again, as in the bar before.",
-        ),
-        (
-            np.concatenate(([False], step < 0)),
-            lambda i: f"bars out of order: {show(t[i], raw.utc)} comes after "
-            f"{show(t[i - 1], raw.utc)}; sort the file by time.",
-        ),
-        (
-            t % MINUTE_NS != 0,
-            lambda i: f"{show(t[i], raw.utc)} is not on a whole minute; Barb imports "
-            "one-minute bars stamped with their open time.",
-        ),
-    ]
-    found = [(int(np.argmax(mask)), message) for mask, message in checks if mask.any()]
-    if not found:
+    assert report.first_date is not None and report.last_date is not None
+    try:
+        return load_schedule(instrument, report.first_date, report.last_date).dates
+    except DataError:
+        report.notes.append("The exchange calendar has no sessions in this range.")
         return None
-    row, message = min(found, key=lambda item: item[0])
-    return BadRow(row, message(row))
 
 
-def check_series(raw: RawBars) -> None:
+def _check_series(raw: RawBars) -> None:
     """Several Databento symbols are fine only one after another (a continuous series)."""
     if raw.series is None or len(raw) == 0:
         return
@@ -219,14 +309,16 @@ def check_series(raw: RawBars) -> None:
         )
 
 
-def to_wall_clock(raw: RawBars, source_zone: str, target_zone: str) -> np.ndarray:
+def to_wall_clock(
+    instants: np.ndarray, utc: bool, source_zone: str, target_zone: str
+) -> np.ndarray:
     """int64 ns of naive wall-clock time in ``target_zone``; refuses times a clock change
     makes impossible (skipped) or ambiguous (repeated)."""
-    values = pd.DatetimeIndex(raw.instants.view("datetime64[ns]"))
-    if raw.utc:
+    values = pd.DatetimeIndex(instants.view("datetime64[ns]"))
+    if utc:
         local = values.tz_localize("UTC")
     elif source_zone == target_zone:
-        return raw.instants
+        return instants
     else:
         local = values.tz_localize(source_zone, ambiguous="NaT", nonexistent="NaT")
         bad = np.flatnonzero(local.isna())
@@ -234,7 +326,7 @@ def to_wall_clock(raw: RawBars, source_zone: str, target_zone: str) -> np.ndarra
             row = int(bad[0])
             raise BadRow(
                 row,
-                f"{show(raw.instants[row], False)} does not exist or occurs twice in "
+                f"{show(instants[row], False)} does not exist or occurs twice in "
                 f"{source_zone} (a clock change); give such times in UTC or with an offset.",
             )
     wall = local.tz_convert(target_zone).tz_localize(None).asi8
@@ -247,3 +339,123 @@ def to_wall_clock(raw: RawBars, source_zone: str, target_zone: str) -> np.ndarra
             "clocks went back); Barb stores wall-clock time and cannot hold both bars.",
         )
     return wall
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+def import_file(
+    path: Path | str,
+    symbol: str,
+    settings: EngineSettings | None = None,
+    *,
+    mode: Mode = "new",
+    timezone: str | None = None,
+    interval: str | None = None,
+    stamp: Stamp | None = None,
+    fmt: str | None = None,
+    columns: str | None = None,
+    progress: bool = False,
+    name: str | None = None,
+) -> ImportResult:
+    """Check ``path`` and write it as the data of ``symbol`` (see the module's docstring)."""
+    settings = settings or EngineSettings()
+    checked = check_file(
+        path,
+        symbol,
+        settings,
+        timezone=timezone,
+        interval=interval,
+        stamp=stamp,
+        fmt=fmt,
+        columns=columns,
+        progress=progress,
+        name=name,
+    )
+    return write_checked(checked, settings, mode)
+
+
+def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> ImportResult:
+    """Write a file ``check_file`` accepted, as ``mode`` allows."""
+    report, instrument = checked.report, checked.instrument
+    if checked.frame is None:
+        raise ImportRefused(report, checked.name)
+    target = data_path(instrument.symbol, settings)
+    frame, added = checked.frame, len(checked.frame)
+    exists = target.exists()
+    if exists and mode == "new":
+        current = read_meta(target)
+        what = (
+            "the synthetic sample"
+            if current.source == "synthetic"
+            else f"data imported from {current.source_file or 'a file'}"
+        )
+        raise DataError(
+            f"{instrument.symbol} already has {what} ({current.rows:,} bars, "
+            f"{current.first_date} to {current.last_date}); nothing was written. Pass "
+            "--replace to replace it (it is kept, and `barb data restore` brings it back) or "
+            "--append to add the file's new dates to it.",
+            path=checked.name,
+        )
+    zone = report.timezone
+    description = (
+        f"imported from {report.file} ({report.layout_name} {report.file_kind}, times in {zone}"
+        f"{', close stamps' if report.stamp == 'close' else ''})"
+    )
+    if exists and mode == "append":
+        frame, added, description = _appended(checked, target, description)
+        if added == 0:
+            return ImportResult(read_meta(target), report, 0, target)
+    meta = make_meta(
+        frame,
+        instrument=instrument.symbol,
+        timezone=instrument.timezone,
+        source="imported",
+        description=description,
+    ).model_copy(update={"interval_minutes": report.interval_minutes, "source_file": report.file})
+    write_bars(frame, meta, target, keep_previous=exists)
+    return ImportResult(meta, report, added, target)
+
+
+def _appended(
+    checked: CheckedFile, target: Path, description: str
+) -> tuple[pd.DataFrame, int, str]:
+    """The stored bars plus the file's later ones; the overlap must agree bar for bar."""
+    assert checked.frame is not None
+    new = checked.frame
+    old, meta = read_bars(target)
+    if meta.source != "imported":
+        raise DataError(
+            f"{checked.instrument.symbol} holds the synthetic sample; there is nothing of "
+            "yours to append to. Use --replace.",
+            path=checked.name,
+        )
+    if meta.interval_minutes != checked.report.interval_minutes:
+        raise DataError(
+            f"the stored bars are {meta.interval_minutes}-minute bars and the file's are "
+            f"{checked.report.interval_minutes}-minute; append bars of the same length.",
+            path=checked.name,
+        )
+    last = old["timestamp"].iloc[-1]
+    overlap = new[new["timestamp"] <= last]
+    if len(overlap):
+        joined = overlap.merge(old, on="timestamp", how="left", suffixes=("", "_stored"))
+        for column in ("open", "high", "low", "close", "volume"):
+            differs = joined[column] != joined[f"{column}_stored"]
+            if differs.any():
+                i = int(np.flatnonzero(differs.to_numpy())[0])
+                row = joined.iloc[i]
+                stored = row[f"{column}_stored"]
+                had = "has no bar" if pd.isna(stored) else f"has {column} {stored:g}"
+                raise DataError(
+                    f"the file overlaps the stored data and disagrees with it: at "
+                    f"{row['timestamp']} the file has {column} {row[column]:g}, the stored "
+                    f"data {had}. Nothing was written; use --replace to replace the data.",
+                    path=checked.name,
+                )
+    fresh = new[new["timestamp"] > last]
+    combined = pd.concat([old, fresh], ignore_index=True)
+    return combined, len(fresh), f"{meta.description}; then {description}"
+
+
+__all__ = ["LAYOUTS", "CheckedFile", "ImportRefused", "ImportResult", "check_file", "import_file"]

@@ -5,14 +5,21 @@ What is modelled:
 - The real exchange calendar (``pandas_market_calendars``, the instrument's ``calendar``):
   one bar per minute in each trading date's [open, close), so the Sunday 18:00 ET open, the
   17:00-18:00 maintenance break, holidays and early closes are those of the exchange.
-- Volatility clustering: the daily variance is a GJR-GARCH(1,1) driven by each day's own
-  realised return (falls raise volatility more than rises, the leverage effect of equity
-  indices), times a slow regime (calm years and wild years), times a boost while the
-  anchors' trend falls steeply (2008, March 2020), so crashes are volatile.
+- Volatility near the real one year by year (``sample.volatility``: 2008, 2020 and 2022
+  wild, 2017 calm), log-interpolated between mid-years, times a GJR-GARCH(1,1) driven by
+  each day's own realised return (falls raise volatility more than rises, the leverage
+  effect of equity indices), so volatility clusters and daily returns have fat tails.
+- Instruments move together: every minute's shock (and each reopen gap) mixes the market's
+  shock, shared by all instruments and drawn per date from one seed, with the instrument's
+  own, weighted by ``sample.market_loading`` (NQ-ES daily correlation about 0.9, CL-equity
+  about 0.3).
 - An intraday profile of activity by minute of day: a U across the cash session (high at the
   open, a midday lull, rising into the cash close), low overnight, small bumps at the Globex
   reopen, the 03:00 European open and the 08:30 US data releases. Volume follows it, and so
   does volatility (as its square root: variance scales with the number of trades).
+- Scheduled events move prices: bursts of activity (volatility and volume) at 08:30 on NFP
+  and CPI days, 14:00 on FOMC days and, for crude oil, 10:30 on EIA Wednesdays, from Barb's
+  event calendar, so those days have wider ranges.
 - Gaps: a jump at each Globex reopen, larger after weekends and holidays; the overnight
   session itself moves the price between one cash close and the next cash open.
 - Fat-tailed minute returns (Student t, 4 degrees of freedom).
@@ -23,12 +30,11 @@ What is modelled:
   minimum within the bar; prices rounded to the tick; volume in whole contracts, busier on
   volatile days and in volatile minutes.
 
-What is not: news and scheduled events (FOMC, NFP, CPI, EIA days are ordinary days), limit
-moves and trading halts, contract rolls (the series is one continuous contract), the
-pre-2021 15-minute daily halt, long-term growth in volume, bid/ask structure, and anything
-that needs a negative price (crude oil does not fall below zero as it did on 2020-04-20:
-the path is built in log-price). The data is for demonstrations and tests, never for
-conclusions about markets.
+What is not: unscheduled news, limit moves and trading halts, contract rolls (the series is
+one continuous contract), the pre-2021 15-minute daily halt, long-term growth in volume,
+bid/ask structure, and anything that needs a negative price (crude oil does not fall below
+zero as it did on 2020-04-20: the path is built in log-price). The data is for
+demonstrations and tests, never for conclusions about markets.
 """
 
 from __future__ import annotations
@@ -60,6 +66,9 @@ log = logging.getLogger(__name__)
 
 SAMPLE_START = dt.date(2008, 1, 2)
 SAMPLE_END = dt.date(2026, 1, 7)
+# Raised whenever the generator's output changes: an older sample on disk is regenerated
+# (it is synthetic, so nothing of the user's is lost), so no machine keeps stale numbers.
+GENERATOR_VERSION = 2
 
 MINUTE_NS = 60 * 1_000_000_000
 TRADING_DAYS_PER_YEAR = 252
@@ -68,15 +77,22 @@ TRADING_DAYS_PER_YEAR = 252
 GARCH_ALPHA = 0.03  # reaction to any shock
 GARCH_GAMMA = 0.10  # extra reaction to a fall
 GARCH_BETA = 0.90  # persistence of variance
-# Cap on GARCH times regime: volatility at most 2.5x its base level (before the trend boost).
+# Cap on the GARCH factor: volatility at most 2.5x the year's level.
 MAX_VARIANCE_MULTIPLE = 6.25
-# A slow regime on top (calm years and wild years): AR(1) in log-volatility, half-life ~5
-# months, and steeper falls of the anchors' trend mean higher volatility.
-REGIME_PHI = 0.995
-REGIME_SD = 0.2
-TREND_VOLATILITY = 0.5  # log-volatility added per unit of yearly log-price fall
-MAX_TREND_BOOST = 1.0
 T_DEGREES_OF_FREEDOM = 4
+
+# The shocks every instrument shares (the market), drawn per trading date and minute of day
+# from this seed, so that NQ, ES and CL move together by their ``market_loading``.
+MARKET_SEED = 20080102
+
+# Scheduled releases that move markets: (extra activity at the release minute, as a multiple
+# of the minute's usual, and its decay in minutes). Activity sets both volatility and volume.
+EVENT_BURSTS: dict[str, tuple[float, float]] = {
+    "nfp": (30.0, 10.0),  # 08:30 employment report
+    "cpi": (30.0, 10.0),  # 08:30 consumer prices
+    "fomc": (15.0, 20.0),  # 14:00 rate decision
+    "eia": (12.0, 8.0),  # 10:30 Wednesday crude inventories (CL)
+}
 
 # Share of a day's variance that arrives as the jump at the Globex reopen.
 REOPEN_GAP_SHARE = 0.001  # after the one-hour daily break
@@ -186,21 +202,67 @@ def _anchor_trend(spec: SampleSpec) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def _trend_boost(spec: SampleSpec, dates: np.ndarray) -> np.ndarray:
-    """Variance multiplier of each date from the anchors' trend: steep falls are volatile.
+def _yearly_variance(spec: SampleSpec, dates: np.ndarray) -> np.ndarray:
+    """Each date's daily variance from the yearly volatility table, log-interpolated between
+    mid-years (flat beyond the table); ``annual_volatility`` when there is no table."""
+    days = dates.astype("datetime64[D]").astype(np.int64)
+    if not spec.volatility:
+        return np.full(len(dates), spec.annual_volatility**2 / TRADING_DAYS_PER_YEAR)
+    years = sorted(spec.volatility)
+    mids = np.array([f"{y}-07-01" for y in years], dtype="datetime64[D]").astype(np.int64)
+    logs = np.log([spec.volatility[y] for y in years])
+    return np.exp(2 * np.interp(days, mids, logs)) / TRADING_DAYS_PER_YEAR
 
-    Scaled so that its time-average over the whole anchor span is 1, so that
-    ``annual_volatility`` stays the long-run level whatever range is generated.
+
+def _market_shocks(dates: np.ndarray, dof: int) -> tuple[np.ndarray, np.ndarray]:
+    """The market's minute shocks (trading date x minute of day) and reopen gap shocks.
+
+    Drawn from a generator seeded by the date itself, so every instrument, whatever range
+    it is generated over, gets the same shock for the same date and minute.
     """
-    days, logs = _anchor_trend(spec)
-    if len(days) < 2:
-        return np.ones(len(dates))
-    slopes = np.diff(logs) / (np.diff(days) / 365.25)  # log-price per year
-    boosts = np.exp(2 * np.clip(-TREND_VOLATILITY * slopes, 0.0, MAX_TREND_BOOST))
-    mean = np.average(boosts, weights=np.diff(days))
-    k = np.searchsorted(days, dates.astype("datetime64[D]").astype(np.int64), side="right") - 1
-    inside = (k >= 0) & (k < len(slopes))
-    return np.where(inside, boosts[np.clip(k, 0, len(slopes) - 1)], 1.0) / mean
+    days = dates.astype("datetime64[D]").astype(np.int64)
+    minutes = np.empty((len(days), MINUTES_PER_DAY))
+    gaps = np.empty(len(days))
+    scale = np.sqrt(dof / (dof - 2))
+    for k, day in enumerate(days.tolist()):
+        rng = np.random.default_rng([MARKET_SEED, day])
+        gaps[k] = rng.standard_normal()
+        minutes[k] = rng.standard_t(dof, MINUTES_PER_DAY) / scale
+    return minutes, gaps
+
+
+def _event_activity(
+    instrument: Instrument, sched: Schedule, first_bar: np.ndarray, minute: np.ndarray
+) -> np.ndarray:
+    """A multiplier of each bar's activity: bursts after scheduled releases."""
+    from barb.events.schedule import EVENT_TIMEZONE, event_dates
+
+    n = len(minute)
+    last_bar = np.append(first_bar[1:], n) - 1
+    mult = np.ones(n)
+    start = pd.Timestamp(sched.dates[0]).date()
+    end = pd.Timestamp(sched.dates[-1]).date()
+    for name in instrument.events:
+        if name not in EVENT_BURSTS:
+            continue
+        boost, tau = EVENT_BURSTS[name]
+        table = event_dates(name, instrument, start, end)
+        if table.empty:
+            continue
+        local = pd.DatetimeIndex(table["time"]).tz_localize(EVENT_TIMEZONE)
+        local = local.tz_convert(instrument.timezone).tz_localize(None)
+        release = np.asarray(local.hour * 60 + local.minute)
+        tdates = table["trading_date"].to_numpy(dtype="datetime64[ns]")
+        k = np.clip(np.searchsorted(sched.dates, tdates), 0, len(sched.dates) - 1)
+        found = sched.dates[k] == tdates
+        span = np.arange(int(8 * tau))
+        burst = 1 + boost * np.exp(-span / tau)
+        for d, r in zip(k[found].tolist(), release[found].tolist(), strict=True):
+            i0 = first_bar[d] + (r - minute[first_bar[d]]) % MINUTES_PER_DAY
+            i1 = min(i0 + len(span), last_bar[d] + 1)
+            if i0 < i1:
+                mult[i0:i1] *= burst[: i1 - i0]
+    return mult
 
 
 def _anchor_pins(
@@ -221,23 +283,17 @@ def _anchor_pins(
     return bars, np.array([pins[b] for b in bars])
 
 
-def _daily_variance(shocks: np.ndarray, regime_shocks: np.ndarray, level: np.ndarray) -> np.ndarray:
-    """Each day's return variance: ``level`` times a slow regime times GJR-GARCH(1,1).
-
-    The GARCH factor reacts to the previous days' standardised returns ``shocks``; the
-    regime is an AR(1) in log-volatility driven by ``regime_shocks``. Both have mean 1.
-    """
+def _daily_variance(shocks: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """Each day's return variance: ``level`` (the year's) times GJR-GARCH(1,1), which
+    reacts to the previous days' standardised returns ``shocks`` and has mean 1."""
     persistence = GARCH_ALPHA + GARCH_GAMMA / 2 + GARCH_BETA
     omega = 1 - persistence
-    regime_step = np.sqrt(1 - REGIME_PHI**2) * REGIME_SD
-    regime_mean = np.exp(2 * REGIME_SD**2)
     h = np.empty(len(shocks))
-    garch, regime = 1.0, 0.0
-    for t, (z, eta) in enumerate(zip(shocks, regime_shocks, strict=True)):
-        h[t] = level[t] * min(MAX_VARIANCE_MULTIPLE, garch * np.exp(2 * regime) / regime_mean)
+    garch = 1.0
+    for t, z in enumerate(shocks.tolist()):
+        h[t] = level[t] * garch
         reaction = GARCH_ALPHA + (GARCH_GAMMA if z < 0 else 0.0)
         garch = min(MAX_VARIANCE_MULTIPLE, omega + (reaction * z * z + GARCH_BETA) * garch)
-        regime = REGIME_PHI * regime + regime_step * eta
     return h
 
 
@@ -280,12 +336,21 @@ def generate_sample(
     regular = _regular_day(instrument)
     vol_shape = np.sqrt(activity / activity[regular].sum())
     volume_share = activity / activity[regular].sum()
-    w = vol_shape[minute]
+    events = _event_activity(instrument, sched, first_bar, minute)
+    w = vol_shape[minute] * np.sqrt(events)
 
-    # Shocks: fat-tailed minute innovations (unit variance) and one jump per reopen.
+    # Shocks: fat-tailed minute innovations (unit variance) and one jump per reopen, each a
+    # mix of the market's (shared with the other instruments) and the instrument's own.
     dof = T_DEGREES_OF_FREEDOM
     e = rng.standard_t(dof, n) / np.sqrt(dof / (dof - 2))
     gap_z = rng.standard_normal(n_days)
+    loading = spec.market_loading
+    if loading > 0:
+        market, market_gap = _market_shocks(sched.dates, dof)
+        own = np.sqrt(1 - loading**2)
+        e = loading * market[day, minute] + own * e
+        gap_z = loading * market_gap + own * gap_z
+        del market
     session_end = sched.opens + sched.lengths * np.timedelta64(1, "m")
     pause = sched.opens[1:] - session_end[:-1]
     gap_share = np.zeros(n_days)
@@ -295,9 +360,8 @@ def generate_sample(
     we = w * e
     day_noise = np.add.reduceat(we, first_bar) + np.sqrt(gap_share) * gap_z
     day_scale = np.sqrt(np.add.reduceat(w * w, first_bar) + gap_share)
-    base_variance = spec.annual_volatility**2 / TRADING_DAYS_PER_YEAR
-    level = base_variance * _trend_boost(spec, sched.dates)
-    h = _daily_variance(day_noise / day_scale, rng.standard_normal(n_days), level)
+    level = _yearly_variance(spec, sched.dates)
+    h = _daily_variance(day_noise / day_scale, level)
     sd_day = np.sqrt(h)
 
     # Log-price: random walk plus a Brownian-bridge correction through the pins.
@@ -317,7 +381,8 @@ def generate_sample(
 
     open_, high, low, close = _bars(log_open, log_close, w * sd_day[day], instrument, rng)
     del log_open, log_close, w
-    volume = _volume(spec, sd_day / np.sqrt(base_variance), day, volume_share[minute], e, rng)
+    base_sd = spec.annual_volatility / np.sqrt(TRADING_DAYS_PER_YEAR)
+    volume = _volume(spec, sd_day / base_sd, day, volume_share[minute] * events, e, rng)
     del e
 
     tdate = trading_dates(timestamp, instrument.trading_day_start_minute)
@@ -408,6 +473,13 @@ def sample_symbols(settings: EngineSettings | None = None) -> list[str]:
     ]
 
 
+def _outdated_sample(meta: DataMeta) -> bool:
+    """A synthetic sample written by an older generator."""
+    return meta.source == "synthetic" and not meta.description.startswith(
+        f"synthetic sample v{GENERATOR_VERSION},"
+    )
+
+
 def write_samples(
     symbols: Sequence[str] | None,
     settings: EngineSettings | None = None,
@@ -424,7 +496,7 @@ def write_samples(
         if instrument.sample is None:
             raise DataError(f"{instrument.symbol} has no `sample` block in its instrument file.")
         path = data_path(instrument.symbol, settings)
-        if path.exists() and not force:
+        if path.exists() and not force and not _outdated_sample(read_meta(path)):
             reports.append(SampleReport(instrument.symbol, path, read_meta(path), 0.0, False))
             continue
         started = time.perf_counter()
@@ -434,7 +506,7 @@ def write_samples(
             instrument=instrument.symbol,
             timezone=instrument.timezone,
             source="synthetic",
-            description=f"synthetic sample, seed {instrument.sample.seed}",
+            description=f"synthetic sample v{GENERATOR_VERSION}, seed {instrument.sample.seed}",
         )
         write_bars(frame, meta, path)
         del frame

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import shutil
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -83,6 +84,7 @@ def _write_options(table: pa.Table) -> dict[str, Any]:
 
 
 NEW_FILE_MODE = 0o644
+PREVIOUS_SUFFIX = ".previous.parquet"
 _SYMBOL = re.compile(r"^[A-Z0-9_]{1,16}$")
 
 
@@ -98,6 +100,10 @@ class DataMeta(BaseModel):
     first_date: dt.date = Field(description="First trading date in the file")
     last_date: dt.date = Field(description="Last trading date in the file")
     rows: int = Field(ge=0)
+    # Bars of this many minutes (1 unless imported with --interval): finer timeframes are
+    # refused, since they cannot be built from coarser bars.
+    interval_minutes: int = Field(default=1, ge=1)
+    source_file: str | None = Field(default=None, description="Imported file's name")
     created_at: dt.datetime = Field(default_factory=lambda: dt.datetime.now(dt.UTC))
     format_version: int = FORMAT_VERSION
 
@@ -108,6 +114,13 @@ class DataMeta(BaseModel):
         if value.tzinfo is None:
             return value.replace(tzinfo=dt.UTC)
         return value.astimezone(dt.UTC)
+
+    def source_label(self) -> str:
+        """What the data is, for CSV files and charts: the sample, or the file and dates."""
+        if self.source == "synthetic":
+            return "synthetic sample data, not market prices"
+        name = self.source_file or "imported file"
+        return f"{name}, {self.first_date} to {self.last_date}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,11 +180,31 @@ def to_table(frame: pd.DataFrame, meta: DataMeta) -> pa.Table:
     return table.replace_schema_metadata({META_KEY: meta.model_dump_json().encode()})
 
 
-def write_bars(frame: pd.DataFrame, meta: DataMeta, path: Path) -> None:
+def previous_path(path: Path) -> Path:
+    """Where the generation before ``path`` is kept: ``NQ.parquet`` -> ``NQ.previous.parquet``."""
+    return path.with_name(f"{path.stem}{PREVIOUS_SUFFIX}")
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """``target`` becomes a second name (or a copy) of ``source``, atomically."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(source, tmp)
+    except OSError:
+        shutil.copy2(source, tmp)
+    os.replace(tmp, target)
+
+
+def write_bars(
+    frame: pd.DataFrame, meta: DataMeta, path: Path, keep_previous: bool = False
+) -> None:
     """Write ``frame`` (the stored form) to ``path`` atomically.
 
     The file is written beside its destination and moved over it with ``os.replace``, so a
     reader sees the old file or the new one, and a failure leaves the old file as it was.
+    With ``keep_previous`` the file being replaced is kept as ``previous_path`` (one
+    generation) for ``restore_previous``.
     """
     table = to_table(frame, meta)
     path = Path(path)
@@ -185,10 +218,33 @@ def write_bars(frame: pd.DataFrame, meta: DataMeta, path: Path) -> None:
             os.fsync(fh.fileno())
         # mkstemp makes the file private (0600); a data file is as readable as any other.
         os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else NEW_FILE_MODE)
+        if keep_previous and path.exists():
+            _link_or_copy(path, previous_path(path))
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def restore_previous(path: Path) -> DataMeta:
+    """Put the previous generation back; the current file becomes the previous one, so a
+    second restore undoes the first. Returns the metadata of the file now in place."""
+    previous = previous_path(path)
+    if not previous.exists():
+        raise DataError(
+            "there is no previous file to restore (one is kept when an import replaces or "
+            "appends to data).",
+            path=str(path),
+        )
+    meta = read_meta(previous)
+    if path.exists():
+        swap = path.with_name(f".{path.name}.{os.getpid()}.swap")
+        _link_or_copy(path, swap)
+        os.replace(previous, path)
+        os.replace(swap, previous)
+    else:
+        os.replace(previous, path)
+    return meta
 
 
 def read_meta(path: Path) -> DataMeta:

@@ -19,7 +19,7 @@ from telegram.ext import (
 )
 
 from bot.settings import BotSettings
-from bot.telegram import handlers
+from bot.telegram import data_upload, handlers
 from bot.telegram.flood import OrderedRateLimiter
 from bot.telegram.recovery import finish_answered_runs, resume_interrupted
 from bot.telegram.services import SERVICES_KEY, BotServices
@@ -127,6 +127,10 @@ def build_application(
     application.add_handler(CommandHandler("examples", handlers.cmd_examples))
     application.add_handler(CommandHandler("usage", handlers.cmd_usage))
     application.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, handlers.on_text))
+    application.add_handler(MessageHandler(filters.Document.ALL, data_upload.on_document))
+    application.add_handler(
+        CallbackQueryHandler(data_upload.on_upload_button, pattern=data_upload.PATTERN)
+    )
     application.add_handler(CallbackQueryHandler(handlers.on_button))
     application.add_error_handler(handlers.on_error)
     return application

@@ -91,7 +91,7 @@ async def test_analytical_question_plan_run_answer(make_assistant, store) -> Non
     [proof] = done.proofs
     assert proof.chart_png[:8] == b"\x89PNG\r\n\x1a\n"
     csv_lines = proof.csv.decode().splitlines()
-    assert csv_lines[0] == "weekday,mean_range"
+    assert csv_lines[0] == "weekday,mean_range,source"  # the data is named in the file
     engine = execute(WEEKDAY_RANGE, "NQ")
     assert [float(line.split(",")[1]) for line in csv_lines[1:]] == pytest.approx(
         engine.table["mean_range"].tolist()

@@ -69,7 +69,10 @@ def test_import_and_info(run: Invoke, tmp_path: Path, settings: EngineSettings) 
     )
     result = run("import", str(path), "--instrument", "CL", "--timezone", "America/Chicago")
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("CL: imported 2 bars, 2024-01-02 to 2024-01-02, into ")
+    assert result.output.startswith("mine.csv: Date and Time columns, 2 bars\n")
+    assert "CL: wrote 2 bars; the data now holds 2 bars, 2024-01-02 to 2024-01-02, in " in (
+        result.output
+    )
 
     info = run("info", "CL")
     assert info.exit_code == 0

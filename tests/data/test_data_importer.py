@@ -47,7 +47,7 @@ def test_plain_csv_naive_times_are_the_instruments_wall_clock(
         "2024-01-07 18:00:00,100.5,102.25,100,102,7\n"
         "2024-01-08 09:30:00,102,103,101.75,102.5,900\n",
     )
-    meta = import_file(path, "nq", settings)
+    meta = import_file(path, "nq", settings).meta
 
     frame = bars_of(settings)
     assert stamps(frame) == ["2024-01-05 16:59:00", "2024-01-07 18:00:00", "2024-01-08 09:30:00"]
@@ -120,7 +120,7 @@ def test_split_date_time_layout(tmp_path: Path, settings: EngineSettings) -> Non
         "2024-01-02;09:31:00;100.5;101;100;100.75;20\n",
         "iso.csv",
     )
-    meta = import_file(iso, "ES", settings)
+    meta = import_file(iso, "ES", settings, mode="replace").meta
     assert stamps(bars_of(settings, "ES")) == ["2024-01-02 09:30:00", "2024-01-02 09:31:00"]
     assert "split CSV" in meta.description
 
@@ -140,7 +140,7 @@ def test_databento_utc_nanoseconds_map_to_new_york_wall_clock(
         # 2024-11-04 14:30 UTC = 09:30 EST, after clocks went back on 2024-11-03
         "1730730600000000000,33,1,5678,20000,20001,19999,20000.5,90,NQZ4\n",
     )
-    meta = import_file(path, "NQ", settings)
+    meta = import_file(path, "NQ", settings).meta
     assert stamps(bars_of(settings)) == [
         "2024-03-08 09:30:00",
         "2024-03-11 09:30:00",
@@ -191,7 +191,7 @@ def test_databento_several_symbols_must_form_one_series(
         "1709908260000000000,33,1,2,100,101,99,100,1,NQM4\n",
         "rolled.csv",
     )
-    assert import_file(rolled, "NQ", settings).rows == 2
+    assert import_file(rolled, "NQ", settings).meta.rows == 2
 
 
 def test_databento_other_record_types_are_refused(tmp_path: Path, settings: EngineSettings) -> None:
@@ -220,7 +220,7 @@ def test_parquet_input(tmp_path: Path, settings: EngineSettings) -> None:
     )
     path = tmp_path / "bars.data"  # detected by content, not by name
     pq.write_table(table, path)
-    meta = import_file(path, "NQ", settings)
+    meta = import_file(path, "NQ", settings).meta
     frame = bars_of(settings)
     assert stamps(frame) == ["2024-03-08 09:30:00", "2024-03-11 09:30:00"]
     assert frame["volume"].tolist() == [3, 4]
@@ -228,7 +228,7 @@ def test_parquet_input(tmp_path: Path, settings: EngineSettings) -> None:
 
     naive = table.set_column(0, "Timestamp", pa.array(utc.tz_localize(None)))
     pq.write_table(naive, path)
-    import_file(path, "NQ", settings, fmt="parquet", timezone="UTC")
+    import_file(path, "NQ", settings, fmt="parquet", timezone="UTC", mode="replace")
     assert stamps(bars_of(settings)) == ["2024-03-08 09:30:00", "2024-03-11 09:30:00"]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 
 import numpy as np
 import pandas as pd
@@ -165,7 +166,7 @@ def test_write_samples_writes_and_keeps_existing_files(settings: EngineSettings)
     assert [(r.symbol, r.written) for r in reports] == [("NQ", True), ("CL", True)]
     frame, meta = read_bars(data_path("NQ", settings))
     assert meta.source == "synthetic"
-    assert meta.description == "synthetic sample, seed 101"
+    assert meta.description == f"synthetic sample v{sample.GENERATOR_VERSION}, seed 101"
     assert (meta.first_date, meta.last_date) == (dt.date(2024, 1, 2), dt.date(2024, 1, 5))
     assert meta.rows == len(frame) == 4 * 1380
 
@@ -188,7 +189,55 @@ def test_write_samples_writes_and_keeps_existing_files(settings: EngineSettings)
     (forced,) = write_samples(["NQ"], settings, force=True)
     assert forced.written
     assert read_meta(data_path("NQ", settings)).source == "synthetic"
+    (current,) = write_samples(["NQ"], settings)
+    assert not current.written
+
+    # A sample from an older generator is synthetic, so it is simply made again.
+    old = make_meta(
+        imported,
+        instrument="NQ",
+        timezone="America/New_York",
+        source="synthetic",
+        description="synthetic sample, seed 101",
+    )
+    write_bars(imported, old, data_path("NQ", settings))
+    (renewed,) = write_samples(["NQ"], settings)
+    assert renewed.written
+    assert read_meta(data_path("NQ", settings)).rows == 4 * 1380
 
 
 def test_sample_symbols_are_the_instruments_with_a_sample_block() -> None:
     assert sample.sample_symbols() == ["CL", "ES", "NQ"]
+
+
+# The bars' bytes as generated on the machine that last changed the generator: any machine
+# (another CPU, another NumPy build) must produce exactly these. Changing the generator on
+# purpose means raising GENERATOR_VERSION and recording the new digests here.
+GOLDEN_DIGESTS = {
+    "NQ": "1b3e08eccba6183cd17bb3a64a157732379eaf2f17a45dc51d0d71b4c3397c3e",
+    "CL": "41c4a8a7786514f648e4195dc2ea47a02a8d64dd323657358411102b8baca8e9",
+}
+
+
+@pytest.mark.parametrize("symbol", sorted(GOLDEN_DIGESTS))
+def test_sample_bars_are_byte_identical_on_every_machine(
+    symbol: str, summer: tuple[dt.date, dt.date]
+) -> None:
+    frame = generate_sample(load_instrument(symbol), *summer)
+    digest = hashlib.sha256()
+    for column in frame.columns:
+        digest.update(frame[column].to_numpy().tobytes())
+    assert digest.hexdigest() == GOLDEN_DIGESTS[symbol]
+
+
+def test_instruments_share_the_markets_shocks(es_years: pd.DataFrame, years: tuple) -> None:
+    nq = generate_sample(load_instrument("NQ"), *years)
+    cl = generate_sample(load_instrument("CL"), *years)
+
+    def returns(frame: pd.DataFrame) -> pd.Series:
+        return np.log(frame.groupby("trading_date")["close"].last()).diff().dropna()
+
+    both = pd.concat([returns(nq), returns(es_years), returns(cl)], axis=1, join="inner")
+    corr = both.corr().to_numpy()
+    assert 0.85 <= corr[0, 1] <= 0.95  # NQ-ES
+    assert 0.1 <= corr[1, 2] <= 0.5  # ES-CL

@@ -125,7 +125,7 @@ def test_selecting_columns_keeps_the_label_first_in_table_and_csv(year_settings)
     result = run(query, year_settings)
     assert list(result.table.columns) == ["quarter", "ret"]
     text = csv_bytes(result).decode().splitlines()
-    assert text[0] == "quarter,ret"
+    assert text[0] == "quarter,ret,source"
     assert [line.split(",")[0] for line in text[1:]] == ["2023-Q1", "2023-Q2", "2023-Q3", "2023-Q4"]
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from fake_bot_api import FakeBotAPI, polling
 
 from barb.reference import query_examples
+from barb.settings import EngineSettings
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.llm.messages import ModelRequest
 from bot.llm.provider import LLMProvider
@@ -73,6 +74,7 @@ async def barb_bot(
     runner: QueryRunner | None = None,
     patience: Patience | None = None,
     keep_sending_every_s: float | None = None,
+    engine_settings: EngineSettings | None = None,
     **settings: Any,
 ) -> AsyncIterator[BotServices]:
     store = await open_store(StoreSettings(database_url=db_url))
@@ -85,6 +87,7 @@ async def barb_bot(
             store,
             runner,
             settings=AssistantSettings(),
+            engine_settings=engine_settings,
         ),
         store=store,
         runner=runner,

@@ -821,6 +821,39 @@ class FakeBotAPI:
             message["reply_to_message"] = replied
         return {"update_id": self._take_update_id(), "message": message}
 
+    def document_update(
+        self,
+        *,
+        chat_id: int,
+        user_id: int,
+        content: bytes,
+        file_name: str,
+        caption: str | None = None,
+        mime_type: str = "text/csv",
+        first_name: str = "Alice",
+        language_code: str = "en",
+    ) -> dict[str, Any]:
+        """A file sent by a user: stored here, so that getFile and the download serve it."""
+        user = make_user(user_id, first_name, language_code=language_code)
+        chat = self._chat(chat_id, None, first_name, "Test group", None)
+        file_id, unique = self._store_file("document", content, file_name)
+        message: dict[str, Any] = {
+            "message_id": self._new_message_id(chat_id),
+            "from": user,
+            "chat": chat,
+            "date": int(time.time()),
+            "document": {
+                "file_id": file_id,
+                "file_unique_id": unique,
+                "file_name": file_name,
+                "mime_type": mime_type,
+                "file_size": len(content),
+            },
+        }
+        if caption:
+            message["caption"] = caption
+        return {"update_id": self._take_update_id(), "message": message}
+
     def callback_update(
         self,
         *,

@@ -1,0 +1,219 @@
+"""Which clock a file's times are on: their time zone and whether bars are stamped at their
+open or their close, read from where the exchange is shut.
+
+A file of naive times says nothing about its zone, and taking Chicago time for New York time
+shifts every bar by an hour without any error. But the exchange's closed hours (for CME the
+17:00-18:00 New York maintenance break and the Friday-to-Sunday weekend) are empty in real
+data, so the right reading is the one under which (almost) no bar falls in them. The same
+test tells bar-close stamps (NinjaTrader's) from bar-open stamps: read as open stamps, close
+stamps put the last bar before the break inside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from barb.data.formats import BadFile, RawBars
+from barb.data.layouts import Stamp
+from barb.instruments import Instrument, parse_clock
+from barb.sessions import MINUTES_PER_DAY
+
+MINUTE_NS = 60 * 1_000_000_000
+HOUR_NS = 60 * MINUTE_NS
+DAY_NS = 24 * HOUR_NS
+
+# Zones a vendor file is likely to be in: the exchanges', the vendors' and UTC.
+CANDIDATE_ZONES = (
+    "America/New_York",
+    "America/Chicago",
+    "UTC",
+    "America/Denver",
+    "America/Los_Angeles",
+    "Europe/London",
+    "Europe/Berlin",
+    "Europe/Moscow",
+    "Asia/Tokyo",
+    "Asia/Singapore",
+    "Australia/Sydney",
+)
+
+
+def zone_words(zone: str) -> str:
+    """'America/New_York' -> 'New York time (America/New_York)'."""
+    if zone == "UTC":
+        return "UTC"
+    return f"{zone.rsplit('/', 1)[-1].replace('_', ' ')} time ({zone})"
+
+
+@dataclass(frozen=True)
+class ClockReading:
+    zone: str  # zone of the file's times ("UTC" when the file carries its own)
+    stamp: Stamp
+    note: str  # one sentence for the validation report
+    closed_bars: int  # bars that still fall in closed hours under this reading
+
+
+def _closed(wall: np.ndarray, instrument: Instrument) -> np.ndarray:
+    """Bars (wall-clock ns in the instrument's zone) inside the exchange's closed hours."""
+    minute = (wall // MINUTE_NS) % MINUTES_PER_DAY
+    weekday = ((wall // DAY_NS) + 3) % 7  # 1970-01-01 was a Thursday; Monday = 0
+    shut = weekday == 5
+    brk = instrument.maintenance_break
+    if brk is not None:
+        start, end = parse_clock(brk.start), parse_clock(brk.end)
+        shut |= (minute - start) % MINUTES_PER_DAY < (end - start) % MINUTES_PER_DAY
+        shut |= (weekday == 4) & (minute >= start)  # Friday after the close
+        shut |= (weekday == 6) & (minute < end)  # Sunday before the open
+    return shut
+
+
+class _Walls:
+    """The file's times as the instrument's wall clock under each candidate zone.
+
+    Offsets change only at whole hours, so they are worked out once per distinct hour of
+    the file and spread to its bars: a few milliseconds per zone on millions of bars.
+    """
+
+    def __init__(self, raw: RawBars, target: str):
+        self.instants = raw.instants
+        self.utc = raw.utc
+        self.target = target
+        hours, self.inverse = np.unique(raw.instants // HOUR_NS, return_inverse=True)
+        self.hours = hours * HOUR_NS
+
+    def wall(self, zone: str) -> np.ndarray:
+        index = pd.DatetimeIndex(self.hours.view("datetime64[ns]"))
+        if self.utc:
+            local = index.tz_localize("UTC")
+        else:
+            # Scoring only: a clock-change hour is read one way; conversion proper refuses it.
+            local = index.tz_localize(
+                zone, ambiguous=np.ones(len(index), dtype=bool), nonexistent="shift_forward"
+            )
+        shifted = local.tz_convert(self.target).tz_localize(None).asi8
+        return self.instants + (shifted - self.hours)[self.inverse]
+
+
+def read_clock(
+    raw: RawBars,
+    instrument: Instrument,
+    interval_minutes: int,
+    declared_zone: str | None,
+    declared_stamp: Stamp | None,
+) -> ClockReading:
+    """The zone and stamp under which the file's bars respect the exchange's closed hours.
+
+    A declared zone that the file contradicts is refused (``BadFile``) with what was found.
+    """
+    if raw.utc and declared_zone not in (None, "UTC"):
+        raise BadFile(
+            "the file's times carry their own zone (UTC offsets, Unix time or Databento's "
+            "UTC), so --timezone does not apply; leave it out."
+        )
+    if len(raw) == 0:
+        raise BadFile("no bars after the header.")
+    walls = _Walls(raw, instrument.timezone)
+    zones = ["UTC"] if raw.utc else list(dict.fromkeys([instrument.timezone, *CANDIDATE_ZONES]))
+    if declared_zone and declared_zone not in zones:
+        zones.insert(0, declared_zone)
+    default_stamp = declared_stamp or raw.layout.stamp
+    stamps: list[Stamp] = [default_stamp, "close" if default_stamp == "open" else "open"]
+    step = interval_minutes * MINUTE_NS
+    scores: dict[tuple[str, Stamp], int] = {}
+    for zone in zones:
+        wall = walls.wall(zone)
+        for stamp in stamps:
+            opens = wall - step if stamp == "close" else wall
+            scores[zone, stamp] = int(_closed(opens, instrument).sum())
+    days = len(np.unique(raw.instants // DAY_NS))
+    # Evidence must be clear: a few stray bars (an exchange's test prints, a vendor's
+    # settlement bar) must not flip the reading of a whole file.
+    margin = max(2, days // 4)
+    order = {key: i for i, key in enumerate(scores)}
+
+    def best(keys: list[tuple[str, Stamp]]) -> tuple[str, Stamp]:
+        return min(keys, key=lambda k: (scores[k], order[k]))
+
+    overall = best(list(scores))
+    home = "UTC" if raw.utc else (declared_zone or instrument.timezone)
+    if declared_zone:
+        mine = best([k for k in scores if k[0] == declared_zone])
+        if scores[mine] - scores[overall] >= margin and overall[0] != declared_zone:
+            raise BadFile(_contradiction(raw, instrument, declared_zone, overall[0]))
+    allowed = [k for k in scores if k[0] == home] if declared_zone or raw.utc else list(scores)
+    if declared_stamp:
+        allowed = [k for k in allowed if k[1] == declared_stamp]
+    default = (home, default_stamp)
+    choice = best(allowed)
+    if scores[default] - scores[choice] < margin:
+        choice = default
+    # Would the file break the closed hours if it were an hour off? If not (a file of
+    # day-session bars only), nothing in it confirms the zone.
+    chosen = walls.wall(choice[0]) - (step if choice[1] == "close" else 0)
+    evidence = any(
+        int(_closed(chosen + shift, instrument).sum()) - scores[choice] >= margin
+        for shift in (-HOUR_NS, HOUR_NS)
+    )
+    note = _note(raw, instrument, choice, evidence, declared_zone)
+    return ClockReading(choice[0], choice[1], note, scores[choice])
+
+
+def _break_in(zone: str, instrument: Instrument, raw: RawBars) -> str:
+    """Where the instrument's daily break sits on the clock of ``zone``, on the file's first
+    day."""
+    brk = instrument.maintenance_break
+    assert brk is not None
+    day = pd.Timestamp(int(raw.instants[0])).normalize()
+    start = day + pd.Timedelta(minutes=parse_clock(brk.start))
+    end = day + pd.Timedelta(minutes=parse_clock(brk.end))
+    shown = [
+        t.tz_localize(instrument.timezone).tz_convert(zone).strftime("%H:%M") for t in (start, end)
+    ]
+    return "–".join(shown)
+
+
+def _contradiction(raw: RawBars, instrument: Instrument, declared: str, found: str) -> str:
+    if instrument.maintenance_break is None:
+        return (
+            f"the bars fall in the exchange's closed hours when read as {zone_words(declared)};"
+            f" they fit {zone_words(found)}. Pass --timezone {found}."
+        )
+    return (
+        f"the daily break is at {_break_in(found, instrument, raw)} in this file, which is "
+        f"{zone_words(found)}, not {zone_words(declared)}; pass --timezone {found}."
+    )
+
+
+def _note(
+    raw: RawBars,
+    instrument: Instrument,
+    choice: tuple[str, Stamp],
+    evidence: bool,
+    declared_zone: str | None,
+) -> str:
+    zone, stamp = choice
+    stamped = (
+        " Bars are stamped at their close (moved to their open, as Barb keeps them)."
+        if stamp == "close"
+        else ""
+    )
+    if raw.utc:
+        return f"Times carry their own zone (converted from UTC).{stamped}"
+    where = (
+        f" the daily break sits at {_break_in(zone, instrument, raw)} in the file"
+        if instrument.maintenance_break is not None
+        else " no bar falls in the exchange's closed hours"
+    )
+    if declared_zone:
+        how = "as declared" + (", and" + where if evidence else "")
+        return f"Times read as {zone_words(zone)}, {how}.{stamped}"
+    if not evidence:
+        return (
+            f"Times taken as {zone_words(zone)}, the instrument's: the file has no bars near "
+            "the daily break or the weekend to confirm it; pass --timezone if that is wrong."
+            + stamped
+        )
+    return f"Times read as {zone_words(zone)}:{where}.{stamped}"

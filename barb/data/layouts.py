@@ -1,0 +1,205 @@
+"""The one registry of vendor file layouts Barb imports, and how a file's layout is found.
+
+A layout names the columns it needs (each with the header spellings vendors use), how its
+times are written, whether a header row exists, and whether bars are stamped at their open
+or their close. Detection tries the layouts in registry order; ``--columns`` builds a custom
+layout from a mapping the person gives; ``docs/data.md`` documents each entry.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+TimeKind = Literal["timestamp", "split", "ts_event", "compact"]
+Stamp = Literal["open", "close"]
+
+PRICES = ("open", "high", "low", "close")
+CANONICAL = ("timestamp", "date", "time", "ts_event", *PRICES, "volume")
+
+
+@dataclass(frozen=True)
+class Layout:
+    name: str
+    title: str  # as a person knows the file ("Sierra Chart intraday text export")
+    # canonical column -> accepted header names (lower case); for headerless layouts, the
+    # canonical names in field order.
+    columns: dict[str, tuple[str, ...]]
+    time: TimeKind
+    header: bool = True
+    stamp: Stamp = "open"
+    optional: tuple[str, ...] = ()  # canonical columns that may be absent
+    # Headerless layouts: the first line must match this.
+    first_line: re.Pattern[str] | None = None
+    example: str = ""
+    delimiter: str | None = None  # fixed delimiter of headerless layouts
+
+    def needed(self) -> tuple[str, ...]:
+        return tuple(c for c in self.columns if c not in self.optional)
+
+
+def _same(*names: str) -> dict[str, tuple[str, ...]]:
+    return {n: (n,) for n in names}
+
+
+LAYOUTS: dict[str, Layout] = {
+    layout.name: layout
+    for layout in (
+        Layout(
+            "databento",
+            "Databento OHLCV-1m",
+            _same("ts_event", *PRICES, "volume"),
+            "ts_event",
+            example="ts_event,rtype,publisher_id,instrument_id,open,high,low,close,volume,symbol",
+        ),
+        Layout(
+            "sierra",
+            "Sierra Chart intraday text export",
+            {**_same("date", "time", "open", "high", "low"), "close": ("last",)} | _same("volume"),
+            "split",
+            example="Date, Time, Open, High, Low, Last, Volume, NumberOfTrades, BidVolume, "
+            "AskVolume",
+        ),
+        Layout(
+            "split",
+            "Date and Time columns",
+            _same("date", "time", *PRICES, "volume"),
+            "split",
+            example="Date,Time,Open,High,Low,Close,Volume",
+        ),
+        Layout(
+            "tradingview",
+            "TradingView chart export",
+            _same("time", *PRICES, "volume"),
+            "timestamp",
+            optional=("volume",),
+            example="time,open,high,low,close,Volume",
+        ),
+        Layout(
+            "plain",
+            "one timestamp column",
+            {"timestamp": ("timestamp", "datetime"), **_same(*PRICES, "volume")},
+            "timestamp",
+            example="timestamp,open,high,low,close,volume",
+        ),
+        Layout(
+            "ninjatrader",
+            "NinjaTrader 8 text export",
+            _same("timestamp", *PRICES, "volume"),
+            "compact",
+            header=False,
+            stamp="close",
+            first_line=re.compile(r"^\d{8} \d{6};"),
+            delimiter=";",
+            example="20240105 093100;16850.25;16852;16849.5;16851.75;412",
+        ),
+        Layout(
+            "kibot",
+            "Kibot-style, no header",
+            _same("date", "time", *PRICES, "volume"),
+            "split",
+            header=False,
+            first_line=re.compile(r"^\d{1,2}/\d{1,2}/\d{4},\d{1,2}:\d\d(:\d\d)?,"),
+            delimiter=",",
+            example="01/05/2024,09:30,16850.25,16852,16849.5,16851.75,412",
+        ),
+    )
+}
+FORMATS: tuple[str, ...] = (*LAYOUTS, "parquet")
+
+# A custom layout from --columns: which canonical columns make a complete set of times.
+TIME_SETS: tuple[tuple[TimeKind, tuple[str, ...]], ...] = (
+    ("timestamp", ("timestamp",)),
+    ("split", ("date", "time")),
+    ("ts_event", ("ts_event",)),
+)
+
+
+class LayoutError(Exception):
+    """The columns fit no layout (or not the one asked for); the message says what to pass."""
+
+
+def parse_columns_option(text: str) -> dict[str, str]:
+    """``timestamp=Time,open=O,…`` -> {canonical: header name}."""
+    mapping: dict[str, str] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not sep or not value:
+            raise LayoutError(f"--columns takes name=Column pairs; {part.strip()!r} is not one.")
+        if key not in CANONICAL:
+            raise LayoutError(
+                f"--columns: {key!r} is not a column Barb reads; use {', '.join(CANONICAL)}."
+            )
+        mapping[key] = value
+    return mapping
+
+
+def custom_layout(mapping: dict[str, str], found: list[str], stamp: Stamp) -> Layout:
+    """The layout ``--columns`` describes, checked against the header's columns."""
+    lower = {c.strip().lower() for c in found}
+    missing_names = [v for v in mapping.values() if v.strip().lower() not in lower]
+    if missing_names:
+        raise LayoutError(
+            f"--columns names {', '.join(missing_names)}, which the file does not have. "
+            f"Found: {', '.join(found)}."
+        )
+    kind = next((k for k, cols in TIME_SETS if all(c in mapping for c in cols)), None)
+    if kind is None:
+        raise LayoutError("--columns needs timestamp=…, or date=… and time=…, for the bar times.")
+    absent = [p for p in (*PRICES, "volume") if p not in mapping]
+    if absent:
+        raise LayoutError(f"--columns lacks {', '.join(absent)}.")
+    names = {c: (mapping[c].strip().lower(),) for c in mapping}
+    return Layout("custom", "columns given with --columns", names, kind, stamp=stamp)
+
+
+def match_header(layout: Layout, names: list[str]) -> dict[str, int] | None:
+    """canonical column -> index in ``names`` if every needed column is there, else None."""
+    lower = [n.strip().lower() for n in names]
+    found: dict[str, int] = {}
+    for canonical, spellings in layout.columns.items():
+        index = next((lower.index(s) for s in spellings if s in lower), None)
+        if index is None:
+            if canonical in layout.optional:
+                continue
+            return None
+        found[canonical] = index
+    return found
+
+
+def detect_header_layout(names: list[str], forced: str | None) -> tuple[Layout, dict[str, int]]:
+    """The first layout whose columns the header has (or ``forced``), with their indexes."""
+    candidates = [LAYOUTS[forced]] if forced else [x for x in LAYOUTS.values() if x.header]
+    for layout in candidates:
+        found = match_header(layout, names)
+        if found is not None:
+            return layout, found
+    shown = ", ".join(names) or "none"
+    if forced:
+        layout = LAYOUTS[forced]
+        lower = {n.strip().lower() for n in names}
+        missing = [c for c in layout.needed() if not set(layout.columns[c]) & lower]
+        raise LayoutError(
+            f"missing columns {', '.join(missing)} of the {layout.title} layout "
+            f"({layout.example}). Found: {shown}."
+        )
+    known = "; ".join(f"{x.name}: {x.example}" for x in LAYOUTS.values() if x.header)
+    raise LayoutError(
+        f"unrecognised columns. Found: {shown}. Layouts Barb knows: {known}. Otherwise name "
+        "them with --columns, for example "
+        "--columns timestamp=Time,open=Open,high=High,low=Low,close=Close,volume=Volume "
+        "(or date=…,time=… for separate date and time columns); the layouts Barb knows are "
+        "in docs/data.md."
+    )
+
+
+def detect_headerless(first_line: str) -> Layout | None:
+    """A headerless layout whose first line looks like ``first_line``."""
+    for layout in LAYOUTS.values():
+        if layout.first_line is not None and layout.first_line.match(first_line):
+            return layout
+    return None

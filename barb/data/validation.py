@@ -1,0 +1,266 @@
+"""The validation report of a file about to be imported: what is in it, what is wrong with
+it (refused), and what looks odd (reported, not refused).
+
+Every check runs over the whole file at once with vectorized comparisons; the rows they
+find are named by their line in the file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from barb.data.formats import RawBars
+from barb.data.layouts import PRICES
+from barb.instruments import Instrument
+
+MINUTE_NS = 60 * 1_000_000_000
+SHOWN = 10  # problems of each kind listed by line; the rest are counted
+GAP_MINUTES = 30  # a hole this long inside a trading session is reported
+# Bad prints (see jump_checks): a leap there and back beyond this many robust standard
+# deviations of the day's moves and at least MIN_SPIKE, or any leap over BIG_JUMP (log-price).
+SPIKE_SIGMAS = 25
+MIN_SPIKE = 0.005
+BIG_JUMP = 0.10
+
+
+class Finding(BaseModel):
+    """One row's problem, named by line (CSV) or row (Parquet)."""
+
+    row: int  # 0-based data row
+    line: int | None = None  # physical line in the file
+    message: str
+
+    def where(self) -> str:
+        return f"line {self.line}" if self.line is not None else f"row {self.row + 1}"
+
+
+class Check(BaseModel):
+    """All rows that fail one check: how many, and the first few."""
+
+    name: str
+    count: int
+    shown: list[Finding]
+
+
+class ImportReport(BaseModel):
+    """Everything a person should see before bars are written."""
+
+    file: str
+    layout: str  # the layout's title
+    layout_name: str = ""  # its registry name (plain, sierra, …)
+    file_kind: str = "CSV"  # CSV or Parquet
+    rows: int
+    first_date: dt.date | None = None
+    last_date: dt.date | None = None
+    trading_dates: int = 0
+    interval_minutes: int = 1
+    timezone: str = ""
+    stamp: str = "open"
+    clock_note: str = ""
+    sessions: dict[str, float] = Field(default_factory=dict)  # session -> share of bars
+    errors: list[Check] = Field(default_factory=list)  # any of these refuses the import
+    warnings: list[Check] = Field(default_factory=list)
+    missing_dates: list[dt.date] = Field(default_factory=list)
+    missing_date_count: int = 0
+    closed_dates: list[dt.date] = Field(default_factory=list)  # bars on exchange holidays
+    gaps: list[str] = Field(default_factory=list)
+    gap_count: int = 0
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def count(self, name: str) -> int:
+        return sum(c.count for c in (*self.errors, *self.warnings) if c.name == name)
+
+    def text(self) -> str:
+        """The report as plain lines, for the terminal and the bot."""
+        out = [f"{self.file}: {self.layout}, {self.rows:,} bars"]
+        if self.first_date is not None:
+            out.append(
+                f"Dates: {self.first_date} to {self.last_date}, {self.trading_dates:,} trading "
+                f"dates; {self.interval_minutes}-minute bars."
+            )
+        if self.clock_note:
+            out.append(self.clock_note)
+        if self.sessions:
+            shares = ", ".join(f"{name} {share:.0%}" for name, share in self.sessions.items())
+            out.append(f"Sessions covered (share of bars): {shares}.")
+        out.extend(self.notes)
+        for title, checks in (("Refused", self.errors), ("Suspicious", self.warnings)):
+            for check in checks:
+                out.append(f"{title}: {check.name}: {check.count:,}")
+                out.extend(f"  {f.where()}: {f.message}" for f in check.shown)
+                if check.count > len(check.shown):
+                    out.append(f"  … and {check.count - len(check.shown):,} more")
+        if self.missing_date_count:
+            shown = ", ".join(str(d) for d in self.missing_dates)
+            more = "…" if self.missing_date_count > len(self.missing_dates) else ""
+            out.append(
+                f"Trading dates of the exchange calendar with no bars: "
+                f"{self.missing_date_count:,} ({shown}{more})."
+            )
+        if self.closed_dates:
+            shown = ", ".join(str(d) for d in self.closed_dates[:SHOWN])
+            out.append(f"Bars on days the exchange was closed: {shown}.")
+        if self.gap_count:
+            out.append(
+                f"Gaps over {GAP_MINUTES} minutes inside a session: {self.gap_count:,} "
+                f"({'; '.join(self.gaps)}{'…' if self.gap_count > len(self.gaps) else ''})."
+            )
+        if self.ok:
+            out.append("No problems that stop the import.")
+        return "\n".join(out)
+
+
+def show(ns: int, utc: bool) -> str:
+    text = str(pd.Timestamp(int(ns)))
+    return f"{text} UTC" if utc else text
+
+
+def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
+    """(name, failing rows mask, message of one row) of every check that refuses a file."""
+    o, h, low, c, v = raw.open, raw.high, raw.low, raw.close, raw.volume
+    t = raw.instants
+    step = np.diff(t)
+    return [
+        (
+            "missing prices",
+            np.isnan(o) | np.isnan(h) | np.isnan(low) | np.isnan(c),
+            lambda i: "missing "
+            + ", ".join(n for n, a in zip(PRICES, (o, h, low, c), strict=True) if np.isnan(a[i]))
+            + ".",
+        ),
+        ("missing volume", np.isnan(v), lambda i: "missing volume."),
+        ("negative volume", v < 0, lambda i: f"negative volume {v[i]:g}."),
+        (
+            "fractional volume",
+            v != np.floor(v),
+            lambda i: f"volume {v[i]:g} is not a whole number.",
+        ),
+        (
+            "OHLC inconsistent",
+            (h < low) | (o < low) | (o > h) | (c < low) | (c > h),
+            lambda i: f"high {h[i]:g} is below low {low[i]:g}."
+            if h[i] < low[i]
+            else f"open {o[i]:g} is outside the bar's low..high ({low[i]:g}..{h[i]:g})."
+            if not low[i] <= o[i] <= h[i]
+            else f"close {c[i]:g} is outside the bar's low..high ({low[i]:g}..{h[i]:g}).",
+        ),
+        (
+            "duplicates",
+            np.concatenate(([False], step == 0)),
+            lambda i: f"duplicate bar: {show(t[i], raw.utc)} again, as in the bar before.",
+        ),
+        (
+            "out of order",
+            np.concatenate(([False], step < 0)),
+            lambda i: f"bars out of order: {show(t[i], raw.utc)} comes after "
+            f"{show(t[i - 1], raw.utc)}; sort the file by time.",
+        ),
+        (
+            "not on a whole minute",
+            t % MINUTE_NS != 0,
+            lambda i: f"{show(t[i], raw.utc)} is not on a whole minute.",
+        ),
+    ]
+
+
+def collect(
+    raw: RawBars, checks: list[tuple[str, np.ndarray, Callable[[int], str]]]
+) -> list[Check]:
+    found = []
+    for name, mask, message in checks:
+        rows = np.flatnonzero(mask)
+        if rows.size:
+            shown = [Finding(row=int(i), message=message(int(i))) for i in rows[:SHOWN]]
+            found.append(Check(name=name, count=int(rows.size), shown=shown))
+    return found
+
+
+def jump_checks(
+    raw: RawBars, trading_date: np.ndarray, interval_minutes: int
+) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
+    """Bad prints: a bar whose close leaps away and straight back (a spike far beyond the
+    day's usual moves), or any leap of over ``BIG_JUMP`` in one bar.
+
+    Real markets move fast too, but rarely to a price they leave again at once; the scale
+    is each trading date's median move, so a wild day (March 2020) is judged against itself,
+    and the first bar after a pause (a session's open, a halt) may gap.
+    """
+    c = raw.close
+    if len(c) < 3 or not np.all(c[~np.isnan(c)] > 0):
+        return []
+    step = np.diff(np.log(c))  # step[k]: from bar k to bar k + 1
+    day = pd.Series(np.abs(step)).groupby(trading_date[1:]).transform("median").to_numpy()
+    limit = np.maximum(SPIKE_SIGMAS * 1.4826 * day, MIN_SPIKE)
+    paused = np.diff(raw.instants) > interval_minutes * MINUTE_NS
+    leap = (np.abs(step) > limit) & ~paused
+    # Bar i (1..n-2) spikes when it leaps in from bar i-1 and back out to bar i+1.
+    spike = np.zeros(len(c), dtype=bool)
+    spike[1:-1] = leap[:-1] & leap[1:] & (np.sign(step[:-1]) != np.sign(step[1:]))
+    big = np.concatenate(([False], (np.abs(step) > BIG_JUMP) & ~paused))
+    after_spike = np.concatenate(([False], spike[:-1]))
+    flagged = spike | (big & ~after_spike)
+
+    def message(i: int) -> str:
+        after = f", then {c[i + 1]:g}" if i + 1 < len(c) else ""
+        return (
+            f"{show(raw.instants[i], raw.utc)}: close {c[i - 1]:g}, then {c[i]:g}{after} "
+            "(a leap and back, or over 10% in one bar: a bad print?)."
+        )
+
+    return [("jumps", flagged, message)]
+
+
+def detect_interval(instants: np.ndarray) -> int | None:
+    """The bars' interval in minutes: the shortest step between consecutive bars that is
+    common (illiquid one-minute data skips many minutes, but one-minute steps stay common);
+    None when the file has too few steps to tell."""
+    steps = np.diff(instants) // MINUTE_NS
+    steps = steps[(steps > 0) & (steps <= 24 * 60)]
+    values, counts = np.unique(steps, return_counts=True)
+    common = values[counts >= max(3, 0.05 * steps.size)]
+    return int(common[0]) if common.size else None
+
+
+def session_shares(minute: np.ndarray, instrument: Instrument) -> dict[str, float]:
+    """Share of the bars that fall in each of the instrument's sessions."""
+    shares = {}
+    for name, spec in instrument.sessions.items():
+        start, length = spec.start_minute, spec.length_minutes
+        inside = (minute.astype(np.int64) - start) % (24 * 60) < length
+        share = float(inside.mean()) if len(minute) else 0.0
+        if share > 0:
+            shares[name] = round(share, 4)
+    return shares
+
+
+def calendar_findings(
+    report: ImportReport,
+    wall: np.ndarray,
+    trading_date: np.ndarray,
+    schedule_dates: np.ndarray,
+    interval_minutes: int,
+) -> None:
+    """Dates the calendar has and the file lacks, bars on closed days, holes in sessions."""
+    dates = np.unique(trading_date)
+    missing = np.setdiff1d(schedule_dates, dates)
+    report.missing_date_count = int(missing.size)
+    report.missing_dates = [pd.Timestamp(d).date() for d in missing[:SHOWN]]
+    closed = np.setdiff1d(dates, schedule_dates)
+    report.closed_dates = [pd.Timestamp(d).date() for d in closed[: SHOWN * 10]]
+    step = np.diff(wall)
+    same_day = trading_date[1:] == trading_date[:-1]
+    hole = same_day & (step > max(GAP_MINUTES, interval_minutes) * MINUTE_NS)
+    rows = np.flatnonzero(hole)
+    report.gap_count = int(rows.size)
+    report.gaps = [
+        f"{pd.Timestamp(int(wall[i]))} to {pd.Timestamp(int(wall[i + 1]))}" for i in rows[:3]
+    ]

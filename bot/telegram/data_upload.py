@@ -1,0 +1,179 @@
+"""An admin sends a CSV or Parquet file of bars: the bot replies with the validation report
+and Import / Cancel buttons, and imports with the same code as `barb data import`.
+
+The instrument is the one named in the file's caption, else the chat's. Only admins may
+import; only the admin who sent the file may press its buttons. In a group, only a file an
+admin sends with the bot's @name in the caption is taken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.constants import ChatType
+from telegram.ext import ContextTypes
+
+from barb.errors import BarbError
+from barb.instruments import available_instruments
+from bot.data_uploads import MAX_UPLOAD_BYTES, Checked, DataUploads
+from bot.store.records import Chat
+from bot.telegram import keyboards
+from bot.telegram.render import escape
+from bot.telegram.services import BotServices, services
+from bot.texts import language_for, t
+
+log = logging.getLogger(__name__)
+
+IMPORT = "di"
+CANCEL = "dc"
+#: The callback_data this module answers (registered before the general button handler).
+PATTERN = rf"^(?:{IMPORT}|{CANCEL}){keyboards.SEPARATOR}"
+REPORT_CHARS = 3500  # the report in one message, under Telegram's 4096 with the heading
+
+
+def offer_keyboard(offer_id: str, lang: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t("upload_import_button", lang), callback_data=keyboards.data(IMPORT, offer_id)
+                ),
+                InlineKeyboardButton(
+                    t("cancel_button", lang), callback_data=keyboards.data(CANCEL, offer_id)
+                ),
+            ]
+        ]
+    )
+
+
+def _lang(update: Update) -> str:
+    user = update.effective_user
+    return language_for("auto", "", user.language_code if user else None)
+
+
+async def _ensure_chat(svc: BotServices, update: Update) -> Chat:
+    """The stored chat (replies are stored before they are sent, and belong to a chat)."""
+    kind = update.effective_chat.type
+    chat_type = kind if kind in (ChatType.GROUP, ChatType.SUPERGROUP) else "private"
+    return await svc.store.chats.ensure(update.effective_chat.id, chat_type)
+
+
+def _desk(svc: BotServices) -> DataUploads:
+    return DataUploads(svc.assistant.engine_settings)
+
+
+def _symbol(svc: BotServices, chat: Chat, caption: str | None) -> str:
+    """The instrument named in the caption, else the chat's current one."""
+    known = {s.upper() for s in available_instruments(svc.assistant.engine_settings)}
+    for word in (caption or "").replace(",", " ").split():
+        if word.upper() in known:
+            return word.upper()
+    return chat.instrument
+
+
+def _report_html(checked: Checked, lang: str) -> str:
+    offer = checked.offer
+    lines = [t("upload_report", lang, file=escape(offer.file_name), symbol=offer.symbol)]
+    if checked.report is not None:
+        text = checked.report.text()
+        if len(text) > REPORT_CHARS:
+            text = text[:REPORT_CHARS] + "\n…"
+        lines.append(f"<pre>{escape(text)}</pre>")
+    if checked.error is not None:
+        lines.append(escape(t("upload_refused", lang, reason=checked.error)))
+    return "\n".join(lines)
+
+
+async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A file of bars: check it and offer to import it (admins only)."""
+    message = update.effective_message
+    document = message.document if message else None
+    if message is None or document is None:
+        return
+    svc = services(context)
+    lang = _lang(update)
+    chat_id = update.effective_chat.id
+    user_id = update.effective_user.id
+    if update.effective_chat.type != ChatType.PRIVATE and (
+        user_id not in svc.settings.admins
+        or f"@{context.bot.username}".lower() not in (message.caption or "").lower()
+    ):
+        return  # a group's files are its members' business unless an admin hands one to Barb
+    sender = svc.sender(context.bot)
+    chat = await _ensure_chat(svc, update)
+    if user_id not in svc.settings.admins:
+        await sender.text(chat_id, escape(t("upload_admins_only", lang)))
+        return
+    if (document.file_size or 0) > MAX_UPLOAD_BYTES:
+        await sender.text(chat_id, escape(t("upload_too_large", lang)))
+        return
+    desk = _desk(svc)
+    symbol = _symbol(svc, chat, message.caption)
+    offer = desk.new_offer(document.file_name or "upload.csv", symbol, user_id, chat_id)
+    async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
+        try:
+            telegram_file = await context.bot.get_file(document.file_id)
+            await telegram_file.download_to_drive(desk.path(offer))
+        except Exception:
+            log.warning("could not download %s", document.file_id, exc_info=True)
+            desk.discard(offer)
+            await sender.text(chat_id, escape(t("upload_download_failed", lang)))
+            return
+        # The check reads the whole file with pandas and Arrow: off the event loop.
+        checked = await asyncio.to_thread(desk.check, offer)
+    if not checked.importable:
+        desk.discard(offer)
+        await sender.text(chat_id, _report_html(checked, lang))
+        return
+    await sender.text(chat_id, _report_html(checked, lang), markup=offer_keyboard(offer.id, lang))
+
+
+async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Import or Cancel under a checked file."""
+    query = update.callback_query
+    await query.answer()  # first, so the button stops spinning
+    prefix, parts = keyboards.parse(query.data or "")
+    svc = services(context)
+    lang = _lang(update)
+    chat_id = update.effective_chat.id
+    sender = svc.sender(context.bot)
+    await _ensure_chat(svc, update)
+    desk = _desk(svc)
+    offer = desk.get(parts[0]) if parts else None
+    if offer is None:
+        await sender.text(chat_id, escape(t("upload_gone", lang)))
+        return
+    if update.effective_user.id != offer.user_id:
+        await sender.text(chat_id, escape(t("upload_not_yours", lang)))
+        return
+    if query.message is not None:
+        try:
+            await query.message.edit_reply_markup(reply_markup=None)
+        except Exception:  # already edited: the buttons are gone either way
+            log.debug("keyboard of the upload offer already gone")
+    if prefix == CANCEL:
+        desk.discard(offer)
+        await sender.text(chat_id, escape(t("upload_cancelled", lang)))
+        return
+    async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
+        try:
+            result = await asyncio.to_thread(desk.accept, offer)
+        except BarbError as exc:
+            await sender.text(chat_id, escape(t("upload_refused", lang, reason=str(exc))))
+            return
+    meta = result.meta
+    await sender.text(
+        chat_id,
+        escape(
+            t(
+                "upload_imported",
+                lang,
+                symbol=meta.instrument,
+                bars=result.added,
+                first=meta.first_date,
+                last=meta.last_date,
+            )
+        ),
+    )

@@ -1,0 +1,442 @@
+"""Issue 13's "done when": every layout, every refusal, time zones that cannot slip, and
+writes that never lose what was there. Each file is made by the test (``bar_files``), and
+answers are checked against pandas over the bars that went into the file."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import bar_files as bf
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from barb.data.cli import data as data_cli
+from barb.data.importer import ImportRefused, check_file, import_file
+from barb.data.store import data_path, previous_path, read_bars, read_meta
+from barb.errors import DataError
+from barb.interpreter import execute
+from barb.settings import EngineSettings
+
+PRICES = ["open", "high", "low", "close", "volume"]
+
+
+@pytest.fixture(scope="module")
+def bars() -> pd.DataFrame:
+    return bf.week_of_bars()
+
+
+def stored(settings: EngineSettings, symbol: str = "NQ") -> pd.DataFrame:
+    frame, _ = read_bars(data_path(symbol, settings))
+    return frame
+
+
+def assert_same_bars(settings: EngineSettings, bars: pd.DataFrame) -> None:
+    """The stored bars are the bars that went in: New York wall-clock opens, same OHLCV."""
+    frame = stored(settings)
+    wall = bars["timestamp"].dt.tz_localize(None)
+    assert frame["timestamp"].tolist() == wall.tolist()
+    for column in PRICES:
+        assert frame[column].tolist() == pytest.approx(bars[column].tolist()), column
+
+
+# --- every layout -----------------------------------------------------------------------
+
+
+LAYOUT_FILES = {
+    "plain": lambda p, b: bf.plain_csv(p / "bars.csv", b),
+    "sierra": lambda p, b: bf.sierra_txt(p / "NQH24.scid_BarData.txt", b),
+    "tradingview-unix": lambda p, b: bf.tradingview_csv(p / "CME_MINI_NQ1!, 1.csv", b),
+    "tradingview-iso": lambda p, b: bf.tradingview_csv(p / "tv.csv", b, iso=True),
+    "ninjatrader": lambda p, b: bf.ninjatrader_txt(p / "NQ 03-24.Last.txt", b),
+    "kibot": lambda p, b: bf.kibot_txt(p / "NQ.txt", b),
+    "decimal-comma": lambda p, b: bf.european_csv(p / "nq_eu.csv", b),
+    "gzip": lambda p, b: bf.gzipped(bf.plain_csv(p / "bars.csv", b)),
+    "zip": lambda p, b: bf.zipped(bf.sierra_txt(p / "sierra.txt", b)),
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUT_FILES))
+def test_each_layout_imports_the_bars_that_went_in(
+    layout: str, tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    path = LAYOUT_FILES[layout](tmp_path, bars)
+    result = import_file(path, "NQ", settings)
+    assert_same_bars(settings, bars)
+    assert result.report.ok
+    assert result.report.interval_minutes == 1
+    assert result.meta.source_file == path.name
+
+
+def test_ninjatrader_close_stamps_are_moved_to_the_open(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    result = import_file(bf.ninjatrader_txt(tmp_path / "nt.txt", bars), "NQ", settings)
+    assert result.report.stamp == "close"
+    assert "stamped at their close" in result.report.clock_note
+    assert stored(settings)["timestamp"].iloc[0] == pd.Timestamp("2024-03-17 18:00")
+
+
+def test_close_stamps_are_detected_in_any_layout_or_declared(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    path = bf.plain_csv(tmp_path / "closes.csv", bars, stamp="close")
+    checked = check_file(path, "NQ", settings)
+    assert checked.report.stamp == "close"
+    declared = import_file(path, "NQ", settings, stamp="close")
+    assert declared.report.stamp == "close"
+    assert_same_bars(settings, bars)
+
+
+def test_columns_option_reads_any_other_layout(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    odd = pd.DataFrame(
+        {
+            "Zeit": bars["timestamp"].dt.strftime("%Y-%m-%d %H:%M"),
+            "Eröffnung": bars["open"],
+            "Hoch": bars["high"],
+            "Tief": bars["low"],
+            "Schluss": bars["close"],
+            "Umsatz": bars["volume"],
+        }
+    )
+    path = tmp_path / "odd.csv"
+    odd.to_csv(path, index=False)
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings)
+    message = str(refused.value)
+    assert "Found: Zeit, Eröffnung, Hoch, Tief, Schluss, Umsatz" in message
+    assert "--columns timestamp=" in message
+    assert not data_path("NQ", settings).exists()
+
+    import_file(
+        path,
+        "NQ",
+        settings,
+        columns="timestamp=Zeit,open=Eröffnung,high=Hoch,low=Tief,close=Schluss,volume=Umsatz",
+    )
+    assert_same_bars(settings, bars)
+
+
+def test_columns_option_names_what_is_wrong(tmp_path: Path, settings: EngineSettings) -> None:
+    path = tmp_path / "odd.csv"
+    path.write_text("T,O,H,L,C,V\n2024-01-02 09:30,1,2,0.5,1.5,3\n")
+    with pytest.raises(DataError, match="--columns names Close, which the file does not have"):
+        import_file(
+            path, "NQ", settings, columns="timestamp=T,open=O,high=H,low=L,close=Close,volume=V"
+        )
+    with pytest.raises(DataError, match="--columns lacks volume"):
+        import_file(path, "NQ", settings, columns="timestamp=T,open=O,high=H,low=L,close=C")
+    with pytest.raises(DataError, match="'price' is not a column Barb reads"):
+        import_file(path, "NQ", settings, columns="price=C")
+
+
+def test_headerless_unknown_lines_are_refused_with_the_flag_to_use(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    path = tmp_path / "x.txt"
+    path.write_text("2024-01-02T09:30|1|2|0.5|1.5|3\n")
+    with pytest.raises(DataError, match=r"no header row.*--columns"):
+        import_file(path, "NQ", settings)
+
+
+# --- time zones -------------------------------------------------------------------------
+
+
+ZONES = ["America/New_York", "America/Chicago", "UTC"]
+QUERIES = [
+    {"session": "RTH", "from": "daily", "select": "mean(range)"},
+    {"session": "ETH", "from": "1h", "group_by": "hour()", "select": "mean(volume)"},
+    {"session": "RTH", "from": "daily", "select": "close"},
+]
+
+
+def _answers(settings: EngineSettings) -> list[object]:
+    answers = []
+    for query in QUERIES:
+        result = execute(query, "NQ", settings=settings)
+        assert result.error is None, result.error
+        answers.append(result.table.to_dict("list") if result.table is not None else None)
+        answers.append(result.summary.model_dump() if result.summary else None)
+    return answers
+
+
+def test_chicago_utc_and_new_york_files_give_identical_answers(
+    tmp_path: Path, bars: pd.DataFrame
+) -> None:
+    answers = {}
+    for zone in ZONES:
+        settings = EngineSettings(data_dir=tmp_path / zone.replace("/", "_"))
+        path = bf.plain_csv(tmp_path / f"{zone.replace('/', '_')}.csv", bars, zone)
+        result = import_file(path, "NQ", settings)  # no --timezone: found from the break
+        assert result.report.timezone == zone
+        assert_same_bars(settings, bars)
+        answers[zone] = _answers(settings)
+    assert answers["America/Chicago"] == answers["America/New_York"]
+    assert answers["UTC"] == answers["America/New_York"]
+
+    # And the answer is right: RTH (09:30-17:00 New York) daily range by hand.
+    wall = bars.assign(t=bars["timestamp"].dt.tz_localize(None))
+    minute = wall["t"].dt.hour * 60 + wall["t"].dt.minute
+    rth = wall[(minute >= 9 * 60 + 30) & (minute < 17 * 60)]
+    by_day = rth.groupby(rth["t"].dt.date)
+    expected = (by_day["high"].max() - by_day["low"].min()).mean()
+    settings = EngineSettings(data_dir=tmp_path / "America_New_York")
+    got = execute(QUERIES[0], "NQ", settings=settings)
+    assert got.summary.value == pytest.approx(expected)
+
+
+def test_a_contradicting_timezone_is_refused_with_what_was_found(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    path = bf.plain_csv(tmp_path / "chicago.csv", bars, "America/Chicago")
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings, timezone="America/New_York")
+    assert str(refused.value).endswith(
+        "the daily break is at 16:00–17:00 in this file, which is Chicago time "
+        "(America/Chicago), not New York time (America/New_York); pass --timezone "
+        "America/Chicago."
+    )
+    assert not data_path("NQ", settings).exists()
+    import_file(path, "NQ", settings, timezone="America/Chicago")
+    assert_same_bars(settings, bars)
+
+
+def test_times_with_offsets_need_no_timezone(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    path = bf.offset_csv(tmp_path / "tokyo.csv", bars, "Asia/Tokyo")
+    result = import_file(path, "NQ", settings)
+    assert "own zone" in result.report.clock_note
+    assert_same_bars(settings, bars)
+    with pytest.raises(DataError, match="--timezone does not apply"):
+        check_file(path, "NQ", settings, timezone="America/Chicago")
+
+
+def test_without_bars_near_the_break_the_zone_is_the_instruments_and_says_so(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    rth_only = bars[(minute >= 9 * 60 + 30) & (minute < 16 * 60)].reset_index(drop=True)
+    result = check_file(bf.plain_csv(tmp_path / "rth.csv", rth_only), "NQ", settings)
+    assert result.report.timezone == "America/New_York"
+    assert "no bars near the daily break" in result.report.clock_note
+
+
+# --- intervals --------------------------------------------------------------------------
+
+
+def test_five_minute_bars_are_refused_unless_declared_and_then_finer_queries_are(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    import_file(bf.plain_csv(tmp_path / "one.csv", bars), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    five = bf.week_of_bars(step_minutes=5)
+    path = bf.plain_csv(tmp_path / "five.csv", five)
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings, mode="replace")
+    assert "these are 5-minute bars" in str(refused.value)
+    assert "--interval 5m" in str(refused.value)
+    assert data_path("NQ", settings).read_bytes() == before  # untouched
+    with pytest.raises(DataError, match=r"--interval says 15-minute bars.*pass --interval 5m"):
+        import_file(path, "NQ", settings, mode="replace", interval="15m")
+
+    result = import_file(path, "NQ", settings, mode="replace", interval="5m")
+    assert result.meta.interval_minutes == 5
+    fine = execute({"from": "1m", "select": "count()"}, "NQ", settings=settings)
+    assert fine.error is not None
+    assert fine.error.message.startswith("NQ data holds 5-minute bars, so 1m bars cannot")
+    hourly = execute({"session": "ETH", "from": "1h", "select": "count()"}, "NQ", settings=settings)
+    assert hourly.error is None
+    assert hourly.summary.value == 5 * 23  # 23 hours a session, 5 sessions
+
+
+# --- never lose what was there ------------------------------------------------------------
+
+
+def test_a_second_import_needs_replace_and_restore_brings_back_the_previous_file(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    first = import_file(bf.plain_csv(tmp_path / "a.csv", bars), "NQ", settings)
+    target = data_path("NQ", settings)
+    original = target.read_bytes()
+    other = bars.assign(close=bars["close"], high=bars["high"] + 1)
+    second = bf.plain_csv(tmp_path / "b.csv", other)
+    with pytest.raises(DataError) as refused:
+        import_file(second, "NQ", settings)
+    message = str(refused.value)
+    assert "NQ already has data imported from a.csv" in message
+    assert "--replace" in message and "--append" in message
+    assert target.read_bytes() == original
+
+    import_file(second, "NQ", settings, mode="replace")
+    assert stored(settings)["high"].tolist() == other["high"].tolist()
+    assert previous_path(target).read_bytes() == original
+
+    runner = CliRunner()
+    info = runner.invoke(data_cli, ["info", "NQ"], obj=settings)
+    assert "imported from b.csv" in info.output
+    assert "previous file kept: imported (imported from a.csv" in info.output
+    restored = runner.invoke(data_cli, ["restore", "NQ"], obj=settings)
+    assert restored.exit_code == 0, restored.output
+    assert "restored imported data (imported from a.csv" in restored.output
+    assert target.read_bytes() == original
+    assert read_meta(target).created_at == first.meta.created_at
+    # A second restore undoes the first.
+    assert runner.invoke(data_cli, ["restore", "NQ"], obj=settings).exit_code == 0
+    assert stored(settings)["high"].tolist() == other["high"].tolist()
+
+
+def test_restore_without_a_previous_file_says_so(settings: EngineSettings) -> None:
+    result = CliRunner().invoke(data_cli, ["restore", "NQ"], obj=settings)
+    assert result.exit_code == 1
+    assert "there is no previous file to restore" in result.output
+
+
+def test_append_adds_new_dates_and_refuses_an_overlap_that_disagrees(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    day = bars["timestamp"].dt.tz_localize(None)
+    first_three = bars[day < pd.Timestamp("2024-03-20 17:00")]
+    from_third = bars[day >= pd.Timestamp("2024-03-19 18:00")]  # one day of overlap
+    import_file(bf.plain_csv(tmp_path / "mon-wed.csv", first_three), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+
+    wrong = from_third.copy()
+    wrong.loc[wrong.index[10], "volume"] += 1  # a bar of the overlap that disagrees
+    with pytest.raises(DataError, match="overlaps the stored data and disagrees with it"):
+        import_file(bf.plain_csv(tmp_path / "bad.csv", wrong), "NQ", settings, mode="append")
+    assert data_path("NQ", settings).read_bytes() == before
+
+    result = import_file(
+        bf.plain_csv(tmp_path / "wed-fri.csv", from_third), "NQ", settings, mode="append"
+    )
+    assert result.added == (day >= pd.Timestamp("2024-03-20 17:00")).sum()
+    assert_same_bars(settings, bars)
+    assert previous_path(data_path("NQ", settings)).read_bytes() == before
+
+    again = import_file(
+        bf.plain_csv(tmp_path / "same.csv", from_third), "NQ", settings, mode="append"
+    )
+    assert again.added == 0
+
+
+def test_append_to_the_synthetic_sample_is_refused(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, nq_summer: pd.DataFrame
+) -> None:
+    from barb.data.store import make_meta, write_bars
+
+    meta = make_meta(
+        nq_summer, instrument="NQ", timezone=bf.NY, source="synthetic", description="s"
+    )
+    write_bars(nq_summer, meta, data_path("NQ", settings))
+    with pytest.raises(DataError, match="already has the synthetic sample"):
+        import_file(bf.plain_csv(tmp_path / "a.csv", bars), "NQ", settings)
+    with pytest.raises(DataError, match="holds the synthetic sample"):
+        import_file(bf.plain_csv(tmp_path / "a.csv", bars), "NQ", settings, mode="append")
+
+
+def test_queries_see_a_new_import_without_a_restart(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    query = {"session": "ETH", "from": "daily", "select": "max(high)"}
+    import_file(bf.plain_csv(tmp_path / "a.csv", bars), "NQ", settings)
+    assert execute(query, "NQ", settings=settings).summary.value == bars["high"].max()
+    higher = bars.assign(high=bars["high"] + 100)
+    import_file(bf.plain_csv(tmp_path / "b.csv", higher), "NQ", settings, mode="replace")
+    assert execute(query, "NQ", settings=settings).summary.value == bars["high"].max() + 100
+
+
+# --- the validation report ----------------------------------------------------------------
+
+
+def test_report_counts_every_problem_and_names_lines(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    bad = bars.head(200).copy()
+    bad.loc[5, "high"] = bad.loc[5, "low"] - 1  # OHLC inconsistent: file line 7
+    bad.loc[50, "timestamp"] = bad.loc[49, "timestamp"]  # duplicate: line 52
+    bad.loc[100, "high"] = bad.loc[100, "low"] - 1  # line 102
+    path = bf.plain_csv(tmp_path / "bad.csv", bad)
+    checked = check_file(path, "NQ", settings)
+    assert not checked.report.ok
+    assert checked.report.count("OHLC inconsistent") == 2
+    assert checked.report.count("duplicates") == 1
+    text = checked.report.text()
+    assert "line 7: high" in text and "line 102: high" in text and "line 52: duplicate" in text
+    with pytest.raises(ImportRefused) as refused:
+        import_file(path, "NQ", settings)
+    assert refused.value.line == 7
+    assert "(2 more problems in the report)" in str(refused.value)
+    assert not data_path("NQ", settings).exists()
+
+
+def test_report_flags_jumps_gaps_and_missing_dates_without_refusing(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    day = bars["timestamp"].dt.tz_localize(None)
+    hole = (day >= pd.Timestamp("2024-03-19 10:00")) & (day < pd.Timestamp("2024-03-19 11:00"))
+    thursday = (day >= pd.Timestamp("2024-03-20 18:00")) & (day < pd.Timestamp("2024-03-21 17:00"))
+    odd = bars[~(hole | thursday)]
+    odd = odd.reset_index(drop=True)
+    spike = 300
+    for column in ("open", "high", "low", "close"):
+        odd.loc[spike, column] = odd.loc[spike, column] * 10  # a misplaced decimal point
+    result = import_file(bf.plain_csv(tmp_path / "odd.csv", odd), "NQ", settings)
+    report = result.report
+    assert report.ok
+    assert report.count("jumps") == 1  # the bad print, not the way back from it
+    assert report.warnings[0].shown[0].line == spike + 2
+    assert report.missing_dates == [dt.date(2024, 3, 21)]
+    assert report.gap_count == 1
+    assert report.gaps == ["2024-03-19 09:59:00 to 2024-03-19 11:00:00"]
+    assert report.sessions["ETH"] == 1.0
+    text = report.text()
+    assert "Suspicious: jumps: 1" in text
+    assert "Trading dates of the exchange calendar with no bars: 1 (2024-03-21)" in text
+
+
+def test_cli_prints_the_report_and_check_writes_nothing(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    path = bf.plain_csv(tmp_path / "chicago.csv", bars, "America/Chicago")
+    runner = CliRunner()
+    checked = runner.invoke(data_cli, ["import", str(path), "-i", "NQ", "--check"], obj=settings)
+    assert checked.exit_code == 0, checked.output
+    assert "Times read as Chicago time (America/Chicago)" in checked.output
+    assert not data_path("NQ", settings).exists()
+    done = runner.invoke(data_cli, ["import", str(path), "-i", "NQ"], obj=settings)
+    assert done.exit_code == 0, done.output
+    assert "NQ: wrote 6,900 bars" in done.output
+    again = runner.invoke(data_cli, ["import", str(path), "-i", "NQ"], obj=settings)
+    assert again.exit_code == 1
+    assert "already has data imported from chicago.csv" in again.output
+
+
+def test_daily_bars_are_refused_with_the_lengths_barb_takes(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    days = pd.bdate_range("2024-01-02", periods=30)
+    text = "timestamp,open,high,low,close,volume\n" + "".join(
+        f"{d:%Y-%m-%d} 18:00:00,100,101,99,100.5,1000\n" for d in days
+    )
+    path = tmp_path / "daily.csv"
+    path.write_text(text)
+    with pytest.raises(DataError, match="Barb imports intraday bars of 1, 5, 15, 30, 60"):
+        import_file(path, "NQ", settings, interval="1h")
+    assert not data_path("NQ", settings).exists()
+
+
+def test_a_fast_real_move_is_not_a_bad_print(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    moved = bars.copy()
+    k = 3000
+    for column in ("open", "high", "low", "close"):  # a 3% drop that stays: news, not a print
+        moved.loc[k:, column] = moved.loc[k:, column] - 540
+    moved.loc[k, "open"] = moved.loc[k - 1, "close"]
+    moved.loc[k, "high"] = moved.loc[k, "open"]
+    result = check_file(bf.plain_csv(tmp_path / "news.csv", moved), "NQ", settings)
+    assert result.report.ok and result.report.count("jumps") == 0

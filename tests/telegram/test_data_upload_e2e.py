@@ -1,0 +1,155 @@
+"""An admin sends a file of bars to the bot: the validation report arrives with Import and
+Cancel, Import writes the data with the importer's code, and nobody else can do it. The
+file crosses the fake Bot API (getFile and the download) as it would cross Telegram."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from bot_harness import ALICE, BOB, GROUP, barb_bot, keyboard_data, press
+from fake_bot_api import FakeBotAPI
+
+from barb.data.store import data_path, previous_path, read_bars, read_meta
+from barb.interpreter import execute
+from barb.settings import EngineSettings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
+import bar_files as bf
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> EngineSettings:
+    return EngineSettings(data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def chicago_csv(tmp_path: Path) -> tuple[bytes, pd.DataFrame]:
+    bars = bf.week_of_bars()
+    return bf.plain_csv(tmp_path / "x.csv", bars, "America/Chicago").read_bytes(), bars
+
+
+async def send_file(
+    fake: FakeBotAPI, user: int, content: bytes, name: str, caption: str | None = None
+) -> dict:
+    before = len(fake.calls("sendMessage", chat_id=user))
+    fake.inject(
+        fake.document_update(
+            chat_id=user, user_id=user, content=content, file_name=name, caption=caption
+        )
+    )
+    sent = await fake.wait_for("sendMessage", before + 1, chat_id=user)
+    return sent[-1].result
+
+
+async def test_admin_gets_the_report_and_imports_with_one_press(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    fake = fake_telegram
+    content, bars = chicago_csv
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        offer = await send_file(fake, ALICE, content, "nq chicago.csv", caption="ES please")
+        assert fake.calls("getFile")  # the bot fetched the file through the Bot API
+        text = offer["text"]
+        assert text.startswith("nq chicago.csv as ES bars: what the check found.")
+        assert "6,900 bars" in text
+        assert "Times read as Chicago time (America/Chicago)" in text
+        assert "No problems that stop the import." in text
+        import_button, cancel_button = keyboard_data(offer)
+        assert import_button.startswith("di:") and cancel_button.startswith("dc:")
+        assert not data_path("ES", engine).exists()  # nothing written before Import
+
+        await press(fake, ALICE, ALICE, offer, import_button)
+        done = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert (
+            done[-1].result["text"].startswith("ES: imported 6,900 bars, 2024-03-18 to 2024-03-22.")
+        )
+        frame, meta = read_bars(data_path("ES", engine))
+        assert meta.source_file == "nq chicago.csv"
+        assert frame["timestamp"].tolist() == bars["timestamp"].dt.tz_localize(None).tolist()
+        assert frame["close"].tolist() == bars["close"].tolist()
+        answer = execute(
+            {"session": "ETH", "from": "daily", "select": "max(high)"}, "ES", settings=engine
+        )
+        assert answer.summary.value == bars["high"].max()
+        assert not keyboard_data(fake.message(ALICE, offer["message_id"]))  # buttons gone
+        assert not list((engine.data_dir / ".uploads").iterdir())  # nothing left staged
+
+        # A second file replaces the data; the previous one is kept for `barb data restore`.
+        again = await send_file(fake, ALICE, content, "again.csv", caption="ES")
+        await press(fake, ALICE, ALICE, again, keyboard_data(again)[0])
+        await fake.wait_for("sendMessage", 4, chat_id=ALICE)
+        assert read_meta(data_path("ES", engine)).source_file == "again.csv"
+        assert read_meta(previous_path(data_path("ES", engine))).source_file == "nq chicago.csv"
+
+
+async def test_a_bad_file_gets_the_report_and_no_import_button(
+    fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    fake = fake_telegram
+    bad = b"timestamp,open,high,low,close,volume\n2024-01-02 09:30:00,100,99,101,100,10\n"
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        reply = await send_file(fake, ALICE, bad, "bad.csv")
+        assert "Not imported: bad.csv, line 2: high 99 is below low 101." in reply["text"]
+        assert "Refused: OHLC inconsistent: 1" in reply["text"]
+        assert not keyboard_data(reply)
+        odd = await send_file(fake, ALICE, b"a,b\n1,2\n", "odd.csv")
+        assert "unrecognised columns. Found: a, b" in odd["text"] and "--columns" in odd["text"]
+    assert not data_path("NQ", engine).exists()
+
+
+async def test_cancel_and_other_people(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    fake = fake_telegram
+    content, _ = chicago_csv
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        refused = await send_file(fake, BOB, content, "mine.csv")
+        assert refused["text"] == "Only an admin of this bot can import data files."
+        assert not fake.calls("getFile")
+
+        offer = await send_file(fake, ALICE, content, "nq.csv")
+        import_button, cancel_button = keyboard_data(offer)
+        await press(fake, ALICE, BOB, offer, import_button)  # Bob presses Alice's button
+        await fake.wait_for("sendMessage", 2, chat_id=ALICE)  # the offer, then "not yours"
+        await press(fake, ALICE, ALICE, offer, cancel_button)
+        sent = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        texts = [c.result["text"] for c in sent]
+        assert "Only the admin who sent this file can import it." in texts
+        assert texts[-1] == "Import cancelled; nothing was written."
+        await press(fake, ALICE, ALICE, offer, import_button)  # too late: the offer is gone
+        sent = await fake.wait_for("sendMessage", 4, chat_id=ALICE)
+        assert (
+            sent[-1].result["text"]
+            == "This file is no longer waiting to be imported; send it again."
+        )
+    assert not data_path("NQ", engine).exists()
+
+
+async def test_in_a_group_only_a_file_handed_to_the_bot_by_an_admin_is_taken(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    fake = fake_telegram
+    content, _ = chicago_csv
+    mention = f"@{fake.bot['username']} NQ"
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        for user, caption in ((BOB, mention), (ALICE, "our minutes"), (ALICE, mention)):
+            fake.inject(
+                fake.document_update(
+                    chat_id=GROUP, user_id=user, content=content, file_name="g.csv", caption=caption
+                )
+            )
+        [offer] = await fake.wait_for("sendMessage", 1, chat_id=GROUP)
+        assert offer.result["text"].startswith("g.csv as NQ bars")
+        assert len(fake.calls("getFile")) == 1  # the other two files were never fetched
