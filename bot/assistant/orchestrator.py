@@ -13,10 +13,12 @@ import datetime as dt
 import functools
 import logging
 import uuid
+from collections.abc import Mapping
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from barb.data.store import DataMeta, data_path, read_meta
@@ -27,7 +29,8 @@ from barb.reference import query_reference as build_query_reference
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.plan import render_plan
 from bot.assistant.prompts import Prompts, Variant
-from bot.assistant.replies import Asker, PendingView, Proof, Reply
+from bot.assistant.query_changes import COMPUTED, changed_parts
+from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
 from bot.assistant.tools import (
     AskClarificationArgs,
     ExecuteQueryArgs,
@@ -77,6 +80,41 @@ class AssistantSettings(BaseSettings):
     max_tokens: int = Field(default=1024, ge=64)
 
 
+#: Marks a line of a corrected plan that differs from the query that failed.
+CHANGED_MARK = "✎"
+
+
+class Press(StrEnum):
+    """A button under a pending action."""
+
+    RUN = "run"
+    CANCEL = "cancel"
+    OPTION = "option"
+
+
+class Verdict(StrEnum):
+    """Whether a press may go ahead; otherwise the catalog key of the sentence saying why."""
+
+    OK = "ok"
+    STALE = "stale"
+    NOT_YOURS = "not_yours"
+    RUNNING = "running"
+
+    @property
+    def text_key(self) -> str:
+        return {"stale": "plan_stale", "not_yours": "not_yours", "running": "already"}.get(
+            self.value, "plan_stale"
+        )
+
+
+class Taken(BaseModel):
+    """The gate's decision on a press, the action as it stands, and the run in flight."""
+
+    verdict: Verdict
+    action: PendingAction | None = None
+    work_id: int | None = None
+
+
 class LoopState(BaseModel):
     """Everything needed to continue a question later; stored in pending actions as JSON."""
 
@@ -90,8 +128,12 @@ class LoopState(BaseModel):
     model_calls: int = 0
     tool_calls: int = 0
     query_errors: int = 0
-    # One confirmation covers the remaining queries of this analysis.
-    confirmed: bool = False
+    # Calls whose queries the person saw in a plan and ran: Run covers exactly those.
+    approved: list[str] = Field(default_factory=list)
+    # The last query that failed, as it ran: a fix is compared with it (``query_changes``).
+    failed_query: dict[str, Any] | None = None
+    # Fixes that changed nothing of what is computed, run at once: the answer says so.
+    fixes: list[str] = Field(default_factory=list)
     # After the last allowed failure the model must answer in words, without tools.
     words_only: bool = False
     # Data rows to store with the tool results (by call id): what the person was shown.
@@ -104,6 +146,19 @@ class Paused(BaseModel):
     state: LoopState
     call_index: int
     results: list[ToolResult]
+    # The calls whose queries the plan shows: what Run approves.
+    covers: list[str] = Field(default_factory=list)
+
+
+class PendingPayload(BaseModel):
+    """What is stored for a pending action: where the loop stopped and what was shown."""
+
+    paused: Paused
+    view: PlanView
+
+
+def pending_payload(action: PendingAction) -> PendingPayload:
+    return PendingPayload.model_validate(action.payload)
 
 
 class Assistant:
@@ -154,6 +209,55 @@ class Assistant:
         )
         return await self._loop(chat, state)
 
+    async def take(
+        self,
+        action_id: str,
+        user_id: int,
+        press: Press,
+        *,
+        work: Mapping[str, Any] | None = None,
+    ) -> Taken:
+        """The confirm gate's one decision on a press: may it go ahead?
+
+        Run claims the plan (pending → running, with ``work`` recorded in flight in the same
+        transaction), Cancel cancels it, an option only checks; each is one conditional
+        write, so a double press, or two devices, cannot both win. A plan that was reset,
+        superseded, already run, cancelled or expired is ``STALE``: nothing is computed.
+        """
+        if press is Press.RUN:
+            claim = await self.store.pending.claim(action_id, user_id, work=work)
+            if claim.won and claim.action is not None:
+                return Taken(verdict=Verdict.OK, action=claim.action, work_id=claim.work_id)
+            return Taken(verdict=_verdict(claim.action, user_id), action=claim.action)
+        action = await self.store.pending.get(action_id)
+        verdict = _verdict(action, user_id)
+        if verdict is not Verdict.OK or action is None:
+            return Taken(verdict=verdict, action=action)
+        if press is Press.CANCEL:
+            if not await self.store.pending.cancel(action_id, user_id):  # Run won the race
+                return Taken(verdict=_verdict(await self.store.pending.get(action_id), user_id))
+            return Taken(verdict=Verdict.OK, action=action)
+        return Taken(verdict=Verdict.OK, action=action)
+
+    async def press(
+        self, action_id: str, user_id: int, press: Press, *, option: int | None = None
+    ) -> Reply:
+        """A press, start to end (``barb chat``): Run runs the frozen plan, Cancel tells the
+        model, an option answers the clarification. A press that may not go ahead gets one
+        sentence saying why, and computes nothing."""
+        taken = await self.take(action_id, user_id, press)
+        if taken.verdict is not Verdict.OK or taken.action is None:
+            lang = _language_of(taken.action)
+            return Reply(text=t(taken.verdict.text_key, lang), failed=True, language=lang)
+        if press is Press.CANCEL:
+            return await self.cancelled(taken.action)
+        if press is Press.OPTION:
+            options = pending_payload(taken.action).view.options
+            if option is None or not 0 <= option < len(options):
+                return Reply()
+            return await self.resume(action_id, user_id, answer=options[option])
+        return await self.continue_claimed(taken.action)
+
     async def resume(
         self,
         action_id: str,
@@ -168,24 +272,28 @@ class Assistant:
         that did not win, or an action no longer open, gives an empty Reply.
         """
         if run is False:
-            action = await self.store.pending.get(action_id)
-            if action is None or not await self.store.pending.cancel(action_id, user_id):
+            taken = await self.take(action_id, user_id, Press.CANCEL)
+            if taken.verdict is not Verdict.OK or taken.action is None:
                 return Reply()  # not theirs, unknown, or Run won the race
-            paused = Paused.model_validate(action.payload["paused"])
-            asker = paused.state.asker
-            chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
-            return await self._cancelled(chat, paused)
+            return await self.cancelled(taken.action)
         claim = await self.store.pending.claim(action_id, user_id)
         if not claim.won or claim.action is None:
             return Reply()
         return await self.continue_claimed(claim.action, answer=answer)
 
+    async def cancelled(self, action: PendingAction) -> Reply:
+        """A cancelled plan: the model is told and answers briefly, without tools."""
+        paused = pending_payload(action).paused
+        asker = paused.state.asker
+        chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
+        return await self._cancelled(chat, paused)
+
     async def continue_claimed(
         self, action: PendingAction, *, chat: Chat | None = None, answer: str | None = None
     ) -> Reply:
-        """Continue an action the caller has claimed: run the confirmed query, or take the
+        """Continue an action the caller has claimed: run the confirmed queries, or take the
         clarification's ``answer``. ``chat``, if the caller has it, saves reading it again."""
-        paused = Paused.model_validate(action.payload["paused"])
+        paused = pending_payload(action).paused
         asker = paused.state.asker
         if chat is None or chat.id != asker.chat_id:
             chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
@@ -194,7 +302,8 @@ class Assistant:
         call = self._calls(state)[paused.call_index]
         proofs: list[Proof] = []
         if action.kind == "confirm":
-            state.confirmed = True
+            # Run approves exactly the queries the plan showed (older rows: the one call).
+            state.approved = [*state.approved, *(paused.covers or [call.id])]
             executed = await self._execute(chat, state, call, proofs)
             if executed is None:
                 return await self._stopped(state, paused.call_index, paused.results, proofs)
@@ -215,7 +324,7 @@ class Assistant:
     async def decline_pending(self, chat_id: int) -> None:
         """A new message instead of a button press: the waiting question ends, unrun."""
         for action in await self.store.pending.decline_for_chat(chat_id):
-            paused = Paused.model_validate(action.payload["paused"])
+            paused = pending_payload(action).paused
             state = paused.state
             note = self.prompts.loop_text("declined")
             results = self._close_remaining(state, paused.call_index, paused.results, note)
@@ -324,9 +433,15 @@ class Assistant:
             except ToolArgumentError as exc:
                 results.append(self._error(call, str(exc)))
                 continue
-            if kind is ToolKind.EXECUTE and not state.confirmed and chat.settings.confirm_queries:
+            if (
+                kind is ToolKind.EXECUTE
+                and chat.settings.confirm_queries
+                and call.id not in state.approved
+            ):
                 assert isinstance(args, ExecuteQueryArgs)
-                return await self._pause(chat, state, index, results, proofs, "confirm", args)
+                query = _with_instrument(args.query, state.instrument or chat.instrument)
+                if not self._fix_runs_at_once(state, query):
+                    return await self._pause(chat, state, index, results, proofs, "confirm", args)
             if kind is ToolKind.CLARIFY:
                 assert isinstance(args, AskClarificationArgs)
                 return await self._pause(chat, state, index, results, proofs, "clarify", args)
@@ -383,11 +498,13 @@ class Assistant:
             if error_type in _TERMINAL_ERRORS:
                 return None
             state.query_errors += 1
+            state.failed_query = query
             content = outcome.summary_text
             if state.query_errors >= self.settings.max_query_errors:
                 content += "\n" + self.prompts.loop_text("error_again")
                 state.words_only = True
             return ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
+        state.failed_query = None
         instrument = load_instrument(query["instrument"], self.engine_settings)
         plan = self._plan(query, instrument, state.language)
         proofs.append(Proof.from_outcome(query, plan, outcome))
@@ -414,34 +531,104 @@ class Assistant:
         kind: str,
         args: ExecuteQueryArgs | AskClarificationArgs,
     ) -> Reply:
-        paused = Paused(state=state, call_index=index, results=results)
-        payload: dict[str, Any] = {"paused": paused.model_dump(mode="json")}
+        covers: list[str] = []
         if isinstance(args, ExecuteQueryArgs):
-            query = _with_instrument(args.query, state.instrument or chat.instrument)
-            instrument = load_instrument(query["instrument"], self.engine_settings)
-            plan = self._plan(query, instrument, state.language)
-            explanation = (self._calling_message(state).text or args.explanation or "").strip()
-            view = {"kind": "confirm", "text": explanation, "plan": plan, "query": query}
+            shown = self._queries_to_show(chat, state, index)
+            covers = [call_id for call_id, _ in shown]
+            view = self._plan_view(state, [query for _, query in shown], args.explanation)
         else:
-            view = {
-                "kind": "clarify",
-                "text": args.question_text,
-                "options": args.suggested_replies,
-                "answer_format": args.expected_response_format_hint,
-            }
-        payload["view"] = view
+            view = PlanView(
+                kind="clarify",
+                text=args.question_text,
+                options=args.suggested_replies,
+                answer_format=args.expected_response_format_hint,
+            )
+        paused = Paused(state=state, call_index=index, results=results, covers=covers)
+        payload = PendingPayload(paused=paused, view=view)
         action = await self.store.pending.create(
             chat.id,
             state.asker.user_id,
-            kind,
-            payload,  # type: ignore[arg-type]
+            kind,  # type: ignore[arg-type]
+            payload.model_dump(mode="json"),
         )
         return Reply(
             question_id=state.question_id,
-            pending=PendingView(id=action.id, **view),
+            pending=PendingView(id=action.id, **view.model_dump()),
             proofs=proofs,
             language=state.language,
         )
+
+    def _queries_to_show(
+        self, chat: Chat, state: LoopState, index: int
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Every query this model message still wants to run, from call ``index`` on, as it
+        will run: Run must not run anything the person was not shown."""
+        shown = []
+        for call in self._calls(state)[index:]:
+            if kind_of(call.name) is not ToolKind.EXECUTE or call.id in state.approved:
+                continue
+            try:
+                args = parse_args(call.name, call.arguments)
+            except ToolArgumentError:
+                continue  # answered with the error, never run
+            assert isinstance(args, ExecuteQueryArgs)
+            shown.append(
+                (call.id, _with_instrument(args.query, state.instrument or chat.instrument))
+            )
+        return shown
+
+    def _plan_view(
+        self, state: LoopState, queries: list[dict[str, Any]], explanation: str
+    ) -> PlanView:
+        """The plan of every query, numbered when there are several; after an error, what
+        the fix changed is named and its lines are marked."""
+        lang = state.language
+        failed = state.failed_query
+        changed: list[str] = []
+        blocks = []
+        for number, query in enumerate(queries, start=1):
+            plan = self._plan(query, self._instrument(query), lang)
+            if failed is not None:
+                parts = [p for p in changed_parts(failed, query) if p in COMPUTED]
+                changed += [p for p in parts if p not in changed]
+                if parts:
+                    before = set(self._plan(failed, self._instrument(failed), lang).splitlines())
+                    labels = ", ".join(t(f"part_{p}", lang) for p in parts)
+                    plan = "\n".join(
+                        [
+                            t("plan_changed", lang, parts=labels),
+                            *(
+                                line if line in before else f"{CHANGED_MARK} {line}"
+                                for line in plan.splitlines()
+                            ),
+                        ]
+                    )
+            if len(queries) > 1:
+                plan = f"{t('plan_query_number', lang, n=number, total=len(queries))}\n{plan}"
+            blocks.append(plan)
+        text = (self._calling_message(state).text or explanation or "").strip()
+        return PlanView(
+            kind="confirm",
+            text=text,
+            plan="\n\n".join(blocks),
+            query=queries[0],
+            queries=queries,
+            changed=changed,
+        )
+
+    def _fix_runs_at_once(self, state: LoopState, query: dict[str, Any]) -> bool:
+        """After a query error, a fix that changes nothing of what is computed runs without
+        asking again; what it fixed goes into the answer."""
+        failed = state.failed_query
+        if failed is None:
+            return False
+        parts = changed_parts(failed, query)
+        if any(part in COMPUTED for part in parts):
+            return False
+        fields = sorted(k for k in {*failed, *query} if failed.get(k) != query.get(k))
+        if fields:
+            state.fixes.append(", ".join(fields))
+        return True
 
     async def _stopped(
         self, state: LoopState, index: int, results: list[ToolResult], proofs: list[Proof]
@@ -562,6 +749,9 @@ class Assistant:
         except (OSError, BarbError):
             return None
 
+    def _instrument(self, query: dict[str, Any]) -> Instrument:
+        return load_instrument(query["instrument"], self.engine_settings)
+
     def _plan(self, query: dict[str, Any], instrument: Instrument, language: Language) -> str:
         meta = self._data_meta(instrument)
         # Without data the query fails anyway; today only labels relative periods meanwhile.
@@ -581,6 +771,9 @@ class Assistant:
 
     @staticmethod
     def _reply(state: LoopState, text: str, proofs: list[Proof], *, failed: bool = False) -> Reply:
+        if state.fixes and proofs:
+            fixed = "; ".join(state.fixes)
+            text = f"{text}\n\n{t('fixed_note', state.language, fields=fixed)}"
         return Reply(
             question_id=state.question_id,
             text=text,
@@ -590,7 +783,29 @@ class Assistant:
         )
 
 
-__all__ = ["Assistant", "AssistantSettings", "LoopState"]
+__all__ = ["Assistant", "AssistantSettings", "LoopState", "PendingPayload", "Press", "Verdict"]
+
+
+def _verdict(action: PendingAction | None, user_id: int) -> Verdict:
+    """Why a press may not go ahead (or OK): the action as it stands now."""
+    if action is None:
+        return Verdict.STALE
+    if action.user_id != user_id and action.status in ("pending", "running"):
+        return Verdict.NOT_YOURS
+    if action.status == "pending":
+        return Verdict.OK
+    if action.status == "running":
+        return Verdict.RUNNING
+    return Verdict.STALE  # done, cancelled, declined (reset or superseded), expired
+
+
+def _language_of(action: PendingAction | None) -> Language:
+    if action is None:
+        return "en"
+    try:
+        return pending_payload(action).paused.state.language
+    except ValidationError:
+        return "en"
 
 
 def _with_instrument(query: dict[str, Any], instrument: str) -> dict[str, Any]:

@@ -49,16 +49,27 @@ class Proof(BaseModel):
         )
 
 
-class PendingView(BaseModel):
-    """A question to the person: confirm a query (Run/Cancel) or pick a suggested reply."""
+class PlanView(BaseModel):
+    """What the person is shown for a pending action, stored with it: a plan to confirm
+    (Run/Cancel) or a question with suggested replies."""
 
-    id: str
     kind: Literal["confirm", "clarify"]
     text: str
+    #: Every query the plan covers, rendered in plain words, in order.
     plan: str | None = None
+    #: The first query as it will run (instrument included); all of them in ``queries``.
     query: dict[str, Any] | None = None
+    queries: list[dict[str, Any]] = Field(default_factory=list)
+    #: After a query error: the parts of what is computed that the fix changed.
+    changed: list[str] = Field(default_factory=list)
     options: list[str] = Field(default_factory=list)
     answer_format: str | None = None
+
+
+class PendingView(PlanView):
+    """A pending action as a front end shows it: the view and the id its buttons carry."""
+
+    id: str
 
 
 class Reply(BaseModel):
