@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import json
 import logging
 import uuid
 from collections.abc import Mapping
@@ -31,6 +32,7 @@ from bot.assistant.plan import render_plan
 from bot.assistant.prompts import Prompts, Variant
 from bot.assistant.query_changes import COMPUTED, changed_parts
 from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
+from bot.assistant.result_text import person_text
 from bot.assistant.tools import (
     AskClarificationArgs,
     ExecuteQueryArgs,
@@ -46,7 +48,7 @@ from bot.llm.errors import BadResponse, LLMError
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
-from bot.pool.jobs import QueryJob
+from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import QueryRunner
 from bot.store.records import Chat, NewMessage, PendingAction, new_question_id
 from bot.store.repository import Store
@@ -113,6 +115,33 @@ class Taken(BaseModel):
     verdict: Verdict
     action: PendingAction | None = None
     work_id: int | None = None
+
+
+class QueryRun(BaseModel):
+    """One query run: as it ran (instrument included), the outcome, and its proof if ok."""
+
+    query: dict[str, Any]
+    outcome: QueryOutcome
+    proof: Proof | None = None
+
+
+# Quotes phone keyboards put in place of the JSON ones.
+_SMART_QUOTES = str.maketrans({c: '"' for c in "“”„‟«»″"} | {c: "'" for c in "‘’‚‛′"})
+
+
+def parse_query_text(text: str) -> dict[str, Any] | str:
+    """Barb Script typed by a person: the query, or the catalog key of what is wrong.
+    Smart quotes from a phone keyboard are read as the JSON quotes they stand for."""
+    body = text.strip().strip("`").strip()
+    if not body:
+        return "query_usage"
+    for candidate in (body, body.translate(_SMART_QUOTES)):
+        try:
+            query = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        return query if isinstance(query, dict) else "query_usage"
+    return "query_bad_json"
 
 
 class LoopState(BaseModel):
@@ -187,9 +216,11 @@ class Assistant:
 
     # --- entry points -----------------------------------------------------------------------
 
-    async def ask(self, asker: Asker, text: str) -> Reply:
-        """A new message from a person: answers a pending clarification, or starts a question."""
-        chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
+    async def ask(self, asker: Asker, text: str, *, chat: Chat | None = None) -> Reply:
+        """A new message from a person: answers a pending clarification, or starts a question.
+        ``chat``, if the caller has it, saves reading it again."""
+        if chat is None or chat.id != asker.chat_id:
+            chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         language = language_for(chat.settings.language, text, asker.language_code)
         waiting = await self.store.pending.open_for_chat(asker.chat_id)
         for action in waiting:
@@ -321,15 +352,18 @@ class Assistant:
             return outcome
         return await self._loop(chat, state, proofs)
 
-    async def decline_pending(self, chat_id: int) -> None:
-        """A new message instead of a button press: the waiting question ends, unrun."""
-        for action in await self.store.pending.decline_for_chat(chat_id):
+    async def decline_pending(self, chat_id: int) -> list[PendingAction]:
+        """A new message instead of a button press (or /cancel, /reset): the waiting
+        question ends, unrun, and the model is told. The actions declined."""
+        actions = await self.store.pending.decline_for_chat(chat_id)
+        for action in actions:
             paused = pending_payload(action).paused
             state = paused.state
             note = self.prompts.loop_text("declined")
             results = self._close_remaining(state, paused.call_index, paused.results, note)
             state.messages.append(Message.tool(*results))
             await self._save(state)
+        return actions
 
     # --- the loop ---------------------------------------------------------------------------
 
@@ -482,18 +516,61 @@ class Assistant:
         content = self.prompts.loop_text("preference_saved", preferences=listing)
         return ToolResult(call_id=call.id, name=call.name, content=content)
 
+    async def run_query(
+        self, chat: Chat, query: dict[str, Any], language: Language, *, instrument: str = ""
+    ) -> QueryRun:
+        """Run one query as it was shown, on its own instrument (``instrument``, else the
+        chat's, fills in a missing one): the one path for the model's ``execute_query`` and
+        the person's ``/query``."""
+        frozen = _with_instrument(query, instrument or chat.instrument)
+        job = QueryJob(
+            query=frozen, instrument=frozen["instrument"], chart=chat.settings.charts, csv=True
+        )
+        outcome = await self.runner.run(job)
+        proof = None
+        if outcome.ok:
+            plan = self._plan(frozen, self._instrument(frozen), language)
+            proof = Proof.from_outcome(frozen, plan, outcome)
+        return QueryRun(query=frozen, outcome=outcome, proof=proof)
+
+    async def query_command(self, asker: Asker, text: str, *, chat: Chat | None = None) -> Reply:
+        """``/query <Barb Script>``: run it at once, no model, no tokens, the same proof; the
+        result as a person reads it (``result_text``), never the model's summary."""
+        chat = chat or await self.store.chats.ensure(asker.chat_id, asker.chat_type)
+        lang = language_for(chat.settings.language, "", asker.language_code)
+        parsed = parse_query_text(text)
+        if isinstance(parsed, str):
+            return Reply(text=t(parsed, lang), failed=True, language=lang)
+        run = await self.run_query(chat, parsed, lang)
+        outcome = run.outcome
+        if run.proof is None:
+            error = outcome.error or {}
+            if error.get("error_type") in _TERMINAL_ERRORS:
+                message = t("query_timeout", lang)
+            else:
+                message = t(
+                    "query_failed",
+                    lang,
+                    message=error.get("message", outcome.summary_text),
+                    hint=error.get("hint") or "",
+                ).strip()
+            return Reply(text=message, failed=True, language=lang)
+        return Reply(
+            question_id=new_question_id(),
+            text=person_text(outcome.result, lang),
+            proofs=[run.proof],
+            language=lang,
+        )
+
     async def _execute(
         self, chat: Chat, state: LoopState, call: ToolCall, proofs: list[Proof]
     ) -> ToolResult | None:
         """Run a query in the pool; the model gets only the summary. None: stopped."""
         args = parse_args(call.name, call.arguments)
         assert isinstance(args, ExecuteQueryArgs)
-        query = _with_instrument(args.query, state.instrument or chat.instrument)
-        job = QueryJob(
-            query=query, instrument=query["instrument"], chart=chat.settings.charts, csv=True
-        )
-        outcome = await self.runner.run(job)
-        if not outcome.ok:
+        run = await self.run_query(chat, args.query, state.language, instrument=state.instrument)
+        query, outcome = run.query, run.outcome
+        if run.proof is None:
             error_type = (outcome.error or {}).get("error_type", "")
             if error_type in _TERMINAL_ERRORS:
                 return None
@@ -505,9 +582,8 @@ class Assistant:
                 state.words_only = True
             return ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
         state.failed_query = None
-        instrument = load_instrument(query["instrument"], self.engine_settings)
-        plan = self._plan(query, instrument, state.language)
-        proofs.append(Proof.from_outcome(query, plan, outcome))
+        plan = run.proof.plan
+        proofs.append(run.proof)
         first_line = outcome.summary_text.splitlines()[0] if outcome.summary_text else ""
         state.shown[call.id] = {
             "query": query,

@@ -17,6 +17,9 @@ class Asker(BaseModel):
     chat_type: Literal["private", "group", "supergroup", "channel"] = "private"
     # Telegram's language_code of the person, a hint when a message has no letters.
     language_code: str | None = None
+    # Where the answer goes in a group: a reply to the question's message, in its forum topic.
+    reply_to: int | None = None
+    thread_id: int | None = None
 
 
 class Proof(BaseModel):
