@@ -25,8 +25,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from barb.data.store import DataMeta, data_path, read_meta
 from barb.errors import BarbError
 from barb.instruments import Instrument, load_instrument
-from barb.reference import describe_concept, events_reference, indicators_reference
-from barb.reference import query_reference as build_query_reference
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.plan import render_plan
 from bot.assistant.prompts import Prompts, Variant
@@ -34,11 +32,11 @@ from bot.assistant.query_changes import COMPUTED, changed_parts
 from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
 from bot.assistant.result_text import person_text
 from bot.assistant.tools import (
+    TOOLS,
     AskClarificationArgs,
     ExecuteQueryArgs,
-    GetConceptArgs,
-    RememberPreferenceArgs,
     ToolArgumentError,
+    ToolContext,
     ToolKind,
     kind_of,
     parse_args,
@@ -212,7 +210,7 @@ class Assistant:
         self.variant: Variant = self.prompts.variant_for_model(
             provider.model, self.settings.prompt_variant
         )
-        self.tools = tool_specs(self.prompts, self.variant)
+        self.tools = tool_specs(self.variant)
 
     # --- entry points -----------------------------------------------------------------------
 
@@ -484,36 +482,26 @@ class Assistant:
                 if result is None:
                     return await self._stopped(state, index, results, proofs)
                 results.append(result)
-            elif kind is ToolKind.MEMORY:
-                assert isinstance(args, RememberPreferenceArgs)
-                results.append(await self._remember(state, call, args))
             else:
-                results.append(self._reference(chat, call, args))
+                results.append(await self._run_tool(chat, state, call, args))
         state.messages.append(Message.tool(*results))
         return None
 
     # --- tools ------------------------------------------------------------------------------
 
-    def _reference(self, chat: Chat, call: ToolCall, args: Any) -> ToolResult:
-        instrument = load_instrument(chat.instrument, self.engine_settings)
-        if call.name == "get_query_reference":
-            content = build_query_reference(instrument)
-        elif call.name == "get_indicators":
-            content = indicators_reference()
-        elif call.name == "get_events":
-            content = events_reference(instrument)
-        else:
-            assert isinstance(args, GetConceptArgs)
-            content = describe_concept(args.name)
-        return ToolResult(call_id=call.id, name=call.name, content=content)
-
-    async def _remember(
-        self, state: LoopState, call: ToolCall, args: RememberPreferenceArgs
+    async def _run_tool(
+        self, chat: Chat, state: LoopState, call: ToolCall, args: Any
     ) -> ToolResult:
-        await self.store.preferences.add(state.asker.user_id, args.value, kind=args.kind)
-        saved = await self.store.preferences.for_user(state.asker.user_id)
-        listing = self.prompts.preferences_block((p.kind, p.text) for p in saved)
-        content = self.prompts.loop_text("preference_saved", preferences=listing)
+        """A tool that answers at once (reference, memory): its declared ``run``."""
+        tool = TOOLS[call.name]
+        assert tool.run is not None, f"{call.name} pauses the loop; it has no run"
+        context = ToolContext(
+            instrument=load_instrument(state.instrument or chat.instrument, self.engine_settings),
+            user_id=state.asker.user_id,
+            store=self.store,
+            prompts=self.prompts,
+        )
+        content = await tool.run(context, args)
         return ToolResult(call_id=call.id, name=call.name, content=content)
 
     async def run_query(
