@@ -10,7 +10,8 @@ from typing import Any
 import click
 import yaml
 
-from bot.assistant.orchestrator import Assistant, AssistantSettings, Press
+from bot.assistant.gate import Press
+from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.assistant.replies import Asker, Proof, Reply
 from bot.bot_cli import NO_KEY_HINT
 from bot.llm.errors import ConfigError

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import json
 import logging
 import uuid
 from collections.abc import Mapping
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,14 @@ from barb.data.store import DataMeta, data_path, read_meta
 from barb.errors import BarbError
 from barb.instruments import Instrument, load_instrument
 from barb.settings import EngineSettings, default_settings
+from bot.assistant.gate import (
+    CHANGED_MARK,
+    Press,
+    Taken,
+    Verdict,
+    parse_query_text,
+    verdict_on,
+)
 from bot.assistant.plan import render_plan
 from bot.assistant.prompts import Prompts, Variant
 from bot.assistant.query_changes import COMPUTED, changed_parts
@@ -80,66 +86,12 @@ class AssistantSettings(BaseSettings):
     max_tokens: int = Field(default=1024, ge=64)
 
 
-#: Marks a line of a corrected plan that differs from the query that failed.
-CHANGED_MARK = "✎"
-
-
-class Press(StrEnum):
-    """A button under a pending action."""
-
-    RUN = "run"
-    CANCEL = "cancel"
-    OPTION = "option"
-
-
-class Verdict(StrEnum):
-    """Whether a press may go ahead; otherwise the catalog key of the sentence saying why."""
-
-    OK = "ok"
-    STALE = "stale"
-    NOT_YOURS = "not_yours"
-    RUNNING = "running"
-
-    @property
-    def text_key(self) -> str:
-        return {"stale": "plan_stale", "not_yours": "not_yours", "running": "already"}.get(
-            self.value, "plan_stale"
-        )
-
-
-class Taken(BaseModel):
-    """The gate's decision on a press, the action as it stands, and the run in flight."""
-
-    verdict: Verdict
-    action: PendingAction | None = None
-    work_id: int | None = None
-
-
 class QueryRun(BaseModel):
     """One query run: as it ran (instrument included), the outcome, and its proof if ok."""
 
     query: dict[str, Any]
     outcome: QueryOutcome
     proof: Proof | None = None
-
-
-# Quotes phone keyboards put in place of the JSON ones.
-_SMART_QUOTES = str.maketrans({c: '"' for c in "“”„‟«»″"} | {c: "'" for c in "‘’‚‛′"})
-
-
-def parse_query_text(text: str) -> dict[str, Any] | str:
-    """Barb Script typed by a person: the query, or the catalog key of what is wrong.
-    Smart quotes from a phone keyboard are read as the JSON quotes they stand for."""
-    body = text.strip().strip("`").strip()
-    if not body:
-        return "query_usage"
-    for candidate in (body, body.translate(_SMART_QUOTES)):
-        try:
-            query = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        return query if isinstance(query, dict) else "query_usage"
-    return "query_bad_json"
 
 
 class LoopState(BaseModel):
@@ -257,14 +209,14 @@ class Assistant:
             claim = await self.store.pending.claim(action_id, user_id, work=work)
             if claim.won and claim.action is not None:
                 return Taken(verdict=Verdict.OK, action=claim.action, work_id=claim.work_id)
-            return Taken(verdict=_verdict(claim.action, user_id), action=claim.action)
+            return Taken(verdict=verdict_on(claim.action, user_id), action=claim.action)
         action = await self.store.pending.get(action_id)
-        verdict = _verdict(action, user_id)
+        verdict = verdict_on(action, user_id)
         if verdict is not Verdict.OK or action is None:
             return Taken(verdict=verdict, action=action)
         if press is Press.CANCEL:
             if not await self.store.pending.cancel(action_id, user_id):  # Run won the race
-                return Taken(verdict=_verdict(await self.store.pending.get(action_id), user_id))
+                return Taken(verdict=verdict_on(await self.store.pending.get(action_id), user_id))
             return Taken(verdict=Verdict.OK, action=action)
         return Taken(verdict=Verdict.OK, action=action)
 
@@ -847,20 +799,7 @@ class Assistant:
         )
 
 
-__all__ = ["Assistant", "AssistantSettings", "LoopState", "PendingPayload", "Press", "Verdict"]
-
-
-def _verdict(action: PendingAction | None, user_id: int) -> Verdict:
-    """Why a press may not go ahead (or OK): the action as it stands now."""
-    if action is None:
-        return Verdict.STALE
-    if action.user_id != user_id and action.status in ("pending", "running"):
-        return Verdict.NOT_YOURS
-    if action.status == "pending":
-        return Verdict.OK
-    if action.status == "running":
-        return Verdict.RUNNING
-    return Verdict.STALE  # done, cancelled, declined (reset or superseded), expired
+__all__ = ["Assistant", "AssistantSettings", "LoopState", "PendingPayload", "pending_payload"]
 
 
 def _language_of(action: PendingAction | None) -> Language:

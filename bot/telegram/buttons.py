@@ -16,7 +16,8 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from barb.instruments import available_instruments, load_instrument
-from bot.assistant.orchestrator import Press, Taken, Verdict, pending_payload
+from bot.assistant.gate import Press, Taken, Verdict
+from bot.assistant.orchestrator import pending_payload
 from bot.store.records import Chat
 from bot.telegram import keyboards
 from bot.telegram.answering import edit_plan_status, remove_keyboard, run_plan, run_work

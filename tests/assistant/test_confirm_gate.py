@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from bot.assistant.orchestrator import Press, Verdict, parse_query_text
+from bot.assistant.gate import Press, Verdict, parse_query_text
 from bot.assistant.query_changes import changed_parts
 from bot.assistant.replies import Asker
 from bot.llm.scripted import text, tool_call, turn

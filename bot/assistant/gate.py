@@ -1,0 +1,81 @@
+"""The confirm gate's vocabulary: the presses, the verdict on each, and typed queries.
+
+``Assistant.take`` decides every press with these; Telegram and ``barb chat`` only show
+what it decided.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel
+
+from bot.store.records import PendingAction
+
+#: Marks a line of a corrected plan that differs from the query that failed.
+CHANGED_MARK = "✎"
+
+
+class Press(StrEnum):
+    """A button under a pending action."""
+
+    RUN = "run"
+    CANCEL = "cancel"
+    OPTION = "option"
+
+
+class Verdict(StrEnum):
+    """Whether a press may go ahead; otherwise the catalog key of the sentence saying why."""
+
+    OK = "ok"
+    STALE = "stale"
+    NOT_YOURS = "not_yours"
+    RUNNING = "running"
+
+    @property
+    def text_key(self) -> str:
+        return {"stale": "plan_stale", "not_yours": "not_yours", "running": "already"}.get(
+            self.value, "plan_stale"
+        )
+
+
+class Taken(BaseModel):
+    """The gate's decision on a press, the action as it stands, and the run in flight."""
+
+    verdict: Verdict
+    action: PendingAction | None = None
+    work_id: int | None = None
+
+
+# Quotes phone keyboards put in place of the JSON ones.
+_SMART_QUOTES = str.maketrans({c: '"' for c in "“”„‟«»″"} | {c: "'" for c in "‘’‚‛′"})
+
+
+def parse_query_text(text: str) -> dict[str, Any] | str:
+    """Barb Script typed by a person: the query, or the catalog key of what is wrong.
+    Smart quotes from a phone keyboard are read as the JSON quotes they stand for."""
+    body = text.strip().strip("`").strip()
+    if not body:
+        return "query_usage"
+    for candidate in (body, body.translate(_SMART_QUOTES)):
+        try:
+            query = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        return query if isinstance(query, dict) else "query_usage"
+    return "query_bad_json"
+
+
+def verdict_on(action: PendingAction | None, user_id: int) -> Verdict:
+    """Why a press may not go ahead (or OK): the action as it stands now."""
+    if action is None:
+        return Verdict.STALE
+    if action.user_id != user_id and action.status in ("pending", "running"):
+        return Verdict.NOT_YOURS
+    if action.status == "pending":
+        return Verdict.OK
+    if action.status == "running":
+        return Verdict.RUNNING
+    return Verdict.STALE  # done, cancelled, declined (reset or superseded), expired
