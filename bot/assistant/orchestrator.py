@@ -54,6 +54,7 @@ from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
 from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import QueryRunner
+from bot.store.housekeeping import PLAN_LIFETIME
 from bot.store.records import Chat, NewMessage, PendingAction, new_question_id
 from bot.store.repository import Store
 from bot.texts import Language, language_for, t
@@ -206,10 +207,17 @@ class Assistant:
         superseded, already run, cancelled or expired is ``STALE``: nothing is computed.
         """
         if press is Press.RUN:
-            claim = await self.store.pending.claim(action_id, user_id, work=work)
-            if claim.won and claim.action is not None:
-                return Taken(verdict=Verdict.OK, action=claim.action, work_id=claim.work_id)
-            return Taken(verdict=verdict_on(claim.action, user_id), action=claim.action)
+            claim = await self.store.pending.claim(
+                action_id, user_id, max_age=PLAN_LIFETIME, work=work
+            )
+            action = claim.action
+            if claim.won and action is not None:
+                return Taken(verdict=Verdict.OK, action=action, work_id=claim.work_id)
+            if action is not None and action.status == "pending" and action.user_id == user_id:
+                # Past its lifetime, not yet expired by housekeeping: it is now.
+                await self.store.pending.expire(PLAN_LIFETIME)
+                return Taken(verdict=Verdict.STALE, action=action)
+            return Taken(verdict=verdict_on(action, user_id), action=action)
         action = await self.store.pending.get(action_id)
         verdict = verdict_on(action, user_id)
         if verdict is not Verdict.OK or action is None:

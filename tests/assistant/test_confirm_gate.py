@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from bot.assistant.gate import Press, Verdict, parse_query_text
 from bot.assistant.query_changes import changed_parts
 from bot.assistant.replies import Asker
 from bot.llm.scripted import text, tool_call, turn
+from bot.store.housekeeping import PLAN_LIFETIME
 
 ALICE = Asker(chat_id=100, user_id=1)
 COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
@@ -75,3 +78,13 @@ def test_what_a_fix_changes_is_read_from_the_parsed_queries() -> None:
     assert changed_parts(base, {**base, "instrument": "ES"}) == ["instrument"]
     assert changed_parts(base, {**base, "map": {"r": "range * 2"}}) == ["columns"]
     assert changed_parts(base, base) == []
+
+
+async def test_a_plan_past_its_lifetime_is_stale_before_housekeeping(make_assistant, store) -> None:
+    assistant = make_assistant(turn("Counting.", tool_call("execute_query", query=COUNT_DAYS)))
+    plan = await assistant.ask(ALICE, "how many days?")
+    later = datetime.now(UTC) + PLAN_LIFETIME + timedelta(minutes=1)
+    monkeypatch.setattr(store.pending, "_clock", lambda: later)  # a day later, unexpired
+    taken = await assistant.take(plan.pending.id, ALICE.user_id, Press.RUN)
+    assert taken.verdict is Verdict.STALE
+    assert (await store.pending.get(plan.pending.id)).status == "expired"
