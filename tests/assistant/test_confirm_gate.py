@@ -80,7 +80,9 @@ def test_what_a_fix_changes_is_read_from_the_parsed_queries() -> None:
     assert changed_parts(base, base) == []
 
 
-async def test_a_plan_past_its_lifetime_is_stale_before_housekeeping(make_assistant, store) -> None:
+async def test_a_plan_past_its_lifetime_is_stale_before_housekeeping(
+    make_assistant, store, monkeypatch
+) -> None:
     assistant = make_assistant(turn("Counting.", tool_call("execute_query", query=COUNT_DAYS)))
     plan = await assistant.ask(ALICE, "how many days?")
     later = datetime.now(UTC) + PLAN_LIFETIME + timedelta(minutes=1)
