@@ -19,10 +19,12 @@ COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
 MODEL_FACING = ("say so in the answer", "1 rows", "Scanned", "Result:")
 
 
-def rth_days(symbol: str) -> int:
+def rth_days(symbol: str, year: int | None = None) -> int:
     """RTH days (a bar opening 09:30-16:00 ET) in the sample, counted by hand."""
     bars = pd.read_parquet(data_path(symbol, EngineSettings()), columns=["timestamp", "minute"])
     rth = bars[(bars["minute"] >= 9 * 60 + 30) & (bars["minute"] < 16 * 60)]
+    if year is not None:
+        rth = rth[rth["timestamp"].dt.year == year]
     return rth["timestamp"].dt.date.nunique()
 
 
@@ -179,3 +181,23 @@ async def test_in_a_forum_topic_every_reply_answers_the_question_there(
             assert sent.result["reply_to_message"]["text"] == question
             assert sent.result["message_thread_id"] == topic
         assert messages[-1].result["text"] == "Done."
+
+
+async def test_query_answers_in_russian_for_a_russian_speaker(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    typed = "/query {«session»: «RTH», «from»: «daily», «period»: «2024», «where»: «range > 0»}"
+    async with barb_bot(fake, db_url):
+        fake.inject(
+            fake.message_update(chat_id=ALICE, user_id=ALICE, text=typed, language_code="ru")
+        )
+        [answer] = await fake.wait_for("sendMessage", chat_id=ALICE)
+        shown = answer.result["text"]
+        lines = shown.splitlines()
+        assert lines[0].startswith(f"Строк: {rth_days('NQ', 2024)} ") and "в CSV" in lines[0]
+        assert lines[1].split() == ["date", "open", "high", "low", "close"]
+        assert lines[2].startswith("2024-01-02")
+        assert "Синтетические данные" in shown
+        for leak in MODEL_FACING:
+            assert leak not in shown
