@@ -503,8 +503,9 @@ class Assistant:
                     hint=error.get("hint") or "",
                 ).strip()
             return Reply(text=message, failed=True, language=lang)
+        # No question id: nothing goes into the transcript, and the query was typed by the
+        # person, so there is no "Query" button to show it back.
         return Reply(
-            question_id=new_question_id(),
             text=person_text(outcome.result, lang),
             proofs=[run.proof],
             language=lang,

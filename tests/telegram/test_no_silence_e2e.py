@@ -73,6 +73,7 @@ async def test_query_reads_as_a_person_reads_it_with_smart_quotes(
         [answer] = await fake.wait_for("sendMessage", chat_id=ALICE)
         shown = answer.result["text"]
         assert shown.splitlines()[0] == f"count: {rth_days('NQ'):,}"
+        assert keyboard_data(answer.result) == []  # the person typed the query: no Query button
         assert "Synthetic sample data" in shown
         for leak in MODEL_FACING:
             assert leak not in shown
