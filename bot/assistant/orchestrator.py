@@ -25,7 +25,6 @@ from barb.errors import BarbError
 from barb.instruments import Instrument, load_instrument
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.gate import (
-    CHANGED_MARK,
     Press,
     Taken,
     Verdict,
@@ -33,8 +32,8 @@ from bot.assistant.gate import (
     verdict_on,
 )
 from bot.assistant.plan import render_plan
+from bot.assistant.plan_view import form_fix, plan_view
 from bot.assistant.prompts import Prompts, Variant
-from bot.assistant.query_changes import COMPUTED, changed_parts
 from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
 from bot.assistant.result_text import person_text
 from bot.assistant.tools import (
@@ -605,52 +604,25 @@ class Assistant:
     def _plan_view(
         self, state: LoopState, queries: list[dict[str, Any]], explanation: str
     ) -> PlanView:
-        """The plan of every query, numbered when there are several; after an error, what
-        the fix changed is named and its lines are marked."""
-        lang = state.language
-        failed = state.failed_query
-        changed: list[str] = []
-        blocks = []
-        for number, query in enumerate(queries, start=1):
-            plan = self._plan(query, self._instrument(query), lang)
-            if failed is not None:
-                parts = [p for p in changed_parts(failed, query) if p in COMPUTED]
-                changed += [p for p in parts if p not in changed]
-                if parts:
-                    before = set(self._plan(failed, self._instrument(failed), lang).splitlines())
-                    labels = ", ".join(t(f"part_{p}", lang) for p in parts)
-                    plan = "\n".join(
-                        [
-                            t("plan_changed", lang, parts=labels),
-                            *(
-                                line if line in before else f"{CHANGED_MARK} {line}"
-                                for line in plan.splitlines()
-                            ),
-                        ]
-                    )
-            if len(queries) > 1:
-                plan = f"{t('plan_query_number', lang, n=number, total=len(queries))}\n{plan}"
-            blocks.append(plan)
         text = (self._calling_message(state).text or explanation or "").strip()
-        return PlanView(
-            kind="confirm",
-            text=text,
-            plan="\n\n".join(blocks),
-            query=queries[0],
-            queries=queries,
-            changed=changed,
+        lang = state.language
+        return plan_view(
+            queries,
+            text,
+            failed=state.failed_query,
+            plan_of=lambda query: self._plan(query, self._instrument(query), lang),
+            lang=lang,
         )
 
-    def _fix_runs_at_once(self, state: LoopState, query: dict[str, Any]) -> bool:
+    @staticmethod
+    def _fix_runs_at_once(state: LoopState, query: dict[str, Any]) -> bool:
         """After a query error, a fix that changes nothing of what is computed runs without
         asking again; what it fixed goes into the answer."""
-        failed = state.failed_query
-        if failed is None:
+        if state.failed_query is None:
             return False
-        parts = changed_parts(failed, query)
-        if any(part in COMPUTED for part in parts):
+        fields = form_fix(state.failed_query, query)
+        if fields is None:
             return False
-        fields = sorted(k for k in {*failed, *query} if failed.get(k) != query.get(k))
         if fields:
             state.fixes.append(", ".join(fields))
         return True
