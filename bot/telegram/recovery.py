@@ -147,6 +147,9 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
     reply = Reply(question_id=question_id, pending=pending, language=lang)
     # Not marked answered: its plan is not done. A kill before the row goes hands it back
     # twice, which beats not at all.
-    await svc.sender(bot).reply(action.chat_id, reply)
+    asker = stored.paused.state.asker  # in a group: a reply to the question, in its topic
+    await svc.sender(bot).reply(
+        action.chat_id, reply, reply_to=asker.reply_to, thread_id=asker.thread_id
+    )
     await svc.store.in_flight.finish(item.id)
     log.info("plan %s handed back after %d attempts", action.id, item.attempts)
