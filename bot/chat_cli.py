@@ -11,6 +11,7 @@ import click
 import yaml
 
 from barb.script.limits import QueryLimits
+from bot.assistant.gate import Press
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.assistant.replies import Asker, Proof, Reply
 from bot.bot_cli import NO_KEY_HINT
@@ -71,7 +72,7 @@ def save_proof(proof: Proof, out_dir: Path) -> list[str]:
 
 
 async def converse(assistant: Assistant, asker: Asker, out_dir: Path, auto_run: bool) -> None:
-    click.echo("Barb chat — ask about the bars; :prefs, :forget, :reset, :quit\n")
+    click.echo("Barb chat — ask about the bars; :query, :cancel, :prefs, :forget, :reset, :quit\n")
     while True:
         try:
             text = click.prompt("You", prompt_suffix="> ", default="", show_default=False)
@@ -81,7 +82,7 @@ async def converse(assistant: Assistant, asker: Asker, out_dir: Path, auto_run: 
         if not text:
             continue
         if text.startswith(":"):
-            if not await command(assistant, asker, text):
+            if not await command(assistant, asker, text, out_dir):
                 return
             continue
         reply = await assistant.ask(asker, text)
@@ -93,18 +94,24 @@ async def converse(assistant: Assistant, asker: Asker, out_dir: Path, auto_run: 
             if pending.kind == "confirm":
                 click.echo(f"\nBarb: {pending.text}\n\nPlan:\n{pending.plan}\n")
                 run = auto_run or click.confirm("Run?", default=True)
-                reply = await assistant.resume(pending.id, asker.user_id, run=run)
+                # The same confirm gate as Telegram's Run and Cancel buttons.
+                press = Press.RUN if run else Press.CANCEL
+                reply = await assistant.press(pending.id, asker.user_id, press)
             else:
                 click.echo(f"\nBarb: {pending.text}")
                 for n, option in enumerate(pending.options, start=1):
                     click.echo(f"  {n}. {option}")
                 answer = click.prompt("You", prompt_suffix="> ").strip()
                 if answer.isdigit() and 1 <= int(answer) <= len(pending.options):
-                    answer = pending.options[int(answer) - 1]
-                reply = await assistant.ask(asker, answer)
+                    option = int(answer) - 1
+                    reply = await assistant.press(
+                        pending.id, asker.user_id, Press.OPTION, option=option
+                    )
+                else:
+                    reply = await assistant.ask(asker, answer)
 
 
-async def command(assistant: Assistant, asker: Asker, text: str) -> bool:
+async def command(assistant: Assistant, asker: Asker, text: str, out_dir: Path) -> bool:
     """Terminal commands; False to leave."""
     store = assistant.store
     if text in (":quit", ":q", ":exit"):
@@ -116,11 +123,17 @@ async def command(assistant: Assistant, asker: Asker, text: str) -> bool:
         )
     elif text == ":forget":
         click.echo(f"Forgot {await store.preferences.clear(asker.user_id)} preference(s).")
+    elif text.startswith(":query"):
+        # The same path as Telegram's /query: no model, the result as a person reads it.
+        show(await assistant.query_command(asker, text.removeprefix(":query")), out_dir)
+    elif text == ":cancel":
+        dropped = await assistant.decline_pending(asker.chat_id)
+        click.echo("Plan cancelled." if dropped else "No plan is waiting.")
     elif text == ":reset":
         await store.transcript.clear(asker.chat_id)
         click.echo("Conversation forgotten.")
     else:
-        click.echo("Commands: :prefs, :forget, :reset, :quit")
+        click.echo("Commands: :query <json>, :cancel, :prefs, :forget, :reset, :quit")
     return True
 
 

@@ -28,6 +28,9 @@ class BotSettings(BaseSettings):
     allowed_chats: IdList = frozenset()
     admins: IdList = frozenset()
     questions_per_minute: int = Field(default=6, ge=1)
+    queries_per_minute: int = Field(
+        default=20, ge=1, description="/query runs per person per minute (no model, no tokens)"
+    )
     query_timeout_s: float = Field(default=20.0, gt=0)
     workers: int = Field(default=2, ge=1)
     telegram_max_rate: float = Field(

@@ -13,27 +13,36 @@ import datetime as dt
 import functools
 import logging
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from barb.data.store import DataMeta, data_path, read_meta
 from barb.errors import BarbError
 from barb.instruments import Instrument, load_instrument
-from barb.reference import describe_concept, events_reference, indicators_reference
-from barb.reference import query_reference as build_query_reference
 from barb.settings import EngineSettings, default_settings
+from bot.assistant.gate import (
+    Press,
+    Taken,
+    Unreadable,
+    Verdict,
+    parse_query_text,
+    verdict_on,
+)
 from bot.assistant.plan import render_plan
+from bot.assistant.plan_view import form_fix, plan_view
 from bot.assistant.prompts import Prompts, Variant
-from bot.assistant.replies import Asker, PendingView, Proof, Reply
+from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
+from bot.assistant.result_text import person_text
 from bot.assistant.tools import (
+    TOOLS,
     AskClarificationArgs,
     ExecuteQueryArgs,
-    GetConceptArgs,
-    RememberPreferenceArgs,
     ToolArgumentError,
+    ToolContext,
     ToolKind,
     kind_of,
     parse_args,
@@ -43,8 +52,9 @@ from bot.llm.errors import BadResponse, LLMError
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
-from bot.pool.jobs import QueryJob
+from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import QueryRunner
+from bot.store.housekeeping import PLAN_LIFETIME
 from bot.store.records import Chat, NewMessage, PendingAction, new_question_id
 from bot.store.repository import Store
 from bot.texts import Language, language_for, t
@@ -77,6 +87,14 @@ class AssistantSettings(BaseSettings):
     max_tokens: int = Field(default=1024, ge=64)
 
 
+class QueryRun(BaseModel):
+    """One query run: as it ran (instrument included), the outcome, and its proof if ok."""
+
+    query: dict[str, Any]
+    outcome: QueryOutcome
+    proof: Proof | None = None
+
+
 class LoopState(BaseModel):
     """Everything needed to continue a question later; stored in pending actions as JSON."""
 
@@ -90,8 +108,12 @@ class LoopState(BaseModel):
     model_calls: int = 0
     tool_calls: int = 0
     query_errors: int = 0
-    # One confirmation covers the remaining queries of this analysis.
-    confirmed: bool = False
+    # Calls whose queries the person saw in a plan and ran: Run covers exactly those.
+    approved: list[str] = Field(default_factory=list)
+    # The last query that failed, as it ran: a fix is compared with it (``query_changes``).
+    failed_query: dict[str, Any] | None = None
+    # Fixes that changed nothing of what is computed, run at once: the answer says so.
+    fixes: list[str] = Field(default_factory=list)
     # After the last allowed failure the model must answer in words, without tools.
     words_only: bool = False
     # Data rows to store with the tool results (by call id): what the person was shown.
@@ -104,6 +126,19 @@ class Paused(BaseModel):
     state: LoopState
     call_index: int
     results: list[ToolResult]
+    # The calls whose queries the plan shows: what Run approves.
+    covers: list[str] = Field(default_factory=list)
+
+
+class PendingPayload(BaseModel):
+    """What is stored for a pending action: where the loop stopped and what was shown."""
+
+    paused: Paused
+    view: PlanView
+
+
+def pending_payload(action: PendingAction) -> PendingPayload:
+    return PendingPayload.model_validate(action.payload)
 
 
 class Assistant:
@@ -128,13 +163,15 @@ class Assistant:
         self.variant: Variant = self.prompts.variant_for_model(
             provider.model, self.settings.prompt_variant
         )
-        self.tools = tool_specs(self.prompts, self.variant)
+        self.tools = tool_specs(self.variant)
 
     # --- entry points -----------------------------------------------------------------------
 
-    async def ask(self, asker: Asker, text: str) -> Reply:
-        """A new message from a person: answers a pending clarification, or starts a question."""
-        chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
+    async def ask(self, asker: Asker, text: str, *, chat: Chat | None = None) -> Reply:
+        """A new message from a person: answers a pending clarification, or starts a question.
+        ``chat``, if the caller has it, saves reading it again."""
+        if chat is None or chat.id != asker.chat_id:
+            chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         language = language_for(chat.settings.language, text, asker.language_code)
         waiting = await self.store.pending.open_for_chat(asker.chat_id)
         for action in waiting:
@@ -154,6 +191,62 @@ class Assistant:
         )
         return await self._loop(chat, state)
 
+    async def take(
+        self,
+        action_id: str,
+        user_id: int,
+        press: Press,
+        *,
+        work: Mapping[str, Any] | None = None,
+    ) -> Taken:
+        """The confirm gate's one decision on a press: may it go ahead?
+
+        Run claims the plan (pending → running, with ``work`` recorded in flight in the same
+        transaction), Cancel cancels it, an option only checks; each is one conditional
+        write, so a double press, or two devices, cannot both win. A plan that was reset,
+        superseded, already run, cancelled or expired is ``STALE``: nothing is computed.
+        """
+        if press is Press.RUN:
+            claim = await self.store.pending.claim(
+                action_id, user_id, max_age=PLAN_LIFETIME, work=work
+            )
+            action = claim.action
+            if claim.won and action is not None:
+                return Taken(verdict=Verdict.OK, action=action, work_id=claim.work_id)
+            if action is not None and action.status == "pending" and action.user_id == user_id:
+                # Past its lifetime, not yet expired by housekeeping: it is now.
+                await self.store.pending.expire(PLAN_LIFETIME)
+                return Taken(verdict=Verdict.STALE, action=action)
+            return Taken(verdict=verdict_on(action, user_id), action=action)
+        action = await self.store.pending.get(action_id)
+        verdict = verdict_on(action, user_id)
+        if verdict is not Verdict.OK or action is None:
+            return Taken(verdict=verdict, action=action)
+        if press is Press.CANCEL:
+            if not await self.store.pending.cancel(action_id, user_id):  # Run won the race
+                return Taken(verdict=verdict_on(await self.store.pending.get(action_id), user_id))
+            return Taken(verdict=Verdict.OK, action=action)
+        return Taken(verdict=Verdict.OK, action=action)
+
+    async def press(
+        self, action_id: str, user_id: int, press: Press, *, option: int | None = None
+    ) -> Reply:
+        """A press, start to end (``barb chat``): Run runs the frozen plan, Cancel tells the
+        model, an option answers the clarification. A press that may not go ahead gets one
+        sentence saying why, and computes nothing."""
+        taken = await self.take(action_id, user_id, press)
+        if taken.verdict is not Verdict.OK or taken.action is None:
+            lang = _language_of(taken.action)
+            return Reply(text=t(taken.verdict.text_key, lang), failed=True, language=lang)
+        if press is Press.CANCEL:
+            return await self.cancelled(taken.action)
+        if press is Press.OPTION:
+            options = pending_payload(taken.action).view.options
+            if option is None or not 0 <= option < len(options):
+                return Reply()
+            return await self.resume(action_id, user_id, answer=options[option])
+        return await self.continue_claimed(taken.action)
+
     async def resume(
         self,
         action_id: str,
@@ -168,24 +261,28 @@ class Assistant:
         that did not win, or an action no longer open, gives an empty Reply.
         """
         if run is False:
-            action = await self.store.pending.get(action_id)
-            if action is None or not await self.store.pending.cancel(action_id, user_id):
+            taken = await self.take(action_id, user_id, Press.CANCEL)
+            if taken.verdict is not Verdict.OK or taken.action is None:
                 return Reply()  # not theirs, unknown, or Run won the race
-            paused = Paused.model_validate(action.payload["paused"])
-            asker = paused.state.asker
-            chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
-            return await self._cancelled(chat, paused)
+            return await self.cancelled(taken.action)
         claim = await self.store.pending.claim(action_id, user_id)
         if not claim.won or claim.action is None:
             return Reply()
         return await self.continue_claimed(claim.action, answer=answer)
 
+    async def cancelled(self, action: PendingAction) -> Reply:
+        """A cancelled plan: the model is told and answers briefly, without tools."""
+        paused = pending_payload(action).paused
+        asker = paused.state.asker
+        chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
+        return await self._cancelled(chat, paused)
+
     async def continue_claimed(
         self, action: PendingAction, *, chat: Chat | None = None, answer: str | None = None
     ) -> Reply:
-        """Continue an action the caller has claimed: run the confirmed query, or take the
+        """Continue an action the caller has claimed: run the confirmed queries, or take the
         clarification's ``answer``. ``chat``, if the caller has it, saves reading it again."""
-        paused = Paused.model_validate(action.payload["paused"])
+        paused = pending_payload(action).paused
         asker = paused.state.asker
         if chat is None or chat.id != asker.chat_id:
             chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
@@ -194,7 +291,8 @@ class Assistant:
         call = self._calls(state)[paused.call_index]
         proofs: list[Proof] = []
         if action.kind == "confirm":
-            state.confirmed = True
+            # Run approves exactly the queries the plan showed (older rows: the one call).
+            state.approved = [*state.approved, *(paused.covers or [call.id])]
             executed = await self._execute(chat, state, call, proofs)
             if executed is None:
                 return await self._stopped(state, paused.call_index, paused.results, proofs)
@@ -212,15 +310,18 @@ class Assistant:
             return outcome
         return await self._loop(chat, state, proofs)
 
-    async def decline_pending(self, chat_id: int) -> None:
-        """A new message instead of a button press: the waiting question ends, unrun."""
-        for action in await self.store.pending.decline_for_chat(chat_id):
-            paused = Paused.model_validate(action.payload["paused"])
+    async def decline_pending(self, chat_id: int) -> list[PendingAction]:
+        """A new message instead of a button press (or /cancel, /reset): the waiting
+        question ends, unrun, and the model is told. The actions declined."""
+        actions = await self.store.pending.decline_for_chat(chat_id)
+        for action in actions:
+            paused = pending_payload(action).paused
             state = paused.state
             note = self.prompts.loop_text("declined")
             results = self._close_remaining(state, paused.call_index, paused.results, note)
             state.messages.append(Message.tool(*results))
             await self._save(state)
+        return actions
 
     # --- the loop ---------------------------------------------------------------------------
 
@@ -324,9 +425,15 @@ class Assistant:
             except ToolArgumentError as exc:
                 results.append(self._error(call, str(exc)))
                 continue
-            if kind is ToolKind.EXECUTE and not state.confirmed and chat.settings.confirm_queries:
+            if (
+                kind is ToolKind.EXECUTE
+                and chat.settings.confirm_queries
+                and call.id not in state.approved
+            ):
                 assert isinstance(args, ExecuteQueryArgs)
-                return await self._pause(chat, state, index, results, proofs, "confirm", args)
+                query = _with_instrument(args.query, state.instrument or chat.instrument)
+                if not self._fix_runs_at_once(state, query):
+                    return await self._pause(chat, state, index, results, proofs, "confirm", args)
             if kind is ToolKind.CLARIFY:
                 assert isinstance(args, AskClarificationArgs)
                 return await self._pause(chat, state, index, results, proofs, "clarify", args)
@@ -335,37 +442,75 @@ class Assistant:
                 if result is None:
                     return await self._stopped(state, index, results, proofs)
                 results.append(result)
-            elif kind is ToolKind.MEMORY:
-                assert isinstance(args, RememberPreferenceArgs)
-                results.append(await self._remember(state, call, args))
             else:
-                results.append(self._reference(chat, call, args))
+                results.append(await self._run_tool(chat, state, call, args))
         state.messages.append(Message.tool(*results))
         return None
 
     # --- tools ------------------------------------------------------------------------------
 
-    def _reference(self, chat: Chat, call: ToolCall, args: Any) -> ToolResult:
-        instrument = load_instrument(chat.instrument, self.engine_settings)
-        if call.name == "get_query_reference":
-            content = build_query_reference(instrument)
-        elif call.name == "get_indicators":
-            content = indicators_reference()
-        elif call.name == "get_events":
-            content = events_reference(instrument)
-        else:
-            assert isinstance(args, GetConceptArgs)
-            content = describe_concept(args.name)
+    async def _run_tool(
+        self, chat: Chat, state: LoopState, call: ToolCall, args: Any
+    ) -> ToolResult:
+        """A tool that answers at once (reference, memory): its declared ``run``."""
+        tool = TOOLS[call.name]
+        assert tool.run is not None, f"{call.name} pauses the loop; it has no run"
+        context = ToolContext(
+            instrument=load_instrument(state.instrument or chat.instrument, self.engine_settings),
+            user_id=state.asker.user_id,
+            store=self.store,
+            prompts=self.prompts,
+        )
+        content = await tool.run(context, args)
         return ToolResult(call_id=call.id, name=call.name, content=content)
 
-    async def _remember(
-        self, state: LoopState, call: ToolCall, args: RememberPreferenceArgs
-    ) -> ToolResult:
-        await self.store.preferences.add(state.asker.user_id, args.value, kind=args.kind)
-        saved = await self.store.preferences.for_user(state.asker.user_id)
-        listing = self.prompts.preferences_block((p.kind, p.text) for p in saved)
-        content = self.prompts.loop_text("preference_saved", preferences=listing)
-        return ToolResult(call_id=call.id, name=call.name, content=content)
+    async def run_query(
+        self, chat: Chat, query: dict[str, Any], language: Language, *, instrument: str = ""
+    ) -> QueryRun:
+        """Run one query as it was shown, on its own instrument (``instrument``, else the
+        chat's, fills in a missing one): the one path for the model's ``execute_query`` and
+        the person's ``/query``."""
+        frozen = _with_instrument(query, instrument or chat.instrument)
+        job = QueryJob(
+            query=frozen, instrument=frozen["instrument"], chart=chat.settings.charts, csv=True
+        )
+        outcome = await self.runner.run(job)
+        proof = None
+        if outcome.ok:
+            plan = self._plan(frozen, self._instrument(frozen), language)
+            proof = Proof.from_outcome(frozen, plan, outcome)
+        return QueryRun(query=frozen, outcome=outcome, proof=proof)
+
+    async def query_command(self, asker: Asker, text: str, *, chat: Chat | None = None) -> Reply:
+        """``/query <Barb Script>``: run it at once, no model, no tokens, the same proof; the
+        result as a person reads it (``result_text``), never the model's summary."""
+        chat = chat or await self.store.chats.ensure(asker.chat_id, asker.chat_type)
+        lang = language_for(chat.settings.language, "", asker.language_code)
+        parsed = parse_query_text(text)
+        if isinstance(parsed, Unreadable):
+            message = t(parsed.key, lang, **parsed.params).strip()
+            return Reply(text=message, failed=True, language=lang)
+        run = await self.run_query(chat, parsed, lang)
+        outcome = run.outcome
+        if run.proof is None:
+            error = outcome.error or {}
+            if error.get("error_type") in _TERMINAL_ERRORS:
+                message = t("query_timeout", lang)
+            else:
+                message = t(
+                    "query_failed",
+                    lang,
+                    message=error.get("message", outcome.summary_text),
+                    hint=error.get("hint") or "",
+                ).strip()
+            return Reply(text=message, failed=True, language=lang)
+        # No question id: nothing goes into the transcript, and the query was typed by the
+        # person, so there is no "Query" button to show it back.
+        return Reply(
+            text=person_text(outcome.result, lang),
+            proofs=[run.proof],
+            language=lang,
+        )
 
     async def _execute(
         self, chat: Chat, state: LoopState, call: ToolCall, proofs: list[Proof]
@@ -373,24 +518,22 @@ class Assistant:
         """Run a query in the pool; the model gets only the summary. None: stopped."""
         args = parse_args(call.name, call.arguments)
         assert isinstance(args, ExecuteQueryArgs)
-        query = _with_instrument(args.query, state.instrument or chat.instrument)
-        job = QueryJob(
-            query=query, instrument=query["instrument"], chart=chat.settings.charts, csv=True
-        )
-        outcome = await self.runner.run(job)
-        if not outcome.ok:
+        run = await self.run_query(chat, args.query, state.language, instrument=state.instrument)
+        query, outcome = run.query, run.outcome
+        if run.proof is None:
             error_type = (outcome.error or {}).get("error_type", "")
             if error_type in _TERMINAL_ERRORS:
                 return None
             state.query_errors += 1
+            state.failed_query = query
             content = outcome.summary_text
             if state.query_errors >= self.settings.max_query_errors:
                 content += "\n" + self.prompts.loop_text("error_again")
                 state.words_only = True
             return ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
-        instrument = load_instrument(query["instrument"], self.engine_settings)
-        plan = self._plan(query, instrument, state.language)
-        proofs.append(Proof.from_outcome(query, plan, outcome))
+        state.failed_query = None
+        plan = run.proof.plan
+        proofs.append(run.proof)
         first_line = outcome.summary_text.splitlines()[0] if outcome.summary_text else ""
         state.shown[call.id] = {
             "query": query,
@@ -414,34 +557,77 @@ class Assistant:
         kind: str,
         args: ExecuteQueryArgs | AskClarificationArgs,
     ) -> Reply:
-        paused = Paused(state=state, call_index=index, results=results)
-        payload: dict[str, Any] = {"paused": paused.model_dump(mode="json")}
+        covers: list[str] = []
         if isinstance(args, ExecuteQueryArgs):
-            query = _with_instrument(args.query, state.instrument or chat.instrument)
-            instrument = load_instrument(query["instrument"], self.engine_settings)
-            plan = self._plan(query, instrument, state.language)
-            explanation = (self._calling_message(state).text or args.explanation or "").strip()
-            view = {"kind": "confirm", "text": explanation, "plan": plan, "query": query}
+            shown = self._queries_to_show(chat, state, index)
+            covers = [call_id for call_id, _ in shown]
+            view = self._plan_view(state, [query for _, query in shown], args.explanation)
         else:
-            view = {
-                "kind": "clarify",
-                "text": args.question_text,
-                "options": args.suggested_replies,
-                "answer_format": args.expected_response_format_hint,
-            }
-        payload["view"] = view
+            view = PlanView(
+                kind="clarify",
+                text=args.question_text,
+                options=args.suggested_replies,
+                answer_format=args.expected_response_format_hint,
+            )
+        paused = Paused(state=state, call_index=index, results=results, covers=covers)
+        payload = PendingPayload(paused=paused, view=view)
         action = await self.store.pending.create(
             chat.id,
             state.asker.user_id,
-            kind,
-            payload,  # type: ignore[arg-type]
+            kind,  # type: ignore[arg-type]
+            payload.model_dump(mode="json"),
         )
         return Reply(
             question_id=state.question_id,
-            pending=PendingView(id=action.id, **view),
+            pending=PendingView(id=action.id, **view.model_dump()),
             proofs=proofs,
             language=state.language,
         )
+
+    def _queries_to_show(
+        self, chat: Chat, state: LoopState, index: int
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Every query this model message still wants to run, from call ``index`` on, as it
+        will run: Run must not run anything the person was not shown."""
+        shown = []
+        for call in self._calls(state)[index:]:
+            if kind_of(call.name) is not ToolKind.EXECUTE or call.id in state.approved:
+                continue
+            try:
+                args = parse_args(call.name, call.arguments)
+            except ToolArgumentError:
+                continue  # answered with the error, never run
+            assert isinstance(args, ExecuteQueryArgs)
+            shown.append(
+                (call.id, _with_instrument(args.query, state.instrument or chat.instrument))
+            )
+        return shown
+
+    def _plan_view(
+        self, state: LoopState, queries: list[dict[str, Any]], explanation: str
+    ) -> PlanView:
+        text = (self._calling_message(state).text or explanation or "").strip()
+        lang = state.language
+        return plan_view(
+            queries,
+            text,
+            failed=state.failed_query,
+            plan_of=lambda query: self._plan(query, self._instrument(query), lang),
+            lang=lang,
+        )
+
+    @staticmethod
+    def _fix_runs_at_once(state: LoopState, query: dict[str, Any]) -> bool:
+        """After a query error, a fix that changes nothing of what is computed runs without
+        asking again; what it fixed goes into the answer."""
+        if state.failed_query is None:
+            return False
+        fields = form_fix(state.failed_query, query)
+        if fields is None:
+            return False
+        if fields:
+            state.fixes.append(", ".join(fields))
+        return True
 
     async def _stopped(
         self, state: LoopState, index: int, results: list[ToolResult], proofs: list[Proof]
@@ -562,6 +748,9 @@ class Assistant:
         except (OSError, BarbError):
             return None
 
+    def _instrument(self, query: dict[str, Any]) -> Instrument:
+        return load_instrument(query["instrument"], self.engine_settings)
+
     def _plan(self, query: dict[str, Any], instrument: Instrument, language: Language) -> str:
         meta = self._data_meta(instrument)
         # Without data the query fails anyway; today only labels relative periods meanwhile.
@@ -581,6 +770,9 @@ class Assistant:
 
     @staticmethod
     def _reply(state: LoopState, text: str, proofs: list[Proof], *, failed: bool = False) -> Reply:
+        if state.fixes and proofs:
+            fixed = "; ".join(state.fixes)
+            text = f"{text}\n\n{t('fixed_note', state.language, fields=fixed)}"
         return Reply(
             question_id=state.question_id,
             text=text,
@@ -590,7 +782,16 @@ class Assistant:
         )
 
 
-__all__ = ["Assistant", "AssistantSettings", "LoopState"]
+__all__ = ["Assistant", "AssistantSettings", "LoopState", "PendingPayload", "pending_payload"]
+
+
+def _language_of(action: PendingAction | None) -> Language:
+    if action is None:
+        return "en"
+    try:
+        return pending_payload(action).paused.state.language
+    except ValidationError:
+        return "en"
 
 
 def _with_instrument(query: dict[str, Any], instrument: str) -> dict[str, Any]:

@@ -73,9 +73,6 @@ class Prompts:
                 return self.variant(rule.variant)
         return self.variant("default")
 
-    def tool_texts(self) -> dict[str, dict[str, Any]]:
-        return self.data("tools.yaml")
-
     def loop_text(self, key: str, **values: str) -> str:
         return str(self.data("loop.yaml")[key]).format(**values)
 

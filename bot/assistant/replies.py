@@ -17,6 +17,9 @@ class Asker(BaseModel):
     chat_type: Literal["private", "group", "supergroup", "channel"] = "private"
     # Telegram's language_code of the person, a hint when a message has no letters.
     language_code: str | None = None
+    # Where the answer goes in a group: a reply to the question's message, in its forum topic.
+    reply_to: int | None = None
+    thread_id: int | None = None
 
 
 class Proof(BaseModel):
@@ -49,16 +52,27 @@ class Proof(BaseModel):
         )
 
 
-class PendingView(BaseModel):
-    """A question to the person: confirm a query (Run/Cancel) or pick a suggested reply."""
+class PlanView(BaseModel):
+    """What the person is shown for a pending action, stored with it: a plan to confirm
+    (Run/Cancel) or a question with suggested replies."""
 
-    id: str
     kind: Literal["confirm", "clarify"]
     text: str
+    #: Every query the plan covers, rendered in plain words, in order.
     plan: str | None = None
+    #: The first query as it will run (instrument included); all of them in ``queries``.
     query: dict[str, Any] | None = None
+    queries: list[dict[str, Any]] = Field(default_factory=list)
+    #: After a query error: the parts of what is computed that the fix changed.
+    changed: list[str] = Field(default_factory=list)
     options: list[str] = Field(default_factory=list)
     answer_format: str | None = None
+
+
+class PendingView(PlanView):
+    """A pending action as a front end shows it: the view and the id its buttons carry."""
+
+    id: str
 
 
 class Reply(BaseModel):

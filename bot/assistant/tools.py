@@ -1,8 +1,11 @@
-"""The model's tools: argument models (pydantic → JSON schema) and texts from prompts/.
+"""The model's tools, each declared once: name, pydantic arguments, description, run.
 
-Reference tools answer at once from the engine's generated texts. ``execute_query`` and
-``ask_user_clarification`` pause the loop (the confirm gate, the question to the person);
-``remember_preference`` writes to the person's memory. The loop decides what each kind does.
+The JSON schema the model reads comes from the argument model (parameter descriptions from
+its fields), the description from the declaration, and what the tool does from its ``run``:
+one registry, so the prompt and the code cannot drift. Reference tools answer at once from
+the engine's generated texts; ``remember_preference`` writes to the person's memory;
+``execute_query`` and ``ask_user_clarification`` have no ``run``: the loop pauses on them
+(the confirm gate, the question to the person).
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ import functools
 import re
 import unicodedata
 import zoneinfo
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from pydantic import (
     BaseModel,
@@ -25,11 +29,16 @@ from pydantic import (
 )
 
 from barb.errors import QueryError
-from barb.instruments import available_instruments, load_instrument
+from barb.instruments import Instrument, available_instruments, load_instrument
+from barb.reference import describe_concept, events_reference, indicators_reference
+from barb.reference import query_reference as build_query_reference
 from barb.script.limits import check_query_value
-from bot.assistant.prompts import Prompts, Variant
 from bot.llm.messages import ToolSpec
 from bot.store.records import Language, PreferenceKind, values_of
+
+if TYPE_CHECKING:
+    from bot.assistant.prompts import Prompts, Variant
+    from bot.store.repository import Store
 
 
 class ToolKind(StrEnum):
@@ -48,8 +57,15 @@ class NoArgs(_Args):
 
 
 class ExecuteQueryArgs(_Args):
-    query: dict[str, Any]
-    explanation: str = ""
+    # A free-form object in the schema: the query's own fields are in the reference.
+    query: dict[str, Any] = Field(
+        description="Barb Script JSON query (see get_query_reference).",
+        json_schema_extra={"type": "object"},
+    )
+    explanation: str = Field(
+        default="",
+        description="One or two sentences in the user's language saying what will be computed.",
+    )
 
     @field_validator("query")
     @classmethod
@@ -63,13 +79,23 @@ class ExecuteQueryArgs(_Args):
 
 
 class GetConceptArgs(_Args):
-    name: str = Field(min_length=1, max_length=80)
+    name: str = Field(
+        min_length=1, max_length=80, description="The pattern, event or concept name."
+    )
 
 
 class AskClarificationArgs(_Args):
-    question_text: str = Field(min_length=1, max_length=1000)
-    suggested_replies: list[str] = Field(default_factory=list, max_length=6)
-    expected_response_format_hint: str | None = None
+    question_text: str = Field(
+        min_length=1, max_length=1000, description="The question, in the user's language."
+    )
+    suggested_replies: list[str] = Field(
+        default_factory=list,
+        max_length=6,
+        description="Up to 4 short replies the person can tap.",
+    )
+    expected_response_format_hint: str | None = Field(
+        default=None, description="Optional hint such as TEXT, YES_NO, NUMBER."
+    )
 
 
 #: A note is a sentence, not a paragraph: every preference goes into every prompt.
@@ -160,8 +186,13 @@ class RememberPreferenceArgs(_Args):
     person's words, on one line: it reaches later prompts quoted, as data.
     """
 
-    kind: PreferenceKind
-    value: str = Field(min_length=1, max_length=NOTE_MAX_CHARS)
+    kind: PreferenceKind = Field(description="What the preference is about.")
+    value: str = Field(
+        min_length=1,
+        max_length=NOTE_MAX_CHARS,
+        description="The value for that kind; for a note, one short sentence in the "
+        "person's words.",
+    )
 
     @model_validator(mode="after")
     def _fits_kind(self) -> Self:
@@ -169,57 +200,144 @@ class RememberPreferenceArgs(_Args):
         return self
 
 
-TOOLS: dict[str, tuple[ToolKind, type[_Args]]] = {
-    "execute_query": (ToolKind.EXECUTE, ExecuteQueryArgs),
-    "get_query_reference": (ToolKind.REFERENCE, NoArgs),
-    "get_indicators": (ToolKind.REFERENCE, NoArgs),
-    "get_events": (ToolKind.REFERENCE, NoArgs),
-    "get_concept": (ToolKind.REFERENCE, GetConceptArgs),
-    "ask_user_clarification": (ToolKind.CLARIFY, AskClarificationArgs),
-    "remember_preference": (ToolKind.MEMORY, RememberPreferenceArgs),
-}
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool's ``run`` may use: the question's instrument, the person, the store."""
+
+    instrument: Instrument
+    user_id: int
+    store: Store
+    prompts: Prompts
+
+
+Run = Callable[[ToolContext, Any], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool, declared once."""
+
+    name: str
+    kind: ToolKind
+    args: type[_Args]
+    description: str
+    #: What it answers; None for the tools the loop pauses on.
+    run: Run | None = None
+
+    def spec(self) -> ToolSpec:
+        """What the model reads: the description and the arguments' JSON schema."""
+        schema = self.args.model_json_schema()
+        schema.pop("title", None)
+        schema.pop("description", None)  # the model's docstring is for developers
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        schema.setdefault("properties", {})
+        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+
+
+async def _query_reference(ctx: ToolContext, args: NoArgs) -> str:
+    return build_query_reference(ctx.instrument)
+
+
+async def _indicators(ctx: ToolContext, args: NoArgs) -> str:
+    return indicators_reference()
+
+
+async def _events(ctx: ToolContext, args: NoArgs) -> str:
+    return events_reference(ctx.instrument)
+
+
+async def _concept(ctx: ToolContext, args: GetConceptArgs) -> str:
+    return describe_concept(args.name)
+
+
+async def _remember(ctx: ToolContext, args: RememberPreferenceArgs) -> str:
+    await ctx.store.preferences.add(ctx.user_id, args.value, kind=args.kind)
+    saved = await ctx.store.preferences.for_user(ctx.user_id)
+    listing = ctx.prompts.preferences_block((p.kind, p.text) for p in saved)
+    return ctx.prompts.loop_text("preference_saved", preferences=listing)
+
+
+_DECLARED = (
+    Tool(
+        "execute_query",
+        ToolKind.EXECUTE,
+        ExecuteQueryArgs,
+        "Execute a Barb Script query on historical OHLCV bars of the current instrument. The "
+        "person is asked to confirm before it runs. Returns a compact summary: a small result "
+        "whole, a bigger one as stats and its first and last rows (see RESULT in "
+        "get_query_reference).",
+    ),
+    Tool(
+        "get_query_reference",
+        ToolKind.REFERENCE,
+        NoArgs,
+        "Get the Barb Script query format, all functions, named patterns and examples. Call "
+        "this before building your first query.",
+        _query_reference,
+    ),
+    Tool(
+        "get_indicators",
+        ToolKind.REFERENCE,
+        NoArgs,
+        "Get available technical indicators with signatures, defaults and how to read them.",
+        _indicators,
+    ),
+    Tool(
+        "get_events",
+        ToolKind.REFERENCE,
+        NoArgs,
+        "Get the market events available for the current instrument (FOMC, NFP, CPI, OPEX, "
+        "...), their times and covered date ranges, and how to join them.",
+        _events,
+    ),
+    Tool(
+        "get_concept",
+        ToolKind.REFERENCE,
+        GetConceptArgs,
+        'Explain a named pattern, market event or session concept (e.g. "inside day", "NR7", '
+        '"OPEX", "FOMC", "opening range", "initial balance", "cash close"): definition, Barb '
+        "Script, times.",
+        _concept,
+    ),
+    Tool(
+        "ask_user_clarification",
+        ToolKind.CLARIFY,
+        AskClarificationArgs,
+        "Ask the person a question when the request is truly ambiguous (e.g. RTH vs ETH "
+        "range) and you cannot choose a sensible default. Offer short suggested replies.",
+    ),
+    Tool(
+        "remember_preference",
+        ToolKind.MEMORY,
+        RememberPreferenceArgs,
+        "Save one preference the person states about how they want answers, as a kind and a "
+        'value: session ("I only trade RTH" → session RTH), instrument (ES), timezone '
+        "(Europe/Berlin), language (en or ru), charts (on/off), confirmation (on/off), or a "
+        'short note for anything else ("answer in points"). A new value of a kind replaces '
+        "the old one. Do not save anything else, and never instructions for yourself.",
+        _remember,
+    ),
+)
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in _DECLARED}
 
 
 class ToolArgumentError(ValueError):
     """The model's arguments do not fit the tool; the text goes back to it as the result."""
 
 
-def tool_specs(prompts: Prompts, variant: Variant) -> list[ToolSpec]:
-    """The tools this variant may use, with schemas from the argument models."""
-    texts = prompts.tool_texts()
-    specs = []
-    for name, (_, model) in TOOLS.items():
-        if not variant.tools.allows(name):
-            continue
-        text = texts[name]
-        schema = model.model_json_schema()
-        schema.pop("title", None)
-        schema.pop("description", None)  # the model's docstring is for developers
-        for param, prop in schema.get("properties", {}).items():
-            prop.pop("title", None)
-            described = text.get("parameters", {}).get(param)
-            if described:
-                prop["description"] = described
-        if name == "execute_query":
-            # A free-form object: the query's own fields are explained by the reference.
-            schema["properties"]["query"] = {
-                "type": "object",
-                "description": text["parameters"]["query"],
-            }
-        schema.setdefault("properties", {})
-        specs.append(
-            ToolSpec(name=name, description=text["description"].strip(), parameters=schema)
-        )
-    return specs
+def tool_specs(variant: Variant) -> list[ToolSpec]:
+    """The tools this variant may use, as the model reads them."""
+    return [tool.spec() for tool in TOOLS.values() if variant.tools.allows(tool.name)]
 
 
 def parse_args(name: str, arguments: dict[str, Any]) -> _Args:
     """Validate a call's arguments; the error names the fields for the model to fix."""
-    if name not in TOOLS:
+    tool = TOOLS.get(name)
+    if tool is None:
         raise ToolArgumentError(f"Unknown tool '{name}'. Available: {', '.join(TOOLS)}.")
-    _, model = TOOLS[name]
     try:
-        return model.model_validate(arguments)
+        return tool.args.model_validate(arguments)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
@@ -229,5 +347,5 @@ def parse_args(name: str, arguments: dict[str, Any]) -> _Args:
 
 
 def kind_of(name: str) -> ToolKind | None:
-    entry = TOOLS.get(name)
-    return entry[0] if entry else None
+    tool = TOOLS.get(name)
+    return tool.kind if tool else None

@@ -15,6 +15,7 @@ from telegram import Bot
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
+from bot.assistant.orchestrator import pending_payload
 from bot.assistant.replies import Asker
 from bot.store.records import Chat, PendingAction
 from bot.telegram import keyboards
@@ -48,9 +49,11 @@ async def answer_question(
     *,
     work_id: int,
     reply_to: int | None = None,
+    chat: Chat | None = None,
 ) -> None:
     """Ask the assistant under the chat's lock, showing 'typing…', and send its reply; the
-    reply's storing finishes the work in flight ``work_id``."""
+    reply's storing finishes the work in flight ``work_id``. ``chat``, if the caller has
+    it, saves reading it again."""
     sender = svc.sender(bot)
     try:
         async with svc.chat_lock(asker.chat_id), svc.showing(bot, asker.chat_id):
@@ -59,8 +62,14 @@ async def answer_question(
             for action in await svc.store.pending.open_for_chat(asker.chat_id):
                 if action.kind == "confirm" and action.status == "pending" and action.message_id:
                     await remove_keyboard(bot, asker.chat_id, action.message_id)
-            reply = await svc.assistant.ask(asker, text)
-            await sender.reply(asker.chat_id, reply, reply_to=reply_to, answers=work_id)
+            reply = await svc.assistant.ask(asker, text, chat=chat)
+            await sender.reply(
+                asker.chat_id,
+                reply,
+                reply_to=reply_to,
+                thread_id=asker.thread_id,
+                answers=work_id,
+            )
     except NotDelivered:
         raise  # the reply is stored and will be sent
     except Exception:
@@ -90,7 +99,15 @@ async def run_plan(
             svc.showing(bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S),
         ):
             reply = await svc.assistant.continue_claimed(action, chat=chat)
-            await svc.sender(bot).reply(chat_id, reply, answers=work_id)
+            # In a group the answer replies to the question, in its forum topic.
+            asker = pending_payload(action).paused.state.asker
+            await svc.sender(bot).reply(
+                chat_id,
+                reply,
+                reply_to=asker.reply_to,
+                thread_id=asker.thread_id,
+                answers=work_id,
+            )
     except NotDelivered:
         # The answer is stored and will be sent: the plan is done.
         await mark_plan_done(svc, bot, action, work_id, lang, message_id)
@@ -136,8 +153,8 @@ async def edit_plan_status(
     """
     if message_id is None:
         return True
-    view = action.payload.get("view", {})
-    body = plan_html(view.get("text", ""), t("plan_header", lang), view.get("plan") or "")[-1]
+    view = pending_payload(action).view
+    body = plan_html(view.text, t("plan_header", lang), view.plan or "")[-1]
     text = body if status is None else f"{body}\n\n⏵ {escape(status)}"
     markup = keyboards.confirm(action.id, lang) if status is None else None
     try:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from datetime import timedelta
 
-from telegram import BotCommand, Update
+from telegram import Update
 from telegram.constants import FloodLimit
 from telegram.ext import (
     Application,
@@ -19,30 +20,38 @@ from telegram.ext import (
 )
 
 from bot.settings import BotSettings
-from bot.telegram import data_upload, handlers
+from bot.telegram import data_upload, handlers, keyboards
+from bot.telegram.buttons import BUTTONS, callback, on_unknown_button
+from bot.telegram.commands import COMMANDS, MENU_LANGUAGES, handler, menu
 from bot.telegram.flood import OrderedRateLimiter
 from bot.telegram.recovery import finish_answered_runs, resume_interrupted
 from bot.telegram.services import SERVICES_KEY, BotServices
 
 log = logging.getLogger(__name__)
 
-COMMANDS = [
-    ("start", "What Barb does, with examples"),
-    ("help", "How to ask, and the commands"),
-    ("instrument", "Choose NQ, ES or CL"),
-    ("settings", "Confirmation, charts, language"),
-    ("reset", "Forget this conversation"),
-    ("query", "Run Barb Script JSON directly"),
-    ("examples", "Example questions"),
-    ("usage", "Tokens and cost today"),
-]
+#: Messages that are not text: one line saying what Barb can do, no model call.
+NOT_TEXT = (
+    filters.PHOTO
+    | filters.Document.ALL
+    | filters.Sticker.ALL
+    | filters.VOICE
+    | filters.AUDIO
+    | filters.VIDEO
+    | filters.VIDEO_NOTE
+    | filters.ANIMATION
+    | filters.LOCATION
+    | filters.CONTACT
+    | filters.POLL
+)
 
 
 async def on_startup(application: Application) -> None:
     """Once the bot is started: register the commands shown in Telegram's menu, send what a
     previous run stored but could not send, then resume the work it left unfinished (in
     the background: new updates are served meanwhile)."""
-    await application.bot.set_my_commands([BotCommand(name, text) for name, text in COMMANDS])
+    for number, lang in enumerate(MENU_LANGUAGES):
+        # The first language is everyone's default; the others for their language_code.
+        await application.bot.set_my_commands(menu(lang), language_code=lang if number else None)
     sent = await send_queued(application)
     if sent:
         log.info("sent %d replies queued before the start", sent)
@@ -118,19 +127,19 @@ def build_application(
     application.add_handler(TypeHandler(Update, handlers.stamp_arrival), group=-3)
     application.add_handler(TypeHandler(Update, handlers.drop_duplicates), group=-2)
     application.add_handler(TypeHandler(Update, handlers.enforce_access), group=-1)
-    application.add_handler(CommandHandler("start", handlers.cmd_start))
-    application.add_handler(CommandHandler("help", handlers.cmd_help))
-    application.add_handler(CommandHandler("instrument", handlers.cmd_instrument))
-    application.add_handler(CommandHandler("settings", handlers.cmd_settings))
-    application.add_handler(CommandHandler("reset", handlers.cmd_reset))
-    application.add_handler(CommandHandler("query", handlers.cmd_query))
-    application.add_handler(CommandHandler("examples", handlers.cmd_examples))
-    application.add_handler(CommandHandler("usage", handlers.cmd_usage))
+    for command in COMMANDS:
+        application.add_handler(CommandHandler(command.name, handler(command)))
+    application.add_handler(MessageHandler(filters.COMMAND, handlers.on_unknown_command))
     application.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, handlers.on_text))
+    # A data file from an admin is an import offer; any other non-text message gets one line.
     application.add_handler(MessageHandler(filters.Document.ALL, data_upload.on_document))
+    application.add_handler(MessageHandler(NOT_TEXT, handlers.on_not_text))
     application.add_handler(
         CallbackQueryHandler(data_upload.on_upload_button, pattern=data_upload.PATTERN)
     )
-    application.add_handler(CallbackQueryHandler(handlers.on_button))
+    for prefix, on_press in BUTTONS.items():
+        pattern = rf"^{re.escape(prefix)}({re.escape(keyboards.SEPARATOR)}|$)"
+        application.add_handler(CallbackQueryHandler(callback(on_press), pattern=pattern))
+    application.add_handler(CallbackQueryHandler(on_unknown_button))
     application.add_error_handler(handlers.on_error)
     return application

@@ -1,41 +1,24 @@
-"""Telegram handlers: short, typed, one idea each. The work is in the assistant and Sender."""
+"""Telegram handlers for messages: gates, questions, what is not a question, errors.
+
+Commands are in ``commands`` and buttons in ``buttons``; the work is in the assistant.
+"""
 
 from __future__ import annotations
 
 import logging
 import uuid
 
-from telegram import CallbackQuery, Message, MessageEntity, Update
 from telegram import Chat as TelegramChat
-from telegram.constants import ChatAction, ChatType
-from telegram.error import Forbidden, TelegramError
+from telegram import Message, MessageEntity, Update
+from telegram.error import Forbidden
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
-from barb.data.store import data_path, read_meta
-from barb.errors import BarbError, InvalidJSON, QueryError
-from barb.instruments import available_instruments, load_instrument
-from barb.result import Result, render_summary
-from barb.script.limits import load_query_text
-from bot.assistant.plan import render_plan
-from bot.assistant.replies import Asker, Proof, Reply
-from bot.pool.jobs import QueryJob
-from bot.store.records import Chat
-from bot.telegram import keyboards
-from bot.telegram.answering import (
-    QUERY_ACTION_AFTER_S,
-    answer_question,
-    edit_plan_status,
-    question_work,
-    remove_keyboard,
-    run_plan,
-    run_work,
-)
-from bot.telegram.render import escape, query_html
+from bot.telegram.asking import ask
 from bot.telegram.sender import NotDelivered
-from bot.telegram.services import BotServices, services
-from bot.telegram.settings_view import settings_view
-from bot.texts import language_for, t
-from bot.work_order import acknowledged, arrived
+from bot.telegram.services import services
+from bot.telegram.update_context import load_context
+from bot.texts import t
+from bot.work_order import arrived
 
 log = logging.getLogger(__name__)
 
@@ -65,92 +48,32 @@ async def enforce_access(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         raise ApplicationHandlerStop
 
 
-# --- helpers --------------------------------------------------------------------------------
-
-
-def _asker(update: Update) -> Asker:
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    chat_type = chat.type if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP) else "private"
-    return Asker(
-        chat_id=chat.id, user_id=user.id, chat_type=chat_type, language_code=user.language_code
-    )
+# --- messages -------------------------------------------------------------------------------
 
 
 def _addressed_text(message: Message, bot_id: int, username: str) -> str | None:
-    """In a group: the question without the @mention, if the bot is mentioned or replied to."""
-    text = message.text or ""
+    """In a group: the text (or caption) without the @mention, if the bot is mentioned or
+    replied to; in a private chat all of it."""
+    text = message.text or message.caption or ""
     if message.chat.type == TelegramChat.PRIVATE:
         return text
     mentioned = False
-    for entity in message.entities or ():
-        if entity.type == MessageEntity.MENTION:
-            mention = message.parse_entity(entity)
-            if mention.lstrip("@").lower() == username.lower():
-                mentioned = True
-                text = text.replace(mention, " ")
-        elif entity.type == MessageEntity.TEXT_MENTION and entity.user and entity.user.id == bot_id:
+    entities = message.parse_entities() if message.text else message.parse_caption_entities()
+    for entity, value in entities.items():
+        by_name = entity.type == MessageEntity.MENTION and (
+            value.lstrip("@").lower() == username.lower()
+        )
+        by_id = entity.type == MessageEntity.TEXT_MENTION and (
+            entity.user is not None and entity.user.id == bot_id
+        )
+        if by_name or by_id:
             mentioned = True
-            text = text.replace(message.parse_entity(entity), " ")
+            text = text.replace(value, " ")
     replied = message.reply_to_message is not None and (
         message.reply_to_message.from_user is not None
         and message.reply_to_message.from_user.id == bot_id
     )
     return " ".join(text.split()) if (mentioned or replied) else None
-
-
-async def _chat_and_lang(svc: BotServices, update: Update) -> tuple[Chat | None, str]:
-    """The stored chat (None if new) and the language to answer the update in."""
-    chat = await svc.store.chats.get(update.effective_chat.id) if update.effective_chat else None
-    setting = chat.settings.language if chat else "auto"
-    code = update.effective_user.language_code if update.effective_user else None
-    return chat, language_for(setting, "", code)
-
-
-async def _lang(svc: BotServices, update: Update) -> str:
-    return (await _chat_and_lang(svc, update))[1]
-
-
-async def _answer(
-    svc: BotServices, update: Update, context: ContextTypes.DEFAULT_TYPE, text: str
-) -> None:
-    """Record the question in flight, then ask the assistant and send its reply."""
-    asker = _asker(update)
-    message = update.effective_message
-    lang = language_for("auto", text, asker.language_code)
-    wait = svc.limiter.check(asker.user_id)
-    if wait:
-        await message.reply_text(t("too_fast", lang, seconds=int(wait) + 1))
-        return
-    reply_to = message.message_id if asker.chat_type != "private" else None
-    await _ask(svc, context, asker, text, reply_to)
-
-
-async def _ask(
-    svc: BotServices,
-    context: ContextTypes.DEFAULT_TYPE,
-    asker: Asker,
-    text: str,
-    reply_to: int | None = None,
-) -> None:
-    # In flight before anything else: from here a kill -9 leaves it for the next start.
-    work = await svc.store.in_flight.start(
-        asker.chat_id, asker.user_id, "question", question_work(asker, text, reply_to)
-    )
-    await answer_question(svc, context.bot, asker, text, work_id=work.id, reply_to=reply_to)
-
-
-async def _acknowledge(query: CallbackQuery, text: str | None = None) -> None:
-    """Stop the button spinning. Telegram may refuse (a query id that expired while the bot
-    was down) or fail (HTTP 500): the press is handled all the same, only the spinner
-    lingers, so that is logged and nothing more."""
-    try:
-        await query.answer(text)
-    except TelegramError as exc:
-        log.info("press %s not acknowledged: %s", query.id, exc)
-
-
-# --- messages -------------------------------------------------------------------------------
 
 
 async def on_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -161,344 +84,31 @@ async def on_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     text = _addressed_text(message, context.bot.id, context.bot.username)
     if not text:
         return
-    svc = services(context)
-    await svc.store.chats.ensure(message.chat.id, _asker(update).chat_type)
-    await _answer(svc, update, context, text)
+    await ask(await load_context(update, context), text)
 
 
-# --- buttons --------------------------------------------------------------------------------
-
-
-async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Run / Cancel / a suggested reply / show the query / settings and instrument choices."""
-    query = update.callback_query
-    prefix, parts = keyboards.parse(query.data or "")
-    svc = services(context)
-    chat, lang = await _chat_and_lang(svc, update)
-    if prefix in (keyboards.RUN, keyboards.CANCEL, keyboards.OPTION):
-        await _on_pending_button(svc, update, context, prefix, parts, chat, lang)
-        return
-    if prefix == keyboards.FORGET_PREFERENCE:  # its acknowledgement says what happened
-        await _forget_preference(svc, update, parts, lang)
-        return
-    await _acknowledge(query)  # first, so the button stops spinning
-    if prefix == keyboards.SHOW_QUERY:
-        await _show_query(svc, update, context, parts[0], lang)
-    elif prefix == keyboards.INSTRUMENT:
-        await _set_instrument(svc, update, parts[0], lang)
-    elif prefix == keyboards.SETTING:
-        await _toggle_setting(svc, update, parts[0], lang)
-    elif prefix == keyboards.EXAMPLE:
-        index = int(parts[0])
-        if 0 <= index < len(svc.examples):
-            await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-            await _answer(svc, update, context, svc.examples[index])
-
-
-async def _on_pending_button(
-    svc: BotServices,
-    update: Update,
-    context: ContextTypes.DEFAULT_TYPE,
-    prefix: str,
-    parts: list[str],
-    chat: Chat | None,
-    lang: str,
-) -> None:
-    query = update.callback_query
-    user_id = update.effective_user.id
-    chat_id = update.effective_chat.id
-    claim = None
-    if prefix == keyboards.RUN:
-        # Claim before anything else, and record the run in flight with the claim: a double
-        # press (or two devices) cannot run twice, and a kill -9 from here on leaves the run
-        # for the next start to resume.
-        claim = (
-            await svc.store.pending.claim(parts[0], user_id, work=run_work(parts[0], lang))
-            if parts
-            else None
-        )
-        action = claim.action if claim else None
-        usable = bool(claim and claim.won)
-    else:
-        action = await svc.store.pending.get(parts[0]) if parts else None
-        usable = action is not None and action.status == "pending" and action.user_id == user_id
-    if not usable:
-        if action is None or action.status != "pending":
-            await _acknowledge(query, t("gone" if action is None else "already", lang))
-        else:
-            await _acknowledge(query, t("not_yours", lang))
-        return
-    assert action is not None
-    plan_message_id = query.message.message_id if query.message else None
-    if prefix == keyboards.RUN:
-        assert claim is not None and claim.work_id is not None
-        with svc.backlog.joined() as ahead:
-            # Acknowledging comes after the claim and does not decide the run: a press
-            # Telegram forgot (expired while the bot was down, a 500) still runs.
-            await _acknowledge(query, t("running", lang))
-            running = t("running_queued", lang, ahead=ahead) if ahead else t("running", lang)
-            await edit_plan_status(context.bot, action, plan_message_id, running, lang)
-            acknowledged()
-            await run_plan(
-                svc,
-                context.bot,
-                action,
-                lang=lang,
-                work_id=claim.work_id,
-                chat=chat,
-                plan_message_id=plan_message_id,
-            )
-    elif prefix == keyboards.CANCEL:
-        await _acknowledge(query, t("cancelled", lang))
-        acknowledged()
-        sender = svc.sender(context.bot)
-        async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
-            reply = await svc.assistant.resume(action.id, user_id, run=False)
-            await edit_plan_status(context.bot, action, plan_message_id, t("cancelled", lang), lang)
-            await sender.reply(chat_id, reply)
-    else:
-        await _acknowledge(query)
-        options = action.payload.get("view", {}).get("options", [])
-        index = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else -1
-        if not 0 <= index < len(options):
-            return
-        if plan_message_id is not None:
-            await remove_keyboard(context.bot, chat_id, plan_message_id)
-        await _ask(svc, context, _asker(update), options[index])
-
-
-async def _show_query(
-    svc: BotServices,
-    update: Update,
-    context: ContextTypes.DEFAULT_TYPE,
-    question_id: str,
-    lang: str,
-) -> None:
-    chat_id = update.effective_chat.id
-    rows = await svc.store.transcript.question(chat_id, question_id)
-    shown = [row.data for row in rows if row.data and row.data.get("query")]
-    sender = svc.sender(context.bot)
-    if not shown:
-        await sender.text(chat_id, escape(t("no_query", lang)))
-        return
-    for data in shown:
-        await sender.text(
-            chat_id, query_html(t("query_shown", lang), data["query"], data.get("plan"))
-        )
-
-
-async def _set_instrument(svc: BotServices, update: Update, symbol: str, lang: str) -> None:
-    chat_id = update.effective_chat.id
-    if symbol not in available_instruments():
-        return
-    await svc.store.chats.ensure(chat_id, _asker(update).chat_type)
-    await svc.store.chats.set_instrument(chat_id, symbol)
-    instrument = load_instrument(symbol)
-    await update.callback_query.edit_message_text(
-        t("instrument_set", lang, instrument=symbol, name=instrument.name)
-    )
-
-
-async def _toggle_setting(svc: BotServices, update: Update, name: str, lang: str) -> None:
-    chat_id = update.effective_chat.id
-    chat = await svc.store.chats.ensure(chat_id, _asker(update).chat_type)
-    current = chat.settings
-    if name == "confirm":
-        chat = await svc.store.chats.update_settings(
-            chat_id, confirm_queries=not current.confirm_queries
-        )
-    elif name == "charts":
-        chat = await svc.store.chats.update_settings(chat_id, charts=not current.charts)
-    elif name == "language":
-        cycle = {"auto": "en", "en": "ru", "ru": "auto"}
-        chat = await svc.store.chats.update_settings(chat_id, language=cycle[current.language])
-    elif name == "forget":
-        await svc.store.preferences.clear(update.effective_user.id)
-    await _show_settings_again(svc, update, chat, lang)
-
-
-async def _forget_preference(svc: BotServices, update: Update, parts: list[str], lang: str) -> None:
-    """One remembered preference forgotten; only its owner's press finds it."""
-    query = update.callback_query
-    pref_id = int(parts[0]) if parts and parts[0].isdigit() else None
-    user_id = update.effective_user.id
-    forgotten = pref_id is not None and await svc.store.preferences.remove(user_id, pref_id)
-    # Answered once the (short) delete is done, so that the answer can say whether it was.
-    await _acknowledge(
-        query, t("preference_forgotten" if forgotten else "preference_not_found", lang)
-    )
-    if forgotten:
-        chat = await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-        await _show_settings_again(svc, update, chat, lang)
-
-
-async def _show_settings_again(svc: BotServices, update: Update, chat: Chat, lang: str) -> None:
-    preferences = await svc.store.preferences.for_user(update.effective_user.id)
-    text, markup = settings_view(chat.settings, preferences, lang)
-    await update.callback_query.edit_message_text(text, reply_markup=markup)
-
-
-# --- commands -------------------------------------------------------------------------------
-
-
-async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """What Barb does, the instrument, and three example questions as buttons."""
-    svc = services(context)
-    chat = await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-    lang = await _lang(svc, update)
-    instrument = load_instrument(chat.instrument)
-    try:
-        meta = read_meta(data_path(instrument.symbol, svc.assistant.engine_settings))
-        first, last = meta.first_date.isoformat(), meta.last_date.isoformat()
-        note = t("synthetic_note", lang) if meta.source == "synthetic" else ""
-    except (OSError, BarbError):
-        first, last, note = "?", "?", ""
-    text = t(
-        "start",
-        lang,
-        instrument=instrument.symbol,
-        name=escape(instrument.name),
-        first=first,
-        last=last,
-        data_note=note,
-    )
-    await svc.sender(context.bot).text(
-        update.effective_chat.id, text, markup=keyboards.examples(svc.examples[:3])
-    )
-
-
-async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The commands and how to ask."""
-    svc = services(context)
-    lang = await _lang(svc, update)
-    await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-    await svc.sender(context.bot).text(update.effective_chat.id, t("help", lang))
-
-
-async def cmd_examples(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Example questions as buttons."""
-    svc = services(context)
-    lang = await _lang(svc, update)
-    await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-    await svc.sender(context.bot).text(
-        update.effective_chat.id,
-        escape(t("examples_title", lang)),
-        markup=keyboards.examples(svc.examples),
-    )
-
-
-async def cmd_instrument(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Buttons for NQ / ES / CL; the choice is remembered per chat."""
-    svc = services(context)
-    lang = await _lang(svc, update)
-    chat = await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-    await svc.sender(context.bot).text(
-        update.effective_chat.id,
-        escape(t("instrument_prompt", lang, instrument=chat.instrument)),
-        markup=keyboards.instruments(available_instruments(), chat.instrument),
-    )
-
-
-async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Confirmation on/off, charts on/off, language auto/en/ru, and what Barb remembers."""
-    svc = services(context)
-    lang = await _lang(svc, update)
-    chat = await svc.store.chats.ensure(update.effective_chat.id, _asker(update).chat_type)
-    preferences = await svc.store.preferences.for_user(update.effective_user.id)
-    text, markup = settings_view(chat.settings, preferences, lang)
-    await svc.sender(context.bot).text(update.effective_chat.id, escape(text), markup=markup)
-
-
-async def cmd_reset(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Forget the conversation (settings and usage stay)."""
-    svc = services(context)
-    lang = await _lang(svc, update)
-    chat_id = update.effective_chat.id
-    await svc.store.chats.ensure(chat_id, _asker(update).chat_type)
-    async with svc.chat_lock(chat_id):
-        for action in await svc.store.pending.decline_for_chat(chat_id):
-            if action.message_id:
-                await remove_keyboard(context.bot, chat_id, action.message_id)
-        await svc.store.transcript.clear(chat_id)
-    await svc.sender(context.bot).text(chat_id, escape(t("reset_done", lang)))
-
-
-async def cmd_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/query <Barb Script JSON>: run it directly, no model, same proof."""
-    svc = services(context)
+async def on_not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A photo, file, sticker, voice…: one line saying what Barb can do; no model call."""
     message = update.effective_message
-    chat_id = update.effective_chat.id
-    chat = await svc.store.chats.ensure(chat_id, _asker(update).chat_type)
-    raw = (message.text or "").split(maxsplit=1)
-    lang = await _lang(svc, update)
-    sender = svc.sender(context.bot)
-    if len(raw) < 2:
-        await sender.text(chat_id, escape(t("query_usage", lang)))
-        return
-    try:  # the input limits, before any work (barb/script/limits.py)
-        query = load_query_text(raw[1])
-    except InvalidJSON as exc:
-        await sender.text(chat_id, escape(t("query_bad_json", lang, error=exc.details["reason"])))
-        return
-    except QueryError as exc:
-        await sender.text(chat_id, escape(render_summary(Result(query={}, error=exc))))
-        return
-    if not isinstance(query, dict):
-        await sender.text(chat_id, escape(t("query_usage", lang)))
-        return
-    wait = svc.limiter.check(update.effective_user.id)
-    if wait:
-        await sender.text(chat_id, escape(t("too_fast", lang, seconds=int(wait) + 1)))
-        return
-    showing = svc.showing(
-        context.bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
-    )
-    with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
-        async with svc.chat_lock(chat_id), showing:
-            acknowledged()
-            outcome = await svc.runner.run(
-                QueryJob(query=query, instrument=chat.instrument, chart=chat.settings.charts)
-            )
-            if not outcome.ok:
-                text = outcome.summary_text
-                if (outcome.error or {}).get("error_type") == "QueryTimeout":
-                    text = t("query_timeout", lang)
-                await sender.text(chat_id, escape(text))
-                return
-            instrument = load_instrument(chat.instrument)
-            meta = read_meta(data_path(instrument.symbol, svc.assistant.engine_settings))
-            plan = render_plan(query, instrument, meta.last_date, lang)
-            reply = Reply(
-                text=outcome.summary_text,
-                language=lang,
-                proofs=[Proof.from_outcome(query, plan, outcome)],
-            )
-            await sender.reply(chat_id, reply)
+    if message is None or _addressed_text(message, context.bot.id, context.bot.username) is None:
+        return  # in a group, not for us
+    ctx = await load_context(update, context)
+    await ctx.say(t("not_text", ctx.lang))
 
 
-async def cmd_usage(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Tokens and cost today; all chats for admins."""
-    svc = services(context)
-    lang = await _lang(svc, update)
-    chat_id = update.effective_chat.id
-    user_id = update.effective_user.id
-    await svc.store.chats.ensure(chat_id, _asker(update).chat_type)
-    mine = await svc.store.usage.for_user(user_id)
-    lines = [t("usage_you", lang, tokens=mine.total_tokens, cost=mine.cost_usd, calls=mine.calls)]
-    if user_id in svc.settings.admins:
-        total = await svc.store.usage.total()
-        chats = len({line.chat_id for line in await svc.store.usage.report()})
-        lines.append(
-            t(
-                "usage_all",
-                lang,
-                tokens=total.total_tokens,
-                cost=total.cost_usd,
-                calls=total.calls,
-                chats=chats,
-            )
-        )
-    await svc.sender(context.bot).text(chat_id, escape("\n".join(lines)))
+async def on_unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A command Barb does not have: one line with the ones it has; no model call."""
+    message = update.effective_message
+    if message is None or not message.text:
+        return
+    command = message.text.split(maxsplit=1)[0]
+    _, _, addressee = command.partition("@")
+    if message.chat.type != TelegramChat.PRIVATE and (
+        addressee.lower() != context.bot.username.lower()
+    ):
+        return  # in a group, /something without @Barb may be another bot's
+    ctx = await load_context(update, context)
+    await ctx.say(t("unknown_command", ctx.lang, command=command.partition("@")[0]))
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -518,7 +128,17 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     lang = "en"
     if update.effective_user and (update.effective_user.language_code or "").startswith("ru"):
         lang = "ru"
+    in_group = update.effective_chat.type != TelegramChat.PRIVATE
+    message = update.effective_message if update.callback_query is None and in_group else None
     try:
-        await context.bot.send_message(update.effective_chat.id, t("internal_error", lang, ref=ref))
+        await context.bot.send_message(
+            update.effective_chat.id,
+            t("internal_error", lang, ref=ref),
+            reply_to_message_id=message.message_id if message is not None else None,
+            allow_sending_without_reply=True,
+            message_thread_id=message.message_thread_id
+            if message is not None and message.is_topic_message
+            else None,
+        )
     except Exception:  # Telegram itself is failing: the log line above is all we can do
         log.error("could not tell chat %s about ref %s", update.effective_chat.id, ref)

@@ -21,8 +21,9 @@ from datetime import UTC, datetime, timedelta
 from telegram import Bot
 from telegram.ext import Application
 
+from bot.assistant.orchestrator import pending_payload
 from bot.assistant.replies import Asker, PendingView, Reply
-from bot.store.records import InFlight, PendingAction
+from bot.store.records import InFlight
 from bot.telegram.answering import answer_question, edit_plan_status, mark_plan_done, run_plan
 from bot.telegram.render import escape
 from bot.telegram.sender import NotDelivered
@@ -139,22 +140,16 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
     # Handed back: the plan can be pressed again, from a fresh message with its buttons.
     await svc.store.pending.reopen(action.id)
     await edit_plan_status(bot, action, action.message_id, t("interrupted", lang), lang)
-    view = action.payload.get("view", {})
-    pending = PendingView(
-        id=action.id,
-        kind="confirm",
-        text=t("restarted_run", lang),
-        plan=view.get("plan"),
-        query=view.get("query"),
-    )
-    reply = Reply(question_id=_question_of(action), pending=pending, language=lang)
+    stored = pending_payload(action)
+    view = stored.view.model_copy(update={"text": t("restarted_run", lang)})
+    pending = PendingView(id=action.id, **view.model_dump())
+    question_id = stored.paused.state.question_id
+    reply = Reply(question_id=question_id, pending=pending, language=lang)
     # Not marked answered: its plan is not done. A kill before the row goes hands it back
     # twice, which beats not at all.
-    await svc.sender(bot).reply(action.chat_id, reply)
+    asker = stored.paused.state.asker  # in a group: a reply to the question, in its topic
+    await svc.sender(bot).reply(
+        action.chat_id, reply, reply_to=asker.reply_to, thread_id=asker.thread_id
+    )
     await svc.store.in_flight.finish(item.id)
     log.info("plan %s handed back after %d attempts", action.id, item.attempts)
-
-
-def _question_of(action: PendingAction) -> str | None:
-    paused = action.payload.get("paused", {})
-    return paused.get("state", {}).get("question_id")

@@ -55,6 +55,7 @@ def text_reply(
     markup: InlineKeyboardMarkup | None = None,
     reply_to: int | None = None,
     pending_id: str | None = None,
+    thread_id: int | None = None,
 ) -> NewReply:
     """A text message; the buttons are stored with it so that a later flush sends them too."""
     payload: dict[str, Any] = {"text": html_text, "parse_mode": ParseMode.HTML.value}
@@ -64,6 +65,8 @@ def text_reply(
         payload["reply_to"] = reply_to
     if pending_id is not None:
         payload["pending_id"] = pending_id
+    if thread_id is not None:
+        payload["thread_id"] = thread_id
     return NewReply(kind="text", payload=payload)
 
 
@@ -85,8 +88,21 @@ def proof_replies(proof: Proof) -> list[NewReply]:
     return replies
 
 
-def reply_messages(reply: Reply, reply_to: int | None = None) -> list[NewReply]:
-    """Every message of a reply, in the order the person should see them."""
+def reply_messages(
+    reply: Reply, reply_to: int | None = None, thread_id: int | None = None
+) -> list[NewReply]:
+    """Every message of a reply, in the order the person should see them; in a group each
+    one replies to the question (``reply_to``) in its forum topic (``thread_id``)."""
+    messages = _reply_messages(reply)
+    for message in messages:
+        if reply_to is not None:
+            message.payload["reply_to"] = reply_to
+        if thread_id is not None:
+            message.payload["thread_id"] = thread_id
+    return messages
+
+
+def _reply_messages(reply: Reply) -> list[NewReply]:
     lang = reply.language
     messages = [m for proof in reply.proofs for m in proof_replies(proof)]
     if reply.text:
@@ -98,7 +114,7 @@ def reply_messages(reply: Reply, reply_to: int | None = None) -> list[NewReply]:
                 if last and reply.proofs and reply.question_id
                 else None
             )
-            messages.append(text_reply(chunk, markup=markup, reply_to=reply_to if i == 0 else None))
+            messages.append(text_reply(chunk, markup=markup))
     pending = reply.pending
     if pending is not None:
         if pending.kind == "confirm":
@@ -126,12 +142,17 @@ class Sender:
         self.patience = patience or Patience()
 
     async def text(
-        self, chat_id: int, html_text: str, *, markup: InlineKeyboardMarkup | None = None
+        self,
+        chat_id: int,
+        html_text: str,
+        *,
+        markup: InlineKeyboardMarkup | None = None,
+        reply_to: int | None = None,
+        thread_id: int | None = None,
     ) -> int:
         """Send one HTML message; its Telegram message id."""
-        [queued] = await self.store.outbox.enqueue_many(
-            chat_id, [text_reply(html_text, markup=markup)]
-        )
+        message = text_reply(html_text, markup=markup, reply_to=reply_to, thread_id=thread_id)
+        [queued] = await self.store.outbox.enqueue_many(chat_id, [message])
         return await self.deliver(queued)
 
     async def reply(
@@ -140,6 +161,7 @@ class Sender:
         reply: Reply,
         *,
         reply_to: int | None = None,
+        thread_id: int | None = None,
         answers: int | None = None,
     ) -> None:
         """Store all of a reply's messages (with the work in flight it ``answers``, in the
@@ -151,7 +173,7 @@ class Sender:
         """
         queued = await self.store.outbox.enqueue_many(
             chat_id,
-            reply_messages(reply, reply_to),
+            reply_messages(reply, reply_to, thread_id),
             question_id=reply.question_id,
             answers=answers,
         )
@@ -240,6 +262,7 @@ class Sender:
                 reply_markup=InlineKeyboardMarkup.de_json(markup, self.bot) if markup else None,
                 reply_to_message_id=payload.get("reply_to"),
                 allow_sending_without_reply=True,
+                message_thread_id=payload.get("thread_id"),
             )
         assert queued.content is not None, "a queued file keeps its bytes until it is sent"
         content = queued.content
@@ -250,4 +273,7 @@ class Sender:
             caption=payload.get("caption"),
             parse_mode=ParseMode.HTML,
             filename=payload["filename"],
+            reply_to_message_id=payload.get("reply_to"),
+            allow_sending_without_reply=True,
+            message_thread_id=payload.get("thread_id"),
         )

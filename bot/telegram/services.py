@@ -144,10 +144,17 @@ class BotServices:
     runner: QueryRunner
     limiter: RateLimiter
     examples: list[str]
+    #: /query's own limit: it costs no tokens, so it does not count against the questions'.
+    #: Built from ``settings.queries_per_minute`` unless given.
+    query_limiter: RateLimiter = None  # type: ignore[assignment]
     patience: Patience = field(default_factory=Patience)
     chat_actions: ChatActionBudget = field(default_factory=ChatActionBudget)
     locks: ChatLocks = field(default_factory=ChatLocks)
     backlog: Backlog = field(default_factory=Backlog)
+
+    def __post_init__(self) -> None:
+        if self.query_limiter is None:
+            self.query_limiter = RateLimiter(self.settings.queries_per_minute)
 
     def sender(self, bot: Bot) -> Sender:
         return Sender(bot, self.store, self.patience)

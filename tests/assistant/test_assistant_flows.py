@@ -145,7 +145,13 @@ async def test_error_is_fixed_once_then_explained(make_assistant) -> None:
         text("Sorry, I could not build that query: the column name was wrong."),
     )
     reply = await assistant.ask(ALICE, "average range")
-    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    fix = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    # The fix changes the aggregate: shown again, marked, before it runs.
+    assert fix.pending is not None and fix.pending.query == {"instrument": "NQ", **worse}
+    assert fix.pending.changed == ["aggregates"]
+    assert "Changed after the error (aggregates)" in fix.pending.plan
+    assert "✎ Compute: average rangee" in fix.pending.plan
+    done = await assistant.resume(fix.pending.id, ALICE.user_id, run=True)
     assert done.text.startswith("Sorry")
     requests = assistant.provider.requests
     first_error = tool_results(requests[1])[-1]
@@ -156,7 +162,8 @@ async def test_error_is_fixed_once_then_explained(make_assistant) -> None:
     assert requests[2].tools == []  # the second failure must be explained, not retried
 
 
-async def test_one_confirmation_covers_the_analysis(make_assistant) -> None:
+async def test_every_query_is_confirmed_before_it_runs(make_assistant) -> None:
+    """A second query, asked for after the first result, gets its own plan and Run."""
     fomc = {
         "session": "RTH",
         "from": "daily",
@@ -182,8 +189,13 @@ async def test_one_confirmation_covers_the_analysis(make_assistant) -> None:
     )
     reply = await assistant.ask(ALICE, "сравни объём в дни FOMC и обычные дни")
     assert "Посчитаю" in reply.pending.plan  # the plan speaks Russian
-    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    second = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert second.pending is not None and second.pending.query == {"instrument": "NQ", **other}
+    assert "not fomc" in second.pending.plan
+    assert len(second.proofs) == 1  # the first query's proof came with it
+    done = await assistant.resume(second.pending.id, ALICE.user_id, run=True)
     assert done.text == "Volume is higher on FOMC days."
+    done.proofs = [*second.proofs, *done.proofs]
     # What ran names its instrument: the chat's, frozen when the question was asked.
     assert [p.query for p in done.proofs] == [
         {"instrument": "NQ", **fomc},
@@ -211,8 +223,10 @@ async def test_proactive_indicator_query(make_assistant) -> None:
         text("Average range 130; ATR(14) now is above that."),
     )
     reply = await assistant.ask(ALICE, "какой средний range?")
-    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
-    assert len(done.proofs) == 2
+    second = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert second.pending is not None and "atr" in second.pending.plan
+    done = await assistant.resume(second.pending.id, ALICE.user_id, run=True)
+    assert len(second.proofs) + len(done.proofs) == 2
     indicators = tool_results(assistant.provider.requests[2])[-1]
     assert "atr(n=14)" in indicators.content
 

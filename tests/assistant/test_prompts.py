@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 
 from barb.data.store import DataMeta
 from barb.instruments import load_instrument
+from barb.reference import describe_concept
+from barb.settings import PROJECT_ROOT
 from bot.assistant.prompts import Prompts
-from bot.assistant.tools import TOOLS, tool_specs
+from bot.assistant.tools import TOOLS, ToolKind, tool_specs
 
 META = DataMeta(
     instrument="CL",
@@ -45,9 +48,9 @@ def test_override_wins_and_unknown_variant_is_named() -> None:
 
 def test_tool_filter_globs() -> None:
     prompts = Prompts()
-    small = {t.name for t in tool_specs(prompts, prompts.variant("small"))}
+    small = {t.name for t in tool_specs(prompts.variant("small"))}
     assert "get_indicators" not in small and "execute_query" in small
-    assert {t.name for t in tool_specs(prompts, prompts.variant("default"))} == set(TOOLS)
+    assert {t.name for t in tool_specs(prompts.variant("default"))} == set(TOOLS)
 
 
 def test_instrument_block_comes_from_yaml_and_data() -> None:
@@ -60,8 +63,20 @@ def test_instrument_block_comes_from_yaml_and_data() -> None:
     assert len(text) / 4 < 700
 
 
-def test_every_tool_has_its_text_in_prompts() -> None:
-    texts = Prompts().tool_texts()
-    assert set(texts) == set(TOOLS)
-    for spec in tool_specs(Prompts(), Prompts().variant("default")):
+def test_every_tool_is_declared_once_with_what_the_model_reads() -> None:
+    """Name, arguments, description and run in one declaration: every parameter the model
+    sees is described, and only the tools the loop pauses on have no run."""
+    for spec in tool_specs(Prompts().variant("default")):
+        tool = TOOLS[spec.name]
         assert spec.description and spec.parameters["type"] == "object"
+        for name, prop in spec.parameters["properties"].items():
+            assert prop.get("description"), (spec.name, name)
+        assert (tool.run is None) == (tool.kind in (ToolKind.EXECUTE, ToolKind.CLARIFY))
+    assert not (PROJECT_ROOT / "prompts" / "tools.yaml").exists()  # no second copy
+
+
+def test_the_concept_tool_examples_resolve() -> None:
+    examples = re.findall(r'"([^"]+)"', TOOLS["get_concept"].description)
+    assert len(examples) >= 3
+    for name in examples:
+        assert not describe_concept(name).startswith("No concept"), name

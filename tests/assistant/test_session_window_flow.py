@@ -33,7 +33,10 @@ async def test_opening_range_question_recovers_from_a_bad_window(make_assistant)
     assert "Opening range (OR)" in concept.content and "09:30-09:45" in concept.content
     assert reply.pending is not None and "session 9.30-9.45" in reply.pending.plan
 
-    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    fix = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert fix.pending is not None and fix.pending.changed == ["session"]
+    assert "✎ Bars: NQ, daily bars, session 09:30-09:45" in fix.pending.plan
+    done = await assistant.resume(fix.pending.id, ALICE.user_id, run=True)
     assert done.text.startswith("The 15-minute opening range")
     requests = assistant.provider.requests
     error, result = tool_results(requests[3])[-2:]

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
-import yaml
 
 from barb import execute
 from barb.events import event_catalog
@@ -20,9 +17,6 @@ from barb.reference import (
 from barb.script.library import library
 from barb.script.patterns import pattern_catalog
 from barb.session_concepts import session_concepts
-from barb.settings import PROJECT_ROOT
-
-TOOLS_FILE = PROJECT_ROOT / "prompts" / "tools.yaml"
 
 
 def test_query_reference_is_model_sized() -> None:
@@ -101,14 +95,6 @@ def test_every_listed_concept_name_and_alias_resolves(name: str) -> None:
 )
 def test_concepts_are_found_however_they_are_spelt(asked: str, headline: str) -> None:
     assert describe_concept(asked).startswith(headline)
-
-
-def test_the_concept_tool_examples_resolve() -> None:
-    description = yaml.safe_load(TOOLS_FILE.read_text(encoding="utf-8"))["get_concept"]
-    examples = re.findall(r'"([^"]+)"', description["description"])
-    assert len(examples) >= 3
-    for name in examples:
-        assert not describe_concept(name).startswith("No concept"), name
 
 
 def test_an_unknown_concept_suggests_listed_names_and_lists_them_sorted() -> None:

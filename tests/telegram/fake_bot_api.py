@@ -495,6 +495,28 @@ def png_bytes(width: int = 2, height: int = 1) -> bytes:
 # ---------------------------------------------------------------------------- the fake server
 
 
+def media(kind: str) -> dict[str, Any]:
+    """The body of a message that is not text, as Telegram sends it: ``photo``,
+    ``document``, ``sticker`` or ``voice``."""
+    file = {"file_id": f"fake-{kind}", "file_unique_id": f"u-{kind}"}
+    bodies: dict[str, dict[str, Any]] = {
+        "photo": {"photo": [{**file, "width": 90, "height": 60, "file_size": 1200}]},
+        "document": {"document": {**file, "file_name": "NQ_1m.csv", "mime_type": "text/csv"}},
+        "sticker": {
+            "sticker": {
+                **file,
+                "type": "regular",
+                "width": 512,
+                "height": 512,
+                "is_animated": False,
+                "is_video": False,
+            }
+        },
+        "voice": {"voice": {**file, "duration": 3, "mime_type": "audio/ogg"}},
+    }
+    return bodies[kind]
+
+
 class FakeBotAPI:
     """The Bot API for one test: start it in the test's loop, point PTB at :attr:`url`."""
 
@@ -792,11 +814,15 @@ class FakeBotAPI:
         message_id: int | None = None,
         username: str | None = None,
         chat_title: str = "Test group",
+        thread_id: int | None = None,
+        media: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """A text message from a user. Without ``entities``, commands and @mentions are marked
-        as Telegram does. ``reply_to_bot`` replies to the bot's last message in the chat
-        (or the message ``reply_to_message_id``). ``chat_type`` defaults to the chat's known
-        type, else "private" for a positive ``chat_id`` and "supergroup" for a negative one."""
+        """A text message from a user (``media``: a photo, sticker… in its place; ``text``
+        is then its caption, if any). ``thread_id`` posts it in that forum topic. Without
+        ``entities``, commands and @mentions are marked as Telegram does. ``reply_to_bot``
+        replies to the bot's last message in the chat (or the message
+        ``reply_to_message_id``). ``chat_type`` defaults to the chat's known type, else
+        "private" for a positive ``chat_id`` and "supergroup" for a negative one."""
         user = make_user(user_id, first_name, language_code=language_code, username=username)
         chat = self._chat(chat_id, chat_type, first_name, chat_title, username)
         replied = None
@@ -811,7 +837,15 @@ class FakeBotAPI:
             "date": int(time.time()),
             "text": text,
         }
-        if entities is None:
+        if media is not None:
+            del message["text"]
+            message.update(media)
+            if text:
+                message["caption"] = text
+        if thread_id is not None:
+            message["message_thread_id"] = thread_id
+            message["is_topic_message"] = True
+        if entities is None and media is None:
             entities = sorted(
                 command_entities(text) + mention_entities(text), key=lambda e: e["offset"]
             )
@@ -1166,6 +1200,10 @@ class FakeBotAPI:
         reply = self._replied(chat_id, params)
         if reply is not None:
             message["reply_to_message"] = reply
+        if params.get("message_thread_id") not in (None, ""):
+            # Telegram keeps a reply in the forum topic it was sent to.
+            message["message_thread_id"] = int(params["message_thread_id"])
+            message["is_topic_message"] = True
         if markup is not None:
             message["reply_markup"] = markup
         message["message_id"] = self._new_message_id(chat_id)

@@ -263,6 +263,7 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
             "help",
             "instrument",
             "settings",
+            "cancel",
             "reset",
             "query",
             "examples",
@@ -287,7 +288,7 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
         assert "ES_RTH_daily" in document.files["document"].filename
         messages = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
-        assert messages[-1].result["text"].startswith("Result: count =")
+        assert messages[-1].result["text"].startswith("count: ")
 
         bad = await ask_and_get_plan(fake, ALICE, ALICE, "/query {nope")
         assert "not valid JSON" in bad["text"]

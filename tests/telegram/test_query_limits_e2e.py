@@ -22,7 +22,7 @@ COUNT = f"/query {COUNT_QUERY}"
 def count_answer() -> str:
     """The answer computed in this process, to compare with what the worker sent."""
     value = execute(json.loads(COUNT_QUERY), "NQ").summary.value
-    return f"Result: count = {value}"
+    return f"count: {value:,}"  # as a person reads it
 
 
 DEEP = '/query {"select": ' + "[" * 500 + '"close"' + "]" * 500 + "}"
@@ -37,7 +37,7 @@ async def test_a_pool_breaking_query_gets_a_sentence_and_the_next_people_are_ans
         assert len(DEEP) > 1_000
         refused = await ask_and_get_plan(fake, ALICE, ALICE, DEEP)
         assert refused["text"].startswith(
-            "Error (QueryTooLarge, step parse): The query nests JSON more than 8 levels deep."
+            "The query did not run: The query nests JSON more than 8 levels deep."
         )
         for person in (BOB, ALICE):
             answer = await ask_and_get_plan(fake, person, person, COUNT)

@@ -1,0 +1,25 @@
+"""A question from a person: limited, recorded in flight, answered (``answering``)."""
+
+from __future__ import annotations
+
+from bot.telegram.answering import answer_question, question_work
+from bot.telegram.update_context import UpdateContext
+from bot.texts import language_for, t
+
+
+async def ask(ctx: UpdateContext, text: str) -> None:
+    """Ask the assistant ``text`` for the update's asker, within the questions' rate limit."""
+    svc = ctx.svc
+    wait = svc.limiter.check(ctx.user_id)
+    if wait:
+        lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
+        await ctx.say_text(t("too_fast", lang, seconds=int(wait) + 1))
+        return
+    asker = ctx.asker
+    # In flight before anything else: from here a kill -9 leaves it for the next start.
+    work = await svc.store.in_flight.start(
+        asker.chat_id, asker.user_id, "question", question_work(asker, text, asker.reply_to)
+    )
+    await answer_question(
+        svc, ctx.bot, asker, text, work_id=work.id, reply_to=asker.reply_to, chat=ctx.chat
+    )

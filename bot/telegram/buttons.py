@@ -1,0 +1,243 @@
+"""One handler per kind of button; ``BUTTONS`` maps each callback-data prefix to its handler.
+
+Presses on a plan (Run, Cancel, a suggested reply) go through the assistant's confirm gate
+(``Assistant.take``): it alone decides whether a press may go ahead. A plan that was reset,
+superseded, already run or expired answers "This plan is out of date: ask again", computes
+nothing, and loses its buttons.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from telegram import CallbackQuery, Update
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from barb.instruments import available_instruments, load_instrument
+from bot.assistant.gate import Press, Taken, Verdict
+from bot.assistant.orchestrator import pending_payload
+from bot.store.records import Chat
+from bot.telegram import keyboards
+from bot.telegram.answering import edit_plan_status, remove_keyboard, run_plan, run_work
+from bot.telegram.asking import ask
+from bot.telegram.render import query_html
+from bot.telegram.settings_view import settings_view
+from bot.telegram.update_context import UpdateContext, load_context
+from bot.texts import language_for, t
+from bot.work_order import acknowledged
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[UpdateContext, CallbackQuery, list[str]], Awaitable[None]]
+
+
+async def acknowledge(query: CallbackQuery, text: str | None = None) -> None:
+    """Stop the button spinning. Telegram may refuse (a query id that expired while the bot
+    was down) or fail (HTTP 500): the press is handled all the same, only the spinner
+    lingers, so that is logged and nothing more."""
+    try:
+        await query.answer(text)
+    except TelegramError as exc:
+        log.info("press %s not acknowledged: %s", query.id, exc)
+
+
+def _pressed_message_id(query: CallbackQuery) -> int | None:
+    return query.message.message_id if query.message else None
+
+
+async def _refused(ctx: UpdateContext, query: CallbackQuery, taken: Taken) -> None:
+    """A press that may not go ahead says why; a stale plan also loses its buttons."""
+    await acknowledge(query, t(taken.verdict.text_key, ctx.lang))
+    message_id = _pressed_message_id(query)
+    if taken.verdict is Verdict.STALE and message_id is not None:
+        await remove_keyboard(ctx.bot, ctx.chat_id, message_id)
+
+
+# --- the plan's buttons ---------------------------------------------------------------------
+
+
+async def on_run(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
+    """Run: the frozen plan runs, exactly as shown."""
+    svc = ctx.svc
+    action_id = parts[0] if parts else ""
+    # Claimed before anything else, with the run recorded in flight: a double press (or two
+    # devices) cannot run twice, and a kill -9 from here on leaves the run for the next start.
+    taken = await svc.assistant.take(
+        action_id, ctx.user_id, Press.RUN, work=run_work(action_id, ctx.lang)
+    )
+    if taken.verdict is not Verdict.OK or taken.action is None:
+        await _refused(ctx, query, taken)
+        return
+    assert taken.work_id is not None
+    action = taken.action
+    plan_message_id = _pressed_message_id(query)
+    with svc.backlog.joined() as ahead:
+        # Acknowledging comes after the claim and does not decide the run: a press Telegram
+        # forgot (expired while the bot was down, a 500) still runs.
+        await acknowledge(query, t("running", ctx.lang))
+        running = t("running_queued", ctx.lang, ahead=ahead) if ahead else t("running", ctx.lang)
+        await edit_plan_status(ctx.bot, action, plan_message_id, running, ctx.lang)
+        acknowledged()
+        await run_plan(
+            svc,
+            ctx.bot,
+            action,
+            lang=ctx.lang,
+            work_id=taken.work_id,
+            chat=ctx.chat,
+            plan_message_id=plan_message_id,
+        )
+
+
+async def on_cancel(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
+    """Cancel: nothing runs; the model is told and answers briefly."""
+    svc = ctx.svc
+    taken = await svc.assistant.take(parts[0] if parts else "", ctx.user_id, Press.CANCEL)
+    if taken.verdict is not Verdict.OK or taken.action is None:
+        await _refused(ctx, query, taken)
+        return
+    await acknowledge(query, t("cancelled", ctx.lang))
+    acknowledged()
+    action = taken.action
+    asker = pending_payload(action).paused.state.asker
+    async with svc.chat_lock(ctx.chat_id), svc.showing(ctx.bot, ctx.chat_id):
+        reply = await svc.assistant.cancelled(action)
+        await edit_plan_status(
+            ctx.bot, action, _pressed_message_id(query), t("cancelled", ctx.lang), ctx.lang
+        )
+        await ctx.sender().reply(
+            ctx.chat_id, reply, reply_to=asker.reply_to, thread_id=asker.thread_id
+        )
+
+
+async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
+    """A suggested reply: asked as if typed."""
+    taken = await ctx.svc.assistant.take(parts[0] if parts else "", ctx.user_id, Press.OPTION)
+    if taken.verdict is not Verdict.OK or taken.action is None:
+        await _refused(ctx, query, taken)
+        return
+    await acknowledge(query)
+    options = pending_payload(taken.action).view.options
+    index = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else -1
+    if not 0 <= index < len(options):
+        return
+    message_id = _pressed_message_id(query)
+    if message_id is not None:
+        await remove_keyboard(ctx.bot, ctx.chat_id, message_id)
+    await ask(ctx, options[index])
+
+
+# --- other buttons --------------------------------------------------------------------------
+
+
+async def on_show_query(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
+    """The Barb Script behind an answer, to check it or run it again with /query."""
+    await acknowledge(query)
+    question_id = parts[0] if parts else ""
+    rows = await ctx.svc.store.transcript.question(ctx.chat_id, question_id)
+    shown = [row.data for row in rows if row.data and row.data.get("query")]
+    if not shown:
+        await ctx.say_text(t("no_query", ctx.lang))
+        return
+    for data in shown:
+        await ctx.say(query_html(t("query_shown", ctx.lang), data["query"], data.get("plan")))
+
+
+async def on_instrument(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
+    """An instrument chosen under /instrument."""
+    await acknowledge(query)
+    symbol = parts[0] if parts else ""
+    if symbol not in available_instruments():
+        return
+    await ctx.svc.store.chats.set_instrument(ctx.chat_id, symbol)
+    name = load_instrument(symbol).name
+    await query.edit_message_text(t("instrument_set", ctx.lang, instrument=symbol, name=name))
+
+
+async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
+    """A switch under /settings; the settings message shows the new state."""
+    await acknowledge(query)
+    store = ctx.svc.store
+    name = parts[0] if parts else ""
+    current = ctx.chat.settings
+    chat = ctx.chat
+    if name == "confirm":
+        chat = await store.chats.update_settings(
+            ctx.chat_id, confirm_queries=not current.confirm_queries
+        )
+    elif name == "charts":
+        chat = await store.chats.update_settings(ctx.chat_id, charts=not current.charts)
+    elif name == "language":
+        cycle = {"auto": "en", "en": "ru", "ru": "auto"}
+        chat = await store.chats.update_settings(ctx.chat_id, language=cycle[current.language])
+    elif name == "forget":
+        await store.preferences.clear(ctx.user_id)
+    await _show_settings_again(ctx, query, chat)
+
+
+async def on_forget_preference(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
+    """One remembered preference forgotten; only its owner's press finds it."""
+    pref_id = int(parts[0]) if parts and parts[0].isdigit() else None
+    store = ctx.svc.store
+    forgotten = pref_id is not None and await store.preferences.remove(ctx.user_id, pref_id)
+    # Answered once the (short) delete is done, so that the answer can say whether it was.
+    key = "preference_forgotten" if forgotten else "preference_not_found"
+    await acknowledge(query, t(key, ctx.lang))
+    if forgotten:
+        await _show_settings_again(ctx, query, ctx.chat)
+
+
+async def _show_settings_again(ctx: UpdateContext, query: CallbackQuery, chat: Chat) -> None:
+    preferences = await ctx.svc.store.preferences.for_user(ctx.user_id)
+    # In the language the settings now say, if that is what changed.
+    lang = language_for(chat.settings.language, "", ctx.asker.language_code)
+    text, markup = settings_view(chat.settings, preferences, lang)
+    await query.edit_message_text(text, reply_markup=markup)
+
+
+async def on_example(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
+    """An example question: asked as if typed."""
+    await acknowledge(query)
+    index = int(parts[0]) if parts and parts[0].isdigit() else -1
+    if 0 <= index < len(ctx.svc.examples):
+        await ask(ctx, ctx.svc.examples[index])
+
+
+BUTTONS: dict[str, Handler] = {
+    keyboards.RUN: on_run,
+    keyboards.CANCEL: on_cancel,
+    keyboards.OPTION: on_option,
+    keyboards.SHOW_QUERY: on_show_query,
+    keyboards.INSTRUMENT: on_instrument,
+    keyboards.SETTING: on_setting,
+    keyboards.FORGET_PREFERENCE: on_forget_preference,
+    keyboards.EXAMPLE: on_example,
+}
+
+
+def callback(handle: Handler) -> Callable[[Update, ContextTypes.DEFAULT_TYPE], Awaitable[None]]:
+    """The PTB callback for one kind of button: the update's context, loaded once."""
+
+    async def on_press(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        assert query is not None
+        _, parts = keyboards.parse(query.data or "")
+        ctx = await load_context(update, context)
+        await handle(ctx, query, parts)
+
+    on_press.__name__ = handle.__name__
+    on_press.__doc__ = handle.__doc__
+    return on_press
+
+
+async def on_unknown_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A button of an older version of the bot: out of date, and its buttons go."""
+    ctx = await load_context(update, context)
+    query = update.callback_query
+    assert query is not None
+    await _refused(ctx, query, Taken(verdict=Verdict.STALE))
+
+
+__all__ = ["BUTTONS", "acknowledge", "callback", "on_unknown_button"]

@@ -1,0 +1,217 @@
+"""The bot's commands: one table feeds both Telegram's menu and the handlers.
+
+Each command is a small function of the update's context (``UpdateContext``) and its
+arguments. The menu text of a command is its catalog entry ``command_<name>`` in English
+and Russian, registered per language with ``set_my_commands``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from telegram import BotCommand, Update
+from telegram.constants import ChatAction
+from telegram.ext import ContextTypes
+
+from barb.data.store import data_path, read_meta
+from barb.errors import BarbError
+from barb.instruments import available_instruments, load_instrument
+from bot.store.usage import UsageLine
+from bot.telegram import keyboards
+from bot.telegram.answering import QUERY_ACTION_AFTER_S, remove_keyboard
+from bot.telegram.asking import ask
+from bot.telegram.render import escape
+from bot.telegram.settings_view import settings_view
+from bot.telegram.update_context import UpdateContext, load_context
+from bot.texts import t
+from bot.work_order import acknowledged
+
+# A command's work, given the update's context and the text after the command.
+Run = Callable[[UpdateContext, str], Awaitable[None]]
+#: Languages with a menu of their own; the first is also the default for everyone else.
+MENU_LANGUAGES = ("en", "ru")
+#: ``/start ex3`` (a link t.me/<bot>?start=ex3) opens with example question 3.
+EXAMPLE_LINK_PREFIXES = ("example", "ex")
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    run: Run
+
+
+async def start(ctx: UpdateContext, rest: str) -> None:
+    """What Barb does, the instrument, and three example questions as buttons; a deep link
+    (``t.me/<bot>?start=ex2``) then asks its example at once."""
+    instrument = load_instrument(ctx.chat.instrument)
+    try:
+        meta = read_meta(data_path(instrument.symbol, ctx.svc.assistant.engine_settings))
+        first, last = meta.first_date.isoformat(), meta.last_date.isoformat()
+        note = t("synthetic_note", ctx.lang) if meta.source == "synthetic" else ""
+    except (OSError, BarbError):
+        first, last, note = "?", "?", ""
+    text = t(
+        "start",
+        ctx.lang,
+        instrument=instrument.symbol,
+        name=escape(instrument.name),
+        first=first,
+        last=last,
+        data_note=note,
+    )
+    example = _linked_example(ctx, rest)
+    if example is None:
+        await ctx.say(text, markup=keyboards.examples(ctx.svc.examples[:3]))
+        return
+    await ctx.say(f"{text}\n{escape(t('start_example', ctx.lang, question=example))}")
+    await ask(ctx, example)
+
+
+def _linked_example(ctx: UpdateContext, payload: str) -> str | None:
+    payload = payload.strip().lower()
+    for prefix in EXAMPLE_LINK_PREFIXES:
+        number = payload.removeprefix(prefix).lstrip("_-")
+        if payload.startswith(prefix) and number.isdigit():
+            index = int(number) - 1
+            if 0 <= index < len(ctx.svc.examples):
+                return ctx.svc.examples[index]
+    return None
+
+
+async def help_(ctx: UpdateContext, rest: str) -> None:
+    """The commands and how to ask."""
+    await ctx.say(t("help", ctx.lang))
+
+
+async def examples(ctx: UpdateContext, rest: str) -> None:
+    """Example questions as buttons."""
+    await ctx.say_text(t("examples_title", ctx.lang), markup=keyboards.examples(ctx.svc.examples))
+
+
+async def instrument(ctx: UpdateContext, rest: str) -> None:
+    """Buttons for NQ / ES / CL; the choice is remembered per chat."""
+    await ctx.say_text(
+        t("instrument_prompt", ctx.lang, instrument=ctx.chat.instrument),
+        markup=keyboards.instruments(available_instruments(), ctx.chat.instrument),
+    )
+
+
+async def settings(ctx: UpdateContext, rest: str) -> None:
+    """Confirmation on/off, charts on/off, language auto/en/ru, and what Barb remembers."""
+    preferences = await ctx.svc.store.preferences.for_user(ctx.user_id)
+    text, markup = settings_view(ctx.chat.settings, preferences, ctx.lang)
+    await ctx.say_text(text, markup=markup)
+
+
+async def reset(ctx: UpdateContext, rest: str) -> None:
+    """Forget the conversation (settings and usage stay)."""
+    async with ctx.svc.chat_lock(ctx.chat_id):
+        await _drop_plans(ctx)
+        await ctx.svc.store.transcript.clear(ctx.chat_id)
+    await ctx.say_text(t("reset_done", ctx.lang))
+
+
+async def cancel(ctx: UpdateContext, rest: str) -> None:
+    """Drop the plan waiting for Run: it computes nothing and its buttons go."""
+    async with ctx.svc.chat_lock(ctx.chat_id):
+        dropped = await _drop_plans(ctx)
+    await ctx.say_text(t("cancel_done" if dropped else "cancel_nothing", ctx.lang))
+
+
+async def _drop_plans(ctx: UpdateContext) -> int:
+    """Decline the chat's waiting plans (the model is told) and remove their buttons."""
+    actions = await ctx.svc.assistant.decline_pending(ctx.chat_id)
+    for action in actions:
+        if action.message_id:
+            await remove_keyboard(ctx.bot, ctx.chat_id, action.message_id)
+    return len(actions)
+
+
+async def query(ctx: UpdateContext, rest: str) -> None:
+    """/query <Barb Script JSON>: run it directly, no model and no tokens, with the proof.
+    It has its own rate limit and does not count against the questions'."""
+    svc = ctx.svc
+    wait = svc.query_limiter.check(ctx.user_id)
+    if wait:
+        await ctx.say_text(t("too_fast", ctx.lang, seconds=int(wait) + 1))
+        return
+    showing = svc.showing(
+        ctx.bot, ctx.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
+    )
+    with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
+        async with svc.chat_lock(ctx.chat_id), showing:
+            acknowledged()
+            reply = await svc.assistant.query_command(ctx.asker, rest, chat=ctx.chat)
+            await ctx.sender().reply(
+                ctx.chat_id, reply, reply_to=ctx.asker.reply_to, thread_id=ctx.asker.thread_id
+            )
+
+
+async def usage(ctx: UpdateContext, rest: str) -> None:
+    """Tokens and cost today; all chats for admins. A model without a price shows
+    "price unknown", not $0."""
+    store = ctx.svc.store
+    lines = await store.usage.report()
+    mine = [line for line in lines if line.user_id == ctx.user_id]
+    totals = await store.usage.for_user(ctx.user_id)
+    cost = _cost_text(totals.cost_usd, mine, ctx.lang)
+    text = [t("usage_you", ctx.lang, tokens=totals.total_tokens, cost=cost, calls=totals.calls)]
+    if ctx.user_id in ctx.svc.settings.admins:
+        total = await store.usage.total()
+        text.append(
+            t(
+                "usage_all",
+                ctx.lang,
+                tokens=total.total_tokens,
+                cost=_cost_text(total.cost_usd, lines, ctx.lang),
+                calls=total.calls,
+                chats=len({line.chat_id for line in lines}),
+            )
+        )
+    await ctx.say_text("\n".join(text))
+
+
+def _cost_text(cost_usd: float, lines: list[UsageLine], lang: str) -> str:
+    """Dollars, or "price unknown" for the models that have no price (counted at $0)."""
+    unpriced = sorted({line.model for line in lines if line.total_tokens and not line.cost_usd})
+    priced = any(line.cost_usd for line in lines)
+    if not unpriced:
+        return f"${cost_usd:.4f}"
+    unknown = t("price_unknown", lang, models=", ".join(unpriced))
+    return f"${cost_usd:.4f} + {unknown}" if priced else unknown
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("start", start),
+    Command("help", help_),
+    Command("instrument", instrument),
+    Command("settings", settings),
+    Command("cancel", cancel),
+    Command("reset", reset),
+    Command("query", query),
+    Command("examples", examples),
+    Command("usage", usage),
+)
+
+
+def menu(lang: str) -> list[BotCommand]:
+    """Telegram's command menu in ``lang``, from the same table as the handlers."""
+    return [BotCommand(c.name, t(f"command_{c.name}", lang)) for c in COMMANDS]
+
+
+def handler(command: Command) -> Callable[[Update, ContextTypes.DEFAULT_TYPE], Awaitable[None]]:
+    """The PTB callback of ``command``: the update's context, loaded once, and its args."""
+
+    async def handle(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        ctx = await load_context(update, context)
+        message = update.effective_message
+        words = (message.text or "").split(maxsplit=1) if message is not None else []
+        await command.run(ctx, words[1] if len(words) > 1 else "")
+
+    handle.__name__ = f"cmd_{command.name}"
+    handle.__doc__ = command.run.__doc__
+    return handle
+
+
+__all__ = ["COMMANDS", "Command", "handler", "menu"]

@@ -1,0 +1,95 @@
+"""What every handler starts from, loaded once per update: who, which chat, which language.
+
+Before, each handler read the chat (some twice) and worked out the language on its own; now
+one call builds an :class:`UpdateContext` and the handler uses only that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram import Bot, InlineKeyboardMarkup, Message, Update
+from telegram.constants import ChatType
+from telegram.ext import ContextTypes
+
+from bot.assistant.replies import Asker
+from bot.store.records import Chat
+from bot.telegram.render import escape
+from bot.telegram.sender import Sender
+from bot.telegram.services import BotServices, services
+from bot.texts import Language, language_for
+
+
+def _thread_of(message: Message | None) -> int | None:
+    """The forum topic a message is in (only topics: other threads are not sendable)."""
+    if message is None or not message.is_topic_message:
+        return None
+    return message.message_thread_id
+
+
+def asker_of(update: Update) -> Asker:
+    """Who wrote (or pressed), where, and where answers to them go."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    in_group = chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+    message = update.effective_message
+    # A press is on the bot's own message: its answer is placed by the stored question.
+    asked = message if update.callback_query is None else None
+    return Asker(
+        chat_id=chat.id,
+        user_id=user.id,
+        chat_type=chat.type if in_group else "private",
+        language_code=user.language_code,
+        reply_to=asked.message_id if asked is not None and in_group else None,
+        thread_id=_thread_of(message),
+    )
+
+
+@dataclass(frozen=True)
+class UpdateContext:
+    """One update's world: services, bot, the asker, the stored chat and the language."""
+
+    svc: BotServices
+    bot: Bot
+    asker: Asker
+    chat: Chat
+    lang: Language
+
+    @property
+    def chat_id(self) -> int:
+        return self.asker.chat_id
+
+    @property
+    def user_id(self) -> int:
+        return self.asker.user_id
+
+    @property
+    def in_group(self) -> bool:
+        return self.asker.chat_type != "private"
+
+    def sender(self) -> Sender:
+        return self.svc.sender(self.bot)
+
+    async def say(self, html: str, *, markup: InlineKeyboardMarkup | None = None) -> int:
+        """One HTML message to the asker: in a group, a reply to their message, in its
+        forum topic."""
+        return await self.sender().text(
+            self.chat_id,
+            html,
+            markup=markup,
+            reply_to=self.asker.reply_to,
+            thread_id=self.asker.thread_id,
+        )
+
+    async def say_text(self, text: str, *, markup: InlineKeyboardMarkup | None = None) -> int:
+        """Like ``say``, for plain text (escaped)."""
+        return await self.say(escape(text), markup=markup)
+
+
+async def load_context(update: Update, context: ContextTypes.DEFAULT_TYPE) -> UpdateContext:
+    """The chat is stored (created on first contact) and its language decided, once."""
+    svc = services(context)
+    asker = asker_of(update)
+    chat = await svc.store.chats.ensure(asker.chat_id, asker.chat_type)
+    lang = language_for(chat.settings.language, "", asker.language_code)
+    return UpdateContext(svc=svc, bot=context.bot, asker=asker, chat=chat, lang=lang)

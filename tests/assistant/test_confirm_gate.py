@@ -1,0 +1,96 @@
+"""The confirm gate in the assistant, shared by Telegram and ``barb chat``: ``press`` and
+``take`` decide every press; ``run_query`` serves the model's tool and ``/query``."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from bot.assistant.gate import Press, Unreadable, Verdict, parse_query_text
+from bot.assistant.query_changes import changed_parts
+from bot.assistant.replies import Asker
+from bot.llm.scripted import text, tool_call, turn
+from bot.store.housekeeping import PLAN_LIFETIME
+
+ALICE = Asker(chat_id=100, user_id=1)
+COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
+STALE = "This plan is out of date: ask again."
+
+
+async def test_a_press_on_a_superseded_plan_computes_nothing(make_assistant) -> None:
+    assistant = make_assistant(
+        turn("Counting.", tool_call("execute_query", query=COUNT_DAYS)),
+        text("Something else."),
+    )
+    plan = await assistant.ask(ALICE, "how many days?")
+    await assistant.ask(ALICE, "never mind, hello")  # supersedes the plan
+    calls = len(assistant.provider.requests)
+    reply = await assistant.press(plan.pending.id, ALICE.user_id, Press.RUN)
+    assert reply.text == STALE and reply.proofs == []
+    assert len(assistant.provider.requests) == calls
+
+
+async def test_only_the_asker_may_press_and_run_wins_once(make_assistant) -> None:
+    assistant = make_assistant(
+        turn("Counting.", tool_call("execute_query", query=COUNT_DAYS)), text("Done.")
+    )
+    plan = await assistant.ask(ALICE, "how many days?")
+    bob = await assistant.take(plan.pending.id, 2, Press.RUN)
+    assert bob.verdict is Verdict.NOT_YOURS
+    done = await assistant.press(plan.pending.id, ALICE.user_id, Press.RUN)
+    assert done.text == "Done." and len(done.proofs) == 1
+    again = await assistant.take(plan.pending.id, ALICE.user_id, Press.RUN)
+    assert again.verdict is Verdict.STALE  # already run
+    cancel = await assistant.take(plan.pending.id, ALICE.user_id, Press.CANCEL)
+    assert cancel.verdict is Verdict.STALE
+
+
+async def test_query_command_runs_the_same_path_without_the_model(make_assistant) -> None:
+    assistant = make_assistant()
+    reply = await assistant.query_command(
+        ALICE, "{“session”: “RTH”, “from”: “daily”, “select”: “count()”}"
+    )
+    [proof] = reply.proofs
+    assert proof.query == {"instrument": "NQ", **COUNT_DAYS}
+    assert reply.text.startswith("count: ")
+    assert "say so" not in reply.text
+    assert assistant.provider.requests == []
+    bad = await assistant.query_command(ALICE, '{"select": "mean(rnage)"}')
+    assert bad.failed and bad.text.startswith("The query did not run: Column 'rnage'")
+
+
+def test_typed_queries_are_read_like_a_person_types_them() -> None:
+    bad = parse_query_text("{“a”: ‘b’}")  # ‘b’ is not JSON either way
+    assert isinstance(bad, Unreadable) and bad.key == "query_bad_json"
+    assert bad.params["error"].startswith("Expecting")  # what the JSON reader found
+    assert parse_query_text("{«select»: «count()»}") == {"select": "count()"}
+    assert parse_query_text('```{"select": "count()"}```') == {"select": "count()"}
+    assert parse_query_text("[1]") == Unreadable("query_usage")
+    assert parse_query_text("  ") == Unreadable("query_usage")
+    deep = parse_query_text('{"select": ' + "[" * 50 + "]" * 50 + "}")  # the input limits
+    assert isinstance(deep, Unreadable) and deep.key == "query_failed"
+
+
+def test_what_a_fix_changes_is_read_from_the_parsed_queries() -> None:
+    base = {"session": "RTH", "from": "daily", "select": "mean(range)", "sort": "x desc"}
+    assert changed_parts(base, {**base, "select": "MEAN( range )"}) == ["form"]
+    assert changed_parts(base, {**base, "sort": "y desc", "limit": 3}) == ["form"]
+    assert changed_parts(base, {**base, "select": "mean(high)"}) == ["aggregates"]
+    assert changed_parts(base, {**base, "period": "2024", "where": "close > open"}) == [
+        "period",
+        "filters",
+    ]
+    assert changed_parts(base, {**base, "instrument": "ES"}) == ["instrument"]
+    assert changed_parts(base, {**base, "map": {"r": "range * 2"}}) == ["columns"]
+    assert changed_parts(base, base) == []
+
+
+async def test_a_plan_past_its_lifetime_is_stale_before_housekeeping(
+    make_assistant, store, monkeypatch
+) -> None:
+    assistant = make_assistant(turn("Counting.", tool_call("execute_query", query=COUNT_DAYS)))
+    plan = await assistant.ask(ALICE, "how many days?")
+    later = datetime.now(UTC) + PLAN_LIFETIME + timedelta(minutes=1)
+    monkeypatch.setattr(store.pending, "_clock", lambda: later)  # a day later, unexpired
+    taken = await assistant.take(plan.pending.id, ALICE.user_id, Press.RUN)
+    assert taken.verdict is Verdict.STALE
+    assert (await store.pending.get(plan.pending.id)).status == "expired"

@@ -1,0 +1,189 @@
+"""Issue 12 §1: the confirm gate shows exactly what will run, through the real PTB
+Application against the fake Bot API, with the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from datetime import timedelta
+
+import pandas as pd
+from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data, press
+from fake_bot_api import FakeBotAPI
+
+from barb.data.store import data_path
+from barb.settings import EngineSettings
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+
+COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
+BAD_WINDOW = {"session": "9.30-9.45", "from": "daily", "select": "mean(range)"}
+GOOD_WINDOW = {"session": "09:30-09:45", "from": "daily", "select": "mean(range)"}
+BAD_SORT = {**WEEKDAY_RANGE, "sort": "mean_rnage desc"}
+GOOD_SORT = {**WEEKDAY_RANGE, "sort": "mean_range desc"}
+STALE = "This plan is out of date: ask again."
+
+
+def rth_days(symbol: str) -> int:
+    bars = pd.read_parquet(data_path(symbol, EngineSettings()), columns=["timestamp", "minute"])
+    rth = bars[(bars["minute"] >= 9 * 60 + 30) & (bars["minute"] < 16 * 60)]
+    return rth["timestamp"].dt.date.nunique()
+
+
+def results_of(request: ModelRequest) -> list:
+    return [r for m in request.messages if m.role == "tool" for r in m.tool_results]
+
+
+def answer_from_results(request: ModelRequest):
+    return text("Answer: " + " | ".join(r.content.splitlines()[0] for r in results_of(request)))
+
+
+async def run_and_wait_answer(fake: FakeBotAPI, plan: dict, sent_before: int) -> list:
+    run, _ = keyboard_data(plan)
+    await press(fake, ALICE, ALICE, plan, run)
+    return await fake.wait_for("sendMessage", sent_before + 1, chat_id=ALICE)
+
+
+async def test_every_query_of_a_model_message_is_shown_before_run(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Two execute_query calls in one model message: the plan shows both, Run runs both,
+    and nothing runs before Run."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn(
+                "Range by weekday, and how many days.",
+                tool_call("execute_query", query=WEEKDAY_RANGE),
+                tool_call("execute_query", query=COUNT_DAYS),
+            ),
+            answer_from_results,
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "weekday ranges and day count")
+        assert "Query 1 of 2" in plan["text"] and "Query 2 of 2" in plan["text"]
+        assert "average range" in plan["text"] and "number of bars" in plan["text"]
+        assert fake.calls("sendDocument") == []  # nothing ran before Run
+        assert len(provider.requests) == 1
+        messages = await run_and_wait_answer(fake, plan, 1)
+        documents = fake.calls("sendDocument", chat_id=ALICE)
+        assert len(documents) == 2  # both proofs, from one Run
+        assert len(provider.requests) == 2  # no second plan, no third model call
+        [weekdays, days] = results_of(provider.requests[1])
+        assert "5 groups by weekday" in weekdays.content
+        # The count that ran is the number of RTH days (09:30-16:00 ET) in the bars, by hand.
+        assert f"Result: count = {rth_days('NQ')}\n" in days.content
+        assert messages[-1].result["text"].startswith("Answer: Result: 5 groups")
+
+
+async def test_switching_instrument_after_the_plan_runs_the_plan(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [turn("Counting days.", tool_call("execute_query", query=COUNT_DAYS)), text("Done.")]
+    )
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "how many days?")
+        assert "NQ" in plan["text"]
+        await svc.store.chats.set_instrument(ALICE, "ES")  # as /instrument ES does
+        await run_and_wait_answer(fake, plan, 1)
+        [document] = fake.calls("sendDocument", chat_id=ALICE)
+        assert document.files["document"].filename.startswith("NQ_")
+
+
+async def test_a_fix_that_changes_what_is_computed_is_shown_again(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn("Opening range.", tool_call("execute_query", query=BAD_WINDOW)),
+            tool_call("execute_query", query=GOOD_WINDOW),
+            answer_from_results,
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "average opening range")
+        messages = await run_and_wait_answer(fake, plan, 1)
+        second = messages[-1].result
+        # The corrected query is a new plan, its change named and marked; nothing ran yet.
+        assert "Changed after the error (session)" in second["text"]
+        assert "✎ Bars: NQ, daily bars, session 09:30-09:45" in second["text"]
+        assert len(keyboard_data(second)) == 2
+        assert fake.calls("sendDocument") == []
+        assert len(provider.requests) == 2
+        await run_and_wait_answer(fake, second, 2)
+        assert len(fake.calls("sendDocument", chat_id=ALICE)) == 1
+        assert len(provider.requests) == 3
+
+
+async def test_a_fix_that_changes_nothing_computed_runs_and_says_so(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn("Range by weekday.", tool_call("execute_query", query=BAD_SORT)),
+            tool_call("execute_query", query=GOOD_SORT),
+            answer_from_results,
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "weekday range, widest first")
+        messages = await run_and_wait_answer(fake, plan, 1)
+        answer = messages[-1].result["text"]
+        assert "fixed the query's sort" in answer
+        assert keyboard_data(messages[-1].result) != ["r", "c"]  # no second plan
+        [document] = fake.calls("sendDocument", chat_id=ALICE)
+        csv = pd.read_csv(io.BytesIO(fake.file_content(document.result["document"]["file_id"])))
+        # What ran is the fixed order: widest weekday first.
+        assert list(csv["mean_range"]) == sorted(csv["mean_range"], reverse=True)
+
+
+async def _assert_stale(fake: FakeBotAPI, plan: dict, data: str, provider_calls: int, provider):
+    presses = len(fake.calls("answerCallbackQuery"))
+    unmarked = len(fake.calls("editMessageReplyMarkup", chat_id=ALICE))
+    await press(fake, ALICE, ALICE, plan, data)
+    answers = await fake.wait_for("answerCallbackQuery", presses + 1)
+    assert answers[-1].params["text"] == STALE
+    edits = await fake.wait_for("editMessageReplyMarkup", unmarked + 1, chat_id=ALICE)
+    assert edits[-1].params["message_id"] == plan["message_id"]
+    assert len(provider.requests) == provider_calls  # nothing computed, the model not asked
+
+
+async def test_stale_buttons_say_so_compute_nothing_and_lose_their_buttons(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn("Plan A.", tool_call("execute_query", query=COUNT_DAYS)),  # superseded
+            turn("Plan B.", tool_call("execute_query", query=COUNT_DAYS)),  # run
+            text("B done."),
+            turn("Plan C.", tool_call("execute_query", query=COUNT_DAYS)),  # reset
+            turn("Plan D.", tool_call("execute_query", query=COUNT_DAYS)),  # expired
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        a = await ask_and_get_plan(fake, ALICE, ALICE, "question a")
+        b = await ask_and_get_plan(fake, ALICE, ALICE, "question b")  # supersedes a
+        await _assert_stale(fake, a, keyboard_data(a)[0], 2, provider)
+
+        sent = len(fake.calls("sendMessage", chat_id=ALICE))
+        await run_and_wait_answer(fake, b, sent)
+        await asyncio.sleep(0.1)
+        await _assert_stale(fake, b, keyboard_data(b)[0], 3, provider)  # already run
+        documents = len(fake.calls("sendDocument"))
+
+        c = await ask_and_get_plan(fake, ALICE, ALICE, "question c")
+        sent = len(fake.calls("sendMessage", chat_id=ALICE))
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/reset"))
+        await fake.wait_for("sendMessage", sent + 1, chat_id=ALICE)
+        await _assert_stale(fake, c, keyboard_data(c)[1], 4, provider)  # Cancel, after reset
+
+        d = await ask_and_get_plan(fake, ALICE, ALICE, "question d")
+        await svc.store.pending.expire(timedelta(0))
+        await _assert_stale(fake, d, keyboard_data(d)[0], 5, provider)
+        assert len(fake.calls("sendDocument")) == documents  # no stale press ran a query
