@@ -19,7 +19,7 @@ from barb.errors import BarbError
 from barb.instruments import available_instruments
 from bot.data_uploads import MAX_UPLOAD_BYTES, Checked, DataUploads
 from bot.store.records import Chat
-from bot.telegram import keyboards
+from bot.telegram import handlers, keyboards
 from bot.telegram.render import escape
 from bot.telegram.services import BotServices, services
 from bot.texts import language_for, t
@@ -96,16 +96,15 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     lang = _lang(update)
     chat_id = update.effective_chat.id
     user_id = update.effective_user.id
-    if update.effective_chat.type != ChatType.PRIVATE and (
-        user_id not in svc.settings.admins
-        or f"@{context.bot.username}".lower() not in (message.caption or "").lower()
-    ):
-        return  # a group's files are its members' business unless an admin hands one to Barb
+    handed_over = update.effective_chat.type == ChatType.PRIVATE or (
+        f"@{context.bot.username}".lower() in (message.caption or "").lower()
+    )
+    if user_id not in svc.settings.admins or not handed_over:
+        # Anyone else's file is like any message Barb cannot read: one line on what it does.
+        await handlers.on_not_text(update, context)
+        return
     sender = svc.sender(context.bot)
     chat = await _ensure_chat(svc, update)
-    if user_id not in svc.settings.admins:
-        await sender.text(chat_id, escape(t("upload_admins_only", lang)))
-        return
     if (document.file_size or 0) > MAX_UPLOAD_BYTES:
         await sender.text(chat_id, escape(t("upload_too_large", lang)))
         return
