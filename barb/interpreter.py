@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
-from barb.period_rows import IN_PERIOD, Scope, bars_in_scope
+from barb.period_rows import Scope, bars_in_scope
 from barb.planning import Plan, plan_query, session_name
 from barb.result import Metadata, Result
 from barb.script.context import EvalContext
@@ -80,14 +80,14 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         session_bars=lambda name: dataset.session_daily(session_name(dataset, name)),
         step="map",
     )
-    keep = frame[IN_PERIOD].to_numpy(dtype=bool)
+    keep = scope.in_period
     for join in plan.events:
         if join.filter is not None:
             assert join.source is not None
             marked = frame[join.source].fillna(False).to_numpy(dtype=bool)
             keep = keep & (marked if join.filter == "only" else ~marked)
     rows_scanned = int(keep.sum())
-    covered = _covered(frame["trading_date"].to_numpy()[keep])
+    covered = _covered(frame["trading_date"].to_numpy(), keep)
 
     hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
     focus = [j.source for j in plan.events if j.source is not None]
@@ -152,9 +152,9 @@ def _scope_warnings(plan: Plan, scope: Scope) -> list[str]:
                 f"{dropped} {plan.dataset.instrument.symbol} bar{'s' if dropped > 1 else ''} "
                 f"without a matching {symbol} bar left out."
             )
-    if plan.period.bars is not None and scope.frame[IN_PERIOD].sum() < plan.period.bars:
+    if plan.period.bars is not None and scope.in_period.sum() < plan.period.bars:
         warnings.append(
-            f"Only {int(scope.frame[IN_PERIOD].sum())} bars exist, fewer than the "
+            f"Only {int(scope.in_period.sum())} bars exist, fewer than the "
             f"{plan.period.bars} asked for."
         )
     return warnings
@@ -177,8 +177,13 @@ def _bounded(
     return table, source_rows, truncated
 
 
-def _covered(dates: np.ndarray) -> tuple[dt.date | None, dt.date | None]:
-    """The trading dates actually covered by the period's bars, before where filters them."""
-    if not len(dates):
+def _covered(dates: np.ndarray, keep: np.ndarray) -> tuple[dt.date | None, dt.date | None]:
+    """The trading dates actually covered by the period's bars, before where filters them.
+
+    Read at the first and last kept row: no copy of millions of minute bars' dates.
+    """
+    if not keep.any():
         return None, None
-    return pd.Timestamp(dates[0]).date(), pd.Timestamp(dates[-1]).date()
+    first = int(keep.argmax())
+    last = len(keep) - 1 - int(keep[::-1].argmax())
+    return pd.Timestamp(dates[first]).date(), pd.Timestamp(dates[last]).date()

@@ -3,7 +3,7 @@
 The period selects rows; it never cuts history. So the planner's ``Reach`` widens the
 period's slice of the cached (session, timeframe) frame backwards (and forwards, for
 ``next()``), intraday slices to whole trading dates (VWAP and the day's first bar need them),
-and marks which rows are the period's own in a hidden column. Weekly and longer bars are kept
+and marks which rows are the period's own. Weekly and longer bars are kept
 only when they lie wholly inside the period; those cut by its edges are left out and counted,
 so the result can say so.
 """
@@ -17,18 +17,18 @@ import pandas as pd
 
 from barb.events import join_events
 from barb.frames import Dataset
-from barb.planning import HIDDEN, JOINED_BAR_COLUMNS, Plan
+from barb.planning import JOINED_BAR_COLUMNS, Plan
 from barb.script.periods import Period
 from barb.script.query import JoinSpec
 from barb.timeframes import Timeframe
 
-IN_PERIOD = f"{HIDDEN}in_period"
-
 
 @dataclass(frozen=True)
 class Scope:
-    # The slice evaluated on, with a RangeIndex, joins applied and IN_PERIOD set.
+    # The slice evaluated on, with a RangeIndex and joins applied.
     frame: pd.DataFrame
+    # Which of its rows are the period's own (the others are history).
+    in_period: np.ndarray
     # Weekly and longer bars left out because the period's edges cut them.
     cut_bars: int = 0
     # Period bars left out by instrument joins because the other side had no bar, per symbol.
@@ -49,7 +49,6 @@ def bars_in_scope(plan: Plan) -> Scope:
     frame.index = pd.RangeIndex(len(frame))
     in_period = np.zeros(len(frame), dtype=bool)
     in_period[lo - start : hi - start] = True
-    frame[IN_PERIOD] = in_period
 
     for join in plan.events:
         assert join.source is not None
@@ -58,10 +57,11 @@ def bars_in_scope(plan: Plan) -> Scope:
         )
     unmatched = []
     for join, other in plan.instruments:
-        before = int(frame[IN_PERIOD].sum())
-        frame = join_instrument(frame, join, other, plan.session, plan.timeframe)
-        unmatched.append((other.instrument.symbol, before - int(frame[IN_PERIOD].sum())))
-    return Scope(frame, cut, tuple(unmatched))
+        before = int(in_period.sum())
+        frame, kept = join_instrument(frame, join, other, plan.session, plan.timeframe)
+        in_period = in_period[kept]
+        unmatched.append((other.instrument.symbol, before - int(in_period.sum())))
+    return Scope(frame, in_period, cut, tuple(unmatched))
 
 
 def period_positions(frame: pd.DataFrame, period: Period, tf: Timeframe) -> tuple[int, int, int]:
@@ -92,23 +92,20 @@ def _search(values: np.ndarray, day: object, side: str) -> int:
 
 def join_instrument(
     frame: pd.DataFrame, join: JoinSpec, other: Dataset, session: str, tf: Timeframe
-) -> pd.DataFrame:
-    """``frame`` with the other instrument's bars as ``<symbol>_open`` … columns.
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """``frame``'s rows that the other instrument also has a bar for, with its bars as
+    ``<symbol>_open`` … columns, and the positions of those rows in ``frame``.
 
-    Bars are matched on their time (intraday) or trading date (daily and longer); rows where
-    either side has no bar are dropped.
+    Bars are matched on their time (intraday) or trading date (daily and longer); both
+    sides are in time order with one bar per key, so the match is one sorted intersection.
     """
     key = "timestamp" if tf.intraday else "trading_date"
     bars = other.frame(session, tf.name)
-    if len(frame):
-        keys = bars[key].to_numpy()
-        lo = int(np.searchsorted(keys, frame[key].iloc[0].to_datetime64(), side="left"))
-        hi = int(np.searchsorted(keys, frame[key].iloc[-1].to_datetime64(), side="right"))
-        bars = bars.iloc[lo:hi]
-    right = pd.DataFrame(
-        {key: bars[key].to_numpy()}
-        | {join.prefix + name: bars[name].to_numpy() for name in JOINED_BAR_COLUMNS}
-    )
-    merged = frame.merge(right, on=key, how="inner", sort=False, validate="one_to_one")
+    ours = frame[key].to_numpy()
+    theirs = bars[key].to_numpy()
+    _, kept, matched = np.intersect1d(ours, theirs, assume_unique=True, return_indices=True)
+    merged = frame.iloc[kept].copy(deep=False)
     merged.index = pd.RangeIndex(len(merged))
-    return merged
+    for name in JOINED_BAR_COLUMNS:
+        merged[join.prefix + name] = bars[name].to_numpy()[matched]
+    return merged, kept

@@ -535,7 +535,7 @@ def warmup_costs(instrument: str, repeat: int) -> list[tuple[str, int, int, floa
     import dataclasses
 
     from barb.interpreter import plan_query, run
-    from barb.period_rows import IN_PERIOD, bars_in_scope
+    from barb.period_rows import bars_in_scope
     from barb.script.query import parse_query
     from barb.script.reach import ROW
     from barb.settings import default_settings
@@ -550,7 +550,7 @@ def warmup_costs(instrument: str, repeat: int) -> list[tuple[str, int, int, floa
         scope = bars_in_scope(plan)
         _, med = timed(lambda plan=plan: run(plan, settings), repeat)
         _, med_bare = timed(lambda bare=bare: run(bare, settings), repeat)
-        inside = int(scope.frame[IN_PERIOD].sum())
+        inside = int(scope.in_period.sum())
         out.append((q.name, inside, len(scope.frame), med, med_bare))
     return out
 
