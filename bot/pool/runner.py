@@ -2,7 +2,8 @@
 
 ``ProcessRunner`` keeps long-lived worker processes (each loads instrument data once and
 keeps its caches). A job past its time limit has its worker killed and replaced by pebble,
-and the caller gets a clear outcome instead of a hung chat.
+and the caller gets a clear outcome instead of a hung chat. Closing the runner stops the
+workers, and a worker whose bot is gone (killed, crashed) ends itself: none outlives the bot.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ import concurrent.futures
 import gc
 import logging
 import multiprocessing
+import os
+import threading
+import time
 import uuid
 from concurrent.futures.process import BrokenProcessPool
 from typing import Protocol
@@ -47,9 +51,32 @@ class InlineRunner:
         return None
 
 
+#: How often a worker checks that the bot that started it is still there.
+PARENT_CHECK_S = 1.0
+
+
+def _end_with_parent(parent_pid: int) -> None:
+    """In a worker: exit as soon as the bot is gone, even in the middle of a query.
+
+    A bot stopped by SIGKILL (or crashing) cannot stop its workers; pebble's own workers only
+    notice between jobs, and a query can run for its whole time limit. Orphans are re-parented,
+    so a changed parent pid means the bot is gone.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="barb-parent-watch", daemon=True).start()
+
+
 def _warm_up(instruments: tuple[str, ...]) -> None:
-    """Worker initializer: load data and build the daily frames before the first question."""
+    """Worker initializer: end with the bot; load data and build the daily frames before the
+    first question."""
     from barb.frames import get_dataset
+
+    _end_with_parent(os.getppid())
 
     for symbol in instruments:
         try:
@@ -101,5 +128,7 @@ class ProcessRunner:
             return _failed("WorkerDied", f"The query crashed its worker (reference {ref}).")
 
     async def close(self) -> None:
-        self._pool.close()
-        await asyncio.to_thread(self._pool.join, 10)
+        """Stop the workers now, a query in the middle of its run included (its caller is
+        gone: the bot stops its answers in progress before it closes the runner)."""
+        self._pool.stop()
+        await asyncio.to_thread(self._pool.join)
