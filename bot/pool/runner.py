@@ -52,7 +52,7 @@ class InlineRunner:
 
 
 #: How often a worker checks that the bot that started it is still there.
-PARENT_CHECK_S = 1.0
+PARENT_CHECK_S = 0.25
 
 
 def _end_with_parent(parent_pid: int) -> None:
