@@ -33,6 +33,7 @@ from bot.telegram.render import escape, query_html
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import BotServices, services
 from bot.telegram.settings_view import settings_view
+from bot.telegram.usage_view import usage_text
 from bot.texts import language_for, t
 from bot.work_order import acknowledged, arrived
 
@@ -480,21 +481,12 @@ async def cmd_usage(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     user_id = update.effective_user.id
     await svc.store.chats.ensure(chat_id, _asker(update).chat_type)
     mine = await svc.store.usage.for_user(user_id)
-    lines = [t("usage_you", lang, tokens=mine.total_tokens, cost=mine.cost_usd, calls=mine.calls)]
+    everyone, chats = None, 0
     if user_id in svc.settings.admins:
-        total = await svc.store.usage.total()
+        everyone = await svc.store.usage.total()
         chats = len({line.chat_id for line in await svc.store.usage.report()})
-        lines.append(
-            t(
-                "usage_all",
-                lang,
-                tokens=total.total_tokens,
-                cost=total.cost_usd,
-                calls=total.calls,
-                chats=chats,
-            )
-        )
-    await svc.sender(context.bot).text(chat_id, escape("\n".join(lines)))
+    text = usage_text(mine, lang, everyone=everyone, chats=chats)
+    await svc.sender(context.bot).text(chat_id, escape(text))
 
 
 # --- errors ---------------------------------------------------------------------------------
