@@ -13,7 +13,9 @@ import asyncio
 import json
 import signal
 import socket
+import sys
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,9 @@ from bot.startup_errors import (
     EXIT_TOKEN_REJECTED,
     EXIT_UNREACHABLE,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from llm_fake_api import OPENAI_PATH, FakeAPIServer, openai_completion
 
 CHAT = USER = 5150
 NOT_CONFIGURED = 2
@@ -233,3 +238,36 @@ async def test_a_reply_queued_at_shutdown_is_sent_at_the_next_start(
     delivered = [r.result for r in fake_telegram.calls("sendMessage", CHAT) if r.status == 200]
     assert [m["text"] for m in delivered] == [json.loads(payload)["text"]]
     assert bot.rows(sent, reply_id) == [("sent", delivered[0]["message_id"])]
+
+
+async def test_a_question_cut_by_the_shutdown_is_answered_after_the_restart(
+    fake_telegram: FakeBotAPI, tmp_path: Path, sample_settings: object
+) -> None:
+    """SIGTERM while the model is still thinking: the bot does not wait for it past the grace
+    period, and the question is asked again at the next start, answered once."""
+    model = FakeAPIServer().start()
+    bot = BotProcess(fake_telegram, model.url, tmp_path, BARB_SHUTDOWN_GRACE_S="1")
+    try:
+        greeting = openai_completion("Hi! Ask me about the bars.")
+        model.queue(OPENAI_PATH, replace(greeting, delay_s=120.0), greeting)
+        await bot.start()
+        fake_telegram.inject(
+            fake_telegram.message_update(chat_id=CHAT, user_id=USER, text="Hello there")
+        )
+        await bot.wait_until(lambda: model.requests_to(OPENAI_PATH), "the model asked")
+        bot.send_signal(signal.SIGTERM)
+        assert await bot.wait_exit() == 0, bot.log
+        assert "stopped 1 answers in progress" in bot.log
+        assert bot.rows("SELECT kind FROM in_flight") == [("question",)]
+
+        await bot.start()
+        await bot.wait_until(
+            lambda: [r for r in fake_telegram.calls("sendMessage", CHAT) if r.status == 200],
+            "the answer",
+        )
+        await bot.wait_until(lambda: not bot.rows("SELECT 1 FROM in_flight"), "nothing in flight")
+        texts = [r.result["text"] for r in fake_telegram.calls("sendMessage", CHAT) if r.result]
+        assert texts == ["Hi! Ask me about the bars."]
+    finally:
+        bot.kill()
+        model.stop()
