@@ -18,7 +18,7 @@ from telegram.error import TelegramError
 from telegram.ext import Application
 
 from barb.reference import query_examples
-from barb.settings import default_settings
+from barb.settings import EngineSettings, default_settings
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.llm.errors import ConfigError
 from bot.llm.provider import LLMProvider
@@ -71,6 +71,7 @@ def configured() -> tuple[BotSettings, LLMProvider] | None:
     Raises ``StartupError`` for a setting that is set but wrong.
     """
     settings = _settings(BotSettings)
+    _settings(EngineSettings)  # read again by each worker: a wrong value is named here
     problems = []
     if settings.telegram_token is None:
         problems.append(TOKEN_STEPS)

@@ -94,7 +94,7 @@ async def test_a_wrong_token_is_named_without_printing_it(
     assert "TELEGRAM_BOT_TOKEN" in line
     # Telegram was asked, and said no.
     assert [r.status for r in fake_telegram.calls("getMe")] == [401]
-    assert bot.rows("SELECT 1 FROM chats") == []  # nothing else started
+    assert not bot.db_path.exists()  # nothing else started
 
 
 async def test_an_unreachable_bot_api_is_named(bot: BotProcess) -> None:
