@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import io
 import logging
+import os
 import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import click
 from pydantic import ValidationError
@@ -114,14 +117,14 @@ async def running_bot(
     provider: LLMProvider,
     store_settings: StoreSettings | None = None,
     *,
-    hurry: asyncio.Event | None = None,
+    shutdown: Shutdown | None = None,
 ) -> AsyncIterator[tuple[Application, BotServices]]:
     """The bot, started and receiving updates, with its housekeeping; stopped on exit.
 
     Telegram is asked first, so that a wrong token or an unreachable server is reported
     before anything else starts. On exit, answers in progress get ``shutdown_grace_s`` (or
-    until ``hurry`` is set) to finish; the rest are stopped and resumed at the next start,
-    and the worker processes are stopped with them.
+    until ``shutdown.hurry`` is set) to finish; the rest are stopped and resumed at the next
+    start, and the worker processes are stopped with them.
     """
     assert settings.telegram_token is not None
     application = build_application(
@@ -177,7 +180,9 @@ async def running_bot(
                         task.cancel()
                     if application.updater.running:
                         await application.updater.stop()
-                    await _stop_answering(application, settings.shutdown_grace_s, hurry)
+                    await _stop_answering(
+                        application, settings.shutdown_grace_s, shutdown or Shutdown()
+                    )
             finally:
                 if application.running:
                     await application.stop()
@@ -186,25 +191,44 @@ async def running_bot(
             await store.close()
 
 
-async def _stop_answering(
-    application: Application, grace_s: float, hurry: asyncio.Event | None
-) -> None:
+@dataclass
+class Shutdown:
+    """How a running bot is being stopped."""
+
+    #: Set: the answers in progress are stopped now, without their grace period.
+    hurry: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Something did not stop when told (its stack is logged): end the process without
+    #: waiting for it, once the workers and the database are closed.
+    stuck: bool = False
+
+
+#: Once the answers in progress were told to stop, how long python-telegram-bot may take to
+#: wind down before the bot logs what is stuck and closes the rest anyway.
+STUCK_AFTER_S = 10.0
+
+
+async def _stop_answering(application: Application, grace_s: float, shutdown: Shutdown) -> None:
     """Let the answers in progress finish for ``grace_s``; then stop the ones left. What
     they stored stays: an unsent reply is sent, an unfinished run resumed, at the next
     start."""
     stopping = asyncio.create_task(application.stop())
-    waits: set[asyncio.Future[Any]] = {stopping}
-    hurried = asyncio.create_task(hurry.wait()) if hurry is not None else None
-    if hurried is not None:
-        waits.add(hurried)
-    await asyncio.wait(waits, timeout=grace_s, return_when=asyncio.FIRST_COMPLETED)
-    if hurried is not None:
-        hurried.cancel()
-    if not stopping.done():
-        processor = application.update_processor
-        stopped = processor.stop_running() if isinstance(processor, StoppableUpdates) else 0
-        log.warning("stopped %d answers in progress; they resume at the next start", stopped)
-    await stopping
+    hurried = asyncio.create_task(shutdown.hurry.wait())
+    await asyncio.wait({stopping, hurried}, timeout=grace_s, return_when=asyncio.FIRST_COMPLETED)
+    hurried.cancel()
+    if stopping.done():
+        return
+    processor = application.update_processor
+    stopped = processor.stop_running() if isinstance(processor, StoppableUpdates) else 0
+    log.warning("stopped %d answers in progress; they resume at the next start", stopped)
+    done, _ = await asyncio.wait({stopping}, timeout=STUCK_AFTER_S)
+    if done:
+        return
+    shutdown.stuck = True
+    for task in asyncio.all_tasks():
+        if task is not asyncio.current_task():
+            stack = io.StringIO()
+            task.print_stack(file=stack)
+            log.warning("still running at shutdown: %s", stack.getvalue().strip())
 
 
 def _safe_url(settings: StoreSettings) -> str:
@@ -217,18 +241,18 @@ def _safe_url(settings: StoreSettings) -> str:
 async def serve(settings: BotSettings, provider: LLMProvider) -> None:
     """Run until SIGTERM or Ctrl+C; a second one stops what is still running at once."""
     stop = asyncio.Event()
-    hurry = asyncio.Event()
+    shutdown = Shutdown()
 
     def on_signal() -> None:
         if stop.is_set():
-            hurry.set()
+            shutdown.hurry.set()
         else:
             stop.set()
 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, on_signal)
-    async with running_bot(settings, provider, hurry=hurry) as (application, _):
+    async with running_bot(settings, provider, shutdown=shutdown) as (application, _):
         click.echo(f"Barb is running as @{application.bot.username}. Ctrl+C stops it.")
         await stop.wait()
         click.echo(
@@ -236,6 +260,11 @@ async def serve(settings: BotSettings, provider: LLMProvider) -> None:
             "(Ctrl+C again stops them now; they resume at the next start).",
             err=True,
         )
+    if shutdown.stuck:
+        # The workers and the database are closed; waiting for what is stuck (logged above)
+        # would only keep a supervisor waiting.
+        logging.shutdown()
+        os._exit(0)
 
 
 @click.command()

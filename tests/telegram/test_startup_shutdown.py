@@ -179,6 +179,22 @@ async def test_a_signal_stops_the_bot_and_its_workers(
     assert bot.env["TELEGRAM_BOT_TOKEN"] not in bot.log
 
 
+async def test_a_second_ctrl_c_does_not_wait_for_the_grace_period(
+    bot: BotProcess, fake_telegram: FakeBotAPI
+) -> None:
+    """With a long grace period, the first Ctrl+C waits for the query; the second stops it
+    at once: its answer is never sent, and the bot ends well, its workers with it."""
+    bot.env.update(BARB_SHUTDOWN_GRACE_S="600", BARB_QUERY_TIMEOUT_S="600")
+    await busy_worker(bot, fake_telegram, LONG)
+    bot.send_signal(signal.SIGINT)
+    await bot.wait_until(lambda: "Stopping:" in bot.log, "the first Ctrl+C taken")
+    bot.send_signal(signal.SIGINT)
+    assert await bot.wait_exit() == 0, bot.log
+    assert "stopped 1 answers in progress" in bot.log
+    assert fake_telegram.calls("sendPhoto", CHAT) == []  # the query did not run to its end
+    assert bot.workers() == []
+
+
 async def test_workers_end_with_a_bot_killed_outright(
     bot: BotProcess, fake_telegram: FakeBotAPI
 ) -> None:
