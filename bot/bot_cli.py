@@ -164,16 +164,16 @@ async def running_bot(
                 await application.start()
                 background = [asyncio.create_task(keep_tidy(store))]
                 try:
-                    background.append(await on_startup(application))
-                    await start_updates(application, settings)
-                except TelegramError as exc:
-                    raise telegram_failed(exc, settings.telegram_api_base_url) from None
-                # What is loaded by now lives as long as the bot: out of the cyclic
-                # collector's full passes (~70 ms each over the libraries' objects, an
-                # event-loop stall).
-                gc.freeze()
-                background.append(asyncio.create_task(keep_sending(application)))
-                try:
+                    try:
+                        background.append(await on_startup(application))
+                        await start_updates(application, settings)
+                    except TelegramError as exc:
+                        raise telegram_failed(exc, settings.telegram_api_base_url) from None
+                    # What is loaded by now lives as long as the bot: out of the cyclic
+                    # collector's full passes (~70 ms each over the libraries' objects, an
+                    # event-loop stall).
+                    gc.freeze()
+                    background.append(asyncio.create_task(keep_sending(application)))
                     yield application, services
                 finally:
                     for task in background:
@@ -216,12 +216,14 @@ async def _stop_answering(application: Application, grace_s: float, shutdown: Sh
     await asyncio.wait({stopping, hurried}, timeout=grace_s, return_when=asyncio.FIRST_COMPLETED)
     hurried.cancel()
     if stopping.done():
+        await stopping
         return
     processor = application.update_processor
     stopped = processor.stop_running() if isinstance(processor, StoppableUpdates) else 0
     log.warning("stopped %d answers in progress; they resume at the next start", stopped)
     done, _ = await asyncio.wait({stopping}, timeout=STUCK_AFTER_S)
     if done:
+        await stopping
         return
     shutdown.stuck = True
     for task in asyncio.all_tasks():

@@ -12,6 +12,8 @@ from pydantic import AliasChoices, ValidationError
 from pydantic_settings import BaseSettings
 from telegram.error import InvalidToken, NetworkError, TelegramError
 
+from barb.errors import BarbError
+
 #: A setting has a value Barb cannot use (EX_CONFIG).
 EXIT_BAD_SETTING = 78
 #: Telegram refused the bot token (EX_NOPERM).
@@ -22,7 +24,7 @@ EXIT_UNREACHABLE = 69
 EXIT_CANNOT_START = 70
 
 
-class StartupError(Exception):
+class StartupError(BarbError):
     """The bot cannot start: ``sentence`` for the operator, ``exit_status`` for scripts."""
 
     def __init__(self, sentence: str, exit_status: int) -> None:
