@@ -4,30 +4,46 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import io
 import logging
+import os
 import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import click
+from pydantic import ValidationError
+from pydantic_settings import BaseSettings
+from telegram.error import TelegramError
 from telegram.ext import Application
 
 from barb.reference import query_examples
-from barb.settings import default_settings
+from barb.settings import EngineSettings, default_settings
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.llm.errors import ConfigError
 from bot.llm.provider import LLMProvider
 from bot.llm.settings import LLMSettings, make_provider
 from bot.pool.runner import ProcessRunner
 from bot.settings import BotSettings
+from bot.startup_errors import StartupError, bad_settings, database_failed, telegram_failed
 from bot.store.db import open_store
 from bot.store.housekeeping import keep_tidy
 from bot.store.settings import StoreSettings
-from bot.telegram.app import build_application, keep_sending, on_startup, start_updates
-from bot.telegram.services import BotServices, RateLimiter
+from bot.telegram.app import (
+    StoppableUpdates,
+    build_application,
+    keep_sending,
+    on_startup,
+    start_updates,
+)
+from bot.telegram.services import SERVICES_KEY, BotServices, RateLimiter
 
 log = logging.getLogger(__name__)
+
+SettingsT = TypeVar("SettingsT", bound=BaseSettings)
 
 TOKEN_STEPS = """\
 No Telegram bot token: TELEGRAM_BOT_TOKEN is not set. To get one:
@@ -53,14 +69,18 @@ NO_KEY_HINT = (
 
 
 def configured() -> tuple[BotSettings, LLMProvider] | None:
-    """Settings and provider, or None after printing exactly what is missing."""
-    settings = BotSettings()
+    """Settings and provider, or None after printing exactly what is missing.
+
+    Raises ``StartupError`` for a setting that is set but wrong.
+    """
+    settings = _settings(BotSettings)
+    _settings(EngineSettings)  # read again by each worker: a wrong value is named here
     problems = []
     if settings.telegram_token is None:
         problems.append(TOKEN_STEPS)
     provider = None
     try:
-        provider = make_provider(LLMSettings())
+        provider = make_provider(_settings(LLMSettings))
     except ConfigError as exc:
         problems.append(f"{exc}\n{LLM_STEPS}")
     if problems:
@@ -70,67 +90,183 @@ def configured() -> tuple[BotSettings, LLMProvider] | None:
     return settings, provider
 
 
+def _settings(kind: type[SettingsT]) -> SettingsT:
+    try:
+        return kind()
+    except ValidationError as exc:
+        raise bad_settings(exc, kind) from None
+
+
+@asynccontextmanager
+async def connected(application: Application, api_url: str | None) -> AsyncIterator[None]:
+    """The Application initialized (``getMe``: the token works, the server answers), shut
+    down on exit; a Telegram failure on the way in becomes a ``StartupError``."""
+    try:
+        await application.initialize()
+    except TelegramError as exc:
+        raise telegram_failed(exc, api_url) from None
+    try:
+        yield
+    finally:
+        await application.shutdown()
+
+
 @asynccontextmanager
 async def running_bot(
-    settings: BotSettings, provider: LLMProvider, store_settings: StoreSettings | None = None
+    settings: BotSettings,
+    provider: LLMProvider,
+    store_settings: StoreSettings | None = None,
+    *,
+    shutdown: Shutdown | None = None,
 ) -> AsyncIterator[tuple[Application, BotServices]]:
-    """The bot, started and receiving updates, with its housekeeping; stopped on exit."""
-    store = await open_store(store_settings or StoreSettings())
-    runner = ProcessRunner(
-        workers=settings.workers,
-        timeout_s=settings.query_timeout_s,
-        warm_instruments=("NQ",),
-    )
-    assistant = Assistant(
-        provider, store, runner, settings=AssistantSettings(), engine_settings=default_settings()
-    )
-    services = BotServices(
-        settings=settings,
-        assistant=assistant,
-        store=store,
-        runner=runner,
-        limiter=RateLimiter(settings.questions_per_minute),
-        examples=[e.question for e in query_examples()],
-    )
+    """The bot, started and receiving updates, with its housekeeping; stopped on exit.
+
+    Telegram is asked first, so that a wrong token or an unreachable server is reported
+    before anything else starts. On exit, answers in progress get ``shutdown_grace_s`` (or
+    until ``shutdown.hurry`` is set) to finish; the rest are stopped and resumed at the next
+    start, and the worker processes are stopped with them.
+    """
     assert settings.telegram_token is not None
     application = build_application(
         settings.telegram_token.get_secret_value(),
-        services,
         base_url=settings.telegram_api_base_url,
+        base_file_url=settings.telegram_api_file_url,
         max_rate=settings.telegram_max_rate,
     )
-    try:
-        async with application:
-            await application.start()
-            await on_startup(application)
-            await start_updates(application, settings)
-            # What is loaded by now lives as long as the bot: out of the cyclic collector's
-            # full passes (~70 ms each over the libraries' objects, an event-loop stall).
-            gc.freeze()
-            background = [
-                asyncio.create_task(keep_tidy(store)),
-                asyncio.create_task(keep_sending(application)),
-            ]
+    async with connected(application, settings.telegram_api_base_url):
+        store_settings = store_settings or _settings(StoreSettings)
+        try:
+            store = await open_store(store_settings)
+        except Exception as exc:
+            raise database_failed(exc, _safe_url(store_settings)) from None
+        runner = ProcessRunner(
+            workers=settings.workers,
+            timeout_s=settings.query_timeout_s,
+            warm_instruments=("NQ",),
+        )
+        try:
+            services = BotServices(
+                settings=settings,
+                assistant=Assistant(
+                    provider,
+                    store,
+                    runner,
+                    settings=AssistantSettings(),
+                    engine_settings=default_settings(),
+                ),
+                store=store,
+                runner=runner,
+                limiter=RateLimiter(settings.questions_per_minute),
+                examples=[e.question for e in query_examples()],
+            )
+            application.bot_data[SERVICES_KEY] = services
             try:
-                yield application, services
+                await application.start()
+                background = [asyncio.create_task(keep_tidy(store))]
+                try:
+                    try:
+                        background.append(await on_startup(application))
+                        await start_updates(application, settings)
+                    except TelegramError as exc:
+                        raise telegram_failed(exc, settings.telegram_api_base_url) from None
+                    # What is loaded by now lives as long as the bot: out of the cyclic
+                    # collector's full passes (~70 ms each over the libraries' objects, an
+                    # event-loop stall).
+                    gc.freeze()
+                    background.append(asyncio.create_task(keep_sending(application)))
+                    yield application, services
+                finally:
+                    for task in background:
+                        task.cancel()
+                    if application.updater.running:
+                        await application.updater.stop()
+                    await _stop_answering(
+                        application, settings.shutdown_grace_s, shutdown or Shutdown()
+                    )
             finally:
-                for task in background:
-                    task.cancel()
-                await application.updater.stop()
-                await application.stop()
-    finally:
-        await runner.close()
-        await store.close()
+                if application.running:
+                    await application.stop()
+        finally:
+            await runner.close()
+            await store.close()
+
+
+@dataclass
+class Shutdown:
+    """How a running bot is being stopped."""
+
+    #: Set: the answers in progress are stopped now, without their grace period.
+    hurry: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Something did not stop when told (its stack is logged): end the process without
+    #: waiting for it, once the workers and the database are closed.
+    stuck: bool = False
+
+
+#: Once the answers in progress were told to stop, how long python-telegram-bot may take to
+#: wind down before the bot logs what is stuck and closes the rest anyway.
+STUCK_AFTER_S = 10.0
+
+
+async def _stop_answering(application: Application, grace_s: float, shutdown: Shutdown) -> None:
+    """Let the answers in progress finish for ``grace_s``; then stop the ones left. What
+    they stored stays: an unsent reply is sent, an unfinished run resumed, at the next
+    start."""
+    stopping = asyncio.create_task(application.stop())
+    hurried = asyncio.create_task(shutdown.hurry.wait())
+    await asyncio.wait({stopping, hurried}, timeout=grace_s, return_when=asyncio.FIRST_COMPLETED)
+    hurried.cancel()
+    if stopping.done():
+        await stopping
+        return
+    processor = application.update_processor
+    stopped = processor.stop_running() if isinstance(processor, StoppableUpdates) else 0
+    log.warning("stopped %d answers in progress; they resume at the next start", stopped)
+    done, _ = await asyncio.wait({stopping}, timeout=STUCK_AFTER_S)
+    if done:
+        await stopping
+        return
+    shutdown.stuck = True
+    for task in asyncio.all_tasks():
+        if task is not asyncio.current_task():
+            stack = io.StringIO()
+            task.print_stack(file=stack)
+            log.warning("still running at shutdown: %s", stack.getvalue().strip())
+
+
+def _safe_url(settings: StoreSettings) -> str:
+    try:
+        return settings.safe_url
+    except Exception:  # not even a URL: name the setting instead
+        return "that BARB_DATABASE_URL names"
 
 
 async def serve(settings: BotSettings, provider: LLMProvider) -> None:
+    """Run until SIGTERM or Ctrl+C; a second one stops what is still running at once."""
     stop = asyncio.Event()
+    shutdown = Shutdown()
+
+    def on_signal() -> None:
+        if stop.is_set():
+            shutdown.hurry.set()
+        else:
+            stop.set()
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    async with running_bot(settings, provider) as (application, _):
+        loop.add_signal_handler(sig, on_signal)
+    async with running_bot(settings, provider, shutdown=shutdown) as (application, _):
         click.echo(f"Barb is running as @{application.bot.username}. Ctrl+C stops it.")
         await stop.wait()
+        click.echo(
+            f"Stopping: answers in progress get {settings.shutdown_grace_s:g} s to finish "
+            "(Ctrl+C again stops them now; they resume at the next start).",
+            err=True,
+        )
+    if shutdown.stuck:
+        # The workers and the database are closed; waiting for what is stuck (logged above)
+        # would only keep a supervisor waiting.
+        logging.shutdown()
+        os._exit(0)
 
 
 @click.command()
@@ -141,7 +277,13 @@ def bot() -> None:
     )
     # httpx logs every request URL, and Telegram URLs carry the bot token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    ready = configured()
-    if ready is None:
-        sys.exit(2)
-    asyncio.run(serve(*ready))
+    try:
+        ready = configured()
+        if ready is None:
+            sys.exit(2)
+        asyncio.run(serve(*ready))
+    except StartupError as exc:
+        click.echo(f"barb bot: {exc.sentence}", err=True)
+        sys.exit(exc.exit_status)
+    except KeyboardInterrupt:  # Ctrl+C before the bot was running: nothing to stop
+        sys.exit(130)

@@ -3,11 +3,53 @@
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 IdList = Annotated[frozenset[int], NoDecode]
+
+#: python-telegram-bot's convention: the token is appended to the base URL (``…/bot`` +
+#: token) unless the URL says where it goes with ``{token}``.
+TOKEN_PLACEHOLDER = "{token}"
+
+
+def telegram_api_url(value: str) -> str:
+    """A Bot API base URL as python-telegram-bot's ``base_url`` wants it.
+
+    Accepts PTB's own form (``http://host:8081/bot``, or with ``{token}`` where the token
+    goes) as is, and a bare server root (``http://host:8081``, with or without a path
+    prefix), to which ``/bot`` is added.
+    """
+    url = _http_url(value)
+    if TOKEN_PLACEHOLDER in url or url.endswith("/bot"):
+        return url
+    return f"{url}/bot"
+
+
+def telegram_file_url(value: str | None, api_url: str) -> str:
+    """The file URL as PTB's ``base_file_url`` wants it: the value in either form as for
+    :func:`telegram_api_url` (a root gets ``/file/bot``), or, when not set, derived from the
+    API URL the way Telegram lays its servers out (``…/bot`` → ``…/file/bot``)."""
+    if value is None:
+        head, _, tail = telegram_api_url(api_url).rpartition("/bot")
+        return f"{head}/file/bot{tail}"
+    url = _http_url(value)
+    if TOKEN_PLACEHOLDER in url or url.endswith("/file/bot"):
+        return url
+    return f"{url}/file/bot"
+
+
+def _http_url(value: str) -> str:
+    url = value.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(
+            "must be an http(s) URL such as http://127.0.0.1:8081 (the server) or "
+            "http://127.0.0.1:8081/bot (python-telegram-bot's base_url)"
+        )
+    return url
 
 
 class BotSettings(BaseSettings):
@@ -19,7 +61,15 @@ class BotSettings(BaseSettings):
     telegram_api_base_url: str | None = Field(
         default=None,
         validation_alias=AliasChoices("TELEGRAM_API_BASE_URL", "BARB_TELEGRAM_API_BASE_URL"),
-        description="A local Bot API server, e.g. http://127.0.0.1:8081 (PTB base_url)",
+        description="Another Bot API server (a local one, Telegram's test environment): "
+        "python-telegram-bot's base_url, http://127.0.0.1:8081/bot (the token is appended), "
+        "or the bare root http://127.0.0.1:8081. Kept in PTB's form.",
+    )
+    telegram_api_file_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("TELEGRAM_API_FILE_URL", "BARB_TELEGRAM_API_FILE_URL"),
+        description="Where files are downloaded from: PTB's base_file_url "
+        "(http://127.0.0.1:8081/file/bot) or the bare root; default: next to the base URL",
     )
     webhook_url: str | None = Field(default=None, description="Public HTTPS URL: webhook mode")
     webhook_port: int = 8443
@@ -33,12 +83,32 @@ class BotSettings(BaseSettings):
     )
     query_timeout_s: float = Field(default=20.0, gt=0)
     workers: int = Field(default=2, ge=1)
+    shutdown_grace_s: float = Field(
+        default=5.0,
+        ge=0,
+        description="On SIGTERM or Ctrl+C, how long answers in progress may take to finish; "
+        "what is still running then is stopped and resumed at the next start (keep it under "
+        "the supervisor's own limit, e.g. Docker's 10 s)",
+    )
     telegram_max_rate: float = Field(
         default=30.0,
         ge=0,
         description="Bot API requests per second across all chats (Telegram's broadcast limit "
         "is about 30); 0 sends at once and only waits when Telegram answers RetryAfter",
     )
+
+    @field_validator("telegram_api_base_url")
+    @classmethod
+    def _api_url(cls, value: str | None) -> str | None:
+        return None if value is None else telegram_api_url(value)
+
+    @field_validator("telegram_api_file_url")
+    @classmethod
+    def _file_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        api_url = info.data.get("telegram_api_base_url")
+        if value is None and api_url is None:
+            return None  # Telegram's own servers: PTB's defaults
+        return telegram_file_url(value, api_url or "https://api.telegram.org/bot")
 
     @field_validator("allowed_users", "allowed_chats", "admins", mode="before")
     @classmethod

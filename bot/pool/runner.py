@@ -5,6 +5,8 @@ keeps its caches). A job past its time limit has its worker killed and replaced 
 and the caller gets a clear outcome instead of a hung chat. A failure of the pool itself (a
 job that cannot be sent, a scheduler thread that died, a broken pool) fails only the job at
 fault: the pool is replaced at once and the jobs caught in it are tried once more there.
+Closing the runner stops the workers, and a worker whose bot is gone (killed, crashed) ends
+itself: none outlives the bot.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import concurrent.futures
 import gc
 import logging
 import multiprocessing
+import os
 import pickle
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -56,9 +60,32 @@ class InlineRunner:
         return None
 
 
+#: How often a worker checks that the bot that started it is still there.
+PARENT_CHECK_S = 0.25
+
+
+def _end_with_parent(parent_pid: int) -> None:
+    """In a worker: exit as soon as the bot is gone, even in the middle of a query.
+
+    A bot stopped by SIGKILL (or crashing) cannot stop its workers; pebble's own workers only
+    notice between jobs, and a query can run for its whole time limit. Orphans are re-parented,
+    so a changed parent pid means the bot is gone.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="barb-parent-watch", daemon=True).start()
+
+
 def _warm_up(instruments: tuple[str, ...]) -> None:
-    """Worker initializer: load data and build the daily frames before the first question."""
+    """Worker initializer: end with the bot; load data and build the daily frames before the
+    first question."""
     from barb.frames import get_dataset
+
+    _end_with_parent(os.getppid())
 
     for symbol in instruments:
         try:
@@ -203,5 +230,7 @@ class ProcessRunner:
         )
 
     async def close(self) -> None:
-        self._pool.close()
-        await asyncio.to_thread(self._pool.join, 10)
+        """Stop the workers now, a query in the middle of its run included (its caller is
+        gone: the bot stops its answers in progress before it closes the runner)."""
+        self._pool.stop()
+        await asyncio.to_thread(self._pool.join)

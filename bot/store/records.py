@@ -200,8 +200,16 @@ class UsageTotals(_Record):
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    #: The cost of the priced calls only: see ``unpriced_calls``.
     cost_usd: float = 0.0
     calls: int = 0
+    #: Calls of models without a known price, whose cost is not in ``cost_usd``.
+    unpriced_calls: int = 0
+
+    @property
+    def price_known(self) -> bool:
+        """Every call had a price: ``cost_usd`` is the whole cost."""
+        return self.unpriced_calls == 0
 
     @property
     def total_tokens(self) -> int:

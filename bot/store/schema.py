@@ -195,6 +195,8 @@ class UsageRow(Base):
     cache_write_tokens: Mapped[int]
     cost_micro_usd: Mapped[int]
     calls: Mapped[int]
+    #: Calls of a model without a known price: their cost is not in ``cost_micro_usd``.
+    unpriced_calls: Mapped[int] = mapped_column(server_default="0")
 
 
 class ProcessedUpdateRow(Base):

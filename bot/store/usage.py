@@ -20,6 +20,7 @@ COUNTERS = (
     "cache_write_tokens",
     "cost_micro_usd",
     "calls",
+    "unpriced_calls",
 )
 KEY = ("day", "chat_id", "user_id", "model")
 #: Dialects with INSERT … ON CONFLICT DO UPDATE (same API in SQLAlchemy for both).
@@ -41,6 +42,7 @@ def _totals(row: Any) -> dict[str, Any]:
         "cache_write_tokens": row.cache_write_tokens,
         "cost_usd": row.cost_micro_usd / 1_000_000,
         "calls": row.calls,
+        "unpriced_calls": row.unpriced_calls,
     }
 
 
@@ -60,7 +62,8 @@ class UsageRepository(Repository):
     ) -> None:
         """Add one model call (or several) to today's counters (UTC day, from the clock).
 
-        ``cost_usd=None`` (a model without a known price) counts the tokens at no cost.
+        ``cost_usd=None`` (a model without a known price) counts the tokens and the calls,
+        and marks the calls unpriced: their cost is unknown, not zero.
         """
         amounts = {
             "input_tokens": input_tokens,
@@ -69,6 +72,7 @@ class UsageRepository(Repository):
             "cache_write_tokens": cache_write_tokens,
             "cost_micro_usd": _micro_usd(cost_usd or 0.0),
             "calls": calls,
+            "unpriced_calls": calls if cost_usd is None else 0,
         }
         if any(value < 0 for value in amounts.values()):
             raise ValueError(f"usage cannot be negative: {amounts}")

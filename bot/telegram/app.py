@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Awaitable
 from datetime import timedelta
 
 from telegram import Update
@@ -15,11 +16,12 @@ from telegram.ext import (
     CallbackQueryHandler,
     CommandHandler,
     MessageHandler,
+    SimpleUpdateProcessor,
     TypeHandler,
     filters,
 )
 
-from bot.settings import BotSettings
+from bot.settings import BotSettings, telegram_api_url, telegram_file_url
 from bot.telegram import data_upload, handlers, keyboards
 from bot.telegram.buttons import BUTTONS, callback, on_unknown_button
 from bot.telegram.commands import COMMANDS, MENU_LANGUAGES, handler, menu
@@ -45,17 +47,46 @@ NOT_TEXT = (
 )
 
 
-async def on_startup(application: Application) -> None:
+#: PTB's default for ``concurrent_updates(True)``.
+CONCURRENT_UPDATES = 256
+
+
+class StoppableUpdates(SimpleUpdateProcessor):
+    """Updates handled concurrently, as with PTB's default processor, and the handlers still
+    running at shutdown can be stopped (their work is resumed at the next start)."""
+
+    def __init__(self, max_concurrent_updates: int = CONCURRENT_UPDATES) -> None:
+        super().__init__(max_concurrent_updates)
+        self._running: set[asyncio.Task[object]] = set()
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[object]) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._running.add(task)
+        try:
+            await coroutine
+        finally:
+            self._running.discard(task)
+
+    def stop_running(self) -> int:
+        """Cancel every handler still running; how many there were."""
+        for task in self._running:
+            task.cancel()
+        return len(self._running)
+
+
+async def on_startup(application: Application) -> asyncio.Task[int]:
     """Once the bot is started: register the commands shown in Telegram's menu, send what a
     previous run stored but could not send, then resume the work it left unfinished (in
-    the background: new updates are served meanwhile)."""
+    the background: new updates are served meanwhile; the task is returned so that a
+    shutdown can stop it)."""
     for number, lang in enumerate(MENU_LANGUAGES):
         # The first language is everyone's default; the others for their language_code.
         await application.bot.set_my_commands(menu(lang), language_code=lang if number else None)
     sent = await send_queued(application)
     if sent:
         log.info("sent %d replies queued before the start", sent)
-    application.create_task(resume_interrupted(application), name="barb-resume-interrupted")
+    return application.create_task(resume_interrupted(application), name="barb-resume-interrupted")
 
 
 async def send_queued(application: Application, older_than: timedelta | None = None) -> int:
@@ -108,21 +139,30 @@ async def start_updates(application: Application, settings: BotSettings) -> None
 
 def build_application(
     token: str,
-    services: BotServices,
+    services: BotServices | None = None,
     *,
     base_url: str | None = None,
+    base_file_url: str | None = None,
     max_rate: float = FloodLimit.MESSAGES_PER_SECOND,
 ) -> Application:
-    """The bot: updates of different chats run concurrently, one chat's in order (its lock)."""
-    builder: ApplicationBuilder = Application.builder().token(token).concurrent_updates(True)
-    if base_url:
-        root = base_url.rstrip("/")
-        builder = builder.base_url(f"{root}/bot").base_file_url(f"{root}/file/bot")
+    """The bot: updates of different chats run concurrently, one chat's in order (its lock).
+
+    ``base_url`` and ``base_file_url`` in PTB's form (``…/bot``, the token appended) or as
+    the server's bare root. ``services`` may be given later (``bot_data[SERVICES_KEY]``),
+    once the token is known to work.
+    """
+    builder: ApplicationBuilder = (
+        Application.builder().token(token).concurrent_updates(StoppableUpdates())
+    )
+    if base_url or base_file_url:
+        api_url = telegram_api_url(base_url or "https://api.telegram.org")
+        builder = builder.base_url(api_url).base_file_url(telegram_file_url(base_file_url, api_url))
     # Flood control: at most ``max_rate`` requests a second overall (0: no throttle) and
     # Telegram's per-group limit; a RetryAfter is waited out and the request retried.
     builder = builder.rate_limiter(OrderedRateLimiter(overall_max_rate=max_rate, max_retries=3))
     application = builder.build()
-    application.bot_data[SERVICES_KEY] = services
+    if services is not None:
+        application.bot_data[SERVICES_KEY] = services
 
     application.add_handler(TypeHandler(Update, handlers.stamp_arrival), group=-3)
     application.add_handler(TypeHandler(Update, handlers.drop_duplicates), group=-2)

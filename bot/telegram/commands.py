@@ -17,13 +17,13 @@ from telegram.ext import ContextTypes
 from barb.data.store import data_path, read_meta
 from barb.errors import BarbError
 from barb.instruments import available_instruments, load_instrument
-from bot.store.usage import UsageLine
 from bot.telegram import keyboards
 from bot.telegram.answering import QUERY_ACTION_AFTER_S, remove_keyboard
 from bot.telegram.asking import ask
 from bot.telegram.render import escape
 from bot.telegram.settings_view import settings_view
 from bot.telegram.update_context import UpdateContext, load_context
+from bot.telegram.usage_view import usage_text
 from bot.texts import t
 from bot.work_order import acknowledged
 
@@ -150,36 +150,14 @@ async def query(ctx: UpdateContext, rest: str) -> None:
 
 async def usage(ctx: UpdateContext, rest: str) -> None:
     """Tokens and cost today; all chats for admins. A model without a price shows
-    "price unknown", not $0."""
+    "price unknown", not $0 (``usage_view``)."""
     store = ctx.svc.store
-    lines = await store.usage.report()
-    mine = [line for line in lines if line.user_id == ctx.user_id]
-    totals = await store.usage.for_user(ctx.user_id)
-    cost = _cost_text(totals.cost_usd, mine, ctx.lang)
-    text = [t("usage_you", ctx.lang, tokens=totals.total_tokens, cost=cost, calls=totals.calls)]
+    mine = await store.usage.for_user(ctx.user_id)
+    everyone, chats = None, 0
     if ctx.user_id in ctx.svc.settings.admins:
-        total = await store.usage.total()
-        text.append(
-            t(
-                "usage_all",
-                ctx.lang,
-                tokens=total.total_tokens,
-                cost=_cost_text(total.cost_usd, lines, ctx.lang),
-                calls=total.calls,
-                chats=len({line.chat_id for line in lines}),
-            )
-        )
-    await ctx.say_text("\n".join(text))
-
-
-def _cost_text(cost_usd: float, lines: list[UsageLine], lang: str) -> str:
-    """Dollars, or "price unknown" for the models that have no price (counted at $0)."""
-    unpriced = sorted({line.model for line in lines if line.total_tokens and not line.cost_usd})
-    priced = any(line.cost_usd for line in lines)
-    if not unpriced:
-        return f"${cost_usd:.4f}"
-    unknown = t("price_unknown", lang, models=", ".join(unpriced))
-    return f"${cost_usd:.4f} + {unknown}" if priced else unknown
+        everyone = await store.usage.total()
+        chats = len({line.chat_id for line in await store.usage.report()})
+    await ctx.say_text(usage_text(mine, ctx.lang, everyone=everyone, chats=chats))
 
 
 COMMANDS: tuple[Command, ...] = (

@@ -9,7 +9,7 @@ import pytest
 from store_fixtures import ALICE, BOB, GROUP_CHAT, PRIVATE_CHAT, FakeClock
 
 import bot.store.usage
-from bot.store import Store, UsageTotals
+from bot.store import Store, StoreSettings, UsageTotals, open_store
 
 
 async def test_increments_add_up_per_user_chat_and_in_total(store: Store) -> None:
@@ -114,6 +114,45 @@ async def test_the_portable_path_for_other_databases(
 
     totals = await store.usage.for_user(ALICE)
     assert (totals.input_tokens, totals.cost_usd, totals.calls) == (15, 1.5, 3)
+
+
+@pytest.mark.parametrize("upsert", ["native", "portable"])
+async def test_calls_without_a_price_are_unpriced_not_free(
+    store: Store,
+    settings: StoreSettings,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+    upsert: str,
+) -> None:
+    """A model missing from the price table: its tokens and calls count, its cost is unknown;
+    the priced calls keep their cost. What was counted is still there after a restart."""
+    if upsert == "portable":
+        monkeypatch.setattr(bot.store.usage, "NATIVE_UPSERT", frozenset())
+    await store.usage.record(PRIVATE_CHAT, ALICE, "gpt-4.1-mini", input_tokens=10, cost_usd=0.25)
+    await store.usage.record(PRIVATE_CHAT, ALICE, "my-local-llama", input_tokens=7, cost_usd=None)
+    await store.usage.record(PRIVATE_CHAT, ALICE, "my-local-llama", input_tokens=3, calls=2)
+    await store.usage.record(GROUP_CHAT, BOB, "gpt-4.1-mini", input_tokens=1, cost_usd=0.5)
+    await store.close()
+
+    reopened = await open_store(settings, clock=clock)
+    try:
+        alice = await reopened.usage.for_user(ALICE)
+        bob = await reopened.usage.for_user(BOB)
+        total = await reopened.usage.total()
+        report = await reopened.usage.report()
+    finally:
+        await reopened.close()
+
+    assert (alice.input_tokens, alice.calls, alice.unpriced_calls) == (20, 4, 3)
+    assert alice.cost_usd == 0.25  # the priced call only
+    assert not alice.price_known
+    assert (bob.unpriced_calls, bob.cost_usd, bob.price_known) == (0, 0.5, True)
+    assert (total.calls, total.unpriced_calls, total.cost_usd) == (5, 3, 0.75)
+    assert [(line.model, line.calls, line.unpriced_calls) for line in report] == [
+        ("gpt-4.1-mini", 1, 0),
+        ("gpt-4.1-mini", 1, 0),
+        ("my-local-llama", 3, 3),
+    ]
 
 
 async def test_negative_usage_is_refused(store: Store) -> None:

@@ -1,19 +1,24 @@
 """The real `barb bot` in a process of its own, against the fake Bot API and the fake model.
 
-For the kill -9 tests: the bot is started exactly as a person starts it (`barb bot`, settings
-from the environment), talks HTTP to the fake Bot API and, through the official OpenAI SDK,
-to the fake model server; the test kills it with SIGKILL at a chosen stage and starts it
-again on the same database. Its log goes to a file that a failing test prints.
+For the kill -9 and the start-up and shutdown tests: the bot is started exactly as a person
+starts it (`barb bot`, settings from the environment), talks HTTP to the fake Bot API and,
+through the official OpenAI SDK, to the fake model server; the test kills it with SIGKILL at
+a chosen stage (or stops it with SIGTERM or SIGINT) and starts it again on the same database.
+Its log goes to a file that a failing test prints. The bot runs in a session of its own, so
+every process it starts (query workers, multiprocessing's helper) can be found by session id,
+even after the bot is gone.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +37,22 @@ _SCRUBBED = (
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
 )
+
+
+BARB_BOT = [sys.executable, "-c", "from bot.cli import main; main()", "bot"]
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A `barb bot` that ended on its own: its exit status and what it printed."""
+
+    status: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
 
 
 class BotProcess:
@@ -70,7 +91,7 @@ class BotProcess:
             # Its own session: the kill takes the bot and its query workers together, as an
             # OOM kill of the container or a deploy does, and leaves no orphan behind.
             self._process = subprocess.Popen(
-                [sys.executable, "-c", "from bot.cli import main; main()", "bot"],
+                BARB_BOT,
                 cwd=self.workdir,
                 env=self.env,
                 stdout=log,
@@ -87,11 +108,87 @@ class BotProcess:
                 raise AssertionError(f"barb bot did not start polling\n{self.log}")
             await asyncio.sleep(0.05)
 
+    async def run_to_exit(self, timeout: float = 120.0) -> Finished:
+        """Start `barb bot` and wait for it to end on its own (a start-up that fails)."""
+        process = await asyncio.create_subprocess_exec(
+            *BARB_BOT,
+            cwd=self.workdir,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        self.starts += 1
+        try:
+            stdout, stderr = await asyncio.wait_for(process.communicate(), timeout)
+        except TimeoutError:
+            os.killpg(process.pid, signal.SIGKILL)
+            await process.wait()
+            raise AssertionError(f"barb bot did not end within {timeout:.0f}s") from None
+        assert process.returncode is not None
+        return Finished(process.returncode, stdout.decode(), stderr.decode())
+
+    @property
+    def pid(self) -> int:
+        assert self._process is not None
+        return self._process.pid
+
+    def send_signal(self, sig: signal.Signals) -> None:
+        """To the bot alone, as `kill` or a supervisor sends it (its workers get nothing)."""
+        assert self._process is not None
+        self._process.send_signal(sig)
+
+    async def wait_exit(self, timeout: float = 60.0) -> int:
+        """The bot's exit status once it has ended."""
+        assert self._process is not None
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(self._process.wait), timeout)
+        except TimeoutError:
+            message = f"barb bot still running after {timeout:.0f}s"
+            raise AssertionError(f"{message}\n{self.log}") from None
+
+    def session(self) -> list[tuple[int, str]]:
+        """Every live process of the bot's session (the bot, its workers, their helpers),
+        read from /proc: (pid, command line). Zombies do not count."""
+        assert self._process is not None
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:  # ended meanwhile
+                continue
+            # After the command name in parentheses: state, ppid, pgrp, session, ...
+            state, _ppid, _pgrp, session = stat.rsplit(")", 1)[1].split()[:4]
+            if int(session) == self._process.pid and state != "Z":
+                found.append((int(entry.name), command.strip()))
+        return found
+
+    def workers(self) -> list[int]:
+        """The query worker processes (multiprocessing's spawned children) still alive."""
+        return [pid for pid, command in self.session() if "multiprocessing.spawn" in command]
+
+    @staticmethod
+    def cpu_seconds(pid: int) -> float:
+        """CPU time a process has used so far (user + system), from /proc; 0 once it is gone."""
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        # utime and stime are the 14th and 15th fields of stat(5), in clock ticks.
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def kill(self) -> None:
-        """kill -9: no handler runs, nothing is flushed, the database is left as it was."""
-        if self._process is None or self._process.poll() is not None:
+        """kill -9: no handler runs, nothing is flushed, the database is left as it was.
+
+        The whole process group: the bot, and whatever it left behind if it already ended.
+        """
+        if self._process is None:
             return
-        os.killpg(self._process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._process.pid, signal.SIGKILL)
         self._process.wait()
 
     @property
@@ -108,12 +205,15 @@ class BotProcess:
             except sqlite3.OperationalError:  # the schema is not created yet
                 return []
 
-    async def wait_until(self, condition: Any, what: str, timeout: float = 30.0) -> None:
-        """Poll ``condition()`` (the fakes' records, the database) until it holds."""
+    async def wait_until(
+        self, condition: Any, what: str, timeout: float = 30.0, *, bot_running: bool = True
+    ) -> None:
+        """Poll ``condition()`` (the fakes' records, the database, /proc) until it holds; the
+        bot ending meanwhile fails the wait unless ``bot_running`` is False."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not condition():
-            if self._process is not None and self._process.poll() is not None:
+            if bot_running and self._process is not None and self._process.poll() is not None:
                 raise AssertionError(f"barb bot died waiting for {what}\n{self.log}")
             if loop.time() > deadline:
                 raise AssertionError(

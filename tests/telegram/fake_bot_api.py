@@ -737,6 +737,13 @@ class FakeBotAPI:
         fault = _Fault(kind, chat_id, times, delay_s)
         self._faults.setdefault(method.lower(), []).append(fault)
 
+    def heal(self) -> None:
+        """Telegram works again: the failures and faults still queued are dropped, an outage
+        ends."""
+        self._failures.clear()
+        self._faults.clear()
+        self._outage_until = 0.0
+
     def outage(self, seconds: float) -> None:
         """Telegram unreachable for ``seconds`` from now: every request, getUpdates included,
         has its connection dropped unanswered."""

@@ -143,7 +143,7 @@ async def test_usage_says_price_unknown_for_a_model_without_a_price(
     async with barb_bot(fake, db_url, provider=provider):
         await say(fake, "hello")
         usage = await say(fake, "/usage")
-        assert usage["text"] == "Today: 1,200 tokens, price unknown (scripted), 1 model calls."
+        assert usage["text"] == "Today: 1,200 tokens, price unknown, 1 model calls."
         assert "$0" not in usage["text"]
 
 

@@ -1,0 +1,289 @@
+"""Start-up and shutdown of the real `barb bot`, as the person running it sees them.
+
+A start that cannot work (the token rejected, the Bot API unreachable, a setting that makes
+no sense) ends with one sentence on stderr that says what to fix, an exit status of its own
+(never 2, "not configured yet"), no traceback, and the token nowhere in what was printed.
+SIGTERM and Ctrl+C stop the bot and every process it started; a reply that could not be sent
+yet stays in the outbox and goes out at the next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from bot_harness import HEAVY
+from bot_process import BotProcess, Finished
+from fake_bot_api import FakeBotAPI
+
+from bot.startup_errors import (
+    EXIT_BAD_SETTING,
+    EXIT_TOKEN_REJECTED,
+    EXIT_UNREACHABLE,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from llm_fake_api import OPENAI_PATH, FakeAPIServer, openai_completion
+
+CHAT = USER = 5150
+NOT_CONFIGURED = 2
+#: A query that keeps a worker busy for seconds even with its bars cached (chained long
+#: windows over every minute of the sample): long enough that a worker living through it shows.
+CHAIN = 10
+LONG = {
+    "session": "ETH",
+    "from": "1m",
+    "map": {
+        "w0": "rolling_std(close, 5000)",
+        **{f"w{i}": f"rolling_std(w{i - 1}, 3000)" for i in range(1, CHAIN)},
+    },
+    "select": f"mean(w{CHAIN - 1})",
+}
+#: The same minute bars, cheaply: loads and caches them in the worker.
+LOAD = {"session": "ETH", "from": "1m", "select": "count()"}
+#: The model is never asked in these tests: a closed port, so a call would fail loudly.
+NO_MODEL = "http://127.0.0.1:9"
+
+
+@pytest.fixture
+async def bot(
+    fake_telegram: FakeBotAPI, tmp_path: Path, sample_settings: object
+) -> AsyncIterator[BotProcess]:
+    process = BotProcess(fake_telegram, NO_MODEL, tmp_path, BARB_SHUTDOWN_GRACE_S="1")
+    yield process
+    process.kill()
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def assert_one_sentence(finished: Finished, *secrets: str) -> str:
+    """Exactly one line on stderr, nothing on stdout, no traceback, no secret; the line."""
+    lines = finished.stderr.strip().splitlines()
+    assert len(lines) == 1, finished.output
+    assert finished.stdout == "", finished.output
+    assert "Traceback" not in finished.output
+    for secret in secrets:
+        assert secret not in finished.output
+    assert finished.status not in (0, NOT_CONFIGURED)
+    return lines[0]
+
+
+# --- a start that cannot work ------------------------------------------------------------------
+
+
+async def test_a_wrong_token_is_named_without_printing_it(
+    bot: BotProcess, fake_telegram: FakeBotAPI
+) -> None:
+    wrong = "123456789:AAwrong-token-that-telegram-does-not-know"
+    bot.env["TELEGRAM_BOT_TOKEN"] = wrong
+    finished = await bot.run_to_exit()
+    line = assert_one_sentence(finished, wrong, wrong.split(":")[1])
+    assert finished.status == EXIT_TOKEN_REJECTED
+    assert "TELEGRAM_BOT_TOKEN" in line
+    # Telegram was asked, and said no.
+    assert [r.status for r in fake_telegram.calls("getMe")] == [401]
+    assert not bot.db_path.exists()  # nothing else started
+
+
+async def test_an_unreachable_bot_api_is_named(bot: BotProcess) -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    bot.env["TELEGRAM_API_BASE_URL"] = url
+    finished = await bot.run_to_exit()
+    line = assert_one_sentence(finished, bot.env["TELEGRAM_BOT_TOKEN"])
+    assert finished.status == EXIT_UNREACHABLE
+    assert f"{url}/bot" in line
+    assert "TELEGRAM_API_BASE_URL" in line
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("BARB_WORKERS", "abc"),
+        ("BARB_QUERY_TIMEOUT_S", "-1"),
+        ("TELEGRAM_API_BASE_URL", "127.0.0.1:8081"),
+        ("BARB_LLM_MAX_RETRIES", "many"),
+    ],
+)
+async def test_a_bad_setting_is_named_with_its_value(
+    bot: BotProcess, fake_telegram: FakeBotAPI, variable: str, value: str
+) -> None:
+    bot.env[variable] = value
+    finished = await bot.run_to_exit()
+    line = assert_one_sentence(finished, bot.env["TELEGRAM_BOT_TOKEN"])
+    assert finished.status == EXIT_BAD_SETTING
+    assert line.startswith(f"barb bot: {variable} is not valid: ")
+    assert repr(value) in line
+    assert fake_telegram.requests == []  # stopped before anything was asked of anyone
+
+
+async def test_a_missing_token_still_gets_the_steps_and_status_2(bot: BotProcess) -> None:
+    del bot.env["TELEGRAM_BOT_TOKEN"]
+    finished = await bot.run_to_exit()
+    assert finished.status == NOT_CONFIGURED
+    assert "@BotFather" in finished.stderr
+    assert "Traceback" not in finished.output
+
+
+@pytest.mark.parametrize("form", ["root", "ptb"])
+async def test_the_bot_api_url_in_either_form(
+    bot: BotProcess, fake_telegram: FakeBotAPI, form: str
+) -> None:
+    """The bare server root and python-telegram-bot's ``…/bot`` form reach the same server."""
+    bot.env["TELEGRAM_API_BASE_URL"] = fake_telegram.url + ("/bot" if form == "ptb" else "")
+    await bot.start()
+    fake_telegram.inject(fake_telegram.message_update(chat_id=CHAT, user_id=USER, text="/help"))
+    await fake_telegram.wait_for("sendMessage", chat_id=CHAT, timeout=60)
+    assert [r.status for r in fake_telegram.calls("getMe")] == [200]
+
+
+# --- stopping ----------------------------------------------------------------------------------
+
+
+async def busy_worker(
+    bot: BotProcess, fake: FakeBotAPI, query: dict[str, object] = HEAVY
+) -> list[int]:
+    """Start the bot and give its worker pool a long query; the worker processes."""
+    await bot.start()
+    text = "/query " + json.dumps(query)
+    fake.inject(fake.message_update(chat_id=CHAT, user_id=USER, text=text))
+    await bot.wait_until(bot.workers, "a query worker started", timeout=60)
+    return bot.workers()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_stops_the_bot_and_its_workers(
+    bot: BotProcess, fake_telegram: FakeBotAPI, sig: signal.Signals
+) -> None:
+    """The signal goes to the bot alone, as `kill` or a supervisor sends it: the query in
+    progress is stopped after the grace period, its workers with it, and the bot ends well."""
+    workers = await busy_worker(bot, fake_telegram)
+    assert workers
+    bot.send_signal(sig)
+    assert await bot.wait_exit() == 0, bot.log
+    assert bot.workers() == [], bot.log  # the bot waited for them to end
+    # multiprocessing's resource tracker ends when the last of them has gone.
+    await bot.wait_until(lambda: not bot.session(), "the bot's processes gone", bot_running=False)
+    assert "Traceback" not in bot.log
+    assert bot.env["TELEGRAM_BOT_TOKEN"] not in bot.log
+
+
+async def test_a_second_ctrl_c_does_not_wait_for_the_grace_period(
+    bot: BotProcess, fake_telegram: FakeBotAPI
+) -> None:
+    """With a long grace period, the first Ctrl+C waits for the query; the second stops it
+    at once: its answer is never sent, and the bot ends well, its workers with it."""
+    bot.env.update(BARB_SHUTDOWN_GRACE_S="600", BARB_QUERY_TIMEOUT_S="600")
+    await busy_worker(bot, fake_telegram, LONG)
+    bot.send_signal(signal.SIGINT)
+    await bot.wait_until(lambda: "Stopping:" in bot.log, "the first Ctrl+C taken")
+    bot.send_signal(signal.SIGINT)
+    assert await bot.wait_exit() == 0, bot.log
+    assert "stopped 1 answers in progress" in bot.log
+    assert fake_telegram.calls("sendPhoto", CHAT) == []  # the query did not run to its end
+    assert bot.workers() == []
+
+
+async def test_workers_end_with_a_bot_killed_outright(
+    bot: BotProcess, fake_telegram: FakeBotAPI
+) -> None:
+    """kill -9 of the bot alone (an OOM kill): nothing in the bot can stop its workers, so
+    they notice by themselves, in the middle of their query: well before that query, run to
+    its end once before in the same test, would have let them go."""
+    loop = asyncio.get_running_loop()
+    bot.env["BARB_QUERY_TIMEOUT_S"] = "600"  # however slow the machine, the query ends well
+
+    def query(body: dict[str, object]) -> None:
+        text = "/query " + json.dumps(body)
+        fake_telegram.inject(fake_telegram.message_update(chat_id=CHAT, user_id=USER, text=text))
+
+    def answers() -> int:
+        return len([r for r in fake_telegram.calls("sendMessage", CHAT) if r.status == 200])
+
+    [worker] = await busy_worker(bot, fake_telegram, LOAD)
+    await bot.wait_until(lambda: answers() == 1, "the bars loaded", 300)
+    asked_at = loop.time()
+    query(LONG)
+    await bot.wait_until(lambda: answers() == 2, "the answer", 300)
+    query_took = loop.time() - asked_at
+
+    # The same query again, to the same (now idle) worker: killed once it is computing.
+    idle = bot.cpu_seconds(worker)
+    query(LONG)
+    await bot.wait_until(lambda: bot.cpu_seconds(worker) > idle + 0.5, "the query computing")
+    killed_at = loop.time()
+    bot.send_signal(signal.SIGKILL)
+    await bot.wait_exit()
+    await bot.wait_until(lambda: not bot.workers(), "the orphaned worker gone", bot_running=False)
+    orphaned_for = loop.time() - killed_at
+    assert orphaned_for < query_took / 2, (orphaned_for, query_took)
+
+
+async def test_a_reply_queued_at_shutdown_is_sent_at_the_next_start(
+    bot: BotProcess, fake_telegram: FakeBotAPI
+) -> None:
+    # Telegram drops every message to the chat: the reply is stored, then retried.
+    fake_telegram.fault_next("sendMessage", "drop_before", times=1000, chat_id=CHAT)
+    await bot.start()
+    fake_telegram.inject(fake_telegram.message_update(chat_id=CHAT, user_id=USER, text="/help"))
+    queued = "SELECT id, payload FROM outbox WHERE chat_id = ? AND status = 'queued'"
+    await bot.wait_until(lambda: bot.rows(queued, CHAT), "the reply stored", timeout=60)
+    await bot.wait_until(lambda: fake_telegram.calls("sendMessage", CHAT), "a send attempt")
+    [(reply_id, payload)] = bot.rows(queued, CHAT)
+
+    bot.send_signal(signal.SIGTERM)
+    assert await bot.wait_exit() == 0, bot.log
+    assert bot.rows(queued, CHAT) == [(reply_id, payload)]  # still there, still queued
+    assert [r.result for r in fake_telegram.calls("sendMessage", CHAT) if r.status == 200] == []
+
+    fake_telegram.heal()
+    await bot.start()
+    sent = "SELECT status, telegram_message_id FROM outbox WHERE id = ?"
+    await bot.wait_until(lambda: bot.rows(sent, reply_id)[0][0] == "sent", "the reply sent")
+    delivered = [r.result for r in fake_telegram.calls("sendMessage", CHAT) if r.status == 200]
+    assert [m["text"] for m in delivered] == [json.loads(payload)["text"]]
+    assert bot.rows(sent, reply_id) == [("sent", delivered[0]["message_id"])]
+
+
+async def test_a_question_cut_by_the_shutdown_is_answered_after_the_restart(
+    fake_telegram: FakeBotAPI, tmp_path: Path, sample_settings: object
+) -> None:
+    """SIGTERM while the model is still thinking: the bot does not wait for it past the grace
+    period, and the question is asked again at the next start, answered once."""
+    model = FakeAPIServer().start()
+    bot = BotProcess(fake_telegram, model.url, tmp_path, BARB_SHUTDOWN_GRACE_S="1")
+    try:
+        greeting = openai_completion("Hi! Ask me about the bars.")
+        model.queue(OPENAI_PATH, replace(greeting, delay_s=120.0), greeting)
+        await bot.start()
+        fake_telegram.inject(
+            fake_telegram.message_update(chat_id=CHAT, user_id=USER, text="Hello there")
+        )
+        await bot.wait_until(lambda: model.requests_to(OPENAI_PATH), "the model asked")
+        bot.send_signal(signal.SIGTERM)
+        assert await bot.wait_exit() == 0, bot.log
+        assert "stopped 1 answers in progress" in bot.log
+        assert bot.rows("SELECT kind FROM in_flight") == [("question",)]
+
+        await bot.start()
+        await bot.wait_until(
+            lambda: [r for r in fake_telegram.calls("sendMessage", CHAT) if r.status == 200],
+            "the answer",
+        )
+        await bot.wait_until(lambda: not bot.rows("SELECT 1 FROM in_flight"), "nothing in flight")
+        texts = [r.result["text"] for r in fake_telegram.calls("sendMessage", CHAT) if r.result]
+        assert texts == ["Hi! Ask me about the bars."]
+    finally:
+        bot.kill()
+        model.stop()
