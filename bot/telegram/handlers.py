@@ -180,6 +180,9 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if prefix == keyboards.FORGET_PREFERENCE:  # its acknowledgement says what happened
         await _forget_preference(svc, update, parts, lang)
         return
+    if prefix == keyboards.HELD_FILE:  # likewise
+        await _send_held_file(svc, update, context, parts, lang)
+        return
     await _acknowledge(query)  # first, so the button stops spinning
     if prefix == keyboards.SHOW_QUERY:
         await _show_query(svc, update, context, parts[0], lang)
@@ -281,9 +284,26 @@ async def _show_query(
         await sender.text(chat_id, escape(t("no_query", lang)))
         return
     for data in shown:
-        await sender.text(
-            chat_id, query_html(t("query_shown", lang), data["query"], data.get("plan"))
-        )
+        for part in query_html(t("query_shown", lang), data["query"], data.get("plan")):
+            await sender.text(chat_id, part)
+
+
+async def _send_held_file(
+    svc: BotServices,
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    parts: list[str],
+    lang: str,
+) -> None:
+    """The CSV behind an answer's button, sent once; a second press is told it was."""
+    query = update.callback_query
+    sender = svc.sender(context.bot)
+    held = None
+    if len(parts) == 2 and parts[1].isdigit():
+        held = await sender.release_held(update.effective_chat.id, parts[0], int(parts[1]))
+    await _acknowledge(query, None if held else t("csv_gone", lang))
+    if held is not None:
+        await sender.deliver(held)
 
 
 async def _set_instrument(svc: BotServices, update: Update, symbol: str, lang: str) -> None:

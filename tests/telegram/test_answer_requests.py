@@ -1,0 +1,110 @@
+"""An answer through the real bot, as Telegram receives it: Markdown rendered, at most three
+Bot API requests under the flood limit, the CSV behind its button, sent once."""
+
+from __future__ import annotations
+
+import pytest
+from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data, press
+from fake_bot_api import FakeBotAPI, formatted
+
+from barb import execute
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import text, tool_call, turn
+
+#: Requests that count against Telegram's ~30 messages a second (answering a button and
+#: "sending photo…" do not).
+FLOOD_COUNTED = ("sendMessage", "sendPhoto", "sendDocument", "editMessageText", "sendMediaGroup")
+
+RUSSIAN_ANSWER = """\
+### Итог
+
+Самый **широкий** день — *понедельник*: средний диапазон `mean(range)` больше, чем в пятницу.
+
+| День | Среднее |
+|------|--------:|
+| Пн   |   312,4 |
+| Пт   |   287,1 |
+
+- 2 < 3 & a_b * c
+"""
+
+
+def russian_model(long: bool):
+    def brain(request: ModelRequest):
+        last = request.messages[-1]
+        if last.role == "user":
+            return turn(
+                "Посчитаю **средний** диапазон RTH по дням недели <по всем данным>.",
+                tool_call("execute_query", query=WEEKDAY_RANGE),
+            )
+        extra = "\n\n".join(f"Абзац {i}: *подробности* года {2008 + i}." for i in range(40))
+        return text(RUSSIAN_ANSWER + ("\n" + extra if long else ""))
+
+    return brain
+
+
+def counted_since(fake: FakeBotAPI, start: int) -> list[str]:
+    return [
+        r.method for r in fake.requests[start:] if r.method in FLOOD_COUNTED and r.status == 200
+    ]
+
+
+async def test_an_answer_is_three_requests_with_the_commentary_as_caption(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=russian_model(long=False)):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "средний диапазон по дням недели?")
+        shown, _ = formatted(plan["text"], None, plan.get("entities"))
+        assert "<по всем данным>" in shown and "**" not in shown
+        run, _ = keyboard_data(plan)
+        start = len(fake.requests)
+        await press(fake, ALICE, ALICE, plan, run)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        await fake.wait_for("editMessageText", 2, chat_id=ALICE)
+        done = fake.message(ALICE, plan["message_id"])
+        assert done["text"].endswith("⏵ Done.") and not keyboard_data(done)
+
+        # Running…, the chart with the commentary, Done.: three requests, nothing else sent.
+        assert counted_since(fake, start) == ["editMessageText", "sendPhoto", "editMessageText"]
+        caption = photo.result["caption"]
+        assert caption.startswith("Итог\n\nСамый широкий день — понедельник")
+        assert "Пн      312,4" in caption and "2 < 3 & a_b * c" in caption
+        kinds = {e["type"] for e in photo.result["caption_entities"]}
+        assert {"bold", "italic", "code", "pre"} <= kinds
+        csv_button, query_button = keyboard_data(photo.result)
+        assert csv_button.startswith("f:") and query_button.startswith("q:")
+
+        # The CSV comes when asked for, once, and is the engine's result.
+        await press(fake, ALICE, ALICE, photo.result, csv_button)
+        [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
+        rows = [
+            line.split(",") for line in document.files["document"].content.decode().splitlines()
+        ]
+        engine = execute(WEEKDAY_RANGE, "NQ")
+        assert [r[0] for r in rows[1:]] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
+        assert [float(r[1]) for r in rows[1:]] == pytest.approx(engine.table["mean_range"].tolist())
+        await press(fake, ALICE, ALICE, photo.result, csv_button)
+        answers = await fake.wait_for("answerCallbackQuery", 3)
+        assert "already sent" in (answers[-1].params.get("text") or "")
+        assert len(fake.calls("sendDocument", chat_id=ALICE)) == 1
+
+
+async def test_a_commentary_too_long_for_a_caption_follows_the_chart(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=russian_model(long=True)):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "средний диапазон по дням недели?")
+        run, _ = keyboard_data(plan)
+        await press(fake, ALICE, ALICE, plan, run)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        messages = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+
+        assert [b[:2] for b in keyboard_data(photo.result)] == ["f:"]
+        commentary = messages[-1].result
+        assert (
+            commentary["text"].startswith("Итог") and "Абзац 39: подробности" in commentary["text"]
+        )
+        assert keyboard_data(commentary)[0].startswith("q:")
+        assert fake.calls("sendDocument") == []
