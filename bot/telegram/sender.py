@@ -102,16 +102,23 @@ def proof_replies(
     replies = []
     if has_chart:
         assert proof.chart_png is not None and proof.chart_name is not None
-        if commentary is None:
-            first_line = proof.summary_text.splitlines()[0] if proof.summary_text else ""
-            commentary = caption([first_line, *proof.plan.splitlines()[:4]])
+        first_line = proof.summary_text.splitlines()[0] if proof.summary_text else ""
+        headline = [first_line, *proof.plan.splitlines()[:4]]
         markup = None
         if question_id is not None:
             csv = (index, proof.rows) if hold_csv else None
             if csv or query_button:
                 markup = keyboards.answer(question_id, lang, query=query_button, csv=csv)
         replies.append(
-            file_reply("photo", proof.chart_png, proof.chart_name, commentary, markup=markup)
+            file_reply(
+                "photo",
+                proof.chart_png,
+                proof.chart_name,
+                commentary or caption(headline),
+                markup=markup,
+                # The caption is the model's commentary: not to be lost with a refused chart.
+                commentary=commentary is not None,
+            )
         )
     if has_csv:
         assert proof.csv is not None and proof.csv_name is not None
@@ -236,6 +243,25 @@ class Sender:
         if refused is not None:
             raise refused
 
+    async def _commentary_without_chart(self, refused: OutgoingReply) -> None:
+        """A chart Telegram refused for good takes its caption with it; when that caption is
+        the model's commentary, it comes as a message of its own, buttons and all."""
+        if refused.kind != "photo" or not refused.payload.get("commentary"):
+            return
+        markup = refused.payload.get("reply_markup")
+        text = text_reply(
+            refused.payload["caption"],
+            markup=InlineKeyboardMarkup.de_json(markup, self.bot) if markup else None,
+            reply_to=refused.payload.get("reply_to"),
+        )
+        [queued] = await self.store.outbox.enqueue_many(
+            refused.chat_id, [text], question_id=refused.question_id
+        )
+        try:
+            await self.deliver(queued)
+        except NotDelivered:
+            log.info("commentary of a refused chart to chat %s waits", refused.chat_id)
+
     async def release_held(
         self, chat_id: int, question_id: str, proof: int
     ) -> OutgoingReply | None:
@@ -268,7 +294,13 @@ class Sender:
 
     async def deliver(self, queued: OutgoingReply) -> int:
         """Send a stored message and mark it sent; its Telegram message id."""
-        message = await self._send(queued)
+        try:
+            message = await self._send(queued)
+        except NotDelivered:
+            raise
+        except Exception:
+            await self._commentary_without_chart(queued)
+            raise
         await self._record_sent([queued], {queued.id: message})
         return message.message_id
 
