@@ -3,6 +3,9 @@ Bot API requests under the flood limit, the CSV behind its button, sent once."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+
 import pytest
 from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data, press
 from fake_bot_api import FakeBotAPI, formatted
@@ -108,3 +111,55 @@ async def test_a_commentary_too_long_for_a_caption_follows_the_chart(
         )
         assert keyboard_data(commentary)[0].startswith("q:")
         assert fake.calls("sendDocument") == []
+
+
+LONG_QUERY = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {f"spread_{i}": f"high - low + {i}" for i in range(160)},
+    "select": "mean(spread_1)",
+}
+
+
+def long_query_model(request: ModelRequest):
+    if request.messages[-1].role == "user":
+        return turn("Many columns.", tool_call("execute_query", query=LONG_QUERY))
+    return text("Mean spread: see the chart.")
+
+
+async def test_the_query_behind_an_answer_comes_whole_however_long(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Too long for one message (Telegram refused it, cut inside its <pre>): it comes in
+    several, each a valid <pre> block, and together they are the query that ran."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=long_query_model):
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="many columns"))
+        plan = None
+        for _ in range(200):
+            plan = next((m for m in fake.messages(ALICE) if keyboard_data(m)), None)
+            if plan:
+                break
+            await asyncio.sleep(0.05)
+        assert plan is not None
+        await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        await press(fake, ALICE, ALICE, photo.result, keyboard_data(photo.result)[-1])
+        await fake.wait_for("sendMessage", before + 2, chat_id=ALICE)
+        await asyncio.sleep(0.5)  # every part sent
+
+        parts = fake.calls("sendMessage", chat_id=ALICE)[before:]
+        assert all(r.status == 200 for r in parts), fake.describe()
+        code = ""
+        for part in parts:
+            shown, entities = formatted(part.result["text"], None, part.result.get("entities"))
+            [pre] = [e for e in entities if e["type"] == "pre"]
+            code += (
+                shown.encode("utf-16-le")[
+                    2 * pre["offset"] : 2 * (pre["offset"] + pre["length"])
+                ].decode("utf-16-le")
+                + "\n"
+            )
+        ran = json.loads(code)
+        assert ran["map"] == LONG_QUERY["map"] and ran["instrument"] == "NQ"
