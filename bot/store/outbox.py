@@ -74,7 +74,7 @@ class OutboxRepository(Repository):
                     kind=reply.kind,
                     payload=reply.payload,
                     content=reply.content,
-                    status="queued",
+                    status="held" if reply.held else "queued",
                     telegram_message_id=None,
                     error=None,
                     created_at=now,
@@ -135,13 +135,38 @@ class OutboxRepository(Repository):
             )
             return rowcount(result) == 1
 
+    async def held(self, chat_id: int, question_id: str) -> list[OutgoingReply]:
+        """The messages of an answer kept until asked for, in order."""
+        query = select(OutboxRow).where(
+            OutboxRow.chat_id == chat_id,
+            OutboxRow.question_id == question_id,
+            OutboxRow.status == "held",
+        )
+        async with self._read() as session:
+            rows = await session.scalars(query.order_by(OutboxRow.id))
+            return [OutgoingReply.model_validate(row) for row in rows]
+
+    async def release(self, reply_id: int) -> bool:
+        """A held message asked for is queued to be sent; False if it was already (a double
+        press), so that it is sent once."""
+        async with self._write() as session:
+            result = await session.execute(
+                update(OutboxRow)
+                .where(OutboxRow.id == reply_id, OutboxRow.status == "held")
+                .values(status="queued"),
+                execution_options=_NO_SYNC,
+            )
+            return rowcount(result) == 1
+
     async def prune(self, older_than: timedelta) -> int:
-        """Delete sent and failed replies queued more than ``older_than`` ago."""
+        """Delete sent, failed and never-asked-for replies queued more than ``older_than``
+        ago."""
         cutoff = self._now() - older_than
         async with self._write() as session:
             result = await session.execute(
                 delete(OutboxRow).where(
-                    OutboxRow.status.in_(("sent", "failed")), OutboxRow.created_at < cutoff
+                    OutboxRow.status.in_(("sent", "failed", "held")),
+                    OutboxRow.created_at < cutoff,
                 ),
                 execution_options=_NO_SYNC,
             )

@@ -25,7 +25,8 @@ PendingStatus = Literal["pending", "running", "done", "cancelled", "declined", "
 #: The statuses an action can end in; ``resolve`` accepts only these.
 FinalStatus = Literal["done", "cancelled", "declined", "expired"]
 ReplyKind = Literal["text", "photo", "document"]
-ReplyStatus = Literal["queued", "sent", "failed"]
+#: ``held``: stored with the answer but sent only when asked for (the CSV behind its button).
+ReplyStatus = Literal["queued", "sent", "failed", "held"]
 #: What a remembered preference can be about. All but ``note`` hold one value per person
 #: (a new one replaces the old); notes are short quoted sentences, several allowed.
 PreferenceKind = Literal[
@@ -237,6 +238,8 @@ class NewReply(_Record):
     #: Text, parse mode and buttons, or caption and file name.
     payload: dict[str, Any]
     content: bytes | None = Field(default=None, repr=False)
+    #: Kept, not sent, until the person asks for it (``OutboxRepository.release``).
+    held: bool = False
 
     @field_validator("payload")
     @classmethod

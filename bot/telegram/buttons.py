@@ -141,8 +141,20 @@ async def on_show_query(ctx: UpdateContext, query: CallbackQuery, parts: list[st
     if not shown:
         await ctx.say_text(t("no_query", ctx.lang))
         return
-    for data in shown:
-        await ctx.say(query_html(t("query_shown", ctx.lang), data["query"], data.get("plan")))
+    for data in shown:  # a long query comes in several messages, each a whole <pre> block
+        for part in query_html(t("query_shown", ctx.lang), data["query"], data.get("plan")):
+            await ctx.say(part)
+
+
+async def on_held_file(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
+    """The CSV behind an answer's button, sent once; a second press is told it was."""
+    sender = ctx.sender()
+    held = None
+    if len(parts) == 2 and parts[1].isdigit():
+        held = await sender.release_held(ctx.chat_id, parts[0], int(parts[1]))
+    await acknowledge(query, None if held else t("csv_gone", ctx.lang))
+    if held is not None:
+        await sender.deliver(held)
 
 
 async def on_instrument(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
@@ -210,6 +222,7 @@ BUTTONS: dict[str, Handler] = {
     keyboards.CANCEL: on_cancel,
     keyboards.OPTION: on_option,
     keyboards.SHOW_QUERY: on_show_query,
+    keyboards.HELD_FILE: on_held_file,
     keyboards.INSTRUMENT: on_instrument,
     keyboards.SETTING: on_setting,
     keyboards.FORGET_PREFERENCE: on_forget_preference,

@@ -12,6 +12,7 @@ RUN = "r"
 CANCEL = "c"
 OPTION = "o"
 SHOW_QUERY = "q"
+HELD_FILE = "f"
 INSTRUMENT = "i"
 SETTING = "s"
 FORGET_PREFERENCE = "p"
@@ -54,15 +55,26 @@ def options(action_id: str, replies: list[str]) -> InlineKeyboardMarkup:
 
 
 def show_query(question_id: str, lang: str) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(
-                    t("query_button", lang), callback_data=data(SHOW_QUERY, question_id)
-                )
-            ]
-        ]
-    )
+    return answer(question_id, lang, query=True)
+
+
+def answer(
+    question_id: str, lang: str, *, query: bool = False, csv: tuple[int, int] | None = None
+) -> InlineKeyboardMarkup:
+    """The buttons under an answer: its CSV (proof index, rows) kept until asked for, and
+    the query behind it."""
+    row = []
+    if csv is not None:
+        index, rows = csv
+        label = t("csv_button", lang, rows=rows)
+        row.append(InlineKeyboardButton(label, callback_data=data(HELD_FILE, question_id, index)))
+    if query:
+        row.append(
+            InlineKeyboardButton(
+                t("query_button", lang), callback_data=data(SHOW_QUERY, question_id)
+            )
+        )
+    return InlineKeyboardMarkup([row])
 
 
 def instruments(symbols: list[str], current: str) -> InlineKeyboardMarkup:

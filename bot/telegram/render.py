@@ -1,4 +1,5 @@
-"""Turning replies into Telegram messages: escaped HTML, split under Telegram's limits."""
+"""Turning replies into Telegram messages: the model's Markdown as HTML, our own text
+escaped, everything split under Telegram's limits without cutting a tag."""
 
 from __future__ import annotations
 
@@ -6,54 +7,67 @@ import html
 import json
 from typing import Any
 
+from bot.telegram.markdown import Piece, blocks, render, split, utf16_len
+
 MESSAGE_LIMIT = 4096
 CAPTION_LIMIT = 1024
-# Below the limit: HTML tags added around a chunk must not push it over.
-CHUNK = 3900
+#: Room kept in a plan's last message for the status line its edits add ("⏵ Running…").
+STATUS_ROOM = 96
 
 
 def escape(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def split_text(text: str, limit: int = CHUNK) -> list[str]:
-    """Chunks under ``limit`` characters, cut at paragraph, line or word boundaries."""
-    chunks: list[str] = []
-    rest = text.strip()
-    while len(rest) > limit:
-        cut = max(
-            rest.rfind("\n\n", 0, limit), rest.rfind("\n", 0, limit), rest.rfind(" ", 0, limit)
-        )
-        if cut <= limit // 2:
-            cut = limit
-        chunks.append(rest[:cut].rstrip())
-        rest = rest[cut:].lstrip()
-    if rest:
-        chunks.append(rest)
-    return chunks
+def answer_html(markdown: str) -> list[str]:
+    """The model's commentary (Markdown) as HTML messages, cut between blocks."""
+    return render(markdown, MESSAGE_LIMIT)
 
 
-def answer_html(text: str) -> list[str]:
-    """The model's commentary, escaped (it is plain text to us), in sendable pieces."""
-    return [escape(chunk) for chunk in split_text(text)]
+def commentary_caption(markdown: str) -> str | None:
+    """The model's commentary as a photo caption, or None when it does not fit in one."""
+    rendered = render(markdown, CAPTION_LIMIT)
+    return rendered[0] if len(rendered) == 1 else None
 
 
 def caption(lines: list[str]) -> str:
-    """A photo caption within 1024 characters (escaped, cut with an ellipsis if needed)."""
-    text = "\n".join(lines)
-    if len(text) > CAPTION_LIMIT - 2:
-        text = text[: CAPTION_LIMIT - 2].rstrip() + "…"
-    return escape(text)
+    """Our own lines as a photo caption within 1024 characters (cut with an ellipsis)."""
+    text = "\n".join(line for line in lines if line)
+    if utf16_len(escape(text)) <= CAPTION_LIMIT:
+        return escape(text)
+    text = text[:CAPTION_LIMIT]
+    while utf16_len(escape(text)) > CAPTION_LIMIT - 1:
+        text = text[:-1]
+    return escape(text.rstrip() + "…")
 
 
 def plan_html(explanation: str, plan_header: str, plan: str) -> list[str]:
-    body = f"{escape(explanation)}\n\n<b>{escape(plan_header)}</b>\n{escape(plan)}".strip()
-    return split_text(body) if len(body) > CHUNK else [body]
+    """The model's explanation (Markdown), then the plan under a bold header, in messages
+    short enough for the last one to take a status line later."""
+    pieces: list[Piece] = []
+    for block in blocks(explanation):
+        pieces += [*([Piece("text", "\n\n")] if pieces else []), *block]
+    if pieces:
+        pieces.append(Piece("text", "\n\n"))
+    pieces += [
+        Piece("open", "<b>", "</b>"),
+        Piece("text", plan_header),
+        Piece("close", "</b>"),
+        Piece("text", f"\n{plan}"),
+    ]
+    return split(pieces, MESSAGE_LIMIT - STATUS_ROOM)
 
 
-def query_html(header: str, query: dict[str, Any], plan: str | None) -> str:
-    code = escape(json.dumps(query, ensure_ascii=False, indent=1))
-    text = f"{escape(header)}\n<pre>{code}</pre>"
+def query_html(header: str, query: dict[str, Any], plan: str | None) -> list[str]:
+    """The query as it ran, in a ``<pre>`` block; a long one in several messages, each
+    with its ``<pre>`` closed and opened again."""
+    code = json.dumps(query, ensure_ascii=False, indent=1)
+    pieces = [
+        Piece("text", f"{header}\n"),
+        Piece("open", '<pre><code class="language-json">', "</code></pre>"),
+        Piece("text", code),
+        Piece("close", "</code></pre>"),
+    ]
     if plan:
-        text += f"\n{escape(plan)}"
-    return text[:MESSAGE_LIMIT]
+        pieces.append(Piece("text", f"\n{plan}"))
+    return split(pieces, MESSAGE_LIMIT)

@@ -29,7 +29,7 @@ from bot.assistant.replies import Proof, Reply
 from bot.store import NewReply, OutgoingReply
 from bot.store.repository import Store
 from bot.telegram import keyboards
-from bot.telegram.render import answer_html, caption, plan_html
+from bot.telegram.render import answer_html, caption, commentary_caption, escape, plan_html
 from bot.texts import t
 
 log = logging.getLogger(__name__)
@@ -70,21 +70,72 @@ def text_reply(
     return NewReply(kind="text", payload=payload)
 
 
-def file_reply(kind: str, content: bytes, filename: str, caption_html: str | None) -> NewReply:
-    payload = {"filename": filename, "caption": caption_html}
-    return NewReply(kind=kind, payload=payload, content=content)  # type: ignore[arg-type]
+def file_reply(
+    kind: str,
+    content: bytes,
+    filename: str,
+    caption_html: str | None,
+    *,
+    markup: InlineKeyboardMarkup | None = None,
+    held: bool = False,
+    **extra: Any,
+) -> NewReply:
+    payload: dict[str, Any] = {"filename": filename, "caption": caption_html, **extra}
+    if markup is not None:
+        payload["reply_markup"] = markup.to_dict()
+    return NewReply(kind=kind, payload=payload, content=content, held=held)  # type: ignore[arg-type]
 
 
-def proof_replies(proof: Proof) -> list[NewReply]:
-    """The chart as a photo and the CSV as a document: two messages (albums can't mix)."""
-    first_line = proof.summary_text.splitlines()[0] if proof.summary_text else ""
+def proof_replies(
+    proof: Proof,
+    index: int,
+    *,
+    question_id: str | None,
+    lang: str,
+    commentary: str | None = None,
+    query_button: bool = False,
+) -> list[NewReply]:
+    """The chart as a photo, captioned with the model's ``commentary`` when given (else the
+    headline and the plan), with the CSV behind a button: one message, one request. The CSV
+    is stored with it and sent when asked for; with nothing to hang a button on (no chart,
+    or an answer with no question id, such as /query's), it is sent as a document."""
+    has_chart = bool(proof.chart_png and proof.chart_name)
+    has_csv = bool(proof.csv and proof.csv_name)
+    hold_csv = has_chart and has_csv and question_id is not None
     replies = []
-    if proof.chart_png and proof.chart_name:
-        lines = [first_line, *proof.plan.splitlines()[:4]]
-        replies.append(file_reply("photo", proof.chart_png, proof.chart_name, caption(lines)))
-    if proof.csv and proof.csv_name:
+    if has_chart:
+        assert proof.chart_png is not None and proof.chart_name is not None
+        first_line = proof.summary_text.splitlines()[0] if proof.summary_text else ""
+        headline = [first_line, *proof.plan.splitlines()[:4]]
+        markup = None
+        if question_id is not None:
+            csv = (index, proof.rows) if hold_csv else None
+            if csv or query_button:
+                markup = keyboards.answer(question_id, lang, query=query_button, csv=csv)
+        replies.append(
+            file_reply(
+                "photo",
+                proof.chart_png,
+                proof.chart_name,
+                commentary or caption(headline),
+                markup=markup,
+                # The caption is the model's commentary: not to be lost with a refused chart.
+                commentary=commentary is not None,
+            )
+        )
+    if has_csv:
+        assert proof.csv is not None and proof.csv_name is not None
         rows = count_text(proof.rows, "row") if proof.rows else ""
-        replies.append(file_reply("document", proof.csv, proof.csv_name, caption([rows]) or None))
+        replies.append(
+            file_reply(
+                "document",
+                proof.csv,
+                proof.csv_name,
+                caption([rows]) or None,
+                held=hold_csv,
+                proof=index,
+            )
+        )
     return replies
 
 
@@ -103,15 +154,36 @@ def reply_messages(
 
 
 def _reply_messages(reply: Reply) -> list[NewReply]:
+    """The messages of a reply. An answer costs as few Bot API requests as it can (they count
+    against Telegram's flood limit): the commentary rides as the last chart's caption when it
+    fits in one, with the Query and CSV buttons under it; only a longer commentary is a
+    message of its own.
+    """
     lang = reply.language
-    messages = [m for proof in reply.proofs for m in proof_replies(proof)]
-    if reply.text:
+    question_id = reply.question_id
+    last_chart = max(
+        (i for i, p in enumerate(reply.proofs) if p.chart_png and p.chart_name), default=None
+    )
+    in_caption = commentary_caption(reply.text) if reply.text and last_chart is not None else None
+    messages: list[NewReply] = []
+    for i, proof in enumerate(reply.proofs):
+        captioned = in_caption is not None and i == last_chart
+        messages += proof_replies(
+            proof,
+            i,
+            question_id=question_id,
+            lang=lang,
+            commentary=in_caption if captioned else None,
+            # The answer's last word carries the Query button, here the captioned chart.
+            query_button=captioned,
+        )
+    if reply.text and in_caption is None:
         chunks = answer_html(reply.text)
         for i, chunk in enumerate(chunks):
             last = i == len(chunks) - 1
             markup = (
-                keyboards.show_query(reply.question_id, lang)
-                if last and reply.proofs and reply.question_id
+                keyboards.show_query(question_id, lang)
+                if last and reply.proofs and question_id
                 else None
             )
             messages.append(text_reply(chunk, markup=markup))
@@ -121,7 +193,7 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
             parts = plan_html(pending.text, t("plan_header", lang), pending.plan or "")
             markup = keyboards.confirm(pending.id, lang)
         else:
-            parts = [pending.text]
+            parts = answer_html(pending.text) or [escape(pending.text) or "?"]
             markup = keyboards.options(pending.id, pending.options) if pending.options else None
         for i, part in enumerate(parts):
             last = i == len(parts) - 1
@@ -179,6 +251,8 @@ class Sender:
         )
         refused: Exception | None = None
         for message in queued:
+            if message.status == "held":  # sent when asked for
+                continue
             try:
                 await self.deliver(message)
             except NotDelivered:
@@ -187,6 +261,35 @@ class Sender:
                 refused = refused or exc
         if refused is not None:
             raise refused
+
+    async def _commentary_without_chart(self, refused: OutgoingReply) -> None:
+        """A chart Telegram refused for good takes its caption with it; when that caption is
+        the model's commentary, it comes as a message of its own, buttons and all."""
+        if refused.kind != "photo" or not refused.payload.get("commentary"):
+            return
+        markup = refused.payload.get("reply_markup")
+        text = text_reply(
+            refused.payload["caption"],
+            markup=InlineKeyboardMarkup.de_json(markup, self.bot) if markup else None,
+            reply_to=refused.payload.get("reply_to"),
+        )
+        [queued] = await self.store.outbox.enqueue_many(
+            refused.chat_id, [text], question_id=refused.question_id
+        )
+        try:
+            await self.deliver(queued)
+        except NotDelivered:
+            log.info("commentary of a refused chart to chat %s waits", refused.chat_id)
+
+    async def release_held(
+        self, chat_id: int, question_id: str, proof: int
+    ) -> OutgoingReply | None:
+        """The file of an answer kept until asked for (its CSV), now queued to be sent with
+        ``deliver``; None if there is none (sent at an earlier press, or no longer kept)."""
+        for held in await self.store.outbox.held(chat_id, question_id):
+            if held.payload.get("proof") == proof and await self.store.outbox.release(held.id):
+                return held
+        return None
 
     async def flush(self, chat_id: int | None = None, older_than: timedelta | None = None) -> int:
         """Send what is still queued (of one chat, or all); the number of messages sent.
@@ -210,7 +313,13 @@ class Sender:
 
     async def deliver(self, queued: OutgoingReply) -> int:
         """Send a stored message and mark it sent; its Telegram message id."""
-        message = await self._send(queued)
+        try:
+            message = await self._send(queued)
+        except NotDelivered:
+            raise
+        except Exception:
+            await self._commentary_without_chart(queued)
+            raise
         await self._record_sent([queued], {queued.id: message})
         return message.message_id
 
@@ -267,12 +376,14 @@ class Sender:
         assert queued.content is not None, "a queued file keeps its bytes until it is sent"
         content = queued.content
         send_file = self.bot.send_photo if queued.kind == "photo" else self.bot.send_document
+        markup = payload.get("reply_markup")
         return lambda: send_file(
             chat_id,
             content,
             caption=payload.get("caption"),
             parse_mode=ParseMode.HTML,
             filename=payload["filename"],
+            reply_markup=InlineKeyboardMarkup.de_json(markup, self.bot) if markup else None,
             reply_to_message_id=payload.get("reply_to"),
             allow_sending_without_reply=True,
             message_thread_id=payload.get("thread_id"),

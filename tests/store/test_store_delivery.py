@@ -118,3 +118,40 @@ async def test_only_replies_older_than_asked_are_flushed(chats: Store, clock: Fa
     await chats.outbox.enqueue(PRIVATE_CHAT, "text", {"text": "b"})
 
     assert await chats.outbox.unsent(older_than=timedelta(seconds=60)) == [old]
+
+
+async def test_a_held_file_waits_until_asked_for_and_is_released_once(
+    chats: Store, clock: FakeClock
+) -> None:
+    from bot.store import NewReply
+
+    reply = [
+        NewReply(kind="photo", payload={"filename": "a.png"}, content=b"\x89PNG"),
+        NewReply(
+            kind="document", payload={"filename": "a.csv", "proof": 0}, content=b"a\n", held=True
+        ),
+    ]
+    photo, csv = await chats.outbox.enqueue_many(PRIVATE_CHAT, reply, question_id="q7")
+    assert (photo.status, csv.status) == ("queued", "held")
+    # Not sent with the answer, nor by a later flush: only when asked for.
+    assert await chats.outbox.unsent() == [photo]
+    assert await chats.outbox.held(PRIVATE_CHAT, "q7") == [csv]
+    assert await chats.outbox.held(PRIVATE_CHAT, "q8") == []
+
+    assert await chats.outbox.release(csv.id)
+    assert not await chats.outbox.release(csv.id)  # a second press sends nothing more
+    assert [r.id for r in await chats.outbox.unsent()] == [photo.id, csv.id]
+    assert await chats.outbox.held(PRIVATE_CHAT, "q7") == []
+
+
+async def test_a_file_never_asked_for_is_pruned_with_the_rest(
+    chats: Store, clock: FakeClock
+) -> None:
+    from bot.store import NewReply
+
+    held = NewReply(kind="document", payload={"filename": "a.csv"}, content=b"a\n", held=True)
+    [csv] = await chats.outbox.enqueue_many(PRIVATE_CHAT, [held], question_id="q7")
+    clock.advance(timedelta(days=8))
+
+    assert await chats.outbox.prune(older_than=timedelta(days=7)) == 1
+    assert not await chats.outbox.release(csv.id)

@@ -120,10 +120,12 @@ def keyboard_data(message: dict[str, Any]) -> list[str]:
 async def ask_and_get_plan(
     fake: FakeBotAPI, chat_id: int, user_id: int, question: str, **kwargs: Any
 ) -> dict[str, Any]:
-    before = len(fake.calls("sendMessage", chat_id=chat_id))
+    """The next thing the person reads after asking: a message, or a photo's caption (an
+    answer's commentary rides on its chart), as a message dict with ``text``."""
+    before = len(fake.said(chat_id))
     fake.inject(fake.message_update(chat_id=chat_id, user_id=user_id, text=question, **kwargs))
-    sent = await fake.wait_for("sendMessage", before + 1, chat_id=chat_id)
-    return sent[-1].result
+    said = await fake.wait_said(before + 1, chat_id=chat_id)
+    return said[before]
 
 
 async def press(fake: FakeBotAPI, chat_id: int, user_id: int, message: dict[str, Any], data: str):
@@ -143,3 +145,13 @@ async def settled_outbox(svc: BotServices, timeout: float = 5.0) -> list[Outgoin
         if not queued or asyncio.get_running_loop().time() > deadline:
             return queued
         await asyncio.sleep(0.02)
+
+
+async def fetch_csv(fake: FakeBotAPI, chat_id: int, user_id: int, answer: dict[str, Any]):
+    """Press the CSV button under an answer (the CSV is kept until asked for) and return the
+    document that arrives."""
+    before = len(fake.calls("sendDocument", chat_id=chat_id))
+    [csv_button] = [d for d in keyboard_data(answer) if d.startswith("f:")]
+    await press(fake, chat_id, user_id, answer, csv_button)
+    documents = await fake.wait_for("sendDocument", before + 1, chat_id=chat_id)
+    return documents[-1]

@@ -89,6 +89,10 @@ class UploadedFile:
     content_type: str
 
 
+#: Calls whose words the person reads: messages, and photos by their captions.
+WORDS = ("sendMessage", "sendPhoto")
+
+
 @dataclass
 class Recorded:
     """One call as the fake received it; ``status``/``response`` are filled once answered."""
@@ -643,6 +647,39 @@ class FakeBotAPI:
             for r in self.requests
             if r.method == method and (chat_id is None or r.params.get("chat_id") == chat_id)
         ]
+
+    def said(self, chat_id: int | str | None = None) -> list[dict[str, Any]]:
+        """What the person read, in order: every message, and every photo with its caption
+        (an answer's commentary rides on its chart), as message dicts with ``text``."""
+        out = []
+        for r in self.requests:
+            if r.method not in WORDS or not r.status or r.response is None:
+                continue
+            if chat_id is not None and r.params.get("chat_id") != chat_id:
+                continue
+            message = dict(r.result)
+            if r.method == "sendPhoto":
+                message["text"] = message.get("caption", "")
+            out.append(message)
+        return out
+
+    async def wait_said(
+        self, count: int, *, chat_id: int | str | None = None, timeout: float = 10.0
+    ) -> list[dict[str, Any]]:
+        """Wait until the person has read ``count`` messages or captioned photos (``said``)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            said = self.said(chat_id)
+            if len(said) >= count:
+                return said
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise AssertionError(
+                    f"expected {count} message(s) or photo(s) within {timeout}s, "
+                    f"got {len(said)}\n{self.describe()}"
+                )
+            await self._calls_pulse.wait(remaining)
 
     async def wait_for(
         self,

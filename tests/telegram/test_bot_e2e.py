@@ -49,8 +49,12 @@ async def test_private_question_plan_run_proof(fake_telegram: FakeBotAPI, db_url
             )
         )
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        # The commentary is the chart's caption; the CSV comes when its button is pressed.
+        assert photo.result["caption"].startswith("Answer: Result: 5 groups by weekday")
+        csv_button, query_button = keyboard_data(photo.result)
+        assert query_button.startswith("q:")
+        await press(fake, ALICE, ALICE, photo.result, csv_button)
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
-        answers = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
 
         png = photo.files["photo"].content
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
@@ -60,8 +64,6 @@ async def test_private_question_plan_run_proof(fake_telegram: FakeBotAPI, db_url
         assert [r[0] for r in rows] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
         assert [float(r[1]) for r in rows] == pytest.approx(engine.table["mean_range"].tolist())
         assert document.files["document"].filename.startswith("NQ_RTH_daily_mean_range")
-        assert answers[-1].result["text"].startswith("Answer: Result: 5 groups by weekday")
-        assert keyboard_data(answers[-1].result)[0].startswith("q:")
 
         # The plan message lost its buttons and says it is done.
         await fake.wait_for("editMessageText", 2, chat_id=ALICE)
@@ -73,7 +75,7 @@ async def test_private_question_plan_run_proof(fake_telegram: FakeBotAPI, db_url
                 chat_id=ALICE, user_id=ALICE, message_id=plan["message_id"], data=run
             )
         )
-        await fake.wait_for("answerCallbackQuery", 2)
+        await fake.wait_for("answerCallbackQuery", 3)
         assert len(fake.calls("sendPhoto", chat_id=ALICE)) == 1
         # Everything sent is stored.
         sent = await svc.store.outbox.unsent(ALICE)
@@ -287,8 +289,8 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=query))
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
         assert "ES_RTH_daily" in document.files["document"].filename
-        messages = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
-        assert messages[-1].result["text"].startswith("count: ")
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        assert photo.result["caption"].startswith("count: ")  # the result, as its caption
 
         bad = await ask_and_get_plan(fake, ALICE, ALICE, "/query {nope")
         assert "not valid JSON" in bad["text"]
@@ -324,14 +326,14 @@ async def test_query_button_reveals_the_script(fake_telegram: FakeBotAPI, db_url
                 chat_id=ALICE, user_id=ALICE, message_id=plan["message_id"], data=run
             )
         )
-        answers = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
-        [show] = keyboard_data(answers[-1].result)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        _, show = keyboard_data(photo.result)  # CSV, Query
         fake.inject(
             fake.callback_update(
-                chat_id=ALICE, user_id=ALICE, message_id=answers[-1].result["message_id"], data=show
+                chat_id=ALICE, user_id=ALICE, message_id=photo.result["message_id"], data=show
             )
         )
-        revealed = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        revealed = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
         assert '"group_by": "weekday"' in revealed[-1].result["text"]
         assert io.StringIO(revealed[-1].result["text"]).read().count("mean(range)") >= 1
 

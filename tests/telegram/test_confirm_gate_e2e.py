@@ -8,7 +8,15 @@ import io
 from datetime import timedelta
 
 import pandas as pd
-from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_harness import (
+    ALICE,
+    WEEKDAY_RANGE,
+    ask_and_get_plan,
+    barb_bot,
+    fetch_csv,
+    keyboard_data,
+    press,
+)
 from fake_bot_api import FakeBotAPI
 
 from barb.data.store import data_path
@@ -38,10 +46,11 @@ def answer_from_results(request: ModelRequest):
     return text("Answer: " + " | ".join(r.content.splitlines()[0] for r in results_of(request)))
 
 
-async def run_and_wait_answer(fake: FakeBotAPI, plan: dict, sent_before: int) -> list:
+async def run_and_wait_answer(fake: FakeBotAPI, plan: dict, said_before: int) -> list[dict]:
+    """Press Run; everything the person has read once the answer (or a new plan) arrives."""
     run, _ = keyboard_data(plan)
     await press(fake, ALICE, ALICE, plan, run)
-    return await fake.wait_for("sendMessage", sent_before + 1, chat_id=ALICE)
+    return await fake.wait_said(said_before + 1, chat_id=ALICE)
 
 
 async def test_every_query_of_a_model_message_is_shown_before_run(
@@ -66,15 +75,16 @@ async def test_every_query_of_a_model_message_is_shown_before_run(
         assert "average range" in plan["text"] and "number of bars" in plan["text"]
         assert fake.calls("sendDocument") == []  # nothing ran before Run
         assert len(provider.requests) == 1
-        messages = await run_and_wait_answer(fake, plan, 1)
-        documents = fake.calls("sendDocument", chat_id=ALICE)
-        assert len(documents) == 2  # both proofs, from one Run
+        await run_and_wait_answer(fake, plan, 1)
+        photos = await fake.wait_for("sendPhoto", 2, chat_id=ALICE)
+        assert len(photos) == 2  # both proofs, from one Run
+        messages = fake.said(ALICE)  # the last chart carries the answer as its caption
         assert len(provider.requests) == 2  # no second plan, no third model call
         [weekdays, days] = results_of(provider.requests[1])
         assert "5 groups by weekday" in weekdays.content
         # The count that ran is the number of RTH days (09:30-16:00 ET) in the bars, by hand.
         assert f"Result: count = {rth_days('NQ')}\n" in days.content
-        assert messages[-1].result["text"].startswith("Answer: Result: 5 groups")
+        assert messages[-1]["text"].startswith("Answer: Result: 5 groups")
 
 
 async def test_switching_instrument_after_the_plan_runs_the_plan(
@@ -88,8 +98,8 @@ async def test_switching_instrument_after_the_plan_runs_the_plan(
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "how many days?")
         assert "NQ" in plan["text"]
         await svc.store.chats.set_instrument(ALICE, "ES")  # as /instrument ES does
-        await run_and_wait_answer(fake, plan, 1)
-        [document] = fake.calls("sendDocument", chat_id=ALICE)
+        [*_, answer] = await run_and_wait_answer(fake, plan, 1)
+        document = await fetch_csv(fake, ALICE, ALICE, answer)
         assert document.files["document"].filename.startswith("NQ_")
 
 
@@ -107,15 +117,15 @@ async def test_a_fix_that_changes_what_is_computed_is_shown_again(
     async with barb_bot(fake, db_url, provider=provider):
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "average opening range")
         messages = await run_and_wait_answer(fake, plan, 1)
-        second = messages[-1].result
+        second = messages[-1]
         # The corrected query is a new plan, its change named and marked; nothing ran yet.
         assert "Changed after the error (session)" in second["text"]
         assert "✎ Bars: NQ, daily bars, session 09:30-09:45" in second["text"]
         assert len(keyboard_data(second)) == 2
-        assert fake.calls("sendDocument") == []
+        assert fake.calls("sendPhoto") == []
         assert len(provider.requests) == 2
         await run_and_wait_answer(fake, second, 2)
-        assert len(fake.calls("sendDocument", chat_id=ALICE)) == 1
+        assert len(fake.calls("sendPhoto", chat_id=ALICE)) == 1
         assert len(provider.requests) == 3
 
 
@@ -133,10 +143,10 @@ async def test_a_fix_that_changes_nothing_computed_runs_and_says_so(
     async with barb_bot(fake, db_url, provider=provider):
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "weekday range, widest first")
         messages = await run_and_wait_answer(fake, plan, 1)
-        answer = messages[-1].result["text"]
+        answer = messages[-1]["text"]
         assert "fixed the query's sort" in answer
-        assert keyboard_data(messages[-1].result) != ["r", "c"]  # no second plan
-        [document] = fake.calls("sendDocument", chat_id=ALICE)
+        assert keyboard_data(messages[-1]) != ["r", "c"]  # no second plan
+        document = await fetch_csv(fake, ALICE, ALICE, messages[-1])
         csv = pd.read_csv(io.BytesIO(fake.file_content(document.result["document"]["file_id"])))
         # What ran is the fixed order: widest weekday first.
         assert list(csv["mean_range"]) == sorted(csv["mean_range"], reverse=True)
@@ -171,11 +181,10 @@ async def test_stale_buttons_say_so_compute_nothing_and_lose_their_buttons(
         b = await ask_and_get_plan(fake, ALICE, ALICE, "question b")  # supersedes a
         await _assert_stale(fake, a, keyboard_data(a)[0], 2, provider)
 
-        sent = len(fake.calls("sendMessage", chat_id=ALICE))
-        await run_and_wait_answer(fake, b, sent)
+        await run_and_wait_answer(fake, b, len(fake.said(ALICE)))
         await asyncio.sleep(0.1)
         await _assert_stale(fake, b, keyboard_data(b)[0], 3, provider)  # already run
-        documents = len(fake.calls("sendDocument"))
+        photos = len(fake.calls("sendPhoto"))
 
         c = await ask_and_get_plan(fake, ALICE, ALICE, "question c")
         sent = len(fake.calls("sendMessage", chat_id=ALICE))
@@ -186,4 +195,4 @@ async def test_stale_buttons_say_so_compute_nothing_and_lose_their_buttons(
         d = await ask_and_get_plan(fake, ALICE, ALICE, "question d")
         await svc.store.pending.expire(timedelta(0))
         await _assert_stale(fake, d, keyboard_data(d)[0], 5, provider)
-        assert len(fake.calls("sendDocument")) == documents  # no stale press ran a query
+        assert len(fake.calls("sendPhoto")) == photos  # no stale press ran a query

@@ -39,12 +39,12 @@ async def test_flood_control_is_waited_out(fake_telegram: FakeBotAPI, db_url: st
         fake.fail_next("sendPhoto", retry_after=1)
         await run_weekday_question(fake)
         started = time.monotonic()
-        await fake.wait_for("sendMessage", 2, chat_id=ALICE, timeout=20)
+        await fake.wait_for("sendPhoto", 2, chat_id=ALICE, timeout=20)
 
         assert time.monotonic() - started >= 0.9  # Telegram's retry_after was respected
         refused = [r for r in fake.calls("sendPhoto") if r.status == 429]
         assert len(refused) == 1
-        assert delivered(fake, ALICE) == ["sendMessage", "sendPhoto", "sendDocument", "sendMessage"]
+        assert delivered(fake, ALICE) == ["sendMessage", "sendPhoto"]  # commentary as caption
         assert await settled_outbox(svc) == []
 
 
@@ -54,28 +54,31 @@ async def test_a_reply_outlives_an_outage_and_a_restart(
     fake = fake_telegram
     impatient = Patience(attempts=2, backoff_s=(0.05,))
     async with barb_bot(fake, db_url, patience=impatient) as svc:
-        fake.fail_next("sendDocument", error_code=502, times=2)
+        fake.fail_next("sendPhoto", error_code=502, times=2)
         await run_weekday_question(fake)
-        await fake.wait_for("sendDocument", 2, chat_id=ALICE)
-        # The CSV could not be sent: it and the commentary after it wait, in order, once
-        # the handler has recorded the photo as sent.
+        await fake.wait_for("sendPhoto", 2, chat_id=ALICE)
+        # The answer could not be sent: it waits, once the handler has given up on it.
         queued = await svc.store.outbox.unsent(ALICE)
         for _ in range(100):
-            if len(queued) < 3:
+            if queued:
                 break
             await asyncio.sleep(0.02)
             queued = await svc.store.outbox.unsent(ALICE)
-        assert [m.kind for m in queued] == ["document", "text"]
-        assert delivered(fake, ALICE) == ["sendMessage", "sendPhoto"]
-        csv = queued[0].content
+        assert [m.kind for m in queued] == ["photo"]
+        assert delivered(fake, ALICE) == ["sendMessage"]
+        png = queued[0].content
 
     async with barb_bot(fake, db_url) as svc:  # the next start sends what is queued
-        assert delivered(fake, ALICE) == ["sendMessage", "sendPhoto", "sendDocument", "sendMessage"]
-        [document] = [r for r in fake.calls("sendDocument") if r.status == 200]
-        assert document.files["document"].content == csv
-        answer = fake.calls("sendMessage", chat_id=ALICE)[-1].result
-        assert answer["text"].startswith("Answer: Result: 5 groups by weekday")
-        assert keyboard_data(answer)[0].startswith("q:")  # the stored Query button came too
+        assert delivered(fake, ALICE) == ["sendMessage", "sendPhoto"]
+        [photo] = [r for r in fake.calls("sendPhoto") if r.status == 200]
+        assert photo.files["photo"].content == png
+        assert photo.result["caption"].startswith("Answer: Result: 5 groups by weekday")
+        csv_button, query_button = keyboard_data(photo.result)  # the stored buttons came too
+        assert query_button.startswith("q:")
+        # The CSV held with the answer survived the restart and comes when asked for.
+        await press(fake, ALICE, ALICE, photo.result, csv_button)
+        [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
+        assert document.files["document"].content.decode().startswith("weekday,")
         assert await settled_outbox(svc) == []
         # Nobody was told about an error that the bot recovered from.
         assert not any("reference" in text for text in fake.sent_text(ALICE))
@@ -88,13 +91,14 @@ async def test_a_refused_message_does_not_hold_back_the_rest(
     async with barb_bot(fake, db_url) as svc:
         fake.fail_next("sendPhoto", error_code=400, description="Bad Request: PHOTO_INVALID")
         await run_weekday_question(fake)
-        # The plan, the commentary, and a notice that something went wrong, with a reference
-        # for the log.
+        # The plan, the commentary that was the chart's caption (with its CSV and Query
+        # buttons), and a notice that something went wrong, with a reference for the log.
         messages = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
 
+        assert messages[1].result["text"].startswith("Answer: Result: 5 groups by weekday")
+        assert [b[:2] for b in keyboard_data(messages[1].result)] == ["f:", "q:"]
         assert "reference" in messages[-1].result["text"].lower()
-        plan_answer_notice = ["sendMessage", "sendDocument", "sendMessage", "sendMessage"]
-        assert delivered(fake, ALICE) == plan_answer_notice
+        assert delivered(fake, ALICE) == ["sendMessage", "sendMessage", "sendMessage"]
         assert await settled_outbox(svc) == []
 
 

@@ -5,8 +5,9 @@ API and, through the official OpenAI SDK, the fake model server. Each test kills
 SIGKILL at one stage, recognised from outside as a person or an operator would see it (the
 database row of the question, the model's request arriving, the plan message, the press
 acknowledged, the reply's photo delivered), starts it again on the same database, and
-asserts what reached the chat: exactly one answer (one photo, one CSV, one commentary), and
-a plan that ends "Done." rather than "Running…"; or one plain sentence and a working button.
+asserts what reached the chat: exactly one answer (one photo captioned with the commentary,
+and its CSV sent once when its button is pressed), and a plan that ends "Done." rather than
+"Running…"; or one plain sentence and a working button.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from llm_fake_api import OPENAI_PATH, Canned, FakeAPIServer, openai_completion
 CHAT = USER = 4711
 RUN_PREFIX = keyboards.RUN + keyboards.SEPARATOR
 ANSWER = "Mondays have the widest range."
+#: Too long for a caption: the chart, then the commentary as a message of its own.
+LONG_ANSWER = ANSWER + "\n\n" + "More detail on every weekday. " * 40
 GREETING = "Hi! Ask me about the bars."
 #: Long enough that the model is still "thinking" when the kill comes; the fake's thread is
 #: woken when the fixture stops it.
@@ -50,8 +53,8 @@ def greeting(*, hold: bool = False) -> Canned:
     return replace(openai_completion(GREETING), delay_s=HOLD_S if hold else 0.0)
 
 
-def answer_turn(*, hold: bool = False) -> Canned:
-    return replace(openai_completion(ANSWER), delay_s=HOLD_S if hold else 0.0)
+def answer_turn(*, hold: bool = False, text: str = ANSWER) -> Canned:
+    return replace(openai_completion(text), delay_s=HOLD_S if hold else 0.0)
 
 
 @pytest.fixture
@@ -87,7 +90,10 @@ def plans(fake: FakeBotAPI) -> list[dict[str, Any]]:
 
 
 def answers(fake: FakeBotAPI) -> list[str]:
-    return [m["text"] for m in delivered(fake, "sendMessage") if m["text"] == ANSWER]
+    """The commentaries delivered: a chart's caption, or a message of its own."""
+    texts = [m["text"] for m in delivered(fake, "sendMessage")]
+    texts += [m.get("caption", "") for m in delivered(fake, "sendPhoto")]
+    return [text for text in texts if text.startswith(ANSWER)]
 
 
 def ask(fake: FakeBotAPI, text: str = "Average range by weekday?") -> None:
@@ -108,17 +114,28 @@ async def press_and_get_answer(bot: BotProcess, fake: FakeBotAPI) -> None:
     await bot.wait_until(lambda: answers(fake), "the answer")
 
 
-async def assert_one_answer(bot: BotProcess, fake: FakeBotAPI, *, documents: int = 1) -> None:
-    """One plan, one chart, ``documents`` CSVs, one commentary; the plan says "Done."; nothing
-    left in flight or running in the database."""
+async def assert_one_answer(
+    bot: BotProcess, fake: FakeBotAPI, *, commentaries: int = 1, answer: str = ANSWER
+) -> None:
+    """One plan, one chart, ``commentaries`` commentaries (2 when one was on the wire at a
+    kill), one CSV sent when asked for; the plan says "Done."; nothing left in flight or
+    running in the database."""
     plan_id = plans(fake)[0]["message_id"]
     await bot.wait_until(
         lambda: fake.message(CHAT, plan_id)["text"].endswith("⏵ Done."), "the plan marked done"
     )
     assert len(plans(fake)) == 1, fake.describe()
-    assert len(delivered(fake, "sendPhoto")) == 1, fake.describe()
-    assert len(delivered(fake, "sendDocument")) == documents, fake.describe()
-    assert answers(fake) == [ANSWER], fake.describe()
+    [chart] = delivered(fake, "sendPhoto")
+    assert answers(fake) == [answer.strip()] * commentaries, fake.describe()
+    csv_button = keyboard_data(chart)[0]
+    assert csv_button.startswith(keyboards.HELD_FILE + keyboards.SEPARATOR)
+    fake.inject(
+        fake.callback_update(
+            chat_id=CHAT, user_id=USER, message_id=chart["message_id"], data=csv_button
+        )
+    )
+    await bot.wait_until(lambda: delivered(fake, "sendDocument"), "the CSV")
+    assert len(delivered(fake, "sendDocument")) == 1, fake.describe()
     assert "reply_markup" not in fake.message(CHAT, plan_id)
     # The run's record goes just after the plan's edit is answered.
     await bot.wait_until(lambda: not bot.rows("SELECT kind FROM in_flight"), "nothing in flight")
@@ -234,26 +251,27 @@ async def test_kill_while_the_model_reads_the_result(
 async def test_kill_while_the_reply_is_half_sent(
     bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
 ) -> None:
-    model.queue(OPENAI_PATH, plan_turn(), answer_turn())
-    # The CSV is on the wire when the process dies; Telegram still delivers it (the upload
-    # was complete), and the bot, which never heard so, sends it again after the restart.
-    fake_telegram.fault_next("sendDocument", "slow", chat_id=CHAT, delay_s=2.0)
+    model.queue(OPENAI_PATH, plan_turn(), answer_turn(text=LONG_ANSWER))
     await bot.start()
     ask(fake_telegram)
     await bot.wait_until(lambda: plans(fake_telegram), "the plan")
+    # The commentary (after the chart: too long for its caption) is on the wire when the
+    # process dies; Telegram still delivers it (the request was complete), and the bot,
+    # which never heard so, sends it again after the restart.
+    fake_telegram.fault_next("sendMessage", "slow", chat_id=CHAT, delay_s=2.0)
     press_run(fake_telegram, plans(fake_telegram)[0])
     await bot.wait_until(
-        lambda: fake_telegram.calls("sendDocument", chat_id=CHAT), "the CSV on the wire"
+        lambda: len(fake_telegram.calls("sendMessage", chat_id=CHAT)) == 2,
+        "the commentary on the wire",
     )
     bot.kill()
     assert len(delivered(fake_telegram, "sendPhoto")) == 1
 
     await bot.start()
-    await bot.wait_until(lambda: answers(fake_telegram), "the answer")
-    await fake_telegram.wait_for("sendDocument", 2, chat_id=CHAT)
+    await bot.wait_until(lambda: len(answers(fake_telegram)) == 2, "the commentary again")
     # The photo, recorded as sent the moment Telegram took it, is not sent again; the one
     # message on the wire at the kill arrives twice.
-    await assert_one_answer(bot, fake_telegram, documents=2)
+    await assert_one_answer(bot, fake_telegram, commentaries=2, answer=LONG_ANSWER)
 
 
 async def test_killed_twice_the_run_is_handed_back_with_a_fresh_button(

@@ -4,7 +4,8 @@ The bot (wired as `barb bot` wires it, in this process) talks to the fake Bot AP
 fails calls the way Telegram and the network in front of it do: 429 with ``retry_after``,
 500, 502 with nginx's HTML page, the connection dropped before or after the request is
 carried out, slow answers, an outage. Each test asserts what reached the chat: one answer
-(chart, CSV, commentary) and a plan that says "Done.", whatever failed on the way.
+(the chart captioned with the commentary, its CSV sent once when asked for) and a plan that
+says "Done.", whatever failed on the way.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ def delivered(fake: FakeBotAPI, method: str, chat_id: int = ALICE) -> list[dict[
 
 
 def answers(fake: FakeBotAPI, chat_id: int = ALICE) -> list[str]:
+    """The commentaries delivered: a chart's caption, or a message of its own."""
     texts = [m["text"] for m in delivered(fake, "sendMessage", chat_id)]
+    texts += [m.get("caption", "") for m in delivered(fake, "sendPhoto", chat_id)]
     return [text for text in texts if text.startswith("Answer: ")]
 
 
@@ -51,16 +54,23 @@ async def until(condition: Any, what: str, fake: FakeBotAPI, timeout: float = 20
 async def assert_answered_once(
     fake: FakeBotAPI, plan: dict[str, Any], chat_id: int = ALICE, *, photos: int = 1
 ) -> None:
-    """The answer arrived once (``photos`` charts: 2 when the photo's answer was lost on the
-    way back and it was sent again) and the plan says "Done.", its buttons gone."""
+    """The answer arrived once (``photos`` charts, each captioned with the commentary: 2 when
+    the photo's answer was lost on the way back and it was sent again), the plan says
+    "Done.", its buttons gone, and the CSV behind the answer's button comes once."""
     await until(lambda: answers(fake, chat_id), "the answer", fake)
 
     def done() -> bool:
         return fake.message(chat_id, plan["message_id"])["text"].endswith("⏵ Done.")
 
     await until(done, "the plan marked done", fake)
-    assert len(answers(fake, chat_id)) == 1, fake.describe()
-    assert len(delivered(fake, "sendPhoto", chat_id)) == photos, fake.describe()
+    assert len(answers(fake, chat_id)) == photos, fake.describe()
+    charts = delivered(fake, "sendPhoto", chat_id)
+    assert len(charts) == photos, fake.describe()
+    csv_button = keyboard_data(charts[-1])[0]
+    assert csv_button.startswith("f:")
+    await press(fake, chat_id, chat_id, charts[-1], csv_button)
+    await until(lambda: delivered(fake, "sendDocument", chat_id), "the CSV", fake)
+    await asyncio.sleep(0.2)  # a second CSV would be on its way by now
     assert len(delivered(fake, "sendDocument", chat_id)) == 1, fake.describe()
     assert "reply_markup" not in fake.message(chat_id, plan["message_id"])
     # Nobody was told about an error the bot got over.
@@ -83,7 +93,7 @@ async def test_a_press_telegram_fails_to_acknowledge_still_runs(
         fake.fail_next("answerCallbackQuery", error_code=error_code, description=description)
         plan = await ask_and_press(fake)
         await assert_answered_once(fake, plan)
-        [ack] = fake.calls("answerCallbackQuery")
+        ack, _csv = fake.calls("answerCallbackQuery")  # Run, then the CSV button
         assert ack.status == error_code
 
 
@@ -114,7 +124,8 @@ async def test_eight_presses_under_half_failed_acknowledgements_give_eight_answe
             await fake.wait_for("answerCallbackQuery", i + 1)
         for chat in chats:
             await assert_answered_once(fake, plans[chat], chat)
-        assert [r.status for r in fake.calls("answerCallbackQuery")] == [500, 200] * 4
+        runs = fake.calls("answerCallbackQuery")[: len(chats)]  # the CSV presses come after
+        assert [r.status for r in runs] == [500, 200] * 4
 
 
 async def test_a_second_press_during_the_run_says_it_is_running(
@@ -138,7 +149,7 @@ async def test_a_second_press_during_the_run_says_it_is_running(
     [
         ("sendPhoto", "html_502"),
         ("sendDocument", "drop_before"),
-        ("sendMessage", "slow"),
+        ("sendPhoto", "slow"),
         ("editMessageText", "drop_before"),
     ],
 )
@@ -176,12 +187,12 @@ async def test_telegram_errors_on_the_answer_are_waited_out(
     fake = fake_telegram
     async with barb_bot(fake, db_url, patience=Patience(backoff_s=(0.05,))):
         plan = await ask_and_get_plan(fake, ALICE, ALICE, QUESTION)
-        fake.fail_next("sendMessage", error_code=error_code, retry_after=1, chat_id=ALICE)
+        fake.fail_next("sendPhoto", error_code=error_code, retry_after=1, chat_id=ALICE)
         run, _ = keyboard_data(plan)
         await press(fake, ALICE, ALICE, plan, run)
         await assert_answered_once(fake, plan)
-        statuses = [r.status for r in fake.calls("sendMessage", chat_id=ALICE)]
-        assert statuses == [200, error_code, 200]  # plan, refused answer, answer
+        statuses = [r.status for r in fake.calls("sendPhoto", chat_id=ALICE)]
+        assert statuses == [error_code, 200]  # refused answer, answer
 
 
 async def test_an_outage_while_answering_delays_the_answer_and_loses_nothing(

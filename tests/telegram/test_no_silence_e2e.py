@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from bot_harness import ALICE, GROUP, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_harness import (
+    ALICE,
+    GROUP,
+    ask_and_get_plan,
+    barb_bot,
+    fetch_csv,
+    keyboard_data,
+    press,
+)
 from fake_bot_api import FakeBotAPI, media
 
 from barb.data.store import data_path
@@ -70,10 +78,10 @@ async def test_query_reads_as_a_person_reads_it_with_smart_quotes(
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=typed))
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
         assert document.files["document"].filename.startswith("NQ_RTH_daily")
-        [answer] = await fake.wait_for("sendMessage", chat_id=ALICE)
-        shown = answer.result["text"]
+        [answer] = await fake.wait_said(1, chat_id=ALICE)  # the chart, captioned
+        shown = answer["text"]
         assert shown.splitlines()[0] == f"count: {rth_days('NQ'):,}"
-        assert keyboard_data(answer.result) == []  # the person typed the query: no Query button
+        assert keyboard_data(answer) == []  # the person typed the query: no Query button
         assert "Synthetic sample data" in shown
         for leak in MODEL_FACING:
             assert leak not in shown
@@ -87,10 +95,10 @@ async def test_query_has_its_own_rate_limit(fake_telegram: FakeBotAPI, db_url: s
         await say(fake, "hello")  # the one question this minute
         for number in (1, 2):
             fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=query))
-            await fake.wait_for("sendMessage", 1 + number, chat_id=ALICE)  # its answer
+            await fake.wait_said(1 + number, chat_id=ALICE)  # its answer
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=query))
-        [*_, limited] = await fake.wait_for("sendMessage", 4, chat_id=ALICE)
-        assert limited.result["text"].startswith("You are asking faster")
+        [*_, limited] = await fake.wait_said(4, chat_id=ALICE)
+        assert limited["text"].startswith("You are asking faster")
         assert len(fake.calls("sendDocument", chat_id=ALICE)) == 2
         assert len(svc.assistant.provider.requests) == 1  # only "hello"
 
@@ -175,13 +183,12 @@ async def test_in_a_forum_topic_every_reply_answers_the_question_there(
         assert plan["reply_to_message"]["text"] == question
         assert plan["message_thread_id"] == topic
         await press(fake, GROUP, ALICE, plan, keyboard_data(plan)[0])
-        messages = await fake.wait_for("sendMessage", 2, chat_id=GROUP)
-        [photo] = await fake.wait_for("sendPhoto", chat_id=GROUP)
-        [document] = await fake.wait_for("sendDocument", chat_id=GROUP)
-        for sent in (messages[-1], photo, document):
-            assert sent.result["reply_to_message"]["text"] == question
-            assert sent.result["message_thread_id"] == topic
-        assert messages[-1].result["text"] == "Done."
+        [_, answer] = await fake.wait_said(2, chat_id=GROUP)  # the plan, the captioned chart
+        document = await fetch_csv(fake, GROUP, ALICE, answer)
+        for sent in (answer, document.result):
+            assert sent["reply_to_message"]["text"] == question
+            assert sent["message_thread_id"] == topic
+        assert answer["text"].endswith("Done.")
 
 
 async def test_query_answers_in_russian_for_a_russian_speaker(
@@ -193,8 +200,8 @@ async def test_query_answers_in_russian_for_a_russian_speaker(
         fake.inject(
             fake.message_update(chat_id=ALICE, user_id=ALICE, text=typed, language_code="ru")
         )
-        [answer] = await fake.wait_for("sendMessage", chat_id=ALICE)
-        shown = answer.result["text"]
+        [answer] = await fake.wait_said(1, chat_id=ALICE)
+        shown = answer["text"]
         lines = shown.splitlines()
         assert lines[0].startswith(f"Строк: {rth_days('NQ', 2024)} ") and "в CSV" in lines[0]
         assert lines[1].split() == ["date", "open", "high", "low", "close"]

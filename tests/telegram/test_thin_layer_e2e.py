@@ -65,7 +65,7 @@ async def test_each_update_reads_its_chat_once(fake_telegram: FakeBotAPI, db_url
         assert reads == ["ensure"]  # the question: once, though the assistant needs it too
         reads.clear()
         await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
-        await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        await fake.wait_said(2, chat_id=ALICE)
         assert reads == ["ensure"]  # the Run press: once, though it runs and answers
         reads.clear()
         await ask_and_get_plan(fake, ALICE, ALICE, "/settings")

@@ -1,0 +1,294 @@
+"""The model's Markdown as Telegram HTML, in pieces that each fit one message or caption.
+
+Models write CommonMark with GitHub tables. ``markdown-it-py`` parses it; this module only
+renders the syntax tree into the few tags Telegram accepts (``b``, ``i``, ``s``, ``code``,
+``pre``, ``a``, ``blockquote``) and escapes every other character, so that nothing a model
+writes (a stray ``<``, ``*`` or ``_``, raw HTML) can make Telegram refuse the message.
+Headings become bold lines, lists bullets with indentation, tables monospaced ``<pre>``
+blocks with aligned columns.
+
+Rendering produces a list of :class:`Piece` (open tag, text, close tag) per top-level block,
+so that splitting never has to parse HTML: long answers are cut between blocks; a block too
+long for one message is cut inside its text, at a line or word if possible, closing the tags
+open at the cut and opening them again in the next message.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
+
+#: Raw HTML is text to us (``html`` off); tables and ~~strikethrough~~ as GitHub has them.
+_PARSER = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+#: Link targets Telegram opens; anything else (javascript:, relative paths) stays plain text.
+_LINK_SCHEMES = ("http://", "https://", "tg://", "mailto:")
+_BULLETS = ("•", "◦", "▪")
+_BLOCK_GAP = "\n\n"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One step of rendered HTML: a tag that opens (with the tag that closes it), a tag that
+    closes, or text (kept raw, escaped when written out)."""
+
+    kind: Literal["open", "close", "text"]
+    value: str
+    closing: str = ""
+
+    def html(self) -> str:
+        return html.escape(self.value, quote=False) if self.kind == "text" else self.value
+
+
+def _text(value: str) -> Piece:
+    return Piece("text", value)
+
+
+def _wrap(tag: str, inner: list[Piece], attrs: str = "") -> list[Piece]:
+    return [Piece("open", f"<{tag}{attrs}>", f"</{tag}>"), *inner, Piece("close", f"</{tag}>")]
+
+
+def utf16_len(text: str) -> int:
+    """Telegram counts a message's length in UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def to_html(pieces: list[Piece]) -> str:
+    return "".join(p.html() for p in pieces)
+
+
+# --- rendering -------------------------------------------------------------------------
+
+
+def blocks(markdown: str) -> list[list[Piece]]:
+    """The top-level blocks of ``markdown`` (paragraphs, headings, lists, tables, code),
+    each rendered on its own and balanced."""
+    root = SyntaxTreeNode(_PARSER.parse(markdown))
+    rendered = [_block(node, depth=0) for node in root.children]
+    # An empty heading or list item renders to tags alone: Telegram refuses an empty message.
+    return [b for b in rendered if any(p.kind == "text" and p.value.strip() for p in b)]
+
+
+def _block(node: SyntaxTreeNode, depth: int) -> list[Piece]:
+    kind = node.type
+    if kind == "paragraph":
+        return _inline_of(node)
+    if kind == "heading":
+        return _wrap("b", _inline_of(node))
+    if kind in ("bullet_list", "ordered_list"):
+        return _list(node, depth)
+    if kind in ("fence", "code_block"):
+        code = node.content.rstrip("\n")
+        language = node.info.split()[0] if kind == "fence" and node.info.strip() else ""
+        if language:
+            attrs = f' class="language-{html.escape(language, quote=True)}"'
+            return _wrap("pre", _wrap("code", [_text(code)], attrs))
+        return _wrap("pre", [_text(code)])
+    if kind == "table":
+        return _wrap("pre", [_text(_table_text(node))])
+    if kind == "blockquote":
+        inner = _joined([_block(child, depth + 1) for child in node.children], _BLOCK_GAP)
+        # Telegram does not nest quotes: a quote inside a quote (or a list) is shown flat.
+        return inner if depth > 0 else _wrap("blockquote", inner)
+    if kind == "hr":
+        return [_text("———")]
+    if kind == "html_block":  # unreachable with html off; kept as text if it ever comes
+        return [_text(node.content.rstrip("\n"))]
+    return [_text(node.content)] if node.content else []
+
+
+def _joined(parts: list[list[Piece]], gap: str) -> list[Piece]:
+    out: list[Piece] = []
+    for part in parts:
+        if not part:
+            continue
+        if out:
+            out.append(_text(gap))
+        out.extend(part)
+    return out
+
+
+def _list(node: SyntaxTreeNode, depth: int) -> list[Piece]:
+    ordered = node.type == "ordered_list"
+    start = int(node.attrs.get("start", 1)) if ordered else 1
+    indent = "   " * depth
+    lines: list[list[Piece]] = []
+    for number, item in enumerate(node.children, start=start):
+        marker = f"{number}." if ordered else _BULLETS[min(depth, len(_BULLETS) - 1)]
+        parts = []
+        for child in item.children:
+            nested = child.type in ("bullet_list", "ordered_list")
+            parts.append(_list(child, depth + 1) if nested else _block(child, depth + 1))
+        body = _joined([p for p in parts if p], "\n")
+        lines.append([_text(f"{indent}{marker} "), *body])
+    return _joined(lines, "\n")
+
+
+def _inline_of(node: SyntaxTreeNode) -> list[Piece]:
+    return [piece for child in node.children for piece in _inline(child)]
+
+
+def _inline(node: SyntaxTreeNode) -> list[Piece]:
+    kind = node.type
+    if kind == "inline":
+        return _inline_of(node)
+    if kind == "text":
+        return [_text(node.content)]
+    if kind in ("softbreak", "hardbreak"):
+        return [_text("\n")]
+    if kind == "strong":
+        return _wrap("b", _inline_of(node))
+    if kind == "em":
+        return _wrap("i", _inline_of(node))
+    if kind == "s":
+        return _wrap("s", _inline_of(node))
+    if kind == "code_inline":
+        return _wrap("code", [_text(node.content)])
+    if kind == "link":
+        href = str(node.attrs.get("href", ""))
+        inner = _inline_of(node)
+        if not href.lower().startswith(_LINK_SCHEMES):
+            return inner
+        return _wrap("a", inner, f' href="{html.escape(href, quote=True)}"')
+    if kind == "image":  # no pictures in a text message: the description, linked
+        alt = [_text(node.content or "image")]
+        src = str(node.attrs.get("src", ""))
+        if not src.lower().startswith(_LINK_SCHEMES):
+            return alt
+        return _wrap("a", alt, f' href="{html.escape(src, quote=True)}"')
+    return [_text(node.content)] if node.content else _inline_of(node)
+
+
+def _plain(node: SyntaxTreeNode) -> str:
+    """A table cell's text without formatting: ``<pre>`` shows no bold."""
+    if node.type in ("text", "code_inline"):
+        return node.content
+    if node.type in ("softbreak", "hardbreak"):
+        return " "
+    return "".join(_plain(child) for child in node.children)
+
+
+def _table_text(table: SyntaxTreeNode) -> str:
+    rows: list[list[str]] = []
+    aligns: list[str] = []
+    for section in table.children:  # thead, tbody
+        for tr in section.children:
+            cells = tr.children
+            rows.append([_plain(cell).strip() for cell in cells])
+            if not aligns:
+                aligns = [str(c.attrs.get("style", "")) for c in cells]
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    widths = [max(len(r[i]) for r in rows) for i in range(width)]
+
+    def line(row: list[str]) -> str:
+        cells = []
+        for i, cell in enumerate(row):
+            right = i < len(aligns) and "right" in aligns[i]
+            cells.append(cell.rjust(widths[i]) if right else cell.ljust(widths[i]))
+        return "  ".join(cells).rstrip()
+
+    out = [line(rows[0]), "  ".join("-" * w for w in widths)]
+    out += [line(r) for r in rows[1:]]
+    return "\n".join(out)
+
+
+# --- splitting -------------------------------------------------------------------------
+
+
+def render(markdown: str, limit: int) -> list[str]:
+    """``markdown`` as Telegram HTML in messages of at most ``limit`` UTF-16 units each
+    (counted on the HTML, which is never shorter than what Telegram counts), cut between
+    blocks where possible and never inside a tag."""
+    messages: list[str] = []
+    current = ""
+    for block in blocks(markdown):
+        for part in split(block, limit):
+            joined = f"{current}{_BLOCK_GAP}{part}" if current else part
+            if utf16_len(joined) <= limit:
+                current = joined
+            else:
+                messages.append(current)
+                current = part
+    if current:
+        messages.append(current)
+    return messages
+
+
+def fits(markdown: str, limit: int) -> str | None:
+    """``markdown`` as HTML if it fits in one message of ``limit``; None otherwise."""
+    rendered = render(markdown, limit)
+    return rendered[0] if len(rendered) == 1 else None
+
+
+def split(pieces: list[Piece], limit: int) -> list[str]:
+    """Balanced pieces as one or more balanced HTML strings, each within ``limit``."""
+    whole = to_html(pieces)
+    if utf16_len(whole) <= limit:
+        return [whole]
+    out: list[str] = []
+    stack: list[Piece] = []  # tags open at this point
+    current = ""
+    has_text = False  # tags alone make an empty message, which Telegram refuses
+
+    def closing() -> str:
+        return "".join(p.closing for p in reversed(stack))
+
+    def flush() -> None:
+        nonlocal current, has_text
+        if has_text:
+            out.append(current + closing())
+        current = "".join(p.value for p in stack)
+        has_text = False
+
+    for piece in pieces:
+        if piece.kind == "open":
+            if has_text and utf16_len(current + piece.value + piece.closing + closing()) > limit:
+                flush()
+            current += piece.value
+            stack.append(piece)
+        elif piece.kind == "close":
+            current += piece.value
+            stack.pop()
+        else:
+            rest = piece.value
+            while rest:
+                head, rest = _cut(rest, limit - utf16_len(current + closing()))
+                if not head:
+                    if not has_text:
+                        raise ValueError(f"{limit} characters cannot hold the tags around text")
+                    flush()
+                    continue
+                current += html.escape(head, quote=False)
+                has_text = has_text or bool(head.strip())
+                if rest:
+                    flush()
+    if has_text:
+        out.append(current)
+    return out
+
+
+def _cut(text: str, room: int) -> tuple[str, str]:
+    """The longest head of ``text`` whose escaped form fits in ``room`` UTF-16 units, ended
+    at a line break or a space when one is in its second half; and the rest."""
+    if room <= 0:
+        return "", text
+    used = 0
+    end = 0
+    for ch in text:
+        size = utf16_len(html.escape(ch, quote=False))
+        if used + size > room:
+            break
+        used += size
+        end += 1
+    if end >= len(text):
+        return text, ""
+    head = text[:end]
+    for sep in ("\n", " "):
+        at = head.rfind(sep)
+        if at > end // 2:
+            return text[: at + 1], text[at + 1 :]
+    return head, text[end:]

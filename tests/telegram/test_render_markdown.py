@@ -1,0 +1,241 @@
+"""The model's Markdown as Telegram HTML: what Telegram accepts, shows and counts.
+
+Every rendered message is checked with the fake Bot API's HTML parser (``parse_html``, which
+fails where Telegram's does) and read back as the text and entities a person sees.
+"""
+
+from __future__ import annotations
+
+import json
+
+from fake_bot_api import ApiError, formatted, utf16_len
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.telegram.render import (
+    CAPTION_LIMIT,
+    MESSAGE_LIMIT,
+    STATUS_ROOM,
+    answer_html,
+    commentary_caption,
+    plan_html,
+    query_html,
+)
+
+ENGLISH = """\
+## Average RTH range by weekday
+
+The **widest** day is *Monday* (`mean(range)` = 312.4 points), the narrowest is Friday.
+Note: 2 < 3 and 5 > 4 & a_b_c * stray * stars _ and <b>raw tags</b> stay as written.
+
+| weekday | mean_range | days |
+|:--------|-----------:|-----:|
+| Mon     |      312.4 |  901 |
+| Fri     |  **287.1** |  899 |
+
+1. Monday leads
+   - by 25 points over Friday
+     - in every year since 2010
+2. See [the CME calendar](https://www.cmegroup.com/trading-hours.html?a=1&b=2)
+
+```json
+{"session": "RTH", "select": "mean(range)"}
+```
+"""
+
+RUSSIAN = """\
+### Итог
+
+Средний **диапазон** по понедельникам — *312,4* пункта; это на 25 пунктов больше пятницы.
+
+| День | Средний диапазон |
+|------|-----------------:|
+| Пн   |            312,4 |
+| Пт   |            287,1 |
+
+- Выборка: все дни с 2008 года
+- Источник: [данные CME](https://www.cmegroup.com/)
+
+> Прошлые результаты не гарантируют будущих.
+"""
+
+
+def shown(html_text: str) -> tuple[str, list[dict]]:
+    """What Telegram shows for an HTML message (raises ApiError where Telegram refuses)."""
+    return formatted(html_text, "HTML", None)
+
+
+def entity_texts(text: str, entities: list[dict], kind: str) -> list[str]:
+    encoded = text.encode("utf-16-le")
+    return [
+        encoded[2 * e["offset"] : 2 * (e["offset"] + e["length"])].decode("utf-16-le")
+        for e in entities
+        if e["type"] == kind
+    ]
+
+
+def test_a_model_answer_in_english_is_rendered_not_shown_raw() -> None:
+    [message] = answer_html(ENGLISH)
+    text, entities = shown(message)
+
+    assert "**" not in text and "##" not in text and "```" not in text
+    assert entity_texts(text, entities, "bold")[:2] == ["Average RTH range by weekday", "widest"]
+    assert entity_texts(text, entities, "italic") == ["Monday"]
+    assert "mean(range)" in entity_texts(text, entities, "code")
+    # Stray symbols and raw HTML reach the person as the characters the model wrote.
+    assert "2 < 3 and 5 > 4 & a_b_c * stray * stars _ and <b>raw tags</b>" in text
+    [link] = [e for e in entities if e["type"] == "text_link"]
+    assert link["url"] == "https://www.cmegroup.com/trading-hours.html?a=1&b=2"
+    # Nested lists keep their order and show their depth.
+    lines = text.splitlines()
+    monday = lines.index("1. Monday leads")
+    assert lines[monday + 1].startswith("   ◦ by 25 points")
+    assert lines[monday + 2].startswith("      ▪ in every year")
+    assert lines[monday + 3].startswith("2. See the CME calendar")
+    # The table is a monospaced block with its columns aligned, numbers to the right.
+    table, code = entity_texts(text, entities, "pre")
+    assert table.splitlines() == [
+        "weekday  mean_range  days",
+        "-------  ----------  ----",
+        "Mon           312.4   901",
+        "Fri           287.1   899",
+    ]
+    assert json.loads(code) == {"session": "RTH", "select": "mean(range)"}
+    assert [e.get("language") for e in entities if e["type"] == "pre"] == [None, "json"]
+
+
+def test_a_russian_answer_keeps_its_letters_table_and_quote() -> None:
+    [message] = answer_html(RUSSIAN)
+    text, entities = shown(message)
+
+    assert entity_texts(text, entities, "bold") == ["Итог", "диапазон"]
+    assert entity_texts(text, entities, "italic") == ["312,4"]
+    [table] = entity_texts(text, entities, "pre")
+    assert table.splitlines()[2] == "Пн               312,4"
+    assert "• Выборка: все дни с 2008 года" in text.splitlines()
+    assert entity_texts(text, entities, "blockquote") == [
+        "Прошлые результаты не гарантируют будущих."
+    ]
+
+
+def test_links_telegram_would_not_open_stay_text() -> None:
+    [message] = answer_html("[click](javascript:alert(1)) and [file](/etc/passwd) ![chart](x.png)")
+    text, entities = shown(message)
+
+    assert not [e for e in entities if e["type"] == "text_link"]
+    assert "click" in text and "file" in text and "chart" in text
+
+
+def test_a_long_answer_is_cut_between_blocks_and_loses_nothing() -> None:
+    paragraphs = [
+        f"Paragraph {i}: **year {2008 + i % 18}** had _{i} inside days_ < 50." for i in range(120)
+    ]
+    table = "| year | days |\n|---|---:|\n" + "\n".join(
+        f"| {y} | {y % 37} |" for y in range(2008, 2026)
+    )
+    markdown = "\n\n".join([*paragraphs[:60], table, *paragraphs[60:]])
+
+    messages = answer_html(markdown)
+
+    assert len(messages) >= 2
+    texts = []
+    for message in messages:
+        assert utf16_len(message) <= MESSAGE_LIMIT
+        text, entities = shown(message)
+        texts.append(text)
+        # Each paragraph kept whole, with its bold and italic.
+        assert len(entity_texts(text, entities, "bold")) == text.count("Paragraph")
+    whole = "\n\n".join(texts)
+    for i in range(120):
+        assert f"Paragraph {i}: year {2008 + i % 18} had {i} inside days < 50." in whole
+    # The table fits in a message, so it is in one, whole.
+    [with_table] = [t for t in texts if "year  days" in t]
+    assert "2008    10" in with_table and "2025    27" in with_table
+
+
+def test_a_block_longer_than_a_message_is_cut_inside_with_its_tags_closed_and_reopened() -> None:
+    code = "\n".join(f"{i:05d} close=17{i % 1000:03d}.25 <tag> & more" for i in range(400))
+    bold = "**" + " ".join(f"слово{i}" for i in range(900)) + "**"
+    messages = answer_html(f"```\n{code}\n```\n\n{bold}")
+
+    lines: list[str] = []
+    words: list[str] = []
+    for message in messages:
+        assert utf16_len(message) <= MESSAGE_LIMIT
+        text, entities = shown(message)
+        for kind, found in (("pre", lines), ("bold", words)):
+            for part in entity_texts(text, entities, kind):
+                (found.extend(part.splitlines()) if kind == "pre" else found.extend(part.split()))
+    assert lines == code.splitlines()  # every line, in order, none cut in two
+    assert words == [f"слово{i}" for i in range(900)]
+
+
+def test_a_caption_takes_the_commentary_only_when_it_fits() -> None:
+    short = "Monday's **mean range**: 312.4 points (901 days)."
+    assert shown(commentary_caption(short))[0] == "Monday's mean range: 312.4 points (901 days)."
+    # Counted as Telegram counts: in UTF-16 units, where an emoji is two.
+    emoji = "📈" * 512
+    assert commentary_caption(emoji) is not None
+    assert commentary_caption(emoji + "📈") is None
+    assert commentary_caption("word " * (CAPTION_LIMIT // 4)) is None
+
+
+def test_a_long_query_is_split_with_its_pre_closed_and_its_json_whole() -> None:
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "map": {
+            f"col_{i}": f"rolling_mean(close, {i + 2}) - rolling_min(low, {i + 3})"
+            for i in range(120)
+        },
+        "select": "mean(col_1)",
+    }
+    parts = query_html("Barb Script behind this answer:", query, "Plan: RTH, 5 minute bars")
+
+    assert len(parts) >= 2
+    code = ""
+    for part in parts:
+        assert utf16_len(part) <= MESSAGE_LIMIT
+        text, entities = shown(part)
+        [pre] = entity_texts(text, entities, "pre")
+        code += pre + "\n"
+    assert json.loads(code) == query
+    assert shown(parts[-1])[0].endswith("Plan: RTH, 5 minute bars")
+
+
+def test_a_plan_leaves_room_for_its_status_line() -> None:
+    explanation = "\n\n".join(f"Step {i}: *filter* the bars" for i in range(400))
+    parts = plan_html(explanation, "Plan:", "RTH, daily, 2008–2026")
+
+    assert all(utf16_len(p) <= MESSAGE_LIMIT - STATUS_ROOM for p in parts)
+    text, entities = shown(parts[-1])
+    assert text.endswith("Plan:\nRTH, daily, 2008–2026")
+    assert "Plan:" in entity_texts(text, entities, "bold")
+
+
+# Pieces of Markdown and of the characters that break naive renderers, in any order.
+MARKDOWNISH = st.lists(
+    st.sampled_from(
+        [
+            *"ab Яж1.-*_`~#>|[]()<>&!\n\t\\\"'📈",
+            "```",
+            "| a | b |\n|---|---|\n",
+            "http://x.y/?a=1&b",
+        ]
+    ),
+    max_size=300,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(MARKDOWNISH, st.sampled_from([60, 200, CAPTION_LIMIT]))
+def test_whatever_the_model_writes_telegram_accepts_every_piece(markdown: str, limit: int) -> None:
+    from bot.telegram.markdown import render
+
+    for message in render(markdown, limit):
+        assert utf16_len(message) <= limit
+        try:
+            text, _ = shown(message)
+        except ApiError as exc:  # pragma: no cover - the failure message names the input
+            raise AssertionError(f"Telegram would refuse {message!r}: {exc}") from exc
+        assert text, f"an empty message from {markdown!r}"
