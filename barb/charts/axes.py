@@ -20,6 +20,8 @@ from barb.charts.style import (
     INK,
     LABEL_PT,
     LEFT,
+    LEGEND_PT,
+    MARGIN_X,
     PLOT_BOTTOM,
     PLOT_TOP,
     PX_PER_PT,
@@ -27,6 +29,7 @@ from barb.charts.style import (
     TICK_PT,
 )
 from barb.charts.value_text import TickFormatter
+from barb.charts.words import ENGLISH, Words
 
 MAX_VALUE_LABELS = 20  # bars labelled with their value up to this many
 
@@ -55,6 +58,22 @@ def plot_axes(
     return ax
 
 
+def value_label(ax: Axes, text: str) -> None:
+    """The name of the values, level above the plot's top-left corner: a narrow figure has
+    no width to spare for a rotated y label."""
+    ax.annotate(
+        text,
+        (0, 1),
+        xycoords="axes fraction",
+        xytext=(-ax.get_position().x0 * FIG_W_IN * 72 + MARGIN_X * FIG_W_IN * 72, 7),
+        textcoords="offset points",
+        fontsize=LABEL_PT,
+        color=INK,
+        ha="left",
+        va="bottom",
+    )
+
+
 def legend(ax: Axes, handles: list[Any], *, loc: str, ncol: int = 1) -> None:
     if not handles:
         return
@@ -63,7 +82,7 @@ def legend(ax: Axes, handles: list[Any], *, loc: str, ncol: int = 1) -> None:
         handles=handles,
         loc=loc,
         ncol=ncol,
-        fontsize=LABEL_PT,
+        fontsize=LEGEND_PT,
         frameon=True,
         handlelength=0 if text_only else 1.6,
         handletextpad=0 if text_only else 0.8,
@@ -89,21 +108,30 @@ def label_fit(labels: list[str]) -> tuple[bool, int]:
     widest = longest * char_px + 10
     if widest <= slot_px:
         return False, 1
-    if longest <= 5:  # years, hours: thin them out, keep them level
+    if longest <= 5:  # years, hours, times of day: thin them out, keep them level
         return False, math.ceil(widest / slot_px)
     # Rotated labels need about two line heights each, and more than ~24 is a wall of text.
     step = max(math.ceil(TICK_PT * PX_PER_PT * 1.9 / slot_px), math.ceil(len(labels) / 24))
     return True, max(1, step)
 
 
-def category_ticks(ax: Axes, labels: list[str], *, rotate: bool, step: int) -> None:
-    positions = np.arange(0, len(labels), step)
+def category_ticks(
+    ax: Axes,
+    labels: list[str],
+    *,
+    rotate: bool,
+    step: int,
+    words: Words = ENGLISH,
+    at: list[int] | None = None,
+) -> None:
+    """Every ``step``-th label, or the labels ``at`` those positions (round times of day)."""
+    positions = np.asarray(at, dtype=int) if at is not None else np.arange(0, len(labels), step)
     ax.set_xticks(positions, [labels[i] for i in positions])
     if rotate:
         for text in ax.get_xticklabels():
             text.set(rotation=40, ha="right", rotation_mode="anchor")
     ax.set_xlim(-0.6, len(labels) - 0.4)
-    ax.yaxis.set_major_formatter(TickFormatter())
+    ax.yaxis.set_major_formatter(TickFormatter(words))
 
 
 def headroom(ax: Axes, values: np.ndarray, *, px: float, floor: bool = True) -> None:
