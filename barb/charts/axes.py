@@ -167,3 +167,31 @@ def fix_ticks(fig: Figure) -> None:
             keep = np.flatnonzero((locs >= lo - slack) & (locs <= hi + slack))
             axis.set_major_locator(FixedLocator(locs[keep]))
             axis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
+
+
+def drop_clipped_ticks(fig: Figure) -> None:
+    """Level date labels near the ends of a narrow axis would run off the picture: those
+    ticks go (after ``fix_ticks``, when the ticks are pinned and the limits final)."""
+    for ax in fig.axes:
+        locator, formatter = ax.xaxis.get_major_locator(), ax.xaxis.get_major_formatter()
+        if not isinstance(locator, FixedLocator) or not isinstance(formatter, FixedFormatter):
+            continue
+        locs, labels = np.asarray(locator.locs), list(formatter.seq)
+        keep = [i for i, loc in enumerate(locs) if _inside_figure(ax, loc, labels[i])]
+        if len(keep) < len(locs):
+            ax.xaxis.set_major_locator(FixedLocator(locs[keep]))
+            ax.xaxis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
+
+
+def _inside_figure(ax: Axes, loc: float, label: str) -> bool:
+    """Whether a level tick label centred at ``loc`` stays inside the figure's width."""
+    ticks = ax.xaxis.get_major_ticks()
+    if not label or not ticks or ticks[0].label1.get_rotation():
+        return True
+    fig = ax.get_figure()
+    assert fig is not None
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    font = ticks[0].label1.get_fontproperties()
+    width, _, _ = renderer.get_text_width_height_descent(label, font, ismath=False)
+    x = ax.transData.transform((loc, 0))[0]
+    return x - width / 2 >= 0 and x + width / 2 <= fig.bbox.width

@@ -8,6 +8,7 @@ import textwrap
 from typing import Any
 
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 
 from barb.charts.style import (
     BADGE_PT,
@@ -85,14 +86,28 @@ def _join_name(join: Any) -> str:
     return str(join)
 
 
-def wrap(text: str, points: float, lines: int) -> list[str]:
-    """``text`` in at most ``lines`` lines of a ``points`` font, the last cut with "…"."""
+def wrap(fig: Figure, text: str, points: float, lines: int, *, bold: bool = False) -> list[str]:
+    """``text`` in at most ``lines`` lines that fit across the figure, the last cut with "…";
+    measured with the figure's renderer, so wide letters (bold, Cyrillic) wrap sooner."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    font = FontProperties(size=points, weight="bold" if bold else "normal")
+    room_px = (1 - 2 * MARGIN_X) * fig.get_figwidth() * fig.dpi
+
+    def fits(line: str) -> bool:
+        width, _, _ = renderer.get_text_width_height_descent(line, font, ismath=False)
+        return width <= room_px
+
     width = chars_per_line(points)
-    out = textwrap.wrap(text, width, break_long_words=True) or [""]
-    if len(out) > lines:
-        out = out[:lines]
-        out[-1] = out[-1][: width - 1].rstrip(" ·,") + "…"
-    return out
+    while True:
+        out = textwrap.wrap(text, width, break_long_words=True) or [""]
+        if len(out) > lines:
+            out = out[:lines]
+            out[-1] = out[-1].rstrip(" ·,") + "…"
+            while len(out[-1]) > 2 and not fits(out[-1]):
+                out[-1] = out[-1][:-2].rstrip(" ·,") + "…"
+        if all(fits(line) for line in out) or width <= 10:
+            return out
+        width -= 2
 
 
 def decorate(fig: Figure, result: Result, words: Words, headline: str) -> None:
@@ -101,13 +116,14 @@ def decorate(fig: Figure, result: Result, words: Words, headline: str) -> None:
     assert meta is not None
     y = TITLE_TOP
     height = fig.get_figheight() * 72  # figure height in points
-    for line in wrap(headline, TITLE_PT, 2):
+    for line in wrap(fig, headline, TITLE_PT, 2, bold=True):
         fig.text(MARGIN_X, y, line, fontsize=TITLE_PT, fontweight="bold", color=INK, va="top")
         y -= TITLE_PT * LINE_SPACING / height
     y -= 4 / height
     fig.text(MARGIN_X, y, scope_text(meta, words), fontsize=SCOPE_PT, color=INK, va="top")
     y -= SCOPE_PT * LINE_SPACING / height + 3 / height
-    for line in wrap(subtitle_text(result.query, words), SUBTITLE_PT, MAX_SUBTITLE_LINES):
+    subtitle = subtitle_text(result.query, words)
+    for line in wrap(fig, subtitle, SUBTITLE_PT, MAX_SUBTITLE_LINES):
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
         y -= SUBTITLE_PT * LINE_SPACING / height
     matched = localized(f"{meta.rows_matched:,}", words)
