@@ -35,7 +35,9 @@ def date_axis(
     ax: Axes, x: np.ndarray, step: float = 1.0, words: Words = ENGLISH, max_ticks: int = 6
 ) -> None:
     # A phone-wide axis has room for about five short dates ("Apr", "2024").
-    locator = mdates.AutoDateLocator(minticks=min(3, max_ticks), maxticks=max_ticks)
+    locator = mdates.AutoDateLocator(minticks=min(3, max_ticks - 1), maxticks=max_ticks)
+    # Room for only three dates over two years: every 12 months, not a warning.
+    locator.intervald[mdates.MONTHLY] = [1, 2, 3, 4, 6, 12]
     # Every label names its day or month ("Jan 07", not "07"): the offset line is dropped,
     # the title already carries the dates.
     formatter = mdates.ConciseDateFormatter(
