@@ -375,7 +375,11 @@ class Assistant:
         assert isinstance(args, ExecuteQueryArgs)
         query = _with_instrument(args.query, state.instrument or chat.instrument)
         job = QueryJob(
-            query=query, instrument=query["instrument"], chart=chat.settings.charts, csv=True
+            query=query,
+            instrument=query["instrument"],
+            chart=chat.settings.charts,
+            csv=True,
+            language=state.language,
         )
         outcome = await self.runner.run(job)
         if not outcome.ok:

@@ -445,7 +445,12 @@ async def cmd_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         async with svc.chat_lock(chat_id), showing:
             acknowledged()
             outcome = await svc.runner.run(
-                QueryJob(query=query, instrument=chat.instrument, chart=chat.settings.charts)
+                QueryJob(
+                    query=query,
+                    instrument=chat.instrument,
+                    chart=chat.settings.charts,
+                    language=lang,
+                )
             )
             if not outcome.ok:
                 text = outcome.summary_text

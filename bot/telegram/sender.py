@@ -77,7 +77,8 @@ def proof_replies(proof: Proof) -> list[NewReply]:
     first_line = proof.summary_text.splitlines()[0] if proof.summary_text else ""
     replies = []
     if proof.chart_png and proof.chart_name:
-        lines = [first_line, *proof.plan.splitlines()[:4]]
+        # The headline: the number the chart proves, in the person's language, one line.
+        lines = [proof.headline or first_line, *proof.plan.splitlines()[:4]]
         replies.append(file_reply("photo", proof.chart_png, proof.chart_name, caption(lines)))
     if proof.csv and proof.csv_name:
         rows = count_text(proof.rows, "row") if proof.rows else ""
