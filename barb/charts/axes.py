@@ -169,6 +169,23 @@ def fix_ticks(fig: Figure) -> None:
             axis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
 
 
+def fill_height(fig: Figure, header_bottom: float) -> None:
+    """The plots stretched up to just under the header (leaving room for the name above
+    the top plot): a one-line headline leaves no empty band under it."""
+    if not fig.axes:
+        return
+    gap = (7 + LABEL_PT * 1.3 + 8) / (fig.get_figheight() * 72)
+    top = header_bottom - gap
+    low = min(ax.get_position().y0 for ax in fig.axes)
+    high = max(ax.get_position().y1 for ax in fig.axes)
+    if top <= high:
+        return
+    scale = (top - low) / (high - low)
+    for ax in fig.axes:
+        box = ax.get_position()
+        ax.set_position((box.x0, low + (box.y0 - low) * scale, box.width, box.height * scale))
+
+
 def drop_clipped_ticks(fig: Figure) -> None:
     """Level date labels near the ends of a narrow axis would run off the picture: those
     ticks go (after ``fix_ticks``, when the ticks are pinned and the limits final)."""

@@ -110,8 +110,9 @@ def wrap(fig: Figure, text: str, points: float, lines: int, *, bold: bool = Fals
         width -= 2
 
 
-def decorate(fig: Figure, result: Result, words: Words, headline: str) -> None:
-    """Headline, scope, what was computed, and the footer, top to bottom."""
+def decorate(fig: Figure, result: Result, words: Words, headline: str) -> float:
+    """Headline, scope, what was computed, and the footer, top to bottom; returns where the
+    header ends (a figure fraction), so the plots can take the room a short one leaves."""
     meta = result.metadata
     assert meta is not None
     y = TITLE_TOP
@@ -145,3 +146,4 @@ def decorate(fig: Figure, result: Result, words: Words, headline: str) -> None:
             va="center",
             bbox=badge,
         )
+    return y

@@ -18,11 +18,10 @@ from barb.charts.style import (
     ACCENT,
     ACCENT_LIGHT,
     ANSWER_COLORS,
-    INK,
+    LABEL_PT,
     MUTED,
     PANEL_GAP,
     PANEL_SPLIT,
-    VALUE_PT,
 )
 from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.value_text import TickFormatter, format_value, with_unit
@@ -57,17 +56,19 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     _mark(ax, x[at], value)
     column_unit = unit(now.column, result)
     text = with_unit(format_value(value, column_unit, words=words), column_unit, words)
+    # The value "now" beside the series' name, above the plot: over the line it would hide
+    # the very bars it ends.
     ax.annotate(
-        text,
-        (x[at], value),
-        (-10, 12),
+        words("now", name="", value=text).strip(),
+        (1, 1),
+        xycoords="axes fraction",
+        xytext=(0, 7),
         textcoords="offset points",
         ha="right",
         va="bottom",
-        fontsize=VALUE_PT + 1,
+        fontsize=LABEL_PT,
         fontweight="bold",
-        color=INK,
-        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none"},
+        color=ANSWER_COLORS[0],
     )
     headroom(ax, values, px=40, floor=False)
     _levels(ax, now.column, values)

@@ -11,7 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from barb.charts.aggregates import draw_aggregate
-from barb.charts.axes import drop_clipped_ticks, fix_ticks
+from barb.charts.axes import drop_clipped_ticks, fill_height, fix_ticks
 from barb.charts.grouped import draw_grouped
 from barb.charts.header import decorate
 from barb.charts.headline import headline
@@ -60,7 +60,8 @@ def draw_chart(
     FigureCanvasAgg(fig)
     if not choose(result)(fig, result, words):
         return None
-    decorate(fig, result, words, headline(result, words))
+    header_bottom = decorate(fig, result, words, headline(result, words))
+    fill_height(fig, header_bottom)
     fix_ticks(fig)
     drop_clipped_ticks(fig)
     return fig
