@@ -134,8 +134,11 @@ def category_ticks(
     ax.yaxis.set_major_formatter(TickFormatter(words))
 
 
-def headroom(ax: Axes, values: np.ndarray, *, px: float, floor: bool = True) -> None:
-    """Room above the data for value labels and a legend, ``px`` pixels tall."""
+def headroom(
+    ax: Axes, values: np.ndarray, *, px: float, floor: bool = True, below_px: float = 0
+) -> None:
+    """Room above the data for value labels and a legend, ``px`` pixels tall, and
+    ``below_px`` under bars that go below zero (their labels hang under them)."""
     finite = values[np.isfinite(values)]
     if finite.size == 0:
         return
@@ -143,8 +146,9 @@ def headroom(ax: Axes, values: np.ndarray, *, px: float, floor: bool = True) -> 
     if floor:  # bars start at zero
         lo, hi = min(0.0, lo), max(0.0, hi)
     span = (hi - lo) or abs(hi) or 1.0
-    bottom = lo - (0.06 * span if lo < 0 or not floor else 0)
     height_px = ax.get_position().height * FIG_H_IN * 100
+    under = max(0.06, below_px / height_px) if lo < 0 or not floor else 0.0
+    bottom = lo - under * span
     share = min(px / height_px, 0.5)
     ax.set_ylim(bottom, hi + share * (hi - bottom) / (1 - share))
 

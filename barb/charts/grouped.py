@@ -212,7 +212,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         if ax is not panels[-1]:
             ax.tick_params(axis="x", labelbottom=False)
         room = (LEGEND_ROW_PX * 2 + 20 if extremes else 10) + (60 if upright else 30)
-        headroom(ax, values, px=room)
+        headroom(ax, values, px=room, below_px=60 if upright else 30)
         value_label(ax, axis_text(column, result, words))
         if extremes and np.isfinite(values).sum() >= 2:
             hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))

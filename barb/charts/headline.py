@@ -68,7 +68,8 @@ def _row_label(result: Result, rows: pd.DataFrame, at: int) -> str:
 def _groups(result: Result, words: Words) -> str:
     groups = read_groups(result, words)
     if groups is None:
-        return words("rows_shown", count=len(result.table) if result.table is not None else 0)
+        count = len(result.table) if result.table is not None else 0
+        return words("rows_shown", count=format_value(count, words=words))
     column = groups.columns[0]
     values = floats(groups.table[column])
     texts = [
@@ -91,7 +92,7 @@ def _rows(result: Result, words: Words) -> str:
     table = result.table
     assert table is not None
     if table.empty:
-        return words("rows_shown", count=0)
+        return words("rows_shown", count="0")
     now = latest(result)
     if now is not None:
         value = with_unit(
@@ -109,10 +110,10 @@ def _rows(result: Result, words: Words) -> str:
     focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
     column = focus[0] if focus else first_numeric(table, ["close"])
     if column is None or time_column(table) is None:
-        return words("rows_shown", count=len(table))
+        return words("rows_shown", count=format_value(len(table), words=words))
     known = np.flatnonzero(pd.to_numeric(table[column], errors="coerce").notna().to_numpy())
     if not known.size:
-        return words("rows_shown", count=len(table))
+        return words("rows_shown", count=format_value(len(table), words=words))
     at = int(known[-1])
     value = _value_text(table[column].iloc[at], column, result, words)
     return words("last_value", name=column, value=value, date=_row_label(result, table, at))
