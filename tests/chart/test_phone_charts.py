@@ -5,6 +5,7 @@ artists (points, bars, lines, tick texts) against a computation made here."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import chart_factories as make
 import matplotlib.dates as mdates
@@ -15,6 +16,7 @@ from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from barb import charts
 from barb.charts import chart_headline, draw_chart, render_chart
 from barb.charts.style import FIG_W_IN
 from barb.charts.words import EN, RU
@@ -243,6 +245,20 @@ def test_hours_of_the_day_read_as_a_clock(results: dict[str, Result]) -> None:
 def test_both_languages_have_the_same_words() -> None:
     assert EN.keys() == RU.keys()
     assert all(RU[k] for k in RU)
+
+
+def test_every_word_is_used() -> None:
+    """Each key appears in the charts' code, or is built there from its prefix (a row word
+    by timeframe, a period, a unit)."""
+    code = "\n".join(
+        p.read_text() for p in Path(charts.__file__).parent.glob("*.py") if p.name != "words.py"
+    )
+    built = ("rows.", "per.", "unit.", "axis_unit.")
+    quoted = ('"{}"', "'{}'")
+    unused = [
+        k for k in EN if not any(q.format(k) in code for q in quoted) and not k.startswith(built)
+    ]
+    assert unused == []
 
 
 @pytest.mark.parametrize("shape", sorted(make.ALL_SHAPES))
