@@ -3,19 +3,17 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from barb.charts.columns import unit
-from barb.charts.value_text import format_value, with_unit
+from barb.charts.select_calls import parse_call
+from barb.charts.time_of_day import CARRIES_VALUE, is_clock_name
+from barb.charts.value_text import clock_text, format_value, with_unit
 from barb.charts.words import ENGLISH, Words
 from barb.proof_names import as_list
 from barb.result import Result
 
-# A select item: its function and what is between its parentheses.
-_CALL = re.compile(r"^\s*(?P<func>[A-Za-z_]\w*)\s*\((?P<args>.*)\)", re.DOTALL)
-_NAME = re.compile(r"^[A-Za-z_]\w*$")
 CORRELATION = frozenset({"correlation", "corr"})
 
 
@@ -44,28 +42,6 @@ def select_items(query: dict[str, Any]) -> list[str]:
     return as_list(final_stage(query).get("select"))
 
 
-def parse_call(text: str) -> tuple[str, tuple[str | None, ...]]:
-    """``percentile(gap, 90) as p90`` -> (``percentile``, (``gap``, None))."""
-    text = re.split(r"\s+as\s+", text, flags=re.IGNORECASE)[0]
-    match = _CALL.match(text)
-    if not match:
-        return "", ()
-    parts = [p.strip() for p in _split_args(match.group("args"))]
-    return match.group("func").lower(), tuple(p if _NAME.match(p) else None for p in parts)
-
-
-def _split_args(text: str) -> list[str]:
-    """Arguments split at top-level commas (``f(a, b), c`` -> two)."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += (ch == "(") - (ch == ")")
-        if ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p for p in parts if p.strip()]
-
-
 def read_aggregates(result: Result) -> list[Aggregate]:
     summary = result.summary
     assert summary is not None
@@ -83,6 +59,11 @@ def read_aggregates(result: Result) -> list[Aggregate]:
 
 def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     """The number with its unit: ``239.9 points``."""
+    query = result.query
+    if is_clock_name(agg.name, query) or (
+        agg.column and agg.func in CARRIES_VALUE and is_clock_name(agg.column, query)
+    ):
+        return clock_text(agg.value)  # a time of day: 10:12, not 612.3
     agg_unit = unit(agg.name, result) or (unit(agg.column, result) if agg.column else None)
     if agg.func in CORRELATION:
         agg_unit = None

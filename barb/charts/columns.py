@@ -52,7 +52,8 @@ def unit(column: str, result: Result) -> str | None:
 
 
 def row_word(result: Result, words: Words = ENGLISH) -> str:
-    return words.rows(timeframe(result))
+    then = result.query.get("then")
+    return words.rows(timeframe(result), groups=isinstance(then, dict) and bool(then))
 
 
 def axis_text(column: str, result: Result, words: Words = ENGLISH) -> str:

@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from barb.charts.answers import parse_call, select_items
+from barb.charts.answers import select_items
 from barb.charts.axes import (
     MAX_VALUE_LABELS,
     category_ticks,
@@ -34,6 +34,7 @@ from barb.charts.axes import (
 from barb.charts.bars import draw_bars, label_bars, labels_upright
 from barb.charts.columns import axis_text, floats, is_number, unit
 from barb.charts.line_points import decimate
+from barb.charts.select_calls import parse_call
 from barb.charts.style import (
     ACCENT,
     BAND,

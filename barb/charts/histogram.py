@@ -16,7 +16,13 @@ from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_lab
 from barb.charts.bars import draw_bars
 from barb.charts.columns import axis_text, floats, row_word, unit
 from barb.charts.style import ACCENT_LIGHT, ANSWER_COLORS, INK, LABEL_PT, LEGEND_ROW_PX
-from barb.charts.value_text import TickFormatter, format_value, is_finite_number, with_unit
+from barb.charts.time_of_day import clock_axis, is_clock_name
+from barb.charts.value_text import (
+    TickFormatter,
+    format_value,
+    is_finite_number,
+    with_unit,
+)
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
@@ -87,7 +93,10 @@ def draw_histogram(
             )
             handles.append(text_handle(text))
     headroom(ax, counts.astype("float64"), px=LEGEND_ROW_PX * len(handles) + 45)
-    ax.xaxis.set_major_formatter(TickFormatter(words))
+    if is_clock_name(column, result.query):  # minutes of the day on a clock: 09:30, 12:00
+        clock_axis(ax.xaxis, float(edges[0]), float(edges[-1]))
+    else:
+        ax.xaxis.set_major_formatter(TickFormatter(words))
     ax.yaxis.set_major_formatter(TickFormatter(words))
     ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
     value_label(ax, words("number_of", rows=word))

@@ -14,14 +14,18 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axis import Axis
+from matplotlib.ticker import FuncFormatter, MultipleLocator
 
-from barb.charts.answers import parse_call
+from barb.charts.select_calls import parse_call
+from barb.charts.value_text import clock_text
 from barb.proof_names import as_list
 
 MINUTES_PER_DAY = 1440
-# Aggregates whose value is one of their argument's values.
-_CARRIES_VALUE = frozenset(
-    {"arg_max", "arg_min", "first", "last", "min", "max", "median", "mode", "percentile"}
+CLOCK_STEPS = (15, 30, 60, 120, 180, 240, 360, 720, 1440)  # minutes between clock ticks
+# Aggregates whose value is a value of their argument's kind (a mean of times is a time).
+CARRIES_VALUE = frozenset(
+    {"arg_max", "arg_min", "first", "last", "min", "max", "median", "percentile", "mean", "avg"}
 )
 _CLOCK_EXPR = re.compile(
     r"^\s*(?:hour\(\)\s*\*\s*60\s*\+\s*minute\(\)|minute\(\)\s*\+\s*hour\(\)\s*\*\s*60|"
@@ -43,9 +47,11 @@ def _origin(name: str, query: dict[str, Any]) -> tuple[str, str] | None:
         for item in as_list(stage.get("select")):
             alias = _ALIAS.search(item)
             func, args = parse_call(item)
+            # Unnamed, the engine names it after the call: arg_max(tod, high) -> arg_max_tod_high.
             default = f"{func}_{args[0]}" if args and args[0] else None
-            if (alias and alias.group(1) == name) or (not alias and name == default):
-                if func in _CARRIES_VALUE and args and args[0]:
+            unnamed = default is not None and (name == default or name.startswith(default + "_"))
+            if (alias and alias.group(1) == name) or (not alias and unnamed):
+                if func in CARRIES_VALUE and args and args[0]:
                     return "carry", args[0]
                 return None
         maps = stage.get("map") or {}
@@ -87,3 +93,10 @@ def clock_kind(name: str, series: pd.Series, query: dict[str, Any]) -> str | Non
     if name in HOUR_NAMES and _whole_in(series, 24):
         return "hour"
     return None
+
+
+def clock_axis(axis: Axis, lo: float, hi: float) -> None:
+    """An axis of minutes of the day read on a clock (``09:30``), ticked at round times."""
+    step = next(m for m in CLOCK_STEPS if (hi - lo) / m <= 5)
+    axis.set_major_locator(MultipleLocator(step))
+    axis.set_major_formatter(FuncFormatter(lambda x, _: clock_text(x)))

@@ -21,6 +21,7 @@ EN: dict[str, str] = {
     "price": "price",
     "rows.daily": "days",
     "rows.other": "bars",
+    "rows.groups": "groups",
     "number_of": "number of {rows}",
     "per.year": "year",
     "per.month": "month",
@@ -77,6 +78,7 @@ RU: dict[str, str] = {
     "price": "цена",
     "rows.daily": "дней",
     "rows.other": "баров",
+    "rows.groups": "групп",
     "number_of": "число {rows}",
     "per.year": "год",
     "per.month": "месяц",
@@ -143,8 +145,11 @@ class Words:
     def formats(self, key: str) -> list[str]:
         return self.table[key].split("|")
 
-    def rows(self, timeframe: str) -> str:
-        """What a row of bars is called: days for daily bars, else bars."""
+    def rows(self, timeframe: str, *, groups: bool = False) -> str:
+        """What the rows are called: days for daily bars, else bars; the groups of a first
+        stage when a ``then`` stage reads them."""
+        if groups:
+            return self.table["rows.groups"]
         return self.table["rows.daily" if timeframe == "daily" else "rows.other"]
 
     def unit(self, unit: str | None, *, axis: bool = False) -> str | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import chart_factories as make
 import matplotlib.dates as mdates
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection, PolyCollection
@@ -19,8 +20,9 @@ from matplotlib.text import Text
 from barb import charts
 from barb.charts import chart_headline, draw_chart, render_chart
 from barb.charts.style import FIG_W_IN
+from barb.charts.time_of_day import is_clock_name
 from barb.charts.words import EN, RU
-from barb.result import Result
+from barb.result import Result, Summary
 
 PHONE_PX = 360  # the width a photo is shown at on a small phone
 # Smallest text heights, in pixels at PHONE_PX wide, that read without zooming.
@@ -231,6 +233,64 @@ def test_time_of_day_ticks_read_as_a_clock(results: dict[str, Result]) -> None:
         assert text == f"{minutes // 60:02d}:{minutes % 60:02d}"
         assert minutes % 15 == 0  # round times of day, not every n-th bar
     assert "570" not in " ".join(t.get_text() for t in texts(fig))
+
+
+@pytest.mark.parametrize(
+    ("name", "query", "clock"),
+    [
+        ("tod", {"map": {"tod": "hour() * 60 + minute()"}}, True),
+        ("t", {"map": {"tod": "60 * hour() + minute()", "t": "tod"}}, True),
+        (
+            "high_tod",
+            {"map": {"tod": "hour()*60+minute()"}, "select": "arg_max(tod, high) as high_tod"},
+            True,
+        ),
+        (
+            "arg_max_tod_high",
+            {
+                "map": {"tod": "hour() * 60 + minute()"},
+                "select": "arg_max(tod, high)",
+                "then": {"group_by": "arg_max_tod_high", "select": "count()"},
+            },
+            True,
+        ),
+        ("mean_tod", {"map": {"tod": "hour() * 60 + minute()"}, "select": "mean(tod)"}, True),
+        ("std_tod", {"map": {"tod": "hour() * 60 + minute()"}, "select": "std(tod)"}, False),
+        ("tod", {"map": {"tod": "hour() * 60"}}, False),
+        ("minute_of_day", {}, True),
+    ],
+)
+def test_which_columns_are_a_time_of_day(name: str, query: dict, clock: bool) -> None:
+    assert is_clock_name(name, query) is clock
+
+
+def test_a_mean_time_of_day_reads_as_a_clock_in_headline_and_axis() -> None:
+    """The mean and median time of the day's high, over days: 10:12, not 612.3."""
+    days = pd.DataFrame({"date": [f"2024-01-{d:02d}" for d in range(2, 12)]})
+    days["high_tod"] = [570, 575, 600, 660, 720, 780, 840, 900, 955, 615]
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "map": {"tod": "hour() * 60 + minute()"},
+        "group_by": "date()",
+        "select": "arg_max(tod, high) as high_tod",
+        "then": {"select": ["mean(high_tod)", "median(high_tod)"]},
+    }
+    mean, median = days["high_tod"].mean(), days["high_tod"].median()
+    bars = make.make_bars(10, freq="5min", start="2024-01-02 09:30")
+    result = Result(
+        query=query,
+        summary=Summary(type="dict", values={"mean_high_tod": mean, "median_high_tod": median}),
+        source_rows=days,
+        metadata=make.metadata(bars, timeframe="5m"),
+    )
+    clock = [f"{round(v) // 60:02d}:{round(v) % 60:02d}" for v in (mean, median)]
+    assert chart_headline(result, "en") == (
+        f"mean_high_tod = {clock[0]} · median_high_tod = {clock[1]}"
+    )
+    fig = figure(result)  # the days as bars, the answers as lines across them
+    ticks = tick_texts(fig.axes[0], "y")
+    assert ticks and all(re.fullmatch(r"\d\d:\d\d", t) for t in ticks), ticks
 
 
 def test_hours_of_the_day_read_as_a_clock(results: dict[str, Result]) -> None:
