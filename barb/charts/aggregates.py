@@ -52,7 +52,7 @@ from barb.charts.style import (
     VALUE_PT,
 )
 from barb.charts.time_axis import bar_step, date_axis, label_axis
-from barb.charts.time_of_day import clock_axis, is_clock_name
+from barb.charts.time_of_day import clock_axis, time_kind
 from barb.charts.value_text import TickFormatter
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
@@ -212,8 +212,9 @@ def _draw_stage_rows(
             handles.append(Line2D([], [], color=color, linewidth=3.0, label=text))
     category_ticks(ax, labels, rotate=rotate, step=step, words=words)
     headroom(ax, values, px=LEGEND_ROW_PX * max(len(aggs), 1) + 30)
-    if is_clock_name(main.column, result.query):  # bars of times of day, from 00:00
-        clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)))
+    kind = time_kind(main.column, result.query)
+    if kind is not None:  # bars of times of day, from 00:00
+        clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
     value_label(ax, axis_text(main.column, result, words))
     ax.set_xlabel(" · ".join(keys[:2]), fontsize=LABEL_PT)
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]

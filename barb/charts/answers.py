@@ -8,8 +8,8 @@ from typing import Any
 
 from barb.charts.columns import unit
 from barb.charts.select_calls import parse_call
-from barb.charts.time_of_day import CARRIES_VALUE, is_clock_name
-from barb.charts.value_text import clock_text, format_value, with_unit
+from barb.charts.time_of_day import time_kind, time_text
+from barb.charts.value_text import format_value, with_unit
 from barb.charts.words import ENGLISH, Words
 from barb.proof_names import as_list
 from barb.result import Result
@@ -59,11 +59,9 @@ def read_aggregates(result: Result) -> list[Aggregate]:
 
 def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     """The number with its unit: ``239.9 points``."""
-    query = result.query
-    if is_clock_name(agg.name, query) or (
-        agg.column and agg.func in CARRIES_VALUE and is_clock_name(agg.column, query)
-    ):
-        return clock_text(agg.value)  # a time of day: 10:12, not 612.3
+    kind = time_kind(agg.name, result.query)
+    if kind is not None:
+        return time_text(agg.value, kind)  # a time of day: 10:12, not 612.3
     agg_unit = unit(agg.name, result) or (unit(agg.column, result) if agg.column else None)
     if agg.func in CORRELATION:
         agg_unit = None

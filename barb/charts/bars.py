@@ -69,11 +69,12 @@ def label_bars(
     padding: float = 3,
     upright: bool = False,
     words: Words = ENGLISH,
+    texts: list[str] | None = None,
 ) -> None:
     """Each bar's value ``padding`` points beyond its end (at zero for a missing value);
     ``upright`` turns the labels of narrow vertical bars to run along them."""
     weight = "bold" if bold else "normal"
-    texts = format_all(values, unit, words)
+    texts = texts if texts is not None else format_all(values, unit, words)
     for pos, end, text in zip(at, np.nan_to_num(values), texts, strict=True):
         away = -1 if end < 0 else 1
         if horizontal:

@@ -51,8 +51,8 @@ from barb.charts.style import (
     RIGHT,
     VALUE_PT,
 )
-from barb.charts.time_of_day import clock_kind
-from barb.charts.value_text import clock_text, date_text, format_all
+from barb.charts.time_of_day import clock_axis, clock_kind, time_kind, time_text
+from barb.charts.value_text import date_text, format_all
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
@@ -102,6 +102,8 @@ def _round_times(
     if len(by) != 1 or clock_kind(by[0], table[by[0]], query) is None:
         return None
     minutes = pd.to_numeric(table[by[0]], errors="coerce").to_numpy(dtype="float64")
+    if not (np.diff(minutes) > 0).all():  # sorted by value: every label, in that order
+        return None
     if clock_kind(by[0], table[by[0]], query) == "hour":
         minutes = minutes * 60
     _, step = label_fit(labels)
@@ -143,7 +145,7 @@ def with_empty_groups(
 
 def _all_groups(keys: pd.Series, name: str, result: Result) -> list[Any] | None:
     present = keys.dropna()
-    if present.empty:
+    if present.empty or len(present) < len(keys):  # a group of missing keys has no slot
         return None
     names = set(present.astype(str))
     for calendar in (WEEKDAYS, MONTHS):
@@ -188,6 +190,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             _shade_blocks(ax, groups.table[groups.by[0]].tolist())
         values = floats(groups.table[column])
         value_unit = unit(column, result)
+        kind = time_kind(column, result.query)
+        texts = value_texts(values, value_unit, kind, words)
         extremes = i == 0
         upright = False
         if n > MAX_GROUP_BARS:
@@ -207,17 +211,25 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                 size = VALUE_PT if n <= 12 else VALUE_PT - 1.5
                 upright = labels_upright(values, value_unit, slot_pt, size)
                 label_bars(
-                    ax, positions, values, value_unit, size=size, upright=upright, words=words
+                    ax,
+                    positions,
+                    values,
+                    value_unit,
+                    size=size,
+                    upright=upright,
+                    words=words,
+                    texts=texts,
                 )
         category_ticks(ax, labels, rotate=rotate, step=step, words=words, at=groups.round_times)
         if ax is not panels[-1]:
             ax.tick_params(axis="x", labelbottom=False)
         room = (LEGEND_ROW_PX * 2 + 20 if extremes else 10) + (60 if upright else 30)
         headroom(ax, values, px=room, below_px=60 if upright else 30)
+        if kind is not None:  # each group's time of day (the hour of its high, say)
+            clock_axis(ax.yaxis, *ax.get_ylim(), kind)
         value_label(ax, axis_text(column, result, words))
         if extremes and np.isfinite(values).sum() >= 2:
             hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
-            texts = format_all(values, value_unit, words)
             handles = [
                 Patch(color=HIGH, label=f"{words('highest')}: {labels[hi]}  {texts[hi]}"),
                 Patch(color=LOW, label=f"{words('lowest')}: {labels[lo]}  {texts[lo]}"),
@@ -267,11 +279,19 @@ def group_labels(
 
 def _key_texts(column: pd.Series, name: str, query: dict[str, Any], words: Words) -> list[str]:
     clock = clock_kind(name, column, query)
-    if clock == "minute":
-        return [clock_text(v) for v in column]
-    if clock == "hour":
-        return [clock_text(60 * v) if v == v else str(v) for v in column]
+    if clock is not None:
+        return [time_text(v, clock) for v in column]
     return [_key_text(name, v, words) for v in column]
+
+
+def value_texts(
+    values: np.ndarray, value_unit: str | None, kind: str | None, words: Words
+) -> list[str]:
+    """Each group's value as written by its bar and in the legend: a time of day on the
+    clock, else a number."""
+    if kind is not None:
+        return [time_text(v, kind) if np.isfinite(v) else words("no_value") for v in values]
+    return format_all(values, value_unit, words)
 
 
 def _key_text(name: str, value: Any, words: Words) -> str:

@@ -12,9 +12,10 @@ import pandas as pd
 
 from barb.charts.answers import CORRELATION, answer_text, answer_value, final_stage, read_aggregates
 from barb.charts.columns import bar_labels, first_numeric, floats, is_number, time_column, unit
-from barb.charts.grouped import read_groups
+from barb.charts.grouped import read_groups, value_texts
 from barb.charts.kinds import Latest, latest
-from barb.charts.value_text import date_text, format_all, format_value, with_unit
+from barb.charts.time_of_day import time_kind
+from barb.charts.value_text import date_text, format_value, with_unit
 from barb.charts.words import Words, words_for
 from barb.result import Result
 
@@ -72,10 +73,10 @@ def _groups(result: Result, words: Words) -> str:
         return words("rows_shown", count=format_value(count, words=words))
     column = groups.columns[0]
     values = floats(groups.table[column])
-    texts = [
-        with_unit(t, unit(column, result), words)
-        for t in format_all(values, unit(column, result), words)
-    ]
+    kind = time_kind(column, result.query)
+    texts = value_texts(values, unit(column, result), kind, words)
+    if kind is None:
+        texts = [with_unit(t, unit(column, result), words) for t in texts]
     if np.isfinite(values).sum() < 2:
         at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
         return words("answer", name=f"{column} ({groups.labels[at]})", value=texts[at])

@@ -16,7 +16,7 @@ from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_lab
 from barb.charts.bars import draw_bars
 from barb.charts.columns import axis_text, floats, row_word, unit
 from barb.charts.style import ACCENT_LIGHT, ANSWER_COLORS, INK, LABEL_PT, LEGEND_ROW_PX
-from barb.charts.time_of_day import clock_axis, is_clock_name
+from barb.charts.time_of_day import clock_axis, time_kind
 from barb.charts.value_text import (
     TickFormatter,
     format_value,
@@ -93,8 +93,9 @@ def draw_histogram(
             )
             handles.append(text_handle(text))
     headroom(ax, counts.astype("float64"), px=LEGEND_ROW_PX * len(handles) + 45)
-    if is_clock_name(column, result.query):  # minutes of the day on a clock: 09:30, 12:00
-        clock_axis(ax.xaxis, float(edges[0]), float(edges[-1]))
+    kind = time_kind(column, result.query)
+    if kind is not None:  # times of the day on a clock: 09:30, 12:00
+        clock_axis(ax.xaxis, float(edges[0]), float(edges[-1]), kind)
     else:
         ax.xaxis.set_major_formatter(TickFormatter(words))
     ax.yaxis.set_major_formatter(TickFormatter(words))

@@ -12,12 +12,17 @@ _NAME = re.compile(r"^[A-Za-z_]\w*$")
 
 def parse_call(text: str) -> tuple[str, tuple[str | None, ...]]:
     """``percentile(gap, 90) as p90`` -> (``percentile``, (``gap``, None))."""
+    func, parts = call_args(text)
+    return func, tuple(p if _NAME.match(p) else None for p in parts)
+
+
+def call_args(text: str) -> tuple[str, list[str]]:
+    """``arg_max(hour(), high) as h`` -> (``arg_max``, [``hour()``, ``high``])."""
     text = re.split(r"\s+as\s+", text, flags=re.IGNORECASE)[0]
     match = _CALL.match(text)
     if not match:
-        return "", ()
-    parts = [p.strip() for p in _split_args(match.group("args"))]
-    return match.group("func").lower(), tuple(p if _NAME.match(p) else None for p in parts)
+        return "", []
+    return match.group("func").lower(), [p.strip() for p in _split_args(match.group("args"))]
 
 
 def _split_args(text: str) -> list[str]:

@@ -17,8 +17,8 @@ import pandas as pd
 from matplotlib.axis import Axis
 from matplotlib.ticker import FuncFormatter, MultipleLocator
 
-from barb.charts.select_calls import parse_call
-from barb.charts.value_text import clock_text
+from barb.charts.select_calls import call_args
+from barb.charts.value_text import clock_text, is_finite_number
 from barb.proof_names import as_list
 
 MINUTES_PER_DAY = 1440
@@ -31,6 +31,8 @@ _CLOCK_EXPR = re.compile(
     r"^\s*(?:hour\(\)\s*\*\s*60\s*\+\s*minute\(\)|minute\(\)\s*\+\s*hour\(\)\s*\*\s*60|"
     r"minute\(\)\s*\+\s*60\s*\*\s*hour\(\)|60\s*\*\s*hour\(\)\s*\+\s*minute\(\))\s*$"
 )
+_HOUR_EXPR = re.compile(r"^\s*hour\(\)\s*$")
+_NAME = re.compile(r"^[A-Za-z_]\w*$")
 _ALIAS = re.compile(r"\s+as\s+([A-Za-z_]\w*)\s*$", re.IGNORECASE)
 CLOCK_NAMES = frozenset({"minute_of_day"})
 HOUR_NAMES = frozenset({"hour"})
@@ -41,40 +43,47 @@ def _stages(query: dict[str, Any]) -> list[dict[str, Any]]:
     return [query, then] if isinstance(then, dict) else [query]
 
 
-def _origin(name: str, query: dict[str, Any]) -> tuple[str, str] | None:
-    """What ``name`` is made from: ("map", expression) or ("carry", argument column)."""
+def _origin(name: str, query: dict[str, Any]) -> str | None:
+    """The expression ``name`` holds values of: its map expression, or the argument of an
+    aggregate that keeps its argument's kind (``arg_max(tod, high) as high_tod`` -> ``tod``)."""
     for stage in reversed(_stages(query)):
         for item in as_list(stage.get("select")):
             alias = _ALIAS.search(item)
-            func, args = parse_call(item)
+            func, args = call_args(item)
             # Unnamed, the engine names it after the call: arg_max(tod, high) -> arg_max_tod_high.
-            default = f"{func}_{args[0]}" if args and args[0] else None
+            default = f"{func}_{args[0]}" if args and _NAME.match(args[0]) else None
             unnamed = default is not None and (name == default or name.startswith(default + "_"))
             if (alias and alias.group(1) == name) or (not alias and unnamed):
-                if func in CARRIES_VALUE and args and args[0]:
-                    return "carry", args[0]
-                return None
+                return args[0] if func in CARRIES_VALUE and args else None
         maps = stage.get("map") or {}
         if name in maps:
-            return "map", str(maps[name])
+            return str(maps[name])
     return None
 
 
-def is_clock_name(name: str, query: dict[str, Any], depth: int = 0) -> bool:
-    """Whether the query made ``name`` a minute of the day (``hour() * 60 + minute()``)."""
+def time_kind(name: str, query: dict[str, Any], depth: int = 0) -> str | None:
+    """``"minute"`` when the query made ``name`` a minute of the day (``hour() * 60 +
+    minute()``), ``"hour"`` an hour of the day (``hour()``), else None."""
     if name in CLOCK_NAMES:
-        return True
-    origin = _origin(name, query)
-    if origin is None or depth > 8:
-        return False
-    kind, source = origin
-    if kind == "map":
-        return bool(_CLOCK_EXPR.match(source)) or (
-            re.fullmatch(r"[A-Za-z_]\w*", source.strip()) is not None
-            and source.strip() != name
-            and is_clock_name(source.strip(), query, depth + 1)
-        )
-    return source != name and is_clock_name(source, query, depth + 1)
+        return "minute"
+    if name in HOUR_NAMES:
+        return "hour"
+    source = _origin(name, query)
+    if source is None or depth > 8:
+        return None
+    source = source.strip()
+    if _CLOCK_EXPR.match(source):
+        return "minute"
+    if _HOUR_EXPR.match(source):
+        return "hour"
+    if _NAME.match(source) and source != name:
+        return time_kind(source, query, depth + 1)
+    return None
+
+
+def is_clock_name(name: str, query: dict[str, Any]) -> bool:
+    """Whether ``name`` holds minutes of the day."""
+    return time_kind(name, query) == "minute"
 
 
 def _whole_in(series: pd.Series, top: int) -> bool:
@@ -87,16 +96,20 @@ def _whole_in(series: pd.Series, top: int) -> bool:
 
 
 def clock_kind(name: str, series: pd.Series, query: dict[str, Any]) -> str | None:
-    """``"minute"`` for minutes of the day, ``"hour"`` for hours of the day, else None."""
-    if is_clock_name(name, query) and _whole_in(series, MINUTES_PER_DAY):
-        return "minute"
-    if name in HOUR_NAMES and _whole_in(series, 24):
-        return "hour"
-    return None
+    """``time_kind`` of a column whose values are whole minutes or hours of a day."""
+    kind = time_kind(name, query)
+    top = {"minute": MINUTES_PER_DAY, "hour": 24}.get(kind or "")
+    return kind if top and _whole_in(series, top) else None
 
 
-def clock_axis(axis: Axis, lo: float, hi: float) -> None:
-    """An axis of minutes of the day read on a clock (``09:30``), ticked at round times."""
-    step = next(m for m in CLOCK_STEPS if (hi - lo) / m <= 5)
-    axis.set_major_locator(MultipleLocator(step))
-    axis.set_major_formatter(FuncFormatter(lambda x, _: clock_text(x)))
+def time_text(value: Any, kind: str) -> str:
+    """A minute or an hour of the day on the clock: 570 or 9.5 -> ``09:30``."""
+    return clock_text(value * 60 if kind == "hour" and is_finite_number(value) else value)
+
+
+def clock_axis(axis: Axis, lo: float, hi: float, kind: str = "minute") -> None:
+    """An axis of minutes (or hours) of the day read on a clock, ticked at round times."""
+    per = 60 if kind == "hour" else 1
+    step = next(m for m in CLOCK_STEPS if (hi - lo) * per / m <= 5)
+    axis.set_major_locator(MultipleLocator(step / per))
+    axis.set_major_formatter(FuncFormatter(lambda x, _: time_text(x, kind)))
