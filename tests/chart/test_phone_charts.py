@@ -20,7 +20,7 @@ from matplotlib.text import Text
 from barb import charts
 from barb.charts import chart_headline, draw_chart, render_chart
 from barb.charts.style import FIG_W_IN
-from barb.charts.time_of_day import is_clock_name
+from barb.charts.time_of_day import is_clock_name, time_kind
 from barb.charts.words import EN, RU
 from barb.result import Result, Summary
 
@@ -291,6 +291,32 @@ def test_a_mean_time_of_day_reads_as_a_clock_in_headline_and_axis() -> None:
     fig = figure(result)  # the days as bars, the answers as lines across them
     ticks = tick_texts(fig.axes[0], "y")
     assert ticks and all(re.fullmatch(r"\d\d:\d\d", t) for t in ticks), ticks
+
+
+@pytest.mark.parametrize(
+    ("name", "query", "kind"),
+    [
+        ("hour", {}, "hour"),
+        ("high_hour", {"select": "arg_max(hour(), high) as high_hour"}, "hour"),
+        (
+            "high_hour",
+            {
+                "select": "arg_max(hour(), high) as high_hour",
+                "then": {"group_by": "high_hour", "select": "count() as days"},
+            },
+            "hour",
+        ),
+        ("h", {"map": {"h": "hour()"}}, "hour"),
+        ("tod", {"map": {"tod": "hour() * 60 + minute()"}}, "minute"),
+        (
+            "days",
+            {"select": "arg_max(hour(), high) as h", "then": {"select": "count() as days"}},
+            None,
+        ),
+    ],
+)
+def test_hours_and_minutes_of_the_day(name: str, query: dict, kind: str | None) -> None:
+    assert time_kind(name, query) == kind
 
 
 def test_hours_of_the_day_read_as_a_clock(results: dict[str, Result]) -> None:
