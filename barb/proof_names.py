@@ -1,4 +1,4 @@
-"""Words for a result's proof: file names, chart titles, and the unit of a column.
+"""Words for a result's proof: file names, and the unit of a column.
 
 The chart and the CSV sent to a person carry the same name, built from what was asked:
 instrument, session, timeframe, what was computed and the period the data actually covers,
@@ -15,7 +15,6 @@ from barb.result import Metadata, Result
 
 # Room left for "what was computed" in a file name; the whole name stays under ~100 chars.
 MAX_WHAT_CHARS = 44
-MAX_SUBTITLE_CHARS = 110
 
 _OPERATOR_WORDS = (
     (">=", " ge "),
@@ -105,50 +104,6 @@ def csv_filename(result: Result) -> str:
     return proof_basename(result) + ".csv"
 
 
-def period_text(metadata: Metadata) -> str:
-    if metadata.period_start is None or metadata.period_end is None:
-        return "no bars"
-    if metadata.period_start == metadata.period_end:
-        return metadata.period_start.isoformat()
-    return f"{metadata.period_start.isoformat()} — {metadata.period_end.isoformat()}"
-
-
-def chart_title(metadata: Metadata) -> str:
-    """``NQ · RTH · daily · 2008-01-02 — 2026-01-07``: the data the chart is drawn from."""
-    return " · ".join(
-        (metadata.instrument, metadata.session, metadata.timeframe, period_text(metadata))
-    )
-
-
-def chart_subtitle(query: dict[str, Any]) -> str:
-    """What was computed, in the query's own words, shortened to fit one line."""
-    parts: list[str] = []
-    select = as_list(query.get("select"))
-    group_by = as_list(query.get("group_by"))
-    if select:
-        parts.append(", ".join(select))
-    elif group_by:
-        parts.append("count()")
-    if group_by:
-        parts.append("by " + ", ".join(group_by))
-    if query.get("where"):
-        parts.append(f"where {query['where']}")
-    events = [j["source"] if isinstance(j, dict) else str(j) for j in query.get("join") or []]
-    if events:
-        parts.append("with " + ", ".join(events) + " days")
-    for name, expr in (query.get("map") or {}).items():
-        if name not in group_by:  # "weekday = dayname()" only repeats the group key
-            parts.append(f"{name} = {expr}")
-    if query.get("sort"):
-        parts.append(f"sorted {query['sort']}")
-    if query.get("limit"):
-        parts.append(f"first {query['limit']}")
-    text = " · ".join(parts) or "all bars"
-    if len(text) > MAX_SUBTITLE_CHARS:
-        text = text[: MAX_SUBTITLE_CHARS - 1].rstrip(" ·,") + "…"
-    return text
-
-
 _AGGREGATE_PREFIX = re.compile(
     r"^(?:mean|avg|median|min|max|sum|std|stdev|var|first|last|percentile|quantile)_(\w+?)(?:_\d+)?$"
 )
@@ -184,8 +139,3 @@ def column_unit(
     if _TIMES_100.search(maps.get(base, "")):
         return "%"
     return _name_unit(name, timeframe) or _name_unit(base, timeframe)
-
-
-def axis_label(column: str, timeframe: str = "daily", query: dict[str, Any] | None = None) -> str:
-    unit = column_unit(column, timeframe, query)
-    return f"{column} ({unit})" if unit else column

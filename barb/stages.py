@@ -25,12 +25,15 @@ from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_aggregate
 
+# A table of the latest bars keeps this many bars before them, to show the series it ends.
+LATEST_HISTORY_ROWS = 1_000
+
 
 @dataclass
 class StageOutput:
     summary: Summary
     table: pd.DataFrame | None = None
-    # The rows behind a single-row answer.
+    # The rows behind a single-row answer, or the bars the latest rows were taken from.
     source_rows: pd.DataFrame | None = None
     rows_kept: int = 0
     focus: list[str] = field(default_factory=list)
@@ -108,6 +111,7 @@ def _answer(
         rows = shown_rows(frame, ctx.timeframe, hide)
         return StageOutput(summary, source_rows=rows, warnings=warnings)
 
+    history = None
     if selected is not None:
         names = [s.name for s in stage.select]
         table = pd.DataFrame({n: v.to_numpy()[keep] for n, v in selected.items()})
@@ -124,6 +128,8 @@ def _answer(
         rows.index = pd.RangeIndex(len(rows))
         table = shown_rows(rows, ctx.timeframe, hide)
         focus = []
+        if _latest_first(stage):  # "ATR now": the bars it is the latest of, for the chart
+            history = shown_rows(frame.iloc[-LATEST_HISTORY_ROWS:], ctx.timeframe, hide)
     stat_cols = [n for n, _ in stage.map_exprs] + [k.column for k in stage.sort]
     stat_cols += [s.name for s in stage.select]
     value_cols = [s.name for s in stage.select] or [
@@ -137,7 +143,17 @@ def _answer(
         timeframe=ctx.timeframe,
         sort=sort_keys(stage),
     )
-    return StageOutput(summary, table=table, focus=focus, warnings=warnings)
+    return StageOutput(summary, table=table, source_rows=history, focus=focus, warnings=warnings)
+
+
+def _latest_first(stage: StagePlan) -> bool:
+    """The latest bars first, a few of them: a question about "now"."""
+    return bool(
+        stage.sort
+        and stage.limit is not None
+        and stage.sort[0].descending
+        and stage.sort[0].column in ("timestamp", "trading_date", "date")
+    )
 
 
 def shown_rows(frame: pd.DataFrame, timeframe: str, hide: tuple[str, ...] = ()) -> pd.DataFrame:

@@ -1,13 +1,23 @@
-"""The chart that proves an answer: one 1280×720 PNG per result, chosen from its shape.
+"""The chart that proves an answer: one portrait PNG per result, sized for a phone, in the
+person's language (``language="en"`` or ``"ru"``; the words are in ``words.py``).
 
-- grouped (``grouped.py``): one bar per group, the highest and lowest in their own colours;
+What the number means picks the drawing:
+
+- a correlation (``scatter.py``): the rows as points of its two columns, the fit line, r in
+  the headline;
+- a value "now" (``latest.py``): the series it is the latest value of, the value marked;
+- grouped (``grouped.py``): one bar per group, the highest and lowest in their own colours,
+  each aggregate in its own panel, empty groups of a count shown as zero, times of day as
+  ``09:30``;
 - rows over time (``rows.py``, ``price.py``): price (candles for a few consecutive bars, else
   a line) with the query's own columns overlaid when they are on the price's scale, or in a
-  lower panel; a short ranked or filtered list of days is one horizontal bar per day, which
-  reads better than a few dots spread over 18 years;
+  lower panel; a short ranked or filtered list of days is one horizontal bar per day;
 - a number or a few numbers (``aggregates.py``, ``histogram.py``): the rows behind them, as
   a histogram of the averaged column with each answer marked, or, for ``count()``, when the
   counted rows occurred.
+
+Every chart is headed by its headline (``headline.py``), the number it proves in one line,
+which is also the photo's caption.
 
 Figures are built with ``Figure`` + ``FigureCanvasAgg``, never through pyplot, so rendering
 touches no global state and needs no display. Sizes are in points at 100 dpi and the dpi
@@ -19,6 +29,7 @@ PNG is written without Pillow's filter search (``png.py``), and the figure's gar
 collected while young (``render.py``). None of it changes a pixel.
 """
 
-from barb.charts.render import render_chart
+from barb.charts.headline import chart_headline
+from barb.charts.render import draw_chart, render_chart
 
-__all__ = ["render_chart"]
+__all__ = ["chart_headline", "draw_chart", "render_chart"]

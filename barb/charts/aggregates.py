@@ -1,6 +1,7 @@
 """A number or a few numbers, drawn from the rows behind them: a histogram of the averaged
 column with each answer marked; for a sum, the running total ending at the answer; for
-``count()``, when the counted rows occurred (per year, per month, per day, or one dot each)."""
+``count()``, when the counted rows occurred (per year, per month, per day, or one dot each);
+for a ``then`` stage, the first stage's groups as bars with the answer across them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from barb.charts.answers import Aggregate, answer_text, read_aggregates
@@ -20,9 +22,11 @@ from barb.charts.axes import (
     legend,
     plot_axes,
     text_handle,
+    value_label,
 )
-from barb.charts.bars import draw_bars, label_bars
+from barb.charts.bars import draw_bars, label_bars, labels_upright
 from barb.charts.columns import (
+    axis_text,
     bar_labels,
     floats,
     is_number,
@@ -30,6 +34,7 @@ from barb.charts.columns import (
     time_column,
     timeframe,
 )
+from barb.charts.grouped import MAX_GROUP_BARS, group_labels
 from barb.charts.histogram import draw_histogram
 from barb.charts.line_points import decimate
 from barb.charts.price import draw_price
@@ -37,20 +42,25 @@ from barb.charts.style import (
     ACCENT,
     ANSWER_COLORS,
     AXIS,
+    FIG_W_IN,
     LABEL_PT,
+    LEFT,
     LEGEND_ROW_PX,
+    NEUTRAL,
     PLOT_BOTTOM,
+    RIGHT,
     VALUE_PT,
 )
 from barb.charts.time_axis import bar_step, date_axis, label_axis
+from barb.charts.time_of_day import clock_axis, time_kind
 from barb.charts.value_text import TickFormatter
-from barb.proof_names import axis_label
+from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
 MAX_COUNTED_DOTS = 60  # counted bars in a short period shown one dot each up to this many
 
 
-def draw_aggregate(fig: Figure, result: Result) -> bool:
+def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     rows = result.source_rows
     if rows is None or rows.empty:
         return False
@@ -60,13 +70,17 @@ def draw_aggregate(fig: Figure, result: Result) -> bool:
         None,
     )
     if main is None or main.column is None:
-        return _draw_counts(fig, result, rows, aggs)
+        return _draw_counts(fig, result, rows, aggs, words)
+    if time_column(rows) is None and len(rows) <= MAX_GROUP_BARS and len(rows.columns) > 1:
+        return _draw_stage_rows(fig, result, rows, main, aggs, words)
     if main.func == "sum" and time_column(rows) is not None:
-        return _draw_running_total(fig, result, rows, main, aggs)
-    return draw_histogram(fig, result, rows, main.column, aggs)
+        return _draw_running_total(fig, result, rows, main, aggs, words)
+    return draw_histogram(fig, result, rows, main.column, aggs, words)
 
 
-def _draw_counts(fig: Figure, result: Result, rows: pd.DataFrame, aggs: list[Aggregate]) -> bool:
+def _draw_counts(
+    fig: Figure, result: Result, rows: pd.DataFrame, aggs: list[Aggregate], words: Words
+) -> bool:
     """When the counted rows occurred: per year, per month, or one mark per row."""
     date_col = "trading_date" if "trading_date" in rows.columns else time_column(rows)
     if date_col is None:
@@ -78,45 +92,56 @@ def _draw_counts(fig: Figure, result: Result, rows: pd.DataFrame, aggs: list[Agg
     end = pd.Timestamp(meta.period_end) if meta.period_end else dates.max()
     months = (end.year - start.year) * 12 + end.month - start.month + 1
     if end.year - start.year >= 2:
-        freq, per, label = "Y", "year", "%Y"
+        freq, per = "Y", "year"
     elif months >= 3:
-        freq, per, label = "M", "month", "%b %Y"
+        freq, per = "M", "month"
     elif len(rows) > MAX_COUNTED_DOTS:  # intraday bars: how many each day
-        freq, per, label = "B", "day", "%b %d"
+        freq, per = "B", "day"
     else:
-        return _draw_counted_days(fig, result, rows, aggs)
-    values, labels = _count_per(dates, start, end, freq, label)
+        return _draw_counted_days(fig, result, rows, aggs, words)
+    values, labels = _count_per(dates, start, end, freq, words)
 
     rotate, step = label_fit(labels)
     ax = plot_axes(fig, bottom=PLOT_BOTTOM + (0.09 if rotate else 0.0))
     positions = np.arange(len(values))
     draw_bars(ax, positions, values, width=0.72, color=ACCENT)
+    upright = False
     if len(values) <= MAX_VALUE_LABELS:
-        label_bars(ax, positions, values, None, size=VALUE_PT, bold=False)
-    category_ticks(ax, labels, rotate=rotate, step=step)
+        slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / len(values)
+        upright = labels_upright(values, None, slot_pt, VALUE_PT)
+        label_bars(
+            ax, positions, values, None, size=VALUE_PT, bold=False, upright=upright, words=words
+        )
+    category_ticks(ax, labels, rotate=rotate, step=step, words=words)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
-    ax.yaxis.set_major_formatter(TickFormatter())
-    headroom(ax, values, px=LEGEND_ROW_PX * len(aggs) + 50)
-    ax.set_ylabel(f"matched {row_word(result)} per {per}", fontsize=LABEL_PT)
-    legend(ax, [text_handle(answer_text(a, result)) for a in aggs], loc="upper left")
+    ax.yaxis.set_major_formatter(TickFormatter(words))
+    headroom(ax, values, px=LEGEND_ROW_PX * len(aggs) + (70 if upright else 50))
+    value_label(ax, words("count_per", rows=row_word(result, words), per=words(f"per.{per}")))
+    legend(ax, [text_handle(answer_text(a, result, words)) for a in aggs], loc="upper left")
     return True
 
 
 def _count_per(
-    dates: pd.DatetimeIndex, start: pd.Timestamp, end: pd.Timestamp, freq: str, label: str
+    dates: pd.DatetimeIndex, start: pd.Timestamp, end: pd.Timestamp, freq: str, words: Words
 ) -> tuple[np.ndarray, list[str]]:
     """Rows per year, month or business day from start to end, empty periods included."""
+    months = words.list("months")
     if freq == "B":
         slots = pd.bdate_range(start.normalize(), end.normalize())
         counts = dates.normalize().value_counts().reindex(slots, fill_value=0)
+        labels = [f"{months[s.month - 1]} {s.day:02d}" for s in slots]
     else:
-        slots = pd.period_range(start, end, freq=freq)
-        counts = dates.to_period(freq).value_counts().reindex(slots, fill_value=0)
-    return counts.to_numpy(dtype="float64"), [s.strftime(label) for s in slots]
+        periods = pd.period_range(start, end, freq=freq)
+        counts = dates.to_period(freq).value_counts().reindex(periods, fill_value=0)
+        if freq == "Y":
+            labels = [str(p.year) for p in periods]
+        else:
+            labels = [f"{months[p.month - 1]} {p.year}" for p in periods]
+    return counts.to_numpy(dtype="float64"), labels
 
 
 def _draw_counted_days(
-    fig: Figure, result: Result, rows: pd.DataFrame, aggs: list[Aggregate]
+    fig: Figure, result: Result, rows: pd.DataFrame, aggs: list[Aggregate], words: Words
 ) -> bool:
     """A short period: the close of every counted bar, on its date."""
     time_col = time_column(rows)
@@ -125,16 +150,21 @@ def _draw_counted_days(
     x = mdates.date2num(rows[time_col].to_numpy())
     ax = plot_axes(fig)
     step = bar_step(x, timeframe(result))
-    draw_price(ax, x, rows, consecutive=False, step=step)
+    draw_price(ax, x, rows, consecutive=False, step=step, words=words)
     headroom(ax, floats(rows["close"]), px=LEGEND_ROW_PX * len(aggs) + 30, floor=False)
-    ax.set_ylabel(f"close on counted {row_word(result)}", fontsize=LABEL_PT)
-    _time_axis(ax, x, rows, result, step)
-    legend(ax, [text_handle(answer_text(a, result)) for a in aggs], loc="upper left")
+    value_label(ax, words("close_on_counted", rows=row_word(result, words)))
+    _time_axis(ax, x, rows, result, step, words)
+    legend(ax, [text_handle(answer_text(a, result, words)) for a in aggs], loc="upper left")
     return True
 
 
 def _draw_running_total(
-    fig: Figure, result: Result, rows: pd.DataFrame, main: Aggregate, aggs: list[Aggregate]
+    fig: Figure,
+    result: Result,
+    rows: pd.DataFrame,
+    main: Aggregate,
+    aggs: list[Aggregate],
+    words: Words,
 ) -> bool:
     """A sum as the running total over time, ending at the answer."""
     time_col = time_column(rows)
@@ -145,19 +175,59 @@ def _draw_running_total(
     ax.plot(*decimate(x, total), color=ACCENT, linewidth=2.4)
     ax.scatter([x[-1]], [total[-1]], s=90, color=ANSWER_COLORS[0], zorder=3)
     ax.axhline(0, color=AXIS, linewidth=1.2)
-    ax.yaxis.set_major_formatter(TickFormatter())
+    ax.yaxis.set_major_formatter(TickFormatter(words))
     headroom(ax, total, px=LEGEND_ROW_PX * len(aggs) + 30, floor=False)
-    label = axis_label(main.column, timeframe(result), result.query)
-    ax.set_ylabel(f"running total of {label}", fontsize=LABEL_PT)
-    _time_axis(ax, x, rows, result, bar_step(x, timeframe(result)))
-    legend(ax, [text_handle(answer_text(a, result)) for a in aggs], loc="upper left")
+    value_label(ax, words("running_total", label=axis_text(main.column, result, words)))
+    _time_axis(ax, x, rows, result, bar_step(x, timeframe(result)), words)
+    legend(ax, [text_handle(answer_text(a, result, words)) for a in aggs], loc="upper left")
     return True
 
 
-def _time_axis(ax: Axes, x: np.ndarray, rows: pd.DataFrame, result: Result, step: float) -> None:
+def _draw_stage_rows(
+    fig: Figure,
+    result: Result,
+    rows: pd.DataFrame,
+    main: Aggregate,
+    aggs: list[Aggregate],
+    words: Words,
+) -> bool:
+    """A number over a first stage's groups (``then``): one bar per group, the answer as a
+    line across them (the mean of each year's highest close over the years)."""
+    assert main.column is not None
+    keys = [c for c in rows.columns if c != main.column and not is_number(rows[c])]
+    keys = keys or [c for c in rows.columns if c != main.column][:1]
+    labels = group_labels(rows, keys[:2], result.query, words)
+    values = floats(rows[main.column])
+    rotate, step = label_fit(labels)
+    bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
+    ax = plot_axes(fig, bottom=bottom)
+    positions = np.arange(len(values), dtype="float64")
+    draw_bars(ax, positions, np.nan_to_num(values), width=0.72, color=NEUTRAL)
+    handles: list[Line2D] = []
+    marked = [a for a in aggs if a.column == main.column and a.func != "count"]
+    for agg, color in zip(marked, ANSWER_COLORS, strict=False):
+        if isinstance(agg.value, (int, float)) and np.isfinite(agg.value):
+            ax.axhline(float(agg.value), color=color, linewidth=3.0)
+            text = answer_text(agg, result, words)
+            handles.append(Line2D([], [], color=color, linewidth=3.0, label=text))
+    category_ticks(ax, labels, rotate=rotate, step=step, words=words)
+    headroom(ax, values, px=LEGEND_ROW_PX * max(len(aggs), 1) + 30)
+    kind = time_kind(main.column, result.query)
+    if kind is not None:  # bars of times of day, from 00:00
+        clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
+    value_label(ax, axis_text(main.column, result, words))
+    ax.set_xlabel(" · ".join(keys[:2]), fontsize=LABEL_PT)
+    handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
+    legend(ax, handles, loc="upper left")
+    return True
+
+
+def _time_axis(
+    ax: Axes, x: np.ndarray, rows: pd.DataFrame, result: Result, step: float, words: Words
+) -> None:
     """Dates under the rows, named by their bar labels when they have them."""
     names = bar_labels(rows, result)
     if names is None:
-        date_axis(ax, x, step)
+        date_axis(ax, x, step, words)
     else:
-        label_axis(ax, x, names, step)
+        label_axis(ax, x, names, step, words)

@@ -1,29 +1,45 @@
-"""The numbers a scalar or dict result answered, read back from the query's select, and how
-each is written in a legend: ``mean_range = 239.9 points``."""
+"""The numbers a scalar or dict result answered, read back from the query's select (the
+``then`` stage's when there is one), and how each is written: ``mean_range = 239.9 points``."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from barb.charts.columns import unit
+from barb.charts.select_calls import parse_call
+from barb.charts.time_of_day import time_kind, time_text
 from barb.charts.value_text import format_value, with_unit
+from barb.charts.words import ENGLISH, Words
 from barb.proof_names import as_list
 from barb.result import Result
 
-# A select item's function and, when it is a bare column, its first argument.
-_AGGREGATE = re.compile(r"^\s*(?P<func>[A-Za-z_]\w*)\s*\(\s*(?:(?P<arg>[A-Za-z_]\w*)\s*(?=[,)]))?")
+CORRELATION = frozenset({"correlation", "corr"})
 
 
 @dataclass(frozen=True)
 class Aggregate:
-    """One selected number: its output name, function, bare column argument and value."""
+    """One selected number: its output name, function, bare column arguments and value."""
 
     name: str
     func: str
-    column: str | None
+    args: tuple[str | None, ...]
     value: Any
+
+    @property
+    def column(self) -> str | None:
+        """The first argument when it is a bare column (``range`` in ``mean(range)``)."""
+        return self.args[0] if self.args else None
+
+
+def final_stage(query: dict[str, Any]) -> dict[str, Any]:
+    """The stage whose select made the answer: ``then`` when the query has one."""
+    then = query.get("then")
+    return then if isinstance(then, dict) and then else query
+
+
+def select_items(query: dict[str, Any]) -> list[str]:
+    return as_list(final_stage(query).get("select"))
 
 
 def read_aggregates(result: Result) -> list[Aggregate]:
@@ -33,16 +49,25 @@ def read_aggregates(result: Result) -> list[Aggregate]:
         pairs = [((summary.columns or ["value"])[0], summary.value)]
     else:
         pairs = list((summary.values or {}).items())
-    texts = as_list(result.query.get("select"))
+    texts = select_items(result.query)
     out = []
     for i, (name, value) in enumerate(pairs):
-        match = _AGGREGATE.match(texts[i] if i < len(texts) else name)
-        func = match.group("func").lower() if match else ""
-        out.append(Aggregate(name, func, match.group("arg") if match else None, value))
+        func, args = parse_call(texts[i] if i < len(texts) else name)
+        out.append(Aggregate(name, func, args, value))
     return out
 
 
-def answer_text(agg: Aggregate, result: Result) -> str:
-    """``mean_range = 239.9 points``: the number the person asked for, with its unit."""
+def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
+    """The number with its unit: ``239.9 points``."""
+    kind = time_kind(agg.name, result.query)
+    if kind is not None:
+        return time_text(agg.value, kind)  # a time of day: 10:12, not 612.3
     agg_unit = unit(agg.name, result) or (unit(agg.column, result) if agg.column else None)
-    return with_unit(f"{agg.name} = {format_value(agg.value, agg_unit)}", agg_unit)
+    if agg.func in CORRELATION:
+        agg_unit = None
+    return with_unit(format_value(agg.value, agg_unit, words=words), agg_unit, words)
+
+
+def answer_text(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
+    """``mean_range = 239.9 points``: the number the person asked for, with its unit."""
+    return words("answer", name=agg.name, value=answer_value(agg, result, words))

@@ -20,6 +20,8 @@ from barb.charts.style import (
     INK,
     LABEL_PT,
     LEFT,
+    LEGEND_PT,
+    MARGIN_X,
     PLOT_BOTTOM,
     PLOT_TOP,
     PX_PER_PT,
@@ -27,6 +29,7 @@ from barb.charts.style import (
     TICK_PT,
 )
 from barb.charts.value_text import TickFormatter
+from barb.charts.words import ENGLISH, Words
 
 MAX_VALUE_LABELS = 20  # bars labelled with their value up to this many
 
@@ -55,6 +58,22 @@ def plot_axes(
     return ax
 
 
+def value_label(ax: Axes, text: str) -> None:
+    """The name of the values, level above the plot's top-left corner: a narrow figure has
+    no width to spare for a rotated y label."""
+    ax.annotate(
+        text,
+        (0, 1),
+        xycoords="axes fraction",
+        xytext=(-ax.get_position().x0 * FIG_W_IN * 72 + MARGIN_X * FIG_W_IN * 72, 7),
+        textcoords="offset points",
+        fontsize=LABEL_PT,
+        color=INK,
+        ha="left",
+        va="bottom",
+    )
+
+
 def legend(ax: Axes, handles: list[Any], *, loc: str, ncol: int = 1) -> None:
     if not handles:
         return
@@ -63,7 +82,7 @@ def legend(ax: Axes, handles: list[Any], *, loc: str, ncol: int = 1) -> None:
         handles=handles,
         loc=loc,
         ncol=ncol,
-        fontsize=LABEL_PT,
+        fontsize=LEGEND_PT,
         frameon=True,
         handlelength=0 if text_only else 1.6,
         handletextpad=0 if text_only else 0.8,
@@ -89,25 +108,37 @@ def label_fit(labels: list[str]) -> tuple[bool, int]:
     widest = longest * char_px + 10
     if widest <= slot_px:
         return False, 1
-    if longest <= 5:  # years, hours: thin them out, keep them level
+    if longest <= 5:  # years, hours, times of day: thin them out, keep them level
         return False, math.ceil(widest / slot_px)
     # Rotated labels need about two line heights each, and more than ~24 is a wall of text.
     step = max(math.ceil(TICK_PT * PX_PER_PT * 1.9 / slot_px), math.ceil(len(labels) / 24))
     return True, max(1, step)
 
 
-def category_ticks(ax: Axes, labels: list[str], *, rotate: bool, step: int) -> None:
-    positions = np.arange(0, len(labels), step)
+def category_ticks(
+    ax: Axes,
+    labels: list[str],
+    *,
+    rotate: bool,
+    step: int,
+    words: Words = ENGLISH,
+    at: list[int] | None = None,
+) -> None:
+    """Every ``step``-th label, or the labels ``at`` those positions (round times of day)."""
+    positions = np.asarray(at, dtype=int) if at is not None else np.arange(0, len(labels), step)
     ax.set_xticks(positions, [labels[i] for i in positions])
     if rotate:
         for text in ax.get_xticklabels():
             text.set(rotation=40, ha="right", rotation_mode="anchor")
     ax.set_xlim(-0.6, len(labels) - 0.4)
-    ax.yaxis.set_major_formatter(TickFormatter())
+    ax.yaxis.set_major_formatter(TickFormatter(words))
 
 
-def headroom(ax: Axes, values: np.ndarray, *, px: float, floor: bool = True) -> None:
-    """Room above the data for value labels and a legend, ``px`` pixels tall."""
+def headroom(
+    ax: Axes, values: np.ndarray, *, px: float, floor: bool = True, below_px: float = 0
+) -> None:
+    """Room above the data for value labels and a legend, ``px`` pixels tall, and
+    ``below_px`` under bars that go below zero (their labels hang under them)."""
     finite = values[np.isfinite(values)]
     if finite.size == 0:
         return
@@ -115,8 +146,9 @@ def headroom(ax: Axes, values: np.ndarray, *, px: float, floor: bool = True) -> 
     if floor:  # bars start at zero
         lo, hi = min(0.0, lo), max(0.0, hi)
     span = (hi - lo) or abs(hi) or 1.0
-    bottom = lo - (0.06 * span if lo < 0 or not floor else 0)
     height_px = ax.get_position().height * FIG_H_IN * 100
+    under = max(0.06, below_px / height_px) if lo < 0 or not floor else 0.0
+    bottom = lo - under * span
     share = min(px / height_px, 0.5)
     ax.set_ylim(bottom, hi + share * (hi - bottom) / (1 - share))
 
@@ -139,3 +171,48 @@ def fix_ticks(fig: Figure) -> None:
             keep = np.flatnonzero((locs >= lo - slack) & (locs <= hi + slack))
             axis.set_major_locator(FixedLocator(locs[keep]))
             axis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
+
+
+def fill_height(fig: Figure, header_bottom: float) -> None:
+    """The plots stretched up to just under the header (leaving room for the name above
+    the top plot): a one-line headline leaves no empty band under it."""
+    if not fig.axes:
+        return
+    gap = (7 + LABEL_PT * 1.3 + 8) / (fig.get_figheight() * 72)
+    top = header_bottom - gap
+    low = min(ax.get_position().y0 for ax in fig.axes)
+    high = max(ax.get_position().y1 for ax in fig.axes)
+    if top <= high:
+        return
+    scale = (top - low) / (high - low)
+    for ax in fig.axes:
+        box = ax.get_position()
+        ax.set_position((box.x0, low + (box.y0 - low) * scale, box.width, box.height * scale))
+
+
+def drop_clipped_ticks(fig: Figure) -> None:
+    """Level date labels near the ends of a narrow axis would run off the picture: those
+    ticks go (after ``fix_ticks``, when the ticks are pinned and the limits final)."""
+    for ax in fig.axes:
+        locator, formatter = ax.xaxis.get_major_locator(), ax.xaxis.get_major_formatter()
+        if not isinstance(locator, FixedLocator) or not isinstance(formatter, FixedFormatter):
+            continue
+        locs, labels = np.asarray(locator.locs), list(formatter.seq)
+        keep = [i for i, loc in enumerate(locs) if _inside_figure(ax, loc, labels[i])]
+        if len(keep) < len(locs):
+            ax.xaxis.set_major_locator(FixedLocator(locs[keep]))
+            ax.xaxis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
+
+
+def _inside_figure(ax: Axes, loc: float, label: str) -> bool:
+    """Whether a level tick label centred at ``loc`` stays inside the figure's width."""
+    ticks = ax.xaxis.get_major_ticks()
+    if not label or not ticks or ticks[0].label1.get_rotation():
+        return True
+    fig = ax.get_figure()
+    assert fig is not None
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    font = ticks[0].label1.get_fontproperties()
+    width, _, _ = renderer.get_text_width_height_descent(label, font, ismath=False)
+    x = ax.transData.transform((loc, 0))[0]
+    return x - width / 2 >= 0 and x + width / 2 <= fig.bbox.width

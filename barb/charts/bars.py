@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 
 from barb.charts.style import INK
 from barb.charts.value_text import format_all
+from barb.charts.words import ENGLISH, Words
 
 
 def draw_bars(
@@ -66,10 +67,15 @@ def label_bars(
     bold: bool = True,
     horizontal: bool = False,
     padding: float = 3,
+    upright: bool = False,
+    words: Words = ENGLISH,
+    texts: list[str] | None = None,
 ) -> None:
-    """Each bar's value ``padding`` points beyond its end (at zero for a missing value)."""
+    """Each bar's value ``padding`` points beyond its end (at zero for a missing value);
+    ``upright`` turns the labels of narrow vertical bars to run along them."""
     weight = "bold" if bold else "normal"
-    for pos, end, text in zip(at, np.nan_to_num(values), format_all(values, unit), strict=True):
+    texts = texts if texts is not None else format_all(values, unit, words)
+    for pos, end, text in zip(at, np.nan_to_num(values), texts, strict=True):
         away = -1 if end < 0 else 1
         if horizontal:
             xy, offset = (end, pos), (away * padding, 0)
@@ -87,4 +93,11 @@ def label_bars(
             fontsize=size,
             color=INK,
             fontweight=weight,
+            rotation=90 if upright and not horizontal else 0,
         )
+
+
+def labels_upright(values: np.ndarray, unit: str | None, slot_pt: float, size: float) -> bool:
+    """Whether value labels are wider than the bars' slots and must run along the bars."""
+    longest = max((len(t) for t in format_all(values, unit)), default=0)
+    return longest * size * 0.6 > slot_pt * 0.95

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import table_label
+from barb.charts.words import ENGLISH, Words
 from barb.proof_names import column_unit
 from barb.result import Result
 
@@ -44,11 +45,23 @@ def timeframe(result: Result) -> str:
 
 
 def unit(column: str, result: Result) -> str | None:
+    then = result.query.get("then")
+    if isinstance(then, dict) and then and column_unit(column, "daily") == "days":
+        return None  # a count of the first stage's groups, not of bars
     return column_unit(column, timeframe(result), result.query)
 
 
-def row_word(result: Result) -> str:
-    return "days" if timeframe(result) == "daily" else "bars"
+def row_word(result: Result, words: Words = ENGLISH) -> str:
+    then = result.query.get("then")
+    return words.rows(timeframe(result), groups=isinstance(then, dict) and bool(then))
+
+
+def axis_text(column: str, result: Result, words: Words = ENGLISH) -> str:
+    """``range (points)``: a column and its unit, in the chart's language."""
+    column_unit = unit(column, result)
+    if column_unit is None:
+        return column
+    return f"{column} ({words.unit(column_unit, axis=True)})"
 
 
 def bar_labels(frame: pd.DataFrame, result: Result) -> list[str | None] | None:

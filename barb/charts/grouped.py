@@ -1,8 +1,18 @@
-"""A grouped result: one bar per group, the highest and lowest in their own colours; hundreds
-of groups (one per date, say) become a line with the extremes as dots."""
+"""A grouped result: one bar per group, the highest and lowest in their own colours; each
+aggregate of the select in its own panel, stacked (the figure is portrait); hundreds of
+groups (one per date, say) become a line with the extremes as dots.
+
+A count per group shows its empty groups as zero: a year, weekday, hour or minute of the
+day in which nothing matched is missing from the engine's table, and a chart without it
+hides exactly the answer "never". Times of day read ``09:30``, not ``570``.
+"""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from functools import reduce
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -11,6 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from barb.charts.answers import select_items
 from barb.charts.axes import (
     MAX_VALUE_LABELS,
     category_ticks,
@@ -18,79 +29,224 @@ from barb.charts.axes import (
     label_fit,
     legend,
     plot_axes,
+    value_label,
 )
-from barb.charts.bars import draw_bars, label_bars
-from barb.charts.columns import floats, is_number, timeframe, unit
+from barb.charts.bars import draw_bars, label_bars, labels_upright
+from barb.charts.columns import axis_text, floats, is_number, unit
 from barb.charts.line_points import decimate
+from barb.charts.select_calls import parse_call
 from barb.charts.style import (
+    ACCENT,
     BAND,
+    FIG_W_IN,
     HIGH,
     LABEL_PT,
+    LEFT,
     LEGEND_ROW_PX,
     LOW,
     NEUTRAL,
+    PANEL_GAP,
     PLOT_BOTTOM,
+    PLOT_TOP,
+    RIGHT,
     VALUE_PT,
 )
+from barb.charts.time_of_day import clock_axis, clock_kind, time_kind, time_text
 from barb.charts.value_text import date_text, format_all
-from barb.proof_names import axis_label
+from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
+MAX_PANELS = 3  # aggregates drawn, one panel each
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+CLOCK_TICK_MINUTES = (15, 30, 60, 120, 180, 240, 360)
+MAX_FILLED_SHARE = 4  # empty groups are added up to this many times the groups present
 
 
-def draw_grouped(fig: Figure, result: Result) -> bool:
+@dataclass(frozen=True)
+class Groups:
+    """A grouped table as drawn: its rows in order (empty groups added), keys, values, labels."""
+
+    table: pd.DataFrame
+    by: list[str]
+    columns: list[str]
+    labels: list[str]
+    # Positions of the round times of day (09:00, 09:30 …) when the key is a time of day.
+    round_times: list[int] | None = None
+
+
+def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
+    """The groups to draw, or None when there is no value to draw."""
     table, summary = result.table, result.summary
     assert summary is not None
     if table is None or table.empty:
-        return False
+        return None
     by = [b for b in summary.by or [] if b in table.columns]
-    column = next((c for c in table.columns if c not in by and is_number(table[c])), None)
-    if column is None:
-        return False
-    if "sort" not in result.query:
+    columns = [c for c in table.columns if c not in by and is_number(table[c])][:MAX_PANELS]
+    if not columns:
+        return None
+    if "sort" not in _stage(result):
         table = calendar_order(table, by)
-    labels = group_labels(table, by)
-    values = floats(table[column])
-    value_unit = unit(column, result)
+        counts = [c for c in columns if _is_count(c, result)]
+        if len(by) == 1 and counts:
+            table = with_empty_groups(table, by[0], counts, result)
+    labels = group_labels(table, by, result.query, words)
+    return Groups(table, by, columns, labels, _round_times(table, by, result.query, labels))
 
+
+def _round_times(
+    table: pd.DataFrame, by: list[str], query: dict[str, Any], labels: list[str]
+) -> list[int] | None:
+    """Ticks at round times of day, as many as fit: every 15, 30 or 60 minutes or more."""
+    if len(by) != 1 or clock_kind(by[0], table[by[0]], query) is None:
+        return None
+    minutes = pd.to_numeric(table[by[0]], errors="coerce").to_numpy(dtype="float64")
+    if not (np.diff(minutes) > 0).all():  # sorted by value: every label, in that order
+        return None
+    if clock_kind(by[0], table[by[0]], query) == "hour":
+        minutes = minutes * 60
+    _, step = label_fit(labels)
+    room = max(2, math.ceil(len(labels) / step))
+    for every in CLOCK_TICK_MINUTES:
+        at = [i for i, m in enumerate(minutes) if np.isfinite(m) and m % every == 0]
+        if at and len(at) <= room:
+            return at
+    return None
+
+
+def _stage(result: Result) -> dict[str, Any]:
+    then = result.query.get("then")
+    return then if isinstance(then, dict) and then else result.query
+
+
+def _is_count(column: str, result: Result) -> bool:
+    """A count of rows: zero where a group has none (a mean there has no value)."""
+    for item in select_items(result.query):
+        func, _ = parse_call(item)
+        alias = item.rsplit(" as ", 1)[-1].strip() if " as " in item else func
+        if alias == column:
+            return func == "count"
+    return column == "count" or column.startswith("count_")
+
+
+def with_empty_groups(
+    table: pd.DataFrame, key: str, counts: list[str], result: Result
+) -> pd.DataFrame:
+    """Every group from the first to the last (a year over the whole period), with a count
+    of zero where nothing matched; other values of an added group are missing."""
+    slots = _all_groups(table[key], key, result)
+    if slots is None or len(slots) <= len(table):
+        return table
+    full = table.set_index(key).reindex(slots)
+    full[counts] = full[counts].fillna(0)
+    return full.rename_axis(key).reset_index()
+
+
+def _all_groups(keys: pd.Series, name: str, result: Result) -> list[Any] | None:
+    present = keys.dropna()
+    if present.empty or len(present) < len(keys):  # a group of missing keys has no slot
+        return None
+    names = set(present.astype(str))
+    for calendar in (WEEKDAYS, MONTHS):
+        if names <= set(calendar):
+            first, last = min(map(calendar.index, names)), max(map(calendar.index, names))
+            if calendar is WEEKDAYS:  # the trading week, whatever matched
+                first, last = 0, max(last, 4)
+            return [calendar[i] for i in range(first, last + 1)]
+    if not pd.api.types.is_integer_dtype(present) and not _whole(present):
+        return None
+    values = sorted(int(v) for v in present.unique())
+    lo, hi = values[0], values[-1]
+    meta = result.metadata
+    if "year" in name and meta and meta.period_start and meta.period_end:
+        lo, hi = min(lo, meta.period_start.year), max(hi, meta.period_end.year)
+    step = reduce(math.gcd, (b - a for a, b in pairwise(values)), 0) or 1
+    size = (hi - lo) // step + 1
+    if size > min(MAX_GROUP_BARS, MAX_FILLED_SHARE * len(values) + 10):
+        return None
+    return [type(present.iloc[0])(v) for v in range(lo, hi + 1, step)]
+
+
+def _whole(values: pd.Series) -> bool:
+    if not pd.api.types.is_float_dtype(values):
+        return False
+    floats_ = values.to_numpy(dtype="float64")
+    return bool(np.all(floats_ == np.round(floats_)))
+
+
+def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
+    groups = read_groups(result, words)
+    if groups is None:
+        return False
+    labels, n = groups.labels, len(groups.table)
     rotate, step = label_fit(labels)
-    bottom = PLOT_BOTTOM + (0.0115 * max(len(s) for s in labels) if rotate else 0.0)
-    ax = plot_axes(fig, bottom=bottom)
-    if len(by) > 1:
-        _shade_blocks(ax, table[by[0]].tolist())
-    positions = np.arange(len(values), dtype="float64")
-    if len(values) > MAX_GROUP_BARS:
-        _draw_group_line(ax, positions, values)
-    else:
-        colors = _extreme_colors(values)
-        draw_bars(
-            ax,
-            positions,
-            np.nan_to_num(values),
-            width=0.72,
-            color=colors,
-            edgecolor=colors,
-            linewidth=1.0,
-        )
-        if len(values) <= MAX_VALUE_LABELS:
-            size = VALUE_PT if len(values) <= 12 else VALUE_PT - 2.5
-            label_bars(ax, positions, values, value_unit, size=size)
-    category_ticks(ax, labels, rotate=rotate, step=step)
-    headroom(ax, values, px=LEGEND_ROW_PX + 50)
-    ax.set_xlabel(" · ".join(by), fontsize=LABEL_PT)
-    ax.set_ylabel(axis_label(column, timeframe(result), result.query), fontsize=LABEL_PT)
-    if np.isfinite(values).sum() >= 2:
-        hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
-        texts = format_all(values, value_unit)
-        handles = [
-            Patch(color=HIGH, label=f"highest: {labels[hi]}  {texts[hi]}"),
-            Patch(color=LOW, label=f"lowest: {labels[lo]}  {texts[lo]}"),
-        ]
-        legend(ax, handles, loc="upper left", ncol=2)
+    bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
+    panels = _panels(fig, len(groups.columns), bottom)
+    positions = np.arange(n, dtype="float64")
+    slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
+    for i, (ax, column) in enumerate(zip(panels, groups.columns, strict=True)):
+        if len(groups.by) > 1:
+            _shade_blocks(ax, groups.table[groups.by[0]].tolist())
+        values = floats(groups.table[column])
+        value_unit = unit(column, result)
+        kind = time_kind(column, result.query)
+        texts = value_texts(values, value_unit, kind, words)
+        extremes = i == 0
+        upright = False
+        if n > MAX_GROUP_BARS:
+            _draw_group_line(ax, positions, values)
+        else:
+            colors = _extreme_colors(values) if extremes else ACCENT
+            draw_bars(
+                ax,
+                positions,
+                np.nan_to_num(values),
+                width=0.72,
+                color=colors,
+                edgecolor=colors,
+                linewidth=1.0,
+            )
+            if n <= MAX_VALUE_LABELS:
+                size = VALUE_PT if n <= 12 else VALUE_PT - 1.5
+                upright = labels_upright(values, value_unit, slot_pt, size)
+                label_bars(
+                    ax,
+                    positions,
+                    values,
+                    value_unit,
+                    size=size,
+                    upright=upright,
+                    words=words,
+                    texts=texts,
+                )
+        category_ticks(ax, labels, rotate=rotate, step=step, words=words, at=groups.round_times)
+        if ax is not panels[-1]:
+            ax.tick_params(axis="x", labelbottom=False)
+        room = (LEGEND_ROW_PX * 2 + 20 if extremes else 10) + (60 if upright else 30)
+        headroom(ax, values, px=room, below_px=60 if upright else 30)
+        if kind is not None:  # each group's time of day (the hour of its high, say)
+            clock_axis(ax.yaxis, *ax.get_ylim(), kind)
+        value_label(ax, axis_text(column, result, words))
+        if extremes and np.isfinite(values).sum() >= 2:
+            hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
+            handles = [
+                Patch(color=HIGH, label=f"{words('highest')}: {labels[hi]}  {texts[hi]}"),
+                Patch(color=LOW, label=f"{words('lowest')}: {labels[lo]}  {texts[lo]}"),
+            ]
+            legend(ax, handles, loc="upper left")
+    panels[-1].set_xlabel(" · ".join(groups.by), fontsize=LABEL_PT)
     return True
+
+
+def _panels(fig: Figure, count: int, bottom: float) -> list[Axes]:
+    """``count`` axes stacked from ``bottom`` to the plot's top, sharing the group axis."""
+    height = (PLOT_TOP - bottom - PANEL_GAP * (count - 1)) / count
+    axes: list[Axes] = []
+    for i in range(count):
+        top = PLOT_TOP - i * (height + PANEL_GAP)
+        axes.append(plot_axes(fig, bottom=top - height, top=top, sharex=axes[0] if axes else None))
+    return axes
 
 
 def calendar_order(table: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -111,23 +267,46 @@ def calendar_order(table: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return table.iloc[order.index].reset_index(drop=True)
 
 
-def group_labels(table: pd.DataFrame, by: list[str]) -> list[str]:
+def group_labels(
+    table: pd.DataFrame, by: list[str], query: dict[str, Any] | None = None, words: Words = ENGLISH
+) -> list[str]:
     """One label per group; several keys join into one: ``2024 · Mon``."""
     if not by:
         return [str(i + 1) for i in range(len(table))]
-    rows = zip(*(table[name].tolist() for name in by), strict=True)
-    return [" · ".join(_key_text(n, v) for n, v in zip(by, row, strict=True)) for row in rows]
+    texts = [_key_texts(table[name], name, query or {}, words) for name in by]
+    return [" · ".join(parts) for parts in zip(*texts, strict=True)]
 
 
-def _key_text(name: str, value: Any) -> str:
+def _key_texts(column: pd.Series, name: str, query: dict[str, Any], words: Words) -> list[str]:
+    clock = clock_kind(name, column, query)
+    if clock is not None:
+        return [time_text(v, clock) for v in column]
+    return [_key_text(name, v, words) for v in column]
+
+
+def value_texts(
+    values: np.ndarray, value_unit: str | None, kind: str | None, words: Words
+) -> list[str]:
+    """Each group's value as written by its bar and in the legend: a time of day on the
+    clock, else a number."""
+    if kind is not None:
+        return [time_text(v, kind) if np.isfinite(v) else words("no_value") for v in values]
+    return format_all(values, value_unit, words)
+
+
+def _key_text(name: str, value: Any, words: Words) -> str:
     if isinstance(value, (bool, np.bool_)):
-        return name if value else f"no {name}"
+        return name if value else words("no_group", name=name)
     if isinstance(value, (pd.Timestamp, np.datetime64)):
         return date_text(value)
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
     if name.lower() == "month" and isinstance(value, (int, np.integer)) and 1 <= value <= 12:
-        return MONTHS[int(value) - 1]
+        return words.list("months")[int(value) - 1]
+    if isinstance(value, str) and value in WEEKDAYS:
+        return words.list("weekdays")[WEEKDAYS.index(value)]
+    if isinstance(value, str) and value in MONTHS:
+        return words.list("months")[MONTHS.index(value)]
     return str(value)
 
 

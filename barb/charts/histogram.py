@@ -12,12 +12,18 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from barb.charts.answers import Aggregate, answer_text
-from barb.charts.axes import headroom, legend, plot_axes, text_handle
+from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_label
 from barb.charts.bars import draw_bars
-from barb.charts.columns import floats, row_word, timeframe, unit
+from barb.charts.columns import axis_text, floats, row_word, unit
 from barb.charts.style import ACCENT_LIGHT, ANSWER_COLORS, INK, LABEL_PT, LEGEND_ROW_PX
-from barb.charts.value_text import TickFormatter, format_value, is_finite_number, with_unit
-from barb.proof_names import axis_label
+from barb.charts.time_of_day import clock_axis, time_kind
+from barb.charts.value_text import (
+    TickFormatter,
+    format_value,
+    is_finite_number,
+    with_unit,
+)
+from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
 MAX_HIST_BINS = 50
@@ -25,7 +31,12 @@ HIST_TAIL = 0.5  # percent of values cut from each end of a histogram's x range
 
 
 def draw_histogram(
-    fig: Figure, result: Result, rows: pd.DataFrame, column: str, aggs: list[Aggregate]
+    fig: Figure,
+    result: Result,
+    rows: pd.DataFrame,
+    column: str,
+    aggs: list[Aggregate],
+    words: Words = ENGLISH,
 ) -> bool:
     """How the column is distributed, with every answer about it as a vertical line."""
     values = floats(rows[column])
@@ -57,27 +68,39 @@ def draw_histogram(
     handles: list[Any] = []
     for agg, color in zip(marked, ANSWER_COLORS, strict=False):
         ax.axvline(float(agg.value), color=color, linewidth=3.2)
-        handles.append(Line2D([], [], color=color, linewidth=3.2, label=answer_text(agg, result)))
+        handles.append(
+            Line2D([], [], color=color, linewidth=3.2, label=answer_text(agg, result, words))
+        )
     funcs = {a.func for a in marked}
     if "median" not in funcs and (funcs & {"mean", "avg"} or not aggs):
-        handles.append(_reference_line(ax, "median", float(np.median(values)), value_unit))
+        median = float(np.median(values))
+        handles.append(_reference_line(ax, words("median"), median, value_unit, words))
     elif "median" in funcs and not funcs & {"mean", "avg"}:
-        handles.append(_reference_line(ax, "mean", float(np.mean(values)), value_unit))
-    handles += [text_handle(answer_text(a, result)) for a in aggs if a not in marked]
-    word = row_word(result)
-    if below := int((values < lo).sum()):
-        handles.append(
-            text_handle(f"{below:,} {word} below {format_value(lo, value_unit)} not drawn")
-        )
-    if above := int((values > hi).sum()):
-        handles.append(
-            text_handle(f"{above:,} {word} above {format_value(hi, value_unit)} not drawn")
-        )
-    headroom(ax, counts.astype("float64"), px=LEGEND_ROW_PX * len(handles) + 30)
-    ax.xaxis.set_major_formatter(TickFormatter())
-    ax.yaxis.set_major_formatter(TickFormatter())
-    ax.set_xlabel(axis_label(column, timeframe(result), result.query), fontsize=LABEL_PT)
-    ax.set_ylabel(f"number of {row_word(result)}", fontsize=LABEL_PT)
+        mean = float(np.mean(values))
+        handles.append(_reference_line(ax, words("mean"), mean, value_unit, words))
+    handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
+    word = row_word(result, words)
+    for key, count, edge in (
+        ("below_not_drawn", int((values < lo).sum()), lo),
+        ("above_not_drawn", int((values > hi).sum()), hi),
+    ):
+        if count:
+            text = words(
+                key,
+                count=format_value(count, words=words),
+                rows=word,
+                value=format_value(edge, value_unit, words=words),
+            )
+            handles.append(text_handle(text))
+    headroom(ax, counts.astype("float64"), px=LEGEND_ROW_PX * len(handles) + 45)
+    kind = time_kind(column, result.query)
+    if kind is not None:  # times of the day on a clock: 09:30, 12:00
+        clock_axis(ax.xaxis, float(edges[0]), float(edges[-1]), kind)
+    else:
+        ax.xaxis.set_major_formatter(TickFormatter(words))
+    ax.yaxis.set_major_formatter(TickFormatter(words))
+    ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
+    value_label(ax, words("number_of", rows=word))
     legend(ax, handles, loc="upper right")
     return True
 
@@ -95,7 +118,9 @@ def _histogram_range(values: np.ndarray, marks: list[float]) -> tuple[float, flo
     return min([lo, *marks]), max([hi, *marks])
 
 
-def _reference_line(ax: Axes, label: str, value: float, value_unit: str | None) -> Line2D:
+def _reference_line(
+    ax: Axes, label: str, value: float, value_unit: str | None, words: Words
+) -> Line2D:
     ax.axvline(value, color=INK, linewidth=2.0, linestyle="--")
-    text = with_unit(f"{label} = {format_value(value, value_unit)}", value_unit)
+    text = with_unit(f"{label} = {format_value(value, value_unit, words=words)}", value_unit, words)
     return Line2D([], [], color=INK, linewidth=2.0, linestyle="--", label=text)

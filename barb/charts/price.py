@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 from barb.charts.axes import headroom, legend
 from barb.charts.bars import draw_bars
@@ -24,6 +25,7 @@ from barb.charts.style import (
     UP,
 )
 from barb.charts.value_text import TickFormatter
+from barb.charts.words import ENGLISH, Words
 
 MAX_CANDLES = 120  # consecutive bars drawn as candles up to this many
 MAX_MARKERS = 1_500  # never scatter more points than this
@@ -31,7 +33,13 @@ MAX_EVENT_LINES = 120  # event days (a join's flag) drawn as vertical lines up t
 
 
 def draw_price(
-    ax: Axes, x: np.ndarray, table: pd.DataFrame, *, consecutive: bool, step: float
+    ax: Axes,
+    x: np.ndarray,
+    table: pd.DataFrame,
+    *,
+    consecutive: bool,
+    step: float,
+    words: Words = ENGLISH,
 ) -> None:
     close = floats(table["close"])
     has_ohlc = all(c in table.columns and is_number(table[c]) for c in PRICE_COLUMNS)
@@ -45,7 +53,8 @@ def draw_price(
         if len(x) <= MAX_MARKERS:
             size = 70 if len(x) <= 100 else 22
             ax.scatter(x, close, s=size, color=ACCENT, edgecolor="white", linewidth=0.8, zorder=3)
-    ax.yaxis.set_major_formatter(TickFormatter())
+    ax.yaxis.set_major_formatter(TickFormatter(words))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
 
 
 def draw_overlays(
@@ -79,14 +88,14 @@ def draw_overlays(
                 alpha=0.55,
                 zorder=1,
             )
-            handles.append(Line2D([], [], color=color, linewidth=2, label=f"{name} days"))
+            handles.append(Line2D([], [], color=color, linewidth=2, label=name))
         elif count <= MAX_MARKERS:
             dots = ax.scatter(x[marked], close[marked], s=40, marker="v", color=color, zorder=4)
-            dots.set_label(f"{name} days")
+            dots.set_label(name)
             handles.append(dots)
     if handles:
         headroom(ax, close, px=LEGEND_ROW_PX + 25, floor=False)
-        legend(ax, handles, loc="upper left", ncol=len(handles))
+        legend(ax, handles, loc="upper left", ncol=min(len(handles), 2))
 
 
 def _draw_candles(ax: Axes, x: np.ndarray, table: pd.DataFrame, *, width: float) -> None:

@@ -1,5 +1,6 @@
-"""``render_chart``: the result's shape picks the drawing, the frame goes around it, and the
-figure is encoded as a PNG."""
+"""``render_chart``: what the number means picks the drawing (a correlation's scatter, a value
+"now" over its series, else the result's shape), the frame goes around it with the headline,
+and the figure is encoded as a PNG."""
 
 from __future__ import annotations
 
@@ -10,14 +11,22 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from barb.charts.aggregates import draw_aggregate
-from barb.charts.axes import fix_ticks
+from barb.charts.axes import drop_clipped_ticks, fill_height, fix_ticks
 from barb.charts.grouped import draw_grouped
+from barb.charts.header import decorate
+from barb.charts.headline import headline
+from barb.charts.kinds import correlation, latest
+from barb.charts.latest import draw_latest
 from barb.charts.png import canvas_png
 from barb.charts.rows import draw_table
-from barb.charts.style import decorate, new_figure
+from barb.charts.scatter import draw_scatter
+from barb.charts.style import DEFAULT_WIDTH_PX, new_figure
+from barb.charts.words import Words, words_for
 from barb.result import Result
 
-DRAW_BY_SHAPE: dict[str, Callable[[Figure, Result], bool]] = {
+Draw = Callable[[Figure, Result, Words], bool]
+
+DRAW_BY_SHAPE: dict[str, Draw] = {
     "grouped": draw_grouped,
     "table": draw_table,
     "scalar": draw_aggregate,
@@ -25,25 +34,46 @@ DRAW_BY_SHAPE: dict[str, Callable[[Figure, Result], bool]] = {
 }
 
 
-def render_chart(result: Result, *, width_px: int = 1280) -> bytes | None:
+def render_chart(
+    result: Result, *, width_px: int = DEFAULT_WIDTH_PX, language: str | None = "en"
+) -> bytes | None:
     """PNG bytes for the result, or None for an error or when there is nothing to draw."""
-    if not result.ok or result.summary is None or result.metadata is None:
-        return None
-    png = _draw(result, width_px)
+    fig = draw_chart(result, width_px=width_px, language=language)
+    png = canvas_png(FigureCanvasAgg(fig)) if fig is not None else None
     # The figure's few thousand artists hold references to one another, so only the cyclic
     # garbage collector frees them. Collected now, while young, that takes about a
     # millisecond; left to age, they set off a full collection of the whole process
     # (~80 ms with the engine loaded) every dozen charts.
+    del fig
     gc.collect(1)
     return png
 
 
-def _draw(result: Result, width_px: int) -> bytes | None:
-    assert result.summary is not None
-    fig = new_figure(width_px)
-    canvas = FigureCanvasAgg(fig)
-    if not DRAW_BY_SHAPE[result.summary.type](fig, result):
+def draw_chart(
+    result: Result, *, width_px: int = DEFAULT_WIDTH_PX, language: str | None = "en"
+) -> Figure | None:
+    """The chart's figure, drawn and framed but not rendered; None when there is none."""
+    if not result.ok or result.summary is None or result.metadata is None:
         return None
-    decorate(fig, result)
+    words = words_for(language)
+    fig = new_figure(width_px)
+    FigureCanvasAgg(fig)
+    if not choose(result)(fig, result, words):
+        return None
+    header_bottom = decorate(fig, result, words, headline(result, words))
+    fill_height(fig, header_bottom)
     fix_ticks(fig)
-    return canvas_png(canvas)
+    drop_clipped_ticks(fig)
+    return fig
+
+
+def choose(result: Result) -> Draw:
+    """The drawing for what the number means, else for the result's shape."""
+    assert result.summary is not None
+    pair = correlation(result)
+    if pair is not None:
+        return lambda fig, result, words: draw_scatter(fig, result, pair, words)
+    now = latest(result)
+    if now is not None:
+        return lambda fig, result, words: draw_latest(fig, result, now, words)
+    return DRAW_BY_SHAPE[result.summary.type]

@@ -13,10 +13,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from barb.charts.axes import plot_axes
+from barb.charts.axes import plot_axes, value_label
 from barb.charts.bars import draw_bars, label_bars
 from barb.charts.columns import (
     PRICE_COLUMNS,
+    axis_text,
     bar_labels,
     first_numeric,
     floats,
@@ -37,14 +38,15 @@ from barb.charts.style import (
     FIG_W_IN,
     LABEL_PT,
     MUTED,
+    PANEL_GAP,
     PANEL_SPLIT,
     RIGHT,
     TICK_PT,
     UP,
 )
 from barb.charts.time_axis import bar_step, date_axis, label_axis
-from barb.charts.value_text import TickFormatter, date_text
-from barb.proof_names import axis_label
+from barb.charts.value_text import TickFormatter, date_text, format_all
+from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
 MAX_RANKED = 40  # a sorted+limited list drawn as ranked bars up to this many rows
@@ -52,19 +54,19 @@ MAX_FILTERED_LIST = 25  # a where-filtered list drawn as one bar per day up to t
 MAX_BAR_SERIES = 400  # a lower panel of consecutive values drawn as bars up to this many
 
 
-def draw_table(fig: Figure, result: Result) -> bool:
+def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     table = result.table
     if table is None or table.empty:
         return False
     time_col = time_column(table)
     if time_col is None:
         column = first_numeric(table, result.focus_columns)
-        return column is not None and draw_histogram(fig, result, table, column, [])
+        return column is not None and draw_histogram(fig, result, table, column, [], words)
     ranked = _ranked_column(result, table)
     if ranked is not None:
-        _draw_ranked(fig, result, table, time_col, ranked)
+        _draw_ranked(fig, result, table, time_col, ranked, words)
         return True
-    return _draw_timeline(fig, result, table, time_col)
+    return _draw_timeline(fig, result, table, time_col, words)
 
 
 def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
@@ -82,17 +84,18 @@ def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
 
 
 def _draw_ranked(
-    fig: Figure, result: Result, table: pd.DataFrame, time_col: str, column: str
+    fig: Figure, result: Result, table: pd.DataFrame, time_col: str, column: str, words: Words
 ) -> None:
     """One horizontal bar per row, labelled with its date, the first row on top."""
     values = floats(table[column])
     n = len(values)
     names = bar_labels(table, result)
     if names is None:
-        dates = [date_text(t, weekday=True) for t in table[time_col]]
+        dates = [date_text(t, weekday=True, words=words) for t in table[time_col]]
     else:  # the bar label, as the CSV has it; a day also says its weekday
         daily = timeframe(result) == "daily"
-        days = [date_text(t, weekday=True)[:3] for t in table[time_col]]
+        weekdays = words.list("weekdays")
+        days = [weekdays[pd.Timestamp(t).dayofweek] for t in table[time_col]]
         dates = [f"{d} {n}" if daily else str(n) for d, n in zip(days, names, strict=True)]
     ranked = bool(result.query.get("sort"))
     labels = [f"{i + 1}. {d}" if ranked else d for i, d in enumerate(dates)]
@@ -113,21 +116,27 @@ def _draw_ranked(
         linewidth=1.0,
         horizontal=True,
     )
-    label_bars(ax, rows, values, unit(column, result), size=size, horizontal=True)
+    label_bars(ax, rows, values, unit(column, result), size=size, horizontal=True, words=words)
     # Before set_yticks, so the ticks are made this way rather than changed one by one.
-    ax.tick_params(axis="y", labelsize=size, length=0)
+    ax.tick_params(axis="y", labelsize=size, length=0, pad=10)
     ax.set_yticks(rows, labels)
     ax.set_ylim(n - 0.4, -0.6)
     finite = values[np.isfinite(values)]
     lo, hi = min(0.0, float(finite.min(initial=0))), max(0.0, float(finite.max(initial=0)))
-    pad = 0.17 * ((hi - lo) or 1.0)  # room for the value labels beyond the bars' ends
+    # Room for the value labels beyond the bars' ends: a label's share of the axes' width.
+    label_pt = max(len(t) for t in format_all(values, unit(column, result))) * size * 0.62 + 8
+    share = min(label_pt / ((RIGHT - 0.03 - left) * FIG_W_IN * 72), 0.45)
+    pad = (hi - lo or 1.0) * share / (1 - share)
     ax.set_xlim(lo - (pad if lo < 0 else 0), hi + (pad if hi > 0 else 0))
     ax.axvline(0, color=AXIS, linewidth=1.2)
-    ax.xaxis.set_major_formatter(TickFormatter())
-    ax.set_xlabel(axis_label(column, timeframe(result), result.query), fontsize=LABEL_PT)
+    ax.xaxis.set_major_formatter(TickFormatter(words))
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
+    ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
 
 
-def _draw_timeline(fig: Figure, result: Result, table: pd.DataFrame, time_col: str) -> bool:
+def _draw_timeline(
+    fig: Figure, result: Result, table: pd.DataFrame, time_col: str, words: Words
+) -> bool:
     """Price (or the query's main column) over time, with the query's columns beside it."""
     x = mdates.date2num(table[time_col].to_numpy())
     has_close = "close" in table.columns and is_number(table["close"])
@@ -147,7 +156,7 @@ def _draw_timeline(fig: Figure, result: Result, table: pd.DataFrame, time_col: s
     price_ax = lower_ax = None
     if has_close and lower:
         price_ax = plot_axes(fig, bottom=PANEL_SPLIT)
-        lower_ax = plot_axes(fig, top=PANEL_SPLIT - 0.035, sharex=price_ax)
+        lower_ax = plot_axes(fig, top=PANEL_SPLIT - PANEL_GAP, sharex=price_ax)
         price_ax.tick_params(axis="x", labelbottom=False)
     elif has_close:
         price_ax = plot_axes(fig)
@@ -155,20 +164,19 @@ def _draw_timeline(fig: Figure, result: Result, table: pd.DataFrame, time_col: s
         lower_ax = plot_axes(fig)
 
     if price_ax is not None:
-        draw_price(price_ax, x, table, consecutive=consecutive, step=step)
+        draw_price(price_ax, x, table, consecutive=consecutive, step=step, words=words)
         draw_overlays(price_ax, x, table, overlays, flags, step=step)
-        price_ax.set_ylabel("price", fontsize=LABEL_PT)
+        value_label(price_ax, words("price"))
     if lower_ax is not None:
-        _draw_series(lower_ax, x, table[lower[0]], consecutive=consecutive, step=step)
-        label = axis_label(lower[0], timeframe(result), result.query)
-        lower_ax.set_ylabel(label, fontsize=LABEL_PT)
+        _draw_series(lower_ax, x, table[lower[0]], consecutive=consecutive, step=step, words=words)
+        value_label(lower_ax, axis_text(lower[0], result, words))
     bottom_ax = lower_ax if lower_ax is not None else price_ax
     assert bottom_ax is not None
     names = bar_labels(table, result)
     if names is None:
-        date_axis(bottom_ax, x, step)
+        date_axis(bottom_ax, x, step, words)
     else:
-        label_axis(bottom_ax, x, names, step)
+        label_axis(bottom_ax, x, names, step, words)
     return True
 
 
@@ -181,7 +189,13 @@ def _consecutive(result: Result) -> bool:
 
 
 def _draw_series(
-    ax: Axes, x: np.ndarray, series: pd.Series, *, consecutive: bool, step: float
+    ax: Axes,
+    x: np.ndarray,
+    series: pd.Series,
+    *,
+    consecutive: bool,
+    step: float,
+    words: Words = ENGLISH,
 ) -> None:
     """A column of the query under the price: bars, stems or a line, whatever fits."""
     values = floats(series)
@@ -212,5 +226,5 @@ def _draw_series(
         for level in (30, 70):  # the usual overbought/oversold lines
             ax.axhline(level, color=MUTED, linewidth=1.3, linestyle="--")
         ax.set_ylim(0, 100)
-    ax.yaxis.set_major_formatter(TickFormatter())
+    ax.yaxis.set_major_formatter(TickFormatter(words))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=4))

@@ -1,23 +1,29 @@
-"""How every chart looks: figure size, font sizes, colours, layout, and the frame around the
-plot (title, what was computed, the synthetic-data badge, the footer)."""
+"""How every chart looks: a portrait figure for a phone, font sizes, colours and layout.
+
+The figure is 6 × 7.5 inches (4:5, portrait) and sizes are in points at 100 dpi: whatever
+``width_px`` it is rendered at, a Telegram photo shown 360 px wide draws a point as
+360 / 432 ≈ 0.83 px, so tick labels (13.5 pt) come out about 11 px tall and the title
+(19 pt) about 16 px, readable on a phone without zooming.
+"""
 
 from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from barb.proof_names import chart_subtitle, chart_title
-from barb.result import Result
-
-FIG_W_IN, FIG_H_IN = 12.8, 7.2
+FIG_W_IN, FIG_H_IN = 6.0, 7.5
 PX_PER_PT = 100 / 72
+DEFAULT_WIDTH_PX = 900  # a phone's width at 2.5 device pixels per point
 
-# Point sizes at 100 dpi: the title is ~27 px tall, tick labels ~18 px.
-TITLE_PT = 19.5
-SUBTITLE_PT = 13.5
+# Point sizes at 100 dpi, relative to a figure 432 pt wide.
+TITLE_PT = 19
+SCOPE_PT = 12.5
+SUBTITLE_PT = 12
 LABEL_PT = 14
-TICK_PT = 13
-VALUE_PT = 12.5
-FOOTER_PT = 11
+LEGEND_PT = 13
+TICK_PT = 13.5
+VALUE_PT = 13
+FOOTER_PT = 11.5
+BADGE_PT = 11
 
 INK = "#111827"
 MUTED = "#4b5563"
@@ -35,55 +41,25 @@ SYNTHETIC = "#b91c1c"
 OVERLAY_COLORS = ("#ea580c", "#7c3aed", "#0d9488", "#be185d")
 ANSWER_COLORS = ("#dc2626", "#7c3aed", "#0d9488", "#ea580c", "#be185d")
 
-# Layout in figure fractions: a header band, the plot, a footer line.
-LEFT, RIGHT = 0.085, 0.975
-PLOT_TOP, PLOT_BOTTOM = 0.845, 0.115
-PANEL_SPLIT = 0.40  # price above, the query's column below
-TITLE_Y, SUBTITLE_Y, FOOTER_Y = 0.948, 0.893, 0.022
-LEGEND_ROW_PX = 27
+# Layout in figure fractions: a header band (title of up to two lines, the data's scope,
+# what was computed), the plot, a footer line. Axis names sit above each plot, level, so
+# the narrow figure spends no width on rotated y labels.
+MARGIN_X = 0.03
+LEFT, RIGHT = 0.15, 0.965
+PLOT_TOP, PLOT_BOTTOM = 0.74, 0.125
+PANEL_GAP = 0.075  # between stacked panels: room for the lower panel's axis name
+PANEL_SPLIT = 0.45  # price above, the query's column below
+TITLE_TOP = 0.985
+FOOTER_Y = 0.022
+LEGEND_ROW_PX = 30
 
 
 def new_figure(width_px: int) -> Figure:
-    """A blank 16:9 figure ``width_px`` wide; sizes are in points at 100 dpi, so the dpi
+    """A blank portrait figure ``width_px`` wide; sizes are in points at 100 dpi, so the dpi
     follows the width and the picture scales as a whole."""
     return Figure(figsize=(FIG_W_IN, FIG_H_IN), dpi=width_px / FIG_W_IN, facecolor="white")
 
 
-def decorate(fig: Figure, result: Result) -> None:
-    """Title (instrument, session, timeframe, period), what was computed, source, footer."""
-    meta = result.metadata
-    assert meta is not None
-    title = chart_title(meta)
-    fig.text(0.016, TITLE_Y, title, fontsize=TITLE_PT, fontweight="bold", color=INK, va="center")
-    subtitle = chart_subtitle(result.query)
-    fig.text(0.016, SUBTITLE_Y, subtitle, fontsize=SUBTITLE_PT, color=MUTED, va="center")
-    footer = f"{meta.rows_matched:,} of {meta.rows_scanned:,} {meta.timeframe} bars matched"
-    if meta.truncated:
-        footer += " · table cut for display"
-    if meta.data_source != "synthetic":
-        footer += f" · data: {meta.data_description}"  # the imported file and its dates
-    if meta.data_source == "synthetic":
-        footer += " · synthetic sample, not market history"
-        badge = {"boxstyle": "round,pad=0.45", "facecolor": SYNTHETIC, "edgecolor": "none"}
-        fig.text(
-            0.984,
-            TITLE_Y,
-            "SYNTHETIC DATA",
-            fontsize=15,
-            fontweight="bold",
-            color="white",
-            ha="right",
-            va="center",
-            bbox=badge,
-        )
-    fig.text(0.016, FOOTER_Y, footer, fontsize=FOOTER_PT, color=MUTED, va="center")
-    fig.text(
-        0.984,
-        FOOTER_Y,
-        "Barb",
-        fontsize=FOOTER_PT,
-        fontweight="bold",
-        color=MUTED,
-        ha="right",
-        va="center",
-    )
+def chars_per_line(points: float, width: float = 1 - 2 * MARGIN_X) -> int:
+    """About how many characters of a ``points`` font fit across ``width`` of the figure."""
+    return int(width * FIG_W_IN * 72 / (points * 0.58))

@@ -10,6 +10,9 @@ import matplotlib.dates as mdates
 import numpy as np
 from matplotlib.axes import Axes
 
+from barb.charts.style import FIG_W_IN, TICK_PT
+from barb.charts.words import ENGLISH, Words
+
 BAR_DAYS = {"daily": 1.0, "weekly": 7.0, "monthly": 30.0, "quarterly": 91.0, "yearly": 365.0}
 
 
@@ -28,14 +31,19 @@ def intraday_days(timeframe: str) -> float:
     return minutes / 1440
 
 
-def date_axis(ax: Axes, x: np.ndarray, step: float = 1.0) -> None:
-    locator = mdates.AutoDateLocator(minticks=4, maxticks=9)
+def date_axis(
+    ax: Axes, x: np.ndarray, step: float = 1.0, words: Words = ENGLISH, max_ticks: int = 6
+) -> None:
+    # A phone-wide axis has room for about five short dates ("Apr", "2024").
+    locator = mdates.AutoDateLocator(minticks=min(3, max_ticks - 1), maxticks=max_ticks)
+    # Room for only three dates over two years: every 12 months, not a warning.
+    locator.intervald[mdates.MONTHLY] = [1, 2, 3, 4, 6, 12]
     # Every label names its day or month ("Jan 07", not "07"): the offset line is dropped,
     # the title already carries the dates.
     formatter = mdates.ConciseDateFormatter(
         locator,
-        formats=["%Y", "%b", "%b %d", "%H:%M", "%H:%M", "%S.%f"],
-        zero_formats=["", "%Y", "%b", "%b %d", "%H:%M", "%H:%M"],
+        formats=words.formats("date_formats"),
+        zero_formats=words.formats("date_zero_formats"),
         show_offset=False,
     )
     ax.xaxis.set_major_locator(locator)
@@ -47,14 +55,22 @@ def date_axis(ax: Axes, x: np.ndarray, step: float = 1.0) -> None:
         ax.set_xlim(lo - pad, hi + pad)
 
 
-def label_axis(ax: Axes, x: np.ndarray, labels: Sequence[str | None], step: float = 1.0) -> None:
+def label_axis(
+    ax: Axes,
+    x: np.ndarray,
+    labels: Sequence[str | None],
+    step: float = 1.0,
+    words: Words = ENGLISH,
+) -> None:
     """A date axis whose ticks sit on bars and read as those bars' labels (``2023-01``).
 
     The date locator proposes round places (each year's start, say); each tick moves to the
     first bar on or after its place, so its text is a real bar's label, not a calendar date
     that may have no bar (a holiday, the 1st of a month that began on a weekend).
     """
-    date_axis(ax, x, step)
+    width_pt = ax.get_position().width * FIG_W_IN * 72
+    label_pt = max((len(s) for s in labels if s is not None), default=4) * TICK_PT * 0.62
+    date_axis(ax, x, step, words, max_ticks=max(2, int(width_pt // (label_pt + 14))))
     order = np.argsort(x, kind="stable")
     xs = x[order]
     finite = np.isfinite(xs)
@@ -69,5 +85,8 @@ def label_axis(ax: Axes, x: np.ndarray, labels: Sequence[str | None], step: floa
     picks = picks[picks < finite.sum()]
     rows = order[np.flatnonzero(finite)[picks]]
     rows = [r for r in rows if labels[r] is not None]
+    # A label centred on a tick near the right end must not run off the figure.
+    room_pt = (1 - ax.get_position().x1) * FIG_W_IN * 72
+    rows = [r for r in rows if (hi - x[r]) / (hi - lo) * width_pt + room_pt >= label_pt / 2]
     if rows:
         ax.set_xticks([x[r] for r in rows], [str(labels[r]) for r in rows])

@@ -9,12 +9,15 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import Formatter
 
+from barb.charts.words import ENGLISH, Words
+
 
 class TickFormatter(Formatter):
     """Thousands separators and only the decimals the tick step needs (4, not 4.0)."""
 
-    def __init__(self) -> None:
+    def __init__(self, words: Words = ENGLISH) -> None:
         self.decimals = 0
+        self.words = words
 
     def set_locs(self, locs: Any) -> None:
         super().set_locs(locs)
@@ -28,7 +31,7 @@ class TickFormatter(Formatter):
             self.decimals += 1
 
     def __call__(self, x: float, pos: int | None = None) -> str:
-        return signed(f"{x + 0.0:,.{self.decimals}f}")
+        return localized(signed(f"{x + 0.0:,.{self.decimals}f}"), self.words)
 
 
 def is_finite_number(value: Any) -> bool:
@@ -45,20 +48,30 @@ def chart_decimals(values: np.ndarray) -> int:
     return 0 if top >= 1000 else 1 if top >= 10 else 2 if top >= 1 else 3
 
 
-def format_all(values: np.ndarray, unit: str | None) -> list[str]:
+def format_all(values: np.ndarray, unit: str | None, words: Words = ENGLISH) -> list[str]:
     decimals = chart_decimals(values)
-    return [format_value(v, unit, decimals=decimals) for v in values]
+    return [format_value(v, unit, decimals=decimals, words=words) for v in values]
 
 
-def format_value(value: Any, unit: str | None = None, *, decimals: int | None = None) -> str:
-    """A value as a trader reads it: 4,512 · 245.4 · 1.27 · −5.06%."""
+def format_value(
+    value: Any, unit: str | None = None, *, decimals: int | None = None, words: Words = ENGLISH
+) -> str:
+    """A value as a trader reads it: 4,512 · 245.4 · 1.27 · −5.06% (in Russian 4 512 · 245,4)."""
     if not is_finite_number(value):
-        return "n/a" if not isinstance(value, str) else value
+        return words("no_value") if not isinstance(value, str) else value
     v = float(value)
     if decimals is None:
         decimals = chart_decimals(np.array([v]))
-    text = signed(f"{v + 0.0:,.{decimals}f}")
+    text = localized(signed(f"{v + 0.0:,.{decimals}f}"), words)
     return text + "%" if unit == "%" else text
+
+
+def localized(text: str, words: Words) -> str:
+    """English separators (``4,512.5``) swapped for the language's own (``4 512,5``)."""
+    group, decimal = words("number.group"), words("number.decimal")
+    if (group, decimal) == (",", "."):
+        return text
+    return text.translate(str.maketrans({",": group, ".": decimal}))
 
 
 def signed(text: str) -> str:
@@ -68,12 +81,20 @@ def signed(text: str) -> str:
     return text.replace("-", "\u2212")
 
 
-def with_unit(text: str, unit: str | None) -> str:
+def with_unit(text: str, unit: str | None, words: Words = ENGLISH) -> str:
     """Words after the number ("points", "days"); "%" is already glued to it."""
-    return text if unit in (None, "%", "price") else f"{text} {unit}"
+    return text if unit in (None, "%", "price") else f"{text} {words.unit(unit)}"
 
 
-def date_text(value: Any, *, weekday: bool = False) -> str:
+def date_text(value: Any, *, weekday: bool = False, words: Words = ENGLISH) -> str:
     ts = pd.Timestamp(value)
     text = ts.strftime("%Y-%m-%d %H:%M" if ts.hour or ts.minute else "%Y-%m-%d")
-    return f"{ts.strftime('%a')} {text}" if weekday else text
+    return f"{words.list('weekdays')[ts.dayofweek]} {text}" if weekday else text
+
+
+def clock_text(minutes: Any) -> str:
+    """A minute of the day as the clock reads it: 570 -> ``09:30``."""
+    if not is_finite_number(minutes):
+        return str(minutes)
+    whole = round(float(minutes)) % 1440
+    return f"{whole // 60:02d}:{whole % 60:02d}"

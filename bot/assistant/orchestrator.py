@@ -472,7 +472,11 @@ class Assistant:
         the person's ``/query``."""
         frozen = _with_instrument(query, instrument or chat.instrument)
         job = QueryJob(
-            query=frozen, instrument=frozen["instrument"], chart=chat.settings.charts, csv=True
+            query=frozen,
+            instrument=frozen["instrument"],
+            chart=chat.settings.charts,
+            csv=True,
+            language=language,  # the chart's words and its headline, in the person's language
         )
         outcome = await self.runner.run(job)
         proof = None

@@ -31,6 +31,7 @@ class Proof(BaseModel):
     rows: int = 0
     chart_png: bytes | None = Field(default=None, repr=False)
     chart_name: str | None = None
+    headline: str | None = None
     csv: bytes | None = Field(default=None, repr=False)
     csv_name: str | None = None
     warnings: list[str] = Field(default_factory=list)
@@ -45,6 +46,7 @@ class Proof(BaseModel):
             rows=outcome.rows,
             chart_png=outcome.chart_png,
             chart_name=outcome.chart_name,
+            headline=outcome.headline,
             csv=outcome.csv,
             csv_name=outcome.csv_name,
             warnings=outcome.warnings,

@@ -25,6 +25,8 @@ class QueryJob(BaseModel):
     instrument: str = "NQ"
     chart: bool = True
     csv: bool = True
+    # The person's language: the chart's words and the caption's headline.
+    language: str = "en"
 
 
 class QueryOutcome(BaseModel):
@@ -39,6 +41,8 @@ class QueryOutcome(BaseModel):
     rows: int = 0
     chart_png: bytes | None = None
     chart_name: str | None = None
+    # The number the chart proves, in one line of the person's language (the caption).
+    headline: str | None = None
     csv: bytes | None = None
     csv_name: str | None = None
     warnings: list[str] = Field(default_factory=list)
@@ -78,10 +82,11 @@ def run_query_job(job: QueryJob) -> QueryOutcome:
         outcome.csv_name = csv_filename(result)
     if job.chart:
         try:
-            from barb.charts import render_chart
+            from barb.charts import chart_headline, render_chart
 
-            outcome.chart_png = render_chart(result)
+            outcome.chart_png = render_chart(result, language=job.language)
             outcome.chart_name = chart_filename(result)
+            outcome.headline = chart_headline(result, job.language)
         except Exception as exc:  # a drawing bug must not lose the answer
             ref = uuid.uuid4().hex[:8]
             log.error("chart failed (ref %s) for %r", ref, job.query, exc_info=exc)

@@ -106,7 +106,8 @@ def proof_replies(
     if has_chart:
         assert proof.chart_png is not None and proof.chart_name is not None
         first_line = proof.summary_text.splitlines()[0] if proof.summary_text else ""
-        headline = [first_line, *proof.plan.splitlines()[:4]]
+        # The headline: the number the chart proves, in the person's language, one line.
+        headline = [proof.headline or first_line, *proof.plan.splitlines()[:4]]
         markup = None
         if question_id is not None:
             csv = (index, proof.rows) if hold_csv else None

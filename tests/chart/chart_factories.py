@@ -417,6 +417,117 @@ def dict_result() -> Result:
     )
 
 
+def scalar_correlation() -> Result:
+    """correlation(on_range, range): the overnight range drives the day's, with noise."""
+    bars = daily_bars()
+    rng = np.random.default_rng(5)
+    bars["on_range"] = (0.6 * bars["range"] + rng.normal(0, 12, len(bars))).round(2)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"on_range": "session_high('OVERNIGHT') - session_low('OVERNIGHT')"},
+        "select": "correlation(on_range, range)",
+    }
+    value = float(bars["on_range"].corr(bars["range"]))
+    return Result(
+        query=query,
+        summary=Summary(type="scalar", value=value, columns=["correlation_on_range_range"]),
+        source_rows=bars,
+        metadata=metadata(bars),
+        focus_columns=["on_range"],
+    )
+
+
+def scalar_last_rsi() -> Result:
+    """ "RSI now": last(rsi14) over the bars behind it."""
+    bars = daily_bars().tail(700).reset_index(drop=True)
+    bars["rsi14"] = rsi(bars["close"])
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"rsi14": "rsi(close, 14)"},
+        "select": "last(rsi14)",
+    }
+    value = float(bars["rsi14"].iloc[-1])
+    return Result(
+        query=query,
+        summary=Summary(type="scalar", value=value, columns=["last_rsi14"]),
+        source_rows=bars,
+        metadata=metadata(bars),
+        focus_columns=["rsi14"],
+    )
+
+
+def true_range_atr(bars: pd.DataFrame, length: int = 14) -> pd.Series:
+    prev_close = bars["close"].shift()
+    tr = pd.concat(
+        [
+            bars["high"] - bars["low"],
+            (bars["high"] - prev_close).abs(),
+            (bars["low"] - prev_close).abs(),
+        ],
+        axis=1,
+    ).max(axis=1)
+    return tr.ewm(alpha=1 / length, adjust=False).mean()
+
+
+def table_latest_atr() -> Result:
+    """ "ATR now" as the example query asks it: the latest bar first, one row, with the bars
+    it is the latest of behind it."""
+    bars = daily_bars().tail(500).reset_index(drop=True)
+    bars["atr14"] = true_range_atr(bars)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "last_2_years",
+        "map": {"atr14": "atr(14)"},
+        "sort": "timestamp desc",
+        "limit": 1,
+    }
+    table = bars.iloc[::-1].head(1).reset_index(drop=True)
+    result = _table(table, query, ["atr14"], metadata(bars))
+    result.source_rows = bars
+    return result
+
+
+def grouped_count_with_empty_years() -> Result:
+    """Days with a gap over 120 per year: some years have none, and the table skips them."""
+    bars = daily_bars()
+    bars["year"] = bars["timestamp"].dt.year
+    bars["gap"] = bars["open"] - bars["close"].shift()
+    picked = bars[(bars["gap"] > 60) & ~bars["year"].isin([2009, 2010, 2017])]
+    table = picked.groupby("year").size().rename("count").reset_index()
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"gap": "open - prev(close)"},
+        "where": "gap > 60",
+        "group_by": "year()",
+        "select": "count()",
+    }
+    return _grouped(table, ["year"], ["count"], query, bars)
+
+
+def grouped_time_of_day() -> Result:
+    """Mean range by time of day, the key made as minutes of the day (570 = 09:30)."""
+    result = table_rth_intraday(days=20)
+    assert result.table is not None
+    bars = result.table.copy()
+    bars["tod"] = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    table = bars.groupby("tod")["range"].mean().rename("mean_range").reset_index()
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "map": {"tod": "hour() * 60 + minute()"},
+        "group_by": "tod",
+        "select": "mean(range)",
+    }
+    grouped = _grouped(table, ["tod"], ["mean_range"], query, bars)
+    assert grouped.metadata is not None
+    grouped.metadata = grouped.metadata.model_copy(update={"timeframe": "5m"})
+    return grouped
+
+
 def error_result() -> Result:
     return Result(
         query={"select": "mean(rnage)"},
@@ -453,4 +564,9 @@ ALL_SHAPES = {
     "scalar_mean": scalar_mean,
     "scalar_sum": scalar_sum,
     "dict": dict_result,
+    "scalar_correlation": scalar_correlation,
+    "scalar_last": scalar_last_rsi,
+    "table_latest": table_latest_atr,
+    "grouped_count_gaps": grouped_count_with_empty_years,
+    "grouped_time_of_day": grouped_time_of_day,
 }

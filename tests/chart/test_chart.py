@@ -1,4 +1,4 @@
-"""render_chart: one readable 1280×720 PNG per result shape, None when there is nothing to draw."""
+"""render_chart: one portrait PNG per result shape, None when there is nothing to draw."""
 
 from __future__ import annotations
 
@@ -43,11 +43,11 @@ def results() -> dict[str, Result]:
 
 
 @pytest.mark.parametrize("shape", sorted(make.ALL_SHAPES))
-def test_every_shape_renders_a_1280x720_png(results: dict[str, Result], shape: str) -> None:
+def test_every_shape_renders_a_portrait_png(results: dict[str, Result], shape: str) -> None:
     png = render_chart(results[shape])
     assert png is not None
     assert png.startswith(PNG_SIGNATURE)
-    assert image(png).size == (1280, 720)
+    assert image(png).size == (900, 1125)
 
 
 def test_the_required_shapes_are_all_covered() -> None:
@@ -59,18 +59,29 @@ def test_synthetic_data_is_marked(results: dict[str, Result], shape: str) -> Non
     synthetic = render_chart(make.with_source(results[shape], "synthetic"))
     imported = render_chart(make.with_source(results[shape], "imported"))
     assert synthetic is not None and imported is not None
-    # The badge sits in the top-right corner, where an imported chart is blank.
-    corner = (1000, 0, 1280, 70)
+    # The badge sits in the bottom-right corner, where an imported chart is blank.
+    corner = (560, 1080, 900, 1125)
     marked = np.asarray(image(synthetic).convert("RGB").crop(corner), dtype=int)
     plain = np.asarray(image(imported).convert("RGB").crop(corner), dtype=int)
-    assert (plain == 255).all()
-    assert np.abs(marked - plain).sum(axis=2).astype(bool).mean() > 0.1
+
+    # The badge is the only colour there: an imported chart's footer (it names the file) is
+    # grey text at most.
+    def coloured(pixels: np.ndarray) -> float:
+        return float((np.ptp(pixels, axis=2) > 40).mean())
+
+    assert coloured(plain) == 0
+    assert coloured(marked) > 0.05
 
 
 def test_width_scales_the_whole_picture(results: dict[str, Result]) -> None:
-    png = render_chart(results["grouped_weekdays"], width_px=640)
-    assert png is not None
-    assert image(png).size == (640, 360)
+    small = render_chart(results["grouped_weekdays"], width_px=450)
+    large = render_chart(results["grouped_weekdays"], width_px=900)
+    assert small is not None and large is not None
+    assert image(small).size == (450, 562)
+    # The same picture at half the size: the large one, halved, is nearly the small one.
+    halved = image(large).convert("L").resize((450, 562))
+    diff = np.abs(np.asarray(halved, dtype=int) - np.asarray(image(small).convert("L"), dtype=int))
+    assert diff.mean() < 12  # another chart at the same size differs by ~38
 
 
 def test_the_same_result_gives_the_same_bytes(results: dict[str, Result]) -> None:
@@ -132,13 +143,23 @@ def test_rendering_does_not_touch_pyplot() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@pytest.mark.parametrize("shape", ["table_indicator", "table_intraday"])
-def test_large_tables_render_fast(results: dict[str, Result], shape: str) -> None:
-    """The target is under 300 ms; the bound here only catches a pathology (50k markers)."""
-    render_chart(results[shape])
+def render_cost(result: Result) -> float:
+    """The median CPU time of three renders (after a first one that warms the caches)."""
+    render_chart(result)
     times = []
     for _ in range(3):
-        started = time.perf_counter()
-        render_chart(results[shape])
-        times.append(time.perf_counter() - started)
-    assert statistics.median(times) < 1.5
+        started = time.process_time()
+        render_chart(result)
+        times.append(time.process_time() - started)
+    return statistics.median(times)
+
+
+@pytest.mark.parametrize("shape", ["table_indicator", "table_intraday", "scalar_correlation"])
+def test_large_tables_cost_about_what_a_small_chart_does(
+    results: dict[str, Result], shape: str
+) -> None:
+    """Thousands of rows are thinned before drawing: a 50,000-bar chart costs no more than
+    three five-bar charts, measured in the same run (a pathology such as 50k markers costs
+    ten times more)."""
+    small = render_cost(results["grouped_weekdays"])
+    assert render_cost(results[shape]) < 3 * small

@@ -7,11 +7,11 @@ import re
 import chart_factories as make
 import pytest
 
+from barb.charts.columns import axis_text
+from barb.charts.header import scope_text, subtitle_text
+from barb.charts.words import words_for
 from barb.proof_names import (
-    axis_label,
     chart_filename,
-    chart_subtitle,
-    chart_title,
     column_unit,
     csv_filename,
     proof_basename,
@@ -63,14 +63,18 @@ def test_slug_keeps_signed_numbers_and_names_operators() -> None:
     assert slug("percentile(range, 90)") == "percentile_range_90"
 
 
-def test_title_and_subtitle() -> None:
+def test_scope_and_subtitle() -> None:
     result = make.grouped_weekdays()
     assert result.metadata is not None
-    assert chart_title(result.metadata) == "NQ · RTH · daily · 2008-01-02 — 2026-01-07"
+    en, ru = words_for("en"), words_for("ru")
+    assert scope_text(result.metadata, en) == "NQ · RTH · daily · 2008-01-02 — 2026-01-07"
     # The map that only names the group key is not repeated.
-    assert chart_subtitle(result.query) == "mean(range) · by weekday"
-    long = chart_subtitle({"where": "x > 1 and " * 40})
-    assert len(long) <= 110 and long.endswith("…")
+    assert subtitle_text(result.query, en) == "mean(range) · by weekday"
+    assert subtitle_text(result.query, ru) == "mean(range) · по weekday"
+    joined = {"join": [{"instrument": "ES"}, {"source": "fomc"}], "select": "count()"}
+    assert subtitle_text(joined, en) == "count() · with ES, fomc"
+    then = {"group_by": "year()", "select": "max(close) as top", "then": {"select": "mean(top)"}}
+    assert subtitle_text(then, en) == "max(close) as top · by year() · then: mean(top)"
 
 
 @pytest.mark.parametrize(
@@ -94,4 +98,6 @@ def test_units_from_the_map_expression() -> None:
     query = {"map": {"chg": "(close - prev(close)) / prev(close) * 100"}}
     assert column_unit("chg", query=query) == "%"
     assert column_unit("mean_chg", query=query) == "%"
-    assert axis_label("count", "5m") == "count (bars)"
+    result = make.scalar_count_intraday()
+    assert axis_text("count", result) == "count (bars)"
+    assert axis_text("count", result, words_for("ru")) == "count (бары)"

@@ -11,7 +11,7 @@ import bar_files as bf
 import pandas as pd
 import pytest
 
-from barb.charts.style import decorate, new_figure
+from barb.charts import draw_chart
 from barb.data.importer import import_file
 from barb.export import csv_bytes
 from barb.interpreter import execute
@@ -77,8 +77,8 @@ def test_the_source_is_named_in_the_csv_and_the_chart(
     source = rows(csv_bytes(result))[0]["source"]
     assert source == "my bars.csv, 2024-03-18 to 2024-03-22"
     assert result.metadata.data_description == source
-    fig = new_figure(1280)
-    decorate(fig, result)
+    fig = draw_chart(result)
+    assert fig is not None
     footers = [text.get_text() for text in fig.texts if "bars matched" in text.get_text()]
     assert footers == [f"5 of 5 daily bars matched · data: {source}"]
 

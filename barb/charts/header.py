@@ -1,0 +1,151 @@
+"""The frame around a chart: the headline (the answer, up to two lines), the data's scope
+(instrument · session · timeframe · period), what was computed in the query's own words,
+and a footer with the bars matched and the synthetic-data badge."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+
+from barb.charts.style import (
+    BADGE_PT,
+    FOOTER_PT,
+    FOOTER_Y,
+    INK,
+    MARGIN_X,
+    MUTED,
+    SCOPE_PT,
+    SUBTITLE_PT,
+    SYNTHETIC,
+    TITLE_PT,
+    TITLE_TOP,
+    chars_per_line,
+)
+from barb.charts.value_text import localized
+from barb.charts.words import Words
+from barb.proof_names import as_list
+from barb.result import Metadata, Result
+
+LINE_SPACING = 1.22
+MAX_SUBTITLE_LINES = 2
+
+
+def scope_text(metadata: Metadata, words: Words) -> str:
+    """``NQ · RTH · daily · 2008-01-02 — 2026-01-07``: the data the chart is drawn from."""
+    start, end = metadata.period_start, metadata.period_end
+    if start is None or end is None:
+        period = words("no_bars")
+    elif start == end:
+        period = start.isoformat()
+    else:
+        period = f"{start.isoformat()} — {end.isoformat()}"
+    return " · ".join((metadata.instrument, metadata.session, metadata.timeframe, period))
+
+
+def subtitle_text(query: dict[str, Any], words: Words) -> str:
+    """What was computed, in the query's own words joined by the language's."""
+    parts = _stage_parts(query, words)
+    then = query.get("then")
+    if isinstance(then, dict) and then:
+        parts.append(f"{words('sub.then')}: " + " · ".join(_stage_parts(then, words, events=False)))
+    return " · ".join(parts) or words("all_bars")
+
+
+def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) -> list[str]:
+    parts: list[str] = []
+    select, group_by = as_list(stage.get("select")), as_list(stage.get("group_by"))
+    if select:
+        parts.append(", ".join(select))
+    elif group_by:
+        parts.append("count()")
+    if group_by:
+        parts.append(f"{words('sub.by')} " + ", ".join(group_by))
+    if stage.get("where"):
+        parts.append(f"{words('sub.where')} {stage['where']}")
+    if events:
+        joined = [_join_name(j) for j in stage.get("join") or []]
+        if joined:
+            parts.append(f"{words('sub.with')} " + ", ".join(joined))
+    for name, expr in (stage.get("map") or {}).items():
+        if name not in group_by:  # "weekday = dayname()" only repeats the group key
+            parts.append(f"{name} = {expr}")
+    if stage.get("sort"):
+        parts.append(f"{words('sub.sorted')} {stage['sort']}")
+    if stage.get("limit"):
+        parts.append(f"{words('sub.first')} {stage['limit']}")
+    return parts
+
+
+def _join_name(join: Any) -> str:
+    """An event join names its days (``fomc``), an instrument join its symbol (``ES``)."""
+    if isinstance(join, dict):
+        return str(join.get("source") or join.get("instrument") or "")
+    return str(join)
+
+
+def wrap(fig: Figure, text: str, points: float, lines: int, *, bold: bool = False) -> list[str]:
+    """``text`` in at most ``lines`` lines that fit across the figure, the last cut with "…";
+    measured with the figure's renderer, so wide letters (bold, Cyrillic) wrap sooner."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    font = FontProperties(size=points, weight="bold" if bold else "normal")
+    room_px = (1 - 2 * MARGIN_X) * fig.get_figwidth() * fig.dpi
+
+    def fits(line: str) -> bool:
+        width, _, _ = renderer.get_text_width_height_descent(line, font, ismath=False)
+        return width <= room_px
+
+    width = chars_per_line(points)
+    while True:
+        out = textwrap.wrap(text, width, break_long_words=True) or [""]
+        if len(out) > lines:
+            out = out[:lines]
+            out[-1] = out[-1].rstrip(" ·,") + "…"
+            while len(out[-1]) > 2 and not fits(out[-1]):
+                out[-1] = out[-1][:-2].rstrip(" ·,") + "…"
+        if all(fits(line) for line in out) or width <= 10:
+            return out
+        width -= 2
+
+
+def decorate(fig: Figure, result: Result, words: Words, headline: str) -> float:
+    """Headline, scope, what was computed, and the footer, top to bottom; returns where the
+    header ends (a figure fraction), so the plots can take the room a short one leaves."""
+    meta = result.metadata
+    assert meta is not None
+    y = TITLE_TOP
+    height = fig.get_figheight() * 72  # figure height in points
+    for line in wrap(fig, headline, TITLE_PT, 2, bold=True):
+        fig.text(MARGIN_X, y, line, fontsize=TITLE_PT, fontweight="bold", color=INK, va="top")
+        y -= TITLE_PT * LINE_SPACING / height
+    y -= 4 / height
+    fig.text(MARGIN_X, y, scope_text(meta, words), fontsize=SCOPE_PT, color=INK, va="top")
+    y -= SCOPE_PT * LINE_SPACING / height + 3 / height
+    subtitle = subtitle_text(result.query, words)
+    for line in wrap(fig, subtitle, SUBTITLE_PT, MAX_SUBTITLE_LINES):
+        fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
+        y -= SUBTITLE_PT * LINE_SPACING / height
+    matched = localized(f"{meta.rows_matched:,}", words)
+    scanned = localized(f"{meta.rows_scanned:,}", words)
+    footer = words("footer", matched=matched, scanned=scanned, timeframe=meta.timeframe)
+    if meta.truncated:
+        footer += " · " + words("table_cut")
+    if meta.data_source != "synthetic":
+        footer += " · " + words("data_from", source=meta.data_description)  # file and dates
+    fig.text(MARGIN_X, FOOTER_Y, footer, fontsize=FOOTER_PT, color=MUTED, va="center")
+    if meta.data_source == "synthetic":
+        badge = {"boxstyle": "round,pad=0.4", "facecolor": SYNTHETIC, "edgecolor": "none"}
+        fig.text(
+            1 - MARGIN_X,
+            FOOTER_Y + 0.004,
+            words("synthetic_badge"),
+            fontsize=BADGE_PT,
+            fontweight="bold",
+            color="white",
+            ha="right",
+            va="center",
+            bbox=badge,
+        )
+    return y

@@ -1,0 +1,125 @@
+"""The headline: the number the chart proves, in one line of the person's language.
+
+It is the chart's title and the photo's caption, so the picture and the message say the same
+thing: ``r = 0.81 (on_range vs range)``, ``atr14 now: 412.5 points (2026-01-07)``,
+``count: highest 2022 41 days, lowest 2017 0 days``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from barb.charts.answers import CORRELATION, answer_text, answer_value, final_stage, read_aggregates
+from barb.charts.columns import bar_labels, first_numeric, floats, is_number, time_column, unit
+from barb.charts.grouped import read_groups, value_texts
+from barb.charts.kinds import Latest, latest
+from barb.charts.time_of_day import time_kind
+from barb.charts.value_text import date_text, format_value, with_unit
+from barb.charts.words import Words, words_for
+from barb.result import Result
+
+MAX_ANSWERS = 3
+
+
+def chart_headline(result: Result, language: str | None = "en") -> str | None:
+    """The headline of an answered result; None for an error."""
+    if not result.ok or result.summary is None:
+        return None
+    return headline(result, words_for(language))
+
+
+def headline(result: Result, words: Words) -> str:
+    summary = result.summary
+    assert summary is not None
+    if summary.type in ("scalar", "dict"):
+        return _answers(result, words)
+    if summary.type == "grouped":
+        return _groups(result, words)
+    return _rows(result, words)
+
+
+def _answers(result: Result, words: Words) -> str:
+    now = latest(result)
+    parts = []
+    for agg in read_aggregates(result)[:MAX_ANSWERS]:
+        if agg.func in CORRELATION:
+            r = format_value(agg.value, decimals=2, words=words)
+            x, y = (a or "?" for a in (*agg.args, None, None)[:2])
+            parts.append(words("correlation", r=r, x=x, y=y))
+        elif agg.func == "last" and now is not None and agg.column == now.column:
+            parts.append(_now_text(result, now, answer_value(agg, result, words), words))
+        else:
+            parts.append(answer_text(agg, result, words))
+    return " · ".join(parts)
+
+
+def _now_text(result: Result, now: Latest, value: str, words: Words) -> str:
+    return words("now_on", name=now.column, value=value, date=_row_label(result, now.rows, now.at))
+
+
+def _row_label(result: Result, rows: pd.DataFrame, at: int) -> str:
+    names = bar_labels(rows, result)
+    if names is not None and names[at] is not None:
+        return str(names[at])
+    time_col = time_column(rows)
+    return date_text(rows[time_col].iloc[at]) if time_col else str(at + 1)
+
+
+def _groups(result: Result, words: Words) -> str:
+    groups = read_groups(result, words)
+    if groups is None:
+        count = len(result.table) if result.table is not None else 0
+        return words("rows_shown", count=format_value(count, words=words))
+    column = groups.columns[0]
+    values = floats(groups.table[column])
+    kind = time_kind(column, result.query)
+    texts = value_texts(values, unit(column, result), kind, words)
+    if kind is None:
+        texts = [with_unit(t, unit(column, result), words) for t in texts]
+    if np.isfinite(values).sum() < 2:
+        at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
+        return words("answer", name=f"{column} ({groups.labels[at]})", value=texts[at])
+    hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
+    return words(
+        "highest_lowest",
+        name=column,
+        high=f"{groups.labels[hi]} {texts[hi]}",
+        low=f"{groups.labels[lo]} {texts[lo]}",
+    )
+
+
+def _rows(result: Result, words: Words) -> str:
+    table = result.table
+    assert table is not None
+    if table.empty:
+        return words("rows_shown", count="0")
+    now = latest(result)
+    if now is not None:
+        value = with_unit(
+            format_value(now.value, unit(now.column, result), words=words),
+            unit(now.column, result),
+            words,
+        )
+        return _now_text(result, now, value, words)
+    stage = final_stage(result.query)
+    sort = str(stage.get("sort") or "").split(",")[0].split()
+    if sort and stage.get("limit") and sort[0] in table.columns and is_number(table[sort[0]]):
+        column = sort[0]
+        value = _value_text(table[column].iloc[0], column, result, words)
+        return words("ranked_first", name=column, label=_row_label(result, table, 0), value=value)
+    focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
+    column = focus[0] if focus else first_numeric(table, ["close"])
+    if column is None or time_column(table) is None:
+        return words("rows_shown", count=format_value(len(table), words=words))
+    known = np.flatnonzero(pd.to_numeric(table[column], errors="coerce").notna().to_numpy())
+    if not known.size:
+        return words("rows_shown", count=format_value(len(table), words=words))
+    at = int(known[-1])
+    value = _value_text(table[column].iloc[at], column, result, words)
+    return words("last_value", name=column, value=value, date=_row_label(result, table, at))
+
+
+def _value_text(value: object, column: str, result: Result, words: Words) -> str:
+    column_unit = unit(column, result)
+    return with_unit(format_value(value, column_unit, words=words), column_unit, words)

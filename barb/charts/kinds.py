@@ -1,0 +1,92 @@
+"""What a number means, read from the query and the result's shape, where that decides the
+chart: a correlation (a scatter of its two columns), or a value "now" (the series it is the
+latest value of)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from barb.charts.answers import CORRELATION, Aggregate, final_stage, read_aggregates
+from barb.charts.columns import PRICE_COLUMNS, is_number, time_column
+from barb.charts.value_text import is_finite_number
+from barb.result import Result
+
+TIME_SORT_COLUMNS = ("timestamp", "trading_date", "date")
+
+
+@dataclass(frozen=True)
+class Correlation:
+    answer: Aggregate
+    x: str
+    y: str
+
+
+@dataclass(frozen=True)
+class Latest:
+    """A value "now": the series ``column`` over ``rows`` (in time order), ending at the
+    answer ``value`` on the row ``at`` (a position in ``rows``)."""
+
+    column: str
+    rows: pd.DataFrame
+    time: str
+    value: float
+    at: int
+
+
+def correlation(result: Result) -> Correlation | None:
+    """The correlation answered, when both its arguments are columns of the rows behind it."""
+    rows = result.source_rows
+    if result.summary is None or result.summary.type not in ("scalar", "dict") or rows is None:
+        return None
+    for agg in read_aggregates(result):
+        if agg.func in CORRELATION and len(agg.args) == 2 and all(agg.args):
+            x, y = agg.args
+            assert x is not None and y is not None
+            if all(c in rows.columns and is_number(rows[c]) for c in (x, y)):
+                return Correlation(agg, x, y)
+    return None
+
+
+def latest(result: Result) -> Latest | None:
+    """``last(rsi14)`` over bars, or the latest bars first (``sort: timestamp desc``, a
+    limit) with the bars before them: the series, ending at the value asked for."""
+    summary, rows = result.summary, result.source_rows
+    if summary is None or rows is None or rows.empty:
+        return None
+    time_col = time_column(rows)
+    if time_col is None:
+        return None
+    if summary.type in ("scalar", "dict"):
+        for agg in read_aggregates(result):
+            if agg.func == "last" and agg.column in rows.columns and is_number(rows[agg.column]):
+                known = np.flatnonzero(pd.to_numeric(rows[agg.column], errors="coerce").notna())
+                at = int(known[-1]) if known.size else len(rows) - 1
+                value = agg.value if is_finite_number(agg.value) else np.nan
+                return Latest(agg.column, rows.reset_index(drop=True), time_col, value, at)
+        return None
+    table = result.table
+    stage = final_stage(result.query)
+    if summary.type != "table" or table is None or table.empty or not stage.get("sort"):
+        return None
+    column = next(
+        (
+            c
+            for c in result.focus_columns
+            if c in table.columns
+            and c in rows.columns
+            and c not in PRICE_COLUMNS
+            and is_number(rows[c])
+        ),
+        "close" if "close" in rows.columns else None,
+    )
+    if column is None or time_col not in table.columns:
+        return None
+    when = table[time_col].iloc[0]
+    matches = (rows[time_col] == when).to_numpy().nonzero()[0]
+    if not len(matches):
+        return None
+    at = int(matches[-1])
+    return Latest(column, rows.reset_index(drop=True), time_col, float(rows[column].iloc[at]), at)

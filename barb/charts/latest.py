@@ -1,0 +1,97 @@
+"""A value "now" (``last(rsi14)``, or the latest bar of ``sort: timestamp desc``): the series
+it is the latest value of, with that value marked and written beside it, under the price.
+A single candle says nothing about whether 412 is high or low for ATR; the series does."""
+
+from __future__ import annotations
+
+import matplotlib.dates as mdates
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from barb.charts.axes import headroom, plot_axes, value_label
+from barb.charts.columns import axis_text, bar_labels, floats, timeframe, unit
+from barb.charts.kinds import Latest
+from barb.charts.line_points import broken_line
+from barb.charts.style import (
+    ACCENT,
+    ACCENT_LIGHT,
+    ANSWER_COLORS,
+    LABEL_PT,
+    MUTED,
+    PANEL_GAP,
+    PANEL_SPLIT,
+)
+from barb.charts.time_axis import bar_step, date_axis, label_axis
+from barb.charts.value_text import TickFormatter, format_value, with_unit
+from barb.charts.words import ENGLISH, Words
+from barb.result import Result
+
+VIEW_BARS = 500  # the series shown: this many bars up to the latest
+
+
+def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH) -> bool:
+    start = max(0, now.at - VIEW_BARS + 1)
+    rows = now.rows.iloc[start : now.at + 1]
+    at = len(rows) - 1
+    x = mdates.date2num(rows[now.time].to_numpy())
+    step = bar_step(x, timeframe(result))
+    values = floats(rows[now.column])
+    with_price = now.column != "close" and "close" in rows.columns
+    if with_price:
+        price_ax = plot_axes(fig, bottom=PANEL_SPLIT)
+        ax = plot_axes(fig, top=PANEL_SPLIT - PANEL_GAP, sharex=price_ax)
+        close = floats(rows["close"])
+        price_ax.plot(*broken_line(x, close, step=step), color=ACCENT_LIGHT, linewidth=1.8)
+        price_ax.scatter([x[at]], [close[at]], s=70, color=ACCENT, zorder=3)
+        price_ax.yaxis.set_major_formatter(TickFormatter(words))
+        price_ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+        price_ax.tick_params(axis="x", labelbottom=False)
+        value_label(price_ax, words("price"))
+    else:
+        ax = plot_axes(fig)
+    ax.plot(*broken_line(x, values, step=step), color=ACCENT, linewidth=2.0)
+    value = now.value if np.isfinite(now.value) else values[at]
+    _mark(ax, x[at], value)
+    column_unit = unit(now.column, result)
+    text = with_unit(format_value(value, column_unit, words=words), column_unit, words)
+    # The value "now" beside the series' name, above the plot: over the line it would hide
+    # the very bars it ends.
+    ax.annotate(
+        words("now", name="", value=text).strip(),
+        (1, 1),
+        xycoords="axes fraction",
+        xytext=(0, 7),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=LABEL_PT,
+        fontweight="bold",
+        color=ANSWER_COLORS[0],
+    )
+    headroom(ax, values, px=40, floor=False)
+    _levels(ax, now.column, values)
+    ax.yaxis.set_major_formatter(TickFormatter(words))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+    value_label(ax, axis_text(now.column, result, words))
+    names = bar_labels(rows, result)
+    if names is None:
+        date_axis(ax, x, step, words)
+    else:
+        label_axis(ax, x, names, step, words)
+    return True
+
+
+def _mark(ax: Axes, x: float, value: float) -> None:
+    ax.axhline(value, color=ANSWER_COLORS[0], linewidth=1.2, linestyle="--", alpha=0.8)
+    ax.scatter([x], [value], s=130, color=ANSWER_COLORS[0], edgecolor="white", zorder=4)
+
+
+def _levels(ax: Axes, column: str, values: np.ndarray) -> None:
+    """RSI's usual overbought and oversold lines, on its 0–100 scale."""
+    finite = values[np.isfinite(values)]
+    if "rsi" in column.lower() and finite.size and 0 <= finite.min() <= finite.max() <= 100:
+        for level in (30, 70):
+            ax.axhline(level, color=MUTED, linewidth=1.2, linestyle=":")
+        ax.set_ylim(0, 118)  # the scale, and room for the legend above it

@@ -1,0 +1,191 @@
+"""Charts of results the engine really makes on the sample: a ``then`` stage's grouped count,
+a correlation of NQ's and ES's returns through an instrument join, "ATR now" asked the way
+the examples ask it, and a time of day carried through ``arg_max`` and ``then``. Expected
+numbers come from DuckDB over the same Parquet bars."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+import matplotlib.dates as mdates
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection, PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from barb import execute
+from barb.charts import chart_headline, draw_chart
+from barb.data.store import data_path
+from barb.result import Result
+
+pytestmark = pytest.mark.slow
+
+RTH = "minute >= 570 AND minute < 1020"
+
+
+@pytest.fixture(scope="module")
+def con(sample_settings):
+    con = duckdb.connect()
+    for symbol in ("NQ", "ES"):
+        path = data_path(symbol, sample_settings)
+        con.execute(f"CREATE VIEW {symbol.lower()} AS SELECT * FROM read_parquet('{path}')")
+    yield con
+    con.close()
+
+
+def run(query: dict, settings) -> Result:
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def figure(result: Result, language: str = "en") -> Figure:
+    fig = draw_chart(result, language=language)
+    assert fig is not None
+    fig.canvas.draw()
+    return fig
+
+
+def title(fig: Figure) -> str:
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return max(texts, key=lambda t: t.get_fontsize()).get_text()
+
+
+def bar_heights(ax: Axes) -> np.ndarray:
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    return np.array([p.vertices[2, 1] - p.vertices[0, 1] for p in bars.get_paths()])
+
+
+def daily_closes(con, table: str, period: tuple[str, str]) -> pd.Series:
+    frame = con.execute(
+        f"SELECT trading_date AS d, arg_max(close, timestamp) AS c FROM {table} "
+        f"WHERE {RTH} AND trading_date BETWEEN ? AND ? GROUP BY 1 ORDER BY 1",
+        list(period),
+    ).df()
+    return frame.set_index("d")["c"]
+
+
+def test_a_then_grouped_count_shows_every_year(sample_settings, con) -> None:
+    """Months with a day gapping up over 80 points, counted per year: years with none show 0."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"gap": "open - prev(close)"},
+        "where": "gap > 80",
+        "group_by": ["year()", "month()"],
+        "select": "count() as n",
+        "then": {"group_by": "year", "select": "count() as months"},
+    }
+    result = run(query, sample_settings)
+    opens = con.execute(
+        f"SELECT trading_date AS d, arg_min(open, timestamp) AS o FROM nq "
+        f"WHERE {RTH} GROUP BY 1 ORDER BY 1"
+    ).df()
+    closes = daily_closes(con, "nq", ("2000-01-01", "2100-01-01"))
+    days = opens.set_index("d").join(closes)
+    days["gap"] = days["o"] - days["c"].shift()
+    hit = days[days["gap"] > 80].index.to_series()
+    months = hit.dt.to_period("M").drop_duplicates()
+    expected = months.dt.year.value_counts().reindex(range(2008, 2027), fill_value=0).sort_index()
+    assert (expected == 0).any()  # the case that matters: years with no such month
+
+    fig = figure(result)
+    (ax,) = fig.axes
+    np.testing.assert_array_equal(bar_heights(ax), expected.to_numpy())
+    assert title(fig).startswith("months: highest ")
+    assert "lowest" in title(fig) and "0" in title(fig)
+
+
+def test_a_correlation_of_nq_and_es_returns_is_a_scatter(sample_settings, con) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2020:2025",
+        "join": {"instrument": "ES"},
+        "map": {
+            "nq_ret": "(close - prev(close)) / prev(close) * 100",
+            "es_ret": "(es_close - prev(es_close)) / prev(es_close) * 100",
+        },
+        "select": "correlation(nq_ret, es_ret)",
+    }
+    result = run(query, sample_settings)
+    period = ("2019-06-01", "2025-12-31")  # a little history, for the first day's return
+    nq = daily_closes(con, "nq", period)
+    es = daily_closes(con, "es", period)
+    both = pd.concat({"nq": nq, "es": es}, axis=1).dropna()
+    returns = both.pct_change() * 100
+    returns = returns[returns.index >= pd.Timestamp("2020-01-01")].dropna()
+    r = np.corrcoef(returns["nq"], returns["es"])[0, 1]
+
+    fig = figure(result)
+    (ax,) = fig.axes
+    (points,) = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert len(points.get_offsets()) == len(returns)
+    np.testing.assert_allclose(
+        np.sort(points.get_offsets()[:, 0]), np.sort(returns["nq"].to_numpy()), rtol=1e-9
+    )
+    r_text = f"{r:.2f}".replace("-", "\u2212") if round(r, 2) else "0.00"
+    assert title(fig).startswith(f"r = {r_text} (nq_ret vs es_ret)")
+    assert "ES" in " ".join(t.get_text() for t in fig.findobj(Text))  # "with ES" in the subtitle
+
+
+def test_atr_now_as_the_examples_ask_it_is_the_series(sample_settings) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "last_2_years",
+        "map": {"atr14": "atr(14)"},
+        "sort": "timestamp desc",
+        "limit": 1,
+    }
+    result = run(query, sample_settings)
+    assert result.table is not None and len(result.table) == 1
+    history = result.source_rows
+    assert history is not None and len(history) > 400
+    assert history["timestamp"].is_monotonic_increasing
+    assert history["timestamp"].iloc[-1] == result.table["timestamp"].iloc[0]
+    assert history["atr14"].iloc[-1] == result.table["atr14"].iloc[0]
+
+    fig = figure(result)
+    price_ax, ax = sorted(fig.axes, key=lambda a: -a.get_position().y1)
+    assert not [c for c in price_ax.collections if isinstance(c, PolyCollection)]  # no candle
+    (series,) = [line for line in ax.get_lines() if len(line.get_xdata()) > 100]
+    assert np.asarray(series.get_ydata(), float)[-1] == pytest.approx(history["atr14"].iloc[-1])
+    last = [mdates.date2num(history["timestamp"].iloc[-1]), history["atr14"].iloc[-1]]
+    assert any(
+        np.allclose(c.get_offsets(), [last])
+        for c in ax.collections
+        if isinstance(c, PathCollection)
+    )
+    date = result.table["date"].iloc[0]
+    assert title(fig) == f"atr14 now: {history['atr14'].iloc[-1]:,.1f} points ({date})"
+    ru = chart_headline(result, "ru")
+    assert ru is not None and ru.startswith("atr14 сейчас: ") and ru.endswith(f"пунктов ({date})")
+
+
+def test_the_time_of_the_days_high_reads_as_a_clock(sample_settings) -> None:
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024",
+        "map": {"tod": "hour() * 60 + minute()"},
+        "group_by": "date()",
+        "select": "arg_max(tod, high) as high_tod",
+        "then": {"group_by": "high_tod", "select": "count()"},
+    }
+    result = run(query, sample_settings)
+    fig = figure(result)
+    (ax,) = fig.axes
+    ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert ticks and all(re.fullmatch(r"\d\d:\d\d", t) for t in ticks), ticks
+    assert "09:30" in title(fig)
+    # Every 5-minute slot from the first high to the last is a group, those with none at 0.
+    highs = result.source_rows["high_tod"]  # type: ignore[index]
+    slots = range(int(highs.min()), int(highs.max()) + 1, 5)
+    expected = highs.value_counts().reindex(slots, fill_value=0)
+    assert (expected == 0).any()
+    np.testing.assert_array_equal(bar_heights(ax), expected.to_numpy())
