@@ -16,6 +16,7 @@ open at the cut and opening them again in the next message.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,6 +29,9 @@ _PARSER = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethro
 _LINK_SCHEMES = ("http://", "https://", "tg://", "mailto:")
 _BULLETS = ("•", "◦", "▪")
 _BLOCK_GAP = "\n\n"
+
+#: What a fenced block's language may be (Telegram highlights by such names).
+_LANGUAGE = re.compile(r"[A-Za-z0-9_+#-]{1,12}")
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,10 @@ def _block(node: SyntaxTreeNode, depth: int) -> list[Piece]:
     if kind in ("fence", "code_block"):
         code = node.content.rstrip("\n")
         language = node.info.split()[0] if kind == "fence" and node.info.strip() else ""
+        # A language is a short name (python, json, sql): anything else is dropped, so the
+        # tags around a block stay short enough to split any message cleanly.
+        if not _LANGUAGE.fullmatch(language):
+            language = ""
         if language:
             attrs = f' class="language-{html.escape(language, quote=True)}"'
             return _wrap("pre", _wrap("code", [_text(code)], attrs))

@@ -239,3 +239,14 @@ def test_whatever_the_model_writes_telegram_accepts_every_piece(markdown: str, l
         except ApiError as exc:  # pragma: no cover - the failure message names the input
             raise AssertionError(f"Telegram would refuse {message!r}: {exc}") from exc
         assert text, f"an empty message from {markdown!r}"
+
+
+def test_a_fence_language_that_is_not_a_name_is_dropped() -> None:
+    """Found by the property test: a fence whose 'language' is model noise made the tags
+    around the block longer than a small message could hold."""
+    from bot.telegram.markdown import render
+
+    [noisy] = render('```aaaaaa&"| a | b |\nx = 1\n```', 60)
+    assert "language-" not in noisy
+    [named] = render("```python\nx = 1\n```", 200)
+    assert 'class="language-python"' in named
