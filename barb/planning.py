@@ -112,10 +112,6 @@ class Plan:
     reach: Reach
     warnings: tuple[str, ...]
 
-    @property
-    def shape(self) -> str:
-        return (self.then or self.first).shape
-
 
 def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
     """Bind ``query`` (run on ``symbol`` unless it names its own instrument) and plan it."""

@@ -151,3 +151,15 @@ def year_settings(tmp_path_factory: pytest.TempPathFactory, year_minutes: pd.Dat
     )
     write_bars(frame, meta, data_path("NQ", settings))
     return settings
+
+
+@pytest.fixture(scope="module")
+def con(sample_settings: EngineSettings) -> Iterator[duckdb.DuckDBPyConnection]:
+    """DuckDB views ``nq`` and ``es`` over the full sample's minute files: a second
+    implementation for the questions asked over all history."""
+    con = duckdb.connect()
+    for symbol in ("NQ", "ES"):
+        path = data_path(symbol, sample_settings)
+        con.execute(f"CREATE VIEW {symbol.lower()} AS SELECT * FROM read_parquet('{path}')")
+    yield con
+    con.close()

@@ -3,28 +3,16 @@ TA-Lib and DuckDB over the whole sample (bars built here from the minute file, n
 
 from __future__ import annotations
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 import talib
 
 from barb import execute
-from barb.data.store import data_path
 
 pytestmark = pytest.mark.slow
 
 RTH = "minute >= 570 AND minute < 1020"
-
-
-@pytest.fixture(scope="module")
-def con(sample_settings):
-    con = duckdb.connect()
-    for symbol in ("NQ", "ES"):
-        path = data_path(symbol, sample_settings)
-        con.execute(f"CREATE VIEW {symbol.lower()} AS SELECT * FROM read_parquet('{path}')")
-    yield con
-    con.close()
 
 
 def _daily(con, table: str = "nq") -> pd.DataFrame:

@@ -3,13 +3,11 @@ each checked against an independent computation, and each bad input gets an erro
 
 from __future__ import annotations
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 
 from barb import execute
-from barb.data.store import data_path
 from barb.script.library import library
 from barb.script.reach import has_rule
 
@@ -29,16 +27,6 @@ def _error(query: dict, settings, instrument: str = "NQ") -> dict:
     assert payload["error_type"] != "ExecutionError", payload
     assert payload["message"] and payload.get("step"), payload
     return payload
-
-
-@pytest.fixture(scope="module")
-def con(sample_settings):
-    con = duckdb.connect()
-    for symbol in ("NQ", "ES"):
-        path = data_path(symbol, sample_settings)
-        con.execute(f"CREATE VIEW {symbol.lower()} AS SELECT * FROM read_parquet('{path}')")
-    yield con
-    con.close()
 
 
 def _daily_close(con, table: str) -> pd.Series:
