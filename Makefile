@@ -14,7 +14,7 @@ export UV_COMPILE_BYTECODE := 1
 
 EXAMPLE := {"session": "RTH", "from": "daily", "map": {"weekday": "dayname()"}, "group_by": "weekday", "select": "mean(range)"}
 
-.PHONY: setup sample run test lint bench
+.PHONY: setup sample run test test-scale scale-servers lint bench
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -38,7 +38,17 @@ lint: setup
 
 test: setup
 	.venv/bin/ruff check .
-	.venv/bin/pytest -q
+	.venv/bin/pytest -q -m "not scale"
+
+# Several replicas behind the real HAProxy: the servers come from Debian's packages (as root,
+# installed only when missing), so this target needs apt; `make test` needs nothing but Python.
+SCALE_PACKAGES := haproxy
+scale-servers:
+	@missing=""; for p in $(SCALE_PACKAGES); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
+
+test-scale: setup scale-servers
+	.venv/bin/pytest -q -m scale
 
 bench: sample
 	.venv/bin/python bench/engine.py --write docs/benchmarks.md
