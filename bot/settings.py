@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -13,6 +14,9 @@ IdList = Annotated[frozenset[int], NoDecode]
 #: python-telegram-bot's convention: the token is appended to the base URL (``…/bot`` +
 #: token) unless the URL says where it goes with ``{token}``.
 TOKEN_PLACEHOLDER = "{token}"
+
+#: What Telegram accepts as a webhook's ``secret_token``.
+_WEBHOOK_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 def telegram_api_url(value: str) -> str:
@@ -74,6 +78,11 @@ class BotSettings(BaseSettings):
     webhook_url: str | None = Field(default=None, description="Public HTTPS URL: webhook mode")
     webhook_port: int = 8443
     webhook_listen: str = "0.0.0.0"
+    webhook_secret: SecretStr | None = Field(
+        default=None,
+        description="Telegram's secret_token: sent with every webhook call and checked by each "
+        "replica, so only Telegram can post updates (1-256 of A-Z, a-z, 0-9, _ and -)",
+    )
     allowed_users: IdList = frozenset()
     allowed_chats: IdList = frozenset()
     admins: IdList = frozenset()
@@ -109,6 +118,13 @@ class BotSettings(BaseSettings):
         if value is None and api_url is None:
             return None  # Telegram's own servers: PTB's defaults
         return telegram_file_url(value, api_url or "https://api.telegram.org/bot")
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not _WEBHOOK_SECRET.fullmatch(value.get_secret_value()):
+            raise ValueError("use 1-256 characters of A-Z, a-z, 0-9, _ and -")
+        return value
 
     @field_validator("allowed_users", "allowed_chats", "admins", mode="before")
     @classmethod

@@ -130,6 +130,9 @@ async def start_updates(application: Application, settings: BotSettings) -> None
             port=settings.webhook_port,
             url_path=WEBHOOK_PATH,
             webhook_url=f"{settings.webhook_url.rstrip('/')}/{WEBHOOK_PATH}",
+            secret_token=(
+                settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
+            ),
         )
         log.info("webhook listening on port %s", settings.webhook_port)
     else:

@@ -82,9 +82,18 @@ class BotProcess:
         self._process: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
+    @property
+    def webhook(self) -> bool:
+        return bool(self.env.get("BARB_WEBHOOK_URL"))
+
+    def _ready_calls(self) -> int:
+        """Calls that say start-up is done: its first long poll, or its webhook registered."""
+        return len(self.fake.calls("setWebhook" if self.webhook else "getUpdates"))
+
     async def start(self) -> None:
-        """Start `barb bot` and wait until it polls for updates (its start-up is done)."""
-        polls = len(self.fake.calls("getUpdates"))
+        """Start `barb bot` and wait until it polls for updates or has set its webhook (its
+        start-up is done)."""
+        polls = self._ready_calls()
         with self.log_path.open("ab") as log:
             log.write(f"\n--- start {self.starts + 1} ---\n".encode())
             log.flush()
@@ -101,7 +110,7 @@ class BotProcess:
         self.starts += 1
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 60
-        while len(self.fake.calls("getUpdates")) <= polls:
+        while self._ready_calls() <= polls:
             if self._process.poll() is not None:
                 raise AssertionError(f"barb bot exited with {self._process.returncode}\n{self.log}")
             if loop.time() > deadline:

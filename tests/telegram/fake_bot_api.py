@@ -17,7 +17,12 @@ dropped for a while); :meth:`FakeBotAPI.fail_next` gives Telegram's own error an
 with ``retry_after``, 500, 400…).
 
 Not covered: MarkdownV2/Markdown parsing (such texts are kept as sent), media groups, inline
-mode, payments, webhook delivery; any method not listed in ``_METHODS`` answers 404.
+mode, payments; any method not listed in ``_METHODS`` answers 404.
+
+Webhook mode: after ``setWebhook`` the fake POSTs each update to the URL, as Telegram does,
+with the ``secret_token`` header; an update counts as delivered on a 2xx answer and is retried
+otherwise. One chat's updates go one at a time, in order; different chats' go concurrently,
+up to ``max_connections``.
 """
 
 from __future__ import annotations
@@ -166,6 +171,19 @@ class _StoredFile:
     content: bytes
     file_unique_id: str
     file_path: str
+
+
+def _update_chat(update: dict[str, Any]) -> Any:
+    """The chat an update belongs to (its sender's id when it has no chat)."""
+    for value in update.values():
+        if not isinstance(value, dict):
+            continue
+        message = value.get("message") if "chat" not in value else value
+        if isinstance(message, dict) and "chat" in message:
+            return message["chat"]["id"]
+        if "from" in value:
+            return ("user", value["from"]["id"])
+    return None
 
 
 class _Pulse:
@@ -534,6 +552,10 @@ class FakeBotAPI:
         self.requests: list[Recorded] = []
         self.errors: list[str] = []  # bugs in the fake itself; the fixture fails the test
         self.webhook_url = ""
+        self.webhook_secret: str | None = None
+        self.webhook_connections = 40
+        self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status or 0)
+        self._webhook_task: asyncio.Task[None] | None = None
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self._server: HTTPServer | None = None
         self._stopping = False
@@ -575,6 +597,11 @@ class FakeBotAPI:
             return
         self._stopping = True
         self._updates_pulse.fire()  # long polls answer now
+        if self._webhook_task is not None:
+            self._webhook_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._webhook_task
+            self._webhook_task = None
         self._server.stop()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 2
@@ -1126,11 +1153,66 @@ class FakeBotAPI:
 
     def _set_webhook(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> Any:
         self.webhook_url = params.get("url", "")
-        return self._drop_pending(params)
+        self.webhook_secret = params.get("secret_token")
+        self.webhook_connections = int(params.get("max_connections", 40))
+        dropped = self._drop_pending(params)
+        if self.webhook_url and self._webhook_task is None:
+            self._webhook_task = asyncio.get_running_loop().create_task(self._deliver_webhooks())
+        self._updates_pulse.fire()
+        return dropped
 
     def _delete_webhook(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> Any:
         self.webhook_url = ""
         return self._drop_pending(params)
+
+    async def _deliver_webhooks(self, retry_s: float = 0.2) -> None:
+        """POST pending updates to the webhook until each gets a 2xx, a chat's in order."""
+        import httpx  # python-telegram-bot's own HTTP client
+
+        busy_chats: set[Any] = set()
+        in_flight: set[int] = set()
+        async with httpx.AsyncClient(timeout=30) as client:
+
+            async def deliver(update: dict[str, Any], chat: Any) -> None:
+                headers = {}
+                if self.webhook_secret:
+                    headers["X-Telegram-Bot-Api-Secret-Token"] = self.webhook_secret
+                status = 0
+                try:
+                    response = await client.post(self.webhook_url, json=update, headers=headers)
+                    status = response.status_code
+                except httpx.HTTPError:
+                    pass
+                self.webhook_deliveries.append((update["update_id"], status))
+                if 200 <= status < 300:
+                    self._pending = [u for u in self._pending if u is not update]
+                    self._confirmed = max(self._confirmed, update["update_id"] + 1)
+                    self._calls_pulse.fire()
+                else:
+                    await asyncio.sleep(retry_s)
+                busy_chats.discard(chat)
+                in_flight.discard(update["update_id"])
+                self._updates_pulse.fire()
+
+            tasks: set[asyncio.Task[None]] = set()
+            try:
+                while self.webhook_url and not self._stopping:
+                    for update in list(self._pending):
+                        chat = _update_chat(update)
+                        if update["update_id"] in in_flight or chat in busy_chats:
+                            continue
+                        if len(in_flight) >= self.webhook_connections:
+                            break
+                        busy_chats.add(chat)
+                        in_flight.add(update["update_id"])
+                        task = asyncio.create_task(deliver(update, chat))
+                        tasks.add(task)
+                        task.add_done_callback(tasks.discard)
+                    await self._updates_pulse.wait(1.0)
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
 
     def _drop_pending(self, params: dict[str, Any]) -> bool:
         if params.get("drop_pending_updates"):
