@@ -1,9 +1,9 @@
 """Minute bars as uncompressed Arrow IPC files that every worker process memory-maps.
 
 The Parquet file stays the source of truth (import, append and restore write it); beside it
-(or in ``BARB_MAPPED_DIR``) an Arrow IPC file holds the same bars plus the ``range`` column,
-uncompressed, so that a process maps it instead of decoding it: the pages live once in the
-machine's page cache and every worker's columns are views of them (no private copy).
+(or in ``BARB_MAPPED_DIR``) an Arrow IPC file holds the same bars, uncompressed, so that a
+process maps it instead of decoding it: the pages live once in the machine's page cache and
+every worker's columns are views of them (no private copy).
 
 The Arrow file records the fingerprint of the Parquet file it was made from (schema metadata
 key ``barb_source``); a different Parquet file (imported, appended, restored, regenerated)
@@ -43,12 +43,6 @@ log = logging.getLogger(__name__)
 
 MAPPED_SUFFIX = ".arrow"
 SOURCE_KEY = b"barb_source"
-# Derived from high and low once, at conversion: with it the 1-minute frame of the full
-# session is made of mapped columns only (computing it costs 51 MB per 6.4M-bar instrument
-# in every worker).
-RANGE = "range"
-MAPPED_SCHEMA = SCHEMA.append(pa.field(RANGE, pa.float64()))
-MAPPED_COLUMNS: tuple[str, ...] = (*COLUMNS, RANGE)
 NEW_FILE_MODE = 0o644
 _PARQUET_MAGIC = b"PAR1"
 
@@ -88,12 +82,11 @@ def fingerprint(parquet: Path) -> str:
 
 
 def mapped_table(frame: pd.DataFrame, meta: DataMeta, source: str) -> pa.Table:
-    """The table an Arrow file holds: the stored columns, ``range``, and both fingerprints."""
+    """The table an Arrow file holds: the stored columns, the metadata and the fingerprint of
+    the Parquet file."""
     columns = [pa.array(frame[name].to_numpy(), type=SCHEMA.field(name).type) for name in COLUMNS]
-    high, low = frame["high"].to_numpy(), frame["low"].to_numpy()
-    columns.append(pa.array(high - low, type=pa.float64()))
     metadata = {META_KEY: meta.model_dump_json().encode(), SOURCE_KEY: source.encode()}
-    return pa.Table.from_arrays(columns, schema=MAPPED_SCHEMA.with_metadata(metadata))
+    return pa.Table.from_arrays(columns, schema=SCHEMA.with_metadata(metadata))
 
 
 def write_mapped(table: pa.Table, path: Path) -> None:
@@ -129,7 +122,7 @@ def open_mapped(path: Path, source: str) -> tuple[pd.DataFrame, DataMeta] | None
     schema = reader.schema
     if (schema.metadata or {}).get(SOURCE_KEY) != source.encode():
         return None
-    if not schema.equals(MAPPED_SCHEMA, check_metadata=False) or reader.num_record_batches > 1:
+    if not schema.equals(SCHEMA, check_metadata=False) or reader.num_record_batches > 1:
         return None
     meta = meta_from_schema(schema, path)
     if reader.num_record_batches == 0:
@@ -190,9 +183,9 @@ def refresh_mapped(
 
 @dataclass(frozen=True, eq=False)
 class Bars:
-    """One instrument's minute bars (the stored columns and ``range``), shared by every caller
-    in the process and, when mapped, by every process on the machine. Read-only: never
-    mutate ``frame`` in place; build new frames from its columns."""
+    """One instrument's minute bars (the stored columns), shared by every caller in the
+    process and, when mapped, by every process on the machine. Read-only: never mutate
+    ``frame`` in place; build new frames from its columns."""
 
     frame: pd.DataFrame
     meta: DataMeta

@@ -18,7 +18,6 @@ import pytest
 from barb.data import mapped
 from barb.data.importer import import_file
 from barb.data.mapped import (
-    MAPPED_COLUMNS,
     SOURCE_KEY,
     fingerprint,
     load_bars,
@@ -80,8 +79,8 @@ def test_columns_are_read_only_views_of_the_mapped_file(
     assert arrow.exists()
     regions = mappings_of(arrow)
     assert regions, "the Arrow file is not mapped into this process"
-    assert tuple(bars.frame.columns) == MAPPED_COLUMNS
-    for name in MAPPED_COLUMNS:
+    assert tuple(bars.frame.columns) == COLUMNS
+    for name in COLUMNS:
         values = bars.frame[name].to_numpy()
         start = address(values)
         assert any(lo <= start and start + values.nbytes <= hi for lo, hi in regions), name
@@ -92,9 +91,8 @@ def test_columns_are_read_only_views_of_the_mapped_file(
         while isinstance(base.base, np.ndarray):
             base = base.base
         assert not base.flags.owndata, name
-    # Same values as the source of truth; the range is high - low.
-    pd.testing.assert_frame_equal(bars.frame[list(COLUMNS)], frame, check_like=False)
-    np.testing.assert_array_equal(bars.frame["range"], frame["high"] - frame["low"])
+    # Same values as the source of truth.
+    pd.testing.assert_frame_equal(bars.frame, frame)
     assert bars.meta == meta
 
 
@@ -118,7 +116,7 @@ def test_the_arrow_file_records_its_parquet_and_is_remade_when_that_changes(
     assert len(second.frame) == 3000 and second.meta == shorter_meta
     # A frame mapped before keeps the old bars: the new file was renamed over the old name.
     assert len(first.frame) == 5000
-    pd.testing.assert_frame_equal(first.frame[list(COLUMNS)], frame)
+    pd.testing.assert_frame_equal(first.frame, frame)
     with pa.memory_map(str(arrow)) as source:
         recorded = ipc.open_file(source).schema.metadata[SOURCE_KEY].decode()
     assert recorded == fingerprint(parquet)
@@ -149,7 +147,7 @@ def test_a_damaged_arrow_file_is_remade(nq_summer: pd.DataFrame, beside: EngineS
 
     bars = load_bars("NQ", beside)
 
-    pd.testing.assert_frame_equal(bars.frame[list(COLUMNS)], frame)
+    pd.testing.assert_frame_equal(bars.frame, frame)
     assert mappings_of(arrow)
 
 
@@ -167,7 +165,7 @@ def test_import_writes_the_arrow_file(tmp_path: Path, beside: EngineSettings) ->
     with pa.memory_map(str(arrow)) as source:
         table = ipc.open_file(source).read_all()
     assert table.schema.metadata[SOURCE_KEY].decode() == fingerprint(parquet)
-    assert table.column("range").to_pylist() == [1.5, 1.25]
+    assert table.column("high").to_pylist() == [101, 103]
     assert table.column("volume").to_pylist() == [10, 900]
 
 

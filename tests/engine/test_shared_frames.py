@@ -15,7 +15,15 @@ from barb.period_rows import _cached_rows, _sliced_rows
 from barb.script.query import parse_query
 from barb.settings import EngineSettings
 
-SLICED = [("RTH", "1m"), ("OVERNIGHT", "1m"), ("09:30-09:45", "1m"), ("10:00-11:30", "5m")]
+SLICED = [
+    ("ETH", "1m"),
+    ("RTH", "1m"),
+    ("OVERNIGHT", "1m"),
+    ("09:30-09:45", "1m"),
+    ("10:00-11:30", "5m"),
+    ("RTH", "5m"),
+    ("ETH", "5m"),
+]
 
 
 @pytest.mark.parametrize(("session", "timeframe"), SLICED)
@@ -43,6 +51,8 @@ def test_frames_for_days_are_the_rows_of_the_whole_history(
 
 
 QUERIES: list[dict[str, Any]] = [
+    {"session": "ETH", "from": "1m", "group_by": "hour()", "select": "mean(volume)"},
+    {"session": "ETH", "from": "1m", "period": "2024-02-06", "select": "max(range)"},
     {"session": "RTH", "from": "1m", "select": "count()"},
     {"session": "RTH", "from": "1m", "period": "2024-02", "select": "mean(range)"},
     {"session": "RTH", "from": "1m", "period": "2024-01-15", "select": "count()"},  # holiday
@@ -64,6 +74,13 @@ QUERIES: list[dict[str, Any]] = [
     {"session": "RTH", "from": "1m", "period": "last_500_bars", "select": "mean(close)"},
     {"session": "RTH", "from": "1m", "period": "2024-03-25:2024-04-30", "select": "count()"},
     {"session": "RTH", "from": "1m", "period": "2024-02-03", "select": "count()"},  # Saturday
+    {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024-02",
+        "map": {"vw": "vwap()"},
+        "select": "mean(close > vw)",
+    },
     {"session": "09:30-09:45", "from": "1m", "period": "2024-03", "select": "mean(range)"},
     {
         "session": "10:00-11:30",
@@ -87,25 +104,26 @@ def test_sliced_rows_equal_the_cached_slice(
     assert cut == 0
 
 
-def test_rth_minutes_are_not_kept_and_eth_minutes_are_the_mapped_columns(
+def test_minute_bars_are_not_kept_and_eth_minutes_are_views_of_the_mapped_columns(
     engine_settings: EngineSettings,
 ) -> None:
     dataset = get_dataset("NQ", engine_settings)
-    result = execute(
-        {"session": "RTH", "from": "1m", "period": "2024-02", "select": "count()"},
-        "NQ",
-        settings=engine_settings,
-    )
-    assert result.ok
-    assert ("RTH", "1m") not in dataset._frames
+    for session in ("RTH", "ETH"):
+        result = execute(
+            {"session": session, "from": "1m", "period": "2024-02", "select": "count()"},
+            "NQ",
+            settings=engine_settings,
+        )
+        assert result.ok
+        assert (session, "1m") not in dataset._frames
 
-    eth = dataset.frame("ETH", "1m")
-    assert dataset.frame("ETH", "1m") is eth  # kept: it costs no memory of its own
+    index = dataset.day_index("ETH", "1m")
+    eth = dataset.frame_for_days("ETH", "1m", 0, len(index.dates))
     minutes = dataset.bars.frame
-    for name in ("timestamp", "open", "high", "low", "close", "volume", "range"):
+    for name in ("timestamp", "open", "high", "low", "close", "volume", "trading_date"):
         assert np.shares_memory(eth[name].to_numpy(), minutes[name].to_numpy()), name
     assert np.shares_memory(eth[MINUTE_OF_DAY].to_numpy(), minutes["minute"].to_numpy())
-    assert np.shares_memory(eth["trading_date"].to_numpy(), minutes["trading_date"].to_numpy())
+    np.testing.assert_array_equal(eth["range"], minutes["high"] - minutes["low"])
 
 
 def test_an_intraday_join_reads_only_the_other_instruments_dates(
