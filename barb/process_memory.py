@@ -6,8 +6,8 @@ blocks above a threshold with their own mappings, given back to the system when 
 it raises that threshold (up to 32 MiB) each time such a block is freed; from then on the
 blocks come from the heap, and a heap fragmented by the cached frames between them keeps
 the freed space. Measured on a worker that answered daily, hourly and minute questions on
-NQ, ES and CL: 458 MiB of private memory with the adaptive threshold, 150 MiB with a fixed
-1 MiB one (bench/memory.py; docs/benchmarks.md).
+NQ, ES and CL: 223 MiB of private memory (not counting the mapped data) with the adaptive
+threshold, 83 MiB with a fixed 4 MiB one (bench/memory.py; docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ log = logging.getLogger(__name__)
 # mallopt parameters (glibc's malloc.h).
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
-# Blocks from 1 MiB up (a column of 130k float64 values) get their own mapping; smaller ones,
-# daily bars included, stay in the heap.
-MMAP_THRESHOLD = 1 << 20
-TRIM_THRESHOLD = 1 << 20
+# Blocks from 4 MiB up (a column of 520k float64 values, more than a year of minute bars) get
+# their own mapping; smaller ones stay in the heap, where reusing them costs no page faults.
+MMAP_THRESHOLD = 4 << 20
+TRIM_THRESHOLD = 4 << 20
 
 
 def return_freed_memory() -> bool:

@@ -143,3 +143,35 @@ def test_an_intraday_join_reads_only_the_other_instruments_dates(
         (whole["trading_date"] >= "2024-02-05") & (whole["trading_date"] <= "2024-02-09")
     ]
     pd.testing.assert_frame_equal(bars, expected.reset_index(drop=True))
+
+
+def test_recent_frames_are_kept_within_their_budget(
+    engine_settings: EngineSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from barb import frames
+
+    dataset = get_dataset("NQ", engine_settings)
+    dataset._recent.clear()
+    first = dataset.frame_for_days("RTH", "1m", 0, 3)
+    assert dataset.frame_for_days("RTH", "1m", 0, 3) is first
+    columns = list(first.columns)
+
+    # A query that adds columns works on its own shallow copy: the kept frame is unchanged.
+    days = dataset.day_index("RTH", "1m").dates
+    period = ":".join(str(d.astype("datetime64[D]")) for d in (days[0], days[2]))
+    result = execute(
+        {"session": "RTH", "from": "1m", "period": period, "map": {"x": "close * 2"}},
+        "NQ",
+        settings=engine_settings,
+    )
+    assert len(dataset._recent) == 1  # the query read the kept frame
+    assert result.ok
+    assert list(first.columns) == columns
+
+    monkeypatch.setattr(frames, "RECENT_BYTES", frames._private_bytes(first) + 1)
+    dataset.frame_for_days("RTH", "1m", 3, 6)
+    assert ("RTH", "1m", 0, 3) not in dataset._recent
+    assert ("RTH", "1m", 3, 6) in dataset._recent
+    everything = dataset.frame_for_days("RTH", "1m", 0, len(days))
+    assert ("RTH", "1m", 0, len(days)) not in dataset._recent  # larger than the budget
+    assert len(everything) == dataset.day_index("RTH", "1m").rows
