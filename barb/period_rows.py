@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from barb.events import join_events
-from barb.frames import Dataset
+from barb.frames import Dataset, DayIndex
 from barb.planning import JOINED_BAR_COLUMNS, Plan
 from barb.script.periods import Period
 from barb.script.query import JoinSpec
@@ -36,19 +36,11 @@ class Scope:
 
 
 def bars_in_scope(plan: Plan) -> Scope:
-    full = plan.dataset.frame(plan.session, plan.timeframe.name)
-    lo, hi, cut = period_positions(full, plan.period, plan.timeframe)
-    back, ahead = plan.reach.back, plan.reach.ahead
-    start = 0 if back is None else max(0, lo - back)
-    stop = min(len(full), hi + ahead)
-    if plan.timeframe.intraday and start < len(full):
-        # Whole trading dates: the day's first bar and VWAP's reset are then always there.
-        dates = full["trading_date"].to_numpy()
-        start = int(np.searchsorted(dates, dates[start], side="left"))
-    frame = full.iloc[start:stop].copy(deep=False)
-    frame.index = pd.RangeIndex(len(frame))
-    in_period = np.zeros(len(frame), dtype=bool)
-    in_period[lo - start : hi - start] = True
+    if plan.dataset.sliced(plan.session, plan.timeframe.name):
+        frame, in_period = _sliced_rows(plan)
+        cut = 0
+    else:
+        frame, in_period, cut = _cached_rows(plan)
 
     for join in plan.events:
         assert join.source is not None
@@ -62,6 +54,63 @@ def bars_in_scope(plan: Plan) -> Scope:
         in_period = in_period[kept]
         unmatched.append((other.instrument.symbol, before - int(in_period.sum())))
     return Scope(frame, in_period, cut, tuple(unmatched))
+
+
+def _window(lo: int, hi: int, n: int, plan: Plan) -> tuple[int, int]:
+    """Rows ``start:stop`` to evaluate on: the period ``lo:hi`` and the reach around it."""
+    back, ahead = plan.reach.back, plan.reach.ahead
+    start = 0 if back is None else max(0, lo - back)
+    return start, min(n, hi + ahead)
+
+
+def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int]:
+    """The rows of a cached whole-history frame: a view of the slice evaluated on."""
+    full = plan.dataset.frame(plan.session, plan.timeframe.name)
+    lo, hi, cut = period_positions(full, plan.period, plan.timeframe)
+    start, stop = _window(lo, hi, len(full), plan)
+    if plan.timeframe.intraday and start < len(full):
+        # Whole trading dates: the day's first bar and VWAP's reset are then always there.
+        dates = full["trading_date"].to_numpy()
+        start = int(np.searchsorted(dates, dates[start], side="left"))
+    frame = full.iloc[start:stop].copy(deep=False)
+    frame.index = pd.RangeIndex(len(frame))
+    return frame, _in_period(len(frame), lo - start, hi - start), cut
+
+
+def _sliced_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray]:
+    """The same rows as ``_cached_rows`` would give, built from the trading dates they lie on
+    (``Dataset.sliced``): positions come from the day index, so nothing outside them is
+    built."""
+    index = plan.dataset.day_index(plan.session, plan.timeframe.name)
+    n, period = index.rows, plan.period
+    if period.bars is not None:
+        lo, hi = max(0, n - period.bars), n
+    else:
+        lo = _day_start(index, period.start, "left") if period.start else 0
+        hi = _day_start(index, period.end, "right") if period.end else n
+    start, stop = _window(lo, hi, n, plan)
+    if start >= stop:
+        first = last = 0
+    else:
+        # Whole trading dates, as for cached frames.
+        first = int(np.searchsorted(index.starts, start, side="right")) - 1
+        last = int(np.searchsorted(index.starts, stop, side="left"))
+        start = int(index.starts[first])
+    frame = plan.dataset.frame_for_days(plan.session, plan.timeframe.name, first, last)
+    frame = frame.iloc[: max(0, stop - start)].copy(deep=False)
+    frame.index = pd.RangeIndex(len(frame))
+    return frame, _in_period(len(frame), lo - start, hi - start)
+
+
+def _day_start(index: DayIndex, day: object, side: str) -> int:
+    """Position of the first bar on (``left``) or after (``right``) ``day``."""
+    return int(index.starts[_search(index.dates, day, side)])
+
+
+def _in_period(length: int, lo: int, hi: int) -> np.ndarray:
+    in_period = np.zeros(length, dtype=bool)
+    in_period[max(0, lo) : max(0, hi)] = True
+    return in_period
 
 
 def period_positions(frame: pd.DataFrame, period: Period, tf: Timeframe) -> tuple[int, int, int]:
@@ -100,8 +149,8 @@ def join_instrument(
     sides are in time order with one bar per key, so the match is one sorted intersection.
     """
     key = "timestamp" if tf.intraday else "trading_date"
-    bars = other.frame(session, tf.name)
     ours = frame[key].to_numpy()
+    bars = _other_bars(other, session, tf, frame["trading_date"].to_numpy())
     theirs = bars[key].to_numpy()
     _, kept, matched = np.intersect1d(ours, theirs, assume_unique=True, return_indices=True)
     merged = frame.iloc[kept].copy(deep=False)
@@ -109,3 +158,16 @@ def join_instrument(
     for name in JOINED_BAR_COLUMNS:
         merged[join.prefix + name] = bars[name].to_numpy()[matched]
     return merged, kept
+
+
+def _other_bars(other: Dataset, session: str, tf: Timeframe, dates: np.ndarray) -> pd.DataFrame:
+    """The other instrument's bars a join can match: its cached frame, or when that is built
+    per query, its bars on the trading dates of ``dates`` (sorted) only."""
+    if not other.sliced(session, tf.name):
+        return other.frame(session, tf.name)
+    index = other.day_index(session, tf.name)
+    if len(dates) == 0:
+        return other.frame_for_days(session, tf.name, 0, 0)
+    first = int(np.searchsorted(index.dates, dates[0], side="left"))
+    stop = int(np.searchsorted(index.dates, dates[-1], side="right"))
+    return other.frame_for_days(session, tf.name, first, stop)

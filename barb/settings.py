@@ -17,6 +17,11 @@ class EngineSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="BARB_", env_file=".env", extra="ignore")
 
     data_dir: Path = Field(default=PROJECT_ROOT / "data", description="Parquet files of 1m bars")
+    mapped_dir: Path | None = Field(
+        default=None,
+        description="Where the memory-mapped Arrow copies of the data files live (default: "
+        "beside them)",
+    )
     instruments_dir: Path = Field(default=PROJECT_ROOT / "instruments")
     max_table_rows: int = Field(
         default=50_000,

@@ -3,15 +3,32 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
 from barb.settings import EngineSettings
 
+_MAPPED_DIR = pytest.StashKey[str]()
+
 
 def pytest_configure(config: pytest.Config) -> None:
     # Real LLM adapters refuse any non-loopback URL; live tests opt in explicitly.
     os.environ["BARB_OFFLINE"] = "1"
+    # The mapped Arrow copies of the data files go to a directory of this session, not beside
+    # the shared sample in data/ (tests never write there); worker processes inherit it.
+    if "BARB_MAPPED_DIR" not in os.environ:
+        mapped = tempfile.mkdtemp(prefix="barb-mapped-")
+        os.environ["BARB_MAPPED_DIR"] = mapped
+        config.stash[_MAPPED_DIR] = mapped
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    mapped = config.stash.get(_MAPPED_DIR, None)
+    if mapped is not None:
+        shutil.rmtree(mapped, ignore_errors=True)
+        os.environ.pop("BARB_MAPPED_DIR", None)
 
 
 @pytest.fixture(scope="session")

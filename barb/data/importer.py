@@ -28,6 +28,7 @@ from barb.data import formats
 from barb.data.clock import read_clock
 from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
 from barb.data.layouts import FORMATS, LAYOUTS, LayoutError, Stamp, parse_columns_option
+from barb.data.mapped import refresh_mapped
 from barb.data.store import DataMeta, data_path, make_meta, read_bars, read_meta, write_bars
 from barb.data.validation import (
     ImportReport,
@@ -414,6 +415,7 @@ def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) ->
         description=description,
     ).model_copy(update={"interval_minutes": report.interval_minutes, "source_file": report.file})
     write_bars(frame, meta, target, keep_previous=exists)
+    refresh_mapped(frame, meta, target, settings)
     return ImportResult(meta, report, added, target)
 
 

@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 import pandas_market_calendars as mcal
 
+from barb.data.mapped import refresh_mapped
 from barb.data.store import DataMeta, data_path, make_meta, read_meta, write_bars
 from barb.errors import DataError
 from barb.instruments import (
@@ -509,6 +510,7 @@ def write_samples(
             description=f"synthetic sample v{GENERATOR_VERSION}, seed {instrument.sample.seed}",
         )
         write_bars(frame, meta, path)
+        refresh_mapped(frame, meta, path, settings)
         del frame
         seconds = time.perf_counter() - started
         log.info("wrote %s: %d rows in %.1f s", path, meta.rows, seconds)

@@ -1,4 +1,4 @@
-"""The on-disk form of minute bars: one Parquet file per instrument, loaded once per process.
+"""The on-disk form of minute bars: one Parquet file per instrument, the source of truth.
 
 ``{data_dir}/{SYMBOL}.parquet`` holds these columns, in this order:
 
@@ -10,7 +10,8 @@
 Rows are sorted by timestamp and unique. The timezone lives in the file metadata (key
 ``barb``, the JSON of ``DataMeta``) rather than in the column: converting millions of
 tz-aware timestamps would cost about half a second on every load, and the derived columns are
-stored for the same reason, so a load is a plain read.
+stored for the same reason, so a load is a plain read. Processes do not load the Parquet
+file itself: they map an Arrow copy of it (``barb.data.mapped``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ import os
 import re
 import shutil
 import tempfile
-import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -121,15 +120,6 @@ class DataMeta(BaseModel):
             return "synthetic sample data, not market prices"
         name = self.source_file or "imported file"
         return f"{name}, {self.first_date} to {self.last_date}"
-
-
-@dataclass(frozen=True, eq=False)
-class Bars:
-    """One instrument's minute bars. Shared by every caller in the process: never mutate
-    ``frame`` in place; copy it or build new frames from its columns."""
-
-    frame: pd.DataFrame
-    meta: DataMeta
 
 
 def data_path(symbol: str, settings: EngineSettings) -> Path:
@@ -255,7 +245,7 @@ def read_meta(path: Path) -> DataMeta:
         raise
     except (OSError, pa.ArrowException) as exc:
         raise DataError(f"cannot read as Parquet ({exc}).", path=str(path)) from exc
-    return _meta_from_schema(schema, path)
+    return meta_from_schema(schema, path)
 
 
 def read_bars(path: Path) -> tuple[pd.DataFrame, DataMeta]:
@@ -263,7 +253,7 @@ def read_bars(path: Path) -> tuple[pd.DataFrame, DataMeta]:
     try:
         parquet = pq.ParquetFile(path)
         schema = parquet.schema_arrow
-        meta = _meta_from_schema(schema, path)
+        meta = meta_from_schema(schema, path)
         if not schema.equals(SCHEMA, check_metadata=False):
             found = ", ".join(f"{f.name}: {f.type}" for f in schema)
             raise DataError(f"not in Barb's stored form (columns {found}).", path=str(path))
@@ -281,7 +271,7 @@ def read_bars(path: Path) -> tuple[pd.DataFrame, DataMeta]:
     return pd.DataFrame(columns, copy=False), meta
 
 
-def _meta_from_schema(schema: pa.Schema, path: Path) -> DataMeta:
+def meta_from_schema(schema: pa.Schema, path: Path) -> DataMeta:
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise DataError(
@@ -299,39 +289,3 @@ def _meta_from_schema(schema: pa.Schema, path: Path) -> DataMeta:
             path=str(path),
         )
     return meta
-
-
-_cache: dict[Path, tuple[tuple[int, int], Bars]] = {}
-_cache_lock = threading.Lock()
-
-
-def load_bars(symbol: str, settings: EngineSettings | None = None) -> Bars:
-    """The bars of ``symbol``, read once per process and again only when the file changes."""
-    settings = settings or EngineSettings()
-    path = data_path(symbol, settings).resolve()
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        sym = symbol.upper()
-        raise DataError(
-            f"No data for {sym}. Run `barb data sample` to generate the synthetic sample, "
-            f"or `barb data import FILE --instrument {sym}` to load your own bars.",
-            path=str(path),
-        ) from None
-    stamp = (stat.st_mtime_ns, stat.st_size)
-    # One lock for all files: two workers asking for the same file at once must not both
-    # spend the time and memory of reading it.
-    with _cache_lock:
-        cached = _cache.get(path)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        frame, meta = read_bars(path)
-        bars = Bars(frame=frame, meta=meta)
-        _cache[path] = (stamp, bars)
-        return bars
-
-
-def clear_cache() -> None:
-    """Forget every loaded file (for tests, and to free memory)."""
-    with _cache_lock:
-        _cache.clear()

@@ -84,8 +84,10 @@ def _warm_up(instruments: tuple[str, ...]) -> None:
     """Worker initializer: end with the bot; load data and build the daily frames before the
     first question."""
     from barb.frames import get_dataset
+    from barb.process_memory import return_freed_memory
 
     _end_with_parent(os.getppid())
+    return_freed_memory()
 
     for symbol in instruments:
         try:

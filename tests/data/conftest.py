@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from barb.data import store
+from barb.data import mapped
 from barb.data.sample import generate_sample
 from barb.instruments import Instrument, load_instrument
 from barb.settings import EngineSettings
@@ -27,7 +27,7 @@ def settings(tmp_path: Path) -> EngineSettings:
 @pytest.fixture(autouse=True)
 def _forget_loaded_files() -> Iterator[None]:
     yield
-    store.clear_cache()
+    mapped.clear_cache()
 
 
 @pytest.fixture(scope="session")

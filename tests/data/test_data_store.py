@@ -14,12 +14,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from barb.data import store
+from barb.data.mapped import load_bars
 from barb.data.sample import generate_sample
 from barb.data.store import (
     COLUMNS,
     DataMeta,
     data_path,
-    load_bars,
     make_meta,
     read_bars,
     read_meta,
