@@ -9,6 +9,9 @@ The body builders below speak the OpenAI Chat Completions and Anthropic Messages
 Transport faults, for the fault suite: a canned answer can be a 502 with nginx's HTML page
 (``bad_gateway``), a connection dropped before the model saw the request or after it
 answered (``dropped``), or slow (``delay_s``); ``outage`` drops every request for a while.
+
+For many conversations at once (whose requests interleave in no set order), ``respond``
+gives a path a function of the request body that answers whatever the queue does not.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import socket
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -56,6 +60,7 @@ class FakeAPIServer:
     def __init__(self) -> None:
         self.requests: list[Recorded] = []
         self._queues: dict[str, deque[Canned]] = defaultdict(deque)
+        self._responders: dict[str, Callable[[Any], Canned]] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._outage_until = 0.0
@@ -86,6 +91,11 @@ class FakeAPIServer:
         with self._lock:
             self._queues[path].extend(responses)
 
+    def respond(self, path: str, responder: Callable[[Any], Canned]) -> None:
+        """Answer requests to ``path`` that find its queue empty with ``responder(body)``."""
+        with self._lock:
+            self._responders[path] = responder
+
     def outage(self, seconds: float) -> None:
         """The provider unreachable for ``seconds``: every request's connection is dropped,
         and nothing queued is used."""
@@ -99,6 +109,9 @@ class FakeAPIServer:
             self.requests.append(Recorded(method, path, headers, body))
             if self._queues[path]:
                 return self._queues[path].popleft()
+            responder = self._responders.get(path)
+        if responder is not None:
+            return responder(body)
         return Canned(
             status=500,
             body={"error": {"message": f"fake server: nothing queued for {method} {path}"}},
