@@ -1,8 +1,10 @@
-"""Store fixtures: a fresh SQLite file per test, and a clock the test moves by hand."""
+"""Store fixtures: every store test runs twice, on a fresh SQLite file and on a fresh database
+of a real PostgreSQL server (started once per session, ``tests/servers/postgres.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,12 +12,29 @@ import pytest
 from store_fixtures import SETTINGS_ENV, FakeClock, sqlite_settings
 
 from bot.store import Store, StoreSettings, open_store
+from bot.store.migrate import upgrade_schema
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "servers"))
+from postgres import PostgresServer, running_postgres
+
+BACKENDS = ("sqlite", "postgresql")
 
 
 @pytest.fixture(autouse=True)
 def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in SETTINGS_ENV:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 @pytest.fixture
@@ -25,8 +44,36 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def settings(db_path: Path) -> StoreSettings:
-    return sqlite_settings(db_path)
+async def blank_settings(
+    backend: str, db_path: Path, request: pytest.FixtureRequest
+) -> AsyncIterator[StoreSettings]:
+    """An empty database: no tables, no Alembic revision."""
+    if backend == "sqlite":
+        yield sqlite_settings(db_path)
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    name = await server.create_database()
+    try:
+        yield postgres_settings(server, name)
+    finally:
+        await server.drop_database(name)
+
+
+@pytest.fixture
+async def settings(blank_settings: StoreSettings, backend: str) -> StoreSettings:
+    """A database ready for ``open_store``: SQLite migrates itself when opened; PostgreSQL
+    is migrated beforehand, as ``barb db upgrade`` does in a deployment."""
+    if backend == "postgresql":
+        await upgrade_schema(blank_settings)
+    return blank_settings
+
+
+def postgres_settings(server: PostgresServer, database: str, **overrides: object) -> StoreSettings:
+    return StoreSettings(
+        _env_file=None,  # type: ignore[call-arg]  # pydantic-settings' init-only option
+        database_url=server.url(database),
+        **overrides,  # type: ignore[arg-type]
+    )
 
 
 @pytest.fixture
