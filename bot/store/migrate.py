@@ -7,6 +7,7 @@ Developers use the same configuration through ``python -m bot.store``.
 
 from __future__ import annotations
 
+import logging
 import re
 import tempfile
 from collections.abc import Callable
@@ -98,7 +99,14 @@ async def current_revision(settings: StoreSettings) -> str | None:
 
 
 def _current(connection: Connection) -> str | None:
-    return MigrationContext.configure(connection).get_current_revision()
+    # Reading the revision is not news: Alembic's "Context impl …" lines are for migrations.
+    migration_log = logging.getLogger("alembic.runtime.migration")
+    level = migration_log.level
+    migration_log.setLevel(logging.WARNING)
+    try:
+        return MigrationContext.configure(connection).get_current_revision()
+    finally:
+        migration_log.setLevel(level)
 
 
 async def _run_in_transaction(
