@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import cast
 
 from sqlalchemy import Table, delete
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.store.records import LimitScope
@@ -63,15 +64,12 @@ async def _locked(session: AsyncSession, scope: str, user_id: int) -> RateWindow
 async def _insert_if_missing(
     session: AsyncSession, scope: str, user_id: int, now: datetime
 ) -> None:
-    """INSERT … ON CONFLICT DO NOTHING: two replicas seeing a person first at once both
-    go on, to the one row."""
-    dialect = (await session.connection()).dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    await session.execute(
-        insert(_table)
-        .values(scope=scope, user_id=user_id, times=[], updated_at=now)
-        .on_conflict_do_nothing(index_elements=["scope", "user_id"])
-    )
+    """Two replicas seeing a person for the first time at once both go on, to one row: the
+    loser's INSERT fails on the primary key inside its savepoint (any database)."""
+    try:
+        async with session.begin_nested():
+            await session.execute(
+                _table.insert().values(scope=scope, user_id=user_id, times=[], updated_at=now)
+            )
+    except IntegrityError:
+        pass

@@ -38,7 +38,7 @@ class StoreSettings(BaseSettings):
         "restarted under the same name takes its rows back at once instead of after the lease",
     )
     outbox_lease_s: float = Field(
-        default=120.0,
+        default=300.0,
         gt=0,
         description="How long a replica holds a reply it is sending before another replica "
         "may send it; longer than a send can take (retries and flood waits included)",

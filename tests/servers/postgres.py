@@ -58,6 +58,28 @@ def binaries() -> Path:
     return folder
 
 
+def _reachable(bin_dir: Path, root: Path, run_as: dict[str, object]) -> Path:
+    """``bin_dir``, or a copy of the installation in ``root`` if the unprivileged user
+    cannot reach it (a checkout under /root, whose folder only root may enter)."""
+    if not run_as:
+        return bin_dir
+    try:
+        subprocess.run(
+            [bin_dir / "postgres", "--version"], check=True, capture_output=True, **run_as
+        )  # type: ignore[arg-type]
+        return bin_dir
+    except (OSError, subprocess.CalledProcessError):
+        # The same layout as in site-packages: the binaries find the wheel's own libraries
+        # (pgserver.libs) by a path relative to themselves.
+        installation = bin_dir.parent
+        site = installation.parent.parent
+        copy = root / "site"
+        for part in ("bin", "lib", "share"):
+            shutil.copytree(installation / part, copy / "pgserver" / "pginstall" / part)
+        shutil.copytree(site / "pgserver.libs", copy / "pgserver.libs")
+        return copy / "pgserver" / "pginstall" / "bin"
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -81,7 +103,7 @@ class PostgresServer:
             account = pwd.getpwnam(UNPRIVILEGED_USER)
             os.chown(root, account.pw_uid, account.pw_gid)
             run_as = {"user": account.pw_uid, "group": account.pw_gid, "extra_groups": []}
-        bin_dir = binaries()
+        bin_dir = _reachable(binaries(), root, run_as)
         data = root / "data"
         subprocess.run(
             [bin_dir / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "--no-sync"],

@@ -205,3 +205,18 @@ async def test_at_start_a_replica_takes_back_its_own_work_at_once(
     assert await other.in_flight.take_over() == []  # still within bot-1's lease
     assert await after.in_flight.take_over() == []  # a live replica's own work is its own
     assert [w.id for w in await after.in_flight.take_over(own=True)] == [work.id]
+
+
+async def test_the_age_of_the_oldest_unsent_reply_is_what_to_watch(
+    replica: Opener, clock: FakeClock
+) -> None:
+    store = await replica("a")
+    assert await store.outbox.oldest_unsent_age() is None
+    await store.chats.ensure(PRIVATE_CHAT, "private")
+    [first] = await store.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    clock.advance(timedelta(seconds=30))
+    await store.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    clock.advance(timedelta(seconds=15))
+    assert await store.outbox.oldest_unsent_age() == timedelta(seconds=45)
+    await store.outbox.mark_sent({first.id: 1})
+    assert await store.outbox.oldest_unsent_age() == timedelta(seconds=15)
