@@ -7,9 +7,9 @@ after Telegram accepted it but before ``mark_sent``; a duplicate beats a lost an
 
 Several replicas share the outbox through leases: a replica sends only rows it holds a
 lease on (its own replies, queued with one, or rows it claimed), and a row whose lease has
-expired (its replica died) is claimed by another. ``claim`` locks with ``FOR UPDATE SKIP
-LOCKED`` on PostgreSQL, so two replicas claiming at once take different rows; SQLite's
-single writer already serialises them.
+expired (its replica died) is claimed by another. ``claim`` locks the chats it takes with
+``FOR NO KEY UPDATE SKIP LOCKED`` on PostgreSQL, so two replicas claiming at once take
+different chats; SQLite's single writer already serialises them.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
 from bot.store.records import NewReply, OutgoingReply, ReplyKind
-from bot.store.schema import InFlightRow, OutboxRow
+from bot.store.schema import ChatRow, InFlightRow, OutboxRow
 from bot.store.transactions import Clock, Repository, rowcount
 
 _NO_SYNC = {"synchronize_session": False}
@@ -144,7 +144,7 @@ class OutboxRepository(Repository):
             earlier.lease_owner != self.owner,
             earlier.lease_expires_at > now,
         )
-        query = select(OutboxRow).where(
+        due = [
             OutboxRow.status == "queued",
             or_(
                 OutboxRow.lease_owner.is_(None),
@@ -152,16 +152,32 @@ class OutboxRepository(Repository):
                 OutboxRow.lease_expires_at <= now,
             ),
             ~held_elsewhere,
-        )
+        ]
         if chat_id is not None:
-            query = query.where(OutboxRow.chat_id == chat_id)
+            due.append(OutboxRow.chat_id == chat_id)
         if older_than is not None:
-            query = query.where(OutboxRow.created_at < now - older_than)
+            due.append(OutboxRow.created_at < now - older_than)
         async with self._write() as session:
-            # SKIP LOCKED: rows another replica is claiming right now are theirs.
+            # The chats first, SKIP LOCKED: a chat another replica is claiming right now is
+            # theirs this time, so two replicas never split one chat's replies (and send
+            # them out of order). NO KEY UPDATE: replies being queued meanwhile (their
+            # foreign key's KEY SHARE lock) need not wait.
+            chats = list(
+                await session.scalars(
+                    select(ChatRow.id)
+                    .where(ChatRow.id.in_(select(OutboxRow.chat_id).where(*due)))
+                    .order_by(ChatRow.id)
+                    .with_for_update(skip_locked=True, key_share=True)
+                )
+            )
+            if not chats:
+                return []
             rows = list(
                 await session.scalars(
-                    query.order_by(OutboxRow.id).with_for_update(skip_locked=True)
+                    select(OutboxRow)
+                    .where(*due, OutboxRow.chat_id.in_(chats))
+                    .order_by(OutboxRow.id)
+                    .with_for_update()
                 )
             )
             if not rows:

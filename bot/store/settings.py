@@ -5,13 +5,16 @@ from __future__ import annotations
 import socket
 from datetime import timedelta
 from pathlib import Path
+from typing import Self
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy import make_url
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_DATABASE_FILE = PROJECT_ROOT / "var" / "barb.db"
+#: The replica name of the one process on a SQLite file.
+LOCAL_REPLICA = "local"
 
 
 class StoreSettings(BaseSettings):
@@ -30,12 +33,12 @@ class StoreSettings(BaseSettings):
         description="How long a SQLite writer waits for another one before giving up",
     )
     replica_id: str = Field(
-        default_factory=socket.gethostname,
-        min_length=1,
+        default="",
         max_length=64,
         description="This process's name on the outbox rows and work it holds a lease on. "
-        "Default: the host name. Several replicas on one host each need their own; a replica "
-        "restarted under the same name takes its rows back at once instead of after the lease",
+        "Default: the host name on a database server, 'local' on SQLite. Several replicas "
+        "each need their own; a replica restarted under the same name takes its rows back "
+        "at once instead of after the lease",
     )
     outbox_lease_s: float = Field(
         default=300.0,
@@ -57,6 +60,14 @@ class StoreSettings(BaseSettings):
         description="Remembered preferences per person; the oldest go first. They are in "
         "every prompt, so the list must stay short.",
     )
+
+    @model_validator(mode="after")
+    def _name_the_replica(self) -> Self:
+        if not self.replica_id:
+            # One process per SQLite file: whatever holds a lease at start-up is its own
+            # from before, even if the host name changed (a container re-created).
+            self.replica_id = LOCAL_REPLICA if self.migrates_at_start else socket.gethostname()
+        return self
 
     @property
     def outbox_lease(self) -> timedelta:

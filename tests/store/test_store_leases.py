@@ -7,6 +7,7 @@ database, as two bot processes would be; the clock is shared so that a lease can
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import timedelta
@@ -63,15 +64,12 @@ async def test_two_senders_send_every_row_exactly_once_in_order(
     sent: list[tuple[str, int]] = []
 
     async def sender(store: Store, name: str) -> None:
-        idle = 0
-        while idle < 3:
-            claimed = await store.outbox.claim()
-            idle = 0 if claimed else idle + 1
-            for reply in claimed:
+        # As the bot flushes: chat by chat, both replicas going through the same chats.
+        for chat in chats:
+            for reply in await store.outbox.claim(chat):
                 sent.append((name, reply.id))
                 await asyncio.sleep(0)  # the other sender runs meanwhile
                 assert await store.outbox.mark_sent({reply.id: reply.id}) == 1
-            await asyncio.sleep(0)
 
     first, second = await replica("a"), await replica("b")
     await asyncio.gather(sender(first, "a"), sender(second, "b"))
@@ -79,6 +77,7 @@ async def test_two_senders_send_every_row_exactly_once_in_order(
     ids = [reply_id for _, reply_id in sent]
     assert sorted(ids) == sorted(queued)  # every row once: none twice, none left
     assert await first.outbox.unsent() == []
+    assert {name for name, _ in sent} == {"a", "b"}  # they did send side by side
     by_chat: dict[int, list[int]] = defaultdict(list)
     for reply_id in ids:
         by_chat[queued[reply_id]].append(reply_id)
@@ -220,3 +219,12 @@ async def test_the_age_of_the_oldest_unsent_reply_is_what_to_watch(
     assert await store.outbox.oldest_unsent_age() == timedelta(seconds=45)
     await store.outbox.mark_sent({first.id: 1})
     assert await store.outbox.oldest_unsent_age() == timedelta(seconds=15)
+
+
+def test_replicas_are_named_by_default(settings: StoreSettings) -> None:
+    if settings.migrates_at_start:
+        # One process per SQLite file, whatever the host is called after a redeploy.
+        assert settings.replica_id == "local"
+    else:
+        assert settings.replica_id == socket.gethostname()
+    assert settings.model_copy(update={"replica_id": "bot-2"}).replica_id == "bot-2"

@@ -93,9 +93,6 @@ async def test_the_bot_refuses_an_unmigrated_database_until_barb_db_upgrade(
     [line] = finished.stderr.strip().splitlines()
     assert "has no schema yet: run `barb db upgrade` first" in line
 
-    status, out, err = await _run_barb("db", "current", env=bot.env)
-    assert status == 1 and "run `barb db upgrade`" in out
-
     for _ in range(2):  # idempotent: the second run changes nothing and says the same
         status, out, err = await _run_barb("db", "upgrade", env=bot.env)
         assert status == 0, err
