@@ -145,6 +145,11 @@ class PostgresServer:
             time.sleep(0.05)
         raise RuntimeError(f"postgres did not start in {STARTUP_TIMEOUT_S:.0f}s:\n{self.log()}")
 
+    @property
+    def name(self) -> str:
+        """Tells this server from another started in the same session."""
+        return f"{self.root.name}:{self.port}"
+
     def log(self) -> str:
         path = self.root / "server.log"
         return path.read_text(errors="replace") if path.exists() else ""
@@ -161,7 +166,9 @@ class PostgresServer:
         connection = await asyncpg.connect(self.dsn())
         try:
             copy = f' TEMPLATE "{template}"' if template else ""
-            await connection.execute(f'CREATE DATABASE "{name}"{copy}')
+            # FILE_COPY: copying the files (with fsync off) is ~6x quicker for a small
+            # database than the default, which writes all of it to the WAL.
+            await connection.execute(f'CREATE DATABASE "{name}"{copy} STRATEGY FILE_COPY')
         finally:
             await connection.close()
         return name
