@@ -1,21 +1,19 @@
 """Store fixtures: every store test runs twice, on a fresh SQLite file and on a fresh database
-of a real PostgreSQL server (started once per session, ``tests/servers/postgres.py``)."""
+of a real PostgreSQL server (``postgres_server``, started once per session by the suite's
+conftest from ``tests/servers/postgres.py``)."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from postgres import PostgresServer
 from store_fixtures import SETTINGS_ENV, FakeClock, sqlite_settings
 
 from bot.store import Store, StoreSettings, open_store
 from bot.store.migrate import upgrade_schema
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "servers"))
-from postgres import PostgresServer, running_postgres
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -24,12 +22,6 @@ BACKENDS = ("sqlite", "postgresql")
 def _no_store_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in SETTINGS_ENV:
         monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    with running_postgres() as server:
-        yield server
 
 
 @pytest.fixture(params=BACKENDS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -18,6 +18,7 @@ import pytest
 from bot_harness import ALICE, BOB, ask_and_get_plan, barb_bot, keyboard_data, press
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
+from postgres import PostgresServer
 
 from bot.assistant.replies import Asker
 from bot.startup_errors import EXIT_SCHEMA_NOT_READY
@@ -26,16 +27,7 @@ from bot.store.migrate import current_revision, head_revision, upgrade_schema
 from bot.telegram.answering import question_work, run_work
 from bot.telegram.services import BotServices
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "servers"))
-from postgres import PostgresServer, running_postgres
-
 NO_MODEL = "http://127.0.0.1:9"
-
-
-@pytest.fixture(scope="module")
-def postgres_server() -> Iterator[PostgresServer]:
-    with running_postgres() as server:
-        yield server
 
 
 @pytest.fixture
