@@ -28,9 +28,16 @@ from bot.llm.provider import LLMProvider
 from bot.llm.settings import LLMSettings, make_provider
 from bot.pool.runner import ProcessRunner
 from bot.settings import BotSettings
-from bot.startup_errors import StartupError, bad_settings, database_failed, telegram_failed
+from bot.startup_errors import (
+    StartupError,
+    bad_settings,
+    database_failed,
+    schema_not_ready,
+    telegram_failed,
+)
 from bot.store.db import open_store
-from bot.store.housekeeping import keep_tidy
+from bot.store.errors import SchemaError
+from bot.store.housekeeping import keep_leases, keep_tidy
 from bot.store.settings import StoreSettings
 from bot.telegram.app import (
     StoppableUpdates,
@@ -137,6 +144,8 @@ async def running_bot(
         store_settings = store_settings or _settings(StoreSettings)
         try:
             store = await open_store(store_settings)
+        except SchemaError as exc:
+            raise schema_not_ready(exc) from None
         except Exception as exc:
             raise database_failed(exc, _safe_url(store_settings)) from None
         runner = ProcessRunner(
@@ -162,7 +171,10 @@ async def running_bot(
             application.bot_data[SERVICES_KEY] = services
             try:
                 await application.start()
-                background = [asyncio.create_task(keep_tidy(store))]
+                background = [
+                    asyncio.create_task(keep_tidy(store)),
+                    asyncio.create_task(keep_leases(store, store_settings.work_lease_s / 3)),
+                ]
                 try:
                     try:
                         background.append(await on_startup(application))

@@ -13,6 +13,7 @@ from pydantic_settings import BaseSettings
 from telegram.error import InvalidToken, NetworkError, TelegramError
 
 from barb.errors import BarbError
+from bot.store.errors import SchemaError
 
 #: A setting has a value Barb cannot use (EX_CONFIG).
 EXIT_BAD_SETTING = 78
@@ -22,6 +23,9 @@ EXIT_TOKEN_REJECTED = 77
 EXIT_UNREACHABLE = 69
 #: Something else needed at start-up failed: the database, Telegram's answer (EX_SOFTWARE).
 EXIT_CANNOT_START = 70
+#: The database is not at this version's schema: run `barb db upgrade`, then start again
+#: (EX_TEMPFAIL).
+EXIT_SCHEMA_NOT_READY = 75
 
 
 class StartupError(BarbError):
@@ -71,11 +75,22 @@ def telegram_failed(error: TelegramError, api_url: str | None) -> StartupError:
 
 
 def database_failed(error: Exception, safe_url: str) -> StartupError:
+    where = (
+        "that its folder can be written to"
+        if safe_url.startswith("sqlite")
+        else "that the server is running and accepts these credentials"
+    )
     return StartupError(
         f"Cannot open the database {safe_url} ({type(error).__name__}): check "
-        "BARB_DATABASE_URL and that its folder can be written to.",
+        f"BARB_DATABASE_URL and {where}.",
         EXIT_CANNOT_START,
     )
+
+
+def schema_not_ready(error: SchemaError) -> StartupError:
+    """The database is not migrated (or migrated by a newer Barb): its own sentence says
+    which and what to run; it names the database without its password."""
+    return StartupError(str(error), EXIT_SCHEMA_NOT_READY)
 
 
 def env_variable(settings: type[BaseSettings], name: str) -> str:

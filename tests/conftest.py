@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from barb.settings import EngineSettings
+
+# Real servers the tests start themselves (servers/postgres.py), importable by name.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "servers"))
+from postgres import PostgresServer, running_postgres
 
 _MAPPED_DIR = pytest.StashKey[str]()
 
@@ -39,3 +46,10 @@ def sample_settings() -> EngineSettings:
     settings = EngineSettings()
     write_samples(["NQ", "ES"], settings)  # leaves existing files alone
     return settings
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL on 127.0.0.1, started at first use and shared by the session."""
+    with running_postgres() as server:
+        yield server

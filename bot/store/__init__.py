@@ -1,8 +1,9 @@
 """The bot's state: chats, preferences, transcript, pending actions, usage, updates, outbox,
 work in flight.
 
-SQLAlchemy 2 async behind a small repository API (``Store``); SQLite (WAL) by default, any
-SQLAlchemy async URL at scale. ``open_store`` migrates the database with Alembic first.
+SQLAlchemy 2 async behind a small repository API (``Store``); SQLite (WAL) by default,
+PostgreSQL for several replicas. ``open_store`` migrates a SQLite database with Alembic
+first, and checks that a PostgreSQL one was migrated (``barb db upgrade``).
 """
 
 from bot.store.db import open_store

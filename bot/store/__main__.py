@@ -5,8 +5,8 @@
     python -m bot.store downgrade REV                   # e.g. 0001, or base
     python -m bot.store current
 
-The bot upgrades to head by itself at start-up; ``upgrade`` is for running it beforehand
-(e.g. once, before starting several replicas).
+Operators use ``barb db upgrade`` and ``barb db current`` (``bot/db_cli.py``); on SQLite the
+bot also upgrades to head by itself at start-up.
 """
 
 from __future__ import annotations

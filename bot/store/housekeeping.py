@@ -1,4 +1,5 @@
-"""Periodic clean-up of the store: old plans expire, old bookkeeping rows go."""
+"""Periodic upkeep of the store: old plans expire, old bookkeeping rows go, and the leases
+on the work this replica holds are renewed while it lives."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ async def tidy(store: Store) -> None:
     expired = await store.pending.expire(PLAN_LIFETIME)
     updates = await store.updates.prune(UPDATE_MEMORY)
     replies = await store.outbox.prune(OUTBOX_MEMORY)
+    await store.rate_limits.prune()
     if expired or updates or replies:
         log.info(
             "housekeeping: %d plans expired, %d update ids and %d sent replies dropped",
@@ -38,3 +40,15 @@ async def keep_tidy(store: Store, every_s: float = 3600.0) -> None:
         except Exception:  # the next pass may succeed; never take the bot down for this
             log.exception("housekeeping failed")
         await asyncio.sleep(every_s)
+
+
+async def keep_leases(store: Store, every_s: float) -> None:
+    """Renew the leases on the work in flight this replica holds, every ``every_s`` seconds
+    (a third of the lease), until cancelled: another replica takes the work over only once
+    this one has stopped renewing, i.e. has died."""
+    while True:
+        await asyncio.sleep(every_s)
+        try:
+            await store.in_flight.renew()
+        except Exception:  # the database is briefly away: the lease has slack for two misses
+            log.exception("renewing the leases of work in flight failed")

@@ -6,27 +6,47 @@ run's answered (its plan message still says "Running…" until it is edited; the
 goes), so at any moment a question is either in flight here or answered there. Rows left at
 start-up belong to work the previous process did not finish (killed, crashed, redeployed):
 the bot resumes them.
+
+With several replicas each row carries a lease: the replica working on it renews it while
+it lives (``renew``); a row whose lease has expired belongs to a replica that is gone, and
+another one takes it over (``take_over``) and resumes it or hands it back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.store.records import InFlight, WorkKind, json_object
 from bot.store.schema import InFlightRow
-from bot.store.transactions import Repository, rowcount
+from bot.store.transactions import Clock, Repository, rowcount
 
 _NO_SYNC = {"synchronize_session": False}
 
 
+@dataclass(frozen=True)
+class Lease:
+    """Who holds work in flight, and for how long without renewing it."""
+
+    owner: str
+    duration: timedelta
+
+
 def new_row(
-    chat_id: int, user_id: int, kind: WorkKind, payload: Mapping[str, Any], now: datetime
+    chat_id: int,
+    user_id: int,
+    kind: WorkKind,
+    payload: Mapping[str, Any],
+    now: datetime,
+    lease: Lease,
 ) -> InFlightRow:
-    """A row for work beginning now (also written by ``PendingRepository.claim``)."""
+    """A row for work beginning now, held by this replica (also written by
+    ``PendingRepository.claim``)."""
     return InFlightRow(
         chat_id=chat_id,
         user_id=user_id,
@@ -35,15 +55,23 @@ def new_row(
         attempts=1,
         created_at=now,
         answered_at=None,
+        lease_owner=lease.owner,
+        lease_expires_at=now + lease.duration,
     )
 
 
 class InFlightRepository(Repository):
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], clock: Clock, *, lease: Lease
+    ) -> None:
+        super().__init__(sessions, clock)
+        self.lease = lease
+
     async def start(
         self, chat_id: int, user_id: int, kind: WorkKind, payload: Mapping[str, Any]
     ) -> InFlight:
         """Record work that begins now; finished when its reply is stored."""
-        row = new_row(chat_id, user_id, kind, payload, self._now())
+        row = new_row(chat_id, user_id, kind, payload, self._now(), self.lease)
         async with self._write_for_chat(chat_id) as session:
             session.add(row)
             await session.flush()
@@ -54,6 +82,50 @@ class InFlightRepository(Repository):
         async with self._read() as session:
             rows = await session.scalars(select(InFlightRow).order_by(InFlightRow.id))
             return [InFlight.model_validate(row) for row in rows]
+
+    async def take_over(self, *, own: bool = False) -> list[InFlight]:
+        """Work whose replica is gone (its lease expired), oldest first, now held by this
+        one; with ``own``, also this replica's own (at start-up: its previous life's, under
+        the same ``replica_id``). Two replicas taking over at once take different rows."""
+        now = self._now()
+        gone = or_(InFlightRow.lease_owner.is_(None), InFlightRow.lease_expires_at <= now)
+        if own:
+            gone = or_(gone, InFlightRow.lease_owner == self.lease.owner)
+        expires = now + self.lease.duration
+        async with self._write() as session:
+            rows = list(
+                await session.scalars(
+                    select(InFlightRow)
+                    .where(gone)
+                    .order_by(InFlightRow.id)
+                    .with_for_update(skip_locked=True)
+                )
+            )
+            if not rows:
+                return []
+            await session.execute(
+                update(InFlightRow)
+                .where(InFlightRow.id.in_([row.id for row in rows]))
+                .values(lease_owner=self.lease.owner, lease_expires_at=expires),
+                execution_options=_NO_SYNC,
+            )
+            return [
+                InFlight.model_validate(row).model_copy(
+                    update={"lease_owner": self.lease.owner, "lease_expires_at": expires}
+                )
+                for row in rows
+            ]
+
+    async def renew(self) -> int:
+        """This replica is alive: extend the leases on all the work it holds; how many."""
+        async with self._write() as session:
+            result = await session.execute(
+                update(InFlightRow)
+                .where(InFlightRow.lease_owner == self.lease.owner)
+                .values(lease_expires_at=self._now() + self.lease.duration),
+                execution_options=_NO_SYNC,
+            )
+            return rowcount(result)
 
     async def get(self, work_id: int) -> InFlight | None:
         async with self._read() as session:

@@ -1,11 +1,13 @@
 """Alembic, configured in code: no ``alembic.ini``, no dependence on the working directory.
 
-The bot upgrades its database at start-up (``upgrade_schema``); developers use the same
-configuration through ``python -m bot.store`` (see ``bot/store/__main__.py``).
+On SQLite the bot upgrades its database at start-up (``upgrade_schema``); on a shared server
+``barb db upgrade`` does it as a deploy step and the bot only checks (``check_schema``).
+Developers use the same configuration through ``python -m bot.store``.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import tempfile
 from collections.abc import Callable
@@ -31,7 +33,8 @@ MIGRATIONS_DIR = PROJECT_ROOT / "migrations"
 # running the same migration twice ("barb" in ASCII; any constant would do).
 _PG_MIGRATION_LOCK = 0x62617262
 
-_NUMBERED = re.compile(r"^\d{4}$")
+#: "0001", or "0007_shared_state": four digits first, in the order the changes were made.
+_NUMBERED = re.compile(r"^(\d{4})(?:_\w+)?$")
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
@@ -54,7 +57,9 @@ def head_revision() -> str | None:
 def next_revision_id(script: ScriptDirectory) -> str:
     """ "0001", "0002"…: one numbered revision per change, in the order they were made."""
     numbers = [
-        int(rev.revision) for rev in script.walk_revisions() if _NUMBERED.match(rev.revision)
+        int(match.group(1))
+        for rev in script.walk_revisions()
+        if (match := _NUMBERED.match(rev.revision))
     ]
     return f"{max(numbers, default=0) + 1:04d}"
 
@@ -67,6 +72,23 @@ async def downgrade_schema(settings: StoreSettings, revision: str) -> None:
     await _run_in_transaction(settings, f"downgrade to {revision}", command.downgrade, revision)
 
 
+async def check_schema(settings: StoreSettings) -> str:
+    """The database's revision, if it is this version's head; else ``SchemaError`` saying
+    to run ``barb db upgrade`` (or which version of Barb the database belongs to)."""
+    head = head_revision()
+    current = await current_revision(settings)
+    if current == head and head is not None:
+        return head
+    known = {rev.revision for rev in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+    if current is not None and current not in known:
+        raise SchemaError(
+            f"The database at {settings.safe_url} is at revision {current}, which this "
+            "version of Barb does not know: a newer version has upgraded it; run that one."
+        )
+    state = "has no schema yet" if current is None else f"is at revision {current}, not {head}"
+    raise SchemaError(f"The database at {settings.safe_url} {state}: run `barb db upgrade` first.")
+
+
 async def current_revision(settings: StoreSettings) -> str | None:
     engine = make_engine(settings, poolclass=NullPool)
     try:
@@ -77,7 +99,14 @@ async def current_revision(settings: StoreSettings) -> str | None:
 
 
 def _current(connection: Connection) -> str | None:
-    return MigrationContext.configure(connection).get_current_revision()
+    # Reading the revision is not news: Alembic's "Context impl …" lines are for migrations.
+    migration_log = logging.getLogger("alembic.runtime.migration")
+    level = migration_log.level
+    migration_log.setLevel(logging.WARNING)
+    try:
+        return MigrationContext.configure(connection).get_current_revision()
+    finally:
+        migration_log.setLevel(level)
 
 
 async def _run_in_transaction(
@@ -99,7 +128,7 @@ async def _run_in_transaction(
         raise SchemaError(
             f"Cannot {what} the database at {settings.safe_url}: {exc}. If a newer version "
             "of Barb has upgraded it, run that version, or downgrade with "
-            "`python -m bot.store.migrate downgrade REV` from it."
+            "`python -m bot.store downgrade REV` from it."
         ) from exc
     finally:
         await engine.dispose()

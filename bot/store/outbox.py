@@ -4,6 +4,12 @@ The assistant enqueues a reply, the sender sends it and marks it sent. If the pr
 in between, the reply is still queued at start-up and is sent then: an answer that cost a
 query and a model call is not lost to a restart. (It may be sent twice if the process died
 after Telegram accepted it but before ``mark_sent``; a duplicate beats a lost answer.)
+
+Several replicas share the outbox through leases: a replica sends only rows it holds a
+lease on (its own replies, queued with one, or rows it claimed), and a row whose lease has
+expired (its replica died) is claimed by another. ``claim`` locks the chats it takes with
+``FOR NO KEY UPDATE SKIP LOCKED`` on PostgreSQL, so two replicas claiming at once take
+different chats; SQLite's single writer already serialises them.
 """
 
 from __future__ import annotations
@@ -12,17 +18,32 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import case, delete, literal, select, update
+from sqlalchemy import case, delete, exists, literal, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import aliased
 
 from bot.store.records import NewReply, OutgoingReply, ReplyKind
-from bot.store.schema import InFlightRow, OutboxRow
-from bot.store.transactions import Repository, rowcount
+from bot.store.schema import ChatRow, InFlightRow, OutboxRow
+from bot.store.transactions import Clock, Repository, rowcount
 
 _NO_SYNC = {"synchronize_session": False}
 MAX_ERROR_CHARS = 500
 
 
 class OutboxRepository(Repository):
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        *,
+        owner: str,
+        lease: timedelta,
+    ) -> None:
+        super().__init__(sessions, clock)
+        #: This replica's name on the rows it sends, and how long it holds them.
+        self.owner = owner
+        self.lease = lease
+
     async def enqueue(
         self,
         chat_id: int,
@@ -79,6 +100,9 @@ class OutboxRepository(Repository):
                     error=None,
                     created_at=now,
                     sent_at=None,
+                    # The caller sends them next: no other replica may meanwhile.
+                    lease_owner=None if reply.held else self.owner,
+                    lease_expires_at=None if reply.held else now + self.lease,
                 )
                 for reply in replies
             ]
@@ -100,6 +124,90 @@ class OutboxRepository(Repository):
             rows = await session.scalars(query.order_by(OutboxRow.id))
             return [OutgoingReply.model_validate(row) for row in rows]
 
+    async def claim(
+        self, chat_id: int | None = None, *, older_than: timedelta | None = None
+    ) -> list[OutgoingReply]:
+        """Take the queued replies this replica may send now, in order, and hold them for
+        ``lease``: those of no replica, its own (queued by this replica, or by its previous
+        life under the same name) and those whose lease has expired (their replica is gone).
+
+        A reply behind one that another live replica holds waits, so that a chat's messages
+        keep their order. ``chat_id`` and ``older_than`` narrow it as in ``unsent``. Call it
+        under the chat's lock: this replica's own replies are claimable.
+        """
+        now = self._now()
+        earlier = aliased(OutboxRow)
+        held_elsewhere = exists().where(
+            earlier.chat_id == OutboxRow.chat_id,
+            earlier.id < OutboxRow.id,
+            earlier.status == "queued",
+            earlier.lease_owner != self.owner,
+            earlier.lease_expires_at > now,
+        )
+        due = [
+            OutboxRow.status == "queued",
+            or_(
+                OutboxRow.lease_owner.is_(None),
+                OutboxRow.lease_owner == self.owner,
+                OutboxRow.lease_expires_at <= now,
+            ),
+            ~held_elsewhere,
+        ]
+        if chat_id is not None:
+            due.append(OutboxRow.chat_id == chat_id)
+        if older_than is not None:
+            due.append(OutboxRow.created_at < now - older_than)
+        async with self._write() as session:
+            # The chats first, SKIP LOCKED: a chat another replica is claiming right now is
+            # theirs this time, so two replicas never split one chat's replies (and send
+            # them out of order). NO KEY UPDATE: replies being queued meanwhile (their
+            # foreign key's KEY SHARE lock) need not wait.
+            chats = list(
+                await session.scalars(
+                    select(ChatRow.id)
+                    .where(ChatRow.id.in_(select(OutboxRow.chat_id).where(*due)))
+                    .order_by(ChatRow.id)
+                    .with_for_update(skip_locked=True, key_share=True)
+                )
+            )
+            if not chats:
+                return []
+            rows = list(
+                await session.scalars(
+                    select(OutboxRow)
+                    .where(*due, OutboxRow.chat_id.in_(chats))
+                    .order_by(OutboxRow.id)
+                    .with_for_update()
+                )
+            )
+            if not rows:
+                return []
+            expires = now + self.lease
+            await session.execute(
+                update(OutboxRow)
+                .where(OutboxRow.id.in_([row.id for row in rows]))
+                .values(lease_owner=self.owner, lease_expires_at=expires),
+                execution_options=_NO_SYNC,
+            )
+            return [
+                OutgoingReply.model_validate(row).model_copy(
+                    update={"lease_owner": self.owner, "lease_expires_at": expires}
+                )
+                for row in rows
+            ]
+
+    async def oldest_unsent_age(self) -> timedelta | None:
+        """How long the oldest queued reply has waited (what to watch: it grows when no
+        replica can send); None when nothing is queued."""
+        async with self._read() as session:
+            oldest = await session.scalar(
+                select(OutboxRow.created_at)
+                .where(OutboxRow.status == "queued")
+                .order_by(OutboxRow.id)
+                .limit(1)
+            )
+        return None if oldest is None else self._now() - oldest
+
     async def mark_sent(self, sent: Mapping[int, int | None]) -> int:
         """Telegram accepted these replies (reply id → Telegram message id), in one statement;
         the number marked (a reply already marked is left as it was). The files' bytes are
@@ -119,6 +227,8 @@ class OutboxRepository(Repository):
                     telegram_message_id=message_ids,
                     content=None,
                     sent_at=self._now(),
+                    lease_owner=None,
+                    lease_expires_at=None,
                 ),
                 execution_options=_NO_SYNC,
             )
@@ -130,7 +240,12 @@ class OutboxRepository(Repository):
             result = await session.execute(
                 update(OutboxRow)
                 .where(OutboxRow.id == reply_id, OutboxRow.status == "queued")
-                .values(status="failed", error=error[:MAX_ERROR_CHARS]),
+                .values(
+                    status="failed",
+                    error=error[:MAX_ERROR_CHARS],
+                    lease_owner=None,
+                    lease_expires_at=None,
+                ),
                 execution_options=_NO_SYNC,
             )
             return rowcount(result) == 1
@@ -147,13 +262,17 @@ class OutboxRepository(Repository):
             return [OutgoingReply.model_validate(row) for row in rows]
 
     async def release(self, reply_id: int) -> bool:
-        """A held message asked for is queued to be sent; False if it was already (a double
-        press), so that it is sent once."""
+        """A held message asked for is queued to be sent, by this replica; False if it was
+        already (a double press), so that it is sent once."""
         async with self._write() as session:
             result = await session.execute(
                 update(OutboxRow)
                 .where(OutboxRow.id == reply_id, OutboxRow.status == "held")
-                .values(status="queued"),
+                .values(
+                    status="queued",
+                    lease_owner=self.owner,
+                    lease_expires_at=self._now() + self.lease,
+                ),
                 execution_options=_NO_SYNC,
             )
             return rowcount(result) == 1

@@ -13,8 +13,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.store.in_flight import new_row
+from bot.store.in_flight import Lease, new_row
 from bot.store.records import (
     Claim,
     FinalStatus,
@@ -24,13 +25,20 @@ from bot.store.records import (
     new_pending_id,
 )
 from bot.store.schema import PendingActionRow
-from bot.store.transactions import Repository, rowcount
+from bot.store.transactions import Clock, Repository, rowcount
 
 _NO_SYNC = {"synchronize_session": False}
 _OPEN = ("pending", "running")
 
 
 class PendingRepository(Repository):
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], clock: Clock, *, lease: Lease
+    ) -> None:
+        super().__init__(sessions, clock)
+        #: The lease a run recorded by ``claim`` starts with.
+        self.lease = lease
+
     async def create(
         self,
         chat_id: int,
@@ -118,7 +126,7 @@ class PendingRepository(Repository):
             if won:
                 row.status = "running"
                 if work is not None:
-                    in_flight = new_row(row.chat_id, user_id, "run", work, now)
+                    in_flight = new_row(row.chat_id, user_id, "run", work, now, self.lease)
                     session.add(in_flight)
                 await session.flush()
             work_id = in_flight.id if in_flight is not None else None

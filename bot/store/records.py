@@ -36,12 +36,16 @@ PreferenceKind = Literal[
 SINGLE_VALUED_PREFERENCES: frozenset[str] = frozenset(get_args(PreferenceKind)) - {"note"}
 #: Work a restart must not lose: a question being answered, a confirmed plan being run.
 WorkKind = Literal["question", "run"]
+#: What a per-person limit counts: questions to the model, or /query runs.
+LimitScope = Literal["question", "query"]
 
 DEFAULT_INSTRUMENT = "NQ"
 #: Telegram's callback_data holds 64 bytes; the id leaves room for a prefix such as "run:".
 PENDING_ID_LENGTH = 16
 #: A question id groups the transcript rows of one question; a uuid4 in hex.
 QUESTION_ID_LENGTH = 32
+#: A replica's name (``StoreSettings.replica_id``), recorded on the rows it holds a lease on.
+LEASE_OWNER_LENGTH = 64
 
 
 def values_of(literal: Any) -> tuple[str, ...]:
@@ -194,6 +198,9 @@ class InFlight(_Record):
     created_at: datetime
     #: A run whose answer is stored, its plan message not yet marked done.
     answered_at: datetime | None = None
+    #: The replica working on it, and until when unless it renews the lease.
+    lease_owner: str | None = None
+    lease_expires_at: datetime | None = None
 
 
 class UsageTotals(_Record):
@@ -270,3 +277,6 @@ class OutgoingReply(_Record):
     error: str | None
     created_at: datetime
     sent_at: datetime | None
+    #: The replica that holds it while sending, until ``lease_expires_at``.
+    lease_owner: str | None = None
+    lease_expires_at: datetime | None = None

@@ -12,9 +12,10 @@ from types import TracebackType
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from bot.store.chats import ChatRepository, PreferenceRepository
-from bot.store.in_flight import InFlightRepository
+from bot.store.in_flight import InFlightRepository, Lease
 from bot.store.outbox import OutboxRepository
 from bot.store.pending import PendingRepository
+from bot.store.rate_limits import RateLimitRepository
 from bot.store.settings import StoreSettings
 from bot.store.transactions import Clock, utc_now
 from bot.store.transcript import TranscriptRepository
@@ -24,7 +25,8 @@ from bot.work_order import PriorityGate
 
 
 class Store:
-    """Use ``open_store(settings)``, which migrates the database first; then ``close()``."""
+    """Use ``open_store(settings)``, which checks (or on SQLite migrates) the database
+    first; then ``close()``."""
 
     def __init__(
         self, engine: AsyncEngine, *, settings: StoreSettings, clock: Clock = utc_now
@@ -37,11 +39,15 @@ class Store:
             sessions, clock, max_per_user=settings.max_preferences_per_user
         )
         self.transcript = TranscriptRepository(sessions, clock)
-        self.pending = PendingRepository(sessions, clock)
+        work_lease = Lease(owner=settings.replica_id, duration=settings.work_lease)
+        self.pending = PendingRepository(sessions, clock, lease=work_lease)
         self.usage = UsageRepository(sessions, clock)
+        self.rate_limits = RateLimitRepository(sessions, clock)
         self.updates = UpdateRepository(sessions, clock)
-        self.outbox = OutboxRepository(sessions, clock)
-        self.in_flight = InFlightRepository(sessions, clock)
+        self.outbox = OutboxRepository(
+            sessions, clock, owner=settings.replica_id, lease=settings.outbox_lease
+        )
+        self.in_flight = InFlightRepository(sessions, clock, lease=work_lease)
         if engine.dialect.name == "sqlite":
             gate = PriorityGate()
             for repository in (
@@ -50,6 +56,7 @@ class Store:
                 self.transcript,
                 self.pending,
                 self.usage,
+                self.rate_limits,
                 self.updates,
                 self.outbox,
                 self.in_flight,

@@ -32,9 +32,11 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from bot.store.records import (
+    LEASE_OWNER_LENGTH,
     PENDING_ID_LENGTH,
     QUESTION_ID_LENGTH,
     ChatType,
+    LimitScope,
     PendingKind,
     PendingStatus,
     PreferenceKind,
@@ -85,6 +87,20 @@ class UtcDateTime(TypeDecorator[datetime]):
         return value.astimezone(UTC)
 
 
+class PlainText(TypeDecorator[str]):
+    """Text without NUL characters, which PostgreSQL's text cannot hold (SQLite's can).
+
+    A NUL in free text (a model's note, an error message) carries no meaning; dropping it
+    keeps the row instead of failing the write on one database and not the other.
+    """
+
+    impl = Text()
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else value.replace("\x00", "")
+
+
 def _one_of(column: str, literal: Any) -> CheckConstraint:
     allowed = ", ".join(f"'{value}'" for value in values_of(literal))
     return CheckConstraint(f"{column} IN ({allowed})", name=column)
@@ -96,7 +112,7 @@ class Base(DeclarativeBase):
         datetime: UtcDateTime(),
         date: Date(),
         int: BigInteger(),
-        str: Text(),
+        str: PlainText(),
         # A None in Python is SQL NULL, not the JSON text "null", so IS NULL finds it.
         dict[str, Any]: JSON(none_as_null=True),
     }
@@ -225,6 +241,9 @@ class OutboxRow(Base):
     error: Mapped[str | None]
     created_at: Mapped[datetime]
     sent_at: Mapped[datetime | None]
+    #: The replica sending it, until ``lease_expires_at``; after that anyone may claim it.
+    lease_owner: Mapped[str | None] = mapped_column(String(LEASE_OWNER_LENGTH))
+    lease_expires_at: Mapped[datetime | None]
 
 
 class InFlightRow(Base):
@@ -242,6 +261,22 @@ class InFlightRow(Base):
     attempts: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime]
     answered_at: Mapped[datetime | None]
+    #: The replica working on it, renewed while it works; expired: the replica is gone.
+    lease_owner: Mapped[str | None] = mapped_column(String(LEASE_OWNER_LENGTH))
+    lease_expires_at: Mapped[datetime | None]
+
+
+class RateWindowRow(Base):
+    """A person's recent questions (or /query runs) for the per-minute limit, shared by
+    every replica: the times, in seconds since the epoch, of those within the last minute."""
+
+    __tablename__ = "rate_windows"
+    __table_args__ = (_one_of("scope", LimitScope),)
+
+    scope: Mapped[str] = mapped_column(String(16), primary_key=True)
+    user_id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    times: Mapped[list[float]] = mapped_column(JSON)
+    updated_at: Mapped[datetime] = mapped_column(index=True)
 
 
 metadata = Base.metadata

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import socket
+from datetime import timedelta
 from pathlib import Path
+from typing import Self
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy import make_url
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_DATABASE_FILE = PROJECT_ROOT / "var" / "barb.db"
+#: The replica name of the one process on a SQLite file.
+LOCAL_REPLICA = "local"
 
 
 class StoreSettings(BaseSettings):
@@ -27,6 +32,27 @@ class StoreSettings(BaseSettings):
         ge=0,
         description="How long a SQLite writer waits for another one before giving up",
     )
+    replica_id: str = Field(
+        default="",
+        max_length=64,
+        description="This process's name on the outbox rows and work it holds a lease on. "
+        "Default: the host name on a database server, 'local' on SQLite. Several replicas "
+        "each need their own; a replica restarted under the same name takes its rows back "
+        "at once instead of after the lease",
+    )
+    outbox_lease_s: float = Field(
+        default=300.0,
+        gt=0,
+        description="How long a replica holds a reply it is sending before another replica "
+        "may send it; longer than a send can take (retries and flood waits included)",
+    )
+    work_lease_s: float = Field(
+        default=90.0,
+        gt=0,
+        description="How long a question or run in flight stays a replica's without renewal "
+        "(renewed every third of it while the replica lives); then another replica takes "
+        "it over",
+    )
     echo_sql: bool = Field(default=False, description="Log every SQL statement (debugging)")
     max_preferences_per_user: int = Field(
         default=20,
@@ -34,6 +60,28 @@ class StoreSettings(BaseSettings):
         description="Remembered preferences per person; the oldest go first. They are in "
         "every prompt, so the list must stay short.",
     )
+
+    @model_validator(mode="after")
+    def _name_the_replica(self) -> Self:
+        if not self.replica_id:
+            # One process per SQLite file: whatever holds a lease at start-up is its own
+            # from before, even if the host name changed (a container re-created).
+            self.replica_id = LOCAL_REPLICA if self.migrates_at_start else socket.gethostname()
+        return self
+
+    @property
+    def outbox_lease(self) -> timedelta:
+        return timedelta(seconds=self.outbox_lease_s)
+
+    @property
+    def work_lease(self) -> timedelta:
+        return timedelta(seconds=self.work_lease_s)
+
+    @property
+    def migrates_at_start(self) -> bool:
+        """SQLite is migrated by the bot itself; a shared server by ``barb db upgrade``, a
+        deploy step, so that replicas never race to migrate nor run on a half-done schema."""
+        return make_url(self.database_url).get_backend_name() == "sqlite"
 
     @property
     def safe_url(self) -> str:

@@ -108,6 +108,7 @@ async def keep_sending(application: Application, every_s: float = 60.0) -> None:
     Only replies queued over ``every_s`` ago: younger ones may still be in their handler's
     hands.
     """
+    resuming: asyncio.Task[int] | None = None
     while True:
         await asyncio.sleep(every_s)
         try:
@@ -115,6 +116,12 @@ async def keep_sending(application: Application, every_s: float = 60.0) -> None:
             if sent:
                 log.info("sent %d queued replies", sent)
             await finish_answered_runs(application, older_than=timedelta(seconds=every_s))
+            # Work of another replica that died (its lease expired): resumed here, in the
+            # background, since answering may take a while.
+            if resuming is None or resuming.done():
+                resuming = application.create_task(
+                    resume_interrupted(application, own=False), name="barb-resume-orphans"
+                )
         except Exception:  # Telegram still down: the next pass tries again
             log.exception("sending queued replies failed")
 

@@ -10,7 +10,7 @@ from bot.texts import language_for, t
 async def ask(ctx: UpdateContext, text: str) -> None:
     """Ask the assistant ``text`` for the update's asker, within the questions' rate limit."""
     svc = ctx.svc
-    wait = svc.limiter.check(ctx.user_id)
+    wait = await svc.limiter.check(svc.store, ctx.user_id)
     if wait:
         lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
         await ctx.say_text(t("too_fast", lang, seconds=int(wait) + 1))

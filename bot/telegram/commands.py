@@ -132,7 +132,7 @@ async def query(ctx: UpdateContext, rest: str) -> None:
     """/query <Barb Script JSON>: run it directly, no model and no tokens, with the proof.
     It has its own rate limit and does not count against the questions'."""
     svc = ctx.svc
-    wait = svc.query_limiter.check(ctx.user_id)
+    wait = await svc.query_limiter.check(svc.store, ctx.user_id)
     if wait:
         await ctx.say_text(t("too_fast", ctx.lang, seconds=int(wait) + 1))
         return

@@ -42,16 +42,18 @@ MAX_AGE = timedelta(hours=24)
 QUESTION_QUOTE_CHARS = 80
 
 
-async def resume_interrupted(application: Application) -> int:  # type: ignore[type-arg]
+async def resume_interrupted(application: Application, *, own: bool = True) -> int:  # type: ignore[type-arg]
     """Resume (or hand back) every piece of work left in flight; how many there were.
 
+    At start-up (``own``) that is this replica's own unfinished work and that of replicas
+    whose lease has expired; later, only the latter (a replica that died meanwhile).
     Chats run concurrently; one chat's work in the order it began.
     """
     svc: BotServices = application.bot_data[SERVICES_KEY]
-    work = await svc.store.in_flight.open()
+    work = await svc.store.in_flight.take_over(own=own)
     if not work:
         return 0
-    log.info("resuming %d pieces of work interrupted by the last stop", len(work))
+    log.info("resuming %d pieces of work interrupted by a stop", len(work))
     by_chat: dict[int, list[InFlight]] = defaultdict(list)
     for item in work:
         by_chat[item.chat_id].append(item)

@@ -293,14 +293,15 @@ class Sender:
         return None
 
     async def flush(self, chat_id: int | None = None, older_than: timedelta | None = None) -> int:
-        """Send what is still queued (of one chat, or all); the number of messages sent.
+        """Send what is still queued (of one chat, or all) and this replica may send (see
+        ``OutboxRepository.claim``); the number of messages sent.
 
         A chat whose next message cannot be delivered is left for the next flush, so its
         messages never arrive out of order.
         """
         sent = 0
         stuck: set[int] = set()
-        for message in await self.store.outbox.unsent(chat_id, older_than=older_than):
+        for message in await self.store.outbox.claim(chat_id, older_than=older_than):
             if message.chat_id in stuck:
                 continue
             try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import defaultdict, deque
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,7 @@ from telegram.ext import ContextTypes
 from bot.assistant.orchestrator import Assistant
 from bot.pool.runner import QueryRunner
 from bot.settings import BotSettings
+from bot.store.records import LimitScope
 from bot.store.repository import Store
 from bot.telegram.sender import Patience, Sender
 from bot.work_order import decoration
@@ -30,43 +30,20 @@ SERVICES_KEY = "barb_services"
 CHAT_ACTION_EVERY_S = 4.0
 
 
+@dataclass(frozen=True)
 class RateLimiter:
-    """Questions per person per minute, a sliding window kept in memory.
+    """Questions (or /query runs) per person per minute, a sliding window.
 
-    In memory on purpose: a restart forgiving a burst is harmless, and the check must not
-    cost a database write per message.
+    Counted in the database (``store.rate_limits``), not in this process: every replica
+    sees the same window, and a restart forgives nothing.
     """
 
-    def __init__(self, per_minute: int, clock: Any = time.monotonic):
-        self.per_minute = per_minute
-        self._clock = clock
-        self._seen: dict[int, deque[float]] = defaultdict(deque)
-        self._swept_at = clock()
+    per_minute: int
+    scope: LimitScope = "question"
 
-    def __len__(self) -> int:
-        """People with questions in the last minute (or not yet swept away)."""
-        return len(self._seen)
-
-    def check(self, user_id: int) -> float:
-        """0 if the question may go ahead (and counts it), else seconds to wait."""
-        now = self._clock()
-        if now - self._swept_at >= 60:
-            self._sweep(now)
-        window = self._seen[user_id]
-        while window and now - window[0] >= 60:
-            window.popleft()
-        if len(window) >= self.per_minute:
-            return 60 - (now - window[0])
-        window.append(now)
-        return 0.0
-
-    def _sweep(self, now: float) -> None:
-        """Forget people whose last question is over a minute old: the window is all that
-        is kept, and everyone who ever asked would otherwise stay."""
-        self._seen = defaultdict(
-            deque, {user: w for user, w in self._seen.items() if w and now - w[-1] < 60}
-        )
-        self._swept_at = now
+    async def check(self, store: Store, user_id: int) -> float:
+        """0 if the person may go ahead (and this one counts), else seconds to wait."""
+        return await store.rate_limits.take(self.scope, user_id, self.per_minute)
 
 
 class ChatActionBudget:
@@ -154,7 +131,7 @@ class BotServices:
 
     def __post_init__(self) -> None:
         if self.query_limiter is None:
-            self.query_limiter = RateLimiter(self.settings.queries_per_minute)
+            self.query_limiter = RateLimiter(self.settings.queries_per_minute, scope="query")
 
     def sender(self, bot: Bot) -> Sender:
         return Sender(bot, self.store, self.patience)

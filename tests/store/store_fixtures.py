@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
+
+import asyncpg
+from sqlalchemy import make_url
 
 from bot.store import StoreSettings
 
@@ -37,3 +41,17 @@ def sqlite_settings(path: Path, **overrides: object) -> StoreSettings:
         database_url=f"sqlite+aiosqlite:///{path}",
         **overrides,  # type: ignore[arg-type]
     )
+
+
+async def count_rows(settings: StoreSettings, table: str) -> int:
+    """Rows in ``table`` as a client other than the store's sees them: the sqlite3 module on
+    the file, or a plain asyncpg connection."""
+    url = make_url(settings.database_url)
+    if url.get_backend_name() == "sqlite":
+        with sqlite3.connect(str(url.database)) as raw:
+            return int(raw.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    connection = await asyncpg.connect(url.set(drivername="postgresql").render_as_string(False))
+    try:
+        return int(await connection.fetchval(f"SELECT count(*) FROM {table}"))
+    finally:
+        await connection.close()

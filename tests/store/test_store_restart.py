@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-from pathlib import Path
 
-from store_fixtures import ALICE, BOB, GROUP_CHAT, PRIVATE_CHAT, FakeClock
+from store_fixtures import ALICE, BOB, GROUP_CHAT, PRIVATE_CHAT, FakeClock, count_rows
 
 from bot.store import NewMessage, StoreSettings, new_question_id, open_store
 
 
-async def test_rows_survive_a_restart(
-    settings: StoreSettings, clock: FakeClock, db_path: Path
-) -> None:
+async def test_rows_survive_a_restart(settings: StoreSettings, clock: FakeClock) -> None:
     question = new_question_id()
     store = await open_store(settings, clock=clock)
     await store.chats.ensure(GROUP_CHAT, "supergroup")
@@ -53,9 +49,8 @@ async def test_rows_survive_a_restart(
     assert await store.updates.mark(9001)
     await store.close()
 
-    # Another process (here: the plain sqlite3 module) sees committed rows in the file.
-    with sqlite3.connect(db_path) as raw:
-        assert raw.execute("SELECT count(*) FROM messages").fetchone() == (2,)
+    # Another client (the plain sqlite3 module, or asyncpg) sees the committed rows.
+    assert await count_rows(settings, "messages") == 2
 
     reopened = await open_store(settings, clock=clock)
     try:

@@ -16,6 +16,12 @@ from bot.store.db import make_engine
 from bot.store.schema import UtcDateTime
 
 
+@pytest.fixture
+def backend() -> str:
+    """This module is about SQLite alone."""
+    return "sqlite"
+
+
 async def _pragma(settings: StoreSettings, name: str) -> object:
     engine = make_engine(settings)
     try:

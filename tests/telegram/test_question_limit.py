@@ -1,39 +1,44 @@
-"""Questions per person per minute: a sliding window, and nobody is remembered for longer."""
+"""Questions per person per minute: the bot's limiters count in the store, each in its own
+scope, so a /query does not use up a question and the window survives a restart."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bot.store import StoreSettings, open_store
 from bot.telegram.services import RateLimiter
 
 
 class Clock:
     def __init__(self) -> None:
-        self.now = 1000.0
+        self.now = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 
-    def __call__(self) -> float:
+    def __call__(self) -> datetime:
         return self.now
 
 
-def test_a_person_past_the_limit_is_told_how_long_to_wait() -> None:
+async def test_questions_and_queries_have_their_own_windows_that_survive_a_restart(
+    tmp_path: Path,
+) -> None:
     clock = Clock()
-    limiter = RateLimiter(per_minute=2, clock=clock)
+    settings = StoreSettings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}")
+    questions, queries = RateLimiter(per_minute=2), RateLimiter(per_minute=1, scope="query")
+    store = await open_store(settings, clock=clock)
+    try:
+        assert await questions.check(store, 1) == 0
+        assert await queries.check(store, 1) == 0  # a /query is not a question
+        clock.now += timedelta(seconds=15)
+        assert await questions.check(store, 1) == 0
+        assert await queries.check(store, 1) == 45
+    finally:
+        await store.close()
 
-    assert limiter.check(1) == 0 and limiter.check(1) == 0
-    clock.now += 15
-    assert limiter.check(1) == 45  # the first question leaves the window in 45 s
-    assert limiter.check(2) == 0  # someone else is not held by it
-    clock.now += 45
-    assert limiter.check(1) == 0
-
-
-def test_people_who_stopped_asking_are_forgotten() -> None:
-    clock = Clock()
-    limiter = RateLimiter(per_minute=5, clock=clock)
-    for user in range(100):
-        limiter.check(user)
-    clock.now += 30
-    limiter.check(7)
-    assert len(limiter) == 100
-
-    clock.now += 45  # a minute and more since the first 100 asked, 45 s since user 7 did
-    limiter.check(8)
-    assert len(limiter) == 2  # 7 (asked within the minute) and 8
+    reopened = await open_store(settings, clock=clock)
+    try:
+        assert await questions.check(reopened, 1) == 45  # a restart forgives nothing
+        assert await questions.check(reopened, 2) == 0  # someone else is not held by it
+        clock.now += timedelta(seconds=45)
+        assert await questions.check(reopened, 1) == 0
+    finally:
+        await reopened.close()

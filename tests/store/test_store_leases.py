@@ -1,0 +1,230 @@
+"""Several replicas on one database: outbox rows and work in flight are held with leases.
+
+Each replica is a store of its own (its own connection pool and ``replica_id``) on the same
+database, as two bot processes would be; the clock is shared so that a lease can expire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable, Coroutine
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from store_fixtures import ALICE, BOB, GROUP_CHAT, PRIVATE_CHAT, FakeClock
+
+from bot.store import NewReply, Store, StoreSettings, open_store
+
+LEASE = timedelta(seconds=120)
+Opener = Callable[[str], Coroutine[Any, Any, Store]]
+
+
+@pytest.fixture
+async def replica(settings: StoreSettings, clock: FakeClock) -> AsyncIterator[Opener]:
+    """Opens a store as the replica named; all are closed after the test."""
+    opened: list[Store] = []
+
+    async def open_as(name: str) -> Store:
+        named = settings.model_copy(
+            update={
+                "replica_id": name,
+                "outbox_lease_s": LEASE.total_seconds(),
+                "work_lease_s": LEASE.total_seconds(),
+            }
+        )
+        store = await open_store(named, clock=clock)
+        opened.append(store)
+        return store
+
+    yield open_as
+    for store in opened:
+        await store.close()
+
+
+def _texts(count: int) -> list[NewReply]:
+    return [NewReply(kind="text", payload={"text": f"part {n}"}) for n in range(count)]
+
+
+async def test_two_senders_send_every_row_exactly_once_in_order(
+    replica: Opener, clock: FakeClock
+) -> None:
+    # A replica queued 300 replies in 30 chats and died before sending any.
+    dead = await replica("dead")
+    chats = [1000 + n for n in range(30)]
+    for chat in chats:
+        await dead.chats.ensure(chat, "private")
+        await dead.outbox.enqueue_many(chat, _texts(10))
+    clock.advance(LEASE + timedelta(seconds=1))
+    queued = {reply.id: reply.chat_id for reply in await dead.outbox.unsent()}
+    assert len(queued) == 300
+
+    sent: list[tuple[str, int]] = []
+
+    async def sender(store: Store, name: str) -> None:
+        # As the bot flushes: chat by chat, both replicas going through the same chats.
+        for chat in chats:
+            for reply in await store.outbox.claim(chat):
+                sent.append((name, reply.id))
+                await asyncio.sleep(0)  # the other sender runs meanwhile
+                assert await store.outbox.mark_sent({reply.id: reply.id}) == 1
+
+    first, second = await replica("a"), await replica("b")
+    await asyncio.gather(sender(first, "a"), sender(second, "b"))
+
+    ids = [reply_id for _, reply_id in sent]
+    assert sorted(ids) == sorted(queued)  # every row once: none twice, none left
+    assert await first.outbox.unsent() == []
+    assert {name for name, _ in sent} == {"a", "b"}  # they did send side by side
+    by_chat: dict[int, list[int]] = defaultdict(list)
+    for reply_id in ids:
+        by_chat[queued[reply_id]].append(reply_id)
+    assert all(order == sorted(order) for order in by_chat.values())
+
+
+async def test_a_reply_is_the_senders_until_its_lease_expires(
+    replica: Opener, clock: FakeClock
+) -> None:
+    first, second = await replica("a"), await replica("b")
+    await first.chats.ensure(PRIVATE_CHAT, "private")
+    [reply] = await first.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    assert (reply.lease_owner, reply.lease_expires_at) == ("a", clock.now + LEASE)
+
+    # "a" is sending it: "b" leaves it alone, however often it looks.
+    assert await second.outbox.claim() == []
+    clock.advance(LEASE - timedelta(seconds=1))
+    assert await second.outbox.claim() == []
+
+    # "a" died: once its lease has expired the reply is "b"'s, and no longer "a"'s.
+    clock.advance(timedelta(seconds=2))
+    [taken] = await second.outbox.claim()
+    assert (taken.id, taken.lease_owner) == (reply.id, "b")
+    assert await first.outbox.claim() == []
+    assert await second.outbox.mark_sent({taken.id: 77}) == 1
+    assert await second.outbox.claim() == []
+
+
+async def test_a_replica_restarted_under_its_name_takes_its_replies_back_at_once(
+    replica: Opener,
+) -> None:
+    before = await replica("bot-1")
+    await before.chats.ensure(PRIVATE_CHAT, "private")
+    replies = await before.outbox.enqueue_many(PRIVATE_CHAT, _texts(2))
+    await before.close()
+
+    after = await replica("bot-1")
+    assert [r.id for r in await after.outbox.claim()] == [r.id for r in replies]
+
+
+async def test_a_reply_waits_behind_an_earlier_one_held_elsewhere(
+    replica: Opener, clock: FakeClock
+) -> None:
+    first, second = await replica("a"), await replica("b")
+    await first.chats.ensure(PRIVATE_CHAT, "private")
+    await first.chats.ensure(GROUP_CHAT, "group")
+    [earlier] = await first.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    [later] = await second.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    [elsewhere] = await second.outbox.enqueue_many(GROUP_CHAT, _texts(1))
+
+    # "b" may not overtake "a" in the same chat; another chat is not held up.
+    assert [r.id for r in await second.outbox.claim()] == [elsewhere.id]
+    clock.advance(LEASE + timedelta(seconds=1))
+    assert [r.id for r in await second.outbox.claim()] == [earlier.id, later.id, elsewhere.id]
+
+
+async def test_held_replies_are_not_claimed_until_released(replica: Opener) -> None:
+    first, second = await replica("a"), await replica("b")
+    await first.chats.ensure(PRIVATE_CHAT, "private")
+    csv = NewReply(kind="document", payload={"filename": "x.csv"}, content=b"a,b", held=True)
+    [held] = await first.outbox.enqueue_many(PRIVATE_CHAT, [csv], question_id="q1")
+    assert held.lease_owner is None
+    assert await second.outbox.claim() == []
+
+    assert await second.outbox.release(held.id)  # the button was pressed on "b"
+    assert await first.outbox.claim() == []
+    assert [r.id for r in await second.outbox.claim()] == [held.id]
+
+
+async def test_work_of_a_dead_replica_is_taken_over_after_its_lease(
+    replica: Opener, clock: FakeClock
+) -> None:
+    first, second = await replica("a"), await replica("b")
+    await first.chats.ensure(PRIVATE_CHAT, "private")
+    question = await first.in_flight.start(PRIVATE_CHAT, ALICE, "question", {"text": "hi"})
+    action = await first.pending.create(PRIVATE_CHAT, BOB, "confirm", {"plan": "mean"})
+    run = (await first.pending.claim(action.id, BOB, work={"action_id": action.id})).work_id
+    assert run is not None
+
+    # "a" lives and renews its leases: nothing is taken from it.
+    for _ in range(3):
+        clock.advance(LEASE * 0.75)
+        assert await first.in_flight.renew() == 2
+        assert await second.in_flight.take_over() == []
+
+    # "a" stops renewing (it died): after the lease, "b" has both, oldest first, once.
+    clock.advance(LEASE + timedelta(seconds=1))
+    taken = await second.in_flight.take_over()
+    assert [(w.id, w.kind, w.lease_owner) for w in taken] == [
+        (question.id, "question", "b"),
+        (run, "run", "b"),
+    ]
+    assert await second.in_flight.take_over() == []
+    assert await first.in_flight.renew() == 0  # "a" cannot take it back by renewing
+
+
+async def test_two_replicas_taking_over_at_once_split_the_work(
+    replica: Opener, clock: FakeClock
+) -> None:
+    dead = await replica("dead")
+    await dead.chats.ensure(PRIVATE_CHAT, "private")
+    started = [
+        (await dead.in_flight.start(PRIVATE_CHAT, ALICE, "question", {"n": n})).id
+        for n in range(40)
+    ]
+    clock.advance(LEASE + timedelta(seconds=1))
+    first, second = await replica("a"), await replica("b")
+
+    results = await asyncio.gather(*(s.in_flight.take_over() for s in [first, second] * 3))
+
+    taken = [work.id for batch in results for work in batch]
+    assert sorted(taken) == started
+
+
+async def test_at_start_a_replica_takes_back_its_own_work_at_once(
+    replica: Opener, clock: FakeClock
+) -> None:
+    before = await replica("bot-1")
+    await before.chats.ensure(PRIVATE_CHAT, "private")
+    work = await before.in_flight.start(PRIVATE_CHAT, ALICE, "question", {"text": "hi"})
+    await before.close()
+
+    after, other = await replica("bot-1"), await replica("bot-2")
+    assert await other.in_flight.take_over() == []  # still within bot-1's lease
+    assert await after.in_flight.take_over() == []  # a live replica's own work is its own
+    assert [w.id for w in await after.in_flight.take_over(own=True)] == [work.id]
+
+
+async def test_the_age_of_the_oldest_unsent_reply_is_what_to_watch(
+    replica: Opener, clock: FakeClock
+) -> None:
+    store = await replica("a")
+    assert await store.outbox.oldest_unsent_age() is None
+    await store.chats.ensure(PRIVATE_CHAT, "private")
+    [first] = await store.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    clock.advance(timedelta(seconds=30))
+    await store.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    clock.advance(timedelta(seconds=15))
+    assert await store.outbox.oldest_unsent_age() == timedelta(seconds=45)
+    await store.outbox.mark_sent({first.id: 1})
+    assert await store.outbox.oldest_unsent_age() == timedelta(seconds=15)
+
+
+def test_replicas_are_named_by_default(settings: StoreSettings) -> None:
+    if settings.migrates_at_start:
+        # One process per SQLite file, whatever the host is called after a redeploy.
+        assert settings.replica_id == "local"
+    else:
+        assert settings.replica_id == socket.gethostname()
+    assert settings.model_copy(update={"replica_id": "bot-2"}).replica_id == "bot-2"

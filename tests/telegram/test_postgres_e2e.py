@@ -1,0 +1,164 @@
+"""The bot on a real PostgreSQL: `barb db upgrade` as the deploy step, the bot refusing an
+unmigrated database, a whole conversation, and what replicas share (the limits, a Run left
+by a replica that died).
+
+Each replica is the real bot wired as `barb bot` wires it (``barb_bot``), under its own
+``BARB_REPLICA_ID``, one after the other against the same database and fake Bot API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from bot_harness import ALICE, BOB, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_process import BotProcess
+from fake_bot_api import FakeBotAPI
+from postgres import PostgresServer
+
+from bot.assistant.replies import Asker
+from bot.startup_errors import EXIT_SCHEMA_NOT_READY
+from bot.store import InFlight, StoreSettings, open_store
+from bot.store.migrate import current_revision, head_revision, upgrade_schema
+from bot.telegram.answering import question_work, run_work
+from bot.telegram.services import BotServices
+
+NO_MODEL = "http://127.0.0.1:9"
+
+
+@pytest.fixture
+async def pg_url(postgres_server: PostgresServer, sample_settings: object) -> AsyncIterator[str]:
+    """A fresh, empty database (no schema yet)."""
+    name = await postgres_server.create_database()
+    yield postgres_server.url(name)
+    await postgres_server.drop_database(name)
+
+
+async def _settled(svc: BotServices, leaving: int = 0) -> list[InFlight]:
+    """The work in flight once the handlers are done with theirs (at most ``leaving`` rows
+    are someone else's), or as it stands after ten seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10.0
+    while len(work := await svc.store.in_flight.open()) > leaving and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    return work
+
+
+def _as_replica(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv("BARB_REPLICA_ID", name)
+
+
+async def _run_barb(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).parent / "barb"),
+        *args,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_the_bot_refuses_an_unmigrated_database_until_barb_db_upgrade(
+    fake_telegram: FakeBotAPI, pg_url: str, tmp_path: Path
+) -> None:
+    # A password in the URL (the test server trusts 127.0.0.1 and ignores it): never printed.
+    url = pg_url.replace("postgres@", "postgres:hunter2@")
+    bot = BotProcess(fake_telegram, NO_MODEL, tmp_path, BARB_DATABASE_URL=url)
+    finished = await bot.run_to_exit()
+    assert finished.status == EXIT_SCHEMA_NOT_READY
+    assert "Traceback" not in finished.output and "hunter2" not in finished.output
+    [line] = finished.stderr.strip().splitlines()
+    assert "has no schema yet: run `barb db upgrade` first" in line
+
+    for _ in range(2):  # idempotent: the second run changes nothing and says the same
+        status, out, err = await _run_barb("db", "upgrade", env=bot.env)
+        assert status == 0, err
+        assert out.strip().endswith(f"at revision {head_revision()}")
+        assert "hunter2" not in out + err
+    settings = StoreSettings(database_url=pg_url)
+    assert await current_revision(settings) == head_revision()
+    status, out, _ = await _run_barb("db", "current", env=bot.env)
+    assert (status, out.strip().endswith("(head)")) == (0, True)
+
+
+async def test_a_whole_conversation_on_postgresql(fake_telegram: FakeBotAPI, pg_url: str) -> None:
+    fake = fake_telegram
+    await upgrade_schema(StoreSettings(database_url=pg_url))
+    async with barb_bot(fake, pg_url) as svc:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "average range by weekday")
+        assert "Run" in str(plan["reply_markup"])
+        await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        assert photo.files["photo"].content[:4] == b"\x89PNG"
+        assert "Answer:" in photo.params["caption"]
+        await fake.wait_for("editMessageText", 2, chat_id=ALICE)
+        assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
+        assert await _settled(svc) == []  # the run's row goes once its plan says so
+        rows = await svc.store.transcript.recent(ALICE, questions=1)
+        assert rows[0].payload["text"] == "average range by weekday"
+
+
+async def test_the_question_limit_holds_across_replicas(
+    fake_telegram: FakeBotAPI, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = fake_telegram
+    await upgrade_schema(StoreSettings(database_url=pg_url))
+    _as_replica(monkeypatch, "replica-a")
+    async with barb_bot(fake, pg_url, questions_per_minute=2):
+        assert "Hi!" in (await ask_and_get_plan(fake, ALICE, ALICE, "hello"))["text"]
+        assert "Hi!" in (await ask_and_get_plan(fake, ALICE, ALICE, "hello again"))["text"]
+    _as_replica(monkeypatch, "replica-b")
+    async with barb_bot(fake, pg_url, questions_per_minute=2) as svc:
+        # Alice's third question within the minute reaches the other replica: still held.
+        reply = await ask_and_get_plan(fake, ALICE, ALICE, "and once more")
+        assert "faster than I can answer" in reply["text"]
+        assert "Hi!" in (await ask_and_get_plan(fake, BOB, BOB, "hello"))["text"]
+        assert len(svc.assistant.provider.requests) == 1  # Bob's only
+
+
+async def test_a_run_left_by_a_dead_replica_is_run_by_another_after_its_lease(
+    fake_telegram: FakeBotAPI, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = fake_telegram
+    settings = StoreSettings(database_url=pg_url)
+    await upgrade_schema(settings)
+    _as_replica(monkeypatch, "replica-a")
+    async with barb_bot(fake, pg_url):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "average range by weekday")
+    action_id = keyboard_data(plan)[0].split(":", 1)[1]
+
+    # Replica a took the press (as the Run button does) ten minutes ago and died: its lease
+    # has long expired. Replica c is alive and answering Bob: its lease holds.
+    long_ago = datetime.now(UTC) - timedelta(minutes=10)
+    dead = await open_store(
+        settings.model_copy(update={"replica_id": "replica-a"}), clock=lambda: long_ago
+    )
+    live = await open_store(settings.model_copy(update={"replica_id": "replica-c"}))
+    try:
+        claim = await dead.pending.claim(action_id, ALICE, work=run_work(action_id, "en"))
+        assert claim.won and claim.work_id is not None
+        await live.chats.ensure(BOB, "private")
+        work = question_work(Asker(chat_id=BOB, user_id=BOB), "hi", reply_to=None)
+        busy = await live.in_flight.start(BOB, BOB, "question", work)
+    finally:
+        await dead.close()
+        await live.close()
+
+    _as_replica(monkeypatch, "replica-b")
+    async with barb_bot(fake, pg_url) as svc:
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        assert "Answer:" in photo.params["caption"]
+        await fake.wait_for("editMessageText", chat_id=ALICE)
+        assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
+        # Bob's question is replica c's: replica b did not touch it.
+        assert [(w.id, w.lease_owner) for w in await _settled(svc, leaving=1)] == [
+            (busy.id, "replica-c")
+        ]
+        assert fake.calls("sendMessage", chat_id=BOB) == []
