@@ -26,7 +26,7 @@ from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.llm.errors import ConfigError
 from bot.llm.provider import LLMProvider
 from bot.llm.settings import LLMSettings, make_provider
-from bot.pool.runner import ProcessRunner
+from bot.pool.choice import make_runner
 from bot.settings import BotSettings
 from bot.startup_errors import StartupError, bad_settings, database_failed, telegram_failed
 from bot.store.db import open_store
@@ -139,11 +139,7 @@ async def running_bot(
             store = await open_store(store_settings)
         except Exception as exc:
             raise database_failed(exc, _safe_url(store_settings)) from None
-        runner = ProcessRunner(
-            workers=settings.workers,
-            timeout_s=settings.query_timeout_s,
-            warm_instruments=("NQ",),
-        )
+        runner = make_runner(settings, warm_instruments=("NQ",))
         try:
             services = BotServices(
                 settings=settings,
