@@ -132,6 +132,7 @@ async def running_bot(
         base_url=settings.telegram_api_base_url,
         base_file_url=settings.telegram_api_file_url,
         max_rate=settings.telegram_max_rate,
+        shared_flood_url=settings.queue_url,
     )
     async with connected(application, settings.telegram_api_base_url):
         store_settings = store_settings or _settings(StoreSettings)

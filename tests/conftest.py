@@ -8,6 +8,9 @@ import pytest
 
 from barb.settings import EngineSettings
 
+# A real Redis server for the tests that need one (``redis_server``, ``redis_url``).
+pytest_plugins = ["servers.redis"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     # Real LLM adapters refuse any non-loopback URL; live tests opt in explicitly.

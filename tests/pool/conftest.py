@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from servers.redis import redis_server, redis_url  # noqa: F401
 
 from barb.data.store import DataMeta, data_path, write_bars
 from barb.sessions import minutes_of_day, trading_dates

@@ -2,8 +2,8 @@
 wheel builds and ships (a dev dependency), started once per test session on a free port of
 127.0.0.1 in a temporary directory, without persistence.
 
-Use it from a conftest: ``from servers.redis import redis_server, redis_url  # noqa: F401``.
-``redis_url`` gives each test an emptied database.
+A plugin of the root ``conftest.py``: any test may ask for ``redis_server`` or
+``redis_url`` (database 0, emptied for that test).
 """
 
 from __future__ import annotations
