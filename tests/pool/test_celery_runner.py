@@ -2,7 +2,7 @@
 instrument, time limits enforced by the worker, and no silence when a worker is lost.
 
 Redis is the real server (``servers/redis.py``); workers are real processes: ``barb worker``
-itself, or its code with a job that misbehaves on request (``misbehaving_worker.py``).
+itself, or its code with a job that misbehaves on request (``servers/celery_workers.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import redis
-from queue_workers import WorkerProcess, barb_worker, misbehaving_worker, worker_env
+from servers.celery_workers import WorkerProcess, barb_worker, misbehaving_worker, worker_env
 
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.jobs import QueryJob, QueryOutcome, timeout_outcome

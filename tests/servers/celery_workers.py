@@ -1,8 +1,8 @@
 """Real ``barb worker`` processes for the queue tests, and a way to kill one outright.
 
 ``barb_worker`` starts the real command. ``misbehaving_worker`` starts the same worker code
-(``serve_worker``) with ``pool_work.misbehaving`` as the job, so a test can ask a query to
-hang past the soft limit the way a query stuck in C code would.
+(``serve_worker``) with ``pool/pool_work.misbehaving`` as the job, so a test can ask a query
+to hang past the soft limit the way a query stuck in C code would.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).parent
+MISBEHAVING = Path(__file__).parent.parent / "pool" / "misbehaving_worker.py"
 BARB = Path(sys.executable).parent / "barb"
 READY_S = 60.0
 
@@ -78,5 +78,5 @@ def barb_worker(
 
 
 def misbehaving_worker(env: dict[str, str], log: Path, instruments: str) -> WorkerProcess:
-    command = [sys.executable, str(HERE / "misbehaving_worker.py"), instruments]
+    command = [sys.executable, str(MISBEHAVING), instruments]
     return WorkerProcess(command, env, log).wait_ready()
