@@ -53,8 +53,10 @@ class _InFlight:
     """A sent job as the poller last saw it."""
 
     sent: float
+    #: Set by the poller with the final state and value.
+    done: asyncio.Future[tuple[str, Any]]
+    #: When the poller first saw that a worker had taken it.
     started: float | None = None
-    done: asyncio.Future[tuple[str, Any]] | None = None
 
 
 class CeleryRunner:
@@ -90,8 +92,7 @@ class CeleryRunner:
             task_id = await loop.run_in_executor(self._celery, self._send, job)
         except Exception as exc:  # Redis unreachable, connection refused…
             return self._failed(job, exc, "could not be sent to a worker")
-        flight = self._in_flight[task_id] = _InFlight(sent=time.monotonic())
-        flight.done = loop.create_future()
+        flight = self._in_flight[task_id] = _InFlight(time.monotonic(), loop.create_future())
         if self._poller is None or self._poller.done():
             self._poller = asyncio.create_task(self._poll_while_in_flight())
         try:
@@ -115,7 +116,6 @@ class CeleryRunner:
         ).id
 
     async def _outcome(self, job: QueryJob, task_id: str, flight: _InFlight) -> QueryOutcome:
-        assert flight.done is not None
         while True:
             done, _ = await asyncio.wait({flight.done}, timeout=POLL_S * 4)
             if done:
@@ -149,7 +149,7 @@ class CeleryRunner:
             now = time.monotonic()
             for task_id, (state, value) in states.items():
                 flight = self._in_flight.get(task_id)
-                if flight is None or flight.done is None or flight.done.done():
+                if flight is None or flight.done.done():
                     continue
                 if state in READY_STATES:
                     flight.done.set_result((state, value))

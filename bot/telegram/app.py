@@ -162,7 +162,7 @@ def build_application(
     # Flood control: at most ``max_rate`` requests a second overall (0: no throttle) and
     # Telegram's per-group limit; a RetryAfter is waited out and the request retried.
     shared = None
-    if shared_flood_url and max_rate:
+    if shared_flood_url:
         from bot.telegram.shared_flood import SharedFloodBudget  # Redis only when it is used
 
         shared = SharedFloodBudget(shared_flood_url, token, max_rate)

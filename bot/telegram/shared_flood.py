@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 _MIN_WAIT_S = 0.005
 #: Added to Telegram's RetryAfter, as the replica's own hold does.
 HOLD_MARGIN_S = 0.1
+#: A Redis that does not answer must not hold replies back for long.
+REDIS_TIMEOUT_S = 1.0
 
 
 def _rate_item(per_second: float) -> RateLimitItem:
@@ -48,22 +50,27 @@ class SharedFloodBudget:
     """One bot token's request budget and RetryAfter hold, in Redis."""
 
     def __init__(self, url: str, token: str, per_second: float) -> None:
+        """``per_second`` 0: no shared budget, only the shared RetryAfter hold."""
         # One connection pool for the budget (``limits``) and the hold, closed with them.
-        self._pool = aioredis.ConnectionPool.from_url(url)
+        self._pool = aioredis.ConnectionPool.from_url(
+            url, socket_connect_timeout=REDIS_TIMEOUT_S, socket_timeout=REDIS_TIMEOUT_S
+        )
         storage = RedisStorage(f"async+{url}", implementation="redispy", connection_pool=self._pool)
-        self._window = MovingWindowRateLimiter(storage)
-        self._item = _rate_item(per_second)
+        self._window = MovingWindowRateLimiter(storage) if per_second > 0 else None
+        self._item = _rate_item(per_second) if per_second > 0 else None
         self._key = f"barb:flood:{token_key(token)}"
         self._hold_key = f"{self._key}:hold"
         self._redis = aioredis.Redis(connection_pool=self._pool)
 
     async def acquire(self) -> None:
         """Wait until the token's budget over all replicas has room, and take one request."""
+        if self._window is None or self._item is None:
+            return
         try:
             while not await self._window.hit(self._item, self._key):
                 stats = await self._window.get_window_stats(self._item, self._key)
                 await asyncio.sleep(max(_MIN_WAIT_S, stats.reset_time - time.time()))
-        except RedisError:
+        except (RedisError, OSError):
             log.warning("shared flood limit unavailable (Redis); this replica's own limit only")
 
     async def hold(self, seconds: float) -> None:
@@ -72,14 +79,14 @@ class SharedFloodBudget:
         try:
             if await self._redis.pttl(self._hold_key) < millis:
                 await self._redis.set(self._hold_key, b"1", px=millis)
-        except RedisError:
+        except (RedisError, OSError):
             log.warning("shared flood hold unavailable (Redis); held on this replica only")
 
     async def wait_while_held(self) -> None:
         try:
             while (millis := await self._redis.pttl(self._hold_key)) > 0:
                 await asyncio.sleep(millis / 1000)
-        except RedisError:
+        except (RedisError, OSError):
             log.warning("shared flood hold unreadable (Redis); this replica's own hold only")
 
     async def close(self) -> None:

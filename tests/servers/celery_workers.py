@@ -20,17 +20,21 @@ READY_S = 60.0
 
 
 class WorkerProcess:
-    def __init__(self, command: list[str], env: dict[str, str], log: Path) -> None:
+    def __init__(
+        self, command: list[str], env: dict[str, str], log: Path, *, own_session: bool = True
+    ) -> None:
         self.log = log
         self._log_file = log.open("ab")
         # A session of its own: kill() takes the main process and its children together,
-        # as a machine or container that is lost would.
+        # as a machine or container that is lost would. (Linux gives each session its own
+        # share of a busy CPU, so a benchmark keeps its workers in its own session.)
+        self.own_session = own_session
         self.process = subprocess.Popen(
             command,
             env={**os.environ, **env},
             stdout=self._log_file,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
+            start_new_session=own_session,
         )
 
     def wait_ready(self) -> WorkerProcess:
@@ -43,16 +47,21 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """SIGKILL to the worker and its children: nothing of it reports anything."""
+        assert self.own_session, "only a worker in its own session can be killed whole"
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            if self.own_session:
+                os.killpg(self.process.pid, signal.SIGTERM)
+            else:  # Celery's warm shutdown ends its children
+                self.process.terminate()
             try:
                 self.process.wait(15)
             except subprocess.TimeoutExpired:
-                self.kill()
+                self.process.kill()
+                self.process.wait()
         self._log_file.close()
 
 
@@ -66,7 +75,12 @@ def worker_env(redis_url: str, data_dir: Path, timeout_s: float) -> dict[str, st
 
 
 def barb_worker(
-    env: dict[str, str], log: Path, instruments: str, concurrency: int = 1
+    env: dict[str, str],
+    log: Path,
+    instruments: str,
+    concurrency: int = 1,
+    *,
+    own_session: bool = True,
 ) -> WorkerProcess:
     command = [
         str(BARB),
@@ -74,7 +88,7 @@ def barb_worker(
         f"--instruments={instruments}",
         f"--concurrency={concurrency}",
     ]
-    return WorkerProcess(command, env, log).wait_ready()
+    return WorkerProcess(command, env, log, own_session=own_session).wait_ready()
 
 
 def misbehaving_worker(env: dict[str, str], log: Path, instruments: str) -> WorkerProcess:
