@@ -29,7 +29,12 @@ def serve_worker(
     # Loaded once here, before Celery forks its children: they share these pages (copy on
     # write), and a child replaced after a hard time limit starts warm too.
     warm_instruments(instruments)
+    import barb.charts  # noqa: F401  (matplotlib too: shared by the children, not per child)
+
     gc.freeze()
+    # Celery logs each answer's whole result at INFO: noise, and the person's numbers, in
+    # the worker's log. Failures and time limits are still logged.
+    logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
     app = make_queue_app(url, work=work)
     # The bot sends its own limits with each job; these hold for a job that has none.
     app.conf.task_soft_time_limit = timeout_s
