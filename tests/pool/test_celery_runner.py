@@ -223,3 +223,18 @@ async def test_a_worker_killed_mid_query_ends_the_job_in_the_failure_sentence(
         assert count_of(await runner.run(quick(COUNT))) == DAYS
     finally:
         await runner.close()
+
+
+async def test_with_redis_unreachable_the_job_ends_in_the_failure_sentence() -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    runner = CeleryRunner(f"redis://127.0.0.1:{port}/0", timeout_s=20, queue_wait_s=60)
+    try:
+        outcome = await runner.run(quick(COUNT))
+    finally:
+        await runner.close()
+    assert worker_failure(outcome)
+    assert "The query could not be run (reference " in outcome.summary_text
