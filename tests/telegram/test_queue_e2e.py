@@ -1,5 +1,6 @@
 """The bot with ``BARB_QUEUE_URL``: a question is answered by a real ``barb worker`` through
-a real Redis, and the person receives the same chart and CSV as from the in-process pool."""
+a real Redis, and the person receives the same chart and CSV as from the in-process pool;
+`barb bot` itself, started with the setting, sends its queries to the worker."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
 from servers.celery_workers import WorkerProcess, barb_worker, worker_env
 
@@ -64,3 +66,22 @@ async def test_the_queue_url_alone_decides_where_queries_run(redis_url: str) -> 
 def test_a_queue_url_that_is_not_redis_is_refused() -> None:
     with pytest.raises(ValueError, match="must be a Redis URL"):
         BotSettings(queue_url="amqp://127.0.0.1:5672//")
+
+
+async def test_barb_bot_with_the_queue_url_sends_its_queries_to_the_workers(
+    fake_telegram: FakeBotAPI, redis_url: str, nq_worker: WorkerProcess, tmp_path: Path
+) -> None:
+    fake = fake_telegram
+    # No model is needed: /query runs Barb Script as typed.
+    bot = BotProcess(fake, "http://127.0.0.1:9", tmp_path, BARB_QUEUE_URL=redis_url)
+    try:
+        await bot.start()
+        query = '/query {"session": "RTH", "from": "daily", "select": "count()"}'
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=query))
+        [answer] = await fake.wait_said(1, chat_id=ALICE, timeout=60)
+    finally:
+        bot.kill()
+    expected = execute({"session": "RTH", "from": "daily", "select": "count()"}, "NQ")
+    assert answer["text"].splitlines()[0] == f"count: {expected.to_dict()['summary']['value']:,}"
+    # The worker computed it (the bot runs in an empty directory, without the data).
+    assert "Task barb.query[" in nq_worker.log.read_text()
