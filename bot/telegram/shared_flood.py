@@ -16,10 +16,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import math
 import time
 
 import redis.asyncio as aioredis
-from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
+from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from redis.exceptions import RedisError
@@ -35,10 +36,11 @@ REDIS_TIMEOUT_S = 1.0
 
 
 def _rate_item(per_second: float) -> RateLimitItem:
-    """``limits`` counts whole requests: 30/s stays per second, 0.5/s becomes 30/min."""
-    if per_second >= 1 and float(per_second).is_integer():
+    """``limits`` counts whole requests in a window: 30.5/s keeps to 30 in any second, and
+    0.5/s is 1 in any 2 seconds (never a longer window, which would allow a burst)."""
+    if per_second >= 1:
         return RateLimitItemPerSecond(int(per_second))
-    return RateLimitItemPerMinute(max(1, round(per_second * 60)))
+    return RateLimitItemPerSecond(1, multiples=math.ceil(1 / per_second))
 
 
 def token_key(token: str) -> str:
