@@ -211,7 +211,9 @@ async def test_a_worker_killed_mid_query_ends_the_job_in_the_failure_sentence(
     try:
         job = asyncio.create_task(runner.run(quick({**COUNT, "stuck": 60})))
         client = redis.Redis.from_url(redis_url)
-        while not client.keys("celery-task-meta-*"):  # its state is STARTED: it is running
+        for _ in range(600):  # until its state is STARTED: it is running
+            if client.keys("celery-task-meta-*"):
+                break
             await asyncio.sleep(0.05)
         client.close()
         doomed.kill()
