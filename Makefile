@@ -43,3 +43,4 @@ test: setup
 bench: sample
 	.venv/bin/python bench/engine.py --write docs/benchmarks.md
 	.venv/bin/python bench/bot_load.py --write docs/benchmarks.md
+	.venv/bin/python bench/queue_load.py --write docs/benchmarks.md
