@@ -1,6 +1,6 @@
 """Answers per second: the in-process pool against Celery workers over Redis, same questions.
 
-    .venv/bin/python bench/queue_load.py [--jobs 60] [--rounds 2] [--write docs/benchmarks.md]
+    .venv/bin/python bench/queue_load.py [--jobs 40] [--rounds 3] [--write docs/benchmarks.md]
 
 Each configuration answers the same ``--jobs`` questions (the bot benchmark's four daily
 shapes over NQ's full sample, each over its own twelve-month window), all handed to the
@@ -175,8 +175,8 @@ def report(
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--jobs", type=int, default=60)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--jobs", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--write", type=Path)
     args = parser.parse_args()
     from barb.settings import EngineSettings
