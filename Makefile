@@ -53,3 +53,4 @@ test-scale: setup scale-servers
 bench: sample
 	.venv/bin/python bench/engine.py --write docs/benchmarks.md
 	.venv/bin/python bench/bot_load.py --write docs/benchmarks.md
+	.venv/bin/python bench/queue_load.py --write docs/benchmarks.md

@@ -26,7 +26,7 @@ from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.llm.errors import ConfigError
 from bot.llm.provider import LLMProvider
 from bot.llm.settings import LLMSettings, make_provider
-from bot.pool.runner import ProcessRunner
+from bot.pool.choice import make_runner
 from bot.settings import BotSettings
 from bot.startup_errors import (
     StartupError,
@@ -139,6 +139,7 @@ async def running_bot(
         base_url=settings.telegram_api_base_url,
         base_file_url=settings.telegram_api_file_url,
         max_rate=settings.telegram_max_rate,
+        shared_flood_url=settings.queue_url,
     )
     async with connected(application, settings.telegram_api_base_url):
         store_settings = store_settings or _settings(StoreSettings)
@@ -148,11 +149,7 @@ async def running_bot(
             raise schema_not_ready(exc) from None
         except Exception as exc:
             raise database_failed(exc, _safe_url(store_settings)) from None
-        runner = ProcessRunner(
-            workers=settings.workers,
-            timeout_s=settings.query_timeout_s,
-            warm_instruments=("NQ",),
-        )
+        runner = make_runner(settings, warm_instruments=("NQ",))
         try:
             services = BotServices(
                 settings=settings,

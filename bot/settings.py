@@ -99,12 +99,33 @@ class BotSettings(BaseSettings):
         "what is still running then is stopped and resumed at the next start (keep it under "
         "the supervisor's own limit, e.g. Docker's 10 s)",
     )
+    queue_url: str | None = Field(
+        default=None,
+        description="Redis URL (redis://host:6379/0): queries go to `barb worker` processes "
+        "through Celery on it, and Telegram's flood limit is shared by every replica of the "
+        "bot; unset, queries run in this process's own worker pool",
+    )
+    queue_wait_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="How long a query may wait for a worker to take it before the person is "
+        "told to try again (with BARB_QUEUE_URL)",
+    )
     telegram_max_rate: float = Field(
         default=30.0,
         ge=0,
         description="Bot API requests per second across all chats (Telegram's broadcast limit "
         "is about 30); 0 sends at once and only waits when Telegram answers RetryAfter",
     )
+
+    @field_validator("queue_url")
+    @classmethod
+    def _queue_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        if urlsplit(value.strip()).scheme not in ("redis", "rediss"):
+            raise ValueError("must be a Redis URL such as redis://127.0.0.1:6379/0")
+        return value.strip()
 
     @field_validator("telegram_api_base_url")
     @classmethod

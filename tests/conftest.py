@@ -18,6 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "servers"))
 from postgres import PostgresServer, running_postgres
 
 _MAPPED_DIR = pytest.StashKey[str]()
+# A real Redis server for the tests that need one (``redis_server``, ``redis_url``).
+pytest_plugins = ["servers.redis"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

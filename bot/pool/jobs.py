@@ -6,7 +6,7 @@ import logging
 import uuid
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from barb import execute, render_summary
 from barb.errors import QueryError
@@ -30,7 +30,10 @@ class QueryJob(BaseModel):
 
 
 class QueryOutcome(BaseModel):
-    """What crosses back from the worker: small, picklable, JSON-friendly except the bytes."""
+    """What crosses back from the worker: small, picklable, and JSON with the chart and CSV
+    bytes as base64 (``model_dump(mode="json")`` / ``model_validate``) for Celery workers."""
+
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
 
     ok: bool
     summary_text: str
@@ -46,6 +49,23 @@ class QueryOutcome(BaseModel):
     csv: bytes | None = None
     csv_name: str | None = None
     warnings: list[str] = Field(default_factory=list)
+
+
+def failed_outcome(error_type: str, message: str) -> QueryOutcome:
+    """A job that did not produce an answer, in the words the person reads."""
+    return QueryOutcome(
+        ok=False,
+        summary_text=f"Error ({error_type}): {message}",
+        error={"error": True, "error_type": error_type, "message": message, "step": "execute"},
+    )
+
+
+def timeout_outcome(timeout_s: float) -> QueryOutcome:
+    return failed_outcome(
+        "QueryTimeout",
+        f"The query took longer than {timeout_s:.0f} seconds and was stopped; "
+        "try a shorter period or a longer timeframe.",
+    )
 
 
 def refuse_unbounded(job: QueryJob) -> QueryOutcome | None:

@@ -27,7 +27,14 @@ from typing import Protocol
 
 from pebble import ProcessExpired, ProcessPool
 
-from bot.pool.jobs import QueryJob, QueryOutcome, refuse_unbounded, run_query_job
+from bot.pool.jobs import (
+    QueryJob,
+    QueryOutcome,
+    failed_outcome,
+    refuse_unbounded,
+    run_query_job,
+    timeout_outcome,
+)
 
 log = logging.getLogger(__name__)
 
@@ -40,14 +47,6 @@ class QueryRunner(Protocol):
     async def run(self, job: QueryJob) -> QueryOutcome: ...
 
     async def close(self) -> None: ...
-
-
-def _failed(error_type: str, message: str) -> QueryOutcome:
-    return QueryOutcome(
-        ok=False,
-        summary_text=f"Error ({error_type}): {message}",
-        error={"error": True, "error_type": error_type, "message": message, "step": "execute"},
-    )
 
 
 class InlineRunner:
@@ -81,12 +80,16 @@ def _end_with_parent(parent_pid: int) -> None:
 
 
 def _warm_up(instruments: tuple[str, ...]) -> None:
-    """Worker initializer: end with the bot; load data and build the daily frames before the
-    first question."""
+    """Worker initializer: end with the bot; load data before the first question."""
+    _end_with_parent(os.getppid())
+    warm_instruments(instruments)
+
+
+def warm_instruments(instruments: tuple[str, ...]) -> None:
+    """Load each instrument's data and build its daily frames before the first question."""
     from barb.frames import get_dataset
     from barb.process_memory import return_freed_memory
 
-    _end_with_parent(os.getppid())
     return_freed_memory()
 
     for symbol in instruments:
@@ -199,16 +202,12 @@ class ProcessRunner:
         except concurrent.futures.TimeoutError:
             self.restarts += 1
             log.warning("query over %.0fs, worker replaced: %r", self.timeout_s, job.query)
-            return _failed(
-                "QueryTimeout",
-                f"The query took longer than {self.timeout_s:.0f} seconds and was stopped; "
-                "try a shorter period or a longer timeframe.",
-            )
+            return timeout_outcome(self.timeout_s)
         except ProcessExpired as exc:  # this job's own worker died; pebble starts another
             self.restarts += 1
             ref = uuid.uuid4().hex[:8]
             log.error("worker died (ref %s, exit %s): %r", ref, exc.exitcode, job.query)
-            return _failed(
+            return failed_outcome(
                 "WorkerDied",
                 f"The query crashed its worker and was stopped (reference {ref}); the next "
                 "query runs as usual.",
@@ -226,7 +225,7 @@ class ProcessRunner:
         ref = uuid.uuid4().hex[:8]
         log.error("query %s (ref %s): %r", what, ref, job.query, exc_info=exc)
         # "WorkerDied": the query is not the model's to fix; the loop stops with a sentence.
-        return _failed(
+        return failed_outcome(
             "WorkerDied",
             f"The query could not be run (reference {ref}); other queries are not affected.",
         )

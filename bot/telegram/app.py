@@ -154,12 +154,14 @@ def build_application(
     base_url: str | None = None,
     base_file_url: str | None = None,
     max_rate: float = FloodLimit.MESSAGES_PER_SECOND,
+    shared_flood_url: str | None = None,
 ) -> Application:
     """The bot: updates of different chats run concurrently, one chat's in order (its lock).
 
     ``base_url`` and ``base_file_url`` in PTB's form (``…/bot``, the token appended) or as
     the server's bare root. ``services`` may be given later (``bot_data[SERVICES_KEY]``),
-    once the token is known to work.
+    once the token is known to work. ``shared_flood_url`` (Redis) shares the token's flood
+    limit with the other replicas of the bot.
     """
     builder: ApplicationBuilder = (
         Application.builder().token(token).concurrent_updates(StoppableUpdates())
@@ -169,7 +171,14 @@ def build_application(
         builder = builder.base_url(api_url).base_file_url(telegram_file_url(base_file_url, api_url))
     # Flood control: at most ``max_rate`` requests a second overall (0: no throttle) and
     # Telegram's per-group limit; a RetryAfter is waited out and the request retried.
-    builder = builder.rate_limiter(OrderedRateLimiter(overall_max_rate=max_rate, max_retries=3))
+    shared = None
+    if shared_flood_url:
+        from bot.telegram.shared_flood import SharedFloodBudget  # Redis only when it is used
+
+        shared = SharedFloodBudget(shared_flood_url, token, max_rate)
+    builder = builder.rate_limiter(
+        OrderedRateLimiter(overall_max_rate=max_rate, max_retries=3, shared=shared)
+    )
     application = builder.build()
     if services is not None:
         application.bot_data[SERVICES_KEY] = services

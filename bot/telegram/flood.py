@@ -7,6 +7,10 @@ then the request is tried again. What differs is the queue: ``AIORateLimiter`` s
 come, first served, so a burst of questions all finish at the end (each answer's four or five
 messages wait behind a message of every other answer); here the person still waiting for the
 button to stop spinning comes first, then the oldest question.
+
+With several replicas of the bot (``BARB_QUEUE_URL``), a ``SharedFloodBudget`` adds the
+token's budget and RetryAfter hold shared through Redis; the order above holds within each
+replica. The per-group limit stays per replica: a chat's updates all go to one replica.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiolimiter import AsyncLimiter
 from telegram.constants import FloodLimit
@@ -23,6 +27,9 @@ from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
 from bot.work_order import PriorityGate
+
+if TYPE_CHECKING:
+    from bot.telegram.shared_flood import SharedFloodBudget
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +45,9 @@ class OrderedRateLimiter(BaseRateLimiter[int]):
         overall_max_rate: float = FloodLimit.MESSAGES_PER_SECOND,
         group_max_rate: float = FloodLimit.MESSAGES_PER_MINUTE_PER_GROUP,
         max_retries: int = 3,
+        shared: SharedFloodBudget | None = None,
     ) -> None:
+        self._shared = shared
         self._overall = AsyncLimiter(overall_max_rate, 1) if overall_max_rate else None
         self._group_max_rate = group_max_rate
         self._groups: dict[int | str, AsyncLimiter] = {}
@@ -51,7 +60,9 @@ class OrderedRateLimiter(BaseRateLimiter[int]):
         """Nothing to set up."""
 
     async def shutdown(self) -> None:
-        """Nothing to close."""
+        """Close the shared budget's connection, if any."""
+        if self._shared is not None:
+            await self._shared.close()
 
     async def process_request(
         self,
@@ -78,7 +89,7 @@ class OrderedRateLimiter(BaseRateLimiter[int]):
             except RetryAfter as exc:
                 if attempt == retries:
                     raise
-                self._hold(exc.retry_after)
+                await self._hold(exc.retry_after)
         raise AssertionError("unreachable")  # the last attempt returns or raises
 
     async def _wait_for_turn(self, group: int | str | None) -> None:
@@ -88,6 +99,8 @@ class OrderedRateLimiter(BaseRateLimiter[int]):
             # One request at a time waits on the bucket; the others wait in order for the gate.
             async with self._turns.held():
                 await self._overall.acquire()
+                if self._shared is not None:
+                    await self._shared.acquire()
 
     def _group_limiter(self, group: int | str) -> AsyncLimiter:
         if len(self._groups) > MAX_IDLE_GROUPS:
@@ -100,7 +113,7 @@ class OrderedRateLimiter(BaseRateLimiter[int]):
             limiter = self._groups[group] = AsyncLimiter(self._group_max_rate, 60)
         return limiter
 
-    def _hold(self, retry_after: Any) -> None:
+    async def _hold(self, retry_after: Any) -> None:
         """Telegram said to wait: nothing goes out until then (plus a margin)."""
         seconds = float(
             retry_after.total_seconds() if hasattr(retry_after, "total_seconds") else retry_after
@@ -108,8 +121,12 @@ class OrderedRateLimiter(BaseRateLimiter[int]):
         log.info("flood control: Telegram asked to wait %.1f s", seconds)
         until = asyncio.get_running_loop().time() + seconds + 0.1
         self._held_until = max(self._held_until, until)
+        if self._shared is not None:
+            await self._shared.hold(seconds)
 
     async def _wait_while_held(self) -> None:
         loop = asyncio.get_running_loop()
         while (delay := self._held_until - loop.time()) > 0:
             await asyncio.sleep(delay)
+        if self._shared is not None:
+            await self._shared.wait_while_held()

@@ -1,11 +1,13 @@
 """Work functions for the pool's tests, importable by spawned workers (by module name).
 
 Each runs the real query job unless the query asks it to misbehave the way a real failure
-would: a worker that dies mid-job, or a job that raises.
+would: a worker that dies mid-job, a job that raises, runs away, or is stuck where a
+soft time limit cannot reach it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -17,9 +19,21 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         os._exit(3)  # what a segfault or the OOM killer looks like from the pool
     if job.query.get("sleep"):
         time.sleep(job.query["sleep"])  # a query that runs away
+    if job.query.get("stuck"):
+        _stuck(job.query["stuck"])
     if job.query.get("raise"):
         raise MemoryError("worker ran out of memory")
     return run_query_job(job)
+
+
+def _stuck(seconds: float) -> None:
+    """Deaf to Celery's soft time limit, as a query busy inside C code is."""
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(SoftTimeLimitExceeded):
+            time.sleep(0.05)
 
 
 class BreaksThePoolWhenSent:

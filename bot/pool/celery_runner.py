@@ -1,0 +1,202 @@
+"""Query jobs on Celery workers over Redis (``BARB_QUEUE_URL``), for several machines.
+
+The same ``QueryRunner`` contract as the in-process pool: every job ends in one
+``QueryOutcome``, an answer or a sentence, never silence and never an exception.
+
+- Each job goes to its instrument's queue with the soft and hard time limits of this bot.
+- A job that a worker took ("STARTED") ends within the hard limit or its worker is gone: past
+  it (plus a margin) the person gets the worker-failure sentence. The worker may have been
+  killed outright (``kill -9``, a machine lost), which Celery itself cannot report.
+- A job no worker takes within ``queue_wait_s`` (no worker serves that instrument, or all are
+  busy for that long) is revoked and expires, so it never runs after the person was told.
+
+Celery's calls block, so they run on one thread of their own: it sends the jobs, and one
+poller reads the state of every job in flight with a single ``MGET`` per tick (Celery's own
+result keys, decoded by its backend), however many chats are waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from celery import Celery
+from celery.exceptions import TimeLimitExceeded
+from celery.states import READY_STATES, SUCCESS
+
+from barb.instruments import available_instruments
+from bot.pool.jobs import (
+    QueryJob,
+    QueryOutcome,
+    failed_outcome,
+    refuse_unbounded,
+    run_query_job,
+    timeout_outcome,
+)
+from bot.pool.queue_app import TASK_NAME, hard_limit, make_queue_app, queue_name
+
+log = logging.getLogger(__name__)
+
+#: How often the states of the jobs in flight are read from Redis.
+POLL_S = 0.05
+#: After the hard limit, how long a worker that is alive takes to report the killed child.
+_DEAD_WORKER_MARGIN_S = 3.0
+
+
+@dataclass
+class _InFlight:
+    """A sent job as the poller last saw it."""
+
+    sent: float
+    #: Set by the poller with the final state and value.
+    done: asyncio.Future[tuple[str, Any]]
+    #: When the poller first saw that a worker had taken it.
+    started: float | None = None
+
+
+class CeleryRunner:
+    """Sends query jobs to ``barb worker`` processes through Redis and waits for outcomes."""
+
+    def __init__(
+        self,
+        url: str,
+        timeout_s: float = 20.0,
+        *,
+        queue_wait_s: float = 60.0,
+        app: Celery | None = None,
+    ) -> None:
+        self.timeout_s = timeout_s
+        self.queue_wait_s = queue_wait_s
+        self._app = app or make_queue_app(url)
+        self._known = {symbol.upper() for symbol in available_instruments()}
+        # One thread for every Celery call: its connections are per thread, and one is plenty.
+        self._celery = ThreadPoolExecutor(1, thread_name_prefix="barb-queue")
+        self._in_flight: dict[str, _InFlight] = {}
+        self._poller: asyncio.Task[None] | None = None
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        refused = refuse_unbounded(job)
+        if refused is not None:
+            return refused
+        if job.instrument.upper() not in self._known:
+            # No queue serves it: the engine's own error ("Unknown instrument…, available: …")
+            # needs no data and no worker.
+            return await asyncio.to_thread(run_query_job, job)
+        loop = asyncio.get_running_loop()
+        try:
+            task_id = await loop.run_in_executor(self._celery, self._send, job)
+        except Exception as exc:  # Redis unreachable, connection refused…
+            return self._failed(job, exc, "could not be sent to a worker")
+        flight = self._in_flight[task_id] = _InFlight(time.monotonic(), loop.create_future())
+        if self._poller is None or self._poller.done():
+            self._poller = asyncio.create_task(self._poll_while_in_flight())
+        try:
+            return await self._outcome(job, task_id, flight)
+        except asyncio.CancelledError:
+            # The answer was stopped (shutdown, /cancel): the job must not run for nobody.
+            self._celery.submit(self._app.control.revoke, task_id)
+            raise
+        finally:
+            self._in_flight.pop(task_id, None)
+
+    def _send(self, job: QueryJob) -> str:
+        return self._app.send_task(
+            TASK_NAME,
+            args=(job.model_dump(mode="json"),),
+            queue=queue_name(job.instrument),
+            soft_time_limit=self.timeout_s,
+            time_limit=hard_limit(self.timeout_s),
+            # Not run at all once the person has been told that no worker took it.
+            expires=self.queue_wait_s,
+        ).id
+
+    async def _outcome(self, job: QueryJob, task_id: str, flight: _InFlight) -> QueryOutcome:
+        while True:
+            done, _ = await asyncio.wait({flight.done}, timeout=POLL_S * 4)
+            if done:
+                state, value = flight.done.result()
+                return self._finished(job, task_id, state, value)
+            now = time.monotonic()
+            if flight.started is None and now - flight.sent > self.queue_wait_s:
+                self._celery.submit(self._app.control.revoke, task_id)
+                ref = self._log_ref(job, "was taken by no worker")
+                return failed_outcome(
+                    "WorkerDied",
+                    f"No query worker took the query within {self.queue_wait_s:.0f} seconds "
+                    f"(reference {ref}); please try again in a minute.",
+                )
+            if flight.started is not None and now - flight.started > self._dead_after_s:
+                return self._failed(job, None, "lost its worker (no answer past the hard limit)")
+
+    @property
+    def _dead_after_s(self) -> float:
+        return hard_limit(self.timeout_s) + _DEAD_WORKER_MARGIN_S
+
+    async def _poll_while_in_flight(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._in_flight:
+            ids = list(self._in_flight)
+            try:
+                states = await loop.run_in_executor(self._celery, self._read_states, ids)
+            except Exception:  # Redis away for a moment: the jobs' own deadlines still run
+                log.warning("could not read query states from Redis", exc_info=True)
+                states = {}
+            now = time.monotonic()
+            for task_id, (state, value) in states.items():
+                flight = self._in_flight.get(task_id)
+                if flight is None or flight.done.done():
+                    continue
+                if state in READY_STATES:
+                    flight.done.set_result((state, value))
+                elif flight.started is None:
+                    flight.started = now
+            await asyncio.sleep(POLL_S)
+
+    def _read_states(self, task_ids: list[str]) -> dict[str, tuple[str, Any]]:
+        """On the Celery thread: the state and value of each job Redis has a record of
+        (none while it waits in its queue; ``STARTED`` once a worker took it)."""
+        backend = self._app.backend
+        values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
+        states = {}
+        for task_id, value in zip(task_ids, values, strict=True):
+            if value is not None:
+                meta = backend.decode_result(value)
+                states[task_id] = (meta["status"], meta["result"])
+        ready = [task_id for task_id, (state, _) in states.items() if state in READY_STATES]
+        for task_id in ready:  # read once: free Redis now, not at expiry
+            backend.forget(task_id)
+        return states
+
+    def _finished(self, job: QueryJob, task_id: str, state: str, value: Any) -> QueryOutcome:
+        if state == SUCCESS:
+            return QueryOutcome.model_validate(value)
+        if isinstance(value, TimeLimitExceeded):
+            log.warning("query over the hard limit, its worker child replaced: %r", job.query)
+            return timeout_outcome(self.timeout_s)
+        # WorkerLostError (the child died: segfault, OOM killer), revoked, or a bug.
+        return self._failed(job, value, f"ended in its worker as {state}")
+
+    def _failed(self, job: QueryJob, exc: Any, what: str) -> QueryOutcome:
+        ref = self._log_ref(job, what, exc)
+        return failed_outcome(
+            "WorkerDied",
+            f"The query could not be run (reference {ref}); other queries are not affected.",
+        )
+
+    @staticmethod
+    def _log_ref(job: QueryJob, what: str, exc: Any = None) -> str:
+        ref = uuid.uuid4().hex[:8]
+        exc_info = exc if isinstance(exc, BaseException) else None
+        log.error("query %s (ref %s): %r", what, ref, job.query, exc_info=exc_info)
+        return ref
+
+    async def close(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+        await asyncio.get_running_loop().run_in_executor(self._celery, self._app.close)
+        self._celery.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,23 @@
+"""The one place that decides where the bot's queries run."""
+
+from __future__ import annotations
+
+from bot.pool.runner import ProcessRunner, QueryRunner
+from bot.settings import BotSettings
+
+
+def make_runner(settings: BotSettings, warm_instruments: tuple[str, ...] = ("NQ",)) -> QueryRunner:
+    """Celery workers on Redis when ``BARB_QUEUE_URL`` is set, else this process's own pool."""
+    if settings.queue_url:
+        from bot.pool.celery_runner import CeleryRunner
+
+        return CeleryRunner(
+            settings.queue_url,
+            timeout_s=settings.query_timeout_s,
+            queue_wait_s=settings.queue_wait_s,
+        )
+    return ProcessRunner(
+        workers=settings.workers,
+        timeout_s=settings.query_timeout_s,
+        warm_instruments=warm_instruments,
+    )

@@ -1,0 +1,123 @@
+"""The Celery application shared by the bot (which sends query jobs) and ``barb worker``.
+
+One task, ``barb.query``: a ``QueryJob`` in, a ``QueryOutcome`` out, both as JSON
+(``model_dump(mode="json")``; the chart PNG and the CSV travel as base64 in it, so a worker
+may sit on another machine than the bot: nothing but Redis is shared). Pickle is refused in
+both directions. Each instrument has its own queue (``barb.NQ``), so a worker warms and
+serves only the instruments it was started for.
+
+Time limits come with each job from the bot (its ``BARB_QUERY_TIMEOUT_S``): past the soft
+limit the task stops and answers with the timeout sentence; a query stuck where the soft
+limit cannot reach it (inside C code) has its child process killed at the hard limit, and
+Celery starts another.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from celery import Celery
+from celery.backends.redis import RedisBackend
+from celery.exceptions import SoftTimeLimitExceeded
+
+from bot.pool.jobs import QueryJob, QueryOutcome, failed_outcome, run_query_job, timeout_outcome
+
+log = logging.getLogger(__name__)
+
+TASK_NAME = "barb.query"
+QUEUE_PREFIX = "barb."
+#: Added to the soft limit for the hard one: time for a stopped query to build its answer.
+HARD_LIMIT_GRACE_S = 2.0
+#: Results nobody fetched (the bot gave up or stopped) are dropped by Redis after this.
+RESULT_EXPIRES_S = 600
+
+
+class PolledRedisBackend(RedisBackend):
+    """Celery's Redis result backend without the subscription made for each job sent.
+
+    Celery subscribes the sender to a job's result channel so that ``AsyncResult.get`` wakes
+    up at once; Barb reads results by polling instead, and unread subscriptions would pile up
+    replies on a connection nobody reads.
+    """
+
+    def on_task_call(self, producer: Any, task_id: str) -> None:
+        return None
+
+
+def queue_name(instrument: str) -> str:
+    """The queue of one instrument's jobs: ``barb.NQ``."""
+    return f"{QUEUE_PREFIX}{instrument.upper()}"
+
+
+def hard_limit(timeout_s: float) -> float:
+    return timeout_s + HARD_LIMIT_GRACE_S
+
+
+def make_queue_app(url: str, *, work: Callable[[QueryJob], QueryOutcome] = run_query_job) -> Celery:
+    """A Celery app on Redis at ``url`` (broker and results), JSON only.
+
+    ``work`` runs one job in the worker; tests pass one that misbehaves on request.
+    """
+    # Results are read by the bot's poller (one MGET for every job in flight): the backend
+    # must not subscribe to a channel per job that nobody reads.
+    backend = f"{PolledRedisBackend.__module__}:{PolledRedisBackend.__qualname__}+{url}"
+    app = Celery("barb", broker=url, backend=backend, set_as_current=False)
+    app.conf.update(
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        result_accept_content=["json"],
+        # A job is acknowledged when it is done, not when taken: a worker that dies with
+        # jobs it had reserved leaves them in Redis. A job whose child process died is
+        # failed (WorkerLostError), not redelivered: a query that kills its worker would
+        # otherwise kill every worker in turn.
+        task_acks_late=True,
+        task_reject_on_worker_lost=False,
+        # A worker reserves only what it runs now: a long query does not hold others back
+        # while another worker is free.
+        worker_prefetch_multiplier=1,
+        # The bot sees that a worker took the job, and so knows how long it may still take.
+        task_track_started=True,
+        result_expires=RESULT_EXPIRES_S,
+        task_default_queue=queue_name("default"),
+        broker_connection_retry_on_startup=True,
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+    )
+
+    @app.task(name=TASK_NAME)
+    def query(job: dict[str, Any]) -> dict[str, Any]:
+        return run_job_json(job, work)
+
+    return app
+
+
+def run_job_json(
+    payload: dict[str, Any], work: Callable[[QueryJob], QueryOutcome] = run_query_job
+) -> dict[str, Any]:
+    """The task's body: JSON in, JSON out; a job that raises still answers with a sentence."""
+    try:
+        job = QueryJob.model_validate(payload)
+    except ValueError as exc:
+        log.error("a query job that is not a QueryJob: %s", exc)
+        outcome = failed_outcome("WorkerDied", "The query could not be read by its worker.")
+        return outcome.model_dump(mode="json")
+    try:
+        outcome = work(job)
+    except SoftTimeLimitExceeded:
+        outcome = timeout_outcome(_soft_limit_s())
+    except Exception as exc:
+        outcome = failed_outcome(
+            "WorkerDied", "The query failed in its worker; other queries are not affected."
+        )
+        log.error("query failed in its worker: %r", job.query, exc_info=exc)
+    return outcome.model_dump(mode="json")
+
+
+def _soft_limit_s() -> float:
+    from celery import current_task
+
+    limit = current_task.request.timelimit[1] if current_task else None
+    return float(limit or 0)

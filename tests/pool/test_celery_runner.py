@@ -1,0 +1,242 @@
+"""Queries on Celery workers over a real Redis: the same outcomes as in process, routed by
+instrument, time limits enforced by the worker, and no silence when a worker is lost.
+
+Redis is the real server (``servers/redis.py``); workers are real processes: ``barb worker``
+itself, or its code with a job that misbehaves on request (``servers/celery_workers.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from servers.celery_workers import WorkerProcess, barb_worker, misbehaving_worker, worker_env
+
+from barb.settings import default_settings
+from bot.pool.celery_runner import CeleryRunner
+from bot.pool.jobs import QueryJob, QueryOutcome, timeout_outcome
+from bot.pool.queue_app import queue_name
+from bot.pool.runner import InlineRunner
+
+COUNT = {"from": "daily", "session": "RTH", "select": "count()"}
+DAYS = 10  # RTH daily bars in the small data set (conftest.DAYS)
+BY_WEEKDAY = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {"weekday": "dayname()"},
+    "group_by": "weekday",
+    "select": "mean(range)",
+}
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def workers(tmp_path: Path) -> Iterator[list[WorkerProcess]]:
+    started: list[WorkerProcess] = []
+    yield started
+    for worker in started:
+        worker.stop()
+
+
+@pytest.fixture
+def data_env(two_instrument_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    # The bot side reads the same files for InlineRunner's answers; the engine's settings
+    # are read once per process, so they are forgotten before and after.
+    monkeypatch.setenv("BARB_DATA_DIR", str(two_instrument_data_dir))
+    default_settings.cache_clear()
+    yield two_instrument_data_dir
+    default_settings.cache_clear()
+
+
+@pytest.fixture
+async def runner(redis_url: str) -> AsyncIterator[CeleryRunner]:
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    yield runner
+    await runner.close()
+
+
+def quick(query: dict, instrument: str = "NQ") -> QueryJob:
+    return QueryJob(query=query, instrument=instrument, chart=False, csv=False)
+
+
+def count_of(outcome: QueryOutcome) -> int:
+    assert outcome.ok, outcome.summary_text
+    return outcome.result["summary"]["value"]
+
+
+def comparable(outcome: QueryOutcome) -> dict:
+    """Everything but the chart's bytes and the time the engine took."""
+    fields = outcome.model_dump(exclude={"chart_png"})
+    fields["result"].get("metadata", {}).pop("elapsed_ms", None)
+    return fields
+
+
+def worker_failure(outcome: QueryOutcome) -> bool:
+    return (
+        not outcome.ok
+        and outcome.error is not None
+        and (outcome.error["error_type"] == "WorkerDied")
+    )
+
+
+async def test_an_outcome_from_a_worker_equals_the_in_process_one(
+    redis_url: str, data_env: Path, runner: CeleryRunner, workers: list, tmp_path: Path
+) -> None:
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    workers.append(barb_worker(env, tmp_path / "worker.log", "NQ,ES", concurrency=2))
+    inline = InlineRunner()
+    jobs = [
+        QueryJob(query=BY_WEEKDAY, instrument="NQ"),
+        QueryJob(query=BY_WEEKDAY, instrument="ES", language="ru"),
+        QueryJob(query={"from": "daily", "session": "RTH", "select": "mean(rnage)"}),
+    ]
+    remote = await asyncio.gather(*(runner.run(job) for job in jobs))
+    for job, outcome in zip(jobs, remote, strict=True):
+        local = await inline.run(job)
+        assert comparable(outcome) == comparable(local)
+        if local.chart_png is None:
+            assert outcome.chart_png is None
+        else:
+            assert outcome.chart_png.startswith(PNG_MAGIC)
+            assert len(outcome.chart_png) == len(local.chart_png)
+    nq, es, error = remote
+    assert nq.ok and nq.csv and nq.csv.startswith(b"weekday,")
+    # ES is NQ's bars scaled by a tenth: each weekday's mean range is a tenth of NQ's.
+    nq_means = {row["weekday"]: row["mean_range"] for row in nq.preview}
+    es_means = {row["weekday"]: row["mean_range"] for row in es.preview}
+    assert es_means == pytest.approx({day: mean / 10 for day, mean in nq_means.items()})
+    assert error.error["error_type"] == "UnknownColumn"
+
+
+async def test_a_worker_serves_only_its_instruments_queues(
+    redis_url: str, data_env: Path, runner: CeleryRunner, workers: list, tmp_path: Path
+) -> None:
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    workers.append(barb_worker(env, tmp_path / "nq.log", "NQ"))
+    es_job = asyncio.create_task(runner.run(quick(COUNT, "ES")))
+    assert count_of(await runner.run(quick(COUNT, "NQ"))) == DAYS
+    await asyncio.sleep(1.0)  # time enough for a worker to take it, were it listening
+    assert not es_job.done()
+    client = redis.Redis.from_url(redis_url)
+    assert client.llen(queue_name("ES")) == 1  # still waiting in ES's own queue
+    client.close()
+    workers.append(barb_worker(env, tmp_path / "es.log", "ES"))
+    assert count_of(await asyncio.wait_for(es_job, 60)) == DAYS
+    assert (tmp_path / "nq.log").read_text().count("barb.query[") == 1  # the NQ job only
+    assert (tmp_path / "es.log").read_text().count("barb.query[") == 1
+
+
+async def test_a_job_no_worker_takes_ends_in_a_sentence_and_never_runs(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=1)
+    try:
+        outcome = await runner.run(quick(COUNT, "ES"))
+    finally:
+        await runner.close()
+    assert worker_failure(outcome)
+    assert "No query worker took the query within 1 seconds" in outcome.summary_text
+    # A worker that starts later discards it (expired) instead of answering nobody.
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    workers.append(barb_worker(env, tmp_path / "es.log", "ES"))
+    client = redis.Redis.from_url(redis_url)
+    for _ in range(100):
+        if client.llen(queue_name("ES")) == 0:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)
+    log = (tmp_path / "es.log").read_text()
+    assert "Discarding revoked task: barb.query" in log, log
+    assert not any(b'"SUCCESS"' in client.get(key) for key in client.keys("celery-task-meta-*"))
+    client.close()
+
+
+async def test_past_the_soft_limit_the_person_gets_the_timeout_sentence(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    env = worker_env(redis_url, data_env, timeout_s=1)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
+    runner = CeleryRunner(redis_url, timeout_s=1, queue_wait_s=60)
+    try:
+        outcome = await runner.run(quick({**COUNT, "sleep": 30}))
+        assert outcome == timeout_outcome(1)
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+    finally:
+        await runner.close()
+
+
+async def test_a_stuck_query_is_killed_at_the_hard_limit_and_the_worker_goes_on(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    env = worker_env(redis_url, data_env, timeout_s=1)
+    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
+    workers.append(worker)
+    runner = CeleryRunner(redis_url, timeout_s=1, queue_wait_s=60)
+    try:
+        outcome = await runner.run(quick({**COUNT, "stuck": 60}))
+        assert outcome == timeout_outcome(1)  # the same sentence as the in-process pool's
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+    finally:
+        await runner.close()
+    log = (tmp_path / "worker.log").read_text()
+    assert "Hard time limit (3.0s) exceeded" in log
+    assert worker.process.poll() is None  # the same worker, with a new child
+
+
+async def test_a_query_that_kills_its_child_process_ends_in_the_failure_sentence(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        outcome = await runner.run(quick({**COUNT, "die": True}))
+        assert worker_failure(outcome)
+        assert "The query could not be run (reference " in outcome.summary_text
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+    finally:
+        await runner.close()
+
+
+async def test_a_worker_killed_mid_query_ends_the_job_in_the_failure_sentence(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    env = worker_env(redis_url, data_env, timeout_s=2)
+    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
+    workers.append(doomed)
+    runner = CeleryRunner(redis_url, timeout_s=2, queue_wait_s=60)
+    try:
+        job = asyncio.create_task(runner.run(quick({**COUNT, "stuck": 60})))
+        client = redis.Redis.from_url(redis_url)
+        for _ in range(600):  # until its state is STARTED: it is running
+            if client.keys("celery-task-meta-*"):
+                break
+            await asyncio.sleep(0.05)
+        client.close()
+        doomed.kill()
+        outcome = await asyncio.wait_for(job, 60)
+        assert worker_failure(outcome)
+        assert "The query could not be run (reference " in outcome.summary_text
+        # A worker started again serves the next query.
+        workers.append(barb_worker(env, tmp_path / "restarted.log", "NQ"))
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+    finally:
+        await runner.close()
+
+
+async def test_with_redis_unreachable_the_job_ends_in_the_failure_sentence() -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    runner = CeleryRunner(f"redis://127.0.0.1:{port}/0", timeout_s=20, queue_wait_s=60)
+    try:
+        outcome = await runner.run(quick(COUNT))
+    finally:
+        await runner.close()
+    assert worker_failure(outcome)
+    assert "The query could not be run (reference " in outcome.summary_text

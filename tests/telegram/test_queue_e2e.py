@@ -1,0 +1,87 @@
+"""The bot with ``BARB_QUEUE_URL``: a question is answered by a real ``barb worker`` through
+a real Redis, and the person receives the same chart and CSV as from the in-process pool;
+`barb bot` itself, started with the setting, sends its queries to the worker."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_process import BotProcess
+from fake_bot_api import FakeBotAPI
+from servers.celery_workers import WorkerProcess, barb_worker, worker_env
+
+from barb import execute
+from barb.settings import EngineSettings
+from bot.pool.celery_runner import CeleryRunner
+from bot.pool.choice import make_runner
+from bot.pool.runner import ProcessRunner
+from bot.settings import BotSettings
+
+
+@pytest.fixture
+def nq_worker(
+    redis_url: str, sample_settings: EngineSettings, tmp_path: Path
+) -> Iterator[WorkerProcess]:
+    env = worker_env(redis_url, Path(sample_settings.data_dir).resolve(), timeout_s=60)
+    worker = barb_worker(env, tmp_path / "worker.log", "NQ")
+    yield worker
+    worker.stop()
+
+
+async def test_a_question_is_answered_by_a_worker_over_redis(
+    fake_telegram: FakeBotAPI, db_url: str, redis_url: str, nq_worker: WorkerProcess
+) -> None:
+    fake = fake_telegram
+    runner = CeleryRunner(redis_url, timeout_s=60)
+    async with barb_bot(fake, db_url, runner=runner):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "average RTH range by weekday?")
+        await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE, timeout=60)
+        assert photo.result["caption"].startswith("Answer: Result: 5 groups by weekday")
+        assert photo.files["photo"].content[:8] == b"\x89PNG\r\n\x1a\n"
+        await press(fake, ALICE, ALICE, photo.result, keyboard_data(photo.result)[0])
+        [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
+
+    rows = [line.split(",") for line in document.files["document"].content.decode().splitlines()]
+    engine = execute(WEEKDAY_RANGE, "NQ")
+    assert [r[0] for r in rows[1:]] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
+    assert [float(r[1]) for r in rows[1:]] == pytest.approx(engine.table["mean_range"].tolist())
+    assert "Task barb.query[" in nq_worker.log.read_text()  # the worker took it
+
+
+async def test_the_queue_url_alone_decides_where_queries_run(redis_url: str) -> None:
+    queued = make_runner(BotSettings(queue_url=redis_url))
+    local = make_runner(BotSettings(queue_url=None, workers=1))
+    try:
+        assert isinstance(queued, CeleryRunner)
+        assert isinstance(local, ProcessRunner)
+    finally:
+        await queued.close()
+        await local.close()
+
+
+def test_a_queue_url_that_is_not_redis_is_refused() -> None:
+    with pytest.raises(ValueError, match="must be a Redis URL"):
+        BotSettings(queue_url="amqp://127.0.0.1:5672//")
+
+
+async def test_barb_bot_with_the_queue_url_sends_its_queries_to_the_workers(
+    fake_telegram: FakeBotAPI, redis_url: str, nq_worker: WorkerProcess, tmp_path: Path
+) -> None:
+    fake = fake_telegram
+    # No model is needed: /query runs Barb Script as typed.
+    bot = BotProcess(fake, "http://127.0.0.1:9", tmp_path, BARB_QUEUE_URL=redis_url)
+    try:
+        await bot.start()
+        query = '/query {"session": "RTH", "from": "daily", "select": "count()"}'
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=query))
+        [answer] = await fake.wait_said(1, chat_id=ALICE, timeout=60)
+    finally:
+        bot.kill()
+    expected = execute({"session": "RTH", "from": "daily", "select": "count()"}, "NQ")
+    assert answer["text"].splitlines()[0] == f"count: {expected.to_dict()['summary']['value']:,}"
+    # The worker computed it (the bot runs in an empty directory, without the data).
+    assert "Task barb.query[" in nq_worker.log.read_text()
