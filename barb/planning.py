@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import json
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -113,11 +114,30 @@ class Plan:
     warnings: tuple[str, ...]
 
 
+# Plans of queries asked before, by (query text, limit), while their dataset is the same.
+# Answering "again, for 2023" or a benchmark's repeats then binds nothing twice.
+_PLANS: dict[tuple[str, int], Plan] = {}
+_MAX_PLANS = 512
+
+
 def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
     """Bind ``query`` (run on ``symbol`` unless it names its own instrument) and plan it."""
     query = query.with_instrument(symbol)
     assert query.instrument is not None
     dataset = get_dataset(query.instrument, settings)
+    key = (json.dumps(query.to_json(), sort_keys=True), settings.max_limit)
+    cached = _PLANS.get(key)
+    if cached is not None and cached.dataset is dataset:
+        return cached
+    plan = _plan(query, dataset, settings)
+    if not plan.instruments:  # another instrument's data may be reloaded apart from this one
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     errors: list[QueryError] = []
     warnings: list[str] = []
 

@@ -165,7 +165,7 @@ def shown_rows(frame: pd.DataFrame, timeframe: str, hide: tuple[str, ...] = ()) 
     columns: dict[str, Any] = {}
     labelled = label_column(frame, timeframe)
     if labelled is not None and labelled[0] not in frame.columns:
-        columns[labelled[0]] = labelled[1].to_numpy()
+        columns[labelled[0]] = labelled[1]
     for name in frame.columns:
         if name.startswith(HIDDEN) or name == MINUTE_OF_DAY or name in hide:
             continue
