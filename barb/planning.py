@@ -37,8 +37,9 @@ from barb.script.library import contains_aggregate
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import JoinSpec, Query, SortKey, Stage
-from barb.script.reach import ROW, Reach, reach
+from barb.script.reach import reach
 from barb.script.validator import validate
+from barb.script.warmup import ROW, Reach
 from barb.settings import EngineSettings
 from barb.timeframes import TIMEFRAMES, Timeframe, timeframe
 

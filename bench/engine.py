@@ -537,7 +537,7 @@ def warmup_costs(instrument: str, repeat: int) -> list[tuple[str, int, int, floa
     from barb.interpreter import plan_query, run
     from barb.period_rows import bars_in_scope
     from barb.script.query import parse_query
-    from barb.script.reach import ROW
+    from barb.script.warmup import ROW
     from barb.settings import default_settings
 
     settings = default_settings()
