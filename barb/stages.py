@@ -119,7 +119,9 @@ def _answer(
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:  # sorting by a bar column that is not selected
             table[name] = frame[name].to_numpy()
-        table = sort_limit(table, stage).drop(columns=extra)
+        table = sort_limit(table, stage)
+        if extra:
+            table = table.drop(columns=extra)
         focus = names
     else:
         # Order the rows by their keys alone, then label and show only the rows kept: a
@@ -185,6 +187,11 @@ def take_rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
         out.index = pd.RangeIndex(len(out))
         return out
     positions = np.flatnonzero(mask)
+    if len(positions) and positions[-1] - positions[0] + 1 == len(positions):
+        # One run of rows (a period, no where): a slice of every block, no gather.
+        out = frame.iloc[positions[0] : positions[-1] + 1].copy(deep=False)
+        out.index = pd.RangeIndex(len(out))
+        return out
     columns: dict[str, Any] = {}
     for name in frame.columns:
         series = frame[name]
@@ -223,6 +230,8 @@ def sort_keys(stage: StagePlan) -> list[tuple[str, bool]]:
 
 
 def sort_limit(table: pd.DataFrame, stage: StagePlan) -> pd.DataFrame:
+    if not stage.sort and stage.limit is None and _numbered(table):
+        return table  # nothing to order, cut or renumber
     if stage.sort:
         table = table.sort_values(
             [k.column for k in stage.sort],
@@ -233,6 +242,12 @@ def sort_limit(table: pd.DataFrame, stage: StagePlan) -> pd.DataFrame:
     if stage.limit is not None:
         table = table.head(stage.limit)
     return table.reset_index(drop=True)
+
+
+def _numbered(table: pd.DataFrame) -> bool:
+    """Whether the rows are already numbered 0, 1, 2…"""
+    index = table.index
+    return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
 
 
 def _as_condition(values: pd.Series, step: str, text: str) -> np.ndarray:
