@@ -45,9 +45,7 @@ def bars_in_scope(plan: Plan) -> Scope:
         # Whole trading dates: the day's first bar and VWAP's reset are then always there.
         dates = full["trading_date"].to_numpy()
         start = int(np.searchsorted(dates, dates[start], side="left"))
-    # All history (most daily questions) needs no slice of the cached frame's blocks.
-    whole = (start, stop) == (0, len(full))
-    frame = (full if whole else full.iloc[start:stop]).copy(deep=False)
+    frame = full.iloc[start:stop].copy(deep=False)
     frame.index = pd.RangeIndex(len(frame))
     in_period = np.zeros(len(frame), dtype=bool)
     in_period[lo - start : hi - start] = True

@@ -27,6 +27,12 @@ CHILD = """
 import json, statistics, sys, time
 sys.path.insert(0, sys.argv[1])
 from barb import execute
+try:
+    from barb.process_memory import return_freed_memory
+except ImportError:  # a baseline from before it
+    pass
+else:
+    return_freed_memory()  # as the pool's workers do
 print(json.dumps("ready"), flush=True)
 for line in sys.stdin:
     query, repeat = json.loads(line)
