@@ -115,9 +115,12 @@ class Plan:
     warnings: tuple[str, ...]
 
 
-# Plans of queries asked before, by (query text, limit), while their dataset is the same.
-# Answering "again, for 2023" or a benchmark's repeats then binds nothing twice.
-_PLANS: dict[tuple[str, int], Plan] = {}
+# Plans of queries asked before, by (data directory, query text, limit), while their
+# dataset is the one loaded: a repeated question (a benchmark's repeats, "again, for 2023"
+# after a retry) binds nothing twice. When a data or instrument file changes, its dataset is
+# a new object and every plan is dropped, so none keeps the old data alive.
+_PLANS: dict[tuple[str, str, int], Plan] = {}
+_PLANNED_ON: dict[tuple[str, str], Dataset] = {}
 _MAX_PLANS = 512
 
 
@@ -126,9 +129,13 @@ def plan_query(query: Query, symbol: str, settings: EngineSettings) -> Plan:
     query = query.with_instrument(symbol)
     assert query.instrument is not None
     dataset = get_dataset(query.instrument, settings)
-    key = (json.dumps(query.to_json(), sort_keys=True), settings.max_limit)
+    data_dir = str(settings.data_dir)
+    if _PLANNED_ON.get((data_dir, query.instrument)) is not dataset:
+        _PLANS.clear()
+        _PLANNED_ON[(data_dir, query.instrument)] = dataset
+    key = (data_dir, json.dumps(query.to_json(), sort_keys=True), settings.max_limit)
     cached = _PLANS.get(key)
-    if cached is not None and cached.dataset is dataset:
+    if cached is not None:
         return cached
     plan = _plan(query, dataset, settings)
     if not plan.instruments:  # another instrument's data may be reloaded apart from this one
