@@ -24,7 +24,8 @@ from barb.bar_labels import REPLACED_COLUMNS, bar_label, table_label
 from barb.errors import QueryError
 
 ResultType = Literal["scalar", "dict", "table", "grouped"]
-# A result this small is shown to the model whole (about 400 tokens at most).
+# A result this small is shown to the model whole: a header and a line of cells per row,
+# 450-650 o200k tokens for 25 rows of 4 prices or ratios (docs/benchmarks.md).
 WHOLE_MAX_ROWS = 25
 WHOLE_MAX_VALUES = 4
 # A bigger one: this many rows from each end, in the table's order ...
