@@ -119,7 +119,7 @@ _UNITS = {"daily": "D", "weekly": "D", "monthly": "M", "yearly": "Y"}
 
 
 def _format(dates: np.ndarray, timeframe: str) -> np.ndarray:
-    key = dates.astype("datetime64[ns]").view(np.int64)
+    key = dates.astype("datetime64[ns]", copy=False).view(np.int64)
     return _format_cached(timeframe, key.tobytes()).copy()
 
 
