@@ -213,13 +213,16 @@ def _ordered_positions(frame: pd.DataFrame, stage: StagePlan, label: str | None)
             "timestamp" if k.column == label and k.column not in frame.columns else k.column
             for k in stage.sort
         ]
-        keys = pd.DataFrame({f"k{i}": frame[name].to_numpy() for i, name in enumerate(names)})
-        positions = keys.sort_values(
-            list(keys.columns),
-            ascending=[not k.descending for k in stage.sort],
-            kind="stable",
-            na_position="last",
-        ).index.to_numpy()
+        ascending = [not k.descending for k in stage.sort]
+        if len(names) == 1:  # one key: the same stable order, without a frame of keys
+            key = pd.Series(frame[names[0]].to_numpy())
+            ordered = key.sort_values(ascending=ascending[0], kind="stable", na_position="last")
+        else:
+            keys = pd.DataFrame({f"k{i}": frame[name].to_numpy() for i, name in enumerate(names)})
+            ordered = keys.sort_values(
+                list(keys.columns), ascending=ascending, kind="stable", na_position="last"
+            )
+        positions = ordered.index.to_numpy()
     if stage.limit is not None:
         positions = positions[: stage.limit]
     return positions
