@@ -4,12 +4,13 @@
 
 ``--baseline`` is a checkout of an earlier commit (``git worktree add ../barb-old <rev>``).
 Each engine runs in a process of its own over the same data directory, loaded once; every
-question of ``bench/engine.py`` that both accept is then timed on one side and at once on the
-other (``--repeat`` calls each, the side that goes first alternating by round), so a burst
-of load on a shared machine hits both within milliseconds of each other. The figure per
-question and side is its fastest call of all rounds: other jobs on the machine can only add
-to a call's time, so the fastest is the closest to the code's own cost (as ``timeit``
-advises). The new/old ratio is what the regression check reads.
+question of ``bench/engine.py`` that both accept is then called ``--repeat`` times per round
+on each side, one call on one side and the next on the other (the side that goes first
+alternating by round), so a burst of load on a shared machine hits both within milliseconds
+of each other. The figure per question and side is its fastest call (after a first, warming
+one) of all rounds: other jobs on the machine can only add to a call's time, so the fastest
+is the closest to the code's own cost (as ``timeit`` advises). The new/old ratio is what the
+regression check reads.
 """
 
 from __future__ import annotations
@@ -97,10 +98,11 @@ def main() -> None:
         for round_no in range(args.rounds):
             sides = ("old", "new") if round_no % 2 == 0 else ("new", "old")
             for q in QUESTIONS:
-                for side in sides:
-                    ms = engines[side].time(q.barb, args.repeat)
-                    if ms is not None:
-                        best[side][q.name] = min(ms, best[side].get(q.name, float("inf")))
+                for _ in range(args.repeat):
+                    for side in sides:
+                        ms = engines[side].time(q.barb, 1)
+                        if ms is not None:
+                            best[side][q.name] = min(ms, best[side].get(q.name, float("inf")))
     finally:
         for engine in engines.values():
             engine.close()
