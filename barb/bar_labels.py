@@ -47,31 +47,33 @@ def bar_label(timeframe: str) -> BarLabel | None:
     return BAR_LABELS.get(timeframe)
 
 
-def label_column(frame: pd.DataFrame, timeframe: str) -> tuple[str, pd.Series] | None:
-    """The label column of ``frame``'s bars as (name, text values), or None for intraday."""
+def label_column(frame: pd.DataFrame, timeframe: str) -> tuple[str, np.ndarray] | None:
+    """The label column of ``frame``'s bars as (name, text values in row order), or None
+    for intraday bars."""
     label = bar_label(timeframe)
     if label is None:
         return None
     dates = _bar_dates(frame, timeframe)
     if dates is None:
         return None
-    return label.column, pd.Series(_format(dates, timeframe), index=frame.index, dtype=object)
+    return label.column, _format(dates, timeframe)
 
 
 def with_bar_label(table: pd.DataFrame, bars: pd.DataFrame, timeframe: str) -> pd.DataFrame:
-    """``table`` (rows aligned with ``bars``) with the bar label as its first column.
+    """``table`` (row for row the rows of ``bars``) with the bar label as its first column.
 
     A table that already has a column of the label's name (the query made one) is left as it
     is: the query's own column wins over the label.
     """
+    label = bar_label(timeframe)
+    if label is None or label.column in table.columns:
+        return table
     labelled = label_column(bars, timeframe)
     if labelled is None:
         return table
     name, values = labelled
-    if name in table.columns:
-        return table
     out = table.copy(deep=False)
-    out.insert(0, name, values.reindex(table.index))
+    out.insert(0, name, values)
     return out
 
 
@@ -98,11 +100,16 @@ def _bar_dates(frame: pd.DataFrame, timeframe: str) -> np.ndarray | None:
         if name not in frame.columns:
             continue
         values = frame[name]
+        if values.dtype == _NS:  # the engine's own columns: no conversion to pay for
+            return values.to_numpy()
         if isinstance(values.dtype, pd.DatetimeTZDtype):
             return values.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
         if pd.api.types.is_datetime64_any_dtype(values):
             return values.to_numpy(dtype="datetime64[ns]")
     return None
+
+
+_NS = np.dtype("datetime64[ns]")
 
 
 # numpy writes ISO dates at a given unit far faster than strftime, and the labels of a
@@ -112,7 +119,7 @@ _UNITS = {"daily": "D", "weekly": "D", "monthly": "M", "yearly": "Y"}
 
 
 def _format(dates: np.ndarray, timeframe: str) -> np.ndarray:
-    key = dates.astype("datetime64[ns]").view(np.int64)
+    key = dates.astype("datetime64[ns]", copy=False).view(np.int64)
     return _format_cached(timeframe, key.tobytes()).copy()
 
 

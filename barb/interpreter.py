@@ -186,4 +186,5 @@ def _covered(dates: np.ndarray, keep: np.ndarray) -> tuple[dt.date | None, dt.da
         return None, None
     first = int(keep.argmax())
     last = len(keep) - 1 - int(keep[::-1].argmax())
-    return pd.Timestamp(dates[first]).date(), pd.Timestamp(dates[last]).date()
+    days = dates[[first, last]].astype("datetime64[D]").tolist()  # datetime.date values
+    return days[0], days[1]

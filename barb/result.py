@@ -24,7 +24,8 @@ from barb.bar_labels import REPLACED_COLUMNS, bar_label, table_label
 from barb.errors import QueryError
 
 ResultType = Literal["scalar", "dict", "table", "grouped"]
-# A result this small is shown to the model whole (about 400 tokens at most).
+# A result this small is shown to the model whole: a header and a line of cells per row,
+# 450-650 o200k tokens for 25 rows of 4 prices or ratios (docs/benchmarks.md).
 WHOLE_MAX_ROWS = 25
 WHOLE_MAX_VALUES = 4
 # A bigger one: this many rows from each end, in the table's order ...
@@ -157,19 +158,35 @@ def short_value(value: Any) -> Any:
 
 
 def _row(frame: pd.DataFrame, position: int, columns: list[str]) -> dict[str, Any]:
-    return {c: short_value(frame[c].iloc[position]) for c in columns if c in frame.columns}
+    return {c: short_value(_values(frame[c])[position]) for c in columns if c in frame.columns}
+
+
+def _values(series: pd.Series) -> Any:
+    """The column's values as an array: numpy for plain dtypes, else pandas' own array.
+
+    Reading cells from it costs a fraction of ``iloc`` and ``itertuples`` on the few rows a
+    summary lists, which is most of a small result's fixed cost.
+    """
+    return series.to_numpy() if isinstance(series.dtype, np.dtype) else series.array
 
 
 def _stats(series: pd.Series) -> ColumnStats | None:
     if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
         return None
-    values = series.astype("float64")
-    if values.notna().sum() == 0:
+    # numpy on the float values: the same sums and extremes as pandas' skipna reductions,
+    # without their per-call overhead (a summary reads a few small columns).
+    values = series.to_numpy(dtype="float64", na_value=np.nan)
+    missing = np.isnan(values)
+    count = len(values) - int(missing.sum())
+    if not count:
         return ColumnStats(min=None, max=None, mean=None)
+    present = values[~missing] if count < len(values) else values
+    # The mean as pandas takes it: missing values summed as zeros, divided by the count.
+    total = np.where(missing, 0.0, values).sum() if count < len(values) else values.sum()
     return ColumnStats(
-        min=short_value(values.min()),
-        max=short_value(values.max()),
-        mean=short_value(values.mean()),
+        min=short_value(present.min()),
+        max=short_value(present.max()),
+        mean=short_value(total / count),
     )
 
 
@@ -192,8 +209,9 @@ def _list_rows(summary: Summary, table: pd.DataFrame, shown: list[str], values: 
 
 
 def _cells(frame: pd.DataFrame, columns: list[str], start: int, stop: int) -> list[list[Any]]:
-    part = frame.iloc[start:stop][columns]  # rows first: a big table's columns are not copied
-    return [[short_value(v) for v in row] for row in part.itertuples(index=False, name=None)]
+    # Column by column, only the rows listed: a big table's columns are never copied.
+    values = [_values(frame[c])[start:stop] for c in columns]
+    return [[short_value(v) for v in row] for row in zip(*values, strict=True)]
 
 
 def summarize_table(

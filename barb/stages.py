@@ -119,7 +119,9 @@ def _answer(
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:  # sorting by a bar column that is not selected
             table[name] = frame[name].to_numpy()
-        table = sort_limit(table, stage).drop(columns=extra)
+        table = sort_limit(table, stage)
+        if extra:
+            table = table.drop(columns=extra)
         focus = names
     else:
         # Order the rows by their keys alone, then label and show only the rows kept: a
@@ -165,7 +167,7 @@ def shown_rows(frame: pd.DataFrame, timeframe: str, hide: tuple[str, ...] = ()) 
     columns: dict[str, Any] = {}
     labelled = label_column(frame, timeframe)
     if labelled is not None and labelled[0] not in frame.columns:
-        columns[labelled[0]] = labelled[1].to_numpy()
+        columns[labelled[0]] = labelled[1]
     for name in frame.columns:
         if name.startswith(HIDDEN) or name == MINUTE_OF_DAY or name in hide:
             continue
@@ -185,6 +187,11 @@ def take_rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
         out.index = pd.RangeIndex(len(out))
         return out
     positions = np.flatnonzero(mask)
+    if len(positions) and positions[-1] - positions[0] + 1 == len(positions):
+        # One run of rows (a period, no where): a slice of every block, no gather.
+        out = frame.iloc[positions[0] : positions[-1] + 1].copy(deep=False)
+        out.index = pd.RangeIndex(len(out))
+        return out
     columns: dict[str, Any] = {}
     for name in frame.columns:
         series = frame[name]
@@ -206,13 +213,16 @@ def _ordered_positions(frame: pd.DataFrame, stage: StagePlan, label: str | None)
             "timestamp" if k.column == label and k.column not in frame.columns else k.column
             for k in stage.sort
         ]
-        keys = pd.DataFrame({f"k{i}": frame[name].to_numpy() for i, name in enumerate(names)})
-        positions = keys.sort_values(
-            list(keys.columns),
-            ascending=[not k.descending for k in stage.sort],
-            kind="stable",
-            na_position="last",
-        ).index.to_numpy()
+        ascending = [not k.descending for k in stage.sort]
+        if len(names) == 1:  # one key: the same stable order, without a frame of keys
+            key = pd.Series(frame[names[0]].to_numpy())
+            ordered = key.sort_values(ascending=ascending[0], kind="stable", na_position="last")
+        else:
+            keys = pd.DataFrame({f"k{i}": frame[name].to_numpy() for i, name in enumerate(names)})
+            ordered = keys.sort_values(
+                list(keys.columns), ascending=ascending, kind="stable", na_position="last"
+            )
+        positions = ordered.index.to_numpy()
     if stage.limit is not None:
         positions = positions[: stage.limit]
     return positions
@@ -223,6 +233,8 @@ def sort_keys(stage: StagePlan) -> list[tuple[str, bool]]:
 
 
 def sort_limit(table: pd.DataFrame, stage: StagePlan) -> pd.DataFrame:
+    if not stage.sort and stage.limit is None and _numbered(table):
+        return table  # nothing to order, cut or renumber
     if stage.sort:
         table = table.sort_values(
             [k.column for k in stage.sort],
@@ -233,6 +245,12 @@ def sort_limit(table: pd.DataFrame, stage: StagePlan) -> pd.DataFrame:
     if stage.limit is not None:
         table = table.head(stage.limit)
     return table.reset_index(drop=True)
+
+
+def _numbered(table: pd.DataFrame) -> bool:
+    """Whether the rows are already numbered 0, 1, 2…"""
+    index = table.index
+    return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
 
 
 def _as_condition(values: pd.Series, step: str, text: str) -> np.ndarray:

@@ -1,12 +1,16 @@
 """Old engine against new on the same questions, timed alternately in one run.
 
-    .venv/bin/python bench/compare_engines.py --baseline ../barb-old [--rounds 3] [--repeat 9]
+    .venv/bin/python bench/compare_engines.py --baseline ../barb-old [--rounds 5] [--repeat 9]
 
 ``--baseline`` is a checkout of an earlier commit (``git worktree add ../barb-old <rev>``).
-Each round runs every question of ``bench/engine.py`` that both engines accept, first in a
-fresh process on the baseline's code, then on this tree's, over the same data directory;
-the figure per question is the lowest of the rounds' warm medians, so a burst of load on a
-shared machine hits both sides alike. The new/old ratio is what the regression check reads.
+Each engine runs in a process of its own over the same data directory, loaded once; every
+question of ``bench/engine.py`` that both accept is then called ``--repeat`` times per round
+on each side, one call on one side and the next on the other (the side that goes first
+alternating by round), so a burst of load on a shared machine hits both within milliseconds
+of each other. The figure per question and side is its fastest call (after a first, warming
+one) of all rounds: other jobs on the machine can only add to a call's time, so the fastest
+is the closest to the code's own cost (as ``timeit`` advises). The new/old ratio is what the
+regression check reads.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# One engine, answering "time this question" requests, one JSON line each, until stdin ends.
 CHILD = """
-import json, statistics, sys, time
+import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from barb import execute
 try:
@@ -30,57 +35,81 @@ except ImportError:  # a baseline from before it
     pass
 else:
     return_freed_memory()  # as the pool's workers do
-queries = json.loads(sys.stdin.read())
-out = {}
-for name, query in queries.items():
+print(json.dumps("ready"), flush=True)
+for line in sys.stdin:
+    query, repeat = json.loads(line)
     result = execute(query, "NQ")
     if not result.ok:
-        out[name] = None
+        print(json.dumps(None), flush=True)
         continue
     samples = []
-    for _ in range(int(sys.argv[2])):
+    for _ in range(repeat):
         t0 = time.perf_counter()
         execute(query, "NQ")
         samples.append((time.perf_counter() - t0) * 1000)
-    out[name] = statistics.median(samples)
-print(json.dumps(out))
+    print(json.dumps(min(samples)), flush=True)
 """
 
 
-def timings(code_root: Path, queries: dict[str, dict], repeat: int) -> dict[str, float | None]:
-    env = {**os.environ, "BARB_DATA_DIR": str(ROOT / "data")}
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(code_root), str(repeat)],
-        input=json.dumps(queries),
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=code_root,
-        env=env,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+class Engine:
+    """An engine's code tree in a process of its own."""
+
+    def __init__(self, code_root: Path) -> None:
+        env = {**os.environ, "BARB_DATA_DIR": str(ROOT / "data")}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(code_root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=code_root,
+            env=env,
+        )
+        assert self._read() == "ready"
+
+    def _read(self) -> object:
+        assert self.process.stdout is not None
+        return json.loads(self.process.stdout.readline())
+
+    def time(self, query: dict, repeat: int) -> float | None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps([query, repeat]) + "\n")
+        self.process.stdin.flush()
+        ms = self._read()
+        return None if ms is None else float(ms)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--baseline", type=Path, required=True)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=9)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "bench"))
     from engine import QUESTIONS
 
-    queries = {q.name: q.barb for q in QUESTIONS}
+    engines = {"old": Engine(args.baseline.resolve()), "new": Engine(ROOT)}
     best: dict[str, dict[str, float]] = {"old": {}, "new": {}}
-    for _ in range(args.rounds):
-        for side, root in (("old", args.baseline.resolve()), ("new", ROOT)):
-            for name, ms in timings(root, queries, args.repeat).items():
-                if ms is not None:
-                    best[side][name] = min(ms, best[side].get(name, float("inf")))
+    try:
+        for round_no in range(args.rounds):
+            sides = ("old", "new") if round_no % 2 == 0 else ("new", "old")
+            for q in QUESTIONS:
+                for _ in range(args.repeat):
+                    for side in sides:
+                        ms = engines[side].time(q.barb, 1)
+                        if ms is not None:
+                            best[side][q.name] = min(ms, best[side].get(q.name, float("inf")))
+    finally:
+        for engine in engines.values():
+            engine.close()
     rows = [
-        (name, best["old"][name], best["new"][name])
-        for name in queries
-        if name in best["old"] and name in best["new"]
+        (q.name, best["old"][q.name], best["new"][q.name])
+        for q in QUESTIONS
+        if q.name in best["old"] and q.name in best["new"]
     ]
     print("| question | old (ms) | new (ms) | new/old |")
     print("|---|---:|---:|---:|")

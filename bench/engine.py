@@ -1,6 +1,7 @@
 """Engine benchmark: Barb Script vs hand-written DuckDB SQL on the full sample, one run.
 
     .venv/bin/python bench/engine.py [--instrument NQ] [--repeat 15] [--write docs/benchmarks.md]
+    .venv/bin/python bench/engine.py --child --steps   # one process: memory after each question
 
 For each question: Barb's median warm time (caches built, interpreter overhead included),
 its first (cold-cache) time, DuckDB's median over the same minute bars held in memory, and
@@ -381,8 +382,11 @@ def timed(fn, repeat: int) -> tuple[float, float]:
     return first, statistics.median(samples)
 
 
-def child_suite(instrument: str) -> None:
-    """Run in a fresh process: time to first answer, then the whole suite; report memory."""
+def child_suite(instrument: str, steps: bool = False) -> None:
+    """Run in a fresh process: time to first answer, then the whole suite; report memory.
+
+    With ``steps``, also the resident and peak memory after each question (where it goes).
+    """
     start = time.perf_counter()
     from barb import execute
 
@@ -391,8 +395,19 @@ def child_suite(instrument: str) -> None:
     cold = time.perf_counter() - start
     for q in QUESTIONS:
         execute(q.barb, instrument)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"cold_start_s": cold, "peak_mb": peak_mb}))
+        if steps:
+            print(f"{q.name:50s} resident {_resident_mb():6.0f} MB  peak {_peak_mb():6.0f} MB")
+    print(json.dumps({"cold_start_s": cold, "peak_mb": _peak_mb()}))
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _resident_mb() -> float:
+    """Resident set now (Linux: the second field of /proc/self/statm, in pages)."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def fresh_process(instrument: str) -> dict:
@@ -415,9 +430,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--write", type=Path)
     parser.add_argument("--child", action="store_true")
+    parser.add_argument("--steps", action="store_true", help="with --child: memory per question")
     args = parser.parse_args()
     if args.child:
-        child_suite(args.instrument)
+        child_suite(args.instrument, args.steps)
         return
 
     import duckdb
@@ -537,7 +553,7 @@ def warmup_costs(instrument: str, repeat: int) -> list[tuple[str, int, int, floa
     from barb.interpreter import plan_query, run
     from barb.period_rows import bars_in_scope
     from barb.script.query import parse_query
-    from barb.script.reach import ROW
+    from barb.script.warmup import ROW
     from barb.settings import default_settings
 
     settings = default_settings()

@@ -34,6 +34,7 @@ import pandas as pd
 from barb.errors import TypeMismatch, UnknownColumn
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import KIND_NAMES, Accepts, Param, register, value_kind
+from barb.script.warmup import Reach, ema_bars, everything, window
 
 DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
@@ -136,6 +137,7 @@ def _shift(series: pd.Series, periods: int) -> pd.Series:
     category="lag",
     params=(_ANY, Param("n", "int", default=1, min=1)),
     summary="The value n rows earlier (NaN for the first n rows; false for a condition).",
+    reach=lambda a: Reach(a["n"]),
     example="close - prev(close)",
 )
 def _prev(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
@@ -147,6 +149,7 @@ def _prev(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
     category="lag",
     params=(_ANY, Param("n", "int", default=1, min=1)),
     summary="The value n rows later (NaN for the last n rows); looks ahead.",
+    reach=lambda a: Reach(0, a["n"]),
     example="next(close) - close",
 )
 def _next(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
@@ -158,11 +161,16 @@ def _next(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 
 def _rolling(name: str, how: str, summary: str) -> None:
     @register(
-        name, category="window", params=(_COL, _N), summary=summary, example=f"{name}(range, 20)"
+        name,
+        category="window",
+        params=(_COL, _N),
+        summary=summary,
+        example=f"{name}(range, 20)",
+        reach=window("n"),
     )
     def impl(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
-        window = col.rolling(n, min_periods=n)
-        return window.std(ddof=1) if how == "std" else getattr(window, how)()
+        rows = col.rolling(n, min_periods=n)
+        return rows.std(ddof=1) if how == "std" else getattr(rows, how)()
 
 
 _rolling("rolling_mean", "mean", "Mean of the last n rows, this one included; NaN until n rows.")
@@ -177,6 +185,7 @@ _rolling("rolling_std", "std", "Sample standard deviation of the last n rows; Na
     category="window",
     params=(_COND, _N),
     summary="How many of the last n rows meet cond; NaN until n rows.",
+    reach=window("n"),
     example="rolling_count(close > open, 5)",
 )
 def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
@@ -190,6 +199,7 @@ def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
     summary="Exponential moving average, alpha = 2/(n+1), seeded with the mean of the first "
     "n values (as TA-Lib); NaN before.",
     example="ema(close, 20)",
+    reach=lambda a: Reach(ema_bars(a["n"])),
 )
 def _ema(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
     values = col.to_numpy(dtype=np.float64)
@@ -211,18 +221,34 @@ def _ema(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 # --- cumulative ---------------------------------------------------------------------------
 
 
-@register("cummax", category="cumulative", params=(_COL,), summary="Highest value so far.")
+@register(
+    "cummax",
+    category="cumulative",
+    params=(_COL,),
+    summary="Highest value so far.",
+    reach=everything,
+)
 def _cummax(ctx: EvalContext, col: pd.Series) -> pd.Series:
     return col.cummax()
 
 
-@register("cummin", category="cumulative", params=(_COL,), summary="Lowest value so far.")
+@register(
+    "cummin",
+    category="cumulative",
+    params=(_COL,),
+    summary="Lowest value so far.",
+    reach=everything,
+)
 def _cummin(ctx: EvalContext, col: pd.Series) -> pd.Series:
     return col.cummin()
 
 
 @register(
-    "cumsum", category="cumulative", params=(_COL,), summary="Running total (missing skipped)."
+    "cumsum",
+    category="cumulative",
+    params=(_COL,),
+    summary="Running total (missing skipped).",
+    reach=everything,
 )
 def _cumsum(ctx: EvalContext, col: pd.Series) -> pd.Series:
     return col.cumsum()
@@ -237,6 +263,7 @@ def _cumsum(ctx: EvalContext, col: pd.Series) -> pd.Series:
     params=(_COND,),
     summary="Consecutive rows meeting cond, ending at this row (0 when cond is false).",
     example="streak(close > open) >= 3",
+    reach=everything,
 )
 def _streak(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     true = cond.to_numpy(dtype=bool)
@@ -251,6 +278,7 @@ def _streak(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     params=(_COND,),
     summary="Rows since cond was last true (0 on a true row; NaN before the first true).",
     example="bars_since(volume > 2 * rolling_mean(volume, 20))",
+    reach=everything,
 )
 def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     true = cond.to_numpy(dtype=bool)
@@ -268,6 +296,7 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     summary="Percentile rank 0–100: the percentage of rows whose value is ≤ this one "
     "(100 = the highest); over all rows in the period.",
     example="rank(range) >= 90",
+    reach=everything,
 )
 def _rank(ctx: EvalContext, col: pd.Series) -> pd.Series:
     return col.rank(method="max", pct=True) * 100

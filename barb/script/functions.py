@@ -2,8 +2,9 @@
 
 Every function the language knows is declared here once, by ``@register`` (or, for a named
 pattern, ``register_macro``): its name, its category, its parameters with their kinds and
-defaults, and a one-line summary. The validator, the evaluator and the model's reference
-text are all derived from this table, so they cannot drift apart.
+defaults, a one-line summary, and how far it reads beyond its own bar (``reach``, which the
+planner widens a period by). The validator, the evaluator, the planner and the model's
+reference text are all derived from this table, so they cannot drift apart.
 
 Modules fill ``FUNCTIONS`` as they load; everything else reads the complete table through
 ``barb.script.library.library()``, never this module's partial view.
@@ -17,6 +18,8 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+
+from barb.script.warmup import ReachRule, row
 
 ParamKind = Literal["series", "number", "int", "string", "bool"]
 # What a ``series`` parameter takes: numbers (true/false count as 1/0), conditions only,
@@ -36,6 +39,10 @@ Category = Literal[
     "session",
     "indicator",
 ]
+
+# Categories whose functions read only their own row (or its trading date's session bars):
+# their reach is that row. Every other function declares its reach when it is registered.
+ROW_CATEGORIES: frozenset[Category] = frozenset({"scalar", "time", "session", "aggregate"})
 
 _NO_DEFAULT: Any = object()
 
@@ -75,6 +82,9 @@ class FunctionSpec:
     aliases: tuple[str, ...] = field(default_factory=tuple)
     # A macro's expression tree (barb.script.ast), for named patterns.
     body: Any = None
+    # How far a call reads beyond its bar, from its literal arguments; None for a macro,
+    # whose reach is its body's.
+    reach: ReachRule | None = None
 
     @property
     def is_aggregate(self) -> bool:
@@ -106,8 +116,13 @@ def register(
     variadic: bool = False,
     example: str | None = None,
     aliases: tuple[str, ...] = (),
+    reach: ReachRule | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a function of the language; the decorated callable implements it.
+
+    ``reach`` says how many bars before and after its own a call reads, from its literal
+    arguments by name (``barb.script.warmup``). Row-wise categories read their row and may
+    leave it out; every other function must give it, or registering it fails.
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
     ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
@@ -119,6 +134,13 @@ def register(
     (see context.py) to reduce through; they return a scalar, or a Series per group.
     """
 
+    if reach is None:
+        if category not in ROW_CATEGORIES:
+            raise RuntimeError(
+                f"function {name!r} ({category}) reads other rows: register it with its reach"
+            )
+        reach = row
+
     def decorate(impl: Callable[..., Any]) -> Callable[..., Any]:
         spec = FunctionSpec(
             name=name,
@@ -129,6 +151,7 @@ def register(
             variadic=variadic,
             example=example,
             aliases=aliases,
+            reach=reach,
         )
         _add(spec)
         return impl

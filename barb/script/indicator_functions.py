@@ -19,6 +19,7 @@ from barb.errors import ArgumentError
 from barb.indicators import IndicatorLines
 from barb.script.context import EvalContext
 from barb.script.functions import Param, register
+from barb.script.warmup import Reach, ReachRule, ema_bars, everything, row, wilder_bars, window
 
 # TA-Lib's upper bound for periods; larger ones are surely a mistake.
 MAX_PERIOD = 100_000
@@ -52,10 +53,10 @@ def _register_lines(
     compute: Callable[..., IndicatorLines],
     pure: Callable[..., Any],
     params: tuple[Param, ...],
-    lines: dict[str, tuple[str, str]],
+    lines: dict[str, tuple[str, str, ReachRule]],
 ) -> None:
-    """Register each line of a multi-line indicator (line name -> summary, example)."""
-    for line, (summary, example) in lines.items():
+    """Register each line of a multi-line indicator (line name -> summary, example, reach)."""
+    for line, (summary, example, reach) in lines.items():
 
         def impl(ctx: EvalContext, *args: Any, _line: str = line) -> pd.Series:
             return getattr(compute(ctx, *args), _line)
@@ -63,7 +64,14 @@ def _register_lines(
         impl.__name__ = line
         impl.__qualname__ = line
         impl.__doc__ = pure.__doc__
-        register(line, category="indicator", params=params, summary=summary, example=example)(impl)
+        register(
+            line,
+            category="indicator",
+            params=params,
+            summary=summary,
+            example=example,
+            reach=reach,
+        )(impl)
 
 
 # --- single-line indicators ------------------------------------------------------------
@@ -75,6 +83,7 @@ def _register_lines(
     params=(_close_param(), _period("n", 14, 2)),
     summary="Relative Strength Index 0-100, Wilder smoothing; >70 overbought, <30 oversold",
     example="rsi(close, 14) < 30",
+    reach=lambda a: Reach(wilder_bars(a["n"])),
 )
 @_documented_by(indicators.rsi)
 def rsi(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
@@ -86,6 +95,7 @@ def rsi(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
     category="indicator",
     summary="True range: high-low extended to the previous close across a gap; first bar NaN",
     example="true_range() > 2 * atr(14)",
+    reach=lambda a: Reach(1),
 )
 @_documented_by(indicators.true_range)
 def true_range(ctx: EvalContext) -> pd.Series:
@@ -98,6 +108,7 @@ def true_range(ctx: EvalContext) -> pd.Series:
     params=(_period("n", 14),),
     summary="Average True Range in points, Wilder smoothing; the typical bar size lately",
     example="range > 1.5 * prev(atr(14))",
+    reach=lambda a: Reach(1 + wilder_bars(a["n"])),
 )
 @_documented_by(indicators.atr)
 def atr(ctx: EvalContext, n: int) -> pd.Series:
@@ -110,6 +121,7 @@ def atr(ctx: EvalContext, n: int) -> pd.Series:
     params=(_period("n", 20, 2),),
     summary="Commodity Channel Index on typical price; >+100 strong up, <-100 strong down",
     example="cci(20) < -100",
+    reach=window("n"),
 )
 @_documented_by(indicators.cci)
 def cci(ctx: EvalContext, n: int) -> pd.Series:
@@ -122,6 +134,7 @@ def cci(ctx: EvalContext, n: int) -> pd.Series:
     params=(_period("n", 14, 2),),
     summary="Money Flow Index 0-100, a volume-weighted RSI; >80 overbought, <20 oversold",
     example="mfi(14) > 80",
+    reach=lambda a: Reach(a["n"]),
 )
 @_documented_by(indicators.mfi)
 def mfi(ctx: EvalContext, n: int) -> pd.Series:
@@ -133,6 +146,7 @@ def mfi(ctx: EvalContext, n: int) -> pd.Series:
     category="indicator",
     summary="On-Balance Volume: running total of volume, + on up closes, - on down closes",
     example="obv() > prev(obv(), 5)",
+    reach=everything,
 )
 @_documented_by(indicators.obv)
 def obv(ctx: EvalContext) -> pd.Series:
@@ -144,6 +158,8 @@ def obv(ctx: EvalContext) -> pd.Series:
     category="indicator",
     summary="Session VWAP of typical price, reset each trading date; use on intraday bars",
     example="close > vwap()",
+    # Resets each trading date: the planner always widens intraday slices to whole dates.
+    reach=row,
 )
 @_documented_by(indicators.vwap)
 def vwap(ctx: EvalContext) -> pd.Series:
@@ -182,14 +198,17 @@ _register_lines(
         "macd": (
             "MACD line: EMA(fast) - EMA(slow) of col; above 0 when the short trend is stronger",
             "macd(close, 12, 26, 9) > macd_signal(close, 12, 26, 9)",
+            lambda a: Reach(ema_bars(a["slow"])),
         ),
         "macd_signal": (
             "MACD signal line: EMA(signal) of the MACD line",
             "macd_signal(close, 12, 26, 9)",
+            lambda a: Reach(ema_bars(a["slow"]) + ema_bars(a["signal"])),
         ),
         "macd_hist": (
             "MACD histogram: MACD line - signal line; sign change = crossover",
             "macd_hist() > 0 and prev(macd_hist()) <= 0",
+            lambda a: Reach(ema_bars(a["slow"]) + ema_bars(a["signal"])),
         ),
     },
 )
@@ -207,14 +226,17 @@ _register_lines(
         "bollinger_upper": (
             "Bollinger upper band: SMA(col, n) + k population std devs",
             "close > bollinger_upper(close, 20, 2)",
+            window("n"),
         ),
         "bollinger_middle": (
             "Bollinger middle band: SMA(col, n)",
             "bollinger_middle(close, 20, 2)",
+            window("n"),
         ),
         "bollinger_lower": (
             "Bollinger lower band: SMA(col, n) - k population std devs",
             "close < bollinger_lower(close, 20, 2)",
+            window("n"),
         ),
     },
 )
@@ -232,10 +254,12 @@ _register_lines(
         "stochastic_k": (
             "Slow stochastic %K 0-100: close within the k-bar high-low range, SMA'd by slowing",
             "stochastic_k(14, 3, 3) < 20",
+            lambda a: Reach(a["k"] + a["slowing"]),
         ),
         "stochastic_d": (
             "Stochastic %D: SMA(d) of %K; %K crossing above %D is the classic buy signal",
             "stochastic_k() > stochastic_d() and prev(stochastic_k()) <= prev(stochastic_d())",
+            lambda a: Reach(a["k"] + a["slowing"] + a["d"]),
         ),
     },
 )
@@ -253,14 +277,18 @@ _register_lines(
         "adx": (
             "Average Directional Index 0-100, Wilder; trend strength: >25 trending, <20 ranging",
             "adx(14) > 25",
+            # DX from Wilder-smoothed +DM/-DM/TR, then ADX as Wilder's smoothing of DX.
+            lambda a: Reach(1 + 2 * wilder_bars(a["n"])),
         ),
         "plus_di": (
             "+DI 0-100: upward directional movement (part of ADX); above minus_di = uptrend",
             "plus_di(14) > minus_di(14)",
+            lambda a: Reach(1 + wilder_bars(a["n"])),
         ),
         "minus_di": (
             "-DI 0-100: downward directional movement (part of ADX)",
             "minus_di(14) > plus_di(14)",
+            lambda a: Reach(1 + wilder_bars(a["n"])),
         ),
     },
 )
@@ -278,14 +306,17 @@ _register_lines(
         "keltner_upper": (
             "Keltner upper channel: EMA(close, n) + mult * ATR(atr_n)",
             "close > keltner_upper(20, 10, 1.5)",
+            lambda a: Reach(max(ema_bars(a["n"]), 1 + wilder_bars(a["atr_n"]))),
         ),
         "keltner_middle": (
             "Keltner middle line: EMA(close, n)",
             "keltner_middle(20, 10, 1.5)",
+            lambda a: Reach(ema_bars(a["n"])),
         ),
         "keltner_lower": (
             "Keltner lower channel: EMA(close, n) - mult * ATR(atr_n)",
             "close < keltner_lower(20, 10, 1.5)",
+            lambda a: Reach(max(ema_bars(a["n"]), 1 + wilder_bars(a["atr_n"]))),
         ),
     },
 )
@@ -303,14 +334,17 @@ _register_lines(
         "donchian_upper": (
             "Donchian upper: highest high of the last n bars, current bar included",
             "high > prev(donchian_upper(20))",
+            window("n"),
         ),
         "donchian_middle": (
             "Donchian middle: midpoint of the n-bar highest high and lowest low",
             "donchian_middle(20)",
+            window("n"),
         ),
         "donchian_lower": (
             "Donchian lower: lowest low of the last n bars, current bar included",
             "low < prev(donchian_lower(20))",
+            window("n"),
         ),
     },
 )

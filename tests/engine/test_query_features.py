@@ -8,8 +8,11 @@ import pandas as pd
 import pytest
 
 from barb import execute
+from barb.script.functions import register
 from barb.script.library import library
-from barb.script.reach import has_rule
+from barb.script.parser import parse_expression
+from barb.script.reach import reach
+from barb.script.warmup import ROW
 
 RTH = "minute >= 570 AND minute < 1020"
 
@@ -225,6 +228,15 @@ def test_sorting_rows_by_a_column_not_selected(engine_settings, db) -> None:
     assert result.table["close"].tolist() == [c for (c,) in expected]
 
 
-def test_every_order_dependent_function_has_a_reach_rule() -> None:
-    missing = sorted({s.name for s in library().values() if not has_rule(s)})
+def test_every_function_declares_its_reach_where_it_is_registered() -> None:
+    # A macro (named pattern) reads what its body reads; every other function says it.
+    missing = sorted({s.name for s in library().values() if s.reach is None and s.body is None})
     assert missing == []
+    rows = [s.name for s in library().values() if s.category == "time"]
+    assert rows and all(reach(parse_expression(f"{name}()")) == ROW for name in rows)
+
+
+def test_an_order_dependent_function_cannot_be_registered_without_its_reach() -> None:
+    with pytest.raises(RuntimeError, match="register it with its reach"):
+        register("lookback_probe", category="indicator", summary="reads earlier bars")
+    assert "lookback_probe" not in library()

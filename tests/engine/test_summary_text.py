@@ -197,3 +197,47 @@ def test_years_have_no_thousands_separator_and_one_row_is_one_row(
         "2023," + ",".join(f"{v:.10g}" for v in ohlc),
     ]
     assert "Scanned 1 yearly RTH bar of NQ" in one
+
+
+# 25 rows of 4 values, as traders ask for them: bars, ratios of bars, groups of aggregates.
+TWENTY_FIVE_BY_FOUR = {
+    "daily OHLC": {"session": "RTH", "from": "daily", "period": "2023-03-01:2023-04-04"},
+    "daily ratios": {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2023-03-01:2023-04-04",
+        "map": {
+            "ret": "close / prev(close) - 1",
+            "vol_ratio": "volume / prev(volume)",
+            "gap": "open - prev(close)",
+        },
+        "select": ["ret", "vol_ratio", "gap", "range"],
+    },
+    "15m slots": {
+        "session": "RTH",
+        "from": "15m",
+        "map": {"slot": "hour() * 100 + minute()", "body": "close - open"},
+        "where": "hour() * 60 + minute() <= 930",
+        "group_by": "slot",
+        "select": ["mean(range)", "mean(body)", "max(range)", "count()"],
+    },
+}
+
+
+@pytest.mark.parametrize("case", TWENTY_FIVE_BY_FOUR)
+def test_25_rows_of_4_values_cost_their_digits_and_a_few_fixed_lines(
+    case: str, year_settings
+) -> None:
+    result = run(TWENTY_FIVE_BY_FOUR[case], year_settings)
+    text = render_summary(result)
+    header, rows = listed(text)
+    assert result.summary.whole and len(rows) == 25 and len(header) == 5
+    # The listing is the cells and their commas, nothing else: no keys repeated per row,
+    # one line each. What a value costs is its digits (o200k reads up to 3 digits a token).
+    listing = "\n".join([",".join(header), *(",".join(r) for r in rows)])
+    assert listing in text
+    cells = [cell for row in rows for cell in row]
+    digits = sum(tokens(cell) for cell in cells)
+    assert tokens(listing) <= digits + len(cells) + tokens(",".join(header)) + 1
+    # Around it: the headline, the means of a whole listing, what was scanned, the data note.
+    assert tokens(text) - tokens(listing) <= 100
