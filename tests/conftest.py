@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from barb.settings import EngineSettings
+# Real servers the tests start themselves (tests/servers/).
+from servers.postgres import PostgresServer, running_postgres
 
-# Real servers the tests start themselves (servers/postgres.py), importable by name.
-sys.path.insert(0, str(Path(__file__).resolve().parent / "servers"))
-from postgres import PostgresServer, running_postgres
+from barb.settings import EngineSettings
 
 _MAPPED_DIR = pytest.StashKey[str]()
 # A real Redis server for the tests that need one (``redis_server``, ``redis_url``).

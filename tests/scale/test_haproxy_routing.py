@@ -14,10 +14,9 @@ from typing import Any
 import httpx
 import pytest
 import tornado.web
+from servers.haproxy import running_haproxy
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
-
-from tests.scale.haproxy import running_haproxy
 
 pytestmark = pytest.mark.scale
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from postgres import PostgresServer
+from servers.postgres import PostgresServer
 from store_fixtures import SETTINGS_ENV, FakeClock, sqlite_settings
 
 from bot.store import Store, StoreSettings, open_store

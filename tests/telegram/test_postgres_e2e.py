@@ -18,7 +18,7 @@ import pytest
 from bot_harness import ALICE, BOB, ask_and_get_plan, barb_bot, keyboard_data, press
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
-from postgres import PostgresServer
+from servers.postgres import PostgresServer
 
 from bot.assistant.replies import Asker
 from bot.startup_errors import EXIT_SCHEMA_NOT_READY

@@ -15,6 +15,7 @@ import httpx
 import pytest
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
+from servers.haproxy import free_port
 from test_faults_kill import (
     CHAT,
     OPENAI_PATH,
@@ -26,8 +27,6 @@ from test_faults_kill import (
     plans,
     press_and_get_answer,
 )
-
-from tests.scale.haproxy import free_port
 
 SECRET = "webhook-secret_42"
 
