@@ -182,7 +182,9 @@ async def running_bot(
                     # collector's full passes (~70 ms each over the libraries' objects, an
                     # event-loop stall).
                     gc.freeze()
-                    background.append(asyncio.create_task(keep_sending(application)))
+                    background.append(
+                        asyncio.create_task(keep_sending(application, settings.sending_pass_s))
+                    )
                     yield application, services
                 finally:
                     for task in background:

@@ -111,6 +111,13 @@ class BotSettings(BaseSettings):
         description="How long a query may wait for a worker to take it before the person is "
         "told to try again (with BARB_QUEUE_URL)",
     )
+    sending_pass_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="How often the bot sends the replies still queued (Telegram did not take "
+        'them), says "Done." on plans left "Running…", and takes over the work and '
+        "replies of a replica whose leases expired",
+    )
     telegram_max_rate: float = Field(
         default=30.0,
         ge=0,

@@ -4,9 +4,11 @@ The same ``QueryRunner`` contract as the in-process pool: every job ends in one
 ``QueryOutcome``, an answer or a sentence, never silence and never an exception.
 
 - Each job goes to its instrument's queue with the soft and hard time limits of this bot.
-- A job that a worker took ("STARTED") ends within the hard limit or its worker is gone: past
-  it (plus a margin) the person gets the worker-failure sentence. The worker may have been
-  killed outright (``kill -9``, a machine lost), which Celery itself cannot report.
+- A job that a worker took ("STARTED") ends within the hard limit or its worker is gone
+  (``kill -9``, a machine lost: nothing can report it). Such a job, never acknowledged, goes
+  back to its queue after the workers' visibility timeout and another worker runs it, as
+  long as it has not expired; only once that chance is gone too does the person get the
+  worker-failure sentence.
 - A job no worker takes within ``queue_wait_s`` (no worker serves that instrument, or all are
   busy for that long) is revoked and expires, so it never runs after the person was told.
 
@@ -130,12 +132,17 @@ class CeleryRunner:
                     f"No query worker took the query within {self.queue_wait_s:.0f} seconds "
                     f"(reference {ref}); please try again in a minute.",
                 )
-            if flight.started is not None and now - flight.started > self._dead_after_s:
+            if flight.started is not None and now > self._lost_after(flight):
                 return self._failed(job, None, "lost its worker (no answer past the hard limit)")
 
-    @property
-    def _dead_after_s(self) -> float:
-        return hard_limit(self.timeout_s) + _DEAD_WORKER_MARGIN_S
+    def _lost_after(self, flight: _InFlight) -> float:
+        """When a job taken by a worker is given up. A live worker ends it within the hard
+        limit; a job whose worker vanished is taken again from its queue by another worker,
+        which can happen until the job expires (``queue_wait_s`` after it was sent); and
+        that worker ends it within the hard limit in turn."""
+        assert flight.started is not None
+        dead_after_s = hard_limit(self.timeout_s) + _DEAD_WORKER_MARGIN_S
+        return max(flight.started, flight.sent + self.queue_wait_s) + dead_after_s
 
     async def _poll_while_in_flight(self) -> None:
         loop = asyncio.get_running_loop()

@@ -32,6 +32,9 @@ QUEUE_PREFIX = "barb."
 HARD_LIMIT_GRACE_S = 2.0
 #: Results nobody fetched (the bot gave up or stopped) are dropped by Redis after this.
 RESULT_EXPIRES_S = 600
+#: Past the hard limit, how long a job taken by a worker stays unacknowledged before Redis
+#: gives it to another worker: a live worker has finished (or failed) it by then.
+REDELIVERY_MARGIN_S = 3.0
 
 
 class PolledRedisBackend(RedisBackend):
@@ -55,6 +58,13 @@ def hard_limit(timeout_s: float) -> float:
     return timeout_s + HARD_LIMIT_GRACE_S
 
 
+def visibility_timeout(timeout_s: float) -> float:
+    """How long a job taken by a worker may stay unacknowledged before it goes back to its
+    queue: longer than any job may run on a live worker, so only the job of a worker that
+    vanished (``kill -9``, a machine lost) is run again, by another worker."""
+    return hard_limit(timeout_s) + REDELIVERY_MARGIN_S
+
+
 def make_queue_app(url: str, *, work: Callable[[QueryJob], QueryOutcome] = run_query_job) -> Celery:
     """A Celery app on Redis at ``url`` (broker and results), JSON only.
 
@@ -70,7 +80,8 @@ def make_queue_app(url: str, *, work: Callable[[QueryJob], QueryOutcome] = run_q
         accept_content=["json"],
         result_accept_content=["json"],
         # A job is acknowledged when it is done, not when taken: a worker that dies with
-        # jobs it had reserved leaves them in Redis. A job whose child process died is
+        # jobs it had taken leaves them in Redis, and they go back to their queue after the
+        # visibility timeout (set by ``barb worker``). A job whose child process died is
         # failed (WorkerLostError), not redelivered: a query that kills its worker would
         # otherwise kill every worker in turn.
         task_acks_late=True,

@@ -9,7 +9,7 @@ import socket
 from collections.abc import Callable
 
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
-from bot.pool.queue_app import hard_limit, make_queue_app, queue_name
+from bot.pool.queue_app import hard_limit, make_queue_app, queue_name, visibility_timeout
 from bot.pool.runner import warm_instruments
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,15 @@ def serve_worker(
     # The bot sends its own limits with each job; these hold for a job that has none.
     app.conf.task_soft_time_limit = timeout_s
     app.conf.task_time_limit = hard_limit(timeout_s)
+    # A worker that vanishes mid-query cannot report anything; the job it had taken goes
+    # back to its queue once no live worker could still be running it, and the next free
+    # worker runs it. Every worker sweeps the jobs taken and not acknowledged each second
+    # (kombu's default, every 100 s, would keep the person waiting long after the limit).
+    app.conf.broker_transport_options = {
+        "visibility_timeout": visibility_timeout(timeout_s),
+        "unacked_restore_interval": 1,
+        "unacked_restore_throttle": 1,
+    }
     queues = ",".join(queue_name(symbol) for symbol in instruments)
     log.info("barb worker serving %s with %d processes", queues, concurrency)
     app.worker_main(

@@ -33,6 +33,10 @@ def make_engine(
     url = make_url(settings.database_url)
     if url.get_backend_name() == "sqlite":
         _create_folder(url)
+    if url.get_backend_name() != "sqlite":
+        # A server restarted (or failed over) leaves every pooled connection dead: each is
+        # tested when taken from the pool and replaced, instead of failing one request each.
+        engine_options.setdefault("pool_pre_ping", True)
     engine = create_async_engine(
         url, echo=settings.echo_sql, json_serializer=_dump_json, **engine_options
     )

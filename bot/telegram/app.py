@@ -27,7 +27,7 @@ from bot.telegram.buttons import BUTTONS, callback, on_unknown_button
 from bot.telegram.commands import COMMANDS, MENU_LANGUAGES, handler, menu
 from bot.telegram.flood import OrderedRateLimiter
 from bot.telegram.recovery import finish_answered_runs, resume_interrupted
-from bot.telegram.services import SERVICES_KEY, BotServices
+from bot.telegram.services import SERVICES_KEY, BotServices, leave_turn
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,8 @@ class StoppableUpdates(SimpleUpdateProcessor):
             await coroutine
         finally:
             self._running.discard(task)
+            # The update's place in its chat's line (taken by handlers.stamp_arrival) goes.
+            leave_turn()
 
     def stop_running(self) -> int:
         """Cancel every handler still running; how many there were."""

@@ -29,8 +29,11 @@ log = logging.getLogger(__name__)
 async def stamp_arrival(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """The work for this update begins now. Under load the queues every chat shares (store
     writes, Telegram's flood limit) serve what acknowledges someone first, then older
-    updates, so that answers finish in the order they were asked (``bot.work_order``)."""
+    updates, so that answers finish in the order they were asked (``bot.work_order``).
+    Within a chat, its place in the line for the chat's lock is taken now."""
     arrived()
+    if update.effective_chat is not None:
+        services(context).locks.arrive(update.effective_chat.id)
 
 
 async def drop_duplicates(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

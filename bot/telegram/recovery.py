@@ -88,10 +88,16 @@ async def finish_answered_runs(application: Application, older_than: timedelta) 
     was unreachable when it should have said "Done."): edit them now; how many were left."""
     svc: BotServices = application.bot_data[SERVICES_KEY]
     cutoff = datetime.now(UTC) - older_than
+    # Only this replica's own: another live replica's plan is its to finish (it may still be
+    # sending the answer), and a dead one's is taken over with its lease (resume_interrupted).
+    own = (None, svc.store.in_flight.lease.owner)
     left = [
         item
         for item in await svc.store.in_flight.open()
-        if item.kind == "run" and item.answered_at is not None and item.answered_at < cutoff
+        if item.kind == "run"
+        and item.answered_at is not None
+        and item.answered_at < cutoff
+        and item.lease_owner in own
     ]
     for item in left:
         await _resume_run(svc, application.bot, item)

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import time
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -88,21 +89,66 @@ class Backlog:
             self.size -= 1
 
 
+@dataclass(eq=False)
+class _Turn:
+    """An update's place among its chat's updates, taken when it arrives."""
+
+    chat_id: int
+    locks: ChatLocks
+    #: Set once the update has queued for its chat's lock, or ended without it.
+    queued: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+#: The turn of the update the current task handles (set by ``ChatLocks.arrive``).
+_turn: ContextVar[_Turn | None] = ContextVar("barb_chat_turn", default=None)
+
+
 class ChatLocks:
     """One lock per chat with work in progress or waiting; dropped when the last task leaves,
-    so that the chats seen once over the bot's life do not pile up."""
+    so that the chats seen once over the bot's life do not pile up.
+
+    A chat's updates take its lock in the order they arrived, not in the order their
+    handlers reach it: before the lock each does its own database round trips (the update
+    recorded, the chat read, the question put in flight), and on a database server those
+    finish in any order, which would let a question overtake the greeting sent before it.
+    """
 
     def __init__(self) -> None:
         self._locks: dict[int, tuple[asyncio.Lock, int]] = {}
+        self._turns: dict[int, list[_Turn]] = {}
 
     def __len__(self) -> int:
         return len(self._locks)
 
+    def arrive(self, chat_id: int) -> None:
+        """An update of the chat arrived (call before the handler's first await): its
+        ``hold`` comes after those of the chat's earlier updates still being handled."""
+        turn = _Turn(chat_id, self)
+        self._turns.setdefault(chat_id, []).append(turn)
+        _turn.set(turn)
+
+    def _leave(self, turn: _Turn) -> None:
+        turn.queued.set()
+        turns = self._turns.get(turn.chat_id, [])
+        if turn in turns:
+            turns.remove(turn)
+        if not turns:
+            self._turns.pop(turn.chat_id, None)
+
     @asynccontextmanager
     async def hold(self, chat_id: int) -> AsyncIterator[None]:
+        turn = _turn.get()
+        turns = self._turns.get(chat_id, [])
+        if turn is not None and turn.chat_id == chat_id and turn in turns:
+            for earlier in turns[: turns.index(turn)]:
+                await earlier.queued.wait()
         lock, users = self._locks.get(chat_id, (asyncio.Lock(), 0))
         self._locks[chat_id] = (lock, users + 1)
         try:
+            if turn is not None and turn.chat_id == chat_id:
+                # Queued on the lock in this same step (asyncio.Lock serves its waiters in
+                # order): the next update of the chat may now queue behind this one.
+                turn.queued.set()
             async with lock:
                 yield
         finally:
@@ -111,6 +157,15 @@ class ChatLocks:
                 self._locks[chat_id] = (lock, users)
             else:
                 del self._locks[chat_id]
+
+
+def leave_turn() -> None:
+    """The current task's update is handled: the chat's later updates no longer wait for it
+    (called by the update processor once the update's handlers are done)."""
+    turn = _turn.get()
+    if turn is not None:
+        _turn.set(None)
+        turn.locks._leave(turn)
 
 
 @dataclass

