@@ -201,7 +201,19 @@ async def test_a_query_that_kills_its_child_process_ends_in_the_failure_sentence
         await runner.close()
 
 
-async def test_a_worker_killed_mid_query_ends_the_job_in_the_failure_sentence(
+async def _kill_once_started(redis_url: str, doomed: WorkerProcess) -> None:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        for _ in range(600):  # until its state is STARTED: it is running
+            if client.keys("celery-task-meta-*"):
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        client.close()
+    doomed.kill()
+
+
+async def test_the_job_of_a_worker_killed_mid_query_is_run_by_another_worker(
     redis_url: str, data_env: Path, workers: list, tmp_path: Path
 ) -> None:
     env = worker_env(redis_url, data_env, timeout_s=2)
@@ -209,19 +221,36 @@ async def test_a_worker_killed_mid_query_ends_the_job_in_the_failure_sentence(
     workers.append(doomed)
     runner = CeleryRunner(redis_url, timeout_s=2, queue_wait_s=60)
     try:
+        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 1.0})))
+        await _kill_once_started(redis_url, doomed)
+        # Never acknowledged, the job goes back to its queue once no live worker could
+        # still be running it (the visibility timeout), and the next worker runs it.
+        survivor = misbehaving_worker(env, tmp_path / "survivor.log", "NQ")
+        workers.append(survivor)
+        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+        assert "Task barb.query[" in survivor.log.read_text()
+    finally:
+        await runner.close()
+
+
+async def test_a_worker_killed_mid_query_with_no_other_ends_the_job_in_the_failure_sentence(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    env = worker_env(redis_url, data_env, timeout_s=2)
+    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
+    workers.append(doomed)
+    # Once the job has expired (queue_wait_s after it was sent) no worker may take it any
+    # more: past that and the hard limit, the person is told.
+    runner = CeleryRunner(redis_url, timeout_s=2, queue_wait_s=3)
+    try:
         job = asyncio.create_task(runner.run(quick({**COUNT, "stuck": 60})))
-        client = redis.Redis.from_url(redis_url)
-        for _ in range(600):  # until its state is STARTED: it is running
-            if client.keys("celery-task-meta-*"):
-                break
-            await asyncio.sleep(0.05)
-        client.close()
-        doomed.kill()
+        await _kill_once_started(redis_url, doomed)
         outcome = await asyncio.wait_for(job, 60)
         assert worker_failure(outcome)
         assert "The query could not be run (reference " in outcome.summary_text
-        # A worker started again serves the next query.
+        # A worker started again serves the next query; the expired job is not run.
         workers.append(barb_worker(env, tmp_path / "restarted.log", "NQ"))
+        runner.queue_wait_s = 60
         assert count_of(await runner.run(quick(COUNT))) == DAYS
     finally:
         await runner.close()

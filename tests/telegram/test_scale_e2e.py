@@ -122,3 +122,57 @@ async def test_many_chats_through_haproxy_each_answered_once_in_order(cluster: C
         assert "Task barb.query[" in worker.log.read_text()
     # Telegram's webhook calls all came through HAProxy with the secret, and were taken.
     assert {status for _, status in cluster.fake.webhook_deliveries} == {200}
+
+
+async def test_a_worker_killed_mid_query_its_job_is_run_by_the_other(cluster: Cluster) -> None:
+    """kill -9 of a whole `barb worker` (its children too) while it computes: the job it had
+    taken, never acknowledged, goes back to the queue after the visibility timeout and the
+    other worker runs it. Every person gets exactly one answer."""
+    chats = CHATS[:4]
+    doomed, survivor = cluster.workers
+    await ask_everyone(cluster, chats, "heavy statistic please")
+    await run_everyone(cluster, chats)
+    await cluster.wait_until(lambda: cluster.started_by(doomed), "a job running on worker 1")
+    [job] = cluster.started_by(doomed)
+    doomed.kill()
+
+    await all_done(cluster, chats)
+    for chat in chats:
+        assert_conversation(cluster, chat)
+    # The killed worker's job was taken again, by the other worker.
+    assert f"Task barb.query[{job}] received" in survivor.log.read_text()
+
+
+async def test_a_replica_killed_mid_send_its_chats_are_finished_by_the_other(
+    cluster: Cluster,
+) -> None:
+    """kill -9 of one replica while Telegram is slow to take the charts: HAProxy sends its
+    chats to the other replica, which takes over its work and its replies once their leases
+    expire. A chart that was on the wire at the kill was carried out by Telegram and is sent
+    again (the bot never heard back: the one duplicate a kill can cause); every other chat
+    gets exactly one answer, and every plan says "Done."."""
+    fake = cluster.fake
+    victim = cluster.replicas[0]
+    await ask_everyone(cluster, CHATS, "average range by weekday?")
+    victim_chats = cluster.chats_of(victim)
+    assert victim_chats and victim_chats != set(CHATS), cluster.owners
+    for chat in CHATS:
+        fake.fault_next("sendPhoto", "slow", chat_id=chat, delay_s=3.0)
+    await run_everyone(cluster, CHATS)
+    await cluster.wait_until(
+        lambda: any(fake.calls("sendPhoto", chat_id=c) for c in victim_chats),
+        "a chart of the victim's chats on the wire",
+    )
+    victim.kill()
+    # What the victim had sent before it died (nobody else sends its chats' replies until
+    # their leases expire).
+    await asyncio.sleep(0.5)
+    on_the_wire = {c for c in victim_chats if fake.calls("sendPhoto", chat_id=c)}
+
+    await all_done(cluster, CHATS)
+    for chat in CHATS:
+        assert_conversation(cluster, chat, charts_seen=2 if chat in on_the_wire else 1)
+    # The surviving replica took the victim's unfinished work over.
+    survivor = cluster.replicas[1].env["BARB_REPLICA_ID"]
+    taken_over = {c for c in victim_chats if survivor in cluster.owners[c]}
+    assert victim_chats - on_the_wire <= taken_over
