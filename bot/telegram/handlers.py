@@ -38,7 +38,15 @@ async def stamp_arrival(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
 
 async def drop_duplicates(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """The same update delivered twice is handled once."""
-    if not await services(context).store.updates.mark(update.update_id):
+    try:
+        first = await services(context).store.updates.mark(update.update_id)
+    except Exception as exc:
+        # The database is unreachable: nothing of this update can be recorded, so nothing is
+        # done. One sentence (the error handler's), and no other handler runs: each would
+        # fail the same way and say so again. A plan's button still works afterwards.
+        await context.application.process_error(update, exc)
+        raise ApplicationHandlerStop from None
+    if not first:
         raise ApplicationHandlerStop
 
 

@@ -42,8 +42,11 @@ class _Replica:
         self.server.add_sockets(sockets)
         self.port = sockets[0].getsockname()[1]
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
+        """Gone, as a replica that dies is: HAProxy's kept-alive connections to it close too
+        (else it would still answer on them until HAProxy's checks mark it down)."""
         self.server.stop()
+        await self.server.close_all_connections()
 
 
 def _update(update_id: int, chat_id: int, kind: str) -> dict[str, Any]:
@@ -117,11 +120,11 @@ async def test_each_chat_stays_on_one_replica_in_order_and_moves_only_when_its_r
 
         # Replica 2 leaves: its chats move to replica 1, replica 1's chats stay where they were.
         before = {chat: next(iter(names)) for chat, names in where.items()}
-        replicas[1].stop()
+        await replicas[1].stop()
         seen.clear()
         await _deliver_all(url)
         after = _replica_of_chat(seen)
         assert len(seen) == len(CHATS) * len(KINDS)
         assert all(names == {"r1"} for names in after.values())
         assert sum(replica == "r1" for replica in before.values()) < len(CHATS)
-    replicas[0].stop()
+    await replicas[0].stop()

@@ -247,9 +247,13 @@ async def running_cluster(
     workdir: Path,
     data_dir: Path,
     timing: Timing | None = None,
+    *,
+    replica_count: int = 2,
+    worker_count: int = 2,
 ) -> AsyncIterator[Cluster]:
-    """Everything started, in deploy order: database migrated, Redis, workers, HAProxy,
-    the replicas (each sets the webhook to HAProxy's address)."""
+    """Everything started, in deploy order: database migrated, Redis, workers, the replicas
+    (each sets the webhook to HAProxy's address), HAProxy. With one replica, both of
+    HAProxy's servers are that replica."""
     timing = timing or Timing()
     model = FakeAPIServer().start()
     model.respond(OPENAI_PATH, tagged_model)
@@ -266,7 +270,7 @@ async def running_cluster(
             assert await upgrade.wait() == 0, "barb db upgrade failed"
 
             env = worker_env(redis_server.url(), data_dir, timing.query_timeout_s)
-            for number in (1, 2):
+            for number in range(1, worker_count + 1):
                 log = workdir / f"worker{number}.log"
                 command = [str(BARB), "worker", "--instruments=NQ", "--concurrency=1"]
                 workers.append(WorkerProcess(command, env, log))
@@ -274,7 +278,7 @@ async def running_cluster(
                 await asyncio.to_thread(worker.wait_ready)
 
             # The replicas first, so that HAProxy finds both listening from its first check.
-            ports = [free_port(), free_port()]
+            ports = [free_port() for _ in range(replica_count)]
             lb_port = free_port()
             for number, port in enumerate(ports, 1):
                 replica = BotProcess(
@@ -293,7 +297,7 @@ async def running_cluster(
                 )
                 replicas.append(replica)
                 await replica.start()
-            stack.enter_context(running_haproxy(ports, lb_port))
+            stack.enter_context(running_haproxy((ports * 2)[:2], lb_port))
             yield Cluster(fake, model, postgres, database, redis_server, replicas, workers, lb_port)
         finally:
             for replica in replicas:

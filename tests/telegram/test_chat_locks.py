@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from bot.telegram.services import ChatLocks
+from bot.telegram.services import ChatLocks, leave_turn
 
 
 async def test_one_chat_in_order_others_alongside_and_nothing_kept() -> None:
@@ -53,3 +53,31 @@ async def test_a_failure_or_cancellation_releases_the_chat() -> None:
     assert len(locks) == 0
     async with locks.hold(5):  # free again
         pass
+
+
+async def test_a_chats_updates_take_its_lock_in_the_order_they_arrived() -> None:
+    """The first update is slower to reach the lock (its database round trips took longer):
+    the second still waits for it; an update that ends without the lock lets the next go."""
+    locks = ChatLocks()
+    log: list[str] = []
+
+    async def update(name: str, before_lock_s: float, *, uses_lock: bool = True) -> None:
+        locks.arrive(7)  # as handlers.stamp_arrival does, before any await
+        try:
+            await asyncio.sleep(before_lock_s)
+            if uses_lock:
+                async with locks.hold(7):
+                    log.append(name)
+        finally:
+            leave_turn()  # as the update processor does once the handlers are done
+
+    await asyncio.gather(
+        asyncio.create_task(update("greeting", 0.05)),
+        asyncio.create_task(update("button", 0.02, uses_lock=False)),
+        asyncio.create_task(update("question", 0.0)),
+    )
+    assert log == ["greeting", "question"]
+    # Work with no update behind it (a resumed run, the sending pass) just queues.
+    async with locks.hold(7):
+        pass
+    assert len(locks) == 0

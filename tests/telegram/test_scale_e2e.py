@@ -24,9 +24,10 @@ from scale_cluster import (
     tag,
     texts,
 )
-from servers.postgres import PostgresServer
+from servers.postgres import PostgresServer, running_postgres
 
 from barb.settings import EngineSettings
+from bot.texts import t
 
 pytestmark = pytest.mark.scale
 
@@ -176,3 +177,102 @@ async def test_a_replica_killed_mid_send_its_chats_are_finished_by_the_other(
     survivor = cluster.replicas[1].env["BARB_REPLICA_ID"]
     taken_over = {c for c in victim_chats if survivor in cluster.owners[c]}
     assert victim_chats - on_the_wire <= taken_over
+
+
+async def answered(cluster: Cluster, chat: int, number: int) -> None:
+    """The chat's question ``number`` gets its plan; Run on it gives its answer."""
+    fake = cluster.fake
+    ask(fake, chat, f"{tag(chat, number)} average range by weekday?")
+    await cluster.wait_until(lambda: len(plans(fake, chat)) == number, f"plan {number} of {chat}")
+    plan = plans(fake, chat)[-1]
+    assert f"Plan {tag(chat, number)}:" in plan["text"]
+    press_run(fake, chat, plan)
+    await cluster.wait_until(
+        lambda: any(tag(chat, number) in p["caption"] for p in charts(fake, chat))
+        and plan_status(fake, chat, plan) == "⏵ Done.",
+        f"answer {number} of {chat}",
+    )
+
+
+async def test_redis_restarted_briefly_nothing_stuck_and_answers_after(cluster: Cluster) -> None:
+    """Redis (the queue and the shared flood limit) goes away and comes back empty, as a
+    restart without persistence leaves it. A Run pressed during the outage gets one
+    sentence; a question asked during it gets its plan (the replies go out under each
+    replica's own flood limit); after it, Run answers, and so does a new question."""
+    fake = cluster.fake
+    a, b = CHATS[:2]
+    await ask_everyone(cluster, [a], "average range by weekday?")
+    cluster.redis.stop()
+    press_run(fake, a, plans(fake, a)[0])
+    ask(fake, b, f"{tag(b)} average range by weekday?")
+    await cluster.wait_until(
+        lambda: plans(fake, b) and len(texts(fake, a)) == 3, "a's sentence and b's plan"
+    )
+    cluster.redis.start()
+    await cluster.wait_until(lambda: plan_status(fake, a, plans(fake, a)[0]) == "⏵ Done.", "a")
+    assert texts(fake, a)[2] == t("query_timeout", "en")
+    assert charts(fake, a) == []
+
+    press_run(fake, b, plans(fake, b)[0])
+    await cluster.wait_until(lambda: charts(fake, b), "b's answer after the outage")
+    await answered(cluster, a, 2)
+    await cluster.settled()
+    [chart_a] = charts(fake, a)
+    [chart_b] = charts(fake, b)
+    assert chart_a["caption"].startswith(f"Answer {tag(a, 2)}: Result:")
+    assert chart_b["caption"].startswith(f"Answer {tag(b)}: Result:")
+    assert len(texts(fake, a)) == 4 and len(texts(fake, b)) == 1  # nothing twice
+    # The limiter fell back to each replica's own budget while Redis was away.
+    logs = "".join(replica.log for replica in cluster.replicas)
+    assert "shared flood limit unavailable (Redis); this replica's own limit only" in logs
+
+
+@pytest.fixture
+async def own_postgres() -> AsyncIterator[PostgresServer]:
+    """A PostgreSQL of this test's own, which it stops and starts again."""
+    with running_postgres() as server:
+        yield server
+
+
+async def test_postgresql_away_briefly_the_replicas_recover_nothing_lost_or_twice(
+    fake_telegram: FakeBotAPI,
+    own_postgres: PostgresServer,
+    sample_settings: EngineSettings,
+    tmp_path: Path,
+) -> None:
+    """PostgreSQL stopped for a moment and started again, with plans waiting for Run. A Run
+    pressed and a question asked while it is away each get one sentence (the update could
+    not be recorded; nothing was done); the plan keeps its Run button, which then gives
+    exactly one answer; the replicas reconnect by themselves, and the question asked again
+    is answered; nothing is sent twice."""
+    fake = fake_telegram
+    data_dir = Path(sample_settings.data_dir).resolve()
+    async with running_cluster(fake, own_postgres, tmp_path, data_dir) as cluster:
+        a, b = CHATS[:2]
+        await ask_everyone(cluster, [a, b], "average range by weekday?")
+        await cluster.settled()
+        own_postgres.halt()
+        press_run(fake, a, plans(fake, a)[0])
+        ask(fake, b, f"{tag(b, 2)} average range by weekday?")
+        await cluster.wait_until(
+            lambda: len(texts(fake, a)) == 3 and len(texts(fake, b)) == 3,
+            "one sentence each while the database is away",
+        )
+        for chat in (a, b):
+            assert texts(fake, chat)[2].startswith("Something broke on my side (reference ")
+        own_postgres.resume()
+
+        # a's plan still has its button: pressed again, it gives the answer.
+        plan_a = plans(fake, a)[0]
+        assert fake.message(a, plan_a["message_id"]).get("reply_markup")
+        press_run(fake, a, plan_a)
+        await cluster.wait_until(
+            lambda: charts(fake, a) and plan_status(fake, a, plan_a) == "⏵ Done.", "a's answer"
+        )
+        await answered(cluster, b, 2)
+        await cluster.settled()
+        for chat in (a, b):
+            assert len(charts(fake, chat)) == 1, cluster.describe()
+        assert charts(fake, a)[0]["caption"].startswith(f"Answer {tag(a)}: Result:")
+        assert charts(fake, b)[0]["caption"].startswith(f"Answer {tag(b, 2)}: Result:")
+        assert len(texts(fake, a)) == 3 and len(texts(fake, b)) == 4  # nothing twice
