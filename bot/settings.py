@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.kill_points import KillPoint
+
 IdList = Annotated[frozenset[int], NoDecode]
 
 #: python-telegram-bot's convention: the token is appended to the base URL (``…/bot`` +
@@ -74,6 +76,17 @@ class BotSettings(BaseSettings):
     webhook_url: str | None = Field(default=None, description="Public HTTPS URL: webhook mode")
     webhook_port: int = 8443
     webhook_listen: str = "0.0.0.0"
+    webhook_secret: SecretStr | None = Field(
+        default=None,
+        description="Telegram sends it with every update (X-Telegram-Bot-Api-Secret-Token); "
+        "a request without it is refused. The same value on every replica",
+    )
+    poll_timeout_s: int = Field(
+        default=10, ge=0, description="Long polling: how long one getUpdates waits for updates"
+    )
+    kill_at: KillPoint | None = Field(
+        default=None, description="Tests only: the bot kills itself there (bot.kill_points)"
+    )
     allowed_users: IdList = frozenset()
     allowed_chats: IdList = frozenset()
     admins: IdList = frozenset()

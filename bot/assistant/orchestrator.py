@@ -198,17 +198,19 @@ class Assistant:
         press: Press,
         *,
         work: Mapping[str, Any] | None = None,
+        update_id: int | None = None,
     ) -> Taken:
         """The confirm gate's one decision on a press: may it go ahead?
 
-        Run claims the plan (pending → running, with ``work`` recorded in flight in the same
-        transaction), Cancel cancels it, an option only checks; each is one conditional
-        write, so a double press, or two devices, cannot both win. A plan that was reset,
-        superseded, already run, cancelled or expired is ``STALE``: nothing is computed.
+        Run claims the plan (pending → running), Cancel cancels it, each with ``work``
+        recorded in flight in the same transaction (and the press's ``update_id`` handled
+        from then on); an option only checks. Each is one conditional write, so a double
+        press, or two devices, cannot both win. A plan that was reset, superseded, already
+        run, cancelled or expired is ``STALE``: nothing is computed.
         """
         if press is Press.RUN:
             claim = await self.store.pending.claim(
-                action_id, user_id, max_age=PLAN_LIFETIME, work=work
+                action_id, user_id, max_age=PLAN_LIFETIME, work=work, update_id=update_id
             )
             action = claim.action
             if claim.won and action is not None:
@@ -223,9 +225,12 @@ class Assistant:
         if verdict is not Verdict.OK or action is None:
             return Taken(verdict=verdict, action=action)
         if press is Press.CANCEL:
-            if not await self.store.pending.cancel(action_id, user_id):  # Run won the race
-                return Taken(verdict=verdict_on(await self.store.pending.get(action_id), user_id))
-            return Taken(verdict=Verdict.OK, action=action)
+            cancel = await self.store.pending.cancel(
+                action_id, user_id, work=work, update_id=update_id
+            )
+            if not cancel.won:  # Run won the race
+                return Taken(verdict=verdict_on(cancel.action, user_id))
+            return Taken(verdict=Verdict.OK, action=action, work_id=cancel.work_id)
         return Taken(verdict=Verdict.OK, action=action)
 
     async def press(

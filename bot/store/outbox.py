@@ -50,15 +50,15 @@ class OutboxRepository(Repository):
         first is being sent still leaves the others to send.
 
         ``answers``: the work in flight this reply answers, in the same transaction, so that
-        a restart neither loses the reply nor works it out twice: a question is finished, a
-        run marked answered (its plan message is edited next).
+        a restart neither loses the reply nor works it out twice: a question, a cancel or a
+        /query is finished, a run marked answered (its plan message is edited next).
         """
         now = self._now()
         async with self._write_for_chat(chat_id) as session:
             if answers is not None:
                 work = InFlightRow.id == answers
                 await session.execute(
-                    delete(InFlightRow).where(work, InFlightRow.kind == "question"),
+                    delete(InFlightRow).where(work, InFlightRow.kind != "run"),
                     execution_options=_NO_SYNC,
                 )
                 await session.execute(

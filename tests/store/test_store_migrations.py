@@ -107,14 +107,14 @@ async def test_open_store_migrates_a_new_database_to_head(settings: StoreSetting
     store = await open_store(settings)
     await store.close()
 
-    assert await current_revision(settings) == head_revision() == "0005"
+    assert await current_revision(settings) == head_revision() == "0006"
     assert await _on_connection(settings, _tables) >= {
         "chats",
         "preferences",
         "messages",
         "pending_actions",
         "usage",
-        "processed_updates",
+        "received_updates",
         "outbox",
     }
 
