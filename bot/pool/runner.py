@@ -42,12 +42,11 @@ class QueryRunner(Protocol):
     async def close(self) -> None: ...
 
 
-def _failed(error_type: str, message: str) -> QueryOutcome:
-    return QueryOutcome(
-        ok=False,
-        summary_text=f"Error ({error_type}): {message}",
-        error={"error": True, "error_type": error_type, "message": message, "step": "execute"},
-    )
+def _failed(error_type: str, message: str, reference: str | None = None) -> QueryOutcome:
+    error = {"error": True, "error_type": error_type, "message": message, "step": "execute"}
+    if reference is not None:  # the log line's: what the person can quote
+        error["reference"] = reference
+    return QueryOutcome(ok=False, summary_text=f"Error ({error_type}): {message}", error=error)
 
 
 class InlineRunner:
@@ -210,6 +209,7 @@ class ProcessRunner:
                 "WorkerDied",
                 f"The query crashed its worker and was stopped (reference {ref}); the next "
                 "query runs as usual.",
+                ref,
             )
         except (BrokenProcessPool, concurrent.futures.CancelledError) as exc:
             self._replace(pool, f"broken pool: {exc!r}")
@@ -227,6 +227,7 @@ class ProcessRunner:
         return _failed(
             "WorkerDied",
             f"The query could not be run (reference {ref}); other queries are not affected.",
+            ref,
         )
 
     async def close(self) -> None:

@@ -208,7 +208,7 @@ async def test_query_past_its_time_limit(fake_telegram: FakeBotAPI, db_url: str)
             )
         )
         messages = await fake.wait_for("sendMessage", 2, chat_id=ALICE, timeout=30)
-        assert "took too long" in messages[-1].result["text"]
+        assert "took too long" in messages[-1].result["text"]  # the time limit, named as such
         assert runner.restarts == 1
         # The pool still answers afterwards.
         await ask_and_get_plan(fake, ALICE, ALICE, "hello")
