@@ -207,8 +207,8 @@ class ReceivedUpdateRow(Base):
     __tablename__ = "received_updates"
 
     update_id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
-    #: The update's JSON as Telegram sent it, to handle it after a restart; NULL for the ids
-    #: carried over from before it was kept.
+    #: The update's JSON as Telegram sent it, to handle it after a restart; NULL once handled
+    #: (and for the ids carried over from before it was kept).
     payload: Mapped[dict[str, Any] | None]
     received_at: Mapped[datetime] = mapped_column(index=True)
     handled_at: Mapped[datetime | None] = mapped_column(index=True)

@@ -29,13 +29,14 @@ _NO_SYNC = {"synchronize_session": False}
 
 
 async def mark_handled(session: AsyncSession, update_id: int | None, now: datetime) -> None:
-    """In the caller's transaction: the update ``update_id`` needs no handling any more."""
+    """In the caller's transaction: the update ``update_id`` needs no handling any more. Its
+    JSON (the person's words) goes; the id stays, to refuse a redelivery."""
     if update_id is None:
         return
     await session.execute(
         update(ReceivedUpdateRow)
         .where(ReceivedUpdateRow.update_id == update_id, ReceivedUpdateRow.handled_at.is_(None))
-        .values(handled_at=now),
+        .values(handled_at=now, payload=None),
         execution_options=_NO_SYNC,
     )
 

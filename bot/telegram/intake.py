@@ -31,7 +31,7 @@ from typing import Any
 import tornado.netutil
 import tornado.web
 from telegram import Update
-from telegram.error import Forbidden, InvalidToken, RetryAfter, TelegramError, TimedOut
+from telegram.error import RetryAfter, TelegramError, TimedOut
 from telegram.ext import Application
 from tornado.httpserver import HTTPServer
 
@@ -111,11 +111,10 @@ class Intake:
             except RetryAfter as exc:
                 await asyncio.sleep(_seconds(exc.retry_after))
                 continue
-            except (InvalidToken, Forbidden):
-                raise  # the token was revoked: polling cannot go on
             except Exception as exc:
-                # Telegram unreachable, another instance polling (Conflict), the database
-                # failing: nothing was confirmed, so nothing is lost; try again, later.
+                # Telegram unreachable, another instance polling (Conflict), the token
+                # revoked, the database failing: nothing was confirmed, so nothing is lost;
+                # try again, later (never a polling task that died unseen).
                 level = logging.WARNING if isinstance(exc, TelegramError) else logging.ERROR
                 log.log(level, "receiving updates failed; retrying in %.1fs", wait_s, exc_info=exc)
                 await asyncio.sleep(wait_s)

@@ -7,7 +7,10 @@ database row of the question, the model's request arriving, the plan message, th
 acknowledged, the reply's photo delivered), starts it again on the same database, and
 asserts what reached the chat: exactly one answer (one photo captioned with the commentary,
 and its CSV sent once when its button is pressed), and a plan that ends "Done." rather than
-"Running…"; or one plain sentence and a working button.
+"Running…"; or one plain sentence and a working button. Two moments last a millisecond (an
+update stored and not yet confirmed; a question's handler before it records the question):
+there the bot kills itself, told by ``BARB_KILL_AT``. A Cancel being worded by the model and
+a /query running are killed too.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import pytest
 from bot_harness import HEAVY, WEEKDAY_RANGE, keyboard_data
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
+from small_bars import write_small_data
 
 from bot.telegram import keyboards
 
@@ -64,10 +68,28 @@ def model() -> Iterator[FakeAPIServer]:
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def small_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_small_data(tmp_path_factory.mktemp("kill_data"))
+
+
 @pytest.fixture
 async def bot(
+    fake_telegram: FakeBotAPI, model: FakeAPIServer, tmp_path: Path, small_data_dir: Path
+) -> AsyncIterator[BotProcess]:
+    """`barb bot` on ten days of bars: its query worker loads them at once at every start
+    (the full sample costs seconds of CPU per start, and most stages need no long query)."""
+    process = BotProcess(fake_telegram, model.url, tmp_path, BARB_DATA_DIR=str(small_data_dir))
+    yield process
+    process.kill()
+
+
+@pytest.fixture
+async def bot_on_sample(
     fake_telegram: FakeBotAPI, model: FakeAPIServer, tmp_path: Path, sample_settings: object
 ) -> AsyncIterator[BotProcess]:
+    """`barb bot` on the full sample, where ``HEAVY`` runs for seconds: long enough to be
+    killed in the middle of it."""
     process = BotProcess(fake_telegram, model.url, tmp_path)
     yield process
     process.kill()
@@ -209,8 +231,9 @@ async def test_kill_when_the_plan_is_shown(
 
 
 async def test_kill_while_the_query_runs(
-    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+    bot_on_sample: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
 ) -> None:
+    bot = bot_on_sample
     model.queue(OPENAI_PATH, plan_turn(HEAVY), answer_turn())
     await bot.start()
     ask(fake_telegram)
@@ -275,8 +298,9 @@ async def test_kill_while_the_reply_is_half_sent(
 
 
 async def test_killed_twice_the_run_is_handed_back_with_a_fresh_button(
-    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+    bot_on_sample: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
 ) -> None:
+    bot = bot_on_sample
     model.queue(OPENAI_PATH, plan_turn(HEAVY), answer_turn())
     await bot.start()
     ask(fake_telegram)
@@ -390,11 +414,12 @@ def send_query(fake: FakeBotAPI, query: dict[str, Any]) -> None:
 
 
 async def test_kill_while_a_query_command_runs(
-    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+    bot_on_sample: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
 ) -> None:
     """/query running when the bot dies: it runs again by itself after the restart, and
     the person reads one answer. (Killed twice, it is handed back in one sentence:
     ``test_recovery.py``.)"""
+    bot = bot_on_sample
     await bot.start()
     send_query(fake_telegram, HEAVY)
     await bot.wait_until(lambda: in_flight(bot, "query"), "the /query recorded")
