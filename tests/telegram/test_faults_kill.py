@@ -364,7 +364,10 @@ async def test_kill_between_receiving_the_update_and_recording_the_question(
     await press_and_get_answer(bot, fake_telegram)
     await assert_one_answer(bot, fake_telegram)
     assert len(model.requests_to(OPENAI_PATH)) == 2  # the question asked of the model once
-    assert bot.rows("SELECT update_id FROM received_updates WHERE handled_at IS NULL") == []
+    await bot.wait_until(
+        lambda: not bot.rows("SELECT update_id FROM received_updates WHERE handled_at IS NULL"),
+        "every update handled",
+    )
 
 
 # --- Cancel and /query in flight --------------------------------------------------------------
