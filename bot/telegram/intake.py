@@ -80,8 +80,13 @@ class Intake:
     async def handle_stored(self) -> int:
         """Queue the updates a previous process stored and did not handle; how many."""
         stored = await self.store.updates.unhandled()
-        for _, payload in stored:
-            update = Update.de_json(payload, self.application.bot)
+        for update_id, payload in stored:
+            try:
+                update = Update.de_json(payload, self.application.bot)
+            except Exception:  # stored by a version that read it differently: not start-up's end
+                log.exception("stored update %s cannot be read; dropped", update_id)
+                await self.store.updates.handled(update_id)
+                continue
             await self.application.update_queue.put(update)
         if stored:
             log.info("handling %d updates received before the last stop", len(stored))
