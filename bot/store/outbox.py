@@ -17,6 +17,7 @@ from sqlalchemy import case, delete, literal, select, update
 from bot.store.records import NewReply, OutgoingReply, ReplyKind
 from bot.store.schema import InFlightRow, OutboxRow
 from bot.store.transactions import Repository, rowcount
+from bot.store.updates import mark_handled
 
 _NO_SYNC = {"synchronize_session": False}
 MAX_ERROR_CHARS = 500
@@ -45,6 +46,7 @@ class OutboxRepository(Repository):
         *,
         question_id: str | None = None,
         answers: int | None = None,
+        update_id: int | None = None,
     ) -> list[OutgoingReply]:
         """Queue the messages of one reply, in order, in one transaction: a crash while the
         first is being sent still leaves the others to send.
@@ -52,9 +54,11 @@ class OutboxRepository(Repository):
         ``answers``: the work in flight this reply answers, in the same transaction, so that
         a restart neither loses the reply nor works it out twice: a question, a cancel or a
         /query is finished, a run marked answered (its plan message is edited next).
+        ``update_id``: the Telegram update this reply answers is handled from here on.
         """
         now = self._now()
         async with self._write_for_chat(chat_id) as session:
+            await mark_handled(session, update_id, now)
             if answers is not None:
                 work = InFlightRow.id == answers
                 await session.execute(

@@ -6,9 +6,10 @@ receiving an update and recording its work loses nothing: the next start handles
 stored and not handled. The primary key refuses an update delivered twice (a redelivery after
 a restart, a webhook retried, two replicas behind one webhook).
 
-An update is *handled* once its handlers have ended, or as soon as the work it started is
-recorded in flight (``mark_handled`` in that same transaction): from then on the work's own
-record is what a restart resumes, and handling the update again would do the work twice.
+An update is *handled* once its handlers have ended, or as soon as its first reply is stored
+or the work it started is recorded in flight (``mark_handled`` in that same transaction):
+from then on the stored reply or the work's own record is what a restart takes up, and
+handling the update again would do it twice.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from bot.telegram import data_upload, handlers, keyboards
 from bot.telegram.buttons import BUTTONS, callback, on_unknown_button
 from bot.telegram.commands import COMMANDS, MENU_LANGUAGES, handler, menu
 from bot.telegram.flood import OrderedRateLimiter
+from bot.telegram.handling import handling
 from bot.telegram.intake import Intake, polling, webhook
 from bot.telegram.recovery import finish_answered_runs, resume_interrupted
 from bot.telegram.services import SERVICES_KEY, BotServices
@@ -68,7 +69,8 @@ class StoppableUpdates(SimpleUpdateProcessor):
         assert task is not None
         self._running.add(task)
         try:
-            await coroutine  # PTB hands a handler's exception to the error handler
+            with handling(update.update_id if isinstance(update, Update) else None):
+                await coroutine  # PTB hands a handler's exception to the error handler
         finally:
             self._running.discard(task)
         # Not reached when stopped at shutdown: that update is handled at the next start.

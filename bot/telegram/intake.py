@@ -11,7 +11,8 @@ a kill in between lost the update. Barb polls itself instead (or serves its own 
 4. only then does the next ``getUpdates`` (or the webhook's 200) confirm them.
 
 An update is marked handled when its handlers end (``StoppableUpdates.on_handled``), or as
-soon as its work is recorded in flight (``bot.store.updates.mark_handled``). At start-up the
+soon as its first reply is stored or its work is recorded in flight, in that transaction
+(``bot.store.updates.mark_handled``; ``bot.telegram.handling``). At start-up the
 updates stored and not handled (the last process was killed or stopped in between) are
 handled first, once.
 """

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import text as text_sql
 from store_fixtures import ALICE, GROUP_CHAT, PRIVATE_CHAT, FakeClock
 
-from bot.store import Store, UnknownChat
+from bot.store import NewReply, Store, UnknownChat
 
 
 def _update(update_id: int) -> tuple[int, dict[str, object]]:
@@ -39,10 +39,13 @@ async def test_a_stored_update_waits_until_handled(store: Store) -> None:
     assert await store.updates.unhandled() == []
 
 
-async def test_recording_work_in_flight_handles_its_update(chats: Store) -> None:
-    """The work's record and the update's end are one transaction: a restart either handles
-    the update (no work recorded) or resumes the work (the update handled), never both."""
-    await chats.updates.receive([_update(8), _update(9)])
+async def test_storing_a_reply_or_work_in_flight_handles_its_update(chats: Store) -> None:
+    """The reply or the work's record and the update's end are one transaction: a restart
+    either handles the update (nothing stored) or sends the reply / resumes the work (the
+    update handled), never both."""
+    await chats.updates.receive([_update(7), _update(8), _update(9)])
+    reply = NewReply(kind="text", payload={"text": "/help's answer"})
+    await chats.outbox.enqueue_many(PRIVATE_CHAT, [reply], update_id=7)
     await chats.in_flight.start(PRIVATE_CHAT, ALICE, "question", {"text": "q"}, update_id=8)
     action = await chats.pending.create(PRIVATE_CHAT, ALICE, "confirm", {})
     claim = await chats.pending.claim(action.id, ALICE, work={"action_id": action.id}, update_id=9)
