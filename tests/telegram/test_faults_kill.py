@@ -401,7 +401,10 @@ async def test_kill_while_the_model_words_a_cancel(
     bot.kill()
 
     await bot.start()
-    said = lambda: [m["text"] for m in delivered(fake_telegram, "sendMessage")]  # noqa: E731
+
+    def said() -> list[str]:
+        return [m["text"] for m in delivered(fake_telegram, "sendMessage")]
+
     await bot.wait_until(lambda: CANCELLED in said(), "the cancellation worded")
     await bot.wait_until(lambda: not bot.rows("SELECT kind FROM in_flight"), "nothing in flight")
     assert said().count(CANCELLED) == 1
