@@ -23,8 +23,8 @@ from bot.work_order import arrived
 log = logging.getLogger(__name__)
 
 
-# --- gates (groups -3 and -1: run before every handler; an update delivered twice is
-# refused before it gets here, by ``intake``) --------------------------------------
+# --- gates (groups -3 and -1: run before every handler) --------------------------------------
+# An update delivered twice never gets here: ``intake`` refuses it by its stored id.
 
 
 async def stamp_arrival(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
