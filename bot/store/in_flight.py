@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.store.records import InFlight, WorkKind, json_object
 from bot.store.schema import InFlightRow
 from bot.store.transactions import Clock, Repository, rowcount
+from bot.store.updates import mark_handled
 
 _NO_SYNC = {"synchronize_session": False}
 
@@ -68,12 +69,22 @@ class InFlightRepository(Repository):
         self.lease = lease
 
     async def start(
-        self, chat_id: int, user_id: int, kind: WorkKind, payload: Mapping[str, Any]
+        self,
+        chat_id: int,
+        user_id: int,
+        kind: WorkKind,
+        payload: Mapping[str, Any],
+        *,
+        update_id: int | None = None,
     ) -> InFlight:
-        """Record work that begins now; finished when its reply is stored."""
-        row = new_row(chat_id, user_id, kind, payload, self._now(), self.lease)
+        """Record work that begins now; finished when its reply is stored. The update that
+        asked for it (``update_id``), if any, is handled from here on, in the same
+        transaction: a restart resumes the work, never handles the update again."""
+        now = self._now()
+        row = new_row(chat_id, user_id, kind, payload, now, self.lease)
         async with self._write_for_chat(chat_id) as session:
             session.add(row)
+            await mark_handled(session, update_id, now)
             await session.flush()
             return InFlight.model_validate(row)
 

@@ -34,8 +34,9 @@ PreferenceKind = Literal[
 ]
 #: The kinds a person holds at most one of.
 SINGLE_VALUED_PREFERENCES: frozenset[str] = frozenset(get_args(PreferenceKind)) - {"note"}
-#: Work a restart must not lose: a question being answered, a confirmed plan being run.
-WorkKind = Literal["question", "run"]
+#: Work a restart must not lose: a question being answered, a confirmed plan being run, a
+#: cancelled plan being worded by the model, a ``/query`` running.
+WorkKind = Literal["question", "run", "cancel", "query"]
 #: What a per-person limit counts: questions to the model, or /query runs.
 LimitScope = Literal["question", "query"]
 
@@ -191,7 +192,8 @@ class InFlight(_Record):
     chat_id: int
     user_id: int
     kind: WorkKind
-    #: A question: the asker, the text, the message to reply to; a run: the action's id.
+    #: A question or a /query: the asker, the text, the message to reply to; a run or a
+    #: cancel: the action's id and the language.
     payload: dict[str, Any]
     #: How many times the work was started (1 when begun; +1 at each resumption).
     attempts: int

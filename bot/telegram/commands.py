@@ -11,21 +11,19 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from telegram import BotCommand, Update
-from telegram.constants import ChatAction
 from telegram.ext import ContextTypes
 
 from barb.data.store import data_path, read_meta
 from barb.errors import BarbError
 from barb.instruments import available_instruments, load_instrument
 from bot.telegram import keyboards
-from bot.telegram.answering import QUERY_ACTION_AFTER_S, remove_keyboard
+from bot.telegram.answering import answer_query, question_work, remove_keyboard
 from bot.telegram.asking import ask
 from bot.telegram.render import escape
 from bot.telegram.settings_view import settings_view
 from bot.telegram.update_context import UpdateContext, load_context
 from bot.telegram.usage_view import usage_text
 from bot.texts import t
-from bot.work_order import acknowledged
 
 # A command's work, given the update's context and the text after the command.
 Run = Callable[[UpdateContext, str], Awaitable[None]]
@@ -136,16 +134,17 @@ async def query(ctx: UpdateContext, rest: str) -> None:
     if wait:
         await ctx.say_text(t("too_fast", ctx.lang, seconds=int(wait) + 1))
         return
-    showing = svc.showing(
-        ctx.bot, ctx.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
+    asker = ctx.asker
+    # In flight before it runs, the update handled in the same transaction: a kill -9 from
+    # here on leaves it for the next start.
+    work = await svc.store.in_flight.start(
+        asker.chat_id,
+        asker.user_id,
+        "query",
+        question_work(asker, rest, asker.reply_to),
+        update_id=ctx.update_id,
     )
-    with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
-        async with svc.chat_lock(ctx.chat_id), showing:
-            acknowledged()
-            reply = await svc.assistant.query_command(ctx.asker, rest, chat=ctx.chat)
-            await ctx.sender().reply(
-                ctx.chat_id, reply, reply_to=ctx.asker.reply_to, thread_id=ctx.asker.thread_id
-            )
+    await answer_query(svc, ctx.bot, asker, rest, work_id=work.id, chat=ctx.chat)
 
 
 async def usage(ctx: UpdateContext, rest: str) -> None:

@@ -23,7 +23,8 @@ from bot.work_order import arrived
 log = logging.getLogger(__name__)
 
 
-# --- gates (groups -3 to -1: run before every handler) --------------------------------------
+# --- gates (groups -3 and -1: run before every handler) --------------------------------------
+# An update delivered twice never gets here: ``intake`` refuses it by its stored id.
 
 
 async def stamp_arrival(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -31,12 +32,6 @@ async def stamp_arrival(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     writes, Telegram's flood limit) serve what acknowledges someone first, then older
     updates, so that answers finish in the order they were asked (``bot.work_order``)."""
     arrived()
-
-
-async def drop_duplicates(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The same update delivered twice is handled once."""
-    if not await services(context).store.updates.mark(update.update_id):
-        raise ApplicationHandlerStop
 
 
 async def enforce_access(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -29,6 +29,7 @@ from bot.assistant.replies import Proof, Reply
 from bot.store import NewReply, OutgoingReply
 from bot.store.repository import Store
 from bot.telegram import keyboards
+from bot.telegram.handling import update_in_hand
 from bot.telegram.render import answer_html, caption, commentary_caption, escape, plan_html
 from bot.texts import t
 
@@ -225,7 +226,9 @@ class Sender:
     ) -> int:
         """Send one HTML message; its Telegram message id."""
         message = text_reply(html_text, markup=markup, reply_to=reply_to, thread_id=thread_id)
-        [queued] = await self.store.outbox.enqueue_many(chat_id, [message])
+        [queued] = await self.store.outbox.enqueue_many(
+            chat_id, [message], update_id=update_in_hand()
+        )
         return await self.deliver(queued)
 
     async def reply(
@@ -249,6 +252,7 @@ class Sender:
             reply_messages(reply, reply_to, thread_id),
             question_id=reply.question_id,
             answers=answers,
+            update_id=update_in_hand(),
         )
         refused: Exception | None = None
         for message in queued:

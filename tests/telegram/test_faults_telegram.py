@@ -128,11 +128,23 @@ async def test_eight_presses_under_half_failed_acknowledgements_give_eight_answe
         assert [r.status for r in runs] == [500, 200] * 4
 
 
+class _RunsAfterTwoPresses(InlineRunner):
+    """The query starts once both presses are acknowledged: the second lands mid-run."""
+
+    def __init__(self, fake: FakeBotAPI) -> None:
+        super().__init__()
+        self.fake = fake
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        await self.fake.wait_for("answerCallbackQuery", 2)
+        return await super().run(job)
+
+
 async def test_a_second_press_during_the_run_says_it_is_running(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
     fake = fake_telegram
-    async with barb_bot(fake, db_url):
+    async with barb_bot(fake, db_url, runner=_RunsAfterTwoPresses(fake)):
         plan = await ask_and_press(fake)
         run, _ = keyboard_data(plan)
         await press(fake, ALICE, ALICE, plan, run)
