@@ -15,27 +15,18 @@ another one takes it over (``take_over``) and resumes it or hands it back.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.store.records import InFlight, WorkKind, json_object
+from bot.store.records import InFlight, Lease, WorkKind, json_object
 from bot.store.schema import InFlightRow
 from bot.store.transactions import Clock, Repository, rowcount
 from bot.store.updates import mark_handled
 
 _NO_SYNC = {"synchronize_session": False}
-
-
-@dataclass(frozen=True)
-class Lease:
-    """Who holds work in flight, and for how long without renewing it."""
-
-    owner: str
-    duration: timedelta
 
 
 def new_row(

@@ -15,10 +15,11 @@ from typing import Any
 from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.store.in_flight import Lease, new_row
+from bot.store.in_flight import new_row
 from bot.store.records import (
     Claim,
     FinalStatus,
+    Lease,
     PendingAction,
     PendingKind,
     json_object,

@@ -11,7 +11,8 @@ import json
 import secrets
 import uuid
 from collections.abc import Mapping
-from datetime import date, datetime
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Any, Literal, Self, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -47,6 +48,15 @@ PENDING_ID_LENGTH = 16
 QUESTION_ID_LENGTH = 32
 #: A replica's name (``StoreSettings.replica_id``), recorded on the rows it holds a lease on.
 LEASE_OWNER_LENGTH = 64
+
+
+@dataclass(frozen=True)
+class Lease:
+    """Who holds a row (work in flight, an update received), and for how long without
+    renewing it."""
+
+    owner: str
+    duration: timedelta
 
 
 def values_of(literal: Any) -> tuple[str, ...]:

@@ -228,6 +228,10 @@ class ReceivedUpdateRow(Base):
     payload: Mapped[dict[str, Any] | None]
     received_at: Mapped[datetime] = mapped_column(index=True)
     handled_at: Mapped[datetime | None] = mapped_column(index=True)
+    #: The replica that stored it and will handle it, renewed while it lives; expired (or
+    #: NULL, stored before replicas had names) and not handled: another replica takes it.
+    lease_owner: Mapped[str | None] = mapped_column(String(LEASE_OWNER_LENGTH))
+    lease_expires_at: Mapped[datetime | None]
 
 
 class OutboxRow(Base):

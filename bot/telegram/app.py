@@ -28,7 +28,7 @@ from bot.telegram.buttons import BUTTONS, callback, on_unknown_button
 from bot.telegram.commands import COMMANDS, MENU_LANGUAGES, handler, menu
 from bot.telegram.flood import OrderedRateLimiter
 from bot.telegram.handling import handling
-from bot.telegram.intake import Intake, polling, webhook
+from bot.telegram.intake import Intake, handle_orphaned, polling, webhook
 from bot.telegram.recovery import finish_answered_runs, resume_interrupted
 from bot.telegram.services import SERVICES_KEY, BotServices
 
@@ -115,15 +115,20 @@ async def send_queued(application: Application, older_than: timedelta | None = N
 
 async def keep_sending(application: Application, every_s: float = 60.0) -> None:
     """While the bot runs: retry replies that Telegram did not take (network, flood control),
-    and the "Done." of plans whose answer went out while Telegram was unreachable.
+    and the "Done." of plans whose answer went out while Telegram was unreachable; take over
+    the updates and the work of replicas that died.
 
     Only replies queued over ``every_s`` ago: younger ones may still be in their handler's
     hands.
     """
+    svc: BotServices = application.bot_data[SERVICES_KEY]
     resuming: asyncio.Task[int] | None = None
     while True:
         await asyncio.sleep(every_s)
         try:
+            # Updates another replica stored and died before handling (lease expired): to
+            # the handlers here, first, since that needs the database only, not Telegram.
+            await handle_orphaned(application, svc.store)
             sent = await send_queued(application, older_than=timedelta(seconds=every_s))
             if sent:
                 log.info("sent %d queued replies", sent)

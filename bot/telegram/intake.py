@@ -13,8 +13,10 @@ a kill in between lost the update. Barb polls itself instead (or serves its own 
 An update is marked handled when its handlers end (``StoppableUpdates.on_handled``), or as
 soon as its first reply is stored or its work is recorded in flight, in that transaction
 (``bot.store.updates.mark_handled``; ``bot.telegram.handling``). At start-up the
-updates stored and not handled (the last process was killed or stopped in between) are
-handled first, once.
+updates this replica stored and did not handle (its last process was killed or stopped in
+between) are handled first, once; those of a replica that is gone (its lease expired) are
+taken over then and by the periodic pass (``bot.telegram.app.keep_sending``), each by
+exactly one replica (``UpdateRepository.take_over``).
 """
 
 from __future__ import annotations
@@ -79,19 +81,9 @@ class Intake:
         return len(fresh)
 
     async def handle_stored(self) -> int:
-        """Queue the updates a previous process stored and did not handle; how many."""
-        stored = await self.store.updates.unhandled()
-        for update_id, payload in stored:
-            try:
-                update = Update.de_json(payload, self.application.bot)
-            except Exception:  # stored by a version that read it differently: not start-up's end
-                log.exception("stored update %s cannot be read; dropped", update_id)
-                await self.store.updates.handled(update_id)
-                continue
-            await self.application.update_queue.put(update)
-        if stored:
-            log.info("handling %d updates received before the last stop", len(stored))
-        return len(stored)
+        """Queue the updates this replica's previous process stored and did not handle, and
+        those of replicas that are gone; how many."""
+        return await handle_orphaned(self.application, self.store, own=True)
 
     async def handled(self, update: object) -> None:
         """The update's handlers have ended (``StoppableUpdates.on_handled``)."""
@@ -127,6 +119,29 @@ class Intake:
                 wait_s = min(wait_s * 2, RETRY_CAP_S)
                 continue
             wait_s = RETRY_FIRST_S
+
+
+async def handle_orphaned(
+    application: Application,  # type: ignore[type-arg]
+    store: Store,
+    *,
+    own: bool = False,
+) -> int:
+    """Take over the updates stored and not handled by a replica that is gone (its lease
+    expired) and queue them for the handlers; with ``own``, at start-up, this replica's own
+    as well. How many."""
+    stored = await store.updates.take_over(own=own)
+    for update_id, payload in stored:
+        try:
+            update = Update.de_json(payload, application.bot)
+        except Exception:  # stored by a version that read it differently: not start-up's end
+            log.exception("stored update %s cannot be read; dropped", update_id)
+            await store.updates.handled(update_id)
+            continue
+        await application.update_queue.put(update)
+    if stored:
+        log.info("handling %d updates received and left unhandled by a stop", len(stored))
+    return len(stored)
 
 
 def _seconds(period: timedelta | float) -> float:
