@@ -275,6 +275,7 @@ async def test_an_expired_update_is_taken_by_exactly_one_of_two_racing_replicas(
     taken = [item for batch in results for item in batch]
     assert sorted(taken, key=lambda item: item[0]) == stored  # each once: none twice, none left
     assert all(batch == sorted(batch, key=lambda item: item[0]) for batch in results)
+    assert await first.updates.take_over() == await second.updates.take_over() == []
 
 
 async def test_at_start_a_replica_replays_its_own_updates_at_once(
