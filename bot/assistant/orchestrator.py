@@ -22,6 +22,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from barb.data.store import DataMeta, data_path, read_meta
 from barb.errors import BarbError
+from barb.i18n import decimal
 from barb.instruments import Instrument, load_instrument
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.gate import (
@@ -740,7 +741,11 @@ class Assistant:
         if used < budget:
             return None
         return Reply(
-            text=t("budget", language, used=used, budget=budget), failed=True, language=language
+            text=t(
+                "budget", language, used=decimal(used, language), budget=decimal(budget, language)
+            ),
+            failed=True,
+            language=language,
         )
 
     # --- small helpers ----------------------------------------------------------------------
@@ -776,7 +781,8 @@ class Assistant:
     def _reply(state: LoopState, text: str, proofs: list[Proof], *, failed: bool = False) -> Reply:
         if state.fixes and proofs:
             fixed = "; ".join(state.fixes)
-            text = f"{text}\n\n{t('fixed_note', state.language, fields=fixed)}"
+            note = t("fixed_note", state.language, fields=fixed)
+            text = f"{text}\n\n{note}"
         return Reply(
             question_id=state.question_id,
             text=text,

@@ -15,6 +15,7 @@ from telegram import CallbackQuery, Update
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from barb.i18n import N_
 from barb.instruments import available_instruments, load_instrument
 from bot.assistant.gate import Press, Taken, Verdict
 from bot.assistant.orchestrator import pending_payload
@@ -195,7 +196,7 @@ async def on_forget_preference(ctx: UpdateContext, query: CallbackQuery, parts: 
     store = ctx.svc.store
     forgotten = pref_id is not None and await store.preferences.remove(ctx.user_id, pref_id)
     # Answered once the (short) delete is done, so that the answer can say whether it was.
-    key = "preference_forgotten" if forgotten else "preference_not_found"
+    key = N_("preference_forgotten") if forgotten else N_("preference_not_found")
     await acknowledge(query, t(key, ctx.lang))
     if forgotten:
         await _show_settings_again(ctx, query, ctx.chat)

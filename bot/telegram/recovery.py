@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from telegram import Bot
 from telegram.ext import Application
 
+from barb.i18n import language
 from bot.assistant.orchestrator import pending_payload
 from bot.assistant.replies import Asker, PendingView, Reply
 from bot.store.records import InFlight
@@ -76,7 +77,7 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
             ref = uuid.uuid4().hex[:8]
             log.exception("resuming work %s failed (ref %s)", item.id, ref)
             await svc.store.in_flight.finish(item.id)
-            lang = "ru" if item.payload.get("language") == "ru" else "en"
+            lang = language(item.payload.get("language"))
             with contextlib.suppress(Exception):  # Telegram failing too: the log is all
                 await svc.sender(bot).text(item.chat_id, escape(t("internal_error", lang, ref=ref)))
 
@@ -123,7 +124,7 @@ async def _resume_question(svc: BotServices, bot: Bot, item: InFlight) -> None:
 
 
 async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
-    lang = "ru" if item.payload.get("language") == "ru" else "en"
+    lang = language(item.payload.get("language"))
     action = await svc.store.pending.get(item.payload["action_id"])
     if action is None:  # the chat was reset or removed meanwhile
         await svc.store.in_flight.finish(item.id)

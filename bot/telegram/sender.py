@@ -24,7 +24,7 @@ from telegram import Bot, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter
 
-from barb.summary_text import count_text
+from barb.i18n import decimal
 from bot.assistant.replies import Proof, Reply
 from bot.store import NewReply, OutgoingReply
 from bot.store.repository import Store
@@ -126,7 +126,7 @@ def proof_replies(
         )
     if has_csv:
         assert proof.csv is not None and proof.csv_name is not None
-        rows = count_text(proof.rows, "row") if proof.rows else ""
+        rows = t("csv_caption", lang, rows=decimal(proof.rows, lang)) if proof.rows else ""
         replies.append(
             file_reply(
                 "document",
