@@ -344,9 +344,9 @@ def test_a_russian_chart_has_no_english_words_of_its_own(
 
 
 # Words of the English table, which a Russian chart must not show.
-_EN_WORDS = {
-    w for v in messages("barb", "en").values() for w in re.findall(r"[A-Za-z]{3,}", v)
-} - {"Barb"}
+_EN_WORDS = {w for v in messages("barb", "en").values() for w in re.findall(r"[A-Za-z]{3,}", v)} - {
+    "Barb"
+}
 
 
 def test_russian_numbers_and_words_in_the_headline(results: dict[str, Result]) -> None:
