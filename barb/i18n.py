@@ -8,19 +8,23 @@ it in the code. The ``.po`` files are read at run time with Babel, so a fresh cl
 no compile step. ``locales/<domain>.pot`` is what ``pybabel extract`` finds in the code
 (``make catalogs``); the tests check that code, template and both catalogs hold the same keys.
 
-Texts are ``str.format`` templates (``{name}``); numbers are formatted by the caller with
-:func:`decimal` / :func:`money`, which use Babel's data for the locale (``1 234,5`` in
-Russian, with a no-break space), never by the template.
+Texts are ``str.format`` templates (``{name}``); numbers and dates are formatted by the
+caller with :func:`decimal`, :func:`percent`, :func:`money` and :func:`day`, which use
+Babel's data for the locale (``1 234,5`` in Russian, with a no-break space), never by the
+template.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from babel import Locale
+from babel.dates import format_date
 from babel.messages.pofile import read_po
-from babel.numbers import format_currency, format_decimal
+from babel.numbers import format_currency, format_decimal, format_percent
 
 from barb.settings import PROJECT_ROOT
 
@@ -72,6 +76,21 @@ def decimal(value: float, lang: str | None = DEFAULT, decimals: int | None = Non
     digits after the point (else Babel's default, up to three)."""
     pattern = None if decimals is None else "#,##0" + ("." + "0" * decimals if decimals else "")
     return format_decimal(value, format=pattern, locale=language(lang))
+
+
+def percent(points: float, lang: str | None = DEFAULT, decimals: int = 0) -> str:
+    """A value already in percent (``5.06`` for 5.06 %) in the locale's percent pattern:
+    ``5.06%`` / ``5,06 %`` (Russian puts a no-break space before the sign)."""
+    pattern = Locale.parse(language(lang)).percent_formats[None].pattern
+    if decimals:  # the pattern's one integer zero ("#,##0%") takes the decimals after it
+        pattern = pattern.replace("0", "0." + "0" * decimals, 1)
+    return format_percent(points / 100, format=pattern, locale=language(lang))
+
+
+def day(value: dt.date, lang: str | None = DEFAULT) -> str:
+    """A date as the locale writes it in full sentences: ``Jan 2, 2008`` /
+    ``2 янв. 2008 г.``."""
+    return format_date(value, format="medium", locale=language(lang))
 
 
 def money(usd: float, lang: str | None = DEFAULT, decimals: int = 4) -> str:

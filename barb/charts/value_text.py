@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.ticker import Formatter
 
 from barb.charts.words import ENGLISH, Words
-from barb.i18n import decimal
+from barb.i18n import decimal, percent
 
 
 class TickFormatter(Formatter):
@@ -63,8 +63,9 @@ def format_value(
     v = float(value)
     if decimals is None:
         decimals = chart_decimals(np.array([v]))
-    text = number_text(v, decimals, words)
-    return text + "%" if unit == "%" else text
+    if unit == "%":  # the locale's percent pattern: 5.06% / 5,06 %
+        return signed(percent(v + 0.0, words.language, decimals))
+    return number_text(v, decimals, words)
 
 
 def number_text(value: float, decimals: int, words: Words = ENGLISH) -> str:
@@ -75,7 +76,7 @@ def number_text(value: float, decimals: int, words: Words = ENGLISH) -> str:
 
 def signed(text: str) -> str:
     """A true minus sign; "-0.0" rounds to plain zero."""
-    if text.startswith("-") and not text.strip("-0.,"):
+    if text.startswith("-") and not text.strip("-0.,%\u00a0 "):
         text = text[1:]
     return text.replace("-", "\u2212")
 

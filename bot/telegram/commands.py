@@ -16,7 +16,7 @@ from telegram.ext import ContextTypes
 
 from barb.data.store import data_path, read_meta
 from barb.errors import BarbError
-from barb.i18n import LANGUAGES, N_
+from barb.i18n import LANGUAGES, N_, day
 from barb.instruments import available_instruments, load_instrument
 from bot.telegram import keyboards
 from bot.telegram.answering import QUERY_ACTION_AFTER_S, remove_keyboard
@@ -50,7 +50,7 @@ async def start(ctx: UpdateContext, rest: str) -> None:
     instrument = load_instrument(ctx.chat.instrument)
     try:
         meta = read_meta(data_path(instrument.symbol, ctx.svc.assistant.engine_settings))
-        first, last = meta.first_date.isoformat(), meta.last_date.isoformat()
+        first, last = day(meta.first_date, ctx.lang), day(meta.last_date, ctx.lang)
         note = t("synthetic_note", ctx.lang) if meta.source == "synthetic" else ""
     except (OSError, BarbError):
         first, last, note = "?", "?", ""

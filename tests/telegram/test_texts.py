@@ -9,6 +9,7 @@ extractor over ``bot/`` and ``barb/`` with the same keywords.
 from __future__ import annotations
 
 import ast
+import datetime as dt
 import re
 from pathlib import Path
 from string import Formatter
@@ -20,7 +21,7 @@ from babel.messages.pofile import read_po
 
 import barb
 import bot
-from barb.i18n import LOCALES_DIR, catalog_path, decimal, money, text
+from barb.i18n import LOCALES_DIR, catalog_path, day, decimal, money, percent, text
 from bot.texts import detect_language, language_for
 
 #: Where each domain's keys are used, and the call names that take a key (as in Makefile).
@@ -120,6 +121,9 @@ def test_numbers_are_written_by_babel_for_the_locale() -> None:
     assert decimal(3, "ru", 2) == "3,00"
     assert money(0.006, "ru") == "$0,0060"
     assert money(1234.5, "en") == "$1,234.5000"
+    assert percent(-5.06, "ru", 2) == "-5,06\u00a0%" and percent(12, "en") == "12%"
+    assert day(dt.date(2008, 1, 2), "ru") == "2 янв. 2008\u202fг."  # CLDR: narrow no-break
+    assert day(dt.date(2008, 1, 2), "en") == "Jan 2, 2008"
 
 
 def test_no_code_branches_on_the_language() -> None:
