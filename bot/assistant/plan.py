@@ -91,7 +91,7 @@ def render_plan(
     try:
         query = parse_query(raw)
     except QueryError as exc:
-        return t("plan.unreadable", lang) + f": {exc.message}"
+        return t("plan.unreadable", lang, reason=exc.message)
     lines = [_computation(query, lang)]
 
     timeframe = query.timeframe or "daily"
@@ -100,47 +100,50 @@ def render_plan(
     if session in instrument.sessions:
         spec = instrument.sessions[session]
         window = f" ({spec.start}–{spec.end} ET)"
-    lines.append(
-        t("plan.bars", lang)
-        + f": {query.instrument or instrument.symbol}, "
-        + f"{timeframe_words(TIMEFRAMES[timeframe], lang)}, "
-        + t("plan.session", lang)
-        + f" {session}{window}"
+    bars = t(
+        "plan.bars",
+        lang,
+        instrument=query.instrument or instrument.symbol,
+        timeframe=timeframe_words(TIMEFRAMES[timeframe], lang),
+        session=f"{session}{window}",
     )
-    lines.append(t("plan.period", lang) + f": {_period(query, data_last, lang)}")
+    lines.append(bars)
+    lines.append(t("plan.period", lang, period=_period(query, data_last, lang)))
     for join in query.join:
         if join.instrument is not None:
             bars = t("plan.bars_of", lang, symbol=join.instrument, prefix=join.prefix)
-            lines.append(t("plan.with", lang) + f" {bars}")
+            lines.append(t("plan.with", lang, bars=bars))
             continue
         how = t(_EVENT_DAYS[join.filter], lang)
-        lines.append(t("plan.events", lang) + f": {(join.source or '').upper()} — {how}")
+        lines.append(t("plan.events", lang, source=(join.source or "").upper(), how=how))
     if query.map:
         cols = "; ".join(f"{name} = {text}" for name, text in query.map.items())
-        lines.append(t("plan.new", lang) + f": {cols}")
+        lines.append(t("plan.new", lang, columns=cols))
     if query.where:
-        lines.append(t("plan.filter", lang) + f": {query.where}")
+        lines.append(t("plan.filter", lang, condition=query.where))
     lines += _ordering(query, lang)
     if query.then is not None:
         then = [_computation(query.then, lang, labelled=False)]
         if query.then.where:
-            then.append(t("plan.filter", lang) + f": {query.then.where}")
+            then.append(t("plan.filter", lang, condition=query.then.where))
         then += _ordering(query.then, lang)
-        lines.append(t("plan.then", lang) + ": " + "; ".join(then))
+        lines.append(t("plan.then", lang, steps="; ".join(then)))
     return "\n".join(lines)
 
 
 def _computation(stage: Stage, lang: Language, *, labelled: bool = True) -> str:
-    label = (t("plan.compute", lang) + ": ") if labelled else ""
-    if stage.select:
-        line = label + ", ".join(_metric(s, lang) for s in stage.select)
-    elif stage.group_by:
-        line = label + _describe(parse_expression("count()"), lang)
+    if stage.select or stage.group_by:
+        what = (
+            ", ".join(_metric(s, lang) for s in stage.select)
+            if stage.select
+            else _describe(parse_expression("count()"), lang)
+        )
+        line = t("plan.compute", lang, what=what) if labelled else what
     else:
         line = t("plan.rows", lang)
     if stage.group_by:
         groups = ", ".join(_group_name(g) for g in stage.group_by)
-        line += ", " + t("plan.group", lang) + " " + groups
+        line = t("plan.group", lang, what=line, groups=groups)
     return line
 
 
@@ -148,7 +151,7 @@ def _ordering(stage: Stage, lang: Language) -> list[str]:
     lines = []
     if stage.sort:
         order = ", ".join(f"{k.column} ({_direction(k.descending, lang)})" for k in stage.sort)
-        lines.append(t("plan.order", lang) + f": {order}")
+        lines.append(t("plan.order", lang, order=order))
     if stage.limit:
         first = t("plan.first", lang, n=decimal(stage.limit, lang))
         if lines:
