@@ -231,8 +231,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         if extremes and np.isfinite(values).sum() >= 2:
             hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
             handles = [
-                Patch(color=HIGH, label=words("highest") + f": {labels[hi]}  {texts[hi]}"),
-                Patch(color=LOW, label=words("lowest") + f": {labels[lo]}  {texts[lo]}"),
+                Patch(color=HIGH, label=words("highest", label=labels[hi], value=texts[hi])),
+                Patch(color=LOW, label=words("lowest", label=labels[lo], value=texts[lo])),
             ]
             legend(ax, handles, loc="upper left")
     panels[-1].set_xlabel(" · ".join(groups.by), fontsize=LABEL_PT)

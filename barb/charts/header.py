@@ -50,7 +50,8 @@ def subtitle_text(query: dict[str, Any], words: Words) -> str:
     parts = _stage_parts(query, words)
     then = query.get("then")
     if isinstance(then, dict) and then:
-        parts.append(words("sub.then") + ": " + " · ".join(_stage_parts(then, words, events=False)))
+        steps = " · ".join(_stage_parts(then, words, events=False))
+        parts.append(words("sub.then", steps=steps))
     return " · ".join(parts) or words("all_bars")
 
 
@@ -62,20 +63,20 @@ def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) ->
     elif group_by:
         parts.append("count()")
     if group_by:
-        parts.append(words("sub.by") + " " + ", ".join(group_by))
+        parts.append(words("sub.by", groups=", ".join(group_by)))
     if stage.get("where"):
-        parts.append(words("sub.where") + f" {stage['where']}")
+        parts.append(words("sub.where", condition=stage["where"]))
     if events:
         joined = [_join_name(j) for j in stage.get("join") or []]
         if joined:
-            parts.append(words("sub.with") + " " + ", ".join(joined))
+            parts.append(words("sub.with", joined=", ".join(joined)))
     for name, expr in (stage.get("map") or {}).items():
         if name not in group_by:  # "weekday = dayname()" only repeats the group key
             parts.append(f"{name} = {expr}")
     if stage.get("sort"):
-        parts.append(words("sub.sorted") + f" {stage['sort']}")
+        parts.append(words("sub.sorted", order=stage["sort"]))
     if stage.get("limit"):
-        parts.append(words("sub.first") + f" {stage['limit']}")
+        parts.append(words("sub.first", count=stage["limit"]))
     return parts
 
 
