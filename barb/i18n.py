@@ -24,7 +24,7 @@ from typing import Literal
 from babel import Locale
 from babel.dates import format_date
 from babel.messages.pofile import read_po
-from babel.numbers import format_currency, format_decimal, format_percent
+from babel.numbers import NumberPattern, format_currency, format_decimal, parse_pattern
 
 from barb.settings import PROJECT_ROOT
 
@@ -71,20 +71,41 @@ def text(domain: Domain, key: str, lang: str | None = DEFAULT, **values: object)
     return found.format(**values)
 
 
+@cache
+def _locale(lang: Language) -> Locale:
+    return Locale.parse(lang)
+
+
+@cache
+def _fixed(decimals: int) -> NumberPattern:
+    """Grouped digits with exactly ``decimals`` after the point (parsed once: a chart
+    formats hundreds of tick labels)."""
+    return parse_pattern("#,##0" + ("." + "0" * decimals if decimals else ""))
+
+
+@cache
+def _percent(lang: Language, decimals: int) -> NumberPattern:
+    """The locale's percent pattern ("#,##0%", "#,##0 %") with ``decimals`` digits."""
+    pattern = _locale(lang).percent_formats[None].pattern
+    if decimals:  # its one integer zero takes the decimals after it
+        pattern = pattern.replace("0", "0." + "0" * decimals, 1)
+    return parse_pattern(pattern)
+
+
 def decimal(value: float, lang: str | None = DEFAULT, decimals: int | None = None) -> str:
     """A number as the locale writes it: ``1,234.5`` / ``1 234,5``; ``decimals`` fixes the
     digits after the point (else Babel's default, up to three)."""
-    pattern = None if decimals is None else "#,##0" + ("." + "0" * decimals if decimals else "")
-    return format_decimal(value, format=pattern, locale=language(lang))
+    locale = _locale(language(lang))
+    if decimals is None:
+        return format_decimal(value, locale=locale)
+    return _fixed(decimals).apply(value, locale)
 
 
 def percent(points: float, lang: str | None = DEFAULT, decimals: int = 0) -> str:
     """A value already in percent (``5.06`` for 5.06 %) in the locale's percent pattern:
     ``5.06%`` / ``5,06 %`` (Russian puts a no-break space before the sign)."""
-    pattern = Locale.parse(language(lang)).percent_formats[None].pattern
-    if decimals:  # the pattern's one integer zero ("#,##0%") takes the decimals after it
-        pattern = pattern.replace("0", "0." + "0" * decimals, 1)
-    return format_percent(points / 100, format=pattern, locale=language(lang))
+    chosen = language(lang)
+    return _percent(chosen, decimals).apply(points / 100, _locale(chosen))
 
 
 def day(value: dt.date, lang: str | None = DEFAULT) -> str:
