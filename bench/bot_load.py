@@ -130,8 +130,10 @@ async def _serve_bot(
         query_timeout_s=60,
     )
     provider = ScriptedProvider([brain] * 100_000)
+    # Counted from before the start: a listener added to a running engine can land while
+    # housekeeping's first transaction is iterating the listeners (and break it).
+    writes = count_writes()
     async with running_bot(settings, provider, StoreSettings(database_url=db_url)) as (_, svc):
-        writes = count_writes(svc.store)
         # Warm every worker (data loaded, daily frames built) before the clock starts.
         warm = [QueryJob(query=question_query(n), instrument="NQ") for n in range(4 * workers)]
         assert all(o.ok for o in await asyncio.gather(*(svc.runner.run(j) for j in warm)))
@@ -174,9 +176,11 @@ async def measure_lag(samples: list[float], stop: asyncio.Event) -> None:
         samples.append(max(0.0, time.perf_counter() - start - 0.01))
 
 
-def count_writes(store: Any) -> list[int]:
-    """A growing list with one entry per write transaction the store begins."""
+def count_writes() -> list[int]:
+    """A growing list with one entry per write transaction the store begins (every engine
+    of this process: the bot's store is its only one)."""
     from sqlalchemy import event
+    from sqlalchemy.engine import Engine
 
     from bot.store.transactions import WRITE_OPTION
 
@@ -186,7 +190,7 @@ def count_writes(store: Any) -> list[int]:
         if connection.get_execution_options().get(WRITE_OPTION):
             writes.append(1)
 
-    event.listen(store._engine.sync_engine, "begin", on_begin)
+    event.listen(Engine, "begin", on_begin)
     return writes
 
 
