@@ -2,7 +2,7 @@
 
 The catalogs are ``locales/<lang>/LC_MESSAGES/<domain>.po``, one domain per layer: ``barb``
 (the engine's words: charts, timeframes) and ``bot`` (the bot's messages, buttons, plans).
-A msgid is a stable key (``plan_header``, ``chart.median``) and each language, English
+A msgid is a stable key (``plan_header``, ``median``) and each language, English
 included, has its own translation, so a text can change in one language without renaming
 it in the code. The ``.po`` files are read at run time with Babel, so a fresh clone needs
 no compile step. ``locales/<domain>.pot`` is what ``pybabel extract`` finds in the code
