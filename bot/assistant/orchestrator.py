@@ -23,6 +23,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from barb.data.store import DataMeta, data_path, read_meta
 from barb.errors import BarbError
+from barb.i18n import N_, decimal
 from barb.instruments import Instrument, load_instrument
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.gate import (
@@ -65,9 +66,9 @@ log = logging.getLogger(__name__)
 # Runner outcomes that end the question at once (the query itself is not at fault): what
 # the person is told, and the note the model's transcript keeps.
 _STOPPED = {
-    "QueryTimeout": ("query_timeout", "Stopped: the query took too long."),
+    "QueryTimeout": (N_("query_timeout"), "Stopped: the query took too long."),
     "WorkerDied": (
-        "query_broke",
+        N_("query_broke"),
         "Stopped: the query could not be run (Barb's fault, not the query's).",
     ),
 }
@@ -778,7 +779,11 @@ class Assistant:
         if used < budget:
             return None
         return Reply(
-            text=t("budget", language, used=used, budget=budget), failed=True, language=language
+            text=t(
+                "budget", language, used=decimal(used, language), budget=decimal(budget, language)
+            ),
+            failed=True,
+            language=language,
         )
 
     # --- small helpers ----------------------------------------------------------------------
@@ -814,7 +819,8 @@ class Assistant:
     def _reply(state: LoopState, text: str, proofs: list[Proof], *, failed: bool = False) -> Reply:
         if state.fixes and proofs:
             fixed = "; ".join(state.fixes)
-            text = f"{text}\n\n{t('fixed_note', state.language, fields=fixed)}"
+            note = t("fixed_note", state.language, fields=fixed)
+            text = f"{text}\n\n{note}"
         return Reply(
             question_id=state.question_id,
             text=text,

@@ -15,6 +15,7 @@ from telegram import CallbackQuery, Update
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from barb.i18n import LANGUAGES, N_
 from barb.instruments import available_instruments, load_instrument
 from bot.assistant.gate import Press, Taken, Verdict
 from bot.assistant.orchestrator import pending_payload
@@ -199,8 +200,10 @@ async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str])
     elif name == "charts":
         chat = await store.chats.update_settings(ctx.chat_id, charts=not current.charts)
     elif name == "language":
-        cycle = {"auto": "en", "en": "ru", "ru": "auto"}
-        chat = await store.chats.update_settings(ctx.chat_id, language=cycle[current.language])
+        # Telegram's language, then each of Barb's in turn, and round again.
+        choices = ("auto", *LANGUAGES)
+        chosen = choices[(choices.index(current.language) + 1) % len(choices)]
+        chat = await store.chats.update_settings(ctx.chat_id, language=chosen)
     elif name == "forget":
         await store.preferences.clear(ctx.user_id)
     await _show_settings_again(ctx, query, chat)
@@ -212,7 +215,7 @@ async def on_forget_preference(ctx: UpdateContext, query: CallbackQuery, parts: 
     store = ctx.svc.store
     forgotten = pref_id is not None and await store.preferences.remove(ctx.user_id, pref_id)
     # Answered once the (short) delete is done, so that the answer can say whether it was.
-    key = "preference_forgotten" if forgotten else "preference_not_found"
+    key = N_("preference_forgotten") if forgotten else N_("preference_not_found")
     await acknowledge(query, t(key, ctx.lang))
     if forgotten:
         await _show_settings_again(ctx, query, ctx.chat)

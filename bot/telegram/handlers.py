@@ -13,6 +13,7 @@ from telegram import Message, MessageEntity, Update
 from telegram.error import Forbidden
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
+from barb.i18n import language
 from bot.telegram.asking import ask
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import services
@@ -120,9 +121,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     log.error("handler failed (ref %s)", ref, exc_info=context.error)
     if not isinstance(update, Update) or update.effective_chat is None:
         return
-    lang = "en"
-    if update.effective_user and (update.effective_user.language_code or "").startswith("ru"):
-        lang = "ru"
+    lang = language(update.effective_user.language_code if update.effective_user else None)
     in_group = update.effective_chat.type != TelegramChat.PRIVATE
     message = update.effective_message if update.callback_query is None and in_group else None
     try:

@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from telegram import Bot
 from telegram.ext import Application
 
+from barb.i18n import language
 from bot.assistant.orchestrator import pending_payload
 from bot.assistant.replies import Asker, PendingView, Reply
 from bot.store.records import InFlight, WorkKind
@@ -85,7 +86,7 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
             ref = uuid.uuid4().hex[:8]
             log.exception("resuming work %s failed (ref %s)", item.id, ref)
             await svc.store.in_flight.finish(item.id)
-            lang = "ru" if item.payload.get("language") == "ru" else "en"
+            lang = language(item.payload.get("language"))
             with contextlib.suppress(Exception):  # Telegram failing too: the log is all
                 await svc.sender(bot).text(item.chat_id, escape(t("internal_error", lang, ref=ref)))
 
@@ -151,7 +152,7 @@ async def _resume_query(svc: BotServices, bot: Bot, item: InFlight) -> None:
 
 
 async def _resume_cancel(svc: BotServices, bot: Bot, item: InFlight) -> None:
-    lang = "ru" if item.payload.get("language") == "ru" else "en"
+    lang = language(item.payload.get("language"))
     action = await svc.store.pending.get(item.payload["action_id"])
     if action is None:  # the chat was reset or removed meanwhile
         await svc.store.in_flight.finish(item.id)
@@ -173,7 +174,7 @@ async def _resume_cancel(svc: BotServices, bot: Bot, item: InFlight) -> None:
 
 
 async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
-    lang = "ru" if item.payload.get("language") == "ru" else "en"
+    lang = language(item.payload.get("language"))
     action = await svc.store.pending.get(item.payload["action_id"])
     if action is None:  # the chat was reset or removed meanwhile
         await svc.store.in_flight.finish(item.id)

@@ -121,6 +121,12 @@ async def barb_bot(
         await store.close()
 
 
+def commentary_of(caption: str) -> str:
+    """The model's commentary in an answer chart's caption: what follows the headline (the
+    caption's first line and a blank line); the whole caption when there is no blank line."""
+    return caption.split("\n\n", 1)[-1]
+
+
 def keyboard_data(message: dict[str, Any]) -> list[str]:
     rows = (message.get("reply_markup") or {}).get("inline_keyboard", [])
     return [button["callback_data"] for row in rows for button in row]

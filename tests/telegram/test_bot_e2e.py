@@ -49,8 +49,11 @@ async def test_private_question_plan_run_proof(fake_telegram: FakeBotAPI, db_url
             )
         )
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
-        # The commentary is the chart's caption; the CSV comes when its button is pressed.
-        assert photo.result["caption"].startswith("Answer: Result: 5 groups by weekday")
+        # The chart's caption is its headline, then the commentary; the CSV comes when its
+        # button is pressed.
+        headline, commentary = photo.result["caption"].split("\n\n", 1)
+        assert headline.startswith("mean_range: highest ") and "points" in headline
+        assert commentary.startswith("Answer: Result: 5 groups by weekday")
         csv_button, query_button = keyboard_data(photo.result)
         assert query_button.startswith("q:")
         await press(fake, ALICE, ALICE, photo.result, csv_button)
@@ -290,7 +293,10 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
         assert "ES_RTH_daily" in document.files["document"].filename
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
-        assert photo.result["caption"].startswith("count: ")  # the result, as its caption
+        # The caption: the headline, then the result as /query words it.
+        headline, result = photo.result["caption"].split("\n\n", 1)
+        assert headline.startswith("count = ") and headline.endswith(" days")
+        assert result.startswith("count: ")
 
         bad = await ask_and_get_plan(fake, ALICE, ALICE, "/query {nope")
         assert "not valid JSON" in bad["text"]

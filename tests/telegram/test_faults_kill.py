@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bot_harness import HEAVY, WEEKDAY_RANGE, keyboard_data
+from bot_harness import HEAVY, WEEKDAY_RANGE, commentary_of, keyboard_data
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
 from small_bars import write_small_data
@@ -114,7 +114,7 @@ def plans(fake: FakeBotAPI) -> list[dict[str, Any]]:
 def answers(fake: FakeBotAPI) -> list[str]:
     """The commentaries delivered: a chart's caption, or a message of its own."""
     texts = [m["text"] for m in delivered(fake, "sendMessage")]
-    texts += [m.get("caption", "") for m in delivered(fake, "sendPhoto")]
+    texts += [commentary_of(m.get("caption", "")) for m in delivered(fake, "sendPhoto")]
     return [text for text in texts if text.startswith(ANSWER)]
 
 

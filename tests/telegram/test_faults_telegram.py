@@ -14,7 +14,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from bot_harness import ALICE, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_harness import ALICE, ask_and_get_plan, barb_bot, commentary_of, keyboard_data, press
 from fake_bot_api import QUERY_INVALID, FakeBotAPI, FaultKind
 
 from bot.pool.jobs import QueryJob, QueryOutcome
@@ -31,7 +31,7 @@ def delivered(fake: FakeBotAPI, method: str, chat_id: int = ALICE) -> list[dict[
 def answers(fake: FakeBotAPI, chat_id: int = ALICE) -> list[str]:
     """The commentaries delivered: a chart's caption, or a message of its own."""
     texts = [m["text"] for m in delivered(fake, "sendMessage", chat_id)]
-    texts += [m.get("caption", "") for m in delivered(fake, "sendPhoto", chat_id)]
+    texts += [commentary_of(m.get("caption", "")) for m in delivered(fake, "sendPhoto", chat_id)]
     return [text for text in texts if text.startswith("Answer: ")]
 
 

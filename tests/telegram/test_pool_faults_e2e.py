@@ -13,7 +13,15 @@ import logging
 from typing import Any
 
 import pytest
-from bot_harness import ALICE, BOB, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_harness import (
+    ALICE,
+    BOB,
+    ask_and_get_plan,
+    barb_bot,
+    commentary_of,
+    keyboard_data,
+    press,
+)
 from fake_bot_api import FakeBotAPI
 
 from bot.pool.jobs import QueryJob, QueryOutcome
@@ -75,11 +83,13 @@ async def test_a_broken_pool_is_named_and_the_next_person_is_answered(
         await fake.wait_for("editMessageText", 2, chat_id=ALICE)
         assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
 
-        # The next person: a plan, Run, the answer (the chart captioned with the commentary).
+        # The next person: a plan, Run, the answer (the chart captioned with its headline and
+        # the commentary).
         plan = await ask_and_get_plan(fake, BOB, BOB, "Average range by weekday?")
         run, _ = keyboard_data(plan)
         await press(fake, BOB, BOB, plan, run)
         [_, answer] = await fake.wait_said(2, chat_id=BOB, timeout=60)
-        assert answer["text"].startswith("Answer: "), answer
-        assert "5 groups by weekday" in answer["text"]  # computed by the healed pool
+        commentary = commentary_of(answer["text"])
+        assert commentary.startswith("Answer: "), answer
+        assert "5 groups by weekday" in commentary  # computed by the healed pool
         assert [p.status for p in fake.calls("sendPhoto", chat_id=BOB)] == [200]
