@@ -14,7 +14,7 @@ export UV_COMPILE_BYTECODE := 1
 
 EXAMPLE := {"session": "RTH", "from": "daily", "map": {"weekday": "dayname()"}, "group_by": "weekday", "select": "mean(range)"}
 
-.PHONY: setup sample run test test-scale scale-servers lint bench
+.PHONY: setup sample run test test-scale scale-servers lint bench catalogs
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -54,3 +54,16 @@ bench: sample
 	.venv/bin/python bench/engine.py --write docs/benchmarks.md
 	.venv/bin/python bench/bot_load.py --write docs/benchmarks.md
 	.venv/bin/python bench/queue_load.py --write docs/benchmarks.md
+
+# After adding or removing a text in the code: the templates extracted from the code, and
+# each language's catalog brought in line (new keys come in untranslated, and the tests fail
+# until they are translated in locales/<lang>/LC_MESSAGES/*.po). Read from the .po files at
+# run time: nothing to compile.
+PYBABEL_EXTRACT := .venv/bin/pybabel -q extract --no-default-keywords --no-location --sort-output \
+  --project Barb --version 0.1.0
+PYBABEL_UPDATE := .venv/bin/pybabel -q update --no-fuzzy-matching --ignore-obsolete -d locales
+catalogs: setup
+	$(PYBABEL_EXTRACT) -k t -k N_ -o locales/bot.pot bot
+	$(PYBABEL_EXTRACT) -k words -k N_ -o locales/barb.pot barb
+	$(PYBABEL_UPDATE) -D bot -i locales/bot.pot
+	$(PYBABEL_UPDATE) -D barb -i locales/barb.pot

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from barb.i18n import N_, text
+
 Kind = Literal["intraday", "daily", "calendar"]
 
 
@@ -24,8 +26,8 @@ class Timeframe:
     aliases: tuple[str, ...] = ()
     # How one bar is named where a person reads it (summary, CSV, chart).
     label: str = "timestamp"
-    # English and Russian wording in the plan shown before Run.
-    words: tuple[str, str] = ("", "")
+    # The catalog key of its wording in the plan shown before Run ("daily bars").
+    words: str = ""
 
     @property
     def intraday(self) -> bool:
@@ -37,45 +39,48 @@ class Timeframe:
         return self.kind == "calendar"
 
 
-def _intraday(name: str, minutes: int, aliases: tuple[str, ...], en: str, ru: str) -> Timeframe:
-    return Timeframe(name, "intraday", minutes, aliases, "timestamp", (en, ru))
+def _intraday(name: str, minutes: int, aliases: tuple[str, ...], words: str) -> Timeframe:
+    return Timeframe(name, "intraday", minutes, aliases, "timestamp", words)
 
 
 TIMEFRAMES: dict[str, Timeframe] = {
     tf.name: tf
     for tf in (
-        _intraday("1m", 1, ("1min",), "1-minute bars", "минутные бары"),
-        _intraday("5m", 5, ("5min",), "5-minute bars", "5-минутные бары"),
-        _intraday("15m", 15, ("15min",), "15-minute bars", "15-минутные бары"),
-        _intraday("30m", 30, ("30min",), "30-minute bars", "30-минутные бары"),
-        _intraday("1h", 60, ("60m", "60min"), "1-hour bars", "часовые бары"),
-        _intraday("2h", 120, (), "2-hour bars", "2-часовые бары"),
-        _intraday("4h", 240, (), "4-hour bars", "4-часовые бары"),
-        Timeframe(
-            "daily", "daily", None, ("1d", "d", "day"), "date", ("daily bars", "дневные бары")
-        ),
+        _intraday("1m", 1, ("1min",), N_("timeframe.1m")),
+        _intraday("5m", 5, ("5min",), N_("timeframe.5m")),
+        _intraday("15m", 15, ("15min",), N_("timeframe.15m")),
+        _intraday("30m", 30, ("30min",), N_("timeframe.30m")),
+        _intraday("1h", 60, ("60m", "60min"), N_("timeframe.1h")),
+        _intraday("2h", 120, (), N_("timeframe.2h")),
+        _intraday("4h", 240, (), N_("timeframe.4h")),
+        Timeframe("daily", "daily", None, ("1d", "d", "day"), "date", N_("timeframe.daily")),
         Timeframe(
             "weekly",
             "calendar",
             None,
             ("1w", "w", "week"),
             "week",
-            ("weekly bars", "недельные бары"),
+            N_("timeframe.weekly"),
         ),
-        Timeframe(
-            "monthly", "calendar", None, ("month",), "month", ("monthly bars", "месячные бары")
-        ),
+        Timeframe("monthly", "calendar", None, ("month",), "month", N_("timeframe.monthly")),
         Timeframe(
             "quarterly",
             "calendar",
             None,
             ("quarter",),
             "quarter",
-            ("quarterly bars", "квартальные бары"),
+            N_("timeframe.quarterly"),
         ),
-        Timeframe("yearly", "calendar", None, ("year",), "year", ("yearly bars", "годовые бары")),
+        Timeframe("yearly", "calendar", None, ("year",), "year", N_("timeframe.yearly")),
     )
 }
+
+
+def timeframe_words(timeframe: Timeframe, lang: str) -> str:
+    """How the plan names the bars of ``timeframe`` in ``lang``: "daily bars"."""
+    return text("barb", timeframe.words, lang)
+
+
 _BY_SPELLING: dict[str, Timeframe] = {
     spelling: tf for tf in TIMEFRAMES.values() for spelling in (tf.name, *tf.aliases)
 }

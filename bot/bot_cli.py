@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import io
 import logging
@@ -44,7 +45,7 @@ from bot.telegram.app import (
     build_application,
     keep_sending,
     on_startup,
-    start_updates,
+    receiving,
 )
 from bot.telegram.services import SERVICES_KEY, BotServices, RateLimiter
 
@@ -172,10 +173,11 @@ async def running_bot(
                     asyncio.create_task(keep_tidy(store)),
                     asyncio.create_task(keep_leases(store, store_settings.work_lease_s / 3)),
                 ]
+                updates = contextlib.AsyncExitStack()
                 try:
                     try:
                         background.append(await on_startup(application))
-                        await start_updates(application, settings)
+                        await updates.enter_async_context(receiving(application, settings))
                     except TelegramError as exc:
                         raise telegram_failed(exc, settings.telegram_api_base_url) from None
                     # What is loaded by now lives as long as the bot: out of the cyclic
@@ -189,8 +191,7 @@ async def running_bot(
                 finally:
                     for task in background:
                         task.cancel()
-                    if application.updater.running:
-                        await application.updater.stop()
+                    await updates.aclose()
                     await _stop_answering(
                         application, settings.shutdown_grace_s, shutdown or Shutdown()
                     )

@@ -9,6 +9,8 @@ from urllib.parse import urlsplit
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.kill_points import KillPoint
+
 IdList = Annotated[frozenset[int], NoDecode]
 
 #: python-telegram-bot's convention: the token is appended to the base URL (``…/bot`` +
@@ -80,8 +82,15 @@ class BotSettings(BaseSettings):
     webhook_listen: str = "0.0.0.0"
     webhook_secret: SecretStr | None = Field(
         default=None,
-        description="Telegram's secret_token: sent with every webhook call and checked by each "
-        "replica, so only Telegram can post updates (1-256 of A-Z, a-z, 0-9, _ and -)",
+        description="Telegram sends it with every update (X-Telegram-Bot-Api-Secret-Token); "
+        "a request without it is refused. The same value on every replica (1-256 of A-Z, "
+        "a-z, 0-9, _ and -)",
+    )
+    poll_timeout_s: int = Field(
+        default=10, ge=0, description="Long polling: how long one getUpdates waits for updates"
+    )
+    kill_at: KillPoint | None = Field(
+        default=None, description="Tests only: the bot kills itself there (bot.kill_points)"
     )
     allowed_users: IdList = frozenset()
     allowed_chats: IdList = frozenset()
@@ -115,8 +124,8 @@ class BotSettings(BaseSettings):
         default=60.0,
         gt=0,
         description="How often the bot sends the replies still queued (Telegram did not take "
-        'them), says "Done." on plans left "Running…", and takes over the work and '
-        "replies of a replica whose leases expired",
+        'them), says "Done." on plans left "Running…", and takes over the updates, '
+        "work and replies of a replica whose leases expired",
     )
     telegram_max_rate: float = Field(
         default=30.0,

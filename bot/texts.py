@@ -1,42 +1,37 @@
-"""Barb's own words to people (errors, limits, buttons), in English and Russian."""
+"""The bot's words to people, from the ``bot`` gettext catalog (``barb.i18n``), and the
+language a person is answered in."""
 
 from __future__ import annotations
 
 import re
-from functools import cache
-from pathlib import Path
-from typing import Literal
 
-import yaml
+from barb.i18n import LANGUAGES, Language, language, text
 
-Language = Literal["en", "ru"]
-TEXTS_FILE = Path(__file__).with_name("texts.yaml")
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
 
-@cache
-def _texts(path: Path = TEXTS_FILE) -> dict[str, dict[str, str]]:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
-
-
 def t(key: str, lang: str = "en", **values: object) -> str:
-    entry = _texts()[key]
-    return entry.get(lang, entry["en"]).format(**values)
+    """The bot's text ``key`` in ``lang``; ``pybabel extract -k t`` finds the keys."""
+    return text("bot", key, lang, **values)
 
 
-def detect_language(text: str, fallback: Language = "en") -> Language:
+def detect_language(message: str, fallback: Language = "en") -> Language:
     """Russian when at least a third of the letters are Cyrillic (Russian questions carry
     English jargon: "сколько inside days в 2024?"), else English."""
-    letters = [c for c in text if c.isalpha()]
+    letters = [c for c in message if c.isalpha()]
     if not letters:
         return fallback
     cyrillic = sum(1 for c in letters if _CYRILLIC.match(c))
     return "ru" if cyrillic * 3 >= len(letters) else "en"
 
 
-def language_for(setting: str, text: str, telegram_code: str | None = None) -> Language:
-    """The chat's setting when fixed, else the message's own language (or Telegram's hint)."""
-    if setting in ("en", "ru"):
-        return setting  # type: ignore[return-value]
-    fallback: Language = "ru" if (telegram_code or "").startswith("ru") else "en"
-    return detect_language(text, fallback)
+def language_for(setting: str, message: str, telegram_code: str | None = None) -> Language:
+    """The chat's setting when it fixes one; else Telegram's ``language_code``, except that
+    a question is answered in the language it is written in (a Russian question from an
+    English phone gets a Russian plan)."""
+    if setting in LANGUAGES:
+        return language(setting)
+    return detect_language(message, language(telegram_code))
+
+
+__all__ = ["Language", "detect_language", "language_for", "t"]

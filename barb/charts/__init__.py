@@ -1,5 +1,6 @@
 """The chart that proves an answer: one portrait PNG per result, sized for a phone, in the
-person's language (``language="en"`` or ``"ru"``; the words are in ``words.py``).
+person's language (``language="en"`` or ``"ru"``; the words are in the ``barb`` catalog,
+``locales/<lang>/LC_MESSAGES/barb.po``, read by ``words.py``).
 
 What the number means picks the drawing:
 

@@ -116,7 +116,7 @@ def _draw_counts(
     ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
     ax.yaxis.set_major_formatter(TickFormatter(words))
     headroom(ax, values, px=LEGEND_ROW_PX * len(aggs) + (70 if upright else 50))
-    value_label(ax, words("count_per", rows=row_word(result, words), per=words(f"per.{per}")))
+    value_label(ax, words("count_per", rows=row_word(result, words), per=words.per(per)))
     legend(ax, [text_handle(answer_text(a, result, words)) for a in aggs], loc="upper left")
     return True
 
@@ -125,7 +125,7 @@ def _count_per(
     dates: pd.DatetimeIndex, start: pd.Timestamp, end: pd.Timestamp, freq: str, words: Words
 ) -> tuple[np.ndarray, list[str]]:
     """Rows per year, month or business day from start to end, empty periods included."""
-    months = words.list("months")
+    months = words.months
     if freq == "B":
         slots = pd.bdate_range(start.normalize(), end.normalize())
         counts = dates.normalize().value_counts().reindex(slots, fill_value=0)

@@ -231,8 +231,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         if extremes and np.isfinite(values).sum() >= 2:
             hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
             handles = [
-                Patch(color=HIGH, label=f"{words('highest')}: {labels[hi]}  {texts[hi]}"),
-                Patch(color=LOW, label=f"{words('lowest')}: {labels[lo]}  {texts[lo]}"),
+                Patch(color=HIGH, label=words("highest", label=labels[hi], value=texts[hi])),
+                Patch(color=LOW, label=words("lowest", label=labels[lo], value=texts[lo])),
             ]
             legend(ax, handles, loc="upper left")
     panels[-1].set_xlabel(" · ".join(groups.by), fontsize=LABEL_PT)
@@ -302,11 +302,11 @@ def _key_text(name: str, value: Any, words: Words) -> str:
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
     if name.lower() == "month" and isinstance(value, (int, np.integer)) and 1 <= value <= 12:
-        return words.list("months")[int(value) - 1]
+        return words.months[int(value) - 1]
     if isinstance(value, str) and value in WEEKDAYS:
-        return words.list("weekdays")[WEEKDAYS.index(value)]
+        return words.weekdays[WEEKDAYS.index(value)]
     if isinstance(value, str) and value in MONTHS:
-        return words.list("months")[MONTHS.index(value)]
+        return words.months[MONTHS.index(value)]
     return str(value)
 
 

@@ -24,7 +24,7 @@ from barb.charts.style import (
     TITLE_TOP,
     chars_per_line,
 )
-from barb.charts.value_text import localized
+from barb.charts.value_text import number_text
 from barb.charts.words import Words
 from barb.proof_names import as_list
 from barb.result import Metadata, Result
@@ -50,7 +50,8 @@ def subtitle_text(query: dict[str, Any], words: Words) -> str:
     parts = _stage_parts(query, words)
     then = query.get("then")
     if isinstance(then, dict) and then:
-        parts.append(f"{words('sub.then')}: " + " · ".join(_stage_parts(then, words, events=False)))
+        steps = " · ".join(_stage_parts(then, words, events=False))
+        parts.append(words("sub.then", steps=steps))
     return " · ".join(parts) or words("all_bars")
 
 
@@ -62,20 +63,20 @@ def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) ->
     elif group_by:
         parts.append("count()")
     if group_by:
-        parts.append(f"{words('sub.by')} " + ", ".join(group_by))
+        parts.append(words("sub.by", groups=", ".join(group_by)))
     if stage.get("where"):
-        parts.append(f"{words('sub.where')} {stage['where']}")
+        parts.append(words("sub.where", condition=stage["where"]))
     if events:
         joined = [_join_name(j) for j in stage.get("join") or []]
         if joined:
-            parts.append(f"{words('sub.with')} " + ", ".join(joined))
+            parts.append(words("sub.with", joined=", ".join(joined)))
     for name, expr in (stage.get("map") or {}).items():
         if name not in group_by:  # "weekday = dayname()" only repeats the group key
             parts.append(f"{name} = {expr}")
     if stage.get("sort"):
-        parts.append(f"{words('sub.sorted')} {stage['sort']}")
+        parts.append(words("sub.sorted", order=stage["sort"]))
     if stage.get("limit"):
-        parts.append(f"{words('sub.first')} {stage['limit']}")
+        parts.append(words("sub.first", count=stage["limit"]))
     return parts
 
 
@@ -127,8 +128,8 @@ def decorate(fig: Figure, result: Result, words: Words, headline: str) -> float:
     for line in wrap(fig, subtitle, SUBTITLE_PT, MAX_SUBTITLE_LINES):
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
         y -= SUBTITLE_PT * LINE_SPACING / height
-    matched = localized(f"{meta.rows_matched:,}", words)
-    scanned = localized(f"{meta.rows_scanned:,}", words)
+    matched = number_text(meta.rows_matched, 0, words)
+    scanned = number_text(meta.rows_scanned, 0, words)
     footer = words("footer", matched=matched, scanned=scanned, timeframe=meta.timeframe)
     if meta.truncated:
         footer += " · " + words("table_cut")

@@ -24,6 +24,7 @@ from barb.charts.value_text import (
     with_unit,
 )
 from barb.charts.words import ENGLISH, Words
+from barb.i18n import N_
 from barb.result import Result
 
 MAX_HIST_BINS = 50
@@ -81,8 +82,8 @@ def draw_histogram(
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
     word = row_word(result, words)
     for key, count, edge in (
-        ("below_not_drawn", int((values < lo).sum()), lo),
-        ("above_not_drawn", int((values > hi).sum()), hi),
+        (N_("below_not_drawn"), int((values < lo).sum()), lo),
+        (N_("above_not_drawn"), int((values > hi).sum()), hi),
     ):
         if count:
             text = words(

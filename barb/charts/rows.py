@@ -94,7 +94,7 @@ def _draw_ranked(
         dates = [date_text(t, weekday=True, words=words) for t in table[time_col]]
     else:  # the bar label, as the CSV has it; a day also says its weekday
         daily = timeframe(result) == "daily"
-        weekdays = words.list("weekdays")
+        weekdays = words.weekdays
         days = [weekdays[pd.Timestamp(t).dayofweek] for t in table[time_col]]
         dates = [f"{d} {n}" if daily else str(n) for d, n in zip(days, names, strict=True)]
     ranked = bool(result.query.get("sort"))

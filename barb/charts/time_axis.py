@@ -42,8 +42,8 @@ def date_axis(
     # the title already carries the dates.
     formatter = mdates.ConciseDateFormatter(
         locator,
-        formats=words.formats("date_formats"),
-        zero_formats=words.formats("date_zero_formats"),
+        formats=words.date_formats,
+        zero_formats=words.date_zero_formats,
         show_offset=False,
     )
     ax.xaxis.set_major_locator(locator)

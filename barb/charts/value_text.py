@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.ticker import Formatter
 
 from barb.charts.words import ENGLISH, Words
+from barb.i18n import decimal, percent
 
 
 class TickFormatter(Formatter):
@@ -31,7 +32,7 @@ class TickFormatter(Formatter):
             self.decimals += 1
 
     def __call__(self, x: float, pos: int | None = None) -> str:
-        return localized(signed(f"{x + 0.0:,.{self.decimals}f}"), self.words)
+        return number_text(x, self.decimals, self.words)
 
 
 def is_finite_number(value: Any) -> bool:
@@ -62,21 +63,20 @@ def format_value(
     v = float(value)
     if decimals is None:
         decimals = chart_decimals(np.array([v]))
-    text = localized(signed(f"{v + 0.0:,.{decimals}f}"), words)
-    return text + "%" if unit == "%" else text
+    if unit == "%":  # the locale's percent pattern: 5.06% / 5,06 %
+        return signed(percent(v + 0.0, words.language, decimals))
+    return number_text(v, decimals, words)
 
 
-def localized(text: str, words: Words) -> str:
-    """English separators (``4,512.5``) swapped for the language's own (``4 512,5``)."""
-    group, decimal = words("number.group"), words("number.decimal")
-    if (group, decimal) == (",", "."):
-        return text
-    return text.translate(str.maketrans({",": group, ".": decimal}))
+def number_text(value: float, decimals: int, words: Words = ENGLISH) -> str:
+    """``value`` with ``decimals`` digits as the language writes it (Babel's locale data:
+    ``4,512.5``, ``4 512,5``), with a true minus sign."""
+    return signed(decimal(value + 0.0, words.language, decimals))
 
 
 def signed(text: str) -> str:
     """A true minus sign; "-0.0" rounds to plain zero."""
-    if text.startswith("-") and not text.strip("-0.,"):
+    if text.startswith("-") and not text.strip("-0.,%\u00a0 "):
         text = text[1:]
     return text.replace("-", "\u2212")
 
@@ -89,7 +89,7 @@ def with_unit(text: str, unit: str | None, words: Words = ENGLISH) -> str:
 def date_text(value: Any, *, weekday: bool = False, words: Words = ENGLISH) -> str:
     ts = pd.Timestamp(value)
     text = ts.strftime("%Y-%m-%d %H:%M" if ts.hour or ts.minute else "%Y-%m-%d")
-    return f"{words.list('weekdays')[ts.dayofweek]} {text}" if weekday else text
+    return f"{words.weekdays[ts.dayofweek]} {text}" if weekday else text
 
 
 def clock_text(minutes: Any) -> str:

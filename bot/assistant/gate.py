@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from barb.errors import InvalidJSON, QueryError
+from barb.i18n import N_
 from barb.script.limits import load_query_text
 from bot.store.records import PendingAction
 
@@ -38,9 +39,8 @@ class Verdict(StrEnum):
 
     @property
     def text_key(self) -> str:
-        return {"stale": "plan_stale", "not_yours": "not_yours", "running": "already"}.get(
-            self.value, "plan_stale"
-        )
+        keys = {"not_yours": N_("not_yours"), "running": N_("already")}
+        return keys.get(self.value, N_("plan_stale"))
 
 
 class Taken(BaseModel):
@@ -69,7 +69,7 @@ def parse_query_text(text: str) -> dict[str, Any] | Unreadable:
     before anything else (barb/script/limits.py)."""
     body = text.strip().strip("`").strip()
     if not body:
-        return Unreadable("query_usage")
+        return Unreadable(N_("query_usage"))
     reason = ""
     for candidate in (body, body.translate(_SMART_QUOTES)):
         try:
@@ -79,8 +79,8 @@ def parse_query_text(text: str) -> dict[str, Any] | Unreadable:
             continue
         except QueryError as exc:
             return Unreadable("query_failed", {"message": exc.message, "hint": exc.hint or ""})
-        return query if isinstance(query, dict) else Unreadable("query_usage")
-    return Unreadable("query_bad_json", {"error": reason})
+        return query if isinstance(query, dict) else Unreadable(N_("query_usage"))
+    return Unreadable(N_("query_bad_json"), {"error": reason})
 
 
 def verdict_on(action: PendingAction | None, user_id: int) -> Verdict:

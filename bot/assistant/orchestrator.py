@@ -14,6 +14,7 @@ import functools
 import logging
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from barb.data.store import DataMeta, data_path, read_meta
 from barb.errors import BarbError
+from barb.i18n import N_, decimal
 from barb.instruments import Instrument, load_instrument
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.gate import (
@@ -61,8 +63,33 @@ from bot.texts import Language, language_for, t
 
 log = logging.getLogger(__name__)
 
-# Runner outcomes that end the question at once: the query itself is not at fault.
-_TERMINAL_ERRORS = {"QueryTimeout", "WorkerDied"}
+# Runner outcomes that end the question at once (the query itself is not at fault): what
+# the person is told, and the note the model's transcript keeps.
+_STOPPED = {
+    "QueryTimeout": (N_("query_timeout"), "Stopped: the query took too long."),
+    "WorkerDied": (
+        N_("query_broke"),
+        "Stopped: the query could not be run (Barb's fault, not the query's).",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """The runner gave up on a query (``_STOPPED``): its error value."""
+
+    error: dict[str, Any]
+
+    def sentence(self, lang: Language) -> str:
+        """One sentence for the person: the same for Run, the assistant's own run, /query."""
+        key, _ = _STOPPED[self.error["error_type"]]
+        return t(key, lang, ref=self.error.get("reference", "?"))
+
+    @property
+    def note(self) -> str:
+        return _STOPPED[self.error["error_type"]][1]
+
+
 #: A malformed model response is asked for again once; a second one ends the question.
 MALFORMED_ATTEMPTS = 2
 
@@ -198,17 +225,19 @@ class Assistant:
         press: Press,
         *,
         work: Mapping[str, Any] | None = None,
+        update_id: int | None = None,
     ) -> Taken:
         """The confirm gate's one decision on a press: may it go ahead?
 
-        Run claims the plan (pending → running, with ``work`` recorded in flight in the same
-        transaction), Cancel cancels it, an option only checks; each is one conditional
-        write, so a double press, or two devices, cannot both win. A plan that was reset,
-        superseded, already run, cancelled or expired is ``STALE``: nothing is computed.
+        Run claims the plan (pending → running), Cancel cancels it, each with ``work``
+        recorded in flight in the same transaction (and the press's ``update_id`` handled
+        from then on); an option only checks. Each is one conditional write, so a double
+        press, or two devices, cannot both win. A plan that was reset, superseded, already
+        run, cancelled or expired is ``STALE``: nothing is computed.
         """
         if press is Press.RUN:
             claim = await self.store.pending.claim(
-                action_id, user_id, max_age=PLAN_LIFETIME, work=work
+                action_id, user_id, max_age=PLAN_LIFETIME, work=work, update_id=update_id
             )
             action = claim.action
             if claim.won and action is not None:
@@ -223,9 +252,12 @@ class Assistant:
         if verdict is not Verdict.OK or action is None:
             return Taken(verdict=verdict, action=action)
         if press is Press.CANCEL:
-            if not await self.store.pending.cancel(action_id, user_id):  # Run won the race
-                return Taken(verdict=verdict_on(await self.store.pending.get(action_id), user_id))
-            return Taken(verdict=Verdict.OK, action=action)
+            cancel = await self.store.pending.cancel(
+                action_id, user_id, work=work, update_id=update_id
+            )
+            if not cancel.won:  # Run won the race
+                return Taken(verdict=verdict_on(cancel.action, user_id))
+            return Taken(verdict=Verdict.OK, action=action, work_id=cancel.work_id)
         return Taken(verdict=Verdict.OK, action=action)
 
     async def press(
@@ -294,8 +326,10 @@ class Assistant:
             # Run approves exactly the queries the plan showed (older rows: the one call).
             state.approved = [*state.approved, *(paused.covers or [call.id])]
             executed = await self._execute(chat, state, call, proofs)
-            if executed is None:
-                return await self._stopped(state, paused.call_index, paused.results, proofs)
+            if isinstance(executed, Stopped):
+                return await self._stopped(
+                    state, paused.call_index, paused.results, proofs, executed
+                )
             result = executed
         else:
             result = ToolResult(
@@ -439,8 +473,8 @@ class Assistant:
                 return await self._pause(chat, state, index, results, proofs, "clarify", args)
             if kind is ToolKind.EXECUTE:
                 result = await self._execute(chat, state, call, proofs)
-                if result is None:
-                    return await self._stopped(state, index, results, proofs)
+                if isinstance(result, Stopped):
+                    return await self._stopped(state, index, results, proofs, result)
                 results.append(result)
             else:
                 results.append(await self._run_tool(chat, state, call, args))
@@ -498,8 +532,8 @@ class Assistant:
         outcome = run.outcome
         if run.proof is None:
             error = outcome.error or {}
-            if error.get("error_type") in _TERMINAL_ERRORS:
-                message = t("query_timeout", lang)
+            if error.get("error_type") in _STOPPED:
+                message = Stopped(error).sentence(lang)
             else:
                 message = t(
                     "query_failed",
@@ -518,16 +552,16 @@ class Assistant:
 
     async def _execute(
         self, chat: Chat, state: LoopState, call: ToolCall, proofs: list[Proof]
-    ) -> ToolResult | None:
-        """Run a query in the pool; the model gets only the summary. None: stopped."""
+    ) -> ToolResult | Stopped:
+        """Run a query in the pool; the model gets only the summary."""
         args = parse_args(call.name, call.arguments)
         assert isinstance(args, ExecuteQueryArgs)
         run = await self.run_query(chat, args.query, state.language, instrument=state.instrument)
         query, outcome = run.query, run.outcome
         if run.proof is None:
-            error_type = (outcome.error or {}).get("error_type", "")
-            if error_type in _TERMINAL_ERRORS:
-                return None
+            error = outcome.error or {}
+            if error.get("error_type") in _STOPPED:
+                return Stopped(error)
             state.query_errors += 1
             state.failed_query = query
             content = outcome.summary_text
@@ -634,14 +668,19 @@ class Assistant:
         return True
 
     async def _stopped(
-        self, state: LoopState, index: int, results: list[ToolResult], proofs: list[Proof]
+        self,
+        state: LoopState,
+        index: int,
+        results: list[ToolResult],
+        proofs: list[Proof],
+        stopped: Stopped,
     ) -> Reply:
-        """The runner gave up on a query (time limit, dead worker): the question ends here."""
-        note = "Stopped: the query took too long."
-        results = self._close_remaining(state, index, results, note)
+        """The runner gave up on a query (time limit, a worker or the pool failing): the
+        question ends here, with the sentence that says which."""
+        results = self._close_remaining(state, index, results, stopped.note)
         state.messages.append(Message.tool(*results))
         await self._save(state)
-        return self._reply(state, t("query_timeout", state.language), proofs, failed=True)
+        return self._reply(state, stopped.sentence(state.language), proofs, failed=True)
 
     async def _tool_loop_ended(self, state: LoopState, proofs: list[Proof]) -> Reply:
         """Told to answer in words (tool limit, repeated query errors, Cancel), the model
@@ -740,7 +779,11 @@ class Assistant:
         if used < budget:
             return None
         return Reply(
-            text=t("budget", language, used=used, budget=budget), failed=True, language=language
+            text=t(
+                "budget", language, used=decimal(used, language), budget=decimal(budget, language)
+            ),
+            failed=True,
+            language=language,
         )
 
     # --- small helpers ----------------------------------------------------------------------
@@ -776,7 +819,8 @@ class Assistant:
     def _reply(state: LoopState, text: str, proofs: list[Proof], *, failed: bool = False) -> Reply:
         if state.fixes and proofs:
             fixed = "; ".join(state.fixes)
-            text = f"{text}\n\n{t('fixed_note', state.language, fields=fixed)}"
+            note = t("fixed_note", state.language, fields=fixed)
+            text = f"{text}\n\n{note}"
         return Reply(
             question_id=state.question_id,
             text=text,

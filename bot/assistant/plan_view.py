@@ -7,11 +7,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from barb.i18n import N_
 from bot.assistant.gate import CHANGED_MARK
 from bot.assistant.query_changes import COMPUTED, changed_parts
 from bot.assistant.replies import PlanView
 from bot.texts import Language, t
 
+#: The catalog key naming each part of a query that a fix can change.
+PART_NAMES: dict[str, str] = {
+    "instrument": N_("part_instrument"),
+    "session": N_("part_session"),
+    "timeframe": N_("part_timeframe"),
+    "period": N_("part_period"),
+    "filters": N_("part_filters"),
+    "columns": N_("part_columns"),
+    "aggregates": N_("part_aggregates"),
+}
 #: The plain-language plan of one query (instrument, data and language already bound).
 PlanOf = Callable[[dict[str, Any]], str]
 
@@ -19,7 +30,7 @@ PlanOf = Callable[[dict[str, Any]], str]
 def marked_plan(plan: str, failed_plan: str, parts: list[str], lang: Language) -> str:
     """``plan`` headed by what changed since the failed query, its changed lines marked."""
     before = set(failed_plan.splitlines())
-    labels = ", ".join(t(f"part_{part}", lang) for part in parts)
+    labels = ", ".join(t(PART_NAMES[part], lang) for part in parts)
     lines = [line if line in before else f"{CHANGED_MARK} {line}" for line in plan.splitlines()]
     return "\n".join([t("plan_changed", lang, parts=labels), *lines])
 
@@ -44,7 +55,7 @@ def plan_view(
             if parts:
                 plan = marked_plan(plan, plan_of(failed), parts, lang)
         if len(queries) > 1:
-            plan = f"{t('plan_query_number', lang, n=number, total=len(queries))}\n{plan}"
+            plan = t("plan_query_number", lang, n=number, total=len(queries)) + f"\n{plan}"
         blocks.append(plan)
     return PlanView(
         kind="confirm",

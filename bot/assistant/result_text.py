@@ -9,26 +9,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from barb.i18n import decimal
 from bot.texts import Language, t
 
 #: Rows of a table shown in the message; the CSV holds them all.
 SHOWN_ROWS = 10
 
 
-def _number(value: Any) -> str:
+def _number(value: Any, lang: Language) -> str:
+    """A number as the person's locale writes it (``4,512.25`` / ``4 512,25``)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     if isinstance(value, float):
         if value != value:  # NaN: no value
             return "—"
         if value.is_integer() and abs(value) < 1e15:
-            return f"{int(value):,}"
-        return f"{value:,.2f}"
-    return f"{value:,}"
+            return decimal(int(value), lang, 0)
+        return decimal(value, lang, 2)
+    return decimal(value, lang, 0)
 
 
-def _row(values: list[Any]) -> str:
-    return "  ".join(_number(v) for v in values)
+def _row(values: list[Any], lang: Language) -> str:
+    return "  ".join(_number(v, lang) for v in values)
 
 
 def result_lines(summary: dict[str, Any], lang: Language) -> list[str]:
@@ -36,16 +38,18 @@ def result_lines(summary: dict[str, Any], lang: Language) -> list[str]:
     kind = summary.get("type")
     if kind == "scalar":
         [name] = summary.get("columns") or ["value"]
-        return [f"{name}: {_number(summary.get('value'))}"]
+        return [f"{name}: {_number(summary.get('value'), lang)}"]
     if kind == "dict":
-        return [f"{name}: {_number(value)}" for name, value in summary.get("values", {}).items()]
+        return [
+            f"{name}: {_number(value, lang)}" for name, value in summary.get("values", {}).items()
+        ]
     rows: list[list[Any]] = summary.get("top") or []
     shown = summary.get("shown") or summary.get("columns") or []
     total = summary.get("rows", len(rows))
-    lines = [t("result_rows", lang, rows=f"{total:,}", shown=min(total, SHOWN_ROWS))]
+    lines = [t("result_rows", lang, rows=decimal(total, lang), shown=min(total, SHOWN_ROWS))]
     if shown:
         lines.append("  ".join(shown))
-    lines += [_row(row) for row in rows[:SHOWN_ROWS]]
+    lines += [_row(row, lang) for row in rows[:SHOWN_ROWS]]
     return lines
 
 
@@ -60,8 +64,8 @@ def person_text(result: dict[str, Any], lang: Language) -> str:
             t(
                 "result_source",
                 lang,
-                rows=f"{meta.get('rows_scanned', 0):,}",
-                matched=f"{meta.get('rows_matched', 0):,}",
+                rows=decimal(meta.get("rows_scanned", 0), lang),
+                matched=decimal(meta.get("rows_matched", 0), lang),
                 timeframe=meta.get("timeframe", "?"),
                 session=meta.get("session", "?"),
                 instrument=meta.get("instrument", "?"),

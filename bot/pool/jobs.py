@@ -51,13 +51,13 @@ class QueryOutcome(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-def failed_outcome(error_type: str, message: str) -> QueryOutcome:
-    """A job that did not produce an answer, in the words the person reads."""
-    return QueryOutcome(
-        ok=False,
-        summary_text=f"Error ({error_type}): {message}",
-        error={"error": True, "error_type": error_type, "message": message, "step": "execute"},
-    )
+def failed_outcome(error_type: str, message: str, reference: str | None = None) -> QueryOutcome:
+    """A job that did not produce an answer, in the words the person reads; ``reference`` is
+    the log line's, which the person can quote."""
+    error = {"error": True, "error_type": error_type, "message": message, "step": "execute"}
+    if reference is not None:
+        error["reference"] = reference
+    return QueryOutcome(ok=False, summary_text=f"Error ({error_type}): {message}", error=error)
 
 
 def timeout_outcome(timeout_s: float) -> QueryOutcome:

@@ -103,6 +103,10 @@ def warm_instruments(instruments: tuple[str, ...]) -> None:
     gc.freeze()
 
 
+def _started() -> None:
+    """The job that starts a pool's workers (``ProcessRunner._new_pool``)."""
+
+
 class _PoolFailed(Exception):
     """The pool itself failed while this job was in it (not the job's own worker)."""
 
@@ -143,13 +147,18 @@ class ProcessRunner:
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPool:
-        return ProcessPool(
+        pool = ProcessPool(
             max_workers=self._workers,
             initializer=_warm_up,
             initargs=(self._warm_instruments,),
             # spawn: workers start clean, without the bot's threads and event loop.
             context=multiprocessing.get_context("spawn"),
         )
+        if self._warm_instruments:
+            # pebble starts the workers with the first job: start them now, so that the data
+            # is loaded while the bot starts, not while the first question waits for it.
+            pool.schedule(_started)
+        return pool
 
     def _replace(self, broken: ProcessPool, why: str) -> None:
         """Swap in a fresh pool, once, however many jobs noticed the same broken one."""
@@ -189,14 +198,22 @@ class ProcessRunner:
             self._replace(pool, f"scheduling failed: {exc}")
             raise _PoolFailed from exc
         wrapped = asyncio.wrap_future(future)
-        while True:
-            done, _ = await asyncio.wait({wrapped}, timeout=_HEALTH_CHECK_S)
-            if done:
-                break
-            if not _healthy(pool):
-                future.cancel()
-                self._replace(pool, "a pool thread stopped")
-                raise _PoolFailed
+        try:
+            while True:
+                done, _ = await asyncio.wait({wrapped}, timeout=_HEALTH_CHECK_S)
+                if done:
+                    break
+                if not _healthy(pool):
+                    self._replace(pool, "a pool thread stopped")
+                    raise _PoolFailed
+        except BaseException:
+            # Given up (the pool broke, or the caller was cancelled: a shutdown stops the
+            # answers in progress): the job goes too, and so does the asyncio future. Left
+            # pending, it would take the BrokenProcessPool pebble sets when the pool closes,
+            # and print it unread ("Future exception was never retrieved") at shutdown.
+            future.cancel()
+            wrapped.cancel()
+            raise
         try:
             return wrapped.result()
         except concurrent.futures.TimeoutError:
@@ -211,6 +228,7 @@ class ProcessRunner:
                 "WorkerDied",
                 f"The query crashed its worker and was stopped (reference {ref}); the next "
                 "query runs as usual.",
+                ref,
             )
         except (BrokenProcessPool, concurrent.futures.CancelledError) as exc:
             self._replace(pool, f"broken pool: {exc!r}")
@@ -228,6 +246,7 @@ class ProcessRunner:
         return failed_outcome(
             "WorkerDied",
             f"The query could not be run (reference {ref}); other queries are not affected.",
+            ref,
         )
 
     async def close(self) -> None:

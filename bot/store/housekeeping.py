@@ -1,5 +1,5 @@
 """Periodic upkeep of the store: old plans expire, old bookkeeping rows go, and the leases
-on the work this replica holds are renewed while it lives."""
+on the work and updates this replica holds are renewed while it lives."""
 
 from __future__ import annotations
 
@@ -43,12 +43,13 @@ async def keep_tidy(store: Store, every_s: float = 3600.0) -> None:
 
 
 async def keep_leases(store: Store, every_s: float) -> None:
-    """Renew the leases on the work in flight this replica holds, every ``every_s`` seconds
-    (a third of the lease), until cancelled: another replica takes the work over only once
-    this one has stopped renewing, i.e. has died."""
+    """Renew the leases on the work in flight and the unhandled updates this replica holds,
+    every ``every_s`` seconds (a third of the lease), until cancelled: another replica takes
+    them over only once this one has stopped renewing, i.e. has died."""
     while True:
         await asyncio.sleep(every_s)
         try:
             await store.in_flight.renew()
+            await store.updates.renew()
         except Exception:  # the database is briefly away: the lease has slack for two misses
-            log.exception("renewing the leases of work in flight failed")
+            log.exception("renewing this replica's leases failed")

@@ -15,26 +15,18 @@ another one takes it over (``take_over``) and resumes it or hands it back.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.store.records import InFlight, WorkKind, json_object
+from bot.store.records import InFlight, Lease, WorkKind, json_object
 from bot.store.schema import InFlightRow
 from bot.store.transactions import Clock, Repository, rowcount
+from bot.store.updates import mark_handled
 
 _NO_SYNC = {"synchronize_session": False}
-
-
-@dataclass(frozen=True)
-class Lease:
-    """Who holds work in flight, and for how long without renewing it."""
-
-    owner: str
-    duration: timedelta
 
 
 def new_row(
@@ -68,12 +60,22 @@ class InFlightRepository(Repository):
         self.lease = lease
 
     async def start(
-        self, chat_id: int, user_id: int, kind: WorkKind, payload: Mapping[str, Any]
+        self,
+        chat_id: int,
+        user_id: int,
+        kind: WorkKind,
+        payload: Mapping[str, Any],
+        *,
+        update_id: int | None = None,
     ) -> InFlight:
-        """Record work that begins now; finished when its reply is stored."""
-        row = new_row(chat_id, user_id, kind, payload, self._now(), self.lease)
+        """Record work that begins now; finished when its reply is stored. The update that
+        asked for it (``update_id``), if any, is handled from here on, in the same
+        transaction: a restart resumes the work, never handles the update again."""
+        now = self._now()
+        row = new_row(chat_id, user_id, kind, payload, now, self.lease)
         async with self._write_for_chat(chat_id) as session:
             session.add(row)
+            await mark_handled(session, update_id, now)
             await session.flush()
             return InFlight.model_validate(row)
 

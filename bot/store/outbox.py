@@ -25,6 +25,7 @@ from sqlalchemy.orm import aliased
 from bot.store.records import NewReply, OutgoingReply, ReplyKind
 from bot.store.schema import ChatRow, InFlightRow, OutboxRow
 from bot.store.transactions import Clock, Repository, rowcount
+from bot.store.updates import mark_handled
 
 _NO_SYNC = {"synchronize_session": False}
 MAX_ERROR_CHARS = 500
@@ -66,20 +67,23 @@ class OutboxRepository(Repository):
         *,
         question_id: str | None = None,
         answers: int | None = None,
+        update_id: int | None = None,
     ) -> list[OutgoingReply]:
         """Queue the messages of one reply, in order, in one transaction: a crash while the
         first is being sent still leaves the others to send.
 
         ``answers``: the work in flight this reply answers, in the same transaction, so that
-        a restart neither loses the reply nor works it out twice: a question is finished, a
-        run marked answered (its plan message is edited next).
+        a restart neither loses the reply nor works it out twice: a question, a cancel or a
+        /query is finished, a run marked answered (its plan message is edited next).
+        ``update_id``: the Telegram update this reply answers is handled from here on.
         """
         now = self._now()
         async with self._write_for_chat(chat_id) as session:
+            await mark_handled(session, update_id, now)
             if answers is not None:
                 work = InFlightRow.id == answers
                 await session.execute(
-                    delete(InFlightRow).where(work, InFlightRow.kind == "question"),
+                    delete(InFlightRow).where(work, InFlightRow.kind != "run"),
                     execution_options=_NO_SYNC,
                 )
                 await session.execute(

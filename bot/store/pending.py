@@ -15,10 +15,11 @@ from typing import Any
 from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.store.in_flight import Lease, new_row
+from bot.store.in_flight import new_row
 from bot.store.records import (
     Claim,
     FinalStatus,
+    Lease,
     PendingAction,
     PendingKind,
     json_object,
@@ -26,6 +27,7 @@ from bot.store.records import (
 )
 from bot.store.schema import PendingActionRow
 from bot.store.transactions import Clock, Repository, rowcount
+from bot.store.updates import mark_handled
 
 _NO_SYNC = {"synchronize_session": False}
 _OPEN = ("pending", "running")
@@ -99,6 +101,7 @@ class PendingRepository(Repository):
         *,
         max_age: timedelta | None = None,
         work: Mapping[str, Any] | None = None,
+        update_id: int | None = None,
     ) -> Claim:
         """A press: pending → running for the person it belongs to, read and changed in one
         transaction; ``won`` is True for exactly one caller.
@@ -108,7 +111,8 @@ class PendingRepository(Repository):
         a query before ``expire`` has got to it); ``action`` tells which, for the reply.
 
         With ``work``, a won claim also records the run as in flight (its payload), in the
-        same transaction: a plan marked running always has a run that the next start finds.
+        same transaction: a plan marked running always has a run that the next start finds;
+        the press's update (``update_id``) is handled from then on.
         """
         now = self._now()
         async with self._write() as session:
@@ -128,6 +132,7 @@ class PendingRepository(Repository):
                 if work is not None:
                     in_flight = new_row(row.chat_id, user_id, "run", work, now, self.lease)
                     session.add(in_flight)
+                    await mark_handled(session, update_id, now)
                 await session.flush()
             work_id = in_flight.id if in_flight is not None else None
             return Claim(action=PendingAction.model_validate(row), won=won, work_id=work_id)
@@ -147,8 +152,19 @@ class PendingRepository(Repository):
             )
             return rowcount(result) == 1
 
-    async def cancel(self, action_id: str, user_id: int) -> bool:
-        """pending → cancelled (the Cancel button); False if Run was pressed first."""
+    async def cancel(
+        self,
+        action_id: str,
+        user_id: int,
+        *,
+        work: Mapping[str, Any] | None = None,
+        update_id: int | None = None,
+    ) -> Claim:
+        """pending → cancelled (the Cancel button); not won if Run was pressed first.
+
+        With ``work``, a won cancel also records the model's wording of it as in flight, in
+        the same transaction (and the press's update ``update_id`` is handled from then on).
+        """
         now = self._now()
         async with self._write() as session:
             result = await session.execute(
@@ -161,7 +177,18 @@ class PendingRepository(Repository):
                 .values(status="cancelled", resolved_at=now),
                 execution_options=_NO_SYNC,
             )
-            return rowcount(result) == 1
+            won = rowcount(result) == 1
+            row = await session.get(PendingActionRow, action_id)
+            if row is None:
+                return Claim(action=None, won=False)
+            in_flight = None
+            if won and work is not None:
+                in_flight = new_row(row.chat_id, user_id, "cancel", work, now, self.lease)
+                session.add(in_flight)
+                await mark_handled(session, update_id, now)
+                await session.flush()
+            work_id = in_flight.id if in_flight is not None else None
+            return Claim(action=PendingAction.model_validate(row), won=won, work_id=work_id)
 
     async def resolve(self, action_id: str, status: FinalStatus = "done") -> bool:
         """Close an open (pending or running) action, e.g. running → done once answered."""

@@ -11,7 +11,8 @@ import json
 import secrets
 import uuid
 from collections.abc import Mapping
-from datetime import date, datetime
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Any, Literal, Self, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -34,8 +35,9 @@ PreferenceKind = Literal[
 ]
 #: The kinds a person holds at most one of.
 SINGLE_VALUED_PREFERENCES: frozenset[str] = frozenset(get_args(PreferenceKind)) - {"note"}
-#: Work a restart must not lose: a question being answered, a confirmed plan being run.
-WorkKind = Literal["question", "run"]
+#: Work a restart must not lose: a question being answered, a confirmed plan being run, a
+#: cancelled plan being worded by the model, a ``/query`` running.
+WorkKind = Literal["question", "run", "cancel", "query"]
 #: What a per-person limit counts: questions to the model, or /query runs.
 LimitScope = Literal["question", "query"]
 
@@ -46,6 +48,15 @@ PENDING_ID_LENGTH = 16
 QUESTION_ID_LENGTH = 32
 #: A replica's name (``StoreSettings.replica_id``), recorded on the rows it holds a lease on.
 LEASE_OWNER_LENGTH = 64
+
+
+@dataclass(frozen=True)
+class Lease:
+    """Who holds a row (work in flight, an update received), and for how long without
+    renewing it."""
+
+    owner: str
+    duration: timedelta
 
 
 def values_of(literal: Any) -> tuple[str, ...]:
@@ -191,7 +202,8 @@ class InFlight(_Record):
     chat_id: int
     user_id: int
     kind: WorkKind
-    #: A question: the asker, the text, the message to reply to; a run: the action's id.
+    #: A question or a /query: the asker, the text, the message to reply to; a run or a
+    #: cancel: the action's id and the language.
     payload: dict[str, Any]
     #: How many times the work was started (1 when begun; +1 at each resumption).
     attempts: int

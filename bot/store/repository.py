@@ -12,10 +12,11 @@ from types import TracebackType
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from bot.store.chats import ChatRepository, PreferenceRepository
-from bot.store.in_flight import InFlightRepository, Lease
+from bot.store.in_flight import InFlightRepository
 from bot.store.outbox import OutboxRepository
 from bot.store.pending import PendingRepository
 from bot.store.rate_limits import RateLimitRepository
+from bot.store.records import Lease
 from bot.store.settings import StoreSettings
 from bot.store.transactions import Clock, utc_now
 from bot.store.transcript import TranscriptRepository
@@ -43,7 +44,7 @@ class Store:
         self.pending = PendingRepository(sessions, clock, lease=work_lease)
         self.usage = UsageRepository(sessions, clock)
         self.rate_limits = RateLimitRepository(sessions, clock)
-        self.updates = UpdateRepository(sessions, clock)
+        self.updates = UpdateRepository(sessions, clock, lease=work_lease)
         self.outbox = OutboxRepository(
             sessions, clock, owner=settings.replica_id, lease=settings.outbox_lease
         )

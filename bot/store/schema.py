@@ -215,11 +215,23 @@ class UsageRow(Base):
     unpriced_calls: Mapped[int] = mapped_column(server_default="0")
 
 
-class ProcessedUpdateRow(Base):
-    __tablename__ = "processed_updates"
+class ReceivedUpdateRow(Base):
+    """Telegram updates as received: stored before Telegram is told they arrived, handled
+    once (the primary key refuses a redelivery), marked handled when their handlers end or
+    their work is recorded in flight."""
+
+    __tablename__ = "received_updates"
 
     update_id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    #: The update's JSON as Telegram sent it, to handle it after a restart; NULL once handled
+    #: (and for the ids carried over from before it was kept).
+    payload: Mapped[dict[str, Any] | None]
     received_at: Mapped[datetime] = mapped_column(index=True)
+    handled_at: Mapped[datetime | None] = mapped_column(index=True)
+    #: The replica that stored it and will handle it, renewed while it lives; expired (or
+    #: NULL, stored before replicas had names) and not handled: another replica takes it.
+    lease_owner: Mapped[str | None] = mapped_column(String(LEASE_OWNER_LENGTH))
+    lease_expires_at: Mapped[datetime | None]
 
 
 class OutboxRow(Base):

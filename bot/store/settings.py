@@ -35,7 +35,8 @@ class StoreSettings(BaseSettings):
     replica_id: str = Field(
         default="",
         max_length=64,
-        description="This process's name on the outbox rows and work it holds a lease on. "
+        description="This process's name on the outbox rows, work and updates it holds a "
+        "lease on. "
         "Default: the host name on a database server, 'local' on SQLite. Several replicas "
         "each need their own; a replica restarted under the same name takes its rows back "
         "at once instead of after the lease",
@@ -49,7 +50,8 @@ class StoreSettings(BaseSettings):
     work_lease_s: float = Field(
         default=90.0,
         gt=0,
-        description="How long a question or run in flight stays a replica's without renewal "
+        description="How long a question or run in flight, or an update received and not "
+        "handled, stays a replica's without renewal "
         "(renewed every third of it while the replica lives); then another replica takes "
         "it over",
     )

@@ -1,6 +1,7 @@
-"""Answering a question and running a confirmed plan: the work a restart must not lose.
+"""Answering a question, running a confirmed plan or a ``/query``, wording a cancelled plan:
+the work a restart must not lose.
 
-Both begin by recording themselves in flight (``store.in_flight``) and end in the transaction
+Each begins by recording itself in flight (``store.in_flight``) and end in the transaction
 that stores their reply in the outbox, so that a process killed in between leaves a row the
 next start resumes (``bot.telegram.recovery``). The handlers and the recovery share these
 functions: a resumed question is answered exactly as the first attempt would have been.
@@ -37,7 +38,8 @@ def question_work(asker: Asker, text: str, reply_to: int | None) -> dict[str, An
 
 
 def run_work(action_id: str, lang: str) -> dict[str, Any]:
-    """What a restart needs to run a confirmed plan again: the action (its frozen query)."""
+    """What a restart needs to run a confirmed plan again (the action: its frozen query), or
+    to have a cancelled one worded again."""
     return {"action_id": action_id, "language": lang}
 
 
@@ -76,6 +78,68 @@ async def answer_question(
         # A bug, not a crash: the person is told by the error handler; a restart must not
         # ask again what failed here.
         await svc.store.in_flight.finish(work_id)
+        raise
+
+
+async def answer_query(
+    svc: BotServices,
+    bot: Bot,
+    asker: Asker,
+    text: str,
+    *,
+    work_id: int,
+    chat: Chat | None = None,
+) -> None:
+    """``/query``: run the person's Barb Script under the chat's lock and send the result;
+    the reply's storing finishes the work in flight ``work_id``."""
+    showing = svc.showing(bot, asker.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S)
+    try:
+        with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
+            async with svc.chat_lock(asker.chat_id), showing:
+                acknowledged()
+                reply = await svc.assistant.query_command(asker, text, chat=chat)
+                await svc.sender(bot).reply(
+                    asker.chat_id,
+                    reply,
+                    reply_to=asker.reply_to,
+                    thread_id=asker.thread_id,
+                    answers=work_id,
+                )
+    except NotDelivered:
+        raise  # the reply is stored and will be sent
+    except Exception:
+        await svc.store.in_flight.finish(work_id)  # a bug: told by the error handler, once
+        raise
+
+
+async def answer_cancel(
+    svc: BotServices,
+    bot: Bot,
+    action: PendingAction,
+    *,
+    lang: str,
+    work_id: int,
+    plan_message_id: int | None = None,
+) -> None:
+    """A cancelled plan: the model is told and answers briefly, under the chat's lock; the
+    plan says "Cancelled."; the reply's storing finishes the work in flight ``work_id``."""
+    asker = pending_payload(action).paused.state.asker
+    try:
+        async with svc.chat_lock(action.chat_id), svc.showing(bot, action.chat_id):
+            reply = await svc.assistant.cancelled(action)
+            message_id = plan_message_id or action.message_id
+            await edit_plan_status(bot, action, message_id, t("cancelled", lang), lang)
+            await svc.sender(bot).reply(
+                action.chat_id,
+                reply,
+                reply_to=asker.reply_to,
+                thread_id=asker.thread_id,
+                answers=work_id,
+            )
+    except NotDelivered:
+        raise  # the reply is stored and will be sent
+    except Exception:
+        await svc.store.in_flight.finish(work_id)  # a bug: told by the error handler, once
         raise
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from datetime import timedelta
 
 from telegram import Update
@@ -26,6 +27,8 @@ from bot.telegram import data_upload, handlers, keyboards
 from bot.telegram.buttons import BUTTONS, callback, on_unknown_button
 from bot.telegram.commands import COMMANDS, MENU_LANGUAGES, handler, menu
 from bot.telegram.flood import OrderedRateLimiter
+from bot.telegram.handling import handling
+from bot.telegram.intake import Intake, handle_orphaned, polling, webhook
 from bot.telegram.recovery import finish_answered_runs, resume_interrupted
 from bot.telegram.services import SERVICES_KEY, BotServices, leave_turn
 
@@ -58,17 +61,26 @@ class StoppableUpdates(SimpleUpdateProcessor):
     def __init__(self, max_concurrent_updates: int = CONCURRENT_UPDATES) -> None:
         super().__init__(max_concurrent_updates)
         self._running: set[asyncio.Task[object]] = set()
+        #: Called once an update's handlers have ended (``Intake.handled``).
+        self.on_handled: Callable[[object], Awaitable[None]] | None = None
 
     async def do_process_update(self, update: object, coroutine: Awaitable[object]) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._running.add(task)
         try:
-            await coroutine
+            with handling(update.update_id if isinstance(update, Update) else None):
+                await coroutine  # PTB hands a handler's exception to the error handler
         finally:
             self._running.discard(task)
             # The update's place in its chat's line (taken by handlers.stamp_arrival) goes.
             leave_turn()
+        # Not reached when stopped at shutdown: that update is handled at the next start.
+        if self.on_handled is not None:
+            try:
+                await self.on_handled(update)
+            except Exception:  # handled again at the next start: a duplicate, never a loss
+                log.exception("could not mark an update handled")
 
     def stop_running(self) -> int:
         """Cancel every handler still running; how many there were."""
@@ -105,15 +117,20 @@ async def send_queued(application: Application, older_than: timedelta | None = N
 
 async def keep_sending(application: Application, every_s: float = 60.0) -> None:
     """While the bot runs: retry replies that Telegram did not take (network, flood control),
-    and the "Done." of plans whose answer went out while Telegram was unreachable.
+    and the "Done." of plans whose answer went out while Telegram was unreachable; take over
+    the updates and the work of replicas that died.
 
     Only replies queued over ``every_s`` ago: younger ones may still be in their handler's
     hands.
     """
+    svc: BotServices = application.bot_data[SERVICES_KEY]
     resuming: asyncio.Task[int] | None = None
     while True:
         await asyncio.sleep(every_s)
         try:
+            # Updates another replica stored and died before handling (lease expired): to
+            # the handlers here, first, since that needs the database only, not Telegram.
+            await handle_orphaned(application, svc.store)
             sent = await send_queued(application, older_than=timedelta(seconds=every_s))
             if sent:
                 log.info("sent %d queued replies", sent)
@@ -128,25 +145,35 @@ async def keep_sending(application: Application, every_s: float = 60.0) -> None:
             log.exception("sending queued replies failed")
 
 
-WEBHOOK_PATH = "telegram"
-
-
-async def start_updates(application: Application, settings: BotSettings) -> None:
-    """Receive updates: a webhook when BARB_WEBHOOK_URL is set, long polling otherwise."""
+@asynccontextmanager
+async def receiving(
+    application: Application,  # type: ignore[type-arg]
+    settings: BotSettings,
+) -> AsyncIterator[Intake]:
+    """Receive updates while inside: a webhook when BARB_WEBHOOK_URL is set, long polling
+    otherwise; either way each update is stored before Telegram is told (``intake``)."""
+    svc: BotServices = application.bot_data[SERVICES_KEY]
+    intake = Intake(
+        application, svc.store, poll_timeout_s=settings.poll_timeout_s, kill_at=settings.kill_at
+    )
+    processor = application.update_processor
+    if isinstance(processor, StoppableUpdates):
+        processor.on_handled = intake.handled
     if settings.webhook_url:
-        await application.updater.start_webhook(
+        secret = settings.webhook_secret
+        async with webhook(
+            intake,
             listen=settings.webhook_listen,
             port=settings.webhook_port,
-            url_path=WEBHOOK_PATH,
-            webhook_url=f"{settings.webhook_url.rstrip('/')}/{WEBHOOK_PATH}",
-            secret_token=(
-                settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
-            ),
-        )
-        log.info("webhook listening on port %s", settings.webhook_port)
+            url=settings.webhook_url,
+            secret=secret.get_secret_value() if secret else None,
+        ) as port:
+            log.info("webhook listening on port %s", port)
+            yield intake
     else:
-        await application.updater.start_polling()
-        log.info("long polling as @%s", application.bot.username)
+        async with polling(intake):
+            log.info("long polling as @%s", application.bot.username)
+            yield intake
 
 
 def build_application(
@@ -166,7 +193,12 @@ def build_application(
     limit with the other replicas of the bot.
     """
     builder: ApplicationBuilder = (
-        Application.builder().token(token).concurrent_updates(StoppableUpdates())
+        Application.builder()
+        .token(token)
+        .concurrent_updates(StoppableUpdates())
+        # Updates come in through ``intake`` (stored before they are confirmed), not PTB's
+        # Updater, which confirms them before a handler has recorded anything.
+        .updater(None)
     )
     if base_url or base_file_url:
         api_url = telegram_api_url(base_url or "https://api.telegram.org")
@@ -186,7 +218,6 @@ def build_application(
         application.bot_data[SERVICES_KEY] = services
 
     application.add_handler(TypeHandler(Update, handlers.stamp_arrival), group=-3)
-    application.add_handler(TypeHandler(Update, handlers.drop_duplicates), group=-2)
     application.add_handler(TypeHandler(Update, handlers.enforce_access), group=-1)
     for command in COMMANDS:
         application.add_handler(CommandHandler(command.name, handler(command)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.kill_points import reached
 from bot.telegram.answering import answer_question, question_work
 from bot.telegram.update_context import UpdateContext
 from bot.texts import language_for, t
@@ -16,9 +17,15 @@ async def ask(ctx: UpdateContext, text: str) -> None:
         await ctx.say_text(t("too_fast", lang, seconds=int(wait) + 1))
         return
     asker = ctx.asker
-    # In flight before anything else: from here a kill -9 leaves it for the next start.
+    reached("question_received", svc.settings.kill_at)
+    # In flight before anything else, and the update handled in the same transaction: from
+    # here a kill -9 leaves the question for the next start (before, its stored update).
     work = await svc.store.in_flight.start(
-        asker.chat_id, asker.user_id, "question", question_work(asker, text, asker.reply_to)
+        asker.chat_id,
+        asker.user_id,
+        "question",
+        question_work(asker, text, asker.reply_to),
+        update_id=ctx.update_id,
     )
     await answer_question(
         svc, ctx.bot, asker, text, work_id=work.id, reply_to=asker.reply_to, chat=ctx.chat

@@ -15,12 +15,19 @@ from telegram import CallbackQuery, Update
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from barb.i18n import LANGUAGES, N_
 from barb.instruments import available_instruments, load_instrument
 from bot.assistant.gate import Press, Taken, Verdict
 from bot.assistant.orchestrator import pending_payload
 from bot.store.records import Chat
 from bot.telegram import keyboards
-from bot.telegram.answering import edit_plan_status, remove_keyboard, run_plan, run_work
+from bot.telegram.answering import (
+    answer_cancel,
+    edit_plan_status,
+    remove_keyboard,
+    run_plan,
+    run_work,
+)
 from bot.telegram.asking import ask
 from bot.telegram.render import query_html
 from bot.telegram.settings_view import settings_view
@@ -65,7 +72,11 @@ async def on_run(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> 
     # Claimed before anything else, with the run recorded in flight: a double press (or two
     # devices) cannot run twice, and a kill -9 from here on leaves the run for the next start.
     taken = await svc.assistant.take(
-        action_id, ctx.user_id, Press.RUN, work=run_work(action_id, ctx.lang)
+        action_id,
+        ctx.user_id,
+        Press.RUN,
+        work=run_work(action_id, ctx.lang),
+        update_id=ctx.update_id,
     )
     if taken.verdict is not Verdict.OK or taken.action is None:
         await _refused(ctx, query, taken)
@@ -93,23 +104,30 @@ async def on_run(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> 
 
 async def on_cancel(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
     """Cancel: nothing runs; the model is told and answers briefly."""
-    svc = ctx.svc
-    taken = await svc.assistant.take(parts[0] if parts else "", ctx.user_id, Press.CANCEL)
+    action_id = parts[0] if parts else ""
+    # Cancelled with its wording recorded in flight: a kill -9 from here on leaves it for
+    # the next start.
+    taken = await ctx.svc.assistant.take(
+        action_id,
+        ctx.user_id,
+        Press.CANCEL,
+        work=run_work(action_id, ctx.lang),
+        update_id=ctx.update_id,
+    )
     if taken.verdict is not Verdict.OK or taken.action is None:
         await _refused(ctx, query, taken)
         return
+    assert taken.work_id is not None
     await acknowledge(query, t("cancelled", ctx.lang))
     acknowledged()
-    action = taken.action
-    asker = pending_payload(action).paused.state.asker
-    async with svc.chat_lock(ctx.chat_id), svc.showing(ctx.bot, ctx.chat_id):
-        reply = await svc.assistant.cancelled(action)
-        await edit_plan_status(
-            ctx.bot, action, _pressed_message_id(query), t("cancelled", ctx.lang), ctx.lang
-        )
-        await ctx.sender().reply(
-            ctx.chat_id, reply, reply_to=asker.reply_to, thread_id=asker.thread_id
-        )
+    await answer_cancel(
+        ctx.svc,
+        ctx.bot,
+        taken.action,
+        lang=ctx.lang,
+        work_id=taken.work_id,
+        plan_message_id=_pressed_message_id(query),
+    )
 
 
 async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
@@ -182,8 +200,10 @@ async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str])
     elif name == "charts":
         chat = await store.chats.update_settings(ctx.chat_id, charts=not current.charts)
     elif name == "language":
-        cycle = {"auto": "en", "en": "ru", "ru": "auto"}
-        chat = await store.chats.update_settings(ctx.chat_id, language=cycle[current.language])
+        # Telegram's language, then each of Barb's in turn, and round again.
+        choices = ("auto", *LANGUAGES)
+        chosen = choices[(choices.index(current.language) + 1) % len(choices)]
+        chat = await store.chats.update_settings(ctx.chat_id, language=chosen)
     elif name == "forget":
         await store.preferences.clear(ctx.user_id)
     await _show_settings_again(ctx, query, chat)
@@ -195,7 +215,7 @@ async def on_forget_preference(ctx: UpdateContext, query: CallbackQuery, parts: 
     store = ctx.svc.store
     forgotten = pref_id is not None and await store.preferences.remove(ctx.user_id, pref_id)
     # Answered once the (short) delete is done, so that the answer can say whether it was.
-    key = "preference_forgotten" if forgotten else "preference_not_found"
+    key = N_("preference_forgotten") if forgotten else N_("preference_not_found")
     await acknowledge(query, t(key, ctx.lang))
     if forgotten:
         await _show_settings_again(ctx, query, ctx.chat)

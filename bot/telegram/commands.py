@@ -1,8 +1,8 @@
 """The bot's commands: one table feeds both Telegram's menu and the handlers.
 
 Each command is a small function of the update's context (``UpdateContext``) and its
-arguments. The menu text of a command is its catalog entry ``command_<name>`` in English
-and Russian, registered per language with ``set_my_commands``.
+arguments. The menu text of a command is a catalog entry (``command_start``) in each of
+Barb's languages, registered per language with ``set_my_commands``.
 """
 
 from __future__ import annotations
@@ -11,26 +11,25 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from telegram import BotCommand, Update
-from telegram.constants import ChatAction
 from telegram.ext import ContextTypes
 
 from barb.data.store import data_path, read_meta
 from barb.errors import BarbError
+from barb.i18n import LANGUAGES, N_, day
 from barb.instruments import available_instruments, load_instrument
 from bot.telegram import keyboards
-from bot.telegram.answering import QUERY_ACTION_AFTER_S, remove_keyboard
+from bot.telegram.answering import answer_query, question_work, remove_keyboard
 from bot.telegram.asking import ask
 from bot.telegram.render import escape
 from bot.telegram.settings_view import settings_view
 from bot.telegram.update_context import UpdateContext, load_context
 from bot.telegram.usage_view import usage_text
 from bot.texts import t
-from bot.work_order import acknowledged
 
 # A command's work, given the update's context and the text after the command.
 Run = Callable[[UpdateContext, str], Awaitable[None]]
 #: Languages with a menu of their own; the first is also the default for everyone else.
-MENU_LANGUAGES = ("en", "ru")
+MENU_LANGUAGES = LANGUAGES
 #: ``/start ex3`` (a link t.me/<bot>?start=ex3) opens with example question 3.
 EXAMPLE_LINK_PREFIXES = ("example", "ex")
 
@@ -39,6 +38,8 @@ EXAMPLE_LINK_PREFIXES = ("example", "ex")
 class Command:
     name: str
     run: Run
+    #: The catalog key of its line in Telegram's menu.
+    menu_text: str
 
 
 async def start(ctx: UpdateContext, rest: str) -> None:
@@ -47,7 +48,7 @@ async def start(ctx: UpdateContext, rest: str) -> None:
     instrument = load_instrument(ctx.chat.instrument)
     try:
         meta = read_meta(data_path(instrument.symbol, ctx.svc.assistant.engine_settings))
-        first, last = meta.first_date.isoformat(), meta.last_date.isoformat()
+        first, last = day(meta.first_date, ctx.lang), day(meta.last_date, ctx.lang)
         note = t("synthetic_note", ctx.lang) if meta.source == "synthetic" else ""
     except (OSError, BarbError):
         first, last, note = "?", "?", ""
@@ -64,7 +65,8 @@ async def start(ctx: UpdateContext, rest: str) -> None:
     if example is None:
         await ctx.say(text, markup=keyboards.examples(ctx.svc.examples[:3]))
         return
-    await ctx.say(f"{text}\n{escape(t('start_example', ctx.lang, question=example))}")
+    asked = t("start_example", ctx.lang, question=example)
+    await ctx.say(f"{text}\n{escape(asked)}")
     await ask(ctx, example)
 
 
@@ -116,7 +118,7 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
     """Drop the plan waiting for Run: it computes nothing and its buttons go."""
     async with ctx.svc.chat_lock(ctx.chat_id):
         dropped = await _drop_plans(ctx)
-    await ctx.say_text(t("cancel_done" if dropped else "cancel_nothing", ctx.lang))
+    await ctx.say_text(t("cancel_done", ctx.lang) if dropped else t("cancel_nothing", ctx.lang))
 
 
 async def _drop_plans(ctx: UpdateContext) -> int:
@@ -136,16 +138,17 @@ async def query(ctx: UpdateContext, rest: str) -> None:
     if wait:
         await ctx.say_text(t("too_fast", ctx.lang, seconds=int(wait) + 1))
         return
-    showing = svc.showing(
-        ctx.bot, ctx.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
+    asker = ctx.asker
+    # In flight before it runs, the update handled in the same transaction: a kill -9 from
+    # here on leaves it for the next start.
+    work = await svc.store.in_flight.start(
+        asker.chat_id,
+        asker.user_id,
+        "query",
+        question_work(asker, rest, asker.reply_to),
+        update_id=ctx.update_id,
     )
-    with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
-        async with svc.chat_lock(ctx.chat_id), showing:
-            acknowledged()
-            reply = await svc.assistant.query_command(ctx.asker, rest, chat=ctx.chat)
-            await ctx.sender().reply(
-                ctx.chat_id, reply, reply_to=ctx.asker.reply_to, thread_id=ctx.asker.thread_id
-            )
+    await answer_query(svc, ctx.bot, asker, rest, work_id=work.id, chat=ctx.chat)
 
 
 async def usage(ctx: UpdateContext, rest: str) -> None:
@@ -161,21 +164,21 @@ async def usage(ctx: UpdateContext, rest: str) -> None:
 
 
 COMMANDS: tuple[Command, ...] = (
-    Command("start", start),
-    Command("help", help_),
-    Command("instrument", instrument),
-    Command("settings", settings),
-    Command("cancel", cancel),
-    Command("reset", reset),
-    Command("query", query),
-    Command("examples", examples),
-    Command("usage", usage),
+    Command("start", start, N_("command_start")),
+    Command("help", help_, N_("command_help")),
+    Command("instrument", instrument, N_("command_instrument")),
+    Command("settings", settings, N_("command_settings")),
+    Command("cancel", cancel, N_("command_cancel")),
+    Command("reset", reset, N_("command_reset")),
+    Command("query", query, N_("command_query")),
+    Command("examples", examples, N_("command_examples")),
+    Command("usage", usage, N_("command_usage")),
 )
 
 
 def menu(lang: str) -> list[BotCommand]:
     """Telegram's command menu in ``lang``, from the same table as the handlers."""
-    return [BotCommand(c.name, t(f"command_{c.name}", lang)) for c in COMMANDS]
+    return [BotCommand(c.name, t(c.menu_text, lang)) for c in COMMANDS]
 
 
 def handler(command: Command) -> Callable[[Update, ContextTypes.DEFAULT_TYPE], Awaitable[None]]:

@@ -16,6 +16,7 @@ from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
 from barb.errors import BarbError
+from barb.i18n import day, decimal
 from barb.instruments import available_instruments
 from bot.data_uploads import MAX_UPLOAD_BYTES, Checked, DataUploads
 from bot.store.records import Chat
@@ -170,9 +171,9 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
                 "upload_imported",
                 lang,
                 symbol=meta.instrument,
-                bars=result.added,
-                first=meta.first_date,
-                last=meta.last_date,
+                bars=decimal(result.added, lang),
+                first=day(meta.first_date, lang),
+                last=day(meta.last_date, lang),
             )
         ),
     )

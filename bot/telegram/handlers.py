@@ -13,6 +13,7 @@ from telegram import Message, MessageEntity, Update
 from telegram.error import Forbidden
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
+from barb.i18n import language
 from bot.telegram.asking import ask
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import services
@@ -23,7 +24,8 @@ from bot.work_order import arrived
 log = logging.getLogger(__name__)
 
 
-# --- gates (groups -3 to -1: run before every handler) --------------------------------------
+# --- gates (groups -3 and -1: run before every handler) --------------------------------------
+# An update delivered twice never gets here: ``intake`` refuses it by its stored id.
 
 
 async def stamp_arrival(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -34,20 +36,6 @@ async def stamp_arrival(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     arrived()
     if update.effective_chat is not None:
         services(context).locks.arrive(update.effective_chat.id)
-
-
-async def drop_duplicates(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The same update delivered twice is handled once."""
-    try:
-        first = await services(context).store.updates.mark(update.update_id)
-    except Exception as exc:
-        # The database is unreachable: nothing of this update can be recorded, so nothing is
-        # done. One sentence (the error handler's), and no other handler runs: each would
-        # fail the same way and say so again. A plan's button still works afterwards.
-        await context.application.process_error(update, exc)
-        raise ApplicationHandlerStop from None
-    if not first:
-        raise ApplicationHandlerStop
 
 
 async def enforce_access(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -136,9 +124,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     log.error("handler failed (ref %s)", ref, exc_info=context.error)
     if not isinstance(update, Update) or update.effective_chat is None:
         return
-    lang = "en"
-    if update.effective_user and (update.effective_user.language_code or "").startswith("ru"):
-        lang = "ru"
+    lang = language(update.effective_user.language_code if update.effective_user else None)
     in_group = update.effective_chat.type != TelegramChat.PRIVATE
     message = update.effective_message if update.callback_query is None and in_group else None
     try:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from barb.i18n import decimal
 from bot.texts import t
 
 RUN = "r"
@@ -66,7 +67,7 @@ def answer(
     row = []
     if csv is not None:
         index, rows = csv
-        label = t("csv_button", lang, rows=rows)
+        label = t("csv_button", lang, rows=decimal(rows, lang))
         row.append(InlineKeyboardButton(label, callback_data=data(HELD_FILE, question_id, index)))
     if query:
         row.append(
@@ -88,27 +89,31 @@ def instruments(symbols: list[str], current: str) -> InlineKeyboardMarkup:
 def settings(
     confirm_on: bool,
     charts_on: bool,
-    language: str,
+    language_name: str,
     lang: str,
     forget: Sequence[tuple[int, str]] = (),
 ) -> InlineKeyboardMarkup:
-    """The switches, then one button per remembered preference (``forget``: id, label)."""
+    """The switches, then one button per remembered preference (``forget``: id, label);
+    ``language_name`` is the language setting as ``lang`` names it."""
     onoff = {True: t("switch_on", lang), False: t("switch_off", lang)}
     return InlineKeyboardMarkup(
         [
             [
                 InlineKeyboardButton(
-                    f"Confirm: {onoff[confirm_on]}", callback_data=data(SETTING, "confirm")
+                    t("settings_confirm_button", lang, state=onoff[confirm_on]),
+                    callback_data=data(SETTING, "confirm"),
                 )
             ],
             [
                 InlineKeyboardButton(
-                    f"Charts: {onoff[charts_on]}", callback_data=data(SETTING, "charts")
+                    t("settings_charts_button", lang, state=onoff[charts_on]),
+                    callback_data=data(SETTING, "charts"),
                 )
             ],
             [
                 InlineKeyboardButton(
-                    f"Language: {language}", callback_data=data(SETTING, "language")
+                    t("settings_language_button", lang, language=language_name),
+                    callback_data=data(SETTING, "language"),
                 )
             ],
             *(

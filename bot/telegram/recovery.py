@@ -4,8 +4,10 @@ A process killed (kill -9, an OOM kill, a crash, a deploy) while the model was t
 a query was running leaves its work in flight (``store.in_flight``). Each piece is picked up
 again the way it began: a question is asked again (the transcript is written only once the
 question is answered, so the model starts from the same place), a confirmed plan is run
-again (its query is frozen in the plan). Work that cannot be resumed is handed back to the
-person in one sentence: a plan with a fresh Run button, a question to ask again.
+again (its query is frozen in the plan), a ``/query`` is run again, a cancelled plan's
+wording is asked of the model again. Work that cannot be resumed is handed back to the
+person in one sentence: a plan with a fresh Run button, a question or a /query to send
+again, a cancellation confirmed without the model.
 """
 
 from __future__ import annotations
@@ -16,15 +18,24 @@ import logging
 import time
 import uuid
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from telegram import Bot
 from telegram.ext import Application
 
+from barb.i18n import language
 from bot.assistant.orchestrator import pending_payload
 from bot.assistant.replies import Asker, PendingView, Reply
-from bot.store.records import InFlight
-from bot.telegram.answering import answer_question, edit_plan_status, mark_plan_done, run_plan
+from bot.store.records import InFlight, WorkKind
+from bot.telegram.answering import (
+    answer_cancel,
+    answer_query,
+    answer_question,
+    edit_plan_status,
+    mark_plan_done,
+    run_plan,
+)
 from bot.telegram.render import escape
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import SERVICES_KEY, BotServices
@@ -66,10 +77,7 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
         # Queued by when the person asked, as if the process had never stopped.
         arrived(time.monotonic() - (datetime.now(UTC) - item.created_at).total_seconds())
         try:
-            if item.kind == "question":
-                await _resume_question(svc, bot, item)
-            else:
-                await _resume_run(svc, bot, item)
+            await _RESUME[item.kind](svc, bot, item)
         except NotDelivered:
             log.warning("resumed work %s answered; its reply waits for Telegram", item.id)
         except Exception:
@@ -78,7 +86,7 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
             ref = uuid.uuid4().hex[:8]
             log.exception("resuming work %s failed (ref %s)", item.id, ref)
             await svc.store.in_flight.finish(item.id)
-            lang = "ru" if item.payload.get("language") == "ru" else "en"
+            lang = language(item.payload.get("language"))
             with contextlib.suppress(Exception):  # Telegram failing too: the log is all
                 await svc.sender(bot).text(item.chat_id, escape(t("internal_error", lang, ref=ref)))
 
@@ -130,8 +138,49 @@ async def _resume_question(svc: BotServices, bot: Bot, item: InFlight) -> None:
     log.info("question %s answered after a restart", item.id)
 
 
+async def _resume_query(svc: BotServices, bot: Bot, item: InFlight) -> None:
+    asker = Asker.model_validate(item.payload["asker"])
+    if _give_up(item):
+        lang = language_for("auto", "", asker.language_code)
+        reply = Reply(text=t("restarted_query", lang), failed=True, language=lang)
+        await svc.sender(bot).reply(
+            asker.chat_id,
+            reply,
+            reply_to=asker.reply_to,
+            thread_id=asker.thread_id,
+            answers=item.id,
+        )
+        log.info("/query %s handed back after %d attempts", item.id, item.attempts)
+        return
+    await svc.store.in_flight.retry(item.id)
+    await answer_query(svc, bot, asker, item.payload["text"], work_id=item.id)
+    log.info("/query %s answered after a restart", item.id)
+
+
+async def _resume_cancel(svc: BotServices, bot: Bot, item: InFlight) -> None:
+    lang = language(item.payload.get("language"))
+    action = await svc.store.pending.get(item.payload["action_id"])
+    if action is None:  # the chat was reset or removed meanwhile
+        await svc.store.in_flight.finish(item.id)
+        return
+    acknowledged()  # the press was acknowledged before the model was asked
+    if not _give_up(item):
+        await svc.store.in_flight.retry(item.id)
+        await answer_cancel(svc, bot, action, lang=lang, work_id=item.id)
+        log.info("cancel of plan %s worded after a restart", action.id)
+        return
+    # Handed back: the plan is cancelled all the same; say so without the model.
+    await edit_plan_status(bot, action, action.message_id, t("cancelled", lang), lang)
+    asker = pending_payload(action).paused.state.asker
+    reply = Reply(text=t("restarted_cancel", lang), failed=True, language=lang)
+    await svc.sender(bot).reply(
+        action.chat_id, reply, reply_to=asker.reply_to, thread_id=asker.thread_id, answers=item.id
+    )
+    log.info("cancel of plan %s handed back after %d attempts", action.id, item.attempts)
+
+
 async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
-    lang = "ru" if item.payload.get("language") == "ru" else "en"
+    lang = language(item.payload.get("language"))
     action = await svc.store.pending.get(item.payload["action_id"])
     if action is None:  # the chat was reset or removed meanwhile
         await svc.store.in_flight.finish(item.id)
@@ -161,3 +210,11 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
     )
     await svc.store.in_flight.finish(item.id)
     log.info("plan %s handed back after %d attempts", action.id, item.attempts)
+
+
+_RESUME: dict[WorkKind, Callable[[BotServices, Bot, InFlight], Awaitable[None]]] = {
+    "question": _resume_question,
+    "run": _resume_run,
+    "cancel": _resume_cancel,
+    "query": _resume_query,
+}

@@ -24,10 +24,16 @@ def answer_html(markdown: str) -> list[str]:
     return render(markdown, MESSAGE_LIMIT)
 
 
-def commentary_caption(markdown: str) -> str | None:
-    """The model's commentary as a photo caption, or None when it does not fit in one."""
-    rendered = render(markdown, CAPTION_LIMIT)
-    return rendered[0] if len(rendered) == 1 else None
+def answer_caption(headline: str, markdown: str) -> str | None:
+    """An answer's photo caption: the headline (the number, one line, in bold), then the
+    model's commentary; None when the two do not fit in one caption."""
+    head = f"<b>{escape(headline)}</b>\n\n" if headline else ""
+    # Telegram counts what is shown, tags parsed away, in UTF-16 units (as ``render`` does).
+    room = CAPTION_LIMIT - (utf16_len(headline) + 2 if headline else 0)
+    if room <= 0:
+        return None
+    rendered = render(markdown, room)
+    return head + rendered[0] if len(rendered) == 1 else None
 
 
 def caption(lines: list[str]) -> str:

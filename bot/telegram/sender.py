@@ -24,12 +24,13 @@ from telegram import Bot, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter
 
-from barb.summary_text import count_text
+from barb.i18n import decimal
 from bot.assistant.replies import Proof, Reply
 from bot.store import NewReply, OutgoingReply
 from bot.store.repository import Store
 from bot.telegram import keyboards
-from bot.telegram.render import answer_html, caption, commentary_caption, escape, plan_html
+from bot.telegram.handling import update_in_hand
+from bot.telegram.render import answer_caption, answer_html, caption, escape, plan_html
 from bot.texts import t
 
 log = logging.getLogger(__name__)
@@ -95,8 +96,9 @@ def proof_replies(
     commentary: str | None = None,
     query_button: bool = False,
 ) -> list[NewReply]:
-    """The chart as a photo, captioned with the model's ``commentary`` when given (else the
-    headline and the plan), with the CSV behind a button: one message, one request. The CSV
+    """The chart as a photo, captioned with ``commentary`` (the headline and the model's
+    commentary) when given, else the headline and the plan, with the CSV behind a button:
+    one message, one request. The CSV
     is stored with it and sent when asked for; with nothing to hang a button on (no chart,
     or an answer with no question id, such as /query's), it is sent as a document."""
     has_chart = bool(proof.chart_png and proof.chart_name)
@@ -105,9 +107,7 @@ def proof_replies(
     replies = []
     if has_chart:
         assert proof.chart_png is not None and proof.chart_name is not None
-        first_line = proof.summary_text.splitlines()[0] if proof.summary_text else ""
-        # The headline: the number the chart proves, in the person's language, one line.
-        headline = [proof.headline or first_line, *proof.plan.splitlines()[:4]]
+        headline = [headline_of(proof), *proof.plan.splitlines()[:4]]
         markup = None
         if question_id is not None:
             csv = (index, proof.rows) if hold_csv else None
@@ -126,7 +126,7 @@ def proof_replies(
         )
     if has_csv:
         assert proof.csv is not None and proof.csv_name is not None
-        rows = count_text(proof.rows, "row") if proof.rows else ""
+        rows = t("csv_caption", lang, rows=decimal(proof.rows, lang)) if proof.rows else ""
         replies.append(
             file_reply(
                 "document",
@@ -138,6 +138,12 @@ def proof_replies(
             )
         )
     return replies
+
+
+def headline_of(proof: Proof) -> str:
+    """The number the chart proves, in the person's language, one line."""
+    first_line = proof.summary_text.splitlines()[0] if proof.summary_text else ""
+    return proof.headline or first_line
 
 
 def reply_messages(
@@ -156,16 +162,20 @@ def reply_messages(
 
 def _reply_messages(reply: Reply) -> list[NewReply]:
     """The messages of a reply. An answer costs as few Bot API requests as it can (they count
-    against Telegram's flood limit): the commentary rides as the last chart's caption when it
-    fits in one, with the Query and CSV buttons under it; only a longer commentary is a
-    message of its own.
+    against Telegram's flood limit): the last chart's caption is its headline then the
+    commentary when both fit in one, with the Query and CSV buttons under it; only a longer
+    commentary is a message of its own (the caption is then the headline and the plan).
     """
     lang = reply.language
     question_id = reply.question_id
     last_chart = max(
         (i for i, p in enumerate(reply.proofs) if p.chart_png and p.chart_name), default=None
     )
-    in_caption = commentary_caption(reply.text) if reply.text and last_chart is not None else None
+    in_caption = (
+        answer_caption(headline_of(reply.proofs[last_chart]), reply.text)
+        if reply.text and last_chart is not None
+        else None
+    )
     messages: list[NewReply] = []
     for i, proof in enumerate(reply.proofs):
         captioned = in_caption is not None and i == last_chart
@@ -225,7 +235,9 @@ class Sender:
     ) -> int:
         """Send one HTML message; its Telegram message id."""
         message = text_reply(html_text, markup=markup, reply_to=reply_to, thread_id=thread_id)
-        [queued] = await self.store.outbox.enqueue_many(chat_id, [message])
+        [queued] = await self.store.outbox.enqueue_many(
+            chat_id, [message], update_id=update_in_hand()
+        )
         return await self.deliver(queued)
 
     async def reply(
@@ -249,6 +261,7 @@ class Sender:
             reply_messages(reply, reply_to, thread_id),
             question_id=reply.question_id,
             answers=answers,
+            update_id=update_in_hand(),
         )
         refused: Exception | None = None
         for message in queued:

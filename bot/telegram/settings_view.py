@@ -7,18 +7,35 @@ from collections.abc import Sequence
 
 from telegram import InlineKeyboardMarkup
 
-from bot.store.records import ChatSettings, Preference
+from barb.i18n import N_
+from bot.store.records import ChatSettings, Preference, PreferenceKind
 from bot.telegram import keyboards
 from bot.texts import t
 
 #: Telegram shows about this much of a button's text on a phone.
 BUTTON_CHARS = 40
+#: The catalog key naming each kind of remembered preference.
+PREFERENCE_NAMES: dict[PreferenceKind, str] = {
+    "session": N_("preference_session"),
+    "instrument": N_("preference_instrument"),
+    "timezone": N_("preference_timezone"),
+    "language": N_("preference_language"),
+    "charts": N_("preference_charts"),
+    "confirmation": N_("preference_confirmation"),
+    "note": N_("preference_note"),
+}
+#: The catalog key of each value of the chat's language setting.
+LANGUAGE_SETTING_NAMES: dict[str, str] = {
+    "auto": N_("language_auto"),
+    "en": N_("language_en"),
+    "ru": N_("language_ru"),
+}
 
 
 def preference_label(preference: Preference, lang: str) -> str:
     """ "Session: RTH"; a note in quotation marks, because it is the person's own words."""
     value = f"“{preference.text}”" if preference.kind == "note" else preference.text
-    return f"{t(f'preference_{preference.kind}', lang)}: {value}"
+    return f"{t(PREFERENCE_NAMES[preference.kind], lang)}: {value}"
 
 
 def settings_view(
@@ -26,22 +43,23 @@ def settings_view(
 ) -> tuple[str, InlineKeyboardMarkup]:
     """Plain text (the caller escapes it for HTML) and the keyboard."""
     onoff = {True: t("switch_on", lang), False: t("switch_off", lang)}
+    language_name = t(LANGUAGE_SETTING_NAMES[settings.language], lang)
     text = t(
         "settings_prompt",
         lang,
         confirm=onoff[settings.confirm_queries],
         charts=onoff[settings.charts],
-        language=settings.language,
+        language=language_name,
     )
     labels = [preference_label(p, lang) for p in preferences]
     listing = "\n".join(f"• {label}" for label in labels) or t("no_preferences", lang)
-    text += f"\n\n{t('preferences_title', lang)}\n{listing}"
+    text += "\n\n" + t("preferences_title", lang) + f"\n{listing}"
     forget = [
         (p.id, t("forget_one_button", lang, label=_short(label)))
         for p, label in zip(preferences, labels, strict=True)
     ]
     markup = keyboards.settings(
-        settings.confirm_queries, settings.charts, settings.language, lang, forget
+        settings.confirm_queries, settings.charts, language_name, lang, forget
     )
     return text, markup
 

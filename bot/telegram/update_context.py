@@ -54,6 +54,8 @@ class UpdateContext:
     asker: Asker
     chat: Chat
     lang: Language
+    #: The update being handled: the work it starts, once recorded, ends its handling.
+    update_id: int | None = None
 
     @property
     def chat_id(self) -> int:
@@ -92,4 +94,6 @@ async def load_context(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Up
     asker = asker_of(update)
     chat = await svc.store.chats.ensure(asker.chat_id, asker.chat_type)
     lang = language_for(chat.settings.language, "", asker.language_code)
-    return UpdateContext(svc=svc, bot=context.bot, asker=asker, chat=chat, lang=lang)
+    return UpdateContext(
+        svc=svc, bot=context.bot, asker=asker, chat=chat, lang=lang, update_id=update.update_id
+    )

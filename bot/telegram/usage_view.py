@@ -6,20 +6,22 @@ has told Barb; showing its calls as $0 would pass a guess off as a fact.
 
 from __future__ import annotations
 
+from barb.i18n import decimal, money
 from bot.store import UsageTotals
 from bot.texts import t
 
 
 def cost_text(totals: UsageTotals, lang: str) -> str:
-    """$0.0123; "price unknown" when no call had a price; a lower bound when some had none."""
+    """$0.0123 ($0,0123 in Russian); "price unknown" when no call had a price; a lower
+    bound when some had none."""
     if totals.price_known:
-        return t("usage_cost", lang, cost=totals.cost_usd)
+        return money(totals.cost_usd, lang)
     if totals.unpriced_calls >= totals.calls:
         return t("usage_price_unknown", lang)
     return t(
         "usage_cost_partly_unknown",
         lang,
-        cost=totals.cost_usd,
+        cost=money(totals.cost_usd, lang),
         unpriced=totals.unpriced_calls,
         calls=totals.calls,
     )
@@ -33,9 +35,9 @@ def usage_text(
         t(
             "usage_you",
             lang,
-            tokens=mine.total_tokens,
+            tokens=decimal(mine.total_tokens, lang),
             cost=cost_text(mine, lang),
-            calls=mine.calls,
+            calls=decimal(mine.calls, lang),
         )
     ]
     if everyone is not None:
@@ -43,10 +45,10 @@ def usage_text(
             t(
                 "usage_all",
                 lang,
-                tokens=everyone.total_tokens,
+                tokens=decimal(everyone.total_tokens, lang),
                 cost=cost_text(everyone, lang),
-                calls=everyone.calls,
-                chats=chats,
+                calls=decimal(everyone.calls, lang),
+                chats=decimal(chats, lang),
             )
         )
     return "\n".join(lines)

@@ -17,8 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007_shared_state"
-# The lead re-chains this after 0006 when the branches are merged.
-down_revision: str | Sequence[str] | None = "0005"
+down_revision: str | Sequence[str] | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

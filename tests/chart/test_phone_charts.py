@@ -5,7 +5,6 @@ artists (points, bars, lines, tick texts) against a computation made here."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import chart_factories as make
 import matplotlib.dates as mdates
@@ -17,11 +16,10 @@ from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from barb import charts
 from barb.charts import chart_headline, draw_chart, render_chart
 from barb.charts.style import FIG_W_IN
 from barb.charts.time_of_day import is_clock_name, time_kind
-from barb.charts.words import EN, RU
+from barb.i18n import messages
 from barb.result import Result, Summary
 
 PHONE_PX = 360  # the width a photo is shown at on a small phone
@@ -328,23 +326,7 @@ def test_hours_of_the_day_read_as_a_clock(results: dict[str, Result]) -> None:
 # --- in the person's language ----------------------------------------------------------------
 
 
-def test_both_languages_have_the_same_words() -> None:
-    assert EN.keys() == RU.keys()
-    assert all(RU[k] for k in RU)
-
-
-def test_every_word_is_used() -> None:
-    """Each key appears in the charts' code, or is built there from its prefix (a row word
-    by timeframe, a period, a unit)."""
-    code = "\n".join(
-        p.read_text() for p in Path(charts.__file__).parent.glob("*.py") if p.name != "words.py"
-    )
-    built = ("rows.", "per.", "unit.", "axis_unit.")
-    quoted = ('"{}"', "'{}'")
-    unused = [
-        k for k in EN if not any(q.format(k) in code for q in quoted) and not k.startswith(built)
-    ]
-    assert unused == []
+# Both languages having every word, each used in the code: tests/telegram/test_texts.py.
 
 
 @pytest.mark.parametrize("shape", sorted(make.ALL_SHAPES))
@@ -362,7 +344,9 @@ def test_a_russian_chart_has_no_english_words_of_its_own(
 
 
 # Words of the English table, which a Russian chart must not show.
-_EN_WORDS = {w for v in EN.values() for w in re.findall(r"[A-Za-z]{3,}", v)} - {"Barb"}
+_EN_WORDS = {w for v in messages("barb", "en").values() for w in re.findall(r"[A-Za-z]{3,}", v)} - {
+    "Barb"
+}
 
 
 def test_russian_numbers_and_words_in_the_headline(results: dict[str, Result]) -> None:

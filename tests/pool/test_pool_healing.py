@@ -7,6 +7,8 @@ against a count computed here with pandas, so "answered" means the right number 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -125,3 +127,28 @@ async def test_barb_chat_runs_queries_under_the_bots_time_limit(
         assert runner.timeout_s == BotSettings().query_timeout_s == 7.5
     finally:
         await runner.close()
+
+
+@pytest.mark.parametrize("worker_up", [False, True])
+async def test_a_run_stopped_at_shutdown_leaves_nothing_to_print(
+    small_data: Path, caplog: pytest.LogCaptureFixture, worker_up: bool
+) -> None:
+    """A shutdown cancels the answers in progress, then closes the pool. The run's future
+    must go with it: left pending, it took pebble's BrokenProcessPool at close and asyncio
+    printed it, unread, with pebble's thread in the traceback (seen at shutdown under load,
+    when the run was cancelled before its worker had started)."""
+    runner = ProcessRunner(workers=1, timeout_s=60, work=misbehaving)
+    if worker_up:
+        assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+    running = asyncio.create_task(runner.run(QueryJob(query={"sleep": 60}, chart=False, csv=False)))
+    await asyncio.sleep(0.5 if worker_up else 0.05)  # in the worker / still being sent
+    running.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await running
+    await runner.close()
+    for _ in range(3):  # pebble's thread hands its outcome to the loop with call_soon
+        await asyncio.sleep(0)
+    del running
+    gc.collect()
+    unread = [r for r in caplog.records if "never retrieved" in r.getMessage()]
+    assert unread == [], unread[0].getMessage()

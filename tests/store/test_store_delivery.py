@@ -7,30 +7,85 @@ from datetime import timedelta
 
 import pytest
 from sqlalchemy import text as text_sql
-from store_fixtures import GROUP_CHAT, PRIVATE_CHAT, FakeClock
+from store_fixtures import ALICE, GROUP_CHAT, PRIVATE_CHAT, FakeClock
 
-from bot.store import Store, UnknownChat
+from bot.store import NewReply, Store, UnknownChat
+
+
+def _update(update_id: int) -> tuple[int, dict[str, object]]:
+    return update_id, {"update_id": update_id, "message": {"text": f"question {update_id}"}}
 
 
 async def test_an_update_is_new_only_the_first_time(store: Store) -> None:
-    assert await store.updates.mark(1) is True
-    assert await store.updates.mark(1) is False
-    assert await store.updates.mark(2) is True
+    assert await store.updates.receive([_update(1), _update(2)]) == [1, 2]
+    assert await store.updates.receive([_update(1)]) == []
+    assert await store.updates.receive([_update(2), _update(3)]) == [3]
 
 
 async def test_an_update_delivered_twice_at_once_is_handled_once(store: Store) -> None:
-    results = await asyncio.gather(*(store.updates.mark(77) for _ in range(5)))
+    results = await asyncio.gather(*(store.updates.receive([_update(77)]) for _ in range(5)))
 
-    assert sorted(results) == [False, False, False, False, True]
+    assert sorted(results) == [[], [], [], [], [77]]
 
 
-async def test_old_updates_are_pruned(store: Store, clock: FakeClock) -> None:
-    await store.updates.mark(1)
+async def test_a_stored_update_waits_until_handled(store: Store) -> None:
+    """What a restart finds: the updates stored and not handled, with their JSON, in order."""
+    await store.updates.receive([_update(5), _update(4), _update(6)])
+    await store.updates.handled(5)
+
+    assert await store.updates.unhandled() == [_update(4), _update(6)]
+    await store.updates.handled(4)
+    await store.updates.handled(6)
+    assert await store.updates.unhandled() == []
+
+
+async def test_storing_a_reply_or_work_in_flight_handles_its_update(chats: Store) -> None:
+    """The reply or the work's record and the update's end are one transaction: a restart
+    either handles the update (nothing stored) or sends the reply / resumes the work (the
+    update handled), never both."""
+    await chats.updates.receive([_update(7), _update(8), _update(9)])
+    reply = NewReply(kind="text", payload={"text": "/help's answer"})
+    await chats.outbox.enqueue_many(PRIVATE_CHAT, [reply], update_id=7)
+    await chats.in_flight.start(PRIVATE_CHAT, ALICE, "question", {"text": "q"}, update_id=8)
+    action = await chats.pending.create(PRIVATE_CHAT, ALICE, "confirm", {})
+    claim = await chats.pending.claim(action.id, ALICE, work={"action_id": action.id}, update_id=9)
+    assert claim.won
+
+    assert await chats.updates.unhandled() == []
+    assert [work.kind for work in await chats.in_flight.open()] == ["question", "run"]
+
+
+async def test_a_won_cancel_is_recorded_in_flight(chats: Store) -> None:
+    await chats.updates.receive([_update(10)])
+    action = await chats.pending.create(PRIVATE_CHAT, ALICE, "confirm", {})
+
+    cancel = await chats.pending.cancel(
+        action.id, ALICE, work={"action_id": action.id}, update_id=10
+    )
+    again = await chats.pending.cancel(action.id, ALICE, work={"action_id": action.id})
+
+    assert cancel.won and cancel.work_id is not None
+    assert cancel.action is not None and cancel.action.status == "cancelled"
+    assert not again.won and again.work_id is None
+    [work] = await chats.in_flight.open()
+    assert (work.id, work.kind, work.payload) == (
+        cancel.work_id,
+        "cancel",
+        {"action_id": action.id},
+    )
+    assert await chats.updates.unhandled() == []
+
+
+async def test_old_handled_updates_are_pruned(store: Store, clock: FakeClock) -> None:
+    await store.updates.receive([_update(1), _update(3)])
+    await store.updates.handled(1)
     clock.advance(timedelta(hours=30))
-    await store.updates.mark(2)
+    await store.updates.receive([_update(2)])
 
     assert await store.updates.prune(older_than=timedelta(days=1)) == 1
-    assert await store.updates.mark(2) is False
+    # Not handled yet: kept, however old, for the next start to handle.
+    assert await store.updates.unhandled() == [_update(2), _update(3)]
+    assert await store.updates.receive([_update(2)]) == []
 
 
 @pytest.fixture

@@ -92,7 +92,7 @@ async def test_a_plan_handed_back_can_be_pressed_again(chats: Store) -> None:
     assert (await chats.pending.claim(action.id, ALICE)).won
     await chats.pending.resolve(action.id, "done")
     assert await chats.pending.reopen(action.id) is True  # answered never: run again
-    assert await chats.pending.cancel(action.id, ALICE) is True  # Cancel works again too
+    assert (await chats.pending.cancel(action.id, ALICE)).won  # Cancel works again too
     assert await chats.pending.reopen(action.id) is False  # a cancelled plan stays so
 
 

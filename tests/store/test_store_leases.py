@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import text as text_sql
 from store_fixtures import ALICE, BOB, GROUP_CHAT, PRIVATE_CHAT, FakeClock
 
 from bot.store import NewReply, Store, StoreSettings, open_store
@@ -228,3 +229,76 @@ def test_replicas_are_named_by_default(settings: StoreSettings) -> None:
     else:
         assert settings.replica_id == socket.gethostname()
     assert settings.model_copy(update={"replica_id": "bot-2"}).replica_id == "bot-2"
+
+
+def _update(update_id: int) -> tuple[int, dict[str, object]]:
+    return update_id, {"update_id": update_id, "message": {"text": f"question {update_id}"}}
+
+
+async def test_a_live_replicas_unhandled_update_is_not_taken_by_another(
+    replica: Opener, clock: FakeClock
+) -> None:
+    first, second = await replica("a"), await replica("b")
+    assert await first.updates.receive([_update(1), _update(2)]) == [1, 2]
+    await first.updates.handled(1)
+
+    # "a" lives and renews its leases: "b" takes nothing, neither at its start nor later.
+    assert await second.updates.take_over(own=True) == []
+    for _ in range(3):
+        clock.advance(LEASE * 0.75)
+        assert await first.updates.renew() == 1  # the handled update needs no lease
+        assert await second.updates.take_over() == []
+
+    # "a" stops renewing (it died): after the lease, "b" has the unhandled one, once.
+    clock.advance(LEASE + timedelta(seconds=1))
+    assert await second.updates.take_over() == [_update(2)]
+    assert await second.updates.take_over() == []
+    assert await first.updates.renew() == 0  # "a" cannot take it back by renewing
+    assert await first.updates.take_over(own=True) == []  # nor at its restart: "b" holds it
+    assert await second.updates.unhandled() == [_update(2)]  # taken, still to be handled
+    await second.updates.handled(2)
+    clock.advance(LEASE + timedelta(seconds=1))
+    assert await first.updates.take_over() == []  # handled: nobody's any more
+
+
+async def test_an_expired_update_is_taken_by_exactly_one_of_two_racing_replicas(
+    replica: Opener, clock: FakeClock
+) -> None:
+    dead = await replica("dead")
+    stored = [_update(n) for n in range(100, 140)]
+    assert await dead.updates.receive(stored) == [update_id for update_id, _ in stored]
+    clock.advance(LEASE + timedelta(seconds=1))
+    first, second = await replica("a"), await replica("b")
+
+    results = await asyncio.gather(*(s.updates.take_over() for s in [first, second] * 3))
+
+    taken = [item for batch in results for item in batch]
+    assert sorted(taken, key=lambda item: item[0]) == stored  # each once: none twice, none left
+    assert all(batch == sorted(batch, key=lambda item: item[0]) for batch in results)
+    assert await first.updates.take_over() == await second.updates.take_over() == []
+
+
+async def test_at_start_a_replica_replays_its_own_updates_at_once(
+    replica: Opener, clock: FakeClock
+) -> None:
+    before = await replica("bot-1")
+    await before.updates.receive([_update(7), _update(8)])
+    await before.close()
+
+    after, other = await replica("bot-1"), await replica("bot-2")
+    assert await other.updates.take_over(own=True) == []  # still within bot-1's lease
+    assert await after.updates.take_over() == []  # the periodic pass leaves its own alone
+    assert await after.updates.take_over(own=True) == [_update(7), _update(8)]
+    assert await after.updates.take_over(own=True) == [_update(7), _update(8)]  # still its own
+    clock.advance(LEASE + timedelta(seconds=1))
+    assert await other.updates.take_over() == [_update(7), _update(8)]  # it died again
+
+
+async def test_updates_stored_before_replicas_had_names_are_anyones(replica: Opener) -> None:
+    store = await replica("a")
+    await store.updates.receive([_update(3)])
+    async with store._engine.begin() as conn:  # as migration 0008 leaves an older row
+        await conn.execute(
+            text_sql("UPDATE received_updates SET lease_owner = NULL, lease_expires_at = NULL")
+        )
+    assert await (await replica("b")).updates.take_over() == [_update(3)]

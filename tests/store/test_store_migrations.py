@@ -133,7 +133,7 @@ async def test_sqlite_is_migrated_to_head_when_opened(settings: StoreSettings) -
         "messages",
         "pending_actions",
         "usage",
-        "processed_updates",
+        "received_updates",
         "outbox",
         "in_flight",
         "rate_windows",

@@ -51,7 +51,7 @@ async def test_run_and_cancel_pressed_together_one_wins(chats: Store) -> None:
     )
     ran = claim.won
 
-    assert ran != cancelled
+    assert ran != cancelled.won
     stored = await chats.pending.get(action.id)
     assert stored is not None
     assert stored.status == ("running" if ran else "cancelled")

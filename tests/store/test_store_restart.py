@@ -46,7 +46,7 @@ async def test_rows_survive_a_restart(settings: StoreSettings, clock: FakeClock)
     reply = await store.outbox.enqueue(
         GROUP_CHAT, "photo", {"caption": "NQ RTH"}, content=b"\x89PNG...", question_id=question
     )
-    assert await store.updates.mark(9001)
+    assert await store.updates.receive([(9001, {"update_id": 9001})]) == [9001]
     await store.close()
 
     # Another client (the plain sqlite3 module, or asyncpg) sees the committed rows.
@@ -78,7 +78,8 @@ async def test_rows_survive_a_restart(settings: StoreSettings, clock: FakeClock)
         assert today.cost_usd == 0.0081
 
         assert await reopened.outbox.unsent() == [reply]
-        assert await reopened.updates.mark(9001) is False
+        assert await reopened.updates.receive([(9001, {"update_id": 9001})]) == []
+        assert await reopened.updates.unhandled() == [(9001, {"update_id": 9001})]
     finally:
         await reopened.close()
 
@@ -109,7 +110,7 @@ async def test_a_confirmation_survives_a_restart_and_runs_once(
         assert claimed.payload == {"plan": "mean range"}
         # Someone else pressing, or Cancel after Run, changes nothing.
         assert (await second.pending.claim(action.id, BOB)).won is False
-        assert await second.pending.cancel(action.id, ALICE) is False
+        assert (await second.pending.cancel(action.id, ALICE)).won is False
     finally:
         await first.close()
         await second.close()

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fake_bot_api import FakeBotAPI, polling
+from fake_bot_api import FakeBotAPI
 
 from barb.reference import query_examples
 from barb.settings import EngineSettings
@@ -24,7 +24,7 @@ from bot.settings import BotSettings
 from bot.store import OutgoingReply
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
-from bot.telegram.app import build_application, keep_sending, on_startup
+from bot.telegram.app import build_application, keep_sending, on_startup, receiving
 from bot.telegram.sender import Patience
 from bot.telegram.services import BotServices, RateLimiter
 
@@ -79,7 +79,8 @@ async def barb_bot(
 ) -> AsyncIterator[BotServices]:
     store = await open_store(StoreSettings(database_url=db_url))
     runner = runner or InlineRunner()
-    bot_settings = BotSettings(telegram_token=fake.token, **settings)
+    # getUpdates waits at most a second on the fake; the bot need not ask for longer.
+    bot_settings = BotSettings(telegram_token=fake.token, **{"poll_timeout_s": 1, **settings})
     services = BotServices(
         settings=bot_settings,
         assistant=Assistant(
@@ -97,19 +98,33 @@ async def barb_bot(
     )
     application = build_application(fake.token, services, base_url=fake.url)
     try:
-        async with polling(application):
-            await on_startup(application)  # as `barb bot` does once started
-            sending = None
-            if keep_sending_every_s is not None:  # `barb bot`'s sending pass, sooner
-                sending = asyncio.create_task(keep_sending(application, keep_sending_every_s))
+        async with application:
+            await application.start()
             try:
-                yield services
+                await on_startup(application)  # as `barb bot` does once started
+                async with receiving(application, bot_settings):
+                    sending = None
+                    if keep_sending_every_s is not None:  # `barb bot`'s sending pass, sooner
+                        sending = asyncio.create_task(
+                            keep_sending(application, keep_sending_every_s)
+                        )
+                    try:
+                        yield services
+                    finally:
+                        if sending is not None:
+                            sending.cancel()
             finally:
-                if sending is not None:
-                    sending.cancel()
+                if application.running:
+                    await application.stop()
     finally:
         await runner.close()
         await store.close()
+
+
+def commentary_of(caption: str) -> str:
+    """The model's commentary in an answer chart's caption: what follows the headline (the
+    caption's first line and a blank line); the whole caption when there is no blank line."""
+    return caption.split("\n\n", 1)[-1]
 
 
 def keyboard_data(message: dict[str, Any]) -> list[str]:

@@ -17,6 +17,8 @@ from bot.llm.scripted import text, tool_call, turn
 #: Requests that count against Telegram's ~30 messages a second (answering a button and
 #: "sending photo…" do not).
 FLOOD_COUNTED = ("sendMessage", "sendPhoto", "sendDocument", "editMessageText", "sendMediaGroup")
+#: How a Russian chart names the weekdays.
+RU_DAYS = {"Mon": "Пн", "Tue": "Вт", "Wed": "Ср", "Thu": "Чт", "Fri": "Пт"}
 
 RUSSIAN_ANSWER = """\
 ### Итог
@@ -71,10 +73,18 @@ async def test_an_answer_is_three_requests_with_the_commentary_as_caption(
         # Running…, the chart with the commentary, Done.: three requests, nothing else sent.
         assert counted_since(fake, start) == ["editMessageText", "sendPhoto", "editMessageText"]
         caption = photo.result["caption"]
-        assert caption.startswith("Итог\n\nСамый широкий день — понедельник")
+        # The headline first: the number, in Russian, in one bold line; then the commentary.
+        headline, blank, commentary = caption.split("\n", 2)
+        table = execute(WEEKDAY_RANGE, "NQ").table
+        assert table is not None
+        widest = table.set_index("weekday")["mean_range"]
+        assert headline.startswith(f"mean_range: максимум {RU_DAYS[widest.idxmax()]} ")
+        assert f"{widest.max():.1f}".replace(".", ",") + " пунктов" in headline
+        assert blank == "" and commentary.startswith("Итог\n\nСамый широкий день — понедельник")
         assert "Пн      312,4" in caption and "2 < 3 & a_b * c" in caption
-        kinds = {e["type"] for e in photo.result["caption_entities"]}
-        assert {"bold", "italic", "code", "pre"} <= kinds
+        entities = photo.result["caption_entities"]
+        assert entities[0] == {"type": "bold", "offset": 0, "length": len(headline)}
+        assert {"bold", "italic", "code", "pre"} <= {e["type"] for e in entities}
         csv_button, query_button = keyboard_data(photo.result)
         assert csv_button.startswith("f:") and query_button.startswith("q:")
 

@@ -49,8 +49,11 @@ async def test_private_question_plan_run_proof(fake_telegram: FakeBotAPI, db_url
             )
         )
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
-        # The commentary is the chart's caption; the CSV comes when its button is pressed.
-        assert photo.result["caption"].startswith("Answer: Result: 5 groups by weekday")
+        # The chart's caption is its headline, then the commentary; the CSV comes when its
+        # button is pressed.
+        headline, commentary = photo.result["caption"].split("\n\n", 1)
+        assert headline.startswith("mean_range: highest ") and "points" in headline
+        assert commentary.startswith("Answer: Result: 5 groups by weekday")
         csv_button, query_button = keyboard_data(photo.result)
         assert query_button.startswith("q:")
         await press(fake, ALICE, ALICE, photo.result, csv_button)
@@ -208,7 +211,7 @@ async def test_query_past_its_time_limit(fake_telegram: FakeBotAPI, db_url: str)
             )
         )
         messages = await fake.wait_for("sendMessage", 2, chat_id=ALICE, timeout=30)
-        assert "took too long" in messages[-1].result["text"]
+        assert "took too long" in messages[-1].result["text"]  # the time limit, named as such
         assert runner.restarts == 1
         # The pool still answers afterwards.
         await ask_and_get_plan(fake, ALICE, ALICE, "hello")
@@ -290,7 +293,10 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
         assert "ES_RTH_daily" in document.files["document"].filename
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
-        assert photo.result["caption"].startswith("count: ")  # the result, as its caption
+        # The caption: the headline, then the result as /query words it.
+        headline, result = photo.result["caption"].split("\n\n", 1)
+        assert headline.startswith("count = ") and headline.endswith(" days")
+        assert result.startswith("count: ")
 
         bad = await ask_and_get_plan(fake, ALICE, ALICE, "/query {nope")
         assert "not valid JSON" in bad["text"]
@@ -364,12 +370,15 @@ async def test_handler_exception_is_one_sentence_with_a_reference(
 
 
 async def test_webhook_mode(fake_telegram: FakeBotAPI, db_url: str) -> None:
-    """BARB_WEBHOOK_URL: Telegram is told the URL, and updates POSTed there are answered."""
+    """BARB_WEBHOOK_URL: Telegram is told the URL and the secret; an update POSTed there is
+    stored before the 200 (so a kill after the 200 loses nothing), answered once even if
+    Telegram sends it twice, and a POST without the secret is refused."""
     import socket
 
     import httpx
 
-    from bot.telegram.app import WEBHOOK_PATH, start_updates
+    from bot.telegram.app import receiving
+    from bot.telegram.intake import SECRET_HEADER, WEBHOOK_PATH
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -382,6 +391,7 @@ async def test_webhook_mode(fake_telegram: FakeBotAPI, db_url: str) -> None:
         webhook_url=f"http://127.0.0.1:{port}",
         webhook_port=port,
         webhook_listen="127.0.0.1",
+        webhook_secret="s3cret-s3cret",
     )
     services = BotServices(
         settings=settings,
@@ -395,16 +405,30 @@ async def test_webhook_mode(fake_telegram: FakeBotAPI, db_url: str) -> None:
     try:
         async with application:
             await application.start()
-            await start_updates(application, settings)
-            [hook] = fake.calls("setWebhook")
-            assert hook.params["url"] == f"http://127.0.0.1:{port}/{WEBHOOK_PATH}"
-            update = fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello")
-            async with httpx.AsyncClient() as client:
-                response = await client.post(hook.params["url"], json=update)
-            assert response.status_code == 200
-            [sent] = await fake.wait_for("sendMessage", chat_id=ALICE)
-            assert sent.result["text"] == "Hi! Ask me about the bars."
-            await application.updater.stop()
+            async with receiving(application, settings):
+                [hook] = fake.calls("setWebhook")
+                assert hook.params["url"] == f"http://127.0.0.1:{port}/{WEBHOOK_PATH}"
+                assert hook.params["secret_token"] == "s3cret-s3cret"
+                update = fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello")
+                async with httpx.AsyncClient() as client:
+                    refused = await client.post(hook.params["url"], json=update)
+                    assert refused.status_code == 403
+                    assert await store.updates.unhandled() == []  # not stored
+                    headers = {SECRET_HEADER: "s3cret-s3cret"}
+                    response = await client.post(hook.params["url"], json=update, headers=headers)
+                    assert response.status_code == 200
+                    # Stored by the time Telegram hears 200: a second delivery is refused.
+                    assert await store.updates.receive([(update["update_id"], update)]) == []
+                    again = await client.post(hook.params["url"], json=update, headers=headers)
+                    assert again.status_code == 200
+                [sent] = await fake.wait_for("sendMessage", chat_id=ALICE)
+                assert sent.result["text"] == "Hi! Ask me about the bars."
+                for _ in range(50):  # the handler's end is recorded just after its reply
+                    if not await store.updates.unhandled():
+                        break
+                    await asyncio.sleep(0.02)
+                assert await store.updates.unhandled() == []
             await application.stop()
+        assert len(fake.calls("sendMessage", chat_id=ALICE)) == 1
     finally:
         await store.close()

@@ -34,6 +34,8 @@ async def test_the_answer_photo_is_a_portrait_chart_captioned_with_the_answer(
     headline = chart_headline(execute(WEEKDAY_RANGE, "NQ"), language)
     word = {"en": "highest", "ru": "максимум"}[language]
     assert headline is not None and word in headline  # the chart's title, in their language
-    assert photo.result["caption"]  # the commentary rides on the chart
+    # The caption starts with the chart's headline in one line, then the commentary.
+    first_line, blank, commentary = photo.result["caption"].split("\n", 2)
+    assert first_line == headline and blank == "" and commentary.startswith("Answer:")
     png = Image.open(io.BytesIO(photo.files["photo"].content))
     assert png.width < png.height  # portrait, for a phone

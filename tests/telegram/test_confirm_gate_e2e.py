@@ -13,6 +13,7 @@ from bot_harness import (
     WEEKDAY_RANGE,
     ask_and_get_plan,
     barb_bot,
+    commentary_of,
     fetch_csv,
     keyboard_data,
     press,
@@ -84,7 +85,7 @@ async def test_every_query_of_a_model_message_is_shown_before_run(
         assert "5 groups by weekday" in weekdays.content
         # The count that ran is the number of RTH days (09:30-16:00 ET) in the bars, by hand.
         assert f"Result: count = {rth_days('NQ')}\n" in days.content
-        assert messages[-1]["text"].startswith("Answer: Result: 5 groups")
+        assert commentary_of(messages[-1]["text"]).startswith("Answer: Result: 5 groups")
 
 
 async def test_switching_instrument_after_the_plan_runs_the_plan(

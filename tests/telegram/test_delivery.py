@@ -72,7 +72,8 @@ async def test_a_reply_outlives_an_outage_and_a_restart(
         assert delivered(fake, ALICE) == ["sendMessage", "sendPhoto"]
         [photo] = [r for r in fake.calls("sendPhoto") if r.status == 200]
         assert photo.files["photo"].content == png
-        assert photo.result["caption"].startswith("Answer: Result: 5 groups by weekday")
+        _, commentary = photo.result["caption"].split("\n\n", 1)  # after the headline
+        assert commentary.startswith("Answer: Result: 5 groups by weekday")
         csv_button, query_button = keyboard_data(photo.result)  # the stored buttons came too
         assert query_button.startswith("q:")
         # The CSV held with the answer survived the restart and comes when asked for.
@@ -91,11 +92,13 @@ async def test_a_refused_message_does_not_hold_back_the_rest(
     async with barb_bot(fake, db_url) as svc:
         fake.fail_next("sendPhoto", error_code=400, description="Bad Request: PHOTO_INVALID")
         await run_weekday_question(fake)
-        # The plan, the commentary that was the chart's caption (with its CSV and Query
-        # buttons), and a notice that something went wrong, with a reference for the log.
+        # The plan, the caption the chart had (its headline and the commentary, with its CSV
+        # and Query buttons), and a notice that something went wrong, with a reference.
         messages = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
 
-        assert messages[1].result["text"].startswith("Answer: Result: 5 groups by weekday")
+        headline, commentary = messages[1].result["text"].split("\n\n", 1)
+        assert headline.startswith("mean_range: highest ")
+        assert commentary.startswith("Answer: Result: 5 groups by weekday")
         assert [b[:2] for b in keyboard_data(messages[1].result)] == ["f:", "q:"]
         assert "reference" in messages[-1].result["text"].lower()
         assert delivered(fake, ALICE) == ["sendMessage", "sendMessage", "sendMessage"]

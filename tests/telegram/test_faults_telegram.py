@@ -14,7 +14,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from bot_harness import ALICE, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_harness import ALICE, ask_and_get_plan, barb_bot, commentary_of, keyboard_data, press
 from fake_bot_api import QUERY_INVALID, FakeBotAPI, FaultKind
 
 from bot.pool.jobs import QueryJob, QueryOutcome
@@ -31,7 +31,7 @@ def delivered(fake: FakeBotAPI, method: str, chat_id: int = ALICE) -> list[dict[
 def answers(fake: FakeBotAPI, chat_id: int = ALICE) -> list[str]:
     """The commentaries delivered: a chart's caption, or a message of its own."""
     texts = [m["text"] for m in delivered(fake, "sendMessage", chat_id)]
-    texts += [m.get("caption", "") for m in delivered(fake, "sendPhoto", chat_id)]
+    texts += [commentary_of(m.get("caption", "")) for m in delivered(fake, "sendPhoto", chat_id)]
     return [text for text in texts if text.startswith("Answer: ")]
 
 
@@ -128,11 +128,23 @@ async def test_eight_presses_under_half_failed_acknowledgements_give_eight_answe
         assert [r.status for r in runs] == [500, 200] * 4
 
 
+class _RunsAfterTwoPresses(InlineRunner):
+    """The query starts once both presses are acknowledged: the second lands mid-run."""
+
+    def __init__(self, fake: FakeBotAPI) -> None:
+        super().__init__()
+        self.fake = fake
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        await self.fake.wait_for("answerCallbackQuery", 2)
+        return await super().run(job)
+
+
 async def test_a_second_press_during_the_run_says_it_is_running(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
     fake = fake_telegram
-    async with barb_bot(fake, db_url):
+    async with barb_bot(fake, db_url, runner=_RunsAfterTwoPresses(fake)):
         plan = await ask_and_press(fake)
         run, _ = keyboard_data(plan)
         await press(fake, ALICE, ALICE, plan, run)

@@ -3,6 +3,8 @@ against the fake Bot API, with the scripted model."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from bot_harness import (
@@ -79,7 +81,8 @@ async def test_query_reads_as_a_person_reads_it_with_smart_quotes(
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
         assert document.files["document"].filename.startswith("NQ_RTH_daily")
         [answer] = await fake.wait_said(1, chat_id=ALICE)  # the chart, captioned
-        shown = answer["text"]
+        headline, shown = answer["text"].split("\n\n", 1)  # the chart's headline first
+        assert headline == f"count = {rth_days('NQ'):,} days"
         assert shown.splitlines()[0] == f"count: {rth_days('NQ'):,}"
         assert keyboard_data(answer) == []  # the person typed the query: no Query button
         assert "Synthetic sample data" in shown
@@ -201,7 +204,10 @@ async def test_query_answers_in_russian_for_a_russian_speaker(
             fake.message_update(chat_id=ALICE, user_id=ALICE, text=typed, language_code="ru")
         )
         [answer] = await fake.wait_said(1, chat_id=ALICE)
-        shown = answer["text"]
+        headline, shown = answer["text"].split("\n\n", 1)  # the chart's headline, in Russian
+        assert re.fullmatch(
+            r"close последнее: \d{1,3}(\u00a0\d{3})*(,\d+)? \(2024-12-31\)", headline
+        )
         lines = shown.splitlines()
         assert lines[0].startswith(f"Строк: {rth_days('NQ', 2024)} ") and "в CSV" in lines[0]
         assert lines[1].split() == ["date", "open", "high", "low", "close"]

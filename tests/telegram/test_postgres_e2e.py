@@ -1,6 +1,6 @@
 """The bot on a real PostgreSQL: `barb db upgrade` as the deploy step, the bot refusing an
 unmigrated database, a whole conversation, and what replicas share (the limits, a Run left
-by a replica that died).
+by a replica that died, the updates it stored and did not handle).
 
 Each replica is the real bot wired as `barb bot` wires it (``barb_bot``), under its own
 ``BARB_REPLICA_ID``, one after the other against the same database and fake Bot API.
@@ -13,17 +13,20 @@ import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bot_harness import ALICE, BOB, ask_and_get_plan, barb_bot, keyboard_data, press
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
 from servers.postgres import PostgresServer
+from sqlalchemy import text as text_sql
 
 from bot.assistant.replies import Asker
 from bot.startup_errors import EXIT_SCHEMA_NOT_READY
 from bot.store import InFlight, StoreSettings, open_store
 from bot.store.migrate import current_revision, head_revision, upgrade_schema
+from bot.store.transactions import utc_now
 from bot.telegram.answering import question_work, run_work
 from bot.telegram.services import BotServices
 
@@ -162,3 +165,52 @@ async def test_a_run_left_by_a_dead_replica_is_run_by_another_after_its_lease(
             (busy.id, "replica-c")
         ]
         assert fake.calls("sendMessage", chat_id=BOB) == []
+
+
+async def test_updates_left_by_a_dead_replica_are_handled_once_and_a_live_ones_left_alone(
+    fake_telegram: FakeBotAPI, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = fake_telegram
+    settings = StoreSettings(database_url=pg_url)
+    await upgrade_schema(settings)
+    long_ago = datetime.now(UTC) - timedelta(minutes=10)
+
+    async def stored_by(replica: str, update: dict[str, Any], *, dead: bool) -> None:
+        """``update`` stored (and confirmed to Telegram) by ``replica``, never handled: it
+        died ten minutes ago, or it lives and is busy with it."""
+        named = settings.model_copy(update={"replica_id": replica})
+        store = await open_store(named, clock=(lambda: long_ago) if dead else utc_now)
+        try:
+            assert await store.updates.receive([(update["update_id"], update)]) != []
+        finally:
+            await store.close()
+
+    first = fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello", message_id=501)
+    busy = fake.message_update(chat_id=BOB, user_id=BOB, text="hello", message_id=502)
+    later = fake.message_update(chat_id=ALICE, user_id=ALICE, text="hi again", message_id=503)
+    for n, update in enumerate((first, busy, later)):
+        update["update_id"] = 9001 + n
+    await stored_by("replica-a", first, dead=True)
+    await stored_by("replica-c", busy, dead=False)
+
+    _as_replica(monkeypatch, "replica-b")
+    async with barb_bot(fake, pg_url, keep_sending_every_s=0.2) as svc:
+        # At its start replica b handles what replica a left; replica c's is its own.
+        [hello] = await fake.wait_said(1, chat_id=ALICE)
+        assert "Hi!" in hello["text"]
+        # Replica d stores one and dies while b runs: b's periodic pass takes it over.
+        await stored_by("replica-d", later, dead=True)
+        said = await fake.wait_said(2, chat_id=ALICE)
+        assert "Hi!" in said[1]["text"]
+        assert await svc.store.updates.unhandled() == [(busy["update_id"], busy)]
+        async with svc.store._engine.connect() as conn:
+            owners = await conn.execute(
+                text_sql("SELECT update_id, lease_owner FROM received_updates ORDER BY 1")
+            )
+            assert [tuple(row) for row in owners] == [
+                (9001, "replica-b"),
+                (9002, "replica-c"),
+                (9003, "replica-b"),
+            ]
+        assert fake.calls("sendMessage", chat_id=BOB) == []
+    assert len(fake.said(ALICE)) == 2  # each once, none twice

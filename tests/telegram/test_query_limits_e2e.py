@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from bot_harness import ALICE, BOB, ask_and_get_plan, barb_bot
+from bot_harness import ALICE, BOB, ask_and_get_plan, barb_bot, commentary_of
 from fake_bot_api import FakeBotAPI
 
 from barb import execute
@@ -41,7 +41,7 @@ async def test_a_pool_breaking_query_gets_a_sentence_and_the_next_people_are_ans
         )
         for person in (BOB, ALICE):
             answer = await ask_and_get_plan(fake, person, person, COUNT)
-            assert answer["text"].startswith(count_answer())
+            assert commentary_of(answer["text"]).startswith(count_answer())
         assert runner.pool_replacements == 0
     await runner.close()
 
@@ -66,4 +66,4 @@ async def test_hostile_query_texts_each_get_one_sentence(
             assert words in reply["text"], (text[:60], reply["text"])
             assert "Internal error" not in reply["text"]
         answer = await ask_and_get_plan(fake, BOB, BOB, COUNT)
-        assert answer["text"].startswith(count_answer())
+        assert commentary_of(answer["text"]).startswith(count_answer())

@@ -16,8 +16,8 @@ from bot.telegram.render import (
     CAPTION_LIMIT,
     MESSAGE_LIMIT,
     STATUS_ROOM,
+    answer_caption,
     answer_html,
-    commentary_caption,
     plan_html,
     query_html,
 )
@@ -170,14 +170,19 @@ def test_a_block_longer_than_a_message_is_cut_inside_with_its_tags_closed_and_re
     assert words == [f"слово{i}" for i in range(900)]
 
 
-def test_a_caption_takes_the_commentary_only_when_it_fits() -> None:
+def test_a_caption_is_the_headline_then_the_commentary_only_when_both_fit() -> None:
+    headline = "mean_range (Mon) = 312.4 points"
     short = "Monday's **mean range**: 312.4 points (901 days)."
-    assert shown(commentary_caption(short))[0] == "Monday's mean range: 312.4 points (901 days)."
+    text, entities = shown(answer_caption(headline, short))
+    assert text == f"{headline}\n\nMonday's mean range: 312.4 points (901 days)."
+    assert entity_texts(text, entities, "bold") == [headline, "mean range"]
     # Counted as Telegram counts: in UTF-16 units, where an emoji is two.
-    emoji = "📈" * 512
-    assert commentary_caption(emoji) is not None
-    assert commentary_caption(emoji + "📈") is None
-    assert commentary_caption("word " * (CAPTION_LIMIT // 4)) is None
+    room = CAPTION_LIMIT - len(headline) - 2
+    emoji = "📈" * (room // 2)
+    assert answer_caption(headline, emoji) is not None
+    assert answer_caption(headline, emoji + "📈") is None
+    assert answer_caption("", "📈" * 512) is not None  # no headline: the whole caption
+    assert answer_caption(headline, "word " * (CAPTION_LIMIT // 5)) is None
 
 
 def test_a_long_query_is_split_with_its_pre_closed_and_its_json_whole() -> None:

@@ -80,10 +80,16 @@ def assert_conversation(cluster: Cluster, chat: int, *, charts_seen: int = 1) ->
     photos = charts(fake, chat)
     assert len(photos) == charts_seen, cluster.describe()
     for photo in photos:
-        assert photo["caption"].startswith(f"Answer {tag(chat)}: Result:"), photo["caption"]
+        assert answers_question(photo["caption"], tag(chat)), photo["caption"]
     ids = [m["message_id"] for m in [*delivered_in_order(cluster, chat)]]
     assert ids == sorted(ids)
     assert plan_status(fake, chat, plan) == "⏵ Done."
+
+
+def answers_question(caption: str, question: str) -> bool:
+    """The chart's caption is the headline (the number, from the engine) and then the model's
+    commentary, which quotes the question's tag and the result it was given."""
+    return f"\n\nAnswer {question}: Result:" in caption
 
 
 def delivered_in_order(cluster: Cluster, chat: int) -> list[dict]:
@@ -210,7 +216,8 @@ async def test_redis_restarted_briefly_nothing_stuck_and_answers_after(cluster: 
     )
     cluster.redis.start()
     await cluster.wait_until(lambda: plan_status(fake, a, plans(fake, a)[0]) == "⏵ Done.", "a")
-    assert texts(fake, a)[2] == t("query_not_run", "en")
+    before_ref, after_ref = t("query_broke", "en", ref="REF").split("REF")
+    assert texts(fake, a)[2].startswith(before_ref) and texts(fake, a)[2].endswith(after_ref)
     assert charts(fake, a) == []
 
     press_run(fake, b, plans(fake, b)[0])
@@ -219,8 +226,8 @@ async def test_redis_restarted_briefly_nothing_stuck_and_answers_after(cluster: 
     await cluster.settled()
     [chart_a] = charts(fake, a)
     [chart_b] = charts(fake, b)
-    assert chart_a["caption"].startswith(f"Answer {tag(a, 2)}: Result:")
-    assert chart_b["caption"].startswith(f"Answer {tag(b)}: Result:")
+    assert answers_question(chart_a["caption"], tag(a, 2))
+    assert answers_question(chart_b["caption"], tag(b))
     assert len(texts(fake, a)) == 4 and len(texts(fake, b)) == 1  # nothing twice
     # The limiter fell back to each replica's own budget while Redis was away.
     logs = "".join(replica.log for replica in cluster.replicas)
@@ -241,10 +248,10 @@ async def test_postgresql_away_briefly_the_replicas_recover_nothing_lost_or_twic
     tmp_path: Path,
 ) -> None:
     """PostgreSQL stopped for a moment and started again, with plans waiting for Run. A Run
-    pressed and a question asked while it is away each get one sentence (the update could
-    not be recorded; nothing was done); the plan keeps its Run button, which then gives
-    exactly one answer; the replicas reconnect by themselves, and the question asked again
-    is answered; nothing is sent twice."""
+    pressed and a question asked while it is away cannot be stored, so the replica answers
+    Telegram's webhook call with an error and Telegram delivers them again; once the
+    database is back (the replicas' pooled connections are tested and replaced), the Run
+    gives exactly one answer and the question its plan, then its answer; nothing twice."""
     fake = fake_telegram
     data_dir = Path(sample_settings.data_dir).resolve()
     async with running_cluster(fake, own_postgres, tmp_path, data_dir) as cluster:
@@ -252,27 +259,30 @@ async def test_postgresql_away_briefly_the_replicas_recover_nothing_lost_or_twic
         await ask_everyone(cluster, [a, b], "average range by weekday?")
         await cluster.settled()
         own_postgres.halt()
+        refused = len([d for d in fake.webhook_deliveries if d[1] != 200])
         press_run(fake, a, plans(fake, a)[0])
         ask(fake, b, f"{tag(b, 2)} average range by weekday?")
         await cluster.wait_until(
-            lambda: len(texts(fake, a)) == 3 and len(texts(fake, b)) == 3,
-            "one sentence each while the database is away",
+            lambda: len([d for d in fake.webhook_deliveries if d[1] != 200]) >= refused + 4,
+            "the updates refused while the database is away, and delivered again",
         )
-        for chat in (a, b):
-            assert texts(fake, chat)[2].startswith("Something broke on my side (reference ")
+        assert len(texts(fake, a)) == 2 and len(texts(fake, b)) == 2  # nothing said meanwhile
         own_postgres.resume()
 
-        # a's plan still has its button: pressed again, it gives the answer.
         plan_a = plans(fake, a)[0]
-        assert fake.message(a, plan_a["message_id"]).get("reply_markup")
-        press_run(fake, a, plan_a)
         await cluster.wait_until(
             lambda: charts(fake, a) and plan_status(fake, a, plan_a) == "⏵ Done.", "a's answer"
         )
-        await answered(cluster, b, 2)
+        await cluster.wait_until(lambda: len(plans(fake, b)) == 2, "b's second plan")
+        plan_b = plans(fake, b)[1]
+        assert f"Plan {tag(b, 2)}:" in plan_b["text"]
+        press_run(fake, b, plan_b)
+        await cluster.wait_until(
+            lambda: charts(fake, b) and plan_status(fake, b, plan_b) == "⏵ Done.", "b's answer"
+        )
         await cluster.settled()
         for chat in (a, b):
             assert len(charts(fake, chat)) == 1, cluster.describe()
-        assert charts(fake, a)[0]["caption"].startswith(f"Answer {tag(a)}: Result:")
-        assert charts(fake, b)[0]["caption"].startswith(f"Answer {tag(b, 2)}: Result:")
-        assert len(texts(fake, a)) == 3 and len(texts(fake, b)) == 4  # nothing twice
+        assert answers_question(charts(fake, a)[0]["caption"], tag(a))
+        assert answers_question(charts(fake, b)[0]["caption"], tag(b, 2))
+        assert len(texts(fake, a)) == 2 and len(texts(fake, b)) == 3  # nothing twice

@@ -154,11 +154,16 @@ async def test_the_bot_api_url_in_either_form(
 async def busy_worker(
     bot: BotProcess, fake: FakeBotAPI, query: dict[str, object] = HEAVY
 ) -> list[int]:
-    """Start the bot and give its worker pool a long query; the worker processes."""
+    """Start the bot and give its worker pool a long query; the worker processes (started
+    with the bot: wait for the query too, recorded in flight as it goes to the pool)."""
     await bot.start()
     text = "/query " + json.dumps(query)
     fake.inject(fake.message_update(chat_id=CHAT, user_id=USER, text=text))
     await bot.wait_until(bot.workers, "a query worker started", timeout=60)
+    await bot.wait_until(
+        lambda: bot.rows("SELECT id FROM in_flight WHERE kind = 'query'") or fake.said(CHAT),
+        "the query running (or, if short, answered)",
+    )
     return bot.workers()
 
 

@@ -1,17 +1,154 @@
-"""Interface strings: every key in English and Russian, and language detection."""
+"""Issue 12 §5: every word Barb shows comes from the gettext catalogs, the Russian one is
+complete, every key in the catalogs is used in the code and every key the code uses is in
+them; numbers are written by Babel for the locale; no code branches on the language.
+
+The keys the code uses are found the way ``make catalogs`` finds them: Babel's Python
+extractor over ``bot/`` and ``barb/`` with the same keywords.
+"""
 
 from __future__ import annotations
 
-import yaml
+import ast
+import datetime as dt
+import re
+from pathlib import Path
+from string import Formatter
 
-from bot.texts import TEXTS_FILE, detect_language, language_for
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+
+import barb
+import bot
+from barb.i18n import LOCALES_DIR, catalog_path, day, decimal, money, percent, text
+from bot.texts import detect_language, language_for
+
+#: Where each domain's keys are used, and the call names that take a key (as in Makefile).
+DOMAINS = {
+    "bot": (Path(bot.__file__).parent, ("t", "N_")),
+    "barb": (Path(barb.__file__).parent, ("words", "N_")),
+}
+#: Texts that read the same in Russian: symbols, formulas, and "Run", the button's name
+#: that the Russian texts refer to.
+SAME_IN_RUSSIAN = {
+    ("bot", "run_button"),
+    ("bot", "forget_one_button"),
+    ("barb", "answer"),
+}
+#: Names that stay in Latin letters in a Russian text: products, instruments, units, the
+#: Run button, bar columns.
+NAMES = {"Barb", "Script", "Telegram", "CSV", "JSON", "UTC", "RTH", "NQ", "ES", "CL", "Run"}
+NAMES |= {"open", "volume"}
+#: What a text may quote verbatim: placeholders, commands, code, examples in quotes, HTML
+#: tags, strftime codes.
+_VERBATIM = re.compile(r"\{[^}]*\}|/\w+|`[^`]*`|«[^»]*»|<[^>]*>|%[a-zA-Z]")
 
 
-def test_every_text_has_both_languages() -> None:
-    texts = yaml.safe_load(TEXTS_FILE.read_text(encoding="utf-8"))
-    for key, entry in texts.items():
-        assert isinstance(key, str), key  # YAML turns bare on/off/yes/no into booleans
-        assert set(entry) == {"en", "ru"}, key
+def read_catalog(path: Path) -> Catalog:
+    with path.open("rb") as fh:
+        return read_po(fh)
+
+
+def code_keys(domain: str) -> set[str]:
+    root, keywords = DOMAINS[domain]
+    found = extract_from_dir(
+        root,
+        method_map=[("**.py", "python")],
+        keywords=dict.fromkeys(keywords),
+        comment_tags=(),
+    )
+    return {message for _, _, message, _, _ in found}
+
+
+def entries(domain: str, lang: str) -> dict[str, str]:
+    return {m.id: m.string for m in read_catalog(catalog_path(domain, lang)) if m.id}
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in Formatter().parse(template) if name is not None}
+
+
+@pytest.mark.parametrize("domain", sorted(DOMAINS))
+def test_the_code_and_every_catalog_hold_the_same_keys(domain: str) -> None:
+    used = code_keys(domain)
+    assert used, domain
+    template = {m.id for m in read_catalog(LOCALES_DIR / f"{domain}.pot") if m.id}
+    assert sorted(used - template) == [], "run `make catalogs`: the template is behind the code"
+    assert sorted(template - used) == [], "run `make catalogs`: the template has unused keys"
+    for lang in ("en", "ru"):
+        keys = set(entries(domain, lang))
+        assert sorted(used - keys) == [], f"used in the code, missing from {lang}/{domain}.po"
+        assert sorted(keys - used) == [], f"in {lang}/{domain}.po, used nowhere in the code"
+
+
+@pytest.mark.parametrize("domain", sorted(DOMAINS))
+def test_the_russian_catalog_is_complete_with_no_english_left(domain: str) -> None:
+    english, russian = entries(domain, "en"), entries(domain, "ru")
+    fuzzy = [m.id for m in read_catalog(catalog_path(domain, "ru")) if m.id and m.fuzzy]
+    assert fuzzy == []
+    assert [key for key, value in english.items() if not value] == []
+    assert [key for key, value in russian.items() if not value] == []
+    for key, value in russian.items():
+        if (domain, key) in SAME_IN_RUSSIAN:
+            assert value == english[key], key
+            continue
+        assert value != english[key], (key, value)
+        latin = set(re.findall(r"[A-Za-z]{2,}", _VERBATIM.sub(" ", value)))
+        assert latin <= NAMES, (key, latin - NAMES)
+
+
+@pytest.mark.parametrize("domain", sorted(DOMAINS))
+def test_placeholders_are_the_same_in_both_languages(domain: str) -> None:
+    english, russian = entries(domain, "en"), entries(domain, "ru")
+    for key, value in english.items():
+        assert fields(russian[key]) == fields(value), key
+
+
+def test_texts_are_filled_in_and_fall_back_to_english_for_other_languages() -> None:
+    assert text("bot", "plan_query_number", "ru", n=1, total=2) == "Запрос 1 из 2:"
+    assert text("bot", "plan_query_number", "de", n=1, total=2) == "Query 1 of 2:"
+    assert text("bot", "help", "en").count("/query {json}") == 1  # {{ }} are literal braces
+    with pytest.raises(KeyError):
+        text("bot", "no_such_key", "ru")
+
+
+def test_numbers_are_written_by_babel_for_the_locale() -> None:
+    """Russian groups thousands with a no-break space (U+00A0) and uses a decimal comma."""
+    assert decimal(1234.5, "ru") == "1\u00a0234,5"
+    assert decimal(1234.5, "en") == "1,234.5"
+    assert decimal(12800, "ru", 0) == "12\u00a0800"
+    assert decimal(3, "ru", 2) == "3,00"
+    assert money(0.006, "ru") == "$0,0060"
+    assert money(1234.5, "en") == "$1,234.5000"
+    assert percent(-5.06, "ru", 2) == "-5,06\u00a0%" and percent(12, "en") == "12%"
+    assert day(dt.date(2008, 1, 2), "ru") == "2 янв. 2008\u202fг."  # CLDR: narrow no-break
+    assert day(dt.date(2008, 1, 2), "en") == "Jan 2, 2008"
+
+
+def test_no_code_branches_on_the_language() -> None:
+    """``lang == "ru"``, ``code.startswith("ru")`` and the like are gone: a language is a
+    catalog, chosen in ``barb.i18n.language``."""
+    branches = []
+    for root in (Path(bot.__file__).parent, Path(barb.__file__).parent):
+        for path in root.rglob("*.py"):
+            if "eval" in path.relative_to(root).parts:
+                continue  # barb eval's question set is in both languages, as data
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if _compares_with_a_language(node):
+                    branches.append(f"{path.name}:{node.lineno}")  # type: ignore[attr-defined]
+    assert branches == []
+
+
+def _compares_with_a_language(node: ast.AST) -> bool:
+    def is_code(value: ast.AST) -> bool:
+        return isinstance(value, ast.Constant) and value.value in ("ru", "en")
+
+    if isinstance(node, ast.Compare):
+        return any(is_code(v) for v in (node.left, *node.comparators))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr == "startswith" and any(is_code(a) for a in node.args)
+    return False
 
 
 def test_language_detection() -> None:
@@ -20,3 +157,4 @@ def test_language_detection() -> None:
     assert detect_language("2024?", "ru") == "ru"
     assert language_for("en", "привет") == "en"
     assert language_for("auto", "123", "ru-RU") == "ru"
+    assert language_for("auto", "", "de") == "en"

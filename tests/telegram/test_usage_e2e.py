@@ -48,7 +48,8 @@ def test_the_unpriced_model_is_really_missing_from_the_table() -> None:
     ("language", "expected"),
     [
         ("en", "Today: 12,800 tokens, price unknown, 1 model calls."),
-        ("ru", "Сегодня: 12,800 токенов, цена неизвестна, вызовов модели: 1."),
+        # Babel's Russian: thousands grouped by a no-break space (U+00A0).
+        ("ru", "Сегодня: 12\u00a0800 токенов, цена неизвестна, вызовов модели: 1."),
     ],
 )
 async def test_a_model_without_a_price_shows_price_unknown(
@@ -83,3 +84,15 @@ async def test_priced_and_unpriced_calls_give_a_lower_bound(
         "calls), 3 calls in 2 chats.",
     ]
     assert bob == f"Today: 12,800 tokens, ${one:.4f}, 1 model calls."
+
+
+async def test_russian_usage_writes_numbers_as_russian_does(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Tokens grouped by a no-break space, dollars with a decimal comma: ``12 800``, ``$0,0125``."""
+    async with barb_bot(fake_telegram, db_url, provider=provider(PRICED, PRICED)):
+        await ask(fake_telegram, ALICE, "привет", "ru")
+        await ask(fake_telegram, ALICE, "ещё раз привет", "ru")
+        usage = await ask(fake_telegram, ALICE, "/usage", "ru")
+    whole, fraction = f"{2 * priced_cost():.4f}".split(".")
+    assert usage == f"Сегодня: 25\u00a0600 токенов, ${whole},{fraction}, вызовов модели: 2."

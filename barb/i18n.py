@@ -1,0 +1,121 @@
+"""Every word Barb itself shows a person, from gettext catalogs, and numbers in their locale.
+
+The catalogs are ``locales/<lang>/LC_MESSAGES/<domain>.po``, one domain per layer: ``barb``
+(the engine's words: charts, timeframes) and ``bot`` (the bot's messages, buttons, plans).
+A msgid is a stable key (``plan_header``, ``median``) and each language, English
+included, has its own translation, so a text can change in one language without renaming
+it in the code. The ``.po`` files are read at run time with Babel, so a fresh clone needs
+no compile step. ``locales/<domain>.pot`` is what ``pybabel extract`` finds in the code
+(``make catalogs``); the tests check that code, template and both catalogs hold the same keys.
+
+Texts are ``str.format`` templates (``{name}``); numbers and dates are formatted by the
+caller with :func:`decimal`, :func:`percent`, :func:`money` and :func:`day`, which use
+Babel's data for the locale (``1 234,5`` in Russian, with a no-break space), never by the
+template.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from babel import Locale
+from babel.dates import format_date
+from babel.messages.pofile import read_po
+from babel.numbers import NumberPattern, format_currency, format_decimal, parse_pattern
+
+from barb.settings import PROJECT_ROOT
+
+Language = Literal["en", "ru"]
+Domain = Literal["barb", "bot"]
+#: The languages Barb speaks; the first is everyone else's.
+LANGUAGES: tuple[Language, ...] = ("en", "ru")
+DEFAULT: Language = LANGUAGES[0]
+LOCALES_DIR = PROJECT_ROOT / "locales"
+
+
+def N_(key: str) -> str:
+    """Marks a catalog key written away from its lookup (in a table), so that
+    ``pybabel extract`` finds it; returns it unchanged (gettext's ``gettext_noop``)."""
+    return key
+
+
+def language(code: str | None) -> Language:
+    """The Barb language for a language code (``ru-RU`` → ``ru``); English for any other."""
+    short = (code or "").split("-")[0].split("_")[0].lower()
+    return next((lang for lang in LANGUAGES if lang == short), DEFAULT)
+
+
+def catalog_path(domain: Domain, lang: str, root: Path = LOCALES_DIR) -> Path:
+    return root / lang / "LC_MESSAGES" / f"{domain}.po"
+
+
+@cache
+def messages(domain: Domain, lang: str, root: Path = LOCALES_DIR) -> dict[str, str]:
+    """The translated messages of one catalog (untranslated ones left out)."""
+    with catalog_path(domain, lang, root).open("rb") as fh:
+        po = read_po(fh, locale=lang, domain=domain)
+    return {m.id: m.string for m in po if m.id and isinstance(m.string, str) and m.string}
+
+
+def text(domain: Domain, key: str, lang: str | None = DEFAULT, **values: object) -> str:
+    """The text ``key`` in ``lang`` with ``values`` filled in. A key missing from a language
+    falls back to English (the tests keep Russian complete); an unknown key is a bug and
+    raises ``KeyError``."""
+    chosen = language(lang)
+    found = messages(domain, chosen).get(key)
+    if found is None:
+        found = messages(domain, DEFAULT)[key]
+    return found.format(**values)
+
+
+@cache
+def _locale(lang: Language) -> Locale:
+    return Locale.parse(lang)
+
+
+@cache
+def _fixed(decimals: int) -> NumberPattern:
+    """Grouped digits with exactly ``decimals`` after the point (parsed once: a chart
+    formats hundreds of tick labels)."""
+    return parse_pattern("#,##0" + ("." + "0" * decimals if decimals else ""))
+
+
+@cache
+def _percent(lang: Language, decimals: int) -> NumberPattern:
+    """The locale's percent pattern ("#,##0%", "#,##0 %") with ``decimals`` digits."""
+    pattern = _locale(lang).percent_formats[None].pattern
+    if decimals:  # its one integer zero takes the decimals after it
+        pattern = pattern.replace("0", "0." + "0" * decimals, 1)
+    return parse_pattern(pattern)
+
+
+def decimal(value: float, lang: str | None = DEFAULT, decimals: int | None = None) -> str:
+    """A number as the locale writes it: ``1,234.5`` / ``1 234,5``; ``decimals`` fixes the
+    digits after the point (else Babel's default, up to three)."""
+    locale = _locale(language(lang))
+    if decimals is None:
+        return format_decimal(value, locale=locale)
+    return _fixed(decimals).apply(value, locale)
+
+
+def percent(points: float, lang: str | None = DEFAULT, decimals: int = 0) -> str:
+    """A value already in percent (``5.06`` for 5.06 %) in the locale's percent pattern:
+    ``5.06%`` / ``5,06 %`` (Russian puts a no-break space before the sign)."""
+    chosen = language(lang)
+    return _percent(chosen, decimals).apply(points / 100, _locale(chosen))
+
+
+def day(value: dt.date, lang: str | None = DEFAULT) -> str:
+    """A date as the locale writes it in full sentences: ``Jan 2, 2008`` /
+    ``2 янв. 2008 г.``."""
+    return format_date(value, format="medium", locale=language(lang))
+
+
+def money(usd: float, lang: str | None = DEFAULT, decimals: int = 4) -> str:
+    """US dollars to ``decimals`` places (model calls cost fractions of a cent):
+    ``$0.0123`` / ``$0,0123``."""
+    pattern = "¤#,##0." + "0" * decimals
+    return format_currency(usd, "USD", format=pattern, currency_digits=False, locale=language(lang))

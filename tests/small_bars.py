@@ -1,0 +1,61 @@
+"""Ten weekdays of NQ minute bars in a data directory: for processes that must load data fast.
+
+Worker processes (and the real `barb bot` in the kill tests) load their instrument when they
+start; on the full sample that is seconds of CPU per start. Tests whose point is not the data
+use this instead (``BARB_DATA_DIR``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from barb.data.store import DataMeta, data_path, write_bars
+from barb.sessions import minutes_of_day, trading_dates
+from barb.settings import EngineSettings
+
+DAYS = pd.bdate_range("2024-03-04", "2024-03-15")
+
+
+def small_bars() -> pd.DataFrame:
+    """Every minute from 18:00 the evening before to 17:00 on ten weekdays, random walk."""
+    rng = np.random.default_rng(3)
+    stamps = [
+        pd.date_range(day - pd.Timedelta(hours=6), day + pd.Timedelta(hours=17), freq="1min")[:-1]
+        for day in DAYS
+    ]
+    ts = stamps[0].append(stamps[1:])
+    close = 18000 + np.cumsum(rng.choice([-0.25, 0.0, 0.25], size=len(ts)))
+    open_ = np.concatenate(([close[0]], close[:-1]))
+    frame = pd.DataFrame(
+        {
+            "timestamp": ts.values.astype("datetime64[ns]"),
+            "open": open_,
+            "high": np.maximum(open_, close) + 0.25,
+            "low": np.minimum(open_, close) - 0.25,
+            "close": close,
+            "volume": rng.integers(1, 500, len(ts)).astype(np.int64),
+        }
+    )
+    frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
+    frame["minute"] = minutes_of_day(frame["timestamp"])
+    return frame
+
+
+def write_small_data(data_dir: Path) -> Path:
+    """The ten days of bars as the NQ file of ``data_dir``; returns ``data_dir``."""
+    frame = small_bars()
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="synthetic",
+        description="ten days of test bars",
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 15),
+        rows=len(frame),
+    )
+    write_bars(frame, meta, data_path("NQ", EngineSettings(data_dir=data_dir)))
+    return data_dir

@@ -1,0 +1,81 @@
+"""Issue 12 §5 over the real Telegram path: the command menu registered once per language,
+the language taken from Telegram's ``language_code`` unless /settings fixes it, the settings
+message re-rendered in the language it was switched to, and a Russian plan's numbers
+written as Russian writes them."""
+
+from __future__ import annotations
+
+import re
+
+from bot_harness import ALICE, ask_and_get_plan, barb_bot, keyboard_data, press
+from fake_bot_api import FakeBotAPI
+
+from bot.llm.scripted import ScriptedProvider, tool_call, turn
+from bot.telegram.commands import COMMANDS
+
+_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+#: The menu as written in the Russian catalog, checked word for word for two commands.
+RUSSIAN_MENU = {"start": "Что умеет Barb, с примерами", "usage": "Токены и стоимость за сегодня"}
+
+
+async def test_the_menu_is_registered_once_per_language(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url):
+        calls = await fake.wait_for("setMyCommands", 2)
+    assert len(fake.calls("setMyCommands")) == 2
+    languages = sorted(call.params.get("language_code", "") for call in calls)
+    assert languages == ["", "ru"]  # English for everyone, Russian for language_code ru
+    english, russian = fake.my_commands(), fake.my_commands(language_code="ru")
+    names = [c.name for c in COMMANDS]
+    assert [c["command"] for c in english] == names == [c["command"] for c in russian]
+    for en, ru in zip(english, russian, strict=True):
+        assert _CYRILLIC.search(ru["description"]), ru  # translated, no English fallback
+        assert not _CYRILLIC.search(en["description"]), en
+    by_name = {c["command"]: c["description"] for c in russian}
+    assert {name: by_name[name] for name in RUSSIAN_MENU} == RUSSIAN_MENU
+
+
+async def test_switching_the_language_re_renders_settings_in_the_new_language(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """An English phone: /settings in English; switched to Russian (auto → en → ru), the
+    same message is in Russian, and so is what follows; back to auto, English again."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url):
+        shown = await ask_and_get_plan(fake, ALICE, ALICE, "/settings", language_code="en")
+        assert shown["text"].startswith("Settings: confirmation on")
+        assert "s:language" in keyboard_data(shown)
+
+        async def switch() -> dict:
+            edits = len(fake.calls("editMessageText", chat_id=ALICE))
+            await press(fake, ALICE, ALICE, shown, "s:language")
+            await fake.wait_for("editMessageText", edits + 1, chat_id=ALICE)
+            return fake.message(ALICE, shown["message_id"])
+
+        english = await switch()
+        assert "language English" in english["text"]
+        russian = await switch()
+        assert russian["text"].startswith("Настройки: подтверждение вкл")
+        assert "язык русский" in russian["text"]
+        labels = [b["text"] for row in russian["reply_markup"]["inline_keyboard"] for b in row]
+        assert "Язык: русский" in labels and "Забыть мои предпочтения" in labels
+        help_text = await ask_and_get_plan(fake, ALICE, ALICE, "/help", language_code="en")
+        assert help_text["text"].startswith("Задайте вопрос по барам")
+        back = await switch()
+        assert back["text"].startswith("Settings:") and "as Telegram's" in back["text"]
+
+
+async def test_a_russian_plan_writes_its_numbers_as_russian_does(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Babel's Russian groups digits with a no-break space (U+00A0): ``первые 1 500 строк``."""
+    query = {"session": "RTH", "from": "5m", "select": "range", "limit": 1500}
+    provider = ScriptedProvider([turn("Покажу бары.", tool_call("execute_query", query=query))])
+    async with barb_bot(fake_telegram, db_url, provider=provider):
+        plan = await ask_and_get_plan(
+            fake_telegram, ALICE, ALICE, "покажи 1500 баров", language_code="ru"
+        )
+    assert "первые 1\u00a0500 строк" in plan["text"]
+    assert "1,500" not in plan["text"] and "1500 строк" not in plan["text"]

@@ -1,0 +1,132 @@
+"""Start-up after a crash, in process: work left in flight that has had its two attempts is
+handed back in one sentence; an update stored and never handled is handled once.
+
+The kill -9 tests (``test_faults_kill.py``) reach these states with a real process; here the
+database is left in the state a killed process leaves, which costs no process start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data
+from fake_bot_api import FakeBotAPI
+
+from bot.assistant.replies import Asker
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import text, tool_call, turn
+from bot.store.db import open_store
+from bot.store.settings import StoreSettings
+from bot.telegram import keyboards
+from bot.telegram.answering import question_work, run_work
+
+
+async def _until(condition: Any, what: str, fake: FakeBotAPI, timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}\n{fake.describe()}")
+        await asyncio.sleep(0.02)
+
+
+async def _left_twice(db_url: str, kind: str, payload: dict[str, Any], **cancel: Any) -> None:
+    """As a process killed during the second attempt leaves it: in flight, attempts = 2."""
+    store = await open_store(StoreSettings(database_url=db_url))
+    try:
+        await store.chats.ensure(ALICE, "private")
+        if cancel:
+            claim = await store.pending.cancel(cancel["action_id"], ALICE, work=payload)
+            assert claim.won and claim.work_id is not None
+            work_id = claim.work_id
+        else:
+            work_id = (await store.in_flight.start(ALICE, ALICE, kind, payload)).id  # type: ignore[arg-type]
+        assert await store.in_flight.retry(work_id)
+    finally:
+        await store.close()
+
+
+async def _nothing_in_flight(db_url: str) -> bool:
+    store = await open_store(StoreSettings(database_url=db_url))
+    try:
+        return await store.in_flight.open() == []
+    finally:
+        await store.close()
+
+
+async def test_a_query_command_killed_twice_is_handed_back(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    asker = Asker(chat_id=ALICE, user_id=ALICE, language_code="en")
+    typed = json.dumps(WEEKDAY_RANGE)
+    await _left_twice(db_url, "query", question_work(asker, typed, None))
+
+    async with barb_bot(fake, db_url):
+        [said] = await fake.wait_said(1, chat_id=ALICE)
+        assert said["text"] == "I was restarted while running your /query: please send it again."
+    assert fake.calls("sendPhoto") == []  # not run a third time
+    assert await _nothing_in_flight(db_url)
+
+
+async def test_a_cancel_killed_twice_is_handed_back_without_the_model(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    requests: list[ModelRequest] = []
+
+    def model(request: ModelRequest) -> Any:
+        requests.append(request)
+        if request.messages[-1].role == "user":
+            return turn("By weekday.", tool_call("execute_query", query=WEEKDAY_RANGE))
+        return text("Cancelled; anything else?")
+
+    async with barb_bot(fake, db_url, model=model):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "Range by weekday?")
+    [cancel] = [d for d in keyboard_data(plan) if d.startswith(keyboards.CANCEL)]
+    action_id = keyboards.parse(cancel)[1][0]
+    await _left_twice(db_url, "cancel", run_work(action_id, "en"), action_id=action_id)
+
+    async with barb_bot(fake, db_url, model=model):
+        said = await fake.wait_said(2, chat_id=ALICE)
+        assert said[-1]["text"] == (
+            "I was restarted while cancelling this plan: it is cancelled, nothing was computed."
+        )
+        await _until(
+            lambda: fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Cancelled."),
+            "the plan marked cancelled",
+            fake,
+        )
+    assert len(requests) == 1  # only the question's: the hand-back does not ask the model
+    assert "reply_markup" not in fake.message(ALICE, plan["message_id"])
+    assert await _nothing_in_flight(db_url)
+
+
+async def test_an_update_stored_and_never_handled_is_handled_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """As a process killed after storing an update leaves it; Telegram, never told, delivers
+    it again at the restart: one answer."""
+    fake = fake_telegram
+    update = fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello")
+    store = await open_store(StoreSettings(database_url=db_url))
+    try:
+        assert await store.updates.receive([(update["update_id"], update)])
+    finally:
+        await store.close()
+    fake.inject(update)  # not confirmed: Telegram sends it again
+
+    async with barb_bot(fake, db_url) as svc:
+        [said] = await fake.wait_said(1, chat_id=ALICE)
+        assert said["text"] == "Hi! Ask me about the bars."
+        # Received again and refused (its id stored), and its one handling ended.
+        await fake.wait_confirmed(update["update_id"])
+        for _ in range(500):
+            if not await svc.store.updates.unhandled():
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("the stored update was never marked handled")
+    assert len(fake.said(ALICE)) == 1
