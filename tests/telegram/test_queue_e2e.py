@@ -40,7 +40,8 @@ async def test_a_question_is_answered_by_a_worker_over_redis(
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "average RTH range by weekday?")
         await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE, timeout=60)
-        assert photo.result["caption"].startswith("Answer: Result: 5 groups by weekday")
+        # The headline (the engine's number), then the model's commentary.
+        assert "\n\nAnswer: Result: 5 groups by weekday" in photo.result["caption"]
         assert photo.files["photo"].content[:8] == b"\x89PNG\r\n\x1a\n"
         await press(fake, ALICE, ALICE, photo.result, keyboard_data(photo.result)[0])
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
@@ -82,6 +83,7 @@ async def test_barb_bot_with_the_queue_url_sends_its_queries_to_the_workers(
     finally:
         bot.kill()
     expected = execute({"session": "RTH", "from": "daily", "select": "count()"}, "NQ")
-    assert answer["text"].splitlines()[0] == f"count: {expected.to_dict()['summary']['value']:,}"
+    count = expected.to_dict()["summary"]["value"]
+    assert answer["text"].splitlines()[0] == f"count = {count:,} days"
     # The worker computed it (the bot runs in an empty directory, without the data).
     assert "Task barb.query[" in nq_worker.log.read_text()
