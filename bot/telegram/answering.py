@@ -10,6 +10,8 @@ functions: a resumed question is answered exactly as the first attempt would hav
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from telegram import Bot
@@ -27,6 +29,22 @@ from bot.texts import t
 from bot.work_order import acknowledged
 
 log = logging.getLogger(__name__)
+
+
+@asynccontextmanager
+async def _finished_if_it_fails(svc: BotServices, work_id: int) -> AsyncIterator[None]:
+    """Around answering work in flight ``work_id``: a reply stored but not delivered stays
+    in flight (it will be sent); any other failure is a bug, not a crash: the person is told
+    by the error handler, and the work is finished so that a restart does not ask again what
+    failed here."""
+    try:
+        yield
+    except NotDelivered:
+        raise
+    except Exception:
+        await svc.store.in_flight.finish(work_id)
+        raise
+
 
 #: The plan message already says "Running…": "sending photo…" only once a query takes a while.
 QUERY_ACTION_AFTER_S = 1.0
@@ -57,28 +75,24 @@ async def answer_question(
     reply's storing finishes the work in flight ``work_id``. ``chat``, if the caller has
     it, saves reading it again."""
     sender = svc.sender(bot)
-    try:
-        async with svc.chat_lock(asker.chat_id), svc.showing(bot, asker.chat_id):
-            acknowledged()  # 'typing…' is on its way
-            # Plans waiting for this person lose their buttons: the new message declines them.
-            for action in await svc.store.pending.open_for_chat(asker.chat_id):
-                if action.kind == "confirm" and action.status == "pending" and action.message_id:
-                    await remove_keyboard(bot, asker.chat_id, action.message_id)
-            reply = await svc.assistant.ask(asker, text, chat=chat)
-            await sender.reply(
-                asker.chat_id,
-                reply,
-                reply_to=reply_to,
-                thread_id=asker.thread_id,
-                answers=work_id,
-            )
-    except NotDelivered:
-        raise  # the reply is stored and will be sent
-    except Exception:
-        # A bug, not a crash: the person is told by the error handler; a restart must not
-        # ask again what failed here.
-        await svc.store.in_flight.finish(work_id)
-        raise
+    async with (
+        _finished_if_it_fails(svc, work_id),
+        svc.chat_lock(asker.chat_id),
+        svc.showing(bot, asker.chat_id),
+    ):
+        acknowledged()  # 'typing…' is on its way
+        # Plans waiting for this person lose their buttons: the new message declines them.
+        for action in await svc.store.pending.open_for_chat(asker.chat_id):
+            if action.kind == "confirm" and action.status == "pending" and action.message_id:
+                await remove_keyboard(bot, asker.chat_id, action.message_id)
+        reply = await svc.assistant.ask(asker, text, chat=chat)
+        await sender.reply(
+            asker.chat_id,
+            reply,
+            reply_to=reply_to,
+            thread_id=asker.thread_id,
+            answers=work_id,
+        )
 
 
 async def answer_query(
@@ -93,7 +107,7 @@ async def answer_query(
     """``/query``: run the person's Barb Script under the chat's lock and send the result;
     the reply's storing finishes the work in flight ``work_id``."""
     showing = svc.showing(bot, asker.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S)
-    try:
+    async with _finished_if_it_fails(svc, work_id):
         with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
             async with svc.chat_lock(asker.chat_id), showing:
                 acknowledged()
@@ -105,11 +119,6 @@ async def answer_query(
                     thread_id=asker.thread_id,
                     answers=work_id,
                 )
-    except NotDelivered:
-        raise  # the reply is stored and will be sent
-    except Exception:
-        await svc.store.in_flight.finish(work_id)  # a bug: told by the error handler, once
-        raise
 
 
 async def answer_cancel(
@@ -124,23 +133,21 @@ async def answer_cancel(
     """A cancelled plan: the model is told and answers briefly, under the chat's lock; the
     plan says "Cancelled."; the reply's storing finishes the work in flight ``work_id``."""
     asker = pending_payload(action).paused.state.asker
-    try:
-        async with svc.chat_lock(action.chat_id), svc.showing(bot, action.chat_id):
-            reply = await svc.assistant.cancelled(action)
-            message_id = plan_message_id or action.message_id
-            await edit_plan_status(bot, action, message_id, t("cancelled", lang), lang)
-            await svc.sender(bot).reply(
-                action.chat_id,
-                reply,
-                reply_to=asker.reply_to,
-                thread_id=asker.thread_id,
-                answers=work_id,
-            )
-    except NotDelivered:
-        raise  # the reply is stored and will be sent
-    except Exception:
-        await svc.store.in_flight.finish(work_id)  # a bug: told by the error handler, once
-        raise
+    async with (
+        _finished_if_it_fails(svc, work_id),
+        svc.chat_lock(action.chat_id),
+        svc.showing(bot, action.chat_id),
+    ):
+        reply = await svc.assistant.cancelled(action)
+        message_id = plan_message_id or action.message_id
+        await edit_plan_status(bot, action, message_id, t("cancelled", lang), lang)
+        await svc.sender(bot).reply(
+            action.chat_id,
+            reply,
+            reply_to=asker.reply_to,
+            thread_id=asker.thread_id,
+            answers=work_id,
+        )
 
 
 async def run_plan(
