@@ -7,11 +7,11 @@ import re
 from functools import cache
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from barb.errors import InvalidSession, UnknownInstrument, UnknownSession
 from barb.settings import EngineSettings, default_settings
+from barb.yaml_text import load_yaml
 
 MINUTES_PER_DAY = 24 * 60
 # A session written as a time window: "09:30-09:45" (an en dash is accepted too).
@@ -215,7 +215,7 @@ def _listing(directory: Path, mtime_ns: int) -> dict[str, Path]:
 @cache
 def _load(path: Path, mtime: float) -> Instrument:
     with path.open(encoding="utf-8") as fh:
-        return Instrument.model_validate(yaml.safe_load(fh))
+        return Instrument.model_validate(load_yaml(fh))
 
 
 def available_instruments(settings: EngineSettings | None = None) -> list[str]:

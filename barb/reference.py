@@ -15,7 +15,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel
 
 from barb.bar_labels import BAR_LABELS
@@ -30,6 +29,7 @@ from barb.script.periods import PERIOD_FORMS
 from barb.session_concepts import find_session_concept, session_concepts
 from barb.settings import PROJECT_ROOT
 from barb.timeframes import DAILY_AND_LONGER, INTRADAY
+from barb.yaml_text import load_yaml
 
 EXAMPLES_FILE = PROJECT_ROOT / "prompts" / "query_examples.yaml"
 
@@ -54,7 +54,7 @@ class Example(BaseModel):
 
 @cache
 def query_examples(path: Path = EXAMPLES_FILE) -> tuple[Example, ...]:
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    raw = load_yaml(path.read_text(encoding="utf-8"))
     return tuple(Example.model_validate(item) for item in raw)
 
 

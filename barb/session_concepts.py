@@ -12,8 +12,9 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict
+
+from barb.yaml_text import load_yaml
 
 
 class SessionConcept(BaseModel):
@@ -35,7 +36,7 @@ class SessionConcept(BaseModel):
 @cache
 def session_concepts() -> dict[str, SessionConcept]:
     text = files("barb").joinpath("session_concepts.yaml").read_text(encoding="utf-8")
-    raw = yaml.safe_load(text)
+    raw = load_yaml(text)
     return {name: SessionConcept(name=name, **fields) for name, fields in raw.items()}
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
 from barb.script.limits import QueryLimits
+from barb.yaml_text import load_yaml
 from bot.assistant.gate import Press
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.assistant.replies import Asker, Proof, Reply
@@ -39,7 +39,7 @@ def provider_or_exit(script: Path | None) -> LLMProvider:
 def load_script(path: Path) -> list[Message]:
     """Scripted model turns from YAML: `- text: …` or `- tool: name, args: {…}, text: …`."""
     turns: list[Message] = []
-    for i, item in enumerate(yaml.safe_load(path.read_text(encoding="utf-8")) or []):
+    for i, item in enumerate(load_yaml(path.read_text(encoding="utf-8")) or []):
         calls = []
         if "tool" in item:
             calls.append(

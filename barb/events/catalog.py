@@ -12,13 +12,13 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from barb.errors import DataError, UnknownEvent, available, sorted_names
 from barb.events.data_files import load_event_file
 from barb.events.rules import RULE_COVERAGE
 from barb.instruments import Instrument, parse_clock
+from barb.yaml_text import load_yaml
 
 CATALOG_PATH = Path(__file__).resolve().parent / "catalog.yaml"
 
@@ -126,7 +126,7 @@ def event_catalog() -> dict[str, EventSpec]:
 @cache
 def _load_catalog() -> dict[str, EventSpec]:
     with CATALOG_PATH.open(encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh)
+        raw = load_yaml(fh)
     if not isinstance(raw, dict):
         raise DataError("the catalog must map event names to entries", path=str(CATALOG_PATH))
     specs: dict[str, EventSpec] = {}

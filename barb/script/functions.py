@@ -19,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from barb.script.parser import parse_expression
 from barb.script.warmup import ReachRule, row
 
 ParamKind = Literal["series", "number", "int", "string", "bool"]
@@ -80,11 +81,19 @@ class FunctionSpec:
     # Text shown in the reference when the signature alone is not enough.
     example: str | None = None
     aliases: tuple[str, ...] = field(default_factory=tuple)
-    # A macro's expression tree (barb.script.ast), for named patterns.
-    body: Any = None
+    # A macro's Barb Script text, for named patterns; parsed when first used, so that a
+    # process pays only for the patterns its questions name.
+    expression: str | None = None
     # How far a call reads beyond its bar, from its literal arguments; None for a macro,
     # whose reach is its body's.
     reach: ReachRule | None = None
+
+    @property
+    def body(self) -> Any:
+        """A macro's expression tree (barb.script.ast); None for a function."""
+        if self.expression is None:
+            return None
+        return parse_expression(self.expression, step="map")
 
     @property
     def is_aggregate(self) -> bool:
@@ -159,10 +168,17 @@ def register(
     return decorate
 
 
-def register_macro(name: str, *, category: Category, summary: str, body: Any) -> None:
+def register_macro(name: str, *, category: Category, summary: str, expression: str) -> None:
     """Declare a zero-argument function that stands for an expression (a named pattern)."""
     _add(
-        FunctionSpec(name=name, category=category, params=(), summary=summary, impl=None, body=body)
+        FunctionSpec(
+            name=name,
+            category=category,
+            params=(),
+            summary=summary,
+            impl=None,
+            expression=expression,
+        )
     )
 
 

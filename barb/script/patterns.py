@@ -10,11 +10,10 @@ from __future__ import annotations
 from functools import cache
 from importlib.resources import files
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from barb.script.functions import register_macro
-from barb.script.parser import parse_expression
+from barb.yaml_text import load_yaml
 
 
 class Pattern(BaseModel):
@@ -36,7 +35,7 @@ class Pattern(BaseModel):
 
 @cache
 def pattern_catalog() -> dict[str, Pattern]:
-    raw = yaml.safe_load(files("barb.script").joinpath("patterns.yaml").read_text(encoding="utf-8"))
+    raw = load_yaml(files("barb.script").joinpath("patterns.yaml").read_text(encoding="utf-8"))
     return {name: Pattern(name=name, **fields) for name, fields in raw.items()}
 
 
@@ -47,5 +46,5 @@ def register_patterns() -> None:
             pattern.name,
             category="candle",
             summary=f"{pattern.title}: {pattern.expression}",
-            body=parse_expression(pattern.expression, step="map"),
+            expression=pattern.expression,
         )

@@ -14,12 +14,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, Field
 
 from barb.data.store import DataMeta
 from barb.instruments import Instrument
 from barb.settings import PROJECT_ROOT
+from barb.yaml_text import load_yaml
 
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
 
@@ -56,14 +56,14 @@ class Prompts:
         return _read(self.directory / relative)
 
     def data(self, relative: str) -> Any:
-        return yaml.safe_load(self.text(relative))
+        return load_yaml(self.text(relative))
 
     def variant(self, name: str) -> Variant:
         path = self.directory / "variants" / f"{name}.yaml"
         if not path.exists():
             known = sorted(p.stem for p in (self.directory / "variants").glob("*.yaml"))
             raise ValueError(f"Unknown prompt variant '{name}'. Known: {', '.join(known)}.")
-        return Variant.model_validate(yaml.safe_load(_read(path)))
+        return Variant.model_validate(load_yaml(_read(path)))
 
     def variant_for_model(self, model: str, override: str | None = None) -> Variant:
         if override:

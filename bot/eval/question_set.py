@@ -16,6 +16,7 @@ from pydantic import (
     model_validator,
 )
 
+from barb.yaml_text import load_yaml
 from bot.eval.features import FEATURES
 
 DEFAULT_QUESTIONS = Path(__file__).with_name("questions.yaml")
@@ -82,7 +83,7 @@ def load_questions(path: Path | None = None) -> list[EvalQuestion]:
     """Every question of the file, in file order; a bad entry is refused with its id."""
     path = path or DEFAULT_QUESTIONS
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise QuestionSetError(f"Cannot read the questions in {path}: {exc}") from exc
     if not isinstance(raw, list) or not raw:

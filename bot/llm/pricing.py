@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from barb.yaml_text import load_yaml
 from bot.llm.errors import ConfigError
 from bot.llm.messages import Usage
 
@@ -102,7 +103,7 @@ class PriceTable:
 
 def _parse(text: str, *, source: str) -> list[ModelPrice]:
     try:
-        return _PriceFile.model_validate(yaml.safe_load(text)).prices
+        return _PriceFile.model_validate(load_yaml(text)).prices
     except (yaml.YAMLError, ValidationError) as err:
         raise ConfigError(
             f"The price file {source} is not valid: {err}. Expected YAML like "
