@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from barb.interpreter import execute
-    from barb.result import Result, render_summary
+    from barb.result import Result
+    from barb.summary_text import render_summary
 
 __all__ = ["Result", "execute", "render_summary"]
 
@@ -20,8 +21,12 @@ def __getattr__(name: str) -> Any:
         from barb.interpreter import execute
 
         return execute
-    if name in ("Result", "render_summary"):
-        from barb import result
+    if name == "Result":
+        from barb.result import Result
 
-        return getattr(result, name)
+        return Result
+    if name == "render_summary":
+        from barb.summary_text import render_summary
+
+        return render_summary
     raise AttributeError(f"module 'barb' has no attribute {name!r}")

@@ -49,8 +49,8 @@ def query(
     from barb.errors import QueryError, QueryTimeout
     from barb.export import write_csv
     from barb.interpreter import execute
-    from barb.result import render_summary
     from barb.script.limits import default_limits, load_query_text, time_limit
+    from barb.summary_text import render_summary
 
     try:
         raw = load_query_text(query_json)
@@ -64,7 +64,10 @@ def query(
     except QueryTimeout as exc:
         _fail(exc.to_dict())
     if as_json or not result.ok:
-        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        payload = result.to_dict()
+        if result.ok:
+            payload["summary_text"] = render_summary(result)
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         click.echo(render_summary(result))
         shown = result.table if result.table is not None else result.source_rows

@@ -103,13 +103,12 @@ class Result:
         return self.error is None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form (what ``barb query --json`` prints)."""
+        """The JSON form: the data; ``barb query --json`` adds the text the model reads."""
         if self.error is not None:
             return {**self.error.to_dict(), "query": self.query}
         assert self.summary is not None and self.metadata is not None
         return {
             "summary": self.summary.model_dump(mode="json", exclude_none=True),
-            "summary_text": render_summary(self),
             "table": records(self.table) if self.table is not None else None,
             "source_rows": records(self.source_rows) if self.source_rows is not None else None,
             "metadata": self.metadata.model_dump(mode="json"),
@@ -297,10 +296,3 @@ def label_meaning(summary: Summary, timeframe: str) -> str | None:
     if label is None or summary.label != label.column:
         return None
     return label.meaning
-
-
-def render_summary(result: Result) -> str:
-    """The text the model reads; written by ``barb.summary_text``, which builds on this module."""
-    from barb.summary_text import render_summary as render
-
-    return render(result)

@@ -35,6 +35,8 @@ def test_json_flag_prints_the_whole_result(run) -> None:
     assert payload["summary"]["type"] == "scalar"
     assert payload["metadata"]["session"] == "RTH"
     assert len(payload["source_rows"]) == payload["summary"]["value"]
+    # and the text the model reads, which names the number
+    assert f"{payload['summary']['value']}" in payload["summary_text"]
 
 
 def test_query_error_exits_1_with_the_error_value(run) -> None:
