@@ -29,16 +29,14 @@ DOMAINS = {
     "bot": (Path(bot.__file__).parent, ("t", "N_")),
     "barb": (Path(barb.__file__).parent, ("words", "N_")),
 }
-#: Texts that read the same in Russian: symbols, formulas, and "Run", the button's name
-#: that the Russian texts refer to.
+#: Texts that read the same in Russian: symbols and formulas.
 SAME_IN_RUSSIAN = {
-    ("bot", "run_button"),
     ("bot", "forget_one_button"),
     ("barb", "answer"),
 }
-#: Names that stay in Latin letters in a Russian text: products, instruments, units, the
-#: Run button, bar columns.
-NAMES = {"Barb", "Script", "Telegram", "CSV", "JSON", "UTC", "RTH", "NQ", "ES", "CL", "Run"}
+#: Names that stay in Latin letters in a Russian text: products, instruments, units, bar
+#: columns.
+NAMES = {"Barb", "Script", "Telegram", "CSV", "JSON", "UTC", "RTH", "NQ", "ES", "CL"}
 NAMES |= {"open", "volume"}
 #: What a text may quote verbatim: placeholders, commands, code, examples in quotes, HTML
 #: tags, strftime codes.
