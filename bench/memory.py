@@ -23,6 +23,7 @@ Timings on a shared machine are noisy: read the ratios measured in the same run.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -31,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,7 +122,7 @@ result = execute({"session": "RTH", "from": "daily", "map": {"weekday": "dayname
                   "group_by": "weekday", "select": "mean(range)"}, sys.argv[2])
 assert result.ok, result.to_dict()
 print(result.summary)
-"""
+"""  # the question of COLD_QUERY
 
 # The same question, written by hand: RTH bars (by minute of the day) to daily ranges, their
 # mean by weekday.
@@ -156,6 +158,40 @@ print(sorted((w, round(r, 4)) for w, r in rows))
 """
 
 
+COLD_QUERY = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {"weekday": "dayname()"},
+    "group_by": "weekday",
+    "select": "mean(range)",
+}
+
+
+def first_answer(conn: Connection, symbol: str) -> None:
+    """In a new pool worker: the cold-start question, its summary sent back."""
+    from barb import execute
+
+    result = execute(COLD_QUERY, symbol)
+    conn.send(str(result.summary) if result.ok else repr(result.to_dict()))
+
+
+def forked_cold_start(symbol: str) -> tuple[float, str]:
+    """Seconds from asking the bot's fork server for a new worker to that worker's answer
+    (the server itself starts once, with the bot)."""
+    from bot.pool.runner import worker_context
+
+    context = worker_context()
+    parent, child = context.Pipe()
+    t0 = time.perf_counter()
+    proc = context.Process(target=first_answer, args=(child, symbol))
+    proc.start()
+    answer = parent.recv()
+    elapsed = time.perf_counter() - t0
+    proc.join()
+    child.close()
+    return elapsed, answer
+
+
 def rollup(pid: int) -> dict[str, float]:
     """RSS, PSS and USS of a process in MiB, from the kernel's per-process summary."""
     fields: dict[str, int] = {}
@@ -171,8 +207,80 @@ def rollup(pid: int) -> dict[str, float]:
     }
 
 
+def forked_worker(conn: Connection, questions: dict[str, dict], symbols: tuple[str, ...]) -> None:
+    """A pool worker as the bot starts it (forked from the fork server, malloc's thresholds
+    fixed, the collector frozen after its answers): answers, then holds its memory until
+    the parent has measured it."""
+    from barb import execute
+    from barb.process_memory import return_freed_memory
+
+    return_freed_memory()
+    times = {}
+    for symbol in symbols:
+        for name, query in questions.items():
+            t0 = time.perf_counter()
+            result = execute(query, symbol)
+            times[f"{symbol} {name}"] = round((time.perf_counter() - t0) * 1000, 1)
+            if not result.ok:
+                raise SystemExit(f"{symbol} {name}: {result.to_dict()}")
+    gc.collect()
+    gc.freeze()
+    conn.send(times)
+    conn.recv()
+
+
+def fork_server_pids() -> list[int]:
+    """This process's fork server (a child running multiprocessing.forkserver)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if ppid == os.getpid() and b"multiprocessing.forkserver" in command:
+            found.append(int(entry.name))
+    return found
+
+
+def measure_forked_workers(count: int) -> dict:
+    """``count`` workers forked from the bot's fork server (``bot.pool.runner``); their
+    memory once all answered, and the fork server's, which the machine holds too."""
+    from bot.pool.runner import worker_context
+
+    context = worker_context()
+    links, procs = [], []
+    for _ in range(count):
+        parent, child = context.Pipe()
+        proc = context.Process(target=forked_worker, args=(child, QUESTIONS, INSTRUMENTS))
+        proc.start()
+        child.close()
+        links.append(parent)
+        procs.append(proc)
+    try:
+        times = [link.recv() for link in links]
+        memory = [rollup(proc.pid) for proc in procs]
+        server = [rollup(pid) for pid in fork_server_pids()]
+    finally:
+        for link in links:
+            link.send("done")
+        for proc in procs:
+            proc.join()
+    return {
+        "workers": count,
+        "per_worker": memory,
+        "fork_server": server,
+        "sum_pss": sum(m["pss"] for m in memory + server),
+        "max_uss": max(m["uss"] for m in memory),
+        "first_answer_ms": times[0],
+    }
+
+
 def measure_workers(root: Path, count: int, env: dict[str, str]) -> dict:
-    """Start ``count`` workers at once on ``root``'s code; their memory once all answered."""
+    """Start ``count`` workers at once on ``root``'s code, each a fresh interpreter (the
+    pools of earlier commits spawned them); their memory once all answered."""
     procs = [
         subprocess.Popen(
             [
@@ -236,7 +344,9 @@ def cold_start(
         commands["barb before"] = [sys.executable, "-c", COLD_BARB, str(baseline), symbol]
     # Barb's Arrow file is made once per machine (on import); make sure it exists.
     subprocess.run(commands["barb"], env=env, check=True, capture_output=True)
-    samples: dict[str, list[float]] = {name: [] for name in commands}
+    forked = "barb, new pool worker"
+    forked_cold_start(symbol)  # starts the fork server, as the bot does when it starts
+    samples: dict[str, list[float]] = {name: [] for name in [*commands, forked]}
     answers: dict[str, str] = {}
     for _ in range(rounds):
         for name, command in commands.items():
@@ -244,6 +354,8 @@ def cold_start(
             out = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
             samples[name].append(time.perf_counter() - t0)
             answers[name] = out.stdout.strip()
+        seconds, answers[forked] = forked_cold_start(symbol)
+        samples[forked].append(seconds)
     return {
         "median_s": {name: statistics.median(values) for name, values in samples.items()},
         "all_s": samples,
@@ -255,11 +367,13 @@ def table(label: str, runs: list[dict]) -> list[str]:
     lines = [
         f"**{label}**",
         "",
-        "| workers | RSS per worker (MiB) | PSS per worker | USS per worker | sum of PSS |",
-        "|---|---|---|---|---|",
+        "| workers | RSS per worker (MiB) | PSS per worker | USS per worker | fork server PSS "
+        "| sum of PSS |",
+        "|---|---|---|---|---|---|",
     ]
     for run in runs:
         per = run["per_worker"]
+        server = sum(m["pss"] for m in run.get("fork_server", []))
 
         def span(key: str, per: list[dict] = per) -> str:
             values = [m[key] for m in per]
@@ -268,7 +382,7 @@ def table(label: str, runs: list[dict]) -> list[str]:
 
         lines.append(
             f"| {run['workers']} | {span('rss')} | {span('pss')} | {span('uss')} "
-            f"| {run['sum_pss']:.0f} |"
+            f"| {f'{server:.0f}' if 'fork_server' in run else '-'} | {run['sum_pss']:.0f} |"
         )
     return [*lines, ""]
 
@@ -289,7 +403,11 @@ def report(results: dict) -> str:
     ]
     if "baseline" in results:
         lines += table("Before (Parquet read into each process)", results["baseline"])
-    lines += table("Now (Arrow files memory-mapped)", results["memory"])
+    lines += table(
+        "Now (Arrow files memory-mapped; workers forked from the fork server, which the sum "
+        "counts)",
+        results["memory"],
+    )
     cold = results["cold"]
     med = cold["median_s"]
     lines += [
@@ -329,6 +447,7 @@ def main() -> None:
     env = dict(os.environ)
     env.setdefault("BARB_MAPPED_DIR", str(Path(tempfile.gettempdir()) / "barb-bench-mapped"))
     env.setdefault("BARB_DATA_DIR", str(ROOT / "data"))
+    os.environ.update(env)  # for the fork server and the workers forked from it
     results: dict = {
         "command": "python bench/memory.py " + " ".join(sys.argv[1:]),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python "
@@ -343,7 +462,7 @@ def main() -> None:
             print(f"baseline, {count} workers:", json.dumps(results["baseline"][-1]["per_worker"]))
     results["memory"] = []
     for count in args.workers:
-        results["memory"].append(measure_workers(ROOT, count, env))
+        results["memory"].append(measure_forked_workers(count))
         print(f"now, {count} workers:", json.dumps(results["memory"][-1]["per_worker"]))
     baseline = args.baseline.resolve() if args.baseline else None
     cold = cold_start(ROOT, args.cold_rounds, env, args.cold_symbol, baseline)

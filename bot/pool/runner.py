@@ -1,7 +1,10 @@
 """Runners that execute query jobs: in worker processes (the bot) or inline (tools, tests).
 
 ``ProcessRunner`` keeps long-lived worker processes (each loads instrument data once and
-keeps its caches). A job past its time limit has its worker killed and replaced by pebble,
+keeps its caches). Workers are forked from multiprocessing's fork server, which imports the
+engine once: a worker started later (after a time limit, a crash, a broken pool) answers
+its first question without importing pandas and Barb again, and all workers share those
+pages. A job past its time limit has its worker killed and replaced by pebble,
 and the caller gets a clear outcome instead of a hung chat. A failure of the pool itself (a
 job that cannot be sent, a scheduler thread that died, a broken pool) fails only the job at
 fault: the pool is replaced at once and the jobs caught in it are tried once more there.
@@ -18,6 +21,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import select
 import threading
 import time
 import uuid
@@ -59,29 +63,74 @@ class InlineRunner:
         return None
 
 
-#: How often a worker checks that the bot that started it is still there.
-PARENT_CHECK_S = 0.25
+#: How often a worker checks that the bot is still there, where it cannot wait for its end.
+BOT_CHECK_S = 0.25
+
+#: What the fork server imports before it forks any worker: the job and everything it
+#: runs (pandas, the engine, matplotlib for the charts).
+PRELOADED = ("bot.pool.jobs", "barb.charts")
 
 
-def _end_with_parent(parent_pid: int) -> None:
+def worker_context() -> multiprocessing.context.ForkServerContext:
+    """Workers forked from the fork server: a clean process (started like spawn, without the
+    bot's threads and event loop) that has already imported ``PRELOADED``."""
+    context = multiprocessing.get_context("forkserver")
+    # Read when the server starts (once per bot process); later calls change nothing.
+    context.set_forkserver_preload(list(PRELOADED))
+    return context
+
+
+def _adopt(environ: dict[str, str], cwd: str) -> None:
+    """Take the bot's environment and directory as they are now. The fork server kept those
+    of the moment it started, and a spawned worker would have had today's: settings read
+    from the environment must not depend on when the server happened to start."""
+    os.environ.clear()
+    os.environ.update(environ)
+    os.chdir(cwd)
+
+
+def _end_with_bot(bot_pid: int) -> None:
     """In a worker: exit as soon as the bot is gone, even in the middle of a query.
 
     A bot stopped by SIGKILL (or crashing) cannot stop its workers; pebble's own workers only
-    notice between jobs, and a query can run for its whole time limit. Orphans are re-parented,
-    so a changed parent pid means the bot is gone.
+    notice between jobs, and a query can run for its whole time limit. The worker's parent
+    is the fork server, which lives as long as any worker does (each holds the server's
+    lifeline), so the worker watches the bot itself: through a pidfd, which cannot mistake
+    a new process that reused the pid for the bot, or by polling where there is none.
     """
+    try:
+        bot = os.pidfd_open(bot_pid)
+    except ProcessLookupError:  # gone already
+        os._exit(0)
+    except (AttributeError, OSError):  # not Linux 5.3+: poll
+        bot = None
 
     def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(PARENT_CHECK_S)
+        if bot is not None:
+            select.select([bot], [], [])  # readable once the bot has ended
+        else:
+            while _alive(bot_pid):
+                time.sleep(BOT_CHECK_S)
         os._exit(0)
 
-    threading.Thread(target=watch, name="barb-parent-watch", daemon=True).start()
+    threading.Thread(target=watch, name="barb-bot-watch", daemon=True).start()
 
 
-def _warm_up(instruments: tuple[str, ...]) -> None:
-    """Worker initializer: end with the bot; load data before the first question."""
-    _end_with_parent(os.getppid())
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process now has the pid
+        return False
+    return True
+
+
+def _warm_up(instruments: tuple[str, ...], bot_pid: int, environ: dict[str, str], cwd: str) -> None:
+    """Worker initializer: the bot's settings; end with the bot; load data before the first
+    question."""
+    _adopt(environ, cwd)
+    _end_with_bot(bot_pid)
     warm_instruments(instruments)
 
 
@@ -150,9 +199,8 @@ class ProcessRunner:
         pool = ProcessPool(
             max_workers=self._workers,
             initializer=_warm_up,
-            initargs=(self._warm_instruments,),
-            # spawn: workers start clean, without the bot's threads and event loop.
-            context=multiprocessing.get_context("spawn"),
+            initargs=(self._warm_instruments, os.getpid(), dict(os.environ), os.getcwd()),
+            context=worker_context(),
         )
         if self._warm_instruments:
             # pebble starts the workers with the first job: start them now, so that the data

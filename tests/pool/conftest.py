@@ -1,7 +1,8 @@
 """A few days of minute bars in a temporary data directory, for worker processes to load fast.
 
-Workers are spawned: they read ``BARB_DATA_DIR`` from the environment when they start, so the
-fixture sets it before a pool is created.
+Workers take this process's environment as it is when their pool is made (``_adopt`` in
+bot/pool/runner.py) and read ``BARB_DATA_DIR`` from it, so the fixture sets it before a pool
+is created.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Work functions for the pool's tests, importable by spawned workers (by module name).
+"""Work functions for the pool's tests, importable by the workers (by module name).
 
 Each runs the real query job unless the query asks it to misbehave the way a real failure
 would: a worker that dies mid-job, a job that raises, runs away, or is stuck where a

@@ -1,7 +1,8 @@
 """The worker pool heals: a failure fails only the job that caused it, and the next is answered.
 
-Real worker processes (spawned, as in the bot) on ten days of bars. Answers are checked
-against a count computed here with pandas, so "answered" means the right number came back.
+Real worker processes (forked from the fork server, as in the bot) on ten days of bars.
+Answers are checked against a count computed here with pandas, so "answered" means the right
+number came back.
 """
 
 from __future__ import annotations

@@ -39,6 +39,8 @@ _SCRUBBED = (
 )
 
 
+# The command line of multiprocessing's fork server, and of the workers forked from it.
+_FORK_SERVER = "multiprocessing.forkserver"
 BARB_BOT = [sys.executable, "-c", "from bot.cli import main; main()", "bot"]
 
 
@@ -81,6 +83,8 @@ class BotProcess:
         )
         self._process: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        # The fork server each start of the bot launched (its workers' parent), once seen.
+        self._fork_servers: set[int] = set()
 
     @property
     def webhook(self) -> bool:
@@ -161,6 +165,7 @@ class BotProcess:
         read from /proc: (pid, command line). Zombies do not count."""
         assert self._process is not None
         found = []
+        bot_pid = self._process.pid
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
@@ -170,14 +175,25 @@ class BotProcess:
             except OSError:  # ended meanwhile
                 continue
             # After the command name in parentheses: state, ppid, pgrp, session, ...
-            state, _ppid, _pgrp, session = stat.rsplit(")", 1)[1].split()[:4]
-            if int(session) == self._process.pid and state != "Z":
+            state, ppid, _pgrp, session = stat.rsplit(")", 1)[1].split()[:4]
+            if int(session) == bot_pid and state != "Z":
                 found.append((int(entry.name), command.strip()))
+                if int(ppid) == bot_pid and _FORK_SERVER in command:
+                    self._fork_servers.add(int(entry.name))
         return found
 
     def workers(self) -> list[int]:
-        """The query worker processes (multiprocessing's spawned children) still alive."""
-        return [pid for pid, command in self.session() if "multiprocessing.spawn" in command]
+        """The query worker processes still alive: forked by multiprocessing's fork server,
+        they carry its command line; the server itself (the bot's child) is not one."""
+        return [
+            pid
+            for pid, command in self.session()
+            if _FORK_SERVER in command and pid not in self._fork_servers
+        ]
+
+    def fork_servers(self) -> list[int]:
+        """The bot's fork server, while it lives (it ends when the bot does)."""
+        return [pid for pid, command in self.session() if pid in self._fork_servers]
 
     @staticmethod
     def cpu_seconds(pid: int) -> float:

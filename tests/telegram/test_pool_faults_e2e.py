@@ -1,10 +1,10 @@
 """A worker pool that breaks under a confirmed plan: the person is told the right thing.
 
-The real process pool (pebble, spawned workers on the sample) breaks the way a query that
-cannot be sent to a worker broke it before inputs were bounded: pebble's scheduler thread
-dies while pickling the job. The runner replaces the pool and fails that job alone. The
-person who pressed Run reads the sentence /query and Run use for a failed worker (with the
-log's reference), not "took too long"; the next person's question is answered.
+The real process pool (pebble, workers forked from the fork server, on the sample) breaks the
+way a query that cannot be sent to a worker broke it before inputs were bounded: pebble's
+scheduler thread dies while pickling the job. The runner replaces the pool and fails that job
+alone. The person who pressed Run reads the sentence /query and Run use for a failed worker
+(with the log's reference), not "took too long"; the next person's question is answered.
 """
 
 from __future__ import annotations

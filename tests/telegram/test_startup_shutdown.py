@@ -230,7 +230,11 @@ async def test_workers_end_with_a_bot_killed_outright(
     killed_at = loop.time()
     bot.send_signal(signal.SIGKILL)
     await bot.wait_exit()
-    await bot.wait_until(lambda: not bot.workers(), "the orphaned worker gone", bot_running=False)
+    await bot.wait_until(
+        lambda: not bot.workers() and not bot.fork_servers(),
+        "the orphaned worker and the fork server gone",
+        bot_running=False,
+    )
     orphaned_for = loop.time() - killed_at
     assert orphaned_for < query_took / 2, (orphaned_for, query_took)
 
