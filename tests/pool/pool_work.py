@@ -8,13 +8,18 @@ soft time limit cannot reach it.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import sys
 import time
+from pathlib import Path
 
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
 
 
 def misbehaving(job: QueryJob) -> QueryOutcome:
+    if job.query.get("describe"):
+        return QueryOutcome(ok=True, summary_text=json.dumps(_describe(job.query["describe"])))
     if job.query.get("die"):
         os._exit(3)  # what a segfault or the OOM killer looks like from the pool
     if job.query.get("sleep"):
@@ -27,6 +32,19 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         query = {k: v for k, v in job.query.items() if k != "sleep"}
         job = job.model_copy(update={"query": query})
     return run_query_job(job)
+
+
+def _describe(variable: str) -> dict[str, object]:
+    """The worker as it sees itself: its pid, its parent's command line, whether the chart
+    library was imported before any job drew a chart, and one environment variable."""
+    parent = Path(f"/proc/{os.getppid()}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    return {
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "parent": parent,
+        "matplotlib": "matplotlib" in sys.modules,
+        "env": os.environ.get(variable),
+    }
 
 
 def _stuck(seconds: float) -> None:

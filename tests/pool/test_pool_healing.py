@@ -97,6 +97,47 @@ async def test_a_job_that_raises_is_one_sentence_and_the_pool_keeps_running(
     assert runner.pool_replacements == 0
 
 
+async def describe(runner: ProcessRunner, variable: str = "BARB_TEST_MARK") -> dict[str, Any]:
+    outcome = await runner.run(QueryJob(query={"describe": variable}, chart=False, csv=False))
+    return json.loads(outcome.summary_text)
+
+
+async def test_a_replaced_worker_is_forked_from_the_same_warm_fork_server(
+    runner: ProcessRunner,
+) -> None:
+    """No worker imports the engine for itself: the first and its replacement are children of
+    one fork server, and arrive with what it imported (matplotlib, which no job here used)."""
+    first = await describe(runner)
+    assert "multiprocessing.forkserver" in first["parent"]
+    assert first["matplotlib"] is True
+
+    outcome = await runner.run(QueryJob(query={"die": True}, chart=False, csv=False))
+    assert outcome.error is not None and runner.restarts == 1
+    second = await describe(runner)
+    assert second["pid"] != first["pid"]
+    assert second["ppid"] == first["ppid"]
+    assert second["matplotlib"] is True
+
+
+async def test_workers_read_the_environment_of_when_their_pool_was_made(
+    small_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fork server keeps the environment it started with; a worker must see the bot's
+    as it is when the pool is made, as a spawned worker would."""
+    first = ProcessRunner(workers=1, timeout_s=60, work=misbehaving)
+    try:
+        await describe(first)  # the fork server is running from here on
+        monkeypatch.setenv("BARB_TEST_MARK", "set after the fork server started")
+        second = ProcessRunner(workers=1, timeout_s=60, work=misbehaving)
+        try:
+            seen = await describe(second)
+        finally:
+            await second.close()
+    finally:
+        await first.close()
+    assert seen["env"] == "set after the fork server started"
+
+
 async def test_the_inline_runner_has_the_same_limits(small_data: Path) -> None:
     outcome = await InlineRunner().run(QueryJob(query=deep_select(500)))
     assert outcome.error["error_type"] == "QueryTooLarge"
