@@ -7,8 +7,10 @@ caller ever holds a session or an ORM object.
 
 from __future__ import annotations
 
+import asyncio
 from types import TracebackType
 
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from bot.store.chats import ChatRepository, PreferenceRepository
@@ -63,6 +65,16 @@ class Store:
                 self.in_flight,
             ):
                 repository.write_gate = gate
+
+    async def reachable(self, timeout_s: float = 2.0) -> bool:
+        """Whether the database answers now: a failure seen while it does not is the
+        outage's, not a bug's (``bot.telegram.answering``)."""
+        try:
+            async with asyncio.timeout(timeout_s), self._engine.connect() as connection:
+                await connection.execute(text("SELECT 1"))
+        except Exception:
+            return False
+        return True
 
     async def close(self) -> None:
         """Close every pooled connection (SQLite then folds its WAL file back)."""

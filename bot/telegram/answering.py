@@ -31,17 +31,38 @@ from bot.work_order import acknowledged
 log = logging.getLogger(__name__)
 
 
+class DatabaseAway(Exception):
+    """Work in flight stopped because the database stopped answering. It stays in flight,
+    held by this replica, and is resumed by the sending pass once the database answers
+    again (``recovery.resume_abandoned``): an outage that began while a query computed
+    must not leave the plan "Running…" until the next restart."""
+
+    def __init__(self, work_id: int) -> None:
+        super().__init__(f"work {work_id} stopped: the database is unreachable")
+        self.work_id = work_id
+
+
+async def _unless_database_away(svc: BotServices, work_id: int, failure: Exception) -> None:
+    """Raise ``DatabaseAway`` (the work set aside for later) when the database does not
+    answer now; a failure while it does is a bug, for the caller to handle."""
+    if await svc.store.reachable():
+        return
+    svc.abandoned.add(work_id)
+    raise DatabaseAway(work_id) from failure
+
+
 @asynccontextmanager
 async def _finished_if_it_fails(svc: BotServices, work_id: int) -> AsyncIterator[None]:
     """Around answering work in flight ``work_id``: a reply stored but not delivered stays
-    in flight (it will be sent); any other failure is a bug, not a crash: the person is told
-    by the error handler, and the work is finished so that a restart does not ask again what
-    failed here."""
+    in flight (it will be sent), and so does work the database went away under; any other
+    failure is a bug, not a crash: the person is told by the error handler, and the work is
+    finished so that a restart does not ask again what failed here."""
     try:
         yield
     except NotDelivered:
         raise
-    except Exception:
+    except Exception as failure:
+        await _unless_database_away(svc, work_id, failure)
         await svc.store.in_flight.finish(work_id)
         raise
 
@@ -183,7 +204,8 @@ async def run_plan(
         # The answer is stored and will be sent: the plan is done.
         await mark_plan_done(svc, bot, action, work_id, lang, message_id)
         raise
-    except Exception:
+    except Exception as failure:
+        await _unless_database_away(svc, work_id, failure)
         # A bug, not a crash: the answer never came, so the plan can be pressed again.
         work = await svc.store.in_flight.get(work_id)
         if work is not None and work.answered_at is not None:

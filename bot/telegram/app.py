@@ -29,7 +29,7 @@ from bot.telegram.commands import COMMANDS, MENU_LANGUAGES, handler, menu
 from bot.telegram.flood import OrderedRateLimiter
 from bot.telegram.handling import handling
 from bot.telegram.intake import Intake, handle_orphaned, polling, webhook
-from bot.telegram.recovery import finish_answered_runs, resume_interrupted
+from bot.telegram.recovery import finish_answered_runs, resume_abandoned, resume_interrupted
 from bot.telegram.services import SERVICES_KEY, BotServices, leave_turn
 
 log = logging.getLogger(__name__)
@@ -125,6 +125,7 @@ async def keep_sending(application: Application, every_s: float = 60.0) -> None:
     """
     svc: BotServices = application.bot_data[SERVICES_KEY]
     resuming: asyncio.Task[int] | None = None
+    abandoned: asyncio.Task[int] | None = None
     while True:
         await asyncio.sleep(every_s)
         try:
@@ -135,6 +136,12 @@ async def keep_sending(application: Application, every_s: float = 60.0) -> None:
             if sent:
                 log.info("sent %d queued replies", sent)
             await finish_answered_runs(application, older_than=timedelta(seconds=every_s))
+            # This replica's own work the database went away under (its lease was kept),
+            # resumed in the background too.
+            if svc.abandoned and (abandoned is None or abandoned.done()):
+                abandoned = application.create_task(
+                    resume_abandoned(application), name="barb-resume-abandoned"
+                )
             # Work of another replica that died (its lease expired): resumed here, in the
             # background, since answering may take a while.
             if resuming is None or resuming.done():

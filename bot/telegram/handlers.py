@@ -14,6 +14,7 @@ from telegram.error import Forbidden
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from barb.i18n import language
+from bot.telegram.answering import DatabaseAway
 from bot.telegram.asking import ask
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import services
@@ -120,17 +121,24 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         # not arrive either. A reply not delivered yet is queued for the next flush.
         log.warning("reply not delivered: %s", context.error)
         return
+    away = isinstance(context.error, DatabaseAway)
     ref = uuid.uuid4().hex[:8]
-    log.error("handler failed (ref %s)", ref, exc_info=context.error)
+    if away:
+        # Not a bug: the work is set aside and finished once the database answers again.
+        log.warning("%s (ref %s): %s", context.error, ref, context.error.__cause__)
+    else:
+        log.error("handler failed (ref %s)", ref, exc_info=context.error)
     if not isinstance(update, Update) or update.effective_chat is None:
         return
     lang = language(update.effective_user.language_code if update.effective_user else None)
+    # Straight to Telegram, not through the outbox: it is in the database that failed.
+    sentence = t("database_away", lang) if away else t("internal_error", lang, ref=ref)
     in_group = update.effective_chat.type != TelegramChat.PRIVATE
     message = update.effective_message if update.callback_query is None and in_group else None
     try:
         await context.bot.send_message(
             update.effective_chat.id,
-            t("internal_error", lang, ref=ref),
+            sentence,
             reply_to_message_id=message.message_id if message is not None else None,
             allow_sending_without_reply=True,
             message_thread_id=message.message_thread_id

@@ -29,6 +29,7 @@ from bot.assistant.orchestrator import pending_payload
 from bot.assistant.replies import Asker, PendingView, Reply
 from bot.store.records import InFlight, WorkKind
 from bot.telegram.answering import (
+    DatabaseAway,
     answer_cancel,
     answer_query,
     answer_question,
@@ -72,14 +73,46 @@ async def resume_interrupted(application: Application, *, own: bool = True) -> i
     return len(work)
 
 
+async def resume_abandoned(application: Application) -> int:  # type: ignore[type-arg]
+    """Resume the work this replica set aside when the database stopped answering under it
+    (``answering.DatabaseAway``); how many. While the database still does not answer, the
+    work stays set aside for the next pass."""
+    svc: BotServices = application.bot_data[SERVICES_KEY]
+    if not svc.abandoned:
+        return 0
+    ids = sorted(svc.abandoned)
+    svc.abandoned.difference_update(ids)
+    try:
+        found = [await svc.store.in_flight.get(work_id) for work_id in ids]
+    except Exception as exc:
+        svc.abandoned.update(ids)
+        log.warning("%d pieces of work wait for the database (%s)", len(ids), exc)
+        return 0
+    mine = (None, svc.store.in_flight.lease.owner)
+    # Finished meanwhile, or taken over by another replica after this one's lease lapsed.
+    work = [item for item in found if item is not None and item.lease_owner in mine]
+    if work:
+        log.info("resuming %d pieces of work the database went away under", len(work))
+    by_chat: dict[int, list[InFlight]] = defaultdict(list)
+    for item in work:
+        by_chat[item.chat_id].append(item)
+    await asyncio.gather(*(_resume_chat(svc, application.bot, items) for items in by_chat.values()))
+    return len(work)
+
+
 async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> None:
-    for item in items:
+    for position, item in enumerate(items):
         # Queued by when the person asked, as if the process had never stopped.
         arrived(time.monotonic() - (datetime.now(UTC) - item.created_at).total_seconds())
         try:
             await _RESUME[item.kind](svc, bot, item)
         except NotDelivered:
             log.warning("resumed work %s answered; its reply waits for Telegram", item.id)
+        except DatabaseAway:
+            # Set aside again, with the chat's later work: resumed in order once it is back.
+            svc.abandoned.update(later.id for later in items[position:])
+            log.warning("the database went away while work %s was resumed", item.id)
+            return
         except Exception:
             # As the error handler does for a live update: a reference in the log, one plain
             # sentence to the person, and the work not tried again at the next start.

@@ -183,6 +183,9 @@ class BotServices:
     chat_actions: ChatActionBudget = field(default_factory=ChatActionBudget)
     locks: ChatLocks = field(default_factory=ChatLocks)
     backlog: Backlog = field(default_factory=Backlog)
+    #: Work in flight set aside because the database stopped answering under it
+    #: (``answering.DatabaseAway``): resumed by the sending pass once it answers again.
+    abandoned: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.query_limiter is None:

@@ -19,10 +19,12 @@ import pytest
 from bot_harness import ALICE, BOB, ask_and_get_plan, barb_bot, keyboard_data, press
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
-from servers.postgres import PostgresServer
+from servers.postgres import PostgresServer, running_postgres
 from sqlalchemy import text as text_sql
 
 from bot.assistant.replies import Asker
+from bot.pool.jobs import QueryJob, QueryOutcome
+from bot.pool.runner import InlineRunner
 from bot.startup_errors import EXIT_SCHEMA_NOT_READY
 from bot.store import InFlight, StoreSettings, open_store
 from bot.store.migrate import current_revision, head_revision, upgrade_schema
@@ -106,6 +108,56 @@ async def test_a_whole_conversation_on_postgresql(fake_telegram: FakeBotAPI, pg_
         assert await _settled(svc) == []  # the run's row goes once its plan says so
         rows = await svc.store.transcript.recent(ALICE, questions=1)
         assert rows[0].payload["text"] == "average range by weekday"
+
+
+class HeldRunner(InlineRunner):
+    """Computes a query only once ``release`` is set; ``started`` says one is waiting."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        self.started.set()
+        await self.release.wait()
+        return await super().run(job)
+
+
+async def test_postgresql_gone_while_a_query_runs_the_answer_comes_once_it_is_back(
+    fake_telegram: FakeBotAPI, sample_settings: object
+) -> None:
+    """PostgreSQL stops while a confirmed plan's query computes, so its answer cannot be
+    stored. The person is told so in one sentence (sent straight to Telegram: the outbox
+    is in the database); the plan stays "Running…"; once PostgreSQL is back, the sending
+    pass resumes the run: one chart, the plan "Done.", nothing left in flight. Before, the
+    plan said "Running…" until the bot was restarted."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    with running_postgres() as server:
+        url = server.url(await server.create_database())
+        await upgrade_schema(StoreSettings(database_url=url))
+        async with barb_bot(fake, url, runner=runner, keep_sending_every_s=0.5) as svc:
+            plan = await ask_and_get_plan(fake, ALICE, ALICE, "average range by weekday")
+            await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+            await asyncio.wait_for(runner.started.wait(), 10)
+            server.halt()
+            runner.release.set()
+
+            sent = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+            assert "database is not answering" in sent[-1].result["text"]
+            assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Running…")
+            assert fake.calls("sendPhoto", ALICE) == []
+
+            server.resume()
+            [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE, timeout=30)
+            assert "Answer:" in photo.params["caption"]
+            await fake.wait_for("editMessageText", 2, chat_id=ALICE)
+            assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
+            assert await _settled(svc) == []
+            assert svc.abandoned == set()
+            await asyncio.sleep(1.0)  # two more sending passes: nothing runs twice
+            assert len(fake.calls("sendPhoto", ALICE)) == 1
+            assert len(fake.calls("sendMessage", ALICE)) == 2
 
 
 async def test_the_question_limit_holds_across_replicas(
