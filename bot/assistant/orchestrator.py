@@ -72,6 +72,9 @@ _STOPPED = {
         "Stopped: the query could not be run (Barb's fault, not the query's).",
     ),
 }
+# Of those, the failures of Barb's side (a worker, the pool, the queue), which the same
+# query may well survive a minute later: a plan stopped by one gets its Run button back.
+_TRY_AGAIN = {"WorkerDied"}
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,10 @@ class Stopped:
     """The runner gave up on a query (``_STOPPED``): its error value."""
 
     error: dict[str, Any]
+
+    @property
+    def worth_pressing_again(self) -> bool:
+        return self.error["error_type"] in _TRY_AGAIN
 
     def sentence(self, lang: Language) -> str:
         """One sentence for the person: the same for Run, the assistant's own run, /query."""
@@ -327,6 +334,12 @@ class Assistant:
             state.approved = [*state.approved, *(paused.covers or [call.id])]
             executed = await self._execute(chat, state, call, proofs)
             if isinstance(executed, Stopped):
+                if executed.worth_pressing_again and not proofs:
+                    # Nothing was shown yet: the plan waits for Run again, as it was stored
+                    # (the question goes on; nothing of this attempt is kept).
+                    await self.store.pending.reopen(action.id)
+                    reply = self._reply(state, executed.sentence(state.language), [], failed=True)
+                    return reply.model_copy(update={"plan_reopened": True})
                 return await self._stopped(
                     state, paused.call_index, paused.results, proofs, executed
                 )

@@ -84,4 +84,6 @@ class Reply(BaseModel):
     proofs: list[Proof] = Field(default_factory=list)
     # True when the answer is an apology (provider down, limit reached…), not an analysis.
     failed: bool = False
+    # The plan that was run is waiting for Run again (its query failed on Barb's side).
+    plan_reopened: bool = False
     language: Literal["en", "ru"] = "en"

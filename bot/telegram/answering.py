@@ -185,12 +185,14 @@ async def run_plan(
     run in flight ``work_id`` ends once the plan says so."""
     chat_id = action.chat_id
     message_id = plan_message_id or action.message_id
+    reopened = False
     try:
         async with (
             svc.chat_lock(chat_id),
             svc.showing(bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S),
         ):
             reply = await svc.assistant.continue_claimed(action, chat=chat)
+            reopened = reply.plan_reopened
             # In a group the answer replies to the question, in its forum topic.
             asker = pending_payload(action).paused.state.asker
             await svc.sender(bot).reply(
@@ -201,8 +203,8 @@ async def run_plan(
                 answers=work_id,
             )
     except NotDelivered:
-        # The answer is stored and will be sent: the plan is done.
-        await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+        # The answer is stored and will be sent: the plan is done (or waits for Run again).
+        await _plan_ended(svc, bot, action, work_id, lang, message_id, reopened=reopened)
         raise
     except Exception as failure:
         await _unless_database_away(svc, work_id, failure)
@@ -215,7 +217,26 @@ async def run_plan(
         ):
             await edit_plan_status(bot, action, message_id, None, lang)
         raise
-    await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+    await _plan_ended(svc, bot, action, work_id, lang, message_id, reopened=reopened)
+
+
+async def _plan_ended(
+    svc: BotServices,
+    bot: Bot,
+    action: PendingAction,
+    work_id: int,
+    lang: str,
+    message_id: int | None,
+    *,
+    reopened: bool,
+) -> None:
+    """After a run's reply is stored: the plan says "Done.", or, when the run failed on
+    Barb's side before anything was shown, it has its Run and Cancel buttons again."""
+    if not reopened:
+        await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+        return
+    await svc.store.in_flight.finish(work_id)
+    await edit_plan_status(bot, action, message_id, None, lang)
 
 
 async def mark_plan_done(

@@ -4,7 +4,8 @@ The real process pool (pebble, workers forked from the fork server, on the sampl
 way a query that cannot be sent to a worker broke it before inputs were bounded: pebble's
 scheduler thread dies while pickling the job. The runner replaces the pool and fails that job
 alone. The person who pressed Run reads the sentence /query and Run use for a failed worker
-(with the log's reference), not "took too long"; the next person's question is answered.
+(with the log's reference), not "took too long", and the plan's Run works again; the next
+person's question is answered.
 """
 
 from __future__ import annotations
@@ -80,7 +81,16 @@ async def test_a_broken_pool_is_named_and_the_next_person_is_answered(
         ref = told.removeprefix(BROKE)[:8]
         assert any(ref in record.getMessage() for record in caplog.records)
         assert runner.pool_replacements >= 1
+        # The failure was Barb's: the plan has its Run and Cancel buttons back, and Run now
+        # gives the answer from the healed pool.
         await fake.wait_for("editMessageText", 2, chat_id=ALICE)
+        shown = fake.message(ALICE, plan["message_id"])
+        assert "⏵" not in shown["text"]
+        assert keyboard_data(shown) == keyboard_data(plan)
+        await press(fake, ALICE, ALICE, plan, run)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE, timeout=60)
+        assert "5 groups by weekday" in photo.params["caption"]
+        await fake.wait_for("editMessageText", 4, chat_id=ALICE)
         assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
 
         # The next person: a plan, Run, the answer (the chart captioned with its headline and

@@ -20,6 +20,7 @@ from scale_cluster import (
     plan_status,
     plans,
     press_run,
+    run_button,
     running_cluster,
     tag,
     texts,
@@ -203,8 +204,9 @@ async def answered(cluster: Cluster, chat: int, number: int) -> None:
 async def test_redis_restarted_briefly_nothing_stuck_and_answers_after(cluster: Cluster) -> None:
     """Redis (the queue and the shared flood limit) goes away and comes back empty, as a
     restart without persistence leaves it. A Run pressed during the outage gets one
-    sentence; a question asked during it gets its plan (the replies go out under each
-    replica's own flood limit); after it, Run answers, and so does a new question."""
+    sentence and its plan's Run button back; a question asked during it gets its plan (the
+    replies go out under each replica's own flood limit); after it, the same Run answers,
+    and so do the other plan and a new question."""
     fake = cluster.fake
     a, b = CHATS[:2]
     await ask_everyone(cluster, [a], "average range by weekday?")
@@ -215,18 +217,28 @@ async def test_redis_restarted_briefly_nothing_stuck_and_answers_after(cluster: 
         lambda: plans(fake, b) and len(texts(fake, a)) == 3, "a's sentence and b's plan"
     )
     cluster.redis.start()
-    await cluster.wait_until(lambda: plan_status(fake, a, plans(fake, a)[0]) == "⏵ Done.", "a")
+    plan_a = plans(fake, a)[0]
+    await cluster.wait_until(
+        lambda: run_button(fake.message(a, plan_a["message_id"])) is not None,
+        "a's plan with its Run button again",
+    )
     before_ref, after_ref = t("query_broke", "en", ref="REF").split("REF")
     assert texts(fake, a)[2].startswith(before_ref) and texts(fake, a)[2].endswith(after_ref)
     assert charts(fake, a) == []
+    press_run(fake, a, plan_a)  # the same plan, pressed again once Redis is back
+    await cluster.wait_until(
+        lambda: charts(fake, a) and plan_status(fake, a, plan_a) == "⏵ Done.",
+        "a's answer after the outage",
+    )
 
     press_run(fake, b, plans(fake, b)[0])
     await cluster.wait_until(lambda: charts(fake, b), "b's answer after the outage")
     await answered(cluster, a, 2)
     await cluster.settled()
-    [chart_a] = charts(fake, a)
+    chart_a, chart_a2 = charts(fake, a)
     [chart_b] = charts(fake, b)
-    assert answers_question(chart_a["caption"], tag(a, 2))
+    assert answers_question(chart_a["caption"], tag(a))
+    assert answers_question(chart_a2["caption"], tag(a, 2))
     assert answers_question(chart_b["caption"], tag(b))
     assert len(texts(fake, a)) == 4 and len(texts(fake, b)) == 1  # nothing twice
     # The limiter fell back to each replica's own budget while Redis was away.
