@@ -87,7 +87,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             marked = frame[join.source].fillna(False).to_numpy(dtype=bool)
             keep = keep & (marked if join.filter == "only" else ~marked)
     rows_scanned = int(keep.sum())
-    covered = _covered(frame["trading_date"].to_numpy(), keep)
+    # A weekly or longer bar begins at its timestamp (its first trading date) and ends at
+    # its trading date (its last): the period covered runs from one to the other.
+    begins = frame["timestamp" if plan.timeframe.calendar else "trading_date"].to_numpy()
+    covered = _covered(begins, frame["trading_date"].to_numpy(), keep)
 
     hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
     focus = [j.source for j in plan.events if j.source is not None]
@@ -177,8 +180,11 @@ def _bounded(
     return table, source_rows, truncated
 
 
-def _covered(dates: np.ndarray, keep: np.ndarray) -> tuple[dt.date | None, dt.date | None]:
-    """The trading dates actually covered by the period's bars, before where filters them.
+def _covered(
+    begins: np.ndarray, ends: np.ndarray, keep: np.ndarray
+) -> tuple[dt.date | None, dt.date | None]:
+    """The trading dates actually covered by the period's bars, before where filters them:
+    where the first kept bar begins and the last one ends.
 
     Read at the first and last kept row: no copy of millions of minute bars' dates.
     """
@@ -186,5 +192,5 @@ def _covered(dates: np.ndarray, keep: np.ndarray) -> tuple[dt.date | None, dt.da
         return None, None
     first = int(keep.argmax())
     last = len(keep) - 1 - int(keep[::-1].argmax())
-    days = dates[[first, last]].astype("datetime64[D]").tolist()  # datetime.date values
-    return days[0], days[1]
+    day = "datetime64[D]"
+    return begins[first].astype(day).tolist(), ends[last].astype(day).tolist()

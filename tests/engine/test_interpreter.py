@@ -240,6 +240,21 @@ def test_period_covered_is_that_of_the_bars_scanned(engine_settings) -> None:
     assert result.metadata.rows_scanned == 21 and result.metadata.rows_matched == 4
 
 
+@pytest.mark.parametrize("timeframe", ["monthly", "quarterly"])
+def test_period_covered_by_calendar_bars_runs_from_their_first_day(
+    timeframe: str, engine_settings, db
+) -> None:
+    """A monthly bar holds its month's days: the period covered begins at the first bar's
+    first trading date, not at its last (which read as "from 2024-03-28" for Q1)."""
+    result = ok({"session": "RTH", "from": timeframe, "period": "2024"}, engine_settings)
+    first, last = db.execute(
+        f"SELECT min(tdate), max(tdate) FROM bars WHERE {RTH} "
+        "AND tdate BETWEEN '2024-01-01' AND '2024-12-31'"
+    ).fetchone()
+    assert (result.metadata.period_start, result.metadata.period_end) == (first, last)
+    assert f"{first} — {last}" in render_summary(result)
+
+
 def test_empty_result_is_not_an_error(engine_settings) -> None:
     result = ok(
         {"session": "RTH", "from": "daily", "where": "range < 0", "select": "count()"},
