@@ -20,7 +20,7 @@ import pandas as pd
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.period_rows import Scope, bars_in_scope
 from barb.planning import Plan, plan_query, session_name
-from barb.result import Metadata, Result
+from barb.result import Metadata, Result, RowsBuilder
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
@@ -86,7 +86,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             assert join.source is not None
             marked = frame[join.source].fillna(False).to_numpy(dtype=bool)
             keep = keep & (marked if join.filter == "only" else ~marked)
-    rows_scanned = int(keep.sum())
+    rows_scanned = int(np.count_nonzero(keep))
     # A weekly or longer bar begins at its timestamp (its first trading date) and ends at
     # its trading date (its last): the period covered runs from one to the other.
     begins = frame["timestamp" if plan.timeframe.calendar else "trading_date"].to_numpy()
@@ -155,9 +155,9 @@ def _scope_warnings(plan: Plan, scope: Scope) -> list[str]:
                 f"{dropped} {plan.dataset.instrument.symbol} bar{'s' if dropped > 1 else ''} "
                 f"without a matching {symbol} bar left out."
             )
-    if plan.period.bars is not None and scope.in_period.sum() < plan.period.bars:
+    if plan.period.bars is not None and np.count_nonzero(scope.in_period) < plan.period.bars:
         warnings.append(
-            f"Only {int(scope.in_period.sum())} bars exist, fewer than the "
+            f"Only {np.count_nonzero(scope.in_period)} bars exist, fewer than the "
             f"{plan.period.bars} asked for."
         )
     return warnings
@@ -165,7 +165,7 @@ def _scope_warnings(plan: Plan, scope: Scope) -> list[str]:
 
 def _bounded(
     output: StageOutput, settings: EngineSettings, warnings: list[str]
-) -> tuple[pd.DataFrame | None, pd.DataFrame | None, bool]:
+) -> tuple[pd.DataFrame | None, pd.DataFrame | RowsBuilder | None, bool]:
     """The table and rows kept for display, at most ``max_table_rows`` each."""
     table, source_rows, truncated = output.table, output.source_rows, False
     limit = settings.max_table_rows
@@ -175,9 +175,20 @@ def _bounded(
             "Add a limit or aggregate."
         )
         table, truncated = table.iloc[:limit], True
-    if source_rows is not None and len(source_rows) > limit:
+    if callable(source_rows):  # the rows behind a number: one per row the stage kept
+        if output.rows_kept > limit:
+            source_rows, truncated = _first_rows(source_rows, limit), True
+    elif source_rows is not None and len(source_rows) > limit:
         source_rows, truncated = source_rows.iloc[:limit], True
     return table, source_rows, truncated
+
+
+def _first_rows(build: RowsBuilder, limit: int) -> RowsBuilder:
+    def first() -> pd.DataFrame | None:
+        rows = build()
+        return None if rows is None else rows.iloc[:limit]
+
+    return first
 
 
 def _covered(
@@ -191,6 +202,19 @@ def _covered(
     if not keep.any():
         return None, None
     first = int(keep.argmax())
-    last = len(keep) - 1 - int(keep[::-1].argmax())
+    last = _last_true(keep)
     day = "datetime64[D]"
     return begins[first].astype(day).tolist(), ends[last].astype(day).tolist()
+
+
+def _last_true(mask: np.ndarray, chunk: int = 4096) -> int:
+    """Position of the last true value, read back from the end a chunk at a time: argmax of
+    the reversed view would first copy all of it (milliseconds on minute bars)."""
+    stop = len(mask)
+    while stop > 0:
+        start = max(0, stop - chunk)
+        hits = np.flatnonzero(mask[start:stop])
+        if len(hits):
+            return start + int(hits[-1])
+        stop = start
+    raise ValueError("no true value")

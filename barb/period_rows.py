@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from barb.events import join_events
-from barb.frames import Dataset, DayIndex
+from barb.frames import Dataset, DayIndex, with_range
 from barb.planning import JOINED_BAR_COLUMNS, Plan
 from barb.script.periods import Period
 from barb.script.query import JoinSpec
@@ -38,6 +38,8 @@ class Scope:
 def bars_in_scope(plan: Plan) -> Scope:
     if plan.dataset.sliced(plan.session, plan.timeframe.name):
         frame, in_period = _sliced_rows(plan)
+        if plan.reads_range:
+            frame = with_range(frame)
         cut = 0
     else:
         frame, in_period, cut = _cached_rows(plan)

@@ -32,6 +32,7 @@ from barb.errors import (
 from barb.events import resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset
 from barb.script.ast import Column, Expr, default_name
+from barb.script.columns_read import columns_read
 from barb.script.hoisting import hoist
 from barb.script.library import contains_aggregate
 from barb.script.parser import parse_expression, parse_select_item
@@ -113,6 +114,9 @@ class Plan:
     # How many bars before and after the period the row expressions read.
     reach: Reach
     warnings: tuple[str, ...]
+    # Whether the bars' range is read or shown: built per query, 1-minute bars have it
+    # only then (``barb.period_rows``).
+    reads_range: bool = True
 
 
 # Plans of queries asked before, by (data directory, query text, limit), while their
@@ -182,7 +186,19 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then=then,
         reach=needed,
         warnings=tuple(warnings),
+        reads_range="range" in _bar_columns_read(first),
     )
+
+
+def _bar_columns_read(first: StagePlan) -> set[str]:
+    """The bar columns the first stage reads or shows: all of them when it shows bars
+    whole (a table of rows, or the rows behind a single number)."""
+    if first.shape in ("scalar", "dict") or (first.shape == "table" and not first.select):
+        return set(BAR_COLUMNS)
+    read = {key.column for key in first.sort}
+    for expr in (*first.row_exprs, *(item.expr for item in first.select)):
+        read |= columns_read(expr)
+    return read
 
 
 # --- instrument, session, timeframe, period ---------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -85,6 +85,29 @@ class Metadata(BaseModel):
     truncated: bool = False
 
 
+RowsBuilder = Callable[[], "pd.DataFrame | None"]
+
+
+class _BuiltWhenRead:
+    """A frame field that may be given as a function building it: built on its first read,
+    then kept. The rows behind a single number are wanted for the CSV and the chart only,
+    not for the answer the model reads, so ``execute`` does not pay for them."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    def __get__(self, obj: object, owner: type) -> pd.DataFrame | None:
+        if obj is None:
+            return None  # the dataclass default
+        value = obj.__dict__[self.slot]
+        if callable(value):
+            value = obj.__dict__[self.slot] = value()
+        return value
+
+    def __set__(self, obj: object, value: pd.DataFrame | RowsBuilder | None) -> None:
+        obj.__dict__[self.slot] = value
+
+
 @dataclass
 class Result:
     """Either a computed answer or an error value; ``execute`` never raises for bad queries."""
@@ -92,7 +115,9 @@ class Result:
     query: dict[str, Any]
     summary: Summary | None = None
     table: pd.DataFrame | None = None
-    source_rows: pd.DataFrame | None = None
+    # The rows behind a single number, or the bars the latest rows were taken from; may be
+    # given as a function that builds them (``_BuiltWhenRead``).
+    source_rows: pd.DataFrame | RowsBuilder | None = _BuiltWhenRead()  # type: ignore[assignment]
     metadata: Metadata | None = None
     error: QueryError | None = None
     # Columns the query itself made (map, join, group keys, select names): stats and charts.

@@ -11,6 +11,7 @@ second stage (``then``) they are the first stage's result table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from barb.bar_labels import label_column, with_bar_label
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
 from barb.planning import HIDDEN, StagePlan
-from barb.result import Summary, summarize_grouped, summarize_table
+from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_aggregate
@@ -33,8 +34,9 @@ LATEST_HISTORY_ROWS = 1_000
 class StageOutput:
     summary: Summary
     table: pd.DataFrame | None = None
-    # The rows behind a single-row answer, or the bars the latest rows were taken from.
-    source_rows: pd.DataFrame | None = None
+    # The rows behind a single-row answer (built when read), or the bars the latest rows
+    # were taken from.
+    source_rows: pd.DataFrame | RowsBuilder | None = None
     rows_kept: int = 0
     focus: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -108,7 +110,8 @@ def _answer(
             summary = Summary(type="scalar", value=value, columns=[name])
         else:
             summary = Summary(type="dict", values=values)
-        rows = shown_rows(frame, ctx.timeframe, hide)
+        # Built when read (for the CSV and the chart), not for the number.
+        rows = partial(shown_rows, frame, ctx.timeframe, hide)
         return StageOutput(summary, source_rows=rows, warnings=warnings)
 
     history = None

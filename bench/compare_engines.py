@@ -23,18 +23,15 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from barb.process_memory import MMAP_THRESHOLD, TRIM_THRESHOLD  # noqa: E402
 
 # One engine, answering "time this question" requests, one JSON line each, until stdin ends.
 CHILD = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from barb import execute
-try:
-    from barb.process_memory import return_freed_memory
-except ImportError:  # a baseline from before it
-    pass
-else:
-    return_freed_memory()  # as the pool's workers do
 print(json.dumps("ready"), flush=True)
 for line in sys.stdin:
     query, repeat = json.loads(line)
@@ -51,11 +48,20 @@ for line in sys.stdin:
 """
 
 
+# malloc's thresholds as a pool worker fixes them (``barb.process_memory``), for both sides:
+# a baseline from before it would otherwise let glibc raise its threshold and serve every
+# large temporary column from its heap, without the page faults the worker pays by design.
+MALLOC_ENV = {
+    "MALLOC_MMAP_THRESHOLD_": str(MMAP_THRESHOLD),
+    "MALLOC_TRIM_THRESHOLD_": str(TRIM_THRESHOLD),
+}
+
+
 class Engine:
     """An engine's code tree in a process of its own."""
 
     def __init__(self, code_root: Path) -> None:
-        env = {**os.environ, "BARB_DATA_DIR": str(ROOT / "data")}
+        env = {**os.environ, **MALLOC_ENV, "BARB_DATA_DIR": str(ROOT / "data")}
         self.process = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(code_root)],
             stdin=subprocess.PIPE,

@@ -283,6 +283,18 @@ def test_summary_stays_small_for_big_tables(engine_settings) -> None:
     assert len(result.table) == EngineSettings().max_table_rows
 
 
+def test_the_rows_behind_a_number_over_many_bars_are_cut_for_display(engine_settings, db) -> None:
+    result = ok({"session": "ETH", "from": "1m", "select": "max(range)"}, engine_settings)
+    ((widest, bars),) = db.execute("SELECT max(high - low), count(*) FROM bars").fetchall()
+    assert result.summary.value == widest and result.metadata.rows_matched == bars
+    assert result.metadata.truncated
+    limit = EngineSettings().max_table_rows
+    rows = result.source_rows
+    assert len(rows) == limit and rows is result.source_rows  # built once, when first read
+    first = db.execute(f"SELECT high - low FROM bars ORDER BY timestamp LIMIT {limit}").fetchall()
+    assert rows["range"].tolist() == [r[0] for r in first]
+
+
 def test_to_dict_is_json(engine_settings) -> None:
     result = ok({"session": "RTH", "from": "daily", "select": "mean(range)"}, engine_settings)
     payload = json.loads(json.dumps(result.to_dict()))

@@ -123,7 +123,42 @@ def test_minute_bars_are_not_kept_and_eth_minutes_are_views_of_the_mapped_column
     for name in ("timestamp", "open", "high", "low", "close", "volume", "trading_date"):
         assert np.shares_memory(eth[name].to_numpy(), minutes[name].to_numpy()), name
     assert np.shares_memory(eth[MINUTE_OF_DAY].to_numpy(), minutes["minute"].to_numpy())
-    np.testing.assert_array_equal(eth["range"], minutes["high"] - minutes["low"])
+    # The one column that would be new memory is built only for the queries that read it.
+    assert "range" not in eth.columns
+
+
+RANGE_READ: list[tuple[dict[str, Any], bool]] = [
+    ({"group_by": "hour()", "select": "mean(volume)"}, False),
+    (
+        {"map": {"body": "close - open"}, "where": "body > 0", "select": ["timestamp", "body"]},
+        False,
+    ),
+    ({"select": ["timestamp", "close"], "sort": "range desc", "limit": 3}, True),
+    ({"where": "nr7()", "group_by": "hour()", "select": "count()"}, True),  # a pattern's body
+    ({"group_by": "hour()", "select": "max(range)"}, True),
+    ({"select": "count()"}, True),  # the rows behind a number are shown whole
+    ({"limit": 5}, True),  # so are bars selected whole
+]
+
+
+@pytest.mark.parametrize(("clauses", "reads"), RANGE_READ, ids=lambda v: str(v)[:40])
+def test_minute_bars_get_their_range_when_the_query_reads_or_shows_it(
+    engine_settings: EngineSettings, db, clauses: dict[str, Any], reads: bool
+) -> None:
+    query = {"session": "RTH", "from": "1m", "period": "2024-02-06", **clauses}
+    plan = plan_query(parse_query(query).with_instrument("NQ"), "NQ", engine_settings)
+    assert plan.reads_range is reads
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.error
+    if "sort" in clauses:  # the day's three widest bars, by DuckDB
+        widest = db.execute(
+            "SELECT close FROM bars WHERE tdate = '2024-02-06' AND mod >= 570 "
+            "AND mod < 1020 ORDER BY high - low DESC, timestamp LIMIT 3"
+        ).fetchall()
+        assert result.table["close"].tolist() == [row[0] for row in widest]
+    if "limit" in clauses and "sort" not in clauses:
+        first = result.table.iloc[0]
+        assert first["range"] == first["high"] - first["low"]
 
 
 def test_an_intraday_join_reads_only_the_other_instruments_dates(
