@@ -40,9 +40,11 @@ ALL_ROWS = slice(None)
 # the 18-year NQ sample take 9 MB; 5-minute ones 28 MB in every worker, for every instrument).
 CACHED_FROM_MINUTES = 15
 # Frames built per query that are kept, most recent first, while their own memory (not the
-# mapped columns they view) fits: a year of RTH 5-minute bars takes 1.5 MB, of 1-minute bars
-# 7 MB.
-RECENT_BYTES = 8 << 20
+# mapped columns they view) fits: a year of RTH 5-minute bars takes 1.5 MB and is kept; a year
+# of RTH 1-minute bars (7 MB, rebuilt in about 2 ms) is not. ETH 1-minute bars are views, kept
+# at no cost. Per instrument and worker: at 8 MB, four workers serving NQ, ES and CL held
+# 70 MiB more in all, past the machine's 1.5 GiB goal (docs/benchmarks.md).
+RECENT_BYTES = 2 << 20
 
 
 def _aggregate(
