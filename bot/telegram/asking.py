@@ -8,11 +8,18 @@ from bot.telegram.update_context import UpdateContext
 from bot.texts import language_for, t
 
 
-async def ask(ctx: UpdateContext, text: str) -> None:
-    """Ask the assistant ``text`` for the update's asker, within the questions' rate limit."""
+async def ask(ctx: UpdateContext, text: str, *, preface: str | None = None) -> None:
+    """Ask the assistant ``text`` for the update's asker, within the questions' rate limit.
+
+    ``preface`` (HTML) is said first, once the question is recorded: a reply marks its
+    update handled, so saying it before would leave a question cut short by a kill -9 with
+    nothing to resume it from (``/start ex1``'s greeting, then its example question).
+    """
     svc = ctx.svc
     wait = await svc.limiter.check(svc.store, ctx.user_id)
     if wait:
+        if preface is not None:
+            await ctx.say(preface)
         lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
         await ctx.say_text(t("too_fast", lang, seconds=int(wait) + 1))
         return
@@ -27,6 +34,8 @@ async def ask(ctx: UpdateContext, text: str) -> None:
         question_work(asker, text, asker.reply_to),
         update_id=ctx.update_id,
     )
+    if preface is not None:
+        await ctx.say(preface)
     await answer_question(
         svc, ctx.bot, asker, text, work_id=work.id, reply_to=asker.reply_to, chat=ctx.chat
     )

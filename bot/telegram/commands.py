@@ -66,8 +66,7 @@ async def start(ctx: UpdateContext, rest: str) -> None:
         await ctx.say(text, markup=keyboards.examples(ctx.svc.examples[:3]))
         return
     asked = t("start_example", ctx.lang, question=example)
-    await ctx.say(f"{text}\n{escape(asked)}")
-    await ask(ctx, example)
+    await ask(ctx, example, preface=f"{text}\n{escape(asked)}")
 
 
 def _linked_example(ctx: UpdateContext, payload: str) -> str | None:

@@ -370,6 +370,34 @@ async def test_kill_between_receiving_the_update_and_recording_the_question(
     )
 
 
+async def test_kill_between_a_start_links_greeting_and_its_question(
+    bot: BotProcess, fake_telegram: FakeBotAPI, model: FakeAPIServer
+) -> None:
+    """``/start ex1`` greets, then asks example 1. The greeting used to be sent first, which
+    marked the update handled: a kill before the question was recorded lost it, and the
+    restart had nothing to resume. Now the question is recorded first and the greeting
+    follows: the restart handles the update once, greeting and answer each sent once."""
+    from barb.reference import query_examples
+
+    example = query_examples()[0].question
+    model.queue(OPENAI_PATH, plan_turn(), answer_turn())
+    bot.env["BARB_KILL_AT"] = "question_received"
+    await bot.start()
+    ask(fake_telegram, "/start ex1")
+    assert await bot.wait_exit() == -9
+    bot.kill()
+    assert bot.rows("SELECT handled_at FROM received_updates") == [(None,)]
+
+    del bot.env["BARB_KILL_AT"]
+    await bot.start()
+    await press_and_get_answer(bot, fake_telegram)
+    await assert_one_answer(bot, fake_telegram)
+    greetings = [m for m in delivered(fake_telegram, "sendMessage") if example in m["text"]]
+    assert len(greetings) == 1, fake_telegram.describe()
+    asked = [r for r in model.requests_to(OPENAI_PATH) if example in json.dumps(r.body)]
+    assert asked, "the example question reached the model"
+
+
 # --- Cancel and /query in flight --------------------------------------------------------------
 
 CANCEL_PREFIX = keyboards.CANCEL + keyboards.SEPARATOR
