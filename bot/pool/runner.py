@@ -156,6 +156,11 @@ def _started() -> None:
     """The job that starts a pool's workers (``ProcessRunner._new_pool``)."""
 
 
+#: Longest wait for a pool's workers to start before a job is sent anyway (pebble then
+#: starts them itself): the fork server's imports take about a second.
+_START_WAIT_S = 30.0
+
+
 class _PoolFailed(Exception):
     """The pool itself failed while this job was in it (not the job's own worker)."""
 
@@ -193,6 +198,7 @@ class ProcessRunner:
         self._warm_instruments = warm_instruments
         self._work = work
         self._retry_lock = asyncio.Lock()
+        self._starting: threading.Thread | None = None
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPool:
@@ -204,9 +210,21 @@ class ProcessRunner:
         )
         if self._warm_instruments:
             # pebble starts the workers with the first job: start them now, so that the data
-            # is loaded while the bot starts, not while the first question waits for it.
-            pool.schedule(_started)
+            # is loaded while the bot starts, not while the first question waits for it. In a
+            # thread of its own: pebble starts them in the thread that schedules, and a
+            # worker's start waits for the fork server to import the engine (a second when
+            # the bot starts), which neither the bot's start nor its event loop should.
+            self._starting = threading.Thread(
+                target=pool.schedule, args=(_started,), name="barb-pool-start", daemon=True
+            )
+            self._starting.start()
         return pool
+
+    async def _workers_up(self) -> None:
+        """Wait, off the event loop, for the workers being started to be up."""
+        starting = self._starting
+        if starting is not None and starting.is_alive():
+            await asyncio.to_thread(starting.join, _START_WAIT_S)
 
     def _replace(self, broken: ProcessPool, why: str) -> None:
         """Swap in a fresh pool, once, however many jobs noticed the same broken one."""
@@ -239,6 +257,7 @@ class ProcessRunner:
             return self._job_failed(job, exc.__cause__ or exc, "broke the worker pool")
 
     async def _attempt(self, job: QueryJob) -> QueryOutcome:
+        await self._workers_up()
         pool = self._pool
         try:
             future = pool.schedule(self._work, args=(job,), timeout=self.timeout_s)
@@ -300,5 +319,6 @@ class ProcessRunner:
     async def close(self) -> None:
         """Stop the workers now, a query in the middle of its run included (its caller is
         gone: the bot stops its answers in progress before it closes the runner)."""
+        await self._workers_up()  # a pool stopped while it starts could leave workers behind
         self._pool.stop()
         await asyncio.to_thread(self._pool.join)
