@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import Any
 
@@ -59,7 +60,11 @@ def format_value(
 ) -> str:
     """A value as a trader reads it: 4,512 · 245.4 · 1.27 · −5.06% (in Russian 4 512 · 245,4)."""
     if not is_finite_number(value):
-        return words("no_value") if not isinstance(value, str) else value
+        if isinstance(value, str):
+            return value
+        if isinstance(value, dt.date | np.datetime64) and not pd.isna(value):
+            return date_text(value)  # arg_max(date(), range): the day, not "n/a"
+        return words("no_value")
     v = float(value)
     if decimals is None:
         decimals = chart_decimals(np.array([v]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import statistics
 import subprocess
@@ -17,6 +18,7 @@ from PIL import Image
 
 from barb.charts import render_chart
 from barb.charts.grouped import calendar_order, group_labels
+from barb.charts.value_text import format_value
 from barb.result import Result, Summary
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -163,3 +165,18 @@ def test_large_tables_cost_about_what_a_small_chart_does(
     ten times more)."""
     small = render_cost(results["grouped_weekdays"])
     assert render_cost(results[shape]) < 3 * small
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pd.Timestamp("2020-07-15"),
+        dt.date(2020, 7, 15),
+        np.datetime64("2020-07-15T00:00:00", "ns"),
+    ],
+)
+def test_a_date_answer_is_written_as_the_date(value) -> None:
+    """arg_max(date(), ret) answers with a day; the chart's title and legend name it."""
+    assert format_value(value) == "2020-07-15"
+    assert format_value(pd.Timestamp("2024-03-15 09:30")) == "2024-03-15 09:30"
+    assert format_value(pd.NaT) == format_value(None) == "n/a"
