@@ -461,7 +461,7 @@ def _unknown_sort(column: str, available: set[str], plan: StagePlan, step: str) 
     if close:
         hint = f"Did you mean '{close[0]}'?"
     elif plan.shape in ("grouped", "scalar", "dict"):
-        hint = f'Add it to select, e.g. "{column} = mean(...)" or sort by one of the results.'
+        hint = f'Add it to select, e.g. "mean(range) as {column}", or sort by one of the results.'
     else:
         hint = None
     return UnknownColumn(

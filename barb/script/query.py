@@ -20,8 +20,10 @@ from pydantic import (
     model_validator,
 )
 
-from barb.errors import InvalidQuery, UnknownTimeframe
+from barb.errors import BarbError, InvalidQuery, UnknownTimeframe
+from barb.script.ast import default_name
 from barb.script.limits import check_query_value
+from barb.script.parser import parse_expression
 from barb.timeframes import TIMEFRAMES, resolve_timeframe
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -121,7 +123,25 @@ def _sort_key(item: Any) -> dict[str, Any]:
     ):
         return {"column": words[0], "descending": len(words) == 2 and words[1].lower() == "desc"}
     shown = reprlib.repr(item)
+    named = _result_name(words[0]) if words else None
+    if named is not None:  # "mean(range) desc": the result is sorted by its column's name
+        raise ValueError(
+            f"{_SORT_EXAMPLE}, naming a result column; got {shown}. "
+            f"{words[0]} in select is the column '{named}': sort by '{named} "
+            f"{words[-1] if words[-1].lower() in ('asc', 'desc') else 'desc'}'"
+        )
     raise ValueError(f"{_SORT_EXAMPLE}; got {shown}")
+
+
+def _result_name(text: str) -> str | None:
+    """The column name select gives ``text`` if it is an expression (``mean(range)`` →
+    ``mean_range``), else None."""
+    if "(" not in text:
+        return None
+    try:
+        return default_name(parse_expression(text))
+    except BarbError:  # not an expression after all: the plain message
+        return None
 
 
 class Stage(BaseModel):

@@ -45,7 +45,20 @@ def test_sort_by_a_column_no_result_has_says_what_there_is(engine_settings) -> N
     assert error["message"] == (
         "Cannot sort by 'volume': no such column in the result. Available: count, year."
     )
-    assert "select" in error["hint"]
+    assert error["hint"] == (
+        'Add it to select, e.g. "mean(range) as volume", or sort by one of the results.'
+    )
+    # The hint is itself a query that works.
+    fixed = execute({**query, "select": "mean(range) as volume"}, "NQ", settings=engine_settings)
+    assert fixed.ok, fixed.to_dict()
+
+
+def test_sort_by_an_aggregate_names_its_result_column(engine_settings) -> None:
+    query = {"from": "daily", "group_by": "year()", "select": "mean(range)"}
+    error = error_of({**query, "sort": "mean(range) desc"}, engine_settings)
+    assert "the column 'mean_range': sort by 'mean_range desc'" in error["message"]
+    fixed = execute({**query, "sort": "mean_range desc"}, "NQ", settings=engine_settings)
+    assert fixed.ok, fixed.to_dict()
 
 
 def test_daily_rows_sort_by_their_hidden_trading_date(engine_settings) -> None:
