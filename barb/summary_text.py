@@ -97,7 +97,9 @@ def _grouped_lines(s: Summary) -> list[str]:
         return [head + "."]
     lines = [head + _listing(s), *_rows_block(s)]
     if s.whole:
-        return lines + _means(s, "mean across groups")
+        # No mean of the groups' values: it is not the overall figure (a mean of yearly
+        # shares weights a four-day year like a whole one), and a model would read it so.
+        return lines
     for name, st in s.stats.items():
         if s.max:
             lines.append(f"highest {name}: {_pairs(s.max)}")

@@ -170,6 +170,9 @@ def test_a_result_of_25_rows_and_4_values_is_whole_within_about_400_tokens(
     assert header == ["slot", "mean_range", "mean_body", "max_range", "count"]
     slots = [h * 100 + m for h in range(9, 16) for m in range(0, 60, 15)]
     assert [int(r[0]) for r in rows] == slots[2:27]
+    # Every group is in sight, and a mean of the groups' values is no overall figure (a
+    # mean of 25 counts, of per-slot means): none is offered for the model to misread.
+    assert not [line for line in text.splitlines() if line.startswith("mean")]
     # Measured with a real tokenizer, every decimal costs 3-5 tokens and its comma one more:
     # 25 such rows come to about 500, where the rule of thumb of 4 characters a token says
     # about 250. Both bounds fail if the format grows (repeated keys, more digits, prose).
