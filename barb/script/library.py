@@ -17,6 +17,25 @@ from barb.script.functions import FUNCTIONS, FunctionSpec
 # Loaded for their registrations.
 _REGISTERING = (builtins, indicator_functions)
 
+# What traders (and other tools) call functions Barb names otherwise, too far in spelling for
+# a did-you-mean ("sma" is nearest sum): errors and get_concept point from them to Barb's.
+OTHER_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        "sma": "rolling_mean",
+        "ma": "rolling_mean",
+        "moving_average": "rolling_mean",
+        "avg": "mean",
+        "average": "mean",
+        "stdev": "std",
+        "stddev": "std",
+        "highest": "rolling_max",
+        "lowest": "rolling_min",
+        "lag": "prev",
+        "shift": "prev",
+        "lead": "next",
+    }
+)
+
 
 @cache
 def library() -> Mapping[str, FunctionSpec]:

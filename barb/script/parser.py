@@ -275,7 +275,12 @@ def _unexpected_character(text: str, exc: UnexpectedCharacters) -> _Failure:
             text, position0, "this quote is never closed", "close the text with a matching quote"
         )
     spelled = _UNICODE_OPERATORS.get(char)
-    hint = f"write {spelled} instead of {char}" if spelled else _OPERATORS_HINT
+    if spelled:
+        hint = f"write {spelled} instead of {char}"
+    elif char.isalpha():  # a name in another alphabet: 'as средний'
+        hint = "names use Latin letters, digits and _ (e.g. avg_range); text values go in quotes"
+    else:
+        hint = _OPERATORS_HINT
     return _positioned(text, position0, f"unexpected character {char!r}", hint)
 
 

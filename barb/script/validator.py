@@ -23,7 +23,7 @@ from barb.errors import (
 )
 from barb.script import ast
 from barb.script.functions import FunctionSpec, Param
-from barb.script.library import contains_aggregate, library, lookup
+from barb.script.library import OTHER_NAMES, contains_aggregate, library, lookup
 
 # Where in a select item a node sits: "row" outside select (map, where, group_by);
 # "select" at the top of a select item; "aggregate" inside an aggregate's arguments;
@@ -206,6 +206,9 @@ def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownCol
 def unknown_function(name: str, columns: Collection[str], step: str) -> UnknownFunction:
     """The error for a missing function, naming those with a similar name."""
     similar = difflib.get_close_matches(name.lower(), sorted_names(library()), n=3, cutoff=0.6)
+    known = OTHER_NAMES.get(name.lower())
+    if known is not None:
+        similar = [known, *(s for s in similar if s != known)][:3]
     message = f"Function '{name}' does not exist."
     if similar:
         message += " Similar: " + ", ".join(f"{s}()" for s in similar) + "."

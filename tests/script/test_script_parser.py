@@ -137,6 +137,7 @@ def test_error_position_and_snippet() -> None:
         ("d in 'Mon'", 6, "in parentheses"),
         ("dayname() == 'Mon", 14, "quote"),
         ("range ≥ 5", 7, "write >= instead of ≥"),
+        ("range > диапазон", 9, "Latin letters"),
         ("range $ 5", 7, "operators"),
         ("a and and b", 7, "value is missing"),
         ("range +", 8, "ends early"),

@@ -52,6 +52,11 @@ def test_unknown_function_names_similar_ones() -> None:
     assert error.hint.startswith("did you mean rolling_")
     [error] = check("range(5) > 1")
     assert "range is a column" in error.hint
+    # Names other tools use, too far from Barb's for a spelling match ("sma" is nearest sum).
+    for other, barb in (("sma", "rolling_mean"), ("stdev", "std"), ("lag", "prev")):
+        [error] = check(f"{other}(close, 20) > 1")
+        assert error.hint == f"did you mean {barb}()?"
+        assert f"Similar: {barb}()" in error.message
 
 
 def test_argument_count_names_the_signature() -> None:
