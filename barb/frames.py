@@ -118,6 +118,25 @@ def period_start(dates: np.ndarray, timeframe: str) -> np.ndarray:
     raise ValueError(f"not a calendar timeframe: {timeframe}")
 
 
+def last_weekday_of_period(date: np.datetime64, timeframe: str) -> np.datetime64:
+    """The last Monday-to-Friday date of the calendar period (week, month, quarter, year)
+    that ``date`` lies in: a bar whose last trading date is before it is still open."""
+    start = period_start(np.array([date], dtype="datetime64[ns]"), timeframe)[0]
+    day = start.astype("datetime64[D]")
+    if timeframe == "weekly":
+        following = day + np.timedelta64(7, "D")
+    else:
+        months = {"monthly": 1, "quarterly": 3, "yearly": 12}[timeframe]
+        following = (day.astype("datetime64[M]") + np.timedelta64(months, "M")).astype(
+            "datetime64[D]"
+        )
+    last = following - np.timedelta64(1, "D")
+    weekday = (last.astype(np.int64) + 3) % 7  # 0 = Monday
+    if weekday > 4:
+        last -= np.timedelta64(int(weekday) - 4, "D")
+    return last.astype("datetime64[ns]")
+
+
 def resample_calendar(daily: pd.DataFrame, timeframe: str) -> pd.DataFrame:
     """Weekly and longer bars from daily bars.
 

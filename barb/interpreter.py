@@ -94,7 +94,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
 
     hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
     focus = [j.source for j in plan.events if j.source is not None]
-    output = run_stage(plan.first, frame, ctx, keep, focus=focus, hide=hide)
+    output = run_stage(plan.first, frame, ctx, keep, focus=focus, hide=hide, period=scope.in_period)
     rows_matched = output.rows_kept
     warnings = list(plan.warnings) + _scope_warnings(plan, scope)
     if rows_matched == 0:
@@ -149,6 +149,20 @@ def _scope_warnings(plan: Plan, scope: Scope) -> list[str]:
             f"{scope.cut_bars} {noun} cut by the period's edges left out: only whole {unit}s "
             "inside the period count."
         )
+    if scope.open_bar is not None:
+        bar = scope.open_bar
+        days = f"{_day(bar.first_date)} — {_day(bar.last_date)}"
+        unit = plan.timeframe.label
+        if bar.kept:
+            warnings.append(
+                f"The {unit} {bar.label} is not over yet: the data ends on {_day(bar.last_date)}, "
+                f"so this bar covers only {days}."
+            )
+        else:
+            warnings.append(
+                f"The {unit} {bar.label} is not over yet (the data covers only {days}): "
+                f"left out, so only whole {unit}s count."
+            )
     for symbol, dropped in scope.unmatched:
         if dropped:
             warnings.append(
@@ -161,6 +175,10 @@ def _scope_warnings(plan: Plan, scope: Scope) -> list[str]:
             f"{plan.period.bars} asked for."
         )
     return warnings
+
+
+def _day(value: np.datetime64) -> str:
+    return str(np.datetime64(value, "D"))
 
 
 def _bounded(

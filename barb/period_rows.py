@@ -15,8 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from barb.bar_labels import label_column
+from barb.errors import DataError
 from barb.events import join_events
-from barb.frames import Dataset, DayIndex, with_range
+from barb.events.rules import RULE_COVERAGE, trading_days
+from barb.frames import Dataset, DayIndex, last_weekday_of_period, with_range
 from barb.planning import JOINED_BAR_COLUMNS, Plan
 from barb.script.periods import Period
 from barb.script.query import JoinSpec
@@ -33,16 +36,28 @@ class Scope:
     cut_bars: int = 0
     # Period bars left out by instrument joins because the other side had no bar, per symbol.
     unmatched: tuple[tuple[str, int], ...] = ()
+    # The period's last weekly or longer bar when the data ends before its week, month,
+    # quarter or year does, and whether it was kept (only when it is the period's one bar).
+    open_bar: OpenBar | None = None
+
+
+@dataclass(frozen=True)
+class OpenBar:
+    label: str
+    first_date: np.datetime64
+    last_date: np.datetime64
+    kept: bool
 
 
 def bars_in_scope(plan: Plan) -> Scope:
+    open_bar = None
     if plan.dataset.sliced(plan.session, plan.timeframe.name):
         frame, in_period = _sliced_rows(plan)
         if plan.reads_range:
             frame = with_range(frame)
         cut = 0
     else:
-        frame, in_period, cut = _cached_rows(plan)
+        frame, in_period, cut, open_bar = _cached_rows(plan)
 
     for join in plan.events:
         assert join.source is not None
@@ -55,7 +70,7 @@ def bars_in_scope(plan: Plan) -> Scope:
         frame, kept = join_instrument(frame, join, other, plan.session, plan.timeframe)
         in_period = in_period[kept]
         unmatched.append((other.instrument.symbol, before - int(in_period.sum())))
-    return Scope(frame, in_period, cut, tuple(unmatched))
+    return Scope(frame, in_period, cut, tuple(unmatched), open_bar)
 
 
 def _window(lo: int, hi: int, n: int, plan: Plan) -> tuple[int, int]:
@@ -65,10 +80,15 @@ def _window(lo: int, hi: int, n: int, plan: Plan) -> tuple[int, int]:
     return start, min(n, hi + ahead)
 
 
-def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int]:
+def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int, OpenBar | None]:
     """The rows of a cached whole-history frame: a view of the slice evaluated on."""
     full = plan.dataset.frame(plan.session, plan.timeframe.name)
     lo, hi, cut = period_positions(full, plan.period, plan.timeframe)
+    open_bar = _open_bar(full, lo, hi, plan.timeframe, plan.dataset.instrument.calendar)
+    if open_bar is not None and not open_bar.kept:
+        if plan.period.bars is not None:  # the last N whole bars
+            lo = max(0, lo - 1)
+        hi -= 1
     start, stop = _window(lo, hi, len(full), plan)
     if plan.timeframe.intraday and start < len(full):
         # Whole trading dates: the day's first bar and VWAP's reset are then always there.
@@ -76,7 +96,23 @@ def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int]:
         start = int(np.searchsorted(dates, dates[start], side="left"))
     frame = full.iloc[start:stop].copy(deep=False)
     frame.index = pd.RangeIndex(len(frame))
-    return frame, _in_period(len(frame), lo - start, hi - start), cut
+    return frame, _in_period(len(frame), lo - start, hi - start), cut, open_bar
+
+
+def _open_bar(full: pd.DataFrame, lo: int, hi: int, tf: Timeframe, calendar: str) -> OpenBar | None:
+    """The data's last bar, if it is in the period and its calendar span is not over yet:
+    a year of four days is no year to average with the others. It is left out unless it
+    is all the period has ("this month so far")."""
+    n = len(full)
+    if not tf.calendar or hi != n or lo >= hi:
+        return None
+    last = full["trading_date"].to_numpy()[-1]
+    if not _days_left(last, last_weekday_of_period(last, tf.name), calendar):
+        return None
+    label = label_column(full.iloc[-1:], tf.name)
+    assert label is not None
+    first = full["timestamp"].to_numpy()[-1]
+    return OpenBar(str(label[1][0]), first, last, kept=hi - lo == 1)
 
 
 def _sliced_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray]:
@@ -135,6 +171,23 @@ def period_positions(frame: pd.DataFrame, period: Period, tf: Timeframe) -> tupl
     touching_hi = _search(first, period.end, "right") if period.end else n
     whole = max(0, hi - lo)
     return lo, lo + whole, max(0, touching_hi - touching_lo) - whole
+
+
+def _days_left(last: np.datetime64, period_end: np.datetime64, calendar: str) -> bool:
+    """Whether the exchange trades after ``last`` up to ``period_end``: a month whose data
+    ends on the Thursday before Good Friday is over. Beyond the calendar's published years,
+    every weekday counts."""
+    if last >= period_end:
+        return False
+    end = np.datetime64(period_end, "D")
+    if end > np.datetime64(RULE_COVERAGE[1]):
+        return True
+    try:
+        days = trading_days(calendar)
+    except DataError:  # an instrument without a known calendar: weekdays
+        return True
+    after = int(np.searchsorted(days, np.datetime64(last, "D"), side="right"))
+    return after < len(days) and bool(days[after] <= end)
 
 
 def _search(values: np.ndarray, day: object, side: str) -> int:

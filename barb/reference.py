@@ -23,7 +23,7 @@ from barb.events import concept_key, describe_event, event_catalog, events_refer
 from barb.instruments import Instrument
 from barb.result import EDGE_ROWS, WHOLE_MAX_ROWS, WHOLE_MAX_VALUES
 from barb.script.functions import FunctionSpec
-from barb.script.library import library
+from barb.script.library import OTHER_NAMES, library
 from barb.script.patterns import pattern_catalog
 from barb.script.periods import PERIOD_FORMS
 from barb.session_concepts import find_session_concept, session_concepts
@@ -92,7 +92,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date. "
         "A period selects rows, it never cuts history: prev(), rolling windows, indicators and "
         "patterns are computed with the bars before it (RSI in 2024 = RSI over all history, "
-        "read in 2024). Weekly+ bars count only when wholly inside the period.",
+        "read in 2024); running totals and ranks (cumsum, cummax, cummin, rank) start at the "
+        "period's first bar (cumulative return in 2024 = from the first bar of 2024). Weekly+ "
+        "bars count only when wholly inside the period.",
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
         "column named after the event (null where the calendar is unknown) and, on intraday "
         "bars, <event>_minutes from the release to the bar open. See get_events. "
@@ -111,7 +113,7 @@ def query_reference(instrument: Instrument | None = None) -> str:
         'rows\' columns). Mean of each year\'s highest close: {"group_by": "year()", '
         '"select": "max(close) as top", "then": {"select": "mean(top)"}}. Count each day '
         'once with an arg aggregate: {"from": "1h", "group_by": "date()", "select": '
-        '"arg_max(hour(), high) as hh", "then": {"group_by": "hh", "select": "count()"}}.',
+        '"arg_max(time(), high) as t", "then": {"group_by": "t", "select": "count()"}}.',
         "Columns: timestamp (bar open; the date for daily+), open, high, low, close, volume, "
         "range (= high - low), plus map/join columns.",
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
@@ -125,8 +127,10 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "Session concepts (get_concept): " + ", ".join(session_concepts()) + ".",
         "TIES: first/last follow time order. arg_max/arg_min give ONE row per group, the earliest "
         "of equal values, so 'which hour makes the high' counts each day once: group_by date(), "
-        "arg_max(hour(), high), then count per hour. Counting bars where high equals the day's "
-        "high counts a day twice when two bars touch it.",
+        "arg_max(time(), high), then count per bar. Counting bars where high equals the day's "
+        "high counts a day twice when two bars touch it. Hourly bars start at the session "
+        "open: RTH's are 09:30, 10:30 … 16:30 (the last one half an hour); name them by "
+        "time(), as hour() of the 09:30 bar is 9.",
         "",
         *_result_lines(),
         "",
@@ -180,8 +184,9 @@ def concept_names() -> list[str]:
     return names
 
 
-def describe_concept(name: str) -> str:
-    """A pattern's, an event's or a session concept's definition, in words and in Barb Script."""
+def describe_concept(name: str, instrument: Instrument | None = None) -> str:
+    """A pattern's, an event's or a session concept's definition, in words and in Barb Script;
+    also the instrument's sessions and the functions (ATR, SMA) a model may ask about."""
     key = concept_key(name.strip().removesuffix("()")).replace(" ", "_")
     patterns = pattern_catalog()
     if key in patterns:
@@ -193,12 +198,47 @@ def describe_concept(name: str) -> str:
         return describe_event(name)
     except UnknownEvent:
         pass
+    session = _session_text(key, instrument)
+    if session is not None:
+        return session
+    function = _function_text(key)
+    if function is not None:
+        return function
     # Compared in one spelling, so that a near miss is offered under the name it is listed as.
     spellings = {concept_key(n): n for n in concept_names()}
     close = difflib.get_close_matches(concept_key(name), sorted(spellings), n=3, cutoff=0.5)
     known = available([*patterns, *event_catalog(), *session_concepts()])
     suggestion = f" Did you mean {', '.join(spellings[c] for c in close)}?" if close else ""
     return f"No concept called '{name}'.{suggestion} Known: {known}."
+
+
+def _session_text(key: str, instrument: Instrument | None) -> str | None:
+    if instrument is None:
+        return None
+    name = key.upper().removesuffix("_SESSION")
+    spec = instrument.sessions.get(name)
+    if spec is None:
+        return None
+    about = f" ({spec.description})" if spec.description else ""
+    return (
+        f"{name} session of {instrument.symbol}: {spec.start} — {spec.end} exchange time{about}. "
+        f'Use it as "session": "{name}"; its daily bars are one bar per trading date, and '
+        f"session_high('{name}') and the like read them from any other session's bars."
+    )
+
+
+def _function_text(key: str) -> str | None:
+    """A function asked about by its name or by another tool's name for it (sma)."""
+    spec = library().get(OTHER_NAMES.get(key, key))
+    if spec is None or spec.body is not None:  # named patterns are described above
+        return None
+    text = f"{spec.signature()} — {spec.summary.rstrip('.')}."
+    if OTHER_NAMES.get(key):
+        text = f"{key.upper()} in Barb Script is {text}"
+    if spec.example:
+        text += f" Example: {spec.example}"
+    where = "get_indicators" if spec.category == "indicator" else "get_query_reference"
+    return f"{text} (a function: see {where})."
 
 
 __all__ = [

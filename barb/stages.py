@@ -51,12 +51,14 @@ def run_stage(
     prefix: str = "",
     focus: list[str] | None = None,
     hide: tuple[str, ...] = (),
+    period: np.ndarray | None = None,
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
-    ``hide`` names columns that are internal to this frame and never shown.
+    ``period`` marks the period's own rows (None: all of them); ``hide`` names columns that
+    are internal to this frame and never shown.
     """
-    ctx.frame = frame
+    ctx.frame, ctx.period = frame, period
     for name, expr in stage.map_exprs:
         frame[name] = _evaluate(expr, ctx, prefix + "map")
     if stage.where is not None:
@@ -72,7 +74,7 @@ def run_stage(
         selected = {s.name: _evaluate(s.expr, ctx, prefix + "select") for s in stage.select}
 
     frame = take_rows(frame, keep)
-    ctx.frame = frame
+    ctx.frame, ctx.period = frame, None
     output = _answer(stage, frame, ctx, keep, selected, prefix, hide)
     output.rows_kept = len(frame)
     if not output.focus:  # rows, or a number: what the query itself added to the bars

@@ -8,12 +8,16 @@ every function states its own edge cases in its summary.
 Decisions worth knowing:
 - Windows need n values: rolling_*(x, n) is NaN until n rows are available.
 - Date functions (date, day, dayofweek, dayname, month, quarter, year) use the trading date,
-  so an ETH bar at 19:00 on Sunday counts as Monday; hour() and minute() use the bar's own
-  wall-clock time.
+  so an ETH bar at 19:00 on Sunday counts as Monday; a weekly or longer bar is dated by its
+  first trading date, as it is labelled. hour() and minute() use the bar's own wall-clock
+  time.
 - date() is a datetime at midnight: it groups and sorts by date and compares with text
   dates: date() == '2024-03-15'.
 - dayname() is 'Mon'..'Sun' as an ordered category, so groups come out Monday first.
-- rank(x) is a percentile rank, 0–100: the percentage of rows whose value is ≤ this one.
+- rank(x) is a percentile rank, 0–100: the percentage of the period's rows whose value is
+  ≤ this one. It and the running functions (cumsum, cummax, cummin) start at the period:
+  "cumulative return in 2024" and "the top 10% of 2025's ranges" are about that period,
+  whereas a streak or bars_since running into it began whenever it began.
 - count() counts rows; count(cond) counts rows where cond is true; count(x) counts rows
   where x is not missing.
 - first(x) and last(x) follow time order within each group and skip missing values, so
@@ -32,9 +36,11 @@ import numpy as np
 import pandas as pd
 
 from barb.errors import TypeMismatch, UnknownColumn
+from barb.script.conditions import as_known
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import KIND_NAMES, Accepts, Param, register, value_kind
-from barb.script.warmup import Reach, ema_bars, everything, window
+from barb.script.warmup import Reach, ema_bars, everything, row, window
+from barb.timeframes import timeframe
 
 DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
@@ -111,10 +117,20 @@ def _if(ctx: EvalContext, cond: pd.Series, then: pd.Series, other: pd.Series) ->
             step=ctx.step,
             hint="e.g. if(close > open, 1, 0) or if(close > open, 'up', 'down')",
         )
+    if any(isinstance(v.dtype, pd.BooleanDtype) for v in (then, other)):
+        if kinds == {"bool"}:  # true, false or unknown either way
+            return then.astype("boolean").where(cond.to_numpy(), other.astype("boolean"))
+        then, other = (_as_number(v) for v in (then, other))
     values = [_uncategorized(v).to_numpy() for v in (then, other)]
     if len(kinds) > 1:  # a number and a condition: the condition counts as 1/0
         values = [v.astype(np.float64) for v in values]
     return pd.Series(np.where(cond.to_numpy(dtype=bool), *values), index=cond.index)
+
+
+def _as_number(series: pd.Series) -> pd.Series:
+    if isinstance(series.dtype, pd.BooleanDtype):  # 1/0, unknown missing
+        return pd.Series(series.to_numpy(np.float64, na_value=np.nan), index=series.index)
+    return series
 
 
 def _uncategorized(series: pd.Series) -> pd.Series:
@@ -127,8 +143,8 @@ def _uncategorized(series: pd.Series) -> pd.Series:
 
 
 def _shift(series: pd.Series, periods: int) -> pd.Series:
-    if series.dtype == np.bool_:  # keep conditions true/false: nothing before the start
-        return series.shift(periods, fill_value=False)
+    if series.dtype == np.bool_:  # a condition with nothing before the start is unknown
+        series = series.astype("boolean")
     return series.shift(periods)
 
 
@@ -136,7 +152,7 @@ def _shift(series: pd.Series, periods: int) -> pd.Series:
     "prev",
     category="lag",
     params=(_ANY, Param("n", "int", default=1, min=1)),
-    summary="The value n rows earlier (NaN for the first n rows; false for a condition).",
+    summary="The value n rows earlier (missing for the first n rows).",
     reach=lambda a: Reach(a["n"]),
     example="close - prev(close)",
 )
@@ -221,37 +237,42 @@ def _ema(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 # --- cumulative ---------------------------------------------------------------------------
 
 
+def _in_period(ctx: EvalContext, col: pd.Series) -> pd.Series:
+    """``col`` on the period's rows, missing on the history before it (and after it)."""
+    return col if ctx.period is None else col.where(ctx.period)
+
+
 @register(
     "cummax",
     category="cumulative",
     params=(_COL,),
-    summary="Highest value so far.",
-    reach=everything,
+    summary="Highest value so far in the period (from its first bar).",
+    reach=row,  # the period's rows only
 )
 def _cummax(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return col.cummax()
+    return _in_period(ctx, col).cummax()
 
 
 @register(
     "cummin",
     category="cumulative",
     params=(_COL,),
-    summary="Lowest value so far.",
-    reach=everything,
+    summary="Lowest value so far in the period (from its first bar).",
+    reach=row,  # the period's rows only
 )
 def _cummin(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return col.cummin()
+    return _in_period(ctx, col).cummin()
 
 
 @register(
     "cumsum",
     category="cumulative",
     params=(_COL,),
-    summary="Running total (missing skipped).",
-    reach=everything,
+    summary="Running total from the period's first bar (missing skipped).",
+    reach=row,  # the period's rows only
 )
 def _cumsum(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return col.cumsum()
+    return _in_period(ctx, col).cumsum()
 
 
 # --- pattern ------------------------------------------------------------------------------
@@ -293,13 +314,13 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     "rank",
     category="pattern",
     params=(_COL,),
-    summary="Percentile rank 0–100: the percentage of rows whose value is ≤ this one "
-    "(100 = the highest); over all rows in the period.",
+    summary="Percentile rank 0–100: the percentage of the period's rows whose value is ≤ "
+    "this one (100 = the highest).",
     example="rank(range) >= 90",
-    reach=everything,
+    reach=row,  # the period's rows only
 )
 def _rank(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return col.rank(method="max", pct=True) * 100
+    return _in_period(ctx, col).rank(method="max", pct=True) * 100
 
 
 # --- aggregate ----------------------------------------------------------------------------
@@ -339,8 +360,8 @@ def _std(rows: RowGroups, col: pd.Series) -> Any:
 def _count(rows: RowGroups, x: pd.Series | None) -> Any:
     if x is None:
         return rows.size()
-    if x.dtype == np.bool_:
-        return rows.reduce(x, "sum")
+    if pd.api.types.is_bool_dtype(x.dtype):  # rows where it is true (not unknown)
+        return rows.reduce(as_known(x).astype(np.int64), "sum")
     return rows.reduce(x, "count")
 
 
@@ -465,8 +486,11 @@ def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
 
 
 def _dates(ctx: EvalContext, function: str) -> pd.Series:
-    """Each row's trading date (a Sunday-evening bar belongs to Monday)."""
-    if "trading_date" in ctx.frame.columns:
+    """Each row's trading date (a Sunday-evening bar belongs to Monday); for a weekly or
+    longer bar its first trading date, the date it is labelled by (the week of 2024-12-30 is
+    in 2024)."""
+    calendar = timeframe(ctx.timeframe).calendar
+    if not calendar and "trading_date" in ctx.frame.columns:
         return ctx.frame["trading_date"]
     return _column(ctx, "timestamp", function).dt.normalize()
 
@@ -493,8 +517,33 @@ _date_part("day", "day", "Day of the month (1–31) of the trading date.")
 _date_part("month", "month", "Month (1–12) of the trading date.")
 _date_part("quarter", "quarter", "Quarter (1–4) of the trading date.")
 _date_part("year", "year", "Year of the trading date.")
-_clock_part("hour", "hour", "Hour (0–23) of the bar's own time (bar open, exchange time).")
+_clock_part(
+    "hour",
+    "hour",
+    "Hour (0–23) of the bar's own time (bar open, exchange time); an RTH hourly bar opening "
+    "at 09:30 is hour 9: name bars by time() instead.",
+)
 _clock_part("minute", "minute", "Minute (0–59) of the bar's own time.")
+
+# Every minute of the day as the clock reads it, in order: time()'s categories.
+CLOCK_TIMES = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(24 * 60))
+
+
+@register(
+    "time",
+    category="time",
+    summary="The bar's own time as 'HH:MM' (bar open, exchange time): hourly RTH bars are "
+    "09:30, 10:30 … 16:30 (the last one half an hour). Compares with text: time() >= '10:00'.",
+    example="time() == '09:30'",
+)
+def _time(ctx: EvalContext) -> pd.Series:
+    if "minute_of_day" in ctx.frame.columns:
+        minutes = ctx.frame["minute_of_day"].to_numpy().astype(np.int64)
+    else:
+        stamps = _column(ctx, "timestamp", "time")
+        minutes = (stamps.dt.hour * 60 + stamps.dt.minute).fillna(-1).to_numpy(dtype=np.int64)
+    clock = pd.Categorical.from_codes(minutes, categories=list(CLOCK_TIMES), ordered=True)
+    return pd.Series(clock, index=ctx.frame.index)
 
 
 @register(

@@ -31,6 +31,10 @@ class EvalContext:
     # (columns open, high, low, close, volume); raises UnknownSession.
     session_bars: Callable[[str], pd.DataFrame]
     step: str = "map"
+    # Which rows of ``frame`` are the period's own (the others are history before it, or
+    # bars after it for next()); None when every row is. Running totals and ranks start at
+    # the period: "cumulative return in 2024" runs from the first bar of 2024.
+    period: np.ndarray | None = None
     # Things the person should know about the result (e.g. rows where a division by zero
     # gave an empty value); the evaluator appends, the interpreter reports them in metadata.
     warnings: list[str] = field(default_factory=list)

@@ -24,6 +24,7 @@ import pandas as pd
 
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
 from barb.script import ast
+from barb.script.conditions import as_known, condition, has_unknowns, kleene, plain_if_known
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import KIND_NAMES, FunctionSpec, Param, value_kind
 from barb.script.library import lookup
@@ -195,7 +196,11 @@ class _RowEvaluator:
         if not isinstance(value, pd.Series):
             value = pd.Series(value, index=index)
         if param.accepts == "number" and kind == "bool":
+            if isinstance(value.dtype, pd.BooleanDtype):  # unknown stays missing
+                return pd.Series(_numbers(value), index=value.index)
             value = value.astype(np.int64)
+        elif param.accepts == "condition":
+            value = as_known(value)
         return value
 
     # --- operators ----------------------------------------------------------------------
@@ -273,18 +278,17 @@ class _RowEvaluator:
             a, b = _numbers(left), _numbers(right)
             with np.errstate(invalid="ignore"):
                 out = _COMPARISONS[op](a, b)
-            if op == "!=":
-                out = out & ~_isnull(a) & ~_isnull(b)
+            unknown = _isnull(a) | _isnull(b)
         elif "datetime" in (lk, rk) and {lk, rk} <= {"datetime", "string"}:
             a, b = self.datetimes(node, left), self.datetimes(node, right)
             out = _COMPARISONS[op](a, b)
-            if op == "!=":
-                out = out & ~np.isnat(a) & ~np.isnat(b)
+            unknown = np.isnat(a) | np.isnat(b)
         elif lk == rk == "string":
             out = self.compare_text(node, left, right)
+            unknown = _missing(left) | _missing(right)
         else:
             raise self.mismatch(node, lk, rk)
-        return _wrap(out, _index_of(left, right))
+        return condition(out, unknown, _index_of(left, right))
 
     def mismatch(self, node: ast.Node, lk: str, rk: str) -> TypeMismatch:
         if "datetime" in (lk, rk):
@@ -325,16 +329,11 @@ class _RowEvaluator:
             left, right, op = right, left, _MIRRORED[op]  # keep the Series on the left
         if not isinstance(left, pd.Series):
             return _COMPARISONS[op](left, right)
+        if _is_ordered_category(left) and not isinstance(right, pd.Series):
+            self.need_category(node, left, [right], ordering=op not in ("==", "!="))
         categorical = _categorical_codes(left, right, op)
         if categorical is not None:
             return categorical
-        if op not in ("==", "!=") and _is_ordered_category(left):
-            raise TypeMismatch(
-                f"'{right}' is not one of {', '.join(map(str, left.cat.categories))}, so "
-                f"'{node.to_text()}' cannot be ordered.",
-                step=self.step,
-                hint="compare with one of the listed values",
-            )
         left = _uncategorized(left)
         right = _uncategorized(right)
         try:
@@ -343,20 +342,40 @@ class _RowEvaluator:
             raise TypeMismatch(
                 f"Cannot order mixed values in '{node.to_text()}'.", step=self.step
             ) from exc
-        if op == "!=":
-            out &= left.notna().to_numpy()
-            if isinstance(right, pd.Series):
-                out &= right.notna().to_numpy()
         return out
 
     def logical(self, node: ast.Logical, left: Any, right: Any) -> Any:
         self.need_conditions(node, node.op, left, right)
+        if has_unknowns(left) or has_unknowns(right):  # SQL's three-valued logic
+            a, b = kleene(left), kleene(right)
+            return plain_if_known(a & b if node.op == "and" else a | b)
         combine = np.logical_and if node.op == "and" else np.logical_or
         return _wrap(combine(_bools(left), _bools(right)), _index_of(left, right))
 
     def negate(self, node: ast.Not, value: Any) -> Any:
         self.need_conditions(node, "not", value)
+        if has_unknowns(value):
+            return ~value
         return _wrap(np.logical_not(_bools(value)), _index_of(value))
+
+    def need_category(
+        self, node: ast.Node, series: pd.Series, values: list[Any], *, ordering: bool = False
+    ) -> None:
+        """Days and months have fixed names: 'Monday' is not one of them, and a comparison
+        with it would silently match nothing."""
+        categories = series.dtype.categories
+        unknown = [v for v in values if v not in categories]
+        if not unknown:
+            return
+        listed = ", ".join(map(str, categories[:7] if len(categories) > 12 else categories))
+        if len(categories) > 12:  # the minutes of a day
+            listed += f" … {categories[-1]}"
+        consequence = "cannot be ordered" if ordering else "could never match it"
+        raise TypeMismatch(
+            f"'{unknown[0]}' is not one of {listed}, so '{node.to_text()}' {consequence}.",
+            step=self.step,
+            hint=f"compare with one of the listed values, e.g. '{categories[0]}'",
+        )
 
     def need_conditions(self, node: ast.Node, op: str, *values: Any) -> None:
         kinds = [value_kind(v) for v in values]
@@ -388,14 +407,14 @@ class _RowEvaluator:
         if kind in _NUMERIC:
             found = np.isin(_numbers(value), values)
         elif isinstance(value.dtype, pd.CategoricalDtype):  # by codes: no strings compared
+            if value.dtype.ordered:
+                self.need_category(node, value, values)
             categories = value.dtype.categories
             wanted = [categories.get_loc(v) for v in values if v in categories]
             found = np.isin(value.cat.codes.to_numpy(), wanted)
         else:
             found = value.isin(values).to_numpy()
-        if node.negated:
-            found = ~found & value.notna().to_numpy()
-        return _wrap(found, value.index)
+        return condition(found != node.negated, value.isna().to_numpy(), value.index)
 
 
 class _AggregateEvaluator(_RowEvaluator):
@@ -445,10 +464,11 @@ class _AggregateEvaluator(_RowEvaluator):
 
 
 def _plain_dtype(series: pd.Series) -> pd.Series:
-    """Nullable extension dtypes as the numpy dtypes the operators expect."""
+    """Nullable extension dtypes as the numpy dtypes the operators expect; a condition
+    stays nullable only while some of its values are unknown."""
     dtype = series.dtype
     if isinstance(dtype, pd.BooleanDtype):
-        return series.fillna(False).astype(bool)  # a missing condition counts as false
+        return plain_if_known(series)
     if isinstance(dtype, pd.StringDtype):
         return series.astype(object)
     if isinstance(dtype, pd.api.extensions.ExtensionDtype) and pd.api.types.is_numeric_dtype(dtype):
@@ -487,8 +507,10 @@ def _wrap(result: Any, index: pd.Index | None) -> Any:
 
 
 def _numbers(value: Any) -> Any:
-    """A numeric numpy array or scalar; true/false become 1/0."""
+    """A numeric numpy array or scalar; true/false become 1/0 (unknown: NaN)."""
     if isinstance(value, pd.Series):
+        if isinstance(value.dtype, pd.BooleanDtype):
+            return value.to_numpy(dtype=np.float64, na_value=np.nan)
         if isinstance(value.dtype, pd.CategoricalDtype):
             return np.asarray(value, dtype=np.float64)
         array = value.to_numpy()
@@ -502,6 +524,11 @@ def _numbers(value: Any) -> Any:
     if isinstance(value, int | np.integer) and abs(int(value)) < _INT_LIMIT:
         return np.int64(value)
     return np.float64(value)
+
+
+def _missing(value: Any) -> Any:
+    """Where a value of any kind is missing (a scalar: never, literals are never missing)."""
+    return value.isna().to_numpy() if isinstance(value, pd.Series) else False
 
 
 def _is_int(value: Any) -> bool:

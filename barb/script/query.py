@@ -172,7 +172,10 @@ class Stage(BaseModel):
     def _map_names(cls, value: dict[str, str]) -> dict[str, str]:
         for name, expr in value.items():
             if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-                raise ValueError(f"map name '{name}' must be a simple identifier like 'gap_pct'")
+                raise ValueError(
+                    f"map name '{name}' must be a simple identifier of Latin letters, digits "
+                    "and _, like 'gap_pct'"
+                )
             if not expr.strip():
                 raise ValueError(f"map '{name}' has an empty expression")
         return value

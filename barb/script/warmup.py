@@ -9,8 +9,9 @@ how many bars before (and after, for ``next()``) it needs:
 - recursive smoothing (EMA, Wilder) never forgets its start, but its weight decays
   geometrically: after :func:`decay_bars` bars the start's weight is below 1e-12, far below
   the 1e-6 the engine promises against TA-Lib over all history;
-- running totals and counts since an event (cumsum, obv, streak, bars_since, rank) need
-  everything before: their reach is unbounded (``ALL``).
+- counts since an event (streak, bars_since) and on-balance volume need everything before:
+  their reach is unbounded (``ALL``). Running totals and ranks (cumsum, cummax, cummin,
+  rank) start at the period by definition, so they need nothing before it.
 """
 
 from __future__ import annotations

@@ -248,7 +248,7 @@ async def _events(ctx: ToolContext, args: NoArgs) -> str:
 
 
 async def _concept(ctx: ToolContext, args: GetConceptArgs) -> str:
-    return describe_concept(args.name)
+    return describe_concept(args.name, ctx.instrument)
 
 
 async def _remember(ctx: ToolContext, args: RememberPreferenceArgs) -> str:

@@ -161,3 +161,25 @@ def test_ranked_days_are_named_by_their_date(year_settings, monkeypatch) -> None
     dates = [r["date"] for r in csv_rows(result)]
     # "1. Tue 2023-03-07": the rank, the weekday, and the CSV's label.
     assert [n.split()[-1] for n in names] == dates
+
+
+@pytest.mark.slow
+def test_date_functions_on_weekly_bars_name_the_labelled_week(sample_settings) -> None:
+    """The week labelled 2024-12-30 ends in 2025, and still date(), year() and month() say
+    what its label says: "the widest week of 2024" names a week shown in 2024."""
+    result = run(
+        {
+            "session": "RTH",
+            "from": "weekly",
+            "period": "2024-12-23:2025-01-17",
+            "map": {"d": "date()", "y": "year()", "m": "month()"},
+            "select": ["d", "y", "m"],
+        },
+        sample_settings,
+    )
+    table = result.table
+    labels = pd.to_datetime(table["week"])
+    assert list(table["d"]) == list(labels)
+    assert list(table["y"]) == list(labels.dt.year)
+    assert list(table["m"]) == list(labels.dt.month)
+    assert "2024-12-30" in set(table["week"])

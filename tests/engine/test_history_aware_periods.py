@@ -188,3 +188,123 @@ def test_where_and_aggregates_see_history_too(sample_settings, con) -> None:
     mondays = (daily["d"].dt.strftime("%Y-%m") == "2024-01") & (daily["d"].dt.dayofweek == 0)
     assert result.summary.values["count"] == int(mondays.sum())
     assert result.summary.values["chg"] == pytest.approx(chg[mondays].mean())
+
+
+# Running totals and ranks are about the period itself: "cumulative return in 2024" starts at
+# 2024's first bar, and "the top 10% of 2025's ranges" ranks 2025's days among themselves.
+
+
+def test_cumulative_return_in_2024_starts_at_its_first_bar(sample_settings, con) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "map": {"ret": "(close / prev(close) - 1) * 100", "cum": "cumsum(ret)"},
+            "select": "last(cum)",
+        },
+        sample_settings,
+    )
+    daily = _daily(con)
+    ret = daily["close"].pct_change() * 100  # the first 2024 return reads 2023's last close
+    assert result.summary.value == pytest.approx(ret[daily["d"].dt.year == 2024].sum())
+
+
+def test_max_drawdown_in_2023_is_from_a_2023_peak(sample_settings, con) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2023",
+            "map": {"dd": "(close / cummax(close) - 1) * 100"},
+            "select": "min(dd)",
+        },
+        sample_settings,
+    )
+    close = _daily(con).set_index("d")["close"].loc["2023"]
+    expected = ((close / close.cummax() - 1) * 100).min()
+    assert result.summary.value == pytest.approx(expected)
+    assert expected > -20  # the sample's 2022 peak would make it about -50
+
+
+@pytest.mark.parametrize("period", ["2025", "last_30_bars"])
+def test_rank_ranks_the_period_among_itself(period, sample_settings, con) -> None:
+    """ "How many of 2025's days were in its top 10% by range?" (and over the last 30 days)"""
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": period,
+            "map": {"r": "rank(range)"},
+            "select": ["r", "range"],
+        },
+        sample_settings,
+    )
+    daily = _daily(con)
+    days = daily[daily["d"].dt.year == 2025] if period == "2025" else daily.tail(30)
+    ranges = days["high"] - days["low"]
+    expected = ranges.rank(method="max", pct=True) * 100
+    np.testing.assert_allclose(result.table["r"].to_numpy(), expected.to_numpy())
+    top = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": period,
+            "where": "rank(range) >= 90",
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    assert top.summary.value == int((expected >= 90).sum())
+
+
+# The data's last week, month, quarter or year is not over: a bar of four days is no year to
+# average with the others. Left out of a period with other bars, kept (and said) when alone.
+
+
+def _whole_years(daily: pd.DataFrame) -> pd.DataFrame:
+    years = daily.groupby(daily["d"].dt.year).agg(close=("close", "last"), last_day=("d", "last"))
+    last = years["last_day"].iloc[-1]
+    assert last < pd.Timestamp(last.year, 12, 24)  # the sample ends early in its last year
+    return years.iloc[:-1]
+
+
+def test_mean_yearly_return_counts_whole_years_only(sample_settings, con) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "yearly",
+            "map": {"ret": "(close / prev(close) - 1) * 100"},
+            "select": ["mean(ret)", "count()"],
+        },
+        sample_settings,
+    )
+    years = _whole_years(_daily(con))
+    returns = years["close"].pct_change() * 100
+    assert result.summary.values["mean_ret"] == pytest.approx(returns.mean())
+    assert result.summary.values["count"] == len(years)
+    open_year = _daily(con)["d"].iloc[-1].year
+    assert any(f"year {open_year} is not over yet" in w for w in result.metadata.warnings)
+
+
+def test_the_last_n_weekly_bars_are_whole_weeks(sample_settings, con) -> None:
+    result = _ask({"session": "RTH", "from": "weekly", "period": "last_3_bars"}, sample_settings)
+    daily = _daily(con)
+    weeks = daily.groupby(daily["d"].dt.to_period("W-SUN")).agg(
+        first=("d", "first"), high=("high", "max")
+    )
+    whole = weeks.iloc[-4:-1]  # the data's last week has not ended
+    assert list(result.table["week"]) == [d.strftime("%Y-%m-%d") for d in whole["first"]]
+    assert list(result.table["high"]) == list(whole["high"])
+
+
+def test_the_open_month_alone_is_kept_and_said_to_be_open(sample_settings, con) -> None:
+    daily = _daily(con)
+    last = daily["d"].iloc[-1]
+    month = daily[daily["d"].dt.to_period("M") == last.to_period("M")]
+    result = _ask(
+        {"session": "RTH", "from": "monthly", "period": last.strftime("%Y-%m")}, sample_settings
+    )
+    assert list(result.table["month"]) == [last.strftime("%Y-%m")]
+    assert result.table["high"].iloc[0] == month["high"].max()
+    assert any("is not over yet" in w for w in result.metadata.warnings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from barb import execute
@@ -60,5 +61,6 @@ def test_nr7_matches_a_loop(engine_settings) -> None:
         {"session": "RTH", "from": "daily", "map": {"nr7": "nr7()"}}, "NQ", settings=engine_settings
     ).table
     ranges = list(table["range"])
-    expected = [i >= 6 and ranges[i] <= min(ranges[i - 6 : i + 1]) for i in range(len(ranges))]
-    assert list(table["nr7"]) == expected
+    # The first six days of the data have no seven-day window: unknown, not false.
+    expected = [None] * 6 + [ranges[i] <= min(ranges[i - 6 : i + 1]) for i in range(6, len(ranges))]
+    assert [None if v is pd.NA else v for v in table["nr7"]] == expected

@@ -143,3 +143,36 @@ def test_the_minute_of_the_days_high_by_arg_max_of_timestamp(engine_settings, mi
     # idxmax gives the first row holding the maximum: the earliest minute.
     expected = frame.loc[frame.groupby("tdate")["high"].idxmax(), "timestamp"]
     assert list(actual["at"]) == list(expected)
+
+
+def test_which_hourly_bar_makes_the_high_is_named_by_its_start(engine_settings, db) -> None:
+    """RTH's hourly bars open at 09:30, 10:30 …: time() names them so, where hour() would
+    call the 09:30-10:30 bar "9" (and a trader would read it as 09:00-10:00)."""
+    result = execute(
+        {
+            "session": "RTH",
+            "from": "1h",
+            "group_by": "date()",
+            "select": "arg_max(time(), high) as high_time",
+            "then": {"group_by": "high_time", "select": "count() as days"},
+        },
+        "NQ",
+        settings=engine_settings,
+    )
+    assert result.ok, result.to_dict()
+    expected = db.execute(
+        f"""
+        WITH h AS (
+            SELECT tdate, 570 + (mod - 570) // 60 * 60 AS start, max(high) AS v
+            FROM bars WHERE {RTH} GROUP BY ALL
+        ), pick AS (
+            SELECT tdate, first(start ORDER BY v DESC, start) AS start FROM h GROUP BY tdate
+        )
+        SELECT lpad(CAST(start // 60 AS VARCHAR), 2, '0') || ':' ||
+               lpad(CAST(start % 60 AS VARCHAR), 2, '0') AS high_time, count(*) AS days
+        FROM pick GROUP BY ALL ORDER BY 1
+        """
+    ).df()
+    assert list(result.table["high_time"].astype(str)) == list(expected["high_time"])
+    assert list(result.table["days"]) == list(expected["days"])
+    assert set(expected["high_time"]) <= {f"{h:02d}:30" for h in range(9, 17)}

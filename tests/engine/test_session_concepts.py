@@ -32,7 +32,8 @@ def test_the_reference_names_windows_concepts_and_the_tie_rule() -> None:
     assert "'HH:MM-HH:MM'" in text
     assert "opening_range" in text and "initial_balance" in text
     assert "CASH" in text and "RTH_CLOSE" in text
-    assert "earliest" in text and "arg_max(hour(), high)" in text
+    assert "earliest" in text and "arg_max(time(), high)" in text
+    assert "09:30, 10:30" in text  # hourly RTH bars are named by their start
 
 
 def test_concepts_state_the_session_hours() -> None:
@@ -45,3 +46,16 @@ def test_concepts_state_the_session_hours() -> None:
 
 def test_a_misspelt_concept_gets_suggestions() -> None:
     assert "opening_range" in describe_concept("opening rnage")
+
+
+def test_get_concept_answers_for_sessions_and_functions_too() -> None:
+    """A model asks get_concept about what traders name: a session, an indicator, an SMA."""
+    nq = load_instrument("NQ")
+    rth = describe_concept("RTH", nq)
+    assert rth.startswith("RTH session of NQ: 09:30 — 17:00") and '"session": "RTH"' in rth
+    assert describe_concept("overnight session", nq).startswith("OVERNIGHT session of NQ: 18:00")
+    atr = describe_concept("ATR", nq)
+    assert atr.startswith("atr(n=14) — Average True Range") and "get_indicators" in atr
+    sma = describe_concept("SMA", nq)
+    assert sma.startswith("SMA in Barb Script is rolling_mean(col, n)")
+    assert describe_concept("RTH").startswith("No concept called")  # sessions need the instrument

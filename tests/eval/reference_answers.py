@@ -542,6 +542,50 @@ def _() -> Answer:
     return [float((by_year > 150).sum())]
 
 
+# --- running totals, ranks, unknown values and open bars -------------------------------------
+
+
+@answer("nq_max_drawdown_2023")
+def _() -> Answer:
+    close = in_year(daily("NQ", "RTH"), 2023)["close"]
+    peak = close.cummax()  # a 2023 high: the running maximum starts with the year
+    return [((close / peak - 1) * 100).min()]
+
+
+@answer("nq_top_decile_range_days_2025")
+def _() -> Answer:
+    ranges = in_year(daily("NQ", "RTH"), 2025)["range"].to_numpy()
+    # A day's percentile rank: the share of the year's days whose range is at most its own.
+    share_below = np.array([(ranges <= r).mean() * 100 for r in ranges])
+    return [float((share_below >= 90).sum())]
+
+
+@answer("es_share_above_sma50_2008")
+def _() -> Answer:
+    close = daily("ES", "RTH")["close"]
+    sma = close.rolling(50).mean()
+    days = (close.index.year == 2008) & sma.notna().to_numpy()  # days with no SMA yet: neither
+    return [float((close[days] > sma[days]).mean())]
+
+
+@answer("nq_hourly_bar_of_the_high_2025")
+def _() -> Answer:
+    bars = intraday("NQ", "RTH", 60)
+    bars = bars[bars["tdate"].dt.year == 2025]
+    # The earliest bar holding each day's high: idxmax gives the first of equal values.
+    top = bars.loc[bars.groupby("tdate")["high"].idxmax(), "timestamp"].dt.strftime("%H:%M")
+    return [float(top.value_counts().max())]
+
+
+@answer("nq_mean_yearly_return_whole_years")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    closes = days.groupby(days.index.year)["close"].last()
+    # The data's last year has a few January days: it is no year yet.
+    assert days.index[-1].month == 1
+    return [(closes.iloc[:-1].pct_change() * 100).mean()]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")

@@ -30,8 +30,12 @@ PAIRS = [
     ("percentile(close, 12.5)", "quantile_cont(close, 0.125)"),
     ("correlation(range, volume)", "corr(range, volume)"),
     ("correlation(close, open)", "corr(close, open)"),
-    # A comparison with a missing value is false in Barb (NULL in SQL): coalesce to match.
-    ("mean(close > open)", "avg(coalesce(close > open, false)::int)"),
+    # A comparison with a missing value is unknown, as in SQL: the share skips those rows.
+    ("mean(close > open)", "avg((close > open)::int)"),
+    ("mean(close > open and volume > 0)", "avg((close > open and volume > 0)::int)"),
+    ("mean(not (close > open))", "avg((not (close > open))::int)"),
+    ("mean(close > open or volume > 0)", "avg((close > open or volume > 0)::int)"),
+    ("sum(close > open)", "sum((close > open)::int)"),
     ("sum(volume) / count()", "sum(volume) / count(*)"),
     ("max(high) - min(low)", "max(high) - min(low)"),
     ("round(mean(range), 1)", "round(avg(range), 1)"),

@@ -78,14 +78,31 @@ def test_round_halves() -> None:
 
 
 def test_if(ctx: EvalContext) -> None:
+    """An unknown condition (close missing) takes the else branch, as SQL's CASE WHEN."""
     up = [c > o for c, o in zip(col(ctx, "close"), col(ctx, "open"), strict=True)]
+    known = up_or_unknown(ctx)
     assert run("if(close > open, 'up', 'down')", ctx) == ["up" if u else "down" for u in up]
     same(
         run("if(close > open, high, -1)", ctx),
         [h if u else -1.0 for u, h in zip(up, col(ctx, "high"), strict=True)],
     )
-    assert run("if(close > open, true, false)", ctx) == up
-    same(run("if(close > open, 1, close > open)", ctx), [1.0 if u else 0.0 for u in up])
+    assert conditions(run("if(close > open, true, false)", ctx)) == up
+    assert conditions(run("if(close > open, true, close > open)", ctx)) == known
+    same(
+        run("if(close > open, 1, close > open)", ctx),
+        [1.0 if u else NAN if u is None else 0.0 for u in known],
+    )
+
+
+def up_or_unknown(ctx: EvalContext) -> list[bool | None]:
+    """close > open per row; None (unknown) where either is missing."""
+    pairs = zip(col(ctx, "close"), col(ctx, "open"), strict=True)
+    return [None if missing(c) or missing(o) else c > o for c, o in pairs]
+
+
+def conditions(values: list) -> list[bool | None]:
+    """A condition's values with unknown (pandas' NA) as None."""
+    return [None if v is pd.NA else bool(v) for v in values]
 
 
 # --- lag ----------------------------------------------------------------------------------
@@ -96,8 +113,9 @@ def test_prev_and_next(ctx: EvalContext) -> None:
     same(run("prev(close)", ctx), [NAN, *close[:-1]])
     same(run("prev(close, 3)", ctx), [NAN] * 3 + close[:-3])
     same(run("next(close, 2)", ctx), close[2:] + [NAN] * 2)
-    up = [c > o for c, o in zip(close, col(ctx, "open"), strict=True)]
-    assert run("prev(close > open)", ctx) == [False, *up[:-1]]
+    up = up_or_unknown(ctx)
+    assert conditions(run("prev(close > open)", ctx)) == [None, *up[:-1]]  # nothing before
+    assert conditions(run("next(close > open, 2)", ctx)) == [*up[2:], None, None]
     names = run("dayname()", ctx)
     assert run("prev(dayname())", ctx)[1:] == names[:-1]
 

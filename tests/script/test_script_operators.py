@@ -75,7 +75,9 @@ def test_integers_stay_integers(small: EvalContext) -> None:
     assert run("i * 60 + i - 1", small).dtype == np.int64
     assert run("i % 2", small).dtype == np.int64
     assert run("i / 2", small).dtype == np.float64
-    assert run("(a > 1) + 0", small).tolist() == [0, 1, 0, 1, 0]  # a condition counts 1/0
+    # A condition counts 1/0; an unknown one (a missing) is missing.
+    nan_equal(run("(a > 1) + 0", small), [0.0, 1.0, float("nan"), 1.0, 0.0])
+    assert run("(i > 3) + 0", small).tolist() == [0, 1, 1, 1, 1]
 
 
 def test_literals_broadcast(small: EvalContext) -> None:
@@ -103,42 +105,52 @@ def test_overflow_gives_nan_not_inf(small: EvalContext) -> None:
     assert big.dtype == np.float64 and (big > 0).all()
 
 
-def test_comparisons_with_nan_are_false(small: EvalContext) -> None:
-    assert run("a > 1", small).tolist() == [False, True, False, True, False]
-    assert run("a != 1", small).tolist() == [False, True, False, True, True]
-    assert run("a == a", small).tolist() == [True, True, False, True, True]
-    assert run("s != 'x'", small).tolist() == [False, True, False, False, True]
-    assert run("s < 'y'", small).tolist() == [True, False, False, True, False]
-    assert run("a not in (1, 4)", small).tolist() == [False, True, False, False, True]
-    assert run("s not in ('x')", small).tolist() == [False, True, False, False, True]
-    # not flips a false comparison, so a missing value passes "not (a > 1)".
-    assert run("not (a > 1)", small).tolist() == [True, False, True, False, True]
+def conditions(series: pd.Series) -> list[bool | None]:
+    """A condition's values with unknown as None."""
+    return [None if v is pd.NA else bool(v) for v in series.tolist()]
 
 
-def test_boolean_results_are_numpy_bool(small: EvalContext) -> None:
-    for text in ("a > 1", "s == 'x'", "a > 1 and b > 1", "not a > 1", "a in (1, 2)"):
+def test_comparisons_with_a_missing_value_are_unknown(small: EvalContext) -> None:
+    """As in SQL: row 2 has a, s and t missing, and its comparisons are neither true nor
+    false, so "not (a > 1)" does not pass it either."""
+    assert conditions(run("a > 1", small)) == [False, True, None, True, False]
+    assert conditions(run("a != 1", small)) == [False, True, None, True, True]
+    assert conditions(run("a == a", small)) == [True, True, None, True, True]
+    assert conditions(run("s != 'x'", small)) == [False, True, None, False, True]
+    assert conditions(run("s < 'y'", small)) == [True, False, None, True, False]
+    assert conditions(run("a not in (1, 4)", small)) == [False, True, None, False, True]
+    assert conditions(run("s not in ('x')", small)) == [False, True, None, False, True]
+    assert conditions(run("not (a > 1)", small)) == [True, False, None, False, True]
+
+
+def test_conditions_are_numpy_bool_when_every_value_is_known(small: EvalContext) -> None:
+    for text in ("i > 4", "i == 3 or i > 6", "not i > 4", "i in (3, 4)"):
         assert run(text, small).dtype == np.bool_
+    for text in ("a > 1", "s == 'x'", "a > 1 and b > 1", "not a > 1", "a in (1, 2)"):
+        assert run(text, small).dtype == "boolean"
 
 
-def test_logic(small: EvalContext) -> None:
-    assert run("a >= 1 and b >= 1", small).tolist() == [True, False, False, False, False]
-    assert run("a >= 4 or b >= 2", small).tolist() == [True, False, False, True, False]
-    assert run("a >= 4 || !(b >= 2) && true", small).tolist() == [False, True, True, True, True]
+def test_logic_is_three_valued(small: EvalContext) -> None:
+    # false and unknown is false; true or unknown is true; otherwise unknown stays unknown.
+    assert conditions(run("a >= 1 and b >= 1", small)) == [True, False, None, None, False]
+    assert conditions(run("a >= 4 or b >= 2", small)) == [True, False, None, True, False]
+    assert conditions(run("a >= 4 || !(b >= 2) && true", small)) == [False, True, True, True, True]
+    assert conditions(run("a > 100 and b >= 1", small)) == [False, False, None, False, False]
 
 
 def test_dates_compare_with_text(small: EvalContext) -> None:
-    assert run("t == '2024-03-15'", small).tolist() == [False, True, False, False, False]
-    assert run("t >= '2024-03-15'", small).tolist() == [False, True, False, True, True]
-    assert run("'2024-03-15' < t", small).tolist() == [False, False, False, True, True]
-    assert run("t != '2024-03-15'", small).tolist() == [True, False, False, True, True]
-    assert run("t in ('2024-03-14', '2024-03-19')", small).tolist() == [
+    assert conditions(run("t == '2024-03-15'", small)) == [False, True, None, False, False]
+    assert conditions(run("t >= '2024-03-15'", small)) == [False, True, None, True, True]
+    assert conditions(run("'2024-03-15' < t", small)) == [False, False, None, True, True]
+    assert conditions(run("t != '2024-03-15'", small)) == [True, False, None, True, True]
+    assert conditions(run("t in ('2024-03-14', '2024-03-19')", small)) == [
         True,
         False,
-        False,
+        None,
         False,
         True,
     ]
-    assert run("t == prev(t)", small).tolist() == [False] * 5
+    assert conditions(run("t == prev(t)", small)) == [None, False, None, None, False]
 
 
 def test_weekday_names_compare_in_week_order(ctx: EvalContext) -> None:
@@ -148,13 +160,15 @@ def test_weekday_names_compare_in_week_order(ctx: EvalContext) -> None:
     assert run("dayname() < 'Wed'", ctx).tolist() == [w in ("Mon", "Tue") for w in weekday]
     assert run("'Wed' <= dayname()", ctx).tolist() == [w not in ("Mon", "Tue") for w in weekday]
     assert run("dayname() != 'Mon'", ctx).tolist() == [w != "Mon" for w in weekday]
-    assert run("dayname() == 'Monday'", ctx).tolist() == [False] * len(frame)
+    for text in ("dayname() == 'Monday'", "dayname() != 'monday'", "dayname() in ('Mon', 'Fri.')"):
+        with pytest.raises(TypeMismatch, match="is not one of Mon, Tue, Wed, Thu, Fri, Sat, Sun"):
+            run(text, ctx)
     assert run("dayname() in ('Mon', 'Fri')", ctx).tolist() == [
         w in ("Mon", "Fri") for w in weekday
     ]
     later = [names.index(b) > names.index(a) for a, b in itertools.pairwise(weekday)]
-    # The first row has no previous day: the comparison is false.
-    assert run("dayname() > prev(dayname())", ctx).tolist() == [False, *later]
+    # The first row has no previous day: the comparison is unknown.
+    assert conditions(run("dayname() > prev(dayname())", ctx)) == [None, *later]
 
 
 @pytest.mark.parametrize(
@@ -211,8 +225,9 @@ def test_nullable_extension_columns() -> None:
     )
     ctx = make_context(frame)
     nan_equal(run("n * 2", ctx), [2.0, float("nan"), 6.0])
-    assert run("f and true", ctx).tolist() == [True, False, False]
-    assert run("s == 'a'", ctx).tolist() == [True, False, False]
+    assert conditions(run("f and true", ctx)) == [True, None, False]
+    assert conditions(run("f or true", ctx)) == [True, True, True]
+    assert conditions(run("s == 'a'", ctx)) == [True, None, False]
 
 
 def test_aggregate_arithmetic_and_constants(ctx: EvalContext) -> None:

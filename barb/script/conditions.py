@@ -1,0 +1,50 @@
+"""True, false and unknown: conditions follow SQL's three-valued logic.
+
+A comparison with a missing value is unknown, not false. ``where`` keeps only the rows that
+are true; mean(cond), the share true, skips the unknown rows (days before a 200-day SMA
+exists are neither above nor below it); count(cond) counts the true ones. A condition is a
+plain numpy bool Series when every value is known, a nullable "boolean" Series otherwise, so
+the common case stays on numpy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def condition(out: Any, unknown: Any, index: pd.Index | None) -> Any:
+    """The result of a comparison, ``unknown`` where either side was missing."""
+    if index is None:  # two scalars: only an aggregate's missing value can be unknown here
+        return bool(out) and not bool(unknown)
+    if np.any(unknown):
+        mask = np.broadcast_to(unknown, np.shape(out)).copy()
+        return pd.Series(pd.arrays.BooleanArray(np.asarray(out, dtype=bool), mask), index=index)
+    return pd.Series(out, index=index)
+
+
+def has_unknowns(value: Any) -> bool:
+    return isinstance(value, pd.Series) and isinstance(value.dtype, pd.BooleanDtype)
+
+
+def kleene(value: Any) -> Any:
+    """A condition as pandas' nullable booleans, whose & | ~ are three-valued."""
+    if isinstance(value, pd.Series):
+        return value if has_unknowns(value) else value.astype("boolean")
+    return value
+
+
+def plain_if_known(series: pd.Series) -> pd.Series:
+    if isinstance(series.dtype, pd.BooleanDtype) and not series.isna().any():
+        return series.astype(bool)
+    return series
+
+
+def as_known(series: pd.Series) -> pd.Series:
+    """A condition for what only takes true or false (if, streak, rolling_count): unknown
+    counts as false there, as in SQL's CASE WHEN."""
+    if isinstance(series.dtype, pd.BooleanDtype):
+        return series.fillna(False).astype(bool)
+    return series
