@@ -100,26 +100,33 @@ def text_handle(label: str) -> Line2D:
     return Line2D([], [], linestyle="none", marker="none", label=label)
 
 
-def label_fit(labels: list[str]) -> tuple[bool, int]:
-    """Whether category labels need rotating, and every how many to show, so none overlap."""
+def label_fit(labels: list[str], *, in_order: bool = True) -> tuple[int, int]:
+    """How far category labels are turned (0, 40 or 90 degrees), and every how many to show,
+    so none overlap.
+
+    Labels in their own order (years, hours) can be thinned: the missing ones are implied.
+    Labels in the order of a value (years sorted by range) cannot, so they stand upright,
+    one line height each, rather than be dropped."""
     char_px = TICK_PT * PX_PER_PT * 0.62
     slot_px = (RIGHT - LEFT) * FIG_W_IN * 100 / max(len(labels), 1)
     longest = max(len(s) for s in labels)
     widest = longest * char_px + 10
     if widest <= slot_px:
-        return False, 1
-    if longest <= 5:  # years, hours, times of day: thin them out, keep them level
-        return False, math.ceil(widest / slot_px)
-    # Rotated labels need about two line heights each, and more than ~24 is a wall of text.
+        return 0, 1
+    # Turned labels need about two line heights each, and more than ~24 is a wall of text.
     step = max(math.ceil(TICK_PT * PX_PER_PT * 1.9 / slot_px), math.ceil(len(labels) / 24))
-    return True, max(1, step)
+    if not in_order and step > 1:
+        return 90, max(1, math.ceil(TICK_PT * PX_PER_PT * 1.25 / slot_px))
+    if longest <= 5 and in_order:  # years, hours, times of day: thin them out, keep them level
+        return 0, math.ceil(widest / slot_px)
+    return 40, max(1, step)
 
 
 def category_ticks(
     ax: Axes,
     labels: list[str],
     *,
-    rotate: bool,
+    rotate: int,
     step: int,
     words: Words = ENGLISH,
     at: list[int] | None = None,
@@ -127,9 +134,11 @@ def category_ticks(
     """Every ``step``-th label, or the labels ``at`` those positions (round times of day)."""
     positions = np.asarray(at, dtype=int) if at is not None else np.arange(0, len(labels), step)
     ax.set_xticks(positions, [labels[i] for i in positions])
-    if rotate:
+    if rotate:  # degrees; upright labels hang under their bar, centred on it
         for text in ax.get_xticklabels():
-            text.set(rotation=40, ha="right", rotation_mode="anchor")
+            text.set(rotation=rotate, ha="right", rotation_mode="anchor")
+            if rotate == 90:
+                text.set(va="center")
     ax.set_xlim(-0.6, len(labels) - 0.4)
     ax.yaxis.set_major_formatter(TickFormatter(words))
 

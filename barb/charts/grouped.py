@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch
 
 from barb.charts.answers import select_items
 from barb.charts.axes import (
@@ -27,7 +26,6 @@ from barb.charts.axes import (
     category_ticks,
     headroom,
     label_fit,
-    legend,
     plot_axes,
     value_label,
 )
@@ -42,7 +40,6 @@ from barb.charts.style import (
     HIGH,
     LABEL_PT,
     LEFT,
-    LEGEND_ROW_PX,
     LOW,
     NEUTRAL,
     PANEL_GAP,
@@ -180,7 +177,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if groups is None:
         return False
     labels, n = groups.labels, len(groups.table)
-    rotate, step = label_fit(labels)
+    rotate, step = label_fit(labels, in_order="sort" not in _stage(result))
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
@@ -223,18 +220,13 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         category_ticks(ax, labels, rotate=rotate, step=step, words=words, at=groups.round_times)
         if ax is not panels[-1]:
             ax.tick_params(axis="x", labelbottom=False)
-        room = (LEGEND_ROW_PX * 2 + 20 if extremes else 10) + (60 if upright else 30)
+        # No legend for the colored extremes: the headline above names them ("highest Jul
+        # 152.5, lowest Oct 127.5"), and a legend box covered the tallest bars' labels.
+        room = 10 + (60 if upright else 30)
         headroom(ax, values, px=room, below_px=60 if upright else 30)
         if kind is not None:  # each group's time of day (the hour of its high, say)
             clock_axis(ax.yaxis, *ax.get_ylim(), kind)
         value_label(ax, axis_text(column, result, words))
-        if extremes and np.isfinite(values).sum() >= 2:
-            hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
-            handles = [
-                Patch(color=HIGH, label=words("highest", label=labels[hi], value=texts[hi])),
-                Patch(color=LOW, label=words("lowest", label=labels[lo], value=texts[lo])),
-            ]
-            legend(ax, handles, loc="upper left")
     panels[-1].set_xlabel(" · ".join(groups.by), fontsize=LABEL_PT)
     return True
 

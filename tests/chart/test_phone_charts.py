@@ -382,3 +382,24 @@ def test_an_error_has_no_headline() -> None:
 def test_weekday_ticks_in_russian(results: dict[str, Result]) -> None:
     fig = figure(results["grouped_weekdays"], "ru")
     assert tick_texts(fig.axes[0]) == ["Пн", "Вт", "Ср", "Чт", "Пт"]
+
+
+def test_groups_sorted_by_value_keep_every_label_and_no_legend_box() -> None:
+    """Years in their own order may be thinned (2008, 2011 … imply the rest); years sorted
+    by their range may not: every bar must say which year it is. The extremes are named by
+    the headline, so no legend box sits over the tallest bars' labels."""
+    result = make.grouped_years()
+    in_order = plot_axes(figure(result))
+    assert len(tick_texts(in_order[-1])) < len(result.table)  # 18 years, thinned to fit
+    table = result.table.sort_values("mean_range", ascending=False).reset_index(drop=True)
+    by_value = Result(
+        query={**result.query, "sort": "mean_range desc"},
+        summary=result.summary,
+        table=table,
+        metadata=result.metadata,
+        focus_columns=result.focus_columns,
+    )
+    fig = figure(by_value)
+    axes = plot_axes(fig)
+    assert tick_texts(axes[-1]) == [str(y) for y in table["year"]]
+    assert all(ax.get_legend() is None for ax in axes)
