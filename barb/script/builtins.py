@@ -489,8 +489,9 @@ def _dates(ctx: EvalContext, function: str) -> pd.Series:
     """Each row's trading date (a Sunday-evening bar belongs to Monday); for a weekly or
     longer bar its first trading date, the date it is labelled by (the week of 2024-12-30 is
     in 2024)."""
-    calendar = timeframe(ctx.timeframe).calendar
-    if not calendar and "trading_date" in ctx.frame.columns:
+    if timeframe(ctx.timeframe).calendar:  # stamped at midnight of that date
+        return _column(ctx, "timestamp", function)
+    if "trading_date" in ctx.frame.columns:
         return ctx.frame["trading_date"]
     return _column(ctx, "timestamp", function).dt.normalize()
 
