@@ -41,7 +41,7 @@ RESULTS = {
         "group_by": "slot",
         "select": ["mean(range)", "mean(body)", "max(range)", "count()"],
     },
-    "yearly returns, 19 years x 4": {
+    "yearly returns, whole years x 4": {
         "session": "ETH",
         "from": "yearly",
         "map": {"ret_pct": RET, "range_pct": "range / open * 100"},
