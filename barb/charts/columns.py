@@ -28,7 +28,8 @@ def first_numeric(frame: pd.DataFrame, preferred: list[str]) -> str | None:
 
 
 def time_column(frame: pd.DataFrame) -> str | None:
-    for name in ("timestamp", "trading_date"):
+    # "date" holds dates when the query selected date() (the bar label is text).
+    for name in ("timestamp", "trading_date", "date"):
         if name in frame.columns and pd.api.types.is_datetime64_any_dtype(frame[name]):
             return name
     return None

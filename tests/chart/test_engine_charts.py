@@ -189,3 +189,31 @@ def test_the_time_of_the_days_high_reads_as_a_clock(sample_settings) -> None:
     expected = highs.value_counts().reindex(slots, fill_value=0)
     assert (expected == 0).any()
     np.testing.assert_array_equal(bar_heights(ax), expected.to_numpy())
+
+
+def test_a_cumulative_return_by_date_is_drawn_over_time(sample_settings, con) -> None:
+    """select date() and a running total: the dates are the x axis (it used to be a
+    histogram of the running total's values), and the headline is the year's end value."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "map": {"ret": "(close / prev(close) - 1) * 100", "cum": "cumsum(ret)"},
+        "select": ["date()", "cum"],
+    }
+    result = run(query, sample_settings)
+    closes = con.execute(
+        f"""
+        SELECT trading_date AS d, arg_max(close, timestamp) AS close FROM nq WHERE {RTH}
+        GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    returns = closes["close"].pct_change() * 100
+    total = returns[closes["d"].dt.year == 2024].sum()
+    fig = figure(result)
+    (ax,) = fig.axes
+    first, last = ax.get_xlim()  # the year's days, a margin either side
+    assert first <= mdates.date2num(pd.Timestamp("2024-01-02")) < first + 10
+    assert last - 10 < mdates.date2num(pd.Timestamp("2024-12-31")) <= last
+    assert ax.get_xlabel() != "cum"  # not a histogram of cum's values
+    assert title(fig) == f"cum last: {total:.1f} (2024-12-31)"
