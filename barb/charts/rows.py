@@ -13,6 +13,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from barb.bar_labels import table_label
 from barb.charts.axes import plot_axes, value_label
 from barb.charts.bars import draw_bars, label_bars
 from barb.charts.columns import (
@@ -60,13 +61,39 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         return False
     time_col = time_column(table)
     if time_col is None:
-        column = first_numeric(table, result.focus_columns)
-        return column is not None and draw_histogram(fig, result, table, column, [], words)
+        dated = _dated_by_label(table, result)
+        if dated is None:
+            column = first_numeric(table, result.focus_columns)
+            return column is not None and draw_histogram(fig, result, table, column, [], words)
+        table, time_col = dated, "timestamp"
     ranked = _ranked_column(result, table)
     if ranked is not None:
         _draw_ranked(fig, result, table, time_col, ranked, words)
         return True
     return _draw_timeline(fig, result, table, time_col, words)
+
+
+# How each timeframe's bar label is written (bar_labels.py), as a date to place it by.
+_LABEL_FORMATS = {"daily": "%Y-%m-%d", "weekly": "%Y-%m-%d", "monthly": "%Y-%m", "yearly": "%Y"}
+
+
+def _dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:
+    """Bars of a selection ("select": "ret" on monthly bars) keep only their label: their
+    dates, from it, so they are drawn over time like any bars, not as a histogram."""
+    tf = timeframe(result)
+    label = table_label(table, tf)
+    if label is None or "timestamp" in table.columns:
+        return None
+    text = table[label].astype(str)
+    if tf == "quarterly":
+        dates = pd.PeriodIndex(text, freq="Q").start_time
+    elif tf in _LABEL_FORMATS:
+        dates = pd.to_datetime(text, format=_LABEL_FORMATS[tf], errors="coerce")
+    else:
+        return None
+    if pd.isna(dates).any():
+        return None
+    return table.assign(timestamp=np.asarray(dates, dtype="datetime64[ns]"))
 
 
 def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:

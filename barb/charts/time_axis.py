@@ -3,6 +3,7 @@ or, for daily and longer bars, ticks at bars named by their bar label (as in the
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -70,13 +71,25 @@ def label_axis(
     """
     width_pt = ax.get_position().width * FIG_W_IN * 72
     label_pt = max((len(s) for s in labels if s is not None), default=4) * TICK_PT * 0.62
-    date_axis(ax, x, step, words, max_ticks=max(2, int(width_pt // (label_pt + 14))))
+    max_ticks = max(2, int(width_pt // (label_pt + 14)))
+    date_axis(ax, x, step, words, max_ticks=max_ticks)
     order = np.argsort(x, kind="stable")
     xs = x[order]
     finite = np.isfinite(xs)
     if not finite.any():
         return
     lo, hi = ax.get_xlim()
+    named = [int(r) for r in order[finite] if labels[r] is not None]
+    if len(named) <= 2 * max_ticks:
+        # Few bars (four quarters): name every one, or every other, as their spacing allows;
+        # the round dates of the locator could fall on one of them only.
+        gaps = np.diff([x[r] for r in named])
+        spacing_pt = float(gaps.min()) / (hi - lo) * width_pt if gaps.size else width_pt
+        every = max(1, math.ceil((label_pt + 8) / max(spacing_pt, 1e-9)))
+        picks = named[::every]
+        if 1 < len(picks) <= max_ticks or len(named) == 1:
+            ax.set_xticks([x[r] for r in picks], [str(labels[r]) for r in picks])
+            return
     locator = ax.xaxis.get_major_locator()
     wanted = np.asarray(
         locator.tick_values(mdates.num2date(lo), mdates.num2date(hi)), dtype="float64"

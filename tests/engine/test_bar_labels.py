@@ -144,6 +144,19 @@ def test_chart_ticks_are_bar_labels(year_settings, monkeypatch) -> None:
     assert ticks == sorted(ticks)
 
 
+@pytest.mark.parametrize("timeframe", ["daily", "monthly", "quarterly"])
+def test_selected_columns_are_drawn_over_their_bars_labels(
+    timeframe, year_settings, monkeypatch
+) -> None:
+    """ "select": "ret" keeps only the label: the chart still draws the bars over time,
+    named as the CSV names them (it used to be a histogram of ret's values)."""
+    query = {"session": "RTH", "from": timeframe, "map": {"ret": RET}, "select": "ret"}
+    result = run(query, year_settings)
+    ticks = chart_ticks(result, monkeypatch)
+    labels = [r[result.table.columns[0]] for r in csv_rows(result)]
+    assert len(ticks) >= 2 and set(ticks) <= set(labels) and ticks == sorted(ticks)
+
+
 def test_ranked_days_are_named_by_their_date(year_settings, monkeypatch) -> None:
     query = {
         "session": "RTH",
