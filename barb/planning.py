@@ -162,6 +162,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     columns = set(BAR_COLUMNS)
     events = _bind_events(query, dataset, columns, errors)
     instruments = _bind_instruments(query, dataset, session, settings, columns, errors)
+    warnings += _session_hours_differ(dataset, session, [other for _, other in instruments])
     label = bar_label(tf.name)
     first = _plan_stage(
         query, columns, errors, settings, prefix="", label=label.column if label else None
@@ -328,6 +329,24 @@ def _bind_instruments(
         columns |= {join.prefix + name for name in JOINED_BAR_COLUMNS}
         bound.append((join, other))
     return tuple(bound)
+
+
+def _session_hours_differ(dataset: Dataset, session: str, others: list[Dataset]) -> list[str]:
+    """A join matches the session of the same name, whose hours may differ (CL's RTH is
+    09:00-14:30, NQ's 09:30-17:00): said, so a comparison is read for what it is."""
+    ours = dataset.instrument.sessions.get(session)
+    if ours is None:  # a time window: the same hours on both sides
+        return []
+    warnings = []
+    for other in others:
+        theirs = other.instrument.sessions.get(session)
+        if theirs is not None and (theirs.start, theirs.end) != (ours.start, ours.end):
+            warnings.append(
+                f"{session} is {ours.start}-{ours.end} for {dataset.instrument.symbol} but "
+                f"{theirs.start}-{theirs.end} for {other.instrument.symbol}: the joined bars "
+                "cover different hours."
+            )
+    return warnings
 
 
 # --- stages ---------------------------------------------------------------------------------

@@ -97,6 +97,21 @@ def test_instrument_join_on_intraday_bars_matches_on_time(sample_settings, con) 
     assert result.table["es_close"].tolist() == hours["c"].tolist()
 
 
+@pytest.mark.slow
+def test_a_join_says_when_the_same_session_has_other_hours(sample_settings) -> None:
+    """CL's RTH (NYMEX pit hours) is not NQ's: the joined bars are not the same hours."""
+    query = {"session": "RTH", "from": "daily", "period": "2024-03", "select": "count()"}
+    cl = _ok({**query, "join": {"instrument": "CL"}}, sample_settings)
+    assert (
+        "RTH is 09:30-17:00 for NQ but 09:00-14:30 for CL: the joined bars cover different "
+        "hours." in cl.metadata.warnings
+    )
+    es = _ok({**query, "join": {"instrument": "ES"}}, sample_settings)
+    assert not [w for w in es.metadata.warnings if "different hours" in w]
+    window = _ok({**query, "session": "10:00-11:00", "join": {"instrument": "CL"}}, sample_settings)
+    assert not [w for w in window.metadata.warnings if "different hours" in w]
+
+
 # --- last_N_bars ----------------------------------------------------------------------------
 
 
