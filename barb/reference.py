@@ -117,7 +117,10 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "Columns: timestamp (bar open; the date for daily+), open, high, low, close, volume, "
         "range (= high - low), plus map/join columns.",
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
-        "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error.",
+        "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error. A "
+        "comparison with an empty value is unknown, as in SQL: where drops the row, "
+        "mean(cond) leaves it out of the share (days before a 200-day SMA exists count "
+        "neither above nor below it).",
         "",
         "FUNCTIONS:",
         *_function_lines(),
