@@ -230,8 +230,11 @@ def _draw_series(
     signed = finite.size > 0 and finite.min() < 0 < finite.max()
     colors = np.where(values < 0, DOWN, UP) if signed else ACCENT
     # Bars for changes around zero (or a handful of values); a level such as RSI or ATR
-    # reads better as a line.
-    if consecutive and len(values) <= MAX_BAR_SERIES and (signed or len(values) <= 60):
+    # reads better as a line, and so does a running total that crosses zero now and then
+    # (a cumulative return): changes flip sign every other bar or so, a level seldom.
+    flips = np.count_nonzero(np.diff(np.sign(finite)) != 0) / max(finite.size - 1, 1)
+    changes = signed and flips >= 0.2
+    if consecutive and len(values) <= MAX_BAR_SERIES and (changes or len(values) <= 60):
         draw_bars(ax, x, np.nan_to_num(values), width=0.8 * step, color=colors)
     elif not consecutive and len(values) <= MAX_MARKERS:
         ax.vlines(x, 0, np.nan_to_num(values), colors=colors, linewidth=2.0)

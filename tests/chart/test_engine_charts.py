@@ -216,4 +216,7 @@ def test_a_cumulative_return_by_date_is_drawn_over_time(sample_settings, con) ->
     assert first <= mdates.date2num(pd.Timestamp("2024-01-02")) < first + 10
     assert last - 10 < mdates.date2num(pd.Timestamp("2024-12-31")) <= last
     assert ax.get_xlabel() != "cum"  # not a histogram of cum's values
+    # A level that crosses zero now and then, drawn as a line, not as 259 thin bars.
+    assert any(len(line.get_xdata()) >= 259 for line in ax.get_lines())
+    assert not [c for c in ax.collections if isinstance(c, PolyCollection)]
     assert title(fig) == f"cum last: {total:.1f} (2024-12-31)"
