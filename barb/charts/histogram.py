@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from barb.charts.answers import Aggregate, answer_text
 from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_label
@@ -39,19 +40,31 @@ def draw_histogram(
     aggs: list[Aggregate],
     words: Words = ENGLISH,
 ) -> bool:
-    """How the column is distributed, with every answer about it as a vertical line."""
+    """How the column is distributed, with every answer about it as a vertical line; when
+    the answers also average another column in the same unit (the overnight range beside
+    the RTH range), that column's distribution is drawn over it as an outline."""
     values = floats(rows[column])
     values = values[np.isfinite(values)]
     if values.size == 0:
         return False
+    value_unit = unit(column, result)
+    other = _compared_column(rows, column, aggs, value_unit, result)
+    compared = [column] if other is None else [column, other]
     marked = [
-        a for a in aggs if a.column == column and a.func != "count" and is_finite_number(a.value)
+        a for a in aggs if a.column in compared and a.func != "count" and is_finite_number(a.value)
     ]
-    lo, hi = _histogram_range(values, [float(a.value) for a in marked])
+    other_values = np.array([]) if other is None else floats(rows[other])
+    other_values = other_values[np.isfinite(other_values)]
+    lo, hi = _histogram_range(
+        np.concatenate([values, other_values]), [float(a.value) for a in marked]
+    )
     inside = values[(values >= lo) & (values <= hi)]
-    edges = np.histogram_bin_edges(inside, bins="auto")
+    edges = np.histogram_bin_edges(
+        np.concatenate([inside, other_values[(other_values >= lo) & (other_values <= hi)]]),
+        bins="auto",
+    )
     if len(edges) - 1 > MAX_HIST_BINS:
-        edges = np.histogram_bin_edges(inside, bins=MAX_HIST_BINS)
+        edges = np.histogram_bin_edges(inside, bins=MAX_HIST_BINS, range=(lo, hi))
     counts, edges = np.histogram(inside, bins=edges)
 
     ax = plot_axes(fig)
@@ -65,15 +78,24 @@ def draw_histogram(
         edgecolor="white",
         linewidth=0.8,
     )
-    value_unit = unit(column, result)
     handles: list[Any] = []
+    if other is not None:
+        other_counts, _ = np.histogram(other_values, bins=edges)
+        ax.stairs(other_counts, edges, color=INK, linewidth=2.0)
+        counts = np.maximum(counts, other_counts)
+        handles += [
+            Patch(color=ACCENT_LIGHT, label=column),
+            Line2D([], [], color=INK, linewidth=2.0, label=other),
+        ]
     for agg, color in zip(marked, ANSWER_COLORS, strict=False):
         ax.axvline(float(agg.value), color=color, linewidth=3.2)
         handles.append(
             Line2D([], [], color=color, linewidth=3.2, label=answer_text(agg, result, words))
         )
     funcs = {a.func for a in marked}
-    if "median" not in funcs and (funcs & {"mean", "avg"} or not aggs):
+    if other is not None:
+        pass  # each answer is marked; one more reference line would not say whose it is
+    elif "median" not in funcs and (funcs & {"mean", "avg"} or not aggs):
         median = float(np.median(values))
         handles.append(_reference_line(ax, words("median"), median, value_unit, words))
     elif "median" in funcs and not funcs & {"mean", "avg"}:
@@ -100,10 +122,30 @@ def draw_histogram(
     else:
         ax.xaxis.set_major_formatter(TickFormatter(words))
     ax.yaxis.set_major_formatter(TickFormatter(words))
-    ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
+    names = " · ".join(compared)  # both columns share the unit, named once
+    ax.set_xlabel(axis_text(column, result, words).replace(column, names, 1), fontsize=LABEL_PT)
     value_label(ax, words("number_of", rows=word))
     legend(ax, handles, loc="upper right")
     return True
+
+
+def _compared_column(
+    rows: pd.DataFrame, column: str, aggs: list[Aggregate], value_unit: str | None, result: Result
+) -> str | None:
+    """Another column the answers aggregate, in the same unit as ``column``."""
+    for agg in aggs:
+        name = agg.column
+        if (
+            name is not None
+            and name != column
+            and agg.func not in ("count", "correlation")
+            and name in rows.columns
+            and pd.api.types.is_numeric_dtype(rows[name])
+            and not pd.api.types.is_bool_dtype(rows[name])
+            and unit(name, result) == value_unit
+        ):
+            return name
+    return None
 
 
 def _histogram_range(values: np.ndarray, marks: list[float]) -> tuple[float, float]:

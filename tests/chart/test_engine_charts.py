@@ -15,6 +15,7 @@ import pytest
 from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.patches import StepPatch
 from matplotlib.text import Text
 
 from barb import execute
@@ -220,3 +221,29 @@ def test_a_cumulative_return_by_date_is_drawn_over_time(sample_settings, con) ->
     assert any(len(line.get_xdata()) >= 259 for line in ax.get_lines())
     assert not [c for c in ax.collections if isinstance(c, PolyCollection)]
     assert title(fig) == f"cum last: {total:.1f} (2024-12-31)"
+
+
+def test_two_averaged_columns_are_both_distributions(sample_settings, con) -> None:
+    """ "Overnight vs RTH range in 2025": both columns' distributions, each answer marked;
+    it used to draw the overnight one only."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025",
+        "map": {"on_range": "session_high('OVERNIGHT') - session_low('OVERNIGHT')"},
+        "select": ["mean(on_range) as overnight_range", "mean(range) as rth_range"],
+    }
+    fig = figure(run(query, sample_settings))
+    (ax,) = fig.axes
+    (outline,) = [p for p in ax.patches if isinstance(p, StepPatch)]
+    counts, edges = outline.get_data()[:2]
+    ranges = con.execute(
+        f"""
+        SELECT max(high) - min(low) AS r FROM nq WHERE {RTH} AND year(trading_date) = 2025
+        GROUP BY trading_date
+        """
+    ).df()["r"]
+    assert list(counts) == list(np.histogram(ranges, bins=edges)[0])
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[:2] == ["on_range", "range"]
+    assert ax.get_xlabel() == "on_range · range (points)"
