@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
-from barb.period_rows import Scope, bars_in_scope
+from barb.period_rows import Scope, bars_in_scope, still_open
 from barb.planning import Plan, plan_query, session_name
 from barb.result import Metadata, Result, RowsBuilder
+from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
@@ -100,6 +101,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
     warnings += output.warnings
+    if plan.first.shape == "grouped":
+        warnings += _open_group(plan, output.table)
     if plan.then is not None:
         output = _second_stage(plan, output, ctx)
         warnings += output.warnings
@@ -134,7 +137,10 @@ def _second_stage(plan: Plan, first: StageOutput, ctx: EvalContext) -> StageOutp
     """``then``: the first stage's table is the second stage's rows."""
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
-    output = run_stage(plan.then, rows, ctx, np.ones(len(rows), dtype=bool), prefix="then.")
+    keys = tuple(name for name, _ in plan.first.group_keys)
+    output = run_stage(
+        plan.then, rows, ctx, np.ones(len(rows), dtype=bool), prefix="then.", row_keys=keys
+    )
     if output.summary.type != "table":
         output.source_rows = first.table  # what the second stage's numbers rest on
     return output
@@ -175,6 +181,37 @@ def _scope_warnings(plan: Plan, scope: Scope) -> list[str]:
             f"{plan.period.bars} asked for."
         )
     return warnings
+
+
+def _open_group(plan: Plan, table: pd.DataFrame | None) -> list[str]:
+    """Daily bars grouped by year() (or year and month, or year and quarter): the group of
+    the data's last year is a few days, and can top a ranking of whole years."""
+    keys = {
+        expr.name: name
+        for name, expr in plan.first.group_keys
+        if isinstance(expr, ast.Call) and not expr.args
+    }
+    year = keys.get("year")
+    if table is None or year is None or year not in table.columns:
+        return []
+    last = pd.Timestamp(plan.dataset.last_date)
+    unit, label, mask = "year", str(last.year), table[year] == last.year
+    for function, part, text in (
+        ("month", last.month, f"{last.year}-{last.month:02d}"),
+        ("quarter", last.quarter, f"{last.year}-Q{last.quarter}"),
+    ):
+        key = keys.get(function)
+        if key is not None and key in table.columns:
+            unit, label, mask = function, text, mask & (table[key] == part)
+    timeframe = {"year": "yearly", "month": "monthly", "quarter": "quarterly"}[unit]
+    calendar = plan.dataset.instrument.calendar
+    if not mask.any() or not still_open(np.datetime64(last, "ns"), timeframe, calendar):
+        return []
+    return [
+        f"The {unit} {label} is not over: its group holds only the bars up to "
+        f"{last.date()}, where the data ends (a period ending before it compares whole "
+        f"{unit}s only)."
+    ]
 
 
 def _day(value: np.datetime64) -> str:

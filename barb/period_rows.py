@@ -107,7 +107,7 @@ def _open_bar(full: pd.DataFrame, lo: int, hi: int, tf: Timeframe, calendar: str
     if not tf.calendar or hi != n or lo >= hi:
         return None
     last = full["trading_date"].to_numpy()[-1]
-    if not _days_left(last, last_weekday_of_period(last, tf.name), calendar):
+    if not still_open(last, tf.name, calendar):
         return None
     label = label_column(full.iloc[-1:], tf.name)
     assert label is not None
@@ -171,6 +171,12 @@ def period_positions(frame: pd.DataFrame, period: Period, tf: Timeframe) -> tupl
     touching_hi = _search(first, period.end, "right") if period.end else n
     whole = max(0, hi - lo)
     return lo, lo + whole, max(0, touching_hi - touching_lo) - whole
+
+
+def still_open(last: np.datetime64, unit: str, calendar: str) -> bool:
+    """Whether the week, month, quarter or year (``unit``: weekly … yearly) that ``last``
+    lies in still has trading days after it."""
+    return _days_left(last, last_weekday_of_period(last, unit), calendar)
 
 
 def _days_left(last: np.datetime64, period_end: np.datetime64, calendar: str) -> bool:

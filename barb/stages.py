@@ -52,11 +52,13 @@ def run_stage(
     focus: list[str] | None = None,
     hide: tuple[str, ...] = (),
     period: np.ndarray | None = None,
+    row_keys: tuple[str, ...] = (),
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
     ``period`` marks the period's own rows (None: all of them); ``hide`` names columns that
-    are internal to this frame and never shown.
+    are internal to this frame and never shown; ``row_keys`` name what each row is when the
+    rows are groups (a second stage over the first stage's groups: year, date).
     """
     ctx.frame, ctx.period = frame, period
     for name, expr in stage.map_exprs:
@@ -75,7 +77,7 @@ def run_stage(
 
     frame = take_rows(frame, keep)
     ctx.frame, ctx.period = frame, None
-    output = _answer(stage, frame, ctx, keep, selected, prefix, hide)
+    output = _answer(stage, frame, ctx, keep, selected, prefix, hide, row_keys)
     output.rows_kept = len(frame)
     if not output.focus:  # rows, or a number: what the query itself added to the bars
         mapped = [name for name, _ in stage.map_exprs]
@@ -91,6 +93,7 @@ def _answer(
     selected: dict[str, pd.Series] | None,
     prefix: str,
     hide: tuple[str, ...],
+    row_keys: tuple[str, ...] = (),
 ) -> StageOutput:
     warnings: list[str] = []
     shape = stage.shape
@@ -135,6 +138,11 @@ def _answer(
         rows.index = pd.RangeIndex(len(rows))
         table = shown_rows(rows, ctx.timeframe, hide)
         focus = []
+        if row_keys:  # groups kept and sorted: each still named by its keys ("2022, 391")
+            keys = [k for k in row_keys if k in table.columns]
+            values = [c for c in table.columns if c not in keys]
+            summary = summarize_grouped(table, keys, values, sort=sort_keys(stage))
+            return StageOutput(summary, table=table, focus=keys + values, warnings=warnings)
         if _latest_first(stage):  # "ATR now": the bars it is the latest of, for the chart
             history = shown_rows(frame.iloc[-LATEST_HISTORY_ROWS:], ctx.timeframe, hide)
     stat_cols = [n for n, _ in stage.map_exprs] + [k.column for k in stage.sort]

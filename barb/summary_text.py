@@ -57,7 +57,10 @@ def _rows_block(s: Summary) -> list[str]:
 
 def _listing(s: Summary) -> str:
     if s.whole:
-        return f", {s.order}, all shown:" if (s.rows or 0) > 1 else ":"
+        if (s.rows or 0) > 1:
+            return f", {s.order}, all shown:"
+        # The top one of a sorted list: say which end it is.
+        return f", {s.order}:" if (s.order or "").startswith("sorted") else ":"
     return f", {s.order}; the first {EDGE_ROWS} and the last {EDGE_ROWS} in that order:"
 
 

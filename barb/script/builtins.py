@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from barb.errors import TypeMismatch, UnknownColumn
+from barb.frames import period_start
 from barb.script.conditions import as_known
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import KIND_NAMES, Accepts, Param, register, value_kind
@@ -545,6 +546,19 @@ def _time(ctx: EvalContext) -> pd.Series:
         minutes = (stamps.dt.hour * 60 + stamps.dt.minute).fillna(-1).to_numpy(dtype=np.int64)
     clock = pd.Categorical.from_codes(minutes, categories=list(CLOCK_TIMES), ordered=True)
     return pd.Series(clock, index=ctx.frame.index)
+
+
+@register(
+    "week",
+    category="time",
+    summary="The trading date's week, as its Monday (a date, even when that Monday was a "
+    "holiday): group daily bars by week() to compare the days of each week.",
+    example="arg_max(dayname(), high)  with group_by week()",
+)
+def _week(ctx: EvalContext) -> pd.Series:
+    dates = _dates(ctx, "week").to_numpy(dtype="datetime64[ns]")
+    monday = period_start(dates, "weekly")
+    return pd.Series(np.where(np.isnat(dates), dates, monday), index=ctx.frame.index)
 
 
 @register(

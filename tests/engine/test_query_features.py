@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from barb import execute
+from barb import execute, render_summary
 from barb.script.functions import register
 from barb.script.library import library
 from barb.script.parser import parse_expression
@@ -188,6 +188,76 @@ def test_then_mean_of_each_months_maximum(engine_settings, db) -> None:
         """
     ).fetchone()[0]
     assert result.summary.value == pytest.approx(expected)
+
+
+@pytest.mark.slow
+def test_a_sorted_second_stage_says_which_group_won(sample_settings, con) -> None:
+    """ "Which year had the highest median RTH range?" The model reads the year, not just
+    the number (the first stage's group key was left out of what it read)."""
+    result = _ok(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2008:2025",
+            "group_by": "year()",
+            "select": ["median(range) as med_range", "count() as n"],
+            "then": {"sort": "med_range desc", "limit": 1},
+        },
+        sample_settings,
+    )
+    years = con.execute(
+        f"""
+        SELECT year(trading_date) AS y, median(r) AS m, count(*) AS n FROM (
+            SELECT trading_date, max(high) - min(low) AS r FROM nq WHERE {RTH}
+            AND year(trading_date) <= 2025 GROUP BY 1) GROUP BY 1 ORDER BY m DESC LIMIT 1
+        """
+    ).fetchone()
+    text = render_summary(result)
+    assert text.splitlines()[:3] == [
+        "Result: 1 group by year, sorted by med_range descending:",
+        "year,med_range,n",
+        f"{years[0]},{years[1]:g},{years[2]}",
+    ]
+
+
+@pytest.mark.slow
+def test_the_data_s_unfinished_year_is_said_of_its_group(sample_settings) -> None:
+    query = {"session": "RTH", "from": "daily", "group_by": "year()", "select": "count()"}
+    result = _ok(query, sample_settings)
+    last = result.table["year"].iloc[-1]
+    assert result.table["count"].iloc[-1] < 10  # the sample ends early in its last year
+    assert any(f"The year {last} is not over" in w for w in result.metadata.warnings)
+    whole = _ok({**query, "period": f"2008:{last - 1}"}, sample_settings)
+    assert not [w for w in whole.metadata.warnings if "not over" in w]
+    by_month = _ok({**query, "group_by": ["year()", "month()"]}, sample_settings)
+    assert any(f"The month {last}-01 is not over" in w for w in by_month.metadata.warnings)
+
+
+@pytest.mark.slow
+def test_which_weekday_makes_the_weeks_high_counts_each_week_once(sample_settings, con) -> None:
+    result = _ok(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "group_by": "week()",
+            "select": "arg_max(dayname(), high) as day",
+            "then": {"group_by": "day", "select": "count() as weeks"},
+        },
+        sample_settings,
+    )
+    days = con.execute(
+        f"""
+        SELECT trading_date AS d, max(high) AS h FROM nq WHERE {RTH}
+        AND year(trading_date) = 2024 GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    days["week"] = days["d"] - pd.to_timedelta(days["d"].dt.weekday, unit="D")
+    # The earliest day holding the week's high: idxmax takes the first of equal values.
+    top = days.loc[days.groupby("week")["h"].idxmax(), "d"].dt.strftime("%a").value_counts()
+    got = dict(zip(result.table["day"].astype(str), result.table["weeks"], strict=True))
+    assert got == top.to_dict()
+    assert sum(got.values()) == days["week"].nunique()
 
 
 # --- periods without data, bad input -------------------------------------------------------
