@@ -24,7 +24,13 @@ from typing import Literal
 from babel import Locale
 from babel.dates import format_date
 from babel.messages.pofile import read_po
-from babel.numbers import NumberPattern, format_currency, format_decimal, parse_pattern
+from babel.numbers import (
+    NumberPattern,
+    format_compact_decimal,
+    format_currency,
+    format_decimal,
+    parse_pattern,
+)
 
 from barb.settings import PROJECT_ROOT
 
@@ -99,6 +105,13 @@ def decimal(value: float, lang: str | None = DEFAULT, decimals: int | None = Non
     if decimals is None:
         return format_decimal(value, locale=locale)
     return _fixed(decimals).apply(value, locale)
+
+
+def millions(value: float, lang: str | None = DEFAULT, decimals: int = 0) -> str:
+    """A large number in the locale's short form: ``2.4M`` / ``2,4 млн``."""
+    return format_compact_decimal(
+        value, format_type="short", locale=_locale(language(lang)), fraction_digits=decimals
+    )
 
 
 def percent(points: float, lang: str | None = DEFAULT, decimals: int = 0) -> str:

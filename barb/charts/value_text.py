@@ -11,19 +11,28 @@ import pandas as pd
 from matplotlib.ticker import Formatter
 
 from barb.charts.words import ENGLISH, Words
-from barb.i18n import decimal, percent
+from barb.i18n import decimal, millions, percent
+
+# From here up, ticks read in millions (2.4M): "2,400,000" is wider than the axis's margin,
+# and its first digit was cut off ("400,000").
+MILLIONS = 1_000_000
 
 
 class TickFormatter(Formatter):
-    """Thousands separators and only the decimals the tick step needs (4, not 4.0)."""
+    """Thousands separators and only the decimals the tick step needs (4, not 4.0); from a
+    million up, millions (2.4M)."""
 
     def __init__(self, words: Words = ENGLISH) -> None:
         self.decimals = 0
+        self.scale = 1.0
         self.words = words
 
     def set_locs(self, locs: Any) -> None:
         super().set_locs(locs)
-        steps = np.diff(np.sort(np.asarray(locs, dtype="float64")))
+        values = np.asarray(locs, dtype="float64")
+        finite = np.abs(values[np.isfinite(values)])
+        self.scale = MILLIONS if finite.size and finite.max() >= MILLIONS else 1.0
+        steps = np.diff(np.sort(values)) / self.scale
         step = float(steps.min()) if steps.size else 1.0
         self.decimals = 0
         while self.decimals < 4:
@@ -33,6 +42,8 @@ class TickFormatter(Formatter):
             self.decimals += 1
 
     def __call__(self, x: float, pos: int | None = None) -> str:
+        if self.scale != 1.0 and x != 0:
+            return signed(millions(x, self.words.language, self.decimals))
         return number_text(x, self.decimals, self.words)
 
 

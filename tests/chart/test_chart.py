@@ -18,7 +18,8 @@ from PIL import Image
 
 from barb.charts import render_chart
 from barb.charts.grouped import calendar_order, group_labels
-from barb.charts.value_text import format_value
+from barb.charts.value_text import TickFormatter, format_value
+from barb.charts.words import words_for
 from barb.result import Result, Summary
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -180,3 +181,20 @@ def test_a_date_answer_is_written_as_the_date(value) -> None:
     assert format_value(value) == "2020-07-15"
     assert format_value(pd.Timestamp("2024-03-15 09:30")) == "2024-03-15 09:30"
     assert format_value(pd.NaT) == format_value(None) == "n/a"
+
+
+@pytest.mark.parametrize(
+    ("locs", "language", "texts"),
+    [
+        ([0, 1e6, 2e6, 3e6], "en", ["0", "1M", "2M", "3M"]),
+        ([2e6, 2.5e6, 3e6], "en", ["2M", "2.5M", "3M"]),
+        ([-1e6, 0, 1e6], "en", ["\u22121M", "0", "1M"]),
+        ([0, 1e6, 2e6], "ru", ["0", "1\u00a0млн", "2\u00a0млн"]),
+        ([0, 250_000, 500_000], "en", ["0", "250,000", "500,000"]),
+    ],
+)
+def test_axis_ticks_of_millions_read_in_millions(locs, language, texts) -> None:
+    """ "2,400,000" is wider than the axis margin, and was cut to "400,000" on the phone."""
+    formatter = TickFormatter(words_for(language))
+    formatter.set_locs(locs)
+    assert [formatter(v) for v in locs] == texts
