@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
+from barb.instruments import SessionSpec
 from barb.period_rows import Scope, bars_in_scope, still_open
 from barb.planning import Plan, plan_query, session_name
 from barb.result import Metadata, Result, RowsBuilder
@@ -112,6 +113,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     metadata = Metadata(
         instrument=dataset.instrument.symbol,
         session=plan.session,
+        session_hours=_hours(dataset.instrument.sessions.get(plan.session)),
         timeframe=plan.timeframe.name,
         period_requested=plan.period.text,
         period_start=covered[0],
@@ -155,6 +157,7 @@ def _scope_warnings(plan: Plan, scope: Scope) -> list[str]:
             f"{scope.cut_bars} {noun} cut by the period's edges left out: only whole {unit}s "
             "inside the period count."
         )
+    warnings += _releases_inside_bars(plan, scope)
     if scope.open_bar is not None:
         bar = scope.open_bar
         days = f"{_day(bar.first_date)} — {_day(bar.last_date)}"
@@ -179,6 +182,35 @@ def _scope_warnings(plan: Plan, scope: Scope) -> list[str]:
         warnings.append(
             f"Only {np.count_nonzero(scope.in_period)} bars exist, fewer than the "
             f"{plan.period.bars} asked for."
+        )
+    return warnings
+
+
+def _releases_inside_bars(plan: Plan, scope: Scope) -> list[str]:
+    """An event released inside a bar (NFP at 08:30 in the 08:00-09:00 bar): the bars from
+    the release on begin at the next bar, so "the hour after" on these bars is not that."""
+    tf = plan.timeframe
+    if not tf.intraday or (tf.minutes or 1) <= 1:
+        return []
+    warnings = []
+    for join in plan.events:
+        column = f"{join.source}_minutes"
+        if column not in scope.frame.columns:
+            continue
+        minutes = scope.frame[column].to_numpy()
+        with np.errstate(invalid="ignore"):
+            inside = scope.in_period & (minutes < 0) & (minutes > -tf.minutes)
+        if not inside.any():
+            continue
+        at = int(np.flatnonzero(inside)[0])
+        opens = pd.Timestamp(scope.frame["timestamp"].iloc[at])
+        released = opens - pd.Timedelta(minutes=float(minutes[at]))
+        warnings.append(
+            f"{join.source.upper()} came out at {released:%H:%M}, inside the {tf.name} bar "
+            f"opening {opens:%H:%M}: the first bar after it opens "
+            f"{opens + pd.Timedelta(minutes=tf.minutes):%H:%M}. For the time right after a "
+            f"release use 1m bars, or a window such as '{released:%H:%M}-"
+            f"{released + pd.Timedelta(minutes=tf.minutes):%H:%M}' as the session."
         )
     return warnings
 
@@ -212,6 +244,10 @@ def _open_group(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         f"{last.date()}, where the data ends (a period ending before it compares whole "
         f"{unit}s only)."
     ]
+
+
+def _hours(spec: SessionSpec | None) -> str | None:
+    return None if spec is None else f"{spec.start}-{spec.end}"
 
 
 def _day(value: np.datetime64) -> str:

@@ -120,7 +120,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error. A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "
         "mean(cond) leaves it out of the share (days before a 200-day SMA exists count "
-        "neither above nor below it).",
+        "neither above nor below it). On intraday bars prev() of a day's first bar is the "
+        "previous session's last bar: close - prev(close) there is the overnight gap, not a "
+        "one-bar move (a bar's own move is close - open).",
         "",
         "FUNCTIONS:",
         *_function_lines(),

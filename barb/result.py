@@ -72,6 +72,9 @@ class Summary(BaseModel):
 class Metadata(BaseModel):
     instrument: str
     session: str
+    # A named session's hours on this instrument ("09:00-14:30" for CL's RTH): the model
+    # knows the chat instrument's sessions, not another's.
+    session_hours: str | None = None
     timeframe: str
     period_requested: str
     period_start: dt.date | None

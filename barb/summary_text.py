@@ -136,7 +136,8 @@ def render_summary(result: Result) -> str:
     else:
         lines += _grouped_lines(s)
     period = f"{m.period_start} — {m.period_end}" if m.period_start else "no bars"
-    scanned = count_text(m.rows_scanned, f"{m.timeframe} {m.session} bar")
+    session = f"{m.session} ({m.session_hours})" if m.session_hours else m.session
+    scanned = count_text(m.rows_scanned, f"{m.timeframe} {session} bar")
     lines.append(f"Scanned {scanned} of {m.instrument}, {period}; {m.rows_matched:,} matched.")
     if m.data_source == "synthetic":
         lines.append("Data: SYNTHETIC sample, not market history; say so in the answer.")

@@ -240,8 +240,10 @@ def events_reference(instrument: Instrument) -> str:
             "  trading day's bars.",
             f"Intraday bars also get {example}_minutes: minutes from the release to the bar open",
             "  (negative before, 0 for the bar opening at the release; null on other days).",
-            f'  Hour after the release: "where": "{example} and {example}_minutes >= 0 and '
-            f'{example}_minutes < 60"',
+            f'  Hour after the release, on 1m bars: "where": "{example} and '
+            f'{example}_minutes >= 0 and {example}_minutes < 60" (on longer bars a release '
+            "inside a bar starts the count at the next bar); or a window session from the "
+            'release time, e.g. "session": "08:30-09:30" on daily bars.',
             "Details of one event (what it is, typical effect, times by era): concept lookup.",
         ]
     else:

@@ -325,3 +325,66 @@ def test_an_order_dependent_function_cannot_be_registered_without_its_reach() ->
     with pytest.raises(RuntimeError, match="register it with its reach"):
         register("lookback_probe", category="indicator", summary="reads earlier bars")
     assert "lookback_probe" not in library()
+
+
+@pytest.mark.slow
+def test_a_release_inside_a_bar_is_said_and_the_window_gives_the_hour_after(
+    sample_settings,
+) -> None:
+    """NFP comes out at 08:30, inside the 08:00-09:00 ETH bar: "the hour after" on hourly
+    bars is the 09:00 bar. The result says so, and the two ways it suggests agree."""
+    hourly = _ok(
+        {
+            "session": "ETH",
+            "from": "1h",
+            "period": "2024",
+            "join": "nfp",
+            "where": "nfp and nfp_minutes >= 0 and nfp_minutes < 60",
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    assert any(
+        w.startswith("NFP came out at 08:30, inside the 1h bar opening 08:00")
+        for w in hourly.metadata.warnings
+    )
+    minutes = _ok(
+        {
+            "session": "ETH",
+            "from": "1m",
+            "period": "2024",
+            "join": "nfp",
+            "where": "nfp and nfp_minutes >= 0 and nfp_minutes < 60",
+            "group_by": "date()",
+            "select": "max(high) - min(low) as r",
+            "then": {"select": "mean(r)"},
+        },
+        sample_settings,
+    )
+    assert not [w for w in minutes.metadata.warnings if "came out at" in w]
+    window = _ok(
+        {
+            "session": "08:30-09:30",
+            "from": "daily",
+            "period": "2024",
+            "join": "nfp",
+            "where": "nfp",
+            "select": "mean(range)",
+        },
+        sample_settings,
+    )
+    assert minutes.summary.value == pytest.approx(window.summary.value)
+
+
+@pytest.mark.slow
+def test_the_summary_gives_a_named_session_s_hours_on_its_instrument(sample_settings) -> None:
+    """From an NQ chat, CL's MORNING is 09:00-11:30, not the 09:30-12:30 the model was
+    shown for NQ: the summary says which hours were read."""
+    query = {"instrument": "CL", "session": "MORNING", "from": "daily", "period": "2024"}
+    named = _ok({**query, "select": "mean(range)"}, sample_settings, "CL")
+    assert "daily MORNING (09:00-11:30) bars of CL" in render_summary(named)
+    window = _ok({**query, "session": "09:00-11:30", "select": "mean(range)"}, sample_settings)
+    assert window.summary.value == named.summary.value
+    nq_hours = _ok({**query, "session": "09:30-12:30", "select": "mean(range)"}, sample_settings)
+    assert nq_hours.summary.value != named.summary.value
+    assert "daily 09:30-12:30 bars of CL" in render_summary(nq_hours)

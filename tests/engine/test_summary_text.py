@@ -199,7 +199,7 @@ def test_years_have_no_thousands_separator_and_one_row_is_one_row(
         "year,open,high,low,close",
         "2023," + ",".join(f"{v:.10g}" for v in ohlc),
     ]
-    assert "Scanned 1 yearly RTH bar of NQ" in one
+    assert "Scanned 1 yearly RTH (09:30-17:00) bar of NQ" in one
 
 
 # 25 rows of 4 values, as traders ask for them: bars, ratios of bars, groups of aggregates.
@@ -242,5 +242,6 @@ def test_25_rows_of_4_values_cost_their_digits_and_a_few_fixed_lines(
     cells = [cell for row in rows for cell in row]
     digits = sum(tokens(cell) for cell in cells)
     assert tokens(listing) <= digits + len(cells) + tokens(",".join(header)) + 1
-    # Around it: the headline, the means of a whole listing, what was scanned, the data note.
-    assert tokens(text) - tokens(listing) <= 100
+    # Around it: the headline, the means of a whole listing, what was scanned (with the
+    # session's hours, 9 tokens), the data note.
+    assert tokens(text) - tokens(listing) <= 110
