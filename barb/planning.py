@@ -218,6 +218,10 @@ def _timeframe_and_session(
         session = session_name(dataset, query.session)
     elif tf.intraday:
         session = "ETH"
+        warnings.append(
+            f"No session given for {tf.name} bars: ETH (the whole trading day) used, not the "
+            f"default {dataset.instrument.default_session}."
+        )
     else:
         session = dataset.instrument.default_session
         warnings.append(

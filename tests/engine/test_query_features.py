@@ -269,6 +269,25 @@ def test_a_period_without_data_names_what_exists(engine_settings) -> None:
     assert payload["message"] == "No NQ data in 2030; data covers 2024-01-02 to 2024-03-28."
 
 
+@pytest.mark.parametrize(
+    ("timeframe", "said"),
+    [
+        ("5m", "No session given for 5m bars: ETH (the whole trading day) used"),
+        ("daily", "No session given for daily bars: RTH (the default session) used."),
+    ],
+)
+def test_a_session_left_out_is_said(timeframe, said, engine_settings, db) -> None:
+    """The model is told RTH is the default; intraday bars without a session are the whole
+    day, which it must not take for RTH."""
+    result = _ok({"from": timeframe, "select": "count()"}, engine_settings)
+    assert any(w.startswith(said) for w in result.metadata.warnings)
+    if timeframe == "5m":
+        every_bar = db.execute(
+            "SELECT count(DISTINCT (tdate, ((mod - 1080 + 1440) % 1440) // 5)) FROM bars"
+        ).fetchone()[0]
+        assert result.summary.value == every_bar
+
+
 def test_a_partly_covered_period_is_warned(engine_settings) -> None:
     result = _ok({"session": "RTH", "period": "2024", "select": "count()"}, engine_settings)
     assert any("only partly covered" in w for w in result.metadata.warnings)
