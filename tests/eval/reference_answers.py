@@ -586,6 +586,22 @@ def _() -> Answer:
     return [(closes.iloc[:-1].pct_change() * 100).mean()]
 
 
+@answer("nq_weekday_of_the_weeks_high_2024")
+def _() -> Answer:
+    days = in_year(daily("NQ", "RTH"), 2024)
+    monday = days.index - pd.to_timedelta(days.index.weekday, unit="D")
+    # The earliest day holding each week's high: idxmax takes the first of equal values.
+    top = days.groupby(monday)["high"].idxmax()
+    return [float(pd.Series(top.dt.weekday).value_counts().max())]
+
+
+@answer("nq_hour_after_cpi_2024")
+def _() -> Answer:
+    return [
+        on(in_year(window_daily("NQ", "08:30", "09:30"), 2024), dates(CPI_2024))["range"].mean()
+    ]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")
