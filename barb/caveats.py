@@ -1,0 +1,122 @@
+"""What the person should know about a result beyond its numbers, as warning sentences:
+bars a period's edges or a join left out, the data's unfinished last week/month/year, a
+release that falls inside a bar, a group of an unfinished year, and which hours a named
+session had on the instrument the query ran on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from barb.period_rows import Scope, still_open
+from barb.planning import Plan
+from barb.script import ast
+
+
+def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
+    """Bars the period or a join left out, or the data has not finished."""
+    warnings = []
+    if scope.cut_bars:
+        unit = plan.timeframe.label
+        noun = f"{plan.timeframe.name} bar" + ("s" if scope.cut_bars > 1 else "")
+        warnings.append(
+            f"{scope.cut_bars} {noun} cut by the period's edges left out: only whole {unit}s "
+            "inside the period count."
+        )
+    warnings += _releases_inside_bars(plan, scope)
+    if scope.open_bar is not None:
+        bar = scope.open_bar
+        days = f"{_day(bar.first_date)} — {_day(bar.last_date)}"
+        unit = plan.timeframe.label
+        if bar.kept:
+            warnings.append(
+                f"The {unit} {bar.label} is not over yet: the data ends on {_day(bar.last_date)}, "
+                f"so this bar covers only {days}."
+            )
+        else:
+            warnings.append(
+                f"The {unit} {bar.label} is not over yet (the data covers only {days}): "
+                f"left out, so only whole {unit}s count."
+            )
+    for symbol, dropped in scope.unmatched:
+        if dropped:
+            warnings.append(
+                f"{dropped} {plan.dataset.instrument.symbol} bar{'s' if dropped > 1 else ''} "
+                f"without a matching {symbol} bar left out."
+            )
+    if plan.period.bars is not None and np.count_nonzero(scope.in_period) < plan.period.bars:
+        warnings.append(
+            f"Only {np.count_nonzero(scope.in_period)} bars exist, fewer than the "
+            f"{plan.period.bars} asked for."
+        )
+    return warnings
+
+
+def _releases_inside_bars(plan: Plan, scope: Scope) -> list[str]:
+    """An event released inside a bar (NFP at 08:30 in the 08:00-09:00 bar): the bars from
+    the release on begin at the next bar, so "the hour after" on these bars is not that."""
+    tf = plan.timeframe
+    if not tf.intraday or (tf.minutes or 1) <= 1:
+        return []
+    warnings = []
+    for join in plan.events:
+        column = f"{join.source}_minutes"
+        if column not in scope.frame.columns:
+            continue
+        minutes = scope.frame[column].to_numpy()
+        with np.errstate(invalid="ignore"):
+            inside = scope.in_period & (minutes < 0) & (minutes > -tf.minutes)
+        if not inside.any():
+            continue
+        at = int(np.flatnonzero(inside)[0])
+        opens = pd.Timestamp(scope.frame["timestamp"].iloc[at])
+        released = opens - pd.Timedelta(minutes=float(minutes[at]))
+        warnings.append(
+            f"{join.source.upper()} came out at {released:%H:%M}, inside the {tf.name} bar "
+            f"opening {opens:%H:%M}: the first bar after it opens "
+            f"{opens + pd.Timedelta(minutes=tf.minutes):%H:%M}. For the time right after a "
+            f"release use 1m bars, or a window such as '{released:%H:%M}-"
+            f"{released + pd.Timedelta(minutes=tf.minutes):%H:%M}' as the session."
+        )
+    return warnings
+
+
+def open_group_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
+    """Daily bars grouped by year() (or year and month, or year and quarter): the group of
+    the data's last year is a few days, and can top a ranking of whole years."""
+    keys = {
+        expr.name: name
+        for name, expr in plan.first.group_keys
+        if isinstance(expr, ast.Call) and not expr.args
+    }
+    year = keys.get("year")
+    if table is None or year is None or year not in table.columns:
+        return []
+    last = pd.Timestamp(plan.dataset.last_date)
+    unit, label, mask = "year", str(last.year), table[year] == last.year
+    for function, part, text in (
+        ("month", last.month, f"{last.year}-{last.month:02d}"),
+        ("quarter", last.quarter, f"{last.year}-Q{last.quarter}"),
+    ):
+        key = keys.get(function)
+        if key is not None and key in table.columns:
+            unit, label, mask = function, text, mask & (table[key] == part)
+    timeframe = {"year": "yearly", "month": "monthly", "quarter": "quarterly"}[unit]
+    calendar = plan.dataset.instrument.calendar
+    if not mask.any() or not still_open(np.datetime64(last, "ns"), timeframe, calendar):
+        return []
+    return [
+        f"The {unit} {label} is not over: its group holds only the bars up to "
+        f"{last.date()}, where the data ends (a period ending before it compares whole "
+        f"{unit}s only)."
+    ]
+
+
+def session_hours(plan: Plan) -> str | None:
+    """A named session's hours on the query's instrument ("09:00-14:30" for CL's RTH)."""
+    spec = plan.dataset.instrument.sessions.get(plan.session)
+    return None if spec is None else f"{spec.start}-{spec.end}"
+
+
+def _day(value: np.datetime64) -> str:
+    return str(np.datetime64(value, "D"))
