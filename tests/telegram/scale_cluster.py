@@ -164,6 +164,9 @@ class Cluster:
     lb_port: int
     #: Which replica held each chat's work, as seen in ``in_flight`` (``watch_owners``).
     owners: dict[int, set[str]] = field(default_factory=dict)
+    #: Which replica held each chat's queued replies, as seen in ``outbox``: work finished
+    #: before a kill leaves only its replies for the other replica to take.
+    senders: dict[int, set[str]] = field(default_factory=dict)
 
     @property
     def dsn(self) -> str:
@@ -204,6 +207,9 @@ class Cluster:
             with contextlib.suppress(OSError, asyncpg.PostgresError):
                 for row in await self.rows("SELECT chat_id, lease_owner FROM in_flight"):
                     self.owners.setdefault(row["chat_id"], set()).add(row["lease_owner"])
+                replies = "SELECT chat_id, lease_owner FROM outbox WHERE lease_owner IS NOT NULL"
+                for row in await self.rows(replies):
+                    self.senders.setdefault(row["chat_id"], set()).add(row["lease_owner"])
             await asyncio.sleep(0.05)
 
     def chats_of(self, replica: BotProcess) -> set[int]:
