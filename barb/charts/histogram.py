@@ -93,12 +93,11 @@ def draw_histogram(
             Line2D([], [], color=color, linewidth=3.2, label=answer_text(agg, result, words))
         )
     funcs = {a.func for a in marked}
-    if other is not None:
-        pass  # each answer is marked; one more reference line would not say whose it is
-    elif "median" not in funcs and (funcs & {"mean", "avg"} or not aggs):
+    # With two columns drawn, each answer is marked: a median line would not say whose it is.
+    if other is None and "median" not in funcs and (funcs & {"mean", "avg"} or not aggs):
         median = float(np.median(values))
         handles.append(_reference_line(ax, words("median"), median, value_unit, words))
-    elif "median" in funcs and not funcs & {"mean", "avg"}:
+    elif other is None and "median" in funcs and not funcs & {"mean", "avg"}:
         mean = float(np.mean(values))
         handles.append(_reference_line(ax, words("mean"), mean, value_unit, words))
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
