@@ -118,6 +118,20 @@ _NS = np.dtype("datetime64[ns]")
 _UNITS = {"daily": "D", "weekly": "D", "monthly": "M", "yearly": "Y"}
 
 
+def label_dates(labels: pd.Series, timeframe: str) -> np.ndarray | None:
+    """The dates bar labels stand for (``2023-01`` -> 2023-01-01), the inverse of the naming
+    above; None when a label does not read as one."""
+    text = labels.astype(str)
+    try:
+        if timeframe == "quarterly":
+            dates = pd.PeriodIndex(text, freq="Q").start_time.to_numpy()
+        else:
+            dates = np.array(list(text), dtype=f"datetime64[{_UNITS[timeframe]}]")
+    except (KeyError, ValueError):
+        return None
+    return dates.astype("datetime64[ns]")
+
+
 def _format(dates: np.ndarray, timeframe: str) -> np.ndarray:
     key = dates.astype("datetime64[ns]", copy=False).view(np.int64)
     return _format_cached(timeframe, key.tobytes()).copy()

@@ -115,7 +115,7 @@ def open_group_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
 def session_hours(plan: Plan) -> str | None:
     """A named session's hours on the query's instrument ("09:00-14:30" for CL's RTH)."""
     spec = plan.dataset.instrument.sessions.get(plan.session)
-    return None if spec is None else f"{spec.start}-{spec.end}"
+    return None if spec is None else spec.hours
 
 
 def _day(value: np.datetime64) -> str:

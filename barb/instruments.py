@@ -45,6 +45,11 @@ class SessionSpec(BaseModel):
         return value
 
     @property
+    def hours(self) -> str:
+        """``09:30-17:00``, as a time-window session is written."""
+        return f"{self.start}-{self.end}"
+
+    @property
     def start_minute(self) -> int:
         return parse_clock(self.start)
 

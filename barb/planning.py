@@ -344,10 +344,10 @@ def _session_hours_differ(dataset: Dataset, session: str, others: list[Dataset])
     warnings = []
     for other in others:
         theirs = other.instrument.sessions.get(session)
-        if theirs is not None and (theirs.start, theirs.end) != (ours.start, ours.end):
+        if theirs is not None and theirs.hours != ours.hours:
             warnings.append(
-                f"{session} is {ours.start}-{ours.end} for {dataset.instrument.symbol} but "
-                f"{theirs.start}-{theirs.end} for {other.instrument.symbol}: the joined bars "
+                f"{session} is {ours.hours} for {dataset.instrument.symbol} but "
+                f"{theirs.hours} for {other.instrument.symbol}: the joined bars "
                 "cover different hours."
             )
     return warnings

@@ -13,7 +13,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from barb.bar_labels import table_label
+from barb.bar_labels import label_dates, table_label
 from barb.charts.axes import plot_axes, value_label
 from barb.charts.bars import draw_bars, label_bars
 from barb.charts.columns import (
@@ -73,10 +73,6 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     return _draw_timeline(fig, result, table, time_col, words)
 
 
-# How each timeframe's bar label is written (bar_labels.py), as a date to place it by.
-_LABEL_FORMATS = {"daily": "%Y-%m-%d", "weekly": "%Y-%m-%d", "monthly": "%Y-%m", "yearly": "%Y"}
-
-
 def _dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:
     """Bars of a selection ("select": "ret" on monthly bars) keep only their label: their
     dates, from it, so they are drawn over time like any bars, not as a histogram."""
@@ -84,16 +80,10 @@ def _dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:
     label = table_label(table, tf)
     if label is None or "timestamp" in table.columns:
         return None
-    text = table[label].astype(str)
-    if tf == "quarterly":
-        dates = pd.PeriodIndex(text, freq="Q").start_time
-    elif tf in _LABEL_FORMATS:
-        dates = pd.to_datetime(text, format=_LABEL_FORMATS[tf], errors="coerce")
-    else:
+    dates = label_dates(table[label], tf)
+    if dates is None or np.isnat(dates).any():
         return None
-    if pd.isna(dates).any():
-        return None
-    return table.assign(timestamp=np.asarray(dates, dtype="datetime64[ns]"))
+    return table.assign(timestamp=dates)
 
 
 def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:

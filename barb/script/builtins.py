@@ -37,7 +37,7 @@ import pandas as pd
 
 from barb.errors import TypeMismatch, UnknownColumn
 from barb.frames import period_start
-from barb.script.conditions import as_known
+from barb.script.conditions import as_known, as_numbers
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import KIND_NAMES, Accepts, Param, register, value_kind
 from barb.script.warmup import Reach, ema_bars, everything, row, window
@@ -121,17 +121,11 @@ def _if(ctx: EvalContext, cond: pd.Series, then: pd.Series, other: pd.Series) ->
     if any(isinstance(v.dtype, pd.BooleanDtype) for v in (then, other)):
         if kinds == {"bool"}:  # true, false or unknown either way
             return then.astype("boolean").where(cond.to_numpy(), other.astype("boolean"))
-        then, other = (_as_number(v) for v in (then, other))
+        then, other = (as_numbers(v) for v in (then, other))
     values = [_uncategorized(v).to_numpy() for v in (then, other)]
     if len(kinds) > 1:  # a number and a condition: the condition counts as 1/0
         values = [v.astype(np.float64) for v in values]
     return pd.Series(np.where(cond.to_numpy(dtype=bool), *values), index=cond.index)
-
-
-def _as_number(series: pd.Series) -> pd.Series:
-    if isinstance(series.dtype, pd.BooleanDtype):  # 1/0, unknown missing
-        return pd.Series(series.to_numpy(np.float64, na_value=np.nan), index=series.index)
-    return series
 
 
 def _uncategorized(series: pd.Series) -> pd.Series:
@@ -507,11 +501,19 @@ def _clock_part(name: str, part: str, summary: str) -> None:
     @register(name, category="time", summary=summary)
     def impl(ctx: EvalContext) -> pd.Series:
         if "minute_of_day" in ctx.frame.columns:
-            # Intraday frames carry the minute of the day: far cheaper than .dt on 6M stamps.
-            minutes = ctx.frame["minute_of_day"].to_numpy()
+            minutes = _minutes_of_day(ctx, name)
             values = minutes // 60 if part == "hour" else minutes % 60
             return pd.Series(values, index=ctx.frame.index)
         return getattr(_column(ctx, "timestamp", name).dt, part)
+
+
+def _minutes_of_day(ctx: EvalContext, function: str) -> np.ndarray:
+    """Each bar's open as minutes after midnight (-1 where its time is missing)."""
+    if "minute_of_day" in ctx.frame.columns:
+        # Intraday frames carry the minute of the day: far cheaper than .dt on 6M stamps.
+        return ctx.frame["minute_of_day"].to_numpy()
+    stamps = _column(ctx, "timestamp", function)
+    return (stamps.dt.hour * 60 + stamps.dt.minute).fillna(-1).to_numpy(dtype=np.int64)
 
 
 _date_part("dayofweek", "dayofweek", "Weekday of the trading date: 0 = Monday … 6 = Sunday.")
@@ -539,11 +541,7 @@ CLOCK_TIMES = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(24 * 60))
     example="time() == '09:30'",
 )
 def _time(ctx: EvalContext) -> pd.Series:
-    if "minute_of_day" in ctx.frame.columns:
-        minutes = ctx.frame["minute_of_day"].to_numpy().astype(np.int64)
-    else:
-        stamps = _column(ctx, "timestamp", "time")
-        minutes = (stamps.dt.hour * 60 + stamps.dt.minute).fillna(-1).to_numpy(dtype=np.int64)
+    minutes = _minutes_of_day(ctx, "time").astype(np.int64)
     clock = pd.Categorical.from_codes(minutes, categories=list(CLOCK_TIMES), ordered=True)
     return pd.Series(clock, index=ctx.frame.index)
 

@@ -48,3 +48,11 @@ def as_known(series: pd.Series) -> pd.Series:
     if isinstance(series.dtype, pd.BooleanDtype):
         return series.fillna(False).astype(bool)
     return series
+
+
+def as_numbers(series: pd.Series) -> pd.Series:
+    """A condition as 1/0 for arithmetic and averages; unknown stays missing (NaN)."""
+    if isinstance(series.dtype, pd.BooleanDtype):
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        return pd.Series(values, index=series.index)
+    return series

@@ -24,7 +24,14 @@ import pandas as pd
 
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
 from barb.script import ast
-from barb.script.conditions import as_known, condition, has_unknowns, kleene, plain_if_known
+from barb.script.conditions import (
+    as_known,
+    as_numbers,
+    condition,
+    has_unknowns,
+    kleene,
+    plain_if_known,
+)
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import KIND_NAMES, FunctionSpec, Param, value_kind
 from barb.script.library import lookup
@@ -196,8 +203,8 @@ class _RowEvaluator:
         if not isinstance(value, pd.Series):
             value = pd.Series(value, index=index)
         if param.accepts == "number" and kind == "bool":
-            if isinstance(value.dtype, pd.BooleanDtype):  # unknown stays missing
-                return pd.Series(_numbers(value), index=value.index)
+            if isinstance(value.dtype, pd.BooleanDtype):
+                return as_numbers(value)
             value = value.astype(np.int64)
         elif param.accepts == "condition":
             value = as_known(value)
@@ -510,7 +517,7 @@ def _numbers(value: Any) -> Any:
     """A numeric numpy array or scalar; true/false become 1/0 (unknown: NaN)."""
     if isinstance(value, pd.Series):
         if isinstance(value.dtype, pd.BooleanDtype):
-            return value.to_numpy(dtype=np.float64, na_value=np.nan)
+            return as_numbers(value).to_numpy()
         if isinstance(value.dtype, pd.CategoricalDtype):
             return np.asarray(value, dtype=np.float64)
         array = value.to_numpy()
