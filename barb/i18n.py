@@ -107,11 +107,12 @@ def decimal(value: float, lang: str | None = DEFAULT, decimals: int | None = Non
     return _fixed(decimals).apply(value, locale)
 
 
-def millions(value: float, lang: str | None = DEFAULT, decimals: int = 0) -> str:
-    """A large number in the locale's short form: ``2.4M`` / ``2,4 млн``."""
-    return format_compact_decimal(
-        value, format_type="short", locale=_locale(language(lang)), fraction_digits=decimals
-    )
+def millions(value: float, lang: str | None = DEFAULT) -> str:
+    """A number in millions in the locale's short form: ``2.4M`` / ``2,4 млн``, and
+    ``0.5M`` rather than ``500K``, so that an axis reads in one unit."""
+    chosen = language(lang)
+    one = format_compact_decimal(1_000_000, format_type="short", locale=_locale(chosen))
+    return decimal(value / 1_000_000, chosen) + one.removeprefix("1")
 
 
 def percent(points: float, lang: str | None = DEFAULT, decimals: int = 0) -> str:

@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 from numpy.typing import ArrayLike
 
-from barb.charts.style import INK
+from barb.charts.style import INK, PX_PER_PT
 from barb.charts.value_text import format_all
 from barb.charts.words import ENGLISH, Words
 
@@ -95,6 +95,12 @@ def label_bars(
             fontweight=weight,
             rotation=90 if upright and not horizontal else 0,
         )
+
+
+def upright_label_px(texts: list[str], size: float) -> float:
+    """How far the longest value label, run along its bar, reaches above the bar's end."""
+    longest = max((len(t) for t in texts), default=0)
+    return longest * size * 0.6 * PX_PER_PT + 12
 
 
 def labels_upright(values: np.ndarray, unit: str | None, slot_pt: float, size: float) -> bool:

@@ -29,7 +29,7 @@ from barb.charts.axes import (
     plot_axes,
     value_label,
 )
-from barb.charts.bars import draw_bars, label_bars, labels_upright
+from barb.charts.bars import draw_bars, label_bars, labels_upright, upright_label_px
 from barb.charts.columns import axis_text, floats, is_number, unit
 from barb.charts.line_points import decimate
 from barb.charts.select_calls import parse_call
@@ -191,6 +191,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         texts = value_texts(values, value_unit, kind, words)
         extremes = i == 0
         upright = False
+        above_px = 30.0  # a level label over its bar
         if n > MAX_GROUP_BARS:
             _draw_group_line(ax, positions, values)
         else:
@@ -207,6 +208,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             if n <= MAX_VALUE_LABELS:
                 size = VALUE_PT if n <= 12 else VALUE_PT - 1.5
                 upright = labels_upright(values, value_unit, slot_pt, size)
+                if upright:  # "2 465 207" along the bar reaches well above it
+                    above_px = upright_label_px(texts, size)
                 label_bars(
                     ax,
                     positions,
@@ -222,8 +225,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             ax.tick_params(axis="x", labelbottom=False)
         # No legend for the colored extremes: the headline above names them ("highest Jul
         # 152.5, lowest Oct 127.5"), and a legend box covered the tallest bars' labels.
-        room = 10 + (60 if upright else 30)
-        headroom(ax, values, px=room, below_px=60 if upright else 30)
+        headroom(ax, values, px=10 + above_px, below_px=above_px)
         if kind is not None:  # each group's time of day (the hour of its high, say)
             clock_axis(ax.yaxis, *ax.get_ylim(), kind)
         value_label(ax, axis_text(column, result, words))

@@ -42,8 +42,8 @@ class TickFormatter(Formatter):
             self.decimals += 1
 
     def __call__(self, x: float, pos: int | None = None) -> str:
-        if self.scale != 1.0 and x != 0:
-            return signed(millions(x, self.words.language, self.decimals))
+        if self.scale != 1.0:
+            return "0" if x == 0 else signed(millions(x, self.words.language))
         return number_text(x, self.decimals, self.words)
 
 

@@ -403,3 +403,24 @@ def test_groups_sorted_by_value_keep_every_label_and_no_legend_box() -> None:
     axes = plot_axes(fig)
     assert tick_texts(axes[-1]) == [str(y) for y in table["year"]]
     assert all(ax.get_legend() is None for ax in axes)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_long_value_labels_along_their_bars_stay_inside_the_plot(language: str) -> None:
+    """Volumes of millions ("2 465 207") are written along their bars: the room above the
+    tallest bar is as tall as its label, which must not run into the axis title."""
+    result = make.grouped_years()
+    table = result.table.assign(mean_range=result.table["mean_range"] * 10_000 + 1_234_567)
+    result = Result(
+        query=result.query,
+        summary=result.summary,
+        table=table,
+        metadata=result.metadata,
+        focus_columns=result.focus_columns,
+    )
+    fig = figure(result, language)
+    top = plot_axes(fig)[0]
+    plot_top = top.get_window_extent().y1
+    labels = [t for t in top.texts if t.get_rotation() == 90]
+    assert labels  # the labels are long enough to run along the bars
+    assert all(t.get_window_extent().y1 <= plot_top for t in labels)
