@@ -7,6 +7,8 @@ thing: ``r = 0.81 (on_range vs range)``, ``atr14 now: 412.5 points (2026-01-07)`
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -20,6 +22,8 @@ from barb.charts.words import Words, words_for
 from barb.result import Result
 
 MAX_ANSWERS = 3
+_YEAR = re.compile(r"^(19|20)\d\d$")
+_NUMBER = re.compile(r"^-?[\d.,\u00a0 ]+$")
 
 
 def chart_headline(result: Result, language: str | None = "en") -> str | None:
@@ -84,9 +88,18 @@ def _groups(result: Result, words: Words) -> str:
     return words(
         "highest_lowest",
         name=column,
-        high=f"{groups.labels[hi]} {texts[hi]}",
-        low=f"{groups.labels[lo]} {texts[lo]}",
+        high=_group_value(groups.by, groups.labels[hi], texts[hi]),
+        low=_group_value(groups.by, groups.labels[lo], texts[lo]),
     )
+
+
+def _group_value(by: list[str], label: str, value: str) -> str:
+    """A group and its value: ``2022 41 days``, ``Feb 477.6 points``; a bare number that is
+    not a year names its key, and the value goes in brackets (``m 2 (477.6 points)``, not
+    ``2 477.6 points``)."""
+    if len(by) == 1 and _YEAR.match(label) is None and _NUMBER.match(label):
+        return f"{by[0]} {label} ({value})"
+    return f"{label} {value}"
 
 
 def _rows(result: Result, words: Words) -> str:

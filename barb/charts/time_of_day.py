@@ -32,6 +32,7 @@ _CLOCK_EXPR = re.compile(
     r"minute\(\)\s*\+\s*60\s*\*\s*hour\(\)|60\s*\*\s*hour\(\)\s*\+\s*minute\(\))\s*$"
 )
 _HOUR_EXPR = re.compile(r"^\s*hour\(\)\s*$")
+_MONTH_EXPR = re.compile(r"^\s*month\(\)\s*$")
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
 _ALIAS = re.compile(r"\s+as\s+([A-Za-z_]\w*)\s*$", re.IGNORECASE)
 CLOCK_NAMES = frozenset({"minute_of_day"})
@@ -79,6 +80,19 @@ def time_kind(name: str, query: dict[str, Any], depth: int = 0) -> str | None:
     if _NAME.match(source) and source != name:
         return time_kind(source, query, depth + 1)
     return None
+
+
+def holds_month(name: str, query: dict[str, Any], depth: int = 0) -> bool:
+    """Whether the query made ``name`` the month of the year (``month()``, 1 to 12)."""
+    if name.lower() == "month":
+        return True
+    source = _origin(name, query)
+    if source is None or depth > 8:
+        return False
+    if _MONTH_EXPR.match(source):
+        return True
+    source = source.strip()
+    return bool(_NAME.match(source)) and source != name and holds_month(source, query, depth + 1)
 
 
 def is_clock_name(name: str, query: dict[str, Any]) -> bool:

@@ -247,3 +247,49 @@ def test_two_averaged_columns_are_both_distributions(sample_settings, con) -> No
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend[:2] == ["on_range", "range"]
     assert ax.get_xlabel() == "on_range · range (points)"
+
+
+def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
+    sample_settings, con
+) -> None:
+    """A key mapped from ``month()`` under any name reads Jan…Dec; a bare number that is not
+    a year (day of the month) names its key, so "highest 5 10 days" cannot be misread."""
+    by_month = run(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "map": {"m": "month()"},
+            "group_by": "m",
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    days = con.execute(
+        f"SELECT DISTINCT trading_date AS d FROM nq WHERE {RTH} "
+        "AND trading_date BETWEEN '2024-01-01' AND '2024-12-31'"
+    ).df()["d"]
+    per_month = days.dt.month.value_counts().sort_index()
+    names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    high, low = names[per_month.idxmax() - 1], names[per_month.idxmin() - 1]
+    assert chart_headline(by_month) == (
+        f"count: highest {high} {per_month.max()} days, lowest {low} {per_month.min()} days"
+    )
+
+    by_day = run(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "map": {"d": "day()"},
+            "group_by": "d",
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    assert figure(by_month).axes[0].get_xticklabels()[0].get_text() == "Jan"
+    per_day = days.dt.day.value_counts().sort_index()
+    assert chart_headline(by_day) == (
+        f"count: highest d {per_day.idxmax()} ({per_day.max()} days), "
+        f"lowest d {per_day.idxmin()} ({per_day.min()} days)"
+    )
