@@ -162,6 +162,9 @@ def _result_lines() -> list[str]:
         "key): first means top of that order, not earliest or best unless the order makes it "
         "so. Then min/max/mean of your columns and, for groups, the highest and lowest group.",
         f"- Rows of daily+ bars start with their label: {labels}. Intraday rows: timestamp.",
+        "- Rows show the columns your map made and your sort column; with neither, open, "
+        "high, low, close. You read no other column: to see one, list the columns in select "
+        '("select": ["close", "range", "ret"]).',
     ]
 
 

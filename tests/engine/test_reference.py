@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from barb import execute
+from barb import execute, render_summary
 from barb.events import event_catalog
 from barb.instruments import load_instrument
 from barb.reference import (
@@ -67,6 +67,26 @@ def test_the_result_format_is_explained() -> None:
     for needle in ("date 2023-01-05", "week 2023-01-03 (the week's first trading date)",
                    "month 2023-01", "quarter 2023-Q1", "year 2023"):  # fmt: skip
         assert needle in result
+
+
+@pytest.mark.slow
+def test_the_columns_the_model_reads_are_the_ones_the_reference_names(sample_settings) -> None:
+    """The reference says rows show the mapped and sort columns, else OHLC, and that select
+    brings in any other: what the summary's header line holds must agree."""
+    text = query_reference(load_instrument("NQ"))
+    assert "Rows show the columns your map made and your sort column" in text
+
+    def header(query: dict) -> list[str]:
+        base = {"session": "RTH", "from": "weekly", "period": "2024-10:2024-12"}
+        result = execute({**base, **query}, "NQ", settings=sample_settings)
+        assert result.ok, result.to_dict()
+        return render_summary(result).splitlines()[1].split(",")
+
+    ret = {"map": {"ret": "close / prev(close) - 1"}}
+    assert header({}) == ["week", "open", "high", "low", "close"]
+    assert header(ret) == ["week", "ret"]
+    assert header({"sort": "range desc"}) == ["week", "range"]
+    assert header({**ret, "select": ["close", "range", "ret"]}) == ["week", "close", "range", "ret"]
 
 
 def test_examples_use_the_default_session_unless_they_say_why() -> None:
