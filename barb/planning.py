@@ -38,7 +38,7 @@ from barb.script.library import contains_aggregate
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import JoinSpec, Query, SortKey, Stage
-from barb.script.reach import reach
+from barb.script.reach import map_reach, reach
 from barb.script.validator import validate
 from barb.script.warmup import ROW, Reach
 from barb.settings import EngineSettings
@@ -172,9 +172,10 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then = _plan_then(query.then, first, columns, errors, settings)
     raise_collected(errors)
 
+    mapped = map_reach(first.map_exprs)
     needed = ROW
     for expr in first.row_exprs:
-        needed = needed.widest(reach(expr))
+        needed = needed.widest(reach(expr, mapped))
     return Plan(
         query=query,
         dataset=dataset,

@@ -9,6 +9,7 @@ own reach is declared where it is registered (``barb.script.functions.register``
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from barb.script import ast
@@ -17,19 +18,34 @@ from barb.script.library import lookup
 from barb.script.warmup import ALL, ROW, Reach
 
 
-def reach(expr: ast.Node) -> Reach:
-    """How many bars before and after each row ``expr`` reads."""
+def reach(expr: ast.Node, columns: Mapping[str, Reach] | None = None) -> Reach:
+    """How many bars before and after each row ``expr`` reads.
+
+    ``columns`` gives the reach of the columns the query computed (its map): a column that is
+    ``rolling_mean(volume, 20)`` already reads 19 bars back, so ``prev()`` of it reads 20.
+    """
+    if isinstance(expr, ast.Column):
+        return (columns or {}).get(expr.name, ROW)
     if isinstance(expr, ast.Call):
         spec = lookup(expr.name)
         own = _own_reach(spec, expr) if spec is not None else ROW
         inner = ROW
         for arg in expr.args:
-            inner = inner.widest(reach(arg))
+            inner = inner.widest(reach(arg, columns))
         return own.then(inner)
     result = ROW
     for child in expr.children():
-        result = result.widest(reach(child))
+        result = result.widest(reach(child, columns))
     return result
+
+
+def map_reach(exprs: Iterable[tuple[str, ast.Node]]) -> dict[str, Reach]:
+    """The reach of each map column, in map order: a later column reads what the earlier
+    ones it names read, on top of its own."""
+    columns: dict[str, Reach] = {}
+    for name, expr in exprs:
+        columns[name] = reach(expr, columns)
+    return columns
 
 
 def _own_reach(spec: FunctionSpec, call: ast.Call) -> Reach:

@@ -190,6 +190,79 @@ def test_where_and_aggregates_see_history_too(sample_settings, con) -> None:
     assert result.summary.values["chg"] == pytest.approx(chg[mondays].mean())
 
 
+# A map column that looks back, read by another that looks back again: the reaches add up
+# (rel reads prev() of a 20-day mean, 20 bars before the period's first day).
+
+
+def test_relative_volume_built_in_two_map_steps(sample_settings, con) -> None:
+    """ "Relative volume (vs the previous 20 days' average) over the last 10 days." """
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "last_10_bars",
+            "map": {"avg20": "rolling_mean(volume, 20)", "rel": "volume / prev(avg20)"},
+            "select": ["rel"],
+        },
+        sample_settings,
+    )
+    daily = con.execute(
+        f"SELECT trading_date AS d, sum(volume) AS v FROM nq WHERE {RTH} GROUP BY 1 ORDER BY 1"
+    ).df()
+    rel = daily["v"] / daily["v"].rolling(20).mean().shift()
+    np.testing.assert_allclose(result.table["rel"].to_numpy(), rel.iloc[-10:].to_numpy())
+
+
+def test_chained_conditions_count_the_periods_first_days(sample_settings, con) -> None:
+    """ "After two up days in 2020, how often was the third up?" and "how many of the last 20
+    days closed up" with the condition in a map column: the period's first days read the
+    days before it."""
+    two_up = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2020",
+            "map": {"up": "close > prev(close)", "two_up": "prev(up) and prev(up, 2)"},
+            "where": "two_up",
+            "select": ["count()", "mean(up) as share"],
+        },
+        sample_settings,
+    )
+    ups20 = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2020-01",
+            "map": {"up": "close > prev(close)", "ups20": "rolling_count(up, 20)"},
+            "select": ["timestamp", "ups20"],
+        },
+        sample_settings,
+    )
+    daily = _daily(con).set_index("d")
+    up = daily["close"] > daily["close"].shift()
+    hit = (up.shift(1, fill_value=False) & up.shift(2, fill_value=False)).loc["2020"]
+    assert two_up.summary.values["count"] == int(hit.sum())
+    assert two_up.summary.values["share"] == pytest.approx(up.loc["2020"][hit].mean())
+    expected = up.astype(int).rolling(20).sum().loc["2020-01"]
+    np.testing.assert_array_equal(ups20.table["ups20"].to_numpy(), expected.to_numpy())
+
+
+def test_next_of_next_at_the_period_end(sample_settings, con) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-03",
+            "map": {"tomorrow": "next(close)", "after": "next(tomorrow)"},
+            "sort": "timestamp desc",
+            "limit": 1,
+        },
+        sample_settings,
+    )
+    daily = _daily(con).set_index("d")
+    assert result.table["after"].iloc[0] == daily.loc["2024-04-01":].iloc[1]["close"]
+
+
 # Running totals and ranks are about the period itself: "cumulative return in 2024" starts at
 # 2024's first bar, and "the top 10% of 2025's ranges" ranks 2025's days among themselves.
 

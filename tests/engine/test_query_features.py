@@ -11,8 +11,8 @@ from barb import execute, render_summary
 from barb.script.functions import register
 from barb.script.library import library
 from barb.script.parser import parse_expression
-from barb.script.reach import reach
-from barb.script.warmup import ROW
+from barb.script.reach import map_reach, reach
+from barb.script.warmup import ROW, Reach
 
 RTH = "minute >= 570 AND minute < 1020"
 
@@ -338,6 +338,26 @@ def test_every_function_declares_its_reach_where_it_is_registered() -> None:
     assert missing == []
     rows = [s.name for s in library().values() if s.category == "time"]
     assert rows and all(reach(parse_expression(f"{name}()")) == ROW for name in rows)
+
+
+def test_map_columns_pass_their_reach_to_what_reads_them() -> None:
+    """rolling_mean(volume, 20) reads 19 bars back, prev() of it 20; next() of next() reads
+    two ahead; a streak reads all history, and so does anything built on it."""
+    columns = map_reach(
+        (name, parse_expression(text))
+        for name, text in [
+            ("avg20", "rolling_mean(volume, 20)"),
+            ("rel", "volume / prev(avg20)"),
+            ("after", "next(next(close))"),
+            ("run", "streak(close > open)"),
+            ("long_run", "prev(run) > 3"),
+        ]
+    )
+    assert columns["avg20"] == Reach(19) and columns["rel"] == Reach(20)
+    assert columns["after"] == Reach(0, 2)
+    assert columns["run"].back is None and columns["long_run"].back is None
+    assert reach(parse_expression("prev(rel, 5) > 1"), columns) == Reach(25)
+    assert reach(parse_expression("rel > 1")) == ROW  # without the map: a plain column
 
 
 def test_an_order_dependent_function_cannot_be_registered_without_its_reach() -> None:
