@@ -82,17 +82,30 @@ def _releases_inside_bars(plan: Plan, scope: Scope) -> list[str]:
 
 
 def open_group_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
-    """Daily bars grouped by year() (or year and month, or year and quarter): the group of
-    the data's last year is a few days, and can top a ranking of whole years."""
-    keys = {
-        expr.name: name
-        for name, expr in plan.first.group_keys
-        if isinstance(expr, ast.Call) and not expr.args
-    }
-    year = keys.get("year")
-    if table is None or year is None or year not in table.columns:
+    """Daily bars grouped by week(), or by year() (or year and month, or year and quarter):
+    the group of the data's last week or year is a few days, and can top a ranking of
+    whole ones."""
+    mapped = dict(plan.first.map_exprs)
+    keys = {}
+    for name, expr in plan.first.group_keys:
+        # A key named in the map ("wk": "week()") is the function it holds.
+        while isinstance(expr, ast.Column) and expr.name in mapped and mapped[expr.name] != expr:
+            expr = mapped[expr.name]
+        if isinstance(expr, ast.Call) and not expr.args:
+            keys[expr.name] = name
+    if table is None:
         return []
     last = pd.Timestamp(plan.dataset.last_date)
+    calendar = plan.dataset.instrument.calendar
+    week = keys.get("week")
+    if week is not None and week in table.columns:
+        monday = (last - pd.Timedelta(days=last.weekday())).normalize()
+        listed = (pd.to_datetime(table[week], errors="coerce") == monday).any()
+        if listed and still_open(np.datetime64(last, "ns"), "weekly", calendar):
+            return [_open_group_text("week", str(monday.date()), last)]
+    year = keys.get("year")
+    if year is None or year not in table.columns:
+        return []
     unit, label, mask = "year", str(last.year), table[year] == last.year
     for function, part, text in (
         ("month", last.month, f"{last.year}-{last.month:02d}"),
@@ -102,14 +115,17 @@ def open_group_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         if key is not None and key in table.columns:
             unit, label, mask = function, text, mask & (table[key] == part)
     timeframe = {"year": "yearly", "month": "monthly", "quarter": "quarterly"}[unit]
-    calendar = plan.dataset.instrument.calendar
     if not mask.any() or not still_open(np.datetime64(last, "ns"), timeframe, calendar):
         return []
-    return [
+    return [_open_group_text(unit, label, last)]
+
+
+def _open_group_text(unit: str, label: str, last: pd.Timestamp) -> str:
+    return (
         f"The {unit} {label} is not over: its group holds only the bars up to "
         f"{last.date()}, where the data ends (a period ending before it compares whole "
         f"{unit}s only)."
-    ]
+    )
 
 
 def session_hours(plan: Plan) -> str | None:

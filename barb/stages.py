@@ -20,6 +20,7 @@ import pandas as pd
 from barb.bar_labels import label_column, with_bar_label
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
+from barb.group_caveats import empty_groups, keyless_rows
 from barb.planning import HIDDEN, StagePlan
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Column, Expr
@@ -63,6 +64,7 @@ def run_stage(
     ctx.frame, ctx.period = frame, period
     for name, expr in stage.map_exprs:
         frame[name] = _evaluate(expr, ctx, prefix + "map")
+    given = keep
     if stage.where is not None:
         values = _evaluate(stage.where, ctx, prefix + "where")
         keep = keep & _as_condition(values, prefix + "where", stage.where.to_text())
@@ -75,9 +77,15 @@ def run_stage(
     if stage.shape == "table" and stage.select:
         selected = {s.name: _evaluate(s.expr, ctx, prefix + "select") for s in stage.select}
 
-    frame = take_rows(frame, keep)
+    every_row, frame = frame, take_rows(frame, keep)
     ctx.frame, ctx.period = frame, None
     output = _answer(stage, frame, ctx, keep, selected, prefix, hide, row_keys)
+    if stage.shape == "grouped" and output.table is not None:
+        keys = list(stage.group_keys)
+        output.warnings += keyless_rows(frame, keys)
+        output.warnings += empty_groups(
+            every_row, keys, given, output.table, stage.where, dict(stage.map_exprs)
+        )
     output.rows_kept = len(frame)
     if not output.focus:  # rows, or a number: what the query itself added to the bars
         mapped = [name for name, _ in stage.map_exprs]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import talib
 
 from barb import execute, render_summary
 from barb.script.functions import register
@@ -15,6 +16,17 @@ from barb.script.reach import map_reach, reach
 from barb.script.warmup import ROW, Reach
 
 RTH = "minute >= 570 AND minute < 1020"
+
+
+def _rth_daily(con) -> pd.DataFrame:
+    """RTH daily bars over all history from the minute file, one row per trading date."""
+    return con.execute(
+        f"""
+        SELECT trading_date AS d, max(high) AS high, min(low) AS low,
+               arg_max(close, timestamp) AS close
+        FROM nq WHERE {RTH} GROUP BY 1 ORDER BY 1
+        """
+    ).df()
 
 
 def _ok(query: dict, settings, instrument: str = "NQ"):
@@ -231,6 +243,81 @@ def test_the_data_s_unfinished_year_is_said_of_its_group(sample_settings) -> Non
     assert not [w for w in whole.metadata.warnings if "not over" in w]
     by_month = _ok({**query, "group_by": ["year()", "month()"]}, sample_settings)
     assert any(f"The month {last}-01 is not over" in w for w in by_month.metadata.warnings)
+
+
+@pytest.mark.slow
+def test_the_data_s_unfinished_week_is_said_of_its_group_under_any_name(sample_settings) -> None:
+    query = {"session": "RTH", "from": "daily", "period": "2025-12:", "select": "count()"}
+    for by in ({"group_by": "week()"}, {"map": {"wk": "week()"}, "group_by": "wk"}):
+        result = _ok({**query, **by}, sample_settings)
+        last = pd.Timestamp(result.metadata.period_end)
+        monday = (last - pd.Timedelta(days=last.weekday())).date()
+        assert last.weekday() < 4  # the sample ends before the week's Friday
+        assert any(f"The week {monday} is not over" in w for w in result.metadata.warnings)
+    whole = _ok({**query, "period": "2025-12", "group_by": "week()"}, sample_settings)
+    assert not [w for w in whole.metadata.warnings if "not over" in w]
+    by_year = _ok({**query, "map": {"y": "year()"}, "group_by": "y"}, sample_settings)
+    assert any(f"The year {last.year} is not over" in w for w in by_year.metadata.warnings)
+
+
+@pytest.mark.slow
+def test_years_where_emptied_are_named_and_count_cond_keeps_them(sample_settings, con) -> None:
+    """ "Days with ADX(14) above 40 per year, 2008-2025", then "and the mean per year?": the
+    years with no such day are not groups, so the mean is over the others; the result says
+    which, and count(cond) without where gives every year."""
+    daily = _rth_daily(con)
+    adx = pd.Series(
+        talib.ADX(daily["high"], daily["low"], daily["close"], timeperiod=14).to_numpy(),
+        index=pd.DatetimeIndex(daily["d"]),
+    )
+    per_year = (adx.loc[:"2025"] > 40).groupby(adx.loc[:"2025"].index.year).sum()
+    empty = per_year[per_year == 0].index.tolist()
+    assert empty  # the case that matters: years with no such day
+
+    base = {"session": "RTH", "from": "daily", "period": "2008:2025", "map": {"a": "adx(14)"}}
+    where = _ok(
+        {**base, "where": "a > 40", "group_by": "year()", "select": "count() as days",
+         "then": {"select": "mean(days)"}},
+        sample_settings,
+    )  # fmt: skip
+    assert where.summary.value == pytest.approx(per_year[per_year > 0].mean())
+    (said,) = [w for w in where.metadata.warnings if "No row passed where" in w]
+    assert f"in {len(empty)} year() groups" in said
+    assert f"({', '.join(str(y) for y in empty)})" in said
+
+    counted = _ok(
+        {**base, "group_by": "year()", "select": "count(a > 40) as days",
+         "then": {"select": "mean(days)"}},
+        sample_settings,
+    )  # fmt: skip
+    assert counted.summary.value == pytest.approx(per_year.mean())
+    assert not [w for w in counted.metadata.warnings if "No row passed" in w]
+    # A where that names the key drops those groups on purpose: nothing to say.
+    later = _ok(
+        {**base, "where": "a > 40 and year() >= 2020", "group_by": "year()", "select": "count()"},
+        sample_settings,
+    )
+    assert not [w for w in later.metadata.warnings if "No row passed" in w]
+
+
+@pytest.mark.slow
+def test_rows_whose_key_is_missing_are_said_to_be_in_no_group(sample_settings, con) -> None:
+    """Grouped by whether the next day closed up: the data's last day has no next day."""
+    result = _ok(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"next_up": "next(close) > close"},
+            "group_by": "next_up",
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    days = len(_rth_daily(con))
+    assert result.table["count"].sum() == days - 1
+    assert "1 row with no value for next_up (n/a) left out: they are in no group." in (
+        result.metadata.warnings
+    )
 
 
 @pytest.mark.slow

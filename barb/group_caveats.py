@@ -1,0 +1,98 @@
+"""What a grouped result does not show: groups that ``where`` emptied, and rows in no group.
+
+``where`` drops rows before grouping, so a year in which nothing matched is not a group with
+a count of 0: it is not a group at all. "Days with ADX above 40, per year", then "the mean per
+year", divides by the years that had some (14 of 18) and reads 25.9 instead of 20.1. And a key
+with no value (``prev()`` of the data's first bar) puts its row in no group. Both are said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from barb.script.ast import Call, Column, Expr, walk
+
+# Keys with more values than this (dates, minutes) are filters' natural output: "FOMC days
+# by date" lists the FOMC days, not the 4,500 dates without one.
+MAX_KEY_VALUES = 31
+SHOWN_VALUES = 8
+
+
+def empty_groups(
+    frame: pd.DataFrame,
+    keys: list[tuple[str, Expr]],
+    period_rows: np.ndarray,
+    table: pd.DataFrame,
+    where: Expr | None,
+    mapped: Mapping[str, Expr],
+) -> list[str]:
+    """Groups the period has but ``where`` emptied, for each key the condition reads nothing
+    of: ``where year() >= 2020`` by year(), or a where on the time of day by a slot of the
+    day, drops those groups on purpose."""
+    if where is None:
+        return []
+    condition = _inputs(where, mapped)
+    warnings = []
+    for name, expr in keys:
+        if name not in table.columns or condition & _inputs(expr, mapped):
+            continue
+        values = frame[name].iloc[np.flatnonzero(period_rows)].dropna().drop_duplicates()
+        if values.empty or len(values) > MAX_KEY_VALUES:
+            continue
+        missing = values[~values.isin(table[name])].sort_values()
+        if len(missing) and len(missing) < len(values):
+            warnings.append(_missing_text(name, expr, missing.tolist()))
+    return warnings
+
+
+def keyless_rows(frame: pd.DataFrame, keys: list[tuple[str, Expr]]) -> list[str]:
+    """Rows kept whose key has no value: they are in no group."""
+    warnings = []
+    for name, _ in keys:
+        if name not in frame.columns:
+            continue
+        count = int(frame[name].isna().sum())
+        if count:
+            rows = "row" if count == 1 else "rows"
+            warnings.append(
+                f"{count} {rows} with no value for {name} (n/a) left out: they are in no group."
+            )
+    return warnings
+
+
+def _inputs(expr: Expr, mapped: Mapping[str, Expr]) -> set[str]:
+    """The columns and functions ``expr`` reads, through the map columns it names."""
+    found: set[str] = set()
+    pending = [expr]
+    while pending:
+        for node in walk(pending.pop()):
+            if isinstance(node, Column):
+                if node.name in mapped and node.name not in found:
+                    pending.append(mapped[node.name])
+                found.add(node.name)
+            elif isinstance(node, Call):
+                found.add(f"{node.name}()")
+    return found
+
+
+def _missing_text(name: str, expr: Expr, missing: list[object]) -> str:
+    shown = ", ".join(_value_text(v) for v in missing[:SHOWN_VALUES])
+    more = f" and {len(missing) - SHOWN_VALUES} more" if len(missing) > SHOWN_VALUES else ""
+    key = name if isinstance(expr, Column) else expr.to_text()
+    groups = "group" if len(missing) == 1 else "groups"
+    return (
+        f"No row passed where in {len(missing)} {key} {groups} of the period ({shown}{more}): "
+        "they are not listed, and a second stage over the groups does not count them. "
+        "count(cond) without where lists every group, with 0."
+    )
+
+
+def _value_text(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, pd.Timestamp):
+        return str(value.date())
+    return str(value)
