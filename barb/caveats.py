@@ -1,16 +1,19 @@
 """What the person should know about a result beyond its numbers, as warning sentences:
 bars a period's edges or a join left out, the data's unfinished last week/month/year, a
-release that falls inside a bar, a group of an unfinished year, and which hours a named
-session had on the instrument the query ran on."""
+release that falls inside a bar or off a window's start, a group of an unfinished year, and
+which hours a named session had on the instrument the query ran on."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from barb.events.catalog import resolve_event
+from barb.events.schedule import join_arrays
 from barb.period_rows import Scope, still_open
 from barb.planning import Plan
 from barb.script import ast
+from barb.sessions import MINUTES_PER_DAY
 
 
 def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
@@ -24,6 +27,7 @@ def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
             "inside the period count."
         )
     warnings += _releases_inside_bars(plan, scope)
+    warnings += _releases_off_the_window(plan, scope)
     if scope.open_bar is not None:
         bar = scope.open_bar
         days = f"{_day(bar.first_date)} — {_day(bar.last_date)}"
@@ -77,6 +81,43 @@ def _releases_inside_bars(plan: Plan, scope: Scope) -> list[str]:
             f"{opens + pd.Timedelta(minutes=tf.minutes):%H:%M}. For the time right after a "
             f"release use 1m bars, or a window such as '{released:%H:%M}-"
             f"{released + pd.Timedelta(minutes=tf.minutes):%H:%M}' as the session."
+        )
+    return warnings
+
+
+def _releases_off_the_window(plan: Plan, scope: Scope) -> list[str]:
+    """A window session that starts at an event's usual time ("14:00-14:30" for FOMC) reads
+    "the half hour after the release" only on the days the release came at that time: FOMC
+    came at 14:15 in 2008-2012 and at 12:30 on press-conference days."""
+    if plan.timeframe.intraday or not plan.events:
+        return []
+    instrument = plan.dataset.instrument
+    window = instrument.session(plan.session)
+    warnings = []
+    for join in plan.events:
+        if join.source is None or join.source not in scope.frame.columns:
+            continue
+        spec = resolve_event(join.source, instrument)
+        if spec.time != window.start:
+            continue
+        marked = scope.frame[join.source].fillna(False).to_numpy(dtype=bool) & scope.in_period
+        days = scope.frame["trading_date"].to_numpy()[marked]
+        if not len(days):
+            continue
+        arrays = join_arrays(spec, instrument)
+        day_numbers = days.astype("datetime64[D]").astype(np.int64)
+        releases = arrays.release_ns[np.searchsorted(arrays.days, day_numbers)]
+        times = pd.Series(pd.to_datetime(releases).strftime("%H:%M"))
+        other = times[times != window.start].value_counts()
+        if other.empty:
+            continue
+        at = ", ".join(f"{time} on {count}" for time, count in other.items())
+        name, length = join.source, (window.end_minute - window.start_minute) % MINUTES_PER_DAY
+        warnings.append(
+            f"{name.upper()} came out at another time than the window's {window.start} on "
+            f"{int(other.sum())} of the {len(days)} {name} days in the period ({at}), so the "
+            f"window misses the release there. For the time after each release use 1m bars: "
+            f'"where": "{name} and {name}_minutes >= 0 and {name}_minutes < {length}".'
         )
     return warnings
 

@@ -53,6 +53,7 @@ class CatalogEntry(BaseModel):
     impact: Impact
     time: str
     time_note: str | None = None
+    other_times: str | None = None
     aliases: tuple[str, ...] = ()
     description: str
     dates: DateSource
@@ -75,6 +76,8 @@ class EventSpec(BaseModel):
     impact: Impact
     time: str = Field(description="usual release time, HH:MM US Eastern")
     time_note: str | None = None
+    # The usual days it comes at another time, in a few words for the model's event list.
+    other_times: str | None = None
     description: str
     source: str = Field(description="how the dates are obtained")
     kind: Literal["file", "rule"]
@@ -106,6 +109,7 @@ def _spec(name: str, entry: CatalogEntry) -> EventSpec:
         impact=entry.impact,
         time=entry.time,
         time_note=entry.time_note,
+        other_times=entry.other_times,
         description=" ".join(entry.description.split()),
         source=" ".join(entry.dates.source.split()),
         kind="file" if entry.dates.file is not None else "rule",
@@ -229,7 +233,8 @@ def events_reference(instrument: Instrument) -> str:
     specs = events_for(instrument)
     lines = [f"EVENTS for {instrument.symbol} (use with join; times are US Eastern):"]
     for spec in specs:
-        lines.append(f"- {spec.headline()}, {spec.time} ET, dates known {spec.coverage}")
+        varies = f" ({spec.other_times})" if spec.other_times else ""
+        lines.append(f"- {spec.headline()}, {spec.time} ET{varies}, dates known {spec.coverage}")
     if specs:
         example = specs[0].name
         lines += [
@@ -243,7 +248,8 @@ def events_reference(instrument: Instrument) -> str:
             f'  Hour after the release, on 1m bars: "where": "{example} and '
             f'{example}_minutes >= 0 and {example}_minutes < 60" (on longer bars a release '
             "inside a bar starts the count at the next bar); or a window session from the "
-            'release time, e.g. "session": "08:30-09:30" on daily bars.',
+            'release time, e.g. "session": "08:30-09:30" on daily bars, only when every '
+            "release in the period came at that time (the 1m form follows each release).",
             "Details of one event (what it is, typical effect, times by era): concept lookup.",
         ]
     else:

@@ -3,6 +3,9 @@ each checked against an independent computation, and each bad input gets an erro
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,6 +19,12 @@ from barb.script.reach import map_reach, reach
 from barb.script.warmup import ROW, Reach
 
 RTH = "minute >= 570 AND minute < 1020"
+# The independent event calendars beside the repository (as in tests/events).
+REFERENCE_DIR = Path(
+    os.environ.get(
+        "BARB_REFERENCE_DIR", Path(__file__).resolve().parents[3] / "shared" / "reference"
+    )
+)
 
 
 def _rth_daily(con) -> pd.DataFrame:
@@ -500,6 +509,59 @@ def test_a_release_inside_a_bar_is_said_and_the_window_gives_the_hour_after(
         sample_settings,
     )
     assert minutes.summary.value == pytest.approx(window.summary.value)
+
+
+# The eight 2011-2012 FOMC days with a Chair press conference: the statement came at 12:30.
+PRESS_CONFERENCES_2011_2012 = (
+    "2011-04-27 2011-06-22 2011-11-02 2012-01-25 2012-04-25 2012-06-20 2012-09-13 2012-12-12"
+)
+
+
+@pytest.mark.slow
+def test_a_window_at_the_usual_release_time_says_when_releases_came_otherwise(
+    sample_settings, con
+) -> None:
+    """ "The 30 minutes after FOMC, 2009-2012" as the window 14:00-14:30: the statement came at
+    14:15 then, or 12:30 on press-conference days. Dates from the reference calendar."""
+    if not (REFERENCE_DIR / "events" / "fomc.csv").is_file():
+        pytest.skip(f"no reference lists in {REFERENCE_DIR}")
+    reference = pd.read_csv(REFERENCE_DIR / "events" / "fomc.csv", parse_dates=["date"])
+    days = reference[reference["date"].dt.year.between(2009, 2012)]["date"]
+    press = days.isin(pd.DatetimeIndex(PRESS_CONFERENCES_2011_2012.split()))
+    query = {"session": "14:00-14:30", "from": "daily", "join": "fomc", "where": "fomc"}
+    result = _ok({**query, "period": "2009:2012", "select": "mean(range)"}, sample_settings)
+    assert (
+        f"FOMC came out at another time than the window's 14:00 on {len(days)} of the "
+        f"{len(days)} fomc days in the period (14:15 on {int((~press).sum())}, 12:30 on "
+        f"{int(press.sum())}), so the window misses the release there."
+    ) in " ".join(result.metadata.warnings)
+    # The 1m form it points to follows each release: the 30 minutes from 14:15 (or 12:30).
+    minutes = _ok(
+        {
+            "session": "ETH",
+            "from": "1m",
+            "period": "2009:2012",
+            "join": "fomc",
+            "where": "fomc and fomc_minutes >= 0 and fomc_minutes < 30",
+            "group_by": "date()",
+            "select": "max(high) - min(low) as r",
+            "then": {"select": "mean(r)"},
+        },
+        sample_settings,
+    )
+    starts = [
+        f"TIMESTAMP '{d:%Y-%m-%d} {'12:30' if p else '14:15'}'"
+        for d, p in zip(days, press, strict=True)
+    ]
+    ranges = con.execute(
+        "SELECT avg(r) FROM (SELECT s, max(high) - min(low) AS r FROM nq, "
+        f"(SELECT unnest([{', '.join(starts)}]) AS s) WHERE timestamp >= s "
+        "AND timestamp < s + INTERVAL 30 MINUTE GROUP BY s)"
+    ).fetchone()[0]
+    assert minutes.summary.value == pytest.approx(ranges)
+    # From 2013 every statement came at 14:00: nothing to say.
+    later = _ok({**query, "period": "2015:2016", "select": "mean(range)"}, sample_settings)
+    assert not [w for w in later.metadata.warnings if "came out at" in w]
 
 
 @pytest.mark.slow
