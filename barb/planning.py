@@ -31,7 +31,7 @@ from barb.errors import (
 )
 from barb.events import resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset
-from barb.script.ast import Column, Expr, default_name
+from barb.script.ast import Call, Column, Expr, default_name, literal_value, walk
 from barb.script.columns_read import columns_read
 from barb.script.hoisting import hoist
 from barb.script.library import contains_aggregate
@@ -171,6 +171,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     if query.then is not None:
         then = _plan_then(query.then, first, columns, errors, settings)
     raise_collected(errors)
+    warnings += _fractional_percentiles(first, then)
 
     mapped = map_reach(first.map_exprs)
     needed = ROW
@@ -190,6 +191,25 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         warnings=tuple(warnings),
         reads_range="range" in _bar_columns_read(first),
     )
+
+
+def _fractional_percentiles(*stages: StagePlan | None) -> list[str]:
+    """percentile(x, 0.9) is the 0.9th percentile: p runs 0 to 100, and a fraction there is
+    nearly always the 90th written as a share."""
+    warnings = []
+    for stage in stages:
+        for item in stage.select if stage is not None else ():
+            for node in walk(item.expr):
+                if not (isinstance(node, Call) and node.name == "percentile" and node.args[1:]):
+                    continue
+                p = literal_value(node.args[1])
+                if isinstance(p, int | float) and 0 < p < 1:
+                    warnings.append(
+                        f"{node.to_text()} is the {p:g}th percentile (p runs 0 to 100); for "
+                        f"the {p * 100:g}th write percentile({node.args[0].to_text()}, "
+                        f"{p * 100:g})."
+                    )
+    return warnings
 
 
 def _bar_columns_read(first: StagePlan) -> set[str]:

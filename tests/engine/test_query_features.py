@@ -576,3 +576,18 @@ def test_the_summary_gives_a_named_session_s_hours_on_its_instrument(sample_sett
     nq_hours = _ok({**query, "session": "09:30-12:30", "select": "mean(range)"}, sample_settings)
     assert nq_hours.summary.value != named.summary.value
     assert "daily 09:30-12:30 bars of CL" in render_summary(nq_hours)
+
+
+@pytest.mark.slow
+def test_a_percentile_written_as_a_share_is_pointed_out(sample_settings, con) -> None:
+    query = {"session": "RTH", "from": "daily", "period": "2024"}
+    share = _ok({**query, "select": "percentile(range, 0.9)"}, sample_settings)
+    assert (
+        "percentile(range, 0.9) is the 0.9th percentile (p runs 0 to 100); for the 90th write "
+        "percentile(range, 90)." in share.metadata.warnings
+    )
+    right = _ok({**query, "select": "percentile(range, 90)"}, sample_settings)
+    daily = _rth_daily(con)
+    ranges = (daily["high"] - daily["low"])[daily["d"].dt.year == 2024]
+    assert right.summary.value == pytest.approx(np.percentile(ranges, 90))
+    assert not [w for w in right.metadata.warnings if "percentile" in w]
