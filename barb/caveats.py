@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from barb.events.catalog import resolve_event
-from barb.events.schedule import join_arrays
+from barb.events.schedule import event_dates, join_arrays
 from barb.period_rows import Scope, still_open
 from barb.planning import Plan
 from barb.script import ast
@@ -28,6 +28,7 @@ def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
         )
     warnings += _releases_inside_bars(plan, scope)
     warnings += _releases_off_the_window(plan, scope)
+    warnings += _releases_moved(plan, scope)
     if scope.open_bar is not None:
         bar = scope.open_bar
         days = f"{_day(bar.first_date)} — {_day(bar.last_date)}"
@@ -118,6 +119,36 @@ def _releases_off_the_window(plan: Plan, scope: Scope) -> list[str]:
             f"{int(other.sum())} of the {len(days)} {name} days in the period ({at}), so the "
             f"window misses the release there. For the time after each release use 1m bars: "
             f'"where": "{name} and {name}_minutes >= 0 and {name}_minutes < {length}".'
+        )
+    return warnings
+
+
+def _releases_moved(plan: Plan, scope: Scope) -> list[str]:
+    """Releases on a day without trading (CPI on Good Friday, FOMC on a Sunday) count for the
+    next trading day: a Monday "CPI day" is one of them."""
+    dates = scope.frame["trading_date"].to_numpy()[scope.in_period]
+    if not plan.events or not len(dates):
+        return []
+    first, last = pd.Timestamp(dates.min()), pd.Timestamp(dates.max())
+    warnings = []
+    for join in plan.events:
+        if join.source is None:
+            continue
+        releases = event_dates(join.source, plan.dataset.instrument)
+        inside = releases["trading_date"].between(first, last)
+        moved = releases[inside & (releases["trading_date"] != releases["date"])]
+        if moved.empty:
+            continue
+        days = ", ".join(
+            f"{d:%Y-%m-%d} → {t:%Y-%m-%d}"
+            for d, t in zip(moved["date"][:3], moved["trading_date"][:3], strict=True)
+        )
+        more = f" and {len(moved) - 3} more" if len(moved) > 3 else ""
+        count = f"{len(moved)} {join.source.upper()} release" + ("s" if len(moved) > 1 else "")
+        verb = "counts" if len(moved) == 1 else "count"
+        warnings.append(
+            f"{count} fell on a day without trading and {verb} for the next trading day "
+            f"({days}{more})."
         )
     return warnings
 

@@ -591,3 +591,41 @@ def test_a_percentile_written_as_a_share_is_pointed_out(sample_settings, con) ->
     ranges = (daily["high"] - daily["low"])[daily["d"].dt.year == 2024]
     assert right.summary.value == pytest.approx(np.percentile(ranges, 90))
     assert not [w for w in right.metadata.warnings if "percentile" in w]
+
+
+@pytest.mark.slow
+def test_releases_on_days_without_trading_are_said_to_count_for_the_next(
+    sample_settings, con
+) -> None:
+    """ "On which weekdays did CPI come out?": two came out on a Good Friday, when NQ did not
+    trade, so they count for Monday. Dates from the reference calendar; trading days from
+    the minute bars."""
+    if not (REFERENCE_DIR / "events" / "cpi.csv").is_file():
+        pytest.skip(f"no reference lists in {REFERENCE_DIR}")
+    reference = pd.read_csv(REFERENCE_DIR / "events" / "cpi.csv", parse_dates=["date"])
+    cpi = reference[reference["date"].dt.year.between(2015, 2025)]["date"]
+    traded = pd.DatetimeIndex(_rth_daily(con)["d"])
+    off = sorted(d for d in cpi if d not in traded)
+    assert off  # the case that matters
+    nexts = [traded[traded.searchsorted(d)] for d in off]
+    result = _ok(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2015:2025",
+            "join": "cpi",
+            "where": "cpi",
+            "map": {"weekday": "dayname()"},
+            "group_by": "weekday",
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    moved = ", ".join(f"{d:%Y-%m-%d} → {n:%Y-%m-%d}" for d, n in zip(off, nexts, strict=True))
+    assert (
+        f"{len(off)} CPI releases fell on a day without trading and count for the next "
+        f"trading day ({moved})." in result.metadata.warnings
+    )
+    assert dict(zip(result.table["weekday"], result.table["count"], strict=True))["Mon"] == sum(
+        n.dayofweek == 0 for n in nexts
+    ) + sum(d.dayofweek == 0 for d in cpi if d in traded)
