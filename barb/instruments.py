@@ -170,7 +170,7 @@ class Instrument(BaseModel):
         since_open = (start - opens) % MINUTES_PER_DAY
         until_end = (end - opens) % MINUTES_PER_DAY or MINUTES_PER_DAY
         if until_end <= since_open or until_end > (closes - opens) % MINUTES_PER_DAY:
-            day = f"{_clock(opens)}–{_clock(closes)}"
+            day = f"{format_clock(opens)}–{format_clock(closes)}"
             raise InvalidSession(
                 f"Session window '{text}' lies outside {self.symbol}'s trading hours, "
                 f"{day} ET ({self._pause_text()}).",
@@ -203,7 +203,8 @@ class Instrument(BaseModel):
         )
 
 
-def _clock(minute: int) -> str:
+def format_clock(minute: int) -> str:
+    """Minutes after midnight -> '09:30' (the inverse of parse_clock; 1440 reads 00:00)."""
     return f"{minute // 60 % 24:02d}:{minute % 60:02d}"
 
 

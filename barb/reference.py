@@ -20,18 +20,21 @@ from pydantic import BaseModel
 from barb.bar_labels import BAR_LABELS
 from barb.errors import UnknownEvent, available
 from barb.events import concept_key, describe_event, event_catalog, events_reference
-from barb.instruments import Instrument
+from barb.instruments import Instrument, load_instrument
 from barb.result import EDGE_ROWS, WHOLE_MAX_ROWS, WHOLE_MAX_VALUES
 from barb.script.functions import FunctionSpec
 from barb.script.library import OTHER_NAMES, library
 from barb.script.patterns import pattern_catalog
 from barb.script.periods import PERIOD_FORMS
 from barb.session_concepts import find_session_concept, session_concepts
+from barb.session_times import SessionTimes
 from barb.settings import PROJECT_ROOT
 from barb.timeframes import DAILY_AND_LONGER, INTRADAY
 from barb.yaml_text import load_yaml
 
 EXAMPLES_FILE = PROJECT_ROOT / "prompts" / "query_examples.yaml"
+# Texts asked for without an instrument (tests, docs) name the times of this one.
+WORDING_SYMBOL = "NQ"
 
 _CATEGORY_TITLES = {
     "scalar": "Scalar",
@@ -73,6 +76,11 @@ def _function_lines() -> list[str]:
         for spec in _specs(category):
             lines.append(f"  {spec.signature()} — {spec.summary}")
     return lines
+
+
+def times_for(instrument: Instrument | None) -> SessionTimes:
+    """The times the texts name: the instrument's, or without one those of WORDING_SYMBOL."""
+    return SessionTimes(instrument or load_instrument(WORDING_SYMBOL))
 
 
 def query_reference(instrument: Instrument | None = None) -> str:
@@ -201,7 +209,7 @@ def describe_concept(name: str, instrument: Instrument | None = None) -> str:
         return patterns[key].describe()
     concept = find_session_concept(name)
     if concept is not None:
-        return concept.describe()
+        return concept.describe(times_for(instrument))
     try:
         return describe_event(name)
     except UnknownEvent:
@@ -255,4 +263,5 @@ __all__ = [
     "indicators_reference",
     "query_examples",
     "query_reference",
+    "times_for",
 ]
