@@ -4,7 +4,8 @@ The function list comes from the registry, the patterns from ``patterns.yaml``, 
 from the event catalog, the sessions from the instrument YAML, the session concepts (opening
 range, initial balance…) from ``session_concepts.yaml`` and the examples from
 ``prompts/query_examples.yaml`` (each of which the test suite executes). Nothing here is a
-second hand-written list that could drift.
+second hand-written list that could drift. Every time of day that depends on the sessions
+(the opening range, the hourly bars) is filled in from the instrument asked about.
 """
 
 from __future__ import annotations
@@ -54,6 +55,12 @@ class Example(BaseModel):
     # Examples use the default session; one that needs another says why (not shown).
     session_why: str | None = None
 
+    def for_instrument(self, times: SessionTimes) -> Example:
+        """The example with the instrument's times in place of its $placeholders."""
+        return self.model_copy(
+            update={"question": times.fill(self.question), "query": times.fill(self.query)}
+        )
+
 
 @cache
 def query_examples(path: Path = EXAMPLES_FILE) -> tuple[Example, ...]:
@@ -86,6 +93,7 @@ def times_for(instrument: Instrument | None) -> SessionTimes:
 def query_reference(instrument: Instrument | None = None) -> str:
     """Everything needed to write a query: format, functions, patterns, examples."""
     sessions = ", ".join(instrument.sessions) if instrument else "see the instrument block"
+    times = times_for(instrument)
     lines = [
         "QUERY FORMAT — a JSON object, every field optional. Steps always run in this order:",
         "session → from → join → map → period → where → group_by → select → sort → limit, "
@@ -93,8 +101,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         '- instrument: "NQ", "ES", "CL"… — what the query runs on; leave it out for the '
         "current instrument.",
         f"- session: {sessions}. Required for daily and longer bars (else the default is used). "
-        "Any window 'HH:MM-HH:MM' inside the trading day is a session too ('09:30-09:45' = the "
-        "15-minute opening range; one crossing midnight counts for the date it ends).",
+        "Any window 'HH:MM-HH:MM' inside the trading day is a session too "
+        f"('{times.opening_range}' = the 15-minute opening range from the {times.open} "
+        f"{times.session} open; one crossing midnight counts for the date it ends).",
         f"- from: {', '.join(INTRADAY)} (aligned to the session open), "
         f"{', '.join(DAILY_AND_LONGER)}.",
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date. "
@@ -142,17 +151,23 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "of equal values, so 'which hour makes the high' counts each day once: group_by date(), "
         "arg_max(time(), high), then count per bar. Counting bars where high equals the day's "
         "high counts a day twice when two bars touch it. Hourly bars start at the session "
-        "open: RTH's are 09:30, 10:30 … 16:30 (the last one half an hour); name them by "
-        "time(), as hour() of the 09:30 bar is 9.",
+        f"open: {times.session}'s are {times.hourly_bars}; name them by time()"
+        f"{times.hour_note}.",
         "",
         *_result_lines(),
         "",
         "EXAMPLES:",
     ]
-    for example in query_examples():
+    for example in examples_for(instrument):
         lines.append(f"Q: {example.question}")
         lines.append(f"   {json.dumps(example.query, ensure_ascii=False)}")
     return "\n".join(lines)
+
+
+def examples_for(instrument: Instrument | None) -> tuple[Example, ...]:
+    """The examples as the model reads them, with the instrument's times."""
+    times = times_for(instrument)
+    return tuple(example.for_instrument(times) for example in query_examples())
 
 
 def _result_lines() -> list[str]:
@@ -260,6 +275,7 @@ def _function_text(key: str) -> str | None:
 __all__ = [
     "describe_concept",
     "events_reference",
+    "examples_for",
     "indicators_reference",
     "query_examples",
     "query_reference",

@@ -1,0 +1,66 @@
+"""The reference's examples compute what their questions say, on the instrument that reads them.
+
+Each query is read out of the text the model gets (the example under its question in
+get_query_reference, or the query get_concept shows), run through Barb on the sample, and
+compared with pandas and TA-Lib over the raw minute bars (``minute_bars``), which know nothing
+of Barb. The examples here are the ones testers caught leading a model to a wrong answer.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from minute_bars import daily, window_daily
+
+from barb import execute
+from barb.instruments import load_instrument
+from barb.reference import describe_concept, query_reference
+from barb.result import Result
+
+pytestmark = pytest.mark.slow
+
+# CL's pit session opens at 09:00 (instruments/CL.yaml); its 15-minute opening range:
+CL_OR = ("09:00", "09:15")
+
+
+def example_query(symbol: str, question: str) -> dict:
+    """The query printed under the example whose question starts with ``question``."""
+    lines = query_reference(load_instrument(symbol)).splitlines()
+    asked = next(i for i, line in enumerate(lines) if line.startswith(f"Q: {question}"))
+    return json.loads(lines[asked + 1])
+
+
+def concept_query(symbol: str, name: str) -> dict:
+    return json.loads(describe_concept(name, load_instrument(symbol)).split("Barb Script: ")[1])
+
+
+def answer(query: dict, symbol: str, settings) -> Result:
+    result = execute(query, symbol, settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def test_cls_opening_range_example_is_its_first_15_minutes(eval_settings) -> None:
+    """CL's model once read NQ's '09:30-09:45' as the opening range."""
+    query = example_query("CL", "Average 15-minute opening range")
+    window = window_daily("CL", *CL_OR)
+    expected = {
+        "mean_range": window["range"].mean(),
+        "up_share": (window["close"] > window["open"]).mean(),
+    }
+    assert answer(query, "CL", eval_settings).summary.values == pytest.approx(expected, rel=1e-9)
+
+
+def test_cls_opening_range_concept_breaks_out_of_its_first_15_minutes(eval_settings) -> None:
+    query = concept_query("CL", "opening range")
+    rth = daily("CL", "RTH")
+    opening = window_daily("CL", *CL_OR).reindex(rth.index)  # one per RTH day, as map reads it
+    known = opening["high"].notna()
+    expected = {
+        "or_width": (opening["high"] - opening["low"]).mean(),
+        "broke_high": (rth["high"] > opening["high"])[known].mean(),
+        "broke_low": (rth["low"] < opening["low"])[known].mean(),
+    }
+    assert answer(query, "CL", eval_settings).summary.values == pytest.approx(expected, rel=1e-9)
+    assert expected["or_width"] == pytest.approx(0.615, abs=0.001)  # NQ's window gave 0.423
