@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from barb.errors import QueryError
 from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.reference import describe_concept, query_reference
 from barb.script.patterns import pattern_catalog
@@ -91,3 +92,16 @@ def test_an_instrument_without_a_cash_session_reads_what_it_has_instead() -> Non
     assert '"session": "14:00-14:30"' in cash
     post = describe_concept("post-cash hour", cl)
     assert "CL has no cash session" in post and '"session": "14:30-17:00"' in post
+
+
+@pytest.mark.parametrize("symbol", available_instruments())
+@pytest.mark.parametrize("session", ["NOPE", "9:5-10", "16:30-18:30"])
+def test_session_errors_suggest_a_window_of_the_instruments_own(symbol: str, session) -> None:
+    """The errors go back to the model: their example window must be the instrument's. (The
+    window asked about and the midnight example, '20:00-02:00', are named as they are.)"""
+    instrument = load_instrument(symbol)
+    with pytest.raises(QueryError) as caught:
+        instrument.session(session)
+    error = caught.value
+    named = {m.group(0) for m in CLOCK.finditer(f"{error.message} {error.hint}")}
+    assert named <= own_times(instrument) | {"16:30", "18:30", "20:00", "02:00"}
