@@ -119,7 +119,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "es_high, es_low, es_close, es_volume (matched on the bar's time; bars missing on "
         "either side are dropped). A list joins several.",
         '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones.',
-        "- where: a condition keeping rows.",
+        "- where: a condition keeping rows. It drops the others, so a group with no matching "
+        "row does not appear (a year with none is missing, not 0): count(cond) without where "
+        "keeps every group.",
         '- group_by: a column or expression, or a list ("year()", ["year()", "weekday"]).',
         '- select: aggregates ("mean(range)", ["count()", "percentile(range, 90) as p90"]) giving '
         "a number, several numbers or one row per group; or plain columns for a table. Names: "

@@ -134,3 +134,18 @@ def test_an_unknown_concept_suggests_listed_names_and_lists_them_sorted() -> Non
     known = text.split("Known: ")[1].rstrip(".").split(", ")
     assert known == sorted(known)
     assert set(known) == set(pattern_catalog()) | set(event_catalog()) | set(session_concepts())
+
+
+def test_no_example_counts_groups_after_a_where() -> None:
+    """where drops a group with no matching row: a count per year made that way misses the
+    years with none, and an average over the years then divides by too few (25.86 ADX>40
+    days a year instead of 20.11). The examples count with count(cond), and the reference
+    says why."""
+    for example in query_examples():
+        query = example.query
+        select = query.get("select", [])
+        counts_rows = "count()" in ([select] if isinstance(select, str) else select)
+        assert not ("where" in query and "group_by" in query and counts_rows), example.question
+    text = query_reference(load_instrument("NQ"))
+    assert "a group with no matching row does not appear" in text
+    assert "count(cond) without where keeps every group" in text

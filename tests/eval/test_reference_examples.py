@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
+import talib
 from minute_bars import daily, window_daily
 
 from barb import execute
@@ -41,6 +43,11 @@ def answer(query: dict, symbol: str, settings) -> Result:
     return result
 
 
+def by_year(days: pd.DataFrame, mask: pd.Series) -> list[int]:
+    """How many days of each year of data meet ``mask`` (0 for a year with none)."""
+    return [int(n) for n in mask.groupby(days.index.year).sum()]
+
+
 def test_cls_opening_range_example_is_its_first_15_minutes(eval_settings) -> None:
     """CL's model once read NQ's '09:30-09:45' as the opening range."""
     query = example_query("CL", "Average 15-minute opening range")
@@ -64,3 +71,16 @@ def test_cls_opening_range_concept_breaks_out_of_its_first_15_minutes(eval_setti
     }
     assert answer(query, "CL", eval_settings).summary.values == pytest.approx(expected, rel=1e-9)
     assert expected["or_width"] == pytest.approx(0.615, abs=0.001)  # NQ's window gave 0.423
+
+
+def test_rsi_days_per_year_keep_the_years_without_any(eval_settings) -> None:
+    """With where + count() the years without a match vanished, and an average per year
+    taken from them divided by too few years."""
+    query = example_query("NQ", "Days with RSI(14) below 30 per year")
+    table = answer(query, "NQ", eval_settings).table
+    days = daily("NQ", "RTH")
+    rsi = pd.Series(talib.RSI(days["close"].to_numpy(dtype=float), 14), index=days.index)
+    expected = by_year(days, rsi < 30)
+    assert list(table["year"]) == sorted(set(days.index.year))
+    assert list(table["days"]) == expected
+    assert 0 in expected  # the years a where would have dropped
