@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from barb import execute, render_summary
@@ -149,3 +151,13 @@ def test_no_example_counts_groups_after_a_where() -> None:
     text = query_reference(load_instrument("NQ"))
     assert "a group with no matching row does not appear" in text
     assert "count(cond) without where keeps every group" in text
+
+
+def test_macd_crosses_are_named_for_the_line_they_cross() -> None:
+    """The histogram's sign change is the signal-line cross; the zero-line cross is macd()'s."""
+    indicators = indicators_reference()
+    assert "macd() > 0 and prev(macd()) <= 0" in indicators
+    assert "its sign change is the signal-line cross, not the zero line" in indicators
+    macd = next(e for e in query_examples() if "MACD" in e.question)
+    assert "signal line" in macd.question and "zero" in macd.question
+    assert "prev(line) <= 0" in json.dumps(macd.query) and "macd()" in json.dumps(macd.query)

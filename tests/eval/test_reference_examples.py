@@ -84,3 +84,23 @@ def test_rsi_days_per_year_keep_the_years_without_any(eval_settings) -> None:
     assert list(table["year"]) == sorted(set(days.index.year))
     assert list(table["days"]) == expected
     assert 0 in expected  # the years a where would have dropped
+
+
+def test_macd_example_counts_signal_and_zero_line_crosses(eval_settings) -> None:
+    """The example once called the histogram turning positive "crossovers above zero": that is
+    the MACD line crossing its signal line (12 in 2024 on NQ), not the zero line (6)."""
+    table = answer(example_query("NQ", "MACD line crossing above"), "NQ", eval_settings).table
+    days = daily("NQ", "RTH")
+    line, _, hist = (
+        pd.Series(values, index=days.index)
+        for values in talib.MACD(days["close"].to_numpy(dtype=float), 12, 26, 9)
+    )
+    # Counted from 2009 on: TA-Lib seeds the signal EMA differently in the warm-up year.
+    later = table["year"] >= 2009
+    years = days.index.year >= 2009
+    above_signal = (hist > 0) & (hist.shift() <= 0)
+    above_zero = (line > 0) & (line.shift() <= 0)
+    assert list(table.loc[later, "above_signal"]) == by_year(days[years], above_signal[years])
+    assert list(table.loc[later, "above_zero"]) == by_year(days[years], above_zero[years])
+    in_2024 = table.set_index("year").loc[2024]
+    assert (in_2024["above_signal"], in_2024["above_zero"]) == (12, 6)
