@@ -161,3 +161,12 @@ def test_macd_crosses_are_named_for_the_line_they_cross() -> None:
     macd = next(e for e in query_examples() if "MACD" in e.question)
     assert "signal line" in macd.question and "zero" in macd.question
     assert "prev(line) <= 0" in json.dumps(macd.query) and "macd()" in json.dumps(macd.query)
+
+
+def test_up_days_say_which_definition_they_use() -> None:
+    """Traders mean close above the previous close; up_bar() is close above the open."""
+    example = next(e for e in query_examples() if "up days" in e.question)
+    assert "streak(close > prev(close))" in json.dumps(example.query)
+    assert "previous close" in example.question and "up_bar()" in example.question
+    assert "close > prev(close)" in describe_concept("up_bar")
+    assert "close < prev(close)" in describe_concept("down_bar")

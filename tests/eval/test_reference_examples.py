@@ -104,3 +104,15 @@ def test_macd_example_counts_signal_and_zero_line_crosses(eval_settings) -> None
     assert list(table.loc[later, "above_zero"]) == by_year(days[years], above_zero[years])
     in_2024 = table.set_index("year").loc[2024]
     assert (in_2024["above_signal"], in_2024["above_zero"]) == (12, 6)
+
+
+def test_longest_run_of_up_days_is_close_over_previous_close(eval_settings) -> None:
+    """An up day, as traders mean it, closes above the previous close (not above its open)."""
+    query = example_query("NQ", "Longest run of up days")
+    close = daily("NQ", "RTH")["close"]
+    up = (close > close.shift()).to_numpy()
+    longest = run_length = 0
+    for is_up in up:
+        run_length = run_length + 1 if is_up else 0
+        longest = max(longest, run_length)
+    assert answer(query, "NQ", eval_settings).summary.value == longest
