@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 import talib
@@ -116,3 +117,18 @@ def test_longest_run_of_up_days_is_close_over_previous_close(eval_settings) -> N
         run_length = run_length + 1 if is_up else 0
         longest = max(longest, run_length)
     assert answer(query, "NQ", eval_settings).summary.value == longest
+
+
+def test_atr_example_ranks_today_within_the_last_year(eval_settings) -> None:
+    """A question comparing today's ATR with the last year needs the comparison in the row:
+    the example once returned today's ATR alone."""
+    table = answer(example_query("NQ", "What is the ATR(14) now"), "NQ", eval_settings).table
+    days = daily("NQ", "RTH")
+    high, low, close = (days[c].to_numpy(dtype=float) for c in ("high", "low", "close"))
+    atr = pd.Series(talib.ATR(high, low, close, 14), index=days.index)
+    year = atr[atr.index > atr.index[-1] - pd.DateOffset(years=1)]
+    assert len(table) == 1
+    row = table.iloc[0]
+    assert row["atr14"] == pytest.approx(year.iloc[-1], rel=1e-9)
+    # The share of the year's days whose ATR is at most today's, in percent.
+    assert row["atr_rank"] == pytest.approx(np.mean(year <= year.iloc[-1]) * 100, rel=1e-9)
