@@ -16,7 +16,6 @@ from barb.yaml_text import load_yaml
 MINUTES_PER_DAY = 24 * 60
 # A session written as a time window: "09:30-09:45" (an en dash is accepted too).
 _WINDOW = re.compile(r"^(\d{1,2}):(\d{2})\s*[-–]\s*(\d{1,2}):(\d{2})$")
-WINDOW_FORM = "'HH:MM-HH:MM' (24-hour exchange time, e.g. '09:30-09:45')"
 
 
 def parse_clock(value: str) -> int:
@@ -111,6 +110,17 @@ class Instrument(BaseModel):
     def trading_day_start_minute(self) -> int:
         return parse_clock(self.trading_day_start)
 
+    @property
+    def window_example(self) -> str:
+        """A time window of this instrument's own for error hints, the first 15 minutes of its
+        default session: CL's errors must not suggest NQ's '09:30-09:45'."""
+        opens = self.sessions[self.default_session].start_minute
+        return f"{format_clock(opens)}-{format_clock(opens + 15)}"
+
+    @property
+    def window_form(self) -> str:
+        return f"'HH:MM-HH:MM' (24-hour exchange time, e.g. '{self.window_example}')"
+
     def session(self, name: str) -> SessionSpec:
         """The session called ``name`` (case-insensitive) or written as a time window
         ('09:30-09:45'), or an error naming the real sessions and the window form."""
@@ -137,7 +147,7 @@ class Instrument(BaseModel):
             return f"{spec.start}-{spec.end}", spec
         raise UnknownSession(
             f"Session '{name}' does not exist for {self.symbol}. "
-            f"Available: {', '.join(self.sessions)}, or a time window {WINDOW_FORM}.",
+            f"Available: {', '.join(self.sessions)}, or a time window {self.window_form}.",
             step="session",
             hint=f"Default session is {self.default_session}.",
         )
@@ -151,7 +161,7 @@ class Instrument(BaseModel):
         """
         match = _WINDOW.match(text)
         if match is None:
-            raise self._bad_window(text, f"write a time window as {WINDOW_FORM}.")
+            raise self._bad_window(text, f"write a time window as {self.window_form}.")
         sh, sm, eh, em = (int(g) for g in match.groups())
         for h, m, can_end in ((sh, sm, False), (eh, em, True)):
             if m > 59 or h > 24 or (h == 24 and (m or not can_end)):
@@ -170,13 +180,14 @@ class Instrument(BaseModel):
         since_open = (start - opens) % MINUTES_PER_DAY
         until_end = (end - opens) % MINUTES_PER_DAY or MINUTES_PER_DAY
         if until_end <= since_open or until_end > (closes - opens) % MINUTES_PER_DAY:
-            day = f"{_clock(opens)}–{_clock(closes)}"
+            day = f"{format_clock(opens)}–{format_clock(closes)}"
             raise InvalidSession(
                 f"Session window '{text}' lies outside {self.symbol}'s trading hours, "
                 f"{day} ET ({self._pause_text()}).",
                 step="session",
-                hint=f"Choose a window inside {day}, e.g. '09:30-09:45'; one that crosses "
-                "midnight, like '20:00-02:00', counts for the trading date on which it ends.",
+                hint=f"Choose a window inside {day}, e.g. '{self.window_example}'; one that "
+                "crosses midnight, like '20:00-02:00', counts for the trading date on which it "
+                "ends.",
             )
         return spec
 
@@ -199,11 +210,13 @@ class Instrument(BaseModel):
         return InvalidSession(
             f"Session '{text}' is not a valid time window: {problem}",
             step="session",
-            hint=f"Use a named session ({', '.join(self.sessions)}) or a window {WINDOW_FORM}.",
+            hint=f"Use a named session ({', '.join(self.sessions)}) or a window "
+            f"{self.window_form}.",
         )
 
 
-def _clock(minute: int) -> str:
+def format_clock(minute: int) -> str:
+    """Minutes after midnight -> '09:30' (the inverse of parse_clock; 1440 reads 00:00)."""
     return f"{minute // 60 % 24:02d}:{minute % 60:02d}"
 
 

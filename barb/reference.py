@@ -4,7 +4,8 @@ The function list comes from the registry, the patterns from ``patterns.yaml``, 
 from the event catalog, the sessions from the instrument YAML, the session concepts (opening
 range, initial balance…) from ``session_concepts.yaml`` and the examples from
 ``prompts/query_examples.yaml`` (each of which the test suite executes). Nothing here is a
-second hand-written list that could drift.
+second hand-written list that could drift. Every time of day that depends on the sessions
+(the opening range, the hourly bars) is filled in from the instrument asked about.
 """
 
 from __future__ import annotations
@@ -20,18 +21,21 @@ from pydantic import BaseModel
 from barb.bar_labels import BAR_LABELS
 from barb.errors import UnknownEvent, available
 from barb.events import concept_key, describe_event, event_catalog, events_reference
-from barb.instruments import Instrument
+from barb.instruments import Instrument, load_instrument
 from barb.result import EDGE_ROWS, WHOLE_MAX_ROWS, WHOLE_MAX_VALUES
 from barb.script.functions import FunctionSpec
 from barb.script.library import OTHER_NAMES, library
 from barb.script.patterns import pattern_catalog
 from barb.script.periods import PERIOD_FORMS
 from barb.session_concepts import find_session_concept, session_concepts
+from barb.session_times import SessionTimes
 from barb.settings import PROJECT_ROOT
 from barb.timeframes import DAILY_AND_LONGER, INTRADAY
 from barb.yaml_text import load_yaml
 
 EXAMPLES_FILE = PROJECT_ROOT / "prompts" / "query_examples.yaml"
+# Texts asked for without an instrument (tests, docs) name the times of this one.
+WORDING_SYMBOL = "NQ"
 
 _CATEGORY_TITLES = {
     "scalar": "Scalar",
@@ -50,6 +54,12 @@ class Example(BaseModel):
     query: dict[str, Any]
     # Examples use the default session; one that needs another says why (not shown).
     session_why: str | None = None
+
+    def for_instrument(self, times: SessionTimes) -> Example:
+        """The example with the instrument's times in place of its $placeholders."""
+        return self.model_copy(
+            update={"question": times.fill(self.question), "query": times.fill(self.query)}
+        )
 
 
 @cache
@@ -75,9 +85,15 @@ def _function_lines() -> list[str]:
     return lines
 
 
+def times_for(instrument: Instrument | None) -> SessionTimes:
+    """The times the texts name: the instrument's, or without one those of WORDING_SYMBOL."""
+    return SessionTimes(instrument or load_instrument(WORDING_SYMBOL))
+
+
 def query_reference(instrument: Instrument | None = None) -> str:
     """Everything needed to write a query: format, functions, patterns, examples."""
     sessions = ", ".join(instrument.sessions) if instrument else "see the instrument block"
+    times = times_for(instrument)
     lines = [
         "QUERY FORMAT — a JSON object, every field optional. Steps always run in this order:",
         "session → from → join → map → period → where → group_by → select → sort → limit, "
@@ -85,8 +101,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         '- instrument: "NQ", "ES", "CL"… — what the query runs on; leave it out for the '
         "current instrument.",
         f"- session: {sessions}. Required for daily and longer bars (else the default is used). "
-        "Any window 'HH:MM-HH:MM' inside the trading day is a session too ('09:30-09:45' = the "
-        "15-minute opening range; one crossing midnight counts for the date it ends).",
+        "Any window 'HH:MM-HH:MM' inside the trading day is a session too "
+        f"('{times.opening_range}' = the 15-minute opening range from the {times.open} "
+        f"{times.session} open; one crossing midnight counts for the date it ends).",
         f"- from: {', '.join(INTRADAY)} (aligned to the session open), "
         f"{', '.join(DAILY_AND_LONGER)}.",
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date. "
@@ -102,7 +119,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "es_high, es_low, es_close, es_volume (matched on the bar's time; bars missing on "
         "either side are dropped). A list joins several.",
         '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones.',
-        "- where: a condition keeping rows.",
+        "- where: a condition keeping rows. It drops the others, so a group with no matching "
+        "row does not appear (a year with none is missing, not 0): count(cond) without where "
+        "keeps every group.",
         '- group_by: a column or expression, or a list ("year()", ["year()", "weekday"]).',
         '- select: aggregates ("mean(range)", ["count()", "percentile(range, 90) as p90"]) giving '
         "a number, several numbers or one row per group; or plain columns for a table. Names: "
@@ -134,17 +153,23 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "of equal values, so 'which hour makes the high' counts each day once: group_by date(), "
         "arg_max(time(), high), then count per bar. Counting bars where high equals the day's "
         "high counts a day twice when two bars touch it. Hourly bars start at the session "
-        "open: RTH's are 09:30, 10:30 … 16:30 (the last one half an hour); name them by "
-        "time(), as hour() of the 09:30 bar is 9.",
+        f"open: {times.session}'s are {times.hourly_bars}; name them by time()"
+        f"{times.hour_note}.",
         "",
         *_result_lines(),
         "",
         "EXAMPLES:",
     ]
-    for example in query_examples():
+    for example in examples_for(instrument):
         lines.append(f"Q: {example.question}")
         lines.append(f"   {json.dumps(example.query, ensure_ascii=False)}")
     return "\n".join(lines)
+
+
+def examples_for(instrument: Instrument | None) -> tuple[Example, ...]:
+    """The examples as the model reads them, with the instrument's times."""
+    times = times_for(instrument)
+    return tuple(example.for_instrument(times) for example in query_examples())
 
 
 def _result_lines() -> list[str]:
@@ -201,7 +226,7 @@ def describe_concept(name: str, instrument: Instrument | None = None) -> str:
         return patterns[key].describe()
     concept = find_session_concept(name)
     if concept is not None:
-        return concept.describe()
+        return concept.describe(times_for(instrument))
     try:
         return describe_event(name)
     except UnknownEvent:
@@ -252,7 +277,9 @@ def _function_text(key: str) -> str | None:
 __all__ = [
     "describe_concept",
     "events_reference",
+    "examples_for",
     "indicators_reference",
     "query_examples",
     "query_reference",
+    "times_for",
 ]

@@ -2,7 +2,9 @@
 close, the post-cash hour, custom time windows and the hour of the day's high.
 
 The catalogue is ``session_concepts.yaml`` beside this module. Each entry carries the query
-that computes it, so the concept lookup shows the model a query that is known to run.
+that computes it, so the concept lookup shows the model a query that is known to run. Its
+times are placeholders filled from the asking instrument's sessions (``SessionTimes``): CL's
+opening range starts at 09:00, NQ's at 09:30, and neither reads the other's.
 """
 
 from __future__ import annotations
@@ -12,24 +14,48 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
+from barb.session_times import SessionTimes
 from barb.yaml_text import load_yaml
 
 
-class SessionConcept(BaseModel):
+class ConceptText(BaseModel):
+    """What the model reads about a concept: words and a query, both with placeholders."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str
-    title: str
-    aliases: tuple[str, ...] = ()
     description: str
     query: dict[str, Any]
 
-    def describe(self) -> str:
+
+class SessionConcept(ConceptText):
+    name: str
+    title: str
+    aliases: tuple[str, ...] = ()
+    # Sessions the description and query name; an instrument without them reads `otherwise`.
+    needs: tuple[str, ...] = ()
+    otherwise: ConceptText | None = None
+
+    @model_validator(mode="after")
+    def _otherwise_when_it_needs(self) -> SessionConcept:
+        if self.needs and self.otherwise is None:
+            raise ValueError(f"{self.name} needs {self.needs}: say what the others read")
+        return self
+
+    def text_for(self, times: SessionTimes) -> ConceptText:
+        """The description and query for this instrument, its times filled in."""
+        sessions = times.instrument.sessions
+        text: ConceptText = self
+        if self.otherwise is not None and not all(name in sessions for name in self.needs):
+            text = self.otherwise
+        return ConceptText(description=times.fill(text.description), query=times.fill(text.query))
+
+    def describe(self, times: SessionTimes) -> str:
+        text = self.text_for(times)
         return (
-            f"{self.title} — {self.description}\n"
-            f"Barb Script: {json.dumps(self.query, ensure_ascii=False)}"
+            f"{self.title} — {text.description}\n"
+            f"Barb Script: {json.dumps(text.query, ensure_ascii=False)}"
         )
 
 

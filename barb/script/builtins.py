@@ -524,8 +524,8 @@ _date_part("year", "year", "Year of the trading date.")
 _clock_part(
     "hour",
     "hour",
-    "Hour (0–23) of the bar's own time (bar open, exchange time); an RTH hourly bar opening "
-    "at 09:30 is hour 9: name bars by time() instead.",
+    "Hour (0–23) of the bar's own time (bar open, exchange time); hourly bars may start on "
+    "the half hour (see TIES): name them by time().",
 )
 _clock_part("minute", "minute", "Minute (0–59) of the bar's own time.")
 
@@ -536,9 +536,10 @@ CLOCK_TIMES = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(24 * 60))
 @register(
     "time",
     category="time",
-    summary="The bar's own time as 'HH:MM' (bar open, exchange time): hourly RTH bars are "
-    "09:30, 10:30 … 16:30 (the last one half an hour). Compares with text: time() >= '10:00'.",
-    example="time() == '09:30'",
+    # No times of day here: they differ by instrument, and TIES lists the asking one's.
+    summary="The bar's own time as 'HH:MM' (bar open, exchange time); hourly bars start at "
+    "the session open, as TIES lists. Compares with text in the same form.",
+    example="arg_max(time(), high)  with group_by date()",
 )
 def _time(ctx: EvalContext) -> pd.Series:
     minutes = _minutes_of_day(ctx, "time").astype(np.int64)

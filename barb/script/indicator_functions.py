@@ -196,7 +196,8 @@ _register_lines(
     _MACD_PARAMS,
     {
         "macd": (
-            "MACD line: EMA(fast) - EMA(slow) of col; above 0 when the short trend is stronger",
+            "MACD line: EMA(fast) - EMA(slow) of col; zero-line cross up: macd() > 0 and "
+            "prev(macd()) <= 0",
             "macd(close, 12, 26, 9) > macd_signal(close, 12, 26, 9)",
             lambda a: Reach(ema_bars(a["slow"])),
         ),
@@ -206,7 +207,8 @@ _register_lines(
             lambda a: Reach(ema_bars(a["slow"]) + ema_bars(a["signal"])),
         ),
         "macd_hist": (
-            "MACD histogram: MACD line - signal line; sign change = crossover",
+            "MACD histogram: MACD line - signal line; its sign change is the signal-line "
+            "cross, not the zero line",
             "macd_hist() > 0 and prev(macd_hist()) <= 0",
             lambda a: Reach(ema_bars(a["slow"]) + ema_bars(a["signal"])),
         ),

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from barb.data.store import DataMeta
 from barb.instruments import Instrument
+from barb.session_times import SessionTimes
 from barb.settings import PROJECT_ROOT
 from barb.yaml_text import load_yaml
 
@@ -119,6 +120,7 @@ class Prompts:
                 sessions="\n".join(sessions),
                 default_session=instrument.default_session,
                 maintenance_break=f"{brk.start} — {brk.end}" if brk else "none",
+                opening_range=SessionTimes(instrument).opening_range,
             )
             .strip()
         )

@@ -61,6 +61,9 @@ def test_instrument_block_comes_from_yaml_and_data() -> None:
     assert "RTH:" in text and "09:00 — 14:30" in text
     assert "No financial advice" in text and "user's language" in text
     assert len(text) / 4 < 700
+    # Its window example is CL's own opening range, not NQ's 09:30-09:45.
+    assert "e.g. '09:00-09:15', the\n15-minute opening range" in text
+    assert "09:30" not in text
 
 
 def test_every_tool_is_declared_once_with_what_the_model_reads() -> None:

@@ -6,17 +6,32 @@ from __future__ import annotations
 import pytest
 
 from barb import execute
-from barb.instruments import load_instrument
+from barb.data.sample import write_samples
+from barb.instruments import available_instruments, load_instrument
 from barb.reference import describe_concept, query_reference
 from barb.session_concepts import session_concepts
+from barb.session_times import SessionTimes
 
 CONCEPTS = list(session_concepts().values())
 
 
 @pytest.mark.parametrize("concept", CONCEPTS, ids=lambda c: c.name)
 def test_every_concept_query_runs(concept, engine_settings) -> None:
-    result = execute(concept.query, "NQ", settings=engine_settings)
+    query = concept.text_for(SessionTimes(load_instrument("NQ"))).query
+    result = execute(query, "NQ", settings=engine_settings)
     assert result.ok, (concept.name, result.to_dict())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("symbol", available_instruments())
+@pytest.mark.parametrize("concept", CONCEPTS, ids=lambda c: c.name)
+def test_every_concept_query_runs_on_every_instrument(concept, symbol, sample_settings) -> None:
+    """The query as each instrument reads it, with its own times (and, where it lacks a
+    session the concept needs, the text it reads instead), runs on its sample."""
+    write_samples([symbol], sample_settings)
+    query = concept.text_for(SessionTimes(load_instrument(symbol))).query
+    result = execute(query, symbol, settings=sample_settings)
+    assert result.ok, (concept.name, symbol, result.to_dict())
 
 
 @pytest.mark.parametrize("concept", CONCEPTS, ids=lambda c: c.name)

@@ -602,6 +602,26 @@ def _() -> Answer:
     ]
 
 
+@answer("cl_opening_range_breakout")
+def _() -> Answer:
+    rth = daily("CL", "RTH")
+    # CL's pit session opens at 09:00: its 15-minute opening range, one row per RTH day.
+    opening = window_daily("CL", "09:00", "09:15").reindex(rth.index)
+    known = opening["high"].notna()
+    return [(rth["high"] > opening["high"])[known].mean()]
+
+
+@answer("nq_followup_adx_over_40_per_year")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    high, low, close, _ = arrays(days)
+    adx = _with(days, talib.ADX(high, low, close, 14))
+    years = days.index.year
+    inside = (years >= 2008) & (years <= 2025)
+    # Every year counts, those without a day above 40 as 0.
+    return [(adx > 40)[inside].groupby(years[inside]).sum().mean()]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")

@@ -1,0 +1,107 @@
+"""The model's texts name only times of day the asking instrument has.
+
+CL's RTH is 09:00-14:30, NQ's 09:30-17:00. A CL model that read NQ's '09:30-09:45' as the
+opening range computed the wrong window (OR width 0.423 and "95% broke" instead of 0.615
+and 78%). Here every HH:MM in the reference and the concept texts is checked against the
+times the instrument's own YAML gives, restated from its fields, not from the code under test.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from barb.errors import QueryError
+from barb.instruments import Instrument, available_instruments, load_instrument
+from barb.reference import describe_concept, query_reference
+from barb.script.patterns import pattern_catalog
+from barb.session_concepts import session_concepts
+
+CLOCK = re.compile(r"\b([01]\d|2[0-4]):([0-5]\d)\b")
+DAY = 24 * 60
+
+
+def _minute(clock: str) -> int:
+    hours, minutes = clock.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+def _clock(minute: int) -> str:
+    return f"{minute % DAY // 60:02d}:{minute % 60:02d}"
+
+
+def own_times(instrument: Instrument) -> set[str]:
+    """Every session's start and end, the maintenance break, and in the default session
+    the hourly bars' starts (aligned to its open) and the end of its 15-minute opening range."""
+    times = {t for spec in instrument.sessions.values() for t in (spec.start, spec.end)}
+    if instrument.maintenance_break is not None:
+        times |= {instrument.maintenance_break.start, instrument.maintenance_break.end}
+    default = instrument.sessions[instrument.default_session]
+    opens = _minute(default.start)
+    length = (_minute(default.end) - opens) % DAY
+    times |= {_clock(opens + offset) for offset in range(0, length, 60)}
+    times.add(_clock(opens + 15))
+    return times
+
+
+def texts(instrument: Instrument) -> dict[str, str]:
+    """What a model asking about this instrument reads: the query reference, and get_concept
+    for every session concept, pattern, session and the clock functions."""
+    names = [*session_concepts(), *pattern_catalog(), *instrument.sessions, "time", "hour"]
+    found = {name: describe_concept(name, instrument) for name in names}
+    return {"get_query_reference": query_reference(instrument)} | found
+
+
+@pytest.mark.parametrize("symbol", available_instruments())
+def test_texts_name_only_the_instruments_own_times(symbol: str) -> None:
+    instrument = load_instrument(symbol)
+    allowed = own_times(instrument)
+    foreign = {
+        name: sorted({m.group(0) for m in CLOCK.finditer(text)} - allowed)
+        for name, text in texts(instrument).items()
+    }
+    assert {name: times for name, times in foreign.items() if times} == {}
+
+
+def test_cl_reads_its_own_opening_range_and_hourly_bars() -> None:
+    cl = load_instrument("CL")
+    reference = query_reference(cl)
+    assert "'09:00-09:15' = the 15-minute opening range" in reference
+    assert "Q: Average 15-minute opening range (09:00-09:15)" in reference
+    # The last hourly bar of the 14:30 close lasts half an hour, and the reference says so.
+    assert "RTH's are 09:00, 10:00 … 14:00 (the last one 14:00-14:30, half an hour)" in reference
+    assert "session_high('09:00-09:15')" in describe_concept("opening range", cl)
+    assert 'window "09:00-10:00"' in describe_concept("initial balance", cl)
+    assert "14:00-14:30 (half an hour)" in describe_concept("which hour makes the high", cl)
+
+
+def test_nq_keeps_its_half_past_wording() -> None:
+    nq = load_instrument("NQ")
+    reference = query_reference(nq)
+    assert "'09:30-09:45' = the 15-minute opening range" in reference
+    assert "RTH's are 09:30, 10:30 … 16:30 (the last one 16:30-17:00, half an hour)" in reference
+    assert "hour() would call the 09:30 bar 9" in reference
+    assert "16:30-17:00 (half an hour)" in describe_concept("which hour makes the high", nq)
+
+
+def test_an_instrument_without_a_cash_session_reads_what_it_has_instead() -> None:
+    cl = load_instrument("CL")
+    cash = describe_concept("cash close", cl)
+    assert cash.startswith("Cash close — CL has no cash session")
+    assert '"session": "14:00-14:30"' in cash
+    post = describe_concept("post-cash hour", cl)
+    assert "CL has no cash session" in post and '"session": "14:30-17:00"' in post
+
+
+@pytest.mark.parametrize("symbol", available_instruments())
+@pytest.mark.parametrize("session", ["NOPE", "9:5-10", "16:30-18:30"])
+def test_session_errors_suggest_a_window_of_the_instruments_own(symbol: str, session) -> None:
+    """The errors go back to the model: their example window must be the instrument's. (The
+    window asked about and the midnight example, '20:00-02:00', are named as they are.)"""
+    instrument = load_instrument(symbol)
+    with pytest.raises(QueryError) as caught:
+        instrument.session(session)
+    error = caught.value
+    named = {m.group(0) for m in CLOCK.finditer(f"{error.message} {error.hint}")}
+    assert named <= own_times(instrument) | {"16:30", "18:30", "20:00", "02:00"}
