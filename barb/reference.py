@@ -107,9 +107,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         f"- from: {', '.join(INTRADAY)} (aligned to the session open), "
         f"{', '.join(DAILY_AND_LONGER)}.",
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date. "
-        "A period selects rows, it never cuts history: prev(), rolling windows, indicators and "
-        "patterns are computed with the bars before it (RSI in 2024 = RSI over all history, "
-        "read in 2024); running totals and ranks (cumsum, cummax, cummin, rank) start at the "
+        "A period selects rows, it never cuts history: prev(), rolling windows, indicators, "
+        "patterns, streak and bars_since are computed with the bars before it (RSI in 2024 = "
+        "RSI over all history, read in 2024); running totals and ranks (cumsum, cummax, cummin, rank) start at the "
         "period's first bar (cumulative return in 2024 = from the first bar of 2024). Weekly+ "
         "bars count only when wholly inside the period.",
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
@@ -134,7 +134,10 @@ def query_reference(instrument: Instrument | None = None) -> str:
         'once with an arg aggregate: {"from": "1h", "group_by": "date()", "select": '
         '"arg_max(time(), high) as t", "then": {"group_by": "t", "select": "count()"}}.',
         "Columns: timestamp (bar open; the date for daily+), open, high, low, close, volume, "
-        "range (= high - low), plus map/join columns.",
+        "range (= high - low), plus map/join columns. Early-close days (US holidays such as "
+        "Thanksgiving or July 4, and the days around some of them) are daily bars like any "
+        "other, with a shorter session and usually a smaller range: say so when they may sway "
+        "a count or an average.",
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
         "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error. A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "
