@@ -122,10 +122,18 @@ def _count_error(spec: FunctionSpec, got: int, step: str) -> ArgumentError:
     else:
         takes = f"{required} to {total}"
     noun = "argument" if takes == "1" else "arguments"
+    hint = spec.example or f"call it as {spec.signature()}"
+    if spec.category == "time" and not spec.params:
+        # month(low_date) in a second stage: the date of another row is picked where the
+        # bars are, with an arg aggregate.
+        hint = (
+            f"{spec.name}() reads each bar's own date or time; for another row's (the day of "
+            f"the low), pick it in the first stage: arg_min({spec.name}(), low)"
+        )
     return ArgumentError(
         f"{spec.name}() takes {takes} {noun}, got {got}: {spec.signature()}.",
         step=step,
-        hint=spec.example or f"call it as {spec.signature()}",
+        hint=hint,
     )
 
 

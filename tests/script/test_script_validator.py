@@ -69,6 +69,14 @@ def test_argument_count_names_the_signature() -> None:
     assert "1 to 2 arguments" in error.message
 
 
+def test_a_time_function_given_a_date_says_to_pick_it_where_the_bars_are() -> None:
+    """month(low_date) in a second stage: the month of another row comes from an arg
+    aggregate in the first stage, which the hint writes out."""
+    [error] = check("month(trading_date) == 3")
+    assert error.message == "month() takes 0 arguments, got 1: month()."
+    assert error.hint is not None and "arg_min(month(), low)" in error.hint
+
+
 @pytest.mark.parametrize(
     ("text", "part"),
     [
