@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from barb.events.catalog import resolve_event
-from barb.events.schedule import event_dates, join_arrays
+from barb.events.schedule import join_arrays, moved_releases
 from barb.period_rows import Scope, still_open
 from barb.planning import Plan
 from barb.script import ast
@@ -126,26 +126,24 @@ def _releases_off_the_window(plan: Plan, scope: Scope) -> list[str]:
 def _releases_moved(plan: Plan, scope: Scope) -> list[str]:
     """Releases on a day without trading (CPI on Good Friday, FOMC on a Sunday) count for the
     next trading day: a Monday "CPI day" is one of them."""
-    dates = scope.frame["trading_date"].to_numpy()[scope.in_period]
-    if not plan.events or not len(dates):
+    sources = [join.source for join in plan.events if join.source is not None]
+    if not sources or not scope.in_period.any():
         return []
-    first, last = pd.Timestamp(dates.min()), pd.Timestamp(dates.max())
+    # Rows are in time order: the period's first and last trading dates are at its ends.
+    dates = scope.frame["trading_date"].to_numpy(dtype="datetime64[ns]")
+    first = dates[int(np.argmax(scope.in_period))]
+    last = dates[len(dates) - 1 - int(np.argmax(scope.in_period[::-1]))]
     warnings = []
-    for join in plan.events:
-        if join.source is None:
+    for source in sources:
+        released, seen = moved_releases(source, plan.dataset.instrument)
+        inside = (seen >= first) & (seen <= last)
+        if not inside.any():
             continue
-        releases = event_dates(join.source, plan.dataset.instrument)
-        inside = releases["trading_date"].between(first, last)
-        moved = releases[inside & (releases["trading_date"] != releases["date"])]
-        if moved.empty:
-            continue
-        days = ", ".join(
-            f"{d:%Y-%m-%d} → {t:%Y-%m-%d}"
-            for d, t in zip(moved["date"][:3], moved["trading_date"][:3], strict=True)
-        )
-        more = f" and {len(moved) - 3} more" if len(moved) > 3 else ""
-        count = f"{len(moved)} {join.source.upper()} release" + ("s" if len(moved) > 1 else "")
-        verb = "counts" if len(moved) == 1 else "count"
+        pairs = [(_day(d), _day(t)) for d, t in zip(released[inside], seen[inside], strict=True)]
+        days = ", ".join(f"{d} → {t}" for d, t in pairs[:3])
+        more = f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""
+        count = f"{len(pairs)} {source.upper()} release" + ("s" if len(pairs) > 1 else "")
+        verb = "counts" if len(pairs) == 1 else "count"
         warnings.append(
             f"{count} fell on a day without trading and {verb} for the next trading day "
             f"({days}{more})."

@@ -39,11 +39,17 @@ def empty_groups(
     for name, expr in keys:
         if name not in table.columns or condition & _inputs(expr, mapped):
             continue
-        values = frame[name].iloc[np.flatnonzero(period_rows)].dropna().drop_duplicates()
+        column = frame[name]
+        values = pd.Index(pd.unique(column.to_numpy()[period_rows])).dropna()
         if values.empty or len(values) > MAX_KEY_VALUES:
             continue
-        missing = values[~values.isin(table[name])].sort_values()
+        missing = values.difference(pd.Index(table[name].to_numpy()), sort=False)
         if len(missing) and len(missing) < len(values):
+            if isinstance(column.dtype, pd.CategoricalDtype):  # Mon before Tue
+                order = column.cat.categories.get_indexer(missing)
+                missing = missing[np.argsort(order)]
+            else:
+                missing = missing.sort_values()
             warnings.append(_missing_text(name, expr, missing.tolist()))
     return warnings
 
@@ -52,7 +58,9 @@ def keyless_rows(frame: pd.DataFrame, keys: list[tuple[str, Expr]]) -> list[str]
     """Rows kept whose key has no value: they are in no group."""
     warnings = []
     for name, _ in keys:
-        if name not in frame.columns:
+        # Integers and booleans in numpy's own types cannot be missing: no scan of 6M rows.
+        dtype = frame[name].dtype if name in frame.columns else None
+        if dtype is None or (isinstance(dtype, np.dtype) and dtype.kind in "iub"):
             continue
         count = int(frame[name].isna().sum())
         if count:

@@ -135,6 +135,25 @@ def event_dates(
     return table.loc[keep].reset_index(drop=True)
 
 
+@cache
+def _moved(
+    name: str, calendar: str, timezone: str, day_start_minute: int
+) -> tuple[np.ndarray, np.ndarray]:
+    table = _event_table(name, calendar, timezone, day_start_minute)
+    moved = table["trading_date"] != table["date"]
+    return (
+        table.loc[moved, "date"].to_numpy(dtype="datetime64[ns]"),
+        table.loc[moved, "trading_date"].to_numpy(dtype="datetime64[ns]"),
+    )
+
+
+def moved_releases(name: str, instrument: Instrument) -> tuple[np.ndarray, np.ndarray]:
+    """The releases of ``name`` on a day without trading (CPI on Good Friday, FOMC on a
+    Sunday): their dates, and the trading dates whose bars see them. A few, kept."""
+    spec = resolve_event(name, instrument, step="events")
+    return _moved(*_instrument_key(spec.name, instrument))
+
+
 @dataclass(frozen=True)
 class JoinArrays:
     """What ``join`` needs, as plain arrays: sorted event trading days and their first release."""
