@@ -35,6 +35,20 @@ def time_column(frame: pd.DataFrame) -> str | None:
     return None
 
 
+def latest_known(frame: pd.DataFrame, column: str, time_col: str) -> int | None:
+    """The position of the latest row in time with a value in ``column``, whatever the rows'
+    order: a table sorted newest first (or by a value) has its latest row anywhere, and
+    "last" means the latest in time, never the last line of the table."""
+    known = pd.to_numeric(frame[column], errors="coerce").notna().to_numpy()
+    known &= frame[time_col].notna().to_numpy()
+    if not known.any():
+        return None
+    times = frame[time_col].to_numpy()
+    positions = np.flatnonzero(known)
+    # Of equal times the row further down wins, as before for rows in time order.
+    return int(positions[::-1][np.argmax(times[positions][::-1])])
+
+
 def price_like(series: pd.Series, close: pd.Series) -> bool:
     """A column on the price's scale (a moving average, a level) belongs on the price axes."""
     level, ref = pd.to_numeric(series, errors="coerce").median(), close.median()

@@ -13,7 +13,15 @@ import numpy as np
 import pandas as pd
 
 from barb.charts.answers import CORRELATION, answer_text, answer_value, final_stage, read_aggregates
-from barb.charts.columns import bar_labels, first_numeric, floats, is_number, time_column, unit
+from barb.charts.columns import (
+    bar_labels,
+    first_numeric,
+    floats,
+    is_number,
+    latest_known,
+    time_column,
+    unit,
+)
 from barb.charts.grouped import read_groups, value_texts
 from barb.charts.kinds import Latest, latest
 from barb.charts.time_of_day import time_kind
@@ -123,12 +131,10 @@ def _rows(result: Result, words: Words) -> str:
         return words("ranked_first", name=column, label=_row_label(result, table, 0), value=value)
     focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
     column = focus[0] if focus else first_numeric(table, ["close"])
-    if column is None or time_column(table) is None:
+    time_col = time_column(table)
+    at = latest_known(table, column, time_col) if column and time_col else None
+    if column is None or at is None:
         return words("rows_shown", count=format_value(len(table), words=words))
-    known = np.flatnonzero(pd.to_numeric(table[column], errors="coerce").notna().to_numpy())
-    if not known.size:
-        return words("rows_shown", count=format_value(len(table), words=words))
-    at = int(known[-1])
     value = _value_text(table[column].iloc[at], column, result, words)
     return words("last_value", name=column, value=value, date=_row_label(result, table, at))
 
