@@ -92,6 +92,13 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     return Groups(table, by, columns, labels, _round_times(table, by, result.query, labels))
 
 
+def answer_column(groups: Groups, result: Result) -> str:
+    """The column the headline is about and whose extremes are coloured: the first value
+    selected that is not a count. ``mean(range), count()`` by FOMC day is a question about
+    the range; the count is there to say how many days each mean rests on."""
+    return next((c for c in groups.columns if not _is_count(c, result)), groups.columns[0])
+
+
 def _round_times(
     table: pd.DataFrame, by: list[str], query: dict[str, Any], labels: list[str]
 ) -> list[int] | None:
@@ -182,14 +189,17 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
     slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
-    for i, (ax, column) in enumerate(zip(panels, groups.columns, strict=True)):
+    answer = answer_column(groups, result)
+    # The headline's column on top, where the eye lands after reading it.
+    columns = [answer, *(c for c in groups.columns if c != answer)]
+    for ax, column in zip(panels, columns, strict=True):
         if len(groups.by) > 1:
             _shade_blocks(ax, groups.table[groups.by[0]].tolist())
         values = floats(groups.table[column])
         value_unit = unit(column, result)
         kind = time_kind(column, result.query)
         texts = value_texts(values, value_unit, kind, words)
-        extremes = i == 0
+        extremes = column == answer
         upright = False
         above_px = 30.0  # a level label over its bar
         if n > MAX_GROUP_BARS:

@@ -22,7 +22,7 @@ from barb.charts.columns import (
     time_column,
     unit,
 )
-from barb.charts.grouped import read_groups, value_texts
+from barb.charts.grouped import answer_column, read_groups, value_texts
 from barb.charts.kinds import Latest, latest
 from barb.charts.time_of_day import time_kind
 from barb.charts.value_text import date_text, format_value, with_unit
@@ -83,7 +83,7 @@ def _groups(result: Result, words: Words) -> str:
     if groups is None:
         count = len(result.table) if result.table is not None else 0
         return words("rows_shown", count=format_value(count, words=words))
-    column = groups.columns[0]
+    column = answer_column(groups, result)
     values = floats(groups.table[column])
     kind = time_kind(column, result.query)
     texts = value_texts(values, unit(column, result), kind, words)
