@@ -8,7 +8,7 @@ import pandas as pd
 
 from barb.bar_labels import table_label
 from barb.charts.words import ENGLISH, Words
-from barb.proof_names import column_unit
+from barb.column_units import column_unit
 from barb.result import Result
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
@@ -60,9 +60,6 @@ def timeframe(result: Result) -> str:
 
 
 def unit(column: str, result: Result) -> str | None:
-    then = result.query.get("then")
-    if isinstance(then, dict) and then and column_unit(column, "daily") == "days":
-        return None  # a count of the first stage's groups, not of bars
     return column_unit(column, timeframe(result), result.query)
 
 

@@ -49,7 +49,7 @@ from barb.charts.style import (
     VALUE_PT,
 )
 from barb.charts.time_of_day import clock_axis, clock_kind, holds_month, time_kind, time_text
-from barb.charts.value_text import date_text, format_all
+from barb.charts.value_text import TickFormatter, date_text, format_all
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
@@ -238,6 +238,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         headroom(ax, values, px=10 + above_px, below_px=above_px)
         if kind is not None:  # each group's time of day (the hour of its high, say)
             clock_axis(ax.yaxis, *ax.get_ylim(), kind)
+        else:
+            ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
         value_label(ax, axis_text(column, result, words))
     panels[-1].set_xlabel(" · ".join(groups.by), fontsize=LABEL_PT)
     return True

@@ -72,7 +72,7 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     )
     headroom(ax, values, px=40, floor=False)
     _levels(ax, now.column, values)
-    ax.yaxis.set_major_formatter(TickFormatter(words))
+    ax.yaxis.set_major_formatter(TickFormatter(words, column_unit))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
     value_label(ax, axis_text(now.column, result, words))
     names = bar_labels(rows, result)

@@ -146,7 +146,7 @@ def _draw_ranked(
     pad = (hi - lo or 1.0) * share / (1 - share)
     ax.set_xlim(lo - (pad if lo < 0 else 0), hi + (pad if hi > 0 else 0))
     ax.axvline(0, color=AXIS, linewidth=1.2)
-    ax.xaxis.set_major_formatter(TickFormatter(words))
+    ax.xaxis.set_major_formatter(TickFormatter(words, unit(column, result)))
     ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
     ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
 
@@ -185,7 +185,15 @@ def _draw_timeline(
         draw_overlays(price_ax, x, table, overlays, flags, step=step)
         value_label(price_ax, words("price"))
     if lower_ax is not None:
-        _draw_series(lower_ax, x, table[lower[0]], consecutive=consecutive, step=step, words=words)
+        _draw_series(
+            lower_ax,
+            x,
+            table[lower[0]],
+            consecutive=consecutive,
+            step=step,
+            words=words,
+            value_unit=unit(lower[0], result),
+        )
         value_label(lower_ax, axis_text(lower[0], result, words))
     bottom_ax = lower_ax if lower_ax is not None else price_ax
     assert bottom_ax is not None
@@ -213,6 +221,7 @@ def _draw_series(
     consecutive: bool,
     step: float,
     words: Words = ENGLISH,
+    value_unit: str | None = None,
 ) -> None:
     """A column of the query under the price: bars, stems or a line, whatever fits."""
     values = floats(series)
@@ -246,5 +255,5 @@ def _draw_series(
         for level in (30, 70):  # the usual overbought/oversold lines
             ax.axhline(level, color=MUTED, linewidth=1.3, linestyle="--")
         ax.set_ylim(0, 100)
-    ax.yaxis.set_major_formatter(TickFormatter(words))
+    ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=4))

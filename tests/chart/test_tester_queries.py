@@ -157,3 +157,88 @@ def test_an_event_comparison_headlines_the_mean_not_the_count(sample_settings, d
     np.testing.assert_allclose(
         bar_heights(top), [means["no fomc"], means["fomc"]], rtol=1e-9
     )  # the mean's panel on top, right under the headline
+
+
+# --- C-units: the unit is worked out from the expression, not guessed from the name -------
+
+
+def figure_texts(fig: Figure) -> str:
+    return " | ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+
+
+def test_a_percent_followed_through_map_references_is_a_percent(sample_settings, days) -> None:
+    """``next_chg`` is ``next(chg_pct)``, and chg_pct is a change times 100: a percent (it
+    was written "0.068 points", from "chg" in the name)."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "chg_pct": "(close - prev(close)) / prev(close) * 100",
+            "next_chg": "next(chg_pct)",
+        },
+        "select": "mean(next_chg) as avg_next_chg",
+    }
+    result = run(query, sample_settings)
+    expected = (days["close"].pct_change() * 100).shift(-1).mean()
+    assert chart_headline(result) == f"avg_next_chg = {expected:.3f}%"
+    fig = figure(result)
+    assert "points" not in figure_texts(fig)
+    assert fig.axes[0].get_xlabel() == "next_chg (%)"
+
+
+def test_a_volatility_named_vol_is_a_percent_not_contracts(sample_settings, days) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"ret": "(close - prev(close)) / prev(close)"},
+        "select": ["std(ret) * sqrt(252) * 100 as nq_vol"],
+    }
+    result = run(query, sample_settings)
+    expected = days["close"].pct_change().std() * np.sqrt(252) * 100
+    assert chart_headline(result) == f"nq_vol = {expected:.1f}%"
+    assert chart_headline(result, "ru") == f"nq_vol = {expected:.1f}\u00a0%".replace(".", ",")
+    assert "contracts" not in figure_texts(figure(result))
+
+
+def test_the_mean_of_a_condition_is_a_share_written_as_a_percent(sample_settings, days) -> None:
+    """0.445 of the days is 44.5% of them, not "0.445%"."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "chg_pct": "(close - prev(close)) / prev(close) * 100",
+            "cond": "abs(chg_pct) > 1",
+        },
+        "select": "mean(cond) as share_over_1pct",
+    }
+    result = run(query, sample_settings)
+    change = (days["close"].pct_change() * 100).dropna()  # the first day has no change
+    share = (change.abs() > 1).mean()
+    assert 0.2 < share < 0.8
+    assert chart_headline(result) == f"share_over_1pct = {share * 100:.1f}%"
+
+
+def test_a_share_of_days_by_weekday_is_no_price(sample_settings, days) -> None:
+    """``p_close_above_open`` ends in "_open" but is a share of days: bars in percent, their
+    axis and labels too (it read "(price)")."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"wd": "dayname()"},
+        "group_by": "wd",
+        "select": "mean(close > open) as p_close_above_open",
+    }
+    result = run(query, sample_settings)
+    up = (days["close"] > days["open"]).groupby(days.index.dayofweek).mean()
+    fig = figure(result)
+    (ax,) = fig.axes
+    np.testing.assert_allclose(bar_heights(ax), up.to_numpy(), rtol=1e-9)
+    texts = figure_texts(fig)
+    assert "price" not in texts
+    assert "p_close_above_open (%)" in texts
+    assert f"{up.max() * 100:.1f}%" in chart_headline(result)
+    ticks = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert ticks and all(t.endswith("%") for t in ticks), ticks
+    assert "50%" in ticks  # ticks in percent, as the labels: not 0.5
+    ru_ticks = [t.get_text() for t in figure(result, "ru").axes[0].get_yticklabels()]
+    assert "50\u00a0%" in ru_ticks  # Russian puts a no-break space before the sign
