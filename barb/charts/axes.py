@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FixedFormatter, FixedLocator
+from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator
 
 from barb.charts.style import (
     AXIS,
@@ -141,6 +142,14 @@ def category_ticks(
                 text.set(va="center")
     ax.set_xlim(-0.6, len(labels) - 0.4)
     ax.yaxis.set_major_formatter(TickFormatter(words))
+
+
+def whole_number_ticks(axis: Axis, values: np.ndarray, nbins: int | str = "auto") -> None:
+    """Ticks at whole numbers only when every value is one: a count of days ticks 0, 1, 2,
+    never 0.6, 1.2, 1.8. Other values keep the axis's own ticks."""
+    finite = values[np.isfinite(values)]
+    if finite.size and np.all(finite == np.round(finite)):
+        axis.set_major_locator(MaxNLocator(nbins=nbins, integer=True))
 
 
 def headroom(

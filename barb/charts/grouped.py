@@ -28,6 +28,7 @@ from barb.charts.axes import (
     label_fit,
     plot_axes,
     value_label,
+    whole_number_ticks,
 )
 from barb.charts.bars import draw_bars, label_bars, labels_upright, upright_label_px
 from barb.charts.columns import axis_text, floats, is_number, unit
@@ -240,6 +241,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             clock_axis(ax.yaxis, *ax.get_ylim(), kind)
         else:
             ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
+            whole_number_ticks(ax.yaxis, values)
         value_label(ax, axis_text(column, result, words))
     panels[-1].set_xlabel(" · ".join(groups.by), fontsize=LABEL_PT)
     return True

@@ -24,6 +24,7 @@ from barb.charts.columns import (
 )
 from barb.charts.grouped import answer_column, read_groups, value_texts
 from barb.charts.kinds import Latest, latest
+from barb.charts.one_row import card_values, value_text
 from barb.charts.time_of_day import time_kind
 from barb.charts.value_text import date_text, format_value, with_unit
 from barb.charts.words import Words, words_for
@@ -129,6 +130,8 @@ def _rows(result: Result, words: Words) -> str:
         column = sort[0]
         value = _value_text(table[column].iloc[0], column, result, words)
         return words("ranked_first", name=column, label=_row_label(result, table, 0), value=value)
+    if len(table) == 1:
+        return _one_row(result, table, words)
     focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
     column = focus[0] if focus else first_numeric(table, ["close"])
     time_col = time_column(table)
@@ -137,6 +140,16 @@ def _rows(result: Result, words: Words) -> str:
         return words("rows_shown", count=format_value(len(table), words=words))
     value = _value_text(table[column].iloc[at], column, result, words)
     return words("last_value", name=column, value=value, date=_row_label(result, table, at))
+
+
+def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:
+    """A single row is its values: ``close = 25,600 · ath = 25,851 · since = 2 days
+    (2026-01-07)``, as many as the headline holds."""
+    columns = card_values(table, result)[:MAX_ANSWERS]
+    if not columns:
+        return words("rows_shown", count="1")
+    texts = [words("answer", name=c, value=value_text(table, c, result, words)) for c in columns]
+    return f"{' · '.join(texts)} ({_row_label(result, table, 0)})"
 
 
 def _value_text(value: object, column: str, result: Result, words: Words) -> str:

@@ -10,7 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from barb.charts.axes import headroom, plot_axes, value_label
+from barb.charts.axes import headroom, plot_axes, value_label, whole_number_ticks
 from barb.charts.columns import axis_text, bar_labels, floats, timeframe, unit
 from barb.charts.kinds import Latest
 from barb.charts.line_points import broken_line
@@ -74,6 +74,7 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     _levels(ax, now.column, values)
     ax.yaxis.set_major_formatter(TickFormatter(words, column_unit))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+    whole_number_ticks(ax.yaxis, values, nbins=4)
     value_label(ax, axis_text(now.column, result, words))
     names = bar_labels(rows, result)
     if names is None:

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from barb.bar_labels import label_dates, table_label
-from barb.charts.axes import plot_axes, value_label
+from barb.charts.axes import plot_axes, value_label, whole_number_ticks
 from barb.charts.bars import draw_bars, label_bars
 from barb.charts.columns import (
     PRICE_COLUMNS,
@@ -30,6 +30,7 @@ from barb.charts.columns import (
 )
 from barb.charts.histogram import draw_histogram
 from barb.charts.line_points import LINE_POINTS, broken_envelope, broken_line
+from barb.charts.one_row import draw_one_row
 from barb.charts.price import MAX_MARKERS, draw_overlays, draw_price
 from barb.charts.style import (
     ACCENT,
@@ -59,6 +60,8 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     table = result.table
     if table is None or table.empty:
         return False
+    if len(table) == 1:  # a row reads as its values: a line needs two points
+        return draw_one_row(fig, result, words)
     time_col = time_column(table)
     if time_col is None:
         dated = _dated_by_label(table, result)
@@ -148,6 +151,7 @@ def _draw_ranked(
     ax.axvline(0, color=AXIS, linewidth=1.2)
     ax.xaxis.set_major_formatter(TickFormatter(words, unit(column, result)))
     ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
+    whole_number_ticks(ax.xaxis, values, nbins=4)
     ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
 
 
@@ -257,3 +261,4 @@ def _draw_series(
         ax.set_ylim(0, 100)
     ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+    whole_number_ticks(ax.yaxis, values, nbins=4)

@@ -121,8 +121,12 @@ def test_the_last_golden_cross_names_the_latest_cross(sample_settings, days, lim
     crosses = days.index[(fast > slow) & (fast.shift() <= slow.shift())]
     assert len(crosses) > limit
     last = crosses.max()
-    expected = f"close last: {days.loc[last, 'close']:,.0f} ({day_text(last)})"
-    assert chart_headline(result) == expected
+    close = f"{days.loc[last, 'close']:,.0f}"
+    if limit == 1:  # the row's values
+        assert chart_headline(result).startswith(f"close = {close} · sma50 = ")
+        assert chart_headline(result).endswith(f" ({day_text(last)})")
+    else:
+        assert chart_headline(result) == f"close last: {close} ({day_text(last)})"
 
 
 # --- C3: a grouped headline is about the value asked for, not the row counts ---------------
@@ -242,3 +246,63 @@ def test_a_share_of_days_by_weekday_is_no_price(sample_settings, days) -> None:
     assert "50%" in ticks  # ticks in percent, as the labels: not 0.5
     ru_ticks = [t.get_text() for t in figure(result, "ru").axes[0].get_yticklabels()]
     assert "50\u00a0%" in ru_ticks  # Russian puts a no-break space before the sign
+
+
+# --- C5: one row reads as its values; whole numbers never tick in fractions ---------------
+
+ATH_MAP = {"ath": "cummax(close)", "since": "bars_since(close >= ath)"}
+
+
+def days_since_high(closes: pd.Series) -> pd.Series:
+    """Days since the close last stood at its all-time high (0 on such a day)."""
+    at_high = closes >= closes.cummax()
+    last_high = pd.Series(np.where(at_high, np.arange(len(closes)), np.nan)).ffill()
+    return pd.Series(np.arange(len(closes)) - last_high.to_numpy(), index=closes.index)
+
+
+def test_one_row_is_a_card_of_its_values(sample_settings, days) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": ATH_MAP,
+        "sort": "timestamp desc",
+        "limit": 1,
+        "select": ["timestamp", "close", "ath", "since"],
+    }
+    result = run(query, sample_settings)
+    close, ath = days["close"].iloc[-1], days["close"].max()
+    since = int(days_since_high(days["close"]).iloc[-1])
+    newest = day_text(days.index.max())
+    values = [f"{close:,.0f}", f"{ath:,.0f}", f"{since} days"]
+    assert chart_headline(result) == (
+        f"close = {values[0]} · ath = {values[1]} · since = {values[2]} ({newest})"
+    )
+    fig = figure(result)
+    (ax,) = fig.axes
+    assert not ax.axison  # no empty price panel, no axis of one bar
+    written = [t.get_text() for t in ax.texts]
+    for name, value in zip(("close", "ath", "since"), values, strict=True):
+        assert written.index(value) == written.index(name) + 1  # each name, then its value
+    assert f"Wed {newest}" in written
+
+
+def test_whole_numbers_tick_in_whole_numbers(sample_settings, days) -> None:
+    """Days since the high over a month are 0 or 1: the panel ticks 0 and 1, not 0.2 …"""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025-12",
+        "map": ATH_MAP,
+        "select": ["timestamp", "close", "since"],
+    }
+    result = run(query, sample_settings)
+    closes = days["close"]
+    # A running high counts from the period's first bar, as the engine's cummax does.
+    december = days_since_high(closes[(closes.index >= "2025-12-01") & (closes.index < "2026")])
+    assert np.array_equal(result.table["since"].to_numpy(), december.to_numpy())
+    assert december.max() <= 3  # few values: where fractional ticks came in
+    fig = figure(result)
+    lower = min(fig.axes, key=lambda ax: ax.get_position().y0)
+    ticks = [t.get_text() for t in lower.get_yticklabels() if t.get_text()]
+    assert ticks and all(t.isdigit() for t in ticks), ticks
+    assert int(ticks[-1]) >= december.max()
