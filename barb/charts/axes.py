@@ -165,10 +165,13 @@ def headroom(
         lo, hi = min(0.0, lo), max(0.0, hi)
     span = (hi - lo) or abs(hi) or 1.0
     height_px = ax.get_position().height * FIG_H_IN * 100
-    under = max(0.06, below_px / height_px) if lo < 0 or not floor else 0.0
-    bottom = lo - under * span
-    share = min(px / height_px, 0.5)
-    ax.set_ylim(bottom, hi + share * (hi - bottom) / (1 - share))
+    above = min(px / height_px, 0.5)
+    below = max(0.06, below_px / height_px) if lo < 0 or not floor else 0.0
+    # Both margins are shares of the whole axis, room and data together: a share of the
+    # data's span alone came out short, and the labels under the lowest bars ran over the
+    # month names below the axis.
+    whole = span / max(1 - above - below, 0.3)
+    ax.set_ylim(lo - below * whole, hi + above * whole)
 
 
 def fix_ticks(fig: Figure) -> None:

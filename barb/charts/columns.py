@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import table_label
+from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import column_unit
 from barb.result import Result
@@ -82,3 +82,16 @@ def bar_labels(frame: pd.DataFrame, result: Result) -> list[str | None] | None:
     if name is None:
         return None
     return [None if v is None or v != v else str(v) for v in frame[name]]
+
+
+def dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:
+    """Bars of a selection ("select": "ret" on monthly bars) keep only their label: their
+    dates, from it, so they are drawn over time like any bars, not as a histogram."""
+    tf = timeframe(result)
+    label = table_label(table, tf)
+    if label is None or "timestamp" in table.columns:
+        return None
+    dates = label_dates(table[label], tf)
+    if dates is None or np.isnat(dates).any():
+        return None
+    return table.assign(timestamp=dates)

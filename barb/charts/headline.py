@@ -15,6 +15,7 @@ import pandas as pd
 from barb.charts.answers import CORRELATION, answer_text, answer_value, final_stage, read_aggregates
 from barb.charts.columns import (
     bar_labels,
+    dated_by_label,
     first_numeric,
     floats,
     is_number,
@@ -134,6 +135,8 @@ def _rows(result: Result, words: Words) -> str:
         return _one_row(result, table, words)
     focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
     column = focus[0] if focus else first_numeric(table, ["close"])
+    dated = dated_by_label(table, result)  # monthly "select": "ret" keeps only the label
+    table = table if dated is None else dated
     time_col = time_column(table)
     at = latest_known(table, column, time_col) if column and time_col else None
     if column is None or at is None:

@@ -13,13 +13,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from barb.bar_labels import label_dates, table_label
 from barb.charts.axes import plot_axes, value_label, whole_number_ticks
 from barb.charts.bars import draw_bars, label_bars
 from barb.charts.columns import (
     PRICE_COLUMNS,
     axis_text,
     bar_labels,
+    dated_by_label,
     first_numeric,
     floats,
     is_number,
@@ -53,6 +53,7 @@ from barb.result import Result
 
 MAX_RANKED = 40  # a sorted+limited list drawn as ranked bars up to this many rows
 MAX_FILTERED_LIST = 25  # a where-filtered list drawn as one bar per day up to this many
+LABEL_EM = 0.7  # the width of a bold value label's character, in ems
 MAX_BAR_SERIES = 400  # a lower panel of consecutive values drawn as bars up to this many
 
 
@@ -64,7 +65,7 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         return draw_one_row(fig, result, words)
     time_col = time_column(table)
     if time_col is None:
-        dated = _dated_by_label(table, result)
+        dated = dated_by_label(table, result)
         if dated is None:
             column = first_numeric(table, result.focus_columns)
             return column is not None and draw_histogram(fig, result, table, column, [], words)
@@ -74,19 +75,6 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         _draw_ranked(fig, result, table, time_col, ranked, words)
         return True
     return _draw_timeline(fig, result, table, time_col, words)
-
-
-def _dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:
-    """Bars of a selection ("select": "ret" on monthly bars) keep only their label: their
-    dates, from it, so they are drawn over time like any bars, not as a histogram."""
-    tf = timeframe(result)
-    label = table_label(table, tf)
-    if label is None or "timestamp" in table.columns:
-        return None
-    dates = label_dates(table[label], tf)
-    if dates is None or np.isnat(dates).any():
-        return None
-    return table.assign(timestamp=dates)
 
 
 def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
@@ -143,8 +131,10 @@ def _draw_ranked(
     ax.set_ylim(n - 0.4, -0.6)
     finite = values[np.isfinite(values)]
     lo, hi = min(0.0, float(finite.min(initial=0))), max(0.0, float(finite.max(initial=0)))
-    # Room for the value labels beyond the bars' ends: a label's share of the axes' width.
-    label_pt = max(len(t) for t in format_all(values, unit(column, result))) * size * 0.62 + 8
+    # Room for the value labels beyond the bars' ends: a label's share of the axes' width,
+    # in the chart's language ("−26,6 %" is a character longer than "−26.6%") and bold.
+    texts = format_all(values, unit(column, result), words)
+    label_pt = max(len(t) for t in texts) * size * LABEL_EM + 8
     share = min(label_pt / ((RIGHT - 0.03 - left) * FIG_W_IN * 72), 0.45)
     pad = (hi - lo or 1.0) * share / (1 - share)
     ax.set_xlim(lo - (pad if lo < 0 else 0), hi + (pad if hi > 0 else 0))

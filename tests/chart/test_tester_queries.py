@@ -77,6 +77,12 @@ def bar_heights(ax: Axes) -> np.ndarray:
     return np.array([p.vertices[2, 1] - p.vertices[0, 1] for p in bars.get_paths()])
 
 
+def bar_widths(ax: Axes) -> np.ndarray:
+    """The lengths of horizontal bars, signed, from the base at zero."""
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    return np.array([p.vertices[2, 0] - p.vertices[0, 0] for p in bars.get_paths()])
+
+
 def day_text(day: pd.Timestamp) -> str:
     return pd.Timestamp(day).strftime("%Y-%m-%d")
 
@@ -306,3 +312,74 @@ def test_whole_numbers_tick_in_whole_numbers(sample_settings, days) -> None:
     ticks = [t.get_text() for t in lower.get_yticklabels() if t.get_text()]
     assert ticks and all(t.isdigit() for t in ticks), ticks
     assert int(ticks[-1]) >= december.max()
+
+
+# --- C6: labels of falling bars never cover the axis's labels -----------------------------
+
+MONTHLY_RET = {"ret": "(close - prev(close)) / prev(close) * 100"}
+
+
+def monthly_returns(days: pd.DataFrame) -> pd.Series:
+    """Each month's change of the last close, in percent, indexed by the month."""
+    closes = days["close"].groupby(days.index.to_period("M")).last()
+    return closes.pct_change() * 100
+
+
+def label_boxes(fig: Figure) -> tuple[list, list]:
+    """The value labels' boxes and the axis labels' boxes (ticks and axis names), drawn."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    values, axis = [], []
+    for ax in fig.axes:
+        # A value has digits; the axis's name above it ("mean_ret (%)") has none.
+        numbers = [t for t in ax.texts if any(c.isdigit() for c in t.get_text())]
+        values += [t.get_window_extent(renderer) for t in numbers]
+        ticks = ax.get_xticklabels() + ax.get_yticklabels()
+        axis += [t.get_window_extent(renderer) for t in ticks if t.get_text()]
+        axis += [ax.spines[side].get_window_extent(renderer) for side in ("left", "bottom")]
+    return values, axis
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        {"period": "2025", "map": {**MONTHLY_RET, "m": "month()"}, "group_by": "m"},
+        {"sort": "ret asc", "limit": 6},  # the worst months, as horizontal bars
+    ],
+)
+def test_labels_of_falling_bars_clear_the_axis(sample_settings, days, shape, language) -> None:
+    query = {"session": "RTH", "from": "monthly", "map": MONTHLY_RET, "select": "ret", **shape}
+    if "group_by" in shape:
+        query["select"] = "mean(ret)"
+    result = run(query, sample_settings)
+    returns = monthly_returns(days)
+    if "group_by" in shape:
+        expected = returns[returns.index.year == 2025].to_numpy()
+    else:
+        expected = returns.nsmallest(6).to_numpy()
+    assert (expected < -5).any()  # labels that hang under a bar, long ones
+    fig = figure(result, language)
+    (ax,) = fig.axes
+    horizontal = "group_by" not in shape
+    drawn = bar_widths(ax) if horizontal else bar_heights(ax)
+    np.testing.assert_allclose(drawn, expected, rtol=1e-9)
+    values, axis = label_boxes(fig)
+    assert len(values) == len(expected)
+    overlaps = [(v, a) for v in values for a in axis if v.overlaps(a)]
+    assert not overlaps
+
+
+def test_a_selected_monthly_column_headlines_its_last_month(sample_settings, days) -> None:
+    """``"select": "ret"`` on monthly bars keeps only the month's label: it headlined
+    "12 rows"."""
+    query = {
+        "session": "RTH",
+        "from": "monthly",
+        "period": "2025",
+        "map": MONTHLY_RET,
+        "select": "ret",
+    }
+    result = run(query, sample_settings)
+    returns = monthly_returns(days)
+    last = returns[returns.index.year == 2025].iloc[-1]
+    assert chart_headline(result) == f"ret last: {last:.1f}% (2025-12)"
