@@ -34,6 +34,17 @@ class Latest:
     time: str
     value: float
     at: int
+    # The rows were picked by a filter: the latest of them is the last match, not "now".
+    picked: bool = False
+
+
+def rows_picked(result: Result) -> bool:
+    """Whether a where or an event filter picked the rows: not consecutive bars, and the
+    latest of them is not the latest bar."""
+    if result.query.get("where"):
+        return True
+    joins = result.query.get("join") or []
+    return any(isinstance(j, dict) and j.get("filter") == "only" for j in joins)
 
 
 def in_time_order(rows: pd.DataFrame, time_col: str) -> pd.DataFrame:
@@ -73,7 +84,7 @@ def latest(result: Result) -> Latest | None:
                 at = latest_known(rows, agg.column, time_col)
                 value = agg.value if is_finite_number(agg.value) else np.nan
                 at = len(rows) - 1 if at is None else at
-                return Latest(agg.column, rows, time_col, value, at)
+                return Latest(agg.column, rows, time_col, value, at, rows_picked(result))
         return None
     table = result.table
     stage = final_stage(result.query)
@@ -98,4 +109,5 @@ def latest(result: Result) -> Latest | None:
     if not len(matches):
         return None
     at = int(matches[-1])
-    return Latest(column, rows, time_col, float(rows[column].iloc[at]), at)
+    value = float(rows[column].iloc[at])
+    return Latest(column, rows, time_col, value, at, rows_picked(result))

@@ -24,7 +24,7 @@ from barb.charts.style import (
     PANEL_SPLIT,
 )
 from barb.charts.time_axis import bar_step, date_axis, label_axis
-from barb.charts.value_text import TickFormatter, format_value, with_unit
+from barb.charts.value_text import TickFormatter, date_text, format_value, with_unit
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
@@ -57,9 +57,14 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     column_unit = unit(now.column, result)
     text = with_unit(format_value(value, column_unit, words=words), column_unit, words)
     # The value "now" beside the series' name, above the plot: over the line it would hide
-    # the very bars it ends.
+    # the very bars it ends. The last of rows a filter picked is not "now": it says its date.
+    if now.picked:
+        date = date_text(rows[now.time].iloc[at])
+        marked = words("last_value", name="", value=text, date=date).strip()
+    else:
+        marked = words("now", name="", value=text).strip()
     ax.annotate(
-        words("now", name="", value=text).strip(),
+        marked,
         (1, 1),
         xycoords="axes fraction",
         xytext=(0, 7),

@@ -29,6 +29,7 @@ from barb.charts.columns import (
     unit,
 )
 from barb.charts.histogram import draw_histogram
+from barb.charts.kinds import rows_picked
 from barb.charts.line_points import LINE_POINTS, broken_envelope, broken_line
 from barb.charts.one_row import draw_one_row
 from barb.charts.price import MAX_MARKERS, draw_overlays, draw_price
@@ -161,7 +162,7 @@ def _draw_timeline(
         if first is None:
             return False
         lower = [first]
-    consecutive = _consecutive(result)
+    consecutive = not rows_picked(result)
     step = bar_step(x, timeframe(result))
 
     price_ax = lower_ax = None
@@ -197,14 +198,6 @@ def _draw_timeline(
     else:
         label_axis(bottom_ax, x, names, step, words)
     return True
-
-
-def _consecutive(result: Result) -> bool:
-    """Rows are consecutive bars unless a where or an event filter picked some of them."""
-    if result.query.get("where"):
-        return False
-    joins = result.query.get("join") or []
-    return not any(isinstance(j, dict) and j.get("filter") == "only" for j in joins)
 
 
 def _draw_series(

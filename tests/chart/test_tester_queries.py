@@ -135,6 +135,38 @@ def test_the_last_golden_cross_names_the_latest_cross(sample_settings, days, lim
         assert chart_headline(result) == f"close last: {close} ({day_text(last)})"
 
 
+def test_the_latest_of_filtered_rows_is_the_last_match_not_now(sample_settings, days) -> None:
+    """The last golden cross, all its columns: its sma50 is the last cross's, not "now", and
+    the sparse crosses' dates on the axis do not run into each other."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "sma50": "rolling_mean(close, 50)",
+            "sma200": "rolling_mean(close, 200)",
+            "golden": "sma50 > sma200 and prev(sma50) <= prev(sma200)",
+        },
+        "where": "golden",
+        "sort": "timestamp desc",
+        "limit": 1,
+    }
+    result = run(query, sample_settings)
+    fast, slow = days["close"].rolling(50).mean(), days["close"].rolling(200).mean()
+    last = days.index[(fast > slow) & (fast.shift() <= slow.shift())].max()
+    value = f"{fast[last]:,.0f}"
+    assert chart_headline(result) == f"sma50 last: {value} ({day_text(last)})"
+    assert chart_headline(result, "ru").startswith("sma50 последнее: ")
+    fig = figure(result)
+    marked = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert f"last: {value} ({day_text(last)})" in marked
+    assert not [t for t in marked if t.startswith("now")]
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    bottom = min(fig.axes, key=lambda ax: ax.get_position().y0)
+    ticks = [t.get_window_extent(renderer) for t in bottom.get_xticklabels() if t.get_text()]
+    assert len(ticks) >= 2
+    assert not [(a, b) for i, a in enumerate(ticks) for b in ticks[i + 1 :] if a.overlaps(b)]
+
+
 # --- C3: a grouped headline is about the value asked for, not the row counts ---------------
 
 
