@@ -415,3 +415,73 @@ def test_a_selected_monthly_column_headlines_its_last_month(sample_settings, day
     returns = monthly_returns(days)
     last = returns[returns.index.year == 2025].iloc[-1]
     assert chart_headline(result) == f"ret last: {last:.1f}% (2025-12)"
+
+
+# --- C4: columns that share a unit are drawn together ---------------------------------------
+
+
+def test_nq_and_es_returns_share_one_panel(sample_settings, con, days) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025-12",
+        "join": {"instrument": "ES"},
+        "map": {
+            "nq_ret": "(close - prev(close)) / prev(close) * 100",
+            "es_ret": "(es_close - prev(es_close)) / prev(es_close) * 100",
+        },
+        "select": ["timestamp", "nq_ret", "es_ret"],
+    }
+    result = run(query, sample_settings)
+    es = con.execute(
+        f"SELECT trading_date AS d, arg_max(close, timestamp) AS c FROM es WHERE {RTH} "
+        "GROUP BY 1 ORDER BY 1"
+    ).df()
+    returns = pd.DataFrame(
+        {
+            "nq_ret": days["close"].pct_change() * 100,
+            "es_ret": es.set_index("d")["c"].pct_change() * 100,
+        }
+    )
+    december = returns[(returns.index >= "2025-12-01") & (returns.index < "2026-01-01")]
+    fig = figure(result)
+    (ax,) = fig.axes
+    bars = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bars) == 2  # one set of bars per column, side by side
+    for drawn, column in zip(bars, ("nq_ret", "es_ret"), strict=True):
+        heights = [p.vertices[2, 1] - p.vertices[0, 1] for p in drawn.get_paths()]
+        np.testing.assert_allclose(heights, december[column].to_numpy(), rtol=1e-9)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["nq_ret", "es_ret"]
+    assert "nq_ret · es_ret (%)" in figure_texts(fig)
+
+
+def test_a_golden_cross_list_draws_close_and_averages_on_one_price_axis(
+    sample_settings, days
+) -> None:
+    """The last three crosses with close, sma50 and sma200: all three on the price axis (it
+    drew sma50 alone as bars from zero)."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "sma50": "rolling_mean(close, 50)",
+            "sma200": "rolling_mean(close, 200)",
+            "golden": "sma50 > sma200 and prev(sma50) <= prev(sma200)",
+        },
+        "where": "golden",
+        "sort": "timestamp desc",
+        "limit": 3,
+        "select": ["timestamp", "close", "sma50", "sma200"],
+    }
+    result = run(query, sample_settings)
+    fast, slow = days["close"].rolling(50).mean(), days["close"].rolling(200).mean()
+    crosses = days.index[(fast > slow) & (fast.shift() <= slow.shift())].sort_values()[-3:]
+    fig = figure(result)
+    (ax,) = fig.axes
+    assert not [c for c in ax.collections if isinstance(c, PolyCollection)]  # no bars
+    lines = {line.get_label(): np.asarray(line.get_ydata(), float) for line in ax.get_lines()}
+    np.testing.assert_allclose(lines["sma50"], fast[crosses].to_numpy(), rtol=1e-9)
+    np.testing.assert_allclose(lines["sma200"], slow[crosses].to_numpy(), rtol=1e-9)
+    low, high = ax.get_ylim()
+    levels = np.concatenate([days["close"][crosses], fast[crosses], slow[crosses]])
+    assert low < levels.min() and levels.max() < high  # every line in view
