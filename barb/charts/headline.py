@@ -69,8 +69,10 @@ def _answers(result: Result, words: Words) -> str:
 
 
 def _now_text(result: Result, now: Latest, value: str, words: Words) -> str:
-    key = "last_value" if now.picked else "now_on"  # the last golden cross is not "now"
-    return words(key, name=now.column, value=value, date=_row_label(result, now.rows, now.at))
+    date = _row_label(result, now.rows, now.at)
+    if now.picked:  # the last golden cross is not "now"
+        return words("last_value", name=now.column, value=value, date=date)
+    return words("now_on", name=now.column, value=value, date=date)
 
 
 def _row_label(result: Result, rows: pd.DataFrame, at: int) -> str:
