@@ -1,4 +1,4 @@
-"""Words for a result's proof: file names, and the unit of a column.
+"""Words for a result's proof: its file names.
 
 The chart and the CSV sent to a person carry the same name, built from what was asked:
 instrument, session, timeframe, what was computed and the period the data actually covers,
@@ -28,9 +28,6 @@ _OPERATOR_WORDS = (
 _UNSAFE = re.compile(r"[^A-Za-z0-9]+")
 # A minus sign or a decimal point inside a number survives slugging: "-3.4" stays "-3.4".
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_)])-?\d+(?:\.\d+)?")
-_PRICE_COLUMNS = frozenset({"open", "high", "low", "close", "price"})
-_POINT_WORDS = ("range", "gap", "atr", "move", "body", "wick", "change", "chg", "diff", "dist")
-_VOLUME_WORDS = ("volume", "vol")
 
 
 def as_list(value: Any) -> list[str]:
@@ -102,40 +99,3 @@ def chart_filename(result: Result) -> str:
 
 def csv_filename(result: Result) -> str:
     return proof_basename(result) + ".csv"
-
-
-_AGGREGATE_PREFIX = re.compile(
-    r"^(?:mean|avg|median|min|max|sum|std|stdev|var|first|last|percentile|quantile)_(\w+?)(?:_\d+)?$"
-)
-_TIMES_100 = re.compile(r"\*\s*100\b|\b100\s*\*")
-
-
-def _name_unit(name: str, timeframe: str) -> str | None:
-    if name.endswith("pct") or "percent" in name:
-        return "%"
-    if name == "count" or name.startswith("count_"):
-        return "days" if timeframe == "daily" else "bars"
-    if any(word in name for word in _VOLUME_WORDS):
-        return "contracts"
-    if name in _PRICE_COLUMNS or any(name.endswith("_" + p) for p in _PRICE_COLUMNS):
-        return "price"
-    if any(word in name for word in _POINT_WORDS):
-        return "points"
-    return None
-
-
-def column_unit(
-    column: str, timeframe: str = "daily", query: dict[str, Any] | None = None
-) -> str | None:
-    """The unit an axis shows for a column, guessed from its name and its map expression.
-
-    Ticks and point values are not in a Result, so price differences are "points"; a mapped
-    column whose expression multiplies by 100 is a percentage whatever its name.
-    """
-    name = column.lower()
-    maps = {k.lower(): str(v) for k, v in ((query or {}).get("map") or {}).items()}
-    inner = _AGGREGATE_PREFIX.match(name)
-    base = inner.group(1) if inner and name not in maps else name
-    if _TIMES_100.search(maps.get(base, "")):
-        return "%"
-    return _name_unit(name, timeframe) or _name_unit(base, timeframe)

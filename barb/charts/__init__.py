@@ -10,9 +10,11 @@ What the number means picks the drawing:
 - grouped (``grouped.py``): one bar per group, the highest and lowest in their own colours,
   each aggregate in its own panel, empty groups of a count shown as zero, times of day as
   ``09:30``;
-- rows over time (``rows.py``, ``price.py``): price (candles for a few consecutive bars, else
-  a line) with the query's own columns overlaid when they are on the price's scale, or in a
-  lower panel; a short ranked or filtered list of days is one horizontal bar per day;
+- rows over time (``rows.py``, ``price.py``, ``series.py``): price (candles for a few
+  consecutive bars, else a line) with the query's own columns overlaid when they are on the
+  price's scale, or in a lower panel, those in one unit together (NQ's and ES's returns); a
+  short ranked or filtered list of days is one horizontal bar per day; one row is a card of
+  its values (``one_row.py``);
 - a number or a few numbers (``aggregates.py``, ``histogram.py``): the rows behind them, as
   a histogram of the averaged column with each answer marked, or, for ``count()``, when the
   counted rows occurred.

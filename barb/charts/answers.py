@@ -62,7 +62,9 @@ def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     kind = time_kind(agg.name, result.query)
     if kind is not None:
         return time_text(agg.value, kind)  # a time of day: 10:12, not 612.3
-    agg_unit = unit(agg.name, result) or (unit(agg.column, result) if agg.column else None)
+    # The answer's own expression says its unit (followed down to its columns); its first
+    # column's would be wrong for max(volume) / mean(volume), a ratio, not contracts.
+    agg_unit = unit(agg.name, result)
     if agg.func in CORRELATION:
         agg_unit = None
     return with_unit(format_value(agg.value, agg_unit, words=words), agg_unit, words)

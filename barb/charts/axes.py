@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FixedFormatter, FixedLocator
+from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator
 
 from barb.charts.style import (
     AXIS,
@@ -143,6 +144,14 @@ def category_ticks(
     ax.yaxis.set_major_formatter(TickFormatter(words))
 
 
+def whole_number_ticks(axis: Axis, values: np.ndarray, nbins: int | str = "auto") -> None:
+    """Ticks at whole numbers only when every value is one: a count of days ticks 0, 1, 2,
+    never 0.6, 1.2, 1.8. Other values keep the axis's own ticks."""
+    finite = values[np.isfinite(values)]
+    if finite.size and np.all(finite == np.round(finite)):
+        axis.set_major_locator(MaxNLocator(nbins=nbins, integer=True))
+
+
 def headroom(
     ax: Axes, values: np.ndarray, *, px: float, floor: bool = True, below_px: float = 0
 ) -> None:
@@ -156,10 +165,13 @@ def headroom(
         lo, hi = min(0.0, lo), max(0.0, hi)
     span = (hi - lo) or abs(hi) or 1.0
     height_px = ax.get_position().height * FIG_H_IN * 100
-    under = max(0.06, below_px / height_px) if lo < 0 or not floor else 0.0
-    bottom = lo - under * span
-    share = min(px / height_px, 0.5)
-    ax.set_ylim(bottom, hi + share * (hi - bottom) / (1 - share))
+    above = min(px / height_px, 0.5)
+    below = max(0.06, below_px / height_px) if lo < 0 or not floor else 0.0
+    # Both margins are shares of the whole axis, room and data together: a share of the
+    # data's span alone came out short, and the labels under the lowest bars ran over the
+    # month names below the axis.
+    whole = span / max(1 - above - below, 0.3)
+    ax.set_ylim(lo - below * whole, hi + above * whole)
 
 
 def fix_ticks(fig: Figure) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import table_label
+from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
-from barb.proof_names import column_unit
+from barb.column_units import column_unit
 from barb.result import Result
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
@@ -35,6 +35,20 @@ def time_column(frame: pd.DataFrame) -> str | None:
     return None
 
 
+def latest_known(frame: pd.DataFrame, column: str, time_col: str) -> int | None:
+    """The position of the latest row in time with a value in ``column``, whatever the rows'
+    order: a table sorted newest first (or by a value) has its latest row anywhere, and
+    "last" means the latest in time, never the last line of the table."""
+    known = pd.to_numeric(frame[column], errors="coerce").notna().to_numpy()
+    known &= frame[time_col].notna().to_numpy()
+    if not known.any():
+        return None
+    times = frame[time_col].to_numpy()
+    positions = np.flatnonzero(known)
+    # Of equal times the row further down wins, as before for rows in time order.
+    return int(positions[::-1][np.argmax(times[positions][::-1])])
+
+
 def price_like(series: pd.Series, close: pd.Series) -> bool:
     """A column on the price's scale (a moving average, a level) belongs on the price axes."""
     level, ref = pd.to_numeric(series, errors="coerce").median(), close.median()
@@ -46,9 +60,6 @@ def timeframe(result: Result) -> str:
 
 
 def unit(column: str, result: Result) -> str | None:
-    then = result.query.get("then")
-    if isinstance(then, dict) and then and column_unit(column, "daily") == "days":
-        return None  # a count of the first stage's groups, not of bars
     return column_unit(column, timeframe(result), result.query)
 
 
@@ -71,3 +82,16 @@ def bar_labels(frame: pd.DataFrame, result: Result) -> list[str | None] | None:
     if name is None:
         return None
     return [None if v is None or v != v else str(v) for v in frame[name]]
+
+
+def dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:
+    """Bars of a selection ("select": "ret" on monthly bars) keep only their label: their
+    dates, from it, so they are drawn over time like any bars, not as a histogram."""
+    tf = timeframe(result)
+    label = table_label(table, tf)
+    if label is None or "timestamp" in table.columns:
+        return None
+    dates = label_dates(table[label], tf)
+    if dates is None or np.isnat(dates).any():
+        return None
+    return table.assign(timestamp=dates)

@@ -28,6 +28,7 @@ from barb.charts.axes import (
     label_fit,
     plot_axes,
     value_label,
+    whole_number_ticks,
 )
 from barb.charts.bars import draw_bars, label_bars, labels_upright, upright_label_px
 from barb.charts.columns import axis_text, floats, is_number, unit
@@ -49,7 +50,7 @@ from barb.charts.style import (
     VALUE_PT,
 )
 from barb.charts.time_of_day import clock_axis, clock_kind, holds_month, time_kind, time_text
-from barb.charts.value_text import date_text, format_all
+from barb.charts.value_text import TickFormatter, date_text, format_all
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
@@ -90,6 +91,13 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             table = with_empty_groups(table, by[0], counts, result)
     labels = group_labels(table, by, result.query, words)
     return Groups(table, by, columns, labels, _round_times(table, by, result.query, labels))
+
+
+def answer_column(groups: Groups, result: Result) -> str:
+    """The column the headline is about and whose extremes are coloured: the first value
+    selected that is not a count. ``mean(range), count()`` by FOMC day is a question about
+    the range; the count is there to say how many days each mean rests on."""
+    return next((c for c in groups.columns if not _is_count(c, result)), groups.columns[0])
 
 
 def _round_times(
@@ -182,14 +190,17 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
     slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
-    for i, (ax, column) in enumerate(zip(panels, groups.columns, strict=True)):
+    answer = answer_column(groups, result)
+    # The headline's column on top, where the eye lands after reading it.
+    columns = [answer, *(c for c in groups.columns if c != answer)]
+    for ax, column in zip(panels, columns, strict=True):
         if len(groups.by) > 1:
             _shade_blocks(ax, groups.table[groups.by[0]].tolist())
         values = floats(groups.table[column])
         value_unit = unit(column, result)
         kind = time_kind(column, result.query)
         texts = value_texts(values, value_unit, kind, words)
-        extremes = i == 0
+        extremes = column == answer
         upright = False
         above_px = 30.0  # a level label over its bar
         if n > MAX_GROUP_BARS:
@@ -228,6 +239,9 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         headroom(ax, values, px=10 + above_px, below_px=above_px)
         if kind is not None:  # each group's time of day (the hour of its high, say)
             clock_axis(ax.yaxis, *ax.get_ylim(), kind)
+        else:
+            ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
+            whole_number_ticks(ax.yaxis, values)
         value_label(ax, axis_text(column, result, words))
     panels[-1].set_xlabel(" · ".join(groups.by), fontsize=LABEL_PT)
     return True

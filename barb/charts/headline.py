@@ -13,9 +13,19 @@ import numpy as np
 import pandas as pd
 
 from barb.charts.answers import CORRELATION, answer_text, answer_value, final_stage, read_aggregates
-from barb.charts.columns import bar_labels, first_numeric, floats, is_number, time_column, unit
-from barb.charts.grouped import read_groups, value_texts
+from barb.charts.columns import (
+    bar_labels,
+    dated_by_label,
+    first_numeric,
+    floats,
+    is_number,
+    latest_known,
+    time_column,
+    unit,
+)
+from barb.charts.grouped import answer_column, read_groups, value_texts
 from barb.charts.kinds import Latest, latest
+from barb.charts.one_row import card_values, value_text
 from barb.charts.time_of_day import time_kind
 from barb.charts.value_text import date_text, format_value, with_unit
 from barb.charts.words import Words, words_for
@@ -59,7 +69,10 @@ def _answers(result: Result, words: Words) -> str:
 
 
 def _now_text(result: Result, now: Latest, value: str, words: Words) -> str:
-    return words("now_on", name=now.column, value=value, date=_row_label(result, now.rows, now.at))
+    date = _row_label(result, now.rows, now.at)
+    if now.picked:  # the last golden cross is not "now"
+        return words("last_value", name=now.column, value=value, date=date)
+    return words("now_on", name=now.column, value=value, date=date)
 
 
 def _row_label(result: Result, rows: pd.DataFrame, at: int) -> str:
@@ -75,7 +88,7 @@ def _groups(result: Result, words: Words) -> str:
     if groups is None:
         count = len(result.table) if result.table is not None else 0
         return words("rows_shown", count=format_value(count, words=words))
-    column = groups.columns[0]
+    column = answer_column(groups, result)
     values = floats(groups.table[column])
     kind = time_kind(column, result.query)
     texts = value_texts(values, unit(column, result), kind, words)
@@ -121,16 +134,28 @@ def _rows(result: Result, words: Words) -> str:
         column = sort[0]
         value = _value_text(table[column].iloc[0], column, result, words)
         return words("ranked_first", name=column, label=_row_label(result, table, 0), value=value)
+    if len(table) == 1:
+        return _one_row(result, table, words)
     focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
     column = focus[0] if focus else first_numeric(table, ["close"])
-    if column is None or time_column(table) is None:
+    dated = dated_by_label(table, result)  # monthly "select": "ret" keeps only the label
+    table = table if dated is None else dated
+    time_col = time_column(table)
+    at = latest_known(table, column, time_col) if column and time_col else None
+    if column is None or at is None:
         return words("rows_shown", count=format_value(len(table), words=words))
-    known = np.flatnonzero(pd.to_numeric(table[column], errors="coerce").notna().to_numpy())
-    if not known.size:
-        return words("rows_shown", count=format_value(len(table), words=words))
-    at = int(known[-1])
     value = _value_text(table[column].iloc[at], column, result, words)
     return words("last_value", name=column, value=value, date=_row_label(result, table, at))
+
+
+def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:
+    """A single row is its values: ``close = 25,600 · ath = 25,851 · since = 2 days
+    (2026-01-07)``, as many as the headline holds."""
+    columns = card_values(table, result)[:MAX_ANSWERS]
+    if not columns:
+        return words("rows_shown", count="1")
+    texts = [words("answer", name=c, value=value_text(table, c, result, words)) for c in columns]
+    return f"{' · '.join(texts)} ({_row_label(result, table, 0)})"
 
 
 def _value_text(value: object, column: str, result: Result, words: Words) -> str:

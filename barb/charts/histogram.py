@@ -119,7 +119,7 @@ def draw_histogram(
     if kind is not None:  # times of the day on a clock: 09:30, 12:00
         clock_axis(ax.xaxis, float(edges[0]), float(edges[-1]), kind)
     else:
-        ax.xaxis.set_major_formatter(TickFormatter(words))
+        ax.xaxis.set_major_formatter(TickFormatter(words, value_unit))
     ax.yaxis.set_major_formatter(TickFormatter(words))
     names = " · ".join(compared)  # both columns share the unit, named once
     ax.set_xlabel(axis_text(column, result, words).replace(column, names, 1), fontsize=LABEL_PT)

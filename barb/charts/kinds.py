@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from barb.charts.answers import CORRELATION, Aggregate, final_stage, read_aggregates
-from barb.charts.columns import PRICE_COLUMNS, is_number, time_column
+from barb.charts.columns import PRICE_COLUMNS, is_number, latest_known, time_column
 from barb.charts.value_text import is_finite_number
 from barb.result import Result
 
@@ -34,6 +34,24 @@ class Latest:
     time: str
     value: float
     at: int
+    # The rows were picked by a filter: the latest of them is the last match, not "now".
+    picked: bool = False
+
+
+def rows_picked(result: Result) -> bool:
+    """Whether a where or an event filter picked the rows: not consecutive bars, and the
+    latest of them is not the latest bar."""
+    if result.query.get("where"):
+        return True
+    joins = result.query.get("join") or []
+    return any(isinstance(j, dict) and j.get("filter") == "only" for j in joins)
+
+
+def in_time_order(rows: pd.DataFrame, time_col: str) -> pd.DataFrame:
+    """The rows oldest first (a series is drawn left to right), with a fresh index."""
+    if not rows[time_col].is_monotonic_increasing:
+        rows = rows.sort_values(time_col, kind="stable")
+    return rows.reset_index(drop=True)
 
 
 def correlation(result: Result) -> Correlation | None:
@@ -62,10 +80,11 @@ def latest(result: Result) -> Latest | None:
     if summary.type in ("scalar", "dict"):
         for agg in read_aggregates(result):
             if agg.func == "last" and agg.column in rows.columns and is_number(rows[agg.column]):
-                known = np.flatnonzero(pd.to_numeric(rows[agg.column], errors="coerce").notna())
-                at = int(known[-1]) if known.size else len(rows) - 1
+                rows = in_time_order(rows, time_col)
+                at = latest_known(rows, agg.column, time_col)
                 value = agg.value if is_finite_number(agg.value) else np.nan
-                return Latest(agg.column, rows.reset_index(drop=True), time_col, value, at)
+                at = len(rows) - 1 if at is None else at
+                return Latest(agg.column, rows, time_col, value, at, rows_picked(result))
         return None
     table = result.table
     stage = final_stage(result.query)
@@ -84,9 +103,11 @@ def latest(result: Result) -> Latest | None:
     )
     if column is None or time_col not in table.columns:
         return None
-    when = table[time_col].iloc[0]
+    when = table[time_col].max()  # the latest row, however the table is sorted
+    rows = in_time_order(rows, time_col)
     matches = (rows[time_col] == when).to_numpy().nonzero()[0]
     if not len(matches):
         return None
     at = int(matches[-1])
-    return Latest(column, rows.reset_index(drop=True), time_col, float(rows[column].iloc[at]), at)
+    value = float(rows[column].iloc[at])
+    return Latest(column, rows, time_col, value, at, rows_picked(result))

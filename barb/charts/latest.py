@@ -10,7 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from barb.charts.axes import headroom, plot_axes, value_label
+from barb.charts.axes import headroom, plot_axes, value_label, whole_number_ticks
 from barb.charts.columns import axis_text, bar_labels, floats, timeframe, unit
 from barb.charts.kinds import Latest
 from barb.charts.line_points import broken_line
@@ -24,7 +24,7 @@ from barb.charts.style import (
     PANEL_SPLIT,
 )
 from barb.charts.time_axis import bar_step, date_axis, label_axis
-from barb.charts.value_text import TickFormatter, format_value, with_unit
+from barb.charts.value_text import TickFormatter, date_text, format_value, with_unit
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
@@ -57,9 +57,14 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     column_unit = unit(now.column, result)
     text = with_unit(format_value(value, column_unit, words=words), column_unit, words)
     # The value "now" beside the series' name, above the plot: over the line it would hide
-    # the very bars it ends.
+    # the very bars it ends. The last of rows a filter picked is not "now": it says its date.
+    if now.picked:
+        date = date_text(rows[now.time].iloc[at])
+        marked = words("last_value", name="", value=text, date=date).strip()
+    else:
+        marked = words("now", name="", value=text).strip()
     ax.annotate(
-        words("now", name="", value=text).strip(),
+        marked,
         (1, 1),
         xycoords="axes fraction",
         xytext=(0, 7),
@@ -72,8 +77,9 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     )
     headroom(ax, values, px=40, floor=False)
     _levels(ax, now.column, values)
-    ax.yaxis.set_major_formatter(TickFormatter(words))
+    ax.yaxis.set_major_formatter(TickFormatter(words, column_unit))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+    whole_number_ticks(ax.yaxis, values, nbins=4)
     value_label(ax, axis_text(now.column, result, words))
     names = bar_labels(rows, result)
     if names is None:

@@ -94,7 +94,10 @@ def draw_overlays(
             dots.set_label(name)
             handles.append(dots)
     if handles:
-        headroom(ax, close, px=LEGEND_ROW_PX + 25, floor=False)
+        # Room for the legend above every line drawn, not only the close: sma200 below
+        # the closes ran off the bottom.
+        levels = np.concatenate([close, *(floats(table[name]) for name in overlays)])
+        headroom(ax, levels, px=LEGEND_ROW_PX + 25, floor=False)
         legend(ax, handles, loc="upper left", ncol=min(len(handles), 2))
 
 

@@ -1,6 +1,8 @@
 """A table of rows: over time, the price with the query's columns on it or in a panel below;
 a short ranked or filtered list of days, one horizontal bar per day (it reads better than a
-few dots spread over 18 years); without a time column, the values' distribution."""
+few dots spread over 18 years), unless the values are price levels, which go on the price
+axis together; one row, a card of its values; without a time column, the values'
+distribution."""
 
 from __future__ import annotations
 
@@ -9,17 +11,16 @@ import re
 import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from barb.bar_labels import label_dates, table_label
-from barb.charts.axes import plot_axes, value_label
+from barb.charts.axes import plot_axes, value_label, whole_number_ticks
 from barb.charts.bars import draw_bars, label_bars
 from barb.charts.columns import (
     PRICE_COLUMNS,
     axis_text,
     bar_labels,
+    dated_by_label,
     first_numeric,
     floats,
     is_number,
@@ -29,16 +30,16 @@ from barb.charts.columns import (
     unit,
 )
 from barb.charts.histogram import draw_histogram
-from barb.charts.line_points import LINE_POINTS, broken_envelope, broken_line
-from barb.charts.price import MAX_MARKERS, draw_overlays, draw_price
+from barb.charts.kinds import in_time_order, rows_picked
+from barb.charts.one_row import draw_one_row
+from barb.charts.price import draw_overlays, draw_price
+from barb.charts.series import MAX_TOGETHER, draw_series
 from barb.charts.style import (
     ACCENT,
-    ACCENT_LIGHT,
     AXIS,
     DOWN,
     FIG_W_IN,
     LABEL_PT,
-    MUTED,
     PANEL_GAP,
     PANEL_SPLIT,
     RIGHT,
@@ -52,16 +53,18 @@ from barb.result import Result
 
 MAX_RANKED = 40  # a sorted+limited list drawn as ranked bars up to this many rows
 MAX_FILTERED_LIST = 25  # a where-filtered list drawn as one bar per day up to this many
-MAX_BAR_SERIES = 400  # a lower panel of consecutive values drawn as bars up to this many
+LABEL_EM = 0.7  # the width of a bold value label's character, in ems
 
 
 def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     table = result.table
     if table is None or table.empty:
         return False
+    if len(table) == 1:  # a row reads as its values: a line needs two points
+        return draw_one_row(fig, result, words)
     time_col = time_column(table)
     if time_col is None:
-        dated = _dated_by_label(table, result)
+        dated = dated_by_label(table, result)
         if dated is None:
             column = first_numeric(table, result.focus_columns)
             return column is not None and draw_histogram(fig, result, table, column, [], words)
@@ -71,19 +74,6 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         _draw_ranked(fig, result, table, time_col, ranked, words)
         return True
     return _draw_timeline(fig, result, table, time_col, words)
-
-
-def _dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:
-    """Bars of a selection ("select": "ret" on monthly bars) keep only their label: their
-    dates, from it, so they are drawn over time like any bars, not as a histogram."""
-    tf = timeframe(result)
-    label = table_label(table, tf)
-    if label is None or "timestamp" in table.columns:
-        return None
-    dates = label_dates(table[label], tf)
-    if dates is None or np.isnat(dates).any():
-        return None
-    return table.assign(timestamp=dates)
 
 
 def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
@@ -96,7 +86,16 @@ def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
     if query.get("where") and len(table) <= MAX_FILTERED_LIST:
         candidates = [c for c in result.focus_columns if c not in PRICE_COLUMNS]
         candidates += re.findall(r"[A-Za-z_]\w*", str(query["where"]))
-        return next((c for c in candidates if c in table.columns and is_number(table[c])), None)
+        # A level (sma50, a close) drawn as a bar from zero shows nothing: levels go on the
+        # price axis over time, together.
+        return next(
+            (
+                c
+                for c in candidates
+                if c in table.columns and is_number(table[c]) and unit(c, result) != "price"
+            ),
+            None,
+        )
     return None
 
 
@@ -140,14 +139,17 @@ def _draw_ranked(
     ax.set_ylim(n - 0.4, -0.6)
     finite = values[np.isfinite(values)]
     lo, hi = min(0.0, float(finite.min(initial=0))), max(0.0, float(finite.max(initial=0)))
-    # Room for the value labels beyond the bars' ends: a label's share of the axes' width.
-    label_pt = max(len(t) for t in format_all(values, unit(column, result))) * size * 0.62 + 8
+    # Room for the value labels beyond the bars' ends: a label's share of the axes' width,
+    # in the chart's language ("−26,6 %" is a character longer than "−26.6%") and bold.
+    texts = format_all(values, unit(column, result), words)
+    label_pt = max(len(t) for t in texts) * size * LABEL_EM + 8
     share = min(label_pt / ((RIGHT - 0.03 - left) * FIG_W_IN * 72), 0.45)
     pad = (hi - lo or 1.0) * share / (1 - share)
     ax.set_xlim(lo - (pad if lo < 0 else 0), hi + (pad if hi > 0 else 0))
     ax.axvline(0, color=AXIS, linewidth=1.2)
-    ax.xaxis.set_major_formatter(TickFormatter(words))
+    ax.xaxis.set_major_formatter(TickFormatter(words, unit(column, result)))
     ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
+    whole_number_ticks(ax.xaxis, values, nbins=4)
     ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
 
 
@@ -155,6 +157,7 @@ def _draw_timeline(
     fig: Figure, result: Result, table: pd.DataFrame, time_col: str, words: Words
 ) -> bool:
     """Price (or the query's main column) over time, with the query's columns beside it."""
+    table = in_time_order(table, time_col)  # newest first is still drawn left to right
     x = mdates.date2num(table[time_col].to_numpy())
     has_close = "close" in table.columns and is_number(table["close"])
     focus = [c for c in result.focus_columns if c in table.columns and c != time_col]
@@ -167,7 +170,7 @@ def _draw_timeline(
         if first is None:
             return False
         lower = [first]
-    consecutive = _consecutive(result)
+    consecutive = not rows_picked(result)
     step = bar_step(x, timeframe(result))
 
     price_ax = lower_ax = None
@@ -185,8 +188,21 @@ def _draw_timeline(
         draw_overlays(price_ax, x, table, overlays, flags, step=step)
         value_label(price_ax, words("price"))
     if lower_ax is not None:
-        _draw_series(lower_ax, x, table[lower[0]], consecutive=consecutive, step=step, words=words)
-        value_label(lower_ax, axis_text(lower[0], result, words))
+        # Columns in the unit of the first share its panel (NQ's and ES's returns).
+        first_unit = unit(lower[0], result)
+        shared = [c for c in lower if first_unit and unit(c, result) == first_unit]
+        columns = shared[:MAX_TOGETHER] if len(shared) > 1 else lower[:1]
+        draw_series(
+            lower_ax,
+            x,
+            table[columns],
+            consecutive=consecutive,
+            step=step,
+            words=words,
+            value_unit=first_unit,
+        )
+        text = axis_text(columns[0], result, words)
+        value_label(lower_ax, text.replace(columns[0], " · ".join(columns), 1))
     bottom_ax = lower_ax if lower_ax is not None else price_ax
     assert bottom_ax is not None
     names = bar_labels(table, result)
@@ -195,56 +211,3 @@ def _draw_timeline(
     else:
         label_axis(bottom_ax, x, names, step, words)
     return True
-
-
-def _consecutive(result: Result) -> bool:
-    """Rows are consecutive bars unless a where or an event filter picked some of them."""
-    if result.query.get("where"):
-        return False
-    joins = result.query.get("join") or []
-    return not any(isinstance(j, dict) and j.get("filter") == "only" for j in joins)
-
-
-def _draw_series(
-    ax: Axes,
-    x: np.ndarray,
-    series: pd.Series,
-    *,
-    consecutive: bool,
-    step: float,
-    words: Words = ENGLISH,
-) -> None:
-    """A column of the query under the price: bars, stems or a line, whatever fits."""
-    values = floats(series)
-    finite = values[np.isfinite(values)]
-    signed = finite.size > 0 and finite.min() < 0 < finite.max()
-    colors = np.where(values < 0, DOWN, UP) if signed else ACCENT
-    # Bars for changes around zero (or a handful of values); a level such as RSI or ATR
-    # reads better as a line, and so does a running total that crosses zero now and then
-    # (a cumulative return): changes flip sign every other bar or so, a level seldom.
-    flips = np.count_nonzero(np.diff(np.sign(finite)) != 0) / max(finite.size - 1, 1)
-    changes = signed and flips >= 0.2
-    if consecutive and len(values) <= MAX_BAR_SERIES and (changes or len(values) <= 60):
-        draw_bars(ax, x, np.nan_to_num(values), width=0.8 * step, color=colors)
-    elif not consecutive and len(values) <= MAX_MARKERS:
-        ax.vlines(x, 0, np.nan_to_num(values), colors=colors, linewidth=2.0)
-        ax.scatter(x, values, s=28 if len(values) > 100 else 55, color=colors, zorder=3)
-    elif len(values) > 3 * LINE_POINTS:
-        # Too dense for a line to mean anything: the spread per slice, and its middle.
-        bx, lo, mid, hi = broken_envelope(x, values, step=step)
-        ax.fill_between(bx, lo, hi, color=ACCENT_LIGHT, linewidth=0)
-        ax.plot(bx, mid, color=ACCENT, linewidth=1.6)
-    else:
-        ax.plot(*broken_line(x, values, step=step), color=ACCENT, linewidth=1.8)
-    if signed or not consecutive:
-        ax.axhline(0, color=AXIS, linewidth=1.2)
-    if (
-        "rsi" in str(series.name).lower()
-        and finite.size
-        and 0 <= finite.min() <= finite.max() <= 100
-    ):
-        for level in (30, 70):  # the usual overbought/oversold lines
-            ax.axhline(level, color=MUTED, linewidth=1.3, linestyle="--")
-        ax.set_ylim(0, 100)
-    ax.yaxis.set_major_formatter(TickFormatter(words))
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=4))

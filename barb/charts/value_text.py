@@ -11,6 +11,7 @@ import pandas as pd
 from matplotlib.ticker import Formatter
 
 from barb.charts.words import ENGLISH, Words
+from barb.column_units import SHARE
 from barb.i18n import decimal, millions, percent
 
 # From here up, ticks read in millions (2.4M): "2,400,000" is wider than the axis's margin,
@@ -22,14 +23,16 @@ class TickFormatter(Formatter):
     """Thousands separators and only the decimals the tick step needs (4, not 4.0); from a
     million up, millions (2.4M)."""
 
-    def __init__(self, words: Words = ENGLISH) -> None:
+    def __init__(self, words: Words = ENGLISH, unit: str | None = None) -> None:
         self.decimals = 0
         self.scale = 1.0
         self.words = words
+        # Fractions of rows (0.6) tick as the percents their labels say (60%).
+        self.share = unit == SHARE
 
     def set_locs(self, locs: Any) -> None:
         super().set_locs(locs)
-        values = np.asarray(locs, dtype="float64")
+        values = np.asarray(locs, dtype="float64") * (100 if self.share else 1)
         finite = np.abs(values[np.isfinite(values)])
         self.scale = MILLIONS if finite.size and finite.max() >= MILLIONS else 1.0
         steps = np.diff(np.sort(values)) / self.scale
@@ -42,6 +45,8 @@ class TickFormatter(Formatter):
             self.decimals += 1
 
     def __call__(self, x: float, pos: int | None = None) -> str:
+        if self.share:
+            return signed(percent(x * 100 + 0.0, self.words.language, self.decimals))
         if self.scale != 1.0:
             return "0" if x == 0 else signed(millions(x, self.words.language))
         return number_text(x, self.decimals, self.words)
@@ -62,6 +67,8 @@ def chart_decimals(values: np.ndarray) -> int:
 
 
 def format_all(values: np.ndarray, unit: str | None, words: Words = ENGLISH) -> list[str]:
+    if unit == SHARE:  # one precision for the percents written, not for the fractions
+        values, unit = np.asarray(values, dtype="float64") * 100, "%"
     decimals = chart_decimals(values)
     return [format_value(v, unit, decimals=decimals, words=words) for v in values]
 
@@ -77,6 +84,8 @@ def format_value(
             return date_text(value)  # arg_max(date(), range): the day, not "n/a"
         return words("no_value")
     v = float(value)
+    if unit == SHARE:  # a fraction of rows as a percent: 0.609 -> 60.9%
+        v, unit = v * 100, "%"
     if decimals is None:
         decimals = chart_decimals(np.array([v]))
     if unit == "%":  # the locale's percent pattern: 5.06% / 5,06 %
@@ -99,7 +108,7 @@ def signed(text: str) -> str:
 
 def with_unit(text: str, unit: str | None, words: Words = ENGLISH) -> str:
     """Words after the number ("points", "days"); "%" is already glued to it."""
-    return text if unit in (None, "%", "price") else f"{text} {words.unit(unit)}"
+    return text if unit in (None, "%", SHARE, "price") else f"{text} {words.unit(unit)}"
 
 
 def date_text(value: Any, *, weekday: bool = False, words: Words = ENGLISH) -> str:

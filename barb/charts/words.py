@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from barb.column_units import SHARE
 from barb.i18n import DEFAULT, N_, Language, language, text
 
 #: What the rows are called, by kind.
@@ -64,6 +65,10 @@ class Words:
         "%" and "price" are not words."""
         if unit is None:
             return None
+        if unit == SHARE:  # a share of rows is written as a percent
+            return "%"
+        if unit == "price":  # only ever names an axis: "sma50 (price)", in Russian too
+            return self("price")
         keys = _UNITS.get(unit)
         return unit if keys is None else self(keys[axis])
 

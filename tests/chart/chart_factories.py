@@ -233,6 +233,23 @@ def table_top5() -> Result:
     return _table(table, query, ["chg"], metadata(bars))
 
 
+def table_one_row() -> Result:
+    """The latest day with its all-time high and the days since it: one row, no history."""
+    bars = daily_bars()
+    bars["ath"] = bars["close"].cummax()
+    since = np.arange(len(bars)) - np.flatnonzero(bars["close"] >= bars["ath"])[-1]
+    table = bars.tail(1)[["timestamp", "close", "ath"]].assign(since=since[-1])
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"ath": "cummax(close)", "since": "bars_since(close >= ath)"},
+        "sort": "timestamp desc",
+        "limit": 1,
+        "select": ["timestamp", "close", "ath", "since"],
+    }
+    return _table(table.reset_index(drop=True), query, ["close", "ath", "since"], metadata(bars))
+
+
 def table_filtered_days() -> Result:
     bars = daily_bars()
     bars["change_pct"] = bars["close"].pct_change() * 100
@@ -552,6 +569,7 @@ ALL_SHAPES = {
     "table_indicator": table_with_indicator,
     "table_candles": table_candles_with_average,
     "table_top5": table_top5,
+    "table_one_row": table_one_row,
     "table_filtered": table_filtered_days,
     "table_filtered_few": table_filtered_few,
     "table_events": table_with_events,

@@ -220,7 +220,7 @@ def test_a_cumulative_return_by_date_is_drawn_over_time(sample_settings, con) ->
     # A level that crosses zero now and then, drawn as a line, not as 259 thin bars.
     assert any(len(line.get_xdata()) >= 259 for line in ax.get_lines())
     assert not [c for c in ax.collections if isinstance(c, PolyCollection)]
-    assert title(fig) == f"cum last: {total:.1f} (2024-12-31)"
+    assert title(fig) == f"cum last: {total:.1f}% (2024-12-31)"  # a sum of percents
 
 
 def test_two_averaged_columns_are_both_distributions(sample_settings, con) -> None:

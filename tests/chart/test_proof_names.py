@@ -10,9 +10,9 @@ import pytest
 from barb.charts.columns import axis_text
 from barb.charts.header import scope_text, subtitle_text
 from barb.charts.words import words_for
+from barb.column_units import column_unit
 from barb.proof_names import (
     chart_filename,
-    column_unit,
     csv_filename,
     proof_basename,
     slug,
@@ -101,3 +101,52 @@ def test_units_from_the_map_expression() -> None:
     result = make.scalar_count_intraday()
     assert axis_text("count", result) == "count (bars)"
     assert axis_text("count", result, words_for("ru")) == "count (бары)"
+
+
+CHG_PCT = "(close - prev(close)) / prev(close) * 100"
+
+
+@pytest.mark.parametrize(
+    ("query", "column", "unit"),
+    [
+        # Followed through map references: next_chg is next(chg_pct), a percent.
+        ({"map": {"chg_pct": CHG_PCT, "next_chg": "next(chg_pct)"}}, "next_chg", "%"),
+        ({"map": {"c": CHG_PCT}, "select": "mean(c) as avg_next"}, "avg_next", "%"),
+        # "* 100" of a ratio is a percent in a select expression too, whatever the name.
+        (
+            {"map": {"ret": "close / prev(close) - 1"}, "select": "std(ret) * 100 as vol"},
+            "vol",
+            "%",
+        ),
+        ({"select": "mean(close > open) as p_close_above_open"}, "p_close_above_open", "share"),
+        ({"map": {"up": "close > open"}, "select": "mean(up) * 100 as up_pct"}, "up_pct", "%"),
+        ({"map": {"up": "close > open"}, "select": "sum(up) as n_open"}, "n_open", "days"),
+        ({"map": {"gap_open": "open - prev(close)"}}, "gap_open", "points"),
+        ({"map": {"mid_close": "(high + low) / 2"}}, "mid_close", "price"),
+        ({"map": {"sma50": "rolling_mean(close, 50)"}}, "sma50", "price"),
+        ({"select": "std(close) as close_vol"}, "close_vol", "points"),
+        ({"select": "sum(volume) as total"}, "total", "contracts"),
+        ({"map": {"atr_vol": "atr(14)"}}, "atr_vol", "points"),
+        # Mixed units, oscillators and unknowns show no unit rather than a guess.
+        ({"select": "sum(close * volume) as dollar_vol"}, "dollar_vol", None),
+        ({"map": {"x_pct": "close + volume"}}, "x_pct", None),
+        ({"map": {"rsi_close": "rsi(close, 14)"}}, "rsi_close", None),
+        ({"map": {"since": "bars_since(close > open)"}}, "since", "days"),
+        # A second stage's count counts the first stage's groups; its mean of a count not.
+        (
+            {"group_by": "year()", "select": "count() as n", "then": {"select": "mean(n)"}},
+            "mean_n",
+            "days",
+        ),
+        (
+            {"group_by": "year()", "select": "count() as n", "then": {"select": "count()"}},
+            "count",
+            None,
+        ),
+        # Columns no expression made: the bars', a joined instrument's.
+        ({"join": [{"instrument": "ES"}]}, "es_close", "price"),
+        ({"join": [{"instrument": "ES"}]}, "es_volume", "contracts"),
+    ],
+)
+def test_units_from_expressions(query: dict, column: str, unit: str | None) -> None:
+    assert column_unit(column, "daily", query) == unit

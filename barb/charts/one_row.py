@@ -1,0 +1,67 @@
+"""A table of one row, read as its values: a card with the row's day on top and each number
+of the row on a line of its own, its name on the left and its value, with the unit, on the
+right.
+
+Drawn over time, one row was a price panel with nothing in it (a line needs two points) and
+a single bar whose axis ticked 0.6, 1.2, 1.8 days; the values themselves are the answer.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from barb.charts.axes import plot_axes
+from barb.charts.columns import is_number, time_column, unit
+from barb.charts.style import GRID, INK, LABEL_PT, MARGIN_X, MUTED, TITLE_PT
+from barb.charts.value_text import date_text, format_value, with_unit
+from barb.charts.words import ENGLISH, Words
+from barb.result import Result
+
+VALUE_PT = TITLE_PT + 3  # the values are the answer: as large as the headline, or larger
+MAX_CARD_VALUES = 8  # the row's numbers shown, in the order of the table's columns
+LINE_HEIGHT = 0.115  # of the plot's height, a name and its value
+LABEL_COLUMNS = frozenset({"date", "timestamp", "trading_date"})
+
+
+def card_values(table: pd.DataFrame, result: Result) -> list[str]:
+    """The columns of the row to show: its numbers, the columns the query asked for first."""
+    numeric = [c for c in table.columns if c not in LABEL_COLUMNS and is_number(table[c])]
+    asked = [c for c in result.focus_columns if c in numeric]
+    return list(dict.fromkeys([*asked, *numeric]))[:MAX_CARD_VALUES]
+
+
+def value_text(table: pd.DataFrame, column: str, result: Result, words: Words) -> str:
+    """``25,600`` · ``2 days`` · ``44.5%``: the row's value of ``column`` with its unit."""
+    column_unit = unit(column, result)
+    value = table[column].iloc[0]
+    return with_unit(format_value(value, column_unit, words=words), column_unit, words)
+
+
+def draw_one_row(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
+    table = result.table
+    if table is None or len(table) != 1:
+        return False
+    columns = card_values(table, result)
+    if not columns:
+        return False
+    # Across the figure (no tick labels to leave room for), in the middle of the plot's height.
+    ax = plot_axes(fig, left=MARGIN_X, right=1 - MARGIN_X * 2)
+    ax.set_axis_off()
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    time_col = time_column(table)
+    height = LINE_HEIGHT * (len(columns) + (0.7 if time_col is not None else 0))
+    top = min(0.97, 0.5 + height / 2)
+    if time_col is not None:
+        day = date_text(table[time_col].iloc[0], weekday=True, words=words)
+        ax.text(0, top, day, fontsize=LABEL_PT, color=MUTED, va="top")
+        top -= LINE_HEIGHT * 0.7
+    for i, column in enumerate(columns):
+        y = top - (i + 0.5) * LINE_HEIGHT
+        ax.text(0, y, column, fontsize=LABEL_PT + 2, color=MUTED, va="center")
+        text = value_text(table, column, result, words)
+        ax.text(
+            1, y, text, fontsize=VALUE_PT, fontweight="bold", color=INK, ha="right", va="center"
+        )
+        ax.axhline(y - LINE_HEIGHT / 2, color=GRID, linewidth=1.2)
+    return True

@@ -1,0 +1,140 @@
+"""The query's columns over time, in a panel under the price: one column as bars, stems or a
+line, whatever fits it; a few columns in one unit (NQ's and ES's returns) together, each in
+its colour and named in a legend, side by side as bars or as lines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
+
+from barb.charts.axes import headroom, legend, whole_number_ticks
+from barb.charts.bars import draw_bars
+from barb.charts.columns import floats
+from barb.charts.line_points import LINE_POINTS, broken_envelope, broken_line
+from barb.charts.price import MAX_MARKERS
+from barb.charts.style import (
+    ACCENT,
+    ACCENT_LIGHT,
+    AXIS,
+    DOWN,
+    LEGEND_ROW_PX,
+    MUTED,
+    OVERLAY_COLORS,
+    UP,
+)
+from barb.charts.value_text import TickFormatter
+from barb.charts.words import ENGLISH, Words
+
+MAX_BAR_SERIES = 400  # consecutive values drawn as bars up to this many
+MAX_TOGETHER = 3  # columns in one unit drawn in one panel
+MAX_SIDE_BY_SIDE = 120  # bars of several columns, all together, drawn up to this many
+SERIES_COLORS = (ACCENT, *OVERLAY_COLORS)
+
+
+def draw_series(
+    ax: Axes,
+    x: np.ndarray,
+    columns: pd.DataFrame,
+    *,
+    consecutive: bool,
+    step: float,
+    words: Words = ENGLISH,
+    value_unit: str | None = None,
+) -> None:
+    """The columns of ``columns`` (one, or a few in ``value_unit``) over ``x``."""
+    if columns.shape[1] == 1:
+        _draw_one(ax, x, columns.iloc[:, 0], consecutive=consecutive, step=step)
+    else:
+        _draw_several(ax, x, columns, consecutive=consecutive, step=step)
+    values = np.concatenate([floats(columns[c]) for c in columns.columns])
+    ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+    whole_number_ticks(ax.yaxis, values, nbins=4)
+
+
+def _as_bars(values: np.ndarray, consecutive: bool) -> bool:
+    """Bars for changes around zero (or a handful of values); a level such as RSI or ATR
+    reads better as a line, and so does a running total that crosses zero now and then (a
+    cumulative return): changes flip sign every other bar or so, a level seldom."""
+    finite = values[np.isfinite(values)]
+    signed = finite.size > 0 and finite.min() < 0 < finite.max()
+    flips = np.count_nonzero(np.diff(np.sign(finite)) != 0) / max(finite.size - 1, 1)
+    changes = signed and flips >= 0.2
+    return consecutive and len(values) <= MAX_BAR_SERIES and (changes or len(values) <= 60)
+
+
+def _draw_one(
+    ax: Axes,
+    x: np.ndarray,
+    series: pd.Series,
+    *,
+    consecutive: bool,
+    step: float,
+) -> None:
+    """One column: bars, stems or a line, whatever fits."""
+    values = floats(series)
+    finite = values[np.isfinite(values)]
+    signed = finite.size > 0 and finite.min() < 0 < finite.max()
+    colors = np.where(values < 0, DOWN, UP) if signed else ACCENT
+    # Bars for changes around zero (or a handful of values); a level such as RSI or ATR
+    # reads better as a line, and so does a running total that crosses zero now and then
+    # (a cumulative return): changes flip sign every other bar or so, a level seldom.
+    if _as_bars(values, consecutive):
+        draw_bars(ax, x, np.nan_to_num(values), width=0.8 * step, color=colors)
+    elif not consecutive and len(values) <= MAX_MARKERS:
+        ax.vlines(x, 0, np.nan_to_num(values), colors=colors, linewidth=2.0)
+        ax.scatter(x, values, s=28 if len(values) > 100 else 55, color=colors, zorder=3)
+    elif len(values) > 3 * LINE_POINTS:
+        # Too dense for a line to mean anything: the spread per slice, and its middle.
+        bx, lo, mid, hi = broken_envelope(x, values, step=step)
+        ax.fill_between(bx, lo, hi, color=ACCENT_LIGHT, linewidth=0)
+        ax.plot(bx, mid, color=ACCENT, linewidth=1.6)
+    else:
+        ax.plot(*broken_line(x, values, step=step), color=ACCENT, linewidth=1.8)
+    if signed or not consecutive:
+        ax.axhline(0, color=AXIS, linewidth=1.2)
+    if (
+        "rsi" in str(series.name).lower()
+        and finite.size
+        and 0 <= finite.min() <= finite.max() <= 100
+    ):
+        for level in (30, 70):  # the usual overbought/oversold lines
+            ax.axhline(level, color=MUTED, linewidth=1.3, linestyle="--")
+        ax.set_ylim(0, 100)
+
+
+def _draw_several(
+    ax: Axes, x: np.ndarray, columns: pd.DataFrame, *, consecutive: bool, step: float
+) -> None:
+    """A few columns in one unit, each in its colour (up and down colours would not tell
+    them apart): bars side by side in each bar's slot, dots, or lines."""
+    names = list(columns.columns)
+    series = [floats(columns[name]) for name in names]
+    # Side by side, each column's bars are a fraction of a slot: only while they stay
+    # visible bars, else lines.
+    few = len(series[0]) * len(names) <= MAX_SIDE_BY_SIDE
+    bars = few and _as_bars(series[0], consecutive)
+    width = 0.8 * step / len(names)
+    handles: list[Any] = []
+    for i, (name, values, color) in enumerate(zip(names, series, SERIES_COLORS, strict=False)):
+        if bars:
+            at = x + (i - (len(names) - 1) / 2) * width
+            draw_bars(ax, at, np.nan_to_num(values), width=width, color=color)
+            handles.append(Patch(color=color, label=name))
+        elif not consecutive and len(values) <= MAX_MARKERS:
+            handles.append(ax.scatter(x, values, s=40, color=color, zorder=3, label=name))
+        else:
+            (line,) = ax.plot(*broken_line(x, values, step=step), color=color, linewidth=1.8)
+            line.set_label(name)
+            handles.append(line)
+    every = np.concatenate(series)
+    finite = every[np.isfinite(every)]
+    if not consecutive or (finite.size and finite.min() < 0 < finite.max()):
+        ax.axhline(0, color=AXIS, linewidth=1.2)
+    headroom(ax, every, px=LEGEND_ROW_PX + 20, floor=bars)
+    legend(ax, handles, loc="upper left", ncol=len(handles))

@@ -1,0 +1,264 @@
+"""The unit of a result's column, worked out from the expression that made it.
+
+A column's name says little: ``nq_vol`` is a volatility in percent, not a volume, and
+``p_close_above_open`` is a share of days, not a price. So the unit is read from the query:
+a select item or a map entry is followed through the names it uses (``mean(next_chg)`` →
+``next(chg_pct)`` → ``(close - prev(close)) / prev(close) * 100``, a percent) down to the
+bars' own columns, and combined by what each operator and function does to units: a
+difference of prices is points, a price over a price a ratio, a ratio times 100 a percent,
+the mean of a condition a share of rows. Arithmetic on mixed units, or an unknown function,
+gives no unit: no unit is better than a wrong one. A column's name is read only when no
+expression made it (the bars' and a joined instrument's columns).
+
+Ticks and point values are not in a Result, so price differences are "points".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from barb.errors import BarbError
+from barb.proof_names import as_list
+from barb.script import ast
+from barb.script.parser import parse_expression, parse_select_item
+
+# Units shown to a person ("245 points", "61%"); COUNT is shown as days or bars.
+PRICE = "price"
+POINTS = "points"
+PERCENT = "%"
+SHARE = "share"  # a fraction of rows (0.61), written as a percent (61%)
+CONTRACTS = "contracts"
+COUNT = "count"
+# Units met on the way and never shown: a plain number (100, sqrt(252)), a quotient of like
+# quantities (a return of 0.012), a true/false condition, and a known mixture (price × volume).
+SCALAR, RATIO, CONDITION, MIXED = "scalar", "ratio", "condition", "mixed"
+SHOWN = frozenset({PRICE, POINTS, PERCENT, SHARE, CONTRACTS, COUNT})
+
+_PRICE_COLUMNS = frozenset({"open", "high", "low", "close", "price"})
+# A name no expression made, as the engine names an aggregate: ``mean_range`` is mean(range).
+_AGGREGATE_NAME = re.compile(
+    r"^(mean|median|min|max|sum|std|first|last|percentile)_(\w+?)(?:_\d+)?$"
+)
+_POINT_WORDS = ("range", "gap", "atr", "move", "body", "wick", "change", "chg", "diff", "dist")
+MAX_DEPTH = 20  # names followed through map and select before giving up (and a cycle)
+
+# What a function does to the unit of its first argument.
+_SAME_UNIT = frozenset(
+    {
+        "abs", "round", "prev", "next", "arg_max", "arg_min",
+        "rolling_mean", "rolling_max", "rolling_min", "rolling_sum", "ema", "cummax", "cummin",
+        "cumsum", "first", "last", "min", "max", "mean", "median", "percentile", "sum",
+        "bollinger_lower", "bollinger_middle", "bollinger_upper",
+    }
+)  # fmt: skip
+_SPREAD = frozenset({"std", "rolling_std"})  # the spread of prices is in points
+_COUNTING = frozenset({"sum", "rolling_sum", "cumsum", "rolling_count"})  # of a condition
+_AVERAGING = frozenset({"mean", "rolling_mean"})  # of a condition: a share of rows
+_FIXED = {
+    "count": COUNT,
+    "bars_since": COUNT,
+    "streak": COUNT,
+    "rolling_count": COUNT,
+    "rank": SCALAR,
+    "sign": SCALAR,
+    "atr": POINTS,
+    "true_range": POINTS,
+    "macd": POINTS,
+    "macd_signal": POINTS,
+    "macd_hist": POINTS,
+    "vwap": PRICE,
+    "session_open": PRICE,
+    "session_high": PRICE,
+    "session_low": PRICE,
+    "session_close": PRICE,
+    "session_volume": CONTRACTS,
+    "obv": CONTRACTS,
+    **{f"donchian_{side}": PRICE for side in ("lower", "middle", "upper")},
+    **{f"keltner_{side}": PRICE for side in ("lower", "middle", "upper")},
+    "correlation": SCALAR,
+}
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """Names a stage defines, each with its expression, and where the names it uses live."""
+
+    names: Mapping[str, ast.Expr]
+    # Map entries use earlier map entries; a select's items use the stage's columns.
+    refers_to_self: bool
+
+
+def column_unit(
+    column: str, timeframe: str = "daily", query: dict[str, Any] | None = None
+) -> str | None:
+    """The unit a chart writes for a result's column: ``price``, ``points``, ``%``, ``share``
+    (a fraction shown as a percent), ``contracts``, ``days`` or ``bars``; None when unsure."""
+    found = _Units(query or {}).of_name(column, 0, 0)
+    if found == COUNT:
+        return "days" if timeframe == "daily" else "bars"
+    return found if found in SHOWN else None
+
+
+class _Units:
+    """The units of the names a query defines, final stage first."""
+
+    def __init__(self, query: dict[str, Any]) -> None:
+        then = query.get("then")
+        stages = [then, query] if isinstance(then, dict) and then else [query]
+        self.scopes: list[_Scope] = [_Scope(_select_names(s), False) for s in stages]
+        self.scopes.append(_Scope(_map_names(query), True))
+        joins = _joins(query)
+        self.events = frozenset(str(j["source"]).lower() for j in joins if "source" in j)
+        self.instruments = [f"{j['instrument']}_".lower() for j in joins if "instrument" in j]
+        # A count in a second stage counts the first stage's groups, not bars.
+        self.counts_groups = len(stages) == 2
+
+    def of_name(self, name: str, scope: int, depth: int) -> str | None:
+        if depth > MAX_DEPTH:
+            return None
+        for at in range(scope, len(self.scopes)):
+            expr = self.scopes[at].names.get(name)
+            if expr is not None and not (isinstance(expr, ast.Column) and expr.name == name):
+                if at == 0 and self.counts_groups and _is_count(expr):
+                    return SCALAR  # a second stage's count() counts groups, not bars
+                inner = at if self.scopes[at].refers_to_self else at + 1
+                return self.of(expr, inner, depth + 1)
+        aggregate = _AGGREGATE_NAME.match(name)
+        if aggregate:
+            func, column = aggregate.groups()
+            return self.of(ast.Call(func, (ast.Column(column),)), scope, depth + 1)
+        return self._of_bar_column(name.lower())
+
+    def _of_bar_column(self, name: str) -> str | None:
+        """A column no expression made: the bars' own, a joined instrument's, an event's."""
+        for prefix in self.instruments:
+            name = name.removeprefix(prefix)
+        if name in _PRICE_COLUMNS:
+            return PRICE
+        if name in self.events:
+            return CONDITION
+        return _name_unit(name)
+
+    def of(self, expr: ast.Expr, scope: int, depth: int) -> str | None:
+        if isinstance(expr, ast.Number):
+            return SCALAR
+        if isinstance(expr, ast.Column):
+            return self.of_name(expr.name, scope, depth)
+        if isinstance(expr, ast.Unary):
+            return self.of(expr.operand, scope, depth)
+        if isinstance(expr, ast.Compare | ast.Logical | ast.Not | ast.InList | ast.Bool):
+            return CONDITION
+        if isinstance(expr, ast.Binary):
+            left, right = (self.of(side, scope, depth) for side in (expr.left, expr.right))
+            return _arithmetic(expr, left, right)
+        if isinstance(expr, ast.Call):
+            return self._call(expr, scope, depth)
+        return None
+
+    def _call(self, call: ast.Call, scope: int, depth: int) -> str | None:
+        name = call.name.lower()
+        args = [self.of(arg, scope, depth) for arg in call.args]
+        first = args[0] if args else None
+        if name == "if":  # if(cond, then, else): the unit both branches share
+            branches = {u for u in args[1:3] if u != SCALAR}
+            return branches.pop() if len(branches) == 1 else (SCALAR if not branches else MIXED)
+        if first == CONDITION and name in _AVERAGING:
+            return SHARE
+        if first == CONDITION and name in _COUNTING:
+            return COUNT
+        if name in _FIXED:
+            return _FIXED[name]
+        if name in _SPREAD:
+            return POINTS if first == PRICE else first
+        if name in _SAME_UNIT:
+            return first
+        if name in ("sqrt", "log"):  # of a plain number or a ratio (a log return)
+            return first if first in (SCALAR, RATIO) else MIXED
+        return None  # an oscillator (rsi, cci …), a time part, or unknown: no unit
+
+
+def _arithmetic(expr: ast.Binary, left: str | None, right: str | None) -> str | None:
+    op = expr.op
+    if op in ("+", "-"):
+        return _sum(op, left, right)
+    if op == "*":
+        if left == SCALAR or right == SCALAR:
+            other = right if left == SCALAR else left
+            if other in (RATIO, SHARE) and _hundred(expr):
+                return PERCENT
+            return other
+        return MIXED if left and right else None
+    if op == "/":
+        if right == SCALAR:
+            return left
+        if (left and left == right) or {left, right} <= {PRICE, POINTS}:
+            return RATIO  # a return, a range over the price: like over like
+        return MIXED if left and right else None
+    return MIXED  # %, **
+
+
+def _sum(op: str, left: str | None, right: str | None) -> str | None:
+    if left is None or right is None:
+        return None
+    if left == right:
+        return POINTS if left == PRICE and op == "-" else left
+    if SCALAR in (left, right):  # close - 100, chg_pct + 1
+        return right if left == SCALAR else left
+    if {left, right} == {PRICE, POINTS}:  # a level and a distance: a level
+        return PRICE
+    return MIXED
+
+
+def _hundred(expr: ast.Binary) -> bool:
+    return any(ast.literal_value(side) == 100 for side in (expr.left, expr.right))
+
+
+def _name_unit(name: str) -> str | None:
+    """The unit a name spells out, for a column no expression of the query made: the bars'
+    own, or a result built without its query."""
+    if name.endswith("pct") or "percent" in name:
+        return PERCENT
+    if name == "count" or name.startswith("count_"):
+        return COUNT
+    if name == "volume":
+        return CONTRACTS
+    if name in _PRICE_COLUMNS:
+        return PRICE
+    if any(word in name for word in _POINT_WORDS):
+        return POINTS
+    return None
+
+
+def _is_count(expr: ast.Expr) -> bool:
+    return isinstance(expr, ast.Call) and expr.name.lower() == "count"
+
+
+def _select_names(stage: dict[str, Any]) -> dict[str, ast.Expr]:
+    names: dict[str, ast.Expr] = {}
+    for item in as_list(stage.get("select")):
+        try:
+            expr, alias = parse_select_item(item)
+        except BarbError:  # the engine ran the query, so this is rare: no unit from it
+            continue
+        names[alias or ast.default_name(expr)] = expr
+    return names
+
+
+def _map_names(query: dict[str, Any]) -> dict[str, ast.Expr]:
+    names: dict[str, ast.Expr] = {}
+    for name, text in (query.get("map") or {}).items():
+        try:
+            names[str(name)] = parse_expression(str(text))
+        except BarbError:
+            continue
+    return names
+
+
+def _joins(query: dict[str, Any]) -> list[dict[str, Any]]:
+    """The query's joins, each a dict (``{"source": "fomc"}``, ``{"instrument": "ES"}``)."""
+    joins = query.get("join") or []
+    joins = joins if isinstance(joins, list) else [joins]
+    return [{"source": j} if isinstance(j, str) else j for j in joins if isinstance(j, str | dict)]
