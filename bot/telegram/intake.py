@@ -22,7 +22,6 @@ exactly one replica (``UpdateRepository.take_over``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import json
 import logging
@@ -40,6 +39,7 @@ from tornado.httpserver import HTTPServer
 
 from bot.kill_points import KillPoint, reached
 from bot.store.repository import Store
+from bot.telegram.stopping import cancel_and_wait
 from bot.work_order import arrived
 
 log = logging.getLogger(__name__)
@@ -159,9 +159,7 @@ async def polling(intake: Intake) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await cancel_and_wait(task)
 
 
 class _WebhookHandler(tornado.web.RequestHandler):

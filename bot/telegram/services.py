@@ -19,6 +19,7 @@ from bot.settings import BotSettings
 from bot.store.records import LimitScope
 from bot.store.repository import Store
 from bot.telegram.sender import Patience, Sender
+from bot.telegram.stopping import cancel_and_wait
 from bot.work_order import decoration
 
 if TYPE_CHECKING:
@@ -224,10 +225,16 @@ async def chat_action(
     only once it has run that long (work done sooner needs no sign, and under load every
     request counts against Telegram's limit)."""
 
+    done = asyncio.Event()
+
     async def send() -> None:
         # A chat action is decoration: never fail the answer for it, nor wait past the next.
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation that
+        # arrives as the request completes, and the block's end would then wait on a loop
+        # that never stops (seen under load: thousands of actions, a handler stuck).
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(bot.send_chat_action(chat_id, action), every_s)
+            async with asyncio.timeout(every_s):
+                await bot.send_chat_action(chat_id, action)
 
     async def repeat() -> None:
         if after_s > 0:
@@ -238,7 +245,7 @@ async def chat_action(
         # The rest waits for the budget, and goes after every answer waiting for Telegram's
         # flood limit.
         decoration()
-        while True:
+        while not done.is_set():  # the flag too: a lost cancellation must not keep it going
             if budget is None or budget.allow():
                 await send()
             await asyncio.sleep(every_s)
@@ -247,6 +254,5 @@ async def chat_action(
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        done.set()
+        await cancel_and_wait(task)

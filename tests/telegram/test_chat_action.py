@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from fake_bot_api import FakeBotAPI
 from telegram import Bot
@@ -79,3 +80,49 @@ async def test_a_delayed_first_action_waits_for_the_budget_too(
         await asyncio.sleep(0.2)
 
     assert len(fake_telegram.calls("sendChatAction")) == 1
+
+
+class InstantBot:
+    """A bot whose chat action is answered at once, and says so: the block can end in the
+    very loop step in which a request completes, the moment a cancellation used to be lost
+    (Python 3.11's wait_for returned the finished request's result instead of raising)."""
+
+    def __init__(self) -> None:
+        self.sent = asyncio.Event()
+        self.calls = 0
+
+    async def send_chat_action(self, chat_id: int, action: str) -> bool:
+        self.calls += 1
+        self.sent.set()
+        return True
+
+
+async def test_the_repeats_stop_when_the_block_ends_as_a_request_completes() -> None:
+    bot = InstantBot()
+    async with asyncio.timeout(5), chat_action(bot, 1, every_s=0.01):  # type: ignore[arg-type]
+        await bot.sent.wait()
+    calls = bot.calls
+    await asyncio.sleep(0.1)  # ten periods: a loop still running would have sent again
+    assert calls == 1
+    assert bot.calls == calls
+
+
+async def test_a_timeout_around_the_block_still_fires() -> None:
+    """The block's end waits for the repeats to stop; a caller's timeout that fires during
+    that wait (a request slow to give up) must not be taken for theirs and swallowed."""
+
+    class SlowToStop(InstantBot):
+        async def send_chat_action(self, chat_id: int, action: str) -> bool:
+            self.calls += 1
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                await asyncio.sleep(0.3)  # finishing its write before it gives up
+            return True
+
+    bot = SlowToStop()
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(0.1), chat_action(bot, 1, every_s=30):  # type: ignore[arg-type]
+            await asyncio.sleep(0.02)
+        raise AssertionError("the timeout was swallowed")
+    assert bot.calls == 1
