@@ -17,6 +17,7 @@ template.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -40,6 +41,8 @@ Domain = Literal["barb", "bot"]
 LANGUAGES: tuple[Language, ...] = ("en", "ru")
 DEFAULT: Language = LANGUAGES[0]
 LOCALES_DIR = PROJECT_ROOT / "locales"
+# One form of a word by CLDR plural category: "few=пункта".
+_PLURAL_FORM = re.compile(r"^(?:zero|one|two|few|many|other)=")
 
 
 def N_(key: str) -> str:
@@ -66,15 +69,23 @@ def messages(domain: Domain, lang: str, root: Path = LOCALES_DIR) -> dict[str, s
     return {m.id: m.string for m in po if m.id and isinstance(m.string, str) and m.string}
 
 
-def text(domain: Domain, key: str, lang: str | None = DEFAULT, **values: object) -> str:
-    """The text ``key`` in ``lang`` with ``values`` filled in. A key missing from a language
-    falls back to English (the tests keep Russian complete); an unknown key is a bug and
-    raises ``KeyError``."""
+def text(
+    domain: Domain,
+    key: str,
+    lang: str | None = DEFAULT,
+    *,
+    plural_of: float | None = None,
+    **values: object,
+) -> str:
+    """The text ``key`` in ``lang`` with ``values`` filled in; a text written as plural forms
+    (:func:`plural`) takes the one for ``plural_of``. A key missing from a language falls
+    back to English (the tests keep Russian complete); an unknown key is a bug and raises
+    ``KeyError``."""
     chosen = language(lang)
     found = messages(domain, chosen).get(key)
     if found is None:
-        found = messages(domain, DEFAULT)[key]
-    return found.format(**values)
+        chosen, found = DEFAULT, messages(domain, DEFAULT)[key]
+    return plural(found, plural_of, chosen).format(**values)
 
 
 @cache
@@ -120,6 +131,19 @@ def percent(points: float, lang: str | None = DEFAULT, decimals: int = 0) -> str
     ``5.06%`` / ``5,06 %`` (Russian puts a no-break space before the sign)."""
     chosen = language(lang)
     return _percent(chosen, decimals).apply(points / 100, _locale(chosen))
+
+
+def plural(forms: str, value: float | None, lang: str | None = DEFAULT) -> str:
+    """The word for ``value`` of a catalog text written as CLDR plural forms,
+    ``one=пункт|few=пункта|many=пунктов|other=пункта``: 1 пункт, 2 пункта, 5 пунктов,
+    168,2 пункта (Babel's rules, which know fractions as gettext's integer formula does
+    not). A text without forms is the word itself; no value takes ``other``."""
+    parts = forms.split("|")
+    if not all(_PLURAL_FORM.match(part) for part in parts):
+        return forms
+    table = dict(part.split("=", 1) for part in parts)
+    category = "other" if value is None else _locale(language(lang)).plural_form(abs(value))
+    return table.get(category, table["other"])
 
 
 def day(value: dt.date, lang: str | None = DEFAULT) -> str:

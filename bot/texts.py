@@ -10,9 +10,10 @@ from barb.i18n import LANGUAGES, Language, language, text
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
 
-def t(key: str, lang: str = "en", **values: object) -> str:
-    """The bot's text ``key`` in ``lang``; ``pybabel extract -k t`` finds the keys."""
-    return text("bot", key, lang, **values)
+def t(key: str, lang: str = "en", *, plural_of: float | None = None, **values: object) -> str:
+    """The bot's text ``key`` in ``lang``, in the plural form for ``plural_of`` when it has
+    forms ("first 3 rows", "первые 3 строки"); ``pybabel extract -k t`` finds the keys."""
+    return text("bot", key, lang, plural_of=plural_of, **values)
 
 
 def detect_language(message: str, fallback: Language = "en") -> Language:

@@ -67,7 +67,7 @@ def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     agg_unit = unit(agg.name, result)
     if agg.func in CORRELATION:
         agg_unit = None
-    return with_unit(format_value(agg.value, agg_unit, words=words), agg_unit, words)
+    return with_unit(format_value(agg.value, agg_unit, words=words), agg_unit, words, agg.value)
 
 
 def answer_text(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:

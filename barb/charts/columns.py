@@ -63,9 +63,10 @@ def unit(column: str, result: Result) -> str | None:
     return column_unit(column, timeframe(result), result.query)
 
 
-def row_word(result: Result, words: Words = ENGLISH) -> str:
+def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -> str:
+    """What the result's rows are called (after ``count`` of them, in that number's form)."""
     then = result.query.get("then")
-    return words.rows(timeframe(result), groups=isinstance(then, dict) and bool(then))
+    return words.rows(timeframe(result), groups=isinstance(then, dict) and bool(then), count=count)
 
 
 def axis_text(column: str, result: Result, words: Words = ENGLISH) -> str:

@@ -93,7 +93,9 @@ def _groups(result: Result, words: Words) -> str:
     kind = time_kind(column, result.query)
     texts = value_texts(values, unit(column, result), kind, words)
     if kind is None:
-        texts = [with_unit(t, unit(column, result), words) for t in texts]
+        texts = [
+            with_unit(t, unit(column, result), words, v) for t, v in zip(texts, values, strict=True)
+        ]
     if np.isfinite(values).sum() < 2:
         at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
         return words("answer", name=f"{column} ({groups.labels[at]})", value=texts[at])
@@ -126,6 +128,7 @@ def _rows(result: Result, words: Words) -> str:
             format_value(now.value, unit(now.column, result), words=words),
             unit(now.column, result),
             words,
+            now.value,
         )
         return _now_text(result, now, value, words)
     stage = final_stage(result.query)
@@ -160,4 +163,4 @@ def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:
 
 def _value_text(value: object, column: str, result: Result, words: Words) -> str:
     column_unit = unit(column, result)
-    return with_unit(format_value(value, column_unit, words=words), column_unit, words)
+    return with_unit(format_value(value, column_unit, words=words), column_unit, words, value)

@@ -101,7 +101,6 @@ def draw_histogram(
         mean = float(np.mean(values))
         handles.append(_reference_line(ax, words("mean"), mean, value_unit, words))
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
-    word = row_word(result, words)
     for key, count, edge in (
         (N_("below_not_drawn"), int((values < lo).sum()), lo),
         (N_("above_not_drawn"), int((values > hi).sum()), hi),
@@ -110,7 +109,7 @@ def draw_histogram(
             text = words(
                 key,
                 count=format_value(count, words=words),
-                rows=word,
+                rows=row_word(result, words, count),
                 value=format_value(edge, value_unit, words=words),
             )
             handles.append(text_handle(text))
@@ -123,7 +122,7 @@ def draw_histogram(
     ax.yaxis.set_major_formatter(TickFormatter(words))
     names = " · ".join(compared)  # both columns share the unit, named once
     ax.set_xlabel(axis_text(column, result, words).replace(column, names, 1), fontsize=LABEL_PT)
-    value_label(ax, words("number_of", rows=word))
+    value_label(ax, words("number_of", rows=row_word(result, words)))
     legend(ax, handles, loc="upper right")
     return True
 
@@ -164,5 +163,6 @@ def _reference_line(
     ax: Axes, label: str, value: float, value_unit: str | None, words: Words
 ) -> Line2D:
     ax.axvline(value, color=INK, linewidth=2.0, linestyle="--")
-    text = with_unit(f"{label} = {format_value(value, value_unit, words=words)}", value_unit, words)
+    shown = f"{label} = {format_value(value, value_unit, words=words)}"
+    text = with_unit(shown, value_unit, words, value)
     return Line2D([], [], color=INK, linewidth=2.0, linestyle="--", label=text)

@@ -55,7 +55,7 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     value = now.value if np.isfinite(now.value) else values[at]
     _mark(ax, x[at], value)
     column_unit = unit(now.column, result)
-    text = with_unit(format_value(value, column_unit, words=words), column_unit, words)
+    text = with_unit(format_value(value, column_unit, words=words), column_unit, words, value)
     # The value "now" beside the series' name, above the plot: over the line it would hide
     # the very bars it ends. The last of rows a filter picked is not "now": it says its date.
     if now.picked:

@@ -35,7 +35,7 @@ def value_text(table: pd.DataFrame, column: str, result: Result, words: Words) -
     """``25,600`` · ``2 days`` · ``44.5%``: the row's value of ``column`` with its unit."""
     column_unit = unit(column, result)
     value = table[column].iloc[0]
-    return with_unit(format_value(value, column_unit, words=words), column_unit, words)
+    return with_unit(format_value(value, column_unit, words=words), column_unit, words, value)
 
 
 def draw_one_row(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:

@@ -106,9 +106,13 @@ def signed(text: str) -> str:
     return text.replace("-", "\u2212")
 
 
-def with_unit(text: str, unit: str | None, words: Words = ENGLISH) -> str:
-    """Words after the number ("points", "days"); "%" is already glued to it."""
-    return text if unit in (None, "%", SHARE, "price") else f"{text} {words.unit(unit)}"
+def with_unit(text: str, unit: str | None, words: Words = ENGLISH, value: object = None) -> str:
+    """Words after the number ``value`` written as ``text`` ("points", "1 day", "2 дня");
+    "%" is already glued to it."""
+    if unit in (None, "%", SHARE, "price"):
+        return text
+    number = float(value) if is_finite_number(value) else None  # type: ignore[arg-type]
+    return f"{text} {words.unit(unit, value=number)}"
 
 
 def date_text(value: Any, *, weekday: bool = False, words: Words = ENGLISH) -> str:

@@ -14,6 +14,12 @@ from barb.i18n import DEFAULT, N_, Language, language, text
 
 #: What the rows are called, by kind.
 _ROWS = {"daily": N_("rows.daily"), "other": N_("rows.other"), "groups": N_("rows.groups")}
+#: The same after a number of them, in the form that number takes ("1 day", "2 дня").
+_COUNTED_ROWS = {
+    "daily": N_("counted_rows.daily"),
+    "other": N_("counted_rows.other"),
+    "groups": N_("counted_rows.groups"),
+}
 #: The period a count is per ("days per year").
 _PER = {"year": N_("per.year"), "month": N_("per.month"), "day": N_("per.day")}
 #: A unit word after a number ("245 points") and naming an axis ("range (points)").
@@ -54,15 +60,20 @@ class Words:
     def per(self, period: str) -> str:
         return self(_PER[period])
 
-    def rows(self, timeframe: str, *, groups: bool = False) -> str:
+    def rows(self, timeframe: str, *, groups: bool = False, count: int | None = None) -> str:
         """What the rows are called: days for daily bars, else bars; the groups of a first
-        stage when a ``then`` stage reads them."""
+        stage when a ``then`` stage reads them. After a ``count`` of them, the word that
+        number takes ("1 day", "2 дня", "5 дней")."""
         kind = "groups" if groups else "daily" if timeframe == "daily" else "other"
-        return self(_ROWS[kind])
+        if count is None:
+            return self(_ROWS[kind])
+        return text("barb", _COUNTED_ROWS[kind], self.language, plural_of=count)
 
-    def unit(self, unit: str | None, *, axis: bool = False) -> str | None:
-        """A unit word after a number ("245 points"), or naming an axis ("range (points)");
-        "%" and "price" are not words."""
+    def unit(
+        self, unit: str | None, *, axis: bool = False, value: float | None = None
+    ) -> str | None:
+        """A unit word after the number ``value`` ("245 points", "1 day"; in Russian "2 дня",
+        "5 дней"), or naming an axis ("range (points)"); "%" and "price" are not words."""
         if unit is None:
             return None
         if unit == SHARE:  # a share of rows is written as a percent
@@ -70,7 +81,11 @@ class Words:
         if unit == "price":  # only ever names an axis: "sma50 (price)", in Russian too
             return self("price")
         keys = _UNITS.get(unit)
-        return unit if keys is None else self(keys[axis])
+        if keys is None:
+            return unit
+        if axis:
+            return self(keys[1])
+        return text("barb", keys[0], self.language, plural_of=value)
 
 
 def words_for(code: str | None) -> Words:

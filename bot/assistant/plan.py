@@ -72,7 +72,7 @@ def _period(query: Query, last: dt.date, lang: Language) -> str:
     except QueryError:
         return query.period or ""
     if period.bars is not None:
-        return t("plan.last_bars", lang, n=decimal(period.bars, lang))
+        return t("plan.last_bars", lang, plural_of=period.bars, n=decimal(period.bars, lang))
     if period.start is None and period.end is None:
         return t("plan.all", lang)
     start = period.start.isoformat() if period.start else "…"
@@ -153,7 +153,7 @@ def _ordering(stage: Stage, lang: Language) -> list[str]:
         order = ", ".join(f"{k.column} ({_direction(k.descending, lang)})" for k in stage.sort)
         lines.append(t("plan.order", lang, order=order))
     if stage.limit:
-        first = t("plan.first", lang, n=decimal(stage.limit, lang))
+        first = t("plan.first", lang, plural_of=stage.limit, n=decimal(stage.limit, lang))
         if lines:
             lines[-1] += "; " + first
         else:

@@ -39,3 +39,17 @@ def test_plan_in_russian() -> None:
     assert "Период: последние 30 баров" in text
     assert "Вместе с барами NQ" in text
     assert text.splitlines()[-1] == "Затем: среднее top"
+
+
+def test_counts_in_the_plan_agree_with_their_number() -> None:
+    """ "first 1 row", "первые 3 строки", "последние 2 бара": not "1 rows", "3 строк"."""
+    nq, last = load_instrument("NQ"), dt.date(2026, 1, 7)
+
+    def lines(lang: str, limit: int, bars: int) -> str:
+        query = {**QUERY, "limit": limit, "period": f"last_{bars}_bars"}
+        return render_plan(query, nq, last, lang)
+
+    assert "first 1 row\n" in lines("en", 1, 1) and "the last 1 bar\n" in lines("en", 1, 1)
+    assert "первые 3 строки" in lines("ru", 3, 2) and "последние 2 бара" in lines("ru", 3, 2)
+    assert "первые 5 строк" in lines("ru", 5, 25) and "последние 25 баров" in lines("ru", 5, 25)
+    assert "первая 21 строка" in lines("ru", 21, 21) and "последний 21 бар" in lines("ru", 21, 21)

@@ -165,7 +165,7 @@ def test_atr_now_as_the_examples_ask_it_is_the_series(sample_settings) -> None:
     date = result.table["date"].iloc[0]
     assert title(fig) == f"atr14 now: {history['atr14'].iloc[-1]:,.1f} points ({date})"
     ru = chart_headline(result, "ru")
-    assert ru is not None and ru.startswith("atr14 сейчас: ") and ru.endswith(f"пунктов ({date})")
+    assert ru is not None and ru.startswith("atr14 сейчас: ") and ru.endswith(f"пункта ({date})")
 
 
 def test_the_time_of_the_days_high_reads_as_a_clock(sample_settings) -> None:

@@ -355,7 +355,8 @@ def test_russian_numbers_and_words_in_the_headline(results: dict[str, Result]) -
     assert rows is not None
     value = rows["range"].mean()
     whole, tenth = f"{value:.1f}".split(".")
-    assert chart_headline(mean, "ru") == f"mean_range = {whole},{tenth} пунктов"
+    # A fraction takes the genitive singular: 239,9 пункта (5 пунктов, 2 пункта, 1 пункт).
+    assert chart_headline(mean, "ru") == f"mean_range = {whole},{tenth} пункта"
     assert chart_headline(mean, "en") == f"mean_range = {value:.1f} points"
     groups = results["grouped_weekdays"]
     assert groups.table is not None
@@ -363,8 +364,8 @@ def test_russian_numbers_and_words_in_the_headline(results: dict[str, Result]) -
     ru = {"Mon": "Пн", "Tue": "Вт", "Wed": "Ср", "Thu": "Чт", "Fri": "Пт"}
     high, low = table.idxmax(), table.idxmin()
     assert chart_headline(groups, "ru") == (
-        f"mean_range: максимум {ru[high]} {table[high]:.1f} пунктов, "
-        f"минимум {ru[low]} {table[low]:.1f} пунктов"
+        f"mean_range: максимум {ru[high]} {table[high]:.1f} пункта, "
+        f"минимум {ru[low]} {table[low]:.1f} пункта"
     ).replace(".", ",")
 
 

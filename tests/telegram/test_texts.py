@@ -21,7 +21,7 @@ from babel.messages.pofile import read_po
 
 import barb
 import bot
-from barb.i18n import LOCALES_DIR, catalog_path, day, decimal, money, percent, text
+from barb.i18n import LOCALES_DIR, catalog_path, day, decimal, money, percent, plural, text
 from bot.texts import detect_language, language_for
 
 #: Where each domain's keys are used, and the call names that take a key (as in Makefile).
@@ -40,7 +40,11 @@ NAMES = {"Barb", "Script", "Telegram", "CSV", "JSON", "UTC", "RTH", "NQ", "ES", 
 NAMES |= {"open", "volume"}
 #: What a text may quote verbatim: placeholders, commands, code, examples in quotes, HTML
 #: tags, strftime codes.
-_VERBATIM = re.compile(r"\{[^}]*\}|/\w+|`[^`]*`|«[^»]*»|<[^>]*>|%[a-zA-Z]")
+# Kept as written: placeholders, commands, code, quotes, tags, format codes, and the CLDR
+# plural categories that name a word's forms (one=пункт|few=пункта|many=пунктов).
+_VERBATIM = re.compile(
+    r"\{[^}]*\}|/\w+|`[^`]*`|«[^»]*»|<[^>]*>|%[a-zA-Z]|\b(?:zero|one|two|few|many|other)="
+)
 
 
 def read_catalog(path: Path) -> Catalog:
@@ -109,6 +113,28 @@ def test_texts_are_filled_in_and_fall_back_to_english_for_other_languages() -> N
     assert text("bot", "help", "en").count("/query {json}") == 1  # {{ }} are literal braces
     with pytest.raises(KeyError):
         text("bot", "no_such_key", "ru")
+
+
+@pytest.mark.parametrize(
+    ("value", "russian", "english"),
+    [
+        (1, "пункт", "point"),
+        (2, "пункта", "points"),
+        (5, "пунктов", "points"),
+        (11, "пунктов", "points"),
+        (21, "пункт", "points"),
+        (24, "пункта", "points"),
+        (168.2, "пункта", "points"),
+        (0, "пунктов", "points"),
+        (None, "пункта", "points"),
+    ],
+)
+def test_unit_words_agree_with_their_number(value, russian: str, english: str) -> None:
+    """Russian has three forms after whole numbers and a fourth after fractions (CLDR's
+    one/few/many/other); English two."""
+    assert text("barb", "unit.points", "ru", plural_of=value) == russian
+    assert text("barb", "unit.points", "en", plural_of=value) == english
+    assert plural("points", value, "en") == "points"  # a text without forms is the word
 
 
 def test_numbers_are_written_by_babel_for_the_locale() -> None:
