@@ -622,6 +622,15 @@ def _() -> Answer:
     return [(adx > 40)[inside].groupby(years[inside]).sum().mean()]
 
 
+@answer("nq_relative_volume_last_10_days")
+def _() -> Answer:
+    # Each day's volume over the mean of the 20 days before it: the first of the ten reads
+    # 20 days before the period, as a map column built on another must.
+    volume = daily("NQ", "RTH")["volume"].astype(float)
+    relative = volume / volume.rolling(20).mean().shift()
+    return [relative.iloc[-10:].mean()]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")
