@@ -41,6 +41,17 @@ NFP_2023 = (
     "2023-01-06 2023-02-03 2023-03-10 2023-04-07 2023-05-05 2023-06-02 2023-07-07 2023-08-04 "
     "2023-09-01 2023-10-06 2023-11-03 2023-12-08"
 )
+# 2009-2012 statements came at 14:15 ET, and at 12:30 on the days of a Chair press
+# conference (from April 2011), not at today's 14:00.
+FOMC_2009_2012 = (
+    "2009-01-28 2009-03-18 2009-04-29 2009-06-24 2009-08-12 2009-09-23 2009-11-04 2009-12-16 "
+    "2010-01-27 2010-03-16 2010-04-28 2010-06-23 2010-08-10 2010-09-21 2010-11-03 2010-12-14 "
+    "2011-01-26 2011-03-15 2011-04-27 2011-06-22 2011-08-09 2011-09-21 2011-11-02 2011-12-13 "
+    "2012-01-25 2012-03-13 2012-04-25 2012-06-20 2012-08-01 2012-09-13 2012-10-24 2012-12-12"
+)
+PRESS_CONFERENCES_2011_2012 = (
+    "2011-04-27 2011-06-22 2011-11-02 2012-01-25 2012-04-25 2012-06-20 2012-09-13 2012-12-12"
+)
 CPI_2024 = (
     "2024-01-11 2024-02-13 2024-03-12 2024-04-10 2024-05-15 2024-06-12 2024-07-11 2024-08-14 "
     "2024-09-11 2024-10-10 2024-11-13 2024-12-11"
@@ -629,6 +640,21 @@ def _() -> Answer:
     volume = daily("NQ", "RTH")["volume"].astype(float)
     relative = volume / volume.rolling(20).mean().shift()
     return [relative.iloc[-10:].mean()]
+
+
+@answer("nq_half_hour_after_fomc_2009_2012")
+def _() -> Answer:
+    bars = minutes("NQ")
+    stamps = bars["timestamp"].to_numpy(dtype="datetime64[ns]")
+    press = set(dates(PRESS_CONFERENCES_2011_2012))
+    ranges = []
+    for day in dates(FOMC_2009_2012):
+        start = day + pd.Timedelta("12:30:00" if day in press else "14:15:00")
+        inside = (stamps >= start.to_datetime64()) & (
+            stamps < (start + pd.Timedelta(minutes=30)).to_datetime64()
+        )
+        ranges.append(bars["high"][inside].max() - bars["low"][inside].min())
+    return [float(np.mean(ranges))]
 
 
 def stored(value: float) -> float | int:
