@@ -66,11 +66,10 @@ def texts(fig: Figure) -> list[str]:
     return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
 
 
-def number(text: str) -> float:
-    """A written number back to a float: ``−0,00032`` -> -0.00032 (either language)."""
-    plain = text.replace(MINUS, "-").replace("\u00a0", "").replace(" ", "")
-    plain = plain.replace(",", ".") if re.search(r",\d+$", plain) and "." not in plain else plain
-    return float(plain.replace(",", ""))
+def number(text: str, language: str = "en") -> float:
+    """A written number back to a float: ``94,422.5`` / ``94 422,5``, ``−0,00032``."""
+    plain = re.sub(r"[\s\u00a0\u202f]", "", text.replace(MINUS, "-"))
+    return float(plain.replace(",", "") if language == "en" else plain.replace(",", "."))
 
 
 # --- 1: tiny values keep their digits and their sign --------------------------------------
@@ -99,7 +98,7 @@ def test_a_tiny_mean_return_is_not_written_as_zero(sample_settings, con) -> None
     for language in ("en", "ru"):
         head = chart_headline(result, language)
         assert head is not None and head.startswith("mean_ret = ")
-        written = number(head.removeprefix("mean_ret = "))
+        written = number(head.removeprefix("mean_ret = "), language)
         assert written == pytest.approx(expected, rel=0.01)  # three significant digits
 
 
@@ -123,9 +122,43 @@ def test_tiny_weekday_means_keep_their_sign_and_differ(sample_settings, days) ->
     (ax,) = [a for a in fig.axes if a.texts]
     labels = [t.get_text() for t in ax.texts if re.search(r"\d", t.get_text())]
     assert len(labels) == len(means) and len(set(labels)) == len(labels)
-    written = np.array([number(t) for t in labels])
+    written = np.array([number(t, "ru") for t in labels])
     np.testing.assert_allclose(written, means.to_numpy(), atol=1e-5)
     assert all(t.startswith(MINUS) == (m < 0) for t, m in zip(labels, means, strict=True))
     head = chart_headline(result, "ru")
     low = means.idxmin()
     assert head is not None and head.endswith(f"Чт {MINUS}{abs(means[low]):.5f}".replace(".", ","))
+
+
+# --- 2: only values of the distribution are places on the histogram's axis -----------------
+
+
+def vertical_lines(fig: Figure) -> list[float]:
+    ax = fig.axes[0]
+    return [float(line.get_xdata()[0]) for line in ax.lines if len(set(line.get_xdata())) == 1]
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_sum_and_a_std_are_legend_text_not_lines(sample_settings, days, language) -> None:
+    """A year's mean, median, std, max and sum of the daily range: the sum (94,422) was a
+    line that stretched the axis until the histogram vanished, the std one at 133 points."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "select": ["mean(range)", "median(range)", "std(range)", "max(range)", "sum(range)"],
+    }
+    result = run(query, sample_settings)
+    year = days[(days.index >= pd.Timestamp("2024-01-01")) & (days.index < pd.Timestamp("2025"))]
+    ranges = year["high"] - year["low"]
+    fig = figure(result, language)
+    lines = sorted(vertical_lines(fig))
+    expected = sorted([ranges.mean(), ranges.median(), ranges.max()])
+    np.testing.assert_allclose(lines, expected, rtol=1e-9)
+    assert fig.axes[0].get_xlim()[1] < ranges.sum() / 10  # the histogram fills its axis
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    for name, value in (("sum_range", ranges.sum()), ("std_range", ranges.std())):
+        (text,) = [t for t in legend if t.startswith(f"{name} = ")]
+        written = re.match(r"[\d\s,.\u00a0\u202f]+\d", text.split(" = ")[1])
+        assert written is not None
+        assert number(written.group(), language) == pytest.approx(value, rel=1e-3)
