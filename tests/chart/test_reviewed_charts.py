@@ -10,6 +10,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -162,3 +163,41 @@ def test_a_sum_and_a_std_are_legend_text_not_lines(sample_settings, days, langua
         written = re.match(r"[\d\s,.\u00a0\u202f]+\d", text.split(" = ")[1])
         assert written is not None
         assert number(written.group(), language) == pytest.approx(value, rel=1e-3)
+
+
+# --- 3: a count by year fills every year of the period -------------------------------------
+
+
+def bar_heights(fig: Figure) -> np.ndarray:
+    (bars,) = [c for ax in fig.axes for c in ax.collections if isinstance(c, PolyCollection)]
+    return np.array([p.vertices[2, 1] - p.vertices[0, 1] for p in bars.get_paths()])
+
+
+@pytest.mark.parametrize(("threshold", "language"), [(700, "en"), (950, "ru")])
+def test_a_filtered_count_by_year_shows_every_year(
+    sample_settings, con, threshold, language
+) -> None:
+    """Days with a range over 700 by year matched 2020, 2022 and 2024: a gcd step of 2 left
+    out every odd year; over 950 only 2024 matched, and no year was filled at all."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "where": f"range > {threshold}",
+        "group_by": "year()",
+        "select": "count()",
+    }
+    result = run(query, sample_settings)
+    years = con.execute(
+        f"""
+        WITH d AS (SELECT trading_date, max(high) - min(low) AS range FROM nq
+                   WHERE {RTH} GROUP BY 1)
+        SELECT year(trading_date) AS y, count(*) FILTER (WHERE range > {threshold}) AS n
+        FROM d GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    assert (years["n"] == 0).sum() > 10 and ((years["n"] > 0).sum() in (1, 3))
+    fig = figure(result, language)
+    np.testing.assert_array_equal(bar_heights(fig), years["n"].to_numpy())
+    head = chart_headline(result, language)
+    top = years.loc[years["n"].idxmax()]
+    assert head is not None and f" {int(top['y'])} {int(top['n'])} " in head
