@@ -201,3 +201,31 @@ def test_a_filtered_count_by_year_shows_every_year(
     head = chart_headline(result, language)
     top = years.loc[years["n"].idxmax()]
     assert head is not None and f" {int(top['y'])} {int(top['n'])} " in head
+
+
+# --- 4: the last N days sorted newest first are those N rows -------------------------------
+
+
+def test_the_last_ten_days_newest_first_draw_those_ten_days(sample_settings, days) -> None:
+    """ "Last 10 days" sorted newest first drew the 500 bars before the newest as a "now"
+    series; the person received 10 rows."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"chg": "close - prev(close)"},
+        "sort": "timestamp desc",
+        "limit": 10,
+    }
+    result = run(query, sample_settings)
+    chg = (days["close"] - days["close"].shift()).iloc[-10:]
+    for language in ("en", "ru"):
+        fig = figure(result, language)
+        drawn = [
+            np.array([p.vertices[2, 1] - p.vertices[0, 1] for p in c.get_paths()])
+            for ax in fig.axes
+            for c in ax.collections
+            if isinstance(c, PolyCollection)
+        ]
+        assert any(len(h) == 10 and np.allclose(h, chg.to_numpy()) for h in drawn)
+        for ax in fig.axes:  # no more than the ten days' span in view
+            assert np.ptp(ax.get_xlim()) < (chg.index[-1] - chg.index[0]).days + 5
