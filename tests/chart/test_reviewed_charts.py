@@ -229,3 +229,39 @@ def test_the_last_ten_days_newest_first_draw_those_ten_days(sample_settings, day
         assert any(len(h) == 10 and np.allclose(h, chg.to_numpy()) for h in drawn)
         for ax in fig.axes:  # no more than the ten days' span in view
             assert np.ptp(ax.get_xlim()) < (chg.index[-1] - chg.index[0]).days + 5
+
+
+# --- 5: an answer that is not a count gets no chart of rows per month ----------------------
+
+
+def test_a_share_and_a_date_answer_are_not_drawn_as_rows_per_month(sample_settings, days) -> None:
+    """mean(close > open) drew all days per month (read as up days), arg_max(date(), range)
+    trading days per month: neither proves the answer, so neither is drawn; the headline
+    still says it."""
+    year = days[(days.index >= pd.Timestamp("2024-01-01")) & (days.index < pd.Timestamp("2025"))]
+    base = {"session": "RTH", "from": "daily", "period": "2024"}
+    share = run({**base, "select": "mean(close > open) as up_share"}, sample_settings)
+    up = (year["close"] > year["open"]).mean() * 100
+    assert chart_headline(share) == f"up_share = {up:.1f}%"
+    biggest = run({**base, "select": "arg_max(date(), range) as biggest_day"}, sample_settings)
+    day = (year["high"] - year["low"]).idxmax()
+    assert chart_headline(biggest) == f"biggest_day = {pd.Timestamp(day):%Y-%m-%d}"
+    for result in (share, biggest):
+        for language in ("en", "ru"):
+            assert draw_chart(result, language=language) is None
+
+
+def test_a_count_beside_a_share_still_draws_the_counted_days(sample_settings, days) -> None:
+    """count() and mean(cond) of the same days: the count is proved by its days per month."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "where": "close > open",
+        "select": ["count()", "mean(high - low > 300) as wide_share"],
+    }
+    result = run(query, sample_settings)
+    year = days[(days.index >= pd.Timestamp("2024-01-01")) & (days.index < pd.Timestamp("2025"))]
+    up = year[year["close"] > year["open"]]
+    per_month = up.groupby(pd.DatetimeIndex(up.index).month).size()
+    np.testing.assert_array_equal(bar_heights(figure(result)), per_month.to_numpy())
