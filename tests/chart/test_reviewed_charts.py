@@ -265,3 +265,33 @@ def test_a_count_beside_a_share_still_draws_the_counted_days(sample_settings, da
     up = year[year["close"] > year["open"]]
     per_month = up.groupby(pd.DatetimeIndex(up.index).month).size()
     np.testing.assert_array_equal(bar_heights(figure(result)), per_month.to_numpy())
+
+
+# --- 8: a falling day's value label stays clear of its date --------------------------------
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_value_labels_of_falling_days_clear_their_dates(sample_settings, days, language) -> None:
+    """NFP days of 2024 with their change: the −3.85% label ran into "Fri 2024-08-02"."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "join": "nfp",
+        "where": "nfp",
+        "map": {"chg_pct": "(close - prev(close)) / prev(close) * 100"},
+    }
+    result = run(query, sample_settings)
+    fig = figure(result, language)
+    (ax,) = fig.axes
+    dates = [pd.Timestamp(t.get_text().split()[-1]) for t in ax.get_yticklabels()]
+    chg = (days["close"].pct_change() * 100).reindex(pd.DatetimeIndex(dates).date)
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    widths = [p.vertices[2, 0] - p.vertices[0, 0] for p in bars.get_paths()]
+    np.testing.assert_allclose(widths, chg.to_numpy(), rtol=1e-9)
+    assert (chg < 0).any() and (chg > 0).any()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    inside = ax.get_window_extent(renderer)
+    for label in ax.texts:
+        box = label.get_window_extent(renderer)
+        assert inside.x0 <= box.x0 and box.x1 <= inside.x1, label.get_text()
