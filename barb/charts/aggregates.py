@@ -70,7 +70,10 @@ def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         None,
     )
     if main is None or main.column is None:
-        return _draw_counts(fig, result, rows, aggs, words)
+        # Rows per month prove a count only: beside arg_max(date(), range) or a share
+        # (mean(close > open)) they read as the answer (all days per month as up days).
+        counted = any(a.func == "count" for a in aggs)
+        return counted and _draw_counts(fig, result, rows, aggs, words)
     if time_column(rows) is None and len(rows) <= MAX_GROUP_BARS and len(rows.columns) > 1:
         return _draw_stage_rows(fig, result, rows, main, aggs, words)
     if main.func == "sum" and time_column(rows) is not None:

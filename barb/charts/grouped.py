@@ -162,15 +162,27 @@ def _all_groups(keys: pd.Series, name: str, result: Result) -> list[Any] | None:
     if not pd.api.types.is_integer_dtype(present) and not _whole(present):
         return None
     values = sorted(int(v) for v in present.unique())
-    lo, hi = values[0], values[-1]
-    meta = result.metadata
-    if "year" in name and meta and meta.period_start and meta.period_end:
-        lo, hi = min(lo, meta.period_start.year), max(hi, meta.period_end.year)
+    kind = type(present.iloc[0])
+    if "year" in name:
+        lo, hi = _year_span(values, result)
+        return [kind(v) for v in range(lo, hi + 1)]
     step = reduce(math.gcd, (b - a for a, b in pairwise(values)), 0) or 1
-    size = (hi - lo) // step + 1
+    size = (values[-1] - values[0]) // step + 1
     if size > min(MAX_GROUP_BARS, MAX_FILLED_SHARE * len(values) + 10):
         return None
-    return [type(present.iloc[0])(v) for v in range(lo, hi + 1, step)]
+    return [kind(v) for v in range(values[0], values[-1] + 1, step)]
+
+
+def _year_span(values: list[int], result: Result) -> tuple[int, int]:
+    """Every year of the period the bars cover, as the summary's warning about the years
+    ``where`` emptied counts them: years are consecutive, so matches in 2020, 2022 and 2024
+    are no reason to skip the odd years (a gcd step did), and one matching year still shows
+    the years without any."""
+    lo, hi = values[0], values[-1]
+    meta = result.metadata
+    if meta and meta.period_start and meta.period_end:
+        lo, hi = min(lo, meta.period_start.year), max(hi, meta.period_end.year)
+    return lo, hi
 
 
 def _whole(values: pd.Series) -> bool:

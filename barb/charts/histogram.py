@@ -30,6 +30,10 @@ from barb.result import Result
 
 MAX_HIST_BINS = 50
 HIST_TAIL = 0.5  # percent of values cut from each end of a histogram's x range
+# Answers that are values the column takes, and so a place on its axis. A sum (94,422 points
+# of range in a year), a spread (std = 133) or a count is no such place: drawn as a line it
+# stretched the axis until the histogram vanished, or read as a range of 133 points.
+POSITIONS = frozenset({"mean", "avg", "median", "percentile", "min", "max", "first", "last"})
 
 
 def draw_histogram(
@@ -50,9 +54,7 @@ def draw_histogram(
     value_unit = unit(column, result)
     other = _compared_column(rows, column, aggs, value_unit, result)
     compared = [column] if other is None else [column, other]
-    marked = [
-        a for a in aggs if a.column in compared and a.func != "count" and is_finite_number(a.value)
-    ]
+    marked = [a for a in aggs if a.column in compared and _is_position(a)]
     other_values = np.array([]) if other is None else floats(rows[other])
     other_values = other_values[np.isfinite(other_values)]
     lo, hi = _histogram_range(
@@ -125,6 +127,12 @@ def draw_histogram(
     value_label(ax, words("number_of", rows=row_word(result, words)))
     legend(ax, handles, loc="upper right")
     return True
+
+
+def _is_position(agg: Aggregate) -> bool:
+    """Whether the answer is a value of its column's distribution, drawn as a line on it;
+    the others are written in the legend only."""
+    return agg.func in POSITIONS and is_finite_number(agg.value)
 
 
 def _compared_column(

@@ -69,8 +69,8 @@ def correlation(result: Result) -> Correlation | None:
 
 
 def latest(result: Result) -> Latest | None:
-    """``last(rsi14)`` over bars, or the latest bars first (``sort: timestamp desc``, a
-    limit) with the bars before them: the series, ending at the value asked for."""
+    """``last(rsi14)`` over bars, or the latest bar (``sort: timestamp desc``, ``limit: 1``)
+    with the bars before it: the series, ending at the value asked for."""
     summary, rows = result.summary, result.source_rows
     if summary is None or rows is None or rows.empty:
         return None
@@ -88,8 +88,8 @@ def latest(result: Result) -> Latest | None:
         return None
     table = result.table
     stage = final_stage(result.query)
-    if summary.type != "table" or table is None or table.empty or not stage.get("sort"):
-        return None
+    if summary.type != "table" or table is None or len(table) != 1 or not stage.get("sort"):
+        return None  # "the last 10 days" are the 10 rows the person got, not 500 bars before
     column = next(
         (
             c

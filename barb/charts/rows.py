@@ -143,14 +143,21 @@ def _draw_ranked(
     # in the chart's language ("−26,6 %" is a character longer than "−26.6%") and bold.
     texts = format_all(values, unit(column, result), words)
     label_pt = max(len(t) for t in texts) * size * LABEL_EM + 8
-    share = min(label_pt / ((RIGHT - 0.03 - left) * FIG_W_IN * 72), 0.45)
-    pad = (hi - lo or 1.0) * share / (1 - share)
+    share = min(label_pt / ((RIGHT - 0.03 - left) * FIG_W_IN * 72), 0.3)
+    pad = _label_pad(hi - lo or 1.0, share, sides=int(lo < 0) + int(hi > 0))
     ax.set_xlim(lo - (pad if lo < 0 else 0), hi + (pad if hi > 0 else 0))
     ax.axvline(0, color=AXIS, linewidth=1.2)
     ax.xaxis.set_major_formatter(TickFormatter(words, unit(column, result)))
     ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
     whole_number_ticks(ax.xaxis, values, nbins=4)
     ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
+
+
+def _label_pad(span: float, share: float, sides: int) -> float:
+    """The data width beyond the bars' ends that makes a label ``share`` of the axes on each
+    padded side: with bars both ways, both pads widen the axes, and a pad worked out for one
+    side let a falling day's label run into its date ("Fri 2024-08-02−3.85%")."""
+    return span * share / (1 - max(sides, 1) * share)
 
 
 def _draw_timeline(

@@ -17,6 +17,11 @@ from barb.i18n import decimal, millions, percent
 # From here up, ticks read in millions (2.4M): "2,400,000" is wider than the axis's margin,
 # and its first digit was cut off ("400,000").
 MILLIONS = 1_000_000
+# Below 1 a value's digits start after its zeros: a mean one-minute return of 1.049e-05 read
+# "0.000" with a fixed 3 decimals, and weekday means 0.00108 and 0.00073 both read "0.001".
+SIGNIFICANT = 3
+# Past this a value is noise at any trader's scale; the cap keeps a label finite.
+MAX_DECIMALS = 10
 
 
 class TickFormatter(Formatter):
@@ -38,7 +43,7 @@ class TickFormatter(Formatter):
         steps = np.diff(np.sort(values)) / self.scale
         step = float(steps.min()) if steps.size else 1.0
         self.decimals = 0
-        while self.decimals < 4:
+        while self.decimals < MAX_DECIMALS:
             scaled = step * 10**self.decimals
             if abs(scaled - round(scaled)) <= 1e-6 * max(1.0, scaled):
                 break
@@ -63,13 +68,24 @@ def chart_decimals(values: np.ndarray) -> int:
     if finite.size == 0 or np.all(finite == np.round(finite)):
         return 0
     top = float(finite.max())
-    return 0 if top >= 1000 else 1 if top >= 10 else 2 if top >= 1 else 3
+    if top >= 1:
+        return 0 if top >= 1000 else 1 if top >= 10 else 2
+    return min(MAX_DECIMALS, SIGNIFICANT - 1 - math.floor(math.log10(top)))
+
+
+def nonzero_decimals(value: float, decimals: int) -> int:
+    """``decimals``, or more when they would write a nonzero value as 0 (or −0 as 0, losing
+    its sign): a chart's one precision comes from its largest value, and a much smaller one
+    beside it still reads as what it is (0.0001, not 0.000)."""
+    if value == 0 or not math.isfinite(value) or round(abs(value), decimals) > 0:
+        return decimals
+    return min(MAX_DECIMALS, -math.floor(math.log10(abs(value))))
 
 
 def format_all(values: np.ndarray, unit: str | None, words: Words = ENGLISH) -> list[str]:
     if unit == SHARE:  # one precision for the percents written, not for the fractions
         values, unit = np.asarray(values, dtype="float64") * 100, "%"
-    decimals = chart_decimals(values)
+    decimals = chart_decimals(np.asarray(values, dtype="float64"))
     return [format_value(v, unit, decimals=decimals, words=words) for v in values]
 
 
@@ -88,6 +104,7 @@ def format_value(
         v, unit = v * 100, "%"
     if decimals is None:
         decimals = chart_decimals(np.array([v]))
+    decimals = nonzero_decimals(v, decimals)
     if unit == "%":  # the locale's percent pattern: 5.06% / 5,06 %
         return signed(percent(v + 0.0, words.language, decimals))
     return number_text(v, decimals, words)
