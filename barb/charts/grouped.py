@@ -49,7 +49,7 @@ from barb.charts.style import (
     RIGHT,
     VALUE_PT,
 )
-from barb.charts.time_of_day import clock_axis, clock_kind, holds_month, time_kind, time_text
+from barb.charts.time_of_day import calendar_part, clock_axis, clock_kind, time_kind, time_text
 from barb.charts.value_text import TickFormatter, date_text, format_all
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
@@ -301,8 +301,8 @@ def _key_texts(column: pd.Series, name: str, query: dict[str, Any], words: Words
     clock = clock_kind(name, column, query)
     if clock is not None:
         return [time_text(v, clock) for v in column]
-    month = holds_month(name, query)
-    return [_key_text(name, v, words, month) for v in column]
+    part = calendar_part(name, query)
+    return [_key_text(name, v, words, part) for v in column]
 
 
 def value_texts(
@@ -315,14 +315,16 @@ def value_texts(
     return format_all(values, value_unit, words)
 
 
-def _key_text(name: str, value: Any, words: Words, month: bool) -> str:
+def _key_text(name: str, value: Any, words: Words, part: str | None) -> str:
     if isinstance(value, (bool, np.bool_)):
         return name if value else words("no_group", name=name)
     if isinstance(value, (pd.Timestamp, np.datetime64)):
         return date_text(value)
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
-    if month and isinstance(value, (int, np.integer)) and 1 <= value <= 12:
+    if part == "quarter" and isinstance(value, (int, np.integer)) and 1 <= value <= 4:
+        return f"Q{value}"  # as quarters are labelled everywhere in Barb (2023-Q1)
+    if part == "month" and isinstance(value, (int, np.integer)) and 1 <= value <= 12:
         return words.months[int(value) - 1]
     if isinstance(value, str) and value in WEEKDAYS:
         return words.weekdays[WEEKDAYS.index(value)]

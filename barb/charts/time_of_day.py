@@ -32,7 +32,7 @@ _CLOCK_EXPR = re.compile(
     r"minute\(\)\s*\+\s*60\s*\*\s*hour\(\)|60\s*\*\s*hour\(\)\s*\+\s*minute\(\))\s*$"
 )
 _HOUR_EXPR = re.compile(r"^\s*hour\(\)\s*$")
-_MONTH_EXPR = re.compile(r"^\s*month\(\)\s*$")
+_CALENDAR_EXPR = re.compile(r"^\s*(month|quarter)\(\)\s*$")
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
 _ALIAS = re.compile(r"\s+as\s+([A-Za-z_]\w*)\s*$", re.IGNORECASE)
 CLOCK_NAMES = frozenset({"minute_of_day"})
@@ -82,17 +82,21 @@ def time_kind(name: str, query: dict[str, Any], depth: int = 0) -> str | None:
     return None
 
 
-def holds_month(name: str, query: dict[str, Any], depth: int = 0) -> bool:
-    """Whether the query made ``name`` the month of the year (``month()``, 1 to 12)."""
-    if name.lower() == "month":
-        return True
+def calendar_part(name: str, query: dict[str, Any], depth: int = 0) -> str | None:
+    """``"month"`` or ``"quarter"`` when the query made ``name`` the month (``month()``, 1 to
+    12) or the quarter (``quarter()``, 1 to 4) of the year, followed through the map."""
+    if name.lower() in ("month", "quarter"):
+        return name.lower()
     source = _origin(name, query)
     if source is None or depth > 8:
-        return False
-    if _MONTH_EXPR.match(source):
-        return True
+        return None
+    call = _CALENDAR_EXPR.match(source)
+    if call:
+        return call.group(1)
     source = source.strip()
-    return bool(_NAME.match(source)) and source != name and holds_month(source, query, depth + 1)
+    if _NAME.match(source) and source != name:
+        return calendar_part(source, query, depth + 1)
+    return None
 
 
 def is_clock_name(name: str, query: dict[str, Any]) -> bool:

@@ -293,3 +293,29 @@ def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
         f"count: highest d {per_day.idxmax()} ({per_day.max()} days), "
         f"lowest d {per_day.idxmin()} ({per_day.min()} days)"
     )
+
+
+def test_groups_keyed_by_quarter_read_q1_to_q4_in_either_language(sample_settings, con) -> None:
+    """quarter() under any name: "Q3", never "quarter 3" in a Russian headline."""
+    result = run(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "map": {"q": "quarter()"},
+            "group_by": "q",
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    days = con.execute(
+        f"SELECT DISTINCT trading_date AS d FROM nq WHERE {RTH} "
+        "AND trading_date BETWEEN '2024-01-01' AND '2024-12-31'"
+    ).df()["d"]
+    per = days.dt.quarter.value_counts().sort_index()
+    high, low = per.idxmax(), per.idxmin()
+    assert chart_headline(result, "ru").startswith(f"count: максимум Q{high} {per.max()} ")
+    assert f"минимум Q{low} {per.min()} " in chart_headline(result, "ru")
+    assert chart_headline(result) == (
+        f"count: highest Q{high} {per.max()} days, lowest Q{low} {per.min()} days"
+    )
