@@ -66,7 +66,14 @@ def with_bar_label(table: pd.DataFrame, bars: pd.DataFrame, timeframe: str) -> p
     is: the query's own column wins over the label.
     """
     label = bar_label(timeframe)
-    if label is None or label.column in table.columns:
+    if label is None:
+        # Intraday bars are named by their minute: a selection of other columns keeps it.
+        if "timestamp" in table.columns or "timestamp" not in bars.columns:
+            return table
+        out = table.copy(deep=False)
+        out.insert(0, "timestamp", bars["timestamp"].to_numpy())
+        return out
+    if label.column in table.columns:
         return table
     labelled = label_column(bars, timeframe)
     if labelled is None:

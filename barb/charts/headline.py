@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from barb.charts.answers import CORRELATION, answer_text, answer_value, final_stage, read_aggregates
+from barb.charts.answers import CORRELATION, answer_text, answer_value, read_aggregates
 from barb.charts.columns import (
     bar_labels,
     dated_by_label,
@@ -24,7 +24,7 @@ from barb.charts.columns import (
     unit,
 )
 from barb.charts.grouped import answer_column, read_groups, value_texts
-from barb.charts.kinds import Latest, latest
+from barb.charts.kinds import Latest, latest, sorted_column
 from barb.charts.one_row import card_values, value_text
 from barb.charts.time_of_day import time_kind
 from barb.charts.value_text import date_text, format_value, with_unit
@@ -131,10 +131,8 @@ def _rows(result: Result, words: Words) -> str:
             now.value,
         )
         return _now_text(result, now, value, words)
-    stage = final_stage(result.query)
-    sort = str(stage.get("sort") or "").split(",")[0].split()
-    if sort and stage.get("limit") and sort[0] in table.columns and is_number(table[sort[0]]):
-        column = sort[0]
+    column = sorted_column(result, table)
+    if column is not None:
         value = _value_text(table[column].iloc[0], column, result, words)
         return words("ranked_first", name=column, label=_row_label(result, table, 0), value=value)
     if len(table) == 1:

@@ -111,3 +111,19 @@ def latest(result: Result) -> Latest | None:
     at = int(matches[-1])
     value = float(rows[column].iloc[at])
     return Latest(column, rows, time_col, value, at, rows_picked(result))
+
+
+def sorted_column(result: Result, table: pd.DataFrame) -> str | None:
+    """The column a sorted short list (sort and limit) ranks by: the sort column, or, when
+    the query sorted by a column it did not select ("sort": "abs_move desc" with "select":
+    ["move", "range"]), the first number it did select, shown in that order."""
+    stage = final_stage(result.query)
+    sort = str(stage.get("sort") or "").split(",")[0].split()
+    if not sort or not stage.get("limit") or (len(table) < 2 and sort[0] not in table.columns):
+        return None
+    if sort[0] in table.columns:
+        return sort[0] if is_number(table[sort[0]]) else None
+    if sort[0] in TIME_SORT_COLUMNS:
+        return None
+    shown = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
+    return shown[0] if shown else None

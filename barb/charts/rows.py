@@ -30,7 +30,7 @@ from barb.charts.columns import (
     unit,
 )
 from barb.charts.histogram import draw_histogram
-from barb.charts.kinds import in_time_order, rows_picked
+from barb.charts.kinds import in_time_order, rows_picked, sorted_column
 from barb.charts.one_row import draw_one_row
 from barb.charts.price import draw_overlays, draw_price
 from barb.charts.series import MAX_TOGETHER, draw_series
@@ -79,10 +79,9 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
 def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
     """The column to rank days by when the table is a short list rather than a series."""
     query = result.query
-    if query.get("sort") and query.get("limit") and len(table) <= MAX_RANKED:
-        column = str(query["sort"]).split(",")[0].split()[0]
-        if column in table.columns and is_number(table[column]):
-            return column
+    ranked = sorted_column(result, table)
+    if ranked is not None and len(table) <= MAX_RANKED:
+        return ranked
     if query.get("where") and len(table) <= MAX_FILTERED_LIST:
         candidates = [c for c in result.focus_columns if c not in PRICE_COLUMNS]
         candidates += re.findall(r"[A-Za-z_]\w*", str(query["where"]))

@@ -319,3 +319,42 @@ def test_groups_keyed_by_quarter_read_q1_to_q4_in_either_language(sample_setting
     assert chart_headline(result) == (
         f"count: highest Q{high} {per.max()} days, lowest Q{low} {per.min()} days"
     )
+
+
+def test_a_list_sorted_by_a_column_it_did_not_select_ranks_by_what_it_shows(
+    sample_settings, con
+) -> None:
+    """Sorted by abs_move, showing move: the headline names the first row's bar and move,
+    and the bars are the five moves in that order (not a calendar of five slivers)."""
+    result = run(
+        {
+            "session": "RTH",
+            "from": "5m",
+            "period": "2024",
+            "map": {"move": "close - open", "abs_move": "abs(close - open)"},
+            "sort": "abs_move desc",
+            "limit": 5,
+            "select": ["move", "range"],
+        },
+        sample_settings,
+    )
+    moves = con.execute(
+        f"""
+        SELECT b, arg_max(close, timestamp) - arg_min(open, timestamp) AS move
+        FROM (SELECT *, time_bucket(INTERVAL 5 MINUTE, timestamp, TIMESTAMP '2000-01-01 09:30')
+              AS b FROM nq WHERE {RTH} AND year(trading_date) = 2024)
+        GROUP BY b ORDER BY abs(move) DESC, b LIMIT 5
+        """
+    ).df()
+    top = moves.iloc[0]
+    headline = chart_headline(result)
+    assert headline.startswith(f"move: #1 {top['b']:%Y-%m-%d %H:%M} ") and headline.endswith(
+        " points"
+    )
+    shown = float(headline.split()[-2].replace(",", "").replace("−", "-"))
+    assert shown == pytest.approx(top["move"], abs=0.05)
+    (ax,) = figure(result).axes
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    ends = [p.vertices[:, 0] for p in bars.get_paths()]
+    widths = sorted((x[np.argmax(np.abs(x))] for x in ends), key=abs, reverse=True)
+    np.testing.assert_allclose(widths, moves["move"].to_numpy(), atol=1e-9)

@@ -629,3 +629,35 @@ def test_releases_on_days_without_trading_are_said_to_count_for_the_next(
     assert dict(zip(result.table["weekday"], result.table["count"], strict=True))["Mon"] == sum(
         n.dayofweek == 0 for n in nexts
     ) + sum(d.dayofweek == 0 for d in cpi if d in traded)
+
+
+@pytest.mark.slow
+def test_an_intraday_selection_keeps_each_bars_time(sample_settings, con) -> None:
+    """ "The 5 biggest 5-minute moves of 2024, and when": selecting move and range kept no
+    timestamp, so the model read five numbers without their bars. Checked in DuckDB."""
+    result = _ok(
+        {
+            "session": "RTH",
+            "from": "5m",
+            "period": "2024",
+            "map": {"move": "close - open", "abs_move": "abs(close - open)"},
+            "sort": "abs_move desc",
+            "limit": 5,
+            "select": ["move", "range"],
+        },
+        sample_settings,
+    )
+    expected = con.execute(
+        f"""
+        SELECT b, arg_max(close, timestamp) - arg_min(open, timestamp) AS move
+        FROM (SELECT *, time_bucket(INTERVAL 5 MINUTE, timestamp, TIMESTAMP '2000-01-01 09:30')
+              AS b FROM nq WHERE {RTH} AND year(trading_date) = 2024)
+        GROUP BY b ORDER BY abs(move) DESC, b LIMIT 5
+        """
+    ).fetchall()
+    assert result.table.columns.tolist() == ["timestamp", "move", "range"]
+    assert [
+        (t, round(m, 2))
+        for t, m in zip(result.table["timestamp"], result.table["move"], strict=True)
+    ] == [(pd.Timestamp(b), round(m, 2)) for b, m in expected]
+    assert render_summary(result).splitlines()[1] == "timestamp,move,range"
