@@ -162,6 +162,10 @@ def _bounded(
     if callable(source_rows):  # the rows behind a number: one per row the stage kept
         if output.rows_kept > limit:
             source_rows, truncated = _first_rows(source_rows, limit), True
+            warnings.append(
+                f"The number is over {output.rows_kept:,} rows; the CSV holds the first "
+                f"{limit:,} of them."
+            )
     elif source_rows is not None and len(source_rows) > limit:
         source_rows, truncated = source_rows.iloc[:limit], True
     return table, source_rows, truncated

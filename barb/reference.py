@@ -158,6 +158,7 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "high counts a day twice when two bars touch it. Hourly bars start at the session "
         f"open: {times.session}'s are {times.hourly_bars}; name them by time()"
         f"{times.hour_note}.",
+        _midnight_line(times),
         "",
         *_result_lines(),
         "",
@@ -167,6 +168,19 @@ def query_reference(instrument: Instrument | None = None) -> str:
         lines.append(f"Q: {example.question}")
         lines.append(f"   {json.dumps(example.query, ensure_ascii=False)}")
     return "\n".join(lines)
+
+
+def _midnight_line(times: SessionTimes) -> str:
+    """hour() * 60 + minute() restarts at midnight, inside a trading day that began the
+    evening before: averaged over ETH it puts a 08:06 low at 12:30."""
+    start = times.instrument.trading_day_start
+    hour = times.instrument.trading_day_start_minute // 60
+    return (
+        "TIME OF DAY AS A NUMBER: hour() * 60 + minute() falls back to 0 at midnight. Over a "
+        f"session from the {start} open (ETH, OVERNIGHT), average or compare times counted "
+        f"from that open: if(hour() >= {hour}, hour() * 60 + minute() - 1440, hour() * 60 + "
+        "minute()) (negative before midnight)."
+    )
 
 
 def examples_for(instrument: Instrument | None) -> tuple[Example, ...]:

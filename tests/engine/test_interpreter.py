@@ -296,6 +296,9 @@ def test_the_rows_behind_a_number_over_many_bars_are_cut_for_display(engine_sett
     assert len(rows) == limit and rows is result.source_rows  # built once, when first read
     first = db.execute(f"SELECT high - low FROM bars ORDER BY timestamp LIMIT {limit}").fetchall()
     assert rows["range"].tolist() == [r[0] for r in first]
+    # The model is told, so the person is: the CSV does not hold every row behind it.
+    said = f"The number is over {bars:,} rows; the CSV holds the first {limit:,} of them."
+    assert said in render_summary(result)
 
 
 def test_to_dict_is_json(engine_settings) -> None:

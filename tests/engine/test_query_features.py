@@ -661,3 +661,36 @@ def test_an_intraday_selection_keeps_each_bars_time(sample_settings, con) -> Non
         for t, m in zip(result.table["timestamp"], result.table["move"], strict=True)
     ] == [(pd.Timestamp(b), round(m, 2)) for b, m in expected]
     assert render_summary(result).splitlines()[1] == "timestamp,move,range"
+
+
+@pytest.mark.slow
+def test_the_reference_s_midnight_form_averages_a_time_over_eth(sample_settings, con) -> None:
+    """ "At what time does NQ make its daily low, on average, over the full day from 18:00?"
+    The form the reference gives counts minutes from the evening open; DuckDB checks it."""
+    from barb.instruments import load_instrument
+    from barb.reference import query_reference
+
+    form = "if(hour() >= 18, hour() * 60 + minute() - 1440, hour() * 60 + minute())"
+    assert form in query_reference(load_instrument("NQ"))
+    result = _ok(
+        {
+            "session": "ETH",
+            "from": "1m",
+            "period": "2025",
+            "map": {"t": form},
+            "group_by": "date()",
+            "select": "arg_min(t, low) as low_t",
+            "then": {"select": "mean(low_t)"},
+        },
+        sample_settings,
+    )
+    (expected,) = con.execute(
+        """
+        SELECT avg(t) FROM (
+            SELECT trading_date, arg_min(
+                CASE WHEN minute >= 1080 THEN minute - 1440 ELSE minute END, low ORDER BY timestamp
+            ) AS t FROM (SELECT * FROM nq ORDER BY timestamp)
+            WHERE year(trading_date) = 2025 GROUP BY 1)
+        """
+    ).fetchone()
+    assert result.summary.value == pytest.approx(expected)
