@@ -64,16 +64,18 @@ async def test_two_senders_send_every_row_exactly_once_in_order(
 
     sent: list[tuple[str, int]] = []
 
-    async def sender(store: Store, name: str) -> None:
-        # As the bot flushes: chat by chat, both replicas going through the same chats.
-        for chat in chats:
+    async def sender(store: Store, name: str, order: list[int]) -> None:
+        # As the bot flushes: chat by chat, both replicas going through every chat. From
+        # opposite ends, so that each surely sends some and they cross in the middle, whoever
+        # the scheduler favours (in the same order, one can stay a chat ahead throughout).
+        for chat in order:
             for reply in await store.outbox.claim(chat):
                 sent.append((name, reply.id))
                 await asyncio.sleep(0)  # the other sender runs meanwhile
                 assert await store.outbox.mark_sent({reply.id: reply.id}) == 1
 
     first, second = await replica("a"), await replica("b")
-    await asyncio.gather(sender(first, "a"), sender(second, "b"))
+    await asyncio.gather(sender(first, "a", chats), sender(second, "b", chats[::-1]))
 
     ids = [reply_id for _, reply_id in sent]
     assert sorted(ids) == sorted(queued)  # every row once: none twice, none left
