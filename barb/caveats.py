@@ -90,7 +90,8 @@ def _releases_off_the_window(plan: Plan, scope: Scope) -> list[str]:
     """A window session that starts at an event's usual time ("14:00-14:30" for FOMC) reads
     "the half hour after the release" only on the days the release came at that time: FOMC
     came at 14:15 in 2008-2012 and at 12:30 on press-conference days."""
-    if plan.timeframe.intraday or not plan.events:
+    # Daily bars only: a weekly bar's trading date is its last day, not the release's.
+    if plan.timeframe.name != "daily" or not plan.events:
         return []
     instrument = plan.dataset.instrument
     window = instrument.session(plan.session)

@@ -562,6 +562,9 @@ def test_a_window_at_the_usual_release_time_says_when_releases_came_otherwise(
     # From 2013 every statement came at 14:00: nothing to say.
     later = _ok({**query, "period": "2015:2016", "select": "mean(range)"}, sample_settings)
     assert not [w for w in later.metadata.warnings if "came out at" in w]
+    # A weekly bar's date is its last day, not the release's: no times are read for it.
+    weekly = {**query, "from": "weekly", "period": "2009:2012", "select": "mean(range)"}
+    assert not [w for w in _ok(weekly, sample_settings).metadata.warnings if "came out" in w]
 
 
 @pytest.mark.slow
