@@ -60,7 +60,8 @@ def label_column(frame: pd.DataFrame, timeframe: str) -> tuple[str, np.ndarray] 
 
 
 def with_bar_label(table: pd.DataFrame, bars: pd.DataFrame, timeframe: str) -> pd.DataFrame:
-    """``table`` (row for row the rows of ``bars``) with the bar label as its first column.
+    """``table`` (row for row the rows of ``bars``) with the bar label as its first column:
+    the date, week, month… of daily and longer bars, the ``timestamp`` of intraday ones.
 
     A table that already has a column of the label's name (the query made one) is left as it
     is: the query's own column wins over the label.
