@@ -7,58 +7,18 @@ from __future__ import annotations
 
 import re
 
-import duckdb
 import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.axes import Axes
+from engine_results import RTH, bar_heights, figure, run, title
 from matplotlib.collections import PathCollection, PolyCollection
-from matplotlib.figure import Figure
 from matplotlib.patches import StepPatch
 from matplotlib.text import Text
 
-from barb import execute
-from barb.charts import chart_headline, draw_chart
-from barb.data.store import data_path
-from barb.result import Result
+from barb.charts import chart_headline
 
 pytestmark = pytest.mark.slow
-
-RTH = "minute >= 570 AND minute < 1020"
-
-
-@pytest.fixture(scope="module")
-def con(sample_settings):
-    con = duckdb.connect()
-    for symbol in ("NQ", "ES"):
-        path = data_path(symbol, sample_settings)
-        con.execute(f"CREATE VIEW {symbol.lower()} AS SELECT * FROM read_parquet('{path}')")
-    yield con
-    con.close()
-
-
-def run(query: dict, settings) -> Result:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
-def figure(result: Result, language: str = "en") -> Figure:
-    fig = draw_chart(result, language=language)
-    assert fig is not None
-    fig.canvas.draw()
-    return fig
-
-
-def title(fig: Figure) -> str:
-    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-    return max(texts, key=lambda t: t.get_fontsize()).get_text()
-
-
-def bar_heights(ax: Axes) -> np.ndarray:
-    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
-    return np.array([p.vertices[2, 1] - p.vertices[0, 1] for p in bars.get_paths()])
 
 
 def daily_closes(con, table: str, period: tuple[str, str]) -> pd.Series:
@@ -250,7 +210,7 @@ def test_two_averaged_columns_are_both_distributions(sample_settings, con) -> No
 
 
 def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
-    sample_settings, con
+    sample_settings, days
 ) -> None:
     """A key mapped from ``month()`` under any name reads Jan…Dec; a bare number that is not
     a year (day of the month) names its key, so "highest 5 10 days" cannot be misread."""
@@ -265,11 +225,8 @@ def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
         },
         sample_settings,
     )
-    days = con.execute(
-        f"SELECT DISTINCT trading_date AS d FROM nq WHERE {RTH} "
-        "AND trading_date BETWEEN '2024-01-01' AND '2024-12-31'"
-    ).df()["d"]
-    per_month = days.dt.month.value_counts().sort_index()
+    dates = days.index[days.index.year == 2024].to_series()
+    per_month = dates.dt.month.value_counts().sort_index()
     names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     high, low = names[per_month.idxmax() - 1], names[per_month.idxmin() - 1]
     assert chart_headline(by_month) == (
@@ -288,14 +245,14 @@ def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
         sample_settings,
     )
     assert figure(by_month).axes[0].get_xticklabels()[0].get_text() == "Jan"
-    per_day = days.dt.day.value_counts().sort_index()
+    per_day = dates.dt.day.value_counts().sort_index()
     assert chart_headline(by_day) == (
         f"count: highest d {per_day.idxmax()} ({per_day.max()} days), "
         f"lowest d {per_day.idxmin()} ({per_day.min()} days)"
     )
 
 
-def test_groups_keyed_by_quarter_read_q1_to_q4_in_either_language(sample_settings, con) -> None:
+def test_groups_keyed_by_quarter_read_q1_to_q4_in_either_language(sample_settings, days) -> None:
     """quarter() under any name: "Q3", never "quarter 3" in a Russian headline."""
     result = run(
         {
@@ -308,11 +265,8 @@ def test_groups_keyed_by_quarter_read_q1_to_q4_in_either_language(sample_setting
         },
         sample_settings,
     )
-    days = con.execute(
-        f"SELECT DISTINCT trading_date AS d FROM nq WHERE {RTH} "
-        "AND trading_date BETWEEN '2024-01-01' AND '2024-12-31'"
-    ).df()["d"]
-    per = days.dt.quarter.value_counts().sort_index()
+    dates = days.index[days.index.year == 2024].to_series()
+    per = dates.dt.quarter.value_counts().sort_index()
     high, low = per.idxmax(), per.idxmin()
     assert chart_headline(result, "ru").startswith(f"count: максимум Q{high} {per.max()} ")
     assert f"минимум Q{low} {per.min()} " in chart_headline(result, "ru")

@@ -6,61 +6,19 @@ from __future__ import annotations
 
 import re
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from engine_results import RTH, figure, run
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from barb import execute
 from barb.charts import chart_headline, draw_chart
-from barb.data.store import data_path
-from barb.result import Result
 
 pytestmark = pytest.mark.slow
 
-RTH = "minute >= 570 AND minute < 1020"
 MINUS = "\u2212"
-
-
-@pytest.fixture(scope="module")
-def con(sample_settings):
-    con = duckdb.connect()
-    path = data_path("NQ", sample_settings)
-    con.execute(f"CREATE VIEW nq AS SELECT * FROM read_parquet('{path}')")
-    yield con
-    con.close()
-
-
-@pytest.fixture(scope="module")
-def days(con) -> pd.DataFrame:
-    """NQ's RTH days: open, high, low, close, one row per trading date, in order."""
-    return (
-        con.execute(
-            f"""
-            SELECT trading_date AS d, arg_min(open, timestamp) AS open, max(high) AS high,
-                   min(low) AS low, arg_max(close, timestamp) AS close
-            FROM nq WHERE {RTH} GROUP BY 1 ORDER BY 1
-            """
-        )
-        .df()
-        .set_index("d")
-    )
-
-
-def run(query: dict, settings) -> Result:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
-def figure(result: Result, language: str = "en") -> Figure:
-    fig = draw_chart(result, language=language)
-    assert fig is not None
-    fig.canvas.draw()
-    return fig
 
 
 def texts(fig: Figure) -> list[str]:

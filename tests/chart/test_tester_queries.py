@@ -6,81 +6,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.axes import Axes
+from engine_results import RTH, bar_heights, bar_widths, figure, run, title
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 import barb
-from barb import execute
 from barb.charts import chart_headline, draw_chart
-from barb.data.store import data_path
-from barb.result import Result
 
 pytestmark = pytest.mark.slow
 
-RTH = "minute >= 570 AND minute < 1020"
 # The FOMC decision days as published (a file of the package, not computed by the engine).
 FOMC_DAYS = Path(barb.__file__).parent / "events" / "data" / "fomc.csv"
-
-
-@pytest.fixture(scope="module")
-def con(sample_settings):
-    con = duckdb.connect()
-    for symbol in ("NQ", "ES"):
-        path = data_path(symbol, sample_settings)
-        con.execute(f"CREATE VIEW {symbol.lower()} AS SELECT * FROM read_parquet('{path}')")
-    yield con
-    con.close()
-
-
-@pytest.fixture(scope="module")
-def days(con) -> pd.DataFrame:
-    """NQ's RTH days: open, high, low, close, volume, one row per trading date, in order."""
-    return (
-        con.execute(
-            f"""
-            SELECT trading_date AS d, arg_min(open, timestamp) AS open, max(high) AS high,
-                   min(low) AS low, arg_max(close, timestamp) AS close, sum(volume) AS volume
-            FROM nq WHERE {RTH} GROUP BY 1 ORDER BY 1
-            """
-        )
-        .df()
-        .set_index("d")
-    )
-
-
-def run(query: dict, settings) -> Result:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
-def figure(result: Result, language: str = "en") -> Figure:
-    fig = draw_chart(result, language=language)
-    assert fig is not None
-    fig.canvas.draw()
-    return fig
-
-
-def title(fig: Figure) -> str:
-    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-    return max(texts, key=lambda t: t.get_fontsize()).get_text()
-
-
-def bar_heights(ax: Axes) -> np.ndarray:
-    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
-    return np.array([p.vertices[2, 1] - p.vertices[0, 1] for p in bars.get_paths()])
-
-
-def bar_widths(ax: Axes) -> np.ndarray:
-    """The lengths of horizontal bars, signed, from the base at zero."""
-    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
-    return np.array([p.vertices[2, 0] - p.vertices[0, 0] for p in bars.get_paths()])
 
 
 def day_text(day: pd.Timestamp) -> str:
