@@ -3,6 +3,8 @@ scale, and the unit and timeframe words that label them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -69,12 +71,16 @@ def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -
     return words.rows(timeframe(result), groups=isinstance(then, dict) and bool(then), count=count)
 
 
-def axis_text(column: str, result: Result, words: Words = ENGLISH) -> str:
-    """``range (points)``: a column and its unit, in the chart's language."""
+def axis_text(
+    column: str, result: Result, words: Words = ENGLISH, together: Sequence[str] = ()
+) -> str:
+    """``range (points)``: a column and its unit, in the chart's language; columns drawn
+    ``together`` with it share the unit, named once (``nq_ret · es_ret (%)``)."""
+    names = " · ".join([column, *together])
     column_unit = unit(column, result)
     if column_unit is None:
-        return column
-    return f"{column} ({words.unit(column_unit, axis=True)})"
+        return names
+    return f"{names} ({words.unit(column_unit, axis=True)})"
 
 
 def bar_labels(frame: pd.DataFrame, result: Result) -> list[str | None] | None:

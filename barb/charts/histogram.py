@@ -122,8 +122,7 @@ def draw_histogram(
     else:
         ax.xaxis.set_major_formatter(TickFormatter(words, value_unit))
     ax.yaxis.set_major_formatter(TickFormatter(words))
-    names = " · ".join(compared)  # both columns share the unit, named once
-    ax.set_xlabel(axis_text(column, result, words).replace(column, names, 1), fontsize=LABEL_PT)
+    ax.set_xlabel(axis_text(column, result, words, compared[1:]), fontsize=LABEL_PT)
     value_label(ax, words("number_of", rows=row_word(result, words)))
     legend(ax, handles, loc="upper right")
     return True

@@ -207,8 +207,7 @@ def _draw_timeline(
             words=words,
             value_unit=first_unit,
         )
-        text = axis_text(columns[0], result, words)
-        value_label(lower_ax, text.replace(columns[0], " · ".join(columns), 1))
+        value_label(lower_ax, axis_text(columns[0], result, words, columns[1:]))
     bottom_ax = lower_ax if lower_ax is not None else price_ax
     assert bottom_ax is not None
     names = bar_labels(table, result)
