@@ -23,6 +23,7 @@ from typing import Any
 from barb.errors import BarbError
 from barb.proof_names import as_list
 from barb.script import ast
+from barb.script.library import library
 from barb.script.parser import parse_expression, parse_select_item
 
 # Units shown to a person ("245 points", "61%"); COUNT is shown as days or bars.
@@ -44,41 +45,13 @@ _AGGREGATE_NAME = re.compile(
 )
 _POINT_WORDS = ("range", "gap", "atr", "move", "body", "wick", "change", "chg", "diff", "dist")
 MAX_DEPTH = 20  # names followed through map and select before giving up (and a cycle)
-
-# What a function does to the unit of its first argument.
-_SAME_UNIT = frozenset(
-    {
-        "abs", "round", "prev", "next", "arg_max", "arg_min",
-        "rolling_mean", "rolling_max", "rolling_min", "rolling_sum", "ema", "cummax", "cummin",
-        "cumsum", "first", "last", "min", "max", "mean", "median", "percentile", "sum",
-        "bollinger_lower", "bollinger_middle", "bollinger_upper",
-    }
-)  # fmt: skip
-_SPREAD = frozenset({"std", "rolling_std"})  # the spread of prices is in points
-_COUNTING = frozenset({"sum", "rolling_sum", "cumsum", "rolling_count"})  # of a condition
-_AVERAGING = frozenset({"mean", "rolling_mean"})  # of a condition: a share of rows
-_FIXED = {
+# The units a function gives whatever it reads (its ``unit`` in the function registry).
+_OWN_UNITS = {
+    "price": PRICE,
+    "points": POINTS,
+    "contracts": CONTRACTS,
     "count": COUNT,
-    "bars_since": COUNT,
-    "streak": COUNT,
-    "rolling_count": COUNT,
-    "rank": SCALAR,
-    "sign": SCALAR,
-    "atr": POINTS,
-    "true_range": POINTS,
-    "macd": POINTS,
-    "macd_signal": POINTS,
-    "macd_hist": POINTS,
-    "vwap": PRICE,
-    "session_open": PRICE,
-    "session_high": PRICE,
-    "session_low": PRICE,
-    "session_close": PRICE,
-    "session_volume": CONTRACTS,
-    "obv": CONTRACTS,
-    **{f"donchian_{side}": PRICE for side in ("lower", "middle", "upper")},
-    **{f"keltner_{side}": PRICE for side in ("lower", "middle", "upper")},
-    "correlation": SCALAR,
+    "scalar": SCALAR,
 }
 
 
@@ -159,25 +132,24 @@ class _Units:
         return None
 
     def _call(self, call: ast.Call, scope: int, depth: int) -> str | None:
-        name = call.name.lower()
+        spec = library().get(call.name.lower())
+        if spec is None or spec.unit is None:
+            return None  # an oscillator (rsi, cci …), a time part, or unknown: no unit
         args = [self.of(arg, scope, depth) for arg in call.args]
         first = args[0] if args else None
-        if name == "if":  # if(cond, then, else): the unit both branches share
+        if first == CONDITION and spec.of_condition is not None:
+            return SHARE if spec.of_condition == "share" else COUNT
+        rule = spec.unit
+        if rule == "branches":  # if(cond, then, else): the unit both branches share
             branches = {u for u in args[1:3] if u != SCALAR}
             return branches.pop() if len(branches) == 1 else (SCALAR if not branches else MIXED)
-        if first == CONDITION and name in _AVERAGING:
-            return SHARE
-        if first == CONDITION and name in _COUNTING:
-            return COUNT
-        if name in _FIXED:
-            return _FIXED[name]
-        if name in _SPREAD:
-            return POINTS if first == PRICE else first
-        if name in _SAME_UNIT:
+        if rule == "same":
             return first
-        if name in ("sqrt", "log"):  # of a plain number or a ratio (a log return)
+        if rule == "spread":  # the spread of prices is in points
+            return POINTS if first == PRICE else first
+        if rule == "number":  # of a plain number or a ratio (a log return)
             return first if first in (SCALAR, RATIO) else MIXED
-        return None  # an oscillator (rsi, cci …), a time part, or unknown: no unit
+        return _OWN_UNITS[rule]
 
 
 def _arithmetic(expr: ast.Binary, left: str | None, right: str | None) -> str | None:

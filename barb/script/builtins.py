@@ -39,7 +39,15 @@ from barb.errors import TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.script.conditions import as_known, as_numbers
 from barb.script.context import EvalContext, RowGroups
-from barb.script.functions import KIND_NAMES, Accepts, Param, register, value_kind
+from barb.script.functions import (
+    KIND_NAMES,
+    Accepts,
+    ConditionUnit,
+    Param,
+    UnitRule,
+    register,
+    value_kind,
+)
 from barb.script.warmup import Reach, ema_bars, everything, row, window
 from barb.timeframes import timeframe
 
@@ -56,13 +64,14 @@ _SESSION = Param("session", "string")
 # --- scalar -------------------------------------------------------------------------------
 
 
-@register("abs", category="scalar", params=(_X,), summary="Absolute value.")
+@register("abs", category="scalar", params=(_X,), summary="Absolute value.", unit="same")
 def _abs(ctx: EvalContext, x: pd.Series) -> pd.Series:
     return x.abs()
 
 
 @register(
     "log",
+    unit="number",
     category="scalar",
     params=(_X,),
     summary="Natural logarithm; empty (NaN) for values ≤ 0.",
@@ -72,18 +81,25 @@ def _log(ctx: EvalContext, x: pd.Series) -> pd.Series:
     return np.log(x.where(x > 0))
 
 
-@register("sqrt", category="scalar", params=(_X,), summary="Square root; NaN for negatives.")
+@register(
+    "sqrt",
+    category="scalar",
+    params=(_X,),
+    summary="Square root; NaN for negatives.",
+    unit="number",
+)
 def _sqrt(ctx: EvalContext, x: pd.Series) -> pd.Series:
     return np.sqrt(x.where(x >= 0))
 
 
-@register("sign", category="scalar", params=(_X,), summary="Sign of x: -1, 0 or 1.")
+@register("sign", category="scalar", params=(_X,), summary="Sign of x: -1, 0 or 1.", unit="scalar")
 def _sign(ctx: EvalContext, x: pd.Series) -> pd.Series:
     return np.sign(x)
 
 
 @register(
     "round",
+    unit="same",
     category="scalar",
     params=(_X, Param("n", "int", default=0, min=-10, max=10)),
     summary="Round to n decimals, halves away from zero (2.5 → 3, 97.65 → 97.7); n < 0 rounds "
@@ -104,6 +120,7 @@ def _round(ctx: EvalContext, x: pd.Series, n: int) -> pd.Series:
 
 @register(
     "if",
+    unit="branches",
     category="scalar",
     params=(_COND, Param("then", accepts="any"), Param("else", accepts="any")),
     summary="Where cond is true: then; otherwise: else.",
@@ -145,6 +162,7 @@ def _shift(series: pd.Series, periods: int) -> pd.Series:
 
 @register(
     "prev",
+    unit="same",
     category="lag",
     params=(_ANY, Param("n", "int", default=1, min=1)),
     summary="The value n rows earlier (missing for the first n rows).",
@@ -157,6 +175,7 @@ def _prev(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 
 @register(
     "next",
+    unit="same",
     category="lag",
     params=(_ANY, Param("n", "int", default=1, min=1)),
     summary="The value n rows later (NaN for the last n rows); looks ahead.",
@@ -170,7 +189,13 @@ def _next(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 # --- window -------------------------------------------------------------------------------
 
 
-def _rolling(name: str, how: str, summary: str) -> None:
+def _rolling(
+    name: str,
+    how: str,
+    summary: str,
+    unit: UnitRule = "same",
+    of_condition: ConditionUnit | None = None,
+) -> None:
     @register(
         name,
         category="window",
@@ -178,21 +203,34 @@ def _rolling(name: str, how: str, summary: str) -> None:
         summary=summary,
         example=f"{name}(range, 20)",
         reach=window("n"),
+        unit=unit,
+        of_condition=of_condition,
     )
     def impl(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
         rows = col.rolling(n, min_periods=n)
         return rows.std(ddof=1) if how == "std" else getattr(rows, how)()
 
 
-_rolling("rolling_mean", "mean", "Mean of the last n rows, this one included; NaN until n rows.")
-_rolling("rolling_sum", "sum", "Sum of the last n rows; NaN until n rows.")
+_rolling(
+    "rolling_mean",
+    "mean",
+    "Mean of the last n rows, this one included; NaN until n rows.",
+    of_condition="share",
+)
+_rolling("rolling_sum", "sum", "Sum of the last n rows; NaN until n rows.", of_condition="count")
 _rolling("rolling_max", "max", "Highest of the last n rows; NaN until n rows.")
 _rolling("rolling_min", "min", "Lowest of the last n rows; NaN until n rows.")
-_rolling("rolling_std", "std", "Sample standard deviation of the last n rows; NaN until n rows.")
+_rolling(
+    "rolling_std",
+    "std",
+    "Sample standard deviation of the last n rows; NaN until n rows.",
+    unit="spread",
+)
 
 
 @register(
     "rolling_count",
+    unit="count",
     category="window",
     params=(_COND, _N),
     summary="How many of the last n rows meet cond; NaN until n rows.",
@@ -205,6 +243,7 @@ def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
 
 @register(
     "ema",
+    unit="same",
     category="window",
     params=(_COL, _N),
     summary="Exponential moving average, alpha = 2/(n+1), seeded with the mean of the first "
@@ -239,6 +278,7 @@ def _in_period(ctx: EvalContext, col: pd.Series) -> pd.Series:
 
 @register(
     "cummax",
+    unit="same",
     category="cumulative",
     params=(_COL,),
     summary="Highest value so far in the period (from its first bar).",
@@ -250,6 +290,7 @@ def _cummax(ctx: EvalContext, col: pd.Series) -> pd.Series:
 
 @register(
     "cummin",
+    unit="same",
     category="cumulative",
     params=(_COL,),
     summary="Lowest value so far in the period (from its first bar).",
@@ -261,6 +302,8 @@ def _cummin(ctx: EvalContext, col: pd.Series) -> pd.Series:
 
 @register(
     "cumsum",
+    unit="same",
+    of_condition="count",
     category="cumulative",
     params=(_COL,),
     summary="Running total from the period's first bar (missing skipped).",
@@ -275,6 +318,7 @@ def _cumsum(ctx: EvalContext, col: pd.Series) -> pd.Series:
 
 @register(
     "streak",
+    unit="count",
     category="pattern",
     params=(_COND,),
     summary="Consecutive rows meeting cond, ending at this row (0 when cond is false).",
@@ -290,6 +334,7 @@ def _streak(ctx: EvalContext, cond: pd.Series) -> pd.Series:
 
 @register(
     "bars_since",
+    unit="count",
     category="pattern",
     params=(_COND,),
     summary="Rows since cond was last true (0 on a true row; NaN before the first true).",
@@ -307,6 +352,7 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
 
 @register(
     "rank",
+    unit="scalar",
     category="pattern",
     params=(_COL,),
     summary="Percentile rank 0–100: the percentage of the period's rows whose value is ≤ "
@@ -321,14 +367,34 @@ def _rank(ctx: EvalContext, col: pd.Series) -> pd.Series:
 # --- aggregate ----------------------------------------------------------------------------
 
 
-def _aggregate(name: str, how: str, summary: str, accepts: Accepts = "number") -> None:
-    @register(name, category="aggregate", params=(Param("col", accepts=accepts),), summary=summary)
+def _aggregate(
+    name: str,
+    how: str,
+    summary: str,
+    accepts: Accepts = "number",
+    of_condition: ConditionUnit | None = None,
+) -> None:
+    @register(
+        name,
+        category="aggregate",
+        params=(Param("col", accepts=accepts),),
+        summary=summary,
+        unit="same",
+        of_condition=of_condition,
+    )
     def impl(rows: RowGroups, col: pd.Series) -> Any:
         return rows.reduce(col, how)
 
 
-_aggregate("mean", "mean", "Average (missing values skipped); mean(cond) is the share true.")
-_aggregate("sum", "sum", "Total (missing values skipped; 0 when there are none).")
+_aggregate(
+    "mean",
+    "mean",
+    "Average (missing values skipped); mean(cond) is the share true.",
+    of_condition="share",
+)
+_aggregate(
+    "sum", "sum", "Total (missing values skipped; 0 when there are none).", of_condition="count"
+)
 _aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date")
 _aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date")
 _aggregate("median", "median", "Median (missing values skipped).")
@@ -336,6 +402,7 @@ _aggregate("median", "median", "Median (missing values skipped).")
 
 @register(
     "std",
+    unit="spread",
     category="aggregate",
     params=(_COL,),
     summary="Sample standard deviation (n - 1).",
@@ -346,6 +413,7 @@ def _std(rows: RowGroups, col: pd.Series) -> Any:
 
 @register(
     "count",
+    unit="count",
     category="aggregate",
     params=(Param("x", accepts="any", default=None),),
     summary="count() counts rows; count(cond) rows where cond is true; count(col) rows where "
@@ -362,6 +430,7 @@ def _count(rows: RowGroups, x: pd.Series | None) -> Any:
 
 @register(
     "percentile",
+    unit="same",
     category="aggregate",
     params=(_COL, Param("p", "number", min=0, max=100)),
     summary="The p-th percentile, p from 0 to 100, interpolated linearly (50 = median).",
@@ -373,6 +442,7 @@ def _percentile(rows: RowGroups, col: pd.Series, p: float) -> Any:
 
 @register(
     "correlation",
+    unit="scalar",
     category="aggregate",
     params=(Param("col1"), Param("col2")),
     summary="Pearson correlation, -1 to 1, over rows where both are present.",
@@ -430,6 +500,7 @@ def _edge(name: str, summary: str, example: str) -> None:
         params=(Param("col", accepts="any"),),
         summary=summary,
         example=example,
+        unit="same",
     )
     def impl(rows: RowGroups, col: pd.Series) -> Any:
         return _value_at(rows, col, rows.pick(col.notna().to_numpy(), last=last))
@@ -455,6 +526,7 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         summary=f"The value of arg on the row where val is {word} (rows with val missing "
         "skipped). Ties go to the earliest row, so each group gives exactly one answer.",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
+        unit="same",
     )
     def impl(rows: RowGroups, arg: pd.Series, val: pd.Series) -> Any:
         numbers = _as_numbers(val)
@@ -594,6 +666,7 @@ def _session_part(field: str) -> None:
         summary=f"The {field} of that session's daily bar on the row's trading date "
         "(NaN if it had no bars).",
         example=f"session_{field}('RTH')",
+        unit="contracts" if field == "volume" else "price",
     )
     def impl(ctx: EvalContext, session: str) -> pd.Series:
         bars = ctx.session_bars(session)

@@ -41,6 +41,18 @@ Category = Literal[
     "indicator",
 ]
 
+# What a call does to the unit of what it reads, for the units a chart writes
+# (barb.column_units): "same" keeps its first argument's (prev, mean, ema); "spread" too, but
+# the spread of prices is in points (std); "number" keeps a plain number or a ratio and mixes
+# anything else (sqrt, log); "branches" is the unit if()'s branches share; the others are the
+# call's own unit whatever it reads (atr: points). None: no unit (rsi, hour()).
+UnitRule = Literal[
+    "same", "spread", "number", "branches", "price", "points", "contracts", "count", "scalar"
+]
+# What an aggregate or window makes of a condition: its mean is a share of rows, its sum a
+# count of them.
+ConditionUnit = Literal["share", "count"]
+
 # Categories whose functions read only their own row (or its trading date's session bars):
 # their reach is that row. Every other function declares its reach when it is registered.
 ROW_CATEGORIES: frozenset[Category] = frozenset({"scalar", "time", "session", "aggregate"})
@@ -87,6 +99,8 @@ class FunctionSpec:
     # How far a call reads beyond its bar, from its literal arguments; None for a macro,
     # whose reach is its body's.
     reach: ReachRule | None = None
+    unit: UnitRule | None = None
+    of_condition: ConditionUnit | None = None
 
     @property
     def body(self) -> Any:
@@ -126,12 +140,15 @@ def register(
     example: str | None = None,
     aliases: tuple[str, ...] = (),
     reach: ReachRule | None = None,
+    unit: UnitRule | None = None,
+    of_condition: ConditionUnit | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a function of the language; the decorated callable implements it.
 
     ``reach`` says how many bars before and after its own a call reads, from its literal
     arguments by name (``barb.script.warmup``). Row-wise categories read their row and may
-    leave it out; every other function must give it, or registering it fails.
+    leave it out; every other function must give it, or registering it fails. ``unit`` and
+    ``of_condition`` say what the call does to units (``UnitRule``; None: no unit).
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
     ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
@@ -161,6 +178,8 @@ def register(
             example=example,
             aliases=aliases,
             reach=reach,
+            unit=unit,
+            of_condition=of_condition,
         )
         _add(spec)
         return impl

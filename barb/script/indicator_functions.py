@@ -18,7 +18,7 @@ from barb import indicators
 from barb.errors import ArgumentError
 from barb.indicators import IndicatorLines
 from barb.script.context import EvalContext
-from barb.script.functions import Param, register
+from barb.script.functions import Param, UnitRule, register
 from barb.script.warmup import Reach, ReachRule, ema_bars, everything, row, wilder_bars, window
 
 # TA-Lib's upper bound for periods; larger ones are surely a mistake.
@@ -54,8 +54,10 @@ def _register_lines(
     pure: Callable[..., Any],
     params: tuple[Param, ...],
     lines: dict[str, tuple[str, str, ReachRule]],
+    unit: UnitRule | None = None,
 ) -> None:
-    """Register each line of a multi-line indicator (line name -> summary, example, reach)."""
+    """Register each line of a multi-line indicator (line name -> summary, example, reach);
+    all lines are in one ``unit``."""
     for line, (summary, example, reach) in lines.items():
 
         def impl(ctx: EvalContext, *args: Any, _line: str = line) -> pd.Series:
@@ -71,6 +73,7 @@ def _register_lines(
             summary=summary,
             example=example,
             reach=reach,
+            unit=unit,
         )(impl)
 
 
@@ -92,6 +95,7 @@ def rsi(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 
 @register(
     "true_range",
+    unit="points",
     category="indicator",
     summary="True range: high-low extended to the previous close across a gap; first bar NaN",
     example="true_range() > 2 * atr(14)",
@@ -104,6 +108,7 @@ def true_range(ctx: EvalContext) -> pd.Series:
 
 @register(
     "atr",
+    unit="points",
     category="indicator",
     params=(_period("n", 14),),
     summary="Average True Range in points, Wilder smoothing; the typical bar size lately",
@@ -143,6 +148,7 @@ def mfi(ctx: EvalContext, n: int) -> pd.Series:
 
 @register(
     "obv",
+    unit="contracts",
     category="indicator",
     summary="On-Balance Volume: running total of volume, + on up closes, - on down closes",
     example="obv() > prev(obv(), 5)",
@@ -155,6 +161,7 @@ def obv(ctx: EvalContext) -> pd.Series:
 
 @register(
     "vwap",
+    unit="price",
     category="indicator",
     summary="Session VWAP of typical price, reset each trading date; use on intraday bars",
     example="close > vwap()",
@@ -213,6 +220,7 @@ _register_lines(
             lambda a: Reach(ema_bars(a["slow"]) + ema_bars(a["signal"])),
         ),
     },
+    unit="points",
 )
 
 
@@ -241,6 +249,7 @@ _register_lines(
             window("n"),
         ),
     },
+    unit="same",
 )
 
 
@@ -321,6 +330,7 @@ _register_lines(
             lambda a: Reach(max(ema_bars(a["n"]), 1 + wilder_bars(a["atr_n"]))),
         ),
     },
+    unit="price",
 )
 
 
@@ -349,4 +359,5 @@ _register_lines(
             window("n"),
         ),
     },
+    unit="price",
 )
