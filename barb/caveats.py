@@ -10,6 +10,7 @@ import pandas as pd
 
 from barb.events.catalog import resolve_event
 from barb.events.schedule import join_arrays, moved_releases
+from barb.lineage import through_map
 from barb.period_rows import Scope, still_open
 from barb.planning import Plan
 from barb.script import ast
@@ -158,10 +159,9 @@ def open_group_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     whole ones."""
     mapped = dict(plan.first.map_exprs)
     keys = {}
-    for name, expr in plan.first.group_keys:
+    for name, key in plan.first.group_keys:
         # A key named in the map ("wk": "week()") is the function it holds.
-        while isinstance(expr, ast.Column) and expr.name in mapped and mapped[expr.name] != expr:
-            expr = mapped[expr.name]
+        expr = through_map(key, mapped)
         if isinstance(expr, ast.Call) and not expr.args:
             keys[expr.name] = name
     if table is None:

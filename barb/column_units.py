@@ -16,15 +16,11 @@ Ticks and point values are not in a Result, so price differences are "points".
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from barb.errors import BarbError
-from barb.proof_names import as_list
+from barb.lineage import MAX_DEPTH, Lineage
 from barb.script import ast
 from barb.script.library import library
-from barb.script.parser import parse_expression, parse_select_item
 
 # Units shown to a person ("245 points", "61%"); COUNT is shown as days or bars.
 PRICE = "price"
@@ -44,7 +40,6 @@ _AGGREGATE_NAME = re.compile(
     r"^(mean|median|min|max|sum|std|first|last|percentile)_(\w+?)(?:_\d+)?$"
 )
 _POINT_WORDS = ("range", "gap", "atr", "move", "body", "wick", "change", "chg", "diff", "dist")
-MAX_DEPTH = 20  # names followed through map and select before giving up (and a cycle)
 # The units a function gives whatever it reads (its ``unit`` in the function registry).
 _OWN_UNITS = {
     "price": PRICE,
@@ -53,15 +48,6 @@ _OWN_UNITS = {
     "count": COUNT,
     "scalar": SCALAR,
 }
-
-
-@dataclass(frozen=True)
-class _Scope:
-    """Names a stage defines, each with its expression, and where the names it uses live."""
-
-    names: Mapping[str, ast.Expr]
-    # Map entries use earlier map entries; a select's items use the stage's columns.
-    refers_to_self: bool
 
 
 def column_unit(
@@ -76,29 +62,23 @@ def column_unit(
 
 
 class _Units:
-    """The units of the names a query defines, final stage first."""
+    """The units of the names a query defines, followed through its lineage."""
 
     def __init__(self, query: dict[str, Any]) -> None:
-        then = query.get("then")
-        stages = [then, query] if isinstance(then, dict) and then else [query]
-        self.scopes: list[_Scope] = [_Scope(_select_names(s), False) for s in stages]
-        self.scopes.append(_Scope(_map_names(query), True))
+        self.lineage = Lineage(query)
         joins = _joins(query)
         self.events = frozenset(str(j["source"]).lower() for j in joins if "source" in j)
         self.instruments = [f"{j['instrument']}_".lower() for j in joins if "instrument" in j]
-        # A count in a second stage counts the first stage's groups, not bars.
-        self.counts_groups = len(stages) == 2
 
     def of_name(self, name: str, scope: int, depth: int) -> str | None:
         if depth > MAX_DEPTH:
             return None
-        for at in range(scope, len(self.scopes)):
-            expr = self.scopes[at].names.get(name)
-            if expr is not None and not (isinstance(expr, ast.Column) and expr.name == name):
-                if at == 0 and self.counts_groups and _is_count(expr):
-                    return SCALAR  # a second stage's count() counts groups, not bars
-                inner = at if self.scopes[at].refers_to_self else at + 1
-                return self.of(expr, inner, depth + 1)
+        found = self.lineage.definition(name, scope)
+        if found is not None:
+            expr, at, inner = found
+            if at == 0 and self.lineage.two_stages and _is_count(expr):
+                return SCALAR  # a second stage's count() counts groups, not bars
+            return self.of(expr, inner, depth + 1)
         aggregate = _AGGREGATE_NAME.match(name)
         if aggregate:
             func, column = aggregate.groups()
@@ -206,27 +186,6 @@ def _name_unit(name: str) -> str | None:
 
 def _is_count(expr: ast.Expr) -> bool:
     return isinstance(expr, ast.Call) and expr.name.lower() == "count"
-
-
-def _select_names(stage: dict[str, Any]) -> dict[str, ast.Expr]:
-    names: dict[str, ast.Expr] = {}
-    for item in as_list(stage.get("select")):
-        try:
-            expr, alias = parse_select_item(item)
-        except BarbError:  # the engine ran the query, so this is rare: no unit from it
-            continue
-        names[alias or ast.default_name(expr)] = expr
-    return names
-
-
-def _map_names(query: dict[str, Any]) -> dict[str, ast.Expr]:
-    names: dict[str, ast.Expr] = {}
-    for name, text in (query.get("map") or {}).items():
-        try:
-            names[str(name)] = parse_expression(str(text))
-        except BarbError:
-            continue
-    return names
 
 
 def _joins(query: dict[str, Any]) -> list[dict[str, Any]]:

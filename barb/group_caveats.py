@@ -13,7 +13,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from barb.script.ast import Call, Column, Expr, walk
+from barb.lineage import inputs
+from barb.script.ast import Column, Expr
 
 # Keys with more values than this (dates, minutes) are filters' natural output: "FOMC days
 # by date" lists the FOMC days, not the 4,500 dates without one.
@@ -34,10 +35,10 @@ def empty_groups(
     day, drops those groups on purpose."""
     if where is None:
         return []
-    condition = _inputs(where, mapped)
+    condition = inputs(where, mapped)
     warnings = []
     for name, expr in keys:
-        if name not in table.columns or condition & _inputs(expr, mapped):
+        if name not in table.columns or condition & inputs(expr, mapped):
             continue
         column = frame[name]
         values = pd.Index(pd.unique(column.to_numpy()[period_rows])).dropna()
@@ -69,21 +70,6 @@ def keyless_rows(frame: pd.DataFrame, keys: list[tuple[str, Expr]]) -> list[str]
                 f"{count} {rows} with no value for {name} (n/a) left out: they are in no group."
             )
     return warnings
-
-
-def _inputs(expr: Expr, mapped: Mapping[str, Expr]) -> set[str]:
-    """The columns and functions ``expr`` reads, through the map columns it names."""
-    found: set[str] = set()
-    pending = [expr]
-    while pending:
-        for node in walk(pending.pop()):
-            if isinstance(node, Column):
-                if node.name in mapped and node.name not in found:
-                    pending.append(mapped[node.name])
-                found.add(node.name)
-            elif isinstance(node, Call):
-                found.add(f"{node.name}()")
-    return found
 
 
 def _missing_text(name: str, expr: Expr, missing: list[object]) -> str:

@@ -9,7 +9,6 @@ whole minutes of a day.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -17,9 +16,9 @@ import pandas as pd
 from matplotlib.axis import Axis
 from matplotlib.ticker import FuncFormatter, MultipleLocator
 
-from barb.charts.select_calls import call_args
 from barb.charts.value_text import clock_text, is_finite_number
-from barb.proof_names import as_list
+from barb.lineage import Lineage
+from barb.script import ast
 
 MINUTES_PER_DAY = 1440
 CLOCK_STEPS = (15, 30, 60, 120, 180, 240, 360, 720, 1440)  # minutes between clock ticks
@@ -27,76 +26,53 @@ CLOCK_STEPS = (15, 30, 60, 120, 180, 240, 360, 720, 1440)  # minutes between clo
 CARRIES_VALUE = frozenset(
     {"arg_max", "arg_min", "first", "last", "min", "max", "median", "percentile", "mean", "avg"}
 )
-_CLOCK_EXPR = re.compile(
-    r"^\s*(?:hour\(\)\s*\*\s*60\s*\+\s*minute\(\)|minute\(\)\s*\+\s*hour\(\)\s*\*\s*60|"
-    r"minute\(\)\s*\+\s*60\s*\*\s*hour\(\)|60\s*\*\s*hour\(\)\s*\+\s*minute\(\))\s*$"
-)
-_HOUR_EXPR = re.compile(r"^\s*hour\(\)\s*$")
-_CALENDAR_EXPR = re.compile(r"^\s*(month|quarter)\(\)\s*$")
-_NAME = re.compile(r"^[A-Za-z_]\w*$")
-_ALIAS = re.compile(r"\s+as\s+([A-Za-z_]\w*)\s*$", re.IGNORECASE)
 CLOCK_NAMES = frozenset({"minute_of_day"})
 HOUR_NAMES = frozenset({"hour"})
+CALENDAR_PARTS = ("month", "quarter")
 
 
-def _stages(query: dict[str, Any]) -> list[dict[str, Any]]:
-    then = query.get("then")
-    return [query, then] if isinstance(then, dict) else [query]
-
-
-def _origin(name: str, query: dict[str, Any]) -> str | None:
-    """The expression ``name`` holds values of: its map expression, or the argument of an
-    aggregate that keeps its argument's kind (``arg_max(tod, high) as high_tod`` -> ``tod``)."""
-    for stage in reversed(_stages(query)):
-        for item in as_list(stage.get("select")):
-            alias = _ALIAS.search(item)
-            func, args = call_args(item)
-            # Unnamed, the engine names it after the call: arg_max(tod, high) -> arg_max_tod_high.
-            default = f"{func}_{args[0]}" if args and _NAME.match(args[0]) else None
-            unnamed = default is not None and (name == default or name.startswith(default + "_"))
-            if (alias and alias.group(1) == name) or (not alias and unnamed):
-                return args[0] if func in CARRIES_VALUE and args else None
-        maps = stage.get("map") or {}
-        if name in maps:
-            return str(maps[name])
-    return None
-
-
-def time_kind(name: str, query: dict[str, Any], depth: int = 0) -> str | None:
+def time_kind(name: str, query: dict[str, Any]) -> str | None:
     """``"minute"`` when the query made ``name`` a minute of the day (``hour() * 60 +
     minute()``), ``"hour"`` an hour of the day (``hour()``), else None."""
     if name in CLOCK_NAMES:
         return "minute"
     if name in HOUR_NAMES:
         return "hour"
-    source = _origin(name, query)
-    if source is None or depth > 8:
+    source = Lineage(query).values_of(name, CARRIES_VALUE)
+    if source is None:
         return None
-    source = source.strip()
-    if _CLOCK_EXPR.match(source):
+    if _is_clock(source):
         return "minute"
-    if _HOUR_EXPR.match(source):
-        return "hour"
-    if _NAME.match(source) and source != name:
-        return time_kind(source, query, depth + 1)
-    return None
+    return "hour" if _bare_call(source) == "hour" else None
 
 
-def calendar_part(name: str, query: dict[str, Any], depth: int = 0) -> str | None:
+def calendar_part(name: str, query: dict[str, Any]) -> str | None:
     """``"month"`` or ``"quarter"`` when the query made ``name`` the month (``month()``, 1 to
     12) or the quarter (``quarter()``, 1 to 4) of the year, followed through the map."""
-    if name.lower() in ("month", "quarter"):
+    if name.lower() in CALENDAR_PARTS:
         return name.lower()
-    source = _origin(name, query)
-    if source is None or depth > 8:
-        return None
-    call = _CALENDAR_EXPR.match(source)
-    if call:
-        return call.group(1)
-    source = source.strip()
-    if _NAME.match(source) and source != name:
-        return calendar_part(source, query, depth + 1)
-    return None
+    source = Lineage(query).values_of(name, CARRIES_VALUE)
+    part = _bare_call(source) if source is not None else None
+    return part if part in CALENDAR_PARTS else None
+
+
+def _bare_call(expr: ast.Expr) -> str | None:
+    """The name of a call without arguments (``hour()`` → hour), else None."""
+    return expr.name.lower() if isinstance(expr, ast.Call) and not expr.args else None
+
+
+def _is_clock(expr: ast.Expr) -> bool:
+    """``hour() * 60 + minute()``, its terms and factors in either order."""
+    if not (isinstance(expr, ast.Binary) and expr.op == "+"):
+        return False
+    for hours, minutes in ((expr.left, expr.right), (expr.right, expr.left)):
+        if _bare_call(minutes) == "minute" and isinstance(hours, ast.Binary) and hours.op == "*":
+            factors = (hours.left, hours.right)
+            if any(_bare_call(f) == "hour" for f in factors) and any(
+                isinstance(f, ast.Number) and f.value == 60 for f in factors
+            ):
+                return True
+    return False
 
 
 def is_clock_name(name: str, query: dict[str, Any]) -> bool:

@@ -18,7 +18,7 @@ from matplotlib.text import Text
 
 from barb.charts import chart_headline, draw_chart, render_chart
 from barb.charts.style import FIG_W_IN
-from barb.charts.time_of_day import is_clock_name, time_kind
+from barb.charts.time_of_day import calendar_part, is_clock_name, time_kind
 from barb.i18n import messages
 from barb.result import Result, Summary
 
@@ -306,6 +306,21 @@ def test_a_mean_time_of_day_reads_as_a_clock_in_headline_and_axis() -> None:
         ),
         ("h", {"map": {"h": "hour()"}}, "hour"),
         ("tod", {"map": {"tod": "hour() * 60 + minute()"}}, "minute"),
+        ("tod", {"map": {"tod": "minute() + 60 * hour()"}}, "minute"),
+        ("tod", {"map": {"tod": "hour() * 60 + minute() + 1"}}, None),
+        ("tod", {"map": {"tod": "hour() * 30 + minute()"}}, None),
+        # Unnamed, the engine names a select item after its text.
+        (
+            "arg_max_tod_high",
+            {"map": {"tod": "hour()*60+minute()"}, "select": "arg_max(tod, high)"},
+            "minute",
+        ),
+        (
+            "mean_t",
+            {"map": {"tod": "hour()*60+minute()", "t": "tod"}, "select": "mean(t)"},
+            "minute",
+        ),
+        ("n", {"map": {"tod": "hour()*60+minute()"}, "select": "count(tod) as n"}, None),
         (
             "days",
             {"select": "arg_max(hour(), high) as h", "then": {"select": "count() as days"}},
@@ -315,6 +330,24 @@ def test_a_mean_time_of_day_reads_as_a_clock_in_headline_and_axis() -> None:
 )
 def test_hours_and_minutes_of_the_day(name: str, query: dict, kind: str | None) -> None:
     assert time_kind(name, query) == kind
+
+
+@pytest.mark.parametrize(
+    ("name", "query", "part"),
+    [
+        ("month", {}, "month"),
+        ("m", {"map": {"m": "month()"}}, "month"),
+        ("q", {"map": {"qq": "quarter()", "q": "qq"}}, "quarter"),
+        ("first_m", {"map": {"m": "month()"}, "select": "first(m) as first_m"}, "month"),
+        ("m", {"map": {"m": "month() + 1"}}, None),
+        ("m", {"map": {"m": "month(high)"}}, None),
+        ("n", {"map": {"m": "month()"}, "select": "count(m) as n"}, None),
+    ],
+)
+def test_months_and_quarters_followed_to_their_call(
+    name: str, query: dict, part: str | None
+) -> None:
+    assert calendar_part(name, query) == part
 
 
 def test_hours_of_the_day_read_as_a_clock(results: dict[str, Result]) -> None:

@@ -1,0 +1,124 @@
+"""Which expression made a column: a query's names followed back through its stages.
+
+A result's column is a select item of the last stage (under its alias, or the name the engine
+gives it), a column of the stage before, a map entry, or one of the bars' own columns. What a
+column holds (a unit, a minute of the day, a month, a week() key) is read from the expression
+that made it, never from its name: ``nq_vol`` is a volatility, ``wk`` may be ``week()``.
+Charts (units, clock axes) and the engine's caveats (group keys, what a where reads) all ask
+here, so that they follow a name the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from barb.errors import BarbError
+from barb.proof_names import as_list
+from barb.script import ast
+from barb.script.parser import parse_expression, parse_select_item
+
+MAX_DEPTH = 20  # names followed before giving up (and the guard against a cycle)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The names one part of a query defines, each with the expression that made it."""
+
+    names: Mapping[str, ast.Expr]
+    # A map entry reads earlier map entries (its own scope); a select item reads its stage's
+    # columns (the next scope out).
+    refers_to_self: bool
+
+
+class Lineage:
+    """The names a query defines, its last stage first: each stage's select, then the map."""
+
+    def __init__(self, query: Mapping[str, Any]) -> None:
+        then = query.get("then")
+        stages = [then, query] if isinstance(then, dict) and then else [query]
+        self.scopes: tuple[Scope, ...] = (
+            *(Scope(_select_names(stage), False) for stage in stages),
+            Scope(_map_names(query), True),
+        )
+        # The first scope is a second stage's select: a count() there counts groups, not bars.
+        self.two_stages = len(stages) == 2
+
+    def definition(self, name: str, scope: int = 0) -> tuple[ast.Expr, int, int] | None:
+        """The expression that made ``name`` as seen from ``scope`` (0: the result), the scope
+        it was found in and the scope its own names are read in; None for a column no
+        expression made (the bars' own, a joined instrument's, an event's)."""
+        for at in range(scope, len(self.scopes)):
+            expr = self.scopes[at].names.get(name)
+            # A select item that only names a column ("select": "tod") passes it through.
+            if expr is not None and not (isinstance(expr, ast.Column) and expr.name == name):
+                return expr, at, at if self.scopes[at].refers_to_self else at + 1
+        return None
+
+    def values_of(self, name: str, carries: frozenset[str]) -> ast.Expr | None:
+        """The expression whose values ``name`` holds, followed through names and through the
+        calls in ``carries``, which return one of their first argument's values
+        (``arg_max(tod, high) as high_tod`` holds values of ``tod``); None when ``name`` is
+        no expression's or ends in another call."""
+        found = self.definition(name)
+        for _ in range(MAX_DEPTH):
+            if found is None:
+                return None
+            expr, _, inner = found
+            while isinstance(expr, ast.Call) and expr.name.lower() in carries and expr.args:
+                expr = expr.args[0]
+            if not isinstance(expr, ast.Column):
+                return expr
+            found = self.definition(expr.name, inner)
+        return None
+
+
+def through_map(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:
+    """A map column's expression in place of its name (``"wk": "week()"`` → ``week()``), as
+    often as a map entry only names another."""
+    for _ in range(MAX_DEPTH):
+        if not (isinstance(expr, ast.Column) and expr.name in mapped):
+            break
+        inner = mapped[expr.name]
+        if inner == expr:
+            break
+        expr = inner
+    return expr
+
+
+def inputs(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> set[str]:
+    """The columns and the functions (``hour()``) ``expr`` reads, through the map columns it
+    names."""
+    found: set[str] = set()
+    pending = [expr]
+    while pending:
+        for node in ast.walk(pending.pop()):
+            if isinstance(node, ast.Column):
+                if node.name in mapped and node.name not in found:
+                    pending.append(mapped[node.name])
+                found.add(node.name)
+            elif isinstance(node, ast.Call):
+                found.add(f"{node.name}()")
+    return found
+
+
+def _select_names(stage: Mapping[str, Any]) -> dict[str, ast.Expr]:
+    names: dict[str, ast.Expr] = {}
+    for item in as_list(stage.get("select")):
+        try:
+            expr, alias = parse_select_item(item)
+        except BarbError:  # the engine ran the query, so this is rare: no name from it
+            continue
+        names[alias or ast.default_name(expr)] = expr
+    return names
+
+
+def _map_names(query: Mapping[str, Any]) -> dict[str, ast.Expr]:
+    names: dict[str, ast.Expr] = {}
+    for name, text in (query.get("map") or {}).items():
+        try:
+            names[str(name)] = parse_expression(str(text))
+        except BarbError:
+            continue
+    return names
