@@ -5,6 +5,7 @@ and a footer with the bars matched and the synthetic-data badge."""
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -30,6 +31,7 @@ from barb.proof_names import as_list
 from barb.result import Metadata, Result
 
 LINE_SPACING = 1.22
+_TRAILING = " ·,;:"  # left off a line cut with "…"
 MAX_SUBTITLE_LINES = 2
 
 
@@ -103,12 +105,20 @@ def wrap(fig: Figure, text: str, points: float, lines: int, *, bold: bool = Fals
         out = textwrap.wrap(text, width, break_long_words=True) or [""]
         if len(out) > lines:
             out = out[:lines]
-            out[-1] = out[-1].rstrip(" ·,") + "…"
-            while len(out[-1]) > 2 and not fits(out[-1]):
-                out[-1] = out[-1][:-2].rstrip(" ·,") + "…"
+            out[-1] = _cut(out[-1], fits)
         if all(fits(line) for line in out) or width <= 10:
             return out
         width -= 2
+
+
+def _cut(line: str, fits: Callable[[str], bool]) -> str:
+    """``line`` ended with "…" where it fits, shortened by whole words: a cut number (a
+    "12…" for 120.3) would read as another number. A single word too long is cut inside."""
+    while " " in line.strip() and not fits(line.rstrip(_TRAILING) + "…"):
+        line = line.rstrip().rsplit(" ", 1)[0]
+    while len(line) > 1 and not fits(line.rstrip(_TRAILING) + "…"):
+        line = line[:-1]
+    return line.rstrip(_TRAILING) + "…"
 
 
 def decorate(fig: Figure, result: Result, words: Words, headline: str) -> float:

@@ -12,11 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from barb.charts import chart_headline, draw_chart, render_chart
+from barb.charts.header import wrap
 from barb.charts.style import FIG_W_IN
 from barb.charts.time_of_day import calendar_part, is_clock_name, time_kind
 from barb.i18n import messages
@@ -458,3 +460,28 @@ def test_long_value_labels_along_their_bars_stay_inside_the_plot(language: str) 
     labels = [t for t in top.texts if t.get_rotation() == 90]
     assert labels  # the labels are long enough to run along the bars
     assert all(t.get_window_extent().y1 <= plot_top for t in labels)
+
+
+@pytest.mark.parametrize("points", [12, 16, 20, 26])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The old cut read "… Tuesday 128.9…" at 16 pt.
+        "Highest: Monday 134.58 points · lowest: Wednesday 120.37 points · Tuesday 128.91 points"
+        " · Wednesday 131.04",
+        "Highest: Mon 13458.25 points · lowest: Wednesday 12037.5 points · Tuesday 12891.75 points"
+        " · Wednesday 13104.25",
+        "Самый высокий: понедельник 134,58 пункта · самый низкий: пятница 120,37 пункта",
+    ],
+)
+def test_a_cut_headline_never_cuts_a_number(text: str, points: int) -> None:
+    """A headline too long for two lines loses whole words: "120.37" cut to "12…" would read
+    as another number."""
+    fig = Figure(figsize=(FIG_W_IN, 5), dpi=100)
+    FigureCanvasAgg(fig)
+    lines = wrap(fig, text, points, 2, bold=True)
+    shown = " ".join(lines)
+    assert len(lines) <= 2
+    assert shown == text or shown.endswith("…")
+    number = r"\d+(?:[.,]\d+)?"
+    assert set(re.findall(number, shown)) <= set(re.findall(number, text)), lines
