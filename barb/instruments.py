@@ -101,6 +101,10 @@ class Instrument(BaseModel):
     calendar: str
     trading_day_start: str
     maintenance_break: TimeWindow | None = None
+    # The exchange's daily settlement window (settlement is a VWAP of trades in it) and the
+    # old trading-floor hours traders still name: known times, for the concept lookup.
+    settlement: TimeWindow | None = None
+    pit_hours: TimeWindow | None = None
     default_session: str
     sessions: dict[str, SessionSpec]
     events: list[str] = Field(default_factory=list)

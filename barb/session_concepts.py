@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from barb.events.catalog import concept_key
 from barb.session_times import SessionTimes
 from barb.yaml_text import load_yaml
 
@@ -33,7 +34,8 @@ class SessionConcept(ConceptText):
     name: str
     title: str
     aliases: tuple[str, ...] = ()
-    # Sessions the description and query name; an instrument without them reads `otherwise`.
+    # Sessions (or known times: settlement, pit_hours) the description and query name; an
+    # instrument without them reads `otherwise`.
     needs: tuple[str, ...] = ()
     otherwise: ConceptText | None = None
 
@@ -45,9 +47,9 @@ class SessionConcept(ConceptText):
 
     def text_for(self, times: SessionTimes) -> ConceptText:
         """The description and query for this instrument, its times filled in."""
-        sessions = times.instrument.sessions
+        known = times.values()
         text: ConceptText = self
-        if self.otherwise is not None and not all(name in sessions for name in self.needs):
+        if self.otherwise is not None and not all(name in known for name in self.needs):
             text = self.otherwise
         return ConceptText(description=times.fill(text.description), query=times.fill(text.query))
 
@@ -66,14 +68,10 @@ def session_concepts() -> dict[str, SessionConcept]:
     return {name: SessionConcept(name=name, **fields) for name, fields in raw.items()}
 
 
-def _key(name: str) -> str:
-    return name.strip().lower().replace("-", " ").replace("_", " ")
-
-
 def find_session_concept(name: str) -> SessionConcept | None:
     """The concept called ``name`` or one of its aliases (case, '-' and '_' ignored)."""
-    wanted = _key(name)
+    wanted = concept_key(name)
     for concept in session_concepts().values():
-        if wanted in {_key(concept.name), *map(_key, concept.aliases)}:
+        if wanted in {concept_key(concept.name), *map(concept_key, concept.aliases)}:
             return concept
     return None

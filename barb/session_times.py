@@ -132,6 +132,10 @@ class SessionTimes:
         named: dict[str, str] = {}
         for name, spec in self.instrument.sessions.items():
             named |= {name: spec.hours, f"{name}_start": spec.start, f"{name}_end": spec.end}
+        for name in ("settlement", "pit_hours"):
+            window = getattr(self.instrument, name)
+            if window is not None:
+                named |= {name: f"{window.start}-{window.end}", f"{name}_end": window.end}
         return named | {
             "symbol": self.instrument.symbol,
             "session": self.session,
@@ -145,6 +149,7 @@ class SessionTimes:
             "hourly_bars": self.hourly_bars,
             "hourly_windows": self.hourly_windows,
             "hour_note": self.hour_note,
+            "day_start": self.instrument.trading_day_start,
             "day_end": self.day_end,
             "day_break": self.day_break,
         }

@@ -179,8 +179,8 @@ def resolve_event(name: str, instrument: Instrument, *, step: str = "join") -> E
 
 def concept_key(text: str) -> str:
     """One spelling for a name however it is written: "Non-Farm  Payrolls" and
-    "non_farm_payrolls" both become "non farm payrolls"."""
-    return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
+    "non_farm_payrolls" both become "non farm payrolls", "Расчётная" is "расчетная"."""
+    return " ".join(text.lower().replace("_", " ").replace("-", " ").replace("ё", "е").split())
 
 
 def _alias_match(key: str, names: list[str]) -> list[str]:

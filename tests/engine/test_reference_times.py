@@ -32,11 +32,13 @@ def _clock(minute: int) -> str:
 
 
 def own_times(instrument: Instrument) -> set[str]:
-    """Every session's start and end, the maintenance break, and in the default session
+    """Every session's start and end, the maintenance break, the settlement window and the
+    old floor hours, and in the default session
     the hourly bars' starts (aligned to its open) and the end of its 15-minute opening range."""
     times = {t for spec in instrument.sessions.values() for t in (spec.start, spec.end)}
-    if instrument.maintenance_break is not None:
-        times |= {instrument.maintenance_break.start, instrument.maintenance_break.end}
+    for window in (instrument.maintenance_break, instrument.settlement, instrument.pit_hours):
+        if window is not None:
+            times |= {window.start, window.end}
     default = instrument.sessions[instrument.default_session]
     opens = _minute(default.start)
     length = (_minute(default.end) - opens) % DAY

@@ -74,3 +74,41 @@ def test_get_concept_answers_for_sessions_and_functions_too() -> None:
     sma = describe_concept("SMA", nq)
     assert sma.startswith("SMA in Barb Script is rolling_mean(col, n)")
     assert describe_concept("RTH").startswith("No concept called")  # sessions need the instrument
+
+
+@pytest.mark.parametrize(
+    ("symbol", "name", "said"),
+    [
+        ("NQ", "settlement", "session_close('16:14-16:15')"),
+        ("CL", "Расчётная цена", "session_close('14:28-14:30')"),
+        ("CL", "пит-сессия", '"session": "09:00-14:30"'),
+        ("ES", "globex high", "session_high('OVERNIGHT')"),
+        ("NQ", "гэп выходных", "week() != prev(week())"),
+        ("NQ", "диапазон открытия", "session_high('09:30-09:45')"),
+        ("CL", "ФРС", "FOMC"),
+    ],
+)
+def test_concepts_traders_name_in_english_and_russian(symbol: str, name: str, said: str) -> None:
+    """Each instrument reads its own settlement window and floor hours (NYMEX settles CL at
+    14:28-14:30 ET, CME the index futures at 16:15 ET)."""
+    assert said in describe_concept(name, load_instrument(symbol))
+
+
+def test_the_weekend_gap_is_the_first_trading_day_of_each_week(engine_settings) -> None:
+    """After a holiday Monday the gap lands on Tuesday: counted against the ETH daily bars'
+    own weeks, computed here with pandas."""
+    import pandas as pd
+
+    from barb.data.store import data_path
+
+    nq = load_instrument("NQ")
+    concept = session_concepts()["weekend_gap"]
+    query = concept.text_for(SessionTimes(nq)).query | {"period": "2024"}
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    bars = pd.read_parquet(data_path("NQ", engine_settings), columns=["trading_date"])
+    dates = pd.Series(bars["trading_date"].unique()).sort_values()
+    weeks = dates.dt.to_period("W-SUN")
+    # The data's first day has no close before it, so no gap.
+    first = dates[(weeks != weeks.shift()).to_numpy()].iloc[1:]
+    assert result.summary.values["count"] == int((first.dt.year == 2024).sum())
