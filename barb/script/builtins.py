@@ -20,9 +20,8 @@ Decisions worth knowing:
   whereas a streak or bars_since running into it began whenever it began.
 - count() counts rows; count(cond) counts rows where cond is true; count(x) counts rows
   where x is not missing.
-- first(x) and last(x) follow time order within each group and skip missing values, so
-  first(prev(close)) is the first close that has a previous one, and a group where x is
-  always missing gives an empty value.
+- first(x) and last(x) take x on each group's earliest (latest) row, missing if x is
+  missing there: columns picked side by side (first(date()), first(ret)) are one row's.
 - arg_max(arg, val) and arg_min(arg, val): ties go to the earliest row. Each group gives one
   answer, so counting those answers counts every day once even when two hours touch the
   same high.
@@ -503,19 +502,13 @@ def _edge(name: str, summary: str, example: str) -> None:
         unit="same",
     )
     def impl(rows: RowGroups, col: pd.Series) -> Any:
-        return _value_at(rows, col, rows.pick(col.notna().to_numpy(), last=last))
+        # The group's own first (last) row, even where col is missing there: first(date())
+        # and first(ret) side by side must come from the same row.
+        return _value_at(rows, col, rows.pick(np.ones(len(col), dtype=bool), last=last))
 
 
-_edge(
-    "first",
-    "The earliest value in time order (missing values skipped; empty if none).",
-    "first(open)",
-)
-_edge(
-    "last",
-    "The latest value in time order (missing values skipped; empty if none).",
-    "last(close)",
-)
+_edge("first", "The value on the earliest row (n/a if that row has none).", "first(open)")
+_edge("last", "The value on the latest row (n/a if that row has none).", "last(close)")
 
 
 def _arg_extreme(name: str, how: str, word: str) -> None:
@@ -524,7 +517,7 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         category="aggregate",
         params=(Param("arg", accepts="any"), Param("val", accepts="number_or_date")),
         summary=f"The value of arg on the row where val is {word} (rows with val missing "
-        "skipped). Ties go to the earliest row, so each group gives exactly one answer.",
+        "skipped; ties: the earliest row, so one answer per group).",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
         unit="same",
     )
@@ -609,8 +602,8 @@ CLOCK_TIMES = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(24 * 60))
     "time",
     category="time",
     # No times of day here: they differ by instrument, and TIES lists the asking one's.
-    summary="The bar's own time as 'HH:MM' (bar open, exchange time); hourly bars start at "
-    "the session open, as TIES lists. Compares with text in the same form.",
+    summary="The bar's own time as 'HH:MM' (bar open, exchange time; hourly bars: see "
+    "TIES). Compares with text in the same form.",
     example="arg_max(time(), high)  with group_by date()",
 )
 def _time(ctx: EvalContext) -> pd.Series:
@@ -622,8 +615,8 @@ def _time(ctx: EvalContext) -> pd.Series:
 @register(
     "week",
     category="time",
-    summary="The trading date's week, as its Monday (a date, even when that Monday was a "
-    "holiday): group daily bars by week() to compare the days of each week.",
+    summary="The trading date's week as its Monday (a date, even a holiday Monday): "
+    "group_by week() compares the days of each week.",
     example="arg_max(dayname(), high)  with group_by week()",
 )
 def _week(ctx: EvalContext) -> pd.Series:

@@ -65,16 +65,19 @@ def test_each_group_gives_exactly_one_answer_so_days_are_counted_once() -> None:
     assert touching.sum() == 5  # the double count arg_max avoids
 
 
-def test_first_and_last_skip_missing_values() -> None:
+def test_first_and_last_take_the_edge_row_even_where_it_is_missing() -> None:
+    """first(date()) and first(ret) side by side come from one row: a missing value on the
+    group's first row is that row's, not the next row's (the first day of data has no ret)."""
     ctx = tiny(
         key=[1, 1, 1, 2, 2, 3, 3],
-        x=[np.nan, 2.0, np.nan, 4.0, 5.0, np.nan, np.nan],
+        x=[np.nan, 2.0, np.nan, 4.0, 5.0, np.nan, 7.0],
     )
-    assert agg(ctx, "first(x)", ["key"]).tolist()[:2] == [2.0, 4.0]
-    assert agg(ctx, "last(x)", ["key"]).tolist()[:2] == [2.0, 5.0]
-    assert math.isnan(agg(ctx, "first(x)", ["key"]).iloc[2])  # a group with no value at all
-    assert agg(ctx, "first(x)") == 2.0
-    assert agg(ctx, "last(x)") == 5.0
+    first, last = agg(ctx, "first(x)", ["key"]), agg(ctx, "last(x)", ["key"])
+    assert math.isnan(first.iloc[0]) and first.iloc[1] == 4.0 and math.isnan(first.iloc[2])
+    assert math.isnan(last.iloc[0]) and last.tolist()[1:] == [5.0, 7.0]
+    assert math.isnan(agg(ctx, "first(x)"))
+    assert agg(ctx, "last(x)") == 7.0
+    assert agg(ctx, "first(key)", ["key"]).tolist() == [1, 2, 3]
 
 
 def test_rows_with_a_missing_val_are_never_picked() -> None:
@@ -125,8 +128,8 @@ def test_picking_aggregates_stay_in_select() -> None:
 _HAS_CLOSE = "FILTER (WHERE close IS NOT NULL)"
 # Barb Script → DuckDB; `rn` is the row's position (time order), NaN is NULL in DuckDB.
 PAIRS = [
-    ("first(close)", "first(close ORDER BY rn) FILTER (WHERE close IS NOT NULL)"),
-    ("last(close)", "last(close ORDER BY rn) FILTER (WHERE close IS NOT NULL)"),
+    ("first(close)", "first(close ORDER BY rn)"),  # DuckDB's first keeps a NULL
+    ("last(close)", "last(close ORDER BY rn)"),
     ("first(open)", "first(open ORDER BY rn)"),
     ("last(volume)", "last(volume ORDER BY rn)"),
     ("arg_max(rn, volume)", "first(rn ORDER BY volume DESC, rn)"),
