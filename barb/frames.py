@@ -292,6 +292,10 @@ class Dataset:
             for key in [k for k in list(self._frames) if k[0] == oldest]:
                 del self._frames[key]
 
+    def trading_dates(self) -> np.ndarray:
+        """Every trading date of the data (datetime64[ns], ascending): the full day's."""
+        return self.day_index(_full_session(self.instrument), "1m").dates
+
     def session_daily(self, session: str) -> pd.DataFrame:
         """Daily bars of a session indexed by trading date (for session_open() and friends)."""
         key = (session, "daily_by_date")

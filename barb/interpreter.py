@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.calendar_caveats import holiday_caveat, missing_days_caveat
 from barb.caveats import open_group_caveat, scope_caveats, session_hours
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.period_rows import bars_in_scope
@@ -80,6 +81,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         timeframe=plan.timeframe.name,
         session_bars=lambda name: dataset.session_daily(session_name(dataset, name)),
         step="map",
+        calendar=dataset.instrument.calendar,
+        trading_dates=dataset.trading_dates,
     )
     keep = scope.in_period
     for join in plan.events:
@@ -101,6 +104,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
     warnings += output.warnings
+    warnings += holiday_caveat(plan, output.kept_dates)
+    warnings += missing_days_caveat(plan, scope)
     if plan.first.shape == "grouped":
         warnings += open_group_caveat(plan, output.table)
     if plan.then is not None:

@@ -134,10 +134,10 @@ def query_reference(instrument: Instrument | None = None) -> str:
         'once with an arg aggregate: {"from": "1h", "group_by": "date()", "select": '
         '"arg_max(time(), high) as t", "then": {"group_by": "t", "select": "count()"}}.',
         "Columns: timestamp (bar open; the date for daily+), open, high, low, close, volume, "
-        "range (= high - low), plus map/join columns. Early-close days (US holidays such as "
-        "Thanksgiving or July 4, and the days around some of them) are daily bars like any "
-        "other, with a shorter session and usually a smaller range: say so when they may sway "
-        "a count or an average.",
+        "range (= high - low), plus map/join columns. On US holidays (MLK, July 4, "
+        "Thanksgiving…) futures trade a short session while stocks are shut: a trading date, "
+        "a 'Monday', a month's first day, the next day's prev(); \"where\": \"not holiday()\" "
+        "drops them. Turn of month: trading_days_left('month') < 1 or trading_day('month') <= 3.",
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
         "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error. A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "

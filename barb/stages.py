@@ -39,6 +39,8 @@ class StageOutput:
     # were taken from.
     source_rows: pd.DataFrame | RowsBuilder | None = None
     rows_kept: int = 0
+    # The trading dates of the rows kept (first stage, bars with a trading_date column).
+    kept_dates: np.ndarray | None = None
     focus: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -87,6 +89,8 @@ def run_stage(
             every_row, keys, given, output.table, stage.where, dict(stage.map_exprs)
         )
     output.rows_kept = len(frame)
+    if "trading_date" in frame.columns:
+        output.kept_dates = frame["trading_date"].to_numpy()
     if not output.focus:  # rows, or a number: what the query itself added to the bars
         mapped = [name for name, _ in stage.map_exprs]
         output.focus = list(dict.fromkeys([*mapped, *(focus or [])]))

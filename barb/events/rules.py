@@ -51,6 +51,32 @@ def trading_days(calendar: str) -> np.ndarray:
     return np.asarray(days.tz_localize(None), dtype="datetime64[D]")
 
 
+@cache
+def early_close_days(calendar: str) -> np.ndarray:
+    """Sorted days (datetime64[D]) on which an exchange calendar's session closes before its
+    regular close, over the rule range: US holidays' short Globex sessions, the Friday after
+    Thanksgiving, Christmas Eve."""
+    import pandas_market_calendars as mcal
+
+    try:
+        cal = mcal.get_calendar(calendar)
+    except RuntimeError as exc:
+        raise DataError(
+            f"unknown exchange calendar {calendar!r} (pandas_market_calendars)"
+        ) from exc
+    schedule = cal.schedule(RULE_COVERAGE[0] - _PAD, RULE_COVERAGE[1] + _PAD)
+    days = cal.early_closes(schedule).index
+    return np.asarray(days, dtype="datetime64[D]")
+
+
+def us_market_closed(days: np.ndarray) -> np.ndarray:
+    """Whether the US stock market (NYSE) was closed on each weekday trading date
+    (datetime64[D]); outside the rule range nothing is known, so False."""
+    start, end = (np.datetime64(day, "D") for day in RULE_COVERAGE)
+    inside = (days >= start) & (days <= end)
+    return inside & ~np.isin(days, trading_days(OPTIONS_CALENDAR))
+
+
 def third_friday(year: int, month: int) -> dt.date:
     first = dt.date(year, month, 1)
     # weekday(): Monday 0 .. Friday 4

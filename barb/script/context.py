@@ -38,6 +38,12 @@ class EvalContext:
     # Things the person should know about the result (e.g. rows where a division by zero
     # gave an empty value); the evaluator appends, the interpreter reports them in metadata.
     warnings: list[str] = field(default_factory=list)
+    # The instrument's exchange calendar (pandas_market_calendars name), for holiday() and
+    # early_close(); None where the rows are not an instrument's bars.
+    calendar: str | None = None
+    # Every trading date of the instrument's data (datetime64[ns], ascending), whatever the
+    # query's session or period: trading_day() counts a month's days over these.
+    trading_dates: Callable[[], np.ndarray] | None = None
 
     @property
     def intraday(self) -> bool:

@@ -1,0 +1,117 @@
+"""Warnings about which days a daily answer counts: US holiday sessions among the rows of a
+weekday or turn-of-month question, and trading dates a session window has no bars on, which
+prev() and next() step over."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import numpy as np
+
+from barb.errors import DataError
+from barb.events.rules import early_close_days, us_market_closed
+from barb.period_rows import Scope
+from barb.planning import Plan, StagePlan
+from barb.script import ast
+
+# Functions that name a day by its place in the calendar: a holiday Monday is a 'Mon', the
+# first row of a month, the last of a week.
+WEEKDAY_FUNCTIONS = frozenset({"dayname", "dayofweek", "week"})
+CALENDAR_FUNCTIONS = frozenset({"dayname", "dayofweek", "week", "day", "month", "quarter", "year"})
+STEPPING_FUNCTIONS = frozenset({"prev", "next"})
+# Functions that read the rows before or after a row by position.
+ROW_STEPPING = frozenset({"prev", "next", "streak", "bars_since"})
+
+
+def holiday_caveat(plan: Plan, kept_dates: np.ndarray | None) -> list[str]:
+    """Daily rows that include US holiday sessions, in a query that reads the weekday or
+    steps to the previous or next row's month, year or weekday (turn of the month, the
+    day after): those sessions count as a Monday or a month's first day."""
+    if plan.timeframe.name != "daily" or kept_dates is None or not len(kept_dates):
+        return []
+    calls = set(_calls(plan.first))
+    if "holiday" in calls:  # the query already says what it does with them
+        return []
+    if not (calls & WEEKDAY_FUNCTIONS or _steps_over_calendar(plan.first)):
+        return []
+    days = np.unique(kept_dates.astype("datetime64[D]"))
+    closed = days[us_market_closed(days)]
+    if not len(closed):
+        return []
+    return [
+        f"{len(closed)} of the rows are US holiday sessions (the stock market closed, the "
+        f"futures traded short hours), e.g. {closed[0]}: "
+        '"where": "not holiday()" leaves them out.'
+    ]
+
+
+def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
+    """A session with no bars on some trading dates of the period (a window after an early
+    close's end) in a query whose prev(), next(), rolling windows or streaks step by row:
+    they step over those dates to the nearest one that has bars."""
+    if plan.timeframe.name != "daily" or not scope.in_period.any():
+        return []
+    calls = set(_calls(plan.first))
+    if not (calls & ROW_STEPPING or any(name.startswith("rolling_") for name in calls)):
+        return []
+    session_days = np.unique(
+        scope.frame["trading_date"].to_numpy()[scope.in_period].astype("datetime64[D]")
+    )
+    every = np.asarray(plan.dataset.trading_dates(), dtype="datetime64[D]")
+    inside = every[(every >= session_days[0]) & (every <= session_days[-1])]
+    missing = np.setdiff1d(inside, session_days)
+    if not len(missing):
+        return []
+    spec = plan.dataset.instrument.sessions.get(plan.session)
+    hours = plan.session if spec is None else spec.hours
+    try:
+        early = np.isin(missing, early_close_days(plan.dataset.instrument.calendar)).all()
+    except DataError:  # an instrument without a known calendar
+        early = False
+    why = "early closes, " if early else ""
+    noun = "trading day has" if len(missing) == 1 else "trading days have"
+    return [
+        f"{len(missing)} {noun} no bars in {hours} ({why}e.g. {missing[0]}): prev() and next() "
+        "step over them to the nearest day that has."
+    ]
+
+
+def _steps_over_calendar(stage: StagePlan) -> bool:
+    """prev() or next() of something that reads the month, year or weekday (month() !=
+    next(month()) flags a month's last row)."""
+    mapped = dict(stage.map_exprs)
+    for expr in _exprs(stage):
+        for node in _expanded(expr, mapped):
+            if isinstance(node, ast.Call) and node.name.lower() in STEPPING_FUNCTIONS:
+                inner = {
+                    n.name.lower()
+                    for arg in node.args
+                    for n in _expanded(arg, mapped)
+                    if isinstance(n, ast.Call)
+                }
+                if inner & CALENDAR_FUNCTIONS:
+                    return True
+    return False
+
+
+def _calls(stage: StagePlan) -> Iterator[str]:
+    """The name of every function the stage calls, through its map's names."""
+    mapped = dict(stage.map_exprs)
+    for expr in _exprs(stage):
+        for node in _expanded(expr, mapped):
+            if isinstance(node, ast.Call):
+                yield node.name.lower()
+
+
+def _exprs(stage: StagePlan) -> tuple[ast.Expr, ...]:
+    return (*stage.row_exprs, *(item.expr for item in stage.select))
+
+
+def _expanded(
+    expr: ast.Node, mapped: Mapping[str, ast.Expr], seen: frozenset[str] = frozenset()
+) -> Iterator[ast.Node]:
+    """Every node of ``expr``, and of the map entries it names (each once per path)."""
+    for node in ast.walk(expr):
+        yield node
+        if isinstance(node, ast.Column) and node.name in mapped and node.name not in seen:
+            yield from _expanded(mapped[node.name], mapped, seen | {node.name})

@@ -1,0 +1,155 @@
+"""Functions of the trading calendar: US stock-market holidays, early closes, and a trading
+date's place in its week, month, quarter or year.
+
+CME keeps Globex open on most US holidays (MLK Day, Presidents' Day, Memorial Day,
+Juneteenth, July 4, Labor Day, Thanksgiving) for a short session while the stock market is
+shut, and those sessions are trading dates of their own in the data: a "Monday", a month's
+first day, the next day's prev(). holiday() and early_close() let a query name them;
+trading_day() counts a month's days over every trading date of the instrument, so neither a
+session window without bars on an early close nor the period's edge moves the count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from barb.errors import ArgumentError, DataError, UnknownColumn
+from barb.events.rules import early_close_days, trading_days, us_market_closed
+from barb.frames import last_weekday_of_period, period_start
+from barb.script.builtins import _dates
+from barb.script.context import EvalContext
+from barb.script.functions import Param, register
+from barb.timeframes import timeframe
+
+# trading_day()'s units, and the calendar timeframe that labels each one's periods.
+UNITS = {"week": "weekly", "month": "monthly", "quarter": "quarterly", "year": "yearly"}
+
+_UNIT = Param("unit", "string", default="month")
+
+
+def _per_date(
+    ctx: EvalContext, function: str, compute: Callable[[np.ndarray], np.ndarray], fill: object
+) -> pd.Series:
+    """``compute`` over the rows' distinct trading dates (datetime64[D]), spread to the rows;
+    ``fill`` where a row has no date. Intraday frames repeat a date hundreds of times."""
+    if timeframe(ctx.timeframe).calendar:
+        raise ArgumentError(
+            f"{function}() is about one trading date, and a {ctx.timeframe} bar spans many.",
+            step=ctx.step,
+            hint="Use daily (or intraday) bars.",
+        )
+    codes, unique = pd.factorize(_dates(ctx, function))
+    values = compute(np.asarray(unique, dtype="datetime64[D]"))
+    out = np.append(values, np.array([fill], dtype=values.dtype))[codes]  # -1 → fill
+    return pd.Series(out, index=ctx.frame.index)
+
+
+def _calendar(ctx: EvalContext, function: str) -> str:
+    if ctx.calendar is None:
+        raise UnknownColumn(
+            f"{function}() needs the instrument's exchange calendar, which these rows lack "
+            "(a second stage's rows are the first stage's results).",
+            step=ctx.step,
+            hint=f"Compute {function}() in the first stage's map and carry it as a column.",
+        )
+    return ctx.calendar
+
+
+@register(
+    "holiday",
+    category="time",
+    summary="True on a US stock-market holiday (the futures' short session).",
+    example='"where": "not holiday()"',
+)
+def _holiday(ctx: EvalContext) -> pd.Series:
+    _calendar(ctx, "holiday")  # rows of an instrument only
+    return _per_date(ctx, "holiday", us_market_closed, False)
+
+
+@register(
+    "early_close",
+    category="time",
+    summary="True when the exchange closed early (holidays, day after Thanksgiving…).",
+    example='"where": "not early_close()"',
+)
+def _early_close(ctx: EvalContext) -> pd.Series:
+    early = early_close_days(_calendar(ctx, "early_close"))
+    return _per_date(ctx, "early_close", lambda days: np.isin(days, early), False)
+
+
+def _unit(ctx: EvalContext, function: str, unit: str) -> str:
+    key = unit.strip().lower()
+    if key not in UNITS:
+        raise ArgumentError(
+            f"{function}() counts within a week, month, quarter or year, not {unit!r}.",
+            step=ctx.step,
+            hint=f"e.g. {function}('month')",
+        )
+    return UNITS[key]
+
+
+def _all_dates(ctx: EvalContext, function: str, period: str) -> np.ndarray:
+    """The instrument's trading dates (datetime64[D]), with the exchange's own days added in
+    the periods the data starts and ends in: the last month's days left count to the
+    month's real end, not to the data's."""
+    if ctx.trading_dates is None:
+        _calendar(ctx, function)  # raises: no instrument behind these rows
+        raise AssertionError("an instrument's rows come with their trading dates")
+    dates = np.asarray(ctx.trading_dates(), dtype="datetime64[D]")
+    if not len(dates) or ctx.calendar is None:
+        return dates
+    try:
+        exchange = trading_days(ctx.calendar)
+    except DataError:  # no known calendar: the data's dates only
+        return dates
+    begins = period_start(dates[:1], period)[0].astype("datetime64[D]")
+    ends = last_weekday_of_period(dates[-1], period).astype("datetime64[D]")
+    before = exchange[(exchange >= begins) & (exchange < dates[0])]
+    after = exchange[(exchange > dates[-1]) & (exchange <= ends)]
+    return np.concatenate([before, dates, after])
+
+
+def _positions(ctx: EvalContext, function: str, unit: str, left: bool) -> pd.Series:
+    period = _unit(ctx, function, unit)
+    every = _all_dates(ctx, function, period)
+    labels = period_start(every, period).astype(np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], labels[1:] != labels[:-1])))
+    ends = np.append(starts[1:], len(every))
+    group = np.searchsorted(starts, np.arange(len(every)), side="right") - 1
+    place = np.arange(len(every))
+    counted = (ends[group] - 1 - place) if left else (place - starts[group] + 1)
+
+    def lookup(days: np.ndarray) -> np.ndarray:
+        at = np.minimum(np.searchsorted(every, days), max(len(every) - 1, 0))
+        found = (every[at] == days) if len(every) else np.zeros(len(days), dtype=bool)
+        return np.where(found, counted[at] if len(every) else 0, np.nan)
+
+    return _per_date(ctx, function, lookup, np.nan)
+
+
+@register(
+    "trading_day",
+    category="time",
+    params=(_UNIT,),
+    summary="Number of the date in its 'week', 'month', 'quarter' or 'year' (1 = first), "
+    "over all trading dates.",
+    example="trading_day('month') <= 3",
+    unit="count",
+)
+def _trading_day(ctx: EvalContext, unit: str) -> pd.Series:
+    return _positions(ctx, "trading_day", unit, left=False)
+
+
+@register(
+    "trading_days_left",
+    category="time",
+    params=(_UNIT,),
+    summary="Trading dates after it in that unit (0 = the last).",
+    example="trading_days_left('month') < 1 or trading_day('month') <= 3",
+    unit="count",
+)
+def _trading_days_left(ctx: EvalContext, unit: str) -> pd.Series:
+    return _positions(ctx, "trading_days_left", unit, left=True)

@@ -1,0 +1,285 @@
+"""holiday(), early_close(), trading_day(), trading_days_left(), first()/last() on a row, and
+the warnings about holiday sessions and days a window has no bars on.
+
+Expected answers come from the raw minute bars (pandas over the sample's parquet) and a hand
+list of 2024's US stock-market holidays, never from Barb itself.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import math
+
+import pandas as pd
+import pytest
+
+from barb import execute
+from barb.data.store import data_path
+from barb.settings import EngineSettings
+
+# NYSE holidays of 2024, from the exchange's published list.
+NYSE_HOLIDAYS_2024 = [
+    "2024-01-01",
+    "2024-01-15",
+    "2024-02-19",
+    "2024-03-29",
+    "2024-05-27",
+    "2024-06-19",
+    "2024-07-04",
+    "2024-09-02",
+    "2024-11-28",
+    "2024-12-25",
+]
+
+
+@pytest.fixture(scope="module")
+def es_minutes(sample_settings: EngineSettings) -> pd.DataFrame:
+    return pd.read_parquet(data_path("ES", sample_settings), columns=["trading_date", "minute"])
+
+
+@pytest.fixture(scope="module")
+def es_dates(es_minutes: pd.DataFrame) -> pd.DatetimeIndex:
+    return pd.DatetimeIndex(es_minutes["trading_date"].unique())
+
+
+def rows(query: dict, settings: EngineSettings, symbol: str = "ES"):
+    result = execute(query, symbol, settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def dates_of(table: pd.DataFrame) -> list[str]:
+    return [str(pd.Timestamp(d).date()) for d in table["date"]]
+
+
+def test_holiday_marks_the_us_market_holidays_that_traded(sample_settings, es_dates) -> None:
+    result = rows(
+        {
+            "session": "ETH",
+            "from": "daily",
+            "period": "2024",
+            "where": "holiday()",
+            "select": ["date()"],
+        },
+        sample_settings,
+    )
+    traded = [d for d in NYSE_HOLIDAYS_2024 if pd.Timestamp(d) in es_dates]
+    assert len(traded) >= 7  # the short Globex sessions of MLK, Presidents', July 4…
+    assert dates_of(result.table) == traded
+
+
+def test_not_holiday_counts_the_stock_markets_trading_days(sample_settings, es_dates) -> None:
+    result = rows(
+        {"session": "ETH", "from": "daily", "period": "2024", "where": "not holiday()"}
+        | {"select": "count()"},
+        sample_settings,
+    )
+    weekdays = pd.bdate_range("2024-01-01", "2024-12-31")
+    nyse_days = weekdays.difference(pd.DatetimeIndex(NYSE_HOLIDAYS_2024))
+    assert len(nyse_days) == 252
+    assert result.summary.value == len(nyse_days.intersection(es_dates))
+
+
+def test_early_close_is_a_session_that_ends_before_the_regular_close(
+    sample_settings, es_minutes
+) -> None:
+    result = rows(
+        {
+            "session": "ETH",
+            "from": "daily",
+            "period": "2024",
+            "where": "early_close()",
+            "select": ["date()"],
+        },
+        sample_settings,
+    )
+    days = es_minutes[es_minutes["trading_date"].dt.year == 2024]
+    # The last minute bar of a full day opens 16:59; a day's bars run past midnight, so
+    # only the minutes before the 18:00 reopen are the day's end.
+    day_part = days[days["minute"] < 18 * 60]
+    last_minute = day_part.groupby("trading_date")["minute"].max()
+    short = [str(d.date()) for d in last_minute.index[last_minute < 16 * 60 + 59]]
+    assert dates_of(result.table) == short
+    assert "2024-11-29" in short and "2024-07-03" in short  # Black Friday, before July 4
+
+
+@pytest.mark.parametrize("unit, period", [("month", "M"), ("year", "Y"), ("week", "W-SUN")])
+def test_trading_day_counts_every_trading_date_whatever_the_session(
+    sample_settings, es_dates, unit, period
+) -> None:
+    """On CASH_CLOSE bars (no bars on early closes) the count still runs over every trading
+    date, from the first month of data on."""
+    result = rows(
+        {
+            "session": "CASH_CLOSE",
+            "from": "daily",
+            "period": "2008:2025",
+            "map": {"n": f"trading_day('{unit}')", "left": f"trading_days_left('{unit}')"},
+            "select": ["date()", "n", "left"],
+            "limit": 10_000,
+        },
+        EngineSettings(data_dir=sample_settings.data_dir, max_table_rows=10_000),
+    )
+    # The exchange's own days in the weeks, months and years the data starts and ends in:
+    # 2008-01-02, a Wednesday, is the week's second trading day (2007-12-31 traded).
+    import pandas_market_calendars as mcal
+
+    exchange = mcal.get_calendar("CME Globex Equity").valid_days("2007-12-24", "2026-12-31")
+    exchange = exchange.tz_localize(None)
+    first, last = es_dates.min(), es_dates.max()
+    edges = exchange[
+        ((exchange < first) & (exchange.to_period(period) == first.to_period(period)))
+        | ((exchange > last) & (exchange.to_period(period) == last.to_period(period)))
+    ]
+    frame = pd.DataFrame(index=es_dates.union(edges).sort_values())
+    groups = frame.groupby(frame.index.to_period(period))
+    frame["n"] = groups.cumcount() + 1
+    frame["left"] = groups.cumcount(ascending=False)
+    got = result.table.set_index(pd.to_datetime(result.table["date"]))
+    expected = frame.loc[got.index]
+    assert len(got) > 4000
+    assert (got["n"].to_numpy() == expected["n"].to_numpy()).all()
+    assert (got["left"].to_numpy() == expected["left"].to_numpy()).all()
+
+
+def test_the_unfinished_last_month_counts_to_the_exchanges_month_end(sample_settings) -> None:
+    """The data ends inside a month: its days left run to the month's real last trading day
+    (the exchange calendar), not to the data's last date."""
+    import pandas_market_calendars as mcal
+
+    last = pd.Timestamp(
+        execute({"select": "last(date())"}, "ES", settings=sample_settings).summary.value
+    )
+    result = rows(
+        {"session": "ETH", "from": "daily", "period": str(last.date())}
+        | {"map": {"left": "trading_days_left('month')"}, "select": ["date()", "left"]},
+        sample_settings,
+    )
+    month_end = (last + pd.offsets.MonthEnd(0)).date()
+    open_days = mcal.get_calendar("CME Globex Equity").valid_days(last.date(), month_end)
+    assert result.table["left"].iloc[-1] == len(open_days) - 1 > 0
+
+
+def test_trading_day_takes_a_known_unit_only(sample_settings) -> None:
+    result = execute(
+        {"session": "RTH", "from": "daily", "map": {"n": "trading_day('decade')"}},
+        "ES",
+        settings=sample_settings,
+    )
+    assert not result.ok and "week, month, quarter or year" in result.error.message
+
+
+def test_first_and_last_pair_values_of_one_row(sample_settings) -> None:
+    """The year's first day of data has no return: first(ret) is that row's (n/a), not the
+    next day's beside the first day's date."""
+    result = rows(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2008:2009",
+            "map": {"ret": "close - prev(close)"},
+            "group_by": "year()",
+            "select": ["first(date()) as day", "first(ret) as ret"],
+        },
+        sample_settings,
+    )
+    first_year = result.table.iloc[0]
+    assert str(pd.Timestamp(first_year["day"]).date()) == "2008-01-02"
+    assert math.isnan(first_year["ret"])
+    assert not math.isnan(result.table.iloc[1]["ret"])
+
+
+MONDAY_AFTER_FRIDAY = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {"ret": "close - prev(close)"},
+    "where": "dayname() == 'Mon' and prev(dayname()) == 'Fri'",
+    "select": ["count()", "mean(ret)"],
+}
+
+
+def test_a_weekday_question_warns_of_the_holiday_sessions_among_its_rows(
+    sample_settings, es_minutes
+) -> None:
+    import pandas_market_calendars as mcal
+
+    result = rows(MONDAY_AFTER_FRIDAY, sample_settings)
+    rth = es_minutes[(es_minutes["minute"] >= 570) & (es_minutes["minute"] < 1020)]
+    days = pd.DatetimeIndex(rth["trading_date"].unique()).sort_values()
+    mondays = [b for a, b in itertools.pairwise(days) if b.dayofweek == 0 and a.dayofweek == 4]
+    nyse = set(mcal.get_calendar("NYSE").valid_days("2008-01-01", "2026-12-31").tz_localize(None))
+    closed = [d for d in mondays if d not in nyse]
+    assert len(mondays) == result.summary.values["count"]
+    assert len(closed) > 50
+    text = (
+        f"{len(closed)} of the rows are US holiday sessions (the stock market closed, the "
+        f"futures traded short hours), e.g. {closed[0].date()}"
+    )
+    assert any(w.startswith(text) for w in result.metadata.warnings), result.metadata.warnings
+    # Left out, nothing to warn about.
+    kept = rows(
+        MONDAY_AFTER_FRIDAY | {"where": MONDAY_AFTER_FRIDAY["where"] + " and not holiday()"},
+        sample_settings,
+    )
+    assert kept.summary.values["count"] == len(mondays) - len(closed)
+    assert not any("holiday sessions" in w for w in kept.metadata.warnings)
+
+
+def test_no_holiday_warning_without_weekday_or_turn_of_month_logic(sample_settings) -> None:
+    result = rows({"session": "RTH", "from": "daily", "select": "mean(range)"}, sample_settings)
+    assert not any("holiday sessions" in w for w in result.metadata.warnings)
+
+
+def test_a_window_without_bars_on_early_closes_warns_that_next_steps_over_them(
+    sample_settings, es_minutes, es_dates
+) -> None:
+    query = {
+        "session": "CASH_CLOSE",
+        "from": "daily",
+        "map": {"last_day": "month() != next(month())"},
+        "select": "count(last_day)",
+    }
+    result = rows(query, sample_settings)
+    window = es_minutes[(es_minutes["minute"] >= 930) & (es_minutes["minute"] < 960)]
+    with_bars = pd.DatetimeIndex(window["trading_date"].unique())
+    missing = es_dates.difference(with_bars).sort_values()
+    assert len(missing) > 100
+    text = (
+        f"{len(missing)} trading days have no bars in 15:30-16:00 (early closes, e.g. "
+        f"{missing[0].date()}): prev() and next() step over them to the nearest day that has."
+    )
+    assert text in result.metadata.warnings, result.metadata.warnings
+    # The same question on the full day has every date: no warning.
+    whole = rows(query | {"session": "ETH"}, sample_settings)
+    assert not any("no bars in" in w for w in whole.metadata.warnings)
+
+
+def test_trading_days_left_finds_the_real_month_end_on_a_window(sample_settings, es_dates) -> None:
+    """The fix for the warning above: the month's last trading day by the calendar, so
+    Black Friday (no CASH_CLOSE bars) is November's last day, never the Wednesday before."""
+    result = rows(
+        {
+            "session": "CASH_CLOSE",
+            "from": "daily",
+            "period": "2008:2025",
+            "where": "trading_days_left('month') == 0",
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    dates = pd.Series(es_dates.sort_values(), index=es_dates.sort_values())
+    dates = dates[dates.dt.year <= 2025]
+    month_ends = dates.groupby(dates.index.to_period("M")).max()
+    window_days = set(
+        pd.DatetimeIndex(
+            execute(
+                {"session": "CASH_CLOSE", "from": "daily", "period": "2008:2025"}
+                | {"select": ["date()"], "limit": 10_000},
+                "ES",
+                settings=EngineSettings(data_dir=sample_settings.data_dir, max_table_rows=10_000),
+            ).table["date"]
+        )
+    )
+    assert result.summary.value == sum(d in window_days for d in month_ends)
+    assert dt.date(2024, 11, 27) not in {d.date() for d in month_ends}
