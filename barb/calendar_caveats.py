@@ -1,15 +1,17 @@
 """Warnings about which days a daily answer counts: US holiday sessions among the rows of a
-weekday or turn-of-month question, and trading dates a session window has no bars on, which
-prev() and next() step over."""
+weekday or turn-of-month question, trading dates a session window has no bars on (which
+prev() and next() step over), and a week, month or year group the period's edge cuts."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
 import numpy as np
+import pandas as pd
 
 from barb.errors import DataError
 from barb.events.rules import early_close_days, us_market_closed
+from barb.frames import period_start
 from barb.period_rows import Scope
 from barb.planning import Plan, StagePlan
 from barb.script import ast
@@ -115,3 +117,61 @@ def _expanded(
         yield node
         if isinstance(node, ast.Column) and node.name in mapped and node.name not in seen:
             yield from _expanded(mapped[node.name], mapped, seen | {node.name})
+
+
+# Group-key functions whose groups are calendar periods, and the timeframe naming each.
+PERIOD_KEYS = {"week": "weekly", "month": "monthly", "quarter": "quarterly", "year": "yearly"}
+
+
+def period_edge_caveat(plan: Plan, scope: Scope, kept_dates: np.ndarray | None) -> list[str]:
+    """Daily bars grouped by week(), month(), quarter() or year() where the period's start
+    or end cuts a group: its row counts only the days inside the period, though it reads as
+    the whole week. (A group cut by the data's end is open_group_caveat's.)"""
+    if plan.timeframe.name != "daily" or kept_dates is None or not len(kept_dates):
+        return []
+    if not scope.in_period.any() or plan.period.text is None:
+        return []
+    mapped = dict(plan.first.map_exprs)
+    units = []
+    for _, key in plan.first.group_keys:
+        for node in _expanded(key, mapped):
+            if isinstance(node, ast.Call) and not node.args and node.name.lower() in PERIOD_KEYS:
+                units.append(node.name.lower())
+    if not units:
+        return []
+    unit = min(units, key=list(PERIOD_KEYS).index)  # the finest: week before month
+    timeframe = PERIOD_KEYS[unit]
+    dates = scope.frame["trading_date"].to_numpy()[scope.in_period].astype("datetime64[D]")
+    every = np.asarray(plan.dataset.trading_dates(), dtype="datetime64[D]")
+    kept = np.unique(kept_dates.astype("datetime64[D]"))
+    labels = period_start(every, timeframe).astype("datetime64[D]")
+    warnings = []
+    for edge, day in (("start", dates[0]), ("end", dates[-1])):
+        label = period_start(np.array([day]), timeframe)[0].astype("datetime64[D]")
+        group = every[labels == label]
+        outside = group[group < dates[0]] if edge == "start" else group[group > dates[-1]]
+        if not len(outside):
+            continue
+        inside = kept[(kept >= group[0]) & (kept <= group[-1])]
+        if not len(inside):
+            continue
+        name = _label(label, unit)
+        if edge == "start":
+            text = f"began before the period's start (on {group[0]})"
+        else:
+            text = f"continues past the period's end (to {group[-1]})"
+        warnings.append(
+            f"The {unit} {name} {text}: its row counts only {len(inside)} of its {len(group)} days."
+        )
+    return warnings
+
+
+def _label(start: np.datetime64, unit: str) -> str:
+    day = pd.Timestamp(start)
+    if unit == "week":
+        return str(day.date())
+    if unit == "month":
+        return f"{day.year}-{day.month:02d}"
+    if unit == "quarter":
+        return f"{day.year}-Q{day.quarter}"
+    return str(day.year)

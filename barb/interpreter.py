@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.calendar_caveats import holiday_caveat, missing_days_caveat
+from barb.calendar_caveats import holiday_caveat, missing_days_caveat, period_edge_caveat
 from barb.caveats import open_group_caveat, scope_caveats, session_hours
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.period_rows import bars_in_scope
@@ -108,6 +108,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += missing_days_caveat(plan, scope)
     if plan.first.shape == "grouped":
         warnings += open_group_caveat(plan, output.table)
+        warnings += period_edge_caveat(plan, scope, output.kept_dates)
     if plan.then is not None:
         output = _second_stage(plan, output, ctx)
         warnings += output.warnings

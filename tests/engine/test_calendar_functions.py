@@ -283,3 +283,27 @@ def test_trading_days_left_finds_the_real_month_end_on_a_window(sample_settings,
     )
     assert result.summary.value == sum(d in window_days for d in month_ends)
     assert dt.date(2024, 11, 27) not in {d.date() for d in month_ends}
+
+
+def test_a_week_cut_by_the_periods_edges_is_named(sample_settings, es_dates) -> None:
+    """Grouped by week(), 2024's last week (2024-12-30) runs into 2025 and its first week
+    (2024-01-01) is whole: only the cut one is named, with the days it counts."""
+    result = rows(
+        {"session": "ETH", "from": "daily", "period": "2024-01-03:2024-12-31"}
+        | {"group_by": "week()", "select": "count()"},
+        sample_settings,
+    )
+    dates = es_dates.sort_values()
+    week = dates[(dates >= "2024-12-30") & (dates <= "2025-01-05")]
+    inside = week[week <= "2024-12-31"]
+    first = dates[(dates >= "2024-01-01") & (dates <= "2024-01-07")]
+    warnings = result.metadata.warnings
+    assert (
+        f"The week 2024-12-30 continues past the period's end (to {week[-1].date()}): its row "
+        f"counts only {len(inside)} of its {len(week)} days."
+    ) in warnings, warnings
+    assert (
+        f"The week 2024-01-01 began before the period's start (on {first[0].date()}): its row "
+        f"counts only {len(first[first >= '2024-01-03'])} of its {len(first)} days."
+    ) in warnings, warnings
+    assert len(result.table) == 53 and result.table["count"].iloc[-1] == len(inside)
