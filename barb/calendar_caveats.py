@@ -53,6 +53,11 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
     they step over those dates to the nearest one that has bars."""
     if plan.timeframe.name != "daily" or not scope.in_period.any():
         return []
+    instrument = plan.dataset.instrument
+    if plan.session in (instrument.default_session, "ETH"):
+        # A day without RTH bars did not trade RTH (Good Friday): a daily series steps over
+        # it as over a weekend. A window steps over days that traded, only not in it.
+        return []
     calls = set(_calls(plan.first))
     if not (calls & ROW_STEPPING or any(name.startswith("rolling_") for name in calls)):
         return []

@@ -250,9 +250,10 @@ def test_a_window_without_bars_on_early_closes_warns_that_next_steps_over_them(
         f"{missing[0].date()}): prev() and next() step over them to the nearest day that has."
     )
     assert text in result.metadata.warnings, result.metadata.warnings
-    # The same question on the full day has every date: no warning.
-    whole = rows(query | {"session": "ETH"}, sample_settings)
-    assert not any("no bars in" in w for w in whole.metadata.warnings)
+    # The full day and RTH step over days that did not trade at all, as over a weekend.
+    for session in ("ETH", "RTH"):
+        whole = rows(query | {"session": session}, sample_settings)
+        assert not any("no bars in" in w for w in whole.metadata.warnings), session
 
 
 def test_trading_days_left_finds_the_real_month_end_on_a_window(sample_settings, es_dates) -> None:
