@@ -32,6 +32,7 @@ from barb.errors import (
 )
 from barb.events import resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset
+from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.script.ast import Call, Column, Expr, default_name, literal_value, walk
 from barb.script.columns_read import columns_read
 from barb.script.hoisting import hoist
@@ -183,6 +184,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then = _plan_then(query.then, first, columns, errors, settings)
     raise_collected(errors)
     warnings += _fractional_percentiles(first, then)
+    warnings += _windows_at_another_open(query.session, dataset, settings, first, then)
 
     mapped = map_reach(first.map_exprs)
     needed = ROW
@@ -303,6 +305,60 @@ def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> No
 
 def _weekdays_between(start: dt.date, end: dt.date) -> int:
     return int(np.busday_count(np.datetime64(start, "D"), np.datetime64(end, "D")))
+
+
+# Functions whose first argument is a session or a time window.
+_SESSION_FUNCTIONS = frozenset(f"session_{part}" for part in JOINED_BAR_COLUMNS)
+
+
+def _windows_at_another_open(
+    session: str | None,
+    dataset: Dataset,
+    settings: EngineSettings,
+    *stages: StagePlan | None,
+) -> list[str]:
+    """A window starting at another instrument's open but not this one's is most likely that
+    instrument's times carried over (NQ's opening range '09:30-09:45' written for CL, whose
+    RTH opens 09:00): said, with this instrument's own open."""
+    written = [session] if session else []
+    for stage in stages:
+        for expr in _stage_exprs(stage):
+            for node in walk(expr):
+                if isinstance(node, Call) and node.name in _SESSION_FUNCTIONS and node.args:
+                    value = literal_value(node.args[0])
+                    if isinstance(value, str):
+                        written.append(value)
+    ours = dataset.instrument
+    own_open = ours.sessions[ours.default_session].start
+    others = [load_instrument(s, settings) for s in available_instruments(settings)]
+    warnings = []
+    for window in dict.fromkeys(_window_hours(ours, text) for text in written):
+        start = window.split("-")[0] if window else None
+        if start is None or start == own_open:
+            continue
+        opened = [i for i in others if i.sessions[i.default_session].start == start]
+        if opened:
+            names = ", ".join(f"{i.symbol}'s {i.default_session}" for i in opened)
+            warnings.append(
+                f"'{window}' starts at the open of {names} ({start}), not {ours.symbol}'s: "
+                f"{ours.symbol}'s {ours.default_session} opens at {own_open} (its first 15 "
+                f"minutes are '{ours.window_example}')."
+            )
+    return warnings
+
+
+def _stage_exprs(stage: StagePlan | None) -> tuple[Expr, ...]:
+    if stage is None:
+        return ()
+    return stage.row_exprs + tuple(item.expr for item in stage.select)
+
+
+def _window_hours(instrument: Instrument, text: str) -> str | None:
+    """``text`` as 'HH:MM-HH:MM' when it is a valid time window; a bad one has its own error."""
+    try:
+        return instrument.written_window(text)
+    except QueryError:
+        return None
 
 
 # --- joins ----------------------------------------------------------------------------------
