@@ -184,7 +184,8 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then = _plan_then(query.then, first, columns, errors, settings)
     raise_collected(errors)
     warnings += _fractional_percentiles(first, then)
-    warnings += _windows_at_another_open(query.session, dataset, settings, first, then)
+    joined = {j.dataset.instrument.symbol for j in instruments}
+    warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
 
     mapped = map_reach(first.map_exprs)
     needed = ROW
@@ -315,11 +316,13 @@ def _windows_at_another_open(
     session: str | None,
     dataset: Dataset,
     settings: EngineSettings,
+    joined: set[str],
     *stages: StagePlan | None,
 ) -> list[str]:
     """A window starting at another instrument's open but not this one's is most likely that
     instrument's times carried over (NQ's opening range '09:30-09:45' written for CL, whose
-    RTH opens 09:00): said, with this instrument's own open."""
+    RTH opens 09:00): said, with this instrument's own open. Not when that instrument is
+    joined: then its hours are meant (CL with NQ joined over NQ's '09:30-17:00')."""
     written = [session] if session else []
     for stage in stages:
         for expr in _stage_exprs(stage):
@@ -337,7 +340,7 @@ def _windows_at_another_open(
         if start is None or start == own_open:
             continue
         opened = [i for i in others if i.sessions[i.default_session].start == start]
-        if opened:
+        if opened and not joined & {i.symbol for i in opened}:
             names = ", ".join(f"{i.symbol}'s {i.default_session}" for i in opened)
             warnings.append(
                 f"'{window}' starts at the open of {names} ({start}), not {ours.symbol}'s: "

@@ -330,3 +330,21 @@ def test_a_window_at_another_instruments_open_is_warned(
     assert warning.startswith(warned)
     assert f"{symbol}'s RTH opens at {opens}" in warning
     assert f"'{own.window_example}'" in warning
+
+
+@pytest.mark.slow
+def test_a_window_at_a_joined_instruments_open_is_not_warned(sample_settings) -> None:
+    """CL with NQ joined over NQ's RTH hours: the window is meant, so no warning."""
+    result = execute(
+        {
+            "session": "09:30-17:00",
+            "from": "daily",
+            "period": "2024-03",
+            "join": {"instrument": "NQ"},
+            "select": "count()",
+        },
+        "CL",
+        settings=sample_settings,
+    )
+    assert result.ok, result.to_dict()
+    assert not [w for w in result.metadata.warnings if "starts at the open of" in w]
