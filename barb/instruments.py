@@ -137,6 +137,14 @@ class Instrument(BaseModel):
         """
         return self._resolve(name)[0]
 
+    def written_window(self, name: str) -> str | None:
+        """``name``'s hours as 'HH:MM-HH:MM' when it is written as a time window, None when it
+        names a session. A window keeps its clock hours on another instrument: session_key
+        reads '09:30-17:00' as NQ's RTH, and CL's RTH is other hours."""
+        if name.strip().upper() in self.sessions:
+            return None
+        return self._window(name.strip()).hours
+
     def _resolve(self, name: str) -> tuple[str, SessionSpec]:
         text = name.strip()
         spec = self.sessions.get(text.upper())

@@ -65,11 +65,13 @@ def bars_in_scope(plan: Plan) -> Scope:
             frame, join.source, plan.dataset.instrument, intraday=plan.timeframe.intraday
         )
     unmatched = []
-    for join, other in plan.instruments:
+    for joined in plan.instruments:
         before = int(in_period.sum())
-        frame, kept = join_instrument(frame, join, other, plan.session, plan.timeframe)
+        frame, kept = join_instrument(
+            frame, joined.join, joined.dataset, joined.session, plan.timeframe
+        )
         in_period = in_period[kept]
-        unmatched.append((other.instrument.symbol, before - int(in_period.sum())))
+        unmatched.append((joined.dataset.instrument.symbol, before - int(in_period.sum())))
     return Scope(frame, in_period, cut, tuple(unmatched), open_bar)
 
 

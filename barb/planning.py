@@ -26,11 +26,13 @@ from barb.errors import (
     QueryError,
     QueryTooLarge,
     UnknownColumn,
+    UnknownSession,
     UnknownTimeframe,
     raise_collected,
 )
 from barb.events import resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset
+from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.script.ast import Call, Column, Expr, default_name, literal_value, walk
 from barb.script.columns_read import columns_read
 from barb.script.hoisting import hoist
@@ -98,6 +100,17 @@ class StagePlan:
 
 
 @dataclass(frozen=True)
+class JoinedInstrument:
+    """Another instrument joined bar by bar, and the session its bars are read in."""
+
+    join: JoinSpec
+    dataset: Dataset
+    # The query's session name read with this instrument's own hours (CL's RTH is not NQ's),
+    # or, when the query wrote a time window, the same clock hours.
+    session: str
+
+
+@dataclass(frozen=True)
 class Plan:
     """A query bound to its data: everything needed to run it."""
 
@@ -107,8 +120,7 @@ class Plan:
     timeframe: Timeframe
     period: Period
     events: tuple[JoinSpec, ...]
-    # Instrument joins with the other instrument's data.
-    instruments: tuple[tuple[JoinSpec, Dataset], ...]
+    instruments: tuple[JoinedInstrument, ...]
     first: StagePlan
     then: StagePlan | None
     # How many bars before and after the period the row expressions read.
@@ -162,7 +174,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     columns = set(BAR_COLUMNS)
     events = _bind_events(query, dataset, columns, errors)
     instruments = _bind_instruments(query, dataset, session, settings, columns, errors)
-    warnings += _session_hours_differ(dataset, session, [other for _, other in instruments])
+    warnings += _session_hours_differ(dataset, session, instruments)
     label = bar_label(tf.name)
     first = _plan_stage(
         query, columns, errors, settings, prefix="", label=label.column if label else None
@@ -172,6 +184,8 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then = _plan_then(query.then, first, columns, errors, settings)
     raise_collected(errors)
     warnings += _fractional_percentiles(first, then)
+    joined = {j.dataset.instrument.symbol for j in instruments}
+    warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
 
     mapped = map_reach(first.map_exprs)
     needed = ROW
@@ -294,6 +308,62 @@ def _weekdays_between(start: dt.date, end: dt.date) -> int:
     return int(np.busday_count(np.datetime64(start, "D"), np.datetime64(end, "D")))
 
 
+# Functions whose first argument is a session or a time window.
+_SESSION_FUNCTIONS = frozenset(f"session_{part}" for part in JOINED_BAR_COLUMNS)
+
+
+def _windows_at_another_open(
+    session: str | None,
+    dataset: Dataset,
+    settings: EngineSettings,
+    joined: set[str],
+    *stages: StagePlan | None,
+) -> list[str]:
+    """A window starting at another instrument's open but not this one's is most likely that
+    instrument's times carried over (NQ's opening range '09:30-09:45' written for CL, whose
+    RTH opens 09:00): said, with this instrument's own open. Not when that instrument is
+    joined: then its hours are meant (CL with NQ joined over NQ's '09:30-17:00')."""
+    written = [session] if session else []
+    for stage in stages:
+        for expr in _stage_exprs(stage):
+            for node in walk(expr):
+                if isinstance(node, Call) and node.name in _SESSION_FUNCTIONS and node.args:
+                    value = literal_value(node.args[0])
+                    if isinstance(value, str):
+                        written.append(value)
+    ours = dataset.instrument
+    own_open = ours.sessions[ours.default_session].start
+    others = [load_instrument(s, settings) for s in available_instruments(settings)]
+    warnings = []
+    for window in dict.fromkeys(_window_hours(ours, text) for text in written):
+        start = window.split("-")[0] if window else None
+        if start is None or start == own_open:
+            continue
+        opened = [i for i in others if i.sessions[i.default_session].start == start]
+        if opened and not joined & {i.symbol for i in opened}:
+            names = ", ".join(f"{i.symbol}'s {i.default_session}" for i in opened)
+            warnings.append(
+                f"'{window}' starts at the open of {names} ({start}), not {ours.symbol}'s: "
+                f"{ours.symbol}'s {ours.default_session} opens at {own_open} (its first 15 "
+                f"minutes are '{ours.window_example}')."
+            )
+    return warnings
+
+
+def _stage_exprs(stage: StagePlan | None) -> tuple[Expr, ...]:
+    if stage is None:
+        return ()
+    return stage.row_exprs + tuple(item.expr for item in stage.select)
+
+
+def _window_hours(instrument: Instrument, text: str) -> str | None:
+    """``text`` as 'HH:MM-HH:MM' when it is a valid time window; a bad one has its own error."""
+    try:
+        return instrument.written_window(text)
+    except QueryError:
+        return None
+
+
 # --- joins ----------------------------------------------------------------------------------
 
 
@@ -320,7 +390,10 @@ def _bind_instruments(
     settings: EngineSettings,
     columns: set[str],
     errors: list[QueryError],
-) -> tuple[tuple[JoinSpec, Dataset], ...]:
+) -> tuple[JoinedInstrument, ...]:
+    # A window the query wrote is clock hours for every instrument; only a name it wrote (or
+    # the default) is read with each instrument's own hours.
+    window = dataset.instrument.written_window(query.session) if query.session else None
     bound = []
     for join in query.join:
         if join.instrument is None:
@@ -334,9 +407,11 @@ def _bind_instruments(
                 )
             )
             continue
+        # Named even when the join fails, so its one error is not followed by one per use.
+        columns |= {join.prefix + name for name in JOINED_BAR_COLUMNS}
         try:
             other = get_dataset(join.instrument, settings)
-            session_name(other, session)
+            theirs = _joined_session(dataset, other, window or session)
             check_interval(other, timeframe(query.timeframe or "daily"))
         except QueryError as exc:
             errors.append(exc)
@@ -351,25 +426,44 @@ def _bind_instruments(
                 )
             )
             continue
-        columns |= {join.prefix + name for name in JOINED_BAR_COLUMNS}
-        bound.append((join, other))
+        bound.append(JoinedInstrument(join, other, theirs))
     return tuple(bound)
 
 
-def _session_hours_differ(dataset: Dataset, session: str, others: list[Dataset]) -> list[str]:
-    """A join matches the session of the same name, whose hours may differ (CL's RTH is
-    09:00-14:30, NQ's 09:30-17:00): said, so a comparison is read for what it is."""
-    ours = dataset.instrument.sessions.get(session)
-    if ours is None:  # a time window: the same hours on both sides
-        return []
+def _joined_session(dataset: Dataset, other: Dataset, session: str) -> str:
+    """``session`` on the joined instrument; a name it lacks is an error whose hint gives the
+    hours to write as a window instead."""
+    try:
+        return session_name(other, session)
+    except UnknownSession as exc:
+        ours = dataset.instrument.sessions.get(session)
+        if ours is None:
+            raise
+        raise UnknownSession(
+            f"{exc.message} The join reads the query's session on {other.instrument.symbol} "
+            "by name.",
+            step="join",
+            hint=f"For the same clock hours on both, write the session as the window "
+            f"'{ours.hours}' ({session}'s hours on {dataset.instrument.symbol}).",
+        ) from exc
+
+
+def _session_hours_differ(
+    dataset: Dataset, session: str, instruments: tuple[JoinedInstrument, ...]
+) -> list[str]:
+    """A session name is read with each instrument's own hours (CL's RTH is 09:00-14:30, NQ's
+    09:30-17:00): said, so a comparison is read for what it is. A window has the same hours
+    on both sides."""
+    ours = dataset.instrument.session(session)
     warnings = []
-    for other in others:
-        theirs = other.instrument.sessions.get(session)
-        if theirs is not None and theirs.hours != ours.hours:
+    for joined in instruments:
+        theirs = joined.dataset.instrument.session(joined.session)
+        if theirs.hours != ours.hours:
             warnings.append(
                 f"{session} is {ours.hours} for {dataset.instrument.symbol} but "
-                f"{theirs.hours} for {other.instrument.symbol}: the joined bars "
-                "cover different hours."
+                f"{theirs.hours} for {joined.dataset.instrument.symbol}: the joined bars "
+                f"cover different hours (write the window '{ours.hours}' for the same clock "
+                "hours on both)."
             )
     return warnings
 

@@ -115,9 +115,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
         "column named after the event (null where the calendar is unknown) and, on intraday "
         "bars, <event>_minutes from the release to the bar open. See get_events. "
-        '{"instrument": "ES"} adds ES bars of the same session and timeframe as es_open, '
-        "es_high, es_low, es_close, es_volume (matched on the bar's time; bars missing on "
-        "either side are dropped). A list joins several.",
+        '{"instrument": "ES"} adds ES bars of the same timeframe as es_open, es_high, es_low, '
+        "es_close, es_volume (matched on the bar's time; bars missing on either side are "
+        f"dropped). {_joined_session_text(instrument)} A list joins several.",
         '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones.',
         "- where: a condition keeping rows. It drops the others, so a group with no matching "
         "row does not appear (a year with none is missing, not 0): count(cond) without where "
@@ -210,6 +210,22 @@ def _result_lines() -> list[str]:
     ]
 
 
+def _joined_session_text(instrument: Instrument | None) -> str:
+    """How a join reads the query's session on the other instrument, in this one's hours."""
+    if instrument is None:
+        return (
+            "A session NAME is read with each instrument's own hours; a window session "
+            "('HH:MM-HH:MM') gives both the same clock hours."
+        )
+    name = instrument.default_session
+    hours = instrument.sessions[name].hours
+    return (
+        f"A session NAME is read with each instrument's own hours ({name} is {hours} for "
+        f"{instrument.symbol}; another instrument's {name} may be other hours); a window "
+        f"session ('{hours}') gives both the same clock hours."
+    )
+
+
 def indicators_reference() -> str:
     """The indicators, each with its signature, defaults and how to read it."""
     lines = ["INDICATORS (use in map; each line of a multi-line indicator is its own function):"]
@@ -245,7 +261,7 @@ def describe_concept(name: str, instrument: Instrument | None = None) -> str:
     if concept is not None:
         return concept.describe(times_for(instrument))
     try:
-        return describe_event(name)
+        return describe_event(name, instrument)
     except UnknownEvent:
         pass
     session = _session_text(key, instrument)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from barb.errors import DataError, UnknownEvent, available, sorted_names
 from barb.events.data_files import load_event_file
 from barb.events.rules import RULE_COVERAGE
-from barb.instruments import Instrument, parse_clock
+from barb.instruments import Instrument, available_instruments, load_instrument, parse_clock
 from barb.yaml_text import load_yaml
 
 CATALOG_PATH = Path(__file__).resolve().parent / "catalog.yaml"
@@ -56,7 +56,15 @@ class CatalogEntry(BaseModel):
     other_times: str | None = None
     aliases: tuple[str, ...] = ()
     description: str
+    markets: tuple[str, ...] = ()
+    elsewhere: str | None = None
     dates: DateSource
+
+    @model_validator(mode="after")
+    def _elsewhere_needs_markets(self) -> CatalogEntry:
+        if self.elsewhere is not None and not self.markets:
+            raise ValueError("'elsewhere' says what the event is outside its markets: list them")
+        return self
 
     @field_validator("time")
     @classmethod
@@ -84,6 +92,10 @@ class EventSpec(BaseModel):
     file: str | None = None
     rule: Rule | None = None
     aliases: tuple[str, ...] = ()
+    # The instruments whose own market the event is (none: every market's), and what another
+    # instrument that lists it should know (opex is the stock market's, not CL's expiry).
+    markets: tuple[str, ...] = ()
+    elsewhere: str | None = None
     # Outside [coverage_start, coverage_end] the event is unknown, not absent.
     coverage_start: dt.date
     coverage_end: dt.date
@@ -94,6 +106,12 @@ class EventSpec(BaseModel):
 
     def headline(self) -> str:
         return f"{self.name} — {self.title} ({self.category}, {self.impact} impact)"
+
+    def note_for(self, instrument: Instrument) -> str | None:
+        """What ``instrument`` should know when the event is another market's."""
+        if self.elsewhere is None or instrument.symbol in self.markets:
+            return None
+        return f"For {instrument.symbol}: {self.elsewhere}"
 
 
 def _spec(name: str, entry: CatalogEntry) -> EventSpec:
@@ -116,6 +134,8 @@ def _spec(name: str, entry: CatalogEntry) -> EventSpec:
         file=entry.dates.file,
         rule=entry.dates.rule,
         aliases=entry.aliases,
+        markets=entry.markets,
+        elsewhere=" ".join(entry.elsewhere.split()) if entry.elsewhere else None,
         coverage_start=start,
         coverage_end=end,
     )
@@ -171,7 +191,7 @@ def resolve_event(name: str, instrument: Instrument, *, step: str = "join") -> E
     if guesses:
         hint = f"Did you mean '{guesses[0]}'?"
     elif key in event_catalog():
-        hint = f"'{key}' is configured for other instruments, not {instrument.symbol}."
+        hint = joined_from_elsewhere(event_catalog()[key], instrument)
     else:
         hint = "Event names are lowercase, e.g. fomc."
     raise UnknownEvent(message, step=step, hint=hint, details={"event": name, "available": names})
@@ -203,8 +223,31 @@ def _lookup(name: str) -> EventSpec | None:
     return None
 
 
-def describe_event(name: str) -> str:
-    """Concept lookup: what an event is, when it is released, and which dates Barb knows."""
+def joined_from_elsewhere(spec: EventSpec, instrument: Instrument) -> str:
+    """How to read ``instrument`` on the days of an event it does not list (NQ on EIA days):
+    run the query on an instrument that lists it and join ``instrument``."""
+    symbol = instrument.symbol
+    owners = [s for s in available_instruments() if spec.name in load_instrument(s).events]
+    if not owners:
+        return f"'{spec.name}' is configured for no instrument."
+    hours = instrument.sessions[instrument.default_session].hours
+    prefix = symbol.lower()
+    query = (
+        f'{{"instrument": "{owners[0]}", "session": "{hours}", "from": "daily", "join": '
+        f'["{spec.name}", {{"instrument": "{symbol}"}}], "where": "{spec.name}", '
+        f'"select": "mean({prefix}_high - {prefix}_low)"}}'
+    )
+    return (
+        f"'{spec.name}' is {'/'.join(owners)}'s event and cannot be joined on {symbol}. For "
+        f"{symbol} on {spec.name} days, run the query on {owners[0]} and join {symbol}: "
+        f"{query} ({prefix}_open … {prefix}_close are {symbol}'s bars; the window "
+        f"'{hours}', {symbol}'s {instrument.default_session}, gives both the same clock hours)."
+    )
+
+
+def describe_event(name: str, instrument: Instrument | None = None) -> str:
+    """Concept lookup: what an event is, when it is released, and which dates Barb knows;
+    for ``instrument``, whether it is its own market's event and how to join it."""
     spec = _lookup(name)
     if spec is None:
         names = sorted_names(event_catalog())
@@ -222,9 +265,17 @@ def describe_event(name: str) -> str:
         f"Dates: {spec.source}",
         f"Covered: {spec.coverage}. Outside that range Barb does not know the dates: "
         "join gives null (unknown), not false.",
-        f'Use: "join": {{"source": "{spec.name}"}} adds the column {spec.name} '
-        f"(and {spec.name}_minutes on intraday bars).",
     ]
+    note = spec.note_for(instrument) if instrument is not None else None
+    if note is not None:
+        lines.append(note)
+    if instrument is not None and spec.name not in instrument.events:
+        lines.append(joined_from_elsewhere(spec, instrument))
+    else:
+        lines.append(
+            f'Use: "join": {{"source": "{spec.name}"}} adds the column {spec.name} '
+            f"(and {spec.name}_minutes on intraday bars)."
+        )
     return "\n".join(lines)
 
 
@@ -235,6 +286,9 @@ def events_reference(instrument: Instrument) -> str:
     for spec in specs:
         varies = f" ({spec.other_times})" if spec.other_times else ""
         lines.append(f"- {spec.headline()}, {spec.time} ET{varies}, dates known {spec.coverage}")
+        note = spec.note_for(instrument)
+        if note is not None:
+            lines.append(f"  {note}")
     if specs:
         example = specs[0].name
         lines += [

@@ -507,6 +507,7 @@ class Assistant:
             user_id=state.asker.user_id,
             store=self.store,
             prompts=self.prompts,
+            settings=self.engine_settings,
         )
         content = await tool.run(context, args)
         return ToolResult(call_id=call.id, name=call.name, content=content)

@@ -33,6 +33,7 @@ from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.reference import describe_concept, events_reference, indicators_reference
 from barb.reference import query_reference as build_query_reference
 from barb.script.limits import check_query_value
+from barb.settings import EngineSettings
 from bot.llm.messages import ToolSpec
 from bot.store.records import Language, PreferenceKind, values_of
 
@@ -78,7 +79,23 @@ class ExecuteQueryArgs(_Args):
         return query
 
 
-class GetConceptArgs(_Args):
+class ReferenceArgs(_Args):
+    """A reference text is one instrument's: its sessions, times and events."""
+
+    instrument: str | None = Field(
+        default=None,
+        description="The instrument the question is about (NQ, ES, CL…); leave it out for the "
+        "current instrument. Pass it when the question is about another one: sessions, "
+        "times and events are each instrument's own (CL's RTH opens 09:00, NQ's 09:30).",
+    )
+
+    @field_validator("instrument")
+    @classmethod
+    def _known(cls, value: str | None) -> str | None:
+        return None if value is None else _instrument(value)
+
+
+class GetConceptArgs(ReferenceArgs):
     name: str = Field(
         min_length=1, max_length=80, description="The pattern, event or concept name."
     )
@@ -208,6 +225,13 @@ class ToolContext:
     user_id: int
     store: Store
     prompts: Prompts
+    settings: EngineSettings | None = None
+
+    def instrument_for(self, args: ReferenceArgs) -> Instrument:
+        """The instrument a reference call asks about: the one it names, else the question's."""
+        if args.instrument is None or args.instrument == self.instrument.symbol:
+            return self.instrument
+        return load_instrument(args.instrument, self.settings)
 
 
 Run = Callable[[ToolContext, Any], Awaitable[str]]
@@ -235,20 +259,20 @@ class Tool:
         return ToolSpec(name=self.name, description=self.description, parameters=schema)
 
 
-async def _query_reference(ctx: ToolContext, args: NoArgs) -> str:
-    return build_query_reference(ctx.instrument)
+async def _query_reference(ctx: ToolContext, args: ReferenceArgs) -> str:
+    return build_query_reference(ctx.instrument_for(args))
 
 
 async def _indicators(ctx: ToolContext, args: NoArgs) -> str:
     return indicators_reference()
 
 
-async def _events(ctx: ToolContext, args: NoArgs) -> str:
-    return events_reference(ctx.instrument)
+async def _events(ctx: ToolContext, args: ReferenceArgs) -> str:
+    return events_reference(ctx.instrument_for(args))
 
 
 async def _concept(ctx: ToolContext, args: GetConceptArgs) -> str:
-    return describe_concept(args.name, ctx.instrument)
+    return describe_concept(args.name, ctx.instrument_for(args))
 
 
 async def _remember(ctx: ToolContext, args: RememberPreferenceArgs) -> str:
@@ -271,9 +295,10 @@ _DECLARED = (
     Tool(
         "get_query_reference",
         ToolKind.REFERENCE,
-        NoArgs,
-        "Get the Barb Script query format, all functions, named patterns and examples. Call "
-        "this before building your first query.",
+        ReferenceArgs,
+        "Get the Barb Script query format, all functions, named patterns and examples, with "
+        "the instrument's sessions and times. Call this before building your first query; "
+        "pass instrument when the question is about another instrument than the current one.",
         _query_reference,
     ),
     Tool(
@@ -286,9 +311,10 @@ _DECLARED = (
     Tool(
         "get_events",
         ToolKind.REFERENCE,
-        NoArgs,
+        ReferenceArgs,
         "Get the market events available for the current instrument (FOMC, NFP, CPI, OPEX, "
-        "...), their times and covered date ranges, and how to join them.",
+        "...), their times and covered date ranges, and how to join them; pass instrument "
+        "when the question is about another instrument.",
         _events,
     ),
     Tool(
@@ -297,7 +323,8 @@ _DECLARED = (
         GetConceptArgs,
         'Explain a named pattern, market event or session concept (e.g. "inside day", "NR7", '
         '"OPEX", "FOMC", "opening range", "initial balance", "cash close"): definition, Barb '
-        "Script, times.",
+        "Script, times. The times are the current instrument's; pass instrument when the "
+        "question is about another one.",
         _concept,
     ),
     Tool(

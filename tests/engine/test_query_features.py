@@ -125,12 +125,84 @@ def test_a_join_says_when_the_same_session_has_other_hours(sample_settings) -> N
     cl = _ok({**query, "join": {"instrument": "CL"}}, sample_settings)
     assert (
         "RTH is 09:30-17:00 for NQ but 09:00-14:30 for CL: the joined bars cover different "
-        "hours." in cl.metadata.warnings
+        "hours (write the window '09:30-17:00' for the same clock hours on both)."
+        in cl.metadata.warnings
     )
     es = _ok({**query, "join": {"instrument": "ES"}}, sample_settings)
     assert not [w for w in es.metadata.warnings if "different hours" in w]
     window = _ok({**query, "session": "10:00-11:00", "join": {"instrument": "CL"}}, sample_settings)
     assert not [w for w in window.metadata.warnings if "different hours" in w]
+
+
+def _minute_bars(symbol: str, settings, year: str) -> pd.DataFrame:
+    frame = pd.read_parquet(settings.data_dir / f"{symbol}.parquet")
+    return frame[frame["trading_date"].dt.year == int(year)]
+
+
+def _window_bars(minutes: pd.DataFrame, start: int, end: int, freq: int | None) -> pd.DataFrame:
+    """Bars of the window [start, end) minutes after midnight: per trading date (freq None)
+    or per ``freq`` minutes from the window's start; open is the first minute's open."""
+    rows = minutes[(minutes["minute"] >= start) & (minutes["minute"] < end)]
+    keys = ["trading_date"]
+    if freq is not None:
+        rows = rows.assign(slot=(rows["minute"] - start) // freq)
+        keys.append("slot")
+    return rows.groupby(keys).agg(open=("open", "first"), close=("close", "last"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("asking", "joined", "window", "start", "end"),
+    [("NQ", "CL", "09:30-17:00", 570, 1020), ("CL", "NQ", "09:00-14:30", 540, 870)],
+)
+@pytest.mark.parametrize("tf", ["1h", "daily"])
+def test_a_window_session_gives_the_joined_instrument_the_same_clock_hours(
+    sample_settings, asking, joined, window, start, end, tf
+) -> None:
+    """'09:30-17:00' is NQ's RTH and '09:00-14:30' CL's: written as windows they are clock
+    hours for both, not the other instrument's own RTH (CL 09:00-14:30, NQ 09:30-17:00)."""
+    prefix = joined.lower()
+    result = _ok(
+        {
+            "instrument": asking,
+            "session": window,
+            "from": tf,
+            "period": "2024-03",
+            "join": {"instrument": joined},
+            "select": ["timestamp", "open", f"{prefix}_open", f"{prefix}_close"],
+        },
+        sample_settings,
+    )
+    assert not [w for w in result.metadata.warnings if "different hours" in w]
+    freq = 60 if tf == "1h" else None
+    theirs = _window_bars(_minute_bars(joined, sample_settings, "2024"), start, end, freq)
+    ours = _window_bars(_minute_bars(asking, sample_settings, "2024"), start, end, freq)
+    both = ours.join(theirs, how="inner", rsuffix="_j")
+    both = both[both.index.get_level_values("trading_date").strftime("%Y-%m") == "2024-03"]
+    assert len(result.table) == len(both) > 0
+    assert result.table["open"].tolist() == both["open"].tolist()
+    assert result.table[f"{prefix}_open"].tolist() == both["open_j"].tolist()
+    assert result.table[f"{prefix}_close"].tolist() == both["close_j"].tolist()
+
+
+@pytest.mark.slow
+def test_a_session_name_the_joined_instrument_lacks_hints_at_the_window(sample_settings) -> None:
+    """NQ's CASH does not exist on CL: the error gives CASH's hours to write as a window, and
+    the joined columns raise no errors of their own."""
+    payload = _error(
+        {
+            "session": "CASH",
+            "from": "daily",
+            "period": "2024-03",
+            "join": {"instrument": "CL"},
+            "map": {"b": "cl_close / cl_open - 1"},
+            "select": "mean(b)",
+        },
+        sample_settings,
+    )
+    assert payload["error_type"] == "UnknownSession"
+    assert "'09:30-16:00'" in payload["hint"]
+    assert len(payload.get("errors", [payload])) == 1
 
 
 # --- last_N_bars ----------------------------------------------------------------------------

@@ -171,3 +171,20 @@ def test_up_days_say_which_definition_they_use() -> None:
     assert "previous close" in example.question and "up_bar()" in example.question
     assert "close > prev(close)" in describe_concept("up_bar")
     assert "close < prev(close)" in describe_concept("down_bar")
+
+
+def test_the_join_line_says_how_a_session_reads_on_the_joined_instrument() -> None:
+    """A name is each instrument's own hours, a window the same clock hours, written in the
+    asking instrument's own hours."""
+    for symbol, hours in (("NQ", "09:30-17:00"), ("CL", "09:00-14:30")):
+        text = query_reference(load_instrument(symbol))
+        assert (
+            f"A session NAME is read with each instrument's own hours (RTH is {hours} for "
+            f"{symbol}; another instrument's RTH may be other hours); a window session "
+            f"('{hours}') gives both the same clock hours." in text
+        )
+
+
+def test_atr_says_how_to_compare_it_across_price_levels() -> None:
+    [line] = [line for line in indicators_reference().splitlines() if "atr(n=14)" in line]
+    assert "atr(14) / close * 100" in line and "% of price" in line

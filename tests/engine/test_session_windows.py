@@ -296,3 +296,55 @@ def test_any_window_text_resolves_inside_trading_hours_or_is_a_structured_error(
     minutes = {m % 1440 for m in range(start, end if end > start else end + 1440)}
     assert 0 < len(minutes) < 1440
     assert not minutes & BREAK  # never a bar of the maintenance break
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("symbol", "query", "warned"),
+    [
+        ("CL", {"session": "09:30-09:45"}, "'09:30-09:45'"),
+        ("CL", {"session": "RTH", "map": {"h": "session_high('9:30-9:45')"}}, "'09:30-09:45'"),
+        ("NQ", {"session": "RTH", "map": {"h": "session_low('09:00-09:15')"}}, "'09:00-09:15'"),
+        ("CL", {"session": "09:00-09:15"}, None),
+        ("NQ", {"session": "09:30-09:45", "map": {"h": "session_high('10:00-11:00')"}}, None),
+    ],
+)
+def test_a_window_at_another_instruments_open_is_warned(
+    symbol: str, query: dict, warned: str | None, sample_settings
+) -> None:
+    """NQ's opening range '09:30-09:45' written for CL starts 30 minutes into CL's RTH: the
+    warning gives CL's own open and first 15 minutes."""
+    result = execute(
+        {**query, "from": "daily", "period": "2024-03", "select": "count()"},
+        symbol,
+        settings=sample_settings,
+    )
+    assert result.ok, result.to_dict()
+    found = [w for w in result.metadata.warnings if "starts at the open of" in w]
+    if warned is None:
+        assert not found
+        return
+    own = load_instrument(symbol)
+    opens = own.sessions["RTH"].start
+    [warning] = found
+    assert warning.startswith(warned)
+    assert f"{symbol}'s RTH opens at {opens}" in warning
+    assert f"'{own.window_example}'" in warning
+
+
+@pytest.mark.slow
+def test_a_window_at_a_joined_instruments_open_is_not_warned(sample_settings) -> None:
+    """CL with NQ joined over NQ's RTH hours: the window is meant, so no warning."""
+    result = execute(
+        {
+            "session": "09:30-17:00",
+            "from": "daily",
+            "period": "2024-03",
+            "join": {"instrument": "NQ"},
+            "select": "count()",
+        },
+        "CL",
+        settings=sample_settings,
+    )
+    assert result.ok, result.to_dict()
+    assert not [w for w in result.metadata.warnings if "starts at the open of" in w]
