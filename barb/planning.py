@@ -31,6 +31,7 @@ from barb.errors import (
 )
 from barb.events import resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset
+from barb.group_caveats import running_across_groups
 from barb.script.ast import Call, Column, Expr, default_name, literal_value, walk
 from barb.script.columns_read import columns_read
 from barb.script.hoisting import hoist
@@ -172,6 +173,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then = _plan_then(query.then, first, columns, errors, settings)
     raise_collected(errors)
     warnings += _fractional_percentiles(first, then)
+    warnings += _running_across_groups(first)
 
     mapped = map_reach(first.map_exprs)
     needed = ROW
@@ -210,6 +212,16 @@ def _fractional_percentiles(*stages: StagePlan | None) -> list[str]:
                         f"{p * 100:g})."
                     )
     return warnings
+
+
+def _running_across_groups(first: StagePlan) -> list[str]:
+    """cummax(close) grouped by year() runs from the period's start, not each year's."""
+    if not first.group_keys:
+        return []
+    read = [item.expr for item in first.select]
+    read += [first.where] if first.where is not None else []
+    mapped = dict(first.map_exprs) | dict(first.hoisted)
+    return running_across_groups(first.group_keys, read, mapped)
 
 
 def _bar_columns_read(first: StagePlan) -> set[str]:

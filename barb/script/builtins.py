@@ -17,7 +17,9 @@ Decisions worth knowing:
 - rank(x) is a percentile rank, 0–100: the percentage of the period's rows whose value is
   ≤ this one. It and the running functions (cumsum, cummax, cummin) start at the period:
   "cumulative return in 2024" and "the top 10% of 2025's ranges" are about that period,
-  whereas a streak or bars_since running into it began whenever it began.
+  whereas a streak or bars_since running into it began whenever it began. group_by does not
+  restart them; their unit does (cummax(close, 'year'): each year from its first bar), keyed
+  by the trading date (a weekly or longer bar by its label date).
 - count() counts rows; count(cond) counts rows where cond is true; count(x) counts rows
   where x is not missing.
 - first(x) and last(x) follow time order within each group and skip missing values, so
@@ -270,34 +272,61 @@ def _ema(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 
 # --- cumulative ---------------------------------------------------------------------------
 
+# The calendar units a running function can restart at, and the calendar periods they are:
+# cummax(close, 'year') is the highest close so far in each year. group_by does not restart
+# a running function (it only aggregates what ran over the whole period), so a per-year
+# drawdown needs the unit.
+RESTART_UNITS: dict[str, str] = {
+    "day": "daily",
+    "week": "weekly",
+    "month": "monthly",
+    "quarter": "quarterly",
+    "year": "yearly",
+}
+RESTART = Param("per", "string", default=None, choices=tuple(RESTART_UNITS))
+
 
 def _in_period(ctx: EvalContext, col: pd.Series) -> pd.Series:
     """``col`` on the period's rows, missing on the history before it (and after it)."""
     return col if ctx.period is None else col.where(ctx.period)
 
 
+def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -> Any:
+    """``col`` in the period, as one run (``per`` None) or grouped by the trading date's
+    calendar ``per`` (a run per day, week…), ready for cummax(), rank()…"""
+    values = _in_period(ctx, col)
+    if per is None:
+        return values
+    dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
+    unit = RESTART_UNITS[per]
+    keys = dates if unit == "daily" else np.where(np.isnat(dates), dates, period_start(dates, unit))
+    return values.groupby(keys, sort=False)
+
+
 @register(
     "cummax",
     unit="same",
     category="cumulative",
-    params=(_COL,),
-    summary="Highest value so far in the period (from its first bar).",
+    params=(_COL, RESTART),
+    summary="Highest so far, from the period's first bar (or each per's).",
+    example="cummax(close, 'year')",
     reach=row,  # the period's rows only
 )
-def _cummax(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return _in_period(ctx, col).cummax()
+def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    return _running(ctx, col, per, "cummax").cummax()
 
 
 @register(
     "cummin",
     unit="same",
     category="cumulative",
-    params=(_COL,),
-    summary="Lowest value so far in the period (from its first bar).",
+    params=(_COL, RESTART),
+    summary="Lowest so far, from the period's first bar (or each per's).",
+    example="cummin(low, 'day')",
     reach=row,  # the period's rows only
 )
-def _cummin(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return _in_period(ctx, col).cummin()
+def _cummin(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    return _running(ctx, col, per, "cummin").cummin()
 
 
 @register(
@@ -305,12 +334,13 @@ def _cummin(ctx: EvalContext, col: pd.Series) -> pd.Series:
     unit="same",
     of_condition="count",
     category="cumulative",
-    params=(_COL,),
-    summary="Running total from the period's first bar (missing skipped).",
+    params=(_COL, RESTART),
+    summary="Running total from the period's first bar (or each per's); missing skipped.",
+    example="cumsum(close - prev(close), 'month')",
     reach=row,  # the period's rows only
 )
-def _cumsum(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return _in_period(ctx, col).cumsum()
+def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    return _running(ctx, col, per, "cumsum").cumsum()
 
 
 # --- pattern ------------------------------------------------------------------------------
@@ -354,14 +384,14 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     "rank",
     unit="scalar",
     category="pattern",
-    params=(_COL,),
+    params=(_COL, RESTART),
     summary="Percentile rank 0–100: the percentage of the period's rows whose value is ≤ "
-    "this one (100 = the highest).",
+    "this one (100 = the highest); per: within each.",
     example="rank(range) >= 90",
     reach=row,  # the period's rows only
 )
-def _rank(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return _in_period(ctx, col).rank(method="max", pct=True) * 100
+def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    return _running(ctx, col, per, "rank").rank(method="max", pct=True) * 100
 
 
 # --- aggregate ----------------------------------------------------------------------------
