@@ -359,7 +359,40 @@ def _streak(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     true = cond.to_numpy(dtype=bool)
     positions = np.arange(len(true))
     last_false = np.maximum.accumulate(np.where(true, -1, positions))
-    return pd.Series(positions - last_false, index=cond.index)
+    runs = positions - last_false
+    _warn_run_before_period(ctx, runs)
+    return pd.Series(runs, index=cond.index)
+
+
+def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
+    """A streak read in the period counts the run's rows before it too (by design: the run
+    began whenever it began), so "the longest down run in 2021" can be 7 days of which 3
+    were in 2020: say which run that is."""
+    period = ctx.period
+    if period is None or not period.any():
+        return
+    first = int(np.argmax(period))
+    # Rows are in time order: a run longer than the rows since the period's start began
+    # before it. Only one run can do that, the one the period opens in.
+    crossing = period & (runs > np.arange(len(runs)) - first + 1)
+    if not crossing.any():
+        return
+    rows = np.flatnonzero(crossing)
+    end = int(rows[np.argmax(runs[rows])])
+    length = int(runs[end])
+    start = end - length + 1
+    before = first - start
+    when = _dates(ctx, "streak") if not ctx.intraday else _column(ctx, "timestamp", "streak")
+    ends, begins = (_moment(when.iloc[i], ctx.intraday) for i in (end, start))
+    ctx.warn(
+        f"streak() counts runs that began before the period: the run ending {ends} "
+        f"({length}) began {begins}, {before} of its rows before the period."
+    )
+
+
+def _moment(value: Any, intraday: bool) -> str:
+    stamp = pd.Timestamp(value)
+    return f"{stamp:%Y-%m-%d %H:%M}" if intraday else f"{stamp:%Y-%m-%d}"
 
 
 @register(
