@@ -27,11 +27,12 @@ Decisions worth knowing:
   always missing gives an empty value.
 - arg_max(arg, val) and arg_min(arg, val): ties go to the earliest row. Each group gives one
   answer, so counting those answers counts every day once even when two hours touch the
-  same high.
+  same high. A single (ungrouped) answer names the rows tied with it in a warning.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -596,7 +597,44 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         extreme = rows.reduce(pd.Series(numbers), how)
         with np.errstate(invalid="ignore"):
             hit = numbers == rows.spread(extreme)
-        return _value_at(rows, arg, rows.pick(hit))
+        chosen = rows.pick(hit)
+        if not rows.grouped and rows.warn is not None:
+            _warn_ties(rows.warn, arg, val, np.flatnonzero(hit), word)
+        return _value_at(rows, arg, chosen)
+
+
+# Tied rows an arg_max names beside the one it shows.
+_LISTED_TIES = 5
+
+
+def _warn_ties(
+    warn: Callable[[str], None], arg: pd.Series, val: pd.Series, tied: np.ndarray, word: str
+) -> None:
+    """One answer from several equal extremes ("when was the longest run": two runs of 11)
+    is the earliest of them: say the others."""
+    if len(tied) < 2:
+        return
+    name = val.name if isinstance(val.name, str) else "value"
+    shown, others = _text(arg.iloc[tied[0]]), [_text(arg.iloc[i]) for i in tied[1:]]
+    listed = ", ".join(others[:_LISTED_TIES])
+    if len(others) > _LISTED_TIES:
+        listed += f" and {len(others) - _LISTED_TIES} more"
+    warn(
+        f"{len(tied)} rows share the {word} {name} ({_text(val.iloc[tied[0]])}): {shown} is "
+        f"shown (the earliest); also {listed}."
+    )
+
+
+def _text(value: Any) -> str:
+    """A value as a warning names it: dates without a midnight, whole numbers without .0."""
+    if isinstance(value, pd.Timestamp | np.datetime64):
+        stamp = pd.Timestamp(value)
+        return f"{stamp:%Y-%m-%d}" if stamp == stamp.normalize() else f"{stamp:%Y-%m-%d %H:%M}"
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        return f"{float(value):.6g}" if abs(value) < 1e5 else f"{float(value):.2f}"
+    return str(value)
 
 
 _arg_extreme("arg_max", "max", "largest")

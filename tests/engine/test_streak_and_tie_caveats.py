@@ -63,3 +63,59 @@ def test_no_warning_when_the_period_opens_outside_a_run(engine_settings, minutes
     result = execute(_streak_query(period), "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
     assert _streak_warnings(result) == []
+
+
+def _tie_warnings(result) -> list[str]:
+    return [w for w in result.metadata.warnings if " rows share the " in w]
+
+
+def test_tied_longest_runs_are_all_named(engine_settings, minutes) -> None:
+    runs = _down_runs(_rth_daily(minutes))
+    ends = runs.index[runs == runs.max()]
+    result = execute(_streak_query("all"), "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert result.summary.values["end_date"] == ends[0]
+    if len(ends) == 1:
+        assert _tie_warnings(result) == []
+    else:
+        others = ", ".join(f"{d:%Y-%m-%d}" for d in ends[1:6])
+        assert _tie_warnings(result)[0].startswith(
+            f"{len(ends)} rows share the largest down_run ({runs.max()}): "
+            f"{ends[0]:%Y-%m-%d} is shown (the earliest); also {others}"
+        )
+
+
+def test_many_ties_list_five_and_count_the_rest(engine_settings, minutes) -> None:
+    """Every Friday has the largest weekday: the first is shown, five more listed."""
+    days = _rth_daily(minutes).index
+    fridays = days[days.dayofweek == days.dayofweek.max()]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"wd": "dayofweek()"},
+        "select": ["arg_max(date(), wd) as day", "arg_min(date(), wd) as first_monday"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    listed = ", ".join(f"{d:%Y-%m-%d}" for d in fridays[1:6])
+    assert (
+        f"{len(fridays)} rows share the largest wd (4): {fridays[0]:%Y-%m-%d} is shown (the "
+        f"earliest); also {listed} and {len(fridays) - 6} more."
+    ) in _tie_warnings(result)
+    assert any(
+        w.startswith(f"{len(days[days.dayofweek == 0])} rows share the smallest wd (0)")
+        for w in _tie_warnings(result)
+    )
+
+
+def test_grouped_arg_max_names_no_ties(engine_settings) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"wd": "dayofweek()"},
+        "group_by": "month()",
+        "select": "arg_max(date(), wd) as day",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert _tie_warnings(result) == []
