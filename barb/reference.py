@@ -45,7 +45,7 @@ _CATEGORY_TITLES = {
     "pattern": "Sequence",
     "aggregate": "Aggregate (select only)",
     "time": "Time",
-    "session": "Session (s = session name in quotes)",
+    "session": "Session (name in quotes; lag = trading dates back)",
 }
 
 

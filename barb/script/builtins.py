@@ -759,22 +759,28 @@ def _date(ctx: EvalContext) -> pd.Series:
 # --- session ------------------------------------------------------------------------------
 
 
+# session_high('RTH', 1): the session's bar lag trading dates (of that session) before the
+# row's. The session's bars are the whole data set's, not the period's rows, so a lag reads
+# before the period's start without any warm-up.
+_LAG = Param("lag", "int", default=0, min=0, max=10_000)
+
+
 def _session_part(field: str) -> None:
     @register(
         f"session_{field}",
         category="session",
-        params=(_SESSION,),
-        summary=f"The {field} of that session's daily bar on the row's trading date "
-        "(NaN if it had no bars).",
+        params=(_SESSION, _LAG),
+        summary=f"The {field} of that session's daily bar on the row's trading date (NaN if none).",
         example=f"session_{field}('RTH')",
         unit="contracts" if field == "volume" else "price",
     )
-    def impl(ctx: EvalContext, session: str) -> pd.Series:
+    def impl(ctx: EvalContext, session: str, lag: int) -> pd.Series:
         bars = ctx.session_bars(session)
         dates = _column(ctx, "trading_date", f"session_{field}")
         # Look each distinct date up once: intraday frames repeat a date hundreds of times.
         codes, unique = pd.factorize(dates)
-        per_date = bars[field].reindex(unique).to_numpy(dtype=np.float64)
+        values = bars[field] if lag == 0 else bars[field].shift(lag)
+        per_date = values.reindex(unique).to_numpy(dtype=np.float64)
         values = np.append(per_date, np.nan)[codes]  # code -1 (no date) picks NaN
         return pd.Series(values, index=ctx.frame.index)
 
