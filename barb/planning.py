@@ -32,6 +32,7 @@ from barb.errors import (
 )
 from barb.events import resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset
+from barb.group_caveats import running_across_groups
 from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.script.ast import Call, Column, Expr, default_name, literal_value, walk
 from barb.script.columns_read import columns_read
@@ -186,6 +187,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     warnings += _fractional_percentiles(first, then)
     joined = {j.dataset.instrument.symbol for j in instruments}
     warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
+    warnings += _running_across_groups(first)
 
     mapped = map_reach(first.map_exprs)
     needed = ROW
@@ -224,6 +226,16 @@ def _fractional_percentiles(*stages: StagePlan | None) -> list[str]:
                         f"{p * 100:g})."
                     )
     return warnings
+
+
+def _running_across_groups(first: StagePlan) -> list[str]:
+    """cummax(close) grouped by year() runs from the period's start, not each year's."""
+    if not first.group_keys:
+        return []
+    read = [item.expr for item in first.select]
+    read += [first.where] if first.where is not None else []
+    mapped = dict(first.map_exprs) | dict(first.hoisted)
+    return running_across_groups(first.group_keys, read, mapped)
 
 
 def _bar_columns_read(first: StagePlan) -> set[str]:

@@ -45,7 +45,7 @@ _CATEGORY_TITLES = {
     "pattern": "Sequence",
     "aggregate": "Aggregate (select only)",
     "time": "Time",
-    "session": "Session (s = session name in quotes)",
+    "session": "Session (name in quotes; lag = trading dates back)",
 }
 
 
@@ -111,7 +111,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "patterns, streak and bars_since are computed with the bars before it (RSI in 2024 = "
         "RSI over all history, read in 2024); running totals and ranks (cumsum, cummax, "
         "cummin, rank) start at the period's first bar (cumulative return in 2024 = from the "
-        "first bar of 2024). Weekly+ bars count only when wholly inside the period.",
+        "first bar of 2024). group_by does NOT restart them, per does (day, week, month, "
+        "quarter, year): drawdown per year = min(close / cummax(close, 'year') - 1) by "
+        "year(). Weekly+ bars count only when wholly inside the period.",
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
         "column named after the event (null where the calendar is unknown) and, on intraday "
         "bars, <event>_minutes from the release to the bar open. See get_events. "

@@ -17,18 +17,21 @@ Decisions worth knowing:
 - rank(x) is a percentile rank, 0–100: the percentage of the period's rows whose value is
   ≤ this one. It and the running functions (cumsum, cummax, cummin) start at the period:
   "cumulative return in 2024" and "the top 10% of 2025's ranges" are about that period,
-  whereas a streak or bars_since running into it began whenever it began.
+  whereas a streak or bars_since running into it began whenever it began. group_by does not
+  restart them; their unit does (cummax(close, 'year'): each year from its first bar), keyed
+  by the trading date (a weekly or longer bar by its label date).
 - count() counts rows; count(cond) counts rows where cond is true; count(x) counts rows
   where x is not missing.
 - first(x) and last(x) take x on each group's earliest (latest) row, missing if x is
   missing there: columns picked side by side (first(date()), first(ret)) are one row's.
 - arg_max(arg, val) and arg_min(arg, val): ties go to the earliest row. Each group gives one
   answer, so counting those answers counts every day once even when two hours touch the
-  same high.
+  same high. A single (ungrouped) answer names the rows tied with it in a warning.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -269,34 +272,61 @@ def _ema(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 
 # --- cumulative ---------------------------------------------------------------------------
 
+# The calendar units a running function can restart at, and the calendar periods they are:
+# cummax(close, 'year') is the highest close so far in each year. group_by does not restart
+# a running function (it only aggregates what ran over the whole period), so a per-year
+# drawdown needs the unit.
+RESTART_UNITS: dict[str, str] = {
+    "day": "daily",
+    "week": "weekly",
+    "month": "monthly",
+    "quarter": "quarterly",
+    "year": "yearly",
+}
+RESTART = Param("per", "string", default=None, choices=tuple(RESTART_UNITS))
+
 
 def _in_period(ctx: EvalContext, col: pd.Series) -> pd.Series:
     """``col`` on the period's rows, missing on the history before it (and after it)."""
     return col if ctx.period is None else col.where(ctx.period)
 
 
+def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -> Any:
+    """``col`` in the period, as one run (``per`` None) or grouped by the trading date's
+    calendar ``per`` (a run per day, week…), ready for cummax(), rank()…"""
+    values = _in_period(ctx, col)
+    if per is None:
+        return values
+    dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
+    unit = RESTART_UNITS[per]
+    keys = dates if unit == "daily" else np.where(np.isnat(dates), dates, period_start(dates, unit))
+    return values.groupby(keys, sort=False)
+
+
 @register(
     "cummax",
     unit="same",
     category="cumulative",
-    params=(_COL,),
-    summary="Highest value so far in the period (from its first bar).",
+    params=(_COL, RESTART),
+    summary="Highest so far, from the period's first bar (or each per's).",
+    example="cummax(close, 'year')",
     reach=row,  # the period's rows only
 )
-def _cummax(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return _in_period(ctx, col).cummax()
+def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    return _running(ctx, col, per, "cummax").cummax()
 
 
 @register(
     "cummin",
     unit="same",
     category="cumulative",
-    params=(_COL,),
-    summary="Lowest value so far in the period (from its first bar).",
+    params=(_COL, RESTART),
+    summary="Lowest so far, from the period's first bar (or each per's).",
+    example="cummin(low, 'day')",
     reach=row,  # the period's rows only
 )
-def _cummin(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return _in_period(ctx, col).cummin()
+def _cummin(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    return _running(ctx, col, per, "cummin").cummin()
 
 
 @register(
@@ -304,12 +334,13 @@ def _cummin(ctx: EvalContext, col: pd.Series) -> pd.Series:
     unit="same",
     of_condition="count",
     category="cumulative",
-    params=(_COL,),
-    summary="Running total from the period's first bar (missing skipped).",
+    params=(_COL, RESTART),
+    summary="Running total from the period's first bar (or each per's); missing skipped.",
+    example="cumsum(close - prev(close), 'month')",
     reach=row,  # the period's rows only
 )
-def _cumsum(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return _in_period(ctx, col).cumsum()
+def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    return _running(ctx, col, per, "cumsum").cumsum()
 
 
 # --- pattern ------------------------------------------------------------------------------
@@ -328,7 +359,40 @@ def _streak(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     true = cond.to_numpy(dtype=bool)
     positions = np.arange(len(true))
     last_false = np.maximum.accumulate(np.where(true, -1, positions))
-    return pd.Series(positions - last_false, index=cond.index)
+    runs = positions - last_false
+    _warn_run_before_period(ctx, runs)
+    return pd.Series(runs, index=cond.index)
+
+
+def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
+    """A streak read in the period counts the run's rows before it too (by design: the run
+    began whenever it began), so "the longest down run in 2021" can be 7 days of which 3
+    were in 2020: say which run that is."""
+    period = ctx.period
+    if period is None or not period.any():
+        return
+    first = int(np.argmax(period))
+    # Rows are in time order: a run longer than the rows since the period's start began
+    # before it. Only one run can do that, the one the period opens in.
+    crossing = period & (runs > np.arange(len(runs)) - first + 1)
+    if not crossing.any():
+        return
+    rows = np.flatnonzero(crossing)
+    end = int(rows[np.argmax(runs[rows])])
+    length = int(runs[end])
+    start = end - length + 1
+    before = first - start
+    when = _dates(ctx, "streak") if not ctx.intraday else _column(ctx, "timestamp", "streak")
+    ends, begins = (_moment(when.iloc[i], ctx.intraday) for i in (end, start))
+    ctx.warn(
+        f"streak() counts runs that began before the period: the run ending {ends} "
+        f"({length}) began {begins}, {before} of its rows before the period."
+    )
+
+
+def _moment(value: Any, intraday: bool) -> str:
+    stamp = pd.Timestamp(value)
+    return f"{stamp:%Y-%m-%d %H:%M}" if intraday else f"{stamp:%Y-%m-%d}"
 
 
 @register(
@@ -353,14 +417,14 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     "rank",
     unit="scalar",
     category="pattern",
-    params=(_COL,),
+    params=(_COL, RESTART),
     summary="Percentile rank 0–100: the percentage of the period's rows whose value is ≤ "
-    "this one (100 = the highest).",
+    "this one (100 = the highest); per: within each.",
     example="rank(range) >= 90",
     reach=row,  # the period's rows only
 )
-def _rank(ctx: EvalContext, col: pd.Series) -> pd.Series:
-    return _in_period(ctx, col).rank(method="max", pct=True) * 100
+def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    return _running(ctx, col, per, "rank").rank(method="max", pct=True) * 100
 
 
 # --- aggregate ----------------------------------------------------------------------------
@@ -526,7 +590,44 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         extreme = rows.reduce(pd.Series(numbers), how)
         with np.errstate(invalid="ignore"):
             hit = numbers == rows.spread(extreme)
-        return _value_at(rows, arg, rows.pick(hit))
+        chosen = rows.pick(hit)
+        if not rows.grouped and rows.warn is not None:
+            _warn_ties(rows.warn, arg, val, np.flatnonzero(hit), word)
+        return _value_at(rows, arg, chosen)
+
+
+# Tied rows an arg_max names beside the one it shows.
+_LISTED_TIES = 5
+
+
+def _warn_ties(
+    warn: Callable[[str], None], arg: pd.Series, val: pd.Series, tied: np.ndarray, word: str
+) -> None:
+    """One answer from several equal extremes ("when was the longest run": two runs of 11)
+    is the earliest of them: say the others."""
+    if len(tied) < 2:
+        return
+    name = val.name if isinstance(val.name, str) else "value"
+    shown, others = _text(arg.iloc[tied[0]]), [_text(arg.iloc[i]) for i in tied[1:]]
+    listed = ", ".join(others[:_LISTED_TIES])
+    if len(others) > _LISTED_TIES:
+        listed += f" and {len(others) - _LISTED_TIES} more"
+    warn(
+        f"{len(tied)} rows share the {word} {name} ({_text(val.iloc[tied[0]])}): {shown} is "
+        f"shown (the earliest); also {listed}."
+    )
+
+
+def _text(value: Any) -> str:
+    """A value as a warning names it: dates without a midnight, whole numbers without .0."""
+    if isinstance(value, pd.Timestamp | np.datetime64):
+        stamp = pd.Timestamp(value)
+        return f"{stamp:%Y-%m-%d}" if stamp == stamp.normalize() else f"{stamp:%Y-%m-%d %H:%M}"
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        return f"{float(value):.6g}" if abs(value) < 1e5 else f"{float(value):.2f}"
+    return str(value)
 
 
 _arg_extreme("arg_max", "max", "largest")
@@ -651,22 +752,28 @@ def _date(ctx: EvalContext) -> pd.Series:
 # --- session ------------------------------------------------------------------------------
 
 
+# session_high('RTH', 1): the session's bar lag trading dates (of that session) before the
+# row's. The session's bars are the whole data set's, not the period's rows, so a lag reads
+# before the period's start without any warm-up.
+_LAG = Param("lag", "int", default=0, min=0, max=10_000)
+
+
 def _session_part(field: str) -> None:
     @register(
         f"session_{field}",
         category="session",
-        params=(_SESSION,),
-        summary=f"The {field} of that session's daily bar on the row's trading date "
-        "(NaN if it had no bars).",
+        params=(_SESSION, _LAG),
+        summary=f"The {field} of that session's daily bar on the row's trading date (NaN if none).",
         example=f"session_{field}('RTH')",
         unit="contracts" if field == "volume" else "price",
     )
-    def impl(ctx: EvalContext, session: str) -> pd.Series:
+    def impl(ctx: EvalContext, session: str, lag: int) -> pd.Series:
         bars = ctx.session_bars(session)
         dates = _column(ctx, "trading_date", f"session_{field}")
         # Look each distinct date up once: intraday frames repeat a date hundreds of times.
         codes, unique = pd.factorize(dates)
-        per_date = bars[field].reindex(unique).to_numpy(dtype=np.float64)
+        values = bars[field] if lag == 0 else bars[field].shift(lag)
+        per_date = values.reindex(unique).to_numpy(dtype=np.float64)
         values = np.append(per_date, np.nan)[codes]  # code -1 (no date) picks NaN
         return pd.Series(values, index=ctx.frame.index)
 

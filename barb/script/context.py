@@ -74,10 +74,13 @@ class RowGroups:
     # Codes then run over the key's whole span and results are cut down to these slots,
     # which is cheaper than renumbering millions of codes.
     slots: np.ndarray | None = None
+    # Where an aggregate says what its one value hides (rows tied with the one shown); only
+    # for all rows together: a grouped table shows every group's answer.
+    warn: Callable[[str], None] | None = field(default=None, compare=False)
 
     @classmethod
-    def whole(cls, length: int) -> RowGroups:
-        return cls(length)
+    def whole(cls, length: int, warn: Callable[[str], None] | None = None) -> RowGroups:
+        return cls(length, warn=warn)
 
     @classmethod
     def by_keys(cls, frame: pd.DataFrame, keys: Sequence[str]) -> RowGroups:

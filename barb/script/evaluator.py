@@ -84,7 +84,7 @@ def evaluate_aggregate(expr: ast.Expr, ctx: EvalContext, by: Sequence[str] | Non
                 raise unknown_column(name, list(ctx.frame.columns), ctx.step)
         rows = RowGroups.by_keys(ctx.frame, by)
     else:
-        rows = RowGroups.whole(len(ctx.frame))
+        rows = RowGroups.whole(len(ctx.frame), warn=ctx.warn)
     value = _AggregateEvaluator(ctx, rows, by or ()).eval(expr)
     if rows.grouped:
         if isinstance(value, pd.Series):

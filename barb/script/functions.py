@@ -74,6 +74,9 @@ class Param:
     default_column: str | None = None
     # For a ``series`` parameter: the kinds of value it takes, checked before the call.
     accepts: Accepts = "number"
+    # For a ``string`` parameter: the only values it takes (lower case; matched ignoring
+    # case), named in the error when another is written.
+    choices: tuple[str, ...] | None = None
 
     @property
     def required(self) -> bool:

@@ -154,15 +154,21 @@ def _literal_argument(
             ok = False
     elif param.kind == "string":
         ok = isinstance(value, str)
+        if ok and param.choices is not None:
+            value = value.lower()
+            ok = value in param.choices
     elif param.kind == "bool":
         ok = isinstance(value, bool)
     if ok:
         return value, None
+    hint = spec.example or f"call it as {spec.signature()}"
+    if param.choices is not None:
+        hint = f"{param.name} is {_describe_literal(param)}, e.g. {hint}"
     return None, ArgumentError(
         f"In {spec.name}(), {param.name} must be {_describe_literal(param)}, "
         f"got {arg.to_text()}: {spec.signature()}.",
         step=step,
-        hint=spec.example or f"call it as {spec.signature()}",
+        hint=hint,
     )
 
 
@@ -187,6 +193,8 @@ def _describe_literal(param: Param) -> str:
         if top != float("inf"):
             return f"{what} ≤ {_number(top)}"
         return what
+    if param.kind == "string" and param.choices is not None:
+        return "one of " + ", ".join(f"'{choice}'" for choice in param.choices)
     if param.kind == "string":
         return "a text in quotes, e.g. 'RTH'"
     return "true or false"

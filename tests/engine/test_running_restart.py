@@ -1,0 +1,234 @@
+"""Running functions (cummax, cummin, cumsum, rank) restart at a calendar unit when given one,
+and a query grouping them by a time key without one is warned: group_by only aggregates what
+ran over the whole period. Checked against pandas over bars built here from the minute file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from barb import execute
+
+RTH_START, RTH_END = 570, 1020  # 09:30-17:00
+
+
+def _ask(query: dict, settings) -> object:
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def _rth_minutes(minutes: pd.DataFrame) -> pd.DataFrame:
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = minutes[(minute >= RTH_START) & (minute < RTH_END)].copy()
+    rth["day"] = rth["timestamp"].dt.normalize()  # RTH lies inside its own calendar date
+    return rth
+
+
+def _rth_daily(minutes: pd.DataFrame) -> pd.DataFrame:
+    return (
+        _rth_minutes(minutes)
+        .groupby("day")
+        .agg(
+            open=("open", "first"),
+            high=("high", "max"),
+            low=("low", "min"),
+            close=("close", "last"),
+        )
+    )
+
+
+def _running_warnings(result) -> list[str]:
+    return [w for w in result.metadata.warnings if "runs over the whole period" in w]
+
+
+def test_intraday_drawdown_restarts_each_day(engine_settings, minutes) -> None:
+    """ "Biggest high-to-low drop within each day of February" on minute bars."""
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "period": "2024-02",
+            "map": {"pk": "cummax(high, 'day')", "dd": "low - pk"},
+            "group_by": "date()",
+            "select": "min(dd) as dd",
+        },
+        engine_settings,
+    )
+    rth = _rth_minutes(minutes)
+    rth = rth[rth["day"].dt.month == 2]
+    peak = rth.groupby("day")["high"].cummax()
+    expected = (rth["low"] - peak).groupby(rth["day"]).min()
+    assert list(pd.to_datetime(result.table["date"])) == list(expected.index)
+    np.testing.assert_allclose(result.table["dd"].to_numpy(), expected.to_numpy())
+    # Without the unit the numbers differ (the peak carries over from earlier days).
+    whole = _ask(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "period": "2024-02",
+            "map": {"pk": "cummax(high)", "dd": "low - pk"},
+            "group_by": "date()",
+            "select": "min(dd) as dd",
+        },
+        engine_settings,
+    )
+    assert not np.allclose(whole.table["dd"].to_numpy(), expected.to_numpy())
+    assert _running_warnings(whole) == [
+        "cummax(high) runs over the whole period, not within each date() group: "
+        "cummax(high, 'day') restarts it every day."
+    ]
+    assert _running_warnings(result) == []
+
+
+def test_cumsum_restarts_each_month_and_at_the_period(engine_settings, minutes) -> None:
+    """The period's first bar starts the run too: mid-February's total starts there."""
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-02-14:2024-03-28",
+            "map": {"run": "cumsum(close - open, 'month')"},
+            "select": ["timestamp", "run"],
+        },
+        engine_settings,
+    )
+    daily = _rth_daily(minutes).loc["2024-02-14":"2024-03-28"]
+    move = daily["close"] - daily["open"]
+    expected = move.groupby(daily.index.month).cumsum()
+    np.testing.assert_allclose(result.table["run"].to_numpy(), expected.to_numpy())
+
+
+def test_cummin_restarts_each_week(engine_settings, minutes) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"lo": "cummin(low, 'week')"},
+            "select": ["timestamp", "lo"],
+        },
+        engine_settings,
+    )
+    daily = _rth_daily(minutes)
+    monday = daily.index - pd.to_timedelta(daily.index.dayofweek, unit="D")
+    expected = daily["low"].groupby(monday).cummin()
+    np.testing.assert_allclose(result.table["lo"].to_numpy(), expected.to_numpy())
+
+
+def test_an_unknown_unit_is_an_error_listing_the_units(engine_settings) -> None:
+    result = execute(
+        {"session": "RTH", "from": "daily", "map": {"pk": "cummax(close, 'decade')"}},
+        "NQ",
+        settings=engine_settings,
+    )
+    assert not result.ok
+    error = result.error.to_dict()
+    assert error["error_type"] == "ArgumentError"
+    for unit in ("'day'", "'week'", "'month'", "'quarter'", "'year'"):
+        assert unit in error["message"] and unit in error["hint"]
+
+
+def test_the_unit_is_matched_ignoring_case(engine_settings) -> None:
+    upper = _ask(
+        {"session": "RTH", "from": "daily", "map": {"pk": "cummax(close, 'Month')"}},
+        engine_settings,
+    )
+    lower = _ask(
+        {"session": "RTH", "from": "daily", "map": {"pk": "cummax(close, 'month')"}},
+        engine_settings,
+    )
+    pd.testing.assert_frame_equal(upper.table, lower.table)
+
+
+@pytest.mark.parametrize(
+    ("group_by", "map_", "warned"),
+    [
+        ("year()", {}, "not within each year() group: cumsum(close - open, 'year')"),
+        ("yr", {"yr": "year()"}, "not within each year() group"),
+        (["year()", "month()"], {}, "month() group: cumsum(close - open, 'month') restarts it "),
+        ("week()", {}, "restarts it every week"),
+        ("dayname()", {}, None),  # not a calendar period: nothing to restart at
+    ],
+)
+def test_a_running_function_under_a_time_key_is_warned(
+    engine_settings, group_by, map_, warned
+) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {**map_, "run": "cumsum(close - open)"},
+        "group_by": group_by,
+        "select": "max(run)",
+    }
+    warnings = _running_warnings(_ask(query, engine_settings))
+    if warned is None:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1 and warned in warnings[0], warnings
+
+
+def test_no_warning_with_a_unit_or_when_the_running_column_is_not_read(engine_settings) -> None:
+    for query in (
+        {"map": {"run": "cumsum(close - open, 'month')"}, "select": "max(run)"},
+        {"map": {"run": "cumsum(close - open)"}, "select": "max(range)"},
+    ):
+        full = {"session": "RTH", "from": "daily", "group_by": "month()", **query}
+        assert _running_warnings(_ask(full, engine_settings)) == []
+    # Inside the aggregate itself it is read, and warned.
+    hoisted = {"session": "RTH", "from": "daily", "group_by": "month()"}
+    hoisted["select"] = "min(close / cummax(close) - 1)"
+    assert len(_running_warnings(_ask(hoisted, engine_settings))) == 1
+
+
+@pytest.mark.slow
+def test_max_drawdown_per_year(sample_settings, con) -> None:
+    """The testers' question: each year's peak-to-trough drawdown of the daily close."""
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"peak": "cummax(close, 'year')", "dd_pct": "(close / peak - 1) * 100"},
+            "group_by": "year()",
+            "select": "min(dd_pct) as max_dd",
+        },
+        sample_settings,
+    )
+    daily = _sample_daily(con)
+    years = daily.index.year
+    peak = daily["close"].groupby(years).cummax()
+    expected = ((daily["close"] / peak - 1) * 100).groupby(years).min()
+    assert list(result.table["year"]) == list(expected.index)
+    np.testing.assert_allclose(result.table["max_dd"].to_numpy(), expected.to_numpy(), rtol=1e-9)
+    assert _running_warnings(result) == []
+
+
+@pytest.mark.slow
+def test_rank_per_year(sample_settings, con) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2020:2022",
+            "map": {"r": "rank(range, 'year')"},
+            "select": ["timestamp", "r"],
+        },
+        sample_settings,
+    )
+    daily = _sample_daily(con).loc["2020-01-01":"2022-12-31"]
+    spread = daily["high"] - daily["low"]
+    expected = spread.groupby(daily.index.year).rank(method="max", pct=True) * 100
+    np.testing.assert_allclose(result.table["r"].to_numpy(), expected.to_numpy(), rtol=1e-9)
+
+
+def _sample_daily(con) -> pd.DataFrame:
+    """RTH daily bars of the NQ sample, by trading date, built in DuckDB."""
+    daily = con.execute(
+        f"""
+        SELECT trading_date AS d, max(high) AS high, min(low) AS low,
+               arg_max(close, timestamp) AS close
+        FROM nq WHERE minute >= {RTH_START} AND minute < {RTH_END} GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    return daily.set_index(pd.to_datetime(daily["d"]))

@@ -1,0 +1,121 @@
+"""What a streak or an arg_max answer does not show by itself: a run that began before the
+period, and other rows tied with the one shown. Expected runs and ties are found with pandas
+over daily bars built here from the minute file."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from barb import execute
+
+RTH_START, RTH_END = 570, 1020  # 09:30-17:00
+
+
+def _rth_daily(minutes: pd.DataFrame) -> pd.DataFrame:
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = minutes[(minute >= RTH_START) & (minute < RTH_END)]
+    return rth.groupby(rth["timestamp"].dt.normalize()).agg(close=("close", "last"))
+
+
+def _down_runs(daily: pd.DataFrame) -> pd.Series:
+    down = daily["close"] < daily["close"].shift()
+    return down.groupby((~down).cumsum()).cumsum().astype(int)
+
+
+def _streak_query(period: str) -> dict:
+    return {
+        "session": "RTH",
+        "from": "daily",
+        "period": period,
+        "map": {"down_run": "streak(close < prev(close))"},
+        "select": ["max(down_run) as longest", "arg_max(date(), down_run) as end_date"],
+    }
+
+
+def _streak_warnings(result) -> list[str]:
+    return [w for w in result.metadata.warnings if w.startswith("streak()")]
+
+
+def test_a_run_begun_before_the_period_is_named(engine_settings, minutes) -> None:
+    runs = _down_runs(_rth_daily(minutes))
+    days = runs.index
+    # A period opening on the third day or later of a down run.
+    start = next(i for i in range(20, len(runs)) if runs.iloc[i] >= 3)
+    end = start
+    while end + 1 < len(runs) and runs.iloc[end + 1] > runs.iloc[end]:
+        end += 1
+    length = int(runs.iloc[end])
+    began = days[end - length + 1]
+    result = execute(_streak_query(f"{days[start]:%Y-%m-%d}:"), "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert _streak_warnings(result) == [
+        f"streak() counts runs that began before the period: the run ending "
+        f"{days[end]:%Y-%m-%d} ({length}) began {began:%Y-%m-%d}, {start - (end - length + 1)} "
+        "of its rows before the period."
+    ]
+
+
+def test_no_warning_when_the_period_opens_outside_a_run(engine_settings, minutes) -> None:
+    runs = _down_runs(_rth_daily(minutes))
+    start = next(i for i in range(20, len(runs)) if runs.iloc[i] <= 1)
+    period = f"{runs.index[start]:%Y-%m-%d}:"
+    result = execute(_streak_query(period), "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert _streak_warnings(result) == []
+
+
+def _tie_warnings(result) -> list[str]:
+    return [w for w in result.metadata.warnings if " rows share the " in w]
+
+
+def test_tied_longest_runs_are_all_named(engine_settings, minutes) -> None:
+    runs = _down_runs(_rth_daily(minutes))
+    ends = runs.index[runs == runs.max()]
+    result = execute(_streak_query("all"), "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert result.summary.values["end_date"] == ends[0]
+    if len(ends) == 1:
+        assert _tie_warnings(result) == []
+    else:
+        others = ", ".join(f"{d:%Y-%m-%d}" for d in ends[1:6])
+        assert _tie_warnings(result)[0].startswith(
+            f"{len(ends)} rows share the largest down_run ({runs.max()}): "
+            f"{ends[0]:%Y-%m-%d} is shown (the earliest); also {others}"
+        )
+
+
+def test_many_ties_list_five_and_count_the_rest(engine_settings, minutes) -> None:
+    """Every Friday has the largest weekday: the first is shown, five more listed."""
+    days = _rth_daily(minutes).index
+    fridays = days[days.dayofweek == days.dayofweek.max()]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"wd": "dayofweek()"},
+        "select": ["arg_max(date(), wd) as day", "arg_min(date(), wd) as first_monday"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    listed = ", ".join(f"{d:%Y-%m-%d}" for d in fridays[1:6])
+    assert (
+        f"{len(fridays)} rows share the largest wd (4): {fridays[0]:%Y-%m-%d} is shown (the "
+        f"earliest); also {listed} and {len(fridays) - 6} more."
+    ) in _tie_warnings(result)
+    assert any(
+        w.startswith(f"{len(days[days.dayofweek == 0])} rows share the smallest wd (0)")
+        for w in _tie_warnings(result)
+    )
+
+
+def test_grouped_arg_max_names_no_ties(engine_settings) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"wd": "dayofweek()"},
+        "group_by": "month()",
+        "select": "arg_max(date(), wd) as day",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert _tie_warnings(result) == []
