@@ -40,7 +40,7 @@ WORDING_SYMBOL = "NQ"
 _CATEGORY_TITLES = {
     "scalar": "Scalar",
     "lag": "Lag",
-    "window": "Window (n rows, this one included)",
+    "window": "Window (the last n rows, this one included; NaN until there are n)",
     "cumulative": "Cumulative",
     "pattern": "Sequence",
     "aggregate": "Aggregate (select only)",
@@ -110,8 +110,8 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "A period selects rows, it never cuts history: prev(), rolling windows, indicators, "
         "patterns, streak and bars_since are computed with the bars before it (RSI in 2024 = "
         "RSI over all history, read in 2024); running totals and ranks (cumsum, cummax, "
-        "cummin, rank) start at the period's first bar (cumulative return in 2024 = from the "
-        "first bar of 2024). group_by does NOT restart them, per does (day, week, month, "
+        "cummin, rank) start at the period's first bar. group_by does NOT restart them, per "
+        "does (day, week, month, "
         "quarter, year): drawdown per year = min(close / cummax(close, 'year') - 1) by "
         "year(). Weekly+ bars count only when wholly inside the period.",
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '

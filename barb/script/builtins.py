@@ -216,16 +216,16 @@ def _rolling(
 _rolling(
     "rolling_mean",
     "mean",
-    "Mean of the last n rows, this one included; NaN until n rows.",
+    "Mean of the last n rows.",
     of_condition="share",
 )
-_rolling("rolling_sum", "sum", "Sum of the last n rows; NaN until n rows.", of_condition="count")
-_rolling("rolling_max", "max", "Highest of the last n rows; NaN until n rows.")
-_rolling("rolling_min", "min", "Lowest of the last n rows; NaN until n rows.")
+_rolling("rolling_sum", "sum", "Sum of the last n rows.", of_condition="count")
+_rolling("rolling_max", "max", "Highest of the last n rows.")
+_rolling("rolling_min", "min", "Lowest of the last n rows.")
 _rolling(
     "rolling_std",
     "std",
-    "Sample standard deviation of the last n rows; NaN until n rows.",
+    "Sample standard deviation of the last n rows.",
     unit="spread",
 )
 
@@ -235,7 +235,7 @@ _rolling(
     unit="count",
     category="window",
     params=(_COND, _N),
-    summary="How many of the last n rows meet cond; NaN until n rows.",
+    summary="How many of the last n rows meet cond.",
     reach=window("n"),
     example="rolling_count(close > open, 5)",
 )
@@ -580,8 +580,8 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         name,
         category="aggregate",
         params=(Param("arg", accepts="any"), Param("val", accepts="number_or_date")),
-        summary=f"The value of arg on the row where val is {word} (rows with val missing "
-        "skipped; ties: the earliest row, so one answer per group).",
+        summary=f"The value of arg on the row where val is {word} (missing val skipped; "
+        "ties: see TIES).",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
         unit="same",
     )
@@ -763,7 +763,7 @@ def _session_part(field: str) -> None:
         f"session_{field}",
         category="session",
         params=(_SESSION, _LAG),
-        summary=f"The {field} of that session's daily bar on the row's trading date (NaN if none).",
+        summary=f"That session's {field} on the row's trading date (NaN if none).",
         example=f"session_{field}('RTH')",
         unit="contracts" if field == "volume" else "price",
     )
