@@ -231,6 +231,20 @@ _rolling(
 
 
 @register(
+    "rolling_correlation",
+    unit="scalar",
+    category="window",
+    params=(Param("col1"), Param("col2"), _N),
+    summary="Correlation of col1 and col2 over the last n rows (all n with both).",
+    example="rolling_correlation(nq_ret, es_ret, 60)",
+    reach=window("n"),
+)
+def _rolling_correlation(ctx: EvalContext, a: pd.Series, b: pd.Series, n: int) -> pd.Series:
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    return x.rolling(n, min_periods=n).corr(y)
+
+
+@register(
     "rolling_count",
     unit="count",
     category="window",
@@ -512,17 +526,38 @@ def _percentile(rows: RowGroups, col: pd.Series, p: float) -> Any:
     example="correlation(range, volume)",
 )
 def _correlation(rows: RowGroups, a: pd.Series, b: pd.Series) -> Any:
+    cross, a_square, b_square = _co_moments(rows, a, b)
+    scale = np.sqrt(a_square * b_square)
+    with np.errstate(all="ignore"):
+        result = np.where(scale > 0, cross / scale, np.nan)
+    return rows.per_group(result) if rows.grouped else float(result)
+
+
+@register(
+    "beta",
+    unit="scalar",
+    category="aggregate",
+    params=(Param("col"), Param("market")),
+    summary="Slope of col on market, cov / var(market): NQ's beta to ES = beta(nq_ret, es_ret).",
+    example="beta(close / prev(close) - 1, es_close / prev(es_close) - 1)",
+)
+def _beta(rows: RowGroups, col: pd.Series, market: pd.Series) -> Any:
+    cross, _, market_square = _co_moments(rows, col, market)
+    with np.errstate(all="ignore"):
+        result = np.where(market_square > 0, cross / market_square, np.nan)
+    return rows.per_group(result) if rows.grouped else float(result)
+
+
+def _co_moments(rows: RowGroups, a: pd.Series, b: pd.Series) -> tuple[Any, Any, Any]:
+    """Per group, over rows where both are present: the sums of (a - mean) (b - mean),
+    (a - mean)² and (b - mean)²."""
     x, y = a.to_numpy(dtype=np.float64), b.to_numpy(dtype=np.float64)
     both = ~np.isnan(x) & ~np.isnan(y)
     x, y = np.where(both, x, np.nan), np.where(both, y, np.nan)
     # Centered first (per group): sums of products of raw prices would lose precision.
     dx = x - rows.spread(rows.reduce(pd.Series(x), "mean"))
     dy = y - rows.spread(rows.reduce(pd.Series(y), "mean"))
-    covariance = rows.reduce(pd.Series(dx * dy), "sum")
-    scale = np.sqrt(rows.reduce(pd.Series(dx * dx), "sum") * rows.reduce(pd.Series(dy * dy), "sum"))
-    with np.errstate(all="ignore"):
-        result = np.where(scale > 0, covariance / scale, np.nan)
-    return rows.per_group(result) if rows.grouped else float(result)
+    return tuple(rows.reduce(pd.Series(v), "sum") for v in (dx * dy, dx * dx, dy * dy))
 
 
 # Value-picking aggregates: each chooses one row per group and returns a column's value there.

@@ -100,6 +100,42 @@ def test_correlation_of_nq_and_es_daily_returns_in_2024(sample_settings, con) ->
 
 
 @pytest.mark.slow
+def test_beta_and_rolling_correlation_of_nq_to_es(sample_settings, con) -> None:
+    """beta = cov(nq, es) / var(es); the 60-day rolling correlation read on the last day and
+    on the first day of 2024 (its window reaches into 2023: the period never cuts it)."""
+    result = _ok(
+        {
+            "instrument": "NQ",
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "join": {"instrument": "ES"},
+            "map": {
+                "nq_ret": "close / prev(close) - 1",
+                "es_ret": "es_close / prev(es_close) - 1",
+                "corr60": "rolling_correlation(nq_ret, es_ret, 60)",
+            },
+            "select": ["beta(nq_ret, es_ret) as beta", "first(corr60)", "last(corr60)"],
+        },
+        sample_settings,
+    )
+    both = pd.concat([_daily_close(con, "nq"), _daily_close(con, "es")], axis=1, join="inner")
+    returns = both.pct_change()
+    year = returns.loc["2024"]
+    nq, es = year.iloc[:, 0].to_numpy(), year.iloc[:, 1].to_numpy()
+    beta = np.cov(nq, es, ddof=1)[0, 1] / np.var(es, ddof=1)
+    values = result.summary.values
+    assert values["beta"] == pytest.approx(beta, rel=1e-4)
+
+    def corr_ending(day: pd.Timestamp) -> float:
+        window = returns.loc[:day].tail(60)
+        return float(np.corrcoef(window.iloc[:, 0], window.iloc[:, 1])[0, 1])
+
+    assert values["first_corr60"] == pytest.approx(corr_ending(year.index[0]), abs=1e-3)
+    assert values["last_corr60"] == pytest.approx(corr_ending(year.index[-1]), abs=1e-3)
+
+
+@pytest.mark.slow
 def test_instrument_join_on_intraday_bars_matches_on_time(sample_settings, con) -> None:
     result = _ok(
         {
