@@ -74,6 +74,21 @@ class Lineage:
         return None
 
 
+def group_key_names(stage: Mapping[str, Any]) -> list[str]:
+    """The columns a stage's ``group_by`` makes, as the engine names them (``year()`` →
+    ``year``, ``sy`` → ``sy``)."""
+    names: list[str] = []
+    for text in as_list(stage.get("group_by")):
+        try:
+            expr = parse_expression(str(text))
+        except BarbError:
+            continue
+        name = expr.name if isinstance(expr, ast.Column) else ast.default_name(expr)
+        if name not in names:
+            names.append(name)
+    return names
+
+
 def through_map(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:
     """A map column's expression in place of its name (``"wk": "week()"`` → ``week()``), as
     often as a map entry only names another."""

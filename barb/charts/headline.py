@@ -23,7 +23,7 @@ from barb.charts.columns import (
     time_column,
     unit,
 )
-from barb.charts.grouped import answer_column, read_groups, value_texts
+from barb.charts.grouped import answer_column, keyed_rows, read_groups, value_texts
 from barb.charts.kinds import Latest, latest, sorted_column
 from barb.charts.one_row import card_values, value_text
 from barb.charts.time_of_day import time_kind
@@ -48,7 +48,7 @@ def headline(result: Result, words: Words) -> str:
     assert summary is not None
     if summary.type in ("scalar", "dict"):
         return _answers(result, words)
-    if summary.type == "grouped":
+    if summary.type == "grouped" or keyed_rows(result):
         return _groups(result, words)
     return _rows(result, words)
 

@@ -1,0 +1,152 @@
+"""Charts testers found wrong (round 5): what names a row is never drawn as its value, the
+headline's "highest" is over every group, not the few left, and the words are the person's.
+Expected numbers come from DuckDB or pandas over the same Parquet bars, never the engine."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from engine_results import bar_heights, figure, run, title
+from matplotlib.figure import Figure
+
+from barb.charts import chart_headline
+
+pytestmark = pytest.mark.slow
+
+MINUS = "\u2212"
+
+
+def panel_names(fig: Figure) -> list[str]:
+    """Each panel's label above it (``ret_pct (%)``), top to bottom."""
+    return [
+        t.get_text()
+        for ax in fig.axes
+        for t in ax.texts
+        if getattr(t, "xycoords", None) == "axes fraction" and t.xy == (0, 1)
+    ]
+
+
+def year_returns(days: pd.DataFrame) -> pd.DataFrame:
+    """Each year's first open to last close, in percent, and its number of days."""
+    by_year = days.groupby(pd.DatetimeIndex(days.index).year)
+    out = pd.DataFrame({"start": by_year["open"].first(), "end": by_year["close"].last()})
+    out["ret_pct"] = (out["end"] / out["start"] - 1) * 100
+    out["days"] = by_year.size()
+    return out
+
+
+def monthly_returns(days: pd.DataFrame) -> pd.Series:
+    """Monthly close-to-close returns in percent, indexed by each month's first day."""
+    closes = days["close"].groupby(pd.DatetimeIndex(days.index).to_period("M")).last()
+    return (closes / closes.shift() - 1) * 100
+
+
+# --- 1: a second stage's plain columns are drawn per group, the year is a label -------------
+
+
+def test_a_then_stage_selecting_plain_columns_draws_the_value_per_year(
+    sample_settings, days
+) -> None:
+    """``then`` selecting [year, days, ret_pct] drew a histogram of the year column
+    ("median = 2,016"); the return appeared nowhere."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "year()",
+        "select": ["first(open) as start", "last(close) as end", "count() as days"],
+        "then": {
+            "map": {"ret_pct": "(end / start - 1) * 100"},
+            "select": ["year", "days", "ret_pct"],
+        },
+    }
+    result = run(query, sample_settings)
+    expected = year_returns(days)
+    fig = figure(result)
+    names = panel_names(fig)
+    assert names[0] == "ret_pct (%)" and not any(n.startswith("year") for n in names)
+    np.testing.assert_allclose(bar_heights(fig.axes[0]), expected["ret_pct"], rtol=1e-9)
+    np.testing.assert_array_equal(bar_heights(fig.axes[1]), expected["days"])
+    text = chart_headline(result) or ""
+    assert title(fig) in text
+    head = re.fullmatch(r"ret_pct: highest (\d{4}) ([\d.]+)%, lowest (\d{4}) (\S+)%", text)
+    assert head is not None, text
+    hi, lo = expected["ret_pct"].idxmax(), expected["ret_pct"].idxmin()
+    assert int(head[1]) == hi and int(head[3]) == lo
+    assert float(head[2]) == pytest.approx(expected["ret_pct"][hi], abs=0.05)
+    assert float(head[4].replace(MINUS, "-")) == pytest.approx(expected["ret_pct"][lo], abs=0.05)
+
+
+def test_a_then_stage_map_is_the_headline_not_the_price_it_was_made_of(
+    sample_settings, days
+) -> None:
+    """Without a select in ``then`` the bars were right but the headline was ``start``."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "year()",
+        "select": ["first(open) as start", "last(close) as end"],
+        "then": {"map": {"ret_pct": "(end / start - 1) * 100"}},
+    }
+    result = run(query, sample_settings)
+    expected = year_returns(days)["ret_pct"]
+    fig = figure(result)
+    assert panel_names(fig)[0] == "ret_pct (%)"
+    np.testing.assert_allclose(bar_heights(fig.axes[0]), expected, rtol=1e-9)
+    head = chart_headline(result)
+    assert head is not None and head.startswith(f"ret_pct: highest {expected.idxmax()} ")
+
+
+# --- 2: a month number is a key, never a value ------------------------------------------------
+
+
+def test_best_month_numbers_are_not_drawn_or_headlined_as_values(sample_settings, days) -> None:
+    """``arg_max(month(), ret_pct) as best_month`` headlined "highest 2015 12"."""
+    query = {
+        "session": "RTH",
+        "from": "monthly",
+        "map": {"ret_pct": "(close - prev(close)) / prev(close) * 100"},
+        "group_by": "year()",
+        "select": [
+            "arg_max(month(), ret_pct) as best_month",
+            "max(ret_pct) as best",
+            "arg_min(month(), ret_pct) as worst_month",
+            "min(ret_pct) as worst",
+        ],
+    }
+    result = run(query, sample_settings)
+    ret = monthly_returns(days[days.index < pd.Timestamp("2026-01-01")])  # whole months
+    by_year = ret.groupby(ret.index.year)
+    fig = figure(result)
+    assert panel_names(fig) == ["best (%)", "worst (%)"]
+    np.testing.assert_allclose(bar_heights(fig.axes[0]), by_year.max(), rtol=1e-9)
+    np.testing.assert_allclose(bar_heights(fig.axes[1]), by_year.min(), rtol=1e-9)
+    best = by_year.max()
+    head = chart_headline(result)
+    high, low = f"{best.idxmax()} {best.max():.1f}%", f"{best.idxmin()} {best.min():.1f}%"
+    assert head == f"best: highest {high}, lowest {low}"
+
+
+# --- 7: four aggregates, four panels ----------------------------------------------------------
+
+
+def test_four_aggregates_draw_four_panels(sample_settings, days) -> None:
+    """By month with count, mean, median and up_share: up_share was silently dropped."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"ret": "(close / prev(close) - 1) * 100"},
+        "group_by": "month()",
+        "select": ["count(ret) as n", "mean(ret)", "median(ret)", "mean(ret > 0) as up_share"],
+    }
+    result = run(query, sample_settings)
+    ret = ((days["close"] / days["close"].shift() - 1) * 100).dropna()
+    up = (ret > 0).groupby(pd.DatetimeIndex(ret.index).month).mean()
+    fig = figure(result)
+    names = panel_names(fig)
+    assert len(names) == 4 and names[-1] == "up_share (%)"
+    np.testing.assert_allclose(bar_heights(fig.axes[3]), up, rtol=1e-9)
+    labels = [t.get_text() for t in fig.axes[3].texts if re.search(r"\d", t.get_text())]
+    assert labels == [f"{v:.1f}%" for v in up * 100]
