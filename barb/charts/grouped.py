@@ -72,6 +72,8 @@ class Groups:
     labels: list[str]
     # Positions of the round times of day (09:00, 09:30 …) when the key is a time of day.
     round_times: list[int] | None = None
+    # Sort and limit kept the first few groups: they are ranked, not the highest and lowest.
+    ranked: bool = False
 
 
 def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
@@ -95,7 +97,23 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         if len(by) == 1 and counts:
             table = with_empty_groups(table, by[0], counts, result)
     labels = group_labels(table, by, result.query, words)
+    if cut_by_limit(result, table):
+        return Groups(table, by, columns, labels, ranked=True)
     return Groups(table, by, columns, labels, _round_times(table, by, result.query, labels))
+
+
+def ranked_column(groups: Groups, result: Result) -> str:
+    """The column ranked groups are ranked by: the sort column, else the answer's."""
+    sort = str(_stage(result).get("sort") or "").split(",")[0].split()
+    return sort[0] if sort and sort[0] in groups.columns else answer_column(groups, result)
+
+
+def cut_by_limit(result: Result, table: pd.DataFrame) -> bool:
+    """Whether sort and limit kept only the first groups: the lowest of 5 months left is the
+    5th lowest of all, never the "highest"."""
+    stage = _stage(result)
+    limit = stage.get("limit")
+    return bool(stage.get("sort")) and isinstance(limit, int) and len(table) >= limit
 
 
 def group_keys(result: Result) -> list[str]:
@@ -233,12 +251,14 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if groups is None:
         return False
     labels, n = groups.labels, len(groups.table)
+    if groups.ranked:  # as ranked rows are: "1. 2023 · Sep"
+        labels = [f"{i + 1}. {label}" for i, label in enumerate(labels)]
     rotate, step = label_fit(labels, in_order="sort" not in _stage(result))
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
     slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
-    answer = answer_column(groups, result)
+    answer = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     # The headline's column on top, where the eye lands after reading it.
     columns = [answer, *(c for c in groups.columns if c != answer)]
     for ax, column in zip(panels, columns, strict=True):
@@ -248,7 +268,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         value_unit = unit(column, result)
         kind = time_kind(column, result.query)
         texts = value_texts(values, value_unit, kind, words)
-        extremes = column == answer
+        extremes = column == answer and not groups.ranked
         upright = False
         above_px = 30.0  # a level label over its bar
         if n > MAX_GROUP_BARS:

@@ -150,3 +150,32 @@ def test_four_aggregates_draw_four_panels(sample_settings, days) -> None:
     np.testing.assert_allclose(bar_heights(fig.axes[3]), up, rtol=1e-9)
     labels = [t.get_text() for t in fig.axes[3].texts if re.search(r"\d", t.get_text())]
     assert labels == [f"{v:.1f}%" for v in up * 100]
+
+
+# --- 3: sort and limit: the groups left are ranked, not the highest and lowest ----------------
+
+
+def test_the_lowest_five_months_are_ranked_not_called_highest(sample_settings, days) -> None:
+    """ "lowest 5 months" headlined "highest 2008 Feb", the 5th lowest of 217 months."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"range": "high - low"},
+        "group_by": ["year()", "month()"],
+        "select": "mean(range) as avg_range",
+        "sort": "avg_range asc",
+        "limit": 5,
+    }
+    result = run(query, sample_settings)
+    index = pd.DatetimeIndex(days.index)
+    means = (days["high"] - days["low"]).groupby([index.year, index.month]).mean()
+    lowest = means.sort_values().iloc[:5]
+    fig = figure(result)
+    np.testing.assert_allclose(bar_heights(fig.axes[0]), lowest, rtol=1e-9)
+    months = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+    names = [f"{y} · {months[m - 1]}" for y, m in lowest.index]
+    ticks = [t.get_text() for t in fig.axes[-1].get_xticklabels() if t.get_text()]
+    assert ticks == [f"{i + 1}. {n}" for i, n in enumerate(names)]
+    head = chart_headline(result)
+    assert head == f"avg_range: #1 {names[0]} {lowest.iloc[0]:.1f} points"
+    assert "highest" not in (head or "")
