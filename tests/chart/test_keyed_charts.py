@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import bar_heights, figure, run, title
+from engine_results import RTH, bar_heights, figure, run, title
 from matplotlib.figure import Figure
 
 from barb.charts import chart_headline
@@ -179,3 +179,38 @@ def test_the_lowest_five_months_are_ranked_not_called_highest(sample_settings, d
     head = chart_headline(result)
     assert head == f"avg_range: #1 {names[0]} {lowest.iloc[0]:.1f} points"
     assert "highest" not in (head or "")
+
+
+# --- 4: "r" is a plain correlation's, never a beta's ------------------------------------------
+
+
+def test_a_beta_is_headlined_by_its_name_not_as_a_correlation(sample_settings, con) -> None:
+    """``correlation(a, b) * std(a) / std(b) as beta`` was headlined "r = 1.31 (nq_ret vs ?)"."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2023:2024",
+        "join": {"instrument": "ES"},
+        "map": {"nq_ret": "close / prev(close) - 1", "es_ret": "es_close / prev(es_close) - 1"},
+        "select": [
+            "correlation(nq_ret, es_ret) * std(nq_ret) / std(es_ret) as beta",
+            "correlation(nq_ret, es_ret) as corr",
+        ],
+    }
+    result = run(query, sample_settings)
+    closes = {
+        name: con.execute(
+            f"SELECT trading_date, arg_max(close, timestamp) AS close FROM {name} "
+            f"WHERE {RTH} GROUP BY 1 ORDER BY 1"
+        )
+        .df()
+        .set_index("trading_date")["close"]
+        for name in ("nq", "es")
+    }
+    both = pd.DataFrame(closes).dropna()
+    rets = (both / both.shift() - 1).loc["2023-01-01":"2024-12-31"].dropna()
+    r = rets["nq"].corr(rets["es"])
+    beta = r * rets["nq"].std() / rets["es"].std()
+    assert beta > 1  # a beta above one is no correlation
+    head = chart_headline(result)
+    assert head == f"beta = {beta:.2f} · r = {r:.2f} (nq_ret vs es_ret)"
