@@ -214,3 +214,44 @@ def test_a_beta_is_headlined_by_its_name_not_as_a_correlation(sample_settings, c
     assert beta > 1  # a beta above one is no correlation
     head = chart_headline(result)
     assert head == f"beta = {beta:.2f} · r = {r:.2f} (nq_ret vs es_ret)"
+
+
+# --- 6: shares of a named pattern and of a second stage's condition are percents --------------
+
+
+def test_the_mean_of_a_named_pattern_is_a_share(sample_settings, days) -> None:
+    """``mean(gap_filled())`` read 0.591 beside ``mean(close > open)`` at 58.8%."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "select": ["mean(inside_day()) as inside", "mean(close > open) as up"],
+    }
+    result = run(query, sample_settings)
+    known = days.iloc[1:]  # the first day has no day before it
+    inside = (
+        (known["high"] < days["high"].shift().iloc[1:])
+        & (known["low"] > days["low"].shift().iloc[1:])
+    ).mean()
+    up = (days["close"] > days["open"]).mean()
+    head = re.fullmatch(r"inside = ([\d.]+)% · up = ([\d.]+)%", chart_headline(result) or "")
+    assert head is not None, chart_headline(result)
+    assert float(head[1]) == pytest.approx(inside * 100, abs=0.01)
+    assert float(head[2]) == pytest.approx(up * 100, abs=0.05)
+
+
+def test_a_condition_made_in_the_second_stage_is_a_share(sample_settings, days) -> None:
+    """A true/false column made by the ``then`` map read ``either = 0,699``."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "year()",
+        "select": ["first(open) as o", "last(close) as c"],
+        "then": {"map": {"up_year": "c > o"}, "select": "mean(up_year) as up_share"},
+    }
+    result = run(query, sample_settings)
+    by_year = days.groupby(pd.DatetimeIndex(days.index).year)
+    share = (by_year["close"].last() > by_year["open"].first()).mean()
+    for language, text in (("en", f"{share * 100:.1f}%"), ("ru", f"{share * 100:.1f}\u00a0%")):
+        head = chart_headline(result, language)
+        expected = text if language == "en" else text.replace(".", ",")
+        assert head == f"up_share = {expected}"
