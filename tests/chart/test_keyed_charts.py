@@ -255,3 +255,33 @@ def test_a_condition_made_in_the_second_stage_is_a_share(sample_settings, days) 
         head = chart_headline(result, language)
         expected = text if language == "en" else text.replace(".", ",")
         assert head == f"up_share = {expected}"
+
+
+# --- 5: the footer in the person's language, clear of the badge --------------------------------
+
+
+def test_a_russian_minute_footer_is_translated_and_clear_of_the_badge(sample_settings) -> None:
+    """ "подошло 566 007 из 2 052 975 баров (1m)" ran under "СИНТЕТИЧЕСКИЕ ДАННЫЕ"; groups
+    by date() were called "число групп"."""
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "period": "2024-03",
+        "map": {"tm": "hour() * 60 + minute()"},
+        "group_by": "date()",
+        "select": "arg_max(tm, high) as high_t",
+        "then": {"select": "median(high_t) as med"},
+    }
+    result = run(query, sample_settings)
+    fig = figure(result, "ru")
+    renderer = fig.canvas.get_renderer()
+    shown = [t for t in fig.texts if t.get_visible() and t.get_text().strip()]
+    (badge,) = [t for t in shown if t.get_text() == "СИНТЕТИЧЕСКИЕ ДАННЫЕ"]
+    (footer,) = [t for t in shown if t.get_text().startswith("подошло")]
+    text = footer.get_text().replace("\n", " ")  # two lines when one would reach the badge
+    assert "минутные бары" in text and "1m" not in text
+    patch = badge.get_bbox_patch()
+    assert patch is not None
+    assert footer.get_window_extent(renderer).x1 < patch.get_window_extent(renderer).x0
+    words = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert "число дней" in words and "число групп" not in words
