@@ -113,6 +113,10 @@ class _Units:
 
     def _call(self, call: ast.Call, scope: int, depth: int) -> str | None:
         spec = library().get(call.name.lower())
+        if spec is not None and spec.body is not None:
+            # A named pattern is its expression (a condition) over the bars' own columns,
+            # never the query's names: mean(gap_filled()) is a share, like mean(close > open).
+            return self.of(spec.body, len(self.lineage.scopes), depth + 1)
         if spec is None or spec.unit is None:
             return None  # an oscillator (rsi, cci …), a time part, or unknown: no unit
         args = [self.of(arg, scope, depth) for arg in call.args]

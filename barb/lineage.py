@@ -33,14 +33,17 @@ class Scope:
 
 
 class Lineage:
-    """The names a query defines, its last stage first: each stage's select, then the map."""
+    """The names a query defines, its last stage first: each stage's select, then its map."""
 
     def __init__(self, query: Mapping[str, Any]) -> None:
         then = query.get("then")
         stages = [then, query] if isinstance(then, dict) and then else [query]
-        self.scopes: tuple[Scope, ...] = (
-            *(Scope(_select_names(stage), False) for stage in stages),
-            Scope(_map_names(query), True),
+        # Each stage's select reads its own map, which reads itself and then the stage before
+        # (a second stage's map reads the first stage's select).
+        self.scopes: tuple[Scope, ...] = tuple(
+            scope
+            for stage in stages
+            for scope in (Scope(_select_names(stage), False), Scope(_map_names(stage), True))
         )
         # The first scope is a second stage's select: a count() there counts groups, not bars.
         self.two_stages = len(stages) == 2
@@ -72,6 +75,21 @@ class Lineage:
                 return expr
             found = self.definition(expr.name, inner)
         return None
+
+
+def group_key_names(stage: Mapping[str, Any]) -> list[str]:
+    """The columns a stage's ``group_by`` makes, as the engine names them (``year()`` →
+    ``year``, ``sy`` → ``sy``)."""
+    names: list[str] = []
+    for text in as_list(stage.get("group_by")):
+        try:
+            expr = parse_expression(str(text))
+        except BarbError:
+            continue
+        name = expr.name if isinstance(expr, ast.Column) else ast.default_name(expr)
+        if name not in names:
+            names.append(name)
+    return names
 
 
 def through_map(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:

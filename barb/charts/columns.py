@@ -11,6 +11,7 @@ import pandas as pd
 from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import column_unit
+from barb.lineage import group_key_names
 from barb.result import Result
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
@@ -68,7 +69,11 @@ def unit(column: str, result: Result) -> str | None:
 def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -> str:
     """What the result's rows are called (after ``count`` of them, in that number's form)."""
     then = result.query.get("then")
-    return words.rows(timeframe(result), groups=isinstance(then, dict) and bool(then), count=count)
+    # Groups by date() are days, whatever the bars were ("число групп" said nothing).
+    by_day = group_key_names(result.query) == ["date"]
+    tf = "daily" if by_day else timeframe(result)
+    groups = isinstance(then, dict) and bool(then) and not by_day
+    return words.rows(tf, groups=groups, count=count)
 
 
 def axis_text(

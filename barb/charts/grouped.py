@@ -20,7 +20,6 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from barb.charts.answers import select_items
 from barb.charts.axes import (
     MAX_VALUE_LABELS,
     category_ticks,
@@ -31,9 +30,8 @@ from barb.charts.axes import (
     whole_number_ticks,
 )
 from barb.charts.bars import draw_bars, label_bars, labels_upright, upright_label_px
-from barb.charts.columns import axis_text, floats, is_number, unit
+from barb.charts.columns import axis_text, dated_by_label, floats, is_number, time_column, unit
 from barb.charts.line_points import decimate
-from barb.charts.select_calls import parse_call
 from barb.charts.style import (
     ACCENT,
     BAND,
@@ -52,10 +50,12 @@ from barb.charts.style import (
 from barb.charts.time_of_day import calendar_part, clock_axis, clock_kind, time_kind, time_text
 from barb.charts.value_text import TickFormatter, date_text, format_all
 from barb.charts.words import ENGLISH, Words
+from barb.lineage import Lineage, group_key_names
 from barb.result import Result
+from barb.script import ast
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
-MAX_PANELS = 3  # aggregates drawn, one panel each
+MAX_PANELS = 4  # aggregates drawn, one panel each
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 CLOCK_TICK_MINUTES = (15, 30, 60, 120, 180, 240, 360)
@@ -72,16 +72,23 @@ class Groups:
     labels: list[str]
     # Positions of the round times of day (09:00, 09:30 …) when the key is a time of day.
     round_times: list[int] | None = None
+    # Sort and limit kept the first few groups: they are ranked, not the highest and lowest.
+    ranked: bool = False
 
 
 def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     """The groups to draw, or None when there is no value to draw."""
-    table, summary = result.table, result.summary
-    assert summary is not None
+    table = result.table
     if table is None or table.empty:
         return None
-    by = [b for b in summary.by or [] if b in table.columns]
-    columns = [c for c in table.columns if c not in by and is_number(table[c])][:MAX_PANELS]
+    by = group_keys(result)
+    # A month or quarter number (``arg_max(month(), ret)``) names a group, it is no magnitude:
+    # as a bar it drew December as the year's "highest".
+    columns = [
+        c
+        for c in table.columns
+        if c not in by and is_number(table[c]) and calendar_part(c, result.query) is None
+    ][:MAX_PANELS]
     if not columns:
         return None
     if "sort" not in _stage(result):
@@ -90,14 +97,61 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         if len(by) == 1 and counts:
             table = with_empty_groups(table, by[0], counts, result)
     labels = group_labels(table, by, result.query, words)
+    if cut_by_limit(result, table):
+        return Groups(table, by, columns, labels, ranked=True)
     return Groups(table, by, columns, labels, _round_times(table, by, result.query, labels))
+
+
+def ranked_column(groups: Groups, result: Result) -> str:
+    """The column ranked groups are ranked by: the sort column, else the answer's."""
+    sort = str(_stage(result).get("sort") or "").split(",")[0].split()
+    return sort[0] if sort and sort[0] in groups.columns else answer_column(groups, result)
+
+
+def cut_by_limit(result: Result, table: pd.DataFrame) -> bool:
+    """Whether sort and limit kept only the first groups: the lowest of 5 months left is the
+    5th lowest of all, never the "highest"."""
+    stage = _stage(result)
+    limit = stage.get("limit")
+    return bool(stage.get("sort")) and isinstance(limit, int) and len(table) >= limit
+
+
+def group_keys(result: Result) -> list[str]:
+    """The columns that name each row: a grouped result's keys, or the first stage's keys
+    that a second stage selected as plain columns (``"then": {"select": ["sy", "ret_pct"]}``
+    keeps one row per year, named by ``sy``)."""
+    table, summary = result.table, result.summary
+    if table is None or summary is None:
+        return []
+    if summary.type == "grouped":
+        return [b for b in summary.by or [] if b in table.columns]
+    then = result.query.get("then")
+    if summary.type != "table" or not isinstance(then, dict) or not then or then.get("group_by"):
+        return []
+    return [k for k in group_key_names(result.query) if k in table.columns]
+
+
+def keyed_rows(result: Result) -> bool:
+    """A second stage's rows that are still the groups, named by their keys and not by a
+    time: drawn as groups (a bar per year), never as a histogram of the year column."""
+    table = result.table
+    if table is None or len(table) < 2 or result.summary is None:
+        return False
+    if result.summary.type != "table" or not group_keys(result):
+        return False
+    return time_column(table) is None and dated_by_label(table, result) is None
 
 
 def answer_column(groups: Groups, result: Result) -> str:
     """The column the headline is about and whose extremes are coloured: the first value
-    selected that is not a count. ``mean(range), count()`` by FOMC day is a question about
-    the range; the count is there to say how many days each mean rests on."""
-    return next((c for c in groups.columns if not _is_count(c, result)), groups.columns[0])
+    that is not a count, preferring one the second stage's map made from the groups (the
+    return ``(end / start - 1) * 100``, not the ``start`` price it was made of).
+    ``mean(range), count()`` by FOMC day is a question about the range; the count is there
+    to say how many days each mean rests on."""
+    values = [c for c in groups.columns if not _is_count(c, result)] or groups.columns
+    then = result.query.get("then")
+    made = then.get("map") or {} if isinstance(then, dict) else {}
+    return next((c for c in values if c in made), values[0])
 
 
 def _round_times(
@@ -126,12 +180,12 @@ def _stage(result: Result) -> dict[str, Any]:
 
 
 def _is_count(column: str, result: Result) -> bool:
-    """A count of rows: zero where a group has none (a mean there has no value)."""
-    for item in select_items(result.query):
-        func, _ = parse_call(item)
-        alias = item.rsplit(" as ", 1)[-1].strip() if " as " in item else func
-        if alias == column:
-            return func == "count"
+    """A count of rows: zero where a group has none (a mean there has no value). Followed
+    back through a second stage that only passes the count on (``"select": ["sy", "days"]``)."""
+    found = Lineage(result.query).definition(column)
+    if found is not None:
+        expr = found[0]
+        return isinstance(expr, ast.Call) and expr.name.lower() == "count"
     return column == "count" or column.startswith("count_")
 
 
@@ -197,12 +251,14 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if groups is None:
         return False
     labels, n = groups.labels, len(groups.table)
+    if groups.ranked:  # as ranked rows are: "1. 2023 · Sep"
+        labels = [f"{i + 1}. {label}" for i, label in enumerate(labels)]
     rotate, step = label_fit(labels, in_order="sort" not in _stage(result))
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
     slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
-    answer = answer_column(groups, result)
+    answer = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     # The headline's column on top, where the eye lands after reading it.
     columns = [answer, *(c for c in groups.columns if c != answer)]
     for ax, column in zip(panels, columns, strict=True):
@@ -212,7 +268,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         value_unit = unit(column, result)
         kind = time_kind(column, result.query)
         texts = value_texts(values, value_unit, kind, words)
-        extremes = column == answer
+        extremes = column == answer and not groups.ranked
         upright = False
         above_px = 30.0  # a level label over its bar
         if n > MAX_GROUP_BARS:

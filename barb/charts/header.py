@@ -29,10 +29,13 @@ from barb.charts.value_text import number_text
 from barb.charts.words import Words
 from barb.proof_names import as_list
 from barb.result import Metadata, Result
+from barb.timeframes import TIMEFRAMES, timeframe_words
 
 LINE_SPACING = 1.22
 _TRAILING = " ·,;:"  # left off a line cut with "…"
 MAX_SUBTITLE_LINES = 2
+BADGE_PAD = 0.4  # the badge box's pad, in its font's size
+FOOTER_GAP_PX = 12  # between the footer and the synthetic-data badge
 
 
 def scope_text(metadata: Metadata, words: Words) -> str:
@@ -89,12 +92,22 @@ def _join_name(join: Any) -> str:
     return str(join)
 
 
-def wrap(fig: Figure, text: str, points: float, lines: int, *, bold: bool = False) -> list[str]:
-    """``text`` in at most ``lines`` lines that fit across the figure, the last cut with "…";
-    measured with the figure's renderer, so wide letters (bold, Cyrillic) wrap sooner."""
+def wrap(
+    fig: Figure,
+    text: str,
+    points: float,
+    lines: int,
+    *,
+    bold: bool = False,
+    room_px: float | None = None,
+) -> list[str]:
+    """``text`` in at most ``lines`` lines that fit across the figure (or ``room_px``), the
+    last cut with "…"; measured with the figure's renderer, so wide letters (bold, Cyrillic)
+    wrap sooner."""
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     font = FontProperties(size=points, weight="bold" if bold else "normal")
-    room_px = (1 - 2 * MARGIN_X) * fig.get_figwidth() * fig.dpi
+    if room_px is None:
+        room_px = (1 - 2 * MARGIN_X) * fig.get_figwidth() * fig.dpi
 
     def fits(line: str) -> bool:
         width, _, _ = renderer.get_text_width_height_descent(line, font, ismath=False)
@@ -109,6 +122,26 @@ def wrap(fig: Figure, text: str, points: float, lines: int, *, bold: bool = Fals
         if all(fits(line) for line in out) or width <= 10:
             return out
         width -= 2
+
+
+def _bars_words(timeframe: str, words: Words) -> str:
+    """``daily bars``, ``минутные бары``: the bars of the timeframe in the chart's language."""
+    found = TIMEFRAMES.get(timeframe)
+    return timeframe_words(found, words.language) if found else timeframe
+
+
+def _fit_footer(fig: Figure, footer: str, room_px: float) -> tuple[float, list[str]]:
+    """The footer's size and lines within ``room_px``: one line, else two (a smaller font
+    would fall below what a phone shows legibly)."""
+    if _width_px(fig, footer, FOOTER_PT) <= room_px:
+        return FOOTER_PT, [footer]
+    return FOOTER_PT, wrap(fig, footer, FOOTER_PT, 2, room_px=room_px)
+
+
+def _width_px(fig: Figure, text: str, points: float) -> float:
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    width, _, _ = renderer.get_text_width_height_descent(text, FontProperties(size=points), False)
+    return width
 
 
 def _cut(line: str, fits: Callable[[str], bool]) -> str:
@@ -140,15 +173,16 @@ def decorate(fig: Figure, result: Result, words: Words, headline: str) -> float:
         y -= SUBTITLE_PT * LINE_SPACING / height
     matched = number_text(meta.rows_matched, 0, words)
     scanned = number_text(meta.rows_scanned, 0, words)
-    footer = words("footer", matched=matched, scanned=scanned, timeframe=meta.timeframe)
+    bars = _bars_words(meta.timeframe, words)
+    footer = words("footer", matched=matched, scanned=scanned, bars=bars)
     if meta.truncated:
         footer += " · " + words("table_cut")
     if meta.data_source != "synthetic":
         footer += " · " + words("data_from", source=meta.data_description)  # file and dates
-    fig.text(MARGIN_X, FOOTER_Y, footer, fontsize=FOOTER_PT, color=MUTED, va="center")
+    room_px = (1 - 2 * MARGIN_X) * fig.get_figwidth() * fig.dpi
     if meta.data_source == "synthetic":
-        badge = {"boxstyle": "round,pad=0.4", "facecolor": SYNTHETIC, "edgecolor": "none"}
-        fig.text(
+        badge = {"boxstyle": f"round,pad={BADGE_PAD}", "facecolor": SYNTHETIC, "edgecolor": "none"}
+        shown = fig.text(
             1 - MARGIN_X,
             FOOTER_Y + 0.004,
             words("synthetic_badge"),
@@ -159,4 +193,19 @@ def decorate(fig: Figure, result: Result, words: Words, headline: str) -> float:
             va="center",
             bbox=badge,
         )
+        # The footer stops short of the badge: a long Russian one ran under it.
+        renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+        pad_px = BADGE_PAD * BADGE_PT * fig.dpi / 72  # the box's pad, outside the text
+        badge_left = shown.get_window_extent(renderer).x0 - pad_px
+        room_px = badge_left - MARGIN_X * fig.get_figwidth() * fig.dpi - FOOTER_GAP_PX
+    size, lines = _fit_footer(fig, footer, room_px)
+    fig.text(
+        MARGIN_X,
+        FOOTER_Y,
+        "\n".join(lines),
+        fontsize=size,
+        color=MUTED,
+        va="center",
+        linespacing=1.1,
+    )
     return y

@@ -23,7 +23,13 @@ from barb.charts.columns import (
     time_column,
     unit,
 )
-from barb.charts.grouped import answer_column, read_groups, value_texts
+from barb.charts.grouped import (
+    answer_column,
+    keyed_rows,
+    ranked_column,
+    read_groups,
+    value_texts,
+)
 from barb.charts.kinds import Latest, latest, sorted_column
 from barb.charts.one_row import card_values, value_text
 from barb.charts.time_of_day import time_kind
@@ -48,7 +54,7 @@ def headline(result: Result, words: Words) -> str:
     assert summary is not None
     if summary.type in ("scalar", "dict"):
         return _answers(result, words)
-    if summary.type == "grouped":
+    if summary.type == "grouped" or keyed_rows(result):
         return _groups(result, words)
     return _rows(result, words)
 
@@ -88,7 +94,7 @@ def _groups(result: Result, words: Words) -> str:
     if groups is None:
         count = len(result.table) if result.table is not None else 0
         return words("rows_shown", count=format_value(count, words=words))
-    column = answer_column(groups, result)
+    column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     values = floats(groups.table[column])
     kind = time_kind(column, result.query)
     texts = value_texts(values, unit(column, result), kind, words)
@@ -96,6 +102,8 @@ def _groups(result: Result, words: Words) -> str:
         texts = [
             with_unit(t, unit(column, result), words, v) for t, v in zip(texts, values, strict=True)
         ]
+    if groups.ranked:
+        return words("ranked_first", name=column, label=groups.labels[0], value=texts[0])
     if np.isfinite(values).sum() < 2:
         at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
         return words("answer", name=f"{column} ({groups.labels[at]})", value=texts[at])

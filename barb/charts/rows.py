@@ -29,6 +29,7 @@ from barb.charts.columns import (
     timeframe,
     unit,
 )
+from barb.charts.grouped import draw_grouped, keyed_rows
 from barb.charts.histogram import draw_histogram
 from barb.charts.kinds import in_time_order, rows_picked, sorted_column
 from barb.charts.one_row import draw_one_row
@@ -65,6 +66,8 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     time_col = time_column(table)
     if time_col is None:
         dated = dated_by_label(table, result)
+        if dated is None and keyed_rows(result):
+            return draw_grouped(fig, result, words)
         if dated is None:
             column = first_numeric(table, result.focus_columns)
             return column is not None and draw_histogram(fig, result, table, column, [], words)

@@ -20,9 +20,21 @@ def call_args(text: str) -> tuple[str, list[str]]:
     """``arg_max(hour(), high) as h`` -> (``arg_max``, [``hour()``, ``high``])."""
     text = re.split(r"\s+as\s+", text, flags=re.IGNORECASE)[0]
     match = _CALL.match(text)
-    if not match:
+    if not match or not _one_call(match.group("args")):
         return "", []
     return match.group("func").lower(), [p.strip() for p in _split_args(match.group("args"))]
+
+
+def _one_call(args: str) -> bool:
+    """Whether the parentheses matched are one call's: ``correlation(x, y) * std(x) /
+    std(y)`` is arithmetic on three calls (a beta), not a correlation of ``x`` and ``y) *
+    std(x) / std(y``."""
+    depth = 0
+    for ch in args:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _split_args(text: str) -> list[str]:
