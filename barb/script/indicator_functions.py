@@ -111,9 +111,7 @@ def true_range(ctx: EvalContext) -> pd.Series:
     unit="points",
     category="indicator",
     params=(_period("n", 14),),
-    summary="Average True Range in points, Wilder smoothing; the typical bar size lately. "
-    "Points grow with the price level: to compare ATR across years or instruments (a rank, "
-    "a percentile over history) use atr(14) / close * 100, ATR in % of price",
+    summary="Average True Range in points (Wilder); across years atr(14) / close * 100, % of price",
     example="range > 1.5 * prev(atr(14))",
     reach=lambda a: Reach(1 + wilder_bars(a["n"])),
 )
