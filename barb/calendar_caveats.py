@@ -4,7 +4,7 @@ prev() and next() step over), and a week, month or year group the period's edge 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -12,6 +12,7 @@ import pandas as pd
 from barb.errors import DataError
 from barb.events.rules import early_close_days, us_market_closed
 from barb.frames import period_start
+from barb.lineage import nodes
 from barb.period_rows import Scope
 from barb.planning import Plan, StagePlan
 from barb.script import ast
@@ -88,12 +89,12 @@ def _steps_over_calendar(stage: StagePlan) -> bool:
     next(month()) flags a month's last row)."""
     mapped = dict(stage.map_exprs)
     for expr in _exprs(stage):
-        for node in _expanded(expr, mapped):
+        for node in nodes(expr, mapped):
             if isinstance(node, ast.Call) and node.name.lower() in STEPPING_FUNCTIONS:
                 inner = {
                     n.name.lower()
                     for arg in node.args
-                    for n in _expanded(arg, mapped)
+                    for n in nodes(arg, mapped)
                     if isinstance(n, ast.Call)
                 }
                 if inner & CALENDAR_FUNCTIONS:
@@ -105,23 +106,13 @@ def _calls(stage: StagePlan) -> Iterator[str]:
     """The name of every function the stage calls, through its map's names."""
     mapped = dict(stage.map_exprs)
     for expr in _exprs(stage):
-        for node in _expanded(expr, mapped):
+        for node in nodes(expr, mapped):
             if isinstance(node, ast.Call):
                 yield node.name.lower()
 
 
 def _exprs(stage: StagePlan) -> tuple[ast.Expr, ...]:
     return (*stage.row_exprs, *(item.expr for item in stage.select))
-
-
-def _expanded(
-    expr: ast.Node, mapped: Mapping[str, ast.Expr], seen: frozenset[str] = frozenset()
-) -> Iterator[ast.Node]:
-    """Every node of ``expr``, and of the map entries it names (each once per path)."""
-    for node in ast.walk(expr):
-        yield node
-        if isinstance(node, ast.Column) and node.name in mapped and node.name not in seen:
-            yield from _expanded(mapped[node.name], mapped, seen | {node.name})
 
 
 # Group-key functions whose groups are calendar periods, and the timeframe naming each.
@@ -139,7 +130,7 @@ def period_edge_caveat(plan: Plan, scope: Scope, kept_dates: np.ndarray | None) 
     mapped = dict(plan.first.map_exprs)
     units = []
     for _, key in plan.first.group_keys:
-        for node in _expanded(key, mapped):
+        for node in nodes(key, mapped):
             if isinstance(node, ast.Call) and not node.args and node.name.lower() in PERIOD_KEYS:
                 units.append(node.name.lower())
     if not units:

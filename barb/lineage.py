@@ -10,7 +10,7 @@ here, so that they follow a name the same way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,20 +105,25 @@ def through_map(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:
     return expr
 
 
+def nodes(
+    expr: ast.Node, mapped: Mapping[str, ast.Expr], seen: frozenset[str] = frozenset()
+) -> Iterator[ast.Node]:
+    """Every node of ``expr``, and of the map entries it names, through their names in turn
+    (each entry once on a path, so a cycle ends)."""
+    for node in ast.walk(expr):
+        yield node
+        if isinstance(node, ast.Column) and node.name in mapped and node.name not in seen:
+            yield from nodes(mapped[node.name], mapped, seen | {node.name})
+
+
 def inputs(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> set[str]:
     """The columns and the functions (``hour()``) ``expr`` reads, through the map columns it
     names."""
-    found: set[str] = set()
-    pending = [expr]
-    while pending:
-        for node in ast.walk(pending.pop()):
-            if isinstance(node, ast.Column):
-                if node.name in mapped and node.name not in found:
-                    pending.append(mapped[node.name])
-                found.add(node.name)
-            elif isinstance(node, ast.Call):
-                found.add(f"{node.name}()")
-    return found
+    return {
+        node.name if isinstance(node, ast.Column) else f"{node.name}()"
+        for node in nodes(expr, mapped)
+        if isinstance(node, ast.Column | ast.Call)
+    }
 
 
 def _select_names(stage: Mapping[str, Any]) -> dict[str, ast.Expr]:
