@@ -4,8 +4,6 @@ prev() and next() step over), and a week, month or year group the period's edge 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pandas as pd
 
@@ -32,13 +30,13 @@ def holiday_caveat(plan: Plan, kept_dates: np.ndarray | None) -> list[str]:
     day after): those sessions count as a Monday or a month's first day."""
     if plan.timeframe.name != "daily" or kept_dates is None or not len(kept_dates):
         return []
-    calls = set(_calls(plan.first))
+    calls = _calls(plan.first)
     if "holiday" in calls:  # the query already says what it does with them
         return []
     if not (calls & WEEKDAY_FUNCTIONS or _steps_over_calendar(plan.first)):
         return []
-    days = np.unique(kept_dates.astype("datetime64[D]"))
-    closed = days[us_market_closed(days)]
+    days = kept_dates.astype("datetime64[D]")  # daily rows: one per trading date
+    closed = np.unique(days[us_market_closed(days)])
     if not len(closed):
         return []
     return [
@@ -59,7 +57,7 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
         # A day without RTH bars did not trade RTH (Good Friday): a daily series steps over
         # it as over a weekend. A window steps over days that traded, only not in it.
         return []
-    calls = set(_calls(plan.first))
+    calls = _calls(plan.first)
     if not (calls & ROW_STEPPING or any(name.startswith("rolling_") for name in calls)):
         return []
     session_days = np.unique(
@@ -102,13 +100,15 @@ def _steps_over_calendar(stage: StagePlan) -> bool:
     return False
 
 
-def _calls(stage: StagePlan) -> Iterator[str]:
+def _calls(stage: StagePlan) -> set[str]:
     """The name of every function the stage calls, through its map's names."""
     mapped = dict(stage.map_exprs)
-    for expr in _exprs(stage):
-        for node in nodes(expr, mapped):
-            if isinstance(node, ast.Call):
-                yield node.name.lower()
+    return {
+        node.name.lower()
+        for expr in _exprs(stage)
+        for node in nodes(expr, mapped)
+        if isinstance(node, ast.Call)
+    }
 
 
 def _exprs(stage: StagePlan) -> tuple[ast.Expr, ...]:
@@ -117,6 +117,7 @@ def _exprs(stage: StagePlan) -> tuple[ast.Expr, ...]:
 
 # Group-key functions whose groups are calendar periods, and the timeframe naming each.
 PERIOD_KEYS = {"week": "weekly", "month": "monthly", "quarter": "quarterly", "year": "yearly"}
+YEAR_DAYS = np.timedelta64(366, "D")
 
 
 def period_edge_caveat(plan: Plan, scope: Scope, kept_dates: np.ndarray | None) -> list[str]:
@@ -139,12 +140,15 @@ def period_edge_caveat(plan: Plan, scope: Scope, kept_dates: np.ndarray | None) 
     timeframe = PERIOD_KEYS[unit]
     dates = scope.frame["trading_date"].to_numpy()[scope.in_period].astype("datetime64[D]")
     every = np.asarray(plan.dataset.trading_dates(), dtype="datetime64[D]")
+    if dates[0] <= every[0] and dates[-1] >= every[-1]:
+        return []  # the period is all the data: only the data's own end cuts a group
     kept = np.unique(kept_dates.astype("datetime64[D]"))
-    labels = period_start(every, timeframe).astype("datetime64[D]")
     warnings = []
     for edge, day in (("start", dates[0]), ("end", dates[-1])):
+        # Labelled only near the edge: a year is the longest group.
+        near = every[(every >= day - YEAR_DAYS) & (every <= day + YEAR_DAYS)]
         label = period_start(np.array([day]), timeframe)[0].astype("datetime64[D]")
-        group = every[labels == label]
+        group = near[period_start(near, timeframe).astype("datetime64[D]") == label]
         outside = group[group < dates[0]] if edge == "start" else group[group > dates[-1]]
         if not len(outside):
             continue

@@ -105,15 +105,17 @@ def through_map(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:
     return expr
 
 
-def nodes(
-    expr: ast.Node, mapped: Mapping[str, ast.Expr], seen: frozenset[str] = frozenset()
-) -> Iterator[ast.Node]:
+def nodes(expr: ast.Node, mapped: Mapping[str, ast.Expr]) -> Iterator[ast.Node]:
     """Every node of ``expr``, and of the map entries it names, through their names in turn
-    (each entry once on a path, so a cycle ends)."""
-    for node in ast.walk(expr):
-        yield node
-        if isinstance(node, ast.Column) and node.name in mapped and node.name not in seen:
-            yield from nodes(mapped[node.name], mapped, seen | {node.name})
+    (each entry once: a chain of map columns is walked once, and a cycle ends)."""
+    seen: set[str] = set()
+    pending = [expr]
+    while pending:
+        for node in ast.walk(pending.pop()):
+            yield node
+            if isinstance(node, ast.Column) and node.name in mapped and node.name not in seen:
+                seen.add(node.name)
+                pending.append(mapped[node.name])
 
 
 def inputs(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> set[str]:
