@@ -657,6 +657,53 @@ def _() -> Answer:
     return [float(np.mean(ranges))]
 
 
+# The US stock market's 2024 holidays (NYSE's published list).
+NYSE_HOLIDAYS_2024 = (
+    "2024-01-01 2024-01-15 2024-02-19 2024-03-29 2024-05-27 2024-06-19 2024-07-04 2024-09-02 "
+    "2024-11-28 2024-12-25"
+)
+
+
+@answer("nq_drawdown_within_each_year")
+def _() -> Answer:
+    # Each year's worst close against the highest close so far that year, averaged.
+    close = daily("NQ", "RTH")["close"]
+    close = close[(close.index.year >= 2009) & (close.index.year <= 2025)]
+    years = close.index.year
+    drawdown = (close / close.groupby(years).cummax() - 1) * 100
+    return [drawdown.groupby(years).min().mean()]
+
+
+@answer("nq_holiday_sessions_2024")
+def _() -> Answer:
+    traded = set(daily("NQ", "ETH").index)
+    return [sum(day in traded for day in dates(NYSE_HOLIDAYS_2024))]
+
+
+@answer("nq_turn_of_month_return")
+def _() -> Answer:
+    # The last trading date of a month and the first three of the next, by the instrument's
+    # own trading dates (the full day), 2010-2025; RTH close-to-close returns.
+    trading = pd.Series(daily("NQ", "ETH").index)
+    month = trading.dt.to_period("M")
+    number = trading.groupby(month).cumcount() + 1
+    left = trading.groupby(month).cumcount(ascending=False)
+    turn = set(trading[(number <= 3) | (left == 0)])
+    close = daily("NQ", "RTH")["close"]
+    returns = (close / close.shift() - 1) * 100
+    years = returns.index.year
+    chosen = returns[[day in turn for day in returns.index] & (years >= 2010) & (years <= 2025)]
+    return [chosen.mean()]
+
+
+@answer("nq_beta_to_es_2024")
+def _() -> Answer:
+    both = pd.concat([daily("NQ", "RTH")["close"], daily("ES", "RTH")["close"]], axis=1).dropna()
+    returns = (both / both.shift() - 1).loc["2024"]
+    nq, es = returns.iloc[:, 0].to_numpy(), returns.iloc[:, 1].to_numpy()
+    return [np.cov(nq, es, ddof=1)[0, 1] / np.var(es, ddof=1)]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")
