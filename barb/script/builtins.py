@@ -50,7 +50,7 @@ from barb.script.functions import (
     register,
     value_kind,
 )
-from barb.script.warmup import Reach, ema_bars, everything, row, window
+from barb.script.warmup import Reach, ema_bars, everything, period_rows, window
 from barb.timeframes import timeframe
 
 DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -324,7 +324,7 @@ def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -
     params=(_COL, RESTART),
     summary="Highest so far, from the period's first bar (or each per's).",
     example="cummax(close, 'year')",
-    reach=row,  # the period's rows only
+    reach=period_rows,  # the period's rows only
 )
 def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cummax").cummax()
@@ -337,7 +337,7 @@ def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     params=(_COL, RESTART),
     summary="Lowest so far, from the period's first bar (or each per's).",
     example="cummin(low, 'day')",
-    reach=row,  # the period's rows only
+    reach=period_rows,  # the period's rows only
 )
 def _cummin(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cummin").cummin()
@@ -351,7 +351,7 @@ def _cummin(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     params=(_COL, RESTART),
     summary="Running total from the period's first bar (or each per's); missing skipped.",
     example="cumsum(close - prev(close), 'month')",
-    reach=row,  # the period's rows only
+    reach=period_rows,  # the period's rows only
 )
 def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cumsum").cumsum()
@@ -435,7 +435,7 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     summary="Percentile rank 0–100: the percentage of the period's rows whose value is ≤ "
     "this one (100 = the highest); per: within each.",
     example="rank(range) >= 90",
-    reach=row,  # the period's rows only
+    reach=period_rows,  # the period's rows only
 )
 def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "rank").rank(method="max", pct=True) * 100

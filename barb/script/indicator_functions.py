@@ -19,7 +19,15 @@ from barb.errors import ArgumentError
 from barb.indicators import IndicatorLines
 from barb.script.context import EvalContext
 from barb.script.functions import Param, UnitRule, register
-from barb.script.warmup import Reach, ReachRule, ema_bars, everything, row, wilder_bars, window
+from barb.script.warmup import (
+    Reach,
+    ReachRule,
+    ema_bars,
+    everything,
+    period_rows,
+    wilder_bars,
+    window,
+)
 
 # TA-Lib's upper bound for periods; larger ones are surely a mistake.
 MAX_PERIOD = 100_000
@@ -166,7 +174,7 @@ def obv(ctx: EvalContext) -> pd.Series:
     summary="Session VWAP of typical price, reset each trading date; use on intraday bars",
     example="close > vwap()",
     # Resets each trading date: the planner always widens intraday slices to whole dates.
-    reach=row,
+    reach=period_rows,
 )
 @_documented_by(indicators.vwap)
 def vwap(ctx: EvalContext) -> pd.Series:

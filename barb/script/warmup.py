@@ -31,24 +31,29 @@ class Reach:
 
     back: int | None = 0
     ahead: int = 0
+    # Reads the rows before it that the period (or its trading date) holds, though nothing
+    # before the period: a running total, a rank, a session VWAP. No warm-up, but a where
+    # must not cut the rows it reads.
+    in_period: bool = False
 
     def then(self, other: Reach) -> Reach:
         """Reach of a function of reach ``self`` applied to an argument of reach ``other``."""
         back = None if self.back is None or other.back is None else self.back + other.back
-        return Reach(back, self.ahead + other.ahead)
+        return Reach(back, self.ahead + other.ahead, self.in_period or other.in_period)
 
     def widest(self, other: Reach) -> Reach:
         back = None if self.back is None or other.back is None else max(self.back, other.back)
-        return Reach(back, max(self.ahead, other.ahead))
+        return Reach(back, max(self.ahead, other.ahead), self.in_period or other.in_period)
 
     @property
     def local(self) -> bool:
         """True when every row can be computed from that row alone."""
-        return self.back == 0 and self.ahead == 0
+        return self.back == 0 and self.ahead == 0 and not self.in_period
 
 
 ROW = Reach()
 ALL = Reach(None)
+PERIOD_ROWS = Reach(in_period=True)
 
 # A call's literal arguments by parameter name (defaults filled in) -> the reach of the call
 # itself; the reach of its series arguments is added on top.
@@ -80,6 +85,11 @@ def window(param: str = "n") -> ReachRule:
 def row(_: dict[str, Any]) -> Reach:
     """Reads only its own bar (or its trading date's bars)."""
     return ROW
+
+
+def period_rows(_: dict[str, Any]) -> Reach:
+    """Reads the earlier rows of the period (or of its trading date), nothing before it."""
+    return PERIOD_ROWS
 
 
 def everything(_: dict[str, Any]) -> Reach:

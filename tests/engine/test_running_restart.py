@@ -232,3 +232,42 @@ def _sample_daily(con) -> pd.DataFrame:
         """
     ).df()
     return daily.set_index(pd.to_datetime(daily["d"]))
+
+
+def test_running_values_inside_select_read_the_rows_a_where_drops(engine_settings, minutes) -> None:
+    """mean(close > vwap()) at 16:59 compares with the VWAP of the whole session so far, and
+    cumsum(volume, 'day') at 10:59 is the volume since the open: a where keeping one bar a day
+    must not cut the bars they read (they once read only the kept bar: a share of 0.42
+    instead of 0.51 on the sample)."""
+    rth = _rth_minutes(minutes)
+    typical = (rth["high"] + rth["low"] + rth["close"]) / 3
+    by_day = rth.groupby("day")
+    rth["vwap"] = (typical * rth["volume"]).groupby(rth["day"]).cumsum() / by_day["volume"].cumsum()
+    rth["so_far"] = by_day["volume"].cumsum()
+    clock = rth["timestamp"].dt.strftime("%H:%M")
+    at_close = rth[clock == "16:59"]
+    at_eleven = rth[clock == "10:59"]
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "where": "time() == '16:59'",
+            "select": ["mean(close > vwap()) as above", "mean(abs(close - vwap())) as dist"],
+        },
+        engine_settings,
+    )
+    assert result.summary.values["above"] == pytest.approx(
+        (at_close["close"] > at_close["vwap"]).mean(), abs=1e-4
+    )
+    expected_dist = (at_close["close"] - at_close["vwap"]).abs().mean()
+    assert result.summary.values["dist"] == pytest.approx(expected_dist, rel=1e-3)
+    volume = _ask(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "where": "time() == '10:59'",
+            "select": "mean(cumsum(volume, 'day')) as v",
+        },
+        engine_settings,
+    )
+    assert volume.summary.value == pytest.approx(at_eleven["so_far"].mean(), rel=1e-3)
