@@ -139,17 +139,25 @@ def period_edge_caveat(plan: Plan, scope: Scope, kept_dates: np.ndarray | None) 
     unit = min(units, key=list(PERIOD_KEYS).index)  # the finest: week before month
     timeframe = PERIOD_KEYS[unit]
     dates = scope.frame["trading_date"].to_numpy()[scope.in_period].astype("datetime64[D]")
-    every = np.asarray(plan.dataset.trading_dates(), dtype="datetime64[D]")
-    if dates[0] <= every[0] and dates[-1] >= every[-1]:
+    # The days a group has are the session's own: a Good Friday without RTH bars is no day
+    # of March's RTH, and a holiday no day of a window after its early close.
+    session_days = plan.dataset.session_daily(plan.session).index.to_numpy()
+    every = session_days.astype("datetime64[D]")
+    # The period's own bounds, not its first and last bars: a period starting on Labor Day
+    # has no 16:00 bar that day, and still begins there.
+    period = plan.period
+    lo = np.datetime64(period.start, "D") if period.start is not None else dates[0]
+    hi = np.datetime64(period.end, "D") if period.end is not None else dates[-1]
+    if lo <= every[0] and hi >= every[-1]:
         return []  # the period is all the data: only the data's own end cuts a group
     kept = np.unique(kept_dates.astype("datetime64[D]"))
     warnings = []
-    for edge, day in (("start", dates[0]), ("end", dates[-1])):
+    for edge, day in (("start", max(lo, dates[0])), ("end", min(hi, dates[-1]))):
         # Labelled only near the edge: a year is the longest group.
         near = every[(every >= day - YEAR_DAYS) & (every <= day + YEAR_DAYS)]
         label = period_start(np.array([day]), timeframe)[0].astype("datetime64[D]")
         group = near[period_start(near, timeframe).astype("datetime64[D]") == label]
-        outside = group[group < dates[0]] if edge == "start" else group[group > dates[-1]]
+        outside = group[group < lo] if edge == "start" else group[group > hi]
         if not len(outside):
             continue
         inside = kept[(kept >= group[0]) & (kept <= group[-1])]

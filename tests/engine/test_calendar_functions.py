@@ -308,3 +308,41 @@ def test_a_week_cut_by_the_periods_edges_is_named(sample_settings, es_dates) -> 
         f"counts only {len(first[first >= '2024-01-03'])} of its {len(first)} days."
     ) in warnings, warnings
     assert len(result.table) == 53 and result.table["count"].iloc[-1] == len(inside)
+
+
+@pytest.mark.parametrize(
+    ("session", "period", "key"),
+    [
+        # Good Friday 2024-03-29 has no RTH bars: March's RTH ends on the 28th, inside.
+        ("RTH", "2024-01-01:2024-03-31", "month()"),
+        ("RTH", "2024-03-25:2024-03-29", "week()"),
+        # Labor Day 2025-09-01 has no 16:00 bars; the period still begins on it.
+        ("RTH_CLOSE", "2025-09-01:2025-09-26", "week()"),
+    ],
+)
+def test_no_cut_is_named_where_the_session_has_no_day_beyond_the_period(
+    sample_settings, es_minutes, session: str, period: str, key: str
+) -> None:
+    """A group is cut only by days of the query's own session outside the period: checked
+    here from the minute file, whose session days beyond the bounds are none."""
+    start, end = {"RTH": (570, 1020), "RTH_CLOSE": (960, 1020)}[session]
+    minute = es_minutes["minute"]
+    days = pd.DatetimeIndex(
+        es_minutes.loc[(minute >= start) & (minute < end), "trading_date"].unique()
+    )
+    first, last = (pd.Timestamp(t) for t in period.split(":"))
+    unit = "W" if key == "week()" else "M"
+    edge_groups = {first.to_period(unit), last.to_period(unit)}
+    beyond = [d for d in days if d.to_period(unit) in edge_groups and not first <= d <= last]
+    assert beyond == []  # the premise: nothing of the edge groups lies outside
+    result = rows(
+        {
+            "session": session,
+            "from": "daily",
+            "period": period,
+            "group_by": key,
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    assert not any("the period's" in w for w in result.metadata.warnings), result.metadata.warnings
