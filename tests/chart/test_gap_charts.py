@@ -10,6 +10,9 @@ import pandas as pd
 import pytest
 from engine_results import bar_heights, figure, run
 
+from barb.charts import chart_headline
+from barb.charts.time_of_day import time_kind
+
 pytestmark = pytest.mark.slow
 
 
@@ -43,3 +46,65 @@ def test_weekly_bars_per_year_are_counted_by_the_weeks_first_date(sample_setting
     np.testing.assert_array_equal(bar_heights(ax), expected.to_numpy())
     shown = [int(t) for t in tick_texts(ax)]
     assert max(shown) <= expected.index[-1] and min(shown) >= expected.index[0]
+
+
+# --- 2: minutes counted from the 18:00 open are times of day, every statistic on the clock -----
+
+FROM_OPEN = "if(hour() >= 18, hour() * 60 + minute() - 1440, hour() * 60 + minute())"
+
+
+def clock(minutes: float) -> str:
+    whole = round(minutes) % 1440
+    return f"{whole // 60:02d}:{whole % 60:02d}"
+
+
+@pytest.mark.parametrize(
+    ("expr", "kind"),
+    [
+        (FROM_OPEN, "minute"),
+        ("if(hour() >= 18, 60 * hour() + minute() - 1440, minute() + hour() * 60)", "minute"),
+        ("hour() * 60 + minute() - if(hour() >= 18, 1440, 0)", "minute"),
+        ("if(hour() >= 18, hour() * 60 + minute() - 1000, hour() * 60 + minute())", None),
+        ("if(hour() >= 18, hour() * 60 + minute() - 1440, hour())", None),
+        ("hour() * 60 + minute() - if(hour() >= 18, 1440, 5)", None),
+    ],
+)
+def test_minutes_from_the_evening_open_are_a_time_of_day(expr: str, kind: str | None) -> None:
+    query = {"map": {"tm": expr}, "select": "median(tm) as med"}
+    assert time_kind("med", query) == kind
+
+
+def test_times_from_the_open_read_on_the_clock_with_the_mean_beside_them(
+    sample_settings, con
+) -> None:
+    """``med_high_t = −103`` for 22:17; and beside a median of 09:53 the mean read "651,1"."""
+    query = {
+        "session": "ASIAN",
+        "from": "1m",
+        "period": "2024-01",
+        "map": {"tm": FROM_OPEN},
+        "group_by": "date()",
+        "select": "arg_max(tm, high) as high_t",
+        "then": {"select": ["median(high_t) as med_high_t", "count() as days"]},
+    }
+    result = run(query, sample_settings)
+    # The high's first minute each trading day, 18:00 to 03:00, from the evening's 18:00.
+    per_day = con.execute(
+        """
+        SELECT trading_date, arg_min(tm, (-high, timestamp)) AS high_t FROM (
+            SELECT *, CASE WHEN minute >= 1080 THEN minute - 1440 ELSE minute END AS tm
+            FROM nq WHERE (minute >= 1080 OR minute < 180)
+              AND trading_date >= DATE '2024-01-01' AND trading_date < DATE '2024-02-01')
+        GROUP BY 1
+        """
+    ).df()["high_t"]
+    assert (per_day < 0).any()  # highs before midnight: the case that read raw
+    fig = figure(result, "ru")
+    (ax,) = fig.axes
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    median, mean = per_day.median(), per_day.mean()
+    assert f"med_high_t = {clock(median)}" in texts, texts
+    assert f"среднее = {clock(mean)}" in texts, texts
+    ticks = tick_texts(ax)
+    assert ticks and all(len(t) == 5 and t[2] == ":" for t in ticks), ticks
+    assert f"med_high_t = {clock(median)}" in (chart_headline(result, "ru") or "")
