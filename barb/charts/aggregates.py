@@ -31,6 +31,7 @@ from barb.charts.columns import (
     bar_labels,
     floats,
     is_number,
+    keys_text,
     row_word,
     time_column,
     timeframe,
@@ -234,7 +235,7 @@ def _draw_stage_rows(
     if kind is not None:  # bars of times of day, from 00:00
         clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
     value_label(ax, axis_text(main.column, result, words))
-    ax.set_xlabel(" · ".join(keys[:2]), fontsize=LABEL_PT)
+    ax.set_xlabel(keys_text(keys[:2], result, words), fontsize=LABEL_PT)
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
     legend(ax, handles, loc="upper left")
     return True

@@ -30,7 +30,15 @@ from barb.charts.axes import (
     whole_number_ticks,
 )
 from barb.charts.bars import draw_bars, label_bars, labels_upright, upright_label_px
-from barb.charts.columns import axis_text, dated_by_label, floats, is_number, time_column, unit
+from barb.charts.columns import (
+    axis_text,
+    dated_by_label,
+    floats,
+    is_number,
+    keys_text,
+    time_column,
+    unit,
+)
 from barb.charts.line_points import decimate
 from barb.charts.style import (
     ACCENT,
@@ -311,7 +319,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
             whole_number_ticks(ax.yaxis, values)
         value_label(ax, axis_text(column, result, words))
-    panels[-1].set_xlabel(" · ".join(groups.by), fontsize=LABEL_PT)
+    panels[-1].set_xlabel(keys_text(groups.by, result, words), fontsize=LABEL_PT)
     return True
 
 

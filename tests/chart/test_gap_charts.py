@@ -108,3 +108,44 @@ def test_times_from_the_open_read_on_the_clock_with_the_mean_beside_them(
     ticks = tick_texts(ax)
     assert ticks and all(len(t) == 5 and t[2] == ":" for t in ticks), ticks
     assert f"med_high_t = {clock(median)}" in (chart_headline(result, "ru") or "")
+
+
+# --- 3: a Russian chart names the timeframe and the engine's keys in Russian -------------------
+
+
+def scope_line(fig) -> str:
+    (line,) = [t.get_text() for t in fig.texts if t.get_text().startswith("NQ · RTH · ")]
+    return line
+
+
+@pytest.mark.parametrize(
+    ("group_by", "query_map", "label"),
+    [
+        ("year()", {}, "год"),
+        ("dayname()", {}, "день недели"),
+        (["year()", "month()"], {}, "год · месяц"),
+        ("weekday", {"weekday": "dayname()"}, "weekday"),  # the query's own name, as written
+        ("wd", {"wd": "dayname()"}, "wd"),
+    ],
+)
+def test_a_russian_chart_names_the_timeframe_and_the_engines_keys_in_russian(
+    sample_settings, group_by, query_map: dict, label: str
+) -> None:
+    """ "NQ · RTH · daily" and an axis "year" in a Russian chart."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2020:2023",
+        "map": query_map,
+        "group_by": group_by,
+        "select": "mean(range) as rng",
+    }
+    result = run(query, sample_settings)
+    fig = figure(result, "ru")
+    assert scope_line(fig).startswith("NQ · RTH · дневные · ")
+    assert fig.axes[-1].get_xlabel() == label
+    english = figure(result, "en")
+    assert scope_line(english).startswith("NQ · RTH · daily · ")
+    assert english.axes[-1].get_xlabel() == " · ".join(
+        [g.rstrip("()") for g in ([group_by] if isinstance(group_by, str) else group_by)]
+    )
