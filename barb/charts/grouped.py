@@ -44,10 +44,12 @@ from barb.charts.style import (
     ACCENT,
     BAND,
     FIG_W_IN,
+    FOOTER_PT,
     HIGH,
     LABEL_PT,
     LEFT,
     LOW,
+    MUTED,
     NEUTRAL,
     PANEL_GAP,
     PLOT_BOTTOM,
@@ -82,6 +84,8 @@ class Groups:
     round_times: list[int] | None = None
     # Sort and limit kept the first few groups: they are ranked, not the highest and lowest.
     ranked: bool = False
+    # Values past the panels drawn, named under the chart: never dropped without a word.
+    left_out: tuple[str, ...] = ()
 
 
 def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
@@ -92,11 +96,12 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     by = group_keys(result)
     # A month or quarter number (``arg_max(month(), ret)``) names a group, it is no magnitude:
     # as a bar it drew December as the year's "highest".
-    columns = [
+    numbers = [
         c
         for c in table.columns
         if c not in by and is_number(table[c]) and calendar_part(c, result.query) is None
-    ][:MAX_PANELS]
+    ]
+    columns, left_out = numbers[:MAX_PANELS], tuple(numbers[MAX_PANELS:])
     if not columns:
         return None
     if "sort" not in _stage(result):
@@ -106,8 +111,9 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             table = with_empty_groups(table, by[0], counts, result)
     labels = group_labels(table, by, result.query, words)
     if cut_by_limit(result, table):
-        return Groups(table, by, columns, labels, ranked=True)
-    return Groups(table, by, columns, labels, _round_times(table, by, result.query, labels))
+        return Groups(table, by, columns, labels, ranked=True, left_out=left_out)
+    round_times = _round_times(table, by, result.query, labels)
+    return Groups(table, by, columns, labels, round_times, left_out=left_out)
 
 
 def ranked_column(groups: Groups, result: Result) -> str:
@@ -263,6 +269,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         labels = [f"{i + 1}. {label}" for i, label in enumerate(labels)]
     rotate, step = label_fit(labels, in_order="sort" not in _stage(result))
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
+    if groups.left_out:  # a line under the group axis's name
+        bottom += FOOTER_PT * 1.4 / (fig.get_figheight() * 72)
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
     slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
@@ -320,7 +328,26 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             whole_number_ticks(ax.yaxis, values)
         value_label(ax, axis_text(column, result, words))
     panels[-1].set_xlabel(keys_text(groups.by, result, words), fontsize=LABEL_PT)
+    if groups.left_out:
+        _left_out_note(panels[-1], groups.left_out, words)
     return True
+
+
+def _left_out_note(ax: Axes, names: tuple[str, ...], words: Words) -> None:
+    """``+ 1 more value in the CSV: p90`` under the group axis's name: the select's values
+    past the panels a portrait figure holds."""
+    text = words("left_out", plural_of=len(names), count=len(names), names=", ".join(names))
+    ax.annotate(
+        text,
+        (0.5, 0),
+        xycoords=ax.xaxis.label,
+        xytext=(0, -3),
+        textcoords="offset points",
+        fontsize=FOOTER_PT,
+        color=MUTED,
+        ha="center",
+        va="top",
+    )
 
 
 def _panels(fig: Figure, count: int, bottom: float) -> list[Axes]:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from engine_results import bar_heights, figure, run
+from matplotlib.text import Text
 
 from barb.charts import chart_headline
 from barb.charts.time_of_day import time_kind
@@ -149,3 +150,61 @@ def test_a_russian_chart_names_the_timeframe_and_the_engines_keys_in_russian(
     assert english.axes[-1].get_xlabel() == " · ".join(
         [g.rstrip("()") for g in ([group_by] if isinstance(group_by, str) else group_by)]
     )
+
+
+# --- 4: the values past the four panels are named under the chart ------------------------------
+
+
+def figure_texts(fig) -> list:
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+@pytest.mark.parametrize(
+    ("language", "note"),
+    [
+        ("en", "+ 2 more values in the CSV: p90, top"),
+        ("ru", "+ ещё 2 значения в CSV: p90, top"),
+    ],
+)
+def test_values_past_the_panels_are_named_not_dropped(
+    sample_settings, days, language: str, note: str
+) -> None:
+    """Five or more aggregates drew four panels, and the rest vanished without a word."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "year()",
+        "select": [
+            "mean(range) as rng",
+            "median(range) as med",
+            "percentile(range, 10) as p10",
+            "percentile(range, 75) as p75",
+            "percentile(range, 90) as p90",
+            "max(range) as top",
+        ],
+    }
+    result = run(query, sample_settings)
+    fig = figure(result, language)
+    assert len(fig.axes) == 4
+    ranges = days["high"] - days["low"]
+    expected = ranges.groupby(pd.DatetimeIndex(days.index).year).mean()
+    np.testing.assert_allclose(bar_heights(fig.axes[0]), expected.to_numpy(), rtol=1e-9)
+    (shown,) = [t for t in figure_texts(fig) if t.get_text() == note]
+    renderer = fig.canvas.get_renderer()
+    box = shown.get_window_extent(renderer)
+    label = fig.axes[-1].xaxis.label.get_window_extent(renderer)
+    footer = [t for t in fig.texts if t.get_position()[1] < 0.05]  # the footer and badge
+    assert footer
+    assert box.y1 <= label.y0 and all(box.y0 > t.get_window_extent(renderer).y1 for t in footer)
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width
+
+
+def test_four_values_have_no_note(sample_settings) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "year()",
+        "select": ["mean(range) as rng", "median(range) as med", "max(range) as top", "count()"],
+    }
+    fig = figure(run(query, sample_settings))
+    assert not [t for t in figure_texts(fig) if "CSV" in t.get_text()]
