@@ -40,6 +40,7 @@ from barb.charts.columns import (
     unit,
 )
 from barb.charts.line_points import decimate
+from barb.charts.short_bars import ShortBar, short_bar
 from barb.charts.style import (
     ACCENT,
     BAND,
@@ -86,6 +87,16 @@ class Groups:
     ranked: bool = False
     # Values past the panels drawn, named under the chart: never dropped without a word.
     left_out: tuple[str, ...] = ()
+    # The group of the session's short last bar (16:30-17:00 of hourly RTH bars).
+    short: ShortBar | None = None
+
+    def named(self, at: int, words: Words) -> str:
+        """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
+        for the short bar, ranked against full hours."""
+        label = self.labels[at]
+        if self.short is None or self.short.at != at:
+            return label
+        return words("short_bar_label", label=label, minutes=self.short.minutes)
 
 
 def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
@@ -110,10 +121,11 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         if len(by) == 1 and counts:
             table = with_empty_groups(table, by[0], counts, result)
     labels = group_labels(table, by, result.query, words)
+    short = short_bar(result, table, by)
     if cut_by_limit(result, table):
-        return Groups(table, by, columns, labels, ranked=True, left_out=left_out)
+        return Groups(table, by, columns, labels, ranked=True, left_out=left_out, short=short)
     round_times = _round_times(table, by, result.query, labels)
-    return Groups(table, by, columns, labels, round_times, left_out=left_out)
+    return Groups(table, by, columns, labels, round_times, left_out=left_out, short=short)
 
 
 def ranked_column(groups: Groups, result: Result) -> str:
@@ -269,8 +281,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         labels = [f"{i + 1}. {label}" for i, label in enumerate(labels)]
     rotate, step = label_fit(labels, in_order="sort" not in _stage(result))
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
-    if groups.left_out:  # a line under the group axis's name
-        bottom += FOOTER_PT * 1.4 / (fig.get_figheight() * 72)
+    notes = _notes(groups, words)
+    bottom += len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)  # under the axis name
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
     slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
@@ -328,17 +340,30 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             whole_number_ticks(ax.yaxis, values)
         value_label(ax, axis_text(column, result, words))
     panels[-1].set_xlabel(keys_text(groups.by, result, words), fontsize=LABEL_PT)
-    if groups.left_out:
-        _left_out_note(panels[-1], groups.left_out, words)
+    if notes:
+        _write_notes(panels[-1], notes)
     return True
 
 
-def _left_out_note(ax: Axes, names: tuple[str, ...], words: Words) -> None:
-    """``+ 1 more value in the CSV: p90`` under the group axis's name: the select's values
-    past the panels a portrait figure holds."""
-    text = words("left_out", plural_of=len(names), count=len(names), names=", ".join(names))
+def _notes(groups: Groups, words: Words) -> list[str]:
+    """Lines under the group axis's name: the short bar's group (``16:30: a 30-minute bar
+    (the session ends at 17:00)``), and the select's values past the panels a portrait
+    figure holds (``+ 1 more value in the CSV: p90``)."""
+    notes = []
+    if groups.short is not None:
+        short = groups.short
+        label = groups.labels[short.at]
+        notes.append(words("short_bar_note", label=label, minutes=short.minutes, end=short.end))
+    names = groups.left_out
+    if names:
+        count = len(names)
+        notes.append(words("left_out", plural_of=count, count=count, names=", ".join(names)))
+    return notes
+
+
+def _write_notes(ax: Axes, notes: list[str]) -> None:
     ax.annotate(
-        text,
+        "\n".join(notes),
         (0.5, 0),
         xycoords=ax.xaxis.label,
         xytext=(0, -3),
@@ -347,6 +372,7 @@ def _left_out_note(ax: Axes, names: tuple[str, ...], words: Words) -> None:
         color=MUTED,
         ha="center",
         va="top",
+        linespacing=1.2,
     )
 
 

@@ -12,6 +12,7 @@ from engine_results import bar_heights, figure, run
 from matplotlib.text import Text
 
 from barb.charts import chart_headline
+from barb.charts.short_bars import short_bar
 from barb.charts.time_of_day import time_kind
 
 pytestmark = pytest.mark.slow
@@ -208,3 +209,81 @@ def test_four_values_have_no_note(sample_settings) -> None:
     }
     fig = figure(run(query, sample_settings))
     assert not [t for t in figure_texts(fig) if "CSV" in t.get_text()]
+
+
+# --- 5: the session's half-hour last bar is marked where it is ranked against full hours -------
+
+
+def test_the_half_hour_last_bar_is_marked_in_an_hourly_group_chart(sample_settings, con) -> None:
+    """NQ's hourly RTH bars end with 16:30-17:00; its mean range was "lowest" unmarked."""
+    query = {
+        "session": "RTH",
+        "from": "1h",
+        "period": "2024-01",
+        "group_by": "time()",
+        "select": "mean(range) as rng",
+    }
+    result = run(query, sample_settings)
+    # Hourly buckets from the 09:30 open, each bar's high - low, averaged per bucket.
+    expected = (
+        con.execute(
+            """
+            SELECT start, avg(hi - lo) AS rng FROM (
+                SELECT trading_date, 570 + (minute - 570) // 60 * 60 AS start,
+                       max(high) AS hi, min(low) AS lo
+                FROM nq WHERE minute >= 570 AND minute < 1020
+                  AND trading_date >= DATE '2024-01-01' AND trading_date < DATE '2024-02-01'
+                GROUP BY 1, 2)
+            GROUP BY 1 ORDER BY 1
+            """
+        )
+        .df()
+        .set_index("start")["rng"]
+    )
+    assert expected.index[-1] == 990  # 16:30, the half hour
+    fig = figure(result)
+    np.testing.assert_allclose(bar_heights(fig.axes[0]), expected.to_numpy(), rtol=1e-9)
+    notes = [t.get_text() for t in fig.axes[0].texts]
+    assert "16:30: a 30-minute bar (the session ends at 17:00)" in notes
+    head = chart_headline(result, "en") or ""
+    lowest = expected.idxmin()
+    assert lowest == 990 and "lowest 16:30 (30 min) " in head, head
+    ru = figure(result, "ru")
+    assert "16:30: бар в 30 мин (сессия заканчивается в 17:00)" in [
+        t.get_text() for t in ru.axes[0].texts
+    ]
+
+
+def test_bars_that_fill_the_session_are_not_marked(sample_settings) -> None:
+    query = {
+        "session": "RTH",
+        "from": "30m",
+        "period": "2024-01",
+        "group_by": "time()",
+        "select": "mean(range) as rng",
+    }
+    result = run(query, sample_settings)
+    fig = figure(result)
+    assert not any("bar (" in t.get_text() for t in fig.axes[0].texts)
+    assert "min)" not in (chart_headline(result, "en") or "")
+
+
+@pytest.mark.parametrize(
+    ("hours", "keys", "at"),
+    [
+        ("09:00-14:30", ["09:00", "10:00", "11:00", "12:00", "13:00", "14:00"], 5),  # CL's RTH
+        ("09:30-17:00", ["09:30", "10:30", "16:30"], 2),
+        ("09:30-16:30", ["09:30", "10:30", "15:30"], None),  # whole hours
+    ],
+)
+def test_which_group_is_the_short_last_bar(
+    sample_settings, hours: str, keys: list[str], at: int | None
+) -> None:
+    query = {"session": "RTH", "from": "1h", "period": "2024-01-02", "group_by": "time()"}
+    result = run({**query, "select": "count()"}, sample_settings)
+    assert result.metadata is not None
+    result.metadata = result.metadata.model_copy(update={"session_hours": hours})
+    found = short_bar(result, pd.DataFrame({"time": keys}), ["time"])
+    assert (found.at if found else None) == at
+    if found is not None:
+        assert found.minutes == 30 and found.end == hours.split("-")[1]
