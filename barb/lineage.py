@@ -92,6 +92,23 @@ def group_key_names(stage: Mapping[str, Any]) -> list[str]:
     return names
 
 
+def called_key_names(query: Mapping[str, Any]) -> set[str]:
+    """The group keys of either stage that the engine named after a call (``year()`` →
+    ``year``); a key the query named itself (``"weekday": "dayname()"``) is not one."""
+    then = query.get("then")
+    stages = [query, then] if isinstance(then, dict) and then else [query]
+    names: set[str] = set()
+    for stage in stages:
+        for text in as_list(stage.get("group_by")):
+            try:
+                expr = parse_expression(str(text))
+            except BarbError:
+                continue
+            if isinstance(expr, ast.Call) and not expr.args:
+                names.add(ast.default_name(expr))
+    return names
+
+
 def through_map(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:
     """A map column's expression in place of its name (``"wk": "week()"`` → ``week()``), as
     often as a map entry only names another."""

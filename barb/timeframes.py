@@ -28,6 +28,8 @@ class Timeframe:
     label: str = "timestamp"
     # The catalog key of its wording in the plan shown before Run ("daily bars").
     words: str = ""
+    # The catalog key of its short name in a chart's scope line ("daily", "дневные").
+    short: str = ""
 
     @property
     def intraday(self) -> bool:
@@ -39,21 +41,31 @@ class Timeframe:
         return self.kind == "calendar"
 
 
-def _intraday(name: str, minutes: int, aliases: tuple[str, ...], words: str) -> Timeframe:
-    return Timeframe(name, "intraday", minutes, aliases, "timestamp", words)
+def _intraday(
+    name: str, minutes: int, aliases: tuple[str, ...], words: str, short: str
+) -> Timeframe:
+    return Timeframe(name, "intraday", minutes, aliases, "timestamp", words, short)
 
 
 TIMEFRAMES: dict[str, Timeframe] = {
     tf.name: tf
     for tf in (
-        _intraday("1m", 1, ("1min",), N_("timeframe.1m")),
-        _intraday("5m", 5, ("5min",), N_("timeframe.5m")),
-        _intraday("15m", 15, ("15min",), N_("timeframe.15m")),
-        _intraday("30m", 30, ("30min",), N_("timeframe.30m")),
-        _intraday("1h", 60, ("60m", "60min"), N_("timeframe.1h")),
-        _intraday("2h", 120, (), N_("timeframe.2h")),
-        _intraday("4h", 240, (), N_("timeframe.4h")),
-        Timeframe("daily", "daily", None, ("1d", "d", "day"), "date", N_("timeframe.daily")),
+        _intraday("1m", 1, ("1min",), N_("timeframe.1m"), N_("timeframe_short.1m")),
+        _intraday("5m", 5, ("5min",), N_("timeframe.5m"), N_("timeframe_short.5m")),
+        _intraday("15m", 15, ("15min",), N_("timeframe.15m"), N_("timeframe_short.15m")),
+        _intraday("30m", 30, ("30min",), N_("timeframe.30m"), N_("timeframe_short.30m")),
+        _intraday("1h", 60, ("60m", "60min"), N_("timeframe.1h"), N_("timeframe_short.1h")),
+        _intraday("2h", 120, (), N_("timeframe.2h"), N_("timeframe_short.2h")),
+        _intraday("4h", 240, (), N_("timeframe.4h"), N_("timeframe_short.4h")),
+        Timeframe(
+            "daily",
+            "daily",
+            None,
+            ("1d", "d", "day"),
+            "date",
+            N_("timeframe.daily"),
+            N_("timeframe_short.daily"),
+        ),
         Timeframe(
             "weekly",
             "calendar",
@@ -61,8 +73,17 @@ TIMEFRAMES: dict[str, Timeframe] = {
             ("1w", "w", "week"),
             "week",
             N_("timeframe.weekly"),
+            N_("timeframe_short.weekly"),
         ),
-        Timeframe("monthly", "calendar", None, ("month",), "month", N_("timeframe.monthly")),
+        Timeframe(
+            "monthly",
+            "calendar",
+            None,
+            ("month",),
+            "month",
+            N_("timeframe.monthly"),
+            N_("timeframe_short.monthly"),
+        ),
         Timeframe(
             "quarterly",
             "calendar",
@@ -70,8 +91,17 @@ TIMEFRAMES: dict[str, Timeframe] = {
             ("quarter",),
             "quarter",
             N_("timeframe.quarterly"),
+            N_("timeframe_short.quarterly"),
         ),
-        Timeframe("yearly", "calendar", None, ("year",), "year", N_("timeframe.yearly")),
+        Timeframe(
+            "yearly",
+            "calendar",
+            None,
+            ("year",),
+            "year",
+            N_("timeframe.yearly"),
+            N_("timeframe_short.yearly"),
+        ),
     )
 }
 
@@ -79,6 +109,11 @@ TIMEFRAMES: dict[str, Timeframe] = {
 def timeframe_words(timeframe: Timeframe, lang: str) -> str:
     """How the plan names the bars of ``timeframe`` in ``lang``: "daily bars"."""
     return text("barb", timeframe.words, lang)
+
+
+def timeframe_short(timeframe: Timeframe, lang: str) -> str:
+    """The short name of ``timeframe`` in ``lang``: "daily", "1h"; "дневные", "1 ч"."""
+    return text("barb", timeframe.short, lang)
 
 
 _BY_SPELLING: dict[str, Timeframe] = {

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from barb.bar_labels import label_dates
 from barb.charts.answers import Aggregate, answer_text, read_aggregates
 from barb.charts.axes import (
     MAX_VALUE_LABELS,
@@ -30,6 +31,7 @@ from barb.charts.columns import (
     bar_labels,
     floats,
     is_number,
+    keys_text,
     row_word,
     time_column,
     timeframe,
@@ -85,14 +87,15 @@ def _draw_counts(
     fig: Figure, result: Result, rows: pd.DataFrame, aggs: list[Aggregate], words: Words
 ) -> bool:
     """When the counted rows occurred: per year, per month, or one mark per row."""
-    date_col = "trading_date" if "trading_date" in rows.columns else time_column(rows)
-    if date_col is None:
+    dates = _counted_dates(rows, result)
+    if dates is None:
         return False
-    dates = pd.DatetimeIndex(rows[date_col])
     meta = result.metadata
     assert meta is not None
     start = pd.Timestamp(meta.period_start) if meta.period_start else dates.min()
     end = pd.Timestamp(meta.period_end) if meta.period_end else dates.max()
+    if timeframe(result) == "weekly":  # the last week is counted by its label, its Monday on
+        end = max(dates.max(), end - pd.Timedelta(days=end.dayofweek))
     months = (end.year - start.year) * 12 + end.month - start.month + 1
     if end.year - start.year >= 2:
         freq, per = "Y", "year"
@@ -122,6 +125,19 @@ def _draw_counts(
     value_label(ax, words("count_per", rows=row_word(result, words), per=words.per(per)))
     legend(ax, [text_handle(answer_text(a, result, words)) for a in aggs], loc="upper left")
     return True
+
+
+def _counted_dates(rows: pd.DataFrame, result: Result) -> pd.DatetimeIndex | None:
+    """The date each counted row is counted on: a bar's label date (a weekly bar's first
+    trading date, as ``year()`` and the table name it), else its trading date. A week's
+    trading date is its last day, and counted by it the week of 2025-12-29 fell in 2026."""
+    names = bar_labels(rows, result)
+    if names is not None:
+        dates = label_dates(pd.Series(names), timeframe(result))
+        if dates is not None and not np.isnat(dates).any():
+            return pd.DatetimeIndex(dates)
+    date_col = "trading_date" if "trading_date" in rows.columns else time_column(rows)
+    return None if date_col is None else pd.DatetimeIndex(rows[date_col])
 
 
 def _count_per(
@@ -219,7 +235,7 @@ def _draw_stage_rows(
     if kind is not None:  # bars of times of day, from 00:00
         clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
     value_label(ax, axis_text(main.column, result, words))
-    ax.set_xlabel(" · ".join(keys[:2]), fontsize=LABEL_PT)
+    ax.set_xlabel(keys_text(keys[:2], result, words), fontsize=LABEL_PT)
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
     legend(ax, handles, loc="upper left")
     return True

@@ -11,7 +11,7 @@ import pandas as pd
 from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import column_unit
-from barb.lineage import group_key_names
+from barb.lineage import called_key_names, group_key_names
 from barb.result import Result
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
@@ -74,6 +74,13 @@ def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -
     tf = "daily" if by_day else timeframe(result)
     groups = isinstance(then, dict) and bool(then) and not by_day
     return words.rows(tf, groups=groups, count=count)
+
+
+def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> str:
+    """The group keys under a chart, ``year · weekday``: those the engine named after their
+    call in the chart's language (``год · день недели``), the query's own names as written."""
+    called = called_key_names(result.query)
+    return " · ".join(words.key(k) if k in called else k for k in keys)
 
 
 def axis_text(

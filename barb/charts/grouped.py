@@ -30,16 +30,27 @@ from barb.charts.axes import (
     whole_number_ticks,
 )
 from barb.charts.bars import draw_bars, label_bars, labels_upright, upright_label_px
-from barb.charts.columns import axis_text, dated_by_label, floats, is_number, time_column, unit
+from barb.charts.columns import (
+    axis_text,
+    dated_by_label,
+    floats,
+    is_number,
+    keys_text,
+    time_column,
+    unit,
+)
 from barb.charts.line_points import decimate
+from barb.charts.short_bars import ShortBar, short_bar
 from barb.charts.style import (
     ACCENT,
     BAND,
     FIG_W_IN,
+    FOOTER_PT,
     HIGH,
     LABEL_PT,
     LEFT,
     LOW,
+    MUTED,
     NEUTRAL,
     PANEL_GAP,
     PLOT_BOTTOM,
@@ -74,6 +85,18 @@ class Groups:
     round_times: list[int] | None = None
     # Sort and limit kept the first few groups: they are ranked, not the highest and lowest.
     ranked: bool = False
+    # Values past the panels drawn, named under the chart: never dropped without a word.
+    left_out: tuple[str, ...] = ()
+    # The group of the session's short last bar (16:30-17:00 of hourly RTH bars).
+    short: ShortBar | None = None
+
+    def named(self, at: int, words: Words) -> str:
+        """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
+        for the short bar, ranked against full hours."""
+        label = self.labels[at]
+        if self.short is None or self.short.at != at:
+            return label
+        return words("short_bar_label", label=label, minutes=self.short.minutes)
 
 
 def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
@@ -84,11 +107,12 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     by = group_keys(result)
     # A month or quarter number (``arg_max(month(), ret)``) names a group, it is no magnitude:
     # as a bar it drew December as the year's "highest".
-    columns = [
+    numbers = [
         c
         for c in table.columns
         if c not in by and is_number(table[c]) and calendar_part(c, result.query) is None
-    ][:MAX_PANELS]
+    ]
+    columns, left_out = numbers[:MAX_PANELS], tuple(numbers[MAX_PANELS:])
     if not columns:
         return None
     if "sort" not in _stage(result):
@@ -97,9 +121,11 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         if len(by) == 1 and counts:
             table = with_empty_groups(table, by[0], counts, result)
     labels = group_labels(table, by, result.query, words)
+    short = short_bar(result, table, by)
     if cut_by_limit(result, table):
-        return Groups(table, by, columns, labels, ranked=True)
-    return Groups(table, by, columns, labels, _round_times(table, by, result.query, labels))
+        return Groups(table, by, columns, labels, ranked=True, left_out=left_out, short=short)
+    round_times = _round_times(table, by, result.query, labels)
+    return Groups(table, by, columns, labels, round_times, left_out=left_out, short=short)
 
 
 def ranked_column(groups: Groups, result: Result) -> str:
@@ -255,6 +281,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         labels = [f"{i + 1}. {label}" for i, label in enumerate(labels)]
     rotate, step = label_fit(labels, in_order="sort" not in _stage(result))
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
+    notes = _notes(groups, words)
+    bottom += len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)  # under the axis name
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
     slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
@@ -311,8 +339,41 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
             whole_number_ticks(ax.yaxis, values)
         value_label(ax, axis_text(column, result, words))
-    panels[-1].set_xlabel(" · ".join(groups.by), fontsize=LABEL_PT)
+    panels[-1].set_xlabel(keys_text(groups.by, result, words), fontsize=LABEL_PT)
+    if notes:
+        _write_notes(panels[-1], notes)
     return True
+
+
+def _notes(groups: Groups, words: Words) -> list[str]:
+    """Lines under the group axis's name: the short bar's group (``16:30: a 30-minute bar
+    (the session ends at 17:00)``), and the select's values past the panels a portrait
+    figure holds (``+ 1 more value in the CSV: p90``)."""
+    notes = []
+    if groups.short is not None:
+        short = groups.short
+        label = groups.labels[short.at]
+        notes.append(words("short_bar_note", label=label, minutes=short.minutes, end=short.end))
+    names = groups.left_out
+    if names:
+        count = len(names)
+        notes.append(words("left_out", plural_of=count, count=count, names=", ".join(names)))
+    return notes
+
+
+def _write_notes(ax: Axes, notes: list[str]) -> None:
+    ax.annotate(
+        "\n".join(notes),
+        (0.5, 0),
+        xycoords=ax.xaxis.label,
+        xytext=(0, -3),
+        textcoords="offset points",
+        fontsize=FOOTER_PT,
+        color=MUTED,
+        ha="center",
+        va="top",
+        linespacing=1.2,
+    )
 
 
 def _panels(fig: Figure, count: int, bottom: float) -> list[Axes]:

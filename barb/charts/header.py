@@ -29,7 +29,7 @@ from barb.charts.value_text import number_text
 from barb.charts.words import Words
 from barb.proof_names import as_list
 from barb.result import Metadata, Result
-from barb.timeframes import TIMEFRAMES, timeframe_words
+from barb.timeframes import TIMEFRAMES, timeframe_short, timeframe_words
 
 LINE_SPACING = 1.22
 _TRAILING = " ·,;:"  # left off a line cut with "…"
@@ -47,7 +47,9 @@ def scope_text(metadata: Metadata, words: Words) -> str:
         period = start.isoformat()
     else:
         period = f"{start.isoformat()} — {end.isoformat()}"
-    return " · ".join((metadata.instrument, metadata.session, metadata.timeframe, period))
+    found = TIMEFRAMES.get(metadata.timeframe)
+    bars = timeframe_short(found, words.language) if found else metadata.timeframe
+    return " · ".join((metadata.instrument, metadata.session, bars, period))
 
 
 def subtitle_text(query: dict[str, Any], words: Words) -> str:

@@ -103,16 +103,16 @@ def _groups(result: Result, words: Words) -> str:
             with_unit(t, unit(column, result), words, v) for t, v in zip(texts, values, strict=True)
         ]
     if groups.ranked:
-        return words("ranked_first", name=column, label=groups.labels[0], value=texts[0])
+        return words("ranked_first", name=column, label=groups.named(0, words), value=texts[0])
     if np.isfinite(values).sum() < 2:
         at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
-        return words("answer", name=f"{column} ({groups.labels[at]})", value=texts[at])
+        return words("answer", name=f"{column} ({groups.named(at, words)})", value=texts[at])
     hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
     return words(
         "highest_lowest",
         name=column,
-        high=_group_value(groups.by, groups.labels[hi], texts[hi]),
-        low=_group_value(groups.by, groups.labels[lo], texts[lo]),
+        high=_group_value(groups.by, groups.named(hi, words), texts[hi]),
+        low=_group_value(groups.by, groups.named(lo, words), texts[lo]),
     )
 
 

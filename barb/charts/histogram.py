@@ -17,7 +17,7 @@ from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_lab
 from barb.charts.bars import draw_bars
 from barb.charts.columns import axis_text, floats, row_word, unit
 from barb.charts.style import ACCENT_LIGHT, ANSWER_COLORS, INK, LABEL_PT, LEGEND_ROW_PX
-from barb.charts.time_of_day import clock_axis, time_kind
+from barb.charts.time_of_day import clock_axis, time_kind, time_text
 from barb.charts.value_text import (
     TickFormatter,
     format_value,
@@ -94,14 +94,15 @@ def draw_histogram(
         handles.append(
             Line2D([], [], color=color, linewidth=3.2, label=answer_text(agg, result, words))
         )
+    kind = time_kind(column, result.query)  # times of the day: every statistic on the clock
     funcs = {a.func for a in marked}
     # With two columns drawn, each answer is marked: a median line would not say whose it is.
     if other is None and "median" not in funcs and (funcs & {"mean", "avg"} or not aggs):
         median = float(np.median(values))
-        handles.append(_reference_line(ax, words("median"), median, value_unit, words))
+        handles.append(_reference_line(ax, words("median"), median, value_unit, words, kind))
     elif other is None and "median" in funcs and not funcs & {"mean", "avg"}:
         mean = float(np.mean(values))
-        handles.append(_reference_line(ax, words("mean"), mean, value_unit, words))
+        handles.append(_reference_line(ax, words("mean"), mean, value_unit, words, kind))
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
     for key, count, edge in (
         (N_("below_not_drawn"), int((values < lo).sum()), lo),
@@ -112,11 +113,12 @@ def draw_histogram(
                 key,
                 count=format_value(count, words=words),
                 rows=row_word(result, words, count),
-                value=format_value(edge, value_unit, words=words),
+                value=time_text(edge, kind)
+                if kind is not None
+                else format_value(edge, value_unit, words=words),
             )
             handles.append(text_handle(text))
     headroom(ax, counts.astype("float64"), px=LEGEND_ROW_PX * len(handles) + 45)
-    kind = time_kind(column, result.query)
     if kind is not None:  # times of the day on a clock: 09:30, 12:00
         clock_axis(ax.xaxis, float(edges[0]), float(edges[-1]), kind)
     else:
@@ -167,9 +169,16 @@ def _histogram_range(values: np.ndarray, marks: list[float]) -> tuple[float, flo
 
 
 def _reference_line(
-    ax: Axes, label: str, value: float, value_unit: str | None, words: Words
+    ax: Axes, label: str, value: float, value_unit: str | None, words: Words, kind: str | None
 ) -> Line2D:
     ax.axvline(value, color=INK, linewidth=2.0, linestyle="--")
-    shown = f"{label} = {format_value(value, value_unit, words=words)}"
-    text = with_unit(shown, value_unit, words, value)
+    text = f"{label} = {_value_text(value, value_unit, words, kind)}"
     return Line2D([], [], color=INK, linewidth=2.0, linestyle="--", label=text)
+
+
+def _value_text(value: float, value_unit: str | None, words: Words, kind: str | None) -> str:
+    """A value of the column as its answers are written: a time of day on the clock (the
+    mean beside a median of 09:53 read "651.1"), else the number with its unit."""
+    if kind is not None:
+        return time_text(value, kind)
+    return with_unit(format_value(value, value_unit, words=words), value_unit, words, value)

@@ -1,6 +1,7 @@
 """Columns that hold a time of day, so that their axis reads ``09:30`` rather than ``570``.
 
-A minute of the day is made in Barb Script as ``hour() * 60 + minute()``, under any name, and
+A minute of the day is made in Barb Script as ``hour() * 60 + minute()`` (or counted from the
+18:00 open, negative before midnight: ``if(hour() >= 18, … - 1440, …)``), under any name, and
 travels on through aggregates that return a row's own value (``arg_max(tod, high) as
 high_tod``, ``first``, ``min`` …) and through the ``then`` stage. The column is followed back
 through the query's map and select, so the name alone never decides; the values must also be
@@ -62,6 +63,27 @@ def _bare_call(expr: ast.Expr) -> str | None:
 
 
 def _is_clock(expr: ast.Expr) -> bool:
+    """``hour() * 60 + minute()``, or that counted from an evening open as the reference
+    writes it for ETH and OVERNIGHT, whole days earlier on one branch (negative before
+    midnight): ``if(hour() >= 18, hour() * 60 + minute() - 1440, hour() * 60 + minute())``,
+    or ``hour() * 60 + minute() - if(hour() >= 18, 1440, 0)``."""
+    if isinstance(expr, ast.Call) and expr.name.lower() == "if" and len(expr.args) == 3:
+        return all(_is_clock(branch) for branch in expr.args[1:])
+    if isinstance(expr, ast.Binary) and expr.op in ("+", "-") and _whole_days(expr.right):
+        return _is_clock(expr.left)
+    return _is_minute_of_day(expr)
+
+
+def _whole_days(expr: ast.Expr) -> bool:
+    """A shift by whole days of minutes: ``1440``, or an if() of such (``if(…, 1440, 0)``)."""
+    if isinstance(expr, ast.Number):
+        return expr.value % MINUTES_PER_DAY == 0
+    if isinstance(expr, ast.Call) and expr.name.lower() == "if" and len(expr.args) == 3:
+        return all(_whole_days(branch) for branch in expr.args[1:])
+    return False
+
+
+def _is_minute_of_day(expr: ast.Expr) -> bool:
     """``hour() * 60 + minute()``, its terms and factors in either order."""
     if not (isinstance(expr, ast.Binary) and expr.op == "+"):
         return False
@@ -80,20 +102,22 @@ def is_clock_name(name: str, query: dict[str, Any]) -> bool:
     return time_kind(name, query) == "minute"
 
 
-def _whole_in(series: pd.Series, top: int) -> bool:
+def _whole_in(series: pd.Series, bottom: int, top: int) -> bool:
     if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
         return False
     values = pd.to_numeric(series, errors="coerce").dropna().to_numpy(dtype="float64")
     return bool(values.size) and bool(
-        np.all((values >= 0) & (values < top) & (values == np.round(values)))
+        np.all((values >= bottom) & (values < top) & (values == np.round(values)))
     )
 
 
 def clock_kind(name: str, series: pd.Series, query: dict[str, Any]) -> str | None:
-    """``time_kind`` of a column whose values are whole minutes or hours of a day."""
+    """``time_kind`` of a column whose values are whole minutes or hours of a day; minutes
+    counted from an evening open are negative before midnight (−103 is 22:17)."""
     kind = time_kind(name, query)
-    top = {"minute": MINUTES_PER_DAY, "hour": 24}.get(kind or "")
-    return kind if top and _whole_in(series, top) else None
+    if kind == "minute":
+        return kind if _whole_in(series, -MINUTES_PER_DAY, MINUTES_PER_DAY) else None
+    return kind if kind == "hour" and _whole_in(series, 0, 24) else None
 
 
 def time_text(value: Any, kind: str) -> str:

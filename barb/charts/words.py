@@ -22,6 +22,18 @@ _COUNTED_ROWS = {
 }
 #: The period a count is per ("days per year").
 _PER = {"year": N_("per.year"), "month": N_("per.month"), "day": N_("per.day")}
+#: The group keys the engine names after their call (``year()`` → year), as an axis names them.
+_KEYS = {
+    "year": N_("key.year"),
+    "quarter": N_("key.quarter"),
+    "month": N_("key.month"),
+    "week": N_("key.week"),
+    "weekday": N_("key.weekday"),
+    "dayname": N_("key.dayname"),
+    "date": N_("key.date"),
+    "hour": N_("key.hour"),
+    "time": N_("key.time"),
+}
 #: A unit word after a number ("245 points") and naming an axis ("range (points)").
 _UNITS = {
     "points": (N_("unit.points"), N_("axis_unit.points")),
@@ -56,6 +68,12 @@ class Words:
     @property
     def date_zero_formats(self) -> list[str]:
         return text("barb", N_("date_zero_formats"), self.language).split("|")
+
+    def key(self, name: str) -> str:
+        """A group key the engine named after its call (``year``, ``hour``), in the
+        language; any other name as written."""
+        found = _KEYS.get(name)
+        return name if found is None else self(found)
 
     def per(self, period: str) -> str:
         return self(_PER[period])
