@@ -139,7 +139,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "range (= high - low), plus map/join columns. On US holidays (MLK, July 4, "
         "Thanksgiving…) futures trade a short session while stocks are shut: a trading date, "
         "a 'Monday', a month's first day, the next day's prev(); \"where\": \"not holiday()\" "
-        "drops them. Turn of month: trading_days_left('month') < 1 or trading_day('month') <= 3.",
+        "drops them, without renumbering: trading_day('month', 'stocks') counts the stock "
+        "market's days (turn of month: trading_days_left('month', 'stocks') < 1 or "
+        "trading_day('month', 'stocks') <= 3).",
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
         "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error. A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "

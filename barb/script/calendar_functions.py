@@ -28,6 +28,9 @@ from barb.timeframes import timeframe
 UNITS = {"week": "weekly", "month": "monthly", "quarter": "quarterly", "year": "yearly"}
 
 _UNIT = Param("unit", "string", default="month")
+# Whose days are counted: the exchange's (a futures holiday session is a day) or the US stock
+# market's (it is not: the day after Labor Day is September's first, and Labor Day n/a).
+_DAYS = Param("days", "string", default="exchange", choices=("exchange", "stocks"))
 
 
 def _per_date(
@@ -112,9 +115,11 @@ def _all_dates(ctx: EvalContext, function: str, period: str) -> np.ndarray:
     return np.concatenate([before, dates, after])
 
 
-def _positions(ctx: EvalContext, function: str, unit: str, left: bool) -> pd.Series:
+def _positions(ctx: EvalContext, function: str, unit: str, days: str, left: bool) -> pd.Series:
     period = _unit(ctx, function, unit)
     every = _all_dates(ctx, function, period)
+    if days == "stocks":
+        every = every[~us_market_closed(every)]
     labels = period_start(every, period).astype(np.int64)
     starts = np.flatnonzero(np.concatenate(([True], labels[1:] != labels[:-1])))
     ends = np.append(starts[1:], len(every))
@@ -133,23 +138,23 @@ def _positions(ctx: EvalContext, function: str, unit: str, left: bool) -> pd.Ser
 @register(
     "trading_day",
     category="time",
-    params=(_UNIT,),
-    summary="Number of the date in its 'week', 'month', 'quarter' or 'year' (1 = first), "
-    "over all trading dates.",
-    example="trading_day('month') <= 3",
+    params=(_UNIT, _DAYS),
+    summary="Number of the date in its 'week', 'month', 'quarter' or 'year' (1 = first); "
+    "days='stocks' skips US holiday sessions (n/a).",
+    example="trading_day('month', 'stocks') <= 3",
     unit="count",
 )
-def _trading_day(ctx: EvalContext, unit: str) -> pd.Series:
-    return _positions(ctx, "trading_day", unit, left=False)
+def _trading_day(ctx: EvalContext, unit: str, days: str) -> pd.Series:
+    return _positions(ctx, "trading_day", unit, days, left=False)
 
 
 @register(
     "trading_days_left",
     category="time",
-    params=(_UNIT,),
+    params=(_UNIT, _DAYS),
     summary="Trading dates after it in that unit (0 = the last).",
     example="trading_days_left('month') < 1 or trading_day('month') <= 3",
     unit="count",
 )
-def _trading_days_left(ctx: EvalContext, unit: str) -> pd.Series:
-    return _positions(ctx, "trading_days_left", unit, left=True)
+def _trading_days_left(ctx: EvalContext, unit: str, days: str) -> pd.Series:
+    return _positions(ctx, "trading_days_left", unit, days, left=True)

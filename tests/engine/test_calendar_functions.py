@@ -346,3 +346,36 @@ def test_no_cut_is_named_where_the_session_has_no_day_beyond_the_period(
         sample_settings,
     )
     assert not any("the period's" in w for w in result.metadata.warnings), result.metadata.warnings
+
+
+def test_trading_day_on_the_stock_markets_days(sample_settings) -> None:
+    """trading_day('month', 'stocks') numbers the NYSE's open days (from its own calendar
+    here): the day after Labor Day is September's first, and a holiday session is n/a."""
+    import pandas_market_calendars as mcal
+
+    nyse = mcal.get_calendar("NYSE").valid_days("2024-01-01", "2025-12-31").tz_localize(None)
+    numbers = pd.Series(nyse).groupby(nyse.to_period("M")).cumcount().to_numpy() + 1
+    left = pd.Series(nyse).groupby(nyse.to_period("M")).cumcount(ascending=False).to_numpy()
+    expected = pd.DataFrame({"n": numbers, "left": left}, index=nyse)
+    result = rows(
+        {
+            "session": "ETH",
+            "from": "daily",
+            "period": "2024:2025",
+            "map": {
+                "n": "trading_day('month', 'stocks')",
+                "left": "trading_days_left('month', 'stocks')",
+            },
+            "select": ["n", "left"],
+        },
+        sample_settings,
+    )
+    table = result.table.set_index(pd.to_datetime(result.table["date"]))
+    open_days = table.index.isin(expected.index)
+    assert table.loc[open_days, "n"].tolist() == expected.loc[table.index[open_days], "n"].tolist()
+    assert (
+        table.loc[open_days, "left"].tolist()
+        == expected.loc[table.index[open_days], "left"].tolist()
+    )
+    assert table.loc[~open_days, "n"].isna().all() and (~open_days).sum() >= 8
+    assert table.loc["2025-09-02", "n"] == 1
