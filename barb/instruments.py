@@ -71,6 +71,12 @@ class TimeWindow(BaseModel):
     end: str
 
 
+class SettlementWindow(TimeWindow):
+    """Where the exchange took its daily settlement, up to a date (None: still today)."""
+
+    until: dt.date | None = None
+
+
 class SampleSpec(BaseModel):
     """How `barb data sample` makes this instrument's synthetic bars."""
 
@@ -103,7 +109,8 @@ class Instrument(BaseModel):
     maintenance_break: TimeWindow | None = None
     # The exchange's daily settlement window (settlement is a VWAP of trades in it) and the
     # old trading-floor hours traders still name: known times, for the concept lookup.
-    settlement: TimeWindow | None = None
+    # Oldest first; each but the last ends on its ``until`` date.
+    settlement: tuple[SettlementWindow, ...] = ()
     pit_hours: TimeWindow | None = None
     default_session: str
     sessions: dict[str, SessionSpec]

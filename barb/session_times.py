@@ -132,10 +132,20 @@ class SessionTimes:
         named: dict[str, str] = {}
         for name, spec in self.instrument.sessions.items():
             named |= {name: spec.hours, f"{name}_start": spec.start, f"{name}_end": spec.end}
-        for name in ("settlement", "pit_hours"):
-            window = getattr(self.instrument, name)
-            if window is not None:
-                named |= {name: f"{window.start}-{window.end}", f"{name}_end": window.end}
+        pit = self.instrument.pit_hours
+        if pit is not None:
+            named |= {"pit_hours": f"{pit.start}-{pit.end}"}
+        settled = self.instrument.settlement
+        if settled:
+            now = settled[-1]
+            earlier = "".join(
+                f"; until {w.until} it was {w.start}-{w.end}" for w in settled[:-1] if w.until
+            )
+            named |= {
+                "settlement": f"{now.start}-{now.end}",
+                "settlement_end": now.end,
+                "settlement_before": earlier,
+            }
         return named | {
             "symbol": self.instrument.symbol,
             "session": self.session,

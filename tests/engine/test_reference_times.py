@@ -36,7 +36,7 @@ def own_times(instrument: Instrument) -> set[str]:
     old floor hours, and in the default session
     the hourly bars' starts (aligned to its open) and the end of its 15-minute opening range."""
     times = {t for spec in instrument.sessions.values() for t in (spec.start, spec.end)}
-    for window in (instrument.maintenance_break, instrument.settlement, instrument.pit_hours):
+    for window in (instrument.maintenance_break, *instrument.settlement, instrument.pit_hours):
         if window is not None:
             times |= {window.start, window.end}
     default = instrument.sessions[instrument.default_session]

@@ -79,7 +79,7 @@ def test_get_concept_answers_for_sessions_and_functions_too() -> None:
 @pytest.mark.parametrize(
     ("symbol", "name", "said"),
     [
-        ("NQ", "settlement", "session_close('16:14-16:15')"),
+        ("NQ", "settlement", "session_close('15:59-16:00')"),
         ("CL", "Расчётная цена", "session_close('14:28-14:30')"),
         ("CL", "пит-сессия", '"session": "09:00-14:30"'),
         ("ES", "globex high", "session_high('OVERNIGHT')"),
@@ -112,3 +112,15 @@ def test_the_weekend_gap_is_the_first_trading_day_of_each_week(engine_settings) 
     # The data's first day has no close before it, so no gap.
     first = dates[(weeks != weeks.shift()).to_numpy()].iloc[1:]
     assert result.summary.values["count"] == int((first.dt.year == 2024).sum())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("symbol", ["NQ", "CL"])
+def test_the_settlement_example_measures_a_move(symbol: str, sample_settings) -> None:
+    """On CL the settlement window ends with RTH (14:30): an example on RTH bars compared the
+    close with itself and always said 0. On ETH it measures the move after the settle."""
+    write_samples([symbol], sample_settings)
+    query = session_concepts()["settlement"].text_for(SessionTimes(load_instrument(symbol))).query
+    result = execute(query, symbol, settings=sample_settings)
+    assert result.ok, result.to_dict()
+    assert result.summary.values["mean_abs_move"] > 0
