@@ -156,10 +156,11 @@ def query_reference(instrument: Instrument | None = None) -> str:
         'Named patterns (daily bars, use in where: "inside_day()"; details via get_concept):',
         "  " + ", ".join(f"{name}()" for name in pattern_catalog()),
         "Session concepts (get_concept): " + ", ".join(session_concepts()) + ".",
-        "TIES: first/last follow time order. arg_max/arg_min give ONE row per group, the earliest "
-        "of equal values, so 'which hour makes the high' counts each day once: group_by date(), "
-        "arg_max(time(), high), then count per bar. Counting bars where high equals the day's "
-        "high counts a day twice when two bars touch it. Hourly bars start at the session "
+        "TIES: first/last follow time order, in then too (the first stage's rows before its "
+        "sort; groups: key order). arg_max/arg_min give ONE row per group, the earliest of "
+        "equal values (the then example above counts each day once); counting bars where high "
+        "equals the day's high counts a day twice when two bars touch it. Hourly bars start at "
+        "the session "
         f"open: {times.session}'s are {times.hourly_bars}; name them by time()"
         f"{times.hour_note}.",
         _midnight_line(times),

@@ -583,9 +583,9 @@ def _value_at(rows: RowGroups, values: pd.Series, chosen: Any) -> Any:
     positions = np.asarray(chosen, dtype=np.float64)
     found = ~np.isnan(positions)
     taken = values.iloc[np.where(found, positions, 0).astype(np.int64)]
-    if isinstance(taken.dtype, pd.CategoricalDtype):
-        taken = taken.astype(object)
-    picked = pd.Series(taken.to_numpy(), index=chosen.index)
+    # .array keeps a category's order: arg_min(dayname(), low) per week, grouped again in a
+    # second stage, still sorts Monday first.
+    picked = pd.Series(taken.array, index=chosen.index)
     return picked if found.all() else picked.where(found)
 
 
