@@ -216,16 +216,16 @@ def _rolling(
 _rolling(
     "rolling_mean",
     "mean",
-    "Mean of the last n rows.",
+    "Mean of the n rows.",
     of_condition="share",
 )
-_rolling("rolling_sum", "sum", "Sum of the last n rows.", of_condition="count")
-_rolling("rolling_max", "max", "Highest of the last n rows.")
-_rolling("rolling_min", "min", "Lowest of the last n rows.")
+_rolling("rolling_sum", "sum", "Sum of the n rows.", of_condition="count")
+_rolling("rolling_max", "max", "Highest of the n rows.")
+_rolling("rolling_min", "min", "Lowest of the n rows.")
 _rolling(
     "rolling_std",
     "std",
-    "Sample standard deviation of the last n rows.",
+    "Sample standard deviation.",
     unit="spread",
 )
 
@@ -235,7 +235,7 @@ _rolling(
     unit="scalar",
     category="window",
     params=(Param("col1"), Param("col2"), _N),
-    summary="Correlation of col1 and col2 over the last n rows (all n with both).",
+    summary="Correlation of col1 and col2 (all n rows with both).",
     example="rolling_correlation(nq_ret, es_ret, 60)",
     reach=window("n"),
 )
@@ -249,7 +249,7 @@ def _rolling_correlation(ctx: EvalContext, a: pd.Series, b: pd.Series, n: int) -
     unit="count",
     category="window",
     params=(_COND, _N),
-    summary="How many of the last n rows meet cond.",
+    summary="How many of the n rows meet cond.",
     reach=window("n"),
     example="rolling_count(close > open, 5)",
 )
@@ -258,12 +258,27 @@ def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
 
 
 @register(
+    "rolling_rank",
+    unit="scalar",
+    category="window",
+    params=(_COL, _N),
+    summary="Percentile rank 0–100 among the n rows: the % of them ≤ this one (as rank()).",
+    reach=window("n"),
+    example="rolling_rank(range, 252) <= 10",
+)
+def _rolling_rank(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
+    # rank() over a trailing window, so a squeeze is read against the year before it, not
+    # against later rows: "max" counts the ties at or below this value, as rank() does.
+    values = col.astype(np.float64)
+    return values.rolling(n, min_periods=n).rank(method="max", pct=True) * 100
+
+
+@register(
     "ema",
     unit="same",
     category="window",
     params=(_COL, _N),
-    summary="Exponential moving average, alpha = 2/(n+1), seeded with the mean of the first "
-    "n values (as TA-Lib); NaN before.",
+    summary="EMA, alpha = 2/(n+1), seeded with the first n's mean (as TA-Lib).",
     example="ema(close, 20)",
     reach=lambda a: Reach(ema_bars(a["n"])),
 )
@@ -482,7 +497,7 @@ _aggregate("median", "median", "Median (missing values skipped).")
     unit="spread",
     category="aggregate",
     params=(_COL,),
-    summary="Sample standard deviation (n - 1).",
+    summary="Sample standard deviation.",
 )
 def _std(rows: RowGroups, col: pd.Series) -> Any:
     return rows.reduce(col, "std", ddof=1)
