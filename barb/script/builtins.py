@@ -803,8 +803,10 @@ def _date(ctx: EvalContext) -> pd.Series:
 
 
 # session_high('RTH', 1): the session's bar lag trading dates (of that session) before the
-# row's. The session's bars are the whole data set's, not the period's rows, so a lag reads
-# before the period's start without any warm-up.
+# row's, counted back from the row's date whether or not the session has bars on it (Good
+# Friday's overnight rows have no RTH, yet lag 1 is Thursday's). The session's bars are the
+# whole data set's, not the period's rows, so a lag reads before the period's start without
+# any warm-up.
 _LAG = Param("lag", "int", default=0, min=0, max=10_000)
 
 
@@ -822,8 +824,14 @@ def _session_part(field: str) -> None:
         dates = _column(ctx, "trading_date", f"session_{field}")
         # Look each distinct date up once: intraday frames repeat a date hundreds of times.
         codes, unique = pd.factorize(dates)
-        values = bars[field] if lag == 0 else bars[field].shift(lag)
-        per_date = values.reindex(unique).to_numpy(dtype=np.float64)
+        if lag == 0:
+            per_date = bars[field].reindex(unique).to_numpy(dtype=np.float64)
+        else:
+            # The session's dates before the row's (sorted, one bar each), then lag back.
+            before = bars.index.searchsorted(unique, side="left") - lag
+            found = before >= 0
+            values = bars[field].to_numpy(dtype=np.float64)
+            per_date = np.where(found, values[np.maximum(before, 0)], np.nan)
         values = np.append(per_date, np.nan)[codes]  # code -1 (no date) picks NaN
         return pd.Series(values, index=ctx.frame.index)
 
