@@ -39,10 +39,13 @@ def holiday_caveat(plan: Plan, kept_dates: np.ndarray | None) -> list[str]:
     closed = np.unique(days[us_market_closed(days)])
     if not len(closed):
         return []
+    # Not advice to drop them: the Sunday reopen after a holiday Monday is that week's
+    # weekend gap, and Asian hours trade as usual. Only a stock-market question wants them out.
     return [
         f"{len(closed)} of the rows are US holiday sessions (the stock market closed, the "
         f"futures traded short hours), e.g. {closed[0]}: "
-        '"where": "not holiday()" leaves them out.'
+        '"where": "not holiday()" leaves them out when the question is about the stock '
+        "market's days."
     ]
 
 

@@ -22,11 +22,11 @@ from barb.caveats import open_group_caveat, scope_caveats, session_hours
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.period_rows import bars_in_scope
 from barb.planning import Plan, plan_query, session_name
-from barb.result import Metadata, Result, RowsBuilder
+from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
-from barb.stages import StageOutput, run_stage
+from barb.stages import StageOutput, run_stage, sort_keys
 
 log = logging.getLogger(__name__)
 
@@ -146,10 +146,19 @@ def _second_stage(plan: Plan, first: StageOutput, ctx: EvalContext) -> StageOutp
     rows = first.table.copy(deep=False)
     keys = tuple(name for name, _ in plan.first.group_keys)
     output = run_stage(
-        plan.then, rows, ctx, np.ones(len(rows), dtype=bool), prefix="then.", row_keys=keys
+        plan.then,
+        rows,
+        ctx,
+        np.ones(len(rows), dtype=bool),
+        prefix="then.",
+        row_keys=keys,
+        order=first.order,
     )
     if output.summary.type != "table":
         output.source_rows = first.table  # what the second stage's numbers rest on
+    if plan.then.shape == "table" and not plan.then.sort and plan.first.sort:
+        # Rows listed keep the first stage's order, not time order.
+        output.summary.order = sort_order(sort_keys(plan.first))
     return output
 
 

@@ -22,7 +22,7 @@ from barb.bar_labels import BAR_LABELS
 from barb.errors import UnknownEvent, available
 from barb.events import concept_key, describe_event, event_catalog, events_reference
 from barb.instruments import Instrument, load_instrument
-from barb.result import EDGE_ROWS, WHOLE_MAX_ROWS, WHOLE_MAX_VALUES
+from barb.result import EDGE_ROWS, MAX_SHOWN_VALUES, WHOLE_MAX_ROWS, WHOLE_MAX_VALUES
 from barb.script.functions import FunctionSpec
 from barb.script.library import OTHER_NAMES, library
 from barb.script.patterns import pattern_catalog
@@ -156,10 +156,11 @@ def query_reference(instrument: Instrument | None = None) -> str:
         'Named patterns (daily bars, use in where: "inside_day()"; details via get_concept):',
         "  " + ", ".join(f"{name}()" for name in pattern_catalog()),
         "Session concepts (get_concept): " + ", ".join(session_concepts()) + ".",
-        "TIES: first/last follow time order. arg_max/arg_min give ONE row per group, the earliest "
-        "of equal values, so 'which hour makes the high' counts each day once: group_by date(), "
-        "arg_max(time(), high), then count per bar. Counting bars where high equals the day's "
-        "high counts a day twice when two bars touch it. Hourly bars start at the session "
+        "TIES: first/last follow time order, in then too (the first stage's rows before its "
+        "sort; groups: key order). arg_max/arg_min give ONE row per group, the earliest of "
+        "equal values (the then example above counts each day once); counting bars where high "
+        "equals the day's high counts a day twice when two bars touch it. Hourly bars start at "
+        "the session "
         f"open: {times.session}'s are {times.hourly_bars}; name them by time()"
         f"{times.hour_note}.",
         _midnight_line(times),
@@ -201,15 +202,16 @@ def _result_lines() -> list[str]:
     return [
         "RESULT: you read a summary; the person sees the full table, chart and CSV.",
         "- A number: 'Result: mean_range = 131.4'.",
-        f"- Up to {WHOLE_MAX_ROWS} rows and {WHOLE_MAX_VALUES} value columns: every row, one a "
-        "line, under a header line of column names (comma-separated; n/a = empty).",
+        f"- Up to {2 * EDGE_ROWS} rows ({WHOLE_MAX_ROWS} of at most {WHOLE_MAX_VALUES} value "
+        "columns): every row, one a line, under a comma-separated header (n/a = empty). Rows "
+        f"list at most {MAX_SHOWN_VALUES} value columns; 'not listed:' names the rest.",
         f"- Bigger: the first {EDGE_ROWS} and the last {EDGE_ROWS} rows in the table's order, "
         "which the first line names (in time order, sorted by chg ascending, or by group "
-        "key): first means top of that order, not earliest or best unless the order makes it "
-        "so. Then min/max/mean of your columns and, for groups, the highest and lowest group.",
+        "key): first means top of that order, not earliest or best. Then min/max/mean of your "
+        "columns and, for groups, the highest and lowest group.",
         f"- Rows of daily+ bars start with their label: {labels}. Intraday rows: timestamp.",
         "- Rows show the columns your map made and your sort column; with neither, open, "
-        "high, low, close. You read no other column: to see one, list the columns in select "
+        "high, low, close. You read no other column: list them in select "
         '("select": ["close", "range", "ret"]).',
     ]
 

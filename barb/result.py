@@ -59,6 +59,8 @@ class Summary(BaseModel):
     # The column naming each bar (date, week, month, quarter, year; timestamp intraday).
     label: str | None = None
     shown: list[str] | None = None
+    # Value columns the rows leave out (beyond MAX_SHOWN_VALUES): named, so none is missed.
+    unlisted: list[str] = Field(default_factory=list)
     order: str | None = None
     whole: bool = False
     top: list[list[Any]] | None = None
@@ -223,11 +225,14 @@ def sort_order(sort: Sequence[tuple[str, bool]]) -> str:
     return "sorted by " + ", then ".join(keys)
 
 
-def _list_rows(summary: Summary, table: pd.DataFrame, shown: list[str], values: int) -> None:
-    """All rows when the result is small, else the first and the last few, in table order."""
+def _list_rows(summary: Summary, table: pd.DataFrame, keys: list[str], values: list[str]) -> None:
+    """All rows when the result is small, else the first and the last few, in table order;
+    each row its keys (bar label, group keys) and at most MAX_SHOWN_VALUES values."""
     n = len(table)
-    summary.shown = shown
-    summary.whole = n <= 2 * EDGE_ROWS or (n <= WHOLE_MAX_ROWS and values <= WHOLE_MAX_VALUES)
+    shown = keys + values[:MAX_SHOWN_VALUES]
+    summary.shown, summary.unlisted = shown, values[MAX_SHOWN_VALUES:]
+    small = len(values) <= WHOLE_MAX_VALUES
+    summary.whole = n <= 2 * EDGE_ROWS or (n <= WHOLE_MAX_ROWS and small)
     if summary.whole:
         summary.top = _cells(table, shown, 0, n)
     else:
@@ -281,8 +286,7 @@ def summarize_table(
         stats=stats,
     )
     if len(table):
-        shown = ([label] if label else []) + values[:MAX_SHOWN_VALUES]
-        _list_rows(summary, table, shown, len(values))
+        _list_rows(summary, table, [label] if label else [], values)
     return summary
 
 
@@ -302,7 +306,7 @@ def summarize_grouped(
     if not len(table):
         return summary
     values = [c for c in value_columns if c in table.columns and c not in by]
-    _list_rows(summary, table, [*by, *values[:MAX_SHOWN_VALUES]], len(values))
+    _list_rows(summary, table, list(by), values)
     if not values:
         return summary
     main = values[0]
@@ -312,7 +316,7 @@ def summarize_grouped(
         if col_stats is not None:
             summary.stats = {main: col_stats}
         floats = numeric.to_numpy(dtype="float64")
-        shown = by + values[:MAX_SHOWN_VALUES]
+        shown = summary.shown or []
         summary.min = _row(table, int(np.nanargmin(floats)), shown)
         summary.max = _row(table, int(np.nanargmax(floats)), shown)
     return summary

@@ -43,6 +43,9 @@ class StageOutput:
     kept_dates: np.ndarray | None = None
     focus: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Each table row's place before the stage's sort and limit: time order for bars, key
+    # order for groups. A second stage's first()/last() and arg_max ties read the rows so.
+    order: np.ndarray | None = None
 
 
 def run_stage(
@@ -56,12 +59,15 @@ def run_stage(
     hide: tuple[str, ...] = (),
     period: np.ndarray | None = None,
     row_keys: tuple[str, ...] = (),
+    order: np.ndarray | None = None,
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
     ``period`` marks the period's own rows (None: all of them); ``hide`` names columns that
     are internal to this frame and never shown; ``row_keys`` name what each row is when the
-    rows are groups (a second stage over the first stage's groups: year, date).
+    rows are groups (a second stage over the first stage's groups: year, date); ``order``
+    gives each row's place in time (or key) order when the rows are not in it (a second stage
+    over a sorted table): aggregates read them in that order.
     """
     ctx.frame, ctx.period = frame, period
     for name, expr in stage.map_exprs:
@@ -80,6 +86,10 @@ def run_stage(
         selected = {s.name: _evaluate(s.expr, ctx, prefix + "select") for s in stage.select}
 
     every_row, frame = frame, take_rows(frame, keep)
+    if order is not None and stage.shape != "table":
+        # "The earliest row" of first()/last() and of arg_max's ties is the earliest in
+        # time, not the first in the order a sort put the rows in; rows listed keep theirs.
+        frame = _in_order(frame, order[keep])
     ctx.frame, ctx.period = frame, None
     output = _answer(stage, frame, ctx, keep, selected, prefix, hide, row_keys)
     if stage.shape == "grouped" and output.table is not None:
@@ -113,10 +123,11 @@ def _answer(
         ctx.step = prefix + "select"
         by = [name for name, _ in stage.group_keys]
         columns = {s.name: evaluate_aggregate(s.expr, ctx, by) for s in stage.select}
-        table = sort_limit(pd.DataFrame(columns).reset_index(), stage)
+        table, order = sort_limit(pd.DataFrame(columns).reset_index(), stage)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
-        return StageOutput(summary, table=table, focus=by + [s.name for s in stage.select])
+        focus = by + [s.name for s in stage.select]
+        return StageOutput(summary, table=table, focus=focus, order=order)
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"
         values = {s.name: _python(evaluate_aggregate(s.expr, ctx, None)) for s in stage.select}
@@ -139,14 +150,15 @@ def _answer(
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:  # sorting by a bar column that is not selected
             table[name] = frame[name].to_numpy()
-        table = sort_limit(table, stage)
+        table, order = sort_limit(table, stage)
         if extra:
             table = table.drop(columns=extra)
         focus = names
     else:
         # Order the rows by their keys alone, then label and show only the rows kept: a
         # person's columns for 10 of 4,500 bars, not for all of them.
-        rows = frame.iloc[_ordered_positions(frame, stage, stage.label)]
+        order = _ordered_positions(frame, stage, stage.label)
+        rows = frame.iloc[order]
         rows.index = pd.RangeIndex(len(rows))
         table = shown_rows(rows, ctx.timeframe, hide)
         focus = []
@@ -154,7 +166,9 @@ def _answer(
             keys = [k for k in row_keys if k in table.columns]
             values = [c for c in table.columns if c not in keys]
             summary = summarize_grouped(table, keys, values, sort=sort_keys(stage))
-            return StageOutput(summary, table=table, focus=keys + values, warnings=warnings)
+            return StageOutput(
+                summary, table=table, focus=keys + values, warnings=warnings, order=order
+            )
         if _latest_first(stage):  # "ATR now": the bars it is the latest of, for the chart
             history = shown_rows(frame.iloc[-LATEST_HISTORY_ROWS:], ctx.timeframe, hide)
     stat_cols = [n for n, _ in stage.map_exprs] + [k.column for k in stage.sort]
@@ -170,7 +184,9 @@ def _answer(
         timeframe=ctx.timeframe,
         sort=sort_keys(stage),
     )
-    return StageOutput(summary, table=table, source_rows=history, focus=focus, warnings=warnings)
+    return StageOutput(
+        summary, table=table, source_rows=history, focus=focus, warnings=warnings, order=order
+    )
 
 
 def _latest_first(stage: StagePlan) -> bool:
@@ -257,9 +273,12 @@ def sort_keys(stage: StagePlan) -> list[tuple[str, bool]]:
     return [(k.column, k.descending) for k in stage.sort]
 
 
-def sort_limit(table: pd.DataFrame, stage: StagePlan) -> pd.DataFrame:
-    if not stage.sort and stage.limit is None and _numbered(table):
-        return table  # nothing to order, cut or renumber
+def sort_limit(table: pd.DataFrame, stage: StagePlan) -> tuple[pd.DataFrame, np.ndarray]:
+    """The table sorted and cut, with each kept row's position in the table as given."""
+    if not _numbered(table):
+        table = table.reset_index(drop=True)
+    if not stage.sort and stage.limit is None:
+        return table, np.arange(len(table))  # nothing to order or cut
     if stage.sort:
         table = table.sort_values(
             [k.column for k in stage.sort],
@@ -269,13 +288,22 @@ def sort_limit(table: pd.DataFrame, stage: StagePlan) -> pd.DataFrame:
         )
     if stage.limit is not None:
         table = table.head(stage.limit)
-    return table.reset_index(drop=True)
+    return table.reset_index(drop=True), table.index.to_numpy(dtype=np.int64)
 
 
 def _numbered(table: pd.DataFrame) -> bool:
     """Whether the rows are already numbered 0, 1, 2…"""
     index = table.index
     return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+
+
+def _in_order(frame: pd.DataFrame, order: np.ndarray) -> pd.DataFrame:
+    """``frame``'s rows by ``order`` (a stable sort), unless they already are."""
+    if len(order) < 2 or bool((np.diff(order) >= 0).all()):
+        return frame
+    out = frame.iloc[np.argsort(order, kind="stable")]
+    out.index = pd.RangeIndex(len(out))
+    return out
 
 
 def _as_condition(values: pd.Series, step: str, text: str) -> np.ndarray:

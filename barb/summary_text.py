@@ -52,6 +52,8 @@ def _rows_block(s: Summary) -> list[str]:
             noun = "more group" if s.type == "grouped" else "more row"
             lines.append(f"… {count_text(left_out, noun)} …")
         lines += [",".join(_cell(v) for v in row) for row in s.bottom]
+    if s.unlisted:
+        lines.append(f"not listed: {', '.join(s.unlisted)} — select fewer columns to read them")
     return lines
 
 

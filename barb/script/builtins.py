@@ -216,16 +216,16 @@ def _rolling(
 _rolling(
     "rolling_mean",
     "mean",
-    "Mean of the last n rows.",
+    "Mean of the n rows.",
     of_condition="share",
 )
-_rolling("rolling_sum", "sum", "Sum of the last n rows.", of_condition="count")
-_rolling("rolling_max", "max", "Highest of the last n rows.")
-_rolling("rolling_min", "min", "Lowest of the last n rows.")
+_rolling("rolling_sum", "sum", "Sum of the n rows.", of_condition="count")
+_rolling("rolling_max", "max", "Highest of the n rows.")
+_rolling("rolling_min", "min", "Lowest of the n rows.")
 _rolling(
     "rolling_std",
     "std",
-    "Sample standard deviation of the last n rows.",
+    "Sample standard deviation.",
     unit="spread",
 )
 
@@ -235,7 +235,7 @@ _rolling(
     unit="scalar",
     category="window",
     params=(Param("col1"), Param("col2"), _N),
-    summary="Correlation of col1 and col2 over the last n rows (all n with both).",
+    summary="Correlation of col1 and col2 (all n rows with both).",
     example="rolling_correlation(nq_ret, es_ret, 60)",
     reach=window("n"),
 )
@@ -249,7 +249,7 @@ def _rolling_correlation(ctx: EvalContext, a: pd.Series, b: pd.Series, n: int) -
     unit="count",
     category="window",
     params=(_COND, _N),
-    summary="How many of the last n rows meet cond.",
+    summary="How many of the n rows meet cond.",
     reach=window("n"),
     example="rolling_count(close > open, 5)",
 )
@@ -258,12 +258,27 @@ def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
 
 
 @register(
+    "rolling_rank",
+    unit="scalar",
+    category="window",
+    params=(_COL, _N),
+    summary="Percentile rank 0–100 among the n rows: the % of them ≤ this one (as rank()).",
+    reach=window("n"),
+    example="rolling_rank(range, 252) <= 10",
+)
+def _rolling_rank(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
+    # rank() over a trailing window, so a squeeze is read against the year before it, not
+    # against later rows: "max" counts the ties at or below this value, as rank() does.
+    values = col.astype(np.float64)
+    return values.rolling(n, min_periods=n).rank(method="max", pct=True) * 100
+
+
+@register(
     "ema",
     unit="same",
     category="window",
     params=(_COL, _N),
-    summary="Exponential moving average, alpha = 2/(n+1), seeded with the mean of the first "
-    "n values (as TA-Lib); NaN before.",
+    summary="EMA, alpha = 2/(n+1), seeded with the first n's mean (as TA-Lib).",
     example="ema(close, 20)",
     reach=lambda a: Reach(ema_bars(a["n"])),
 )
@@ -482,7 +497,7 @@ _aggregate("median", "median", "Median (missing values skipped).")
     unit="spread",
     category="aggregate",
     params=(_COL,),
-    summary="Sample standard deviation (n - 1).",
+    summary="Sample standard deviation.",
 )
 def _std(rows: RowGroups, col: pd.Series) -> Any:
     return rows.reduce(col, "std", ddof=1)
@@ -583,9 +598,9 @@ def _value_at(rows: RowGroups, values: pd.Series, chosen: Any) -> Any:
     positions = np.asarray(chosen, dtype=np.float64)
     found = ~np.isnan(positions)
     taken = values.iloc[np.where(found, positions, 0).astype(np.int64)]
-    if isinstance(taken.dtype, pd.CategoricalDtype):
-        taken = taken.astype(object)
-    picked = pd.Series(taken.to_numpy(), index=chosen.index)
+    # .array keeps a category's order: arg_min(dayname(), low) per week, grouped again in a
+    # second stage, still sorts Monday first.
+    picked = pd.Series(taken.array, index=chosen.index)
     return picked if found.all() else picked.where(found)
 
 
@@ -788,8 +803,10 @@ def _date(ctx: EvalContext) -> pd.Series:
 
 
 # session_high('RTH', 1): the session's bar lag trading dates (of that session) before the
-# row's. The session's bars are the whole data set's, not the period's rows, so a lag reads
-# before the period's start without any warm-up.
+# row's, counted back from the row's date whether or not the session has bars on it (Good
+# Friday's overnight rows have no RTH, yet lag 1 is Thursday's). The session's bars are the
+# whole data set's, not the period's rows, so a lag reads before the period's start without
+# any warm-up.
 _LAG = Param("lag", "int", default=0, min=0, max=10_000)
 
 
@@ -807,8 +824,14 @@ def _session_part(field: str) -> None:
         dates = _column(ctx, "trading_date", f"session_{field}")
         # Look each distinct date up once: intraday frames repeat a date hundreds of times.
         codes, unique = pd.factorize(dates)
-        values = bars[field] if lag == 0 else bars[field].shift(lag)
-        per_date = values.reindex(unique).to_numpy(dtype=np.float64)
+        if lag == 0:
+            per_date = bars[field].reindex(unique).to_numpy(dtype=np.float64)
+        else:
+            # The session's dates before the row's (sorted, one bar each), then lag back.
+            before = bars.index.searchsorted(unique, side="left") - lag
+            found = before >= 0
+            values = bars[field].to_numpy(dtype=np.float64)
+            per_date = np.where(found, values[np.maximum(before, 0)], np.nan)
         values = np.append(per_date, np.nan)[codes]  # code -1 (no date) picks NaN
         return pd.Series(values, index=ctx.frame.index)
 

@@ -171,7 +171,8 @@ def obv(ctx: EvalContext) -> pd.Series:
     "vwap",
     unit="price",
     category="indicator",
-    summary="Session VWAP of typical price, reset each trading date; use on intraday bars",
+    summary="Typical-price VWAP from the query session's open each date (NQ RTH 09:30, ETH 18:00, "
+    "window start)",
     example="close > vwap()",
     # Resets each trading date: the planner always widens intraday slices to whole dates.
     reach=period_rows,

@@ -176,3 +176,102 @@ def test_which_hourly_bar_makes_the_high_is_named_by_its_start(engine_settings, 
     assert list(result.table["high_time"].astype(str)) == list(expected["high_time"])
     assert list(result.table["days"]) == list(expected["days"])
     assert set(expected["high_time"]) <= {f"{h:02d}:30" for h in range(9, 17)}
+
+
+# A second stage reads the first stage's table: first()/last() and arg_max's ties there are the
+# earliest rows in time, whatever order the first stage sorted them into.
+
+
+def daily_rth(minutes: pd.DataFrame) -> pd.DataFrame:
+    """The RTH daily bars by hand: one row per trading date, in time order."""
+    frame = rth_minutes(minutes)
+    daily = frame.groupby("tdate").agg(
+        high=("high", "max"), low=("low", "min"), volume=("volume", "sum")
+    )
+    daily["range"] = daily["high"] - daily["low"]
+    return daily
+
+
+def test_then_first_and_last_follow_time_order_after_a_sort(engine_settings, minutes) -> None:
+    result = execute(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "sort": "range desc",
+            "limit": 5,
+            "then": {
+                "select": [
+                    "first(range) as f",
+                    "last(range) as l",
+                    "first(date) as fd",
+                    "arg_max(date, volume * 0) as tie",
+                ]
+            },
+        },
+        "NQ",
+        settings=engine_settings,
+    )
+    assert result.ok, result.to_dict()
+    top = daily_rth(minutes).sort_values("range", ascending=False, kind="stable").head(5)
+    by_time = top.sort_index()
+    assert list(top.index) != list(by_time.index)  # the sort did reorder them
+    values = result.summary.values
+    assert values["f"] == by_time["range"].iloc[0]
+    assert values["l"] == by_time["range"].iloc[-1]
+    assert values["fd"] == by_time.index[0].strftime("%Y-%m-%d")
+    assert values["tie"] == by_time.index[0].strftime("%Y-%m-%d")  # all tie: the earliest
+
+
+def test_then_arg_max_ties_go_to_the_first_group_key_after_a_sort(engine_settings) -> None:
+    result = execute(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "group_by": "month()",
+            "select": "count() as days",
+            "sort": "month desc",
+            "then": {"map": {"zero": "days * 0"}, "select": "arg_max(month, zero)"},
+        },
+        "NQ",
+        settings=engine_settings,
+    )
+    assert result.ok, result.to_dict()
+    assert result.summary.value == 1  # months 1..3 all tie at 0: January, not March
+
+
+def test_then_rows_listed_keep_the_first_stages_sort(engine_settings) -> None:
+    result = execute(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "sort": "range desc",
+            "limit": 5,
+            "then": {"map": {"double": "range * 2"}},
+        },
+        "NQ",
+        settings=engine_settings,
+    )
+    assert result.ok, result.to_dict()
+    doubles = list(result.table["double"])
+    assert doubles == sorted(doubles, reverse=True)
+    assert result.summary.order == "sorted by range descending"
+
+
+def test_then_groups_of_an_arg_dayname_sort_monday_first(engine_settings, minutes) -> None:
+    actual = table(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "group_by": "week()",
+            "select": "arg_min(dayname(), low) as d",
+            "then": {"group_by": "d", "select": "count() as weeks"},
+        },
+        engine_settings,
+    )
+    daily = daily_rth(minutes)
+    weeks = daily.index - pd.to_timedelta(daily.index.dayofweek, unit="D")
+    lows = daily.groupby(weeks)["low"].idxmin()  # the earliest of equal lows
+    counts = lows.dt.dayofweek.value_counts().sort_index()
+    names = ["Mon", "Tue", "Wed", "Thu", "Fri"]
+    assert list(actual["d"]) == [names[i] for i in counts.index]
+    assert list(actual["weeks"]) == list(counts)

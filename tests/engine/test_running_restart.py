@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from barb import execute
+from barb.reference import indicators_reference
 
 RTH_START, RTH_END = 570, 1020  # 09:30-17:00
 
@@ -271,3 +272,46 @@ def test_running_values_inside_select_read_the_rows_a_where_drops(engine_setting
         engine_settings,
     )
     assert volume.summary.value == pytest.approx(at_eleven["so_far"].mean(), rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("session", "start", "end"),
+    [("ETH", 18 * 60, 17 * 60), ("10:00-11:00", 600, 660), ("RTH", RTH_START, RTH_END)],
+)
+def test_vwap_starts_at_the_query_sessions_open(session, start, end, engine_settings, minutes):
+    """What the reference says: vwap() restarts at the query session's open each trading date
+    (ETH at 18:00 the evening before, a window at its own start), not at midnight or 09:30."""
+    frame = minutes.copy()
+    stamps = frame["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    # The trading date: an 18:00 bar belongs to the next day's session.
+    frame["day"] = (stamps + pd.Timedelta(hours=6)).dt.normalize()
+    inside = (
+        (minute >= start) | (minute < end) if start > end else (minute >= start) & (minute < end)
+    )
+    bars = frame[inside.to_numpy()].copy()
+    typical = (bars["high"] + bars["low"] + bars["close"]) / 3
+    by_day = bars.groupby("day")
+    bars["vwap"] = (typical * bars["volume"]).groupby(bars["day"]).cumsum() / by_day[
+        "volume"
+    ].cumsum()
+    last = bars.groupby("day").tail(1)
+    result = _ask(
+        {
+            "session": session,
+            "from": "1m",
+            "period": "2024-02",
+            "map": {"vw": "vwap()"},
+            "group_by": "date()",
+            "select": "last(vw) as vw",
+        },
+        engine_settings,
+    )
+    expected = last.set_index("day")["vwap"]
+    expected = expected[expected.index.strftime("%Y-%m") == "2024-02"]
+    np.testing.assert_allclose(result.table["vw"].to_numpy(), expected.to_numpy(), rtol=1e-9)
+
+
+def test_the_vwap_summary_names_the_session_open_it_starts_from() -> None:
+    line = next(x for x in indicators_reference().splitlines() if x.startswith("- vwap()"))
+    assert "query session's open" in line and "ETH 18:00" in line

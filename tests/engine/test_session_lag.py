@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from barb import execute
+from barb.data.store import DataMeta, data_path, write_bars
+from barb.sessions import minutes_of_day, trading_dates
+from barb.settings import EngineSettings
 
 RTH_START, RTH_END = 570, 1020  # 09:30-17:00
 
@@ -71,3 +75,57 @@ def test_a_negative_lag_is_an_error(engine_settings) -> None:
         settings=engine_settings,
     )
     assert not result.ok and result.error.error_type == "ArgumentError"
+
+
+# A Good Friday: the overnight session trades, RTH does not. Its rows still have a yesterday.
+NO_RTH = pd.Timestamp("2024-02-16")
+
+
+@pytest.fixture(scope="module")
+def no_rth_settings(tmp_path_factory: pytest.TempPathFactory, minutes: pd.DataFrame):
+    """The test bars without the RTH minutes of NO_RTH (its overnight bars kept)."""
+    frame = _without_rth_of(minutes, NO_RTH)
+    frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
+    frame["minute"] = minutes_of_day(frame["timestamp"])
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("no_rth"))
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="synthetic",
+        description="hand-made test bars, one date without RTH",
+        first_date=frame["trading_date"].min().date(),
+        last_date=frame["trading_date"].max().date(),
+        rows=len(frame),
+    )
+    write_bars(frame, meta, data_path("NQ", settings))
+    return settings
+
+
+def _without_rth_of(minutes: pd.DataFrame, day: pd.Timestamp) -> pd.DataFrame:
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = (minute >= RTH_START) & (minute < RTH_END)
+    return minutes[~(rth & (stamps.dt.normalize() == day))].reset_index(drop=True)
+
+
+def test_lag_counts_back_from_a_date_without_the_session(no_rth_settings, minutes) -> None:
+    """ "Did the overnight take out yesterday's RTH high?" on the date with no RTH: lag 1 is
+    the last RTH before it (Thursday's), not missing; lag 2 the one before that."""
+    result = _ask(
+        {
+            "session": "OVERNIGHT",
+            "from": "daily",
+            "period": "2024-02-12:2024-02-23",
+            "map": {"yh": "session_high('RTH', 1)", "yc2": "session_close('RTH', 2)"},
+            "select": ["timestamp", "yh", "yc2"],
+        },
+        no_rth_settings,
+    )
+    daily = _rth_daily(_without_rth_of(minutes, NO_RTH))
+    assert NO_RTH not in daily.index
+    days = pd.to_datetime(result.table["timestamp"]).dt.normalize()
+    assert NO_RTH in set(days)
+    # For each date: the RTH dates strictly before it, the last (lag 1) and the one before.
+    before = daily.index.searchsorted(days, side="left")
+    np.testing.assert_allclose(result.table["yh"], daily["high"].to_numpy()[before - 1])
+    np.testing.assert_allclose(result.table["yc2"], daily["close"].to_numpy()[before - 2])

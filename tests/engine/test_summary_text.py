@@ -245,3 +245,44 @@ def test_25_rows_of_4_values_cost_their_digits_and_a_few_fixed_lines(
     # Around it: the headline, the means of a whole listing, what was scanned (with the
     # session's hours, 9 tokens), the data note.
     assert tokens(text) - tokens(listing) <= 110
+
+
+def test_columns_beyond_the_rows_limit_are_named_as_not_listed(year_settings, year_minutes) -> None:
+    """Ten columns over three months: the rows carry eight, the summary names the other two
+    (mean and max only in the mean line before, read as if every column were shown)."""
+    names = ["o", "h", "l", "c", "v", "rng", "mid", "body", "up", "dn"]
+    exprs = ["open", "high", "low", "close", "volume", "range", "(high + low) / 2",
+             "close - open", "high - open", "open - low"]  # fmt: skip
+    query = {
+        "session": "RTH",
+        "from": "monthly",
+        "period": "2023-01:2023-03",
+        "select": [f"{e} as {n}" for e, n in zip(exprs, names, strict=True)],
+    }
+    text = render_summary(run(query, year_settings))
+    header, rows = listed(text)
+    assert header == ["month", *names[:8]]
+    assert "not listed: up, dn — select fewer columns to read them" in text.splitlines()
+    months = (
+        daily(year_minutes)
+        .groupby(lambda d: d.strftime("%Y-%m"))
+        .agg(high=("high", "max"), low=("low", "min"))
+    )
+    got = [float(r[header.index("rng")]) for r in rows]
+    assert got == pytest.approx((months["high"] - months["low"]).iloc[:3].tolist(), rel=1e-4)
+
+
+def test_eight_columns_are_all_listed(year_settings) -> None:
+    query = {"session": "RTH", "from": "monthly", "period": "2023-01:2023-03"}
+    query["select"] = [f"close + {i} as c{i}" for i in range(8)]
+    text = render_summary(run(query, year_settings))
+    assert listed(text)[0] == ["month", *(f"c{i}" for i in range(8))]
+    assert "not listed" not in text
+
+
+def test_groups_name_their_columns_not_listed(year_settings) -> None:
+    query = {"session": "RTH", "from": "daily", "group_by": "month()"}
+    query["select"] = [f"mean(close + {i}) as c{i}" for i in range(10)]
+    text = render_summary(run(query, year_settings))
+    assert listed(text)[0] == ["month", *(f"c{i}" for i in range(8))]
+    assert "not listed: c8, c9 — select fewer columns to read them" in text

@@ -151,6 +151,19 @@ def test_rolling_count(ctx: EvalContext) -> None:
     same(run("rolling_count(close > open, 4)", ctx), windowed(up, 4, sum))
 
 
+def percent_at_or_below(window: list[float]) -> float:
+    """rank()'s percentile of the window's last value: the share of the window <= it."""
+    return 100 * sum(v <= window[-1] for v in window) / len(window)
+
+
+@pytest.mark.parametrize("n", [1, 3, 7])
+def test_rolling_rank(ctx: EvalContext, n: int) -> None:
+    same(run(f"rolling_rank(close, {n})", ctx), windowed(col(ctx, "close"), n, percent_at_or_below))
+    # Volumes are whole hundreds: ties count as at or below, as in rank().
+    volume = col(ctx, "volume")
+    same(run(f"rolling_rank(volume, {n})", ctx), windowed(volume, n, percent_at_or_below))
+
+
 def test_window_longer_than_data_is_all_nan() -> None:
     ctx = make_context(make_daily(5, gaps=False))
     assert all(math.isnan(v) for v in run("rolling_mean(close, 6)", ctx))
@@ -315,6 +328,7 @@ SEED_FUNCTIONS = [
     "rolling_min",
     "rolling_std",
     "rolling_count",
+    "rolling_rank",
     "ema",
     "cummax",
     "cummin",
