@@ -294,7 +294,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             _shade_blocks(ax, groups.table[groups.by[0]].tolist())
         values = floats(groups.table[column])
         value_unit = unit(column, result)
-        kind = time_kind(column, result.query)
+        kind = time_kind(column, result.query, values)
         texts = value_texts(values, value_unit, kind, words)
         extremes = column == answer and not groups.ranked
         upright = False

@@ -96,7 +96,7 @@ def _groups(result: Result, words: Words) -> str:
         return words("rows_shown", count=format_value(count, words=words))
     column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     values = floats(groups.table[column])
-    kind = time_kind(column, result.query)
+    kind = time_kind(column, result.query, values)
     texts = value_texts(values, unit(column, result), kind, words)
     if kind is None:
         texts = [
