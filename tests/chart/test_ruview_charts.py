@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from engine_results import RTH, figure, run
+from matplotlib.collections import PolyCollection
+from matplotlib.colors import to_hex
 
 from barb.charts import chart_headline
 from barb.export import csv_bytes
@@ -102,3 +106,62 @@ def test_a_no_time_marker_left_in_the_values_is_not_a_time(sample_settings) -> N
     rows = csv_rows(csv_bytes(result))
     assert {r["last_break"] for r in rows} == {"-1"}
     assert "23:59" not in (chart_headline(result, "en") or "")
+
+
+# --- 2: highest and lowest among the whole groups the result holds, ties named -----------------
+
+
+def test_the_open_last_year_is_hollow_and_not_the_highest(sample_settings, days) -> None:
+    """r01: "max_dd: highest 2026 −1.0%" named a year of 4 days."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"dd_pct": "(close / cummax(close, 'year') - 1) * 100"},
+        "group_by": "year()",
+        "select": "min(dd_pct) as max_dd",
+    }
+    result = run(query, sample_settings)
+    close = days["close"]
+    years = pd.DatetimeIndex(close.index).year
+    peak = close.groupby(years).cummax()
+    expected = ((close / peak - 1) * 100).groupby(years).min()
+    last = int(expected.index[-1])
+    whole = expected.drop(last)
+    head = chart_headline(result, "en") or ""
+    match = re.fullmatch(r"max_dd: highest (\d{4}) \S+%, lowest (\d{4}) \S+%", head)
+    assert match is not None, head
+    assert int(match[1]) == whole.idxmax() and int(match[2]) == whole.idxmin()
+    assert expected.idxmax() == last  # the open year would have been the highest
+    fig = figure(result, "ru")
+    (ax,) = fig.axes
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    faces = [to_hex(f) for f in bars.get_facecolors()]
+    assert faces[-1] == "#ffffff" and faces.count("#ffffff") == 1
+    assert any(t.get_text().startswith(f"{last}: ") for t in ax.texts)
+
+
+def test_ties_are_named_and_added_empty_groups_are_not_the_lowest(sample_settings, days) -> None:
+    """h01: "lowest bucket -10 (0 days)" was a bucket the chart added; g09's lowest named one
+    of five years at 0."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2020:2025",
+        "map": {"ret": "(close - prev(close)) / prev(close) * 100", "bucket": "round(ret)"},
+        "group_by": "bucket",
+        "select": "count() as days",
+    }
+    result = run(query, sample_settings)
+    ret = days["close"].pct_change() * 100
+    ret = ret[(ret.index >= pd.Timestamp("2020-01-01")) & (ret.index < pd.Timestamp("2026-01-01"))]
+    bucket = np.sign(ret) * np.floor(ret.abs() + 0.5)
+    counts = bucket.groupby(bucket).size()
+    lowest = counts[counts == counts.min()]
+    assert len(lowest) > 1  # a tie, and buckets between with no day at all
+    head = chart_headline(result, "en") or ""
+    day_word = "day" if counts.min() == 1 else "days"
+    if len(lowest) <= 3:
+        names = ", ".join(f"{int(k)}" for k in lowest.index)
+        assert head.endswith(f"lowest {counts.min()} {day_word} (tie: {names})"), head
+    else:
+        assert head.endswith(f"lowest {counts.min()} {day_word} ({len(lowest)} tied)"), head
