@@ -5,6 +5,8 @@ which hours a named session had on the instrument the query ran on."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -157,6 +159,25 @@ def open_group_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     """Daily bars grouped by week(), or by year() (or year and month, or year and quarter):
     the group of the data's last week or year is a few days, and can top a ranking of
     whole ones."""
+    group = open_group(plan, table)
+    if group is None:
+        return []
+    return [_open_group_text(group.unit, group.label, pd.Timestamp(plan.dataset.last_date))]
+
+
+@dataclass(frozen=True)
+class OpenGroup:
+    """The group of the data's last week, month, quarter or year, still open: its ``unit``,
+    ``label`` (``2026``, ``2026-01``) and its key columns' values as written (``{"year":
+    "2026"}``), so a chart finds its row."""
+
+    unit: str
+    label: str
+    keys: dict[str, str]
+
+
+def open_group(plan: Plan, table: pd.DataFrame | None) -> OpenGroup | None:
+    """The result's group that the data's end cuts short, when it is listed."""
     mapped = dict(plan.first.map_exprs)
     keys = {}
     for name, key in plan.first.group_keys:
@@ -165,7 +186,7 @@ def open_group_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         if isinstance(expr, ast.Call) and not expr.args:
             keys[expr.name] = name
     if table is None:
-        return []
+        return None
     last = pd.Timestamp(plan.dataset.last_date)
     calendar = plan.dataset.instrument.calendar
     week = keys.get("week")
@@ -173,11 +194,13 @@ def open_group_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         monday = (last - pd.Timedelta(days=last.weekday())).normalize()
         listed = (pd.to_datetime(table[week], errors="coerce") == monday).any()
         if listed and still_open(np.datetime64(last, "ns"), "weekly", calendar):
-            return [_open_group_text("week", str(monday.date()), last)]
+            label = str(monday.date())
+            return OpenGroup("week", label, {week: label})
     year = keys.get("year")
     if year is None or year not in table.columns:
-        return []
+        return None
     unit, label, mask = "year", str(last.year), table[year] == last.year
+    values = {year: str(last.year)}
     for function, part, text in (
         ("month", last.month, f"{last.year}-{last.month:02d}"),
         ("quarter", last.quarter, f"{last.year}-Q{last.quarter}"),
@@ -185,10 +208,11 @@ def open_group_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         key = keys.get(function)
         if key is not None and key in table.columns:
             unit, label, mask = function, text, mask & (table[key] == part)
+            values[key] = str(part)
     timeframe = {"year": "yearly", "month": "monthly", "quarter": "quarterly"}[unit]
     if not mask.any() or not still_open(np.datetime64(last, "ns"), timeframe, calendar):
-        return []
-    return [_open_group_text(unit, label, last)]
+        return None
+    return OpenGroup(unit, label, values)
 
 
 def _open_group_text(unit: str, label: str, last: pd.Timestamp) -> str:

@@ -5,10 +5,11 @@ Daily and longer bars are named by their bar label in the first column (``date``
 timestamps it stands for are left out, so each bar has one name.
 
 The file is meant to be opened anywhere (a spreadsheet, pandas, another tool) without
-guessing: UTF-8, times in ISO 8601 with their UTC offset (dates stay plain dates), prices on
-the instrument's tick, plain numbers (no thousands separators, no exponents), and a
-``source`` column saying whose data it is (the synthetic sample, or the imported file and
-its dates).
+guessing: UTF-8, times in ISO 8601 with their UTC offset (dates stay plain dates), minutes
+of the day the query made (``hour() * 60 + minute()``) as the clock reads them (``09:53``,
+not 593), prices on the instrument's tick, plain numbers (no thousands separators, no
+exponents), and a ``source`` column saying whose data it is (the synthetic sample, or the
+imported file and its dates).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import REPLACED_COLUMNS, table_label
+from barb.charts.time_of_day import clock_kind
+from barb.charts.value_text import clock_text
 from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.result import Result
 
@@ -93,6 +96,8 @@ def csv_bytes(result: Result) -> bytes:
                 out[name] = text.str.replace(r"(\d\d)(\d\d)$", r"\1:\2", regex=True)
             else:
                 out[name] = values.dt.strftime("%Y-%m-%dT%H:%M:%S")
+        elif clock_kind(str(name), values, result.query) == "minute":
+            out[name] = values.map(lambda m: clock_text(m) if pd.notna(m) else "")
         elif pd.api.types.is_float_dtype(values):
             if instrument is not None and _is_price(str(name)):
                 out[name] = _on_tick(values, instrument.tick_size)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from barb.calendar_caveats import holiday_caveat, missing_days_caveat, period_edge_caveat
-from barb.caveats import open_group_caveat, scope_caveats, session_hours
+from barb.caveats import open_group, open_group_caveat, scope_caveats, session_hours
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.period_rows import bars_in_scope
 from barb.planning import Plan, plan_query, session_name
@@ -106,7 +106,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += output.warnings
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += missing_days_caveat(plan, scope)
+    cut_short = None
     if plan.first.shape == "grouped":
+        cut_short = open_group(plan, output.table)
         warnings += open_group_caveat(plan, output.table)
         warnings += period_edge_caveat(plan, scope, output.kept_dates)
     if plan.then is not None:
@@ -129,6 +131,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         data_source=dataset.meta.source,
         data_description=dataset.meta.source_label(),
         truncated=truncated,
+        open_group=cut_short.keys if cut_short is not None else None,
     )
     return Result(
         query=plan.query.to_json(),

@@ -88,6 +88,10 @@ class Metadata(BaseModel):
     data_description: str
     elapsed_ms: float | None = None
     truncated: bool = False
+    # The group the data's end cuts short (the 4 days of 2026 by year), by its key columns'
+    # values as text (``{"year": "2026"}``): a chart leaves it out of highest and lowest.
+    # The warning says it in words; this is for the chart only, not in the answer's JSON.
+    open_group: dict[str, str] | None = Field(default=None, exclude=True)
 
 
 RowsBuilder = Callable[[], "pd.DataFrame | None"]

@@ -231,7 +231,7 @@ def _draw_stage_rows(
             handles.append(Line2D([], [], color=color, linewidth=3.0, label=text))
     category_ticks(ax, labels, rotate=rotate, step=step, words=words)
     headroom(ax, values, px=LEGEND_ROW_PX * max(len(aggs), 1) + 30)
-    kind = time_kind(main.column, result.query)
+    kind = time_kind(main.column, result.query, values)
     if kind is not None:  # bars of times of day, from 00:00
         clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
     value_label(ax, axis_text(main.column, result, words))

@@ -59,7 +59,7 @@ def read_aggregates(result: Result) -> list[Aggregate]:
 
 def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     """The number with its unit: ``239.9 points``."""
-    kind = time_kind(agg.name, result.query)
+    kind = time_kind(agg.name, result.query, [agg.value])
     if kind is not None:
         return time_text(agg.value, kind)  # a time of day: 10:12, not 612.3
     # The answer's own expression says its unit (followed down to its columns); its first

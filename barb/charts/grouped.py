@@ -61,8 +61,10 @@ from barb.charts.style import (
 from barb.charts.time_of_day import calendar_part, clock_axis, clock_kind, time_kind, time_text
 from barb.charts.value_text import TickFormatter, date_text, format_all
 from barb.charts.words import ENGLISH, Words
+from barb.instruments import load_instrument
 from barb.lineage import Lineage, group_key_names
-from barb.result import Result
+from barb.period_rows import still_open
+from barb.result import Metadata, Result
 from barb.script import ast
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
@@ -89,6 +91,28 @@ class Groups:
     left_out: tuple[str, ...] = ()
     # The group of the session's short last bar (16:30-17:00 of hourly RTH bars).
     short: ShortBar | None = None
+    # The group the data's end cuts short (2026's 4 days by year): drawn hollow, noted.
+    open_at: int | None = None
+    # Which groups the result holds; the others are empty groups added as zero.
+    listed: tuple[bool, ...] = ()
+
+    def extremes(self, values: np.ndarray) -> tuple[list[int], list[int]]:
+        """The positions of the highest and of the lowest value, each tie in full, among the
+        groups the result holds and that are whole: an empty group added as zero, or a year
+        of 4 days, is no answer to "which year was lowest". Empty when fewer than two are
+        left to compare."""
+        ok = np.isfinite(values)
+        if self.listed:
+            ok &= np.array(self.listed)
+        if self.open_at is not None:
+            ok[self.open_at] = False
+        if ok.sum() < 2:
+            return [], []
+        top, bottom = values[ok].max(), values[ok].min()
+        if top == bottom:
+            return [], []
+        at = np.flatnonzero(ok)
+        return [int(i) for i in at if values[i] == top], [int(i) for i in at if values[i] == bottom]
 
     def named(self, at: int, words: Words) -> str:
         """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
@@ -115,17 +139,77 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     columns, left_out = numbers[:MAX_PANELS], tuple(numbers[MAX_PANELS:])
     if not columns:
         return None
+    listed: tuple[bool, ...] = ()
     if "sort" not in _stage(result):
         table = calendar_order(table, by)
         counts = [c for c in columns if _is_count(c, result)]
         if len(by) == 1 and counts:
+            present = table[by[0]].tolist()
             table = with_empty_groups(table, by[0], counts, result)
+            listed = _ranked_groups(table[by[0]].tolist(), present, by[0])
     labels = group_labels(table, by, result.query, words)
     short = short_bar(result, table, by)
+    open_at = _open_row(table, by, result)
     if cut_by_limit(result, table):
         return Groups(table, by, columns, labels, ranked=True, left_out=left_out, short=short)
     round_times = _round_times(table, by, result.query, labels)
-    return Groups(table, by, columns, labels, round_times, left_out=left_out, short=short)
+    return Groups(
+        table,
+        by,
+        columns,
+        labels,
+        round_times,
+        left_out=left_out,
+        short=short,
+        open_at=open_at,
+        listed=listed,
+    )
+
+
+def _ranked_groups(keys: list[Any], present: list[Any], name: str) -> tuple[bool, ...]:
+    """Which groups highest and lowest compare: those in the result, and the empty ones that
+    are a real "never" (a weekday, a month, a year of the data without a match). An empty
+    bucket of ``round(ret)`` is a number nobody grouped by."""
+    seen = set(present)
+    return tuple(key in seen or isinstance(key, str) or "year" in name for key in keys)
+
+
+def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
+    """The row of the group the data's end cuts short, as the engine found it; or the empty
+    year added for the data's last year while it is still open (``where holiday()`` by year
+    matched nothing in 2026's first 4 days: no year without a holiday)."""
+    meta = result.metadata
+    keys = meta.open_group if meta is not None else None
+    if not keys and meta is not None and meta.period_end is not None and len(by) == 1:
+        year = meta.period_end.year
+        if "year" in by[0] and table[by[0]].iloc[-1] == year and _still_open(meta):
+            return len(table) - 1
+    if not keys or any(k not in table.columns for k in keys):
+        return None
+    mask = np.ones(len(table), dtype=bool)
+    for name, value in keys.items():
+        column = table[name]
+        if pd.api.types.is_datetime64_any_dtype(column):
+            texts = column.dt.strftime("%Y-%m-%d")
+        else:
+            texts = column.map(lambda v: str(int(v)) if _is_whole(v) else str(v))
+        mask &= (texts == value).to_numpy()
+    found = np.flatnonzero(mask)
+    return int(found[0]) if len(found) == 1 else None
+
+
+def _still_open(meta: Metadata) -> bool:
+    """Whether the year the data ends in has trading days left (on the exchange's calendar)."""
+    assert meta.period_end is not None
+    try:
+        calendar = load_instrument(meta.instrument).calendar
+    except Exception:  # an instrument file gone since the query ran: say nothing
+        return False
+    return still_open(np.datetime64(meta.period_end, "ns"), "yearly", calendar)
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and float(value).is_integer()
 
 
 def ranked_column(groups: Groups, result: Result) -> str:
@@ -294,7 +378,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             _shade_blocks(ax, groups.table[groups.by[0]].tolist())
         values = floats(groups.table[column])
         value_unit = unit(column, result)
-        kind = time_kind(column, result.query)
+        kind = time_kind(column, result.query, values)
         texts = value_texts(values, value_unit, kind, words)
         extremes = column == answer and not groups.ranked
         upright = False
@@ -302,15 +386,18 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         if n > MAX_GROUP_BARS:
             _draw_group_line(ax, positions, values)
         else:
-            colors = _extreme_colors(values) if extremes else ACCENT
+            colors = _extreme_colors(values, groups) if extremes else [ACCENT] * n
+            faces = list(colors)
+            if groups.open_at is not None:  # hollow: a period not over yet
+                faces[groups.open_at] = "white"
             draw_bars(
                 ax,
                 positions,
                 np.nan_to_num(values),
                 width=0.72,
-                color=colors,
+                color=faces,
                 edgecolor=colors,
-                linewidth=1.0,
+                linewidth=1.6,
             )
             if n <= MAX_VALUE_LABELS:
                 size = VALUE_PT if n <= 12 else VALUE_PT - 1.5
@@ -350,6 +437,8 @@ def _notes(groups: Groups, words: Words) -> list[str]:
     (the session ends at 17:00)``), and the select's values past the panels a portrait
     figure holds (``+ 1 more value in the CSV: p90``)."""
     notes = []
+    if groups.open_at is not None:
+        notes.append(words("open_group_note", label=groups.labels[groups.open_at]))
     if groups.short is not None:
         short = groups.short
         label = groups.labels[short.at]
@@ -469,9 +558,11 @@ def _shade_blocks(ax: Axes, first_key: list[Any]) -> None:
             ax.axvspan(start - 0.5, end - 0.5, color=BAND, zorder=0, linewidth=0)
 
 
-def _extreme_colors(values: np.ndarray) -> list[str]:
+def _extreme_colors(values: np.ndarray, groups: Groups) -> list[str]:
     colors = [NEUTRAL] * len(values)
-    if np.isfinite(values).sum() >= 2:
-        colors[int(np.nanargmin(values))] = LOW
-        colors[int(np.nanargmax(values))] = HIGH
+    high, low = groups.extremes(values)
+    for at in low:
+        colors[at] = LOW
+    for at in high:
+        colors[at] = HIGH
     return colors

@@ -24,6 +24,7 @@ from barb.charts.columns import (
     unit,
 )
 from barb.charts.grouped import (
+    Groups,
     answer_column,
     keyed_rows,
     ranked_column,
@@ -38,6 +39,7 @@ from barb.charts.words import Words, words_for
 from barb.result import Result
 
 MAX_ANSWERS = 3
+MAX_TIED_NAMED = 3  # groups named in a tie; past this, how many
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _NUMBER = re.compile(r"^-?[\d.,\u00a0 ]+$")
 
@@ -96,7 +98,7 @@ def _groups(result: Result, words: Words) -> str:
         return words("rows_shown", count=format_value(count, words=words))
     column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     values = floats(groups.table[column])
-    kind = time_kind(column, result.query)
+    kind = time_kind(column, result.query, values)
     texts = value_texts(values, unit(column, result), kind, words)
     if kind is None:
         texts = [
@@ -104,16 +106,27 @@ def _groups(result: Result, words: Words) -> str:
         ]
     if groups.ranked:
         return words("ranked_first", name=column, label=groups.named(0, words), value=texts[0])
-    if np.isfinite(values).sum() < 2:
+    high, low = groups.extremes(values)
+    if not high:
         at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
         return words("answer", name=f"{column} ({groups.named(at, words)})", value=texts[at])
-    hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
     return words(
         "highest_lowest",
         name=column,
-        high=_group_value(groups.by, groups.named(hi, words), texts[hi]),
-        low=_group_value(groups.by, groups.named(lo, words), texts[lo]),
+        high=_extreme_text(groups, high, texts, words),
+        low=_extreme_text(groups, low, texts, words),
     )
+
+
+def _extreme_text(groups: Groups, at: list[int], texts: list[str], words: Words) -> str:
+    """The group holding the extreme and its value; a tie names every group in it (``8 days
+    (tie: 2012, 2025)``), or how many when they are many."""
+    if len(at) == 1:
+        return _group_value(groups.by, groups.named(at[0], words), texts[at[0]])
+    if len(at) <= MAX_TIED_NAMED:
+        labels = ", ".join(groups.named(i, words) for i in at)
+        return words("tied", value=texts[at[0]], labels=labels)
+    return words("tied_many", value=texts[at[0]], count=len(at))
 
 
 def _group_value(by: list[str], label: str, value: str) -> str:

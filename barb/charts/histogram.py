@@ -94,7 +94,7 @@ def draw_histogram(
         handles.append(
             Line2D([], [], color=color, linewidth=3.2, label=answer_text(agg, result, words))
         )
-    kind = time_kind(column, result.query)  # times of the day: every statistic on the clock
+    kind = time_kind(column, result.query, values)  # times of the day: every statistic on the clock
     funcs = {a.func for a in marked}
     # With two columns drawn, each answer is marked: a median line would not say whose it is.
     if other is None and "median" not in funcs and (funcs & {"mean", "avg"} or not aggs):

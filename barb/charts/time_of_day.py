@@ -10,6 +10,7 @@ whole minutes of a day.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -32,9 +33,12 @@ HOUR_NAMES = frozenset({"hour"})
 CALENDAR_PARTS = ("month", "quarter")
 
 
-def time_kind(name: str, query: dict[str, Any]) -> str | None:
+def time_kind(name: str, query: dict[str, Any], values: Iterable[Any] = ()) -> str | None:
     """``"minute"`` when the query made ``name`` a minute of the day (``hour() * 60 +
-    minute()``), ``"hour"`` an hour of the day (``hour()``), else None."""
+    minute()``), ``"hour"`` an hour of the day (``hour()``), else None.
+
+    A clock guarded by a marker for "no time" (``if(high > onh, hour() * 60 + minute(), -1)``)
+    is a clock while none of ``values`` is the marker: −1 is not 23:59."""
     if name in CLOCK_NAMES:
         return "minute"
     if name in HOUR_NAMES:
@@ -44,7 +48,34 @@ def time_kind(name: str, query: dict[str, Any]) -> str | None:
         return None
     if _is_clock(source):
         return "minute"
+    marker = no_time_marker(source)
+    if marker is not None:
+        return None if any(_equals(v, marker) for v in values) else "minute"
     return "hour" if _bare_call(source) == "hour" else None
+
+
+def no_time_marker(expr: ast.Expr) -> float | None:
+    """The number an if() gives instead of a clock (``-1`` in ``if(cond, hour() * 60 +
+    minute(), -1)``), else None."""
+    if not (isinstance(expr, ast.Call) and expr.name.lower() == "if" and len(expr.args) == 3):
+        return None
+    for clock, other in ((expr.args[1], expr.args[2]), (expr.args[2], expr.args[1])):
+        marker = _literal(other)
+        if marker is not None and _is_clock(clock):
+            return marker
+    return None
+
+
+def _literal(expr: ast.Expr) -> float | None:
+    """A number written in the query (``-1``), else None."""
+    if isinstance(expr, ast.Unary) and expr.op == "-":
+        inner = _literal(expr.operand)
+        return None if inner is None else -inner
+    return float(expr.value) if isinstance(expr, ast.Number) else None
+
+
+def _equals(value: Any, marker: float) -> bool:
+    return is_finite_number(value) and float(value) == marker
 
 
 def calendar_part(name: str, query: dict[str, Any]) -> str | None:
@@ -102,8 +133,12 @@ def is_clock_name(name: str, query: dict[str, Any]) -> bool:
     return time_kind(name, query) == "minute"
 
 
+def _numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
 def _whole_in(series: pd.Series, bottom: int, top: int) -> bool:
-    if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+    if not _numeric(series):
         return False
     values = pd.to_numeric(series, errors="coerce").dropna().to_numpy(dtype="float64")
     return bool(values.size) and bool(
@@ -114,7 +149,7 @@ def _whole_in(series: pd.Series, bottom: int, top: int) -> bool:
 def clock_kind(name: str, series: pd.Series, query: dict[str, Any]) -> str | None:
     """``time_kind`` of a column whose values are whole minutes or hours of a day; minutes
     counted from an evening open are negative before midnight (−103 is 22:17)."""
-    kind = time_kind(name, query)
+    kind = time_kind(name, query, series.to_numpy() if _numeric(series) else ())
     if kind == "minute":
         return kind if _whole_in(series, -MINUTES_PER_DAY, MINUTES_PER_DAY) else None
     return kind if kind == "hour" and _whole_in(series, 0, 24) else None

@@ -190,7 +190,7 @@ def test_values_past_the_panels_are_named_not_dropped(
     ranges = days["high"] - days["low"]
     expected = ranges.groupby(pd.DatetimeIndex(days.index).year).mean()
     np.testing.assert_allclose(bar_heights(fig.axes[0]), expected.to_numpy(), rtol=1e-9)
-    (shown,) = [t for t in figure_texts(fig) if t.get_text() == note]
+    (shown,) = [t for t in figure_texts(fig) if note in t.get_text().split("\n")]
     renderer = fig.canvas.get_renderer()
     box = shown.get_window_extent(renderer)
     label = fig.axes[-1].xaxis.label.get_window_extent(renderer)

@@ -1,0 +1,167 @@
+"""Charts a reviewer opened in English and Russian and found wrong (ruview): a clock behind an
+if(), highest/lowest over groups that are not there, cut headlines, the beta's scatter,
+plurals and roundings. Expected numbers come from DuckDB or pandas over the same Parquet
+bars, never the engine."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from engine_results import RTH, figure, run
+from matplotlib.collections import PolyCollection
+from matplotlib.colors import to_hex
+
+from barb.charts import chart_headline
+from barb.export import csv_bytes
+
+pytestmark = pytest.mark.slow
+
+
+def clock(minutes: float) -> str:
+    whole = round(minutes) % 1440
+    return f"{whole // 60:02d}:{whole % 60:02d}"
+
+
+def csv_rows(data: bytes) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
+
+
+# --- 1: a clock behind a marker for "no time" reads on the clock, and so does the CSV ----------
+
+GUARDED = {
+    "session": "RTH",
+    "from": "1m",
+    "period": "2024-01",
+    "map": {"onh": "session_high('OVERNIGHT')", "tm": "if(high > onh, hour() * 60 + minute(), -1)"},
+    "where": "tm >= 0",
+    "group_by": "date()",
+    "select": "min(tm) as first_break",
+    "then": {
+        "select": [
+            "count() as days",
+            "median(first_break) as med",
+            "percentile(first_break, 25) as p25",
+            "percentile(first_break, 75) as p75",
+        ]
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def first_breaks(con) -> list[int]:
+    """Each January 2024 day's first RTH minute above that day's overnight high."""
+    frame = con.execute(
+        f"""
+        WITH onh AS (
+            SELECT trading_date, max(high) AS onh FROM nq
+            WHERE (minute >= 1080 OR minute < 570)
+              AND trading_date >= DATE '2024-01-01' AND trading_date < DATE '2024-02-01'
+            GROUP BY 1)
+        SELECT b.trading_date, min(b.minute) AS first_break
+        FROM nq b JOIN onh USING (trading_date)
+        WHERE {RTH} AND b.high > onh.onh
+        GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    return frame["first_break"].astype(int).tolist()
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_clock_behind_a_no_time_marker_reads_on_the_clock(
+    sample_settings, first_breaks, language
+) -> None:
+    """``if(high > onh, hour() * 60 + minute(), -1)`` read "med = 593 · p25 = 573"."""
+    result = run(GUARDED, sample_settings)
+    values = np.array(first_breaks, dtype="float64")
+    head = chart_headline(result, language) or ""
+    assert f"med = {clock(float(np.median(values)))}" in head, head
+    assert f"p25 = {clock(float(np.percentile(values, 25)))}" in head, head
+    fig = figure(result, language)
+    (ax,) = fig.axes
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    mean_word = "среднее" if language == "ru" else "mean"
+    assert f"p75 = {clock(float(np.percentile(values, 75)))}" in legend, legend
+    assert f"{mean_word} = {clock(float(values.mean()))}" in legend, legend
+    ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert ticks and all(len(t) == 5 and t[2] == ":" for t in ticks), ticks
+
+
+def test_the_csv_writes_minutes_of_the_day_on_the_clock(sample_settings, first_breaks) -> None:
+    rows = csv_rows(csv_bytes(run(GUARDED, sample_settings)))
+    assert [r["first_break"] for r in rows] == [clock(m) for m in first_breaks]
+
+
+def test_a_no_time_marker_left_in_the_values_is_not_a_time(sample_settings) -> None:
+    """Without the where, the days with no break keep −1: not 23:59."""
+    query = {k: v for k, v in GUARDED.items() if k not in ("where", "then")}
+    query["select"] = "max(tm) as last_break"
+    query["map"] = {**GUARDED["map"], "tm": "if(high > onh + 1000000, hour() * 60 + minute(), -1)"}
+    result = run(query, sample_settings)
+    assert (result.table["last_break"] == -1).all()
+    rows = csv_rows(csv_bytes(result))
+    assert {r["last_break"] for r in rows} == {"-1"}
+    assert "23:59" not in (chart_headline(result, "en") or "")
+
+
+# --- 2: highest and lowest among the whole groups the result holds, ties named -----------------
+
+
+def test_the_open_last_year_is_hollow_and_not_the_highest(sample_settings, days) -> None:
+    """r01: "max_dd: highest 2026 −1.0%" named a year of 4 days."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"dd_pct": "(close / cummax(close, 'year') - 1) * 100"},
+        "group_by": "year()",
+        "select": "min(dd_pct) as max_dd",
+    }
+    result = run(query, sample_settings)
+    close = days["close"]
+    years = pd.DatetimeIndex(close.index).year
+    peak = close.groupby(years).cummax()
+    expected = ((close / peak - 1) * 100).groupby(years).min()
+    last = int(expected.index[-1])
+    whole = expected.drop(last)
+    head = chart_headline(result, "en") or ""
+    match = re.fullmatch(r"max_dd: highest (\d{4}) \S+%, lowest (\d{4}) \S+%", head)
+    assert match is not None, head
+    assert int(match[1]) == whole.idxmax() and int(match[2]) == whole.idxmin()
+    assert expected.idxmax() == last  # the open year would have been the highest
+    fig = figure(result, "ru")
+    (ax,) = fig.axes
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    faces = [to_hex(f) for f in bars.get_facecolors()]
+    assert faces[-1] == "#ffffff" and faces.count("#ffffff") == 1
+    assert any(t.get_text().startswith(f"{last}: ") for t in ax.texts)
+
+
+def test_ties_are_named_and_added_empty_groups_are_not_the_lowest(sample_settings, days) -> None:
+    """h01: "lowest bucket -10 (0 days)" was a bucket the chart added; g09's lowest named one
+    of five years at 0."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2020:2025",
+        "map": {"ret": "(close - prev(close)) / prev(close) * 100", "bucket": "round(ret)"},
+        "group_by": "bucket",
+        "select": "count() as days",
+    }
+    result = run(query, sample_settings)
+    ret = days["close"].pct_change() * 100
+    ret = ret[(ret.index >= pd.Timestamp("2020-01-01")) & (ret.index < pd.Timestamp("2026-01-01"))]
+    bucket = np.sign(ret) * np.floor(ret.abs() + 0.5)
+    counts = bucket.groupby(bucket).size()
+    lowest = counts[counts == counts.min()]
+    assert len(lowest) > 1  # a tie, and buckets between with no day at all
+    head = chart_headline(result, "en") or ""
+    day_word = "day" if counts.min() == 1 else "days"
+    if len(lowest) <= 3:
+        names = ", ".join(f"{int(k)}" for k in lowest.index)
+        assert head.endswith(f"lowest {counts.min()} {day_word} (tie: {names})"), head
+    else:
+        assert head.endswith(f"lowest {counts.min()} {day_word} ({len(lowest)} tied)"), head
