@@ -30,10 +30,11 @@ def holiday_caveat(plan: Plan, kept_dates: np.ndarray | None) -> list[str]:
     day after): those sessions count as a Monday or a month's first day."""
     if plan.timeframe.name != "daily" or kept_dates is None or not len(kept_dates):
         return []
-    calls = _calls(plan.first)
+    calls = plan.first.calls
     if "holiday" in calls:  # the query already says what it does with them
         return []
-    if not (calls & WEEKDAY_FUNCTIONS or _steps_over_calendar(plan.first)):
+    steps = calls & STEPPING_FUNCTIONS and calls & CALENDAR_FUNCTIONS
+    if not (calls & WEEKDAY_FUNCTIONS or (steps and _steps_over_calendar(plan.first))):
         return []
     days = kept_dates.astype("datetime64[D]")  # daily rows: one per trading date
     closed = np.unique(days[us_market_closed(days)])
@@ -60,7 +61,7 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
         # A day without RTH bars did not trade RTH (Good Friday): a daily series steps over
         # it as over a weekend. A window steps over days that traded, only not in it.
         return []
-    calls = _calls(plan.first)
+    calls = plan.first.calls
     if not (calls & ROW_STEPPING or any(name.startswith("rolling_") for name in calls)):
         return []
     session_days = np.unique(
@@ -101,17 +102,6 @@ def _steps_over_calendar(stage: StagePlan) -> bool:
                 if inner & CALENDAR_FUNCTIONS:
                     return True
     return False
-
-
-def _calls(stage: StagePlan) -> set[str]:
-    """The name of every function the stage calls, through its map's names."""
-    mapped = dict(stage.map_exprs)
-    return {
-        node.name.lower()
-        for expr in _exprs(stage)
-        for node in nodes(expr, mapped)
-        if isinstance(node, ast.Call)
-    }
 
 
 def _exprs(stage: StagePlan) -> tuple[ast.Expr, ...]:

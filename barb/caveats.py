@@ -155,11 +155,10 @@ def _releases_moved(plan: Plan, scope: Scope) -> list[str]:
     return warnings
 
 
-def open_group_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
+def open_group_caveat(plan: Plan, group: OpenGroup | None) -> list[str]:
     """Daily bars grouped by week(), or by year() (or year and month, or year and quarter):
-    the group of the data's last week or year is a few days, and can top a ranking of
-    whole ones."""
-    group = open_group(plan, table)
+    the group of the data's last week or year (``open_group``) is a few days, and can top a
+    ranking of whole ones."""
     if group is None:
         return []
     return [_open_group_text(group.unit, group.label, pd.Timestamp(plan.dataset.last_date))]

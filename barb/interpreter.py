@@ -109,7 +109,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     cut_short = None
     if plan.first.shape == "grouped":
         cut_short = open_group(plan, output.table)
-        warnings += open_group_caveat(plan, output.table)
+        warnings += open_group_caveat(plan, cut_short)
         warnings += period_edge_caveat(plan, scope, output.kept_dates)
     if plan.then is not None:
         output = _second_stage(plan, output, ctx)

@@ -14,6 +14,7 @@ import datetime as dt
 import difflib
 import json
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -34,6 +35,7 @@ from barb.events import resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset
 from barb.group_caveats import running_across_groups
 from barb.instruments import Instrument, available_instruments, load_instrument
+from barb.lineage import nodes
 from barb.script.ast import Call, Column, Expr, default_name, literal_value, walk
 from barb.script.columns_read import columns_read
 from barb.script.hoisting import hoist
@@ -82,6 +84,19 @@ class StagePlan:
         if self.select and all(item.aggregate for item in self.select):
             return "scalar" if len(self.select) == 1 else "dict"
         return "table"
+
+    @cached_property
+    def calls(self) -> frozenset[str]:
+        """Every function the stage calls (lower case), through its map's names: read by the
+        caveats of each run, worked out once per plan."""
+        mapped = dict(self.map_exprs)
+        exprs = (*self.row_exprs, *(item.expr for item in self.select))
+        return frozenset(
+            node.name.lower()
+            for expr in exprs
+            for node in nodes(expr, mapped)
+            if isinstance(node, Call)
+        )
 
     @property
     def row_exprs(self) -> tuple[Expr, ...]:
