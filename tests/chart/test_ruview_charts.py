@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from engine_results import RTH, figure, run
-from matplotlib.collections import PolyCollection
+from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.colors import to_hex
 
 from barb.charts import chart_headline
@@ -263,3 +263,48 @@ def test_a_grouped_headline_shows_the_highest_and_the_lowest_whole(
     assert "…" not in text and lines <= 2, text
     assert shows(expected.max(), text, language), (text, expected.max())
     assert shows(expected.min(), text, language), (text, expected.min())
+
+
+# --- 5: a beta's scatter has the market on x, so its fit line is the beta ---------------------
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        ["beta(nq_ret, es_ret) as beta", "correlation(nq_ret, es_ret) as corr"],
+        ["correlation(nq_ret, es_ret) as corr", "beta(nq_ret, es_ret) as beta"],
+        ["beta(nq_ret, es_ret) as beta"],
+    ],
+)
+def test_a_beta_scatter_puts_the_market_on_x(sample_settings, con, select) -> None:
+    """j01: "beta = 1,31" over a line of ES on NQ, whose slope was 0.64."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2023:2024",
+        "join": {"instrument": "ES"},
+        "map": {"nq_ret": "close / prev(close) - 1", "es_ret": "es_close / prev(es_close) - 1"},
+        "select": select,
+    }
+    closes = {
+        name: con.execute(
+            f"SELECT trading_date, arg_max(close, timestamp) AS close FROM {name} "
+            f"WHERE {RTH} GROUP BY 1 ORDER BY 1"
+        )
+        .df()
+        .set_index("trading_date")["close"]
+        for name in ("nq", "es")
+    }
+    both = pd.DataFrame(closes).dropna()
+    rets = (both / both.shift() - 1).loc["2023-01-01":"2024-12-31"].dropna()
+    beta = np.polyfit(rets["es"], rets["nq"], 1)[0]
+    assert beta > 1.1  # far from its inverse's slope, so the orientation shows
+
+    fig = figure(run(query, sample_settings), "ru")
+    (ax,) = fig.axes
+    (line,) = [ln for ln in ax.lines if len(ln.get_xdata()) == 2]
+    xs, ys = (np.asarray(v, dtype="float64") for v in line.get_data())
+    assert (ys[1] - ys[0]) / (xs[1] - xs[0]) == pytest.approx(beta, rel=1e-6)
+    (points,) = [c for c in ax.collections if isinstance(c, PathCollection)]
+    np.testing.assert_allclose(np.sort(points.get_offsets()[:, 0]), np.sort(rets["es"]), rtol=1e-9)
+    assert ax.get_xlabel().startswith("es_ret")
