@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -26,10 +27,12 @@ from babel import Locale
 from babel.dates import format_date
 from babel.messages.pofile import read_po
 from babel.numbers import (
+    NumberFormatError,
     NumberPattern,
     format_compact_decimal,
     format_currency,
     format_decimal,
+    parse_decimal,
     parse_pattern,
 )
 
@@ -74,7 +77,7 @@ def text(
     key: str,
     lang: str | None = DEFAULT,
     *,
-    plural_of: float | None = None,
+    plural_of: float | Decimal | None = None,
     **values: object,
 ) -> str:
     """The text ``key`` in ``lang`` with ``values`` filled in; a text written as plural forms
@@ -133,7 +136,17 @@ def percent(points: float, lang: str | None = DEFAULT, decimals: int = 0) -> str
     return _percent(chosen, decimals).apply(points / 100, _locale(chosen))
 
 
-def plural(forms: str, value: float | None, lang: str | None = DEFAULT) -> str:
+def shown_number(written: str, lang: str | None = DEFAULT) -> Decimal | None:
+    """The number ``written`` says as the locale writes it (``4 810``, ``−0,25``), with
+    the decimals it shows; None for anything else. A plural is chosen from it: 4 809.9
+    shown as "4 810" takes "контрактов", as the number read does."""
+    try:
+        return parse_decimal(written.replace("\u2212", "-"), locale=language(lang), strict=True)
+    except NumberFormatError:
+        return None
+
+
+def plural(forms: str, value: float | Decimal | None, lang: str | None = DEFAULT) -> str:
     """The word for ``value`` of a catalog text written as CLDR plural forms,
     ``one=пункт|few=пункта|many=пунктов|other=пункта``: 1 пункт, 2 пункта, 5 пунктов,
     168,2 пункта (Babel's rules, which know fractions as gettext's integer formula does

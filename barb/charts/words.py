@@ -8,6 +8,7 @@ for the locale (``value_text.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from barb.column_units import SHARE
 from barb.i18n import DEFAULT, N_, Language, language, text
@@ -88,7 +89,7 @@ class Words:
         return text("barb", _COUNTED_ROWS[kind], self.language, plural_of=count)
 
     def unit(
-        self, unit: str | None, *, axis: bool = False, value: float | None = None
+        self, unit: str | None, *, axis: bool = False, value: float | Decimal | None = None
     ) -> str | None:
         """A unit word after the number ``value`` ("245 points", "1 day"; in Russian "2 дня",
         "5 дней"), or naming an axis ("range (points)"); "%" and "price" are not words."""

@@ -308,3 +308,53 @@ def test_a_beta_scatter_puts_the_market_on_x(sample_settings, con, select) -> No
     (points,) = [c for c in ax.collections if isinstance(c, PathCollection)]
     np.testing.assert_allclose(np.sort(points.get_offsets()[:, 0]), np.sort(rets["es"]), rtol=1e-9)
     assert ax.get_xlabel().startswith("es_ret")
+
+
+# --- 14: a Russian plural agrees with the number as shown ------------------------------------
+
+
+def russian_form(shown: str) -> str:
+    """CLDR's Russian rule, written out: a fraction takes "other", whole numbers by their
+    last digits."""
+    if "," in shown:
+        return "контракта"
+    n = int(shown.replace("\u00a0", ""))
+    if n % 10 == 1 and n % 100 != 11:
+        return "контракт"
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return "контракта"
+    return "контрактов"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (4809.9, "4\u00a0810 контрактов"),
+        (2408.99, "2\u00a0409 контрактов"),
+        (58400.72, "58\u00a0401 контракт"),
+        (168.2, "168,2 контракта"),
+    ],
+)
+def test_a_plural_is_chosen_from_the_rounded_number(value, expected) -> None:
+    from barb.charts.value_text import format_value, with_unit
+    from barb.charts.words import words_for
+
+    words = words_for("ru")
+    assert (
+        with_unit(format_value(value, "contracts", words=words), "contracts", words, value)
+        == expected
+    )
+
+
+def test_every_volume_in_a_russian_headline_agrees_with_its_word(sample_settings, con) -> None:
+    """g02: "58 401 контракта" and "4 810 контракта" took the word of 58 400,72 and 4 809,9."""
+    query = {"session": "ETH", "from": "1h", "group_by": "hour()", "select": "mean(volume)"}
+    expected = _hour_volumes(con)
+    head = chart_headline(run(query, sample_settings), "ru") or ""
+    found = re.findall(r"(\d[\d\u00a0]*(?:,\d+)?) (контракт\w*)", head)
+    assert len(found) == 2, head
+    assert [float(n.replace("\u00a0", "").replace(",", ".")) for n, _ in found] == [
+        round(expected.max()),
+        round(expected.min()),
+    ]
+    assert [word for _, word in found] == [russian_form(n) for n, _ in found]
