@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import Decimal
+from contextlib import AbstractContextManager
+from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -116,9 +117,18 @@ def decimal(value: float, lang: str | None = DEFAULT, decimals: int | None = Non
     """A number as the locale writes it: ``1,234.5`` / ``1 234,5``; ``decimals`` fixes the
     digits after the point (else Babel's default, up to three)."""
     locale = _locale(language(lang))
-    if decimals is None:
-        return format_decimal(value, locale=locale)
-    return _fixed(decimals).apply(value, locale)
+    with _half_away():
+        if decimals is None:
+            return format_decimal(value, locale=locale)
+        return _fixed(decimals).apply(value, locale)
+
+
+def _half_away() -> AbstractContextManager[Context]:
+    """Babel rounds in the decimal context, half to even by default: NQ's quarter points
+    read −293.2 for −293.25 and 390.2 for 390.25, yet 535.8 for 535.75. A half rounds away
+    from zero, as round() in Barb Script does; Babel takes a float's shortest decimal
+    string (0.145 is "0.145"), so a tie is a tie as written."""
+    return localcontext(rounding=ROUND_HALF_UP)
 
 
 def millions(value: float, lang: str | None = DEFAULT) -> str:
@@ -133,7 +143,8 @@ def percent(points: float, lang: str | None = DEFAULT, decimals: int = 0) -> str
     """A value already in percent (``5.06`` for 5.06 %) in the locale's percent pattern:
     ``5.06%`` / ``5,06 %`` (Russian puts a no-break space before the sign)."""
     chosen = language(lang)
-    return _percent(chosen, decimals).apply(points / 100, _locale(chosen))
+    with _half_away():
+        return _percent(chosen, decimals).apply(points / 100, _locale(chosen))
 
 
 def shown_number(written: str, lang: str | None = DEFAULT) -> Decimal | None:

@@ -358,3 +358,31 @@ def test_every_volume_in_a_russian_headline_agrees_with_its_word(sample_settings
         round(expected.min()),
     ]
     assert [word for _, word in found] == [russian_form(n) for n, _ in found]
+
+
+# --- 16: a half rounds away from zero, whatever the digit before it ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "en", "ru"),
+    [
+        (-293.25, "−293.3", "−293,3"),
+        (293.25, "293.3", "293,3"),
+        (390.25, "390.3", "390,3"),
+        (-390.25, "−390.3", "−390,3"),
+        (535.75, "535.8", "535,8"),
+        (-535.75, "−535.8", "−535,8"),
+        (0.125, "0.13", "0,13"),
+        (-0.125, "−0.13", "−0,13"),
+    ],
+)
+def test_quarter_points_round_half_away_from_zero(value, en, ru) -> None:
+    """r04 "−293,2" for −293.25 and h02 "390,2" for 390.25, beside j07's "535,8" for 535.75:
+    half to even."""
+    from barb.charts.value_text import format_value
+    from barb.charts.words import words_for
+
+    decimals = 2 if abs(value) < 1 else 1
+    assert format_value(value, decimals=decimals, words=words_for("en")) == en
+    assert format_value(value, decimals=decimals, words=words_for("ru")) == ru
+    assert format_value(value, "%", decimals=decimals, words=words_for("en")) == en + "%"
