@@ -41,6 +41,7 @@ _UNITS = {
     "contracts": (N_("unit.contracts"), N_("axis_unit.contracts")),
     "days": (N_("unit.days"), N_("axis_unit.days")),
     "bars": (N_("unit.bars"), N_("axis_unit.bars")),
+    "pp": (N_("unit.pp"), N_("axis_unit.pp")),
 }
 
 

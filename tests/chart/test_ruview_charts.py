@@ -12,9 +12,10 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import RTH, figure, run
+from engine_results import RTH, bar_heights, figure, run
 from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.colors import to_hex
+from matplotlib.text import Text
 
 from barb.charts import chart_headline
 from barb.export import csv_bytes
@@ -386,3 +387,39 @@ def test_quarter_points_round_half_away_from_zero(value, en, ru) -> None:
     assert format_value(value, decimals=decimals, words=words_for("en")) == en
     assert format_value(value, decimals=decimals, words=words_for("ru")) == ru
     assert format_value(value, "%", decimals=decimals, words=words_for("en")) == en + "%"
+
+
+# --- 19: a difference of two percents is in percentage points ---------------------------------
+
+
+def test_a_difference_of_two_percents_is_in_percentage_points(sample_settings, con) -> None:
+    """j08: NQ's mean range % minus ES's was "diff (%)", "highest 2022 1.00%"."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2020:2025",
+        "join": {"instrument": "ES"},
+        "map": {"nq_r": "range / open * 100", "es_r": "(es_high - es_low) / es_open * 100"},
+        "group_by": "year()",
+        "select": ["mean(nq_r) as nq", "mean(es_r) as es"],
+        "then": {"map": {"diff": "nq - es"}},
+    }
+    means = {}
+    for name in ("nq", "es"):
+        frame = con.execute(
+            f"SELECT trading_date AS d, arg_min(open, timestamp) AS open, max(high) AS high, "
+            f"min(low) AS low FROM {name} WHERE {RTH} "
+            f"AND trading_date BETWEEN DATE '2020-01-01' AND DATE '2025-12-31' GROUP BY 1"
+        ).df()
+        pct = (frame["high"] - frame["low"]) / frame["open"] * 100
+        means[name] = pct.groupby(pd.DatetimeIndex(frame["d"]).year).mean()
+    diff = (means["nq"] - means["es"]).sort_index()
+    result = run(query, sample_settings)
+    for language, pp in (("en", "pp"), ("ru", "п.п.")):
+        fig = figure(result, language)
+        texts = [t.get_text() for t in fig.findobj(Text)]
+        assert f"diff ({pp})" in texts, texts
+        ax = next(a for a in fig.axes if any(t.get_text() == f"diff ({pp})" for t in a.texts))
+        np.testing.assert_allclose(bar_heights(ax), diff.to_numpy(), rtol=1e-9)
+        head = chart_headline(result, language) or ""
+        assert head.startswith("diff: ") and head.count(f" {pp}") == 2 and "%" not in head, head
