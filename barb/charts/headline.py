@@ -30,6 +30,7 @@ from barb.charts.grouped import (
     ranked_column,
     read_groups,
     value_texts,
+    with_parts,
 )
 from barb.charts.kinds import Latest, latest, sorted_column
 from barb.charts.one_row import card_values, value_text
@@ -106,12 +107,15 @@ def _groups(result: Result, words: Words) -> list[str]:
     column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     values = floats(groups.table[column])
     kind = time_kind(column, result.query, values)
-    bare = value_texts(values, unit(column, result), kind, words)
-    texts = bare
+    numbers = value_texts(values, unit(column, result), kind, words)
+    texts = numbers
     if kind is None:
         texts = [
-            with_unit(t, unit(column, result), words, v) for t, v in zip(bare, values, strict=True)
+            with_unit(t, unit(column, result), words, v)
+            for t, v in zip(numbers, values, strict=True)
         ]
+    bare = with_parts(numbers, groups, column, result, words)
+    texts = with_parts(texts, groups, column, result, words)
     if groups.ranked:
         first = groups.named(0, words)
         return [

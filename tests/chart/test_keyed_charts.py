@@ -126,8 +126,10 @@ def test_best_month_numbers_are_not_drawn_or_headlined_as_values(sample_settings
     np.testing.assert_allclose(bar_heights(fig.axes[0]), by_year.max(), rtol=1e-9)
     np.testing.assert_allclose(bar_heights(fig.axes[1]), by_year.min(), rtol=1e-9)
     best = by_year.max()
+    month = by_year.idxmax().map(lambda day: day.strftime("%b"))  # the month, named by it
     head = chart_headline(result)
-    high, low = f"{best.idxmax()} {best.max():.1f}%", f"{best.idxmin()} {best.min():.1f}%"
+    high = f"{best.idxmax()} {month[best.idxmax()]} {best.max():.1f}%"
+    low = f"{best.idxmin()} {month[best.idxmin()]} {best.min():.1f}%"
     assert head == f"best: highest {high}, lowest {low}"
 
 

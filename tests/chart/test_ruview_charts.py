@@ -423,3 +423,41 @@ def test_a_difference_of_two_percents_is_in_percentage_points(sample_settings, c
         np.testing.assert_allclose(bar_heights(ax), diff.to_numpy(), rtol=1e-9)
         head = chart_headline(result, language) or ""
         assert head.startswith("diff: ") and head.count(f" {pp}") == 2 and "%" not in head, head
+
+
+# --- 9: a best month per year names its month --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "months"),
+    [
+        ("en", "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec"),
+        ("ru", "янв фев мар апр май июн июл авг сен окт ноя дек"),
+    ],
+)
+def test_the_best_month_of_each_year_names_its_month(
+    sample_settings, days, language, months
+) -> None:
+    """t06: "best: highest 2020 25.9%" with best_month nowhere on the chart."""
+    query = {
+        "session": "RTH",
+        "from": "monthly",
+        "period": "2010:2024",
+        "map": {"ret_pct": "(close - prev(close)) / prev(close) * 100"},
+        "group_by": "year()",
+        "select": ["arg_max(month(), ret_pct) as best_month", "max(ret_pct) as best"],
+    }
+    dates = pd.DatetimeIndex(days.index)
+    closes = days["close"].groupby([dates.year, dates.month]).last()
+    ret = (closes / closes.shift() - 1) * 100
+    ret = ret[(ret.index.get_level_values(0) >= 2010) & (ret.index.get_level_values(0) <= 2024)]
+    best = ret.groupby(level=0).max()
+    best_month = ret.groupby(level=0).idxmax().map(lambda key: key[1])
+    names = months.split()
+    fig = figure(run(query, sample_settings), language)
+    text, _ = drawn_headline(fig)
+    for year in (best.idxmax(), best.idxmin()):
+        found = re.search(rf"{year} (\S+) (\S+)\s?%", text)
+        assert found is not None, text
+        assert found[1] == names[best_month[year] - 1], text
+        assert shows(best[year], found[2], language), (text, best[year])
