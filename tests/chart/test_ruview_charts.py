@@ -461,3 +461,24 @@ def test_the_best_month_of_each_year_names_its_month(
         assert found is not None, text
         assert found[1] == names[best_month[year] - 1], text
         assert shows(best[year], found[2], language), (text, best[year])
+
+
+# --- 18: the CSV writes a zero key as 0, never -0 --------------------------------------------
+
+
+def test_the_csv_writes_a_negative_zero_key_as_zero(sample_settings, days) -> None:
+    """h01: round(ret) of the days between −0.5% and 0 keyed their bucket "-0"."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"ret": "(close - prev(close)) / prev(close) * 100", "bucket": "round(ret)"},
+        "where": "ret < 0",  # the down days: the bucket of those under 0.5% is −0
+        "group_by": "bucket",
+        "select": "count() as days",
+    }
+    ret = (days["close"].pct_change() * 100).dropna()
+    around_zero = int(((ret < 0) & (ret > -0.5)).sum())
+    rows = csv_rows(csv_bytes(run(query, sample_settings)))
+    keys = [r["bucket"] for r in rows]
+    assert "-0" not in keys and keys.count("0") == 1, keys
+    assert int(next(r["days"] for r in rows if r["bucket"] == "0")) == around_zero
