@@ -27,14 +27,18 @@ PRICE = "price"
 POINTS = "points"
 PERCENT = "%"
 SHARE = "share"  # a fraction of rows (0.61), written as a percent (61%)
+PERCENT_POINTS = "pp"  # a difference of two percents: 2.1% - 1.1% is 1 pp, not 1%
 CONTRACTS = "contracts"
 COUNT = "count"
 # Units met on the way and never shown: a plain number (100, sqrt(252)), a quotient of like
 # quantities (a return of 0.012), a true/false condition, and a known mixture (price × volume).
 SCALAR, RATIO, CONDITION, MIXED = "scalar", "ratio", "condition", "mixed"
-SHOWN = frozenset({PRICE, POINTS, PERCENT, SHARE, CONTRACTS, COUNT})
+SHOWN = frozenset({PRICE, POINTS, PERCENT, PERCENT_POINTS, SHARE, CONTRACTS, COUNT})
 
 _PRICE_COLUMNS = frozenset({"open", "high", "low", "close", "price"})
+# What a difference of two like values is in: prices differ by points, percents by
+# percentage points (NQ's range 2.1% of the price minus ES's 1.6% is 0.5 pp, not 0.5%).
+_DIFFERENCE = {PRICE: POINTS, PERCENT: PERCENT_POINTS}
 # A name no expression made, as the engine names an aggregate: ``mean_range`` is mean(range).
 _AGGREGATE_NAME = re.compile(
     r"^(mean|median|min|max|sum|std|first|last|percentile)_(\w+?)(?:_\d+)?$"
@@ -53,8 +57,9 @@ _OWN_UNITS = {
 def column_unit(
     column: str, timeframe: str = "daily", query: dict[str, Any] | None = None
 ) -> str | None:
-    """The unit a chart writes for a result's column: ``price``, ``points``, ``%``, ``share``
-    (a fraction shown as a percent), ``contracts``, ``days`` or ``bars``; None when unsure."""
+    """The unit a chart writes for a result's column: ``price``, ``points``, ``%``, ``pp``
+    (percentage points), ``share`` (a fraction shown as a percent), ``contracts``, ``days``
+    or ``bars``; None when unsure."""
     found = _Units(query or {}).of_name(column, 0, 0)
     if found == COUNT:
         return "days" if timeframe == "daily" else "bars"
@@ -159,8 +164,10 @@ def _arithmetic(expr: ast.Binary, left: str | None, right: str | None) -> str | 
 def _sum(op: str, left: str | None, right: str | None) -> str | None:
     if left is None or right is None:
         return None
+    if left == right and op == "-" and left in _DIFFERENCE:
+        return _DIFFERENCE[left]
     if left == right:
-        return POINTS if left == PRICE and op == "-" else left
+        return left
     if SCALAR in (left, right):  # close - 100, chg_pct + 1
         return right if left == SCALAR else left
     if {left, right} == {PRICE, POINTS}:  # a level and a distance: a level

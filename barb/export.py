@@ -59,8 +59,9 @@ def _is_price(name: str) -> bool:
 def _plain(value: float) -> str:
     if not np.isfinite(value):
         return ""
+    # + 0.0 makes a negative zero plain zero: round(ret) of a −0.3% day keyed its bucket "-0".
     return np.format_float_positional(
-        value, precision=SIGNIFICANT_DIGITS, fractional=False, trim="-"
+        value + 0.0, precision=SIGNIFICANT_DIGITS, fractional=False, trim="-"
     )
 
 
@@ -69,7 +70,8 @@ def _on_tick(values: pd.Series, tick: float) -> pd.Series:
     decimals = max(0, -exponent) if isinstance(exponent, int) else 0
     ticks = np.rint(values.to_numpy(dtype="float64") / tick)
     return pd.Series(
-        [f"{t * tick:.{decimals}f}" if np.isfinite(t) else "" for t in ticks], index=values.index
+        [f"{t * tick + 0.0:.{decimals}f}" if np.isfinite(t) else "" for t in ticks],
+        index=values.index,
     )
 
 

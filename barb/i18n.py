@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from contextlib import AbstractContextManager
+from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -26,10 +28,12 @@ from babel import Locale
 from babel.dates import format_date
 from babel.messages.pofile import read_po
 from babel.numbers import (
+    NumberFormatError,
     NumberPattern,
     format_compact_decimal,
     format_currency,
     format_decimal,
+    parse_decimal,
     parse_pattern,
 )
 
@@ -74,7 +78,7 @@ def text(
     key: str,
     lang: str | None = DEFAULT,
     *,
-    plural_of: float | None = None,
+    plural_of: float | Decimal | None = None,
     **values: object,
 ) -> str:
     """The text ``key`` in ``lang`` with ``values`` filled in; a text written as plural forms
@@ -113,9 +117,18 @@ def decimal(value: float, lang: str | None = DEFAULT, decimals: int | None = Non
     """A number as the locale writes it: ``1,234.5`` / ``1 234,5``; ``decimals`` fixes the
     digits after the point (else Babel's default, up to three)."""
     locale = _locale(language(lang))
-    if decimals is None:
-        return format_decimal(value, locale=locale)
-    return _fixed(decimals).apply(value, locale)
+    with _half_away():
+        if decimals is None:
+            return format_decimal(value, locale=locale)
+        return _fixed(decimals).apply(value, locale)
+
+
+def _half_away() -> AbstractContextManager[Context]:
+    """Babel rounds in the decimal context, half to even by default: NQ's quarter points
+    read −293.2 for −293.25 and 390.2 for 390.25, yet 535.8 for 535.75. A half rounds away
+    from zero, as round() in Barb Script does; Babel takes a float's shortest decimal
+    string (0.145 is "0.145"), so a tie is a tie as written."""
+    return localcontext(rounding=ROUND_HALF_UP)
 
 
 def millions(value: float, lang: str | None = DEFAULT) -> str:
@@ -130,10 +143,21 @@ def percent(points: float, lang: str | None = DEFAULT, decimals: int = 0) -> str
     """A value already in percent (``5.06`` for 5.06 %) in the locale's percent pattern:
     ``5.06%`` / ``5,06 %`` (Russian puts a no-break space before the sign)."""
     chosen = language(lang)
-    return _percent(chosen, decimals).apply(points / 100, _locale(chosen))
+    with _half_away():
+        return _percent(chosen, decimals).apply(points / 100, _locale(chosen))
 
 
-def plural(forms: str, value: float | None, lang: str | None = DEFAULT) -> str:
+def shown_number(written: str, lang: str | None = DEFAULT) -> Decimal | None:
+    """The number ``written`` says as the locale writes it (``4 810``, ``−0,25``), with
+    the decimals it shows; None for anything else. A plural is chosen from it: 4 809.9
+    shown as "4 810" takes "контрактов", as the number read does."""
+    try:
+        return parse_decimal(written.replace("\u2212", "-"), locale=language(lang), strict=True)
+    except NumberFormatError:
+        return None
+
+
+def plural(forms: str, value: float | Decimal | None, lang: str | None = DEFAULT) -> str:
     """The word for ``value`` of a catalog text written as CLDR plural forms,
     ``one=пункт|few=пункта|many=пунктов|other=пункта``: 1 пункт, 2 пункта, 5 пунктов,
     168,2 пункта (Babel's rules, which know fractions as gettext's integer formula does

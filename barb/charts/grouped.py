@@ -73,6 +73,8 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 CLOCK_TICK_MINUTES = (15, 30, 60, 120, 180, 240, 360)
 MAX_FILLED_SHARE = 4  # empty groups are added up to this many times the groups present
+# The extreme an arg_max or arg_min names the group of: max(ret) and arg_max(month(), ret).
+_ARG_OF = {"max": "arg_max", "min": "arg_min"}
 
 
 @dataclass(frozen=True)
@@ -379,7 +381,9 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         values = floats(groups.table[column])
         value_unit = unit(column, result)
         kind = time_kind(column, result.query, values)
-        texts = value_texts(values, value_unit, kind, words)
+        texts = with_parts(
+            value_texts(values, value_unit, kind, words), groups, column, result, words
+        )
         extremes = column == answer and not groups.ranked
         upright = False
         above_px = 30.0  # a level label over its bar
@@ -404,6 +408,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                 upright = labels_upright(values, value_unit, slot_pt, size)
                 if upright:  # "2 465 207" along the bar reaches well above it
                     above_px = upright_label_px(texts, size)
+                else:  # the month by its best month's return; the headline names it else
+                    texts = with_parts(texts, groups, column, result, words)
                 label_bars(
                     ax,
                     positions,
@@ -519,6 +525,40 @@ def value_texts(
     if kind is not None:
         return [time_text(v, kind) if np.isfinite(v) else words("no_value") for v in values]
     return format_all(values, value_unit, words)
+
+
+def with_parts(
+    texts: list[str], groups: Groups, column: str, result: Result, words: Words
+) -> list[str]:
+    """Each group's value with the month (or quarter) it fell in, when the select found that
+    too: ``max(ret) as best`` beside ``arg_max(month(), ret) as best_month`` reads
+    ``Oct 25.9%``. The month is the answer to "which month", and it is no bar of its own."""
+    parts = _paired_parts(groups, column, result, words)
+    if parts is None:
+        return texts
+    return [f"{p} {t}" if p else t for p, t in zip(parts, texts, strict=True)]
+
+
+def _paired_parts(groups: Groups, column: str, result: Result, words: Words) -> list[str] | None:
+    lineage = Lineage(result.query)
+    found = lineage.definition(column)
+    expr = found[0] if found is not None else None
+    if not isinstance(expr, ast.Call) or expr.name not in _ARG_OF or len(expr.args) != 1:
+        return None
+    for name in groups.table.columns:
+        part = calendar_part(name, result.query)
+        other = lineage.definition(name) if part is not None and name not in groups.by else None
+        call = other[0] if other is not None else None
+        if (
+            isinstance(call, ast.Call)
+            and call.name == _ARG_OF[expr.name]
+            and len(call.args) == 2
+            and call.args[1] == expr.args[0]
+        ):
+            return [
+                "" if pd.isna(v) else _key_text(name, v, words, part) for v in groups.table[name]
+            ]
+    return None
 
 
 def _key_text(name: str, value: Any, words: Words, part: str | None) -> str:

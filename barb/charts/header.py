@@ -5,7 +5,7 @@ and a footer with the bars matched and the synthetic-data badge."""
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -156,14 +156,26 @@ def _cut(line: str, fits: Callable[[str], bool]) -> str:
     return line.rstrip(_TRAILING) + "…"
 
 
-def decorate(fig: Figure, result: Result, words: Words, headline: str) -> float:
+def fit_headline(fig: Figure, forms: Sequence[str], lines: int = 2) -> list[str]:
+    """The lines of the first of the headline's ``forms`` (longest first) that fits in
+    ``lines`` bold lines whole; when none does, the last, cut."""
+    for form in forms:
+        out = wrap(fig, form, TITLE_PT, lines, bold=True)
+        if " ".join(out).split() == form.split():
+            return out
+    return wrap(fig, forms[-1], TITLE_PT, lines, bold=True)
+
+
+def decorate(fig: Figure, result: Result, words: Words, headline: str | Sequence[str]) -> float:
     """Headline, scope, what was computed, and the footer, top to bottom; returns where the
-    header ends (a figure fraction), so the plots can take the room a short one leaves."""
+    header ends (a figure fraction), so the plots can take the room a short one leaves.
+    ``headline`` may be several forms, longest first: the first that fits is drawn."""
     meta = result.metadata
     assert meta is not None
     y = TITLE_TOP
     height = fig.get_figheight() * 72  # figure height in points
-    for line in wrap(fig, headline, TITLE_PT, 2, bold=True):
+    forms = [headline] if isinstance(headline, str) else list(headline)
+    for line in fit_headline(fig, forms):
         fig.text(MARGIN_X, y, line, fontsize=TITLE_PT, fontweight="bold", color=INK, va="top")
         y -= TITLE_PT * LINE_SPACING / height
     y -= 4 / height

@@ -30,6 +30,7 @@ from barb.charts.grouped import (
     ranked_column,
     read_groups,
     value_texts,
+    with_parts,
 )
 from barb.charts.kinds import Latest, latest, sorted_column
 from barb.charts.one_row import card_values, value_text
@@ -52,13 +53,20 @@ def chart_headline(result: Result, language: str | None = "en") -> str | None:
 
 
 def headline(result: Result, words: Words) -> str:
+    return headline_forms(result, words)[0]
+
+
+def headline_forms(result: Result, words: Words) -> list[str]:
+    """The headline in full (the caption), then shorter forms saying the same numbers, for
+    a chart whose two bold lines the full one overflows: a cut ran "mean_range: highest no
+    quad_witching 35.7 points…" and lost the lowest, the number being compared."""
     summary = result.summary
     assert summary is not None
     if summary.type in ("scalar", "dict"):
-        return _answers(result, words)
+        return [_answers(result, words)]
     if summary.type == "grouped" or keyed_rows(result):
         return _groups(result, words)
-    return _rows(result, words)
+    return [_rows(result, words)]
 
 
 def _answers(result: Result, words: Words) -> str:
@@ -91,39 +99,77 @@ def _row_label(result: Result, rows: pd.DataFrame, at: int) -> str:
     return date_text(rows[time_col].iloc[at]) if time_col else str(at + 1)
 
 
-def _groups(result: Result, words: Words) -> str:
+def _groups(result: Result, words: Words) -> list[str]:
     groups = read_groups(result, words)
     if groups is None:
         count = len(result.table) if result.table is not None else 0
-        return words("rows_shown", count=format_value(count, words=words))
+        return [words("rows_shown", count=format_value(count, words=words))]
     column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     values = floats(groups.table[column])
     kind = time_kind(column, result.query, values)
-    texts = value_texts(values, unit(column, result), kind, words)
+    numbers = value_texts(values, unit(column, result), kind, words)
+    texts = numbers
     if kind is None:
         texts = [
-            with_unit(t, unit(column, result), words, v) for t, v in zip(texts, values, strict=True)
+            with_unit(t, unit(column, result), words, v)
+            for t, v in zip(numbers, values, strict=True)
         ]
+    bare = with_parts(numbers, groups, column, result, words)
+    texts = with_parts(texts, groups, column, result, words)
     if groups.ranked:
-        return words("ranked_first", name=column, label=groups.named(0, words), value=texts[0])
+        first = groups.named(0, words)
+        return [
+            words("ranked_first", name=column, label=first, value=texts[0]),
+            words("ranked_first_short", label=first, value=texts[0]),
+        ]
     high, low = groups.extremes(values)
     if not high:
         at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
-        return words("answer", name=f"{column} ({groups.named(at, words)})", value=texts[at])
-    return words(
-        "highest_lowest",
-        name=column,
-        high=_extreme_text(groups, high, texts, words),
-        low=_extreme_text(groups, low, texts, words),
-    )
+        return [words("answer", name=f"{column} ({groups.named(at, words)})", value=texts[at])]
+    return _extreme_forms(groups, column, (high, low), (texts, bare), words)
 
 
-def _extreme_text(groups: Groups, at: list[int], texts: list[str], words: Words) -> str:
+def _extreme_forms(
+    groups: Groups,
+    column: str,
+    extremes: tuple[list[int], list[int]],
+    texts: tuple[list[str], list[str]],
+    words: Words,
+) -> list[str]:
+    """``mean_range: highest fomc 168.2 points, lowest no fomc 137.4 points`` and shorter:
+    the column left to the top panel's title that names it (the coloured bars are there),
+    ▲/▼ for the words, the unit left to the axis, a tie counted rather than named. Every
+    form keeps both groups and both numbers."""
+    high, low = extremes
+    full, bare = texts
+
+    def pair(values: list[str], *, count_ties: bool = False) -> dict[str, str]:
+        return {
+            "high": _extreme_text(groups, high, values, words, count_ties=count_ties),
+            "low": _extreme_text(groups, low, values, words, count_ties=count_ties),
+        }
+
+    named = words("highest_lowest", name=column, **pair(full))
+    forms = [named]
+    if len(groups.columns) == 1:  # the one panel's title names the column
+        forms.append(words("highest_lowest_unnamed", **pair(full)))
+    forms += [
+        words("highest_lowest_short", name=column, **pair(full)),
+        words("highest_lowest_marks", **pair(full)),
+        words("highest_lowest_marks", **pair(bare)),
+        words("highest_lowest_marks", **pair(bare, count_ties=True)),
+    ]
+    return list(dict.fromkeys(forms))
+
+
+def _extreme_text(
+    groups: Groups, at: list[int], texts: list[str], words: Words, *, count_ties: bool = False
+) -> str:
     """The group holding the extreme and its value; a tie names every group in it (``8 days
     (tie: 2012, 2025)``), or how many when they are many."""
     if len(at) == 1:
         return _group_value(groups.by, groups.named(at[0], words), texts[at[0]])
-    if len(at) <= MAX_TIED_NAMED:
+    if len(at) <= MAX_TIED_NAMED and not count_ties:
         labels = ", ".join(groups.named(i, words) for i in at)
         return words("tied", value=texts[at[0]], labels=labels)
     return words("tied_many", value=texts[at[0]], count=len(at))

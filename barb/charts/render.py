@@ -14,7 +14,7 @@ from barb.charts.aggregates import draw_aggregate
 from barb.charts.axes import drop_clipped_ticks, fill_height, fix_ticks
 from barb.charts.grouped import draw_grouped
 from barb.charts.header import decorate
-from barb.charts.headline import headline
+from barb.charts.headline import headline_forms
 from barb.charts.kinds import correlation, latest
 from barb.charts.latest import draw_latest
 from barb.charts.png import canvas_png
@@ -60,7 +60,7 @@ def draw_chart(
     FigureCanvasAgg(fig)
     if not choose(result)(fig, result, words):
         return None
-    header_bottom = decorate(fig, result, words, headline(result, words))
+    header_bottom = decorate(fig, result, words, headline_forms(result, words))
     fill_height(fig, header_bottom)
     fix_ticks(fig)
     drop_clipped_ticks(fig)

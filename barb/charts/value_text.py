@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ from matplotlib.ticker import Formatter
 
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import SHARE
-from barb.i18n import decimal, millions, percent
+from barb.i18n import decimal, millions, percent, shown_number
 
 # From here up, ticks read in millions (2.4M): "2,400,000" is wider than the axis's margin,
 # and its first digit was cut off ("400,000").
@@ -125,10 +126,13 @@ def signed(text: str) -> str:
 
 def with_unit(text: str, unit: str | None, words: Words = ENGLISH, value: object = None) -> str:
     """Words after the number ``value`` written as ``text`` ("points", "1 day", "2 дня");
-    "%" is already glued to it."""
+    "%" is already glued to it. The word agrees with the number as written: 58 400.72
+    shown as "58 401" is "58 401 контракт", not the "контракта" of a fraction."""
     if unit in (None, "%", SHARE, "price"):
         return text
-    number = float(value) if is_finite_number(value) else None  # type: ignore[arg-type]
+    number: float | Decimal | None = shown_number(text, words.language)
+    if number is None and is_finite_number(value):
+        number = float(value)  # type: ignore[arg-type]
     return f"{text} {words.unit(unit, value=number)}"
 
 

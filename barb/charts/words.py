@@ -8,6 +8,7 @@ for the locale (``value_text.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from barb.column_units import SHARE
 from barb.i18n import DEFAULT, N_, Language, language, text
@@ -40,6 +41,7 @@ _UNITS = {
     "contracts": (N_("unit.contracts"), N_("axis_unit.contracts")),
     "days": (N_("unit.days"), N_("axis_unit.days")),
     "bars": (N_("unit.bars"), N_("axis_unit.bars")),
+    "pp": (N_("unit.pp"), N_("axis_unit.pp")),
 }
 
 
@@ -88,7 +90,7 @@ class Words:
         return text("barb", _COUNTED_ROWS[kind], self.language, plural_of=count)
 
     def unit(
-        self, unit: str | None, *, axis: bool = False, value: float | None = None
+        self, unit: str | None, *, axis: bool = False, value: float | Decimal | None = None
     ) -> str | None:
         """A unit word after the number ``value`` ("245 points", "1 day"; in Russian "2 дня",
         "5 дней"), or naming an axis ("range (points)"); "%" and "price" are not words."""

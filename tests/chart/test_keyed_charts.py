@@ -5,6 +5,8 @@ Expected numbers come from DuckDB or pandas over the same Parquet bars, never th
 from __future__ import annotations
 
 import re
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -124,8 +126,10 @@ def test_best_month_numbers_are_not_drawn_or_headlined_as_values(sample_settings
     np.testing.assert_allclose(bar_heights(fig.axes[0]), by_year.max(), rtol=1e-9)
     np.testing.assert_allclose(bar_heights(fig.axes[1]), by_year.min(), rtol=1e-9)
     best = by_year.max()
+    month = by_year.idxmax().map(lambda day: day.strftime("%b"))  # the month, named by it
     head = chart_headline(result)
-    high, low = f"{best.idxmax()} {best.max():.1f}%", f"{best.idxmin()} {best.min():.1f}%"
+    high = f"{best.idxmax()} {month[best.idxmax()]} {best.max():.1f}%"
+    low = f"{best.idxmin()} {month[best.idxmin()]} {best.min():.1f}%"
     assert head == f"best: highest {high}, lowest {low}"
 
 
@@ -149,7 +153,18 @@ def test_four_aggregates_draw_four_panels(sample_settings, days) -> None:
     assert len(names) == 4 and names[-1] == "up_share (%)"
     np.testing.assert_allclose(bar_heights(fig.axes[3]), up, rtol=1e-9)
     labels = [t.get_text() for t in fig.axes[3].texts if re.search(r"\d", t.get_text())]
-    assert labels == [f"{v:.1f}%" for v in up * 100]
+    # The exact shares, a half rounded away from zero as the chart does (x.x5% up, not down).
+    grouped = (ret > 0).groupby(pd.DatetimeIndex(ret.index).month)
+    exact = [
+        Fraction(int(k), int(n)) * 100 for k, n in zip(grouped.sum(), grouped.size(), strict=True)
+    ]
+    assert labels == [f"{_half_up(v, 1)}%" for v in exact]
+
+
+def _half_up(value: Fraction, decimals: int) -> Decimal:
+    scaled = abs(value) * 10**decimals
+    whole = int(scaled) + (scaled - int(scaled) >= Fraction(1, 2))
+    return Decimal(whole if value >= 0 else -whole).scaleb(-decimals)
 
 
 # --- 3: sort and limit: the groups left are ranked, not the highest and lowest ----------------

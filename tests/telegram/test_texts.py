@@ -33,6 +33,9 @@ DOMAINS = {
 SAME_IN_RUSSIAN = {
     ("bot", "forget_one_button"),
     ("barb", "answer"),
+    # ▲ and ▼ for highest and lowest: a headline's short form, the same in every language.
+    ("barb", "highest_lowest_marks"),
+    ("barb", "highest_lowest_short"),
 }
 #: Names that stay in Latin letters in a Russian text: products, instruments, units, bar
 #: columns.
