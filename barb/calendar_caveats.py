@@ -4,6 +4,8 @@ prev() and next() step over), and a week, month or year group the period's edge 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -24,11 +26,11 @@ STEPPING_FUNCTIONS = frozenset({"prev", "next"})
 ROW_STEPPING = frozenset({"prev", "next", "streak", "bars_since"})
 
 
-def holiday_caveat(plan: Plan, kept_dates: np.ndarray | None) -> list[str]:
+def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> list[str]:
     """Daily rows that include US holiday sessions, in a query that reads the weekday or
     steps to the previous or next row's month, year or weekday (turn of the month, the
     day after): those sessions count as a Monday or a month's first day."""
-    if plan.timeframe.name != "daily" or kept_dates is None or not len(kept_dates):
+    if plan.timeframe.name != "daily":
         return []
     calls = plan.first.calls
     if "holiday" in calls:  # the query already says what it does with them
@@ -36,7 +38,10 @@ def holiday_caveat(plan: Plan, kept_dates: np.ndarray | None) -> list[str]:
     steps = calls & STEPPING_FUNCTIONS and calls & CALENDAR_FUNCTIONS
     if not (calls & WEEKDAY_FUNCTIONS or (steps and _steps_over_calendar(plan.first))):
         return []
-    days = kept_dates.astype("datetime64[D]")  # daily rows: one per trading date
+    dates = kept_dates()
+    if dates is None or not len(dates):
+        return []
+    days = dates.astype("datetime64[D]")  # daily rows: one per trading date
     closed = np.unique(days[us_market_closed(days)])
     if not len(closed):
         return []
@@ -113,11 +118,13 @@ PERIOD_KEYS = {"week": "weekly", "month": "monthly", "quarter": "quarterly", "ye
 YEAR_DAYS = np.timedelta64(366, "D")
 
 
-def period_edge_caveat(plan: Plan, scope: Scope, kept_dates: np.ndarray | None) -> list[str]:
+def period_edge_caveat(
+    plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None]
+) -> list[str]:
     """Daily bars grouped by week(), month(), quarter() or year() where the period's start
     or end cuts a group: its row counts only the days inside the period, though it reads as
     the whole week. (A group cut by the data's end is open_group_caveat's.)"""
-    if plan.timeframe.name != "daily" or kept_dates is None or not len(kept_dates):
+    if plan.timeframe.name != "daily":
         return []
     if not scope.in_period.any() or plan.period.text is None:
         return []
@@ -143,7 +150,10 @@ def period_edge_caveat(plan: Plan, scope: Scope, kept_dates: np.ndarray | None) 
     hi = np.datetime64(period.end, "D") if period.end is not None else dates[-1]
     if lo <= every[0] and hi >= every[-1]:
         return []  # the period is all the data: only the data's own end cuts a group
-    kept = np.unique(kept_dates.astype("datetime64[D]"))
+    kept_rows = kept_dates()
+    if kept_rows is None or not len(kept_rows):
+        return []
+    kept = np.unique(kept_rows.astype("datetime64[D]"))
     warnings = []
     for edge, day in (("start", max(lo, dates[0])), ("end", min(hi, dates[-1]))):
         # Labelled only near the edge: a year is the longest group.

@@ -39,13 +39,19 @@ class StageOutput:
     # were taken from.
     source_rows: pd.DataFrame | RowsBuilder | None = None
     rows_kept: int = 0
-    # The trading dates of the rows kept (first stage, bars with a trading_date column).
-    kept_dates: np.ndarray | None = None
+    # The rows kept (first stage): their trading dates are read only when a caveat needs them.
+    kept: pd.DataFrame | None = None
     focus: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # Each table row's place before the stage's sort and limit: time order for bars, key
     # order for groups. A second stage's first()/last() and arg_max ties read the rows so.
     order: np.ndarray | None = None
+
+    def kept_dates(self) -> np.ndarray | None:
+        """The trading dates of the rows kept (bars with a trading_date column), else None."""
+        if self.kept is None or "trading_date" not in self.kept.columns:
+            return None
+        return self.kept["trading_date"].to_numpy()
 
 
 def run_stage(
@@ -99,8 +105,7 @@ def run_stage(
             every_row, keys, given, output.table, stage.where, dict(stage.map_exprs)
         )
     output.rows_kept = len(frame)
-    if "trading_date" in frame.columns:
-        output.kept_dates = frame["trading_date"].to_numpy()
+    output.kept = frame
     if not output.focus:  # rows, or a number: what the query itself added to the bars
         mapped = [name for name, _ in stage.map_exprs]
         output.focus = list(dict.fromkeys([*mapped, *(focus or [])]))
