@@ -157,8 +157,62 @@ def read_clock(
         int(_closed(chosen + shift, instrument).sum()) - scores[choice] >= margin
         for shift in (-HOUR_NS, HOUR_NS)
     )
+    if not declared_zone and not raw.utc and scores[choice] > _stray_limit(days, margin, step):
+        raise BadFile(_no_reading(raw, instrument, step))
     note = _note(raw, instrument, choice, evidence, declared_zone)
     return ClockReading(choice[0], choice[1], note, scores[choice])
+
+
+def _stray_limit(days: int, margin: int, step: int) -> int:
+    """Closed-hours bars the best reading may leave: stray prints, not a shifted clock.
+
+    A zone an odd hour or half hour away from every candidate leaves a whole or half
+    break's worth of bars in the break every day; about five minutes a day is stray.
+    """
+    return max(margin, days * 5 * MINUTE_NS // step)
+
+
+def _no_reading(raw: RawBars, instrument: Instrument, step: int) -> str:
+    """Why no candidate zone fits, with where the file's own daily pause is."""
+    ask = "pass --timezone with the zone of the file's times (an IANA name such as Asia/Dubai)."
+    brk = instrument.maintenance_break
+    empty = _empty_window(raw.instants, step)
+    if brk is None or empty is None:
+        return (
+            "the file's times fit none of the zones Barb tries: under every reading, bars "
+            f"fall in the exchange's closed hours; {ask}"
+        )
+    return (
+        f"the file's times fit none of the zones Barb tries: the daily break sits at {empty} "
+        f"in the file's times, where {zone_words(instrument.timezone)} has it at "
+        f"{brk.start}–{brk.end}; {ask}"
+    )
+
+
+def _empty_window(instants: np.ndarray, step: int) -> str | None:
+    """The longest stretch of the day (file's clock) with no bar, as 'HH:MM–HH:MM'."""
+    slots = MINUTES_PER_DAY * MINUTE_NS // step
+    seen = np.zeros(slots, dtype=bool)
+    seen[(instants % DAY_NS) // step] = True
+    if seen.all() or not seen.any():
+        return None
+    # Walk the day twice so a pause over midnight is one stretch.
+    twice = np.concatenate((seen, seen))
+    best_start, best_len, start = 0, 0, None
+    for i, present in enumerate(twice):
+        if not present and start is None:
+            start = i
+        elif present and start is not None:
+            if i - start > best_len:
+                best_start, best_len = start, i - start
+            start = None
+    minutes = step // MINUTE_NS
+
+    def clock(slot: int) -> str:
+        m = (slot % slots) * minutes
+        return f"{m // 60:02d}:{m % 60:02d}"
+
+    return f"{clock(best_start)}–{clock(best_start + best_len)}"
 
 
 def _break_in(zone: str, instrument: Instrument, raw: RawBars) -> str:

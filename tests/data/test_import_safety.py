@@ -225,6 +225,24 @@ def test_without_bars_near_the_break_the_zone_is_the_instruments_and_says_so(
     assert "no bars near the daily break" in result.report.clock_note
 
 
+@pytest.mark.parametrize("zone", ["Asia/Dubai", "Asia/Kolkata", "America/Sao_Paulo"])
+def test_a_zone_no_candidate_fits_is_refused_and_imports_when_declared(
+    zone: str, tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    path = bf.plain_csv(tmp_path / "local.csv", bars, zone)
+    # Where the 17:00-18:00 New York break falls on the file's clock, worked out by hand.
+    brk = pd.Timestamp("2024-03-18 17:00", tz=bf.NY).tz_convert(zone)
+    end = brk + pd.Timedelta(hours=1)
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings)
+    message = str(refused.value)
+    assert f"the daily break sits at {brk:%H:%M}–{end:%H:%M} in the file's times" in message
+    assert "pass --timezone" in message
+    assert not data_path("NQ", settings).exists()
+    import_file(path, "NQ", settings, timezone=zone)
+    assert_same_bars(settings, bars)
+
+
 # --- intervals --------------------------------------------------------------------------
 
 
