@@ -56,18 +56,39 @@ class ClockReading:
     closed_bars: int  # bars that still fall in closed hours under this reading
 
 
-def _closed(wall: np.ndarray, instrument: Instrument) -> np.ndarray:
-    """Bars (wall-clock ns in the instrument's zone) inside the exchange's closed hours."""
+def in_closed_hours(
+    wall: np.ndarray, instrument: Instrument, weekend: bool = True
+) -> np.ndarray:
+    """Bars (wall-clock ns in the instrument's zone) inside the exchange's closed hours
+    (only its daily break when not ``weekend``)."""
     minute = (wall // MINUTE_NS) % MINUTES_PER_DAY
     weekday = ((wall // DAY_NS) + 3) % 7  # 1970-01-01 was a Thursday; Monday = 0
-    shut = weekday == 5
+    shut = (weekday == 5) & weekend
     brk = instrument.maintenance_break
     if brk is not None:
         start, end = parse_clock(brk.start), parse_clock(brk.end)
         shut |= (minute - start) % MINUTES_PER_DAY < (end - start) % MINUTES_PER_DAY
+        if not weekend:
+            return shut
         shut |= (weekday == 4) & (minute >= start)  # Friday after the close
         shut |= (weekday == 6) & (minute < end)  # Sunday before the open
     return shut
+
+
+def closed_reason(wall_ns: int, instrument: Instrument) -> str:
+    """Which closed hours a bar (wall-clock ns) falls in, for the report."""
+    t = pd.Timestamp(int(wall_ns))
+    brk = instrument.maintenance_break
+    if t.weekday() == 5:
+        return "on a Saturday"
+    if brk is not None:
+        minute = t.hour * 60 + t.minute
+        if t.weekday() == 4 and minute >= parse_clock(brk.start):
+            return "after Friday's close"
+        if t.weekday() == 6 and minute < parse_clock(brk.end):
+            return "before Sunday's open"
+        return f"in the daily break ({brk.start}–{brk.end})"
+    return "in the exchange's closed hours"
 
 
 class _Walls:
@@ -127,7 +148,7 @@ def read_clock(
         wall = walls.wall(zone)
         for stamp in stamps:
             opens = wall - step if stamp == "close" else wall
-            scores[zone, stamp] = int(_closed(opens, instrument).sum())
+            scores[zone, stamp] = int(in_closed_hours(opens, instrument).sum())
     days = len(np.unique(raw.instants // DAY_NS))
     # Evidence must be clear: a few stray bars (an exchange's test prints, a vendor's
     # settlement bar) must not flip the reading of a whole file.
@@ -154,10 +175,13 @@ def read_clock(
     # day-session bars only), nothing in it confirms the zone.
     chosen = walls.wall(choice[0]) - (step if choice[1] == "close" else 0)
     evidence = any(
-        int(_closed(chosen + shift, instrument).sum()) - scores[choice] >= margin
+        int(in_closed_hours(chosen + shift, instrument).sum()) - scores[choice] >= margin
         for shift in (-HOUR_NS, HOUR_NS)
     )
-    if not declared_zone and not raw.utc and scores[choice] > _stray_limit(days, margin, step):
+    # A clock off by hours fills the daily break every day; bars only on weekends are
+    # misread dates or stray bars, refused one by one by the importer instead.
+    in_break = int(in_closed_hours(chosen, instrument, weekend=False).sum())
+    if not declared_zone and not raw.utc and in_break > _stray_limit(days, margin, step):
         raise BadFile(_no_reading(raw, instrument, step))
     note = _note(raw, instrument, choice, evidence, declared_zone)
     return ClockReading(choice[0], choice[1], note, scores[choice])

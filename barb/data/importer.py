@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from barb.data import formats
-from barb.data.clock import read_clock
+from barb.data.clock import closed_reason, in_closed_hours, read_clock
 from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
 from barb.data.layouts import FORMATS, LAYOUTS, LayoutError, Stamp, parse_columns_option
 from barb.data.mapped import refresh_mapped
@@ -251,6 +251,22 @@ def _check_raw(
     schedule = _schedule_dates(instrument, report)
     if schedule is not None:
         calendar_findings(report, wall, tdate, schedule, interval)
+    # Bars when the exchange is shut would be filed under a trading date they do not belong
+    # to (a Saturday bar makes a phantom day): refused, each named by its line.
+    shut = in_closed_hours(wall, instrument)
+    if shut.any():
+        report.errors = collect(
+            raw,
+            [
+                (
+                    "bars in the exchange's closed hours",
+                    shut,
+                    lambda i: f"{show(wall[i], False)} is {closed_reason(wall[i], instrument)}, "
+                    "when the exchange is shut.",
+                )
+            ],
+        )
+        return CheckedFile(report, None, instrument, name)
     report.warnings = collect(raw, jump_checks(raw, tdate, interval))
     frame = pd.DataFrame(
         {

@@ -243,6 +243,32 @@ def test_a_zone_no_candidate_fits_is_refused_and_imports_when_declared(
     assert_same_bars(settings, bars)
 
 
+def test_bars_in_the_break_or_on_a_saturday_are_refused_by_line(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    extra_times = ["2024-03-18 17:00", "2024-03-18 17:01", "2024-03-18 17:02", "2024-03-23 10:00"]
+    extra = pd.DataFrame(
+        {
+            "timestamp": pd.DatetimeIndex(extra_times).tz_localize(bf.NY),
+            **{c: 18000.0 for c in ("open", "high", "low", "close")},
+            "volume": 1,
+        }
+    )
+    dirty = pd.concat([bars, extra]).sort_values("timestamp", ignore_index=True)
+    path = bf.plain_csv(tmp_path / "dirty.csv", dirty)
+    with pytest.raises(ImportRefused) as refused:
+        import_file(path, "NQ", settings)
+    report = refused.value.report
+    assert report.count("bars in the exchange's closed hours") == 4
+    shown = next(c for c in report.errors if c.name.startswith("bars in"))
+    # Line = row + 2 (the header is line 1), worked out from the frame written.
+    rows = dirty.index[dirty["timestamp"].dt.tz_localize(None).isin(pd.DatetimeIndex(extra_times))]
+    assert [f.line for f in shown.shown] == [r + 2 for r in rows]
+    assert "2024-03-18 17:00:00 is in the daily break (17:00–18:00)" in shown.shown[0].message
+    assert "2024-03-23 10:00:00 is on a Saturday" in shown.shown[-1].message
+    assert not data_path("NQ", settings).exists()
+
+
 # --- intervals --------------------------------------------------------------------------
 
 
