@@ -392,8 +392,19 @@ def import_file(
     return write_checked(checked, settings, mode)
 
 
-def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> ImportResult:
-    """Write a file ``check_file`` accepted, as ``mode`` allows."""
+@dataclass(frozen=True)
+class _Write:
+    """What an import would write: the whole new file and how many of its bars are new."""
+
+    frame: pd.DataFrame
+    added: int
+    description: str
+    replaces: bool  # a file is there (kept for restore)
+
+
+def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _Write:
+    """Every check the write makes against the stored data (the mode, the interval, the
+    overlap), without writing: ``--check`` runs it too, so it refuses what the import would."""
     report, instrument = checked.report, checked.instrument
     if checked.frame is None:
         raise ImportRefused(report, checked.name)
@@ -421,18 +432,26 @@ def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) ->
     )
     if exists and mode == "append":
         frame, added, description = _appended(checked, target, description)
-        if added == 0:
-            return ImportResult(read_meta(target), report, 0, target)
+    return _Write(frame, added, description, exists)
+
+
+def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> ImportResult:
+    """Write a file ``check_file`` accepted, as ``mode`` allows."""
+    report, instrument = checked.report, checked.instrument
+    plan = plan_write(checked, settings, mode)
+    target = data_path(instrument.symbol, settings)
+    if plan.added == 0 and plan.replaces and mode == "append":
+        return ImportResult(read_meta(target), report, 0, target)
     meta = make_meta(
-        frame,
+        plan.frame,
         instrument=instrument.symbol,
         timezone=instrument.timezone,
         source="imported",
-        description=description,
+        description=plan.description,
     ).model_copy(update={"interval_minutes": report.interval_minutes, "source_file": report.file})
-    write_bars(frame, meta, target, keep_previous=exists)
-    refresh_mapped(frame, meta, target, settings)
-    return ImportResult(meta, report, added, target)
+    write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
+    refresh_mapped(plan.frame, meta, target, settings)
+    return ImportResult(meta, report, plan.added, target)
 
 
 def _appended(
@@ -476,4 +495,12 @@ def _appended(
     return combined, len(fresh), f"{meta.description}; then {description}"
 
 
-__all__ = ["LAYOUTS", "CheckedFile", "ImportRefused", "ImportResult", "check_file", "import_file"]
+__all__ = [
+    "LAYOUTS",
+    "CheckedFile",
+    "ImportRefused",
+    "ImportResult",
+    "check_file",
+    "import_file",
+    "plan_write",
+]

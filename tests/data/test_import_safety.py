@@ -459,6 +459,41 @@ def test_cli_prints_the_report_and_check_writes_nothing(
     assert "already has data imported from chicago.csv" in again.output
 
 
+def test_check_refuses_what_the_import_would_and_writes_nothing(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    day = bars["timestamp"].dt.tz_localize(None)
+    first_three = bars[day < pd.Timestamp("2024-03-20 17:00")]
+    from_third = bars[day >= pd.Timestamp("2024-03-19 18:00")]
+    import_file(bf.plain_csv(tmp_path / "mon-wed.csv", first_three), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    wrong = from_third.copy()
+    wrong.loc[wrong.index[10], "close"] += 0.25
+    bad = bf.plain_csv(tmp_path / "bad.csv", wrong)
+    good = bf.plain_csv(tmp_path / "good.csv", from_third)
+    fives = bf.plain_csv(tmp_path / "fives.csv", bf.week_of_bars(step_minutes=5))
+    runner = CliRunner()
+    cases = [
+        ([str(good)], "already has data imported from mon-wed.csv"),
+        ([str(bad), "--append"], "overlaps the stored data and disagrees with it"),
+        ([str(fives), "--append", "--interval", "5m"], "the stored bars are 1-minute bars"),
+    ]
+    for args, refusal in cases:
+        real = runner.invoke(data_cli, ["import", *args, "-i", "NQ"], obj=settings)
+        checked = runner.invoke(data_cli, ["import", *args, "-i", "NQ", "--check"], obj=settings)
+        assert real.exit_code == checked.exit_code == 1, (args, checked.output)
+        assert refusal in real.output and refusal in checked.output
+        assert "No problems that stop the import." in checked.output  # the file itself is fine
+        assert data_path("NQ", settings).read_bytes() == before
+    ok = runner.invoke(
+        data_cli, ["import", str(good), "-i", "NQ", "--append", "--check"], obj=settings
+    )
+    assert ok.exit_code == 0, ok.output
+    new_bars = (day >= pd.Timestamp("2024-03-20 17:00")).sum()
+    assert f"the import would write {new_bars:,} bars; nothing was written" in ok.output
+    assert data_path("NQ", settings).read_bytes() == before
+
+
 def test_daily_bars_are_refused_with_the_lengths_barb_takes(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
