@@ -473,7 +473,21 @@ def _appended(
             f"{checked.report.interval_minutes}-minute; append bars of the same length.",
             path=checked.name,
         )
-    last = old["timestamp"].iloc[-1]
+    first, last = old["timestamp"].iloc[0], old["timestamp"].iloc[-1]
+    starts, ends = new["timestamp"].iloc[0], new["timestamp"].iloc[-1]
+    if starts < first:
+        how = (
+            f"the file's bars ({starts} to {ends}) come before the stored data ({first} to "
+            f"{last})"
+            if ends < first
+            else f"the file starts at {starts}, before the stored data ({first} to {last})"
+        )
+        raise DataError(
+            f"{how}: --append adds only bars after the stored ones, and earlier history cannot "
+            "be added to stored data. Nothing was written; to add it, import one file holding "
+            "all the bars with --replace.",
+            path=checked.name,
+        )
     overlap = new[new["timestamp"] <= last]
     if len(overlap):
         joined = overlap.merge(old, on="timestamp", how="left", suffixes=("", "_stored"))

@@ -367,6 +367,27 @@ def test_append_adds_new_dates_and_refuses_an_overlap_that_disagrees(
     assert again.added == 0
 
 
+def test_appending_earlier_history_says_it_comes_before_the_stored_data(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    day = bars["timestamp"].dt.tz_localize(None)
+    early, late = bars[day < pd.Timestamp("2024-03-19 17:00")], bars[day >= pd.Timestamp("2024-03-20 18:00")]
+    import_file(bf.plain_csv(tmp_path / "late.csv", late), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    with pytest.raises(DataError) as refused:
+        import_file(bf.plain_csv(tmp_path / "early.csv", early), "NQ", settings, mode="append")
+    message = str(refused.value)
+    assert (
+        f"the file's bars ({day[early.index[0]]} to {day[early.index[-1]]}) come before the "
+        f"stored data ({day[late.index[0]]} to {day[late.index[-1]]})"
+    ) in message
+    assert "--append adds only bars after the stored ones" in message
+    assert "overlaps" not in message and "has no bar" not in message
+    with pytest.raises(DataError, match=f"the file starts at {day.iloc[0]}, before the stored"):
+        import_file(bf.plain_csv(tmp_path / "all.csv", bars), "NQ", settings, mode="append")
+    assert data_path("NQ", settings).read_bytes() == before
+
+
 def test_append_to_the_synthetic_sample_is_refused(
     tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, nq_summer: pd.DataFrame
 ) -> None:
