@@ -48,6 +48,9 @@ from barb.timeframes import TIMEFRAMES, resolve_timeframe
 
 MINUTE_NS = 60 * 1_000_000_000
 Mode = Literal["new", "replace", "append"]
+# Where appended bars meet the stored ones, a move beyond this factor (20%) is refused:
+# futures rarely gap that much between sessions, and a unit mix-up (×100) is far beyond it.
+SEAM_JUMP = 1.2
 
 
 class ImportRefused(DataError):
@@ -454,6 +457,21 @@ def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) ->
     return ImportResult(meta, report, plan.added, target)
 
 
+def _check_seam(checked: CheckedFile, stored: pd.Series, first: pd.Series) -> None:
+    """The jump checks run inside the file; this one runs where its new bars meet the stored
+    ones, so a file in another unit (cents onto dollars) cannot be appended."""
+    ratio = first["open"] / stored["close"]
+    if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
+        return
+    raise DataError(
+        f"the file's first new bar ({first['timestamp']}) opens at {first['open']:.10g}, but "
+        f"the stored data's last bar ({stored['timestamp']}) closes at "
+        f"{stored['close']:.10g} (×{ratio:.3g}): are the file's prices in another unit, "
+        "such as cents? Nothing was written.",
+        path=checked.name,
+    )
+
+
 def _appended(
     checked: CheckedFile, target: Path, description: str
 ) -> tuple[pd.DataFrame, int, str]:
@@ -505,6 +523,8 @@ def _appended(
                     path=checked.name,
                 )
     fresh = new[new["timestamp"] > last]
+    if len(fresh):
+        _check_seam(checked, old.iloc[-1], fresh.iloc[0])
     combined = pd.concat([old, fresh], ignore_index=True)
     return combined, len(fresh), f"{meta.description}; then {description}"
 

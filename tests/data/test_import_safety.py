@@ -388,6 +388,34 @@ def test_appending_earlier_history_says_it_comes_before_the_stored_data(
     assert data_path("NQ", settings).read_bytes() == before
 
 
+def test_append_refuses_a_price_jump_where_new_bars_meet_stored_ones(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    day = bars["timestamp"].dt.tz_localize(None)
+    early = bars[day < pd.Timestamp("2024-03-19 17:00")]
+    late = bars[day >= pd.Timestamp("2024-03-19 18:00")]
+    cents = late.copy()
+    for column in ("open", "high", "low", "close"):
+        cents[column] = (cents[column] * 100).round()
+    import_file(bf.plain_csv(tmp_path / "early.csv", early), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    with pytest.raises(DataError) as refused:
+        import_file(bf.plain_csv(tmp_path / "cents.csv", cents), "NQ", settings, mode="append")
+    stored_close, new_open = early["close"].iloc[-1], cents["open"].iloc[0]
+    assert (
+        f"opens at {new_open:.10g}, but the stored data's last bar ({day[early.index[-1]]}) "
+        f"closes at {stored_close:.10g}"
+    ) in str(refused.value)
+    assert "cents" in str(refused.value)
+    assert data_path("NQ", settings).read_bytes() == before
+
+    # The other way round: dollars onto cents.
+    import_file(bf.plain_csv(tmp_path / "early_c.csv", cents.iloc[:100]), "NQ", settings, mode="replace")
+    rest = late.iloc[100:]
+    with pytest.raises(DataError, match=r"\(×0\.01\)"):
+        import_file(bf.plain_csv(tmp_path / "rest.csv", rest), "NQ", settings, mode="append")
+
+
 def test_append_to_the_synthetic_sample_is_refused(
     tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, nq_summer: pd.DataFrame
 ) -> None:
