@@ -8,7 +8,7 @@ from typing import NoReturn
 
 import click
 
-from barb.data.importer import Mode, check_file, write_checked
+from barb.data.importer import Mode, check_file, plan_write, write_checked
 from barb.data.layouts import FORMATS, Stamp
 from barb.data.sample import sample_symbols, write_samples
 from barb.data.store import data_path, previous_path, read_meta, restore_previous
@@ -128,7 +128,16 @@ def import_(
         )
         click.echo(checked.report.text())
         if check:
-            raise SystemExit(0 if checked.report.ok else 1)
+            if not checked.report.ok:
+                raise SystemExit(1)
+            # The same checks against the stored data as the write, so --check refuses
+            # what the import would.
+            plan = plan_write(checked, settings, mode or "new")
+            click.echo(
+                f"--check: the import would write {plan.added:,} bars"
+                f"{' (nothing new)' if plan.added == 0 else ''}; nothing was written."
+            )
+            return
         result = write_checked(checked, settings, mode or "new")
     except (BarbError, OSError) as exc:
         _fail(exc)

@@ -56,18 +56,39 @@ class ClockReading:
     closed_bars: int  # bars that still fall in closed hours under this reading
 
 
-def _closed(wall: np.ndarray, instrument: Instrument) -> np.ndarray:
-    """Bars (wall-clock ns in the instrument's zone) inside the exchange's closed hours."""
+def in_closed_hours(
+    wall: np.ndarray, instrument: Instrument, weekend: bool = True
+) -> np.ndarray:
+    """Bars (wall-clock ns in the instrument's zone) inside the exchange's closed hours
+    (only its daily break when not ``weekend``)."""
     minute = (wall // MINUTE_NS) % MINUTES_PER_DAY
     weekday = ((wall // DAY_NS) + 3) % 7  # 1970-01-01 was a Thursday; Monday = 0
-    shut = weekday == 5
+    shut = (weekday == 5) & weekend
     brk = instrument.maintenance_break
     if brk is not None:
         start, end = parse_clock(brk.start), parse_clock(brk.end)
         shut |= (minute - start) % MINUTES_PER_DAY < (end - start) % MINUTES_PER_DAY
+        if not weekend:
+            return shut
         shut |= (weekday == 4) & (minute >= start)  # Friday after the close
         shut |= (weekday == 6) & (minute < end)  # Sunday before the open
     return shut
+
+
+def closed_reason(wall_ns: int, instrument: Instrument) -> str:
+    """Which closed hours a bar (wall-clock ns) falls in, for the report."""
+    t = pd.Timestamp(int(wall_ns))
+    brk = instrument.maintenance_break
+    if t.weekday() == 5:
+        return "on a Saturday"
+    if brk is not None:
+        minute = t.hour * 60 + t.minute
+        if t.weekday() == 4 and minute >= parse_clock(brk.start):
+            return "after Friday's close"
+        if t.weekday() == 6 and minute < parse_clock(brk.end):
+            return "before Sunday's open"
+        return f"in the daily break ({brk.start}–{brk.end})"
+    return "in the exchange's closed hours"
 
 
 class _Walls:
@@ -127,7 +148,7 @@ def read_clock(
         wall = walls.wall(zone)
         for stamp in stamps:
             opens = wall - step if stamp == "close" else wall
-            scores[zone, stamp] = int(_closed(opens, instrument).sum())
+            scores[zone, stamp] = int(in_closed_hours(opens, instrument).sum())
     days = len(np.unique(raw.instants // DAY_NS))
     # Evidence must be clear: a few stray bars (an exchange's test prints, a vendor's
     # settlement bar) must not flip the reading of a whole file.
@@ -154,11 +175,68 @@ def read_clock(
     # day-session bars only), nothing in it confirms the zone.
     chosen = walls.wall(choice[0]) - (step if choice[1] == "close" else 0)
     evidence = any(
-        int(_closed(chosen + shift, instrument).sum()) - scores[choice] >= margin
+        int(in_closed_hours(chosen + shift, instrument).sum()) - scores[choice] >= margin
         for shift in (-HOUR_NS, HOUR_NS)
     )
+    # A clock off by hours fills the daily break every day; bars only on weekends are
+    # misread dates or stray bars, refused one by one by the importer instead.
+    in_break = int(in_closed_hours(chosen, instrument, weekend=False).sum())
+    if not declared_zone and not raw.utc and in_break > _stray_limit(days, margin, step):
+        raise BadFile(_no_reading(raw, instrument, step))
     note = _note(raw, instrument, choice, evidence, declared_zone)
     return ClockReading(choice[0], choice[1], note, scores[choice])
+
+
+def _stray_limit(days: int, margin: int, step: int) -> int:
+    """Closed-hours bars the best reading may leave: stray prints, not a shifted clock.
+
+    A zone an odd hour or half hour away from every candidate leaves a whole or half
+    break's worth of bars in the break every day; about five minutes a day is stray.
+    """
+    return max(margin, days * 5 * MINUTE_NS // step)
+
+
+def _no_reading(raw: RawBars, instrument: Instrument, step: int) -> str:
+    """Why no candidate zone fits, with where the file's own daily pause is."""
+    ask = "pass --timezone with the zone of the file's times (an IANA name such as Asia/Dubai)."
+    brk = instrument.maintenance_break
+    empty = _empty_window(raw.instants, step)
+    if brk is None or empty is None:
+        return (
+            "the file's times fit none of the zones Barb tries: under every reading, bars "
+            f"fall in the exchange's closed hours; {ask}"
+        )
+    return (
+        f"the file's times fit none of the zones Barb tries: the daily break sits at {empty} "
+        f"in the file's times, where {zone_words(instrument.timezone)} has it at "
+        f"{brk.start}–{brk.end}; {ask}"
+    )
+
+
+def _empty_window(instants: np.ndarray, step: int) -> str | None:
+    """The longest stretch of the day (file's clock) with no bar, as 'HH:MM–HH:MM'."""
+    slots = MINUTES_PER_DAY * MINUTE_NS // step
+    seen = np.zeros(slots, dtype=bool)
+    seen[(instants % DAY_NS) // step] = True
+    if seen.all() or not seen.any():
+        return None
+    # Walk the day twice so a pause over midnight is one stretch.
+    twice = np.concatenate((seen, seen))
+    best_start, best_len, start = 0, 0, None
+    for i, present in enumerate(twice):
+        if not present and start is None:
+            start = i
+        elif present and start is not None:
+            if i - start > best_len:
+                best_start, best_len = start, i - start
+            start = None
+    minutes = step // MINUTE_NS
+
+    def clock(slot: int) -> str:
+        m = (slot % slots) * minutes
+        return f"{m // 60:02d}:{m % 60:02d}"
+
+    return f"{clock(best_start)}–{clock(best_start + best_len)}"
 
 
 def _break_in(zone: str, instrument: Instrument, raw: RawBars) -> str:

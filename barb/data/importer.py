@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from barb.data import formats
-from barb.data.clock import read_clock
+from barb.data.clock import closed_reason, in_closed_hours, read_clock
 from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
 from barb.data.layouts import FORMATS, LAYOUTS, LayoutError, Stamp, parse_columns_option
 from barb.data.mapped import refresh_mapped
@@ -48,6 +48,9 @@ from barb.timeframes import TIMEFRAMES, resolve_timeframe
 
 MINUTE_NS = 60 * 1_000_000_000
 Mode = Literal["new", "replace", "append"]
+# Where appended bars meet the stored ones, a move beyond this factor (20%) is refused:
+# futures rarely gap that much between sessions, and a unit mix-up (×100) is far beyond it.
+SEAM_JUMP = 1.2
 
 
 class ImportRefused(DataError):
@@ -251,6 +254,22 @@ def _check_raw(
     schedule = _schedule_dates(instrument, report)
     if schedule is not None:
         calendar_findings(report, wall, tdate, schedule, interval)
+    # Bars when the exchange is shut would be filed under a trading date they do not belong
+    # to (a Saturday bar makes a phantom day): refused, each named by its line.
+    shut = in_closed_hours(wall, instrument)
+    if shut.any():
+        report.errors = collect(
+            raw,
+            [
+                (
+                    "bars in the exchange's closed hours",
+                    shut,
+                    lambda i: f"{show(wall[i], False)} is {closed_reason(wall[i], instrument)}, "
+                    "when the exchange is shut.",
+                )
+            ],
+        )
+        return CheckedFile(report, None, instrument, name)
     report.warnings = collect(raw, jump_checks(raw, tdate, interval))
     frame = pd.DataFrame(
         {
@@ -376,8 +395,19 @@ def import_file(
     return write_checked(checked, settings, mode)
 
 
-def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> ImportResult:
-    """Write a file ``check_file`` accepted, as ``mode`` allows."""
+@dataclass(frozen=True)
+class _Write:
+    """What an import would write: the whole new file and how many of its bars are new."""
+
+    frame: pd.DataFrame
+    added: int
+    description: str
+    replaces: bool  # a file is there (kept for restore)
+
+
+def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _Write:
+    """Every check the write makes against the stored data (the mode, the interval, the
+    overlap), without writing: ``--check`` runs it too, so it refuses what the import would."""
     report, instrument = checked.report, checked.instrument
     if checked.frame is None:
         raise ImportRefused(report, checked.name)
@@ -405,18 +435,41 @@ def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) ->
     )
     if exists and mode == "append":
         frame, added, description = _appended(checked, target, description)
-        if added == 0:
-            return ImportResult(read_meta(target), report, 0, target)
+    return _Write(frame, added, description, exists)
+
+
+def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> ImportResult:
+    """Write a file ``check_file`` accepted, as ``mode`` allows."""
+    report, instrument = checked.report, checked.instrument
+    plan = plan_write(checked, settings, mode)
+    target = data_path(instrument.symbol, settings)
+    if plan.added == 0 and plan.replaces and mode == "append":
+        return ImportResult(read_meta(target), report, 0, target)
     meta = make_meta(
-        frame,
+        plan.frame,
         instrument=instrument.symbol,
         timezone=instrument.timezone,
         source="imported",
-        description=description,
+        description=plan.description,
     ).model_copy(update={"interval_minutes": report.interval_minutes, "source_file": report.file})
-    write_bars(frame, meta, target, keep_previous=exists)
-    refresh_mapped(frame, meta, target, settings)
-    return ImportResult(meta, report, added, target)
+    write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
+    refresh_mapped(plan.frame, meta, target, settings)
+    return ImportResult(meta, report, plan.added, target)
+
+
+def _check_seam(checked: CheckedFile, stored: pd.Series, first: pd.Series) -> None:
+    """The jump checks run inside the file; this one runs where its new bars meet the stored
+    ones, so a file in another unit (cents onto dollars) cannot be appended."""
+    ratio = first["open"] / stored["close"]
+    if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
+        return
+    raise DataError(
+        f"the file's first new bar ({first['timestamp']}) opens at {first['open']:.10g}, but "
+        f"the stored data's last bar ({stored['timestamp']}) closes at "
+        f"{stored['close']:.10g} (×{ratio:.3g}): are the file's prices in another unit, "
+        "such as cents? Nothing was written.",
+        path=checked.name,
+    )
 
 
 def _appended(
@@ -438,7 +491,21 @@ def _appended(
             f"{checked.report.interval_minutes}-minute; append bars of the same length.",
             path=checked.name,
         )
-    last = old["timestamp"].iloc[-1]
+    first, last = old["timestamp"].iloc[0], old["timestamp"].iloc[-1]
+    starts, ends = new["timestamp"].iloc[0], new["timestamp"].iloc[-1]
+    if starts < first:
+        how = (
+            f"the file's bars ({starts} to {ends}) come before the stored data ({first} to "
+            f"{last})"
+            if ends < first
+            else f"the file starts at {starts}, before the stored data ({first} to {last})"
+        )
+        raise DataError(
+            f"{how}: --append adds only bars after the stored ones, and earlier history cannot "
+            "be added to stored data. Nothing was written; to add it, import one file holding "
+            "all the bars with --replace.",
+            path=checked.name,
+        )
     overlap = new[new["timestamp"] <= last]
     if len(overlap):
         joined = overlap.merge(old, on="timestamp", how="left", suffixes=("", "_stored"))
@@ -456,8 +523,18 @@ def _appended(
                     path=checked.name,
                 )
     fresh = new[new["timestamp"] > last]
+    if len(fresh):
+        _check_seam(checked, old.iloc[-1], fresh.iloc[0])
     combined = pd.concat([old, fresh], ignore_index=True)
     return combined, len(fresh), f"{meta.description}; then {description}"
 
 
-__all__ = ["LAYOUTS", "CheckedFile", "ImportRefused", "ImportResult", "check_file", "import_file"]
+__all__ = [
+    "LAYOUTS",
+    "CheckedFile",
+    "ImportRefused",
+    "ImportResult",
+    "check_file",
+    "import_file",
+    "plan_write",
+]

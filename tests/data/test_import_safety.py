@@ -225,6 +225,50 @@ def test_without_bars_near_the_break_the_zone_is_the_instruments_and_says_so(
     assert "no bars near the daily break" in result.report.clock_note
 
 
+@pytest.mark.parametrize("zone", ["Asia/Dubai", "Asia/Kolkata", "America/Sao_Paulo"])
+def test_a_zone_no_candidate_fits_is_refused_and_imports_when_declared(
+    zone: str, tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    path = bf.plain_csv(tmp_path / "local.csv", bars, zone)
+    # Where the 17:00-18:00 New York break falls on the file's clock, worked out by hand.
+    brk = pd.Timestamp("2024-03-18 17:00", tz=bf.NY).tz_convert(zone)
+    end = brk + pd.Timedelta(hours=1)
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings)
+    message = str(refused.value)
+    assert f"the daily break sits at {brk:%H:%M}–{end:%H:%M} in the file's times" in message
+    assert "pass --timezone" in message
+    assert not data_path("NQ", settings).exists()
+    import_file(path, "NQ", settings, timezone=zone)
+    assert_same_bars(settings, bars)
+
+
+def test_bars_in_the_break_or_on_a_saturday_are_refused_by_line(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    extra_times = ["2024-03-18 17:00", "2024-03-18 17:01", "2024-03-18 17:02", "2024-03-23 10:00"]
+    extra = pd.DataFrame(
+        {
+            "timestamp": pd.DatetimeIndex(extra_times).tz_localize(bf.NY),
+            **{c: 18000.0 for c in ("open", "high", "low", "close")},
+            "volume": 1,
+        }
+    )
+    dirty = pd.concat([bars, extra]).sort_values("timestamp", ignore_index=True)
+    path = bf.plain_csv(tmp_path / "dirty.csv", dirty)
+    with pytest.raises(ImportRefused) as refused:
+        import_file(path, "NQ", settings)
+    report = refused.value.report
+    assert report.count("bars in the exchange's closed hours") == 4
+    shown = next(c for c in report.errors if c.name.startswith("bars in"))
+    # Line = row + 2 (the header is line 1), worked out from the frame written.
+    rows = dirty.index[dirty["timestamp"].dt.tz_localize(None).isin(pd.DatetimeIndex(extra_times))]
+    assert [f.line for f in shown.shown] == [r + 2 for r in rows]
+    assert "2024-03-18 17:00:00 is in the daily break (17:00–18:00)" in shown.shown[0].message
+    assert "2024-03-23 10:00:00 is on a Saturday" in shown.shown[-1].message
+    assert not data_path("NQ", settings).exists()
+
+
 # --- intervals --------------------------------------------------------------------------
 
 
@@ -323,6 +367,55 @@ def test_append_adds_new_dates_and_refuses_an_overlap_that_disagrees(
     assert again.added == 0
 
 
+def test_appending_earlier_history_says_it_comes_before_the_stored_data(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    day = bars["timestamp"].dt.tz_localize(None)
+    early, late = bars[day < pd.Timestamp("2024-03-19 17:00")], bars[day >= pd.Timestamp("2024-03-20 18:00")]
+    import_file(bf.plain_csv(tmp_path / "late.csv", late), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    with pytest.raises(DataError) as refused:
+        import_file(bf.plain_csv(tmp_path / "early.csv", early), "NQ", settings, mode="append")
+    message = str(refused.value)
+    assert (
+        f"the file's bars ({day[early.index[0]]} to {day[early.index[-1]]}) come before the "
+        f"stored data ({day[late.index[0]]} to {day[late.index[-1]]})"
+    ) in message
+    assert "--append adds only bars after the stored ones" in message
+    assert "overlaps" not in message and "has no bar" not in message
+    with pytest.raises(DataError, match=f"the file starts at {day.iloc[0]}, before the stored"):
+        import_file(bf.plain_csv(tmp_path / "all.csv", bars), "NQ", settings, mode="append")
+    assert data_path("NQ", settings).read_bytes() == before
+
+
+def test_append_refuses_a_price_jump_where_new_bars_meet_stored_ones(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    day = bars["timestamp"].dt.tz_localize(None)
+    early = bars[day < pd.Timestamp("2024-03-19 17:00")]
+    late = bars[day >= pd.Timestamp("2024-03-19 18:00")]
+    cents = late.copy()
+    for column in ("open", "high", "low", "close"):
+        cents[column] = (cents[column] * 100).round()
+    import_file(bf.plain_csv(tmp_path / "early.csv", early), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    with pytest.raises(DataError) as refused:
+        import_file(bf.plain_csv(tmp_path / "cents.csv", cents), "NQ", settings, mode="append")
+    stored_close, new_open = early["close"].iloc[-1], cents["open"].iloc[0]
+    assert (
+        f"opens at {new_open:.10g}, but the stored data's last bar ({day[early.index[-1]]}) "
+        f"closes at {stored_close:.10g}"
+    ) in str(refused.value)
+    assert "cents" in str(refused.value)
+    assert data_path("NQ", settings).read_bytes() == before
+
+    # The other way round: dollars onto cents.
+    import_file(bf.plain_csv(tmp_path / "early_c.csv", cents.iloc[:100]), "NQ", settings, mode="replace")
+    rest = late.iloc[100:]
+    with pytest.raises(DataError, match=r"\(×0\.01\)"):
+        import_file(bf.plain_csv(tmp_path / "rest.csv", rest), "NQ", settings, mode="append")
+
+
 def test_append_to_the_synthetic_sample_is_refused(
     tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, nq_summer: pd.DataFrame
 ) -> None:
@@ -413,6 +506,41 @@ def test_cli_prints_the_report_and_check_writes_nothing(
     again = runner.invoke(data_cli, ["import", str(path), "-i", "NQ"], obj=settings)
     assert again.exit_code == 1
     assert "already has data imported from chicago.csv" in again.output
+
+
+def test_check_refuses_what_the_import_would_and_writes_nothing(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    day = bars["timestamp"].dt.tz_localize(None)
+    first_three = bars[day < pd.Timestamp("2024-03-20 17:00")]
+    from_third = bars[day >= pd.Timestamp("2024-03-19 18:00")]
+    import_file(bf.plain_csv(tmp_path / "mon-wed.csv", first_three), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    wrong = from_third.copy()
+    wrong.loc[wrong.index[10], "close"] += 0.25
+    bad = bf.plain_csv(tmp_path / "bad.csv", wrong)
+    good = bf.plain_csv(tmp_path / "good.csv", from_third)
+    fives = bf.plain_csv(tmp_path / "fives.csv", bf.week_of_bars(step_minutes=5))
+    runner = CliRunner()
+    cases = [
+        ([str(good)], "already has data imported from mon-wed.csv"),
+        ([str(bad), "--append"], "overlaps the stored data and disagrees with it"),
+        ([str(fives), "--append", "--interval", "5m"], "the stored bars are 1-minute bars"),
+    ]
+    for args, refusal in cases:
+        real = runner.invoke(data_cli, ["import", *args, "-i", "NQ"], obj=settings)
+        checked = runner.invoke(data_cli, ["import", *args, "-i", "NQ", "--check"], obj=settings)
+        assert real.exit_code == checked.exit_code == 1, (args, checked.output)
+        assert refusal in real.output and refusal in checked.output
+        assert "No problems that stop the import." in checked.output  # the file itself is fine
+        assert data_path("NQ", settings).read_bytes() == before
+    ok = runner.invoke(
+        data_cli, ["import", str(good), "-i", "NQ", "--append", "--check"], obj=settings
+    )
+    assert ok.exit_code == 0, ok.output
+    new_bars = (day >= pd.Timestamp("2024-03-20 17:00")).sum()
+    assert f"the import would write {new_bars:,} bars; nothing was written" in ok.output
+    assert data_path("NQ", settings).read_bytes() == before
 
 
 def test_daily_bars_are_refused_with_the_lengths_barb_takes(
