@@ -357,7 +357,7 @@ def from_table(table: pa.Table, layout: Layout) -> RawBars:
         key = "time" if "time" in table.column_names else "timestamp"
         instants, utc = parse_timestamps(table.column(key), notes)
     elif layout.time == "split":
-        instants, utc = parse_split(table.column("date"), table.column("time")), False
+        instants, utc = parse_split(table.column("date"), table.column("time"), notes), False
     elif layout.time == "compact":
         instants, utc = parse_compact(table.column("timestamp")), False
     else:
@@ -446,6 +446,14 @@ def parse_timestamps(column: pa.ChunkedArray, notes: list[str]) -> tuple[np.ndar
     return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64), utc
 
 
+MONTH_FIRST = ("%m/%d/%Y", "01/31/2024, month first")
+DAY_FIRST = ("%d/%m/%Y", "31/01/2024, day first")
+_SLASH_DATE = r"^(?P<a>\d{1,2})/(?P<b>\d{1,2})/\d{4}$"
+# A bar follows the one before within this (a long weekend with a holiday); a misread
+# order jumps by months or runs backwards.
+LONGEST_PAUSE_NS = 5 * 86_400 * 10**9
+
+
 def _date_format(first: str) -> tuple[str, str]:
     """strptime format and an example, from the first date in the file."""
     if re.match(r"^\d{4}-\d{1,2}-\d{1,2}$", first):
@@ -456,15 +464,55 @@ def _date_format(first: str) -> tuple[str, str]:
         return "%Y%m%d", "20240102"
     if re.match(r"^\d{1,2}\.\d{1,2}\.\d{4}$", first):
         return "%d.%m.%Y", "02.01.2024"
-    return "%m/%d/%Y", "01/02/2024"
+    return MONTH_FIRST
 
 
-def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray) -> np.ndarray:
+def _slash_order(dates: pa.ChunkedArray, notes: list[str]) -> tuple[str, str]:
+    """Whether ``dd/dd/yyyy`` dates are month first (US) or day first (Europe).
+
+    A first field over 12 says day first, a second over 12 month first; when every field
+    is 12 or less, the order under which the bars run forward without jumping months wins.
+    """
+    parts = pc.extract_regex(dates, _SLASH_DATE)
+    first = pc.cast(pc.struct_field(parts, [0]), pa.int64()).to_numpy(zero_copy_only=False)
+    second = pc.cast(pc.struct_field(parts, [1]), pa.int64()).to_numpy(zero_copy_only=False)
+    day_first, month_first = bool((first > 12).any()), bool((second > 12).any())
+    if day_first and month_first:
+        a = dates[int(np.flatnonzero(first > 12)[0])].as_py()
+        b = dates[int(np.flatnonzero(second > 12)[0])].as_py()
+        raise BadFile(
+            f"the dates {a!r} (day first) and {b!r} (month first) cannot both be read; "
+            "write every date in one order, or as 2024-01-02."
+        )
+    if day_first or month_first or bool((first == second).all()):
+        return DAY_FIRST if day_first else MONTH_FIRST
+    bad = {order: _misordered_steps(dates, order[0]) for order in (MONTH_FIRST, DAY_FIRST)}
+    if bad[MONTH_FIRST] == bad[DAY_FIRST]:
+        # Too few dates to tell (one day's bars): the US order, as Kibot and others write.
+        notes.append(
+            f"Dates such as {dates[0].as_py()} could be day first or month first and the bars "
+            "do not tell which: read month first. Write them as 2024-01-02 if that is wrong."
+        )
+        return MONTH_FIRST
+    return min(bad, key=lambda order: bad[order])
+
+
+def _misordered_steps(dates: pa.ChunkedArray, fmt: str) -> int:
+    """How many steps between bars run backwards or pause for days, read with ``fmt``."""
+    parsed = pc.strptime(dates, format=fmt, unit="ns", error_is_null=True)
+    days = parsed.to_numpy(zero_copy_only=False).astype("datetime64[ns]").view(np.int64)
+    step = np.diff(days)
+    return int(((step < 0) | (step > LONGEST_PAUSE_NS)).sum())
+
+
+def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray, notes: list[str]) -> np.ndarray:
     """Date and Time columns -> naive int64 ns."""
     dates = pc.utf8_trim_whitespace(dates.cast(pa.string()))
     times = pc.utf8_trim_whitespace(times.cast(pa.string()))
     first = dates[0].as_py() or ""
     date_format, example = _date_format(first)
+    if date_format == MONTH_FIRST[0]:
+        date_format, example = _slash_order(dates, notes)
     # Whole minutes are all Barb keeps: drop fractions ("18:00:00.000"), then write "9:30"
     # and "09:30" as "09:30:00" so that one format reads every form.
     times = pc.replace_substring_regex(times, r"\.\d+$", "")

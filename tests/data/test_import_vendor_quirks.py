@@ -1,0 +1,72 @@
+"""What real vendor files do that the plain layouts do not: day-first slash dates, prices
+quoted in full, decimal commas after whole-number rows, missing volume columns, macOS zips.
+Each file is made by the test from ``bar_files``' week of bars, and what is stored is
+compared with the bars that went in."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import bar_files as bf
+import pandas as pd
+import pytest
+
+from barb.data.importer import import_file
+from barb.data.store import data_path, read_bars
+from barb.errors import DataError
+from barb.settings import EngineSettings
+
+PRICES = ["open", "high", "low", "close", "volume"]
+
+
+def assert_stored(settings: EngineSettings, bars: pd.DataFrame, volume: bool = True) -> None:
+    frame, _ = read_bars(data_path("NQ", settings))
+    wall = bars["timestamp"].dt.tz_localize(None)
+    assert frame["timestamp"].tolist() == wall.tolist()
+    for column in PRICES if volume else PRICES[:4]:
+        assert frame[column].tolist() == pytest.approx(bars[column].tolist()), column
+
+
+# --- slash dates: day first or month first -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "first_sunday",
+    [
+        dt.date(2024, 3, 3),  # 4-8 March: every field 12 or less, told by the bars' order
+        dt.date(2024, 3, 10),  # 10-15 March: a day over 12 says day first
+    ],
+)
+def test_day_first_slash_dates_are_read_day_first(
+    first_sunday: dt.date, tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(first_sunday)
+    path = bf.european_csv(tmp_path / "eu.csv", bars, date_format="%d/%m/%Y")
+    result = import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+    assert result.report.first_date == first_sunday + dt.timedelta(days=1)
+    assert result.report.trading_dates == 5
+
+
+def test_month_first_slash_dates_stay_month_first(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(dt.date(2024, 3, 3))
+    path = bf.european_csv(tmp_path / "us.csv", bars, date_format="%m/%d/%Y")
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+
+
+def test_dates_in_both_orders_are_refused_naming_day_first(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    path = tmp_path / "mixed.csv"
+    path.write_text(
+        "Date,Time,Open,High,Low,Close,Volume\n"
+        "13/03/2024,09:30,100,101,99.5,100.5,10\n"
+        "03/14/2024,09:30,100,101,99.5,100.5,10\n"
+    )
+    with pytest.raises(DataError, match=r"'13/03/2024' \(day first\).*'03/14/2024' \(month"):
+        import_file(path, "NQ", settings)
+
