@@ -36,6 +36,7 @@ from barb.data.validation import (
     collect,
     detect_interval,
     jump_checks,
+    quote,
     row_checks,
     session_shares,
     show,
@@ -448,10 +449,10 @@ def _appended(
                 i = int(np.flatnonzero(differs.to_numpy())[0])
                 row = joined.iloc[i]
                 stored = row[f"{column}_stored"]
-                had = "has no bar" if pd.isna(stored) else f"has {column} {stored:g}"
+                had = "has no bar" if pd.isna(stored) else f"has {column} {quote(stored)}"
                 raise DataError(
                     f"the file overlaps the stored data and disagrees with it: at "
-                    f"{row['timestamp']} the file has {column} {row[column]:g}, the stored "
+                    f"{row['timestamp']} the file has {column} {quote(row[column])}, the stored "
                     f"data {had}. Nothing was written; use --replace to replace the data.",
                     path=checked.name,
                 )

@@ -70,3 +70,36 @@ def test_dates_in_both_orders_are_refused_naming_day_first(
     with pytest.raises(DataError, match=r"'13/03/2024' \(day first\).*'03/14/2024' \(month"):
         import_file(path, "NQ", settings)
 
+
+# --- prices quoted as in the file -----------------------------------------------------------
+
+HEADER = "timestamp,open,high,low,close,volume\n"
+
+
+def test_problems_quote_prices_as_the_file_writes_them(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(
+        HEADER + "2024-01-08 09:30:00,17940.5,17939.25,17943.0,17941.75,10\n"
+        "2024-01-08 09:31:00,17612.5,17614.75,17611.25,17616.75,10\n"
+    )
+    with pytest.raises(DataError) as err:
+        import_file(path, "NQ", settings)
+    report = err.value.report.text()  # type: ignore[attr-defined]
+    assert "high 17939.25 is below low 17943." in report
+    assert "close 17616.75 is outside the bar's low..high (17611.25..17614.75)." in report
+
+
+def test_an_append_that_disagrees_quotes_both_prices_in_full(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(dt.date(2024, 1, 7), days=2)
+    last = len(bars) - 1
+    bars.loc[last, ["open", "high", "low", "close"]] = [18843.5, 18844.0, 18843.25, 18843.5]
+    import_file(bf.plain_csv(tmp_path / "a.csv", bars), "NQ", settings)
+    changed = bars.copy()
+    changed.loc[last, "close"] = 18843.75  # one tick off on the last stored bar
+    with pytest.raises(DataError) as err:
+        import_file(bf.plain_csv(tmp_path / "b.csv", changed), "NQ", settings, mode="append")
+    assert "the file has close 18843.75, the stored data has close 18843.5." in str(err.value)
