@@ -10,6 +10,7 @@ which costs a few seconds on a file of millions of rows.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import re
 import sys
 from collections.abc import Iterator
@@ -44,6 +45,8 @@ PROGRESS_BYTES = 32 << 20  # files larger than this show a progress bar while re
 
 _ZONE = re.compile(r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$")
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
+# Lines looked at for a decimal comma: a quiet market prints whole-number bars for a while.
+DECIMAL_SAMPLE_LINES = 1000
 
 
 class BadRow(Exception):
@@ -125,7 +128,7 @@ def read_csv_shape(
 ) -> CsvShape:
     """Find the layout from the first lines: a known header, a known headerless line, or
     the ``--columns`` mapping."""
-    lines = _first_lines(path)
+    lines = _first_lines(path, 1 + DECIMAL_SAMPLE_LINES)
     if not lines:
         raise BadFile("the file is empty.")
     number, text = lines[0]
@@ -145,7 +148,7 @@ def read_csv_shape(
             *(f"extra_{i}" for i in range(len(headerless.columns), width)),
         ]
         indexes = {name: i for i, name in enumerate(headerless.columns)}
-        sample = lines[0][1]
+        sample = [text for _, text in lines]
         return CsvShape(
             headerless,
             indexes,
@@ -174,7 +177,7 @@ def read_csv_shape(
             layout, indexes = detect_header_layout(names, forced)
     except LayoutError as exc:
         raise BadFile(str(exc), line=number) from None
-    sample = lines[1][1] if len(lines) > 1 else ""
+    sample = [text for _, text in lines[1:]]
     return CsvShape(
         layout,
         indexes,
@@ -186,15 +189,16 @@ def read_csv_shape(
     )
 
 
-def _decimal_comma(line: str, delimiter: str, indexes: dict[str, int]) -> bool:
-    """European files write 4500,25 and separate fields with ';'."""
+def _decimal_comma(lines: list[str], delimiter: str, indexes: dict[str, int]) -> bool:
+    """European files write 4500,25 and separate fields with ';' (any of ``lines`` says so:
+    the first bars may all be whole numbers)."""
     if delimiter == ",":
         return False
-    cells = next(csv.reader([line], delimiter=delimiter), [])
+    prices = [i for name, i in indexes.items() if name in PRICES]
     return any(
         i < len(cells) and _DECIMAL_COMMA.match(cells[i])
-        for name, i in indexes.items()
-        if name in PRICES
+        for cells in csv.reader(lines, delimiter=delimiter)
+        for i in prices
     )
 
 
@@ -236,6 +240,9 @@ def read_csv(path: Path, shape: CsvShape, progress: bool = False) -> RawBars:
         ):
             table = pa_csv.open_csv(fh, **options).read_all()
     except pa.ArrowInvalid as exc:
+        if shape.delimiter != "," and not shape.decimal_comma:
+            # A ';' file whose first thousand bars were whole numbers may still write 4500,25.
+            return read_csv(path, dataclasses.replace(shape, decimal_comma=True), progress)
         found = find_bad_line(path, shape, wanted)
         if found is not None:
             raise BadFile(found[1], line=found[0]) from exc

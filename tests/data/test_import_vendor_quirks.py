@@ -103,3 +103,28 @@ def test_an_append_that_disagrees_quotes_both_prices_in_full(
     with pytest.raises(DataError) as err:
         import_file(bf.plain_csv(tmp_path / "b.csv", changed), "NQ", settings, mode="append")
     assert "the file has close 18843.75, the stored data has close 18843.5." in str(err.value)
+
+
+# --- decimal commas after whole-number bars ---------------------------------------------------
+
+
+@pytest.mark.parametrize("whole_bars", [1, 1500])  # within the lines sampled, and beyond them
+def test_a_decimal_comma_is_found_after_whole_number_bars(
+    whole_bars: int, tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(dt.date(2024, 3, 17))
+    # Whole-number prices at the start, as a quiet market prints them.
+    head = bars.index[:whole_bars]
+    bars.loc[head, ["open", "high", "low", "close"]] = 18000.0
+    path = tmp_path / "eu.csv"
+    wall = bf.in_zone(bars, bf.NY)
+    lines = ["Date;Time;Open;High;Low;Close;Volume"]
+    for t, r in zip(wall, bars.itertuples(), strict=True):
+        prices = ";".join(
+            str(p).removesuffix(".0").replace(".", ",") for p in (r.open, r.high, r.low, r.close)
+        )
+        lines.append(f"{t:%d.%m.%Y};{t:%H:%M};{prices};{r.volume}")
+    path.write_text("\n".join(lines) + "\n")
+    assert lines[1].split(";")[2:6] == ["18000"] * 4
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
