@@ -128,3 +128,67 @@ def test_a_decimal_comma_is_found_after_whole_number_bars(
     assert lines[1].split(";")[2:6] == ["18000"] * 4
     import_file(path, "NQ", settings)
     assert_stored(settings, bars)
+
+
+# --- headers: no volume column, names with spaces ---------------------------------------------
+
+
+def _split_without_volume(path: Path, bars: pd.DataFrame, header: str, extra: bool) -> Path:
+    wall = bf.in_zone(bars, bf.NY)
+    lines = [header]
+    for t, r in zip(wall, bars.itertuples(), strict=True):
+        tail = f",{r.volume // 2},{r.volume - r.volume // 2}" if extra else ""
+        lines.append(f"{t:%m/%d/%Y},{t:%H:%M},{r.open},{r.high},{r.low},{r.close}{tail}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("header", "extra"),
+    [
+        ("Date,Time,Open,High,Low,Close", False),
+        ('"Date","Time","Open","High","Low","Close","Up","Down"', True),  # TradeStation
+    ],
+)
+def test_date_and_time_columns_without_volume_are_not_tradingview(
+    header: str, extra: bool, tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    path = _split_without_volume(tmp_path / "novol.csv", bars, header, extra)
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == "split"
+    assert_stored(settings, bars, volume=False)
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert (frame["volume"] == 0).all()
+    assert any("no volume column" in note for note in result.report.notes)
+
+
+def test_header_names_match_without_regard_to_spaces(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    path = bf.plain_csv(tmp_path / "bars.csv", bars)
+    text = path.read_text()
+    path.write_text(text.replace("timestamp,open,high,low,close,volume", "Date Time,Open,High,Low,Close,Volume", 1))
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == "plain"
+    assert_stored(settings, bars)
+
+
+def test_columns_option_without_volume_stores_zero_and_says_so(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    odd = pd.DataFrame(
+        {
+            "Zeit": bf.in_zone(bars, bf.NY).dt.strftime("%Y-%m-%d %H:%M"),
+            **{name.title(): bars[name] for name in ("open", "high", "low", "close")},
+        }
+    )
+    path = tmp_path / "odd.csv"
+    odd.to_csv(path, index=False)
+    result = import_file(
+        path, "NQ", settings, columns="timestamp=Zeit,open=Open,high=High,low=Low,close=Close"
+    )
+    assert_stored(settings, bars, volume=False)
+    assert any("no volume column" in note for note in result.report.notes)
