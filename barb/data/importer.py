@@ -98,6 +98,18 @@ def _check_zone(name: str) -> None:
         ) from None
 
 
+def _finder_litter(member: zipfile.ZipInfo) -> bool:
+    """Folders, and what macOS Finder adds to every zip it makes (``__MACOSX/._name``
+    resource forks, ``.DS_Store``): not files of bars."""
+    name = Path(member.filename)
+    return (
+        member.is_dir()
+        or name.parts[:1] == ("__MACOSX",)
+        or name.name.startswith("._")
+        or name.name == ".DS_Store"
+    )
+
+
 @contextmanager
 def unpacked(path: Path) -> Iterator[Path]:
     """The file itself, or the one file inside a ``.gz`` or ``.zip``, as a plain file."""
@@ -113,7 +125,7 @@ def unpacked(path: Path) -> Iterator[Path]:
                     shutil.copyfileobj(src, dst, 1 << 20)
             else:
                 with zipfile.ZipFile(path) as archive:
-                    members = [m for m in archive.infolist() if not m.is_dir()]
+                    members = [m for m in archive.infolist() if not _finder_litter(m)]
                     if len(members) != 1:
                         names = ", ".join(m.filename for m in members) or "nothing"
                         raise DataError(

@@ -6,6 +6,7 @@ compared with the bars that went in."""
 from __future__ import annotations
 
 import datetime as dt
+import zipfile
 from pathlib import Path
 
 import bar_files as bf
@@ -192,3 +193,31 @@ def test_columns_option_without_volume_stores_zero_and_says_so(
     )
     assert_stored(settings, bars, volume=False)
     assert any("no volume column" in note for note in result.report.notes)
+
+
+# --- archives -------------------------------------------------------------------------------
+
+
+def test_a_macos_finder_zip_imports_its_one_file(tmp_path: Path, settings: EngineSettings) -> None:
+    bars = bf.week_of_bars()
+    csv_path = bf.plain_csv(tmp_path / "nq_may.csv", bars)
+    archive = tmp_path / "nq_may.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.write(csv_path, "nq_may.csv")
+        out.writestr("__MACOSX/", b"")
+        out.writestr("__MACOSX/._nq_may.csv", b"\x00\x05\x16\x07Mac OS X        ")
+        out.writestr(".DS_Store", b"\x00\x00\x00\x01Bud1")
+    import_file(archive, "NQ", settings)
+    assert_stored(settings, bars)
+
+
+def test_a_zip_of_two_files_is_still_refused(tmp_path: Path, settings: EngineSettings) -> None:
+    bars = bf.week_of_bars()
+    csv_path = bf.plain_csv(tmp_path / "a.csv", bars)
+    archive = tmp_path / "two.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.write(csv_path, "a.csv")
+        out.write(csv_path, "b.csv")
+        out.writestr("__MACOSX/._a.csv", b"\x00")
+    with pytest.raises(DataError, match=r"holds a\.csv, b\.csv; put exactly one"):
+        import_file(archive, "NQ", settings)
