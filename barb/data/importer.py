@@ -36,6 +36,7 @@ from barb.data.validation import (
     collect,
     detect_interval,
     jump_checks,
+    plural,
     quote,
     row_checks,
     session_shares,
@@ -57,7 +58,7 @@ class ImportRefused(DataError):
     def __init__(self, report: ImportReport, path: str):
         first = min((f for c in report.errors for f in c.shown), key=lambda f: f.row)
         total = sum(c.count for c in report.errors)
-        more = f" ({total - 1} more problems in the report)" if total > 1 else ""
+        more = f" ({plural(total - 1, 'more problem')} in the report)" if total > 1 else ""
         where = "" if first.line is not None else f"row {first.row + 1}: "
         super().__init__(f"{where}{first.message}{more}", path=path, line=first.line)
         self.report = report

@@ -84,8 +84,9 @@ class ImportReport(BaseModel):
         out = [f"{self.file}: {self.layout}, {self.rows:,} bars"]
         if self.first_date is not None:
             out.append(
-                f"Dates: {self.first_date} to {self.last_date}, {self.trading_dates:,} trading "
-                f"dates; {self.interval_minutes}-minute bars."
+                f"Dates: {self.first_date} to {self.last_date}, "
+                f"{plural(self.trading_dates, 'trading date')}; {self.interval_minutes}-minute "
+                "bars."
             )
         if self.clock_note:
             out.append(self.clock_note)
@@ -119,6 +120,11 @@ class ImportReport(BaseModel):
         return "\n".join(out)
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 trading date``, ``6 trading dates``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def quote(x: float) -> str:
     """A number as the file wrote it: the shortest form that reads back the same float
     (``17939.25``, not ``:g``'s six digits ``17939.2``), without a trailing ``.0``."""
@@ -148,7 +154,7 @@ def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]
         ("negative volume", v < 0, lambda i: f"negative volume {quote(v[i])}."),
         (
             "fractional volume",
-            v != np.floor(v),
+            ~np.isnan(v) & (v != np.floor(v)),  # a missing one is reported as missing
             lambda i: f"volume {quote(v[i])} is not a whole number.",
         ),
         (

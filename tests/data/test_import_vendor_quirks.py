@@ -13,7 +13,7 @@ import bar_files as bf
 import pandas as pd
 import pytest
 
-from barb.data.importer import import_file
+from barb.data.importer import ImportRefused, import_file
 from barb.data.store import data_path, read_bars
 from barb.errors import DataError
 from barb.settings import EngineSettings
@@ -221,3 +221,35 @@ def test_a_zip_of_two_files_is_still_refused(tmp_path: Path, settings: EngineSet
         out.writestr("__MACOSX/._a.csv", b"\x00")
     with pytest.raises(DataError, match=r"holds a\.csv, b\.csv; put exactly one"):
         import_file(archive, "NQ", settings)
+
+
+# --- counting problems once, in good English -------------------------------------------------
+
+
+def test_a_missing_volume_is_one_problem(tmp_path: Path, settings: EngineSettings) -> None:
+    path = tmp_path / "na.csv"
+    path.write_text(
+        HEADER + "2024-01-08 09:30:00,100,101,99.5,100.5,N/A\n"
+        "2024-01-08 09:31:00,100,101,99.5,100.5,7\n"
+    )
+    with pytest.raises(ImportRefused) as err:
+        import_file(path, "NQ", settings)
+    report = err.value.report
+    assert [(c.name, c.count) for c in report.errors] == [("missing volume", 1)]
+    assert "not a whole number" not in report.text()
+    assert "more problem" not in str(err.value)
+
+    path.write_text(
+        HEADER + "2024-01-08 09:30:00,100,101,99.5,100.5,N/A\n"
+        "2024-01-08 09:31:00,100,99,101,100,7\n"  # high below low
+    )
+    with pytest.raises(ImportRefused) as err:
+        import_file(path, "NQ", settings)
+    assert str(err.value).endswith("missing volume. (1 more problem in the report)")
+
+
+def test_one_trading_date_is_singular(tmp_path: Path, settings: EngineSettings) -> None:
+    path = tmp_path / "one.csv"
+    path.write_text(HEADER + "2024-01-08 09:30:00,100,101,99.5,100.5,3\n")
+    result = import_file(path, "NQ", settings)
+    assert "2024-01-08 to 2024-01-08, 1 trading date; 1-minute bars." in result.report.text()
