@@ -10,6 +10,7 @@ which costs a few seconds on a file of millions of rows.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import re
 import sys
 from collections.abc import Iterator
@@ -44,6 +45,8 @@ PROGRESS_BYTES = 32 << 20  # files larger than this show a progress bar while re
 
 _ZONE = re.compile(r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$")
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
+# Lines looked at for a decimal comma: a quiet market prints whole-number bars for a while.
+DECIMAL_SAMPLE_LINES = 1000
 
 
 class BadRow(Exception):
@@ -125,7 +128,7 @@ def read_csv_shape(
 ) -> CsvShape:
     """Find the layout from the first lines: a known header, a known headerless line, or
     the ``--columns`` mapping."""
-    lines = _first_lines(path)
+    lines = _first_lines(path, 1 + DECIMAL_SAMPLE_LINES)
     if not lines:
         raise BadFile("the file is empty.")
     number, text = lines[0]
@@ -145,7 +148,7 @@ def read_csv_shape(
             *(f"extra_{i}" for i in range(len(headerless.columns), width)),
         ]
         indexes = {name: i for i, name in enumerate(headerless.columns)}
-        sample = lines[0][1]
+        sample = [text for _, text in lines]
         return CsvShape(
             headerless,
             indexes,
@@ -174,7 +177,7 @@ def read_csv_shape(
             layout, indexes = detect_header_layout(names, forced)
     except LayoutError as exc:
         raise BadFile(str(exc), line=number) from None
-    sample = lines[1][1] if len(lines) > 1 else ""
+    sample = [text for _, text in lines[1:]]
     return CsvShape(
         layout,
         indexes,
@@ -186,15 +189,16 @@ def read_csv_shape(
     )
 
 
-def _decimal_comma(line: str, delimiter: str, indexes: dict[str, int]) -> bool:
-    """European files write 4500,25 and separate fields with ';'."""
+def _decimal_comma(lines: list[str], delimiter: str, indexes: dict[str, int]) -> bool:
+    """European files write 4500,25 and separate fields with ';' (any of ``lines`` says so:
+    the first bars may all be whole numbers)."""
     if delimiter == ",":
         return False
-    cells = next(csv.reader([line], delimiter=delimiter), [])
+    prices = [i for name, i in indexes.items() if name in PRICES]
     return any(
         i < len(cells) and _DECIMAL_COMMA.match(cells[i])
-        for name, i in indexes.items()
-        if name in PRICES
+        for cells in csv.reader(lines, delimiter=delimiter)
+        for i in prices
     )
 
 
@@ -236,6 +240,9 @@ def read_csv(path: Path, shape: CsvShape, progress: bool = False) -> RawBars:
         ):
             table = pa_csv.open_csv(fh, **options).read_all()
     except pa.ArrowInvalid as exc:
+        if shape.delimiter != "," and not shape.decimal_comma:
+            # A ';' file whose first thousand bars were whole numbers may still write 4500,25.
+            return read_csv(path, dataclasses.replace(shape, decimal_comma=True), progress)
         found = find_bad_line(path, shape, wanted)
         if found is not None:
             raise BadFile(found[1], line=found[0]) from exc
@@ -357,7 +364,7 @@ def from_table(table: pa.Table, layout: Layout) -> RawBars:
         key = "time" if "time" in table.column_names else "timestamp"
         instants, utc = parse_timestamps(table.column(key), notes)
     elif layout.time == "split":
-        instants, utc = parse_split(table.column("date"), table.column("time")), False
+        instants, utc = parse_split(table.column("date"), table.column("time"), notes), False
     elif layout.time == "compact":
         instants, utc = parse_compact(table.column("timestamp")), False
     else:
@@ -446,6 +453,14 @@ def parse_timestamps(column: pa.ChunkedArray, notes: list[str]) -> tuple[np.ndar
     return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64), utc
 
 
+MONTH_FIRST = ("%m/%d/%Y", "01/31/2024, month first")
+DAY_FIRST = ("%d/%m/%Y", "31/01/2024, day first")
+_SLASH_DATE = r"^(?P<a>\d{1,2})/(?P<b>\d{1,2})/\d{4}$"
+# A bar follows the one before within this (a long weekend with a holiday); a misread
+# order jumps by months or runs backwards.
+LONGEST_PAUSE_NS = 5 * 86_400 * 10**9
+
+
 def _date_format(first: str) -> tuple[str, str]:
     """strptime format and an example, from the first date in the file."""
     if re.match(r"^\d{4}-\d{1,2}-\d{1,2}$", first):
@@ -456,15 +471,55 @@ def _date_format(first: str) -> tuple[str, str]:
         return "%Y%m%d", "20240102"
     if re.match(r"^\d{1,2}\.\d{1,2}\.\d{4}$", first):
         return "%d.%m.%Y", "02.01.2024"
-    return "%m/%d/%Y", "01/02/2024"
+    return MONTH_FIRST
 
 
-def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray) -> np.ndarray:
+def _slash_order(dates: pa.ChunkedArray, notes: list[str]) -> tuple[str, str]:
+    """Whether ``dd/dd/yyyy`` dates are month first (US) or day first (Europe).
+
+    A first field over 12 says day first, a second over 12 month first; when every field
+    is 12 or less, the order under which the bars run forward without jumping months wins.
+    """
+    parts = pc.extract_regex(dates, _SLASH_DATE)
+    first = pc.cast(pc.struct_field(parts, [0]), pa.int64()).to_numpy(zero_copy_only=False)
+    second = pc.cast(pc.struct_field(parts, [1]), pa.int64()).to_numpy(zero_copy_only=False)
+    day_first, month_first = bool((first > 12).any()), bool((second > 12).any())
+    if day_first and month_first:
+        a = dates[int(np.flatnonzero(first > 12)[0])].as_py()
+        b = dates[int(np.flatnonzero(second > 12)[0])].as_py()
+        raise BadFile(
+            f"the dates {a!r} (day first) and {b!r} (month first) cannot both be read; "
+            "write every date in one order, or as 2024-01-02."
+        )
+    if day_first or month_first or bool((first == second).all()):
+        return DAY_FIRST if day_first else MONTH_FIRST
+    bad = {order: _misordered_steps(dates, order[0]) for order in (MONTH_FIRST, DAY_FIRST)}
+    if bad[MONTH_FIRST] == bad[DAY_FIRST]:
+        # Too few dates to tell (one day's bars): the US order, as Kibot and others write.
+        notes.append(
+            f"Dates such as {dates[0].as_py()} could be day first or month first and the bars "
+            "do not tell which: read month first. Write them as 2024-01-02 if that is wrong."
+        )
+        return MONTH_FIRST
+    return min(bad, key=lambda order: bad[order])
+
+
+def _misordered_steps(dates: pa.ChunkedArray, fmt: str) -> int:
+    """How many steps between bars run backwards or pause for days, read with ``fmt``."""
+    parsed = pc.strptime(dates, format=fmt, unit="ns", error_is_null=True)
+    days = parsed.to_numpy(zero_copy_only=False).astype("datetime64[ns]").view(np.int64)
+    step = np.diff(days)
+    return int(((step < 0) | (step > LONGEST_PAUSE_NS)).sum())
+
+
+def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray, notes: list[str]) -> np.ndarray:
     """Date and Time columns -> naive int64 ns."""
     dates = pc.utf8_trim_whitespace(dates.cast(pa.string()))
     times = pc.utf8_trim_whitespace(times.cast(pa.string()))
     first = dates[0].as_py() or ""
     date_format, example = _date_format(first)
+    if date_format == MONTH_FIRST[0]:
+        date_format, example = _slash_order(dates, notes)
     # Whole minutes are all Barb keeps: drop fractions ("18:00:00.000"), then write "9:30"
     # and "09:30" as "09:30:00" so that one format reads every form.
     times = pc.replace_substring_regex(times, r"\.\d+$", "")

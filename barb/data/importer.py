@@ -36,6 +36,8 @@ from barb.data.validation import (
     collect,
     detect_interval,
     jump_checks,
+    plural,
+    quote,
     row_checks,
     session_shares,
     show,
@@ -59,7 +61,7 @@ class ImportRefused(DataError):
     def __init__(self, report: ImportReport, path: str):
         first = min((f for c in report.errors for f in c.shown), key=lambda f: f.row)
         total = sum(c.count for c in report.errors)
-        more = f" ({total - 1} more problems in the report)" if total > 1 else ""
+        more = f" ({plural(total - 1, 'more problem')} in the report)" if total > 1 else ""
         where = "" if first.line is not None else f"row {first.row + 1}: "
         super().__init__(f"{where}{first.message}{more}", path=path, line=first.line)
         self.report = report
@@ -100,6 +102,18 @@ def _check_zone(name: str) -> None:
         ) from None
 
 
+def _finder_litter(member: zipfile.ZipInfo) -> bool:
+    """Folders, and what macOS Finder adds to every zip it makes (``__MACOSX/._name``
+    resource forks, ``.DS_Store``): not files of bars."""
+    name = Path(member.filename)
+    return (
+        member.is_dir()
+        or name.parts[:1] == ("__MACOSX",)
+        or name.name.startswith("._")
+        or name.name == ".DS_Store"
+    )
+
+
 @contextmanager
 def unpacked(path: Path) -> Iterator[Path]:
     """The file itself, or the one file inside a ``.gz`` or ``.zip``, as a plain file."""
@@ -115,7 +129,7 @@ def unpacked(path: Path) -> Iterator[Path]:
                     shutil.copyfileobj(src, dst, 1 << 20)
             else:
                 with zipfile.ZipFile(path) as archive:
-                    members = [m for m in archive.infolist() if not m.is_dir()]
+                    members = [m for m in archive.infolist() if not _finder_litter(m)]
                     if len(members) != 1:
                         names = ", ".join(m.filename for m in members) or "nothing"
                         raise DataError(
@@ -515,10 +529,10 @@ def _appended(
                 i = int(np.flatnonzero(differs.to_numpy())[0])
                 row = joined.iloc[i]
                 stored = row[f"{column}_stored"]
-                had = "has no bar" if pd.isna(stored) else f"has {column} {stored:g}"
+                had = "has no bar" if pd.isna(stored) else f"has {column} {quote(stored)}"
                 raise DataError(
                     f"the file overlaps the stored data and disagrees with it: at "
-                    f"{row['timestamp']} the file has {column} {row[column]:g}, the stored "
+                    f"{row['timestamp']} the file has {column} {quote(row[column])}, the stored "
                     f"data {had}. Nothing was written; use --replace to replace the data.",
                     path=checked.name,
                 )

@@ -66,6 +66,9 @@ LAYOUTS: dict[str, Layout] = {
             "Date and Time columns",
             _same("date", "time", *PRICES, "volume"),
             "split",
+            # Before TradingView's, so that a Date,Time file without volume (TradeStation's
+            # Up/Down columns) is not read as TradingView's single time column.
+            optional=("volume",),
             example="Date,Time,Open,High,Low,Close,Volume",
         ),
         Layout(
@@ -140,8 +143,8 @@ def parse_columns_option(text: str) -> dict[str, str]:
 
 def custom_layout(mapping: dict[str, str], found: list[str], stamp: Stamp) -> Layout:
     """The layout ``--columns`` describes, checked against the header's columns."""
-    lower = {c.strip().lower() for c in found}
-    missing_names = [v for v in mapping.values() if v.strip().lower() not in lower]
+    lower = {column_key(c) for c in found}
+    missing_names = [v for v in mapping.values() if column_key(v) not in lower]
     if missing_names:
         raise LayoutError(
             f"--columns names {', '.join(missing_names)}, which the file does not have. "
@@ -150,16 +153,24 @@ def custom_layout(mapping: dict[str, str], found: list[str], stamp: Stamp) -> La
     kind = next((k for k, cols in TIME_SETS if all(c in mapping for c in cols)), None)
     if kind is None:
         raise LayoutError("--columns needs timestamp=…, or date=… and time=…, for the bar times.")
-    absent = [p for p in (*PRICES, "volume") if p not in mapping]
+    absent = [p for p in PRICES if p not in mapping]
     if absent:
         raise LayoutError(f"--columns lacks {', '.join(absent)}.")
-    names = {c: (mapping[c].strip().lower(),) for c in mapping}
-    return Layout("custom", "columns given with --columns", names, kind, stamp=stamp)
+    names = {c: (column_key(mapping[c]),) for c in mapping}
+    # Without volume=… the bars get volume 0 and the report says so, as TradingView's do.
+    return Layout(
+        "custom", "columns given with --columns", names, kind, stamp=stamp, optional=("volume",)
+    )
+
+
+def column_key(name: str) -> str:
+    """A header name as matched: without regard to case or spaces ("Date Time" = datetime)."""
+    return re.sub(r"\s+", "", name).lower()
 
 
 def match_header(layout: Layout, names: list[str]) -> dict[str, int] | None:
     """canonical column -> index in ``names`` if every needed column is there, else None."""
-    lower = [n.strip().lower() for n in names]
+    lower = [column_key(n) for n in names]
     found: dict[str, int] = {}
     for canonical, spellings in layout.columns.items():
         index = next((lower.index(s) for s in spellings if s in lower), None)
@@ -181,7 +192,7 @@ def detect_header_layout(names: list[str], forced: str | None) -> tuple[Layout, 
     shown = ", ".join(names) or "none"
     if forced:
         layout = LAYOUTS[forced]
-        lower = {n.strip().lower() for n in names}
+        lower = {column_key(n) for n in names}
         missing = [c for c in layout.needed() if not set(layout.columns[c]) & lower]
         raise LayoutError(
             f"missing columns {', '.join(missing)} of the {layout.title} layout "

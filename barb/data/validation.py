@@ -84,8 +84,9 @@ class ImportReport(BaseModel):
         out = [f"{self.file}: {self.layout}, {self.rows:,} bars"]
         if self.first_date is not None:
             out.append(
-                f"Dates: {self.first_date} to {self.last_date}, {self.trading_dates:,} trading "
-                f"dates; {self.interval_minutes}-minute bars."
+                f"Dates: {self.first_date} to {self.last_date}, "
+                f"{plural(self.trading_dates, 'trading date')}; {self.interval_minutes}-minute "
+                "bars."
             )
         if self.clock_note:
             out.append(self.clock_note)
@@ -119,6 +120,18 @@ class ImportReport(BaseModel):
         return "\n".join(out)
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 trading date``, ``6 trading dates``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def quote(x: float) -> str:
+    """A number as the file wrote it: the shortest form that reads back the same float
+    (``17939.25``, not ``:g``'s six digits ``17939.2``), without a trailing ``.0``."""
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def show(ns: int, utc: bool) -> str:
     text = str(pd.Timestamp(int(ns)))
     return f"{text} UTC" if utc else text
@@ -138,20 +151,20 @@ def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]
             + ".",
         ),
         ("missing volume", np.isnan(v), lambda i: "missing volume."),
-        ("negative volume", v < 0, lambda i: f"negative volume {v[i]:g}."),
+        ("negative volume", v < 0, lambda i: f"negative volume {quote(v[i])}."),
         (
             "fractional volume",
-            v != np.floor(v),
-            lambda i: f"volume {v[i]:g} is not a whole number.",
+            ~np.isnan(v) & (v != np.floor(v)),  # a missing one is reported as missing
+            lambda i: f"volume {quote(v[i])} is not a whole number.",
         ),
         (
             "OHLC inconsistent",
             (h < low) | (o < low) | (o > h) | (c < low) | (c > h),
-            lambda i: f"high {h[i]:g} is below low {low[i]:g}."
+            lambda i: f"high {quote(h[i])} is below low {quote(low[i])}."
             if h[i] < low[i]
-            else f"open {o[i]:g} is outside the bar's low..high ({low[i]:g}..{h[i]:g})."
+            else f"open {quote(o[i])} is outside the bar's low..high ({quote(low[i])}..{quote(h[i])})."
             if not low[i] <= o[i] <= h[i]
-            else f"close {c[i]:g} is outside the bar's low..high ({low[i]:g}..{h[i]:g}).",
+            else f"close {quote(c[i])} is outside the bar's low..high ({quote(low[i])}..{quote(h[i])}).",
         ),
         (
             "duplicates",
@@ -210,9 +223,9 @@ def jump_checks(
     flagged = spike | (big & ~after_spike)
 
     def message(i: int) -> str:
-        after = f", then {c[i + 1]:g}" if i + 1 < len(c) else ""
+        after = f", then {quote(c[i + 1])}" if i + 1 < len(c) else ""
         return (
-            f"{show(raw.instants[i], raw.utc)}: close {c[i - 1]:g}, then {c[i]:g}{after} "
+            f"{show(raw.instants[i], raw.utc)}: close {quote(c[i - 1])}, then {quote(c[i])}{after} "
             "(a leap and back, or over 10% in one bar: a bad print?)."
         )
 

@@ -122,13 +122,15 @@ def kibot_txt(path: Path, bars: pd.DataFrame, zone: str = NY) -> Path:
     return path
 
 
-def european_csv(path: Path, bars: pd.DataFrame, zone: str = NY) -> Path:
+def european_csv(
+    path: Path, bars: pd.DataFrame, zone: str = NY, date_format: str = "%d.%m.%Y"
+) -> Path:
     """``;`` between fields and a decimal comma, as European spreadsheets write."""
     wall = in_zone(bars, zone)
     lines = ["Date;Time;Open;High;Low;Close;Volume"]
     for t, r in zip(wall, bars.itertuples(), strict=True):
         prices = ";".join(f"{p:.2f}".replace(".", ",") for p in (r.open, r.high, r.low, r.close))
-        lines.append(f"{t:%d.%m.%Y};{t:%H:%M};{prices};{r.volume}")
+        lines.append(f"{t.strftime(date_format)};{t:%H:%M};{prices};{r.volume}")
     path.write_text("\n".join(lines) + "\n")
     return path
 

@@ -127,8 +127,8 @@ def test_columns_option_names_what_is_wrong(tmp_path: Path, settings: EngineSett
         import_file(
             path, "NQ", settings, columns="timestamp=T,open=O,high=H,low=L,close=Close,volume=V"
         )
-    with pytest.raises(DataError, match="--columns lacks volume"):
-        import_file(path, "NQ", settings, columns="timestamp=T,open=O,high=H,low=L,close=C")
+    with pytest.raises(DataError, match="--columns lacks close"):
+        import_file(path, "NQ", settings, columns="timestamp=T,open=O,high=H,low=L,volume=V")
     with pytest.raises(DataError, match="'price' is not a column Barb reads"):
         import_file(path, "NQ", settings, columns="price=C")
 

@@ -1,0 +1,255 @@
+"""What real vendor files do that the plain layouts do not: day-first slash dates, prices
+quoted in full, decimal commas after whole-number rows, missing volume columns, macOS zips.
+Each file is made by the test from ``bar_files``' week of bars, and what is stored is
+compared with the bars that went in."""
+
+from __future__ import annotations
+
+import datetime as dt
+import zipfile
+from pathlib import Path
+
+import bar_files as bf
+import pandas as pd
+import pytest
+
+from barb.data.importer import ImportRefused, import_file
+from barb.data.store import data_path, read_bars
+from barb.errors import DataError
+from barb.settings import EngineSettings
+
+PRICES = ["open", "high", "low", "close", "volume"]
+
+
+def assert_stored(settings: EngineSettings, bars: pd.DataFrame, volume: bool = True) -> None:
+    frame, _ = read_bars(data_path("NQ", settings))
+    wall = bars["timestamp"].dt.tz_localize(None)
+    assert frame["timestamp"].tolist() == wall.tolist()
+    for column in PRICES if volume else PRICES[:4]:
+        assert frame[column].tolist() == pytest.approx(bars[column].tolist()), column
+
+
+# --- slash dates: day first or month first -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "first_sunday",
+    [
+        dt.date(2024, 3, 3),  # 4-8 March: every field 12 or less, told by the bars' order
+        dt.date(2024, 3, 10),  # 10-15 March: a day over 12 says day first
+    ],
+)
+def test_day_first_slash_dates_are_read_day_first(
+    first_sunday: dt.date, tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(first_sunday)
+    path = bf.european_csv(tmp_path / "eu.csv", bars, date_format="%d/%m/%Y")
+    result = import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+    assert result.report.first_date == first_sunday + dt.timedelta(days=1)
+    assert result.report.trading_dates == 5
+
+
+def test_month_first_slash_dates_stay_month_first(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(dt.date(2024, 3, 3))
+    path = bf.european_csv(tmp_path / "us.csv", bars, date_format="%m/%d/%Y")
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+
+
+def test_dates_in_both_orders_are_refused_naming_day_first(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    path = tmp_path / "mixed.csv"
+    path.write_text(
+        "Date,Time,Open,High,Low,Close,Volume\n"
+        "13/03/2024,09:30,100,101,99.5,100.5,10\n"
+        "03/14/2024,09:30,100,101,99.5,100.5,10\n"
+    )
+    with pytest.raises(DataError, match=r"'13/03/2024' \(day first\).*'03/14/2024' \(month"):
+        import_file(path, "NQ", settings)
+
+
+# --- prices quoted as in the file -----------------------------------------------------------
+
+HEADER = "timestamp,open,high,low,close,volume\n"
+
+
+def test_problems_quote_prices_as_the_file_writes_them(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(
+        HEADER + "2024-01-08 09:30:00,17940.5,17939.25,17943.0,17941.75,10\n"
+        "2024-01-08 09:31:00,17612.5,17614.75,17611.25,17616.75,10\n"
+    )
+    with pytest.raises(DataError) as err:
+        import_file(path, "NQ", settings)
+    report = err.value.report.text()  # type: ignore[attr-defined]
+    assert "high 17939.25 is below low 17943." in report
+    assert "close 17616.75 is outside the bar's low..high (17611.25..17614.75)." in report
+
+
+def test_an_append_that_disagrees_quotes_both_prices_in_full(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(dt.date(2024, 1, 7), days=2)
+    last = len(bars) - 1
+    bars.loc[last, ["open", "high", "low", "close"]] = [18843.5, 18844.0, 18843.25, 18843.5]
+    import_file(bf.plain_csv(tmp_path / "a.csv", bars), "NQ", settings)
+    changed = bars.copy()
+    changed.loc[last, "close"] = 18843.75  # one tick off on the last stored bar
+    with pytest.raises(DataError) as err:
+        import_file(bf.plain_csv(tmp_path / "b.csv", changed), "NQ", settings, mode="append")
+    assert "the file has close 18843.75, the stored data has close 18843.5." in str(err.value)
+
+
+# --- decimal commas after whole-number bars ---------------------------------------------------
+
+
+@pytest.mark.parametrize("whole_bars", [1, 1500])  # within the lines sampled, and beyond them
+def test_a_decimal_comma_is_found_after_whole_number_bars(
+    whole_bars: int, tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(dt.date(2024, 3, 17))
+    # Whole-number prices at the start, as a quiet market prints them.
+    head = bars.index[:whole_bars]
+    bars.loc[head, ["open", "high", "low", "close"]] = 18000.0
+    path = tmp_path / "eu.csv"
+    wall = bf.in_zone(bars, bf.NY)
+    lines = ["Date;Time;Open;High;Low;Close;Volume"]
+    for t, r in zip(wall, bars.itertuples(), strict=True):
+        prices = ";".join(
+            str(p).removesuffix(".0").replace(".", ",") for p in (r.open, r.high, r.low, r.close)
+        )
+        lines.append(f"{t:%d.%m.%Y};{t:%H:%M};{prices};{r.volume}")
+    path.write_text("\n".join(lines) + "\n")
+    assert lines[1].split(";")[2:6] == ["18000"] * 4
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+
+
+# --- headers: no volume column, names with spaces ---------------------------------------------
+
+
+def _split_without_volume(path: Path, bars: pd.DataFrame, header: str, extra: bool) -> Path:
+    wall = bf.in_zone(bars, bf.NY)
+    lines = [header]
+    for t, r in zip(wall, bars.itertuples(), strict=True):
+        tail = f",{r.volume // 2},{r.volume - r.volume // 2}" if extra else ""
+        lines.append(f"{t:%m/%d/%Y},{t:%H:%M},{r.open},{r.high},{r.low},{r.close}{tail}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("header", "extra"),
+    [
+        ("Date,Time,Open,High,Low,Close", False),
+        ('"Date","Time","Open","High","Low","Close","Up","Down"', True),  # TradeStation
+    ],
+)
+def test_date_and_time_columns_without_volume_are_not_tradingview(
+    header: str, extra: bool, tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    path = _split_without_volume(tmp_path / "novol.csv", bars, header, extra)
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == "split"
+    assert_stored(settings, bars, volume=False)
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert (frame["volume"] == 0).all()
+    assert any("no volume column" in note for note in result.report.notes)
+
+
+def test_header_names_match_without_regard_to_spaces(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    path = bf.plain_csv(tmp_path / "bars.csv", bars)
+    text = path.read_text()
+    path.write_text(text.replace("timestamp,open,high,low,close,volume", "Date Time,Open,High,Low,Close,Volume", 1))
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == "plain"
+    assert_stored(settings, bars)
+
+
+def test_columns_option_without_volume_stores_zero_and_says_so(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    odd = pd.DataFrame(
+        {
+            "Zeit": bf.in_zone(bars, bf.NY).dt.strftime("%Y-%m-%d %H:%M"),
+            **{name.title(): bars[name] for name in ("open", "high", "low", "close")},
+        }
+    )
+    path = tmp_path / "odd.csv"
+    odd.to_csv(path, index=False)
+    result = import_file(
+        path, "NQ", settings, columns="timestamp=Zeit,open=Open,high=High,low=Low,close=Close"
+    )
+    assert_stored(settings, bars, volume=False)
+    assert any("no volume column" in note for note in result.report.notes)
+
+
+# --- archives -------------------------------------------------------------------------------
+
+
+def test_a_macos_finder_zip_imports_its_one_file(tmp_path: Path, settings: EngineSettings) -> None:
+    bars = bf.week_of_bars()
+    csv_path = bf.plain_csv(tmp_path / "nq_may.csv", bars)
+    archive = tmp_path / "nq_may.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.write(csv_path, "nq_may.csv")
+        out.writestr("__MACOSX/", b"")
+        out.writestr("__MACOSX/._nq_may.csv", b"\x00\x05\x16\x07Mac OS X        ")
+        out.writestr(".DS_Store", b"\x00\x00\x00\x01Bud1")
+    import_file(archive, "NQ", settings)
+    assert_stored(settings, bars)
+
+
+def test_a_zip_of_two_files_is_still_refused(tmp_path: Path, settings: EngineSettings) -> None:
+    bars = bf.week_of_bars()
+    csv_path = bf.plain_csv(tmp_path / "a.csv", bars)
+    archive = tmp_path / "two.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.write(csv_path, "a.csv")
+        out.write(csv_path, "b.csv")
+        out.writestr("__MACOSX/._a.csv", b"\x00")
+    with pytest.raises(DataError, match=r"holds a\.csv, b\.csv; put exactly one"):
+        import_file(archive, "NQ", settings)
+
+
+# --- counting problems once, in good English -------------------------------------------------
+
+
+def test_a_missing_volume_is_one_problem(tmp_path: Path, settings: EngineSettings) -> None:
+    path = tmp_path / "na.csv"
+    path.write_text(
+        HEADER + "2024-01-08 09:30:00,100,101,99.5,100.5,N/A\n"
+        "2024-01-08 09:31:00,100,101,99.5,100.5,7\n"
+    )
+    with pytest.raises(ImportRefused) as err:
+        import_file(path, "NQ", settings)
+    report = err.value.report
+    assert [(c.name, c.count) for c in report.errors] == [("missing volume", 1)]
+    assert "not a whole number" not in report.text()
+    assert "more problem" not in str(err.value)
+
+    path.write_text(
+        HEADER + "2024-01-08 09:30:00,100,101,99.5,100.5,N/A\n"
+        "2024-01-08 09:31:00,100,99,101,100,7\n"  # high below low
+    )
+    with pytest.raises(ImportRefused) as err:
+        import_file(path, "NQ", settings)
+    assert str(err.value).endswith("missing volume. (1 more problem in the report)")
+
+
+def test_one_trading_date_is_singular(tmp_path: Path, settings: EngineSettings) -> None:
+    path = tmp_path / "one.csv"
+    path.write_text(HEADER + "2024-01-08 09:30:00,100,101,99.5,100.5,3\n")
+    result = import_file(path, "NQ", settings)
+    assert "2024-01-08 to 2024-01-08, 1 trading date; 1-minute bars." in result.report.text()
