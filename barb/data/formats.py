@@ -226,19 +226,30 @@ def read_csv(path: Path, shape: CsvShape, progress: bool = False) -> RawBars:
     }
     size = path.stat().st_size
     try:
+        # Arrow reads the file itself (not through a Python file object): its read-ahead
+        # thread calling back into Python, still pending after a parse error, aborted the
+        # CLI at exit ("terminate called without an active exception", exit 134).
         with (
-            path.open("rb") as raw,
-            tqdm.wrapattr(
-                raw,
-                "read",
+            pa.OSFile(str(path)) as source,
+            tqdm(
                 total=size,
+                unit="B",
+                unit_scale=True,
                 desc=f"reading {path.name}",
                 disable=not progress or size < PROGRESS_BYTES or None,
                 leave=False,
                 file=sys.stderr,
-            ) as fh,
+            ) as bar,
         ):
-            table = pa_csv.open_csv(fh, **options).read_all()
+            reader = pa_csv.open_csv(source, **options)
+            schema, batches = reader.schema, []
+            try:
+                for batch in reader:
+                    batches.append(batch)
+                    bar.update(source.tell() - bar.n)
+            finally:
+                reader.close()
+            table = pa.Table.from_batches(batches, schema=schema)
     except pa.ArrowInvalid as exc:
         if shape.delimiter != "," and not shape.decimal_comma:
             # A ';' file whose first thousand bars were whole numbers may still write 4500,25.
