@@ -56,9 +56,7 @@ class ClockReading:
     closed_bars: int  # bars that still fall in closed hours under this reading
 
 
-def in_closed_hours(
-    wall: np.ndarray, instrument: Instrument, weekend: bool = True
-) -> np.ndarray:
+def in_closed_hours(wall: np.ndarray, instrument: Instrument, weekend: bool = True) -> np.ndarray:
     """Bars (wall-clock ns in the instrument's zone) inside the exchange's closed hours
     (only its daily break when not ``weekend``)."""
     minute = (wall // MINUTE_NS) % MINUTES_PER_DAY

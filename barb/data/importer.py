@@ -509,8 +509,7 @@ def _appended(
     starts, ends = new["timestamp"].iloc[0], new["timestamp"].iloc[-1]
     if starts < first:
         how = (
-            f"the file's bars ({starts} to {ends}) come before the stored data ({first} to "
-            f"{last})"
+            f"the file's bars ({starts} to {ends}) come before the stored data ({first} to {last})"
             if ends < first
             else f"the file starts at {starts}, before the stored data ({first} to {last})"
         )

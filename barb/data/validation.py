@@ -125,6 +125,10 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
+def _outside(name: str, price: float, low: float, high: float) -> str:
+    return f"{name} {quote(price)} is outside the bar's low..high ({quote(low)}..{quote(high)})."
+
+
 def quote(x: float) -> str:
     """A number as the file wrote it: the shortest form that reads back the same float
     (``17939.25``, not ``:g``'s six digits ``17939.2``), without a trailing ``.0``."""
@@ -162,9 +166,9 @@ def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]
             (h < low) | (o < low) | (o > h) | (c < low) | (c > h),
             lambda i: f"high {quote(h[i])} is below low {quote(low[i])}."
             if h[i] < low[i]
-            else f"open {quote(o[i])} is outside the bar's low..high ({quote(low[i])}..{quote(h[i])})."
+            else _outside("open", o[i], low[i], h[i])
             if not low[i] <= o[i] <= h[i]
-            else f"close {quote(c[i])} is outside the bar's low..high ({quote(low[i])}..{quote(h[i])}).",
+            else _outside("close", c[i], low[i], h[i]),
         ),
         (
             "duplicates",

@@ -371,7 +371,10 @@ def test_appending_earlier_history_says_it_comes_before_the_stored_data(
     tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
 ) -> None:
     day = bars["timestamp"].dt.tz_localize(None)
-    early, late = bars[day < pd.Timestamp("2024-03-19 17:00")], bars[day >= pd.Timestamp("2024-03-20 18:00")]
+    early, late = (
+        bars[day < pd.Timestamp("2024-03-19 17:00")],
+        bars[day >= pd.Timestamp("2024-03-20 18:00")],
+    )
     import_file(bf.plain_csv(tmp_path / "late.csv", late), "NQ", settings)
     before = data_path("NQ", settings).read_bytes()
     with pytest.raises(DataError) as refused:
@@ -410,7 +413,9 @@ def test_append_refuses_a_price_jump_where_new_bars_meet_stored_ones(
     assert data_path("NQ", settings).read_bytes() == before
 
     # The other way round: dollars onto cents.
-    import_file(bf.plain_csv(tmp_path / "early_c.csv", cents.iloc[:100]), "NQ", settings, mode="replace")
+    import_file(
+        bf.plain_csv(tmp_path / "early_c.csv", cents.iloc[:100]), "NQ", settings, mode="replace"
+    )
     rest = late.iloc[100:]
     with pytest.raises(DataError, match=r"\(×0\.01\)"):
         import_file(bf.plain_csv(tmp_path / "rest.csv", rest), "NQ", settings, mode="append")

@@ -53,9 +53,7 @@ def test_day_first_slash_dates_are_read_day_first(
     assert result.report.trading_dates == 5
 
 
-def test_month_first_slash_dates_stay_month_first(
-    tmp_path: Path, settings: EngineSettings
-) -> None:
+def test_month_first_slash_dates_stay_month_first(tmp_path: Path, settings: EngineSettings) -> None:
     bars = bf.week_of_bars(dt.date(2024, 3, 3))
     path = bf.european_csv(tmp_path / "us.csv", bars, date_format="%m/%d/%Y")
     import_file(path, "NQ", settings)
@@ -173,7 +171,11 @@ def test_header_names_match_without_regard_to_spaces(
     bars = bf.week_of_bars()
     path = bf.plain_csv(tmp_path / "bars.csv", bars)
     text = path.read_text()
-    path.write_text(text.replace("timestamp,open,high,low,close,volume", "Date Time,Open,High,Low,Close,Volume", 1))
+    path.write_text(
+        text.replace(
+            "timestamp,open,high,low,close,volume", "Date Time,Open,High,Low,Close,Volume", 1
+        )
+    )
     result = import_file(path, "NQ", settings)
     assert result.report.layout_name == "plain"
     assert_stored(settings, bars)
@@ -276,7 +278,9 @@ def test_cli_exits_1_after_a_parse_error_near_the_top(tmp_path: Path) -> None:
     env = {**os.environ, "BARB_DATA_DIR": str(tmp_path / "data")}
     runs = []
     for _ in range(10):
-        runs.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        runs.append(
+            subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        )
         if len(runs) % 4 == 0:
             runs[-4].wait()
     for run in runs:
