@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from duckdb_answers import RTH as RTH  # the chart tests' RTH is the engine tests' own
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
@@ -12,9 +13,6 @@ from barb import execute
 from barb.charts import draw_chart
 from barb.result import Result
 from barb.settings import EngineSettings
-
-# NQ's RTH, 09:30 to 17:00, in the minute files' own minute-of-the-day column.
-RTH = "minute >= 570 AND minute < 1020"
 
 
 def run(query: dict, settings: EngineSettings) -> Result:

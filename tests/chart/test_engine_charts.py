@@ -11,6 +11,7 @@ import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 import pytest
+from duckdb_answers import BIGGEST_5M_MOVES_2024, biggest_5m_moves_2024
 from engine_results import RTH, bar_heights, figure, run, title
 from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.patches import StepPatch
@@ -290,26 +291,8 @@ def test_a_list_sorted_by_a_column_it_did_not_select_ranks_by_what_it_shows(
 ) -> None:
     """Sorted by abs_move, showing move: the headline names the first row's bar and move,
     and the bars are the five moves in that order (not a calendar of five slivers)."""
-    result = run(
-        {
-            "session": "RTH",
-            "from": "5m",
-            "period": "2024",
-            "map": {"move": "close - open", "abs_move": "abs(close - open)"},
-            "sort": "abs_move desc",
-            "limit": 5,
-            "select": ["move", "range"],
-        },
-        sample_settings,
-    )
-    moves = con.execute(
-        f"""
-        SELECT b, arg_max(close, timestamp) - arg_min(open, timestamp) AS move
-        FROM (SELECT *, time_bucket(INTERVAL 5 MINUTE, timestamp, TIMESTAMP '2000-01-01 09:30')
-              AS b FROM nq WHERE {RTH} AND year(trading_date) = 2024)
-        GROUP BY b ORDER BY abs(move) DESC, b LIMIT 5
-        """
-    ).df()
+    result = run(BIGGEST_5M_MOVES_2024, sample_settings)
+    moves = biggest_5m_moves_2024(con)
     top = moves.iloc[0]
     headline = chart_headline(result)
     assert headline.startswith(f"move: #1 {top['b']:%Y-%m-%d %H:%M} ") and headline.endswith(

@@ -10,6 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import talib
+from duckdb_answers import (
+    BIGGEST_5M_MOVES_2024,
+    RTH,
+    biggest_5m_moves_2024,
+)
 
 from barb import execute, render_summary
 from barb.script.functions import register
@@ -18,7 +23,6 @@ from barb.script.parser import parse_expression
 from barb.script.reach import map_reach, reach
 from barb.script.warmup import ROW, Reach
 
-RTH = "minute >= 570 AND minute < 1020"
 # The independent event calendars beside the repository (as in tests/events).
 REFERENCE_DIR = Path(
     os.environ.get(
@@ -749,26 +753,8 @@ def test_releases_on_days_without_trading_are_said_to_count_for_the_next(
 def test_an_intraday_selection_keeps_each_bars_time(sample_settings, con) -> None:
     """ "The 5 biggest 5-minute moves of 2024, and when": selecting move and range kept no
     timestamp, so the model read five numbers without their bars. Checked in DuckDB."""
-    result = _ok(
-        {
-            "session": "RTH",
-            "from": "5m",
-            "period": "2024",
-            "map": {"move": "close - open", "abs_move": "abs(close - open)"},
-            "sort": "abs_move desc",
-            "limit": 5,
-            "select": ["move", "range"],
-        },
-        sample_settings,
-    )
-    expected = con.execute(
-        f"""
-        SELECT b, arg_max(close, timestamp) - arg_min(open, timestamp) AS move
-        FROM (SELECT *, time_bucket(INTERVAL 5 MINUTE, timestamp, TIMESTAMP '2000-01-01 09:30')
-              AS b FROM nq WHERE {RTH} AND year(trading_date) = 2024)
-        GROUP BY b ORDER BY abs(move) DESC, b LIMIT 5
-        """
-    ).fetchall()
+    result = _ok(BIGGEST_5M_MOVES_2024, sample_settings)
+    expected = list(biggest_5m_moves_2024(con).itertuples(index=False, name=None))
     assert result.table.columns.tolist() == ["timestamp", "move", "range"]
     assert [
         (t, round(m, 2))
