@@ -31,3 +31,12 @@ def biggest_5m_moves_2024(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         GROUP BY b ORDER BY abs(move) DESC, b LIMIT 5
         """
     ).df()
+
+
+def rth_closes(con: duckdb.DuckDBPyConnection, table: str) -> pd.Series:
+    """Each trading date's last RTH close of one instrument (``nq``, ``es``), by date."""
+    frame = con.execute(
+        f"SELECT trading_date AS d, arg_max(close, timestamp) AS c FROM {table} "
+        f"WHERE {RTH} GROUP BY 1 ORDER BY 1"
+    ).df()
+    return frame.set_index("d")["c"]

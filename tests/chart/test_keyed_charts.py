@@ -11,7 +11,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import RTH, bar_heights, figure, run, title
+from duckdb_answers import rth_closes
+from engine_results import bar_heights, figure, run, title
 from matplotlib.figure import Figure
 
 from barb.charts import chart_headline
@@ -213,16 +214,7 @@ def test_a_beta_is_headlined_by_its_name_not_as_a_correlation(sample_settings, c
         ],
     }
     result = run(query, sample_settings)
-    closes = {
-        name: con.execute(
-            f"SELECT trading_date, arg_max(close, timestamp) AS close FROM {name} "
-            f"WHERE {RTH} GROUP BY 1 ORDER BY 1"
-        )
-        .df()
-        .set_index("trading_date")["close"]
-        for name in ("nq", "es")
-    }
-    both = pd.DataFrame(closes).dropna()
+    both = pd.DataFrame({name: rth_closes(con, name) for name in ("nq", "es")}).dropna()
     rets = (both / both.shift() - 1).loc["2023-01-01":"2024-12-31"].dropna()
     r = rets["nq"].corr(rets["es"])
     beta = r * rets["nq"].std() / rets["es"].std()

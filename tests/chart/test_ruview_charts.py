@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from duckdb_answers import rth_closes
 from engine_results import RTH, bar_heights, figure, run
 from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.colors import to_hex
@@ -287,16 +288,7 @@ def test_a_beta_scatter_puts_the_market_on_x(sample_settings, con, select) -> No
         "map": {"nq_ret": "close / prev(close) - 1", "es_ret": "es_close / prev(es_close) - 1"},
         "select": select,
     }
-    closes = {
-        name: con.execute(
-            f"SELECT trading_date, arg_max(close, timestamp) AS close FROM {name} "
-            f"WHERE {RTH} GROUP BY 1 ORDER BY 1"
-        )
-        .df()
-        .set_index("trading_date")["close"]
-        for name in ("nq", "es")
-    }
-    both = pd.DataFrame(closes).dropna()
+    both = pd.DataFrame({name: rth_closes(con, name) for name in ("nq", "es")}).dropna()
     rets = (both / both.shift() - 1).loc["2023-01-01":"2024-12-31"].dropna()
     beta = np.polyfit(rets["es"], rets["nq"], 1)[0]
     assert beta > 1.1  # far from its inverse's slope, so the orientation shows

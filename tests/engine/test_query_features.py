@@ -14,6 +14,7 @@ from duckdb_answers import (
     BIGGEST_5M_MOVES_2024,
     RTH,
     biggest_5m_moves_2024,
+    rth_closes,
 )
 
 from barb import execute, render_summary
@@ -57,14 +58,6 @@ def _error(query: dict, settings, instrument: str = "NQ") -> dict:
     return payload
 
 
-def _daily_close(con, table: str) -> pd.Series:
-    frame = con.execute(
-        f"SELECT trading_date AS d, arg_max(close, timestamp) AS c FROM {table} "
-        f"WHERE {RTH} GROUP BY 1 ORDER BY 1"
-    ).df()
-    return frame.set_index("d")["c"]
-
-
 # --- instrument ----------------------------------------------------------------------------
 
 
@@ -75,7 +68,7 @@ def test_the_query_names_its_instrument(sample_settings, con) -> None:
     result = _ok({**query, "select": "last(close)"}, sample_settings, instrument="NQ")
     assert result.metadata.instrument == "ES"
     assert result.query["instrument"] == "ES"
-    assert result.summary.value == _daily_close(con, "es").loc["2024"].iloc[-1]
+    assert result.summary.value == rth_closes(con, "es").loc["2024"].iloc[-1]
     filled = _ok({"session": "RTH", "select": "count()"}, sample_settings, instrument="NQ")
     assert filled.query["instrument"] == "NQ"
 
@@ -97,7 +90,7 @@ def test_correlation_of_nq_and_es_daily_returns_in_2024(sample_settings, con) ->
         },
         sample_settings,
     )
-    both = pd.concat([_daily_close(con, "nq"), _daily_close(con, "es")], axis=1, join="inner")
+    both = pd.concat([rth_closes(con, "nq"), rth_closes(con, "es")], axis=1, join="inner")
     returns = both.pct_change().loc["2024"]
     expected = np.corrcoef(returns.iloc[:, 0], returns.iloc[:, 1])[0, 1]
     assert result.summary.value == pytest.approx(expected, rel=1e-9)
@@ -123,7 +116,7 @@ def test_beta_and_rolling_correlation_of_nq_to_es(sample_settings, con) -> None:
         },
         sample_settings,
     )
-    both = pd.concat([_daily_close(con, "nq"), _daily_close(con, "es")], axis=1, join="inner")
+    both = pd.concat([rth_closes(con, "nq"), rth_closes(con, "es")], axis=1, join="inner")
     returns = both.pct_change()
     year = returns.loc["2024"]
     nq, es = year.iloc[:, 0].to_numpy(), year.iloc[:, 1].to_numpy()
