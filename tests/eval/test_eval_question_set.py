@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
 from barb.data.store import DataMeta
 from barb.settings import EngineSettings
 from bot.cli import main
-from bot.eval.question_set import QuestionSetError, load_questions
+from bot.eval.question_set import DEFAULT_QUESTIONS, QuestionSetError, load_questions
 
 GOOD = """
 - id: one
@@ -81,3 +84,14 @@ def test_the_cli_refuses_data_that_is_not_the_sample(tmp_path, monkeypatch) -> N
     outcome = CliRunner().invoke(main, ["eval", "--provider", "scripted"])
     assert outcome.exit_code == 2
     assert "is imported data" in outcome.output and "BARB_DATA_DIR" in outcome.output
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/eval.md"])
+def test_the_docs_count_the_shipped_questions(doc: str) -> None:
+    """The docs tell a user how big the set is; a set that grew must not leave them stale."""
+    questions = load_questions(DEFAULT_QUESTIONS)
+    russian = sum(question.lang == "ru" for question in questions)
+    text = (Path(__file__).resolve().parents[2] / doc).read_text(encoding="utf-8")
+    stated = re.search(r"(\d+) (?:trader )?questions[^(]*?\(?(\d+) of them in\s+Russian", text)
+    assert stated is not None, f"{doc} no longer says how many questions there are"
+    assert (int(stated[1]), int(stated[2])) == (len(questions), russian)
