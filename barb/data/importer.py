@@ -35,6 +35,7 @@ from barb.data.validation import (
     calendar_findings,
     collect,
     detect_interval,
+    hundredfold_prices,
     jump_checks,
     plural,
     quote,
@@ -231,6 +232,9 @@ def _check_raw(
     report.errors = collect(raw, row_checks(raw))
     if report.errors:
         return CheckedFile(report, None, instrument, name)
+    cents = hundredfold_prices(raw, instrument.tick_size)
+    if cents is not None:
+        raise BadFile(cents)
 
     interval = declared_interval or 1
     found = detect_interval(raw.instants) or interval

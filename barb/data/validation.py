@@ -26,6 +26,8 @@ GAP_MINUTES = 30  # a hole this long inside a trading session is reported
 SPIKE_SIGMAS = 25
 MIN_SPIKE = 0.005
 BIG_JUMP = 0.10
+# Distinct prices needed before "all on 100 ticks" means cents (each is, by chance, 1 in 100).
+CENTS_DISTINCT = 50
 
 
 class Finding(BaseModel):
@@ -234,6 +236,29 @@ def jump_checks(
         )
 
     return [("jumps", flagged, message)]
+
+
+def hundredfold_prices(raw: RawBars, tick: float) -> str | None:
+    """Why the file's prices look a hundred times too big (cents, not points), or None.
+
+    Prices in points sit on a multiple of 100 ticks about once in a hundred; when every one
+    of many distinct prices does, they were written in cents. Each price is on the tick
+    either way (whole cents of NQ are whole quarters too), so the tick alone cannot tell.
+    """
+    prices = np.concatenate((raw.open, raw.high, raw.low, raw.close))
+    distinct = np.unique(prices[~np.isnan(prices)])
+    if distinct.size < CENTS_DISTINCT:
+        return None
+    step = tick * 100
+    units = distinct / step
+    if not np.allclose(units, np.round(units), rtol=0, atol=1e-6):
+        return None
+    first = raw.open[0]
+    return (
+        f"every price in the file is a whole multiple of {quote(step)} (100 ticks of "
+        f"{quote(tick)}), as if written in cents: the first open {quote(first)} would be "
+        f"{quote(first / 100)} in points. Export the prices in points; nothing was written."
+    )
 
 
 def detect_interval(instants: np.ndarray) -> int | None:

@@ -394,31 +394,62 @@ def test_appending_earlier_history_says_it_comes_before_the_stored_data(
 def test_append_refuses_a_price_jump_where_new_bars_meet_stored_ones(
     tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
 ) -> None:
+    """A file in another unit is whole in itself; only the seam with stored bars shows it.
+    (Tenfold here: a whole file in cents is refused on its own, see the next test.)"""
     day = bars["timestamp"].dt.tz_localize(None)
     early = bars[day < pd.Timestamp("2024-03-19 17:00")]
     late = bars[day >= pd.Timestamp("2024-03-19 18:00")]
-    cents = late.copy()
+    tenfold = late.copy()
     for column in ("open", "high", "low", "close"):
-        cents[column] = (cents[column] * 100).round()
+        tenfold[column] = tenfold[column] * 10
     import_file(bf.plain_csv(tmp_path / "early.csv", early), "NQ", settings)
     before = data_path("NQ", settings).read_bytes()
     with pytest.raises(DataError) as refused:
-        import_file(bf.plain_csv(tmp_path / "cents.csv", cents), "NQ", settings, mode="append")
-    stored_close, new_open = early["close"].iloc[-1], cents["open"].iloc[0]
+        import_file(bf.plain_csv(tmp_path / "x10.csv", tenfold), "NQ", settings, mode="append")
+    stored_close, new_open = early["close"].iloc[-1], tenfold["open"].iloc[0]
     assert (
         f"opens at {new_open:.10g}, but the stored data's last bar ({day[early.index[-1]]}) "
         f"closes at {stored_close:.10g}"
     ) in str(refused.value)
-    assert "cents" in str(refused.value)
+    assert "another unit" in str(refused.value)
     assert data_path("NQ", settings).read_bytes() == before
 
-    # The other way round: dollars onto cents.
+    # The other way round: points onto tenfold prices.
     import_file(
-        bf.plain_csv(tmp_path / "early_c.csv", cents.iloc[:100]), "NQ", settings, mode="replace"
+        bf.plain_csv(tmp_path / "early_x10.csv", tenfold.iloc[:100]), "NQ", settings, mode="replace"
     )
     rest = late.iloc[100:]
-    with pytest.raises(DataError, match=r"\(×0\.01\)"):
+    with pytest.raises(DataError, match=r"\(×0\.1\)"):
         import_file(bf.plain_csv(tmp_path / "rest.csv", rest), "NQ", settings, mode="append")
+
+
+@pytest.mark.parametrize("symbol", ["NQ", "CL"])
+def test_a_whole_file_in_cents_is_refused_before_anything_is_written(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, symbol: str
+) -> None:
+    """Whole cents sit on NQ's 0.25 tick and CL's 0.01 tick alike, so the tick cannot catch
+    them; that every price is a multiple of 100 ticks does."""
+    tick = {"NQ": 0.25, "CL": 0.01}[symbol]
+    day = bars["timestamp"].dt.tz_localize(None)
+    points = bars[day.dt.hour.between(9, 15)].copy()
+    for column in ("open", "high", "low", "close"):
+        points[column] = (points[column] / 0.25).round() * tick * (4 if symbol == "CL" else 1)
+    cents = points.copy()
+    for column in ("open", "high", "low", "close"):
+        cents[column] = (cents[column] * 100).round()
+    path = bf.plain_csv(tmp_path / "cents.csv", cents)
+    for check in (True, False):
+        with pytest.raises(DataError) as refused:
+            (check_file if check else import_file)(path, symbol, settings)
+        first = cents["open"].iloc[0]
+        assert (
+            f"every price in the file is a whole multiple of {100 * tick:g} (100 ticks of "
+            f"{tick:g}), as if written in cents: the first open {first:.10g} would be "
+            f"{first / 100:.10g} in points"
+        ) in str(refused.value)
+    assert not data_path(symbol, settings).exists()
+    # The same bars in points import.
+    check_file(bf.plain_csv(tmp_path / "points.csv", points), symbol, settings)
 
 
 def test_append_to_the_synthetic_sample_is_refused(
