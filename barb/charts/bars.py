@@ -13,11 +13,16 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from numpy.typing import ArrayLike
 
 from barb.charts.style import INK, PX_PER_PT
 from barb.charts.value_text import format_all
 from barb.charts.words import ENGLISH, Words
+
+SMALLEST_LEVEL_PT = 9.0  # value labels smaller than this are not read on a phone
+LEVEL_GAP_PT = 3.0  # between neighbouring level labels, so "1.64%1.64%" never touch
 
 
 def draw_bars(
@@ -103,6 +108,30 @@ def upright_label_px(texts: list[str], size: float) -> float:
     # Bold digits, a minus and "%" run up to 0.7 em each ("−8,2 %" is 0.66 em a character):
     # at 0.6 em the label under a falling bar's end reached the axis and the months below.
     return longest * size * 0.7 * PX_PER_PT + 12
+
+
+def widest_label_pt(fig: Figure, texts: list[str], size: float) -> float:
+    """The longest of the value labels as drawn, bold at ``size``, in points: bold "1.64%"
+    is 3.5 ems, not the 5 × 0.6 a count of characters gives."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    font = FontProperties(size=size, weight="bold")
+    widest_px = max(
+        (renderer.get_text_width_height_descent(t, font, False)[0] for t in texts if t),
+        default=0.0,
+    )
+    return widest_px * 72 / fig.dpi
+
+
+def level_size(fig: Figure, texts: list[str], slot_pt: float, size: float) -> float | None:
+    """The largest font, from ``size`` down to ``SMALLEST_LEVEL_PT``, at which the labels
+    stand level within their bars' slots with a gap between them; None when even the
+    smallest is too wide."""
+    widest_pt = widest_label_pt(fig, texts, size)  # text widths scale with the font
+    room_pt = slot_pt - LEVEL_GAP_PT
+    for candidate in np.arange(size, SMALLEST_LEVEL_PT - 0.01, -0.5):
+        if widest_pt * candidate / size <= room_pt:
+            return float(candidate)
+    return None
 
 
 def labels_upright(values: np.ndarray, unit: str | None, slot_pt: float, size: float) -> bool:

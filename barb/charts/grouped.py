@@ -29,7 +29,14 @@ from barb.charts.axes import (
     value_label,
     whole_number_ticks,
 )
-from barb.charts.bars import draw_bars, label_bars, labels_upright, upright_label_px
+from barb.charts.bars import (
+    SMALLEST_LEVEL_PT,
+    draw_bars,
+    label_bars,
+    level_size,
+    upright_label_px,
+    widest_label_pt,
+)
 from barb.charts.columns import (
     axis_text,
     dated_by_label,
@@ -44,6 +51,7 @@ from barb.charts.short_bars import ShortBar, short_bar
 from barb.charts.style import (
     ACCENT,
     BAND,
+    FIG_H_IN,
     FIG_W_IN,
     FOOTER_PT,
     HIGH,
@@ -69,6 +77,10 @@ from barb.script import ast
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
 MAX_PANELS = 4  # aggregates drawn, one panel each
+# Labels run along bars may take up this much of a panel's height, above and below zero.
+UPRIGHT_SHARE = 0.5
+UPRIGHT_PAD_PT = 3.0  # between a bar's end and its label, as label_bars pads it
+LEVEL_SHRINK_PT = 2.0  # level labels this much smaller are read before labels run upright
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 CLOCK_TICK_MINUTES = (15, 30, 60, 120, 180, 240, 360)
@@ -404,12 +416,16 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                 linewidth=1.6,
             )
             if n <= MAX_VALUE_LABELS:
-                size = VALUE_PT if n <= 12 else VALUE_PT - 1.5
-                upright = labels_upright(values, value_unit, slot_pt, size)
+                size, upright, texts = _label_layout(
+                    ax,
+                    texts,
+                    slot_pt,
+                    VALUE_PT if n <= 12 else VALUE_PT - 1.5,
+                    _extremes_only(texts, values, groups if extremes else None),
+                    bool((values < 0).any()),
+                )
                 if upright:  # "2 465 207" along the bar reaches well above it
                     above_px = upright_label_px(texts, size)
-                else:  # the month by its best month's return; the headline names it else
-                    texts = with_parts(texts, groups, column, result, words)
                 label_bars(
                     ax,
                     positions,
@@ -436,6 +452,53 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if notes:
         _write_notes(panels[-1], notes)
     return True
+
+
+def _label_layout(
+    ax: Axes,
+    texts: list[str],
+    slot_pt: float,
+    size: float,
+    extremes_only: list[str],
+    negative: bool,
+) -> tuple[float, bool, list[str]]:
+    """The value labels' size, whether they run along the bars, and the labels written.
+
+    Level at about full size if they fit their slots as drawn; else along the bars where
+    the panel is tall enough (four stacked panels are not: the labels ran over the panel
+    above); else level and smaller; else only the highest and lowest, and the axis reads
+    the rest."""
+    fig = ax.get_figure()
+    assert isinstance(fig, Figure)
+    level = level_size(fig, texts, slot_pt, size)
+    if level is not None and level >= size - LEVEL_SHRINK_PT:
+        return level, False, texts
+    # Run along the bars, a label is as tall as it is long: the room above the bars (and
+    # as much below, when some fall under zero) is at most half the panel (``headroom``).
+    height_pt = ax.get_position().height * FIG_H_IN * 72
+    tall_pt = widest_label_pt(fig, texts, size) + UPRIGHT_PAD_PT
+    if tall_pt * (2 if negative else 1) <= UPRIGHT_SHARE * height_pt:
+        return size, True, texts
+    if level is not None:
+        return level, False, texts
+    return (
+        level_size(fig, extremes_only, slot_pt * 2, size) or SMALLEST_LEVEL_PT,
+        False,
+        extremes_only,
+    )
+
+
+def _extremes_only(texts: list[str], values: np.ndarray, groups: Groups | None) -> list[str]:
+    """The labels of the highest and lowest bars alone (as the answer's panel colours them,
+    else the plain maximum and minimum); the axis reads the others."""
+    if groups is not None:
+        high, low = groups.extremes(values)
+        keep = {*high, *low}
+    elif np.isfinite(values).any():
+        keep = {int(np.nanargmax(values)), int(np.nanargmin(values))}
+    else:
+        keep = set()
+    return [text if i in keep else "" for i, text in enumerate(texts)]
 
 
 def _notes(groups: Groups, words: Words) -> list[str]:
