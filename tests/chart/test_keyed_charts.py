@@ -5,9 +5,9 @@ Expected numbers come from DuckDB or pandas over the same Parquet bars, never th
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 from decimal import Decimal
 from fractions import Fraction
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
