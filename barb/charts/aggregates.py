@@ -1,7 +1,9 @@
 """A number or a few numbers, drawn from the rows behind them: a histogram of the averaged
 column with each answer marked; for a sum, the running total ending at the answer; for
 ``count()``, when the counted rows occurred (per year, per month, per day, or one dot each);
-for a ``then`` stage, the first stage's groups as bars with the answer across them."""
+for a ``then`` stage, the first stage's groups as bars with the answer across them; for a
+share of rows, the share per period (``shares.py``); for a min or max measured from a running
+high or low, the curve over time (``drawdown.py``)."""
 
 from __future__ import annotations
 
@@ -74,8 +76,8 @@ def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         None,
     )
     share = share_of_rows(result, rows)
-    if share is not None:
-        return draw_share(fig, result, share, words)
+    if share is not None and draw_share(fig, result, share, words):  # rows with dates
+        return True
     extreme = running_extreme(result)
     if extreme is not None:
         return draw_running_extreme(fig, result, extreme, words)
