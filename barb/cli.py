@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from barb.data.cli import data
+
+if TYPE_CHECKING:
+    from barb.result import Result
 
 PREVIEW_ROWS = 10
 
@@ -85,10 +88,18 @@ def query(
 
         png = render_chart(result)
         if png is None:
-            click.echo("\nNo chart: the result has no rows to draw.")
+            click.echo(f"\nNo chart: {_no_chart_reason(result)}")
         else:
             chart_path.write_bytes(png)
             click.echo(f"\nChart written to {chart_path}")
+
+
+def _no_chart_reason(result: Result) -> str:
+    """Why ``render_chart`` drew nothing, as far as the result says."""
+    shown = result.table if result.table is not None else result.source_rows
+    if shown is None or not len(shown):
+        return "the result has no rows to draw."
+    return "none of the charts proves this kind of result (the rows are in the CSV)."
 
 
 def _fail(error: dict[str, Any]) -> NoReturn:

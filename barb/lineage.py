@@ -164,3 +164,27 @@ def _map_names(query: Mapping[str, Any]) -> dict[str, ast.Expr]:
         except BarbError:
             continue
     return names
+
+
+def calls_behind(query: Mapping[str, Any], name: str) -> list[ast.Call]:
+    """The calls in the expression that made the result's column ``name`` and in those of
+    the names it reads, in turn (``dd`` = ``close / cummax(close) - 1`` → ``cummax(close)``);
+    empty for a column no expression made."""
+    lineage = Lineage(query)
+    calls: list[ast.Call] = []
+    pending, seen = [(name, 0)], set()
+    while pending and len(seen) < MAX_DEPTH:
+        column, scope = pending.pop()
+        if (column, scope) in seen:
+            continue
+        seen.add((column, scope))
+        found = lineage.definition(column, scope)
+        if found is None:
+            continue
+        expr, _, inner = found
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Call):
+                calls.append(node)
+            elif isinstance(node, ast.Column):
+                pending.append((node.name, inner))
+    return calls

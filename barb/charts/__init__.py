@@ -17,7 +17,12 @@ What the number means picks the drawing:
   its values (``one_row.py``);
 - a number or a few numbers (``aggregates.py``, ``histogram.py``): the rows behind them, as
   a histogram of the averaged column with each answer marked, or, for ``count()``, when the
-  counted rows occurred.
+  counted rows occurred;
+- a share of rows, the mean of a condition (``shares.py``): the share per year, month, week
+  or day as bars, the answer as a line across them, the rows each bar counts in it;
+- a min or max of a column measured from a running high or low, a drawdown
+  (``drawdown.py``): the column over time, the answer and the high it fell from marked and
+  dated.
 
 Every chart is headed by its headline (``headline.py``), the number it proves in one line,
 which is also the photo's caption.

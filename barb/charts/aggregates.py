@@ -1,7 +1,9 @@
 """A number or a few numbers, drawn from the rows behind them: a histogram of the averaged
 column with each answer marked; for a sum, the running total ending at the answer; for
 ``count()``, when the counted rows occurred (per year, per month, per day, or one dot each);
-for a ``then`` stage, the first stage's groups as bars with the answer across them."""
+for a ``then`` stage, the first stage's groups as bars with the answer across them; for a
+share of rows, the share per period (``shares.py``); for a min or max measured from a running
+high or low, the curve over time (``drawdown.py``)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from barb.bar_labels import label_dates
 from barb.charts.answers import Aggregate, answer_text, read_aggregates
 from barb.charts.axes import (
     MAX_VALUE_LABELS,
@@ -29,6 +30,7 @@ from barb.charts.bars import draw_bars, label_bars, labels_upright
 from barb.charts.columns import (
     axis_text,
     bar_labels,
+    counted_dates,
     floats,
     is_number,
     keys_text,
@@ -36,10 +38,12 @@ from barb.charts.columns import (
     time_column,
     timeframe,
 )
+from barb.charts.drawdown import draw_running_extreme, running_extreme
 from barb.charts.grouped import MAX_GROUP_BARS, group_labels
 from barb.charts.histogram import draw_histogram
 from barb.charts.line_points import decimate
 from barb.charts.price import draw_price
+from barb.charts.shares import draw_share, share_of_rows
 from barb.charts.style import (
     ACCENT,
     ANSWER_COLORS,
@@ -71,6 +75,12 @@ def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         (a for a in aggs if a.func != "count" and a.column in rows and is_number(rows[a.column])),
         None,
     )
+    share = share_of_rows(result, rows)
+    if share is not None and draw_share(fig, result, share, words):  # rows with dates
+        return True
+    extreme = running_extreme(result)
+    if extreme is not None:
+        return draw_running_extreme(fig, result, extreme, words)
     if main is None or main.column is None:
         # Rows per month prove a count only: beside arg_max(date(), range) or a share
         # (mean(close > open)) they read as the answer (all days per month as up days).
@@ -87,7 +97,7 @@ def _draw_counts(
     fig: Figure, result: Result, rows: pd.DataFrame, aggs: list[Aggregate], words: Words
 ) -> bool:
     """When the counted rows occurred: per year, per month, or one mark per row."""
-    dates = _counted_dates(rows, result)
+    dates = counted_dates(rows, result)
     if dates is None:
         return False
     meta = result.metadata
@@ -125,19 +135,6 @@ def _draw_counts(
     value_label(ax, words("count_per", rows=row_word(result, words), per=words.per(per)))
     legend(ax, [text_handle(answer_text(a, result, words)) for a in aggs], loc="upper left")
     return True
-
-
-def _counted_dates(rows: pd.DataFrame, result: Result) -> pd.DatetimeIndex | None:
-    """The date each counted row is counted on: a bar's label date (a weekly bar's first
-    trading date, as ``year()`` and the table name it), else its trading date. A week's
-    trading date is its last day, and counted by it the week of 2025-12-29 fell in 2026."""
-    names = bar_labels(rows, result)
-    if names is not None:
-        dates = label_dates(pd.Series(names), timeframe(result))
-        if dates is not None and not np.isnat(dates).any():
-            return pd.DatetimeIndex(dates)
-    date_col = "trading_date" if "trading_date" in rows.columns else time_column(rows)
-    return None if date_col is None else pd.DatetimeIndex(rows[date_col])
 
 
 def _count_per(

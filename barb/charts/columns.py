@@ -103,6 +103,19 @@ def bar_labels(frame: pd.DataFrame, result: Result) -> list[str | None] | None:
     return [None if v is None or v != v else str(v) for v in frame[name]]
 
 
+def counted_dates(rows: pd.DataFrame, result: Result) -> pd.DatetimeIndex | None:
+    """The date each row is counted on: a bar's label date (a weekly bar's first trading
+    date, as ``year()`` and the table name it), else its trading date. A week's trading date
+    is its last day, and counted by it the week of 2025-12-29 fell in 2026."""
+    names = bar_labels(rows, result)
+    if names is not None:
+        dates = label_dates(pd.Series(names), timeframe(result))
+        if dates is not None and not np.isnat(dates).any():
+            return pd.DatetimeIndex(dates)
+    date_col = "trading_date" if "trading_date" in rows.columns else time_column(rows)
+    return None if date_col is None else pd.DatetimeIndex(rows[date_col])
+
+
 def dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:
     """Bars of a selection ("select": "ret" on monthly bars) keep only their label: their
     dates, from it, so they are drawn over time like any bars, not as a histogram."""

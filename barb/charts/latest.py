@@ -53,7 +53,7 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
         ax = plot_axes(fig)
     ax.plot(*broken_line(x, values, step=step), color=ACCENT, linewidth=2.0)
     value = now.value if np.isfinite(now.value) else values[at]
-    _mark(ax, x[at], value)
+    mark_value(ax, x[at], value)
     column_unit = unit(now.column, result)
     text = with_unit(format_value(value, column_unit, words=words), column_unit, words, value)
     # The value "now" beside the series' name, above the plot: over the line it would hide
@@ -89,7 +89,8 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     return True
 
 
-def _mark(ax: Axes, x: float, value: float) -> None:
+def mark_value(ax: Axes, x: float, value: float) -> None:
+    """A value on its series: a dot, and a dashed line across at its level."""
     ax.axhline(value, color=ANSWER_COLORS[0], linewidth=1.2, linestyle="--", alpha=0.8)
     ax.scatter([x], [value], s=130, color=ANSWER_COLORS[0], edgecolor="white", zorder=4)
 

@@ -22,7 +22,12 @@ _COUNTED_ROWS = {
     "groups": N_("counted_rows.groups"),
 }
 #: The period a count is per ("days per year").
-_PER = {"year": N_("per.year"), "month": N_("per.month"), "day": N_("per.day")}
+_PER = {
+    "year": N_("per.year"),
+    "month": N_("per.month"),
+    "week": N_("per.week"),
+    "day": N_("per.day"),
+}
 #: The group keys the engine names after their call (``year()`` → year), as an axis names them.
 _KEYS = {
     "year": N_("key.year"),

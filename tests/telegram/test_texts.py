@@ -36,6 +36,8 @@ SAME_IN_RUSSIAN = {
     # ▲ and ▼ for highest and lowest: a headline's short form, the same in every language.
     ("barb", "highest_lowest_marks"),
     ("barb", "highest_lowest_short"),
+    # "21 days", "21 день": a number and the word that agrees with it, in either language.
+    ("barb", "counted"),
 }
 #: Names that stay in Latin letters in a Russian text: products, instruments, units, bar
 #: columns.
