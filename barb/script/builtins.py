@@ -689,9 +689,17 @@ _arg_extreme("arg_min", "min", "smallest")
 
 def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
     if name not in ctx.frame.columns:
+        hint = None
+        if ctx.step.startswith("then"):  # the rows are the first stage's groups, not bars
+            hint = (
+                f"a second stage's rows are the first stage's groups: put {function}() in "
+                f'the first stage (e.g. "group_by": ["{function}()", "date()"]) and use its '
+                f'column "{function}" here'
+            )
         raise UnknownColumn(
             f"{function}() needs the '{name}' column, which this data does not have.",
             step=ctx.step,
+            hint=hint,
         )
     return ctx.frame[name]
 

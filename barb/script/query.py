@@ -311,6 +311,29 @@ _FIELD_HINTS = {
 }
 
 
+def _unknown_field(loc: tuple[int | str, ...]) -> tuple[str, str]:
+    """The problem and hint of a field no clause has: at the top, or inside a join or then
+    (``{"instrument": "ES", "session": "RTH"}`` said "Unknown field 'join'. Did you mean
+    'join'?")."""
+    name, inside = str(loc[-1]), str(loc[0])
+    nested = {"join": tuple(JoinSpec.model_fields), "then": tuple(Stage.model_fields)}
+    if len(loc) == 1 or inside not in nested:
+        close = difflib.get_close_matches(name, _FIELDS, n=1)
+        hint = (f"Did you mean '{close[0]}'? " if close else "") + f"Fields: {', '.join(_FIELDS)}."
+        return f"Unknown field '{name}'.", hint
+    known = nested[inside]
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = (
+        f"Did you mean '{close[0]}'? " if close else ""
+    ) + f"{inside} takes: {', '.join(known)}."
+    if inside == "join" and name in ("session", "from", "period", "timeframe"):
+        hint = (
+            "A joined instrument's bars come in the query's own session and timeframe (a "
+            "session name read with its own hours, a window with the same clock hours); " + hint
+        )
+    return f"Unknown field '{name}' in {inside}.", hint
+
+
 def parse_query(raw: dict[str, Any] | Query) -> Query:
     """Validate a query's shape; every problem becomes one InvalidQuery naming the fields."""
     if isinstance(raw, Query):
@@ -329,13 +352,9 @@ def parse_query(raw: dict[str, Any] | Query) -> Query:
         hint = None
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"]) or "query"
-            field = str(err["loc"][0]) if err["loc"] else ""
             if err["type"] == "extra_forbidden":
-                close = difflib.get_close_matches(field, _FIELDS, n=1)
-                problems.append(f"Unknown field '{field}'.")
-                hint = (
-                    f"Did you mean '{close[0]}'? " if close else ""
-                ) + f"Fields: {', '.join(_FIELDS)}."
+                problem, hint = _unknown_field(err["loc"])
+                problems.append(problem)
             else:
                 msg = err["msg"].removeprefix("Value error, ")
                 problems.append(f"Field '{loc}': {msg}.")

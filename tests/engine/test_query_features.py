@@ -510,6 +510,12 @@ def test_a_partly_covered_period_is_warned(engine_settings) -> None:
         ({"group_by": "year()", "then": {}}, "ArgumentError", "then"),
         ({"group_by": "year()", "then": {"select": "mean(nope)"}}, "UnknownColumn", None),
         ({"group_by": "year()", "then": {"sort": "nope desc"}}, "UnknownColumn", "then.sort"),
+        # A tester grouped the second stage by year() and got no way forward.
+        (
+            {"group_by": "date()", "select": "max(high) as h", "then": {"group_by": "year()"}},
+            "UnknownColumn",
+            "then.group_by",
+        ),
     ],
 )
 def test_bad_new_fields_get_error_values(query, error_type, step, engine_settings) -> None:

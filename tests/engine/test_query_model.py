@@ -37,6 +37,34 @@ def test_unknown_field_suggests_the_right_one() -> None:
     assert "Did you mean 'from'" in (info.value.hint or "")
 
 
+@pytest.mark.parametrize(
+    ("raw", "message", "hint"),
+    [
+        (
+            {"join": {"instrument": "ES", "session": "RTH"}},
+            "Unknown field 'session' in join.",
+            "the query's own session and timeframe",
+        ),
+        (
+            {"join": ["fomc", {"source": "cpi", "filtr": "only"}]},
+            "Unknown field 'filtr' in join.",
+            "Did you mean 'filter'? join takes: source, instrument, filter.",
+        ),
+        (
+            {"then": {"selct": "mean(x)"}},
+            "Unknown field 'selct' in then.",
+            "Did you mean 'select'? then takes: map, where, group_by, select, sort, limit.",
+        ),
+    ],
+)
+def test_a_nested_unknown_field_is_named_where_it_is(raw: dict, message: str, hint: str) -> None:
+    """A join's unknown key read "Unknown field 'join'. Did you mean 'join'?"."""
+    with pytest.raises(InvalidQuery) as info:
+        parse_query(raw)
+    assert info.value.message == message
+    assert hint in (info.value.hint or "")
+
+
 def test_unknown_timeframe_lists_the_real_ones() -> None:
     with pytest.raises(UnknownTimeframe) as info:
         parse_query({"from": "3d"})
