@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from string import Template
 from typing import Any
 
-from barb.instruments import MINUTES_PER_DAY, Instrument, format_clock
+from barb.instruments import MINUTES_PER_DAY, Instrument, SettlementWindow, format_clock
 
 # What traders call "the opening range" unless they say otherwise: the first 15 minutes.
 OPENING_RANGE_MINUTES = 15
@@ -139,12 +139,13 @@ class SessionTimes:
         if settled:
             now = settled[-1]
             earlier = "".join(
-                f"; until {w.until} it was {w.start}-{w.end}" for w in settled[:-1] if w.until
+                f"; through {w.until} it was {w.start}-{w.end}" for w in settled[:-1] if w.until
             )
             named |= {
                 "settlement": f"{now.start}-{now.end}",
                 "settlement_end": now.end,
                 "settlement_before": earlier,
+                "settle_expr": _settle_expression(settled),
             }
         return named | {
             "symbol": self.instrument.symbol,
@@ -179,3 +180,16 @@ def _filled(value: Any, values: dict[str, str]) -> Any:
     if isinstance(value, list):
         return [_filled(item, values) for item in value]
     return value
+
+
+def _settle_expression(windows: tuple[SettlementWindow, ...]) -> str:
+    """The settlement window's close in each era: ES settled at 16:15 through 2020-10-23
+    and at 16:00 since, and one window for all history read 16:00 in the old era."""
+    expression = f"session_close('{windows[-1].start}-{windows[-1].end}')"
+    for window in reversed(windows[:-1]):
+        if window.until is not None:
+            expression = (
+                f"if(date() <= '{window.until}', "
+                f"session_close('{window.start}-{window.end}'), {expression})"
+            )
+    return expression
