@@ -51,7 +51,8 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
         f"{len(closed)} of the rows are US holiday sessions (the stock market closed, the "
         f"futures traded short hours), e.g. {closed[0]}: "
         '"where": "not holiday()" leaves them out when the question is about the stock '
-        "market's days."
+        "market's days; a question about the futures' own days (a weekend gap, which still "
+        "comes before a holiday Monday) keeps them."
     ]
 
 
