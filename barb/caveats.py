@@ -12,6 +12,7 @@ import pandas as pd
 
 from barb.events.catalog import resolve_event
 from barb.events.schedule import join_arrays, moved_releases
+from barb.instruments import parse_clock
 from barb.lineage import through_map
 from barb.period_rows import Scope, still_open
 from barb.planning import Plan
@@ -118,10 +119,20 @@ def _releases_off_the_window(plan: Plan, scope: Scope) -> list[str]:
             continue
         at = ", ".join(f"{time} on {count}" for time, count in other.items())
         name, length = join.source, (window.end_minute - window.start_minute) % MINUTES_PER_DAY
+        # A 14:15 release is inside 14:00-14:30 (the window starts before it), a 12:30 one
+        # outside it (the window misses it): "misses" said of both was wrong for the first.
+        offsets = [(parse_clock(t) - window.start_minute) % MINUTES_PER_DAY for t in other.index]
+        inside = sorted(t for t, o in zip(other.index, offsets, strict=True) if o < length)
+        outside = sorted(t for t, o in zip(other.index, offsets, strict=True) if o >= length)
+        how = []
+        if inside:
+            how.append(f"starts before the {', '.join(inside)} releases")
+        if outside:
+            how.append(f"misses the {', '.join(outside)} ones" if inside else "misses them")
         warnings.append(
             f"{name.upper()} came out at another time than the window's {window.start} on "
-            f"{int(other.sum())} of the {len(days)} {name} days in the period ({at}), so the "
-            f"window misses the release there. For the time after each release use 1m bars: "
+            f"{int(other.sum())} of the {len(days)} {name} days in the period ({at}): there the "
+            f"window {' and '.join(how)}. For the time after each release use 1m bars: "
             f'"where": "{name} and {name}_minutes >= 0 and {name}_minutes < {length}".'
         )
     return warnings

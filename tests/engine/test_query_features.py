@@ -647,7 +647,8 @@ def test_a_window_at_the_usual_release_time_says_when_releases_came_otherwise(
     assert (
         f"FOMC came out at another time than the window's 14:00 on {len(days)} of the "
         f"{len(days)} fomc days in the period (14:15 on {int((~press).sum())}, 12:30 on "
-        f"{int(press.sum())}), so the window misses the release there."
+        f"{int(press.sum())}): there the window starts before the 14:15 releases and misses "
+        "the 12:30 ones."
     ) in " ".join(result.metadata.warnings)
     # The 1m form it points to follows each release: the 30 minutes from 14:15 (or 12:30).
     minutes = _ok(
