@@ -30,6 +30,7 @@ def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
             f"{scope.cut_bars} {noun} cut by the period's edges left out: only whole {unit}s "
             "inside the period count."
         )
+    warnings += _another_market_s_events(plan)
     warnings += _releases_inside_bars(plan, scope)
     warnings += _releases_off_the_window(plan, scope)
     warnings += _releases_moved(plan, scope)
@@ -58,6 +59,20 @@ def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
             f"Only {np.count_nonzero(scope.in_period)} bars exist, fewer than the "
             f"{plan.period.bars} asked for."
         )
+    return warnings
+
+
+def _another_market_s_events(plan: Plan) -> list[str]:
+    """An event joined on an instrument whose market it is not (opex on CL): the event list
+    says so, but a model that never read it would call them CL's own expirations."""
+    instrument = plan.dataset.instrument
+    warnings = []
+    for join in plan.events:
+        spec = resolve_event(join.source, instrument) if join.source is not None else None
+        if spec is not None and spec.note_for(instrument) is not None:
+            assert spec.elsewhere is not None
+            said = spec.elsewhere[0].lower() + spec.elsewhere[1:]
+            warnings.append(f"'{spec.name}' on {instrument.symbol}: {said}")
     return warnings
 
 

@@ -83,3 +83,15 @@ def _event_line(reference: str, name: str) -> str:
     lines = reference.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith(f"- {name} "))
     return "\n".join(lines[at : at + 2])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["opex", "quad_witching"])
+def test_a_result_on_equity_expirations_says_so_on_cl(name: str, sample_settings) -> None:
+    """A model that skipped the event list presented opex days as CL's own expirations."""
+    query = {"session": "RTH", "from": "daily", "join": name, "where": name}
+    said = f"'{name}' on CL: these are the expirations of US stock"
+    cl = execute({**query, "instrument": "CL", "select": "count()"}, settings=sample_settings)
+    assert cl.ok and any(w.startswith(said) for w in cl.metadata.warnings), cl.metadata.warnings
+    nq = execute({**query, "instrument": "NQ", "select": "count()"}, settings=sample_settings)
+    assert nq.ok and not any("stock-market dates" in w for w in nq.metadata.warnings)
