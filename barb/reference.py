@@ -145,10 +145,10 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
         "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error. A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "
-        "mean(cond) leaves it out of the share (days before a 200-day SMA exists count "
-        "neither above nor below it). On intraday bars prev() of a day's first bar is the "
-        "previous session's last bar: close - prev(close) there is the overnight gap, not a "
-        "one-bar move (a bar's own move is close - open).",
+        "mean(cond) leaves it out of the share (days before SMA(200) exists count neither "
+        "way). Intraday, prev()/next()/streak() cross sessions: close - prev(close) on a "
+        "day's first bar is the overnight gap (a bar's own move: close - open); "
+        "streak(cond, 'day') restarts daily.",
         "",
         "FUNCTIONS:",
         *_function_lines(),

@@ -326,10 +326,14 @@ def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -
     values = _in_period(ctx, col)
     if per is None:
         return values
+    return values.groupby(_restart_keys(ctx, per, function), sort=False)
+
+
+def _restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
+    """Each row's calendar ``per`` (its trading date, or its week's, month's… start)."""
     dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
     unit = RESTART_UNITS[per]
-    keys = dates if unit == "daily" else np.where(np.isnat(dates), dates, period_start(dates, unit))
-    return values.groupby(keys, sort=False)
+    return dates if unit == "daily" else np.where(np.isnat(dates), dates, period_start(dates, unit))
 
 
 @register(
@@ -379,18 +383,42 @@ def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     "streak",
     unit="count",
     category="pattern",
-    params=(_COND,),
-    summary="Consecutive rows meeting cond, ending at this row (0 when cond is false).",
-    example="streak(close > open) >= 3",
+    params=(_COND, RESTART),
+    summary="Consecutive rows meeting cond, ending at this row (0 when cond is false); per "
+    "restarts the count.",
+    example="streak(close < open, 'day') >= 3",
     reach=everything,
 )
-def _streak(ctx: EvalContext, cond: pd.Series) -> pd.Series:
+def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
     true = cond.to_numpy(dtype=bool)
     positions = np.arange(len(true))
-    last_false = np.maximum.accumulate(np.where(true, -1, positions))
-    runs = positions - last_false
+    stops = np.where(true, -1, positions)  # a false row ends a run
+    if per is not None:  # so does the row before each day's (week's…) first
+        keys = _restart_keys(ctx, per, "streak")
+        first = np.concatenate(([True], keys[1:] != keys[:-1]))
+        stops = np.maximum(stops, np.where(first, positions - 1, -1))
+    runs = positions - np.maximum.accumulate(stops)
     _warn_run_before_period(ctx, runs)
+    if per is None and ctx.intraday:
+        _warn_run_across_days(ctx, runs)
     return pd.Series(runs, index=cond.index)
+
+
+def _warn_run_across_days(ctx: EvalContext, runs: np.ndarray) -> None:
+    """On intraday bars a run goes on through the night: "3 red hours in a row" counted
+    yesterday's last hours with today's first. Said, with the way to restart each day."""
+    days = _dates(ctx, "streak").to_numpy(dtype="datetime64[ns]")
+    positions = np.arange(len(runs))
+    first = np.concatenate(([True], days[1:] != days[:-1]))
+    day_start = np.maximum.accumulate(np.where(first, positions, 0))
+    across = runs > positions - day_start + 1
+    if ctx.period is not None:
+        across &= np.asarray(ctx.period, dtype=bool)
+    if across.any():
+        ctx.warn(
+            f"streak() runs on across sessions: {int(across.sum()):,} of the rows count bars "
+            "of an earlier trading date; streak(cond, 'day') restarts the count each day."
+        )
 
 
 def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
