@@ -10,11 +10,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from barb.bar_labels import label_column
 from barb.events.catalog import resolve_event
 from barb.events.schedule import join_arrays, moved_releases
 from barb.instruments import parse_clock
 from barb.lineage import through_map
-from barb.period_rows import Scope, still_open
+from barb.period_rows import Scope, Unmatched, still_open
 from barb.planning import Plan
 from barb.script import ast
 from barb.sessions import MINUTES_PER_DAY
@@ -46,14 +47,11 @@ def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
         else:
             warnings.append(
                 f"The {unit} {bar.label} is not over yet (the data covers only {days}): "
-                f"left out, so only whole {unit}s count."
+                f"left out, so only whole {unit}s count.{_nothing_ahead(plan, scope)}"
             )
-    for symbol, dropped in scope.unmatched:
-        if dropped:
-            warnings.append(
-                f"{dropped} {plan.dataset.instrument.symbol} bar{'s' if dropped > 1 else ''} "
-                f"without a matching {symbol} bar left out."
-            )
+    for unmatched in scope.unmatched:
+        if unmatched.count:
+            warnings.append(_unmatched_text(plan, unmatched))
     if plan.period.bars is not None and np.count_nonzero(scope.in_period) < plan.period.bars:
         warnings.append(
             f"Only {np.count_nonzero(scope.in_period)} bars exist, fewer than the "
@@ -74,6 +72,33 @@ def _another_market_s_events(plan: Plan) -> list[str]:
             said = spec.elsewhere[0].lower() + spec.elsewhere[1:]
             warnings.append(f"'{spec.name}' on {instrument.symbol}: {said}")
     return warnings
+
+
+def _unmatched_text(plan: Plan, unmatched: Unmatched) -> str:
+    """Bars a join left out, the first few named: the person can check that the other
+    market really had no bar there (a holiday only one of them keeps)."""
+    n = unmatched.count
+    names = ", ".join(unmatched.names)
+    if n > len(unmatched.names):
+        names += f" and {n - len(unmatched.names)} more"
+    return (
+        f"{n} {plan.dataset.instrument.symbol} bar{'s' if n > 1 else ''} without a matching "
+        f"{unmatched.symbol} bar left out: {names}."
+    )
+
+
+def _nothing_ahead(plan: Plan, scope: Scope) -> str:
+    """What the open bar's leaving out does to next(): the period's last whole bars have
+    no bar after them to read, so their values ahead are empty, not the unfinished bar's."""
+    if plan.reach.ahead == 0 or not len(scope.in_period) or not scope.in_period[-1]:
+        return ""
+    labelled = label_column(scope.frame.iloc[-1:], plan.timeframe.name)
+    assert labelled is not None
+    unit = plan.timeframe.label
+    return (
+        f" next() reads no {unit} after {labelled[1][0]}, the last whole one: it is empty "
+        f"there, not the unfinished {unit}'s."
+    )
 
 
 def _releases_inside_bars(plan: Plan, scope: Scope) -> list[str]:

@@ -19,7 +19,7 @@ from barb.bar_labels import label_column
 from barb.errors import DataError
 from barb.events import join_events
 from barb.events.rules import RULE_COVERAGE, trading_days
-from barb.frames import Dataset, DayIndex, last_weekday_of_period, with_range
+from barb.frames import Dataset, DayIndex, last_weekday_of_period, period_start, with_range
 from barb.planning import JOINED_BAR_COLUMNS, Plan
 from barb.script.periods import Period
 from barb.script.query import JoinSpec
@@ -34,11 +34,19 @@ class Scope:
     in_period: np.ndarray
     # Weekly and longer bars left out because the period's edges cut them.
     cut_bars: int = 0
-    # Period bars left out by instrument joins because the other side had no bar, per symbol.
-    unmatched: tuple[tuple[str, int], ...] = ()
+    # Period bars left out by instrument joins because the other side had no bar.
+    unmatched: tuple[Unmatched, ...] = ()
     # The period's last weekly or longer bar when the data ends before its week, month,
     # quarter or year does, and whether it was kept (only when it is the period's one bar).
     open_bar: OpenBar | None = None
+
+
+@dataclass(frozen=True)
+class Unmatched:
+    symbol: str  # the joined instrument
+    count: int
+    # The first few bars left out, named as the person reads them (2024-03, 2024-03-29).
+    names: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -66,13 +74,28 @@ def bars_in_scope(plan: Plan) -> Scope:
         )
     unmatched = []
     for joined in plan.instruments:
-        before = int(in_period.sum())
+        before = frame
         frame, kept = join_instrument(
             frame, joined.join, joined.dataset, joined.session, plan.timeframe
         )
+        dropped = in_period.copy()
+        dropped[kept] = False
         in_period = in_period[kept]
-        unmatched.append((joined.dataset.instrument.symbol, before - int(in_period.sum())))
+        rows = np.flatnonzero(dropped)
+        names = _bar_names(before.iloc[rows[:UNMATCHED_NAMED]], plan.timeframe)
+        unmatched.append(Unmatched(joined.dataset.instrument.symbol, len(rows), names))
     return Scope(frame, in_period, cut, tuple(unmatched), open_bar)
+
+
+# How many of the bars a join left out the warning names.
+UNMATCHED_NAMED = 3
+
+
+def _bar_names(bars: pd.DataFrame, tf: Timeframe) -> tuple[str, ...]:
+    labelled = label_column(bars, tf.name)
+    if labelled is not None:
+        return tuple(str(name) for name in labelled[1])
+    return tuple(pd.DatetimeIndex(bars["timestamp"]).strftime("%Y-%m-%d %H:%M"))
 
 
 def _window(lo: int, hi: int, n: int, plan: Plan) -> tuple[int, int]:
@@ -87,11 +110,15 @@ def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int, OpenBar | N
     full = plan.dataset.frame(plan.session, plan.timeframe.name)
     lo, hi, cut = period_positions(full, plan.period, plan.timeframe)
     open_bar = _open_bar(full, lo, hi, plan.timeframe, plan.dataset.instrument.calendar)
+    usable = len(full)
     if open_bar is not None and not open_bar.kept:
         if plan.period.bars is not None:  # the last N whole bars
             lo = max(0, lo - 1)
         hi -= 1
-    start, stop = _window(lo, hi, len(full), plan)
+        # Left out means left out of what the whole bars read too: next() of the last
+        # whole month must not be this month's first days.
+        usable -= 1
+    start, stop = _window(lo, hi, usable, plan)
     if plan.timeframe.intraday and start < len(full):
         # Whole trading dates: the day's first bar and VWAP's reset are then always there.
         dates = full["trading_date"].to_numpy()
@@ -208,19 +235,26 @@ def join_instrument(
     """``frame``'s rows that the other instrument also has a bar for, with its bars as
     ``<symbol>_open`` … columns, and the positions of those rows in ``frame``.
 
-    Bars are matched on their time (intraday) or trading date (daily and longer); both
-    sides are in time order with one bar per key, so the match is one sorted intersection.
+    Bars are matched on their time (intraday), trading date (daily) or the week, month,
+    quarter or year they stand for (weekly and longer): two markets' months need not end on
+    the same day (CL has no Good Friday session, ES a short one). Both sides are in time
+    order with one bar per key, so the match is one sorted intersection.
     """
-    key = "timestamp" if tf.intraday else "trading_date"
-    ours = frame[key].to_numpy()
     bars = _other_bars(other, session, tf, frame["trading_date"].to_numpy())
-    theirs = bars[key].to_numpy()
+    ours, theirs = _join_key(frame, tf), _join_key(bars, tf)
     _, kept, matched = np.intersect1d(ours, theirs, assume_unique=True, return_indices=True)
     merged = frame.iloc[kept].copy(deep=False)
     merged.index = pd.RangeIndex(len(merged))
     for name in JOINED_BAR_COLUMNS:
         merged[join.prefix + name] = bars[name].to_numpy()[matched]
     return merged, kept
+
+
+def _join_key(bars: pd.DataFrame, tf: Timeframe) -> np.ndarray:
+    if tf.intraday:
+        return bars["timestamp"].to_numpy()
+    dates = bars["trading_date"].to_numpy()
+    return period_start(dates, tf.name) if tf.calendar else dates
 
 
 def _other_bars(other: Dataset, session: str, tf: Timeframe, dates: np.ndarray) -> pd.DataFrame:

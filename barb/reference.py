@@ -118,8 +118,8 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "column named after the event (null where the calendar is unknown) and, on intraday "
         "bars, <event>_minutes from the release to the bar open. See get_events. "
         '{"instrument": "ES"} adds ES bars of the same timeframe as es_open, es_high, es_low, '
-        "es_close, es_volume (matched on the bar's time; bars missing on either side are "
-        f"dropped). {_joined_session_text(instrument)} A list joins several.",
+        "es_close, es_volume (matched on the bar's time, weekly+ on its week/month…; unmatched "
+        f"bars are dropped). {_joined_session_text(instrument)} A list joins several.",
         '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones.',
         "- where: a condition keeping rows. It drops the others, so a group with no matching "
         "row does not appear (a year with none is missing, not 0): count(cond) without where "
@@ -227,8 +227,8 @@ def _joined_session_text(instrument: Instrument | None) -> str:
     hours = instrument.sessions[name].hours
     return (
         f"A session NAME is read with each instrument's own hours ({name} is {hours} for "
-        f"{instrument.symbol}; another instrument's {name} may be other hours); a window "
-        f"session ('{hours}') gives both the same clock hours."
+        f"{instrument.symbol}, maybe not for another); a window session ('{hours}') gives "
+        "both the same clock hours."
     )
 
 

@@ -61,8 +61,9 @@ class JoinSpec(BaseModel):
     ``{"source": "fomc"}`` (or just ``"fomc"``) adds a true/false column named after the event
     (and, on intraday bars, its minutes from the release); ``filter`` then keeps or drops the
     event days. ``{"instrument": "ES"}`` adds ES's bars of the same timeframe as ``es_open`` …
-    ``es_volume``, matched on the bar's time: a session name read with ES's own hours, a time
-    window with the same clock hours.
+    ``es_volume``, matched on the bar's time (daily: its date; weekly and longer: its week,
+    month, quarter or year): a session name read with ES's own hours, a time window with the
+    same clock hours.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -181,8 +181,8 @@ def test_the_join_line_says_how_a_session_reads_on_the_joined_instrument() -> No
         text = query_reference(load_instrument(symbol))
         assert (
             f"A session NAME is read with each instrument's own hours (RTH is {hours} for "
-            f"{symbol}; another instrument's RTH may be other hours); a window session "
-            f"('{hours}') gives both the same clock hours." in text
+            f"{symbol}, maybe not for another); a window session ('{hours}') gives both the "
+            "same clock hours." in text
         )
 
 

@@ -1,0 +1,191 @@
+"""Weekly and monthly bars at their edges: the data's unfinished last bar feeds nothing a
+whole bar reads (next() of the last whole month is empty), and joins match two markets' bars
+on the week or month they stand for, though one market closes a day earlier (Good Friday).
+
+Checked against pandas over the raw minute files: bars built here, not by Barb.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from barb import execute
+from barb.data.store import data_path
+
+pytestmark = pytest.mark.slow
+
+RTH = (570, 1020)  # NQ's RTH, 09:30-17:00, in minutes of the day
+
+
+def _ask(query: dict, settings, instrument: str = "NQ"):
+    result = execute(query, instrument, settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def _daily(symbol: str, settings, minutes: tuple[int, int] | None = None) -> pd.DataFrame:
+    """Daily bars from the minute file (all of each trading date's minutes: ETH, or RTH)."""
+    bars = pd.read_parquet(data_path(symbol, settings))
+    if minutes is not None:
+        bars = bars[(bars["minute"] >= minutes[0]) & (bars["minute"] < minutes[1])]
+    return bars.groupby("trading_date").agg(open=("open", "first"), close=("close", "last"))
+
+
+def _calendar(daily: pd.DataFrame, freq: str) -> pd.DataFrame:
+    """Weekly ("W-SUN") or monthly ("M") bars of whole periods: the data's last period is
+    dropped when the exchange trades again before it ends (its last weekday is later)."""
+    periods = daily.index.to_period(freq)
+    bars = daily.groupby(periods).agg(open=("open", "first"), close=("close", "last"))
+    last_weekday = periods[-1].end_time.normalize()
+    while last_weekday.weekday() > 4:
+        last_weekday -= pd.Timedelta(days=1)
+    assert daily.index[-1] < last_weekday  # the sample ends inside a week and a month
+    return bars.iloc[:-1]
+
+
+# --- the unfinished last bar ----------------------------------------------------------------
+
+
+def test_after_an_up_month_the_next_month_is_whole(sample_settings) -> None:
+    """ "After an up month, how often is the next month up?" The last whole month has no
+    whole month after it: January's first days are no month's change."""
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "monthly",
+            "map": {"chg": "close - open", "next_chg": "next(close) - next(open)"},
+            "where": "chg > 0",
+            "select": ["mean(next_chg > 0) as next_up", "count()", "count(next_chg) as known"],
+        },
+        sample_settings,
+    )
+    months = _calendar(_daily("NQ", sample_settings, RTH), "M")
+    chg = months["close"] - months["open"]
+    next_chg = chg.shift(-1)
+    up = chg > 0
+    assert up.iloc[-1]  # the last whole month is up: the case the unfinished month misled
+    known = next_chg[up].dropna()
+    values = result.summary.values
+    assert values["count"] == int(up.sum())
+    assert values["known"] == len(known) == int(up.sum()) - 1
+    assert values["next_up"] == pytest.approx((known > 0).mean())
+    last = months.index[-1].strftime("%Y-%m")
+    assert any(
+        f"next() reads no month after {last}, the last whole one" in w
+        for w in result.metadata.warnings
+    )
+
+
+def test_next_of_the_last_whole_week_is_empty(sample_settings) -> None:
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "weekly",
+            "period": "2025-12-01:",
+            "map": {"next_chg": "next(close) - close"},
+            "select": ["close", "next_chg"],
+        },
+        sample_settings,
+    )
+    weeks = _calendar(_daily("NQ", sample_settings, RTH), "W-SUN").loc["2025-12-01":]
+    expected = weeks["close"].shift(-1) - weeks["close"]
+    assert list(result.table["close"]) == list(weeks["close"])
+    np.testing.assert_array_equal(result.table["next_chg"].to_numpy(float), expected.to_numpy())
+    assert np.isnan(result.table["next_chg"].iloc[-1])
+
+
+def test_next_still_reads_a_whole_bar_after_the_period(sample_settings) -> None:
+    """The period selects rows; the whole month after it is history next() may read."""
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "monthly",
+            "period": "2025-11",
+            "map": {"after": "next(close)"},
+            "select": "after",
+        },
+        sample_settings,
+    )
+    months = _calendar(_daily("NQ", sample_settings, RTH), "M")
+    assert list(result.table["after"]) == [months.loc["2025-12", "close"]]
+    assert not any("next()" in w for w in result.metadata.warnings)
+
+
+# --- joins of weekly and monthly bars ---------------------------------------------------------
+
+
+def test_monthly_cl_and_es_returns_keep_the_good_friday_month(sample_settings) -> None:
+    """CL has no Good Friday session, ES a short one: CL's March 2024 ends on the 28th, ES's
+    on the 29th. Still the same month, so March is there and April is one month's return."""
+    result = _ask(
+        {
+            "instrument": "CL",
+            "session": "ETH",
+            "from": "monthly",
+            "period": "2024",
+            "join": {"instrument": "ES"},
+            "map": {
+                "cl_ret": "(close / prev(close) - 1) * 100",
+                "es_ret": "(es_close / prev(es_close) - 1) * 100",
+            },
+            "select": ["cl_ret", "es_ret"],
+        },
+        sample_settings,
+        instrument="CL",
+    )
+    cl = _daily("CL", sample_settings)
+    es = _daily("ES", sample_settings)
+    assert cl.index[cl.index.to_period("M") == "2024-03"][-1] == pd.Timestamp("2024-03-28")
+    assert es.index[es.index.to_period("M") == "2024-03"][-1] == pd.Timestamp("2024-03-29")
+
+    def returns(daily: pd.DataFrame) -> pd.Series:
+        months = daily["close"].groupby(daily.index.to_period("M")).last()
+        return (months.pct_change() * 100).loc["2024"]
+
+    assert list(result.table["month"]) == [f"2024-{m:02d}" for m in range(1, 13)]
+    np.testing.assert_allclose(result.table["cl_ret"], returns(cl), rtol=1e-12)
+    np.testing.assert_allclose(result.table["es_ret"], returns(es), rtol=1e-12)
+    assert result.table["cl_ret"].iloc[2] == pytest.approx(5.08, abs=0.005)
+    assert not any("without a matching" in w for w in result.metadata.warnings)
+
+
+def test_weekly_cl_nq_join_keeps_every_week_both_have(sample_settings) -> None:
+    result = _ask(
+        {
+            "session": "ETH",
+            "from": "weekly",
+            "join": {"instrument": "NQ"},
+            "select": ["close", "nq_close"],
+        },
+        sample_settings,
+        instrument="CL",
+    )
+    cl = _calendar(_daily("CL", sample_settings), "W-SUN")
+    nq = _calendar(_daily("NQ", sample_settings), "W-SUN")
+    both = cl.join(nq, how="inner", lsuffix="_cl", rsuffix="_nq")
+    assert len(result.table) == len(both)
+    assert list(result.table["close"]) == list(both["close_cl"])
+    assert list(result.table["nq_close"]) == list(both["close_nq"])
+    assert not any("without a matching" in w for w in result.metadata.warnings)
+
+
+def test_a_join_names_the_bars_the_other_market_lacks(sample_settings) -> None:
+    """ES trades a short Good Friday session, CL none: those ES days have no CL bar."""
+    result = _ask(
+        {"session": "ETH", "from": "daily", "join": {"instrument": "CL"}, "select": "count()"},
+        sample_settings,
+        instrument="ES",
+    )
+    es = _daily("ES", sample_settings).index
+    cl = _daily("CL", sample_settings).index
+    missing = es.difference(cl)
+    assert len(missing) > 3
+    named = ", ".join(d.strftime("%Y-%m-%d") for d in missing[:3])
+    expected = (
+        f"{len(missing)} ES bars without a matching CL bar left out: {named} and "
+        f"{len(missing) - 3} more."
+    )
+    assert expected in result.metadata.warnings
+    assert result.summary.value == len(es) - len(missing)
