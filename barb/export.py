@@ -1,4 +1,5 @@
-"""CSV export of what proves an answer: the table, or the rows behind a number.
+"""CSV export of what proves an answer: the table, or the rows behind a number (only those
+the where kept; after ``then``, the first stage's rows the second stage's where kept).
 
 Daily and longer bars are named by their bar label in the first column (``date``, ``week``,
 ``month``, ``quarter``, ``year``), the same label the model's summary and the chart use; the

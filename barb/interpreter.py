@@ -26,7 +26,7 @@ from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
-from barb.stages import StageOutput, run_stage, sort_keys
+from barb.stages import StageOutput, run_stage, sort_keys, take_rows
 
 log = logging.getLogger(__name__)
 
@@ -111,9 +111,13 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         cut_short = open_group(plan, output.table)
         warnings += open_group_caveat(plan, cut_short)
         warnings += period_edge_caveat(plan, scope, output.kept_dates)
+    then_rows = None
     if plan.then is not None:
+        given = output.table
         output = _second_stage(plan, output, ctx)
         warnings += output.warnings
+        if plan.then.where is not None and given is not None:
+            then_rows = (output.rows_kept, len(given))
 
     table, source_rows, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in ctx.warnings if w not in warnings]
@@ -132,6 +136,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         data_description=dataset.meta.source_label(),
         truncated=truncated,
         open_group=cut_short.keys if cut_short is not None else None,
+        then_rows=then_rows,
     )
     return Result(
         query=plan.query.to_json(),
@@ -157,8 +162,11 @@ def _second_stage(plan: Plan, first: StageOutput, ctx: EvalContext) -> StageOutp
         row_keys=keys,
         order=first.order,
     )
-    if output.summary.type != "table":
-        output.source_rows = first.table  # what the second stage's numbers rest on
+    if output.summary.type != "table" and output.passed is not None:
+        # What the second stage's numbers rest on: the first stage's rows its where kept
+        # (406 weeks that opened down, not all 941), with the columns its map made.
+        mapped = [name for name, _ in plan.then.map_exprs if name not in first.table.columns]
+        output.source_rows = take_rows(rows[[*first.table.columns, *mapped]], output.passed)
     if plan.then.shape == "table" and not plan.then.sort and plan.first.sort:
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))

@@ -92,6 +92,9 @@ class Metadata(BaseModel):
     # values as text (``{"year": "2026"}``): a chart leaves it out of highest and lowest.
     # The warning says it in words; this is for the chart only, not in the answer's JSON.
     open_group: dict[str, str] | None = Field(default=None, exclude=True)
+    # A then stage's where: the first stage's rows it kept and those it was given (406 of
+    # 941 weeks); the chart's footer says so. For the chart only, like open_group.
+    then_rows: tuple[int, int] | None = Field(default=None, exclude=True)
 
 
 RowsBuilder = Callable[[], "pd.DataFrame | None"]

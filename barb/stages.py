@@ -41,6 +41,8 @@ class StageOutput:
     rows_kept: int = 0
     # The rows kept (first stage): their trading dates are read only when a caveat needs them.
     kept: pd.DataFrame | None = None
+    # Which of the rows given passed the stage's where (all of them without one).
+    passed: np.ndarray | None = None
     focus: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # Each table row's place before the stage's sort and limit: time order for bars, key
@@ -106,6 +108,7 @@ def run_stage(
         )
     output.rows_kept = len(frame)
     output.kept = frame
+    output.passed = keep
     if not output.focus:  # rows, or a number: what the query itself added to the bars
         mapped = [name for name, _ in stage.map_exprs]
         output.focus = list(dict.fromkeys([*mapped, *(focus or [])]))

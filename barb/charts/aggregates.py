@@ -1,9 +1,9 @@
 """A number or a few numbers, drawn from the rows behind them: a histogram of the averaged
 column with each answer marked; for a sum, the running total ending at the answer; for
 ``count()``, when the counted rows occurred (per year, per month, per day, or one dot each);
-for a ``then`` stage, the first stage's groups as bars with the answer across them; for a
-share of rows, the share per period (``shares.py``); for a min or max measured from a running
-high or low, the curve over time (``drawdown.py``)."""
+for a ``then`` stage, the first stage's groups (those its where kept) as bars with the answer
+across them; for a share of rows, the share per period (``shares.py``); for a min or max
+measured from a running high or low, the curve over time (``drawdown.py``)."""
 
 from __future__ import annotations
 

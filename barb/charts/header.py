@@ -11,6 +11,7 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
+from barb.charts.columns import row_word
 from barb.charts.style import (
     BADGE_PT,
     FOOTER_PT,
@@ -189,6 +190,14 @@ def decorate(fig: Figure, result: Result, words: Words, headline: str | Sequence
     scanned = number_text(meta.rows_scanned, 0, words)
     bars = _bars_words(meta.timeframe, words)
     footer = words("footer", matched=matched, scanned=scanned, bars=bars)
+    if meta.then_rows is not None:  # the rows drawn are those the then stage's where kept
+        kept, given = meta.then_rows
+        footer += " · " + words(
+            "footer.then",
+            kept=number_text(kept, 0, words),
+            given=number_text(given, 0, words),
+            rows=row_word(result, words),
+        )
     if meta.truncated:
         footer += " · " + words("table_cut")
     if meta.data_source != "synthetic":

@@ -24,6 +24,7 @@ from barb.charts.style import (
     OVERLAY_COLORS,
     UP,
 )
+from barb.charts.time_axis import bar_slot
 from barb.charts.value_text import TickFormatter
 from barb.charts.words import ENGLISH, Words
 
@@ -44,7 +45,7 @@ def draw_price(
     close = floats(table["close"])
     has_ohlc = all(c in table.columns and is_number(table[c]) for c in PRICE_COLUMNS)
     if consecutive and has_ohlc and len(table) <= MAX_CANDLES:
-        _draw_candles(ax, x, table, width=0.65 * step)
+        _draw_candles(ax, x, table, width=0.65 * bar_slot(x, step))
     elif consecutive:
         ax.plot(*broken_line(x, close, step=step), color=ACCENT, linewidth=2.2)
     else:

@@ -27,6 +27,7 @@ from barb.charts.style import (
     OVERLAY_COLORS,
     UP,
 )
+from barb.charts.time_axis import bar_slot
 from barb.charts.value_text import TickFormatter
 from barb.charts.words import ENGLISH, Words
 
@@ -85,7 +86,8 @@ def _draw_one(
     # reads better as a line, and so does a running total that crosses zero now and then
     # (a cumulative return): changes flip sign every other bar or so, a level seldom.
     if _as_bars(values, consecutive):
-        draw_bars(ax, x, np.nan_to_num(values), width=0.8 * step, color=colors)
+        width = 0.8 * bar_slot(x, step)
+        draw_bars(ax, x, np.nan_to_num(values), width=width, color=colors)
     elif not consecutive and len(values) <= MAX_MARKERS:
         ax.vlines(x, 0, np.nan_to_num(values), colors=colors, linewidth=2.0)
         ax.scatter(x, values, s=28 if len(values) > 100 else 55, color=colors, zorder=3)
@@ -119,7 +121,7 @@ def _draw_several(
     # visible bars, else lines.
     few = len(series[0]) * len(names) <= MAX_SIDE_BY_SIDE
     bars = few and _as_bars(series[0], consecutive)
-    width = 0.8 * step / len(names)
+    width = 0.8 * bar_slot(x, step) / len(names)  # a day's group stays within its day
     handles: list[Any] = []
     for i, (name, values, color) in enumerate(zip(names, series, SERIES_COLORS, strict=False)):
         if bars:

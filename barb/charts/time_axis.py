@@ -24,6 +24,15 @@ def bar_step(x: np.ndarray, timeframe: str) -> float:
     return BAR_DAYS.get(timeframe) or intraday_days(timeframe)
 
 
+def bar_slot(x: np.ndarray, step: float) -> float:
+    """The room each bar (or group of bars side by side) has: the usual gap, or the
+    smallest one where two bars stand closer. Over a week a Friday and the Monday after make
+    the median gap 1.5 days, and bars that wide ran into the next day's."""
+    gaps = np.diff(np.sort(x[np.isfinite(x)]))
+    gaps = gaps[gaps > 0]
+    return min(step, float(gaps.min())) if gaps.size else step
+
+
 def intraday_days(timeframe: str) -> float:
     match = re.fullmatch(r"(\d+)([mh])", timeframe)
     if not match:
