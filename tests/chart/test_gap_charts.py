@@ -28,7 +28,8 @@ def tick_texts(ax, axis: str = "x") -> list[str]:
 
 def test_weekly_bars_per_year_are_counted_by_the_weeks_first_date(sample_settings, days) -> None:
     """Counted by its last day, the week of 2025-12-29 was drawn as a 2026 bar of 1 and 2008
-    held 52 weeks, where ``year()`` and the week's label say 53 and no 2026."""
+    held 52 weeks, where ``year()`` and the week's label say 53 and no 2026. The share is
+    drawn per year, each bar counting the weeks that have a previous week's high."""
     query = {
         "session": "RTH",
         "from": "weekly",
@@ -38,16 +39,22 @@ def test_weekly_bars_per_year_are_counted_by_the_weeks_first_date(sample_setting
     result = run(query, sample_settings)
     dates = pd.DatetimeIndex(days.index)
     monday = dates - pd.to_timedelta(dates.dayofweek, unit="D")
-    first = pd.Series(dates, index=monday).groupby(level=0).min()
+    weeks = pd.DataFrame({"first": dates, "high": days["high"].to_numpy()}, index=monday)
+    weeks = weeks.groupby(level=0).agg(first=("first", "min"), high=("high", "max"))
     assert dates[-1].dayofweek < 4  # the data ends mid-week: that week is left out
-    first = first.iloc[:-1]
-    expected = first.groupby(first.dt.year).size()
-    assert expected.index[-1] < dates[-1].year  # no week of the last year is over
+    weeks = weeks.iloc[:-1]
+    broke = (weeks["high"] > weeks["high"].shift()).astype(float)
+    broke = broke.where(weeks["high"].shift().notna())
+    year = weeks["first"].dt.year
+    assert year.iloc[-1] < dates[-1].year  # no week of the last year is over
+    assert (year == 2008).sum() == 53  # by its first date, 2008 holds 53 weeks
     fig = figure(result)
     (ax,) = fig.axes
-    np.testing.assert_array_equal(bar_heights(ax), expected.to_numpy())
+    np.testing.assert_allclose(bar_heights(ax), broke.groupby(year).mean(), rtol=1e-12)
+    counted = [int(t.get_text().split()[0]) for t in ax.texts if t.get_text().endswith(" bars")]
+    assert counted == broke.groupby(year).count().tolist()  # 2008: 52, its first has no prev
     shown = [int(t) for t in tick_texts(ax)]
-    assert max(shown) <= expected.index[-1] and min(shown) >= expected.index[0]
+    assert max(shown) <= year.iloc[-1] and min(shown) >= year.iloc[0]
 
 
 # --- 2: minutes counted from the 18:00 open are times of day, every statistic on the clock -----
