@@ -194,23 +194,26 @@ def test_the_last_ten_days_newest_first_draw_those_ten_days(sample_settings, day
 
 def test_a_share_and_a_date_answer_are_not_drawn_as_rows_per_month(sample_settings, days) -> None:
     """mean(close > open) drew all days per month (read as up days), arg_max(date(), range)
-    trading days per month: neither proves the answer, so neither is drawn; the headline
-    still says it."""
+    trading days per month: neither proved the answer. The share is now drawn per month
+    (tests/chart/test_proof_of_one_number.py); the date answer has no chart, and the
+    headline still says it."""
     year = days[(days.index >= pd.Timestamp("2024-01-01")) & (days.index < pd.Timestamp("2025"))]
     base = {"session": "RTH", "from": "daily", "period": "2024"}
     share = run({**base, "select": "mean(close > open) as up_share"}, sample_settings)
-    up = (year["close"] > year["open"]).mean() * 100
-    assert chart_headline(share) == f"up_share = {up:.1f}%"
+    up = year["close"] > year["open"]
+    assert chart_headline(share) == f"up_share = {up.mean() * 100:.1f}%"
+    per_month = up.groupby(pd.DatetimeIndex(year.index).month).mean()
+    np.testing.assert_allclose(bar_heights(figure(share)), per_month, rtol=1e-12)
     biggest = run({**base, "select": "arg_max(date(), range) as biggest_day"}, sample_settings)
     day = (year["high"] - year["low"]).idxmax()
     assert chart_headline(biggest) == f"biggest_day = {pd.Timestamp(day):%Y-%m-%d}"
-    for result in (share, biggest):
-        for language in ("en", "ru"):
-            assert draw_chart(result, language=language) is None
+    for language in ("en", "ru"):
+        assert draw_chart(biggest, language=language) is None
 
 
 def test_a_count_beside_a_share_still_draws_the_counted_days(sample_settings, days) -> None:
-    """count() and mean(cond) of the same days: the count is proved by its days per month."""
+    """count() and mean(cond) of the same days: the share is drawn per month, and each bar
+    writes the days it counts, which add up to the count."""
     query = {
         "session": "RTH",
         "from": "daily",
@@ -221,8 +224,17 @@ def test_a_count_beside_a_share_still_draws_the_counted_days(sample_settings, da
     result = run(query, sample_settings)
     year = days[(days.index >= pd.Timestamp("2024-01-01")) & (days.index < pd.Timestamp("2025"))]
     up = year[year["close"] > year["open"]]
-    per_month = up.groupby(pd.DatetimeIndex(up.index).month).size()
-    np.testing.assert_array_equal(bar_heights(figure(result)), per_month.to_numpy())
+    months = pd.DatetimeIndex(up.index).month
+    fig = figure(result)
+    (ax,) = fig.axes
+    wide = (up["high"] - up["low"] > 300).groupby(months).mean()
+    np.testing.assert_allclose(bar_heights(fig), wide, rtol=1e-12)
+    counted = [int(t.get_text().split()[0]) for t in ax.texts if t.get_text().endswith(" days")]
+    per_month = up.groupby(months).size()
+    # Written where the bar is tall enough to hold it; every one written is right.
+    written = [t.xy[0] for t in ax.texts if t.get_text().endswith(" days")]
+    assert counted and counted == per_month.iloc[[int(x) for x in written]].tolist()
+    assert result.summary.values["count"] == per_month.sum()
 
 
 # --- 8: a falling day's value label stays clear of its date --------------------------------
