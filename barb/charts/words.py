@@ -14,10 +14,22 @@ from barb.column_units import SHARE
 from barb.i18n import DEFAULT, N_, Language, language, text
 
 #: What the rows are called, by kind.
-_ROWS = {"daily": N_("rows.daily"), "other": N_("rows.other"), "groups": N_("rows.groups")}
+_ROWS = {
+    "daily": N_("rows.daily"),
+    "weekly": N_("rows.weekly"),
+    "monthly": N_("rows.monthly"),
+    "quarterly": N_("rows.quarterly"),
+    "yearly": N_("rows.yearly"),
+    "other": N_("rows.other"),
+    "groups": N_("rows.groups"),
+}
 #: The same after a number of them, in the form that number takes ("1 day", "2 дня").
 _COUNTED_ROWS = {
     "daily": N_("counted_rows.daily"),
+    "weekly": N_("counted_rows.weekly"),
+    "monthly": N_("counted_rows.monthly"),
+    "quarterly": N_("counted_rows.quarterly"),
+    "yearly": N_("counted_rows.yearly"),
     "other": N_("counted_rows.other"),
     "groups": N_("counted_rows.groups"),
 }
@@ -86,10 +98,10 @@ class Words:
         return self(_PER[period])
 
     def rows(self, timeframe: str, *, groups: bool = False, count: int | None = None) -> str:
-        """What the rows are called: days for daily bars, else bars; the groups of a first
+        """What the rows are called: days for daily bars, weeks for weekly…, else bars; the groups of a first
         stage when a ``then`` stage reads them. After a ``count`` of them, the word that
         number takes ("1 day", "2 дня", "5 дней")."""
-        kind = "groups" if groups else "daily" if timeframe == "daily" else "other"
+        kind = "groups" if groups else timeframe if timeframe in _ROWS else "other"
         if count is None:
             return self(_ROWS[kind])
         return text("barb", _COUNTED_ROWS[kind], self.language, plural_of=count)

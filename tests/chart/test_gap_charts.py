@@ -51,7 +51,7 @@ def test_weekly_bars_per_year_are_counted_by_the_weeks_first_date(sample_setting
     fig = figure(result)
     (ax,) = fig.axes
     np.testing.assert_allclose(bar_heights(ax), broke.groupby(year).mean(), rtol=1e-12)
-    counted = [int(t.get_text().split()[0]) for t in ax.texts if t.get_text().endswith(" bars")]
+    counted = [int(t.get_text().split()[0]) for t in ax.texts if t.get_text().endswith(" weeks")]
     assert counted == broke.groupby(year).count().tolist()  # 2008: 52, its first has no prev
     shown = [int(t) for t in tick_texts(ax)]
     assert max(shown) <= year.iloc[-1] and min(shown) >= year.iloc[0]
