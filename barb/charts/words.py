@@ -98,9 +98,9 @@ class Words:
         return self(_PER[period])
 
     def rows(self, timeframe: str, *, groups: bool = False, count: int | None = None) -> str:
-        """What the rows are called: days for daily bars, weeks for weekly…, else bars; the groups of a first
-        stage when a ``then`` stage reads them. After a ``count`` of them, the word that
-        number takes ("1 day", "2 дня", "5 дней")."""
+        """What the rows are called: days for daily bars, weeks for weekly…, else bars; the
+        groups of a first stage when a ``then`` stage reads them. After a ``count`` of them,
+        the word that number takes ("1 day", "2 дня", "5 дней")."""
         kind = "groups" if groups else timeframe if timeframe in _ROWS else "other"
         if count is None:
             return self(_ROWS[kind])
