@@ -12,11 +12,17 @@ import pandas as pd
 
 from barb.events.catalog import resolve_event
 from barb.events.schedule import join_arrays, moved_releases
+from barb.instruments import SessionSpec
 from barb.lineage import through_map
 from barb.period_rows import Scope, still_open
 from barb.planning import Plan
 from barb.script import ast
+from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
 from barb.sessions import MINUTES_PER_DAY
+
+# A session that leaves out at most this much of the main one (CASH: RTH but for the post-cash
+# hour) is a whole day's session: its true range's reach back is the usual overnight gap.
+MAIN_SESSION_SLACK = 60
 
 
 def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
@@ -220,6 +226,42 @@ def _open_group_text(unit: str, label: str, last: pd.Timestamp) -> str:
         f"{last.date()}, where the data ends (a period ending before it compares whole "
         f"{unit}s only)."
     )
+
+
+def session_gap_caveat(plan: Plan) -> list[str]:
+    """true_range() and what is built on it (atr, adx, keltner) on a part of the day (the
+    first hour, a window, the overnight session): the previous bar's close is this session's
+    close a day earlier, so the hours between, most of the main session among them, count as
+    the bar's true range: "first-hour ATR" comes out about twice the first hour's range."""
+    calls = sorted(plan.first.calls & READ_PREVIOUS_CLOSE)
+    instrument = plan.dataset.instrument
+    if not calls or plan.session in ("ETH", instrument.default_session):
+        return []
+    window = instrument.session(plan.session)
+    main = instrument.session(instrument.default_session)
+    if np.count_nonzero(_minutes(main) & ~_minutes(window)) <= MAIN_SESSION_SLACK:
+        return []
+    hours = (window.start_minute - window.end_minute) % MINUTES_PER_DAY / 60
+    between = f"{hours:g} hour" + ("" if hours == 1 else "s")
+    names = ", ".join(f"{name}()" for name in calls)
+    reach = f"the {window.end} close of the date before, {between} earlier"
+    if plan.timeframe.intraday:
+        what = f"on each day's first bar true range reaches back to {reach}"
+    else:
+        what = f"true range reaches back to the previous bar's close, {reach}"
+    named = plan.session if plan.session == window.hours else f"{plan.session} ({window.hours})"
+    return [
+        f"{names} on {named}: {what}, so it takes in the moves between the sessions, not "
+        "only this one's. For the session's own size use range, or rolling_mean(range, 14) "
+        "for its average."
+    ]
+
+
+def _minutes(session: SessionSpec) -> np.ndarray:
+    """The minutes of the day the session holds."""
+    minutes = np.arange(MINUTES_PER_DAY)
+    offset = (minutes - session.start_minute) % MINUTES_PER_DAY
+    return offset < session.length_minutes
 
 
 def session_hours(plan: Plan) -> str | None:
