@@ -38,6 +38,7 @@ def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
     warnings += _releases_inside_bars(plan, scope)
     warnings += _releases_off_the_window(plan, scope)
     warnings += _releases_moved(plan, scope)
+    warnings += _releases_without_a_bar(plan, scope)
     if scope.open_bar is not None:
         bar = scope.open_bar
         days = f"{_day(bar.first_date)} — {_day(bar.last_date)}"
@@ -157,6 +158,43 @@ def _releases_moved(plan: Plan, scope: Scope) -> list[str]:
         warnings.append(
             f"{count} fell on a day without trading and {verb} for the next trading day "
             f"({days}{more})."
+        )
+    return warnings
+
+
+def _releases_without_a_bar(plan: Plan, scope: Scope) -> list[str]:
+    """A release day that traded, only not in the query's session (NFP on Good Friday: a
+    short Globex session to 09:15, no RTH bar): no row carries its flag, so a count of
+    releases on RTH misses it."""
+    if plan.timeframe.calendar or not scope.in_period.any():
+        return []  # a weekly bar's trading date is its last day, not the release's
+    sources = [join.source for join in plan.events if join.source is not None]
+    if not sources or plan.session == "ETH":
+        return []
+    dates = scope.frame["trading_date"].to_numpy(dtype="datetime64[ns]")
+    first = dates[int(np.argmax(scope.in_period))].astype("datetime64[D]")
+    last = dates[len(dates) - 1 - int(np.argmax(scope.in_period[::-1]))].astype("datetime64[D]")
+    traded = np.asarray(plan.dataset.trading_dates(), dtype="datetime64[D]")
+    traded = traded[(traded >= first) & (traded <= last)]
+    session_days = plan.dataset.session_daily(plan.session).index.to_numpy()
+    missing_here = np.setdiff1d(traded, session_days.astype("datetime64[D]"))
+    if not len(missing_here):
+        return []
+    instrument = plan.dataset.instrument
+    warnings = []
+    for source in sources:
+        days = join_arrays(resolve_event(source, instrument), instrument).days
+        missed = np.intersect1d(missing_here, days.astype("datetime64[D]"))
+        if not len(missed):
+            continue
+        listed = ", ".join(_day(d) for d in missed[:5])
+        more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
+        count = f"{len(missed)} {source.upper()} release day" + ("s" if len(missed) > 1 else "")
+        verb, pronoun = ("has", "it is") if len(missed) == 1 else ("have", "they are")
+        warnings.append(
+            f"{count} traded but {verb} no {plan.session} bar ({listed}{more}): no row "
+            f"carries {source} there, so {pronoun} not counted. To count releases use the ETH "
+            "session."
         )
     return warnings
 
