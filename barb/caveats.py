@@ -5,6 +5,7 @@ which hours a named session had on the instrument the query ran on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,8 +26,11 @@ from barb.sessions import MINUTES_PER_DAY
 MAIN_SESSION_SLACK = 60
 
 
-def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
-    """Bars the period or a join left out, or the data has not finished."""
+def scope_caveats(
+    plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None] | None = None
+) -> list[str]:
+    """Bars the period or a join left out, or the data has not finished; ``kept_dates`` reads
+    the trading dates of the first stage's rows kept."""
     warnings = []
     if scope.cut_bars:
         unit = plan.timeframe.label
@@ -37,7 +41,7 @@ def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
         )
     warnings += _releases_inside_bars(plan, scope)
     warnings += _releases_off_the_window(plan, scope)
-    warnings += _releases_moved(plan, scope)
+    warnings += _releases_moved(plan, scope, kept_dates)
     warnings += _releases_without_a_bar(plan, scope)
     if scope.open_bar is not None:
         bar = scope.open_bar
@@ -134,9 +138,14 @@ def _releases_off_the_window(plan: Plan, scope: Scope) -> list[str]:
     return warnings
 
 
-def _releases_moved(plan: Plan, scope: Scope) -> list[str]:
+def _releases_moved(
+    plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None] | None = None
+) -> list[str]:
     """Releases on a day without trading (CPI on Good Friday, FOMC on a Sunday) count for the
-    next trading day: a Monday "CPI day" is one of them."""
+    next trading day: a Monday "CPI day" is one of them. But on intraday bars a where on the
+    minutes after the release (fomc_minutes < 60) finds no bar of that day when the market
+    opened later than the window (FOMC on Sunday 2020-03-15 at 17:00, the first bar at
+    18:00): that release is not in the result, and is said so instead."""
     sources = [join.source for join in plan.events if join.source is not None]
     if not sources or not scope.in_period.any():
         return []
@@ -150,7 +159,14 @@ def _releases_moved(plan: Plan, scope: Scope) -> list[str]:
         inside = (seen >= first) & (seen <= last)
         if not inside.any():
             continue
-        pairs = [(_day(d), _day(t)) for d, t in zip(released[inside], seen[inside], strict=True)]
+        released, seen = released[inside], seen[inside]
+        missed = _moved_out_of_window(plan, scope, source, seen, kept_dates)
+        if missed:
+            warnings.append(_out_of_window_text(source, missed))
+        counted = ~np.isin(seen.astype("datetime64[D]"), [day for day, _, _ in missed])
+        pairs = [(_day(d), _day(t)) for d, t in zip(released[counted], seen[counted], strict=True)]
+        if not pairs:
+            continue
         days = ", ".join(f"{d} → {t}" for d, t in pairs[:3])
         more = f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""
         count = f"{len(pairs)} {source.upper()} release" + ("s" if len(pairs) > 1 else "")
@@ -160,6 +176,62 @@ def _releases_moved(plan: Plan, scope: Scope) -> list[str]:
             f"({days}{more})."
         )
     return warnings
+
+
+def _moved_out_of_window(
+    plan: Plan,
+    scope: Scope,
+    source: str,
+    seen: np.ndarray,
+    kept_dates: Callable[[], np.ndarray | None] | None,
+) -> list[tuple[np.datetime64, pd.Timestamp, pd.Timestamp | None]]:
+    """The moved releases whose day kept no row under a where on ``<source>_minutes``: each
+    day, its release and the first bar after it (None: no bar after it that day)."""
+    column = f"{source}_minutes"
+    where = plan.first.where
+    if kept_dates is None or where is None or column not in scope.frame.columns:
+        return []
+    if not any(isinstance(node, ast.Column) and node.name == column for node in ast.walk(where)):
+        return []
+    kept = kept_dates()
+    kept_days = np.unique(kept.astype("datetime64[D]")) if kept is not None else []
+    instrument = plan.dataset.instrument
+    arrays = join_arrays(resolve_event(source, instrument), instrument)
+    day_of_row = scope.frame["trading_date"].to_numpy().astype("datetime64[D]")
+    minutes = scope.frame[column].to_numpy(dtype=np.float64)
+    stamps = scope.frame["timestamp"].to_numpy()
+    missed = []
+    for day in np.unique(seen.astype("datetime64[D]")):
+        if np.isin(day, kept_days):
+            continue
+        at = np.searchsorted(arrays.days, day.astype(np.int64))
+        release = pd.Timestamp(int(arrays.release_ns[at]))
+        with np.errstate(invalid="ignore"):
+            after = np.flatnonzero((day_of_row == day) & (minutes >= 0))
+        opens = pd.Timestamp(stamps[after[0]]) if len(after) else None
+        missed.append((day, release, opens))
+    return missed
+
+
+def _out_of_window_text(
+    source: str, missed: list[tuple[np.datetime64, pd.Timestamp, pd.Timestamp | None]]
+) -> str:
+    parts = []
+    for _, release, opens in missed:
+        if opens is None:
+            parts.append(f"{release:%Y-%m-%d %H:%M}: no bar after it")
+        else:
+            late = int((opens - release) / pd.Timedelta(minutes=1))
+            parts.append(
+                f"{release:%Y-%m-%d %H:%M}, market closed: the first bar after it opens "
+                f"{opens:%H:%M}, {source}_minutes = {late}"
+            )
+    noun = "release falls" if len(missed) == 1 else "releases fall"
+    return (
+        f"{len(missed)} {source.upper()} {noun} on a day without trading and no bar of its "
+        f"day is inside the where's {source}_minutes window ({'; '.join(parts)}): not in the "
+        "result."
+    )
 
 
 def _releases_without_a_bar(plan: Plan, scope: Scope) -> list[str]:

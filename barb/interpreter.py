@@ -106,7 +106,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     focus = [j.source for j in plan.events if j.source is not None]
     output = run_stage(plan.first, frame, ctx, keep, focus=focus, hide=hide, period=scope.in_period)
     rows_matched = output.rows_kept
-    warnings = list(plan.warnings) + scope_caveats(plan, scope)
+    warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
     warnings += output.warnings

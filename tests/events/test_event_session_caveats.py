@@ -97,3 +97,45 @@ def test_all_years_name_every_such_day(sample_settings, days) -> None:
 def test_a_year_without_such_a_day_says_nothing(sample_settings) -> None:
     query = {**_count("RTH"), "period": "2024"}
     assert _session_warnings(_ask(query, sample_settings)) == []
+
+
+FOMC = REFERENCE_DIR / "events" / "fomc.csv"
+
+
+def _window_query(length: int) -> dict:
+    return {"session": "ETH", "from": "1m", "period": "2020-03", "join": "fomc",
+            "where": f"fomc and fomc_minutes >= 0 and fomc_minutes < {length}",
+            "group_by": "date()", "select": "max(high) - min(low) as hour_range"}  # fmt: skip
+
+
+def test_a_sunday_release_before_the_open_is_not_said_to_count(sample_settings) -> None:
+    """FOMC cut on Sunday 2020-03-15 at 17:00 (the reference's note); Globex reopened at
+    18:00, so an hour's window after the release has no bar of that day."""
+    reference = pd.read_csv(FOMC)
+    (note,) = reference.loc[reference["date"] == "2020-03-15", "note"]
+    assert "17:00 ET" in note
+    release = pd.Timestamp("2020-03-15 17:00")
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["timestamp"])
+    after = bars["timestamp"][bars["timestamp"] >= release]
+    opens = after.iloc[0]
+    late = int((opens - release) / pd.Timedelta(minutes=1))
+    assert late == 60
+    result = _ask(_window_query(late), sample_settings)
+    days = pd.to_datetime(result.table["date"]).dt.strftime("%Y-%m-%d").tolist()
+    assert not {"2020-03-15", "2020-03-16"} & set(days)  # no bar of it in the window
+    warnings = [w for w in result.metadata.warnings if "FOMC" in w]
+    assert warnings == [
+        "1 FOMC release falls on a day without trading and no bar of its day is inside the "
+        f"where's fomc_minutes window (2020-03-15 17:00, market closed: the first bar after "
+        f"it opens {opens:%H:%M}, fomc_minutes = {late}): not in the result."
+    ]
+
+
+def test_a_window_reaching_the_open_counts_the_release(sample_settings) -> None:
+    result = _ask(_window_query(120), sample_settings)
+    days = pd.to_datetime(result.table["date"]).dt.strftime("%Y-%m-%d").tolist()
+    assert "2020-03-16" in days
+    assert [w for w in result.metadata.warnings if "FOMC" in w] == [
+        "1 FOMC release fell on a day without trading and counts for the next trading day "
+        "(2020-03-15 → 2020-03-16)."
+    ]
