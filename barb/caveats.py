@@ -5,6 +5,7 @@ which hours a named session had on the instrument the query ran on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,16 +14,24 @@ import pandas as pd
 from barb.bar_labels import label_column
 from barb.events.catalog import resolve_event
 from barb.events.schedule import join_arrays, moved_releases
-from barb.instruments import parse_clock
+from barb.instruments import SessionSpec, parse_clock
 from barb.lineage import through_map
 from barb.period_rows import Scope, Unmatched, still_open
 from barb.planning import Plan
 from barb.script import ast
+from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
 from barb.sessions import MINUTES_PER_DAY
 
+# A session that leaves out at most this much of the main one (CASH: RTH but for the post-cash
+# hour) is a whole day's session: its true range's reach back is the usual overnight gap.
+MAIN_SESSION_SLACK = 60
 
-def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
-    """Bars the period or a join left out, or the data has not finished."""
+
+def scope_caveats(
+    plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None] | None = None
+) -> list[str]:
+    """Bars the period or a join left out, or the data has not finished; ``kept_dates`` reads
+    the trading dates of the first stage's rows kept."""
     warnings = []
     if scope.cut_bars:
         unit = plan.timeframe.label
@@ -34,7 +43,8 @@ def scope_caveats(plan: Plan, scope: Scope) -> list[str]:
     warnings += _another_market_s_events(plan)
     warnings += _releases_inside_bars(plan, scope)
     warnings += _releases_off_the_window(plan, scope)
-    warnings += _releases_moved(plan, scope)
+    warnings += _releases_moved(plan, scope, kept_dates)
+    warnings += _releases_without_a_bar(plan, scope)
     if scope.open_bar is not None:
         bar = scope.open_bar
         days = f"{_day(bar.first_date)} — {_day(bar.last_date)}"
@@ -178,9 +188,14 @@ def _releases_off_the_window(plan: Plan, scope: Scope) -> list[str]:
     return warnings
 
 
-def _releases_moved(plan: Plan, scope: Scope) -> list[str]:
+def _releases_moved(
+    plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None] | None = None
+) -> list[str]:
     """Releases on a day without trading (CPI on Good Friday, FOMC on a Sunday) count for the
-    next trading day: a Monday "CPI day" is one of them."""
+    next trading day: a Monday "CPI day" is one of them. But on intraday bars a where on the
+    minutes after the release (fomc_minutes < 60) finds no bar of that day when the market
+    opened later than the window (FOMC on Sunday 2020-03-15 at 17:00, the first bar at
+    18:00): that release is not in the result, and is said so instead."""
     sources = [join.source for join in plan.events if join.source is not None]
     if not sources or not scope.in_period.any():
         return []
@@ -194,7 +209,14 @@ def _releases_moved(plan: Plan, scope: Scope) -> list[str]:
         inside = (seen >= first) & (seen <= last)
         if not inside.any():
             continue
-        pairs = [(_day(d), _day(t)) for d, t in zip(released[inside], seen[inside], strict=True)]
+        released, seen = released[inside], seen[inside]
+        missed = _moved_out_of_window(plan, scope, source, seen, kept_dates)
+        if missed:
+            warnings.append(_out_of_window_text(source, missed))
+        counted = ~np.isin(seen.astype("datetime64[D]"), [day for day, _, _ in missed])
+        pairs = [(_day(d), _day(t)) for d, t in zip(released[counted], seen[counted], strict=True)]
+        if not pairs:
+            continue
         days = ", ".join(f"{d} → {t}" for d, t in pairs[:3])
         more = f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""
         count = f"{len(pairs)} {source.upper()} release" + ("s" if len(pairs) > 1 else "")
@@ -202,6 +224,99 @@ def _releases_moved(plan: Plan, scope: Scope) -> list[str]:
         warnings.append(
             f"{count} fell on a day without trading and {verb} for the next trading day "
             f"({days}{more})."
+        )
+    return warnings
+
+
+def _moved_out_of_window(
+    plan: Plan,
+    scope: Scope,
+    source: str,
+    seen: np.ndarray,
+    kept_dates: Callable[[], np.ndarray | None] | None,
+) -> list[tuple[np.datetime64, pd.Timestamp, pd.Timestamp | None]]:
+    """The moved releases whose day kept no row under a where on ``<source>_minutes``: each
+    day, its release and the first bar after it (None: no bar after it that day)."""
+    column = f"{source}_minutes"
+    where = plan.first.where
+    if kept_dates is None or where is None or column not in scope.frame.columns:
+        return []
+    if not any(isinstance(node, ast.Column) and node.name == column for node in ast.walk(where)):
+        return []
+    kept = kept_dates()
+    kept_days = np.unique(kept.astype("datetime64[D]")) if kept is not None else []
+    instrument = plan.dataset.instrument
+    arrays = join_arrays(resolve_event(source, instrument), instrument)
+    day_of_row = scope.frame["trading_date"].to_numpy().astype("datetime64[D]")
+    minutes = scope.frame[column].to_numpy(dtype=np.float64)
+    stamps = scope.frame["timestamp"].to_numpy()
+    missed = []
+    for day in np.unique(seen.astype("datetime64[D]")):
+        if np.isin(day, kept_days):
+            continue
+        at = np.searchsorted(arrays.days, day.astype(np.int64))
+        release = pd.Timestamp(int(arrays.release_ns[at]))
+        with np.errstate(invalid="ignore"):
+            after = np.flatnonzero((day_of_row == day) & (minutes >= 0))
+        opens = pd.Timestamp(stamps[after[0]]) if len(after) else None
+        missed.append((day, release, opens))
+    return missed
+
+
+def _out_of_window_text(
+    source: str, missed: list[tuple[np.datetime64, pd.Timestamp, pd.Timestamp | None]]
+) -> str:
+    parts = []
+    for _, release, opens in missed:
+        if opens is None:
+            parts.append(f"{release:%Y-%m-%d %H:%M}: no bar after it")
+        else:
+            late = int((opens - release) / pd.Timedelta(minutes=1))
+            parts.append(
+                f"{release:%Y-%m-%d %H:%M}, market closed: the first bar after it opens "
+                f"{opens:%H:%M}, {source}_minutes = {late}"
+            )
+    noun = "release falls" if len(missed) == 1 else "releases fall"
+    return (
+        f"{len(missed)} {source.upper()} {noun} on a day without trading and no bar of its "
+        f"day is inside the where's {source}_minutes window ({'; '.join(parts)}): not in the "
+        "result."
+    )
+
+
+def _releases_without_a_bar(plan: Plan, scope: Scope) -> list[str]:
+    """A release day that traded, only not in the query's session (NFP on Good Friday: a
+    short Globex session to 09:15, no RTH bar): no row carries its flag, so a count of
+    releases on RTH misses it."""
+    if plan.timeframe.calendar or not scope.in_period.any():
+        return []  # a weekly bar's trading date is its last day, not the release's
+    sources = [join.source for join in plan.events if join.source is not None]
+    if not sources or plan.session == "ETH":
+        return []
+    dates = scope.frame["trading_date"].to_numpy(dtype="datetime64[ns]")
+    first = dates[int(np.argmax(scope.in_period))].astype("datetime64[D]")
+    last = dates[len(dates) - 1 - int(np.argmax(scope.in_period[::-1]))].astype("datetime64[D]")
+    traded = np.asarray(plan.dataset.trading_dates(), dtype="datetime64[D]")
+    traded = traded[(traded >= first) & (traded <= last)]
+    session_days = plan.dataset.session_daily(plan.session).index.to_numpy()
+    missing_here = np.setdiff1d(traded, session_days.astype("datetime64[D]"))
+    if not len(missing_here):
+        return []
+    instrument = plan.dataset.instrument
+    warnings = []
+    for source in sources:
+        days = join_arrays(resolve_event(source, instrument), instrument).days
+        missed = np.intersect1d(missing_here, days.astype("datetime64[D]"))
+        if not len(missed):
+            continue
+        listed = ", ".join(_day(d) for d in missed[:5])
+        more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
+        count = f"{len(missed)} {source.upper()} release day" + ("s" if len(missed) > 1 else "")
+        verb, pronoun = ("has", "it is") if len(missed) == 1 else ("have", "they are")
+        warnings.append(
+            f"{count} traded but {verb} no {plan.session} bar ({listed}{more}): no row "
+            f"carries {source} there, so {pronoun} not counted. To count releases use the ETH "
+            "session."
         )
     return warnings
 
@@ -271,6 +386,42 @@ def _open_group_text(unit: str, label: str, last: pd.Timestamp) -> str:
         f"{last.date()}, where the data ends (a period ending before it compares whole "
         f"{unit}s only)."
     )
+
+
+def session_gap_caveat(plan: Plan) -> list[str]:
+    """true_range() and what is built on it (atr, adx, keltner) on a part of the day (the
+    first hour, a window, the overnight session): the previous bar's close is this session's
+    close a day earlier, so the hours between, most of the main session among them, count as
+    the bar's true range: "first-hour ATR" comes out about twice the first hour's range."""
+    calls = sorted(plan.first.calls & READ_PREVIOUS_CLOSE)
+    instrument = plan.dataset.instrument
+    if not calls or plan.session in ("ETH", instrument.default_session):
+        return []
+    window = instrument.session(plan.session)
+    main = instrument.session(instrument.default_session)
+    if np.count_nonzero(_minutes(main) & ~_minutes(window)) <= MAIN_SESSION_SLACK:
+        return []
+    hours = (window.start_minute - window.end_minute) % MINUTES_PER_DAY / 60
+    between = f"{hours:g} hour" + ("" if hours == 1 else "s")
+    names = ", ".join(f"{name}()" for name in calls)
+    reach = f"the {window.end} close of the date before, {between} earlier"
+    if plan.timeframe.intraday:
+        what = f"on each day's first bar true range reaches back to {reach}"
+    else:
+        what = f"true range reaches back to the previous bar's close, {reach}"
+    named = plan.session if plan.session == window.hours else f"{plan.session} ({window.hours})"
+    return [
+        f"{names} on {named}: {what}, so it takes in the moves between the sessions, not "
+        "only this one's. For the session's own size use range, or rolling_mean(range, 14) "
+        "for its average."
+    ]
+
+
+def _minutes(session: SessionSpec) -> np.ndarray:
+    """The minutes of the day the session holds."""
+    minutes = np.arange(MINUTES_PER_DAY)
+    offset = (minutes - session.start_minute) % MINUTES_PER_DAY
+    return offset < session.length_minutes
 
 
 def session_hours(plan: Plan) -> str | None:

@@ -18,7 +18,13 @@ import numpy as np
 import pandas as pd
 
 from barb.calendar_caveats import holiday_caveat, missing_days_caveat, period_edge_caveat
-from barb.caveats import open_group, open_group_caveat, scope_caveats, session_hours
+from barb.caveats import (
+    open_group,
+    open_group_caveat,
+    scope_caveats,
+    session_gap_caveat,
+    session_hours,
+)
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.period_rows import bars_in_scope
 from barb.planning import Plan, plan_query, session_name
@@ -100,12 +106,13 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     focus = [j.source for j in plan.events if j.source is not None]
     output = run_stage(plan.first, frame, ctx, keep, focus=focus, hide=hide, period=scope.in_period)
     rows_matched = output.rows_kept
-    warnings = list(plan.warnings) + scope_caveats(plan, scope)
+    warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
     warnings += output.warnings
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += missing_days_caveat(plan, scope)
+    warnings += session_gap_caveat(plan)
     cut_short = None
     if plan.first.shape == "grouped":
         cut_short = open_group(plan, output.table)

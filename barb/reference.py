@@ -24,6 +24,7 @@ from barb.events import concept_key, describe_event, event_catalog, events_refer
 from barb.instruments import Instrument, load_instrument
 from barb.result import EDGE_ROWS, MAX_SHOWN_VALUES, WHOLE_MAX_ROWS, WHOLE_MAX_VALUES
 from barb.script.functions import FunctionSpec
+from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
 from barb.script.library import OTHER_NAMES, library
 from barb.script.patterns import pattern_catalog
 from barb.script.periods import PERIOD_FORMS
@@ -240,6 +241,11 @@ def indicators_reference() -> str:
     lines += [
         "Warm-up rows are empty (NaN), never 0. Wilder smoothing for rsi/atr/adx, seeded as "
         "TA-Lib does. rsi(14) means rsi(close, 14).",
+        f"{', '.join(sorted(READ_PREVIOUS_CLOSE))} read true range, which reaches back to the "
+        "previous bar's close: on daily bars of a part of the day (RTH_OPEN, a window such as "
+        "'09:30-10:30', OVERNIGHT) that is the session's close a day earlier, so they take in "
+        "the hours between (first-hour ATR can be twice the first hour's range). The session's own "
+        "size: range; its average: rolling_mean(range, 14).",
         'Example: {"session": "RTH", "from": "daily", "map": {"rsi14": "rsi(close, 14)"}, '
         '"where": "rsi14 < 30", "select": "count()"}',
     ]

@@ -21,6 +21,7 @@ from barb.bar_labels import label_column, with_bar_label
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
+from barb.lookahead_caveats import past_data_end
 from barb.planning import HIDDEN, StagePlan
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Column, Expr
@@ -106,6 +107,8 @@ def run_stage(
         output.warnings += empty_groups(
             every_row, keys, given, output.table, stage.where, dict(stage.map_exprs)
         )
+    if period is not None:  # the first stage: its rows are bars, up to the data's end
+        output.warnings += past_data_end(stage, every_row, keep, intraday=ctx.intraday)
     output.rows_kept = len(frame)
     output.kept = frame
     output.passed = keep

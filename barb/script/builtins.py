@@ -124,8 +124,12 @@ def _round(ctx: EvalContext, x: pd.Series, n: int) -> pd.Series:
     "if",
     unit="branches",
     category="scalar",
-    params=(_COND, Param("then", accepts="any"), Param("else", accepts="any")),
-    summary="Where cond is true: then; otherwise: else.",
+    params=(
+        Param("cond", accepts="condition", keeps_unknown=True),
+        Param("then", accepts="any"),
+        Param("else", accepts="any"),
+    ),
+    summary="Where cond is true: then; false: else; unknown: empty.",
     example="if(close > open, 'up', 'down')",
 )
 def _if(ctx: EvalContext, cond: pd.Series, then: pd.Series, other: pd.Series) -> pd.Series:
@@ -137,14 +141,24 @@ def _if(ctx: EvalContext, cond: pd.Series, then: pd.Series, other: pd.Series) ->
             step=ctx.step,
             hint="e.g. if(close > open, 1, 0) or if(close > open, 'up', 'down')",
         )
+    # An unknown condition picks neither branch: "was the next day up or down" has no
+    # answer on the data's last day, and calling it "down" would count it as one.
+    unknown = cond.isna().to_numpy() if isinstance(cond.dtype, pd.BooleanDtype) else None
+    true = as_known(cond).to_numpy(dtype=bool)
     if any(isinstance(v.dtype, pd.BooleanDtype) for v in (then, other)):
         if kinds == {"bool"}:  # true, false or unknown either way
-            return then.astype("boolean").where(cond.to_numpy(), other.astype("boolean"))
+            out = then.astype("boolean").where(true, other.astype("boolean"))
+            return out if unknown is None else out.mask(unknown)
         then, other = (as_numbers(v) for v in (then, other))
     values = [_uncategorized(v).to_numpy() for v in (then, other)]
     if len(kinds) > 1:  # a number and a condition: the condition counts as 1/0
         values = [v.astype(np.float64) for v in values]
-    return pd.Series(np.where(cond.to_numpy(dtype=bool), *values), index=cond.index)
+    out = pd.Series(np.where(true, *values), index=cond.index)
+    if unknown is None or not unknown.any():
+        return out
+    if out.dtype == np.bool_:  # true/false branches: unknown stays a condition's unknown
+        return out.astype("boolean").mask(unknown)
+    return out.mask(unknown)  # numbers become floats with NaN, text None, dates NaT
 
 
 def _uncategorized(series: pd.Series) -> pd.Series:

@@ -8,8 +8,9 @@ same division as ``volume / 2``.
 Null handling is defined once, here:
 - arithmetic propagates NaN; a division (or ``%``) by zero gives NaN, never inf, and the
   number of such values is added to ``ctx.warnings``; any other inf (overflow) becomes NaN;
-- a comparison or ``in`` with a missing value is false (``!=`` and ``not in`` included);
-- ``and`` / ``or`` / ``not`` take conditions only, which are never missing;
+- a comparison or ``in`` with a missing value is unknown (``!=`` and ``not in`` included);
+  ``and`` / ``or`` / ``not`` take conditions only and are three-valued (unknown and false is
+  false, unknown or true is true): barb.script.conditions;
 - true/false count as 1/0 where a number is needed.
 """
 
@@ -206,7 +207,7 @@ class _RowEvaluator:
             if isinstance(value.dtype, pd.BooleanDtype):
                 return as_numbers(value)
             value = value.astype(np.int64)
-        elif param.accepts == "condition":
+        elif param.accepts == "condition" and not param.keeps_unknown:
             value = as_known(value)
         return value
 

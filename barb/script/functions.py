@@ -77,6 +77,9 @@ class Param:
     # For a ``string`` parameter: the only values it takes (lower case; matched ignoring
     # case), named in the error when another is written.
     choices: tuple[str, ...] | None = None
+    # For a ``condition`` parameter: receive unknown rows as unknown (if() leaves them
+    # empty) instead of as false (streak, rolling_count, which count only true rows).
+    keeps_unknown: bool = False
 
     @property
     def required(self) -> bool:

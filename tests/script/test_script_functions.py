@@ -78,20 +78,30 @@ def test_round_halves() -> None:
 
 
 def test_if(ctx: EvalContext) -> None:
-    """An unknown condition (close missing) takes the else branch, as SQL's CASE WHEN."""
-    up = [c > o for c, o in zip(col(ctx, "close"), col(ctx, "open"), strict=True)]
+    """An unknown condition (close missing) picks neither branch: the value is empty."""
     known = up_or_unknown(ctx)
-    assert run("if(close > open, 'up', 'down')", ctx) == ["up" if u else "down" for u in up]
+    assert None in known  # the fixture has missing closes
+    words = run("if(close > open, 'up', 'down')", ctx)
+    assert [None if missing_text(w) else w for w in words] == [
+        None if u is None else "up" if u else "down" for u in known
+    ]
     same(
         run("if(close > open, high, -1)", ctx),
-        [h if u else -1.0 for u, h in zip(up, col(ctx, "high"), strict=True)],
+        [
+            NAN if u is None else h if u else -1.0
+            for u, h in zip(known, col(ctx, "high"), strict=True)
+        ],
     )
-    assert conditions(run("if(close > open, true, false)", ctx)) == up
+    assert conditions(run("if(close > open, true, false)", ctx)) == known
     assert conditions(run("if(close > open, true, close > open)", ctx)) == known
     same(
         run("if(close > open, 1, close > open)", ctx),
         [1.0 if u else NAN if u is None else 0.0 for u in known],
     )
+
+
+def missing_text(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def up_or_unknown(ctx: EvalContext) -> list[bool | None]:

@@ -1,0 +1,68 @@
+"""What next() cannot see: the rows the data's end leaves without a later bar.
+
+next(close, 5) of the data's last 5 bars is empty. A share or a mean of it skips those rows
+while count() counts them, so "after an up day, how often was NQ higher 5 days later" over
+the last 20 days reads "15 days, 100%" where 12 days had an outcome (all 12 up). Said with
+the number of kept rows it leaves empty and what the averages are over.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from barb.lineage import nodes
+from barb.planning import StagePlan
+from barb.script import ast
+
+
+def past_data_end(
+    stage: StagePlan, frame: pd.DataFrame, keep: np.ndarray, *, intraday: bool
+) -> list[str]:
+    """``frame`` is the first stage's rows (the period's and the bars read around it), which
+    reach the data's end whenever a kept row's next() runs past them: the planner loads
+    ``n`` bars after the period where there are any."""
+    call = _farthest_next(stage)
+    if call is None:
+        return []
+    text, ahead = call
+    kept = int(np.count_nonzero(keep))
+    empty = int(np.count_nonzero(keep[max(len(keep) - ahead, 0) :]))
+    if not empty or not kept:
+        return []
+    last = frame.iloc[-1]
+    end = (
+        f"with the {pd.Timestamp(last['timestamp']):%Y-%m-%d %H:%M} bar"
+        if intraday
+        else f"on {pd.Timestamp(last['trading_date']):%Y-%m-%d}"
+    )
+    rows = "row" if kept == 1 else "rows"
+    text_empty = f"{empty} of the {kept} {rows} kept" if kept > 1 else "the one row kept"
+    others = kept - empty
+    over = (
+        f"means and shares of it are over the other {others}, while count() counts all {kept}"
+        if others
+        else "no mean or share of it has a row to average"
+    )
+    return [f"{text} is empty for {text_empty}: the data ends {end}; {over}."]
+
+
+def _farthest_next(stage: StagePlan) -> tuple[str, int] | None:
+    """The next() call reaching farthest among what the stage answers with (its select and
+    group keys; with no select, the map columns it lists), as written, and its ``n``."""
+    mapped = dict(stage.map_exprs)
+    if stage.select:
+        exprs = [item.expr for item in stage.select] + [e for _, e in stage.group_keys]
+    else:
+        exprs = [e for _, e in stage.map_exprs]
+    best: tuple[str, int] | None = None
+    for expr in exprs:
+        for node in nodes(expr, mapped):
+            if not (isinstance(node, ast.Call) and node.name.lower() == "next"):
+                continue
+            ahead = 1
+            if len(node.args) > 1 and isinstance(node.args[1], ast.Number):
+                ahead = int(node.args[1].value)
+            if best is None or ahead > best[1]:
+                best = (node.to_text(), ahead)
+    return best

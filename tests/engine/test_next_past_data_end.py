@@ -1,0 +1,94 @@
+"""next() past the data's end: the rows kept whose later bar does not exist are named, with
+what a mean or a share of it is over. Expected rows from pandas over RTH daily bars built
+here from the minute file (the fixture's data ends on 2024-03-28)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from barb import execute
+
+RTH_START, RTH_END = 570, 1020  # 09:30-17:00
+
+
+def _rth_daily(minutes: pd.DataFrame) -> pd.DataFrame:
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = minutes[(minute >= RTH_START) & (minute < RTH_END)]
+    return rth.groupby(rth["timestamp"].dt.normalize()).agg(close=("close", "last"))
+
+
+def _ask(query: dict, settings) -> object:
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def _warnings(result) -> list[str]:
+    return [w for w in result.metadata.warnings if w.startswith("next(")]
+
+
+def _query(period: str, where: str = "close < prev(close)") -> dict:
+    return {
+        "session": "RTH",
+        "from": "daily",
+        "period": period,
+        "map": {"ret3": "(next(close, 3) / close - 1) * 100"},
+        "where": where,
+        "select": ["count()", "mean(ret3 > 0) as up3", "mean(ret3) as avg3"],
+    }
+
+
+def test_rows_without_a_later_bar_are_counted_and_named(engine_settings, minutes) -> None:
+    daily = _rth_daily(minutes)
+    daily["ret3"] = (daily["close"].shift(-3) / daily["close"] - 1) * 100
+    kept = daily[daily["close"] < daily["close"].shift()].loc["2024-03-01":]
+    empty = int(kept["ret3"].isna().sum())
+    assert empty == 3  # the fixture's last three days are down days
+    result = _ask(_query("2024-03-01:"), engine_settings)
+    values = result.summary.values
+    assert values["count"] == len(kept)
+    assert values["up3"] == pytest.approx((kept["ret3"].dropna() > 0).mean())
+    assert values["avg3"] == pytest.approx(kept["ret3"].mean())
+    assert _warnings(result) == [
+        f"next(close, 3) is empty for {empty} of the {len(kept)} rows kept: the data ends on "
+        f"{daily.index[-1]:%Y-%m-%d}; means and shares of it are over the other "
+        f"{len(kept) - empty}, while count() counts all {len(kept)}."
+    ]
+
+
+def test_no_warning_when_later_bars_exist(engine_settings) -> None:
+    """A period ending three days before the data does reads bars after it, all there."""
+    result = _ask(_query("2024-02-01:2024-03-22"), engine_settings)
+    assert _warnings(result) == []
+
+
+def test_no_warning_when_where_already_dropped_them(engine_settings) -> None:
+    """An unknown condition is not kept by where: no kept row is empty."""
+    result = _ask(_query("2024-03-01:", where="next(close, 3) > close"), engine_settings)
+    assert _warnings(result) == []
+
+
+def test_intraday_names_the_last_bar(engine_settings, minutes) -> None:
+    """RTH hours start at 09:30: the last one is the one holding the day's last RTH minute."""
+    day = minutes[minutes["timestamp"].dt.normalize() == "2024-03-28"]["timestamp"]
+    minute = day.dt.hour * 60 + day.dt.minute
+    last = int(minute[(minute >= RTH_START) & (minute < RTH_END)].max())
+    opens = RTH_START + (last - RTH_START) // 60 * 60
+    last_bar = pd.Timestamp("2024-03-28") + pd.Timedelta(minutes=opens)
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "1h",
+            "period": "2024-03-28",
+            "map": {"move": "next(close) - close"},
+            "select": "mean(move)",
+        },
+        engine_settings,
+    )
+    (text,) = _warnings(result)
+    assert text.startswith(
+        f"next(close) is empty for 1 of the {result.metadata.rows_matched} rows kept: the data "
+        f"ends with the {last_bar:%Y-%m-%d %H:%M} bar;"
+    )
