@@ -66,7 +66,15 @@ from barb.charts.style import (
     RIGHT,
     VALUE_PT,
 )
-from barb.charts.time_of_day import calendar_part, clock_axis, clock_kind, time_kind, time_text
+from barb.charts.time_of_day import (
+    BarGrid,
+    bar_grid,
+    calendar_part,
+    clock_axis,
+    clock_kind,
+    time_kind,
+    time_text,
+)
 from barb.charts.value_text import TickFormatter, date_text, format_all
 from barb.charts.words import ENGLISH, Words
 from barb.instruments import load_instrument
@@ -160,8 +168,12 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         if len(by) == 1 and counts:
             present = table[by[0]].tolist()
             table = with_empty_groups(table, by[0], counts, result)
+            table = _hours_with_bars(table, by[0], present, result)
             listed = _ranked_groups(table[by[0]].tolist(), present, by[0])
-    labels = group_labels(table, by, result.query, words)
+    grid = bar_grid(result)
+    if grid is not None and grid.crosses_midnight and "sort" not in _stage(result):
+        table = _from_the_open(table, by, result.query, grid)
+    labels = group_labels(table, by, result.query, words, grid)
     short = short_bar(result, table, by)
     open_at = _open_row(table, by, result)
     if cut_by_limit(result, table):
@@ -178,6 +190,34 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         open_at=open_at,
         listed=listed,
     )
+
+
+def _hours_with_bars(
+    table: pd.DataFrame, key: str, present: list[Any], result: Result
+) -> pd.DataFrame:
+    """The empty hours added keep only those the session has bars in: ETH trades no 17:00
+    bar, and "17:00 0 days" headlined the lowest hour."""
+    grid = bar_grid(result)
+    if grid is None or clock_kind(key, table[key], result.query) != "hour":
+        return table
+    seen = set(present)
+    keep = [v in seen or grid.has_hour(int(v)) for v in table[key]]
+    return table[keep].reset_index(drop=True)
+
+
+def _from_the_open(
+    table: pd.DataFrame, by: list[str], query: dict[str, Any], grid: BarGrid
+) -> pd.DataFrame:
+    """Times of day of a session that crosses midnight in the session's order, from its
+    18:00 open: sorted as numbers, the open's 18:00 came last, after 16:00."""
+    if len(by) != 1:
+        return table
+    kind = clock_kind(by[0], table[by[0]], query)
+    if kind is None:
+        return table
+    minutes = pd.to_numeric(table[by[0]], errors="coerce") * (60 if kind == "hour" else 1)
+    order = np.argsort(grid.since_open(minutes.to_numpy(dtype="float64")), kind="stable")
+    return table.iloc[order].reset_index(drop=True)
 
 
 def _ranked_groups(keys: list[Any], present: list[Any], name: str) -> tuple[bool, ...]:
@@ -563,17 +603,30 @@ def calendar_order(table: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 
 def group_labels(
-    table: pd.DataFrame, by: list[str], query: dict[str, Any] | None = None, words: Words = ENGLISH
+    table: pd.DataFrame,
+    by: list[str],
+    query: dict[str, Any] | None = None,
+    words: Words = ENGLISH,
+    grid: BarGrid | None = None,
 ) -> list[str]:
     """One label per group; several keys join into one: ``2024 · Mon``."""
     if not by:
         return [str(i + 1) for i in range(len(table))]
-    texts = [_key_texts(table[name], name, query or {}, words) for name in by]
+    texts = [_key_texts(table[name], name, query or {}, words, grid) for name in by]
     return [" · ".join(parts) for parts in zip(*texts, strict=True)]
 
 
-def _key_texts(column: pd.Series, name: str, query: dict[str, Any], words: Words) -> list[str]:
+def _key_texts(
+    column: pd.Series, name: str, query: dict[str, Any], words: Words, grid: BarGrid | None
+) -> list[str]:
     clock = clock_kind(name, column, query)
+    if clock == "hour" and grid is not None:
+        # The hour's first bar as the clock shows it: RTH's hour 15 is the 15:30 bar, never
+        # "15:00", which is another hour (the busiest one read 40,050 for 58,401).
+        return [
+            time_text(grid.first_in_hour(int(v)), "minute") if np.isfinite(v) else str(v)
+            for v in pd.to_numeric(column, errors="coerce")
+        ]
     if clock is not None:
         return [time_text(v, clock) for v in column]
     part = calendar_part(name, query)

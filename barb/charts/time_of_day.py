@@ -11,6 +11,7 @@ whole minutes of a day.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,8 +20,11 @@ from matplotlib.axis import Axis
 from matplotlib.ticker import FuncFormatter, MultipleLocator
 
 from barb.charts.value_text import clock_text, is_finite_number
+from barb.instruments import load_instrument
 from barb.lineage import Lineage
+from barb.result import Result
 from barb.script import ast
+from barb.timeframes import timeframe
 
 MINUTES_PER_DAY = 1440
 CLOCK_STEPS = (15, 30, 60, 120, 180, 240, 360, 720, 1440)  # minutes between clock ticks
@@ -166,3 +170,57 @@ def clock_axis(axis: Axis, lo: float, hi: float, kind: str = "minute") -> None:
     step = next(m for m in CLOCK_STEPS if (hi - lo) * per / m <= 5)
     axis.set_major_locator(MultipleLocator(step / per))
     axis.set_major_formatter(FuncFormatter(lambda x, _: time_text(x, kind)))
+
+
+@dataclass(frozen=True)
+class BarGrid:
+    """Where a result's intraday bars start: every ``step`` minutes from the session's open
+    at ``start``, for ``length`` minutes (RTH's 1h bars: 09:30, 10:30 … 16:30)."""
+
+    start: int
+    step: int
+    length: int
+
+    def first_in_hour(self, hour: int) -> int:
+        """The minute the first bar of clock hour ``hour`` starts at: hour 15 of RTH's 1h
+        bars is the bar from 15:30, hour 9 of its 5m bars begins at 09:30. The hour's top
+        when no bar starts in it."""
+        found = self._first_in_hour(hour)
+        return hour * 60 if found is None else found
+
+    def has_hour(self, hour: int) -> bool:
+        """Whether a bar starts in clock hour ``hour``: ETH has none at 17:00, so an hour 17
+        of 0 days is no answer to "which hour least often"."""
+        return self._first_in_hour(hour) is not None
+
+    def _first_in_hour(self, hour: int) -> int | None:
+        for minute in range(hour * 60, hour * 60 + 60):
+            since_open = (minute - self.start) % MINUTES_PER_DAY
+            if since_open < self.length and since_open % self.step == 0:
+                return minute
+        return None
+
+    def since_open(self, minute: float) -> float:
+        """Minutes from the session's open, for ordering a session that crosses midnight
+        from its 18:00 open, not from 00:00."""
+        return (minute - self.start) % MINUTES_PER_DAY
+
+    @property
+    def crosses_midnight(self) -> bool:
+        return self.start + self.length > MINUTES_PER_DAY
+
+
+def bar_grid(result: Result) -> BarGrid | None:
+    """The bar grid of an intraday result, None for daily and longer bars (or a session no
+    longer known)."""
+    meta = result.metadata
+    if meta is None:
+        return None
+    try:
+        tf = timeframe(meta.timeframe)
+        session = load_instrument(meta.instrument).session(meta.session)
+    except Exception:  # an instrument or session gone since the query ran: no grid
+        return None
+    if not tf.intraday:
+        return None
+    return BarGrid(session.start_minute, tf.minutes or 1, session.length_minutes)
