@@ -33,6 +33,14 @@ COUNT = "count"
 # Units met on the way and never shown: a plain number (100, sqrt(252)), a quotient of like
 # quantities (a return of 0.012), a true/false condition, and a known mixture (price × volume).
 SCALAR, RATIO, CONDITION, MIXED = "scalar", "ratio", "condition", "mixed"
+# What a count of rows counts, by timeframe: "12 months", never "12 bars" of monthly bars.
+COUNTED_ROWS = {
+    "daily": "days",
+    "weekly": "weeks",
+    "monthly": "months",
+    "quarterly": "quarters",
+    "yearly": "years",
+}
 SHOWN = frozenset({PRICE, POINTS, PERCENT, PERCENT_POINTS, SHARE, CONTRACTS, COUNT})
 
 _PRICE_COLUMNS = frozenset({"open", "high", "low", "close", "price"})
@@ -58,11 +66,11 @@ def column_unit(
     column: str, timeframe: str = "daily", query: dict[str, Any] | None = None
 ) -> str | None:
     """The unit a chart writes for a result's column: ``price``, ``points``, ``%``, ``pp``
-    (percentage points), ``share`` (a fraction shown as a percent), ``contracts``, ``days``
-    or ``bars``; None when unsure."""
+    (percentage points), ``share`` (a fraction shown as a percent), ``contracts``, ``days``,
+    ``weeks``…, or ``bars``; None when unsure."""
     found = _Units(query or {}).of_name(column, 0, 0)
     if found == COUNT:
-        return "days" if timeframe == "daily" else "bars"
+        return COUNTED_ROWS.get(timeframe, "bars")
     return found if found in SHOWN else None
 
 

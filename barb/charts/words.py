@@ -57,6 +57,10 @@ _UNITS = {
     "points": (N_("unit.points"), N_("axis_unit.points")),
     "contracts": (N_("unit.contracts"), N_("axis_unit.contracts")),
     "days": (N_("unit.days"), N_("axis_unit.days")),
+    "weeks": (N_("unit.weeks"), N_("axis_unit.weeks")),
+    "months": (N_("unit.months"), N_("axis_unit.months")),
+    "quarters": (N_("unit.quarters"), N_("axis_unit.quarters")),
+    "years": (N_("unit.years"), N_("axis_unit.years")),
     "bars": (N_("unit.bars"), N_("axis_unit.bars")),
     "pp": (N_("unit.pp"), N_("axis_unit.pp")),
 }

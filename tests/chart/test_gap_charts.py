@@ -294,3 +294,28 @@ def test_which_group_is_the_short_last_bar(
     assert (found.at if found else None) == at
     if found is not None:
         assert found.minutes == 30 and found.end == hours.split("-")[1]
+
+
+def _months_word(count: int, language: str) -> str:
+    if language == "en":
+        return "month" if count == 1 else "months"
+    if count % 10 == 1 and count % 100 != 11:
+        return "месяц"
+    if count % 10 in (2, 3, 4) and count % 100 not in (12, 13, 14):
+        return "месяца"
+    return "месяцев"
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_count_of_monthly_bars_is_in_months(sample_settings, days, language) -> None:
+    """ "months_ob = 12 баров": a count of monthly bars counts months."""
+    from barb.charts import chart_headline
+
+    query = {"session": "RTH", "from": "monthly", "period": "2024", "where": "close > open"}
+    result = run({**query, "select": "count() as up_months"}, sample_settings)
+    year = days[pd.DatetimeIndex(days.index).year == 2024]
+    month = pd.DatetimeIndex(year.index).to_period("M")
+    bars = year.groupby(month).agg(open=("open", "first"), close=("close", "last"))
+    up = int((bars["close"] > bars["open"]).sum())
+    expected = f"up_months = {up} {_months_word(up, language)}"
+    assert chart_headline(result, language=language) == expected
