@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -49,7 +50,7 @@ from barb.script.library import contains_aggregate
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import JoinSpec, Query, SortKey, Stage
-from barb.script.reach import map_reach, reach
+from barb.script.reach import map_reach, reach, reads_other_bars
 from barb.script.validator import validate
 from barb.script.warmup import ROW, Reach
 from barb.settings import EngineSettings
@@ -95,14 +96,20 @@ class StagePlan:
     def calls(self) -> frozenset[str]:
         """Every function the stage calls (lower case), through its map's names: read by the
         caveats of each run, worked out once per plan."""
+        return frozenset(call.name.lower() for call in self._call_nodes())
+
+    @cached_property
+    def reading_other_bars(self) -> frozenset[str]:
+        """The functions the stage calls that read bars before or after their own (prev(),
+        rsi(), rolling_mean()…): on the bars of a part of the day they read across days."""
+        return frozenset(call.name.lower() for call in self._call_nodes() if reads_other_bars(call))
+
+    def _call_nodes(self) -> Iterator[Call]:
         mapped = dict(self.map_exprs)
-        exprs = (*self.row_exprs, *(item.expr for item in self.select))
-        return frozenset(
-            node.name.lower()
-            for expr in exprs
-            for node in nodes(expr, mapped)
-            if isinstance(node, Call)
-        )
+        for expr in (*self.row_exprs, *(item.expr for item in self.select)):
+            for node in nodes(expr, mapped):
+                if isinstance(node, Call):
+                    yield node
 
     @property
     def row_exprs(self) -> tuple[Expr, ...]:

@@ -246,6 +246,10 @@ def indicators_reference() -> str:
         "'09:30-10:30', OVERNIGHT) that is the session's close a day earlier, so they take in "
         "the hours between (first-hour ATR can be twice the first hour's range). The session's own "
         "size: range; its average: rolling_mean(range, 14).",
+        "On intraday bars an indicator runs on the session's bars only, chained across days: "
+        "on '09:30-10:30' 5m bars each day's 09:30 bar follows the day before's 10:25 bar, "
+        "not the bars before it on a chart. For the chart's values run on RTH (or ETH) and "
+        "keep the window: \"where\": \"time() >= '09:30' and time() < '10:30'\".",
         'Example: {"session": "RTH", "from": "daily", "map": {"rsi14": "rsi(close, 14)"}, '
         '"where": "rsi14 < 30", "select": "count()"}',
     ]

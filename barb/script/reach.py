@@ -27,8 +27,7 @@ def reach(expr: ast.Node, columns: Mapping[str, Reach] | None = None) -> Reach:
     if isinstance(expr, ast.Column):
         return (columns or {}).get(expr.name, ROW)
     if isinstance(expr, ast.Call):
-        spec = lookup(expr.name)
-        own = _own_reach(spec, expr) if spec is not None else ROW
+        own = own_reach(expr)
         inner = ROW
         for arg in expr.args:
             inner = inner.widest(reach(arg, columns))
@@ -48,10 +47,25 @@ def map_reach(exprs: Iterable[tuple[str, ast.Node]]) -> dict[str, Reach]:
     return columns
 
 
-def _own_reach(spec: FunctionSpec, call: ast.Call) -> Reach:
+def own_reach(call: ast.Call) -> Reach:
+    """How far ``call`` itself reads, its arguments' reach left out."""
+    spec = lookup(call.name)
+    if spec is None:
+        return ROW
     if spec.reach is not None:
         return spec.reach(_literal_args(spec, call))
     return ALL if spec.body is None else reach(spec.body)  # a macro reads what its body reads
+
+
+def reads_other_bars(call: ast.Call) -> bool:
+    """Whether ``call`` itself (its arguments left out) reads bars before or after its own:
+    a running total or rank reads only the period's rows, and a run restarted each day
+    (``per`` 'day') only the day's."""
+    own = own_reach(call)
+    if own.back == 0 and own.ahead == 0:
+        return False
+    spec = lookup(call.name)
+    return spec is None or _literal_args(spec, call).get("per") != "day"
 
 
 def _literal_args(spec: FunctionSpec, call: ast.Call) -> dict[str, Any]:

@@ -85,12 +85,13 @@ def test_a_whole_days_session_has_the_usual_gap(engine_settings, session) -> Non
     assert _gap_warnings(_ask(_query(session, expr="atr(14)"), engine_settings)) == []
 
 
-def test_intraday_bars_name_the_days_first_bar(engine_settings) -> None:
-    (text,) = _gap_warnings(_ask(_query("RTH_OPEN", "5m", "atr(14)"), engine_settings))
-    assert text.startswith(
-        "atr() on RTH_OPEN (09:30-10:30): on each day's first bar true range reaches back to "
-        "the 10:30 close of the date before, 23 hours earlier"
-    )
+def test_intraday_bars_are_said_to_chain_the_days_instead(engine_settings) -> None:
+    """On 5m bars every function reading earlier bars is said at once
+    (tests/engine/test_chained_session_days.py), true range among them."""
+    result = _ask(_query("RTH_OPEN", "5m", "atr(14)"), engine_settings)
+    assert _gap_warnings(result) == []
+    (text,) = [w for w in result.metadata.warnings if w.startswith("atr() on 5m bars")]
+    assert "chained day to day" in text
 
 
 def test_no_warning_without_true_range(engine_settings) -> None:
