@@ -20,7 +20,9 @@ from barb.script import ast
 # Functions that name a day by its place in the calendar: a holiday Monday is a 'Mon', the
 # first row of a month, the last of a week.
 WEEKDAY_FUNCTIONS = frozenset({"dayname", "dayofweek", "week"})
-CALENDAR_FUNCTIONS = frozenset({"dayname", "dayofweek", "week", "day", "month", "quarter", "year"})
+CALENDAR_FUNCTIONS = frozenset(
+    {"dayname", "dayofweek", "week", "day", "month", "quarter", "year", "weekofyear", "dayofyear"}
+)
 STEPPING_FUNCTIONS = frozenset({"prev", "next"})
 # Functions that read the rows before or after a row by position.
 ROW_STEPPING = frozenset({"prev", "next", "streak", "bars_since"})

@@ -686,6 +686,8 @@ def _key_text(name: str, value: Any, words: Words, part: str | None) -> str:
         value = int(value)
     if part == "quarter" and isinstance(value, (int, np.integer)) and 1 <= value <= 4:
         return f"Q{value}"  # as quarters are labelled everywhere in Barb (2023-Q1)
+    if part == "weekofyear" and isinstance(value, (int, np.integer)) and 1 <= value <= 53:
+        return f"W{value}"  # ISO 8601's week notation (2024-W34), as quarters are Q3
     if part == "month" and isinstance(value, (int, np.integer)) and 1 <= value <= 12:
         return words.months[int(value) - 1]
     if isinstance(value, str) and value in WEEKDAYS:

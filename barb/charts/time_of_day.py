@@ -34,7 +34,8 @@ CARRIES_VALUE = frozenset(
 )
 CLOCK_NAMES = frozenset({"minute_of_day"})
 HOUR_NAMES = frozenset({"hour"})
-CALENDAR_PARTS = ("month", "quarter")
+# Numbers that name a place in the year: a group, never a magnitude to draw as a bar.
+CALENDAR_PARTS = ("month", "quarter", "weekofyear", "dayofyear")
 
 
 def time_kind(name: str, query: dict[str, Any], values: Iterable[Any] = ()) -> str | None:
@@ -84,7 +85,8 @@ def _equals(value: Any, marker: float) -> bool:
 
 def calendar_part(name: str, query: dict[str, Any]) -> str | None:
     """``"month"`` or ``"quarter"`` when the query made ``name`` the month (``month()``, 1 to
-    12) or the quarter (``quarter()``, 1 to 4) of the year, followed through the map."""
+    12) or the quarter (``quarter()``, 1 to 4) of the year, followed through the map; likewise
+    ``"weekofyear"`` and ``"dayofyear"``."""
     if name.lower() in CALENDAR_PARTS:
         return name.lower()
     source = Lineage(query).values_of(name, CARRIES_VALUE)

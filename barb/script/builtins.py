@@ -7,10 +7,10 @@ every function states its own edge cases in its summary.
 
 Decisions worth knowing:
 - Windows need n values: rolling_*(x, n) is NaN until n rows are available.
-- Date functions (date, day, dayofweek, dayname, month, quarter, year) use the trading date,
-  so an ETH bar at 19:00 on Sunday counts as Monday; a weekly or longer bar is dated by its
-  first trading date, as it is labelled. hour() and minute() use the bar's own wall-clock
-  time.
+- Date functions (date, day, dayofweek, dayname, month, quarter, year, weekofyear,
+  dayofyear) use the trading date, so an ETH bar at 19:00 on Sunday counts as Monday; a
+  weekly or longer bar is dated by its first trading date, as it is labelled. hour() and
+  minute() use the bar's own wall-clock time.
 - date() is a datetime at midnight: it groups and sorts by date and compares with text
   dates: date() == '2024-03-15'.
 - dayname() is 'Mon'..'Sun' as an ordered category, so groups come out Monday first.
@@ -787,6 +787,21 @@ _date_part("day", "day", "Day of the month (1–31) of the trading date.")
 _date_part("month", "month", "Month (1–12) of the trading date.")
 _date_part("quarter", "quarter", "Quarter (1–4) of the trading date.")
 _date_part("year", "year", "Year of the trading date.")
+_date_part("dayofyear", "dayofyear", "Day of the year (1–366).")
+
+
+@register(
+    "weekofyear",
+    category="time",
+    summary="ISO week number (1–53); its year can differ from year() around New Year.",
+)
+def _weekofyear(ctx: EvalContext) -> pd.Series:
+    # Per distinct date: isocalendar() over a minute frame's millions of rows costs ~1 s.
+    codes, unique = pd.factorize(_dates(ctx, "weekofyear"))
+    weeks = np.append(unique.isocalendar().week.to_numpy(dtype=float), np.nan)
+    return pd.Series(weeks[codes], index=ctx.frame.index)  # code -1 (no date) → NaN
+
+
 _clock_part(
     "hour",
     "hour",

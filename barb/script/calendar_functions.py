@@ -64,12 +64,48 @@ def _calendar(ctx: EvalContext, function: str) -> str:
 @register(
     "holiday",
     category="time",
-    summary="True on a US stock-market holiday (the futures' short session).",
+    summary="True on a US stock-market holiday the futures traded (Christmas, New Year, RTH "
+    "Good Friday have no bar; days around holidays: pre_holiday(), post_holiday()).",
     example='"where": "not holiday()"',
 )
 def _holiday(ctx: EvalContext) -> pd.Series:
     _calendar(ctx, "holiday")  # rows of an instrument only
     return _per_date(ctx, "holiday", us_market_closed, False)
+
+
+# The days around a holiday are read from the NYSE calendar, not from the rows: Christmas, New
+# Year's Day and (on RTH) Good Friday have no bar, so next(holiday()) never sees them. A
+# closure is a weekday the NYSE was shut: a Saturday or Sunday holiday counts on the weekday
+# it is observed (Friday July 3, Monday Dec 26), and one with no observed weekday (New Year's
+# Day 2022, a Saturday) not at all; an early close (Christmas Eve, the day after
+# Thanksgiving) is a trading day, not a closure. Unplanned closures (Sandy 2012) count.
+def _weekday_beside(days: np.ndarray, step: int) -> np.ndarray:
+    """The weekday after (step 1) or before (step -1) each date, weekends skipped."""
+    return np.busday_offset(days + step, 0, roll="forward" if step > 0 else "backward")
+
+
+@register(
+    "pre_holiday",
+    category="time",
+    summary="True when the next weekday is an NYSE closure (observed dates; not early closes).",
+    example='"where": "pre_holiday() and not holiday()"',
+)
+def _pre_holiday(ctx: EvalContext) -> pd.Series:
+    _calendar(ctx, "pre_holiday")  # rows of an instrument only
+    closed = lambda days: us_market_closed(_weekday_beside(days, 1))  # noqa: E731
+    return _per_date(ctx, "pre_holiday", closed, False)
+
+
+@register(
+    "post_holiday",
+    category="time",
+    summary="True when the previous weekday is one.",
+    example='"where": "post_holiday()"',
+)
+def _post_holiday(ctx: EvalContext) -> pd.Series:
+    _calendar(ctx, "post_holiday")
+    closed = lambda days: us_market_closed(_weekday_beside(days, -1))  # noqa: E731
+    return _per_date(ctx, "post_holiday", closed, False)
 
 
 @register(

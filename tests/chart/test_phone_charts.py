@@ -344,6 +344,9 @@ def test_hours_and_minutes_of_the_day(name: str, query: dict, kind: str | None) 
         ("m", {"map": {"m": "month() + 1"}}, None),
         ("m", {"map": {"m": "month(high)"}}, None),
         ("n", {"map": {"m": "month()"}, "select": "count(m) as n"}, None),
+        ("wk", {"map": {"wk": "weekofyear()"}}, "weekofyear"),
+        ("best", {"select": "arg_max(dayofyear(), close) as best"}, "dayofyear"),
+        ("w", {"map": {"w": "week()"}}, None),
     ],
 )
 def test_months_and_quarters_followed_to_their_call(

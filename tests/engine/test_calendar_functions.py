@@ -383,3 +383,77 @@ def test_trading_day_on_the_stock_markets_days(sample_settings) -> None:
     )
     assert table.loc[~open_days, "n"].isna().all() and (~open_days).sum() >= 8
     assert table.loc["2025-09-02", "n"] == 1
+
+
+# --- pre_holiday(), post_holiday() ---------------------------------------------------------
+
+
+def _nyse_closures(start: str, end: str) -> pd.DatetimeIndex:
+    """Weekdays the NYSE was shut, from pandas_market_calendars' own calendar."""
+    import pandas_market_calendars as mcal
+
+    nyse = mcal.get_calendar("NYSE").valid_days(start, end).tz_localize(None)
+    return pd.bdate_range(start, end).difference(nyse)
+
+
+def test_pre_and_post_holiday_follow_the_nyse_calendar(sample_settings, es_dates) -> None:
+    """Every trading date whose next (previous) weekday is an NYSE closure, those without a
+    futures bar (Christmas, New Year's Day, Good Friday on RTH) included."""
+    closed = set(_nyse_closures("2007-12-01", "2026-02-28"))
+    bdays = pd.bdate_range("2007-12-01", "2026-02-28")
+    following = dict(itertools.pairwise(bdays))
+    preceding = {after: before for before, after in itertools.pairwise(bdays)}
+    result = rows(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"pre": "pre_holiday()", "post": "post_holiday()"},
+            "select": ["pre", "post"],
+        },
+        sample_settings,
+    )
+    table = result.table.set_index(pd.to_datetime(result.table["date"]))
+    assert table["pre"].tolist() == [following[d] in closed for d in table.index]
+    assert table["post"].tolist() == [preceding[d] in closed for d in table.index]
+    for day in ("2024-12-24", "2025-12-24", "2024-12-31", "2024-03-28", "2024-11-27"):
+        assert table.loc[day, "pre"], day  # Christmas, New Year, Good Friday, Thanksgiving
+    for day in ("2024-12-26", "2025-01-02", "2024-04-01"):
+        assert table.loc[day, "post"], day
+    # A weekend holiday counts on its observed weekday: July 4 2020 was a Saturday, the NYSE
+    # shut on Friday July 3; New Year 2022 (a Saturday) had none, so Dec 30 2021 is no eve.
+    assert table.loc["2020-07-02", "pre"] and table.loc["2020-07-06", "post"]
+    assert not table.loc["2021-12-30", "pre"] and not table.loc["2021-12-31", "pre"]
+    # An early close is no closure: Christmas Eve's own session does not make Dec 23 an eve.
+    assert not table.loc["2024-12-23", "pre"]
+
+
+def test_return_before_a_holiday_counts_every_eve(sample_settings) -> None:
+    """The tester's question: RTH close-to-close return on the NYSE day before a closure vs
+    the others, from the raw minute bars; next(holiday()) found 115 such days, not 167."""
+    bars = pd.read_parquet(
+        data_path("NQ", sample_settings), columns=["trading_date", "minute", "close"]
+    )
+    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+    close = rth.groupby("trading_date")["close"].last()
+    closed = _nyse_closures("2007-12-01", "2026-02-28")
+    ret = close.pct_change() * 100
+    nyse_day = ~close.index.isin(closed)
+    following = close.index + pd.offsets.BDay(1)
+    pre = following.isin(closed)
+    expected = ret[nyse_day & pre]
+    result = rows(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"ret_pct": "(close - prev(close)) / prev(close) * 100", "pre": "pre_holiday()"},
+            "where": "not holiday()",
+            "group_by": "pre",
+            "select": ["mean(ret_pct) as avg_ret", "count() as days"],
+        },
+        sample_settings,
+        symbol="NQ",
+    )
+    got = result.table.set_index("pre")
+    assert got.loc[True, "days"] == len(expected) == 167
+    assert math.isclose(got.loc[True, "avg_ret"], expected.mean(), rel_tol=1e-9)
+    assert math.isclose(got.loc[False, "avg_ret"], ret[nyse_day & ~pre].mean(), rel_tol=1e-9)

@@ -696,6 +696,22 @@ def _() -> Answer:
     return [chosen.mean()]
 
 
+@answer("nq_return_before_holidays")
+def _() -> Answer:
+    # NYSE open days whose next weekday the NYSE was shut (Christmas Eve, the Friday before
+    # MLK Day…), from pandas_market_calendars; RTH close-to-close returns, 2010-2025.
+    import pandas_market_calendars as mcal
+
+    weekdays = pd.bdate_range("2009-12-01", "2026-01-31")
+    open_days = mcal.get_calendar("NYSE").valid_days(weekdays[0], weekdays[-1]).tz_localize(None)
+    shut = weekdays.difference(open_days)
+    close = daily("NQ", "RTH")["close"]
+    returns = (close / close.shift() - 1) * 100
+    days = returns.index
+    eve = days.isin(open_days) & (days + pd.offsets.BDay(1)).isin(shut)
+    return [returns[eve & (days.year >= 2010) & (days.year <= 2025)].mean()]
+
+
 @answer("nq_beta_to_es_2024")
 def _() -> Answer:
     both = pd.concat([daily("NQ", "RTH")["close"], daily("ES", "RTH")["close"]], axis=1).dropna()
