@@ -25,6 +25,7 @@ from barb.caveats import (
     session_gap_caveat,
     session_hours,
 )
+from barb.channel_caveats import same_bar_channel_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.period_rows import bars_in_scope
 from barb.planning import Plan, plan_query, session_name
@@ -109,6 +110,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
+        warnings += same_bar_channel_caveat(plan.first)
     warnings += output.warnings
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += missing_days_caveat(plan, scope)

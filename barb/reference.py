@@ -26,7 +26,7 @@ from barb.result import EDGE_ROWS, MAX_SHOWN_VALUES, WHOLE_MAX_ROWS, WHOLE_MAX_V
 from barb.script.functions import FunctionSpec
 from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
 from barb.script.library import OTHER_NAMES, library
-from barb.script.patterns import pattern_catalog
+from barb.script.patterns import find_pattern, pattern_catalog
 from barb.script.periods import PERIOD_FORMS
 from barb.session_concepts import find_session_concept, session_concepts
 from barb.session_times import SessionTimes
@@ -96,7 +96,7 @@ def query_reference(instrument: Instrument | None = None) -> str:
     sessions = ", ".join(instrument.sessions) if instrument else "see the instrument block"
     times = times_for(instrument)
     lines = [
-        "QUERY FORMAT — a JSON object, every field optional. Steps always run in this order:",
+        "QUERY FORMAT — a JSON object, every field optional. Steps run in this order:",
         "session → from → join → map → period → where → group_by → select → sort → limit, "
         "then the optional second stage (then).",
         '- instrument: "NQ", "ES", "CL"… — what the query runs on; leave it out for the '
@@ -154,9 +154,11 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "FUNCTIONS:",
         *_function_lines(),
         "Indicators (rsi, macd, atr, vwap, …) also work in map: see get_indicators.",
+        # Named without their (), which the line's example shows, to leave room for the
+        # concepts: a pattern written without () is an error whose hint adds them.
         'Named patterns (daily bars, use in where: "inside_day()"; details via get_concept):',
-        "  " + ", ".join(f"{name}()" for name in pattern_catalog()),
-        "Session concepts (get_concept): " + ", ".join(session_concepts()) + ".",
+        "  " + ", ".join(pattern_catalog()),
+        "Concepts (get_concept): " + ", ".join(session_concepts()) + ".",
         "TIES: first/last follow time order, in then too (the first stage's rows before its "
         "sort; groups: key order). arg_max/arg_min give ONE row per group, the earliest of "
         "equal values (the then example above counts each day once); counting bars where high "
@@ -250,6 +252,9 @@ def indicators_reference() -> str:
         "on '09:30-10:30' 5m bars each day's 09:30 bar follows the day before's 10:25 bar, "
         "not the bars before it on a chart. For the chart's values run on RTH (or ETH) and "
         "keep the window: \"where\": \"time() >= '09:30' and time() < '10:30'\".",
+        "SMA(n) is rolling_mean(close, n) (bollinger_middle(close, n) is the same line); a "
+        "cross compares with prev(): golden cross = sma50 > sma200 and prev(sma50) <= "
+        "prev(sma200) (get_concept golden cross).",
         'Example: {"session": "RTH", "from": "daily", "map": {"rsi14": "rsi(close, 14)"}, '
         '"where": "rsi14 < 30", "select": "count()"}',
     ]
@@ -259,6 +264,8 @@ def indicators_reference() -> str:
 def concept_names() -> list[str]:
     """Every name the concept lookup answers to: patterns, events, session concepts, aliases."""
     names = list(pattern_catalog()) + list(event_catalog()) + list(session_concepts())
+    for pattern in pattern_catalog().values():
+        names += list(pattern.aliases)
     for concept in session_concepts().values():
         names += list(concept.aliases)
     for spec in event_catalog().values():
@@ -271,8 +278,9 @@ def describe_concept(name: str, instrument: Instrument | None = None) -> str:
     also the instrument's sessions and the functions (ATR, SMA) a model may ask about."""
     key = concept_key(name.strip().removesuffix("()")).replace(" ", "_")
     patterns = pattern_catalog()
-    if key in patterns:
-        return patterns[key].describe()
+    pattern = find_pattern(name)
+    if pattern is not None:
+        return pattern.describe()
     concept = find_session_concept(name)
     if concept is not None:
         return concept.describe(times_for(instrument))
@@ -294,10 +302,31 @@ def describe_concept(name: str, instrument: Instrument | None = None) -> str:
     return f"No concept called '{name}'.{suggestion} Known: {known}."
 
 
+# What traders call the sessions the instrument YAML names, in English and Russian ("ASIAN
+# session" is found by its own name).
+SESSION_ALIASES = {
+    "asia": "ASIAN",
+    "asia session": "ASIAN",
+    "азия": "ASIAN",
+    "азиатская сессия": "ASIAN",
+    "азиатская торговая сессия": "ASIAN",
+    "europe": "EUROPEAN",
+    "europe session": "EUROPEAN",
+    "london session": "EUROPEAN",
+    "европа": "EUROPEAN",
+    "европейская сессия": "EUROPEAN",
+    "европейская торговая сессия": "EUROPEAN",
+    "лондонская сессия": "EUROPEAN",
+    "американская сессия": "RTH",
+    "основная сессия": "RTH",
+    "регулярная сессия": "RTH",
+}
+
+
 def _session_text(key: str, instrument: Instrument | None) -> str | None:
     if instrument is None:
         return None
-    name = key.upper().removesuffix("_SESSION")
+    name = SESSION_ALIASES.get(key.replace("_", " "), key.upper().removesuffix("_SESSION"))
     spec = instrument.sessions.get(name)
     if spec is None:
         return None

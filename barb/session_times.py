@@ -132,6 +132,11 @@ class SessionTimes:
         named: dict[str, str] = {}
         for name, spec in self.instrument.sessions.items():
             named |= {name: spec.hours, f"{name}_start": spec.start, f"{name}_end": spec.end}
+            # Its last hour (the whole session when shorter): CASH's is the power hour.
+            last = max(spec.length_minutes - 60, 0)
+            named[f"{name}_last_hour"] = _window(
+                (spec.start_minute + last) % MINUTES_PER_DAY, spec.end_minute
+            )
         pit = self.instrument.pit_hours
         if pit is not None:
             named |= {"pit_hours": f"{pit.start}-{pit.end}"}

@@ -358,7 +358,8 @@ _register_lines(
     (_period("n", 20),),
     {
         "donchian_upper": (
-            "Donchian upper: highest high of the last n bars, current bar included",
+            "Donchian upper: highest high of the last n bars, current bar included, so a "
+            "breakout compares with the previous bar's: close > prev(donchian_upper(20))",
             "high > prev(donchian_upper(20))",
             window("n"),
         ),
@@ -368,7 +369,8 @@ _register_lines(
             window("n"),
         ),
         "donchian_lower": (
-            "Donchian lower: lowest low of the last n bars, current bar included",
+            "Donchian lower: lowest low of the last n bars, current bar included, so a "
+            "breakout compares with the previous bar's: close < prev(donchian_lower(20))",
             "low < prev(donchian_lower(20))",
             window("n"),
         ),

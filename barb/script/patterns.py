@@ -12,6 +12,7 @@ from importlib.resources import files
 
 from pydantic import BaseModel, ConfigDict
 
+from barb.events.catalog import concept_key
 from barb.script.functions import register_macro
 from barb.yaml_text import load_yaml
 
@@ -21,6 +22,8 @@ class Pattern(BaseModel):
 
     name: str
     title: str
+    # Other names traders ask get_concept for ("inside bar", "внутренний день").
+    aliases: tuple[str, ...] = ()
     expression: str
     description: str
 
@@ -37,6 +40,15 @@ class Pattern(BaseModel):
 def pattern_catalog() -> dict[str, Pattern]:
     raw = load_yaml(files("barb.script").joinpath("patterns.yaml").read_text(encoding="utf-8"))
     return {name: Pattern(name=name, **fields) for name, fields in raw.items()}
+
+
+def find_pattern(name: str) -> Pattern | None:
+    """The pattern called ``name`` or one of its aliases (case, '-', '_' and '()' ignored)."""
+    wanted = concept_key(name.strip().removesuffix("()"))
+    for pattern in pattern_catalog().values():
+        if wanted in {concept_key(pattern.name), *map(concept_key, pattern.aliases)}:
+            return pattern
+    return None
 
 
 def register_patterns() -> None:

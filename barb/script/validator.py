@@ -200,6 +200,10 @@ def _describe_literal(param: Param) -> str:
     return "true or false"
 
 
+# Words for "no value" from other languages, which Barb Script has no literal for.
+_NULL_WORDS = frozenset({"null", "none", "nan", "na", "nil"})
+
+
 def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownColumn:
     """The error for a missing column, naming the columns that exist."""
     listed = sorted_names(columns)
@@ -208,7 +212,13 @@ def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownCol
     close = [c for c in listed if c.lower() == name.lower()] or difflib.get_close_matches(
         name, listed, n=1, cutoff=0.6
     )
-    if close:
+    if name.lower() in _NULL_WORDS:
+        hint = (
+            "Barb Script has no null: to leave rows out use where; for an empty value "
+            "write 0 / 0 (division by zero is empty), e.g. if(cond, x, 0 / 0), which "
+            "count(), mean() and the other aggregates skip."
+        )
+    elif close:
         hint = f"did you mean '{close[0]}'?"
     elif lookup(name) is not None:
         hint = f"{name} is a function; call it with parentheses: {name.lower()}()"

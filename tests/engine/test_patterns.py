@@ -64,3 +64,53 @@ def test_nr7_matches_a_loop(engine_settings) -> None:
     # The first six days of the data have no seven-day window: unknown, not false.
     expected = [None] * 6 + [ranges[i] <= min(ranges[i - 6 : i + 1]) for i in range(6, len(ranges))]
     assert [None if v is pd.NA else v for v in table["nr7"]] == expected
+
+
+@pytest.mark.parametrize(
+    ("asked", "pattern"),
+    [
+        ("внутренний день", "inside_day"),
+        ("Внешний день", "outside_day"),
+        ("поглощение", "bullish_engulfing"),
+        ("молот", "hammer"),
+        ("доджи", "doji"),
+        ("NR7", "nr7"),
+        ("гэп вверх", "gap_up"),
+        ("гэп вниз", "gap_down"),
+        ("inside bar", "inside_day"),
+    ],
+)
+def test_patterns_are_found_by_the_names_traders_use(asked: str, pattern: str) -> None:
+    """get_concept answered "No concept called 'внутренний день'" though it knew the pattern."""
+    from barb.reference import describe_concept
+
+    text = describe_concept(asked)
+    assert text.startswith(pattern_catalog()[pattern].title), text
+    assert f"{pattern}() = " in text
+
+
+def test_gap_and_narrow_range_texts_warn_of_their_traps() -> None:
+    """Every RTH session opens above or below the previous close (NQ 2024: 151 + 108 = 259),
+    and holiday sessions are short, so narrow by construction."""
+    catalog = pattern_catalog()
+    for name, other in (("gap_up", "full_gap_up()"), ("gap_down", "full_gap_down()")):
+        assert "prev(close) - 1) * 100" in catalog[name].description
+        assert other in catalog[name].description
+    for name in ("nr4", "nr7"):
+        assert "not holiday() and not early_close()" in catalog[name].description
+
+
+@pytest.mark.slow
+def test_nearly_every_rth_day_gaps(sample_settings) -> None:
+    """The claim in the gap concept, against RTH daily bars built with pandas."""
+    from barb.data.store import data_path
+
+    bars = pd.read_parquet(data_path("NQ", sample_settings))
+    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+    day = rth.groupby("trading_date").agg(open=("open", "first"), close=("close", "last"))
+    prev_close = day["close"].shift()
+    in_2024 = day.index.year == 2024
+    ups = int(((day["open"] > prev_close) & in_2024).sum())
+    downs = int(((day["open"] < prev_close) & in_2024).sum())
+    assert (ups, downs, int(in_2024.sum())) == (151, 108, 259)
+    assert "151 gap_up + 108 gap_down = all 259 days" in pattern_catalog()["gap_up"].description

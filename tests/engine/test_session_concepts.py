@@ -3,6 +3,7 @@ each with a query that runs, and named in the model's query reference."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from barb import execute
@@ -86,6 +87,25 @@ def test_get_concept_answers_for_sessions_and_functions_too() -> None:
         ("NQ", "гэп выходных", "week() != prev(week())"),
         ("NQ", "диапазон открытия", "session_high('09:30-09:45')"),
         ("CL", "ФРС", "FOMC"),
+        ("NQ", "power hour", '"session": "15:00-16:00"'),
+        ("ES", "пауэр ауэр", '"session": "15:00-16:00"'),
+        ("NQ", "последний час торгов акциями", "15:00-16:00"),
+        ("CL", "power hour", "equity-index notion"),
+        ("CL", "power hour", '"session": "14:00-14:30"'),
+        ("NQ", "азиатская сессия", "ASIAN session of NQ: 18:00 — 03:00"),
+        ("CL", "Европейская сессия", "EUROPEAN session of CL: 03:00 — 09:00"),
+        ("NQ", "обед", '"session": "12:00-13:00"'),
+        ("NQ", "lunch hour", "12:00-13:00"),
+        ("NQ", "half day", "13:15 ET"),
+        ("NQ", "сокращенная сессия", "early_close()"),
+        ("NQ", "короткий день", "09:15 ET"),
+        ("CL", "early close", "13:45 ET"),
+        ("NQ", "golden cross", "rolling_mean(close, 200)"),
+        ("NQ", "золотой крест", "prev(sma50) <= prev(sma200)"),
+        ("NQ", "death cross", "prev(sma50) >= prev(sma200)"),
+        ("NQ", "крест смерти", "bollinger_middle"),
+        ("NQ", "santa claus rally", "trading_days_left('month', 'stocks') < 5"),
+        ("NQ", "ралли санта клауса", "days == 7"),
     ],
 )
 def test_concepts_traders_name_in_english_and_russian(symbol: str, name: str, said: str) -> None:
@@ -151,3 +171,109 @@ def test_the_settlement_example_takes_each_era_s_window(sample_settings) -> None
     move = (day_close - settle).dropna()
     assert result.summary.values["days"] == len(move)
     assert result.summary.values["mean_abs_move"] == pytest.approx(move.abs().mean(), rel=1e-9)
+
+
+def _rth_days(settings, symbol: str = "NQ") -> pd.DataFrame:
+    """RTH daily bars of the raw minute bars (09:30-17:00 for NQ), built with pandas."""
+    from barb.data.store import data_path
+
+    bars = pd.read_parquet(data_path(symbol, settings))
+    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+    return rth.groupby("trading_date").agg(close=("close", "last"))
+
+
+@pytest.mark.slow
+def test_the_early_close_times_are_those_of_the_bars(sample_settings) -> None:
+    """The last minute bar of each early-close day of NQ, from the raw bars and the exchange
+    calendar read directly: the times the concept states, and the query's table."""
+    import pandas_market_calendars as mcal
+
+    from barb.data.store import data_path
+    from barb.events.rules import us_market_closed
+
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["timestamp", "trading_date"])
+    last = bars.groupby("trading_date")["timestamp"].max()
+    cal = mcal.get_calendar("CME Globex Equity")
+    early = cal.early_closes(cal.schedule(last.index.min(), last.index.max())).index
+    last = last[last.index.isin(early.tz_localize(None))]
+    shut = us_market_closed(last.index.to_numpy().astype("datetime64[D]"))
+    kinds = pd.DataFrame({"last_bar": last.dt.strftime("%H:%M"), "holiday": shut})
+    expected = kinds.groupby(["last_bar", "holiday"]).size()
+    assert expected.to_dict() == {
+        ("09:14", True): 7,  # Good Fridays: over before the 09:30 open
+        ("11:29", True): 38,  # holidays until Feb 2014
+        ("12:59", True): 74,  # holidays since
+        ("13:14", False): 39,  # Jul 3, the day after Thanksgiving, Dec 24
+    }
+    half_days = kinds[~kinds["holiday"]].index.strftime("%m-%d")
+    assert set(half_days) <= {"07-03", "12-24"} | {f"11-{d}" for d in range(23, 30)}
+    assert len(kinds[kinds.index.year == 2024]) == 11
+
+    nq = load_instrument("NQ")
+    text = describe_concept("early close", nq)
+    for said in ("13:00 ET", "11:30 ET until Feb 2014", "13:15 ET", "09:15 ET", "2024: 11"):
+        assert said in text, said
+    query = session_concepts()["early_close"].text_for(SessionTimes(nq)).query
+    result = execute(query, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    table = result.table.set_index(["last_bar", "holiday"])["days"]
+    assert table.to_dict() == expected.to_dict()
+
+
+@pytest.mark.slow
+def test_the_santa_rally_matches_pandas(sample_settings) -> None:
+    """The last 5 NYSE days of December and the first 2 of January, from the close before
+    them to the last one's close, over the seasons the data holds whole."""
+    import pandas_market_calendars as mcal
+
+    day = _rth_days(sample_settings)
+    stocks = mcal.get_calendar("NYSE").valid_days(day.index.min(), day.index.max())
+    stocks = pd.DatetimeIndex(stocks.tz_localize(None)).intersection(day.index)
+    returns = []
+    for year in range(day.index.year.min(), day.index.year.max()):
+        december = stocks[(stocks.year == year) & (stocks.month == 12)][-5:]
+        january = stocks[(stocks.year == year + 1) & (stocks.month == 1)][:2]
+        if len(december) < 5 or len(january) < 2:
+            continue
+        before = day["close"].iloc[day.index.get_loc(december[0]) - 1]
+        returns.append((day["close"][january[-1]] / before - 1) * 100)
+    returns = pd.Series(returns)
+
+    query = session_concepts()["santa_rally"].text_for(SessionTimes(load_instrument("NQ"))).query
+    result = execute(query, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    assert result.summary.values["seasons"] == len(returns) == 18
+    assert result.summary.values["mean_ret_pct"] == pytest.approx(returns.mean(), rel=1e-9)
+    assert result.summary.values["up_share"] == pytest.approx((returns > 0).mean())
+
+
+@pytest.mark.slow
+def test_the_golden_cross_matches_pandas(sample_settings) -> None:
+    day = _rth_days(sample_settings)
+    fast, slow = day["close"].rolling(50).mean(), day["close"].rolling(200).mean()
+    golden = (fast > slow) & (fast.shift() <= slow.shift())
+    death = (fast < slow) & (fast.shift() >= slow.shift())
+    by_year = pd.DataFrame({"golden": golden, "death": death}).groupby(day.index.year).sum()
+
+    query = session_concepts()["golden_cross"].text_for(SessionTimes(load_instrument("NQ"))).query
+    result = execute(query, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    table = result.table.set_index("year")
+    assert table["golden_crosses"].tolist() == by_year["golden"].tolist()
+    assert table["death_crosses"].tolist() == by_year["death"].tolist()
+    assert by_year.to_numpy().sum() > 0
+
+
+def test_power_hour_is_the_last_hour_of_the_cash_session(engine_settings) -> None:
+    """Not the post-cash hour the did-you-mean offered ("after hours", 16:00-17:00): the
+    window 15:00-16:00, its range checked with pandas over the minute bars."""
+    from barb.data.store import data_path
+
+    query = session_concepts()["power_hour"].text_for(SessionTimes(load_instrument("NQ"))).query
+    assert query["session"] == "15:00-16:00"
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    bars = pd.read_parquet(data_path("NQ", engine_settings))
+    hour = bars[(bars["minute"] >= 900) & (bars["minute"] < 960)]
+    day = hour.groupby("trading_date").agg(high=("high", "max"), low=("low", "min"))
+    assert result.summary.values["mean_range"] == pytest.approx((day["high"] - day["low"]).mean())
