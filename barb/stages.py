@@ -30,6 +30,8 @@ from barb.script.evaluator import evaluate, evaluate_aggregate
 
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
 LATEST_HISTORY_ROWS = 1_000
+# A where's table of at most this many days keeps the period's closes, to draw them on.
+MAX_EVENT_ROWS = 60
 
 
 @dataclass
@@ -109,6 +111,8 @@ def run_stage(
         )
     if period is not None:  # the first stage: its rows are bars, up to the data's end
         output.warnings += past_data_end(stage, every_row, keep, intraday=ctx.intraday)
+        if _events(stage, output, ctx.timeframe):
+            output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)
     output.rows_kept = len(frame)
     output.kept = frame
     output.passed = keep
@@ -198,6 +202,26 @@ def _answer(
     return StageOutput(
         summary, table=table, source_rows=history, focus=focus, warnings=warnings, order=order
     )
+
+
+def _events(stage: StagePlan, output: StageOutput, timeframe: str) -> bool:
+    """A few days a where picked (crosses, signals): the chart draws them on the period's
+    closes, so they are not read as a price history of their own."""
+    return (
+        stage.shape == "table"
+        and stage.where is not None
+        and not stage.sort  # "the last golden cross": a ranked row, not the days picked
+        and timeframe == "daily"
+        and output.source_rows is None
+        and output.table is not None
+        and 2 <= len(output.table) <= MAX_EVENT_ROWS
+    )
+
+
+def period_closes(frame: pd.DataFrame, period: np.ndarray, timeframe: str) -> pd.DataFrame:
+    """The period's daily closes, each named by its bar label (built when read)."""
+    columns = [c for c in ("timestamp", "trading_date", "close") if c in frame.columns]
+    return shown_rows(take_rows(frame[columns], period), timeframe)
 
 
 def _latest_first(stage: StagePlan) -> bool:

@@ -9,6 +9,7 @@ hides exactly the answer "never". Times of day read ``09:30``, not ``570``.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass
 from functools import reduce
@@ -25,6 +26,7 @@ from barb.charts.axes import (
     category_ticks,
     headroom,
     label_fit,
+    legend,
     plot_axes,
     value_label,
     whole_number_ticks,
@@ -48,6 +50,7 @@ from barb.charts.columns import (
 )
 from barb.charts.line_points import decimate
 from barb.charts.short_bars import ShortBar, short_bar
+from barb.charts.side_by_side import SideBySide, series_extremes, side_by_side
 from barb.charts.style import (
     ACCENT,
     BAND,
@@ -57,6 +60,7 @@ from barb.charts.style import (
     HIGH,
     LABEL_PT,
     LEFT,
+    LEGEND_ROW_PX,
     LOW,
     MUTED,
     NEUTRAL,
@@ -117,17 +121,25 @@ class Groups:
     open_at: int | None = None
     # Which groups the result holds; the others are empty groups added as zero.
     listed: tuple[bool, ...] = ()
+    # Two keys, the second a few values: bars side by side, coloured by the second key.
+    layout: SideBySide | None = None
+
+    def compared(self, values: np.ndarray) -> np.ndarray:
+        """Which groups highest and lowest compare: finite values of groups the result
+        holds, not the open one."""
+        ok = np.isfinite(values)
+        if self.listed:
+            ok &= np.array(self.listed)
+        if self.open_at is not None:
+            ok[self.open_at] = False
+        return ok
 
     def extremes(self, values: np.ndarray) -> tuple[list[int], list[int]]:
         """The positions of the highest and of the lowest value, each tie in full, among the
         groups the result holds and that are whole: an empty group added as zero, or a year
         of 4 days, is no answer to "which year was lowest". Empty when fewer than two are
         left to compare."""
-        ok = np.isfinite(values)
-        if self.listed:
-            ok &= np.array(self.listed)
-        if self.open_at is not None:
-            ok[self.open_at] = False
+        ok = self.compared(values)
         if ok.sum() < 2:
             return [], []
         top, bottom = values[ok].max(), values[ok].min()
@@ -173,11 +185,15 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     grid = bar_grid(result)
     if grid is not None and grid.crosses_midnight and "sort" not in _stage(result):
         table = _from_the_open(table, by, result.query, grid)
-    labels = group_labels(table, by, result.query, words, grid)
+    keys = key_labels(table, by, result.query, words, grid)
+    labels = [" · ".join(parts) for parts in zip(*keys, strict=True)] if by else []
+    labels = labels or group_labels(table, by)
     short = short_bar(result, table, by)
     open_at = _open_row(table, by, result)
     if cut_by_limit(result, table):
         return Groups(table, by, columns, labels, ranked=True, left_out=left_out, short=short)
+    few = "sort" not in _stage(result) and len(table) <= MAX_GROUP_BARS
+    layout = side_by_side(table, by, keys) if few else None
     round_times = _round_times(table, by, result.query, labels)
     return Groups(
         table,
@@ -189,6 +205,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         short=short,
         open_at=open_at,
         listed=listed,
+        layout=layout,
     )
 
 
@@ -399,7 +416,12 @@ def _year_span(values: list[int], result: Result) -> tuple[int, int]:
     lo, hi = values[0], values[-1]
     meta = result.metadata
     if meta and meta.period_start and meta.period_end:
-        lo, hi = min(lo, meta.period_start.year), max(hi, meta.period_end.year)
+        end = meta.period_end
+        if meta.timeframe == "weekly":
+            # A week is in the year of its Monday, its label: the week of 2025-12-29 ends
+            # on 2026-01-02 and is 2025's, and the empty "2026" added was in no table.
+            end -= dt.timedelta(days=end.weekday())
+        lo, hi = min(lo, meta.period_start.year), max(hi, end.year)
     return lo, hi
 
 
@@ -414,21 +436,26 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     groups = read_groups(result, words)
     if groups is None:
         return False
-    labels, n = groups.labels, len(groups.table)
+    labels, n, layout = groups.labels, len(groups.table), groups.layout
     if groups.ranked:  # as ranked rows are: "1. 2023 · Sep"
         labels = [f"{i + 1}. {label}" for i, label in enumerate(labels)]
+    if layout is not None:  # a slot per first key; the legend names the second
+        labels = layout.slots
     rotate, step = label_fit(labels, in_order="sort" not in _stage(result))
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     notes = _notes(groups, words)
     bottom += len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)  # under the axis name
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
+    width = 0.72
+    if layout is not None:
+        positions, width = layout.positions(), layout.width * 0.9
     slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
     answer = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     # The headline's column on top, where the eye lands after reading it.
     columns = [answer, *(c for c in groups.columns if c != answer)]
     for ax, column in zip(panels, columns, strict=True):
-        if len(groups.by) > 1:
+        if len(groups.by) > 1 and layout is None:
             _shade_blocks(ax, groups.table[groups.by[0]].tolist())
         values = floats(groups.table[column])
         value_unit = unit(column, result)
@@ -443,6 +470,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             _draw_group_line(ax, positions, values)
         else:
             colors = _extreme_colors(values, groups) if extremes else [ACCENT] * n
+            if layout is not None:  # each second key in its colour, named in the legend
+                colors = layout.colors()
             faces = list(colors)
             if groups.open_at is not None:  # hollow: a period not over yet
                 faces[groups.open_at] = "white"
@@ -450,7 +479,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                 ax,
                 positions,
                 np.nan_to_num(values),
-                width=0.72,
+                width=width,
                 color=faces,
                 edgecolor=colors,
                 linewidth=1.6,
@@ -481,14 +510,20 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             ax.tick_params(axis="x", labelbottom=False)
         # No legend for the colored extremes: the headline above names them ("highest Jul
         # 152.5, lowest Oct 127.5"), and a legend box covered the tallest bars' labels.
-        headroom(ax, values, px=10 + above_px, below_px=above_px)
+        # The series' legend is one row, above the bars and their labels.
+        top_px = 10 + above_px
+        if layout is not None and ax is panels[0]:
+            legend(ax, layout.handles(), loc="upper right", ncol=len(layout.names))
+            top_px += LEGEND_ROW_PX + 6
+        headroom(ax, values, px=top_px, below_px=above_px)
         if kind is not None:  # each group's time of day (the hour of its high, say)
             clock_axis(ax.yaxis, *ax.get_ylim(), kind)
         else:
             ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
             whole_number_ticks(ax.yaxis, values)
         value_label(ax, axis_text(column, result, words))
-    panels[-1].set_xlabel(keys_text(groups.by, result, words), fontsize=LABEL_PT)
+    named = groups.by if layout is None else groups.by[:1]
+    panels[-1].set_xlabel(keys_text(named, result, words), fontsize=LABEL_PT)
     if notes:
         _write_notes(panels[-1], notes)
     return True
@@ -531,7 +566,10 @@ def _label_layout(
 def _extremes_only(texts: list[str], values: np.ndarray, groups: Groups | None) -> list[str]:
     """The labels of the highest and lowest bars alone (as the answer's panel colours them,
     else the plain maximum and minimum); the axis reads the others."""
-    if groups is not None:
+    if groups is not None and groups.layout is not None:
+        found = series_extremes(values, groups.layout, groups.compared(values))
+        keep = {i for _, high, low in found for i in (*high, *low)}
+    elif groups is not None:
         high, low = groups.extremes(values)
         keep = {*high, *low}
     elif np.isfinite(values).any():
@@ -612,8 +650,19 @@ def group_labels(
     """One label per group; several keys join into one: ``2024 · Mon``."""
     if not by:
         return [str(i + 1) for i in range(len(table))]
-    texts = [_key_texts(table[name], name, query or {}, words, grid) for name in by]
+    texts = key_labels(table, by, query, words, grid)
     return [" · ".join(parts) for parts in zip(*texts, strict=True)]
+
+
+def key_labels(
+    table: pd.DataFrame,
+    by: list[str],
+    query: dict[str, Any] | None = None,
+    words: Words = ENGLISH,
+    grid: BarGrid | None = None,
+) -> list[list[str]]:
+    """Each key's label of every group, key by key."""
+    return [_key_texts(table[name], name, query or {}, words, grid) for name in by]
 
 
 def _key_texts(

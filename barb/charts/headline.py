@@ -23,6 +23,7 @@ from barb.charts.columns import (
     time_column,
     unit,
 )
+from barb.charts.events import events_headline, read_events
 from barb.charts.grouped import (
     Groups,
     answer_column,
@@ -34,6 +35,7 @@ from barb.charts.grouped import (
 )
 from barb.charts.kinds import Latest, latest, sorted_column
 from barb.charts.one_row import card_values, value_text
+from barb.charts.side_by_side import series_extremes
 from barb.charts.time_of_day import time_kind
 from barb.charts.value_text import date_text, format_value, with_unit
 from barb.charts.words import Words, words_for
@@ -122,6 +124,10 @@ def _groups(result: Result, words: Words) -> list[str]:
             words("ranked_first", name=column, label=first, value=texts[0]),
             words("ranked_first_short", label=first, value=texts[0]),
         ]
+    if groups.layout is not None:
+        forms = _series_forms(groups, column, (texts, bare), values, words)
+        if forms:
+            return forms
     high, low = groups.extremes(values)
     if not high:
         at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
@@ -162,6 +168,51 @@ def _extreme_forms(
     return list(dict.fromkeys(forms))
 
 
+def _series_forms(
+    groups: Groups,
+    column: str,
+    texts: tuple[list[str], list[str]],
+    values: np.ndarray,
+    words: Words,
+) -> list[str]:
+    """Each series' highest and lowest, the series named: ``days: 2020: highest 09:30 88,
+    lowest 12:30 13; 2024: highest 09:30 95, lowest 16:30 12``, and shorter with ▲/▼."""
+    layout = groups.layout
+    assert layout is not None
+    found = series_extremes(values, layout, groups.compared(values))
+
+    def one(at: list[int], values: list[str], count_ties: bool) -> str:
+        if len(at) == 1:
+            return f"{layout.slots[int(layout.slot[at[0]])]} {values[at[0]]}"
+        if len(at) <= MAX_TIED_NAMED and not count_ties:
+            labels = ", ".join(layout.slots[int(layout.slot[i])] for i in at)
+            return words("tied", value=values[at[0]], labels=labels)
+        return words("tied_many", value=values[at[0]], count=len(at))
+
+    def form(values: list[str], *, marks: bool = False, count_ties: bool = False) -> str:
+        parts = []
+        for j, high, low in found:
+            pair = {"high": one(high, values, count_ties), "low": one(low, values, count_ties)}
+            if marks:
+                parts.append(f"{layout.names[j]} {words('highest_lowest_marks', **pair)}")
+            else:
+                parts.append(words("series_highest_lowest", series=layout.names[j], **pair))
+        return "; ".join(parts)
+
+    full, bare = texts
+    if not found:
+        return []
+    forms = [
+        f"{column}: {form(full)}",
+        form(full),
+        f"{column}: {form(full, marks=True)}",
+        form(full, marks=True),
+        form(bare, marks=True),
+        form(bare, marks=True, count_ties=True),
+    ]
+    return list(dict.fromkeys(forms))
+
+
 def _extreme_text(
     groups: Groups, at: list[int], texts: list[str], words: Words, *, count_ties: bool = False
 ) -> str:
@@ -189,6 +240,9 @@ def _rows(result: Result, words: Words) -> str:
     assert table is not None
     if table.empty:
         return words("rows_shown", count="0")
+    events = read_events(result, words)
+    if events is not None:  # how many days were picked, not the last one's close
+        return events_headline(result, events, words)
     now = latest(result)
     if now is not None:
         value = with_unit(

@@ -29,6 +29,7 @@ from barb.charts.columns import (
     timeframe,
     unit,
 )
+from barb.charts.events import draw_events, read_events
 from barb.charts.grouped import draw_grouped, keyed_rows
 from barb.charts.histogram import draw_histogram
 from barb.charts.kinds import in_time_order, rows_picked, sorted_column
@@ -76,6 +77,9 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if ranked is not None:
         _draw_ranked(fig, result, table, time_col, ranked, words)
         return True
+    events = read_events(result, words)
+    if events is not None:  # a few picked days, on the period's closes
+        return draw_events(fig, result, events, words)
     return _draw_timeline(fig, result, table, time_col, words)
 
 
