@@ -358,8 +358,7 @@ _register_lines(
     (_period("n", 20),),
     {
         "donchian_upper": (
-            "Donchian upper: highest high of the last n bars, current bar included, so a "
-            "breakout compares with the previous bar's: close > prev(donchian_upper(20))",
+            "Highest high of n bars, this one included; breakout: close > prev(donchian_upper(n))",
             "high > prev(donchian_upper(20))",
             window("n"),
         ),
@@ -369,8 +368,7 @@ _register_lines(
             window("n"),
         ),
         "donchian_lower": (
-            "Donchian lower: lowest low of the last n bars, current bar included, so a "
-            "breakout compares with the previous bar's: close < prev(donchian_lower(20))",
+            "Lowest low of n bars, this one included; breakdown: close < prev(donchian_lower(n))",
             "low < prev(donchian_lower(20))",
             window("n"),
         ),
