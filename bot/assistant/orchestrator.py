@@ -207,12 +207,13 @@ class Assistant:
         if chat is None or chat.id != asker.chat_id:
             chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         language = language_for(chat.settings.language, text, asker.language_code)
-        waiting = await self.store.pending.open_for_chat(asker.chat_id)
+        # Only this person's: in a group, another member's plan is not theirs to end.
+        waiting = await self.store.pending.open_for_chat(asker.chat_id, user_id=asker.user_id)
         for action in waiting:
-            if action.kind == "clarify" and action.user_id == asker.user_id:
+            if action.kind == "clarify":
                 return await self.resume(action.id, asker.user_id, answer=text)
         if any(action.status == "pending" for action in waiting):
-            await self.decline_pending(asker.chat_id)
+            await self.decline_pending(asker.chat_id, asker.user_id)
         budget = await self._over_budget(asker, language)
         if budget is not None:
             return budget
@@ -357,10 +358,11 @@ class Assistant:
             return outcome
         return await self._loop(chat, state, proofs)
 
-    async def decline_pending(self, chat_id: int) -> list[PendingAction]:
-        """A new message instead of a button press (or /cancel, /reset): the waiting
-        question ends, unrun, and the model is told. The actions declined."""
-        actions = await self.store.pending.decline_for_chat(chat_id)
+    async def decline_pending(self, chat_id: int, user_id: int) -> list[PendingAction]:
+        """A new message instead of a button press (or /cancel, /reset): the person's waiting
+        question ends, unrun, and the model is told; other members' plans in a group stay.
+        The actions declined."""
+        actions = await self.store.pending.decline_for_chat(chat_id, user_id=user_id)
         for action in actions:
             paused = pending_payload(action).paused
             state = paused.state

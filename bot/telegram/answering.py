@@ -103,7 +103,8 @@ async def answer_question(
     ):
         acknowledged()  # 'typing…' is on its way
         # Plans waiting for this person lose their buttons: the new message declines them.
-        for action in await svc.store.pending.open_for_chat(asker.chat_id):
+        # In a group, other members' plans stay: only the person who asked can end theirs.
+        for action in await svc.store.pending.open_for_chat(asker.chat_id, user_id=asker.user_id):
             if action.kind == "confirm" and action.status == "pending" and action.message_id:
                 await remove_keyboard(bot, asker.chat_id, action.message_id)
         reply = await svc.assistant.ask(asker, text, chat=chat)
