@@ -393,9 +393,8 @@ class Assistant:
                 state.messages.append(message)
                 if not message.tool_calls:
                     await self._save(state)
-                    return self._reply(
-                        state, message.text or t("no_answer", state.language), proofs
-                    )
+                    words = message.text if (message.text or "").strip() else None
+                    return self._reply(state, words or t("no_answer", state.language), proofs)
                 if state.words_only:
                     return await self._tool_loop_ended(state, proofs)
                 outcome = await self._continue_calls(chat, state, 0, [], proofs)
