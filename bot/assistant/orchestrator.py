@@ -329,28 +329,42 @@ class Assistant:
         await self.store.pending.resolve(action.id, "done")
         state = paused.state
         call = self._calls(state)[paused.call_index]
-        proofs: list[Proof] = []
-        if action.kind == "confirm":
-            # Run approves exactly the queries the plan showed (older rows: the one call).
-            state.approved = [*state.approved, *(paused.covers or [call.id])]
-            executed = await self._execute(chat, state, call, proofs)
-            if isinstance(executed, Stopped):
-                if executed.worth_pressing_again and not proofs:
-                    # Nothing was shown yet: the plan waits for Run again, as it was stored
-                    # (the question goes on; nothing of this attempt is kept).
-                    await self.store.pending.reopen(action.id)
-                    reply = self._reply(state, executed.sentence(state.language), [], failed=True)
-                    return reply.model_copy(update={"plan_reopened": True})
-                return await self._stopped(
-                    state, paused.call_index, paused.results, proofs, executed
-                )
-            result = executed
-        else:
+        if action.kind != "confirm":
             result = ToolResult(
                 call_id=call.id,
                 name=call.name,
                 content=self.prompts.loop_text("clarification_answer", answer=answer or ""),
             )
+            return await self._go_on(chat, state, paused, result, [])
+        # Run approves exactly the queries the plan showed (older rows: the one call).
+        covers = paused.covers or [call.id]
+        state.approved = [*state.approved, *covers]
+        proofs: list[Proof] = []
+        executed = await self._execute(chat, state, call, proofs)
+        if isinstance(executed, Stopped):
+            if executed.worth_pressing_again and not proofs:
+                # Nothing was shown yet: the plan waits for Run again, as it was stored
+                # (the question goes on; nothing of this attempt is kept).
+                await self.store.pending.reopen(action.id)
+                reply = self._reply(state, executed.sentence(state.language), [], failed=True)
+                return reply.model_copy(update={"plan_reopened": True})
+            reply = await self._stopped(state, paused.call_index, paused.results, proofs, executed)
+        else:
+            reply = await self._go_on(chat, state, paused, executed, proofs)
+        # A query shows its data once it gave a result: one that did not, failed.
+        failed = any(call_id not in state.shown for call_id in covers)
+        return reply.model_copy(update={"plan_failed": failed})
+
+    async def _go_on(
+        self,
+        chat: Chat,
+        state: LoopState,
+        paused: Paused,
+        result: ToolResult,
+        proofs: list[Proof],
+    ) -> Reply:
+        """The paused call answered with ``result``: the rest of its message's calls, then
+        the loop."""
         outcome = await self._continue_calls(
             chat, state, paused.call_index + 1, [*paused.results, result], proofs
         )
