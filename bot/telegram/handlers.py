@@ -82,9 +82,13 @@ async def on_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if message is None or not message.text:
         return
     text = _addressed_text(message, context.bot.id, context.bot.username)
-    if not text:
+    if text is None:
+        return  # in a group, not for us
+    ctx = await load_context(update, context)
+    if not text:  # a bare "@Barb": say what to ask rather than nothing; no model call
+        await ctx.say_text(t("mention_empty", ctx.lang, bot=context.bot.username))
         return
-    await ask(await load_context(update, context), text)
+    await ask(ctx, text)
 
 
 async def on_not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

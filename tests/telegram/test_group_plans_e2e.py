@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot_harness import ALICE, BOB, GROUP, ask_and_get_plan, barb_bot, keyboard_data, press
 from fake_bot_api import FakeBotAPI
 
@@ -69,3 +71,27 @@ async def _plan_after(fake: FakeBotAPI, plan: dict[str, Any]) -> dict[str, Any]:
     """The plan message once its run has ended ("Done." edited in)."""
     await fake.wait_for("editMessageText", 2, chat_id=GROUP)  # Running…, then Done.
     return fake.message(GROUP, plan["message_id"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "starts"),
+    [("en", "Yes? Write your question after the mention"), ("ru", "Да? Напишите вопрос")],
+)
+async def test_a_bare_mention_gets_a_prompt_of_what_to_ask(
+    fake_telegram: FakeBotAPI, db_url: str, lang: str, starts: str
+) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        mentioned = fake.message_update(
+            chat_id=GROUP,
+            user_id=ALICE,
+            text=f"@{fake.bot['username']}",
+            chat_type="supergroup",
+            language_code=lang,
+        )
+        fake.inject(mentioned)
+        [prompt] = await fake.wait_said(1, chat_id=GROUP)
+        assert prompt["text"].startswith(starts)
+        assert f"@{fake.bot['username']} " in prompt["text"]  # an example to copy
+        assert prompt["reply_to_message"]["message_id"] == mentioned["message"]["message_id"]
+        assert svc.assistant.provider.requests == []
