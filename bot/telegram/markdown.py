@@ -211,9 +211,16 @@ def render(markdown: str, limit: int) -> list[str]:
     """``markdown`` as Telegram HTML in messages of at most ``limit`` UTF-16 units each
     (counted on the HTML, which is never shorter than what Telegram counts), cut between
     blocks where possible and never inside a tag."""
+    return join(blocks(markdown), limit)
+
+
+def join(parts: list[list[Piece]], limit: int) -> list[str]:
+    """Blocks (each balanced pieces) as HTML messages of at most ``limit`` UTF-16 units,
+    a blank line between blocks, cut between blocks where possible: only a block longer
+    than a message is cut inside (``split``)."""
     messages: list[str] = []
     current = ""
-    for block in blocks(markdown):
+    for block in parts:
         for part in split(block, limit):
             joined = f"{current}{_BLOCK_GAP}{part}" if current else part
             if utf16_len(joined) <= limit:

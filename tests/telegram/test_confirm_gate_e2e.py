@@ -254,3 +254,26 @@ async def test_a_query_that_runs_ends_its_plan_done(fake_telegram: FakeBotAPI, d
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "how many days?")
         await run_and_wait_answer(fake, plan, 1)
         assert await plan_status(fake, ALICE, plan) == "⏵ Done."
+
+
+async def test_a_long_plan_explanation_is_cut_between_paragraphs(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    paragraphs = [
+        f"Paragraph {i}: " + "we compare the weekday ranges carefully. " * 8 for i in range(20)
+    ]
+    explanation = "\n\n".join(p.strip() for p in paragraphs)
+    provider = ScriptedProvider([turn(explanation, tool_call("execute_query", query=COUNT_DAYS))])
+    async with barb_bot(fake, db_url, provider=provider):
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="how many days?"))
+        await fake.wait_said(2, chat_id=ALICE)
+        while not keyboard_data(fake.said(ALICE)[-1]):  # the last part carries Run, Cancel
+            await asyncio.sleep(0.02)
+        parts = [m["text"] for m in fake.said(ALICE)]
+        assert len(parts) >= 2 and keyboard_data(fake.said(ALICE)[-1]) != []
+        # Each part holds whole paragraphs: nothing is cut mid-sentence, nothing is lost.
+        for part in parts[:-1]:
+            assert part.startswith("Paragraph ") and part.endswith("carefully.")
+        shown = "\n\n".join(parts).split("\n\nPlan:")[0]
+        assert shown == explanation
