@@ -246,3 +246,15 @@ async def test_a_blank_model_reply_after_run_keeps_the_answer_and_its_query_butt
         assert f"{rth_days('NQ'):,}" in headline
         assert any(e["type"] == "bold" for e in photo.result["caption_entities"])
         assert any(d.startswith("q:") for d in keyboard_data(photo.result))
+
+
+async def test_raw_html_from_the_model_is_formatted_not_shown(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    words = "Monday is <b>widest</b>.<br>Friday is narrowest. <!-- hidden note -->"
+    async with barb_bot(fake, db_url, provider=ScriptedProvider([text(words)])):
+        reply = await say(fake, "hello")
+        assert reply["text"] == "Monday is widest.\nFriday is narrowest."
+        [bold] = reply["entities"]
+        assert (bold["type"], bold["offset"], bold["length"]) == ("bold", 10, 6)
