@@ -564,11 +564,13 @@ class Assistant:
             if error.get("error_type") in _STOPPED:
                 message = Stopped(error).sentence(lang)
             else:
+                # The hint is a sentence of its own, named as one ("Hint: add it first…").
+                hint = t("query_hint", lang, hint=error["hint"]) if error.get("hint") else ""
                 message = t(
                     "query_failed",
                     lang,
                     message=error.get("message", outcome.summary_text),
-                    hint=error.get("hint") or "",
+                    hint=hint,
                 ).strip()
             return Reply(text=message, failed=True, language=lang)
         # No question id: nothing goes into the transcript, and the query was typed by the

@@ -258,3 +258,24 @@ async def test_raw_html_from_the_model_is_formatted_not_shown(
         assert reply["text"] == "Monday is widest.\nFriday is narrowest."
         [bold] = reply["entities"]
         assert (bold["type"], bold["offset"], bold["length"]) == ("bold", 10, 6)
+
+
+@pytest.mark.parametrize(
+    ("lang", "failed", "hint"),
+    [("en", "The query did not run: ", "Hint: "), ("ru", "Запрос не выполнен: ", "Подсказка: ")],
+)
+async def test_a_query_error_keeps_its_hint_a_sentence_of_its_own(
+    fake_telegram: FakeBotAPI, db_url: str, lang: str, failed: str, hint: str
+) -> None:
+    fake = fake_telegram
+    typed = '/query {"session": "RTH", "from": "daily", "select": "mean(nosuch)"}'
+    async with barb_bot(fake, db_url):
+        fake.inject(
+            fake.message_update(chat_id=ALICE, user_id=ALICE, text=typed, language_code=lang)
+        )
+        [answer] = await fake.wait_said(1, chat_id=ALICE)
+        said = answer["text"]
+        assert said.startswith(failed) and "nosuch" in said
+        # The engine's hint follows its message, named: "… volume. Hint: add it first …".
+        before, _, after = said.partition(f" {hint}")
+        assert before.endswith(".") and after[:1].islower() and "map" in after
