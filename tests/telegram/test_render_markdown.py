@@ -271,6 +271,9 @@ def test_a_fence_language_that_is_not_a_name_is_dropped() -> None:
         ("<div>\n<span>x</span> &amp; y\n</div>", "x & y", 0),
         ('<a href="javascript:alert(1)">j</a> <script>x</script>', "j x", 0),
         ("<code><b>c</b></code>", "c", 1),
+        # Not HTML: a placeholder the model wrote in angle brackets stays as written.
+        ("the mean <over all data> of <symbol>", "the mean <over all data> of <symbol>", 0),
+        ("<column name>\n\nnext", "<column name>\n\nnext", 0),
     ],
 )
 def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
