@@ -127,7 +127,7 @@ async def command(assistant: Assistant, asker: Asker, text: str, out_dir: Path) 
         # The same path as Telegram's /query: no model, the result as a person reads it.
         show(await assistant.query_command(asker, text.removeprefix(":query")), out_dir)
     elif text == ":cancel":
-        dropped = await assistant.decline_pending(asker.chat_id)
+        dropped = await assistant.decline_pending(asker.chat_id, asker.user_id)
         click.echo("Plan cancelled." if dropped else "No plan is waiting.")
     elif text == ":reset":
         await store.transcript.clear(asker.chat_id)

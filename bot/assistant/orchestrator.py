@@ -207,12 +207,13 @@ class Assistant:
         if chat is None or chat.id != asker.chat_id:
             chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         language = language_for(chat.settings.language, text, asker.language_code)
-        waiting = await self.store.pending.open_for_chat(asker.chat_id)
+        # Only this person's: in a group, another member's plan is not theirs to end.
+        waiting = await self.store.pending.open_for_chat(asker.chat_id, user_id=asker.user_id)
         for action in waiting:
-            if action.kind == "clarify" and action.user_id == asker.user_id:
+            if action.kind == "clarify":
                 return await self.resume(action.id, asker.user_id, answer=text)
         if any(action.status == "pending" for action in waiting):
-            await self.decline_pending(asker.chat_id)
+            await self.decline_pending(asker.chat_id, asker.user_id)
         budget = await self._over_budget(asker, language)
         if budget is not None:
             return budget
@@ -328,28 +329,42 @@ class Assistant:
         await self.store.pending.resolve(action.id, "done")
         state = paused.state
         call = self._calls(state)[paused.call_index]
-        proofs: list[Proof] = []
-        if action.kind == "confirm":
-            # Run approves exactly the queries the plan showed (older rows: the one call).
-            state.approved = [*state.approved, *(paused.covers or [call.id])]
-            executed = await self._execute(chat, state, call, proofs)
-            if isinstance(executed, Stopped):
-                if executed.worth_pressing_again and not proofs:
-                    # Nothing was shown yet: the plan waits for Run again, as it was stored
-                    # (the question goes on; nothing of this attempt is kept).
-                    await self.store.pending.reopen(action.id)
-                    reply = self._reply(state, executed.sentence(state.language), [], failed=True)
-                    return reply.model_copy(update={"plan_reopened": True})
-                return await self._stopped(
-                    state, paused.call_index, paused.results, proofs, executed
-                )
-            result = executed
-        else:
+        if action.kind != "confirm":
             result = ToolResult(
                 call_id=call.id,
                 name=call.name,
                 content=self.prompts.loop_text("clarification_answer", answer=answer or ""),
             )
+            return await self._go_on(chat, state, paused, result, [])
+        # Run approves exactly the queries the plan showed (older rows: the one call).
+        covers = paused.covers or [call.id]
+        state.approved = [*state.approved, *covers]
+        proofs: list[Proof] = []
+        executed = await self._execute(chat, state, call, proofs)
+        if isinstance(executed, Stopped):
+            if executed.worth_pressing_again and not proofs:
+                # Nothing was shown yet: the plan waits for Run again, as it was stored
+                # (the question goes on; nothing of this attempt is kept).
+                await self.store.pending.reopen(action.id)
+                reply = self._reply(state, executed.sentence(state.language), [], failed=True)
+                return reply.model_copy(update={"plan_reopened": True})
+            reply = await self._stopped(state, paused.call_index, paused.results, proofs, executed)
+        else:
+            reply = await self._go_on(chat, state, paused, executed, proofs)
+        # A query shows its data once it gave a result: one that did not, failed.
+        failed = any(call_id not in state.shown for call_id in covers)
+        return reply.model_copy(update={"plan_failed": failed})
+
+    async def _go_on(
+        self,
+        chat: Chat,
+        state: LoopState,
+        paused: Paused,
+        result: ToolResult,
+        proofs: list[Proof],
+    ) -> Reply:
+        """The paused call answered with ``result``: the rest of its message's calls, then
+        the loop."""
         outcome = await self._continue_calls(
             chat, state, paused.call_index + 1, [*paused.results, result], proofs
         )
@@ -357,10 +372,11 @@ class Assistant:
             return outcome
         return await self._loop(chat, state, proofs)
 
-    async def decline_pending(self, chat_id: int) -> list[PendingAction]:
-        """A new message instead of a button press (or /cancel, /reset): the waiting
-        question ends, unrun, and the model is told. The actions declined."""
-        actions = await self.store.pending.decline_for_chat(chat_id)
+    async def decline_pending(self, chat_id: int, user_id: int) -> list[PendingAction]:
+        """A new message instead of a button press (or /cancel, /reset): the person's waiting
+        question ends, unrun, and the model is told; other members' plans in a group stay.
+        The actions declined."""
+        actions = await self.store.pending.decline_for_chat(chat_id, user_id=user_id)
         for action in actions:
             paused = pending_payload(action).paused
             state = paused.state
@@ -391,9 +407,8 @@ class Assistant:
                 state.messages.append(message)
                 if not message.tool_calls:
                     await self._save(state)
-                    return self._reply(
-                        state, message.text or t("no_answer", state.language), proofs
-                    )
+                    words = message.text if (message.text or "").strip() else None
+                    return self._reply(state, words or t("no_answer", state.language), proofs)
                 if state.words_only:
                     return await self._tool_loop_ended(state, proofs)
                 outcome = await self._continue_calls(chat, state, 0, [], proofs)
@@ -549,11 +564,13 @@ class Assistant:
             if error.get("error_type") in _STOPPED:
                 message = Stopped(error).sentence(lang)
             else:
+                # The hint is a sentence of its own, named as one ("Hint: add it first…").
+                hint = t("query_hint", lang, hint=error["hint"]) if error.get("hint") else ""
                 message = t(
                     "query_failed",
                     lang,
                     message=error.get("message", outcome.summary_text),
-                    hint=error.get("hint") or "",
+                    hint=hint,
                 ).strip()
             return Reply(text=message, failed=True, language=lang)
         # No question id: nothing goes into the transcript, and the query was typed by the

@@ -86,4 +86,6 @@ class Reply(BaseModel):
     failed: bool = False
     # The plan that was run is waiting for Run again (its query failed on Barb's side).
     plan_reopened: bool = False
+    # A query the plan showed did not give a result (an error, a timeout): the plan says so.
+    plan_failed: bool = False
     language: Literal["en", "ru"] = "en"

@@ -73,12 +73,18 @@ class PendingRepository(Repository):
             row = await session.get(PendingActionRow, action_id)
             return None if row is None else PendingAction.model_validate(row)
 
-    async def open_for_chat(self, chat_id: int) -> list[PendingAction]:
-        """The chat's actions still pending or running, oldest first."""
+    async def open_for_chat(
+        self, chat_id: int, *, user_id: int | None = None
+    ) -> list[PendingAction]:
+        """The chat's actions still pending or running, oldest first; with ``user_id``, only
+        that person's (in a group, each member's plans are their own)."""
+        condition = (PendingActionRow.chat_id == chat_id) & PendingActionRow.status.in_(_OPEN)
+        if user_id is not None:
+            condition = condition & (PendingActionRow.user_id == user_id)
         async with self._read() as session:
             rows = await session.scalars(
                 select(PendingActionRow)
-                .where(PendingActionRow.chat_id == chat_id, PendingActionRow.status.in_(_OPEN))
+                .where(condition)
                 .order_by(PendingActionRow.created_at, PendingActionRow.id)
             )
             return [PendingAction.model_validate(row) for row in rows]
@@ -203,12 +209,14 @@ class PendingRepository(Repository):
             return rowcount(result) == 1
 
     async def decline_for_chat(
-        self, chat_id: int, *, since: datetime | None = None
+        self, chat_id: int, *, user_id: int | None = None, since: datetime | None = None
     ) -> list[PendingAction]:
-        """pending → declined for every action of the chat (created at or after ``since``,
-        if given): the person wrote a new message instead of pressing. Returns them (their
-        ``message_id``s, to remove the buttons)."""
+        """pending → declined for every action of the chat (only ``user_id``'s, and created
+        at or after ``since``, if given): the person wrote a new message instead of pressing.
+        Returns them (their ``message_id``s, to remove the buttons)."""
         condition = PendingActionRow.chat_id == chat_id
+        if user_id is not None:
+            condition = condition & (PendingActionRow.user_id == user_id)
         if since is not None:
             condition = condition & (PendingActionRow.created_at >= since)
         return await self._close_pending("declined", condition)

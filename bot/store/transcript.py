@@ -86,11 +86,20 @@ class TranscriptRepository(Repository):
             )
             return None if row is None else StoredMessage.model_validate(row)
 
-    async def clear(self, chat_id: int) -> int:
-        """Forget the chat's conversation (/reset); its settings and usage stay."""
+    async def clear(self, chat_id: int, *, user_id: int | None = None) -> int:
+        """Forget the chat's conversation (/reset); its settings and usage stay. With
+        ``user_id``, only the questions that person asked, with their answers (a group
+        member's /reset leaves the others' questions alone)."""
+        condition = MessageRow.chat_id == chat_id
+        if user_id is not None:
+            # Only a question's first (user) row carries who asked; the rest share its id.
+            asked = select(MessageRow.question_id).where(
+                MessageRow.chat_id == chat_id, MessageRow.user_id == user_id
+            )
+            condition = condition & MessageRow.question_id.in_(asked)
         async with self._write() as session:
             result = await session.execute(
-                delete(MessageRow).where(MessageRow.chat_id == chat_id),
+                delete(MessageRow).where(condition),
                 execution_options={"synchronize_session": False},
             )
             return rowcount(result)

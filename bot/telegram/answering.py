@@ -103,7 +103,8 @@ async def answer_question(
     ):
         acknowledged()  # 'typing…' is on its way
         # Plans waiting for this person lose their buttons: the new message declines them.
-        for action in await svc.store.pending.open_for_chat(asker.chat_id):
+        # In a group, other members' plans stay: only the person who asked can end theirs.
+        for action in await svc.store.pending.open_for_chat(asker.chat_id, user_id=asker.user_id):
             if action.kind == "confirm" and action.status == "pending" and action.message_id:
                 await remove_keyboard(bot, asker.chat_id, action.message_id)
         reply = await svc.assistant.ask(asker, text, chat=chat)
@@ -185,14 +186,14 @@ async def run_plan(
     run in flight ``work_id`` ends once the plan says so."""
     chat_id = action.chat_id
     message_id = plan_message_id or action.message_id
-    reopened = False
+    reopened = failed = False
     try:
         async with (
             svc.chat_lock(chat_id),
             svc.showing(bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S),
         ):
             reply = await svc.assistant.continue_claimed(action, chat=chat)
-            reopened = reply.plan_reopened
+            reopened, failed = reply.plan_reopened, reply.plan_failed
             # In a group the answer replies to the question, in its forum topic.
             asker = pending_payload(action).paused.state.asker
             await svc.sender(bot).reply(
@@ -204,7 +205,9 @@ async def run_plan(
             )
     except NotDelivered:
         # The answer is stored and will be sent: the plan is done (or waits for Run again).
-        await _plan_ended(svc, bot, action, work_id, lang, message_id, reopened=reopened)
+        await _plan_ended(
+            svc, bot, action, work_id, lang, message_id, reopened=reopened, failed=failed
+        )
         raise
     except Exception as failure:
         await _unless_database_away(svc, work_id, failure)
@@ -217,7 +220,7 @@ async def run_plan(
         ):
             await edit_plan_status(bot, action, message_id, None, lang)
         raise
-    await _plan_ended(svc, bot, action, work_id, lang, message_id, reopened=reopened)
+    await _plan_ended(svc, bot, action, work_id, lang, message_id, reopened=reopened, failed=failed)
 
 
 async def _plan_ended(
@@ -229,11 +232,13 @@ async def _plan_ended(
     message_id: int | None,
     *,
     reopened: bool,
+    failed: bool = False,
 ) -> None:
-    """After a run's reply is stored: the plan says "Done.", or, when the run failed on
-    Barb's side before anything was shown, it has its Run and Cancel buttons again."""
+    """After a run's reply is stored: the plan says "Done." (or that its query failed: the
+    model's explanation follows), or, when the run failed on Barb's side before anything
+    was shown, it has its Run and Cancel buttons again."""
     if not reopened:
-        await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+        await mark_plan_done(svc, bot, action, work_id, lang, message_id, failed=failed)
         return
     await svc.store.in_flight.finish(work_id)
     await edit_plan_status(bot, action, message_id, None, lang)
@@ -246,12 +251,15 @@ async def mark_plan_done(
     work_id: int,
     lang: str,
     message_id: int | None = None,
+    *,
+    failed: bool = False,
 ) -> None:
-    """The answer is stored: the plan says "Done.", and only then is the run over. A kill in
-    between, or Telegram unreachable, leaves it for the next start or the next sending pass
-    (``bot.telegram.app.keep_sending``) to finish."""
+    """The answer is stored: the plan says "Done." (or "Failed." when ``failed``), and only
+    then is the run over. A kill in between, or Telegram unreachable, leaves it for the next
+    start or the next sending pass (``bot.telegram.app.keep_sending``) to finish."""
     message_id = message_id or action.message_id
-    if await edit_plan_status(bot, action, message_id, t("done", lang), lang):
+    status = t("run_failed", lang) if failed else t("done", lang)
+    if await edit_plan_status(bot, action, message_id, status, lang):
         await svc.store.in_flight.finish(work_id)
 
 

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, Update
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
 from barb.i18n import LANGUAGES, N_
@@ -226,7 +226,13 @@ async def _show_settings_again(ctx: UpdateContext, query: CallbackQuery, chat: C
     # In the language the settings now say, if that is what changed.
     lang = language_for(chat.settings.language, "", ctx.asker.language_code)
     text, markup = settings_view(chat.settings, preferences, lang)
-    await query.edit_message_text(text, reply_markup=markup)
+    try:
+        await query.edit_message_text(text, reply_markup=markup)
+    except BadRequest as exc:
+        # Nothing changed (forgetting when nothing is remembered): the message is right as
+        # it is, and the press was already answered.
+        if "not modified" not in exc.message.lower():
+            raise
 
 
 async def on_example(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:

@@ -106,23 +106,27 @@ async def settings(ctx: UpdateContext, rest: str) -> None:
 
 
 async def reset(ctx: UpdateContext, rest: str) -> None:
-    """Forget the conversation (settings and usage stay)."""
+    """Forget the conversation (settings and usage stay). In a group, only the sender's
+    part of it: their waiting plans and the questions they asked; the others' stay."""
+    user_id = ctx.user_id if ctx.in_group else None
     async with ctx.svc.chat_lock(ctx.chat_id):
         await _drop_plans(ctx)
-        await ctx.svc.store.transcript.clear(ctx.chat_id)
-    await ctx.say_text(t("reset_done", ctx.lang))
+        await ctx.svc.store.transcript.clear(ctx.chat_id, user_id=user_id)
+    done = t("reset_done_group", ctx.lang) if ctx.in_group else t("reset_done", ctx.lang)
+    await ctx.say_text(done)
 
 
 async def cancel(ctx: UpdateContext, rest: str) -> None:
-    """Drop the plan waiting for Run: it computes nothing and its buttons go."""
+    """Drop the sender's plan waiting for Run: it computes nothing and its buttons go (in a
+    group, other members' plans stay)."""
     async with ctx.svc.chat_lock(ctx.chat_id):
         dropped = await _drop_plans(ctx)
     await ctx.say_text(t("cancel_done", ctx.lang) if dropped else t("cancel_nothing", ctx.lang))
 
 
 async def _drop_plans(ctx: UpdateContext) -> int:
-    """Decline the chat's waiting plans (the model is told) and remove their buttons."""
-    actions = await ctx.svc.assistant.decline_pending(ctx.chat_id)
+    """Decline the sender's waiting plans (the model is told) and remove their buttons."""
+    actions = await ctx.svc.assistant.decline_pending(ctx.chat_id, ctx.user_id)
     for action in actions:
         if action.message_id:
             await remove_keyboard(ctx.bot, ctx.chat_id, action.message_id)

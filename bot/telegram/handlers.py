@@ -19,7 +19,7 @@ from bot.telegram.asking import ask
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import services
 from bot.telegram.update_context import load_context
-from bot.texts import t
+from bot.texts import Language, language_for, t
 from bot.work_order import arrived
 
 log = logging.getLogger(__name__)
@@ -82,9 +82,13 @@ async def on_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if message is None or not message.text:
         return
     text = _addressed_text(message, context.bot.id, context.bot.username)
-    if not text:
+    if text is None:
+        return  # in a group, not for us
+    ctx = await load_context(update, context)
+    if not text:  # a bare "@Barb": say what to ask rather than nothing; no model call
+        await ctx.say_text(t("mention_empty", ctx.lang, bot=context.bot.username))
         return
-    await ask(await load_context(update, context), text)
+    await ask(ctx, text)
 
 
 async def on_not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -130,7 +134,10 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("handler failed (ref %s)", ref, exc_info=context.error)
     if not isinstance(update, Update) or update.effective_chat is None:
         return
-    lang = language(update.effective_user.language_code if update.effective_user else None)
+    telegram_code = update.effective_user.language_code if update.effective_user else None
+    lang = (
+        language(telegram_code) if away else await _chosen_language(context, update, telegram_code)
+    )
     # Straight to Telegram, not through the outbox: it is in the database that failed.
     sentence = t("database_away", lang) if away else t("internal_error", lang, ref=ref)
     in_group = update.effective_chat.type != TelegramChat.PRIVATE
@@ -147,3 +154,18 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         )
     except Exception:  # Telegram itself is failing: the log line above is all we can do
         log.error("could not tell chat %s about ref %s", update.effective_chat.id, ref)
+
+
+async def _chosen_language(
+    context: ContextTypes.DEFAULT_TYPE, update: Update, telegram_code: str | None
+) -> Language:
+    """The language the chat chose in /settings, else Telegram's: the error is worded as
+    everything else is. The database is read at most once more; if that fails too, the
+    sentence is still sent, in Telegram's language."""
+    assert update.effective_chat is not None
+    try:
+        chat = await services(context).store.chats.get(update.effective_chat.id)
+    except Exception:  # the failure being reported may be the database's
+        log.warning("language of chat %s not read for an error", update.effective_chat.id)
+        chat = None
+    return language_for(chat.settings.language if chat else "auto", "", telegram_code)

@@ -1,9 +1,10 @@
 """The model's Markdown as Telegram HTML, in pieces that each fit one message or caption.
 
 Models write CommonMark with GitHub tables. ``markdown-it-py`` parses it; this module only
-renders the syntax tree into the few tags Telegram accepts (``b``, ``i``, ``s``, ``code``,
-``pre``, ``a``, ``blockquote``) and escapes every other character, so that nothing a model
-writes (a stray ``<``, ``*`` or ``_``, raw HTML) can make Telegram refuse the message.
+renders the syntax tree into the few tags Telegram accepts (``b``, ``i``, ``u``, ``s``,
+``code``, ``pre``, ``a``, ``blockquote``) and escapes every other character, so that nothing
+a model writes (a stray ``<``, ``*`` or ``_``) can make Telegram refuse the message. Raw HTML
+is mapped to those tags where it means the same (``<b>``, ``<br>``), else dropped.
 Headings become bold lines, lists bullets with indentation, tables monospaced ``<pre>``
 blocks with aligned columns.
 
@@ -23,8 +24,112 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
-#: Raw HTML is text to us (``html`` off); tables and ~~strikethrough~~ as GitHub has them.
-_PARSER = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+#: Raw HTML is parsed (``html`` on) so that its tags can be mapped or dropped, never shown
+#: as "<b>" nor passed through; tables and ~~strikethrough~~ as GitHub has them.
+_PARSER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+#: Raw HTML tags a model writes, as the Telegram tag they become (the rest are dropped,
+#: their text kept).
+_RAW_TAGS = {
+    "b": "b", "strong": "b", "i": "i", "em": "i", "u": "u", "ins": "u",
+    "s": "s", "strike": "s", "del": "s", "code": "code", "pre": "pre", "a": "a",
+}  # fmt: skip
+#: Other HTML elements a model may write: dropped, their text kept. A name outside both
+#: ("<over all data>", "<symbol>") is no tag but the model's words, shown as written.
+_HTML_ELEMENTS = frozenset(
+    [
+        "abbr",
+        "address",
+        "article",
+        "aside",
+        "audio",
+        "big",
+        "blockquote",
+        "body",
+        "br",
+        "button",
+        "caption",
+        "center",
+        "cite",
+        "col",
+        "dd",
+        "del",
+        "details",
+        "dfn",
+        "div",
+        "dl",
+        "dt",
+        "embed",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "font",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "head",
+        "header",
+        "hr",
+        "html",
+        "iframe",
+        "img",
+        "input",
+        "kbd",
+        "label",
+        "legend",
+        "li",
+        "link",
+        "main",
+        "mark",
+        "meta",
+        "nav",
+        "nobr",
+        "noscript",
+        "object",
+        "ol",
+        "option",
+        "p",
+        "param",
+        "q",
+        "samp",
+        "script",
+        "section",
+        "select",
+        "small",
+        "source",
+        "span",
+        "strike",
+        "style",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "textarea",
+        "tfoot",
+        "th",
+        "thead",
+        "title",
+        "tr",
+        "tt",
+        "ul",
+        "var",
+        "video",
+        "wbr",
+        "tg-spoiler",
+        "tg-emoji",
+    ]
+)
+#: A tag, a comment, or a declaration (<!DOCTYPE …>, <?xml …?>, CDATA) in raw HTML.
+_RAW_MARKUP = re.compile(
+    r"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<[!?][^>]*>|<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>", re.S
+)
+_HREF = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
 #: Link targets Telegram opens; anything else (javascript:, relative paths) stays plain text.
 _LINK_SCHEMES = ("http://", "https://", "tg://", "mailto:")
 _BULLETS = ("•", "◦", "▪")
@@ -103,8 +208,8 @@ def _block(node: SyntaxTreeNode, depth: int) -> list[Piece]:
         return inner if depth > 0 else _wrap("blockquote", inner)
     if kind == "hr":
         return [_text("———")]
-    if kind == "html_block":  # unreachable with html off; kept as text if it ever comes
-        return [_text(node.content.rstrip("\n"))]
+    if kind == "html_block":  # raw HTML: its safe tags mapped, the rest dropped
+        return _RawHtml().render(node.content.rstrip("\n"))
     return [_text(node.content)] if node.content else []
 
 
@@ -136,13 +241,92 @@ def _list(node: SyntaxTreeNode, depth: int) -> list[Piece]:
 
 
 def _inline_of(node: SyntaxTreeNode) -> list[Piece]:
-    return [piece for child in node.children for piece in _inline(child)]
+    # Raw tags among the children open and close across them ("<b>", text, "</b>"); any
+    # left open are closed here, so that every node's pieces stay balanced.
+    raw = _RawHtml()
+    pieces: list[Piece] = []
+    for child in node.children:
+        pieces += raw.tag(child.content) if child.type == "html_inline" else _inline(child)
+    return pieces + raw.close_all()
+
+
+class _RawHtml:
+    """Raw HTML in the model's text as Telegram HTML: ``b``, ``i``, ``u``, ``s``, ``code``,
+    ``pre`` and ``a`` (to a link Telegram opens) kept, balanced; ``<br>`` a line break;
+    comments, declarations and every other tag dropped, their text kept. Nothing raw gets
+    through: each piece is one we build."""
+
+    def __init__(self) -> None:
+        self.open: list[str] = []  # Telegram tags opened and not yet closed, innermost last
+
+    def render(self, source: str) -> list[Piece]:
+        """A block of raw HTML: its text (entities decoded) and tags, balanced, without the
+        blank lines that dropped tags (``<div>``) leave at its ends."""
+        pieces: list[Piece] = []
+        at = 0
+        for match in _RAW_MARKUP.finditer(source):
+            pieces += self._text(source[at : match.start()])
+            pieces += self.tag(match.group(0))
+            at = match.end()
+        pieces += self._text(source[at:]) + self.close_all()
+        texts = [i for i, p in enumerate(pieces) if p.kind == "text"]
+        if texts:
+            first, last = texts[0], texts[-1]
+            pieces[first] = _text(pieces[first].value.lstrip())
+            pieces[last] = _text(pieces[last].value.rstrip())
+        return pieces
+
+    @staticmethod
+    def _text(source: str) -> list[Piece]:
+        return [_text(html.unescape(source))] if source else []
+
+    def tag(self, raw: str) -> list[Piece]:
+        """One raw tag (or comment): the pieces it becomes, often none."""
+        match = _RAW_MARKUP.fullmatch(raw.strip())
+        if match is None or match.group(2) is None:  # a comment, a declaration
+            return []
+        closing, name, attrs = match.group(1) == "/", match.group(2).lower(), match.group(3)
+        if name == "br":
+            return [_text("\n")]
+        tag = _RAW_TAGS.get(name)
+        if tag is None:
+            return [] if name in _HTML_ELEMENTS else [_text(raw)]
+        if closing:
+            if tag not in self.open:
+                return []
+            out: list[Piece] = []
+            while self.open:  # tags opened inside it close with it
+                inner = self.open.pop()
+                out.append(Piece("close", f"</{inner}>"))
+                if inner == tag:
+                    break
+            return out
+        # Telegram shows no formatting inside code, nor a link inside a link.
+        if any(t in ("code", "pre") for t in self.open) or (tag == "a" and "a" in self.open):
+            return []
+        attributes = ""
+        if tag == "a":
+            href = _HREF.search(attrs)
+            target = next((g for g in href.groups() if g is not None), "") if href else ""
+            target = html.unescape(target)
+            if not target.lower().startswith(_LINK_SCHEMES):
+                return []
+            attributes = f' href="{html.escape(target, quote=True)}"'
+        self.open.append(tag)
+        return [Piece("open", f"<{tag}{attributes}>", f"</{tag}>")]
+
+    def close_all(self) -> list[Piece]:
+        out = [Piece("close", f"</{tag}>") for tag in reversed(self.open)]
+        self.open.clear()
+        return out
 
 
 def _inline(node: SyntaxTreeNode) -> list[Piece]:
     kind = node.type
     if kind == "inline":
         return _inline_of(node)
+    if kind == "html_inline":  # alone, outside ``_inline_of``: dropped rather than shown
+        return []
     if kind == "text":
         return [_text(node.content)]
     if kind in ("softbreak", "hardbreak"):
@@ -211,9 +395,16 @@ def render(markdown: str, limit: int) -> list[str]:
     """``markdown`` as Telegram HTML in messages of at most ``limit`` UTF-16 units each
     (counted on the HTML, which is never shorter than what Telegram counts), cut between
     blocks where possible and never inside a tag."""
+    return join(blocks(markdown), limit)
+
+
+def join(parts: list[list[Piece]], limit: int) -> list[str]:
+    """Blocks (each balanced pieces) as HTML messages of at most ``limit`` UTF-16 units,
+    a blank line between blocks, cut between blocks where possible: only a block longer
+    than a message is cut inside (``split``)."""
     messages: list[str] = []
     current = ""
-    for block in blocks(markdown):
+    for block in parts:
         for part in split(block, limit):
             joined = f"{current}{_BLOCK_GAP}{part}" if current else part
             if utf16_len(joined) <= limit:

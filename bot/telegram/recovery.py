@@ -166,7 +166,9 @@ async def _resume_question(svc: BotServices, bot: Bot, item: InFlight) -> None:
     await svc.store.in_flight.retry(item.id)
     # What the interrupted attempt stored but never showed (a plan, a clarifying question:
     # their messages were not queued) goes; the new attempt makes its own.
-    await svc.store.pending.decline_for_chat(asker.chat_id, since=item.created_at)
+    await svc.store.pending.decline_for_chat(
+        asker.chat_id, user_id=asker.user_id, since=item.created_at
+    )
     await answer_question(svc, bot, asker, text, work_id=item.id, reply_to=reply_to)
     log.info("question %s answered after a restart", item.id)
 

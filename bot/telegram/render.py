@@ -7,7 +7,7 @@ import html
 import json
 from typing import Any
 
-from bot.telegram.markdown import Piece, blocks, render, split, utf16_len
+from bot.telegram.markdown import Piece, blocks, join, render, split, utf16_len
 
 MESSAGE_LIMIT = 4096
 CAPTION_LIMIT = 1024
@@ -49,19 +49,15 @@ def caption(lines: list[str]) -> str:
 
 def plan_html(explanation: str, plan_header: str, plan: str) -> list[str]:
     """The model's explanation (Markdown), then the plan under a bold header, in messages
-    short enough for the last one to take a status line later."""
-    pieces: list[Piece] = []
-    for block in blocks(explanation):
-        pieces += [*([Piece("text", "\n\n")] if pieces else []), *block]
-    if pieces:
-        pieces.append(Piece("text", "\n\n"))
-    pieces += [
+    short enough for the last one to take a status line later; cut between paragraphs, as
+    the commentary is (``answer_html``)."""
+    plan_block = [
         Piece("open", "<b>", "</b>"),
         Piece("text", plan_header),
         Piece("close", "</b>"),
         Piece("text", f"\n{plan}"),
     ]
-    return split(pieces, MESSAGE_LIMIT - STATUS_ROOM)
+    return join([*blocks(explanation), plan_block], MESSAGE_LIMIT - STATUS_ROOM)
 
 
 def query_html(header: str, query: dict[str, Any], plan: str | None) -> list[str]:

@@ -168,12 +168,13 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
     """
     lang = reply.language
     question_id = reply.question_id
+    text = _visible_text(reply)
     last_chart = max(
         (i for i, p in enumerate(reply.proofs) if p.chart_png and p.chart_name), default=None
     )
     in_caption = (
-        answer_caption(headline_of(reply.proofs[last_chart]), reply.text)
-        if reply.text and last_chart is not None
+        answer_caption(headline_of(reply.proofs[last_chart]), text)
+        if text and last_chart is not None
         else None
     )
     messages: list[NewReply] = []
@@ -188,8 +189,8 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
             # The answer's last word carries the Query button, here the captioned chart.
             query_button=captioned,
         )
-    if reply.text and in_caption is None:
-        chunks = answer_html(reply.text)
+    if text and in_caption is None:
+        chunks = answer_html(text)
         for i, chunk in enumerate(chunks):
             last = i == len(chunks) - 1
             markup = (
@@ -216,6 +217,18 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
                 )
             )
     return messages
+
+
+def _visible_text(reply: Reply) -> str:
+    """The reply's words, or "(no answer)" when they would show nothing (blank, an empty
+    code block) or an answer's charts come with none: the person always reads something,
+    and an answer's Query button, which rides on its words, is always there. An empty
+    Reply (a press that lost a race) stays empty."""
+    if reply.text and answer_html(reply.text):
+        return reply.text
+    if reply.text or (reply.proofs and reply.pending is None):
+        return t("no_answer", reply.language)
+    return ""
 
 
 class Sender:

@@ -432,3 +432,18 @@ async def test_webhook_mode(fake_telegram: FakeBotAPI, db_url: str) -> None:
         assert len(fake.calls("sendMessage", chat_id=ALICE)) == 1
     finally:
         await store.close()
+
+
+async def test_handler_exception_is_worded_in_the_language_chosen_in_settings(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Telegram says English (the fake's presses carry no language_code), /settings says
+    Russian: the error sentence is Russian, as everything else in the chat."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, runner=BrokenRunner()) as svc:
+        await svc.store.chats.ensure(ALICE, "private")
+        await svc.store.chats.update_settings(ALICE, language="ru")
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "range by weekday")
+        await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+        messages = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert messages[-1].result["text"].startswith("У меня что-то сломалось (код ")

@@ -8,6 +8,7 @@ import io
 from datetime import timedelta
 
 import pandas as pd
+import pytest
 from bot_harness import (
     ALICE,
     WEEKDAY_RANGE,
@@ -197,3 +198,82 @@ async def test_stale_buttons_say_so_compute_nothing_and_lose_their_buttons(
         await svc.store.pending.expire(timedelta(0))
         await _assert_stale(fake, d, keyboard_data(d)[0], 5, provider)
         assert len(fake.calls("sendPhoto")) == photos  # no stale press ran a query
+
+
+async def plan_status(fake: FakeBotAPI, chat_id: int, plan: dict, timeout: float = 10.0) -> str:
+    """The plan's last line once its run has ended (neither "Running…" nor buttons)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        last = fake.message(chat_id, plan["message_id"])["text"].splitlines()[-1]
+        if last.startswith("⏵") and "…" not in last:
+            return last
+        assert asyncio.get_running_loop().time() < deadline, f"plan still says {last!r}"
+        await asyncio.sleep(0.02)
+
+
+BAD_COLUMN = {**WEEKDAY_RANGE, "select": "mean(nosuchcol)"}
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "status"),
+    [
+        ("en", "mean nosuchcol by weekday", "⏵ Failed: the query gave no result."),
+        ("ru", "среднее nosuchcol по дням", "⏵ Не удалось: запрос не дал результата."),
+    ],
+)
+async def test_a_query_that_fails_ends_its_plan_failed_and_the_model_explains(
+    fake_telegram: FakeBotAPI, db_url: str, lang: str, question: str, status: str
+) -> None:
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn("Mean of nosuchcol.", tool_call("execute_query", query=BAD_COLUMN)),
+            text("That column does not exist; try range."),
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        # The language chosen in /settings (the fake's presses carry no language_code).
+        await svc.store.chats.ensure(ALICE, "private")
+        await svc.store.chats.update_settings(ALICE, language=lang)
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, question, language_code=lang)
+        [*_, answer] = await run_and_wait_answer(fake, plan, 1)
+        assert answer["text"] == "That column does not exist; try range."
+        assert fake.calls("sendPhoto") == []
+        assert await plan_status(fake, ALICE, plan) == status
+        # The model read the engine's error.
+        [result] = results_of(provider.requests[1])
+        assert result.is_error and "nosuchcol" in result.content
+
+
+async def test_a_query_that_runs_ends_its_plan_done(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [turn("Counting days.", tool_call("execute_query", query=COUNT_DAYS)), text("Counted.")]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "how many days?")
+        await run_and_wait_answer(fake, plan, 1)
+        assert await plan_status(fake, ALICE, plan) == "⏵ Done."
+
+
+async def test_a_long_plan_explanation_is_cut_between_paragraphs(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    paragraphs = [
+        f"Paragraph {i}: " + "we compare the weekday ranges carefully. " * 8 for i in range(20)
+    ]
+    explanation = "\n\n".join(p.strip() for p in paragraphs)
+    provider = ScriptedProvider([turn(explanation, tool_call("execute_query", query=COUNT_DAYS))])
+    async with barb_bot(fake, db_url, provider=provider):
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="how many days?"))
+        await fake.wait_said(2, chat_id=ALICE)
+        while not keyboard_data(fake.said(ALICE)[-1]):  # the last part carries Run, Cancel
+            await asyncio.sleep(0.02)
+        parts = [m["text"] for m in fake.said(ALICE)]
+        assert len(parts) >= 2 and keyboard_data(fake.said(ALICE)[-1]) != []
+        # Each part holds whole paragraphs: nothing is cut mid-sentence, nothing is lost.
+        for part in parts[:-1]:
+            assert part.startswith("Paragraph ") and part.endswith("carefully.")
+        shown = "\n\n".join(parts).split("\n\nPlan:")[0]
+        assert shown == explanation

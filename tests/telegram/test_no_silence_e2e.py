@@ -215,3 +215,67 @@ async def test_query_answers_in_russian_for_a_russian_speaker(
         assert "Синтетические данные" in shown
         for leak in MODEL_FACING:
             assert leak not in shown
+
+
+@pytest.mark.parametrize("words", ["  \n ", "```\n```"])
+async def test_a_blank_model_reply_to_a_question_says_no_answer(
+    fake_telegram: FakeBotAPI, db_url: str, words: str
+) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, provider=ScriptedProvider([text(words)])):
+        reply = await say(fake, "hello")
+        assert reply["text"] == "(no answer)"
+
+
+@pytest.mark.parametrize("words", ["  \n ", "```\n```"])
+async def test_a_blank_model_reply_after_run_keeps_the_answer_and_its_query_button(
+    fake_telegram: FakeBotAPI, db_url: str, words: str
+) -> None:
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [turn("Counting days.", tool_call("execute_query", query=COUNT_DAYS)), text(words)]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await say(fake, "how many days?")
+        await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        caption = photo.result["caption"]
+        assert caption.endswith("\n\n(no answer)")
+        # The headline (the count, by hand) is bold, and the Query button is there.
+        headline = caption.split("\n\n")[0]
+        assert f"{rth_days('NQ'):,}" in headline
+        assert any(e["type"] == "bold" for e in photo.result["caption_entities"])
+        assert any(d.startswith("q:") for d in keyboard_data(photo.result))
+
+
+async def test_raw_html_from_the_model_is_formatted_not_shown(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    words = "Monday is <b>widest</b>.<br>Friday is narrowest. <!-- hidden note -->"
+    async with barb_bot(fake, db_url, provider=ScriptedProvider([text(words)])):
+        reply = await say(fake, "hello")
+        assert reply["text"] == "Monday is widest.\nFriday is narrowest."
+        [bold] = reply["entities"]
+        assert (bold["type"], bold["offset"], bold["length"]) == ("bold", 10, 6)
+
+
+@pytest.mark.parametrize(
+    ("lang", "failed", "hint"),
+    [("en", "The query did not run: ", "Hint: "), ("ru", "Запрос не выполнен: ", "Подсказка: ")],
+)
+async def test_a_query_error_keeps_its_hint_a_sentence_of_its_own(
+    fake_telegram: FakeBotAPI, db_url: str, lang: str, failed: str, hint: str
+) -> None:
+    fake = fake_telegram
+    typed = '/query {"session": "RTH", "from": "daily", "select": "mean(nosuch)"}'
+    async with barb_bot(fake, db_url):
+        fake.inject(
+            fake.message_update(chat_id=ALICE, user_id=ALICE, text=typed, language_code=lang)
+        )
+        [answer] = await fake.wait_said(1, chat_id=ALICE)
+        said = answer["text"]
+        assert said.startswith(failed) and "nosuch" in said
+        # The engine's hint follows its message, named: "… volume. Hint: add it first …".
+        before, _, after = said.partition(f" {hint}")
+        assert before.endswith(".") and after[:1].islower() and "map" in after

@@ -86,3 +86,24 @@ async def test_only_the_owner_can_forget_a_preference(
         assert "not one of your saved preferences" in answered.params["text"]
         assert fake.calls("editMessageText", GROUP) == []
         assert [p.text for p in await svc.store.preferences.for_user(ALICE)] == ["answer in points"]
+
+
+async def test_forgetting_when_nothing_is_remembered_changes_nothing_quietly(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Telegram refuses an edit that changes nothing ("message is not modified"): the press
+    is answered, the settings stay as shown, and nothing says something broke."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url):
+        settings = await ask_and_get_plan(fake, ALICE, ALICE, "/settings")
+        assert "s:forget" in keyboard_data(settings)
+        await press(fake, ALICE, ALICE, settings, "s:forget")
+        [answered] = await fake.wait_for("answerCallbackQuery")
+        assert answered.status == 200
+        [edit] = await fake.wait_for("editMessageText", chat_id=ALICE)
+        assert edit.status == 400 and "not modified" in edit.response["description"]
+        # Another message afterwards proves the press was handled to the end, and silently.
+        await ask_and_get_plan(fake, ALICE, ALICE, "/help")
+        said = [m["text"] for m in fake.said(ALICE)]
+        assert len(said) == 2 and not any("Something broke" in s for s in said)
+        assert fake.message(ALICE, settings["message_id"])["text"] == settings["text"]

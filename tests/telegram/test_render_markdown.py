@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from fake_bot_api import ApiError, formatted, utf16_len
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,7 +27,7 @@ ENGLISH = """\
 ## Average RTH range by weekday
 
 The **widest** day is *Monday* (`mean(range)` = 312.4 points), the narrowest is Friday.
-Note: 2 < 3 and 5 > 4 & a_b_c * stray * stars _ and <b>raw tags</b> stay as written.
+Note: 2 < 3 and 5 > 4 & a_b_c * stray * stars _ stay as written, and <b>raw tags</b> bold.
 
 | weekday | mean_range | days |
 |:--------|-----------:|-----:|
@@ -82,8 +83,9 @@ def test_a_model_answer_in_english_is_rendered_not_shown_raw() -> None:
     assert entity_texts(text, entities, "bold")[:2] == ["Average RTH range by weekday", "widest"]
     assert entity_texts(text, entities, "italic") == ["Monday"]
     assert "mean(range)" in entity_texts(text, entities, "code")
-    # Stray symbols and raw HTML reach the person as the characters the model wrote.
-    assert "2 < 3 and 5 > 4 & a_b_c * stray * stars _ and <b>raw tags</b>" in text
+    # Stray symbols reach the person as the characters the model wrote; a raw <b> is bold.
+    assert "2 < 3 and 5 > 4 & a_b_c * stray * stars _ stay as written, and raw tags bold" in text
+    assert "raw tags" in entity_texts(text, entities, "bold")
     [link] = [e for e in entities if e["type"] == "text_link"]
     assert link["url"] == "https://www.cmegroup.com/trading-hours.html?a=1&b=2"
     # Nested lists keep their order and show their depth.
@@ -255,3 +257,29 @@ def test_a_fence_language_that_is_not_a_name_is_dropped() -> None:
     assert "language-" not in noisy
     [named] = render("```python\nx = 1\n```", 200)
     assert 'class="language-python"' in named
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected", "styled"),
+    [
+        ("a <b>bold</b> and <i>it</i> <u>u</u> <s>s</s>", "a bold and it u s", 4),
+        ("line<br>next<br/>last", "line\nnext\nlast", 0),
+        ("before <!-- hidden note --> after", "before  after", 0),
+        ("<!-- hidden note -->\n\nafter", "after", 0),
+        ("a <b>never closed", "a never closed", 1),
+        ("a </i>stray close", "a stray close", 0),
+        ("<div>\n<span>x</span> &amp; y\n</div>", "x & y", 0),
+        ('<a href="javascript:alert(1)">j</a> <script>x</script>', "j x", 0),
+        ("<code><b>c</b></code>", "c", 1),
+        # Not HTML: a placeholder the model wrote in angle brackets stays as written.
+        ("the mean <over all data> of <symbol>", "the mean <over all data> of <symbol>", 0),
+        ("<column name>\n\nnext", "<column name>\n\nnext", 0),
+    ],
+)
+def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
+    markdown: str, expected: str, styled: int
+) -> None:
+    [message] = answer_html(markdown)
+    text, entities = shown(message)  # Telegram accepts it
+    assert text == expected
+    assert len(entities) == styled

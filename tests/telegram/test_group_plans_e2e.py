@@ -1,0 +1,96 @@
+"""In a group each member's plans are their own: another member's /cancel, /reset or new
+question leaves them (and their buttons) alone; through the real PTB Application against
+the fake Bot API, with the scripted model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bot_harness import ALICE, BOB, GROUP, ask_and_get_plan, barb_bot, keyboard_data, press
+from fake_bot_api import FakeBotAPI
+
+
+def mention(fake: FakeBotAPI, text: str) -> str:
+    return f"@{fake.bot['username']} {text}"
+
+
+def command(fake: FakeBotAPI, name: str) -> str:
+    return f"/{name}@{fake.bot['username']}"
+
+
+async def in_group(fake: FakeBotAPI, user_id: int, text: str) -> dict[str, Any]:
+    name = "Bob" if user_id == BOB else "Alice"
+    return await ask_and_get_plan(
+        fake, GROUP, user_id, text, chat_type="supergroup", first_name=name
+    )
+
+
+async def test_another_members_cancel_reset_and_question_leave_a_plan_alone(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        await in_group(fake, BOB, mention(fake, "hello"))  # answered at once, remembered
+        await in_group(fake, ALICE, mention(fake, "hello"))
+        bobs = await in_group(fake, BOB, mention(fake, "weekday ranges"))
+        assert "Plan:" in bobs["text"] and len(keyboard_data(bobs)) == 2
+
+        # Alice has nothing waiting: her /cancel says so and ends nothing.
+        said = await in_group(fake, ALICE, command(fake, "cancel"))
+        assert said["text"] == "There is no plan waiting to be cancelled."
+        # Her own question gets her own plan; Bob's keeps its buttons.
+        alices = await in_group(fake, ALICE, mention(fake, "weekday ranges please"))
+        assert len(keyboard_data(alices)) == 2
+        # Her /reset forgets her part only, and drops her plan, not Bob's.
+        said = await in_group(fake, ALICE, command(fake, "reset"))
+        assert said["text"].startswith("Your questions in this chat are forgotten")
+        assert keyboard_data(fake.message(GROUP, alices["message_id"])) == []
+        assert keyboard_data(fake.message(GROUP, bobs["message_id"])) == keyboard_data(bobs)
+        edited = fake.calls("editMessageReplyMarkup", chat_id=GROUP)
+        assert bobs["message_id"] not in [r.params["message_id"] for r in edited]
+        # Bob's question is still in the conversation; Alice's is gone.
+        kept = await svc.store.transcript.recent(GROUP, 10)
+        assert [m.user_id for m in kept if m.role == "user"] == [BOB]
+
+        # Bob's Run still runs his plan.
+        run, _ = keyboard_data(bobs)
+        await press(fake, GROUP, BOB, bobs, run)
+        await fake.wait_for("sendPhoto", chat_id=GROUP)
+        assert "Done" in (await _plan_after(fake, bobs))["text"]
+
+        # And Bob's own /cancel ends his own next plan.
+        again = await in_group(fake, BOB, mention(fake, "weekday ranges again"))
+        said = await in_group(fake, BOB, command(fake, "cancel"))
+        assert said["text"] == "The plan is cancelled; nothing was run."
+        assert keyboard_data(fake.message(GROUP, again["message_id"])) == []
+
+
+async def _plan_after(fake: FakeBotAPI, plan: dict[str, Any]) -> dict[str, Any]:
+    """The plan message once its run has ended ("Done." edited in)."""
+    await fake.wait_for("editMessageText", 2, chat_id=GROUP)  # Running…, then Done.
+    return fake.message(GROUP, plan["message_id"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "starts"),
+    [("en", "Yes? Write your question after the mention"), ("ru", "Да? Напишите вопрос")],
+)
+async def test_a_bare_mention_gets_a_prompt_of_what_to_ask(
+    fake_telegram: FakeBotAPI, db_url: str, lang: str, starts: str
+) -> None:
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        mentioned = fake.message_update(
+            chat_id=GROUP,
+            user_id=ALICE,
+            text=f"@{fake.bot['username']}",
+            chat_type="supergroup",
+            language_code=lang,
+        )
+        fake.inject(mentioned)
+        [prompt] = await fake.wait_said(1, chat_id=GROUP)
+        assert prompt["text"].startswith(starts)
+        assert f"@{fake.bot['username']} " in prompt["text"]  # an example to copy
+        assert prompt["reply_to_message"]["message_id"] == mentioned["message"]["message_id"]
+        assert svc.assistant.provider.requests == []
