@@ -18,13 +18,7 @@ import numpy as np
 import pandas as pd
 
 from barb.calendar_caveats import holiday_caveat, missing_days_caveat, period_edge_caveat
-from barb.caveats import (
-    open_group,
-    open_group_caveat,
-    scope_caveats,
-    session_gap_caveat,
-    session_hours,
-)
+from barb.caveats import open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.period_rows import bars_in_scope
@@ -32,6 +26,7 @@ from barb.planning import Plan, plan_query, session_name
 from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
+from barb.session_caveats import session_gap_caveat, session_hours
 from barb.settings import EngineSettings, default_settings
 from barb.stages import StageOutput, run_stage, sort_keys, take_rows
 

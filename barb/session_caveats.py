@@ -1,0 +1,94 @@
+"""Warnings about a session that is part of the day (the first hour, a window, the overnight
+session): what reads other bars there reads the session's bars chained day to day, and true
+range on its daily bars reaches back to a close a day earlier."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from barb.instruments import SessionSpec
+from barb.planning import Plan
+from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
+from barb.sessions import MINUTES_PER_DAY
+
+# A session that leaves out at most this much of the main one (CASH: RTH but for the post-cash
+# hour) is a whole day's session: its true range's reach back is the usual overnight gap.
+MAIN_SESSION_SLACK = 60
+
+
+def session_gap_caveat(plan: Plan) -> list[str]:
+    """What reads other bars on a part of the day (the first hour, a window, the overnight
+    session), where the bar before a day's first is the session's last a day earlier.
+
+    Intraday bars: every indicator, rolling window or lag runs on the session's bars chained
+    day to day, so the 09:30 bar of a '09:30-10:30' session follows yesterday's 10:25 one: not
+    the values a chart of the whole session shows. Daily bars: only true range (atr, adx,
+    keltner) reaches back, to a close a day earlier, so the hours between, most of the main
+    session among them, count as the bar's true range: "first-hour ATR" comes out about twice
+    the first hour's range (an RSI of first-hour closes is that, and means it)."""
+    window = _part_of_the_day(plan)
+    if window is None:
+        return []
+    named = plan.session if plan.session == window.hours else f"{plan.session} ({window.hours})"
+    if plan.timeframe.intraday:
+        return _chained_days(plan, window, named)
+    calls = sorted(plan.first.calls & READ_PREVIOUS_CLOSE)
+    if not calls:
+        return []
+    hours = (window.start_minute - window.end_minute) % MINUTES_PER_DAY / 60
+    between = f"{hours:g} hour" + ("" if hours == 1 else "s")
+    names = ", ".join(f"{name}()" for name in calls)
+    return [
+        f"{names} on {named}: true range reaches back to the previous bar's close, the "
+        f"{window.end} close of the date before, {between} earlier, so it takes in the moves "
+        "between the sessions, not only this one's. For the session's own size use range, or "
+        "rolling_mean(range, 14) for its average."
+    ]
+
+
+def _part_of_the_day(plan: Plan) -> SessionSpec | None:
+    """The query's session when it leaves out more of the main one than CASH does."""
+    instrument = plan.dataset.instrument
+    if plan.session in ("ETH", instrument.default_session):
+        return None
+    window = instrument.session(plan.session)
+    main = instrument.session(instrument.default_session)
+    if np.count_nonzero(_minutes(main) & ~_minutes(window)) <= MAIN_SESSION_SLACK:
+        return None
+    return window
+
+
+def _chained_days(plan: Plan, window: SessionSpec, named: str) -> list[str]:
+    """Functions reading other bars on intraday bars of a part of the day, and how to read
+    them as a chart does: on the whole session, with a where keeping the window's bars (the
+    columns are computed on every bar before where keeps rows)."""
+    calls = sorted(plan.first.reading_other_bars)
+    if not calls:
+        return []
+    instrument = plan.dataset.instrument
+    main = instrument.default_session
+    inside = not np.any(_minutes(window) & ~_minutes(instrument.session(main)))
+    whole = main if inside else "ETH"
+    since, until = f"time() >= '{window.start}'", f"time() < '{window.end}'"
+    keep = f"{since} or {until}" if window.crosses_midnight else f"{since} and {until}"
+    names = ", ".join(f"{name}()" for name in calls)
+    return [
+        f"{names} on {plan.timeframe.name} bars of {named}: the session's bars are chained day "
+        f"to day, so each day's first bars continue from the previous day's last bars before "
+        f"{window.end}, not from the bars before {window.start} as on an {whole} chart. For a "
+        f'chart\'s values use "session": "{whole}" and keep the window\'s bars with "where": '
+        f'"{keep}" (the columns are computed on every {whole} bar first).'
+    ]
+
+
+def _minutes(session: SessionSpec) -> np.ndarray:
+    """The minutes of the day the session holds."""
+    minutes = np.arange(MINUTES_PER_DAY)
+    offset = (minutes - session.start_minute) % MINUTES_PER_DAY
+    return offset < session.length_minutes
+
+
+def session_hours(plan: Plan) -> str | None:
+    """A named session's hours on the query's instrument ("09:00-14:30" for CL's RTH)."""
+    spec = plan.dataset.instrument.sessions.get(plan.session)
+    return None if spec is None else spec.hours
