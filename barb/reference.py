@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,9 @@ _CATEGORY_TITLES = {
 
 class Example(BaseModel):
     question: str
+    # The question as a Russian speaker is offered it (the example buttons); the model reads
+    # the English one beside its query.
+    question_ru: str | None = None
     query: dict[str, Any]
     # Examples use the default session; one that needs another says why (not shown).
     session_why: str | None = None
@@ -67,6 +71,20 @@ class Example(BaseModel):
 def query_examples(path: Path = EXAMPLES_FILE) -> tuple[Example, ...]:
     raw = load_yaml(path.read_text(encoding="utf-8"))
     return tuple(Example.model_validate(item) for item in raw)
+
+
+def example_questions(
+    examples: Sequence[Example], language: str, instrument: Instrument | None = None
+) -> list[str]:
+    """The example questions as a person is offered them: in their language, with their
+    instrument's times (CL's opening range is not "$opening_range", nor NQ's 09:30-09:45)."""
+    times = times_for(instrument)
+    return [
+        times.fill(
+            example.question_ru if language == "ru" and example.question_ru else example.question
+        )
+        for example in examples
+    ]
 
 
 def _specs(category: str) -> list[FunctionSpec]:

@@ -164,7 +164,7 @@ async def running_bot(
                 store=store,
                 runner=runner,
                 limiter=RateLimiter(settings.questions_per_minute),
-                examples=[e.question for e in query_examples()],
+                examples=query_examples(),
             )
             application.bot_data[SERVICES_KEY] = services
             try:

@@ -29,6 +29,7 @@ from bot.telegram.answering import (
     run_work,
 )
 from bot.telegram.asking import ask
+from bot.telegram.commands import offered_examples
 from bot.telegram.render import query_html
 from bot.telegram.settings_view import settings_view
 from bot.telegram.update_context import UpdateContext, load_context
@@ -239,8 +240,9 @@ async def on_example(ctx: UpdateContext, query: CallbackQuery, parts: list[str])
     """An example question: asked as if typed."""
     await acknowledge(query)
     index = int(parts[0]) if parts and parts[0].isdigit() else -1
-    if 0 <= index < len(ctx.svc.examples):
-        await ask(ctx, ctx.svc.examples[index])
+    questions = offered_examples(ctx)
+    if 0 <= index < len(questions):
+        await ask(ctx, questions[index])
 
 
 BUTTONS: dict[str, Handler] = {

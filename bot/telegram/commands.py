@@ -17,6 +17,7 @@ from barb.data.store import data_path, read_meta
 from barb.errors import BarbError
 from barb.i18n import LANGUAGES, N_, day
 from barb.instruments import available_instruments, load_instrument
+from barb.reference import example_questions
 from bot.telegram import keyboards
 from bot.telegram.answering import answer_query, question_work, remove_keyboard
 from bot.telegram.asking import ask
@@ -63,7 +64,7 @@ async def start(ctx: UpdateContext, rest: str) -> None:
     )
     example = _linked_example(ctx, rest)
     if example is None:
-        await ctx.say(text, markup=keyboards.examples(ctx.svc.examples[:3]))
+        await ctx.say(text, markup=keyboards.examples(offered_examples(ctx)[:3]))
         return
     asked = t("start_example", ctx.lang, question=example)
     await ask(ctx, example, preface=f"{text}\n{escape(asked)}")
@@ -75,8 +76,9 @@ def _linked_example(ctx: UpdateContext, payload: str) -> str | None:
         number = payload.removeprefix(prefix).lstrip("_-")
         if payload.startswith(prefix) and number.isdigit():
             index = int(number) - 1
-            if 0 <= index < len(ctx.svc.examples):
-                return ctx.svc.examples[index]
+            questions = offered_examples(ctx)
+            if 0 <= index < len(questions):
+                return questions[index]
     return None
 
 
@@ -87,7 +89,14 @@ async def help_(ctx: UpdateContext, rest: str) -> None:
 
 async def examples(ctx: UpdateContext, rest: str) -> None:
     """Example questions as buttons."""
-    await ctx.say_text(t("examples_title", ctx.lang), markup=keyboards.examples(ctx.svc.examples))
+    await ctx.say_text(
+        t("examples_title", ctx.lang), markup=keyboards.examples(offered_examples(ctx))
+    )
+
+
+def offered_examples(ctx: UpdateContext) -> list[str]:
+    """The example questions in the person's language, with their chat instrument's times."""
+    return example_questions(ctx.svc.examples, ctx.lang, load_instrument(ctx.chat.instrument))
 
 
 async def instrument(ctx: UpdateContext, rest: str) -> None:

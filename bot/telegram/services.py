@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from telegram.constants import ChatAction
 from telegram.ext import ContextTypes
 
+from barb.reference import Example
 from bot.assistant.orchestrator import Assistant
 from bot.pool.runner import QueryRunner
 from bot.settings import BotSettings
@@ -176,7 +178,8 @@ class BotServices:
     store: Store
     runner: QueryRunner
     limiter: RateLimiter
-    examples: list[str]
+    #: The example questions offered as buttons, in each person's language (example_questions).
+    examples: Sequence[Example]
     #: /query's own limit: it costs no tokens, so it does not count against the questions'.
     #: Built from ``settings.queries_per_minute`` unless given.
     query_limiter: RateLimiter = None  # type: ignore[assignment]

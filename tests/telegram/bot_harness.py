@@ -93,7 +93,7 @@ async def barb_bot(
         store=store,
         runner=runner,
         limiter=RateLimiter(bot_settings.questions_per_minute),
-        examples=[e.question for e in query_examples()],
+        examples=query_examples(),
         patience=patience or Patience(),
     )
     application = build_application(fake.token, services, base_url=fake.url)
@@ -143,11 +143,18 @@ async def ask_and_get_plan(
     return said[before]
 
 
-async def press(fake: FakeBotAPI, chat_id: int, user_id: int, message: dict[str, Any], data: str):
+async def press(
+    fake: FakeBotAPI,
+    chat_id: int,
+    user_id: int,
+    message: dict[str, Any],
+    data: str,
+    **kwargs: Any,
+):
     """``user_id`` presses the button ``data`` under ``message``."""
     fake.inject(
         fake.callback_update(
-            chat_id=chat_id, user_id=user_id, message_id=message["message_id"], data=data
+            chat_id=chat_id, user_id=user_id, message_id=message["message_id"], data=data, **kwargs
         )
     )
 

@@ -968,8 +968,10 @@ class FakeBotAPI:
         data: str,
         chat_type: str | None = None,
         first_name: str = "Alice",
+        language_code: str = "en",
     ) -> dict[str, Any]:
-        """A button press on the bot's message ``message_id`` (its current state if sent)."""
+        """A button press on the bot's message ``message_id`` (its current state if sent), by a
+        person whose Telegram is in ``language_code``."""
         chat = self._chat(chat_id, chat_type, first_name, "Test group", None)
         message = self._messages.get((chat_id, message_id))
         if message is None:
@@ -983,7 +985,7 @@ class FakeBotAPI:
         self._counter += 1
         query = {
             "id": str(4_000_000_000_000_000 + self._counter),
-            "from": make_user(user_id, first_name),
+            "from": make_user(user_id, first_name, language_code=language_code),
             "message": copy.deepcopy(message),
             "chat_instance": str(-7_000_000_000 - abs(chat_id)),
             "data": data,

@@ -399,7 +399,7 @@ async def test_webhook_mode(fake_telegram: FakeBotAPI, db_url: str) -> None:
         store=store,
         runner=runner,
         limiter=RateLimiter(10),
-        examples=[],
+        examples=(),
     )
     application = build_application(fake.token, services, base_url=fake.url)
     try:

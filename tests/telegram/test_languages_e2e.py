@@ -79,3 +79,24 @@ async def test_a_russian_plan_writes_its_numbers_as_russian_does(
         )
     assert "первые 1\u00a0500 строк" in plan["text"]
     assert "1,500" not in plan["text"] and "1500 строк" not in plan["text"]
+
+
+async def test_examples_are_offered_in_russian_with_the_chat_instrument_s_times(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/examples in a Russian chat offered English questions, and pressing one asked the
+    English question; "$opening_range" was shown as written, not as the chat's 09:30-09:45."""
+    from barb.instruments import load_instrument
+    from barb.reference import example_questions, query_examples
+
+    provider = ScriptedProvider([turn("Готово.")] * 3)
+    russian = example_questions(query_examples(), "ru", load_instrument("NQ"))
+    async with barb_bot(fake_telegram, db_url, provider=provider):
+        shown = await ask_and_get_plan(fake_telegram, ALICE, ALICE, "/examples", language_code="ru")
+        labels = [b["text"] for row in shown["reply_markup"]["inline_keyboard"] for b in row]
+        assert labels == [question[:60] for question in russian]  # a button holds 60 characters
+        assert "(09:30-09:45)" in russian[15] and "$" not in "".join(russian)
+        await press(fake_telegram, ALICE, ALICE, shown, keyboard_data(shown)[0], language_code="ru")
+        await fake_telegram.wait_for("sendMessage", 2, chat_id=ALICE)
+    asked = [m.text for m in provider.requests[0].messages if m.role == "user"]
+    assert asked[-1] == russian[0] == "Средний диапазон RTH по дням недели?"
