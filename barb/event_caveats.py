@@ -233,8 +233,10 @@ def _releases_without_a_bar(plan: Plan, scope: Scope) -> list[str]:
     last = dates[len(dates) - 1 - int(np.argmax(scope.in_period[::-1]))].astype("datetime64[D]")
     traded = np.asarray(plan.dataset.trading_dates(), dtype="datetime64[D]")
     traded = traded[(traded >= first) & (traded <= last)]
-    session_days = plan.dataset.session_daily(plan.session).index.to_numpy()
-    missing_here = np.setdiff1d(traded, session_days.astype("datetime64[D]"))
+    session_days = plan.dataset.session_daily(plan.session).index.to_numpy("datetime64[D]")
+    # Both sorted: a binary search, not setdiff1d's sort of 9,000 dates on every query.
+    at = np.minimum(np.searchsorted(session_days, traded), len(session_days) - 1)
+    missing_here = traded[session_days[at] != traded] if len(session_days) else traded
     if not len(missing_here):
         return []
     instrument = plan.dataset.instrument
