@@ -20,6 +20,7 @@ from barb.script import ast
 # Functions that name a day by its place in the calendar: a holiday Monday is a 'Mon', the
 # first row of a month, the last of a week.
 WEEKDAY_FUNCTIONS = frozenset({"dayname", "dayofweek", "week"})
+NAMED_WEEKDAYS = frozenset({"dayname", "dayofweek"})
 CALENDAR_FUNCTIONS = frozenset(
     {"dayname", "dayofweek", "week", "day", "month", "quarter", "year", "weekofyear", "dayofyear"}
 )
@@ -37,6 +38,10 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
     calls = plan.first.calls
     if "holiday" in calls:  # the query already says what it does with them
         return []
+    if plan.session == "ETH" and not calls & NAMED_WEEKDAYS:
+        # The futures' whole day: a holiday session is one of its days (the Sunday reopen
+        # before a holiday Monday is that week's weekend gap), unless a weekday is named.
+        return []
     steps = calls & STEPPING_FUNCTIONS and calls & CALENDAR_FUNCTIONS
     if not (calls & WEEKDAY_FUNCTIONS or (steps and _steps_over_calendar(plan.first))):
         return []
@@ -53,8 +58,7 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
         f"{len(closed)} of the rows are US holiday sessions (the stock market closed, the "
         f"futures traded short hours), e.g. {closed[0]}: "
         '"where": "not holiday()" leaves them out when the question is about the stock '
-        "market's days; a question about the futures' own days (a weekend gap, which still "
-        "comes before a holiday Monday) keeps them."
+        "market's days."
     ]
 
 

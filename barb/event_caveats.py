@@ -149,6 +149,9 @@ def _releases_moved(
         if missed:
             warnings.append(_out_of_window_text(source, missed))
         counted = ~np.isin(seen.astype("datetime64[D]"), [day for day, _, _ in missed])
+        kept = kept_dates() if kept_dates is not None and plan.first.where is not None else None
+        if kept is not None:  # a where that left the moved day out: nothing of it to say
+            counted &= np.isin(seen.astype("datetime64[D]"), kept.astype("datetime64[D]"))
         pairs = [(_day(d), _day(t)) for d, t in zip(released[counted], seen[counted], strict=True)]
         if not pairs:
             continue
@@ -240,6 +243,13 @@ def _releases_without_a_bar(plan: Plan, scope: Scope) -> list[str]:
     if not len(missing_here):
         return []
     instrument = plan.dataset.instrument
+    # Switching to ETH counts them; for a statistic of the session's own bars (a gap, the
+    # RTH range) it would measure something else, so that advice goes with counts only.
+    counts = any(
+        isinstance(node, ast.Call) and node.name.lower() == "count"
+        for item in plan.first.select
+        for node in ast.walk(item.expr)
+    )
     warnings = []
     for source in sources:
         days = join_arrays(resolve_event(source, instrument), instrument).days
@@ -250,10 +260,14 @@ def _releases_without_a_bar(plan: Plan, scope: Scope) -> list[str]:
         more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
         count = f"{len(missed)} {source.upper()} release day" + ("s" if len(missed) > 1 else "")
         verb, pronoun = ("has", "it is") if len(missed) == 1 else ("have", "they are")
+        after = (
+            f"so {pronoun} not counted. To count releases use the ETH session."
+            if counts
+            else f"so {pronoun} not among the {source} days here."
+        )
         warnings.append(
             f"{count} traded but {verb} no {plan.session} bar ({listed}{more}): no row "
-            f"carries {source} there, so {pronoun} not counted. To count releases use the ETH "
-            "session."
+            f"carries {source} there, {after}"
         )
     return warnings
 

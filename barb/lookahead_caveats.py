@@ -48,11 +48,12 @@ def past_data_end(
 
 
 def _farthest_next(stage: StagePlan) -> tuple[str, int] | None:
-    """The next() call reaching farthest among what the stage answers with (its select and
-    group keys; with no select, the map columns it lists), as written, and its ``n``."""
+    """The next() call reaching farthest among what the stage answers with (its select;
+    with no select, the map columns it lists), as written, and its ``n``. A group key's
+    empty rows are in no group, which keyless_rows says: said here too, it counted them."""
     mapped = dict(stage.map_exprs)
     if stage.select:
-        exprs = [item.expr for item in stage.select] + [e for _, e in stage.group_keys]
+        exprs = [item.expr for item in stage.select]
     else:
         exprs = [e for _, e in stage.map_exprs]
     best: tuple[str, int] | None = None

@@ -217,6 +217,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
     warnings += _running_across_groups(first)
     warnings += _hours_off_the_clock(first, tf, dataset.instrument.session(session))
+    warnings += _running_before_where(first)
 
     mapped = map_reach(first.map_exprs)
     needed = ROW
@@ -265,6 +266,36 @@ def _running_across_groups(first: StagePlan) -> list[str]:
     read += [first.where] if first.where is not None else []
     mapped = dict(first.map_exprs) | dict(first.hoisted)
     return running_across_groups(first.group_keys, read, mapped)
+
+
+# Running functions a trader reaches for to follow trades: an equity (cumsum of each trade's
+# points) and a losing streak. Over the bars a where keeps they are buy-and-hold numbers.
+_TRADE_RUNS = frozenset({"cumsum", "streak"})
+
+
+def _running_before_where(first: StagePlan) -> list[str]:
+    """cumsum() or streak() under a where: they run over every bar, before where keeps rows.
+    "Equity of the RSI(2) < 10 trades" as cumsum(pts) with that where read +19,009 points,
+    the market's; the trades' own is −4,317. Said, with the then form that follows them."""
+    if first.where is None or not first.select:
+        return []
+    mapped = dict(first.map_exprs) | dict(first.hoisted)
+    calls: dict[str, Call] = {}
+    for item in first.select:
+        for node in nodes(item.expr, mapped):
+            if isinstance(node, Call) and node.name.lower() in _TRADE_RUNS and node.args:
+                calls.setdefault(node.to_text(), node)
+    if not calls:
+        return []
+    text, call = next(iter(calls.items()))
+    read = sorted({n.name for n in walk(call.args[0]) if isinstance(n, Column)})
+    columns = ", ".join(f'"{name}"' for name in ["date()", *read])
+    return [
+        f"{', '.join(calls)} ran over every bar, before where kept the rows: not the kept "
+        "rows' own (a strategy's equity or losing streak). For those, select the columns it "
+        f'reads and run it in then: "select": [{columns}], "then": {{"map": {{"run": '
+        f'"{text}"}}, "select": …}}.'
+    ]
 
 
 def _hours_off_the_clock(first: StagePlan, tf: Timeframe, session: SessionSpec) -> list[str]:

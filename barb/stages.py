@@ -27,6 +27,7 @@ from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_aggregate
+from barb.timeframes import timeframe as timeframe_spec
 
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
 LATEST_HISTORY_ROWS = 1_000
@@ -109,7 +110,9 @@ def run_stage(
         output.warnings += empty_groups(
             every_row, keys, given, output.table, stage.where, dict(stage.map_exprs)
         )
-    if period is not None:  # the first stage: its rows are bars, up to the data's end
+    # The first stage's rows are bars, up to the data's end; a week's or month's end is the
+    # open bar's warning ("next() reads no week after …"): the data's end is not its row.
+    if period is not None and not timeframe_spec(ctx.timeframe).calendar:
         output.warnings += past_data_end(stage, every_row, keep, intraday=ctx.intraday)
         if _events(stage, output, ctx.timeframe):
             output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)

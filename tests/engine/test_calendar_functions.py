@@ -215,9 +215,7 @@ def test_a_weekday_question_warns_of_the_holiday_sessions_among_its_rows(
     text = (
         f"{len(closed)} of the rows are US holiday sessions (the stock market closed, the "
         f'futures traded short hours), e.g. {closed[0].date()}: "where": "not holiday()" '
-        "leaves them out when the question is about the stock market's days; a question "
-        "about the futures' own days (a weekend gap, which still comes before a holiday "
-        "Monday) keeps them."
+        "leaves them out when the question is about the stock market's days."
     )
     # Said, not prescribed: a weekend-gap question keeps the holiday Mondays' sessions.
     assert text in result.metadata.warnings, result.metadata.warnings

@@ -92,3 +92,27 @@ def test_intraday_names_the_last_bar(engine_settings, minutes) -> None:
         f"next(close) is empty for 1 of the {result.metadata.rows_matched} rows kept: the data "
         f"ends with the {last_bar:%Y-%m-%d %H:%M} bar;"
     )
+
+
+def test_a_group_key_past_the_end_is_said_once(engine_settings) -> None:
+    """ "After a down day, was the next day up or down?" grouped by if(next(close) > close …):
+    the last day is in no group, which keyless_rows says; the next() warning said "count()
+    counts all 5" though the groups held 4."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "last_6_bars",
+        "map": {"dir": "if(next(close) > close, 'up', 'down')"},
+        "group_by": "dir",
+        "select": "count()",
+    }
+    result = _ask(query, engine_settings)
+    assert sum(result.table["count"]) == 5
+    assert _warnings(result) == []
+    assert any("with no value for dir (n/a) left out" in w for w in result.metadata.warnings)
+
+
+def test_weekly_bars_leave_the_data_s_end_to_the_open_week_s_warning(engine_settings) -> None:
+    query = {"session": "RTH", "from": "weekly", "period": "last_4_bars",
+             "map": {"nxt": "next(close)"}, "select": "mean(nxt)"}  # fmt: skip
+    assert _warnings(_ask(query, engine_settings)) == []

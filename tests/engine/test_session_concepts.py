@@ -132,6 +132,8 @@ def test_the_weekend_gap_is_the_first_trading_day_of_each_week(engine_settings) 
     # The data's first day has no close before it, so no gap.
     first = dates[(weeks != weeks.shift()).to_numpy()].iloc[1:]
     assert result.summary.values["count"] == int((first.dt.year == 2024).sum())
+    # The Sunday reopen before a holiday Monday is that week's gap: no advice to drop it.
+    assert not [w for w in result.metadata.warnings if "holiday sessions" in w]
 
 
 @pytest.mark.slow

@@ -139,3 +139,29 @@ def test_a_window_reaching_the_open_counts_the_release(sample_settings) -> None:
         "1 FOMC release fell on a day without trading and counts for the next trading day "
         "(2020-03-15 → 2020-03-16)."
     ]
+
+
+def test_a_statistic_of_the_session_s_bars_is_not_sent_to_eth(sample_settings) -> None:
+    """ "Gap-up share on NFP days": ETH would measure another gap, so only a count of
+    releases is pointed to ETH; a statistic is told the days are not among the nfp days."""
+    query = {"session": "RTH", "from": "daily", "period": "2023", "join": "nfp",
+             "map": {"up": "open > prev(close)"}, "group_by": "nfp",
+             "select": "mean(up)"}  # fmt: skip
+    [said] = _session_warnings(_ask(query, sample_settings))
+    assert said.endswith(
+        "(2023-04-07): no row carries nfp there, so it is not among the nfp days here."
+    )
+    assert "ETH" not in said
+    [counted] = _session_warnings(_ask(_count("RTH"), sample_settings))
+    assert counted.endswith("To count releases use the ETH session.")
+
+
+def test_a_moved_release_a_where_left_out_is_not_said(sample_settings) -> None:
+    """The Sunday 2020-03-15 cut counts for Monday 2020-03-16; a where keeping 2024's FOMC
+    days has no row of it, and said "1 FOMC release … counts for the next trading day"."""
+    query = {"session": "RTH", "from": "daily", "join": "fomc", "select": "count()"}
+    moved = "counts for the next trading day (2020-03-15 → 2020-03-16)"
+    kept_2020 = _ask({**query, "where": "fomc and year() == 2020"}, sample_settings)
+    assert any(moved in w for w in kept_2020.metadata.warnings)
+    kept_2024 = _ask({**query, "where": "fomc and year() == 2024"}, sample_settings)
+    assert not any("fell on a day without trading" in w for w in kept_2024.metadata.warnings)

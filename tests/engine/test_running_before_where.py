@@ -1,0 +1,95 @@
+"""cumsum() and streak() under a where run over every bar, before where keeps rows: "the
+equity of the RSI(2) < 10 trades" written as cumsum(pts) read the market's +19,009 points,
+the trades' own is −4,317. The result says so, and the form it points to gives the trades'
+numbers: checked with TA-Lib and pandas over the RTH closes from DuckDB."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import talib
+from duckdb_answers import rth_closes
+
+from barb import execute
+
+pytestmark = pytest.mark.slow
+
+SIGNAL = {"rsi2": "rsi(close, 2)", "pts": "next(close) - close"}
+# "pts == pts" keeps the days that have a next close (an empty value equals nothing).
+
+
+def _trades(con) -> pd.Series:
+    """Each RSI(2) < 10 day's next-day points, in time order."""
+    closes = rth_closes(con, "nq")
+    rsi = pd.Series(talib.RSI(closes.to_numpy(dtype="float64"), 2), index=closes.index)
+    pts = closes.shift(-1) - closes
+    return pts[(rsi < 10) & pts.notna()]
+
+
+def _run(query: dict, settings):
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def test_an_equity_under_a_where_says_it_is_the_market_s(sample_settings, con) -> None:
+    trades = _trades(con)
+    equity = trades.cumsum()
+    natural = {
+        "session": "RTH",
+        "from": "daily",
+        "map": SIGNAL | {"eq": "cumsum(pts)", "dd": "eq - cummax(eq)"},
+        "where": "rsi2 < 10 and pts == pts",
+        "select": ["min(dd) as max_dd", "last(eq) as total"],
+    }
+    result = _run(natural, sample_settings)
+    assert result.summary.values["total"] != pytest.approx(equity.iloc[-1])
+    said = [w for w in result.metadata.warnings if w.startswith("cumsum(pts) ran over every bar")]
+    assert said and '"select": ["date()", "pts"]' in said[0]
+    # The form it points to: the trades' own equity and drawdown.
+    pointed = {
+        "session": "RTH",
+        "from": "daily",
+        "map": SIGNAL,
+        "where": "rsi2 < 10 and pts == pts",
+        "select": ["date()", "pts"],
+        "then": {
+            "map": {"run": "cumsum(pts)", "dd": "run - cummax(run)"},
+            "select": ["min(dd) as max_dd", "last(run) as total"],
+        },
+    }
+    followed = _run(pointed, sample_settings)
+    assert followed.summary.values["total"] == pytest.approx(equity.iloc[-1])
+    assert followed.summary.values["max_dd"] == pytest.approx((equity - equity.cummax()).min())
+    assert not [w for w in followed.metadata.warnings if "ran over every bar" in w]
+
+
+def test_a_losing_streak_of_trades_is_counted_over_the_trades(sample_settings, con) -> None:
+    losing = _trades(con) < 0
+    longest = int(losing.groupby((~losing).cumsum()).sum().max())
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": SIGNAL,
+        "where": "rsi2 < 10 and pts == pts",
+        "select": ["date()", "pts"],
+        "then": {"map": {"run": "streak(pts < 0)"}, "select": "max(run)"},
+    }
+    assert _run(query, sample_settings).summary.value == longest
+    natural = {**query, "map": SIGNAL | {"run": "streak(pts < 0)"}, "select": "max(run)"}
+    del natural["then"]
+    result = _run(natural, sample_settings)
+    assert any(w.startswith("streak(pts < 0) ran over every bar") for w in result.metadata.warnings)
+
+
+def test_a_running_value_of_every_bar_read_on_some_days_is_not_warned(sample_settings) -> None:
+    """cummax(close) read on RSI days is the drawdown from the high so far: meant."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"rsi2": "rsi(close, 2)", "dd": "close / cummax(close) - 1"},
+        "where": "rsi2 < 10",
+        "select": "mean(dd)",
+    }
+    result = _run(query, sample_settings)
+    assert not [w for w in result.metadata.warnings if "ran over every bar" in w]
