@@ -47,6 +47,30 @@ def past_data_end(
     return [f"{text} is empty for {text_empty}: the data ends {end}; {over}."]
 
 
+def across_days(stage: StagePlan, frame: pd.DataFrame, keep: np.ndarray) -> list[str]:
+    """Intraday rows kept whose next() reads a later trading date: "after 3 red hours, is
+    the next hour green" read 16:30's next hour as the next morning's 09:30 for 289 of 2,036
+    rows. Said with the where that keeps the day."""
+    call = _farthest_next(stage)
+    if call is None or "trading_date" not in frame.columns:
+        return []
+    text, ahead = call
+    dates = frame["trading_date"].to_numpy()
+    later = np.zeros(len(dates), dtype=bool)
+    if len(dates) > ahead:
+        later[:-ahead] = dates[ahead:] != dates[:-ahead]
+    crossing = int(np.count_nonzero(later & keep))
+    kept = int(np.count_nonzero(keep))
+    if not crossing:
+        return []
+    return [
+        f"{text} reads a later trading date for {crossing:,} of the {kept:,} rows kept (the "
+        'day\'s last bars); "where": "… and next(date()'
+        + (f", {ahead}" if ahead > 1 else "")
+        + ') == date()" keeps it within the day.'
+    ]
+
+
 def _farthest_next(stage: StagePlan) -> tuple[str, int] | None:
     """The next() call reaching farthest among what the stage answers with (its select;
     with no select, the map columns it lists), as written, and its ``n``. A group key's

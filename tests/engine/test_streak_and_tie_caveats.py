@@ -165,3 +165,36 @@ def test_an_intraday_streak_restarts_each_day_with_per_and_warns_without(
         f"streak() runs on across sessions: {crossing:,} of the rows count bars of an earlier "
         "trading date; streak(cond, 'day') restarts the count each day."
     ) in _streak_warnings(across)
+
+
+def test_an_intraday_next_that_reads_the_next_day_is_said(engine_settings, minutes) -> None:
+    """ "After 3 red hours in a row, is the next hour green?": the day's last hour's "next
+    hour" was the next morning's first. Counted in pandas; the where the warning gives keeps
+    each next hour within its day."""
+    hours = _hourly_rth(minutes)
+    red = hours["close"] < hours["open"]
+    days = hours.index.get_level_values("day")
+    run = red.groupby([days, (~red).cumsum()]).cumsum()
+    following = pd.Series(days, index=hours.index).shift(-1)
+    same_day = following == days
+    later_day = following.notna().to_numpy() & ~same_day.to_numpy()  # the data's end: none
+    query = {
+        "session": "RTH",
+        "from": "1h",
+        "map": {"run": "streak(close < open, 'day')", "up": "next(close) > next(open)"},
+        "where": "run == 3",
+        "select": ["count()", "mean(up) as up_share"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    crossing = int(((run == 3) & later_day).sum())
+    assert crossing and result.summary.values["count"] == (run == 3).sum()
+    assert (
+        f"next(close) reads a later trading date for {crossing:,} of the {(run == 3).sum():,} "
+        'rows kept (the day\'s last bars); "where": "… and next(date()) == date()" keeps it '
+        "within the day."
+    ) in result.metadata.warnings
+    within = execute(
+        {**query, "where": "run == 3 and next(date()) == date()"}, "NQ", settings=engine_settings
+    )
+    assert within.summary.values["count"] == ((run == 3) & same_day.to_numpy()).sum()
+    assert not [w for w in within.metadata.warnings if "later trading date" in w]
