@@ -84,6 +84,37 @@ def _log(ctx: EvalContext, x: pd.Series) -> pd.Series:
 
 
 @register(
+    "exp",
+    unit="number",
+    category="scalar",
+    params=(_X,),
+    summary="e to the power x: exp(cumsum(log(1 + r))) compounds returns r.",
+    example="exp(cumsum(log(close / prev(close))))",
+)
+def _exp(ctx: EvalContext, x: pd.Series) -> pd.Series:
+    return np.exp(x.where(x < 700))  # past e**709 a float overflows: empty, not inf
+
+
+@register(
+    "coalesce",
+    unit="same",
+    category="scalar",
+    params=(_X, Param("y", accepts="any")),
+    summary="x, or y where x is empty: coalesce(exit_pts, close - open).",
+    example="coalesce(next(close), close)",
+)
+def _coalesce(ctx: EvalContext, x: pd.Series, y: pd.Series) -> pd.Series:
+    if value_kind(x) != value_kind(y) and {value_kind(x), value_kind(y)} != {"number"}:
+        raise TypeMismatch(
+            f"coalesce() needs x and y of the same kind, got {KIND_NAMES[value_kind(x)]} and "
+            f"{KIND_NAMES[value_kind(y)]}.",
+            step=ctx.step,
+            hint="e.g. coalesce(next(close), close)",
+        )
+    return x.where(x.notna(), y)
+
+
+@register(
     "sqrt",
     category="scalar",
     params=(_X,),
@@ -374,6 +405,19 @@ def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
 )
 def _cummin(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cummin").cummin()
+
+
+@register(
+    "cumprod",
+    unit="number",
+    category="cumulative",
+    params=(_COL, RESTART),
+    summary="Running product from the period's first bar (or each per's): cumprod(1 + r).",
+    example="cumprod(close / prev(close), 'year')",
+    reach=period_rows,  # the period's rows only
+)
+def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    return _running(ctx, col, per, "cumprod").cumprod()
 
 
 @register(

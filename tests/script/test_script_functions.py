@@ -223,6 +223,25 @@ def test_cumulative(ctx: EvalContext) -> None:
     same(run("cummax(close)", ctx), cumulative(close, max))
     same(run("cummin(close)", ctx), cumulative(close, min))
     same(run("cumsum(close)", ctx), cumulative(close, lambda a, b: a + b))
+    same(run("cumprod(close / prev(close))", ctx), cumulative(_ratios(close), lambda a, b: a * b))
+
+
+def _ratios(close: list[float]) -> list[float]:
+    pairs = zip([NAN, *close[:-1]], close, strict=True)
+    return [NAN if missing(p) or missing(c) else c / p for p, c in pairs]
+
+
+def test_exp_compounds_log_returns_and_coalesce_fills_the_empty(ctx: EvalContext) -> None:
+    close = col(ctx, "close")
+    logs = [NAN if missing(r) else math.log(r) for r in _ratios(close)]
+    compounded = [NAN if missing(v) else math.exp(v) for v in cumulative(logs, lambda a, b: a + b)]
+    same(run("exp(cumsum(log(close / prev(close))))", ctx), compounded)
+    same(run("exp(1000)", ctx), [NAN] * len(close))  # past a float: empty, never inf
+    ahead = run("coalesce(next(close), close)", ctx)
+    pairs = zip([*close[1:], NAN], close, strict=True)
+    same(ahead, [c if missing(n) else n for n, c in pairs])
+    with pytest.raises(Exception, match="same kind"):
+        run("coalesce(close, 'x')", ctx)
 
 
 # --- pattern --------------------------------------------------------------------------------
