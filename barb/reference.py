@@ -53,9 +53,9 @@ _CATEGORY_TITLES = {
 
 class Example(BaseModel):
     question: str
-    # The question as a Russian speaker is offered it (the example buttons); the model reads
-    # the English one beside its query.
-    question_ru: str | None = None
+    # The question as people of other languages are offered it (the example buttons), by
+    # language; the model reads the English one beside its query.
+    translations: dict[str, str] = {}
     query: dict[str, Any]
     # Examples use the default session; one that needs another says why (not shown).
     session_why: str | None = None
@@ -79,12 +79,7 @@ def example_questions(
     """The example questions as a person is offered them: in their language, with their
     instrument's times (CL's opening range is not "$opening_range", nor NQ's 09:30-09:45)."""
     times = times_for(instrument)
-    return [
-        times.fill(
-            example.question_ru if language == "ru" and example.question_ru else example.question
-        )
-        for example in examples
-    ]
+    return [times.fill(e.translations.get(language, e.question)) for e in examples]
 
 
 def _specs(category: str) -> list[FunctionSpec]:
