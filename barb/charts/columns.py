@@ -113,7 +113,29 @@ def counted_dates(rows: pd.DataFrame, result: Result) -> pd.DatetimeIndex | None
         if dates is not None and not np.isnat(dates).any():
             return pd.DatetimeIndex(dates)
     date_col = "trading_date" if "trading_date" in rows.columns else time_column(rows)
-    return None if date_col is None else pd.DatetimeIndex(rows[date_col])
+    if date_col is not None:
+        return pd.DatetimeIndex(rows[date_col])
+    return _group_dates(rows, result)
+
+
+def _group_dates(rows: pd.DataFrame, result: Result) -> pd.DatetimeIndex | None:
+    """A ``then`` stage's rows are the first stage's groups: each one's date when its keys
+    are a calendar period (``week()`` is its Monday, ``year()`` its January 1st)."""
+    then = result.query.get("then")
+    if not (isinstance(then, dict) and then):
+        return None
+    keys = [k for k in group_key_names(result.query) if k in rows.columns]
+    called = called_key_names(result.query)
+    dated = [k for k in keys if pd.api.types.is_datetime64_any_dtype(rows[k])]
+    if dated:
+        dates = pd.DatetimeIndex(rows[dated[0]])
+        return None if dates.hasnans else dates
+    if "year" not in called or "year" not in keys:
+        return None
+    year = pd.to_numeric(rows["year"], errors="coerce")
+    month = pd.to_numeric(rows["month"], errors="coerce") if "month" in keys else 1
+    dates = pd.to_datetime(pd.DataFrame({"year": year, "month": month, "day": 1}), errors="coerce")
+    return None if dates.isna().any() else pd.DatetimeIndex(dates)
 
 
 def dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:
