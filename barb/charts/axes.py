@@ -225,6 +225,36 @@ def drop_clipped_ticks(fig: Figure) -> None:
             ax.xaxis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
 
 
+def keep_y_labels_inside(fig: Figure) -> None:
+    """Plots moved right (their right edge kept) when their widest y tick label would start
+    off the figure's left edge ("−0.0150" on a 5-minute drawdown lost its minus and first
+    digit); plots side by side or stacked move together, so they still line up. Called
+    after ``fix_ticks``, when the labels are final."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    fig_px = fig.bbox.width
+    needed = 0.0
+    for ax in fig.axes:
+        formatter = ax.yaxis.get_major_formatter()
+        if not isinstance(formatter, FixedFormatter) or not ax.yaxis.get_visible():
+            continue
+        ticks = ax.yaxis.get_major_ticks()
+        labels = [str(t) for t in formatter.seq if str(t)]
+        if not ticks or not labels or not ticks[0].label1.get_visible():
+            continue
+        font = ticks[0].label1.get_fontproperties()
+        widest = max(
+            renderer.get_text_width_height_descent(t, font, ismath=False)[0] for t in labels
+        )
+        # The tick mark and its pad (5 + 3.5 pt), and a few pixels of margin.
+        room = widest + renderer.points_to_pixels(8.5) + 6
+        needed = max(needed, room / fig_px - ax.get_position().x0)
+    if needed <= 0:
+        return
+    for ax in fig.axes:
+        box = ax.get_position()
+        ax.set_position((box.x0 + needed, box.y0, box.width - needed, box.height))
+
+
 def _inside_figure(ax: Axes, loc: float, label: str) -> bool:
     """Whether a level tick label centred at ``loc`` stays inside the figure's width."""
     ticks = ax.xaxis.get_major_ticks()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import bar_heights, figure, run
+from engine_results import RTH, bar_heights, figure, run
 from matplotlib.text import Text
 
 pytestmark = pytest.mark.slow
@@ -70,3 +70,62 @@ def test_a_then_count_draws_the_groups_it_counted(sample_settings, days) -> None
     for language in ("en", "ru"):
         (ax,) = figure(result, language).axes
         np.testing.assert_allclose(bar_heights(ax), negative.to_numpy())
+
+
+def drawdown(close: pd.Series) -> pd.Series:
+    return close / close.cummax() - 1
+
+
+def test_a_drawdown_axis_stops_at_zero_and_its_labels_stay_on_the_figure(
+    sample_settings, con
+) -> None:
+    """5-minute bars of one day: ticks like "−0.0150" lost their sign off the left edge, and
+    the axis ran up to +0.0025 that a drawdown never reaches."""
+    closes = con.execute(
+        f"""
+        SELECT time_bucket(INTERVAL 5 MINUTE, timestamp) AS t, arg_max(close, timestamp) AS c
+        FROM nq WHERE {RTH} AND trading_date = DATE '2024-08-05' GROUP BY 1 ORDER BY 1
+        """
+    ).df()["c"]
+    deepest = drawdown(closes).min()
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024-08-05",
+        "map": {"dd": "close / cummax(close) - 1"},
+        "select": "min(dd)",
+    }
+    result = run(query, sample_settings)
+    assert result.summary.value == pytest.approx(deepest, rel=1e-3)
+    for language in ("en", "ru"):
+        fig = figure(result, language)
+        (ax,) = fig.axes
+        renderer = fig.canvas.get_renderer()
+        for label in ax.get_yticklabels():
+            if label.get_visible() and label.get_text():
+                assert label.get_window_extent(renderer).x0 >= 0, label.get_text()
+        lo, hi = ax.get_ylim()
+        assert lo < deepest and 0 <= hi <= 0.05 * (hi - lo)
+
+
+def test_a_trough_on_the_last_bar_is_drawn_whole(sample_settings, days) -> None:
+    year = days[pd.DatetimeIndex(days.index).year == 2022]
+    dd = drawdown(year["close"])
+    assert dd.to_numpy().argmin() == len(dd) - 1  # the year ended at its low
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2022",
+        "map": {"dd": "close / cummax(close) - 1"},
+        "select": "min(dd)",
+    }
+    fig = figure(run(query, sample_settings), "ru")
+    (ax,) = fig.axes
+    (dot,) = [
+        c for c in ax.collections if len(c.get_offsets()) == 1 and c.get_offsets()[0][1] < -0.1
+    ]
+    renderer = fig.canvas.get_renderer()
+    assert dot.get_offsets()[0][1] == pytest.approx(dd.iloc[-1], rel=1e-6)
+    centre = ax.transData.transform(dot.get_offsets()[0])[0]
+    radius = np.sqrt(dot.get_sizes()[0]) / 2 * fig.dpi / 72
+    assert centre + radius <= ax.get_window_extent(renderer).x1
