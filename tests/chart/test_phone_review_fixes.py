@@ -4,13 +4,17 @@ proving what the headline says. Expected values are pandas over the sample's RTH
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import RTH, bar_heights, figure, run
+from engine_results import RTH, bar_heights, bar_widths, figure, run, title
 from matplotlib.text import Text
 
 pytestmark = pytest.mark.slow
+
+NFP_FILE = Path(__file__).parents[2] / "barb" / "events" / "data" / "nfp.csv"
 
 
 def texts(fig) -> str:
@@ -129,3 +133,35 @@ def test_a_trough_on_the_last_bar_is_drawn_whole(sample_settings, days) -> None:
     centre = ax.transData.transform(dot.get_offsets()[0])[0]
     radius = np.sqrt(dot.get_sizes()[0]) / 2 * fig.dpi / 72
     assert centre + radius <= ax.get_window_extent(renderer).x1
+
+
+def nfp_dates(start: str, end: str) -> pd.DatetimeIndex:
+    """The release days of the BLS schedule, read from the events' file by hand."""
+    frame = pd.read_csv(NFP_FILE, comment="#")
+    dates = pd.DatetimeIndex(pd.to_datetime(frame.iloc[:, 0]))
+    return dates[(dates >= start) & (dates <= end)]
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_days_an_event_filter_picked_are_counted_like_a_where(
+    sample_settings, days, language
+) -> None:
+    """NFP days with ``"filter": "only"`` were headlined "chg last: 473.8 points
+    (2024-12-06)", December's change as if it were the answer; with ``"where": "nfp"`` the
+    same days read "12 days"."""
+    chg = days["close"].diff().set_axis(pd.DatetimeIndex(days.index))
+    released = nfp_dates("2023-01-01", "2024-12-31")
+    picked = chg[chg.index.isin(released)]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2023:2024",
+        "join": {"source": "nfp", "filter": "only"},
+        "map": {"chg": "close - prev(close)"},
+        "select": ["date()", "chg"],
+    }
+    fig = figure(run(query, sample_settings), language)
+    word = {"en": "days", "ru": "дня"}[language]
+    assert title(fig) == f"{len(picked)} {word}"
+    (ax,) = fig.axes
+    np.testing.assert_allclose(bar_widths(ax), picked.to_numpy())
