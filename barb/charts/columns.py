@@ -66,13 +66,39 @@ def unit(column: str, result: Result) -> str | None:
     return column_unit(column, timeframe(result), result.query)
 
 
+# The calendar periods a first stage's groups can be, by its group keys the engine named
+# after their call: a then stage's rows are then weeks or months, not "groups".
+PERIOD_KEYS = {
+    "date": "daily",
+    "week": "weekly",
+    "month": "monthly",
+    "quarter": "quarterly",
+    "year": "yearly",
+}
+
+
+def row_kind(result: Result) -> tuple[str, bool]:
+    """The timeframe the result's rows are named by, and whether they are a first stage's
+    groups that are no calendar period (``groups``)."""
+    then = result.query.get("then")
+    keys = group_key_names(result.query)
+    # Groups by date() are days, whatever the bars were ("число групп" said nothing).
+    if keys == ["date"]:
+        return "daily", False
+    if not (isinstance(then, dict) and then):
+        return timeframe(result), False
+    called = called_key_names(result.query)
+    periods = [k for k in keys if k in called and k in PERIOD_KEYS]
+    if len(periods) == len(keys) == 2 and "year" in periods:
+        periods.remove("year")  # year and month together are months
+    if len(periods) == 1 and len(keys) <= 2 and set(keys) - set(periods) <= {"year"}:
+        return PERIOD_KEYS[periods[0]], False
+    return timeframe(result), True
+
+
 def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -> str:
     """What the result's rows are called (after ``count`` of them, in that number's form)."""
-    then = result.query.get("then")
-    # Groups by date() are days, whatever the bars were ("число групп" said nothing).
-    by_day = group_key_names(result.query) == ["date"]
-    tf = "daily" if by_day else timeframe(result)
-    groups = isinstance(then, dict) and bool(then) and not by_day
+    tf, groups = row_kind(result)
     return words.rows(tf, groups=groups, count=count)
 
 

@@ -165,3 +165,43 @@ def test_days_an_event_filter_picked_are_counted_like_a_where(
     assert title(fig) == f"{len(picked)} {word}"
     (ax,) = fig.axes
     np.testing.assert_allclose(bar_widths(ax), picked.to_numpy())
+
+
+@pytest.mark.parametrize(
+    ("language", "words"), [("en", "{n} of {n} weeks matched"), ("ru", "подошло {n} из {n} недели")]
+)
+def test_weekly_bars_are_counted_as_weeks(sample_settings, days, language, words) -> None:
+    index = pd.DatetimeIndex(days.index)
+    monday = index - pd.to_timedelta(index.dayofweek, unit="D")
+    spans = pd.Series(index, index=index).groupby(monday).agg(["min", "max"])
+    # The weeks wholly in the period: 2014-12-29 and 2024-12-30 each reach into another year.
+    weeks = int(((spans["min"].dt.year >= 2015) & (spans["max"].dt.year <= 2024)).sum())
+    assert weeks % 10 == 1 and weeks % 100 != 11  # Russian's "one" form: "из 521 недели"
+    query = {
+        "session": "RTH",
+        "from": "weekly",
+        "period": "2015:2024",
+        "select": "mean(close > open)",
+    }
+    fig = figure(run(query, sample_settings), language)
+    assert words.format(
+        n=format(weeks, ",").replace(",", {"en": ",", "ru": "\xa0"}[language])
+    ) in texts(fig)
+
+
+@pytest.mark.parametrize(
+    ("language", "words"), [("en", "then {k} of 12 months"), ("ru", "затем {k} из 12 месяцев")]
+)
+def test_a_then_over_months_counts_months(sample_settings, days, language, words) -> None:
+    year = days[pd.DatetimeIndex(days.index).year == 2024]
+    pts = (year["close"] - year["open"]).groupby(pd.DatetimeIndex(year.index).month).sum()
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "group_by": "month()",
+        "select": "sum(close - open) as pts",
+        "then": {"where": "pts < 0", "select": "mean(pts)"},
+    }
+    fig = figure(run(query, sample_settings), language)
+    assert words.format(k=int((pts < 0).sum())) in texts(fig)
