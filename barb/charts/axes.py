@@ -4,6 +4,7 @@ on bars, room for a legend, and the legend itself."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -131,9 +132,13 @@ def category_ticks(
     step: int,
     words: Words = ENGLISH,
     at: list[int] | None = None,
+    keep: Sequence[int] = (),
 ) -> None:
-    """Every ``step``-th label, or the labels ``at`` those positions (round times of day)."""
+    """Every ``step``-th label, or the labels ``at`` those positions (round times of day);
+    the labels at ``keep`` (the bars the headline names) always, the thinned ones beside
+    them left out so they do not overlap."""
     positions = np.asarray(at, dtype=int) if at is not None else np.arange(0, len(labels), step)
+    positions = _keeping(positions, sorted({int(k) for k in keep if 0 <= k < len(labels)}))
     ax.set_xticks(positions, [labels[i] for i in positions])
     if rotate:  # degrees; upright labels hang under their bar, centred on it
         for text in ax.get_xticklabels():
@@ -142,6 +147,16 @@ def category_ticks(
                 text.set(va="center")
     ax.set_xlim(-0.6, len(labels) - 0.4)
     ax.yaxis.set_major_formatter(TickFormatter(words))
+
+
+def _keeping(positions: np.ndarray, keep: list[int]) -> np.ndarray:
+    """``positions`` with ``keep`` added, less those nearer a kept one than the thinned
+    ticks stand apart (09:30, the highest hour, in place of 10:30 beside it)."""
+    if not keep:
+        return positions
+    gap = int(np.diff(positions).min()) if len(positions) > 1 else 1
+    spaced = [p for p in positions if all(p == k or abs(p - k) >= gap for k in keep)]
+    return np.asarray(sorted({*spaced, *keep}), dtype=int)
 
 
 def whole_number_ticks(axis: Axis, values: np.ndarray, nbins: int | str = "auto") -> None:

@@ -88,6 +88,7 @@ from barb.result import Metadata, Result
 from barb.script import ast
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
+MAX_HOUR_GROUPS = 24  # groups of times of day this few are hours or longer
 MAX_PANELS = 4  # aggregates drawn, one panel each
 # Labels run along bars may take up this much of a panel's height, above and below zero.
 UPRIGHT_SHARE = 0.5
@@ -355,6 +356,15 @@ def _round_times(
     return None
 
 
+def _keeps_named(step: int, round_times: list[int] | None, n: int) -> bool:
+    """Whether thinned ticks make room for the bars the headline names: always for every
+    n-th label; among round times of day only over hours (09:30, the busiest), not over
+    5-minute bars, whose axis reads as a clock only at round times."""
+    if round_times is not None:
+        return n <= MAX_HOUR_GROUPS
+    return step > 1
+
+
 def _stage(result: Result) -> dict[str, Any]:
     then = result.query.get("then")
     return then if isinstance(then, dict) and then else result.query
@@ -454,6 +464,10 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     answer = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     # The headline's column on top, where the eye lands after reading it.
     columns = [answer, *(c for c in groups.columns if c != answer)]
+    named: list[int] = []  # the bars the headline names keep their labels when thinned
+    if not groups.ranked and layout is None:
+        high, low = groups.extremes(floats(groups.table[answer]))
+        named = [*high, *low] if len(high) + len(low) <= 2 else []
     for ax, column in zip(panels, columns, strict=True):
         if len(groups.by) > 1 and layout is None:
             _shade_blocks(ax, groups.table[groups.by[0]].tolist())
@@ -505,7 +519,15 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                     words=words,
                     texts=texts,
                 )
-        category_ticks(ax, labels, rotate=rotate, step=step, words=words, at=groups.round_times)
+        category_ticks(
+            ax,
+            labels,
+            rotate=rotate,
+            step=step,
+            words=words,
+            at=groups.round_times,
+            keep=named if _keeps_named(step, groups.round_times, n) else (),
+        )
         if ax is not panels[-1]:
             ax.tick_params(axis="x", labelbottom=False)
         # No legend for the colored extremes: the headline above names them ("highest Jul

@@ -14,6 +14,7 @@ from matplotlib.text import Text
 
 pytestmark = pytest.mark.slow
 
+RU_MONTHS = "янв фев мар апр май июн июл авг сен окт ноя дек"
 NFP_FILE = Path(__file__).parents[2] / "barb" / "events" / "data" / "nfp.csv"
 
 
@@ -205,3 +206,46 @@ def test_a_then_over_months_counts_months(sample_settings, days, language, words
     }
     fig = figure(run(query, sample_settings), language)
     assert words.format(k=int((pts < 0).sum())) in texts(fig)
+
+
+def tick_texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_thinned_month_ticks_keep_the_highest_and_lowest(sample_settings, days, language) -> None:
+    """12 months at phone width are labelled every other one: August, the lowest, had none."""
+    year = days[pd.DatetimeIndex(days.index).year == 2024]
+    share = (year["close"] > year["open"]).groupby(pd.DatetimeIndex(year.index).month).mean()
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "group_by": "month()",
+        "select": "mean(close > open)",
+    }
+    fig = figure(run(query, sample_settings), language)
+    (ax,) = fig.axes
+    names = {"en": "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec", "ru": RU_MONTHS}[language]
+    months = names.split()
+    shown = tick_texts(ax)
+    assert len(shown) < 12  # thinned
+    for month in (share.idxmax(), share.idxmin()):
+        assert months[month - 1] in shown
+
+
+def test_thinned_hour_ticks_keep_the_highest_hour(sample_settings, con) -> None:
+    hours = con.execute(
+        f"""
+        SELECT (minute - 570) // 60 AS h, avg(v) AS v FROM (
+            SELECT trading_date, (minute - 570) // 60 * 60 + 570 AS minute, sum(volume) AS v
+            FROM nq WHERE {RTH} GROUP BY 1, 2
+        ) GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    top = int(hours["h"].iloc[hours["v"].to_numpy().argmax()])
+    label = f"{9 + (30 + top * 60) // 60:02d}:30"
+    query = {"session": "RTH", "from": "1h", "group_by": "hour()", "select": "mean(volume)"}
+    (ax,) = figure(run(query, sample_settings)).axes
+    shown = tick_texts(ax)
+    assert len(shown) < len(hours) and label in shown
