@@ -227,8 +227,10 @@ def _from_the_open(
     table: pd.DataFrame, by: list[str], query: dict[str, Any], grid: BarGrid
 ) -> pd.DataFrame:
     """Times of day of a session that crosses midnight in the session's order, from its
-    18:00 open: sorted as numbers, the open's 18:00 came last, after 16:00."""
-    if len(by) != 1:
+    18:00 open: sorted as numbers, the open's 18:00 came last, after 16:00. Of two keys
+    (hour by year, side by side) the first is the time of day, and each time keeps its
+    second key's order."""
+    if not 1 <= len(by) <= 2:
         return table
     kind = clock_kind(by[0], table[by[0]], query)
     if kind is None:

@@ -249,3 +249,31 @@ def test_thinned_hour_ticks_keep_the_highest_hour(sample_settings, con) -> None:
     (ax,) = figure(run(query, sample_settings)).axes
     shown = tick_texts(ax)
     assert len(shown) < len(hours) and label in shown
+
+
+def test_eth_hours_by_year_run_from_the_open(sample_settings, con) -> None:
+    """Side by side by year, ETH's hours ran 00:00 … 23:00, the 18:00 open in the middle of
+    the evening; the one-key chart already ran from 18:00."""
+    hours = con.execute(
+        """
+        SELECT h, y, avg(v) AS v FROM (
+            SELECT trading_date, year(trading_date) AS y, hour(timestamp) AS h,
+                   sum(volume) AS v
+            FROM nq
+            WHERE year(trading_date) IN (2020, 2024) AND NOT (minute >= 1020 AND minute < 1080)
+            GROUP BY 1, 2, 3
+        ) GROUP BY 1, 2
+        """
+    ).df()
+    since_open = (hours["h"] - 18) % 24
+    hours = hours.assign(o=since_open).sort_values(["o", "y"])
+    query = {
+        "session": "ETH",
+        "from": "1h",
+        "where": "year() in (2020, 2024)",
+        "group_by": ["hour()", "year()"],
+        "select": "mean(volume)",
+    }
+    (ax,) = figure(run(query, sample_settings)).axes
+    assert tick_texts(ax)[0] == "18:00"
+    np.testing.assert_allclose(bar_heights(ax), hours["v"].to_numpy(), rtol=1e-9)
