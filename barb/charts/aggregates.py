@@ -154,7 +154,7 @@ def _count_per(
     if freq == "B":
         slots = pd.bdate_range(start.normalize(), end.normalize())
         counts = dates.normalize().value_counts().reindex(slots, fill_value=0)
-        labels = [f"{months[s.month - 1]} {s.day:02d}" for s in slots]
+        labels = [words("day_month", month=months[s.month - 1], day=f"{s.day:02d}") for s in slots]
     else:
         periods = pd.period_range(start, end, freq=freq)
         counts = dates.to_period(freq).value_counts().reindex(periods, fill_value=0)

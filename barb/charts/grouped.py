@@ -36,6 +36,7 @@ from barb.charts.bars import (
     draw_bars,
     label_bars,
     level_size,
+    mark_zero_bars,
     upright_label_px,
     widest_label_pt,
 )
@@ -499,6 +500,9 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                 color=faces,
                 edgecolor=colors,
                 linewidth=1.6,
+            )
+            mark_zero_bars(
+                ax, positions, values, width=width, color=colors, caret=n > MAX_VALUE_LABELS
             )
             if n <= MAX_VALUE_LABELS:
                 size, upright, texts = _label_layout(

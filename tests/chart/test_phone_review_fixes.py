@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from engine_results import RTH, bar_heights, bar_widths, figure, run, title
+from matplotlib.collections import PolyCollection
 from matplotlib.text import Text
 
 pytestmark = pytest.mark.slow
@@ -277,3 +278,66 @@ def test_eth_hours_by_year_run_from_the_open(sample_settings, con) -> None:
     (ax,) = figure(run(query, sample_settings)).axes
     assert tick_texts(ax)[0] == "18:00"
     np.testing.assert_allclose(bar_heights(ax), hours["v"].to_numpy(), rtol=1e-9)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_share_per_week_shows_every_week_its_count_and_day_first_dates(
+    sample_settings, days, language
+) -> None:
+    """March 2024's weeks: the 0% week lost its "5 days" and was no bar at all, the axis ran
+    to 120%, and Russian dates read "фев 26" for 26 February."""
+    month = days[
+        (pd.DatetimeIndex(days.index) >= "2024-03-01")
+        & (pd.DatetimeIndex(days.index) < "2024-04-01")
+    ]
+    index = pd.DatetimeIndex(month.index)
+    monday = index - pd.to_timedelta(index.dayofweek, unit="D")
+    up = (month["close"] > month["open"]).groupby(monday)
+    shares, counts = up.mean(), up.size()
+    assert (shares == 0).any()  # the case that matters
+    query = {"session": "RTH", "from": "daily", "period": "2024-03", "select": "mean(close > open)"}
+    fig = figure(run(query, sample_settings), language)
+    (ax,) = fig.axes
+    np.testing.assert_allclose(bar_heights(ax), shares.to_numpy())
+    word = {"en": ("day", "days"), "ru": ("день", "дня", "дней")}[language]
+    written = [t.get_text() for t in ax.texts if t.get_text().split(" ")[-1] in word]
+    assert [int(t.split()[0]) for t in written] == counts.tolist()
+    assert max(ax.get_yticks()) <= 1.0
+    # The 0% week is marked on the base in the bars' colour.
+    zero = [x for x in ax.lines if list(x.get_ydata()) == [0, 0]]
+    assert len(zero) == int((shares == 0).sum())
+    months = {"en": "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec", "ru": RU_MONTHS}[language]
+    names = months.split()
+    expected = [
+        f"{names[d.month - 1]} {d.day:02d}"
+        if language == "en"
+        else f"{d.day:02d} {names[d.month - 1]}"
+        for d in shares.index
+    ]
+    assert tick_texts(ax) == expected
+
+
+def test_the_answer_line_passes_behind_the_share_labels_and_the_open_year_is_hollow(
+    sample_settings, days
+) -> None:
+    years = pd.DatetimeIndex(days.index).year
+    up = (days["close"] > days["open"]).groupby(years)
+    assert up.size().iloc[-1] < 10  # the data's last year has begun only
+    query = {"session": "RTH", "from": "daily", "select": "mean(close > open)"}
+    fig = figure(run(query, sample_settings))
+    (ax,) = fig.axes
+    np.testing.assert_allclose(bar_heights(ax), up.mean().to_numpy())
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    faces = bars.get_facecolors()
+    assert tuple(faces[-1][:3]) == (1.0, 1.0, 1.0) and tuple(faces[0][:3]) != (1.0, 1.0, 1.0)
+    renderer = fig.canvas.get_renderer()
+    (line,) = [x for x in ax.lines if x.get_ydata()[0] == pytest.approx(up.mean().mean(), abs=0.05)]
+    line_y = ax.transData.transform((0, line.get_ydata()[0]))[1]
+    labels = [t for t in ax.texts if t.get_text().endswith("%")]
+    assert len(labels) == len(up.size())  # every year's share is written, none dropped
+    for text in labels:
+        box = text.get_window_extent(renderer)
+        if box.y0 <= line_y <= box.y1:  # moved into its bar, or on white over the line
+            patch = text.get_bbox_patch()
+            assert patch is not None and tuple(patch.get_facecolor()[:3]) == (1.0, 1.0, 1.0)
+            assert text.get_zorder() > line.get_zorder()
