@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import reduce
 from itertools import pairwise
@@ -136,11 +137,15 @@ class Groups:
             ok[self.open_at] = False
         return ok
 
-    def extremes(self, values: np.ndarray) -> tuple[list[int], list[int]]:
+    def extremes(
+        self, values: np.ndarray, shown: Sequence[str] | None = None
+    ) -> tuple[list[int], list[int]]:
         """The positions of the highest and of the lowest value, each tie in full, among the
         groups the result holds and that are whole: an empty group added as zero, or a year
         of 4 days, is no answer to "which year was lowest". Empty when fewer than two are
-        left to compare."""
+        left to compare. With the values as ``shown``, a group that reads the same as the
+        extreme is tied with it: "lowest Mon 49.9%" beside Tue's 49.9% (0.498925 and
+        0.498932) named a winner the chart cannot show."""
         ok = self.compared(values)
         if ok.sum() < 2:
             return [], []
@@ -148,7 +153,15 @@ class Groups:
         if top == bottom:
             return [], []
         at = np.flatnonzero(ok)
-        return [int(i) for i in at if values[i] == top], [int(i) for i in at if values[i] == bottom]
+        high = [int(i) for i in at if values[i] == top]
+        low = [int(i) for i in at if values[i] == bottom]
+        if shown is None:
+            return high, low
+        if shown[high[0]] == shown[low[0]]:  # all alike as written
+            return [], []
+        high = [int(i) for i in at if shown[i] == shown[high[0]]]
+        low = [int(i) for i in at if shown[i] == shown[low[0]]]
+        return high, low
 
     def named(self, at: int, words: Words) -> str:
         """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
@@ -469,7 +482,10 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     columns = [answer, *(c for c in groups.columns if c != answer)]
     named: list[int] = []  # the bars the headline names keep their labels when thinned
     if not groups.ranked and layout is None:
-        high, low = groups.extremes(floats(groups.table[answer]))
+        answer_values = floats(groups.table[answer])
+        kind = time_kind(answer, result.query, answer_values)
+        shown = value_texts(answer_values, unit(answer, result), kind, words)
+        high, low = groups.extremes(answer_values, shown)
         named = [*high, *low] if len(high) + len(low) <= 2 else []
     for ax, column in zip(panels, columns, strict=True):
         if len(groups.by) > 1 and layout is None:
@@ -477,16 +493,15 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         values = floats(groups.table[column])
         value_unit = unit(column, result)
         kind = time_kind(column, result.query, values)
-        texts = with_parts(
-            value_texts(values, value_unit, kind, words), groups, column, result, words
-        )
+        numbers = value_texts(values, value_unit, kind, words)
+        texts = with_parts(numbers, groups, column, result, words)
         extremes = column == answer and not groups.ranked
         upright = False
         above_px = 30.0  # a level label over its bar
         if n > MAX_GROUP_BARS:
             _draw_group_line(ax, positions, values)
         else:
-            colors = _extreme_colors(values, groups) if extremes else [ACCENT] * n
+            colors = _extreme_colors(values, groups, numbers) if extremes else [ACCENT] * n
             if layout is not None:  # each second key in its colour, named in the legend
                 colors = layout.colors()
             faces = list(colors)
@@ -510,7 +525,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                     texts,
                     slot_pt,
                     VALUE_PT if n <= 12 else VALUE_PT - 1.5,
-                    _extremes_only(texts, values, groups if extremes else None),
+                    _extremes_only(texts, values, groups if extremes else None, numbers),
                     bool((values < 0).any()),
                 )
                 if upright:  # "2 465 207" along the bar reaches well above it
@@ -591,14 +606,17 @@ def _label_layout(
     )
 
 
-def _extremes_only(texts: list[str], values: np.ndarray, groups: Groups | None) -> list[str]:
+def _extremes_only(
+    texts: list[str], values: np.ndarray, groups: Groups | None, shown: list[str]
+) -> list[str]:
     """The labels of the highest and lowest bars alone (as the answer's panel colours them,
-    else the plain maximum and minimum); the axis reads the others."""
+    ties as written included, else the plain maximum and minimum); the axis reads the
+    others."""
     if groups is not None and groups.layout is not None:
         found = series_extremes(values, groups.layout, groups.compared(values))
         keep = {i for _, high, low in found for i in (*high, *low)}
     elif groups is not None:
-        high, low = groups.extremes(values)
+        high, low = groups.extremes(values, shown)
         keep = {*high, *low}
     elif np.isfinite(values).any():
         keep = {int(np.nanargmax(values)), int(np.nanargmin(values))}
@@ -793,9 +811,9 @@ def _shade_blocks(ax: Axes, first_key: list[Any]) -> None:
             ax.axvspan(start - 0.5, end - 0.5, color=BAND, zorder=0, linewidth=0)
 
 
-def _extreme_colors(values: np.ndarray, groups: Groups) -> list[str]:
+def _extreme_colors(values: np.ndarray, groups: Groups, shown: list[str]) -> list[str]:
     colors = [NEUTRAL] * len(values)
-    high, low = groups.extremes(values)
+    high, low = groups.extremes(values, shown)
     for at in low:
         colors[at] = LOW
     for at in high:

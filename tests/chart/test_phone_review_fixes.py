@@ -341,3 +341,32 @@ def test_the_answer_line_passes_behind_the_share_labels_and_the_open_year_is_hol
             patch = text.get_bbox_patch()
             assert patch is not None and tuple(patch.get_facecolor()[:3]) == (1.0, 1.0, 1.0)
             assert text.get_zorder() > line.get_zorder()
+
+
+@pytest.mark.parametrize(("language", "tie"), [("en", "tie: Mon, Tue"), ("ru", "поровну: Пн, Вт")])
+def test_groups_that_read_the_same_are_tied(sample_settings, days, language, tie) -> None:
+    """Gap-up days by weekday: Monday 0.498925 and Tuesday 0.498932 both read 49.9%, and the
+    headline named Monday alone the lowest."""
+    prev = days["close"].shift()
+    known = prev.notna()
+    gap_up = (days["open"] > prev)[known]
+    weekday = pd.DatetimeIndex(days.index[known]).dayofweek
+    shares = gap_up.groupby(weekday).mean()
+    written = [f"{v * 100:.1f}" for v in shares]
+    lowest = shares.idxmin()
+    alike = [d for d in shares.index if written[d] == written[lowest]]
+    assert len(alike) == 2 and shares[alike[0]] != shares[alike[1]]  # the case that matters
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"gapup": "open > prev(close)"},
+        "group_by": "dayname()",
+        "select": "mean(gapup)",
+    }
+    fig = figure(run(query, sample_settings), language)
+    (ax,) = fig.axes
+    np.testing.assert_allclose(bar_heights(ax), shares.to_numpy(), rtol=1e-12)
+    assert tie in texts(fig)  # the headline, over its two lines
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    faces = [tuple(f) for f in bars.get_facecolors()]
+    assert faces[alike[0]] == faces[alike[1]] != faces[shares.idxmax()]
