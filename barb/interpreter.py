@@ -100,7 +100,17 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
 
     hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
     focus = [j.source for j in plan.events if j.source is not None]
-    output = run_stage(plan.first, frame, ctx, keep, focus=focus, hide=hide, period=scope.in_period)
+    picked = any(j.filter is not None for j in plan.events)
+    output = run_stage(
+        plan.first,
+        frame,
+        ctx,
+        keep,
+        focus=focus,
+        hide=hide,
+        period=scope.in_period,
+        picked=picked,
+    )
     rows_matched = output.rows_kept
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates)
     if rows_matched == 0:

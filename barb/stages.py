@@ -72,6 +72,7 @@ def run_stage(
     period: np.ndarray | None = None,
     row_keys: tuple[str, ...] = (),
     order: np.ndarray | None = None,
+    picked: bool = False,
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
@@ -79,7 +80,8 @@ def run_stage(
     are internal to this frame and never shown; ``row_keys`` name what each row is when the
     rows are groups (a second stage over the first stage's groups: year, date); ``order``
     gives each row's place in time (or key) order when the rows are not in it (a second stage
-    over a sorted table): aggregates read them in that order.
+    over a sorted table): aggregates read them in that order. ``picked``: an event join's
+    filter (``"filter": "only"``) already picked the rows in ``keep``, as a where would.
     """
     ctx.frame, ctx.period = frame, period
     for name, expr in stage.map_exprs:
@@ -110,13 +112,14 @@ def run_stage(
         output.warnings += empty_groups(
             every_row, keys, given, output.table, stage.where, dict(stage.map_exprs)
         )
-    # The first stage's rows are bars, up to the data's end; a week's or month's end is the
-    # open bar's warning ("next() reads no week after …"): the data's end is not its row.
-    if period is not None and not timeframe_spec(ctx.timeframe).calendar:
-        output.warnings += past_data_end(stage, every_row, keep, intraday=ctx.intraday)
+    if period is not None:  # the first stage: its rows are bars, up to the data's end
+        # A week's or month's end is the open bar's warning ("next() reads no week after
+        # …"): the data's end is not its row.
+        if not timeframe_spec(ctx.timeframe).calendar:
+            output.warnings += past_data_end(stage, every_row, keep, intraday=ctx.intraday)
         if ctx.intraday:
             output.warnings += across_days(stage, every_row, keep)
-        if _events(stage, output, ctx.timeframe):
+        if _events(stage, output, ctx.timeframe, picked):
             output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)
     output.rows_kept = len(frame)
     output.kept = frame
@@ -209,12 +212,13 @@ def _answer(
     )
 
 
-def _events(stage: StagePlan, output: StageOutput, timeframe: str) -> bool:
-    """A few days a where picked (crosses, signals): the chart draws them on the period's
-    closes, so they are not read as a price history of their own."""
+def _events(stage: StagePlan, output: StageOutput, timeframe: str, picked: bool) -> bool:
+    """A few days a where (or an event join's filter) picked (crosses, signals, NFP days):
+    the chart draws them on the period's closes, so they are not read as a price history of
+    their own."""
     return (
         stage.shape == "table"
-        and stage.where is not None
+        and (stage.where is not None or picked)
         and not stage.sort  # "the last golden cross": a ranked row, not the days picked
         and timeframe == "daily"
         and output.source_rows is None

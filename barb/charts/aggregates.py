@@ -61,6 +61,7 @@ from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.time_of_day import clock_axis, time_kind
 from barb.charts.value_text import TickFormatter
 from barb.charts.words import ENGLISH, Words
+from barb.lineage import group_key_names
 from barb.result import Result
 
 MAX_COUNTED_DOTS = 60  # counted bars in a short period shown one dot each up to this many
@@ -75,7 +76,10 @@ def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         (a for a in aggs if a.func != "count" and a.column in rows and is_number(rows[a.column])),
         None,
     )
-    share = share_of_rows(result, rows)
+    # A then stage's groups with a number of their own beside the share (the week's change
+    # and its share up) are drawn by that number: bars or its histogram over the groups.
+    then = result.metadata is not None and result.metadata.then_rows is not None
+    share = share_of_rows(result, rows) if main is None or not then else None
     if share is not None and draw_share(fig, result, share, words):  # rows with dates
         return True
     extreme = running_extreme(result)
@@ -85,9 +89,14 @@ def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         # Rows per month prove a count only: beside arg_max(date(), range) or a share
         # (mean(close > open)) they read as the answer (all days per month as up days).
         counted = any(a.func == "count" for a in aggs)
-        return counted and _draw_counts(fig, result, rows, aggs, words)
+        if not counted:
+            return False
+        column = _stage_value(result, rows)
+        if column is not None:  # the 6 months a then stage counted, each its own bar
+            return _draw_stage_rows(fig, result, rows, column, aggs, words)
+        return _draw_counts(fig, result, rows, aggs, words)
     if time_column(rows) is None and len(rows) <= MAX_GROUP_BARS and len(rows.columns) > 1:
-        return _draw_stage_rows(fig, result, rows, main, aggs, words)
+        return _draw_stage_rows(fig, result, rows, main.column, aggs, words)
     if main.func == "sum" and time_column(rows) is not None:
         return _draw_running_total(fig, result, rows, main, aggs, words)
     return draw_histogram(fig, result, rows, main.column, aggs, words)
@@ -145,7 +154,7 @@ def _count_per(
     if freq == "B":
         slots = pd.bdate_range(start.normalize(), end.normalize())
         counts = dates.normalize().value_counts().reindex(slots, fill_value=0)
-        labels = [f"{months[s.month - 1]} {s.day:02d}" for s in slots]
+        labels = [words("day_month", month=months[s.month - 1], day=f"{s.day:02d}") for s in slots]
     else:
         periods = pd.period_range(start, end, freq=freq)
         counts = dates.to_period(freq).value_counts().reindex(periods, fill_value=0)
@@ -199,28 +208,42 @@ def _draw_running_total(
     return True
 
 
+def _stage_value(result: Result, rows: pd.DataFrame) -> str | None:
+    """The first stage's first number, when a ``then`` stage's few groups lie behind a
+    count: the groups it kept, drawn by that number."""
+    then = result.query.get("then")
+    if not (isinstance(then, dict) and then) or time_column(rows) is not None:
+        return None
+    if len(rows) > MAX_GROUP_BARS:
+        return None
+    keys = set(group_key_names(result.query))
+    return next(
+        (c for c in rows.columns if c not in keys and is_number(rows[c])),
+        None,
+    )
+
+
 def _draw_stage_rows(
     fig: Figure,
     result: Result,
     rows: pd.DataFrame,
-    main: Aggregate,
+    column: str,
     aggs: list[Aggregate],
     words: Words,
 ) -> bool:
-    """A number over a first stage's groups (``then``): one bar per group, the answer as a
-    line across them (the mean of each year's highest close over the years)."""
-    assert main.column is not None
-    keys = [c for c in rows.columns if c != main.column and not is_number(rows[c])]
-    keys = keys or [c for c in rows.columns if c != main.column][:1]
+    """A number over a first stage's groups (``then``): one bar per group of ``column``, the
+    answer as a line across them (the mean of each year's highest close over the years)."""
+    keys = [c for c in rows.columns if c != column and not is_number(rows[c])]
+    keys = keys or [c for c in rows.columns if c != column][:1]
     labels = group_labels(rows, keys[:2], result.query, words)
-    values = floats(rows[main.column])
+    values = floats(rows[column])
     rotate, step = label_fit(labels)
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     ax = plot_axes(fig, bottom=bottom)
     positions = np.arange(len(values), dtype="float64")
     draw_bars(ax, positions, np.nan_to_num(values), width=0.72, color=NEUTRAL)
     handles: list[Line2D] = []
-    marked = [a for a in aggs if a.column == main.column and a.func != "count"]
+    marked = [a for a in aggs if a.column == column and a.func != "count"]
     for agg, color in zip(marked, ANSWER_COLORS, strict=False):
         if isinstance(agg.value, (int, float)) and np.isfinite(agg.value):
             ax.axhline(float(agg.value), color=color, linewidth=3.0)
@@ -228,10 +251,10 @@ def _draw_stage_rows(
             handles.append(Line2D([], [], color=color, linewidth=3.0, label=text))
     category_ticks(ax, labels, rotate=rotate, step=step, words=words)
     headroom(ax, values, px=LEGEND_ROW_PX * max(len(aggs), 1) + 30)
-    kind = time_kind(main.column, result.query, values)
+    kind = time_kind(column, result.query, values)
     if kind is not None:  # bars of times of day, from 00:00
         clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
-    value_label(ax, axis_text(main.column, result, words))
+    value_label(ax, axis_text(column, result, words))
     ax.set_xlabel(keys_text(keys[:2], result, words), fontsize=LABEL_PT)
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
     legend(ax, handles, loc="upper left")

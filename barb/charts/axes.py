@@ -4,6 +4,7 @@ on bars, room for a legend, and the legend itself."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -131,9 +132,13 @@ def category_ticks(
     step: int,
     words: Words = ENGLISH,
     at: list[int] | None = None,
+    keep: Sequence[int] = (),
 ) -> None:
-    """Every ``step``-th label, or the labels ``at`` those positions (round times of day)."""
+    """Every ``step``-th label, or the labels ``at`` those positions (round times of day);
+    the labels at ``keep`` (the bars the headline names) always, the thinned ones beside
+    them left out so they do not overlap."""
     positions = np.asarray(at, dtype=int) if at is not None else np.arange(0, len(labels), step)
+    positions = _keeping(positions, sorted({int(k) for k in keep if 0 <= k < len(labels)}))
     ax.set_xticks(positions, [labels[i] for i in positions])
     if rotate:  # degrees; upright labels hang under their bar, centred on it
         for text in ax.get_xticklabels():
@@ -142,6 +147,16 @@ def category_ticks(
                 text.set(va="center")
     ax.set_xlim(-0.6, len(labels) - 0.4)
     ax.yaxis.set_major_formatter(TickFormatter(words))
+
+
+def _keeping(positions: np.ndarray, keep: list[int]) -> np.ndarray:
+    """``positions`` with ``keep`` added, less those nearer a kept one than the thinned
+    ticks stand apart (09:30, the highest hour, in place of 10:30 beside it)."""
+    if not keep:
+        return positions
+    gap = int(np.diff(positions).min()) if len(positions) > 1 else 1
+    spaced = [p for p in positions if all(p == k or abs(p - k) >= gap for k in keep)]
+    return np.asarray(sorted({*spaced, *keep}), dtype=int)
 
 
 def whole_number_ticks(axis: Axis, values: np.ndarray, nbins: int | str = "auto") -> None:
@@ -223,6 +238,36 @@ def drop_clipped_ticks(fig: Figure) -> None:
         if len(keep) < len(locs):
             ax.xaxis.set_major_locator(FixedLocator(locs[keep]))
             ax.xaxis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
+
+
+def keep_y_labels_inside(fig: Figure) -> None:
+    """Plots moved right (their right edge kept) when their widest y tick label would start
+    off the figure's left edge ("−0.0150" on a 5-minute drawdown lost its minus and first
+    digit); plots side by side or stacked move together, so they still line up. Called
+    after ``fix_ticks``, when the labels are final."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    fig_px = fig.bbox.width
+    needed = 0.0
+    for ax in fig.axes:
+        formatter = ax.yaxis.get_major_formatter()
+        if not isinstance(formatter, FixedFormatter) or not ax.yaxis.get_visible():
+            continue
+        ticks = ax.yaxis.get_major_ticks()
+        labels = [str(t) for t in formatter.seq if str(t)]
+        if not ticks or not labels or not ticks[0].label1.get_visible():
+            continue
+        font = ticks[0].label1.get_fontproperties()
+        widest = max(
+            renderer.get_text_width_height_descent(t, font, ismath=False)[0] for t in labels
+        )
+        # The tick mark and its pad (5 + 3.5 pt), and a few pixels of margin.
+        room = widest + renderer.points_to_pixels(8.5) + 6
+        needed = max(needed, room / fig_px - ax.get_position().x0)
+    if needed <= 0:
+        return
+    for ax in fig.axes:
+        box = ax.get_position()
+        ax.set_position((box.x0 + needed, box.y0, box.width - needed, box.height))
 
 
 def _inside_figure(ax: Axes, loc: float, label: str) -> bool:

@@ -75,10 +75,13 @@ def label_bars(
     upright: bool = False,
     words: Words = ENGLISH,
     texts: list[str] | None = None,
+    backed: bool = False,
 ) -> None:
     """Each bar's value ``padding`` points beyond its end (at zero for a missing value);
-    ``upright`` turns the labels of narrow vertical bars to run along them."""
+    ``upright`` turns the labels of narrow vertical bars to run along them; ``backed`` puts
+    each on white, so a line drawn across the bars (the answer) passes behind it."""
     weight = "bold" if bold else "normal"
+    box = {"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none"}
     texts = texts if texts is not None else format_all(values, unit, words)
     for pos, end, text in zip(at, np.nan_to_num(values), texts, strict=True):
         away = -1 if end < 0 else 1
@@ -99,7 +102,33 @@ def label_bars(
             color=INK,
             fontweight=weight,
             rotation=90 if upright and not horizontal else 0,
+            bbox=box if backed else None,
+            zorder=4 if backed else 3,
         )
+
+
+def mark_zero_bars(
+    ax: Axes, at: np.ndarray, values: np.ndarray, *, width: float, color: Any, caret: bool = False
+) -> None:
+    """A flat stub at the base of each bar whose value is zero: a 0% week is a bar the
+    eye can find (and the headline's "lowest 0%" is one), not a gap like a missing one.
+    ``caret``: bars too narrow for a stub (a hundred weeks) get a caret on the base too."""
+    zero = np.isfinite(values) & (values == 0)
+    if not zero.any():
+        return
+    colors = np.broadcast_to(np.asarray(color, dtype=object), values.shape)[zero]
+    for x, c in zip(at[zero], colors, strict=True):
+        ax.plot(
+            [x - width / 2, x + width / 2],
+            [0, 0],
+            color=c,
+            linewidth=5,
+            solid_capstyle="butt",
+            clip_on=False,
+            zorder=3,
+        )
+        if caret:  # a stub one bar of a hundred wide is a dot
+            ax.plot([x], [0], marker=6, markersize=11, color=c, clip_on=False, zorder=3)
 
 
 def upright_label_px(texts: list[str], size: float) -> float:

@@ -66,13 +66,39 @@ def unit(column: str, result: Result) -> str | None:
     return column_unit(column, timeframe(result), result.query)
 
 
+# The calendar periods a first stage's groups can be, by its group keys the engine named
+# after their call: a then stage's rows are then weeks or months, not "groups".
+PERIOD_KEYS = {
+    "date": "daily",
+    "week": "weekly",
+    "month": "monthly",
+    "quarter": "quarterly",
+    "year": "yearly",
+}
+
+
+def row_kind(result: Result) -> tuple[str, bool]:
+    """The timeframe the result's rows are named by, and whether they are a first stage's
+    groups that are no calendar period (``groups``)."""
+    then = result.query.get("then")
+    keys = group_key_names(result.query)
+    # Groups by date() are days, whatever the bars were ("число групп" said nothing).
+    if keys == ["date"]:
+        return "daily", False
+    if not (isinstance(then, dict) and then):
+        return timeframe(result), False
+    called = called_key_names(result.query)
+    periods = [k for k in keys if k in called and k in PERIOD_KEYS]
+    if len(periods) == len(keys) == 2 and "year" in periods:
+        periods.remove("year")  # year and month together are months
+    if len(periods) == 1 and len(keys) <= 2 and set(keys) - set(periods) <= {"year"}:
+        return PERIOD_KEYS[periods[0]], False
+    return timeframe(result), True
+
+
 def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -> str:
     """What the result's rows are called (after ``count`` of them, in that number's form)."""
-    then = result.query.get("then")
-    # Groups by date() are days, whatever the bars were ("число групп" said nothing).
-    by_day = group_key_names(result.query) == ["date"]
-    tf = "daily" if by_day else timeframe(result)
-    groups = isinstance(then, dict) and bool(then) and not by_day
+    tf, groups = row_kind(result)
     return words.rows(tf, groups=groups, count=count)
 
 
@@ -113,7 +139,29 @@ def counted_dates(rows: pd.DataFrame, result: Result) -> pd.DatetimeIndex | None
         if dates is not None and not np.isnat(dates).any():
             return pd.DatetimeIndex(dates)
     date_col = "trading_date" if "trading_date" in rows.columns else time_column(rows)
-    return None if date_col is None else pd.DatetimeIndex(rows[date_col])
+    if date_col is not None:
+        return pd.DatetimeIndex(rows[date_col])
+    return _group_dates(rows, result)
+
+
+def _group_dates(rows: pd.DataFrame, result: Result) -> pd.DatetimeIndex | None:
+    """A ``then`` stage's rows are the first stage's groups: each one's date when its keys
+    are a calendar period (``week()`` is its Monday, ``year()`` its January 1st)."""
+    then = result.query.get("then")
+    if not (isinstance(then, dict) and then):
+        return None
+    keys = [k for k in group_key_names(result.query) if k in rows.columns]
+    called = called_key_names(result.query)
+    dated = [k for k in keys if pd.api.types.is_datetime64_any_dtype(rows[k])]
+    if dated:
+        dates = pd.DatetimeIndex(rows[dated[0]])
+        return None if dates.hasnans else dates
+    if "year" not in called or "year" not in keys:
+        return None
+    year = pd.to_numeric(rows["year"], errors="coerce")
+    month = pd.to_numeric(rows["month"], errors="coerce") if "month" in keys else 1
+    dates = pd.to_datetime(pd.DataFrame({"year": year, "month": month, "day": 1}), errors="coerce")
+    return None if dates.isna().any() else pd.DatetimeIndex(dates)
 
 
 def dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:

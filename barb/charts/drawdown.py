@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
@@ -28,7 +29,17 @@ from barb.charts.columns import (
 from barb.charts.kinds import in_time_order, rows_picked
 from barb.charts.latest import mark_value
 from barb.charts.line_points import broken_line
-from barb.charts.style import ACCENT, ACCENT_LIGHT, ANSWER_COLORS, AXIS, BAND, INK, LEGEND_ROW_PX
+from barb.charts.style import (
+    ACCENT,
+    ACCENT_LIGHT,
+    ANSWER_COLORS,
+    AXIS,
+    BAND,
+    FIG_H_IN,
+    FIG_W_IN,
+    INK,
+    LEGEND_ROW_PX,
+)
 from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.value_text import TickFormatter, date_text, is_finite_number
 from barb.charts.words import ENGLISH, Words
@@ -41,6 +52,7 @@ from barb.script import ast
 # deepest fall from the running high is a min, the highest rise from the running low a max.
 FROM_EXTREME = {"cummax": "min", "cummin": "max"}
 MAX_LABELLED_BARS = 60  # bars named by their labels (2024-03) up to this many, else by dates
+DOT_PX = 14  # the answer's dot's radius and its white edge, with a pixel or two to spare
 
 
 @dataclass(frozen=True)
@@ -115,15 +127,40 @@ def draw_running_extreme(
     )
     others = [a for a in read_aggregates(result) if a.name != answer.name]
     handles += [text_handle(answer_text(a, result, words)) for a in others]
-    headroom(ax, np.append(finite, 0.0), px=LEGEND_ROW_PX * len(handles) + 30, floor=False)
+    room_px = LEGEND_ROW_PX * len(handles) + 30
+    under = finite.max() <= 0
+    if under:  # a fall never rises above zero: the legend goes under the deepest point
+        _room_under(ax, float(finite.min()), room_px)
+    else:
+        headroom(ax, np.append(finite, 0.0), px=room_px, floor=False)
     ax.yaxis.set_major_formatter(TickFormatter(words, unit(answer.column, result)))
     value_label(ax, axis_text(answer.column, result, words))
     if len(rows) > MAX_LABELLED_BARS or bar_labels(rows, result) is None:
         date_axis(ax, x, step, words)  # years or months, not two bars' labels
     else:
         label_axis(ax, x, bar_labels(rows, result), step, words)
-    legend(ax, handles, loc="upper left")
+    _room_for_dot(ax, x[at])
+    legend(ax, handles, loc="lower left" if under else "upper left")
     return True
+
+
+def _room_under(ax: Axes, lowest: float, px: float) -> None:
+    """The axis from ``px`` pixels under ``lowest`` to a little over zero: room for the
+    legend under the curve, none for values above zero that a fall never reaches."""
+    height_px = ax.get_position().height * FIG_H_IN * 100
+    below = min(px / height_px, 0.5)
+    above = 0.03
+    whole = (-lowest or 1.0) / (1 - below - above)
+    ax.set_ylim(lowest - below * whole, above * whole)
+
+
+def _room_for_dot(ax: Axes, at: float) -> None:
+    """The answer's dot whole inside the plot when it falls on the first or last bar (a
+    year that ended at its low had half the dot cut off at the right edge)."""
+    lo, hi = ax.get_xlim()
+    width_px = ax.get_position().width * FIG_W_IN * 100
+    margin = DOT_PX / width_px * (hi - lo)
+    ax.set_xlim(min(lo, at - margin), max(hi, at + margin))
 
 
 def _started_from(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import reduce
 from itertools import pairwise
@@ -36,6 +37,7 @@ from barb.charts.bars import (
     draw_bars,
     label_bars,
     level_size,
+    mark_zero_bars,
     upright_label_px,
     widest_label_pt,
 )
@@ -88,6 +90,7 @@ from barb.result import Metadata, Result
 from barb.script import ast
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
+MAX_HOUR_GROUPS = 24  # groups of times of day this few are hours or longer
 MAX_PANELS = 4  # aggregates drawn, one panel each
 # Labels run along bars may take up this much of a panel's height, above and below zero.
 UPRIGHT_SHARE = 0.5
@@ -134,11 +137,15 @@ class Groups:
             ok[self.open_at] = False
         return ok
 
-    def extremes(self, values: np.ndarray) -> tuple[list[int], list[int]]:
+    def extremes(
+        self, values: np.ndarray, shown: Sequence[str] | None = None
+    ) -> tuple[list[int], list[int]]:
         """The positions of the highest and of the lowest value, each tie in full, among the
         groups the result holds and that are whole: an empty group added as zero, or a year
         of 4 days, is no answer to "which year was lowest". Empty when fewer than two are
-        left to compare."""
+        left to compare. With the values as ``shown``, a group that reads the same as the
+        extreme is tied with it: "lowest Mon 49.9%" beside Tue's 49.9% (0.498925 and
+        0.498932) named a winner the chart cannot show."""
         ok = self.compared(values)
         if ok.sum() < 2:
             return [], []
@@ -146,7 +153,15 @@ class Groups:
         if top == bottom:
             return [], []
         at = np.flatnonzero(ok)
-        return [int(i) for i in at if values[i] == top], [int(i) for i in at if values[i] == bottom]
+        high = [int(i) for i in at if values[i] == top]
+        low = [int(i) for i in at if values[i] == bottom]
+        if shown is None:
+            return high, low
+        if shown[high[0]] == shown[low[0]]:  # all alike as written
+            return [], []
+        high = [int(i) for i in at if shown[i] == shown[high[0]]]
+        low = [int(i) for i in at if shown[i] == shown[low[0]]]
+        return high, low
 
     def named(self, at: int, words: Words) -> str:
         """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
@@ -226,8 +241,10 @@ def _from_the_open(
     table: pd.DataFrame, by: list[str], query: dict[str, Any], grid: BarGrid
 ) -> pd.DataFrame:
     """Times of day of a session that crosses midnight in the session's order, from its
-    18:00 open: sorted as numbers, the open's 18:00 came last, after 16:00."""
-    if len(by) != 1:
+    18:00 open: sorted as numbers, the open's 18:00 came last, after 16:00. Of two keys
+    (hour by year, side by side) the first is the time of day, and each time keeps its
+    second key's order."""
+    if not 1 <= len(by) <= 2:
         return table
     kind = clock_kind(by[0], table[by[0]], query)
     if kind is None:
@@ -355,6 +372,15 @@ def _round_times(
     return None
 
 
+def _keeps_named(step: int, round_times: list[int] | None, n: int) -> bool:
+    """Whether thinned ticks make room for the bars the headline names: always for every
+    n-th label; among round times of day only over hours (09:30, the busiest), not over
+    5-minute bars, whose axis reads as a clock only at round times."""
+    if round_times is not None:
+        return n <= MAX_HOUR_GROUPS
+    return step > 1
+
+
 def _stage(result: Result) -> dict[str, Any]:
     then = result.query.get("then")
     return then if isinstance(then, dict) and then else result.query
@@ -454,22 +480,28 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     answer = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     # The headline's column on top, where the eye lands after reading it.
     columns = [answer, *(c for c in groups.columns if c != answer)]
+    named: list[int] = []  # the bars the headline names keep their labels when thinned
+    if not groups.ranked and layout is None:
+        answer_values = floats(groups.table[answer])
+        kind = time_kind(answer, result.query, answer_values)
+        shown = value_texts(answer_values, unit(answer, result), kind, words)
+        high, low = groups.extremes(answer_values, shown)
+        named = [*high, *low] if len(high) + len(low) <= 2 else []
     for ax, column in zip(panels, columns, strict=True):
         if len(groups.by) > 1 and layout is None:
             _shade_blocks(ax, groups.table[groups.by[0]].tolist())
         values = floats(groups.table[column])
         value_unit = unit(column, result)
         kind = time_kind(column, result.query, values)
-        texts = with_parts(
-            value_texts(values, value_unit, kind, words), groups, column, result, words
-        )
+        numbers = value_texts(values, value_unit, kind, words)
+        texts = with_parts(numbers, groups, column, result, words)
         extremes = column == answer and not groups.ranked
         upright = False
         above_px = 30.0  # a level label over its bar
         if n > MAX_GROUP_BARS:
             _draw_group_line(ax, positions, values)
         else:
-            colors = _extreme_colors(values, groups) if extremes else [ACCENT] * n
+            colors = _extreme_colors(values, groups, numbers) if extremes else [ACCENT] * n
             if layout is not None:  # each second key in its colour, named in the legend
                 colors = layout.colors()
             faces = list(colors)
@@ -484,13 +516,16 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                 edgecolor=colors,
                 linewidth=1.6,
             )
+            mark_zero_bars(
+                ax, positions, values, width=width, color=colors, caret=n > MAX_VALUE_LABELS
+            )
             if n <= MAX_VALUE_LABELS:
                 size, upright, texts = _label_layout(
                     ax,
                     texts,
                     slot_pt,
                     VALUE_PT if n <= 12 else VALUE_PT - 1.5,
-                    _extremes_only(texts, values, groups if extremes else None),
+                    _extremes_only(texts, values, groups if extremes else None, numbers),
                     bool((values < 0).any()),
                 )
                 if upright:  # "2 465 207" along the bar reaches well above it
@@ -505,7 +540,15 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                     words=words,
                     texts=texts,
                 )
-        category_ticks(ax, labels, rotate=rotate, step=step, words=words, at=groups.round_times)
+        category_ticks(
+            ax,
+            labels,
+            rotate=rotate,
+            step=step,
+            words=words,
+            at=groups.round_times,
+            keep=named if _keeps_named(step, groups.round_times, n) else (),
+        )
         if ax is not panels[-1]:
             ax.tick_params(axis="x", labelbottom=False)
         # No legend for the colored extremes: the headline above names them ("highest Jul
@@ -563,14 +606,17 @@ def _label_layout(
     )
 
 
-def _extremes_only(texts: list[str], values: np.ndarray, groups: Groups | None) -> list[str]:
+def _extremes_only(
+    texts: list[str], values: np.ndarray, groups: Groups | None, shown: list[str]
+) -> list[str]:
     """The labels of the highest and lowest bars alone (as the answer's panel colours them,
-    else the plain maximum and minimum); the axis reads the others."""
+    ties as written included, else the plain maximum and minimum); the axis reads the
+    others."""
     if groups is not None and groups.layout is not None:
         found = series_extremes(values, groups.layout, groups.compared(values))
         keep = {i for _, high, low in found for i in (*high, *low)}
     elif groups is not None:
-        high, low = groups.extremes(values)
+        high, low = groups.extremes(values, shown)
         keep = {*high, *low}
     elif np.isfinite(values).any():
         keep = {int(np.nanargmax(values)), int(np.nanargmin(values))}
@@ -765,9 +811,9 @@ def _shade_blocks(ax: Axes, first_key: list[Any]) -> None:
             ax.axvspan(start - 0.5, end - 0.5, color=BAND, zorder=0, linewidth=0)
 
 
-def _extreme_colors(values: np.ndarray, groups: Groups) -> list[str]:
+def _extreme_colors(values: np.ndarray, groups: Groups, shown: list[str]) -> list[str]:
     colors = [NEUTRAL] * len(values)
-    high, low = groups.extremes(values)
+    high, low = groups.extremes(values, shown)
     for at in low:
         colors[at] = LOW
     for at in high:

@@ -11,7 +11,7 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
-from barb.charts.columns import row_word
+from barb.charts.columns import row_kind, row_word
 from barb.charts.style import (
     BADGE_PT,
     FOOTER_PT,
@@ -188,15 +188,22 @@ def decorate(fig: Figure, result: Result, words: Words, headline: str | Sequence
         y -= SUBTITLE_PT * LINE_SPACING / height
     matched = number_text(meta.rows_matched, 0, words)
     scanned = number_text(meta.rows_scanned, 0, words)
-    bars = _bars_words(meta.timeframe, words)
-    footer = words("footer", matched=matched, scanned=scanned, bars=bars)
+    # Weekly and longer bars are the weeks, months… themselves ("521 of 521 weeks"); daily
+    # bars are a session's, and minutes are bars.
+    periods = words.of_rows(meta.timeframe, meta.rows_scanned)
+    if periods is not None and meta.timeframe != "daily":
+        footer = words("footer.periods", matched=matched, scanned=scanned, rows=periods)
+    else:
+        bars = _bars_words(meta.timeframe, words)
+        footer = words("footer", matched=matched, scanned=scanned, bars=bars)
     if meta.then_rows is not None:  # the rows drawn are those the then stage's where kept
         kept, given = meta.then_rows
+        kind, groups = row_kind(result)
         footer += " · " + words(
             "footer.then",
             kept=number_text(kept, 0, words),
             given=number_text(given, 0, words),
-            rows=row_word(result, words),
+            rows=words.of_rows(kind, given, groups=groups) or row_word(result, words),
         )
     if meta.truncated:
         footer += " · " + words("table_cut")

@@ -128,7 +128,7 @@ def _groups(result: Result, words: Words) -> list[str]:
         forms = _series_forms(groups, column, (texts, bare), values, words)
         if forms:
             return forms
-    high, low = groups.extremes(values)
+    high, low = groups.extremes(values, numbers)
     if not high:
         at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
         return [words("answer", name=f"{column} ({groups.named(at, words)})", value=texts[at])]

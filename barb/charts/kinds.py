@@ -45,7 +45,7 @@ def rows_picked(result: Result) -> bool:
     if result.query.get("where"):
         return True
     joins = result.query.get("join") or []
-    return any(isinstance(j, dict) and j.get("filter") == "only" for j in joins)
+    return any(isinstance(j, dict) and j.get("filter") in ("only", "exclude") for j in joins)
 
 
 def in_time_order(rows: pd.DataFrame, time_col: str) -> pd.DataFrame:

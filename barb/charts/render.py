@@ -11,7 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from barb.charts.aggregates import draw_aggregate
-from barb.charts.axes import drop_clipped_ticks, fill_height, fix_ticks
+from barb.charts.axes import drop_clipped_ticks, fill_height, fix_ticks, keep_y_labels_inside
 from barb.charts.grouped import draw_grouped
 from barb.charts.header import decorate
 from barb.charts.headline import headline_forms
@@ -63,6 +63,7 @@ def draw_chart(
     header_bottom = decorate(fig, result, words, headline_forms(result, words))
     fill_height(fig, header_bottom)
     fix_ticks(fig)
+    keep_y_labels_inside(fig)
     drop_clipped_ticks(fig)
     return fig
 

@@ -89,9 +89,9 @@ def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
     ranked = sorted_column(result, table)
     if ranked is not None and len(table) <= MAX_RANKED:
         return ranked
-    if query.get("where") and len(table) <= MAX_FILTERED_LIST:
+    if rows_picked(result) and len(table) <= MAX_FILTERED_LIST:
         candidates = [c for c in result.focus_columns if c not in PRICE_COLUMNS]
-        candidates += re.findall(r"[A-Za-z_]\w*", str(query["where"]))
+        candidates += re.findall(r"[A-Za-z_]\w*", str(query.get("where") or ""))
         # A level (sma50, a close) drawn as a bar from zero shows nothing: levels go on the
         # price axis over time, together.
         return next(

@@ -30,7 +30,13 @@ from barb.charts.axes import (
     text_handle,
     value_label,
 )
-from barb.charts.bars import draw_bars, label_bars, labels_upright, upright_label_px
+from barb.charts.bars import (
+    draw_bars,
+    label_bars,
+    labels_upright,
+    mark_zero_bars,
+    upright_label_px,
+)
 from barb.charts.columns import counted_dates, row_word, timeframe, unit
 from barb.charts.select_calls import call_args
 from barb.charts.style import (
@@ -38,6 +44,7 @@ from barb.charts.style import (
     ANSWER_COLORS,
     FIG_H_IN,
     FIG_W_IN,
+    INK,
     LEFT,
     LEGEND_ROW_PX,
     PLOT_BOTTOM,
@@ -45,10 +52,12 @@ from barb.charts.style import (
     RIGHT,
     VALUE_PT,
 )
-from barb.charts.value_text import TickFormatter, format_value, is_finite_number
+from barb.charts.value_text import TickFormatter, format_all, format_value, is_finite_number
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import SHARE
 from barb.errors import BarbError, UnknownSession
+from barb.instruments import load_instrument
+from barb.period_rows import still_open
 from barb.result import Result
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -128,10 +137,22 @@ def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH
     rotate, step = label_fit(labels)
     ax = plot_axes(fig, bottom=PLOT_BOTTOM + (0.09 if rotate else 0.0))
     positions = np.arange(len(values), dtype="float64")
-    draw_bars(ax, positions, np.nan_to_num(values), width=0.72, color=ACCENT)
+    faces = [ACCENT] * len(values)
+    if _last_open(result, per):  # hollow: the data ends inside it (2026's first 4 days)
+        faces[-1] = "white"
+    draw_bars(
+        ax,
+        positions,
+        np.nan_to_num(values),
+        width=0.72,
+        color=faces,
+        edgecolor=ACCENT,
+        linewidth=1.6,
+    )
+    mark_zero_bars(ax, positions, values, width=0.72, color=ACCENT)
     answer = float(share.answer.value)
     color = ANSWER_COLORS[0]
-    ax.axhline(answer, color=color, linewidth=3.0)
+    ax.axhline(answer, color=color, linewidth=3.0, zorder=2)
     handles = [
         Line2D([], [], color=color, linewidth=3.0, label=answer_text(share.answer, result, words))
     ]
@@ -144,13 +165,18 @@ def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH
         slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / len(values)
         upright = labels_upright(values, SHARE, slot_pt, VALUE_PT)
         if upright:
-            texts = [format_value(v, SHARE, words=words) for v in values]
+            texts = format_all(values, SHARE, words)
             room += upright_label_px(texts, VALUE_PT)
         else:
             room += 25
     headroom(ax, np.append(values, answer), px=room)
     if labelled:
-        shown = np.isfinite(values)
+        texts = format_all(values, SHARE, words)
+        label_pt = upright_label_px(texts, VALUE_PT) / PX_PER_PT if upright else VALUE_PT * 1.4
+        # A label the answer's line would strike through goes inside its bar's top.
+        count_pt = max(len(t) for t in _count_texts(counts, result, words)) * COUNT_PT * 0.62
+        inside = _crossed(ax, values, answer, label_pt, count_pt)
+        shown = np.isfinite(values) & ~inside
         label_bars(
             ax,
             positions[shown],
@@ -160,48 +186,130 @@ def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH
             bold=False,
             upright=upright,
             words=words,
+            texts=[texts[i] for i in np.flatnonzero(shown)],
+            backed=True,  # one the line still crosses (a bar too short to hold it) is legible
         )
-        _write_counts(ax, positions, values, counts, result, words)
+        for i in np.flatnonzero(inside):
+            ax.annotate(
+                texts[i],
+                (positions[i], values[i]),
+                xytext=(0, -4),
+                textcoords="offset points",
+                ha="center",
+                va="top",
+                fontsize=VALUE_PT,
+                color=INK if faces[i] == "white" else "white",
+                rotation=90 if upright else 0,
+                zorder=4,
+            )
+        bars = _Bars(positions, values, counts, faces, inside, label_pt)
+        _write_counts(ax, bars, result, words)
     category_ticks(ax, labels, rotate=rotate, step=step, words=words)
+    # A share never passes 100%: the room above it is for labels, not a 120% tick.
+    lo, hi = ax.get_ylim()
+    ax.set_yticks([t for t in ax.get_yticks() if lo <= t <= min(hi, 1.0 + 1e-9)])
+    ax.set_ylim(lo, hi)
     ax.yaxis.set_major_formatter(TickFormatter(words, SHARE))
     value_label(ax, words("share_per", rows=row_word(result, words), per=words.per(per)))
     legend(ax, handles, loc="upper left")
     return True
 
 
-def _write_counts(
-    ax: Axes,
-    positions: np.ndarray,
-    values: np.ndarray,
-    counts: np.ndarray,
-    result: Result,
-    words: Words,
-) -> None:
-    """The rows each bar counts ("21 days"), along the bar from its base, where it fits."""
+@dataclass(frozen=True)
+class _Bars:
+    """The share chart's bars: each one's value, rows counted, face, whether its value
+    label is inside it, and how tall value labels stand (points)."""
+
+    positions: np.ndarray
+    values: np.ndarray
+    counts: np.ndarray
+    faces: list[str]
+    inside: np.ndarray
+    label_pt: float
+
+
+def _px_per_unit(ax: Axes) -> float:
     lo, hi = ax.get_ylim()
-    height_px = ax.get_position().height * FIG_H_IN * 100
-    for at, value, count in zip(positions, values, counts, strict=True):
+    return ax.get_position().height * FIG_H_IN * 100 / (hi - lo)
+
+
+def _crossed(
+    ax: Axes, values: np.ndarray, answer: float, label_pt: float, count_pt: float
+) -> np.ndarray:
+    """The bars whose value label, standing on the bar's end, the answer's line crosses,
+    and that are tall enough to hold the label inside instead, over their count."""
+    per_px = 1 / _px_per_unit(ax)
+    label = (label_pt + 3) * PX_PER_PT * per_px
+    line = 3 * PX_PER_PT * per_px  # half the line's width and a little
+    finite = np.isfinite(values)
+    tip = np.where(finite, values, 0.0)
+    crossed = finite & (tip - line <= answer) & (answer <= tip + label + line)
+    room = label + (count_pt + 18) * PX_PER_PT * per_px
+    return crossed & (tip >= room)
+
+
+def _count_texts(counts: np.ndarray, result: Result, words: Words) -> list[str]:
+    """The rows each bar counts, as written along it ("21 days")."""
+    return [
+        words(
+            "counted",
+            count=format_value(int(c), words=words),
+            rows=row_word(result, words, int(c)),
+        )
+        for c in counts
+    ]
+
+
+def _write_counts(ax: Axes, bars: _Bars, result: Result, words: Words) -> None:
+    """The rows each bar counts ("21 days"), along the bar from its base; over a bar too
+    short to hold it (a 0% week), above the bar's value label, where the axis has room."""
+    lo, hi = ax.get_ylim()
+    px = _px_per_unit(ax)
+    label_px = (bars.label_pt + 6) * PX_PER_PT
+    texts = _count_texts(bars.counts, result, words)
+    rows = zip(
+        bars.positions, bars.values, bars.counts, bars.faces, bars.inside, texts, strict=True
+    )
+    for at, value, count, face, inside, text in rows:
         if not np.isfinite(value) or not count:
             continue
-        text = words(
-            "counted",
-            count=format_value(int(count), words=words),
-            rows=row_word(result, words, int(count)),
-        )
         needed_px = len(text) * COUNT_PT * 0.62 * PX_PER_PT + 12
-        if value / (hi - lo) * height_px < needed_px:
+        room_px = (value - max(lo, 0.0)) * px - (label_px if inside else 0.0)
+        if room_px >= needed_px:
+            base, offset, color = 0.0, 6.0, INK if face == "white" else "white"
+        elif not inside and (hi - value) * px - label_px >= needed_px:
+            base, offset, color = value, bars.label_pt + 6, INK
+        else:
             continue
         ax.annotate(
             text,
-            (at, 0),
-            xytext=(0, 6),
+            (at, base),
+            xytext=(0, offset),
             textcoords="offset points",
             rotation=90,
             ha="center",
             va="bottom",
             fontsize=COUNT_PT,
-            color="white",
+            color=color,
         )
+
+
+def _last_open(result: Result, per: str) -> bool:
+    """Whether the rows end inside the last period drawn (the data's end, or the query's
+    period): a year, month or week with trading days still to come on the exchange's
+    calendar. Not for weekly bars: the week that begins at a year's end is the next
+    year's, and 2024 over weekly bars is whole though 30 and 31 December trade."""
+    meta = result.metadata
+    unit = {"year": "yearly", "month": "monthly", "week": "weekly"}.get(per)
+    if meta is None or meta.period_end is None or unit is None:
+        return False
+    if not timeframe_spec(timeframe(result)).intraday and timeframe(result) != "daily":
+        return False
+    try:
+        calendar = load_instrument(meta.instrument).calendar
+    except Exception:  # an instrument file gone since the query ran: say nothing
+        return False
+    return still_open(np.datetime64(meta.period_end, "ns"), unit, calendar)
 
 
 def _parts(
@@ -231,8 +339,10 @@ def _parts(
         elif per == "month":
             month = names[period.month - 1]
             labels[period] = month if one_year else f"{month} {period.year}"
-        else:
-            labels[period] = f"{names[first.month - 1]} {first.day:02d}"
+        else:  # "Mar 04", "4 мар": the order and the day's form are the language's
+            labels[period] = words(
+                "day_month", month=names[first.month - 1], day=f"{first.day:02d}"
+            )
     return per, np.asarray(periods), labels
 
 

@@ -33,6 +33,16 @@ _COUNTED_ROWS = {
     "other": N_("counted_rows.other"),
     "groups": N_("counted_rows.groups"),
 }
+#: The rows "out of" a number of them, in the form that number takes after "of" ("of 521
+#: weeks"; in Russian the genitive, "из 521 недели", "из 941 недели", "из 12 месяцев").
+_OF_ROWS = {
+    "daily": N_("of_rows.daily"),
+    "weekly": N_("of_rows.weekly"),
+    "monthly": N_("of_rows.monthly"),
+    "quarterly": N_("of_rows.quarterly"),
+    "yearly": N_("of_rows.yearly"),
+    "groups": N_("of_rows.groups"),
+}
 #: The period a count is per ("days per year").
 _PER = {
     "year": N_("per.year"),
@@ -109,6 +119,14 @@ class Words:
         if count is None:
             return self(_ROWS[kind])
         return text("barb", _COUNTED_ROWS[kind], self.language, plural_of=count)
+
+    def of_rows(self, timeframe: str, count: int, *, groups: bool = False) -> str | None:
+        """The rows after "of ``count``" ("of 521 weeks", "из 521 недели"); None for bars
+        of a timeframe with no calendar name (minutes, hours)."""
+        kind = "groups" if groups else timeframe
+        if kind not in _OF_ROWS:
+            return None
+        return text("barb", _OF_ROWS[kind], self.language, plural_of=count)
 
     def unit(
         self, unit: str | None, *, axis: bool = False, value: float | Decimal | None = None

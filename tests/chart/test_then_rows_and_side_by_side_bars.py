@@ -86,8 +86,9 @@ def test_a_then_where_draws_and_exports_only_the_rows_behind_the_answer(
     np.testing.assert_allclose(csv["week_chg"], used["week_chg"])
 
     for language, then_words in (
-        ("en", f"then {len(used)} of {weeks} groups"),
-        ("ru", f"затем {len(used)} из {weeks} групп"),
+        # The groups are weeks: named so ("из 941 недели", the genitive after a number).
+        ("en", f"then {len(used)} of {weeks} weeks"),
+        ("ru", f"затем {len(used)} из {weeks} {'недели' if weeks % 10 == 1 else 'недель'}"),
     ):
         fig = figure(result, language)
         (ax,) = fig.axes
@@ -115,7 +116,7 @@ def test_a_then_where_over_a_few_groups_draws_only_theirs(sample_settings, rth_d
     (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
     heights = [p.vertices[2, 1] - p.vertices[0, 1] for p in bars.get_paths()]
     np.testing.assert_allclose(heights, used["week_chg"])
-    assert f"then {len(used)} of {weeks} groups" in footer(fig)
+    assert f"then {len(used)} of {weeks} weeks" in footer(fig)
 
 
 def test_a_then_without_where_still_draws_every_first_stage_row(sample_settings) -> None:
