@@ -6,6 +6,7 @@ ran on. The joined events' warnings are in ``event_caveats``, a part-of-the-day 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,6 +20,8 @@ from barb.period_rows import Scope, Unmatched, still_open
 from barb.planning import Plan
 from barb.script import ast
 
+_LAST_UNITS = re.compile(r"last_(\d+)_(day|week|month|quarter|year)s")
+
 
 def scope_caveats(
     plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None] | None = None
@@ -31,7 +34,7 @@ def scope_caveats(
         noun = f"{plan.timeframe.name} bar" + ("s" if scope.cut_bars > 1 else "")
         warnings.append(
             f"{scope.cut_bars} {noun} cut by the period's edges left out: only whole {unit}s "
-            "inside the period count."
+            f"inside the period count.{_last_bars_instead(plan.period.text, unit)}"
         )
     warnings += event_caveats(plan, scope, kept_dates)
     if scope.open_bar is not None:
@@ -57,6 +60,16 @@ def scope_caveats(
             f"{plan.period.bars} asked for."
         )
     return warnings
+
+
+def _last_bars_instead(period: str, unit: str) -> str:
+    """ "the last 12 weeks" as last_12_weeks counts 12 calendar weeks back from the data's
+    last day, so the week it starts in is cut and 11 are left; last_12_bars is 12 whole."""
+    found = _LAST_UNITS.fullmatch(period.strip().lower())
+    if found is None or found[2] != unit:
+        return ""
+    n = int(found[1])
+    return f' For the last {n} whole {unit}s use "period": "last_{n}_bars".'
 
 
 def _unmatched_text(plan: Plan, unmatched: Unmatched) -> str:

@@ -165,6 +165,37 @@ def test_weekly_with_period_keeps_whole_weeks_only(engine_settings, db) -> None:
     assert any("2 weekly bars cut by the period's edges" in w for w in result.metadata.warnings)
 
 
+def test_the_last_n_weeks_cut_says_how_to_get_n_whole_weeks(engine_settings, db) -> None:
+    """ "The last 4 weeks" as last_4_weeks counts 4 calendar weeks back from the data's last
+    day (a Thursday): the week it starts in is cut, 3 whole weeks are left, and the result
+    points to last_4_bars, which is 4 whole weeks."""
+
+    def weeks(period: str):
+        result = execute(
+            {"session": "RTH", "from": "weekly", "period": period, "select": "count()"},
+            "NQ",
+            settings=engine_settings,
+        )
+        assert result.ok, result.to_dict()
+        return result
+
+    calendar = weeks("last_4_weeks")
+    assert calendar.summary.value == 3
+    assert any(
+        w.endswith('For the last 4 whole weeks use "period": "last_4_bars".')
+        for w in calendar.metadata.warnings
+    )
+    whole = db.execute(
+        f"""
+        SELECT count(*) FROM (
+            SELECT date_trunc('week', tdate) AS w, max(tdate) AS last FROM bars
+            WHERE {WINDOWS["RTH"]} GROUP BY 1)
+        WHERE last < (SELECT date_trunc('week', max(tdate)) FROM bars)
+        """
+    ).fetchone()[0]
+    assert whole >= 4 and weeks("last_4_bars").summary.value == 4
+
+
 def test_one_minute_bars_are_the_raw_bars(engine_settings, minutes) -> None:
     actual = barb_table({"session": "RTH", "from": "1m", "period": "2024-03-05"}, engine_settings)
     day = minutes[
