@@ -247,9 +247,14 @@ def _from_the_open(
     if not 1 <= len(by) <= 2:
         return table
     kind = clock_kind(by[0], table[by[0]], query)
-    if kind is None:
-        return table
-    minutes = pd.to_numeric(table[by[0]], errors="coerce") * (60 if kind == "hour" else 1)
+    if kind is not None:
+        minutes = pd.to_numeric(table[by[0]], errors="coerce") * (60 if kind == "hour" else 1)
+    else:  # time()'s text, '18:00'
+        clocks = table[by[0]].astype(str).str.fullmatch(r"([01]\d|2[0-3]):([0-5]\d)")
+        if not clocks.all():
+            return table
+        parts = table[by[0]].astype(str).str.split(":", expand=True).astype(int)
+        minutes = parts[0] * 60 + parts[1]
     order = np.argsort(grid.since_open(minutes.to_numpy(dtype="float64")), kind="stable")
     return table.iloc[order].reset_index(drop=True)
 

@@ -71,3 +71,27 @@ def test_a_session_across_midnight_is_drawn_from_its_open(sample_settings, con) 
     lowest = counts.index[counts.argmin()]
     assert chart_headline(result).endswith(f"lowest {lowest:02d}:00 {counts.min()}")
     assert 17 not in counts.index and pd.Series(order).iloc[-1] == 16
+
+
+def test_clock_times_from_time_are_drawn_from_the_open_too(sample_settings, con) -> None:
+    """time()'s '18:00' text keys from a then stage ran 00:00 … 16:00, then 18:00."""
+    query = {
+        "session": "ETH",
+        "from": "1h",
+        "group_by": "date()",
+        "select": "arg_min(time(), low) as t",
+        "then": {"group_by": "t", "select": "count() as days"},
+    }
+    result = run(query, sample_settings)
+    bars = con.execute(
+        """
+        SELECT trading_date, hour(timestamp) AS h, min(low) AS low, min(timestamp) AS ts
+        FROM nq GROUP BY 1, 2
+        """
+    ).df()
+    first = bars.sort_values(["trading_date", "low", "ts"]).groupby("trading_date").head(1)
+    counts = first.groupby("h").size()
+    order = sorted(counts.index, key=lambda h: (h - 18) % 24)
+    (ax,) = figure(result).axes
+    np.testing.assert_array_equal(bar_heights(ax), counts.reindex(order).to_numpy())
+    assert next(t.get_text() for t in ax.get_xticklabels() if t.get_text()) == "18:00"
