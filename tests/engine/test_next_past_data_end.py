@@ -6,17 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from rth_bars import RTH_END, RTH_START, rth_daily
 
 from barb import execute
-
-RTH_START, RTH_END = 570, 1020  # 09:30-17:00
-
-
-def _rth_daily(minutes: pd.DataFrame) -> pd.DataFrame:
-    stamps = minutes["timestamp"]
-    minute = stamps.dt.hour * 60 + stamps.dt.minute
-    rth = minutes[(minute >= RTH_START) & (minute < RTH_END)]
-    return rth.groupby(rth["timestamp"].dt.normalize()).agg(close=("close", "last"))
 
 
 def _ask(query: dict, settings) -> object:
@@ -41,7 +33,7 @@ def _query(period: str, where: str = "close < prev(close)") -> dict:
 
 
 def test_rows_without_a_later_bar_are_counted_and_named(engine_settings, minutes) -> None:
-    daily = _rth_daily(minutes)
+    daily = rth_daily(minutes)
     daily["ret3"] = (daily["close"].shift(-3) / daily["close"] - 1) * 100
     kept = daily[daily["close"] < daily["close"].shift()].loc["2024-03-01":]
     empty = int(kept["ret3"].isna().sum())

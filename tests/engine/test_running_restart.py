@@ -1,44 +1,23 @@
 """Running functions (cummax, cummin, cumsum, rank) restart at a calendar unit when given one,
 and a query grouping them by a time key without one is warned: group_by only aggregates what
-ran over the whole period. Checked against pandas over bars built here from the minute file."""
+ran over the whole period. Checked against pandas over bars built from the minute file
+(rth_bars)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
+from rth_bars import RTH_END, RTH_START, rth_daily, rth_minutes
 
 from barb import execute
 from barb.reference import indicators_reference
-
-RTH_START, RTH_END = 570, 1020  # 09:30-17:00
 
 
 def _ask(query: dict, settings) -> object:
     result = execute(query, "NQ", settings=settings)
     assert result.ok, result.to_dict()
     return result
-
-
-def _rth_minutes(minutes: pd.DataFrame) -> pd.DataFrame:
-    stamps = minutes["timestamp"]
-    minute = stamps.dt.hour * 60 + stamps.dt.minute
-    rth = minutes[(minute >= RTH_START) & (minute < RTH_END)].copy()
-    rth["day"] = rth["timestamp"].dt.normalize()  # RTH lies inside its own calendar date
-    return rth
-
-
-def _rth_daily(minutes: pd.DataFrame) -> pd.DataFrame:
-    return (
-        _rth_minutes(minutes)
-        .groupby("day")
-        .agg(
-            open=("open", "first"),
-            high=("high", "max"),
-            low=("low", "min"),
-            close=("close", "last"),
-        )
-    )
 
 
 def _running_warnings(result) -> list[str]:
@@ -58,7 +37,7 @@ def test_intraday_drawdown_restarts_each_day(engine_settings, minutes) -> None:
         },
         engine_settings,
     )
-    rth = _rth_minutes(minutes)
+    rth = rth_minutes(minutes)
     rth = rth[rth["day"].dt.month == 2]
     peak = rth.groupby("day")["high"].cummax()
     expected = (rth["low"] - peak).groupby(rth["day"]).min()
@@ -96,7 +75,7 @@ def test_cumsum_restarts_each_month_and_at_the_period(engine_settings, minutes) 
         },
         engine_settings,
     )
-    daily = _rth_daily(minutes).loc["2024-02-14":"2024-03-28"]
+    daily = rth_daily(minutes).loc["2024-02-14":"2024-03-28"]
     move = daily["close"] - daily["open"]
     expected = move.groupby(daily.index.month).cumsum()
     np.testing.assert_allclose(result.table["run"].to_numpy(), expected.to_numpy())
@@ -112,7 +91,7 @@ def test_cummin_restarts_each_week(engine_settings, minutes) -> None:
         },
         engine_settings,
     )
-    daily = _rth_daily(minutes)
+    daily = rth_daily(minutes)
     monday = daily.index - pd.to_timedelta(daily.index.dayofweek, unit="D")
     expected = daily["low"].groupby(monday).cummin()
     np.testing.assert_allclose(result.table["lo"].to_numpy(), expected.to_numpy())
@@ -240,7 +219,7 @@ def test_running_values_inside_select_read_the_rows_a_where_drops(engine_setting
     cumsum(volume, 'day') at 10:59 is the volume since the open: a where keeping one bar a day
     must not cut the bars they read (they once read only the kept bar: a share of 0.42
     instead of 0.51 on the sample)."""
-    rth = _rth_minutes(minutes)
+    rth = rth_minutes(minutes)
     typical = (rth["high"] + rth["low"] + rth["close"]) / 3
     by_day = rth.groupby("day")
     rth["vwap"] = (typical * rth["volume"]).groupby(rth["day"]).cumsum() / by_day["volume"].cumsum()

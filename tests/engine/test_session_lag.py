@@ -6,22 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from rth_bars import RTH_END, RTH_START, rth_daily
 
 from barb import execute
 from barb.data.store import DataMeta, data_path, write_bars
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
-
-RTH_START, RTH_END = 570, 1020  # 09:30-17:00
-
-
-def _rth_daily(minutes: pd.DataFrame) -> pd.DataFrame:
-    stamps = minutes["timestamp"]
-    minute = stamps.dt.hour * 60 + stamps.dt.minute
-    rth = minutes[(minute >= RTH_START) & (minute < RTH_END)]
-    return rth.groupby(rth["timestamp"].dt.normalize()).agg(
-        high=("high", "max"), close=("close", "last")
-    )
 
 
 def _ask(query: dict, settings) -> object:
@@ -43,7 +33,7 @@ def test_hourly_bars_read_yesterdays_rth_high(engine_settings, minutes) -> None:
         },
         engine_settings,
     )
-    daily = _rth_daily(minutes)
+    daily = rth_daily(minutes)
     yesterday = daily["high"].shift(1)
     days = pd.to_datetime(result.table["timestamp"]).dt.normalize()
     expected = yesterday.reindex(days).to_numpy()
@@ -62,7 +52,7 @@ def test_daily_close_two_dates_back_and_lag_zero(engine_settings, minutes) -> No
         },
         engine_settings,
     )
-    daily = _rth_daily(minutes)
+    daily = rth_daily(minutes)
     march = daily.index.month == 3
     np.testing.assert_allclose(result.table["c2"], daily["close"].shift(2)[march])
     np.testing.assert_allclose(result.table["c0"], result.table["close"])
@@ -121,7 +111,7 @@ def test_lag_counts_back_from_a_date_without_the_session(no_rth_settings, minute
         },
         no_rth_settings,
     )
-    daily = _rth_daily(_without_rth_of(minutes, NO_RTH))
+    daily = rth_daily(_without_rth_of(minutes, NO_RTH))
     assert NO_RTH not in daily.index
     days = pd.to_datetime(result.table["timestamp"]).dt.normalize()
     assert NO_RTH in set(days)

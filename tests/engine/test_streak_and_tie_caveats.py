@@ -1,21 +1,13 @@
 """What a streak or an arg_max answer does not show by itself: a run that began before the
 period, and other rows tied with the one shown. Expected runs and ties are found with pandas
-over daily bars built here from the minute file."""
+over daily bars built from the minute file (rth_bars)."""
 
 from __future__ import annotations
 
 import pandas as pd
+from rth_bars import rth_daily, rth_hourly
 
 from barb import execute
-
-RTH_START, RTH_END = 570, 1020  # 09:30-17:00
-
-
-def _rth_daily(minutes: pd.DataFrame) -> pd.DataFrame:
-    stamps = minutes["timestamp"]
-    minute = stamps.dt.hour * 60 + stamps.dt.minute
-    rth = minutes[(minute >= RTH_START) & (minute < RTH_END)]
-    return rth.groupby(rth["timestamp"].dt.normalize()).agg(close=("close", "last"))
 
 
 def _down_runs(daily: pd.DataFrame) -> pd.Series:
@@ -38,7 +30,7 @@ def _streak_warnings(result) -> list[str]:
 
 
 def test_a_run_begun_before_the_period_is_named(engine_settings, minutes) -> None:
-    runs = _down_runs(_rth_daily(minutes))
+    runs = _down_runs(rth_daily(minutes))
     days = runs.index
     # A period opening on the third day or later of a down run.
     start = next(i for i in range(20, len(runs)) if runs.iloc[i] >= 3)
@@ -57,7 +49,7 @@ def test_a_run_begun_before_the_period_is_named(engine_settings, minutes) -> Non
 
 
 def test_no_warning_when_the_period_opens_outside_a_run(engine_settings, minutes) -> None:
-    runs = _down_runs(_rth_daily(minutes))
+    runs = _down_runs(rth_daily(minutes))
     start = next(i for i in range(20, len(runs)) if runs.iloc[i] <= 1)
     period = f"{runs.index[start]:%Y-%m-%d}:"
     result = execute(_streak_query(period), "NQ", settings=engine_settings)
@@ -70,7 +62,7 @@ def _tie_warnings(result) -> list[str]:
 
 
 def test_tied_longest_runs_are_all_named(engine_settings, minutes) -> None:
-    runs = _down_runs(_rth_daily(minutes))
+    runs = _down_runs(rth_daily(minutes))
     ends = runs.index[runs == runs.max()]
     result = execute(_streak_query("all"), "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
@@ -87,7 +79,7 @@ def test_tied_longest_runs_are_all_named(engine_settings, minutes) -> None:
 
 def test_many_ties_list_five_and_count_the_rest(engine_settings, minutes) -> None:
     """Every Friday has the largest weekday: the first is shown, five more listed."""
-    days = _rth_daily(minutes).index
+    days = rth_daily(minutes).index
     fridays = days[days.dayofweek == days.dayofweek.max()]
     query = {
         "session": "RTH",
@@ -121,22 +113,12 @@ def test_grouped_arg_max_names_no_ties(engine_settings) -> None:
     assert _tie_warnings(result) == []
 
 
-def _hourly_rth(minutes: pd.DataFrame) -> pd.DataFrame:
-    """RTH hourly bars from 09:30 (the last one 16:30-17:00), open and close per bar."""
-    stamps = minutes["timestamp"]
-    minute = stamps.dt.hour * 60 + stamps.dt.minute
-    rth = minutes[(minute >= RTH_START) & (minute < RTH_END)].copy()
-    rth["day"] = rth["timestamp"].dt.normalize()
-    rth["slot"] = (minute[rth.index] - RTH_START) // 60
-    return rth.groupby(["day", "slot"]).agg(open=("open", "first"), close=("close", "last"))
-
-
 def test_an_intraday_streak_restarts_each_day_with_per_and_warns_without(
     engine_settings, minutes
 ) -> None:
     """ "After 3 red hours in a row": the run went on through the night, counting yesterday's
     last hours with today's first (2,245 cases for 2,036 on the sample)."""
-    hours = _hourly_rth(minutes)
+    hours = rth_hourly(minutes)
     red = hours["close"] < hours["open"]
     days = hours.index.get_level_values("day")
     per_day = red.groupby([days, (~red).cumsum()]).cumsum()
@@ -171,7 +153,7 @@ def test_an_intraday_next_that_reads_the_next_day_is_said(engine_settings, minut
     """ "After 3 red hours in a row, is the next hour green?": the day's last hour's "next
     hour" was the next morning's first. Counted in pandas; the where the warning gives keeps
     each next hour within its day."""
-    hours = _hourly_rth(minutes)
+    hours = rth_hourly(minutes)
     red = hours["close"] < hours["open"]
     days = hours.index.get_level_values("day")
     run = red.groupby([days, (~red).cumsum()]).cumsum()

@@ -1,6 +1,6 @@
 """A condition that cannot be decided (next() past the data's end) stays unknown through
 if(), and and/or/not keep it the way SQL does: unknown and false is false, unknown or true is
-true. Expected answers from pandas over RTH daily bars built here from the minute file, with
+true. Expected answers from pandas over RTH daily bars built from the minute file (rth_bars), with
 its own three-valued logic written out by hand."""
 
 from __future__ import annotations
@@ -8,20 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from rth_bars import rth_daily
 
 from barb import execute
 
-RTH_START, RTH_END = 570, 1020  # 09:30-17:00
 PERIOD = "2024-03-01:"  # runs to the data's last day, 2024-03-28
-
-
-def _rth_daily(minutes: pd.DataFrame) -> pd.DataFrame:
-    stamps = minutes["timestamp"]
-    minute = stamps.dt.hour * 60 + stamps.dt.minute
-    rth = minutes[(minute >= RTH_START) & (minute < RTH_END)]
-    return rth.groupby(rth["timestamp"].dt.normalize()).agg(
-        open=("open", "first"), close=("close", "last")
-    )
 
 
 def _ask(query: dict, settings) -> object:
@@ -31,7 +22,7 @@ def _ask(query: dict, settings) -> object:
 
 
 def _march(minutes: pd.DataFrame) -> pd.DataFrame:
-    daily = _rth_daily(minutes)
+    daily = rth_daily(minutes)
     daily["next_close"] = daily["close"].shift(-1)  # NaN on the data's last day
     return daily.loc["2024-03-01":]
 
@@ -40,7 +31,7 @@ def test_if_of_an_unknown_condition_picks_neither_branch(engine_settings, minute
     """ "After a down day, was the next day up or down?": the data's last day has no next
     day, so it is neither, not "down"."""
     days = _march(minutes)
-    down = days[days["close"] < _rth_daily(minutes)["close"].shift().loc["2024-03-01":]]
+    down = days[days["close"] < rth_daily(minutes)["close"].shift().loc["2024-03-01":]]
     # The fixture's last day is a down day: the row old code called "down".
     assert down.index[-1] == days.index[-1] and np.isnan(down["next_close"].iloc[-1])
     known = down.dropna(subset=["next_close"])

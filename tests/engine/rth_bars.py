@@ -1,0 +1,41 @@
+"""RTH bars of the engine tests' minute fixture, built with pandas (never through Barb): the
+independent side of tests that compare Barb's daily and hourly answers with their own."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+RTH_START, RTH_END = 570, 1020  # 09:30-17:00
+
+
+def rth_minutes(minutes: pd.DataFrame) -> pd.DataFrame:
+    """The minute bars inside RTH (the fixture's timestamps are the exchange's clock), with
+    their ``day``: RTH lies inside its own calendar date."""
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = minutes[(minute >= RTH_START) & (minute < RTH_END)].copy()
+    rth["day"] = rth["timestamp"].dt.normalize()
+    return rth
+
+
+def rth_daily(minutes: pd.DataFrame) -> pd.DataFrame:
+    """One RTH bar per date: open, high, low, close, indexed by the date."""
+    return (
+        rth_minutes(minutes)
+        .groupby("day")
+        .agg(
+            open=("open", "first"),
+            high=("high", "max"),
+            low=("low", "min"),
+            close=("close", "last"),
+        )
+    )
+
+
+def rth_hourly(minutes: pd.DataFrame) -> pd.DataFrame:
+    """RTH hourly bars from 09:30 (the last one 16:30-17:00), open and close per bar, indexed
+    by (day, slot)."""
+    rth = rth_minutes(minutes)
+    stamps = rth["timestamp"]
+    rth["slot"] = (stamps.dt.hour * 60 + stamps.dt.minute - RTH_START) // 60
+    return rth.groupby(["day", "slot"]).agg(open=("open", "first"), close=("close", "last"))
