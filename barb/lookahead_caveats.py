@@ -16,15 +16,25 @@ from barb.planning import StagePlan
 from barb.script import ast
 
 
-def past_data_end(
-    stage: StagePlan, frame: pd.DataFrame, keep: np.ndarray, *, intraday: bool
+def lookahead_caveats(
+    stage: StagePlan, frame: pd.DataFrame, keep: np.ndarray, *, intraday: bool, calendar: bool
 ) -> list[str]:
-    """``frame`` is the first stage's rows (the period's and the bars read around it), which
+    """What the first stage's farthest next() cannot see, or sees from another day.
+
+    ``frame`` is the first stage's rows (the period's and the bars read around it), which
     reach the data's end whenever a kept row's next() runs past them: the planner loads
-    ``n`` bars after the period where there are any."""
+    ``n`` bars after the period where there are any. A week's or month's end is the open
+    bar's warning ("next() reads no week after …"): the data's end is not its row."""
     call = _farthest_next(stage)
     if call is None:
         return []
+    warnings = [] if calendar else _past_data_end(call, frame, keep, intraday=intraday)
+    return warnings + (_across_days(call, frame, keep) if intraday else [])
+
+
+def _past_data_end(
+    call: tuple[str, int], frame: pd.DataFrame, keep: np.ndarray, *, intraday: bool
+) -> list[str]:
     text, ahead = call
     kept = int(np.count_nonzero(keep))
     empty = int(np.count_nonzero(keep[max(len(keep) - ahead, 0) :]))
@@ -47,12 +57,11 @@ def past_data_end(
     return [f"{text} is empty for {text_empty}: the data ends {end}; {over}."]
 
 
-def across_days(stage: StagePlan, frame: pd.DataFrame, keep: np.ndarray) -> list[str]:
+def _across_days(call: tuple[str, int], frame: pd.DataFrame, keep: np.ndarray) -> list[str]:
     """Intraday rows kept whose next() reads a later trading date: "after 3 red hours, is
     the next hour green" read 16:30's next hour as the next morning's 09:30 for 289 of 2,036
     rows. Said with the where that keeps the day."""
-    call = _farthest_next(stage)
-    if call is None or "trading_date" not in frame.columns:
+    if "trading_date" not in frame.columns:
         return []
     text, ahead = call
     dates = frame["trading_date"].to_numpy()

@@ -21,7 +21,7 @@ from barb.bar_labels import label_column, with_bar_label
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
-from barb.lookahead_caveats import across_days, past_data_end
+from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Column, Expr
@@ -113,12 +113,10 @@ def run_stage(
             every_row, keys, given, output.table, stage.where, dict(stage.map_exprs)
         )
     if period is not None:  # the first stage: its rows are bars, up to the data's end
-        # A week's or month's end is the open bar's warning ("next() reads no week after
-        # …"): the data's end is not its row.
-        if not timeframe_spec(ctx.timeframe).calendar:
-            output.warnings += past_data_end(stage, every_row, keep, intraday=ctx.intraday)
-        if ctx.intraday:
-            output.warnings += across_days(stage, every_row, keep)
+        calendar = timeframe_spec(ctx.timeframe).calendar
+        output.warnings += lookahead_caveats(
+            stage, every_row, keep, intraday=ctx.intraday, calendar=calendar
+        )
         if _events(stage, output, ctx.timeframe, picked):
             output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)
     output.rows_kept = len(frame)

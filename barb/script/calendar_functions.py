@@ -79,9 +79,16 @@ def _holiday(ctx: EvalContext) -> pd.Series:
 # it is observed (Friday July 3, Monday Dec 26), and one with no observed weekday (New Year's
 # Day 2022, a Saturday) not at all; an early close (Christmas Eve, the day after
 # Thanksgiving) is a trading day, not a closure. Unplanned closures (Sandy 2012) count.
-def _weekday_beside(days: np.ndarray, step: int) -> np.ndarray:
-    """The weekday after (step 1) or before (step -1) each date, weekends skipped."""
-    return np.busday_offset(days + step, 0, roll="forward" if step > 0 else "backward")
+def _closed_beside(ctx: EvalContext, function: str, step: int) -> pd.Series:
+    """Whether the weekday after (step 1) or before (step -1) each row's trading date, weekends
+    skipped, is an NYSE closure."""
+    _calendar(ctx, function)  # rows of an instrument only
+
+    def closed(days: np.ndarray) -> np.ndarray:
+        roll = "forward" if step > 0 else "backward"
+        return us_market_closed(np.busday_offset(days + step, 0, roll=roll))
+
+    return _per_date(ctx, function, closed, False)
 
 
 @register(
@@ -91,9 +98,7 @@ def _weekday_beside(days: np.ndarray, step: int) -> np.ndarray:
     example='"where": "pre_holiday() and not holiday()"',
 )
 def _pre_holiday(ctx: EvalContext) -> pd.Series:
-    _calendar(ctx, "pre_holiday")  # rows of an instrument only
-    closed = lambda days: us_market_closed(_weekday_beside(days, 1))  # noqa: E731
-    return _per_date(ctx, "pre_holiday", closed, False)
+    return _closed_beside(ctx, "pre_holiday", 1)
 
 
 @register(
@@ -103,9 +108,7 @@ def _pre_holiday(ctx: EvalContext) -> pd.Series:
     example='"where": "post_holiday()"',
 )
 def _post_holiday(ctx: EvalContext) -> pd.Series:
-    _calendar(ctx, "post_holiday")
-    closed = lambda days: us_market_closed(_weekday_beside(days, -1))  # noqa: E731
-    return _per_date(ctx, "post_holiday", closed, False)
+    return _closed_beside(ctx, "post_holiday", -1)
 
 
 @register(
