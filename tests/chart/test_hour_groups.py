@@ -42,6 +42,20 @@ def test_hourly_rth_bars_by_hour_are_named_by_their_start(sample_settings, con) 
     assert "lowest 16:30 (30 min)" in chart_headline(result)
 
 
+def _low_hours(con) -> tuple[pd.Series, list[int]]:
+    """Days per hour of the ETH day's low (the earliest 1h bar on a tie), from DuckDB, and
+    the hours in the session's order from its 18:00 open."""
+    bars = con.execute(
+        """
+        SELECT trading_date, hour(timestamp) AS h, min(low) AS low, min(timestamp) AS t
+        FROM nq GROUP BY 1, 2
+        """
+    ).df()
+    first = bars.sort_values(["trading_date", "low", "t"]).groupby("trading_date").head(1)
+    counts = first.groupby("h").size()
+    return counts, sorted(counts.index, key=lambda h: (h - 18) % 24)
+
+
 def test_a_session_across_midnight_is_drawn_from_its_open(sample_settings, con) -> None:
     """The hour of each ETH day's low: 18:00 came last, after 16:00, and the 17:00 hour ETH
     has no bar in headlined "lowest 17:00 0"."""
@@ -54,15 +68,7 @@ def test_a_session_across_midnight_is_drawn_from_its_open(sample_settings, con) 
         "then": {"group_by": "low_hour", "select": "count() as days"},
     }
     result = run(query, sample_settings)
-    bars = con.execute(
-        """
-        SELECT trading_date, hour(timestamp) AS h, min(low) AS low, min(timestamp) AS t
-        FROM nq GROUP BY 1, 2
-        """
-    ).df()
-    first = bars.sort_values(["trading_date", "low", "t"]).groupby("trading_date").head(1)
-    counts = first.groupby("h").size()
-    order = sorted(counts.index, key=lambda h: (h - 18) % 24)
+    counts, order = _low_hours(con)
     fig = figure(result)
     (ax,) = fig.axes
     np.testing.assert_array_equal(bar_heights(ax), counts.reindex(order).to_numpy())
@@ -83,15 +89,7 @@ def test_clock_times_from_time_are_drawn_from_the_open_too(sample_settings, con)
         "then": {"group_by": "t", "select": "count() as days"},
     }
     result = run(query, sample_settings)
-    bars = con.execute(
-        """
-        SELECT trading_date, hour(timestamp) AS h, min(low) AS low, min(timestamp) AS ts
-        FROM nq GROUP BY 1, 2
-        """
-    ).df()
-    first = bars.sort_values(["trading_date", "low", "ts"]).groupby("trading_date").head(1)
-    counts = first.groupby("h").size()
-    order = sorted(counts.index, key=lambda h: (h - 18) % 24)
+    counts, order = _low_hours(con)
     (ax,) = figure(result).axes
     np.testing.assert_array_equal(bar_heights(ax), counts.reindex(order).to_numpy())
     assert next(t.get_text() for t in ax.get_xticklabels() if t.get_text()) == "18:00"
