@@ -347,13 +347,13 @@ class Assistant:
                 # (the question goes on; nothing of this attempt is kept).
                 await self.store.pending.reopen(action.id)
                 reply = self._reply(state, executed.sentence(state.language), [], failed=True)
-                return reply.model_copy(update={"plan_reopened": True})
+                return reply.model_copy(update={"plan_outcome": "reopened"})
             reply = await self._stopped(state, paused.call_index, paused.results, proofs, executed)
         else:
             reply = await self._go_on(chat, state, paused, executed, proofs)
         # A query shows its data once it gave a result: one that did not, failed.
         failed = any(call_id not in state.shown for call_id in covers)
-        return reply.model_copy(update={"plan_failed": failed})
+        return reply.model_copy(update={"plan_outcome": "failed" if failed else "done"})
 
     async def _go_on(
         self,

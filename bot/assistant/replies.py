@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from bot.pool.jobs import QueryOutcome
+from bot.store.records import RunOutcome
 
 
 class Asker(BaseModel):
@@ -84,8 +85,8 @@ class Reply(BaseModel):
     proofs: list[Proof] = Field(default_factory=list)
     # True when the answer is an apology (provider down, limit reached…), not an analysis.
     failed: bool = False
-    # The plan that was run is waiting for Run again (its query failed on Barb's side).
-    plan_reopened: bool = False
-    # A query the plan showed did not give a result (an error, a timeout): the plan says so.
-    plan_failed: bool = False
+    # A run's answer: how its plan ends. "failed": a query the plan showed gave no result
+    # (an error, a timeout), and the plan says so; "reopened": it failed on Barb's side
+    # before anything was shown, and the plan waits for Run again.
+    plan_outcome: RunOutcome = "done"
     language: Literal["en", "ru"] = "en"

@@ -22,7 +22,7 @@ from sqlalchemy import case, delete, exists, literal, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
-from bot.store.records import NewReply, OutgoingReply, ReplyKind
+from bot.store.records import NewReply, OutgoingReply, ReplyKind, RunOutcome
 from bot.store.schema import ChatRow, InFlightRow, OutboxRow
 from bot.store.transactions import Clock, Repository, rowcount
 from bot.store.updates import mark_handled
@@ -67,6 +67,7 @@ class OutboxRepository(Repository):
         *,
         question_id: str | None = None,
         answers: int | None = None,
+        outcome: RunOutcome | None = None,
         update_id: int | None = None,
     ) -> list[OutgoingReply]:
         """Queue the messages of one reply, in order, in one transaction: a crash while the
@@ -74,7 +75,8 @@ class OutboxRepository(Repository):
 
         ``answers``: the work in flight this reply answers, in the same transaction, so that
         a restart neither loses the reply nor works it out twice: a question, a cancel or a
-        /query is finished, a run marked answered (its plan message is edited next).
+        /query is finished, a run marked answered (its plan message is edited next) with its
+        ``outcome``, which that edit shows even when it waits for a restart.
         ``update_id``: the Telegram update this reply answers is handled from here on.
         """
         now = self._now()
@@ -87,7 +89,7 @@ class OutboxRepository(Repository):
                     execution_options=_NO_SYNC,
                 )
                 await session.execute(
-                    update(InFlightRow).where(work).values(answered_at=now),
+                    update(InFlightRow).where(work).values(answered_at=now, outcome=outcome),
                     execution_options=_NO_SYNC,
                 )
             if not replies:

@@ -38,6 +38,10 @@ SINGLE_VALUED_PREFERENCES: frozenset[str] = frozenset(get_args(PreferenceKind)) 
 #: Work a restart must not lose: a question being answered, a confirmed plan being run, a
 #: cancelled plan being worded by the model, a ``/query`` running.
 WorkKind = Literal["question", "run", "cancel", "query"]
+#: How an answered run ended, for its plan message: "Done.", "Failed." (a query gave no
+#: result), or its Run and Cancel buttons again (it failed on Barb's side before anything
+#: was shown).
+RunOutcome = Literal["done", "failed", "reopened"]
 #: What a per-person limit counts: questions to the model, or /query runs.
 LimitScope = Literal["question", "query"]
 
@@ -210,6 +214,8 @@ class InFlight(_Record):
     created_at: datetime
     #: A run whose answer is stored, its plan message not yet marked done.
     answered_at: datetime | None = None
+    #: How that run ended: what its plan message is to say, even after a restart.
+    outcome: RunOutcome | None = None
     #: The replica working on it, and until when unless it renews the lease.
     lease_owner: str | None = None
     lease_expires_at: datetime | None = None

@@ -43,6 +43,7 @@ from bot.store.records import (
     ReplyKind,
     ReplyStatus,
     Role,
+    RunOutcome,
     WorkKind,
     values_of,
 )
@@ -263,7 +264,7 @@ class InFlightRow(Base):
     stored; a run's is marked answered then, and goes once its plan message says so."""
 
     __tablename__ = "in_flight"
-    __table_args__ = (_one_of("kind", WorkKind),)
+    __table_args__ = (_one_of("kind", WorkKind), _one_of("outcome", RunOutcome))
 
     id: Mapped[int] = mapped_column(AutoId, primary_key=True)
     chat_id: Mapped[int] = mapped_column(ForeignKey("chats.id", ondelete="CASCADE"))
@@ -273,6 +274,7 @@ class InFlightRow(Base):
     attempts: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime]
     answered_at: Mapped[datetime | None]
+    outcome: Mapped[str | None] = mapped_column(String(16))
     #: The replica working on it, renewed while it works; expired: the replica is gone.
     lease_owner: Mapped[str | None] = mapped_column(String(LEASE_OWNER_LENGTH))
     lease_expires_at: Mapped[datetime | None]

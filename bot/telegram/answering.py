@@ -20,7 +20,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
 from bot.assistant.orchestrator import pending_payload
 from bot.assistant.replies import Asker
-from bot.store.records import Chat, PendingAction
+from bot.store.records import Chat, PendingAction, RunOutcome
 from bot.telegram import keyboards
 from bot.telegram.render import escape, plan_html
 from bot.telegram.sender import NotDelivered
@@ -186,14 +186,14 @@ async def run_plan(
     run in flight ``work_id`` ends once the plan says so."""
     chat_id = action.chat_id
     message_id = plan_message_id or action.message_id
-    reopened = failed = False
+    outcome: RunOutcome = "done"
     try:
         async with (
             svc.chat_lock(chat_id),
             svc.showing(bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S),
         ):
             reply = await svc.assistant.continue_claimed(action, chat=chat)
-            reopened, failed = reply.plan_reopened, reply.plan_failed
+            outcome = reply.plan_outcome
             # In a group the answer replies to the question, in its forum topic.
             asker = pending_payload(action).paused.state.asker
             await svc.sender(bot).reply(
@@ -205,60 +205,42 @@ async def run_plan(
             )
     except NotDelivered:
         # The answer is stored and will be sent: the plan is done (or waits for Run again).
-        await _plan_ended(
-            svc, bot, action, work_id, lang, message_id, reopened=reopened, failed=failed
-        )
+        await end_plan(svc, bot, action, work_id, lang, outcome, message_id)
         raise
     except Exception as failure:
         await _unless_database_away(svc, work_id, failure)
         # A bug, not a crash: the answer never came, so the plan can be pressed again.
         work = await svc.store.in_flight.get(work_id)
         if work is not None and work.answered_at is not None:
-            await mark_plan_done(svc, bot, action, work_id, lang, message_id)
+            await end_plan(svc, bot, action, work_id, lang, work.outcome or "done", message_id)
         elif await svc.store.in_flight.finish(work_id) and await svc.store.pending.reopen(
             action.id
         ):
             await edit_plan_status(bot, action, message_id, None, lang)
         raise
-    await _plan_ended(svc, bot, action, work_id, lang, message_id, reopened=reopened, failed=failed)
+    await end_plan(svc, bot, action, work_id, lang, outcome, message_id)
 
 
-async def _plan_ended(
+async def end_plan(
     svc: BotServices,
     bot: Bot,
     action: PendingAction,
     work_id: int,
     lang: str,
-    message_id: int | None,
-    *,
-    reopened: bool,
-    failed: bool = False,
-) -> None:
-    """After a run's reply is stored: the plan says "Done." (or that its query failed: the
-    model's explanation follows), or, when the run failed on Barb's side before anything
-    was shown, it has its Run and Cancel buttons again."""
-    if not reopened:
-        await mark_plan_done(svc, bot, action, work_id, lang, message_id, failed=failed)
-        return
-    await svc.store.in_flight.finish(work_id)
-    await edit_plan_status(bot, action, message_id, None, lang)
-
-
-async def mark_plan_done(
-    svc: BotServices,
-    bot: Bot,
-    action: PendingAction,
-    work_id: int,
-    lang: str,
+    outcome: RunOutcome,
     message_id: int | None = None,
-    *,
-    failed: bool = False,
 ) -> None:
-    """The answer is stored: the plan says "Done." (or "Failed." when ``failed``), and only
-    then is the run over. A kill in between, or Telegram unreachable, leaves it for the next
-    start or the next sending pass (``bot.telegram.app.keep_sending``) to finish."""
+    """After a run's reply is stored, its plan message shows how it ended: "Done.",
+    "Failed." (the model's explanation follows), or, when it failed on Barb's side before
+    anything was shown, the plan with its Run and Cancel buttons again. Only then is the run
+    over: a kill in between, or Telegram unreachable, leaves it for the next start or the
+    next sending pass (``bot.telegram.app.keep_sending``), which read the stored outcome."""
     message_id = message_id or action.message_id
-    status = t("run_failed", lang) if failed else t("done", lang)
+    if outcome == "reopened":
+        await svc.store.in_flight.finish(work_id)
+        await edit_plan_status(bot, action, message_id, None, lang)
+        return
+    status = t("run_failed", lang) if outcome == "failed" else t("done", lang)
     if await edit_plan_status(bot, action, message_id, status, lang):
         await svc.store.in_flight.finish(work_id)
 

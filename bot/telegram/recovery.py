@@ -34,7 +34,7 @@ from bot.telegram.answering import (
     answer_query,
     answer_question,
     edit_plan_status,
-    mark_plan_done,
+    end_plan,
     run_plan,
 )
 from bot.telegram.render import escape
@@ -221,8 +221,8 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
         await svc.store.in_flight.finish(item.id)
         return
     acknowledged()  # the plan has said "Running…" since the press
-    if item.answered_at is not None:  # answered; only the plan's "Done." was missing
-        await mark_plan_done(svc, bot, action, item.id, lang)
+    if item.answered_at is not None:  # answered; only its plan's status was missing
+        await end_plan(svc, bot, action, item.id, lang, item.outcome or "done")
         return
     if not _give_up(item):
         await svc.store.in_flight.retry(item.id)

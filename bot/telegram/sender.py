@@ -262,8 +262,9 @@ class Sender:
         thread_id: int | None = None,
         answers: int | None = None,
     ) -> None:
-        """Store all of a reply's messages (with the work in flight it ``answers``, in the
-        same transaction: ``OutboxRepository.enqueue_many``), then send them in order.
+        """Store all of a reply's messages (with the work in flight it ``answers`` and, for a
+        run, how its plan ended, in the same transaction: ``OutboxRepository.enqueue_many``),
+        then send them in order.
 
         Each message is marked sent as soon as Telegram has taken it: a crash in the middle
         of a reply resends at most the one message that was on the wire, never a photo
@@ -274,6 +275,7 @@ class Sender:
             reply_messages(reply, reply_to, thread_id),
             question_id=reply.question_id,
             answers=answers,
+            outcome=reply.plan_outcome,
             update_id=update_in_hand(),
         )
         refused: Exception | None = None

@@ -245,6 +245,34 @@ async def test_a_query_that_fails_ends_its_plan_failed_and_the_model_explains(
         assert result.is_error and "nosuchcol" in result.content
 
 
+async def test_a_failed_run_still_says_failed_when_its_plan_is_edited_later(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """The connection drops on both edits of the plan ("Running…", then "Failed."): the
+    answer is stored, and the next sending pass edits the plan from what the database kept,
+    so it says the query failed, not "Done."."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn("Mean of nosuchcol.", tool_call("execute_query", query=BAD_COLUMN)),
+            text("That column does not exist; try range."),
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider, keep_sending_every_s=0.3) as svc:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "mean nosuchcol by weekday")
+        fake.fault_next("editMessageText", "drop_before", times=2, chat_id=ALICE)
+        [*_, answer] = await run_and_wait_answer(fake, plan, 1)
+        assert answer["text"] == "That column does not exist; try range."
+        assert await plan_status(fake, ALICE, plan) == "⏵ Failed: the query gave no result."
+        edits = fake.calls("editMessageText", chat_id=ALICE)
+        assert [call.fault for call in edits[:2]] == ["drop_before", "drop_before"]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10.0
+        while await svc.store.in_flight.open():  # the run ends once the edit is through
+            assert loop.time() < deadline, "the run never ended"
+            await asyncio.sleep(0.02)
+
+
 async def test_a_query_that_runs_ends_its_plan_done(fake_telegram: FakeBotAPI, db_url: str) -> None:
     fake = fake_telegram
     provider = ScriptedProvider(
