@@ -53,6 +53,9 @@ class Summary(BaseModel):
     type: ResultType
     value: Any = None
     values: dict[str, Any] | None = None
+    # A single row's statistics taken over fewer rows than were kept (the others empty):
+    # how many rows each is over (``barb.sample_sizes``).
+    samples: dict[str, int] = Field(default_factory=dict)
     rows: int | None = None
     columns: list[str] | None = None
     by: list[str] | None = None

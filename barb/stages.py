@@ -24,6 +24,7 @@ from barb.group_caveats import empty_groups, keyless_rows
 from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
+from barb.sample_sizes import sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_aggregate
@@ -148,17 +149,20 @@ def _answer(
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
         focus = by + [s.name for s in stage.select]
-        return StageOutput(summary, table=table, focus=focus, order=order)
+        in_groups = int(frame[by].notna().all(axis=1).sum())
+        warnings = sample_caveats(sample_sizes(stage.select, ctx, by), in_groups)
+        return StageOutput(summary, table=table, focus=focus, order=order, warnings=warnings)
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"
         values = {s.name: _python(evaluate_aggregate(s.expr, ctx, None)) for s in stage.select}
         if stage.sort or stage.limit:
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
+        samples = sample_sizes(stage.select, ctx)
         if shape == "scalar":
             name, value = next(iter(values.items()))
-            summary = Summary(type="scalar", value=value, columns=[name])
+            summary = Summary(type="scalar", value=value, columns=[name], samples=samples)
         else:
-            summary = Summary(type="dict", values=values)
+            summary = Summary(type="dict", values=values, samples=samples)
         # Built when read (for the CSV and the chart), not for the number.
         rows = partial(shown_rows, frame, ctx.timeframe, hide)
         return StageOutput(summary, source_rows=rows, warnings=warnings)
