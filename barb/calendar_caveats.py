@@ -1,6 +1,7 @@
 """Warnings about which days a daily answer counts: US holiday sessions among the rows of a
 weekday or turn-of-month question, trading dates a session window has no bars on (which
-prev() and next() step over), and a week, month or year group the period's edge cuts."""
+prev() and next() step over), a week, month or year group the period's edge cuts, and a
+weekofyear() group that holds two different weeks."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pandas as pd
 from barb.errors import DataError
 from barb.events.rules import early_close_days, us_market_closed
 from barb.frames import period_start
-from barb.lineage import nodes
+from barb.lineage import nodes, through_map
 from barb.period_rows import Scope
 from barb.planning import Plan, StagePlan
 from barb.script import ast
@@ -193,3 +194,57 @@ def _label(start: np.datetime64, unit: str) -> str:
     if unit == "quarter":
         return f"{day.year}-Q{day.quarter}"
     return str(day.year)
+
+
+def iso_week_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
+    """weekofyear() as a group key numbers ISO weeks, so over one year its group 1 holds the
+    year's first days and its last (2025-12-29..31 are ISO week 1 of 2026): five days that
+    read as one week. "Best weeks of 2025 by week number" ranked that group first, +21.49%
+    from Jan 2's open to Dec 31's close, though neither part gained 2.3%. Said when a group
+    holds days of two ISO weeks while most hold one; over many years every group holds one
+    week per year on purpose (seasonality), and nothing is said."""
+    mapped = dict(plan.first.map_exprs)
+    keys = [name for name, _ in plan.first.group_keys]
+    numbered = [name for name, key in plan.first.group_keys if _calls(key, mapped, "weekofyear")]
+    # weekofyear() reads a weekly or longer bar's first trading date, as it is labelled.
+    column = "timestamp" if plan.timeframe.calendar else "trading_date"
+    if not numbered or kept is None or not len(kept):
+        return []
+    if column not in kept.columns or any(key not in kept.columns for key in keys):
+        return []
+    days = kept[[*keys, column]].drop_duplicates()  # one row per date: not 6M minutes
+    dates = pd.DatetimeIndex(days[column]).normalize()
+    iso = dates.isocalendar()
+    days = days.assign(iso=(iso["year"] * 100 + iso["week"]).to_numpy(), day=dates.to_numpy())
+    group = days.groupby(keys, observed=True, dropna=True, sort=True).ngroup().to_numpy()
+    days = days[group >= 0].assign(group=group[group >= 0])
+    weeks = days.groupby("group")["iso"].nunique()
+    mixed = weeks[weeks > 1]
+    if mixed.empty or weeks.median() > 1:
+        return []
+    rows = days[days["group"] == mixed.index[0]]
+    label = ", ".join(_key_text(rows[key].iloc[0]) for key in keys)
+    parts = [
+        f"{part['day'].min().date()} — {part['day'].max().date()}"
+        for _, part in rows.groupby("iso", sort=True)
+    ]
+    others = len(mixed) - 1
+    more = f"; {others} more group{'s' if others > 1 else ''} like it" if others else ""
+    return [
+        f"weekofyear() numbers ISO weeks, and its group {label} holds {len(parts)} different "
+        f"weeks: {' and '.join(parts)} (late December can be ISO week 1 of the next year"
+        f"{more}). For one group per calendar week group by week() (the week's Monday)."
+    ]
+
+
+def _calls(key: ast.Expr, mapped: dict[str, ast.Expr], function: str) -> bool:
+    expr = through_map(key, mapped)
+    return isinstance(expr, ast.Call) and expr.name.lower() == function and not expr.args
+
+
+def _key_text(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, pd.Timestamp):
+        return str(value.date())
+    return str(value)

@@ -17,7 +17,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.calendar_caveats import holiday_caveat, missing_days_caveat, period_edge_caveat
+from barb.calendar_caveats import (
+    holiday_caveat,
+    iso_week_caveat,
+    missing_days_caveat,
+    period_edge_caveat,
+)
 from barb.caveats import open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
@@ -125,6 +130,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         cut_short = open_group(plan, output.table)
         warnings += open_group_caveat(plan, cut_short)
         warnings += period_edge_caveat(plan, scope, output.kept_dates)
+        warnings += iso_week_caveat(plan, output.kept)
     then_rows = None
     if plan.then is not None:
         given = output.table

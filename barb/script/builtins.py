@@ -843,7 +843,8 @@ _date_part("dayofyear", "dayofyear", "Day of the year (1–366).")
 @register(
     "weekofyear",
     category="time",
-    summary="ISO week number (1–53); its year can differ from year() around New Year.",
+    summary="ISO week number (1–53), to compare week N across years; 2025-12-29 is week 1 "
+    "(of 2026), so do not group one year by it: use week().",
 )
 def _weekofyear(ctx: EvalContext) -> pd.Series:
     # Per distinct date: isocalendar() over a minute frame's millions of rows costs ~1 s.
