@@ -23,6 +23,8 @@ from barb.settings import PROJECT_ROOT
 from barb.yaml_text import load_yaml
 
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
+# In English whatever the process's locale (strftime's %A follows it).
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 class ToolFilter(BaseModel):
@@ -104,9 +106,17 @@ class Prompts:
             sessions.append(line)
         if meta is None:
             first, last, note = "?", "?", " (no data loaded: run `barb data sample`)"
+            relative = "Relative words (today, this week) have no day to count from yet."
         else:
             first, last = meta.first_date.isoformat(), meta.last_date.isoformat()
             note = " (SYNTHETIC sample, not market history)" if meta.source == "synthetic" else ""
+            # The model has no clock; the data's last trading day is "today" for every
+            # question, and the person should read which day that was.
+            relative = (
+                "Relative words (today, yesterday, this week, last week) count from the "
+                f"data's last trading day, {last} (a {WEEKDAYS[meta.last_date.weekday()]}): "
+                "say that date when you use them."
+            )
         brk = instrument.maintenance_break
         return (
             self.text("system/instrument.md")
@@ -117,6 +127,7 @@ class Prompts:
                 first_date=first,
                 last_date=last,
                 data_note=note,
+                relative_words=relative,
                 sessions="\n".join(sessions),
                 default_session=instrument.default_session,
                 maintenance_break=f"{brk.start} — {brk.end}" if brk else "none",

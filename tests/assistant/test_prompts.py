@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 
@@ -64,6 +65,21 @@ def test_instrument_block_comes_from_yaml_and_data() -> None:
     # Its window example is CL's own opening range, not NQ's 09:30-09:45.
     assert "e.g. '09:00-09:15', the\n15-minute opening range" in text
     assert "09:30" not in text
+
+
+@pytest.mark.parametrize("last", [dt.date(2025, 6, 30), dt.date(2026, 1, 7)])
+def test_relative_words_count_from_the_data_s_last_day(last: dt.date) -> None:
+    """The model has no clock: "yesterday" and "this week" are the data's, and the prompt
+    names its last day and weekday, read from the data (2026-01-07 was a Wednesday)."""
+    prompts = Prompts()
+    meta = META.model_copy(update={"last_date": last})
+    text = prompts.system_prompt(prompts.variant("default"), load_instrument("CL"), meta)
+    weekday = calendar.day_name[calendar.weekday(last.year, last.month, last.day)]
+    assert (
+        "Relative words (today, yesterday, this week, last week) count from the data's last "
+        f"trading day, {last} (a {weekday})"
+    ) in text
+    assert len(text) / 4 < 700
 
 
 def test_every_tool_is_declared_once_with_what_the_model_reads() -> None:
