@@ -6,7 +6,6 @@ ran on. The joined events' warnings are in ``event_caveats``, a part-of-the-day 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,8 +19,6 @@ from barb.period_rows import Scope, Unmatched, still_open
 from barb.planning import Plan
 from barb.script import ast
 
-_LAST_UNITS = re.compile(r"last_(\d+)_(day|week|month|quarter|year)s")
-
 
 def scope_caveats(
     plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None] | None = None
@@ -34,23 +31,11 @@ def scope_caveats(
         noun = f"{plan.timeframe.name} bar" + ("s" if scope.cut_bars > 1 else "")
         warnings.append(
             f"{scope.cut_bars} {noun} cut by the period's edges left out: only whole {unit}s "
-            f"inside the period count.{_last_bars_instead(plan.period.text, unit)}"
+            "inside the period count."
         )
     warnings += event_caveats(plan, scope, kept_dates)
     if scope.open_bar is not None:
-        bar = scope.open_bar
-        days = f"{_day(bar.first_date)} — {_day(bar.last_date)}"
-        unit = plan.timeframe.label
-        if bar.kept:
-            warnings.append(
-                f"The {unit} {bar.label} is not over yet: the data ends on {_day(bar.last_date)}, "
-                f"so this bar covers only {days}."
-            )
-        else:
-            warnings.append(
-                f"The {unit} {bar.label} is not over yet (the data covers only {days}): "
-                f"left out, so only whole {unit}s count.{_nothing_ahead(plan, scope)}"
-            )
+        warnings.append(_open_bar_text(plan, scope))
     for unmatched in scope.unmatched:
         if unmatched.count:
             warnings.append(_unmatched_text(plan, unmatched))
@@ -62,14 +47,38 @@ def scope_caveats(
     return warnings
 
 
-def _last_bars_instead(period: str, unit: str) -> str:
-    """ "the last 12 weeks" as last_12_weeks counts 12 calendar weeks back from the data's
-    last day, so the week it starts in is cut and 11 are left; last_12_bars is 12 whole."""
-    found = _LAST_UNITS.fullmatch(period.strip().lower())
-    if found is None or found[2] != unit:
-        return ""
-    n = int(found[1])
-    return f' For the last {n} whole {unit}s use "period": "last_{n}_bars".'
+def _open_bar_text(plan: Plan, scope: Scope) -> str:
+    """The data's unfinished last bar, what it covers, and the period that gives the other
+    kind: the whole ones when it was kept, it alone when it was left out. "How did NQ close
+    last week" as weekly last_1_bars read this week's three days (-0.26%), not the last whole
+    week (+4.17%)."""
+    bar = scope.open_bar
+    assert bar is not None
+    days = f"{_day(bar.first_date)} — {_day(bar.last_date)}"
+    unit = plan.timeframe.label
+    if not bar.kept:
+        so_far = _TO_DATE.get(unit, "last_1_bars")
+        return (
+            f"The {unit} {bar.label} is not over yet (the data covers only {days}): left out, "
+            f'so only whole {unit}s count. This {unit} so far: "period": "{so_far}".'
+            f"{_nothing_ahead(plan, scope)}"
+        )
+    text = (
+        f"The {unit} {bar.label} is not over yet: the data ends on {_day(bar.last_date)}, so "
+        f"this bar covers only {days}."
+    )
+    n = plan.period.bars or 1
+    if n == 1:
+        return f'{text} The last whole {unit}: "period": "last_{unit}".'
+    if unit in _WHOLE_UNITS:
+        return f'{text} The last {n} whole {unit}s: "period": "last_{n}_{unit}s".'
+    return text
+
+
+# The periods that give the data's unfinished week, month or year alone ("so far"), and the
+# units whose last N whole bars a period names (last_N_weeks); quarters have last_quarter only.
+_TO_DATE = {"week": "wtd", "month": "mtd", "year": "ytd"}
+_WHOLE_UNITS = frozenset({"week", "month", "year"})
 
 
 def _unmatched_text(plan: Plan, unmatched: Unmatched) -> str:

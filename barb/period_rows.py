@@ -6,11 +6,18 @@ period's slice of the cached (session, timeframe) frame backwards (and forwards,
 and marks which rows are the period's own. Weekly and longer bars are kept
 only when they lie wholly inside the period; those cut by its edges are left out and counted,
 so the result can say so.
+
+The data's last weekly or longer bar is unfinished while the exchange still trades in its
+week, month, quarter or year. One rule, whatever N: ``last_N_bars`` is the last N bars as
+they are, the unfinished one included (and said); ``last_N_weeks`` on weekly bars
+(``last_N_months`` on monthly, ``last_N_years`` on yearly) is the last N whole bars, the
+unfinished one left out (and said); any other period counts whole bars only, and gives the
+unfinished bar only when it is all the period holds (``wtd``, ``mtd``, ``ytd``, ``2026``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -37,7 +44,7 @@ class Scope:
     # Period bars left out by instrument joins because the other side had no bar.
     unmatched: tuple[Unmatched, ...] = ()
     # The period's last weekly or longer bar when the data ends before its week, month,
-    # quarter or year does, and whether it was kept (only when it is the period's one bar).
+    # quarter or year does, and whether it was kept (see the module's docstring).
     open_bar: OpenBar | None = None
 
 
@@ -108,11 +115,21 @@ def _window(lo: int, hi: int, n: int, plan: Plan) -> tuple[int, int]:
 def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int, OpenBar | None]:
     """The rows of a cached whole-history frame: a view of the slice evaluated on."""
     full = plan.dataset.frame(plan.session, plan.timeframe.name)
-    lo, hi, cut = period_positions(full, plan.period, plan.timeframe)
-    open_bar = _open_bar(full, lo, hi, plan.timeframe, plan.dataset.instrument.calendar)
+    period, tf = plan.period, plan.timeframe
+    whole = whole_bars(period, tf)
+    if whole is not None:
+        lo, hi, cut = max(0, len(full) - whole), len(full), 0
+    else:
+        lo, hi, cut = period_positions(full, period, tf)
+    open_bar = _open_bar(full, lo, hi, tf, plan.dataset.instrument.calendar)
+    if open_bar is not None:
+        # The last N bars include it; the last N whole weeks do not; any other period only
+        # when it holds nothing else ("this month so far").
+        kept = period.bars is not None or (whole is None and hi - lo == 1)
+        open_bar = replace(open_bar, kept=kept)
     usable = len(full)
     if open_bar is not None and not open_bar.kept:
-        if plan.period.bars is not None:  # the last N whole bars
+        if whole is not None:  # the N whole bars before it
             lo = max(0, lo - 1)
         hi -= 1
         # Left out means left out of what the whole bars read too: next() of the last
@@ -128,10 +145,19 @@ def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int, OpenBar | N
     return frame, _in_period(len(frame), lo - start, hi - start), cut, open_bar
 
 
+def whole_bars(period: Period, tf: Timeframe) -> int | None:
+    """N when ``period`` is last_N_<unit>s on bars of that unit (last_2_months on monthly
+    bars): the last N whole bars, not the whole bars inside N months of calendar days back
+    (which the unfinished month and the month those days start in would leave at none)."""
+    if tf.calendar and period.unit is not None and period.unit == tf.label:
+        return period.count
+    return None
+
+
 def _open_bar(full: pd.DataFrame, lo: int, hi: int, tf: Timeframe, calendar: str) -> OpenBar | None:
     """The data's last bar, if it is in the period and its calendar span is not over yet:
-    a year of four days is no year to average with the others. It is left out unless it
-    is all the period has ("this month so far")."""
+    a year of four days is no year to average with the others (``kept`` is decided by the
+    caller)."""
     n = len(full)
     if not tf.calendar or hi != n or lo >= hi:
         return None
@@ -141,7 +167,7 @@ def _open_bar(full: pd.DataFrame, lo: int, hi: int, tf: Timeframe, calendar: str
     label = label_column(full.iloc[-1:], tf.name)
     assert label is not None
     first = full["timestamp"].to_numpy()[-1]
-    return OpenBar(str(label[1][0]), first, last, kept=hi - lo == 1)
+    return OpenBar(str(label[1][0]), first, last, kept=False)
 
 
 def _sliced_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray]:

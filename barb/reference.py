@@ -127,7 +127,10 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "cummin, rank) start at the period's first bar. group_by does NOT restart them, per "
         "does (day, week, month, "
         "quarter, year): drawdown per year = min(close / cummax(close, 'year') - 1) by "
-        "year(). Weekly+ bars count only when wholly inside the period.",
+        "year(). Weekly+ bars count only when wholly inside the period. The data's last "
+        "week/month/year is unfinished while the exchange trades in it: last_N_bars includes "
+        'it, marked; other periods only when it is all they hold (wtd, mtd, ytd). "Last '
+        'week" is last_week, not last_1_bars.',
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
         "column named after the event (null where the calendar is unknown) and, on intraday "
         "bars, <event>_minutes from the release to the bar open. See get_events. "

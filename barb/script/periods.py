@@ -30,10 +30,12 @@ PERIOD_FORMS = (
     '"last_week"',
     '"ytd"',
     '"mtd"',
+    '"wtd"',
     '"last_N_days" / "last_N_weeks" / "last_N_months" / "last_N_years" (calendar time back '
-    "from the last data date: last_30_days is 30 calendar days, about 21 trading days)",
-    '"last_N_bars" (the last N bars of the query\'s session and timeframe: '
-    '"from": "daily", "period": "last_30_bars" is the last 30 trading days)',
+    "from the last data date: last_30_days is 30 calendar days, about 21 trading days; on "
+    "weekly/monthly/yearly bars last_N_weeks/months/years is the last N whole bars)",
+    '"last_N_bars" (the last N bars of the query\'s session and timeframe, an unfinished last '
+    'one included: "from": "daily", "period": "last_30_bars" is the last 30 trading days)',
     '"all"',
 )
 
@@ -47,6 +49,10 @@ class Period:
     end: dt.date | None
     text: str
     bars: int | None = None
+    # last_N_<unit>s: N and the unit ("week"). On bars of that unit (weekly bars and
+    # last_N_weeks) the period is the last N whole bars, not the calendar days back.
+    count: int | None = None
+    unit: str | None = None
 
     @property
     def everything(self) -> bool:
@@ -114,6 +120,25 @@ def _relative_start(n: int, unit: str, data_end: dt.date) -> dt.date | None:
         return None
 
 
+def last_whole_span(
+    n: int, unit: str, data_end: dt.date, finished: bool
+) -> tuple[dt.date, dt.date]:
+    """First and last calendar day of the last ``n`` whole weeks, months or years (``unit``):
+    up to the one ``data_end`` lies in when it is ``finished``, else up to the one before.
+    The dates last_N_weeks covers on weekly bars, for a person to read; OverflowError or
+    ValueError when they are before the calendar begins."""
+    if unit == "week":
+        monday = data_end - dt.timedelta(days=data_end.weekday())
+        following = monday + dt.timedelta(weeks=1) if finished else monday
+        return following - dt.timedelta(weeks=n), following - dt.timedelta(days=1)
+    if unit == "month":
+        first = data_end.replace(day=1)
+        following = _add_months(first, 1) if finished else first
+        return _add_months(following, -n), following - dt.timedelta(days=1)
+    following = dt.date(data_end.year + 1 if finished else data_end.year, 1, 1)
+    return dt.date(following.year - n, 1, 1), following - dt.timedelta(days=1)
+
+
 def parse_period(text: str | None, data_end: dt.date, data_start: dt.date | None = None) -> Period:
     """Resolve a period against the last trading date in the data.
 
@@ -131,6 +156,10 @@ def parse_period(text: str | None, data_end: dt.date, data_start: dt.date | None
         return Period(dt.date(data_end.year, 1, 1), data_end, raw)
     if key in ("mtd", "this_month"):
         return Period(data_end.replace(day=1), data_end, raw)
+    if key in ("wtd", "this_week"):
+        # Weeks start on Monday; the data's last date is a trading date, so its week is the
+        # trading week ("this week so far").
+        return Period(data_end - dt.timedelta(days=data_end.weekday()), data_end, raw)
     if key == "last_year":
         year = data_end.year - 1
         return Period(dt.date(year, 1, 1), dt.date(year, 12, 31), raw)
@@ -164,8 +193,8 @@ def parse_period(text: str | None, data_end: dt.date, data_start: dt.date | None
                 f"Period '{raw}' reaches back before the data begin{since}: all the data up "
                 f"to {data_end} is used."
             )
-            return Period(data_start, data_end, raw, note=note)
-        return Period(start, data_end, raw)
+            return Period(data_start, data_end, raw, note=note, count=n, unit=unit)
+        return Period(start, data_end, raw, count=n, unit=unit)
     if _DATE_RE.fullmatch(raw):
         start, end = _bounds(raw, raw)
         return Period(start, end, raw)

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
+
 from barb.errors import QueryError
 from barb.i18n import N_, decimal
 from barb.instruments import Instrument
+from barb.period_rows import still_open, whole_bars
 from barb.script.ast import Call, Column, Expr, literal_value
 from barb.script.parser import parse_expression, parse_select_item
-from barb.script.periods import parse_period
+from barb.script.periods import last_whole_span, parse_period
 from barb.script.query import Query, Stage, parse_query
 from barb.timeframes import TIMEFRAMES, timeframe_words
 from bot.texts import Language, t
@@ -66,7 +69,7 @@ def _group_name(text: str) -> str:
     return expr.name if isinstance(expr, Column) else expr.to_text()
 
 
-def _period(query: Query, last: dt.date, lang: Language) -> str:
+def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
     try:
         period = parse_period(query.period, last)
     except QueryError:
@@ -75,9 +78,18 @@ def _period(query: Query, last: dt.date, lang: Language) -> str:
         return t("plan.last_bars", lang, plural_of=period.bars, n=decimal(period.bars, lang))
     if period.start is None and period.end is None:
         return t("plan.all", lang)
-    start = period.start.isoformat() if period.start else "…"
-    end = period.end.isoformat() if period.end else "…"
-    label = f"{start} — {end}"
+    start, end = period.start, period.end
+    tf = TIMEFRAMES[query.timeframe or "daily"]
+    whole = whole_bars(period, tf)
+    if whole is not None and period.unit is not None:
+        # last_2_weeks on weekly bars runs on the last 2 whole weeks, not 14 days back.
+        finished = not still_open(np.datetime64(last, "ns"), tf.name, calendar)
+        end = last_whole_span(1, period.unit, last, finished)[1]
+        try:
+            start = last_whole_span(whole, period.unit, last, finished)[0]
+        except (OverflowError, ValueError):  # before the calendar: all the data there is
+            start = None
+    label = f"{start.isoformat() if start else '…'} — {end.isoformat() if end else '…'}"
     return label if query.period in (None, label) else f"{query.period} ({label})"
 
 
@@ -108,7 +120,8 @@ def render_plan(
         session=f"{session}{window}",
     )
     lines.append(bars)
-    lines.append(t("plan.period", lang, period=_period(query, data_last, lang)))
+    period = _period(query, data_last, lang, instrument.calendar)
+    lines.append(t("plan.period", lang, period=period))
     for join in query.join:
         if join.instrument is not None:
             bars = t("plan.bars_of", lang, symbol=join.instrument, prefix=join.prefix)

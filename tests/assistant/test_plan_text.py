@@ -53,3 +53,29 @@ def test_counts_in_the_plan_agree_with_their_number() -> None:
     assert "первые 3 строки" in lines("ru", 3, 2) and "последние 2 бара" in lines("ru", 3, 2)
     assert "первые 5 строк" in lines("ru", 5, 25) and "последние 25 баров" in lines("ru", 5, 25)
     assert "первая 21 строка" in lines("ru", 21, 21) and "последний 21 бар" in lines("ru", 21, 21)
+
+
+def test_the_last_n_whole_weeks_are_dated_as_they_run() -> None:
+    """last_2_weeks on weekly bars runs on the last 2 whole weeks: on data ending Wednesday
+    2026-01-07 those are the weeks of Dec 22 and Dec 29, not the 14 days back from Jan 7;
+    on data ending Friday 2026-01-09 the week of Jan 5 is whole."""
+    nq = load_instrument("NQ")
+
+    def period(timeframe: str, text: str, last: dt.date) -> str:
+        query = {"session": "RTH", "from": timeframe, "period": text, "select": "count()"}
+        return render_plan(query, nq, last, "en").splitlines()[2]
+
+    wednesday, friday = dt.date(2026, 1, 7), dt.date(2026, 1, 9)
+    assert period("weekly", "last_2_weeks", wednesday) == (
+        "Period: last_2_weeks (2025-12-22 — 2026-01-04)"
+    )
+    assert period("weekly", "last_2_weeks", friday) == (
+        "Period: last_2_weeks (2025-12-29 — 2026-01-11)"
+    )
+    assert period("monthly", "last_2_months", wednesday) == (
+        "Period: last_2_months (2025-11-01 — 2025-12-31)"
+    )
+    # Daily bars count calendar days back.
+    assert period("daily", "last_2_weeks", wednesday) == (
+        "Period: last_2_weeks (2025-12-25 — 2026-01-07)"
+    )

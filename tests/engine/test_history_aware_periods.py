@@ -360,8 +360,10 @@ def test_mean_yearly_return_counts_whole_years_only(sample_settings, con) -> Non
     assert any(f"year {open_year} is not over yet" in w for w in result.metadata.warnings)
 
 
-def test_the_last_n_weekly_bars_are_whole_weeks(sample_settings, con) -> None:
-    result = _ask({"session": "RTH", "from": "weekly", "period": "last_3_bars"}, sample_settings)
+def test_the_last_n_weeks_on_weekly_bars_are_whole_weeks(sample_settings, con) -> None:
+    # last_N_weeks, not last_N_bars: the last N bars include the unfinished week (for
+    # every N, test_unfinished_last_bar), the last N weeks are N whole ones.
+    result = _ask({"session": "RTH", "from": "weekly", "period": "last_3_weeks"}, sample_settings)
     daily = _daily(con)
     weeks = daily.groupby(daily["d"].dt.to_period("W-SUN")).agg(
         first=("d", "first"), high=("high", "max")

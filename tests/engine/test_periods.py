@@ -31,6 +31,8 @@ END = dt.date(2026, 1, 7)
         ("last_quarter", dt.date(2025, 10, 1), dt.date(2025, 12, 31)),
         ("ytd", dt.date(2026, 1, 1), END),
         ("mtd", dt.date(2026, 1, 1), END),
+        ("wtd", dt.date(2026, 1, 5), END),  # END is a Wednesday; weeks start on Monday
+        ("this_week", dt.date(2026, 1, 5), END),
         ("last_7_days", dt.date(2026, 1, 1), END),
         ("last_1_month", dt.date(2025, 12, 8), END),
         ("last_2_years", dt.date(2024, 1, 8), END),
@@ -61,3 +63,5 @@ def test_bad_periods_explain_the_forms(text: str) -> None:
 
 def test_relative_periods_follow_the_data_not_the_clock() -> None:
     assert parse_period("last_year", dt.date(2019, 6, 1)).start == dt.date(2018, 1, 1)
+    # A Monday's week to date is that day alone.
+    assert parse_period("wtd", dt.date(2019, 6, 3)).start == dt.date(2019, 6, 3)

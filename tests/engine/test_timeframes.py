@@ -165,10 +165,10 @@ def test_weekly_with_period_keeps_whole_weeks_only(engine_settings, db) -> None:
     assert any("2 weekly bars cut by the period's edges" in w for w in result.metadata.warnings)
 
 
-def test_the_last_n_weeks_cut_says_how_to_get_n_whole_weeks(engine_settings, db) -> None:
-    """ "The last 4 weeks" as last_4_weeks counts 4 calendar weeks back from the data's last
-    day (a Thursday): the week it starts in is cut, 3 whole weeks are left, and the result
-    points to last_4_bars, which is 4 whole weeks."""
+def test_the_last_n_weeks_are_n_whole_weeks_and_the_last_n_bars_say_so(engine_settings, db) -> None:
+    """ "The last 4 weeks" as last_4_weeks on weekly bars is the 4 whole weeks before the
+    data's unfinished one (it ends on a Thursday); last_4_bars is the last 4 bars, that
+    week included, and points to last_4_weeks for whole ones."""
 
     def weeks(period: str):
         result = execute(
@@ -179,12 +179,6 @@ def test_the_last_n_weeks_cut_says_how_to_get_n_whole_weeks(engine_settings, db)
         assert result.ok, result.to_dict()
         return result
 
-    calendar = weeks("last_4_weeks")
-    assert calendar.summary.value == 3
-    assert any(
-        w.endswith('For the last 4 whole weeks use "period": "last_4_bars".')
-        for w in calendar.metadata.warnings
-    )
     whole = db.execute(
         f"""
         SELECT count(*) FROM (
@@ -193,7 +187,13 @@ def test_the_last_n_weeks_cut_says_how_to_get_n_whole_weeks(engine_settings, db)
         WHERE last < (SELECT date_trunc('week', max(tdate)) FROM bars)
         """
     ).fetchone()[0]
-    assert whole >= 4 and weeks("last_4_bars").summary.value == 4
+    assert whole >= 4 and weeks("last_4_weeks").summary.value == 4
+    bars = weeks("last_4_bars")
+    assert bars.summary.value == 4
+    assert any(
+        w.endswith('The last 4 whole weeks: "period": "last_4_weeks".')
+        for w in bars.metadata.warnings
+    )
 
 
 def test_one_minute_bars_are_the_raw_bars(engine_settings, minutes) -> None:
