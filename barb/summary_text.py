@@ -38,8 +38,14 @@ def _cell(value: Any) -> str:
     return text
 
 
-def _pairs(row: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={value_text(v)}" for k, v in row.items())
+def _pairs(row: dict[str, Any], samples: dict[str, int] | None = None) -> str:
+    samples = samples or {}
+    return ", ".join(f"{k}={value_text(v)}{_over(samples.get(k))}" for k, v in row.items())
+
+
+def _over(size: int | None) -> str:
+    """A statistic over fewer rows than matched says how many."""
+    return "" if size is None else f" (over {count_text(size, 'row')} with a value)"
 
 
 def _rows_block(s: Summary) -> list[str]:
@@ -130,9 +136,9 @@ def render_summary(result: Result) -> str:
     lines: list[str] = []
     if s.type == "scalar":
         name = s.columns[0] if s.columns else "value"
-        lines.append(f"Result: {name} = {value_text(s.value)}")
+        lines.append(f"Result: {name} = {value_text(s.value)}{_over(s.samples.get(name))}")
     elif s.type == "dict":
-        lines.append("Result: " + _pairs(s.values or {}))
+        lines.append("Result: " + _pairs(s.values or {}, s.samples))
     elif s.type == "table":
         lines += _table_lines(s, m.timeframe)
     else:

@@ -151,6 +151,31 @@ def _round(ctx: EvalContext, x: pd.Series, n: int) -> pd.Series:
     return pd.Series(rounded / 10.0**n, index=x.index)
 
 
+def _to_step(name: str, toward: Any, summary: str, example: str) -> None:
+    @register(
+        name,
+        unit="same",
+        category="scalar",
+        params=(_X, Param("step", "number", default=1, min=1e-9)),
+        summary=summary,
+        example=example,
+    )
+    def impl(ctx: EvalContext, x: pd.Series, step: float) -> pd.Series:
+        # To 9 places first, as round(): 0.3 / 0.1 is 2.9999999999999996, which is 3 steps.
+        with np.errstate(invalid="ignore"):
+            steps = np.round(x.to_numpy(dtype=np.float64) / step, 9)
+            return pd.Series(toward(steps) * step, index=x.index)
+
+
+_to_step(
+    "floor",
+    np.floor,
+    "The multiple of step at or below x (negatives too): buckets of a histogram.",
+    "floor(ret_pct, 0.5)",
+)
+_to_step("ceil", np.ceil, "The multiple of step at or above x.", "ceil(range, 10)")
+
+
 @register(
     "if",
     unit="branches",
@@ -551,6 +576,7 @@ def _aggregate(
     summary: str,
     accepts: Accepts = "number",
     of_condition: ConditionUnit | None = None,
+    sample: int = 1,
 ) -> None:
     @register(
         name,
@@ -559,6 +585,7 @@ def _aggregate(
         summary=summary,
         unit="same",
         of_condition=of_condition,
+        sample=sample,
     )
     def impl(rows: RowGroups, col: pd.Series) -> Any:
         return rows.reduce(col, how)
@@ -573,8 +600,8 @@ _aggregate(
 _aggregate(
     "sum", "sum", "Total (missing values skipped; 0 when there are none).", of_condition="count"
 )
-_aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date")
-_aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date")
+_aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date", sample=0)
+_aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date", sample=0)
 _aggregate("median", "median", "Median (missing values skipped).")
 
 
@@ -584,6 +611,7 @@ _aggregate("median", "median", "Median (missing values skipped).")
     category="aggregate",
     params=(_COL,),
     summary="Sample standard deviation.",
+    sample=1,
 )
 def _std(rows: RowGroups, col: pd.Series) -> Any:
     return rows.reduce(col, "std", ddof=1)
@@ -594,8 +622,8 @@ def _std(rows: RowGroups, col: pd.Series) -> Any:
     unit="count",
     category="aggregate",
     params=(Param("x", accepts="any", default=None),),
-    summary="count() counts rows; count(cond) rows where cond is true; count(col) rows where "
-    "col is not missing.",
+    summary="count() counts rows; count(cond) rows where cond is true (a true/false column "
+    "too); count(col) rows where col is not missing.",
     example="count(close > open)",
 )
 def _count(rows: RowGroups, x: pd.Series | None) -> Any:
@@ -613,6 +641,7 @@ def _count(rows: RowGroups, x: pd.Series | None) -> Any:
     params=(_COL, Param("p", "number", min=0, max=100)),
     summary="The p-th percentile, p from 0 to 100, interpolated linearly (50 = median).",
     example="percentile(range, 90)",
+    sample=1,
 )
 def _percentile(rows: RowGroups, col: pd.Series, p: float) -> Any:
     return rows.reduce(col.astype(np.float64), "quantile", q=p / 100)
@@ -625,6 +654,7 @@ def _percentile(rows: RowGroups, col: pd.Series, p: float) -> Any:
     params=(Param("col1"), Param("col2")),
     summary="Pearson correlation, -1 to 1, over rows where both are present.",
     example="correlation(range, volume)",
+    sample=2,
 )
 def _correlation(rows: RowGroups, a: pd.Series, b: pd.Series) -> Any:
     cross, a_square, b_square = _co_moments(rows, a, b)
@@ -641,6 +671,7 @@ def _correlation(rows: RowGroups, a: pd.Series, b: pd.Series) -> Any:
     params=(Param("col"), Param("market")),
     summary="Slope of col on market, cov / var(market): NQ's beta to ES = beta(nq_ret, es_ret).",
     example="beta(close / prev(close) - 1, es_close / prev(es_close) - 1)",
+    sample=2,
 )
 def _beta(rows: RowGroups, col: pd.Series, market: pd.Series) -> Any:
     cross, _, market_square = _co_moments(rows, col, market)

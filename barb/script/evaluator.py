@@ -242,7 +242,9 @@ class _RowEvaluator:
             out = np.true_divide(a, b)
         if np.any(zero):
             out = np.where(zero, np.nan, out)
-        if zeros:
+        # 0 / 0 written out is the reference's way to say "empty" (if(cond, x, 0 / 0)).
+        written = isinstance(node.left, ast.Number) and isinstance(node.right, ast.Number)
+        if zeros and not written:
             noun = "value" if zeros == 1 else "values"
             self.ctx.warn(
                 f"Division by zero in '{node.to_text()}' for {zeros} {noun}; "

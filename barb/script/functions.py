@@ -107,6 +107,10 @@ class FunctionSpec:
     reach: ReachRule | None = None
     unit: UnitRule | None = None
     of_condition: ConditionUnit | None = None
+    # A statistic of a sample that skips missing values (mean, median…): how many of its
+    # first arguments must all have a value for a row to be in the sample (correlation: 2);
+    # 0 for the others (count, min, first…). The answer says how many rows that is.
+    sample: int = 0
 
     @property
     def body(self) -> Any:
@@ -148,6 +152,7 @@ def register(
     reach: ReachRule | None = None,
     unit: UnitRule | None = None,
     of_condition: ConditionUnit | None = None,
+    sample: int = 0,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a function of the language; the decorated callable implements it.
 
@@ -155,6 +160,7 @@ def register(
     arguments by name (``barb.script.warmup``). Row-wise categories read their row and may
     leave it out; every other function must give it, or registering it fails. ``unit`` and
     ``of_condition`` say what the call does to units (``UnitRule``; None: no unit).
+    ``sample``: see ``FunctionSpec.sample``.
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
     ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
@@ -186,6 +192,7 @@ def register(
             reach=reach,
             unit=unit,
             of_condition=of_condition,
+            sample=sample,
         )
         _add(spec)
         return impl

@@ -1,0 +1,71 @@
+"""How many rows a statistic was taken over, when that is fewer than the rows kept.
+
+``mean(nr)`` with ``nr = if(close > open, next(ret), 0 / 0)`` over 4,649 days is the mean
+of the 2,390 up days' next returns; the result said "4,649 matched", and the model answered
+"over 4,649 days". Statistics that skip missing values (``FunctionSpec.sample``) say their
+own count whenever it is smaller: beside the value for a single row, in a warning for groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from barb.planning import SelectItem
+from barb.script import ast
+from barb.script.context import EvalContext
+from barb.script.evaluator import evaluate
+from barb.script.library import lookup
+
+
+def sample_sizes(
+    select: Sequence[SelectItem], ctx: EvalContext, by: Sequence[str] = ()
+) -> dict[str, int]:
+    """Per select item taken over fewer rows than ``ctx.frame`` holds (those with all its
+    ``by`` keys): how many. Only items with exactly one sample statistic in them count."""
+    rows = np.ones(len(ctx.frame), dtype=bool)
+    for key in by:
+        rows &= ctx.frame[key].notna().to_numpy()
+    kept = int(np.count_nonzero(rows))
+    sizes: dict[str, int] = {}
+    for item in select:
+        calls = _aggregates(item.expr)
+        if len(calls) != 1 or not calls[0][1]:
+            continue
+        call, arity = calls[0]
+        present = rows.copy()
+        for arg in call.args[:arity]:
+            values = evaluate(arg, ctx)
+            if np.ndim(values) == 0:  # a literal: present or not on every row
+                present &= bool(np.isfinite(values)) if isinstance(values, float) else True
+            else:
+                present &= values.notna().to_numpy()
+        size = int(np.count_nonzero(present))
+        if size < kept:
+            sizes[item.name] = size
+    return sizes
+
+
+def sample_caveats(sizes: dict[str, int], kept: int) -> list[str]:
+    """For grouped results: each statistic's rows in all, against the rows kept."""
+    return [
+        f"{name} is over the {size:,} of the {kept:,} rows kept that have a value "
+        "(the others are empty); count() counts all of them."
+        for name, size in sizes.items()
+    ]
+
+
+def _aggregates(expr: ast.Expr) -> list[tuple[ast.Call, int]]:
+    """The aggregate calls in ``expr``, each with its ``sample`` arity (0: not a sample
+    statistic, such as count() in ``mean(x) / count()``)."""
+    if isinstance(expr, ast.Call):
+        spec = lookup(expr.name)
+        if spec is not None and spec.is_aggregate:
+            return [(expr, spec.sample)]
+    found: list[tuple[ast.Call, int]] = []
+    for field in expr.CHILDREN:
+        value = getattr(expr, field)
+        for child in value if isinstance(value, tuple) else (value,):
+            found += _aggregates(child)
+    return found
