@@ -225,8 +225,9 @@ def _result_lines() -> list[str]:
         "RESULT: you read a summary; the person sees the full table, chart and CSV.",
         "- A number: 'Result: mean_range = 131.4'.",
         f"- Up to {2 * EDGE_ROWS} rows ({WHOLE_MAX_ROWS} of at most {WHOLE_MAX_VALUES} value "
-        f"columns, {WHOLE_MAX_NARROW_ROWS} of 1): every row, one a line, under a comma-separated header (n/a = empty). Rows "
-        f"list at most {MAX_SHOWN_VALUES} value columns; 'not listed:' names the rest.",
+        f"columns, {WHOLE_MAX_NARROW_ROWS} of 1): every row, one a line, under a comma-separated "
+        f"header (n/a = empty). Rows list at most {MAX_SHOWN_VALUES} value columns; "
+        "'not listed:' names the rest.",
         f"- Bigger: the first {EDGE_ROWS} and the last {EDGE_ROWS} rows in the table's order, "
         "which the first line names (in time order, sorted by chg ascending, or by group "
         "key): first means top of that order, not earliest or best. Then min/max/mean of your "
