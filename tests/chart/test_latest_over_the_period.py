@@ -6,10 +6,12 @@ now" was drawn over its last 500 bars under a subtitle of the whole period: the 
 started at -52%, and the headline's lowest low was nowhere on the chart.
 
 Also: a table's headline names the columns its chart draws, not a raw ``open`` selected
-first. Expected numbers come from DuckDB over the sample's minute bars (``days``)."""
+first, and a rank reads as a percentile. Expected numbers come from DuckDB over the sample's
+minute bars (``days``)."""
 
 from __future__ import annotations
 
+import re
 from decimal import ROUND_HALF_UP, Decimal
 
 import matplotlib.dates as mdates
@@ -206,3 +208,33 @@ def test_a_filtered_list_headline_names_the_column_its_bars_show(sample_settings
     move = down["close"].iloc[-1] - down["open"].iloc[-1]
     assert chart_headline(result) == f"move last: {points(move)} ({day_text(last)})"
     assert chart_headline(result, "ru").startswith("move последнее: ")
+
+
+def test_a_rank_reads_as_a_percentile_not_points(sample_settings, days):
+    """The latest day's range and its rank among 2025's days: "range_rank 59.7" on a card
+    beside "314.5 points" read as points."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025",
+        "map": {"range_rank": "rank(range)"},
+        "sort": "timestamp desc",
+        "limit": 1,
+        "select": ["timestamp", "range", "range_rank"],
+    }
+    result = run(query, sample_settings)
+    year = days[days.index.year == 2025]
+    spread = year["high"] - year["low"]
+    rank = float(spread.rank(method="max", pct=True).iloc[-1] * 100)
+    day = day_text(year.index[-1])
+    headline = chart_headline(result)
+    assert headline is not None
+    spread_text = re.escape(points(spread.iloc[-1]))
+    pattern = rf"range = {spread_text} · range_rank = ([\d.]+) percentile \({day}\)"
+    found = re.fullmatch(pattern, headline)
+    assert found is not None, headline
+    assert float(found.group(1)) == pytest.approx(rank, abs=0.05)
+    ru = chart_headline(result, "ru")
+    assert ru is not None and "перцентил" in ru
+    card = [t.get_text() for ax in figure(result, "ru").axes for t in ax.texts]
+    assert any(t.endswith(" перцентиля") for t in card)  # the card's value, with its unit
