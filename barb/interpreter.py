@@ -17,7 +17,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.calendar_caveats import holiday_caveat, missing_days_caveat, period_edge_caveat
+from barb.calendar_caveats import (
+    holiday_caveat,
+    missing_days_caveat,
+    period_edge_caveat,
+    short_sessions_caveat,
+)
 from barb.caveats import open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
@@ -118,6 +123,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += same_bar_channel_caveat(plan.first)
     warnings += output.warnings
     warnings += holiday_caveat(plan, output.kept_dates)
+    warnings += short_sessions_caveat(plan, output.table)
     warnings += missing_days_caveat(plan, scope)
     warnings += session_gap_caveat(plan)
     cut_short = None

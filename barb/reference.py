@@ -23,7 +23,13 @@ from barb.bar_labels import BAR_LABELS
 from barb.errors import UnknownEvent, available
 from barb.events import concept_key, describe_event, event_catalog, events_reference
 from barb.instruments import Instrument, load_instrument
-from barb.result import EDGE_ROWS, MAX_SHOWN_VALUES, WHOLE_MAX_ROWS, WHOLE_MAX_VALUES
+from barb.result import (
+    EDGE_ROWS,
+    MAX_SHOWN_VALUES,
+    WHOLE_MAX_NARROW_ROWS,
+    WHOLE_MAX_ROWS,
+    WHOLE_MAX_VALUES,
+)
 from barb.script.functions import FunctionSpec
 from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
 from barb.script.library import OTHER_NAMES, library
@@ -219,8 +225,9 @@ def _result_lines() -> list[str]:
         "RESULT: you read a summary; the person sees the full table, chart and CSV.",
         "- A number: 'Result: mean_range = 131.4'.",
         f"- Up to {2 * EDGE_ROWS} rows ({WHOLE_MAX_ROWS} of at most {WHOLE_MAX_VALUES} value "
-        "columns): every row, one a line, under a comma-separated header (n/a = empty). Rows "
-        f"list at most {MAX_SHOWN_VALUES} value columns; 'not listed:' names the rest.",
+        f"columns, {WHOLE_MAX_NARROW_ROWS} of 1): every row, one a line, under a comma-separated "
+        f"header (n/a = empty). Rows list at most {MAX_SHOWN_VALUES} value columns; "
+        "'not listed:' names the rest.",
         f"- Bigger: the first {EDGE_ROWS} and the last {EDGE_ROWS} rows in the table's order, "
         "which the first line names (in time order, sorted by chg ascending, or by group "
         "key): first means top of that order, not earliest or best. Then min/max/mean of your "

@@ -403,8 +403,8 @@ def test_russian_numbers_and_words_in_the_headline(results: dict[str, Result]) -
     ru = {"Mon": "Пн", "Tue": "Вт", "Wed": "Ср", "Thu": "Чт", "Fri": "Пт"}
     high, low = table.idxmax(), table.idxmin()
     assert chart_headline(groups, "ru") == (
-        f"mean_range: максимум {ru[high]} {table[high]:.1f} пункта, "
-        f"минимум {ru[low]} {table[low]:.1f} пункта"
+        f"mean_range: больше всего {ru[high]} {table[high]:.1f} пункта, "
+        f"меньше всего {ru[low]} {table[low]:.1f} пункта"
     ).replace(".", ",")
 
 

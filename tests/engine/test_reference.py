@@ -29,8 +29,9 @@ def test_query_reference_is_model_sized() -> None:
     # Tokens at 4 characters each; 4,100 since the calendar functions (holiday, trading_day),
     # per-unit running functions, session lags, beta and rolling_correlation; 4,200 since
     # pre_holiday, post_holiday, weekofyear and dayofyear; 4,300 since exp, cumprod and
-    # coalesce (a compounded equity and an empty value needed 2.718 ** and 0 / 0 tricks).
-    assert len(text) / 4 < 4300
+    # coalesce (a compounded equity and an empty value needed 2.718 ** and 0 / 0 tricks);
+    # 4,400 since floor and ceil (histogram buckets: round(x - 0.5) is off for negatives).
+    assert len(text) / 4 < 4400
 
 
 def test_every_function_is_documented_once_somewhere() -> None:
