@@ -36,6 +36,7 @@ from barb.charts.grouped import (
 )
 from barb.charts.kinds import Latest, latest, sorted_column
 from barb.charts.one_row import card_values, value_text
+from barb.charts.rows import headline_columns
 from barb.charts.side_by_side import series_extremes
 from barb.charts.time_of_day import time_kind
 from barb.charts.value_text import date_text, format_value, with_unit
@@ -266,16 +267,29 @@ def _rows(result: Result, words: Words) -> str:
         return words("ranked_first", name=column, label=_row_label(result, table, 0), value=value)
     if len(table) == 1:
         return _one_row(result, table, words)
-    focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
-    column = focus[0] if focus else first_numeric(table, ["close"])
     dated = dated_by_label(table, result)  # monthly "select": "ret" keeps only the label
     table = table if dated is None else dated
     time_col = time_column(table)
-    at = latest_known(table, column, time_col) if column and time_col else None
-    if column is None or at is None:
+    # The columns the chart draws, not the first selected: "open last: 6,351" headed a
+    # chart of the move.
+    drawn = headline_columns(result, table, time_col) if time_col else []
+    if not drawn:
+        focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
+        first = focus[0] if focus else first_numeric(table, ["close"])
+        drawn = [first] if first is not None else []
+    at = latest_known(table, drawn[0], time_col) if drawn and time_col else None
+    if at is None:
         return words("rows_shown", count=format_value(len(table), words=words))
-    value = _value_text(table[column].iloc[at], column, result, words)
-    return words("last_value", name=column, value=value, date=_row_label(result, table, at))
+    date = _row_label(result, table, at)
+    if len(drawn) == 1:
+        value = _value_text(table[drawn[0]].iloc[at], drawn[0], result, words)
+        return words("last_value", name=drawn[0], value=value, date=date)
+    # A few columns drawn together (the range and its 20-day mean): each, on the latest row.
+    texts = [
+        words("answer", name=c, value=_value_text(table[c].iloc[at], c, result, words))
+        for c in drawn
+    ]
+    return f"{' · '.join(texts)} ({date})"
 
 
 def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:

@@ -73,6 +73,7 @@ _UNITS = {
     "years": (N_("unit.years"), N_("axis_unit.years")),
     "bars": (N_("unit.bars"), N_("axis_unit.bars")),
     "pp": (N_("unit.pp"), N_("axis_unit.pp")),
+    "percentile": (N_("unit.percentile"), N_("axis_unit.percentile")),
 }
 
 #: The groups a headline names for their largest and smallest value, by the headline's form

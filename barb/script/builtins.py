@@ -329,7 +329,7 @@ def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
 
 @register(
     "rolling_rank",
-    unit="scalar",
+    unit="percentile",
     category="window",
     params=(_COL, _N),
     summary="Percentile rank 0–100 among the n rows: the % of them ≤ this one (as rank()).",
@@ -555,7 +555,7 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
 
 @register(
     "rank",
-    unit="scalar",
+    unit="percentile",
     category="pattern",
     params=(_COL, RESTART),
     summary="Percentile rank 0–100: the percentage of the period's rows whose value is ≤ "

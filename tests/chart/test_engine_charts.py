@@ -115,7 +115,8 @@ def test_atr_now_as_the_examples_ask_it_is_the_series(sample_settings) -> None:
 
     fig = figure(result)
     price_ax, ax = sorted(fig.axes, key=lambda a: -a.get_position().y1)
-    assert not [c for c in price_ax.collections if isinstance(c, PolyCollection)]  # no candle
+    # No candle (the bars' low-high band behind the close is a fill, not candle bodies).
+    assert not [c for c in price_ax.collections if type(c) is PolyCollection]
     (series,) = [line for line in ax.get_lines() if len(line.get_xdata()) > 100]
     assert np.asarray(series.get_ydata(), float)[-1] == pytest.approx(history["atr14"].iloc[-1])
     last = [mdates.date2num(history["timestamp"].iloc[-1]), history["atr14"].iloc[-1]]
