@@ -248,3 +248,42 @@ def _key_text(value: object) -> str:
     if isinstance(value, pd.Timestamp):
         return str(value.date())
     return str(value)
+
+
+# Rows named in the short-session warning; more are counted.
+NAMED_SHORT_SESSIONS = 3
+
+
+def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
+    """A ranking of daily bars (sorted by a value, not by date) that lists short sessions: a
+    US holiday's (the stock market shut, the futures trading short hours) or an early
+    close's. "The 5 quietest days of 2024" listed Thanksgiving and the day after, whose
+    range and volume are a part day's."""
+    stage = plan.first
+    if plan.timeframe.name != "daily" or stage.shape != "table" or table is None:
+        return []
+    if not stage.sort or "date" not in table.columns or not len(table):
+        return []
+    if {k.column for k in stage.sort} & {"date", "timestamp", "trading_date"}:
+        return []
+    if {"holiday", "early_close"} & stage.calls:  # the query already says what it does
+        return []
+    days = pd.to_datetime(table["date"]).to_numpy().astype("datetime64[D]")
+    # A holiday's session closes early too: it is named a holiday.
+    holiday = us_market_closed(days)
+    short = holiday | np.isin(days, early_close_days(plan.dataset.instrument.calendar))
+    if not short.any():
+        return []
+    named = [
+        f"{day} ({'holiday' if is_holiday else 'early close'})"
+        for day, is_holiday in zip(days[short], holiday[short], strict=True)
+    ]
+    more = len(named) - NAMED_SHORT_SESSIONS
+    listed = ", ".join(named[:NAMED_SHORT_SESSIONS]) + (f" and {more} more" if more > 0 else "")
+    n = int(short.sum())
+    are = "is a short session" if n == 1 else "are short sessions"
+    return [
+        f"{n} of the {len(days)} rows listed {are}: {listed}; "
+        "their range and volume are a part day's. "
+        '"where": "not holiday() and not early_close()" leaves them out.'
+    ]

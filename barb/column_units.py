@@ -30,6 +30,9 @@ SHARE = "share"  # a fraction of rows (0.61), written as a percent (61%)
 PERCENT_POINTS = "pp"  # a difference of two percents: 2.1% - 1.1% is 1 pp, not 1%
 CONTRACTS = "contracts"
 COUNT = "count"
+# A percentile rank, 0-100 (rank(range) = 59.7): "59.7 percentile", not a bare 59.7 that
+# reads as points.
+PERCENTILE = "percentile"
 # Units met on the way and never shown: a plain number (100, sqrt(252)), a quotient of like
 # quantities (a return of 0.012), a true/false condition, and a known mixture (price × volume).
 SCALAR, RATIO, CONDITION, MIXED = "scalar", "ratio", "condition", "mixed"
@@ -41,7 +44,7 @@ COUNTED_ROWS = {
     "quarterly": "quarters",
     "yearly": "years",
 }
-SHOWN = frozenset({PRICE, POINTS, PERCENT, PERCENT_POINTS, SHARE, CONTRACTS, COUNT})
+SHOWN = frozenset({PRICE, POINTS, PERCENT, PERCENT_POINTS, SHARE, CONTRACTS, COUNT, PERCENTILE})
 
 _PRICE_COLUMNS = frozenset({"open", "high", "low", "close", "price"})
 # What a difference of two like values is in: prices differ by points, percents by
@@ -59,6 +62,7 @@ _OWN_UNITS = {
     "contracts": CONTRACTS,
     "count": COUNT,
     "scalar": SCALAR,
+    "percentile": PERCENTILE,
 }
 
 
@@ -158,11 +162,11 @@ def _arithmetic(expr: ast.Binary, left: str | None, right: str | None) -> str | 
             other = right if left == SCALAR else left
             if other in (RATIO, SHARE) and _hundred(expr):
                 return PERCENT
-            return other
+            return None if other == PERCENTILE else other
         return MIXED if left and right else None
     if op == "/":
-        if right == SCALAR:
-            return left
+        if right == SCALAR:  # a rank over 100 is a fraction, no longer a percentile
+            return None if left == PERCENTILE else left
         if (left and left == right) or {left, right} <= {PRICE, POINTS}:
             return RATIO  # a return, a range over the price: like over like
         return MIXED if left and right else None

@@ -1,6 +1,8 @@
 """Warnings about the events a query joins: another market's event (opex on CL), a release
-inside a bar or off a window's start, releases on days without trading that count for the
-next, and release days with no bar in the session (NFP on a Good Friday has no RTH bar)."""
+inside a bar, releases on days without trading that count for the next, and release days with
+no bar in the session (NFP on a Good Friday has no RTH bar). Where a release falls in the
+session's hours (before its open, near its close, off a window's start) is
+``release_time_caveats``."""
 
 from __future__ import annotations
 
@@ -11,11 +13,10 @@ import pandas as pd
 
 from barb.events.catalog import resolve_event
 from barb.events.schedule import join_arrays, moved_releases
-from barb.instruments import parse_clock
 from barb.period_rows import Scope
 from barb.planning import Plan
+from barb.release_time_caveats import release_time_caveats
 from barb.script import ast
-from barb.sessions import MINUTES_PER_DAY
 
 
 def event_caveats(
@@ -26,7 +27,7 @@ def event_caveats(
     return [
         *_another_market_s_events(plan),
         *_releases_inside_bars(plan, scope),
-        *_releases_off_the_window(plan, scope),
+        *release_time_caveats(plan, scope, kept_dates),
         *_releases_moved(plan, scope, kept_dates),
         *_releases_without_a_bar(plan, scope),
     ]
@@ -71,54 +72,6 @@ def _releases_inside_bars(plan: Plan, scope: Scope) -> list[str]:
             f"{opens + pd.Timedelta(minutes=tf.minutes):%H:%M}. For the time right after a "
             f"release use 1m bars, or a window such as '{released:%H:%M}-"
             f"{released + pd.Timedelta(minutes=tf.minutes):%H:%M}' as the session."
-        )
-    return warnings
-
-
-def _releases_off_the_window(plan: Plan, scope: Scope) -> list[str]:
-    """A window session that starts at an event's usual time ("14:00-14:30" for FOMC) reads
-    "the half hour after the release" only on the days the release came at that time: FOMC
-    came at 14:15 in 2008-2012 and at 12:30 on press-conference days."""
-    # Daily bars only: a weekly bar's trading date is its last day, not the release's.
-    if plan.timeframe.name != "daily" or not plan.events:
-        return []
-    instrument = plan.dataset.instrument
-    window = instrument.session(plan.session)
-    warnings = []
-    for join in plan.events:
-        if join.source is None or join.source not in scope.frame.columns:
-            continue
-        spec = resolve_event(join.source, instrument)
-        if spec.time != window.start:
-            continue
-        marked = scope.frame[join.source].fillna(False).to_numpy(dtype=bool) & scope.in_period
-        days = scope.frame["trading_date"].to_numpy()[marked]
-        if not len(days):
-            continue
-        arrays = join_arrays(spec, instrument)
-        day_numbers = days.astype("datetime64[D]").astype(np.int64)
-        releases = arrays.release_ns[np.searchsorted(arrays.days, day_numbers)]
-        times = pd.Series(pd.to_datetime(releases).strftime("%H:%M"))
-        other = times[times != window.start].value_counts()
-        if other.empty:
-            continue
-        at = ", ".join(f"{time} on {count}" for time, count in other.items())
-        name, length = join.source, (window.end_minute - window.start_minute) % MINUTES_PER_DAY
-        # A 14:15 release is inside 14:00-14:30 (the window starts before it), a 12:30 one
-        # outside it (the window misses it): "misses" said of both was wrong for the first.
-        offsets = [(parse_clock(t) - window.start_minute) % MINUTES_PER_DAY for t in other.index]
-        inside = sorted(t for t, o in zip(other.index, offsets, strict=True) if o < length)
-        outside = sorted(t for t, o in zip(other.index, offsets, strict=True) if o >= length)
-        how = []
-        if inside:
-            how.append(f"starts before the {', '.join(inside)} releases")
-        if outside:
-            how.append(f"misses the {', '.join(outside)} ones" if inside else "misses them")
-        warnings.append(
-            f"{name.upper()} came out at another time than the window's {window.start} on "
-            f"{int(other.sum())} of the {len(days)} {name} days in the period ({at}): there the "
-            f"window {' and '.join(how)}. For the time after each release use 1m bars: "
-            f'"where": "{name} and {name}_minutes >= 0 and {name}_minutes < {length}".'
         )
     return warnings
 

@@ -294,7 +294,7 @@ class Dataset:
 
     def trading_dates(self) -> np.ndarray:
         """Every trading date of the data (datetime64[ns], ascending): the full day's."""
-        return self.day_index(_full_session(self.instrument), "1m").dates
+        return self.day_index(self.instrument.full_session, "1m").dates
 
     def session_daily(self, session: str) -> pd.DataFrame:
         """Daily bars of a session indexed by trading date (for session_open() and friends)."""
@@ -307,7 +307,7 @@ class Dataset:
 
     def _full_day(self, session: str) -> bool:
         spec = self.instrument.session(session)
-        return spec.length_minutes == 24 * 60 or session == _full_session(self.instrument)
+        return spec.length_minutes == 24 * 60 or session == self.instrument.full_session
 
     def _session_rows(self, session: str, rows: slice) -> np.ndarray | None:
         """Positions of ``session``'s minute bars among ``rows`` (None: all of them)."""
@@ -420,21 +420,6 @@ def _private_bytes(frame: pd.DataFrame) -> int:
         if root.flags.owndata:
             total += values.nbytes
     return total
-
-
-def _full_session(instrument: Instrument) -> str:
-    """The session that spans the whole trading day (ETH), for which no filtering is needed."""
-    for name, spec in instrument.sessions.items():
-        if spec.length_minutes == 24 * 60 - _break_minutes(instrument):
-            return name
-    return "ETH"
-
-
-def _break_minutes(instrument: Instrument) -> int:
-    if instrument.maintenance_break is None:
-        return 0
-    b = instrument.maintenance_break
-    return SessionSpec(start=b.start, end=b.end).length_minutes
 
 
 _DATASETS: dict[tuple[str, str], Dataset] = {}

@@ -219,6 +219,16 @@ class Instrument(BaseModel):
             return opens, opens
         return opens, parse_clock(self.maintenance_break.start)
 
+    @property
+    def full_session(self) -> str:
+        """The session that spans the whole trading day (ETH), open to maintenance break."""
+        opens, closes = self.trading_hours
+        day = (closes - opens) % MINUTES_PER_DAY or MINUTES_PER_DAY
+        for name, spec in self.sessions.items():
+            if spec.start_minute == opens and spec.length_minutes == day:
+                return name
+        return "ETH"
+
     def _pause_text(self) -> str:
         brk = self.maintenance_break
         if brk is None:

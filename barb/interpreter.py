@@ -22,6 +22,7 @@ from barb.calendar_caveats import (
     iso_week_caveat,
     missing_days_caveat,
     period_edge_caveat,
+    short_sessions_caveat,
 )
 from barb.caveats import open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
@@ -123,6 +124,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += same_bar_channel_caveat(plan.first)
     warnings += output.warnings
     warnings += holiday_caveat(plan, output.kept_dates)
+    warnings += short_sessions_caveat(plan, output.table)
     warnings += missing_days_caveat(plan, scope)
     warnings += session_gap_caveat(plan)
     cut_short = None

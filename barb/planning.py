@@ -53,6 +53,8 @@ from barb.script.query import JoinSpec, Query, SortKey, Stage
 from barb.script.reach import map_reach, reach, reads_other_bars
 from barb.script.validator import validate
 from barb.script.warmup import ROW, Reach
+from barb.session_concepts import missing_session_text
+from barb.session_times import SessionTimes
 from barb.settings import EngineSettings
 from barb.timeframes import TIMEFRAMES, Timeframe, timeframe
 
@@ -381,8 +383,14 @@ def check_interval(dataset: Dataset, tf: Timeframe) -> None:
 
 def session_name(dataset: Dataset, name: str) -> str:
     """The session's one spelling; UnknownSession names the real ones, InvalidSession a bad
-    time window."""
-    return dataset.instrument.session_key(name)
+    time window. A session another instrument has (CASH on CL) is told what to use instead."""
+    try:
+        return dataset.instrument.session_key(name)
+    except UnknownSession as exc:
+        instead = missing_session_text(name, SessionTimes(dataset.instrument))
+        if instead is None:
+            raise
+        raise UnknownSession(exc.message, step=exc.step, hint=instead, details=exc.details) from exc
 
 
 def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> None:

@@ -20,10 +20,17 @@ from typing import Any
 from pydantic import BaseModel
 
 from barb.bar_labels import BAR_LABELS
+from barb.data.store import data_path
 from barb.errors import UnknownEvent, available
 from barb.events import concept_key, describe_event, event_catalog, events_reference
-from barb.instruments import Instrument, load_instrument
-from barb.result import EDGE_ROWS, MAX_SHOWN_VALUES, WHOLE_MAX_ROWS, WHOLE_MAX_VALUES
+from barb.instruments import Instrument, available_instruments, load_instrument
+from barb.result import (
+    EDGE_ROWS,
+    MAX_SHOWN_VALUES,
+    WHOLE_MAX_NARROW_ROWS,
+    WHOLE_MAX_ROWS,
+    WHOLE_MAX_VALUES,
+)
 from barb.script.functions import FunctionSpec
 from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
 from barb.script.library import OTHER_NAMES, library
@@ -31,7 +38,7 @@ from barb.script.patterns import find_pattern, pattern_catalog
 from barb.script.periods import PERIOD_FORMS
 from barb.session_concepts import find_session_concept, session_concepts
 from barb.session_times import SessionTimes
-from barb.settings import PROJECT_ROOT
+from barb.settings import PROJECT_ROOT, EngineSettings, default_settings
 from barb.timeframes import DAILY_AND_LONGER, INTRADAY
 from barb.yaml_text import load_yaml
 
@@ -90,12 +97,12 @@ def _specs(category: str) -> list[FunctionSpec]:
     return list(seen.values())
 
 
-def _function_lines() -> list[str]:
+def _function_lines(times: SessionTimes) -> list[str]:
     lines = []
     for category, title in _CATEGORY_TITLES.items():
         lines.append(f"{title}:")
         for spec in _specs(category):
-            lines.append(f"  {spec.signature()} — {spec.summary}")
+            lines.append(f"  {spec.signature()} — {times.fill(spec.summary)}")
     return lines
 
 
@@ -104,8 +111,11 @@ def times_for(instrument: Instrument | None) -> SessionTimes:
     return SessionTimes(instrument or load_instrument(WORDING_SYMBOL))
 
 
-def query_reference(instrument: Instrument | None = None) -> str:
-    """Everything needed to write a query: format, functions, patterns, examples."""
+def query_reference(
+    instrument: Instrument | None = None, settings: EngineSettings | None = None
+) -> str:
+    """Everything needed to write a query: format, functions, patterns, examples; ``settings``
+    say where the data is, for the instrument the join example names."""
     sessions = ", ".join(instrument.sessions) if instrument else "see the instrument block"
     times = times_for(instrument)
     lines = [
@@ -134,9 +144,9 @@ def query_reference(instrument: Instrument | None = None) -> str:
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
         "column named after the event (null where the calendar is unknown) and, on intraday "
         "bars, <event>_minutes from the release to the bar open. See get_events. "
-        '{"instrument": "ES"} adds ES bars of the same timeframe as es_open, es_high, es_low, '
-        "es_close, es_volume (matched on the bar's time, weekly+ on its week/month…; unmatched "
-        f"bars are dropped). {_joined_session_text(instrument)} A list joins several.",
+        f"{_joined_bars_text(instrument, settings)} (matched on the bar's time, weekly+ on its "
+        f"week/month…; unmatched bars are dropped). {_joined_session_text(instrument)} A list "
+        "joins several.",
         '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones.',
         "- where: a condition keeping rows. It drops the others, so a group with no matching "
         "row does not appear (a year with none is missing, not 0): count(cond) without where "
@@ -168,7 +178,7 @@ def query_reference(instrument: Instrument | None = None) -> str:
         "streak(cond, 'day') restarts daily.",
         "",
         "FUNCTIONS:",
-        *_function_lines(),
+        *_function_lines(times),
         "Indicators (rsi, macd, atr, vwap, …) also work in map: see get_indicators.",
         # Named without their (), which the line's example shows, to leave room for the
         # concepts: a pattern written without () is an error whose hint adds them.
@@ -222,8 +232,9 @@ def _result_lines() -> list[str]:
         "RESULT: you read a summary; the person sees the full table, chart and CSV.",
         "- A number: 'Result: mean_range = 131.4'.",
         f"- Up to {2 * EDGE_ROWS} rows ({WHOLE_MAX_ROWS} of at most {WHOLE_MAX_VALUES} value "
-        "columns): every row, one a line, under a comma-separated header (n/a = empty). Rows "
-        f"list at most {MAX_SHOWN_VALUES} value columns; 'not listed:' names the rest.",
+        f"columns, {WHOLE_MAX_NARROW_ROWS} of 1): every row, one a line, under a comma-separated "
+        f"header (n/a = empty). Rows list at most {MAX_SHOWN_VALUES} value columns; "
+        "'not listed:' names the rest.",
         f"- Bigger: the first {EDGE_ROWS} and the last {EDGE_ROWS} rows in the table's order, "
         "which the first line names (in time order, sorted by chg ascending, or by group "
         "key): first means top of that order, not earliest or best. Then min/max/mean of your "
@@ -233,6 +244,39 @@ def _result_lines() -> list[str]:
         "high, low, close. You read no other column: list them in select "
         '("select": ["close", "range", "ret"]).',
     ]
+
+
+def _joined_bars_text(instrument: Instrument | None, settings: EngineSettings | None) -> str:
+    """The instrument join's example, on another instrument than the asking one: an ES chat
+    read '{"instrument": "ES"} adds ES bars', a join of ES onto itself."""
+    asking = (instrument or load_instrument(WORDING_SYMBOL)).symbol
+    other = _join_example_symbol(asking, settings or default_settings())
+    if other is None:
+        return '{"instrument": "<SYMBOL>"} adds another instrument\'s bars of the same timeframe'
+    p = other.lower()
+    return (
+        f'{{"instrument": "{other}"}} adds {other} bars of the same timeframe as {p}_open, '
+        f"{p}_high, {p}_low, {p}_close, {p}_volume"
+    )
+
+
+def _join_example_symbol(asking: str, settings: EngineSettings) -> str | None:
+    """Another configured instrument, one with data first, and of those one whose default
+    session has the asking instrument's hours (NQ for ES), so the example reads naturally."""
+    others = [s for s in available_instruments(settings) if s != asking]
+    if not others:
+        return None
+    hours = _main_hours(load_instrument(asking, settings))
+
+    def rank(symbol: str) -> tuple[bool, bool]:
+        has_data = data_path(symbol, settings).is_file()
+        return (not has_data, _main_hours(load_instrument(symbol, settings)) != hours)
+
+    return min(others, key=rank)  # min keeps the first of equals: the listing's order
+
+
+def _main_hours(instrument: Instrument) -> str:
+    return instrument.sessions[instrument.default_session].hours
 
 
 def _joined_session_text(instrument: Instrument | None) -> str:
@@ -251,23 +295,29 @@ def _joined_session_text(instrument: Instrument | None) -> str:
     )
 
 
-def indicators_reference() -> str:
-    """The indicators, each with its signature, defaults and how to read it."""
+def indicators_reference(instrument: Instrument | None = None) -> str:
+    """The indicators, each with its signature, defaults and how to read it, with the
+    instrument's own session times (vwap() starts at CL's 09:00 RTH open, NQ's 09:30)."""
+    times = times_for(instrument)
+    first_hour = times.hourly_bar(0)
+    hour_start, hour_end = first_hour.split("-")
+    main, whole = times.session, times.instrument.full_session
     lines = ["INDICATORS (use in map; each line of a multi-line indicator is its own function):"]
     for spec in _specs("indicator"):
-        lines.append(f"- {spec.signature()} — {spec.summary}")
+        lines.append(f"- {spec.signature()} — {times.fill(spec.summary)}")
     lines += [
         "Warm-up rows are empty (NaN), never 0. Wilder smoothing for rsi/atr/adx, seeded as "
         "TA-Lib does. rsi(14) means rsi(close, 14).",
         f"{', '.join(sorted(READ_PREVIOUS_CLOSE))} read true range, which reaches back to the "
         "previous bar's close: on daily bars of a part of the day (RTH_OPEN, a window such as "
-        "'09:30-10:30', OVERNIGHT) that is the session's close a day earlier, so they take in "
-        "the hours between (first-hour ATR can be twice the first hour's range). The session's own "
-        "size: range; its average: rolling_mean(range, 14).",
+        f"'{first_hour}', OVERNIGHT) that is the session's close a day earlier, so they take in "
+        "the hours between (first-hour ATR can be twice the first hour's range). The session's "
+        "own size: range; its average: rolling_mean(range, 14).",
         "On intraday bars an indicator runs on the session's bars only, chained across days: "
-        "on '09:30-10:30' 5m bars each day's 09:30 bar follows the day before's 10:25 bar, "
-        "not the bars before it on a chart. For the chart's values run on RTH (or ETH) and "
-        "keep the window: \"where\": \"time() >= '09:30' and time() < '10:30'\".",
+        f"on '{first_hour}' 5m bars each day's {hour_start} bar follows the day before's last "
+        f"5m bar of the window, not the bars before it on a chart. For the chart's values run "
+        f'on {main} (or {whole}) and keep the window: "where": "time() >= \'{hour_start}\' and '
+        f"time() < '{hour_end}'\".",
         "SMA(n) is rolling_mean(close, n) (bollinger_middle(close, n) is the same line); a "
         "cross compares with prev(): golden cross = sma50 > sma200 and prev(sma50) <= "
         "prev(sma200) (get_concept golden cross).",
@@ -307,7 +357,7 @@ def describe_concept(name: str, instrument: Instrument | None = None) -> str:
     session = _session_text(key, instrument)
     if session is not None:
         return session
-    function = _function_text(key)
+    function = _function_text(key, times_for(instrument))
     if function is not None:
         return function
     # Compared in one spelling, so that a near miss is offered under the name it is listed as.
@@ -354,12 +404,12 @@ def _session_text(key: str, instrument: Instrument | None) -> str | None:
     )
 
 
-def _function_text(key: str) -> str | None:
+def _function_text(key: str, times: SessionTimes) -> str | None:
     """A function asked about by its name or by another tool's name for it (sma)."""
     spec = library().get(OTHER_NAMES.get(key, key))
     if spec is None or spec.body is not None:  # named patterns are described above
         return None
-    text = f"{spec.signature()} — {spec.summary.rstrip('.')}."
+    text = f"{spec.signature()} — {times.fill(spec.summary).rstrip('.')}."
     if OTHER_NAMES.get(key):
         text = f"{key.upper()} in Barb Script is {text}"
     if spec.example:

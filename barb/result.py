@@ -1,11 +1,11 @@
 """The result contract (seed 001): a compact ``summary`` for the model, full data for people.
 
 The model only ever reads ``render_summary(result)`` (``barb.summary_text``). A small result
-(up to 25 rows and 4 value columns) is in its summary whole, a row per line; a bigger one is
-summarized as seed 001 decided (stats of the query's columns, the extreme groups) plus its
-top and bottom rows in the table's own order. ``table`` and ``source_rows`` are for the person
-(chart, CSV), ``metadata`` says what was scanned and where the data came from (a synthetic
-sample is always marked as such).
+(up to 25 rows and 4 value columns, or as many cells in up to 60 narrower rows) is in its
+summary whole, a row per line; a bigger one is summarized as seed 001 decided (stats of the
+query's columns, the extreme groups) plus its top and bottom rows in the table's own order.
+``table`` and ``source_rows`` are for the person (chart, CSV), ``metadata`` says what was
+scanned and where the data came from (a synthetic sample is always marked as such).
 """
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ ResultType = Literal["scalar", "dict", "table", "grouped"]
 # 450-650 o200k tokens for 25 rows of 4 prices or ratios (docs/benchmarks.md).
 WHOLE_MAX_ROWS = 25
 WHOLE_MAX_VALUES = 4
+# A longer, narrower one too, within the same number of cells: a histogram's 37 buckets
+# (key, count) are read whole, where the first and last five held 1 to 3 days each and the
+# middle, where the days are, was left out. Up to this many rows.
+WHOLE_MAX_CELLS = WHOLE_MAX_ROWS * (1 + WHOLE_MAX_VALUES)
+WHOLE_MAX_NARROW_ROWS = 60
 # A bigger one: this many rows from each end, in the table's order ...
 EDGE_ROWS = 5
 # ... with at most this many value columns each (the rest are only named).
@@ -189,7 +194,9 @@ def short_value(value: Any) -> Any:
     """Round for the model's eyes: enough digits to quote, no float noise."""
     value = json_value(value)
     if isinstance(value, float):
-        if value == 0 or abs(value) >= 100:
+        if value == 0:  # -0.0 too: "-0" would read as a small loss
+            return 0.0
+        if abs(value) >= 100:
             return round(value, 2)
         digits = max(2, 3 - math.floor(math.log10(abs(value))))
         return round(value, digits)
@@ -242,7 +249,8 @@ def _list_rows(summary: Summary, table: pd.DataFrame, keys: list[str], values: l
     shown = keys + values[:MAX_SHOWN_VALUES]
     summary.shown, summary.unlisted = shown, values[MAX_SHOWN_VALUES:]
     small = len(values) <= WHOLE_MAX_VALUES
-    summary.whole = n <= 2 * EDGE_ROWS or (n <= WHOLE_MAX_ROWS and small)
+    narrow = n <= WHOLE_MAX_NARROW_ROWS and n * len(shown) <= WHOLE_MAX_CELLS
+    summary.whole = n <= 2 * EDGE_ROWS or (n <= WHOLE_MAX_ROWS and small) or narrow
     if summary.whole:
         summary.top = _cells(table, shown, 0, n)
     else:

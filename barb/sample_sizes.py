@@ -18,6 +18,9 @@ from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate
 from barb.script.library import lookup
 
+# A grouped result's warning needs at least this share of the rows kept to be empty.
+NOTABLE_SHARE = 0.01
+
 
 def sample_sizes(
     select: Sequence[SelectItem], ctx: EvalContext, by: Sequence[str] = ()
@@ -48,11 +51,18 @@ def sample_sizes(
 
 
 def sample_caveats(sizes: dict[str, int], kept: int) -> list[str]:
-    """For grouped results: each statistic's rows in all, against the rows kept."""
+    """For grouped results: the statistics' rows in all, against the rows kept, one line per
+    count. Said when more than one row and at least ``NOTABLE_SHARE`` of them are empty:
+    the data's first day, which has no previous close, is not worth a line."""
+    by_size: dict[int, list[str]] = {}
+    for name, size in sizes.items():
+        if kept - size > 1 and kept - size >= NOTABLE_SHARE * kept:
+            by_size.setdefault(size, []).append(name)
     return [
-        f"{name} is over the {size:,} of the {kept:,} rows kept that have a value "
-        "(the others are empty); count() counts all of them."
-        for name, size in sizes.items()
+        f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} over the {size:,} of the "
+        f"{kept:,} rows kept that have a value (the others are empty); count() counts all "
+        "of them."
+        for size, names in by_size.items()
     ]
 
 

@@ -75,3 +75,16 @@ def find_session_concept(name: str) -> SessionConcept | None:
         if wanted in {concept_key(concept.name), *map(concept_key, concept.aliases)}:
             return concept
     return None
+
+
+def missing_session_text(name: str, times: SessionTimes) -> str | None:
+    """What an instrument without session ``name`` reads instead, from the first concept that
+    needs it: CL asked for CASH reads the cash close's "CL has no cash session … the window
+    '14:00-14:30'", not only "Default session is RTH"."""
+    wanted = name.strip().upper()
+    if wanted in times.instrument.sessions:
+        return None
+    for concept in session_concepts().values():
+        if wanted in concept.needs and concept.otherwise is not None:
+            return times.fill(concept.otherwise.description)
+    return None

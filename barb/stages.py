@@ -10,6 +10,7 @@ second stage (``then``) they are the first stage's result table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -21,6 +22,7 @@ from barb.bar_labels import label_column, with_bar_label
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
+from barb.limit_caveats import tie_at_limit
 from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
@@ -28,6 +30,7 @@ from barb.sample_sizes import sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_aggregate
+from barb.summary_text import value_text
 from barb.timeframes import timeframe as timeframe_spec
 
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
@@ -145,12 +148,12 @@ def _answer(
         ctx.step = prefix + "select"
         by = [name for name, _ in stage.group_keys]
         columns = {s.name: evaluate_aggregate(s.expr, ctx, by) for s in stage.select}
-        table, order = sort_limit(pd.DataFrame(columns).reset_index(), stage)
+        table, order, warnings = sort_limit(pd.DataFrame(columns).reset_index(), stage, by)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
         focus = by + [s.name for s in stage.select]
         in_groups = int(frame[by].notna().all(axis=1).sum())
-        warnings = sample_caveats(sample_sizes(stage.select, ctx, by), in_groups)
+        warnings += sample_caveats(sample_sizes(stage.select, ctx, by), in_groups)
         return StageOutput(summary, table=table, focus=focus, order=order, warnings=warnings)
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"
@@ -175,14 +178,16 @@ def _answer(
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:  # sorting by a bar column that is not selected
             table[name] = frame[name].to_numpy()
-        table, order = sort_limit(table, stage)
+        table, order, ties = sort_limit(table, stage, [table.columns[0]])
+        warnings += ties
         if extra:
             table = table.drop(columns=extra)
         focus = names
     else:
         # Order the rows by their keys alone, then label and show only the rows kept: a
         # person's columns for 10 of 4,500 bars, not for all of them.
-        order = _ordered_positions(frame, stage, stage.label)
+        order, ties = _ordered_positions(frame, stage, stage.label, ctx.timeframe)
+        warnings += ties
         rows = frame.iloc[order]
         rows.index = pd.RangeIndex(len(rows))
         table = shown_rows(rows, ctx.timeframe, hide)
@@ -289,12 +294,16 @@ def take_rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame(columns, copy=False)
 
 
-def _ordered_positions(frame: pd.DataFrame, stage: StagePlan, label: str | None) -> np.ndarray:
-    """Row positions in the stage's sort order, cut to its limit (a stable sort).
+def _ordered_positions(
+    frame: pd.DataFrame, stage: StagePlan, label: str | None, timeframe: str
+) -> tuple[np.ndarray, list[str]]:
+    """Row positions in the stage's sort order, cut to its limit (a stable sort), and the
+    warning of a tie the limit cuts through.
 
     The bar label names bars in time order, so sorting by it is sorting by the timestamp.
     """
     positions = np.arange(len(frame))
+    ties: list[str] = []
     if stage.sort:
         names = [
             "timestamp" if k.column == label and k.column not in frame.columns else k.column
@@ -310,31 +319,62 @@ def _ordered_positions(frame: pd.DataFrame, stage: StagePlan, label: str | None)
                 list(keys.columns), ascending=ascending, kind="stable", na_position="last"
             )
         positions = ordered.index.to_numpy()
+        if stage.limit is not None and len(positions) > stage.limit:
+            by = zip(stage.sort, names, strict=True)
+            keys = pd.DataFrame({k.column: frame[name].to_numpy() for k, name in by})
+            ties = tie_at_limit(
+                keys.iloc[positions].reset_index(drop=True),
+                stage.limit,
+                partial(_row_name, frame, timeframe, positions),
+            )
     if stage.limit is not None:
         positions = positions[: stage.limit]
-    return positions
+    return positions, ties
+
+
+def _row_name(frame: pd.DataFrame, timeframe: str, positions: np.ndarray, at: int) -> str:
+    """The bar at sorted position ``at`` by its label (date, week…; its time intraday)."""
+    bar = frame.iloc[[positions[at]]]
+    labelled = label_column(bar, timeframe)
+    if labelled is not None:
+        return str(labelled[1][0])
+    return f"{pd.Timestamp(bar['timestamp'].iloc[0]):%Y-%m-%d %H:%M}"
 
 
 def sort_keys(stage: StagePlan) -> list[tuple[str, bool]]:
     return [(k.column, k.descending) for k in stage.sort]
 
 
-def sort_limit(table: pd.DataFrame, stage: StagePlan) -> tuple[pd.DataFrame, np.ndarray]:
-    """The table sorted and cut, with each kept row's position in the table as given."""
+def sort_limit(
+    table: pd.DataFrame, stage: StagePlan, named_by: Sequence[str] = ()
+) -> tuple[pd.DataFrame, np.ndarray, list[str]]:
+    """The table sorted and cut, with each kept row's position in the table as given, and
+    the warning of a tie the limit cuts through (its rows named by ``named_by`` columns)."""
     if not _numbered(table):
         table = table.reset_index(drop=True)
     if not stage.sort and stage.limit is None:
-        return table, np.arange(len(table))  # nothing to order or cut
+        return table, np.arange(len(table)), []  # nothing to order or cut
+    ties: list[str] = []
     if stage.sort:
+        keys = [k.column for k in stage.sort]
         table = table.sort_values(
-            [k.column for k in stage.sort],
+            keys,
             ascending=[not k.descending for k in stage.sort],
             kind="stable",
             na_position="last",
         )
+        if stage.limit is not None:
+            named = table[list(named_by)]
+
+            def name(at: int) -> str:
+                return " ".join(value_text(v) for v in named.iloc[at])
+
+            ties = tie_at_limit(
+                table[keys].reset_index(drop=True), stage.limit, name if named_by else None
+            )
     if stage.limit is not None:
         table = table.head(stage.limit)
-    return table.reset_index(drop=True), table.index.to_numpy(dtype=np.int64)
+    return table.reset_index(drop=True), table.index.to_numpy(dtype=np.int64), ties
 
 
 def _numbered(table: pd.DataFrame) -> bool:

@@ -1,6 +1,6 @@
 """A number or a few numbers, drawn from the rows behind them: a histogram of the averaged
 column with each answer marked; for a sum, the running total ending at the answer; for
-``count()``, when the counted rows occurred (per year, per month, per day, or one dot each);
+a count, when the counted rows occurred (per year, per month, per day, or one dot each);
 for a ``then`` stage, the first stage's groups (those its where kept) as bars with the answer
 across them; for a share of rows, the share per period (``shares.py``); for a min or max
 measured from a running high or low, the curve over time (``drawdown.py``)."""
@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from barb.charts.answers import Aggregate, answer_text, read_aggregates
+from barb.charts.answers import Aggregate, answer_text, read_aggregates, select_items
 from barb.charts.axes import (
     MAX_VALUE_LABELS,
     category_ticks,
@@ -43,6 +43,8 @@ from barb.charts.grouped import MAX_GROUP_BARS, group_labels
 from barb.charts.histogram import draw_histogram
 from barb.charts.line_points import decimate
 from barb.charts.price import draw_price
+from barb.charts.row_values import counted, row_values
+from barb.charts.select_calls import call_args
 from barb.charts.shares import draw_share, share_of_rows
 from barb.charts.style import (
     ACCENT,
@@ -59,7 +61,7 @@ from barb.charts.style import (
 )
 from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.time_of_day import clock_axis, time_kind
-from barb.charts.value_text import TickFormatter
+from barb.charts.value_text import TickFormatter, is_finite_number
 from barb.charts.words import ENGLISH, Words
 from barb.lineage import group_key_names
 from barb.result import Result
@@ -106,11 +108,15 @@ def _draw_counts(
     fig: Figure, result: Result, rows: pd.DataFrame, aggs: list[Aggregate], words: Words
 ) -> bool:
     """When the counted rows occurred: per year, per month, or one mark per row."""
-    dates = counted_dates(rows, result)
-    if dates is None:
+    found = _counted_rows(result, rows)
+    if found is None:
         return False
+    rows = found
+    dates = counted_dates(rows, result)
     meta = result.metadata
     assert meta is not None
+    if dates is None or (dates.empty and not (meta.period_start and meta.period_end)):
+        return False
     start = pd.Timestamp(meta.period_start) if meta.period_start else dates.min()
     end = pd.Timestamp(meta.period_end) if meta.period_end else dates.max()
     if timeframe(result) == "weekly":  # the last week is counted by its label, its Monday on
@@ -146,6 +152,26 @@ def _draw_counts(
     return True
 
 
+def _counted_rows(result: Result, rows: pd.DataFrame) -> pd.DataFrame | None:
+    """The rows the first count of the select counted: every row behind the number for
+    ``count()``, those where the condition is true for ``count(cond)``, those with a value
+    for ``count(col)``; None when the rows cannot tell which (a condition on earlier bars),
+    or they do not add up to the answer. Every row behind 646 strong days drew all 4,649."""
+    texts = select_items(result.query)
+    for i, agg in enumerate(read_aggregates(result)):
+        if agg.func != "count":
+            continue
+        _, args = call_args(texts[i] if i < len(texts) else agg.name)
+        if not args:
+            return rows
+        values = row_values(args[0], rows, result) if len(args) == 1 else None
+        if values is None:
+            return None
+        kept = counted(values)
+        return rows[kept] if is_finite_number(agg.value) and kept.sum() == agg.value else None
+    return None
+
+
 def _count_per(
     dates: pd.DatetimeIndex, start: pd.Timestamp, end: pd.Timestamp, freq: str, words: Words
 ) -> tuple[np.ndarray, list[str]]:
@@ -170,7 +196,7 @@ def _draw_counted_days(
 ) -> bool:
     """A short period: the close of every counted bar, on its date."""
     time_col = time_column(rows)
-    if time_col is None or "close" not in rows.columns:
+    if time_col is None or "close" not in rows.columns or rows.empty:
         return False
     x = mdates.date2num(rows[time_col].to_numpy())
     ax = plot_axes(fig)

@@ -40,7 +40,7 @@ from barb.charts.style import (
     INK,
     LEGEND_ROW_PX,
 )
-from barb.charts.time_axis import bar_step, date_axis, label_axis
+from barb.charts.time_axis import MAX_LABELLED_BARS, bar_step, date_axis, label_axis
 from barb.charts.value_text import TickFormatter, date_text, is_finite_number
 from barb.charts.words import ENGLISH, Words
 from barb.i18n import N_
@@ -51,7 +51,6 @@ from barb.script import ast
 # The running extremes a column is measured from, and the answer that is its far end: the
 # deepest fall from the running high is a min, the highest rise from the running low a max.
 FROM_EXTREME = {"cummax": "min", "cummin": "max"}
-MAX_LABELLED_BARS = 60  # bars named by their labels (2024-03) up to this many, else by dates
 DOT_PX = 14  # the answer's dot's radius and its white edge, with a pixel or two to spare
 
 

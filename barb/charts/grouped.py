@@ -191,7 +191,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     listed: tuple[bool, ...] = ()
     if "sort" not in _stage(result):
         table = calendar_order(table, by)
-        counts = [c for c in columns if _is_count(c, result)]
+        counts = [c for c in columns if is_count(c, result)]
         if len(by) == 1 and counts:
             present = table[by[0]].tolist()
             table = with_empty_groups(table, by[0], counts, result)
@@ -351,7 +351,7 @@ def answer_column(groups: Groups, result: Result) -> str:
     return ``(end / start - 1) * 100``, not the ``start`` price it was made of).
     ``mean(range), count()`` by FOMC day is a question about the range; the count is there
     to say how many days each mean rests on."""
-    values = [c for c in groups.columns if not _is_count(c, result)] or groups.columns
+    values = [c for c in groups.columns if not is_count(c, result)] or groups.columns
     then = result.query.get("then")
     made = then.get("map") or {} if isinstance(then, dict) else {}
     return next((c for c in values if c in made), values[0])
@@ -391,7 +391,7 @@ def _stage(result: Result) -> dict[str, Any]:
     return then if isinstance(then, dict) and then else result.query
 
 
-def _is_count(column: str, result: Result) -> bool:
+def is_count(column: str, result: Result) -> bool:
     """A count of rows: zero where a group has none (a mean there has no value). Followed
     back through a second stage that only passes the count on (``"select": ["sy", "days"]``)."""
     found = Lineage(result.query).definition(column)

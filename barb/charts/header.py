@@ -1,6 +1,7 @@
 """The frame around a chart: the headline (the answer, up to two lines), the data's scope
-(instrument · session · timeframe · period), what was computed in the query's own words,
-and a footer with the bars matched and the synthetic-data badge."""
+(instrument · session · timeframe · period, or the days drawn when the chart draws only the
+latest bars), what was computed in the query's own words, and a footer with the bars
+matched (and how many the chart draws, when not all) and the synthetic-data badge."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
 from barb.charts.columns import row_kind, row_word
+from barb.charts.kinds import Window
 from barb.charts.style import (
     BADGE_PT,
     FOOTER_PT,
@@ -39,9 +41,12 @@ BADGE_PAD = 0.4  # the badge box's pad, in its font's size
 FOOTER_GAP_PX = 12  # between the footer and the synthetic-data badge
 
 
-def scope_text(metadata: Metadata, words: Words) -> str:
-    """``NQ · RTH · daily · 2008-01-02 — 2026-01-07``: the data the chart is drawn from."""
+def scope_text(metadata: Metadata, words: Words, window: Window | None = None) -> str:
+    """``NQ · RTH · daily · 2008-01-02 — 2026-01-07``: the data the chart is drawn from (the
+    ``window`` drawn, when the chart leaves earlier bars out)."""
     start, end = metadata.period_start, metadata.period_end
+    if window is not None:
+        start, end = window.start, window.end
     if start is None or end is None:
         period = words("no_bars")
     elif start == end:
@@ -167,10 +172,17 @@ def fit_headline(fig: Figure, forms: Sequence[str], lines: int = 2) -> list[str]
     return wrap(fig, forms[-1], TITLE_PT, lines, bold=True)
 
 
-def decorate(fig: Figure, result: Result, words: Words, headline: str | Sequence[str]) -> float:
+def decorate(
+    fig: Figure,
+    result: Result,
+    words: Words,
+    headline: str | Sequence[str],
+    window: Window | None = None,
+) -> float:
     """Headline, scope, what was computed, and the footer, top to bottom; returns where the
     header ends (a figure fraction), so the plots can take the room a short one leaves.
-    ``headline`` may be several forms, longest first: the first that fits is drawn."""
+    ``headline`` may be several forms, longest first: the first that fits is drawn. A
+    ``window`` is the latest bars, the only ones drawn: the scope and footer say so."""
     meta = result.metadata
     assert meta is not None
     y = TITLE_TOP
@@ -180,7 +192,8 @@ def decorate(fig: Figure, result: Result, words: Words, headline: str | Sequence
         fig.text(MARGIN_X, y, line, fontsize=TITLE_PT, fontweight="bold", color=INK, va="top")
         y -= TITLE_PT * LINE_SPACING / height
     y -= 4 / height
-    fig.text(MARGIN_X, y, scope_text(meta, words), fontsize=SCOPE_PT, color=INK, va="top")
+    scope = scope_text(meta, words, window)
+    fig.text(MARGIN_X, y, scope, fontsize=SCOPE_PT, color=INK, va="top")
     y -= SCOPE_PT * LINE_SPACING / height + 3 / height
     subtitle = subtitle_text(result.query, words)
     for line in wrap(fig, subtitle, SUBTITLE_PT, MAX_SUBTITLE_LINES):
@@ -205,6 +218,8 @@ def decorate(fig: Figure, result: Result, words: Words, headline: str | Sequence
             given=number_text(given, 0, words),
             rows=words.of_rows(kind, given, groups=groups) or row_word(result, words),
         )
+    if window is not None:  # "1,554 of 1,554 matched" with only 500 of them drawn
+        footer += " · " + words("footer.drawn", bars=number_text(window.bars, 0, words))
     if meta.truncated:
         footer += " · " + words("table_cut")
     if meta.data_source != "synthetic":

@@ -2,7 +2,7 @@
 
 It is the chart's title and the photo's caption, so the picture and the message say the same
 thing: ``r = 0.81 (on_range vs range)``, ``atr14 now: 412.5 points (2026-01-07)``,
-``count: highest 2022 41 days, lowest 2017 0 days``.
+``count: most often 2022 41 days, least often 2017 0 days``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from barb.charts.events import events_headline, read_events
 from barb.charts.grouped import (
     Groups,
     answer_column,
+    is_count,
     keyed_rows,
     ranked_column,
     read_groups,
@@ -35,6 +36,7 @@ from barb.charts.grouped import (
 )
 from barb.charts.kinds import Latest, latest, sorted_column
 from barb.charts.one_row import card_values, value_text
+from barb.charts.rows import headline_columns
 from barb.charts.side_by_side import series_extremes
 from barb.charts.time_of_day import time_kind
 from barb.charts.value_text import date_text, format_value, with_unit
@@ -124,15 +126,16 @@ def _groups(result: Result, words: Words) -> list[str]:
             words("ranked_first", name=column, label=first, value=texts[0]),
             words("ranked_first_short", label=first, value=texts[0]),
         ]
+    count = is_count(column, result)
     if groups.layout is not None:
-        forms = _series_forms(groups, column, (texts, bare), values, words)
+        forms = _series_forms(groups, column, (texts, bare), values, words, count=count)
         if forms:
             return forms
     high, low = groups.extremes(values, numbers)
     if not high:
         at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
         return [words("answer", name=f"{column} ({groups.named(at, words)})", value=texts[at])]
-    return _extreme_forms(groups, column, (high, low), (texts, bare), words)
+    return _extreme_forms(groups, column, (high, low), (texts, bare), words, count=count)
 
 
 def _extreme_forms(
@@ -141,11 +144,14 @@ def _extreme_forms(
     extremes: tuple[list[int], list[int]],
     texts: tuple[list[str], list[str]],
     words: Words,
+    *,
+    count: bool,
 ) -> list[str]:
-    """``mean_range: highest fomc 168.2 points, lowest no fomc 137.4 points`` and shorter:
-    the column left to the top panel's title that names it (the coloured bars are there),
-    ▲/▼ for the words, the unit left to the axis, a tie counted rather than named. Every
-    form keeps both groups and both numbers."""
+    """``mean_range: highest fomc 168.2 points, lowest no fomc 137.4 points`` (of a
+    ``count``, ``days: most often 09:30 1,602, least often 16:30 287``) and shorter: the
+    column left to the top panel's title that names it (the coloured bars are there), ▲/▼
+    for the words, the unit left to the axis, a tie counted rather than named. Every form
+    keeps both groups and both numbers."""
     high, low = extremes
     full, bare = texts
 
@@ -155,10 +161,10 @@ def _extreme_forms(
             "low": _extreme_text(groups, low, values, words, count_ties=count_ties),
         }
 
-    named = words("highest_lowest", name=column, **pair(full))
+    named = words.extremes("named", count=count, name=column, **pair(full))
     forms = [named]
     if len(groups.columns) == 1:  # the one panel's title names the column
-        forms.append(words("highest_lowest_unnamed", **pair(full)))
+        forms.append(words.extremes("unnamed", count=count, **pair(full)))
     forms += [
         words("highest_lowest_short", name=column, **pair(full)),
         words("highest_lowest_marks", **pair(full)),
@@ -174,9 +180,12 @@ def _series_forms(
     texts: tuple[list[str], list[str]],
     values: np.ndarray,
     words: Words,
+    *,
+    count: bool,
 ) -> list[str]:
-    """Each series' highest and lowest, the series named: ``days: 2020: highest 09:30 88,
-    lowest 12:30 13; 2024: highest 09:30 95, lowest 16:30 12``, and shorter with ▲/▼."""
+    """Each series' highest and lowest (most and least often, of a ``count``), the series
+    named: ``days: 2020: most often 09:30 88, least often 12:30 13; 2024: most often 09:30
+    95, least often 16:30 12``, and shorter with ▲/▼."""
     layout = groups.layout
     assert layout is not None
     found = series_extremes(values, layout, groups.compared(values))
@@ -196,7 +205,7 @@ def _series_forms(
             if marks:
                 parts.append(f"{layout.names[j]} {words('highest_lowest_marks', **pair)}")
             else:
-                parts.append(words("series_highest_lowest", series=layout.names[j], **pair))
+                parts.append(words.extremes("series", count=count, series=layout.names[j], **pair))
         return "; ".join(parts)
 
     full, bare = texts
@@ -258,16 +267,29 @@ def _rows(result: Result, words: Words) -> str:
         return words("ranked_first", name=column, label=_row_label(result, table, 0), value=value)
     if len(table) == 1:
         return _one_row(result, table, words)
-    focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
-    column = focus[0] if focus else first_numeric(table, ["close"])
     dated = dated_by_label(table, result)  # monthly "select": "ret" keeps only the label
     table = table if dated is None else dated
     time_col = time_column(table)
-    at = latest_known(table, column, time_col) if column and time_col else None
-    if column is None or at is None:
+    # The columns the chart draws, not the first selected: "open last: 6,351" headed a
+    # chart of the move.
+    drawn = headline_columns(result, table, time_col) if time_col else []
+    if not drawn:
+        focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
+        first = focus[0] if focus else first_numeric(table, ["close"])
+        drawn = [first] if first is not None else []
+    at = latest_known(table, drawn[0], time_col) if drawn and time_col else None
+    if at is None:
         return words("rows_shown", count=format_value(len(table), words=words))
-    value = _value_text(table[column].iloc[at], column, result, words)
-    return words("last_value", name=column, value=value, date=_row_label(result, table, at))
+    date = _row_label(result, table, at)
+    if len(drawn) == 1:
+        value = _value_text(table[drawn[0]].iloc[at], drawn[0], result, words)
+        return words("last_value", name=drawn[0], value=value, date=date)
+    # A few columns drawn together (the range and its 20-day mean): each, on the latest row.
+    texts = [
+        words("answer", name=c, value=_value_text(table[c].iloc[at], c, result, words))
+        for c in drawn
+    ]
+    return f"{' · '.join(texts)} ({date})"
 
 
 def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:

@@ -1,10 +1,11 @@
 """What a number means, read from the query and the result's shape, where that decides the
 chart: a correlation (a scatter of its two columns), or a value "now" (the series it is the
-latest value of)."""
+latest value of: over the whole period, unless nothing but the value now was asked)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime as dt
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -12,10 +13,27 @@ import pandas as pd
 from barb.charts.answers import CORRELATION, Aggregate, final_stage, read_aggregates
 from barb.charts.columns import PRICE_COLUMNS, is_number, latest_known, time_column
 from barb.charts.value_text import is_finite_number
+from barb.lineage import calls_behind
 from barb.result import Result
 
 TIME_SORT_COLUMNS = ("timestamp", "trading_date", "date")
 BETA = "beta"  # beta(col, market): the slope of col on market
+# A value "now" and nothing else (``last(rsi14)`` over all data) is drawn over this many bars
+# up to it: eighteen years of 5-minute RSI squeezed into a phone's width show nothing.
+VIEW_BARS = 500
+# Columns made by these read the whole period (the drawdown from the period's high, the
+# rank among its days): their value now is read against all of it, so all of it is drawn.
+PERIOD_WIDE = frozenset({"cummax", "cummin", "cumsum", "cumprod", "rank"})
+
+
+@dataclass(frozen=True)
+class Window:
+    """The latest bars a chart draws when it leaves the earlier ones out: its first and last
+    day and how many bars, said in the chart's header."""
+
+    start: dt.date
+    end: dt.date
+    bars: int
 
 
 @dataclass(frozen=True)
@@ -37,6 +55,15 @@ class Latest:
     at: int
     # The rows were picked by a filter: the latest of them is the last match, not "now".
     picked: bool = False
+    left_out: int = 0  # rows behind the answer that ``rows`` leaves out, not drawn
+
+    @property
+    def window(self) -> Window | None:
+        """The bars drawn, when others were left out."""
+        if not self.left_out:
+            return None
+        times = pd.to_datetime(self.rows[self.time])
+        return Window(times.min().date(), times.max().date(), len(self.rows))
 
 
 def rows_picked(result: Result) -> bool:
@@ -92,6 +119,10 @@ def latest(result: Result) -> Latest | None:
     summary, rows = result.summary, result.source_rows
     if summary is None or rows is None or rows.empty:
         return None
+    if result.metadata is not None and result.metadata.truncated:
+        # The rows kept are the first 50,000 of more: "now" is not among them, and the value
+        # was marked on 2010's bars under the headline "close now: 25,600 (2010-03-16)".
+        return None
     time_col = time_column(rows)
     if time_col is None:
         return None
@@ -102,7 +133,10 @@ def latest(result: Result) -> Latest | None:
                 at = latest_known(rows, agg.column, time_col)
                 value = agg.value if is_finite_number(agg.value) else np.nan
                 at = len(rows) - 1 if at is None else at
-                return Latest(agg.column, rows, time_col, value, at, rows_picked(result))
+                aggs = read_aggregates(result)
+                names = [n for a in aggs for n in (a.name, *a.args) if n is not None]
+                now = Latest(agg.column, rows, time_col, value, at, rows_picked(result))
+                return _shown(now, whole=_history_asked(result, names, aggs))
         return None
     table = result.table
     stage = final_stage(result.query)
@@ -128,7 +162,31 @@ def latest(result: Result) -> Latest | None:
         return None
     at = int(matches[-1])
     value = float(rows[column].iloc[at])
-    return Latest(column, rows, time_col, value, at, rows_picked(result))
+    now = Latest(column, rows, time_col, value, at, rows_picked(result))
+    return _shown(now, whole=_history_asked(result, [column, *result.focus_columns], []))
+
+
+def _history_asked(result: Result, names: list[str], answers: list[Aggregate]) -> bool:
+    """Whether the answer reads the whole period, so that all of it is drawn: the query names
+    a period, an answer is not a value now (``first(open)``, ``min(low)``, a median), or one
+    is made with a running extreme, total or rank over the period. Drawn over its last 500
+    bars, "the drawdown since 2020 and now" started at -52% and never showed 2020's low."""
+    if result.query.get("period"):
+        return True
+    if any(answer.func != "last" for answer in answers):
+        return True
+    calls = (call for name in names for call in calls_behind(result.query, name))
+    return any(call.name.lower() in PERIOD_WIDE for call in calls)
+
+
+def _shown(now: Latest, *, whole: bool) -> Latest:
+    """``now`` over the rows drawn: all of them, or the latest ``VIEW_BARS`` up to its row."""
+    if whole:
+        return now
+    start = max(0, now.at - VIEW_BARS + 1)
+    rows = now.rows.iloc[start : now.at + 1].reset_index(drop=True)
+    left_out = len(now.rows) - len(rows)
+    return replace(now, rows=rows, at=now.at - start, left_out=left_out)
 
 
 def sorted_column(result: Result, table: pd.DataFrame) -> str | None:

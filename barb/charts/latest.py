@@ -1,19 +1,22 @@
 """A value "now" (``last(rsi14)``, or the latest bar of ``sort: timestamp desc``): the series
-it is the latest value of, with that value marked and written beside it, under the price.
-A single candle says nothing about whether 412 is high or low for ATR; the series does."""
+it is the latest value of, with that value marked and written beside it, under the price
+(each bar's range, the close through it). A single candle says nothing about whether 412 is
+high or low for ATR; the series does. The rows drawn are those ``kinds.latest`` chose: the
+whole period, or the latest bars when nothing but the value now was asked."""
 
 from __future__ import annotations
 
 import matplotlib.dates as mdates
 import numpy as np
+import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from barb.charts.axes import headroom, plot_axes, value_label, whole_number_ticks
-from barb.charts.columns import axis_text, bar_labels, floats, timeframe, unit
+from barb.charts.columns import axis_text, bar_labels, floats, is_number, timeframe, unit
 from barb.charts.kinds import Latest
-from barb.charts.line_points import broken_line
+from barb.charts.line_points import broken_envelope, broken_line
 from barb.charts.style import (
     ACCENT,
     ACCENT_LIGHT,
@@ -23,18 +26,14 @@ from barb.charts.style import (
     PANEL_GAP,
     PANEL_SPLIT,
 )
-from barb.charts.time_axis import bar_step, date_axis, label_axis
+from barb.charts.time_axis import MAX_LABELLED_BARS, bar_step, date_axis, label_axis
 from barb.charts.value_text import TickFormatter, date_text, format_value, with_unit
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
-VIEW_BARS = 500  # the series shown: this many bars up to the latest
-
 
 def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH) -> bool:
-    start = max(0, now.at - VIEW_BARS + 1)
-    rows = now.rows.iloc[start : now.at + 1]
-    at = len(rows) - 1
+    rows, at = now.rows, now.at
     x = mdates.date2num(rows[now.time].to_numpy())
     step = bar_step(x, timeframe(result))
     values = floats(rows[now.column])
@@ -43,6 +42,7 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
         price_ax = plot_axes(fig, bottom=PANEL_SPLIT)
         ax = plot_axes(fig, top=PANEL_SPLIT - PANEL_GAP, sharex=price_ax)
         close = floats(rows["close"])
+        _bar_ranges(price_ax, x, rows, step)
         price_ax.plot(*broken_line(x, close, step=step), color=ACCENT_LIGHT, linewidth=1.8)
         price_ax.scatter([x[at]], [close[at]], s=70, color=ACCENT, zorder=3)
         price_ax.yaxis.set_major_formatter(TickFormatter(words))
@@ -51,6 +51,9 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
         value_label(price_ax, words("price"))
     else:
         ax = plot_axes(fig)
+    levels = values
+    if now.column == "close":  # the price itself: its bars' ranges behind it, in view
+        levels = np.concatenate((values, _bar_ranges(ax, x, rows, step)))
     ax.plot(*broken_line(x, values, step=step), color=ACCENT, linewidth=2.0)
     value = now.value if np.isfinite(now.value) else values[at]
     mark_value(ax, x[at], value)
@@ -75,18 +78,30 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
         fontweight="bold",
         color=ANSWER_COLORS[0],
     )
-    headroom(ax, values, px=40, floor=False)
+    headroom(ax, levels, px=40, floor=False)
     _levels(ax, now.column, values)
     ax.yaxis.set_major_formatter(TickFormatter(words, column_unit))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
     whole_number_ticks(ax.yaxis, values, nbins=4)
     value_label(ax, axis_text(now.column, result, words))
     names = bar_labels(rows, result)
-    if names is None:
+    if names is None or len(rows) > MAX_LABELLED_BARS:  # years or months, not two days
         date_axis(ax, x, step, words)
     else:
         label_axis(ax, x, names, step, words)
     return True
+
+
+def _bar_ranges(ax: Axes, x: np.ndarray, rows: pd.DataFrame, step: float) -> np.ndarray:
+    """Each bar's low to high, faint behind the close (per slice of the axis, its lowest low
+    and highest high, when the bars are more than it holds); the levels drawn. A close line
+    alone never went down to the lowest low the headline named (CL's 11.93 of 2020-04-24)."""
+    if not all(c in rows.columns and is_number(rows[c]) for c in ("low", "high")):
+        return np.empty(0)
+    bx, low, _, _ = broken_envelope(x, floats(rows["low"]), step=step)
+    _, _, _, high = broken_envelope(x, floats(rows["high"]), step=step)
+    ax.fill_between(bx, low, high, color=ACCENT_LIGHT, alpha=0.45, linewidth=0)
+    return np.concatenate((low, high))
 
 
 def mark_value(ax: Axes, x: float, value: float) -> None:

@@ -15,7 +15,7 @@ from barb.charts.axes import drop_clipped_ticks, fill_height, fix_ticks, keep_y_
 from barb.charts.grouped import draw_grouped
 from barb.charts.header import decorate
 from barb.charts.headline import headline_forms
-from barb.charts.kinds import correlation, latest
+from barb.charts.kinds import Window, correlation, latest
 from barb.charts.latest import draw_latest
 from barb.charts.png import canvas_png
 from barb.charts.rows import draw_table
@@ -58,9 +58,10 @@ def draw_chart(
     words = words_for(language)
     fig = new_figure(width_px)
     FigureCanvasAgg(fig)
-    if not choose(result)(fig, result, words):
+    draw, window = choose(result)
+    if not draw(fig, result, words):
         return None
-    header_bottom = decorate(fig, result, words, headline_forms(result, words))
+    header_bottom = decorate(fig, result, words, headline_forms(result, words), window)
     fill_height(fig, header_bottom)
     fix_ticks(fig)
     keep_y_labels_inside(fig)
@@ -68,13 +69,14 @@ def draw_chart(
     return fig
 
 
-def choose(result: Result) -> Draw:
-    """The drawing for what the number means, else for the result's shape."""
+def choose(result: Result) -> tuple[Draw, Window | None]:
+    """The drawing for what the number means, else for the result's shape; and the latest
+    bars it draws, when it leaves earlier ones out."""
     assert result.summary is not None
     pair = correlation(result)
     if pair is not None:
-        return lambda fig, result, words: draw_scatter(fig, result, pair, words)
+        return (lambda fig, result, words: draw_scatter(fig, result, pair, words)), None
     now = latest(result)
     if now is not None:
-        return lambda fig, result, words: draw_latest(fig, result, now, words)
-    return DRAW_BY_SHAPE[result.summary.type]
+        return (lambda fig, result, words: draw_latest(fig, result, now, words)), now.window
+    return DRAW_BY_SHAPE[result.summary.type], None

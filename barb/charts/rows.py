@@ -166,6 +166,39 @@ def _label_pad(span: float, share: float, sides: int) -> float:
     return span * share / (1 - max(sides, 1) * share)
 
 
+def headline_columns(result: Result, table: pd.DataFrame, time_col: str) -> list[str]:
+    """The columns a table's headline names, those its chart draws: the ranked one of a
+    short list, else, over time, those in the panel under the price, else the close. The
+    first column selected was a raw ``open``: "open last: 6,351" over a chart of the move."""
+    ranked = _ranked_column(result, table)
+    if ranked is not None:
+        return [ranked]
+    _, lower = _timeline_columns(result, table, time_col)
+    if lower:
+        return lower
+    return ["close"] if "close" in table.columns and is_number(table["close"]) else []
+
+
+def _timeline_columns(
+    result: Result, table: pd.DataFrame, time_col: str
+) -> tuple[list[str], list[str]]:
+    """The query's columns a timeline draws: the price-like ones on the price, and those in
+    the panel under it (a few in the unit of the first together, NQ's and ES's returns)."""
+    has_close = "close" in table.columns and is_number(table["close"])
+    focus = [c for c in result.focus_columns if c in table.columns and c != time_col]
+    numeric = [c for c in focus if is_number(table[c]) and c not in PRICE_COLUMNS]
+    overlays = [c for c in numeric if has_close and price_like(table[c], table["close"])]
+    lower = [c for c in numeric if c not in overlays]
+    if not has_close and not lower:
+        first = first_numeric(table, [])
+        return overlays, [first] if first is not None else []
+    if not lower:
+        return overlays, []
+    first_unit = unit(lower[0], result)
+    shared = [c for c in lower if first_unit and unit(c, result) == first_unit]
+    return overlays, shared[:MAX_TOGETHER] if len(shared) > 1 else lower[:1]
+
+
 def _draw_timeline(
     fig: Figure, result: Result, table: pd.DataFrame, time_col: str, words: Words
 ) -> bool:
@@ -175,14 +208,9 @@ def _draw_timeline(
     has_close = "close" in table.columns and is_number(table["close"])
     focus = [c for c in result.focus_columns if c in table.columns and c != time_col]
     flags = [c for c in focus if pd.api.types.is_bool_dtype(table[c])]
-    numeric = [c for c in focus if is_number(table[c]) and c not in PRICE_COLUMNS]
-    overlays = [c for c in numeric if has_close and price_like(table[c], table["close"])]
-    lower = [c for c in numeric if c not in overlays]
+    overlays, lower = _timeline_columns(result, table, time_col)
     if not has_close and not lower:
-        first = first_numeric(table, [])
-        if first is None:
-            return False
-        lower = [first]
+        return False
     consecutive = not rows_picked(result)
     step = bar_step(x, timeframe(result))
 
@@ -201,20 +229,17 @@ def _draw_timeline(
         draw_overlays(price_ax, x, table, overlays, flags, step=step)
         value_label(price_ax, words("price"))
     if lower_ax is not None:
-        # Columns in the unit of the first share its panel (NQ's and ES's returns).
         first_unit = unit(lower[0], result)
-        shared = [c for c in lower if first_unit and unit(c, result) == first_unit]
-        columns = shared[:MAX_TOGETHER] if len(shared) > 1 else lower[:1]
         draw_series(
             lower_ax,
             x,
-            table[columns],
+            table[lower],
             consecutive=consecutive,
             step=step,
             words=words,
             value_unit=first_unit,
         )
-        value_label(lower_ax, axis_text(columns[0], result, words, columns[1:]))
+        value_label(lower_ax, axis_text(lower[0], result, words, lower[1:]))
     bottom_ax = lower_ax if lower_ax is not None else price_ax
     assert bottom_ax is not None
     names = bar_labels(table, result)

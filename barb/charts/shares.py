@@ -38,6 +38,7 @@ from barb.charts.bars import (
     upright_label_px,
 )
 from barb.charts.columns import counted_dates, row_word, timeframe, unit
+from barb.charts.row_values import held, row_values
 from barb.charts.select_calls import call_args
 from barb.charts.style import (
     ACCENT,
@@ -55,15 +56,9 @@ from barb.charts.style import (
 from barb.charts.value_text import TickFormatter, format_all, format_value, is_finite_number
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import SHARE
-from barb.errors import BarbError, UnknownSession
 from barb.instruments import load_instrument
 from barb.period_rows import still_open
 from barb.result import Result
-from barb.script import ast
-from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate
-from barb.script.parser import parse_expression
-from barb.script.reach import reach
 from barb.timeframes import timeframe as timeframe_spec
 
 MEANS = frozenset({"mean", "avg"})
@@ -88,35 +83,11 @@ def share_of_rows(result: Result, rows: pd.DataFrame) -> Share | None:
         if unit(agg.name, result) != SHARE:
             continue
         _, args = call_args(texts[i] if i < len(texts) else agg.name)
-        held = _condition(args[0], rows, result) if len(args) == 1 else None
-        if held is not None and np.isclose(np.nanmean(held), float(agg.value), atol=1e-9):
-            return Share(agg, held)
+        values = row_values(args[0], rows, result) if len(args) == 1 else None
+        condition = held(values) if values is not None else None
+        if condition is not None and np.isclose(np.nanmean(condition), float(agg.value), atol=1e-9):
+            return Share(agg, condition)
     return None
-
-
-def _condition(text: str, rows: pd.DataFrame, result: Result) -> np.ndarray | None:
-    """The condition's value on each row, 1.0 or 0.0 (NaN where unknown)."""
-    try:
-        expr = parse_expression(text)
-        if isinstance(expr, ast.Column) and expr.name in rows.columns:
-            values = rows[expr.name]
-        elif reach(expr).local:
-            ctx = EvalContext(
-                frame=rows, timeframe=timeframe(result), session_bars=_no_sessions, step="select"
-            )
-            values = evaluate(expr, ctx)
-        else:
-            return None
-    except BarbError:
-        return None
-    if not pd.api.types.is_bool_dtype(values):
-        return None
-    known = values.notna().to_numpy()
-    return np.where(known, values.to_numpy(dtype=bool, na_value=False), np.nan)
-
-
-def _no_sessions(name: str) -> pd.DataFrame:
-    raise UnknownSession(f"no session bars behind a chart: {name}")
 
 
 def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH) -> bool:
@@ -138,7 +109,7 @@ def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH
     ax = plot_axes(fig, bottom=PLOT_BOTTOM + (0.09 if rotate else 0.0))
     positions = np.arange(len(values), dtype="float64")
     faces = [ACCENT] * len(values)
-    if _last_open(result, per):  # hollow: the data ends inside it (2026's first 4 days)
+    if _last_open(result, per, slots[-1]):  # hollow: the data ends inside it (2026's 4 days)
         faces[-1] = "white"
     draw_bars(
         ax,
@@ -294,14 +265,18 @@ def _write_counts(ax: Axes, bars: _Bars, result: Result, words: Words) -> None:
         )
 
 
-def _last_open(result: Result, per: str) -> bool:
-    """Whether the rows end inside the last period drawn (the data's end, or the query's
-    period): a year, month or week with trading days still to come on the exchange's
-    calendar. Not for weekly bars: the week that begins at a year's end is the next
-    year's, and 2024 over weekly bars is whole though 30 and 31 December trade."""
+def _last_open(result: Result, per: str, last: pd.Period) -> bool:
+    """Whether the rows end inside the last period drawn, ``last`` (the data's end, or the
+    query's period): a year, month or week with trading days still to come on the
+    exchange's calendar. Only when the end falls in that period: June days to 2026-01-07
+    end at June 2025, a whole year, and 2025 was drawn hollow. Not for weekly bars: the
+    week that begins at a year's end is the next year's, and 2024 over weekly bars is whole
+    though 30 and 31 December trade."""
     meta = result.metadata
     unit = {"year": "yearly", "month": "monthly", "week": "weekly"}.get(per)
     if meta is None or meta.period_end is None or unit is None:
+        return False
+    if not last.start_time <= pd.Timestamp(meta.period_end) <= last.end_time:
         return False
     if not timeframe_spec(timeframe(result)).intraday and timeframe(result) != "daily":
         return False

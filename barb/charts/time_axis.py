@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 from barb.charts.style import FIG_W_IN, TICK_PT
 from barb.charts.words import ENGLISH, Words
 
+MAX_LABELLED_BARS = 60  # bars named by their labels (2024-03) up to this many, else by dates
 BAR_DAYS = {"daily": 1.0, "weekly": 7.0, "monthly": 30.0, "quarterly": 91.0, "yearly": 365.0}
 
 

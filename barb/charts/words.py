@@ -73,6 +73,21 @@ _UNITS = {
     "years": (N_("unit.years"), N_("axis_unit.years")),
     "bars": (N_("unit.bars"), N_("axis_unit.bars")),
     "pp": (N_("unit.pp"), N_("axis_unit.pp")),
+    "percentile": (N_("unit.percentile"), N_("axis_unit.percentile")),
+}
+
+#: The groups a headline names for their largest and smallest value, by the headline's form
+#: (with the column's name, without it, per series) and whether the value is a count: a
+#: count's are the most and least often. "максимум Пн 85, минимум Чт 31" of the weekdays
+#: making the week's low read as the low being on Thursday: in Russian a value's are "больше
+#: всего / меньше всего", never the words of a price's high and low.
+_EXTREMES = {
+    ("named", False): N_("highest_lowest"),
+    ("unnamed", False): N_("highest_lowest_unnamed"),
+    ("series", False): N_("series_highest_lowest"),
+    ("named", True): N_("most_least"),
+    ("unnamed", True): N_("most_least_unnamed"),
+    ("series", True): N_("series_most_least"),
 }
 
 
@@ -110,6 +125,12 @@ class Words:
 
     def per(self, period: str) -> str:
         return self(_PER[period])
+
+    def extremes(self, form: str, *, count: bool, **values: object) -> str:
+        """The group with the largest value and the one with the smallest, ``high`` and
+        ``low``, in the headline's ``form`` (``named``, ``unnamed``, ``series``): highest and
+        lowest, or for a ``count`` most and least often."""
+        return self(_EXTREMES[form, count], **values)
 
     def rows(self, timeframe: str, *, groups: bool = False, count: int | None = None) -> str:
         """What the rows are called: days for daily bars, weeks for weekly…, else bars; the

@@ -289,6 +289,8 @@ def events_reference(instrument: Instrument) -> str:
         note = spec.note_for(instrument)
         if note is not None:
             lines.append(f"  {note}")
+    main, whole = instrument.default_session, instrument.full_session
+    hours = instrument.sessions[main].hours
     if specs:
         example = specs[0].name
         lines += [
@@ -297,6 +299,8 @@ def events_reference(instrument: Instrument) -> str:
             "  null outside it (unknown, not 'no event'). Weekly+ bars: true if any day in the",
             "  bar is an event day. A release outside trading hours counts for the next",
             "  trading day's bars.",
+            f"  A bar holds the release only inside its session's hours ({main} is {hours}):",
+            f"  for event days' ranges use a session that holds it ({whole}, the whole day).",
             f"Intraday bars also get {example}_minutes: minutes from the release to the bar open",
             "  (negative before, 0 for the bar opening at the release; null on other days).",
             f'  Hour after the release, on 1m bars: "where": "{example} and '

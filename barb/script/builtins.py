@@ -151,6 +151,31 @@ def _round(ctx: EvalContext, x: pd.Series, n: int) -> pd.Series:
     return pd.Series(rounded / 10.0**n, index=x.index)
 
 
+def _to_step(name: str, toward: Any, summary: str, example: str) -> None:
+    @register(
+        name,
+        unit="same",
+        category="scalar",
+        params=(_X, Param("step", "number", default=1, min=1e-9)),
+        summary=summary,
+        example=example,
+    )
+    def impl(ctx: EvalContext, x: pd.Series, step: float) -> pd.Series:
+        # To 9 places first, as round(): 0.3 / 0.1 is 2.9999999999999996, which is 3 steps.
+        with np.errstate(invalid="ignore"):
+            steps = np.round(x.to_numpy(dtype=np.float64) / step, 9)
+            return pd.Series(toward(steps) * step, index=x.index)
+
+
+_to_step(
+    "floor",
+    np.floor,
+    "The multiple of step at or below x (negatives too): buckets of a histogram.",
+    "floor(ret_pct, 0.5)",
+)
+_to_step("ceil", np.ceil, "The multiple of step at or above x.", "ceil(range, 10)")
+
+
 @register(
     "if",
     unit="branches",
@@ -304,7 +329,7 @@ def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
 
 @register(
     "rolling_rank",
-    unit="scalar",
+    unit="percentile",
     category="window",
     params=(_COL, _N),
     summary="Percentile rank 0–100 among the n rows: the % of them ≤ this one (as rank()).",
@@ -530,7 +555,7 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
 
 @register(
     "rank",
-    unit="scalar",
+    unit="percentile",
     category="pattern",
     params=(_COL, RESTART),
     summary="Percentile rank 0–100: the percentage of the period's rows whose value is ≤ "
@@ -597,8 +622,8 @@ def _std(rows: RowGroups, col: pd.Series) -> Any:
     unit="count",
     category="aggregate",
     params=(Param("x", accepts="any", default=None),),
-    summary="count() counts rows; count(cond) rows where cond is true; count(col) rows where "
-    "col is not missing.",
+    summary="count() counts rows; count(cond) rows where cond is true (a true/false column "
+    "too); count(col) rows where col is not missing.",
     example="count(close > open)",
 )
 def _count(rows: RowGroups, x: pd.Series | None) -> Any:

@@ -45,9 +45,19 @@ Category = Literal[
 # (barb.column_units): "same" keeps its first argument's (prev, mean, ema); "spread" too, but
 # the spread of prices is in points (std); "number" keeps a plain number or a ratio and mixes
 # anything else (sqrt, log); "branches" is the unit if()'s branches share; the others are the
-# call's own unit whatever it reads (atr: points). None: no unit (rsi, hour()).
+# call's own unit whatever it reads (atr: points; rank: a percentile). None: no unit (rsi,
+# hour()).
 UnitRule = Literal[
-    "same", "spread", "number", "branches", "price", "points", "contracts", "count", "scalar"
+    "same",
+    "spread",
+    "number",
+    "branches",
+    "price",
+    "points",
+    "contracts",
+    "count",
+    "scalar",
+    "percentile",
 ]
 # What an aggregate or window makes of a condition: its mean is a share of rows, its sum a
 # count of them.

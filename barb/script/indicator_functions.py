@@ -176,8 +176,9 @@ def obv(ctx: EvalContext) -> pd.Series:
     "vwap",
     unit="price",
     category="indicator",
-    summary="Typical-price VWAP from the query session's open each date (NQ RTH 09:30, ETH 18:00, "
-    "window start)",
+    # $placeholders: the reference fills in the asking instrument's times (CL's RTH is 09:00).
+    summary="Typical-price VWAP from the query session's open each date ($symbol $session "
+    "$open, ETH $day_start)",
     example="close > vwap()",
     # Resets each trading date: the planner always widens intraday slices to whole dates.
     reach=period_rows,

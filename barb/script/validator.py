@@ -240,6 +240,9 @@ def unknown_function(name: str, columns: Collection[str], step: str) -> UnknownF
         message += " Similar: " + ", ".join(f"{s}()" for s in similar) + "."
     if name in columns:
         hint = f"{name} is a column; use it without parentheses"
+    elif known is not None:  # another language's name for it: how Barb's is called
+        spec = library()[known]
+        hint = f"Barb Script calls it {spec.signature()}: {spec.summary}"
     elif similar:
         hint = f"did you mean {similar[0]}()?"
     else:

@@ -53,10 +53,6 @@ class _Args(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-class NoArgs(_Args):
-    pass
-
-
 class ExecuteQueryArgs(_Args):
     # A free-form object in the schema: the query's own fields are in the reference.
     query: dict[str, Any] = Field(
@@ -260,11 +256,11 @@ class Tool:
 
 
 async def _query_reference(ctx: ToolContext, args: ReferenceArgs) -> str:
-    return build_query_reference(ctx.instrument_for(args))
+    return build_query_reference(ctx.instrument_for(args), ctx.settings)
 
 
-async def _indicators(ctx: ToolContext, args: NoArgs) -> str:
-    return indicators_reference()
+async def _indicators(ctx: ToolContext, args: ReferenceArgs) -> str:
+    return indicators_reference(ctx.instrument_for(args))
 
 
 async def _events(ctx: ToolContext, args: ReferenceArgs) -> str:
@@ -304,8 +300,10 @@ _DECLARED = (
     Tool(
         "get_indicators",
         ToolKind.REFERENCE,
-        NoArgs,
-        "Get available technical indicators with signatures, defaults and how to read them.",
+        ReferenceArgs,
+        "Get available technical indicators with signatures, defaults and how to read them, "
+        "with the instrument's session times; pass instrument when the question is about "
+        "another one.",
         _indicators,
     ),
     Tool(

@@ -27,7 +27,9 @@ def tool_results(request) -> list:
     return [r for m in request.messages if m.role == "tool" for r in m.tool_results]
 
 
-@pytest.mark.parametrize("name", ["get_query_reference", "get_events", "get_concept"])
+@pytest.mark.parametrize(
+    "name", ["get_query_reference", "get_indicators", "get_events", "get_concept"]
+)
 def test_the_reference_tools_take_an_instrument(name: str) -> None:
     spec = TOOLS[name].spec()
     assert "instrument" in spec.parameters["properties"]
@@ -45,14 +47,16 @@ async def test_the_reference_tools_answer_for_the_instrument_named(make_assistan
             tool_call("get_events"),
             tool_call("get_query_reference", instrument="CL"),
             tool_call("get_events", instrument="GC"),
+            tool_call("get_indicators", instrument="CL"),
+            tool_call("get_indicators"),
         ),
         text("CL's opening range is 09:00-09:15."),
     )
     reply = await assistant.ask(ALICE, "How often does crude break its 15-minute opening range?")
     assert reply.text.startswith("CL's opening range")
-    cl_concept, nq_concept, cl_events, nq_events, cl_reference, unknown = tool_results(
-        assistant.provider.requests[1]
-    )
+    results = tool_results(assistant.provider.requests[1])
+    cl_concept, nq_concept, cl_events, nq_events, cl_reference, unknown = results[:6]
+    cl_indicators, nq_indicators = results[6:]
     assert "session_high('09:00-09:15')" in cl_concept.content
     assert "09:30-09:45" not in cl_concept.content
     assert "session_high('09:30-09:45')" in nq_concept.content
@@ -60,6 +64,9 @@ async def test_the_reference_tools_answer_for_the_instrument_named(make_assistan
     assert "EVENTS for NQ" in nq_events.content and "- eia" not in nq_events.content
     assert "'09:00-09:15' = the 15-minute opening range" in cl_reference.content
     assert unknown.is_error and "unknown instrument 'GC'" in unknown.content
+    # vwap() starts at each one's own RTH open (CL read NQ's "NQ RTH 09:30").
+    assert "(CL RTH 09:00, ETH 18:00)" in cl_indicators.content
+    assert "(NQ RTH 09:30, ETH 18:00)" in nq_indicators.content
 
 
 async def test_a_window_carried_from_the_chats_instrument_is_warned(make_assistant) -> None:

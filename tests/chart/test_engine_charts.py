@@ -58,9 +58,9 @@ def test_a_then_grouped_count_shows_every_year(sample_settings, con) -> None:
     fig = figure(result)
     (ax,) = fig.axes
     np.testing.assert_array_equal(bar_heights(ax), expected.to_numpy())
-    assert title(fig).startswith("months: highest ")
+    assert title(fig).startswith("months: most often ")
     # Several years have none: the lowest is a tie, said as one (not the first of them).
-    assert ", lowest 0 (" in (chart_headline(result) or "")
+    assert ", least often 0 (" in (chart_headline(result) or "")
 
 
 def test_a_correlation_of_nq_and_es_returns_is_a_scatter(sample_settings, con) -> None:
@@ -115,7 +115,8 @@ def test_atr_now_as_the_examples_ask_it_is_the_series(sample_settings) -> None:
 
     fig = figure(result)
     price_ax, ax = sorted(fig.axes, key=lambda a: -a.get_position().y1)
-    assert not [c for c in price_ax.collections if isinstance(c, PolyCollection)]  # no candle
+    # No candle (the bars' low-high band behind the close is a fill, not candle bodies).
+    assert not [c for c in price_ax.collections if type(c) is PolyCollection]
     (series,) = [line for line in ax.get_lines() if len(line.get_xdata()) > 100]
     assert np.asarray(series.get_ydata(), float)[-1] == pytest.approx(history["atr14"].iloc[-1])
     last = [mdates.date2num(history["timestamp"].iloc[-1]), history["atr14"].iloc[-1]]
@@ -238,7 +239,7 @@ def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
         return f"{value} days (tie: {', '.join(tied)})"  # no month is "the" highest
 
     assert chart_headline(by_month) == (
-        f"count: highest {extreme(per_month.max())}, lowest {extreme(per_month.min())}"
+        f"count: most often {extreme(per_month.max())}, least often {extreme(per_month.min())}"
     )
 
     by_day = run(
@@ -258,8 +259,8 @@ def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
     tied = int((per_day == per_day.max()).sum())
     assert tied > 3
     assert chart_headline(by_day) == (
-        f"count: highest {per_day.max()} days ({tied} tied), "
-        f"lowest d {per_day.idxmin()} ({per_day.min()} days)"
+        f"count: most often {per_day.max()} days ({tied} tied), "
+        f"least often d {per_day.idxmin()} ({per_day.min()} days)"
     )
 
 
@@ -279,10 +280,10 @@ def test_groups_keyed_by_quarter_read_q1_to_q4_in_either_language(sample_setting
     dates = days.index[days.index.year == 2024].to_series()
     per = dates.dt.quarter.value_counts().sort_index()
     high, low = per.idxmax(), per.idxmin()
-    assert chart_headline(result, "ru").startswith(f"count: максимум Q{high} {per.max()} ")
-    assert f"минимум Q{low} {per.min()} " in chart_headline(result, "ru")
+    assert chart_headline(result, "ru").startswith(f"count: чаще всего Q{high} {per.max()} ")
+    assert f"реже всего Q{low} {per.min()} " in chart_headline(result, "ru")
     assert chart_headline(result) == (
-        f"count: highest Q{high} {per.max()} days, lowest Q{low} {per.min()} days"
+        f"count: most often Q{high} {per.max()} days, least often Q{low} {per.min()} days"
     )
 
 

@@ -166,7 +166,8 @@ def test_rsi_now_is_the_series_with_the_last_value_marked(results: dict[str, Res
     assert any(
         np.allclose(m.get_offsets(), [[last_x, make.rsi(rows["close"]).iloc[-1]]]) for m in marks
     )
-    assert not [c for c in price_ax.collections if isinstance(c, PolyCollection)]  # no candle
+    # No candle (the bars' low-high band behind the close is a fill, not candle bodies).
+    assert not [c for c in price_ax.collections if type(c) is PolyCollection]
     title = max(texts(fig), key=lambda t: t.get_fontsize()).get_text()
     value = make.rsi(rows["close"]).iloc[-1]
     assert title == f"rsi14 now: {value:.1f} ({rows['timestamp'].iloc[-1]:%Y-%m-%d})"
@@ -180,7 +181,7 @@ def test_atr_now_asked_latest_first_is_the_series_not_one_candle(
     assert rows is not None
     fig = figure(result)
     price_ax, ax = plot_axes(fig)
-    assert not [c for c in price_ax.collections if isinstance(c, PolyCollection)]
+    assert not [c for c in price_ax.collections if type(c) is PolyCollection]  # no candle
     (series,) = [line for line in ax.get_lines() if len(line.get_xdata()) > 100]
     expected = make.true_range_atr(rows)
     np.testing.assert_allclose(np.asarray(series.get_ydata(), float), expected.to_numpy())
@@ -402,8 +403,8 @@ def test_russian_numbers_and_words_in_the_headline(results: dict[str, Result]) -
     ru = {"Mon": "Пн", "Tue": "Вт", "Wed": "Ср", "Thu": "Чт", "Fri": "Пт"}
     high, low = table.idxmax(), table.idxmin()
     assert chart_headline(groups, "ru") == (
-        f"mean_range: максимум {ru[high]} {table[high]:.1f} пункта, "
-        f"минимум {ru[low]} {table[low]:.1f} пункта"
+        f"mean_range: больше всего {ru[high]} {table[high]:.1f} пункта, "
+        f"меньше всего {ru[low]} {table[low]:.1f} пункта"
     ).replace(".", ",")
 
 

@@ -132,6 +132,10 @@ CHG_PCT = "(close - prev(close)) / prev(close) * 100"
         ({"map": {"x_pct": "close + volume"}}, "x_pct", None),
         ({"map": {"rsi_close": "rsi(close, 14)"}}, "rsi_close", None),
         ({"map": {"since": "bars_since(close > open)"}}, "since", "days"),
+        # A rank is a percentile (59.7 read as points); over 100 it is a fraction, no unit.
+        ({"map": {"r": "rank(range)"}, "select": "last(r) as r_now"}, "r_now", "percentile"),
+        ({"map": {"r": "rolling_rank(range, 252)"}}, "r", "percentile"),
+        ({"map": {"r": "rank(range) / 100"}}, "r", None),
         # A second stage's count counts the first stage's groups; its mean of a count not.
         (
             {"group_by": "year()", "select": "count() as n", "then": {"select": "mean(n)"}},

@@ -59,7 +59,7 @@ def test_two_years_by_month_are_bars_side_by_side(sample_settings, days) -> None
             f"lowest {months[mine.idxmin() - 1]} {mine.min():,.1f} points"
         )
     assert chart_headline(result) == "rng: " + "; ".join(parts)
-    assert chart_headline(result, "ru").startswith("rng: 2020: максимум ")
+    assert chart_headline(result, "ru").startswith("rng: 2020: больше всего ")
 
 
 def test_a_second_key_of_many_values_keeps_joined_labels(sample_settings) -> None:

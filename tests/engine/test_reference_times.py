@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 
+from barb import execute
+from barb.data.sample import write_samples
+from barb.data.store import data_path
 from barb.errors import QueryError
 from barb.instruments import Instrument, available_instruments, load_instrument
-from barb.reference import describe_concept, query_reference
+from barb.reference import describe_concept, indicators_reference, query_reference
 from barb.script.patterns import pattern_catalog
 from barb.session_concepts import session_concepts
 
@@ -58,11 +62,14 @@ def own_times(instrument: Instrument) -> set[str]:
 
 
 def texts(instrument: Instrument) -> dict[str, str]:
-    """What a model asking about this instrument reads: the query reference, and get_concept
-    for every session concept, pattern, session and the clock functions."""
-    names = [*session_concepts(), *pattern_catalog(), *instrument.sessions, "time", "hour"]
+    """What a model asking about this instrument reads: the query and indicator references,
+    and get_concept for every session concept, pattern, session and the clock functions."""
+    names = [*session_concepts(), *pattern_catalog(), *instrument.sessions, "time", "hour", "vwap"]
     found = {name: describe_concept(name, instrument) for name in names}
-    return {"get_query_reference": query_reference(instrument)} | found
+    return {
+        "get_query_reference": query_reference(instrument),
+        "get_indicators": indicators_reference(instrument),
+    } | found
 
 
 @pytest.mark.parametrize("symbol", available_instruments())
@@ -88,6 +95,31 @@ def test_cl_reads_its_own_opening_range_and_hourly_bars() -> None:
     assert "14:00-14:30 (half an hour)" in describe_concept("which hour makes the high", cl)
 
 
+def test_cls_indicators_name_its_own_open() -> None:
+    """CL's get_indicators was NQ's text: vwap() "from NQ RTH 09:30", windows '09:30-10:30'."""
+    text = indicators_reference(load_instrument("CL"))
+    [vwap] = [line for line in text.splitlines() if line.startswith("- vwap()")]
+    assert "(CL RTH 09:00, ETH 18:00)" in vwap
+    assert "a window such as '09:00-10:00'" in text
+    assert "\"where\": \"time() >= '09:00' and time() < '10:00'\"" in text
+    assert "09:30" not in text and "NQ" not in text
+
+
+def test_cls_vwap_starts_where_its_text_says(sample_settings) -> None:
+    """vwap() on CL's RTH 5m bars: each day's first value is the typical price of the 09:00
+    bar, from the raw minute bars."""
+    write_samples(["CL"], sample_settings)
+    query = {"instrument": "CL", "session": "RTH", "from": "5m", "period": "2024-03-01",
+             "map": {"vw": "vwap()"}, "select": ["timestamp", "vw"], "limit": 1}  # fmt: skip
+    result = execute(query, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    bars = pd.read_parquet(data_path("CL", sample_settings))
+    first = bars[(bars["trading_date"] == "2024-03-01") & bars["minute"].between(540, 544)]
+    typical = (first["high"].max() + first["low"].min() + first["close"].iloc[-1]) / 3
+    assert str(result.table["timestamp"].iloc[0]) == "2024-03-01 09:00:00"
+    assert result.table["vw"].iloc[0] == pytest.approx(typical, rel=1e-12)
+
+
 def test_nq_keeps_its_half_past_wording() -> None:
     nq = load_instrument("NQ")
     reference = query_reference(nq)
@@ -104,6 +136,26 @@ def test_an_instrument_without_a_cash_session_reads_what_it_has_instead() -> Non
     assert '"session": "14:00-14:30"' in cash
     post = describe_concept("post-cash hour", cl)
     assert "CL has no cash session" in post and '"session": "14:30-17:00"' in post
+
+
+@pytest.mark.parametrize("session", ["CASH", "cash", "CASH_CLOSE"])
+def test_cls_missing_cash_session_says_what_to_use_instead(session: str, sample_settings) -> None:
+    """CL asked for CASH from an NQ chat read "Default session is RTH"; it has no cash
+    session, and its cash-like close is the last half hour into its own RTH close (14:30,
+    instruments/CL.yaml)."""
+    write_samples(["CL"], sample_settings)  # NQ and ES are in the default sample
+    rth_end = _minute("14:30")
+    last_half_hour = f"{_clock(rth_end - 30)}-{_clock(rth_end)}"
+    query = {"instrument": "CL", "session": session, "from": "daily", "select": "count()"}
+    error = execute(query, "NQ", settings=sample_settings).error
+    assert error is not None and error.error_type == "UnknownSession"
+    assert error.hint.startswith("CL has no cash session, so no cash close: its RTH (09:00-14:30)")
+    assert f'window "{last_half_hour}"' in error.hint
+    # The window it names runs; an unknown name keeps the plain hint.
+    window = {**query, "session": last_half_hour}
+    assert execute(window, "NQ", settings=sample_settings).ok
+    unknown = execute({**query, "session": "NOPE"}, "NQ", settings=sample_settings).error
+    assert unknown is not None and unknown.hint == "Default session is RTH."
 
 
 @pytest.mark.parametrize("symbol", available_instruments())

@@ -72,6 +72,14 @@ def test_groups_say_what_their_statistic_is_over(engine_settings, minutes) -> No
         f"mean_nr is over the {sample:,} of the {len(daily):,} rows kept that have a value "
         "(the others are empty); count() counts all of them."
     ) in result.metadata.warnings
+    both = _ask(
+        {"map": NEXT_AFTER_UP, "group_by": "month()", "select": ["mean(nr)", "std(nr)"]},
+        engine_settings,
+    )
+    assert (
+        f"mean_nr and std_nr are over the {sample:,} of the {len(daily):,} rows kept that have "
+        "a value (the others are empty); count() counts all of them."
+    ) in both.metadata.warnings
 
 
 def test_nothing_is_said_when_every_row_has_a_value(engine_settings) -> None:
@@ -80,3 +88,12 @@ def test_nothing_is_said_when_every_row_has_a_value(engine_settings) -> None:
     assert "over" not in render_summary(result).splitlines()[0]
     grouped = _ask({"group_by": "month()", "select": "mean(range)"}, engine_settings)
     assert not [w for w in grouped.metadata.warnings if "rows kept that have a value" in w]
+
+
+def test_groups_say_nothing_of_the_first_days_missing_return(engine_settings, minutes) -> None:
+    """The data's first day has no previous close: one empty row of about 60 is no news."""
+    ret = "close / prev(close) - 1"
+    query = {"map": {"ret": ret}, "group_by": "month()", "select": ["mean(ret)", "std(ret)"]}
+    result = _ask(query, engine_settings)
+    assert not [w for w in result.metadata.warnings if "rows kept that have a value" in w]
+    assert _ask({**query, "select": "mean(ret)"}, engine_settings).ok

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from barb import execute, render_summary
-from barb.result import EDGE_ROWS, Result
+from barb.result import EDGE_ROWS, WHOLE_MAX_NARROW_ROWS, Result
 from barb.settings import EngineSettings
 
 with warnings.catch_warnings():
@@ -41,6 +41,8 @@ def listed(text: str) -> tuple[list[str], list[list[str]]]:
     for line in lines[2:]:
         if line.startswith("…"):
             continue
+        if line.startswith("Scanned "):  # the scope line: the listing is over
+            break
         cells = line.split(",")
         if len(cells) != len(header) or "=" in line:
             break
@@ -96,13 +98,13 @@ def test_selecting_one_column_keeps_the_month_first(year_settings, year_minutes)
     assert header == ["month", "ret"] and len(rows) == 12
 
 
-def test_forty_rows_are_summarized_by_top_and_bottom_in_sort_order(
+def test_a_longer_table_is_summarized_by_top_and_bottom_in_sort_order(
     year_settings, year_minutes
 ) -> None:
     query = {
         "session": "RTH",
         "from": "daily",
-        "period": "2023-03-01:2023-04-25",
+        "period": "2023-03-01:2023-05-31",
         "map": {"chg": "close - open"},
         "sort": "chg desc",
     }
@@ -110,22 +112,23 @@ def test_forty_rows_are_summarized_by_top_and_bottom_in_sort_order(
     text = render_summary(result)
     bars = daily(year_minutes)
     bars["chg"] = bars["close"] - bars["open"]
-    window = bars.loc["2023-03-01":"2023-04-25"]
-    assert len(window) == 40
+    window = bars.loc["2023-03-01":"2023-05-31"]
+    n = len(window)
+    assert n > WHOLE_MAX_NARROW_ROWS
     # Ties keep time order (a stable sort), as the engine's.
     ranked = window.sort_values("chg", ascending=False, kind="stable", na_position="last")
     dates = [d.strftime("%Y-%m-%d") for d in ranked.index]
 
     first = text.splitlines()[0]
     assert first == (
-        "Result: 40 rows of daily bars, sorted by chg descending; "
+        f"Result: {n} rows of daily bars, sorted by chg descending; "
         f"the first {EDGE_ROWS} and the last {EDGE_ROWS} in that order:"
     )
     header, rows = listed(text)
     assert header == ["date", "chg"]
     assert len(rows) == 2 * EDGE_ROWS
     assert [r[0] for r in rows] == dates[:EDGE_ROWS] + dates[-EDGE_ROWS:]
-    assert f"… {40 - 2 * EDGE_ROWS} more rows …" in text
+    assert f"… {n - 2 * EDGE_ROWS} more rows …" in text
     shown = [float(r[1]) for r in rows[:EDGE_ROWS]]
     assert shown == pytest.approx(ranked["chg"].iloc[:EDGE_ROWS].tolist())
     stats = re.search(r"^chg: min=(\S+), max=(\S+), mean=(\S+)$", text, re.M)
@@ -137,9 +140,10 @@ def test_forty_rows_are_summarized_by_top_and_bottom_in_sort_order(
 
 def test_many_groups_show_extremes_and_both_ends_in_key_order(year_settings, year_minutes) -> None:
     query = {"session": "RTH", "from": "daily", "group_by": "date()", "select": "max(range)"}
-    result = run({**query, "period": "2023-05-01:2023-06-30"}, year_settings)
+    result = run({**query, "period": "2023-05-01:2023-07-31"}, year_settings)
     text = render_summary(result)
-    bars = daily(year_minutes).loc["2023-05-01":"2023-06-30"]
+    bars = daily(year_minutes).loc["2023-05-01":"2023-07-31"]
+    assert len(bars) > WHOLE_MAX_NARROW_ROWS
     ranges = bars["high"] - bars["low"]
     assert text.splitlines()[0].startswith(f"Result: {len(bars)} groups by date, ordered by date;")
     header, rows = listed(text)
@@ -286,3 +290,30 @@ def test_groups_name_their_columns_not_listed(year_settings) -> None:
     text = render_summary(run(query, year_settings))
     assert listed(text)[0] == ["month", *(f"c{i}" for i in range(8))]
     assert "not listed: c8, c9 — select fewer columns to read them" in text
+
+
+def test_a_histogram_of_many_narrow_buckets_is_read_whole(year_settings, year_minutes) -> None:
+    """Daily returns in 0.025% buckets: every bucket with its count, the middle included (the
+    first and last five alone held the tails' one-day buckets), and the zero bucket is 0,
+    not -0 (a small loss to a reader)."""
+    bucket = "round((close / prev(close) - 1) * 4000) / 40"
+    query = {"session": "RTH", "from": "daily", "map": {"bucket": bucket}}
+    result = run({**query, "group_by": "bucket", "select": "count() as days"}, year_settings)
+    closes = daily(year_minutes)["close"]
+    expected = ((closes / closes.shift() - 1) * 4000).round().div(40).value_counts().sort_index()
+    expected.index = expected.index + 0.0  # -0.0 and 0.0 are one bucket
+    assert 2 * EDGE_ROWS + 10 < len(expected) <= WHOLE_MAX_NARROW_ROWS
+    text = render_summary(result)
+    assert text.splitlines()[0].endswith("all shown:")
+    header, rows = listed(text)
+    assert header == ["bucket", "days"]
+    assert [float(key) for key, _ in rows] == expected.index.tolist()
+    assert [int(days) for _, days in rows] == expected.tolist()
+
+
+def test_a_zero_rounded_from_below_reads_0(year_settings) -> None:
+    """round(-0.1) is -0.0 in floating point: shown as "-0" it reads as a small loss."""
+    query = {"session": "RTH", "from": "daily", "period": "2023-01", "map": {"z": "round(-0.1)"}}
+    result = run({**query, "group_by": "z", "select": "count() as days"}, year_settings)
+    header, rows = listed(render_summary(result))
+    assert header == ["z", "days"] and [key for key, _ in rows] == ["0"]

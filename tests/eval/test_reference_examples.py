@@ -9,12 +9,14 @@ of Barb. The examples here are the ones testers caught leading a model to a wron
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import talib
-from minute_bars import daily, window_daily
+from minute_bars import SESSIONS, daily, window_daily
 
 from barb import execute
 from barb.instruments import load_instrument
@@ -25,6 +27,8 @@ pytestmark = pytest.mark.slow
 
 # CL's pit session opens at 09:00 (instruments/CL.yaml); its 15-minute opening range:
 CL_OR = ("09:00", "09:15")
+REPO = Path(__file__).resolve().parents[2]
+REFERENCE_DIR = Path(os.environ.get("BARB_REFERENCE_DIR", REPO.parent / "shared" / "reference"))
 
 
 def example_query(symbol: str, question: str) -> dict:
@@ -132,3 +136,36 @@ def test_atr_example_ranks_today_within_the_last_year(eval_settings) -> None:
     assert row["atr14"] == pytest.approx(year.iloc[-1], rel=1e-9)
     # The share of the year's days whose ATR is at most today's, in percent.
     assert row["atr_rank"] == pytest.approx(np.mean(year <= year.iloc[-1]) * 100, rel=1e-9)
+
+
+def _clock(text: str) -> int:
+    hours, minutes = text.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+@pytest.mark.parametrize("symbol", ["NQ", "CL"])
+def test_the_fomc_range_example_reads_a_session_that_holds_the_release(
+    symbol: str, eval_settings
+) -> None:
+    """On RTH the example compared days whose bars missed the statement on CL, whose RTH
+    closes at 14:30, 30 minutes after it (and the 07:00 and 08:20 cuts before the open)."""
+    fomc = REFERENCE_DIR / "events" / "fomc.csv"
+    if not fomc.is_file():
+        pytest.skip(f"no reference list {fomc}")
+    query = example_query(symbol, "Average range on FOMC days vs other days")
+    start, end = (_clock(t) for t in SESSIONS[symbol][query["session"]])
+    reference = pd.read_csv(fomc, parse_dates=["date"])
+    # Times by era (the reference's README and notes): 14:00 from 2013, 14:15 before, 12:30
+    # on the 2011-2012 press-conference days, the unscheduled ones as noted.
+    for time in ("14:00", "14:15", "12:30", "07:00", "08:30", "10:00"):
+        assert (_clock(time) - start) % 1440 < (end - start) % 1440, time
+    days = daily(symbol, query["session"])
+    known = reference["date"][reference["date"] <= days.index[-1]]
+    at = np.searchsorted(days.index.to_numpy(), known.to_numpy())  # Sunday 03-15 → Monday
+    flagged = days.index.isin(days.index[at])
+    result = answer(query, symbol, eval_settings)
+    table = result.table.set_index("fomc")
+    for is_fomc, rows in ((True, days[flagged]), (False, days[~flagged])):
+        assert table.loc[is_fomc, "count"] == len(rows)
+        assert table.loc[is_fomc, "mean_range"] == pytest.approx(rows["range"].mean(), rel=1e-9)
+    assert not [w for w in result.metadata.warnings if "came out" in w]

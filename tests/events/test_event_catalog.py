@@ -109,6 +109,11 @@ def test_events_reference_is_compact_and_says_what_is_covered(
     cl_text = events_reference(cl)
     assert "- eia — EIA Weekly Petroleum Status Report (energy, high impact)" in cl_text
     assert len(cl_text.splitlines()) <= 25
+    # A range on event days needs a session that holds the release (CPI's 08:30 is before
+    # either RTH), said in each instrument's own hours.
+    for said, hours in ((text, "09:30-17:00"), (cl_text, "09:00-14:30")):
+        assert f"A bar holds the release only inside its session's hours (RTH is {hours})" in said
+        assert "use a session that holds it (ETH, the whole day)" in said
 
 
 @pytest.mark.parametrize(

@@ -77,6 +77,25 @@ def test_round_halves() -> None:
     same(run("round(x, -2)", ctx), [0.0, -0.0, 0.0, 0.0, 100.0, 1200.0, -0.0, NAN])
 
 
+def test_floor_and_ceil_to_a_step() -> None:
+    """Buckets of a histogram, negatives included (round(x / 0.5 - 0.5) is off at -1.5),
+    and a step that binary floats cannot hold (0.3 is 3 steps of 0.1, not 2)."""
+    values = [1.26, -1.26, -1.5, 0.0, 0.3, -0.3, 7.0, NAN]
+    frame = pd.DataFrame({"x": values})
+    ctx = make_context(frame)
+    for step in (0.5, 0.1, 10.0):
+        expected = [float(Decimal(str(v)) // Decimal(str(step))) * step for v in values[:-1]]
+        # Python's // on Decimal truncates toward zero; the floor of a negative goes lower.
+        expected = [
+            e - step if v < 0 and Decimal(str(v)) % Decimal(str(step)) != 0 else e
+            for e, v in zip(expected, values[:-1], strict=True)
+        ]
+        same(run(f"floor(x, {step})", ctx), [*expected, NAN])
+        up = [math.ceil(round(v / step, 9)) * step for v in values[:-1]]
+        same(run(f"ceil(x, {step})", ctx), [*up, NAN])
+    same(run("floor(x)", ctx), [1.0, -2.0, -2.0, 0.0, 0.0, -1.0, 7.0, NAN])
+
+
 def test_if(ctx: EvalContext) -> None:
     """An unknown condition (close missing) picks neither branch: the value is empty."""
     known = up_or_unknown(ctx)

@@ -52,11 +52,21 @@ def test_unknown_function_names_similar_ones() -> None:
     assert error.hint.startswith("did you mean rolling_")
     [error] = check("range(5) > 1")
     assert "range is a column" in error.hint
-    # Names other tools use, too far from Barb's for a spelling match ("sma" is nearest sum).
-    for other, barb in (("sma", "rolling_mean"), ("stdev", "std"), ("lag", "prev")):
+    # Names other tools use, too far from Barb's for a spelling match ("sma" is nearest sum):
+    # the hint gives Barb's signature and what it takes (a percentile's p is 0 to 100, where
+    # a quantile's is 0 to 1).
+    for other, barb, signature in (
+        ("sma", "rolling_mean", "rolling_mean(col, n)"),
+        ("stdev", "std", "std(col)"),
+        ("lag", "prev", "prev(col, n=1)"),
+        ("quantile", "percentile", "percentile(col, p)"),
+        ("var", "std", "std(col)"),
+    ):
         [error] = check(f"{other}(close, 20) > 1")
-        assert error.hint == f"did you mean {barb}()?"
+        assert error.hint.startswith(f"Barb Script calls it {signature}: ")
         assert f"Similar: {barb}()" in error.message
+    [error] = check("quantile(close, 0.9) > 1")
+    assert "p from 0 to 100" in error.hint
 
 
 def test_argument_count_names_the_signature() -> None:

@@ -1,0 +1,235 @@
+"""A release the query's session does not hold is said: CPI at 08:30 comes before CL's 09:00
+and NQ's 09:30 RTH open, so "CL's range on CPI days vs other days" on RTH (2.057 vs 1.887)
+and NQ's (138.15 vs 138.34, "no more volatile") left the release out, where ETH read 203.08 vs
+170.14. FOMC at 14:00 is 30 minutes before CL's 14:30 RTH close.
+
+Expected counts from the reference lists in shared/reference/events (CPI and NFP at 08:30 ET,
+FOMC at 14:00 from 2013 and 14:15 in 2008-2012, 12:30 on the press-conference days, the
+unscheduled times in its notes) and pandas over the sample's minute bars; the sessions'
+hours restated from instruments/*.yaml."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from barb import execute
+from barb.data.sample import write_samples
+from barb.data.store import data_path
+from barb.result import Result
+
+REPO = Path(__file__).resolve().parents[2]
+REFERENCE_DIR = Path(os.environ.get("BARB_REFERENCE_DIR", REPO.parent / "shared" / "reference"))
+EVENTS = REFERENCE_DIR / "events"
+# RTH (start, end) in minutes after midnight, ET, and MORNING for NQ.
+RTH = {"NQ": (570, 1020), "CL": (540, 870)}
+NQ_MORNING = (570, 750)
+# FOMC statements with a Chair press conference in 2011-2012 came at 12:30, not 14:15.
+PRESS_CONFERENCES_2011_2012 = pd.DatetimeIndex(
+    ["2011-04-27", "2011-06-22", "2011-11-02", "2012-01-25",
+     "2012-04-25", "2012-06-20", "2012-09-13", "2012-12-12"]
+)  # fmt: skip
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (EVENTS / "cpi.csv").is_file(), reason=f"no reference lists {EVENTS}"),
+]
+
+
+@pytest.fixture(scope="module")
+def settings(sample_settings):
+    write_samples(["CL"], sample_settings)  # NQ and ES are in the default sample
+    return sample_settings
+
+
+def _session_days(symbol: str, settings, hours: tuple[int, int]) -> pd.DatetimeIndex:
+    """The trading dates with a bar opening inside ``hours`` (which do not cross midnight)."""
+    bars = pd.read_parquet(data_path(symbol, settings), columns=["trading_date", "minute"])
+    inside = bars[(bars["minute"] >= hours[0]) & (bars["minute"] < hours[1])]
+    return pd.DatetimeIndex(np.unique(inside["trading_date"].to_numpy()))
+
+
+def _releases(event: str, years: tuple[int, int]) -> pd.DataFrame:
+    """The reference's releases in ``years``, each with its time of day (ET) by its era."""
+    table = pd.read_csv(EVENTS / f"{event}.csv", parse_dates=["date"])
+    table = table[table["date"].dt.year.between(*years)].copy()
+    if event != "fomc":
+        table["time"] = "08:30"
+        return table
+    announced = table["note"].str.extract(r"announced (\d\d:\d\d) ET", expand=False)
+    era = np.where(table["date"].dt.year >= 2013, "14:00", "14:15")
+    era = np.where(table["date"].isin(PRESS_CONFERENCES_2011_2012), "12:30", era)
+    table["time"] = announced.fillna(pd.Series(era, index=table.index))
+    return table
+
+
+def _days_seen(dates: pd.Series, days: pd.DatetimeIndex) -> pd.DatetimeIndex:
+    """Each release's trading date with a session bar: its own, or the next (a release on a
+    day without trading counts for the next)."""
+    at = np.searchsorted(days.to_numpy(), dates.to_numpy())
+    return pd.DatetimeIndex(np.unique(days.to_numpy()[at]))
+
+
+def _ask(query: dict, symbol: str, settings) -> Result:
+    result = execute(query, symbol, settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def _said(result, event: str) -> list[str]:
+    return [w for w in result.metadata.warnings if w.startswith(f"{event} came out")]
+
+
+def _minute(clock: str) -> int:
+    hours, minutes = clock.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+@pytest.mark.parametrize(("symbol", "opens"), [("CL", "09:00"), ("NQ", "09:30")])
+def test_cpi_before_the_rth_open_is_said_with_the_days_it_left_out(
+    symbol: str, opens: str, settings
+) -> None:
+    releases = _releases("cpi", (2015, 2025))
+    rth = _session_days(symbol, settings, RTH[symbol])
+    same_day = releases["date"][releases["date"].isin(rth)]
+    seen = _days_seen(releases["date"], rth)
+    assert len(same_day) < len(seen) == len(releases)  # two Good-Friday CPIs count for Monday
+    query = {"session": "RTH", "from": "daily", "period": "2015:2025", "join": "cpi",
+             "group_by": "cpi", "select": ["mean(range)", "count()"]}  # fmt: skip
+    result = _ask(query, symbol, settings)
+    assert result.table.set_index("cpi").loc[True, "count"] == len(seen)
+    assert _said(result, "CPI") == [
+        f"CPI came out at 08:30, before {symbol}'s RTH opens at {opens}, on {len(same_day)} of "
+        f"the {len(seen)} cpi days in the period: RTH bars start after the release and hold "
+        "none of its first move. For the reaction use ETH, which holds it, or a window such "
+        "as '08:30-09:30'."
+    ]
+    # What it points to holds the release: every one of those days has an ETH bar at 08:30.
+    bars = pd.read_parquet(data_path(symbol, settings), columns=["trading_date", "minute"])
+    at_release = bars.loc[bars["minute"] == _minute("08:30"), "trading_date"]
+    assert same_day.isin(at_release).all()
+
+
+@pytest.mark.parametrize("session", ["ETH", "08:30-09:30", "08:00-10:00"])
+def test_a_session_that_holds_the_release_says_nothing(session: str, settings) -> None:
+    query = {"session": session, "from": "daily", "period": "2015:2025", "join": "cpi",
+             "group_by": "cpi", "select": "mean(range)"}  # fmt: skip
+    for symbol in ("CL", "NQ"):
+        assert _said(_ask(query, symbol, settings), "CPI") == []
+
+
+def test_a_where_counts_only_the_releases_it_keeps(settings) -> None:
+    releases = _releases("cpi", (2024, 2024))
+    query = {"session": "RTH", "from": "daily", "join": "cpi",
+             "where": "cpi and year() == 2024", "select": "mean(range)"}  # fmt: skip
+    [said] = _said(_ask(query, "CL", settings), "CPI")
+    assert f"on all {len(releases)} cpi days in the period:" in said
+
+
+def test_weekly_bars_count_the_releases_of_their_days(settings) -> None:
+    """A weekly bar's trading date is its last day: the releases are read by their own."""
+    releases = _releases("cpi", (2015, 2019))
+    rth = _session_days("CL", settings, RTH["CL"])
+    same_day = releases["date"][releases["date"].isin(rth)]
+    seen = _days_seen(releases["date"], rth)
+    query = {"session": "RTH", "from": "weekly", "period": "2015:2019", "join": "cpi",
+             "group_by": "cpi", "select": "mean(range)"}  # fmt: skip
+    [said] = _said(_ask(query, "CL", settings), "CPI")
+    assert f"on {len(same_day)} of the {len(seen)} cpi days in the period:" in said
+
+
+def test_intraday_bars_of_rth_start_after_the_release(settings) -> None:
+    """ "The hour after CPI" on CL's RTH 1m bars keeps only 09:00-09:29, 30 minutes late."""
+    query = {"session": "RTH", "from": "1m", "period": "2024", "join": "cpi",
+             "where": "cpi and cpi_minutes >= 0 and cpi_minutes < 60", "group_by": "date()",
+             "select": "min(cpi_minutes) as first"}  # fmt: skip
+    result = _ask(query, "CL", settings)
+    assert set(result.table["first"]) == {RTH["CL"][0] - _minute("08:30")}
+    [said] = _said(result, "CPI")
+    releases = _releases("cpi", (2024, 2024))
+    assert said.startswith(
+        f"CPI came out at 08:30, before CL's RTH opens at 09:00, on all {len(releases)} cpi"
+    )
+
+
+def test_fomc_near_cls_rth_close_says_how_little_of_the_reaction_it_holds(settings) -> None:
+    releases = _releases("fomc", (2013, 2019))
+    assert set(releases["time"]) == {"14:00"}
+    query = {"session": "RTH", "from": "daily", "period": "2013:2019", "join": "fomc",
+             "group_by": "fomc", "select": ["mean(range)", "count()"]}  # fmt: skip
+    result = _ask(query, "CL", settings)
+    left = RTH["CL"][1] - _minute("14:00")
+    assert _said(result, "FOMC") == [
+        f"FOMC came out at 14:00, 30 minutes or less before CL's RTH closes at 14:30, on all "
+        f"{len(releases)} fomc days in the period: RTH bars hold only the first {left} minutes "
+        "after it, none of the rest of the day's reaction. For more of it use ETH, or a window "
+        "such as '14:00-15:00'."
+    ]
+    # NQ's RTH runs three hours past 14:00: nothing to say.
+    assert _said(_ask(query, "NQ", settings), "FOMC") == []
+
+
+def test_each_era_s_release_time_is_read(settings) -> None:
+    """2009-2012: 14:15, 15 minutes before CL's close; 12:30 on press-conference days, two
+    hours before it. 2008 adds two unscheduled cuts before the open."""
+    releases = _releases("fomc", (2009, 2012))
+    late = releases[releases["time"] == "14:15"]
+    query = {"session": "RTH", "from": "daily", "join": "fomc", "group_by": "fomc",
+             "select": "mean(range)"}  # fmt: skip
+    said = _said(_ask({**query, "period": "2009:2012"}, "CL", settings), "FOMC")
+    assert said == [
+        f"FOMC came out at 14:15, 30 minutes or less before CL's RTH closes at 14:30, on "
+        f"{len(late)} of the {len(releases)} fomc days in the period: RTH bars hold only the "
+        "first 15 minutes after it, none of the rest of the day's reaction. For more of it use "
+        "ETH, or a window such as '14:15-15:15'."
+    ]
+    year_2008 = _releases("fomc", (2008, 2008))
+    early = year_2008[year_2008["time"].map(_minute) < RTH["CL"][0]]
+    assert len(early) == 2  # 2008-01-22 and 2008-10-08
+    before, near = _said(_ask({**query, "period": "2008"}, "CL", settings), "FOMC")
+    assert before.startswith(
+        f"FOMC came out before CL's RTH opens at 09:00, on {len(early)} of the "
+        f"{len(year_2008)} fomc days in the period ("
+    )
+    assert near.startswith(
+        f"FOMC came out at 14:15, 30 minutes or less before CL's RTH closes at 14:30, on "
+        f"{int((year_2008['time'] == '14:15').sum())} of the {len(year_2008)} fomc days"
+    )
+
+
+def test_a_session_that_closes_before_the_release_is_said(settings) -> None:
+    releases = _releases("fomc", (2013, 2019))
+    closes = f"{NQ_MORNING[1] // 60:02d}:{NQ_MORNING[1] % 60:02d}"
+    query = {"session": "MORNING", "from": "daily", "period": "2013:2019", "join": "fomc",
+             "group_by": "fomc", "select": "mean(range)"}  # fmt: skip
+    assert _said(_ask(query, "NQ", settings), "FOMC") == [
+        f"FOMC came out at 14:00, after NQ's MORNING closes at {closes}, on all "
+        f"{len(releases)} fomc days in the period: MORNING bars end before the release and "
+        "hold none of its first move. For the reaction use ETH, which holds it, or a window "
+        "such as '14:00-15:00'."
+    ]
+
+
+def test_one_warning_per_cause(settings) -> None:
+    """A window from the usual release time keeps its own warning (releases at other times),
+    not a second one about the same releases."""
+    query = {"session": "14:00-14:30", "from": "daily", "period": "2009:2012", "join": "fomc",
+             "where": "fomc", "select": "mean(range)"}  # fmt: skip
+    said = _said(_ask(query, "CL", settings), "FOMC")
+    assert len(said) == 1 and said[0].startswith("FOMC came out at another time than the window")
+    assert re.search(r"on \d+ of the \d+ fomc days", said[0])
+
+
+@pytest.mark.parametrize("timeframe", ["daily", "weekly"])
+def test_days_a_filter_leaves_out_are_not_read(timeframe: str, settings) -> None:
+    """ "filter": "exclude" keeps the other days: no release of the event is in the result."""
+    query = {"session": "RTH", "from": timeframe, "period": "2015:2019",
+             "join": {"source": "cpi", "filter": "exclude"}, "select": "mean(range)"}  # fmt: skip
+    assert _said(_ask(query, "CL", settings), "CPI") == []
+    only = {**query, "join": {"source": "cpi", "filter": "only"}}
+    assert len(_said(_ask(only, "CL", settings), "CPI")) == 1
