@@ -27,7 +27,7 @@ from barb.calendar_caveats import (
 from barb.caveats import open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
-from barb.period_rows import bars_in_scope
+from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
 from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.script.context import EvalContext
@@ -160,6 +160,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         truncated=truncated,
         open_group=cut_short.keys if cut_short is not None else None,
         then_rows=then_rows,
+        open_bar=listed_open_bar(plan, scope),
     )
     return Result(
         query=plan.query.to_json(),

@@ -28,6 +28,7 @@ from barb.events import join_events
 from barb.events.rules import RULE_COVERAGE, trading_days
 from barb.frames import Dataset, DayIndex, last_weekday_of_period, period_start, with_range
 from barb.planning import JOINED_BAR_COLUMNS, Plan
+from barb.result import UnfinishedBar
 from barb.script.periods import Period
 from barb.script.query import JoinSpec
 from barb.timeframes import Timeframe
@@ -143,6 +144,16 @@ def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int, OpenBar | N
     frame = full.iloc[start:stop].copy(deep=False)
     frame.index = pd.RangeIndex(len(frame))
     return frame, _in_period(len(frame), lo - start, hi - start), cut, open_bar
+
+
+def listed_open_bar(plan: Plan, scope: Scope) -> UnfinishedBar | None:
+    """The unfinished bar kept in a table of bars, for the chart to mark: a grouped result
+    or a ``then`` stage's rows are not bars, and their open group is ``open_group``'s."""
+    bar = scope.open_bar
+    if bar is None or not bar.kept or plan.first.shape != "table" or plan.then is not None:
+        return None
+    first, last = (pd.Timestamp(d).date() for d in (bar.first_date, bar.last_date))
+    return UnfinishedBar(label=bar.label, first=first, last=last)
 
 
 def whole_bars(period: Period, tf: Timeframe) -> int | None:

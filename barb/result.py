@@ -79,6 +79,16 @@ class Summary(BaseModel):
     max: dict[str, Any] | None = None
 
 
+class UnfinishedBar(BaseModel):
+    """The data's unfinished last weekly or longer bar, listed in a table of bars (weekly
+    last_4_bars ending on Wednesday 2026-01-07): its label as the table writes it and the
+    trading dates it covers. The warning says it in words; a chart marks its bar."""
+
+    label: str
+    first: dt.date
+    last: dt.date
+
+
 class Metadata(BaseModel):
     instrument: str
     session: str
@@ -103,6 +113,9 @@ class Metadata(BaseModel):
     # A then stage's where: the first stage's rows it kept and those it was given (406 of
     # 941 weeks); the chart's footer says so. For the chart only, like open_group.
     then_rows: tuple[int, int] | None = Field(default=None, exclude=True)
+    # The unfinished last bar a table of bars lists ("period": "last_N_bars"): the chart
+    # draws it hollow and the one-row card says it is so far. For the chart only.
+    open_bar: UnfinishedBar | None = Field(default=None, exclude=True)
 
 
 RowsBuilder = Callable[[], "pd.DataFrame | None"]

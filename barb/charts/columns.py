@@ -129,6 +129,17 @@ def bar_labels(frame: pd.DataFrame, result: Result) -> list[str | None] | None:
     return [None if v is None or v != v else str(v) for v in frame[name]]
 
 
+def open_bar_row(frame: pd.DataFrame, result: Result) -> int | None:
+    """The row of the data's unfinished last bar (the 3 days of the week of 2026-01-05), as
+    the engine found it (``Metadata.open_bar``), when the frame lists it."""
+    meta = result.metadata
+    if meta is None or meta.open_bar is None:
+        return None
+    names = bar_labels(frame, result)
+    found = [i for i, name in enumerate(names or ()) if name == meta.open_bar.label]
+    return found[0] if len(found) == 1 else None
+
+
 def counted_dates(rows: pd.DataFrame, result: Result) -> pd.DatetimeIndex | None:
     """The date each row is counted on: a bar's label date (a weekly bar's first trading
     date, as ``year()`` and the table name it), else its trading date. A week's trading date

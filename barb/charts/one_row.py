@@ -12,10 +12,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from barb.charts.axes import plot_axes
-from barb.charts.columns import is_number, time_column, unit
+from barb.charts.columns import is_number, open_bar_row, time_column, timeframe, unit
 from barb.charts.style import GRID, INK, LABEL_PT, MARGIN_X, MUTED, TITLE_PT
 from barb.charts.value_text import date_text, format_value, with_unit
 from barb.charts.words import ENGLISH, Words
+from barb.i18n import N_
 from barb.result import Result
 
 VALUE_PT = TITLE_PT + 3  # the values are the answer: as large as the headline, or larger
@@ -38,6 +39,27 @@ def value_text(table: pd.DataFrame, column: str, result: Result, words: Words) -
     return with_unit(format_value(value, column_unit, words=words), column_unit, words, value)
 
 
+# What the card says of the data's unfinished last bar, by its timeframe.
+_SO_FAR = {
+    "weekly": N_("so_far.weekly"),
+    "monthly": N_("so_far.monthly"),
+    "quarterly": N_("so_far.quarterly"),
+    "yearly": N_("so_far.yearly"),
+}
+
+
+def _row_date(table: pd.DataFrame, time_col: str, result: Result, words: Words) -> str:
+    """The row's day (``Mon 2026-01-05``); of the data's unfinished last bar, the days it
+    covers so far (``Week so far: 2026-01-05 — 2026-01-07``): the week of 2026-01-05 read
+    "-0.26%" as if it were a whole week."""
+    key = _SO_FAR.get(timeframe(result))
+    if key is not None and open_bar_row(table, result) == 0:
+        assert result.metadata is not None and result.metadata.open_bar is not None
+        bar = result.metadata.open_bar
+        return words(key, first=bar.first, last=bar.last)
+    return date_text(table[time_col].iloc[0], weekday=True, words=words)
+
+
 def draw_one_row(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     table = result.table
     if table is None or len(table) != 1:
@@ -53,8 +75,14 @@ def draw_one_row(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     height = LINE_HEIGHT * (len(columns) + (0.7 if time_col is not None else 0))
     top = min(0.97, 0.5 + height / 2)
     if time_col is not None:
-        day = date_text(table[time_col].iloc[0], weekday=True, words=words)
-        ax.text(0, top, day, fontsize=LABEL_PT, color=MUTED, va="top")
+        ax.text(
+            0,
+            top,
+            _row_date(table, time_col, result, words),
+            fontsize=LABEL_PT,
+            color=MUTED,
+            va="top",
+        )
         top -= LINE_HEIGHT * 0.7
     for i, column in enumerate(columns):
         y = top - (i + 0.5) * LINE_HEIGHT

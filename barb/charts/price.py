@@ -41,11 +41,13 @@ def draw_price(
     consecutive: bool,
     step: float,
     words: Words = ENGLISH,
+    hollow: int | None = None,
 ) -> None:
+    """``hollow``: the row of a bar not over yet, its candle drawn as an outline."""
     close = floats(table["close"])
     has_ohlc = all(c in table.columns and is_number(table[c]) for c in PRICE_COLUMNS)
     if consecutive and has_ohlc and len(table) <= MAX_CANDLES:
-        _draw_candles(ax, x, table, width=0.65 * bar_slot(x, step))
+        _draw_candles(ax, x, table, width=0.65 * bar_slot(x, step), hollow=hollow)
     elif consecutive:
         ax.plot(*broken_line(x, close, step=step), color=ACCENT, linewidth=2.2)
     else:
@@ -102,10 +104,16 @@ def draw_overlays(
         legend(ax, handles, loc="upper left", ncol=min(len(handles), 2))
 
 
-def _draw_candles(ax: Axes, x: np.ndarray, table: pd.DataFrame, *, width: float) -> None:
+def _draw_candles(
+    ax: Axes, x: np.ndarray, table: pd.DataFrame, *, width: float, hollow: int | None
+) -> None:
     o, h, low, c = (floats(table[k]) for k in PRICE_COLUMNS)
     colors = np.where(c >= o, UP, DOWN)
     ax.vlines(x, low, h, colors=colors, linewidth=1.6 if len(x) > 60 else 2.2)
     # A doji still gets a visible body: a hair of the bar's range.
     body = np.where(c != o, c - o, (h - low) * 0.02 + 1e-9)
-    draw_bars(ax, x, body, base=o, width=width, color=colors, edgecolor=colors, linewidth=0.8)
+    faces = colors.astype(object)
+    if hollow is not None:  # not over yet: an outline, as a grouped chart's open year
+        faces[hollow] = "white"
+    edge = 1.6 if hollow is not None else 0.8
+    draw_bars(ax, x, body, base=o, width=width, color=faces, edgecolor=colors, linewidth=edge)

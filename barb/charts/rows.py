@@ -24,6 +24,7 @@ from barb.charts.columns import (
     first_numeric,
     floats,
     is_number,
+    open_bar_row,
     price_like,
     time_column,
     timeframe,
@@ -41,9 +42,12 @@ from barb.charts.style import (
     AXIS,
     DOWN,
     FIG_W_IN,
+    FOOTER_PT,
     LABEL_PT,
+    MUTED,
     PANEL_GAP,
     PANEL_SPLIT,
+    PLOT_BOTTOM,
     RIGHT,
     TICK_PT,
     UP,
@@ -213,19 +217,26 @@ def _draw_timeline(
         return False
     consecutive = not rows_picked(result)
     step = bar_step(x, timeframe(result))
+    open_at = open_bar_row(table, result)
 
+    # Room under the dates for the note on the hollow bar, its lines as a grouped chart's.
+    note = _open_bar_note(result, words) if open_at is not None else None
+    lines = note.count("\n") + 1 if note is not None else 0
+    bottom = PLOT_BOTTOM + lines * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)
     price_ax = lower_ax = None
     if has_close and lower:
         price_ax = plot_axes(fig, bottom=PANEL_SPLIT)
-        lower_ax = plot_axes(fig, top=PANEL_SPLIT - PANEL_GAP, sharex=price_ax)
+        lower_ax = plot_axes(fig, bottom=bottom, top=PANEL_SPLIT - PANEL_GAP, sharex=price_ax)
         price_ax.tick_params(axis="x", labelbottom=False)
     elif has_close:
-        price_ax = plot_axes(fig)
+        price_ax = plot_axes(fig, bottom=bottom)
     else:
-        lower_ax = plot_axes(fig)
+        lower_ax = plot_axes(fig, bottom=bottom)
 
     if price_ax is not None:
-        draw_price(price_ax, x, table, consecutive=consecutive, step=step, words=words)
+        draw_price(
+            price_ax, x, table, consecutive=consecutive, step=step, words=words, hollow=open_at
+        )
         draw_overlays(price_ax, x, table, overlays, flags, step=step)
         value_label(price_ax, words("price"))
     if lower_ax is not None:
@@ -238,6 +249,7 @@ def _draw_timeline(
             step=step,
             words=words,
             value_unit=first_unit,
+            hollow=open_at,
         )
         value_label(lower_ax, axis_text(lower[0], result, words, lower[1:]))
     bottom_ax = lower_ax if lower_ax is not None else price_ax
@@ -247,4 +259,14 @@ def _draw_timeline(
         date_axis(bottom_ax, x, step, words)
     else:
         label_axis(bottom_ax, x, names, step, words)
+    if note is not None:
+        bottom_ax.set_xlabel(note, fontsize=FOOTER_PT, color=MUTED, labelpad=6)
     return True
+
+
+def _open_bar_note(result: Result, words: Words) -> str:
+    """What the hollow bar is: the data's last week (month, year) not over yet, and the days
+    it covers, in the words a grouped chart notes its open year with."""
+    assert result.metadata is not None and result.metadata.open_bar is not None
+    bar = result.metadata.open_bar
+    return words("open_bar_note", label=bar.label, first=bar.first, last=bar.last)

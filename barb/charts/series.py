@@ -46,12 +46,14 @@ def draw_series(
     step: float,
     words: Words = ENGLISH,
     value_unit: str | None = None,
+    hollow: int | None = None,
 ) -> None:
-    """The columns of ``columns`` (one, or a few in ``value_unit``) over ``x``."""
+    """The columns of ``columns`` (one, or a few in ``value_unit``) over ``x``; as bars, the
+    row ``hollow`` (a bar not over yet) is drawn as an outline."""
     if columns.shape[1] == 1:
-        _draw_one(ax, x, columns.iloc[:, 0], consecutive=consecutive, step=step)
+        _draw_one(ax, x, columns.iloc[:, 0], consecutive=consecutive, step=step, hollow=hollow)
     else:
-        _draw_several(ax, x, columns, consecutive=consecutive, step=step)
+        _draw_several(ax, x, columns, consecutive=consecutive, step=step, hollow=hollow)
     values = np.concatenate([floats(columns[c]) for c in columns.columns])
     ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
@@ -76,6 +78,7 @@ def _draw_one(
     *,
     consecutive: bool,
     step: float,
+    hollow: int | None = None,
 ) -> None:
     """One column: bars, stems or a line, whatever fits."""
     values = floats(series)
@@ -87,7 +90,16 @@ def _draw_one(
     # (a cumulative return): changes flip sign every other bar or so, a level seldom.
     if _as_bars(values, consecutive):
         width = 0.8 * bar_slot(x, step)
-        draw_bars(ax, x, np.nan_to_num(values), width=width, color=colors)
+        edges, faces = _outlined(colors, len(values), hollow)
+        draw_bars(
+            ax,
+            x,
+            np.nan_to_num(values),
+            width=width,
+            color=faces,
+            edgecolor=edges,
+            linewidth=0 if hollow is None else 1.6,
+        )
     elif not consecutive and len(values) <= MAX_MARKERS:
         ax.vlines(x, 0, np.nan_to_num(values), colors=colors, linewidth=2.0)
         ax.scatter(x, values, s=28 if len(values) > 100 else 55, color=colors, zorder=3)
@@ -110,8 +122,23 @@ def _draw_one(
         ax.set_ylim(0, 100)
 
 
+def _outlined(colors: Any, n: int, hollow: int | None) -> tuple[list[Any], list[Any]]:
+    """Each bar's edge and face colour: the same, but white inside the bar ``hollow``."""
+    edges = list(np.broadcast_to(np.asarray(colors, dtype=object), (n,)))
+    faces = list(edges)
+    if hollow is not None:
+        faces[hollow] = "white"
+    return edges, faces
+
+
 def _draw_several(
-    ax: Axes, x: np.ndarray, columns: pd.DataFrame, *, consecutive: bool, step: float
+    ax: Axes,
+    x: np.ndarray,
+    columns: pd.DataFrame,
+    *,
+    consecutive: bool,
+    step: float,
+    hollow: int | None = None,
 ) -> None:
     """A few columns in one unit, each in its colour (up and down colours would not tell
     them apart): bars side by side in each bar's slot, dots, or lines."""
@@ -126,7 +153,16 @@ def _draw_several(
     for i, (name, values, color) in enumerate(zip(names, series, SERIES_COLORS, strict=False)):
         if bars:
             at = x + (i - (len(names) - 1) / 2) * width
-            draw_bars(ax, at, np.nan_to_num(values), width=width, color=color)
+            edges, faces = _outlined(color, len(values), hollow)
+            draw_bars(
+                ax,
+                at,
+                np.nan_to_num(values),
+                width=width,
+                color=faces,
+                edgecolor=edges,
+                linewidth=0 if hollow is None else 1.6,
+            )
             handles.append(Patch(color=color, label=name))
         elif not consecutive and len(values) <= MAX_MARKERS:
             handles.append(ax.scatter(x, values, s=40, color=color, zorder=3, label=name))
