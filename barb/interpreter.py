@@ -92,6 +92,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         step="map",
         calendar=dataset.instrument.calendar,
         trading_dates=dataset.trading_dates,
+        day_session=dataset.instrument.default_session,
     )
     keep = scope.in_period
     for join in plan.events:

@@ -54,7 +54,8 @@ _CATEGORY_TITLES = {
     "pattern": "Sequence",
     "aggregate": "Aggregate (select only)",
     "time": "Time",
-    "session": "Session (name in quotes; lag = trading dates back)",
+    "session": "Session (name in quotes; lag = trading dates back, Good Friday skipped; "
+    "NaN if that date has no bar in the session: a window after an early close)",
 }
 
 

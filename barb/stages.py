@@ -203,6 +203,8 @@ def _answer(
             history = shown_rows(frame.iloc[-LATEST_HISTORY_ROWS:], ctx.timeframe, hide)
     stat_cols = [n for n, _ in stage.map_exprs] + [k.column for k in stage.sort]
     stat_cols += [s.name for s in stage.select]
+    # A first stage's group key selected again in then names its rows: its mean is noise.
+    stat_cols = [c for c in stat_cols if c not in row_keys]
     value_cols = [s.name for s in stage.select] or [
         *(n for n, _ in stage.map_exprs),
         *(k.column for k in stage.sort),

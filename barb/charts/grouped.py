@@ -86,7 +86,7 @@ from barb.charts.words import ENGLISH, Words
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, group_key_names
 from barb.period_rows import still_open
-from barb.result import Metadata, Result
+from barb.result import Metadata, Result, short_value
 from barb.script import ast
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
@@ -143,9 +143,13 @@ class Groups:
         """The positions of the highest and of the lowest value, each tie in full, among the
         groups the result holds and that are whole: an empty group added as zero, or a year
         of 4 days, is no answer to "which year was lowest". Empty when fewer than two are
-        left to compare. With the values as ``shown``, a group that reads the same as the
-        extreme is tied with it: "lowest Mon 49.9%" beside Tue's 49.9% (0.498925 and
-        0.498932) named a winner the chart cannot show."""
+        left to compare, or when the highest and lowest read the same as ``shown``.
+
+        A group is tied with the extreme when it equals it at the precision the model's
+        summary gives (``short_value``): "lowest Mon 49.9%" beside Tue's 49.9% (0.498925 and
+        0.498932, both 0.4989 to the model) named a winner nobody could check. Not at the
+        chart's coarser precision: "lowest 15.8% (tie: 2015, 2019, 2022)" of 15.8149,
+        15.8178 and 15.8138 called a tie what the model read as 15.81, 15.82, 15.81."""
         ok = self.compared(values)
         if ok.sum() < 2:
             return [], []
@@ -153,14 +157,9 @@ class Groups:
         if top == bottom:
             return [], []
         at = np.flatnonzero(ok)
-        high = [int(i) for i in at if values[i] == top]
-        low = [int(i) for i in at if values[i] == bottom]
-        if shown is None:
-            return high, low
-        if shown[high[0]] == shown[low[0]]:  # all alike as written
+        high, low = _tied(values, at, top), _tied(values, at, bottom)
+        if shown is not None and shown[high[0]] == shown[low[0]]:  # all alike as written
             return [], []
-        high = [int(i) for i in at if shown[i] == shown[high[0]]]
-        low = [int(i) for i in at if shown[i] == shown[low[0]]]
         return high, low
 
     def named(self, at: int, words: Words) -> str:
@@ -170,6 +169,13 @@ class Groups:
         if self.short is None or self.short.at != at:
             return label
         return words("short_bar_label", label=label, minutes=self.short.minutes)
+
+
+def _tied(values: np.ndarray, at: np.ndarray, extreme: float) -> list[int]:
+    """The positions among ``at`` whose value is ``extreme``, exactly or as the model's
+    summary rounds both."""
+    rounded = short_value(extreme)
+    return [int(i) for i in at if values[i] == extreme or short_value(values[i]) == rounded]
 
 
 def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:

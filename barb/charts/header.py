@@ -30,6 +30,7 @@ from barb.charts.style import (
 )
 from barb.charts.value_text import number_text
 from barb.charts.words import Words
+from barb.i18n import N_
 from barb.proof_names import as_list
 from barb.result import Metadata, Result
 from barb.timeframes import TIMEFRAMES, timeframe_short, timeframe_words
@@ -87,10 +88,26 @@ def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) ->
         if name not in group_by:  # "weekday = dayname()" only repeats the group key
             parts.append(f"{name} = {expr}")
     if stage.get("sort"):
-        parts.append(words("sub.sorted", order=stage["sort"]))
+        parts.append(words("sub.sorted", order=_sort_text(str(stage["sort"]), words)))
     if stage.get("limit"):
         parts.append(words("sub.first", count=stage["limit"]))
     return parts
+
+
+#: A sort key's direction, by whether it is descending.
+_DIRECTIONS = {False: N_("sub.asc"), True: N_("sub.desc")}
+
+
+def _sort_text(sort: str, words: Words) -> str:
+    """The sort keys with their direction in the person's language: ``avg_vol по
+    возрастанию``, not the query's ``asc`` amid Russian words."""
+    keys = []
+    for key in sort.split(","):
+        column, *direction = key.split() or [""]
+        if column:  # a query's sort is "column", "column asc" or "column desc"
+            descending = bool(direction) and direction[0].lower() == "desc"
+            keys.append(f"{column} {words(_DIRECTIONS[descending])}")
+    return ", ".join(keys)
 
 
 def _join_name(join: Any) -> str:

@@ -34,7 +34,7 @@ from barb.charts.grouped import (
     value_texts,
     with_parts,
 )
-from barb.charts.kinds import Latest, latest, sorted_column
+from barb.charts.kinds import Latest, latest, ranked_lowest_first, sorted_column
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import headline_columns
 from barb.charts.side_by_side import series_extremes
@@ -122,6 +122,11 @@ def _groups(result: Result, words: Words) -> list[str]:
     texts = with_parts(texts, groups, column, result, words)
     if groups.ranked:
         first = groups.named(0, words)
+        if ranked_lowest_first(result, column):
+            return [
+                words("ranked_lowest", name=column, label=first, value=texts[0]),
+                words("ranked_lowest_short", label=first, value=texts[0]),
+            ]
         return [
             words("ranked_first", name=column, label=first, value=texts[0]),
             words("ranked_first_short", label=first, value=texts[0]),
@@ -264,7 +269,10 @@ def _rows(result: Result, words: Words) -> str:
     column = sorted_column(result, table)
     if column is not None:
         value = _value_text(table[column].iloc[0], column, result, words)
-        return words("ranked_first", name=column, label=_row_label(result, table, 0), value=value)
+        label = _row_label(result, table, 0)
+        if ranked_lowest_first(result, column):
+            return words("ranked_lowest", name=column, label=label, value=value)
+        return words("ranked_first", name=column, label=label, value=value)
     if len(table) == 1:
         return _one_row(result, table, words)
     dated = dated_by_label(table, result)  # monthly "select": "ret" keeps only the label

@@ -203,3 +203,10 @@ def sorted_column(result: Result, table: pd.DataFrame) -> str | None:
         return None
     shown = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
     return shown[0] if shown else None
+
+
+def ranked_lowest_first(result: Result, column: str) -> bool:
+    """Whether a sorted short list ranks ``column`` from its lowest value: "sort": "avg_vol
+    asc" puts the quietest hour first, and "#1 20:00 4,635 contracts" read as the busiest."""
+    sort = str(final_stage(result.query).get("sort") or "").split(",")[0].split()
+    return len(sort) >= 1 and sort[0] == column and (len(sort) == 1 or sort[1].lower() == "asc")

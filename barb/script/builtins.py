@@ -943,11 +943,14 @@ def _date(ctx: EvalContext) -> pd.Series:
 # --- session ------------------------------------------------------------------------------
 
 
-# session_high('RTH', 1): the session's bar lag trading dates (of that session) before the
-# row's, counted back from the row's date whether or not the session has bars on it (Good
-# Friday's overnight rows have no RTH, yet lag 1 is Thursday's). The session's bars are the
-# whole data set's, not the period's rows, so a lag reads before the period's start without
-# any warm-up.
+# session_high('RTH', 1): the session's bar lag trading dates before the row's, counted back
+# from the row's date whether or not the session has bars on it (Good Friday's overnight rows
+# have no RTH, yet lag 1 is Thursday's). The dates counted are those the instrument's day
+# session traded (``EvalContext.day_session``) and the session's own: a date without the day
+# session (Good Friday) is stepped over, a date the day session closed early on is not, so
+# the settlement window's lag 1 after an early close is missing rather than two sessions old.
+# The session's bars are the whole data set's, not the period's rows, so a lag reads before
+# the period's start without any warm-up.
 _LAG = Param("lag", "int", default=0, min=0, max=10_000)
 
 
@@ -968,11 +971,15 @@ def _session_part(field: str) -> None:
         if lag == 0:
             per_date = bars[field].reindex(unique).to_numpy(dtype=np.float64)
         else:
-            # The session's dates before the row's (sorted, one bar each), then lag back.
-            before = bars.index.searchsorted(unique, side="left") - lag
+            counted = bars.index
+            if ctx.day_session is not None:
+                counted = counted.union(ctx.session_bars(ctx.day_session).index)
+            # The dates counted before the row's (sorted), then lag back.
+            before = counted.searchsorted(unique, side="left") - lag
             found = before >= 0
-            values = bars[field].to_numpy(dtype=np.float64)
-            per_date = np.where(found, values[np.maximum(before, 0)], np.nan)
+            lagged = counted[np.maximum(before, 0)]
+            values = bars[field].reindex(lagged).to_numpy(dtype=np.float64)
+            per_date = np.where(found, values, np.nan)
         values = np.append(per_date, np.nan)[codes]  # code -1 (no date) picks NaN
         return pd.Series(values, index=ctx.frame.index)
 

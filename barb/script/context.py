@@ -44,6 +44,10 @@ class EvalContext:
     # Every trading date of the instrument's data (datetime64[ns], ascending), whatever the
     # query's session or period: trading_day() counts a month's days over these.
     trading_dates: Callable[[], np.ndarray] | None = None
+    # The instrument's day session (its default, RTH): session_close('15:59-16:00', 1) counts
+    # back the dates it traded, so a date it did not trade (Good Friday) is stepped over and
+    # one it closed early on (no 15:59 bar) is not: that value is missing, not older.
+    day_session: str | None = None
 
     @property
     def intraday(self) -> bool:

@@ -229,7 +229,8 @@ def test_the_lowest_five_months_are_ranked_not_called_highest(sample_settings, d
     ticks = [t.get_text() for t in fig.axes[-1].get_xticklabels() if t.get_text()]
     assert ticks == [f"{i + 1}. {n}" for i, n in enumerate(names)]
     head = chart_headline(result)
-    assert head == f"avg_range: #1 {names[0]} {lowest.iloc[0]:.1f} points"
+    # the first of an ascending sort is the lowest, not "#1" (read as the top)
+    assert head == f"avg_range: lowest {names[0]} {lowest.iloc[0]:.1f} points"
     assert "highest" not in (head or "")
 
 

@@ -343,7 +343,7 @@ def test_the_answer_line_passes_behind_the_share_labels_and_the_open_year_is_hol
             assert text.get_zorder() > line.get_zorder()
 
 
-@pytest.mark.parametrize(("language", "tie"), [("en", "tie: Mon, Tue"), ("ru", "поровну: Пн, Вт")])
+@pytest.mark.parametrize(("language", "tie"), [("en", "tie: Mon, Tue"), ("ru", "равны: Пн, Вт")])
 def test_groups_that_read_the_same_are_tied(sample_settings, days, language, tie) -> None:
     """Gap-up days by weekday: Monday 0.498925 and Tuesday 0.498932 both read 49.9%, and the
     headline named Monday alone the lowest."""

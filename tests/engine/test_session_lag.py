@@ -119,3 +119,66 @@ def test_lag_counts_back_from_a_date_without_the_session(no_rth_settings, minute
     before = daily.index.searchsorted(days, side="left")
     np.testing.assert_allclose(result.table["yh"], daily["high"].to_numpy()[before - 1])
     np.testing.assert_allclose(result.table["yc2"], daily["close"].to_numpy()[before - 2])
+
+
+# An early close: the day session trades until 13:00 and has no bar in a 15:59 window.
+EARLY = pd.Timestamp("2024-03-08")
+
+
+@pytest.fixture(scope="module")
+def early_settings(tmp_path_factory: pytest.TempPathFactory, minutes: pd.DataFrame):
+    """The test bars with EARLY's trading cut at 13:00 (its overnight bars kept)."""
+    stamps = minutes["timestamp"]
+    late = (stamps.dt.normalize() == EARLY) & (stamps.dt.hour >= 13)
+    frame = minutes[~late].reset_index(drop=True)
+    frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
+    frame["minute"] = minutes_of_day(frame["timestamp"])
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("early"))
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="synthetic",
+        description="hand-made test bars, one early close",
+        first_date=frame["trading_date"].min().date(),
+        last_date=frame["trading_date"].max().date(),
+        rows=len(frame),
+    )
+    write_bars(frame, meta, data_path("NQ", settings))
+    return settings, frame
+
+
+def test_a_window_after_an_early_close_is_missing_not_older(early_settings) -> None:
+    """The settlement window's close one date back, the day after an early close: that date
+    has no 15:59 bar, so the value is missing (the gap from "yesterday's settlement" is not
+    measured from two sessions ago); RTH's own lag still reads the early session's close."""
+    settings, frame = early_settings
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-03-04:2024-03-15",
+            "map": {
+                "settle1": "session_close('15:59-16:00', 1)",
+                "settle2": "session_close('15:59-16:00', 2)",
+                "rth1": "session_close('RTH', 1)",
+            },
+            "select": ["timestamp", "settle1", "settle2", "rth1"],
+        },
+        settings,
+    )
+    stamps = frame["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    at_1559 = frame[minute == 15 * 60 + 59]
+    settle = at_1559.set_index(at_1559["timestamp"].dt.normalize())["close"]
+    rth = rth_daily(frame)
+    assert EARLY not in settle.index and EARLY in rth.index
+    days = pd.to_datetime(result.table["timestamp"]).dt.normalize()
+    # Every trading date of the day session, before each row's: lag 1 and lag 2.
+    position = rth.index.searchsorted(days, side="left")
+    expected1 = settle.reindex(rth.index[position - 1]).to_numpy()
+    expected2 = settle.reindex(rth.index[position - 2]).to_numpy()
+    after = np.flatnonzero(rth.index[position - 1] == EARLY)
+    assert len(after) == 1 and np.isnan(expected1[after]).all()
+    np.testing.assert_allclose(result.table["settle1"], expected1)
+    np.testing.assert_allclose(result.table["settle2"], expected2)
+    np.testing.assert_allclose(result.table["rth1"], rth["close"].to_numpy()[position - 1])

@@ -317,3 +317,20 @@ def test_a_zero_rounded_from_below_reads_0(year_settings) -> None:
     result = run({**query, "group_by": "z", "select": "count() as days"}, year_settings)
     header, rows = listed(render_summary(result))
     assert header == ["z", "days"] and [key for key, _ in rows] == ["0"]
+
+
+def test_a_group_key_selected_again_in_then_is_not_averaged(year_settings, year_minutes) -> None:
+    """then's select lists the first stage's key to name its rows: "mean: month=6.5" beside
+    the shares is noise; the shares' mean is what a reader wants."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "month()",
+        "select": ["sum(volume) as vol", "count() as days"],
+        "then": {"map": {"per_day": "vol / days"}, "select": ["month", "per_day"]},
+    }
+    text = render_summary(run(query, year_settings))
+    [means] = [line for line in text.splitlines() if line.startswith("mean: ")]
+    per_day = daily(year_minutes).groupby(lambda d: d.month)["volume"].mean()
+    assert means.startswith("mean: per_day=") and "month" not in means
+    assert float(means.split("=")[1]) == pytest.approx(per_day.mean(), rel=1e-3)

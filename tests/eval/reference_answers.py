@@ -720,6 +720,23 @@ def _() -> Answer:
     return [np.cov(nq, es, ddof=1)[0, 1] / np.var(es, ddof=1)]
 
 
+@answer("nq_days_down_1_to_1_5_pct_2024")
+def _() -> Answer:
+    close = daily("NQ", "RTH")["close"]
+    returns = ((close / close.shift() - 1) * 100).loc["2024"]
+    return count((returns >= -1.5) & (returns < -1.0))
+
+
+@answer("nq_last_whole_week_return")
+def _() -> Answer:
+    """The week before the one the data ends in (it ends midweek), close to close."""
+    days = daily("NQ", "RTH")
+    weeks = calendar(days, "W")["close"]
+    last_day = days.index[-1]
+    whole = weeks[weeks.index < last_day - pd.Timedelta(days=last_day.weekday())]
+    return [(whole.iloc[-1] / whole.iloc[-2] - 1) * 100]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")
