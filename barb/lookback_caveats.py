@@ -101,7 +101,14 @@ def _window(expr: ast.Node, columns: dict[str, Window]) -> Window | None:
         return None if body is None else (body[0], expr.to_text())
     if spec is None or spec.category not in _WINDOW_CATEGORIES or spec.name in _RECURSIVE:
         return deepest
+    if _by_time_of_day(expr):  # reads its own time on earlier dates, as it means to
+        return deepest
     own = own_reach(expr).back or 0
     if not own:
         return deepest
     return own + (deepest[0] if deepest else 0), expr.to_text()
+
+
+def _by_time_of_day(call: ast.Call) -> bool:
+    """rolling_mean(volume, 20, 'time'): a window over the bar's time of day."""
+    return any(isinstance(arg, ast.String) and arg.value.lower() == "time" for arg in call.args)
