@@ -174,8 +174,8 @@ def query_reference(
         "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error. A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "
         "mean(cond) leaves it out of the share (days before SMA(200) exists count neither "
-        "way). Intraday, prev()/next()/streak() cross sessions: close - prev(close) on a "
-        "day's first bar is the overnight gap (a bar's own move: close - open); "
+        "way). Intraday, prev()/next()/rolling_*/streak() cross sessions: close - prev(close) "
+        "on a day's first bar is the overnight gap (a bar's own move: close - open); "
         "streak(cond, 'day') restarts daily.",
         "",
         "FUNCTIONS:",

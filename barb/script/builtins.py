@@ -51,6 +51,7 @@ from barb.script.functions import (
     value_kind,
 )
 from barb.script.warmup import Reach, ema_bars, everything, period_rows, window
+from barb.sessions import MINUTES_PER_DAY
 from barb.timeframes import timeframe
 
 DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -261,6 +262,19 @@ def _next(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 # --- window -------------------------------------------------------------------------------
 
 
+# rolling_mean(volume, 20, 'time'): the n rows at the bar's own time of day, one a trading
+# date (the last 20 days at 10:00), so a bar's volume is read against its own slot: the
+# plain window at the open holds yesterday's quiet last bars. Its warm-up is n days of bars
+# at most one a minute.
+_BY = Param("by", "string", default=None, choices=("time",))
+
+
+def _by_time_reach(args: dict[str, Any]) -> Reach:
+    if args.get("by") is None:
+        return Reach(args["n"] - 1)
+    return Reach(args["n"] * MINUTES_PER_DAY)
+
+
 def _rolling(
     name: str,
     how: str,
@@ -271,22 +285,30 @@ def _rolling(
     @register(
         name,
         category="window",
-        params=(_COL, _N),
+        params=(_COL, _N, _BY),
         summary=summary,
         example=f"{name}(range, 20)",
-        reach=window("n"),
+        reach=_by_time_reach,
         unit=unit,
         of_condition=of_condition,
     )
-    def impl(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
-        rows = col.rolling(n, min_periods=n)
-        return rows.std(ddof=1) if how == "std" else getattr(rows, how)()
+    def impl(ctx: EvalContext, col: pd.Series, n: int, by: str | None) -> pd.Series:
+        def reduce(values: pd.Series) -> pd.Series:
+            rows = values.rolling(n, min_periods=n)
+            return rows.std(ddof=1) if how == "std" else getattr(rows, how)()
+
+        if by is None:
+            return reduce(col)
+        stamps = _column(ctx, "timestamp", name)
+        slot = (stamps.dt.hour * 60 + stamps.dt.minute).to_numpy()
+        return col.astype(np.float64).groupby(slot, sort=False).transform(reduce)
 
 
 _rolling(
     "rolling_mean",
     "mean",
-    "Mean of the n rows.",
+    "Mean of the n rows; by='time': of the n rows at this bar's time of day (the same "
+    "time on the last n days: relative volume).",
     of_condition="share",
 )
 _rolling("rolling_sum", "sum", "Sum of the n rows.", of_condition="count")

@@ -73,7 +73,7 @@ def test_get_concept_answers_for_sessions_and_functions_too() -> None:
     atr = describe_concept("ATR", nq)
     assert atr.startswith("atr(n=14) — Average True Range") and "get_indicators" in atr
     sma = describe_concept("SMA", nq)
-    assert sma.startswith("SMA in Barb Script is rolling_mean(col, n)")
+    assert sma.startswith("SMA in Barb Script is rolling_mean(col, n, [by])")
     assert describe_concept("RTH").startswith("No concept called")  # sessions need the instrument
 
 

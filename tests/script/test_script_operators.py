@@ -211,7 +211,7 @@ def test_runtime_name_errors(ctx: EvalContext) -> None:
         run("foo(range)", ctx)
     with pytest.raises(ArgumentError, match="aggregate"):
         run("range > mean(range)", ctx)
-    with pytest.raises(ArgumentError, match="takes 2 arguments"):
+    with pytest.raises(ArgumentError, match="takes 2 to 3 arguments"):
         run("rolling_mean(range)", ctx)
 
 

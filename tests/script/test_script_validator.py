@@ -56,7 +56,7 @@ def test_unknown_function_names_similar_ones() -> None:
     # the hint gives Barb's signature and what it takes (a percentile's p is 0 to 100, where
     # a quantile's is 0 to 1).
     for other, barb, signature in (
-        ("sma", "rolling_mean", "rolling_mean(col, n)"),
+        ("sma", "rolling_mean", "rolling_mean(col, n, [by])"),
         ("stdev", "std", "std(col)"),
         ("lag", "prev", "prev(col, n=1)"),
         ("quantile", "percentile", "percentile(col, p)"),
@@ -72,7 +72,9 @@ def test_unknown_function_names_similar_ones() -> None:
 def test_argument_count_names_the_signature() -> None:
     [error] = check("rolling_mean(range) > 1")
     assert isinstance(error, ArgumentError)
-    assert error.message == "rolling_mean() takes 2 arguments, got 1: rolling_mean(col, n)."
+    assert error.message == (
+        "rolling_mean() takes 2 to 3 arguments, got 1: rolling_mean(col, n, [by])."
+    )
     [error] = check("abs(range, 2) > 1")
     assert "abs() takes 1 argument, got 2" in error.message
     [error] = check("round(range, 1, 2) > 1")

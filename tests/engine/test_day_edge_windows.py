@@ -1,0 +1,164 @@
+"""Where a window meets the day before. Intraday bars of RTH: prev() and rolling windows read
+each morning's first bars with yesterday's last ones ("3x the volume of the previous 20 bars"
+flagged the open). Daily bars of a part of the day: prev(close) is that window's own close a
+day earlier, not the previous RTH close. Both said, with the form that answers the question;
+checked with pandas over the sample's minutes."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from rth_bars import rth_daily, rth_minutes
+
+from barb import execute
+
+
+def _ask(query: dict, settings) -> object:
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def _said(result, words: str) -> list[str]:
+    return [w for w in result.metadata.warnings if words in w]
+
+
+def _rth_five_minute(minutes: pd.DataFrame) -> pd.DataFrame:
+    """RTH 5-minute volume, each bar with its day and its place in the day (0: 09:30)."""
+    rth = rth_minutes(minutes)
+    bars = rth.groupby(rth["timestamp"].dt.floor("5min")).agg(
+        volume=("volume", "sum"), day=("day", "first")
+    )
+    bars["place"] = bars.groupby("day").cumcount()
+    return bars
+
+
+SPIKE = {
+    "session": "RTH",
+    "from": "5m",
+    "period": "2024-02",
+    "map": {"avg20": "rolling_mean(prev(volume), 20)", "spike": "volume > 1.2 * avg20"},
+    "where": "spike",
+    "select": "count()",
+}
+
+
+def test_a_rolling_window_reaching_the_day_before_is_said(engine_settings, minutes) -> None:
+    """A spike against the previous 20 bars: each day's first 20 bars are read with the day
+    before's last ones. Counted in pandas; the where the warning gives keeps the window within
+    the day and is then silent."""
+    bars = _rth_five_minute(minutes)
+    avg20 = bars["volume"].shift().rolling(20).mean()  # the RTH bars chained across days
+    february = bars.index.to_period("M") == "2024-02"
+    spike = (bars["volume"] > 1.2 * avg20).to_numpy() & february
+    earlier = spike & (bars["place"] < 20).to_numpy()
+    assert earlier.sum() > 0
+
+    result = _ask(SPIKE, engine_settings)
+    assert result.summary.value == spike.sum()
+    assert _said(result, "earlier trading date") == [
+        f"rolling_mean(prev(volume), 20) reads an earlier trading date for {earlier.sum():,} of "
+        f"the {spike.sum():,} rows kept (the day's first bars, read with the previous day's "
+        'last ones); "where": "… and prev(date(), 20) == date()" keeps it within the day. To '
+        "compare a time of day with the same time on earlier days, use daily bars of that "
+        'window ("session": "09:30-09:35", "from": "daily").'
+    ]
+
+    within = _ask({**SPIKE, "where": "spike and prev(date(), 20) == date()"}, engine_settings)
+    assert within.summary.value == (spike & ~earlier).sum()
+    assert _said(within, "earlier trading date") == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "why"),
+    [
+        ({"where": "spike and time() >= '11:10'"}, "rows kept after the 20th bar of the day"),
+        ({"session": "RTH_OPEN"}, "a part of the day: said as chained days instead"),
+        ({"from": "daily"}, "daily bars: yesterday is the bar before"),
+    ],
+)
+def test_no_warning_when_the_window_stays_in_the_day(engine_settings, changes, why) -> None:
+    assert _said(_ask({**SPIKE, **changes}, engine_settings), "earlier trading date") == [], why
+
+
+def _window_daily(minutes: pd.DataFrame, start: int, end: int) -> pd.DataFrame:
+    """Daily bars of [start, end) minutes of the day."""
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    part = minutes[(minute >= start) & (minute < end)]
+    return part.groupby(part["timestamp"].dt.normalize()).agg(
+        open=("open", "first"), high=("high", "max"), low=("low", "min"), close=("close", "last")
+    )
+
+
+GAPS = {
+    "session": "09:30-10:00",
+    "from": "daily",
+    "period": "2024-02",
+    "map": {"gap_pct": "(open / prev(close) - 1) * 100"},
+    "where": "abs(gap_pct) > 0.1",
+    "select": ["count() as days", "mean(gap_filled()) as filled"],
+}
+GAP_WARNING = "the previous close is this session's own"
+
+
+def _filled(bars: pd.DataFrame, before: pd.Series) -> pd.Series:
+    return ((bars["open"] > before) & (bars["low"] <= before)) | (
+        (bars["open"] < before) & (bars["high"] >= before)
+    )
+
+
+def test_a_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) -> None:
+    """prev(close) and gap_filled() on 09:30-10:00 bars read yesterday's 10:00 close; the
+    form the warning gives measures from the previous RTH close, as pandas does."""
+    bars = _window_daily(minutes, 570, 600)
+    february = bars.index.to_period("M") == "2024-02"
+
+    def answer(before: pd.Series) -> tuple[int, float]:
+        gap = (bars["open"] / before - 1) * 100
+        kept = (gap.abs() > 0.1) & february
+        return int(kept.sum()), float(_filled(bars, before)[kept].mean())
+
+    own = answer(bars["close"].shift())
+    from_rth = answer(rth_daily(minutes)["close"].shift().reindex(bars.index))
+    assert own != from_rth  # the data tells them apart
+
+    result = _ask(GAPS, engine_settings)
+    assert (result.summary.values["days"], result.summary.values["filled"]) == pytest.approx(own)
+    assert _said(result, GAP_WARNING) == [
+        "gap_filled(), prev(close) on daily bars of 09:30-10:00: the previous close is this "
+        "session's own, the 10:00 close of the date before, 23.5 hours before its open, not "
+        "the previous RTH close, so a gap from it is not the gap at the open. The gap from the "
+        "previous RTH close: open - session_close('RTH', 1), in percent "
+        "(open / session_close('RTH', 1) - 1) * 100, filled within the session: "
+        "if(open > pc, low <= pc, high >= pc) with pc = session_close('RTH', 1) in map."
+    ]
+
+    told = {
+        **GAPS,
+        "map": {
+            "pc": "session_close('RTH', 1)",
+            "gap_pct": "(open / pc - 1) * 100",
+            "filled": "if(open > pc, low <= pc, high >= pc)",
+        },
+        "select": ["count() as days", "mean(filled) as filled"],
+    }
+    fixed = _ask(told, engine_settings)
+    assert (fixed.summary.values["days"], fixed.summary.values["filled"]) == pytest.approx(from_rth)
+    assert _said(fixed, GAP_WARNING) == []
+
+
+@pytest.mark.parametrize(
+    ("session", "where", "said"),
+    [
+        ("RTH_OPEN", "gap_up()", "gap_up() on daily bars of RTH_OPEN (09:30-10:30)"),
+        ("RTH", "gap_up()", None),  # the previous close is RTH's
+        ("CASH", "gap_up()", None),  # the day's, but for the post-cash hour
+        ("AFTERNOON", "gap_up()", None),  # ends at RTH's close: prev(close) is that close
+        ("RTH_OPEN", "close > open", None),
+    ],
+)
+def test_which_sessions_say_it(engine_settings, session, where, said) -> None:
+    query = {"session": session, "from": "daily", "where": where, "select": "count()"}
+    found = [w[: len(said or "")] for w in _said(_ask(query, engine_settings), GAP_WARNING)]
+    assert found == ([said] if said else [])
