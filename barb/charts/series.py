@@ -89,17 +89,7 @@ def _draw_one(
     # reads better as a line, and so does a running total that crosses zero now and then
     # (a cumulative return): changes flip sign every other bar or so, a level seldom.
     if _as_bars(values, consecutive):
-        width = 0.8 * bar_slot(x, step)
-        edges, faces = _outlined(colors, len(values), hollow)
-        draw_bars(
-            ax,
-            x,
-            np.nan_to_num(values),
-            width=width,
-            color=faces,
-            edgecolor=edges,
-            linewidth=0 if hollow is None else 1.6,
-        )
+        _outlined_bars(ax, x, values, 0.8 * bar_slot(x, step), colors, hollow)
     elif not consecutive and len(values) <= MAX_MARKERS:
         ax.vlines(x, 0, np.nan_to_num(values), colors=colors, linewidth=2.0)
         ax.scatter(x, values, s=28 if len(values) > 100 else 55, color=colors, zorder=3)
@@ -122,13 +112,23 @@ def _draw_one(
         ax.set_ylim(0, 100)
 
 
-def _outlined(colors: Any, n: int, hollow: int | None) -> tuple[list[Any], list[Any]]:
-    """Each bar's edge and face colour: the same, but white inside the bar ``hollow``."""
-    edges = list(np.broadcast_to(np.asarray(colors, dtype=object), (n,)))
+def _outlined_bars(
+    ax: Axes, x: np.ndarray, values: Any, width: float, colors: Any, hollow: int | None
+) -> None:
+    """Bars in their colours, but white inside the bar ``hollow`` (the unfinished one)."""
+    edges = list(np.broadcast_to(np.asarray(colors, dtype=object), (len(values),)))
     faces = list(edges)
     if hollow is not None:
         faces[hollow] = "white"
-    return edges, faces
+    draw_bars(
+        ax,
+        x,
+        np.nan_to_num(values),
+        width=width,
+        color=faces,
+        edgecolor=edges,
+        linewidth=0 if hollow is None else 1.6,
+    )
 
 
 def _draw_several(
@@ -153,16 +153,7 @@ def _draw_several(
     for i, (name, values, color) in enumerate(zip(names, series, SERIES_COLORS, strict=False)):
         if bars:
             at = x + (i - (len(names) - 1) / 2) * width
-            edges, faces = _outlined(color, len(values), hollow)
-            draw_bars(
-                ax,
-                at,
-                np.nan_to_num(values),
-                width=width,
-                color=faces,
-                edgecolor=edges,
-                linewidth=0 if hollow is None else 1.6,
-            )
+            _outlined_bars(ax, at, values, width, color, hollow)
             handles.append(Patch(color=color, label=name))
         elif not consecutive and len(values) <= MAX_MARKERS:
             handles.append(ax.scatter(x, values, s=40, color=color, zorder=3, label=name))

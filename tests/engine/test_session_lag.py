@@ -71,24 +71,30 @@ def test_a_negative_lag_is_an_error(engine_settings) -> None:
 NO_RTH = pd.Timestamp("2024-02-16")
 
 
-@pytest.fixture(scope="module")
-def no_rth_settings(tmp_path_factory: pytest.TempPathFactory, minutes: pd.DataFrame):
-    """The test bars without the RTH minutes of NO_RTH (its overnight bars kept)."""
-    frame = _without_rth_of(minutes, NO_RTH)
+def _stored(frame: pd.DataFrame, data_dir, description: str) -> EngineSettings:
+    """``frame``'s minutes written as NQ's data in ``data_dir``."""
+    frame = frame.copy()
     frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
     frame["minute"] = minutes_of_day(frame["timestamp"])
-    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("no_rth"))
+    settings = EngineSettings(data_dir=data_dir)
     meta = DataMeta(
         instrument="NQ",
         timezone="America/New_York",
         source="synthetic",
-        description="hand-made test bars, one date without RTH",
+        description=description,
         first_date=frame["trading_date"].min().date(),
         last_date=frame["trading_date"].max().date(),
         rows=len(frame),
     )
     write_bars(frame, meta, data_path("NQ", settings))
     return settings
+
+
+@pytest.fixture(scope="module")
+def no_rth_settings(tmp_path_factory: pytest.TempPathFactory, minutes: pd.DataFrame):
+    """The test bars without the RTH minutes of NO_RTH (its overnight bars kept)."""
+    frame = _without_rth_of(minutes, NO_RTH)
+    return _stored(frame, tmp_path_factory.mktemp("no_rth"), "one date without RTH")
 
 
 def _without_rth_of(minutes: pd.DataFrame, day: pd.Timestamp) -> pd.DataFrame:
@@ -131,20 +137,7 @@ def early_settings(tmp_path_factory: pytest.TempPathFactory, minutes: pd.DataFra
     stamps = minutes["timestamp"]
     late = (stamps.dt.normalize() == EARLY) & (stamps.dt.hour >= 13)
     frame = minutes[~late].reset_index(drop=True)
-    frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
-    frame["minute"] = minutes_of_day(frame["timestamp"])
-    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("early"))
-    meta = DataMeta(
-        instrument="NQ",
-        timezone="America/New_York",
-        source="synthetic",
-        description="hand-made test bars, one early close",
-        first_date=frame["trading_date"].min().date(),
-        last_date=frame["trading_date"].max().date(),
-        rows=len(frame),
-    )
-    write_bars(frame, meta, data_path("NQ", settings))
-    return settings, frame
+    return _stored(frame, tmp_path_factory.mktemp("early"), "one early close"), frame
 
 
 def test_a_window_after_an_early_close_is_missing_not_older(early_settings) -> None:
