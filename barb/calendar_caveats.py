@@ -268,7 +268,7 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         return []
     if {"holiday", "early_close"} & stage.calls:  # the query already says what it does
         return []
-    days = pd.to_datetime(table["date"]).to_numpy().astype("datetime64[D]")
+    days = np.asarray(table["date"].to_numpy(), dtype="datetime64[D]")  # ISO dates
     # A holiday's session closes early too: it is named a holiday.
     holiday = us_market_closed(days)
     short = holiday | np.isin(days, early_close_days(plan.dataset.instrument.calendar))

@@ -5,44 +5,55 @@ in the order the rows were in; the answer has to say that others tie with it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import numpy as np
-import pandas as pd
+from collections.abc import Callable, Sequence
 
 from barb.summary_text import value_text
 
 # Rows named in the warning; more are counted.
 NAMED_ROWS = 3
 
+# The sort keys of the row at a position in sort order.
+KeysAt = Callable[[int], Sequence[object]]
+
 
 def tie_at_limit(
-    ordered: pd.DataFrame, limit: int | None, name: Callable[[int], str] | None = None
+    keys_at: KeysAt,
+    names: Sequence[str],
+    rows: int,
+    limit: int | None,
+    name: Callable[[int], str] | None = None,
 ) -> list[str]:
-    """``ordered``: the sort keys of every row, in sort order, before the cut; ``name``
-    names the row at a position in that order (by its group keys, its bar label)."""
-    if limit is None or limit <= 0 or len(ordered) <= limit or ordered.empty:
+    """``keys_at`` gives the sort keys (named ``names``) of the row at a position in sort
+    order, of ``rows`` in all before the cut; ``name`` names that row (by its group keys,
+    its bar label). Equal keys are next to each other in sort order: only the rows around
+    the cut are read."""
+    if limit is None or limit <= 0 or rows <= limit:
         return []
-    edge = ordered.iloc[limit - 1]
-    if edge.isna().any():
+    edge = tuple(keys_at(limit - 1))
+    if any(_missing(v) for v in edge) or tuple(keys_at(limit)) != edge:
         return []
-    same = (ordered == edge).all(axis=1).to_numpy()
-    if not same[limit]:
-        return []
-    tied = np.flatnonzero(same)
-    kept, left = tied[tied < limit], tied[tied >= limit]
-    value = ", ".join(f"{name} = {value_text(edge[name])}" for name in ordered.columns)
-    rows = "row" if len(tied) == 1 else "rows"
-    text = f"limit {limit} cuts through a tie: {len(tied)} {rows} have {value}"
+    first, last = limit - 1, limit
+    while first > 0 and tuple(keys_at(first - 1)) == edge:
+        first -= 1
+    while last + 1 < rows and tuple(keys_at(last + 1)) == edge:
+        last += 1
+    tied = last - first + 1
+    kept = limit - first
+    value = ", ".join(f"{n} = {value_text(v)}" for n, v in zip(names, edge, strict=True))
+    text = f"limit {limit} cuts through a tie: {tied} rows have {value}"
     if name is not None:
-        text += f" ({_names(name, tied)})"
+        text += f" ({_names(name, first, last)})"
     return [
-        f"{text}, and {len(kept)} of them {'is' if len(kept) == 1 else 'are'} kept, the first "
-        f"in the rows' order; say it is a tie, or raise the limit to {limit + len(left)}."
+        f"{text}, and {kept} of them {'is' if kept == 1 else 'are'} kept, the first in the "
+        f"rows' order; say it is a tie, or raise the limit to {last + 1}."
     ]
 
 
-def _names(name: Callable[[int], str], positions: np.ndarray) -> str:
-    named = [name(int(i)) for i in positions[:NAMED_ROWS]]
-    more = len(positions) - len(named)
+def _missing(value: object) -> bool:
+    return value is None or value != value  # NaN is not equal to itself
+
+
+def _names(name: Callable[[int], str], first: int, last: int) -> str:
+    named = [name(at) for at in range(first, min(last, first + NAMED_ROWS - 1) + 1)]
+    more = last - first + 1 - len(named)
     return ", ".join(named) + (f" and {more} more" if more > 0 else "")

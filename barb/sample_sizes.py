@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from barb.planning import SelectItem
 from barb.script import ast
@@ -27,25 +28,35 @@ def sample_sizes(
 ) -> dict[str, int]:
     """Per select item taken over fewer rows than ``ctx.frame`` holds (those with all its
     ``by`` keys): how many. Only items with exactly one sample statistic in them count."""
-    rows = np.ones(len(ctx.frame), dtype=bool)
-    for key in by:
-        rows &= ctx.frame[key].notna().to_numpy()
-    kept = int(np.count_nonzero(rows))
+    kept: int | None = None
+    rows: np.ndarray | None = None
     sizes: dict[str, int] = {}
     for item in select:
         calls = _aggregates(item.expr)
         if len(calls) != 1 or not calls[0][1]:
             continue
         call, arity = calls[0]
-        present = rows.copy()
+        present: np.ndarray | None = None
         for arg in call.args[:arity]:
-            values = evaluate(arg, ctx)
+            named = isinstance(arg, ast.Column) and arg.name in ctx.frame.columns
+            values = ctx.frame[arg.name] if named else evaluate(arg, ctx)
             if np.ndim(values) == 0:  # a literal: present or not on every row
-                present &= bool(np.isfinite(values)) if isinstance(values, float) else True
-            else:
-                present &= values.notna().to_numpy()
-        size = int(np.count_nonzero(present))
-        if size < kept:
+                if isinstance(values, float) and not np.isfinite(values):
+                    present = np.zeros(len(ctx.frame), dtype=bool)
+                continue
+            has = _present(values)
+            if has is None:  # every row has it: the common case
+                continue
+            present = has if present is None else present & has
+        if present is None:
+            continue
+        if rows is None:  # the rows in groups: those with every key
+            rows = np.ones(len(ctx.frame), dtype=bool)
+            for key in by:
+                rows &= ctx.frame[key].notna().to_numpy()
+            kept = int(np.count_nonzero(rows))
+        size = int(np.count_nonzero(present & rows))
+        if size < (kept or 0):
             sizes[item.name] = size
     return sizes
 
@@ -64,6 +75,18 @@ def sample_caveats(sizes: dict[str, int], kept: int) -> list[str]:
         "of them."
         for size, names in by_size.items()
     ]
+
+
+def _present(values: pd.Series) -> np.ndarray | None:
+    """Which rows have a value; None when all do (read from the numbers, not through
+    pandas' missing-value machinery: this runs on every aggregate)."""
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iub":
+        return None
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind == "f":
+        missing = np.isnan(values.to_numpy())
+    else:
+        missing = values.isna().to_numpy()
+    return ~missing if missing.any() else None
 
 
 def _aggregates(expr: ast.Expr) -> list[tuple[ast.Call, int]]:

@@ -152,8 +152,10 @@ def _answer(
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
         focus = by + [s.name for s in stage.select]
-        in_groups = int(frame[by].notna().all(axis=1).sum())
-        warnings += sample_caveats(sample_sizes(stage.select, ctx, by), in_groups)
+        sizes = sample_sizes(stage.select, ctx, by)
+        if sizes:
+            in_groups = int(frame[by].notna().all(axis=1).sum())
+            warnings += sample_caveats(sizes, in_groups)
         return StageOutput(summary, table=table, focus=focus, order=order, warnings=warnings)
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"
@@ -322,10 +324,15 @@ def _ordered_positions(
             )
         positions = ordered.index.to_numpy()
         if stage.limit is not None and len(positions) > stage.limit:
-            by = zip(stage.sort, names, strict=True)
-            keys = pd.DataFrame({k.column: frame[name].to_numpy() for k, name in by})
+            columns = [frame[name].to_numpy() for name in names]
+
+            def keys_at(at: int) -> list[object]:
+                return [column[positions[at]] for column in columns]
+
             ties = tie_at_limit(
-                keys.iloc[positions].reset_index(drop=True),
+                keys_at,
+                [k.column for k in stage.sort],
+                len(positions),
                 stage.limit,
                 partial(_row_name, frame, timeframe, positions),
             )
@@ -366,14 +373,16 @@ def sort_limit(
             na_position="last",
         )
         if stage.limit is not None:
-            named = table[list(named_by)]
+            columns = [table[key].to_numpy() for key in keys]
+            named = [table[column].to_numpy() for column in named_by]
+
+            def keys_at(at: int) -> list[object]:
+                return [column[at] for column in columns]
 
             def name(at: int) -> str:
-                return " ".join(value_text(v) for v in named.iloc[at])
+                return " ".join(value_text(column[at]) for column in named)
 
-            ties = tie_at_limit(
-                table[keys].reset_index(drop=True), stage.limit, name if named_by else None
-            )
+            ties = tie_at_limit(keys_at, keys, len(table), stage.limit, name if named_by else None)
     if stage.limit is not None:
         table = table.head(stage.limit)
     return table.reset_index(drop=True), table.index.to_numpy(dtype=np.int64), ties
