@@ -102,7 +102,7 @@ def _releases_moved(
         if missed:
             warnings.append(_out_of_window_text(source, missed))
         counted = ~np.isin(seen.astype("datetime64[D]"), [day for day, _, _ in missed])
-        kept = kept_dates() if kept_dates is not None and plan.first.where is not None else None
+        kept = kept_dates() if kept_dates is not None and plan.first.picks_rows else None
         if kept is not None:  # a where that left the moved day out: nothing of it to say
             counted &= np.isin(seen.astype("datetime64[D]"), kept.astype("datetime64[D]"))
         pairs = [(_day(d), _day(t)) for d, t in zip(released[counted], seen[counted], strict=True)]

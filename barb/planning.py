@@ -94,6 +94,13 @@ class StagePlan:
             return "scalar" if len(self.select) == 1 else "dict"
         return "table"
 
+    @property
+    def picks_rows(self) -> bool:
+        """Whether the answer is some of the period's rows: those a where keeps, or the
+        bars a table's limit lists ("the last 3 FOMC days"). What is said of the rows kept
+        is said of those."""
+        return self.where is not None or (self.shape == "table" and self.limit is not None)
+
     @cached_property
     def calls(self) -> frozenset[str]:
         """Every function the stage calls (lower case), through its map's names: read by the

@@ -73,7 +73,7 @@ def _event_days(
         return marked[:0]
     if not plan.timeframe.calendar:
         days = np.unique(dates[marked])
-        kept = kept_dates() if kept_dates is not None and plan.first.where is not None else None
+        kept = kept_dates() if kept_dates is not None and plan.first.picks_rows else None
         if kept is not None:
             days = np.intersect1d(days, kept.astype("datetime64[D]"))
         return days
@@ -180,10 +180,12 @@ def _when(
         if len(times) == 1
         else " (" + ", ".join(f"{time} on {count}" for time, count in sorted(times.items())) + ")"
     )
-    share = f"all {days}" if len(offsets) == days else f"{len(offsets)} of the {days}"
-    return (
-        f"{spec.name.upper()} came out{at} {how}, on {share} {spec.name} days in the period{listed}"
-    )
+    if days == 1:
+        share = f"the one {spec.name} day"
+    else:
+        share = f"all {days}" if len(offsets) == days else f"{len(offsets)} of the {days}"
+        share += f" {spec.name} days"
+    return f"{spec.name.upper()} came out{at} {how}, on {share} in the period{listed}"
 
 
 def _where(plan: Plan, window: SessionSpec) -> str:

@@ -58,7 +58,8 @@ class StageOutput:
     order: np.ndarray | None = None
 
     def kept_dates(self) -> np.ndarray | None:
-        """The trading dates of the rows kept (bars with a trading_date column), else None."""
+        """The trading dates of the rows kept (bars with a trading_date column), else None;
+        of a table cut by a limit, the rows it lists."""
         if self.kept is None or "trading_date" not in self.kept.columns:
             return None
         return self.kept["trading_date"].to_numpy()
@@ -125,6 +126,10 @@ def run_stage(
             output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)
     output.rows_kept = len(frame)
     output.kept = frame
+    if stage.shape == "table" and stage.limit is not None and output.order is not None:
+        # The rows listed are the answer ("the last 3 FOMC days"): what is said of the rows
+        # kept is said of them, in time order.
+        output.kept = frame.iloc[np.sort(output.order)]
     output.passed = keep
     if not output.focus:  # rows, or a number: what the query itself added to the bars
         mapped = [name for name, _ in stage.map_exprs]

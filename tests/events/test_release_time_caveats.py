@@ -233,3 +233,24 @@ def test_days_a_filter_leaves_out_are_not_read(timeframe: str, settings) -> None
     assert _said(_ask(query, "CL", settings), "CPI") == []
     only = {**query, "join": {"source": "cpi", "filter": "only"}}
     assert len(_said(_ask(only, "CL", settings), "CPI")) == 1
+
+
+def test_a_limit_speaks_of_the_days_it_lists(settings) -> None:
+    """ "The last 3 FOMC days, 14:00-16:00": the 3 days listed all came at 14:00, so nothing
+    is said of the 44 releases at other times in 2008-2025; the last CPI day on RTH is said
+    as the one day it is."""
+    fomc = _releases("fomc", (2008, 2025)).sort_values("date")
+    assert (fomc["time"].iloc[-3:] == "14:00").all() and (fomc["time"] != "14:00").sum() > 40
+    window = {"session": "14:00-16:00", "from": "daily", "join": {"source": "fomc",
+              "filter": "only"}, "map": {"move": "close - open"}, "sort": "date desc"}  # fmt: skip
+    listed = _ask({**window, "limit": 3}, "NQ", settings)
+    assert listed.table["date"].tolist() == [f"{d:%Y-%m-%d}" for d in fomc["date"].iloc[::-1][:3]]
+    assert _said(listed, "FOMC") == []
+    assert len(_said(_ask(window, "NQ", settings), "FOMC")) == 1
+    cpi = {"session": "RTH", "from": "daily", "join": {"source": "cpi", "filter": "only"},
+           "sort": "date desc", "limit": 1}  # fmt: skip
+    assert _said(_ask(cpi, "NQ", settings), "CPI") == [
+        "CPI came out at 08:30, before NQ's RTH opens at 09:30, on the one cpi day in the "
+        "period: RTH bars start after the release and hold none of its first move. For the "
+        "reaction use ETH, which holds it, or a window such as '08:30-09:30'."
+    ]
