@@ -58,7 +58,8 @@ def lookback_caveat(plan: Plan, frame: pd.DataFrame, keep: np.ndarray) -> list[s
         f"{text} reads an earlier trading date for {crossing:,} of the {kept:,} rows kept (the "
         "day's first bars, read with the previous day's last ones); "
         f'"where": "… and prev(date(), {back}) == date()" keeps it within the day. To compare '
-        "a time of day with the same time on earlier days, use daily bars of that window "
+        "a bar with the same time on earlier days, rolling_mean(x, n, 'time') reads the last "
+        f"n days at its time (today's included), or use daily bars of that window "
         f'("session": "{first}", "from": "daily").'
     ]
 

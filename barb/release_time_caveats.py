@@ -21,6 +21,7 @@ from barb.events.schedule import DAY_NS, MINUTE_NS, join_arrays
 from barb.instruments import Instrument, SessionSpec, format_clock, parse_clock
 from barb.period_rows import Scope
 from barb.planning import Plan
+from barb.session_caveats import GAP_PATTERNS, reads_previous_close
 from barb.sessions import MINUTES_PER_DAY
 
 # A release this close to the session's close leaves it only the first minutes of the
@@ -141,6 +142,10 @@ def _outside_the_session(
     for missed, how, held in sides:
         if not len(missed):
             continue
+        if missed is before and _from_previous_close(plan):
+            # A gap or a close-to-close change runs from the close before the release:
+            # it holds the release's move.
+            continue
         # ETH holds a release inside the trading day; not one in the maintenance break.
         eth = plan.session != whole and bool((missed < hours.day_length).all())
         also = f"{whole}, which holds it, or " if eth else ""
@@ -161,6 +166,11 @@ def _outside_the_session(
             f"'{_reaction_window(instrument, hours, near)}'."
         )
     return warnings
+
+
+def _from_previous_close(plan: Plan) -> bool:
+    """Whether the query reads the close before each bar's session: prev(close), a gap."""
+    return bool(plan.first.calls & GAP_PATTERNS) or reads_previous_close(plan.first)
 
 
 def _when(

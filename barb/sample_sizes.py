@@ -61,14 +61,22 @@ def sample_sizes(
     return sizes
 
 
+def notable(sizes: dict[str, int], kept: int) -> dict[str, int]:
+    """The sizes worth saying: more than one row and at least ``NOTABLE_SHARE`` of them
+    empty. The data's first day, which has no previous close, is not."""
+    return {
+        name: size
+        for name, size in sizes.items()
+        if kept - size > 1 and kept - size >= NOTABLE_SHARE * kept
+    }
+
+
 def sample_caveats(sizes: dict[str, int], kept: int) -> list[str]:
-    """For grouped results: the statistics' rows in all, against the rows kept, one line per
-    count. Said when more than one row and at least ``NOTABLE_SHARE`` of them are empty:
-    the data's first day, which has no previous close, is not worth a line."""
+    """For grouped results: the statistics' notable rows in all, against the rows kept, one
+    line per count."""
     by_size: dict[int, list[str]] = {}
-    for name, size in sizes.items():
-        if kept - size > 1 and kept - size >= NOTABLE_SHARE * kept:
-            by_size.setdefault(size, []).append(name)
+    for name, size in notable(sizes, kept).items():
+        by_size.setdefault(size, []).append(name)
     return [
         f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} over the {size:,} of the "
         f"{kept:,} rows kept that have a value (the others are empty); count() counts all "

@@ -63,7 +63,7 @@ def _gap_from_window(plan: Plan, window: SessionSpec, named: str) -> list[str]:
     if window.end == plan.dataset.instrument.session(main).end:
         return []
     names = sorted(plan.first.calls & GAP_PATTERNS)
-    if _reads_previous_close(plan.first):
+    if _open_against_previous_close(plan.first):
         names.append("prev")
     if not names:
         return []
@@ -80,18 +80,36 @@ def _gap_from_window(plan: Plan, window: SessionSpec, named: str) -> list[str]:
     ]
 
 
-def _reads_previous_close(stage: StagePlan) -> bool:
+def reads_previous_close(stage: StagePlan) -> bool:
     """Whether the stage reads prev(close), through its map's names."""
+    return any(_previous_close(read) for read in _reads(stage))
+
+
+def _open_against_previous_close(stage: StagePlan) -> bool:
+    """Whether an expression of the stage reads the open and prev(close) together: a gap.
+    close - prev(close) on a window is its own day-to-day change, which is what it says."""
+    return any(
+        _previous_close(read)
+        and any(isinstance(node, ast.Column) and node.name == "open" for node in read)
+        for read in _reads(stage)
+    )
+
+
+def _reads(stage: StagePlan) -> list[list[ast.Node]]:
+    """Each expression of the stage as the nodes it reads, through its map's names."""
     mapped = dict(stage.map_exprs)
     exprs = (*stage.row_exprs, *(item.expr for item in stage.select))
+    return [list(nodes(expr, mapped)) for expr in exprs]
+
+
+def _previous_close(read: list[ast.Node]) -> bool:
     return any(
         isinstance(node, ast.Call)
         and node.name.lower() == "prev"
         and bool(node.args)
         and isinstance(node.args[0], ast.Column)
         and node.args[0].name == "close"
-        for expr in exprs
-        for node in nodes(expr, mapped)
+        for node in read
     )
 
 

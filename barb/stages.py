@@ -26,7 +26,7 @@ from barb.limit_caveats import tie_at_limit
 from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
-from barb.sample_sizes import sample_caveats, sample_sizes
+from barb.sample_sizes import notable, sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_aggregate
@@ -167,7 +167,7 @@ def _answer(
         values = {s.name: _python(evaluate_aggregate(s.expr, ctx, None)) for s in stage.select}
         if stage.sort or stage.limit:
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
-        samples = sample_sizes(stage.select, ctx)
+        samples = notable(sample_sizes(stage.select, ctx), len(frame))
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)

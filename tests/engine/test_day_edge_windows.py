@@ -60,8 +60,9 @@ def test_a_rolling_window_reaching_the_day_before_is_said(engine_settings, minut
         f"rolling_mean(prev(volume), 20) reads an earlier trading date for {earlier.sum():,} of "
         f"the {spike.sum():,} rows kept (the day's first bars, read with the previous day's "
         'last ones); "where": "… and prev(date(), 20) == date()" keeps it within the day. To '
-        "compare a time of day with the same time on earlier days, use daily bars of that "
-        'window ("session": "09:30-09:35", "from": "daily").'
+        "compare a bar with the same time on earlier days, rolling_mean(x, n, 'time') reads "
+        "the last n days at its time (today's included), or use daily bars of that window "
+        '("session": "09:30-09:35", "from": "daily").'
     ]
 
     within = _ask({**SPIKE, "where": "spike and prev(date(), 20) == date()"}, engine_settings)
@@ -156,6 +157,9 @@ def test_a_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) -> None
         ("CASH", "gap_up()", None),  # the day's, but for the post-cash hour
         ("AFTERNOON", "gap_up()", None),  # ends at RTH's close: prev(close) is that close
         ("RTH_OPEN", "close > open", None),
+        # The window's own close-to-close change is what it says, not a gap.
+        ("15:00-16:00", "close > prev(close)", None),
+        ("15:00-16:00", "open > prev(close)", "prev(close) on daily bars of 15:00-16:00"),
     ],
 )
 def test_which_sessions_say_it(engine_settings, session, where, said) -> None:

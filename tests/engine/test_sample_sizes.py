@@ -97,3 +97,14 @@ def test_groups_say_nothing_of_the_first_days_missing_return(engine_settings, mi
     result = _ask(query, engine_settings)
     assert not [w for w in result.metadata.warnings if "rows kept that have a value" in w]
     assert _ask({**query, "select": "mean(ret)"}, engine_settings).ok
+
+
+def test_one_missing_row_is_not_worth_a_word(engine_settings) -> None:
+    """The data's first day has no previous close: a mean of returns over every day is over
+    one row fewer, which is no news beside the value."""
+    result = _ask(
+        {"map": {"ret": "close / prev(close) - 1"}, "select": ["mean(ret)", "std(ret)"]},
+        engine_settings,
+    )
+    assert result.summary.samples == {}
+    assert "rows with a value" not in render_summary(result)

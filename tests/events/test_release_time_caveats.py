@@ -254,3 +254,15 @@ def test_a_limit_speaks_of_the_days_it_lists(settings) -> None:
         "period: RTH bars start after the release and hold none of its first move. For the "
         "reaction use ETH, which holds it, or a window such as '08:30-09:30'."
     ]
+
+
+@pytest.mark.parametrize(
+    "measure",
+    ["(close / prev(close) - 1) * 100", "open - prev(close)"],
+)
+def test_a_change_from_the_previous_close_holds_the_release(measure: str, settings) -> None:
+    """A close-to-close return or a gap on CPI days runs from the close before the 08:30
+    release: it holds the release's move, and nothing is said of RTH opening after it."""
+    query = {"session": "RTH", "from": "daily", "period": "2015:2025", "join": "cpi",
+             "map": {"chg": measure}, "group_by": "cpi", "select": "mean(abs(chg))"}  # fmt: skip
+    assert _said(_ask(query, "NQ", settings), "CPI") == []
