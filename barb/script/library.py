@@ -28,8 +28,6 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
         "average": "mean",
         "stdev": "std",
         "stddev": "std",
-        "var": "std",
-        "variance": "std",
         "quantile": "percentile",
         "highest": "rolling_max",
         "lowest": "rolling_min",
@@ -37,6 +35,12 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
         "shift": "prev",
         "lead": "next",
     }
+)
+
+
+# Other tools' names for what Barb Script writes as an expression of its functions.
+OTHER_FORMS: Mapping[str, str] = MappingProxyType(
+    {"var": "std(col) ** 2", "variance": "std(col) ** 2"}
 )
 
 

@@ -23,7 +23,7 @@ from barb.errors import (
 )
 from barb.script import ast
 from barb.script.functions import FunctionSpec, Param
-from barb.script.library import OTHER_NAMES, contains_aggregate, library, lookup
+from barb.script.library import OTHER_FORMS, OTHER_NAMES, contains_aggregate, library, lookup
 
 # Where in a select item a node sits: "row" outside select (map, where, group_by);
 # "select" at the top of a select item; "aggregate" inside an aggregate's arguments;
@@ -235,11 +235,15 @@ def unknown_function(name: str, columns: Collection[str], step: str) -> UnknownF
     known = OTHER_NAMES.get(name.lower())
     if known is not None:
         similar = [known, *(s for s in similar if s != known)][:3]
+    if name.lower() in OTHER_FORMS:  # var is no misspelt atr
+        similar = []
     message = f"Function '{name}' does not exist."
     if similar:
         message += " Similar: " + ", ".join(f"{s}()" for s in similar) + "."
     if name in columns:
         hint = f"{name} is a column; use it without parentheses"
+    elif name.lower() in OTHER_FORMS:  # written with Barb's functions
+        hint = f"Barb Script writes it {OTHER_FORMS[name.lower()]}"
     elif known is not None:  # another language's name for it: how Barb's is called
         spec = library()[known]
         hint = f"Barb Script calls it {spec.signature()}: {spec.summary}"

@@ -60,13 +60,17 @@ def test_unknown_function_names_similar_ones() -> None:
         ("stdev", "std", "std(col)"),
         ("lag", "prev", "prev(col, n=1)"),
         ("quantile", "percentile", "percentile(col, p)"),
-        ("var", "std", "std(col)"),
     ):
         [error] = check(f"{other}(close, 20) > 1")
         assert error.hint.startswith(f"Barb Script calls it {signature}: ")
         assert f"Similar: {barb}()" in error.message
     [error] = check("quantile(close, 0.9) > 1")
     assert "p from 0 to 100" in error.hint
+    # A variance is the square of Barb's std, not std itself.
+    for other in ("var", "variance"):
+        [error] = check(f"{other}(close) > 1")
+        assert error.hint == "Barb Script writes it std(col) ** 2"
+        assert error.message == f"Function '{other}' does not exist."
 
 
 def test_argument_count_names_the_signature() -> None:
