@@ -135,16 +135,16 @@ def _outside_the_session(
     where = _where(plan, window)
     whole = instrument.full_session
     warnings = []
+    # A gap or a close-to-close change runs from the close before a release that comes
+    # before the open: it holds the release's move.
     sides = (
         (before, f"before {where} opens at {window.start}", "start after the release"),
         (after, f"after {where} closes at {window.end}", "end before the release"),
     )
+    if _from_previous_close(plan):
+        sides = sides[1:]
     for missed, how, held in sides:
         if not len(missed):
-            continue
-        if missed is before and _from_previous_close(plan):
-            # A gap or a close-to-close change runs from the close before the release:
-            # it holds the release's move.
             continue
         # ETH holds a release inside the trading day; not one in the maintenance break.
         eth = plan.session != whole and bool((missed < hours.day_length).all())

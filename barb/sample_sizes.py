@@ -19,16 +19,18 @@ from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate
 from barb.script.library import lookup
 
-# A grouped result's warning needs at least this share of the rows kept to be empty.
+# A sample size is said when at least this share of the rows kept is empty.
 NOTABLE_SHARE = 0.01
 
 
 def sample_sizes(
     select: Sequence[SelectItem], ctx: EvalContext, by: Sequence[str] = ()
-) -> dict[str, int]:
-    """Per select item taken over fewer rows than ``ctx.frame`` holds (those with all its
-    ``by`` keys): how many. Only items with exactly one sample statistic in them count."""
-    kept: int | None = None
+) -> tuple[dict[str, int], int]:
+    """Per select item taken over notably fewer rows than ``ctx.frame`` holds (those with
+    all its ``by`` keys): how many; and how many rows that is against. Only items with
+    exactly one sample statistic in them count. Notable: more than one row and at least
+    ``NOTABLE_SHARE`` of them empty (the data's first day, with no previous close, is not)."""
+    kept = len(ctx.frame)
     rows: np.ndarray | None = None
     sizes: dict[str, int] = {}
     for item in select:
@@ -50,32 +52,22 @@ def sample_sizes(
             present = has if present is None else present & has
         if present is None:
             continue
-        if rows is None:  # the rows in groups: those with every key
+        if rows is None:  # the rows in groups: those with every key, found once
             rows = np.ones(len(ctx.frame), dtype=bool)
             for key in by:
                 rows &= ctx.frame[key].notna().to_numpy()
             kept = int(np.count_nonzero(rows))
-        size = int(np.count_nonzero(present & rows))
-        if size < (kept or 0):
-            sizes[item.name] = size
-    return sizes
-
-
-def notable(sizes: dict[str, int], kept: int) -> dict[str, int]:
-    """The sizes worth saying: more than one row and at least ``NOTABLE_SHARE`` of them
-    empty. The data's first day, which has no previous close, is not."""
-    return {
-        name: size
-        for name, size in sizes.items()
-        if kept - size > 1 and kept - size >= NOTABLE_SHARE * kept
-    }
+        empty = kept - int(np.count_nonzero(present & rows))
+        if empty > 1 and empty >= NOTABLE_SHARE * kept:
+            sizes[item.name] = kept - empty
+    return sizes, kept
 
 
 def sample_caveats(sizes: dict[str, int], kept: int) -> list[str]:
-    """For grouped results: the statistics' notable rows in all, against the rows kept, one
-    line per count."""
+    """For grouped results: the statistics' rows in all, against the rows kept, one line per
+    count."""
     by_size: dict[int, list[str]] = {}
-    for name, size in notable(sizes, kept).items():
+    for name, size in sizes.items():
         by_size.setdefault(size, []).append(name)
     return [
         f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} over the {size:,} of the "

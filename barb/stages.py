@@ -26,7 +26,7 @@ from barb.limit_caveats import tie_at_limit
 from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
-from barb.sample_sizes import notable, sample_caveats, sample_sizes
+from barb.sample_sizes import sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_aggregate
@@ -157,17 +157,14 @@ def _answer(
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
         focus = by + [s.name for s in stage.select]
-        sizes = sample_sizes(stage.select, ctx, by)
-        if sizes:
-            in_groups = int(frame[by].notna().all(axis=1).sum())
-            warnings += sample_caveats(sizes, in_groups)
+        warnings += sample_caveats(*sample_sizes(stage.select, ctx, by))
         return StageOutput(summary, table=table, focus=focus, order=order, warnings=warnings)
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"
         values = {s.name: _python(evaluate_aggregate(s.expr, ctx, None)) for s in stage.select}
         if stage.sort or stage.limit:
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
-        samples = notable(sample_sizes(stage.select, ctx), len(frame))
+        samples, _ = sample_sizes(stage.select, ctx)
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)
