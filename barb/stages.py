@@ -130,6 +130,11 @@ def run_stage(
         # The rows listed are the answer ("the last 3 FOMC days"): what is said of the rows
         # kept is said of them, in time order.
         output.kept = frame.iloc[np.sort(output.order)]
+        listed = np.zeros(len(keep), dtype=bool)
+        listed[np.flatnonzero(keep)[output.order]] = True
+        ctx.settle_row_warnings(listed)
+    else:
+        ctx.settle_row_warnings(keep)
     output.passed = keep
     if not output.focus:  # rows, or a number: what the query itself added to the bars
         mapped = [name for name, _ in stage.map_exprs]

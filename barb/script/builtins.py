@@ -529,7 +529,8 @@ def _warn_run_across_days(ctx: EvalContext, runs: np.ndarray) -> None:
 def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
     """A streak read in the period counts the run's rows before it too (by design: the run
     began whenever it began), so "the longest down run in 2021" can be 7 days of which 3
-    were in 2020: say which run that is."""
+    were in 2020: say which run that is, when a row the stage keeps ends in it ("3 down days
+    in a row in 2025" with where run == 3 kept no row of the 7-day run that opened 2025)."""
     period = ctx.period
     if period is None or not period.any():
         return
@@ -539,17 +540,23 @@ def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
     crossing = period & (runs > np.arange(len(runs)) - first + 1)
     if not crossing.any():
         return
-    rows = np.flatnonzero(crossing)
-    end = int(rows[np.argmax(runs[rows])])
-    length = int(runs[end])
-    start = end - length + 1
-    before = first - start
     when = _dates(ctx, "streak") if not ctx.intraday else _column(ctx, "timestamp", "streak")
-    ends, begins = (_moment(when.iloc[i], ctx.intraday) for i in (end, start))
-    ctx.warn(
-        f"streak() counts runs that began before the period: the run ending {ends} "
-        f"({length}) began {begins}, {before} of its rows before the period."
-    )
+
+    def said(kept: np.ndarray) -> str | None:
+        rows = np.flatnonzero(crossing & kept)
+        if not len(rows):
+            return None
+        end = int(rows[np.argmax(runs[rows])])
+        length = int(runs[end])
+        start = end - length + 1
+        before = first - start
+        ends, begins = (_moment(when.iloc[i], ctx.intraday) for i in (end, start))
+        return (
+            f"streak() counts runs that began before the period: the run ending {ends} "
+            f"({length}) began {begins}, {before} of its rows before the period."
+        )
+
+    ctx.warn_rows(said)
 
 
 def _moment(value: Any, intraday: bool) -> str:

@@ -48,6 +48,11 @@ class EvalContext:
     # back the dates it traded, so a date it did not trade (Good Friday) is stepped over and
     # one it closed early on (no 15:59 bar) is not: that value is missing, not older.
     day_session: str | None = None
+    # Warnings about some rows only, said once the stage knows which rows it keeps (after
+    # its where, or the rows a limit lists): each takes that mask over ``frame`` and gives its
+    # sentence, or None when no kept row is concerned. A streak that began before the period
+    # is noise when the where dropped that row.
+    row_warnings: list[Callable[[np.ndarray], str | None]] = field(default_factory=list)
 
     @property
     def intraday(self) -> bool:
@@ -56,6 +61,19 @@ class EvalContext:
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
+
+    def warn_rows(self, check: Callable[[np.ndarray], str | None]) -> None:
+        """A warning that depends on which of ``frame``'s rows are kept (see row_warnings)."""
+        self.row_warnings.append(check)
+
+    def settle_row_warnings(self, kept: np.ndarray) -> None:
+        """Say the row warnings that concern ``kept`` (a mask over the frame they were made
+        on), and forget them all."""
+        checks, self.row_warnings = self.row_warnings, []
+        for check in checks:
+            message = check(kept)
+            if message is not None:
+                self.warn(message)
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,53 @@ def test_no_warning_when_the_period_opens_outside_a_run(engine_settings, minutes
     assert _streak_warnings(result) == []
 
 
+def test_a_run_begun_before_the_period_is_named_only_when_a_row_of_it_is_kept(
+    engine_settings, minutes
+) -> None:
+    """ "3 down days in a row in 2025" with where run == 3 named the 7-day run that opened
+    2025, though no row of it was in the result. The period here opens inside a down run;
+    a where that keeps none of the run's rows in the period says nothing of it, one that
+    keeps its end names it."""
+    runs = _down_runs(rth_daily(minutes))
+    days = runs.index
+    start = next(i for i in range(20, len(runs)) if runs.iloc[i] >= 3)
+    end = start
+    while end + 1 < len(runs) and runs.iloc[end + 1] > runs.iloc[end]:
+        end += 1
+    length = int(runs.iloc[end])
+    period = f"{days[start]:%Y-%m-%d}:"
+    inside = runs.iloc[start:]
+    query = {**_streak_query(period), "select": "count()"}
+
+    others = execute({**query, "where": "down_run < 2"}, "NQ", settings=engine_settings)
+    assert others.ok, others.to_dict()
+    assert others.summary.value == int((inside < 2).sum())
+    assert _streak_warnings(others) == []
+
+    its_end = execute({**query, "where": f"down_run == {length}"}, "NQ", settings=engine_settings)
+    assert its_end.ok, its_end.to_dict()
+    assert its_end.summary.value == int((inside == length).sum())
+    began = days[end - length + 1]
+    assert _streak_warnings(its_end) == [
+        f"streak() counts runs that began before the period: the run ending "
+        f"{days[end]:%Y-%m-%d} ({length}) began {began:%Y-%m-%d}, {start - (end - length + 1)} "
+        "of its rows before the period."
+    ]
+
+    # A limit lists rows: the run is named when they include its row, not otherwise.
+    ranked = {"session": "RTH", "from": "daily", "period": period,
+              "map": {"down_run": "streak(close < prev(close))"}, "limit": 1}  # fmt: skip
+    top = inside.sort_values(ascending=False, kind="stable").index[0]
+    assert top == days[end]  # the run the period opens in is its longest
+    longest = execute({**ranked, "sort": "down_run desc"}, "NQ", settings=engine_settings)
+    assert longest.ok, longest.to_dict()
+    assert _streak_warnings(longest) == _streak_warnings(its_end)
+    latest = execute({**ranked, "sort": "date desc"}, "NQ", settings=engine_settings)
+    assert latest.ok, latest.to_dict()
+    assert latest.table["date"].iloc[0] == f"{days[-1]:%Y-%m-%d}" and days[-1] > days[end]
+    assert _streak_warnings(latest) == []
+
+
 def _tie_warnings(result) -> list[str]:
     return [w for w in result.metadata.warnings if " rows share the " in w]
 
