@@ -27,6 +27,7 @@ from barb.calendar_caveats import (
 from barb.caveats import open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
+from barb.holiday_close_caveats import holiday_close_caveat
 from barb.lookback_caveats import lookback_caveat
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
@@ -127,6 +128,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += output.warnings
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += short_sessions_caveat(plan, output.table)
+    warnings += holiday_close_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope)
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
