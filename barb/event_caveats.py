@@ -12,11 +12,13 @@ import numpy as np
 import pandas as pd
 
 from barb.events.catalog import resolve_event
-from barb.events.schedule import join_arrays, moved_releases
+from barb.events.schedule import MINUTE_NS, join_arrays, moved_releases
 from barb.period_rows import Scope
 from barb.planning import Plan
 from barb.release_time_caveats import release_time_caveats
 from barb.script import ast
+from barb.session_caveats import part_of_the_day
+from barb.sessions import MINUTES_PER_DAY
 
 
 def event_caveats(
@@ -114,9 +116,40 @@ def _releases_moved(
         verb = "counts" if len(pairs) == 1 else "count"
         warnings.append(
             f"{count} fell on a day without trading and {verb} for the next trading day "
-            f"({days}{more})."
+            f"({days}{more}){_window_misses(plan, source, [t for _, t in pairs])}."
         )
     return warnings
+
+
+def _window_misses(plan: Plan, source: str, days: list[str]) -> str:
+    """On daily bars of a window that holds the release's time of day ('08:30-09:30' for
+    CPI), what the moved days' rows are: the window days after the release, holding none of
+    it (CL's 08:30-09:30 on Monday 2017-04-17 counted as a CPI window, CPI having come out on
+    Good Friday). Empty when the query's bars do hold it: intraday bars have their minutes
+    after it, and a session opening with the trading day (ETH, the overnight) its first move."""
+    window = part_of_the_day(plan)
+    instrument = plan.dataset.instrument
+    if window is None or plan.timeframe.name != "daily":
+        return ""
+    if window.start_minute == instrument.trading_day_start_minute:
+        return ""
+    arrays = join_arrays(resolve_event(source, instrument), instrument)
+    numbers = np.array(days, dtype="datetime64[D]").astype(np.int64)
+    released = arrays.release_ns[np.searchsorted(arrays.days, numbers)]
+    minute = (released // MINUTE_NS) % MINUTES_PER_DAY
+    held = (minute - window.start_minute) % MINUTES_PER_DAY < window.length_minutes
+    if not held.all():
+        return ""
+    named = (
+        f"the window '{window.hours}'"
+        if plan.session == window.hours
+        else f"{plan.session} ({window.hours})"
+    )
+    listed = ", ".join(f"'{day}'" for day in days)
+    return (
+        f"; there {named} comes days after the release and holds none of it: "
+        f"date() not in ({listed}) in the where leaves those days out"
+    )
 
 
 def _moved_out_of_window(
