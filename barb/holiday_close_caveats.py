@@ -17,9 +17,11 @@ import pandas as pd
 
 from barb.events.rules import us_market_closed
 from barb.planning import Plan
-from barb.session_caveats import GAP_PATTERNS, reads_previous_close
+from barb.session_caveats import reads_previous_close
 from barb.sessions import MINUTES_PER_DAY
 
+# Named patterns that compare the open with prev(close) (patterns.yaml).
+CLOSE_GAPS = frozenset({"gap_up", "gap_down", "gap_filled"})
 # Rows after a holiday session are said when they are at least this share of the rows kept
 # (or of one group's rows): "the day after Thanksgiving" (all of them), Fridays of November
 # (a quarter), not every Tuesday (8% follow a holiday Monday) or all days (2.5%).
@@ -34,7 +36,7 @@ def holiday_close_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
         return []
     if "holiday" in stage.calls:  # the query already says what it does with them
         return []
-    if not (stage.calls & GAP_PATTERNS or reads_previous_close(stage)):
+    if not (stage.calls & CLOSE_GAPS or reads_previous_close(stage)):
         return []
     if kept is None or not len(kept) or "trading_date" not in kept.columns:
         return []
