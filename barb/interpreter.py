@@ -22,7 +22,6 @@ from barb.calendar_caveats import (
     iso_week_caveat,
     missing_days_caveat,
     period_edge_caveat,
-    short_sessions_caveat,
 )
 from barb.caveats import open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
@@ -35,6 +34,7 @@ from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.session_caveats import session_gap_caveat, session_hours
 from barb.settings import EngineSettings, default_settings
+from barb.short_session_caveats import low_tail_caveat, short_sessions_caveat
 from barb.stages import StageOutput, run_stage, sort_keys, take_rows
 
 log = logging.getLogger(__name__)
@@ -127,13 +127,14 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += output.warnings
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += short_sessions_caveat(plan, output.table)
+    warnings += low_tail_caveat(plan, ctx, output.kept)
     warnings += missing_days_caveat(plan, scope)
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
     cut_short = None
     if plan.first.shape == "grouped":
-        cut_short = open_group(plan, output.table)
+        cut_short = open_group(plan, output.table, output.kept_dates)
         warnings += open_group_caveat(plan, cut_short)
         warnings += period_edge_caveat(plan, scope, output.kept_dates)
         warnings += iso_week_caveat(plan, output.kept)

@@ -281,7 +281,12 @@ def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
     keys = meta.open_group if meta is not None else None
     if not keys and meta is not None and meta.period_end is not None and len(by) == 1:
         year = meta.period_end.year
-        if "year" in by[0] and table[by[0]].iloc[-1] == year and _still_open(meta):
+        if (
+            "year" in by[0]
+            and table[by[0]].iloc[-1] == year
+            and not _judged_whole(result, by[0], year)
+            and _still_open(meta)
+        ):
             return len(table) - 1
     if not keys or any(k not in table.columns for k in keys):
         return None
@@ -295,6 +300,16 @@ def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
         mask &= (texts == value).to_numpy()
     found = np.flatnonzero(mask)
     return int(found[0]) if len(found) == 1 else None
+
+
+def _judged_whole(result: Result, key: str, year: int) -> bool:
+    """Whether the engine listed the year's group and found it holds every day the query
+    keeps of it ("the first 4 trading days of each year" with 2026's four in the data): only
+    a first stage's groups are judged so, and an empty year the chart adds never is."""
+    table = result.table
+    if result.query.get("then") or not result.query.get("group_by") or table is None:
+        return False
+    return key in table.columns and bool((table[key] == year).any())
 
 
 def _still_open(meta: Metadata) -> bool:
