@@ -35,7 +35,7 @@ from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.session_caveats import session_gap_caveat, session_hours
 from barb.settings import EngineSettings, default_settings
-from barb.stages import StageOutput, run_stage, sort_keys, take_rows
+from barb.stages import DayOpen, StageOutput, run_stage, sort_keys, take_rows
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +109,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
     focus = [j.source for j in plan.events if j.source is not None]
     picked = any(j.filter is not None for j in plan.events)
+    day_open = _day_open(plan)
     output = run_stage(
         plan.first,
         frame,
@@ -118,6 +119,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         hide=hide,
         period=scope.in_period,
         picked=picked,
+        day_open=day_open,
     )
     rows_matched = output.rows_kept
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates)
@@ -140,7 +142,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     then_rows = None
     if plan.then is not None:
         given = output.table
-        output = _second_stage(plan, output, ctx)
+        output = _second_stage(plan, output, ctx, day_open)
         warnings += output.warnings
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
@@ -175,7 +177,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
 
 
-def _second_stage(plan: Plan, first: StageOutput, ctx: EvalContext) -> StageOutput:
+def _second_stage(
+    plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
+) -> StageOutput:
     """``then``: the first stage's table is the second stage's rows."""
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
@@ -188,6 +192,7 @@ def _second_stage(plan: Plan, first: StageOutput, ctx: EvalContext) -> StageOutp
         prefix="then.",
         row_keys=keys,
         order=first.order,
+        day_open=day_open,
     )
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept
@@ -198,6 +203,17 @@ def _second_stage(plan: Plan, first: StageOutput, ctx: EvalContext) -> StageOutp
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))
     return output
+
+
+def _day_open(plan: Plan) -> DayOpen | None:
+    """Intraday bars of a session that crosses midnight (ETH, OVERNIGHT): its trading day
+    starts at its open, and times of day are listed from there."""
+    if not plan.timeframe.intraday:
+        return None
+    spec = plan.dataset.instrument.session(plan.session)
+    if not spec.crosses_midnight:
+        return None
+    return DayOpen(spec.start_minute, plan.query.to_json())
 
 
 def _bounded(

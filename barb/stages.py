@@ -31,6 +31,7 @@ from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_aggregate
 from barb.summary_text import value_text
+from barb.time_keys import from_the_open
 from barb.timeframes import timeframe as timeframe_spec
 
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
@@ -65,6 +66,26 @@ class StageOutput:
         return self.kept["trading_date"].to_numpy()
 
 
+@dataclass(frozen=True)
+class DayOpen:
+    """Intraday bars of a session that crosses midnight: its trading day opens at ``minute``
+    (ETH's 18:00), so groups by a time of day are listed from there, not from 00:00, as the
+    chart draws them. ``query`` is the whole query, whose names say which key is a time."""
+
+    minute: int
+    query: dict[str, Any]
+
+    def ordered(self, table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+        """``table`` with a time-of-day first key in the session's order; else as given."""
+        order = from_the_open(table, by, self.query, self.minute)
+        return table if order is None else table.iloc[order].reset_index(drop=True)
+
+    def order_text(self, by: Sequence[str]) -> str:
+        """What the summary says of that order: ``ordered by t from the 18:00 open``."""
+        clock = f"{self.minute // 60:02d}:{self.minute % 60:02d}"
+        return f"ordered by {', '.join(by)} from the session's {clock} open"
+
+
 def run_stage(
     stage: StagePlan,
     frame: pd.DataFrame,
@@ -78,6 +99,7 @@ def run_stage(
     row_keys: tuple[str, ...] = (),
     order: np.ndarray | None = None,
     picked: bool = False,
+    day_open: DayOpen | None = None,
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
@@ -87,6 +109,8 @@ def run_stage(
     gives each row's place in time (or key) order when the rows are not in it (a second stage
     over a sorted table): aggregates read them in that order. ``picked``: an event join's
     filter (``"filter": "only"``) already picked the rows in ``keep``, as a where would.
+    ``day_open``: the bars' session crosses midnight; groups by a time of day start at its
+    open unless the stage sorts them.
     """
     ctx.frame, ctx.period = frame, period
     for name, expr in stage.map_exprs:
@@ -110,7 +134,7 @@ def run_stage(
         # time, not the first in the order a sort put the rows in; rows listed keep theirs.
         frame = _in_order(frame, order[keep])
     ctx.frame, ctx.period = frame, None
-    output = _answer(stage, frame, ctx, keep, selected, prefix, hide, row_keys)
+    output = _answer(stage, frame, ctx, keep, selected, prefix, hide, row_keys, day_open)
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -146,6 +170,7 @@ def _answer(
     prefix: str,
     hide: tuple[str, ...],
     row_keys: tuple[str, ...] = (),
+    day_open: DayOpen | None = None,
 ) -> StageOutput:
     warnings: list[str] = []
     shape = stage.shape
@@ -153,9 +178,19 @@ def _answer(
         ctx.step = prefix + "select"
         by = [name for name, _ in stage.group_keys]
         columns = {s.name: evaluate_aggregate(s.expr, ctx, by) for s in stage.select}
-        table, order, warnings = sort_limit(pd.DataFrame(columns).reset_index(), stage, by)
+        table = pd.DataFrame(columns).reset_index()
+        from_open = day_open is not None and not stage.sort
+        if from_open:  # before the limit: "the first 3 hours" of ETH start at 18:00
+            assert day_open is not None
+            given = table
+            table = day_open.ordered(table, by)
+            from_open = table is not given
+        table, order, warnings = sort_limit(table, stage, by)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
+        if from_open:
+            assert day_open is not None
+            summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
         warnings += sample_caveats(*sample_sizes(stage.select, ctx, by))
         return StageOutput(summary, table=table, focus=focus, order=order, warnings=warnings)
