@@ -34,7 +34,7 @@ from barb.charts.grouped import (
     value_texts,
     with_parts,
 )
-from barb.charts.kinds import Latest, latest, ranked_lowest_first, sorted_column
+from barb.charts.kinds import Latest, latest, ranked_lowest_first, sorted_column, unshown_sort
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import headline_columns
 from barb.charts.side_by_side import series_extremes
@@ -270,6 +270,12 @@ def _rows(result: Result, words: Words) -> str:
     if column is not None:
         value = _value_text(table[column].iloc[0], column, result, words)
         label = _row_label(result, table, 0)
+        hidden = unshown_sort(result, table)
+        if hidden is not None:  # "close: #1 …" named close the top, ranked by range
+            by, lowest = hidden
+            if lowest:
+                return words("ranked_lowest_by", by=by, label=label, name=column, value=value)
+            return words("ranked_first_by", by=by, label=label, name=column, value=value)
         if ranked_lowest_first(result, column):
             return words("ranked_lowest", name=column, label=label, value=value)
         return words("ranked_first", name=column, label=label, value=value)

@@ -205,6 +205,16 @@ def sorted_column(result: Result, table: pd.DataFrame) -> str | None:
     return shown[0] if shown else None
 
 
+def unshown_sort(result: Result, table: pd.DataFrame) -> tuple[str, bool] | None:
+    """The column a sorted short list ranks by when the query did not select it, and whether
+    it ranks from the lowest ("sort": "range desc" with "select": ["d", "close"]): the rows'
+    order is that column's, the values shown are another's."""
+    sort = str(final_stage(result.query).get("sort") or "").split(",")[0].split()
+    if not sort or sort[0] in table.columns or sort[0] in TIME_SORT_COLUMNS:
+        return None
+    return sort[0], len(sort) == 1 or sort[1].lower() == "asc"
+
+
 def ranked_lowest_first(result: Result, column: str) -> bool:
     """Whether a sorted short list ranks ``column`` from its lowest value: "sort": "avg_vol
     asc" puts the quietest hour first, and "#1 20:00 4,635 contracts" read as the busiest."""
