@@ -87,6 +87,10 @@ class UnfinishedBar(BaseModel):
     label: str
     first: dt.date
     last: dt.date
+    # The trading days it holds so far, and those its week (month…) has on the exchange's
+    # calendar ("3 of 5 days"); None where the calendar is not known for those dates.
+    days: int = 0
+    calendar_days: int | None = None
 
 
 class Metadata(BaseModel):
