@@ -38,6 +38,9 @@ from barb.timeframes import timeframe as timeframe_spec
 LATEST_HISTORY_ROWS = 1_000
 # A where's table of at most this many days keeps the period's closes, to draw them on.
 MAX_EVENT_ROWS = 60
+# The top bar of at most this many (limit 1) keeps them all, for the chart to draw it among
+# them ("which day made last week's high": the week's bars, Friday's marked).
+MAX_RANKED_FROM = 31
 
 
 @dataclass
@@ -210,6 +213,12 @@ def _answer(
         return StageOutput(summary, source_rows=rows, warnings=warnings)
 
     history = None
+    # The first stage's rows are bars (a second stage's, "then.", are the first's table).
+    if not prefix and _ranked_from_few(stage, len(frame)):
+        history = shown_rows(frame, ctx.timeframe, hide)
+        for name, values in (selected or {}).items():  # a sort by a selected alias
+            if name not in history.columns:
+                history[name] = values.to_numpy()[keep]
     if selected is not None:
         names = [s.name for s in stage.select]
         table = pd.DataFrame({n: v.to_numpy()[keep] for n, v in selected.items()})
@@ -279,6 +288,19 @@ def period_closes(frame: pd.DataFrame, period: np.ndarray, timeframe: str) -> pd
     """The period's daily closes, each named by its bar label (built when read)."""
     columns = [c for c in ("timestamp", "trading_date", "close") if c in frame.columns]
     return shown_rows(take_rows(frame[columns], period), timeframe)
+
+
+def _ranked_from_few(stage: StagePlan, rows: int) -> bool:
+    """The top bar by a value, of a few bars ("which day made last week's high": sort by
+    high, limit 1): the bars are kept with it, so that the chart shows what it beat. A
+    longer list is drawn as the ranking it is."""
+    return bool(
+        stage.sort
+        and stage.limit == 1
+        and 1 < rows <= MAX_RANKED_FROM
+        and not _latest_first(stage)
+        and stage.sort[0].column not in ("timestamp", "trading_date", "date")
+    )
 
 
 def _latest_first(stage: StagePlan) -> bool:

@@ -140,8 +140,11 @@ def latest(result: Result) -> Latest | None:
         return None
     table = result.table
     stage = final_stage(result.query)
-    if summary.type != "table" or table is None or len(table) != 1 or not stage.get("sort"):
+    sort = str(stage.get("sort") or "").split()
+    if summary.type != "table" or table is None or len(table) != 1 or not sort:
         return None  # "the last 10 days" are the 10 rows the person got, not 500 bars before
+    if sort[0] not in TIME_SORT_COLUMNS:
+        return None  # the top day by a value is no "now": the bars kept are those it beat
     column = next(
         (
             c
