@@ -63,7 +63,8 @@ def _row_date(table: pd.DataFrame, time_col: str, result: Result, words: Words) 
             return dates
         total = bar.calendar_days
         rows = words.of_rows("daily", total)
-        return f"{dates}\n{words('so_far_days', days=bar.days, total=total, rows=rows)}"
+        held = words("so_far_days", days=bar.days, total=total, rows=rows)
+        return f"{dates}\n{held}"
     return date_text(table[time_col].iloc[0], weekday=True, words=words)
 
 
