@@ -53,7 +53,7 @@ def chart_headline(result: Result, language: str | None = "en") -> str | None:
     """The headline of an answered result; None for an error."""
     if not result.ok or result.summary is None:
         return None
-    return headline(result, words_for(language))
+    return headline(result.for_chart(), words_for(language))  # as the chart draws it
 
 
 def headline(result: Result, words: Words) -> str:

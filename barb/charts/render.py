@@ -56,6 +56,7 @@ def draw_chart(
     """The chart's figure, drawn and framed but not rendered; None when there is none."""
     if not result.ok or result.summary is None or result.metadata is None:
         return None
+    result = result.for_chart()  # a table cut for display: its rows over the whole period
     words = words_for(language)
     fig = new_figure(width_px)
     FigureCanvasAgg(fig)
