@@ -29,7 +29,7 @@ from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.sample_sizes import sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate, evaluate_aggregate
+from barb.script.evaluator import evaluate, evaluate_select
 from barb.summary_text import value_text
 from barb.timeframes import timeframe as timeframe_spec
 
@@ -152,19 +152,21 @@ def _answer(
     if shape == "grouped":
         ctx.step = prefix + "select"
         by = [name for name, _ in stage.group_keys]
-        columns = {s.name: evaluate_aggregate(s.expr, ctx, by) for s in stage.select}
+        answers = {s.name: evaluate_select(s.expr, ctx, by) for s in stage.select}
+        columns = {name: answer.value for name, answer in answers.items()}
         table, order, warnings = sort_limit(pd.DataFrame(columns).reset_index(), stage, by)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
         focus = by + [s.name for s in stage.select]
-        warnings += sample_caveats(*sample_sizes(stage.select, ctx, by))
+        warnings += sample_caveats(stage.select, ctx, answers, order)
         return StageOutput(summary, table=table, focus=focus, order=order, warnings=warnings)
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"
-        values = {s.name: _python(evaluate_aggregate(s.expr, ctx, None)) for s in stage.select}
+        answers = {s.name: evaluate_select(s.expr, ctx, None) for s in stage.select}
+        values = {name: _python(answer.value) for name, answer in answers.items()}
         if stage.sort or stage.limit:
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
-        samples, _ = sample_sizes(stage.select, ctx)
+        samples = sample_sizes(stage.select, ctx, answers)
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)

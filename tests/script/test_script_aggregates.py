@@ -11,7 +11,7 @@ import pytest
 from script_frames import make_context, make_daily
 
 from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate, evaluate_aggregate
+from barb.script.evaluator import evaluate, evaluate_aggregate, evaluate_select
 from barb.script.parser import parse_expression
 
 # Barb Script aggregate → the same in DuckDB (which reads NaN in pandas frames as NULL).
@@ -143,3 +143,18 @@ def test_correlation_needs_spread() -> None:
 def test_grouped_sum_of_whole_numbers_stays_whole(bars: EvalContext) -> None:
     assert evaluate_aggregate(parse_expression("sum(volume)"), bars, ["dow"]).dtype == np.int64
     assert evaluate_aggregate(parse_expression("count()"), bars, ["dow"]).dtype == np.int64
+
+
+def test_a_statistic_hands_back_what_it_was_taken_over(bars: EvalContext) -> None:
+    """Its sample size reads these, rather than evaluating abs(close - open) a second time."""
+    expr = parse_expression("mean(abs(close - open)) + correlation(range, prev(close)) + max(low)")
+    answer = evaluate_select(expr, bars, ["dow"])
+    frame = bars.frame
+    mean, correlation, _ = (expr.left.left, expr.left.right, expr.right)
+    assert set(answer.samples) == {mean, correlation}  # max() is no sample statistic
+    (body,) = answer.samples[mean]
+    np.testing.assert_array_equal(body.to_numpy(), (frame["close"] - frame["open"]).abs())
+    first, second = answer.samples[correlation]
+    np.testing.assert_array_equal(first.to_numpy(), frame["range"].to_numpy())
+    np.testing.assert_array_equal(second.to_numpy(), frame["close"].shift().to_numpy())
+    assert answer.rows.ngroups == 5
