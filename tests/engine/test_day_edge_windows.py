@@ -61,7 +61,8 @@ def test_a_rolling_window_reaching_the_day_before_is_said(engine_settings, minut
         f"the {spike.sum():,} rows kept (the day's first bars, read with the previous day's "
         'last ones); "where": "… and prev(date(), 20) == date()" keeps it within the day. To '
         "compare a bar with the same time on earlier days, rolling_mean(x, n, 'time') reads "
-        "the last n days at its time (today's included), or use daily bars of that window "
+        "the last n days at its time (today's included; the n days before today: "
+        "(rolling_sum(x, n + 1, 'time') - x) / n), or use daily bars of that window "
         '("session": "09:30-09:35", "from": "daily").'
     ]
 
