@@ -30,6 +30,11 @@ PAIRS = [
     ("percentile(close, 12.5)", "quantile_cont(close, 0.125)"),
     ("correlation(range, volume)", "corr(range, volume)"),
     ("correlation(close, open)", "corr(close, open)"),
+    # Both bias-corrected sample estimators (pandas' skew and kurt; excess kurtosis).
+    ("skew(close)", "skewness(close)"),
+    ("skew(range)", "skewness(range)"),
+    ("kurt(close)", "kurtosis(close)"),
+    ("kurt(volume)", "kurtosis(volume)"),
     # A comparison with a missing value is unknown, as in SQL: the share skips those rows.
     ("mean(close > open)", "avg((close > open)::int)"),
     ("mean(close > open and volume > 0)", "avg((close > open and volume > 0)::int)"),
@@ -158,3 +163,35 @@ def test_a_statistic_hands_back_what_it_was_taken_over(bars: EvalContext) -> Non
     np.testing.assert_array_equal(first.to_numpy(), frame["range"].to_numpy())
     np.testing.assert_array_equal(second.to_numpy(), frame["close"].shift().to_numpy())
     assert answer.rows.ngroups == 5
+
+
+def test_skew_and_kurt_edges_are_pandas() -> None:
+    """Too few values give n/a (skew needs 3, kurt 4), equal values 0, as pandas' skew and
+    kurt; missing values are skipped."""
+    frame = pd.DataFrame(
+        {
+            "a": [2.5, 2.5, 2.5, 2.5, 1.0, 2.0, np.nan, 7.0, 1.0, 2.0, 4.0, 9.0],
+            "k": [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3],
+        }
+    )
+    ctx = make_context(frame)
+    for name in ("skew", "kurt"):
+        got = evaluate_aggregate(parse_expression(f"{name}(a)"), ctx, ["k"])
+        want = [getattr(group, name)() for _, group in frame.groupby("k")["a"]]
+        assert got.tolist() == pytest.approx(want, nan_ok=True)
+        whole = evaluate_aggregate(parse_expression(f"{name}(a)"), ctx)
+        assert whole == pytest.approx(getattr(frame["a"], name)())
+    # Group 1 is flat (0 for both), group 2 has 3 values (a skew, no kurt).
+    assert evaluate_aggregate(parse_expression("skew(a)"), ctx, ["k"]).iloc[0] == 0
+    assert math.isnan(evaluate_aggregate(parse_expression("kurt(a)"), ctx, ["k"]).iloc[1])
+
+
+def test_skew_and_kurt_do_not_depend_on_the_scale() -> None:
+    """Returns as fractions of a basis point have the shape of the same returns in points
+    (pandas' skew of values near 1e-6 is 0: it zeroes moments under 1e-14)."""
+    values = np.random.default_rng(3).standard_normal(300) ** 2
+    frame = pd.DataFrame({"a": values, "tiny": values * 1e-6})
+    ctx = make_context(frame)
+    for name in ("skew", "kurt"):
+        want = getattr(frame["a"], name)()
+        assert evaluate_aggregate(parse_expression(f"{name}(tiny)"), ctx) == pytest.approx(want)
