@@ -24,8 +24,12 @@ from barb.script.evaluator import SelectValue, evaluate
 from barb.script.library import lookup
 from barb.summary_text import value_text
 
-# A sample size is said when at least this share of the rows kept is empty.
+# A sample size is said when more than one row and at least this share of the rows kept are
+# empty (the data's first day, with no previous close, is not worth a line under every mean)…
 NOTABLE_SHARE = 0.01
+# …or when a single empty row is this share of a few: "January" over 18 monthly bars is a mean
+# of 17 returns, and the model had said "over 18 Januaries".
+FEW_ROWS_SHARE = 0.05
 # The short groups a warning names, the worst; the others are counted.
 NAMED_GROUPS = 3
 
@@ -60,14 +64,14 @@ def sample_caveats(
     for item in select:
         answer = selected[item.name]
         missing = _empty(item, ctx, answer)
-        if missing is None or np.count_nonzero(missing) < 2:  # not notable anywhere
+        if missing is None or not np.count_nonzero(missing):
             continue
         rows = np.asarray(answer.rows.size(), dtype=np.int64)
         empty = np.asarray(answer.rows.count_where(missing), dtype=np.int64)
         sizes = rows - empty
         kept, size = int(rows.sum()), int(sizes.sum())
         short = np.zeros(len(rows), dtype=bool)
-        short[shown] = (empty[shown] > 1) & (empty[shown] >= NOTABLE_SHARE * rows[shown])
+        short[shown] = _notable(empty[shown], rows[shown])
         if not short.any() and not _notable(kept - size, kept):
             continue
         named = _groups_text(answer.rows.index, short, sizes, rows)
@@ -82,10 +86,11 @@ def sample_caveats(
     ]
 
 
-def _notable(empty: int, rows: int) -> bool:
-    """More than one row and at least ``NOTABLE_SHARE`` of them empty (the data's first day,
-    with no previous close, is not)."""
-    return empty > 1 and empty >= NOTABLE_SHARE * rows
+def _notable(empty: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray | bool:
+    """Whether ``empty`` of ``rows`` is worth saying; element-wise over arrays of groups."""
+    return ((empty > 1) & (empty >= NOTABLE_SHARE * rows)) | (
+        (empty > 0) & (empty >= FEW_ROWS_SHARE * rows)
+    )
 
 
 def _groups_text(
