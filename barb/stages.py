@@ -29,7 +29,7 @@ from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.sample_sizes import sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate, evaluate_aggregate
+from barb.script.evaluator import evaluate, evaluate_select
 from barb.summary_text import value_text
 from barb.time_keys import from_the_open
 from barb.timeframes import timeframe as timeframe_spec
@@ -78,10 +78,10 @@ class DayOpen:
     minute: int
     query: dict[str, Any]
 
-    def ordered(self, table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-        """``table`` with a time-of-day first key in the session's order; else as given."""
-        order = from_the_open(table, by, self.query, self.minute)
-        return table if order is None else table.iloc[order].reset_index(drop=True)
+    def order(self, table: pd.DataFrame, by: Sequence[str]) -> np.ndarray | None:
+        """The positions that put ``table``'s rows in the session's order when its first key
+        is a time of day; else None."""
+        return from_the_open(table, by, self.query, self.minute)
 
     def order_text(self, by: Sequence[str]) -> str:
         """What the summary says of that order: ``ordered by t from the 18:00 open``."""
@@ -180,14 +180,17 @@ def _answer(
     if shape == "grouped":
         ctx.step = prefix + "select"
         by = [name for name, _ in stage.group_keys]
-        columns = {s.name: evaluate_aggregate(s.expr, ctx, by) for s in stage.select}
+        answers = {s.name: evaluate_select(s.expr, ctx, by) for s in stage.select}
+        columns = {name: answer.value for name, answer in answers.items()}
         table = pd.DataFrame(columns).reset_index()
+        groups = np.arange(len(table))  # each row's group, in key order
         from_open = day_open is not None and not stage.sort
         if from_open:  # before the limit: "the first 3 hours" of ETH start at 18:00
             assert day_open is not None
-            given = table
-            table = day_open.ordered(table, by)
-            from_open = table is not given
+            opened = day_open.order(table, by)
+            from_open = opened is not None
+            if opened is not None:
+                table, groups = table.iloc[opened].reset_index(drop=True), opened
         table, order, warnings = sort_limit(table, stage, by)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
@@ -195,14 +198,15 @@ def _answer(
             assert day_open is not None
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
-        warnings += sample_caveats(*sample_sizes(stage.select, ctx, by))
+        warnings += sample_caveats(stage.select, ctx, answers, groups[order])
         return StageOutput(summary, table=table, focus=focus, order=order, warnings=warnings)
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"
-        values = {s.name: _python(evaluate_aggregate(s.expr, ctx, None)) for s in stage.select}
+        answers = {s.name: evaluate_select(s.expr, ctx, None) for s in stage.select}
+        values = {name: _python(answer.value) for name, answer in answers.items()}
         if stage.sort or stage.limit:
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
-        samples, _ = sample_sizes(stage.select, ctx)
+        samples = sample_sizes(stage.select, ctx, answers)
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)

@@ -192,6 +192,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         for c in table.columns
         if c not in by and is_number(table[c]) and calendar_part(c, result.query) is None
     ]
+    numbers = _answer_first(numbers, result)
     columns, left_out = numbers[:MAX_PANELS], tuple(numbers[MAX_PANELS:])
     if not columns:
         return None
@@ -379,6 +380,18 @@ def _keeps_named(step: int, round_times: list[int] | None, n: int) -> bool:
     if round_times is not None:
         return n <= MAX_HOUR_GROUPS
     return step > 1
+
+
+def _answer_first(numbers: list[str], result: Result) -> list[str]:
+    """A second stage's own columns, when it selects none, ahead of the first stage's: they
+    are the answer (a year's return from its first and last close), yet the table lists them
+    last, and four first-stage values had pushed the return off the chart into "+ 2 more
+    values in the CSV" under a headline about a helper column."""
+    then = result.query.get("then")
+    if not isinstance(then, dict) or "select" in then or not then.get("map"):
+        return numbers
+    made = set(then["map"])
+    return [c for c in numbers if c in made] + [c for c in numbers if c not in made]
 
 
 def _stage(result: Result) -> dict[str, Any]:
