@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import REPLACED_COLUMNS, table_label
-from barb.charts.time_of_day import clock_kind
 from barb.charts.value_text import clock_text
 from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.result import Result
+from barb.time_keys import clock_kind
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
 # them under other names (mean_range) are left at full precision.

@@ -91,6 +91,7 @@ from barb.lineage import Lineage, group_key_names
 from barb.period_rows import still_open
 from barb.result import Metadata, Result, short_value
 from barb.script import ast
+from barb.time_keys import from_the_open
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
 MAX_HOUR_GROUPS = 24  # groups of times of day this few are hours or longer
@@ -281,22 +282,10 @@ def _from_the_open(
     table: pd.DataFrame, by: list[str], query: dict[str, Any], grid: BarGrid
 ) -> pd.DataFrame:
     """Times of day of a session that crosses midnight in the session's order, from its
-    18:00 open: sorted as numbers, the open's 18:00 came last, after 16:00. Of two keys
-    (hour by year, side by side) the first is the time of day, and each time keeps its
-    second key's order."""
-    if not 1 <= len(by) <= 2:
-        return table
-    kind = clock_kind(by[0], table[by[0]], query)
-    if kind is not None:
-        minutes = pd.to_numeric(table[by[0]], errors="coerce") * (60 if kind == "hour" else 1)
-    else:  # time()'s text, '18:00'
-        clocks = table[by[0]].astype(str).str.fullmatch(r"([01]\d|2[0-3]):([0-5]\d)")
-        if not clocks.all():
-            return table
-        parts = table[by[0]].astype(str).str.split(":", expand=True).astype(int)
-        minutes = parts[0] * 60 + parts[1]
-    order = np.argsort(grid.since_open(minutes.to_numpy(dtype="float64")), kind="stable")
-    return table.iloc[order].reset_index(drop=True)
+    18:00 open, as the engine lists them (``barb.time_keys.from_the_open``): the empty
+    hours a count adds come back in key order."""
+    order = from_the_open(table, by, query, grid.start)
+    return table if order is None else table.iloc[order].reset_index(drop=True)
 
 
 def _ranked_groups(keys: list[Any], present: list[Any], name: str) -> tuple[bool, ...]:

@@ -35,7 +35,7 @@ from barb.charts.grouped import (
     value_texts,
     with_parts,
 )
-from barb.charts.kinds import Latest, latest, ranked_lowest_first, sorted_column
+from barb.charts.kinds import Latest, latest, ranked_lowest_first, sorted_column, unshown_sort
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import headline_columns
 from barb.charts.side_by_side import series_extremes
@@ -54,7 +54,7 @@ def chart_headline(result: Result, language: str | None = "en") -> str | None:
     """The headline of an answered result; None for an error."""
     if not result.ok or result.summary is None:
         return None
-    return headline(result, words_for(language))
+    return headline(result.for_chart(), words_for(language))  # as the chart draws it
 
 
 def headline(result: Result, words: Words) -> str:
@@ -288,6 +288,12 @@ def _rows(result: Result, words: Words) -> str:
     if column is not None:
         value = _value_text(table[column].iloc[0], column, result, words)
         label = _row_label(result, table, 0)
+        hidden = unshown_sort(result, table)
+        if hidden is not None:  # "close: #1 …" named close the top, ranked by range
+            by, lowest = hidden
+            if lowest:
+                return words("ranked_lowest_by", by=by, label=label, name=column, value=value)
+            return words("ranked_first_by", by=by, label=label, name=column, value=value)
         if ranked_lowest_first(result, column):
             below = below_zero(floats(table[column]))
             return words.ranked_lowest(below_zero=below, name=column, label=label, value=value)
