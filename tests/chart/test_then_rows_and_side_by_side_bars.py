@@ -11,7 +11,7 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import figure, run
+from engine_results import bar_heights, figure, run, title
 from matplotlib.collections import PolyCollection
 from matplotlib.text import Text
 
@@ -164,3 +164,31 @@ def test_a_few_days_of_several_columns_never_overlap(sample_settings, rth_days) 
         spans.sort()
         for (_, right), (left, _) in pairwise(spans):
             assert right <= left + 1e-9, "two bars overlap"
+
+
+def test_a_second_stage_s_own_column_is_drawn_first(sample_settings, rth_days) -> None:
+    """ "2025 against 2024": the return made in ``then`` is the answer. Listed after five
+    first-stage values it was left off the chart ("+ 2 more values in the CSV: finish,
+    ret_pct") under a headline about the average range."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024:2025",
+        "map": {"up": "close > prev(close)", "pc": "prev(close)"},
+        "group_by": "year()",
+        "select": [
+            "count() as days",
+            "sum(up) as up_days",
+            "mean(range) as avg_range",
+            "first(pc) as start",
+            "last(close) as finish",
+        ],
+        "then": {"map": {"ret_pct": "(finish / start - 1) * 100"}},
+    }
+    closes = rth_days["close"]
+    years = closes.groupby(closes.index.year).last()
+    expected = (years / years.shift() - 1) * 100  # from the year before's last close
+    fig = figure(run(query, sample_settings))
+    np.testing.assert_allclose(bar_heights(fig.axes[0]), expected.loc[[2024, 2025]], rtol=1e-9)
+    assert title(fig).startswith(f"ret_pct: highest 2024 {expected[2024]:.1f}%")
+    assert "+ 2 more values in the CSV: start, finish" in footer(fig)
