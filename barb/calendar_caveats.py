@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
+from pandas.tseries.holiday import GoodFriday
 
 from barb.errors import DataError
 from barb.events.rules import early_close_days, us_market_closed
@@ -17,6 +18,7 @@ from barb.lineage import nodes, through_map
 from barb.period_rows import Scope
 from barb.planning import Plan, StagePlan
 from barb.script import ast
+from barb.short_days import close_clock, day_edges, short_days, window_edges
 
 # Functions that name a day by its place in the calendar: a holiday Monday is a 'Mon', the
 # first row of a month, the last of a week.
@@ -28,6 +30,8 @@ CALENDAR_FUNCTIONS = frozenset(
 STEPPING_FUNCTIONS = frozenset({"prev", "next"})
 # Functions that read the rows before or after a row by position.
 ROW_STEPPING = frozenset({"prev", "next", "streak", "bars_since"})
+# Holiday sessions named as the short ones among holidays of a window that are mostly not.
+NAMED_DAYS = 3
 
 
 def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> list[str]:
@@ -56,11 +60,27 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
     # Not advice to drop them: the Sunday reopen after a holiday Monday is that week's
     # weekend gap, and Asian hours trade as usual. Only a stock-market question wants them out.
     return [
-        f"{len(closed)} of the rows are US holiday sessions (the stock market closed, the "
-        f"futures traded short hours), e.g. {closed[0]}: "
+        f"{len(closed)} of the rows are US holiday sessions (the stock market closed, "
+        f"{_hours_traded(plan, closed)}), e.g. {closed[0]}: "
         '"where": "not holiday()" leaves them out when the question is about the stock '
         "market's days."
     ]
+
+
+def _hours_traded(plan: Plan, closed: np.ndarray) -> str:
+    """What the session's own window traded on the holidays, as the bars show: short hours
+    where the futures closed inside it (RTH, after 13:00), in full where they closed after
+    it (the overnight hours before a holiday's RTH; only Good Friday's stopped at 09:15)."""
+    short = closed[short_days(plan.dataset, plan.session, closed)]
+    if len(short) == len(closed):
+        return "the futures traded short hours"
+    if not len(short):
+        return f"{plan.dataset.instrument.session(plan.session).hours} traded in full"
+    # No longer than the words for all of them: RTH's 116 holidays hold 4 the sample trades
+    # in full (NYSE closures such as Hurricane Sandy's).
+    if len(short) <= NAMED_DAYS:
+        return f"only {', '.join(str(day) for day in short)} traded short hours"
+    return f"{len(short)} traded short hours"
 
 
 def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
@@ -87,16 +107,39 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
         return []
     spec = plan.dataset.instrument.sessions.get(plan.session)
     hours = plan.session if spec is None else spec.hours
-    try:
-        early = np.isin(missing, early_close_days(plan.dataset.instrument.calendar)).all()
-    except DataError:  # an instrument without a known calendar
-        early = False
-    why = "early closes, " if early else ""
     noun = "trading day has" if len(missing) == 1 else "trading days have"
     return [
-        f"{len(missing)} {noun} no bars in {hours} ({why}e.g. {missing[0]}): prev() and next() "
-        "step over them to the nearest day that has."
+        f"{len(missing)} {noun} no bars in {hours} ({_why_missing(plan, missing)}e.g. "
+        f"{missing[0]}): prev() and next() step over them to the nearest day that has."
     ]
+
+
+def _why_missing(plan: Plan, missing: np.ndarray) -> str:
+    """Why a window has no bars on trading dates, as the bars show it: the futures closed
+    before it opened. Good Friday is no early close of CASH: the stock market was shut and
+    the futures stopped at 09:15, before 09:30."""
+    dataset = plan.dataset
+    _, closed = day_edges(dataset, missing)
+    start, _ = window_edges(dataset, plan.session)
+    if (closed < 0).any() or (closed > start).any():  # not a close before it: say nothing
+        return ""
+    good_fridays = GoodFriday.dates(pd.Timestamp(missing[0]), pd.Timestamp(missing[-1]))
+    if np.isin(missing, good_fridays.to_numpy().astype("datetime64[D]")).all():
+        kind = "Good Fridays: "
+    elif np.isin(missing, _early_closes(plan)).all():
+        kind = "early closes: "
+    else:
+        kind = ""
+    last = int(closed.max())
+    when = "at" if (closed == last).all() else "by"
+    return f"{kind}the futures closed {when} {close_clock(dataset, last)}, "
+
+
+def _early_closes(plan: Plan) -> np.ndarray:
+    try:
+        return early_close_days(plan.dataset.instrument.calendar)
+    except DataError:  # an instrument without a known calendar
+        return np.array([], dtype="datetime64[D]")
 
 
 def _steps_over_calendar(stage: StagePlan) -> bool:
@@ -248,42 +291,3 @@ def _key_text(value: object) -> str:
     if isinstance(value, pd.Timestamp):
         return str(value.date())
     return str(value)
-
-
-# Rows named in the short-session warning; more are counted.
-NAMED_SHORT_SESSIONS = 3
-
-
-def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
-    """A ranking of daily bars (sorted by a value, not by date) that lists short sessions: a
-    US holiday's (the stock market shut, the futures trading short hours) or an early
-    close's. "The 5 quietest days of 2024" listed Thanksgiving and the day after, whose
-    range and volume are a part day's."""
-    stage = plan.first
-    if plan.timeframe.name != "daily" or stage.shape != "table" or table is None:
-        return []
-    if not stage.sort or "date" not in table.columns or not len(table):
-        return []
-    if {k.column for k in stage.sort} & {"date", "timestamp", "trading_date"}:
-        return []
-    if {"holiday", "early_close"} & stage.calls:  # the query already says what it does
-        return []
-    days = np.asarray(table["date"].to_numpy(), dtype="datetime64[D]")  # ISO dates
-    # A holiday's session closes early too: it is named a holiday.
-    holiday = us_market_closed(days)
-    short = holiday | np.isin(days, early_close_days(plan.dataset.instrument.calendar))
-    if not short.any():
-        return []
-    named = [
-        f"{day} ({'holiday' if is_holiday else 'early close'})"
-        for day, is_holiday in zip(days[short], holiday[short], strict=True)
-    ]
-    more = len(named) - NAMED_SHORT_SESSIONS
-    listed = ", ".join(named[:NAMED_SHORT_SESSIONS]) + (f" and {more} more" if more > 0 else "")
-    n = int(short.sum())
-    are = "is a short session" if n == 1 else "are short sessions"
-    return [
-        f"{n} of the {len(days)} rows listed {are}: {listed}; "
-        "their range and volume are a part day's. "
-        '"where": "not holiday() and not early_close()" leaves them out.'
-    ]

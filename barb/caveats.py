@@ -14,6 +14,7 @@ import pandas as pd
 
 from barb.bar_labels import label_column
 from barb.event_caveats import event_caveats
+from barb.frames import period_start
 from barb.lineage import through_map
 from barb.period_rows import Scope, Unmatched, still_open
 from barb.planning import Plan
@@ -128,8 +129,14 @@ class OpenGroup:
     keys: dict[str, str]
 
 
-def open_group(plan: Plan, table: pd.DataFrame | None) -> OpenGroup | None:
-    """The result's group that the data's end cuts short, when it is listed."""
+def open_group(
+    plan: Plan,
+    table: pd.DataFrame | None,
+    kept_dates: Callable[[], np.ndarray | None] = lambda: None,
+) -> OpenGroup | None:
+    """The result's group that the data's end cuts short, when it is listed and the rows
+    kept need days after the data's end (``kept_dates``: the trading dates of the rows
+    kept)."""
     mapped = dict(plan.first.map_exprs)
     keys = {}
     for name, key in plan.first.group_keys:
@@ -145,7 +152,11 @@ def open_group(plan: Plan, table: pd.DataFrame | None) -> OpenGroup | None:
     if week is not None and week in table.columns:
         monday = (last - pd.Timedelta(days=last.weekday())).normalize()
         listed = (pd.to_datetime(table[week], errors="coerce") == monday).any()
-        if listed and still_open(np.datetime64(last, "ns"), "weekly", calendar):
+        if (
+            listed
+            and still_open(np.datetime64(last, "ns"), "weekly", calendar)
+            and not _all_there(plan, kept_dates(), "weekly")
+        ):
             label = str(monday.date())
             return OpenGroup("week", label, {week: label})
     year = keys.get("year")
@@ -164,7 +175,31 @@ def open_group(plan: Plan, table: pd.DataFrame | None) -> OpenGroup | None:
     timeframe = {"year": "yearly", "month": "monthly", "quarter": "quarterly"}[unit]
     if not mask.any() or not still_open(np.datetime64(last, "ns"), timeframe, calendar):
         return None
+    if _all_there(plan, kept_dates(), timeframe):
+        return None
     return OpenGroup(unit, label, values)
+
+
+def _all_there(plan: Plan, kept: np.ndarray | None, timeframe: str) -> bool:
+    """Whether the data's last week or year already holds every row the query keeps of it:
+    in each whole one before it, the rows kept lie no further into it, in calendar days or
+    in the session's trading days, than the data reaches into the last one. "The first 4
+    trading days of each year" keeps 2026's 2nd to 7th of January, all in the data."""
+    if kept is None or not len(kept):
+        return False
+    days = np.unique(np.asarray(kept).astype("datetime64[D]"))
+    starts = period_start(days, timeframe).astype("datetime64[D]")
+    last = np.datetime64(plan.dataset.last_date, "D")
+    opens = period_start(np.array([last]), timeframe).astype("datetime64[D]")[0]
+    whole = starts < opens
+    if not whole.any():
+        return False  # nothing to tell which days of a period the query keeps
+    if (days[whole] - starts[whole]).max() <= last - opens:
+        return True
+    session = plan.dataset.session_daily(plan.session).index.to_numpy().astype("datetime64[D]")
+    into = np.searchsorted(session, days[whole]) - np.searchsorted(session, starts[whole])
+    reached = np.searchsorted(session, last, side="right") - np.searchsorted(session, opens)
+    return bool(into.max() < reached)
 
 
 def _open_group_text(unit: str, label: str, last: pd.Timestamp) -> str:

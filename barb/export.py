@@ -16,17 +16,16 @@ imported file and its dates).
 from __future__ import annotations
 
 import io
-from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from barb.bar_labels import REPLACED_COLUMNS, table_label
-from barb.charts.time_of_day import clock_kind
 from barb.charts.value_text import clock_text
 from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.result import Result
+from barb.time_keys import clock_kind
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
 # them under other names (mean_range) are left at full precision.
@@ -66,9 +65,8 @@ def _plain(value: float) -> str:
     )
 
 
-def _on_tick(values: pd.Series, tick: float) -> pd.Series:
-    exponent = Decimal(str(tick)).normalize().as_tuple().exponent
-    decimals = max(0, -exponent) if isinstance(exponent, int) else 0
+def _on_tick(values: pd.Series, instrument: Instrument) -> pd.Series:
+    tick, decimals = instrument.tick_size, instrument.tick_decimals
     ticks = np.rint(values.to_numpy(dtype="float64") / tick)
     return pd.Series(
         [f"{t * tick + 0.0:.{decimals}f}" if np.isfinite(t) else "" for t in ticks],
@@ -103,7 +101,7 @@ def csv_bytes(result: Result) -> bytes:
             out[name] = values.map(lambda m: clock_text(m) if pd.notna(m) else "")
         elif pd.api.types.is_float_dtype(values):
             if instrument is not None and _is_price(str(name)):
-                out[name] = _on_tick(values, instrument.tick_size)
+                out[name] = _on_tick(values, instrument)
             else:
                 out[name] = values.map(_plain)
     if result.metadata is not None:

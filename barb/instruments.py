@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
@@ -120,6 +121,13 @@ class Instrument(BaseModel):
     @property
     def trading_day_start_minute(self) -> int:
         return parse_clock(self.trading_day_start)
+
+    @property
+    def tick_decimals(self) -> int:
+        """The digits after the point a price is written with: 2 for NQ's 0.25 and CL's
+        0.01 (25850.75, 57.19), none for a whole-point tick."""
+        exponent = Decimal(str(self.tick_size)).normalize().as_tuple().exponent
+        return max(0, -exponent) if isinstance(exponent, int) else 0
 
     @property
     def window_example(self) -> str:

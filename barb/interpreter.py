@@ -22,12 +22,12 @@ from barb.calendar_caveats import (
     iso_week_caveat,
     missing_days_caveat,
     period_edge_caveat,
-    short_sessions_caveat,
 )
 from barb.caveats import open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.holiday_close_caveats import holiday_close_caveat
+from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
@@ -36,9 +36,13 @@ from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.session_caveats import session_gap_caveat, session_hours
 from barb.settings import EngineSettings, default_settings
-from barb.stages import StageOutput, run_stage, sort_keys, take_rows
+from barb.short_session_caveats import low_tail_caveat, short_sessions_caveat
+from barb.stages import DayOpen, StageOutput, run_stage, sort_keys, take_rows
 
 log = logging.getLogger(__name__)
+
+# What a chart draws in place of a table or rows cut for display, None when nothing was cut.
+Drawn = pd.DataFrame | RowsBuilder | None
 
 __all__ = ["Plan", "execute", "plan_query", "run"]
 
@@ -110,6 +114,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
     focus = [j.source for j in plan.events if j.source is not None]
     picked = any(j.filter is not None for j in plan.events)
+    day_open = _day_open(plan)
     output = run_stage(
         plan.first,
         frame,
@@ -119,6 +124,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         hide=hide,
         period=scope.in_period,
         picked=picked,
+        day_open=day_open,
     )
     rows_matched = output.rows_kept
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates)
@@ -129,25 +135,26 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += short_sessions_caveat(plan, output.table)
     warnings += holiday_close_caveat(plan, output.kept)
+    warnings += low_tail_caveat(plan, ctx, output.kept)
     warnings += missing_days_caveat(plan, scope)
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
     cut_short = None
     if plan.first.shape == "grouped":
-        cut_short = open_group(plan, output.table)
+        cut_short = open_group(plan, output.table, output.kept_dates)
         warnings += open_group_caveat(plan, cut_short)
         warnings += period_edge_caveat(plan, scope, output.kept_dates)
         warnings += iso_week_caveat(plan, output.kept)
     then_rows = None
     if plan.then is not None:
         given = output.table
-        output = _second_stage(plan, output, ctx)
+        output = _second_stage(plan, output, ctx, day_open)
         warnings += output.warnings
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
 
-    table, source_rows, truncated = _bounded(output, settings, warnings)
+    table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in ctx.warnings if w not in warnings]
     metadata = Metadata(
         instrument=dataset.instrument.symbol,
@@ -174,10 +181,13 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         source_rows=source_rows,
         metadata=metadata,
         focus_columns=output.focus,
+        drawn_rows=drawn,
     )
 
 
-def _second_stage(plan: Plan, first: StageOutput, ctx: EvalContext) -> StageOutput:
+def _second_stage(
+    plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
+) -> StageOutput:
     """``then``: the first stage's table is the second stage's rows."""
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
@@ -190,6 +200,7 @@ def _second_stage(plan: Plan, first: StageOutput, ctx: EvalContext) -> StageOutp
         prefix="then.",
         row_keys=keys,
         order=first.order,
+        day_open=day_open,
     )
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept
@@ -202,36 +213,44 @@ def _second_stage(plan: Plan, first: StageOutput, ctx: EvalContext) -> StageOutp
     return output
 
 
+def _day_open(plan: Plan) -> DayOpen | None:
+    """Intraday bars of a session that crosses midnight (ETH, OVERNIGHT): its trading day
+    starts at its open, and times of day are listed from there."""
+    if not plan.timeframe.intraday:
+        return None
+    spec = plan.dataset.instrument.session(plan.session)
+    if not spec.crosses_midnight:
+        return None
+    return DayOpen(spec.start_minute, plan.query.to_json())
+
+
 def _bounded(
     output: StageOutput, settings: EngineSettings, warnings: list[str]
-) -> tuple[pd.DataFrame | None, pd.DataFrame | RowsBuilder | None, bool]:
-    """The table and rows kept for display, at most ``max_table_rows`` each."""
+) -> tuple[pd.DataFrame | None, pd.DataFrame | RowsBuilder | None, Drawn, bool]:
+    """The table and rows kept for display, at most ``max_table_rows`` each (their first
+    rows), and what the chart draws instead when they were cut (``barb.long_results``)."""
     table, source_rows, truncated = output.table, output.source_rows, False
+    drawn: Drawn = None
     limit = settings.max_table_rows
     if table is not None and len(table) > limit:
         warnings.append(
             f"The table has {len(table)} rows; only the first {limit} are kept for display. "
             "Add a limit or aggregate."
         )
+        drawn = spread_rows(table, limit)
         table, truncated = table.iloc[:limit], True
     if callable(source_rows):  # the rows behind a number: one per row the stage kept
         if output.rows_kept > limit:
-            source_rows, truncated = _first_rows(source_rows, limit), True
+            rows = BuiltOnce(source_rows, limit)
+            source_rows, drawn, truncated = rows.first, rows.every, True
             warnings.append(
                 f"The number is over {output.rows_kept:,} rows; the CSV holds the first "
                 f"{limit:,} of them."
             )
     elif source_rows is not None and len(source_rows) > limit:
+        drawn = source_rows
         source_rows, truncated = source_rows.iloc[:limit], True
-    return table, source_rows, truncated
-
-
-def _first_rows(build: RowsBuilder, limit: int) -> RowsBuilder:
-    def first() -> pd.DataFrame | None:
-        rows = build()
-        return None if rows is None else rows.iloc[:limit]
-
-    return first
+    return table, source_rows, drawn, truncated
 
 
 def _covered(

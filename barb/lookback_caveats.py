@@ -7,6 +7,12 @@ read each morning's first bars against yesterday's quiet 15:25-16:55 bars, so 72
 reaches the date before, and the where that keeps it within the day. A part of the day (the
 first hour, a window) chains every day to the one before and is said so by
 barb.session_caveats instead, once for every function reading other bars.
+
+A window over the time of day with prev() inside, rolling_mean(prev(volume), 20, 'time') for
+"the same time on the 20 days before", is said on any intraday bars: it averages each bar's
+previous bar (the 09:55 volumes at 10:00; at 09:30 yesterday's last), so a where dropping the
+09:30 bars does not mend it. The form that leaves today out is (rolling_sum(volume, 21,
+'time') - volume) / 20.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from barb.lineage import nodes
 from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.library import lookup
@@ -37,13 +44,14 @@ def lookback_caveat(plan: Plan, frame: pd.DataFrame, keep: np.ndarray) -> list[s
     ``frame`` is the first stage's rows, with the bars read before the period: a kept row's
     window is there whole, so the previous date it reaches is the data's, not the period's
     edge."""
-    if not plan.timeframe.intraday or part_of_the_day(plan) is not None:
+    if not plan.timeframe.intraday:
         return []
-    if "trading_date" not in frame.columns:
-        return []
+    said = _time_of_day_lags(plan)
+    if part_of_the_day(plan) is not None or "trading_date" not in frame.columns:
+        return said
     window = _farthest_window(plan.first)
     if window is None:
-        return []
+        return said
     back, text = window
     dates = frame["trading_date"].to_numpy()
     earlier = np.zeros(len(dates), dtype=bool)
@@ -51,59 +59,70 @@ def lookback_caveat(plan: Plan, frame: pd.DataFrame, keep: np.ndarray) -> list[s
         earlier[back:] = dates[:-back] != dates[back:]
     crossing = int(np.count_nonzero(earlier & keep))
     if not crossing:
-        return []
+        return said
     kept = int(np.count_nonzero(keep))
     first = _first_bar(plan)
     return [
+        *said,
         f"{text} reads an earlier trading date for {crossing:,} of the {kept:,} rows kept (the "
         "day's first bars, read with the previous day's last ones); "
         f'"where": "… and prev(date(), {back}) == date()" keeps it within the day. To compare '
         "a bar with the same time on earlier days, rolling_mean(x, n, 'time') reads the last "
-        f"n days at its time (today's included), or use daily bars of that window "
-        f'("session": "{first}", "from": "daily").'
+        "n days at its time (today's included; the n days before today: (rolling_sum(x, n + "
+        f"1, 'time') - x) / n), or use daily bars of that window "
+        f'("session": "{first}", "from": "daily").',
     ]
 
 
 def _first_bar(plan: Plan) -> str:
     """The session's first bar as a window ("09:30-09:35" for 5m RTH bars of NQ)."""
     start = plan.dataset.instrument.session(plan.session).start_minute
-    end = (start + (plan.timeframe.minutes or 0)) % MINUTES_PER_DAY
-    return f"{start // 60:02d}:{start % 60:02d}-{end // 60:02d}:{end % 60:02d}"
+    return f"{_clock(start)}-{_clock(start + (plan.timeframe.minutes or 0))}"
 
 
 def _farthest_window(stage: StagePlan) -> Window | None:
     """The window reaching farthest back among what keeps the rows and what the stage answers
     with (its where, group keys and select; with no select, its map columns)."""
     columns: dict[str, Window] = {}
+    mapped = dict(stage.map_exprs)
     for name, expr in stage.map_exprs:  # a map entry reads the entries before it
-        found = _window(expr, columns)
+        found = _window(expr, columns, mapped)
         if found is not None:
             columns[name] = found
+    found = [w for w in (_window(e, columns, mapped) for e in _answer_exprs(stage)) if w]
+    return max(found, key=lambda w: w[0], default=None)
+
+
+def _answer_exprs(stage: StagePlan) -> list[ast.Expr]:
+    """What keeps the rows and what the stage answers with: its where, group keys and select
+    (with no select, its map columns)."""
     exprs = [e for _, e in stage.group_keys]
     exprs += [item.expr for item in stage.select] or [e for _, e in stage.map_exprs]
     if stage.where is not None:
         exprs.append(stage.where)
-    found = [w for w in (_window(e, columns) for e in exprs) if w is not None]
-    return max(found, key=lambda w: w[0], default=None)
+    return exprs
 
 
-def _window(expr: ast.Node, columns: dict[str, Window]) -> Window | None:
+def _window(
+    expr: ast.Node, columns: dict[str, Window], mapped: dict[str, ast.Expr]
+) -> Window | None:
     """How far back ``expr`` reads through prev() and rolling windows (a window of a lag adds
     them: rolling_mean(prev(volume), 20) reads 20 bars back), and the outermost such call."""
     if isinstance(expr, ast.Column):
         return columns.get(expr.name)
-    inner = [w for w in (_window(c, columns) for c in expr.children()) if w is not None]
+    inner = [w for w in (_window(c, columns, mapped) for c in expr.children()) if w is not None]
     deepest = max(inner, key=lambda w: w[0], default=None)
     if not isinstance(expr, ast.Call):
         return deepest
     spec = lookup(expr.name)
     if spec is not None and spec.body is not None and not expr.args:
-        body = _window(spec.body, {})  # a named pattern reads what its body reads
+        body = _window(spec.body, {}, {})  # a named pattern reads what its body reads
         return None if body is None else (body[0], expr.to_text())
     if spec is None or spec.category not in _WINDOW_CATEGORIES or spec.name in _RECURSIVE:
         return deepest
     if _by_time_of_day(expr):  # reads its own time on earlier dates, as it means to
-        return deepest
+        # prev() inside is said by _time_of_day_lags: a where cannot mend it.
+        return None if _reads_prev(expr, mapped) else deepest
     own = own_reach(expr).back or 0
     if not own:
         return deepest
@@ -113,3 +132,75 @@ def _window(expr: ast.Node, columns: dict[str, Window]) -> Window | None:
 def _by_time_of_day(call: ast.Call) -> bool:
     """rolling_mean(volume, 20, 'time'): a window over the bar's time of day."""
     return any(isinstance(arg, ast.String) and arg.value.lower() == "time" for arg in call.args)
+
+
+def _time_of_day_lags(plan: Plan) -> list[str]:
+    """Windows over the time of day of a prev(): each averages (sums…) the bar before each
+    bar, today's included, not the same time on the days before."""
+    stage = plan.first
+    mapped = dict(stage.map_exprs)
+    said: list[str] = []
+    for expr in _answer_exprs(stage):
+        for node in nodes(expr, mapped):
+            if not isinstance(node, ast.Call) or not _by_time_of_day(node):
+                continue
+            if _reads_prev(node, mapped):
+                text = _time_of_day_lag_text(plan, node, mapped)
+                if text not in said:
+                    said.append(text)
+    return said
+
+
+def _reads_prev(call: ast.Call, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether a window's argument reads prev() (through map names)."""
+    return bool(call.args) and any(_is_prev(node) for node in nodes(call.args[0], mapped))
+
+
+def _is_prev(node: ast.Node) -> bool:
+    return isinstance(node, ast.Call) and node.name.lower() == "prev" and bool(node.args)
+
+
+def _time_of_day_lag_text(plan: Plan, call: ast.Call, mapped: dict[str, ast.Expr]) -> str:
+    start = plan.dataset.instrument.session(plan.session).start_minute
+    second, first = _clock(start + (plan.timeframe.minutes or 0)), _clock(start)
+    n = _literal(call.args[1]) if len(call.args) > 1 else None
+    text = (
+        f"{call.to_text()} is over the last {n} days at this time of day, today's included, "
+        f"of {call.args[0].to_text()}: the bar before (at {second} the {first} bar, at {first} "
+        "the day before's last), not this time on the days before."
+    )
+    x = _lagged(call.args[0], mapped)
+    how = call.name.lower()
+    if x is not None and n is not None and how in ("rolling_mean", "rolling_sum"):
+        total = f"rolling_sum({x}, {n + 1}, 'time') - {x}"
+        form = f"({total}) / {n}" if how == "rolling_mean" else total
+        what = "mean" if how == "rolling_mean" else "sum"
+        return f"{text} The {what} of {x} at this time on the {n} days before today: {form}."
+    return (
+        f"{text} For the days before today at one time of day, use daily bars of that bar's "
+        f'window ("session": "{_first_bar(plan)}", "from": "daily"), where prev() is the day '
+        "before."
+    )
+
+
+def _lagged(arg: ast.Expr, mapped: dict[str, ast.Expr]) -> str | None:
+    """x when the window's argument is prev(x) itself (or a map name for it), one bar back."""
+    for _ in range(len(mapped) + 1):  # map names, followed (a cycle cannot run forever)
+        if not isinstance(arg, ast.Column) or arg.name not in mapped:
+            break
+        arg = mapped[arg.name]
+    if not isinstance(arg, ast.Call) or not _is_prev(arg):
+        return None
+    back = _literal(arg.args[1]) if len(arg.args) > 1 else 1
+    return arg.args[0].to_text() if back == 1 else None
+
+
+def _literal(node: ast.Expr) -> int | None:
+    if isinstance(node, ast.Number) and float(node.value).is_integer():
+        return int(node.value)
+    return None
+
+
+def _clock(minute: int) -> str:
+    minute %= MINUTES_PER_DAY
+    return f"{minute // 60:02d}:{minute % 60:02d}"

@@ -153,7 +153,31 @@ def listed_open_bar(plan: Plan, scope: Scope) -> UnfinishedBar | None:
     if bar is None or not bar.kept or plan.first.shape != "table" or plan.then is not None:
         return None
     first, last = (pd.Timestamp(d).date() for d in (bar.first_date, bar.last_date))
-    return UnfinishedBar(label=bar.label, first=first, last=last)
+    dates = plan.dataset.trading_dates()
+    days = _search(dates, bar.last_date, "right") - _search(dates, bar.first_date, "left")
+    total = _calendar_days(bar.last_date, plan.timeframe.name, plan.dataset.instrument.calendar)
+    return UnfinishedBar(
+        label=bar.label,
+        first=first,
+        last=last,
+        days=days,
+        calendar_days=total if total is not None and total >= days else None,
+    )
+
+
+def _calendar_days(last: np.datetime64, unit: str, calendar: str | None) -> int | None:
+    """The trading days the exchange's calendar has in the week, month, quarter or year
+    (``unit``: weekly … yearly) that ``last`` lies in; None beyond its published years or
+    for an instrument without a known calendar."""
+    start = np.datetime64(period_start(np.array([last], dtype="datetime64[ns]"), unit)[0], "D")
+    end = np.datetime64(last_weekday_of_period(last, unit), "D")
+    if calendar is None or end > np.datetime64(RULE_COVERAGE[1]):
+        return None
+    try:
+        days = trading_days(calendar)
+    except DataError:
+        return None
+    return int(np.searchsorted(days, end, side="right") - np.searchsorted(days, start))
 
 
 def whole_bars(period: Period, tf: Timeframe) -> int | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -87,6 +87,10 @@ class UnfinishedBar(BaseModel):
     label: str
     first: dt.date
     last: dt.date
+    # The trading days it holds so far, and those its week (month…) has on the exchange's
+    # calendar ("3 of 5 days"); None where the calendar is not known for those dates.
+    days: int = 0
+    calendar_days: int | None = None
 
 
 class Metadata(BaseModel):
@@ -116,6 +120,9 @@ class Metadata(BaseModel):
     # The unfinished last bar a table of bars lists ("period": "last_N_bars"): the chart
     # draws it hollow and the one-row card says it is so far. For the chart only.
     open_bar: UnfinishedBar | None = Field(default=None, exclude=True)
+    # A table cut for display and drawn as rows spread over all of it: how many rows that
+    # is (106,436), for the chart's footer. Set on the result the chart reads only.
+    spread_over: int | None = Field(default=None, exclude=True)
 
 
 RowsBuilder = Callable[[], "pd.DataFrame | None"]
@@ -155,10 +162,28 @@ class Result:
     error: QueryError | None = None
     # Columns the query itself made (map, join, group keys, select names): stats and charts.
     focus_columns: list[str] = field(default_factory=list)
+    # When the table or the rows behind a number were cut to their first rows for display:
+    # what the chart draws instead, over the whole period (``barb.long_results``).
+    drawn_rows: pd.DataFrame | RowsBuilder | None = _BuiltWhenRead()  # type: ignore[assignment]
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def for_chart(self) -> Result:
+        """The result as its chart reads it: a table cut for display replaced by its rows
+        spread over all of it, the rows behind a number by all of them; else itself. The
+        rows are not built here when they are built when read."""
+        drawn = self.__dict__.get("_drawn_rows")
+        if drawn is None or self.metadata is None:
+            return self
+        if self.table is not None:
+            total = self.summary.rows if self.summary is not None else None
+            meta = self.metadata.model_copy(update={"truncated": False, "spread_over": total})
+            rows = self.__dict__.get("_source_rows")
+            return replace(self, table=drawn, metadata=meta, drawn_rows=None, source_rows=rows)
+        meta = self.metadata.model_copy(update={"truncated": False})
+        return replace(self, source_rows=drawn, metadata=meta, drawn_rows=None)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the data; ``barb query --json`` adds the text the model reads."""

@@ -4,11 +4,15 @@
 of the 2,390 up days' next returns; the result said "4,649 matched", and the model answered
 "over 4,649 days". Statistics that skip missing values (``FunctionSpec.sample``) say their
 own count whenever it is smaller: beside the value for a single row, in a warning for groups.
+
+A grouped warning also names the groups that are short themselves: the share of days above
+the 50-day mean by year is over all of 2009's days but only 210 of 2008's 259 (the mean has
+no value before its 50th day), and a count over all the years does not say which year.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -16,69 +20,126 @@ import pandas as pd
 from barb.planning import SelectItem
 from barb.script import ast
 from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate
+from barb.script.evaluator import SelectValue, evaluate
 from barb.script.library import lookup
+from barb.summary_text import value_text
 
-# A sample size is said when at least this share of the rows kept is empty.
+# A sample size is said when more than one row and at least this share of the rows kept are
+# empty (the data's first day, with no previous close, is not worth a line under every mean)…
 NOTABLE_SHARE = 0.01
+# …or when a single empty row is this share of a few: "January" over 18 monthly bars is a mean
+# of 17 returns, and the model had said "over 18 Januaries".
+FEW_ROWS_SHARE = 0.05
+# The short groups a warning names, the worst; the others are counted.
+NAMED_GROUPS = 3
 
 
 def sample_sizes(
-    select: Sequence[SelectItem], ctx: EvalContext, by: Sequence[str] = ()
-) -> tuple[dict[str, int], int]:
-    """Per select item taken over notably fewer rows than ``ctx.frame`` holds (those with
-    all its ``by`` keys): how many; and how many rows that is against. Only items with
-    exactly one sample statistic in them count. Notable: more than one row and at least
-    ``NOTABLE_SHARE`` of them empty (the data's first day, with no previous close, is not)."""
+    select: Sequence[SelectItem], ctx: EvalContext, selected: Mapping[str, SelectValue]
+) -> dict[str, int]:
+    """For a single row: per select item taken over notably fewer rows than ``ctx.frame``
+    holds, how many. Only items with exactly one sample statistic in them count."""
     kept = len(ctx.frame)
-    rows: np.ndarray | None = None
     sizes: dict[str, int] = {}
     for item in select:
-        calls = _aggregates(item.expr)
-        if len(calls) != 1 or not calls[0][1]:
+        empty = _empty(item, ctx, selected[item.name])
+        if empty is None:
             continue
-        call, arity = calls[0]
-        present: np.ndarray | None = None
-        for arg in call.args[:arity]:
-            named = isinstance(arg, ast.Column) and arg.name in ctx.frame.columns
-            values = ctx.frame[arg.name] if named else evaluate(arg, ctx)
-            if np.ndim(values) == 0:  # a literal: present or not on every row
-                if isinstance(values, float) and not np.isfinite(values):
-                    present = np.zeros(len(ctx.frame), dtype=bool)
-                continue
-            has = _present(values)
-            if has is None:  # every row has it: the common case
-                continue
-            present = has if present is None else present & has
-        if present is None:
-            continue
-        if rows is None:  # the rows in groups: those with every key, found once
-            rows = np.ones(len(ctx.frame), dtype=bool)
-            for key in by:
-                rows &= ctx.frame[key].notna().to_numpy()
-            kept = int(np.count_nonzero(rows))
-        empty = kept - int(np.count_nonzero(present & rows))
-        if empty > 1 and empty >= NOTABLE_SHARE * kept:
-            sizes[item.name] = kept - empty
-    return sizes, kept
+        missing = int(np.count_nonzero(empty))
+        if _notable(missing, kept):
+            sizes[item.name] = kept - missing
+    return sizes
 
 
-def sample_caveats(sizes: dict[str, int], kept: int) -> list[str]:
-    """For grouped results: the statistics' rows in all, against the rows kept, one line per
-    count."""
-    by_size: dict[int, list[str]] = {}
-    for name, size in sizes.items():
-        by_size.setdefault(size, []).append(name)
+def sample_caveats(
+    select: Sequence[SelectItem],
+    ctx: EvalContext,
+    selected: Mapping[str, SelectValue],
+    shown: np.ndarray,
+) -> list[str]:
+    """For a grouped result: the statistics taken over notably fewer rows than their groups
+    hold, in all or in one of the groups ``shown`` (positions in group order); one line for
+    the statistics that are over the same rows."""
+    lines: dict[str, list[str]] = {}
+    for item in select:
+        answer = selected[item.name]
+        missing = _empty(item, ctx, answer)
+        if missing is None or not np.count_nonzero(missing):
+            continue
+        rows = np.asarray(answer.rows.size(), dtype=np.int64)
+        empty = np.asarray(answer.rows.count_where(missing), dtype=np.int64)
+        sizes = rows - empty
+        kept, size = int(rows.sum()), int(sizes.sum())
+        short = np.zeros(len(rows), dtype=bool)
+        short[shown] = _notable(empty[shown], rows[shown])
+        if not short.any() and not _notable(kept - size, kept):
+            continue
+        named = _groups_text(answer.rows.index, short, sizes, rows)
+        said = (
+            f"over the {size:,} of the {kept:,} rows kept that have a value (the others are "
+            f"empty){named}; count() counts all of them."
+        )
+        lines.setdefault(said, []).append(item.name)
     return [
-        f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} over the {size:,} of the "
-        f"{kept:,} rows kept that have a value (the others are empty); count() counts all "
-        "of them."
-        for size, names in by_size.items()
+        f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} {said}"
+        for said, names in lines.items()
     ]
 
 
-def _present(values: pd.Series) -> np.ndarray | None:
-    """Which rows have a value; None when all do (read from the numbers, not through
+def _notable(empty: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray | bool:
+    """Whether ``empty`` of ``rows`` is worth saying; element-wise over arrays of groups."""
+    return ((empty > 1) & (empty >= NOTABLE_SHARE * rows)) | (
+        (empty > 0) & (empty >= FEW_ROWS_SHARE * rows)
+    )
+
+
+def _groups_text(
+    index: pd.Index | None, short: np.ndarray, sizes: np.ndarray, rows: np.ndarray
+) -> str:
+    """ ", in year 2008 over 210 of its 259 rows": the worst short groups, in group order,
+    and how many more there are."""
+    found = np.flatnonzero(short)
+    if index is None or not len(found):
+        return ""
+    share = (rows[found] - sizes[found]) / rows[found]
+    worst = np.sort(found[np.argsort(-share, kind="stable")[:NAMED_GROUPS]])
+    keys = [name or "group" for name in index.names]
+    said = []
+    for at in worst:
+        values = index[at] if isinstance(index, pd.MultiIndex) else (index[at],)
+        name = " ".join(f"{key} {value_text(v)}" for key, v in zip(keys, values, strict=True))
+        unit = "" if said else " rows"
+        said.append(f"{name} over {sizes[at]:,} of its {rows[at]:,}{unit}")
+    more = len(found) - len(worst)
+    tail = f" and {more} more group{'s' if more > 1 else ''}" if more else ""
+    return ", in " + ", ".join(said) + tail
+
+
+def _empty(item: SelectItem, ctx: EvalContext, answer: SelectValue) -> np.ndarray | None:
+    """Which rows of ``ctx.frame`` the item's one sample statistic skips; None when it has
+    none, several, or is over every row. Its arguments as the aggregate evaluated them."""
+    calls = _aggregates(item.expr)
+    if len(calls) != 1 or not calls[0][1]:
+        return None
+    call, arity = calls[0]
+    args = answer.samples.get(call)
+    if args is None:  # not reached when the item was evaluated (kept for safety)
+        args = tuple(evaluate(arg, ctx) for arg in call.args[:arity])
+    empty: np.ndarray | None = None
+    for values in args:
+        if np.ndim(values) == 0:  # a literal: empty or not on every row
+            if pd.isna(values):
+                empty = np.ones(len(ctx.frame), dtype=bool)
+            continue
+        missing = _missing(values)
+        if missing is None:  # every row has it: the common case
+            continue
+        empty = missing if empty is None else empty | missing
+    return empty
+
+
+def _missing(values: pd.Series) -> np.ndarray | None:
+    """Which rows have no value; None when all do (read from the numbers, not through
     pandas' missing-value machinery: this runs on every aggregate)."""
     if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iub":
         return None
@@ -86,7 +147,7 @@ def _present(values: pd.Series) -> np.ndarray | None:
         missing = np.isnan(values.to_numpy())
     else:
         missing = values.isna().to_numpy()
-    return ~missing if missing.any() else None
+    return missing if missing.any() else None
 
 
 def _aggregates(expr: ast.Expr) -> list[tuple[ast.Call, int]]:

@@ -15,8 +15,11 @@ from barb.script import ast
 from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
 from barb.sessions import MINUTES_PER_DAY
 
-# Named patterns that compare a bar's open with the bar before (patterns.yaml).
-GAP_PATTERNS = frozenset({"gap_up", "gap_down", "gap_filled", "full_gap_up", "full_gap_down"})
+# Named patterns that compare a bar's open with the bar before (patterns.yaml): with its close,
+# or with its high or low (a full gap opens outside its range).
+CLOSE_GAP_PATTERNS = frozenset({"gap_up", "gap_down", "gap_filled"})
+FULL_GAP_PATTERNS = {"full_gap_up": "high", "full_gap_down": "low"}
+GAP_PATTERNS = CLOSE_GAP_PATTERNS | FULL_GAP_PATTERNS.keys()
 # A session that leaves out at most this much of the main one (CASH: RTH but for the post-cash
 # hour) is a whole day's session: its true range's reach back is the usual overnight gap.
 MAIN_SESSION_SLACK = 60
@@ -58,12 +61,17 @@ def _gap_from_window(plan: Plan, window: SessionSpec, named: str) -> list[str]:
     """A gap on daily bars of a part of the day: prev(close) is the window's own close a day
     earlier, so "gaps above 0.5% on 09:30-10:00 bars" measured 09:30 against yesterday's
     10:00 (3,023 NQ days, 3.9% filled) where the gap from the RTH close gives 2,295 days,
-    8.7% filled. A window ending at the main session's close has that close for prev(close)."""
+    8.7% filled. A window ending at the main session's close has that close for prev(close),
+    but never the main session's high and low for prev(high), prev(low) (a full gap)."""
+    return _close_gap(plan, window, named) + _full_gap(plan, window, named)
+
+
+def _close_gap(plan: Plan, window: SessionSpec, named: str) -> list[str]:
     main = plan.dataset.instrument.default_session
     if window.end == plan.dataset.instrument.session(main).end:
         return []
-    names = sorted(plan.first.calls & GAP_PATTERNS)
-    if _open_against_previous_close(plan.first):
+    names = sorted(plan.first.calls & CLOSE_GAP_PATTERNS)
+    if _open_against_previous(plan.first, "close"):
         names.append("prev")
     if not names:
         return []
@@ -80,16 +88,43 @@ def _gap_from_window(plan: Plan, window: SessionSpec, named: str) -> list[str]:
     ]
 
 
+def _full_gap(plan: Plan, window: SessionSpec, named: str) -> list[str]:
+    """full_gap_up() on 09:30-10:00 bars opened above yesterday's 09:30-10:00 high, not above
+    yesterday's RTH high: the full gap a trader means is outside the previous day's range."""
+    names = sorted(plan.first.calls & FULL_GAP_PATTERNS.keys())
+    sides = {FULL_GAP_PATTERNS[name] for name in names}
+    for side in ("high", "low"):
+        if _open_against_previous(plan.first, side):
+            names.append(f"prev({side})")
+            sides.add(side)
+    if not names:
+        return []
+    main = plan.dataset.instrument.default_session
+    said = ", ".join(name if name.startswith("prev") else f"{name}()" for name in names)
+    previous = " and ".join(side for side in ("high", "low") if side in sides)
+    forms = {
+        "high": f"above the previous {main} high: open > session_high('{main}', 1)",
+        "low": f"below the previous {main} low: open < session_low('{main}', 1)",
+    }
+    both = len(sides) > 1
+    return [
+        f"{said} on daily bars of {named}: the previous {previous} {'are' if both else 'is'} "
+        f"this session's own on the date before, not the previous {main} day's, so a full gap "
+        f"from {'them' if both else 'it'} is not a gap outside the previous {main} range. A "
+        "full gap " + "; ".join(forms[side] for side in ("high", "low") if side in sides) + "."
+    ]
+
+
 def reads_previous_close(stage: StagePlan) -> bool:
     """Whether the stage reads prev(close), through its map's names."""
-    return any(_previous_close(read) for read in _reads(stage))
+    return any(_previous(read) for read in _reads(stage))
 
 
-def _open_against_previous_close(stage: StagePlan) -> bool:
-    """Whether an expression of the stage reads the open and prev(close) together: a gap.
+def _open_against_previous(stage: StagePlan, column: str) -> bool:
+    """Whether an expression of the stage reads the open and prev(column) together: a gap.
     close - prev(close) on a window is its own day-to-day change, which is what it says."""
     return any(
-        _previous_close(read)
+        _previous(read, column)
         and any(isinstance(node, ast.Column) and node.name == "open" for node in read)
         for read in _reads(stage)
     )
@@ -102,13 +137,14 @@ def _reads(stage: StagePlan) -> list[list[ast.Node]]:
     return [list(nodes(expr, mapped)) for expr in exprs]
 
 
-def _previous_close(read: list[ast.Node]) -> bool:
+def _previous(read: list[ast.Node], column: str = "close") -> bool:
+    """Whether the nodes read prev(column)."""
     return any(
         isinstance(node, ast.Call)
         and node.name.lower() == "prev"
         and bool(node.args)
         and isinstance(node.args[0], ast.Column)
-        and node.args[0].name == "close"
+        and node.args[0].name == column
         for node in read
     )
 

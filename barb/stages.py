@@ -29,14 +29,18 @@ from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.sample_sizes import sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate, evaluate_aggregate
+from barb.script.evaluator import evaluate, evaluate_select
 from barb.summary_text import value_text
+from barb.time_keys import from_the_open
 from barb.timeframes import timeframe as timeframe_spec
 
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
 LATEST_HISTORY_ROWS = 1_000
 # A where's table of at most this many days keeps the period's closes, to draw them on.
 MAX_EVENT_ROWS = 60
+# The top bar of at most this many (limit 1) keeps them all, for the chart to draw it among
+# them ("which day made last week's high": the week's bars, Friday's marked).
+MAX_RANKED_FROM = 31
 
 
 @dataclass
@@ -65,6 +69,26 @@ class StageOutput:
         return self.kept["trading_date"].to_numpy()
 
 
+@dataclass(frozen=True)
+class DayOpen:
+    """Intraday bars of a session that crosses midnight: its trading day opens at ``minute``
+    (ETH's 18:00), so groups by a time of day are listed from there, not from 00:00, as the
+    chart draws them. ``query`` is the whole query, whose names say which key is a time."""
+
+    minute: int
+    query: dict[str, Any]
+
+    def order(self, table: pd.DataFrame, by: Sequence[str]) -> np.ndarray | None:
+        """The positions that put ``table``'s rows in the session's order when its first key
+        is a time of day; else None."""
+        return from_the_open(table, by, self.query, self.minute)
+
+    def order_text(self, by: Sequence[str]) -> str:
+        """What the summary says of that order: ``ordered by t from the 18:00 open``."""
+        clock = f"{self.minute // 60:02d}:{self.minute % 60:02d}"
+        return f"ordered by {', '.join(by)} from the session's {clock} open"
+
+
 def run_stage(
     stage: StagePlan,
     frame: pd.DataFrame,
@@ -78,6 +102,7 @@ def run_stage(
     row_keys: tuple[str, ...] = (),
     order: np.ndarray | None = None,
     picked: bool = False,
+    day_open: DayOpen | None = None,
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
@@ -87,6 +112,8 @@ def run_stage(
     gives each row's place in time (or key) order when the rows are not in it (a second stage
     over a sorted table): aggregates read them in that order. ``picked``: an event join's
     filter (``"filter": "only"``) already picked the rows in ``keep``, as a where would.
+    ``day_open``: the bars' session crosses midnight; groups by a time of day start at its
+    open unless the stage sorts them.
     """
     ctx.frame, ctx.period = frame, period
     for name, expr in stage.map_exprs:
@@ -110,7 +137,7 @@ def run_stage(
         # time, not the first in the order a sort put the rows in; rows listed keep theirs.
         frame = _in_order(frame, order[keep])
     ctx.frame, ctx.period = frame, None
-    output = _answer(stage, frame, ctx, keep, selected, prefix, hide, row_keys)
+    output = _answer(stage, frame, ctx, keep, selected, prefix, hide, row_keys, day_open)
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -151,25 +178,40 @@ def _answer(
     prefix: str,
     hide: tuple[str, ...],
     row_keys: tuple[str, ...] = (),
+    day_open: DayOpen | None = None,
 ) -> StageOutput:
     warnings: list[str] = []
     shape = stage.shape
     if shape == "grouped":
         ctx.step = prefix + "select"
         by = [name for name, _ in stage.group_keys]
-        columns = {s.name: evaluate_aggregate(s.expr, ctx, by) for s in stage.select}
-        table, order, warnings = sort_limit(pd.DataFrame(columns).reset_index(), stage, by)
+        answers = {s.name: evaluate_select(s.expr, ctx, by) for s in stage.select}
+        columns = {name: answer.value for name, answer in answers.items()}
+        table = pd.DataFrame(columns).reset_index()
+        groups = np.arange(len(table))  # each row's group, in key order
+        from_open = day_open is not None and not stage.sort
+        if from_open:  # before the limit: "the first 3 hours" of ETH start at 18:00
+            assert day_open is not None
+            opened = day_open.order(table, by)
+            from_open = opened is not None
+            if opened is not None:
+                table, groups = table.iloc[opened].reset_index(drop=True), opened
+        table, order, warnings = sort_limit(table, stage, by)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
+        if from_open:
+            assert day_open is not None
+            summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
-        warnings += sample_caveats(*sample_sizes(stage.select, ctx, by))
+        warnings += sample_caveats(stage.select, ctx, answers, groups[order])
         return StageOutput(summary, table=table, focus=focus, order=order, warnings=warnings)
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"
-        values = {s.name: _python(evaluate_aggregate(s.expr, ctx, None)) for s in stage.select}
+        answers = {s.name: evaluate_select(s.expr, ctx, None) for s in stage.select}
+        values = {name: _python(answer.value) for name, answer in answers.items()}
         if stage.sort or stage.limit:
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
-        samples, _ = sample_sizes(stage.select, ctx)
+        samples = sample_sizes(stage.select, ctx, answers)
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)
@@ -180,6 +222,12 @@ def _answer(
         return StageOutput(summary, source_rows=rows, warnings=warnings)
 
     history = None
+    # The first stage's rows are bars (a second stage's, "then.", are the first's table).
+    if not prefix and _ranked_from_few(stage, len(frame)):
+        history = shown_rows(frame, ctx.timeframe, hide)
+        for name, values in (selected or {}).items():  # a sort by a selected alias
+            if name not in history.columns:
+                history[name] = values.to_numpy()[keep]
     if selected is not None:
         names = [s.name for s in stage.select]
         table = pd.DataFrame({n: v.to_numpy()[keep] for n, v in selected.items()})
@@ -249,6 +297,19 @@ def period_closes(frame: pd.DataFrame, period: np.ndarray, timeframe: str) -> pd
     """The period's daily closes, each named by its bar label (built when read)."""
     columns = [c for c in ("timestamp", "trading_date", "close") if c in frame.columns]
     return shown_rows(take_rows(frame[columns], period), timeframe)
+
+
+def _ranked_from_few(stage: StagePlan, rows: int) -> bool:
+    """The top bar by a value, of a few bars ("which day made last week's high": sort by
+    high, limit 1): the bars are kept with it, so that the chart shows what it beat. A
+    longer list is drawn as the ranking it is."""
+    return bool(
+        stage.sort
+        and stage.limit == 1
+        and 1 < rows <= MAX_RANKED_FROM
+        and not _latest_first(stage)
+        and stage.sort[0].column not in ("timestamp", "trading_date", "date")
+    )
 
 
 def _latest_first(stage: StagePlan) -> bool:

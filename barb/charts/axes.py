@@ -279,6 +279,10 @@ def _inside_figure(ax: Axes, loc: float, label: str) -> bool:
     assert fig is not None
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     font = ticks[0].label1.get_fontproperties()
-    width, _, _ = renderer.get_text_width_height_descent(label, font, ismath=False)
+    # A label of two lines (a weekday over its date) is as wide as its wider line.
+    width = max(
+        renderer.get_text_width_height_descent(line, font, ismath=False)[0]
+        for line in label.split("\n")
+    )
     x = ax.transData.transform((loc, 0))[0]
     return x - width / 2 >= 0 and x + width / 2 <= fig.bbox.width

@@ -50,7 +50,9 @@ from barb.charts.columns import (
     time_column,
     unit,
 )
+from barb.charts.header import wrap
 from barb.charts.line_points import decimate
+from barb.charts.run_labels import run_start_labels
 from barb.charts.short_bars import ShortBar, short_bar
 from barb.charts.side_by_side import SideBySide, series_extremes, side_by_side
 from barb.charts.style import (
@@ -64,6 +66,7 @@ from barb.charts.style import (
     LEFT,
     LEGEND_ROW_PX,
     LOW,
+    MARGIN_X,
     MUTED,
     NEUTRAL,
     PANEL_GAP,
@@ -88,10 +91,12 @@ from barb.lineage import Lineage, group_key_names
 from barb.period_rows import still_open
 from barb.result import Metadata, Result, short_value
 from barb.script import ast
+from barb.time_keys import from_the_open
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
 MAX_HOUR_GROUPS = 24  # groups of times of day this few are hours or longer
 MAX_PANELS = 4  # aggregates drawn, one panel each
+MAX_NOTE_LINES = 2  # a note under the group axis wraps to this many lines, then is cut
 # Labels run along bars may take up this much of a panel's height, above and below zero.
 UPRIGHT_SHARE = 0.5
 UPRIGHT_PAD_PT = 3.0  # between a bar's end and its label, as label_bars pads it
@@ -126,6 +131,8 @@ class Groups:
     listed: tuple[bool, ...] = ()
     # Two keys, the second a few values: bars side by side, coloured by the second key.
     layout: SideBySide | None = None
+    # The column whose values name the groups in place of the key's: a run's first day.
+    named_by: str = ""
 
     def compared(self, values: np.ndarray) -> np.ndarray:
         """Which groups highest and lowest compare: finite values of groups the result
@@ -171,6 +178,21 @@ class Groups:
         return words("short_bar_label", label=label, minutes=self.short.minutes)
 
 
+def below_zero(values: np.ndarray) -> bool:
+    """Whether every value drawn is at or below zero, some below it: a drawdown, a loss. Its
+    highest is the smallest of them, and the answer is the lowest: the headline leads with
+    it and its bar takes the answer's colour (the deepest monthly drawdown, not December's
+    −1.1%, was the bar to see)."""
+    finite = values[np.isfinite(values)]
+    return bool(finite.size) and bool((finite <= 0).all() and (finite < 0).any())
+
+
+def extreme_colors(values: np.ndarray) -> tuple[str, str]:
+    """The colours of the highest and the lowest: the answer's (``HIGH``) is the lowest's
+    when every value is ``below_zero``."""
+    return (LOW, HIGH) if below_zero(values) else (HIGH, LOW)
+
+
 def _tied(values: np.ndarray, at: np.ndarray, extreme: float) -> list[int]:
     """The positions among ``at`` whose value is ``extreme``, exactly or as the model's
     summary rounds both."""
@@ -210,10 +232,21 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     keys = key_labels(table, by, result.query, words, grid)
     labels = [" · ".join(parts) for parts in zip(*keys, strict=True)] if by else []
     labels = labels or group_labels(table, by)
+    named_by, starts = run_start_labels(table, by, result)
+    labels = starts or labels
     short = short_bar(result, table, by)
     open_at = _open_row(table, by, result)
     if cut_by_limit(result, table):
-        return Groups(table, by, columns, labels, ranked=True, left_out=left_out, short=short)
+        return Groups(
+            table,
+            by,
+            columns,
+            labels,
+            ranked=True,
+            left_out=left_out,
+            short=short,
+            named_by=named_by,
+        )
     few = "sort" not in _stage(result) and len(table) <= MAX_GROUP_BARS
     layout = side_by_side(table, by, keys) if few else None
     round_times = _round_times(table, by, result.query, labels)
@@ -228,6 +261,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         open_at=open_at,
         listed=listed,
         layout=layout,
+        named_by=named_by,
     )
 
 
@@ -248,22 +282,10 @@ def _from_the_open(
     table: pd.DataFrame, by: list[str], query: dict[str, Any], grid: BarGrid
 ) -> pd.DataFrame:
     """Times of day of a session that crosses midnight in the session's order, from its
-    18:00 open: sorted as numbers, the open's 18:00 came last, after 16:00. Of two keys
-    (hour by year, side by side) the first is the time of day, and each time keeps its
-    second key's order."""
-    if not 1 <= len(by) <= 2:
-        return table
-    kind = clock_kind(by[0], table[by[0]], query)
-    if kind is not None:
-        minutes = pd.to_numeric(table[by[0]], errors="coerce") * (60 if kind == "hour" else 1)
-    else:  # time()'s text, '18:00'
-        clocks = table[by[0]].astype(str).str.fullmatch(r"([01]\d|2[0-3]):([0-5]\d)")
-        if not clocks.all():
-            return table
-        parts = table[by[0]].astype(str).str.split(":", expand=True).astype(int)
-        minutes = parts[0] * 60 + parts[1]
-    order = np.argsort(grid.since_open(minutes.to_numpy(dtype="float64")), kind="stable")
-    return table.iloc[order].reset_index(drop=True)
+    18:00 open, as the engine lists them (``barb.time_keys.from_the_open``): the empty
+    hours a count adds come back in key order."""
+    order = from_the_open(table, by, query, grid.start)
+    return table if order is None else table.iloc[order].reset_index(drop=True)
 
 
 def _ranked_groups(keys: list[Any], present: list[Any], name: str) -> tuple[bool, ...]:
@@ -282,7 +304,12 @@ def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
     keys = meta.open_group if meta is not None else None
     if not keys and meta is not None and meta.period_end is not None and len(by) == 1:
         year = meta.period_end.year
-        if "year" in by[0] and table[by[0]].iloc[-1] == year and _still_open(meta):
+        if (
+            "year" in by[0]
+            and table[by[0]].iloc[-1] == year
+            and not _judged_whole(result, by[0], year)
+            and _still_open(meta)
+        ):
             return len(table) - 1
     if not keys or any(k not in table.columns for k in keys):
         return None
@@ -296,6 +323,16 @@ def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
         mask &= (texts == value).to_numpy()
     found = np.flatnonzero(mask)
     return int(found[0]) if len(found) == 1 else None
+
+
+def _judged_whole(result: Result, key: str, year: int) -> bool:
+    """Whether the engine listed the year's group and found it holds every day the query
+    keeps of it ("the first 4 trading days of each year" with 2026's four in the data): only
+    a first stage's groups are judged so, and an empty year the chart adds never is."""
+    table = result.table
+    if result.query.get("then") or not result.query.get("group_by") or table is None:
+        return False
+    return key in table.columns and bool((table[key] == year).any())
 
 
 def _still_open(meta: Metadata) -> bool:
@@ -493,7 +530,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         labels = layout.slots
     rotate, step = label_fit(labels, in_order="sort" not in _stage(result))
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
-    notes = _notes(groups, words)
+    notes = _fitted_notes(fig, _notes(groups, words))
     bottom += len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)  # under the axis name
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
@@ -590,6 +627,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             whole_number_ticks(ax.yaxis, values)
         value_label(ax, axis_text(column, result, words))
     named = groups.by if layout is None else groups.by[:1]
+    if groups.named_by:  # the runs' first days, not their counter
+        named = [groups.named_by]
     panels[-1].set_xlabel(keys_text(named, result, words), fontsize=LABEL_PT)
     if notes:
         _write_notes(panels[-1], notes)
@@ -665,6 +704,20 @@ def _notes(groups: Groups, words: Words) -> list[str]:
         count = len(names)
         notes.append(words("left_out", plural_of=count, count=count, names=", ".join(names)))
     return notes
+
+
+def _fitted_notes(fig: Figure, notes: list[str]) -> list[str]:
+    """The notes' lines, each note wrapped to fit across the figure centred under the group
+    axis's name, where they are written: the Russian "2026: период не завершён (полый
+    столбец), не участвует в сравнении" ran off the figure's right edge."""
+    centre = (LEFT + RIGHT) / 2
+    room_px = 2 * min(centre - MARGIN_X, 1 - MARGIN_X - centre) * fig.get_figwidth() * fig.dpi
+    return [
+        line
+        for note in notes
+        for part in note.split("\n")
+        for line in wrap(fig, part, FOOTER_PT, MAX_NOTE_LINES, room_px=room_px)
+    ]
 
 
 def _write_notes(ax: Axes, notes: list[str]) -> None:
@@ -820,7 +873,8 @@ def _draw_group_line(ax: Axes, positions: np.ndarray, values: np.ndarray) -> Non
     """Hundreds of groups (one per date, say): a line, with the extremes as dots."""
     ax.plot(*decimate(positions, values), color=NEUTRAL, linewidth=1.6)
     if np.isfinite(values).sum() >= 2:
-        for index, color in ((np.nanargmax(values), HIGH), (np.nanargmin(values), LOW)):
+        high, low = extreme_colors(values)
+        for index, color in ((np.nanargmax(values), high), (np.nanargmin(values), low)):
             ax.scatter(
                 [positions[index]], [values[index]], s=110, color=color, zorder=3, clip_on=False
             )
@@ -838,8 +892,9 @@ def _shade_blocks(ax: Axes, first_key: list[Any]) -> None:
 def _extreme_colors(values: np.ndarray, groups: Groups, shown: list[str]) -> list[str]:
     colors = [NEUTRAL] * len(values)
     high, low = groups.extremes(values, shown)
+    high_color, low_color = extreme_colors(values)
     for at in low:
-        colors[at] = LOW
+        colors[at] = low_color
     for at in high:
-        colors[at] = HIGH
+        colors[at] = high_color
     return colors

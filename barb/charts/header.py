@@ -239,6 +239,10 @@ def decorate(
         footer += " · " + words("footer.drawn", bars=number_text(window.bars, 0, words))
     if meta.truncated:
         footer += " · " + words("table_cut")
+    if meta.spread_over is not None:  # a sample of the table, said in few words: the
+        # footer has two lines beside the badge, and "подошло 106 436 из 106 436 (часовые
+        # бары)" takes most of them
+        footer += " · " + words("footer.sample")
     if meta.data_source != "synthetic":
         footer += " · " + words("data_from", source=meta.data_description)  # file and dates
     room_px = (1 - 2 * MARGIN_X) * fig.get_figwidth() * fig.dpi

@@ -27,6 +27,7 @@ from barb.charts.events import events_headline, read_events
 from barb.charts.grouped import (
     Groups,
     answer_column,
+    below_zero,
     is_count,
     keyed_rows,
     ranked_column,
@@ -34,7 +35,7 @@ from barb.charts.grouped import (
     value_texts,
     with_parts,
 )
-from barb.charts.kinds import Latest, latest, ranked_lowest_first, sorted_column
+from barb.charts.kinds import Latest, latest, ranked_lowest_first, sorted_column, unshown_sort
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import headline_columns
 from barb.charts.side_by_side import series_extremes
@@ -53,7 +54,7 @@ def chart_headline(result: Result, language: str | None = "en") -> str | None:
     """The headline of an answered result; None for an error."""
     if not result.ok or result.summary is None:
         return None
-    return headline(result, words_for(language))
+    return headline(result.for_chart(), words_for(language))  # as the chart draws it
 
 
 def headline(result: Result, words: Words) -> str:
@@ -120,12 +121,13 @@ def _groups(result: Result, words: Words) -> list[str]:
         ]
     bare = with_parts(numbers, groups, column, result, words)
     texts = with_parts(texts, groups, column, result, words)
+    below = below_zero(values)
     if groups.ranked:
         first = groups.named(0, words)
         if ranked_lowest_first(result, column):
             return [
-                words("ranked_lowest", name=column, label=first, value=texts[0]),
-                words("ranked_lowest_short", label=first, value=texts[0]),
+                words.ranked_lowest(below_zero=below, name=column, label=first, value=texts[0]),
+                words.ranked_lowest(below_zero=below, short=True, label=first, value=texts[0]),
             ]
         return [
             words("ranked_first", name=column, label=first, value=texts[0]),
@@ -133,14 +135,18 @@ def _groups(result: Result, words: Words) -> list[str]:
         ]
     count = is_count(column, result)
     if groups.layout is not None:
-        forms = _series_forms(groups, column, (texts, bare), values, words, count=count)
+        forms = _series_forms(
+            groups, column, (texts, bare), values, words, count=count, below=below
+        )
         if forms:
             return forms
     high, low = groups.extremes(values, numbers)
     if not high:
         at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
         return [words("answer", name=f"{column} ({groups.named(at, words)})", value=texts[at])]
-    return _extreme_forms(groups, column, (high, low), (texts, bare), words, count=count)
+    return _extreme_forms(
+        groups, column, (high, low), (texts, bare), words, count=count, below=below
+    )
 
 
 def _extreme_forms(
@@ -151,9 +157,11 @@ def _extreme_forms(
     words: Words,
     *,
     count: bool,
+    below: bool,
 ) -> list[str]:
     """``mean_range: highest fomc 168.2 points, lowest no fomc 137.4 points`` (of a
-    ``count``, ``days: most often 09:30 1,602, least often 16:30 287``) and shorter: the
+    ``count``, ``days: most often 09:30 1,602, least often 16:30 287``; of a column
+    ``below`` zero, ``max_dd: lowest 2020 −32.5%, highest 2025 −1.1%``) and shorter: the
     column left to the top panel's title that names it (the coloured bars are there), ▲/▼
     for the words, the unit left to the axis, a tie counted rather than named. Every form
     keeps both groups and both numbers."""
@@ -166,15 +174,20 @@ def _extreme_forms(
             "low": _extreme_text(groups, low, values, words, count_ties=count_ties),
         }
 
-    named = words.extremes("named", count=count, name=column, **pair(full))
-    forms = [named]
-    if len(groups.columns) == 1:  # the one panel's title names the column
-        forms.append(words.extremes("unnamed", count=count, **pair(full)))
+    def form(kind: str, values: list[str], *, count_ties: bool = False) -> str:
+        found = pair(values, count_ties=count_ties)
+        return words.extremes(kind, count=count, below_zero=below, name=column, **found)
+
+    forms = [form("named", full)]
+    # The one panel's title names the column; not a loss's: "ниже всего 2020 · июл" alone
+    # read as the least of whatever was asked.
+    if len(groups.columns) == 1 and not below:
+        forms.append(form("unnamed", full))
     forms += [
-        words("highest_lowest_short", name=column, **pair(full)),
-        words("highest_lowest_marks", **pair(full)),
-        words("highest_lowest_marks", **pair(bare)),
-        words("highest_lowest_marks", **pair(bare, count_ties=True)),
+        form("short", full),
+        form("marks", full),
+        form("marks", bare),
+        form("marks", bare, count_ties=True),
     ]
     return list(dict.fromkeys(forms))
 
@@ -187,10 +200,12 @@ def _series_forms(
     words: Words,
     *,
     count: bool,
+    below: bool,
 ) -> list[str]:
-    """Each series' highest and lowest (most and least often, of a ``count``), the series
-    named: ``days: 2020: most often 09:30 88, least often 12:30 13; 2024: most often 09:30
-    95, least often 16:30 12``, and shorter with ▲/▼."""
+    """Each series' highest and lowest (most and least often, of a ``count``; lowest and
+    highest, of values ``below`` zero), the series named: ``days: 2020: most often 09:30 88,
+    least often 12:30 13; 2024: most often 09:30 95, least often 16:30 12``, and shorter
+    with ▲/▼."""
     layout = groups.layout
     assert layout is not None
     found = series_extremes(values, layout, groups.compared(values))
@@ -207,10 +222,13 @@ def _series_forms(
         parts = []
         for j, high, low in found:
             pair = {"high": one(high, values, count_ties), "low": one(low, values, count_ties)}
+            series = layout.names[j]
             if marks:
-                parts.append(f"{layout.names[j]} {words('highest_lowest_marks', **pair)}")
+                parts.append(f"{series} {words.extremes('marks', below_zero=below, **pair)}")
             else:
-                parts.append(words.extremes("series", count=count, series=layout.names[j], **pair))
+                parts.append(
+                    words.extremes("series", count=count, below_zero=below, series=series, **pair)
+                )
         return "; ".join(parts)
 
     full, bare = texts
@@ -270,8 +288,15 @@ def _rows(result: Result, words: Words) -> str:
     if column is not None:
         value = _value_text(table[column].iloc[0], column, result, words)
         label = _row_label(result, table, 0)
+        hidden = unshown_sort(result, table)
+        if hidden is not None:  # "close: #1 …" named close the top, ranked by range
+            by, lowest = hidden
+            if lowest:
+                return words("ranked_lowest_by", by=by, label=label, name=column, value=value)
+            return words("ranked_first_by", by=by, label=label, name=column, value=value)
         if ranked_lowest_first(result, column):
-            return words("ranked_lowest", name=column, label=label, value=value)
+            below = below_zero(floats(table[column]))
+            return words.ranked_lowest(below_zero=below, name=column, label=label, value=value)
         return words("ranked_first", name=column, label=label, value=value)
     if len(table) == 1:
         return _one_row(result, table, words)

@@ -140,8 +140,11 @@ def latest(result: Result) -> Latest | None:
         return None
     table = result.table
     stage = final_stage(result.query)
-    if summary.type != "table" or table is None or len(table) != 1 or not stage.get("sort"):
+    sort = str(stage.get("sort") or "").split()
+    if summary.type != "table" or table is None or len(table) != 1 or not sort:
         return None  # "the last 10 days" are the 10 rows the person got, not 500 bars before
+    if sort[0] not in TIME_SORT_COLUMNS:
+        return None  # the top day by a value is no "now": the bars kept are those it beat
     column = next(
         (
             c
@@ -203,6 +206,16 @@ def sorted_column(result: Result, table: pd.DataFrame) -> str | None:
         return None
     shown = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
     return shown[0] if shown else None
+
+
+def unshown_sort(result: Result, table: pd.DataFrame) -> tuple[str, bool] | None:
+    """The column a sorted short list ranks by when the query did not select it, and whether
+    it ranks from the lowest ("sort": "range desc" with "select": ["d", "close"]): the rows'
+    order is that column's, the values shown are another's."""
+    sort = str(final_stage(result.query).get("sort") or "").split(",")[0].split()
+    if not sort or sort[0] in table.columns or sort[0] in TIME_SORT_COLUMNS:
+        return None
+    return sort[0], len(sort) == 1 or sort[1].lower() == "asc"
 
 
 def ranked_lowest_first(result: Result, column: str) -> bool:

@@ -16,13 +16,18 @@ from barb.charts.columns import is_number, open_bar_row, time_column, timeframe,
 from barb.charts.style import GRID, INK, LABEL_PT, MARGIN_X, MUTED, TITLE_PT
 from barb.charts.value_text import date_text, format_value, with_unit
 from barb.charts.words import ENGLISH, Words
+from barb.column_units import POINTS, PRICE
 from barb.i18n import N_
+from barb.instruments import load_instrument
 from barb.result import Result
 
 VALUE_PT = TITLE_PT + 3  # the values are the answer: as large as the headline, or larger
 MAX_CARD_VALUES = 8  # the row's numbers shown, in the order of the table's columns
 LINE_HEIGHT = 0.115  # of the plot's height, a name and its value
 LABEL_COLUMNS = frozenset({"date", "timestamp", "trading_date"})
+# Units of values in the instrument's prices: a price (close, cummax(close)) and a
+# difference of prices (high - low).
+PRICE_UNITS = frozenset({PRICE, POINTS})
 
 
 def card_values(table: pd.DataFrame, result: Result) -> list[str]:
@@ -33,10 +38,26 @@ def card_values(table: pd.DataFrame, result: Result) -> list[str]:
 
 
 def value_text(table: pd.DataFrame, column: str, result: Result, words: Words) -> str:
-    """``25,600`` · ``2 days`` · ``44.5%``: the row's value of ``column`` with its unit."""
+    """``25,850.75`` · ``2 days`` · ``44.5%``: the row's value of ``column`` with its unit;
+    a price, or points, at the instrument's tick (``tick_decimals``)."""
     column_unit = unit(column, result)
     value = table[column].iloc[0]
-    return with_unit(format_value(value, column_unit, words=words), column_unit, words, value)
+    decimals = tick_decimals(result) if column_unit in PRICE_UNITS else None
+    text = format_value(value, column_unit, decimals=decimals, words=words)
+    return with_unit(text, column_unit, words, value)
+
+
+def tick_decimals(result: Result) -> int | None:
+    """The digits of the instrument's tick (2 for NQ's 0.25 and CL's 0.01), for a value in
+    its prices' units; None when the instrument is not known. The card's three significant
+    digits wrote CL's close 57.19 as 57.2 and NQ's 25,850.75 as 25,851, prices the market
+    never printed, beside the model's exact ones."""
+    if result.metadata is None:
+        return None
+    try:
+        return load_instrument(result.metadata.instrument).tick_decimals
+    except Exception:  # an instrument file gone since the query ran: the general precision
+        return None
 
 
 # What the card says of the data's unfinished last bar, by its timeframe.
@@ -50,13 +71,21 @@ _SO_FAR = {
 
 def _row_date(table: pd.DataFrame, time_col: str, result: Result, words: Words) -> str:
     """The row's day (``Mon 2026-01-05``); of the data's unfinished last bar, the days it
-    covers so far (``Week so far: 2026-01-05 — 2026-01-07``): the week of 2026-01-05 read
-    "-0.26%" as if it were a whole week."""
+    covers so far and, on a line of its own, how many of its trading days that is (``Week
+    so far: 2026-01-05 — 2026-01-07``, ``3 of 5 days``): the week of 2026-01-05 read
+    "-0.26%" as if it were a whole week, and its dates alone left the reader to count how
+    much of it was still to come."""
     key = _SO_FAR.get(timeframe(result))
     if key is not None and open_bar_row(table, result) == 0:
         assert result.metadata is not None and result.metadata.open_bar is not None
         bar = result.metadata.open_bar
-        return words(key, first=bar.first, last=bar.last)
+        dates = words(key, first=bar.first, last=bar.last)
+        if bar.calendar_days is None:
+            return dates
+        total = bar.calendar_days
+        rows = words.of_rows("daily", total)
+        held = words("so_far_days", days=bar.days, total=total, rows=rows)
+        return f"{dates}\n{held}"
     return date_text(table[time_col].iloc[0], weekday=True, words=words)
 
 
@@ -72,18 +101,14 @@ def draw_one_row(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     ax.set_axis_off()
     ax.set(xlim=(0, 1), ylim=(0, 1))
     time_col = time_column(table)
-    height = LINE_HEIGHT * (len(columns) + (0.7 if time_col is not None else 0))
+    date = _row_date(table, time_col, result, words) if time_col is not None else None
+    # The date's room: 0.7 of a value's line, and 0.45 more for each line it runs to.
+    date_height = 0.0 if date is None else 0.7 + 0.45 * date.count("\n")
+    height = LINE_HEIGHT * (len(columns) + date_height)
     top = min(0.97, 0.5 + height / 2)
-    if time_col is not None:
-        ax.text(
-            0,
-            top,
-            _row_date(table, time_col, result, words),
-            fontsize=LABEL_PT,
-            color=MUTED,
-            va="top",
-        )
-        top -= LINE_HEIGHT * 0.7
+    if date is not None:
+        ax.text(0, top, date, fontsize=LABEL_PT, color=MUTED, va="top", linespacing=1.3)
+        top -= LINE_HEIGHT * date_height
     for i, column in enumerate(columns):
         y = top - (i + 0.5) * LINE_HEIGHT
         ax.text(0, y, column, fontsize=LABEL_PT + 2, color=MUTED, va="center")

@@ -17,6 +17,7 @@ from barb.charts.header import decorate
 from barb.charts.headline import headline_forms
 from barb.charts.kinds import Window, correlation, latest
 from barb.charts.latest import draw_latest
+from barb.charts.picked import draw_picked, read_picked
 from barb.charts.png import canvas_png
 from barb.charts.rows import draw_table
 from barb.charts.scatter import draw_scatter
@@ -55,6 +56,7 @@ def draw_chart(
     """The chart's figure, drawn and framed but not rendered; None when there is none."""
     if not result.ok or result.summary is None or result.metadata is None:
         return None
+    result = result.for_chart()  # a table cut for display: its rows over the whole period
     words = words_for(language)
     fig = new_figure(width_px)
     FigureCanvasAgg(fig)
@@ -79,4 +81,7 @@ def choose(result: Result) -> tuple[Draw, Window | None]:
     now = latest(result)
     if now is not None:
         return (lambda fig, result, words: draw_latest(fig, result, now, words)), now.window
+    picked = read_picked(result)
+    if picked is not None:
+        return (lambda fig, result, words: draw_picked(fig, result, picked, words)), None
     return DRAW_BY_SHAPE[result.summary.type], None

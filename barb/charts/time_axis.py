@@ -96,6 +96,8 @@ def label_axis(
         gaps = np.diff([x[r] for r in named])
         spacing_pt = float(gaps.min()) / (hi - lo) * width_pt if gaps.size else width_pt
         every = max(1, math.ceil((label_pt + 8) / max(spacing_pt, 1e-9)))
+        if every > 1 and 1 < len(named) <= max_ticks and _fit_around(ax, x, named, label_pt):
+            every = 1  # two weeks drawn 8 weeks wide named only one of them
         picks = named[::every]
         if 1 < len(picks) <= max_ticks or len(named) == 1:
             ax.set_xticks([x[r] for r in picks], [str(labels[r]) for r in picks])
@@ -114,6 +116,24 @@ def label_axis(
     rows = _apart(rows, x, (label_pt + 8) / width_pt * (hi - lo))
     if rows:
         ax.set_xticks([x[r] for r in rows], [str(labels[r]) for r in rows])
+
+
+def _fit_around(ax: Axes, x: np.ndarray, named: list[int], label_pt: float) -> bool:
+    """Narrow the axis around a few bars until each one's label fits beside the next, when
+    that still leaves room at both ends for half a label; whether it did. The axis is made
+    eight bars wide so that a few bars are not drawn as slabs, and two weekly bars a week
+    apart on it stood closer than one label's width: one of the two went unnamed."""
+    width_pt = ax.get_position().width * FIG_W_IN * 72
+    at = np.array([x[r] for r in named], dtype="float64")
+    gap = float(np.diff(at).min())
+    span = gap * width_pt / (label_pt + 8)  # the widest axis on which labels do not touch
+    lo, hi = ax.get_xlim()
+    pad = (span - (at[-1] - at[0])) / 2
+    half_label = (label_pt / 2 + 4) / width_pt * span
+    if span >= hi - lo or pad < max(half_label, gap / 2):
+        return False
+    ax.set_xlim(at[0] - pad, at[-1] + pad)
+    return True
 
 
 def _apart(rows: list[int], x: np.ndarray, gap: float) -> list[int]:

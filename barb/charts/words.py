@@ -77,17 +77,39 @@ _UNITS = {
 }
 
 #: The groups a headline names for their largest and smallest value, by the headline's form
-#: (with the column's name, without it, per series) and whether the value is a count: a
-#: count's are the most and least often. "максимум Пн 85, минимум Чт 31" of the weekdays
-#: making the week's low read as the low being on Thursday: in Russian a value's are "больше
-#: всего / меньше всего", never the words of a price's high and low.
+#: (with the column's name, without it, per series, with marks for the words) and whether the
+#: value is a count: a count's are the most and least often. "максимум Пн 85, минимум Чт 31"
+#: of the weekdays making the week's low read as the low being on Thursday: in Russian a
+#: value's are "больше всего / меньше всего", never the words of a price's high and low.
 _EXTREMES = {
     ("named", False): N_("highest_lowest"),
     ("unnamed", False): N_("highest_lowest_unnamed"),
     ("series", False): N_("series_highest_lowest"),
+    ("short", False): N_("highest_lowest_short"),
+    ("marks", False): N_("highest_lowest_marks"),
     ("named", True): N_("most_least"),
     ("unnamed", True): N_("most_least_unnamed"),
     ("series", True): N_("series_most_least"),
+    ("short", True): N_("highest_lowest_short"),
+    ("marks", True): N_("highest_lowest_marks"),
+}
+#: The same of a column at or below zero (a drawdown, a loss), the lowest first: its
+#: highest is the smallest loss, and "max_dd: highest Dec −1.1%" read as the deepest
+#: drawdown, "больше всего" as the most of it. Lowest and highest are true of any sign
+#: (in Russian "ниже всего / выше всего", not the amounts "больше / меньше"). No form
+#: leaves the column's name out: the words alone read as how much of the thing asked.
+_BELOW_ZERO = {
+    "named": N_("lowest_highest"),
+    "series": N_("series_lowest_highest"),
+    "short": N_("lowest_highest_short"),
+    "marks": N_("lowest_highest_marks"),
+}
+#: A short list ranked from its lowest value, the headline's form and its shorter one, and
+#: the same of a list at or below zero: "total_pts: меньше всего −912,8 пункта" called the
+#: worst losing run the least.
+_RANKED_LOWEST = {
+    False: (N_("ranked_lowest"), N_("ranked_lowest_short")),
+    True: (N_("ranked_below_zero"), N_("ranked_below_zero_short")),
 }
 
 
@@ -126,11 +148,21 @@ class Words:
     def per(self, period: str) -> str:
         return self(_PER[period])
 
-    def extremes(self, form: str, *, count: bool, **values: object) -> str:
+    def extremes(
+        self, form: str, *, count: bool = False, below_zero: bool = False, **values: object
+    ) -> str:
         """The group with the largest value and the one with the smallest, ``high`` and
-        ``low``, in the headline's ``form`` (``named``, ``unnamed``, ``series``): highest and
-        lowest, or for a ``count`` most and least often."""
+        ``low``, in the headline's ``form`` (``named``, ``unnamed``, ``series``, ``short``,
+        ``marks``): highest and lowest, for a ``count`` most and least often, and of a
+        column ``below_zero`` lowest and highest, the lowest first (never ``unnamed``)."""
+        if below_zero and not count:
+            return self(_BELOW_ZERO[form], **values)
         return self(_EXTREMES[form, count], **values)
+
+    def ranked_lowest(self, *, below_zero: bool, short: bool = False, **values: object) -> str:
+        """The first of a list ranked from its lowest value (``label``, ``value``, and the
+        column's ``name`` unless ``short``)."""
+        return self(_RANKED_LOWEST[below_zero][short], **values)
 
     def rows(self, timeframe: str, *, groups: bool = False, count: int | None = None) -> str:
         """What the rows are called: days for daily bars, weeks for weekly…, else bars; the

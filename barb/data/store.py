@@ -115,11 +115,13 @@ class DataMeta(BaseModel):
         return value.astimezone(dt.UTC)
 
     def source_label(self) -> str:
-        """What the data is, for CSV files and charts: the sample, or the file and dates."""
+        """What the data is, for CSV files and charts: the sample, or the file and dates,
+        written as the chart's scope writes a period (``2024-03-18 — 2024-03-22``): the
+        Russian chart's footer printed the English "to"."""
         if self.source == "synthetic":
             return "synthetic sample data, not market prices"
         name = self.source_file or "imported file"
-        return f"{name}, {self.first_date} to {self.last_date}"
+        return f"{name}, {self.first_date} — {self.last_date}"
 
 
 def data_path(symbol: str, settings: EngineSettings) -> Path:

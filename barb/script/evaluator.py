@@ -1,7 +1,8 @@
 """Runs expression trees over a frame, vectorized: no per-row Python, no eval.
 
 Two entry points: ``evaluate`` gives one value per row (map, where, group_by) and
-``evaluate_aggregate`` one value per group, or one value in all (select). Both share the
+``evaluate_aggregate`` one value per group, or one value in all (select; ``evaluate_select``
+also hands back what its statistics were evaluated over). Both share the
 operators below, which work on a Series or a scalar alike, so ``sum(volume) / count()`` is the
 same division as ``volume / 2``.
 
@@ -17,7 +18,8 @@ Null handling is defined once, here:
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -73,12 +75,32 @@ def evaluate(expr: ast.Expr, ctx: EvalContext) -> pd.Series:
     return pd.Series(value, index=ctx.frame.index)
 
 
+@dataclass(frozen=True)
+class SelectValue:
+    """A select item's value, with what its statistics were taken over."""
+
+    value: Any
+    # How select partitioned the rows.
+    rows: RowGroups
+    # Each sample statistic's (``FunctionSpec.sample``) first arguments as evaluated, by
+    # call, before any conversion: what its sample size reads, so that ``mean(abs(close -
+    # open))`` on minute bars computes abs(close - open) once, not again to count its rows.
+    samples: Mapping[ast.Call, tuple[Any, ...]]
+
+
 def evaluate_aggregate(expr: ast.Expr, ctx: EvalContext, by: Sequence[str] | None = None) -> Any:
     """A select item's value: a Python scalar, or with ``by`` a Series per group.
 
     Groups are the distinct values of the ``by`` columns of ``ctx.frame``, sorted, rows with
     a missing key left out; several keys give a MultiIndex.
     """
+    return evaluate_select(expr, ctx, by).value
+
+
+def evaluate_select(
+    expr: ast.Expr, ctx: EvalContext, by: Sequence[str] | None = None
+) -> SelectValue:
+    """``evaluate_aggregate``, with the groups and the statistics' arguments it evaluated."""
     if by:
         for name in by:
             if name not in ctx.frame.columns:
@@ -86,12 +108,14 @@ def evaluate_aggregate(expr: ast.Expr, ctx: EvalContext, by: Sequence[str] | Non
         rows = RowGroups.by_keys(ctx.frame, by)
     else:
         rows = RowGroups.whole(len(ctx.frame), warn=ctx.warn)
-    value = _AggregateEvaluator(ctx, rows, by or ()).eval(expr)
+    evaluator = _AggregateEvaluator(ctx, rows, by or ())
+    value = evaluator.eval(expr)
     if rows.grouped:
-        if isinstance(value, pd.Series):
-            return value
-        return pd.Series([value] * rows.ngroups, index=rows.index)
-    return _python_scalar(value)
+        if not isinstance(value, pd.Series):
+            value = pd.Series([value] * rows.ngroups, index=rows.index)
+    else:
+        value = _python_scalar(value)
+    return SelectValue(value, rows, evaluator.samples)
 
 
 def _python_scalar(value: Any) -> Any:
@@ -174,24 +198,37 @@ class _RowEvaluator:
         )
 
     def arguments(
-        self, spec: FunctionSpec, node: ast.Call, evaluator: _RowEvaluator, index: pd.Index
+        self,
+        spec: FunctionSpec,
+        node: ast.Call,
+        evaluator: _RowEvaluator,
+        index: pd.Index,
+        evaluated: list[Any] | None = None,
     ) -> list[Any]:
-        """The call's arguments as the implementation receives them."""
+        """The call's arguments as the implementation receives them; each series argument
+        as evaluated, before conversion, is also appended to ``evaluated`` when given."""
         bound, errors = bind_arguments(spec, node.args, step=self.step)
         raise_collected(errors)
-        return [self.argument(spec, param, value, evaluator, index) for param, value in bound]
+        args = []
+        for param, expr in bound:
+            if param.kind != "series" or expr is None:
+                args.append(expr)
+                continue
+            value = evaluator.eval(expr)
+            if evaluated is not None:
+                evaluated.append(value)
+            args.append(self.argument(spec, param, expr, value, index))
+        return args
 
     def argument(
         self,
         spec: FunctionSpec,
         param: Param,
-        expr: Any,
-        evaluator: _RowEvaluator,
+        expr: ast.Expr,
+        value: Any,
         index: pd.Index,
     ) -> Any:
-        if param.kind != "series" or expr is None:
-            return expr
-        value = evaluator.eval(expr)
+        """A series argument's ``value`` checked and converted for ``param``."""
         kind = value_kind(value)
         if kind not in _ACCEPTED_KINDS[param.accepts]:
             wanted = _ACCEPTED_NAMES[param.accepts]
@@ -434,6 +471,7 @@ class _AggregateEvaluator(_RowEvaluator):
         super().__init__(ctx)
         self.rows = rows
         self.by = tuple(by)
+        self.samples: dict[ast.Call, tuple[Any, ...]] = {}
 
     def column(self, node: ast.Column) -> Any:
         if node.name in self.by:
@@ -453,7 +491,10 @@ class _AggregateEvaluator(_RowEvaluator):
         spec = self.spec(node)
         if spec.is_aggregate:
             rows_evaluator = _RowEvaluator(self.ctx, inside_aggregate=node.to_text())
-            args = self.arguments(spec, node, rows_evaluator, self.frame.index)
+            evaluated: list[Any] | None = [] if spec.sample else None
+            args = self.arguments(spec, node, rows_evaluator, self.frame.index, evaluated)
+            if evaluated is not None:
+                self.samples[node] = tuple(evaluated[: spec.sample])
             return spec.impl(self.rows, *args)
         if spec.category != "scalar":
             raise TypeMismatch(

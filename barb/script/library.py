@@ -11,11 +11,18 @@ from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
 
-from barb.script import ast, builtins, calendar_functions, indicator_functions, patterns
+from barb.script import (
+    ast,
+    builtins,
+    calendar_functions,
+    indicator_functions,
+    patterns,
+    shape_aggregates,
+)
 from barb.script.functions import FUNCTIONS, FunctionSpec
 
 # Loaded for their registrations.
-_REGISTERING = (builtins, calendar_functions, indicator_functions)
+_REGISTERING = (builtins, shape_aggregates, calendar_functions, indicator_functions)
 
 # What traders (and other tools) call functions Barb names otherwise, too far in spelling for
 # a did-you-mean ("sma" is nearest sum): errors and get_concept point from them to Barb's.
@@ -28,6 +35,8 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
         "average": "mean",
         "stdev": "std",
         "stddev": "std",
+        "skewness": "skew",
+        "kurtosis": "kurt",
         "quantile": "percentile",
         "highest": "rolling_max",
         "lowest": "rolling_min",

@@ -29,6 +29,8 @@ _AGGREGATES: dict[str, str] = {
     "min": N_("plan.aggregate.min"),
     "median": N_("plan.aggregate.median"),
     "std": N_("plan.aggregate.std"),
+    "skew": N_("plan.aggregate.skew"),
+    "kurt": N_("plan.aggregate.kurt"),
     "count": N_("plan.aggregate.count"),
     "percentile": N_("plan.aggregate.percentile"),
     "correlation": N_("plan.aggregate.correlation"),

@@ -41,6 +41,16 @@ def test_plan_in_russian() -> None:
     assert text.splitlines()[-1] == "Затем: среднее top"
 
 
+def test_skew_and_kurt_are_named_in_words() -> None:
+    query = {"session": "RTH", "from": "daily", "select": ["skew(ret)", "kurt(ret)"]}
+    for lang, words in (
+        ("en", "Compute: skewness of ret, excess kurtosis of ret"),
+        ("ru", "асимметрия ret, эксцесс ret"),
+    ):
+        text = render_plan(query, load_instrument("NQ"), dt.date(2026, 1, 7), lang)
+        assert text.splitlines()[0].endswith(words)
+
+
 def test_counts_in_the_plan_agree_with_their_number() -> None:
     """ "first 1 row", "первые 3 строки", "последние 2 бара": not "1 rows", "3 строк"."""
     nq, last = load_instrument("NQ"), dt.date(2026, 1, 7)

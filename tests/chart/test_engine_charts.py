@@ -290,15 +290,16 @@ def test_groups_keyed_by_quarter_read_q1_to_q4_in_either_language(sample_setting
 def test_a_list_sorted_by_a_column_it_did_not_select_ranks_by_what_it_shows(
     sample_settings, con
 ) -> None:
-    """Sorted by abs_move, showing move: the headline names the first row's bar and move,
-    and the bars are the five moves in that order (not a calendar of five slivers)."""
+    """Sorted by abs_move, showing move: the headline names what it ranks by, the first
+    row's bar and its move, and the bars are the five moves in that order (not a calendar of
+    five slivers)."""
     result = run(BIGGEST_5M_MOVES_2024, sample_settings)
     moves = biggest_5m_moves_2024(con)
     top = moves.iloc[0]
     headline = chart_headline(result)
-    assert headline.startswith(f"move: #1 {top['b']:%Y-%m-%d %H:%M} ") and headline.endswith(
-        " points"
-    )
+    assert headline.startswith(
+        f"#1 by abs_move: {top['b']:%Y-%m-%d %H:%M}, move "
+    ) and headline.endswith(" points")
     shown = float(headline.split()[-2].replace(",", "").replace("−", "-"))
     assert shown == pytest.approx(top["move"], abs=0.05)
     (ax,) = figure(result).axes

@@ -5,12 +5,17 @@ and an hour the session has no bar in is no "lowest". Expected numbers from Duck
 
 from __future__ import annotations
 
+import io
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 from engine_results import RTH, bar_heights, figure, run
 
 from barb.charts import chart_headline
+from barb.export import csv_bytes
+from barb.summary_text import render_summary
 
 pytestmark = pytest.mark.slow
 
@@ -93,3 +98,59 @@ def test_clock_times_from_time_are_drawn_from_the_open_too(sample_settings, con)
     (ax,) = figure(result).axes
     np.testing.assert_array_equal(bar_heights(ax), counts.reindex(order).to_numpy())
     assert next(t.get_text() for t in ax.get_xticklabels() if t.get_text()) == "18:00"
+
+
+ETH_HOURS = {
+    "session": "ETH",
+    "from": "1h",
+    "map": {"t": "hour()"},
+    "group_by": "t",
+    "select": "mean(range)",
+}
+
+
+def _eth_hour_ranges(con) -> pd.Series:
+    """The mean range of ETH's 1h bars (on the clock hour) by the hour they start in."""
+    return (
+        con.execute(
+            """
+            SELECT h, avg(r) AS r FROM (
+                SELECT trading_date, date_trunc('hour', timestamp) AS b,
+                       hour(timestamp) AS h, max(high) - min(low) AS r
+                FROM nq GROUP BY 1, 2, 3)
+            GROUP BY 1
+            """
+        )
+        .df()
+        .set_index("h")["r"]
+    )
+
+
+def test_times_of_day_of_eth_are_listed_from_its_open_everywhere(sample_settings, con) -> None:
+    """ETH by hour: the table, its CSV and the summary the model reads ran 00:00 … 16:00,
+    18:00 … 23:00 while the chart began at 18:00, where the trading day starts. One order
+    everywhere: the session's."""
+    result = run(ETH_HOURS, sample_settings)
+    ranges = _eth_hour_ranges(con)
+    order = sorted(ranges.index, key=lambda h: (h - 18) % 24)
+    assert order[0] == 18 and order[-1] == 16
+    assert result.table["t"].tolist() == order
+    np.testing.assert_allclose(result.table["mean_range"], ranges.reindex(order), rtol=1e-9)
+    csv = pd.read_csv(io.BytesIO(csv_bytes(result)))
+    assert csv["t"].tolist() == order
+    text = render_summary(result)
+    assert "ordered by t from the session's 18:00 open" in text
+    listed = [int(line.split(",")[0]) for line in text.splitlines() if re.match(r"\d+,", line)]
+    assert listed == order
+    (ax,) = figure(result).axes
+    np.testing.assert_allclose(bar_heights(ax), ranges.reindex(order), rtol=1e-9)
+
+
+def test_an_explicit_sort_of_eth_hours_is_kept(sample_settings, con) -> None:
+    """A sort the query asks for decides the order, not the session's open."""
+    ranges = _eth_hour_ranges(con)
+    by_hour = run({**ETH_HOURS, "sort": "t asc"}, sample_settings)
+    assert by_hour.table["t"].tolist() == sorted(ranges.index)
+    assert "sorted by t" in render_summary(by_hour)
+    widest = run({**ETH_HOURS, "sort": "mean_range desc", "limit": 3}, sample_settings)
+    assert widest.table["t"].tolist() == ranges.sort_values(ascending=False).index[:3].tolist()

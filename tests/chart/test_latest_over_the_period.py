@@ -40,6 +40,12 @@ def points(value: float) -> str:
     return f"{shown:,} points".replace("-", "\u2212")
 
 
+def tick_points(value: float) -> str:
+    """A value in points as a one-row card writes it: at NQ's tick, two decimals."""
+    shown = Decimal(str(value)).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    return f"{shown:,} points".replace("-", "\u2212")
+
+
 def panels(fig: Figure) -> list[Axes]:
     """The plots, top to bottom."""
     return sorted(fig.axes, key=lambda ax: -ax.get_position().y0)
@@ -229,7 +235,7 @@ def test_a_rank_reads_as_a_percentile_not_points(sample_settings, days):
     day = day_text(year.index[-1])
     headline = chart_headline(result)
     assert headline is not None
-    spread_text = re.escape(points(spread.iloc[-1]))
+    spread_text = re.escape(tick_points(spread.iloc[-1]))
     pattern = rf"range = {spread_text} · range_rank = ([\d.]+) percentile \({day}\)"
     found = re.fullmatch(pattern, headline)
     assert found is not None, headline

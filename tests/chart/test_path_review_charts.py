@@ -194,3 +194,29 @@ def test_the_last_year_the_period_cuts_is_hollow(sample_settings, days) -> None:
     result = run(query, sample_settings)
     (ax,) = figure(result).axes
     assert hollow(ax) == [False] * 5 + [True]
+
+
+@pytest.mark.parametrize(("first", "open_year"), [(4, False), (5, True)])
+def test_a_last_year_holding_every_day_kept_is_not_hollow(
+    sample_settings, days, first, open_year
+) -> None:
+    """The first 4 trading days of each year: the data ends on 2026's fourth, so 2026 is
+    whole and drawn filled; its fifth is still to come, so "the first 5" draws it hollow."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"n": "trading_day('year')", "ret": "(close / prev(close) - 1) * 100"},
+        "where": f"n <= {first}",
+        "group_by": "year()",
+        "select": f"sum(ret) as first{first}",
+    }
+    result = run(query, sample_settings)
+    dates = pd.DatetimeIndex(days.index)
+    ret = (days["close"] / days["close"].shift() - 1) * 100
+    n = pd.Series(1, index=days.index).groupby(dates.year).cumsum()
+    kept = ret[(n <= first).to_numpy()]
+    expected = kept.groupby(pd.DatetimeIndex(kept.index).year).sum()
+    assert dates[-1] == pd.Timestamp("2026-01-07") and (dates.year == 2026).sum() == 4
+    (ax,) = figure(result).axes
+    np.testing.assert_allclose(bar_heights(ax), expected.to_numpy())
+    assert hollow(ax) == [False] * (len(expected) - 1) + [open_year]

@@ -130,9 +130,10 @@ def test_the_open_last_year_is_hollow_and_not_the_highest(sample_settings, days)
     last = int(expected.index[-1])
     whole = expected.drop(last)
     head = chart_headline(result, "en") or ""
-    match = re.fullmatch(r"max_dd: highest (\d{4}) \S+%, lowest (\d{4}) \S+%", head)
+    # A drawdown's lowest, the deepest, first.
+    match = re.fullmatch(r"max_dd: lowest (\d{4}) \S+%, highest (\d{4}) \S+%", head)
     assert match is not None, head
-    assert int(match[1]) == whole.idxmax() and int(match[2]) == whole.idxmin()
+    assert int(match[1]) == whole.idxmin() and int(match[2]) == whole.idxmax()
     assert expected.idxmax() == last  # the open year would have been the highest
     fig = figure(result, "ru")
     (ax,) = fig.axes

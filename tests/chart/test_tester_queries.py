@@ -70,8 +70,9 @@ def test_the_last_golden_cross_names_the_latest_cross(sample_settings, days, lim
     last = crosses.max()
     # A half rounds away from zero (20,020.5 reads 20,021), as the charts write numbers.
     close = f"{Decimal(str(days.loc[last, 'close'])).quantize(Decimal(1), ROUND_HALF_UP):,}"
-    if limit == 1:  # the row's values
-        assert chart_headline(result).startswith(f"close = {close} · sma50 = ")
+    if limit == 1:  # the row's values, a price at NQ's tick
+        on_tick = f"{days.loc[last, 'close']:,.2f}"
+        assert chart_headline(result).startswith(f"close = {on_tick} · sma50 = ")
         assert chart_headline(result).endswith(f" ({day_text(last)})")
     else:
         assert chart_headline(result) == f"close last: {close} ({day_text(last)})"
@@ -255,7 +256,7 @@ def test_one_row_is_a_card_of_its_values(sample_settings, days) -> None:
     close, ath = days["close"].iloc[-1], days["close"].max()
     since = int(days_since_high(days["close"]).iloc[-1])
     newest = day_text(days.index.max())
-    values = [f"{close:,.0f}", f"{ath:,.0f}", f"{since} days"]
+    values = [f"{close:,.2f}", f"{ath:,.2f}", f"{since} days"]  # prices at NQ's tick
     assert chart_headline(result) == (
         f"close = {values[0]} · ath = {values[1]} · since = {values[2]} ({newest})"
     )

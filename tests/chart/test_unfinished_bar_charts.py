@@ -92,3 +92,55 @@ def test_the_card_of_a_whole_week_names_its_day(sample_settings, days, language)
     shown = texts(fig)
     assert CARDS[language].split(":")[0] not in shown
     assert str(weeks(days).index[-2].date()) in shown
+
+
+SO_FAR_DAYS = {"en": "{days} of {total} days", "ru": "{days} из {total} {word}"}
+
+
+def calendar_days(start: pd.Timestamp, end: pd.Timestamp) -> int:
+    """The days CME Globex Equity (NQ's calendar) trades from ``start`` to ``end``."""
+    import pandas_market_calendars as mcal
+
+    return len(mcal.get_calendar("CME Globex Equity").valid_days(start, end))
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+@pytest.mark.parametrize(("timeframe", "period"), [("weekly", "last_1_bars"), ("monthly", "mtd")])
+def test_the_card_of_an_unfinished_bar_counts_its_days(
+    sample_settings, days, language, timeframe, period
+) -> None:
+    """ "Week so far: 2026-01-05 — 2026-01-07" left the reader to count how much of the week
+    was still to come: the card says "3 of 5 days" (Russian "3 из 5 дней")."""
+    dates = pd.DatetimeIndex(days.index)
+    last = dates[-1]
+    if timeframe == "weekly":
+        start = last - pd.Timedelta(days=last.weekday())
+        end = start + pd.Timedelta(days=4)
+    else:
+        start, end = last.replace(day=1), last + pd.offsets.MonthEnd(0)
+    so_far = int(((dates >= start) & (dates <= last)).sum())
+    total = calendar_days(start, end)
+    assert so_far < total
+    query = {"session": "RTH", "from": timeframe, "period": period}
+    shown = texts(figure(run(query, sample_settings), language))
+    word = "дня" if total % 10 == 1 and total % 100 != 11 else "дней"
+    assert SO_FAR_DAYS[language].format(days=so_far, total=total, word=word) in shown
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_the_card_of_a_whole_week_counts_no_days(sample_settings, days, language) -> None:
+    query = {"session": "RTH", "from": "weekly", "period": "last_week"}
+    shown = texts(figure(run(query, sample_settings), language))
+    assert not any(word in shown for word in (" of 5 days", " из 5 дней"))
+
+
+@pytest.mark.parametrize("period", ["last_2_weeks", "last_3_weeks"])
+def test_every_one_of_a_few_weeks_is_named(sample_settings, days, period) -> None:
+    """Two weekly bars a week apart on an axis eight weeks wide stood closer than a label's
+    width, and only the first week was named."""
+    count = int(period.split("_")[1])
+    whole = weeks(days).iloc[-1 - count : -1]  # the last week is not over
+    query = {"session": "RTH", "from": "weekly", "period": period}
+    (price,) = figure(run(query, sample_settings)).axes
+    shown = [t.get_text() for t in price.get_xticklabels() if t.get_text()]
+    assert shown == [f"{d:%Y-%m-%d}" for d in whole["first"]]

@@ -75,13 +75,18 @@ def test_the_source_is_named_in_the_csv_and_the_chart(
         {"session": "RTH", "from": "daily", "select": "mean(range)"}, "NQ", settings=settings
     )
     source = rows(csv_bytes(result))[0]["source"]
-    assert source == "my bars.csv, 2024-03-18 to 2024-03-22"
+    # The file's dates as a chart's scope writes a period, in any language: not "… to …".
+    assert source == "my bars.csv, 2024-03-18 — 2024-03-22"
     assert result.metadata.data_description == source
     fig = draw_chart(result)
     assert fig is not None
     # A footer too wide for the phone-width figure wraps to a second line.
     footers = [t.get_text().replace("\n", " ") for t in fig.texts if "bars" in t.get_text()]
     assert footers == [f"5 of 5 daily bars matched · data: {source}"]
+    fig = draw_chart(result, language="ru")
+    assert fig is not None
+    footers = [t.get_text().replace("\n", " ") for t in fig.texts if "бары" in t.get_text()]
+    assert footers == [f"подошло 5 из 5 (дневные бары) · данные: {source}"]
 
 
 @pytest.mark.slow

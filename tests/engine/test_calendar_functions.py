@@ -13,6 +13,7 @@ import math
 
 import pandas as pd
 import pytest
+from dateutil.easter import easter
 
 from barb import execute
 from barb.data.store import data_path
@@ -212,10 +213,16 @@ def test_a_weekday_question_warns_of_the_holiday_sessions_among_its_rows(
     closed = [d for d in mondays if d not in nyse]
     assert len(mondays) == result.summary.values["count"]
     assert len(closed) > 50
+    # The sample's futures closed early on every holiday Monday but 2012-10-29 (Hurricane
+    # Sandy shut the NYSE; the sample's CME calendar trades the day in full, all 450 minutes).
+    minutes = rth.groupby("trading_date").size()
+    in_full = [d for d in closed if minutes[d] == 450]
+    assert [f"{d:%Y-%m-%d}" for d in in_full] == ["2012-10-29"]
     text = (
-        f"{len(closed)} of the rows are US holiday sessions (the stock market closed, the "
-        f'futures traded short hours), e.g. {closed[0].date()}: "where": "not holiday()" '
-        "leaves them out when the question is about the stock market's days."
+        f"{len(closed)} of the rows are US holiday sessions (the stock market closed, "
+        f"{len(closed) - 1} traded short hours), e.g. {closed[0].date()}: "
+        '"where": "not holiday()" leaves them out when the question is about the stock '
+        "market's days."
     )
     # Said, not prescribed: a weekend-gap question keeps the holiday Mondays' sessions.
     assert text in result.metadata.warnings, result.metadata.warnings
@@ -247,15 +254,49 @@ def test_a_window_without_bars_on_early_closes_warns_that_next_steps_over_them(
     with_bars = pd.DatetimeIndex(window["trading_date"].unique())
     missing = es_dates.difference(with_bars).sort_values()
     assert len(missing) > 100
+    # Each of them an early close, as the bars show: the day's last bar ended by 13:15.
+    last_bar = es_minutes.groupby("trading_date")["minute"].last()
+    closes = last_bar[last_bar.index.isin(missing)] + 1
+    assert closes.max() == 13 * 60 + 15 and len(closes) == len(missing)
     text = (
-        f"{len(missing)} trading days have no bars in 15:30-16:00 (early closes, e.g. "
-        f"{missing[0].date()}): prev() and next() step over them to the nearest day that has."
+        f"{len(missing)} trading days have no bars in 15:30-16:00 (early closes: the futures "
+        f"closed by 13:15, e.g. {missing[0].date()}): prev() and next() step over them to the "
+        "nearest day that has."
     )
     assert text in result.metadata.warnings, result.metadata.warnings
     # The full day and RTH step over days that did not trade at all, as over a weekend.
     for session in ("ETH", "RTH"):
         whole = rows(query | {"session": session}, sample_settings)
         assert not any("no bars in" in w for w in whole.metadata.warnings), session
+
+
+def test_a_window_without_bars_on_good_friday_calls_it_no_early_close(sample_settings) -> None:
+    """On Good Friday the stock market is shut and the futures stop at 09:15: CASH has no bar
+    that day. It is no early close of CASH, and the warning says what the bars hold."""
+    bars = pd.read_parquet(
+        data_path("NQ", sample_settings), columns=["trading_date", "minute", "timestamp"]
+    )
+    cash = bars[(bars["minute"] >= 570) & (bars["minute"] < 960)]
+    every = pd.DatetimeIndex(bars["trading_date"].unique())
+    missing = every.difference(pd.DatetimeIndex(cash["trading_date"].unique())).sort_values()
+    good_fridays = {pd.Timestamp(easter(year)) - pd.Timedelta(days=2) for year in range(2008, 2027)}
+    assert len(missing) == 7 and set(missing) <= good_fridays
+    last_bars = bars[bars["trading_date"].isin(missing)].groupby("trading_date")["timestamp"].max()
+    assert {f"{t:%H:%M}" for t in last_bars} == {"09:14"}  # the futures closed at 09:15
+    query = {
+        "session": "CASH",
+        "from": "daily",
+        "map": {"chg": "close - prev(close)"},
+        "select": "mean(chg)",
+    }
+    result = rows(query, sample_settings, "NQ")
+    text = (
+        f"7 trading days have no bars in 09:30-16:00 (Good Fridays: the futures closed at "
+        f"09:15, e.g. {missing[0].date()}): prev() and next() step over them to the nearest "
+        "day that has."
+    )
+    assert text in result.metadata.warnings, result.metadata.warnings
+    assert not any("early close" in w for w in result.metadata.warnings)
 
 
 def test_trading_days_left_finds_the_real_month_end_on_a_window(sample_settings, es_dates) -> None:

@@ -61,7 +61,8 @@ def test_a_rolling_window_reaching_the_day_before_is_said(engine_settings, minut
         f"the {spike.sum():,} rows kept (the day's first bars, read with the previous day's "
         'last ones); "where": "… and prev(date(), 20) == date()" keeps it within the day. To '
         "compare a bar with the same time on earlier days, rolling_mean(x, n, 'time') reads "
-        "the last n days at its time (today's included), or use daily bars of that window "
+        "the last n days at its time (today's included; the n days before today: "
+        "(rolling_sum(x, n + 1, 'time') - x) / n), or use daily bars of that window "
         '("session": "09:30-09:35", "from": "daily").'
     ]
 
@@ -165,4 +166,67 @@ def test_a_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) -> None
 def test_which_sessions_say_it(engine_settings, session, where, said) -> None:
     query = {"session": session, "from": "daily", "where": where, "select": "count()"}
     found = [w[: len(said or "")] for w in _said(_ask(query, engine_settings), GAP_WARNING)]
+    assert found == ([said] if said else [])
+
+
+FULL_GAPS = {
+    "session": "09:30-10:00",
+    "from": "daily",
+    "period": "2024",
+    "select": ["count(full_gap_up()) as up", "count(full_gap_down()) as down"],
+}
+FULL_GAP_WARNING = "is not a gap outside the previous RTH range"
+
+
+def test_a_full_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) -> None:
+    """full_gap_up() and full_gap_down() on 09:30-10:00 bars compare the open with the
+    window's own high and low a day earlier; the forms the warning gives compare it with the
+    previous RTH day's, as pandas does."""
+    bars = _window_daily(minutes, 570, 600)
+    rth = rth_daily(minutes).reindex(bars.index)
+
+    def answer(high: pd.Series, low: pd.Series) -> tuple[int, int]:
+        return int((bars["open"] > high).sum()), int((bars["open"] < low).sum())
+
+    own = answer(bars["high"].shift(), bars["low"].shift())
+    from_rth = answer(rth["high"].shift(), rth["low"].shift())
+    assert own != from_rth  # the data tells them apart
+
+    result = _ask(FULL_GAPS, engine_settings)
+    assert (result.summary.values["up"], result.summary.values["down"]) == own
+    assert _said(result, FULL_GAP_WARNING) == [
+        "full_gap_down(), full_gap_up() on daily bars of 09:30-10:00: the previous high and "
+        "low are this session's own on the date before, not the previous RTH day's, so a full "
+        "gap from them is not a gap outside the previous RTH range. A full gap above the "
+        "previous RTH high: open > session_high('RTH', 1); below the previous RTH low: "
+        "open < session_low('RTH', 1)."
+    ]
+    # Neither is a gap from the previous close: that warning is not given for them.
+    assert _said(result, GAP_WARNING) == []
+
+    told = {
+        **FULL_GAPS,
+        "select": [
+            "count(open > session_high('RTH', 1)) as up",
+            "count(open < session_low('RTH', 1)) as down",
+        ],
+    }
+    fixed = _ask(told, engine_settings)
+    assert (fixed.summary.values["up"], fixed.summary.values["down"]) == from_rth
+    assert _said(fixed, FULL_GAP_WARNING) == []
+
+
+@pytest.mark.parametrize(
+    ("session", "where", "said"),
+    [
+        # Ends at RTH's close: the close before is RTH's, the high before is not.
+        ("AFTERNOON", "full_gap_up()", "full_gap_up() on daily bars of AFTERNOON (12:30-17:00)"),
+        ("RTH_OPEN", "open < prev(low)", "prev(low) on daily bars of RTH_OPEN (09:30-10:30)"),
+        ("RTH", "full_gap_up()", None),
+        ("RTH_OPEN", "high > prev(high)", None),  # not the open: the window's own change
+    ],
+)
+def test_which_sessions_say_a_full_gap(engine_settings, session, where, said) -> None:
+    query = {"session": session, "from": "daily", "where": where, "select": "count()"}
+    found = [w[: len(said or "")] for w in _said(_ask(query, engine_settings), FULL_GAP_WARNING)]
     assert found == ([said] if said else [])

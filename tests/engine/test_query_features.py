@@ -378,6 +378,43 @@ def test_the_data_s_unfinished_week_is_said_of_its_group_under_any_name(
 
 
 @pytest.mark.slow
+def test_a_year_that_holds_every_day_the_question_keeps_is_not_called_open(
+    sample_settings, con
+) -> None:
+    """ "The first 4 trading days of each year": the sample ends on 2026-01-07, 2026's fourth
+    RTH day, so its group is whole. January and the first five days are not over yet."""
+    days = _rth_daily(con)
+    days["d"] = pd.to_datetime(days["d"])
+    days["year"] = days["d"].dt.year
+    days["n"] = days.groupby("year").cumcount() + 1
+    days["ret"] = days["close"] / days["close"].shift() - 1
+    first4 = days[days["n"] <= 4]
+    last = days["d"].iloc[-1]
+    assert last == pd.Timestamp("2026-01-07") and (days["year"] == 2026).sum() == 4
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"year": "year()", "n": "trading_day('year')", "ret": "close / prev(close) - 1"},
+        "where": "n <= 4",
+        "group_by": "year",
+        "select": ["sum(ret) as first4", "count() as days"],
+    }
+    result = _ok(query, sample_settings)
+    expected = first4.groupby("year")["ret"].agg(["sum", "size"])
+    assert result.table["year"].tolist() == expected.index.tolist()
+    assert result.table["first4"].tolist() == pytest.approx(expected["sum"].tolist())
+    assert result.table["days"].tolist() == expected["size"].tolist()
+    assert not [w for w in result.metadata.warnings if "not over" in w], result.metadata.warnings
+    # By the calendar: the first 7 days of January, 2026's all in the data.
+    week = _ok({**query, "where": "dayofyear() <= 7"}, sample_settings)
+    assert not [w for w in week.metadata.warnings if "not over" in w], week.metadata.warnings
+    # January 2026, and 2026's fifth trading day, are still to come.
+    for where in ("month() == 1", "n <= 5"):
+        still_open = _ok({**query, "where": where}, sample_settings)
+        assert any("The year 2026 is not over" in w for w in still_open.metadata.warnings), where
+
+
+@pytest.mark.slow
 def test_years_where_emptied_are_named_and_count_cond_keeps_them(sample_settings, con) -> None:
     """ "Days with ADX(14) above 40 per year, 2008-2025", then "and the mean per year?": the
     years with no such day are not groups, so the mean is over the others; the result says

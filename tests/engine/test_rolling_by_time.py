@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from rth_bars import RTH_START, rth_minutes
 
 from barb import execute
@@ -56,3 +57,71 @@ def test_time_is_the_only_grouping_it_takes(engine_settings) -> None:
         settings=engine_settings,
     )
     assert not result.ok and "time" in result.error.message
+
+
+def test_prev_inside_a_time_of_day_window_is_said_with_the_form_leaving_today_out(
+    engine_settings, minutes
+) -> None:
+    """rolling_mean(prev(volume), 5, 'time') for "the same time on the 5 days before": it is
+    the mean of each bar's previous bar (09:30's: the day before's 16:55), today's included,
+    as pandas computes it. The warning names the form that leaves today out, which equals
+    pandas' mean of the 5 days before at the same time, and is then silent."""
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024-02",
+        "map": {"avg": "rolling_mean(prev(volume), 5, 'time')"},
+        "select": ["timestamp", "volume", "avg"],
+    }
+    bars = _rth_5m(minutes)
+    per_slot = bars.groupby("slot")
+    bars["prev_avg"] = (
+        bars["volume"].shift().groupby(bars["slot"]).transform(lambda v: v.rolling(5).mean())
+    )
+    bars["before_avg"] = per_slot["volume"].transform(lambda v: v.shift().rolling(5).mean())
+    february = bars[bars["day"].dt.month == 2].reset_index(drop=True)
+
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    np.testing.assert_allclose(result.table["avg"], february["prev_avg"])
+    assert result.metadata.warnings == [
+        "rolling_mean(prev(volume), 5, 'time') is over the last 5 days at this time of day, "
+        "today's included, of prev(volume): the bar before (at 09:35 the 09:30 bar, at 09:30 "
+        "the day before's last), not this time on the days before. The mean of volume at "
+        "this time on the 5 days before today: (rolling_sum(volume, 6, 'time') - volume) / 5."
+    ]
+
+    told = {**query, "map": {"avg": "(rolling_sum(volume, 6, 'time') - volume) / 5"}}
+    fixed = execute(told, "NQ", settings=engine_settings)
+    assert fixed.ok, fixed.to_dict()
+    assert not february["before_avg"].isna().any()
+    np.testing.assert_allclose(fixed.table["avg"], february["before_avg"])
+    assert fixed.metadata.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("mapped", "advice"),
+    [
+        # Through a map name: the form is still written with volume.
+        (
+            {"pv": "prev(volume)", "avg": "rolling_sum(pv, 5, 'time')"},
+            "The sum of volume at this time on the 5 days before today: "
+            "rolling_sum(volume, 6, 'time') - volume.",
+        ),
+        # No sum to take today out of: daily bars of the bar's window.
+        (
+            {"avg": "rolling_max(prev(volume), 5, 'time')"},
+            'use daily bars of that bar\'s window ("session": "09:30-09:35", "from": "daily")',
+        ),
+        (
+            {"avg": "rolling_mean(prev(volume, 2), 5, 'time')"},
+            'use daily bars of that bar\'s window ("session": "09:30-09:35", "from": "daily")',
+        ),
+    ],
+)
+def test_the_advice_fits_the_window(engine_settings, mapped, advice) -> None:
+    query = {"session": "RTH", "from": "5m", "period": "2024-02", "map": mapped}
+    result = execute({**query, "select": "mean(avg)"}, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    [said] = result.metadata.warnings
+    assert "the bar before (at 09:35 the 09:30 bar" in said and advice in said

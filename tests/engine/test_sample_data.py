@@ -84,8 +84,10 @@ def test_volume_by_hour_on_minute_bars(sample_settings, sample_db) -> None:
         "NQ",
         settings=sample_settings,
     )
+    # ETH's trading day starts at 18:00: its hours are listed from there, as charted.
     expected = sample_db.execute(
-        """SELECT hour(timestamp), sum(volume) FROM bars
-           WHERE year(trading_date) = 2025 GROUP BY 1 ORDER BY 1"""
+        """SELECT hour(timestamp) AS h, sum(volume) FROM bars
+           WHERE year(trading_date) = 2025 GROUP BY 1 ORDER BY (h + 6) % 24"""
     ).fetchall()
+    assert result.table["hour"].tolist() == [h for h, _ in expected]
     assert result.table["sum_volume"].tolist() == [v for _, v in expected]

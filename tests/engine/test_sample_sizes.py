@@ -68,9 +68,11 @@ def test_groups_say_what_their_statistic_is_over(engine_settings, minutes) -> No
         {"map": NEXT_AFTER_UP, "group_by": "month()", "select": "mean(nr)"}, engine_settings
     )
     sample = int(daily["nr"].notna().sum())
+    month = daily["nr"].groupby(daily.index.month)
+    named = _short_groups(month.size(), month.count(), "month")  # each about half empty
     assert (
         f"mean_nr is over the {sample:,} of the {len(daily):,} rows kept that have a value "
-        "(the others are empty); count() counts all of them."
+        f"(the others are empty){named}; count() counts all of them."
     ) in result.metadata.warnings
     both = _ask(
         {"map": NEXT_AFTER_UP, "group_by": "month()", "select": ["mean(nr)", "std(nr)"]},
@@ -78,7 +80,7 @@ def test_groups_say_what_their_statistic_is_over(engine_settings, minutes) -> No
     )
     assert (
         f"mean_nr and std_nr are over the {sample:,} of the {len(daily):,} rows kept that have "
-        "a value (the others are empty); count() counts all of them."
+        f"a value (the others are empty){named}; count() counts all of them."
     ) in both.metadata.warnings
 
 
@@ -108,3 +110,158 @@ def test_one_missing_row_is_not_worth_a_word(engine_settings) -> None:
     )
     assert result.summary.samples == {}
     assert "rows with a value" not in render_summary(result)
+
+
+def _short_groups(rows: pd.Series, sizes: pd.Series, key: str, named: int = 3) -> str:
+    """ ", in month 1 over 1 of its 20 rows": the groups with more than one empty row and at
+    least 1% empty, or one empty row that is 5% of them, the ``named`` emptiest (the earlier
+    of a tie), in group order."""
+    empty = rows - sizes
+    short = empty[((empty > 1) & (empty >= 0.01 * rows)) | ((empty > 0) & (empty >= 0.05 * rows))]
+    share = (short / rows[short.index]).sort_values(ascending=False, kind="stable")
+    worst = sorted(share.index[:named])
+    said = [f"{key} {g} over {sizes[g]:,} of its {rows[g]:,}" for g in worst]
+    said[0] += " rows"
+    more = len(short) - len(worst)
+    tail = f" and {more} more group{'s' if more > 1 else ''}" if more else ""
+    return ", in " + ", ".join(said) + tail
+
+
+def test_a_group_short_of_rows_is_named(engine_settings, minutes) -> None:
+    """ "Share of days above the 20-day mean, by month": the mean has no value before its
+    20th day, so January's share is over its last two days; a count over all months hid which."""
+    daily = rth_daily(minutes)
+    above = daily["close"] > daily["close"].rolling(20).mean()
+    has = daily["close"].rolling(20).mean().notna()
+    month = daily.index.month
+    rows, sizes = has.groupby(month).size(), has.groupby(month).sum()
+    # The case: January alone short, by the 19 days before the mean's first.
+    assert sizes[1] == rows[1] - 19 and (sizes.loc[2:] == rows.loc[2:]).all()
+    result = _ask(
+        {
+            "map": {"above": "close > rolling_mean(close, 20)"},
+            "group_by": "month()",
+            "select": ["mean(above)", "count()"],
+        },
+        engine_settings,
+    )
+    assert result.table["mean_above"].tolist() == pytest.approx(
+        above[has].groupby(month[has]).mean().tolist()
+    )
+    assert (
+        f"mean_above is over the {int(has.sum()):,} of the {len(daily):,} rows kept that have "
+        f"a value (the others are empty){_short_groups(rows, sizes, 'month')}; count() counts "
+        "all of them."
+    ) in result.metadata.warnings
+    assert (
+        _short_groups(rows, sizes, "month") == f", in month 1 over {sizes[1]} of its {rows[1]} rows"
+    )
+
+
+def test_the_worst_few_short_groups_are_named_and_the_rest_counted(
+    engine_settings, minutes
+) -> None:
+    """Up days' bodies by weekday: every weekday is about half empty; three are named."""
+    daily = rth_daily(minutes)
+    body = (daily["close"] - daily["open"]).where(daily["close"] > daily["open"])
+    weekday = daily.index.dayofweek
+    rows, sizes = body.groupby(weekday).size(), body.groupby(weekday).count()
+    result = _ask(
+        {
+            "map": {"up": "if(close > open, close - open, 0 / 0)"},
+            "group_by": "dayofweek()",
+            "select": "mean(up)",
+        },
+        engine_settings,
+    )
+    named = _short_groups(rows, sizes, "dayofweek")
+    assert named.endswith(" and 2 more groups")
+    assert (
+        f"mean_up is over the {int(sizes.sum()):,} of the {len(daily):,} rows kept that have "
+        f"a value (the others are empty){named}; count() counts all of them."
+    ) in result.metadata.warnings
+
+
+def test_a_short_group_the_limit_leaves_out_is_not_named(engine_settings, minutes) -> None:
+    daily = rth_daily(minutes)
+    has = daily["close"].rolling(20).mean().notna()
+    result = _ask(
+        {
+            "map": {"above": "close > rolling_mean(close, 20)"},
+            "group_by": "month()",
+            "select": "mean(above)",
+            "sort": "month desc",
+            "limit": 2,
+        },
+        engine_settings,
+    )
+    assert result.table["month"].tolist() == [3, 2]
+    assert (
+        f"mean_above is over the {int(has.sum()):,} of the {len(daily):,} rows kept that have "
+        "a value (the others are empty); count() counts all of them."
+    ) in result.metadata.warnings
+
+
+@pytest.mark.slow
+def test_the_year_the_50_day_mean_starts_in_is_named(sample_settings, con) -> None:
+    """ "Share of days above the 50-day SMA by year" over all history: 2008 is over the days
+    from the 50th on, and the warning says so by name."""
+    daily = con.execute(
+        """
+        SELECT trading_date AS d, arg_max(close, timestamp) AS close
+        FROM nq WHERE minute >= 570 AND minute < 1020 GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    has = daily["close"].rolling(50).mean().notna()
+    year = daily["d"].dt.year
+    rows, sizes = has.groupby(year).size(), has.groupby(year).sum()
+    assert sizes[2008] == rows[2008] - 49 and (sizes.drop(2008) == rows.drop(2008)).all()
+    result = _ask(
+        {
+            "map": {"year": "year()", "above": "close > rolling_mean(close, 50)"},
+            "group_by": "year",
+            "select": ["mean(above)", "count()"],
+        },
+        sample_settings,
+    )
+    said = (
+        f"mean_above is over the {int(has.sum()):,} of the {len(daily):,} rows kept that have "
+        f"a value (the others are empty), in year 2008 over {sizes[2008]:,} of its "
+        f"{rows[2008]:,} rows; count() counts all of them."
+    )
+    assert said in result.metadata.warnings
+    assert said in render_summary(result)
+
+
+@pytest.mark.slow
+def test_a_single_empty_row_among_few_is_named(sample_settings, con) -> None:
+    """ "Average monthly return by calendar month": January's mean is over one return fewer
+    than its Januaries (the data's first month has no previous close), 17 of 18, and the
+    model had answered "over 18 Januaries". One empty row among thousands stays unsaid."""
+    months = con.execute(
+        """
+        SELECT date_trunc('month', trading_date) AS m, arg_max(close, timestamp) AS close
+        FROM nq WHERE minute >= 570 AND minute < 1020 GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    months = months[months["m"] < months["m"].max()]  # the open month is left out
+    has = months["close"].shift().notna()
+    month = months["m"].dt.month
+    rows, sizes = has.groupby(month).size(), has.groupby(month).sum()
+    assert (rows - sizes).to_dict() == {m: int(m == 1) for m in range(1, 13)}
+    result = execute(
+        {
+            "session": "RTH",
+            "from": "monthly",
+            "map": {"ret": "close / prev(close) - 1"},
+            "group_by": "month()",
+            "select": ["mean(ret)", "count()"],
+        },
+        "NQ",
+        settings=sample_settings,
+    )
+    assert (
+        f"mean_ret is over the {int(has.sum()):,} of the {len(months):,} rows kept that have "
+        f"a value (the others are empty), in month 1 over {sizes[1]} of its {rows[1]} rows; "
+        "count() counts all of them."
+    ) in result.metadata.warnings

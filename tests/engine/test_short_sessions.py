@@ -1,20 +1,47 @@
-"""A ranking of daily bars that lists short sessions says so: "the 5 quietest days of 2024"
-listed Thanksgiving and the day after, whose range and volume are a part day's. The
-fixture's 2024-02-19 (Presidents' Day: the stock market shut, the futures traded) is such a
-session; its rank by volume comes from pandas over the minute file."""
+"""Short sessions among daily bars: a US holiday's or an early close's, on which the query's
+own window lost bars. "The 5 quietest days of 2024" listed Thanksgiving and the day after,
+whose range and volume are a part day's; p5 of 2024's daily RTH volume is pulled down by
+them. The overnight hours before a holiday trade in full (of 2024's holiday sessions only
+Good Friday's overnight stopped early, at 09:15), and are not called short.
+
+Which days lost bars is counted here from the raw minute bars with pandas (a window's minutes
+per trading date against a full day's), holidays from the exchange's published list; never
+through Barb.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
+import pytest
 from rth_bars import rth_minutes
 
 from barb import execute
+from barb.data.store import data_path
 from barb.result import Result
 
 PRESIDENTS_DAY = "2024-02-19"
+# NYSE holidays of 2024 on weekdays, from the exchange's published list.
+NYSE_HOLIDAYS_2024 = {
+    "2024-01-01",
+    "2024-01-15",
+    "2024-02-19",
+    "2024-03-29",
+    "2024-05-27",
+    "2024-06-19",
+    "2024-07-04",
+    "2024-09-02",
+    "2024-11-28",
+    "2024-12-25",
+}
+# Windows in minutes of the day, [start, end); OVERNIGHT crosses midnight.
+RTH = (570, 1020)
+OVERNIGHT = (1080, 570)
+LEAVE_OUT = '"where": "not holiday() and not early_close()" leaves them out.'
 
 
-def _ask(query: dict, settings) -> Result:
-    result = execute({"session": "RTH", "from": "daily", **query}, "NQ", settings=settings)
+def _ask(query: dict, settings, session: str = "RTH") -> Result:
+    result = execute({"session": session, "from": "daily", **query}, "NQ", settings=settings)
     assert result.ok, result.to_dict()
     return result
 
@@ -23,28 +50,175 @@ def _short(result: Result) -> list[str]:
     return [w for w in result.metadata.warnings if "short session" in w]
 
 
-def _rank_by_volume(minutes) -> int:
-    """Presidents' Day's place among the days by RTH volume, quietest first (1-based)."""
-    volume = rth_minutes(minutes).groupby("day")["volume"].sum().sort_values(kind="stable")
-    return [f"{d:%Y-%m-%d}" for d in volume.index].index(PRESIDENTS_DAY) + 1
+@pytest.fixture(scope="module")
+def sample_days(sample_settings) -> pd.DataFrame:
+    """The sample's trading dates of 2023 and 2024: RTH volume and range, and the minutes
+    each of RTH and the overnight hours traded."""
+    bars = pd.read_parquet(data_path("NQ", sample_settings))
+    bars = bars[bars["trading_date"].dt.year.isin([2023, 2024])]
+    minute = bars["minute"]
+    rth = bars[(minute >= RTH[0]) & (minute < RTH[1])]
+    days = rth.groupby("trading_date").agg(
+        volume=("volume", "sum"), high=("high", "max"), low=("low", "min"), rth=("minute", "size")
+    )
+    overnight = bars[(minute >= OVERNIGHT[0]) | (minute < OVERNIGHT[1])]
+    nights = overnight.groupby("trading_date").agg(
+        night_volume=("volume", "sum"), night=("minute", "size")
+    )
+    days = days.join(nights, how="outer")
+    days["range"] = days["high"] - days["low"]
+    days.index = [f"{d:%Y-%m-%d}" for d in days.index]
+    return days
 
 
-def test_a_ranking_that_lists_a_holiday_session_names_it(engine_settings, minutes) -> None:
-    limit = _rank_by_volume(minutes)
-    result = _ask({"sort": "volume asc", "limit": limit}, engine_settings)
-    assert PRESIDENTS_DAY in result.table["date"].tolist()
+@pytest.fixture(scope="module")
+def days_2024(sample_days) -> pd.DataFrame:
+    return sample_days[sample_days.index >= "2024"]
+
+
+# --- rankings -------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_ranking_that_lists_short_sessions_names_them(sample_settings, days_2024) -> None:
+    result = _ask({"period": "2024", "sort": "volume asc", "limit": 10}, sample_settings)
+    quietest = days_2024.dropna(subset=["volume"]).sort_values("volume", kind="stable")[:10]
+    assert result.table["date"].tolist() == quietest.index.tolist()
+    short = quietest[quietest["rth"] < RTH[1] - RTH[0]].index
+    named = [f"{d} ({'holiday' if d in NYSE_HOLIDAYS_2024 else 'early close'})" for d in short]
+    assert len(short) == 6
     assert _short(result) == [
-        f"1 of the {limit} rows listed is a short session: {PRESIDENTS_DAY} (holiday); their "
-        'range and volume are a part day\'s. "where": "not holiday() and not early_close()" '
-        "leaves them out."
+        f"6 of the 10 rows listed are short sessions: {', '.join(named[:3])} and 3 more; "
+        f"their range and volume are a part day's. {LEAVE_OUT}"
     ]
 
 
-def test_rankings_without_one_or_by_date_say_nothing(engine_settings, minutes) -> None:
-    limit = _rank_by_volume(minutes)
-    left_out = _ask(
-        {"where": "not holiday()", "sort": "volume asc", "limit": limit}, engine_settings
+@pytest.mark.slow
+def test_overnight_rankings_name_only_the_nights_that_stopped_early(
+    sample_settings, days_2024
+) -> None:
+    """Every 2024 overnight session ranked: the holidays' nights traded all 930 minutes and
+    are not named; Good Friday's stopped at 09:15."""
+    result = _ask(
+        {"period": "2024", "map": {"night": "volume"}, "sort": "night asc", "limit": 300},
+        sample_settings,
+        "OVERNIGHT",
     )
-    assert PRESIDENTS_DAY not in left_out.table["date"].tolist() and not _short(left_out)
-    by_date = _ask({"period": "2024-02", "sort": "date desc", "limit": 20}, engine_settings)
-    assert PRESIDENTS_DAY in by_date.table["date"].tolist() and not _short(by_date)
+    nights = days_2024.sort_values("night_volume", kind="stable")
+    assert result.table["date"].tolist() == nights.index.tolist()
+    holidays = [d for d in nights.index if d in NYSE_HOLIDAYS_2024]
+    stopped = nights[nights["night"] < 24 * 60 - OVERNIGHT[0] + OVERNIGHT[1]].index.tolist()
+    assert len(holidays) == 8 and stopped == ["2024-03-29"]
+    assert _short(result) == [
+        f"1 of the {len(nights)} rows listed is a short session: 2024-03-29 (holiday); their "
+        f"range and volume are a part day's. {LEAVE_OUT}"
+    ]
+
+
+@pytest.mark.slow
+def test_a_weekday_question_on_overnight_says_the_holidays_nights_traded_in_full(
+    sample_settings, days_2024
+) -> None:
+    result = _ask(
+        {"period": "2024", "map": {"wd": "dayname()"}, "group_by": "wd", "select": "mean(range)"},
+        sample_settings,
+        "OVERNIGHT",
+    )
+    holidays = days_2024[days_2024.index.isin(NYSE_HOLIDAYS_2024)]
+    full = holidays[holidays["night"] == 24 * 60 - OVERNIGHT[0] + OVERNIGHT[1]]
+    assert len(holidays) == 8 and holidays.index.difference(full.index).tolist() == ["2024-03-29"]
+    assert (
+        "8 of the rows are US holiday sessions (the stock market closed, only 2024-03-29 "
+        f"traded short hours), e.g. {holidays.index[0]}: "
+        '"where": "not holiday()" leaves them out when the question is about the stock '
+        "market's days."
+    ) in result.metadata.warnings, result.metadata.warnings
+
+
+def test_a_holiday_whose_hours_traded_in_full_is_no_short_session(engine_settings, minutes) -> None:
+    """The engine fixture trades every minute of Presidents' Day: it tops a ranking by volume
+    as any other day would, and is not called short."""
+    rth = rth_minutes(minutes)
+    assert (rth["day"] == PRESIDENTS_DAY).sum() == RTH[1] - RTH[0]
+    volume = rth.groupby("day")["volume"].sum().sort_values(kind="stable")
+    rank = [f"{d:%Y-%m-%d}" for d in volume.index].index(PRESIDENTS_DAY) + 1
+    result = _ask({"sort": "volume asc", "limit": rank}, engine_settings)
+    assert PRESIDENTS_DAY in result.table["date"].tolist()
+    assert not _short(result), result.metadata.warnings
+
+
+@pytest.mark.slow
+def test_rankings_without_them_or_by_date_say_nothing(sample_settings) -> None:
+    left_out = _ask(
+        {
+            "period": "2024",
+            "where": "not holiday() and not early_close()",
+            "sort": "volume asc",
+            "limit": 10,
+        },
+        sample_settings,
+    )
+    assert not _short(left_out)
+    by_date = _ask({"period": "2024-11", "sort": "date desc", "limit": 25}, sample_settings)
+    assert "2024-11-28" in by_date.table["date"].tolist() and not _short(by_date)
+
+
+# --- min() and low percentiles --------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_low_percentile_of_volume_says_what_it_is_without_them(
+    sample_settings, days_2024
+) -> None:
+    rth = days_2024.dropna(subset=["volume"])
+    short = rth["rth"] < RTH[1] - RTH[0]
+    with_them = np.percentile(rth["volume"], 5)
+    without = np.percentile(rth["volume"][~short], 5)
+    assert (round(with_them), round(without, 1), int(short.sum())) == (163190, 174862.2, 10)
+    result = _ask({"period": "2024", "select": "percentile(volume, 5)"}, sample_settings)
+    assert result.summary.value == pytest.approx(with_them)
+    assert [w for w in result.metadata.warnings if "without them" in w] == [
+        f"10 of the {len(rth)} days are short sessions (holidays, early closes: a part day "
+        "trades less volume, often a smaller range): without them percentile_volume_5 is "
+        f"{without:.1f}, not {with_them:.0f}. {LEAVE_OUT}"
+    ]
+    # Left out as the warning says: the number it named.
+    kept = _ask(
+        {
+            "period": "2024",
+            "where": "not holiday() and not early_close()",
+            "select": "percentile(volume, 5)",
+        },
+        sample_settings,
+    )
+    assert kept.summary.value == pytest.approx(without)
+    assert not [w for w in kept.metadata.warnings if "without them" in w]
+
+
+@pytest.mark.slow
+def test_min_is_named_only_when_a_short_session_set_it(
+    sample_settings, sample_days, days_2024
+) -> None:
+    """2024's quietest RTH day was a full one, so min(volume) is the same without them; its
+    narrowest range is also a full day's. 2023's quietest was Thanksgiving."""
+    rth = days_2024.dropna(subset=["volume"])
+    quietest = rth["volume"].idxmin()
+    assert rth.loc[quietest, "rth"] == RTH[1] - RTH[0]
+    result = _ask(
+        {"period": "2024", "select": ["min(volume)", "max(volume)", "percentile(volume, 95)"]},
+        sample_settings,
+    )
+    assert result.summary.values["min_volume"] == rth["volume"].min()
+    assert not [w for w in result.metadata.warnings if "without them" in w]
+    days_2023 = sample_days[sample_days.index < "2024"].dropna(subset=["volume"])
+    full = days_2023[days_2023["rth"] == RTH[1] - RTH[0]]
+    quietest, quietest_full = days_2023["volume"].idxmin(), full["volume"].idxmin()
+    assert quietest == "2023-11-23" and quietest_full != quietest  # Thanksgiving
+    thanksgiving = _ask(
+        {"period": "2023", "select": "arg_min(date(), volume) as quietest"}, sample_settings
+    )
+    assert f"{thanksgiving.summary.value:%Y-%m-%d}" == quietest
+    assert any(
+        f"without them quietest is {quietest_full}, not {quietest}." in w
+        for w in thanksgiving.metadata.warnings
+    ), thanksgiving.metadata.warnings

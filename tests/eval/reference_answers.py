@@ -212,6 +212,13 @@ def _() -> Answer:
     return [in_year(change.to_frame(), 2024)["close"].std(ddof=1)]
 
 
+@answer("nq_skew_daily_returns_2024")
+def _() -> Answer:
+    """pandas' Series.skew(): the bias-corrected sample skewness (G1)."""
+    close = daily("NQ", "RTH")["close"]
+    return [(close / close.shift() - 1).loc["2024"].skew()]
+
+
 @answer("nq_big_gaps_2024")
 def _() -> Answer:
     days = daily("NQ", "RTH")

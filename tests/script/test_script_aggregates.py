@@ -11,7 +11,7 @@ import pytest
 from script_frames import make_context, make_daily
 
 from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate, evaluate_aggregate
+from barb.script.evaluator import evaluate, evaluate_aggregate, evaluate_select
 from barb.script.parser import parse_expression
 
 # Barb Script aggregate → the same in DuckDB (which reads NaN in pandas frames as NULL).
@@ -30,6 +30,11 @@ PAIRS = [
     ("percentile(close, 12.5)", "quantile_cont(close, 0.125)"),
     ("correlation(range, volume)", "corr(range, volume)"),
     ("correlation(close, open)", "corr(close, open)"),
+    # Both bias-corrected sample estimators (pandas' skew and kurt; excess kurtosis).
+    ("skew(close)", "skewness(close)"),
+    ("skew(range)", "skewness(range)"),
+    ("kurt(close)", "kurtosis(close)"),
+    ("kurt(volume)", "kurtosis(volume)"),
     # A comparison with a missing value is unknown, as in SQL: the share skips those rows.
     ("mean(close > open)", "avg((close > open)::int)"),
     ("mean(close > open and volume > 0)", "avg((close > open and volume > 0)::int)"),
@@ -143,3 +148,50 @@ def test_correlation_needs_spread() -> None:
 def test_grouped_sum_of_whole_numbers_stays_whole(bars: EvalContext) -> None:
     assert evaluate_aggregate(parse_expression("sum(volume)"), bars, ["dow"]).dtype == np.int64
     assert evaluate_aggregate(parse_expression("count()"), bars, ["dow"]).dtype == np.int64
+
+
+def test_a_statistic_hands_back_what_it_was_taken_over(bars: EvalContext) -> None:
+    """Its sample size reads these, rather than evaluating abs(close - open) a second time."""
+    expr = parse_expression("mean(abs(close - open)) + correlation(range, prev(close)) + max(low)")
+    answer = evaluate_select(expr, bars, ["dow"])
+    frame = bars.frame
+    mean, correlation, _ = (expr.left.left, expr.left.right, expr.right)
+    assert set(answer.samples) == {mean, correlation}  # max() is no sample statistic
+    (body,) = answer.samples[mean]
+    np.testing.assert_array_equal(body.to_numpy(), (frame["close"] - frame["open"]).abs())
+    first, second = answer.samples[correlation]
+    np.testing.assert_array_equal(first.to_numpy(), frame["range"].to_numpy())
+    np.testing.assert_array_equal(second.to_numpy(), frame["close"].shift().to_numpy())
+    assert answer.rows.ngroups == 5
+
+
+def test_skew_and_kurt_edges_are_pandas() -> None:
+    """Too few values give n/a (skew needs 3, kurt 4), equal values 0, as pandas' skew and
+    kurt; missing values are skipped."""
+    frame = pd.DataFrame(
+        {
+            "a": [2.5, 2.5, 2.5, 2.5, 1.0, 2.0, np.nan, 7.0, 1.0, 2.0, 4.0, 9.0],
+            "k": [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3],
+        }
+    )
+    ctx = make_context(frame)
+    for name in ("skew", "kurt"):
+        got = evaluate_aggregate(parse_expression(f"{name}(a)"), ctx, ["k"])
+        want = [getattr(group, name)() for _, group in frame.groupby("k")["a"]]
+        assert got.tolist() == pytest.approx(want, nan_ok=True)
+        whole = evaluate_aggregate(parse_expression(f"{name}(a)"), ctx)
+        assert whole == pytest.approx(getattr(frame["a"], name)())
+    # Group 1 is flat (0 for both), group 2 has 3 values (a skew, no kurt).
+    assert evaluate_aggregate(parse_expression("skew(a)"), ctx, ["k"]).iloc[0] == 0
+    assert math.isnan(evaluate_aggregate(parse_expression("kurt(a)"), ctx, ["k"]).iloc[1])
+
+
+def test_skew_and_kurt_do_not_depend_on_the_scale() -> None:
+    """Returns as fractions of a basis point have the shape of the same returns in points
+    (pandas' skew of values near 1e-6 is 0: it zeroes moments under 1e-14)."""
+    values = np.random.default_rng(3).standard_normal(300) ** 2
+    frame = pd.DataFrame({"a": values, "tiny": values * 1e-6})
+    ctx = make_context(frame)
+    for name in ("skew", "kurt"):
+        want = getattr(frame["a"], name)()
+        assert evaluate_aggregate(parse_expression(f"{name}(tiny)"), ctx) == pytest.approx(want)

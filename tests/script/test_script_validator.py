@@ -60,6 +60,8 @@ def test_unknown_function_names_similar_ones() -> None:
         ("stdev", "std", "std(col)"),
         ("lag", "prev", "prev(col, n=1)"),
         ("quantile", "percentile", "percentile(col, p)"),
+        ("skewness", "skew", "skew(col)"),
+        ("kurtosis", "kurt", "kurt(col)"),
     ):
         [error] = check(f"{other}(close, 20) > 1")
         assert error.hint.startswith(f"Barb Script calls it {signature}: ")

@@ -36,6 +36,8 @@ SAME_IN_RUSSIAN = {
     # ▲ and ▼ for highest and lowest: a headline's short form, the same in every language.
     ("barb", "highest_lowest_marks"),
     ("barb", "highest_lowest_short"),
+    ("barb", "lowest_highest_marks"),
+    ("barb", "lowest_highest_short"),
     # "21 days", "21 день": a number and the word that agrees with it, in either language.
     ("barb", "counted"),
 }

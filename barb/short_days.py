@@ -1,0 +1,76 @@
+"""Which trading dates a session window traded short on, read from the bars themselves.
+
+A US holiday's Globex session closes at 13:00 ET and an early close at 13:15, so RTH and CASH
+lose their afternoons on those dates, while the overnight hours before them trade in full:
+of 2024's 11 holiday and early-close sessions only Good Friday's overnight lost bars (it
+stopped at 09:15).
+So a date is short in a window only where the futures opened after the window's start or
+closed before its end on it, not wherever the calendar has a holiday.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from barb.errors import DataError
+from barb.events.rules import early_close_days, us_market_closed
+from barb.frames import Dataset
+from barb.instruments import MINUTES_PER_DAY, format_clock
+
+
+def day_edges(dataset: Dataset, days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Minutes into the trading day (0 at its start, 18:00 for CME) at which the futures
+    opened and closed (the last bar's end) on each of ``days`` (datetime64[D]); -1 for both
+    where the data has no bar on a day."""
+    frame = dataset.bars.frame
+    dates = frame["trading_date"].to_numpy()
+    wanted = np.asarray(days, dtype="datetime64[D]").astype("datetime64[ns]")
+    lo = np.searchsorted(dates, wanted, side="left")
+    hi = np.searchsorted(dates, wanted, side="right")
+    traded = hi > lo
+    minute = frame["minute"].to_numpy()
+    start = dataset.instrument.trading_day_start_minute
+    opened = np.full(len(wanted), -1, dtype=np.int64)
+    closed = np.full(len(wanted), -1, dtype=np.int64)
+    opened[traded] = (minute[lo[traded]].astype(np.int64) - start) % MINUTES_PER_DAY
+    closed[traded] = (minute[hi[traded] - 1].astype(np.int64) - start) % MINUTES_PER_DAY + 1
+    return opened, closed
+
+
+def window_edges(dataset: Dataset, session: str) -> tuple[int, int]:
+    """The session's start and end in minutes into the trading day."""
+    spec = dataset.instrument.session(session)
+    start = (spec.start_minute - dataset.instrument.trading_day_start_minute) % MINUTES_PER_DAY
+    return start, start + spec.length_minutes
+
+
+def short_days(dataset: Dataset, session: str, days: np.ndarray) -> np.ndarray:
+    """Which of ``days`` (trading dates, datetime64[D]) are US holiday sessions or early
+    closes on which ``session``'s own window lost bars: the futures opened after its start or
+    closed before its end, trading in it still."""
+    days = np.asarray(days, dtype="datetime64[D]")
+    short = np.zeros(len(days), dtype=bool)
+    candidate = np.flatnonzero(special_days(dataset, days))
+    if not len(candidate):
+        return short
+    opened, closed = day_edges(dataset, days[candidate])
+    start, end = window_edges(dataset, session)
+    inside = (opened >= 0) & (opened < end) & (closed > start)
+    short[candidate] = inside & ((opened > start) | (closed < end))
+    return short
+
+
+def special_days(dataset: Dataset, days: np.ndarray) -> np.ndarray:
+    """Which of ``days`` the stock market was shut on or the exchange closed early on."""
+    special = us_market_closed(days)
+    try:
+        return special | np.isin(days, early_close_days(dataset.instrument.calendar))
+    except DataError:  # an instrument without a known calendar
+        return special
+
+
+def close_clock(dataset: Dataset, minutes_into_day: int) -> str:
+    """A close given in minutes into the trading day as a wall clock: '13:00'."""
+    return format_clock(
+        (minutes_into_day + dataset.instrument.trading_day_start_minute) % MINUTES_PER_DAY
+    )

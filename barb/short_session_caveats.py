@@ -1,0 +1,151 @@
+"""Warnings about short sessions among daily bars: a US holiday's (the stock market shut, the
+futures closing early) or an early close's, on which the query's own window lost bars
+(``short_days``). Their volume, and often their range, is a part day's: they fill the bottom of
+a ranking by volume, and pull min() and low percentiles down."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from barb.events.rules import us_market_closed
+from barb.lineage import nodes
+from barb.planning import Plan, SelectItem
+from barb.script import ast
+from barb.script.context import EvalContext
+from barb.script.evaluator import evaluate_aggregate
+from barb.short_days import short_days
+from barb.summary_text import value_text
+
+# Rows named in the short-session warning; more are counted.
+NAMED_SHORT_SESSIONS = 3
+LEAVE_OUT = '"where": "not holiday() and not early_close()" leaves them out.'
+# The highest percentile read as a low one: the part days sit at the bottom.
+LOW_PERCENTILE = 25
+# Columns that a part day makes small: it trades fewer hours (high and low: its range).
+PART_DAY_COLUMNS = frozenset({"volume", "range"})
+
+
+def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
+    """A ranking of daily bars (sorted by a value, not by date) that lists short sessions.
+    "The 5 quietest days of 2024" listed Thanksgiving and the day after, whose range and
+    volume are a part day's. Over the overnight hours a holiday is no short session (only
+    Good Friday's stops at 09:15), and is not named."""
+    stage = plan.first
+    if plan.timeframe.name != "daily" or stage.shape != "table" or table is None:
+        return []
+    if not stage.sort or "date" not in table.columns or not len(table):
+        return []
+    if {k.column for k in stage.sort} & {"date", "timestamp", "trading_date"}:
+        return []
+    if {"holiday", "early_close"} & stage.calls:  # the query already says what it does
+        return []
+    days = np.asarray(table["date"].to_numpy(), dtype="datetime64[D]")  # ISO dates
+    short = short_days(plan.dataset, plan.session, days)
+    if not short.any():
+        return []
+    # A holiday's session closes early too: it is named a holiday.
+    holiday = us_market_closed(days)
+    named = [
+        f"{day} ({'holiday' if is_holiday else 'early close'})"
+        for day, is_holiday in zip(days[short], holiday[short], strict=True)
+    ]
+    more = len(named) - NAMED_SHORT_SESSIONS
+    listed = ", ".join(named[:NAMED_SHORT_SESSIONS]) + (f" and {more} more" if more > 0 else "")
+    n = int(short.sum())
+    are = "is a short session" if n == 1 else "are short sessions"
+    return [
+        f"{n} of the {len(days)} rows listed {are}: {listed}; "
+        f"their range and volume are a part day's. {LEAVE_OUT}"
+    ]
+
+
+def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> list[str]:
+    """min(), arg_min() or a percentile up to the 25th of daily volume or range, over rows
+    that hold short sessions which pulled it down: p5 of 2024's daily RTH volume is 163,190
+    with its 10 short sessions, 174,862 without. Said with the value without them, and only
+    where it is higher: a part day's volume is low, its range often but not always, and the
+    high side (max, p95) is set by full days."""
+    stage = plan.first
+    if plan.timeframe.name != "daily" or stage.shape == "table" or kept is None:
+        return []
+    if {"holiday", "early_close"} & stage.calls or "trading_date" not in kept.columns:
+        return []
+    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    items = [item for item in stage.select if _reads_low_tail(item, mapped)]
+    if not items:
+        return []
+    days = kept["trading_date"].to_numpy().astype("datetime64[D]")
+    unique, rows = np.unique(days, return_inverse=True)
+    short = short_days(plan.dataset, plan.session, unique)[rows]
+    if not short.any():
+        return []
+    by = [name for name, _ in stage.group_keys]
+    every = dataclasses.replace(ctx, frame=kept, warnings=[], period=None)
+    full = dataclasses.replace(every, frame=kept[~short].reset_index(drop=True))
+    changes = []
+    for item in items:
+        with_them = evaluate_aggregate(item.expr, every, by or None)
+        without = evaluate_aggregate(item.expr, full, by or None)
+        change = _pulled_down(item.name, with_them, without)
+        if change:
+            changes.append(change)
+    if not changes:
+        return []
+    n = int(np.unique(days[short]).size)
+    sessions = "is a short session" if n == 1 else "are short sessions"
+    return [
+        f"{n} of the {unique.size} days {sessions} (holidays, early closes: a part day trades "
+        f"less volume, often a smaller range): without them {'; '.join(changes)}. {LEAVE_OUT}"
+    ]
+
+
+def _reads_low_tail(item: SelectItem, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether the select item is min(), arg_min() or a low percentile of volume or range."""
+    for node in ast.walk(item.expr):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        if node.name == "min" or (node.name == "arg_min" and len(node.args) == 2):
+            value = node.args[-1]
+        elif node.name == "percentile" and len(node.args) == 2:
+            p = node.args[1]
+            if not (isinstance(p, ast.Number) and p.value <= LOW_PERCENTILE):
+                continue
+            value = node.args[0]
+        else:
+            continue
+        read = {n.name for n in nodes(value, mapped) if isinstance(n, ast.Column)}
+        if read & PART_DAY_COLUMNS or {"high", "low"} <= read:
+            return True
+    return False
+
+
+def _pulled_down(name: str, with_them: object, without: object) -> str | None:
+    """``name``'s value without the short sessions where they lowered it (arg_min: where it
+    named one of them): of one number, or of the group they lowered most, with how many
+    groups they lowered."""
+    if not isinstance(with_them, pd.Series):
+        with_them, without = pd.Series([with_them]), pd.Series([without])
+    assert isinstance(without, pd.Series)
+    without = without.reindex(with_them.index)
+    if pd.api.types.is_numeric_dtype(with_them) and not pd.api.types.is_bool_dtype(with_them):
+        before, after = with_them.astype(float), without.astype(float)
+        lowered = (after > before).to_numpy()
+        rise = np.where(lowered, (after / before.where(before > 0)).to_numpy(), np.nan)
+    else:  # dates, names: the answer was one of them
+        lowered = (with_them.astype(str) != without.astype(str)).to_numpy()
+        rise = np.where(lowered, 1.0, np.nan)
+    if not lowered.any():
+        return None
+    worst = int(np.nanargmax(rise)) if np.isfinite(rise).any() else int(np.argmax(lowered))
+    was, now = value_text(with_them.iloc[worst]), value_text(without.iloc[worst])
+    if len(lowered) == 1:
+        return f"{name} is {now}, not {was}"
+    key = with_them.index[worst]
+    label = ", ".join(value_text(k) for k in key) if isinstance(key, tuple) else value_text(key)
+    return (
+        f"{name} differs in {int(lowered.sum())} of the {len(lowered)} groups ({label}: "
+        f"{now}, not {was})"
+    )
