@@ -283,6 +283,12 @@ class OutboxRepository(Repository):
             )
             return rowcount(result) == 1
 
+    async def is_queued(self, reply_id: int) -> bool:
+        """Still to be sent: not sent, failed or held meanwhile (by a sending pass)."""
+        async with self._read() as session:
+            status = await session.scalar(select(OutboxRow.status).where(OutboxRow.id == reply_id))
+        return status == "queued"
+
     async def prune(self, older_than: timedelta) -> int:
         """Delete sent, failed and never-asked-for replies queued more than ``older_than``
         ago."""

@@ -173,7 +173,9 @@ async def on_held_file(ctx: UpdateContext, query: CallbackQuery, parts: list[str
         held = await sender.release_held(ctx.chat_id, parts[0], int(parts[1]))
     await acknowledge(query, None if held else t("csv_gone", ctx.lang))
     if held is not None:
-        await sender.deliver(held)
+        # Under the chat's lock, as the sending pass sends: one of them sends it, once.
+        async with ctx.svc.chat_lock(ctx.chat_id):
+            await sender.deliver_released(held)
 
 
 async def on_instrument(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:

@@ -314,11 +314,21 @@ class Sender:
         self, chat_id: int, question_id: str, proof: int
     ) -> OutgoingReply | None:
         """The file of an answer kept until asked for (its CSV), now queued to be sent with
-        ``deliver``; None if there is none (sent at an earlier press, or no longer kept)."""
+        ``deliver_released``; None if there is none (sent at an earlier press, or no longer
+        kept)."""
         for held in await self.store.outbox.held(chat_id, question_id):
             if held.payload.get("proof") == proof and await self.store.outbox.release(held.id):
                 return held
         return None
+
+    async def deliver_released(self, released: OutgoingReply) -> int | None:
+        """Send a file ``release_held`` queued, unless a sending pass (``flush``) already
+        has; its Telegram message id, None if it was. Call it under the chat's lock, as the
+        pass flushes: the row is as old as its answer, so the pass takes it up at once, and
+        a send Telegram holds back (flood control, a retried 5xx) would go out twice."""
+        if not await self.store.outbox.is_queued(released.id):
+            return None
+        return await self.deliver(released)
 
     async def flush(self, chat_id: int | None = None, older_than: timedelta | None = None) -> int:
         """Send what is still queued (of one chat, or all) and this replica may send (see

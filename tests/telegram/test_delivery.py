@@ -123,3 +123,25 @@ async def test_a_plan_sent_late_still_has_working_buttons(
         # The plan's message id was recorded when it was finally sent: it shows Done.
         await fake.wait_for("editMessageText", 2, chat_id=ALICE)
         assert "Done" in fake.message(ALICE, plan["message_id"])["text"]
+
+
+async def test_a_csv_held_by_flood_control_arrives_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    # The CSV's row is as old as its answer, so the sending pass may take it up while its
+    # press waits out Telegram's flood control: one of the two must leave it to the other.
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, keep_sending_every_s=0.3) as svc:
+        await run_weekday_question(fake)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        await asyncio.sleep(0.5)  # the answer is older than the pass's "in hand" margin
+        fake.fail_next("sendDocument", retry_after=2, chat_id=ALICE)
+        csv_button, _ = keyboard_data(photo.result)
+        await press(fake, ALICE, ALICE, photo.result, csv_button)
+        *_, document = await fake.wait_for("sendDocument", 2, chat_id=ALICE, timeout=20)
+        assert await settled_outbox(svc) == []
+        await asyncio.sleep(1.0)  # several sending passes: none sends it again
+
+        assert document.status == 200
+        assert document.files["document"].content.decode().startswith("weekday,")
+        assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [429, 200]
