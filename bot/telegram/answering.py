@@ -236,11 +236,15 @@ async def end_plan(
     over: a kill in between, or Telegram unreachable, leaves it for the next start or the
     next sending pass (``bot.telegram.app.keep_sending``), which read the stored outcome."""
     message_id = message_id or action.message_id
+    status: str | None = t("run_failed", lang) if outcome == "failed" else t("done", lang)
     if outcome == "reopened":
-        await svc.store.in_flight.finish(work_id)
-        await edit_plan_status(bot, action, message_id, None, lang)
-        return
-    status = t("run_failed", lang) if outcome == "failed" else t("done", lang)
+        status = None  # its Run and Cancel buttons again
+        current = await svc.store.pending.get(action.id)
+        if current is None or current.status != "pending":
+            # Declined meanwhile (a new question, /reset) while the edit waited for
+            # Telegram: its buttons would only say "out of date".
+            await svc.store.in_flight.finish(work_id)
+            return
     if await edit_plan_status(bot, action, message_id, status, lang):
         await svc.store.in_flight.finish(work_id)
 

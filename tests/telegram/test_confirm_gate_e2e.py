@@ -25,6 +25,9 @@ from barb.data.store import data_path
 from barb.settings import EngineSettings
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+from bot.pool.jobs import QueryJob, QueryOutcome, failed_outcome
+from bot.pool.runner import InlineRunner
+from bot.telegram.services import BotServices
 
 COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
 BAD_WINDOW = {"session": "9.30-9.45", "from": "daily", "select": "mean(range)"}
@@ -211,6 +214,15 @@ async def plan_status(fake: FakeBotAPI, chat_id: int, plan: dict, timeout: float
         await asyncio.sleep(0.02)
 
 
+async def no_work_in_flight(svc: BotServices, timeout: float = 10.0) -> None:
+    """Wait until every piece of work in flight has ended."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while await svc.store.in_flight.open():
+        assert loop.time() < deadline, "the work never ended"
+        await asyncio.sleep(0.02)
+
+
 BAD_COLUMN = {**WEEKDAY_RANGE, "select": "mean(nosuchcol)"}
 
 
@@ -266,11 +278,53 @@ async def test_a_failed_run_still_says_failed_when_its_plan_is_edited_later(
         assert await plan_status(fake, ALICE, plan) == "⏵ Failed: the query gave no result."
         edits = fake.calls("editMessageText", chat_id=ALICE)
         assert [call.fault for call in edits[:2]] == ["drop_before", "drop_before"]
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 10.0
-        while await svc.store.in_flight.open():  # the run ends once the edit is through
-            assert loop.time() < deadline, "the run never ended"
-            await asyncio.sleep(0.02)
+        await no_work_in_flight(svc)  # the run ends once the edit is through
+
+
+class DiesOnce(InlineRunner):
+    """The first query's worker dies (a failure on Barb's side), and Telegram then fails
+    the next edit of the plan; later queries run."""
+
+    def __init__(self, fake: FakeBotAPI) -> None:
+        super().__init__()
+        self.fake = fake
+        self.died = False
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        if not self.died:
+            self.died = True
+            self.fake.fail_next("editMessageText", error_code=502, chat_id=ALICE)
+            return failed_outcome("WorkerDied", "The query failed in its worker.", "ref12345")
+        return await super().run(job)
+
+
+async def test_a_plan_reopened_gets_its_buttons_back_after_a_restart(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """The query's worker dies, so the plan should show Run and Cancel again; Telegram
+    fails that edit, leaving the plan "Running…": the next start edits it from what the
+    database kept, and Run works from there."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, runner=DiesOnce(fake)) as svc:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "average RTH range by weekday?")
+        [*_, sorry] = await run_and_wait_answer(fake, plan, 1)
+        assert "ref12345" in sorry["text"]
+        running, refused = await fake.wait_for("editMessageText", 2, chat_id=ALICE)
+        assert (running.status, refused.status) == (200, 502)
+        assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Running…")
+        [run] = [w for w in await svc.store.in_flight.open() if w.kind == "run"]
+        assert run.outcome == "reopened"
+
+    async with barb_bot(fake, db_url) as svc:  # Telegram answers again
+        await fake.wait_for("editMessageText", 3, chat_id=ALICE)
+        shown = fake.message(ALICE, plan["message_id"])
+        assert shown["text"] == plan["text"]  # the plan as sent, with no "Running…"
+        assert keyboard_data(shown) == keyboard_data(plan)
+        await no_work_in_flight(svc)
+        photos = len(fake.calls("sendPhoto", chat_id=ALICE))
+        await press(fake, ALICE, ALICE, shown, keyboard_data(shown)[0])
+        await fake.wait_for("sendPhoto", photos + 1, chat_id=ALICE)
+        assert await plan_status(fake, ALICE, plan) == "⏵ Done."
 
 
 async def test_a_query_that_runs_ends_its_plan_done(fake_telegram: FakeBotAPI, db_url: str) -> None:
