@@ -276,7 +276,7 @@ class Assistant:
         sentence saying why, and computes nothing."""
         taken = await self.take(action_id, user_id, press)
         if taken.verdict is not Verdict.OK or taken.action is None:
-            lang = _language_of(taken.action)
+            lang = plan_language(taken.action)
             return Reply(text=t(taken.verdict.text_key, lang), failed=True, language=lang)
         if press is Press.CANCEL:
             return await self.cancelled(taken.action)
@@ -861,10 +861,19 @@ class Assistant:
         )
 
 
-__all__ = ["Assistant", "AssistantSettings", "LoopState", "PendingPayload", "pending_payload"]
+__all__ = [
+    "Assistant",
+    "AssistantSettings",
+    "LoopState",
+    "PendingPayload",
+    "pending_payload",
+    "plan_language",
+]
 
 
-def _language_of(action: PendingAction | None) -> Language:
+def plan_language(action: PendingAction | None) -> Language:
+    """The language a plan was written in (its question's): what its status, buttons and
+    answer are in, whoever presses and whatever their Telegram says."""
     if action is None:
         return "en"
     try:

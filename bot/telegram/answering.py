@@ -78,7 +78,8 @@ def question_work(asker: Asker, text: str, reply_to: int | None) -> dict[str, An
 
 def run_work(action_id: str, lang: str) -> dict[str, Any]:
     """What a restart needs to run a confirmed plan again (the action: its frozen query), or
-    to have a cancelled one worded again."""
+    to have a cancelled one worded again; ``lang`` (the presser's) only for a sentence when
+    that fails: the plan is resumed in its own language."""
     return {"action_id": action_id, "language": lang}
 
 

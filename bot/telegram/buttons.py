@@ -18,7 +18,7 @@ from telegram.ext import ContextTypes
 from barb.i18n import LANGUAGES, N_
 from barb.instruments import available_instruments, load_instrument
 from bot.assistant.gate import Press, Taken, Verdict
-from bot.assistant.orchestrator import pending_payload
+from bot.assistant.orchestrator import pending_payload, plan_language
 from bot.store.records import Chat
 from bot.telegram import keyboards
 from bot.telegram.answering import (
@@ -84,19 +84,22 @@ async def on_run(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> 
         return
     assert taken.work_id is not None
     action = taken.action
+    # The plan's own language from here on, not the presser's: its status is written under
+    # it, and the answer is in it too.
+    lang = plan_language(action)
     plan_message_id = _pressed_message_id(query)
     with svc.backlog.joined() as ahead:
         # Acknowledging comes after the claim and does not decide the run: a press Telegram
         # forgot (expired while the bot was down, a 500) still runs.
-        await acknowledge(query, t("running", ctx.lang))
-        running = t("running_queued", ctx.lang, ahead=ahead) if ahead else t("running", ctx.lang)
-        await edit_plan_status(ctx.bot, action, plan_message_id, running, ctx.lang)
+        await acknowledge(query, t("running", lang))
+        running = t("running_queued", lang, ahead=ahead) if ahead else t("running", lang)
+        await edit_plan_status(ctx.bot, action, plan_message_id, running, lang)
         acknowledged()
         await run_plan(
             svc,
             ctx.bot,
             action,
-            lang=ctx.lang,
+            lang=lang,
             work_id=taken.work_id,
             chat=ctx.chat,
             plan_message_id=plan_message_id,
@@ -119,13 +122,14 @@ async def on_cancel(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
         await _refused(ctx, query, taken)
         return
     assert taken.work_id is not None
-    await acknowledge(query, t("cancelled", ctx.lang))
+    lang = plan_language(taken.action)  # the plan's, as for Run
+    await acknowledge(query, t("cancelled", lang))
     acknowledged()
     await answer_cancel(
         ctx.svc,
         ctx.bot,
         taken.action,
-        lang=ctx.lang,
+        lang=lang,
         work_id=taken.work_id,
         plan_message_id=_pressed_message_id(query),
     )

@@ -25,7 +25,7 @@ from telegram import Bot
 from telegram.ext import Application
 
 from barb.i18n import language
-from bot.assistant.orchestrator import pending_payload
+from bot.assistant.orchestrator import pending_payload, plan_language
 from bot.assistant.replies import Asker, PendingView, Reply
 from bot.store.records import InFlight, WorkKind
 from bot.telegram.answering import (
@@ -193,11 +193,11 @@ async def _resume_query(svc: BotServices, bot: Bot, item: InFlight) -> None:
 
 
 async def _resume_cancel(svc: BotServices, bot: Bot, item: InFlight) -> None:
-    lang = language(item.payload.get("language"))
     action = await svc.store.pending.get(item.payload["action_id"])
     if action is None:  # the chat was reset or removed meanwhile
         await svc.store.in_flight.finish(item.id)
         return
+    lang = plan_language(action)  # the plan's own, as the press used
     acknowledged()  # the press was acknowledged before the model was asked
     if not _give_up(item):
         await svc.store.in_flight.retry(item.id)
@@ -215,11 +215,11 @@ async def _resume_cancel(svc: BotServices, bot: Bot, item: InFlight) -> None:
 
 
 async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
-    lang = language(item.payload.get("language"))
     action = await svc.store.pending.get(item.payload["action_id"])
     if action is None:  # the chat was reset or removed meanwhile
         await svc.store.in_flight.finish(item.id)
         return
+    lang = plan_language(action)  # the plan's own, as the press used
     acknowledged()  # the plan has said "Running…" since the press
     if item.answered_at is not None:  # answered; only its plan's status was missing
         await end_plan(svc, bot, action, item.id, lang, item.outcome or "done")

@@ -5,12 +5,14 @@ written as Russian writes them."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
-from bot_harness import ALICE, ask_and_get_plan, barb_bot, keyboard_data, press
+import pytest
+from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data, press
 from fake_bot_api import FakeBotAPI
 
-from bot.llm.scripted import ScriptedProvider, tool_call, turn
+from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
 from bot.telegram.commands import COMMANDS
 
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
@@ -100,3 +102,39 @@ async def test_examples_are_offered_in_russian_with_the_chat_instrument_s_times(
         await fake_telegram.wait_for("sendMessage", 2, chat_id=ALICE)
     asked = [m.text for m in provider.requests[0].messages if m.role == "user"]
     assert asked[-1] == russian[0] == "Средний диапазон RTH по дням недели?"
+
+
+@pytest.mark.parametrize(
+    ("phone", "question", "pressed", "status"),
+    [
+        ("ru", "average RTH range by weekday?", "run", "⏵ Done."),
+        ("en", "средний диапазон RTH по дням недели?", "run", "⏵ Готово."),
+        ("ru", "average RTH range by weekday?", "cancel", "⏵ Cancelled."),
+    ],
+)
+async def test_a_plan_keeps_its_language_when_pressed_from_a_phone_in_another(
+    fake_telegram: FakeBotAPI, db_url: str, phone: str, question: str, pressed: str, status: str
+) -> None:
+    """The plan is written in its question's language; Run or Cancel pressed from a phone
+    in the other language re-renders it in that same language, header and status: the plan
+    as sent, then its status, and not one word of the phone's language."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [turn("Computing.", tool_call("execute_query", query=WEEKDAY_RANGE)), text("Ok.")]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, question, language_code=phone)
+        run, cancel = keyboard_data(plan)
+        await press(
+            fake, ALICE, ALICE, plan, run if pressed == "run" else cancel, language_code=phone
+        )
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10.0
+        while "…" in (shown := fake.message(ALICE, plan["message_id"])["text"])[-12:] or (
+            shown == plan["text"]
+        ):
+            assert loop.time() < deadline, f"the plan still says {shown[-30:]!r}"
+            await asyncio.sleep(0.02)
+    assert shown == f"{plan['text']}\n\n{status}"
+    russian_plan = bool(_CYRILLIC.search(question))
+    assert ("План:" in shown) is russian_plan and ("Plan:" in shown) is not russian_plan
