@@ -68,7 +68,8 @@ async def test_an_answer_is_three_requests_with_the_commentary_as_caption(
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
         await fake.wait_for("editMessageText", 2, chat_id=ALICE)
         done = fake.message(ALICE, plan["message_id"])
-        assert done["text"].endswith("⏵ Done.") and not keyboard_data(done)
+        # In the plan's language (the press came from an English phone).
+        assert done["text"].endswith("⏵ Готово.") and not keyboard_data(done)
 
         # Running…, the chart with the commentary, Done.: three requests, nothing else sent.
         assert counted_since(fake, start) == ["editMessageText", "sendPhoto", "editMessageText"]
