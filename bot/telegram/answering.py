@@ -205,8 +205,8 @@ async def run_plan(
                 answers=work_id,
             )
     except NotDelivered:
-        # The answer is stored and will be sent: the plan is done (or waits for Run again).
-        await end_plan(svc, bot, action, work_id, lang, outcome, message_id)
+        # The answer is stored and will be sent: the plan says how it ended once it has been
+        # (``recovery.finish_answered_runs``), not "Done." above a chart still to come.
         raise
     except Exception as failure:
         await _unless_database_away(svc, work_id, failure)

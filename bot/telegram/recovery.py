@@ -126,7 +126,8 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
 
 async def finish_answered_runs(application: Application, older_than: timedelta) -> int:  # type: ignore[type-arg]
     """Runs answered more than ``older_than`` ago whose plan still says "Running…" (Telegram
-    was unreachable when it should have said "Done."): edit them now; how many were left."""
+    was unreachable when it should have said "Done.", or the answer is still on its way):
+    edit them now, once their chat's answer is sent; how many were edited."""
     svc: BotServices = application.bot_data[SERVICES_KEY]
     cutoff = datetime.now(UTC) - older_than
     # Only this replica's own: another live replica's plan is its to finish (it may still be
@@ -140,9 +141,13 @@ async def finish_answered_runs(application: Application, older_than: timedelta) 
         and item.answered_at < cutoff
         and item.lease_owner in own
     ]
+    edited = 0
     for item in left:
+        if await svc.store.outbox.unsent(item.chat_id):
+            continue  # the answer is not all there yet: "Done." waits for it
         await _resume_run(svc, application.bot, item)
-    return len(left)
+        edited += 1
+    return edited
 
 
 def _give_up(item: InFlight) -> bool:

@@ -274,3 +274,27 @@ async def test_a_run_that_breaks_before_answering_can_be_pressed_again(
         await press(fake, ALICE, ALICE, plan, run)
         await until(lambda: answers(fake), "the answer", fake)
         assert len(delivered(fake, "sendPhoto")) == 1
+
+
+async def test_a_plan_says_done_only_once_its_chart_has_arrived(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """The chart fails past the sender's patience and waits in the outbox: the plan keeps
+    saying "Running…" until the sending pass has delivered it, then says "Done."."""
+    fake = fake_telegram
+    impatient = Patience(attempts=2, backoff_s=(0.05,))
+    async with barb_bot(fake, db_url, patience=impatient, keep_sending_every_s=0.5) as svc:
+        fake.fail_next("sendPhoto", error_code=500, times=2, chat_id=ALICE)
+        plan = await ask_and_press(fake)
+        await assert_answered_once(fake, plan)
+        assert [r.status for r in fake.calls("sendPhoto", chat_id=ALICE)] == [500, 500, 200]
+        [chart] = [
+            i for i, r in enumerate(fake.requests) if r.method == "sendPhoto" and r.status == 200
+        ]
+        done = [
+            i
+            for i, r in enumerate(fake.requests)
+            if r.method == "editMessageText" and "⏵ Done." in r.params.get("text", "")
+        ]
+        assert done and min(done) > chart, fake.describe()
+        assert await svc.store.outbox.unsent() == []
