@@ -14,24 +14,11 @@ import math
 import pandas as pd
 import pytest
 from dateutil.easter import easter
+from nyse_holidays import NYSE_HOLIDAYS_2024
 
 from barb import execute
 from barb.data.store import data_path
 from barb.settings import EngineSettings
-
-# NYSE holidays of 2024, from the exchange's published list.
-NYSE_HOLIDAYS_2024 = [
-    "2024-01-01",
-    "2024-01-15",
-    "2024-02-19",
-    "2024-03-29",
-    "2024-05-27",
-    "2024-06-19",
-    "2024-07-04",
-    "2024-09-02",
-    "2024-11-28",
-    "2024-12-25",
-]
 
 
 @pytest.fixture(scope="module")

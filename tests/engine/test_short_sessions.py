@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from nyse_holidays import NYSE_HOLIDAYS_2024
 from rth_bars import rth_minutes
 
 from barb import execute
@@ -21,19 +22,6 @@ from barb.data.store import data_path
 from barb.result import Result
 
 PRESIDENTS_DAY = "2024-02-19"
-# NYSE holidays of 2024 on weekdays, from the exchange's published list.
-NYSE_HOLIDAYS_2024 = {
-    "2024-01-01",
-    "2024-01-15",
-    "2024-02-19",
-    "2024-03-29",
-    "2024-05-27",
-    "2024-06-19",
-    "2024-07-04",
-    "2024-09-02",
-    "2024-11-28",
-    "2024-12-25",
-}
 # Windows in minutes of the day, [start, end); OVERNIGHT crosses midnight.
 RTH = (570, 1020)
 OVERNIGHT = (1080, 570)

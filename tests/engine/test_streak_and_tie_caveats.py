@@ -29,15 +29,20 @@ def _streak_warnings(result) -> list[str]:
     return [w for w in result.metadata.warnings if w.startswith("streak()")]
 
 
-def test_a_run_begun_before_the_period_is_named(engine_settings, minutes) -> None:
-    runs = _down_runs(rth_daily(minutes))
-    days = runs.index
-    # A period opening on the third day or later of a down run.
+def _period_inside_a_run(runs: pd.Series) -> tuple[int, int, int]:
+    """A period opening on the third day or later of a down run: its first day's position,
+    the run's last day's, and the run's length."""
     start = next(i for i in range(20, len(runs)) if runs.iloc[i] >= 3)
     end = start
     while end + 1 < len(runs) and runs.iloc[end + 1] > runs.iloc[end]:
         end += 1
-    length = int(runs.iloc[end])
+    return start, end, int(runs.iloc[end])
+
+
+def test_a_run_begun_before_the_period_is_named(engine_settings, minutes) -> None:
+    runs = _down_runs(rth_daily(minutes))
+    days = runs.index
+    start, end, length = _period_inside_a_run(runs)
     began = days[end - length + 1]
     result = execute(_streak_query(f"{days[start]:%Y-%m-%d}:"), "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
@@ -66,11 +71,7 @@ def test_a_run_begun_before_the_period_is_named_only_when_a_row_of_it_is_kept(
     keeps its end names it."""
     runs = _down_runs(rth_daily(minutes))
     days = runs.index
-    start = next(i for i in range(20, len(runs)) if runs.iloc[i] >= 3)
-    end = start
-    while end + 1 < len(runs) and runs.iloc[end + 1] > runs.iloc[end]:
-        end += 1
-    length = int(runs.iloc[end])
+    start, end, length = _period_inside_a_run(runs)
     period = f"{days[start]:%Y-%m-%d}:"
     inside = runs.iloc[start:]
     query = {**_streak_query(period), "select": "count()"}

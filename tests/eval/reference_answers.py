@@ -24,6 +24,7 @@ from minute_bars import (
     minutes,
     window_daily,
 )
+from nyse_holidays import NYSE_HOLIDAYS_2024
 from pandas.tseries.holiday import USFederalHolidayCalendar
 
 Answer = list[float]
@@ -664,13 +665,6 @@ def _() -> Answer:
     return [float(np.mean(ranges))]
 
 
-# The US stock market's 2024 holidays (NYSE's published list).
-NYSE_HOLIDAYS_2024 = (
-    "2024-01-01 2024-01-15 2024-02-19 2024-03-29 2024-05-27 2024-06-19 2024-07-04 2024-09-02 "
-    "2024-11-28 2024-12-25"
-)
-
-
 @answer("nq_drawdown_within_each_year")
 def _() -> Answer:
     # Each year's worst close against the highest close so far that year, averaged.
@@ -684,7 +678,7 @@ def _() -> Answer:
 @answer("nq_holiday_sessions_2024")
 def _() -> Answer:
     traded = set(daily("NQ", "ETH").index)
-    return [sum(day in traded for day in dates(NYSE_HOLIDAYS_2024))]
+    return [sum(day in traded for day in pd.DatetimeIndex(NYSE_HOLIDAYS_2024))]
 
 
 @answer("nq_turn_of_month_return")
