@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -17,7 +18,31 @@ if TYPE_CHECKING:
 PREVIEW_ROWS = 10
 
 
-@click.group()
+class CommandGroup(click.Group):
+    """A group some of whose commands are imported only when asked for: the assistant's
+    (``barb bot``, ``chat``, ``db``…) load Telegram, SQLAlchemy and Alembic, and every
+    ``barb query`` or ``barb data import`` took 4.0 s to start instead of 1.6 s."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._lazy: dict[str, str] = {}
+
+    def add_lazy_command(self, name: str, target: str) -> None:
+        """``target`` is ``module:attribute``, imported when ``name`` is run or listed."""
+        self._lazy[name] = target
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = self._lazy.get(cmd_name)
+        if target is not None and cmd_name not in self.commands:
+            module, attribute = target.split(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=CommandGroup)
 def main() -> None:
     """Barb: ask questions of historical futures bars."""
 

@@ -237,7 +237,10 @@ def _bounded(
             f"The table has {len(table)} rows; only the first {limit} are kept for display. "
             "Add a limit or aggregate."
         )
-        drawn = spread_rows(table, limit)
+        # Groups go to the chart whole: it thins them itself (``barb.charts.many_groups``)
+        # and counts the ties its headline names over all of them ("least often 2 bars (38
+        # tied)" read "(11 tied)" of a spread).
+        drawn = table if output.summary.type == "grouped" else spread_rows(table, limit)
         table, truncated = table.iloc[:limit], True
     if callable(source_rows):  # the rows behind a number: one per row the stage kept
         if output.rows_kept > limit:

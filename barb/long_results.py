@@ -6,10 +6,12 @@ as 2008 to 2016 under the headline "range last: 28 points (2016-06-20 09:00)", a
 histogram behind mean(range) of 5-minute bars (410,595) was 2008's and 2009's ranges, with
 the mean of all eighteen years far to their right. The chart now draws:
 
-- of a table (bars listed, groups), as many rows spread evenly over all of it, the first and
-  the last among them, and every numeric column's highest and lowest row: a line over 18
-  years looks the same through half its points, and the headline's highest and lowest are
-  the table's own;
+- of a table of bars, as many rows spread evenly over all of it, the first and the last
+  among them, and every numeric column's highest and lowest row: a line over 18 years looks
+  the same through half its points, and the headline's highest and lowest are the table's
+  own;
+- of groups, every one: the chart thins them itself and counts the ties its headline names
+  over all of them (``barb.charts.many_groups``);
 - behind a number, every row: its charts count them (per year, in a histogram's bins), and a
   sample would count an eighth of them. They are built once, for the CSV's first rows and the
   chart alike.

@@ -179,7 +179,10 @@ class Result:
             return self
         if self.table is not None:
             total = self.summary.rows if self.summary is not None else None
-            meta = self.metadata.model_copy(update={"truncated": False, "spread_over": total})
+            # Groups come whole (the chart thins them and says so itself): no sample.
+            whole = isinstance(drawn, pd.DataFrame) and total is not None and len(drawn) >= total
+            spread = None if whole else total
+            meta = self.metadata.model_copy(update={"truncated": False, "spread_over": spread})
             rows = self.__dict__.get("_source_rows")
             return replace(self, table=drawn, metadata=meta, drawn_rows=None, source_rows=rows)
         meta = self.metadata.model_copy(update={"truncated": False})

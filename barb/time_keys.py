@@ -167,6 +167,8 @@ def minutes_of_day(name: str, column: pd.Series, query: Mapping[str, Any]) -> np
         return values * (60 if kind == "hour" else 1)
     if pd.api.types.is_numeric_dtype(column) or column.empty:
         return None
+    if pd.api.types.is_datetime64_any_dtype(column):  # a date: written out, 0.2 s of 50,000
+        return None
     text = column.astype(str)
     if not text.str.fullmatch(r"([01]\d|2[0-3]):([0-5]\d)").all():
         return None

@@ -1,18 +1,17 @@
-"""The `barb` command: the engine's commands plus the assistant's front ends."""
+"""The `barb` command: the engine's commands plus the assistant's front ends, each imported
+when it is run (``barb query`` needs none of them)."""
 
 from __future__ import annotations
 
 from barb.cli import main
-from bot.bot_cli import bot
-from bot.chat_cli import chat
-from bot.db_cli import db
-from bot.eval.cli import eval_command
-from bot.worker_cli import worker
 
-main.add_command(chat)
-main.add_command(bot)
-main.add_command(db)
-main.add_command(eval_command)
-main.add_command(worker)
+for name, target in {
+    "bot": "bot.bot_cli:bot",
+    "chat": "bot.chat_cli:chat",
+    "db": "bot.db_cli:db",
+    "eval": "bot.eval.cli:eval_command",
+    "worker": "bot.worker_cli:worker",
+}.items():
+    main.add_lazy_command(name, target)
 
 __all__ = ["main"]

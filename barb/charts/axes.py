@@ -133,19 +133,27 @@ def category_ticks(
     words: Words = ENGLISH,
     at: list[int] | None = None,
     keep: Sequence[int] = (),
+    x: np.ndarray | None = None,
 ) -> None:
     """Every ``step``-th label, or the labels ``at`` those positions (round times of day);
     the labels at ``keep`` (the bars the headline names) always, the thinned ones beside
-    them left out so they do not overlap."""
+    them left out so they do not overlap. ``x`` is where each label's group sits when the
+    groups are not one apart (a few thousand drawn of many keep their places): as many
+    ticks, evenly along the axis."""
     positions = np.asarray(at, dtype=int) if at is not None else np.arange(0, len(labels), step)
+    if x is not None and at is None:
+        even = np.linspace(x[0], x[-1], len(positions))
+        positions = np.unique(np.minimum(np.searchsorted(x, even), len(x) - 1))
     positions = _keeping(positions, sorted({int(k) for k in keep if 0 <= k < len(labels)}))
-    ax.set_xticks(positions, [labels[i] for i in positions])
+    places = positions if x is None else x[positions]
+    ax.set_xticks(places, [labels[i] for i in positions])
     if rotate:  # degrees; upright labels hang under their bar, centred on it
         for text in ax.get_xticklabels():
             text.set(rotation=rotate, ha="right", rotation_mode="anchor")
             if rotate == 90:
                 text.set(va="center")
-    ax.set_xlim(-0.6, len(labels) - 0.4)
+    first, last = (0, len(labels) - 1) if x is None else (float(x[0]), float(x[-1]))
+    ax.set_xlim(first - 0.6, last + 0.6)
     ax.yaxis.set_major_formatter(TickFormatter(words))
 
 

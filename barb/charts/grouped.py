@@ -52,6 +52,7 @@ from barb.charts.columns import (
 )
 from barb.charts.header import wrap
 from barb.charts.line_points import decimate
+from barb.charts.many_groups import Thinned, thin_groups, tied
 from barb.charts.run_labels import run_start_labels
 from barb.charts.short_bars import ShortBar, short_bar
 from barb.charts.side_by_side import SideBySide, series_extremes, side_by_side
@@ -84,12 +85,12 @@ from barb.charts.time_of_day import (
     time_kind,
     time_text,
 )
-from barb.charts.value_text import TickFormatter, date_text, format_all
+from barb.charts.value_text import TickFormatter, date_text, format_all, number_text
 from barb.charts.words import ENGLISH, Words
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, group_key_names
 from barb.period_rows import still_open
-from barb.result import Metadata, Result, short_value
+from barb.result import Metadata, Result
 from barb.script import ast
 from barb.time_keys import from_the_open
 
@@ -105,6 +106,9 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 CLOCK_TICK_MINUTES = (15, 30, 60, 120, 180, 240, 360)
 MAX_FILLED_SHARE = 4  # empty groups are added up to this many times the groups present
+# With several keys, every other block of the first key is shaded while there are this few:
+# the dates of date × hour made a grey wall of 2,328 stripes (3 s of drawing).
+MAX_SHADED_BLOCKS = 60
 # The extreme an arg_max or arg_min names the group of: max(ret) and arg_max(month(), ret).
 _ARG_OF = {"max": "arg_max", "min": "arg_min"}
 
@@ -133,6 +137,8 @@ class Groups:
     layout: SideBySide | None = None
     # The column whose values name the groups in place of the key's: a run's first day.
     named_by: str = ""
+    # Of tens of thousands of groups, the few thousand drawn (``barb.charts.many_groups``).
+    thinned: Thinned | None = None
 
     def compared(self, values: np.ndarray) -> np.ndarray:
         """Which groups highest and lowest compare: finite values of groups the result
@@ -164,10 +170,23 @@ class Groups:
         if top == bottom:
             return [], []
         at = np.flatnonzero(ok)
-        high, low = _tied(values, at, top), _tied(values, at, bottom)
+        high, low = tied(values, at, top), tied(values, at, bottom)
         if shown is not None and shown[high[0]] == shown[low[0]]:  # all alike as written
             return [], []
         return high, low
+
+    def tie_counts(self, column: str, high: list[int], low: list[int]) -> tuple[int, int]:
+        """How many groups tie at ``column``'s highest and at its lowest: those found
+        (``high``, ``low``), or, of a thinned table, those among all its groups."""
+        if self.thinned is None or column not in self.thinned.ties:
+            return len(high), len(low)
+        return self.thinned.ties[column]
+
+    def ranks(self) -> list[int]:
+        """Each group's place in the table, from 1: a thinned table's skip."""
+        if self.thinned is None:
+            return list(range(1, len(self.table) + 1))
+        return [int(i) + 1 for i in self.thinned.rows]
 
     def named(self, at: int, words: Words) -> str:
         """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
@@ -191,13 +210,6 @@ def extreme_colors(values: np.ndarray) -> tuple[str, str]:
     """The colours of the highest and the lowest: the answer's (``HIGH``) is the lowest's
     when every value is ``below_zero``."""
     return (LOW, HIGH) if below_zero(values) else (HIGH, LOW)
-
-
-def _tied(values: np.ndarray, at: np.ndarray, extreme: float) -> list[int]:
-    """The positions among ``at`` whose value is ``extreme``, exactly or as the model's
-    summary rounds both."""
-    rounded = short_value(extreme)
-    return [int(i) for i in at if values[i] == extreme or short_value(values[i]) == rounded]
 
 
 def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
@@ -229,14 +241,21 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     grid = bar_grid(result)
     if grid is not None and grid.crosses_midnight and "sort" not in _stage(result):
         table = _from_the_open(table, by, result.query, grid)
+    open_at = _open_row(table, by, result)
+    ranked = cut_by_limit(result, table)  # of the table's length, before it is thinned
+    thinned = _thinned(table, columns, listed, open_at, result)
+    if thinned is not None:  # everything past here costs by the group
+        table = table.iloc[thinned.rows].reset_index(drop=True)
+        listed = tuple(listed[i] for i in thinned.rows) if listed else ()
+        if open_at is not None:
+            open_at = int(np.searchsorted(thinned.rows, open_at))
     keys = key_labels(table, by, result.query, words, grid)
     labels = [" · ".join(parts) for parts in zip(*keys, strict=True)] if by else []
     labels = labels or group_labels(table, by)
     named_by, starts = run_start_labels(table, by, result)
     labels = starts or labels
     short = short_bar(result, table, by)
-    open_at = _open_row(table, by, result)
-    if cut_by_limit(result, table):
+    if ranked:
         return Groups(
             table,
             by,
@@ -246,6 +265,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             left_out=left_out,
             short=short,
             named_by=named_by,
+            thinned=thinned,
         )
     few = "sort" not in _stage(result) and len(table) <= MAX_GROUP_BARS
     layout = side_by_side(table, by, keys) if few else None
@@ -262,7 +282,26 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         listed=listed,
         layout=layout,
         named_by=named_by,
+        thinned=thinned,
     )
+
+
+def _thinned(
+    table: pd.DataFrame,
+    columns: list[str],
+    listed: tuple[bool, ...],
+    open_at: int | None,
+    result: Result,
+) -> Thinned | None:
+    """The groups drawn of tens of thousands (``barb.charts.many_groups``): those compared
+    for highest and lowest as ``Groups.compared`` picks them, the open group kept."""
+    compared = np.array(listed) if listed else np.ones(len(table), dtype=bool)
+    if open_at is not None:
+        compared[open_at] = False
+    meta = result.metadata
+    total = meta.spread_over if meta is not None else None  # a table the engine spread
+    keep = () if open_at is None else (open_at,)
+    return thin_groups(table, columns, compared, keep=keep, total=total)
 
 
 def _hours_with_bars(
@@ -525,7 +564,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         return False
     labels, n, layout = groups.labels, len(groups.table), groups.layout
     if groups.ranked:  # as ranked rows are: "1. 2023 · Sep"
-        labels = [f"{i + 1}. {label}" for i, label in enumerate(labels)]
+        labels = [f"{i}. {label}" for i, label in zip(groups.ranks(), labels, strict=True)]
     if layout is not None:  # a slot per first key; the legend names the second
         labels = layout.slots
     rotate, step = label_fit(labels, in_order="sort" not in _stage(result))
@@ -534,6 +573,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     bottom += len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)  # under the axis name
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
+    if groups.thinned is not None:  # each group at its place among all of them
+        positions = groups.thinned.rows.astype("float64")
     width = 0.72
     if layout is not None:
         positions, width = layout.positions(), layout.width * 0.9
@@ -550,18 +591,18 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         named = [*high, *low] if len(high) + len(low) <= 2 else []
     for ax, column in zip(panels, columns, strict=True):
         if len(groups.by) > 1 and layout is None:
-            _shade_blocks(ax, groups.table[groups.by[0]].tolist())
+            _shade_blocks(ax, groups.table[groups.by[0]].tolist(), positions)
         values = floats(groups.table[column])
         value_unit = unit(column, result)
         kind = time_kind(column, result.query, values)
-        numbers = value_texts(values, value_unit, kind, words)
-        texts = with_parts(numbers, groups, column, result, words)
         extremes = column == answer and not groups.ranked
         upright = False
         above_px = 30.0  # a level label over its bar
         if n > MAX_GROUP_BARS:
-            _draw_group_line(ax, positions, values)
-        else:
+            _draw_group_line(ax, positions, values, groups.compared(values))
+        else:  # each bar's value written out, only for bars (thousands took a second)
+            numbers = value_texts(values, value_unit, kind, words)
+            texts = with_parts(numbers, groups, column, result, words)
             colors = _extreme_colors(values, groups, numbers) if extremes else [ACCENT] * n
             if layout is not None:  # each second key in its colour, named in the legend
                 colors = layout.colors()
@@ -609,6 +650,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             words=words,
             at=groups.round_times,
             keep=named if _keeps_named(step, groups.round_times, n) else (),
+            x=None if groups.thinned is None else positions,
         )
         if ax is not panels[-1]:
             ax.tick_params(axis="x", labelbottom=False)
@@ -699,11 +741,23 @@ def _notes(groups: Groups, words: Words) -> list[str]:
         short = groups.short
         label = groups.labels[short.at]
         notes.append(words("short_bar_note", label=label, minutes=short.minutes, end=short.end))
+    if groups.thinned is not None:
+        notes.append(_thinned_note(groups.thinned, words))
     names = groups.left_out
     if names:
         count = len(names)
         notes.append(words("left_out", plural_of=count, count=count, names=", ".join(names)))
     return notes
+
+
+def _thinned_note(thinned: Thinned, words: Words) -> str:
+    """``chart: 2,013 of 106,436 groups, the highest and lowest among them``."""
+    return words(
+        "thinned_groups",
+        drawn=number_text(len(thinned.rows), 0, words),
+        total=number_text(thinned.total, 0, words),
+        groups=words.of_rows("", thinned.total, groups=True),
+    )
 
 
 def _fitted_notes(fig: Figure, notes: list[str]) -> list[str]:
@@ -750,7 +804,8 @@ def calendar_order(table: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     keys = []
     for name in by:
         col = table[name]
-        names = set(col.dropna().astype(str))
+        # Of each distinct key once: the dates of 50,000 groups written out took 0.15 s.
+        names = set(pd.Series(col.dropna().unique()).astype(str))
         if names and names <= set(WEEKDAYS):
             keys.append(col.astype(str).map(WEEKDAYS.index).to_numpy())
         elif names and names <= set(MONTHS):
@@ -869,24 +924,32 @@ def _key_text(name: str, value: Any, words: Words, part: str | None) -> str:
     return str(value)
 
 
-def _draw_group_line(ax: Axes, positions: np.ndarray, values: np.ndarray) -> None:
-    """Hundreds of groups (one per date, say): a line, with the extremes as dots."""
+def _draw_group_line(
+    ax: Axes, positions: np.ndarray, values: np.ndarray, compared: np.ndarray
+) -> None:
+    """Hundreds of groups (one per date, say): a line, with the extremes as dots, of the
+    groups ``compared`` as the headline names them (not the open one)."""
     ax.plot(*decimate(positions, values), color=NEUTRAL, linewidth=1.6)
-    if np.isfinite(values).sum() >= 2:
+    if compared.sum() >= 2:
+        ranked = np.where(compared, values, np.nan)
         high, low = extreme_colors(values)
-        for index, color in ((np.nanargmax(values), high), (np.nanargmin(values), low)):
+        for index, color in ((np.nanargmax(ranked), high), (np.nanargmin(ranked), low)):
             ax.scatter(
                 [positions[index]], [values[index]], s=110, color=color, zorder=3, clip_on=False
             )
 
 
-def _shade_blocks(ax: Axes, first_key: list[Any]) -> None:
-    """With several keys, every other block of the first key (a year, say) is shaded."""
+def _shade_blocks(ax: Axes, first_key: list[Any], positions: np.ndarray) -> None:
+    """With several keys, every other block of the first key (a year, say) is shaded; a
+    group at each of ``positions``."""
     starts = [i for i in range(len(first_key)) if i == 0 or first_key[i] != first_key[i - 1]]
+    if len(starts) > MAX_SHADED_BLOCKS:
+        return
     ends = [*starts[1:], len(first_key)]
+    edges = np.append(positions, positions[-1] + 1) - 0.5  # each group's left edge, and the end
     for block, (start, end) in enumerate(zip(starts, ends, strict=True)):
         if block % 2:
-            ax.axvspan(start - 0.5, end - 0.5, color=BAND, zorder=0, linewidth=0)
+            ax.axvspan(edges[start], edges[end], color=BAND, zorder=0, linewidth=0)
 
 
 def _extreme_colors(values: np.ndarray, groups: Groups, shown: list[str]) -> list[str]:

@@ -36,16 +36,16 @@ from barb.charts.grouped import (
     with_parts,
 )
 from barb.charts.kinds import Latest, latest, ranked_lowest_first, sorted_column, unshown_sort
+from barb.charts.many_groups import MAX_TIED_NAMED
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import headline_columns
 from barb.charts.side_by_side import series_extremes
 from barb.charts.time_of_day import time_kind
-from barb.charts.value_text import date_text, format_value, with_unit
+from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
 from barb.result import Result
 
 MAX_ANSWERS = 3
-MAX_TIED_NAMED = 3  # groups named in a tie; past this, how many
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _NUMBER = re.compile(r"^-?[\d.,\u00a0 ]+$")
 
@@ -112,13 +112,11 @@ def _groups(result: Result, words: Words) -> list[str]:
     column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     values = floats(groups.table[column])
     kind = time_kind(column, result.query, values)
-    numbers = value_texts(values, unit(column, result), kind, words)
+    value_unit = unit(column, result)
+    numbers = value_texts(values, value_unit, kind, words)
     texts = numbers
     if kind is None:
-        texts = [
-            with_unit(t, unit(column, result), words, v)
-            for t, v in zip(numbers, values, strict=True)
-        ]
+        texts = [with_unit(t, value_unit, words, v) for t, v in zip(numbers, values, strict=True)]
     bare = with_parts(numbers, groups, column, result, words)
     texts = with_parts(texts, groups, column, result, words)
     below = below_zero(values)
@@ -167,11 +165,12 @@ def _extreme_forms(
     keeps both groups and both numbers."""
     high, low = extremes
     full, bare = texts
+    ties = groups.tie_counts(column, high, low)  # of every group, when only some are drawn
 
     def pair(values: list[str], *, count_ties: bool = False) -> dict[str, str]:
         return {
-            "high": _extreme_text(groups, high, values, words, count_ties=count_ties),
-            "low": _extreme_text(groups, low, values, words, count_ties=count_ties),
+            side: _extreme_text(groups, at, values, words, tied, count_ties=count_ties)
+            for side, at, tied in (("high", high, ties[0]), ("low", low, ties[1]))
         }
 
     def form(kind: str, values: list[str], *, count_ties: bool = False) -> str:
@@ -246,16 +245,22 @@ def _series_forms(
 
 
 def _extreme_text(
-    groups: Groups, at: list[int], texts: list[str], words: Words, *, count_ties: bool = False
+    groups: Groups,
+    at: list[int],
+    texts: list[str],
+    words: Words,
+    tied: int,
+    *,
+    count_ties: bool = False,
 ) -> str:
     """The group holding the extreme and its value; a tie names every group in it (``8 days
-    (tie: 2012, 2025)``), or how many when they are many."""
-    if len(at) == 1:
+    (tie: 2012, 2025)``), or how many (``tied`` in all) when they are many."""
+    if tied == 1:
         return _group_value(groups.by, groups.named(at[0], words), texts[at[0]])
-    if len(at) <= MAX_TIED_NAMED and not count_ties:
+    if tied <= MAX_TIED_NAMED and not count_ties:
         labels = ", ".join(groups.named(i, words) for i in at)
         return words("tied", value=texts[at[0]], labels=labels)
-    return words("tied_many", value=texts[at[0]], count=len(at))
+    return words("tied_many", value=texts[at[0]], count=number_text(tied, 0, words))
 
 
 def _group_value(by: list[str], label: str, value: str) -> str:

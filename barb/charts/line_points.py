@@ -76,9 +76,14 @@ def broken_envelope(x: np.ndarray, y: np.ndarray, *, step: float) -> tuple[np.nd
 
 
 def _extremes(y: np.ndarray) -> np.ndarray:
-    """Sorted indices of each slice's lowest and highest ``y``, and of the first and last
-    point: the line spans every bar, and ends where the value "now" is marked."""
-    grid, offsets = _buckets(y, LINE_POINTS // 2)
+    return slice_extremes(y, LINE_POINTS // 2)
+
+
+def slice_extremes(y: np.ndarray, slices: int) -> np.ndarray:
+    """Sorted indices of the lowest and highest ``y`` of each of about ``slices`` equal
+    slices, and of the first and last point: the line spans every bar, and ends where the
+    value "now" is marked."""
+    grid, offsets = _buckets(y, slices)
     lows = np.argmin(np.where(np.isnan(grid), np.inf, grid), axis=1) + offsets
     highs = np.argmax(np.where(np.isnan(grid), -np.inf, grid), axis=1) + offsets
     keep = np.unique(np.concatenate((lows, highs, [0, len(y) - 1])))
