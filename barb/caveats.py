@@ -187,7 +187,7 @@ def _all_there(plan: Plan, kept: np.ndarray | None, timeframe: str) -> bool:
     trading days of each year" keeps 2026's 2nd to 7th of January, all in the data."""
     if kept is None or not len(kept):
         return False
-    days = np.unique(np.asarray(kept).astype("datetime64[D]"))
+    days = np.asarray(kept).astype("datetime64[D]")  # repeats change no maximum (no unique: a sort)
     starts = period_start(days, timeframe).astype("datetime64[D]")
     last = np.datetime64(plan.dataset.last_date, "D")
     opens = period_start(np.array([last]), timeframe).astype("datetime64[D]")[0]

@@ -40,12 +40,8 @@ def holiday_close_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
         return []
     if kept is None or not len(kept) or "trading_date" not in kept.columns:
         return []
-    # The session's dates, not the query's rows: those hold only the history prev() needs.
-    days = plan.dataset.session_daily(plan.session).index.to_numpy().astype("datetime64[D]")
+    days, holiday = _session_holidays(plan)
     rows = np.searchsorted(days, kept["trading_date"].to_numpy().astype("datetime64[D]"))
-    # Two places before the first date: holiday[r + 1] is the date before row r's, and
-    # holiday[r] the one before that (Sandy shut the stock market two days running).
-    holiday = np.concatenate(([False, False], us_market_closed(days)))
     after = holiday[rows + 1]
     if not after.any() or not _notable(plan, kept, after):
         return []
@@ -60,6 +56,25 @@ def holiday_close_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
         "the stock market was shut), not the last stock-market close. From that close: "
         f"{_last_stock_close(plan.session, twice)}."
     ]
+
+
+def _session_holidays(plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+    """The session's dates (the data's, not the query's rows: those hold only the history
+    prev() needs), and which are US holiday sessions, two places ahead: ``holiday[r + 1]``
+    is the date before row r's, ``holiday[r]`` the one before that (Sandy shut the stock
+    market two days running). Kept per named session: every daily prev(close) asks."""
+
+    def build() -> tuple[np.ndarray, np.ndarray]:
+        daily = plan.dataset.session_daily(plan.session)
+        days = daily.index.to_numpy().astype("datetime64[D]")
+        return days, np.concatenate(([False, False], us_market_closed(days)))
+
+    if plan.session not in plan.dataset.instrument.sessions:
+        return build()
+    found: tuple[np.ndarray, np.ndarray] = plan.dataset.derived(
+        f"holiday_sessions:{plan.session}", build
+    )
+    return found
 
 
 def _last_stock_close(session: str, twice: bool) -> str:

@@ -49,15 +49,24 @@ def short_days(dataset: Dataset, session: str, days: np.ndarray) -> np.ndarray:
     closes on which ``session``'s own window lost bars: the futures opened after its start or
     closed before its end, trading in it still."""
     days = np.asarray(days, dtype="datetime64[D]")
-    short = np.zeros(len(days), dtype=bool)
-    candidate = np.flatnonzero(special_days(dataset, days))
+    if session in dataset.instrument.sessions:  # a named session: found once per process
+        found = dataset.derived(f"short_days:{session}", lambda: _short(dataset, session, None))
+    else:  # a window ('09:30-09:45'): open-ended, so not kept
+        found = _short(dataset, session, days)
+    return np.isin(days, found)
+
+
+def _short(dataset: Dataset, session: str, days: np.ndarray | None) -> np.ndarray:
+    """The short dates among ``days`` (None: every trading date of the data)."""
+    if days is None:
+        days = dataset.trading_dates().astype("datetime64[D]")
+    candidate = days[special_days(dataset, days)]
     if not len(candidate):
-        return short
-    opened, closed = day_edges(dataset, days[candidate])
+        return candidate
+    opened, closed = day_edges(dataset, candidate)
     start, end = window_edges(dataset, session)
     inside = (opened >= 0) & (opened < end) & (closed > start)
-    short[candidate] = inside & ((opened > start) | (closed < end))
-    return short
+    return candidate[inside & ((opened > start) | (closed < end))]
 
 
 def special_days(dataset: Dataset, days: np.ndarray) -> np.ndarray:
