@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -85,3 +87,20 @@ def test_a_query_past_the_time_limit_is_stopped_with_an_error_value(run, monkeyp
     assert error["hint"] == "try a shorter period or a longer timeframe"
     # The next query in the same process runs as usual: the alarm is gone.
     assert run('{"session": "RTH", "from": "daily", "select": "count()"}').exit_code == 0
+
+
+def test_the_command_starts_without_the_assistant_s_libraries() -> None:
+    """``barb query`` and ``barb data`` took 4.0 s to start, loading Telegram, SQLAlchemy and
+    Alembic for commands they never run; the assistant's commands are imported when run."""
+    probe = (
+        "import sys; from bot.cli import main; "
+        "heavy = [m for m in ('telegram', 'sqlalchemy', 'alembic', 'openai', 'anthropic') "
+        "if m in sys.modules]; "
+        "assert not heavy, heavy; "
+        "assert {'bot', 'chat', 'db', 'eval', 'worker', 'query', 'data'} <= "
+        "set(main.list_commands(None)); "
+        "assert main.get_command(None, 'db').name == 'db'; "
+        "assert 'sqlalchemy' in sys.modules"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
