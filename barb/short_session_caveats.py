@@ -79,7 +79,8 @@ def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> 
         return []
     days = kept["trading_date"].to_numpy().astype("datetime64[D]")
     unique, rows = np.unique(days, return_inverse=True)
-    short = short_days(plan.dataset, plan.session, unique)[rows]
+    short_dates = short_days(plan.dataset, plan.session, unique)
+    short = short_dates[rows]
     if not short.any():
         return []
     by = [name for name, _ in stage.group_keys]
@@ -94,7 +95,7 @@ def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> 
             changes.append(change)
     if not changes:
         return []
-    n = int(np.unique(days[short]).size)
+    n = int(short_dates.sum())
     sessions = "is a short session" if n == 1 else "are short sessions"
     return [
         f"{n} of the {unique.size} days {sessions} (holidays, early closes: a part day trades "

@@ -189,18 +189,14 @@ def _answer(
         columns = {name: answer.value for name, answer in answers.items()}
         table = pd.DataFrame(columns).reset_index()
         groups = np.arange(len(table))  # each row's group, in key order
-        from_open = day_open is not None and not stage.sort
-        if from_open:  # before the limit: "the first 3 hours" of ETH start at 18:00
-            assert day_open is not None
-            opened = day_open.order(table, by)
-            from_open = opened is not None
-            if opened is not None:
-                table, groups = table.iloc[opened].reset_index(drop=True), opened
+        # Before the limit: "the first 3 hours" of ETH start at 18:00.
+        opened = day_open.order(table, by) if day_open and not stage.sort else None
+        if opened is not None:
+            table, groups = table.iloc[opened].reset_index(drop=True), opened
         table, order, warnings = sort_limit(table, stage, by)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
-        if from_open:
-            assert day_open is not None
+        if day_open and opened is not None:
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
         warnings += sample_caveats(stage.select, ctx, answers, groups[order])
