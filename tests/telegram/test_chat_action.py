@@ -22,8 +22,11 @@ class FrozenClock:
 async def test_the_action_is_repeated_while_the_block_runs(
     telegram_bot: Bot, fake_telegram: FakeBotAPI
 ) -> None:
-    async with chat_action(telegram_bot, 5, "upload_photo", every_s=0.05):
-        await asyncio.sleep(0.32)
+    # Waits for the repeats rather than for a set time: on a loaded machine one request
+    # can take longer than the period, and a fixed sleep then sees fewer than it should.
+    async with asyncio.timeout(10), chat_action(telegram_bot, 5, "upload_photo", every_s=0.05):
+        while len(fake_telegram.calls("sendChatAction", chat_id=5)) < 4:
+            await asyncio.sleep(0.01)
     count = len(fake_telegram.calls("sendChatAction", chat_id=5))
     await asyncio.sleep(0.15)
 
@@ -63,10 +66,12 @@ async def test_a_delayed_action_shows_only_when_the_work_takes_that_long(
     await asyncio.sleep(0.25)
     assert fake_telegram.calls("sendChatAction", chat_id=5) == []
 
-    async with chat_action(telegram_bot, 6, "upload_photo", after_s=0.2, every_s=0.05):
-        await asyncio.sleep(0.33)
-    sent = fake_telegram.calls("sendChatAction", chat_id=6)
-    assert 1 <= len(sent) <= 4  # from 0.2 s on, every 0.05 s
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    async with asyncio.timeout(10), chat_action(telegram_bot, 6, "upload_photo", after_s=0.2):
+        while not fake_telegram.calls("sendChatAction", chat_id=6):
+            await asyncio.sleep(0.01)
+    assert loop.time() - began >= 0.2  # not before its delay, however slow the machine
 
 
 async def test_a_delayed_first_action_waits_for_the_budget_too(
