@@ -8,8 +8,8 @@ from typing import Any
 
 from barb.charts.columns import unit
 from barb.charts.select_calls import parse_call
+from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import time_kind, time_text
-from barb.charts.value_text import format_value, with_unit
 from barb.charts.words import ENGLISH, Words
 from barb.proof_names import as_list
 from barb.result import Result
@@ -67,7 +67,7 @@ def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     agg_unit = unit(agg.name, result)
     if agg.func in CORRELATION:
         agg_unit = None
-    return with_unit(format_value(agg.value, agg_unit, words=words), agg_unit, words, agg.value)
+    return unit_text(agg.value, agg_unit, result, words)
 
 
 def answer_text(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:

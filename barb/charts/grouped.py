@@ -76,6 +76,7 @@ from barb.charts.style import (
     RIGHT,
     VALUE_PT,
 )
+from barb.charts.tick_values import unit_numbers
 from barb.charts.time_of_day import (
     BarGrid,
     bar_grid,
@@ -85,7 +86,7 @@ from barb.charts.time_of_day import (
     time_kind,
     time_text,
 )
-from barb.charts.value_text import TickFormatter, date_text, format_all, number_text
+from barb.charts.value_text import TickFormatter, date_text, number_text
 from barb.charts.words import ENGLISH, Words
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, group_key_names
@@ -586,7 +587,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if not groups.ranked and layout is None:
         answer_values = floats(groups.table[answer])
         kind = time_kind(answer, result.query, answer_values)
-        shown = value_texts(answer_values, unit(answer, result), kind, words)
+        shown = value_texts(answer_values, unit(answer, result), kind, words, result)
         high, low = groups.extremes(answer_values, shown)
         named = [*high, *low] if len(high) + len(low) <= 2 else []
     for ax, column in zip(panels, columns, strict=True):
@@ -601,7 +602,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         if n > MAX_GROUP_BARS:
             _draw_group_line(ax, positions, values, groups.compared(values))
         else:  # each bar's value written out, only for bars (thousands took a second)
-            numbers = value_texts(values, value_unit, kind, words)
+            numbers = value_texts(values, value_unit, kind, words, result)
             texts = with_parts(numbers, groups, column, result, words)
             colors = _extreme_colors(values, groups, numbers) if extremes else [ACCENT] * n
             if layout is not None:  # each second key in its colour, named in the legend
@@ -861,13 +862,13 @@ def _key_texts(
 
 
 def value_texts(
-    values: np.ndarray, value_unit: str | None, kind: str | None, words: Words
+    values: np.ndarray, value_unit: str | None, kind: str | None, words: Words, result: Result
 ) -> list[str]:
-    """Each group's value as written by its bar and in the legend: a time of day on the
-    clock, else a number."""
+    """Each group's value as written by its bar and in the headline: a time of day on the
+    clock, else a number (a price at the instrument's tick)."""
     if kind is not None:
         return [time_text(v, kind) if np.isfinite(v) else words("no_value") for v in values]
-    return format_all(values, value_unit, words)
+    return unit_numbers(values, value_unit, result, words)
 
 
 def with_parts(

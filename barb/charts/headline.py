@@ -40,6 +40,7 @@ from barb.charts.many_groups import MAX_TIED_NAMED
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import headline_columns
 from barb.charts.side_by_side import series_extremes
+from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
@@ -113,7 +114,7 @@ def _groups(result: Result, words: Words) -> list[str]:
     values = floats(groups.table[column])
     kind = time_kind(column, result.query, values)
     value_unit = unit(column, result)
-    numbers = value_texts(values, value_unit, kind, words)
+    numbers = value_texts(values, value_unit, kind, words, result)
     texts = numbers
     if kind is None:
         texts = [with_unit(t, value_unit, words, v) for t, v in zip(numbers, values, strict=True)]
@@ -282,12 +283,7 @@ def _rows(result: Result, words: Words) -> str:
         return events_headline(result, events, words)
     now = latest(result)
     if now is not None:
-        value = with_unit(
-            format_value(now.value, unit(now.column, result), words=words),
-            unit(now.column, result),
-            words,
-            now.value,
-        )
+        value = unit_text(now.value, unit(now.column, result), result, words)
         return _now_text(result, now, value, words)
     column = sorted_column(result, table)
     if column is not None:
@@ -341,5 +337,4 @@ def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:
 
 
 def _value_text(value: object, column: str, result: Result, words: Words) -> str:
-    column_unit = unit(column, result)
-    return with_unit(format_value(value, column_unit, words=words), column_unit, words, value)
+    return unit_text(value, unit(column, result), result, words)

@@ -17,12 +17,12 @@ from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_lab
 from barb.charts.bars import draw_bars
 from barb.charts.columns import axis_text, floats, row_word, unit
 from barb.charts.style import ACCENT_LIGHT, ANSWER_COLORS, INK, LABEL_PT, LEGEND_ROW_PX
+from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import clock_axis, time_kind, time_text
 from barb.charts.value_text import (
     TickFormatter,
     format_value,
     is_finite_number,
-    with_unit,
 )
 from barb.charts.words import ENGLISH, Words
 from barb.i18n import N_
@@ -99,10 +99,12 @@ def draw_histogram(
     # With two columns drawn, each answer is marked: a median line would not say whose it is.
     if other is None and "median" not in funcs and (funcs & {"mean", "avg"} or not aggs):
         median = float(np.median(values))
-        handles.append(_reference_line(ax, words("median"), median, value_unit, words, kind))
+        handles.append(
+            _reference_line(ax, words("median"), median, value_unit, result, words, kind)
+        )
     elif other is None and "median" in funcs and not funcs & {"mean", "avg"}:
         mean = float(np.mean(values))
-        handles.append(_reference_line(ax, words("mean"), mean, value_unit, words, kind))
+        handles.append(_reference_line(ax, words("mean"), mean, value_unit, result, words, kind))
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
     for key, count, edge in (
         (N_("below_not_drawn"), int((values < lo).sum()), lo),
@@ -169,16 +171,25 @@ def _histogram_range(values: np.ndarray, marks: list[float]) -> tuple[float, flo
 
 
 def _reference_line(
-    ax: Axes, label: str, value: float, value_unit: str | None, words: Words, kind: str | None
+    ax: Axes,
+    label: str,
+    value: float,
+    value_unit: str | None,
+    result: Result,
+    words: Words,
+    kind: str | None,
 ) -> Line2D:
     ax.axvline(value, color=INK, linewidth=2.0, linestyle="--")
-    text = f"{label} = {_value_text(value, value_unit, words, kind)}"
+    text = f"{label} = {_value_text(value, value_unit, result, words, kind)}"
     return Line2D([], [], color=INK, linewidth=2.0, linestyle="--", label=text)
 
 
-def _value_text(value: float, value_unit: str | None, words: Words, kind: str | None) -> str:
+def _value_text(
+    value: float, value_unit: str | None, result: Result, words: Words, kind: str | None
+) -> str:
     """A value of the column as its answers are written: a time of day on the clock (the
-    mean beside a median of 09:53 read "651.1"), else the number with its unit."""
+    mean beside a median of 09:53 read "651.1"), else the number with its unit (a price at
+    the tick)."""
     if kind is not None:
         return time_text(value, kind)
-    return with_unit(format_value(value, value_unit, words=words), value_unit, words, value)
+    return unit_text(value, value_unit, result, words)

@@ -26,8 +26,9 @@ from barb.charts.style import (
     PANEL_GAP,
     PANEL_SPLIT,
 )
+from barb.charts.tick_values import unit_text
 from barb.charts.time_axis import MAX_LABELLED_BARS, bar_step, date_axis, label_axis
-from barb.charts.value_text import TickFormatter, date_text, format_value, with_unit
+from barb.charts.value_text import TickFormatter, date_text
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
@@ -58,7 +59,7 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     value = now.value if np.isfinite(now.value) else values[at]
     mark_value(ax, x[at], value)
     column_unit = unit(now.column, result)
-    text = with_unit(format_value(value, column_unit, words=words), column_unit, words, value)
+    text = unit_text(value, column_unit, result, words)
     # The value "now" beside the series' name, above the plot: over the line it would hide
     # the very bars it ends. The last of rows a filter picked is not "now": it says its date.
     if now.picked:

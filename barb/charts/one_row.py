@@ -14,20 +14,16 @@ from matplotlib.figure import Figure
 from barb.charts.axes import plot_axes
 from barb.charts.columns import is_number, open_bar_row, time_column, timeframe, unit
 from barb.charts.style import GRID, INK, LABEL_PT, MARGIN_X, MUTED, TITLE_PT
-from barb.charts.value_text import date_text, format_value, with_unit
+from barb.charts.tick_values import unit_text
+from barb.charts.value_text import date_text
 from barb.charts.words import ENGLISH, Words
-from barb.column_units import POINTS, PRICE
 from barb.i18n import N_
-from barb.instruments import load_instrument
 from barb.result import Result
 
 VALUE_PT = TITLE_PT + 3  # the values are the answer: as large as the headline, or larger
 MAX_CARD_VALUES = 8  # the row's numbers shown, in the order of the table's columns
 LINE_HEIGHT = 0.115  # of the plot's height, a name and its value
 LABEL_COLUMNS = frozenset({"date", "timestamp", "trading_date"})
-# Units of values in the instrument's prices: a price (close, cummax(close)) and a
-# difference of prices (high - low).
-PRICE_UNITS = frozenset({PRICE, POINTS})
 
 
 def card_values(table: pd.DataFrame, result: Result) -> list[str]:
@@ -39,25 +35,8 @@ def card_values(table: pd.DataFrame, result: Result) -> list[str]:
 
 def value_text(table: pd.DataFrame, column: str, result: Result, words: Words) -> str:
     """``25,850.75`` · ``2 days`` · ``44.5%``: the row's value of ``column`` with its unit;
-    a price, or points, at the instrument's tick (``tick_decimals``)."""
-    column_unit = unit(column, result)
-    value = table[column].iloc[0]
-    decimals = tick_decimals(result) if column_unit in PRICE_UNITS else None
-    text = format_value(value, column_unit, decimals=decimals, words=words)
-    return with_unit(text, column_unit, words, value)
-
-
-def tick_decimals(result: Result) -> int | None:
-    """The digits of the instrument's tick (2 for NQ's 0.25 and CL's 0.01), for a value in
-    its prices' units; None when the instrument is not known. The card's three significant
-    digits wrote CL's close 57.19 as 57.2 and NQ's 25,850.75 as 25,851, prices the market
-    never printed, beside the model's exact ones."""
-    if result.metadata is None:
-        return None
-    try:
-        return load_instrument(result.metadata.instrument).tick_decimals
-    except Exception:  # an instrument file gone since the query ran: the general precision
-        return None
+    a price, or points, at the instrument's tick (``tick_values``)."""
+    return unit_text(table[column].iloc[0], unit(column, result), result, words)
 
 
 # What the card says of the data's unfinished last bar, by its timeframe.

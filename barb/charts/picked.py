@@ -33,7 +33,7 @@ from barb.charts.columns import (
 from barb.charts.kinds import TIME_SORT_COLUMNS, ranked_lowest_first
 from barb.charts.price import draw_price
 from barb.charts.style import ACCENT, HIGH, INK, LEGEND_ROW_PX, NEUTRAL, TICK_PT
-from barb.charts.value_text import format_value
+from barb.charts.tick_values import unit_number
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
@@ -128,7 +128,8 @@ def draw_picked(fig: Figure, result: Result, picked: Picked, words: Words = ENGL
     x = np.arange(len(rows), dtype="float64")
     values = floats(rows[column])
     ax = plot_axes(fig)
-    texts = [format_value(values[i], unit(column, result), words=words) for i in range(len(rows))]
+    value_unit = unit(column, result)
+    texts = [unit_number(v, value_unit, result, words) for v in values]
     has_ohlc = all(c in rows.columns and is_number(rows[c]) for c in PRICE_COLUMNS)
     if has_ohlc and column in PRICE_COLUMNS:
         # A price level: the candles, on the price's own scale, the picked level marked.

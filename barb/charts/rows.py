@@ -52,8 +52,9 @@ from barb.charts.style import (
     TICK_PT,
     UP,
 )
+from barb.charts.tick_values import unit_numbers
 from barb.charts.time_axis import bar_step, date_axis, label_axis
-from barb.charts.value_text import TickFormatter, date_text, format_all
+from barb.charts.value_text import TickFormatter, date_text
 from barb.charts.words import ENGLISH, Words
 from barb.result import Result
 
@@ -142,7 +143,9 @@ def _draw_ranked(
         linewidth=1.0,
         horizontal=True,
     )
-    label_bars(ax, rows, values, unit(column, result), size=size, horizontal=True, words=words)
+    value_unit = unit(column, result)
+    texts = unit_numbers(values, value_unit, result, words)
+    label_bars(ax, rows, values, value_unit, size=size, horizontal=True, words=words, texts=texts)
     # Before set_yticks, so the ticks are made this way rather than changed one by one.
     ax.tick_params(axis="y", labelsize=size, length=0, pad=10)
     ax.set_yticks(rows, labels)
@@ -151,13 +154,12 @@ def _draw_ranked(
     lo, hi = min(0.0, float(finite.min(initial=0))), max(0.0, float(finite.max(initial=0)))
     # Room for the value labels beyond the bars' ends: a label's share of the axes' width,
     # in the chart's language ("−26,6 %" is a character longer than "−26.6%") and bold.
-    texts = format_all(values, unit(column, result), words)
     label_pt = max(len(t) for t in texts) * size * LABEL_EM + 8
     share = min(label_pt / ((RIGHT - 0.03 - left) * FIG_W_IN * 72), 0.3)
     pad = _label_pad(hi - lo or 1.0, share, sides=int(lo < 0) + int(hi > 0))
     ax.set_xlim(lo - (pad if lo < 0 else 0), hi + (pad if hi > 0 else 0))
     ax.axvline(0, color=AXIS, linewidth=1.2)
-    ax.xaxis.set_major_formatter(TickFormatter(words, unit(column, result)))
+    ax.xaxis.set_major_formatter(TickFormatter(words, value_unit))
     ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
     whole_number_ticks(ax.xaxis, values, nbins=4)
     ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)

@@ -230,7 +230,7 @@ def test_the_lowest_five_months_are_ranked_not_called_highest(sample_settings, d
     assert ticks == [f"{i + 1}. {n}" for i, n in enumerate(names)]
     head = chart_headline(result)
     # the first of an ascending sort is the lowest, not "#1" (read as the top)
-    assert head == f"avg_range: lowest {names[0]} {lowest.iloc[0]:.1f} points"
+    assert head == f"avg_range: lowest {names[0]} {lowest.iloc[0]:.2f} points"  # NQ's tick
     assert "highest" not in (head or "")
 
 

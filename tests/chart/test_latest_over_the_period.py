@@ -34,14 +34,8 @@ def day_text(day: object) -> str:
     return pd.Timestamp(day).strftime("%Y-%m-%d")
 
 
-def points(value: float) -> str:
-    """A value as the headline writes it in points: one decimal, a half away from zero."""
-    shown = Decimal(str(value)).quantize(Decimal("0.1"), ROUND_HALF_UP)
-    return f"{shown:,} points".replace("-", "\u2212")
-
-
 def tick_points(value: float) -> str:
-    """A value in points as a one-row card writes it: at NQ's tick, two decimals."""
+    """A value in points as every chart writes it: at NQ's tick, two decimals."""
     shown = Decimal(str(value)).quantize(Decimal("0.01"), ROUND_HALF_UP)
     return f"{shown:,} points".replace("-", "\u2212")
 
@@ -192,7 +186,7 @@ def test_a_table_headline_names_the_columns_drawn_not_the_open(sample_settings, 
     day = days.index[-1]
     spread = days["high"].iloc[-1] - days["low"].iloc[-1]
     chg = days["close"].iloc[-1] - days["close"].iloc[-2]
-    expected = f"range = {points(spread)} · chg = {points(chg)} ({day_text(day)})"
+    expected = f"range = {tick_points(spread)} · chg = {tick_points(chg)} ({day_text(day)})"
     assert chart_headline(result) == expected
     assert title(figure(result)).startswith("range = ")  # the first of its two lines
 
@@ -212,7 +206,7 @@ def test_a_filtered_list_headline_names_the_column_its_bars_show(sample_settings
     down = days[days["close"] < days["open"]]
     last = down.index[-1]
     move = down["close"].iloc[-1] - down["open"].iloc[-1]
-    assert chart_headline(result) == f"move last: {points(move)} ({day_text(last)})"
+    assert chart_headline(result) == f"move last: {tick_points(move)} ({day_text(last)})"
     assert chart_headline(result, "ru").startswith("move последнее: ")
 
 

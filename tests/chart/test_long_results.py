@@ -49,7 +49,7 @@ def test_a_listing_cut_for_display_is_drawn_over_the_whole_period(short_settings
         f"{days.index[0]:%Y-%m-%d}",
         f"{days.index[-1]:%Y-%m-%d}",
     ]
-    last = f"{ranges.iloc[-1]:,.1f}".rstrip("0").rstrip(".")
+    last = f"{ranges.iloc[-1]:,.2f}"  # points at NQ's tick
     assert chart_headline(result) == f"range last: {last} points ({days.index[-1]:%Y-%m-%d})"
     # The widest day is drawn, though a spread of 1,000 of 4,649 days could miss it.
     highest = max(np.nanmax(np.asarray(a.get_ydata(), dtype=float)) for a in lower.get_lines())

@@ -188,7 +188,8 @@ def test_atr_now_asked_latest_first_is_the_series_not_one_candle(
     marks = [c.get_offsets() for c in ax.collections if isinstance(c, PathCollection)]
     last = [mdates.date2num(rows["timestamp"].iloc[-1]), expected.iloc[-1]]
     assert any(np.allclose(m, [last]) for m in marks)
-    assert f"{expected.iloc[-1]:,.1f} points" in chart_headline(result, "en")  # type: ignore[operator]
+    # Points at NQ's tick, two decimals.
+    assert f"{expected.iloc[-1]:,.2f} points" in chart_headline(result, "en")  # type: ignore[operator]
 
 
 def test_a_count_per_year_shows_the_years_with_none(results: dict[str, Result]) -> None:
@@ -393,18 +394,18 @@ def test_russian_numbers_and_words_in_the_headline(results: dict[str, Result]) -
     rows = mean.source_rows
     assert rows is not None
     value = rows["range"].mean()
-    whole, tenth = f"{value:.1f}".split(".")
-    # A fraction takes the genitive singular: 239,9 пункта (5 пунктов, 2 пункта, 1 пункт).
-    assert chart_headline(mean, "ru") == f"mean_range = {whole},{tenth} пункта"
-    assert chart_headline(mean, "en") == f"mean_range = {value:.1f} points"
+    whole, cents = f"{value:.2f}".split(".")  # points at NQ's tick, two decimals
+    # A fraction takes the genitive singular: 239,94 пункта (5 пунктов, 2 пункта, 1 пункт).
+    assert chart_headline(mean, "ru") == f"mean_range = {whole},{cents} пункта"
+    assert chart_headline(mean, "en") == f"mean_range = {value:.2f} points"
     groups = results["grouped_weekdays"]
     assert groups.table is not None
     table = groups.table.set_index("weekday")["mean_range"]
     ru = {"Mon": "Пн", "Tue": "Вт", "Wed": "Ср", "Thu": "Чт", "Fri": "Пт"}
     high, low = table.idxmax(), table.idxmin()
     assert chart_headline(groups, "ru") == (
-        f"mean_range: больше всего {ru[high]} {table[high]:.1f} пункта, "
-        f"меньше всего {ru[low]} {table[low]:.1f} пункта"
+        f"mean_range: больше всего {ru[high]} {table[high]:.2f} пункта, "
+        f"меньше всего {ru[low]} {table[low]:.2f} пункта"
     ).replace(".", ",")
 
 
@@ -452,7 +453,8 @@ def test_long_value_labels_along_their_bars_stay_inside_the_plot(language: str) 
     result = make.grouped_years()
     table = result.table.assign(mean_range=result.table["mean_range"] * 10_000 + 1_234_567)
     result = Result(
-        query=result.query,
+        # Contracts, whole numbers: points would be written at the tick (2,465,207.25).
+        query={**result.query, "select": ["mean(volume) as mean_range", "count()"]},
         summary=result.summary,
         table=table,
         metadata=result.metadata,

@@ -52,7 +52,7 @@ def _days_2024(con):
 def test_a_ranking_by_a_column_not_selected_names_what_it_ranks_by(sample_settings, con) -> None:
     result = run(WIDEST_2024, sample_settings)
     top = _days_2024(con).sort_values("range", ascending=False).iloc[0]
-    expected = f"#1 by range: {top['day']:%Y-%m-%d}, close {top['close']:,.0f}"
+    expected = f"#1 by range: {top['day']:%Y-%m-%d}, close {top['close']:,.2f}"  # NQ's tick
     assert chart_headline(result) == expected
     assert headline_drawn(figure(result)) == expected
     assert chart_headline(result, "ru").startswith(f"№1 по range: {top['day']:%Y-%m-%d}, close ")
@@ -70,7 +70,8 @@ def test_a_lowest_first_ranking_by_a_column_not_selected_says_lowest(sample_sett
     result = run(query, sample_settings)
     quietest = _days_2024(con).sort_values("volume").iloc[0]
     headline = chart_headline(result)
-    assert headline == f"lowest volume: {quietest['day']:%Y-%m-%d}, close {quietest['close']:,.0f}"
+    close = f"{quietest['close']:,.2f}"  # at NQ's tick
+    assert headline == f"lowest volume: {quietest['day']:%Y-%m-%d}, close {close}"
     assert "#1" not in headline
 
 

@@ -41,7 +41,7 @@ def test_the_last_close_of_a_table_sorted_newest_first_is_the_newest(sample_sett
     }
     result = run(query, sample_settings)
     newest = days.index.max()
-    expected = f"close last: {days['close'].iloc[-1]:,.0f} ({day_text(newest)})"
+    expected = f"close last: {days['close'].iloc[-1]:,.2f} ({day_text(newest)})"  # NQ's tick
     assert title(figure(result)) == expected
     ru = chart_headline(result, "ru")
     assert ru is not None and ru.endswith(f"({day_text(newest)})")
@@ -68,14 +68,12 @@ def test_the_last_golden_cross_names_the_latest_cross(sample_settings, days, lim
     crosses = days.index[(fast > slow) & (fast.shift() <= slow.shift())]
     assert len(crosses) > limit
     last = crosses.max()
-    # A half rounds away from zero (20,020.5 reads 20,021), as the charts write numbers.
-    close = f"{Decimal(str(days.loc[last, 'close'])).quantize(Decimal(1), ROUND_HALF_UP):,}"
-    if limit == 1:  # the row's values, a price at NQ's tick
-        on_tick = f"{days.loc[last, 'close']:,.2f}"
+    on_tick = f"{days.loc[last, 'close']:,.2f}"  # a price at NQ's tick (20,020.50)
+    if limit == 1:  # the row's values
         assert chart_headline(result).startswith(f"close = {on_tick} · sma50 = ")
         assert chart_headline(result).endswith(f" ({day_text(last)})")
     else:
-        assert chart_headline(result) == f"close last: {close} ({day_text(last)})"
+        assert chart_headline(result) == f"close last: {on_tick} ({day_text(last)})"
 
 
 def test_the_latest_of_filtered_rows_is_the_last_match_not_now(sample_settings, days) -> None:
@@ -96,7 +94,8 @@ def test_the_latest_of_filtered_rows_is_the_last_match_not_now(sample_settings, 
     result = run(query, sample_settings)
     fast, slow = days["close"].rolling(50).mean(), days["close"].rolling(200).mean()
     last = days.index[(fast > slow) & (fast.shift() <= slow.shift())].max()
-    value = f"{fast[last]:,.0f}"
+    # A mean of prices, at NQ's tick's two decimals, a half away from zero.
+    value = f"{Decimal(str(fast[last])).quantize(Decimal('0.01'), ROUND_HALF_UP):,}"
     assert chart_headline(result) == f"sma50 last: {value} ({day_text(last)})"
     assert chart_headline(result, "ru").startswith("sma50 последнее: ")
     fig = figure(result)
@@ -133,8 +132,8 @@ def test_an_event_comparison_headlines_the_mean_not_the_count(sample_settings, d
     assert on_fomc.sum() > 100
     high, low = max(means, key=means.get), min(means, key=means.get)
     expected = (
-        f"mean_range: highest {high} {means[high]:,.1f} points, "
-        f"lowest {low} {means[low]:,.1f} points"
+        f"mean_range: highest {high} {means[high]:,.2f} points, "
+        f"lowest {low} {means[low]:,.2f} points"
     )
     assert chart_headline(result) == expected
     fig = figure(result)
