@@ -158,12 +158,14 @@ def _extreme_forms(
     count: bool,
     below: bool,
 ) -> list[str]:
-    """``mean_range: highest fomc 168.2 points, lowest no fomc 137.4 points`` (of a
+    """``mean_range: highest fomc 168.19 points, lowest no fomc 137.36 points`` (of a
     ``count``, ``days: most often 09:30 1,602, least often 16:30 287``; of a column
     ``below`` zero, ``max_dd: lowest 2020 −32.5%, highest 2025 −1.1%``) and shorter: the
-    column left to the top panel's title that names it (the coloured bars are there), ▲/▼
-    for the words, the unit left to the axis, a tie counted rather than named. Every form
-    keeps both groups and both numbers."""
+    unit left to the axis, ▲/▼ for the words, a tie counted rather than named, and last the
+    column's name. Every form keeps both groups and both numbers, and every form that
+    names the column comes first: the Russian words are longer, and a form without the name
+    was drawn in Russian where English still named it («больше всего Ср 140,7 пункта, …»
+    over "mean_range: highest Wed 140.7 points, …")."""
     high, low = extremes
     full, bare = texts
     ties = groups.tie_counts(column, high, low)  # of every group, when only some are drawn
@@ -178,13 +180,11 @@ def _extreme_forms(
         found = pair(values, count_ties=count_ties)
         return words.extremes(kind, count=count, below_zero=below, name=column, **found)
 
-    forms = [form("named", full)]
-    # The one panel's title names the column; not a loss's: "ниже всего 2020 · июл" alone
-    # read as the least of whatever was asked.
-    if len(groups.columns) == 1 and not below:
-        forms.append(form("unnamed", full))
-    forms += [
+    forms = [
+        form("named", full),
+        form("named", bare),
         form("short", full),
+        form("short", bare),
         form("marks", full),
         form("marks", bare),
         form("marks", bare, count_ties=True),
@@ -234,10 +234,12 @@ def _series_forms(
     full, bare = texts
     if not found:
         return []
+    # The forms that name the column first, as ``_extreme_forms`` orders them.
     forms = [
         f"{column}: {form(full)}",
-        form(full),
+        f"{column}: {form(bare)}",
         f"{column}: {form(full, marks=True)}",
+        f"{column}: {form(bare, marks=True)}",
         form(full, marks=True),
         form(bare, marks=True),
         form(bare, marks=True, count_ties=True),

@@ -77,18 +77,16 @@ _UNITS = {
 }
 
 #: The groups a headline names for their largest and smallest value, by the headline's form
-#: (with the column's name, without it, per series, with marks for the words) and whether the
+#: (with the column's name, per series, with marks for the words) and whether the
 #: value is a count: a count's are the most and least often. "максимум Пн 85, минимум Чт 31"
 #: of the weekdays making the week's low read as the low being on Thursday: in Russian a
 #: value's are "больше всего / меньше всего", never the words of a price's high and low.
 _EXTREMES = {
     ("named", False): N_("highest_lowest"),
-    ("unnamed", False): N_("highest_lowest_unnamed"),
     ("series", False): N_("series_highest_lowest"),
     ("short", False): N_("highest_lowest_short"),
     ("marks", False): N_("highest_lowest_marks"),
     ("named", True): N_("most_least"),
-    ("unnamed", True): N_("most_least_unnamed"),
     ("series", True): N_("series_most_least"),
     ("short", True): N_("highest_lowest_short"),
     ("marks", True): N_("highest_lowest_marks"),
@@ -96,8 +94,7 @@ _EXTREMES = {
 #: The same of a column at or below zero (a drawdown, a loss), the lowest first: its
 #: highest is the smallest loss, and "max_dd: highest Dec −1.1%" read as the deepest
 #: drawdown, "больше всего" as the most of it. Lowest and highest are true of any sign
-#: (in Russian "ниже всего / выше всего", not the amounts "больше / меньше"). No form
-#: leaves the column's name out: the words alone read as how much of the thing asked.
+#: (in Russian "ниже всего / выше всего", not the amounts "больше / меньше").
 _BELOW_ZERO = {
     "named": N_("lowest_highest"),
     "series": N_("series_lowest_highest"),
@@ -152,9 +149,9 @@ class Words:
         self, form: str, *, count: bool = False, below_zero: bool = False, **values: object
     ) -> str:
         """The group with the largest value and the one with the smallest, ``high`` and
-        ``low``, in the headline's ``form`` (``named``, ``unnamed``, ``series``, ``short``,
-        ``marks``): highest and lowest, for a ``count`` most and least often, and of a
-        column ``below_zero`` lowest and highest, the lowest first (never ``unnamed``)."""
+        ``low``, in the headline's ``form`` (``named``, ``series``, ``short``, ``marks``):
+        highest and lowest, for a ``count`` most and least often, and of a column
+        ``below_zero`` lowest and highest, the lowest first."""
         if below_zero and not count:
             return self(_BELOW_ZERO[form], **values)
         return self(_EXTREMES[form, count], **values)
