@@ -658,7 +658,12 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         # No legend for the colored extremes: the headline above names them ("highest Jul
         # 152.5, lowest Oct 127.5"), and a legend box covered the tallest bars' labels.
         # The series' legend is one row, above the bars and their labels.
-        top_px = 10 + above_px
+        top_px = 10.0
+        # Labels hang under bars below zero: of values all under it (drawdowns, losses)
+        # nothing stands over zero, and the room of a label over its bar was left empty
+        # above the axis's 0. A zero or a missing value's label still stands over it.
+        if (np.nan_to_num(values) >= 0).any():
+            top_px += above_px
         if layout is not None and ax is panels[0]:
             legend(ax, layout.handles(), loc="upper right", ncol=len(layout.names))
             top_px += LEGEND_ROW_PX + 6

@@ -1,12 +1,14 @@
 """What a person saw on drawn charts: the Russian headline of a positive column dropped the
-column's name where English kept it. Expected values are DuckDB over the sample's minute
+column's name where English kept it; values all below zero left a label's room empty over
+zero. Expected values are DuckDB over the sample's minute
 bars (the ``days`` fixture), written with plain Python formatting."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
-from engine_results import figure, run
+from engine_results import bar_heights, figure, run
 from matplotlib.figure import Figure
 
 from barb.charts.style import TITLE_PT
@@ -64,3 +66,45 @@ def test_drawn_headlines_of_one_positive_column_name_it(
     for language in ("en", "ru"):
         head = drawn_headline(figure(result, language))
         assert head.startswith(f"{column}: "), (language, head)
+
+
+# --- values all below zero: the axis ends just above zero --------------------------------------
+
+
+def test_yearly_drawdowns_end_the_axis_just_above_zero(sample_settings, days) -> None:
+    """Every year's deepest drawdown is below zero and its label hangs under its bar, yet
+    the axis kept a label's room over zero (0 to +18 of an axis down to −78)."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"dd_pct": "(close / cummax(close, 'year') - 1) * 100"},
+        "group_by": "year()",
+        "select": "min(dd_pct) as max_dd",
+    }
+    closes = days["close"]
+    years = pd.DatetimeIndex(closes.index).year
+    expected = ((closes / closes.groupby(years).cummax() - 1) * 100).groupby(years).min()
+    assert (expected < 0).all()
+    result = run(query, sample_settings)
+    for language in ("en", "ru"):
+        fig = figure(result, language)
+        (ax,) = fig.axes
+        np.testing.assert_allclose(bar_heights(ax), expected.to_numpy())
+        assert ax.get_ylim()[1] >= 0
+        box = ax.get_window_extent()
+        zero_px = ax.transData.transform((0, 0))[1]
+        assert box.y1 - zero_px <= 12 * fig.dpi / 100  # at most 12 px over zero
+        labels = [t for t in ax.texts if t.get_text().endswith("%")]
+        assert len(labels) == len(expected)
+        for label in labels:  # every label hangs under its bar, inside the plot
+            extent = label.get_window_extent()
+            assert box.y0 <= extent.y0 and extent.y1 <= zero_px, label.get_text()
+
+
+def test_a_positive_column_keeps_the_room_for_its_labels(sample_settings) -> None:
+    query = {"session": "RTH", "from": "daily", "group_by": "year()", "select": "mean(range) as r"}
+    fig = figure(run(query, sample_settings))
+    (ax,) = fig.axes
+    box = ax.get_window_extent()
+    labels = [t.get_window_extent() for t in ax.texts if t.get_text()[:1].isdigit()]
+    assert labels and all(extent.y1 <= box.y1 for extent in labels)
