@@ -5,7 +5,8 @@
 
 Each query is answered in a fresh child process per code tree (this one, and ``--baseline``,
 a directory holding an older ``barb/``), the trees alternating; after one untimed chart,
-``render_chart`` and ``chart_headline`` (a worker runs both for each answer) are timed
+``render_chart`` and ``chart_headline`` (a worker ran both for each answer until
+``render_answer`` gave it the caption with the chart) are timed
 ``--repeat`` times and the best of each is kept. Wall time, as a worker waits for it.
 """
 
@@ -59,7 +60,8 @@ CASES = [
 
 NOTES = """\
 - "chart" is `render_chart` (the figure, its headline and the PNG); "headline" is
-  `chart_headline`, the photo's caption, which the worker computes again.
+  `chart_headline`, the photo's caption, which the worker computed again until
+  `render_answer` gave it with the chart (the headline once per answer).
 - Above 2,000 groups the chart draws about 2,000 of them (each stretch's lowest and highest,
   the extremes the headline names; `barb/charts/many_groups.py`), so its cost stops growing
   with the groups: 47,297 and 106,436 cost about what 4,656 do. What is left grows only

@@ -25,7 +25,7 @@ What the number means picks the drawing:
   dated.
 
 Every chart is headed by its headline (``headline.py``), the number it proves in one line,
-which is also the photo's caption.
+which is also the photo's caption: ``render_answer`` gives both from one computation.
 
 Figures are built with ``Figure`` + ``FigureCanvasAgg``, never through pyplot, so rendering
 touches no global state and needs no display. Sizes are in points at 100 dpi and the dpi
@@ -38,6 +38,6 @@ collected while young (``render.py``). None of it changes a pixel.
 """
 
 from barb.charts.headline import chart_headline
-from barb.charts.render import draw_chart, render_chart
+from barb.charts.render import RenderedChart, draw_chart, render_answer, render_chart
 
-__all__ = ["chart_headline", "draw_chart", "render_chart"]
+__all__ = ["RenderedChart", "chart_headline", "draw_chart", "render_answer", "render_chart"]

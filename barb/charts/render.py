@@ -1,11 +1,12 @@
 """``render_chart``: what the number means picks the drawing (a correlation's scatter, a value
 "now" over its series, else the result's shape), the frame goes around it with the headline,
-and the figure is encoded as a PNG."""
+and the figure is encoded as a PNG; ``render_answer`` gives that headline too, the caption."""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -35,11 +36,37 @@ DRAW_BY_SHAPE: dict[str, Draw] = {
 }
 
 
+@dataclass(frozen=True)
+class RenderedChart:
+    """An answer's chart and its caption, drawn together: the headline is computed once."""
+
+    png: bytes | None  # None when there is nothing to draw
+    headline: str | None  # the headline in full, the photo's caption; None for an error
+
+
+def render_answer(
+    result: Result, *, width_px: int = DEFAULT_WIDTH_PX, language: str | None = "en"
+) -> RenderedChart:
+    """The PNG and the headline of ``result``, as a worker sends them: the caption is the
+    first of the forms the chart's title is fitted from, worked out once for both (apart,
+    ``render_chart`` and ``chart_headline`` each read the groups and wrote every value)."""
+    if not result.ok or result.summary is None:
+        return RenderedChart(None, None)
+    shown = result.for_chart()  # a table cut for display: its rows over the whole period
+    words = words_for(language)
+    forms = headline_forms(shown, words)
+    fig = _drawn(shown, words, width_px, forms) if result.metadata is not None else None
+    return RenderedChart(_png(fig), forms[0])
+
+
 def render_chart(
     result: Result, *, width_px: int = DEFAULT_WIDTH_PX, language: str | None = "en"
 ) -> bytes | None:
     """PNG bytes for the result, or None for an error or when there is nothing to draw."""
-    fig = draw_chart(result, width_px=width_px, language=language)
+    return _png(draw_chart(result, width_px=width_px, language=language))
+
+
+def _png(fig: Figure | None) -> bytes | None:
     png = canvas_png(FigureCanvasAgg(fig)) if fig is not None else None
     # The figure's few thousand artists hold references to one another, so only the cyclic
     # garbage collector frees them. Collected now, while young, that takes about a
@@ -58,12 +85,22 @@ def draw_chart(
         return None
     result = result.for_chart()  # a table cut for display: its rows over the whole period
     words = words_for(language)
+    return _drawn(result, words, width_px)
+
+
+def _drawn(
+    result: Result, words: Words, width_px: int, forms: list[str] | None = None
+) -> Figure | None:
+    """``result`` (as its chart reads it) drawn and framed with its headline's ``forms``,
+    worked out here when not given once something is drawn; None when nothing is."""
     fig = new_figure(width_px)
     FigureCanvasAgg(fig)
     draw, window = choose(result)
     if not draw(fig, result, words):
         return None
-    header_bottom = decorate(fig, result, words, headline_forms(result, words), window)
+    if forms is None:
+        forms = headline_forms(result, words)
+    header_bottom = decorate(fig, result, words, forms, window)
     fill_height(fig, header_bottom)
     fix_ticks(fig)
     keep_y_labels_inside(fig)

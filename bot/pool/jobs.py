@@ -102,11 +102,12 @@ def run_query_job(job: QueryJob) -> QueryOutcome:
         outcome.csv_name = csv_filename(result)
     if job.chart:
         try:
-            from barb.charts import chart_headline, render_chart
+            from barb.charts import render_answer
 
-            outcome.chart_png = render_chart(result, language=job.language)
+            chart = render_answer(result, language=job.language)  # the headline once, for both
+            outcome.chart_png = chart.png
             outcome.chart_name = chart_filename(result)
-            outcome.headline = chart_headline(result, job.language)
+            outcome.headline = chart.headline
         except Exception as exc:  # a drawing bug must not lose the answer
             ref = uuid.uuid4().hex[:8]
             log.error("chart failed (ref %s) for %r", ref, job.query, exc_info=exc)
