@@ -34,6 +34,7 @@ from barb.charts.value_text import TickFormatter
 from barb.charts.words import ENGLISH, Words
 
 MAX_VALUE_LABELS = 20  # bars labelled with their value up to this many
+CHAR_PX = TICK_PT * PX_PER_PT * 0.62  # a tick label's character, about
 
 
 def plot_axes(
@@ -109,10 +110,9 @@ def label_fit(labels: list[str], *, in_order: bool = True) -> tuple[int, int]:
     Labels in their own order (years, hours) can be thinned: the missing ones are implied.
     Labels in the order of a value (years sorted by range) cannot, so they stand upright,
     one line height each, rather than be dropped."""
-    char_px = TICK_PT * PX_PER_PT * 0.62
-    slot_px = (RIGHT - LEFT) * FIG_W_IN * 100 / max(len(labels), 1)
+    slot_px = _slot_px(labels)
     longest = max(len(s) for s in labels)
-    widest = longest * char_px + 10
+    widest = longest * CHAR_PX + 10
     if widest <= slot_px:
         return 0, 1
     # Turned labels need about two line heights each, and more than ~24 is a wall of text.
@@ -122,6 +122,11 @@ def label_fit(labels: list[str], *, in_order: bool = True) -> tuple[int, int]:
     if longest <= 5 and in_order:  # years, hours, times of day: thin them out, keep them level
         return 0, math.ceil(widest / slot_px)
     return 40, max(1, step)
+
+
+def _slot_px(labels: list[str]) -> float:
+    """The width of one group's place on a category axis, in pixels at 100 dpi."""
+    return (RIGHT - LEFT) * FIG_W_IN * 100 / max(len(labels), 1)
 
 
 def category_ticks(
@@ -144,7 +149,10 @@ def category_ticks(
     if x is not None and at is None:
         even = np.linspace(x[0], x[-1], len(positions))
         positions = np.unique(np.minimum(np.searchsorted(x, even), len(x) - 1))
-    positions = _keeping(positions, sorted({int(k) for k in keep if 0 <= k < len(labels)}))
+    kept = sorted({int(k) for k in keep if 0 <= k < len(labels)})
+    # Level labels take their own width; turned ones the step they were thinned to.
+    width = math.ceil(max(map(len, labels)) * CHAR_PX / _slot_px(labels)) if not rotate else step
+    positions = _keeping(positions, kept, width if x is None else None)
     places = positions if x is None else x[positions]
     ax.set_xticks(places, [labels[i] for i in positions])
     if rotate:  # degrees; upright labels hang under their bar, centred on it
@@ -157,14 +165,22 @@ def category_ticks(
     ax.yaxis.set_major_formatter(TickFormatter(words))
 
 
-def _keeping(positions: np.ndarray, keep: list[int]) -> np.ndarray:
+def _keeping(positions: np.ndarray, keep: list[int], width: int | None = None) -> np.ndarray:
     """``positions`` with ``keep`` added, less those nearer a kept one than the thinned
-    ticks stand apart (09:30, the highest hour, in place of 10:30 beside it)."""
+    ticks stand apart (09:30, the highest hour, in place of 10:30 beside it). The first
+    is kept too, where the axis starts, unless a kept one stands nearer it than a label's
+    ``width`` (in groups): ETH's hours run from 18:00, and 21:00, the lowest, had taken
+    the 18:00 tick off, leaving the session's open to be guessed."""
     if not keep:
         return positions
     gap = int(np.diff(positions).min()) if len(positions) > 1 else 1
-    spaced = [p for p in positions if all(p == k or abs(p - k) >= gap for k in keep)]
-    return np.asarray(sorted({*spaced, *keep}), dtype=int)
+    kept = set(keep)
+    if width is not None and len(positions):
+        first = int(positions[0])
+        if all(abs(first - k) >= width for k in keep):
+            kept.add(first)
+    spaced = [p for p in positions if all(p == k or abs(p - k) >= gap for k in kept)]
+    return np.asarray(sorted({*spaced, *kept}), dtype=int)
 
 
 def whole_number_ticks(axis: Axis, values: np.ndarray, nbins: int | str = "auto") -> None:

@@ -1,9 +1,11 @@
 """What a person saw on drawn charts: the Russian headline of a positive column dropped the
 column's name where English kept it; values all below zero left a label's room empty over
-zero. Expected values are DuckDB over the sample's minute
-bars (the ``days`` fixture), written with plain Python formatting."""
+zero; ETH's hours from 18:00 had no 18:00 tick. Expected values are DuckDB over the
+sample's minute bars, written with plain Python formatting."""
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -108,3 +110,39 @@ def test_a_positive_column_keeps_the_room_for_its_labels(sample_settings) -> Non
     box = ax.get_window_extent()
     labels = [t.get_window_extent() for t in ax.texts if t.get_text()[:1].isdigit()]
     assert labels and all(extent.y1 <= box.y1 for extent in labels)
+
+
+# --- a session from its 18:00 open labels its first hour ---------------------------------------
+
+
+def test_eth_hours_drawn_from_the_open_label_the_open(sample_settings, con) -> None:
+    """ETH's hours run from 18:00; the ticks were 21:00, 02:00 … 15:00: the lowest hour,
+    21:00, kept its label and took the 18:00 tick three groups before it off."""
+    query = {"session": "ETH", "from": "1h", "group_by": "hour()", "select": "mean(range) as r"}
+    means = (
+        con.execute(
+            """
+            SELECT h, avg(r) AS r FROM (
+                SELECT trading_date, hour(timestamp) AS h, max(high) - min(low) AS r
+                FROM nq GROUP BY 1, 2)
+            GROUP BY 1
+            """
+        )
+        .df()
+        .set_index("h")["r"]
+    )
+    order = sorted(means.index, key=lambda h: (h - 18) % 24)
+    assert order[0] == 18
+    expected = means.reindex(order)
+    low, high = f"{int(expected.idxmin()):02d}:00", f"{int(expected.idxmax()):02d}:00"
+    result = run(query, sample_settings)
+    for language in ("en", "ru"):
+        fig = figure(result, language)
+        (ax,) = fig.axes
+        np.testing.assert_allclose(bar_heights(ax), expected.to_numpy(), rtol=1e-9)
+        ticks = [t for t in ax.get_xticklabels() if t.get_text()]
+        texts = [t.get_text() for t in ticks]
+        assert texts[0] == "18:00", texts
+        assert low in texts and high in texts  # the hours the headline names
+        boxes = [t.get_window_extent() for t in ticks]
+        assert all(a.x1 < b.x0 for a, b in pairwise(boxes)), texts
