@@ -80,7 +80,8 @@ async def test_an_answer_is_three_requests_with_the_commentary_as_caption(
         assert table is not None
         widest = table.set_index("weekday")["mean_range"]
         assert headline.startswith(f"mean_range: больше всего {RU_DAYS[widest.idxmax()]} ")
-        assert f"{widest.max():.1f}".replace(".", ",") + " пункта" in headline
+        # Points at NQ's tick, two decimals.
+        assert f"{widest.max():.2f}".replace(".", ",") + " пункта" in headline
         assert blank == "" and commentary.startswith("Итог\n\nСамый широкий день — понедельник")
         assert "Пн      312,4" in caption and "2 < 3 & a_b * c" in caption
         entities = photo.result["caption_entities"]
