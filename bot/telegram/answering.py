@@ -210,14 +210,16 @@ async def run_plan(
         raise
     except Exception as failure:
         await _unless_database_away(svc, work_id, failure)
-        # A bug, not a crash: the answer never came, so the plan can be pressed again.
         work = await svc.store.in_flight.get(work_id)
         if work is not None and work.answered_at is not None:
             await end_plan(svc, bot, action, work_id, lang, work.outcome or "done", message_id)
-        elif await svc.store.in_flight.finish(work_id) and await svc.store.pending.reopen(
-            action.id
-        ):
-            await edit_plan_status(bot, action, message_id, None, lang)
+        elif work is not None:
+            # A bug, not a crash: the answer never came, so the plan can be pressed again.
+            # That outcome is stored with the run, which ends only once the plan shows its
+            # buttons: if Telegram fails the edit now, the sending pass or the next start
+            # makes it (``recovery.finish_answered_runs``), as for any answered run.
+            await svc.store.pending.reopen(action.id, run=work_id)
+            await end_plan(svc, bot, action, work_id, lang, "reopened", message_id)
         raise
     await end_plan(svc, bot, action, work_id, lang, outcome, message_id)
 
