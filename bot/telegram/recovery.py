@@ -227,7 +227,11 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
     lang = plan_language(action)  # the plan's own, as the press used
     acknowledged()  # the plan has said "Running…" since the press
     if item.answered_at is not None:  # answered; only its plan's status was missing
-        await end_plan(svc, bot, action, item.id, lang, item.outcome or "done")
+        # Under the chat's lock, as the run's own handler ends it (``answering.run_plan``):
+        # one still at it holds the lock until its edit is through, and the run is then over.
+        async with svc.chat_lock(action.chat_id):
+            if await svc.store.in_flight.get(item.id) is not None:
+                await end_plan(svc, bot, action, item.id, lang, item.outcome or "done")
         return
     if not _give_up(item):
         await svc.store.in_flight.retry(item.id)

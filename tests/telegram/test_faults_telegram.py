@@ -381,3 +381,38 @@ async def test_a_plan_says_done_only_once_its_chart_has_arrived(
         ]
         assert done and min(done) > chart, fake.describe()
         assert await svc.store.outbox.unsent() == []
+
+
+class _HoldsTheChatMeanwhile(InlineRunner):
+    """Once the plan says "Running…", Telegram will answer the next ``method`` to the chat
+    with a 429 (``retry_after`` 2 s)."""
+
+    def __init__(self, fake: FakeBotAPI, method: str) -> None:
+        super().__init__()
+        self.fake = fake
+        self.method = method
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        self.fake.fail_next(self.method, retry_after=2, chat_id=ALICE)
+        return await super().run(job)
+
+
+@pytest.mark.parametrize("method", ["sendPhoto", "editMessageText"])
+async def test_a_plan_held_by_flood_control_says_done_once(
+    fake_telegram: FakeBotAPI, db_url: str, method: str
+) -> None:
+    """Telegram holds the chat (429, retry_after longer than the sending pass's period)
+    while the chart or the plan's "Done." goes out: one edit says "Done.", not one from the
+    run's handler and one from the sending pass, which meanwhile finds the run answered
+    with nothing left in the outbox."""
+    fake = fake_telegram
+    runner = _HoldsTheChatMeanwhile(fake, method)
+    async with barb_bot(fake, db_url, runner=runner, keep_sending_every_s=0.3) as svc:
+        plan = await ask_and_press(fake)
+        await until(lambda: done_edits(fake, plan), "the plan marked done", fake)
+        await no_work_in_flight(svc)
+        await asyncio.sleep(1.0)  # several sending passes: none edits it again
+        # One "Done." went out (after a 429 when that edit was the one held back).
+        held = [429] if method == "editMessageText" else []
+        assert [r.status for r in done_edits(fake, plan)] == [*held, 200], fake.describe()
+        assert [r.status for r in fake.calls(method, chat_id=ALICE)][-2:] == [429, 200]
