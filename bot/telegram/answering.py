@@ -92,16 +92,22 @@ async def answer_question(
     work_id: int,
     reply_to: int | None = None,
     chat: Chat | None = None,
+    preface: str | None = None,
 ) -> None:
     """Ask the assistant under the chat's lock, showing 'typing…', and send its reply; the
     reply's storing finishes the work in flight ``work_id``. ``chat``, if the caller has
-    it, saves reading it again."""
+    it, saves reading it again; ``preface`` (HTML) is said first, under the same lock, so
+    that nothing of the chat comes between it and the answer."""
     sender = svc.sender(bot)
     async with (
         _finished_if_it_fails(svc, work_id),
         svc.chat_lock(asker.chat_id),
         svc.showing(bot, asker.chat_id),
     ):
+        if preface is not None:
+            await sender.text(
+                asker.chat_id, preface, reply_to=asker.reply_to, thread_id=asker.thread_id
+            )
         acknowledged()  # 'typing…' is on its way
         # Plans waiting for this person lose their buttons: the new message declines them.
         # In a group, other members' plans stay: only the person who asked can end theirs.

@@ -164,9 +164,10 @@ async def on_show_query(ctx: UpdateContext, query: CallbackQuery, parts: list[st
     if not shown:
         await ctx.say_text(t("no_query", ctx.lang))
         return
-    for data in shown:  # a long query comes in several messages, each a whole <pre> block
-        for part in query_html(t("query_shown", ctx.lang), data["query"], data.get("plan")):
-            await ctx.say(part)
+    # A long query comes in several messages, each a whole <pre> block: said together.
+    heading = t("query_shown", ctx.lang)
+    messages = [m for data in shown for m in query_html(heading, data["query"], data.get("plan"))]
+    await ctx.say(*messages)
 
 
 async def on_held_file(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:

@@ -8,9 +8,18 @@ what the store still holds.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
-from bot_harness import ALICE, ask_and_get_plan, barb_bot, keyboard_data, press, settled_outbox
+from bot_harness import (
+    ALICE,
+    WEEKDAY_RANGE,
+    ask_and_get_plan,
+    barb_bot,
+    keyboard_data,
+    press,
+    settled_outbox,
+)
 from fake_bot_api import FakeBotAPI
 
 from bot.telegram.sender import Patience
@@ -145,3 +154,34 @@ async def test_a_csv_held_by_flood_control_arrives_once(
         assert document.status == 200
         assert document.files["document"].content.decode().startswith("weekday,")
         assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [429, 200]
+
+
+def chat_shows(fake: FakeBotAPI, chat_id: int) -> list[str]:
+    """The bot's messages in the chat in the order the person sees them (Telegram's message
+    ids): "photo", "document", or a text's first words."""
+    shown = []
+    for message in fake.messages(chat_id):
+        kind = next((k for k in ("photo", "document") if k in message), None)
+        shown.append(kind or " ".join(message.get("text", "").split()[:2]))
+    return shown
+
+
+async def test_a_command_meanwhile_does_not_cut_into_an_answer(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/help sent while a /query's answer goes out (its chart slow to be taken): the help
+    comes after the chart and its CSV, not between them nor before: a chat's replies go out
+    in the order its messages came."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        fake.fault_next("sendPhoto", "slow", chat_id=ALICE, delay_s=1.0)
+        typed = json.dumps(WEEKDAY_RANGE)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=f"/query {typed}"))
+        while not fake.calls("sendPhoto", chat_id=ALICE):  # the chart is on the wire
+            await asyncio.sleep(0.01)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/help"))
+        await fake.wait_for("sendMessage", chat_id=ALICE)
+        await fake.wait_for("sendDocument", chat_id=ALICE)
+        assert await settled_outbox(svc) == []
+
+        assert chat_shows(fake, ALICE) == ["photo", "document", "Ask a"], fake.describe()
