@@ -310,25 +310,18 @@ class Sender:
         except NotDelivered:
             log.info("commentary of a refused chart to chat %s waits", refused.chat_id)
 
-    async def release_held(
-        self, chat_id: int, question_id: str, proof: int
-    ) -> OutgoingReply | None:
-        """The file of an answer kept until asked for (its CSV), now queued to be sent with
-        ``deliver_released``; None if there is none (sent at an earlier press, or no longer
-        kept)."""
-        for held in await self.store.outbox.held(chat_id, question_id):
-            if held.payload.get("proof") == proof and await self.store.outbox.release(held.id):
-                return held
-        return None
-
-    async def deliver_released(self, released: OutgoingReply) -> int | None:
-        """Send a file ``release_held`` queued, unless a sending pass (``flush``) already
-        has; its Telegram message id, None if it was. Call it under the chat's lock, as the
-        pass flushes: the row is as old as its answer, so the pass takes it up at once, and
-        a send Telegram holds back (flood control, a retried 5xx) would go out twice."""
-        if not await self.store.outbox.is_queued(released.id):
-            return None
-        return await self.deliver(released)
+    async def release_held(self, chat_id: int, question_id: str, proof: int) -> bool:
+        """Queue the file of an answer kept until asked for (its CSV), for the chat's next
+        ``flush`` to send; True if it is on its way: released now, or at an earlier press
+        and not sent yet (Telegram holding it back); False if there is none (sent already,
+        or no longer kept)."""
+        for kept in await self.store.outbox.held(chat_id, question_id, released=True):
+            if kept.payload.get("proof") == proof:
+                if kept.status == "held":
+                    # False if another press released it just now: on its way all the same.
+                    await self.store.outbox.release(kept.id)
+                return True
+        return False
 
     async def flush(self, chat_id: int | None = None, older_than: timedelta | None = None) -> int:
         """Send what is still queued (of one chat, or all) and this replica may send (see

@@ -156,6 +156,34 @@ async def test_a_csv_held_by_flood_control_arrives_once(
         assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [429, 200]
 
 
+async def test_a_csv_pressed_again_while_flood_control_holds_it_arrives_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Telegram holds the CSV's send (429) and the person presses its button again
+    meanwhile: the file arrives once, after the hold, and neither press is told that it was
+    already sent (it was not) or that something broke."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, keep_sending_every_s=0.3) as svc:
+        await run_weekday_question(fake)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        acks = len(fake.calls("answerCallbackQuery"))
+        fake.fail_next("sendDocument", retry_after=2, chat_id=ALICE)
+        csv_button, _ = keyboard_data(photo.result)
+        await press(fake, ALICE, ALICE, photo.result, csv_button)
+        [held] = await fake.wait_for("sendDocument", chat_id=ALICE)
+        await press(fake, ALICE, ALICE, photo.result, csv_button)  # during the hold
+        *_, document = await fake.wait_for("sendDocument", 2, chat_id=ALICE, timeout=20)
+        pressed = (await fake.wait_for("answerCallbackQuery", acks + 2))[acks:]
+        assert await settled_outbox(svc) == []
+        await asyncio.sleep(1.0)  # the second press and several sending passes are done
+
+        assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [429, 200]
+        assert document.answered_at - held.answered_at >= 2.0  # Telegram's retry_after
+        assert document.files["document"].content.decode().startswith("weekday,")
+        assert [r.params.get("text") for r in pressed] == [None, None]
+        assert not any("reference" in text for text in fake.sent_text(ALICE))
+
+
 def chat_shows(fake: FakeBotAPI, chat_id: int) -> list[str]:
     """The bot's messages in the chat in the order the person sees them (Telegram's message
     ids): "photo", "document", or a text's first words."""
