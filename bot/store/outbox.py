@@ -287,6 +287,15 @@ class OutboxRepository(Repository):
             )
             return rowcount(result) == 1
 
+    async def refusal(self, reply_id: int) -> str | None:
+        """Why Telegram refused the reply for good (``mark_failed``); None if it did not:
+        sent, still queued, or gone."""
+        query = select(OutboxRow.error).where(
+            OutboxRow.id == reply_id, OutboxRow.status == "failed"
+        )
+        async with self._read() as session:
+            return await session.scalar(query)
+
     async def prune(self, older_than: timedelta) -> int:
         """Delete sent, failed and never-asked-for replies queued more than ``older_than``
         ago."""

@@ -173,18 +173,14 @@ async def on_show_query(ctx: UpdateContext, query: CallbackQuery, parts: list[st
 async def on_held_file(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
     """The CSV behind an answer's button, sent once; a press after it was sent is told so."""
     sender = ctx.sender()
-    on_its_way = (
-        len(parts) == 2
-        and parts[1].isdigit()
-        and await sender.release_held(ctx.chat_id, parts[0], int(parts[1]))
-    )
-    await acknowledge(query, None if on_its_way else t("csv_gone", ctx.lang))
-    if on_its_way:
-        # Sent as the sending pass sends: under the chat's lock, claimed with a lease, after
-        # what the chat has queued before it. Whichever of them comes first sends it, once;
-        # one Telegram holds back past the sender's patience stays queued for the next.
+    released = None
+    if len(parts) == 2 and parts[1].isdigit():
+        released = await sender.release_held(ctx.chat_id, parts[0], int(parts[1]))
+    await acknowledge(query, None if released else t("csv_gone", ctx.lang))
+    if released is not None:
+        # Under the chat's lock, as the sending pass sends: one of them sends it, once.
         async with ctx.svc.chat_lock(ctx.chat_id):
-            await sender.flush(ctx.chat_id)
+            await sender.send_released(released)
 
 
 async def on_instrument(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:

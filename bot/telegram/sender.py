@@ -40,6 +40,10 @@ class NotDelivered(Exception):
     """Telegram could not be reached in time: the message is still queued."""
 
 
+class Refused(Exception):
+    """Telegram refused a stored message for good: it is marked failed."""
+
+
 @dataclass(frozen=True)
 class Patience:
     """How long one message is retried before it is left queued for a later flush."""
@@ -310,18 +314,32 @@ class Sender:
         except NotDelivered:
             log.info("commentary of a refused chart to chat %s waits", refused.chat_id)
 
-    async def release_held(self, chat_id: int, question_id: str, proof: int) -> bool:
-        """Queue the file of an answer kept until asked for (its CSV), for the chat's next
-        ``flush`` to send; True if it is on its way: released now, or at an earlier press
-        and not sent yet (Telegram holding it back); False if there is none (sent already,
-        or no longer kept)."""
+    async def release_held(
+        self, chat_id: int, question_id: str, proof: int
+    ) -> OutgoingReply | None:
+        """Queue the file of an answer kept until asked for (its CSV), to be sent with
+        ``send_released``; the file if it is on its way: released now, or at an earlier press
+        and not sent yet (Telegram holding it back); None if there is none (sent already, or
+        no longer kept)."""
         for kept in await self.store.outbox.held(chat_id, question_id, released=True):
             if kept.payload.get("proof") == proof:
                 if kept.status == "held":
                     # False if another press released it just now: on its way all the same.
                     await self.store.outbox.release(kept.id)
-                return True
-        return False
+                return kept
+        return None
+
+    async def send_released(self, released: OutgoingReply) -> None:
+        """Send a file ``release_held`` queued as the sending pass sends: ``flush`` of its
+        chat, which claims it with a lease after what the chat has queued before it, so that
+        whichever of the press and the pass comes first sends it, once, and a file Telegram
+        holds back past this sender's patience stays queued for the next pass. Call it under
+        the chat's lock, as the pass flushes. Raises ``Refused`` if Telegram refused the file
+        for good: the press is told, where the pass only logs it."""
+        await self.flush(released.chat_id)
+        refusal = await self.store.outbox.refusal(released.id)
+        if refusal is not None:
+            raise Refused(f"file {released.id} to chat {released.chat_id}: {refusal}")
 
     async def flush(self, chat_id: int | None = None, older_than: timedelta | None = None) -> int:
         """Send what is still queued (of one chat, or all) and this replica may send (see

@@ -184,6 +184,27 @@ async def test_a_csv_pressed_again_while_flood_control_holds_it_arrives_once(
         assert not any("reference" in text for text in fake.sent_text(ALICE))
 
 
+async def test_a_csv_telegram_refuses_is_said_to_have_failed(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Telegram refuses the CSV for good (a 400): the press is not met with silence, the
+    person gets the one sentence with a reference, and the file is not tried again."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, keep_sending_every_s=0.3) as svc:
+        await run_weekday_question(fake)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        refusal = "Bad Request: file is too big"
+        fake.fail_next("sendDocument", error_code=400, description=refusal, chat_id=ALICE)
+        csv_button, _ = keyboard_data(photo.result)
+        await press(fake, ALICE, ALICE, photo.result, csv_button)
+        said = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert "reference" in said[-1].result["text"]
+        assert await settled_outbox(svc) == []
+        await asyncio.sleep(1.0)  # several sending passes: none tries it again
+
+        assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [400]
+
+
 def chat_shows(fake: FakeBotAPI, chat_id: int) -> list[str]:
     """The bot's messages in the chat in the order the person sees them (Telegram's message
     ids): "photo", "document", or a text's first words."""
