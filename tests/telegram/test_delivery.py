@@ -234,3 +234,19 @@ async def test_a_command_meanwhile_does_not_cut_into_an_answer(
         assert await settled_outbox(svc) == []
 
         assert chat_shows(fake, ALICE) == ["photo", "document", "Ask a"], fake.describe()
+
+
+async def test_a_command_held_by_flood_control_is_answered_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/help's reply waits out a 429 longer than the sending pass's period: the pass, which
+    sends what is queued under the chat's lock, does not send it a second time."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, keep_sending_every_s=0.3) as svc:
+        fake.fail_next("sendMessage", retry_after=2, chat_id=ALICE)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/help"))
+        await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert await settled_outbox(svc) == []
+        await asyncio.sleep(1.0)  # several sending passes: none sends it again
+
+        assert [r.status for r in fake.calls("sendMessage", chat_id=ALICE)] == [429, 200]
