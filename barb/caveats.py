@@ -89,10 +89,14 @@ def _unmatched_text(plan: Plan, unmatched: Unmatched) -> str:
     names = ", ".join(unmatched.names)
     if n > len(unmatched.names):
         names += f" and {n - len(unmatched.names)} more"
-    return (
-        f"{n} {plan.dataset.instrument.symbol} bar{'s' if n > 1 else ''} without a matching "
-        f"{unmatched.symbol} bar left out: {names}."
+    text = (
+        f"{n} {unmatched.symbol} bar{'s' if n > 1 else ''} without a matching "
+        f"{unmatched.partner} bar left out: {names}."
     )
+    if unmatched.symbol != plan.dataset.instrument.symbol:
+        prefix = unmatched.symbol.lower()
+        text += f" prev({prefix}_close) on the next row reads the {unmatched.symbol} bar before it."
+    return text
 
 
 def _nothing_ahead(plan: Plan, scope: Scope) -> str:
