@@ -144,8 +144,11 @@ def run_stage(
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
+        # Every group, not the limit's few: "range > 500 by year, top 2" had named 2020,
+        # 2021, 2023 and 2025 (12, 5, 3 and 18 such days) among the years the where emptied.
+        listed = output.groups if output.groups is not None else output.table
         output.warnings += empty_groups(
-            every_row, keys, given, output.table, stage.where, dict(stage.map_exprs)
+            every_row, keys, given, listed, stage.where, dict(stage.map_exprs)
         )
     if period is not None:  # the first stage: its rows are bars, up to the data's end
         calendar = timeframe_spec(ctx.timeframe).calendar

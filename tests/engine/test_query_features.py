@@ -505,6 +505,16 @@ def test_years_where_emptied_are_named_and_count_cond_keeps_them(sample_settings
         sample_settings,
     )
     assert not [w for w in later.metadata.warnings if "No row passed" in w]
+    # "The year with the most such days": the groups the limit cut are not emptied ones.
+    top = _ok(
+        {**base, "where": "a > 40", "group_by": "year()", "select": "count() as days",
+         "sort": "days desc", "limit": 1},
+        sample_settings,
+    )  # fmt: skip
+    assert top.table["year"].tolist() == [per_year.idxmax()]
+    (said,) = [w for w in top.metadata.warnings if "No row passed where" in w]
+    assert f"in {len(empty)} year() groups" in said
+    assert f"({', '.join(str(y) for y in empty)})" in said
 
 
 @pytest.mark.slow
