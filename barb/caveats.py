@@ -7,7 +7,7 @@ ran on. The joined events' warnings are in ``event_caveats``, a part-of-the-day 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,7 @@ from barb.lineage import through_map
 from barb.period_rows import Scope, Unmatched, still_open
 from barb.planning import Plan
 from barb.script import ast
+from barb.summary_text import count_text, value_text
 
 
 def scope_caveats(
@@ -89,10 +90,14 @@ def _unmatched_text(plan: Plan, unmatched: Unmatched) -> str:
     names = ", ".join(unmatched.names)
     if n > len(unmatched.names):
         names += f" and {n - len(unmatched.names)} more"
-    return (
-        f"{n} {plan.dataset.instrument.symbol} bar{'s' if n > 1 else ''} without a matching "
-        f"{unmatched.symbol} bar left out: {names}."
+    text = (
+        f"{n} {unmatched.symbol} bar{'s' if n > 1 else ''} without a matching "
+        f"{unmatched.partner} bar left out: {names}."
     )
+    if unmatched.symbol != plan.dataset.instrument.symbol:
+        prefix = unmatched.symbol.lower()
+        text += f" prev({prefix}_close) on the next row reads the {unmatched.symbol} bar before it."
+    return text
 
 
 def _nothing_ahead(plan: Plan, scope: Scope) -> str:
@@ -109,24 +114,45 @@ def _nothing_ahead(plan: Plan, scope: Scope) -> str:
     )
 
 
-def open_group_caveat(plan: Plan, group: OpenGroup | None) -> list[str]:
+def open_group_caveat(
+    plan: Plan,
+    group: OpenGroup | None,
+    kept: pd.DataFrame | None = None,
+    groups: pd.DataFrame | None = None,
+) -> list[str]:
     """Daily bars grouped by week(), or by year() (or year and month, or year and quarter):
     the group of the data's last week or year (``open_group``) is a few days, and can top a
-    ranking of whole ones."""
+    ranking of whole ones. Said with how many days it holds of the rows ``kept`` and, when
+    the stage's sort puts it first among all its ``groups`` (before the limit), the first
+    whole one: "the year with the lowest NQ-ES correlation", sorted and cut to 1, read 2026
+    (0.796 over 4 days) where the whole years' lowest was 2021 (0.8834)."""
     if group is None:
         return []
-    return [_open_group_text(group.unit, group.label, pd.Timestamp(plan.dataset.last_date))]
+    text = _open_group_text(group.unit, group.label, pd.Timestamp(plan.dataset.last_date))
+    return [text + _days_held(plan, group, kept) + _ranked_first(plan, group, groups)]
 
 
 @dataclass(frozen=True)
 class OpenGroup:
     """The group of the data's last week, month, quarter or year, still open: its ``unit``,
     ``label`` (``2026``, ``2026-01``) and its key columns' values as written (``{"year":
-    "2026"}``), so a chart finds its row."""
+    "2026"}``), so a chart finds its row; ``values`` are the same as the columns hold them
+    (2026, a week's Monday as a timestamp)."""
 
     unit: str
     label: str
     keys: dict[str, str]
+    values: dict[str, object] = field(default_factory=dict)
+
+    def rows(self, frame: pd.DataFrame) -> np.ndarray:
+        """Which of ``frame``'s rows (groups, or the bars kept) are of this week or year."""
+        mask = np.ones(len(frame), dtype=bool)
+        for column, value in self.values.items():
+            held = frame[column]
+            if isinstance(value, pd.Timestamp):
+                held = pd.to_datetime(held, errors="coerce")
+            mask &= np.asarray((held == value).fillna(False), dtype=bool)
+        return mask
 
 
 def open_group(
@@ -158,12 +184,12 @@ def open_group(
             and not _all_there(plan, kept_dates(), "weekly")
         ):
             label = str(monday.date())
-            return OpenGroup("week", label, {week: label})
+            return OpenGroup("week", label, {week: label}, {week: monday})
     year = keys.get("year")
     if year is None or year not in table.columns:
         return None
     unit, label, mask = "year", str(last.year), table[year] == last.year
-    values = {year: str(last.year)}
+    values: dict[str, object] = {year: last.year}
     for function, part, text in (
         ("month", last.month, f"{last.year}-{last.month:02d}"),
         ("quarter", last.quarter, f"{last.year}-Q{last.quarter}"),
@@ -171,13 +197,13 @@ def open_group(
         key = keys.get(function)
         if key is not None and key in table.columns:
             unit, label, mask = function, text, mask & (table[key] == part)
-            values[key] = str(part)
+            values[key] = part
     timeframe = {"year": "yearly", "month": "monthly", "quarter": "quarterly"}[unit]
     if not mask.any() or not still_open(np.datetime64(last, "ns"), timeframe, calendar):
         return None
     if _all_there(plan, kept_dates(), timeframe):
         return None
-    return OpenGroup(unit, label, values)
+    return OpenGroup(unit, label, {k: str(v) for k, v in values.items()}, values)
 
 
 def _all_there(plan: Plan, kept: np.ndarray | None, timeframe: str) -> bool:
@@ -208,6 +234,70 @@ def _open_group_text(unit: str, label: str, last: pd.Timestamp) -> str:
         f"{last.date()}, where the data ends (a period ending before it compares whole "
         f"{unit}s only)."
     )
+
+
+def _days_held(plan: Plan, group: OpenGroup, kept: pd.DataFrame | None) -> str:
+    """' It holds 4 days, against 252 in a whole year (the median).': the trading days (the
+    bars, on weekly and longer ones) of the rows kept in the open week or year, and in the
+    whole ones before it."""
+    columns = list(group.values)
+    if kept is None or not len(kept) or "trading_date" not in kept.columns:
+        return ""
+    if any(column not in kept.columns for column in columns):
+        return ""
+    # The rows kept are in time order: a day begins where the trading date changes (the
+    # period's keys are the same all day), so a day of minute bars counts once.
+    dates = kept["trading_date"].to_numpy()
+    begins = np.ones(len(kept), dtype=bool)
+    begins[1:] = dates[1:] != dates[:-1]
+    days = kept.loc[begins, columns]
+    in_open = group.rows(days)
+    noun = plan.timeframe.label if plan.timeframe.calendar else "day"
+    text = f" It holds {count_text(int(in_open.sum()), noun)}"
+    whole = days[~in_open].groupby(columns).size()
+    if len(whole):
+        median = round(float(whole.median()))
+        text += f", against {median:,} in a whole {group.unit}"
+        text += " (the median)" if whole.nunique() > 1 else ""
+    return text + "."
+
+
+def _ranked_first(plan: Plan, group: OpenGroup, groups: pd.DataFrame | None) -> str:
+    """' Sorted by corr ascending, it ranks first: among the whole years the lowest corr is
+    0.8834, in 2021.' when the stage's sort (not by a group key: that is time order) puts
+    the open group first among all its groups, read before the limit."""
+    sort = plan.first.sort
+    keys = [name for name, _ in plan.first.group_keys]
+    if not sort or groups is None or sort[0].column in keys:
+        return ""
+    if any(k.column not in groups.columns for k in sort):
+        return ""
+    ranked = groups.sort_values(
+        [k.column for k in sort],
+        ascending=[not k.descending for k in sort],
+        kind="stable",
+        na_position="last",
+    ).reset_index(drop=True)
+    in_open = group.rows(ranked)
+    whole = np.flatnonzero(~in_open)
+    if not len(ranked) or not in_open[0] or not len(whole):
+        return ""
+    first, by = ranked.iloc[int(whole[0])], sort[0]
+    value = first[by.column]
+    if value is None or value != value:  # no whole group has a value to rank
+        return ""
+    named = (
+        value_text(first[keys[0]])
+        if len(keys) == 1
+        else ", ".join(f"{key} {value_text(first[key])}" for key in keys)
+    )
+    order = ", ".join(f"{k.column} {'descending' if k.descending else 'ascending'}" for k in sort)
+    if len(sort) == 1:
+        end = "highest" if by.descending else "lowest"
+        what = f"the {end} {by.column} is {value_text(value)}, in {named}"
+    else:
+        what = f"the first is {named} ({by.column} = {value_text(value)})"
+    return f" Sorted by {order}, it ranks first: among the whole {group.unit}s {what}."
 
 
 def _day(value: np.datetime64) -> str:

@@ -143,7 +143,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     cut_short = None
     if plan.first.shape == "grouped":
         cut_short = open_group(plan, output.table, output.kept_dates)
-        warnings += open_group_caveat(plan, cut_short)
+        warnings += open_group_caveat(plan, cut_short, output.kept, output.groups)
         warnings += period_edge_caveat(plan, scope, output.kept_dates)
         warnings += iso_week_caveat(plan, output.kept)
     then_rows = None

@@ -51,7 +51,8 @@ class Scope:
 
 @dataclass(frozen=True)
 class Unmatched:
-    symbol: str  # the joined instrument
+    symbol: str  # whose bars were left out
+    partner: str  # the instrument that had no bar to match them
     count: int
     # The first few bars left out, named as the person reads them (2024-03, 2024-03-29).
     names: tuple[str, ...]
@@ -81,18 +82,52 @@ def bars_in_scope(plan: Plan) -> Scope:
             frame, join.source, plan.dataset.instrument, intraday=plan.timeframe.intraday
         )
     unmatched = []
+    symbol = plan.dataset.instrument.symbol
     for joined in plan.instruments:
         before = frame
-        frame, kept = join_instrument(
+        frame, kept, orphans = join_instrument(
             frame, joined.join, joined.dataset, joined.session, plan.timeframe
         )
         dropped = in_period.copy()
         dropped[kept] = False
-        in_period = in_period[kept]
+        other = joined.dataset.instrument.symbol
         rows = np.flatnonzero(dropped)
         names = _bar_names(before.iloc[rows[:UNMATCHED_NAMED]], plan.timeframe)
-        unmatched.append(Unmatched(joined.dataset.instrument.symbol, len(rows), names))
+        unmatched.append(Unmatched(symbol, other, len(rows), names))
+        # The other market's bars in the period that ours lack are left out too (its holiday
+        # session on a day ours is shut), and its prev() on the next row skips them.
+        orphans = _other_in_period(orphans, plan, before[in_period])
+        if open_bar is not None and not open_bar.kept:  # its week, unfinished, is left out
+            orphans = orphans[_first_dates(orphans, plan.timeframe) < open_bar.first_date]
+        names = _bar_names(orphans.iloc[:UNMATCHED_NAMED], plan.timeframe)
+        unmatched.append(Unmatched(other, symbol, len(orphans), names))
+        in_period = in_period[kept]
     return Scope(frame, in_period, cut, tuple(unmatched), open_bar)
+
+
+def _other_in_period(bars: pd.DataFrame, plan: Plan, ours: pd.DataFrame) -> pd.DataFrame:
+    """The other market's ``bars`` that lie in the period: its dates, or for the last N bars
+    the dates of ours (``ours``, the period's own bars)."""
+    period, tf = plan.period, plan.timeframe
+    if period.everything or not len(bars):
+        return bars
+    start: object = period.start
+    end: object = period.end
+    if start is None and end is None:
+        if not len(ours):
+            return bars.iloc[:0]
+        start, end = _first_dates(ours, tf)[0], ours["trading_date"].to_numpy()[-1]
+    keep = np.ones(len(bars), dtype=bool)
+    if start is not None:
+        keep &= _first_dates(bars, tf) >= np.datetime64(start, "ns")
+    if end is not None:
+        keep &= bars["trading_date"].to_numpy() <= np.datetime64(end, "ns")
+    return bars[keep]
+
+
+def _first_dates(bars: pd.DataFrame, tf: Timeframe) -> np.ndarray:
+    """Each bar's first trading date: a calendar bar's timestamp, otherwise its date."""
+    return bars["timestamp" if tf.calendar else "trading_date"].to_numpy()
 
 
 # How many of the bars a join left out the warning names.
@@ -292,9 +327,10 @@ def _search(values: np.ndarray, day: object, side: str) -> int:
 
 def join_instrument(
     frame: pd.DataFrame, join: JoinSpec, other: Dataset, session: str, tf: Timeframe
-) -> tuple[pd.DataFrame, np.ndarray]:
+) -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame]:
     """``frame``'s rows that the other instrument also has a bar for, with its bars as
-    ``<symbol>_open`` … columns, and the positions of those rows in ``frame``.
+    ``<symbol>_open`` … columns; the positions of those rows in ``frame``; and the other's
+    bars (of those read) that no row of ``frame`` matched.
 
     Bars are matched on their time (intraday), trading date (daily) or the week, month,
     quarter or year they stand for (weekly and longer): two markets' months need not end on
@@ -308,7 +344,9 @@ def join_instrument(
     merged.index = pd.RangeIndex(len(merged))
     for name in JOINED_BAR_COLUMNS:
         merged[join.prefix + name] = bars[name].to_numpy()[matched]
-    return merged, kept
+    alone = np.ones(len(bars), dtype=bool)
+    alone[matched] = False
+    return merged, kept, bars[alone]
 
 
 def _join_key(bars: pd.DataFrame, tf: Timeframe) -> np.ndarray:

@@ -5,7 +5,12 @@ window that begins at the release's usual time ('14:00-14:30' for FOMC).
 
 "CPI days vs other days" on RTH bars compares days whose bars never hold the release: NQ's
 RTH range read 138.15 on CPI days against 138.34 ("no more volatile") while its ETH range
-read 203.08 against 170.14 and the 08:30-09:30 window 124.65 against 40.65."""
+read 203.08 against 170.14 and the 08:30-09:30 window 124.65 against 40.65.
+
+A where on the minutes after a release (``cpi_minutes < 30``) keeps no bar of a session that
+does not hold it: "ES's range in the 30 minutes after CPI" on RTH 1m bars matched 0 of 227,940
+bars with no reason given. The warning then says from which minute the session's bars start
+and names the session that has the minutes asked for."""
 
 from __future__ import annotations
 
@@ -19,8 +24,10 @@ import pandas as pd
 from barb.events.catalog import EventSpec, resolve_event
 from barb.events.schedule import DAY_NS, MINUTE_NS, join_arrays
 from barb.instruments import Instrument, SessionSpec, format_clock, parse_clock
+from barb.lineage import nodes
 from barb.period_rows import Scope
 from barb.planning import Plan
+from barb.script import ast
 from barb.session_caveats import GAP_PATTERNS, reads_previous_close
 from barb.sessions import MINUTES_PER_DAY
 
@@ -74,7 +81,11 @@ def _event_days(
         return marked[:0]
     if not plan.timeframe.calendar:
         days = np.unique(dates[marked])
-        kept = kept_dates() if kept_dates is not None and plan.first.picks_rows else None
+        # A where on the minutes after the release keeps no bar of the days whose release
+        # the session does not hold (CPI's 08:30 on RTH 1m bars: "cpi_minutes < 30" kept 0
+        # of 227,940 bars): those days are what to speak of, not left out with the rows.
+        narrows = plan.first.picks_rows and _minutes_read(plan, spec) is None
+        kept = kept_dates() if kept_dates is not None and narrows else None
         if kept is not None:
             days = np.intersect1d(days, kept.astype("datetime64[D]"))
         return days
@@ -86,6 +97,20 @@ def _event_days(
     session_days = plan.dataset.session_daily(plan.session).index.to_numpy("datetime64[D]")
     days = np.intersect1d(released, session_days)
     return days[(days >= first.astype("datetime64[D]")) & (days <= last)]
+
+
+def _minutes_read(plan: Plan, spec: EventSpec) -> str | None:
+    """``<event>_minutes`` when the first stage's where reads it (through its map's names),
+    else None."""
+    where = plan.first.where
+    column = f"{spec.name}_minutes"
+    if where is None or not plan.timeframe.intraday:
+        return None
+    read = any(
+        isinstance(node, ast.Column) and node.name == column
+        for node in nodes(where, dict(plan.first.map_exprs))
+    )
+    return column if read else None
 
 
 def _releases(spec: EventSpec, instrument: Instrument, days: np.ndarray) -> np.ndarray:
@@ -143,16 +168,28 @@ def _outside_the_session(
     )
     if _from_previous_close(plan):
         sides = sides[1:]
+    column = _minutes_read(plan, spec)
     for missed, how, held in sides:
         if not len(missed):
             continue
         # ETH holds a release inside the trading day; not one in the maintenance break.
         eth = plan.session != whole and bool((missed < hours.day_length).all())
         also = f"{whole}, which holds it, or " if eth else ""
+        when = _when(spec, instrument, hours, missed, len(days), how)
+        reaction = _reaction_window(instrument, hours, missed)
+        if column is None:
+            warnings.append(
+                f"{when}: {_bars(plan)} {held} and hold none of its first move. For the "
+                f"reaction use {also}a window such as '{reaction}'."
+            )
+            continue
+        # A where on the minutes after the release finds none of them: say which minutes
+        # the session's bars do have, and the session that has the ones asked for.
+        also = f'"session": "{whole}", which holds it, or ' if eth else ""
         warnings.append(
-            f"{_when(spec, instrument, hours, missed, len(days), how)}: {_bars(plan)} {held} "
-            f"and hold none of its first move. For the reaction use {also}a window such as "
-            f"'{_reaction_window(instrument, hours, missed)}'."
+            f"{when}: {_minutes_held(plan, window, hours, missed, column)}. For the minutes "
+            f"after the release keep the where and use {also}a window session such as "
+            f"'{reaction}'."
         )
     if len(near):
         minutes = sorted({int(m) for m in hours.closes - near})
@@ -166,6 +203,32 @@ def _outside_the_session(
             f"'{_reaction_window(instrument, hours, near)}'."
         )
     return warnings
+
+
+def _minutes_held(
+    plan: Plan, window: SessionSpec, hours: _Hours, missed: np.ndarray, column: str
+) -> str:
+    """'RTH bars (09:30-17:00) start 60 minutes after the release (cpi_minutes >= 60 on those
+    days), so a where on cpi_minutes below 60 keeps none of them'; from the nearest release
+    when the times differ."""
+    bars = _bars(plan)
+    if plan.session in plan.dataset.instrument.sessions:
+        bars += f" ({window.hours})"
+    if int(missed.min()) >= hours.closes:  # the session closes before the release
+        gap = int((missed - hours.closes).min())
+        more = " or more" if int(missed.max()) - hours.closes > gap else ""
+        # MORNING closes at 12:30, the 2011-2012 press-conference FOMC time: no gap to say.
+        end = f"{gap} minutes{more} before the release" if gap else "by the release"
+        return (
+            f"{bars} end {end} ({column} < {-gap} on those days), so a where on {column} "
+            f"from {-gap} on keeps none of them"
+        )
+    gap = int((hours.opens - missed).min())
+    more = " or more" if hours.opens - int(missed.min()) > gap else ""
+    return (
+        f"{bars} start {gap} minutes{more} after the release ({column} >= {gap} on those "
+        f"days), so a where on {column} below {gap} keeps none of them"
+    )
 
 
 def _from_previous_close(plan: Plan) -> bool:

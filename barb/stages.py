@@ -60,6 +60,9 @@ class StageOutput:
     # Each table row's place before the stage's sort and limit: time order for bars, key
     # order for groups. A second stage's first()/last() and arg_max ties read the rows so.
     order: np.ndarray | None = None
+    # A grouped stage's every group, before its sort and limit: what a caveat ranks the
+    # whole groups by when the limit kept an unfinished year's ("2026 over 4 days").
+    groups: pd.DataFrame | None = None
 
     def kept_dates(self) -> np.ndarray | None:
         """The trading dates of the rows kept (bars with a trading_date column), else None;
@@ -141,8 +144,11 @@ def run_stage(
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
+        # Every group, not the limit's few: "range > 500 by year, top 2" had named 2020,
+        # 2021, 2023 and 2025 (12, 5, 3 and 18 such days) among the years the where emptied.
+        listed = output.groups if output.groups is not None else output.table
         output.warnings += empty_groups(
-            every_row, keys, given, output.table, stage.where, dict(stage.map_exprs)
+            every_row, keys, given, listed, stage.where, dict(stage.map_exprs)
         )
     if period is not None:  # the first stage: its rows are bars, up to the data's end
         calendar = timeframe_spec(ctx.timeframe).calendar
@@ -193,6 +199,7 @@ def _answer(
         opened = day_open.order(table, by) if day_open and not stage.sort else None
         if opened is not None:
             table, groups = table.iloc[opened].reset_index(drop=True), opened
+        every_group = table
         table, order, warnings = sort_limit(table, stage, by)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
@@ -200,7 +207,9 @@ def _answer(
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
         warnings += sample_caveats(stage.select, ctx, answers, groups[order])
-        return StageOutput(summary, table=table, focus=focus, order=order, warnings=warnings)
+        return StageOutput(
+            summary, table=table, focus=focus, order=order, warnings=warnings, groups=every_group
+        )
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"
         answers = {s.name: evaluate_select(s.expr, ctx, None) for s in stage.select}

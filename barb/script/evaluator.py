@@ -65,6 +65,34 @@ _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
     ">=": operator.ge,
 }
 _MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+# Decimal prices in binary floats: CL's 67.26 - 67.46 is -0.19999999999998863, and
+# "abs(gap) >= 0.20" left that 20-cent gap out. Numbers this close, relative to their size,
+# are the same number: the error of a subtraction of prices is ~1e-14 of the prices, and no
+# two prices, ratios or sums a query compares differ by less than 1e-10 of themselves.
+# Whole numbers (volume, counts) compare exactly.
+SAME_NUMBER = 1e-10
+
+
+def compare_numbers(op: str, a: Any, b: Any) -> Any:
+    """``a op b`` for numbers, equal when within SAME_NUMBER of ``b``'s size: one comparison
+    with ``b`` moved by that much (the band matters only where a is b, so b's size is both's)."""
+    if np.result_type(a, b).kind != "f":
+        return _COMPARISONS[op](a, b)
+    tol = SAME_NUMBER * np.abs(b)
+    if np.ndim(tol):
+        tol[~np.isfinite(tol)] = 0.0  # an infinite b is only equal to itself
+    elif not np.isfinite(tol):
+        tol = 0.0
+    if op == ">=":
+        return a >= b - tol
+    if op == "<=":
+        return a <= b + tol
+    if op == ">":
+        return a > b + tol
+    if op == "<":
+        return a < b - tol
+    same = (a >= b - tol) & (a <= b + tol)
+    return same if op == "==" else ~same
 
 
 def evaluate(expr: ast.Expr, ctx: EvalContext) -> pd.Series:
@@ -324,7 +352,7 @@ class _RowEvaluator:
         if lk in _NUMERIC and rk in _NUMERIC:
             a, b = _numbers(left), _numbers(right)
             with np.errstate(invalid="ignore"):
-                out = _COMPARISONS[op](a, b)
+                out = compare_numbers(op, a, b)
             unknown = _isnull(a) | _isnull(b)
         elif "datetime" in (lk, rk) and {lk, rk} <= {"datetime", "string"}:
             a, b = self.datetimes(node, left), self.datetimes(node, right)

@@ -57,10 +57,11 @@ _SMART_QUOTES = str.maketrans({c: '"' for c in "“”„‟«»″"} | {c: "'" 
 
 @dataclass(frozen=True)
 class Unreadable:
-    """Why typed Barb Script cannot run: the catalog key of the sentence, and its values."""
+    """Why typed Barb Script cannot run: the catalog key of the sentence, and its values;
+    for a query the input limits refused, the engine's error (``QueryError.to_dict``)."""
 
     key: str
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_query_text(text: str) -> dict[str, Any] | Unreadable:
@@ -70,17 +71,25 @@ def parse_query_text(text: str) -> dict[str, Any] | Unreadable:
     body = text.strip().strip("`").strip()
     if not body:
         return Unreadable(N_("query_usage"))
-    reason = ""
+    first: InvalidJSON | None = None
     for candidate in (body, body.translate(_SMART_QUOTES)):
         try:
             query = load_query_text(candidate)
         except InvalidJSON as exc:
-            reason = reason or str(exc.details.get("reason") or exc.message)
+            first = first or exc  # where the text as typed broke
             continue
         except QueryError as exc:
-            return Unreadable("query_failed", {"message": exc.message, "hint": exc.hint or ""})
+            return Unreadable(N_("query_failed"), {"error": exc.to_dict()})
         return query if isinstance(query, dict) else Unreadable(N_("query_usage"))
-    return Unreadable(N_("query_bad_json"), {"error": reason})
+    assert first is not None
+    return Unreadable(
+        N_("query_bad_json"),
+        {
+            "reason": str(first.details.get("reason") or first.message),
+            "position": first.details.get("position"),
+            "text": body,
+        },
+    )
 
 
 def verdict_on(action: PendingAction | None, user_id: int) -> Verdict:

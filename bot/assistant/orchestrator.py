@@ -37,6 +37,7 @@ from bot.assistant.gate import (
 from bot.assistant.plan import render_plan
 from bot.assistant.plan_view import form_fix, plan_view
 from bot.assistant.prompts import Prompts, Variant
+from bot.assistant.query_errors import query_error_text, unreadable_text
 from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
 from bot.assistant.result_text import person_text
 from bot.assistant.tools import (
@@ -555,8 +556,7 @@ class Assistant:
         lang = language_for(chat.settings.language, "", asker.language_code)
         parsed = parse_query_text(text)
         if isinstance(parsed, Unreadable):
-            message = t(parsed.key, lang, **parsed.params).strip()
-            return Reply(text=message, failed=True, language=lang)
+            return Reply(text=unreadable_text(parsed, lang), failed=True, language=lang)
         run = await self.run_query(chat, parsed, lang)
         outcome = run.outcome
         if run.proof is None:
@@ -564,14 +564,7 @@ class Assistant:
             if error.get("error_type") in _STOPPED:
                 message = Stopped(error).sentence(lang)
             else:
-                # The hint is a sentence of its own, named as one ("Hint: add it first…").
-                hint = t("query_hint", lang, hint=error["hint"]) if error.get("hint") else ""
-                message = t(
-                    "query_failed",
-                    lang,
-                    message=error.get("message", outcome.summary_text),
-                    hint=hint,
-                ).strip()
+                message = query_error_text({"message": outcome.summary_text, **error}, lang)
             return Reply(text=message, failed=True, language=lang)
         # No question id: nothing goes into the transcript, and the query was typed by the
         # person, so there is no "Query" button to show it back.

@@ -256,12 +256,16 @@ class OutboxRepository(Repository):
             )
             return rowcount(result) == 1
 
-    async def held(self, chat_id: int, question_id: str) -> list[OutgoingReply]:
-        """The messages of an answer kept until asked for, in order."""
+    async def held(
+        self, chat_id: int, question_id: str, *, released: bool = False
+    ) -> list[OutgoingReply]:
+        """The messages of an answer kept until asked for, in order; with ``released``, also
+        its messages queued and not sent yet (among them a file already asked for)."""
+        statuses = ("held", "queued") if released else ("held",)
         query = select(OutboxRow).where(
             OutboxRow.chat_id == chat_id,
             OutboxRow.question_id == question_id,
-            OutboxRow.status == "held",
+            OutboxRow.status.in_(statuses),
         )
         async with self._read() as session:
             rows = await session.scalars(query.order_by(OutboxRow.id))
@@ -283,11 +287,14 @@ class OutboxRepository(Repository):
             )
             return rowcount(result) == 1
 
-    async def is_queued(self, reply_id: int) -> bool:
-        """Still to be sent: not sent, failed or held meanwhile (by a sending pass)."""
+    async def refusal(self, reply_id: int) -> str | None:
+        """Why Telegram refused the reply for good (``mark_failed``); None if it did not:
+        sent, still queued, or gone."""
+        query = select(OutboxRow.error).where(
+            OutboxRow.id == reply_id, OutboxRow.status == "failed"
+        )
         async with self._read() as session:
-            status = await session.scalar(select(OutboxRow.status).where(OutboxRow.id == reply_id))
-        return status == "queued"
+            return await session.scalar(query)
 
     async def prune(self, older_than: timedelta) -> int:
         """Delete sent, failed and never-asked-for replies queued more than ``older_than``

@@ -25,7 +25,7 @@ from bot.store.records import (
     json_object,
     new_pending_id,
 )
-from bot.store.schema import PendingActionRow
+from bot.store.schema import InFlightRow, PendingActionRow
 from bot.store.transactions import Clock, Repository, rowcount
 from bot.store.updates import mark_handled
 
@@ -143,9 +143,14 @@ class PendingRepository(Repository):
             work_id = in_flight.id if in_flight is not None else None
             return Claim(action=PendingAction.model_validate(row), won=won, work_id=work_id)
 
-    async def reopen(self, action_id: str) -> bool:
+    async def reopen(self, action_id: str, *, run: int | None = None) -> bool:
         """running (or done) → pending: a run that never delivered its answer, handed back to
-        the person so that Run can be pressed again."""
+        the person so that Run can be pressed again.
+
+        With ``run``, that run in flight is marked answered with the outcome "reopened" in
+        the same transaction, as a stored reply would mark it: it is over once its plan
+        shows the buttons again (``end_plan``), and if Telegram fails that edit now, the
+        sending pass or the next start makes it from the stored outcome."""
         async with self._write() as session:
             result = await session.execute(
                 update(PendingActionRow)
@@ -156,6 +161,13 @@ class PendingRepository(Repository):
                 .values(status="pending", resolved_at=None),
                 execution_options=_NO_SYNC,
             )
+            if run is not None:
+                await session.execute(
+                    update(InFlightRow)
+                    .where(InFlightRow.id == run, InFlightRow.answered_at.is_(None))
+                    .values(answered_at=self._now(), outcome="reopened"),
+                    execution_options=_NO_SYNC,
+                )
             return rowcount(result) == 1
 
     async def cancel(

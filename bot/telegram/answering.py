@@ -92,16 +92,22 @@ async def answer_question(
     work_id: int,
     reply_to: int | None = None,
     chat: Chat | None = None,
+    preface: str | None = None,
 ) -> None:
     """Ask the assistant under the chat's lock, showing 'typing…', and send its reply; the
     reply's storing finishes the work in flight ``work_id``. ``chat``, if the caller has
-    it, saves reading it again."""
+    it, saves reading it again; ``preface`` (HTML) is said first, under the same lock, so
+    that nothing of the chat comes between it and the answer."""
     sender = svc.sender(bot)
     async with (
         _finished_if_it_fails(svc, work_id),
         svc.chat_lock(asker.chat_id),
         svc.showing(bot, asker.chat_id),
     ):
+        if preface is not None:
+            await sender.text(
+                asker.chat_id, preface, reply_to=asker.reply_to, thread_id=asker.thread_id
+            )
         acknowledged()  # 'typing…' is on its way
         # Plans waiting for this person lose their buttons: the new message declines them.
         # In a group, other members' plans stay: only the person who asked can end theirs.
@@ -184,42 +190,49 @@ async def run_plan(
     plan_message_id: int | None = None,
 ) -> None:
     """Run a claimed plan (its frozen query), send the answer, and mark the plan done; the
-    run in flight ``work_id`` ends once the plan says so."""
+    run in flight ``work_id`` ends once the plan says so.
+
+    The plan is ended under the chat's lock, the one its answer was sent under: the sending
+    pass, which ends the runs a handler left answered (``recovery.finish_answered_runs``),
+    takes that lock too and finds the run over, so that a long flood-control hold on the
+    answer or on the edit does not have both say "Done."."""
     chat_id = action.chat_id
     message_id = plan_message_id or action.message_id
-    outcome: RunOutcome = "done"
-    try:
-        async with (
-            svc.chat_lock(chat_id),
-            svc.showing(bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S),
-        ):
-            reply = await svc.assistant.continue_claimed(action, chat=chat)
-            outcome = reply.plan_outcome
-            # In a group the answer replies to the question, in its forum topic.
-            asker = pending_payload(action).paused.state.asker
-            await svc.sender(bot).reply(
-                chat_id,
-                reply,
-                reply_to=asker.reply_to,
-                thread_id=asker.thread_id,
-                answers=work_id,
-            )
-    except NotDelivered:
-        # The answer is stored and will be sent: the plan says how it ended once it has been
-        # (``recovery.finish_answered_runs``), not "Done." above a chart still to come.
-        raise
-    except Exception as failure:
-        await _unless_database_away(svc, work_id, failure)
-        # A bug, not a crash: the answer never came, so the plan can be pressed again.
-        work = await svc.store.in_flight.get(work_id)
-        if work is not None and work.answered_at is not None:
-            await end_plan(svc, bot, action, work_id, lang, work.outcome or "done", message_id)
-        elif await svc.store.in_flight.finish(work_id) and await svc.store.pending.reopen(
-            action.id
-        ):
-            await edit_plan_status(bot, action, message_id, None, lang)
-        raise
-    await end_plan(svc, bot, action, work_id, lang, outcome, message_id)
+    async with svc.chat_lock(chat_id):
+        try:
+            async with svc.showing(
+                bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
+            ):
+                reply = await svc.assistant.continue_claimed(action, chat=chat)
+                # In a group the answer replies to the question, in its forum topic.
+                asker = pending_payload(action).paused.state.asker
+                await svc.sender(bot).reply(
+                    chat_id,
+                    reply,
+                    reply_to=asker.reply_to,
+                    thread_id=asker.thread_id,
+                    answers=work_id,
+                )
+        except NotDelivered:
+            # The answer is stored and will be sent: the plan says how it ended once it has
+            # been (``recovery.finish_answered_runs``), not "Done." above a chart to come.
+            raise
+        except Exception as failure:
+            await _unless_database_away(svc, work_id, failure)
+            work = await svc.store.in_flight.get(work_id)
+            if work is not None and work.answered_at is not None:
+                outcome = work.outcome or "done"
+                await end_plan(svc, bot, action, work_id, lang, outcome, message_id)
+            elif work is not None:
+                # A bug, not a crash: the answer never came, so the plan can be pressed
+                # again. That outcome is stored with the run, which ends only once the plan
+                # shows its buttons: if Telegram fails the edit now, the sending pass or the
+                # next start makes it (``recovery.finish_answered_runs``), as for any
+                # answered run.
+                await svc.store.pending.reopen(action.id, run=work_id)
+                await end_plan(svc, bot, action, work_id, lang, "reopened", message_id)
+            raise
+        await end_plan(svc, bot, action, work_id, lang, reply.plan_outcome, message_id)
 
 
 async def end_plan(

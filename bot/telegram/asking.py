@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.kill_points import reached
 from bot.telegram.answering import answer_question, question_work
+from bot.telegram.render import escape
 from bot.telegram.update_context import UpdateContext
 from bot.texts import language_for, t
 
@@ -18,10 +19,9 @@ async def ask(ctx: UpdateContext, text: str, *, preface: str | None = None) -> N
     svc = ctx.svc
     wait = await svc.limiter.check(svc.store, ctx.user_id)
     if wait:
-        if preface is not None:
-            await ctx.say(preface)
         lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
-        await ctx.say_text(t("too_fast", lang, seconds=int(wait) + 1))
+        too_fast = escape(t("too_fast", lang, seconds=int(wait) + 1))
+        await ctx.say(*([preface] if preface is not None else []), too_fast)
         return
     asker = ctx.asker
     reached("question_received", svc.settings.kill_at)
@@ -34,8 +34,13 @@ async def ask(ctx: UpdateContext, text: str, *, preface: str | None = None) -> N
         question_work(asker, text, asker.reply_to),
         update_id=ctx.update_id,
     )
-    if preface is not None:
-        await ctx.say(preface)
     await answer_question(
-        svc, ctx.bot, asker, text, work_id=work.id, reply_to=asker.reply_to, chat=ctx.chat
+        svc,
+        ctx.bot,
+        asker,
+        text,
+        work_id=work.id,
+        reply_to=asker.reply_to,
+        chat=ctx.chat,
+        preface=preface,
     )

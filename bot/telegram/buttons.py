@@ -164,22 +164,23 @@ async def on_show_query(ctx: UpdateContext, query: CallbackQuery, parts: list[st
     if not shown:
         await ctx.say_text(t("no_query", ctx.lang))
         return
-    for data in shown:  # a long query comes in several messages, each a whole <pre> block
-        for part in query_html(t("query_shown", ctx.lang), data["query"], data.get("plan")):
-            await ctx.say(part)
+    # A long query comes in several messages, each a whole <pre> block: said together.
+    heading = t("query_shown", ctx.lang)
+    messages = [m for data in shown for m in query_html(heading, data["query"], data.get("plan"))]
+    await ctx.say(*messages)
 
 
 async def on_held_file(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
-    """The CSV behind an answer's button, sent once; a second press is told it was."""
+    """The CSV behind an answer's button, sent once; a press after it was sent is told so."""
     sender = ctx.sender()
-    held = None
+    released = None
     if len(parts) == 2 and parts[1].isdigit():
-        held = await sender.release_held(ctx.chat_id, parts[0], int(parts[1]))
-    await acknowledge(query, None if held else t("csv_gone", ctx.lang))
-    if held is not None:
+        released = await sender.release_held(ctx.chat_id, parts[0], int(parts[1]))
+    await acknowledge(query, None if released else t("csv_gone", ctx.lang))
+    if released is not None:
         # Under the chat's lock, as the sending pass sends: one of them sends it, once.
         async with ctx.svc.chat_lock(ctx.chat_id):
-            await sender.deliver_released(held)
+            await sender.send_released(released)
 
 
 async def on_instrument(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:

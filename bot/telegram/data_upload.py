@@ -106,28 +106,31 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         return
     sender = svc.sender(context.bot)
     chat = await _ensure_chat(svc, update)
-    if (document.file_size or 0) > MAX_UPLOAD_BYTES:
-        await sender.text(chat_id, escape(t("upload_too_large", lang)))
-        return
-    desk = _desk(svc)
-    symbol = _symbol(svc, chat, message.caption)
-    offer = desk.new_offer(document.file_name or "upload.csv", symbol, user_id, chat_id)
-    async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
-        try:
-            telegram_file = await context.bot.get_file(document.file_id)
-            await telegram_file.download_to_drive(desk.path(offer))
-        except Exception:
-            log.warning("could not download %s", document.file_id, exc_info=True)
-            desk.discard(offer)
-            await sender.text(chat_id, escape(t("upload_download_failed", lang)))
+    # Under the chat's lock, as every reply of the chat is sent (``UpdateContext.say``).
+    async with svc.chat_lock(chat_id):
+        if (document.file_size or 0) > MAX_UPLOAD_BYTES:
+            await sender.text(chat_id, escape(t("upload_too_large", lang)))
             return
-        # The check reads the whole file with pandas and Arrow: off the event loop.
-        checked = await asyncio.to_thread(desk.check, offer)
-    if not checked.importable:
-        desk.discard(offer)
-        await sender.text(chat_id, _report_html(checked, lang))
-        return
-    await sender.text(chat_id, _report_html(checked, lang), markup=offer_keyboard(offer.id, lang))
+        desk = _desk(svc)
+        symbol = _symbol(svc, chat, message.caption)
+        offer = desk.new_offer(document.file_name or "upload.csv", symbol, user_id, chat_id)
+        async with svc.showing(context.bot, chat_id):
+            try:
+                telegram_file = await context.bot.get_file(document.file_id)
+                await telegram_file.download_to_drive(desk.path(offer))
+            except Exception:
+                log.warning("could not download %s", document.file_id, exc_info=True)
+                desk.discard(offer)
+                await sender.text(chat_id, escape(t("upload_download_failed", lang)))
+                return
+            # The check reads the whole file with pandas and Arrow: off the event loop.
+            checked = await asyncio.to_thread(desk.check, offer)
+        if not checked.importable:
+            desk.discard(offer)
+            await sender.text(chat_id, _report_html(checked, lang))
+            return
+        markup = offer_keyboard(offer.id, lang)
+        await sender.text(chat_id, _report_html(checked, lang), markup=markup)
 
 
 async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -140,40 +143,38 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
     chat_id = update.effective_chat.id
     sender = svc.sender(context.bot)
     await _ensure_chat(svc, update)
-    desk = _desk(svc)
-    offer = desk.get(parts[0]) if parts else None
-    if offer is None:
-        await sender.text(chat_id, escape(t("upload_gone", lang)))
-        return
-    if update.effective_user.id != offer.user_id:
-        await sender.text(chat_id, escape(t("upload_not_yours", lang)))
-        return
-    if query.message is not None:
-        try:
-            await query.message.edit_reply_markup(reply_markup=None)
-        except Exception:  # already edited: the buttons are gone either way
-            log.debug("keyboard of the upload offer already gone")
-    if prefix == CANCEL:
-        desk.discard(offer)
-        await sender.text(chat_id, escape(t("upload_cancelled", lang)))
-        return
-    async with svc.chat_lock(chat_id), svc.showing(context.bot, chat_id):
-        try:
-            result = await asyncio.to_thread(desk.accept, offer)
-        except BarbError as exc:
-            await sender.text(chat_id, escape(t("upload_refused", lang, reason=str(exc))))
+    # Under the chat's lock, as every reply of the chat is sent (``UpdateContext.say``).
+    async with svc.chat_lock(chat_id):
+        desk = _desk(svc)
+        offer = desk.get(parts[0]) if parts else None
+        if offer is None:
+            await sender.text(chat_id, escape(t("upload_gone", lang)))
             return
-    meta = result.meta
-    await sender.text(
-        chat_id,
-        escape(
-            t(
-                "upload_imported",
-                lang,
-                symbol=meta.instrument,
-                bars=decimal(result.added, lang),
-                first=day(meta.first_date, lang),
-                last=day(meta.last_date, lang),
-            )
-        ),
-    )
+        if update.effective_user.id != offer.user_id:
+            await sender.text(chat_id, escape(t("upload_not_yours", lang)))
+            return
+        if query.message is not None:
+            try:
+                await query.message.edit_reply_markup(reply_markup=None)
+            except Exception:  # already edited: the buttons are gone either way
+                log.debug("keyboard of the upload offer already gone")
+        if prefix == CANCEL:
+            desk.discard(offer)
+            await sender.text(chat_id, escape(t("upload_cancelled", lang)))
+            return
+        async with svc.showing(context.bot, chat_id):
+            try:
+                result = await asyncio.to_thread(desk.accept, offer)
+            except BarbError as exc:
+                await sender.text(chat_id, escape(t("upload_refused", lang, reason=str(exc))))
+                return
+        meta = result.meta
+        imported = t(
+            "upload_imported",
+            lang,
+            symbol=meta.instrument,
+            bars=decimal(result.added, lang),
+            first=day(meta.first_date, lang),
+            last=day(meta.last_date, lang),
+        )
+        await sender.text(chat_id, escape(imported))

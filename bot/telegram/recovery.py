@@ -120,8 +120,10 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
             log.exception("resuming work %s failed (ref %s)", item.id, ref)
             await svc.store.in_flight.finish(item.id)
             lang = language(item.payload.get("language"))
+            sentence = escape(t("internal_error", lang, ref=ref))
             with contextlib.suppress(Exception):  # Telegram failing too: the log is all
-                await svc.sender(bot).text(item.chat_id, escape(t("internal_error", lang, ref=ref)))
+                async with svc.chat_lock(item.chat_id):  # as every reply of the chat is sent
+                    await svc.sender(bot).text(item.chat_id, sentence)
 
 
 async def finish_answered_runs(application: Application, older_than: timedelta) -> int:  # type: ignore[type-arg]
@@ -165,7 +167,7 @@ async def _resume_question(svc: BotServices, bot: Bot, item: InFlight) -> None:
         reply = Reply(
             text=t("restarted_question", lang, question=quote), failed=True, language=lang
         )
-        await svc.sender(bot).reply(asker.chat_id, reply, reply_to=reply_to, answers=item.id)
+        await _hand_back(svc, bot, asker.chat_id, reply, reply_to=reply_to, answers=item.id)
         log.info("question %s handed back after %d attempts", item.id, item.attempts)
         return
     await svc.store.in_flight.retry(item.id)
@@ -183,7 +185,9 @@ async def _resume_query(svc: BotServices, bot: Bot, item: InFlight) -> None:
     if _give_up(item):
         lang = language_for("auto", "", asker.language_code)
         reply = Reply(text=t("restarted_query", lang), failed=True, language=lang)
-        await svc.sender(bot).reply(
+        await _hand_back(
+            svc,
+            bot,
             asker.chat_id,
             reply,
             reply_to=asker.reply_to,
@@ -213,8 +217,14 @@ async def _resume_cancel(svc: BotServices, bot: Bot, item: InFlight) -> None:
     await edit_plan_status(bot, action, action.message_id, t("cancelled", lang), lang)
     asker = pending_payload(action).paused.state.asker
     reply = Reply(text=t("restarted_cancel", lang), failed=True, language=lang)
-    await svc.sender(bot).reply(
-        action.chat_id, reply, reply_to=asker.reply_to, thread_id=asker.thread_id, answers=item.id
+    await _hand_back(
+        svc,
+        bot,
+        action.chat_id,
+        reply,
+        reply_to=asker.reply_to,
+        thread_id=asker.thread_id,
+        answers=item.id,
     )
     log.info("cancel of plan %s handed back after %d attempts", action.id, item.attempts)
 
@@ -227,7 +237,11 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
     lang = plan_language(action)  # the plan's own, as the press used
     acknowledged()  # the plan has said "Running…" since the press
     if item.answered_at is not None:  # answered; only its plan's status was missing
-        await end_plan(svc, bot, action, item.id, lang, item.outcome or "done")
+        # Under the chat's lock, as the run's own handler ends it (``answering.run_plan``):
+        # one still at it holds the lock until its edit is through, and the run is then over.
+        async with svc.chat_lock(action.chat_id):
+            if await svc.store.in_flight.get(item.id) is not None:
+                await end_plan(svc, bot, action, item.id, lang, item.outcome or "done")
         return
     if not _give_up(item):
         await svc.store.in_flight.retry(item.id)
@@ -245,11 +259,30 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
     # Not marked answered: its plan is not done. A kill before the row goes hands it back
     # twice, which beats not at all.
     asker = stored.paused.state.asker  # in a group: a reply to the question, in its topic
-    await svc.sender(bot).reply(
-        action.chat_id, reply, reply_to=asker.reply_to, thread_id=asker.thread_id
+    await _hand_back(
+        svc, bot, action.chat_id, reply, reply_to=asker.reply_to, thread_id=asker.thread_id
     )
     await svc.store.in_flight.finish(item.id)
     log.info("plan %s handed back after %d attempts", action.id, item.attempts)
+
+
+async def _hand_back(
+    svc: BotServices,
+    bot: Bot,
+    chat_id: int,
+    reply: Reply,
+    *,
+    reply_to: int | None = None,
+    thread_id: int | None = None,
+    answers: int | None = None,
+) -> None:
+    """Send the reply that hands work back, under the chat's lock as every reply of a chat
+    is sent: after what the chat's earlier work is sending, and never taken from under it
+    by a flush of the chat's outbox."""
+    async with svc.chat_lock(chat_id):
+        await svc.sender(bot).reply(
+            chat_id, reply, reply_to=reply_to, thread_id=thread_id, answers=answers
+        )
 
 
 _RESUME: dict[WorkKind, Callable[[BotServices, Bot, InFlight], Awaitable[None]]] = {

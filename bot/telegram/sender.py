@@ -40,6 +40,10 @@ class NotDelivered(Exception):
     """Telegram could not be reached in time: the message is still queued."""
 
 
+class Refused(Exception):
+    """Telegram refused a stored message for good: it is marked failed."""
+
+
 @dataclass(frozen=True)
 class Patience:
     """How long one message is retried before it is left queued for a later flush."""
@@ -313,22 +317,29 @@ class Sender:
     async def release_held(
         self, chat_id: int, question_id: str, proof: int
     ) -> OutgoingReply | None:
-        """The file of an answer kept until asked for (its CSV), now queued to be sent with
-        ``deliver_released``; None if there is none (sent at an earlier press, or no longer
-        kept)."""
-        for held in await self.store.outbox.held(chat_id, question_id):
-            if held.payload.get("proof") == proof and await self.store.outbox.release(held.id):
-                return held
+        """Queue the file of an answer kept until asked for (its CSV), to be sent with
+        ``send_released``; the file if it is on its way: released now, or at an earlier press
+        and not sent yet (Telegram holding it back); None if there is none (sent already, or
+        no longer kept)."""
+        for kept in await self.store.outbox.held(chat_id, question_id, released=True):
+            if kept.payload.get("proof") == proof:
+                if kept.status == "held":
+                    # False if another press released it just now: on its way all the same.
+                    await self.store.outbox.release(kept.id)
+                return kept
         return None
 
-    async def deliver_released(self, released: OutgoingReply) -> int | None:
-        """Send a file ``release_held`` queued, unless a sending pass (``flush``) already
-        has; its Telegram message id, None if it was. Call it under the chat's lock, as the
-        pass flushes: the row is as old as its answer, so the pass takes it up at once, and
-        a send Telegram holds back (flood control, a retried 5xx) would go out twice."""
-        if not await self.store.outbox.is_queued(released.id):
-            return None
-        return await self.deliver(released)
+    async def send_released(self, released: OutgoingReply) -> None:
+        """Send a file ``release_held`` queued as the sending pass sends: ``flush`` of its
+        chat, which claims it with a lease after what the chat has queued before it, so that
+        whichever of the press and the pass comes first sends it, once, and a file Telegram
+        holds back past this sender's patience stays queued for the next pass. Call it under
+        the chat's lock, as the pass flushes. Raises ``Refused`` if Telegram refused the file
+        for good: the press is told, where the pass only logs it."""
+        await self.flush(released.chat_id)
+        refusal = await self.store.outbox.refusal(released.id)
+        if refusal is not None:
+            raise Refused(f"file {released.id} to chat {released.chat_id}: {refusal}")
 
     async def flush(self, chat_id: int | None = None, older_than: timedelta | None = None) -> int:
         """Send what is still queued (of one chat, or all) and this replica may send (see

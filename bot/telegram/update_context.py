@@ -72,20 +72,27 @@ class UpdateContext:
     def sender(self) -> Sender:
         return self.svc.sender(self.bot)
 
-    async def say(self, html: str, *, markup: InlineKeyboardMarkup | None = None) -> int:
-        """One HTML message to the asker: in a group, a reply to their message, in its
-        forum topic."""
-        return await self.sender().text(
-            self.chat_id,
-            html,
-            markup=markup,
-            reply_to=self.asker.reply_to,
-            thread_id=self.asker.thread_id,
-        )
+    async def say(self, *html: str, markup: InlineKeyboardMarkup | None = None) -> None:
+        """HTML messages to the asker, in order, ``markup`` under the last: in a group,
+        replies to their message, in its forum topic.
 
-    async def say_text(self, text: str, *, markup: InlineKeyboardMarkup | None = None) -> int:
+        Sent under the chat's lock, as answers are: a reply to a later message of the chat
+        neither overtakes the answer to an earlier one nor lands between its messages, and
+        no flush of the chat's outbox (``Sender.flush``) takes a message from under it."""
+        sender = self.sender()
+        async with self.svc.chat_lock(self.chat_id):
+            for number, part in enumerate(html, start=1):
+                await sender.text(
+                    self.chat_id,
+                    part,
+                    markup=markup if number == len(html) else None,
+                    reply_to=self.asker.reply_to,
+                    thread_id=self.asker.thread_id,
+                )
+
+    async def say_text(self, text: str, *, markup: InlineKeyboardMarkup | None = None) -> None:
         """Like ``say``, for plain text (escaped)."""
-        return await self.say(escape(text), markup=markup)
+        await self.say(escape(text), markup=markup)
 
 
 async def load_context(update: Update, context: ContextTypes.DEFAULT_TYPE) -> UpdateContext:

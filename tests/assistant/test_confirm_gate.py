@@ -55,13 +55,15 @@ async def test_query_command_runs_the_same_path_without_the_model(make_assistant
     assert "say so" not in reply.text
     assert assistant.provider.requests == []
     bad = await assistant.query_command(ALICE, '{"select": "mean(rnage)"}')
-    assert bad.failed and bad.text.startswith("The query did not run: Column 'rnage'")
+    assert bad.failed and bad.text.startswith(
+        "The query did not run: an unknown column in field `select`.\n`Column 'rnage'"
+    )
 
 
 def test_typed_queries_are_read_like_a_person_types_them() -> None:
     bad = parse_query_text("{“a”: ‘b’}")  # ‘b’ is not JSON either way
     assert isinstance(bad, Unreadable) and bad.key == "query_bad_json"
-    assert bad.params["error"].startswith("Expecting")  # what the JSON reader found
+    assert bad.params["reason"].startswith("Expecting")  # what the JSON reader found
     assert parse_query_text("{«select»: «count()»}") == {"select": "count()"}
     assert parse_query_text('```{"select": "count()"}```') == {"select": "count()"}
     assert parse_query_text("[1]") == Unreadable("query_usage")

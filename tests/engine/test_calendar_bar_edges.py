@@ -189,3 +189,29 @@ def test_a_join_names_the_bars_the_other_market_lacks(sample_settings) -> None:
     )
     assert expected in result.metadata.warnings
     assert result.summary.value == len(es) - len(missing)
+
+
+@pytest.mark.parametrize("period", [None, "2012", "2015-04"])
+def test_a_join_names_the_joined_markets_bars_it_left_out(
+    sample_settings, period: str | None
+) -> None:
+    """ES trades a short Good Friday session, CL none: CL's rows never see those ES bars, so
+    prev(es_close) on the Monday after reads Thursday's ES close. Said from either side."""
+    query = {"session": "ETH", "from": "daily", "join": {"instrument": "ES"}, "select": "count()"}
+    if period:
+        query["period"] = period
+    result = _ask(query, sample_settings, instrument="CL")
+    es = _daily("ES", sample_settings).index
+    cl = _daily("CL", sample_settings).index
+    alone = es.difference(cl)
+    if period:
+        alone = alone[alone.strftime("%Y-%m-%d").str.startswith(period)]
+    assert len(alone) >= 1
+    named = ", ".join(d.strftime("%Y-%m-%d") for d in alone[:3])
+    more = f" and {len(alone) - 3} more" if len(alone) > 3 else ""
+    bars = "bar" if len(alone) == 1 else "bars"
+    expected = (
+        f"{len(alone)} ES {bars} without a matching CL bar left out: {named}{more}. "
+        "prev(es_close) on the next row reads the ES bar before it."
+    )
+    assert expected in result.metadata.warnings

@@ -4,6 +4,7 @@ each checked against an independent computation, and each bad input gets an erro
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -415,6 +416,58 @@ def test_a_year_that_holds_every_day_the_question_keeps_is_not_called_open(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("limit", [1, 3, None])
+def test_a_ranking_the_unfinished_year_tops_names_the_first_whole_year(
+    limit: int | None, sample_settings, con
+) -> None:
+    """ "In which year was the NQ-ES correlation lowest?" sorted ascending and cut to 1 read
+    the data's last year, 4 days of it, with no word of its size: it is said, with the whole
+    years' median, and the lowest whole year found among all the groups before the limit.
+    Per-year correlations by pandas over each day's last RTH close (DuckDB)."""
+    both = pd.concat([rth_closes(con, "nq"), rth_closes(con, "es")], axis=1, join="inner")
+    both.index = pd.to_datetime(both.index)
+    returns = both.pct_change()  # the year's first day from the last close of the one before
+    years = returns.groupby(returns.index.year)
+    corr = years.apply(lambda r: r.iloc[:, 0].corr(r.iloc[:, 1])).sort_values()
+    days = years.size()
+    last = int(both.index[-1].year)
+    assert corr.index[0] == last and days[last] < 10  # the open year ranks first
+    whole = corr.drop(last)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "join": {"instrument": "ES"},
+        "map": {"nq_ret": "close/prev(close)-1", "es_ret": "es_close/prev(es_close)-1"},
+        "group_by": "year()",
+        "select": "correlation(nq_ret, es_ret) as corr",
+        "sort": "corr asc",
+    }
+    if limit is not None:
+        query["limit"] = limit
+    result = _ok(query, sample_settings)
+    shown = corr.iloc[: limit or len(corr)]
+    assert result.table["year"].tolist() == shown.index.tolist()
+    assert result.table["corr"].tolist() == pytest.approx(shown.tolist())
+    [said] = [w for w in result.metadata.warnings if f"The year {last} is not over" in w]
+    median = round(float(days.drop(last).median()))
+    spread = " (the median)" if days.drop(last).nunique() > 1 else ""
+    assert f" It holds {days[last]} days, against {median} in a whole year{spread}. " in said
+    found = re.search(
+        r" Sorted by corr ascending, it ranks first: among the whole years the lowest corr is "
+        r"([\d.]+), in (\d{4})\.$",
+        said,
+    )
+    assert found is not None, said
+    assert int(found[2]) == whole.index[0]
+    assert float(found[1]) == pytest.approx(whole.iloc[0], abs=1e-4)
+    # Sorted the other way, or by the year itself (time order), 2026 does not lead a ranking.
+    for sort in ("corr desc", "year desc"):
+        other = _ok({**query, "sort": sort, "limit": len(corr)}, sample_settings)
+        [said] = [w for w in other.metadata.warnings if f"The year {last} is not over" in w]
+        assert f"It holds {days[last]} days" in said and "ranks first" not in said
+
+
+@pytest.mark.slow
 def test_years_where_emptied_are_named_and_count_cond_keeps_them(sample_settings, con) -> None:
     """ "Days with ADX(14) above 40 per year, 2008-2025", then "and the mean per year?": the
     years with no such day are not groups, so the mean is over the others; the result says
@@ -452,6 +505,16 @@ def test_years_where_emptied_are_named_and_count_cond_keeps_them(sample_settings
         sample_settings,
     )
     assert not [w for w in later.metadata.warnings if "No row passed" in w]
+    # "The year with the most such days": the groups the limit cut are not emptied ones.
+    top = _ok(
+        {**base, "where": "a > 40", "group_by": "year()", "select": "count() as days",
+         "sort": "days desc", "limit": 1},
+        sample_settings,
+    )  # fmt: skip
+    assert top.table["year"].tolist() == [per_year.idxmax()]
+    (said,) = [w for w in top.metadata.warnings if "No row passed where" in w]
+    assert f"in {len(empty)} year() groups" in said
+    assert f"({', '.join(str(y) for y in empty)})" in said
 
 
 @pytest.mark.slow

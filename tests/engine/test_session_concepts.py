@@ -3,6 +3,7 @@ each with a query that runs, and named in the model's query reference."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -247,6 +248,68 @@ def test_the_santa_rally_matches_pandas(sample_settings) -> None:
     assert result.summary.values["seasons"] == len(returns) == 18
     assert result.summary.values["mean_ret_pct"] == pytest.approx(returns.mean(), rel=1e-9)
     assert result.summary.values["up_share"] == pytest.approx((returns > 0).mean())
+
+
+def _stock_days(day: pd.DataFrame) -> pd.DatetimeIndex:
+    """The NYSE's trading days, through the end of the data's last month."""
+    import pandas_market_calendars as mcal
+
+    end = day.index.max() + pd.offsets.MonthEnd(0)
+    days = mcal.get_calendar("NYSE").valid_days(day.index.min(), end)
+    return pd.DatetimeIndex(days.tz_localize(None))
+
+
+@pytest.mark.slow
+def test_the_turn_of_the_month_matches_pandas(sample_settings) -> None:
+    """The last NYSE day of each month and the first three of the next against the rest, by
+    close-to-close return over the stock market's days only: a holiday session's close is
+    never the base of the next day's return."""
+    day = _rth_days(sample_settings)
+    calendar = _stock_days(day)
+    month = calendar.to_period("M")
+    number = pd.Series(1, index=calendar).groupby(month).cumsum()
+    last = ~month.to_series().duplicated(keep="last").to_numpy()
+    window = pd.Series((number.to_numpy() <= 3) | last, index=calendar)
+    closes = day["close"][day.index.isin(calendar)]
+    returns = (closes / closes.shift() - 1) * 100
+    frame = pd.DataFrame({"ret": returns, "tom": window[closes.index]})
+    expected = frame.groupby("tom").agg(
+        days=("ret", "size"), mean=("ret", "mean"), up=("ret", lambda r: (r.dropna() > 0).mean())
+    )
+    assert len(day) - len(closes) > 100  # holiday sessions the query must step over
+
+    query = session_concepts()["turn_of_the_month"].text_for(SessionTimes(load_instrument("NQ")))
+    result = execute(query.query, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    table = result.table.set_index("window")
+    for label, tom in (("turn of month", True), ("other days", False)):
+        assert table.loc[label, "days"] == expected.loc[tom, "days"]
+        assert table.loc[label, "mean_ret_pct"] == pytest.approx(expected.loc[tom, "mean"])
+        assert table.loc[label, "up_share"] == pytest.approx(expected.loc[tom, "up"])
+
+
+@pytest.mark.slow
+def test_sell_in_may_matches_pandas(sample_settings) -> None:
+    """Each whole May-October and November-April, from the month-end close before it to its
+    last month-end close, compounded over its six months."""
+    day = _rth_days(sample_settings)
+    month_end = day["close"].groupby(day.index.to_period("M")).last()
+    seasons: dict[str, list[float]] = {"May-Oct": [], "Nov-Apr": []}
+    for period in month_end.index:
+        if period.month not in (4, 10) or period - 6 not in month_end.index:
+            continue
+        half = "May-Oct" if period.month == 10 else "Nov-Apr"
+        seasons[half].append((month_end[period] / month_end[period - 6] - 1) * 100)
+
+    query = session_concepts()["sell_in_may"].text_for(SessionTimes(load_instrument("NQ"))).query
+    result = execute(query, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    table = result.table.set_index("half")
+    for half, returns in seasons.items():
+        assert table.loc[half, "seasons"] == len(returns)
+        assert table.loc[half, "mean_ret_pct"] == pytest.approx(np.mean(returns), rel=1e-9)
+        assert table.loc[half, "up_share"] == pytest.approx(np.mean(np.array(returns) > 0))
+    assert table["seasons"].tolist() == [18, 17]
 
 
 @pytest.mark.slow

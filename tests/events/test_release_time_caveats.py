@@ -21,6 +21,7 @@ import pytest
 from barb import execute
 from barb.data.sample import write_samples
 from barb.data.store import data_path
+from barb.instruments import load_instrument
 from barb.result import Result
 
 REPO = Path(__file__).resolve().parents[2]
@@ -327,3 +328,98 @@ def test_a_release_window_on_the_day_a_moved_release_counts_for_is_said_to_miss_
         "next trading day ("
     )
     assert counted.endswith(").") and "holds none of it" not in counted
+
+
+def _day_window_ranges(
+    symbol: str, settings, days: pd.DatetimeIndex, hours: tuple[int, int]
+) -> pd.Series:
+    """Each of ``days``' range over its bars opening inside ``hours`` (minutes of the day)."""
+    ranges = _window_ranges(symbol, settings, hours)
+    return ranges[ranges.index.isin(days)]
+
+
+def test_a_where_on_the_minutes_after_cpi_that_rth_never_holds_says_why(settings) -> None:
+    """ "ES's average range in the 30 minutes after CPI, 2024-2025" on RTH 1m bars: CPI comes
+    at 08:30 and RTH's first bar at 09:30, so no RTH bar has cpi_minutes below 60 and nothing
+    matched. Said with the release time, RTH's hours and the working form; on ETH the same
+    where reads each release's 08:30-08:59 bars (pandas over the raw minute bars)."""
+    releases = pd.DatetimeIndex(_releases("cpi", (2024, 2025))["date"])
+    reaction = _day_window_ranges("ES", settings, releases, (_minute("08:30"), _minute("09:00")))
+    assert len(reaction) == len(releases)  # every 2024-2025 CPI came on an ES trading day
+    rth = {"session": "RTH", "from": "1m", "period": "2024:2025", "join": "cpi",
+           "where": "cpi and cpi_minutes >= 0 and cpi_minutes < 30", "group_by": "date()",
+           "select": "max(high) - min(low) as r30",
+           "then": {"select": ["mean(r30) as avg", "count() as releases"]}}  # fmt: skip
+    result = _ask(rth, "ES", settings)
+    assert result.metadata.rows_matched == 0
+    first_bar = RTH["NQ"][0] - _minute("08:30")  # ES's RTH is NQ's, 09:30-17:00
+    assert _said(result, "CPI") == [
+        f"CPI came out at 08:30, before ES's RTH opens at 09:30, on all {len(releases)} cpi "
+        f"days in the period: RTH bars (09:30-17:00) start {first_bar} minutes after the "
+        f"release (cpi_minutes >= {first_bar} on those days), so a where on cpi_minutes "
+        f"below {first_bar} keeps none of them. For the minutes after the release keep the "
+        'where and use "session": "ETH", which holds it, or a window session such as '
+        "'08:30-09:30'."
+    ]
+    assert "No bars matched: the result is empty." in result.metadata.warnings
+    # The forms it names answer: ETH and the window, each over every release.
+    for session in ("ETH", "08:30-09:30"):
+        answer = _ask({**rth, "session": session}, "ES", settings)
+        assert answer.summary.values["releases"] == len(releases)
+        assert answer.summary.values["avg"] == pytest.approx(reaction.mean())
+        assert _said(answer, "CPI") == []
+
+
+# Each event with a minutes column and its usual time (catalog.yaml, restated), on CL, which
+# lists them all; 2024-2025 has no other time but EIA's Thursday 11:00.
+RELEASED_AT = {"fomc": "14:00", "nfp": "08:30", "cpi": "08:30", "opex": "09:30",
+               "quad_witching": "09:30", "eia": "10:30"}  # fmt: skip
+
+
+def test_every_event_with_a_minutes_column_is_covered() -> None:
+    assert set(RELEASED_AT) == set(load_instrument("CL").events)
+
+
+@pytest.mark.parametrize("event", sorted(RELEASED_AT))
+def test_a_where_on_an_event_s_minutes_in_a_window_that_misses_it_says_why(
+    event: str, settings
+) -> None:
+    """A window opening after the release ('15:00-16:00') keeps no bar of the minutes after
+    it, whichever event; the warning says from which minute its bars start."""
+    column = f"{event}_minutes"
+    query = {"session": "15:00-16:00", "from": "1m", "period": "2024:2025", "join": event,
+             "where": f"{event} and {column} >= 0 and {column} < 15",
+             "select": "count()"}  # fmt: skip
+    result = _ask(query, "CL", settings)
+    assert result.summary.value == 0
+    [said] = _said(result, event.upper())
+    # EIA's Thursday 11:00 releases are the nearest: their first window bar is 240 minutes on.
+    latest = "11:00" if event == "eia" else RELEASED_AT[event]
+    first_bar = _minute("15:00") - _minute(latest)
+    assert "before the window '15:00-16:00' opens at 15:00" in said
+    assert f"({column} >= {first_bar} on those days)" in said
+    hour_after = _minute(RELEASED_AT[event]) + 60
+    assert said.endswith(
+        'For the minutes after the release keep the where and use "session": "ETH", '
+        f"which holds it, or a window session such as '{RELEASED_AT[event]}-"
+        f"{hour_after // 60:02d}:{hour_after % 60:02d}'."
+    )
+
+
+def test_a_session_that_closes_before_the_release_says_so_to_a_where_on_its_minutes(
+    settings,
+) -> None:
+    """CL's OVERNIGHT closes at 09:00, 90 minutes before EIA's 10:30 (120 before Thursday's
+    11:00): "the 15 minutes around EIA" on it keeps nothing."""
+    query = {"session": "OVERNIGHT", "from": "5m", "period": "2024", "join": "eia",
+             "where": "eia_minutes >= -15 and eia_minutes < 15", "select": "count()"}  # fmt: skip
+    result = _ask(query, "CL", settings)
+    assert result.summary.value == 0
+    [said] = _said(result, "EIA")
+    gap = _minute("10:30") - _minute("09:00")
+    assert said.startswith("EIA came out after CL's OVERNIGHT closes at 09:00, on all ")
+    assert (
+        f"OVERNIGHT bars (18:00-09:00) end {gap} minutes or more before the release "
+        f"(eia_minutes < -{gap} on those days), so a where on eia_minutes from -{gap} on keeps "
+        "none of them."
+    ) in said

@@ -123,6 +123,35 @@ def test_comparisons_with_a_missing_value_are_unknown(small: EvalContext) -> Non
     assert conditions(run("not (a > 1)", small)) == [True, False, None, False, True]
 
 
+def test_prices_compare_as_the_decimals_they_are() -> None:
+    """CL's 67.26 - 67.46 is -0.19999999999998863 in binary: still a 20-cent gap, as in
+    integer cents; whole numbers keep comparing exactly, however large."""
+    frame = pd.DataFrame(
+        {
+            "hi": [67.46, 100.01, 1.5 + 70.25, 25_000.25],
+            "lo": [67.26, 100.00, 70.25, 25_000.00],
+            "big": np.array([10**15, 10**15 + 1, 5, 6], dtype=np.int64),
+        }
+    )
+    ctx = make_context(frame)
+    cents = [
+        round(h * 100) - round(lo * 100) for h, lo in zip(frame["hi"], frame["lo"], strict=True)
+    ]
+    assert run("hi - lo", ctx).tolist() != [c / 100 for c in cents]  # binary, not decimal
+    for op, limit in itertools.product(["==", "!=", "<", "<=", ">", ">="], [0.2, 0.01, 1.5, 0.25]):
+        got = run(f"hi - lo {op} {limit}", ctx).tolist()
+        want = [eval_op(op, c, round(limit * 100)) for c in cents]
+        assert got == want, (op, limit)
+    assert run("big < 1000000000000001", ctx).tolist() == [True, False, True, True]
+    assert run("big == 1000000000000001", ctx).tolist() == [False, True, False, False]
+    # Numbers a trader would call different stay different.
+    assert run("hi - lo > 0.2 - 0.000001", ctx).tolist()[0]
+
+
+def eval_op(op: str, a: int, b: int) -> bool:
+    return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
 def test_conditions_are_numpy_bool_when_every_value_is_known(small: EvalContext) -> None:
     for text in ("i > 4", "i == 3 or i > 6", "not i > 4", "i in (3, 4)"):
         assert run(text, small).dtype == np.bool_

@@ -8,9 +8,18 @@ what the store still holds.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
-from bot_harness import ALICE, ask_and_get_plan, barb_bot, keyboard_data, press, settled_outbox
+from bot_harness import (
+    ALICE,
+    WEEKDAY_RANGE,
+    ask_and_get_plan,
+    barb_bot,
+    keyboard_data,
+    press,
+    settled_outbox,
+)
 from fake_bot_api import FakeBotAPI
 
 from bot.telegram.sender import Patience
@@ -145,3 +154,99 @@ async def test_a_csv_held_by_flood_control_arrives_once(
         assert document.status == 200
         assert document.files["document"].content.decode().startswith("weekday,")
         assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [429, 200]
+
+
+async def test_a_csv_pressed_again_while_flood_control_holds_it_arrives_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Telegram holds the CSV's send (429) and the person presses its button again
+    meanwhile: the file arrives once, after the hold, and neither press is told that it was
+    already sent (it was not) or that something broke."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, keep_sending_every_s=0.3) as svc:
+        await run_weekday_question(fake)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        acks = len(fake.calls("answerCallbackQuery"))
+        fake.fail_next("sendDocument", retry_after=2, chat_id=ALICE)
+        csv_button, _ = keyboard_data(photo.result)
+        await press(fake, ALICE, ALICE, photo.result, csv_button)
+        [held] = await fake.wait_for("sendDocument", chat_id=ALICE)
+        await press(fake, ALICE, ALICE, photo.result, csv_button)  # during the hold
+        *_, document = await fake.wait_for("sendDocument", 2, chat_id=ALICE, timeout=20)
+        pressed = (await fake.wait_for("answerCallbackQuery", acks + 2))[acks:]
+        assert await settled_outbox(svc) == []
+        await asyncio.sleep(1.0)  # the second press and several sending passes are done
+
+        assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [429, 200]
+        assert document.answered_at - held.answered_at >= 2.0  # Telegram's retry_after
+        assert document.files["document"].content.decode().startswith("weekday,")
+        assert [r.params.get("text") for r in pressed] == [None, None]
+        assert not any("reference" in text for text in fake.sent_text(ALICE))
+
+
+async def test_a_csv_telegram_refuses_is_said_to_have_failed(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Telegram refuses the CSV for good (a 400): the press is not met with silence, the
+    person gets the one sentence with a reference, and the file is not tried again."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, keep_sending_every_s=0.3) as svc:
+        await run_weekday_question(fake)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        refusal = "Bad Request: file is too big"
+        fake.fail_next("sendDocument", error_code=400, description=refusal, chat_id=ALICE)
+        csv_button, _ = keyboard_data(photo.result)
+        await press(fake, ALICE, ALICE, photo.result, csv_button)
+        said = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert "reference" in said[-1].result["text"]
+        assert await settled_outbox(svc) == []
+        await asyncio.sleep(1.0)  # several sending passes: none tries it again
+
+        assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [400]
+
+
+def chat_shows(fake: FakeBotAPI, chat_id: int) -> list[str]:
+    """The bot's messages in the chat in the order the person sees them (Telegram's message
+    ids): "photo", "document", or a text's first words."""
+    shown = []
+    for message in fake.messages(chat_id):
+        kind = next((k for k in ("photo", "document") if k in message), None)
+        shown.append(kind or " ".join(message.get("text", "").split()[:2]))
+    return shown
+
+
+async def test_a_command_meanwhile_does_not_cut_into_an_answer(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/help sent while a /query's answer goes out (its chart slow to be taken): the help
+    comes after the chart and its CSV, not between them nor before: a chat's replies go out
+    in the order its messages came."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        fake.fault_next("sendPhoto", "slow", chat_id=ALICE, delay_s=1.0)
+        typed = json.dumps(WEEKDAY_RANGE)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=f"/query {typed}"))
+        while not fake.calls("sendPhoto", chat_id=ALICE):  # the chart is on the wire
+            await asyncio.sleep(0.01)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/help"))
+        await fake.wait_for("sendMessage", chat_id=ALICE)
+        await fake.wait_for("sendDocument", chat_id=ALICE)
+        assert await settled_outbox(svc) == []
+
+        assert chat_shows(fake, ALICE) == ["photo", "document", "Ask a"], fake.describe()
+
+
+async def test_a_command_held_by_flood_control_is_answered_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/help's reply waits out a 429 longer than the sending pass's period: the pass, which
+    sends what is queued under the chat's lock, does not send it a second time."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, keep_sending_every_s=0.3) as svc:
+        fake.fail_next("sendMessage", retry_after=2, chat_id=ALICE)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/help"))
+        await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert await settled_outbox(svc) == []
+        await asyncio.sleep(1.0)  # several sending passes: none sends it again
+
+        assert [r.status for r in fake.calls("sendMessage", chat_id=ALICE)] == [429, 200]

@@ -20,6 +20,7 @@ from fake_bot_api import QUERY_INVALID, FakeBotAPI, FaultKind
 from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import InlineRunner
 from bot.telegram.sender import Patience
+from bot.telegram.services import BotServices
 
 QUESTION = "average RTH range by weekday?"
 
@@ -33,6 +34,16 @@ def answers(fake: FakeBotAPI, chat_id: int = ALICE) -> list[str]:
     texts = [m["text"] for m in delivered(fake, "sendMessage", chat_id)]
     texts += [commentary_of(m.get("caption", "")) for m in delivered(fake, "sendPhoto", chat_id)]
     return [text for text in texts if text.startswith("Answer: ")]
+
+
+def done_edits(fake: FakeBotAPI, plan: dict[str, Any], chat_id: int = ALICE) -> list[Any]:
+    """The edits of the plan message that reached Telegram saying "Done."."""
+    return [
+        r
+        for r in fake.calls("editMessageText", chat_id=chat_id)
+        if r.params.get("message_id") == plan["message_id"]
+        and "⏵ Done." in r.params.get("text", "")
+    ]
 
 
 async def ask_and_press(fake: FakeBotAPI, chat_id: int = ALICE) -> dict[str, Any]:
@@ -75,6 +86,16 @@ async def assert_answered_once(
     assert "reply_markup" not in fake.message(chat_id, plan["message_id"])
     # Nobody was told about an error the bot got over.
     assert not [t for t in fake.sent_text(chat_id) if "reference" in t]
+
+
+async def no_work_in_flight(svc: BotServices, timeout: float = 20.0) -> None:
+    """Wait until every piece of work in flight has ended (a run ends once its plan says
+    how it went)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while await svc.store.in_flight.open():
+        assert loop.time() < deadline, "the work never ended"
+        await asyncio.sleep(0.02)
 
 
 # --- acknowledging a press --------------------------------------------------------------------
@@ -276,6 +297,68 @@ async def test_a_run_that_breaks_before_answering_can_be_pressed_again(
         assert len(delivered(fake, "sendPhoto")) == 1
 
 
+class _BreaksAndTheEditFails(InlineRunner):
+    """The first query raises (a bug in the runner), and Telegram fails the plan's next
+    edit (502): the one that should give it its Run and Cancel buttons back."""
+
+    def __init__(self, fake: FakeBotAPI) -> None:
+        super().__init__()
+        self.fake = fake
+        self.broken = True
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        if self.broken:
+            self.broken = False
+            self.fake.fail_next("editMessageText", error_code=502, chat_id=ALICE)
+            raise RuntimeError("a bug in the runner")
+        return await super().run(job)
+
+
+async def handed_back(fake: FakeBotAPI, svc: BotServices, plan: dict[str, Any]) -> None:
+    """The plan shows its Run and Cancel buttons again, as sent, with nothing left in
+    flight; Run runs it."""
+    await until(lambda: keyboard_data(fake.message(ALICE, plan["message_id"])), "buttons", fake)
+    shown = fake.message(ALICE, plan["message_id"])
+    assert shown["text"] == plan["text"]  # the plan as sent, with no "Running…"
+    assert keyboard_data(shown) == keyboard_data(plan)
+    [action] = await svc.store.pending.open_for_chat(ALICE)
+    assert action.status == "pending"
+    await no_work_in_flight(svc)  # the run is over once the plan is handed back
+    run, _ = keyboard_data(shown)
+    await press(fake, ALICE, ALICE, shown, run)
+    await until(lambda: answers(fake), "the answer", fake)
+    await until(lambda: done_edits(fake, plan), "the plan marked done", fake)
+
+
+@pytest.mark.parametrize("then", ["sending pass", "restart"])
+async def test_a_run_that_breaks_gets_its_buttons_back_after_a_failed_edit(
+    fake_telegram: FakeBotAPI, db_url: str, then: str
+) -> None:
+    """A bug in the run, and Telegram fails the edit that hands the plan back: the plan
+    must not say "Running…" forever. The run stays in flight with its outcome stored until
+    the sending pass, or the next start, has given the plan its buttons again."""
+    fake = fake_telegram
+    runner = _BreaksAndTheEditFails(fake)
+    every = 0.3 if then == "sending pass" else None
+    async with barb_bot(fake, db_url, runner=runner, keep_sending_every_s=every) as svc:
+        plan = await ask_and_press(fake)
+        await until(
+            lambda: any("reference" in text for text in fake.sent_text(ALICE)),
+            "the error sentence",
+            fake,
+        )
+        running, refused = (await fake.wait_for("editMessageText", 2, chat_id=ALICE))[:2]
+        assert (running.status, refused.status) == (200, 502)
+        if then == "sending pass":
+            await handed_back(fake, svc, plan)
+            return
+        assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Running…")
+        [run] = await svc.store.in_flight.open()
+        assert (run.kind, run.outcome) == ("run", "reopened")
+    async with barb_bot(fake, db_url) as svc:
+        await handed_back(fake, svc, plan)
+
+
 async def test_a_plan_says_done_only_once_its_chart_has_arrived(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
@@ -298,3 +381,38 @@ async def test_a_plan_says_done_only_once_its_chart_has_arrived(
         ]
         assert done and min(done) > chart, fake.describe()
         assert await svc.store.outbox.unsent() == []
+
+
+class _HoldsTheChatMeanwhile(InlineRunner):
+    """Once the plan says "Running…", Telegram will answer the next ``method`` to the chat
+    with a 429 (``retry_after`` 2 s)."""
+
+    def __init__(self, fake: FakeBotAPI, method: str) -> None:
+        super().__init__()
+        self.fake = fake
+        self.method = method
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        self.fake.fail_next(self.method, retry_after=2, chat_id=ALICE)
+        return await super().run(job)
+
+
+@pytest.mark.parametrize("method", ["sendPhoto", "editMessageText"])
+async def test_a_plan_held_by_flood_control_says_done_once(
+    fake_telegram: FakeBotAPI, db_url: str, method: str
+) -> None:
+    """Telegram holds the chat (429, retry_after longer than the sending pass's period)
+    while the chart or the plan's "Done." goes out: one edit says "Done.", not one from the
+    run's handler and one from the sending pass, which meanwhile finds the run answered
+    with nothing left in the outbox."""
+    fake = fake_telegram
+    runner = _HoldsTheChatMeanwhile(fake, method)
+    async with barb_bot(fake, db_url, runner=runner, keep_sending_every_s=0.3) as svc:
+        plan = await ask_and_press(fake)
+        await until(lambda: done_edits(fake, plan), "the plan marked done", fake)
+        await no_work_in_flight(svc)
+        await asyncio.sleep(1.0)  # several sending passes: none edits it again
+        # One "Done." went out (after a 429 when that edit was the one held back).
+        held = [429] if method == "editMessageText" else []
+        assert [r.status for r in done_edits(fake, plan)] == [*held, 200], fake.describe()
+        assert [r.status for r in fake.calls(method, chat_id=ALICE)][-2:] == [429, 200]

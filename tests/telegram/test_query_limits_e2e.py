@@ -37,7 +37,8 @@ async def test_a_pool_breaking_query_gets_a_sentence_and_the_next_people_are_ans
         assert len(DEEP) > 1_000
         refused = await ask_and_get_plan(fake, ALICE, ALICE, DEEP)
         assert refused["text"].startswith(
-            "The query did not run: The query nests JSON more than 8 levels deep."
+            "The query did not run: a query too large.\n"
+            "The query nests JSON more than 8 levels deep."
         )
         for person in (BOB, ALICE):
             answer = await ask_and_get_plan(fake, person, person, COUNT)
@@ -58,7 +59,7 @@ async def test_hostile_query_texts_each_get_one_sentence(
         '/query {"from": "daily", "map": {"x": "next(close, 1e308)"}, "select": "mean(x)"}': (
             "from 1 to 10,000,000"
         ),
-        "/query {nope": "That is not valid JSON: Expecting property name",
+        "/query {nope": "That is not valid JSON: a field name in double quotes was expected",
     }
     async with barb_bot(fake, db_url, questions_per_minute=100):
         for text, words in cases.items():
