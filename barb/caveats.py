@@ -118,18 +118,18 @@ def open_group_caveat(
     plan: Plan,
     group: OpenGroup | None,
     kept: pd.DataFrame | None = None,
-    groups: pd.DataFrame | None = None,
+    first: pd.Series | None = None,
 ) -> list[str]:
     """Daily bars grouped by week(), or by year() (or year and month, or year and quarter):
     the group of the data's last week or year (``open_group``) is a few days, and can top a
     ranking of whole ones. Said with how many days it holds of the rows ``kept`` and, when
-    the stage's sort puts it first among all its ``groups`` (before the limit), the first
-    whole one: "the year with the lowest NQ-ES correlation", sorted and cut to 1, read 2026
-    (0.796 over 4 days) where the whole years' lowest was 2021 (0.8834)."""
+    the stage's sort puts it first, the ``first`` whole group (``first_whole``): "the year
+    with the lowest NQ-ES correlation", sorted and cut to 1, read 2026 (0.796 over 4 days)
+    where the whole years' lowest was 2021 (0.8834)."""
     if group is None:
         return []
     text = _open_group_text(group.unit, group.label, pd.Timestamp(plan.dataset.last_date))
-    return [text + _days_held(plan, group, kept) + _ranked_first(plan, group, groups)]
+    return [text + _days_held(plan, group, kept) + _ranked_first(plan, group, first)]
 
 
 @dataclass(frozen=True)
@@ -262,16 +262,20 @@ def _days_held(plan: Plan, group: OpenGroup, kept: pd.DataFrame | None) -> str:
     return text + "."
 
 
-def _ranked_first(plan: Plan, group: OpenGroup, groups: pd.DataFrame | None) -> str:
-    """' Sorted by corr ascending, it ranks first: among the whole years the lowest corr is
-    0.8834, in 2021.' when the stage's sort (not by a group key: that is time order) puts
-    the open group first among all its groups, read before the limit."""
+def first_whole(
+    plan: Plan, group: OpenGroup | None, groups: pd.DataFrame | None
+) -> pd.Series | None:
+    """The first whole group of the stage's ranking when the open ``group`` tops it: its row
+    among all the stage's ``groups``, read before the limit (2021, the lowest whole year's
+    NQ-ES correlation, where 2026's 4 days rank first). None when the sort is by a group key
+    (that is time order), when the open group does not rank first, or when no whole group
+    has a value to rank."""
     sort = plan.first.sort
     keys = [name for name, _ in plan.first.group_keys]
-    if not sort or groups is None or sort[0].column in keys:
-        return ""
+    if group is None or not sort or groups is None or sort[0].column in keys:
+        return None
     if any(k.column not in groups.columns for k in sort):
-        return ""
+        return None
     ranked = groups.sort_values(
         [k.column for k in sort],
         ascending=[not k.descending for k in sort],
@@ -281,11 +285,23 @@ def _ranked_first(plan: Plan, group: OpenGroup, groups: pd.DataFrame | None) -> 
     in_open = group.rows(ranked)
     whole = np.flatnonzero(~in_open)
     if not len(ranked) or not in_open[0] or not len(whole):
-        return ""
-    first, by = ranked.iloc[int(whole[0])], sort[0]
-    value = first[by.column]
+        return None
+    first = ranked.iloc[int(whole[0])]
+    value = first[sort[0].column]
     if value is None or value != value:  # no whole group has a value to rank
+        return None
+    return first
+
+
+def _ranked_first(plan: Plan, group: OpenGroup, first: pd.Series | None) -> str:
+    """' Sorted by corr ascending, it ranks first: among the whole years the lowest corr is
+    0.8834, in 2021.' of the ``first`` whole group, when the open one tops the ranking."""
+    if first is None:
         return ""
+    sort = plan.first.sort
+    keys = [name for name, _ in plan.first.group_keys]
+    by = sort[0]
+    value = first[by.column]
     named = (
         value_text(first[keys[0]])
         if len(keys) == 1

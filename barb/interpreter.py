@@ -23,7 +23,7 @@ from barb.calendar_caveats import (
     missing_days_caveat,
     period_edge_caveat,
 )
-from barb.caveats import open_group, open_group_caveat, scope_caveats
+from barb.caveats import first_whole, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.holiday_close_caveats import holiday_close_caveat
@@ -140,10 +140,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
-    cut_short = None
+    cut_short, whole_first = None, None
     if plan.first.shape == "grouped":
         cut_short = open_group(plan, output.table, output.kept_dates)
-        warnings += open_group_caveat(plan, cut_short, output.kept, output.groups)
+        whole_first = first_whole(plan, cut_short, output.groups)
+        warnings += open_group_caveat(plan, cut_short, output.kept, whole_first)
         warnings += period_edge_caveat(plan, scope, output.kept_dates)
         warnings += iso_week_caveat(plan, output.kept)
     then_rows = None
@@ -171,6 +172,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         data_description=dataset.meta.source_label(),
         truncated=truncated,
         open_group=cut_short.keys if cut_short is not None else None,
+        # A second stage's table holds other rows: only the first stage's groups are named.
+        first_whole=(
+            whole_first.to_dict() if whole_first is not None and plan.then is None else None
+        ),
         then_rows=then_rows,
         open_bar=listed_open_bar(plan, scope),
     )

@@ -114,6 +114,10 @@ class Metadata(BaseModel):
     # values as text (``{"year": "2026"}``): a chart leaves it out of highest and lowest.
     # The warning says it in words; this is for the chart only, not in the answer's JSON.
     open_group: dict[str, str] | None = Field(default=None, exclude=True)
+    # When that group tops the stage's sort: the first whole group's row among all the
+    # groups, read before the limit (2021's, where 2026's 4 days rank first), so a chart
+    # cut to one group still names a whole one. For the chart only, like open_group.
+    first_whole: dict[str, Any] | None = Field(default=None, exclude=True)
     # A then stage's where: the first stage's rows it kept and those it was given (406 of
     # 941 weeks); the chart's footer says so. For the chart only, like open_group.
     then_rows: tuple[int, int] | None = Field(default=None, exclude=True)

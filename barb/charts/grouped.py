@@ -183,11 +183,19 @@ class Groups:
             return len(high), len(low)
         return self.thinned.ties[column]
 
-    def ranks(self) -> list[int]:
-        """Each group's place in the table, from 1: a thinned table's skip."""
-        if self.thinned is None:
-            return list(range(1, len(self.table) + 1))
-        return [int(i) + 1 for i in self.thinned.rows]
+    def ranks(self) -> list[int | None]:
+        """Each group's place in the ranking, from 1: a thinned table's skip, and the open
+        group has none (2026's 4 days, first by corr, are not "1.": 2021 is)."""
+        rows = np.arange(len(self.table)) if self.thinned is None else self.thinned.rows
+        opened = None if self.open_at is None else int(rows[self.open_at])
+        return [
+            None if int(i) == opened else int(i) + 1 - int(opened is not None and opened < i)
+            for i in rows
+        ]
+
+    def first_ranked(self) -> int:
+        """The position of the group a ranking's headline names: the first whole one."""
+        return 1 if self.open_at == 0 and len(self.table) > 1 else 0
 
     def named(self, at: int, words: Words) -> str:
         """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
@@ -244,6 +252,8 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         table = _from_the_open(table, by, result.query, grid)
     open_at = _open_row(table, by, result)
     ranked = cut_by_limit(result, table)  # of the table's length, before it is thinned
+    if ranked and open_at is not None:
+        table = _with_first_whole(table, result)
     thinned = _thinned(table, columns, listed, open_at, result)
     if thinned is not None:  # everything past here costs by the group
         table = table.iloc[thinned.rows].reset_index(drop=True)
@@ -265,6 +275,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             ranked=True,
             left_out=left_out,
             short=short,
+            open_at=open_at,
             named_by=named_by,
             thinned=thinned,
         )
@@ -285,6 +296,18 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         named_by=named_by,
         thinned=thinned,
     )
+
+
+def _with_first_whole(table: pd.DataFrame, result: Result) -> pd.DataFrame:
+    """A ranking cut to the open group alone ("lowest corr by year", limit 1: 2026's 4
+    days) with the first whole group after it, as the engine found it among all the groups
+    before the limit (``Metadata.first_whole``): the headline names that one."""
+    meta = result.metadata
+    row = meta.first_whole if meta is not None else None
+    if len(table) != 1 or row is None or any(c not in row for c in table.columns):
+        return table
+    whole = pd.DataFrame([row], columns=table.columns).astype(table.dtypes.to_dict())
+    return pd.concat([table, whole], ignore_index=True)
 
 
 def _thinned(
@@ -565,7 +588,10 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         return False
     labels, n, layout = groups.labels, len(groups.table), groups.layout
     if groups.ranked:  # as ranked rows are: "1. 2023 · Sep"
-        labels = [f"{i}. {label}" for i, label in zip(groups.ranks(), labels, strict=True)]
+        labels = [
+            label if i is None else f"{i}. {label}"
+            for i, label in zip(groups.ranks(), labels, strict=True)
+        ]
     if layout is not None:  # a slot per first key; the legend names the second
         labels = layout.slots
     rotate, step = label_fit(labels, in_order="sort" not in _stage(result))

@@ -122,15 +122,16 @@ def _groups(result: Result, words: Words) -> list[str]:
     texts = with_parts(texts, groups, column, result, words)
     below = below_zero(values)
     if groups.ranked:
-        first = groups.named(0, words)
+        at = groups.first_ranked()  # a whole group, not the open one before it
+        first, value = groups.named(at, words), texts[at]
         if ranked_lowest_first(result, column):
             return [
-                words.ranked_lowest(below_zero=below, name=column, label=first, value=texts[0]),
-                words.ranked_lowest(below_zero=below, short=True, label=first, value=texts[0]),
+                words.ranked_lowest(below_zero=below, name=column, label=first, value=value),
+                words.ranked_lowest(below_zero=below, short=True, label=first, value=value),
             ]
         return [
-            words("ranked_first", name=column, label=first, value=texts[0]),
-            words("ranked_first_short", label=first, value=texts[0]),
+            words("ranked_first", name=column, label=first, value=value),
+            words("ranked_first_short", label=first, value=value),
         ]
     count = is_count(column, result)
     if groups.layout is not None:
