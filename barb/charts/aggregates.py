@@ -7,12 +7,15 @@ measured from a running high or low, the curve over time (``drawdown.py``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from barb.charts.answers import Aggregate, answer_text, read_aggregates, select_items
@@ -46,6 +49,7 @@ from barb.charts.price import draw_price
 from barb.charts.row_values import counted, row_values
 from barb.charts.select_calls import call_args
 from barb.charts.shares import draw_share, share_of_rows
+from barb.charts.side_by_side import MAX_SERIES, SERIES_COLORS, SLOT_WIDTH
 from barb.charts.style import (
     ACCENT,
     ANSWER_COLORS,
@@ -65,6 +69,7 @@ from barb.charts.value_text import TickFormatter, is_finite_number
 from barb.charts.words import ENGLISH, Words
 from barb.lineage import group_key_names
 from barb.result import Result
+from barb.timeframes import TIMEFRAMES
 
 MAX_COUNTED_DOTS = 60  # counted bars in a short period shown one dot each up to this many
 
@@ -107,85 +112,131 @@ def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
 def _draw_counts(
     fig: Figure, result: Result, rows: pd.DataFrame, aggs: list[Aggregate], words: Words
 ) -> bool:
-    """When the counted rows occurred: per year, per month, or one mark per row."""
-    found = _counted_rows(result, rows)
-    if found is None:
+    """When the counted rows occurred: per year, per month, or one mark per row. Several
+    counts are drawn side by side, each in its colour and named in the legend: of the
+    Bollinger touches (upper, close below lower, lower) only the first was drawn, under
+    "days per month", and read as all of them."""
+    series = _counted_series(result, rows)
+    if not series:
         return False
-    rows = found
-    dates = counted_dates(rows, result)
+    found = [counted_dates(counted, result) for _, counted in series]
+    if any(d is None for d in found):
+        return False
+    dates = pd.DatetimeIndex(np.concatenate([np.asarray(d) for d in found if d is not None]))
     meta = result.metadata
     assert meta is not None
-    if dates is None or (dates.empty and not (meta.period_start and meta.period_end)):
+    if dates.empty and not (meta.period_start and meta.period_end):
         return False
     start = pd.Timestamp(meta.period_start) if meta.period_start else dates.min()
     end = pd.Timestamp(meta.period_end) if meta.period_end else dates.max()
-    if timeframe(result) == "weekly":  # the last week is counted by its label, its Monday on
+    tf = timeframe(result)
+    if tf == "weekly":  # the last week is counted by its label, its Monday on
         end = max(dates.max(), end - pd.Timedelta(days=end.dayofweek))
     months = (end.year - start.year) * 12 + end.month - start.month + 1
+    counted_rows = sum(len(counted) for _, counted in series)
     if end.year - start.year >= 2:
         freq, per = "Y", "year"
     elif months >= 3:
         freq, per = "M", "month"
-    elif len(rows) > MAX_COUNTED_DOTS:  # intraday bars: how many each day
-        freq, per = "B", "day"
+    elif counted_rows > MAX_COUNTED_DOTS or (len(series) > 1 and TIMEFRAMES[tf].intraday):
+        freq, per = "B", "day"  # intraday bars: how many each day
+    elif len(series) > 1:  # days side by side: how many each week (of a day, 0 or 1)
+        freq, per = "W", "week"
     else:
-        return _draw_counted_days(fig, result, rows, aggs, words)
-    values, labels = _count_per(dates, start, end, freq, words)
+        return _draw_counted_days(fig, result, series[0][1], aggs, words)
+    per_series = [_count_per(pd.DatetimeIndex(d), start, end, freq, words) for d in found]
+    labels = per_series[0][1]
 
     rotate, step = label_fit(labels)
     ax = plot_axes(fig, bottom=PLOT_BOTTOM + (0.09 if rotate else 0.0))
-    positions = np.arange(len(values))
-    draw_bars(ax, positions, values, width=0.72, color=ACCENT)
+    k = len(series)
+    width = SLOT_WIDTH / k if k > 1 else 0.72
+    slots = np.arange(len(labels), dtype="float64")
+    every = np.concatenate([values for values, _ in per_series])
+    handles: list[Any] = []
     upright = False
-    if len(values) <= MAX_VALUE_LABELS:
-        slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / len(values)
-        upright = labels_upright(values, None, slot_pt, VALUE_PT)
-        label_bars(
-            ax, positions, values, None, size=VALUE_PT, bold=False, upright=upright, words=words
-        )
+    for j, ((agg, _), (values, _)) in enumerate(zip(series, per_series, strict=True)):
+        positions = slots + (j - (k - 1) / 2) * width
+        color = ACCENT if k == 1 else SERIES_COLORS[j]
+        draw_bars(ax, positions, values, width=width, color=color)
+        if k > 1:
+            handles.append(Patch(facecolor=color, label=answer_text(agg, result, words)))
+        if len(every) <= MAX_VALUE_LABELS:
+            slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / len(every)
+            upright = upright or labels_upright(every, None, slot_pt, VALUE_PT)
+            label_bars(
+                ax, positions, values, None, size=VALUE_PT, bold=False, upright=upright, words=words
+            )
     category_ticks(ax, labels, rotate=rotate, step=step, words=words)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
     ax.yaxis.set_major_formatter(TickFormatter(words))
-    headroom(ax, values, px=LEGEND_ROW_PX * len(aggs) + (70 if upright else 50))
-    value_label(ax, words("count_per", rows=row_word(result, words), per=words.per(per)))
-    legend(ax, [text_handle(answer_text(a, result, words)) for a in aggs], loc="upper left")
+    headroom(ax, every, px=LEGEND_ROW_PX * len(aggs) + (70 if upright else 50))
+    text = words("count_per", rows=row_word(result, words), per=words.per(per))
+    if k == 1 and len(aggs) > 1:  # which of the counts the bars are
+        text = words("count_per_named", name=series[0][0].name, counts=text)
+    value_label(ax, text)
+    drawn = [agg for agg, _ in series] if k > 1 else []
+    handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in drawn]
+    legend(ax, handles, loc="upper left")
     return True
 
 
-def _counted_rows(result: Result, rows: pd.DataFrame) -> pd.DataFrame | None:
-    """The rows the first count of the select counted: every row behind the number for
-    ``count()``, those where the condition is true for ``count(cond)``, those with a value
-    for ``count(col)``; None when the rows cannot tell which (a condition on earlier bars),
-    or they do not add up to the answer. Every row behind 646 strong days drew all 4,649."""
+def _counted_series(result: Result, rows: pd.DataFrame) -> list[tuple[Aggregate, pd.DataFrame]]:
+    """Each count of the select with the rows it counted (``_counted_rows``), those the rows
+    cannot tell left out; ``count()`` of every row beside counts of a condition is their
+    whole, not one of them (259 days a year against 40 touches), and is left to the legend."""
     texts = select_items(result.query)
+    found = []
     for i, agg in enumerate(read_aggregates(result)):
         if agg.func != "count":
             continue
-        _, args = call_args(texts[i] if i < len(texts) else agg.name)
-        if not args:
-            return rows
-        values = row_values(args[0], rows, result) if len(args) == 1 else None
-        if values is None:
-            return None
-        kept = counted(values)
-        return rows[kept] if is_finite_number(agg.value) and kept.sum() == agg.value else None
-    return None
+        kept = _counted_rows(agg, texts[i] if i < len(texts) else agg.name, rows, result)
+        if kept is not None:
+            found.append((agg, kept, kept is rows))
+    conditions = [(agg, kept) for agg, kept, every in found if not every]
+    if conditions:
+        return conditions[:MAX_SERIES]
+    return [(agg, kept) for agg, kept, _ in found[:1]]
+
+
+def _counted_rows(
+    agg: Aggregate, text: str, rows: pd.DataFrame, result: Result
+) -> pd.DataFrame | None:
+    """The rows a count of the select counted: every row behind the number for ``count()``,
+    those where the condition is true for ``count(cond)``, those with a value for
+    ``count(col)``; None when the rows cannot tell which (a condition on earlier bars), or
+    they do not add up to the answer. Every row behind 646 strong days drew all 4,649."""
+    _, args = call_args(text)
+    if not args:
+        return rows
+    values = row_values(args[0], rows, result) if len(args) == 1 else None
+    if values is None:
+        return None
+    kept = counted(values)
+    return rows[kept] if is_finite_number(agg.value) and kept.sum() == agg.value else None
 
 
 def _count_per(
     dates: pd.DatetimeIndex, start: pd.Timestamp, end: pd.Timestamp, freq: str, words: Words
 ) -> tuple[np.ndarray, list[str]]:
-    """Rows per year, month or business day from start to end, empty periods included."""
+    """Rows per year, month, week (from Monday) or business day from start to end, empty
+    periods included."""
     months = words.months
+
+    def day(s: pd.Timestamp) -> str:
+        return words("day_month", month=months[s.month - 1], day=f"{s.day:02d}")
+
     if freq == "B":
         slots = pd.bdate_range(start.normalize(), end.normalize())
         counts = dates.normalize().value_counts().reindex(slots, fill_value=0)
-        labels = [words("day_month", month=months[s.month - 1], day=f"{s.day:02d}") for s in slots]
+        labels = [day(s) for s in slots]
     else:
         periods = pd.period_range(start, end, freq=freq)
         counts = dates.to_period(freq).value_counts().reindex(periods, fill_value=0)
         if freq == "Y":
             labels = [str(p.year) for p in periods]
+        elif freq == "W":
+            labels = [day(p.start_time) for p in periods]
         else:
             labels = [f"{months[p.month - 1]} {p.year}" for p in periods]
     return counts.to_numpy(dtype="float64"), labels

@@ -40,6 +40,8 @@ SAME_IN_RUSSIAN = {
     ("barb", "lowest_highest_short"),
     # "21 days", "21 день": a number and the word that agrees with it, in either language.
     ("barb", "counted"),
+    # "touch_upper: days per month": a column's name before what its bars count.
+    ("barb", "count_per_named"),
 }
 #: Names that stay in Latin letters in a Russian text: products, instruments, units, bar
 #: columns.
