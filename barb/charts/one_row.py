@@ -1,6 +1,6 @@
 """A table of one row, read as its values: a card with the row's day on top and each number
 of the row on a line of its own, its name on the left and its value, with the unit, on the
-right.
+right; a condition's value (``broke_down``) reads yes or no.
 
 Drawn over time, one row was a price panel with nothing in it (a line needs two points) and
 a single bar whose axis ticked 0.6, 1.2, 1.8 days; the values themselves are the answer.
@@ -8,12 +8,13 @@ a single bar whose axis ticked 0.6, 1.2, 1.8 days; the values themselves are the
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from barb.charts.axes import plot_axes
 from barb.charts.columns import is_number, open_bar_row, time_column, timeframe, unit
-from barb.charts.style import GRID, INK, LABEL_PT, MARGIN_X, MUTED, TITLE_PT
+from barb.charts.style import FOOTER_PT, GRID, INK, LABEL_PT, MARGIN_X, MUTED, TITLE_PT
 from barb.charts.tick_values import unit_text
 from barb.charts.value_text import date_text
 from barb.charts.words import ENGLISH, Words
@@ -27,16 +28,42 @@ LABEL_COLUMNS = frozenset({"date", "timestamp", "trading_date"})
 
 
 def card_values(table: pd.DataFrame, result: Result) -> list[str]:
-    """The columns of the row to show: its numbers, the columns the query asked for first."""
-    numeric = [c for c in table.columns if c not in LABEL_COLUMNS and is_number(table[c])]
-    asked = [c for c in result.focus_columns if c in numeric]
-    return list(dict.fromkeys([*asked, *numeric]))[:MAX_CARD_VALUES]
+    """The columns of the row to show: its numbers and its true/false values (broke_up,
+    broke_down: "did it break the opening range" was the question, and the card showed only
+    the range), the columns the query asked for first."""
+    return _card_columns(table, result)[:MAX_CARD_VALUES]
+
+
+def _card_columns(table: pd.DataFrame, result: Result) -> list[str]:
+    values = [
+        c
+        for c in table.columns
+        if c not in LABEL_COLUMNS and (is_number(table[c]) or _is_flag(table[c]))
+    ]
+    asked = [c for c in result.focus_columns if c in values]
+    return list(dict.fromkeys([*asked, *values]))
 
 
 def value_text(table: pd.DataFrame, column: str, result: Result, words: Words) -> str:
-    """``25,850.75`` · ``2 days`` · ``44.5%``: the row's value of ``column`` with its unit;
-    a price, or points, at the instrument's tick (``tick_values``)."""
-    return unit_text(table[column].iloc[0], unit(column, result), result, words)
+    """``25,850.75`` · ``2 days`` · ``44.5%`` · ``yes``: the row's value of ``column`` with
+    its unit; a price, or points, at the instrument's tick (``tick_values``); a condition
+    yes or no."""
+    value = table[column].iloc[0]
+    if _is_flag(table[column]):
+        if value is None or value is pd.NA or value != value:
+            return words("no_value")
+        return words("flag.yes") if value else words("flag.no")
+    return unit_text(value, unit(column, result), result, words)
+
+
+def _is_flag(column: pd.Series) -> bool:
+    """True/false values: a bool column, or one of bools with gaps (object)."""
+    if pd.api.types.is_bool_dtype(column):
+        return True
+    if column.dtype != object:
+        return False
+    present = column.dropna()
+    return bool(len(present)) and all(isinstance(v, (bool, np.bool_)) for v in present)
 
 
 # What the card says of the data's unfinished last bar, by its timeframe.
@@ -96,4 +123,10 @@ def draw_one_row(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             1, y, text, fontsize=VALUE_PT, fontweight="bold", color=INK, ha="right", va="center"
         )
         ax.axhline(y - LINE_HEIGHT / 2, color=GRID, linewidth=1.2)
+    left_out = _card_columns(table, result)[len(columns) :]
+    if left_out:  # never dropped without a word
+        count = len(left_out)
+        note = words("left_out", plural_of=count, count=count, names=", ".join(left_out))
+        y = top - (len(columns) + 0.5) * LINE_HEIGHT
+        ax.text(0, y, note, fontsize=FOOTER_PT, color=MUTED, va="center")
     return True
