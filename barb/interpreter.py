@@ -36,6 +36,7 @@ from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.session_caveats import session_gap_caveat, session_hours
 from barb.settings import EngineSettings, default_settings
+from barb.short_bars import short_bar_caveat
 from barb.short_session_caveats import low_tail_caveat, short_sessions_caveat
 from barb.stages import DayOpen, StageOutput, run_stage, sort_keys, take_rows
 
@@ -155,6 +156,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
 
+    if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
+        hours, by = session_hours(plan), output.summary.by or []
+        query = plan.query.to_json()
+        warnings += short_bar_caveat(plan.timeframe.name, hours, output.table, by, query)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in ctx.warnings if w not in warnings]
     metadata = Metadata(

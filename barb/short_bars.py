@@ -1,0 +1,140 @@
+"""The session's last intraday bar when it is shorter than the rest: bars start at the
+session's open, so NQ's hourly RTH bars (09:30-17:00) end in a half-hour bar, 16:30-17:00,
+CL's (09:00-14:30) in 14:00-14:30, and ETH's 4-hour bars (18:00-17:00) in 14:00-17:00, three
+hours. Grouped by its time of day, on the bars or on times a second stage took from them
+(``arg_min(time(), low) as low_time``, then ``group_by low_time``), that bar's group is ranked
+against full ones: the "least volume" or "least often" hour by construction. The engine warns
+the model, and the chart marks the group; both find it here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from barb.instruments import parse_clock
+from barb.lineage import Lineage, called_key_names
+from barb.script import ast
+from barb.time_keys import CARRIES_VALUE, MINUTES_PER_DAY, clock_kind, minutes_of_day
+from barb.timeframes import TIMEFRAMES
+
+
+@dataclass(frozen=True)
+class ShortBar:
+    """The session's short last bar: the minute of the day it opens at (990), its length
+    and the other bars' in minutes, and the session's end as its hours write it."""
+
+    start: int
+    minutes: int
+    step: int
+    end: str
+    # Minutes of the day at which the session's full bars open.
+    full_starts: frozenset[int]
+
+    @property
+    def label(self) -> str:
+        """``16:30``."""
+        return f"{self.start // 60:02d}:{self.start % 60:02d}"
+
+
+def session_short_bar(timeframe: str, hours: str | None) -> ShortBar | None:
+    """The short last bar of ``timeframe``'s bars over a session of ``hours``
+    (``"09:30-17:00"``); None for daily and longer bars, or bars that fill the session."""
+    found = TIMEFRAMES.get(timeframe)
+    span = _session(hours)
+    if found is None or found.minutes is None or span is None:
+        return None
+    open_, length, end = span
+    step = found.minutes
+    short = length % step
+    if not short:
+        return None
+    start = (open_ + length - short) % MINUTES_PER_DAY
+    starts = frozenset((open_ + k * step) % MINUTES_PER_DAY for k in range(length // step))
+    return ShortBar(start, short, step, end, starts)
+
+
+def short_bar_rows(
+    short: ShortBar, table: pd.DataFrame, key: str, query: Mapping[str, Any]
+) -> np.ndarray | None:
+    """Which rows of ``table`` are the short bar's group by ``key``; None when ``key`` holds
+    no time of day: ``time()`` (its text, "16:30", also taken by a first stage's arg_max or
+    first), a minute of the day, or an hour of the day that holds no other bar (RTH's
+    hour 16, the 16:30 bar alone)."""
+    if key not in table.columns:
+        return None
+    values = table[key]
+    if _is_time_text(key, query):
+        # Each distinct time read once: a day by time holds thousands of rows of a few times.
+        times = pd.Series(values.dropna().unique())
+        minutes = minutes_of_day(key, times, query)
+        if minutes is None:
+            return None
+        return values.isin(times[minutes == short.start]).to_numpy()
+    kind = clock_kind(key, values, dict(query))
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64")
+    if kind == "minute":
+        return np.mod(numbers, MINUTES_PER_DAY) == short.start
+    if kind == "hour" and not any(s // 60 == short.start // 60 for s in short.full_starts):
+        return numbers == short.start // 60
+    return None
+
+
+def short_bar_caveat(
+    timeframe: str,
+    hours: str | None,
+    table: pd.DataFrame | None,
+    by: list[str],
+    query: Mapping[str, Any],
+) -> list[str]:
+    """The warning when a group of the result's ``table`` by a time of day (a key of ``by``)
+    is the short bar's, beside groups of full bars: "The 16:30 bar is half an hour
+    (16:30-17:00), the others an hour: …". Asked which hour has the least volume, the model
+    answered 16:30."""
+    short = session_short_bar(timeframe, hours)
+    if short is None or table is None or not len(table):
+        return []
+    for key in by:
+        rows = short_bar_rows(short, table, key, query)
+        if rows is not None and rows.any() and not rows.all():
+            return [
+                f"The {short.label} bar is {_length(short.minutes)} ({short.label}-{short.end}),"
+                f" the others {_length(short.step)}: its sums, counts and ranges are not "
+                "comparable with theirs."
+            ]
+    return []
+
+
+def _length(minutes: int) -> str:
+    """``half an hour``, ``an hour``, ``3 hours``, ``90 minutes``."""
+    if minutes == 30:
+        return "half an hour"
+    if minutes == 60:
+        return "an hour"
+    if minutes % 60 == 0:
+        return f"{minutes // 60} hours"
+    return f"{minutes} minutes"
+
+
+def _is_time_text(key: str, query: Mapping[str, Any]) -> bool:
+    """Whether ``key`` holds ``time()``'s text: the key ``time()`` made, or a column whose
+    values are ``time()``'s, through the map and the aggregates that return one of them."""
+    if key == "time" and key in called_key_names(query):
+        return True
+    source = Lineage(query).values_of(key, CARRIES_VALUE)
+    return isinstance(source, ast.Call) and source.name.lower() == "time" and not source.args
+
+
+def _session(hours: str | None) -> tuple[int, int, str] | None:
+    """The session's open (a minute of the day), its length in minutes and its end text."""
+    try:
+        first, last = str(hours).split("-")
+        open_, close = parse_clock(first.strip()), parse_clock(last.strip())
+    except (AttributeError, ValueError):
+        return None
+    length = (close - open_) % MINUTES_PER_DAY or MINUTES_PER_DAY
+    return open_, length, last.strip()

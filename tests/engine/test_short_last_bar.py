@@ -1,0 +1,138 @@
+"""The session's short last bar, grouped by its time of day: NQ's hourly RTH bars end in
+16:30-17:00, ES's 4-hour ETH bars in 14:00-17:00, CL's hourly RTH bars in 14:00-14:30. Asked
+"which hour has the least volume", a model read the half-hour 16:30 as the answer; the chart
+marked it only for groups of the bars, not for hours a second stage took from them (the hour
+of each day's low, counted). The result now says so to the model, in either stage.
+
+Each bar's length is read from the raw minute bars (pandas): the minutes of the day a
+session-aligned bucket holds over a year of data, never from the engine or its sessions."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from barb import execute
+from barb.data.sample import write_samples
+from barb.data.store import data_path
+
+pytestmark = pytest.mark.slow
+
+YEAR = 2025
+# (symbol, session, its hours written out here, from, bar length in minutes)
+CASES = [
+    ("NQ", "RTH", (570, 1020), "1h", 60),
+    ("ES", "ETH", (1080, 1020), "4h", 240),
+    ("CL", "RTH", (540, 870), "1h", 60),
+]
+LENGTHS = {30: "half an hour", 60: "an hour", 180: "3 hours", 240: "4 hours"}
+
+
+def clock(minute: int) -> str:
+    return f"{minute // 60 % 24:02d}:{minute % 60:02d}"
+
+
+def year_minutes(symbol: str, settings) -> pd.DataFrame:
+    """A year of the instrument's minute bars: trading date, minute of the day, low."""
+    return pd.read_parquet(
+        data_path(symbol, settings),
+        columns=["trading_date", "minute", "low"],
+        filters=[
+            ("trading_date", ">=", pd.Timestamp(f"{YEAR}-01-01")),
+            ("trading_date", "<", pd.Timestamp(f"{YEAR + 1}-01-01")),
+        ],
+    )
+
+
+def buckets(frame: pd.DataFrame, hours: tuple[int, int], step: int) -> pd.DataFrame:
+    """The session's minute bars, each with the start of its bar (from the session's open,
+    across midnight) and its place in the trading day."""
+    start, end = hours
+    since = (frame["minute"].astype(int) - start) % 1440
+    inside = frame[since < (end - start) % 1440].copy()
+    inside["since"] = since[since < (end - start) % 1440]
+    inside["bucket"] = (start + inside["since"] // step * step) % 1440
+    return inside
+
+
+def short_bucket(inside: pd.DataFrame, step: int) -> tuple[int, int]:
+    """The bar that holds fewer minutes of the day than the others, and how many it holds."""
+    held = inside.groupby("bucket")["minute"].nunique()
+    assert (held <= step).all()
+    [short] = held[held < step].index.tolist()
+    assert (held.drop(short) == step).all()
+    return int(short), int(held[short])
+
+
+def expected_warning(short: int, minutes: int, step: int) -> str:
+    label = clock(short)
+    return (
+        f"The {label} bar is {LENGTHS[minutes]} ({label}-{clock(short + minutes)}), the others "
+        f"{LENGTHS[step]}: its sums, counts and ranges are not comparable with theirs."
+    )
+
+
+def short_bar_warnings(result) -> list[str]:
+    assert result.ok, result.to_dict()
+    return [w for w in result.metadata.warnings if " bar is " in w and "comparable" in w]
+
+
+@pytest.fixture(scope="module")
+def settings(sample_settings):
+    write_samples(["CL"], sample_settings)  # NQ and ES are in the default sample
+    return sample_settings
+
+
+@pytest.mark.parametrize(("symbol", "session", "hours", "frame", "step"), CASES)
+def test_groups_of_the_bars_by_time_say_the_last_bar_is_short(
+    settings, symbol, session, hours, frame, step
+) -> None:
+    inside = buckets(year_minutes(symbol, settings), hours, step)
+    short, minutes = short_bucket(inside, step)
+    query = {
+        "session": session,
+        "from": frame,
+        "period": str(YEAR),
+        "group_by": "time()",
+        "select": ["sum(volume) as vol", "count()"],
+    }
+    result = execute(query, symbol, settings=settings)
+    assert short_bar_warnings(result) == [expected_warning(short, minutes, step)]
+    assert clock(short) in result.table["time"].tolist()
+
+
+@pytest.mark.parametrize(("symbol", "session", "hours", "frame", "step"), CASES)
+def test_times_a_second_stage_groups_by_say_the_last_bar_is_short(
+    settings, symbol, session, hours, frame, step
+) -> None:
+    """ "In which hour does the day's low come least often": each day's low hour, counted."""
+    inside = buckets(year_minutes(symbol, settings), hours, step)
+    short, minutes = short_bucket(inside, step)
+    # The bar of each day's lowest minute (the first, of equal lows): the day's low bar.
+    first_low = inside.sort_values(["trading_date", "since"]).groupby("trading_date")["low"]
+    lows = inside.loc[first_low.idxmin(), "bucket"]
+    assert short in set(lows) and len(set(lows)) > 1
+    query = {
+        "session": session,
+        "from": frame,
+        "period": str(YEAR),
+        "group_by": "date()",
+        "select": "arg_min(time(), low) as low_time",
+        "then": {"group_by": "low_time", "select": "count() as days", "sort": "days desc"},
+    }
+    result = execute(query, symbol, settings=settings)
+    assert short_bar_warnings(result) == [expected_warning(short, minutes, step)]
+    counted = result.table.set_index("low_time")["days"]
+    assert counted[clock(short)] == (lows == short).sum()
+
+
+def test_bars_that_fill_the_session_or_groups_without_the_short_bar_say_nothing(
+    settings,
+) -> None:
+    """30-minute RTH bars fill 09:30-17:00 evenly; hours before 16:00 leave 16:30 out."""
+    query = {"session": "RTH", "period": str(YEAR), "group_by": "time()", "select": "count()"}
+    even = execute({**query, "from": "30m"}, "NQ", settings=settings)
+    assert short_bar_warnings(even) == []
+    morning = execute({**query, "from": "1h", "where": "hour() < 16"}, "NQ", settings=settings)
+    assert "16:30" not in morning.table["time"].tolist()
+    assert short_bar_warnings(morning) == []
