@@ -81,6 +81,7 @@ from barb.charts.time_of_day import (
     BarGrid,
     bar_grid,
     calendar_part,
+    calendar_text,
     clock_axis,
     clock_kind,
     time_kind,
@@ -917,12 +918,9 @@ def _key_text(name: str, value: Any, words: Words, part: str | None) -> str:
         return date_text(value)
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
-    if part == "quarter" and isinstance(value, (int, np.integer)) and 1 <= value <= 4:
-        return f"Q{value}"  # as quarters are labelled everywhere in Barb (2023-Q1)
-    if part == "weekofyear" and isinstance(value, (int, np.integer)) and 1 <= value <= 53:
-        return f"W{value}"  # ISO 8601's week notation (2024-W34), as quarters are Q3
-    if part == "month" and isinstance(value, (int, np.integer)) and 1 <= value <= 12:
-        return words.months[int(value) - 1]
+    placed = calendar_text(value, part, words) if part is not None else None
+    if placed is not None:
+        return placed
     if isinstance(value, str) and value in WEEKDAYS:
         return words.weekdays[WEEKDAYS.index(value)]
     if isinstance(value, str) and value in MONTHS:

@@ -15,6 +15,7 @@ from barb.charts.axes import plot_axes
 from barb.charts.columns import is_number, open_bar_row, time_column, timeframe, unit
 from barb.charts.style import GRID, INK, LABEL_PT, MARGIN_X, MUTED, TITLE_PT
 from barb.charts.tick_values import unit_text
+from barb.charts.time_of_day import part_text
 from barb.charts.value_text import date_text
 from barb.charts.words import ENGLISH, Words
 from barb.i18n import N_
@@ -35,8 +36,10 @@ def card_values(table: pd.DataFrame, result: Result) -> list[str]:
 
 def value_text(table: pd.DataFrame, column: str, result: Result, words: Words) -> str:
     """``25,850.75`` · ``2 days`` · ``44.5%``: the row's value of ``column`` with its unit;
-    a price, or points, at the instrument's tick (``tick_values``)."""
-    return unit_text(table[column].iloc[0], unit(column, result), result, words)
+    a price, or points, at the instrument's tick (``tick_values``); a year as a label."""
+    value = table[column].iloc[0]
+    placed = part_text(column, value, result, words)
+    return placed if placed is not None else unit_text(value, unit(column, result), result, words)
 
 
 # What the card says of the data's unfinished last bar, by its timeframe.
