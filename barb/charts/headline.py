@@ -23,7 +23,7 @@ from barb.charts.columns import (
     time_column,
     unit,
 )
-from barb.charts.events import events_headline, read_events
+from barb.charts.events import events_headline, picked_periods_headline, read_events
 from barb.charts.grouped import (
     Groups,
     answer_column,
@@ -283,6 +283,9 @@ def _rows(result: Result, words: Words) -> str:
     events = read_events(result, words)
     if events is not None:  # how many days were picked, not the last one's close
         return events_headline(result, events, words)
+    periods = picked_periods_headline(result, words)
+    if periods is not None:  # and how many weeks or months
+        return periods
     now = latest(result)
     if now is not None:
         value = unit_text(now.value, unit(now.column, result), result, words)
