@@ -37,7 +37,8 @@ CALENDAR_PARTS = ("year", "month", "quarter", "weekofyear", "dayofyear")
 
 def time_kind(name: str, query: dict[str, Any], values: Iterable[Any] = ()) -> str | None:
     """``"minute"`` when the query made ``name`` a minute of the day (``hour() * 60 +
-    minute()``), ``"hour"`` an hour of the day (``hour()``), else None.
+    minute()``, or ``time()``'s 'HH:MM', which a chart draws as its minute), ``"hour"`` an
+    hour of the day (``hour()``), else None.
 
     A clock guarded by a marker for "no time" (``if(high > onh, hour() * 60 + minute(), -1)``)
     is a clock while none of ``values`` is the marker: −1 is not 23:59."""
@@ -48,7 +49,7 @@ def time_kind(name: str, query: dict[str, Any], values: Iterable[Any] = ()) -> s
     source = Lineage(query).values_of(name, CARRIES_VALUE)
     if source is None:
         return None
-    if _is_clock(source):
+    if _is_clock(source) or _bare_call(source) == "time":
         return "minute"
     marker = no_time_marker(source)
     if marker is not None:

@@ -82,7 +82,13 @@ def clock_axis(axis: Axis, lo: float, hi: float, kind: str = "minute") -> None:
     per = 60 if kind == "hour" else 1
     step = next(m for m in CLOCK_STEPS if (hi - lo) * per / m <= 5)
     axis.set_major_locator(MultipleLocator(step / per))
-    axis.set_major_formatter(FuncFormatter(lambda x, _: time_text(x, kind)))
+    axis.set_major_formatter(FuncFormatter(lambda x, _: _tick_text(x * per, kind)))
+
+
+def _tick_text(minutes: float, kind: str) -> str:
+    """A clock tick: the day's end, over the latest bars' room, is 24:00, not a second
+    00:00 above 12:00."""
+    return "24:00" if round(minutes) == MINUTES_PER_DAY else time_text(minutes, "minute")
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,12 @@ from DuckDB over the sample's minute bars (the ``days`` fixture), never from the
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pandas as pd
 import pytest
-from engine_results import figure, run
+from engine_results import RTH, bar_heights, figure, run
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 
@@ -105,3 +108,94 @@ def test_a_few_months_a_where_picked_are_counted(sample_settings, days) -> None:
     assert 2 <= count <= 60
     assert chart_headline(result) == f"{count} months"
     assert chart_headline(result, "ru") == f"{count} месяцев"
+
+
+# --- A3: a list sorted by its date is in time order, not a ranking -------------------------
+
+
+def december_highs(con) -> pd.DataFrame:
+    """Each RTH day of December 2025: its high and the first minute of the day that made it."""
+    return con.execute(
+        f"""
+        WITH bars AS (SELECT * FROM nq WHERE {RTH} AND trading_date >= DATE '2025-12-01'
+                      AND trading_date <= DATE '2025-12-31'),
+             days AS (SELECT trading_date AS d, max(high) AS day_high FROM bars GROUP BY 1)
+        SELECT d, day_high, min(minute) AS high_minute
+        FROM days JOIN bars ON bars.trading_date = days.d AND bars.high = days.day_high
+        GROUP BY d, day_high ORDER BY d
+        """
+    ).df()
+
+
+def tick_texts(fig: Figure) -> list[str]:
+    bottom = min(fig.axes, key=lambda ax: ax.get_position().y0)
+    return [t.get_text() for t in bottom.get_xticklabels() if t.get_text()]
+
+
+def test_days_sorted_newest_first_are_drawn_in_time_order_not_ranked(sample_settings, con):
+    """The tester's "the last 10 days, date desc" was headlined "day_high: #1 2026-01-07"
+    (RU "№1"), though another day's high was higher, and its dates numbered "1. … 10."."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025-12",
+        "group_by": "date()",
+        "select": ["max(high) as day_high"],
+        "then": {"sort": "date desc", "limit": 10},
+    }
+    result = run(query, sample_settings)
+    last = december_highs(con).tail(10).reset_index(drop=True)
+    high, low = last["day_high"].idxmax(), last["day_high"].idxmin()
+    assert last["day_high"].value_counts().max() == 1  # no tie to name
+    day = [d.strftime("%Y-%m-%d") for d in pd.to_datetime(last["d"])]
+    assert chart_headline(result) == (
+        f"day_high: highest {day[high]} {last['day_high'][high]:,.2f}, "
+        f"lowest {day[low]} {last['day_high'][low]:,.2f}"
+    )
+    assert "№" not in (chart_headline(result, "ru") or "")
+    fig = figure(result)
+    assert tick_texts(fig) == day  # oldest first, unnumbered
+    np.testing.assert_allclose(bar_heights(fig.axes[0]), last["day_high"])
+
+
+def test_the_time_of_each_days_high_is_drawn_on_a_clock(sample_settings, con) -> None:
+    """``arg_max(time(), high)`` is text ('09:32'): it was left off the chart, which drew
+    only the prices, though the time was what the person asked."""
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "period": "2025-12",
+        "group_by": "date()",
+        "select": ["arg_max(time(), high) as high_time", "max(high) as day_high"],
+        "sort": "date asc",
+    }
+    result = run(query, sample_settings)
+    days = december_highs(con)
+    fig = figure(result, "ru")
+    clock = next(ax for ax in fig.axes if "high_time" in {t.get_text() for t in ax.texts})
+    np.testing.assert_allclose(bar_heights(clock), days["high_minute"])
+    ticks = [t.get_text() for t in clock.get_yticklabels() if t.get_text()]
+    assert len(ticks) >= 2 and all(re.fullmatch(r"\d\d:00", t) for t in ticks)  # a clock
+
+
+def test_a_filtered_list_sorted_newest_first_is_not_numbered(sample_settings, days) -> None:
+    """The wide days of 2025, newest first: a list in time order, whose "1." is no rank."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025",
+        "where": "range > 400",
+        "select": ["range"],
+        "sort": "timestamp desc",
+        "limit": 8,
+    }
+    result = run(query, sample_settings)
+    year = days.loc["2025-01-01":"2025-12-31"]
+    wide = (year["high"] - year["low"])[lambda r: r > 400].iloc[::-1].head(8)
+    fig = figure(result)
+    (ax,) = fig.axes
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert [label.split()[-1] for label in labels] == [
+        pd.Timestamp(d).strftime("%Y-%m-%d") for d in wide.index
+    ]
+    assert not [label for label in labels if re.match(r"\d+\. ", label)]
