@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import re
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 from engine_results import RTH, bar_heights, figure, run
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
+from matplotlib.text import Text
 
+from barb import execute
 from barb.charts import chart_headline
+from barb.data.sample import write_samples
+from barb.data.store import data_path
 
 pytestmark = pytest.mark.slow
 
@@ -199,3 +204,45 @@ def test_a_filtered_list_sorted_newest_first_is_not_numbered(sample_settings, da
         pd.Timestamp(d).strftime("%Y-%m-%d") for d in wide.index
     ]
     assert not [label for label in labels if re.match(r"\d+\. ", label)]
+
+
+# --- A4: CL's moves are in dollars, NQ's in points ------------------------------------------
+
+CL_RTH = "minute >= 540 AND minute < 870"  # 09:00-14:30, CL's RTH
+
+
+def test_cl_moves_are_written_in_dollars(sample_settings) -> None:
+    """CL's mean range and close-to-close spread read "1,52 пункта" ("points"): a barrel's
+    price moves in dollars."""
+    write_samples(["CL"], sample_settings)  # leaves an existing file alone
+    con = duckdb.connect()
+    try:
+        days = con.execute(
+            f"""
+            SELECT trading_date AS d, max(high) - min(low) AS range,
+                   arg_max(close, timestamp) AS close
+            FROM read_parquet('{data_path("CL", sample_settings)}')
+            WHERE {CL_RTH} AND year(trading_date) = 2025 GROUP BY 1 ORDER BY 1
+            """
+        ).df()
+    finally:
+        con.close()
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025",
+        "map": {"cc": "close - prev(close)"},
+        "select": ["mean(range) as avg_range", "std(cc) as sd_cc"],
+    }
+    result = execute(query, "CL", settings=sample_settings)
+    avg = f"{days['range'].mean():.2f}"  # CL's tick: cents
+    # The first close-to-close change of 2025 is from 2024's last close, not in this frame.
+    assert chart_headline(result).startswith(f"avg_range = {avg} dollars · sd_cc = ")
+    ru = chart_headline(result, "ru")
+    assert ru.startswith(f"avg_range = {avg.replace('.', ',')} долл. · sd_cc = ")
+    assert ru.endswith(" долл.") and "пункт" not in ru
+    fig = figure(result, "ru")
+    texts = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+    assert "(доллары)" in texts and "пункт" not in texts
+    nq = {"session": "RTH", "from": "daily", "period": "2025", "select": "mean(range) as r"}
+    assert chart_headline(run(nq, sample_settings)).endswith(" points")
