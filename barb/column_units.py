@@ -10,7 +10,8 @@ the mean of a condition a share of rows. Arithmetic on mixed units, or an unknow
 gives no unit: no unit is better than a wrong one. A column's name is read only when no
 expression made it (the bars' and a joined instrument's columns).
 
-Ticks and point values are not in a Result, so price differences are "points".
+Ticks and point values are not in a Result, so price differences are "points"; the charts
+write the instrument's own word for them (``Instrument.price_unit``: CL's dollars).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from barb.script.library import library
 # Units shown to a person ("245 points", "61%"); COUNT is shown as days or bars.
 PRICE = "price"
 POINTS = "points"
+# An instrument's own word for points, when it has one (CL's moves are in dollars): the
+# charts write it for a difference of its prices (``barb.charts.columns.unit``).
+DOLLARS = "dollars"
 PERCENT = "%"
 SHARE = "share"  # a fraction of rows (0.61), written as a percent (61%)
 PERCENT_POINTS = "pp"  # a difference of two percents: 2.1% - 1.1% is 1 pp, not 1%

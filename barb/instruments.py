@@ -7,6 +7,7 @@ import re
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -105,6 +106,9 @@ class Instrument(BaseModel):
     tick_size: float = Field(gt=0)
     point_value: float = Field(gt=0)
     currency: str = "USD"
+    # What a difference of two prices is called: an index future moves in points, crude oil
+    # in dollars (a barrel's price), and "0,0172 пункта" read wrong of CL's moves.
+    price_unit: Literal["points", "dollars"] = "points"
     calendar: str
     trading_day_start: str
     maintenance_break: TimeWindow | None = None

@@ -64,10 +64,17 @@ class Lineage:
         calls in ``carries``, which return one of their first argument's values
         (``arg_max(tod, high) as high_tod`` holds values of ``tod``); None when ``name`` is
         no expression's or ends in another call."""
-        found = self.definition(name)
+        source = self.source_of(name, carries)
+        return None if isinstance(source, ast.Column) else source
+
+    def source_of(self, name: str, carries: frozenset[str]) -> ast.Expr | None:
+        """``values_of``, or the column no expression made that ``name`` ends at: a bar's
+        own, or a first stage's group key (``arg_max(year, n)`` over ``group_by: year()``
+        holds values of the key ``year``); None past ``MAX_DEPTH`` names."""
+        found, expr = self.definition(name), ast.Column(name)
         for _ in range(MAX_DEPTH):
             if found is None:
-                return None
+                return expr
             expr, _, inner = found
             while isinstance(expr, ast.Call) and expr.name.lower() in carries and expr.args:
                 expr = expr.args[0]

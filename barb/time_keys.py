@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.lineage import Lineage
+from barb.lineage import Lineage, called_key_names
 from barb.script import ast
 
 MINUTES_PER_DAY = 1440
@@ -30,13 +30,15 @@ CARRIES_VALUE = frozenset(
 )
 CLOCK_NAMES = frozenset({"minute_of_day"})
 HOUR_NAMES = frozenset({"hour"})
-# Numbers that name a place in the year: a group, never a magnitude to draw as a bar.
-CALENDAR_PARTS = ("month", "quarter", "weekofyear", "dayofyear")
+# Numbers that name a place in the calendar: a group, never a magnitude to draw as a bar
+# (nor to write as one: the year of arg_max(year(), range) read "2,024").
+CALENDAR_PARTS = ("year", "month", "quarter", "weekofyear", "dayofyear")
 
 
 def time_kind(name: str, query: dict[str, Any], values: Iterable[Any] = ()) -> str | None:
     """``"minute"`` when the query made ``name`` a minute of the day (``hour() * 60 +
-    minute()``), ``"hour"`` an hour of the day (``hour()``), else None.
+    minute()``, or ``time()``'s 'HH:MM', which a chart draws as its minute), ``"hour"`` an
+    hour of the day (``hour()``), else None.
 
     A clock guarded by a marker for "no time" (``if(high > onh, hour() * 60 + minute(), -1)``)
     is a clock while none of ``values`` is the marker: −1 is not 23:59."""
@@ -47,7 +49,7 @@ def time_kind(name: str, query: dict[str, Any], values: Iterable[Any] = ()) -> s
     source = Lineage(query).values_of(name, CARRIES_VALUE)
     if source is None:
         return None
-    if _is_clock(source):
+    if _is_clock(source) or _bare_call(source) == "time":
         return "minute"
     marker = no_time_marker(source)
     if marker is not None:
@@ -80,14 +82,20 @@ def _equals(value: Any, marker: float) -> bool:
     return numeric and not isinstance(value, bool) and float(value) == marker
 
 
-def calendar_part(name: str, query: dict[str, Any]) -> str | None:
+def calendar_part(name: str, query: Mapping[str, Any]) -> str | None:
     """``"month"`` or ``"quarter"`` when the query made ``name`` the month (``month()``, 1 to
-    12) or the quarter (``quarter()``, 1 to 4) of the year, followed through the map; likewise
+    12) or the quarter (``quarter()``, 1 to 4) of the year, followed through the map and
+    through aggregates that return a row's own value (``arg_max(year(), range)``, or
+    ``arg_max(year, n)`` over a first stage's ``group_by: year()``); likewise ``"year"``,
     ``"weekofyear"`` and ``"dayofyear"``."""
     if name.lower() in CALENDAR_PARTS:
         return name.lower()
-    source = Lineage(query).values_of(name, CARRIES_VALUE)
-    part = _bare_call(source) if source is not None else None
+    source = Lineage(query).source_of(name, CARRIES_VALUE)
+    if isinstance(source, ast.Column):  # a group key the engine named after its call
+        key = source.name
+        part = key if key != name and key in called_key_names(query) else None
+    else:
+        part = _bare_call(source) if source is not None else None
     return part if part in CALENDAR_PARTS else None
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from barb.charts.columns import unit
 from barb.charts.select_calls import parse_call
 from barb.charts.tick_values import unit_text
-from barb.charts.time_of_day import time_kind, time_text
+from barb.charts.time_of_day import part_text, time_kind, time_text
 from barb.charts.words import ENGLISH, Words
 from barb.proof_names import as_list
 from barb.result import Result
@@ -62,6 +62,9 @@ def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     kind = time_kind(agg.name, result.query, [agg.value])
     if kind is not None:
         return time_text(agg.value, kind)  # a time of day: 10:12, not 612.3
+    placed = part_text(agg.name, agg.value, result, words)
+    if placed is not None:
+        return placed  # the year of arg_max(year, n): 2025, not "2,025"
     # The answer's own expression says its unit (followed down to its columns); its first
     # column's would be wrong for max(volume) / mean(volume), a ratio, not contracts.
     agg_unit = unit(agg.name, result)

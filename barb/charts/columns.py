@@ -10,7 +10,8 @@ import pandas as pd
 
 from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
-from barb.column_units import column_unit
+from barb.column_units import POINTS, column_unit
+from barb.instruments import load_instrument
 from barb.lineage import called_key_names, group_key_names
 from barb.result import Result
 
@@ -63,7 +64,19 @@ def timeframe(result: Result) -> str:
 
 
 def unit(column: str, result: Result) -> str | None:
-    return column_unit(column, timeframe(result), result.query)
+    found = column_unit(column, timeframe(result), result.query)
+    return price_unit(result) if found == POINTS else found
+
+
+def price_unit(result: Result) -> str:
+    """What a difference of the instrument's prices is written in: points (NQ, ES), or its
+    own word (CL's dollars); points when the instrument is no longer known."""
+    if result.metadata is None:
+        return POINTS
+    try:
+        return load_instrument(result.metadata.instrument).price_unit
+    except Exception:  # an instrument file gone since the query ran: the general word
+        return POINTS
 
 
 # The calendar periods a first stage's groups can be, by its group keys the engine named

@@ -28,6 +28,8 @@ from barb.result import Result
 
 MAX_EVENTS = 60
 MAX_KINDS = 4  # colours a text column is drawn in; more kinds are one colour
+# Bars that are calendar periods: a few of them a where picked are counted, as days are.
+PERIOD_BARS = frozenset({"weekly", "monthly", "quarterly", "yearly"})
 KIND_COLORS = (HIGH, ACCENT, *OVERLAY_COLORS[2:])
 
 
@@ -128,12 +130,31 @@ def draw_events(fig: Figure, result: Result, events: Events, words: Words = ENGL
 
 def events_headline(result: Result, events: Events, words: Words) -> str:
     """``10 days: golden 5, not golden 5``."""
-    count = len(events.when)
+    return _counted(result, len(events.when), events.kinds, events.names, words)
+
+
+def picked_periods_headline(result: Result, words: Words = ENGLISH) -> str | None:
+    """The headline of a few weeks, months, quarters or years a where picked, as a few
+    picked days have it: ``5 weeks: up 3, no up 2``. Else None: the five weekly MACD crosses
+    of 2025 were headlined "hist last: 43.0 points (2025-08-04)", the last cross's value,
+    beside "14 days" of the daily ones."""
+    table, summary = result.table, result.summary
+    if table is None or summary is None or summary.type != "table":
+        return None
+    if not rows_picked(result) or result.query.get("sort"):
+        return None
+    if timeframe(result) not in PERIOD_BARS or not 2 <= len(table) <= MAX_EVENTS:
+        return None
+    kinds, names = _kinds(table, result, words)
+    return _counted(result, len(table), kinds, names, words)
+
+
+def _counted(
+    result: Result, count: int, kinds: list[str] | None, names: list[str], words: Words
+) -> str:
     rows = words.rows(timeframe(result), count=count)
     text = words("counted", count=format_value(count, words=words), rows=rows)
-    if events.kinds is None or len(events.names) < 2:
+    if kinds is None or len(names) < 2:
         return text
-    parts = [
-        f"{name} {format_value(events.kinds.count(name), words=words)}" for name in events.names
-    ]
+    parts = [f"{name} {format_value(kinds.count(name), words=words)}" for name in names]
     return f"{text}: {', '.join(parts)}"

@@ -51,6 +51,7 @@ from barb.charts.columns import (
     unit,
 )
 from barb.charts.header import wrap
+from barb.charts.kinds import sorted_by_time
 from barb.charts.line_points import decimate
 from barb.charts.many_groups import Thinned, thin_groups, tied
 from barb.charts.run_labels import run_start_labels
@@ -81,6 +82,7 @@ from barb.charts.time_of_day import (
     BarGrid,
     bar_grid,
     calendar_part,
+    calendar_text,
     clock_axis,
     clock_kind,
     time_kind,
@@ -93,7 +95,7 @@ from barb.lineage import Lineage, group_key_names
 from barb.period_rows import still_open
 from barb.result import Metadata, Result
 from barb.script import ast
-from barb.time_keys import from_the_open
+from barb.time_keys import from_the_open, minutes_of_day
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
 MAX_HOUR_GROUPS = 24  # groups of times of day this few are hours or longer
@@ -227,6 +229,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     if table is None or table.empty:
         return None
     by = group_keys(result)
+    table = _clocks_as_minutes(table, by, result.query)
     # A month or quarter number (``arg_max(month(), ret)``) names a group, it is no magnitude:
     # as a bar it drew December as the year's "highest".
     numbers = [
@@ -236,24 +239,26 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     ]
     numbers = _answer_first(numbers, result)
     columns, left_out = numbers[:MAX_PANELS], tuple(numbers[MAX_PANELS:])
+    left_out += _texts_not_drawn(table, by)
     if not columns:
         return None
     listed: tuple[bool, ...] = ()
-    if "sort" not in _stage(result):
+    by_value = sorted_by_value(result, table)
+    if not by_value:  # a sort by the date or year key is the calendar's order, drawn so
         table = calendar_order(table, by)
         counts = [c for c in columns if is_count(c, result)]
-        if len(by) == 1 and counts:
+        if len(by) == 1 and counts and "sort" not in _stage(result):
             present = table[by[0]].tolist()
             table = with_empty_groups(table, by[0], counts, result)
             table = _hours_with_bars(table, by[0], present, result)
             listed = _ranked_groups(table[by[0]].tolist(), present, by[0])
     grid = bar_grid(result)
-    if grid is not None and grid.crosses_midnight and "sort" not in _stage(result):
+    if grid is not None and grid.crosses_midnight and not by_value:
         table = _from_the_open(table, by, result.query, grid)
     open_at = _open_row(table, by, result)
     ranked = cut_by_limit(result, table)  # of the table's length, before it is thinned
     if ranked and open_at is not None:
-        table = _with_first_whole(table, result)
+        table = _with_first_whole(table, by, result)
     thinned = _thinned(table, columns, listed, open_at, result)
     if thinned is not None:  # everything past here costs by the group
         table = table.iloc[thinned.rows].reset_index(drop=True)
@@ -279,7 +284,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             named_by=named_by,
             thinned=thinned,
         )
-    few = "sort" not in _stage(result) and len(table) <= MAX_GROUP_BARS
+    few = not by_value and len(table) <= MAX_GROUP_BARS
     layout = side_by_side(table, by, keys) if few else None
     round_times = _round_times(table, by, result.query, labels)
     return Groups(
@@ -298,16 +303,47 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     )
 
 
-def _with_first_whole(table: pd.DataFrame, result: Result) -> pd.DataFrame:
+def _with_first_whole(table: pd.DataFrame, by: list[str], result: Result) -> pd.DataFrame:
     """A ranking cut to the open group alone ("lowest corr by year", limit 1: 2026's 4
     days) with the first whole group after it, as the engine found it among all the groups
-    before the limit (``Metadata.first_whole``): the headline names that one."""
+    before the limit (``Metadata.first_whole``): the headline names that one. Its times of
+    day are read as the table's are (``_clocks_as_minutes``)."""
     meta = result.metadata
     row = meta.first_whole if meta is not None else None
     if len(table) != 1 or row is None or any(c not in row for c in table.columns):
         return table
-    whole = pd.DataFrame([row], columns=table.columns).astype(table.dtypes.to_dict())
+    whole = _clocks_as_minutes(pd.DataFrame([row]), by, result.query)[list(table.columns)]
+    try:
+        whole = whole.astype(table.dtypes.to_dict())
+    except (TypeError, ValueError):  # a value the table's column cannot hold: not drawn
+        return table
     return pd.concat([table, whole], ignore_index=True)
+
+
+def _clocks_as_minutes(table: pd.DataFrame, by: list[str], query: dict[str, Any]) -> pd.DataFrame:
+    """``time()``'s 'HH:MM' values (``arg_max(time(), high) as high_time``) as their minute
+    of the day, drawn on a clock like any time of day: as text they were left off the chart,
+    though the tester's "at what time was each day's high" asked for nothing else."""
+    found = {}
+    for name in table.columns:
+        if name in by or is_number(table[name]) or time_kind(str(name), query) != "minute":
+            continue
+        minutes = minutes_of_day(str(name), table[name], query)
+        if minutes is not None:
+            found[str(name)] = minutes
+    return table.assign(**found) if found else table
+
+
+def _texts_not_drawn(table: pd.DataFrame, by: list[str]) -> tuple[str, ...]:
+    """The text and yes/no values the bars cannot draw (``arg_max(dayname(), high)``), to
+    name under the chart with the values past its panels: never dropped without a word."""
+    return tuple(
+        str(name)
+        for name in table.columns
+        if name not in by
+        and not is_number(table[name])
+        and not pd.api.types.is_datetime64_any_dtype(table[name])
+    )
 
 
 def _thinned(
@@ -421,9 +457,14 @@ def ranked_column(groups: Groups, result: Result) -> str:
 def cut_by_limit(result: Result, table: pd.DataFrame) -> bool:
     """Whether sort and limit kept only the first groups: the lowest of 5 months left is the
     5th lowest of all, never the "highest"."""
-    stage = _stage(result)
-    limit = stage.get("limit")
-    return bool(stage.get("sort")) and isinstance(limit, int) and len(table) >= limit
+    limit = _stage(result).get("limit")
+    return sorted_by_value(result, table) and isinstance(limit, int) and len(table) >= limit
+
+
+def sorted_by_value(result: Result, table: pd.DataFrame) -> bool:
+    """Whether the groups are in the order of a value the query sorted them by; a sort by
+    their date, time or year key is time order (``kinds.sorted_by_time``)."""
+    return "sort" in _stage(result) and not sorted_by_time(result, table)
 
 
 def group_keys(result: Result) -> list[str]:
@@ -594,7 +635,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         ]
     if layout is not None:  # a slot per first key; the legend names the second
         labels = layout.slots
-    rotate, step = label_fit(labels, in_order="sort" not in _stage(result))
+    rotate, step = label_fit(labels, in_order=not sorted_by_value(result, groups.table))
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     notes = _fitted_notes(fig, _notes(groups, words))
     bottom += len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)  # under the axis name
@@ -943,12 +984,9 @@ def _key_text(name: str, value: Any, words: Words, part: str | None) -> str:
         return date_text(value)
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
-    if part == "quarter" and isinstance(value, (int, np.integer)) and 1 <= value <= 4:
-        return f"Q{value}"  # as quarters are labelled everywhere in Barb (2023-Q1)
-    if part == "weekofyear" and isinstance(value, (int, np.integer)) and 1 <= value <= 53:
-        return f"W{value}"  # ISO 8601's week notation (2024-W34), as quarters are Q3
-    if part == "month" and isinstance(value, (int, np.integer)) and 1 <= value <= 12:
-        return words.months[int(value) - 1]
+    placed = calendar_text(value, part, words) if part is not None else None
+    if placed is not None:
+        return placed
     if isinstance(value, str) and value in WEEKDAYS:
         return words.weekdays[WEEKDAYS.index(value)]
     if isinstance(value, str) and value in MONTHS:

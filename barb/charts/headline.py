@@ -23,7 +23,7 @@ from barb.charts.columns import (
     time_column,
     unit,
 )
-from barb.charts.events import events_headline, read_events
+from barb.charts.events import events_headline, picked_periods_headline, read_events
 from barb.charts.grouped import (
     Groups,
     answer_column,
@@ -41,7 +41,7 @@ from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import headline_columns
 from barb.charts.side_by_side import series_extremes
 from barb.charts.tick_values import unit_text
-from barb.charts.time_of_day import time_kind
+from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
 from barb.result import Result
@@ -284,6 +284,9 @@ def _rows(result: Result, words: Words) -> str:
     events = read_events(result, words)
     if events is not None:  # how many days were picked, not the last one's close
         return events_headline(result, events, words)
+    periods = picked_periods_headline(result, words)
+    if periods is not None:  # and how many weeks or months
+        return periods
     now = latest(result)
     if now is not None:
         value = unit_text(now.value, unit(now.column, result), result, words)
@@ -340,4 +343,5 @@ def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:
 
 
 def _value_text(value: object, column: str, result: Result, words: Words) -> str:
-    return unit_text(value, unit(column, result), result, words)
+    placed = part_text(column, value, result, words)  # a year is a label: 2025
+    return placed if placed is not None else unit_text(value, unit(column, result), result, words)

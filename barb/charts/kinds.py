@@ -13,8 +13,9 @@ import pandas as pd
 from barb.charts.answers import CORRELATION, Aggregate, final_stage, read_aggregates
 from barb.charts.columns import PRICE_COLUMNS, is_number, latest_known, time_column
 from barb.charts.value_text import is_finite_number
-from barb.lineage import calls_behind
+from barb.lineage import calls_behind, group_key_names
 from barb.result import Result
+from barb.time_keys import calendar_part, minutes_of_day
 
 TIME_SORT_COLUMNS = ("timestamp", "trading_date", "date")
 BETA = "beta"  # beta(col, market): the slope of col on market
@@ -192,6 +193,29 @@ def _shown(now: Latest, *, whole: bool) -> Latest:
     return replace(now, rows=rows, at=now.at - start, left_out=left_out)
 
 
+def sorted_by_time(result: Result, table: pd.DataFrame) -> bool:
+    """Whether the final stage sorts by a time: the bars' own, or a group key holding dates
+    (``date()``, ``week()``), times of day (``time()``, ``hour()``) or years, months and
+    quarters. That order is the calendar's, not a ranking: the last ten days grouped by
+    ``date()`` and sorted "date desc" were headlined "day_high: #1 2026-01-07" and numbered
+    "1. … 10." like a top ten, though 2026-01-06's high was higher."""
+    sort = str(final_stage(result.query).get("sort") or "").split(",")[0].split()
+    if not sort:
+        return False
+    name = sort[0]
+    if name in TIME_SORT_COLUMNS:
+        return True
+    then = result.query.get("then")
+    stages = [result.query, then] if isinstance(then, dict) and then else [result.query]
+    if name not in table.columns or all(name not in group_key_names(s) for s in stages):
+        return False
+    column = table[name]
+    if pd.api.types.is_datetime64_any_dtype(column):
+        return True
+    query = result.query
+    return minutes_of_day(name, column, query) is not None or calendar_part(name, query) is not None
+
+
 def sorted_column(result: Result, table: pd.DataFrame) -> str | None:
     """The column a sorted short list (sort and limit) ranks by: the sort column, or, when
     the query sorted by a column it did not select ("sort": "abs_move desc" with "select":
@@ -199,6 +223,8 @@ def sorted_column(result: Result, table: pd.DataFrame) -> str | None:
     stage = final_stage(result.query)
     sort = str(stage.get("sort") or "").split(",")[0].split()
     if not sort or not stage.get("limit") or (len(table) < 2 and sort[0] not in table.columns):
+        return None
+    if sorted_by_time(result, table):  # the last 3 years by year(): time order, no rank
         return None
     if sort[0] in table.columns:
         return sort[0] if is_number(table[sort[0]]) else None

@@ -16,6 +16,7 @@ from barb.charts.axes import plot_axes
 from barb.charts.columns import is_number, open_bar_row, time_column, timeframe, unit
 from barb.charts.style import FOOTER_PT, GRID, INK, LABEL_PT, MARGIN_X, MUTED, TITLE_PT
 from barb.charts.tick_values import unit_text
+from barb.charts.time_of_day import part_text
 from barb.charts.value_text import date_text
 from barb.charts.words import ENGLISH, Words
 from barb.i18n import N_
@@ -46,14 +47,15 @@ def _card_columns(table: pd.DataFrame, result: Result) -> list[str]:
 
 def value_text(table: pd.DataFrame, column: str, result: Result, words: Words) -> str:
     """``25,850.75`` · ``2 days`` · ``44.5%`` · ``yes``: the row's value of ``column`` with
-    its unit; a price, or points, at the instrument's tick (``tick_values``); a condition
-    yes or no."""
+    its unit; a price, or points, at the instrument's tick (``tick_values``); a year as a
+    label; a condition yes or no."""
     value = table[column].iloc[0]
     if _is_flag(table[column]):
         if value is None or value is pd.NA or value != value:
             return words("no_value")
         return words("flag.yes") if value else words("flag.no")
-    return unit_text(value, unit(column, result), result, words)
+    placed = part_text(column, value, result, words)
+    return placed if placed is not None else unit_text(value, unit(column, result), result, words)
 
 
 def _is_flag(column: pd.Series) -> bool:

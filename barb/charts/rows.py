@@ -33,7 +33,7 @@ from barb.charts.columns import (
 from barb.charts.events import draw_events, read_events
 from barb.charts.grouped import draw_grouped, keyed_rows
 from barb.charts.histogram import draw_histogram
-from barb.charts.kinds import in_time_order, rows_picked, sorted_column
+from barb.charts.kinds import in_time_order, rows_picked, sorted_by_time, sorted_column
 from barb.charts.one_row import draw_one_row
 from barb.charts.price import draw_overlays, draw_price
 from barb.charts.series import MAX_TOGETHER, draw_series
@@ -124,7 +124,9 @@ def _draw_ranked(
         weekdays = words.weekdays
         days = [weekdays[pd.Timestamp(t).dayofweek] for t in table[time_col]]
         dates = [f"{d} {n}" if daily else str(n) for d, n in zip(days, names, strict=True)]
-    ranked = bool(result.query.get("sort"))
+    # Numbered as a ranking only when sorted by a value: a list sorted by its dates is in
+    # time order, whose "1." is no place.
+    ranked = bool(result.query.get("sort")) and not sorted_by_time(result, table)
     labels = [f"{i + 1}. {d}" if ranked else d for i, d in enumerate(dates)]
     size = TICK_PT + 1 if n <= 10 else (TICK_PT - 1 if n <= 20 else TICK_PT - 3.5)
     left = 0.04 + max(len(s) for s in labels) * size * 0.6 / 72 / FIG_W_IN

@@ -16,13 +16,13 @@ import numpy as np
 
 from barb.charts.value_text import format_all, format_value, with_unit
 from barb.charts.words import Words
-from barb.column_units import POINTS, PRICE
+from barb.column_units import DOLLARS, POINTS, PRICE
 from barb.instruments import load_instrument
 from barb.result import Result
 
 # Units of values in the instrument's prices: a price (close, cummax(close)) and a
-# difference of prices (high - low).
-PRICE_UNITS = frozenset({PRICE, POINTS})
+# difference of prices (high - low), in points or the instrument's own word for them.
+PRICE_UNITS = frozenset({PRICE, POINTS, DOLLARS})
 
 
 def tick_decimals(result: Result) -> int | None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from matplotlib.axis import Axis
 from matplotlib.ticker import FuncFormatter, MultipleLocator
 
 from barb.charts.value_text import clock_text, is_finite_number
+from barb.charts.words import Words
 from barb.instruments import load_instrument
 from barb.result import Result
 from barb.time_keys import (
@@ -31,15 +33,43 @@ __all__ = [
     "BarGrid",
     "bar_grid",
     "calendar_part",
+    "calendar_text",
     "clock_axis",
     "clock_kind",
     "is_clock_name",
     "no_time_marker",
+    "part_text",
     "time_kind",
     "time_text",
 ]
 
 CLOCK_STEPS = (15, 30, 60, 120, 180, 240, 360, 720, 1440)  # minutes between clock ticks
+
+
+def calendar_text(value: Any, part: str, words: Words) -> str | None:
+    """A place in the calendar as a label, not a magnitude: the year ``2025`` (never
+    "2,025"), ``Q3``, ``W34``, the month's name; None for a value no such place is."""
+    if isinstance(value, bool | np.bool_) or not is_finite_number(value):
+        return None
+    if not float(value).is_integer():
+        return None
+    whole = int(value)
+    if part == "quarter" and 1 <= whole <= 4:
+        return f"Q{whole}"  # as quarters are labelled everywhere in Barb (2023-Q1)
+    if part == "weekofyear" and 1 <= whole <= 53:
+        return f"W{whole}"  # ISO 8601's week notation (2024-W34), as quarters are Q3
+    if part == "month" and 1 <= whole <= 12:
+        return words.months[whole - 1]
+    if part in ("year", "dayofyear"):
+        return str(whole)
+    return None
+
+
+def part_text(column: str, value: Any, result: Result, words: Words) -> str | None:
+    """``value`` of ``column`` written as the place in the calendar the query made it
+    (``calendar_part``), else None: the answer ``most_year = 2025``, ``best = Oct``."""
+    part = calendar_part(column, result.query)
+    return None if part is None else calendar_text(value, part, words)
 
 
 def time_text(value: Any, kind: str) -> str:
@@ -52,7 +82,13 @@ def clock_axis(axis: Axis, lo: float, hi: float, kind: str = "minute") -> None:
     per = 60 if kind == "hour" else 1
     step = next(m for m in CLOCK_STEPS if (hi - lo) * per / m <= 5)
     axis.set_major_locator(MultipleLocator(step / per))
-    axis.set_major_formatter(FuncFormatter(lambda x, _: time_text(x, kind)))
+    axis.set_major_formatter(FuncFormatter(lambda x, _: _tick_text(x * per, kind)))
+
+
+def _tick_text(minutes: float, kind: str) -> str:
+    """A clock tick: the day's end, over the latest bars' room, is 24:00, not a second
+    00:00 above 12:00."""
+    return "24:00" if round(minutes) == MINUTES_PER_DAY else time_text(minutes, "minute")
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,7 @@ _KEYS = {
 #: A unit word after a number ("245 points") and naming an axis ("range (points)").
 _UNITS = {
     "points": (N_("unit.points"), N_("axis_unit.points")),
+    "dollars": (N_("unit.dollars"), N_("axis_unit.dollars")),
     "contracts": (N_("unit.contracts"), N_("axis_unit.contracts")),
     "days": (N_("unit.days"), N_("axis_unit.days")),
     "weeks": (N_("unit.weeks"), N_("axis_unit.weeks")),

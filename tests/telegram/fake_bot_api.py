@@ -87,6 +87,12 @@ BAD_GATEWAY_HTML = (
 FaultKind = Literal["html_502", "drop_before", "drop_after", "slow"]
 
 
+# How long a wait for what a test expects lasts: generous, since a loaded two-core machine
+# runs a query and draws its chart several times slower than an idle one (an 85-column
+# query's chart took over 10 s there); a test that passes never waits it out.
+WAIT_S = 30.0
+
+
 @dataclass(frozen=True)
 class UploadedFile:
     filename: str
@@ -691,7 +697,7 @@ class FakeBotAPI:
         return out
 
     async def wait_said(
-        self, count: int, *, chat_id: int | str | None = None, timeout: float = 10.0
+        self, count: int, *, chat_id: int | str | None = None, timeout: float = WAIT_S
     ) -> list[dict[str, Any]]:
         """Wait until the person has read ``count`` messages or captioned photos (``said``)."""
         loop = asyncio.get_running_loop()
@@ -714,7 +720,7 @@ class FakeBotAPI:
         count: int = 1,
         *,
         chat_id: int | str | None = None,
-        timeout: float = 10.0,
+        timeout: float = WAIT_S,
     ) -> list[Recorded]:
         """Wait until ``count`` calls of ``method`` were answered; returns all of them."""
         loop = asyncio.get_running_loop()
@@ -732,7 +738,7 @@ class FakeBotAPI:
                 )
             await self._calls_pulse.wait(remaining)
 
-    async def wait_confirmed(self, update_id: int, *, timeout: float = 10.0) -> None:
+    async def wait_confirmed(self, update_id: int, *, timeout: float = WAIT_S) -> None:
         """Wait until the bot confirmed ``update_id`` (asked getUpdates for a later offset)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
