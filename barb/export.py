@@ -23,8 +23,8 @@ import pandas as pd
 
 from barb.bar_labels import REPLACED_COLUMNS, table_label
 from barb.charts.value_text import clock_text
-from barb.instruments import Instrument, available_instruments, load_instrument
-from barb.result import Result
+from barb.instruments import Instrument, available_instruments
+from barb.result import Result, result_instrument
 from barb.time_keys import clock_kind
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
@@ -38,15 +38,6 @@ def proof_frame(result: Result) -> pd.DataFrame | None:
     if result.table is not None:
         return result.table
     return result.source_rows
-
-
-def _instrument(result: Result) -> Instrument | None:
-    if result.metadata is None:
-        return None
-    try:
-        return load_instrument(result.metadata.instrument)
-    except Exception:  # an instrument file gone since the query ran: export without it
-        return None
 
 
 def _is_price(name: str) -> bool:
@@ -79,7 +70,7 @@ def csv_bytes(result: Result) -> bytes:
     frame = proof_frame(result)
     if frame is None:
         return b""
-    instrument = _instrument(result)
+    instrument = result_instrument(result)
     out = frame.copy(deep=False)
     timeframe = result.metadata.timeframe if result.metadata else ""
     if table_label(out, timeframe) is not None:

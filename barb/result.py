@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from barb.bar_labels import REPLACED_COLUMNS, bar_label, table_label
 from barb.errors import QueryError
+from barb.instruments import Instrument, load_instrument
 
 ResultType = Literal["scalar", "dict", "table", "grouped"]
 # A result this small is shown to the model whole: a header and a line of cells per row,
@@ -391,3 +392,14 @@ def label_meaning(summary: Summary, timeframe: str) -> str | None:
     if label is None or summary.label != label.column:
         return None
     return label.meaning
+
+
+def result_instrument(result: Result) -> Instrument | None:
+    """The instrument ``result`` was computed on; None when it is not known, or its file is
+    gone since the query ran (charts and exports then go without it)."""
+    if result.metadata is None:
+        return None
+    try:
+        return load_instrument(result.metadata.instrument)
+    except Exception:
+        return None

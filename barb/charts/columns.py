@@ -11,9 +11,8 @@ import pandas as pd
 from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import POINTS, column_unit
-from barb.instruments import load_instrument
 from barb.lineage import called_key_names, group_key_names
-from barb.result import Result
+from barb.result import Result, result_instrument
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
 
@@ -70,13 +69,9 @@ def unit(column: str, result: Result) -> str | None:
 
 def price_unit(result: Result) -> str:
     """What a difference of the instrument's prices is written in: points (NQ, ES), or its
-    own word (CL's dollars); points when the instrument is no longer known."""
-    if result.metadata is None:
-        return POINTS
-    try:
-        return load_instrument(result.metadata.instrument).price_unit
-    except Exception:  # an instrument file gone since the query ran: the general word
-        return POINTS
+    own word (CL's dollars); points when the instrument is not known."""
+    instrument = result_instrument(result)
+    return POINTS if instrument is None else instrument.price_unit
 
 
 # The calendar periods a first stage's groups can be, by its group keys the engine named

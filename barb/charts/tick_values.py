@@ -17,8 +17,7 @@ import numpy as np
 from barb.charts.value_text import format_all, format_value, with_unit
 from barb.charts.words import Words
 from barb.column_units import DOLLARS, POINTS, PRICE
-from barb.instruments import load_instrument
-from barb.result import Result
+from barb.result import Result, result_instrument
 
 # Units of values in the instrument's prices: a price (close, cummax(close)) and a
 # difference of prices (high - low), in points or the instrument's own word for them.
@@ -28,12 +27,8 @@ PRICE_UNITS = frozenset({PRICE, POINTS, DOLLARS})
 def tick_decimals(result: Result) -> int | None:
     """The digits of the instrument's tick (2 for NQ's 0.25 and CL's 0.01); None when the
     instrument is not known."""
-    if result.metadata is None:
-        return None
-    try:
-        return load_instrument(result.metadata.instrument).tick_decimals
-    except Exception:  # an instrument file gone since the query ran: the general precision
-        return None
+    instrument = result_instrument(result)
+    return None if instrument is None else instrument.tick_decimals
 
 
 def unit_decimals(value_unit: str | None, result: Result) -> int | None:
