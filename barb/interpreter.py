@@ -174,8 +174,17 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
         hours, by = session_hours(plan), output.summary.by or []
-        query = plan.query.to_json()
-        warnings += short_bar_caveat(plan.timeframe.name, hours, output.table, by, query)
+        query, stage = plan.query.to_json(), plan.then or plan.first
+        warnings += short_bar_caveat(
+            plan.timeframe.name,
+            hours,
+            output.table,
+            by,
+            query,
+            output.groups,
+            stage.sort,
+            stage.limit,
+        )
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in ctx.warnings if w not in warnings]
     metadata = Metadata(
