@@ -25,6 +25,7 @@ from barb.calendar_caveats import (
 )
 from barb.caveats import open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
+from barb.early_close_bars import early_close_bar_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.holiday_close_caveats import holiday_close_caveat
 from barb.long_results import BuiltOnce, spread_rows
@@ -160,6 +161,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             whole_first = ranked.first
         parts_at = len(warnings)
         warnings += iso_week_caveat(plan, output.kept)
+        warnings += early_close_bar_caveat(plan, output.kept)
     then_rows = None
     if plan.then is not None:
         given = output.table
