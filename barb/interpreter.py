@@ -32,7 +32,7 @@ from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
-from barb.ranked_groups import PartGroups, cut_group
+from barb.ranked_groups import PartGroups, part_groups
 from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
@@ -149,12 +149,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     parts, parts_at = PartGroups([], []), len(warnings)
     if plan.first.shape == "grouped":
         cut_short = open_group(plan, output.table, output.kept_dates)
-        for text in open_group_caveat(plan, cut_short, output.kept):
-            parts.groups.append(cut_short)
-            parts.texts.append(text)
-        for cut in period_cuts(plan, scope, output.kept_dates):
-            parts.groups.append(cut_group(plan, cut))
-            parts.texts.append(cut.text)
+        said = open_group_caveat(plan, cut_short, output.kept)
+        parts = part_groups(plan, cut_short, said, period_cuts(plan, scope, output.kept_dates))
         keys = [name for name, _ in plan.first.group_keys]
         ranked = parts.rank(plan.first.sort, keys, output.groups)
         if ranked is not None and ranked.group is cut_short:

@@ -129,6 +129,15 @@ def ranked_text(
     return f" Sorted by {order}, {subject} ranks first: among the whole {group.unit}s {what}."
 
 
+def part_groups(
+    plan: Plan, open_: OpenGroup | None, open_texts: list[str], cuts: list[PeriodCut]
+) -> PartGroups:
+    """The data's open group with its warning (``open_texts``: none or one) and the groups
+    the period's edges cut with theirs."""
+    groups = [open_ for _ in open_texts] + [cut_group(plan, cut) for cut in cuts]
+    return PartGroups(groups, [*open_texts, *(cut.text for cut in cuts)])
+
+
 @dataclass
 class PartGroups:
     """The first stage's groups that hold part of their unit, each with its warning: a
