@@ -38,6 +38,8 @@ def scope_caveats(
     warnings += event_caveats(plan, scope, kept_dates)
     if scope.open_bar is not None:
         warnings.append(_open_bar_text(plan, scope))
+    if scope.open_after is not None and scope.in_period.any():
+        warnings.append(_open_after_text(plan, scope))
     for unmatched in scope.unmatched:
         if unmatched.count:
             warnings.append(_unmatched_text(plan, unmatched))
@@ -47,6 +49,22 @@ def scope_caveats(
             f"{plan.period.bars} asked for."
         )
     return warnings
+
+
+def _open_after_text(plan: Plan, scope: Scope) -> str:
+    """next() at the period's end, when the bar after it is the data's unfinished one: it
+    reads nothing there rather than a month of four days."""
+    bar = scope.open_after
+    assert bar is not None
+    last_row = scope.frame.iloc[[int(np.flatnonzero(scope.in_period)[-1])]]
+    labelled = label_column(last_row, plan.timeframe.name)
+    assert labelled is not None
+    unit = plan.timeframe.label
+    return (
+        f"next() reads no {unit} after {labelled[1][0]}: the {unit} after it, {bar.label}, "
+        f"is not over yet (the data covers only {_day(bar.first_date)} — "
+        f"{_day(bar.last_date)}), so next() is empty there."
+    )
 
 
 def _open_bar_text(plan: Plan, scope: Scope) -> str:

@@ -22,10 +22,9 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import REPLACED_COLUMNS, table_label
-from barb.charts.value_text import clock_text
 from barb.instruments import Instrument, available_instruments
 from barb.result import Result, result_instrument
-from barb.time_keys import clock_kind
+from barb.time_keys import clock_kind, clock_text
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
 # them under other names (mean_range) are left at full precision.
