@@ -208,6 +208,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         ),
         then_rows=then_rows,
         open_bar=listed_open_bar(plan, scope),
+        even_groups=output.even_columns or None,
     )
     return Result(
         query=plan.query.to_json(),
