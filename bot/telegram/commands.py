@@ -118,19 +118,24 @@ async def reset(ctx: UpdateContext, rest: str) -> None:
     """Forget the conversation (settings and usage stay). In a group, only the sender's
     part of it: their waiting plans and the questions they asked; the others' stay."""
     user_id = ctx.user_id if ctx.in_group else None
+    done = t("reset_done_group", ctx.lang) if ctx.in_group else t("reset_done", ctx.lang)
+    # The work and its confirmation in one hold of the chat's lock: a reply queued behind
+    # the /reset (the answer to a message sent right after it) comes after "reset", not
+    # between the two.
     async with ctx.svc.chat_lock(ctx.chat_id):
         await _drop_plans(ctx)
         await ctx.svc.store.transcript.clear(ctx.chat_id, user_id=user_id)
-    done = t("reset_done_group", ctx.lang) if ctx.in_group else t("reset_done", ctx.lang)
-    await ctx.say_text(done)
+        await ctx.say_held(escape(done))
 
 
 async def cancel(ctx: UpdateContext, rest: str) -> None:
     """Drop the sender's plan waiting for Run: it computes nothing and its buttons go (in a
     group, other members' plans stay)."""
+    # One hold for the work and its confirmation, as for /reset.
     async with ctx.svc.chat_lock(ctx.chat_id):
         dropped = await _drop_plans(ctx)
-    await ctx.say_text(t("cancel_done", ctx.lang) if dropped else t("cancel_nothing", ctx.lang))
+        done = t("cancel_done", ctx.lang) if dropped else t("cancel_nothing", ctx.lang)
+        await ctx.say_held(escape(done))
 
 
 async def _drop_plans(ctx: UpdateContext) -> int:
