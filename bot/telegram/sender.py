@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -258,11 +258,13 @@ class Sender:
         markup: InlineKeyboardMarkup | None = None,
         reply_to: int | None = None,
         thread_id: int | None = None,
+        answers: Sequence[int] = (),
     ) -> int:
-        """Send one HTML message; its Telegram message id."""
+        """Send one HTML message; its Telegram message id. ``answers``: work in flight it
+        ends, in the transaction that stores it (a question /cancel stopped)."""
         message = text_reply(html_text, markup=markup, reply_to=reply_to, thread_id=thread_id)
         [queued] = await self.store.outbox.enqueue_many(
-            chat_id, [message], update_id=update_in_hand()
+            chat_id, [message], answers=answers or None, update_id=update_in_hand()
         )
         return await self.deliver(queued)
 

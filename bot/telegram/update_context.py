@@ -6,6 +6,7 @@ one call builds an :class:`UpdateContext` and the handler uses only that.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from telegram import Bot, InlineKeyboardMarkup, Message, Update
@@ -82,10 +83,16 @@ class UpdateContext:
         async with self.svc.chat_lock(self.chat_id):
             await self.say_held(*html, markup=markup)
 
-    async def say_held(self, *html: str, markup: InlineKeyboardMarkup | None = None) -> None:
+    async def say_held(
+        self,
+        *html: str,
+        markup: InlineKeyboardMarkup | None = None,
+        answers: Sequence[int] = (),
+    ) -> None:
         """Like ``say``, for a caller that already holds the chat's lock: its work and the
         reply that confirms it are one hold, so that no other reply of the chat comes
-        between them (the lock is not reentrant: ``say`` there would wait for itself)."""
+        between them (the lock is not reentrant: ``say`` there would wait for itself).
+        ``answers``: work in flight the first message ends, in the transaction storing it."""
         sender = self.sender()
         for number, part in enumerate(html, start=1):
             await sender.text(
@@ -94,6 +101,7 @@ class UpdateContext:
                 markup=markup if number == len(html) else None,
                 reply_to=self.asker.reply_to,
                 thread_id=self.asker.thread_id,
+                answers=answers if number == 1 else (),
             )
 
     async def say_text(self, text: str, *, markup: InlineKeyboardMarkup | None = None) -> None:
