@@ -12,7 +12,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from barb.charts.aggregates import draw_aggregate
-from barb.charts.axes import drop_clipped_ticks, fill_height, fix_ticks, keep_y_labels_inside
+from barb.charts.axes import (
+    drop_clipped_ticks,
+    fill_height,
+    fix_ticks,
+    keep_y_labels_inside,
+    space_number_ticks,
+)
+from barb.charts.extreme_times import draw_extreme_times, extreme_times
 from barb.charts.grouped import draw_grouped
 from barb.charts.header import decorate
 from barb.charts.headline import headline_forms
@@ -104,6 +111,7 @@ def _drawn(
     fill_height(fig, header_bottom)
     fix_ticks(fig)
     keep_y_labels_inside(fig)
+    space_number_ticks(fig)
     drop_clipped_ticks(fig)
     return fig
 
@@ -118,6 +126,9 @@ def choose(result: Result) -> tuple[Draw, Window | None]:
     now = latest(result)
     if now is not None:
         return (lambda fig, result, words: draw_latest(fig, result, now, words)), now.window
+    times = extreme_times(result)
+    if times is not None:
+        return (lambda fig, result, words: draw_extreme_times(fig, result, times, words)), None
     picked = read_picked(result)
     if picked is not None:
         return (lambda fig, result, words: draw_picked(fig, result, picked, words)), None

@@ -1,0 +1,91 @@
+"""Charts a tester found unclear while asking about "now" and the recent past (p27b): the time
+of today's high and low drawn as a histogram of minute prices, Russian price ticks that ran
+together, and more below. Expected values from DuckDB over the sample's minute bars, never
+the engine."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import matplotlib.dates as mdates
+import numpy as np
+import pandas as pd
+import pytest
+from engine_results import RTH, figure, run
+from matplotlib.collections import PathCollection, PolyCollection
+from matplotlib.figure import Figure
+
+pytestmark = pytest.mark.slow
+
+DAY = "2026-01-07"  # the sample's last trading date
+
+
+def texts(fig: Figure) -> list[str]:
+    return [t.get_text() for ax in fig.axes for t in ax.texts]
+
+
+def x_tick_labels(fig: Figure) -> list[str]:
+    return [t.get_text() for t in fig.axes[0].get_xticklabels() if t.get_text()]
+
+
+# --- C1: the time of the day's high and low is drawn on the day's clock ----------------------
+
+
+@pytest.fixture(scope="module")
+def day_extremes(con) -> dict[str, tuple[pd.Timestamp, float]]:
+    """The first RTH minute of the day's high and of its low, with the level."""
+    high = con.execute(
+        f"SELECT timestamp, high FROM nq WHERE {RTH} AND trading_date = DATE '{DAY}' "
+        "ORDER BY high DESC, timestamp LIMIT 1"
+    ).fetchone()
+    low = con.execute(
+        f"SELECT timestamp, low FROM nq WHERE {RTH} AND trading_date = DATE '{DAY}' "
+        "ORDER BY low, timestamp LIMIT 1"
+    ).fetchone()
+    assert high is not None and low is not None
+    return {"high": (pd.Timestamp(high[0]), high[1]), "low": (pd.Timestamp(low[0]), low[1])}
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_the_times_of_the_days_high_and_low_are_marked_on_its_price(
+    sample_settings, day_extremes, language
+) -> None:
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "period": DAY,
+        "select": [
+            "arg_max(time(), high) as high_time",
+            "max(high) as high",
+            "arg_min(time(), low) as low_time",
+            "min(low) as low",
+        ],
+    }
+    fig = figure(run(query, sample_settings), language)
+    (ax,) = fig.axes
+    # No histogram of the minute highs: the price over the day's clock.
+    assert not [c for c in ax.collections if isinstance(c, PolyCollection) and c.get_paths()][1:]
+    assert not ax.patches
+    dots = np.concatenate(
+        [c.get_offsets() for c in ax.collections if isinstance(c, PathCollection)]
+    )
+    for when, level in day_extremes.values():
+        assert [mdates.date2num(when), level] in dots.tolist()
+        assert f"{when:%H:%M}" in texts(fig)  # the time written at the marked bar
+    ticks = x_tick_labels(fig)
+    assert ticks and all(len(t) == 5 and t[2] == ":" for t in ticks)  # 11:00, a clock
+
+
+def test_russian_price_ticks_stand_an_em_apart(sample_settings) -> None:
+    """A histogram of the day's minute highs: "25 500 25 550 25 600" read as one number."""
+    query = {"session": "RTH", "from": "1m", "period": DAY, "select": ["mean(high) as m"]}
+    fig = figure(run(query, sample_settings), "ru")
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    boxes = sorted(
+        (t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()),
+        key=lambda b: b.x0,
+    )
+    assert len(boxes) >= 3
+    em = renderer.points_to_pixels(ax.get_xticklabels()[0].get_fontsize())
+    assert min(b.x0 - a.x1 for a, b in pairwise(boxes)) >= em * 0.99
