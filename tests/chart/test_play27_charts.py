@@ -89,3 +89,34 @@ def test_russian_price_ticks_stand_an_em_apart(sample_settings) -> None:
     assert len(boxes) >= 3
     em = renderer.points_to_pixels(ax.get_xticklabels()[0].get_fontsize())
     assert min(b.x0 - a.x1 for a, b in pairwise(boxes)) >= em * 0.99
+
+
+# --- C2: one row of all history says which row, of how many -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "weekday", "one_of"),
+    [("en", "Wed", "one row of {n} days"), ("ru", "Ср", "одна строка из {n} дней")],
+)
+def test_the_latest_row_of_all_history_names_its_day_and_the_rows_it_is_one_of(
+    sample_settings, con, language, weekday, one_of
+) -> None:
+    """ "Where is NQ against its SMA20/50 now": the header's whole period and the footer's
+    4,649 of 4,649 days made the row's values look like whole-history figures."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"sma20": "rolling_mean(close, 20)", "sma50": "rolling_mean(close, 50)"},
+        "sort": "timestamp desc",
+        "limit": 1,
+        "select": ["close", "sma20", "sma50"],
+    }
+    last, days = con.execute(
+        f"SELECT max(trading_date), count(DISTINCT trading_date) FROM nq WHERE {RTH}"
+    ).fetchone()
+    fig = figure(run(query, sample_settings), language)
+    head = next(t for t in texts(fig) if f"{last:%Y-%m-%d}" in t)
+    lines = head.split("\n")
+    assert lines[0] == f"{weekday} {last:%Y-%m-%d}"
+    total = f"{days:,}".replace(",", " " if language == "ru" else ",")
+    assert " ".join(lines[1].split()) == one_of.format(n=total)  # any space as a space
