@@ -21,6 +21,7 @@ from barb.charts.columns import (
     is_number,
     latest_known,
     time_column,
+    timeframe,
     unit,
 )
 from barb.charts.events import events_headline, picked_periods_headline, read_events
@@ -91,7 +92,7 @@ def _answers(result: Result, words: Words) -> str:
 
 
 def _now_text(result: Result, now: Latest, value: str, words: Words) -> str:
-    date = _row_label(result, now.rows, now.at)
+    date = _row_when(result, now.rows, now.at, words)
     if now.picked:  # the last golden cross is not "now"
         return words("last_value", name=now.column, value=value, date=date)
     return words("now_on", name=now.column, value=value, date=date)
@@ -103,6 +104,16 @@ def _row_label(result: Result, rows: pd.DataFrame, at: int) -> str:
         return str(names[at])
     time_col = time_column(rows)
     return date_text(rows[time_col].iloc[at]) if time_col else str(at + 1)
+
+
+def _row_when(result: Result, rows: pd.DataFrame, at: int, words: Words) -> str:
+    """The row's label as the bracket after a value says when it was: a weekly bar as the
+    week of its first trading date. "close last: 57.41 (2026-01-05)" gave the week's label
+    as if it were the close's date, which was 2026-01-07."""
+    label = _row_label(result, rows, at)
+    if timeframe(result) == "weekly" and bar_labels(rows, result) is not None:
+        return words("week_of", label=label)
+    return label
 
 
 def _groups(result: Result, words: Words) -> list[str]:
@@ -320,7 +331,7 @@ def _rows(result: Result, words: Words) -> str:
     at = latest_known(table, drawn[0], time_col) if drawn and time_col else None
     if at is None:
         return words("rows_shown", count=format_value(len(table), words=words))
-    date = _row_label(result, table, at)
+    date = _row_when(result, table, at, words)
     if len(drawn) == 1:
         value = _value_text(table[drawn[0]].iloc[at], drawn[0], result, words)
         return words("last_value", name=drawn[0], value=value, date=date)
@@ -339,7 +350,7 @@ def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:
     if not columns:
         return words("rows_shown", count="1")
     texts = [words("answer", name=c, value=value_text(table, c, result, words)) for c in columns]
-    return f"{' · '.join(texts)} ({_row_label(result, table, 0)})"
+    return f"{' · '.join(texts)} ({_row_when(result, table, 0, words)})"
 
 
 def _value_text(value: object, column: str, result: Result, words: Words) -> str:

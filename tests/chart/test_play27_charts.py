@@ -15,6 +15,8 @@ from engine_results import RTH, figure, run
 from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.figure import Figure
 
+from barb.charts import chart_headline
+
 pytestmark = pytest.mark.slow
 
 DAY = "2026-01-07"  # the sample's last trading date
@@ -120,3 +122,27 @@ def test_the_latest_row_of_all_history_names_its_day_and_the_rows_it_is_one_of(
     assert lines[0] == f"{weekday} {last:%Y-%m-%d}"
     total = f"{days:,}".replace(",", " " if language == "ru" else ",")
     assert " ".join(lines[1].split()) == one_of.format(n=total)  # any space as a space
+
+
+# --- C4: a weekly bar's label is its week, not the close's date --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("en", "close last: {close} (week of {week})"), ("ru", "(неделя с {week})")],
+)
+def test_the_last_weekly_close_is_dated_by_its_week(sample_settings, con, language, said) -> None:
+    """ "Last week against this week", weekly bars: «close последнее: 57,41 (2026-01-05)»
+    gave the week's label as the close's date (the close was 2026-01-07's)."""
+    query = {"session": "RTH", "from": "weekly", "period": "last_2_bars", "select": ["close"]}
+    first, close = con.execute(
+        f"""
+        WITH week AS (SELECT * FROM nq WHERE {RTH} AND date_trunc('week', trading_date) =
+                      (SELECT date_trunc('week', max(trading_date)) FROM nq))
+        SELECT min(trading_date), arg_max(close, timestamp) FROM week
+        """
+    ).fetchone()
+    headline = chart_headline(run(query, sample_settings), language)
+    assert headline is not None
+    expected = said.format(close=f"{close:,.2f}", week=f"{first:%Y-%m-%d}")
+    assert headline.endswith(expected) if language == "ru" else headline == expected
