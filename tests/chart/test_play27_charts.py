@@ -5,17 +5,20 @@ the engine."""
 
 from __future__ import annotations
 
+import io
 from itertools import pairwise
 
 import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 import pytest
+from duckdb_answers import rth_closes
 from engine_results import RTH, figure, run
 from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.figure import Figure
 
 from barb.charts import chart_headline
+from barb.export import OPEN_NOTE, WHOLE_NOTE, csv_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -117,11 +120,11 @@ def test_the_latest_row_of_all_history_names_its_day_and_the_rows_it_is_one_of(
         f"SELECT max(trading_date), count(DISTINCT trading_date) FROM nq WHERE {RTH}"
     ).fetchone()
     fig = figure(run(query, sample_settings), language)
-    head = next(t for t in texts(fig) if f"{last:%Y-%m-%d}" in t)
-    lines = head.split("\n")
-    assert lines[0] == f"{weekday} {last:%Y-%m-%d}"
+    written = texts(fig)
+    assert f"{weekday} {last:%Y-%m-%d}" in written
+    below = written[written.index(f"{weekday} {last:%Y-%m-%d}") + 1]  # the next line
     total = f"{days:,}".replace(",", " " if language == "ru" else ",")
-    assert " ".join(lines[1].split()) == one_of.format(n=total)  # any space as a space
+    assert " ".join(below.split()) == one_of.format(n=total)  # any space as a space
 
 
 # --- C4: a weekly bar's label is its week, not the close's date --------------------------------
@@ -146,3 +149,41 @@ def test_the_last_weekly_close_is_dated_by_its_week(sample_settings, con, langua
     assert headline is not None
     expected = said.format(close=f"{close:,.2f}", week=f"{first:%Y-%m-%d}")
     assert headline.endswith(expected) if language == "ru" else headline == expected
+
+
+# --- A ranking cut to its unfinished top group: the CSV holds what the chart draws ------------
+
+
+def test_a_ranking_cut_to_an_open_year_sends_the_whole_year_drawn_in_the_csv(
+    sample_settings, con
+) -> None:
+    """ "In which year was the NQ-ES correlation lowest", limit 1: 2026's 4 days rank first,
+    and the chart draws (and its headline names) the first whole year, 2021, which the CSV
+    left out: the CSV holds both rows, each noted."""
+    both = pd.concat([rth_closes(con, "nq"), rth_closes(con, "es")], axis=1, join="inner")
+    both.index = pd.to_datetime(both.index)
+    returns = both.pct_change()
+    years = returns.groupby(returns.index.year)
+    corr = years.apply(lambda r: r.iloc[:, 0].corr(r.iloc[:, 1])).sort_values()
+    last = int(returns.index.year.max())
+    assert corr.index[0] == last  # the open year ranks first
+    whole = int(corr.drop(last).index[0])
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "join": {"instrument": "ES"},
+        "map": {"nq_ret": "close / prev(close) - 1", "es_ret": "es_close / prev(es_close) - 1"},
+        "group_by": "year()",
+        "select": ["correlation(nq_ret, es_ret) as corr", "count() as days"],
+        "sort": "corr asc",
+        "limit": 1,
+    }
+    result = run(query, sample_settings)
+    sent = pd.read_csv(io.BytesIO(csv_bytes(result)))
+    assert sent["year"].tolist() == [last, whole]
+    assert sent["corr"].tolist() == pytest.approx(corr[[last, whole]].tolist())
+    assert sent["days"].tolist() == years.size()[[last, whole]].tolist()
+    assert sent["ranking_note"].tolist() == [OPEN_NOTE, WHOLE_NOTE]
+    bottom = figure(result).axes[-1]
+    drawn = [t.get_text() for t in bottom.get_xticklabels() if t.get_text()]
+    assert [int(t.split()[-1]) for t in drawn] == sent["year"].tolist()
