@@ -246,17 +246,25 @@ def _series_forms(
     full, bare = texts
     if not found:
         return []
-    # The forms that name the column first, as ``_extreme_forms`` orders them.
+    # Every form names the column, down to the marks set tight ("rng: 2020 ▲июл 467,27
+    # ▼ноя 194,06; 2024 …"), the last cut when none fits: two years of months in Russian
+    # fitted the title only without the name, headed by numbers of nothing.
+    marked = [form(bare, marks=True), form(bare, marks=True, count_ties=True)]
     forms = [
         f"{column}: {form(full)}",
         f"{column}: {form(bare)}",
         f"{column}: {form(full, marks=True)}",
-        f"{column}: {form(bare, marks=True)}",
-        form(full, marks=True),
-        form(bare, marks=True),
-        form(bare, marks=True, count_ties=True),
+        *(f"{column}: {text}" for text in marked),
+        *(f"{column}: {_tight(text)}" for text in marked),
     ]
     return list(dict.fromkeys(forms))
+
+
+def _tight(text: str) -> str:
+    """Marks set tight: ``▲ Jul 467.27 · ▼ Nov 194.06`` as ``▲Jul 467.27 ▼Nov 194.06``."""
+    for mark in ("▲", "▼"):  # the marks are held to their group by a no-break space
+        text = text.replace(f"{mark}\u00a0", mark).replace(f"{mark} ", mark)
+    return text.replace(" · ", " ")
 
 
 def _extreme_text(

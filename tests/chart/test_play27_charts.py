@@ -16,6 +16,7 @@ from duckdb_answers import rth_closes
 from engine_results import RTH, figure, run
 from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from barb.charts import chart_headline
 from barb.export import OPEN_NOTE, WHOLE_NOTE, csv_bytes
@@ -187,3 +188,35 @@ def test_a_ranking_cut_to_an_open_year_sends_the_whole_year_drawn_in_the_csv(
     bottom = figure(result).axes[-1]
     drawn = [t.get_text() for t in bottom.get_xticklabels() if t.get_text()]
     assert [int(t.split()[-1]) for t in drawn] == sent["year"].tolist()
+
+
+# --- Side-by-side series: the chart's title names the column, as a single series' does ---------
+
+
+@pytest.mark.parametrize(("language", "dec"), [("en", "."), ("ru", ",")])
+def test_a_side_by_side_title_names_its_column(sample_settings, con, language, dec) -> None:
+    """Mean range by month for 2020 and 2024: the Russian title fitted only without "rng",
+    and read «2020 ▲ июл 467,27 · ▼ ноя 194,06; 2024 …», numbers of nothing."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2020:2024",
+        "where": "year() in (2020, 2024)",
+        "group_by": ["month()", "year()"],
+        "select": "mean(high - low) as rng",
+    }
+    days = con.execute(
+        f"""
+        SELECT year(trading_date) AS y, month(trading_date) AS m, max(high) - min(low) AS r
+        FROM nq WHERE {RTH} AND year(trading_date) IN (2020, 2024) GROUP BY trading_date
+        """
+    ).df()
+    rng = days.groupby(["y", "m"])["r"].mean()
+    fig = figure(run(query, sample_settings), language)
+    size = max(t.get_fontsize() for t in fig.findobj(Text))
+    lines = [t.get_text() for t in fig.findobj(Text) if t.get_fontsize() == size]
+    flat = " ".join(" ".join(lines).split())  # the title's lines as one
+    assert flat.startswith("rng: 2020 ")
+    for year in (2020, 2024):  # each year's highest and lowest value, whole
+        for value in (rng[year].max(), rng[year].min()):
+            assert f"{value:.2f}".replace(".", dec) in flat
