@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from barb.charts.answers import CORRELATION, answer_text, answer_value, read_aggregates
+from barb.charts.calendar_values import calendar_headline
 from barb.charts.columns import (
     bar_labels,
     dated_by_label,
@@ -119,6 +120,9 @@ def _row_when(result: Result, rows: pd.DataFrame, at: int, words: Words) -> str:
 def _groups(result: Result, words: Words) -> list[str]:
     groups = read_groups(result, words)
     if groups is None:
+        placed = calendar_headline(result, words)  # the year of each month's best day
+        if placed is not None:
+            return [placed]
         count = len(result.table) if result.table is not None else 0
         return [words("rows_shown", count=format_value(count, words=words))]
     column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)

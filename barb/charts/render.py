@@ -19,6 +19,7 @@ from barb.charts.axes import (
     keep_y_labels_inside,
     space_number_ticks,
 )
+from barb.charts.calendar_values import draw_calendar_values
 from barb.charts.extreme_times import draw_extreme_times, extreme_times
 from barb.charts.grouped import draw_grouped
 from barb.charts.header import decorate
@@ -35,8 +36,15 @@ from barb.result import Result
 
 Draw = Callable[[Figure, Result, Words], bool]
 
+
+def _draw_groups(fig: Figure, result: Result, words: Words) -> bool:
+    """Groups drawn by their numbers, or, when their only value is a year or a month, each
+    group at its place in the calendar."""
+    return draw_grouped(fig, result, words) or draw_calendar_values(fig, result, words)
+
+
 DRAW_BY_SHAPE: dict[str, Draw] = {
-    "grouped": draw_grouped,
+    "grouped": _draw_groups,
     "table": draw_table,
     "scalar": draw_aggregate,
     "dict": draw_aggregate,

@@ -220,3 +220,37 @@ def test_a_side_by_side_title_names_its_column(sample_settings, con, language, d
     for year in (2020, 2024):  # each year's highest and lowest value, whole
         for value in (rng[year].max(), rng[year].min()):
             assert f"{value:.2f}".replace(".", dec) in flat
+
+
+# --- Groups whose only value is a year: each group at its year --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "said"), [("en", "most often {} ({} of 12)"), ("ru", "чаще всего {} ({} из 12)")]
+)
+def test_the_year_of_each_months_best_day_is_drawn_at_its_year(
+    sample_settings, con, language, said
+) -> None:
+    """ "In which year was each month's best day": a year is no bar's height, and with no
+    other number the groups had no chart at all."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "month()",
+        "select": "arg_max(year(), close / prev(close) - 1) as best_year",
+    }
+    closes = rth_closes(con, "nq")
+    closes.index = pd.to_datetime(closes.index)
+    ret = closes.pct_change()
+    best = ret.groupby(ret.index.month).idxmax().map(lambda day: day.year)
+    result = run(query, sample_settings)
+    fig = figure(result, language)
+    (ax,) = fig.axes
+    (dots,) = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert dots.get_offsets()[:, 1].tolist() == best.tolist()  # January first
+    assert [t.get_text() for t in ax.texts if t.get_text() != "best_year"] == [str(y) for y in best]
+    assert all(t.get_text().isdigit() for t in ax.get_yticklabels() if t.get_text())  # 2020
+    mode = best.value_counts()
+    assert mode.iloc[0] > mode.iloc[1]  # one year comes up most often
+    expected = "best_year: " + said.format(mode.index[0], mode.iloc[0])
+    assert chart_headline(result, language) == expected
