@@ -6,6 +6,7 @@ weekofyear() group that holds two different weeks."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -169,12 +170,24 @@ PERIOD_KEYS = {"week": "weekly", "month": "monthly", "quarter": "quarterly", "ye
 YEAR_DAYS = np.timedelta64(366, "D")
 
 
-def period_edge_caveat(
+@dataclass(frozen=True)
+class PeriodCut:
+    """A group the period's start or end cuts: its ``unit`` (the finest calendar key), the
+    day its week, month or year begins (``start``), and the warning ``text``."""
+
+    unit: str
+    start: np.datetime64
+    text: str
+
+
+def period_cuts(
     plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None]
-) -> list[str]:
+) -> list[PeriodCut]:
     """Daily bars grouped by week(), month(), quarter() or year() where the period's start
     or end cuts a group: its row counts only the days inside the period, though it reads as
-    the whole week. (A group cut by the data's end is open_group_caveat's.)"""
+    the whole week. (A group cut by the data's end is open_group_caveat's.) Each with its
+    unit and start, so that a ranking it tops can name the first whole group
+    (``barb.ranked_groups``)."""
     if plan.timeframe.name != "daily":
         return []
     if not scope.in_period.any() or plan.period.text is None:
@@ -205,7 +218,7 @@ def period_edge_caveat(
     if kept_rows is None or not len(kept_rows):
         return []
     kept = np.unique(kept_rows.astype("datetime64[D]"))
-    warnings = []
+    cuts: list[PeriodCut] = []
     for edge, day in (("start", max(lo, dates[0])), ("end", min(hi, dates[-1]))):
         # Labelled only near the edge: a year is the longest group.
         near = every[(every >= day - YEAR_DAYS) & (every <= day + YEAR_DAYS)]
@@ -222,10 +235,15 @@ def period_edge_caveat(
             text = f"began before the period's start (on {group[0]})"
         else:
             text = f"continues past the period's end (to {group[-1]})"
-        warnings.append(
-            f"The {unit} {name} {text}: its row counts only {len(inside)} of its {len(group)} days."
+        cuts.append(
+            PeriodCut(
+                unit,
+                label,
+                f"The {unit} {name} {text}: its row counts only {len(inside)} of its "
+                f"{len(group)} days.",
+            )
         )
-    return warnings
+    return cuts
 
 
 def _label(start: np.datetime64, unit: str) -> str:

@@ -19,7 +19,7 @@ from barb.lineage import through_map
 from barb.period_rows import Scope, Unmatched, still_open
 from barb.planning import Plan
 from barb.script import ast
-from barb.summary_text import count_text, value_text
+from barb.summary_text import count_text
 
 
 def scope_caveats(
@@ -38,6 +38,8 @@ def scope_caveats(
     warnings += event_caveats(plan, scope, kept_dates)
     if scope.open_bar is not None:
         warnings.append(_open_bar_text(plan, scope))
+    if scope.open_after is not None and scope.in_period.any():
+        warnings.append(_open_after_text(plan, scope))
     for unmatched in scope.unmatched:
         if unmatched.count:
             warnings.append(_unmatched_text(plan, unmatched))
@@ -47,6 +49,22 @@ def scope_caveats(
             f"{plan.period.bars} asked for."
         )
     return warnings
+
+
+def _open_after_text(plan: Plan, scope: Scope) -> str:
+    """next() at the period's end, when the bar after it is the data's unfinished one: it
+    reads nothing there rather than a month of four days."""
+    bar = scope.open_after
+    assert bar is not None
+    last_row = scope.frame.iloc[[int(np.flatnonzero(scope.in_period)[-1])]]
+    labelled = label_column(last_row, plan.timeframe.name)
+    assert labelled is not None
+    unit = plan.timeframe.label
+    return (
+        f"next() reads no {unit} after {labelled[1][0]}: the {unit} after it, {bar.label}, "
+        f"is not over yet (the data covers only {_day(bar.first_date)} — "
+        f"{_day(bar.last_date)}), so next() is empty there."
+    )
 
 
 def _open_bar_text(plan: Plan, scope: Scope) -> str:
@@ -115,21 +133,18 @@ def _nothing_ahead(plan: Plan, scope: Scope) -> str:
 
 
 def open_group_caveat(
-    plan: Plan,
-    group: OpenGroup | None,
-    kept: pd.DataFrame | None = None,
-    first: pd.Series | None = None,
+    plan: Plan, group: OpenGroup | None, kept: pd.DataFrame | None = None, ranked: str = ""
 ) -> list[str]:
     """Daily bars grouped by week(), or by year() (or year and month, or year and quarter):
     the group of the data's last week or year (``open_group``) is a few days, and can top a
     ranking of whole ones. Said with how many days it holds of the rows ``kept`` and, when
-    the stage's sort puts it first, the ``first`` whole group (``first_whole``): "the year
-    with the lowest NQ-ES correlation", sorted and cut to 1, read 2026 (0.796 over 4 days)
-    where the whole years' lowest was 2021 (0.8834)."""
+    a stage's sort puts it first, the first whole group (``ranked``, from
+    ``barb.ranked_groups``): "the year with the lowest NQ-ES correlation", sorted and cut to
+    1, read 2026 (0.796 over 4 days) where the whole years' lowest was 2021 (0.8834)."""
     if group is None:
         return []
     text = _open_group_text(group.unit, group.label, pd.Timestamp(plan.dataset.last_date))
-    return [text + _days_held(plan, group, kept) + _ranked_first(plan, group, first)]
+    return [text + _days_held(plan, group, kept) + ranked]
 
 
 @dataclass(frozen=True)
@@ -163,13 +178,7 @@ def open_group(
     """The result's group that the data's end cuts short, when it is listed and the rows
     kept need days after the data's end (``kept_dates``: the trading dates of the rows
     kept)."""
-    mapped = dict(plan.first.map_exprs)
-    keys = {}
-    for name, key in plan.first.group_keys:
-        # A key named in the map ("wk": "week()") is the function it holds.
-        expr = through_map(key, mapped)
-        if isinstance(expr, ast.Call) and not expr.args:
-            keys[expr.name] = name
+    keys = key_columns(plan)
     if table is None:
         return None
     last = pd.Timestamp(plan.dataset.last_date)
@@ -204,6 +213,19 @@ def open_group(
     if _all_there(plan, kept_dates(), timeframe):
         return None
     return OpenGroup(unit, label, {k: str(v) for k, v in values.items()}, values)
+
+
+def key_columns(plan: Plan) -> dict[str, str]:
+    """The first stage's group-key columns by the calendar function each holds (``{"year":
+    "year", "month": "m"}``): a key named in the map ("wk": "week()") is the function it
+    holds."""
+    mapped = dict(plan.first.map_exprs)
+    keys = {}
+    for name, key in plan.first.group_keys:
+        expr = through_map(key, mapped)
+        if isinstance(expr, ast.Call) and not expr.args:
+            keys[expr.name] = name
+    return keys
 
 
 def _all_there(plan: Plan, kept: np.ndarray | None, timeframe: str) -> bool:
@@ -260,60 +282,6 @@ def _days_held(plan: Plan, group: OpenGroup, kept: pd.DataFrame | None) -> str:
         text += f", against {median:,} in a whole {group.unit}"
         text += " (the median)" if whole.nunique() > 1 else ""
     return text + "."
-
-
-def first_whole(
-    plan: Plan, group: OpenGroup | None, groups: pd.DataFrame | None
-) -> pd.Series | None:
-    """The first whole group of the stage's ranking when the open ``group`` tops it: its row
-    among all the stage's ``groups``, read before the limit (2021, the lowest whole year's
-    NQ-ES correlation, where 2026's 4 days rank first). None when the sort is by a group key
-    (that is time order), when the open group does not rank first, or when no whole group
-    has a value to rank."""
-    sort = plan.first.sort
-    keys = [name for name, _ in plan.first.group_keys]
-    if group is None or not sort or groups is None or sort[0].column in keys:
-        return None
-    if any(k.column not in groups.columns for k in sort):
-        return None
-    ranked = groups.sort_values(
-        [k.column for k in sort],
-        ascending=[not k.descending for k in sort],
-        kind="stable",
-        na_position="last",
-    ).reset_index(drop=True)
-    in_open = group.rows(ranked)
-    whole = np.flatnonzero(~in_open)
-    if not len(ranked) or not in_open[0] or not len(whole):
-        return None
-    first = ranked.iloc[int(whole[0])]
-    value = first[sort[0].column]
-    if value is None or value != value:  # no whole group has a value to rank
-        return None
-    return first
-
-
-def _ranked_first(plan: Plan, group: OpenGroup, first: pd.Series | None) -> str:
-    """' Sorted by corr ascending, it ranks first: among the whole years the lowest corr is
-    0.8834, in 2021.' of the ``first`` whole group, when the open one tops the ranking."""
-    if first is None:
-        return ""
-    sort = plan.first.sort
-    keys = [name for name, _ in plan.first.group_keys]
-    by = sort[0]
-    value = first[by.column]
-    named = (
-        value_text(first[keys[0]])
-        if len(keys) == 1
-        else ", ".join(f"{key} {value_text(first[key])}" for key in keys)
-    )
-    order = ", ".join(f"{k.column} {'descending' if k.descending else 'ascending'}" for k in sort)
-    if len(sort) == 1:
-        end = "highest" if by.descending else "lowest"
-        what = f"the {end} {by.column} is {value_text(value)}, in {named}"
-    else:
-        what = f"the first is {named} ({by.column} = {value_text(value)})"
-    return f" Sorted by {order}, it ranks first: among the whole {group.unit}s {what}."
 
 
 def _day(value: np.datetime64) -> str:

@@ -5,10 +5,10 @@ to 13:00), and that session is a daily row of RTH or CASH; the next day's prev(c
 close, not the last stock-market close. "How does NQ trade the day after Thanksgiving" as
 close / prev(close) - 1 on RTH gave +0.222% over 18 days, measured from Thursday's 13:00
 close; from Wednesday's close it is +0.452%. Said when such rows are a notable part of the
-rows kept, with the form that reads the last stock-market close. Good Friday has no RTH bar,
-so the Monday after it already reads Thursday's close: the form steps back only where the row
-before is a holiday session (prev(holiday())), and twice where two are (Sandy, 2012-10-29
-and 30)."""
+rows kept, or are among the few rows a table lists (each named), with the form that reads
+the last stock-market close. Good Friday has no RTH bar, so the Monday after it already
+reads Thursday's close: the form steps back only where the row before is a holiday session
+(prev(holiday())), and twice where two are (Sandy, 2012-10-29 and 30)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import pandas as pd
 
 from barb.events.rules import us_market_closed
 from barb.planning import Plan
+from barb.result import WHOLE_MAX_ROWS
 from barb.session_caveats import reads_previous_close
 from barb.sessions import MINUTES_PER_DAY
 
@@ -26,6 +27,10 @@ CLOSE_GAPS = frozenset({"gap_up", "gap_down", "gap_filled"})
 # (or of one group's rows): "the day after Thanksgiving" (all of them), Fridays of November
 # (a quarter), not every Tuesday (8% follow a holiday Monday) or all days (2.5%).
 NOTABLE_SHARE = 0.1
+# Whatever their share, such rows are named when the model reads the rows one by one: a
+# ranking or a short list ("the 20 best days of 2024" held the day after Labor Day, 5%).
+# Up to this many by date.
+NAMED_ROWS = 5
 
 
 def holiday_close_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
@@ -43,13 +48,17 @@ def holiday_close_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     days, holiday = _session_holidays(plan)
     rows = np.searchsorted(days, kept["trading_date"].to_numpy().astype("datetime64[D]"))
     after = holiday[rows + 1]
-    if not after.any() or not _notable(plan, kept, after):
+    seen = stage.shape == "table" and len(kept) <= WHOLE_MAX_ROWS
+    if not after.any() or not (seen or _notable(plan, kept, after)):
         return []
     twice = bool(holiday[rows[after]].any())
-    first = int(rows[after][0])
     n, total = int(after.sum()), len(rows)
     follow = "follows" if n == 1 else "follow"
-    example = f"{'' if n == 1 else 'e.g. '}{days[first]} after {days[first - 1]}"
+    named = [f"{days[row]} after {days[row - 1]}" for row in rows[after][:NAMED_ROWS]]
+    if not seen:
+        example = f"{'' if n == 1 else 'e.g. '}{named[0]}"
+    else:  # rows the model reads one by one: each such row by its date
+        example = ", ".join(named) + (f" and {n - NAMED_ROWS} more" if n > NAMED_ROWS else "")
     return [
         f"{n:,} of the {total:,} rows kept {follow} a US holiday session ({example}): "
         "prev(close) there is the holiday's own close (the futures traded, mostly short hours; "

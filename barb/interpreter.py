@@ -21,16 +21,18 @@ from barb.calendar_caveats import (
     holiday_caveat,
     iso_week_caveat,
     missing_days_caveat,
-    period_edge_caveat,
+    period_cuts,
 )
-from barb.caveats import first_whole, open_group, open_group_caveat, scope_caveats
+from barb.caveats import open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
+from barb.early_close_bars import early_close_bar_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.holiday_close_caveats import holiday_close_caveat
 from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
+from barb.ranked_groups import PartGroups, part_groups
 from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
@@ -142,12 +144,20 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
     cut_short, whole_first = None, None
+    # Groups holding part of their week, month or year (the data's end or the period's
+    # edges cut them), with their warnings, put here once a ranking in either stage is known.
+    parts, parts_at = PartGroups([], []), len(warnings)
     if plan.first.shape == "grouped":
         cut_short = open_group(plan, output.table, output.kept_dates)
-        whole_first = first_whole(plan, cut_short, output.groups)
-        warnings += open_group_caveat(plan, cut_short, output.kept, whole_first)
-        warnings += period_edge_caveat(plan, scope, output.kept_dates)
+        said = open_group_caveat(plan, cut_short, output.kept)
+        parts = part_groups(plan, cut_short, said, period_cuts(plan, scope, output.kept_dates))
+        keys = [name for name, _ in plan.first.group_keys]
+        ranked = parts.rank(plan.first.sort, keys, output.groups)
+        if ranked is not None and ranked.group is cut_short:
+            whole_first = ranked.first
+        parts_at = len(warnings)
         warnings += iso_week_caveat(plan, output.kept)
+        warnings += early_close_bar_caveat(plan, output.kept)
     then_rows = None
     if plan.then is not None:
         given = output.table
@@ -155,11 +165,24 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += output.warnings
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
+        # A ranking of the first stage's groups, or of groups made of them.
+        keys = [name for name, _ in plan.then.group_keys or plan.first.group_keys]
+        parts.rank(plan.then.sort, keys, output.groups)
+    warnings[parts_at:parts_at] = parts.texts
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
         hours, by = session_hours(plan), output.summary.by or []
-        query = plan.query.to_json()
-        warnings += short_bar_caveat(plan.timeframe.name, hours, output.table, by, query)
+        query, stage = plan.query.to_json(), plan.then or plan.first
+        warnings += short_bar_caveat(
+            plan.timeframe.name,
+            hours,
+            output.table,
+            by,
+            query,
+            output.groups,
+            stage.sort,
+            stage.limit,
+        )
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in ctx.warnings if w not in warnings]
     metadata = Metadata(

@@ -13,6 +13,7 @@ they are, the unfinished one included (and said); ``last_N_weeks`` on weekly bar
 (``last_N_months`` on monthly, ``last_N_years`` on yearly) is the last N whole bars, the
 unfinished one left out (and said); any other period counts whole bars only, and gives the
 unfinished bar only when it is all the period holds (``wtd``, ``mtd``, ``ytd``, ``2026``).
+Left out, it is no bar's next() either, though the period ends before it (``2008:2025``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ class Scope:
     # The period's last weekly or longer bar when the data ends before its week, month,
     # quarter or year does, and whether it was kept (see the module's docstring).
     open_bar: OpenBar | None = None
+    # That unfinished bar when it lies after the period ("period": "2025" in January 2026)
+    # and next() of the period's last bars would have read it: empty there instead.
+    open_after: OpenBar | None = None
 
 
 @dataclass(frozen=True)
@@ -67,14 +71,14 @@ class OpenBar:
 
 
 def bars_in_scope(plan: Plan) -> Scope:
-    open_bar = None
+    open_bar = open_after = None
     if plan.dataset.sliced(plan.session, plan.timeframe.name):
         frame, in_period = _sliced_rows(plan)
         if plan.reads_range:
             frame = with_range(frame)
         cut = 0
     else:
-        frame, in_period, cut, open_bar = _cached_rows(plan)
+        frame, in_period, cut, open_bar, open_after = _cached_rows(plan)
 
     for join in plan.events:
         assert join.source is not None
@@ -102,7 +106,7 @@ def bars_in_scope(plan: Plan) -> Scope:
         names = _bar_names(orphans.iloc[:UNMATCHED_NAMED], plan.timeframe)
         unmatched.append(Unmatched(other, symbol, len(orphans), names))
         in_period = in_period[kept]
-    return Scope(frame, in_period, cut, tuple(unmatched), open_bar)
+    return Scope(frame, in_period, cut, tuple(unmatched), open_bar, open_after)
 
 
 def _other_in_period(bars: pd.DataFrame, plan: Plan, ours: pd.DataFrame) -> pd.DataFrame:
@@ -148,7 +152,9 @@ def _window(lo: int, hi: int, n: int, plan: Plan) -> tuple[int, int]:
     return start, min(n, hi + ahead)
 
 
-def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int, OpenBar | None]:
+def _cached_rows(
+    plan: Plan,
+) -> tuple[pd.DataFrame, np.ndarray, int, OpenBar | None, OpenBar | None]:
     """The rows of a cached whole-history frame: a view of the slice evaluated on."""
     full = plan.dataset.frame(plan.session, plan.timeframe.name)
     period, tf = plan.period, plan.timeframe
@@ -157,13 +163,22 @@ def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int, OpenBar | N
         lo, hi, cut = max(0, len(full) - whole), len(full), 0
     else:
         lo, hi, cut = period_positions(full, period, tf)
-    open_bar = _open_bar(full, lo, hi, tf, plan.dataset.instrument.calendar)
+    open_bar = _open_bar(full, tf, plan.dataset.instrument.calendar)
+    open_after = None
+    usable = len(full)
+    if open_bar is not None and (hi != len(full) or lo >= hi):
+        # After the period: never the next bar of its last whole ones either ("after a
+        # month up 10%" in 2008:2025 must not read January 2026's four days as December's
+        # next month).
+        usable -= 1
+        if lo < hi and hi + plan.reach.ahead >= len(full):
+            open_after = open_bar
+        open_bar = None
     if open_bar is not None:
         # The last N bars include it; the last N whole weeks do not; any other period only
         # when it holds nothing else ("this month so far").
         kept = period.bars is not None or (whole is None and hi - lo == 1)
         open_bar = replace(open_bar, kept=kept)
-    usable = len(full)
     if open_bar is not None and not open_bar.kept:
         if whole is not None:  # the N whole bars before it
             lo = max(0, lo - 1)
@@ -178,7 +193,7 @@ def _cached_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray, int, OpenBar | N
         start = int(np.searchsorted(dates, dates[start], side="left"))
     frame = full.iloc[start:stop].copy(deep=False)
     frame.index = pd.RangeIndex(len(frame))
-    return frame, _in_period(len(frame), lo - start, hi - start), cut, open_bar
+    return frame, _in_period(len(frame), lo - start, hi - start), cut, open_bar, open_after
 
 
 def listed_open_bar(plan: Plan, scope: Scope) -> UnfinishedBar | None:
@@ -224,12 +239,10 @@ def whole_bars(period: Period, tf: Timeframe) -> int | None:
     return None
 
 
-def _open_bar(full: pd.DataFrame, lo: int, hi: int, tf: Timeframe, calendar: str) -> OpenBar | None:
-    """The data's last bar, if it is in the period and its calendar span is not over yet:
-    a year of four days is no year to average with the others (``kept`` is decided by the
-    caller)."""
-    n = len(full)
-    if not tf.calendar or hi != n or lo >= hi:
+def _open_bar(full: pd.DataFrame, tf: Timeframe, calendar: str) -> OpenBar | None:
+    """The data's last bar, if its calendar span is not over yet: a year of four days is no
+    year to average with the others (``kept`` is decided by the caller)."""
+    if not tf.calendar or not len(full):
         return None
     last = full["trading_date"].to_numpy()[-1]
     if not still_open(last, tf.name, calendar):

@@ -168,6 +168,8 @@ class SessionTimes:
             "day_start": self.instrument.trading_day_start,
             "day_end": self.day_end,
             "day_break": self.day_break,
+            # What a difference of two prices is in: NQ's points, CL's dollars.
+            "price_unit": self.instrument.price_unit,
         }
 
     def fill(self, value: Any) -> Any:

@@ -9,7 +9,7 @@ the model, and the chart marks the group; both find it here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,8 @@ import pandas as pd
 from barb.instruments import parse_clock
 from barb.lineage import Lineage, called_key_names
 from barb.script import ast
+from barb.script.query import SortKey
+from barb.summary_text import value_text
 from barb.time_keys import CARRIES_VALUE, MINUTES_PER_DAY, clock_kind, minutes_of_day
 from barb.timeframes import TIMEFRAMES
 
@@ -90,23 +92,74 @@ def short_bar_caveat(
     table: pd.DataFrame | None,
     by: list[str],
     query: Mapping[str, Any],
+    groups: pd.DataFrame | None = None,
+    sort: Sequence[SortKey] = (),
+    limit: int | None = None,
 ) -> list[str]:
     """The warning when a group of the result's ``table`` by a time of day (a key of ``by``)
     is the short bar's, beside groups of full bars: "The 16:30 bar is half an hour
     (16:30-17:00), the others an hour: …". Asked which hour has the least volume, the model
-    answered 16:30."""
+    answered 16:30. When the stage's ``sort`` ranks it first among all its ``groups``
+    (before the limit), the first full-length group is named too."""
     short = session_short_bar(timeframe, hours)
     if short is None or table is None or not len(table):
         return []
+    every = groups if groups is not None else table
     for key in by:
         rows = short_bar_rows(short, table, key, query)
-        if rows is not None and rows.any() and not rows.all():
+        if rows is None or not rows.any():
+            continue
+        # Beside full bars: among all the groups, when a limit kept the short one alone.
+        beside = short_bar_rows(short, every, key, query)
+        if beside is not None and not beside.all():
             return [
                 f"The {short.label} bar is {_length(short.minutes)} ({short.label}-{short.end}),"
                 f" the others {_length(short.step)}: its sums, counts and ranges are not "
-                "comparable with theirs."
+                "comparable with theirs." + _ranked(short, key, by, every, sort, query, limit)
             ]
     return []
+
+
+def _ranked(
+    short: ShortBar,
+    key: str,
+    by: list[str],
+    groups: pd.DataFrame,
+    sort: Sequence[SortKey],
+    query: Mapping[str, Any],
+    limit: int | None,
+) -> str:
+    """' Sorted by vol ascending, it ranks first: the first full-length one is 12:30 (vol
+    1,234).' when the sort by a value puts the short bar's group at the top of the ranking
+    (the answer to "which hour has the least volume") or at its bottom, listed."""
+    if not sort or sort[0].column in by or any(k.column not in groups for k in sort):
+        return ""
+    ranked = groups.sort_values(
+        [k.column for k in sort],
+        ascending=[not k.descending for k in sort],
+        kind="stable",
+        na_position="last",
+    ).reset_index(drop=True)
+    rows = short_bar_rows(short, ranked, key, query)
+    if rows is None or rows.all():
+        return ""
+    full = np.flatnonzero(~rows)
+    if rows[0]:
+        place, at = "first", int(full[0])
+    elif rows[-1] and (limit is None or limit >= len(ranked)):  # its last row is listed too
+        place, at = "last", int(full[-1])
+    else:
+        return ""
+    row = ranked.iloc[at]
+    # A time of day reads alone ("12:30"), a number with its key's name ("hour 12").
+    named = " ".join(
+        value_text(row[k]) if isinstance(row[k], str) else f"{k} {value_text(row[k])}" for k in by
+    )
+    order = ", ".join(f"{k.column} {'descending' if k.descending else 'ascending'}" for k in sort)
+    return (
+        f" Sorted by {order}, it ranks {place}: the {place} full-length one is {named} "
+        f"({sort[0].column} {value_text(row[sort[0].column])})."
+    )
 
 
 def _length(minutes: int) -> str:

@@ -60,8 +60,9 @@ class StageOutput:
     # Each table row's place before the stage's sort and limit: time order for bars, key
     # order for groups. A second stage's first()/last() and arg_max ties read the rows so.
     order: np.ndarray | None = None
-    # A grouped stage's every group, before its sort and limit: what a caveat ranks the
-    # whole groups by when the limit kept an unfinished year's ("2026 over 4 days").
+    # A grouped stage's every group, before its sort and limit (a second stage's rows, when
+    # they are the first's groups): what a caveat ranks the whole groups by when the limit
+    # kept an unfinished year's ("2026 over 4 days").
     groups: pd.DataFrame | None = None
 
     def kept_dates(self) -> np.ndarray | None:
@@ -226,7 +227,7 @@ def _answer(
         rows = partial(shown_rows, frame, ctx.timeframe, hide)
         return StageOutput(summary, source_rows=rows, warnings=warnings)
 
-    history = None
+    history, unsorted = None, None
     # The first stage's rows are bars (a second stage's, "then.", are the first's table).
     if not prefix and _ranked_from_few(stage, len(frame)):
         history = shown_rows(frame, ctx.timeframe, hide)
@@ -240,6 +241,7 @@ def _answer(
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:  # sorting by a bar column that is not selected
             table[name] = frame[name].to_numpy()
+        unsorted = table
         table, order, ties = sort_limit(table, stage, [table.columns[0]])
         warnings += ties
         if extra:
@@ -259,7 +261,12 @@ def _answer(
             values = [c for c in table.columns if c not in keys]
             summary = summarize_grouped(table, keys, values, sort=sort_keys(stage))
             return StageOutput(
-                summary, table=table, focus=keys + values, warnings=warnings, order=order
+                summary,
+                table=table,
+                focus=keys + values,
+                warnings=warnings,
+                order=order,
+                groups=frame,  # every group, before the sort and limit
             )
         if _latest_first(stage):  # "ATR now": the bars it is the latest of, for the chart
             history = shown_rows(frame.iloc[-LATEST_HISTORY_ROWS:], ctx.timeframe, hide)
@@ -279,7 +286,14 @@ def _answer(
         sort=sort_keys(stage),
     )
     return StageOutput(
-        summary, table=table, source_rows=history, focus=focus, warnings=warnings, order=order
+        summary,
+        table=table,
+        source_rows=history,
+        focus=focus,
+        warnings=warnings,
+        order=order,
+        # A second stage's selected rows are groups: all of them, before the sort and limit.
+        groups=unsorted if row_keys else None,
     )
 
 

@@ -199,3 +199,12 @@ def from_the_open(
         return None
     since_open = (minutes - open_minute) % MINUTES_PER_DAY  # NaN (no key) stays last
     return np.argsort(since_open, kind="stable")
+
+
+def clock_text(minutes: Any) -> str:
+    """A minute of the day as the clock reads it: 570 -> ``09:30`` (anything else as it is)."""
+    numeric = isinstance(minutes, (int, float, np.integer, np.floating))
+    if not numeric or isinstance(minutes, bool) or not np.isfinite(minutes):
+        return str(minutes)
+    whole = round(float(minutes)) % MINUTES_PER_DAY
+    return f"{whole // 60:02d}:{whole % 60:02d}"

@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.axis import Axis
 from matplotlib.ticker import FuncFormatter, MultipleLocator
 
-from barb.charts.value_text import clock_text, is_finite_number
+from barb.charts.value_text import is_finite_number
 from barb.charts.words import Words
 from barb.instruments import load_instrument
 from barb.result import Result
@@ -22,6 +22,7 @@ from barb.time_keys import (
     MINUTES_PER_DAY,
     calendar_part,
     clock_kind,
+    clock_text,
     is_clock_name,
     no_time_marker,
     time_kind,

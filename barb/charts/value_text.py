@@ -140,11 +140,3 @@ def date_text(value: Any, *, weekday: bool = False, words: Words = ENGLISH) -> s
     ts = pd.Timestamp(value)
     text = ts.strftime("%Y-%m-%d %H:%M" if ts.hour or ts.minute else "%Y-%m-%d")
     return f"{words.weekdays[ts.dayofweek]} {text}" if weekday else text
-
-
-def clock_text(minutes: Any) -> str:
-    """A minute of the day as the clock reads it: 570 -> ``09:30``."""
-    if not is_finite_number(minutes):
-        return str(minutes)
-    whole = round(float(minutes)) % 1440
-    return f"{whole // 60:02d}:{whole % 60:02d}"

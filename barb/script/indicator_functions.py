@@ -124,7 +124,9 @@ def true_range(ctx: EvalContext) -> pd.Series:
     unit="points",
     category="indicator",
     params=(_period("n", 14),),
-    summary="Average True Range in points (Wilder); across years atr(14) / close * 100, % of price",
+    summary=(
+        "Average True Range in $price_unit (Wilder); across years atr(14) / close * 100, % of price"
+    ),
     example="range > 1.5 * prev(atr(14))",
     reach=lambda a: Reach(1 + wilder_bars(a["n"])),
 )

@@ -124,6 +124,7 @@ class Prompts:
                 symbol=instrument.symbol,
                 name=instrument.name,
                 exchange=instrument.exchange,
+                price_unit=instrument.price_unit,
                 first_date=first,
                 last_date=last,
                 data_note=note,

@@ -65,6 +65,10 @@ def test_instrument_block_comes_from_yaml_and_data() -> None:
     # Its window example is CL's own opening range, not NQ's 09:30-09:45.
     assert "e.g. '09:00-09:15', the\n15-minute opening range" in text
     assert "09:30" not in text
+    # CL's prices move in dollars, NQ's in points.
+    assert "Price moves (range, gap, atr) are in dollars." in text
+    nq = prompts.system_prompt(prompts.variant("default"), load_instrument("NQ"), META)
+    assert "Price moves (range, gap, atr) are in points." in nq
 
 
 @pytest.mark.parametrize("last", [dt.date(2025, 6, 30), dt.date(2026, 1, 7)])

@@ -96,6 +96,45 @@ def test_next_of_the_last_whole_week_is_empty(sample_settings) -> None:
     assert np.isnan(result.table["next_chg"].iloc[-1])
 
 
+@pytest.mark.parametrize(
+    ("timeframe", "freq", "period"),
+    [("monthly", "M", "2008:2025"), ("quarterly", "Q", "2025"), ("monthly", "M", "last_year")],
+)
+def test_a_period_ending_before_the_unfinished_bar_gives_next_nothing_of_it(
+    sample_settings, timeframe: str, freq: str, period: str
+) -> None:
+    """ "After a month up more than 10%, how often was the next month up?" over 2008:2025:
+    December 2025's next month is no month yet (January 2026's four days). A period that
+    ends before the data does must not let next() read them, as no period does."""
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": timeframe,
+            "period": period,
+            "map": {"ret": "close / prev(close) - 1", "next_ret": "next(close) / close - 1"},
+            "select": ["ret", "next_ret"],
+        },
+        sample_settings,
+    )
+    bars = _calendar(_daily("NQ", sample_settings, RTH), freq)
+    first = "2025" if period != "2008:2025" else "2008"
+    bars = bars.loc[first:"2025"]  # _calendar already left the unfinished bar out
+    ret = bars["close"].pct_change()
+    whole = _calendar(_daily("NQ", sample_settings, RTH), freq)["close"]
+    expected_next = (whole.shift(-1) / whole - 1).loc[bars.index]
+    assert len(result.table) == len(bars)
+    np.testing.assert_allclose(result.table["ret"].to_numpy(float)[1:], ret.to_numpy()[1:])
+    np.testing.assert_allclose(
+        result.table["next_ret"].to_numpy(float), expected_next.to_numpy(), equal_nan=True
+    )
+    assert np.isnan(result.table["next_ret"].iloc[-1])
+    unit = "quarter" if freq == "Q" else "month"
+    assert any(
+        w.startswith(f"next() reads no {unit} after") and "is not over yet" in w
+        for w in result.metadata.warnings
+    ), result.metadata.warnings
+
+
 def test_next_still_reads_a_whole_bar_after_the_period(sample_settings) -> None:
     """The period selects rows; the whole month after it is history next() may read."""
     result = _ask(

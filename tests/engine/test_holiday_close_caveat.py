@@ -145,3 +145,37 @@ def test_a_group_of_days_after_holidays_is_said(sample_settings, rth) -> None:
 )
 def test_ordinary_questions_say_nothing(sample_settings, query) -> None:
     assert _said(_ask(query, sample_settings)) == []
+
+
+@pytest.mark.parametrize(
+    ("year", "order", "limit"), [(2024, "desc", 20), (2023, "asc", 20), (2024, "desc", 30)]
+)
+def test_a_day_after_a_holiday_among_the_rows_listed_is_named(
+    year: int, order: str, limit: int, sample_settings, rth
+) -> None:
+    """ "The 20 best days of 2024" held the day after Labor Day, measured from Monday's 13:00
+    close: 1 of 20 rows (5%), under the 10% that says it of all the rows kept, and nothing
+    was said though the model reads each row. A ranking or list the model reads whole (at
+    most 25 rows) names every such row; a longer one keeps the share rule."""
+    days = rth.loc[str(year)]
+    ranked = (days["close"] / days["prev"] - 1).sort_values(ascending=order == "asc")
+    listed = days.loc[ranked.index[:limit]].sort_index()
+    after = listed.index[listed["after"]]
+    assert len(after) >= 1 and len(after) / limit < 0.1  # under the share rule
+    query = {"period": str(year), "map": {"ret": RET}, "sort": f"ret {order}", "limit": limit}
+    result = _ask(query, sample_settings)
+    assert sorted(result.table["date"].astype(str)) == [f"{d:%Y-%m-%d}" for d in listed.index]
+    said = _said(result)  # "rows kept follow" is in "follows" too
+    if limit > 25:
+        assert said == []
+        return
+    named = ", ".join(
+        f"{d:%Y-%m-%d} after {rth.index[rth.index.get_loc(d) - 1]:%Y-%m-%d}" for d in after
+    )
+    follow = "follows" if len(after) == 1 else "follow"
+    assert said == [
+        f"{len(after)} of the {limit} rows kept {follow} a US holiday session ({named}): "
+        "prev(close) there is the holiday's own close (the futures traded, mostly short hours; "
+        "the stock market was shut), not the last stock-market close. From that close: "
+        f"{ONE_BACK}."
+    ]

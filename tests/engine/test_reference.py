@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from barb import execute, render_summary
 from barb.data.sample import write_samples
@@ -21,6 +22,7 @@ from barb.reference import (
 from barb.script.library import library
 from barb.script.patterns import pattern_catalog
 from barb.session_concepts import session_concepts
+from barb.settings import PROJECT_ROOT
 
 
 def test_query_reference_is_model_sized() -> None:
@@ -194,6 +196,22 @@ def test_the_join_line_says_how_a_session_reads_on_the_joined_instrument() -> No
 def test_atr_says_how_to_compare_it_across_price_levels() -> None:
     [line] = [line for line in indicators_reference().splitlines() if "atr(n=14)" in line]
     assert "atr(14) / close * 100" in line and "% of price" in line
+
+
+@pytest.mark.parametrize(
+    ("symbol", "unit"), [("NQ", "points"), ("ES", "points"), ("CL", "dollars")]
+)
+def test_atr_is_in_the_instrument_s_own_price_unit(symbol: str, unit: str) -> None:
+    """CL's prices move in dollars (a barrel's price): the indicator line and the concept
+    lookup said "Average True Range in points" to a model answering about CL."""
+    with (PROJECT_ROOT / "instruments" / f"{symbol}.yaml").open() as file:
+        assert yaml.safe_load(file)["price_unit"] == unit
+    instrument = load_instrument(symbol)
+    [line] = [s for s in indicators_reference(instrument).splitlines() if "atr(n=14)" in s]
+    assert f"Average True Range in {unit} (Wilder)" in line
+    assert f"Average True Range in {unit} (Wilder)" in describe_concept("atr", instrument)
+    if unit != "points":
+        assert "points" not in indicators_reference(instrument)
 
 
 @pytest.mark.parametrize("symbol", ["NQ", "ES", "CL"])

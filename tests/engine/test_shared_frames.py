@@ -98,7 +98,7 @@ def test_sliced_rows_equal_the_cached_slice(
 ) -> None:
     plan = plan_query(parse_query(query).with_instrument("NQ"), "NQ", engine_settings)
     frame, in_period = _sliced_rows(plan)
-    expected, expected_in_period, cut, _ = _cached_rows(plan)
+    expected, expected_in_period, cut, *_ = _cached_rows(plan)
     pd.testing.assert_frame_equal(frame, expected)
     np.testing.assert_array_equal(in_period, expected_in_period)
     assert cut == 0

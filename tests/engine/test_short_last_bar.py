@@ -121,7 +121,26 @@ def test_times_a_second_stage_groups_by_say_the_last_bar_is_short(
         "then": {"group_by": "low_time", "select": "count() as days", "sort": "days desc"},
     }
     result = execute(query, symbol, settings=settings)
-    assert short_bar_warnings(result) == [expected_warning(short, minutes, step)]
+    # Most often first, ties in the session's order: where the short bar ranks first or
+    # last (listed), the first or last full-length one is named too.
+    opened = inside.groupby("bucket")["since"].min().sort_values().index
+    ranked = (
+        lows.value_counts().reindex(opened).dropna().sort_values(ascending=False, kind="stable")
+    )
+    suffix = ""
+    if ranked.index[0] == short:
+        first = ranked.drop(short)
+        suffix = (
+            " Sorted by days descending, it ranks first: the first full-length one is "
+            f"{clock(first.index[0])} (days {int(first.iloc[0])})."
+        )
+    elif ranked.index[-1] == short:
+        last = ranked.drop(short)
+        suffix = (
+            " Sorted by days descending, it ranks last: the last full-length one is "
+            f"{clock(last.index[-1])} (days {int(last.iloc[-1])})."
+        )
+    assert short_bar_warnings(result) == [expected_warning(short, minutes, step) + suffix]
     counted = result.table.set_index("low_time")["days"]
     assert counted[clock(short)] == (lows == short).sum()
 
@@ -136,3 +155,50 @@ def test_bars_that_fill_the_session_or_groups_without_the_short_bar_say_nothing(
     morning = execute({**query, "from": "1h", "where": "hour() < 16"}, "NQ", settings=settings)
     assert "16:30" not in morning.table["time"].tolist()
     assert short_bar_warnings(morning) == []
+
+
+@pytest.mark.parametrize("then", [False, True])
+def test_the_short_bar_atop_a_ranking_names_the_first_full_length_one(settings, then) -> None:
+    """ "Which hour has the least volume", sorted and cut to 1: the table held 16:30 alone,
+    so nothing was said of its length (no full bar beside it). Now it is, with the full
+    hour that ranks first among the others (pandas over the minute bars' volume); likewise
+    for hours a second stage counted (the hour of each day's low, least often)."""
+    frame = pd.read_parquet(
+        data_path("NQ", settings),
+        columns=["trading_date", "minute", "low", "volume"],
+        filters=[
+            ("trading_date", ">=", pd.Timestamp(f"{YEAR}-01-01")),
+            ("trading_date", "<", pd.Timestamp(f"{YEAR + 1}-01-01")),
+        ],
+    )
+    inside = buckets(frame, (570, 1020), 60)
+    short, minutes = short_bucket(inside, 60)
+    query: dict = {"session": "RTH", "from": "1h", "period": str(YEAR)}
+    if then:
+        first_low = inside.sort_values(["trading_date", "since"]).groupby("trading_date")["low"]
+        ranked = inside.loc[first_low.idxmin(), "bucket"].value_counts().sort_index()
+        ranked = ranked.sort_values(kind="stable")
+        column = "days"
+        query |= {
+            "group_by": "date()",
+            "select": "arg_min(time(), low) as low_time",
+            "then": {"group_by": "low_time", "select": "count() as days", "sort": "days asc"},
+        }
+        query["then"]["limit"] = 1
+    else:
+        ranked = inside.groupby("bucket")["volume"].sum().sort_values(kind="stable")
+        column = "vol"
+        query |= {
+            "group_by": "time()",
+            "select": "sum(volume) as vol",
+            "sort": "vol asc",
+            "limit": 1,
+        }
+    assert ranked.index[0] == short  # the half hour ranks first
+    result = execute(query, "NQ", settings=settings)
+    full = ranked.drop(short)
+    assert short_bar_warnings(result) == [
+        expected_warning(short, minutes, 60)
+        + f" Sorted by {column} ascending, it ranks first: the first full-length one is "
+        f"{clock(full.index[0])} ({column} {full.iloc[0]})."
+    ]

@@ -1,0 +1,121 @@
+"""Bars an early close cuts, grouped with the full bars of the same time of day.
+
+On a holiday or early-close session the futures stop at 13:00 or 13:15, so NQ's hourly RTH
+bar from 12:30 lasts 30 or 45 minutes that day, and "average volume by hour" puts it in the
+12:30 group beside the full hours of every other day. Over all history those bars are 113 of
+the group's 4,611 (2.5%) and move its mean volume by 1.0%, its mean range by 0.1%; over 2024
+alone, 10 of 259, 1.7% of the volume; over Novembers and Decembers, 41 of 760. Said when
+leaving them out moves the group's mean volume or mean range, the two things a shorter bar
+holds less of, by more than NOTABLE_SHIFT: a smaller share is within what any other day
+moves a mean by, and naming it on every hourly question would drown the warnings that
+matter. Bars on an aligned close (a 5-minute bar ending 13:00) are whole and never said.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from barb.frames import MINUTE_OF_DAY
+from barb.instruments import MINUTES_PER_DAY, format_clock
+from barb.planning import Plan
+from barb.short_days import day_edges, short_days, window_edges
+from barb.summary_text import value_text
+from barb.time_keys import minutes_of_day
+
+# Said when dropping the cut bars moves a group's mean volume or range by more than this.
+NOTABLE_SHIFT = 0.01
+# What a shorter bar holds less of.
+MEASURES = ("volume", "range")
+
+
+def early_close_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
+    """The first stage's intraday bars ``kept``, grouped by a time of day: the group whose
+    mean volume or range moves most when the bars an early close or a holiday session cut
+    short are left out, when that is more than NOTABLE_SHIFT."""
+    step = plan.timeframe.minutes
+    if step is None or plan.first.shape != "grouped" or kept is None or not len(kept):
+        return []
+    query = plan.query.to_json()
+    keys = [name for name, _ in plan.first.group_keys]
+    needed = [*keys, "trading_date", MINUTE_OF_DAY, *MEASURES]
+    if any(column not in kept.columns for column in needed) or not _by_time(kept, keys, query):
+        return []
+    cut = _cut_bars(plan, kept, step)
+    if not cut.any():
+        return []
+    rows = kept[needed].assign(cut=cut)
+    touched = rows.loc[cut, keys].drop_duplicates()
+    rows = rows.merge(touched, on=keys)  # only the groups that hold a cut bar
+    found = []
+    for values, group in rows.groupby(keys, sort=True, dropna=True, observed=True):
+        whole = group.loc[~group["cut"], list(MEASURES)].mean()
+        every = group[list(MEASURES)].mean()
+        shifts = {m: float(whole[m] / every[m] - 1) for m in MEASURES if every[m]}
+        if shifts and max(abs(s) for s in shifts.values()) > NOTABLE_SHIFT:
+            found.append((max(abs(s) for s in shifts.values()), values, group, shifts))
+    if not found:
+        return []
+    _, values, group, shifts = max(found, key=lambda item: item[0])
+    return [_text(plan, values, group, shifts, len(found) - 1)]
+
+
+def _by_time(kept: pd.DataFrame, keys: list[str], query: dict) -> bool:
+    """Whether a group key holds a time of day (each distinct value read once)."""
+    for key in keys:
+        values = pd.Series(kept[key].dropna().unique())
+        if len(values) and minutes_of_day(key, values, query) is not None:
+            return True
+    return False
+
+
+def _cut_bars(plan: Plan, kept: pd.DataFrame, step: int) -> np.ndarray:
+    """Which rows are bars that a short session's late open or early close falls inside.
+    The session's short days are found once per process; only those whose open or close is
+    off the bars' grid (bars start at the session's open) are looked for among the rows, so
+    minute and 5-minute bars cost no pass over them."""
+    dataset = plan.dataset
+    every = dataset.trading_dates().astype("datetime64[D]")
+    short = every[short_days(dataset, plan.session, every)]
+    opened, closed = day_edges(dataset, short)
+    start, end = window_edges(dataset, plan.session)
+    late = (opened > start) & ((opened - start) % step != 0)
+    early = (closed < end) & ((closed - start) % step != 0)
+    short, opened, closed = short[late | early], opened[late | early], closed[late | early]
+    if not len(short):
+        return np.zeros(len(kept), dtype=bool)
+    dates = kept["trading_date"].to_numpy().astype("datetime64[D]")
+    at = np.clip(np.searchsorted(short, dates), 0, len(short) - 1)
+    on_short = short[at] == dates
+    day_start = dataset.instrument.trading_day_start_minute
+    begins = (kept[MINUTE_OF_DAY].to_numpy().astype(np.int64) - day_start) % MINUTES_PER_DAY
+    ends = begins + step
+    inside = ((opened[at] > begins) & (opened[at] < ends)) | (
+        (closed[at] > begins) & (closed[at] < ends)
+    )
+    return on_short & inside
+
+
+def _text(
+    plan: Plan,
+    values: object,
+    group: pd.DataFrame,
+    shifts: dict[str, float],
+    others: int,
+) -> str:
+    parts = values if isinstance(values, tuple) else (values,)
+    label = ", ".join(value_text(part) for part in parts)
+    cut = group[group["cut"]]
+    first = cut.iloc[0]
+    day = str(np.datetime64(first["trading_date"], "D"))
+    _, closed = day_edges(plan.dataset, np.array([day], dtype="datetime64[D]"))
+    start = plan.dataset.instrument.trading_day_start_minute
+    clock = format_clock((int(closed[0]) + start) % MINUTES_PER_DAY)
+    moved = ", ".join(f"its mean {m} {shifts[m] * 100:+.1f}%" for m in MEASURES if m in shifts)
+    more = f" ({others} more group{'s' if others > 1 else ''} like it)" if others else ""
+    return (
+        f"The {label} group holds {len(cut)} bar{'s' if len(cut) > 1 else ''} that a holiday "
+        f"or early close cut short (e.g. {day}, closed at {clock}) among its {len(group):,}: "
+        f"without them {moved}{more}. "
+        '"where": "not holiday() and not early_close()" leaves those days out.'
+    )
