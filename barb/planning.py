@@ -605,10 +605,20 @@ def _plan_stage(
         return prefix + name
 
     map_exprs: list[tuple[str, Expr]] = []
+    # A second stage's rows are the first stage's table: an aggregate in its map is over all
+    # of them (a share of the total). The first stage's map reads bars and the history
+    # before the period, which no aggregate there could tell apart.
+    over_all = bool(prefix)
     for name, text in stage.map.items():
         expr = _parse(text, step("map"), errors)
         if expr is not None:
-            errors += validate(expr, columns, step=step("map"), allow_aggregates=False)
+            errors += validate(
+                expr,
+                columns,
+                step=step("map"),
+                allow_aggregates=False,
+                aggregates_over_all=over_all,
+            )
             map_exprs.append((name, expr))
         columns.add(name)
 

@@ -123,8 +123,7 @@ def query_reference(
         "QUERY FORMAT — a JSON object, every field optional. Steps run in this order:",
         "session → from → join → map → period → where → group_by → select → sort → limit, "
         "then the optional second stage (then).",
-        '- instrument: "NQ", "ES", "CL"… — what the query runs on; leave it out for the '
-        "current instrument.",
+        '- instrument: "NQ", "ES", "CL"… — leave it out for the current instrument.',
         f"- session: {sessions}. Required for daily and longer bars (else the default is used). "
         "Any window 'HH:MM-HH:MM' inside the trading day is a session too "
         f"('{times.opening_range}' = the 15-minute opening range from the {times.open} "
@@ -159,7 +158,8 @@ def query_reference(
         '- sort: "column desc" (a select name after group_by). limit: number of rows.',
         "- then: a second stage over the first stage's result table, with map, where, "
         "group_by, select, sort, limit over its columns (group keys and select names, or the "
-        'rows\' columns). Mean of each year\'s highest close: {"group_by": "year()", '
+        "rows' columns); in then.map an aggregate is over all rows: days / sum(days) * 100. "
+        'Mean of each year\'s highest close: {"group_by": "year()", '
         '"select": "max(close) as top", "then": {"select": "mean(top)"}}.',
         "Columns: timestamp (bar open; the date for daily+), open, high, low, close, volume, "
         "range (= high - low), plus map/join columns. On US holidays (MLK, July 4, "
@@ -171,7 +171,7 @@ def query_reference(
         "Sizes in points (range, close - open, atr) over many years blend price levels; "
         "percent (range / open * 100) compares across years.",
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
-        "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error. A "
+        "numbers, 'text', true/false. Division by zero gives empty (NaN). A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "
         "mean(cond) leaves it out of the share (days before SMA(200) exists count neither "
         "way). Intraday, prev()/next()/rolling_*/streak() cross sessions: close - prev(close) "

@@ -30,7 +30,7 @@ from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.sample_sizes import sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate, evaluate_select
+from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
 from barb.summary_text import value_text
 from barb.time_keys import from_the_open
 from barb.timeframes import timeframe as timeframe_spec
@@ -124,8 +124,10 @@ def run_stage(
     open unless the stage sorts them.
     """
     ctx.frame, ctx.period = frame, period
+    # A second stage's map (see barb.planning): its aggregates are over all its rows.
+    over_all = RowsOverAll(order) if prefix else None
     for name, expr in stage.map_exprs:
-        frame[name] = _evaluate(expr, ctx, prefix + "map")
+        frame[name] = _evaluate(expr, ctx, prefix + "map", over_all)
     given = keep
     if stage.where is not None:
         values = _evaluate(stage.where, ctx, prefix + "where")
@@ -511,9 +513,11 @@ def _as_condition(values: pd.Series, step: str, text: str) -> np.ndarray:
     )
 
 
-def _evaluate(expr: Expr, ctx: EvalContext, step: str) -> pd.Series:
+def _evaluate(
+    expr: Expr, ctx: EvalContext, step: str, over_all: RowsOverAll | None = None
+) -> pd.Series:
     ctx.step = step
-    return evaluate(expr, ctx)
+    return evaluate(expr, ctx, over_all)
 
 
 def _python(value: Any) -> Any:

@@ -38,7 +38,12 @@ from barb.script.conditions import (
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import KIND_NAMES, FunctionSpec, Param, value_kind
 from barb.script.library import lookup
-from barb.script.validator import bind_arguments, unknown_column, unknown_function
+from barb.script.validator import (
+    bind_arguments,
+    misplaced_aggregate,
+    unknown_column,
+    unknown_function,
+)
 
 _NUMERIC = frozenset({"number", "bool"})
 _ACCEPTED_KINDS: dict[str, frozenset[str]] = {
@@ -95,12 +100,28 @@ def compare_numbers(op: str, a: Any, b: Any) -> Any:
     return same if op == "==" else ~same
 
 
-def evaluate(expr: ast.Expr, ctx: EvalContext) -> pd.Series:
-    """One value per row of ``ctx.frame``, on its index; literals are broadcast."""
-    value = _RowEvaluator(ctx).eval(expr)
+def evaluate(expr: ast.Expr, ctx: EvalContext, over_all: RowsOverAll | None = None) -> pd.Series:
+    """One value per row of ``ctx.frame``, on its index; literals are broadcast.
+
+    With ``over_all`` (a second stage's map) an aggregate is one value over all the rows,
+    repeated on each: ``days / sum(days) * 100`` is each group's share of the total.
+    """
+    value = _RowEvaluator(ctx, over_all=over_all).eval(expr)
     if isinstance(value, pd.Series):
         return value
     return pd.Series(value, index=ctx.frame.index)
+
+
+@dataclass(frozen=True)
+class RowsOverAll:
+    """How an aggregate in a second stage's map reads its rows: all of them, in time order.
+
+    ``order`` gives each row's place in time (or key) order when the rows are not in it (the
+    first stage sorted them); first(), last() and arg_max's ties read that order, as select's
+    aggregates do.
+    """
+
+    order: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -159,12 +180,19 @@ def _python_scalar(value: Any) -> Any:
 class _RowEvaluator:
     """Evaluates row by row (vectorized): every Series is aligned with ``ctx.frame``."""
 
-    def __init__(self, ctx: EvalContext, inside_aggregate: str | None = None):
+    def __init__(
+        self,
+        ctx: EvalContext,
+        inside_aggregate: str | None = None,
+        over_all: RowsOverAll | None = None,
+    ):
         self.ctx = ctx
         self.frame = ctx.frame
         self.step = ctx.step
         # The enclosing aggregate's text, when evaluating its arguments.
         self.inside_aggregate = inside_aggregate
+        # Set where an aggregate is one value over all the rows (a second stage's map).
+        self.over_all = over_all
 
     def eval(self, node: ast.Node) -> Any:
         if isinstance(node, ast.LITERAL_TYPES):
@@ -197,7 +225,9 @@ class _RowEvaluator:
     def call(self, node: ast.Call) -> Any:
         spec = self.spec(node)
         if spec.is_aggregate:
-            raise self.misplaced_aggregate(node)
+            if self.over_all is None or self.inside_aggregate:
+                raise self.misplaced_aggregate(node)
+            return self.aggregate_over_all(spec, node, self.over_all)
         if spec.body is not None:  # a named pattern: its expression, here
             return self.eval(spec.body)
         assert spec.impl is not None
@@ -217,13 +247,20 @@ class _RowEvaluator:
                 step=self.step,
                 hint="compute the inner value per row in map, then aggregate it once",
             )
-        return ArgumentError(
-            f"{node.to_text()} is an aggregate (one value for many rows) and cannot be used in "
-            f"{self.step}.",
-            step=self.step,
-            hint="aggregates go in select; to compare each row with an average use a window "
-            "such as rolling_mean(range, 20)",
-        )
+        return misplaced_aggregate(node.to_text(), self.step)
+
+    def aggregate_over_all(self, spec: FunctionSpec, node: ast.Call, over: RowsOverAll) -> Any:
+        """The aggregate over every row of the frame: one value (a scalar, broadcast by the
+        operators around it)."""
+        inner = _RowEvaluator(self.ctx, inside_aggregate=node.to_text())
+        args = self.arguments(spec, node, inner, self.frame.index)
+        order = over.order
+        if order is not None and len(order) > 1 and not bool((np.diff(order) >= 0).all()):
+            in_time = np.argsort(order, kind="stable")
+            args = [_reordered(arg, in_time) for arg in args]
+        assert spec.impl is not None
+        rows = RowGroups.whole(len(self.frame), warn=self.ctx.warn)
+        return _python_scalar(spec.impl(rows, *args))
 
     def arguments(
         self,
@@ -568,6 +605,15 @@ def _aligned(result: Any, index: pd.Index, spec: FunctionSpec) -> Any:
     if len(values) != len(index):
         raise RuntimeError(f"{spec.name}() returned {len(values)} values for {len(index)} rows")
     return pd.Series(values, index=index)
+
+
+def _reordered(arg: Any, positions: np.ndarray) -> Any:
+    """A series argument's rows taken at ``positions`` (literal parameters unchanged)."""
+    if not isinstance(arg, pd.Series):
+        return arg
+    out = arg.iloc[positions]
+    out.index = pd.RangeIndex(len(out))
+    return out
 
 
 def _index_of(*values: Any) -> pd.Index | None:

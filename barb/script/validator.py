@@ -28,8 +28,10 @@ from barb.script.library import OTHER_FORMS, OTHER_NAMES, contains_aggregate, li
 # Where in a select item a node sits: "row" outside select (map, where, group_by);
 # "select" at the top of a select item; "aggregate" inside an aggregate's arguments;
 # "row_in_select" inside a row-wise function (prev, rolling_mean…) that is not in an
-# aggregate, whose own arguments cannot hold an aggregate.
-Mode = Literal["row", "select", "aggregate", "row_in_select"]
+# aggregate, whose own arguments cannot hold an aggregate; "over_all" in a second stage's
+# map, where an aggregate is one value over all its rows, repeated on each (a share of the
+# total: days / sum(days) * 100).
+Mode = Literal["row", "select", "aggregate", "row_in_select", "over_all"]
 
 _MAX_LISTED_COLUMNS = 25
 # A whole-number argument without its own bound (a shift, a window) counts bars: more than
@@ -44,20 +46,48 @@ def validate(
     step: str,
     allow_aggregates: bool,
     group_by: Collection[str] | None = None,
+    aggregates_over_all: bool = False,
 ) -> list[QueryError]:
     """Every problem with ``expr`` given the columns that exist; empty when it can run.
 
     ``allow_aggregates`` is true for select items. There, with ``group_by`` given (the group
     key columns) or when the item holds an aggregate, every column and row-wise function must
-    sit inside an aggregate, except the group keys themselves.
+    sit inside an aggregate, except the group keys themselves. ``aggregates_over_all`` is
+    true for a second stage's map: an aggregate there is over all the stage's rows.
     """
     checker = _Checker(columns, step, group_by)
     if allow_aggregates:
         checker.strict_select = group_by is not None or contains_aggregate(expr)
         checker.visit(expr, "select")
     else:
-        checker.visit(expr, "row")
+        checker.visit(expr, "over_all" if aggregates_over_all else "row")
     return checker.errors
+
+
+# A share of the total, the aggregate most wanted outside select.
+_SHARE_MAP = '"map": {"share": "days / sum(days) * 100"}'
+
+
+def misplaced_aggregate(text: str, step: str) -> ArgumentError:
+    """An aggregate where rows are read one by one (map, where, group_by). The evaluator
+    raises this same error, so the validator and the run cannot tell the model two things."""
+    if step.startswith("then."):
+        hint = (
+            "compute it in then.map, where an aggregate is over all the rows, e.g. "
+            f"{_SHARE_MAP}, and use that column here"
+        )
+    else:
+        hint = (
+            f'aggregates go in select, e.g. select: "{text}"; to compare each row with an '
+            "average use a window such as rolling_mean(range, 20); for a share of the total, "
+            f'group_by, then "then": {{{_SHARE_MAP}}} (in then.map an aggregate is over all '
+            "rows)"
+        )
+    return ArgumentError(
+        f"{text} is an aggregate (one value for many rows) and cannot be used in {step}.",
+        step=step,
+        hint=hint,
+    )
 
 
 def bind_arguments(
@@ -334,15 +364,7 @@ class _Checker:
     def aggregate_placement(self, node: ast.Call, mode: Mode) -> None:
         text = node.to_text()
         if mode == "row":
-            self.report(
-                ArgumentError(
-                    f"{text} is an aggregate (one value for many rows) and cannot be used in "
-                    f"{self.step}.",
-                    step=self.step,
-                    hint=f'aggregates go in select, e.g. select: "{text}"; to compare each '
-                    "row with an average use a window such as rolling_mean(range, 20)",
-                )
-            )
+            self.report(misplaced_aggregate(text, self.step))
         elif mode == "aggregate":
             self.report(
                 ArgumentError(

@@ -728,6 +728,15 @@ def _() -> Answer:
     return count((returns >= -1.5) & (returns < -1.0))
 
 
+@answer("nq_most_common_return_bucket_share_2024")
+def _() -> Answer:
+    """Days per 1% bucket of the daily return; the largest bucket's share of all of them."""
+    close = daily("NQ", "RTH")["close"]
+    returns = ((close / close.shift() - 1) * 100).loc["2024"].dropna()
+    days = pd.Series(np.floor(np.round(returns.to_numpy(), 9))).value_counts()
+    return [days.max() / days.sum() * 100]
+
+
 @answer("nq_last_whole_week_return")
 def _() -> Answer:
     """The week before the one the data ends in (it ends midweek), close to close."""

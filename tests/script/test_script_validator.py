@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn, UnknownFunction
+from barb.script.evaluator import RowsOverAll, evaluate
 from barb.script.functions import FUNCTIONS, FunctionSpec, Param
 from barb.script.library import library
 from barb.script.parser import parse_expression, parse_select_item
@@ -124,6 +125,38 @@ def test_aggregate_outside_select() -> None:
     assert "select" in error.hint
     [error] = check("sum(volume)", step="map")
     assert "map" in error.message
+
+
+def test_aggregates_in_a_second_stage_map_are_over_all_rows() -> None:
+    over_all = {"step": "then.map", "aggregates_over_all": True}
+    assert check("volume / sum(volume) * 100", **over_all) == []
+    assert check("range - mean(range)", **over_all) == []
+    [error] = check("volume / sum(mean(volume))", **over_all)
+    assert "cannot be nested" in error.message
+    # Not in the first stage's map: the hint names then.map for a share of the total.
+    [error] = check("volume / sum(volume)", step="map")
+    assert "cannot be used in map" in error.message
+    assert '"then": {"map": {"share": "days / sum(days) * 100"}}' in error.hint
+
+
+@pytest.mark.parametrize(
+    ("text", "step", "over_all"),
+    [
+        ("volume / sum(volume)", "map", False),
+        ("range > mean(range)", "then.where", False),
+        ("volume / sum(mean(volume))", "then.map", True),
+    ],
+)
+def test_the_evaluator_says_what_the_validator_says(ctx, text, step, over_all) -> None:
+    """Run without the validator, a misplaced aggregate gives the validator's error (a
+    nested one names its outer aggregate in one and not the other: the same sentence)."""
+    expr = parse_expression(text)
+    [expected] = check(text, step=step, aggregates_over_all=over_all)
+    ctx.step = step
+    with pytest.raises(ArgumentError) as raised:
+        evaluate(expr, ctx, RowsOverAll() if over_all else None)
+    assert raised.value.hint == expected.hint
+    assert raised.value.message.split(" is inside")[0] == expected.message.split(" is inside")[0]
 
 
 def test_nested_aggregates() -> None:
