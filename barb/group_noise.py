@@ -9,6 +9,16 @@ group, when the highest and the lowest group's means differ by less than ``NOISE
 standard errors of their difference (each group's std / sqrt(n)), a warning says so, and the
 result's metadata names the column (``Metadata.even_groups``) for a chart to say "the
 differences are small" rather than name a winner.
+
+A ranking names its first group even when the ends are far apart: "the quietest hour" of NQ's
+ETH, sorted by mean % range, named 21:00 at 0.233% while seven other overnight hours lay
+between 0.2343% and 0.2369%, each known to about ±0.002. So when a grouped result is sorted
+by a mean and its second group is within ``NOISE_ERRORS`` standard errors of the difference
+from the first, every group within that noise is counted and the first few named.
+
+Cost: a group's spread is read by picking its rows (one pass over the group codes, ~13 ms on
+6.4 million minute bars) for the end groups and the ranking's second; every group's at once
+(~100 ms there, 2 ms on 106,000 hourly bars) only when the first two are within noise.
 """
 
 from __future__ import annotations
@@ -22,18 +32,23 @@ import pandas as pd
 
 from barb.planning import SelectItem
 from barb.script import ast
+from barb.script.bincount import bincount
 from barb.script.context import RowGroups
 from barb.script.evaluator import SelectValue
+from barb.script.query import SortKey
 from barb.summary_text import value_text
 
 # Standard errors of the difference between the highest and the lowest group's means below
 # which the difference is said to be noise: about the 95% band of a two-sided test.
 NOISE_ERRORS = 2.0
+# Groups within the first one's noise named with their mean; the others are counted.
+_NAMED_GROUPS = 5
 
 
 @dataclass(frozen=True)
 class EvenGroups:
-    """The warning (none, or one sentence) and the columns whose groups are within noise."""
+    """The warnings (none, or one sentence each) and the columns whose groups are all
+    within noise."""
 
     warnings: list[str] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
@@ -47,61 +62,136 @@ class _Spread:
     mean: float
     error: float
 
+    def value(self) -> str:
+        return f"{value_text(self.mean)} ± {_rounded(NOISE_ERRORS * self.error)}"
+
     def text(self) -> str:
-        return f"{self.name} {value_text(self.mean)} ± {_rounded(NOISE_ERRORS * self.error)}"
+        return f"{self.name} {self.value()}"
 
 
-def even_groups(select: Sequence[SelectItem], answers: Mapping[str, SelectValue]) -> EvenGroups:
+def even_groups(
+    select: Sequence[SelectItem],
+    answers: Mapping[str, SelectValue],
+    sort: Sequence[SortKey] = (),
+) -> EvenGroups:
     """The select items that are means by group whose highest and lowest groups differ by
-    less than ``NOISE_ERRORS`` standard errors of the difference; read from the values each
+    less than ``NOISE_ERRORS`` standard errors of the difference, and the ranking a sort by
+    such a mean names first within the noise of those after it; read from the values each
     mean was taken over (no evaluation again)."""
-    said, columns = [], []
+    said, columns, ranked = [], [], []
+    ranking = sort[0].column if sort else None
     for item in select:
-        ends = _ends(item, answers[item.name])
-        if ends is None:
+        groups = _Groups.of(item, answers[item.name])
+        if groups is None:
             continue
-        high, low = ends
-        if high.mean - low.mean < NOISE_ERRORS * math.hypot(high.error, low.error):
-            said.append(f"{item.name} highest {high.text()}, lowest {low.text()}")
+        ends = groups.ends()
+        if ends is not None and _within_noise(*ends):
+            said.append(f"{item.name} highest {ends[0].text()}, lowest {ends[1].text()}")
             columns.append(item.name)
-    if not said:
-        return EvenGroups()
-    return EvenGroups(
-        [
+        elif item.name == ranking:
+            ranked += groups.ranked_first(descending=sort[0].descending, column=item.name)
+    warnings = ranked
+    if said:
+        warnings = [
             "The groups' means differ by less than their noise: "
-            f"{'; '.join(said)} (± {NOISE_ERRORS:g} standard errors)."
-        ],
-        columns,
-    )
+            f"{'; '.join(said)} (± {NOISE_ERRORS:g} standard errors).",
+            *ranked,
+        ]
+    return EvenGroups(warnings, columns)
 
 
-def _ends(item: SelectItem, answer: SelectValue) -> tuple[_Spread, _Spread] | None:
-    """The highest and the lowest group of a ``mean(x)`` item with their standard errors;
-    None for any other item, fewer than two groups, or an end group of fewer than two rows.
+def _within_noise(one: _Spread, other: _Spread) -> bool:
+    return abs(one.mean - other.mean) < NOISE_ERRORS * math.hypot(one.error, other.error)
 
-    Only the two end groups' rows are read again (two comparisons of the group codes): on
-    6 million minute bars by time of day, every group's spread cost half a second."""
-    expr = item.expr
-    if not (isinstance(expr, ast.Call) and expr.name.lower() == "mean" and len(expr.args) == 1):
-        return None
-    rows, args = answer.rows, answer.samples.get(expr)
-    if not rows.grouped or not args or not isinstance(args[0], pd.Series):
-        return None
-    means = pd.to_numeric(pd.Series(answer.value), errors="coerce").to_numpy(dtype=np.float64)
-    finite = np.flatnonzero(np.isfinite(means))
-    if len(finite) < 2:
-        return None
-    high, low = finite[np.argmax(means[finite])], finite[np.argmin(means[finite])]
-    if high == low:
-        return None
-    assert rows.index is not None
-    ends = []
-    for at in (high, low):
-        error = _error(args[0], rows, int(at))
+
+@dataclass
+class _Groups:
+    """A grouped ``mean(x)`` item: its means, the values they were taken over, the groups,
+    and each group's standard error once asked for."""
+
+    means: np.ndarray
+    values: pd.Series
+    rows: RowGroups
+    errors: dict[int, float | None] = field(default_factory=dict)
+    every: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, item: SelectItem, answer: SelectValue) -> _Groups | None:
+        """None for any other item than a grouped mean of one argument."""
+        expr = item.expr
+        if not (isinstance(expr, ast.Call) and expr.name.lower() == "mean" and len(expr.args) == 1):
+            return None
+        rows, args = answer.rows, answer.samples.get(expr)
+        if not rows.grouped or not args or not isinstance(args[0], pd.Series):
+            return None
+        means = pd.to_numeric(pd.Series(answer.value), errors="coerce")
+        return cls(means.to_numpy(dtype=np.float64), args[0], rows)
+
+    def spread(self, at: int) -> _Spread | None:
+        """Group ``at``'s mean and standard error; None under two rows with a value. Its
+        rows are picked, unless every group's spread was taken (``every``)."""
+        if at not in self.errors:
+            if self.every is None:
+                self.errors[at] = _error(self.values, self.rows, at)
+            else:
+                error = float(self.every[at])
+                self.errors[at] = error if math.isfinite(error) else None
+        error = self.errors[at]
         if error is None:
             return None
-        ends.append(_Spread(_group_name(rows.index, int(at)), float(means[at]), error))
-    return ends[0], ends[1]
+        assert self.rows.index is not None
+        return _Spread(_group_name(self.rows.index, at), float(self.means[at]), error)
+
+    def take_every(self) -> None:
+        """Every group's spread in one go: cheaper than picking more than a few."""
+        if self.every is None:
+            self.every = _every_error(self.values, self.rows, self.means)
+
+    def ends(self) -> tuple[_Spread, _Spread] | None:
+        """The highest and the lowest group; None under two groups with a mean, or an end
+        group of fewer than two rows.
+
+        Only the two end groups' rows are read again (two comparisons of the group codes):
+        on 6 million minute bars by time of day, every group's spread by a groupby cost half
+        a second."""
+        finite = np.flatnonzero(np.isfinite(self.means))
+        if len(finite) < 2:
+            return None
+        high = int(finite[np.argmax(self.means[finite])])
+        low = int(finite[np.argmin(self.means[finite])])
+        if high == low:
+            return None
+        spreads = self.spread(high), self.spread(low)
+        if spreads[0] is None or spreads[1] is None:
+            return None
+        return spreads[0], spreads[1]
+
+    def ranked_first(self, *, descending: bool, column: str) -> list[str]:
+        """A sentence when the group the sort puts first is within noise of the next one,
+        naming every group within its noise in the sort's order."""
+        finite = np.flatnonzero(np.isfinite(self.means))
+        keys = -self.means[finite] if descending else self.means[finite]
+        order = finite[np.argsort(keys, kind="stable")]  # as the table's stable sort
+        if len(order) < 2:
+            return []
+        first, second = self.spread(int(order[0])), self.spread(int(order[1]))
+        if first is None or second is None or not _within_noise(first, second):
+            return []  # a clear first, or no spread to tell: one group picked at most
+        self.take_every()
+        close = [
+            spread
+            for spread in (self.spread(int(at)) for at in order[1:])
+            if spread is not None and _within_noise(first, spread)
+        ]
+        named = [f"{s.name} {value_text(s.mean)}" for s in close[:_NAMED_GROUPS]]
+        more = len(close) - len(named)
+        listed = ", ".join(named) + (f" and {more} more" if more else "")
+        others = "other group is" if len(close) == 1 else "other groups are"
+        return [
+            f"{column}: {first.name} ranks first at {first.value()} (± {NOISE_ERRORS:g} "
+            f"standard errors), but {len(close)} {others} within {NOISE_ERRORS:g} standard "
+            f"errors of the difference from it: {listed}; their order is noise."
+        ]
 
 
 def _error(values: pd.Series, rows: RowGroups, at: int) -> float | None:
@@ -119,6 +209,32 @@ def _error(values: pd.Series, rows: RowGroups, at: int) -> float | None:
     if len(held) < 2:
         return None
     return float(held.std(ddof=1) / math.sqrt(len(held)))
+
+
+def _every_error(values: pd.Series, rows: RowGroups, means: np.ndarray) -> np.ndarray:
+    """Each group's standard error (NaN under two rows with a value, or not numbers) about
+    its mean as select took it (``means``, per group): one bincount of the squares."""
+    assert rows.codes is not None
+    try:
+        numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        return np.full(rows.ngroups, np.nan)
+    codes = rows.codes
+    by_code = np.full(rows.ncodes, np.nan)
+    by_code[rows.slots if rows.slots is not None else np.arange(rows.ngroups)] = means
+    missing = np.isnan(numbers)
+    if missing.any() or (rows.sizes is None and (codes < 0).any()):
+        held = ~missing & (codes >= 0)
+        codes, numbers = codes[held], numbers[held]
+        counts = bincount(codes, minlength=rows.ncodes)
+    else:  # every row has a group and a value: no copies
+        counts = rows.sizes if rows.sizes is not None else bincount(codes, minlength=rows.ncodes)
+    counts = counts.astype(np.float64)
+    with np.errstate(all="ignore"):
+        squares = bincount(codes, (numbers - by_code[codes]) ** 2, minlength=rows.ncodes)
+        errors = np.sqrt(squares / (counts - 1) / counts)
+    errors[counts < 2] = np.nan
+    return errors if rows.slots is None else errors[rows.slots]
 
 
 def _group_name(index: pd.Index, at: int) -> str:

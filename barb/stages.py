@@ -214,7 +214,7 @@ def _answer(
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
         warnings += sample_caveats(stage.select, ctx, answers, groups[order])
-        even = even_groups(stage.select, answers)
+        even = even_groups(stage.select, answers, stage.sort)
         return StageOutput(
             summary,
             table=table,

@@ -103,3 +103,104 @@ def test_years_far_apart_are_not_called_noise(sample_settings, rth_days) -> None
     )
     assert not [w for w in result.metadata.warnings if "their noise" in w]
     assert result.metadata.even_groups is None
+
+
+def _ranking(values: pd.Series, keys: pd.Series, descending: bool) -> tuple[str, list[str]]:
+    """The group a sort by the mean puts first, as "21:00 0.233 ± 0.004", and every other
+    group within two standard errors of the difference from it ("20:00 0.2343"), in the
+    sort's order, with numpy."""
+    stats = {}
+    for key, group in values.groupby(keys):
+        array = group.to_numpy(dtype=float)
+        stats[key] = (array.mean(), array.std(ddof=1) / np.sqrt(len(array)))
+    ranked = sorted(stats, key=lambda k: -stats[k][0] if descending else stats[k][0])
+    mean, error = stats[ranked[0]]
+    close = [
+        f"{_name(k)} {_quoted(stats[k][0])}"
+        for k in ranked[1:]
+        if abs(stats[k][0] - mean) < 2 * np.hypot(error, stats[k][1])
+    ]
+    return f"{_name(ranked[0])} ranks first at {_quoted(mean)} ± {_two(2 * error)}", close
+
+
+def _name(key: object) -> str:
+    return key if isinstance(key, str) else f"month {key}"
+
+
+def _two(value: float) -> str:
+    return f"{float(f'{value:.2g}'):g}"
+
+
+def _ranking_warning(column: str, first: str, close: list[str]) -> str:
+    listed = ", ".join(close[:5]) + (f" and {len(close) - 5} more" if len(close) > 5 else "")
+    return (
+        f"{column}: {first} (± 2 standard errors), but {len(close)} other groups are within "
+        f"2 standard errors of the difference from it: {listed}; their order is noise."
+    )
+
+
+def test_a_ranking_names_the_groups_within_its_firsts_noise(sample_settings, rth_days) -> None:
+    """ "The most volatile month": July first, June and January within its noise."""
+    month = pd.Series(rth_days.index.month, index=rth_days.index)
+    first, close = _ranking(rth_days["pct"], month, descending=True)
+    assert 1 < len(close) < 11  # the case: a few tied, not all of them
+    _, _, noisy = _ends(rth_days["pct"], month)
+    assert not noisy  # the highest and lowest months are apart: the first warning is silent
+    result = _ask(
+        {
+            "map": {"rp": "range / open * 100"},
+            "group_by": "month()",
+            "select": "mean(rp) as p",
+            "sort": "p desc",
+            "limit": 1,
+        },
+        sample_settings,
+    )
+    assert _ranking_warning("p", first, close) in result.metadata.warnings
+
+
+def test_a_clear_first_is_not_called_noise(sample_settings, rth_days) -> None:
+    year = pd.Series(rth_days.index.year, index=rth_days.index)
+    _, close = _ranking(rth_days["pct"], year, descending=False)
+    assert close == []
+    result = _ask(
+        {
+            "map": {"rp": "range / open * 100"},
+            "group_by": "year()",
+            "select": "mean(rp) as p",
+            "sort": "p asc",
+        },
+        sample_settings,
+    )
+    assert not [w for w in result.metadata.warnings if "ranks first" in w]
+
+
+def test_the_quietest_hour_of_eth_is_one_of_eight(sample_settings) -> None:
+    """p27d q07: NQ's ETH hourly bars by time, sorted by mean % range: 21:00 first, with the
+    other overnight hours within its noise. Hourly bars from the minute bars (ETH opens at
+    18:00, so each clock hour is one bar)."""
+    columns = ["open", "high", "low", "trading_date", "minute"]
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=columns)
+    bars["hour"] = bars["minute"] // 60
+    hours = bars.groupby(["trading_date", "hour"], sort=True)
+    hourly = pd.DataFrame(
+        {"open": hours["open"].first(), "high": hours["high"].max(), "low": hours["low"].min()}
+    ).reset_index()
+    pct = (hourly["high"] - hourly["low"]) / hourly["open"] * 100
+    clock = hourly["hour"].map(lambda h: f"{h:02d}:00")
+    first, close = _ranking(pct, clock, descending=False)
+    assert first.startswith("21:00") and len(close) == 7
+    result = execute(
+        {
+            "session": "ETH",
+            "from": "1h",
+            "map": {"t": "time()", "r_pct": "range / open * 100"},
+            "group_by": "t",
+            "select": ["mean(r_pct) as avg_range_pct", "mean(range)"],
+            "sort": "avg_range_pct asc",
+        },
+        "NQ",
+        settings=sample_settings,
+    )
+    assert result.ok, result.to_dict()
+    assert _ranking_warning("avg_range_pct", first, close) in result.metadata.warnings
