@@ -16,6 +16,7 @@ rows are the first stage's table, not bars.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,6 +36,11 @@ LEVEL_RATIO = 2.0
 # The rows read for the yearly mean closes, at most (every k-th row beyond): a mean per year
 # of 50,000 rows of 6 million minute bars is the same to far better than the ratio's 2x.
 LEVEL_SAMPLE_ROWS = 50_000
+# A year the rows cover from its first week (the first trading day is Jan 2-4, a week's bar
+# begins the December before) to its last (the last is Dec 28-31) is whole; its mean close
+# is the year's level. Only the rows' first and last years (the data's or the period's
+# ends) can be partial.
+WHOLE_FROM, WHOLE_TO = "01-07", "12-24"
 # The recent rows the statistic is given over, beside the whole.
 RECENT_DAYS = 365
 # Statistics of one row, not of many: they blend nothing.
@@ -54,16 +60,20 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) 
     items = [s for s in stage.select if _blends(s, plan.timeframe.name, query)]
     if not items:
         return []
-    level = _yearly_levels(rows)
-    if level is None or level.min() <= 0 or level.max() / level.min() < LEVEL_RATIO:
+    years = _yearly_levels(rows)
+    if years is None:
+        return []
+    level = years.level
+    if level.min() <= 0 or level.max() / level.min() < LEVEL_RATIO:
         return []
     low, high = level.idxmin(), level.idxmax()
     names = _listed([s.name for s in items])
     one = len(items) == 1
     text = (
         f"{names} {'is' if one else 'are'} in points over rows whose price level changed "
-        f"{level.max() / level.min():.1f}x (mean close {level[low]:,.0f} in {low}, "
-        f"{level[high]:,.0f} in {high}), so {'it blends' if one else 'they blend'} price levels"
+        f"{level.max() / level.min():.1f}x (mean close {level[low]:,.0f} in "
+        f"{years.named(low)}, {level[high]:,.0f} in {years.named(high)}), so "
+        f"{'it blends' if one else 'they blend'} price levels"
     )
     # The rows are in time order (a first stage's, by trading date): the last 12 months are
     # their tail, found by a binary search rather than a comparison over millions of bars.
@@ -97,10 +107,28 @@ def _aggregate(call: ast.Call) -> bool:
     return spec is not None and spec.is_aggregate
 
 
-def _yearly_levels(rows: pd.DataFrame) -> pd.Series | None:
+@dataclasses.dataclass(frozen=True)
+class _Levels:
+    """Each year's mean close (``level``, by year), and the rows' first and last dates in
+    the years they cover only in part."""
+
+    level: pd.Series
+    partial: dict[int, tuple[dt.date, dt.date]]
+
+    def named(self, year: int) -> str:
+        """ "2025", or "2026 (2026-01-02 — 2026-01-07 only)"."""
+        if year not in self.partial:
+            return str(year)
+        first, last = self.partial[year]
+        return f"{year} ({first} — {last} only)"
+
+
+def _yearly_levels(rows: pd.DataFrame) -> _Levels | None:
     """The mean close of each calendar year of the rows (every k-th row of a long frame),
-    indexed by the year. The rows are in date order: each year is a run of them, found by a
-    binary search (a conversion of every date to its year costs more than the rest)."""
+    indexed by the year: the whole years' when there are two or more (the data's 4 days of
+    2026 are no year's level), else every year's, the partial ones marked. The rows are in
+    date order: each year is a run of them, found by a binary search (a conversion of every
+    date to its year costs more than the rest)."""
     step = max(1, len(rows) // LEVEL_SAMPLE_ROWS)
     close = rows["close"].to_numpy(dtype=np.float64)[::step]
     dates = rows["trading_date"].to_numpy()[::step]
@@ -114,7 +142,27 @@ def _yearly_levels(rows: pd.DataFrame) -> pd.Series | None:
     counts = np.add.reduceat(has.astype(np.int64), starts)
     if not counts.any():
         return None
-    return pd.Series(totals[counts > 0] / counts[counts > 0], index=years[counts > 0])
+    ends = np.append(starts[1:], len(dates)) - 1
+    # A bar of a week or longer is dated by its last trading date and begins at its
+    # timestamp: the year's first bar may begin the December before.
+    opened = rows["timestamp"].to_numpy()[::step] if "timestamp" in rows.columns else dates
+    begins = np.minimum(opened[starts].astype(dates.dtype), dates[starts])
+    whole = (begins <= _day_of(years, WHOLE_FROM)) & (dates[ends] >= _day_of(years, WHOLE_TO))
+    whole[1:-1] = True  # a where thins every year alike: only the rows' ends can be cut
+    level = pd.Series(totals / np.maximum(counts, 1), index=years)[counts > 0]
+    if (whole & (counts > 0)).sum() >= 2:
+        return _Levels(level[whole[counts > 0]], {})
+    partial = {
+        int(year): (pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[end]).date())
+        for year, start, end, full in zip(years, starts, ends, whole, strict=True)
+        if not full
+    }
+    return _Levels(level, partial)
+
+
+def _day_of(years: np.ndarray, month_day: str) -> np.ndarray:
+    """The day ``month_day`` ("01-07") of each year, as datetime64[ns]."""
+    return np.array([f"{y}-{month_day}" for y in years], dtype="datetime64[ns]")
 
 
 def _recent_values(

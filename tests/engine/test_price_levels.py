@@ -38,13 +38,38 @@ def _daily(minutes: pd.DataFrame) -> pd.DataFrame:
 
 
 def _level_text(daily: pd.DataFrame) -> str:
-    """ "changed 18.7x (mean close 1,372 in 2009, 25,712 in 2026)" from the yearly means."""
+    """ "changed 13.7x (mean close 1,372 in 2009, 18,790 in 2025)" from the yearly means of
+    the whole years: the data's last year, 2026, holds 4 days."""
     yearly = daily["close"].groupby(daily.index.year).mean()
+    whole = _whole_years(daily)
+    if len(whole) >= 2:
+        yearly = yearly[whole]
     low, high = yearly.idxmin(), yearly.idxmax()
+
+    def named(year: int) -> str:
+        if year in whole:
+            return str(year)
+        dates = daily.index[daily.index.year == year]
+        return f"{year} ({dates[0].date()} — {dates[-1].date()} only)"
+
     return (
-        f"changed {yearly[high] / yearly[low]:.1f}x (mean close {yearly[low]:,.0f} in {low}, "
-        f"{yearly[high]:,.0f} in {high})"
+        f"changed {yearly[high] / yearly[low]:.1f}x (mean close {yearly[low]:,.0f} in "
+        f"{named(low)}, {yearly[high]:,.0f} in {named(high)})"
     )
+
+
+def _whole_years(daily: pd.DataFrame) -> list[int]:
+    """Years the daily bars cover from their first week to their last; a year between the
+    first and the last always."""
+    years = sorted(set(daily.index.year))
+    whole = []
+    for year in years:
+        dates = daily.index[daily.index.year == year]
+        starts = dates[0] <= pd.Timestamp(f"{year}-01-07")
+        ends = dates[-1] >= pd.Timestamp(f"{year}-12-24")
+        if year not in (years[0], years[-1]) or (starts and ends):
+            whole.append(year)
+    return whole
 
 
 def _recent(daily: pd.DataFrame) -> pd.DataFrame:
@@ -115,3 +140,33 @@ def test_percents_counts_lists_and_one_recent_year_are_not_warned(sample_setting
     for query in (percent, listed, recent, one_bar):
         result = _ask({"session": "ETH", "from": "daily", **query}, sample_settings)
         assert _blend_warnings(result) == [], query
+
+
+def test_a_partial_year_is_not_a_years_level(sample_settings, nq_minutes) -> None:
+    """The data ends 2026-01-07: its 4 days of 2026 (mean close about 25,700 against 2025's
+    18,800) are not named as the level's end."""
+    daily = _daily(nq_minutes)
+    assert (daily.index.year == 2026).sum() < 10  # the case
+    result = _ask({"session": "ETH", "from": "daily", "select": "mean(range)"}, sample_settings)
+    [warned] = _blend_warnings(result)
+    assert f"price level {_level_text(daily)}, so it blends" in warned
+    assert "in 2026" not in warned and "in 2025)" in warned
+
+
+def test_without_two_whole_years_the_partial_ones_say_so(sample_settings) -> None:
+    """CL from 2020-04 to 2022-05: only 2021 is whole, so the levels are every year's, the
+    partial ones given with the dates their rows cover."""
+    columns = ["close", "trading_date"]
+    minutes = pd.read_parquet(data_path("CL", sample_settings), columns=columns)
+    daily = minutes.groupby("trading_date")["close"].last().to_frame()
+    daily = daily[(daily.index >= "2020-04-01") & (daily.index <= "2022-05-31")]
+    assert _whole_years(daily) == [2021]
+    result = execute(
+        {"session": "ETH", "from": "daily", "period": "2020-04:2022-05", "select": "mean(range)"},
+        "CL",
+        settings=sample_settings,
+    )
+    assert result.ok, result.to_dict()
+    [warned] = _blend_warnings(result)
+    assert f"price level {_level_text(daily)}, so it blends" in warned
+    assert "2020 (2020-04-01 — 2020-12-31 only)" in warned
