@@ -18,6 +18,7 @@ Null handling is defined once, here:
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +59,8 @@ _ACCEPTED_NAMES = {
     "number_or_date": "a number or a date",
     "any": "a value",
 }
+# A time of day as time() gives it: "09:30".
+_CLOCK = re.compile(r"\d\d:\d\d")
 # Integer results beyond this switch to float rather than wrap around.
 _INT_LIMIT = 2.0**62
 
@@ -483,10 +486,16 @@ class _RowEvaluator:
         if len(categories) > 12:  # the minutes of a day
             listed += f" … {categories[-1]}"
         consequence = "cannot be ordered" if ordering else "could never match it"
+        hint = f"compare with one of the listed values, e.g. '{categories[0]}'"
+        if _CLOCK.fullmatch(str(categories[0])):  # times of day: '9:30' wants its zero
+            hour, _, minute = str(unknown[0]).partition(":")
+            padded = f"{hour.strip():0>2}:{minute.strip()}"
+            example = padded if padded in categories else "09:30"
+            hint = f"times are HH:MM with a leading zero, e.g. '{example}'"
         raise TypeMismatch(
             f"'{unknown[0]}' is not one of {listed}, so '{node.to_text()}' {consequence}.",
             step=self.step,
-            hint=f"compare with one of the listed values, e.g. '{categories[0]}'",
+            hint=hint,
         )
 
     def need_conditions(self, node: ast.Node, op: str, *values: Any) -> None:

@@ -233,6 +233,18 @@ def test_ordering_weekday_against_unknown_name(ctx: EvalContext) -> None:
         run("dayname() < 'Monday'", ctx)
 
 
+@pytest.mark.parametrize(
+    ("text", "example"),
+    [("time() == '9:30'", "09:30"), ("time() >= '9:45'", "09:45"), ("time() == '930'", "09:30")],
+)
+def test_a_time_without_its_leading_zero_is_shown_with_it(
+    intraday_ctx: EvalContext, text: str, example: str
+) -> None:
+    with pytest.raises(TypeMismatch) as info:
+        run(text, intraday_ctx)
+    assert info.value.hint == f"times are HH:MM with a leading zero, e.g. '{example}'"
+
+
 def test_runtime_name_errors(ctx: EvalContext) -> None:
     with pytest.raises(UnknownColumn, match="does not exist"):
         run("rnage + 1", ctx)
