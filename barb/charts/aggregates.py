@@ -40,6 +40,7 @@ from barb.charts.columns import (
     row_word,
     time_column,
     timeframe,
+    zoned,
 )
 from barb.charts.drawdown import draw_running_extreme, running_extreme
 from barb.charts.grouped import MAX_GROUP_BARS, group_labels
@@ -331,7 +332,8 @@ def _draw_stage_rows(
     kind = time_kind(column, result.query, values)
     if kind is not None:  # bars of times of day, from 00:00
         clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
-    value_label(ax, axis_text(column, result, words))
+    label = axis_text(column, result, words)
+    value_label(ax, zoned(label, result) if kind is not None else label)
     ax.set_xlabel(keys_text(keys[:2], result, words), fontsize=LABEL_PT)
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
     legend(ax, handles, loc="upper left")

@@ -41,6 +41,7 @@ from barb.charts.bars import (
     upright_label_px,
     widest_label_pt,
 )
+from barb.charts.buckets import Buckets, number_line, numeric_buckets
 from barb.charts.columns import (
     axis_text,
     dated_by_label,
@@ -49,6 +50,7 @@ from barb.charts.columns import (
     keys_text,
     time_column,
     unit,
+    zoned,
 )
 from barb.charts.header import wrap
 from barb.charts.kinds import sorted_by_time
@@ -142,6 +144,8 @@ class Groups:
     named_by: str = ""
     # Of tens of thousands of groups, the few thousand drawn (``barb.charts.many_groups``).
     thinned: Thinned | None = None
+    # Buckets of a number (``floor(ret_pct, 0.5)``): each bar at its place on a number line.
+    buckets: Buckets | None = None
 
     def compared(self, values: np.ndarray) -> np.ndarray:
         """Which groups highest and lowest compare: finite values of groups the result
@@ -287,6 +291,10 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     few = not by_value and len(table) <= MAX_GROUP_BARS
     layout = side_by_side(table, by, keys) if few else None
     round_times = _round_times(table, by, result.query, labels)
+    buckets = numeric_buckets(result, table, by) if few and thinned is None else None
+    if buckets is not None:  # the headline names a bucket by its range: "0 … 0.5%"
+        key_unit = unit(by[0], result)
+        labels = [buckets.label(i, key_unit, words) for i in range(len(table))]
     return Groups(
         table,
         by,
@@ -300,6 +308,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         layout=layout,
         named_by=named_by,
         thinned=thinned,
+        buckets=buckets,
     )
 
 
@@ -636,6 +645,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if layout is not None:  # a slot per first key; the legend names the second
         labels = layout.slots
     rotate, step = label_fit(labels, in_order=not sorted_by_value(result, groups.table))
+    if groups.buckets is not None:  # the number line ticks its own numbers
+        rotate, step = 0, 1
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     notes = _fitted_notes(fig, _notes(groups, words))
     bottom += len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)  # under the axis name
@@ -647,6 +658,11 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if layout is not None:
         positions, width = layout.positions(), layout.width * 0.9
     slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
+    buckets = groups.buckets
+    if buckets is not None:  # a bucket as wide as its step, a gap where one is empty
+        positions, width = buckets.centres(), buckets.width * 0.92
+        span = buckets.starts[-1] + buckets.width - buckets.starts[0]
+        slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 * buckets.width / (span + buckets.width)
     answer = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     # The headline's column on top, where the eye lands after reading it.
     columns = [answer, *(c for c in groups.columns if c != answer)]
@@ -710,16 +726,19 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                     words=words,
                     texts=texts,
                 )
-        category_ticks(
-            ax,
-            labels,
-            rotate=rotate,
-            step=step,
-            words=words,
-            at=groups.round_times,
-            keep=named if _keeps_named(step, groups.round_times, n) else (),
-            x=None if groups.thinned is None else positions,
-        )
+        if buckets is not None:
+            number_line(ax, buckets, words, unit(groups.by[0], result))
+        else:
+            category_ticks(
+                ax,
+                labels,
+                rotate=rotate,
+                step=step,
+                words=words,
+                at=groups.round_times,
+                keep=named if _keeps_named(step, groups.round_times, n) else (),
+                x=None if groups.thinned is None else positions,
+            )
         if ax is not panels[-1]:
             ax.tick_params(axis="x", labelbottom=False)
         # No legend for the colored extremes: the headline above names them ("highest Jul
@@ -740,11 +759,21 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         else:
             ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
             whole_number_ticks(ax.yaxis, values)
-        value_label(ax, axis_text(column, result, words))
+        label = axis_text(column, result, words)
+        value_label(ax, zoned(label, result) if kind is not None else label)
     named = groups.by if layout is None else groups.by[:1]
     if groups.named_by:  # the runs' first days, not their counter
         named = [groups.named_by]
-    panels[-1].set_xlabel(keys_text(named, result, words), fontsize=LABEL_PT)
+    key_text = keys_text(named, result, words)
+    if buckets is not None:  # the number line's unit: "bucket (%)"
+        key_text = axis_text(groups.by[0], result, words)
+    elif any(
+        minutes_of_day(k, groups.table[k], result.query) is not None
+        for k in named
+        if k in groups.table
+    ):
+        key_text = zoned(key_text, result)  # "t (ET)": the clock is the exchange's
+    panels[-1].set_xlabel(key_text, fontsize=LABEL_PT)
     if notes:
         _write_notes(panels[-1], notes)
     return True

@@ -283,18 +283,21 @@ def _extreme_text(
     """The group holding the extreme and its value; a tie names every group in it (``8 days
     (tie: 2012, 2025)``), or how many (``tied`` in all) when they are many."""
     if tied == 1:
-        return _group_value(groups.by, groups.named(at[0], words), texts[at[0]])
+        label = groups.named(at[0], words)
+        return _group_value(groups.by, label, texts[at[0]], keyed=groups.buckets is not None)
     if tied <= MAX_TIED_NAMED and not count_ties:
         labels = ", ".join(groups.named(i, words) for i in at)
         return words("tied", value=texts[at[0]], labels=labels)
     return words("tied_many", value=texts[at[0]], count=number_text(tied, 0, words))
 
 
-def _group_value(by: list[str], label: str, value: str) -> str:
+def _group_value(by: list[str], label: str, value: str, *, keyed: bool = False) -> str:
     """A group and its value: ``2022 41 days``, ``Feb 477.6 points``; a bare number that is
     not a year names its key, and the value goes in brackets (``m 2 (477.6 points)``, not
-    ``2 477.6 points``)."""
-    if len(by) == 1 and _YEAR.match(label) is None and _NUMBER.match(label):
+    ``2 477.6 points``), as does a bucket of a number, ``keyed`` by its range (``bucket
+    0 … 0.5% (796 days)``)."""
+    numbered = _YEAR.match(label) is None and _NUMBER.match(label)
+    if len(by) == 1 and (keyed or numbered):
         return f"{by[0]} {label} ({value})"
     return f"{label} {value}"
 

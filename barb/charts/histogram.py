@@ -15,7 +15,7 @@ from matplotlib.patches import Patch
 from barb.charts.answers import Aggregate, answer_text
 from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_label
 from barb.charts.bars import draw_bars
-from barb.charts.columns import axis_text, floats, row_word, unit
+from barb.charts.columns import axis_text, floats, row_word, unit, zoned
 from barb.charts.style import ACCENT_LIGHT, ANSWER_COLORS, INK, LABEL_PT, LEGEND_ROW_PX
 from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import clock_axis, time_kind, time_text
@@ -126,7 +126,8 @@ def draw_histogram(
     else:
         ax.xaxis.set_major_formatter(TickFormatter(words, value_unit))
     ax.yaxis.set_major_formatter(TickFormatter(words))
-    ax.set_xlabel(axis_text(column, result, words, compared[1:]), fontsize=LABEL_PT)
+    label = axis_text(column, result, words, compared[1:])
+    ax.set_xlabel(zoned(label, result) if kind is not None else label, fontsize=LABEL_PT)
     value_label(ax, words("number_of", rows=row_word(result, words)))
     legend(ax, handles, loc="upper right")
     return True

@@ -1,0 +1,138 @@
+"""Charts two testers found misleading while asking about distributions and vague
+beginner's questions (p27c, p27d): buckets of a number drawn as evenly spaced categories,
+clock times without their time zone, yes/no groups, and more below. Expected values from
+DuckDB or pandas over the sample's minute bars, never the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from duckdb_answers import rth_closes
+from engine_results import bar_heights, figure, run, title
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+
+pytestmark = pytest.mark.slow
+
+
+def bar_spans(fig: Figure) -> np.ndarray:
+    """Each bar's left and right edge on the group axis, of the first panel."""
+    (bars,) = [c for c in fig.axes[0].collections if isinstance(c, PolyCollection)]
+    return np.array([(p.vertices[0, 0], p.vertices[1, 0]) for p in bars.get_paths()])
+
+
+# --- p27c A: buckets of a number on a number line ---------------------------------------------
+
+BUCKETS = {
+    "session": "RTH",
+    "from": "daily",
+    "period": "2020:2025",
+    "map": {"ret_pct": "(close / prev(close) - 1) * 100", "bucket": "floor(ret_pct, 0.5)"},
+    "group_by": "bucket",
+    "select": "count() as days",
+}
+
+
+@pytest.fixture(scope="module")
+def return_buckets(con) -> pd.Series:
+    """Days per 0.5% bucket of the RTH close-to-close return, 2020-2025, by the bucket's
+    lowest value."""
+    closes = rth_closes(con, "nq")
+    closes.index = pd.to_datetime(closes.index)
+    ret = (closes / closes.shift(1) - 1) * 100
+    ret = ret[(ret.index.year >= 2020) & (ret.index.year <= 2025)].dropna()
+    bucket = np.floor(np.round(ret / 0.5, 9)) * 0.5
+    return bucket.value_counts().sort_index()
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_number_buckets_stand_at_their_place_on_a_number_line(
+    sample_settings, return_buckets, language
+) -> None:
+    fig = figure(run(BUCKETS, sample_settings), language)
+    spans = bar_spans(fig)
+    heights = bar_heights(fig.axes[0])
+    drawn = heights > 0
+    # Each bar spans its bucket, [key, key + 0.5), narrowed alike: an empty bucket is a gap.
+    starts = (spans[:, 0] + spans[:, 1]) / 2 - 0.25
+    np.testing.assert_allclose(starts[drawn], return_buckets.index.to_numpy(), atol=1e-9)
+    np.testing.assert_allclose(heights[drawn], return_buckets.to_numpy())
+    widths = spans[:, 1] - spans[:, 0]
+    np.testing.assert_allclose(widths, widths[0])
+    assert 0.4 < widths[0] <= 0.5
+    # The axis ticks numbers at their places, not a label per bar.
+    ticks = fig.axes[0].get_xticks()
+    lo, hi = fig.axes[0].get_xlim()
+    inside = ticks[(ticks >= lo) & (ticks <= hi)]
+    assert np.allclose(np.diff(inside), np.diff(inside)[0])
+    assert 0 in inside
+
+
+@pytest.mark.parametrize(
+    ("language", "bucket", "unit_name"),
+    [("en", "bucket {lo} … {hi}%", "days"), ("ru", "bucket {lo} … {hi}\u00a0%", "дни")],
+)
+def test_the_headline_names_a_bucket_by_its_range(
+    sample_settings, return_buckets, language, bucket, unit_name
+) -> None:
+    fig = figure(run(BUCKETS, sample_settings), language)
+    most = float(return_buckets.idxmax())
+
+    def text(v: float) -> str:
+        written = f"{v:g}".replace("-", "\u2212")
+        return written.replace(".", ",") if language == "ru" else written
+
+    assert bucket.format(lo=text(most), hi=text(most + 0.5)) in title(fig)
+    if language == "ru":  # every number with the Russian comma, the bucket's too
+        assert "." not in title(fig)
+    # The count's axis names the unit once, in the chart's language: not «days (дни)».
+    assert unit_name in [t.get_text() for t in fig.axes[0].texts]
+
+
+# --- p27d F2: clock times name the exchange's time zone ---------------------------------------
+
+
+def zone_of(symbol: str) -> str:
+    """The instrument's zone as its YAML gives it, named as US traders do (EST/EDT: ET)."""
+    import datetime as dt
+    from pathlib import Path
+    from zoneinfo import ZoneInfo
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    zone = ZoneInfo(
+        yaml.safe_load((root / "instruments" / f"{symbol}.yaml").read_text())["timezone"]
+    )
+    names = {dt.datetime(2024, m, 1, tzinfo=zone).tzname() for m in (1, 7)}
+    assert names == {"EST", "EDT"}
+    return "ET"
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_clock_axis_names_the_time_zone(sample_settings, language) -> None:
+    hours = {
+        "session": "ETH",
+        "from": "1h",
+        "period": "2025",
+        "map": {"t": "time()"},
+        "group_by": "t",
+        "select": "mean(range)",
+    }
+    fig = figure(run(hours, sample_settings), language)
+    assert fig.axes[-1].get_xlabel() == f"t ({zone_of('NQ')})"
+    # The day's high's time as the group: the clock of a then stage's key too.
+    when = {
+        "session": "RTH",
+        "from": "1h",
+        "period": "2025",
+        "group_by": "date()",
+        "select": "arg_max(time(), high) as high_time",
+        "then": {"group_by": "high_time", "select": "count() as days"},
+    }
+    fig = figure(run(when, sample_settings), language)
+    assert fig.axes[-1].get_xlabel() == f"high_time ({zone_of('NQ')})"
+    # A count by year has no clock: no zone.
+    years = {"session": "RTH", "from": "daily", "group_by": "year()", "select": "count()"}
+    assert "(ET)" not in figure(run(years, sample_settings), language).axes[-1].get_xlabel()
