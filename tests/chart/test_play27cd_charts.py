@@ -136,3 +136,24 @@ def test_a_clock_axis_names_the_time_zone(sample_settings, language) -> None:
     # A count by year has no clock: no zone.
     years = {"session": "RTH", "from": "daily", "group_by": "year()", "select": "count()"}
     assert "(ET)" not in figure(run(years, sample_settings), language).axes[-1].get_xlabel()
+
+
+# --- p27d F5: yes/no groups, values all below zero, legends over the data ---------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "no", "yes"), [("en", "dec: no", "dec: yes"), ("ru", "dec: нет", "dec: да")]
+)
+def test_a_yes_no_group_is_named_with_its_column(sample_settings, language, no, yes) -> None:
+    query = {
+        "session": "RTH",
+        "from": "monthly",
+        "map": {"ret": "(close / prev(close) - 1) * 100", "dec": "month() == 12"},
+        "group_by": "dec",
+        "select": ["mean(ret > 0) as up_share"],
+    }
+    result = run(query, sample_settings)
+    fig = figure(result, language)
+    labels = [t.get_text() for t in fig.axes[-1].get_xticklabels() if t.get_text()]
+    assert labels == [no, yes]
+    assert no in title(fig) or yes in title(fig)
