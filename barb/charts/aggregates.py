@@ -43,7 +43,7 @@ from barb.charts.columns import (
     zoned,
 )
 from barb.charts.drawdown import draw_running_extreme, running_extreme
-from barb.charts.grouped import MAX_GROUP_BARS, group_labels
+from barb.charts.grouped import MAX_GROUP_BARS, below_zero, group_labels
 from barb.charts.histogram import draw_histogram
 from barb.charts.line_points import decimate
 from barb.charts.price import draw_price
@@ -328,7 +328,10 @@ def _draw_stage_rows(
             text = answer_text(agg, result, words)
             handles.append(Line2D([], [], color=color, linewidth=3.0, label=text))
     category_ticks(ax, labels, rotate=rotate, step=step, words=words)
-    headroom(ax, values, px=LEGEND_ROW_PX * max(len(aggs), 1) + 30)
+    # Values all at or under zero (pullback depths) hang from it: the axis ends at zero and
+    # the legend's room is under the deepest, not a +40% band over nothing.
+    under = below_zero(values)
+    headroom(ax, values, px=10 if under else LEGEND_ROW_PX * max(len(aggs), 1) + 30)
     kind = time_kind(column, result.query, values)
     if kind is not None:  # bars of times of day, from 00:00
         clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
@@ -336,7 +339,7 @@ def _draw_stage_rows(
     value_label(ax, zoned(label, result) if kind is not None else label)
     ax.set_xlabel(keys_text(keys[:2], result, words), fontsize=LABEL_PT)
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
-    legend(ax, handles, loc="upper left")
+    legend(ax, handles, loc="lower right" if under else "upper left")
     return True
 
 

@@ -157,3 +157,87 @@ def test_a_yes_no_group_is_named_with_its_column(sample_settings, language, no, 
     labels = [t.get_text() for t in fig.axes[-1].get_xticklabels() if t.get_text()]
     assert labels == [no, yes]
     assert no in title(fig) or yes in title(fig)
+
+
+def covered(fig: Figure) -> list[str]:
+    """What a legend's box lies over, in pixels: bars, points of lines, value labels."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    found = []
+    for ax in fig.axes:
+        box = ax.get_legend().get_window_extent(renderer) if ax.get_legend() else None
+        if box is None:
+            continue
+        for collection in ax.collections:
+            if isinstance(collection, PolyCollection):
+                for path in collection.get_paths():
+                    if path.transformed(ax.transData).get_extents().overlaps(box):
+                        found.append("bar")
+        for line in ax.lines:
+            if line.get_transform() == ax.transData:
+                xy = ax.transData.transform(line.get_xydata())
+                if any(box.contains(x, y) for x, y in xy):
+                    found.append(f"line {line.get_label()}")
+            elif line.get_transform() == ax.get_yaxis_transform():  # across the axes
+                y = ax.transData.transform((0, line.get_ydata()[0]))[1]
+                if box.y0 <= y <= box.y1:
+                    found.append("level line")
+        for text in ax.texts:
+            in_data = getattr(text, "xycoords", None) == "data"
+            if in_data and text.get_text() and text.get_window_extent(renderer).overlaps(box):
+                found.append(text.get_text())
+    return found
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_values_all_below_zero_end_the_axis_at_zero(sample_settings, language) -> None:
+    """Pullback depths per episode between new closing highs, all at or under zero: the
+    y axis ran to +40% over nothing, the legend's room."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2015:2025",
+        "map": {"hi": "cummax(close)", "ep": "cumsum(close >= hi)", "dd": "(close / hi - 1) * 100"},
+        "group_by": "ep",
+        "select": ["min(dd) as depth"],
+        "then": {"where": "depth < 0", "select": ["count()", "median(depth)", "min(depth)"]},
+    }
+    fig = figure(run(query, sample_settings), language)
+    (ax,) = fig.axes
+    lo, hi = ax.get_ylim()
+    assert lo < 0 and 0 <= hi <= 0.03 * (hi - lo)
+    assert covered(fig) == []
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_legend_covers_no_data(sample_settings, language) -> None:
+    """Six answers over FOMC days by year, labelled upright ("75,0 %" ran under the box),
+    and two returns' histogram, the taller outline's peak under the legend."""
+    shares = {
+        "session": "RTH",
+        "from": "daily",
+        "join": "fomc",
+        "where": "fomc",
+        "map": {"chg": "(close / open - 1) * 100"},
+        "select": [
+            "mean(chg < 0) as down_share",
+            "count()",
+            "mean(chg)",
+            "median(chg)",
+            "min(chg)",
+            "mean(range)",
+        ],
+    }
+    returns = {
+        "session": "RTH",
+        "from": "daily",
+        "join": {"instrument": "ES"},
+        "map": {
+            "nq_ret": "(close / prev(close) - 1) * 100",
+            "es_ret": "(es_close / prev(es_close) - 1) * 100",
+        },
+        "select": ["std(nq_ret)", "std(es_ret)", "mean(nq_ret)", "mean(es_ret)", "count()"],
+    }
+    for query in (shares, returns):
+        fig = figure(run(query, sample_settings), language)
+        assert any(ax.get_legend() for ax in fig.axes)
+        assert covered(fig) == []
