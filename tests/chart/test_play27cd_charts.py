@@ -241,3 +241,34 @@ def test_a_legend_covers_no_data(sample_settings, language) -> None:
         fig = figure(run(query, sample_settings), language)
         assert any(ax.get_legend() for ax in fig.axes)
         assert covered(fig) == []
+
+
+# --- p27c C: the biggest absolute move is marked where the move fell --------------------------
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_an_absolute_extreme_is_marked_on_the_side_of_its_signed_value(
+    sample_settings, con, language
+) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025",
+        "map": {"ret": "(close / prev(close) - 1) * 100", "absret": "abs(ret)"},
+        "select": ["max(absret) as biggest", "arg_max(ret, absret) as signed", "mean(ret) as mu"],
+    }
+    closes = rth_closes(con, "nq")
+    closes.index = pd.to_datetime(closes.index)
+    ret = ((closes / closes.shift(1) - 1) * 100)[lambda r: r.index.year == 2025]
+    signed = float(ret.loc[ret.abs().idxmax()])
+    fig = figure(run(query, sample_settings), language)
+    (ax,) = fig.axes
+    across = [
+        float(line.get_xdata()[0])
+        for line in ax.lines
+        if line.get_transform() == ax.get_xaxis_transform()
+    ]
+    assert any(abs(x - signed) < 1e-9 for x in across)
+    assert not any(abs(x - abs(signed)) < 1e-9 for x in across) or signed > 0
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(label.startswith("biggest = |") for label in labels)
