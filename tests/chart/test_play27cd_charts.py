@@ -13,6 +13,8 @@ from engine_results import bar_heights, figure, run, title
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 
+from barb.charts import chart_headline
+
 pytestmark = pytest.mark.slow
 
 
@@ -272,3 +274,41 @@ def test_an_absolute_extreme_is_marked_on_the_side_of_its_signed_value(
     assert not any(abs(x - abs(signed)) < 1e-9 for x in across) or signed > 0
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert any(label.startswith("biggest = |") for label in labels)
+
+
+# --- today's high and low: each time with its price, all four in the headline -----------------
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_the_days_high_and_low_are_headlined_with_their_times(
+    sample_settings, con, language
+) -> None:
+    day = "2026-01-07"
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "period": day,
+        "select": [
+            "arg_max(time(), high) as high_time",
+            "max(high) as high",
+            "arg_min(time(), low) as low_time",
+            "min(low) as low",
+        ],
+    }
+    found = {}
+    for side, order in (("high", "high DESC"), ("low", "low")):
+        row = con.execute(
+            f"SELECT timestamp, {side} FROM nq WHERE minute >= 570 AND minute < 1020 "
+            f"AND trading_date = DATE '{day}' ORDER BY {order}, timestamp LIMIT 1"
+        ).fetchone()
+        assert row is not None
+        found[side] = (pd.Timestamp(row[0]), row[1])
+
+    def price(v: float) -> str:
+        text = f"{v:,.2f}"
+        return text.replace(",", "\u00a0").replace(".", ",") if language == "ru" else text
+
+    expected = " · ".join(
+        f"{side} = {price(level)} ({when:%H:%M})" for side, (when, level) in found.items()
+    )
+    assert chart_headline(run(query, sample_settings), language) == expected
