@@ -5,6 +5,8 @@ DuckDB or pandas over the sample's minute bars, never the engine."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,6 +16,9 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 
 from barb.charts import chart_headline
+from bot.assistant.replies import Proof
+from bot.pool.jobs import QueryJob, run_query_job
+from bot.telegram import keyboards
 
 pytestmark = pytest.mark.slow
 
@@ -312,3 +317,31 @@ def test_the_days_high_and_low_are_headlined_with_their_times(
         f"{side} = {price(level)} ({when:%H:%M})" for side, (when, level) in found.items()
     )
     assert chart_headline(run(query, sample_settings), language) == expected
+
+
+# --- the bot's CSV button counts the file's rows ----------------------------------------------
+
+
+@pytest.mark.parametrize(("language", "label"), [("en", "CSV · 2 rows"), ("ru", "CSV · 2 строки")])
+def test_the_csv_button_counts_the_rows_of_the_file(sample_settings, language, label) -> None:
+    """ "Lowest NQ-ES correlation by year", limit 1: the CSV holds 2026's 4 days and the
+    first whole year, the answer; the button said "CSV · 1 rows"."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "join": {"instrument": "ES"},
+        "map": {"nq_ret": "close / prev(close) - 1", "es_ret": "es_close / prev(es_close) - 1"},
+        "group_by": "year()",
+        "select": ["correlation(nq_ret, es_ret) as corr", "count() as days"],
+        "sort": "corr asc",
+        "limit": 1,
+    }
+    outcome = run_query_job(QueryJob(query=query, language=language))
+    assert outcome.csv is not None
+    sent = pd.read_csv(io.BytesIO(outcome.csv))
+    assert outcome.csv_rows == len(sent) == 2
+    proof = Proof.from_outcome(query, "", outcome)
+    markup = keyboards.answer("q1", language, csv=(0, proof.csv_rows))
+    assert markup.inline_keyboard[0][0].text == label
+    one = keyboards.answer("q1", language, csv=(0, 1)).inline_keyboard[0][0].text
+    assert one == {"en": "CSV · 1 row", "ru": "CSV · 1 строка"}[language]
