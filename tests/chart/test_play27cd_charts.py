@@ -345,3 +345,15 @@ def test_the_csv_button_counts_the_rows_of_the_file(sample_settings, language, l
     assert markup.inline_keyboard[0][0].text == label
     one = keyboards.answer("q1", language, csv=(0, 1)).inline_keyboard[0][0].text
     assert one == {"en": "CSV · 1 row", "ru": "CSV · 1 строка"}[language]
+
+
+@pytest.mark.parametrize(("language", "label"), [("en", "time (ET)"), ("ru", "время (ET)")])
+def test_the_days_clock_names_the_time_zone(sample_settings, language, label) -> None:
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "period": "2026-01-07",
+        "select": ["arg_max(time(), high) as high_time", "arg_min(time(), low) as low_time"],
+    }
+    (ax,) = figure(run(query, sample_settings), language).axes
+    assert ax.get_xlabel() == label.replace("ET", zone_of("NQ"))
