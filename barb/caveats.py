@@ -97,7 +97,7 @@ def _open_bar_text(plan: Plan, scope: Scope) -> str:
 
 # The periods that give the data's unfinished week, month or year alone ("so far"), and the
 # units whose last N whole bars a period names (last_N_weeks); quarters have last_quarter only.
-_TO_DATE = {"week": "wtd", "month": "mtd", "year": "ytd"}
+_TO_DATE = {"week": "wtd", "month": "mtd", "quarter": "qtd", "year": "ytd"}
 _WHOLE_UNITS = frozenset({"week", "month", "year"})
 
 
