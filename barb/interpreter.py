@@ -38,7 +38,7 @@ from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.session_caveats import session_gap_caveat, session_hours
 from barb.settings import EngineSettings, default_settings
-from barb.short_bars import short_bar_caveat
+from barb.short_bars import short_bar_caveat, short_bar_row_caveat
 from barb.short_session_caveats import low_tail_caveat, short_sessions_caveat
 from barb.stages import DayOpen, StageOutput, run_stage, sort_keys, take_rows
 
@@ -183,6 +183,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             stage.sort,
             stage.limit,
         )
+    elif output.summary.type == "table" and plan.then is None and plan.timeframe.intraday:
+        warnings += short_bar_row_caveat(plan.timeframe.name, session_hours(plan), output.table)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in ctx.warnings if w not in warnings]
     metadata = Metadata(
