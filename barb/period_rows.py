@@ -205,7 +205,7 @@ def listed_open_bar(plan: Plan, scope: Scope) -> UnfinishedBar | None:
     first, last = (pd.Timestamp(d).date() for d in (bar.first_date, bar.last_date))
     dates = plan.dataset.trading_dates()
     days = _search(dates, bar.last_date, "right") - _search(dates, bar.first_date, "left")
-    total = _calendar_days(bar.last_date, plan.timeframe.name, plan.dataset.instrument.calendar)
+    total = calendar_days(bar.last_date, plan.timeframe.name, plan.dataset.instrument.calendar)
     return UnfinishedBar(
         label=bar.label,
         first=first,
@@ -215,7 +215,7 @@ def listed_open_bar(plan: Plan, scope: Scope) -> UnfinishedBar | None:
     )
 
 
-def _calendar_days(last: np.datetime64, unit: str, calendar: str | None) -> int | None:
+def calendar_days(last: np.datetime64, unit: str, calendar: str | None) -> int | None:
     """The trading days the exchange's calendar has in the week, month, quarter or year
     (``unit``: weekly … yearly) that ``last`` lies in; None beyond its published years or
     for an instrument without a known calendar."""
