@@ -35,6 +35,13 @@ def scope_caveats(
             f"{scope.cut_bars} {noun} cut by the period's edges left out: only whole {unit}s "
             "inside the period count."
         )
+    if scope.start_cut is not None:
+        bar = f" ({scope.start_cut_label})" if scope.start_cut_label else ""
+        unit = plan.timeframe.label
+        warnings.append(
+            scope.start_cut.text(f"its {plan.timeframe.name} bar{bar} holds")
+            + f" Left out: only whole {unit}s count."
+        )
     warnings += event_caveats(plan, scope, kept_dates)
     if scope.open_bar is not None:
         warnings.append(_open_bar_text(plan, scope))
@@ -145,7 +152,7 @@ def open_group_caveat(
     a stage's sort puts it first, the first whole group (``ranked``, from
     ``barb.ranked_groups``): "the year with the lowest NQ-ES correlation", sorted and cut to
     1, read 2026 (0.796 over 4 days) where the whole years' lowest was 2021 (0.8834).
-    ``cut``: the groups the period's edges cut, no whole ones either."""
+    ``cut``: the groups the period's edges or the data's start cut, no whole ones either."""
     if group is None:
         return []
     text = _open_group_text(group.unit, group.label, pd.Timestamp(plan.dataset.last_date))
