@@ -32,11 +32,37 @@ PRICE_COLUMNS = ("open", "high", "low", "close", "range")
 SIGNIFICANT_DIGITS = 10
 
 
+NOTE_COLUMN = "ranking_note"
+OPEN_NOTE = "not over yet: not ranked"
+WHOLE_NOTE = "first whole group in this order: the answer"
+
+
 def proof_frame(result: Result) -> pd.DataFrame | None:
     """The table for rows and groups; the source rows for a number or a few numbers."""
     if result.table is not None:
-        return result.table
+        return _with_first_whole(result.table, result)
     return result.source_rows
+
+
+def _with_first_whole(table: pd.DataFrame, result: Result) -> pd.DataFrame:
+    """A ranking cut to one group that the data's end left unfinished ("lowest NQ-ES
+    correlation by year", limit 1: 2026's 4 days) with the first whole group after it, as
+    the engine found it before the limit, each row noted: the chart and its headline name
+    that whole group (2021), and the CSV held 2026 alone."""
+    meta = result.metadata
+    row = meta.first_whole if meta is not None else None
+    if row is None or len(table) != 1 or any(c not in row for c in table.columns):
+        return table
+    if NOTE_COLUMN in table.columns:
+        return table
+    whole = pd.DataFrame([row])[list(table.columns)]
+    try:
+        whole = whole.astype(table.dtypes.to_dict())
+    except (TypeError, ValueError):  # a value the table's column cannot hold: as it was
+        return table
+    out = pd.concat([table, whole], ignore_index=True)
+    out[NOTE_COLUMN] = [OPEN_NOTE, WHOLE_NOTE]
+    return out
 
 
 def _is_price(name: str) -> bool:

@@ -32,6 +32,7 @@ from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
+from barb.price_level_caveats import price_level_caveat
 from barb.ranked_groups import PartGroups, cut_group, part_groups
 from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.script.context import EvalContext
@@ -135,6 +136,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings.append("No bars matched: the result is empty.")
         warnings += same_bar_channel_caveat(plan.first)
     warnings += output.warnings
+    warnings += price_level_caveat(plan, ctx, output.kept)  # before a then stage moves ctx
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += short_sessions_caveat(plan, output.table)
     warnings += holiday_close_caveat(plan, output.kept)
@@ -212,6 +214,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         ),
         then_rows=then_rows,
         open_bar=listed_open_bar(plan, scope),
+        even_groups=output.even_columns or None,
     )
     return Result(
         query=plan.query.to_json(),

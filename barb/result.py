@@ -132,6 +132,10 @@ class Metadata(BaseModel):
     # A table cut for display and drawn as rows spread over all of it: how many rows that
     # is (106,436), for the chart's footer. Set on the result the chart reads only.
     spread_over: int | None = Field(default=None, exclude=True)
+    # Grouped means whose highest and lowest groups differ by less than two standard errors
+    # (``barb.group_noise``; the warning says it in words): a chart's headline says the
+    # differences are small instead of naming the highest. For the chart only.
+    even_groups: list[str] | None = Field(default=None, exclude=True)
 
 
 RowsBuilder = Callable[[], "pd.DataFrame | None"]

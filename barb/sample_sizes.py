@@ -61,6 +61,7 @@ def sample_caveats(
     hold, in all or in one of the groups ``shown`` (positions in group order); one line for
     the statistics that are over the same rows."""
     lines: dict[str, list[str]] = {}
+    counted = _all_rows_count(select)
     for item in select:
         answer = selected[item.name]
         missing = _empty(item, ctx, answer)
@@ -74,16 +75,38 @@ def sample_caveats(
         short[shown] = _notable(empty[shown], rows[shown])
         if not short.any() and not _notable(kept - size, kept):
             continue
-        named = _groups_text(answer.rows.index, short, sizes, rows)
+        touched = np.zeros(len(rows), dtype=bool)
+        touched[shown] = empty[shown] > 0
+        named = _groups_text(answer.rows.index, short, touched, sizes, rows)
         said = (
             f"over the {size:,} of the {kept:,} rows kept that have a value (the others are "
-            f"empty){named}; count() counts all of them."
+            f"empty){named}{counted}."
         )
         lines.setdefault(said, []).append(item.name)
     return [
         f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} {said}"
         for said, names in lines.items()
     ]
+
+
+def _all_rows_count(select: Sequence[SelectItem]) -> str:
+    """ "; count() counts all of them" when the stage's select has a count() of every row
+    (no argument), with its name when it has one of its own; else nothing. ``count(ret) as
+    n`` counts only the rows with a value, and a query without count() has nothing to tell
+    apart: the warning had said "count() counts all of them" of a query that had neither."""
+    names = [item.name for item in select if _counts_rows(item.expr)]
+    if not names:
+        return ""
+    own = [name for name in names if name != "count"]
+    return f"; count(){f' ({own[0]})' if own else ''} counts all of them"
+
+
+def _counts_rows(expr: ast.Expr) -> bool:
+    """Whether ``expr`` holds count() with no argument, alone or in arithmetic."""
+    return any(
+        isinstance(node, ast.Call) and node.name.lower() == "count" and not node.args
+        for node in ast.walk(expr)
+    )
 
 
 def _notable(empty: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray | bool:
@@ -94,10 +117,16 @@ def _notable(empty: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray | bo
 
 
 def _groups_text(
-    index: pd.Index | None, short: np.ndarray, sizes: np.ndarray, rows: np.ndarray
+    index: pd.Index | None,
+    short: np.ndarray,
+    touched: np.ndarray,
+    sizes: np.ndarray,
+    rows: np.ndarray,
 ) -> str:
     """ ", in year 2008 over 210 of its 259 rows": the worst short groups, in group order,
-    and how many more there are."""
+    and how many more groups have an empty row (``touched``), short enough to name or not.
+    Volume by weekday named "Mon 847 of 930, Thu 906 of 934, Fri 890 of 914" as if that
+    were all, and Tue (929 of 936) and Wed (926 of 935) were short too."""
     found = np.flatnonzero(short)
     if index is None or not len(found):
         return ""
@@ -110,7 +139,7 @@ def _groups_text(
         name = " ".join(f"{key} {value_text(v)}" for key, v in zip(keys, values, strict=True))
         unit = "" if said else " rows"
         said.append(f"{name} over {sizes[at]:,} of its {rows[at]:,}{unit}")
-    more = len(found) - len(worst)
+    more = int(np.count_nonzero(touched)) - len(worst)
     tail = f" and {more} more group{'s' if more > 1 else ''}" if more else ""
     return ", in " + ", ".join(said) + tail
 

@@ -4,6 +4,7 @@ on bars, room for a legend, and the legend itself."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +34,8 @@ from barb.charts.style import (
 from barb.charts.value_text import TickFormatter
 from barb.charts.words import ENGLISH, Words
 
+# A tick label that is a number as a chart writes it: 25 500, −1,5 %, 2.4M.
+_NUMBER = re.compile(r"[−\-+]?[\d\s\u202f\u00a0.,]+\s?(%|M|млн)?")
 MAX_VALUE_LABELS = 20  # bars labelled with their value up to this many
 CHAR_PX = TICK_PT * PX_PER_PT * 0.62  # a tick label's character, about
 
@@ -262,6 +265,40 @@ def drop_clipped_ticks(fig: Figure) -> None:
         if len(keep) < len(locs):
             ax.xaxis.set_major_locator(FixedLocator(locs[keep]))
             ax.xaxis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
+
+
+def space_number_ticks(fig: Figure) -> None:
+    """Every other level number under an axis dropped until neighbours stand an em apart
+    (after ``fix_ticks`` and ``keep_y_labels_inside``, when labels and widths are final).
+    Russian writes thousands with a thin space: "25 500 25 550 25 600" read as one number."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    for ax in fig.axes:
+        locator, formatter = ax.xaxis.get_major_locator(), ax.xaxis.get_major_formatter()
+        if not isinstance(locator, FixedLocator) or not isinstance(formatter, FixedFormatter):
+            continue
+        locs, labels = np.asarray(locator.locs, dtype="float64"), [str(t) for t in formatter.seq]
+        ticks = ax.xaxis.get_major_ticks()
+        if len(locs) < 3 or not ticks or ticks[0].label1.get_rotation():
+            continue
+        if not all(_NUMBER.fullmatch(label) for label in labels):
+            continue
+        font = ticks[0].label1.get_fontproperties()
+        widths = [renderer.get_text_width_height_descent(t, font, ismath=False)[0] for t in labels]
+        at = ax.transData.transform(np.column_stack([locs, np.zeros_like(locs)]))[:, 0]
+        gap_px = renderer.points_to_pixels(TICK_PT)
+        every = 1
+        while every < len(locs) and not _apart_by(at[::every], widths[::every], gap_px):
+            every += 1
+        if every > 1:
+            keep = np.arange(0, len(locs), every)
+            ax.xaxis.set_major_locator(FixedLocator(locs[keep]))
+            ax.xaxis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
+
+
+def _apart_by(centres: np.ndarray, widths: list[float], gap: float) -> bool:
+    """Whether labels of these widths centred there leave ``gap`` between neighbours."""
+    halves = np.asarray(widths, dtype="float64") / 2
+    return bool(np.all(np.diff(centres) - halves[:-1] - halves[1:] >= gap))
 
 
 def keep_y_labels_inside(fig: Figure) -> None:

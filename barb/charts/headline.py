@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from barb.charts.answers import CORRELATION, answer_text, answer_value, read_aggregates
+from barb.charts.calendar_values import calendar_headline
 from barb.charts.columns import (
     bar_labels,
     dated_by_label,
@@ -21,6 +22,7 @@ from barb.charts.columns import (
     is_number,
     latest_known,
     time_column,
+    timeframe,
     unit,
 )
 from barb.charts.events import events_headline, picked_periods_headline, read_events
@@ -91,7 +93,7 @@ def _answers(result: Result, words: Words) -> str:
 
 
 def _now_text(result: Result, now: Latest, value: str, words: Words) -> str:
-    date = _row_label(result, now.rows, now.at)
+    date = _row_when(result, now.rows, now.at, words)
     if now.picked:  # the last golden cross is not "now"
         return words("last_value", name=now.column, value=value, date=date)
     return words("now_on", name=now.column, value=value, date=date)
@@ -105,9 +107,22 @@ def _row_label(result: Result, rows: pd.DataFrame, at: int) -> str:
     return date_text(rows[time_col].iloc[at]) if time_col else str(at + 1)
 
 
+def _row_when(result: Result, rows: pd.DataFrame, at: int, words: Words) -> str:
+    """The row's label as the bracket after a value says when it was: a weekly bar as the
+    week of its first trading date. "close last: 57.41 (2026-01-05)" gave the week's label
+    as if it were the close's date, which was 2026-01-07."""
+    label = _row_label(result, rows, at)
+    if timeframe(result) == "weekly" and bar_labels(rows, result) is not None:
+        return words("week_of", label=label)
+    return label
+
+
 def _groups(result: Result, words: Words) -> list[str]:
     groups = read_groups(result, words)
     if groups is None:
+        placed = calendar_headline(result, words)  # the year of each month's best day
+        if placed is not None:
+            return [placed]
         count = len(result.table) if result.table is not None else 0
         return [words("rows_shown", count=format_value(count, words=words))]
     column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
@@ -235,17 +250,25 @@ def _series_forms(
     full, bare = texts
     if not found:
         return []
-    # The forms that name the column first, as ``_extreme_forms`` orders them.
+    # Every form names the column, down to the marks set tight ("rng: 2020 ▲июл 467,27
+    # ▼ноя 194,06; 2024 …"), the last cut when none fits: two years of months in Russian
+    # fitted the title only without the name, headed by numbers of nothing.
+    marked = [form(bare, marks=True), form(bare, marks=True, count_ties=True)]
     forms = [
         f"{column}: {form(full)}",
         f"{column}: {form(bare)}",
         f"{column}: {form(full, marks=True)}",
-        f"{column}: {form(bare, marks=True)}",
-        form(full, marks=True),
-        form(bare, marks=True),
-        form(bare, marks=True, count_ties=True),
+        *(f"{column}: {text}" for text in marked),
+        *(f"{column}: {_tight(text)}" for text in marked),
     ]
     return list(dict.fromkeys(forms))
+
+
+def _tight(text: str) -> str:
+    """Marks set tight: ``▲ Jul 467.27 · ▼ Nov 194.06`` as ``▲Jul 467.27 ▼Nov 194.06``."""
+    for mark in ("▲", "▼"):  # the marks are held to their group by a no-break space
+        text = text.replace(f"{mark}\u00a0", mark).replace(f"{mark} ", mark)
+    return text.replace(" · ", " ")
 
 
 def _extreme_text(
@@ -320,7 +343,7 @@ def _rows(result: Result, words: Words) -> str:
     at = latest_known(table, drawn[0], time_col) if drawn and time_col else None
     if at is None:
         return words("rows_shown", count=format_value(len(table), words=words))
-    date = _row_label(result, table, at)
+    date = _row_when(result, table, at, words)
     if len(drawn) == 1:
         value = _value_text(table[drawn[0]].iloc[at], drawn[0], result, words)
         return words("last_value", name=drawn[0], value=value, date=date)
@@ -339,7 +362,7 @@ def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:
     if not columns:
         return words("rows_shown", count="1")
     texts = [words("answer", name=c, value=value_text(table, c, result, words)) for c in columns]
-    return f"{' · '.join(texts)} ({_row_label(result, table, 0)})"
+    return f"{' · '.join(texts)} ({_row_when(result, table, 0, words)})"
 
 
 def _value_text(value: object, column: str, result: Result, words: Words) -> str:

@@ -13,11 +13,18 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from barb.charts.axes import plot_axes
-from barb.charts.columns import is_number, open_bar_row, time_column, timeframe, unit
+from barb.charts.columns import (
+    bar_labels,
+    is_number,
+    open_bar_row,
+    time_column,
+    timeframe,
+    unit,
+)
 from barb.charts.style import FOOTER_PT, GRID, INK, LABEL_PT, MARGIN_X, MUTED, TITLE_PT
 from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import part_text
-from barb.charts.value_text import date_text
+from barb.charts.value_text import date_text, number_text
 from barb.charts.words import ENGLISH, Words
 from barb.i18n import N_
 from barb.result import Result
@@ -97,6 +104,40 @@ def _row_date(table: pd.DataFrame, time_col: str, result: Result, words: Words) 
     return date_text(table[time_col].iloc[0], weekday=True, words=words)
 
 
+def _card_head(table: pd.DataFrame, result: Result, words: Words) -> list[str]:
+    """What stands above the values: the row's day, from its time or its bar label, and,
+    when it is one row of many ("sort": "timestamp desc", "limit": 1 over all history),
+    which one of how many. Without them the header's "2008-01-02 — 2026-01-07" and the
+    footer's "4,649 of 4,649" made the row's SMAs read as whole-history figures."""
+    time_col = time_column(table)
+    names = bar_labels(table, result)
+    if time_col is not None:
+        date: str | None = _row_date(table, time_col, result, words)
+    elif names is not None and names[0] is not None:
+        date = _label_date(names[0], result, words)
+    else:
+        date = None
+    head = [] if date is None else [date]
+    meta = result.metadata
+    matched = meta.rows_matched if meta is not None else 0
+    if matched <= 1:
+        return head
+    tf = timeframe(result)
+    rows = words.of_rows(tf, matched) or words.rows(tf)
+    return [*head, words("card_one_of", total=number_text(matched, 0, words), rows=rows)]
+
+
+def _label_date(label: str, result: Result, words: Words) -> str:
+    """A daily bar's label with its weekday (``Wed 2026-01-07``); a longer bar's as the
+    table names it (a week by its first trading date, ``2026-01``)."""
+    if timeframe(result) == "daily":
+        try:
+            return date_text(pd.Timestamp(label), weekday=True, words=words)
+        except ValueError:
+            return label
+    return label
+
+
 def draw_one_row(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     table = result.table
     if table is None or len(table) != 1:
@@ -108,15 +149,17 @@ def draw_one_row(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     ax = plot_axes(fig, left=MARGIN_X, right=1 - MARGIN_X * 2)
     ax.set_axis_off()
     ax.set(xlim=(0, 1), ylim=(0, 1))
-    time_col = time_column(table)
-    date = _row_date(table, time_col, result, words) if time_col is not None else None
-    # The date's room: 0.7 of a value's line, and 0.45 more for each line it runs to.
-    date_height = 0.0 if date is None else 0.7 + 0.45 * date.count("\n")
+    head = _card_head(table, result, words)
+    # The head's room: 0.7 of a value's line, and 0.45 more for each line it runs to.
+    lines = sum(1 + text.count("\n") for text in head)
+    date_height = 0.0 if not head else 0.7 + 0.45 * (lines - 1)
     height = LINE_HEIGHT * (len(columns) + date_height)
     top = min(0.97, 0.5 + height / 2)
-    if date is not None:
-        ax.text(0, top, date, fontsize=LABEL_PT, color=MUTED, va="top", linespacing=1.3)
-        top -= LINE_HEIGHT * date_height
+    y = top
+    for text in head:  # each its own text: the day, then which row of how many
+        ax.text(0, y, text, fontsize=LABEL_PT, color=MUTED, va="top", linespacing=1.3)
+        y -= LINE_HEIGHT * 0.45 * (1 + text.count("\n"))
+    top -= LINE_HEIGHT * date_height
     for i, column in enumerate(columns):
         y = top - (i + 0.5) * LINE_HEIGHT
         ax.text(0, y, column, fontsize=LABEL_PT + 2, color=MUTED, va="center")

@@ -12,7 +12,15 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from barb.charts.aggregates import draw_aggregate
-from barb.charts.axes import drop_clipped_ticks, fill_height, fix_ticks, keep_y_labels_inside
+from barb.charts.axes import (
+    drop_clipped_ticks,
+    fill_height,
+    fix_ticks,
+    keep_y_labels_inside,
+    space_number_ticks,
+)
+from barb.charts.calendar_values import draw_calendar_values
+from barb.charts.extreme_times import draw_extreme_times, extreme_times
 from barb.charts.grouped import draw_grouped
 from barb.charts.header import decorate
 from barb.charts.headline import headline_forms
@@ -28,8 +36,15 @@ from barb.result import Result
 
 Draw = Callable[[Figure, Result, Words], bool]
 
+
+def _draw_groups(fig: Figure, result: Result, words: Words) -> bool:
+    """Groups drawn by their numbers, or, when their only value is a year or a month, each
+    group at its place in the calendar."""
+    return draw_grouped(fig, result, words) or draw_calendar_values(fig, result, words)
+
+
 DRAW_BY_SHAPE: dict[str, Draw] = {
-    "grouped": draw_grouped,
+    "grouped": _draw_groups,
     "table": draw_table,
     "scalar": draw_aggregate,
     "dict": draw_aggregate,
@@ -104,6 +119,7 @@ def _drawn(
     fill_height(fig, header_bottom)
     fix_ticks(fig)
     keep_y_labels_inside(fig)
+    space_number_ticks(fig)
     drop_clipped_ticks(fig)
     return fig
 
@@ -118,6 +134,9 @@ def choose(result: Result) -> tuple[Draw, Window | None]:
     now = latest(result)
     if now is not None:
         return (lambda fig, result, words: draw_latest(fig, result, now, words)), now.window
+    times = extreme_times(result)
+    if times is not None:
+        return (lambda fig, result, words: draw_extreme_times(fig, result, times, words)), None
     picked = read_picked(result)
     if picked is not None:
         return (lambda fig, result, words: draw_picked(fig, result, picked, words)), None
