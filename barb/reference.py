@@ -160,9 +160,7 @@ def query_reference(
         "- then: a second stage over the first stage's result table, with map, where, "
         "group_by, select, sort, limit over its columns (group keys and select names, or the "
         'rows\' columns). Mean of each year\'s highest close: {"group_by": "year()", '
-        '"select": "max(close) as top", "then": {"select": "mean(top)"}}. Count each day '
-        'once with an arg aggregate: {"from": "1h", "group_by": "date()", "select": '
-        '"arg_max(time(), high) as t", "then": {"group_by": "t", "select": "count()"}}.',
+        '"select": "max(close) as top", "then": {"select": "mean(top)"}}.',
         "Columns: timestamp (bar open; the date for daily+), open, high, low, close, volume, "
         "range (= high - low), plus map/join columns. On US holidays (MLK, July 4, "
         "Thanksgiving…) futures trade a short session while stocks are shut: a trading date, "
@@ -170,6 +168,8 @@ def query_reference(
         "drops them, without renumbering: trading_day('month', 'stocks') counts the stock "
         "market's days (turn of month: trading_days_left('month', 'stocks') < 1 or "
         "trading_day('month', 'stocks') <= 3).",
+        "Sizes in points (range, close - open, atr) over many years blend price levels; "
+        "percent (range / open * 100) compares across years.",
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
         "numbers, 'text', true/false. Division by zero gives empty (NaN), never an error. A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "
@@ -188,7 +188,7 @@ def query_reference(
         "Concepts (get_concept): " + ", ".join(session_concepts()) + ".",
         "TIES: first/last follow time order, in then too (the first stage's rows before its "
         "sort; groups: key order). arg_max/arg_min give ONE row per group, the earliest of "
-        "equal values (the then example above counts each day once); counting bars where high "
+        "equal values (the high_time example counts each day once); counting bars where high "
         "equals the day's high counts a day twice when two bars touch it. Hourly bars start at "
         "the session "
         f"open: {times.session}'s are {times.hourly_bars}; name them by time()"

@@ -61,6 +61,7 @@ def sample_caveats(
     hold, in all or in one of the groups ``shown`` (positions in group order); one line for
     the statistics that are over the same rows."""
     lines: dict[str, list[str]] = {}
+    counted = _all_rows_count(select)
     for item in select:
         answer = selected[item.name]
         missing = _empty(item, ctx, answer)
@@ -79,13 +80,33 @@ def sample_caveats(
         named = _groups_text(answer.rows.index, short, touched, sizes, rows)
         said = (
             f"over the {size:,} of the {kept:,} rows kept that have a value (the others are "
-            f"empty){named}; count() counts all of them."
+            f"empty){named}{counted}."
         )
         lines.setdefault(said, []).append(item.name)
     return [
         f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} {said}"
         for said, names in lines.items()
     ]
+
+
+def _all_rows_count(select: Sequence[SelectItem]) -> str:
+    """ "; count() counts all of them" when the stage's select has a count() of every row
+    (no argument), with its name when it has one of its own; else nothing. ``count(ret) as
+    n`` counts only the rows with a value, and a query without count() has nothing to tell
+    apart: the warning had said "count() counts all of them" of a query that had neither."""
+    names = [item.name for item in select if _counts_rows(item.expr)]
+    if not names:
+        return ""
+    own = [name for name in names if name != "count"]
+    return f"; count(){f' ({own[0]})' if own else ''} counts all of them"
+
+
+def _counts_rows(expr: ast.Expr) -> bool:
+    """Whether ``expr`` holds count() with no argument, alone or in arithmetic."""
+    return any(
+        isinstance(node, ast.Call) and node.name.lower() == "count" and not node.args
+        for node in ast.walk(expr)
+    )
 
 
 def _notable(empty: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray | bool:

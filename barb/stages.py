@@ -22,6 +22,7 @@ from barb.bar_labels import label_column, with_bar_label
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
+from barb.group_noise import even_groups
 from barb.limit_caveats import tie_at_limit
 from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
@@ -64,6 +65,9 @@ class StageOutput:
     # they are the first's groups): what a caveat ranks the whole groups by when the limit
     # kept an unfinished year's ("2026 over 4 days").
     groups: pd.DataFrame | None = None
+    # Grouped means whose highest and lowest groups differ by less than their noise
+    # (``barb.group_noise``): a chart says the differences are small, naming no winner.
+    even_columns: list[str] = field(default_factory=list)
 
     def kept_dates(self) -> np.ndarray | None:
         """The trading dates of the rows kept (bars with a trading_date column), else None;
@@ -208,8 +212,15 @@ def _answer(
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
         warnings += sample_caveats(stage.select, ctx, answers, groups[order])
+        even = even_groups(stage.select, answers)
         return StageOutput(
-            summary, table=table, focus=focus, order=order, warnings=warnings, groups=every_group
+            summary,
+            table=table,
+            focus=focus,
+            order=order,
+            warnings=warnings + even.warnings,
+            groups=every_group,
+            even_columns=even.columns,
         )
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"

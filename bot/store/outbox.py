@@ -66,7 +66,7 @@ class OutboxRepository(Repository):
         replies: Sequence[NewReply],
         *,
         question_id: str | None = None,
-        answers: int | None = None,
+        answers: int | Sequence[int] | None = None,
         outcome: RunOutcome | None = None,
         update_id: int | None = None,
     ) -> list[OutgoingReply]:
@@ -78,12 +78,13 @@ class OutboxRepository(Repository):
         /query is finished, a run marked answered (its plan message is edited next) with its
         ``outcome``, which that edit shows even when it waits for a restart.
         ``update_id``: the Telegram update this reply answers is handled from here on.
+        Several works: the questions a /cancel stopped, which its confirmation ends.
         """
         now = self._now()
         async with self._write_for_chat(chat_id) as session:
             await mark_handled(session, update_id, now)
             if answers is not None:
-                work = InFlightRow.id == answers
+                work = InFlightRow.id.in_([answers] if isinstance(answers, int) else answers)
                 await session.execute(
                     delete(InFlightRow).where(work, InFlightRow.kind != "run"),
                     execution_options=_NO_SYNC,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from telegram import Bot
@@ -94,29 +94,47 @@ async def answer_question(
     chat: Chat | None = None,
     preface: str | None = None,
 ) -> None:
-    """Ask the assistant under the chat's lock, showing 'typing…', and send its reply; the
-    reply's storing finishes the work in flight ``work_id``. ``chat``, if the caller has
-    it, saves reading it again; ``preface`` (HTML) is said first, under the same lock, so
-    that nothing of the chat comes between it and the answer."""
+    """Ask the assistant, showing 'typing…', and send its reply; the reply's storing
+    finishes the work in flight ``work_id``. ``chat``, if the caller has it, saves reading
+    it again; ``preface`` (HTML) is said first.
+
+    The turn holds the chat's model lock throughout (questions are answered one at a time,
+    in order) and its reply lock only to send: a command sent while the model thinks is
+    answered at once, and a /cancel stops the turn (``Thinking``), the question dropped and
+    nothing of it sent. Once the answer holds the reply lock it goes out whole, nothing of
+    the chat between its messages."""
     sender = svc.sender(bot)
-    async with (
-        _finished_if_it_fails(svc, work_id),
-        svc.chat_lock(asker.chat_id),
-        svc.showing(bot, asker.chat_id),
-    ):
-        if preface is not None:
-            await sender.text(
-                asker.chat_id, preface, reply_to=asker.reply_to, thread_id=asker.thread_id
-            )
-        acknowledged()  # 'typing…' is on its way
-        # Plans waiting for this person lose their buttons: the new message declines them.
-        # In a group, other members' plans stay: only the person who asked can end theirs.
-        for action in await svc.store.pending.open_for_chat(asker.chat_id, user_id=asker.user_id):
-            if action.kind == "confirm" and action.status == "pending" and action.message_id:
-                await remove_keyboard(bot, asker.chat_id, action.message_id)
-        reply = await svc.assistant.ask(asker, text, chat=chat)
+    chat_id = asker.chat_id
+    async with _finished_if_it_fails(svc, work_id), AsyncExitStack() as held:
+        async with svc.thinking.stoppable(chat_id, asker.user_id, work_id) as turn:
+            await held.enter_async_context(svc.model_lock(chat_id))
+            if preface is not None:
+                async with svc.chat_lock(chat_id):
+                    await sender.text(
+                        chat_id, preface, reply_to=asker.reply_to, thread_id=asker.thread_id
+                    )
+            async with svc.showing(bot, chat_id):
+                acknowledged()  # 'typing…' is on its way
+                # Plans waiting for this person lose their buttons: the new message declines
+                # them. In a group, other members' plans stay: only the person who asked can
+                # end theirs.
+                waiting = await svc.store.pending.open_for_chat(chat_id, user_id=asker.user_id)
+                for action in waiting:
+                    if (
+                        action.kind == "confirm"
+                        and action.status == "pending"
+                        and action.message_id
+                    ):
+                        await remove_keyboard(bot, chat_id, action.message_id)
+                reply = await svc.assistant.ask(asker, text, chat=chat)
+            # Taken while the turn may still be stopped: a /cancel holding it stops the
+            # turn, and one that comes after finds the answer out and its plan to drop.
+            await held.enter_async_context(svc.chat_lock(chat_id))
+            svc.thinking.going_out(turn)
+        if turn.stopped:
+            return  # the /cancel's confirmation ends the work in flight
         await sender.reply(
-            asker.chat_id,
+            chat_id,
             reply,
             reply_to=reply_to,
             thread_id=asker.thread_id,
@@ -138,7 +156,8 @@ async def answer_query(
     showing = svc.showing(bot, asker.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S)
     async with _finished_if_it_fails(svc, work_id):
         with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
-            async with svc.chat_lock(asker.chat_id), showing:
+            # The model lock first, as every model or engine work of the chat takes it.
+            async with svc.model_lock(asker.chat_id), svc.chat_lock(asker.chat_id), showing:
                 acknowledged()
                 reply = await svc.assistant.query_command(asker, text, chat=chat)
                 await svc.sender(bot).reply(
@@ -164,6 +183,7 @@ async def answer_cancel(
     asker = pending_payload(action).paused.state.asker
     async with (
         _finished_if_it_fails(svc, work_id),
+        svc.model_lock(action.chat_id),
         svc.chat_lock(action.chat_id),
         svc.showing(bot, action.chat_id),
     ):
@@ -198,7 +218,7 @@ async def run_plan(
     answer or on the edit does not have both say "Done."."""
     chat_id = action.chat_id
     message_id = plan_message_id or action.message_id
-    async with svc.chat_lock(chat_id):
+    async with svc.model_lock(chat_id), svc.chat_lock(chat_id):
         try:
             async with svc.showing(
                 bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S

@@ -118,19 +118,33 @@ async def reset(ctx: UpdateContext, rest: str) -> None:
     """Forget the conversation (settings and usage stay). In a group, only the sender's
     part of it: their waiting plans and the questions they asked; the others' stay."""
     user_id = ctx.user_id if ctx.in_group else None
-    async with ctx.svc.chat_lock(ctx.chat_id):
+    done = t("reset_done_group", ctx.lang) if ctx.in_group else t("reset_done", ctx.lang)
+    # The work and its confirmation in one hold of the chat's lock: a reply queued behind
+    # the /reset (the answer to a message sent right after it) comes after "reset", not
+    # between the two.
+    # After the question being answered, if any: its transcript is written as it ends.
+    async with ctx.svc.model_lock(ctx.chat_id), ctx.svc.chat_lock(ctx.chat_id):
         await _drop_plans(ctx)
         await ctx.svc.store.transcript.clear(ctx.chat_id, user_id=user_id)
-    done = t("reset_done_group", ctx.lang) if ctx.in_group else t("reset_done", ctx.lang)
-    await ctx.say_text(done)
+        await ctx.say_held(escape(done))
 
 
 async def cancel(ctx: UpdateContext, rest: str) -> None:
-    """Drop the sender's plan waiting for Run: it computes nothing and its buttons go (in a
-    group, other members' plans stay)."""
+    """Stop the sender's question the model is answering, and drop their plan waiting for
+    Run: it computes nothing and its buttons go (in a group, other members' stay)."""
+    # One hold for the work and its confirmation, as for /reset. A question whose answer is
+    # going out holds this lock: its plan, once sent, is dropped here, after it.
     async with ctx.svc.chat_lock(ctx.chat_id):
-        dropped = await _drop_plans(ctx)
-    await ctx.say_text(t("cancel_done", ctx.lang) if dropped else t("cancel_nothing", ctx.lang))
+        stopped = ctx.svc.thinking.stop(ctx.chat_id, ctx.user_id)
+        for turn in stopped:
+            await turn.ended.wait()  # nothing of it is stored after this
+        dropped = await _drop_plans(ctx)  # with a plan the stopped turn stored, unshown
+        done = t("cancel_done", ctx.lang) if dropped else t("cancel_nothing", ctx.lang)
+        if stopped:
+            done = t("cancel_question", ctx.lang)
+        # The stopped questions end with the confirmation (one transaction): a restart
+        # in between asks them again, and never drops one without saying so.
+        await ctx.say_held(escape(done), answers=[turn.work_id for turn in stopped])
 
 
 async def _drop_plans(ctx: UpdateContext) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -42,6 +42,15 @@ class NotDelivered(Exception):
 
 class Refused(Exception):
     """Telegram refused a stored message for good: it is marked failed."""
+
+
+@dataclass(frozen=True)
+class Released:
+    """A kept file asked for (``Sender.release_held``): on its way to the chat."""
+
+    file: OutgoingReply
+    #: This press queued it; False when an earlier press had and it is not sent yet.
+    by_this_press: bool
 
 
 @dataclass(frozen=True)
@@ -250,11 +259,13 @@ class Sender:
         markup: InlineKeyboardMarkup | None = None,
         reply_to: int | None = None,
         thread_id: int | None = None,
+        answers: Sequence[int] = (),
     ) -> int:
-        """Send one HTML message; its Telegram message id."""
+        """Send one HTML message; its Telegram message id. ``answers``: work in flight it
+        ends, in the transaction that stores it (a question /cancel stopped)."""
         message = text_reply(html_text, markup=markup, reply_to=reply_to, thread_id=thread_id)
         [queued] = await self.store.outbox.enqueue_many(
-            chat_id, [message], update_id=update_in_hand()
+            chat_id, [message], answers=answers or None, update_id=update_in_hand()
         )
         return await self.deliver(queued)
 
@@ -315,36 +326,48 @@ class Sender:
         except NotDelivered:
             log.info("commentary of a refused chart to chat %s waits", refused.chat_id)
 
-    async def release_held(
-        self, chat_id: int, question_id: str, proof: int
-    ) -> OutgoingReply | None:
+    async def release_held(self, chat_id: int, question_id: str, proof: int) -> Released | None:
         """Queue the file of an answer kept until asked for (its CSV), to be sent with
         ``send_released``; the file if it is on its way: released now, or at an earlier press
         and not sent yet (Telegram holding it back); None if there is none (sent already, or
         no longer kept)."""
         for kept in await self.store.outbox.held(chat_id, question_id, released=True):
             if kept.payload.get("proof") == proof:
-                if kept.status == "held":
-                    # False if another press released it just now: on its way all the same.
-                    await self.store.outbox.release(kept.id)
-                return kept
+                # False if another press released it just now: on its way all the same.
+                now = kept.status == "held" and await self.store.outbox.release(kept.id)
+                return Released(kept, by_this_press=now)
         return None
 
-    async def send_released(self, released: OutgoingReply) -> None:
+    async def send_released(self, released: Released) -> None:
         """Send a file ``release_held`` queued as the sending pass sends: ``flush`` of its
         chat, which claims it with a lease after what the chat has queued before it, so that
         whichever of the press and the pass comes first sends it, once, and a file Telegram
         holds back past this sender's patience stays queued for the next pass. Call it under
-        the chat's lock, as the pass flushes. Raises ``Refused`` if Telegram refused the file
-        for good: the press is told, where the pass only logs it."""
-        await self.flush(released.chat_id)
-        refusal = await self.store.outbox.refusal(released.id)
-        if refusal is not None:
-            raise Refused(f"file {released.id} to chat {released.chat_id}: {refusal}")
+        the chat's lock, as the pass flushes.
 
-    async def flush(self, chat_id: int | None = None, older_than: timedelta | None = None) -> int:
+        Raises ``Refused`` if Telegram refused the file for good and this press is the one to
+        say so: the press that released it, or the one whose own attempt was refused (the
+        first press left it queued, held back by Telegram). The pass only logs a refusal, and
+        a second press on the same file is not told again: one sentence per file."""
+        file = released.file
+        refused: set[int] = set()
+        await self.flush(file.chat_id, refused=refused)
+        if not (released.by_this_press or file.id in refused):
+            return
+        refusal = await self.store.outbox.refusal(file.id)
+        if refusal is not None:
+            raise Refused(f"file {file.id} to chat {file.chat_id}: {refusal}")
+
+    async def flush(
+        self,
+        chat_id: int | None = None,
+        older_than: timedelta | None = None,
+        *,
+        refused: set[int] | None = None,
+    ) -> int:
         """Send what is still queued (of one chat, or all) and this replica may send (see
-        ``OutboxRepository.claim``); the number of messages sent.
+        ``OutboxRepository.claim``); the number of messages sent. The ids of the messages
+        Telegram refused for good on the way are added to ``refused``, if given.
 
         A chat whose next message cannot be delivered is left for the next flush, so its
         messages never arrive out of order.
@@ -361,6 +384,8 @@ class Sender:
                 stuck.add(message.chat_id)
             except Exception:  # refused for good: already marked failed, the next one may go
                 log.warning("queued reply %s to chat %s refused", message.id, message.chat_id)
+                if refused is not None:
+                    refused.add(message.id)
         return sent
 
     async def deliver(self, queued: OutgoingReply) -> int:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from telegram.constants import ChatAction
 from telegram.ext import ContextTypes
@@ -22,6 +22,7 @@ from bot.store.records import LimitScope
 from bot.store.repository import Store
 from bot.telegram.sender import Patience, Sender
 from bot.telegram.stopping import cancel_and_wait
+from bot.telegram.thinking import Thinking
 from bot.work_order import decoration
 
 if TYPE_CHECKING:
@@ -106,18 +107,26 @@ class _Turn:
 _turn: ContextVar[_Turn | None] = ContextVar("barb_chat_turn", default=None)
 
 
-class ChatLocks:
-    """One lock per chat with work in progress or waiting; dropped when the last task leaves,
-    so that the chats seen once over the bot's life do not pile up.
+#: A chat's two locks. Its replies go out under "replies", one update's at a time, in
+#: order. A question's model turn holds "model" (one turn at a time, so that each is asked
+#: with the one before it in the transcript) and takes "replies" only to send: a command
+#: sent while the model thinks is answered at once.
+Lane = Literal["replies", "model"]
 
-    A chat's updates take its lock in the order they arrived, not in the order their
-    handlers reach it: before the lock each does its own database round trips (the update
-    recorded, the chat read, the question put in flight), and on a database server those
-    finish in any order, which would let a question overtake the greeting sent before it.
+
+class ChatLocks:
+    """Per chat, one lock per lane with work in progress or waiting; dropped when the last
+    task leaves, so that the chats seen once over the bot's life do not pile up.
+
+    A chat's updates take their first lock (of either lane) in the order they arrived, not
+    in the order their handlers reach it: before the lock each does its own database round
+    trips (the update recorded, the chat read, the question put in flight), and on a
+    database server those finish in any order, which would let a question overtake the
+    greeting sent before it. Whoever takes both lanes takes "model" first.
     """
 
     def __init__(self) -> None:
-        self._locks: dict[int, tuple[asyncio.Lock, int]] = {}
+        self._locks: dict[tuple[int, Lane], tuple[asyncio.Lock, int]] = {}
         self._turns: dict[int, list[_Turn]] = {}
 
     def __len__(self) -> int:
@@ -139,14 +148,15 @@ class ChatLocks:
             self._turns.pop(turn.chat_id, None)
 
     @asynccontextmanager
-    async def hold(self, chat_id: int) -> AsyncIterator[None]:
+    async def hold(self, chat_id: int, lane: Lane = "replies") -> AsyncIterator[None]:
         turn = _turn.get()
         turns = self._turns.get(chat_id, [])
         if turn is not None and turn.chat_id == chat_id and turn in turns:
             for earlier in turns[: turns.index(turn)]:
                 await earlier.queued.wait()
-        lock, users = self._locks.get(chat_id, (asyncio.Lock(), 0))
-        self._locks[chat_id] = (lock, users + 1)
+        key = (chat_id, lane)
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
         try:
             if turn is not None and turn.chat_id == chat_id:
                 # Queued on the lock in this same step (asyncio.Lock serves its waiters in
@@ -155,11 +165,11 @@ class ChatLocks:
             async with lock:
                 yield
         finally:
-            users = self._locks[chat_id][1] - 1
+            users = self._locks[key][1] - 1
             if users:
-                self._locks[chat_id] = (lock, users)
+                self._locks[key] = (lock, users)
             else:
-                del self._locks[chat_id]
+                del self._locks[key]
 
 
 def leave_turn() -> None:
@@ -186,6 +196,8 @@ class BotServices:
     patience: Patience = field(default_factory=Patience)
     chat_actions: ChatActionBudget = field(default_factory=ChatActionBudget)
     locks: ChatLocks = field(default_factory=ChatLocks)
+    #: Questions being answered, which /cancel may stop.
+    thinking: Thinking = field(default_factory=Thinking)
     backlog: Backlog = field(default_factory=Backlog)
     #: Work in flight set aside because the database stopped answering under it
     #: (``answering.DatabaseAway``): resumed by the sending pass once it answers again.
@@ -206,8 +218,14 @@ class BotServices:
         return chat_action(bot, chat_id, action, budget=self.chat_actions, after_s=after_s)
 
     def chat_lock(self, chat_id: int) -> contextlib.AbstractAsyncContextManager[None]:
-        """Messages of one chat are handled in order; different chats run concurrently."""
+        """Messages of one chat are handled in order; different chats run concurrently.
+        Every reply of the chat is sent under it."""
         return self.locks.hold(chat_id)
+
+    def model_lock(self, chat_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        """Work of one chat that the model or the engine does: one at a time, in order;
+        taken before ``chat_lock``, never while holding it."""
+        return self.locks.hold(chat_id, "model")
 
 
 def services(context: ContextTypes.DEFAULT_TYPE) -> BotServices:

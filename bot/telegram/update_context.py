@@ -6,6 +6,7 @@ one call builds an :class:`UpdateContext` and the handler uses only that.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from telegram import Bot, InlineKeyboardMarkup, Message, Update
@@ -79,16 +80,29 @@ class UpdateContext:
         Sent under the chat's lock, as answers are: a reply to a later message of the chat
         neither overtakes the answer to an earlier one nor lands between its messages, and
         no flush of the chat's outbox (``Sender.flush``) takes a message from under it."""
-        sender = self.sender()
         async with self.svc.chat_lock(self.chat_id):
-            for number, part in enumerate(html, start=1):
-                await sender.text(
-                    self.chat_id,
-                    part,
-                    markup=markup if number == len(html) else None,
-                    reply_to=self.asker.reply_to,
-                    thread_id=self.asker.thread_id,
-                )
+            await self.say_held(*html, markup=markup)
+
+    async def say_held(
+        self,
+        *html: str,
+        markup: InlineKeyboardMarkup | None = None,
+        answers: Sequence[int] = (),
+    ) -> None:
+        """Like ``say``, for a caller that already holds the chat's lock: its work and the
+        reply that confirms it are one hold, so that no other reply of the chat comes
+        between them (the lock is not reentrant: ``say`` there would wait for itself).
+        ``answers``: work in flight the first message ends, in the transaction storing it."""
+        sender = self.sender()
+        for number, part in enumerate(html, start=1):
+            await sender.text(
+                self.chat_id,
+                part,
+                markup=markup if number == len(html) else None,
+                reply_to=self.asker.reply_to,
+                thread_id=self.asker.thread_id,
+                answers=answers if number == 1 else (),
+            )
 
     async def say_text(self, text: str, *, markup: InlineKeyboardMarkup | None = None) -> None:
         """Like ``say``, for plain text (escaped)."""

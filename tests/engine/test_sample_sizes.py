@@ -73,7 +73,7 @@ def test_groups_say_what_their_statistic_is_over(engine_settings, minutes) -> No
     named = _short_groups(month.size(), month.count(), "month")  # each about half empty
     assert (
         f"mean_nr is over the {sample:,} of the {len(daily):,} rows kept that have a value "
-        f"(the others are empty){named}; count() counts all of them."
+        f"(the others are empty){named}."
     ) in result.metadata.warnings
     both = _ask(
         {"map": NEXT_AFTER_UP, "group_by": "month()", "select": ["mean(nr)", "std(nr)"]},
@@ -81,8 +81,31 @@ def test_groups_say_what_their_statistic_is_over(engine_settings, minutes) -> No
     )
     assert (
         f"mean_nr and std_nr are over the {sample:,} of the {len(daily):,} rows kept that have "
-        f"a value (the others are empty){named}; count() counts all of them."
+        f"a value (the others are empty){named}."
     ) in both.metadata.warnings
+
+
+def test_only_a_count_of_every_row_is_said_to_count_them_all(engine_settings, minutes) -> None:
+    """ "In which months does ES rise": ``count(ret) as n`` counts the rows with a value (17
+    Januaries of 18), yet the warning said "count() counts all of them" of a query with no
+    count(). It speaks of count() only when the select has one, by its name."""
+    daily = _after_up_days(minutes)
+    month = daily["nr"].groupby(daily.index.month)
+    named = _short_groups(month.size(), month.count(), "month")
+    sample = int(daily["nr"].notna().sum())
+    said = (
+        f"mean_nr is over the {sample:,} of the {len(daily):,} rows kept that have a value "
+        f"(the others are empty){named}"
+    )
+    query = {"map": NEXT_AFTER_UP, "group_by": "month()"}
+    with_values = _ask({**query, "select": ["mean(nr)", "count(nr) as n"]}, engine_settings)
+    assert with_values.table["n"].tolist() == month.count().tolist()
+    assert f"{said}." in with_values.metadata.warnings
+    every = _ask({**query, "select": ["mean(nr)", "count() as n"]}, engine_settings)
+    assert every.table["n"].tolist() == month.size().tolist()
+    assert f"{said}; count() (n) counts all of them." in every.metadata.warnings
+    plain = _ask({**query, "select": ["mean(nr)", "count()"]}, engine_settings)
+    assert f"{said}; count() counts all of them." in plain.metadata.warnings
 
 
 def test_nothing_is_said_when_every_row_has_a_value(engine_settings) -> None:
@@ -166,7 +189,7 @@ def test_groups_with_a_few_empty_rows_are_counted_beside_those_named(sample_sett
     assert result.ok, result.to_dict()
     assert (
         f"mean_x is over the {int(sizes.sum()):,} of the {len(days):,} rows kept that have "
-        f"a value (the others are empty){named}; count() counts all of them."
+        f"a value (the others are empty){named}."  # no count() selected: none to explain
     ) in result.metadata.warnings
 
 
@@ -221,7 +244,7 @@ def test_the_worst_few_short_groups_are_named_and_the_rest_counted(
     assert named.endswith(" and 2 more groups")
     assert (
         f"mean_up is over the {int(sizes.sum()):,} of the {len(daily):,} rows kept that have "
-        f"a value (the others are empty){named}; count() counts all of them."
+        f"a value (the others are empty){named}."
     ) in result.metadata.warnings
 
 
@@ -241,7 +264,7 @@ def test_a_short_group_the_limit_leaves_out_is_not_named(engine_settings, minute
     assert result.table["month"].tolist() == [3, 2]
     assert (
         f"mean_above is over the {int(has.sum()):,} of the {len(daily):,} rows kept that have "
-        "a value (the others are empty); count() counts all of them."
+        "a value (the others are empty)."
     ) in result.metadata.warnings
 
 

@@ -81,3 +81,43 @@ async def test_a_chats_updates_take_its_lock_in_the_order_they_arrived() -> None
     async with locks.hold(7):
         pass
     assert len(locks) == 0
+
+
+async def test_a_chats_replies_go_out_while_its_model_lock_is_held() -> None:
+    """A question holds the chat's model lock while the model thinks: a command after it
+    takes the reply lock at once (after the question has queued: arrival order), and the
+    question's answer goes out after it; a later question waits for the model lock."""
+    locks = ChatLocks()
+    thinking = asyncio.Event()
+    log: list[str] = []
+
+    async def question(name: str, before_lock_s: float = 0.0) -> None:
+        locks.arrive(7)
+        try:
+            await asyncio.sleep(before_lock_s)
+            async with locks.hold(7, "model"):
+                log.append(f"{name} thinks")
+                await thinking.wait()
+                async with locks.hold(7):
+                    log.append(f"{name} answered")
+        finally:
+            leave_turn()
+
+    async def command(before_lock_s: float) -> None:
+        locks.arrive(7)
+        try:
+            await asyncio.sleep(before_lock_s)
+            async with locks.hold(7):
+                log.append("help")
+        finally:
+            leave_turn()
+
+    first = asyncio.create_task(question("q1", before_lock_s=0.03))
+    help_ = asyncio.create_task(command(0.0))  # reaches its lock first, goes after q1 queued
+    second = asyncio.create_task(question("q2"))
+    await asyncio.wait_for(help_, 5)  # while q1 still thinks
+    thinking.set()
+    await asyncio.gather(first, second)
+
+    assert log == ["q1 thinks", "help", "q1 answered", "q2 thinks", "q2 answered"]
+    assert len(locks) == 0

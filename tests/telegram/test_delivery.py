@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import time
 
 from bot_harness import (
@@ -203,6 +204,45 @@ async def test_a_csv_telegram_refuses_is_said_to_have_failed(
         await asyncio.sleep(1.0)  # several sending passes: none tries it again
 
         assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [400]
+
+
+async def test_a_csv_refused_while_pressed_twice_is_said_to_have_failed_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """The CSV's button pressed again while its send is on the wire, and Telegram then
+    refuses the file for good: one sentence with a reference, not one per press (before:
+    two, the second press read the same refusal and reported it again)."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        await run_weekday_question(fake)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        fake.fault_next("sendDocument", "slow", chat_id=ALICE, delay_s=1.5)
+        refusal = "Bad Request: file is too big"
+        fake.fail_next("sendDocument", error_code=400, description=refusal, chat_id=ALICE)
+        csv_button, _ = keyboard_data(photo.result)
+        presses = [
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=photo.result["message_id"], data=csv_button
+            )
+            for _ in range(2)
+        ]
+        first = fake.inject(presses[0])
+        while not fake.calls("sendDocument", chat_id=ALICE):  # the CSV is on the wire
+            await asyncio.sleep(0.01)
+        second = fake.inject(presses[1])
+        await fake.wait_confirmed(second)  # stored: both presses are in the database
+        while {first, second} & {u for u, _ in await svc.store.updates.unhandled()}:
+            await asyncio.sleep(0.02)  # handled: each press has said all it will say
+
+        told = [text for text in fake.sent_text(ALICE) if "reference" in text]
+        assert len(told) == 1, fake.describe()
+        assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [400]
+        with sqlite3.connect(db_url.removeprefix("sqlite+aiosqlite:///")) as db:
+            rows = db.execute(
+                "SELECT status, error FROM outbox WHERE chat_id = ? AND kind = 'document'",
+                (ALICE,),
+            ).fetchall()
+        assert len(rows) == 1 and rows[0][0] == "failed" and "too big" in rows[0][1].lower()
 
 
 def chat_shows(fake: FakeBotAPI, chat_id: int) -> list[str]:

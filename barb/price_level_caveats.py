@@ -1,0 +1,165 @@
+"""A size in points averaged over years whose price level differs a lot blends those levels.
+
+"How far does NQ move in a day" over all history: the mean daily range is 171.66 points,
+while the last year's is 391.65; NQ closed near 1,200 in 2008 and 25,600 in 2025, and in
+percent of the price the two are alike (2.26% and 2.09%). The number is right and answers
+nothing a person trading today can use. So a statistic in points (``barb.column_units``:
+a range, a body, close - open, atr, high - low …) over rows whose yearly mean close differs
+by ``LEVEL_RATIO`` or more is said to blend them, with the same statistic over the rows'
+last 12 months beside it and the percent form to use instead.
+
+Only statistics over rows (a single row's values or groups'), never a list of bars, a
+percent, a count or a price. One warning per result. A ``then`` stage is not looked at: its
+rows are the first stage's table, not bars.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from barb.column_units import POINTS, column_unit
+from barb.planning import HIDDEN, Plan, SelectItem
+from barb.script import ast
+from barb.script.context import EvalContext
+from barb.script.evaluator import evaluate_select
+from barb.script.library import lookup
+
+# The yearly mean closes' highest over their lowest from which a statistic in points is said
+# to blend price levels: at 2x a 100-point range is 2% of the price in one year and 1% in
+# another. NQ over 2008-2026 is about 20x, ES about 6x, CL's 2008 over 2020 about 2.5x.
+LEVEL_RATIO = 2.0
+# The rows read for the yearly mean closes, at most (every k-th row beyond): a mean per year
+# of 50,000 rows of 6 million minute bars is the same to far better than the ratio's 2x.
+LEVEL_SAMPLE_ROWS = 50_000
+# The recent rows the statistic is given over, beside the whole.
+RECENT_DAYS = 365
+# Statistics of one row, not of many: they blend nothing.
+_ONE_ROW = frozenset({"first", "last"})
+
+
+def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) -> list[str]:
+    """The warning for the first stage's statistics in points over ``rows`` (the rows kept,
+    which ``ctx`` evaluates over), when the rows' price level changed ``LEVEL_RATIO`` times
+    or more; else none."""
+    stage = plan.first
+    if plan.then is not None or stage.shape == "table" or rows is None or len(rows) < 2:
+        return []
+    if "close" not in rows.columns or "trading_date" not in rows.columns:
+        return []
+    query = plan.query.to_json()
+    items = [s for s in stage.select if _blends(s, plan.timeframe.name, query)]
+    if not items:
+        return []
+    level = _yearly_levels(rows)
+    if level is None or level.min() <= 0 or level.max() / level.min() < LEVEL_RATIO:
+        return []
+    low, high = level.idxmin(), level.idxmax()
+    names = _listed([s.name for s in items])
+    one = len(items) == 1
+    text = (
+        f"{names} {'is' if one else 'are'} in points over rows whose price level changed "
+        f"{level.max() / level.min():.1f}x (mean close {level[low]:,.0f} in {low}, "
+        f"{level[high]:,.0f} in {high}), so {'it blends' if one else 'they blend'} price levels"
+    )
+    # The rows are in time order (a first stage's, by trading date): the last 12 months are
+    # their tail, found by a binary search rather than a comparison over millions of bars.
+    dates = rows["trading_date"].to_numpy()
+    last = dates[-1]
+    start = int(np.searchsorted(dates, last - np.timedelta64(RECENT_DAYS, "D"), side="right"))
+    if 0 < start < len(rows):
+        recent = rows.iloc[start:].copy(deep=False)  # a slice of every column, no copy
+        recent.index = pd.RangeIndex(len(recent))
+        said = _recent_values(items, ctx, recent, [n for n, _ in stage.group_keys])
+        first = pd.Timestamp(dates[start]).date()
+        text += f": over the rows' last 12 months ({first} — {pd.Timestamp(last).date()}) {said}"
+    return [
+        f"{text}. For a size comparable across years use percent ({_percent_form(items[0])}), "
+        "or a recent period."
+    ]
+
+
+def _blends(item: SelectItem, timeframe: str, query: dict) -> bool:
+    """Whether ``item`` is a statistic over many rows, in points."""
+    if not item.aggregate:
+        return False
+    calls = [n for n in ast.walk(item.expr) if isinstance(n, ast.Call) and _aggregate(n)]
+    if not calls or all(c.name.lower() in _ONE_ROW for c in calls):
+        return False
+    return column_unit(item.name, timeframe, query) == POINTS
+
+
+def _aggregate(call: ast.Call) -> bool:
+    spec = lookup(call.name)
+    return spec is not None and spec.is_aggregate
+
+
+def _yearly_levels(rows: pd.DataFrame) -> pd.Series | None:
+    """The mean close of each calendar year of the rows (every k-th row of a long frame),
+    indexed by the year. The rows are in date order: each year is a run of them, found by a
+    binary search (a conversion of every date to its year costs more than the rest)."""
+    step = max(1, len(rows) // LEVEL_SAMPLE_ROWS)
+    close = rows["close"].to_numpy(dtype=np.float64)[::step]
+    dates = rows["trading_date"].to_numpy()[::step]
+    first, last = (int(str(np.datetime64(d, "Y"))) for d in (dates[0], dates[-1]))
+    years = np.arange(first, last + 1)
+    starts = np.searchsorted(dates, np.array([f"{y}-01-01" for y in years], dtype=dates.dtype))
+    held = np.diff(np.append(starts, len(dates))) > 0
+    years, starts = years[held], starts[held]
+    has = ~np.isnan(close)
+    totals = np.add.reduceat(np.where(has, close, 0.0), starts)
+    counts = np.add.reduceat(has.astype(np.int64), starts)
+    if not counts.any():
+        return None
+    return pd.Series(totals[counts > 0] / counts[counts > 0], index=years[counts > 0])
+
+
+def _recent_values(
+    items: Sequence[SelectItem], ctx: EvalContext, frame: pd.DataFrame, by: list[str]
+) -> str:
+    """ "mean_range is 391.65 and median_range is 370.25", each statistic evaluated again
+    over the recent rows ``frame`` alone (in a context of their own: no warning of theirs
+    reaches the result); groups give their lowest and highest ("runs 371.20–412.50 across
+    the groups")."""
+    sub = dataclasses.replace(ctx, frame=frame, period=None, warnings=[], row_warnings=[])
+    said = []
+    for item in items:
+        value = evaluate_select(item.expr, sub, by or None).value
+        if isinstance(value, pd.Series):
+            values = pd.to_numeric(value, errors="coerce").dropna()
+            if not len(values):
+                continue
+            said.append(
+                f"{item.name} runs {_number(values.min())}–{_number(values.max())} across the "
+                "groups"
+            )
+        elif value is not None and not pd.isna(value):
+            said.append(f"{item.name} is {_number(value)}")
+    return _listed(said) if said else "there are too few rows to say"
+
+
+def _listed(texts: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
+
+
+def _number(value: float) -> str:
+    return f"{float(value):,.2f}"
+
+
+def _percent_form(item: SelectItem) -> str:
+    """``range / open * 100`` for ``mean(range)``; ``(high - low) / open * 100`` for
+    ``mean(high - low)``; the range's for an argument the planner renamed."""
+    for node in ast.walk(item.expr):
+        if isinstance(node, ast.Call) and _aggregate(node) and node.args:
+            arg = node.args[0]
+            text = arg.to_text()
+            if HIDDEN in text:
+                break
+            if not isinstance(arg, ast.Column | ast.Call):
+                text = f"({text})"
+            return f"{text} / open * 100"
+    return "range / open * 100"

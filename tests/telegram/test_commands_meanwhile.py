@@ -1,0 +1,196 @@
+"""Commands sent while other work of the chat goes on: what the person reads, in what order.
+
+/reset and /cancel confirm in the same hold of the chat's lock as their work, so that no
+other reply of the chat comes between the two. A question's model turn holds only the chat's
+model lock while the model thinks: /help is answered meanwhile, and /cancel stops the turn.
+The model here thinks until the test lets it (``HeldModel``): no test waits a fixed time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import sqlite3
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from bot_harness import ALICE, ask_and_get_plan, barb_bot, brain, keyboard_data
+from fake_bot_api import FakeBotAPI
+
+from bot.llm.messages import ModelRequest
+from bot.telegram.services import BotServices
+
+QUESTION = "average RTH range by weekday?"
+
+
+async def until(
+    condition: Callable[[], bool | Awaitable[bool]],
+    what: str,
+    fake: FakeBotAPI,
+    timeout: float = 20,
+) -> None:
+    """Wait for ``condition`` (on the fake or in the database), polling."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        met = condition()
+        if inspect.isawaitable(met):
+            met = await met
+        if met:
+            return
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}\n{fake.describe()}")
+        await asyncio.sleep(0.02)
+
+
+async def questions_in_flight(svc: BotServices) -> int:
+    return sum(work.kind == "question" for work in await svc.store.in_flight.open())
+
+
+def texts_since(fake: FakeBotAPI, count: int) -> list[str]:
+    return [message["text"] for message in fake.said(ALICE)[count:]]
+
+
+@pytest.mark.parametrize(
+    ("command", "confirmation"),
+    [("/reset", "Conversation forgotten"), ("/cancel", "The plan is cancelled")],
+)
+async def test_a_command_confirms_before_the_reply_to_the_next_message(
+    fake_telegram: FakeBotAPI, db_url: str, command: str, confirmation: str
+) -> None:
+    """The command drops a waiting plan (its buttons' removal slow to be answered) while
+    the next message, a question, waits for the chat: the confirmation comes first, then
+    the answer. Before, the command let the chat go between its work and its confirmation,
+    and the answer came between them."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, QUESTION)
+        assert keyboard_data(plan)
+        before = len(fake.said(ALICE))
+        fake.fault_next("editMessageReplyMarkup", "slow", chat_id=ALICE, delay_s=1.5)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=command))
+        await until(lambda: fake.calls("editMessageReplyMarkup", chat_id=ALICE), "the drop", fake)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
+        # The question is in flight: from here it goes straight to wait for the chat.
+        await until(lambda: questions_in_flight(svc), "the question in flight", fake)
+        await fake.wait_said(before + 2, chat_id=ALICE)
+
+        async def answered() -> bool:
+            return await questions_in_flight(svc) == 0
+
+        await until(answered, "the question answered", fake)
+
+        said = texts_since(fake, before)
+        assert len(said) == 2, fake.describe()
+        assert said[0].startswith(confirmation), fake.describe()
+        assert said[1].startswith("Hi!"), fake.describe()
+        # The plan was dropped by the command: its buttons are gone, it is declined.
+        assert not keyboard_data(fake.message(ALICE, plan["message_id"]))
+        assert [a.status for a in await svc.store.pending.open_for_chat(ALICE)] == []
+
+
+class HeldModel:
+    """``brain``, except that a question about weekdays is thought about until ``let_go``."""
+
+    def __init__(self) -> None:
+        self.thinking = asyncio.Event()
+        self.let_go = asyncio.Event()
+        self.stopped = 0
+
+    async def __aenter__(self) -> HeldModel:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.let_go.set()  # a failed test must not leave the bot's shutdown waiting for it
+
+    async def __call__(self, request: ModelRequest) -> Any:
+        last = request.messages[-1]
+        if last.role == "user" and "weekday" in (last.text or ""):
+            self.thinking.set()
+            try:
+                await self.let_go.wait()
+            except asyncio.CancelledError:
+                self.stopped += 1
+                raise
+        return brain(request)
+
+
+def rows(db_url: str, sql: str) -> list[tuple[Any, ...]]:
+    """The bot's database read directly, not through Barb's store."""
+    with sqlite3.connect(db_url.removeprefix("sqlite+aiosqlite:///")) as db:
+        return db.execute(sql).fetchall()
+
+
+async def test_help_is_answered_while_the_model_thinks(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/help sent while the model thinks about a question comes at once, and the plan after
+    it when the model is done (before: the help waited for the whole turn)."""
+    fake = fake_telegram
+    model = HeldModel()
+    async with barb_bot(fake, db_url, model=model), model:
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=QUESTION))
+        await asyncio.wait_for(model.thinking.wait(), 20)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/help"))
+        [help_] = await fake.wait_said(1, chat_id=ALICE, timeout=10)
+        assert help_["text"].startswith("Ask a question"), fake.describe()
+        assert not model.let_go.is_set()  # answered while the model still thinks
+        model.let_go.set()
+        said = await fake.wait_said(2, chat_id=ALICE)
+
+        assert said[1]["text"].startswith("I'll compute"), fake.describe()
+        assert keyboard_data(said[1])  # the plan, with its Run and Cancel buttons
+        assert rows(db_url, "SELECT kind FROM in_flight") == []
+
+
+async def test_cancel_stops_the_question_the_model_is_thinking_about(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/cancel while the model thinks: it says so at once, the model's turn is stopped, no
+    plan comes, ever, and the question is no longer in flight (a restart would not ask it
+    again). The next question is answered as usual. Before: the /cancel waited for the
+    plan, then dropped it."""
+    fake = fake_telegram
+    model = HeldModel()
+    async with barb_bot(fake, db_url, model=model) as svc, model:
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=QUESTION))
+        await asyncio.wait_for(model.thinking.wait(), 20)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
+        [stopped] = await fake.wait_said(1, chat_id=ALICE, timeout=10)
+        assert stopped["text"] == "Stopped: that question will not be answered."
+        assert model.stopped == 1  # the model's turn itself was stopped
+        model.let_go.set()
+        # The next message is answered after anything the stopped turn could still send.
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
+        await fake.wait_said(2, chat_id=ALICE)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+        assert [m["text"] for m in fake.said(ALICE)] == [
+            "Stopped: that question will not be answered.",
+            "Hi! Ask me about the bars.",
+        ]
+        assert rows(db_url, "SELECT kind FROM in_flight") == []
+        assert rows(db_url, "SELECT status FROM pending_actions") == []  # no plan was made
+        assert rows(db_url, "SELECT status FROM outbox WHERE status != 'sent'") == []
+
+
+async def test_cancel_while_the_plan_goes_out_comes_after_it_and_drops_it(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/cancel once the model is done and its plan is on the wire (slow to be taken): the
+    plan is part of the answer and comes whole; the /cancel comes after it and drops it."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        fake.fault_next("sendMessage", "slow", chat_id=ALICE, delay_s=1.5)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=QUESTION))
+        await until(lambda: fake.calls("sendMessage", chat_id=ALICE), "the plan on the wire", fake)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
+        plan, cancelled = await fake.wait_said(2, chat_id=ALICE)
+        await until(lambda: fake.calls("editMessageReplyMarkup"), "the buttons removed", fake)
+
+        assert plan["text"].startswith("I'll compute"), fake.describe()
+        assert cancelled["text"] == "The plan is cancelled; nothing was run."
+        assert not keyboard_data(fake.message(ALICE, plan["message_id"]))
+        assert rows(db_url, "SELECT status FROM pending_actions") == [("declined",)]
+        assert await svc.store.in_flight.open() == []
