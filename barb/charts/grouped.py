@@ -136,6 +136,12 @@ class Groups:
     short: ShortBar | None = None
     # The group the data's end cuts short (2026's 4 days by year): drawn hollow, noted.
     open_at: int | None = None
+    # Groups the period's edges or the data's start cut (the 1-day week "last_2_weeks"
+    # begins in): drawn hollow, noted, not ranked, like the open one.
+    cut_at: tuple[int, ...] = ()
+    # Columns whose groups' means differ by less than their noise (``barb.group_noise``):
+    # the headline names no highest and lowest of them.
+    even: tuple[str, ...] = ()
     # Which groups the result holds; the others are empty groups added as zero.
     listed: tuple[bool, ...] = ()
     # Two keys, the second a few values: bars side by side, coloured by the second key.
@@ -153,9 +159,13 @@ class Groups:
         ok = np.isfinite(values)
         if self.listed:
             ok &= np.array(self.listed)
-        if self.open_at is not None:
-            ok[self.open_at] = False
+        ok[list(self.part_rows())] = False
         return ok
+
+    def part_rows(self) -> tuple[int, ...]:
+        """The groups that hold only part of their week, month or year."""
+        opened = () if self.open_at is None else (self.open_at,)
+        return opened + self.cut_at
 
     def extremes(
         self, values: np.ndarray, shown: Sequence[str] | None = None
@@ -193,15 +203,17 @@ class Groups:
         """Each group's place in the ranking, from 1: a thinned table's skip, and the open
         group has none (2026's 4 days, first by corr, are not "1.": 2021 is)."""
         rows = np.arange(len(self.table)) if self.thinned is None else self.thinned.rows
-        opened = None if self.open_at is None else int(rows[self.open_at])
+        parts = sorted(int(rows[at]) for at in self.part_rows())
         return [
-            None if int(i) == opened else int(i) + 1 - int(opened is not None and opened < i)
+            None if int(i) in parts else int(i) + 1 - int(np.searchsorted(parts, int(i)))
             for i in rows
         ]
 
     def first_ranked(self) -> int:
         """The position of the group a ranking's headline names: the first whole one."""
-        return 1 if self.open_at == 0 and len(self.table) > 1 else 0
+        parts = set(self.part_rows())
+        whole = [at for at in range(len(self.table)) if at not in parts]
+        return whole[0] if whole else 0
 
     def named(self, at: int, words: Words) -> str:
         """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
@@ -263,12 +275,15 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     ranked = cut_by_limit(result, table)  # of the table's length, before it is thinned
     if ranked and open_at is not None:
         table = _with_first_whole(table, by, result)
-    thinned = _thinned(table, columns, listed, open_at, result)
+    cut_at = _cut_rows(table, result, open_at)
+    thinned = _thinned(table, columns, listed, (*_opened(open_at), *cut_at), result)
     if thinned is not None:  # everything past here costs by the group
         table = table.iloc[thinned.rows].reset_index(drop=True)
         listed = tuple(listed[i] for i in thinned.rows) if listed else ()
         if open_at is not None:
             open_at = int(np.searchsorted(thinned.rows, open_at))
+        cut_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in cut_at)
+    even = tuple(result.metadata.even_groups or ()) if result.metadata is not None else ()
     keys = key_labels(table, by, result.query, words, grid)
     labels = [" · ".join(parts) for parts in zip(*keys, strict=True)] if by else []
     labels = labels or group_labels(table, by)
@@ -285,6 +300,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             left_out=left_out,
             short=short,
             open_at=open_at,
+            cut_at=cut_at,
             named_by=named_by,
             thinned=thinned,
         )
@@ -304,6 +320,8 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         left_out=left_out,
         short=short,
         open_at=open_at,
+        cut_at=cut_at,
+        even=even,
         listed=listed,
         layout=layout,
         named_by=named_by,
@@ -359,18 +377,20 @@ def _thinned(
     table: pd.DataFrame,
     columns: list[str],
     listed: tuple[bool, ...],
-    open_at: int | None,
+    parts: tuple[int, ...],
     result: Result,
 ) -> Thinned | None:
     """The groups drawn of tens of thousands (``barb.charts.many_groups``): those compared
-    for highest and lowest as ``Groups.compared`` picks them, the open group kept."""
+    for highest and lowest as ``Groups.compared`` picks them, the part groups kept."""
     compared = np.array(listed) if listed else np.ones(len(table), dtype=bool)
-    if open_at is not None:
-        compared[open_at] = False
+    compared[list(parts)] = False
     meta = result.metadata
     total = meta.spread_over if meta is not None else None  # a table the engine spread
-    keep = () if open_at is None else (open_at,)
-    return thin_groups(table, columns, compared, keep=keep, total=total)
+    return thin_groups(table, columns, compared, keep=parts, total=total)
+
+
+def _opened(open_at: int | None) -> tuple[int, ...]:
+    return () if open_at is None else (open_at,)
 
 
 def _hours_with_bars(
@@ -404,6 +424,30 @@ def _ranked_groups(keys: list[Any], present: list[Any], name: str) -> tuple[bool
     return tuple(key in seen or isinstance(key, str) or "year" in name for key in keys)
 
 
+def _cut_rows(table: pd.DataFrame, result: Result, open_at: int | None) -> tuple[int, ...]:
+    """The rows of the groups the engine found cut by the period's edges or the data's start
+    (``Metadata.cut_groups``), other than the open one."""
+    meta = result.metadata
+    found = (_row_of(table, keys) for keys in (meta.cut_groups if meta is not None else ()))
+    return tuple(sorted({at for at in found if at is not None and at != open_at}))
+
+
+def _row_of(table: pd.DataFrame, keys: dict[str, str]) -> int | None:
+    """The one row whose key columns read ``keys`` (values as text, dates as 2025-12-22)."""
+    if not keys or any(k not in table.columns for k in keys):
+        return None
+    mask = np.ones(len(table), dtype=bool)
+    for name, value in keys.items():
+        column = table[name]
+        if pd.api.types.is_datetime64_any_dtype(column):
+            texts = column.dt.strftime("%Y-%m-%d")
+        else:
+            texts = column.map(lambda v: str(int(v)) if _is_whole(v) else str(v))
+        mask &= (texts == value).to_numpy()
+    found = np.flatnonzero(mask)
+    return int(found[0]) if len(found) == 1 else None
+
+
 def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
     """The row of the group the data's end cuts short, as the engine found it; or the empty
     year added for the data's last year while it is still open (``where holiday()`` by year
@@ -419,18 +463,7 @@ def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
             and _still_open(meta)
         ):
             return len(table) - 1
-    if not keys or any(k not in table.columns for k in keys):
-        return None
-    mask = np.ones(len(table), dtype=bool)
-    for name, value in keys.items():
-        column = table[name]
-        if pd.api.types.is_datetime64_any_dtype(column):
-            texts = column.dt.strftime("%Y-%m-%d")
-        else:
-            texts = column.map(lambda v: str(int(v)) if _is_whole(v) else str(v))
-        mask &= (texts == value).to_numpy()
-    found = np.flatnonzero(mask)
-    return int(found[0]) if len(found) == 1 else None
+    return _row_of(table, keys) if keys else None
 
 
 def _judged_whole(result: Result, key: str, year: int) -> bool:
@@ -679,7 +712,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         values = floats(groups.table[column])
         value_unit = unit(column, result)
         kind = time_kind(column, result.query, values)
-        extremes = column == answer and not groups.ranked
+        extremes = column == answer and not groups.ranked and column not in groups.even
         upright = False
         above_px = 30.0  # a level label over its bar
         if n > MAX_GROUP_BARS:
@@ -691,8 +724,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             if layout is not None:  # each second key in its colour, named in the legend
                 colors = layout.colors()
             faces = list(colors)
-            if groups.open_at is not None:  # hollow: a period not over yet
-                faces[groups.open_at] = "white"
+            for at in groups.part_rows():  # hollow: part of its period
+                faces[at] = "white"
             draw_bars(
                 ax,
                 positions,
@@ -839,6 +872,8 @@ def _notes(groups: Groups, words: Words) -> list[str]:
     notes = []
     if groups.open_at is not None:
         notes.append(words("open_group_note", label=groups.labels[groups.open_at]))
+    for at in groups.cut_at:
+        notes.append(words("cut_group_note", label=groups.labels[at]))
     if groups.short is not None:
         short = groups.short
         label = groups.labels[short.at]
