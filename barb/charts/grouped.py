@@ -139,9 +139,6 @@ class Groups:
     # Groups the period's edges or the data's start cut (the 1-day week "last_2_weeks"
     # begins in): drawn hollow, noted, not ranked, like the open one.
     cut_at: tuple[int, ...] = ()
-    # Columns whose groups' means differ by less than their noise (``barb.group_noise``):
-    # the headline names no highest and lowest of them.
-    even: tuple[str, ...] = ()
     # Which groups the result holds; the others are empty groups added as zero.
     listed: tuple[bool, ...] = ()
     # Two keys, the second a few values: bars side by side, coloured by the second key.
@@ -283,7 +280,6 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         if open_at is not None:
             open_at = int(np.searchsorted(thinned.rows, open_at))
         cut_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in cut_at)
-    even = tuple(result.metadata.even_groups or ()) if result.metadata is not None else ()
     keys = key_labels(table, by, result.query, words, grid)
     labels = [" · ".join(parts) for parts in zip(*keys, strict=True)] if by else []
     labels = labels or group_labels(table, by)
@@ -321,7 +317,6 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         short=short,
         open_at=open_at,
         cut_at=cut_at,
-        even=even,
         listed=listed,
         layout=layout,
         named_by=named_by,
@@ -712,7 +707,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         values = floats(groups.table[column])
         value_unit = unit(column, result)
         kind = time_kind(column, result.query, values)
-        extremes = column == answer and not groups.ranked and column not in groups.even
+        extremes = column == answer and not groups.ranked
         upright = False
         above_px = 30.0  # a level label over its bar
         if n > MAX_GROUP_BARS:

@@ -191,8 +191,6 @@ def _groups(result: Result, words: Words) -> list[str]:
         )
         if forms:
             return forms
-    if column in groups.even:  # within their noise: no group to name as highest
-        return _even_forms(groups, column, values, (bare, texts), words)
     high, low = groups.extremes(values, numbers)
     if not high:  # a whole group's value first: a part week is no week's answer
         named = np.flatnonzero(groups.compared(values))
@@ -202,28 +200,6 @@ def _groups(result: Result, words: Words) -> list[str]:
     return _extreme_forms(
         groups, column, (high, low), (texts, bare), words, count=count, below=below
     )
-
-
-def _even_forms(
-    groups: Groups,
-    column: str,
-    values: np.ndarray,
-    texts: tuple[list[str], list[str]],
-    words: Words,
-) -> list[str]:
-    """``mean_range: alike within noise (137.21 … 140.64 points)``:
-    the engine found the highest and lowest means within two standard errors, so naming a
-    weekday "most volatile" would name chance."""
-    ok = groups.compared(values)
-    if ok.sum() < 2:
-        return []
-    at = np.flatnonzero(ok)
-    low, high = at[np.argmin(values[at])], at[np.argmax(values[at])]
-    bare, full = texts
-    return [
-        words("even_groups", name=column, low=bare[low], high=full[high]),
-        words("even_groups_short", low=bare[low], high=full[high]),
-    ]
 
 
 def _extreme_forms(

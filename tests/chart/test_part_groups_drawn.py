@@ -1,20 +1,16 @@
-"""Two things the engine tells the chart and the headline had ignored.
+"""Part groups the engine reports (``Metadata.cut_groups``), which the chart had ignored.
 
 "This week vs last week" (daily bars of last_2_weeks by week()): the week the period's start
 cut to one day was drawn solid and headlined as the lowest, while only the unfinished week was
 drawn hollow. Every week that holds part of its days is hollow, unnumbered and never the
 headline's group.
 
-"Which weekday is the most volatile": the weekday means lie within their noise, yet the
-headline named Wednesday highest. It names no winner then, and gives the range instead.
-
 Part weeks by pandas over the raw minute bars against the exchange's trading days
-(pandas_market_calendars); the noise by numpy's standard errors; never through Barb.
+(pandas_market_calendars), never through Barb.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pandas_market_calendars as mcal
 import pytest
@@ -33,14 +29,6 @@ WEEKS = {
     "period": "last_2_weeks",
     "group_by": "week()",
     "select": ["mean(range) as avg_range", "count() as days"],
-}
-WEEKDAYS = {
-    "session": "RTH",
-    "from": "daily",
-    "map": {"wd": "dayname()"},
-    "where": "not holiday()",
-    "group_by": "wd",
-    "select": "mean(range) as mean_range",
 }
 
 
@@ -86,27 +74,3 @@ def test_every_part_week_is_hollow_and_the_headline_names_a_whole_one(
     assert str(whole.date()) in head, head
     number = f"{mean:.2f}" if language == "en" else f"{mean:.2f}".replace(".", ",")
     assert number in head, head
-
-
-@pytest.mark.parametrize(
-    ("language", "words"), [("en", "alike within noise"), ("ru", "в пределах разброса")]
-)
-def test_weekday_means_within_their_noise_name_no_winner(
-    sample_settings, daily, language, words
-) -> None:
-    result = run(WEEKDAYS, sample_settings)
-    # not holiday(): the stock market's days, NYSE's calendar (CME trades some of its holidays)
-    open_days = mcal.get_calendar("NYSE").valid_days(daily.index[0], daily.index[-1])
-    kept = daily[daily.index.isin(open_days.tz_localize(None))]
-    by_day = kept.groupby("weekday")["range"]
-    means, errors = by_day.mean(), by_day.std() / np.sqrt(by_day.size())
-    high, low = means.idxmax(), means.idxmin()
-    # The case: the highest and lowest weekdays within 2 standard errors of their difference.
-    assert means[high] - means[low] < 2 * np.hypot(errors[high], errors[low])
-    head = chart_headline(result, language) or ""
-    low_text, high_text = (f"{means[d]:.2f}" for d in (low, high))
-    if language == "ru":
-        low_text, high_text = low_text.replace(".", ","), high_text.replace(".", ",")
-    assert head.startswith(f"mean_range: {words} ({low_text} … {high_text}"), head
-    for word in ("highest", "lowest", "больше всего", "меньше всего"):
-        assert word not in head
