@@ -14,9 +14,9 @@ from pandas.tseries.holiday import GoodFriday
 
 from barb.errors import DataError
 from barb.events.rules import early_close_days, us_market_closed
-from barb.frames import period_start
+from barb.frames import last_weekday_of_period, period_start
 from barb.lineage import nodes, through_map
-from barb.period_rows import Scope
+from barb.period_rows import Scope, StartCut, data_start_cut
 from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.short_days import close_clock, day_edges, short_days, window_edges
@@ -185,7 +185,9 @@ def period_cuts(
 ) -> list[PeriodCut]:
     """Daily bars grouped by week(), month(), quarter() or year() where the period's start
     or end cuts a group: its row counts only the days inside the period, though it reads as
-    the whole week. (A group cut by the data's end is open_group_caveat's.) Each with its
+    the whole week. The data's first group is cut so too when the exchange traded in it
+    before the data begins (the week of Monday 2007-12-31, 3 of its 4 days in the data). (A
+    group cut by the data's end is open_group_caveat's.) Each with its
     unit and start, so that a ranking it tops can name the first whole group
     (``barb.ranked_groups``)."""
     if plan.timeframe.name != "daily":
@@ -212,13 +214,19 @@ def period_cuts(
     period = plan.period
     lo = np.datetime64(period.start, "D") if period.start is not None else dates[0]
     hi = np.datetime64(period.end, "D") if period.end is not None else dates[-1]
-    if lo <= every[0] and hi >= every[-1]:
+    first_cut = _data_start_group(plan, timeframe, dates[0])
+    if lo <= every[0] and hi >= every[-1] and first_cut is None:
         return []  # the period is all the data: only the data's own end cuts a group
     kept_rows = kept_dates()
     if kept_rows is None or not len(kept_rows):
         return []
     kept = np.unique(kept_rows.astype("datetime64[D]"))
     cuts: list[PeriodCut] = []
+    if first_cut is not None:
+        inside = kept[kept <= np.datetime64(last_weekday_of_period(dates[0], timeframe), "D")]
+        if len(inside):
+            text = first_cut.text("its row counts", len(inside))
+            cuts.append(PeriodCut(unit, first_cut.begins, text))
     for edge, day in (("start", max(lo, dates[0])), ("end", min(hi, dates[-1]))):
         # Labelled only near the edge: a year is the longest group.
         near = every[(every >= day - YEAR_DAYS) & (every <= day + YEAR_DAYS)]
@@ -244,6 +252,18 @@ def period_cuts(
             )
         )
     return cuts
+
+
+def _data_start_group(plan: Plan, timeframe: str, first: np.datetime64) -> StartCut | None:
+    """The data's first week, month or year when the period's first day lies in it and the
+    exchange traded in it before the data begins."""
+    data_first = np.datetime64(plan.dataset.first_date, "D")
+    if (
+        period_start(np.array([first]), timeframe)[0]
+        != period_start(np.array([data_first]), timeframe)[0]
+    ):
+        return None
+    return data_start_cut(plan.dataset, timeframe)
 
 
 def _label(start: np.datetime64, unit: str) -> str:

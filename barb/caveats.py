@@ -6,7 +6,7 @@ ran on. The joined events' warnings are in ``event_caveats``, a part-of-the-day 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,7 +16,7 @@ from barb.bar_labels import label_column
 from barb.event_caveats import event_caveats
 from barb.frames import period_start
 from barb.lineage import through_map
-from barb.period_rows import Scope, Unmatched, still_open
+from barb.period_rows import Scope, Unmatched, calendar_days, still_open
 from barb.planning import Plan
 from barb.script import ast
 from barb.summary_text import count_text
@@ -34,6 +34,13 @@ def scope_caveats(
         warnings.append(
             f"{scope.cut_bars} {noun} cut by the period's edges left out: only whole {unit}s "
             "inside the period count."
+        )
+    if scope.start_cut is not None:
+        bar = f" ({scope.start_cut_label})" if scope.start_cut_label else ""
+        unit = plan.timeframe.label
+        warnings.append(
+            scope.start_cut.text(f"its {plan.timeframe.name} bar{bar} holds")
+            + f" Left out: only whole {unit}s count."
         )
     warnings += event_caveats(plan, scope, kept_dates)
     if scope.open_bar is not None:
@@ -97,7 +104,7 @@ def _open_bar_text(plan: Plan, scope: Scope) -> str:
 
 # The periods that give the data's unfinished week, month or year alone ("so far"), and the
 # units whose last N whole bars a period names (last_N_weeks); quarters have last_quarter only.
-_TO_DATE = {"week": "wtd", "month": "mtd", "year": "ytd"}
+_TO_DATE = {"week": "wtd", "month": "mtd", "quarter": "qtd", "year": "ytd"}
 _WHOLE_UNITS = frozenset({"week", "month", "year"})
 
 
@@ -133,18 +140,23 @@ def _nothing_ahead(plan: Plan, scope: Scope) -> str:
 
 
 def open_group_caveat(
-    plan: Plan, group: OpenGroup | None, kept: pd.DataFrame | None = None, ranked: str = ""
+    plan: Plan,
+    group: OpenGroup | None,
+    kept: pd.DataFrame | None = None,
+    ranked: str = "",
+    cut: Sequence[OpenGroup] = (),
 ) -> list[str]:
     """Daily bars grouped by week(), or by year() (or year and month, or year and quarter):
     the group of the data's last week or year (``open_group``) is a few days, and can top a
     ranking of whole ones. Said with how many days it holds of the rows ``kept`` and, when
     a stage's sort puts it first, the first whole group (``ranked``, from
     ``barb.ranked_groups``): "the year with the lowest NQ-ES correlation", sorted and cut to
-    1, read 2026 (0.796 over 4 days) where the whole years' lowest was 2021 (0.8834)."""
+    1, read 2026 (0.796 over 4 days) where the whole years' lowest was 2021 (0.8834).
+    ``cut``: the groups the period's edges or the data's start cut, no whole ones either."""
     if group is None:
         return []
     text = _open_group_text(group.unit, group.label, pd.Timestamp(plan.dataset.last_date))
-    return [text + _days_held(plan, group, kept) + ranked]
+    return [text + _days_held(plan, group, kept, cut) + ranked]
 
 
 @dataclass(frozen=True)
@@ -258,10 +270,14 @@ def _open_group_text(unit: str, label: str, last: pd.Timestamp) -> str:
     )
 
 
-def _days_held(plan: Plan, group: OpenGroup, kept: pd.DataFrame | None) -> str:
-    """' It holds 4 days, against 252 in a whole year (the median).': the trading days (the
-    bars, on weekly and longer ones) of the rows kept in the open week or year, and in the
-    whole ones before it."""
+def _days_held(
+    plan: Plan, group: OpenGroup, kept: pd.DataFrame | None, cut: Sequence[OpenGroup] = ()
+) -> str:
+    """' It holds 3 days, against 5 in the whole week (the exchange's calendar).': the
+    trading days (the bars, on weekly and longer ones) of the rows kept in the open week or
+    year, and the days the exchange trades in all of it when every day is kept; else the
+    median of the whole groups before it (``cut`` ones are none: "last_2_weeks" by week()
+    read a 1-day week the period cut as a whole one, "against 2 in a whole week")."""
     columns = list(group.values)
     if kept is None or not len(kept) or "trading_date" not in kept.columns:
         return ""
@@ -276,12 +292,34 @@ def _days_held(plan: Plan, group: OpenGroup, kept: pd.DataFrame | None) -> str:
     in_open = group.rows(days)
     noun = plan.timeframe.label if plan.timeframe.calendar else "day"
     text = f" It holds {count_text(int(in_open.sum()), noun)}"
-    whole = days[~in_open].groupby(columns).size()
+    total = _trading_days_in(plan, group)
+    if total is not None and total > in_open.sum():
+        return text + f", against {total:,} in the whole {group.unit} (the exchange's calendar)."
+    part = in_open.copy()
+    for other in cut:
+        if all(column in days.columns for column in other.values):
+            part |= other.rows(days)
+    whole = days[~part].groupby(columns).size()
     if len(whole):
         median = round(float(whole.median()))
         text += f", against {median:,} in a whole {group.unit}"
         text += " (the median)" if whole.nunique() > 1 else ""
     return text + "."
+
+
+_UNIT_TIMEFRAMES = {"week": "weekly", "month": "monthly", "quarter": "quarterly", "year": "yearly"}
+
+
+def _trading_days_in(plan: Plan, group: OpenGroup) -> int | None:
+    """The trading days the exchange's calendar has in the open group's week, month, quarter
+    or year, when the rows are days (or bars within them) and the query keeps every one (no
+    where, no event filter: "the Mondays by year" compares with other years' Mondays)."""
+    if plan.timeframe.calendar or plan.first.where is not None:
+        return None
+    if any(join.filter is not None for join in plan.events):
+        return None
+    last = np.datetime64(plan.dataset.last_date, "ns")
+    return calendar_days(last, _UNIT_TIMEFRAMES[group.unit], plan.dataset.instrument.calendar)
 
 
 def _day(value: np.datetime64) -> str:

@@ -44,6 +44,13 @@ def proof_frame(result: Result) -> pd.DataFrame | None:
     return result.source_rows
 
 
+def csv_rows(result: Result) -> int:
+    """The rows the CSV holds: the result's, and a ranking's first whole group with them
+    (the bot's "CSV · 1 rows" button was under a file of 2)."""
+    frame = proof_frame(result)
+    return 0 if frame is None else len(frame)
+
+
 def _with_first_whole(table: pd.DataFrame, result: Result) -> pd.DataFrame:
     """A ranking cut to one group that the data's end left unfinished ("lowest NQ-ES
     correlation by year", limit 1: 2026's 4 days) with the first whole group after it, as

@@ -23,7 +23,7 @@ from barb.calendar_caveats import (
     missing_days_caveat,
     period_cuts,
 )
-from barb.caveats import open_group, open_group_caveat, scope_caveats
+from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.early_close_bars import early_close_bar_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
@@ -33,13 +33,13 @@ from barb.lookback_caveats import lookback_caveat
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
 from barb.price_level_caveats import price_level_caveat
-from barb.ranked_groups import PartGroups, part_groups
+from barb.ranked_groups import PartGroups, cut_group, part_groups
 from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.session_caveats import session_gap_caveat, session_hours
 from barb.settings import EngineSettings, default_settings
-from barb.short_bars import short_bar_caveat
+from barb.short_bars import short_bar_caveat, short_bar_row_caveat
 from barb.short_session_caveats import low_tail_caveat, short_sessions_caveat
 from barb.stages import DayOpen, StageOutput, run_stage, sort_keys, take_rows
 
@@ -146,13 +146,16 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
     cut_short, whole_first = None, None
+    cut_groups: list[OpenGroup] = []
     # Groups holding part of their week, month or year (the data's end or the period's
     # edges cut them), with their warnings, put here once a ranking in either stage is known.
     parts, parts_at = PartGroups([], []), len(warnings)
     if plan.first.shape == "grouped":
         cut_short = open_group(plan, output.table, output.kept_dates)
-        said = open_group_caveat(plan, cut_short, output.kept)
-        parts = part_groups(plan, cut_short, said, period_cuts(plan, scope, output.kept_dates))
+        cuts = period_cuts(plan, scope, output.kept_dates)
+        cut_groups = [g for g in (cut_group(plan, c) for c in cuts) if g is not None]
+        said = open_group_caveat(plan, cut_short, output.kept, cut=cut_groups)
+        parts = part_groups(plan, cut_short, said, cuts)
         keys = [name for name, _ in plan.first.group_keys]
         ranked = parts.rank(plan.first.sort, keys, output.groups)
         if ranked is not None and ranked.group is cut_short:
@@ -185,6 +188,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             stage.sort,
             stage.limit,
         )
+    elif output.summary.type == "table" and plan.then is None and plan.timeframe.intraday:
+        warnings += short_bar_row_caveat(plan.timeframe.name, session_hours(plan), output.table)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in ctx.warnings if w not in warnings]
     metadata = Metadata(
@@ -202,6 +207,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         data_description=dataset.meta.source_label(),
         truncated=truncated,
         open_group=cut_short.keys if cut_short is not None else None,
+        cut_groups=[g.keys for g in cut_groups] if plan.then is None else [],
         # A second stage's table holds other rows: only the first stage's groups are named.
         first_whole=(
             whole_first.to_dict() if whole_first is not None and plan.then is None else None

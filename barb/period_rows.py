@@ -14,6 +14,11 @@ they are, the unfinished one included (and said); ``last_N_weeks`` on weekly bar
 unfinished one left out (and said); any other period counts whole bars only, and gives the
 unfinished bar only when it is all the period holds (``wtd``, ``mtd``, ``ytd``, ``2026``).
 Left out, it is no bar's next() either, though the period ends before it (``2008:2025``).
+
+The data's first weekly or longer bar is likewise part of one when the exchange traded in its
+week, month, quarter or year before the data begins (the sample starts on Wednesday
+2008-01-02; Monday 2007-12-31 traded): outside ``last_N_bars`` it is left out, counted and
+said like a bar the period's start cuts (``data_start_cut``).
 """
 
 from __future__ import annotations
@@ -51,6 +56,10 @@ class Scope:
     # That unfinished bar when it lies after the period ("period": "2025" in January 2026)
     # and next() of the period's last bars would have read it: empty there instead.
     open_after: OpenBar | None = None
+    # The data's first bar, left out because its week, month or year began before the data.
+    start_cut: StartCut | None = None
+    # Its label as the result names bars ("2008-01-02").
+    start_cut_label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,15 +79,74 @@ class OpenBar:
     kept: bool
 
 
+@dataclass(frozen=True)
+class StartCut:
+    """The data's first week, month, quarter or year when the exchange traded in it before
+    the data begins: its ``unit`` (``week``), the day it ``begins`` (its Monday, its 1st),
+    the trading days the data holds of it and the exchange's calendar has in it."""
+
+    unit: str
+    begins: np.datetime64
+    days: int
+    calendar_days: int
+
+    def text(self, what: str, days: int | None = None) -> str:
+        """'The week 2007-12-31 began before the data starts: its row counts only 3 of its 4
+        days.' (``what``: how the result holds it; ``days``: of it, when not all the data's)."""
+        held = self.days if days is None else days
+        return (
+            f"The {self.unit} {_unit_label(self.begins, self.unit)} began before the data "
+            f"starts: {what} only {held} of its {self.calendar_days} days."
+        )
+
+
+def data_start_cut(dataset: Dataset, timeframe: str) -> StartCut | None:
+    """The data's first week, month, quarter or year (``timeframe``: weekly … yearly) when
+    the exchange's calendar has trading days in it before the data's first date; None when
+    it has none, or the calendar is unknown or does not reach back to its start."""
+    first = np.datetime64(dataset.first_date, "D")
+    begins = np.datetime64(period_start(np.array([first]), timeframe)[0], "D")
+    end = np.datetime64(last_weekday_of_period(first, timeframe), "D")
+    try:
+        days = trading_days(dataset.instrument.calendar)
+    except DataError:
+        return None
+    if not len(days) or begins < days[0] or end > days[-1]:
+        return None
+    before = int(np.searchsorted(days, first) - np.searchsorted(days, begins))
+    if before <= 0:
+        return None
+    total = int(np.searchsorted(days, end, side="right") - np.searchsorted(days, begins))
+    dates = np.asarray(dataset.trading_dates(), dtype="datetime64[D]")
+    held = int(np.searchsorted(dates, end, side="right") - np.searchsorted(dates, begins))
+    unit = {"weekly": "week", "monthly": "month", "quarterly": "quarter", "yearly": "year"}[
+        timeframe
+    ]
+    return StartCut(unit, begins, held, max(total, held))
+
+
+def _unit_label(begins: np.datetime64, unit: str) -> str:
+    day = pd.Timestamp(begins)
+    if unit == "week":
+        return str(day.date())
+    if unit == "month":
+        return f"{day.year}-{day.month:02d}"
+    if unit == "quarter":
+        return f"{day.year}-Q{day.quarter}"
+    return str(day.year)
+
+
 def bars_in_scope(plan: Plan) -> Scope:
     open_bar = open_after = None
+    start_cut: StartCut | None = None
+    start_label: str | None = None
     if plan.dataset.sliced(plan.session, plan.timeframe.name):
         frame, in_period = _sliced_rows(plan)
         if plan.reads_range:
             frame = with_range(frame)
         cut = 0
     else:
-        frame, in_period, cut, open_bar, open_after = _cached_rows(plan)
+        frame, in_period, cut, open_bar, open_after, start_cut, start_label = _cached_rows(plan)
 
     for join in plan.events:
         assert join.source is not None
@@ -103,10 +171,15 @@ def bars_in_scope(plan: Plan) -> Scope:
         orphans = _other_in_period(orphans, plan, before[in_period])
         if open_bar is not None and not open_bar.kept:  # its week, unfinished, is left out
             orphans = orphans[_first_dates(orphans, plan.timeframe) < open_bar.first_date]
+        if start_cut is not None:  # so is the data's first, part week: the other's too
+            begins = period_start(_first_dates(orphans, plan.timeframe), plan.timeframe.name)
+            orphans = orphans[begins.astype("datetime64[D]") != start_cut.begins]
         names = _bar_names(orphans.iloc[:UNMATCHED_NAMED], plan.timeframe)
         unmatched.append(Unmatched(other, symbol, len(orphans), names))
         in_period = in_period[kept]
-    return Scope(frame, in_period, cut, tuple(unmatched), open_bar, open_after)
+    return Scope(
+        frame, in_period, cut, tuple(unmatched), open_bar, open_after, start_cut, start_label
+    )
 
 
 def _other_in_period(bars: pd.DataFrame, plan: Plan, ours: pd.DataFrame) -> pd.DataFrame:
@@ -154,7 +227,9 @@ def _window(lo: int, hi: int, n: int, plan: Plan) -> tuple[int, int]:
 
 def _cached_rows(
     plan: Plan,
-) -> tuple[pd.DataFrame, np.ndarray, int, OpenBar | None, OpenBar | None]:
+) -> tuple[
+    pd.DataFrame, np.ndarray, int, OpenBar | None, OpenBar | None, StartCut | None, str | None
+]:
     """The rows of a cached whole-history frame: a view of the slice evaluated on."""
     full = plan.dataset.frame(plan.session, plan.timeframe.name)
     period, tf = plan.period, plan.timeframe
@@ -163,6 +238,16 @@ def _cached_rows(
         lo, hi, cut = max(0, len(full) - whole), len(full), 0
     else:
         lo, hi, cut = period_positions(full, period, tf)
+    start_cut, start_label = None, None
+    if tf.calendar and period.bars is None and lo == 0 and hi > 1:
+        # (Kept when it is all the period holds, like the unfinished last bar.)
+        # The data's first bar, part of its week or year: left out like one the period's
+        # start cuts, though it stays history for prev().
+        start_cut = data_start_cut(plan.dataset, tf.name)
+        if start_cut is not None:
+            label = label_column(full.iloc[:1], tf.name)
+            start_label = str(label[1][0]) if label is not None else None
+            lo += 1
     open_bar = _open_bar(full, tf, plan.dataset.instrument.calendar)
     open_after = None
     usable = len(full)
@@ -193,7 +278,8 @@ def _cached_rows(
         start = int(np.searchsorted(dates, dates[start], side="left"))
     frame = full.iloc[start:stop].copy(deep=False)
     frame.index = pd.RangeIndex(len(frame))
-    return frame, _in_period(len(frame), lo - start, hi - start), cut, open_bar, open_after
+    in_period = _in_period(len(frame), lo - start, hi - start)
+    return frame, in_period, cut, open_bar, open_after, start_cut, start_label
 
 
 def listed_open_bar(plan: Plan, scope: Scope) -> UnfinishedBar | None:
@@ -205,7 +291,7 @@ def listed_open_bar(plan: Plan, scope: Scope) -> UnfinishedBar | None:
     first, last = (pd.Timestamp(d).date() for d in (bar.first_date, bar.last_date))
     dates = plan.dataset.trading_dates()
     days = _search(dates, bar.last_date, "right") - _search(dates, bar.first_date, "left")
-    total = _calendar_days(bar.last_date, plan.timeframe.name, plan.dataset.instrument.calendar)
+    total = calendar_days(bar.last_date, plan.timeframe.name, plan.dataset.instrument.calendar)
     return UnfinishedBar(
         label=bar.label,
         first=first,
@@ -215,7 +301,7 @@ def listed_open_bar(plan: Plan, scope: Scope) -> UnfinishedBar | None:
     )
 
 
-def _calendar_days(last: np.datetime64, unit: str, calendar: str | None) -> int | None:
+def calendar_days(last: np.datetime64, unit: str, calendar: str | None) -> int | None:
     """The trading days the exchange's calendar has in the week, month, quarter or year
     (``unit``: weekly … yearly) that ``last`` lies in; None beyond its published years or
     for an instrument without a known calendar."""

@@ -215,11 +215,17 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     warnings += _session_hours_differ(dataset, session, instruments)
     label = bar_label(tf.name)
     first = _plan_stage(
-        query, columns, errors, settings, prefix="", label=label.column if label else None
+        query,
+        columns,
+        errors,
+        settings,
+        prefix="",
+        label=label.column if label else None,
+        instrument=dataset.instrument,
     )
     then = None
     if query.then is not None:
-        then = _plan_then(query.then, first, columns, errors, settings)
+        then = _plan_then(query.then, first, columns, errors, settings, dataset.instrument)
     raise_collected(errors)
     warnings += _fractional_percentiles(first, then)
     joined = {j.dataset.instrument.symbol for j in instruments}
@@ -594,6 +600,7 @@ def _plan_stage(
     *,
     prefix: str,
     label: str | None = None,
+    instrument: Instrument | None = None,
 ) -> StagePlan:
     """Check one stage's clauses against ``columns`` (which gains the map names).
 
@@ -618,25 +625,30 @@ def _plan_stage(
                 step=step("map"),
                 allow_aggregates=False,
                 aggregates_over_all=over_all,
+                instrument=instrument,
             )
             map_exprs.append((name, expr))
         columns.add(name)
 
     where = _parse(stage.where, step("where"), errors) if stage.where else None
     if where is not None:
-        errors += validate(where, columns, step=step("where"), allow_aggregates=False)
+        errors += validate(
+            where, columns, step=step("where"), allow_aggregates=False, instrument=instrument
+        )
 
     group_keys: list[tuple[str, Expr]] = []
     for text in stage.group_by:
         expr = _parse(text, step("group_by"), errors)
         if expr is None:
             continue
-        errors += validate(expr, columns, step=step("group_by"), allow_aggregates=False)
+        errors += validate(
+            expr, columns, step=step("group_by"), allow_aggregates=False, instrument=instrument
+        )
         name = expr.name if isinstance(expr, Column) else default_name(expr)
         if all(name != known for known, _ in group_keys):  # a key named twice groups once
             group_keys.append((name, expr))
 
-    select = _plan_select(stage, columns, group_keys, errors, step("select"))
+    select = _plan_select(stage, columns, group_keys, errors, step("select"), instrument)
     hoisted: list[tuple[str, Expr]] = []
     # What an aggregate reads across rows is computed per row, with history, before the cut.
     select = [
@@ -672,6 +684,7 @@ def _plan_select(
     group_keys: list[tuple[str, Expr]],
     errors: list[QueryError],
     step: str,
+    instrument: Instrument | None = None,
 ) -> list[SelectItem]:
     select: list[SelectItem] = []
     texts = stage.select or (["count()"] if stage.group_by else [])
@@ -684,7 +697,7 @@ def _plan_select(
             continue
         if isinstance(expr, Column) and expr.name in key_names and alias is None:
             continue  # selecting the group key itself: it is in the output anyway
-        errors += validate(expr, columns, step=step, allow_aggregates=True)
+        errors += validate(expr, columns, step=step, allow_aggregates=True, instrument=instrument)
         select.append(SelectItem(expr, alias or default_name(expr), contains_aggregate(expr)))
 
     if select and group_keys and not all(s.aggregate for s in select):
@@ -740,6 +753,7 @@ def _plan_then(
     columns: set[str],
     errors: list[QueryError],
     settings: EngineSettings,
+    instrument: Instrument | None = None,
 ) -> StagePlan | None:
     if first.shape in ("scalar", "dict"):
         errors.append(
@@ -760,7 +774,14 @@ def _plan_then(
             )
         )
         return None
-    return _plan_stage(then, first.output_columns(set(columns)), errors, settings, prefix="then.")
+    return _plan_stage(
+        then,
+        first.output_columns(set(columns)),
+        errors,
+        settings,
+        prefix="then.",
+        instrument=instrument,
+    )
 
 
 def _parse(text: str, step: str, errors: list[QueryError]) -> Expr | None:

@@ -119,6 +119,10 @@ class Metadata(BaseModel):
     # groups, read before the limit (2021's, where 2026's 4 days rank first), so a chart
     # cut to one group still names a whole one. For the chart only, like open_group.
     first_whole: dict[str, Any] | None = Field(default=None, exclude=True)
+    # The first stage's groups that the period's edges or the data's start cut (the 1-day
+    # week "last_2_weeks" begins in), named like open_group: part groups a chart can draw
+    # hollow and leave out of highest and lowest, as it does the open one. For the chart only.
+    cut_groups: list[dict[str, str]] = Field(default_factory=list, exclude=True)
     # A then stage's where: the first stage's rows it kept and those it was given (406 of
     # 941 weeks); the chart's footer says so. For the chart only, like open_group.
     then_rows: tuple[int, int] | None = Field(default=None, exclude=True)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.instruments import parse_clock
+from barb.instruments import format_clock, parse_clock
 from barb.lineage import Lineage, called_key_names
 from barb.script import ast
 from barb.script.query import SortKey
@@ -118,6 +118,30 @@ def short_bar_caveat(
                 "comparable with theirs." + _ranked(short, key, by, every, sort, query, limit)
             ]
     return []
+
+
+def short_bar_row_caveat(
+    timeframe: str, hours: str | None, table: pd.DataFrame | None
+) -> list[str]:
+    """The warning when the short bar is among a table's rows of bars: "the last hour of
+    today's session" as RTH 1h last_1_bars gave the 16:30 bar, half an hour (NQ range 23,
+    volume 1,772, where 16:00-17:00 held 37.25 and 5,824), and nothing said so. Names its
+    length and the window session that gives the session's last full bar."""
+    short = session_short_bar(timeframe, hours)
+    if short is None or table is None or "timestamp" not in table.columns or not len(table):
+        return []
+    stamps = pd.to_datetime(table["timestamp"], errors="coerce")
+    if not ((stamps.dt.hour * 60 + stamps.dt.minute) == short.start).any():
+        return []
+    start = format_clock((short.start + short.minutes - short.step) % MINUTES_PER_DAY)
+    full = _length(short.step)
+    return [
+        f"The {short.label} bar is {_length(short.minutes)} ({short.label}-{short.end}), the "
+        f"others {full}: its range, volume and move cover {short.minutes} minutes, not "
+        f"{short.step}. The session's last "
+        f'{full.removeprefix("an ")}, {start}-{short.end}: "from": "daily", "session": '
+        f'"{start}-{short.end}".'
+    ]
 
 
 def _ranked(

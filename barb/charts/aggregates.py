@@ -40,9 +40,10 @@ from barb.charts.columns import (
     row_word,
     time_column,
     timeframe,
+    zoned,
 )
 from barb.charts.drawdown import draw_running_extreme, running_extreme
-from barb.charts.grouped import MAX_GROUP_BARS, group_labels
+from barb.charts.grouped import MAX_GROUP_BARS, below_zero, group_labels
 from barb.charts.histogram import draw_histogram
 from barb.charts.line_points import decimate
 from barb.charts.price import draw_price
@@ -327,14 +328,18 @@ def _draw_stage_rows(
             text = answer_text(agg, result, words)
             handles.append(Line2D([], [], color=color, linewidth=3.0, label=text))
     category_ticks(ax, labels, rotate=rotate, step=step, words=words)
-    headroom(ax, values, px=LEGEND_ROW_PX * max(len(aggs), 1) + 30)
+    # Values all at or under zero (pullback depths) hang from it: the axis ends at zero and
+    # the legend's room is under the deepest, not a +40% band over nothing.
+    under = below_zero(values)
+    headroom(ax, values, px=10 if under else LEGEND_ROW_PX * max(len(aggs), 1) + 30)
     kind = time_kind(column, result.query, values)
     if kind is not None:  # bars of times of day, from 00:00
         clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
-    value_label(ax, axis_text(column, result, words))
+    label = axis_text(column, result, words)
+    value_label(ax, zoned(label, result) if kind is not None else label)
     ax.set_xlabel(keys_text(keys[:2], result, words), fontsize=LABEL_PT)
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
-    legend(ax, handles, loc="upper left")
+    legend(ax, handles, loc="lower right" if under else "upper left")
     return True
 
 

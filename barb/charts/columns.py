@@ -3,7 +3,9 @@ scale, and the unit and timeframe words that label them."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 import pandas as pd
@@ -117,6 +119,31 @@ def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> st
     return " · ".join(words.key(k) if k in called else k for k in keys)
 
 
+def zone_name(result: Result) -> str | None:
+    """The instrument's time zone as a trader names it, ``ET`` (``America/New_York``): the
+    letter of standard or daylight time (EST, EDT) dropped, as the clock follows both.
+    None when the instrument is not known."""
+    instrument = result_instrument(result)
+    if instrument is None:
+        return None
+    try:
+        zone = ZoneInfo(instrument.timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return instrument.timezone
+    names = {dt.datetime(2024, month, 1, tzinfo=zone).tzname() or "" for month in (1, 7)}
+    if len(names) == 2 and all(len(n) == 3 and n[1] in "SD" for n in names):
+        first = min(names)
+        return first[0] + first[2]  # EST and EDT: ET
+    return min(names)
+
+
+def zoned(text: str, result: Result) -> str:
+    """An axis of clock times named with their zone, ``t (ET)``: a Russian reader took
+    "09:00" for Moscow time."""
+    zone = zone_name(result)
+    return text if zone is None else f"{text} ({zone})"
+
+
 def axis_text(
     column: str, result: Result, words: Words = ENGLISH, together: Sequence[str] = ()
 ) -> str:
@@ -126,6 +153,10 @@ def axis_text(
     column_unit = unit(column, result)
     if column_unit is None:
         return names
+    if not together and column in (column_unit, ENGLISH.unit(column_unit, axis=True)):
+        # A column named for its unit ("count() as days") is that unit, in the chart's
+        # language: "days (days)" read «days (дни)» in Russian.
+        return str(words.unit(column_unit, axis=True))
     return f"{names} ({words.unit(column_unit, axis=True)})"
 
 

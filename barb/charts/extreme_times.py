@@ -16,10 +16,17 @@ from matplotlib.lines import Line2D
 
 from barb.charts.answers import Aggregate, answer_text, answer_value, read_aggregates
 from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_label
-from barb.charts.columns import floats, is_number, time_column, timeframe
+from barb.charts.columns import floats, is_number, time_column, timeframe, zoned
 from barb.charts.kinds import rows_picked
 from barb.charts.line_points import decimate
-from barb.charts.style import ACCENT, ACCENT_LIGHT, ANSWER_COLORS, LEGEND_ROW_PX, TICK_PT
+from barb.charts.style import (
+    ACCENT,
+    ACCENT_LIGHT,
+    ANSWER_COLORS,
+    LABEL_PT,
+    LEGEND_ROW_PX,
+    TICK_PT,
+)
 from barb.charts.time_of_day import time_kind, time_text
 from barb.charts.value_text import TickFormatter
 from barb.charts.words import ENGLISH, Words
@@ -129,6 +136,7 @@ def draw_extreme_times(
     headroom(ax, np.concatenate(levels), px=LEGEND_ROW_PX * len(handles) + 30, floor=False)
     value_label(ax, words("price"))
     _clock_axis(ax, x)
+    ax.set_xlabel(zoned(words.key("time"), result), fontsize=LABEL_PT)  # "time (ET)"
     legend(ax, handles, loc="upper left")
     return True
 

@@ -41,6 +41,7 @@ from barb.charts.bars import (
     upright_label_px,
     widest_label_pt,
 )
+from barb.charts.buckets import Buckets, number_line, numeric_buckets
 from barb.charts.columns import (
     axis_text,
     dated_by_label,
@@ -49,6 +50,7 @@ from barb.charts.columns import (
     keys_text,
     time_column,
     unit,
+    zoned,
 )
 from barb.charts.header import wrap
 from barb.charts.kinds import sorted_by_time
@@ -134,6 +136,9 @@ class Groups:
     short: ShortBar | None = None
     # The group the data's end cuts short (2026's 4 days by year): drawn hollow, noted.
     open_at: int | None = None
+    # Groups the period's edges or the data's start cut (the 1-day week "last_2_weeks"
+    # begins in): drawn hollow, noted, not ranked, like the open one.
+    cut_at: tuple[int, ...] = ()
     # Which groups the result holds; the others are empty groups added as zero.
     listed: tuple[bool, ...] = ()
     # Two keys, the second a few values: bars side by side, coloured by the second key.
@@ -142,6 +147,8 @@ class Groups:
     named_by: str = ""
     # Of tens of thousands of groups, the few thousand drawn (``barb.charts.many_groups``).
     thinned: Thinned | None = None
+    # Buckets of a number (``floor(ret_pct, 0.5)``): each bar at its place on a number line.
+    buckets: Buckets | None = None
 
     def compared(self, values: np.ndarray) -> np.ndarray:
         """Which groups highest and lowest compare: finite values of groups the result
@@ -149,9 +156,13 @@ class Groups:
         ok = np.isfinite(values)
         if self.listed:
             ok &= np.array(self.listed)
-        if self.open_at is not None:
-            ok[self.open_at] = False
+        ok[list(self.part_rows())] = False
         return ok
+
+    def part_rows(self) -> tuple[int, ...]:
+        """The groups that hold only part of their week, month or year."""
+        opened = () if self.open_at is None else (self.open_at,)
+        return opened + self.cut_at
 
     def extremes(
         self, values: np.ndarray, shown: Sequence[str] | None = None
@@ -189,15 +200,17 @@ class Groups:
         """Each group's place in the ranking, from 1: a thinned table's skip, and the open
         group has none (2026's 4 days, first by corr, are not "1.": 2021 is)."""
         rows = np.arange(len(self.table)) if self.thinned is None else self.thinned.rows
-        opened = None if self.open_at is None else int(rows[self.open_at])
+        parts = sorted(int(rows[at]) for at in self.part_rows())
         return [
-            None if int(i) == opened else int(i) + 1 - int(opened is not None and opened < i)
+            None if int(i) in parts else int(i) + 1 - int(np.searchsorted(parts, int(i)))
             for i in rows
         ]
 
     def first_ranked(self) -> int:
         """The position of the group a ranking's headline names: the first whole one."""
-        return 1 if self.open_at == 0 and len(self.table) > 1 else 0
+        parts = set(self.part_rows())
+        whole = [at for at in range(len(self.table)) if at not in parts]
+        return whole[0] if whole else 0
 
     def named(self, at: int, words: Words) -> str:
         """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
@@ -259,12 +272,14 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     ranked = cut_by_limit(result, table)  # of the table's length, before it is thinned
     if ranked and open_at is not None:
         table = _with_first_whole(table, by, result)
-    thinned = _thinned(table, columns, listed, open_at, result)
+    cut_at = _cut_rows(table, result, open_at)
+    thinned = _thinned(table, columns, listed, (*_opened(open_at), *cut_at), result)
     if thinned is not None:  # everything past here costs by the group
         table = table.iloc[thinned.rows].reset_index(drop=True)
         listed = tuple(listed[i] for i in thinned.rows) if listed else ()
         if open_at is not None:
             open_at = int(np.searchsorted(thinned.rows, open_at))
+        cut_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in cut_at)
     keys = key_labels(table, by, result.query, words, grid)
     labels = [" · ".join(parts) for parts in zip(*keys, strict=True)] if by else []
     labels = labels or group_labels(table, by)
@@ -281,12 +296,17 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             left_out=left_out,
             short=short,
             open_at=open_at,
+            cut_at=cut_at,
             named_by=named_by,
             thinned=thinned,
         )
     few = not by_value and len(table) <= MAX_GROUP_BARS
     layout = side_by_side(table, by, keys) if few else None
     round_times = _round_times(table, by, result.query, labels)
+    buckets = numeric_buckets(result, table, by) if few and thinned is None else None
+    if buckets is not None:  # the headline names a bucket by its range: "0 … 0.5%"
+        key_unit = unit(by[0], result)
+        labels = [buckets.label(i, key_unit, words) for i in range(len(table))]
     return Groups(
         table,
         by,
@@ -296,10 +316,12 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         left_out=left_out,
         short=short,
         open_at=open_at,
+        cut_at=cut_at,
         listed=listed,
         layout=layout,
         named_by=named_by,
         thinned=thinned,
+        buckets=buckets,
     )
 
 
@@ -350,18 +372,20 @@ def _thinned(
     table: pd.DataFrame,
     columns: list[str],
     listed: tuple[bool, ...],
-    open_at: int | None,
+    parts: tuple[int, ...],
     result: Result,
 ) -> Thinned | None:
     """The groups drawn of tens of thousands (``barb.charts.many_groups``): those compared
-    for highest and lowest as ``Groups.compared`` picks them, the open group kept."""
+    for highest and lowest as ``Groups.compared`` picks them, the part groups kept."""
     compared = np.array(listed) if listed else np.ones(len(table), dtype=bool)
-    if open_at is not None:
-        compared[open_at] = False
+    compared[list(parts)] = False
     meta = result.metadata
     total = meta.spread_over if meta is not None else None  # a table the engine spread
-    keep = () if open_at is None else (open_at,)
-    return thin_groups(table, columns, compared, keep=keep, total=total)
+    return thin_groups(table, columns, compared, keep=parts, total=total)
+
+
+def _opened(open_at: int | None) -> tuple[int, ...]:
+    return () if open_at is None else (open_at,)
 
 
 def _hours_with_bars(
@@ -395,6 +419,30 @@ def _ranked_groups(keys: list[Any], present: list[Any], name: str) -> tuple[bool
     return tuple(key in seen or isinstance(key, str) or "year" in name for key in keys)
 
 
+def _cut_rows(table: pd.DataFrame, result: Result, open_at: int | None) -> tuple[int, ...]:
+    """The rows of the groups the engine found cut by the period's edges or the data's start
+    (``Metadata.cut_groups``), other than the open one."""
+    meta = result.metadata
+    found = (_row_of(table, keys) for keys in (meta.cut_groups if meta is not None else ()))
+    return tuple(sorted({at for at in found if at is not None and at != open_at}))
+
+
+def _row_of(table: pd.DataFrame, keys: dict[str, str]) -> int | None:
+    """The one row whose key columns read ``keys`` (values as text, dates as 2025-12-22)."""
+    if not keys or any(k not in table.columns for k in keys):
+        return None
+    mask = np.ones(len(table), dtype=bool)
+    for name, value in keys.items():
+        column = table[name]
+        if pd.api.types.is_datetime64_any_dtype(column):
+            texts = column.dt.strftime("%Y-%m-%d")
+        else:
+            texts = column.map(lambda v: str(int(v)) if _is_whole(v) else str(v))
+        mask &= (texts == value).to_numpy()
+    found = np.flatnonzero(mask)
+    return int(found[0]) if len(found) == 1 else None
+
+
 def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
     """The row of the group the data's end cuts short, as the engine found it; or the empty
     year added for the data's last year while it is still open (``where holiday()`` by year
@@ -410,18 +458,7 @@ def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
             and _still_open(meta)
         ):
             return len(table) - 1
-    if not keys or any(k not in table.columns for k in keys):
-        return None
-    mask = np.ones(len(table), dtype=bool)
-    for name, value in keys.items():
-        column = table[name]
-        if pd.api.types.is_datetime64_any_dtype(column):
-            texts = column.dt.strftime("%Y-%m-%d")
-        else:
-            texts = column.map(lambda v: str(int(v)) if _is_whole(v) else str(v))
-        mask &= (texts == value).to_numpy()
-    found = np.flatnonzero(mask)
-    return int(found[0]) if len(found) == 1 else None
+    return _row_of(table, keys) if keys else None
 
 
 def _judged_whole(result: Result, key: str, year: int) -> bool:
@@ -636,6 +673,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if layout is not None:  # a slot per first key; the legend names the second
         labels = layout.slots
     rotate, step = label_fit(labels, in_order=not sorted_by_value(result, groups.table))
+    if groups.buckets is not None:  # the number line ticks its own numbers
+        rotate, step = 0, 1
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     notes = _fitted_notes(fig, _notes(groups, words))
     bottom += len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)  # under the axis name
@@ -647,6 +686,11 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if layout is not None:
         positions, width = layout.positions(), layout.width * 0.9
     slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 / max(n, 1)
+    buckets = groups.buckets
+    if buckets is not None:  # a bucket as wide as its step, a gap where one is empty
+        positions, width = buckets.centres(), buckets.width * 0.92
+        span = buckets.starts[-1] + buckets.width - buckets.starts[0]
+        slot_pt = (RIGHT - LEFT) * FIG_W_IN * 72 * buckets.width / (span + buckets.width)
     answer = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     # The headline's column on top, where the eye lands after reading it.
     columns = [answer, *(c for c in groups.columns if c != answer)]
@@ -675,8 +719,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             if layout is not None:  # each second key in its colour, named in the legend
                 colors = layout.colors()
             faces = list(colors)
-            if groups.open_at is not None:  # hollow: a period not over yet
-                faces[groups.open_at] = "white"
+            for at in groups.part_rows():  # hollow: part of its period
+                faces[at] = "white"
             draw_bars(
                 ax,
                 positions,
@@ -710,16 +754,19 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                     words=words,
                     texts=texts,
                 )
-        category_ticks(
-            ax,
-            labels,
-            rotate=rotate,
-            step=step,
-            words=words,
-            at=groups.round_times,
-            keep=named if _keeps_named(step, groups.round_times, n) else (),
-            x=None if groups.thinned is None else positions,
-        )
+        if buckets is not None:
+            number_line(ax, buckets, words, unit(groups.by[0], result))
+        else:
+            category_ticks(
+                ax,
+                labels,
+                rotate=rotate,
+                step=step,
+                words=words,
+                at=groups.round_times,
+                keep=named if _keeps_named(step, groups.round_times, n) else (),
+                x=None if groups.thinned is None else positions,
+            )
         if ax is not panels[-1]:
             ax.tick_params(axis="x", labelbottom=False)
         # No legend for the colored extremes: the headline above names them ("highest Jul
@@ -740,11 +787,21 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         else:
             ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
             whole_number_ticks(ax.yaxis, values)
-        value_label(ax, axis_text(column, result, words))
+        label = axis_text(column, result, words)
+        value_label(ax, zoned(label, result) if kind is not None else label)
     named = groups.by if layout is None else groups.by[:1]
     if groups.named_by:  # the runs' first days, not their counter
         named = [groups.named_by]
-    panels[-1].set_xlabel(keys_text(named, result, words), fontsize=LABEL_PT)
+    key_text = keys_text(named, result, words)
+    if buckets is not None:  # the number line's unit: "bucket (%)"
+        key_text = axis_text(groups.by[0], result, words)
+    elif any(
+        minutes_of_day(k, groups.table[k], result.query) is not None
+        for k in named
+        if k in groups.table
+    ):
+        key_text = zoned(key_text, result)  # "t (ET)": the clock is the exchange's
+    panels[-1].set_xlabel(key_text, fontsize=LABEL_PT)
     if notes:
         _write_notes(panels[-1], notes)
     return True
@@ -810,6 +867,8 @@ def _notes(groups: Groups, words: Words) -> list[str]:
     notes = []
     if groups.open_at is not None:
         notes.append(words("open_group_note", label=groups.labels[groups.open_at]))
+    for at in groups.cut_at:
+        notes.append(words("cut_group_note", label=groups.labels[at]))
     if groups.short is not None:
         short = groups.short
         label = groups.labels[short.at]
@@ -979,7 +1038,8 @@ def _paired_parts(groups: Groups, column: str, result: Result, words: Words) -> 
 
 def _key_text(name: str, value: Any, words: Words, part: str | None) -> str:
     if isinstance(value, (bool, np.bool_)):
-        return name if value else words("no_group", name=name)
+        # "dec: yes" / "dec: no": the Russian «не dec» glued a word to an English name.
+        return f"{name}: {words('flag.yes') if value else words('flag.no')}"
     if isinstance(value, (pd.Timestamp, np.datetime64)):
         return date_text(value)
     if isinstance(value, (float, np.floating)) and float(value).is_integer():

@@ -12,7 +12,13 @@ import re
 import numpy as np
 import pandas as pd
 
-from barb.charts.answers import CORRELATION, answer_text, answer_value, read_aggregates
+from barb.charts.answers import (
+    CORRELATION,
+    Aggregate,
+    answer_text,
+    answer_value,
+    read_aggregates,
+)
 from barb.charts.calendar_values import calendar_headline
 from barb.charts.columns import (
     bar_labels,
@@ -49,6 +55,7 @@ from barb.charts.words import Words, words_for
 from barb.result import Result
 
 MAX_ANSWERS = 3
+_ARG_OF = {"max": "arg_max", "min": "arg_min"}  # an extreme, and the call finding its row
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _NUMBER = re.compile(r"^-?[\d.,\u00a0 ]+$")
 
@@ -80,8 +87,15 @@ def headline_forms(result: Result, words: Words) -> list[str]:
 def _answers(result: Result, words: Words) -> str:
     now = latest(result)
     parts = []
-    for agg in read_aggregates(result)[:MAX_ANSWERS]:
-        if agg.func in CORRELATION:
+    aggs = read_aggregates(result)
+    times = _times_of(aggs, result)
+    paired = {id(t) for t in times.values()}
+    for agg in [a for a in aggs if id(a) not in paired][:MAX_ANSWERS]:
+        when = times.get(id(agg))
+        if when is not None:  # "high = 25,804.25 (09:32)": the level and when it was
+            value = answer_value(when, result, words)
+            parts.append(f"{answer_text(agg, result, words)} ({value})")
+        elif agg.func in CORRELATION:
             r = format_value(agg.value, decimals=2, words=words)
             x, y = (a or "?" for a in (*agg.args, None, None)[:2])
             parts.append(words("correlation", r=r, x=x, y=y))
@@ -90,6 +104,28 @@ def _answers(result: Result, words: Words) -> str:
         else:
             parts.append(answer_text(agg, result, words))
     return " · ".join(parts)
+
+
+def _times_of(aggs: list[Aggregate], result: Result) -> dict[int, Aggregate]:
+    """Each extreme's time of day, when the select found both (``max(high) as high`` and
+    ``arg_max(time(), high) as high_time``), by the extreme's id: written as one answer,
+    today's high and low with their times fit the title, where four answers lost the low."""
+    found: dict[int, Aggregate] = {}
+    for agg in aggs:
+        pick = _ARG_OF.get(agg.func)
+        if pick is None or agg.column is None:
+            continue
+        for other in aggs:
+            if (
+                other.func == pick
+                and len(other.args) == 2
+                and other.args[1] == agg.column
+                and time_kind(other.name, result.query, [other.value]) is not None
+                and all(other is not t for t in found.values())
+            ):
+                found[id(agg)] = other
+                break
+    return found
 
 
 def _now_text(result: Result, now: Latest, value: str, words: Words) -> str:
@@ -156,8 +192,10 @@ def _groups(result: Result, words: Words) -> list[str]:
         if forms:
             return forms
     high, low = groups.extremes(values, numbers)
-    if not high:
-        at = int(np.flatnonzero(np.isfinite(values))[0]) if np.isfinite(values).any() else 0
+    if not high:  # a whole group's value first: a part week is no week's answer
+        named = np.flatnonzero(groups.compared(values))
+        finite = np.flatnonzero(np.isfinite(values))
+        at = int(named[0]) if len(named) else int(finite[0]) if len(finite) else 0
         return [words("answer", name=f"{column} ({groups.named(at, words)})", value=texts[at])]
     return _extreme_forms(
         groups, column, (high, low), (texts, bare), words, count=count, below=below
@@ -283,18 +321,21 @@ def _extreme_text(
     """The group holding the extreme and its value; a tie names every group in it (``8 days
     (tie: 2012, 2025)``), or how many (``tied`` in all) when they are many."""
     if tied == 1:
-        return _group_value(groups.by, groups.named(at[0], words), texts[at[0]])
+        label = groups.named(at[0], words)
+        return _group_value(groups.by, label, texts[at[0]], keyed=groups.buckets is not None)
     if tied <= MAX_TIED_NAMED and not count_ties:
         labels = ", ".join(groups.named(i, words) for i in at)
         return words("tied", value=texts[at[0]], labels=labels)
     return words("tied_many", value=texts[at[0]], count=number_text(tied, 0, words))
 
 
-def _group_value(by: list[str], label: str, value: str) -> str:
+def _group_value(by: list[str], label: str, value: str, *, keyed: bool = False) -> str:
     """A group and its value: ``2022 41 days``, ``Feb 477.6 points``; a bare number that is
     not a year names its key, and the value goes in brackets (``m 2 (477.6 points)``, not
-    ``2 477.6 points``)."""
-    if len(by) == 1 and _YEAR.match(label) is None and _NUMBER.match(label):
+    ``2 477.6 points``), as does a bucket of a number, ``keyed`` by its range (``bucket
+    0 … 0.5% (796 days)``)."""
+    numbered = _YEAR.match(label) is None and _NUMBER.match(label)
+    if len(by) == 1 and (keyed or numbered):
         return f"{by[0]} {label} ({value})"
     return f"{label} {value}"
 

@@ -12,10 +12,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from barb.charts.answers import Aggregate, answer_text
+from barb.charts.answers import Aggregate, answer_text, answer_value
 from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_label
 from barb.charts.bars import draw_bars
-from barb.charts.columns import axis_text, floats, row_word, unit
+from barb.charts.columns import axis_text, floats, row_word, unit, zoned
 from barb.charts.style import ACCENT_LIGHT, ANSWER_COLORS, INK, LABEL_PT, LEGEND_ROW_PX
 from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import clock_axis, time_kind, time_text
@@ -26,7 +26,9 @@ from barb.charts.value_text import (
 )
 from barb.charts.words import ENGLISH, Words
 from barb.i18n import N_
+from barb.lineage import Lineage
 from barb.result import Result
+from barb.script import ast
 
 MAX_HIST_BINS = 50
 HIST_TAIL = 0.5  # percent of values cut from each end of a histogram's x range
@@ -34,6 +36,7 @@ HIST_TAIL = 0.5  # percent of values cut from each end of a histogram's x range
 # of range in a year), a spread (std = 133) or a count is no such place: drawn as a line it
 # stretched the axis until the histogram vanished, or read as a range of 133 points.
 POSITIONS = frozenset({"mean", "avg", "median", "percentile", "min", "max", "first", "last"})
+_ARG_OF = {"max": "arg_max", "min": "arg_min"}  # the row of an extreme, its other value
 
 
 def draw_histogram(
@@ -90,10 +93,13 @@ def draw_histogram(
             Line2D([], [], color=INK, linewidth=2.0, label=other),
         ]
     for agg, color in zip(marked, ANSWER_COLORS, strict=False):
-        ax.axvline(float(agg.value), color=color, linewidth=3.2)
-        handles.append(
-            Line2D([], [], color=color, linewidth=3.2, label=answer_text(agg, result, words))
-        )
+        at, label = float(agg.value), answer_text(agg, result, words)
+        signed = _signed_partner(agg, aggs, result) if other is not None else None
+        if signed is not None:  # max(absret) is the −3.79% day, marked where it fell
+            at = float(signed.value)
+            label = words("answer", name=agg.name, value=f"|{answer_value(signed, result, words)}|")
+        ax.axvline(at, color=color, linewidth=3.2)
+        handles.append(Line2D([], [], color=color, linewidth=3.2, label=label))
     kind = time_kind(column, result.query, values)  # times of the day: every statistic on the clock
     funcs = {a.func for a in marked}
     # With two columns drawn, each answer is marked: a median line would not say whose it is.
@@ -126,10 +132,36 @@ def draw_histogram(
     else:
         ax.xaxis.set_major_formatter(TickFormatter(words, value_unit))
     ax.yaxis.set_major_formatter(TickFormatter(words))
-    ax.set_xlabel(axis_text(column, result, words, compared[1:]), fontsize=LABEL_PT)
+    label = axis_text(column, result, words, compared[1:])
+    ax.set_xlabel(zoned(label, result) if kind is not None else label, fontsize=LABEL_PT)
     value_label(ax, words("number_of", rows=row_word(result, words)))
     legend(ax, handles, loc="upper right")
     return True
+
+
+def _signed_partner(agg: Aggregate, aggs: list[Aggregate], result: Result) -> Aggregate | None:
+    """The signed value selected beside an extreme of an absolute value: of ``max(absret)``
+    with ``absret = abs(ret)``, ``arg_max(ret, absret)``. Drawn with the signed column, the
+    biggest move's line stood at +3.79 while the day fell 3.79%."""
+    if agg.func not in _ARG_OF or agg.column is None:
+        return None
+    found = Lineage(result.query).definition(agg.column)
+    expr = found[0] if found is not None else None
+    if not (isinstance(expr, ast.Call) and expr.name == "abs" and len(expr.args) == 1):
+        return None
+    inner = expr.args[0]
+    if not isinstance(inner, ast.Column):
+        return None
+    for other in aggs:
+        if (
+            other.func == _ARG_OF[agg.func]
+            and other.args == (inner.name, agg.column)
+            and is_finite_number(other.value)
+            and abs(abs(float(other.value)) - abs(float(agg.value)))
+            <= 1e-9 * max(1.0, abs(float(agg.value)))
+        ):
+            return other
+    return None
 
 
 def _is_position(agg: Aggregate) -> bool:

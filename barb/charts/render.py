@@ -26,6 +26,7 @@ from barb.charts.header import decorate
 from barb.charts.headline import headline_forms
 from barb.charts.kinds import Window, correlation, latest
 from barb.charts.latest import draw_latest
+from barb.charts.legend_room import clear_legends
 from barb.charts.picked import draw_picked, read_picked
 from barb.charts.png import canvas_png
 from barb.charts.rows import draw_table
@@ -117,6 +118,7 @@ def _drawn(
         forms = headline_forms(result, words)
     header_bottom = decorate(fig, result, words, forms, window)
     fill_height(fig, header_bottom)
+    clear_legends(fig)  # measured as laid out: the panels' heights are final
     fix_ticks(fig)
     keep_y_labels_inside(fig)
     space_number_ticks(fig)

@@ -1,4 +1,5 @@
-"""Periods: "2024", "2024-03", "2024-01-01:2024-06-30", "last_year", "ytd", "last_30_days"…
+"""Periods: "2024", "2024-03", "2024-Q1", "2024-01-01:2024-06-30", "last_year", "ytd", "qtd",
+"last_30_days"…
 
 Relative periods count back from the last date in the data, never from today's clock, so
 the same query gives the same answer tomorrow.
@@ -16,6 +17,8 @@ from barb.errors import InvalidPeriod
 # repetition, so matching is linear in the text's length (no backtracking blow-up).
 _DATE = r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?"
 _DATE_RE = re.compile(_DATE)
+# "2025-Q4", the label Barb prints for a quarter.
+_QUARTER_RE = re.compile(r"(\d{4})-?[Qq]([1-4])")
 _RELATIVE_RE = re.compile(r"last_(\d+)_(day|week|month|year)s?")
 _LAST_BARS_RE = re.compile(r"last_(\d+)_bars?")
 
@@ -23,14 +26,13 @@ PERIOD_FORMS = (
     '"2024"',
     '"2024-03"',
     '"2024-03-15"',
-    '"2023-01-01:2024-06-30" (either side may be empty)',
+    '"2024-Q1"',
+    '"2023-01-01:2024-06-30" (a side may be empty)',
     '"2020:2022"',
     '"last_year" (the previous calendar year)',
     '"last_month"',
     '"last_week"',
-    '"ytd"',
-    '"mtd"',
-    '"wtd"',
+    '"ytd" / "qtd" / "mtd" / "wtd"',
     '"last_N_days" / "last_N_weeks" / "last_N_months" / "last_N_years" (calendar time back '
     "from the last data date: last_30_days is 30 calendar days, about 21 trading days; on "
     "weekly/monthly/yearly bars last_N_weeks/months/years is the last N whole bars)",
@@ -73,8 +75,17 @@ def _add_months(day: dt.date, months: int) -> dt.date:
     return dt.date(year, month + 1, min(day.day, _month_end(year, month + 1).day))
 
 
+def _quarter_start(day: dt.date) -> dt.date:
+    return dt.date(day.year, 3 * ((day.month - 1) // 3) + 1, 1)
+
+
 def _bounds(token: str, original: str) -> tuple[dt.date, dt.date]:
-    """First and last calendar day that a date token ("2024", "2024-03", "2024-03-15") covers."""
+    """First and last calendar day that a date token ("2024", "2024-03", "2024-03-15",
+    "2024-Q1") covers."""
+    quarter = _QUARTER_RE.fullmatch(token)
+    if quarter:
+        first = dt.date(int(quarter.group(1)), 3 * int(quarter.group(2)) - 2, 1)
+        return first, _add_months(first, 3) - dt.timedelta(days=1)
     parts = [int(p) for p in token.split("-")]
     try:
         if len(parts) == 1:
@@ -91,6 +102,10 @@ def _error(text: str, why: str | None = None) -> InvalidPeriod:
     shown = text if len(text) <= 60 else text[:57] + "…"
     message = f"Period '{shown}' is not understood" + (f": {why}." if why else ".")
     return InvalidPeriod(message, step="period", hint="Use one of: " + ", ".join(PERIOD_FORMS))
+
+
+def _date_token(token: str) -> bool:
+    return bool(_DATE_RE.fullmatch(token) or _QUARTER_RE.fullmatch(token))
 
 
 def _split_range(raw: str) -> tuple[str, str] | None:
@@ -154,6 +169,8 @@ def parse_period(text: str | None, data_end: dt.date, data_start: dt.date | None
         return Period(None, None, "all")
     if key in ("ytd", "this_year"):
         return Period(dt.date(data_end.year, 1, 1), data_end, raw)
+    if key in ("qtd", "this_quarter"):
+        return Period(_quarter_start(data_end), data_end, raw)
     if key in ("mtd", "this_month"):
         return Period(data_end.replace(day=1), data_end, raw)
     if key in ("wtd", "this_week"):
@@ -170,7 +187,7 @@ def parse_period(text: str | None, data_end: dt.date, data_start: dt.date | None
         monday = data_end - dt.timedelta(days=data_end.weekday() + 7)
         return Period(monday, monday + dt.timedelta(days=6), raw)
     if key == "last_quarter":
-        q_start = dt.date(data_end.year, 3 * ((data_end.month - 1) // 3) + 1, 1)
+        q_start = _quarter_start(data_end)
         start = _add_months(q_start, -3)
         return Period(start, q_start - dt.timedelta(days=1), raw)
     match = _LAST_BARS_RE.fullmatch(key)
@@ -195,11 +212,11 @@ def parse_period(text: str | None, data_end: dt.date, data_start: dt.date | None
             )
             return Period(data_start, data_end, raw, note=note, count=n, unit=unit)
         return Period(start, data_end, raw, count=n, unit=unit)
-    if _DATE_RE.fullmatch(raw):
+    if _date_token(raw):
         start, end = _bounds(raw, raw)
         return Period(start, end, raw)
     sides = _split_range(raw)
-    if sides and any(sides) and all(_DATE_RE.fullmatch(side) for side in sides if side):
+    if sides and any(sides) and all(_date_token(side) for side in sides if side):
         start = _bounds(sides[0], raw)[0] if sides[0] else None
         end = _bounds(sides[1], raw)[1] if sides[1] else None
         if start and end and start > end:

@@ -21,6 +21,7 @@ from barb.errors import (
     available,
     sorted_names,
 )
+from barb.instruments import Instrument
 from barb.script import ast
 from barb.script.functions import FunctionSpec, Param
 from barb.script.library import OTHER_FORMS, OTHER_NAMES, contains_aggregate, library, lookup
@@ -47,6 +48,7 @@ def validate(
     allow_aggregates: bool,
     group_by: Collection[str] | None = None,
     aggregates_over_all: bool = False,
+    instrument: Instrument | None = None,
 ) -> list[QueryError]:
     """Every problem with ``expr`` given the columns that exist; empty when it can run.
 
@@ -55,7 +57,7 @@ def validate(
     sit inside an aggregate, except the group keys themselves. ``aggregates_over_all`` is
     true for a second stage's map: an aggregate there is over all the stage's rows.
     """
-    checker = _Checker(columns, step, group_by)
+    checker = _Checker(columns, step, group_by, instrument)
     if allow_aggregates:
         checker.strict_select = group_by is not None or contains_aggregate(expr)
         checker.visit(expr, "select")
@@ -259,8 +261,12 @@ def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownCol
     )
 
 
-def unknown_function(name: str, columns: Collection[str], step: str) -> UnknownFunction:
-    """The error for a missing function, naming those with a similar name."""
+def unknown_function(
+    name: str, columns: Collection[str], step: str, instrument: Instrument | None = None
+) -> UnknownFunction:
+    """The error for a missing function, naming those with a similar name. A summary quoted
+    in the hint is filled in as the reference fills it (``instrument``'s words, else those
+    of the reference's wording symbol): "$price_unit" never reaches the model."""
     similar = difflib.get_close_matches(name.lower(), sorted_names(library()), n=3, cutoff=0.6)
     known = OTHER_NAMES.get(name.lower())
     if known is not None:
@@ -276,7 +282,7 @@ def unknown_function(name: str, columns: Collection[str], step: str) -> UnknownF
         hint = f"Barb Script writes it {OTHER_FORMS[name.lower()]}"
     elif known is not None:  # another language's name for it: how Barb's is called
         spec = library()[known]
-        hint = f"Barb Script calls it {spec.signature()}: {spec.summary}"
+        hint = f"Barb Script calls it {spec.signature()}: {_filled_summary(spec, instrument)}"
     elif similar:
         hint = f"did you mean {similar[0]}()?"
     else:
@@ -284,8 +290,22 @@ def unknown_function(name: str, columns: Collection[str], step: str) -> UnknownF
     return UnknownFunction(message, step=step, hint=hint)
 
 
+def _filled_summary(spec: FunctionSpec, instrument: Instrument | None) -> str:
+    # Imported here: the reference imports the function library this module is part of.
+    from barb.reference import times_for
+
+    return str(times_for(instrument).fill(spec.summary))
+
+
 class _Checker:
-    def __init__(self, columns: Collection[str], step: str, group_by: Collection[str] | None):
+    def __init__(
+        self,
+        columns: Collection[str],
+        step: str,
+        group_by: Collection[str] | None,
+        instrument: Instrument | None = None,
+    ):
+        self.instrument = instrument
         self.columns = columns if isinstance(columns, set | frozenset | dict) else list(columns)
         self.step = step
         self.group_by = set(group_by or ())
@@ -323,7 +343,7 @@ class _Checker:
     def call(self, node: ast.Call, mode: Mode) -> None:
         spec = lookup(node.name)
         if spec is None:
-            self.report(unknown_function(node.name, self.columns, self.step))
+            self.report(unknown_function(node.name, self.columns, self.step, self.instrument))
             for arg in node.args:
                 self.visit(arg, mode)
             return

@@ -35,6 +35,7 @@ class Proof(BaseModel):
     headline: str | None = None
     csv: bytes | None = Field(default=None, repr=False)
     csv_name: str | None = None
+    csv_rows: int = 0  # the file's rows, which its button and caption count
     warnings: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -50,6 +51,7 @@ class Proof(BaseModel):
             headline=outcome.headline,
             csv=outcome.csv,
             csv_name=outcome.csv_name,
+            csv_rows=outcome.csv_rows,
             warnings=outcome.warnings,
             metadata=outcome.result.get("metadata", {}),
         )

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from barb import execute, render_summary
 from barb.errors import QueryError
-from barb.export import csv_bytes
+from barb.export import csv_bytes, csv_rows
 from barb.proof_names import chart_filename, csv_filename
 from barb.result import Result
 from barb.script.limits import check_query_value
@@ -48,6 +48,7 @@ class QueryOutcome(BaseModel):
     headline: str | None = None
     csv: bytes | None = None
     csv_name: str | None = None
+    csv_rows: int = 0  # the file's own rows: a ranking's first whole group is one more
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -100,6 +101,7 @@ def run_query_job(job: QueryJob) -> QueryOutcome:
     if job.csv:
         outcome.csv = csv_bytes(result) or None
         outcome.csv_name = csv_filename(result)
+        outcome.csv_rows = csv_rows(result) if outcome.csv else 0
     if job.chart:
         try:
             from barb.charts import render_answer

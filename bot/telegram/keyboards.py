@@ -67,7 +67,7 @@ def answer(
     row = []
     if csv is not None:
         index, rows = csv
-        label = t("csv_button", lang, rows=decimal(rows, lang))
+        label = t("csv_button", lang, plural_of=rows, rows=decimal(rows, lang))
         row.append(InlineKeyboardButton(label, callback_data=data(HELD_FILE, question_id, index)))
     if query:
         row.append(

@@ -123,7 +123,7 @@ def proof_replies(
         headline = [headline_of(proof), *proof.plan.splitlines()[:4]]
         markup = None
         if question_id is not None:
-            csv = (index, proof.rows) if hold_csv else None
+            csv = (index, proof.csv_rows or proof.rows) if hold_csv else None
             if csv or query_button:
                 markup = keyboards.answer(question_id, lang, query=query_button, csv=csv)
         replies.append(
@@ -139,7 +139,8 @@ def proof_replies(
         )
     if has_csv:
         assert proof.csv is not None and proof.csv_name is not None
-        rows = t("csv_caption", lang, rows=decimal(proof.rows, lang)) if proof.rows else ""
+        count = proof.csv_rows or proof.rows  # the file's rows, as its button counts them
+        rows = t("csv_caption", lang, plural_of=count, rows=decimal(count, lang)) if count else ""
         replies.append(
             file_reply(
                 "document",

@@ -177,7 +177,8 @@ def test_the_time_of_each_days_high_is_drawn_on_a_clock(sample_settings, con) ->
     result = run(query, sample_settings)
     days = december_highs(con)
     fig = figure(result, "ru")
-    clock = next(ax for ax in fig.axes if "high_time" in {t.get_text() for t in ax.texts})
+    # The clock's panel is named with the exchange's zone: "high_time (ET)".
+    clock = next(ax for ax in fig.axes if "high_time (ET)" in {t.get_text() for t in ax.texts})
     np.testing.assert_allclose(bar_heights(clock), days["high_minute"])
     ticks = [t.get_text() for t in clock.get_yticklabels() if t.get_text()]
     assert len(ticks) >= 2 and all(re.fullmatch(r"\d\d:00", t) for t in ticks)  # a clock

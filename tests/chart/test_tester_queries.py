@@ -128,7 +128,8 @@ def test_an_event_comparison_headlines_the_mean_not_the_count(sample_settings, d
     after = days.index.searchsorted(fomc[fomc <= days.index.max()])
     on_fomc = np.isin(np.arange(len(days)), after)
     ranges = days["high"] - days["low"]
-    means = {"fomc": ranges[on_fomc].mean(), "no fomc": ranges[~on_fomc].mean()}
+    # A yes/no key names its column with each answer: "fomc: yes", "fomc: no".
+    means = {"fomc: yes": ranges[on_fomc].mean(), "fomc: no": ranges[~on_fomc].mean()}
     assert on_fomc.sum() > 100
     high, low = max(means, key=means.get), min(means, key=means.get)
     expected = (
@@ -139,7 +140,7 @@ def test_an_event_comparison_headlines_the_mean_not_the_count(sample_settings, d
     fig = figure(result)
     top = max(fig.axes, key=lambda ax: ax.get_position().y1)
     np.testing.assert_allclose(
-        bar_heights(top), [means["no fomc"], means["fomc"]], rtol=1e-9
+        bar_heights(top), [means["fomc: no"], means["fomc: yes"]], rtol=1e-9
     )  # the mean's panel on top, right under the headline
 
 

@@ -32,6 +32,12 @@ END = dt.date(2026, 1, 7)
         ("ytd", dt.date(2026, 1, 1), END),
         ("mtd", dt.date(2026, 1, 1), END),
         ("wtd", dt.date(2026, 1, 5), END),  # END is a Wednesday; weeks start on Monday
+        ("qtd", dt.date(2026, 1, 1), END),
+        ("this_quarter", dt.date(2026, 1, 1), END),
+        ("2025-Q4", dt.date(2025, 10, 1), dt.date(2025, 12, 31)),  # the label Barb prints
+        ("2024-q1", dt.date(2024, 1, 1), dt.date(2024, 3, 31)),
+        ("2025-Q2:2025-Q3", dt.date(2025, 4, 1), dt.date(2025, 9, 30)),
+        ("2025-Q3:", dt.date(2025, 7, 1), None),
         ("this_week", dt.date(2026, 1, 5), END),
         ("last_7_days", dt.date(2026, 1, 1), END),
         ("last_1_month", dt.date(2025, 12, 8), END),
@@ -50,7 +56,18 @@ def test_no_period_is_all_data() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["junk", "2024-13", "2024-02-30", "2025:2024", "last_0_days", "20240", "yesterday"]
+    "text",
+    [
+        "junk",
+        "2024-13",
+        "2024-02-30",
+        "2025:2024",
+        "last_0_days",
+        "20240",
+        "yesterday",
+        "2025-Q5",
+        "2025-Q0",
+    ],
 )
 def test_bad_periods_explain_the_forms(text: str) -> None:
     with pytest.raises(InvalidPeriod) as info:
@@ -59,9 +76,13 @@ def test_bad_periods_explain_the_forms(text: str) -> None:
     assert err["step"] == "period"
     assert text in err["message"]
     assert "last_N_days" in err["hint"]
+    # The hint lists the forms, the quarter ones among them.
+    assert all(form in err["hint"] for form in ('"qtd"', '"2024-Q1"', '"wtd"', '"2024-03"'))
 
 
 def test_relative_periods_follow_the_data_not_the_clock() -> None:
     assert parse_period("last_year", dt.date(2019, 6, 1)).start == dt.date(2018, 1, 1)
     # A Monday's week to date is that day alone.
     assert parse_period("wtd", dt.date(2019, 6, 3)).start == dt.date(2019, 6, 3)
+    # The quarter of the data's last date, from its first day: 2019-05-17 is in Q2.
+    assert parse_period("qtd", dt.date(2019, 5, 17)).start == dt.date(2019, 4, 1)

@@ -202,3 +202,48 @@ def test_the_short_bar_atop_a_ranking_names_the_first_full_length_one(settings, 
         + f" Sorted by {column} ascending, it ranks first: the first full-length one is "
         f"{clock(full.index[0])} ({column} {full.iloc[0]})."
     ]
+
+
+@pytest.mark.parametrize(("symbol", "session", "hours", "frame", "step"), CASES)
+def test_a_table_of_bars_holding_the_short_one_says_how_to_get_the_full_last_bar(
+    settings, symbol, session, hours, frame, step
+) -> None:
+    """ "The last hour of today's session" as RTH 1h last_1_bars gave the 16:30 bar, half an
+    hour, with nothing said. Now the warning gives its length and the window session that
+    holds the session's last full bar, whose range and volume pandas reads here from the
+    last date's minute bars."""
+    inside = buckets(year_minutes(symbol, settings), hours, step)
+    short, minutes = short_bucket(inside, step)
+    frame_minutes = pd.read_parquet(
+        data_path(symbol, settings), columns=["trading_date", "minute", "high", "low", "volume"]
+    )
+    last = frame_minutes[frame_minutes["trading_date"] == frame_minutes["trading_date"].max()]
+    since = (last["minute"].astype(int) - hours[0]) % 1440
+    length = (hours[1] - hours[0]) % 1440 or 1440
+    short_bar = last[(since >= length - minutes) & (since < length)]
+    full_bar = last[(since >= length - step) & (since < length)]
+    result = execute(
+        {"session": session, "from": frame, "period": "last_1_bars"}, symbol, settings=settings
+    )
+    assert result.ok, result.to_dict()
+    [row] = result.table.to_dict("records")
+    assert row["timestamp"].hour * 60 + row["timestamp"].minute == short
+    assert row["range"] == short_bar["high"].max() - short_bar["low"].min()
+    assert row["volume"] == short_bar["volume"].sum()
+    start, end = clock(hours[1] - step), clock(hours[1])
+    whole = "hour" if step == 60 else LENGTHS[step]
+    expected = (
+        f"The {clock(short)} bar is {LENGTHS[minutes]} ({clock(short)}-{end}), the others "
+        f"{LENGTHS[step]}: its range, volume and move cover {minutes} minutes, not {step}. "
+        f'The session\'s last {whole}, {start}-{end}: "from": "daily", "session": '
+        f'"{start}-{end}".'
+    )
+    assert expected in result.metadata.warnings, result.metadata.warnings
+    daily = execute(
+        {"session": f"{start}-{end}", "from": "daily", "period": "last_1_bars"},
+        symbol,
+        settings=settings,
+    )
+    assert daily.table["range"].iloc[0] == full_bar["high"].max() - full_bar["low"].min()
+    assert daily.table["volume"].iloc[0] == full_bar["volume"].sum()
+    assert daily.table["range"].iloc[0] > row["range"]

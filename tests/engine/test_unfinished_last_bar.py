@@ -118,3 +118,19 @@ def test_wtd_is_the_week_so_far(engine_settings, minutes) -> None:
     assert bar.table["open"].iloc[0] == week["open"].iloc[0]
     assert bar.table["close"].iloc[0] == week["close"].iloc[-1]
     assert any("The week 2024-03-25 is not over yet" in w for w in bar.metadata.warnings)
+
+
+def test_qtd_is_the_quarter_so_far(engine_settings, minutes) -> None:
+    """ "This quarter so far" (InvalidPeriod before): the quarter of the data's last date from
+    its first day, like mtd; and "2024-Q1", the label Barb prints, names that quarter."""
+    daily = rth_daily(minutes)
+    quarter = daily[daily.index >= "2024-01-01"]
+    days = _ask({"from": "daily", "period": "qtd", "select": "count()"}, engine_settings)
+    assert days.summary.value == len(quarter)
+    bar = _ask({"from": "quarterly", "period": "qtd"}, engine_settings)
+    assert list(bar.table["quarter"]) == ["2024-Q1"]
+    assert bar.table["open"].iloc[0] == quarter["open"].iloc[0]
+    assert bar.table["close"].iloc[0] == quarter["close"].iloc[-1]
+    assert any("The quarter 2024-Q1 is not over yet" in w for w in bar.metadata.warnings)
+    named = _ask({"from": "daily", "period": "2024-Q1", "select": "count()"}, engine_settings)
+    assert named.summary.value == len(quarter)

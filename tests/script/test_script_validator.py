@@ -223,3 +223,26 @@ def test_select_item_with_alias_validates_its_expression() -> None:
     assert alias == "avg"
     [error] = validate(expr, COLUMNS, step="select", allow_aggregates=True)
     assert error.hint == "did you mean 'range'?"
+
+
+def test_another_names_hint_fills_in_the_summarys_placeholders(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A summary with placeholders ("ATR in $price_unit") went into the hint raw. No other
+    tool's name maps to such a function yet, so one is added here: the hint reads the
+    instrument's own word (CL's dollars), or the reference's wording symbol's without one."""
+    import barb.script.validator as validator
+    from barb.instruments import load_instrument
+
+    assert "$price_unit" in library()["atr"].summary  # the case this test is about
+    names = {**validator.OTHER_NAMES, "average_true_range": "atr", "vwap_line": "vwap"}
+    monkeypatch.setattr(validator, "OTHER_NAMES", names)
+    cl = load_instrument("CL")
+    for instrument, unit in ((cl, "dollars"), (None, "points")):
+        [error] = check("average_true_range(14) > 1", instrument=instrument)
+        assert error.hint.startswith("Barb Script calls it atr(")
+        assert f"Average True Range in {unit}" in error.hint, error.hint
+        [error] = check("vwap_line() > close", instrument=instrument)
+        assert "$" not in error.hint, error.hint
+    [error] = check("vwap_line() > close", instrument=cl)
+    assert f"{cl.symbol} " in error.hint, error.hint

@@ -1,0 +1,164 @@
+"""Groups and bars that hold part of their week: the data's unfinished last week is compared
+with the days the exchange trades in a whole one, not with a median that takes in a week the
+period cut ("this week vs last week" over last_2_weeks said "3 days, against 2 in a whole
+week"); and the data's first week, which began before the data (the sample starts on
+Wednesday 2008-01-02; Monday 2007-12-31 traded), is a part week like one the period cuts.
+
+Expected values by pandas over the sample's raw minute bars (RTH 09:30-17:00), and the
+exchange's trading days by pandas_market_calendars, never through Barb.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pandas_market_calendars as mcal
+import pytest
+
+from barb import execute
+from barb.data.store import data_path
+from barb.instruments import load_instrument
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def daily(sample_settings) -> pd.DataFrame:
+    """NQ's RTH days from the raw minute bars: range, volume and the week's Monday."""
+    minutes = pd.read_parquet(data_path("NQ", sample_settings))
+    rth = minutes[(minutes["minute"] >= 570) & (minutes["minute"] < 1020)]
+    days = rth.groupby("trading_date").agg(
+        high=("high", "max"), low=("low", "min"), volume=("volume", "sum")
+    )
+    days["range"] = days["high"] - days["low"]
+    days["week"] = days.index - pd.to_timedelta(days.index.dayofweek, unit="D")
+    return days
+
+
+def exchange_days(start: str, end: str) -> pd.DatetimeIndex:
+    calendar = mcal.get_calendar(load_instrument("NQ").calendar)
+    return calendar.valid_days(start, end).tz_localize(None)
+
+
+def _ask(query: dict, settings):
+    result = execute({"session": "RTH", "from": "daily", **query}, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+@pytest.mark.parametrize("period", ["last_2_weeks", "2025-12-24:"])
+def test_the_unfinished_week_is_compared_with_the_exchanges_whole_week(
+    period, sample_settings, daily
+) -> None:
+    """It said "3 days, against 2 in a whole week (the median)" over last_2_weeks (the 1-day
+    week the period cut in the median) and "against 3" from 2025-12-24, as if complete."""
+    query = {
+        "period": period,
+        "group_by": "week()",
+        "select": ["count() as days", "mean(range) as avg_range"],
+    }
+    result = _ask(query, sample_settings)
+    last = daily.index[-1]
+    monday = last - pd.Timedelta(days=last.dayofweek)
+    held = int((daily["week"] == monday).sum())
+    whole = len(exchange_days(str(monday.date()), str((monday + pd.Timedelta(days=6)).date())))
+    assert (held, whole) == (3, 5)
+    [said] = [w for w in result.metadata.warnings if "is not over" in w]
+    assert f"It holds {held} days, against {whole} in the whole week" in said, said
+    # The week the period's start cut is a part group too: the chart is told which.
+    first = result.table["week"].iloc[0]
+    assert result.metadata.cut_groups == [{"week": str(pd.Timestamp(first).date())}]
+    assert result.metadata.open_group == {"week": str(monday.date())}
+    start = daily.index[daily.index >= (daily.index[-1] - pd.Timedelta(days=13))][0]
+    if period == "2025-12-24:":
+        start = pd.Timestamp("2025-12-24")
+    shown = daily[daily.index >= start].groupby("week")["range"].agg(["size", "mean"])
+    assert result.table["days"].tolist() == shown["size"].tolist()
+    assert result.table["avg_range"].tolist() == pytest.approx(shown["mean"].tolist())
+
+
+def test_with_a_where_the_median_is_of_whole_weeks_only(sample_settings, daily) -> None:
+    """Where not every day is kept the calendar's count is no yardstick: the median of the
+    groups before it, the week the period's start cut left out of it."""
+    query = {
+        "period": "2025-12-24:",
+        "where": "range > 0",
+        "group_by": "week()",
+        "select": "count() as days",
+    }
+    result = _ask(query, sample_settings)
+    days = daily[(daily.index >= "2025-12-24") & (daily["range"] > 0)]
+    sizes = days.groupby("week").size()
+    # Whole weeks: neither the one the period's start cut nor the data's unfinished last.
+    whole = sizes.iloc[1:-1]
+    assert len(whole) == 1
+    [said] = [w for w in result.metadata.warnings if "is not over" in w]
+    assert f"It holds {sizes.iloc[-1]} days, against {whole.iloc[0]} in a whole week." in said
+
+
+def test_the_datas_first_week_began_before_it_and_is_a_part_group(sample_settings, daily) -> None:
+    """Daily bars by week() over 2008-01: the group 2007-12-31 held 3 days with no word,
+    while the week the period's end cut was flagged."""
+    first = daily.index[0]
+    monday = first - pd.Timedelta(days=first.dayofweek)
+    week_days = exchange_days(str(monday.date()), str((monday + pd.Timedelta(days=4)).date()))
+    before = week_days[week_days < first]
+    assert len(before) == 1 and len(week_days) == 4  # Monday 2007-12-31 traded, Tuesday not
+    held = int((daily["week"] == monday).sum())
+    result = _ask(
+        {"period": "2008-01", "group_by": "week()", "select": "count() as days"},
+        sample_settings,
+    )
+    assert result.table["days"].iloc[0] == held == 3
+    assert (
+        f"The week {monday.date()} began before the data starts: its row counts only {held} "
+        f"of its {len(week_days)} days."
+    ) in result.metadata.warnings, result.metadata.warnings
+    assert {"week": str(monday.date())} in result.metadata.cut_groups
+    # Ranked first by volume from January to May 2008, it names the first whole week too.
+    ranked = _ask(
+        {
+            "period": "2008-01:2008-05",
+            "group_by": "week()",
+            "select": "sum(volume) as vol",
+            "sort": "vol asc",
+            "limit": 1,
+        },
+        sample_settings,
+    )
+    spring = daily[daily.index < "2008-06-01"].groupby("week")["volume"].sum()
+    assert spring.idxmin() == monday and spring.index[-1] == pd.Timestamp("2008-05-26")
+    whole = spring.drop(monday)
+    [said] = [w for w in ranked.metadata.warnings if "began before the data" in w]
+    assert said.endswith(
+        "Sorted by vol ascending, it ranks first: among the whole weeks the lowest vol is "
+        f"{whole.min()}, in {whole.idxmin().date()}."
+    ), said
+
+
+def test_weekly_bars_leave_the_datas_first_part_week_out(sample_settings, daily) -> None:
+    """ "The lowest-volume week of 2008" on weekly bars ranked the 3-day week 2008-01-02
+    second lowest: it is left out, counted and said, like a week the period cuts."""
+    first = daily.index[0]
+    monday = first - pd.Timedelta(days=first.dayofweek)
+    result = execute(
+        {"session": "RTH", "from": "weekly", "period": "2008", "sort": "volume asc"},
+        "NQ",
+        settings=sample_settings,
+    )
+    assert result.ok, result.to_dict()
+    weeks = daily[daily.index.year == 2008].groupby("week")["volume"].sum()
+    whole = weeks.drop(monday).iloc[:-1].sort_values()  # the last runs into 2009
+    assert result.table["volume"].tolist() == whole.tolist()
+    assert str(first.date()) not in [str(w) for w in result.table["week"]]
+    assert any(
+        f"The week {monday.date()} began before the data starts: its weekly bar "
+        f"({first.date()}) holds only 3 of its 4 days." in w
+        for w in result.metadata.warnings
+    ), result.metadata.warnings
+    # A period of that bar alone still gives it.
+    alone = execute(
+        {"session": "RTH", "from": "weekly", "period": "2008-01-01:2008-01-04"},
+        "NQ",
+        settings=sample_settings,
+    )
+    assert alone.table["volume"].tolist() == [weeks[monday]]
