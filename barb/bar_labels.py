@@ -59,6 +59,13 @@ def label_column(frame: pd.DataFrame, timeframe: str) -> tuple[str, np.ndarray] 
     return label.column, _format(dates, timeframe)
 
 
+def unit_label(start: np.datetime64, unit: str) -> str:
+    """The label of the ``unit`` (week, month, quarter, year) that begins on ``start``, as
+    its bar is labelled: 2023-01-03, 2023-01, 2023-Q1, 2023."""
+    timeframe = {"week": "weekly", "month": "monthly", "quarter": "quarterly"}.get(unit, "yearly")
+    return str(_format(np.array([start], dtype="datetime64[ns]"), timeframe)[0])
+
+
 def with_bar_label(table: pd.DataFrame, bars: pd.DataFrame, timeframe: str) -> pd.DataFrame:
     """``table`` (row for row the rows of ``bars``) with the bar label as its first column:
     the date, week, month… of daily and longer bars, the ``timestamp`` of intraday ones.

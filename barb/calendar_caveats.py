@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from pandas.tseries.holiday import GoodFriday
 
+from barb.bar_labels import unit_label
 from barb.errors import DataError
 from barb.events.rules import early_close_days, us_market_closed
 from barb.frames import last_weekday_of_period, period_start
@@ -238,7 +239,7 @@ def period_cuts(
         inside = kept[(kept >= group[0]) & (kept <= group[-1])]
         if not len(inside):
             continue
-        name = _label(label, unit)
+        name = unit_label(label, unit)
         if edge == "start":
             text = f"began before the period's start (on {group[0]})"
         else:
@@ -264,17 +265,6 @@ def _data_start_group(plan: Plan, timeframe: str, first: np.datetime64) -> Start
     ):
         return None
     return data_start_cut(plan.dataset, timeframe)
-
-
-def _label(start: np.datetime64, unit: str) -> str:
-    day = pd.Timestamp(start)
-    if unit == "week":
-        return str(day.date())
-    if unit == "month":
-        return f"{day.year}-{day.month:02d}"
-    if unit == "quarter":
-        return f"{day.year}-Q{day.quarter}"
-    return str(day.year)
 
 
 def iso_week_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import label_column
+from barb.bar_labels import label_column, unit_label
 from barb.errors import DataError
 from barb.events import join_events
 from barb.events.rules import RULE_COVERAGE, trading_days
@@ -95,7 +95,7 @@ class StartCut:
         days.' (``what``: how the result holds it; ``days``: of it, when not all the data's)."""
         held = self.days if days is None else days
         return (
-            f"The {self.unit} {_unit_label(self.begins, self.unit)} began before the data "
+            f"The {self.unit} {unit_label(self.begins, self.unit)} began before the data "
             f"starts: {what} only {held} of its {self.calendar_days} days."
         )
 
@@ -123,17 +123,6 @@ def data_start_cut(dataset: Dataset, timeframe: str) -> StartCut | None:
         timeframe
     ]
     return StartCut(unit, begins, held, max(total, held))
-
-
-def _unit_label(begins: np.datetime64, unit: str) -> str:
-    day = pd.Timestamp(begins)
-    if unit == "week":
-        return str(day.date())
-    if unit == "month":
-        return f"{day.year}-{day.month:02d}"
-    if unit == "quarter":
-        return f"{day.year}-Q{day.quarter}"
-    return str(day.year)
 
 
 def bars_in_scope(plan: Plan) -> Scope:

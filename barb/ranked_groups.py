@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from barb.bar_labels import unit_label
 from barb.calendar_caveats import PeriodCut
 from barb.caveats import OpenGroup, key_columns
 from barb.planning import Plan
@@ -39,20 +40,18 @@ def cut_group(plan: Plan, cut: PeriodCut) -> OpenGroup | None:
         week = keys.get("week")
         if week is None:
             return None
-        label = str(day.date())
+        label = unit_label(cut.start, "week")
         return OpenGroup("week", label, {week: label}, {week: day})
     year = keys.get("year")
     if year is None:
         return None
     values: dict[str, object] = {year: day.year}
-    label = str(day.year)
     if cut.unit in ("month", "quarter"):
         key = keys.get(cut.unit)
         if key is None:
             return None
-        part = day.month if cut.unit == "month" else day.quarter
-        values[key] = part
-        label = f"{day.year}-{part:02d}" if cut.unit == "month" else f"{day.year}-Q{part}"
+        values[key] = day.month if cut.unit == "month" else day.quarter
+    label = unit_label(cut.start, cut.unit)
     return OpenGroup(cut.unit, label, {k: str(v) for k, v in values.items()}, values)
 
 
