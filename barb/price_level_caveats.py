@@ -60,6 +60,8 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) 
     items = [s for s in stage.select if _blends(s, plan.timeframe.name, query)]
     if not items:
         return []
+    if not _may_blend(rows):
+        return []
     years = _yearly_levels(rows)
     if years is None:
         return []
@@ -123,6 +125,18 @@ class _Levels:
         return f"{year} ({first} — {last} only)"
 
 
+def _may_blend(rows: pd.DataFrame) -> bool:
+    """Whether the rows' yearly mean closes could differ ``LEVEL_RATIO`` times: each lies
+    between the lowest and the highest close, so a narrower span rules it out at the cost
+    of one min and max (most questions over a few months or years stop here)."""
+    step = max(1, len(rows) // LEVEL_SAMPLE_ROWS)
+    close = rows["close"].to_numpy(dtype=np.float64)[::step]
+    if not len(close) or np.isnan(close).all():
+        return False
+    low, high = np.nanmin(close), np.nanmax(close)
+    return bool(low > 0 and high / low >= LEVEL_RATIO)
+
+
 def _yearly_levels(rows: pd.DataFrame) -> _Levels | None:
     """The mean close of each calendar year of the rows (every k-th row of a long frame),
     indexed by the year: the whole years' when there are two or more (the data's 4 days of
@@ -134,7 +148,7 @@ def _yearly_levels(rows: pd.DataFrame) -> _Levels | None:
     dates = rows["trading_date"].to_numpy()[::step]
     first, last = (int(str(np.datetime64(d, "Y"))) for d in (dates[0], dates[-1]))
     years = np.arange(first, last + 1)
-    starts = np.searchsorted(dates, np.array([f"{y}-01-01" for y in years], dtype=dates.dtype))
+    starts = np.searchsorted(dates, _year_starts(years).astype(dates.dtype))
     held = np.diff(np.append(starts, len(dates))) > 0
     years, starts = years[held], starts[held]
     has = ~np.isnan(close)
@@ -160,9 +174,16 @@ def _yearly_levels(rows: pd.DataFrame) -> _Levels | None:
     return _Levels(level, partial)
 
 
+def _year_starts(years: np.ndarray) -> np.ndarray:
+    """January 1st of each year, as datetime64[D]."""
+    return (years - 1970).astype("datetime64[Y]").astype("datetime64[D]")
+
+
 def _day_of(years: np.ndarray, month_day: str) -> np.ndarray:
     """The day ``month_day`` ("01-07") of each year, as datetime64[ns]."""
-    return np.array([f"{y}-{month_day}" for y in years], dtype="datetime64[ns]")
+    month, day = (int(part) for part in month_day.split("-"))
+    months = ((years - 1970) * 12 + month - 1).astype("datetime64[M]")
+    return (months.astype("datetime64[D]") + (day - 1)).astype("datetime64[ns]")
 
 
 def _recent_values(
