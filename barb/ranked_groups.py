@@ -17,6 +17,7 @@ from barb.bar_labels import unit_label
 from barb.calendar_caveats import PeriodCut
 from barb.caveats import OpenGroup, key_columns
 from barb.planning import Plan
+from barb.ranking import in_sort_order, order_text
 from barb.script.query import SortKey
 from barb.summary_text import value_text
 
@@ -84,12 +85,7 @@ def ranked_first(
         return None
     if any(column not in groups.columns for part in parts for column in part.values):
         return None
-    ranked = groups.sort_values(
-        [k.column for k in sort],
-        ascending=[not k.descending for k in sort],
-        kind="stable",
-        na_position="last",
-    ).reset_index(drop=True)
+    ranked = in_sort_order(groups, sort).reset_index(drop=True)
     masks = [part.rows(ranked) for part in parts]
     atop = next((part for part, mask in zip(parts, masks, strict=True) if mask[0]), None)
     whole = np.flatnonzero(~np.logical_or.reduce(masks))
@@ -118,7 +114,7 @@ def ranked_text(
         if len(keys) == 1
         else ", ".join(f"{key} {value_text(first[key])}" for key in keys)
     )
-    order = ", ".join(f"{k.column} {'descending' if k.descending else 'ascending'}" for k in sort)
+    order = order_text(sort)
     if len(sort) == 1:
         end = "highest" if by.descending else "lowest"
         what = f"the {end} {by.column} is {value_text(value)}, in {named}"

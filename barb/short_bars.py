@@ -18,6 +18,7 @@ import pandas as pd
 
 from barb.instruments import format_clock, parse_clock
 from barb.lineage import Lineage, called_key_names
+from barb.ranking import in_sort_order, order_text
 from barb.script import ast
 from barb.script.query import SortKey
 from barb.summary_text import value_text
@@ -158,12 +159,7 @@ def _ranked(
     (the answer to "which hour has the least volume") or at its bottom, listed."""
     if not sort or sort[0].column in by or any(k.column not in groups for k in sort):
         return ""
-    ranked = groups.sort_values(
-        [k.column for k in sort],
-        ascending=[not k.descending for k in sort],
-        kind="stable",
-        na_position="last",
-    ).reset_index(drop=True)
+    ranked = in_sort_order(groups, sort).reset_index(drop=True)
     rows = short_bar_rows(short, ranked, key, query)
     if rows is None or rows.all():
         return ""
@@ -179,7 +175,7 @@ def _ranked(
     named = " ".join(
         value_text(row[k]) if isinstance(row[k], str) else f"{k} {value_text(row[k])}" for k in by
     )
-    order = ", ".join(f"{k.column} {'descending' if k.descending else 'ascending'}" for k in sort)
+    order = order_text(sort)
     return (
         f" Sorted by {order}, it ranks {place}: the {place} full-length one is {named} "
         f"({sort[0].column} {value_text(row[sort[0].column])})."

@@ -26,6 +26,7 @@ from barb.group_noise import even_groups
 from barb.limit_caveats import tie_at_limit
 from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
+from barb.ranking import in_sort_order
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.sample_sizes import sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
@@ -466,12 +467,7 @@ def sort_limit(
     ties: list[str] = []
     if stage.sort:
         keys = [k.column for k in stage.sort]
-        table = table.sort_values(
-            keys,
-            ascending=[not k.descending for k in stage.sort],
-            kind="stable",
-            na_position="last",
-        )
+        table = in_sort_order(table, stage.sort)
         if stage.limit is not None:
             columns = [table[key].to_numpy() for key in keys]
             named = [table[column].to_numpy() for column in named_by]
