@@ -37,14 +37,13 @@ from barb.script.library import OTHER_NAMES, library
 from barb.script.patterns import find_pattern, pattern_catalog
 from barb.script.periods import PERIOD_FORMS
 from barb.session_concepts import find_session_concept, session_concepts
-from barb.session_times import SessionTimes
+from barb.session_times import WORDING_SYMBOL, SessionTimes, times_for
 from barb.settings import PROJECT_ROOT, EngineSettings, default_settings
 from barb.timeframes import DAILY_AND_LONGER, INTRADAY
 from barb.yaml_text import load_yaml
 
 EXAMPLES_FILE = PROJECT_ROOT / "prompts" / "query_examples.yaml"
-# Texts asked for without an instrument (tests, docs) name the times of this one.
-WORDING_SYMBOL = "NQ"
+
 
 _CATEGORY_TITLES = {
     "scalar": "Scalar",
@@ -105,11 +104,6 @@ def _function_lines(times: SessionTimes) -> list[str]:
         for spec in _specs(category):
             lines.append(f"  {spec.signature()} — {times.fill(spec.summary)}")
     return lines
-
-
-def times_for(instrument: Instrument | None) -> SessionTimes:
-    """The times the texts name: the instrument's, or without one those of WORDING_SYMBOL."""
-    return SessionTimes(instrument or load_instrument(WORDING_SYMBOL))
 
 
 def query_reference(

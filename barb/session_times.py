@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from string import Template
 from typing import Any
 
-from barb.instruments import MINUTES_PER_DAY, Instrument, SettlementWindow, format_clock
+from barb.instruments import (
+    MINUTES_PER_DAY,
+    Instrument,
+    SettlementWindow,
+    format_clock,
+    load_instrument,
+)
 
 # What traders call "the opening range" unless they say otherwise: the first 15 minutes.
 OPENING_RANGE_MINUTES = 15
@@ -200,3 +206,12 @@ def _settle_expression(windows: tuple[SettlementWindow, ...]) -> str:
                 f"session_close('{window.start}-{window.end}'), {expression})"
             )
     return expression
+
+
+# Texts asked for without an instrument (tests, docs) name the times of this one.
+WORDING_SYMBOL = "NQ"
+
+
+def times_for(instrument: Instrument | None) -> SessionTimes:
+    """The times the texts name: the instrument's, or without one those of WORDING_SYMBOL."""
+    return SessionTimes(instrument or load_instrument(WORDING_SYMBOL))

@@ -25,6 +25,7 @@ from barb.instruments import Instrument
 from barb.script import ast
 from barb.script.functions import FunctionSpec, Param
 from barb.script.library import OTHER_FORMS, OTHER_NAMES, contains_aggregate, library, lookup
+from barb.session_times import times_for
 
 # Where in a select item a node sits: "row" outside select (map, where, group_by);
 # "select" at the top of a select item; "aggregate" inside an aggregate's arguments;
@@ -291,9 +292,6 @@ def unknown_function(
 
 
 def _filled_summary(spec: FunctionSpec, instrument: Instrument | None) -> str:
-    # Imported here: the reference imports the function library this module is part of.
-    from barb.reference import times_for
-
     return str(times_for(instrument).fill(spec.summary))
 
 
