@@ -9,13 +9,15 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from barb.errors import InvalidSession, UnknownInstrument, UnknownSession
 from barb.settings import EngineSettings, default_settings
 from barb.yaml_text import load_yaml
 
 MINUTES_PER_DAY = 24 * 60
+# Session texts an instrument keeps resolved (see Instrument._resolved).
+_RESOLVED_KEPT = 256
 # A session written as a time window: "09:30-09:45" (an en dash is accepted too).
 _WINDOW = re.compile(r"^(\d{1,2}):(\d{2})\s*[-–]\s*(\d{1,2}):(\d{2})$")
 
@@ -121,6 +123,9 @@ class Instrument(BaseModel):
     sessions: dict[str, SessionSpec]
     events: list[str] = Field(default_factory=list)
     sample: SampleSpec | None = None
+    # Sessions resolved so far, by the text asked for: a window is parsed and checked
+    # against the trading hours once (~60 us, and a query resolves its session five times).
+    _resolved: dict[str, tuple[str, SessionSpec]] = PrivateAttr(default_factory=dict)
 
     @property
     def trading_day_start_minute(self) -> int:
@@ -165,6 +170,15 @@ class Instrument(BaseModel):
         return self._window(name.strip()).hours
 
     def _resolve(self, name: str) -> tuple[str, SessionSpec]:
+        resolved = self._resolved.get(name)
+        if resolved is None:
+            resolved = self._resolve_anew(name)
+            if len(self._resolved) >= _RESOLVED_KEPT:  # texts come from models: keep a few
+                self._resolved.clear()
+            self._resolved[name] = resolved
+        return resolved
+
+    def _resolve_anew(self, name: str) -> tuple[str, SessionSpec]:
         text = name.strip()
         spec = self.sessions.get(text.upper())
         if spec is not None:

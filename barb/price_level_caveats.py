@@ -33,14 +33,13 @@ from barb.script.library import lookup
 # to blend price levels: at 2x a 100-point range is 2% of the price in one year and 1% in
 # another. NQ over 2008-2026 is about 20x, ES about 6x, CL's 2008 over 2020 about 2.5x.
 LEVEL_RATIO = 2.0
-# The rows read for the yearly mean closes, at most (every k-th row beyond): a mean per year
-# of 50,000 rows of 6 million minute bars is the same to far better than the ratio's 2x.
+# The rows read for the yearly mean closes, at most (every k-th row beyond).
 LEVEL_SAMPLE_ROWS = 50_000
 # A year the rows cover from its first week (the first trading day is Jan 2-4, a week's bar
 # begins the December before) to its last (the last is Dec 28-31) is whole; its mean close
 # is the year's level. Only the rows' first and last years (the data's or the period's
 # ends) can be partial.
-WHOLE_FROM, WHOLE_TO = "01-07", "12-24"
+WHOLE_FROM, WHOLE_TO = (1, 7), (12, 24)
 # The recent rows the statistic is given over, beside the whole.
 RECENT_DAYS = 365
 # Statistics of one row, not of many: they blend nothing.
@@ -60,21 +59,22 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) 
     items = [s for s in stage.select if _blends(s, plan.timeframe.name, query)]
     if not items:
         return []
-    if not _may_blend(rows):
+    sample = _Sample.of(rows)
+    if not sample.may_blend():
         return []
-    years = _yearly_levels(rows)
+    years = sample.yearly_levels()
     if years is None:
         return []
-    level = years.level
-    if level.min() <= 0 or level.max() / level.min() < LEVEL_RATIO:
+    low, high = int(np.argmin(years.level)), int(np.argmax(years.level))
+    ratio = years.level[high] / years.level[low]
+    if years.level[low] <= 0 or ratio < LEVEL_RATIO:
         return []
-    low, high = level.idxmin(), level.idxmax()
     names = _listed([s.name for s in items])
     one = len(items) == 1
     text = (
         f"{names} {'is' if one else 'are'} in points over rows whose price level changed "
-        f"{level.max() / level.min():.1f}x (mean close {level[low]:,.0f} in "
-        f"{years.named(low)}, {level[high]:,.0f} in {years.named(high)}), so "
+        f"{ratio:.1f}x (mean close {years.level[low]:,.0f} in {years.named(low)}, "
+        f"{years.level[high]:,.0f} in {years.named(high)}), so "
         f"{'it blends' if one else 'they blend'} price levels"
     )
     # The rows are in time order (a first stage's, by trading date): the last 12 months are
@@ -111,67 +111,83 @@ def _aggregate(call: ast.Call) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class _Levels:
-    """Each year's mean close (``level``, by year), and the rows' first and last dates in
-    the years they cover only in part."""
+    """Each year's mean close (``level``, one per year of ``years``), and the rows' first
+    and last dates in the years they cover only in part."""
 
-    level: pd.Series
+    years: np.ndarray
+    level: np.ndarray
     partial: dict[int, tuple[dt.date, dt.date]]
 
-    def named(self, year: int) -> str:
+    def named(self, at: int) -> str:
         """ "2025", or "2026 (2026-01-02 — 2026-01-07 only)"."""
+        year = int(self.years[at])
         if year not in self.partial:
             return str(year)
         first, last = self.partial[year]
         return f"{year} ({first} — {last} only)"
 
 
-def _may_blend(rows: pd.DataFrame) -> bool:
-    """Whether the rows' yearly mean closes could differ ``LEVEL_RATIO`` times: each lies
-    between the lowest and the highest close, so a narrower span rules it out at the cost
-    of one min and max (most questions over a few months or years stop here)."""
-    step = max(1, len(rows) // LEVEL_SAMPLE_ROWS)
-    close = rows["close"].to_numpy(dtype=np.float64)[::step]
-    if not len(close) or np.isnan(close).all():
-        return False
-    low, high = np.nanmin(close), np.nanmax(close)
-    return bool(low > 0 and high / low >= LEVEL_RATIO)
+@dataclasses.dataclass(frozen=True)
+class _Sample:
+    """The rows' closes, trading dates and bar openings, every k-th row of a long frame (a
+    mean per year of 50,000 rows of 6 million minute bars is the same to far better than
+    the ratio's 2x). Plain arrays: on a few thousand daily rows the checks cost what pandas
+    spends per call, not what the arithmetic does."""
 
+    close: np.ndarray
+    dates: np.ndarray
+    opened: np.ndarray
 
-def _yearly_levels(rows: pd.DataFrame) -> _Levels | None:
-    """The mean close of each calendar year of the rows (every k-th row of a long frame),
-    indexed by the year: the whole years' when there are two or more (the data's 4 days of
-    2026 are no year's level), else every year's, the partial ones marked. The rows are in
-    date order: each year is a run of them, found by a binary search (a conversion of every
-    date to its year costs more than the rest)."""
-    step = max(1, len(rows) // LEVEL_SAMPLE_ROWS)
-    close = rows["close"].to_numpy(dtype=np.float64)[::step]
-    dates = rows["trading_date"].to_numpy()[::step]
-    first, last = (int(str(np.datetime64(d, "Y"))) for d in (dates[0], dates[-1]))
-    years = np.arange(first, last + 1)
-    starts = np.searchsorted(dates, _year_starts(years).astype(dates.dtype))
-    held = np.diff(np.append(starts, len(dates))) > 0
-    years, starts = years[held], starts[held]
-    has = ~np.isnan(close)
-    totals = np.add.reduceat(np.where(has, close, 0.0), starts)
-    counts = np.add.reduceat(has.astype(np.int64), starts)
-    if not counts.any():
-        return None
-    ends = np.append(starts[1:], len(dates)) - 1
-    # A bar of a week or longer is dated by its last trading date and begins at its
-    # timestamp: the year's first bar may begin the December before.
-    opened = rows["timestamp"].to_numpy()[::step] if "timestamp" in rows.columns else dates
-    begins = np.minimum(opened[starts].astype(dates.dtype), dates[starts])
-    whole = (begins <= _day_of(years, WHOLE_FROM)) & (dates[ends] >= _day_of(years, WHOLE_TO))
-    whole[1:-1] = True  # a where thins every year alike: only the rows' ends can be cut
-    level = pd.Series(totals / np.maximum(counts, 1), index=years)[counts > 0]
-    if (whole & (counts > 0)).sum() >= 2:
-        return _Levels(level[whole[counts > 0]], {})
-    partial = {
-        int(year): (pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[end]).date())
-        for year, start, end, full in zip(years, starts, ends, whole, strict=True)
-        if not full
-    }
-    return _Levels(level, partial)
+    @classmethod
+    def of(cls, rows: pd.DataFrame) -> _Sample:
+        step = max(1, len(rows) // LEVEL_SAMPLE_ROWS)
+        dates = rows["trading_date"].to_numpy()[::step]
+        # A bar of a week or longer is dated by its last trading date and begins at its
+        # timestamp: the year's first bar may begin the December before.
+        opened = rows["timestamp"].to_numpy()[::step] if "timestamp" in rows.columns else dates
+        return cls(rows["close"].to_numpy(dtype=np.float64)[::step], dates, opened)
+
+    def may_blend(self) -> bool:
+        """Whether the yearly mean closes could differ ``LEVEL_RATIO`` times: each lies
+        between the lowest and the highest close, so a narrower span rules it out at the
+        cost of one min and max (most questions over a few months or years stop here)."""
+        if not len(self.close) or np.isnan(self.close).all():
+            return False
+        low, high = np.nanmin(self.close), np.nanmax(self.close)
+        return bool(low > 0 and high / low >= LEVEL_RATIO)
+
+    def yearly_levels(self) -> _Levels | None:
+        """The mean close of each calendar year of the rows: the whole years' when there are
+        two or more (the data's 4 days of 2026 are no year's level), else every year's, the
+        partial ones marked. The rows are in date order: each year is a run of them, found
+        by a binary search (a conversion of every date to its year costs more than the
+        rest)."""
+        close, dates = self.close, self.dates
+        first, last = dates[[0, -1]].astype("datetime64[Y]").astype(np.int64) + 1970
+        years = np.arange(first, last + 1)
+        starts = np.searchsorted(dates, _year_starts(years).astype(dates.dtype))
+        held = np.diff(np.append(starts, len(dates))) > 0
+        years, starts = years[held], starts[held]
+        has = ~np.isnan(close)
+        totals = np.add.reduceat(np.where(has, close, 0.0), starts)
+        counts = np.add.reduceat(has.astype(np.int64), starts)
+        if not counts.any():
+            return None
+        ends = np.append(starts[1:], len(dates)) - 1
+        begins = np.minimum(self.opened[starts].astype(dates.dtype), dates[starts])
+        whole = (begins <= _day_of(years, *WHOLE_FROM)) & (dates[ends] >= _day_of(years, *WHOLE_TO))
+        whole[1:-1] = True  # a where thins every year alike: only the rows' ends can be cut
+        valued = counts > 0
+        level = totals / np.maximum(counts, 1)
+        if (whole & valued).sum() >= 2:
+            kept = whole & valued
+            return _Levels(years[kept], level[kept], {})
+        partial = {
+            int(year): (pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[end]).date())
+            for year, start, end, full in zip(years, starts, ends, whole, strict=True)
+            if not full
+        }
+        return _Levels(years[valued], level[valued], partial)
 
 
 def _year_starts(years: np.ndarray) -> np.ndarray:
@@ -179,9 +195,8 @@ def _year_starts(years: np.ndarray) -> np.ndarray:
     return (years - 1970).astype("datetime64[Y]").astype("datetime64[D]")
 
 
-def _day_of(years: np.ndarray, month_day: str) -> np.ndarray:
-    """The day ``month_day`` ("01-07") of each year, as datetime64[ns]."""
-    month, day = (int(part) for part in month_day.split("-"))
+def _day_of(years: np.ndarray, month: int, day: int) -> np.ndarray:
+    """The day ``day`` of month ``month`` of each year, as datetime64[ns]."""
     months = ((years - 1970) * 12 + month - 1).astype("datetime64[M]")
     return (months.astype("datetime64[D]") + (day - 1)).astype("datetime64[ns]")
 

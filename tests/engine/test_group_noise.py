@@ -204,3 +204,57 @@ def test_the_quietest_hour_of_eth_is_one_of_eight(sample_settings) -> None:
     )
     assert result.ok, result.to_dict()
     assert _ranking_warning("avg_range_pct", first, close) in result.metadata.warnings
+
+
+@pytest.fixture(scope="module")
+def nq_minutes(sample_settings) -> pd.DataFrame:
+    columns = ["open", "high", "low", "close", "trading_date", "minute"]
+    return pd.read_parquet(data_path("NQ", sample_settings), columns=columns)
+
+
+def test_minute_bars_spreads_are_every_rows(sample_settings, nq_minutes) -> None:
+    """All 6.4 million ETH minute bars by minute of the hour, sorted by mean range: the
+    spreads come from every row in one pass of their squares about a common centre, equal
+    to numpy's per-group std to the digits the warning prints."""
+    minute = pd.Series(nq_minutes["minute"].to_numpy() % 60)
+    ranges = pd.Series((nq_minutes["high"] - nq_minutes["low"]).to_numpy())
+    first, close = _ranking(ranges, minute, descending=False)
+    first, close = first.replace("month ", "m "), [c.replace("month ", "m ") for c in close]
+    assert 1 < len(close) < 59
+    result = execute(
+        {
+            "session": "ETH",
+            "from": "1m",
+            "map": {"m": "minute()"},
+            "group_by": "m",
+            "select": "mean(range) as r",
+            "sort": "r asc",
+        },
+        "NQ",
+        settings=sample_settings,
+    )
+    assert result.ok, result.to_dict()
+    assert _ranking_warning("r", first, close) in result.metadata.warnings
+
+
+def test_minute_bars_weekday_bodies_within_noise(sample_settings, nq_minutes) -> None:
+    rth = nq_minutes[(nq_minutes["minute"] >= RTH_START) & (nq_minutes["minute"] < RTH_END)]
+    body = (rth["close"] - rth["open"]).reset_index(drop=True)
+    days = pd.DatetimeIndex(rth["trading_date"].to_numpy()).dayofweek
+    weekday = pd.Series(np.array(DAYS)[days])
+    high, low, noisy = _ends(body, weekday)
+    assert noisy
+    result = execute(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "map": {"d": "dayname()"},
+            "group_by": "d",
+            "select": "mean(close - open) as body",
+        },
+        "NQ",
+        settings=sample_settings,
+    )
+    assert result.ok, result.to_dict()
+    said = f"body highest {high}, lowest {low} (± 2 standard errors)."
+    assert any(w.endswith(said) for w in result.metadata.warnings), result.metadata.warnings

@@ -80,3 +80,17 @@ def test_wide_integer_keys_fall_back_to_factorizing() -> None:
     assert rows.slots is None and rows.sizes is None
     assert list(rows.index) == [(0, 1), (10**6, 2)]
     np.testing.assert_allclose(rows.reduce(frame["x"], "sum"), [4.0, 2.0])
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_squares_by_block_equal_numpy(threaded, monkeypatch, dtype) -> None:
+    """Sums of squares about a centre, block by block and across threads, as numpy gives
+    them over the whole array; blocks of 1,000 rows so 10,001 rows cross many."""
+    monkeypatch.setattr(parallel, "_BLOCK", 1_000)
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 7, 10_001)
+    values = rng.integers(0, 5_000, 10_001).astype(dtype)
+    expected = np.bincount(codes, (values - 2_400.5) ** 2, minlength=9)
+    got = parallel.bincount_squares(codes, values, 2_400.5, minlength=9)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert got[7:].tolist() == [0.0, 0.0]
