@@ -129,23 +129,19 @@ class _Levels:
 
 @dataclasses.dataclass(frozen=True)
 class _Sample:
-    """The rows' closes, trading dates and bar openings, every k-th row of a long frame (a
-    mean per year of 50,000 rows of 6 million minute bars is the same to far better than
-    the ratio's 2x). Plain arrays: on a few thousand daily rows the checks cost what pandas
-    spends per call, not what the arithmetic does."""
+    """The rows' closes as every ``step``-th row of a long frame reads them (a mean per year
+    of 50,000 rows of 6 million minute bars is the same to far better than the ratio's 2x);
+    the yearly levels read the dates alike. Plain arrays: on a few thousand daily rows the
+    checks cost what pandas spends per call, not what the arithmetic does."""
 
+    rows: pd.DataFrame
+    step: int
     close: np.ndarray
-    dates: np.ndarray
-    opened: np.ndarray
 
     @classmethod
     def of(cls, rows: pd.DataFrame) -> _Sample:
         step = max(1, len(rows) // LEVEL_SAMPLE_ROWS)
-        dates = rows["trading_date"].to_numpy()[::step]
-        # A bar of a week or longer is dated by its last trading date and begins at its
-        # timestamp: the year's first bar may begin the December before.
-        opened = rows["timestamp"].to_numpy()[::step] if "timestamp" in rows.columns else dates
-        return cls(rows["close"].to_numpy(dtype=np.float64)[::step], dates, opened)
+        return cls(rows, step, rows["close"].to_numpy(dtype=np.float64)[::step])
 
     def may_blend(self) -> bool:
         """Whether the yearly mean closes could differ ``LEVEL_RATIO`` times: each lies
@@ -162,7 +158,11 @@ class _Sample:
         partial ones marked. The rows are in date order: each year is a run of them, found
         by a binary search (a conversion of every date to its year costs more than the
         rest)."""
-        close, dates = self.close, self.dates
+        close, step = self.close, self.step
+        dates = self.rows["trading_date"].to_numpy()[::step]
+        # A bar of a week or longer is dated by its last trading date and begins at its
+        # timestamp: the year's first bar may begin the December before.
+        opened = self.rows["timestamp"].to_numpy()[::step] if "timestamp" in self.rows else dates
         first, last = dates[[0, -1]].astype("datetime64[Y]").astype(np.int64) + 1970
         years = np.arange(first, last + 1)
         starts = np.searchsorted(dates, _year_starts(years).astype(dates.dtype))
@@ -174,7 +174,7 @@ class _Sample:
         if not counts.any():
             return None
         ends = np.append(starts[1:], len(dates)) - 1
-        begins = np.minimum(self.opened[starts].astype(dates.dtype), dates[starts])
+        begins = np.minimum(opened[starts].astype(dates.dtype), dates[starts])
         whole = (begins <= _day_of(years, *WHOLE_FROM)) & (dates[ends] >= _day_of(years, *WHOLE_TO))
         whole[1:-1] = True  # a where thins every year alike: only the rows' ends can be cut
         valued = counts > 0

@@ -41,6 +41,7 @@ class Events:
     closes: pd.DataFrame  # timestamp, close: every day of the period
     kinds: list[str] | None  # each day's kind, in the table's order
     names: list[str]  # the kinds in the legend's order
+    flag: str | None = None  # the yes/no column the kinds are, if they are
 
 
 def read_events(result: Result, words: Words = ENGLISH) -> Events | None:
@@ -62,13 +63,15 @@ def read_events(result: Result, words: Words = ENGLISH) -> Events | None:
     closes = pd.DataFrame(
         {"timestamp": pd.to_datetime(rows[rows_time]), "close": floats(rows["close"])}
     )
-    kinds, names = _kinds(table, result, words)
-    return Events(pd.DatetimeIndex(table[table_time]), closes, kinds, names)
+    kinds, names, flag = _kinds(table, result, words)
+    return Events(pd.DatetimeIndex(table[table_time]), closes, kinds, names, flag)
 
 
-def _kinds(table: pd.DataFrame, result: Result, words: Words) -> tuple[list[str] | None, list[str]]:
-    """Each day's kind from the query's first yes/no column (``golden``, else "not golden")
-    or text column of a few values (``kind``)."""
+def _kinds(
+    table: pd.DataFrame, result: Result, words: Words
+) -> tuple[list[str] | None, list[str], str | None]:
+    """Each day's kind from the query's first yes/no column ("golden: yes", "golden: no",
+    and the column's name) or text column of a few values (``kind``)."""
     for name in result.focus_columns:
         if name not in table.columns or is_number(table[name]):
             continue
@@ -77,17 +80,17 @@ def _kinds(table: pd.DataFrame, result: Result, words: Words) -> tuple[list[str]
         if pd.api.types.is_bool_dtype(column) or (
             len(known) and all(isinstance(v, (bool, np.bool_)) for v in known)
         ):
-            texts = [name if bool(v) else words("no_group", name=name) for v in column]
+            texts = [words.flag(name, bool(v)) for v in column]
             present = set(texts)
-            names = [t for t in (name, words("no_group", name=name)) if t in present]
-            return texts, names
+            names = [t for t in (words.flag(name, True), words.flag(name, False)) if t in present]
+            return texts, names, name
         if pd.api.types.is_datetime64_any_dtype(column):
             continue
         texts = [str(v) for v in column]
         names = list(dict.fromkeys(texts))
         if len(names) <= MAX_KINDS:
-            return texts, names
-    return None, []
+            return texts, names, None
+    return None, [], None
 
 
 def draw_events(fig: Figure, result: Result, events: Events, words: Words = ENGLISH) -> bool:
@@ -129,13 +132,13 @@ def draw_events(fig: Figure, result: Result, events: Events, words: Words = ENGL
 
 
 def events_headline(result: Result, events: Events, words: Words) -> str:
-    """``10 days: golden 5, not golden 5``."""
-    return _counted(result, len(events.when), events.kinds, events.names, words)
+    """``10 days: death 4, golden 6``; of a yes/no column ``10 days, golden: yes 5, no 5``."""
+    return _counted(result, len(events.when), events.kinds, events.names, events.flag, words)
 
 
 def picked_periods_headline(result: Result, words: Words = ENGLISH) -> str | None:
     """The headline of a few weeks, months, quarters or years a where picked, as a few
-    picked days have it: ``5 weeks: up 3, no up 2``. Else None: the five weekly MACD crosses
+    picked days have it: ``5 weeks, up: yes 3, no 2``. Else None: the five weekly MACD crosses
     of 2025 were headlined "hist last: 43.0 points (2025-08-04)", the last cross's value,
     beside "14 days" of the daily ones."""
     table, summary = result.table, result.summary
@@ -145,16 +148,28 @@ def picked_periods_headline(result: Result, words: Words = ENGLISH) -> str | Non
         return None
     if timeframe(result) not in PERIOD_BARS or not 2 <= len(table) <= MAX_EVENTS:
         return None
-    kinds, names = _kinds(table, result, words)
-    return _counted(result, len(table), kinds, names, words)
+    kinds, names, flag = _kinds(table, result, words)
+    return _counted(result, len(table), kinds, names, flag, words)
 
 
 def _counted(
-    result: Result, count: int, kinds: list[str] | None, names: list[str], words: Words
+    result: Result,
+    count: int,
+    kinds: list[str] | None,
+    names: list[str],
+    flag: str | None,
+    words: Words,
 ) -> str:
     rows = words.rows(timeframe(result), count=count)
     text = words("counted", count=format_value(count, words=words), rows=rows)
     if kinds is None or len(names) < 2:
         return text
+    if flag is not None:  # the column named once: "golden: yes 5, no 5"
+        answers = {
+            words.flag(flag, True): words("flag.yes"),
+            words.flag(flag, False): words("flag.no"),
+        }
+        parts = [f"{answers[n]} {format_value(kinds.count(n), words=words)}" for n in names]
+        return f"{text}, {flag}: {', '.join(parts)}"
     parts = [f"{name} {format_value(kinds.count(name), words=words)}" for name in names]
     return f"{text}: {', '.join(parts)}"

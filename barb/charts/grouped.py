@@ -1038,8 +1038,7 @@ def _paired_parts(groups: Groups, column: str, result: Result, words: Words) -> 
 
 def _key_text(name: str, value: Any, words: Words, part: str | None) -> str:
     if isinstance(value, (bool, np.bool_)):
-        # "dec: yes" / "dec: no": the Russian «не dec» glued a word to an English name.
-        return f"{name}: {words('flag.yes') if value else words('flag.no')}"
+        return words.flag(name, value)
     if isinstance(value, (pd.Timestamp, np.datetime64)):
         return date_text(value)
     if isinstance(value, (float, np.floating)) and float(value).is_integer():

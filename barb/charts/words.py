@@ -137,6 +137,11 @@ class Words:
     def date_zero_formats(self) -> list[str]:
         return text("barb", N_("date_zero_formats"), self.language).split("|")
 
+    def flag(self, name: str, value: object) -> str:
+        """A yes/no value named with its column: "dec: yes", "golden: нет" (the Russian
+        «не golden» glued a word to an English name)."""
+        return f"{name}: {self('flag.yes') if value else self('flag.no')}"
+
     def key(self, name: str) -> str:
         """A group key the engine named after its call (``year``, ``hour``), in the
         language; any other name as written."""

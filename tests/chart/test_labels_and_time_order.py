@@ -94,7 +94,7 @@ def test_a_few_weeks_a_where_picked_are_counted(sample_settings, days) -> None:
     picked = chg[chg.abs() > 1000]
     up, down = int((picked > 0).sum()), int((picked < 0).sum())
     assert 2 <= len(picked) <= 60 and up and down
-    assert chart_headline(result) == f"{len(picked)} weeks: up {up}, no up {down}"
+    assert chart_headline(result) == f"{len(picked)} weeks, up: yes {up}, no {down}"
     ru = chart_headline(result, "ru")
     assert ru is not None and ru.startswith(f"{len(picked)} недел")
 

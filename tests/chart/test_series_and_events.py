@@ -108,9 +108,13 @@ def test_crosses_are_markers_on_the_period_close(sample_settings, days) -> None:
     np.testing.assert_allclose(shown, np.sort(close[events].to_numpy()))
     n_up, n_down = int((up & in_2023).sum()), int((down & in_2023).sum())
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == [f"up ({n_up})", f"no up ({n_down})"]
-    assert chart_headline(result) == f"{n_up + n_down} days: up {n_up}, no up {n_down}"
-    assert chart_headline(result, "ru").endswith(f": up {n_up}, не up {n_down}")
+    assert legend == [f"up: yes ({n_up})", f"up: no ({n_down})"]
+    assert chart_headline(result) == f"{n_up + n_down} days, up: yes {n_up}, no {n_down}"
+    # Not «не up»: a Russian word glued to the query's English name.
+    assert chart_headline(result, "ru").endswith(f", up: да {n_up}, нет {n_down}")
+    (ax,) = figure(result, "ru").axes
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == [f"up: да ({n_up})", f"up: нет ({n_down})"]
 
 
 def test_weekly_counts_by_year_add_no_year_without_weeks(sample_settings, con) -> None:
