@@ -1,7 +1,8 @@
 """The frame around a chart: the headline (the answer, up to two lines), the data's scope
 (instrument · session · timeframe · period, or the days drawn when the chart draws only the
-latest bars), what was computed in the query's own words, and a footer with the bars
-matched (and how many the chart draws, when not all) and the synthetic-data badge."""
+latest bars), what was computed in the query's own words (and whether the groups' means
+differ by less than their noise), and a footer with the bars matched (and how many the chart
+draws, when not all) and the synthetic-data badge."""
 
 from __future__ import annotations
 
@@ -213,6 +214,8 @@ def decorate(
     fig.text(MARGIN_X, y, scope, fontsize=SCOPE_PT, color=INK, va="top")
     y -= SCOPE_PT * LINE_SPACING / height + 3 / height
     subtitle = subtitle_text(result.query, words)
+    if meta.even_groups:  # beside the headline naming the highest and the lowest group
+        subtitle += " · " + words("sub.noise", columns=", ".join(meta.even_groups))
     for line in wrap(fig, subtitle, SUBTITLE_PT, MAX_SUBTITLE_LINES):
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
         y -= SUBTITLE_PT * LINE_SPACING / height

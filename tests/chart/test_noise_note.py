@@ -1,0 +1,59 @@
+"""A chart of groups' means names the highest and the lowest; when they differ by less than
+two standard errors of the difference, its subtitle says the differences are noise, as the
+model is told. "The most volatile weekday" drew Wednesday in orange and Monday in blue with
+nothing to say that five weekdays' mean ranges lie within each other's noise. Whether they
+do is decided here with numpy over DuckDB's daily bars, never the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from engine_results import figure, run
+from matplotlib.text import Text
+
+pytestmark = pytest.mark.slow
+
+NOISE = {"en": "the differences are within noise", "ru": "разница в пределах шума"}
+
+
+def texts(fig) -> str:
+    return " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible()).replace("\n", " ")
+
+
+def within_noise(values: pd.Series, keys: pd.Series) -> bool:
+    """Whether the highest and the lowest group's means differ by less than two standard
+    errors of their difference (each std, ddof 1, over sqrt(n))."""
+    stats = values.groupby(keys).agg(["mean", "std", "count"])
+    errors = stats["std"] / np.sqrt(stats["count"])
+    high, low = stats["mean"].idxmax(), stats["mean"].idxmin()
+    gap = stats.loc[high, "mean"] - stats.loc[low, "mean"]
+    return bool(gap < 2 * np.hypot(errors[high], errors[low]))
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_weekdays_within_noise_say_so_and_years_apart_do_not(
+    sample_settings, days, language
+) -> None:
+    ranges = days["high"] - days["low"]
+    dates = pd.DatetimeIndex(days.index)
+    assert within_noise(ranges, pd.Series(dates.dayofweek, index=days.index))
+    weekdays = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"weekday": "dayname()"},
+        "group_by": "weekday",
+        "select": "mean(range)",
+    }
+    shown = texts(figure(run(weekdays, sample_settings), language))
+    assert f"mean_range: {NOISE[language]}" in shown
+    percent = ranges / days["open"] * 100
+    assert not within_noise(percent, pd.Series(dates.year, index=days.index))
+    years = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"rp": "range / open * 100"},
+        "group_by": "year()",
+        "select": "mean(rp) as p",
+    }
+    assert NOISE[language] not in texts(figure(run(years, sample_settings), language))
