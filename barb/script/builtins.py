@@ -50,7 +50,14 @@ from barb.script.functions import (
     register,
     value_kind,
 )
-from barb.script.warmup import Reach, ema_bars, everything, period_rows, window
+from barb.script.warmup import (
+    Reach,
+    ema_bars,
+    everything,
+    period_rows,
+    period_rows_seen_from_history,
+    window,
+)
 from barb.sessions import MINUTES_PER_DAY
 from barb.timeframes import timeframe
 
@@ -435,10 +442,13 @@ def _restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
     params=(_COL, RESTART),
     summary="Highest so far, from the period's first bar (or each per's).",
     example="cummax(close, 'year')",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_seen_from_history,
 )
 def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _running(ctx, col, per, "cummax").cummax()
+    running = _running(ctx, col, per, "cummax").cummax()
+    if per is None:
+        _warn_history_beyond(ctx, col, running, "cummax")
+    return running
 
 
 @register(
@@ -448,10 +458,50 @@ def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     params=(_COL, RESTART),
     summary="Lowest so far, from the period's first bar (or each per's).",
     example="cummin(low, 'day')",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_seen_from_history,
 )
 def _cummin(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _running(ctx, col, per, "cummin").cummin()
+    running = _running(ctx, col, per, "cummin").cummin()
+    if per is None:
+        _warn_history_beyond(ctx, col, running, "cummin")
+    return running
+
+
+def _warn_history_beyond(
+    ctx: EvalContext, col: pd.Series, running: pd.Series, function: str
+) -> None:
+    """A running high (low) starts at the period's first bar, by definition; when the bars
+    before the period went higher (lower), it is the period-to-date's, not all history's:
+    "new all-time highs in 2025" as high > prev(cummax(high)) over the period 2025 counted
+    22 new highs of 2025, where history holds 11. Said, with the way to all history.
+    ``col`` holds the history (``period_rows_seen_from_history``)."""
+    period = ctx.period
+    if period is None:
+        return
+    inside = np.asarray(period, dtype=bool)
+    if not inside.any():
+        return
+    first = int(np.argmax(inside))
+    before = pd.to_numeric(col.iloc[:first], errors="coerce")
+    start = pd.to_numeric(running[inside], errors="coerce").dropna()
+    if not before.notna().any() or not len(start):
+        return
+    highest = function == "cummax"
+    at = int(np.nanargmax(before) if highest else np.nanargmin(before))
+    beyond, opening = float(before.iloc[at]), float(start.iloc[0])
+    if (beyond <= opening) if highest else (beyond >= opening):
+        return
+    dates = _dates(ctx, function)
+    when = _column(ctx, "timestamp", function) if ctx.intraday else dates
+    starts, went = when.iloc[first], when.iloc[at]
+    extreme = "highest" if highest else "lowest"
+    ctx.warn(
+        f"{function}() starts at the period's first bar ({_moment(starts, ctx.intraday)}), and "
+        f"the bars before it went {'higher' if highest else 'lower'}: {beyond:.10g} on "
+        f"{_moment(went, ctx.intraday)}. It is the {extreme} since the period began, not of "
+        "all history; for all-time highs or lows leave the period out and pick the rows with "
+        f"where (year() == {pd.Timestamp(dates.iloc[first]).year}) or sort and limit."
+    )
 
 
 @register(

@@ -92,6 +92,13 @@ def period_rows(_: dict[str, Any]) -> Reach:
     return PERIOD_ROWS
 
 
+def period_rows_seen_from_history(args: dict[str, Any]) -> Reach:
+    """A running high or low: computed over the period's rows, with every bar before it read
+    too, to say when history went beyond the period's (cummax(high) under 2025 is 2025's
+    high, not the all-time one); one restarted each day, week… (``per``) reads no history."""
+    return PERIOD_ROWS if args.get("per") is not None else Reach(None, in_period=True)
+
+
 def everything(_: dict[str, Any]) -> Reach:
     """Reads every bar before: a running total, or a count since an event."""
     return ALL

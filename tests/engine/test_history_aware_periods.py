@@ -300,6 +300,49 @@ def test_max_drawdown_in_2023_is_from_a_2023_peak(sample_settings, con) -> None:
     assert expected > -20  # the sample's 2022 peak would make it about -50
 
 
+def _cummax_warnings(result) -> list[str]:
+    return [w for w in result.metadata.warnings if w.startswith("cummax() starts at")]
+
+
+def test_all_time_highs_under_a_period_say_the_history_went_higher(sample_settings, con) -> None:
+    """ "How many new all-time highs did NQ make in 2025?" (p28b F1). Under the period 2025
+    cummax restarts at 2025's first bar and counted 22 new highs of 2025; all history holds
+    11. The result says so, naming the higher bar before the period, and the where form the
+    warning gives counts the all-time ones."""
+    high = _daily(con).set_index("d")["high"]
+    all_time = (high > high.cummax().shift()).loc["2025"].sum()
+    of_2025 = high.loc["2025"]
+    since_january = (of_2025 > of_2025.cummax().shift()).sum()
+    assert all_time < since_january  # the case: history changes the answer
+    ath = {"ath": "high > prev(cummax(high))"}
+    query = {"session": "RTH", "from": "daily", "map": ath, "select": "count(ath)"}
+    restarted = _ask({**query, "period": "2025"}, sample_settings)
+    assert restarted.summary.value == since_january
+    before = high.loc[: "2024-12-31"]
+    assert _cummax_warnings(restarted) == [
+        f"cummax() starts at the period's first bar ({of_2025.index[0]:%Y-%m-%d}), and the "
+        f"bars before it went higher: {before.max():.10g} on {before.idxmax():%Y-%m-%d}. It is "
+        "the highest since the period began, not of all history; for all-time highs or lows "
+        "leave the period out and pick the rows with where (year() == 2025) or sort and limit."
+    ]
+    whole = _ask({**query, "where": "year() == 2025"}, sample_settings)
+    assert whole.summary.value == all_time
+    assert _cummax_warnings(whole) == []
+
+
+def test_a_running_high_is_not_warned_without_history_before_or_with_a_unit(
+    sample_settings,
+) -> None:
+    for query in (
+        {"period": "2008", "map": {"pk": "cummax(high)"}},  # the data's first year
+        {"period": "2025", "map": {"pk": "cummax(high, 'year')"}},  # restarts by design
+    ):
+        result = _ask(
+            {"session": "RTH", "from": "daily", **query, "select": "max(pk)"}, sample_settings
+        )
+        assert _cummax_warnings(result) == []
+
+
 @pytest.mark.parametrize("period", ["2025", "last_30_bars"])
 def test_rank_ranks_the_period_among_itself(period, sample_settings, con) -> None:
     """ "How many of 2025's days were in its top 10% by range?" (and over the last 30 days)"""
