@@ -318,7 +318,7 @@ def test_all_time_highs_under_a_period_say_the_history_went_higher(sample_settin
     query = {"session": "RTH", "from": "daily", "map": ath, "select": "count(ath)"}
     restarted = _ask({**query, "period": "2025"}, sample_settings)
     assert restarted.summary.value == since_january
-    before = high.loc[: "2024-12-31"]
+    before = high.loc[:"2024-12-31"]
     assert _cummax_warnings(restarted) == [
         f"cummax() starts at the period's first bar ({of_2025.index[0]:%Y-%m-%d}), and the "
         f"bars before it went higher: {before.max():.10g} on {before.idxmax():%Y-%m-%d}. It is "
