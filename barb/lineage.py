@@ -99,6 +99,26 @@ def group_key_names(stage: Mapping[str, Any]) -> list[str]:
     return names
 
 
+def written_key_texts(query: Mapping[str, Any]) -> dict[str, str]:
+    """The group keys of either stage that are expressions, by the name the engine gave them,
+    with the text the query wrote (``fh_0`` → ``fh > 0``): the name drops the operator, and
+    "fh_0: yes" read as "fh = 0". A column (``sy``) or a call without arguments (``year()``)
+    is named well already and is left out."""
+    then = query.get("then")
+    stages = [query, then] if isinstance(then, dict) and then else [query]
+    texts: dict[str, str] = {}
+    for stage in stages:
+        for text in as_list(stage.get("group_by")):
+            try:
+                expr = parse_expression(str(text))
+            except BarbError:
+                continue
+            if isinstance(expr, ast.Column) or (isinstance(expr, ast.Call) and not expr.args):
+                continue
+            texts[ast.default_name(expr)] = " ".join(str(text).split())
+    return texts
+
+
 def called_key_names(query: Mapping[str, Any]) -> set[str]:
     """The group keys of either stage that the engine named after a call (``year()`` →
     ``year``); a key the query named itself (``"weekday": "dayname()"``) is not one."""

@@ -88,6 +88,11 @@ def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     # and its share up) are drawn by that number: bars or its histogram over the groups.
     then = result.metadata is not None and result.metadata.then_rows is not None
     share = share_of_rows(result, rows) if main is None or not then else None
+    if share is not None and main is not None and _written_after(share.answer, main, aggs):
+        # A share written after the number asked for is a side figure: "mean(share) as
+        # mean_pct, ..., mean(share == 100)" drew the 2.6% full-range days per year, and
+        # nothing on the chart showed the 58% mean share.
+        share = None
     if share is not None and draw_share(fig, result, share, words):  # rows with dates
         return True
     extreme = running_extreme(result)
@@ -108,6 +113,12 @@ def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if main.func == "sum" and time_column(rows) is not None:
         return _draw_running_total(fig, result, rows, main, aggs, words)
     return draw_histogram(fig, result, rows, main.column, aggs, words)
+
+
+def _written_after(answer: Aggregate, main: Aggregate, aggs: list[Aggregate]) -> bool:
+    """Whether the query selected ``answer`` after ``main``."""
+    names = [a.name for a in aggs]
+    return names.index(answer.name) > names.index(main.name)
 
 
 def _draw_counts(

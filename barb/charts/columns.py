@@ -13,7 +13,7 @@ import pandas as pd
 from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import POINTS, column_unit
-from barb.lineage import called_key_names, group_key_names
+from barb.lineage import called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
@@ -114,9 +114,11 @@ def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -
 
 def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> str:
     """The group keys under a chart, ``year · weekday``: those the engine named after their
-    call in the chart's language (``год · день недели``), the query's own names as written."""
+    call in the chart's language (``год · день недели``), those it named from an expression
+    as the query wrote it (``fh > 0``, not ``fh_0``), the query's own names as written."""
     called = called_key_names(result.query)
-    return " · ".join(words.key(k) if k in called else k for k in keys)
+    written = written_key_texts(result.query)
+    return " · ".join(words.key(k) if k in called else written.get(k, k) for k in keys)
 
 
 def zone_name(result: Result) -> str | None:

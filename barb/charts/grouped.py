@@ -93,7 +93,7 @@ from barb.charts.time_of_day import (
 from barb.charts.value_text import TickFormatter, date_text, number_text
 from barb.charts.words import ENGLISH, Words
 from barb.instruments import load_instrument
-from barb.lineage import Lineage, group_key_names
+from barb.lineage import Lineage, group_key_names, written_key_texts
 from barb.period_rows import still_open
 from barb.result import Metadata, Result
 from barb.script import ast
@@ -989,7 +989,9 @@ def _key_texts(
     if clock is not None:
         return [time_text(v, clock) for v in column]
     part = calendar_part(name, query)
-    return [_key_text(name, v, words, part) for v in column]
+    # A yes/no key made of a condition is named by it: "fh > 0: no", never "fh_0: no".
+    shown = written_key_texts(query).get(name, name)
+    return [_key_text(shown, v, words, part) for v in column]
 
 
 def value_texts(
