@@ -11,7 +11,12 @@ gives no unit: no unit is better than a wrong one. A column's name is read only 
 expression made it (the bars' and a joined instrument's columns).
 
 Ticks and point values are not in a Result, so price differences are "points"; the charts
-write the instrument's own word for them (``Instrument.price_unit``: CL's dollars).
+write the instrument's own word for them (``Instrument.price_unit``: CL's dollars). A
+distance scaled by a number (``range * 50``, ``range / 0.01``) is no longer one: it is a
+contract's dollars, a count of ticks or a multiple of the distance, which only the name
+given to it tells ("avg_usd = 1,744.96 points" was ES's range in dollars per contract). So
+it is dollars when a name on its way says so (``usd``, ``pnl`` …), ticks when one says
+ticks, else no unit.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ POINTS = "points"
 # charts write it for a difference of its prices (``barb.charts.columns.unit``).
 DOLLARS = "dollars"
 PERCENT = "%"
+TICKS = "ticks"
 SHARE = "share"  # a fraction of rows (0.61), written as a percent (61%)
 PERCENT_POINTS = "pp"  # a difference of two percents: 2.1% - 1.1% is 1 pp, not 1%
 CONTRACTS = "contracts"
@@ -40,6 +46,10 @@ PERCENTILE = "percentile"
 # Units met on the way and never shown: a plain number (100, sqrt(252)), a quotient of like
 # quantities (a return of 0.012), a true/false condition, and a known mixture (price × volume).
 SCALAR, RATIO, CONDITION, MIXED = "scalar", "ratio", "condition", "mixed"
+# A distance (points, dollars, ticks) times or over a number other than 1: a contract's
+# dollars (range * 50), ticks (range / 0.25) or a multiple (atr * 2), as a name on the way
+# says (``_scaled_unit``); no unit when none does.
+SCALED = "scaled"
 # What a count of rows counts, by timeframe: "12 months", never "12 bars" of monthly bars.
 COUNTED_ROWS = {
     "daily": "days",
@@ -48,7 +58,14 @@ COUNTED_ROWS = {
     "quarterly": "quarters",
     "yearly": "years",
 }
-SHOWN = frozenset({PRICE, POINTS, PERCENT, PERCENT_POINTS, SHARE, CONTRACTS, COUNT, PERCENTILE})
+SHOWN = frozenset(
+    {PRICE, POINTS, DOLLARS, TICKS, PERCENT, PERCENT_POINTS, SHARE, CONTRACTS, COUNT, PERCENTILE}
+)
+# The units a number rescales into another (a point is $50 of ES, 4 of its ticks).
+_DISTANCES = frozenset({POINTS, DOLLARS, TICKS})
+# The words of a name that say a scaled distance is money, or ticks: "pnl_usd", "avg_ticks".
+_DOLLAR_WORDS = ("usd", "dollar", "pnl", "profit", "loss")
+_TICK_WORDS = ("tick",)
 
 _PRICE_COLUMNS = frozenset({"open", "high", "low", "close", "price"})
 # What a difference of two like values is in: prices differ by points, percents by
@@ -73,9 +90,10 @@ _OWN_UNITS = {
 def column_unit(
     column: str, timeframe: str = "daily", query: dict[str, Any] | None = None
 ) -> str | None:
-    """The unit a chart writes for a result's column: ``price``, ``points``, ``%``, ``pp``
-    (percentage points), ``share`` (a fraction shown as a percent), ``contracts``, ``days``,
-    ``weeks``…, or ``bars``; None when unsure."""
+    """The unit a chart writes for a result's column: ``price``, ``points``, ``dollars`` (a
+    contract's, from a name like ``avg_usd``), ``ticks``, ``%``, ``pp`` (percentage points),
+    ``share`` (a fraction shown as a percent), ``contracts``, ``days``, ``weeks``…, or
+    ``bars``; None when unsure."""
     found = _Units(query or {}).of_name(column, 0, 0)
     if found == COUNT:
         return COUNTED_ROWS.get(timeframe, "bars")
@@ -99,7 +117,10 @@ class _Units:
             expr, at, inner = found
             if at == 0 and self.lineage.two_stages and _is_count(expr):
                 return SCALAR  # a second stage's count() counts groups, not bars
-            return self.of(expr, inner, depth + 1)
+            found = self.of(expr, inner, depth + 1)
+            if found == SCALED:  # the name says what the scaling made, if anything
+                return _scaled_unit(name) or SCALED
+            return found
         aggregate = _AGGREGATE_NAME.match(name)
         if aggregate:
             func, column = aggregate.groups()
@@ -163,13 +184,17 @@ def _arithmetic(expr: ast.Binary, left: str | None, right: str | None) -> str | 
         return _sum(op, left, right)
     if op == "*":
         if left == SCALAR or right == SCALAR:
-            other = right if left == SCALAR else left
+            other, factor = (right, expr.left) if left == SCALAR else (left, expr.right)
             if other in (RATIO, SHARE) and _hundred(expr):
                 return PERCENT
+            if other in _DISTANCES and not _unit_factor(factor):
+                return SCALED
             return None if other == PERCENTILE else other
         return MIXED if left and right else None
     if op == "/":
         if right == SCALAR:  # a rank over 100 is a fraction, no longer a percentile
+            if left in _DISTANCES and not _unit_factor(expr.right):
+                return SCALED
             return None if left == PERCENTILE else left
         if (left and left == right) or {left, right} <= {PRICE, POINTS}:
             return RATIO  # a return, a range over the price: like over like
@@ -191,6 +216,23 @@ def _sum(op: str, left: str | None, right: str | None) -> str | None:
     return MIXED
 
 
+def _unit_factor(expr: ast.Expr) -> bool:
+    """Whether ``expr`` is the number 1 or -1, which leave a unit as it was."""
+    value = ast.literal_value(expr)
+    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) == 1
+
+
+def _scaled_unit(name: str) -> str | None:
+    """What a scaled distance named ``name`` is in, by the name: dollars (``avg_usd``,
+    ``pnl``), ticks (``range_ticks``); None when the name does not say."""
+    lowered = name.lower()
+    if any(word in lowered for word in _DOLLAR_WORDS):
+        return DOLLARS
+    if any(word in lowered for word in _TICK_WORDS):
+        return TICKS
+    return None
+
+
 def _hundred(expr: ast.Binary) -> bool:
     return any(ast.literal_value(side) == 100 for side in (expr.left, expr.right))
 
@@ -204,6 +246,10 @@ def _name_unit(name: str) -> str | None:
         return COUNT
     if name == "volume":
         return CONTRACTS
+    if "usd" in name or "dollar" in name:  # range_usd: a contract's dollars, not points
+        return DOLLARS
+    if "tick" in name:
+        return TICKS
     if name in _PRICE_COLUMNS:
         return PRICE
     if any(word in name for word in _POINT_WORDS):

@@ -291,14 +291,19 @@ _TRADE_RUNS = frozenset({"cumsum", "streak"})
 def _running_before_where(first: StagePlan) -> list[str]:
     """cumsum() or streak() under a where: they run over every bar, before where keeps rows.
     "Equity of the RSI(2) < 10 trades" as cumsum(pts) with that where read +19,009 points,
-    the market's; the trades' own is −4,317. Said, with the then form that follows them."""
+    the market's; the trades' own is −4,317. Said, with the then form that follows them.
+    A where that reads the run itself ("where": "run >= 5", or a run_end made from it) keeps
+    rows by the run's value over every bar, which is what it asks: not said."""
     if first.where is None or not first.select:
         return []
     mapped = dict(first.map_exprs) | dict(first.hoisted)
+    filtered_on = {node.to_text() for node in nodes(first.where, mapped) if isinstance(node, Call)}
     calls: dict[str, Call] = {}
     for item in first.select:
         for node in nodes(item.expr, mapped):
-            if isinstance(node, Call) and node.name.lower() in _TRADE_RUNS and node.args:
+            if not (isinstance(node, Call) and node.name.lower() in _TRADE_RUNS and node.args):
+                continue
+            if node.to_text() not in filtered_on:
                 calls.setdefault(node.to_text(), node)
     if not calls:
         return []

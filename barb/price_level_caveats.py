@@ -4,9 +4,12 @@
 while the last year's is 391.65; NQ closed near 1,200 in 2008 and 25,600 in 2025, and in
 percent of the price the two are alike (2.26% and 2.09%). The number is right and answers
 nothing a person trading today can use. So a statistic in points (``barb.column_units``:
-a range, a body, close - open, atr, high - low …) over rows whose yearly mean close differs
-by ``LEVEL_RATIO`` or more is said to blend them, with the same statistic over the rows'
-last 12 months beside it and the percent form to use instead.
+a range, a body, close - open, atr, high - low …), or one of those in a contract's dollars
+or in ticks (``range * 50 as range_usd``: a dollar range grows with the price as well), over
+rows whose yearly mean close differs by ``LEVEL_RATIO`` or more is said to blend them, in
+the unit the person reads (CL's points are dollars), with the same statistic over the
+rows' last 12 months beside it and the percent form to use instead, of the price distance
+itself (``range / open * 100`` for ``range_usd``: the dollars' would be 50 times too big).
 
 Only statistics over rows (a single row's values or groups'), never a list of bars, a
 percent, a count or a price. One warning per result. A ``then`` stage is not looked at: its
@@ -22,7 +25,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from barb.column_units import POINTS, column_unit
+from barb.column_units import DOLLARS, POINTS, TICKS, column_unit
+from barb.lineage import MAX_DEPTH
 from barb.planning import HIDDEN, Plan, SelectItem
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -44,6 +48,9 @@ WHOLE_FROM, WHOLE_TO = (1, 7), (12, 24)
 RECENT_DAYS = 365
 # Statistics of one row, not of many: they blend nothing.
 _ONE_ROW = frozenset({"first", "last"})
+# The units of a distance between prices, which grows with the price: points (the
+# instrument's own word for them), a contract's dollars, ticks.
+_DISTANCES = (POINTS, DOLLARS, TICKS)
 
 
 def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) -> list[str]:
@@ -56,7 +63,8 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) 
     if "close" not in rows.columns or "trading_date" not in rows.columns:
         return []
     query = plan.query.to_json()
-    items = [s for s in stage.select if _blends(s, plan.timeframe.name, query)]
+    units = {s.name: _distance_unit(s, plan.timeframe.name, query) for s in stage.select}
+    items = [s for s in stage.select if units[s.name] is not None]
     if not items:
         return []
     sample = _Sample.of(rows)
@@ -69,10 +77,10 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) 
     ratio = years.level[high] / years.level[low]
     if years.level[low] <= 0 or ratio < LEVEL_RATIO:
         return []
-    names = _listed([s.name for s in items])
     one = len(items) == 1
+    said_units = _units_text(items, units, plan.dataset.instrument.price_unit)
     text = (
-        f"{names} {'is' if one else 'are'} in points over rows whose price level changed "
+        f"{said_units} over rows whose price level changed "
         f"{ratio:.1f}x (mean close {years.level[low]:,.0f} in {years.named(low)}, "
         f"{years.level[high]:,.0f} in {years.named(high)}), so "
         f"{'it blends' if one else 'they blend'} price levels"
@@ -89,19 +97,36 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) 
         first = pd.Timestamp(dates[start]).date()
         text += f": over the rows' last 12 months ({first} — {pd.Timestamp(last).date()}) {said}"
     return [
-        f"{text}. For a size comparable across years use percent ({_percent_form(items[0])}), "
-        "or a recent period."
+        f"{text}. For a size comparable across years use percent "
+        f"({_percent_form(items[0], dict(stage.map_exprs))}), or a recent period."
     ]
 
 
-def _blends(item: SelectItem, timeframe: str, query: dict) -> bool:
-    """Whether ``item`` is a statistic over many rows, in points."""
+def _distance_unit(item: SelectItem, timeframe: str, query: dict) -> str | None:
+    """The unit of ``item`` when it is a statistic over many rows of a distance between
+    prices (``_DISTANCES``); else None."""
     if not item.aggregate:
-        return False
+        return None
     calls = [n for n in ast.walk(item.expr) if isinstance(n, ast.Call) and _aggregate(n)]
     if not calls or all(c.name.lower() in _ONE_ROW for c in calls):
-        return False
-    return column_unit(item.name, timeframe, query) == POINTS
+        return None
+    unit = column_unit(item.name, timeframe, query)
+    return unit if unit in _DISTANCES else None
+
+
+def _units_text(items: Sequence[SelectItem], units: dict[str, str | None], points: str) -> str:
+    """ "mean_range is in dollars", "mean_range and max_body are in points", "mean_range is
+    in points and avg_usd in dollars": each statistic's unit as the person reads it, points
+    in the instrument's own word (``points``: CL's "dollars")."""
+    by_unit: dict[str, list[str]] = {}
+    for item in items:
+        unit = units[item.name] or POINTS
+        by_unit.setdefault(points if unit == POINTS else unit, []).append(item.name)
+    said = [
+        f"{_listed(names)}{'' if at else (' is' if len(names) == 1 else ' are')} in {unit}"
+        for at, (unit, names) in enumerate(by_unit.items())
+    ]
+    return _listed(said)
 
 
 def _aggregate(call: ast.Call) -> bool:
@@ -216,10 +241,11 @@ def _recent_values(
             values = pd.to_numeric(value, errors="coerce").dropna()
             if not len(values):
                 continue
-            said.append(
-                f"{item.name} runs {_number(values.min())}–{_number(values.max())} across the "
-                "groups"
-            )
+            low, high = _number(values.min()), _number(values.max())
+            if low == high:  # one group in the last 12 months (groups by year): its value
+                said.append(f"{item.name} is {low}")
+            else:
+                said.append(f"{item.name} runs {low}–{high} across the groups")
         elif value is not None and not pd.isna(value):
             said.append(f"{item.name} is {_number(value)}")
     return _listed(said) if said else "there are too few rows to say"
@@ -234,12 +260,14 @@ def _number(value: float) -> str:
     return f"{float(value):,.2f}"
 
 
-def _percent_form(item: SelectItem) -> str:
+def _percent_form(item: SelectItem, maps: dict[str, ast.Expr]) -> str:
     """``range / open * 100`` for ``mean(range)``; ``(high - low) / open * 100`` for
-    ``mean(high - low)``; the range's for an argument the planner renamed."""
+    ``mean(high - low)``; of the price distance for a scaled one (``range`` for
+    ``mean(range * 1000)`` or ``mean(range_usd)`` of the map's ``range * 1000``: a percent of
+    the dollars would be 1000 times too big); the range's for an argument the planner renamed."""
     for node in ast.walk(item.expr):
         if isinstance(node, ast.Call) and _aggregate(node) and node.args:
-            arg = node.args[0]
+            arg = _unscaled(node.args[0], maps, 0)
             text = arg.to_text()
             if HIDDEN in text:
                 break
@@ -247,3 +275,27 @@ def _percent_form(item: SelectItem) -> str:
                 text = f"({text})"
             return f"{text} / open * 100"
     return "range / open * 100"
+
+
+def _unscaled(expr: ast.Expr, maps: dict[str, ast.Expr], depth: int) -> ast.Expr:
+    """``expr`` without its scaling by numbers (``range * 1000`` → ``range``, ``range /
+    0.01`` → ``range``), followed through the stage's map names a scaling made; ``expr``
+    itself when nothing scaled it."""
+    if depth > MAX_DEPTH:
+        return expr
+    if isinstance(expr, ast.Binary) and expr.op in ("*", "/"):
+        if _is_number(expr.right):
+            return _unscaled(expr.left, maps, depth + 1)
+        if expr.op == "*" and _is_number(expr.left):
+            return _unscaled(expr.right, maps, depth + 1)
+    if isinstance(expr, ast.Column) and expr.name in maps:
+        made = maps[expr.name]
+        inner = _unscaled(made, maps, depth + 1)
+        if inner is not made:
+            return inner
+    return expr
+
+
+def _is_number(expr: ast.Expr) -> bool:
+    value = ast.literal_value(expr)
+    return isinstance(value, int | float) and not isinstance(value, bool)

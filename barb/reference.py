@@ -162,7 +162,8 @@ def query_reference(
         "drops them, without renumbering: trading_day('month', 'stocks') counts the stock "
         "market's days (turn of month: trading_days_left('month', 'stocks') < 1 or "
         "trading_day('month', 'stocks') <= 3).",
-        "Sizes in points (range, close - open, atr) over many years blend price levels; "
+        f"Sizes in {times.instrument.price_unit} (range, close - open, atr) over many years "
+        "blend price levels; "
         "percent (range / open * 100) compares across years.",
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
         "numbers, 'text', true/false. Division by zero gives empty (NaN). A "

@@ -11,6 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from barb.charts.answers import Aggregate, answer_text, answer_value
 from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_label
@@ -64,12 +65,15 @@ def draw_histogram(
         np.concatenate([values, other_values]), [float(a.value) for a in marked]
     )
     inside = values[(values >= lo) & (values <= hi)]
-    edges = np.histogram_bin_edges(
-        np.concatenate([inside, other_values[(other_values >= lo) & (other_values <= hi)]]),
-        bins="auto",
-    )
-    if len(edges) - 1 > MAX_HIST_BINS:
-        edges = np.histogram_bin_edges(inside, bins=MAX_HIST_BINS, range=(lo, hi))
+    drawn = np.concatenate([inside, other_values[(other_values >= lo) & (other_values <= hi)]])
+    kind = time_kind(column, result.query, values)  # times of the day: every statistic on the clock
+    whole = kind is None and _whole_numbers(drawn)
+    if whole:
+        edges = _whole_number_edges(drawn)
+    else:
+        edges = np.histogram_bin_edges(drawn, bins="auto")
+        if len(edges) - 1 > MAX_HIST_BINS:
+            edges = np.histogram_bin_edges(inside, bins=MAX_HIST_BINS, range=(lo, hi))
     counts, edges = np.histogram(inside, bins=edges)
 
     ax = plot_axes(fig)
@@ -100,7 +104,6 @@ def draw_histogram(
             label = words("answer", name=agg.name, value=f"|{answer_value(signed, result, words)}|")
         ax.axvline(at, color=color, linewidth=3.2)
         handles.append(Line2D([], [], color=color, linewidth=3.2, label=label))
-    kind = time_kind(column, result.query, values)  # times of the day: every statistic on the clock
     funcs = {a.func for a in marked}
     # With two columns drawn, each answer is marked: a median line would not say whose it is.
     if other is None and "median" not in funcs and (funcs & {"mean", "avg"} or not aggs):
@@ -131,6 +134,8 @@ def draw_histogram(
         clock_axis(ax.xaxis, float(edges[0]), float(edges[-1]), kind)
     else:
         ax.xaxis.set_major_formatter(TickFormatter(words, value_unit))
+        if whole:  # a count of bars or days has no 2.5
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_formatter(TickFormatter(words))
     label = axis_text(column, result, words, compared[1:])
     ax.set_xlabel(zoned(label, result) if kind is not None else label, fontsize=LABEL_PT)
@@ -187,6 +192,20 @@ def _compared_column(
         ):
             return name
     return None
+
+
+def _whole_numbers(values: np.ndarray) -> bool:
+    """Whether every value is a whole number (a streak's length, bars since, a count)."""
+    return bool(values.size) and bool(np.all(values == np.round(values)))
+
+
+def _whole_number_edges(values: np.ndarray) -> np.ndarray:
+    """Bins of whole numbers, each centred on its numbers: one per number, or k numbers
+    each when there are more than ``MAX_HIST_BINS``. "auto" bins of run lengths 1 to 9 sat
+    at 1.2, 2.0, 2.9…, the bar of 2 right of a median line at 2."""
+    lo, hi = float(values.min()), float(values.max())
+    width = max(1.0, float(np.ceil((hi - lo + 1) / MAX_HIST_BINS)))
+    return np.arange(lo - 0.5, hi + 0.5 + width, width)
 
 
 def _histogram_range(values: np.ndarray, marks: list[float]) -> tuple[float, float]:

@@ -66,6 +66,7 @@ _KEYS = {
 _UNITS = {
     "points": (N_("unit.points"), N_("axis_unit.points")),
     "dollars": (N_("unit.dollars"), N_("axis_unit.dollars")),
+    "ticks": (N_("unit.ticks"), N_("axis_unit.ticks")),
     "contracts": (N_("unit.contracts"), N_("axis_unit.contracts")),
     "days": (N_("unit.days"), N_("axis_unit.days")),
     "weeks": (N_("unit.weeks"), N_("axis_unit.weeks")),

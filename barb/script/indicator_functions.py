@@ -28,6 +28,7 @@ from barb.script.warmup import (
     wilder_bars,
     window,
 )
+from barb.timeframes import timeframe
 
 # TA-Lib's upper bound for periods; larger ones are surely a mistake.
 MAX_PERIOD = 100_000
@@ -174,6 +175,10 @@ def obv(ctx: EvalContext) -> pd.Series:
     return indicators.obv(*_bars(ctx, "close", "volume"))
 
 
+# Bars up to this many minutes give the session VWAP closely enough to say nothing.
+_EXACT_VWAP_MINUTES = 5
+
+
 @register(
     "vwap",
     unit="price",
@@ -191,6 +196,13 @@ def vwap(ctx: EvalContext) -> pd.Series:
         ctx.warn(
             f"vwap() on {ctx.timeframe} bars: each bar is its own session, so VWAP equals "
             "the bar's typical price; use an intraday timeframe for a session VWAP."
+        )
+    elif (timeframe(ctx.timeframe).minutes or 0) > _EXACT_VWAP_MINUTES:
+        # 30-minute bars put 48 of NQ's 4,649 session closes on the other side of the
+        # 1-minute VWAP (up to 29 points off), with nothing said.
+        ctx.warn(
+            f"vwap() on {ctx.timeframe} bars weighs each bar's typical price by its volume: "
+            "an approximation of the session VWAP, which 1m bars give to the minute."
         )
     return indicators.vwap(*_bars(ctx, "high", "low", "close", "volume", "trading_date"))
 

@@ -125,6 +125,7 @@ class Prompts:
                 name=instrument.name,
                 exchange=instrument.exchange,
                 price_unit=instrument.price_unit,
+                contract=_contract_line(instrument),
                 first_date=first,
                 last_date=last,
                 data_note=note,
@@ -153,6 +154,21 @@ class Prompts:
         if context:
             parts.append(self.text("system/context.md").format(context="\n".join(context)).strip())
         return "\n\n".join(parts)
+
+
+def _contract_line(instrument: Instrument) -> str:
+    """What a price move is worth on one contract, and its tick: "per contract" questions
+    (a stop in ticks, a range in dollars) were left to what a model happens to know, and
+    CL's "moves are in dollars" read as dollars per contract, 1,000 times too small."""
+    one = instrument.price_unit.removesuffix("s")
+    worth = f"{instrument.point_value:,g} {instrument.currency}"
+    tick = f"{instrument.tick_size:g}"
+    tick_worth = f"{instrument.tick_size * instrument.point_value:,g} {instrument.currency}"
+    return (
+        f"One contract: a move of 1 {one} is worth {worth}; the tick is {tick} ({tick_worth}). "
+        f"Per contract in {instrument.currency}: range * {instrument.point_value:g}; in ticks: "
+        f"range / {tick}."
+    )
 
 
 def _depth(instrument: Instrument, name: str) -> int:

@@ -71,6 +71,24 @@ def test_instrument_block_comes_from_yaml_and_data() -> None:
     assert "Price moves (range, gap, atr) are in points." in nq
 
 
+@pytest.mark.parametrize(
+    ("symbol", "said"),
+    [
+        # The exchanges' contract specifications: CL is 1,000 barrels with a $0.01 tick, ES
+        # $50 a point and NQ $20 a point, both with a 0.25 tick.
+        ("CL", "a move of 1 dollar is worth 1,000 USD; the tick is 0.01 (10 USD)"),
+        ("ES", "a move of 1 point is worth 50 USD; the tick is 0.25 (12.5 USD)"),
+        ("NQ", "a move of 1 point is worth 20 USD; the tick is 0.25 (5 USD)"),
+    ],
+)
+def test_the_model_is_told_what_a_move_is_worth_per_contract(symbol: str, said: str) -> None:
+    """p28a F3: nothing the model read gave a point's or a tick's value, and CL's "moves
+    are in dollars" read as dollars per contract, 1,000 times too small."""
+    prompts = Prompts()
+    text = prompts.system_prompt(prompts.variant("default"), load_instrument(symbol), META)
+    assert f"One contract: {said}." in text
+
+
 @pytest.mark.parametrize("last", [dt.date(2025, 6, 30), dt.date(2026, 1, 7)])
 def test_relative_words_count_from_the_data_s_last_day(last: dt.date) -> None:
     """The model has no clock: "yesterday" and "this week" are the data's, and the prompt

@@ -127,6 +127,13 @@ CHG_PCT = "(close - prev(close)) / prev(close) * 100"
         ({"select": "std(close) as close_vol"}, "close_vol", "points"),
         ({"select": "sum(volume) as total"}, "total", "contracts"),
         ({"map": {"atr_vol": "atr(14)"}}, "atr_vol", "points"),
+        # A distance scaled by a number is what its name says (a contract's dollars, ticks),
+        # else nothing; by 1 or -1 it stays points; a percent of a range stays a percent.
+        ({"map": {"pnl": "(close - prev(close)) * 50"}}, "pnl", "dollars"),
+        ({"map": {"t": "range / 0.25"}, "select": "max(t) as max_ticks"}, "max_ticks", "ticks"),
+        ({"map": {"stop": "atr(14) * 2"}}, "stop", None),
+        ({"map": {"down": "(close - open) * -1"}}, "down", "points"),
+        ({"map": {"rp": "range / open * 100"}}, "rp", "%"),
         # Mixed units, oscillators and unknowns show no unit rather than a guess.
         ({"select": "sum(close * volume) as dollar_vol"}, "dollar_vol", None),
         ({"map": {"x_pct": "close + volume"}}, "x_pct", None),

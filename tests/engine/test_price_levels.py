@@ -170,3 +170,67 @@ def test_without_two_whole_years_the_partial_ones_say_so(sample_settings) -> Non
     [warned] = _blend_warnings(result)
     assert f"price level {_level_text(daily)}, so it blends" in warned
     assert "2020 (2020-04-01 — 2020-12-31 only)" in warned
+
+
+def _cl_daily(settings, first: str, last: str) -> pd.DataFrame:
+    columns = ["open", "high", "low", "close", "trading_date", "minute"]
+    minutes = pd.read_parquet(data_path("CL", settings), columns=columns)
+    daily = _daily(minutes)
+    daily.index = pd.to_datetime(daily.index)
+    return daily[(daily.index >= first) & (daily.index <= last)]
+
+
+def test_a_contracts_dollars_by_year_name_dollars_one_groups_value_and_the_range_percent(
+    sample_settings,
+) -> None:
+    """CL's range in a contract's dollars by year (p28a F2): the warning said "in points"
+    (CL's moves are dollars), "runs 2,061.32–2,061.32 across the groups" of the one group in
+    the last 12 months, and to use "(range * 1000) / open * 100", 1000 times the percent."""
+    daily = _cl_daily(sample_settings, "2021-01-01", "2025-12-31")
+    recent = _recent(daily)
+    expected_usd = (recent["range"] * 1000).mean()
+    text = (
+        f"avg_usd is in dollars over rows whose price level {_level_text(daily)}, so it "
+        f"blends price levels: over the rows' last 12 months ({recent.index[0].date()} — "
+        f"{recent.index[-1].date()}) avg_usd is {expected_usd:,.2f}. For a size comparable "
+        "across years use percent (range / open * 100), or a recent period."
+    )
+    base = {"session": "ETH", "from": "daily", "period": "2021:2025", "group_by": "year()"}
+    inline = {**base, "select": "mean(range * 1000) as avg_usd"}
+    mapped = {
+        **base,
+        "map": {"range_usd": "range * 1000", "range_pct": "range / open * 100"},
+        "select": ["mean(range_usd) as avg_usd", "mean(range_pct) as avg_pct"],
+    }
+    for query in (inline, mapped):
+        result = execute(query, "CL", settings=sample_settings)
+        assert result.ok, result.to_dict()
+        assert _blend_warnings(result) == [text], query
+
+
+def test_cl_points_are_named_dollars_and_es_names_each_unit(sample_settings) -> None:
+    cl = _cl_daily(sample_settings, "2021-01-01", "2025-12-31")
+    result = execute(
+        {"session": "ETH", "from": "daily", "period": "2021:2025", "select": "mean(range)"},
+        "CL",
+        settings=sample_settings,
+    )
+    [warned] = _blend_warnings(result)
+    assert warned.startswith(
+        f"mean_range is in dollars over rows whose price level {_level_text(cl)}"
+    )
+    assert f"mean_range is {_recent(cl)['range'].mean():,.2f}." in warned
+
+    result = execute(
+        {
+            "session": "ETH",
+            "from": "daily",
+            "map": {"range_usd": "range * 50"},
+            "select": ["mean(range)", "mean(range_usd) as avg_usd"],
+        },
+        "ES",
+        settings=sample_settings,
+    )
+    [warned] = _blend_warnings(result)
+    assert warned.startswith("mean_range is in points and avg_usd in dollars over rows")
+    assert warned.endswith("use percent (range / open * 100), or a recent period.")

@@ -93,3 +93,60 @@ def test_a_running_value_of_every_bar_read_on_some_days_is_not_warned(sample_set
     }
     result = _run(query, sample_settings)
     assert not [w for w in result.metadata.warnings if "ran over every bar" in w]
+
+
+RUN = {"run": "streak(close > prev(close))"}
+
+
+def _up_runs(con) -> pd.Series:
+    """Each RTH day's count of closes in a row above the one before, by date."""
+    closes = rth_closes(con, "nq")
+    up = closes > closes.shift(1)
+    return up.groupby((~up).cumsum()).cumsum().astype(int)
+
+
+def _not_warned(result) -> None:
+    assert not [w for w in result.metadata.warnings if "ran over every bar" in w]
+
+
+@pytest.mark.parametrize("where", ["run == 14", "run >= 5"])
+def test_a_where_on_the_streak_s_own_value_is_not_warned(sample_settings, con, where) -> None:
+    """The days on which the up run stood at 14, or at 5 and more: the run over every bar is
+    what the where asks for (p28b F2: the warning cast doubt on a right answer)."""
+    runs = _up_runs(con)
+    kept = runs[runs == 14] if where == "run == 14" else runs[runs >= 5]
+    query = {"session": "RTH", "from": "daily", "map": RUN, "where": where}
+    result = _run(query | {"select": ["date()", "run"]}, sample_settings)
+    assert list(pd.to_datetime(result.table["date"])) == list(pd.to_datetime(kept.index))
+    assert list(result.table["run"]) == list(kept)
+    _not_warned(result)
+
+
+def test_a_where_on_a_name_made_from_the_streak_is_not_warned(sample_settings, con) -> None:
+    """The average length of an up run, read on each run's last day (run_end, made from run)."""
+    runs = _up_runs(con)
+    ends = runs[(runs > 0) & (runs.shift(-1) == 0)]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": RUN | {"run_end": "run > 0 and next(run) == 0"},
+        "where": "run_end",
+        "select": ["count() as runs", "mean(run) as avg"],
+    }
+    result = _run(query, sample_settings)
+    assert result.summary.values["runs"] == len(ends)
+    assert result.summary.values["avg"] == pytest.approx(ends.mean())
+    _not_warned(result)
+
+
+def test_a_streak_kept_by_a_where_on_something_else_is_still_warned(sample_settings) -> None:
+    """A where on the run and an equity it does not read: the equity is still the market's."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": RUN | {"eq": "cumsum(close - open)"},
+        "where": "run >= 3",
+        "select": ["max(run) as longest", "last(eq) as total"],
+    }
+    said = [w for w in _run(query, sample_settings).metadata.warnings if "every bar" in w]
+    assert len(said) == 1 and said[0].startswith("cumsum(close - open) ran over every bar")

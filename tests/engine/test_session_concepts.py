@@ -177,12 +177,14 @@ def test_the_settlement_example_takes_each_era_s_window(sample_settings) -> None
 
 
 def _rth_days(settings, symbol: str = "NQ") -> pd.DataFrame:
-    """RTH daily bars of the raw minute bars (09:30-17:00 for NQ), built with pandas."""
+    """RTH daily bars of the raw minute bars (09:30-17:00 for NQ): high, low, close."""
     from barb.data.store import data_path
 
     bars = pd.read_parquet(data_path(symbol, settings))
     rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
-    return rth.groupby("trading_date").agg(close=("close", "last"))
+    return rth.groupby("trading_date").agg(
+        high=("high", "max"), low=("low", "min"), close=("close", "last")
+    )
 
 
 @pytest.mark.slow
@@ -327,6 +329,29 @@ def test_the_golden_cross_matches_pandas(sample_settings) -> None:
     assert table["golden_crosses"].tolist() == by_year["golden"].tolist()
     assert table["death_crosses"].tolist() == by_year["death"].tolist()
     assert by_year.to_numpy().sum() > 0
+
+
+@pytest.mark.slow
+def test_reversal_days_match_pandas(sample_settings) -> None:
+    """p28c F3: «разворотный день» and "key reversal" found only short days and expiration
+    days; the concept counts tops, bottoms and outside tops."""
+    assert describe_concept("разворотный день").startswith("Reversal day")
+    assert describe_concept("key reversal").startswith("Reversal day")
+    day = _rth_days(sample_settings)
+    high, low, close = day["high"], day["low"], day["close"]
+    top = (high > high.shift()) & (close < close.shift())
+    bottom = (low < low.shift()) & (close > close.shift())
+    outside_top = (high > high.shift()) & (low < low.shift()) & (close < low.shift())
+    query = session_concepts()["reversal_day"].text_for(SessionTimes(load_instrument("NQ"))).query
+    result = execute(query, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    assert result.summary.values == {
+        "bearish": top.sum(),
+        "bullish": bottom.sum(),
+        "bearish_outside": outside_top.sum(),
+        "count": len(day),
+    }
+    assert 0 < outside_top.sum() < top.sum()
 
 
 def test_power_hour_is_the_last_hour_of_the_cash_session(engine_settings) -> None:

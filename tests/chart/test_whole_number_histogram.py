@@ -1,0 +1,59 @@
+"""A histogram of whole numbers (run lengths, bars since, counts) has a bar per number,
+centred on it, and whole-number ticks (p28b F4): "auto" bins of up-runs 1 to 9 sat at 1.2,
+2.0, 2.9…, the bar of 2 right of the median line at 2, and the axis read "2,5". Expected
+runs from pandas over DuckDB's RTH days, never the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from engine_results import figure, run
+from matplotlib.collections import PolyCollection
+
+pytestmark = pytest.mark.slow
+
+
+def _up_runs(close: pd.Series) -> pd.Series:
+    """The length of every run of up closes that ended (a down or flat close after it),
+    each counted once."""
+    up = (close > close.shift()).to_numpy()
+    runs, length = [], 0
+    for is_up in up:
+        if is_up:
+            length += 1
+        elif length:
+            runs.append(length)
+            length = 0
+    return pd.Series(runs)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_run_lengths_get_a_bar_per_number(sample_settings, days, language) -> None:
+    runs = _up_runs(days["close"])
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "up": "close > prev(close)",
+            "run": "streak(up)",
+            "run_end": "run > 0 and next(run) == 0",
+        },
+        "where": "run_end",
+        "select": ["count() as runs", "mean(run) as avg_run"],
+    }
+    result = run(query, sample_settings)
+    assert result.summary.values["runs"] == len(runs)
+    fig = figure(result, language)
+    ax = fig.axes[0]
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    spans = np.array([(p.vertices[0, 0], p.vertices[2, 0]) for p in bars.get_paths()])
+    heights = np.array([p.vertices[2, 1] - p.vertices[0, 1] for p in bars.get_paths()])
+    centres = spans.mean(axis=1)
+    np.testing.assert_allclose(centres, np.round(centres))  # each bar on its number
+    np.testing.assert_allclose(spans[:, 1] - spans[:, 0], 1.0)
+    counts = runs.value_counts()
+    for at, height in zip(np.round(centres).astype(int), heights, strict=True):
+        assert height == counts.get(at, 0)
+    ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    assert all(float(t).is_integer() for t in ticks)
