@@ -214,9 +214,12 @@ def decorate(
     fig.text(MARGIN_X, y, scope, fontsize=SCOPE_PT, color=INK, va="top")
     y -= SCOPE_PT * LINE_SPACING / height + 3 / height
     subtitle = subtitle_text(result.query, words)
-    if meta.even_groups:  # beside the headline naming the highest and the lowest group
-        subtitle += " · " + words("sub.noise", columns=", ".join(meta.even_groups))
-    for line in wrap(fig, subtitle, SUBTITLE_PT, MAX_SUBTITLE_LINES):
+    lines = wrap(fig, subtitle, SUBTITLE_PT, MAX_SUBTITLE_LINES)
+    if meta.even_groups:  # under the headline naming the highest and the lowest group, on a
+        # line of its own: at the end of a long subtitle it was cut off
+        noise = words("sub.noise", columns=", ".join(meta.even_groups))
+        lines += wrap(fig, noise, SUBTITLE_PT, 1)
+    for line in lines:
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
         y -= SUBTITLE_PT * LINE_SPACING / height
     matched = number_text(meta.rows_matched, 0, words)

@@ -57,3 +57,22 @@ def test_weekdays_within_noise_say_so_and_years_apart_do_not(
         "select": "mean(rp) as p",
     }
     assert NOISE[language] not in texts(figure(run(years, sample_settings), language))
+
+
+def test_the_note_stands_on_its_own_line_after_a_long_subtitle(sample_settings) -> None:
+    """A subtitle of long map expressions filled its two lines, and the note at its end was
+    cut off: first hour up or down, and whether the day went the same way."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "fh": 'session_close("RTH_OPEN") - open',
+            "same_dir": "(fh > 0) == (close > open)",
+        },
+        "group_by": "fh > 0",
+        "select": "mean(same_dir)",
+    }
+    result = run(query, sample_settings)
+    assert result.metadata.even_groups == ["mean_same_dir"]
+    shown = texts(figure(result))
+    assert f"mean_same_dir: {NOISE['en']}" in shown
