@@ -85,7 +85,12 @@ def with_bar_label(table: pd.DataFrame, bars: pd.DataFrame, timeframe: str) -> p
         return table
     labelled = label_column(bars, timeframe)
     if labelled is None:
-        return table
+        # A second stage's rows are the first stage's table, already labelled ("2025-12"):
+        # its select of other columns keeps that label, as the first stage's select does.
+        named = table_label(bars, timeframe)
+        if named is None:
+            return table
+        labelled = named, bars[named].to_numpy()
     name, values = labelled
     out = table.copy(deep=False)
     out.insert(0, name, values)

@@ -41,7 +41,7 @@ from barb.session_caveats import session_gap_caveat, session_hours
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
 from barb.short_session_caveats import low_tail_caveat, short_sessions_caveat
-from barb.stages import DayOpen, StageOutput, run_stage, sort_keys, take_rows
+from barb.stages import DayOpen, StageOutput, query_columns, run_stage, sort_keys, take_rows
 
 log = logging.getLogger(__name__)
 
@@ -243,6 +243,7 @@ def _second_stage(
         row_keys=keys,
         order=first.order,
         day_open=day_open,
+        carried=query_columns(plan.first) if plan.first.shape == "table" else (),
     )
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept

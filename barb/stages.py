@@ -112,6 +112,7 @@ def run_stage(
     order: np.ndarray | None = None,
     picked: bool = False,
     day_open: DayOpen | None = None,
+    carried: Sequence[str] = (),
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
@@ -122,7 +123,8 @@ def run_stage(
     over a sorted table): aggregates read them in that order. ``picked``: an event join's
     filter (``"filter": "only"``) already picked the rows in ``keep``, as a where would.
     ``day_open``: the bars' session crosses midnight; groups by a time of day start at its
-    open unless the stage sorts them.
+    open unless the stage sorts them. ``carried``: a second stage's rows are the first
+    stage's table, whose own columns (its select) it lists before the ones it makes.
     """
     ctx.frame, ctx.period = frame, period
     # A second stage's map (see barb.planning): its aggregates are over all its rows.
@@ -148,7 +150,7 @@ def run_stage(
         # time, not the first in the order a sort put the rows in; rows listed keep theirs.
         frame = _in_order(frame, order[keep])
     ctx.frame, ctx.period = frame, None
-    output = _answer(stage, frame, ctx, keep, selected, prefix, hide, row_keys, day_open)
+    output = _answer(stage, frame, ctx, keep, selected, prefix, hide, row_keys, day_open, carried)
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -193,6 +195,7 @@ def _answer(
     hide: tuple[str, ...],
     row_keys: tuple[str, ...] = (),
     day_open: DayOpen | None = None,
+    carried: Sequence[str] = (),
 ) -> StageOutput:
     warnings: list[str] = []
     shape = stage.shape
@@ -284,14 +287,13 @@ def _answer(
             )
         if _latest_first(stage):  # "ATR now": the bars it is the latest of, for the chart
             history = shown_rows(frame.iloc[-LATEST_HISTORY_ROWS:], ctx.timeframe, hide)
-    stat_cols = [n for n, _ in stage.map_exprs] + [k.column for k in stage.sort]
+    stat_cols = [*carried, *(n for n, _ in stage.map_exprs), *(k.column for k in stage.sort)]
     stat_cols += [s.name for s in stage.select]
     # A first stage's group key selected again in then names its rows: its mean is noise.
     stat_cols = [c for c in stat_cols if c not in row_keys]
-    value_cols = [s.name for s in stage.select] or [
-        *(n for n, _ in stage.map_exprs),
-        *(k.column for k in stage.sort),
-    ]
+    # A then.map adds to the first stage's columns: "ret_pct" selected there stays listed
+    # next to "pct_rank = rank(ret_pct)", as the table and the CSV hold it.
+    value_cols = [s.name for s in stage.select] or [*carried, *query_columns(stage)]
     summary = summarize_table(
         table,
         list(dict.fromkeys(stat_cols)),
@@ -309,6 +311,14 @@ def _answer(
         # A second stage's selected rows are groups: all of them, before the sort and limit.
         groups=unsorted if row_keys else None,
     )
+
+
+def query_columns(stage: StagePlan) -> list[str]:
+    """The columns a table stage's rows are listed with: its select, else the columns its
+    map made and its sort keys."""
+    if stage.select:
+        return [s.name for s in stage.select]
+    return [*(n for n, _ in stage.map_exprs), *(k.column for k in stage.sort)]
 
 
 def _events(stage: StagePlan, output: StageOutput, timeframe: str, picked: bool) -> bool:
