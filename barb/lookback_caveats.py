@@ -12,7 +12,8 @@ A window over the time of day with prev() inside, rolling_mean(prev(volume), 20,
 "the same time on the 20 days before", is said on any intraday bars: it averages each bar's
 previous bar (the 09:55 volumes at 10:00; at 09:30 yesterday's last), so a where dropping the
 09:30 bars does not mend it. The form that leaves today out is (rolling_sum(volume, 21,
-'time') - volume) / 20.
+'time') - volume) / 20. So is prev() of such a window, prev(rolling_mean(volume, 20,
+'time')): the previous bar's window, not the same time's.
 """
 
 from __future__ import annotations
@@ -110,6 +111,8 @@ def _window(
     them: rolling_mean(prev(volume), 20) reads 20 bars back), and the outermost such call."""
     if isinstance(expr, ast.Column):
         return columns.get(expr.name)
+    if isinstance(expr, ast.Call) and _time_window_lagged(expr, mapped) is not None:
+        return None  # said by _time_of_day_lags: a where cannot mend it
     inner = [w for w in (_window(c, columns, mapped) for c in expr.children()) if w is not None]
     deepest = max(inner, key=lambda w: w[0], default=None)
     if not isinstance(expr, ast.Call):
@@ -142,13 +145,48 @@ def _time_of_day_lags(plan: Plan) -> list[str]:
     said: list[str] = []
     for expr in _answer_exprs(stage):
         for node in nodes(expr, mapped):
-            if not isinstance(node, ast.Call) or not _by_time_of_day(node):
+            if not isinstance(node, ast.Call):
                 continue
-            if _reads_prev(node, mapped):
+            text = None
+            if _by_time_of_day(node) and _reads_prev(node, mapped):
                 text = _time_of_day_lag_text(plan, node, mapped)
-                if text not in said:
-                    said.append(text)
+            window = _time_window_lagged(node, mapped)
+            if window is not None:
+                text = _lagged_time_window_text(plan, node, window)
+            if text is not None and text not in said:
+                said.append(text)
     return said
+
+
+def _time_window_lagged(call: ast.Call, mapped: dict[str, ast.Expr]) -> ast.Call | None:
+    """The window over the time of day a prev() reads (prev(rolling_mean(volume, 20,
+    'time')), through map names), else None."""
+    if not _is_prev(call):
+        return None
+    for node in nodes(call.args[0], mapped):
+        if isinstance(node, ast.Call) and _by_time_of_day(node):
+            return node
+    return None
+
+
+def _lagged_time_window_text(plan: Plan, call: ast.Call, window: ast.Call) -> str:
+    """prev() of a window over the time of day is the previous bar's window: "today's 16:30
+    volume against the 20 days before" read the 15:30 window (relative volume 0.054 for
+    0.839), and the session's first bar the day before's last."""
+    start = plan.dataset.instrument.session(plan.session).start_minute
+    second, first = _clock(start + (plan.timeframe.minutes or 0)), _clock(start)
+    text = (
+        f"{call.to_text()} is the previous bar's {window.to_text()} (at {second} the {first} "
+        f"bar's, at {first} the day before's last), not this time's on the days before."
+    )
+    n = _literal(window.args[1]) if len(window.args) > 1 else None
+    x = window.args[0].to_text()
+    if n is not None and window.name.lower() in ("rolling_mean", "rolling_sum"):
+        total = f"rolling_sum({x}, {n + 1}, 'time') - {x}"
+        form = f"({total}) / {n}" if window.name.lower() == "rolling_mean" else total
+        what = "mean" if window.name.lower() == "rolling_mean" else "sum"
+        return f"{text} The {what} of {x} at this time on the {n} days before today: {form}."
+    return text
 
 
 def _reads_prev(call: ast.Call, mapped: dict[str, ast.Expr]) -> bool:

@@ -177,6 +177,17 @@ def _outside_the_session(
         also = f"{whole}, which holds it, or " if eth else ""
         when = _when(spec, instrument, hours, missed, len(days), how)
         reaction = _reaction_window(instrument, hours, missed)
+        if column is None and spec.category == "options":
+            # An expiration is not news with a first move: its settlement print is at the
+            # open, and the options themselves trade into the cash close, which a session at
+            # the close holds (opex Fridays' last half hour was told to look elsewhere).
+            warnings.append(
+                f"{when}: {_bars(plan)} {held.replace('release', 'print')}, so they hold the "
+                "expiring options' trading "
+                f"but not the settlement print; for the print use a window such as "
+                f"'{reaction}'."
+            )
+            continue
         if column is None:
             warnings.append(
                 f"{when}: {_bars(plan)} {held} and hold none of its first move. For the "
@@ -258,7 +269,8 @@ def _when(
     else:
         share = f"all {days}" if len(offsets) == days else f"{len(offsets)} of the {days}"
         share += f" {spec.name} days"
-    return f"{spec.name.upper()} came out{at} {how}, on {share} in the period{listed}"
+    came = "settled" if spec.category == "options" else "came out"
+    return f"{spec.name.upper()} {came}{at} {how}, on {share} in the period{listed}"
 
 
 def _where(plan: Plan, window: SessionSpec) -> str:

@@ -30,12 +30,12 @@ PERIOD_FORMS = (
     '"2023-01-01:2024-06-30" (a side may be empty)',
     '"2020:2022"',
     '"last_year" (the previous calendar year)',
-    '"last_month"',
+    '"last_quarter" / "last_month"',
     '"last_week"',
     '"ytd" / "qtd" / "mtd" / "wtd"',
-    '"last_N_days" / "last_N_weeks" / "last_N_months" / "last_N_years" (calendar time back '
-    "from the last data date: last_30_days is 30 calendar days, about 21 trading days; on "
-    "weekly/monthly/yearly bars last_N_weeks/months/years is the last N whole bars)",
+    '"last_N_days|weeks|months|years" (calendar time back from the last data date: '
+    "last_30_days is 30 calendar days, about 21 trading days; on weekly/monthly/yearly bars "
+    "the last N whole bars)",
     '"last_N_bars" (the last N bars of the query\'s session and timeframe, an unfinished last '
     'one included: "from": "daily", "period": "last_30_bars" is the last 30 trading days)',
     '"all"',

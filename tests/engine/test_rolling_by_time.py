@@ -125,3 +125,30 @@ def test_the_advice_fits_the_window(engine_settings, mapped, advice) -> None:
     assert result.ok, result.to_dict()
     [said] = result.metadata.warnings
     assert "the bar before (at 09:35 the 09:30 bar" in said and advice in said
+
+
+def test_prev_of_a_time_of_day_window_is_the_previous_bars_window(engine_settings, minutes) -> None:
+    """prev(rolling_mean(volume, 5, 'time')) for "against the 5 days before at this time"
+    (p28d F2) is the previous bar's window, as pandas computes it: the 09:35 bar reads the
+    09:30 window, 09:30 the day before's last. Said once (not also as a window reaching the
+    day before), with the form that leaves today out."""
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024-02",
+        "map": {"avg": "prev(rolling_mean(volume, 5, 'time'))"},
+        "select": ["timestamp", "volume", "avg"],
+    }
+    bars = _rth_5m(minutes)
+    window = bars.groupby("slot")["volume"].transform(lambda v: v.rolling(5).mean())
+    bars["lagged"] = window.shift()
+    february = bars[bars["day"].dt.month == 2].reset_index(drop=True)
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    np.testing.assert_allclose(result.table["avg"], february["lagged"])
+    assert result.metadata.warnings == [
+        "prev(rolling_mean(volume, 5, 'time')) is the previous bar's rolling_mean(volume, 5, "
+        "'time') (at 09:35 the 09:30 bar's, at 09:30 the day before's last), not this time's "
+        "on the days before. The mean of volume at this time on the 5 days before today: "
+        "(rolling_sum(volume, 6, 'time') - volume) / 5."
+    ]

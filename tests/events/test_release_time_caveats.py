@@ -83,7 +83,9 @@ def _ask(query: dict, symbol: str, settings) -> Result:
 
 
 def _said(result, event: str) -> list[str]:
-    return [w for w in result.metadata.warnings if w.startswith(f"{event} came out")]
+    # An expiration (opex, quad_witching) "settled": its time is the opening settlement print.
+    starts = (f"{event} came out", f"{event} settled")
+    return [w for w in result.metadata.warnings if w.startswith(starts)]
 
 
 def _minute(clock: str) -> int:
@@ -423,3 +425,34 @@ def test_a_session_that_closes_before_the_release_says_so_to_a_where_on_its_minu
         f"(eia_minutes < -{gap} on those days), so a where on eia_minutes from -{gap} on keeps "
         "none of them."
     ) in said
+
+
+def _opex_days(first: str, last: str) -> pd.DatetimeIndex:
+    """Each month's third Friday, or the trading day before it when the exchange is shut
+    (Good Friday), from the NYSE calendar, within the data's dates."""
+    import pandas_market_calendars as mcal
+
+    open_days = mcal.get_calendar("NYSE").valid_days(first, last).tz_localize(None)
+    fridays = pd.date_range(first, last, freq="WOM-3FRI")
+    return pd.DatetimeIndex([open_days[open_days <= friday][-1] for friday in fridays])
+
+
+def test_an_expiration_before_a_session_at_the_close_is_not_called_news(settings) -> None:
+    """p28e F1: opex Fridays' last half hour into the cash close was told the bars "hold none
+    of its first move" and to use ETH: an expiration's settlement print is at the open, and
+    the options trade into the 16:00 close the session holds."""
+    bars = pd.read_parquet(data_path("NQ", settings), columns=["trading_date"])
+    first, last = bars["trading_date"].min(), bars["trading_date"].max()
+    days = _opex_days(str(first.date()), str(last.date()))
+    result = _ask(
+        {"session": "CASH_CLOSE", "from": "daily", "join": "opex", "select": "mean(range)"},
+        "NQ",
+        settings,
+    )
+    said = [w for w in result.metadata.warnings if w.startswith("OPEX")]
+    assert said == [
+        f"OPEX settled at 09:30, before NQ's CASH_CLOSE opens at 15:30, on all {len(days)} "
+        "opex days in the period: CASH_CLOSE bars start after the print, so they hold the "
+        "expiring options' trading but not the settlement print; for the print use a window "
+        "such as '09:30-10:30'."
+    ]
