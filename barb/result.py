@@ -303,7 +303,9 @@ def _list_rows(summary: Summary, table: pd.DataFrame, keys: list[str], values: l
     shown = keys + values[:MAX_SHOWN_VALUES]
     summary.shown, summary.unlisted = shown, values[MAX_SHOWN_VALUES:]
     small = len(values) <= WHOLE_MAX_VALUES
-    narrow = n <= WHOLE_MAX_NARROW_ROWS and n * len(shown) <= WHOLE_MAX_CELLS
+    # One value column is read whole up to the narrow rows whatever its keys: CPI days' mean
+    # range by hour and by cpi (2 keys, 46 rows) hid the 08:00 rows the question was about.
+    narrow = n <= WHOLE_MAX_NARROW_ROWS and (n * len(shown) <= WHOLE_MAX_CELLS or len(values) == 1)
     summary.whole = n <= 2 * EDGE_ROWS or (n <= WHOLE_MAX_ROWS and small) or narrow
     if summary.whole:
         summary.top = _cells(table, shown, 0, n)

@@ -334,3 +334,29 @@ def test_a_group_key_selected_again_in_then_is_not_averaged(year_settings, year_
     per_day = daily(year_minutes).groupby(lambda d: d.month)["volume"].mean()
     assert means.startswith("mean: per_day=") and "month" not in means
     assert float(means.split("=")[1]) == pytest.approx(per_day.mean(), rel=1e-3)
+
+
+def test_one_value_by_two_keys_is_read_whole_up_to_the_narrow_rows(
+    year_settings, year_minutes
+) -> None:
+    """The reference promises 60 rows of one value column; with two keys the cells counted
+    the keys too and 46 rows of "mean range by hour and CPI day" were cut to their ends,
+    hiding the 08:00 rows the question was about (p28e F2). Month by weekday: 60 rows."""
+    days = daily(year_minutes)
+    ranges = days["high"] - days["low"]
+    expected = ranges.groupby([days.index.month, days.index.dayofweek]).mean()
+    assert 41 < len(expected) <= WHOLE_MAX_NARROW_ROWS
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": ["month()", "dayofweek()"],
+        "select": "mean(range) as r",
+    }
+    text = render_summary(run(query, year_settings))
+    assert text.splitlines()[0].endswith("all shown:")
+    header, rows = listed(text)
+    assert header == ["month", "dayofweek", "r"]
+    assert len(rows) == len(expected)
+    for (month, weekday, value), ((m, d), mean) in zip(rows, expected.items(), strict=True):
+        assert (int(month), int(weekday)) == (m, d)
+        assert float(value) == pytest.approx(mean, abs=0.01)
