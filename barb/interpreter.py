@@ -40,7 +40,11 @@ from barb.script.query import Query, parse_query
 from barb.session_caveats import session_gap_caveat, session_hours
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
-from barb.short_session_caveats import low_tail_caveat, short_sessions_caveat
+from barb.short_session_caveats import (
+    low_tail_caveat,
+    part_day_share_caveat,
+    short_sessions_caveat,
+)
 from barb.stages import DayOpen, StageOutput, query_columns, run_stage, sort_keys, take_rows
 
 log = logging.getLogger(__name__)
@@ -141,6 +145,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += short_sessions_caveat(plan, output.table)
     warnings += holiday_close_caveat(plan, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
+    warnings += part_day_share_caveat(plan, ctx, output.kept)
     warnings += missing_days_caveat(plan, scope)
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them

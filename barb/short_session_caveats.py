@@ -11,12 +11,13 @@ import numpy as np
 import pandas as pd
 
 from barb.events.rules import us_market_closed
+from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.lineage import nodes
 from barb.planning import Plan, SelectItem
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate
-from barb.short_days import short_days
+from barb.short_days import day_edges, short_days
 from barb.summary_text import value_text
 
 # Rows named in the short-session warning; more are counted.
@@ -24,6 +25,9 @@ NAMED_SHORT_SESSIONS = 3
 LEAVE_OUT = '"where": "not holiday() and not early_close()" leaves them out.'
 # The highest percentile read as a low one: the part days sit at the bottom.
 LOW_PERCENTILE = 25
+# Short sessions from this share of the days kept make a statistic of range or volume a part
+# day's in good part: "the day after Thanksgiving" (all of them), not all days (2.5%).
+NOTABLE_SHORT_SHARE = 0.1
 # Columns that a part day makes small: it trades fewer hours (high and low: its range).
 PART_DAY_COLUMNS = frozenset({"volume", "range"})
 
@@ -101,6 +105,74 @@ def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> 
         f"{n} of the {unique.size} days {sessions} (holidays, early closes: a part day trades "
         f"less volume, often a smaller range): without them {'; '.join(changes)}. {LEAVE_OUT}"
     ]
+
+
+def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> list[str]:
+    """Statistics of range or volume over daily rows a notable share of which are short
+    sessions: "the day after Thanksgiving" is 18 of 18 early closes (RTH to 13:15), and its
+    mean range of 1.42% was read against full days' 1.85% with nothing said. Said with the
+    share, and the value without them when full days remain (min and low percentiles are
+    the low-tail warning's)."""
+    stage = plan.first
+    if plan.timeframe.name != "daily" or stage.shape == "table" or kept is None:
+        return []
+    if {"holiday", "early_close"} & stage.calls or "trading_date" not in kept.columns:
+        return []
+    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    items = [
+        item
+        for item in stage.select
+        if item.aggregate
+        and _reads_part_day(item.expr, mapped)
+        and not _reads_low_tail(item, mapped)
+    ]
+    if not items:
+        return []
+    days = kept["trading_date"].to_numpy().astype("datetime64[D]")
+    unique, rows = np.unique(days, return_inverse=True)
+    short_dates = short_days(plan.dataset, plan.session, unique)
+    n = int(short_dates.sum())
+    if not n or n < NOTABLE_SHORT_SHARE * unique.size:
+        return []
+    closes = _closes(plan, unique[short_dates])
+    text = (
+        f"{'All' if n == unique.size else n} of the {unique.size} days "
+        f"{'are' if n > 1 else 'is'} short sessions (holidays, early closes: the exchange "
+        f"closed at {' or '.join(closes)}), so their range and volume are a part day's"
+    )
+    short = short_dates[rows]
+    if n < unique.size and not stage.group_keys:
+        full = dataclasses.replace(
+            ctx, frame=kept[~short].reset_index(drop=True), warnings=[], period=None
+        )
+        said = []
+        for item in items:
+            value = evaluate_aggregate(item.expr, full, None)
+            if value is not None and not pd.isna(value):
+                said.append(f"{item.name} is {value_text(value)}")
+        if said:
+            text += f": without them {', '.join(said)}"
+    if n < unique.size:
+        return [f"{text}. {LEAVE_OUT}"]
+    start = plan.dataset.instrument.session(plan.session).start
+    return [
+        f"{text}: against full days compare the hours both trade, "
+        f'"session": "{start}-{closes[0]}", over every day.'
+    ]
+
+
+def _closes(plan: Plan, days: np.ndarray) -> list[str]:
+    """The clock times the exchange closed at on ``days``, earliest first ("13:00")."""
+    _, closed = day_edges(plan.dataset, days)
+    start = plan.dataset.instrument.trading_day_start_minute
+    minutes = sorted({int(m) for m in closed if m >= 0})
+    return [format_clock((start + m) % MINUTES_PER_DAY) for m in minutes] or ["?"]
+
+
+def _reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether ``expr`` reads a column a part day makes small (range, volume, high - low)."""
+    read = {n.name for n in nodes(expr, mapped) if isinstance(n, ast.Column)}
+    return bool(read & PART_DAY_COLUMNS) or {"high", "low"} <= read
 
 
 def _reads_low_tail(item: SelectItem, mapped: dict[str, ast.Expr]) -> bool:

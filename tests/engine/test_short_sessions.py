@@ -210,3 +210,70 @@ def test_min_is_named_only_when_a_short_session_set_it(
         f"without them quietest is {quietest_full}, not {quietest}." in w
         for w in thanksgiving.metadata.warnings
     ), thanksgiving.metadata.warnings
+
+
+# --- a statistic over many short sessions -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def rth_days_all(sample_settings) -> pd.DataFrame:
+    """Every RTH day of the sample: open, high, low, the minutes traded and the last bar's
+    end (a clock minute), from the raw minute bars."""
+    bars = pd.read_parquet(data_path("NQ", sample_settings))
+    rth = bars[(bars["minute"] >= RTH[0]) & (bars["minute"] < RTH[1])]
+    days = rth.groupby("trading_date").agg(
+        open=("open", "first"),
+        high=("high", "max"),
+        low=("low", "min"),
+        rth=("minute", "size"),
+        last=("minute", "max"),
+    )
+    days["r"] = (days["high"] - days["low"]) / days["open"] * 100
+    return days
+
+
+@pytest.mark.slow
+def test_the_day_after_thanksgiving_is_said_to_be_all_short_sessions(
+    sample_settings, rth_days_all
+) -> None:
+    """p28e F3: the day after Thanksgiving's mean range, 18 early closes, was read against
+    full days with nothing said."""
+    dates = pd.DatetimeIndex(rth_days_all.index)
+    thursdays = pd.date_range("2008-11-01", "2025-11-30", freq="WOM-4THU")
+    fridays = thursdays[thursdays.month == 11] + pd.Timedelta(days=1)
+    after = rth_days_all[dates.isin(fridays)]
+    assert len(after) == 18 and (after["rth"] < RTH[1] - RTH[0]).all()
+    ends = sorted({f"{(m + 1) // 60:02d}:{(m + 1) % 60:02d}" for m in after["last"]})
+    query = {
+        "map": {"r": "range / open * 100", "after_tg": "post_holiday() and month() == 11"},
+        "where": "after_tg",
+        "select": "mean(r)",
+    }
+    result = _ask(query, sample_settings)
+    assert result.summary.value == pytest.approx(after["r"].mean())
+    assert _short(result) == [
+        f"All of the 18 days are short sessions (holidays, early closes: the exchange closed "
+        f"at {' or '.join(ends)}), so their range and volume are a part day's: against full "
+        f'days compare the hours both trade, "session": "09:30-{ends[0]}", over every day.'
+    ]
+
+
+@pytest.mark.slow
+def test_a_mean_over_many_short_sessions_says_it_without_them(
+    sample_settings, rth_days_all
+) -> None:
+    dates = pd.DatetimeIndex(rth_days_all.index)
+    late_november = rth_days_all[(dates.month == 11) & (dates.day >= 22)]
+    short = late_november["rth"] < RTH[1] - RTH[0]
+    assert 0.1 * len(late_november) <= short.sum() < len(late_november)
+    query = {
+        "map": {"r": "range / open * 100"},
+        "where": "month() == 11 and day() >= 22",
+        "select": "mean(r)",
+    }
+    result = _ask(query, sample_settings)
+    [said] = _short(result)
+    assert said.startswith(f"{short.sum()} of the {len(late_november)} days are short sessions")
+    without = late_november.loc[~short, "r"].mean()
+    assert f"without them mean_r is {without:.4g}." in said
+    assert said.endswith(LEAVE_OUT)
