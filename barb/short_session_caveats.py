@@ -128,8 +128,8 @@ def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | Non
     ]
     if not items:
         return []
-    days = kept["trading_date"].to_numpy().astype("datetime64[D]")
-    unique, rows = np.unique(days, return_inverse=True)
+    # Daily rows: one per trading date.
+    unique = kept["trading_date"].to_numpy().astype("datetime64[D]")
     short_dates = short_days(plan.dataset, plan.session, unique)
     n = int(short_dates.sum())
     if not n or n < NOTABLE_SHORT_SHARE * unique.size:
@@ -140,7 +140,7 @@ def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | Non
         f"{'are' if n > 1 else 'is'} short sessions (holidays, early closes: the exchange "
         f"closed at {' or '.join(closes)}), so their range and volume are a part day's"
     )
-    short = short_dates[rows]
+    short = short_dates
     if n < unique.size and not stage.group_keys:
         full = dataclasses.replace(
             ctx, frame=kept[~short].reset_index(drop=True), warnings=[], period=None
