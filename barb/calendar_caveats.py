@@ -1,7 +1,8 @@
 """Warnings about which days a daily answer counts: US holiday sessions among the rows of a
 weekday or turn-of-month question, trading dates a session window has no bars on (which
-prev() and next() step over), a week, month or year group the period's edge cuts, and a
-weekofyear() group that holds two different weeks."""
+prev() and next() step over), a week, month or year group the period's edge cuts, a
+weekofyear() group that holds two different weeks, and weeks that a year, quarter or month
+key beside week() splits in two."""
 
 from __future__ import annotations
 
@@ -305,6 +306,62 @@ def iso_week_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
         f"weekofyear() numbers ISO weeks, and its group {label} holds {len(parts)} different "
         f"weeks: {' and '.join(parts)} (late December can be ISO week 1 of the next year"
         f"{more}). For one group per calendar week group by week() (the week's Monday)."
+    ]
+
+
+# The calendar keys coarser than a week, finest first: the one whose ends split the most weeks.
+_COARSER = (("month", "monthly"), ("quarter", "quarterly"), ("year", "yearly"))
+
+
+def groups_weeks(stage: StagePlan) -> bool:
+    """Whether ``stage`` groups by week() (directly or through its map's names)."""
+    mapped = dict(stage.map_exprs)
+    return any(_calls(key, mapped, "week") for _, key in stage.group_keys)
+
+
+def split_week_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> list[str]:
+    """group_by [year(), week()] makes each week that straddles New Year two rows, each a
+    part of the week: "average weekly range per year" over NQ 2008-2025 got 53 "weeks" in
+    some years, 2009 one of a single day (2009-01-02), and means up to 2% low (2009: 6.503
+    against 6.585 over whole weeks). Said with the number of weeks split among the rows
+    kept (a week is Monday-based, as week() is) and the whole-week form: weekly bars, each
+    counted in the year of its first trading date as its bar is labelled."""
+    stage = plan.first
+    if plan.timeframe.calendar or not groups_weeks(stage):  # a weekly bar is one week
+        return []
+    mapped = dict(stage.map_exprs)
+    unit = next(
+        (
+            (name, timeframe)
+            for name, timeframe in _COARSER
+            if any(_calls(key, mapped, name) for _, key in stage.group_keys)
+        ),
+        None,
+    )
+    dates = kept_dates()
+    if unit is None or dates is None or not len(dates):
+        return []
+    name, timeframe = unit
+    days = np.unique(dates.astype("datetime64[D]")).astype("datetime64[ns]")
+    weeks = pd.DataFrame(
+        {"week": period_start(days, "weekly"), "part": period_start(days, timeframe)}
+    )
+    parts = weeks.groupby("week", sort=True)["part"].nunique()
+    split = parts.index[parts.to_numpy() > 1]
+    if not len(split):
+        return []
+    first = weeks[weeks["week"] == split[0]].groupby("part", sort=True).size()
+    pieces = " and ".join(
+        f"{days} day{'s' if days > 1 else ''} in {unit_label(part.to_datetime64(), name)}"
+        for part, days in first.items()
+    )
+    keys = ", ".join(key.to_text() for _, key in stage.group_keys)
+    return [
+        f"{len(split)} of the {len(parts)} weeks cross a {name}'s end, and group_by [{keys}] "
+        f"splits each into two rows that count as weeks of their own (the week of "
+        f"{pd.Timestamp(split[0]).date()}: {pieces}). For whole weeks use weekly bars: "
+        f'"from": "weekly" with "group_by": "{name}()" (a week counts in the {name} of its '
+        "first trading date)."
     ]
 
 

@@ -18,10 +18,12 @@ import numpy as np
 import pandas as pd
 
 from barb.calendar_caveats import (
+    groups_weeks,
     holiday_caveat,
     iso_week_caveat,
     missing_days_caveat,
     period_cuts,
+    split_week_caveat,
 )
 from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
@@ -167,6 +169,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             whole_first = ranked.first
         parts_at = len(warnings)
         warnings += iso_week_caveat(plan, output.kept)
+        warnings += split_week_caveat(plan, output.kept_dates)
         warnings += early_close_bar_caveat(plan, output.kept)
     then_rows = None
     if plan.then is not None:
@@ -239,6 +242,7 @@ def _second_stage(
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
     keys = tuple(name for name, _ in plan.first.group_keys)
+    ctx.rows_are_weeks = groups_weeks(plan.first)
     output = run_stage(
         plan.then,
         rows,

@@ -51,7 +51,7 @@ from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import JoinSpec, Query, SortKey, Stage
 from barb.script.reach import map_reach, reach, reads_other_bars
-from barb.script.validator import validate
+from barb.script.validator import SelectNames, validate
 from barb.script.warmup import ROW, Reach
 from barb.session_concepts import missing_session_text
 from barb.session_times import SessionTimes
@@ -621,6 +621,8 @@ def _plan_stage(
     # of them (a share of the total). The first stage's map reads bars and the history
     # before the period, which no aggregate there could tell apart.
     over_all = bool(prefix)
+    # A second stage's map runs before its select: a name the select makes is not there yet.
+    later = SelectNames(_select_names(stage), stage.group_by) if over_all else None
     for name, text in stage.map.items():
         expr = _parse(text, step("map"), errors)
         if expr is not None:
@@ -631,6 +633,7 @@ def _plan_stage(
                 allow_aggregates=False,
                 aggregates_over_all=over_all,
                 instrument=instrument,
+                later=later,
             )
             map_exprs.append((name, expr))
         columns.add(name)
@@ -681,6 +684,18 @@ def _plan_stage(
             )
         )
     return plan
+
+
+def _select_names(stage: Stage) -> frozenset[str]:
+    """The names of the columns ``stage``'s select makes (its errors are reported there)."""
+    names = set()
+    for text in stage.select:
+        try:
+            expr, alias = parse_select_item(text, step="select")
+        except QueryError:
+            continue
+        names.add(alias or default_name(expr))
+    return frozenset(names)
 
 
 def _plan_select(

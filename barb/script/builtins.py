@@ -883,10 +883,23 @@ _arg_extreme("arg_min", "min", "smallest")
 # --- time ---------------------------------------------------------------------------------
 
 
+# Calendar keys coarser than a week: weeks grouped by them are read from weekly bars.
+_COARSER = frozenset({"year", "quarter", "month"})
+
+
 def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
     if name not in ctx.frame.columns:
         hint = None
-        if ctx.step.startswith("then"):  # the rows are the first stage's groups, not bars
+        if ctx.step.startswith("then") and ctx.rows_are_weeks and function in _COARSER:
+            # ["year()", "week()"] in the first stage would cut the weeks across New Year.
+            hint = (
+                f"a second stage's rows are the first stage's groups, here weeks: for weeks "
+                f'by {function}, use weekly bars, "from": "weekly" with "group_by": '
+                f'"{function}()" (each week counts in the {function} of its first trading '
+                f'date), not ["{function}()", "week()"], which splits the weeks that cross a '
+                f"{function}'s end"
+            )
+        elif ctx.step.startswith("then"):  # the rows are the first stage's groups, not bars
             hint = (
                 f"a second stage's rows are the first stage's groups: put {function}() in "
                 f'the first stage (e.g. "group_by": ["{function}()", "date()"]) and use its '

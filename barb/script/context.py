@@ -53,6 +53,9 @@ class EvalContext:
     # sentence, or None when no kept row is concerned. A streak that began before the period
     # is noise when the where dropped that row.
     row_warnings: list[Callable[[np.ndarray], str | None]] = field(default_factory=list)
+    # A second stage whose rows are the first stage's weeks (group_by week()): a year() there
+    # is pointed to weekly bars, which keep each week whole.
+    rows_are_weeks: bool = False
 
     @property
     def intraday(self) -> bool:

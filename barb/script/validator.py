@@ -9,7 +9,9 @@ to parameters (defaults included) when it runs a call.
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from barb.errors import (
@@ -41,6 +43,15 @@ _MAX_LISTED_COLUMNS = 25
 MAX_BARS_ARGUMENT = 10_000_000
 
 
+@dataclass(frozen=True)
+class SelectNames:
+    """The columns a second stage's select makes (``names``) and its group_by's texts: its
+    map, which runs before them, cannot read those names."""
+
+    names: frozenset[str]
+    group_by: Sequence[str]
+
+
 def validate(
     expr: ast.Expr,
     columns: Collection[str],
@@ -50,6 +61,7 @@ def validate(
     group_by: Collection[str] | None = None,
     aggregates_over_all: bool = False,
     instrument: Instrument | None = None,
+    later: SelectNames | None = None,
 ) -> list[QueryError]:
     """Every problem with ``expr`` given the columns that exist; empty when it can run.
 
@@ -57,8 +69,9 @@ def validate(
     key columns) or when the item holds an aggregate, every column and row-wise function must
     sit inside an aggregate, except the group keys themselves. ``aggregates_over_all`` is
     true for a second stage's map: an aggregate there is over all the stage's rows.
+    ``later``: the names the stage's select makes after the map being checked.
     """
-    checker = _Checker(columns, step, group_by, instrument)
+    checker = _Checker(columns, step, group_by, instrument, later)
     if allow_aggregates:
         checker.strict_select = group_by is not None or contains_aggregate(expr)
         checker.visit(expr, "select")
@@ -262,6 +275,28 @@ def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownCol
     )
 
 
+def select_column(
+    name: str, columns: Collection[str], step: str, later: SelectNames
+) -> UnknownColumn:
+    """A second stage's map reading a column its own select makes ("days / sum(days) * 100"
+    beside "select": "count() as days"): the map runs first. A share of each group's rows
+    counts them all in the map, then divides each group's count by that."""
+    keys = list(later.group_by)
+    group_by = json.dumps(keys[0] if len(keys) == 1 else keys or "<key>")
+    form = (
+        '"then": {"map": {"total": "count()"}, "group_by": ' + group_by + ', "select": '
+        '["count() as days", "count() / first(total) * 100 as pct"]}'
+    )
+    return UnknownColumn(
+        f"Column '{name}' does not exist. Available: "
+        f"{available(sorted_names(columns), limit=_MAX_LISTED_COLUMNS)}.",
+        step=step,
+        hint=f"in then, map runs before group_by and select, so it cannot read '{name}', which "
+        f"then.select makes. For each group's share of the rows, count them all in map "
+        f"first: {form}",
+    )
+
+
 def unknown_function(
     name: str, columns: Collection[str], step: str, instrument: Instrument | None = None
 ) -> UnknownFunction:
@@ -302,8 +337,10 @@ class _Checker:
         step: str,
         group_by: Collection[str] | None,
         instrument: Instrument | None = None,
+        later: SelectNames | None = None,
     ):
         self.instrument = instrument
+        self.later = later
         self.columns = columns if isinstance(columns, set | frozenset | dict) else list(columns)
         self.step = step
         self.group_by = set(group_by or ())
@@ -326,7 +363,9 @@ class _Checker:
                 self.visit(child, mode)
 
     def column(self, name: str, mode: Mode) -> None:
-        if name not in self.columns:
+        if name not in self.columns and self.later is not None and name in self.later.names:
+            self.report(select_column(name, self.columns, self.step, self.later))
+        elif name not in self.columns:
             self.report(unknown_column(name, self.columns, self.step))
         elif mode == "select" and self.strict_select and name not in self.group_by:
             self.report(
