@@ -236,7 +236,7 @@ def test_cl_points_are_named_dollars_and_es_names_each_unit(sample_settings) -> 
     assert warned.endswith("use percent (range / open * 100), or a recent period.")
 
 
-def test_groups_by_year_give_the_recent_years_value_not_a_weeks(sample_settings, nq_minutes) -> None:
+def test_groups_by_year_give_the_recent_year_not_a_week(sample_settings, nq_minutes) -> None:
     """p28f F2: weekly ranges by year; the last 12 months held all of 2025's weeks and one
     of 2024's, and the warning said "runs 157.25–206.54 across the groups", 157.25 that one
     week's range. Now the year the rows hold: 2025's mean weekly range, by pandas over
