@@ -119,10 +119,20 @@ def _unmatched_text(plan: Plan, unmatched: Unmatched) -> str:
         f"{n} {unmatched.symbol} bar{'s' if n > 1 else ''} without a matching "
         f"{unmatched.partner} bar left out: {names}."
     )
+    if unmatched.lag is None:
+        return text
+    after, before = unmatched.lag
+    first = unmatched.names[0]
     if unmatched.symbol != plan.dataset.instrument.symbol:
         prefix = unmatched.symbol.lower()
-        text += f" prev({prefix}_close) on the next row reads the {unmatched.symbol} bar before it."
-    return text
+        return (
+            f"{text} prev({prefix}_close) on {after} reads the {unmatched.symbol} bar of "
+            f"{before}, not the {first} left out."
+        )
+    return (
+        f"{text} {unmatched.symbol}'s own prev() on {after} reads its bar of {before}, not "
+        f"the {first} left out."
+    )
 
 
 def _nothing_ahead(plan: Plan, scope: Scope) -> str:

@@ -33,9 +33,13 @@ NOTABLE_SHARE = 0.1
 NAMED_ROWS = 5
 
 
-def holiday_close_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
+def holiday_close_caveat(
+    plan: Plan, kept: pd.DataFrame | None, frame: pd.DataFrame | None = None
+) -> list[str]:
     """Daily rows kept (``kept``; the rows a limit lists when it picks them) whose previous
-    date of the session is a US holiday session, in a stage that reads prev(close)."""
+    date of the session is a US holiday session, in a stage that reads prev(close). A
+    holiday session a join left out of the rows (``frame``: CL's 2023-01-02, when NQ had
+    none) is not what prev(close) reads, and is not said."""
     stage = plan.first
     if plan.timeframe.name != "daily" or not _inside_day_session(plan):
         return []
@@ -48,6 +52,9 @@ def holiday_close_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     days, holiday = _session_holidays(plan)
     rows = np.searchsorted(days, kept["trading_date"].to_numpy().astype("datetime64[D]"))
     after = holiday[rows + 1]
+    if plan.instruments and frame is not None and after.any():
+        held = np.isin(days[np.maximum(rows - 1, 0)], frame["trading_date"].to_numpy())
+        after &= held
     seen = stage.shape == "table" and len(kept) <= WHOLE_MAX_ROWS
     if not after.any() or not (seen or _notable(plan, kept, after)):
         return []

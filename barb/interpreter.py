@@ -145,7 +145,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += price_level_caveat(plan, ctx, output.kept)  # before a then stage moves ctx
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += short_sessions_caveat(plan, output.table)
-    warnings += holiday_close_caveat(plan, output.kept)
+    warnings += holiday_close_caveat(plan, output.kept, frame)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     warnings += part_day_share_caveat(plan, ctx, output.kept)
     warnings += missing_days_caveat(plan, scope)

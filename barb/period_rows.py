@@ -69,6 +69,9 @@ class Unmatched:
     count: int
     # The first few bars left out, named as the person reads them (2024-03, 2024-03-29).
     names: tuple[str, ...]
+    # The row after the first one left out and the row its prev() reads instead (the one
+    # before it): ("2023-01-03", "2022-12-30"); None when no row lies on both sides.
+    lag: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,9 @@ def bars_in_scope(plan: Plan) -> Scope:
         other = joined.dataset.instrument.symbol
         rows = np.flatnonzero(dropped)
         names = _bar_names(before.iloc[rows[:UNMATCHED_NAMED]], plan.timeframe)
-        unmatched.append(Unmatched(symbol, other, len(rows), names))
+        keys = _join_key(frame, plan.timeframe)
+        lag = _around(frame, keys, _join_key(before.iloc[rows[:1]], plan.timeframe), plan)
+        unmatched.append(Unmatched(symbol, other, len(rows), names, lag))
         # The other market's bars in the period that ours lack are left out too (its holiday
         # session on a day ours is shut), and its prev() on the next row skips them.
         orphans = _other_in_period(orphans, plan, before[in_period])
@@ -164,7 +169,8 @@ def bars_in_scope(plan: Plan) -> Scope:
             begins = period_start(_first_dates(orphans, plan.timeframe), plan.timeframe.name)
             orphans = orphans[begins.astype("datetime64[D]") != start_cut.begins]
         names = _bar_names(orphans.iloc[:UNMATCHED_NAMED], plan.timeframe)
-        unmatched.append(Unmatched(other, symbol, len(orphans), names))
+        lag = _around(frame, keys, _join_key(orphans.iloc[:1], plan.timeframe), plan)
+        unmatched.append(Unmatched(other, symbol, len(orphans), names, lag))
         in_period = in_period[kept]
     return Scope(
         frame, in_period, cut, tuple(unmatched), open_bar, open_after, start_cut, start_label
@@ -198,6 +204,20 @@ def _first_dates(bars: pd.DataFrame, tf: Timeframe) -> np.ndarray:
 
 # How many of the bars a join left out the warning names.
 UNMATCHED_NAMED = 3
+
+
+def _around(
+    frame: pd.DataFrame, keys: np.ndarray, left_out: np.ndarray, plan: Plan
+) -> tuple[str, str] | None:
+    """The joined rows on either side of a bar a join left out (its key, ``left_out``, one
+    or none): the row after it, whose prev() reads the row before it."""
+    if not len(left_out):
+        return None
+    at = int(np.searchsorted(keys, left_out[0]))
+    if at == 0 or at >= len(keys):
+        return None
+    after, before = _bar_names(frame.iloc[[at, at - 1]], plan.timeframe)
+    return after, before
 
 
 def _bar_names(bars: pd.DataFrame, tf: Timeframe) -> tuple[str, ...]:

@@ -46,6 +46,9 @@ LEVEL_SAMPLE_ROWS = 50_000
 WHOLE_FROM, WHOLE_TO = (1, 7), (12, 24)
 # The recent rows the statistic is given over, beside the whole.
 RECENT_DAYS = 365
+# Groups of the recent rows read for their spread: those with at least this share of the
+# largest one's rows (the rest are the edge of a group mostly before them).
+FAIR_SHARE = 0.5
 # Statistics of one row, not of many: they blend nothing.
 _ONE_ROW = frozenset({"first", "last"})
 # The units of a distance between prices, which grows with the price: points (the
@@ -235,10 +238,14 @@ def _recent_values(
     the groups")."""
     sub = dataclasses.replace(ctx, frame=frame, period=None, warnings=[], row_warnings=[])
     said = []
+    held = _fragments_left_out(frame, by)
     for item in items:
         value = evaluate_select(item.expr, sub, by or None).value
         if isinstance(value, pd.Series):
-            values = pd.to_numeric(value, errors="coerce").dropna()
+            values = pd.to_numeric(value, errors="coerce")
+            if held is not None:
+                values = values[held.reindex(values.index, fill_value=False).to_numpy()]
+            values = values.dropna()
             if not len(values):
                 continue
             low, high = _number(values.min()), _number(values.max())
@@ -249,6 +256,18 @@ def _recent_values(
         elif value is not None and not pd.isna(value):
             said.append(f"{item.name} is {_number(value)}")
     return _listed(said) if said else "there are too few rows to say"
+
+
+def _fragments_left_out(frame: pd.DataFrame, by: list[str]) -> pd.Series | None:
+    """Which groups hold a fair part of the recent rows: at least half as many as the
+    largest. Weekdays hold about 52 days each of the last 12 months; of yearly groups the
+    year before holds a week or two, whose value is no year's ("runs 157.25–206.54 across
+    the groups", 157.25 one week's range)."""
+    keys = [key for key in by if key in frame.columns]
+    if not keys or len(keys) != len(by):
+        return None
+    sizes = frame.groupby(keys, observed=True, dropna=False).size()
+    return sizes >= FAIR_SHARE * sizes.max()
 
 
 def _listed(texts: list[str]) -> str:

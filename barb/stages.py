@@ -28,7 +28,7 @@ from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
-from barb.sample_sizes import sample_caveats, sample_sizes
+from barb.sample_sizes import few_values_caveat, sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
@@ -235,6 +235,7 @@ def _answer(
         if stage.sort or stage.limit:
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
         samples = sample_sizes(stage.select, ctx, answers)
+        warnings += few_values_caveat(stage.select, ctx, answers)
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)

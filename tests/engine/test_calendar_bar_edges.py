@@ -226,12 +226,22 @@ def test_a_join_names_the_bars_the_other_market_lacks(sample_settings) -> None:
     missing = es.difference(cl)
     assert len(missing) > 3
     named = ", ".join(d.strftime("%Y-%m-%d") for d in missing[:3])
+    after, before = _around(es.intersection(cl), missing[0])
     expected = (
         f"{len(missing)} ES bars without a matching CL bar left out: {named} and "
-        f"{len(missing) - 3} more."
+        f"{len(missing) - 3} more. ES's own prev() on {after} reads its bar of {before}, not "
+        f"the {missing[0]:%Y-%m-%d} left out."
     )
     assert expected in result.metadata.warnings
     assert result.summary.value == len(es) - len(missing)
+
+
+def _around(joined: pd.DatetimeIndex, left_out: pd.Timestamp) -> tuple[str, str]:
+    """The joined dates after and before a date the join left out, as the warning names
+    them: the row whose prev() skips it, and the row it reads."""
+    after = joined[joined > left_out][0]
+    before = joined[joined < left_out][-1]
+    return f"{after:%Y-%m-%d}", f"{before:%Y-%m-%d}"
 
 
 @pytest.mark.parametrize("period", [None, "2012", "2015-04"])
@@ -253,8 +263,39 @@ def test_a_join_names_the_joined_markets_bars_it_left_out(
     named = ", ".join(d.strftime("%Y-%m-%d") for d in alone[:3])
     more = f" and {len(alone) - 3} more" if len(alone) > 3 else ""
     bars = "bar" if len(alone) == 1 else "bars"
+    after, before = _around(es.intersection(cl), alone[0])
     expected = (
         f"{len(alone)} ES {bars} without a matching CL bar left out: {named}{more}. "
-        "prev(es_close) on the next row reads the ES bar before it."
+        f"prev(es_close) on {after} reads the ES bar of {before}, not the "
+        f"{alone[0]:%Y-%m-%d} left out."
     )
     assert expected in result.metadata.warnings
+
+
+def test_a_join_says_what_the_base_s_own_prev_reads_and_no_holiday_it_skipped(
+    sample_settings,
+) -> None:
+    """p28g F1: CL trades RTH on 2023-01-02, NQ does not; joined with NQ, CL's own
+    prev(close) on 2023-01-03 reads 2022-12-30 (a 3.62% day where CL's own series gives
+    2.69%), and the holiday warning said it read the holiday's close. The join warning names
+    the row and what it reads; the holiday warning is silent."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2023-01",
+        "join": {"instrument": "NQ"},
+        "map": {"ret": "close / prev(close) - 1"},
+        "select": "count()",
+    }
+    result = _ask(query, sample_settings, instrument="CL")
+    cl = _daily("CL", sample_settings, (540, 870)).index  # CL's RTH, 09:00-14:30
+    nq = _daily("NQ", sample_settings, (570, 1020)).index  # NQ's, 09:30-17:00
+    alone = cl.difference(nq)
+    alone = alone[alone.strftime("%Y-%m") == "2023-01"]
+    assert len(alone) == 1
+    after, before = _around(cl.intersection(nq), alone[0])
+    assert (
+        f"1 CL bar without a matching NQ bar left out: {alone[0]:%Y-%m-%d}. CL's own prev() "
+        f"on {after} reads its bar of {before}, not the {alone[0]:%Y-%m-%d} left out."
+    ) in result.metadata.warnings
+    assert not [w for w in result.metadata.warnings if "US holiday session" in w]

@@ -234,3 +234,24 @@ def test_cl_points_are_named_dollars_and_es_names_each_unit(sample_settings) -> 
     [warned] = _blend_warnings(result)
     assert warned.startswith("mean_range is in points and avg_usd in dollars over rows")
     assert warned.endswith("use percent (range / open * 100), or a recent period.")
+
+
+def test_groups_by_year_give_the_recent_year_not_a_week(sample_settings, nq_minutes) -> None:
+    """p28f F2: weekly ranges by year; the last 12 months held all of 2025's weeks and one
+    of 2024's, and the warning said "runs 157.25–206.54 across the groups", 157.25 that one
+    week's range. Now the year the rows hold: 2025's mean weekly range, by pandas over
+    Monday-based weeks of RTH minutes, each week's year its first trading date's."""
+    minute = nq_minutes["minute"]
+    rth = nq_minutes[(minute >= RTH_START) & (minute < RTH_END)]
+    dates = pd.DatetimeIndex(rth["trading_date"])
+    week = dates - pd.to_timedelta(dates.dayofweek, unit="D")
+    weeks = rth.groupby(week).agg(high=("high", "max"), low=("low", "min"))
+    first_day = pd.Series(dates, index=rth.index).groupby(week).min()
+    ranges = (weeks["high"] - weeks["low"])[first_day.dt.year == 2025]
+    result = _ask(
+        {"session": "RTH", "from": "weekly", "group_by": "year()", "select": "mean(range) as pts"},
+        sample_settings,
+    )
+    [warned] = _blend_warnings(result)
+    assert f"pts is {ranges.mean():,.2f}." in warned
+    assert "across the groups" not in warned

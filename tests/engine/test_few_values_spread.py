@@ -1,0 +1,50 @@
+"""A standard deviation from a handful of values says how rough it is (p28h b): "NQ's
+realized volatility this year" over "ytd" was 12.75 from the data's 4 returns of 2026, said
+as plainly as a year's. Counts from pandas over the sample's RTH minute bars."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from barb import execute
+from barb.data.store import data_path
+
+pytestmark = pytest.mark.slow
+
+RV = "std(ret) * sqrt(252) * 100 as rv"
+
+
+def _rth_closes(settings) -> pd.Series:
+    bars = pd.read_parquet(data_path("NQ", settings), columns=["close", "trading_date", "minute"])
+    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+    return rth.groupby("trading_date")["close"].last()
+
+
+def _ask(period: str, settings) -> tuple[float, list[str]]:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": period,
+        "map": {"ret": "close / prev(close) - 1"},
+        "select": [RV, "count()"],
+    }
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result.summary.values["rv"], result.metadata.warnings
+
+
+def test_a_spread_of_four_returns_says_it_is_rough(sample_settings) -> None:
+    closes = _rth_closes(sample_settings)
+    returns = (closes / closes.shift() - 1).loc["2026"]
+    assert len(returns) == 4
+    rv, warnings = _ask("ytd", sample_settings)
+    assert rv == pytest.approx(returns.std(ddof=1) * np.sqrt(252) * 100, rel=1e-3)
+    error = 100 / np.sqrt(2 * (len(returns) - 1))
+    assert (
+        f"rv rests on a standard deviation of {len(returns)} values only: from so few it is "
+        f"known to about ±{error:.0f}% of itself; a longer period gives a steadier one."
+    ) in warnings
+    _, warnings = _ask("last_1_years", sample_settings)
+    assert not [w for w in warnings if "standard deviation of" in w]
