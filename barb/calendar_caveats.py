@@ -352,8 +352,8 @@ def split_week_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
         return []
     first = weeks[weeks["week"] == split[0]].groupby("part", sort=True).size()
     pieces = " and ".join(
-        f"{days} day{'s' if days > 1 else ''} in {unit_label(part.to_datetime64(), name)}"
-        for part, days in first.items()
+        f"{held} day{'s' if held > 1 else ''} in {unit_label(part.to_datetime64(), name)}"
+        for part, held in first.items()
     )
     keys = ", ".join(key.to_text() for _, key in stage.group_keys)
     return [

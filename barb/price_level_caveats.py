@@ -238,14 +238,12 @@ def _recent_values(
     the groups")."""
     sub = dataclasses.replace(ctx, frame=frame, period=None, warnings=[], row_warnings=[])
     said = []
-    held = _fragments_left_out(frame, by)
     for item in items:
-        value = evaluate_select(item.expr, sub, by or None).value
+        answer = evaluate_select(item.expr, sub, by or None)
+        value = answer.value
         if isinstance(value, pd.Series):
             values = pd.to_numeric(value, errors="coerce")
-            if held is not None:
-                values = values[held.reindex(values.index, fill_value=False).to_numpy()]
-            values = values.dropna()
+            values = values[_fair_groups(answer.rows.size())].dropna()
             if not len(values):
                 continue
             low, high = _number(values.min()), _number(values.max())
@@ -258,16 +256,13 @@ def _recent_values(
     return _listed(said) if said else "there are too few rows to say"
 
 
-def _fragments_left_out(frame: pd.DataFrame, by: list[str]) -> pd.Series | None:
-    """Which groups hold a fair part of the recent rows: at least half as many as the
-    largest. Weekdays hold about 52 days each of the last 12 months; of yearly groups the
-    year before holds a week or two, whose value is no year's ("runs 157.25–206.54 across
-    the groups", 157.25 one week's range)."""
-    keys = [key for key in by if key in frame.columns]
-    if not keys or len(keys) != len(by):
-        return None
-    sizes = frame.groupby(keys, observed=True, dropna=False).size()
-    return sizes >= FAIR_SHARE * sizes.max()
+def _fair_groups(sizes: pd.Series) -> np.ndarray:
+    """Which groups hold a fair part of the recent rows (``sizes``, rows per group): at
+    least half as many as the largest. Weekdays hold about 52 days each of the last 12
+    months; of yearly groups the year before holds a week or two, whose value is no year's
+    ("runs 157.25–206.54 across the groups", 157.25 one week's range)."""
+    counts = np.asarray(sizes, dtype=np.float64)
+    return counts >= FAIR_SHARE * counts.max() if len(counts) else counts.astype(bool)
 
 
 def _listed(texts: list[str]) -> str:
