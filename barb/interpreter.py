@@ -213,6 +213,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings=warnings,
         data_source=dataset.meta.source,
         data_description=dataset.meta.source_label(),
+        data_last=dataset.last_date,
         truncated=truncated,
         open_group=cut_short.keys if cut_short is not None else None,
         cut_groups=[g.keys for g in cut_groups] if plan.then is None else [],

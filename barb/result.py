@@ -136,6 +136,9 @@ class Metadata(BaseModel):
     # (``barb.group_noise``; the warning says it in words): a chart's headline says the
     # differences are small instead of naming the highest. For the chart only.
     even_groups: list[str] | None = Field(default=None, exclude=True)
+    # The data's last trading date: a value on an earlier row (a period that ended before
+    # it) is that period's last, not "now". For the chart only.
+    data_last: dt.date | None = Field(default=None, exclude=True)
 
 
 RowsBuilder = Callable[[], "pd.DataFrame | None"]

@@ -43,7 +43,14 @@ from barb.charts.grouped import (
     value_texts,
     with_parts,
 )
-from barb.charts.kinds import Latest, latest, ranked_lowest_first, sorted_column, unshown_sort
+from barb.charts.kinds import (
+    Latest,
+    is_now,
+    latest,
+    ranked_lowest_first,
+    sorted_column,
+    unshown_sort,
+)
 from barb.charts.many_groups import MAX_TIED_NAMED
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import headline_columns
@@ -130,7 +137,7 @@ def _times_of(aggs: list[Aggregate], result: Result) -> dict[int, Aggregate]:
 
 def _now_text(result: Result, now: Latest, value: str, words: Words) -> str:
     date = _row_when(result, now.rows, now.at, words)
-    if now.picked:  # the last golden cross is not "now"
+    if not is_now(result, now):  # the last golden cross, a past period's last value
         return words("last_value", name=now.column, value=value, date=date)
     return words("now_on", name=now.column, value=value, date=date)
 

@@ -67,6 +67,19 @@ class Latest:
         return Window(times.min().date(), times.max().date(), len(self.rows))
 
 
+def is_now(result: Result, now: Latest) -> bool:
+    """Whether the value is today's: not the last of rows a filter picked (the last golden
+    cross), nor the last of a period that ended before the data's last trading date ("z
+    now: 1.54" was the period 2025's last value, the data ran on to 2026-01-07)."""
+    if now.picked:
+        return False
+    last = result.metadata.data_last if result.metadata is not None else None
+    column = "trading_date" if "trading_date" in now.rows.columns else now.time
+    if last is None or column not in now.rows.columns:
+        return True
+    return pd.Timestamp(now.rows[column].iloc[now.at]).date() >= last
+
+
 def rows_picked(result: Result) -> bool:
     """Whether a where or an event filter picked the rows: not consecutive bars, and the
     latest of them is not the latest bar."""

@@ -15,7 +15,7 @@ from matplotlib.ticker import MaxNLocator
 
 from barb.charts.axes import headroom, plot_axes, value_label, whole_number_ticks
 from barb.charts.columns import axis_text, bar_labels, floats, is_number, timeframe, unit
-from barb.charts.kinds import Latest
+from barb.charts.kinds import Latest, is_now
 from barb.charts.line_points import broken_envelope, broken_line
 from barb.charts.style import (
     ACCENT,
@@ -62,7 +62,7 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     text = unit_text(value, column_unit, result, words)
     # The value "now" beside the series' name, above the plot: over the line it would hide
     # the very bars it ends. The last of rows a filter picked is not "now": it says its date.
-    if now.picked:
+    if not is_now(result, now):
         date = date_text(rows[now.time].iloc[at])
         marked = words("last_value", name="", value=text, date=date).strip()
     else:

@@ -238,3 +238,28 @@ def test_a_rank_reads_as_a_percentile_not_points(sample_settings, days):
     assert ru is not None and "перцентил" in ru
     card = [t.get_text() for ax in figure(result, "ru").axes for t in ax.texts]
     assert any(t.endswith(" перцентиля") for t in card)  # the card's value, with its unit
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_period_that_ended_before_the_data_gives_its_last_value_not_now(
+    sample_settings, days, language
+) -> None:
+    """p28g F2: "z now: 1.54" was the period 2025's last value, where the data ran on to
+    2026-01-07 (z 0.998 there). A period reaching the data's end is still "now"."""
+    closes = days["close"]
+    in_2025 = closes[pd.DatetimeIndex(closes.index).year == 2025]
+    ended = run({"session": "RTH", "from": "daily", "period": "2025", "select": "last(close)"},
+                sample_settings)  # fmt: skip
+    value = f"{in_2025.iloc[-1]:,.2f}" if language == "en" else None
+    headline = chart_headline(ended, language)
+    last_word = {"en": "close last:", "ru": "close последнее:"}[language]
+    assert headline.startswith(last_word) and headline.endswith(f"({day_text(in_2025.index[-1])})")
+    if value is not None:
+        assert f" {value} " in headline
+    current = run(
+        {"session": "RTH", "from": "daily", "period": "last_2_years", "select": "last(close)"},
+        sample_settings,
+    )
+    now_word = {"en": "close now:", "ru": "close сейчас:"}[language]
+    assert chart_headline(current, language).startswith(now_word)
+    assert chart_headline(current, language).endswith(f"({day_text(closes.index[-1])})")
