@@ -97,7 +97,10 @@ def _answers(result: Result, words: Words) -> str:
     aggs = read_aggregates(result)
     times = _times_of(aggs, result)
     paired = {id(t) for t in times.values()}
-    for agg in [a for a in aggs if id(a) not in paired][:MAX_ANSWERS]:
+    answers = [a for a in aggs if id(a) not in paired]
+    if len(answers) > MAX_ANSWERS:  # the rows counted are in the footer: an answer first
+        answers = [a for a in answers if not (a.func == "count" and not a.args)] or answers
+    for agg in answers[:MAX_ANSWERS]:
         when = times.get(id(agg))
         if when is not None:  # "high = 25,804.25 (09:32)": the level and when it was
             value = answer_value(when, result, words)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import bar_heights, figure, run, title
+from engine_results import RTH, bar_heights, figure, run, title
+
+from barb.charts import chart_headline
 
 pytestmark = pytest.mark.slow
 
@@ -75,3 +77,41 @@ def test_a_condition_key_reads_as_the_condition(
     np.testing.assert_array_equal(bar_heights(count_axes), counts)
     assert count_axes.get_xlabel() == "fh > 0"
     assert "fh > 0: " in title(fig) and "fh_0" not in title(fig)
+
+
+def test_more_answers_than_the_headline_holds_leave_the_count_out(sample_settings, con) -> None:
+    """p28c q1, "how often does NQ break both sides of the 30-minute opening range": the
+    headline held count · broke_high · broke_low, and `both`, the answer, was cut. The rows
+    counted are the footer's; the headline keeps the first three shares."""
+    days = con.execute(
+        f"""
+        SELECT trading_date, max(high) AS high, min(low) AS low,
+               max(high) FILTER (WHERE minute < 600) AS or_high,
+               min(low) FILTER (WHERE minute < 600) AS or_low
+        FROM nq WHERE {RTH} GROUP BY 1
+        """
+    ).df()
+    up, down = days["high"] > days["or_high"], days["low"] < days["or_low"]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "or_high": "session_high('09:30-10:00')",
+            "or_low": "session_low('09:30-10:00')",
+            "up": "high > or_high",
+            "dn": "low < or_low",
+        },
+        "select": [
+            "count()",
+            "mean(up) as broke_high",
+            "mean(dn) as broke_low",
+            "mean(up and dn) as both",
+            "mean(not up and not dn) as neither",
+        ],
+    }
+    shares = [up.mean(), down.mean(), (up & down).mean()]
+    said = " · ".join(
+        f"{name} = {share * 100:.1f}%"
+        for name, share in zip(("broke_high", "broke_low", "both"), shares, strict=True)
+    )
+    assert chart_headline(run(query, sample_settings)) == said
