@@ -133,8 +133,8 @@ class Metadata(BaseModel):
     # is (106,436), for the chart's footer. Set on the result the chart reads only.
     spread_over: int | None = Field(default=None, exclude=True)
     # Grouped means whose highest and lowest groups differ by less than two standard errors
-    # (``barb.group_noise``; the warning says it in words): a chart's headline says the
-    # differences are small instead of naming the highest. For the chart only.
+    # (``barb.group_noise``; the warning says it in words): a chart says so on a line under
+    # its headline, which still names the highest and the lowest. For the chart only.
     even_groups: list[str] | None = Field(default=None, exclude=True)
     # The data's last trading date: a value on an earlier row (a period that ended before
     # it) is that period's last, not "now". For the chart only.

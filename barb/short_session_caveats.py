@@ -11,13 +11,12 @@ import numpy as np
 import pandas as pd
 
 from barb.events.rules import us_market_closed
-from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.lineage import nodes
 from barb.planning import Plan, SelectItem
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate
-from barb.short_days import day_edges, short_days
+from barb.short_days import close_clock, day_edges, short_days
 from barb.summary_text import value_text
 
 # Rows named in the short-session warning; more are counted.
@@ -128,45 +127,35 @@ def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | Non
     ]
     if not items:
         return []
-    # Daily rows: one per trading date.
-    unique = kept["trading_date"].to_numpy().astype("datetime64[D]")
-    short_dates = short_days(plan.dataset, plan.session, unique)
-    n = int(short_dates.sum())
-    if not n or n < NOTABLE_SHORT_SHARE * unique.size:
+    days = kept["trading_date"].to_numpy().astype("datetime64[D]")  # one row per date
+    short = short_days(plan.dataset, plan.session, days)
+    n = int(short.sum())
+    if not n or n < NOTABLE_SHORT_SHARE * days.size:
         return []
-    closes = _closes(plan, unique[short_dates])
+    _, closed = day_edges(plan.dataset, days[short])
+    closes = [close_clock(plan.dataset, int(m)) for m in sorted(set(closed[closed >= 0]))]
     text = (
-        f"{'All' if n == unique.size else n} of the {unique.size} days "
+        f"{'All' if n == days.size else n} of the {days.size} days "
         f"{'are' if n > 1 else 'is'} short sessions (holidays, early closes: the exchange "
         f"closed at {' or '.join(closes)}), so their range and volume are a part day's"
     )
-    short = short_dates
-    if n < unique.size and not stage.group_keys:
+    if n == days.size:
+        start = plan.dataset.instrument.session(plan.session).start
+        return [
+            f"{text}: against full days compare the hours both trade, "
+            f'"session": "{start}-{closes[0]}", over every day.'
+        ]
+    if not stage.group_keys:
         full = dataclasses.replace(
             ctx, frame=kept[~short].reset_index(drop=True), warnings=[], period=None
         )
-        said = []
-        for item in items:
-            value = evaluate_aggregate(item.expr, full, None)
-            if value is not None and not pd.isna(value):
-                said.append(f"{item.name} is {value_text(value)}")
+        values = [(item.name, evaluate_aggregate(item.expr, full, None)) for item in items]
+        said = [
+            f"{name} is {value_text(v)}" for name, v in values if v is not None and not pd.isna(v)
+        ]
         if said:
             text += f": without them {', '.join(said)}"
-    if n < unique.size:
-        return [f"{text}. {LEAVE_OUT}"]
-    start = plan.dataset.instrument.session(plan.session).start
-    return [
-        f"{text}: against full days compare the hours both trade, "
-        f'"session": "{start}-{closes[0]}", over every day.'
-    ]
-
-
-def _closes(plan: Plan, days: np.ndarray) -> list[str]:
-    """The clock times the exchange closed at on ``days``, earliest first ("13:00")."""
-    _, closed = day_edges(plan.dataset, days)
-    start = plan.dataset.instrument.trading_day_start_minute
-    minutes = sorted({int(m) for m in closed if m >= 0})
-    return [format_clock((start + m) % MINUTES_PER_DAY) for m in minutes] or ["?"]
+    return [f"{text}. {LEAVE_OUT}"]
 
 
 def _reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
@@ -189,8 +178,7 @@ def _reads_low_tail(item: SelectItem, mapped: dict[str, ast.Expr]) -> bool:
             value = node.args[0]
         else:
             continue
-        read = {n.name for n in nodes(value, mapped) if isinstance(n, ast.Column)}
-        if read & PART_DAY_COLUMNS or {"high", "low"} <= read:
+        if _reads_part_day(value, mapped):
             return True
     return False
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from barb.data.store import data_path
+from barb.settings import EngineSettings
+
 RTH_START, RTH_END = 570, 1020  # 09:30-17:00
 
 
@@ -39,3 +42,14 @@ def rth_hourly(minutes: pd.DataFrame) -> pd.DataFrame:
     stamps = rth["timestamp"]
     rth["slot"] = (stamps.dt.hour * 60 + stamps.dt.minute - RTH_START) // 60
     return rth.groupby(["day", "slot"]).agg(open=("open", "first"), close=("close", "last"))
+
+
+def sample_rth_days(settings: EngineSettings, symbol: str = "NQ") -> pd.DataFrame:
+    """One RTH bar per trading date of the sample's minute file (whose ``minute`` column is
+    the exchange's clock): open, high, low, close, indexed by the trading date."""
+    columns = ["open", "high", "low", "close", "trading_date", "minute"]
+    bars = pd.read_parquet(data_path(symbol, settings), columns=columns)
+    rth = bars[(bars["minute"] >= RTH_START) & (bars["minute"] < RTH_END)]
+    return rth.groupby("trading_date").agg(
+        open=("open", "first"), high=("high", "max"), low=("low", "min"), close=("close", "last")
+    )

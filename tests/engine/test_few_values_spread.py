@@ -5,21 +5,14 @@ as plainly as a year's. Counts from pandas over the sample's RTH minute bars."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
+from rth_bars import sample_rth_days
 
 from barb import execute
-from barb.data.store import data_path
 
 pytestmark = pytest.mark.slow
 
 RV = "std(ret) * sqrt(252) * 100 as rv"
-
-
-def _rth_closes(settings) -> pd.Series:
-    bars = pd.read_parquet(data_path("NQ", settings), columns=["close", "trading_date", "minute"])
-    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
-    return rth.groupby("trading_date")["close"].last()
 
 
 def _ask(period: str, settings) -> tuple[float, list[str]]:
@@ -36,7 +29,7 @@ def _ask(period: str, settings) -> tuple[float, list[str]]:
 
 
 def test_a_spread_of_four_returns_says_it_is_rough(sample_settings) -> None:
-    closes = _rth_closes(sample_settings)
+    closes = sample_rth_days(sample_settings)["close"]
     returns = (closes / closes.shift() - 1).loc["2026"]
     assert len(returns) == 4
     rv, warnings = _ask("ytd", sample_settings)

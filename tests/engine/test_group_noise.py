@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from rth_bars import RTH_END, RTH_START, sample_rth_days
 
 from barb import execute
 from barb.data.store import data_path
@@ -17,24 +18,12 @@ from barb.result import Result
 
 pytestmark = pytest.mark.slow
 
-RTH_START, RTH_END = 570, 1020
 DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri"]
 
 
 @pytest.fixture(scope="module")
 def rth_days(sample_settings) -> pd.DataFrame:
-    columns = ["open", "high", "low", "close", "trading_date", "minute"]
-    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=columns)
-    bars = bars[(bars["minute"] >= RTH_START) & (bars["minute"] < RTH_END)]
-    days = bars.groupby("trading_date")
-    daily = pd.DataFrame(
-        {
-            "open": days["open"].first(),
-            "high": days["high"].max(),
-            "low": days["low"].min(),
-            "close": days["close"].last(),
-        }
-    )
+    daily = sample_rth_days(sample_settings)
     daily["range"] = daily["high"] - daily["low"]
     daily["pct"] = daily["range"] / daily["open"] * 100
     return daily

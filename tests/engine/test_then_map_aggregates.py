@@ -8,14 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from rth_bars import sample_rth_days
 
 from barb import execute
-from barb.data.store import data_path
 from barb.result import Result
 
 pytestmark = pytest.mark.slow
 
-RTH_START, RTH_END = 570, 1020
 FIRST_YEAR, LAST_YEAR = 2020, 2025
 BUCKETS = {
     "session": "RTH",
@@ -29,18 +28,7 @@ BUCKETS = {
 
 @pytest.fixture(scope="module")
 def rth_days(sample_settings) -> pd.DataFrame:
-    columns = ["open", "high", "low", "close", "trading_date", "minute"]
-    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=columns)
-    bars = bars[(bars["minute"] >= RTH_START) & (bars["minute"] < RTH_END)]
-    days = bars.groupby("trading_date")
-    daily = pd.DataFrame(
-        {
-            "open": days["open"].first(),
-            "high": days["high"].max(),
-            "low": days["low"].min(),
-            "close": days["close"].last(),
-        }
-    )
+    daily = sample_rth_days(sample_settings)
     daily["ret"] = (daily["close"] / daily["close"].shift(1) - 1) * 100  # across years
     years = pd.DatetimeIndex(daily.index).year
     return daily[(years >= FIRST_YEAR) & (years <= LAST_YEAR)]
