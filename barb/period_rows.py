@@ -37,7 +37,7 @@ from barb.planning import JOINED_BAR_COLUMNS, Plan
 from barb.result import UnfinishedBar
 from barb.script.periods import Period
 from barb.script.query import JoinSpec
-from barb.timeframes import Timeframe
+from barb.timeframes import TIMEFRAMES, Timeframe
 
 
 @dataclass(frozen=True)
@@ -122,10 +122,7 @@ def data_start_cut(dataset: Dataset, timeframe: str) -> StartCut | None:
     total = int(np.searchsorted(days, end, side="right") - np.searchsorted(days, begins))
     dates = np.asarray(dataset.trading_dates(), dtype="datetime64[D]")
     held = int(np.searchsorted(dates, end, side="right") - np.searchsorted(dates, begins))
-    unit = {"weekly": "week", "monthly": "month", "quarterly": "quarter", "yearly": "year"}[
-        timeframe
-    ]
-    return StartCut(unit, begins, held, max(total, held))
+    return StartCut(TIMEFRAMES[timeframe].label, begins, held, max(total, held))
 
 
 def bars_in_scope(plan: Plan) -> Scope:
