@@ -118,10 +118,10 @@ def query_reference(
         "session → from → join → map → period → where → group_by → select → sort → limit, "
         "then the optional second stage (then).",
         '- instrument: "NQ", "ES", "CL"… — leave it out for the current instrument.',
-        f"- session: {sessions}. Required for daily and longer bars (else the default is used). "
+        f"- session: {sessions}. Give it for daily+ bars (else the default is used). "
         "Any window 'HH:MM-HH:MM' inside the trading day is a session too "
-        f"('{times.opening_range}' = the 15-minute opening range from the {times.open} "
-        f"{times.session} open; one crossing midnight counts for the date it ends).",
+        f"('{times.opening_range}' = the 15-minute opening range; one from "
+        f"{_day_start(instrument)} on, or crossing midnight, counts for the next trading date).",
         f"- from: {', '.join(INTRADAY)} (aligned to the session open), "
         f"{', '.join(DAILY_AND_LONGER)}.",
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date. "
@@ -201,6 +201,12 @@ def query_reference(
     return "\n".join(lines)
 
 
+def _day_start(instrument: Instrument | None) -> str:
+    """The clock time a trading date begins at: '18:00' on CME's Globex products. A window
+    '18:00-21:00' on 2026-01-06 was read as that evening's, not the 5th's."""
+    return instrument.trading_day_start if instrument else "the trading day's start"
+
+
 def _midnight_line(times: SessionTimes) -> str:
     """hour() * 60 + minute() restarts at midnight, inside a trading day that began the
     evening before: averaged over ETH it puts a 08:06 low at 12:30."""
@@ -237,8 +243,8 @@ def _result_lines() -> list[str]:
         "key): first means top of that order, not earliest or best. Then min/max/mean of your "
         "columns and, for groups, the highest and lowest group.",
         f"- Rows of daily+ bars start with their label: {labels}. Intraday rows: timestamp.",
-        "- Rows show the columns your map made and your sort column; with neither, open, "
-        "high, low, close. You read no other column: list them in select "
+        "- Rows show your select (else your map's columns), then your sort column; "
+        "with neither, open, high, low, close. You read no other column: list them in select "
         '("select": ["close", "range", "ret"]).',
     ]
 

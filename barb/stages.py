@@ -256,14 +256,14 @@ def _answer(
         names = [s.name for s in stage.select]
         table = pd.DataFrame({n: v.to_numpy()[keep] for n, v in selected.items()})
         table = with_bar_label(table, frame, ctx.timeframe)
+        # A sort key not selected is shown after the selected columns: "sorted by ret"
+        # over closes alone read as the five best days with no return to say.
         extra = [k.column for k in stage.sort if k.column not in table.columns]
-        for name in extra:  # sorting by a bar column that is not selected
+        for name in extra:
             table[name] = frame[name].to_numpy()
         unsorted = table
         table, order, ties = sort_limit(table, stage, [table.columns[0]])
         warnings += ties
-        if extra:
-            table = table.drop(columns=extra)
         focus = names
     else:
         # Order the rows by their keys alone, then label and show only the rows kept: a
@@ -294,7 +294,7 @@ def _answer(
     stat_cols = [c for c in stat_cols if c not in row_keys]
     # A then.map adds to the first stage's columns: "ret_pct" selected there stays listed
     # next to "pct_rank = rank(ret_pct)", as the table and the CSV hold it.
-    value_cols = [s.name for s in stage.select] or [*carried, *query_columns(stage)]
+    value_cols = query_columns(stage) if stage.select else [*carried, *query_columns(stage)]
     summary = summarize_table(
         table,
         list(dict.fromkeys(stat_cols)),
@@ -316,10 +316,9 @@ def _answer(
 
 def query_columns(stage: StagePlan) -> list[str]:
     """The columns a table stage's rows are listed with: its select, else the columns its
-    map made and its sort keys."""
-    if stage.select:
-        return [s.name for s in stage.select]
-    return [*(n for n, _ in stage.map_exprs), *(k.column for k in stage.sort)]
+    map made; then its sort keys."""
+    made = [s.name for s in stage.select] or [n for n, _ in stage.map_exprs]
+    return list(dict.fromkeys([*made, *(k.column for k in stage.sort)]))
 
 
 def _events(stage: StagePlan, output: StageOutput, timeframe: str, picked: bool) -> bool:

@@ -239,7 +239,7 @@ def sorted_column(result: Result, table: pd.DataFrame) -> str | None:
         return None
     if sorted_by_time(result, table):  # the last 3 years by year(): time order, no rank
         return None
-    if sort[0] in table.columns:
+    if sort[0] in table.columns and not _listed_beside(result, sort[0]):
         return sort[0] if is_number(table[sort[0]]) else None
     if sort[0] in TIME_SORT_COLUMNS:
         return None
@@ -252,9 +252,17 @@ def unshown_sort(result: Result, table: pd.DataFrame) -> tuple[str, bool] | None
     it ranks from the lowest ("sort": "range desc" with "select": ["d", "close"]): the rows'
     order is that column's, the values shown are another's."""
     sort = str(final_stage(result.query).get("sort") or "").split(",")[0].split()
-    if not sort or sort[0] in table.columns or sort[0] in TIME_SORT_COLUMNS:
+    if not sort or sort[0] in TIME_SORT_COLUMNS:
+        return None
+    if sort[0] in table.columns and not _listed_beside(result, sort[0]):
         return None
     return sort[0], len(sort) == 1 or sort[1].lower() == "asc"
+
+
+def _listed_beside(result: Result, column: str) -> bool:
+    """Whether ``column`` is a sort key the table lists after what the query selected (for
+    the model to read the order), not one of the selected: the chart draws the selection."""
+    return bool(final_stage(result.query).get("select")) and column not in result.focus_columns
 
 
 def ranked_lowest_first(result: Result, column: str) -> bool:

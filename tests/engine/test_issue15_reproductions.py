@@ -22,8 +22,8 @@ def error_of(query: dict, settings: EngineSettings) -> dict:
 
 
 def test_sort_by_a_column_that_is_not_selected_is_answered(engine_settings, db) -> None:
-    """Rows are sorted before the selection drops the column: the three highest-volume days'
-    closes, labelled by their date."""
+    """The three highest-volume days' closes, labelled by their date, with the volume that
+    ordered them."""
     query = {"session": "RTH", "from": "daily", "select": "close", "sort": "volume desc"}
     result = execute({**query, "limit": 3}, "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
@@ -33,7 +33,7 @@ def test_sort_by_a_column_that_is_not_selected_is_answered(engine_settings, db) 
         GROUP BY tdate ORDER BY sum(volume) DESC LIMIT 3
         """
     ).fetchall()
-    assert result.table.columns.tolist() == ["date", "close"]
+    assert result.table.columns.tolist() == ["date", "close", "volume"]
     assert result.table["close"].tolist() == [c for (c,) in expected]
 
 

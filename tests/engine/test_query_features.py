@@ -641,12 +641,16 @@ def test_sorting_rows_by_a_column_not_selected(engine_settings, db) -> None:
     )
     expected = db.execute(
         """
-        SELECT arg_max(close, timestamp) FROM bars WHERE mod >= 570 AND mod < 1020
+        SELECT arg_max(close, timestamp), sum(volume) FROM bars WHERE mod >= 570 AND mod < 1020
         GROUP BY tdate ORDER BY sum(volume) DESC LIMIT 3
         """
     ).fetchall()
-    assert result.table.columns.tolist() == ["date", "close"]  # the bar label, then the selection
-    assert result.table["close"].tolist() == [c for (c,) in expected]
+    # The bar label, the selection, then the sort key that orders them: "sorted by volume"
+    # over closes alone gave the model no volume to say.
+    assert result.table.columns.tolist() == ["date", "close", "volume"]
+    assert result.table["close"].tolist() == [c for c, _ in expected]
+    assert result.table["volume"].tolist() == [v for _, v in expected]
+    assert render_summary(result).splitlines()[1] == "date,close,volume"  # what the model reads
 
 
 def test_every_function_declares_its_reach_where_it_is_registered() -> None:
@@ -864,12 +868,12 @@ def test_an_intraday_selection_keeps_each_bars_time(sample_settings, con) -> Non
     timestamp, so the model read five numbers without their bars. Checked in DuckDB."""
     result = _ok(BIGGEST_5M_MOVES_2024, sample_settings)
     expected = list(biggest_5m_moves_2024(con).itertuples(index=False, name=None))
-    assert result.table.columns.tolist() == ["timestamp", "move", "range"]
+    assert result.table.columns.tolist() == ["timestamp", "move", "range", "abs_move"]
     assert [
         (t, round(m, 2))
         for t, m in zip(result.table["timestamp"], result.table["move"], strict=True)
     ] == [(pd.Timestamp(b), round(m, 2)) for b, m in expected]
-    assert render_summary(result).splitlines()[1] == "timestamp,move,range"
+    assert render_summary(result).splitlines()[1] == "timestamp,move,range,abs_move"
 
 
 @pytest.mark.slow

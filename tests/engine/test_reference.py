@@ -90,10 +90,10 @@ def test_the_result_format_is_explained() -> None:
 
 @pytest.mark.slow
 def test_the_columns_the_model_reads_are_the_ones_the_reference_names(sample_settings) -> None:
-    """The reference says rows show the mapped and sort columns, else OHLC, and that select
-    brings in any other: what the summary's header line holds must agree."""
+    """The reference says rows show the select (else the mapped columns) and then the sort
+    column, else OHLC: what the summary's header line holds must agree."""
     text = query_reference(load_instrument("NQ"))
-    assert "Rows show the columns your map made and your sort column" in text
+    assert "Rows show your select (else your map's columns), then your sort column" in text
 
     def header(query: dict) -> list[str]:
         base = {"session": "RTH", "from": "weekly", "period": "2024-10:2024-12"}
@@ -106,6 +106,8 @@ def test_the_columns_the_model_reads_are_the_ones_the_reference_names(sample_set
     assert header(ret) == ["week", "ret"]
     assert header({"sort": "range desc"}) == ["week", "range"]
     assert header({**ret, "select": ["close", "range", "ret"]}) == ["week", "close", "range", "ret"]
+    # "Sorted by ret" over closes alone left the model no return to say.
+    assert header({**ret, "select": "close", "sort": "ret desc"}) == ["week", "close", "ret"]
 
 
 def test_examples_use_the_default_session_unless_they_say_why() -> None:

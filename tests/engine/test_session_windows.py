@@ -9,11 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 
-from barb import execute
+from barb import execute, render_summary
 from barb import frames as frames_module
 from barb.errors import InvalidSession, UnknownSession
 from barb.frames import get_dataset
 from barb.instruments import load_instrument
+from barb.reference import query_reference
 from barb.settings import EngineSettings
 
 DAILY_SQL = """
@@ -87,6 +88,32 @@ def test_a_window_across_midnight_belongs_to_the_date_it_ends(engine_settings, d
     ).fetchone()
     assert bar["open"].iloc[0] == sunday_2000
     assert bar["close"].iloc[0] == monday_0159
+
+
+def test_an_evening_window_is_the_evening_before_its_date_and_says_so(engine_settings, db) -> None:
+    """ "Yesterday evening 18:00-21:00" over period 2024-01-09 read Monday's evening, not
+    Tuesday's: the window belongs to the next trading date, as the day's 18:00 open does. The
+    label alone does not say it, so the line the model reads names the evening."""
+    query = {"session": "18:00-21:00", "from": "daily", "period": "2024-01-09"}
+    result = run(query, engine_settings)
+    assert list(result.table["timestamp"]) == [pd.Timestamp("2024-01-09")]
+    high, low = db.execute(
+        """SELECT max(high), min(low) FROM bars
+           WHERE timestamp >= TIMESTAMP '2024-01-08 18:00'
+             AND timestamp < TIMESTAMP '2024-01-08 21:00'"""
+    ).fetchone()
+    assert result.table["range"].iloc[0] == high - low
+    assert "daily 18:00-21:00 (the evening before each date) bar of NQ" in render_summary(result)
+    across = run(
+        {"session": "20:00-02:00", "from": "daily", "period": "2024-01-08"}, engine_settings
+    )
+    assert "(from the evening before each date)" in render_summary(across)
+    morning = run(
+        {"session": "09:30-09:45", "from": "daily", "period": "2024-01-08"}, engine_settings
+    )
+    assert "evening" not in render_summary(morning)
+    rule = "one from 18:00 on, or crossing midnight, counts for the next trading date"
+    assert rule in query_reference(load_instrument("NQ"))
 
 
 def test_intraday_bars_of_a_window_align_to_its_start(engine_settings, db) -> None:
