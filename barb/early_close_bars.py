@@ -39,9 +39,10 @@ def early_close_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     query = plan.query.to_json()
     keys = [name for name, _ in plan.first.group_keys]
     needed = [*keys, "trading_date", MINUTE_OF_DAY, *MEASURES]
-    if any(column not in kept.columns for column in needed) or not _by_time(kept, keys, query):
+    missing = any(column not in kept.columns for column in needed)
+    if missing or not by_time_of_day(kept, keys, query):
         return []
-    cut = _cut_bars(plan, kept, step)
+    cut = cut_bars(plan, kept, step)
     if not cut.any():
         return []
     rows = kept[needed].assign(cut=cut)
@@ -60,7 +61,7 @@ def early_close_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     return [_text(plan, values, group, shifts, len(found) - 1)]
 
 
-def _by_time(kept: pd.DataFrame, keys: list[str], query: dict) -> bool:
+def by_time_of_day(kept: pd.DataFrame, keys: list[str], query: dict) -> bool:
     """Whether a group key holds a time of day (each distinct value read once)."""
     for key in keys:
         values = pd.Series(kept[key].dropna().unique())
@@ -69,7 +70,7 @@ def _by_time(kept: pd.DataFrame, keys: list[str], query: dict) -> bool:
     return False
 
 
-def _cut_bars(plan: Plan, kept: pd.DataFrame, step: int) -> np.ndarray:
+def cut_bars(plan: Plan, kept: pd.DataFrame, step: int) -> np.ndarray:
     """Which rows are bars that a short session's late open or early close falls inside.
     The session's short days are found once per process; only those whose open or close is
     off the bars' grid (bars start at the session's open) are looked for among the rows, so

@@ -37,10 +37,12 @@ from barb.planning import Plan, plan_query, session_name
 from barb.price_level_caveats import price_level_caveat
 from barb.ranked_groups import PartGroups, cut_group, part_groups
 from barb.result import Metadata, Result, RowsBuilder, sort_order
+from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.session_caveats import session_gap_caveat, session_hours
 from barb.settings import EngineSettings, default_settings
+from barb.short_bar_picks import short_pick_caveat
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
 from barb.short_session_caveats import (
     low_tail_caveat,
@@ -108,6 +110,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         calendar=dataset.instrument.calendar,
         trading_dates=dataset.trading_dates,
         day_session=dataset.instrument.default_session,
+        night=_night(plan),
     )
     keep = scope.in_period
     for join in plan.events:
@@ -124,7 +127,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
     focus = [j.source for j in plan.events if j.source is not None]
     picked = any(j.filter is not None for j in plan.events)
-    day_open = _day_open(plan)
+    day_open = _day_open(ctx.night, plan)
     output = run_stage(
         plan.first,
         frame,
@@ -148,6 +151,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += holiday_close_caveat(plan, output.kept, frame)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     warnings += part_day_share_caveat(plan, ctx, output.kept)
+    warnings += short_pick_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope)
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
@@ -266,15 +270,21 @@ def _second_stage(
     return output
 
 
-def _day_open(plan: Plan) -> DayOpen | None:
-    """Intraday bars of a session that crosses midnight (ETH, OVERNIGHT): its trading day
-    starts at its open, and times of day are listed from there."""
+def _night(plan: Plan) -> NightSession | None:
+    """Intraday bars of a session that crosses midnight (ETH, OVERNIGHT, '20:00-02:00'),
+    else None."""
     if not plan.timeframe.intraday:
         return None
     spec = plan.dataset.instrument.session(plan.session)
     if not spec.crosses_midnight:
         return None
-    return DayOpen(spec.start_minute, plan.query.to_json())
+    return NightSession(plan.session, spec.hours, spec.start_minute)
+
+
+def _day_open(night: NightSession | None, plan: Plan) -> DayOpen | None:
+    """Over a session that crosses midnight its trading day starts at its open, and times
+    of day are listed from there."""
+    return None if night is None else DayOpen(night.open, plan.query.to_json())
 
 
 def _bounded(

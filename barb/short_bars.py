@@ -114,8 +114,9 @@ def short_bar_caveat(
         beside = short_bar_rows(short, every, key, query)
         if beside is not None and not beside.all():
             return [
-                f"The {short.label} bar is {_length(short.minutes)} ({short.label}-{short.end}),"
-                f" the others {_length(short.step)}: its sums, counts and ranges are not "
+                f"The {short.label} bar is {length_text(short.minutes)} "
+                f"({short.label}-{short.end}), the others {length_text(short.step)}: its sums, "
+                "counts and ranges are not "
                 "comparable with theirs." + _ranked(short, key, by, every, sort, query, limit)
             ]
     return []
@@ -135,9 +136,9 @@ def short_bar_row_caveat(
     if not ((stamps.dt.hour * 60 + stamps.dt.minute) == short.start).any():
         return []
     start = format_clock((short.start + short.minutes - short.step) % MINUTES_PER_DAY)
-    full = _length(short.step)
+    full = length_text(short.step)
     return [
-        f"The {short.label} bar is {_length(short.minutes)} ({short.label}-{short.end}), the "
+        f"The {short.label} bar is {length_text(short.minutes)} ({short.label}-{short.end}), the "
         f"others {full}: its range, volume and move cover {short.minutes} minutes, not "
         f"{short.step}. The session's last "
         f'{full.removeprefix("an ")}, {start}-{short.end}: "from": "daily", "session": '
@@ -182,7 +183,7 @@ def _ranked(
     )
 
 
-def _length(minutes: int) -> str:
+def length_text(minutes: int) -> str:
     """``half an hour``, ``an hour``, ``3 hours``, ``90 minutes``."""
     if minutes == 30:
         return "half an hour"

@@ -30,6 +30,7 @@ from barb.ranking import in_sort_order
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.sample_sizes import few_values_caveat, sample_caveats, sample_sizes
 from barb.script.ast import Column, Expr
+from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
 from barb.summary_text import value_text
@@ -212,6 +213,7 @@ def _answer(
             table, groups = table.iloc[opened].reset_index(drop=True), opened
         every_group = table
         table, order, warnings = sort_limit(table, stage, by)
+        warnings += sort_caveat(ctx.night, every_group, stage.sort)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
         if day_open and opened is not None:
@@ -263,13 +265,13 @@ def _answer(
             table[name] = frame[name].to_numpy()
         unsorted = table
         table, order, ties = sort_limit(table, stage, [table.columns[0]])
-        warnings += ties
+        warnings += ties + sort_caveat(ctx.night, unsorted, stage.sort)
         focus = names
     else:
         # Order the rows by their keys alone, then label and show only the rows kept: a
         # person's columns for 10 of 4,500 bars, not for all of them.
         order, ties = _ordered_positions(frame, stage, stage.label, ctx.timeframe)
-        warnings += ties
+        warnings += ties + sort_caveat(ctx.night, frame, stage.sort)
         rows = frame.iloc[order]
         rows.index = pd.RangeIndex(len(rows))
         table = shown_rows(rows, ctx.timeframe, hide)

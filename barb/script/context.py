@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from barb.script.bincount import as_codes, bincount
+from barb.script.clock_order import NightSession
 from barb.timeframes import timeframe
 
 
@@ -56,6 +57,9 @@ class EvalContext:
     # A second stage whose rows are the first stage's weeks (group_by week()): a year() there
     # is pointed to weekly bars, which keep each week whole.
     rows_are_weeks: bool = False
+    # Intraday bars of a session that crosses midnight (OVERNIGHT): a comparison of times of
+    # day as text there is said where it reads against the session's order.
+    night: NightSession | None = None
 
     @property
     def intraday(self) -> bool:

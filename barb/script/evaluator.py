@@ -28,6 +28,7 @@ import pandas as pd
 
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
 from barb.script import ast
+from barb.script.clock_order import TextComparison, window_bounds
 from barb.script.conditions import (
     as_known,
     as_numbers,
@@ -196,6 +197,8 @@ class _RowEvaluator:
         self.inside_aggregate = inside_aggregate
         # Set where an aggregate is one value over all the rows (a second stage's map).
         self.over_all = over_all
+        # Comparisons (by id) that bound a clock window with another (barb.script.clock_order).
+        self.window_bounds: set[int] = set()
 
     def eval(self, node: ast.Node) -> Any:
         if isinstance(node, ast.LITERAL_TYPES):
@@ -209,6 +212,8 @@ class _RowEvaluator:
         if isinstance(node, ast.Compare):
             return self.compare(node, self.eval(node.left), self.eval(node.right))
         if isinstance(node, ast.Logical):
+            if self.ctx.night is not None:
+                self.window_bounds |= window_bounds(node)
             return self.logical(node, self.eval(node.left), self.eval(node.right))
         if isinstance(node, ast.Not):
             return self.negate(node, self.eval(node.operand))
@@ -401,9 +406,29 @@ class _RowEvaluator:
         elif lk == rk == "string":
             out = self.compare_text(node, left, right)
             unknown = _missing(left) | _missing(right)
+            if self.ctx.night is not None and id(node) not in self.window_bounds:
+                self.clock_order(node, left, right)
         else:
             raise self.mismatch(node, lk, rk)
         return condition(out, unknown, _index_of(left, right))
+
+    def clock_order(self, node: ast.Compare, left: Any, right: Any) -> None:
+        """Times of day compared as text over a session that crosses midnight: said where
+        that reads against the session's order, over the rows the comparison decides (those
+        a where is given, the rows kept, or an aggregate's own)."""
+        assert self.ctx.night is not None
+        compared = TextComparison.of(self.ctx.night, node, left, right)
+        if compared is None:
+            return
+        if self.inside_aggregate is not None or self.over_all is not None:
+            message = compared.caveat()
+        elif self.step.endswith("where"):
+            message = compared.caveat(self.ctx.period)
+        else:
+            self.ctx.warn_rows(compared.caveat)
+            return
+        if message is not None:
+            self.ctx.warn(message)
 
     def mismatch(self, node: ast.Node, lk: str, rk: str) -> TypeMismatch:
         if "datetime" in (lk, rk):
