@@ -47,7 +47,15 @@ from barb.short_session_caveats import (
     part_day_share_caveat,
     short_sessions_caveat,
 )
-from barb.stages import DayOpen, StageOutput, query_columns, run_stage, sort_keys, take_rows
+from barb.stages import (
+    DayOpen,
+    StageOutput,
+    counted_columns,
+    query_columns,
+    run_stage,
+    sort_keys,
+    take_rows,
+)
 
 log = logging.getLogger(__name__)
 
@@ -254,6 +262,7 @@ def _second_stage(
         order=first.order,
         day_open=day_open,
         carried=query_columns(plan.first) if plan.first.shape == "table" else (),
+        counts=counted_columns(plan.first),
     )
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -373,9 +373,12 @@ def summarize_grouped(
     value_columns: list[str],
     *,
     sort: Sequence[tuple[str, bool]] = (),
+    counts: Collection[str] = (),
+    made: Collection[str] = (),
 ) -> Summary:
     """Groups result: how many, every group when they are few; otherwise the groups with the
-    smallest and largest first value, stats, and the first and last groups in order."""
+    smallest and largest value of the column the question is about (``_compared_column``),
+    its stats, and the first and last groups in order."""
     order = sort_order(sort) if sort else "ordered by " + ", ".join(by)
     summary = Summary(
         type="grouped", rows=len(table), by=by, columns=list(table.columns), order=order
@@ -386,7 +389,7 @@ def summarize_grouped(
     _list_rows(summary, table, list(by), values)
     if not values:
         return summary
-    main = values[0]
+    main = _compared_column(table, values, sort, counts, made)
     numeric = pd.to_numeric(table[main], errors="coerce")
     if numeric.notna().any():
         col_stats = _stats(numeric)
@@ -397,6 +400,30 @@ def summarize_grouped(
         summary.min = _row(table, int(np.nanargmin(floats)), shown)
         summary.max = _row(table, int(np.nanargmax(floats)), shown)
     return summary
+
+
+def _compared_column(
+    table: pd.DataFrame,
+    values: list[str],
+    sort: Sequence[tuple[str, bool]] = (),
+    counts: Collection[str] = (),
+    made: Collection[str] = (),
+) -> str:
+    """The value column whose highest and lowest group a grouped summary names: the sort's
+    (the order the question asked for), else the first number that is not a count of rows,
+    one a second stage's map ``made`` from the groups first; as the chart's headline picks
+    it. Weeks with ``count() as days, first(before) as start, last(close) as finish`` and
+    ``then.map ret_pct``, sorted by ret_pct, read "lowest days: week=2024-12-30 …
+    ret_pct=0.8137" (its 2 days) while the worst week lost 5.893%."""
+    numbers = [
+        c
+        for c in values
+        if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])
+    ]
+    sorted_by = [name for name, _ in sort[:1] if name in numbers]
+    uncounted = [c for c in numbers if c not in counts]
+    found = [*sorted_by, *(c for c in uncounted if c in made), *uncounted]
+    return found[0] if found else values[0]
 
 
 def label_meaning(summary: Summary, timeframe: str) -> str | None:
