@@ -142,7 +142,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings.append("No bars matched: the result is empty.")
         warnings += same_bar_channel_caveat(plan.first)
     warnings += output.warnings
-    warnings += price_level_caveat(plan, ctx, output.kept)  # before a then stage moves ctx
+    warnings += price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += short_sessions_caveat(plan, output.table)
     warnings += holiday_close_caveat(plan, output.kept, frame)

@@ -55,6 +55,8 @@ class StageOutput:
     rows_kept: int = 0
     # The rows kept (first stage): their trading dates are read only when a caveat needs them.
     kept: pd.DataFrame | None = None
+    # A table cut by a limit: the rows kept it listed from (``kept`` holds those listed).
+    listed_from: pd.DataFrame | None = None
     # Which of the rows given passed the stage's where (all of them without one).
     passed: np.ndarray | None = None
     focus: list[str] = field(default_factory=list)
@@ -172,7 +174,7 @@ def run_stage(
     if stage.shape == "table" and stage.limit is not None and output.order is not None:
         # The rows listed are the answer ("the last 3 FOMC days"): what is said of the rows
         # kept is said of them, in time order.
-        output.kept = frame.iloc[np.sort(output.order)]
+        output.kept, output.listed_from = frame.iloc[np.sort(output.order)], frame
         listed = np.zeros(len(keep), dtype=bool)
         listed[np.flatnonzero(keep)[output.order]] = True
         ctx.settle_row_warnings(listed)
