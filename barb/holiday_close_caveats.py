@@ -5,10 +5,12 @@ to 13:00), and that session is a daily row of RTH or CASH; the next day's prev(c
 close, not the last stock-market close. "How does NQ trade the day after Thanksgiving" as
 close / prev(close) - 1 on RTH gave +0.222% over 18 days, measured from Thursday's 13:00
 close; from Wednesday's close it is +0.452%. On RTH and CASH (the stock market's hours) it is
-said whenever a row kept reads such a close, whatever the where: "where": "not holiday()"
-drops the holiday's row but not what the next row's prev() reads (ES's post-holiday days:
-median +0.080% from the holiday's close, 0.000% from the last stock close), and a histogram
-of every day holds 258 days for 2025 where the stock market had 250. Good Friday has no RTH
+said when such rows are a notable part of the rows kept or of a group, are among the few
+rows a table lists (each named), or the query asks about holidays at all: "where": "not
+holiday()" drops the holiday's row but not what the next row's prev() reads (ES's
+post-holiday days: median +0.080% from the holiday's close, 0.000% from the last stock
+close). Over every day (2.5% of them) it would sit under every daily-return answer for a
+day or two of a histogram's buckets, and is not said. Good Friday has no RTH
 bar, so the Monday after it already reads Thursday's close: the form steps back only where
 the row before is a holiday session (prev(holiday())), and twice where two are (Sandy,
 2012-10-29 and 30).
@@ -35,9 +37,15 @@ from barb.short_days import close_clock, day_edges
 
 # Named patterns that compare the open with prev(close) (patterns.yaml).
 CLOSE_GAPS = frozenset({"gap_up", "gap_down", "gap_filled"})
-# The functions by which a query on ETH asks about holidays, and so about the stock market's
-# days: its day after a holiday is measured from the last stock-market close.
+# The functions by which a query asks about holidays, and so about the stock market's days:
+# its day after a holiday is measured from the last stock-market close, and said whatever
+# the share of such rows.
 HOLIDAY_CALENDAR = frozenset({"holiday", "pre_holiday", "post_holiday"})
+# Otherwise rows after a holiday session are said when they are at least this share of the
+# rows kept (or of one group's rows): "the day after Thanksgiving" (all of them), Fridays of
+# November (a quarter), not every Tuesday (8% follow a holiday Monday) or all days (2.5%,
+# which would put the warning under every daily-return answer).
+NOTABLE_SHARE = 0.1
 # Rows named by date, when the model reads the rows one by one (a table of at most
 # WHOLE_MAX_ROWS); otherwise one example.
 NAMED_ROWS = 5
@@ -71,12 +79,13 @@ def holiday_close_caveat(
         after &= held
     if eth and after.any():
         after &= ~_beside(plan, kept, days[np.maximum(rows - 1, 0)])
-    if not after.any():
+    seen = stage.shape == "table" and len(kept) <= WHOLE_MAX_ROWS
+    asked = bool(stage.calls & HOLIDAY_CALENDAR)
+    if not after.any() or not (seen or asked or _notable(plan, kept, after)):
         return []
     twice = bool(holiday[rows[after]].any())
     n, total = int(after.sum()), len(rows)
     follow = "follows" if n == 1 else "follow"
-    seen = stage.shape == "table" and len(kept) <= WHOLE_MAX_ROWS
     shown = rows[after][: NAMED_ROWS if seen else 1]
     _, closed = day_edges(plan.dataset, days[shown - 1])
     named = [
@@ -151,6 +160,20 @@ def _last_stock_close(session: str, twice: bool) -> str:
     if twice:
         back = f"if(prev(holiday(), 2), session_close('{session}', 3), {back})"
     return f"if(prev(holiday()), {back}, prev(close))"
+
+
+def _notable(plan: Plan, kept: pd.DataFrame, after: np.ndarray) -> bool:
+    """Whether the rows after a holiday are a notable share of the rows kept, or of one
+    group's rows (a histogram's tail bucket of big moves)."""
+    if after.mean() >= NOTABLE_SHARE:
+        return True
+    keys = [name for name, _ in plan.first.group_keys if name in kept.columns]
+    if not keys:
+        return False
+    shares = pd.Series(after, index=kept.index).groupby(
+        [kept[key] for key in keys], observed=True, dropna=True
+    )
+    return bool((shares.mean() >= NOTABLE_SHARE).any())
 
 
 def _inside_day_session(plan: Plan) -> bool:
