@@ -27,6 +27,7 @@ from barb.calendar_caveats import (
 )
 from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
+from barb.closed_days import no_trading_error
 from barb.early_close_bars import early_close_bar_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.holiday_close_caveats import holiday_close_caveat
@@ -99,6 +100,11 @@ def execute(
 def run(plan: Plan, settings: EngineSettings) -> Result:
     dataset = plan.dataset
     scope = bars_in_scope(plan)
+    if not scope.in_period.any():
+        # A holiday, a weekend: said, rather than an empty result read as missing data.
+        closed = no_trading_error(plan)
+        if closed is not None:
+            raise closed
     frame = scope.frame
     ctx = EvalContext(
         frame=frame,
