@@ -199,6 +199,8 @@ def period_cuts(
     mapped = dict(plan.first.map_exprs)
     units = []
     for _, key in plan.first.group_keys:
+        if _flag(key, mapped):
+            continue
         for node in nodes(key, mapped):
             if isinstance(node, ast.Call) and not node.args and node.name.lower() in PERIOD_KEYS:
                 units.append(node.name.lower())
@@ -254,6 +256,13 @@ def period_cuts(
             )
         )
     return cuts
+
+
+def _flag(key: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether a group key is a yes/no condition (``week() != prev(week())``, the week's
+    first day): its groups are the days it picks, not weeks, whatever calendar call it reads."""
+    condition = ast.Compare | ast.InList | ast.Logical | ast.Not
+    return isinstance(through_map(key, mapped), condition)
 
 
 def _data_start_group(plan: Plan, timeframe: str, first: np.datetime64) -> StartCut | None:
