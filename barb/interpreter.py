@@ -49,6 +49,7 @@ from barb.short_session_caveats import (
     short_sessions_caveat,
 )
 from barb.stages import DayOpen, StageOutput, query_columns, run_stage, sort_keys, take_rows
+from barb.yardstick_caveats import same_bar_yardstick_caveat
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +159,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
+        warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
     cut_short, whole_first = None, None
     cut_groups: list[OpenGroup] = []
     # Groups holding part of their week, month or year (the data's end or the period's
