@@ -200,8 +200,9 @@ def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | Non
     closes = [close_clock(plan.dataset, int(m)) for m in sorted(set(closed[closed >= 0]))]
     text = (
         f"{'All' if n == days.size else n} of the {days.size} days "
-        f"{'are' if n > 1 else 'is'} short sessions (holidays, early closes: the exchange "
-        f"closed at {' or '.join(closes)}), so their range and volume are a part day's"
+        f"{'are short sessions' if n > 1 else 'is a short session'} (holidays, early "
+        f"closes: the exchange closed at {' or '.join(closes)}), so their range and volume "
+        "are a part day's"
     )
     if n == days.size:
         start = plan.dataset.instrument.session(plan.session).start
