@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from barb.bar_labels import REPLACED_COLUMNS, bar_label, table_label
 from barb.errors import QueryError
 from barb.instruments import Instrument, load_instrument
+from barb.timeframes import timeframe as timeframe_of
 
 ResultType = Literal["scalar", "dict", "table", "grouped"]
 # A result this small is shown to the model whole: a header and a line of cells per row,
@@ -364,7 +365,18 @@ def summarize_table(
     )
     if len(table):
         _list_rows(summary, table, [label] if label else [], values)
+        if label == "timestamp" and timeframe and timeframe_of(timeframe).intraday:
+            _with_midnight_clock(summary)
     return summary
+
+
+def _with_midnight_clock(summary: Summary) -> None:
+    """Intraday rows name their bar by date and time, 00:00 too: a cell reads a midnight
+    timestamp as a date, and the hourly row "2026-01-06" between 23:00 and 01:00 read as a
+    day."""
+    for row in [*(summary.top or []), *(summary.bottom or [])]:
+        if isinstance(row[0], str) and len(row[0]) == len("2026-01-06"):
+            row[0] += " 00:00"
 
 
 def summarize_grouped(

@@ -55,6 +55,8 @@ class StageOutput:
     rows_kept: int = 0
     # The rows kept (first stage): their trading dates are read only when a caveat needs them.
     kept: pd.DataFrame | None = None
+    # A table cut by a limit: the rows kept it listed from (``kept`` holds those listed).
+    listed_from: pd.DataFrame | None = None
     # Which of the rows given passed the stage's where (all of them without one).
     passed: np.ndarray | None = None
     focus: list[str] = field(default_factory=list)
@@ -185,7 +187,7 @@ def run_stage(
     output.kept = frame
     if listed is not None:
         assert output.order is not None
-        output.kept = frame.iloc[np.sort(output.order)]
+        output.kept, output.listed_from = frame.iloc[np.sort(output.order)], frame
         ctx.settle_row_warnings(listed)
     else:
         ctx.settle_row_warnings(keep)
