@@ -88,8 +88,10 @@ def _hours_traded(plan: Plan, closed: np.ndarray) -> str:
 
 def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
     """A session with no bars on some trading dates of the period (a window after an early
-    close's end) in a query whose prev(), next(), rolling windows or streaks step by row:
-    they step over those dates to the nearest one that has bars."""
+    close's end): the result holds none of those dates ("248 matched" of 2025's 258 days for
+    16:00-17:00, with no word of the 10 early closes), and in a query whose prev(), next(),
+    rolling windows or streaks step by row, they step over them to the nearest one that has
+    bars."""
     if plan.timeframe.name != "daily" or not scope.in_period.any():
         return []
     instrument = plan.dataset.instrument
@@ -98,8 +100,7 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
         # it as over a weekend. A window steps over days that traded, only not in it.
         return []
     calls = plan.first.calls
-    if not (calls & ROW_STEPPING or any(name.startswith("rolling_") for name in calls)):
-        return []
+    steps = bool(calls & ROW_STEPPING or any(name.startswith("rolling_") for name in calls))
     session_days = np.unique(
         scope.frame["trading_date"].to_numpy()[scope.in_period].astype("datetime64[D]")
     )
@@ -111,9 +112,14 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
     spec = plan.dataset.instrument.sessions.get(plan.session)
     hours = plan.session if spec is None else spec.hours
     noun = "trading day has" if len(missing) == 1 else "trading days have"
+    effect = (
+        "prev() and next() step over them to the nearest day that has"
+        if steps
+        else f"the result holds {'no row of it' if len(missing) == 1 else 'none of them'}"
+    )
     return [
         f"{len(missing)} {noun} no bars in {hours} ({_why_missing(plan, missing)}e.g. "
-        f"{missing[0]}): prev() and next() step over them to the nearest day that has."
+        f"{missing[0]}): {effect}."
     ]
 
 
@@ -199,6 +205,8 @@ def period_cuts(
     mapped = dict(plan.first.map_exprs)
     units = []
     for _, key in plan.first.group_keys:
+        if _flag(key, mapped):
+            continue
         for node in nodes(key, mapped):
             if isinstance(node, ast.Call) and not node.args and node.name.lower() in PERIOD_KEYS:
                 units.append(node.name.lower())
@@ -254,6 +262,13 @@ def period_cuts(
             )
         )
     return cuts
+
+
+def _flag(key: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether a group key is a yes/no condition (``week() != prev(week())``, the week's
+    first day): its groups are the days it picks, not weeks, whatever calendar call it reads."""
+    condition = ast.Compare | ast.InList | ast.Logical | ast.Not
+    return isinstance(through_map(key, mapped), condition)
 
 
 def _data_start_group(plan: Plan, timeframe: str, first: np.datetime64) -> StartCut | None:

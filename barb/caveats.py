@@ -6,6 +6,7 @@ ran on. The joined events' warnings are in ``event_caveats``, a part-of-the-day 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -16,7 +17,7 @@ from barb.bar_labels import label_column
 from barb.event_caveats import event_caveats
 from barb.frames import period_start
 from barb.lineage import through_map
-from barb.period_rows import Scope, Unmatched, calendar_days, still_open
+from barb.period_rows import CutBar, Scope, Unmatched, calendar_days, still_open
 from barb.planning import Plan
 from barb.script import ast
 from barb.summary_text import count_text
@@ -28,13 +29,8 @@ def scope_caveats(
     """Bars the period or a join left out, or the data has not finished; ``kept_dates`` reads
     the trading dates of the first stage's rows kept."""
     warnings = []
-    if scope.cut_bars:
-        unit = plan.timeframe.label
-        noun = f"{plan.timeframe.name} bar" + ("s" if scope.cut_bars > 1 else "")
-        warnings.append(
-            f"{scope.cut_bars} {noun} cut by the period's edges left out: only whole {unit}s "
-            "inside the period count."
-        )
+    if scope.cut:
+        warnings.append(_cut_text(plan, scope.cut))
     if scope.start_cut is not None:
         bar = f" ({scope.start_cut_label})" if scope.start_cut_label else ""
         unit = plan.timeframe.label
@@ -56,6 +52,53 @@ def scope_caveats(
             f"{plan.period.bars} asked for."
         )
     return warnings
+
+
+def _cut_text(plan: Plan, cut: Sequence[CutBar]) -> str:
+    """The bars the period's edges cut, each named with its days inside the period, and the
+    two forms that count those days: weekly bars of "ytd" in January 2026 left out the week
+    2025-12-29, and with it 2026-01-02 (+1.06%, when the year so far was +0.79%)."""
+    tf, period = plan.timeframe, plan.period
+    unit = tf.label
+    days = plan.dataset.session_daily(plan.session).index.to_numpy()
+    named = []
+    for bar in cut:
+        lo, hi = bar.first_date, bar.last_date
+        if period.start is not None:
+            lo = max(lo, _as_ns(period.start))
+        if period.end is not None:
+            hi = min(hi, _as_ns(period.end))
+        inside = days[(days >= lo) & (days <= hi)]
+        if not len(inside):
+            named.append(f"the {unit} {bar.label} (none of its days in the period)")
+            continue
+        first, last = _day(inside[0]), _day(inside[-1])
+        held = first if len(inside) == 1 else f"{first} — {last}"
+        named.append(f"the {unit} {bar.label} ({held} in the period)")
+    start = _day(cut[0].first_date) if cut[0].first_date < _as_ns(period.start) else period.start
+    end = _day(cut[-1].last_date) if cut[-1].last_date > _as_ns(period.end) else period.end
+    whole = f"{start or ''}:{end or ''}"
+    noun = f"{tf.name} bar" + ("s" if len(cut) > 1 else "")
+    keys = json.dumps(_GROUP_KEYS[unit])
+    return (
+        f"{len(cut)} {noun} cut by the period's edges left out, as only whole {unit}s inside "
+        f"it count: {' and '.join(named)}. To count those days: daily bars grouped by {unit} "
+        f'("from": "daily", "group_by": {keys}), or the whole {unit}s: "period": "{whole}".'
+    )
+
+
+# The group_by that makes daily bars into weekly or longer rows, each labelled.
+_GROUP_KEYS = {
+    "week": "week()",
+    "month": ["year()", "month()"],
+    "quarter": ["year()", "quarter()"],
+    "year": "year()",
+}
+
+
+def _as_ns(day: object) -> np.datetime64:
+    """A period's bound as bar dates are held; NaT for an open side (compares false)."""
+    return np.datetime64(day, "ns") if day is not None else np.datetime64("NaT", "ns")
 
 
 def _open_after_text(plan: Plan, scope: Scope) -> str:

@@ -100,6 +100,15 @@ def column_unit(
     return found if found in SHOWN else None
 
 
+def first_map_unit(expr: ast.Expr, query: dict[str, Any]) -> str | None:
+    """The unit of ``expr`` as the query's first stage's map reads it (its names are that
+    map's entries, then the bars' columns): ``price`` for ``peak`` of ``"peak":
+    "cummax(close)"`` and for ``prev(close)``, ``points`` for ``close - peak``; units never
+    shown (a ratio, a condition) as they are, None when unsure."""
+    units = _Units(query)
+    return units.of(expr, len(units.lineage.scopes) - 1, 0)
+
+
 class _Units:
     """The units of the names a query defines, followed through its lineage."""
 

@@ -4,11 +4,22 @@ On a US stock-market holiday the index futures still trade, mostly short hours (
 to 13:00), and that session is a daily row of RTH or CASH; the next day's prev(close) is its
 close, not the last stock-market close. "How does NQ trade the day after Thanksgiving" as
 close / prev(close) - 1 on RTH gave +0.222% over 18 days, measured from Thursday's 13:00
-close; from Wednesday's close it is +0.452%. Said when such rows are a notable part of the
-rows kept, or are among the few rows a table lists (each named), with the form that reads
-the last stock-market close. Good Friday has no RTH bar, so the Monday after it already
-reads Thursday's close: the form steps back only where the row before is a holiday session
-(prev(holiday())), and twice where two are (Sandy, 2012-10-29 and 30)."""
+close; from Wednesday's close it is +0.452%. On RTH and CASH (the stock market's hours) it is
+said when such rows are a notable part of the rows kept or of a group, are among the few
+rows a table lists (each named), or the query asks about holidays at all: "where": "not
+holiday()" drops the holiday's row but not what the next row's prev() reads (ES's
+post-holiday days: median +0.080% from the holiday's close, 0.000% from the last stock
+close). Over every day (2.5% of them) it would sit under every daily-return answer for a
+day or two of a histogram's buckets, and is not said. Good Friday has no RTH
+bar, so the Monday after it already reads Thursday's close: the form steps back only where
+the row before is a holiday session (prev(holiday())), and twice where two are (Sandy,
+2012-10-29 and 30).
+
+On ETH a holiday's session is one of the Globex days, and the next one starts where it
+stopped: said only when the query asks about holidays (holiday(), pre_holiday(),
+post_holiday()) and the rows kept beside the row leave the holiday's session out. "The
+Monday after Easter" read Good Friday's 09:15 close (a session only when payrolls came out
+that day, 7 of 18 years): ES +0.251%, +0.447% from Thursday's close."""
 
 from __future__ import annotations
 
@@ -16,20 +27,27 @@ import numpy as np
 import pandas as pd
 
 from barb.events.rules import us_market_closed
-from barb.planning import Plan
+from barb.lineage import nodes
+from barb.planning import Plan, StagePlan
 from barb.result import WHOLE_MAX_ROWS
+from barb.script import ast
 from barb.session_caveats import reads_previous_close
 from barb.sessions import MINUTES_PER_DAY
+from barb.short_days import close_clock, day_edges
 
 # Named patterns that compare the open with prev(close) (patterns.yaml).
 CLOSE_GAPS = frozenset({"gap_up", "gap_down", "gap_filled"})
-# Rows after a holiday session are said when they are at least this share of the rows kept
-# (or of one group's rows): "the day after Thanksgiving" (all of them), Fridays of November
-# (a quarter), not every Tuesday (8% follow a holiday Monday) or all days (2.5%).
+# The functions by which a query asks about holidays, and so about the stock market's days:
+# its day after a holiday is measured from the last stock-market close, and said whatever
+# the share of such rows.
+HOLIDAY_CALENDAR = frozenset({"holiday", "pre_holiday", "post_holiday"})
+# Otherwise rows after a holiday session are said when they are at least this share of the
+# rows kept (or of one group's rows): "the day after Thanksgiving" (all of them), Fridays of
+# November (a quarter), not every Tuesday (8% follow a holiday Monday) or all days (2.5%,
+# which would put the warning under every daily-return answer).
 NOTABLE_SHARE = 0.1
-# Whatever their share, such rows are named when the model reads the rows one by one: a
-# ranking or a short list ("the 20 best days of 2024" held the day after Labor Day, 5%).
-# Up to this many by date.
+# Rows named by date, when the model reads the rows one by one (a table of at most
+# WHOLE_MAX_ROWS); otherwise one example.
 NAMED_ROWS = 5
 
 
@@ -37,13 +55,17 @@ def holiday_close_caveat(
     plan: Plan, kept: pd.DataFrame | None, frame: pd.DataFrame | None = None
 ) -> list[str]:
     """Daily rows kept (``kept``; the rows a limit lists when it picks them) whose previous
-    date of the session is a US holiday session, in a stage that reads prev(close). A
-    holiday session a join left out of the rows (``frame``: CL's 2023-01-02, when NQ had
-    none) is not what prev(close) reads, and is not said."""
+    date of the session is a US holiday session, in a stage that reads prev(close) and not
+    the form that steps back over it. A holiday session a join left out of the rows
+    (``frame``: CL's 2023-01-02, when NQ had none) is not what prev(close) reads, and is
+    not said."""
     stage = plan.first
-    if plan.timeframe.name != "daily" or not _inside_day_session(plan):
+    eth = plan.session == "ETH"
+    if plan.timeframe.name != "daily" or not (eth or _inside_day_session(plan)):
         return []
-    if "holiday" in stage.calls:  # the query already says what it does with them
+    if eth and not stage.calls & HOLIDAY_CALENDAR:
+        return []
+    if _steps_back(stage):  # it reads the last stock-market close already
         return []
     if not (stage.calls & CLOSE_GAPS or reads_previous_close(stage)):
         return []
@@ -55,23 +77,61 @@ def holiday_close_caveat(
     if plan.instruments and frame is not None and after.any():
         held = np.isin(days[np.maximum(rows - 1, 0)], frame["trading_date"].to_numpy())
         after &= held
+    if eth and after.any():
+        after &= ~_beside(plan, kept, days[np.maximum(rows - 1, 0)])
     seen = stage.shape == "table" and len(kept) <= WHOLE_MAX_ROWS
-    if not after.any() or not (seen or _notable(plan, kept, after)):
+    asked = bool(stage.calls & HOLIDAY_CALENDAR)
+    if not after.any() or not (seen or asked or _notable(plan, kept, after)):
         return []
     twice = bool(holiday[rows[after]].any())
     n, total = int(after.sum()), len(rows)
     follow = "follows" if n == 1 else "follow"
-    named = [f"{days[row]} after {days[row - 1]}" for row in rows[after][:NAMED_ROWS]]
+    shown = rows[after][: NAMED_ROWS if seen else 1]
+    _, closed = day_edges(plan.dataset, days[shown - 1])
+    named = [
+        f"{days[row]} after {days[row - 1]}, closed {close_clock(plan.dataset, int(end))}"
+        for row, end in zip(shown, closed, strict=True)
+    ]
     if not seen:
         example = f"{'' if n == 1 else 'e.g. '}{named[0]}"
     else:  # rows the model reads one by one: each such row by its date
-        example = ", ".join(named) + (f" and {n - NAMED_ROWS} more" if n > NAMED_ROWS else "")
+        example = "; ".join(named) + (f"; and {n - NAMED_ROWS} more" if n > NAMED_ROWS else "")
+    form = _last_stock_close(plan.session, twice)
+    if bool(holiday[rows + 2].any()):  # the holiday sessions are rows too
+        fix = f'Stock-market days only: "where": "not holiday()", and for prev(close) {form}.'
+    else:
+        fix = f"From that close: {form}."
     return [
         f"{n:,} of the {total:,} rows kept {follow} a US holiday session ({example}): "
         "prev(close) there is the holiday's own close (the futures traded, mostly short hours; "
-        "the stock market was shut), not the last stock-market close. From that close: "
-        f"{_last_stock_close(plan.session, twice)}."
+        f"the stock market was shut), not the last stock-market close. {fix}"
     ]
+
+
+def _steps_back(stage: StagePlan) -> bool:
+    """Whether the stage reads prev(holiday()): the form that steps back over a holiday
+    session to the last stock-market close (turn_of_the_month's "before"). A query that
+    only names holiday() ("where": "not holiday()") still reads the holiday's close."""
+    mapped = dict(stage.map_exprs)
+    exprs = (*stage.row_exprs, *(item.expr for item in stage.select))
+    return any(
+        isinstance(node, ast.Call)
+        and node.name.lower() == "prev"
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Call)
+        and node.args[0].name.lower() == "holiday"
+        for expr in exprs
+        for node in nodes(expr, mapped)
+    )
+
+
+def _beside(plan: Plan, kept: pd.DataFrame, before: np.ndarray) -> np.ndarray:
+    """Whether each row's previous date (``before``) is among the rows kept with it: of its
+    group ("group_by post_holiday()": the holidays are in the other group), else of all."""
+    keys = [kept[name] for name, _ in plan.first.group_keys if name in kept.columns]
+    dates = kept["trading_date"].to_numpy().astype("datetime64[D]")
+    held = pd.MultiIndex.from_arrays([dates, *keys])
+    return pd.MultiIndex.from_arrays([before, *keys]).isin(held)
 
 
 def _session_holidays(plan: Plan) -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +164,7 @@ def _last_stock_close(session: str, twice: bool) -> str:
 
 def _notable(plan: Plan, kept: pd.DataFrame, after: np.ndarray) -> bool:
     """Whether the rows after a holiday are a notable share of the rows kept, or of one
-    group's rows ("group_by post_holiday()": all of its true group)."""
+    group's rows (a histogram's tail bucket of big moves)."""
     if after.mean() >= NOTABLE_SHARE:
         return True
     keys = [name for name, _ in plan.first.group_keys if name in kept.columns]
@@ -118,11 +178,9 @@ def _notable(plan: Plan, kept: pd.DataFrame, after: np.ndarray) -> bool:
 
 def _inside_day_session(plan: Plan) -> bool:
     """Whether the query's session lies within the instrument's day session (RTH, CASH, the
-    first hour, a window): a holiday is one of ETH's days, and an overnight session's close
-    on a holiday (09:30) is no shorter than any other."""
+    first hour, a window): an overnight session's close on a holiday (09:30) is no shorter
+    than any other."""
     instrument = plan.dataset.instrument
-    if plan.session == "ETH":
-        return False
     window = instrument.session(plan.session)
     main = instrument.session(instrument.default_session)
     offset = (window.start_minute - main.start_minute) % MINUTES_PER_DAY

@@ -27,6 +27,7 @@ from barb.calendar_caveats import (
 )
 from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
+from barb.closed_days import no_trading_error
 from barb.early_close_bars import early_close_bar_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.holiday_close_caveats import holiday_close_caveat
@@ -49,7 +50,16 @@ from barb.short_session_caveats import (
     part_day_share_caveat,
     short_sessions_caveat,
 )
-from barb.stages import DayOpen, StageOutput, query_columns, run_stage, sort_keys, take_rows
+from barb.stages import (
+    DayOpen,
+    StageOutput,
+    counted_columns,
+    query_columns,
+    run_stage,
+    sort_keys,
+    take_rows,
+)
+from barb.yardstick_caveats import same_bar_yardstick_caveat
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +111,11 @@ def execute(
 def run(plan: Plan, settings: EngineSettings) -> Result:
     dataset = plan.dataset
     scope = bars_in_scope(plan)
+    if not scope.in_period.any():
+        # A holiday, a weekend: said, rather than an empty result read as missing data.
+        closed = no_trading_error(plan)
+        if closed is not None:
+            raise closed
     frame = scope.frame
     ctx = EvalContext(
         frame=frame,
@@ -145,7 +160,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings.append("No bars matched: the result is empty.")
         warnings += same_bar_channel_caveat(plan.first)
     warnings += output.warnings
-    warnings += price_level_caveat(plan, ctx, output.kept)  # before a then stage moves ctx
+    warnings += price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += short_sessions_caveat(plan, output.table)
     warnings += holiday_close_caveat(plan, output.kept, frame)
@@ -156,6 +171,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
+        warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
     cut_short, whole_first = None, None
     cut_groups: list[OpenGroup] = []
     # Groups holding part of their week, month or year (the data's end or the period's
@@ -258,6 +274,7 @@ def _second_stage(
         order=first.order,
         day_open=day_open,
         carried=query_columns(plan.first) if plan.first.shape == "table" else (),
+        counts=counted_columns(plan.first),
     )
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept

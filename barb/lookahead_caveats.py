@@ -3,7 +3,11 @@
 next(close, 5) of the data's last 5 bars is empty. A share or a mean of it skips those rows
 while count() counts them, so "after an up day, how often was NQ higher 5 days later" over
 the last 20 days reads "15 days, 100%" where 12 days had an outcome (all 12 up). Said with
-the number of kept rows it leaves empty and what the averages are over.
+the number of kept rows it leaves empty and what the averages are over. A table's rows are
+its answer: said of those it holds (the 5 listed of a limit), and only when one of them is
+empty. Under the 5 best days of all history, "empty for 5 of the 4649 rows kept … means and
+shares of it are over the other 4644" was about no row listed, and read as if the mean of
+the 5 printed rows were over 4,644 days.
 """
 
 from __future__ import annotations
@@ -28,13 +32,16 @@ def lookahead_caveats(
     call = _farthest_next(stage)
     if call is None:
         return []
-    warnings = [] if calendar else _past_data_end(call, frame, keep, intraday=intraday)
+    table = stage.shape == "table"
+    warnings = [] if calendar else _past_data_end(call, frame, keep, intraday=intraday, table=table)
     return warnings + (_across_days(call, frame, keep) if intraday else [])
 
 
 def _past_data_end(
-    call: tuple[str, int], frame: pd.DataFrame, keep: np.ndarray, *, intraday: bool
+    call: tuple[str, int], frame: pd.DataFrame, keep: np.ndarray, *, intraday: bool, table: bool
 ) -> list[str]:
+    """The kept rows (a ``table``'s: those it holds) the data's end leaves empty, and what
+    a mean of them is over."""
     text, ahead = call
     kept = int(np.count_nonzero(keep))
     empty = int(np.count_nonzero(keep[max(len(keep) - ahead, 0) :]))
@@ -46,11 +53,18 @@ def _past_data_end(
         if intraday
         else f"on {pd.Timestamp(last['trading_date']):%Y-%m-%d}"
     )
-    rows = "row" if kept == 1 else "rows"
-    text_empty = f"{empty} of the {kept} {rows} kept" if kept > 1 else "the one row kept"
     others = kept - empty
+    if table:
+        held = f"{empty:,} of the {kept:,} rows the table holds" if kept > 1 else "its one row"
+        over = (
+            f"a mean of it over them averages the other {others:,} only"
+            if others
+            else "no mean of it has a row to average"
+        )
+        return [f"{text} is empty for {held}: the data ends {end}; {over}."]
+    text_empty = f"{empty:,} of the {kept:,} rows kept" if kept > 1 else "the one row kept"
     over = (
-        f"means and shares of it are over the other {others}, while count() counts all {kept}"
+        f"means and shares of it are over the other {others:,}, while count() counts all {kept:,}"
         if others
         else "no mean or share of it has a row to average"
     )

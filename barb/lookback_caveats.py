@@ -6,7 +6,10 @@ read each morning's first bars against yesterday's quiet 15:25-16:55 bars, so 72
 1,051 "spikes" of 2024-2025 were 09:30-09:40. Said with the number of kept rows whose window
 reaches the date before, and the where that keeps it within the day. A part of the day (the
 first hour, a window) chains every day to the one before and is said so by
-barb.session_caveats instead, once for every function reading other bars.
+barb.session_caveats instead, once for every function reading other bars. prev() of a line
+that runs on across the night (rsi14 < 30 and prev(rsi14) >= 30) is not said: it steps along
+the chart, and the where within the day dropped real crosses (NQ 15m RSI entries of 2025-12:
+1 to 0; CL 1h MACD crosses up, 6 to 4).
 
 A window over the time of day with prev() inside, rolling_mean(prev(volume), 20, 'time') for
 "the same time on the 20 days before", is said on any intraday bars: it averages each bar's
@@ -33,6 +36,12 @@ from barb.sessions import MINUTES_PER_DAY
 # count, and its chaining across days is the one every intraday chart draws.
 _WINDOW_CATEGORIES = frozenset({"lag", "window"})
 _RECURSIVE = frozenset({"ema"})
+# Lines that run on across the day's edge as the chart draws them (indicators, rolling
+# windows): prev() of one is its value a bar before, and a cross from yesterday's last bar to
+# today's first is a cross on that chart. Not true range (each bar's own, the night's gap
+# in the first) nor vwap (it restarts each day).
+_CHAINED_CATEGORIES = frozenset({"indicator", "window"})
+_DAY_BOUND = frozenset({"true_range", "vwap"})
 
 # The farthest reach back of a column or call made of prev() and rolling windows, as written.
 Window = tuple[int, str]
@@ -123,6 +132,8 @@ def _window(
         return None if body is None else (body[0], expr.to_text())
     if spec is None or spec.category not in _WINDOW_CATEGORIES or spec.name in _RECURSIVE:
         return deepest
+    if _is_prev(expr) and _chained(expr.args[0], mapped):
+        return deepest  # the line's own step over the night, as its chart draws it
     if _by_time_of_day(expr):  # reads its own time on earlier dates, as it means to
         # prev() inside is said by _time_of_day_lags: a where cannot mend it.
         return None if _reads_prev(expr, mapped) else deepest
@@ -130,6 +141,27 @@ def _window(
     if not own:
         return deepest
     return own + (deepest[0] if deepest else 0), expr.to_text()
+
+
+def _chained(expr: ast.Node, mapped: dict[str, ast.Expr], depth: int = 0) -> bool:
+    """Whether ``expr`` reads the bars only through lines chained across days:
+    rsi(close, 14) < 30 and macd_hist() do (prev() of them steps along the chart, yesterday's
+    last bar to today's first: "RSI 15m entries below 30" on NQ in 2025-12 had its one entry
+    at 09:30 from 51.44 to 26.18, which a where within the day would drop); close and
+    close > rolling_mean(close, 20) do not (prev(close) on a day's first bar is the close
+    before the night's gap)."""
+    if isinstance(expr, ast.Column):
+        known = expr.name in mapped and depth <= len(mapped)  # a cycle cannot run forever
+        return known and _chained(mapped[expr.name], mapped, depth + 1)
+    if isinstance(expr, ast.Call):
+        spec = lookup(expr.name)
+        if spec is None:
+            return False
+        if spec.category in _CHAINED_CATEGORIES:
+            return spec.name not in _DAY_BOUND
+        if spec.category != "scalar":  # date(), hour(), prev(), a pattern: the bar's own
+            return False
+    return all(_chained(child, mapped, depth) for child in expr.children())
 
 
 def _by_time_of_day(call: ast.Call) -> bool:

@@ -4,8 +4,8 @@ The period selects rows; it never cuts history. So the planner's ``Reach`` widen
 period's slice of the cached (session, timeframe) frame backwards (and forwards, for
 ``next()``), intraday slices to whole trading dates (VWAP and the day's first bar need them),
 and marks which rows are the period's own. Weekly and longer bars are kept
-only when they lie wholly inside the period; those cut by its edges are left out and counted,
-so the result can say so.
+only when they lie wholly inside the period; those cut by its edges are left out and kept
+(``CutBar``), so the result can name them.
 
 The data's last weekly or longer bar is unfinished while the exchange still trades in its
 week, month, quarter or year. One rule, whatever N: ``last_N_bars`` is the last N bars as
@@ -47,7 +47,7 @@ class Scope:
     # Which of its rows are the period's own (the others are history).
     in_period: np.ndarray
     # Weekly and longer bars left out because the period's edges cut them.
-    cut_bars: int = 0
+    cut: tuple[CutBar, ...] = ()
     # Period bars left out by instrument joins because the other side had no bar.
     unmatched: tuple[Unmatched, ...] = ()
     # The period's last weekly or longer bar when the data ends before its week, month,
@@ -60,6 +60,16 @@ class Scope:
     start_cut: StartCut | None = None
     # Its label as the result names bars ("2008-01-02").
     start_cut_label: str | None = None
+
+
+@dataclass(frozen=True)
+class CutBar:
+    """A weekly or longer bar the period's edges cut, left out: its label as the result names
+    bars ("2025-12-29") and the trading dates it holds, from its first to its last."""
+
+    label: str
+    first_date: np.datetime64
+    last_date: np.datetime64
 
 
 @dataclass(frozen=True)
@@ -133,7 +143,7 @@ def bars_in_scope(plan: Plan) -> Scope:
         frame, in_period = _sliced_rows(plan)
         if plan.reads_range:
             frame = with_range(frame)
-        cut = 0
+        cut: tuple[CutBar, ...] = ()
     else:
         frame, in_period, cut, open_bar, open_after, start_cut, start_label = _cached_rows(plan)
 
@@ -234,16 +244,24 @@ def _window(lo: int, hi: int, n: int, plan: Plan) -> tuple[int, int]:
 def _cached_rows(
     plan: Plan,
 ) -> tuple[
-    pd.DataFrame, np.ndarray, int, OpenBar | None, OpenBar | None, StartCut | None, str | None
+    pd.DataFrame,
+    np.ndarray,
+    tuple[CutBar, ...],
+    OpenBar | None,
+    OpenBar | None,
+    StartCut | None,
+    str | None,
 ]:
     """The rows of a cached whole-history frame: a view of the slice evaluated on."""
     full = plan.dataset.frame(plan.session, plan.timeframe.name)
     period, tf = plan.period, plan.timeframe
     whole = whole_bars(period, tf)
+    cut: tuple[CutBar, ...] = ()
     if whole is not None:
-        lo, hi, cut = max(0, len(full) - whole), len(full), 0
+        lo, hi = max(0, len(full) - whole), len(full)
     else:
-        lo, hi, cut = period_positions(full, period, tf)
+        lo, hi, cut_rows = period_positions(full, period, tf)
+        cut = _cut_bars(full.iloc[cut_rows], tf)
     start_cut, start_label = None, None
     if tf.calendar and period.bars is None and lo == 0 and hi > 1:
         # (Kept when it is all the period holds, like the unfinished last bar.)
@@ -381,18 +399,31 @@ def _in_period(length: int, lo: int, hi: int) -> np.ndarray:
     return in_period
 
 
-def period_positions(frame: pd.DataFrame, period: Period, tf: Timeframe) -> tuple[int, int, int]:
-    """Rows ``lo:hi`` of ``frame`` in the period, and how many bars its edges cut."""
+def _cut_bars(bars: pd.DataFrame, tf: Timeframe) -> tuple[CutBar, ...]:
+    labelled = label_column(bars, tf.name)
+    if labelled is None or not len(bars):
+        return ()
+    firsts, lasts = bars["timestamp"].to_numpy(), bars["trading_date"].to_numpy()
+    return tuple(
+        CutBar(str(label), first, last)
+        for label, first, last in zip(labelled[1], firsts, lasts, strict=True)
+    )
+
+
+def period_positions(
+    frame: pd.DataFrame, period: Period, tf: Timeframe
+) -> tuple[int, int, list[int]]:
+    """Rows ``lo:hi`` of ``frame`` in the period, and the rows of the bars its edges cut."""
     n = len(frame)
     if period.bars is not None:
-        return max(0, n - period.bars), n, 0
+        return max(0, n - period.bars), n, []
     if period.start is None and period.end is None:
-        return 0, n, 0
+        return 0, n, []
     last = frame["trading_date"].to_numpy()
     if not tf.calendar:
         lo = _search(last, period.start, "left") if period.start else 0
         hi = _search(last, period.end, "right") if period.end else n
-        return lo, hi, 0
+        return lo, hi, []
     # A calendar bar holds the trading dates from its timestamp (the first) to trading_date.
     first = frame["timestamp"].to_numpy()
     lo = _search(first, period.start, "left") if period.start else 0
@@ -400,7 +431,8 @@ def period_positions(frame: pd.DataFrame, period: Period, tf: Timeframe) -> tupl
     touching_lo = _search(last, period.start, "left") if period.start else 0
     touching_hi = _search(first, period.end, "right") if period.end else n
     whole = max(0, hi - lo)
-    return lo, lo + whole, max(0, touching_hi - touching_lo) - whole
+    cut = [row for row in range(touching_lo, touching_hi) if not lo <= row < lo + whole]
+    return lo, lo + whole, cut
 
 
 def still_open(last: np.datetime64, unit: str, calendar: str) -> bool:

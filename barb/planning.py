@@ -204,7 +204,9 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     warnings: list[str] = []
 
     tf, session = _timeframe_and_session(query, dataset, warnings)
-    period = parse_period(query.period, dataset.last_date, dataset.first_date)
+    period = parse_period(
+        query.period, dataset.last_date, dataset.first_date, lambda: _day_before_last(dataset)
+    )
     if period.note:
         warnings.append(period.note)
     _check_coverage(period, dataset, warnings)
@@ -409,6 +411,13 @@ def session_name(dataset: Dataset, name: str) -> str:
         if instead is None:
             raise
         raise UnknownSession(exc.message, step=exc.step, hint=instead, details=exc.details) from exc
+
+
+def _day_before_last(dataset: Dataset) -> dt.date | None:
+    """The data's trading date before its last one: "yesterday" as the data counts it."""
+    dates = dataset.trading_dates()
+    at = int(np.searchsorted(dates, np.datetime64(dataset.last_date, "ns")))
+    return dates[at - 1].astype("datetime64[D]").item() if at > 0 else None
 
 
 def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> None:

@@ -11,9 +11,16 @@ the unit the person reads (CL's points are dollars), with the same statistic ove
 rows' last 12 months beside it and the percent form to use instead, of the price distance
 itself (``range / open * 100`` for ``range_usd``: the dollars' would be 50 times too big).
 
-Only statistics over rows (a single row's values or groups'), never a list of bars, a
-percent, a count or a price. One warning per result. A ``then`` stage is not looked at: its
-rows are the first stage's table, not bars.
+A ranking by such a distance (a sort and a limit: "the largest overnight gaps", "the
+biggest days ever") lists the high-price years' rows: the sample NQ's 5 largest RTH gaps
+in points are all from 2020 on, 4 of them from 2021 on (years holding 28% of the days). It
+is said so, with how many of the rows listed come from the years of the highest levels
+(the lowest, for the smallest distances) and how many of the rows those years hold, and the
+percent to sort by; read from the rows the stage kept and listed, never evaluated again.
+
+Only statistics over rows (a single row's values or groups') and rankings, never a list of
+bars in time order, a percent, a count or a price. One warning per result. A ``then`` stage
+is not looked at: its rows are the first stage's table, not bars.
 """
 
 from __future__ import annotations
@@ -21,17 +28,21 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from barb.column_units import DOLLARS, POINTS, TICKS, column_unit
+from barb.column_units import DOLLARS, POINTS, PRICE, TICKS, column_unit, first_map_unit
 from barb.lineage import MAX_DEPTH
 from barb.planning import HIDDEN, Plan, SelectItem
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_select
 from barb.script.library import lookup
+
+if TYPE_CHECKING:
+    from barb.stages import StageOutput
 
 # The yearly mean closes' highest over their lowest from which a statistic in points is said
 # to blend price levels: at 2x a 100-point range is 2% of the price in one year and 1% in
@@ -54,14 +65,22 @@ _ONE_ROW = frozenset({"first", "last"})
 # The units of a distance between prices, which grows with the price: points (the
 # instrument's own word for them), a contract's dollars, ticks.
 _DISTANCES = (POINTS, DOLLARS, TICKS)
+# The bar's own prices: a distance between two of them (a range, a body) is given in percent
+# of the open; one from another price (a peak, the previous close) in percent of that.
+_BAR_PRICES = frozenset({"open", "high", "low", "close"})
+_DEFAULT_PERCENT = "range / open * 100"
 
 
-def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) -> list[str]:
-    """The warning for the first stage's statistics in points over ``rows`` (the rows kept,
-    which ``ctx`` evaluates over), when the rows' price level changed ``LEVEL_RATIO`` times
-    or more; else none."""
-    stage = plan.first
-    if plan.then is not None or stage.shape == "table" or rows is None or len(rows) < 2:
+def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> list[str]:
+    """The warning for the first stage's statistics in points over the rows it kept (which
+    ``ctx`` evaluates over), or for its ranking by a distance, when the rows' price level
+    changed ``LEVEL_RATIO`` times or more; else none."""
+    stage, rows = plan.first, output.kept
+    if plan.then is not None or rows is None:
+        return []
+    if stage.shape == "table":
+        return _ranking_caveat(plan, output)
+    if len(rows) < 2:
         return []
     if "close" not in rows.columns or "trading_date" not in rows.columns:
         return []
@@ -70,22 +89,13 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) 
     items = [s for s in stage.select if units[s.name] is not None]
     if not items:
         return []
-    sample = _Sample.of(rows)
-    if not sample.may_blend():
-        return []
-    years = sample.yearly_levels()
+    years = _blended_levels(rows)
     if years is None:
         return []
-    low, high = int(np.argmin(years.level)), int(np.argmax(years.level))
-    ratio = years.level[high] / years.level[low]
-    if years.level[low] <= 0 or ratio < LEVEL_RATIO:
-        return []
     one = len(items) == 1
-    said_units = _units_text(items, units, plan.dataset.instrument.price_unit)
+    said_units = _units_text([s.name for s in items], units, plan.dataset.instrument.price_unit)
     text = (
-        f"{said_units} over rows whose price level changed "
-        f"{ratio:.1f}x (mean close {years.level[low]:,.0f} in {years.named(low)}, "
-        f"{years.level[high]:,.0f} in {years.named(high)}), so "
+        f"{said_units} over rows whose price level {years.changed()}, so "
         f"{'it blends' if one else 'they blend'} price levels"
     )
     # The rows are in time order (a first stage's, by trading date): the last 12 months are
@@ -101,8 +111,62 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, rows: pd.DataFrame | None) 
         text += f": over the rows' last 12 months ({first} — {pd.Timestamp(last).date()}) {said}"
     return [
         f"{text}. For a size comparable across years use percent "
-        f"({_percent_form(items[0], dict(stage.map_exprs))}), or a recent period."
+        f"({_percent_form(items[0], dict(stage.map_exprs + stage.hoisted), query)}), or a "
+        "recent period."
     ]
+
+
+def _ranking_caveat(plan: Plan, output: StageOutput) -> list[str]:
+    """The warning for a table whose limit listed the first of the rows kept by a distance,
+    when the rows' price level changed ``LEVEL_RATIO`` times or more and the rows listed
+    come from the years of the highest levels (for the largest distances) or the lowest (for
+    the smallest) more often than the rows do; else none."""
+    stage, rows, listed, table = plan.first, output.listed_from, output.kept, output.table
+    if rows is None or listed is None or table is None or not stage.sort or len(rows) < 2:
+        return []
+    column = stage.sort[0].column
+    if "close" not in rows.columns or "trading_date" not in rows.columns:
+        return []
+    if column not in table.columns or not len(listed):
+        return []
+    query = plan.query.to_json()
+    unit = column_unit(column, plan.timeframe.name, query)
+    if unit not in _DISTANCES:
+        return []
+    ranked = pd.to_numeric(table[column], errors="coerce").dropna()
+    if not len(ranked):
+        return []
+    # The largest distances (a sort down from a positive one, up from a negative loss) come
+    # from the high prices; the smallest (a sort up from a range of 8 points) from the low.
+    top, descending = float(ranked.iloc[0]), stage.sort[0].descending
+    largest = top > 0 if descending else top < 0
+    years = _blended_levels(rows)
+    if years is None:
+        return []
+    dates = rows["trading_date"].to_numpy()
+    favoured = years.favoured(dates, listed["trading_date"].to_numpy(), high=largest)
+    if favoured is None:
+        return []
+    made = next((s.expr for s in stage.select if s.name == column and not s.aggregate), None)
+    percent = _percent_of(made or ast.Column(column), dict(stage.map_exprs), query)
+    said_units = _units_text([column], {column: unit}, plan.dataset.instrument.price_unit)
+    return [
+        f"{said_units} over rows whose price level {years.changed()}, so a ranking by it "
+        f"favours the {favoured.text()}. To rank sizes comparable across years, sort by a "
+        f"percent map column ({percent})."
+    ]
+
+
+def _blended_levels(rows: pd.DataFrame) -> _Levels | None:
+    """The yearly levels of ``rows`` when their highest is ``LEVEL_RATIO`` times their
+    lowest or more; else None."""
+    sample = _Sample.of(rows)
+    if not sample.may_blend():
+        return None
+    years = sample.yearly_levels()
+    if years is None or years.level.min() <= 0 or years.ratio < LEVEL_RATIO:
+        return None
+    return years
 
 
 def _distance_unit(item: SelectItem, timeframe: str, query: dict) -> str | None:
@@ -117,14 +181,14 @@ def _distance_unit(item: SelectItem, timeframe: str, query: dict) -> str | None:
     return unit if unit in _DISTANCES else None
 
 
-def _units_text(items: Sequence[SelectItem], units: dict[str, str | None], points: str) -> str:
+def _units_text(names: Sequence[str], units: dict[str, str | None], points: str) -> str:
     """ "mean_range is in dollars", "mean_range and max_body are in points", "mean_range is
-    in points and avg_usd in dollars": each statistic's unit as the person reads it, points
-    in the instrument's own word (``points``: CL's "dollars")."""
+    in points and avg_usd in dollars": each column's unit as the person reads it, points in
+    the instrument's own word (``points``: CL's "dollars")."""
     by_unit: dict[str, list[str]] = {}
-    for item in items:
-        unit = units[item.name] or POINTS
-        by_unit.setdefault(points if unit == POINTS else unit, []).append(item.name)
+    for name in names:
+        unit = units[name] or POINTS
+        by_unit.setdefault(points if unit == POINTS else unit, []).append(name)
     said = [
         f"{_listed(names)}{'' if at else (' is' if len(names) == 1 else ' are')} in {unit}"
         for at, (unit, names) in enumerate(by_unit.items())
@@ -139,12 +203,44 @@ def _aggregate(call: ast.Call) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class _Levels:
-    """Each year's mean close (``level``, one per year of ``years``), and the rows' first
-    and last dates in the years they cover only in part."""
+    """Each year's mean close (``level``, one per year of ``years``: the whole years', or
+    every year's when fewer than two are whole), the rows' first and last dates in the years
+    they cover only in part, and ``every`` year's level, whole or not."""
 
     years: np.ndarray
     level: np.ndarray
     partial: dict[int, tuple[dt.date, dt.date]]
+    every: dict[int, float]
+
+    @property
+    def ratio(self) -> float:
+        return float(self.level.max() / self.level.min())
+
+    def changed(self) -> str:
+        """ "changed 13.7x (mean close 1,372 in 2009, 18,793 in 2025)"."""
+        low, high = int(np.argmin(self.level)), int(np.argmax(self.level))
+        return (
+            f"changed {self.ratio:.1f}x (mean close {self.level[low]:,.0f} in "
+            f"{self.named(low)}, {self.level[high]:,.0f} in {self.named(high)})"
+        )
+
+    def favoured(self, dates: np.ndarray, listed: np.ndarray, high: bool) -> _Favoured | None:
+        """The years of a level at least half the highest (``high``; else at most twice the
+        lowest) when the rows ``listed`` (their trading dates) come from them more often
+        than the rows do (``dates``, ascending); else None."""
+        years = np.array(sorted(self.every))
+        level = np.array([self.every[int(y)] for y in years])
+        # Rows per year: each year's run of the dates in order, found by a binary search.
+        starts = np.searchsorted(dates, _year_starts(years).astype(dates.dtype))
+        ends = np.searchsorted(dates, _year_starts(years + 1).astype(dates.dtype))
+        rows = (ends - starts).astype(np.float64)
+        picked = listed.astype("datetime64[Y]").astype(np.int64) + 1970
+        among = level >= self.level.max() / 2 if high else level <= self.level.min() * 2
+        share = float(rows[among].sum() / rows.sum())
+        count = int(np.isin(picked, years[among]).sum())
+        if count <= share * len(picked):
+            return None
+        return _Favoured(years[among].tolist(), high, count, len(picked), share)
 
     def named(self, at: int) -> str:
         """ "2025", or "2026 (2026-01-02 — 2026-01-07 only)"."""
@@ -207,15 +303,56 @@ class _Sample:
         whole[1:-1] = True  # a where thins every year alike: only the rows' ends can be cut
         valued = counts > 0
         level = totals / np.maximum(counts, 1)
+        every = {int(y): float(v) for y, v in zip(years[valued], level[valued], strict=True)}
         if (whole & valued).sum() >= 2:
             kept = whole & valued
-            return _Levels(years[kept], level[kept], {})
+            return _Levels(years[kept], level[kept], {}, every)
         partial = {
             int(year): (pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[end]).date())
             for year, start, end, full in zip(years, starts, ends, whole, strict=True)
             if not full
         }
-        return _Levels(years[valued], level[valued], partial)
+        return _Levels(years[valued], level[valued], partial, every)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Favoured:
+    """The ``years`` of the highest levels (``high``) or of the lowest, ``count`` of the
+    ``listed`` rows from them, and the ``share`` of all the rows they hold."""
+
+    years: list[int]
+    high: bool
+    count: int
+    listed: int
+    share: float
+
+    def text(self) -> str:
+        """ "high-price years: 4 of the 5 rows listed are from 2021 — 2026, the years whose
+        mean close was at least half the highest, which hold 27% of the rows"."""
+        if self.listed == 1:
+            rows = "the row listed is"
+        elif self.count == self.listed:
+            rows = f"all {self.listed} rows listed are"
+        else:
+            rows = f"{self.count} of the {self.listed} rows listed are"
+        level = "at least half the highest" if self.high else "at most twice the lowest"
+        held = f"{self.share:.0%}" if self.share >= 0.005 else "under 1%"
+        return (
+            f"{'high' if self.high else 'low'}-price years: {rows} from "
+            f"{_year_runs(self.years)}, the years whose mean close was {level}, which hold "
+            f"{held} of the rows"
+        )
+
+
+def _year_runs(years: Sequence[int]) -> str:
+    """ "2021 — 2026", "2008, 2010 — 2014, 2022": consecutive years as one run."""
+    runs: list[list[int]] = []
+    for year in years:
+        if runs and year == runs[-1][-1] + 1:
+            runs[-1].append(year)
+        else:
+            runs.append([year])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]} — {r[-1]}" for r in runs)
 
 
 def _year_starts(years: np.ndarray) -> np.ndarray:
@@ -274,21 +411,79 @@ def _number(value: float) -> str:
     return f"{float(value):,.2f}"
 
 
-def _percent_form(item: SelectItem, maps: dict[str, ast.Expr]) -> str:
-    """``range / open * 100`` for ``mean(range)``; ``(high - low) / open * 100`` for
-    ``mean(high - low)``; of the price distance for a scaled one (``range`` for
-    ``mean(range * 1000)`` or ``mean(range_usd)`` of the map's ``range * 1000``: a percent of
-    the dollars would be 1000 times too big); the range's for an argument the planner renamed."""
+def _percent_form(item: SelectItem, maps: dict[str, ast.Expr], query: dict) -> str:
+    """The percent form of the distance ``item`` aggregates (``_percent_of``)."""
     for node in ast.walk(item.expr):
         if isinstance(node, ast.Call) and _aggregate(node) and node.args:
-            arg = _unscaled(node.args[0], maps, 0)
-            text = arg.to_text()
-            if HIDDEN in text:
-                break
-            if not isinstance(arg, ast.Column | ast.Call):
-                text = f"({text})"
-            return f"{text} / open * 100"
-    return "range / open * 100"
+            return _percent_of(node.args[0], maps, query)
+    return _DEFAULT_PERCENT
+
+
+def _percent_of(distance: ast.Expr, maps: dict[str, ast.Expr], query: dict) -> str:
+    """``distance`` in percent of the price it is measured from: ``range / open * 100``
+    for ``range``, ``(high - low) / open * 100`` for ``high - low`` (the bar's own prices, of
+    the open); ``(close / peak - 1) * 100`` for a drawdown ``close - peak`` of ``peak =
+    cummax(close)``, ``abs_gap / prev(close) * 100`` for ``abs(open - prev(close))``. Of the
+    price distance for a scaled one (``range`` for ``range * 1000`` or ``range_usd`` of the
+    map's ``range * 1000``: a percent of the dollars would be 1000 times too big); the
+    range's for an argument the planner renamed and kept no expression of."""
+    if isinstance(distance, ast.Column) and distance.name.startswith(HIDDEN):
+        distance = maps.get(distance.name, distance)  # the argument as the query wrote it
+    distance = _unscaled(distance, maps, 0)
+    found = _difference(distance, maps)
+    base = _measured_from(found[0], query) if found is not None else None
+    if found is not None and base is not None:
+        difference, direct = found
+        if direct and base is difference.right:  # close - peak: (close / peak - 1) * 100
+            text = f"({_operand(difference.left)} / {_operand(base)} - 1) * 100"
+        else:
+            text = f"{_operand(distance)} / {_operand(base)} * 100"
+    else:
+        text = f"{_operand(distance)} / open * 100"
+    return _DEFAULT_PERCENT if HIDDEN in text else text
+
+
+def _difference(expr: ast.Expr, maps: dict[str, ast.Expr]) -> tuple[ast.Binary, bool] | None:
+    """The difference ``expr`` is, or is made of, followed through the map's names, abs(),
+    a sign and a scaling: ``open - prev(close)`` for ``abs_gap`` of ``abs(gap)`` and ``gap
+    = open - prev(close)``; with whether ``expr`` is that difference itself (only names on
+    the way). None when it is no difference (``range``, ``atr(14)``)."""
+    direct = True
+    for _ in range(MAX_DEPTH):
+        if isinstance(expr, ast.Column) and expr.name in maps:
+            expr = maps[expr.name]
+            continue
+        if isinstance(expr, ast.Binary) and expr.op == "-":
+            return expr, direct
+        direct = False
+        if isinstance(expr, ast.Unary):
+            expr = expr.operand
+        elif isinstance(expr, ast.Call) and expr.name.lower() == "abs" and len(expr.args) == 1:
+            expr = expr.args[0]
+        elif isinstance(expr, ast.Binary) and expr.op in ("*", "/") and _is_number(expr.right):
+            expr = expr.left
+        elif isinstance(expr, ast.Binary) and expr.op == "*" and _is_number(expr.left):
+            expr = expr.right
+        else:
+            return None
+    return None
+
+
+def _measured_from(difference: ast.Binary, query: dict) -> ast.Expr | None:
+    """The side of ``difference`` that is a price other than the bar's own (a peak, the
+    previous close, a moving average), the right one first; None when neither is."""
+    for side in (difference.right, difference.left):
+        if isinstance(side, ast.Column) and side.name in _BAR_PRICES:
+            continue
+        if first_map_unit(side, query) == PRICE:
+            return side
+    return None
+
+
+def _operand(expr: ast.Expr) -> str:
+    """``expr``'s text, in parentheses unless it is a name, a call or a number."""
+    text = expr.to_text()
+    return text if isinstance(expr, ast.Column | ast.Call | ast.Number) else f"({text})"
 
 
 def _unscaled(expr: ast.Expr, maps: dict[str, ast.Expr], depth: int) -> ast.Expr:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from barb.bar_labels import REPLACED_COLUMNS, bar_label, table_label
 from barb.errors import QueryError
 from barb.instruments import Instrument, load_instrument
+from barb.timeframes import timeframe as timeframe_of
 
 ResultType = Literal["scalar", "dict", "table", "grouped"]
 # A result this small is shown to the model whole: a header and a line of cells per row,
@@ -364,7 +365,18 @@ def summarize_table(
     )
     if len(table):
         _list_rows(summary, table, [label] if label else [], values)
+        if label == "timestamp" and timeframe and timeframe_of(timeframe).intraday:
+            _with_midnight_clock(summary)
     return summary
+
+
+def _with_midnight_clock(summary: Summary) -> None:
+    """Intraday rows name their bar by date and time, 00:00 too: a cell reads a midnight
+    timestamp as a date, and the hourly row "2026-01-06" between 23:00 and 01:00 read as a
+    day."""
+    for row in [*(summary.top or []), *(summary.bottom or [])]:
+        if isinstance(row[0], str) and len(row[0]) == len("2026-01-06"):
+            row[0] += " 00:00"
 
 
 def summarize_grouped(
@@ -373,9 +385,12 @@ def summarize_grouped(
     value_columns: list[str],
     *,
     sort: Sequence[tuple[str, bool]] = (),
+    counts: Collection[str] = (),
+    made: Collection[str] = (),
 ) -> Summary:
     """Groups result: how many, every group when they are few; otherwise the groups with the
-    smallest and largest first value, stats, and the first and last groups in order."""
+    smallest and largest value of the column the question is about (``_compared_column``),
+    its stats, and the first and last groups in order."""
     order = sort_order(sort) if sort else "ordered by " + ", ".join(by)
     summary = Summary(
         type="grouped", rows=len(table), by=by, columns=list(table.columns), order=order
@@ -386,7 +401,7 @@ def summarize_grouped(
     _list_rows(summary, table, list(by), values)
     if not values:
         return summary
-    main = values[0]
+    main = _compared_column(table, values, sort, counts, made)
     numeric = pd.to_numeric(table[main], errors="coerce")
     if numeric.notna().any():
         col_stats = _stats(numeric)
@@ -397,6 +412,30 @@ def summarize_grouped(
         summary.min = _row(table, int(np.nanargmin(floats)), shown)
         summary.max = _row(table, int(np.nanargmax(floats)), shown)
     return summary
+
+
+def _compared_column(
+    table: pd.DataFrame,
+    values: list[str],
+    sort: Sequence[tuple[str, bool]] = (),
+    counts: Collection[str] = (),
+    made: Collection[str] = (),
+) -> str:
+    """The value column whose highest and lowest group a grouped summary names: the sort's
+    (the order the question asked for), else the first number that is not a count of rows,
+    one a second stage's map ``made`` from the groups first; as the chart's headline picks
+    it. Weeks with ``count() as days, first(before) as start, last(close) as finish`` and
+    ``then.map ret_pct``, sorted by ret_pct, read "lowest days: week=2024-12-30 …
+    ret_pct=0.8137" (its 2 days) while the worst week lost 5.893%."""
+    numbers = [
+        c
+        for c in values
+        if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])
+    ]
+    sorted_by = [name for name, _ in sort[:1] if name in numbers]
+    uncounted = [c for c in numbers if c not in counts]
+    found = [*sorted_by, *(c for c in uncounted if c in made), *uncounted]
+    return found[0] if found else values[0]
 
 
 def label_meaning(summary: Summary, timeframe: str) -> str | None:

@@ -12,11 +12,12 @@ import pandas as pd
 
 from barb.events.rules import us_market_closed
 from barb.lineage import nodes
-from barb.planning import Plan, SelectItem
+from barb.planning import Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate
 from barb.short_days import close_clock, day_edges, short_days
+from barb.stages import query_columns
 from barb.summary_text import value_text
 
 # Rows named in the short-session warning; more are counted.
@@ -29,40 +30,103 @@ LOW_PERCENTILE = 25
 NOTABLE_SHORT_SHARE = 0.1
 # Columns that a part day makes small: it trades fewer hours (high and low: its range).
 PART_DAY_COLUMNS = frozenset({"volume", "range"})
+# The prices a move is read between.
+PRICES = frozenset({"open", "high", "low", "close"})
 
 
 def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
-    """A ranking of daily bars (sorted by a value, not by date) that lists short sessions.
-    "The 5 quietest days of 2024" listed Thanksgiving and the day after, whose range and
-    volume are a part day's. Over the overnight hours a holiday is no short session (only
-    Good Friday's stops at 09:15), and is not named."""
+    """Daily bars listed that are short sessions, each named with its close: in a ranking
+    (sorted by a value, not by date), whatever it lists ("the 5 quietest days of 2024" listed
+    Thanksgiving and the day after); in time order, when a column listed is one a part day
+    makes small (range, volume, high - low, a move): Thanksgiving week's ranges read 215 on
+    the day after, a 13:15 close, against a 336 full-day mean, as a quiet full day. Prices
+    alone are not. Over the overnight hours a holiday is no short session (only Good
+    Friday's stops at 09:15), and is not named."""
     stage = plan.first
     if plan.timeframe.name != "daily" or stage.shape != "table" or table is None:
         return []
-    if not stage.sort or "date" not in table.columns or not len(table):
+    if "date" not in table.columns or not len(table):
         return []
-    if {k.column for k in stage.sort} & {"date", "timestamp", "trading_date"}:
-        return []
-    if {"holiday", "early_close"} & stage.calls:  # the query already says what it does
+    ranked = bool(stage.sort) and not (
+        {k.column for k in stage.sort} & {"date", "timestamp", "trading_date"}
+    )
+    sizes = _listed_sizes(stage)
+    if not (ranked or sizes) or _marks_them(stage):
         return []
     days = np.asarray(table["date"].to_numpy(), dtype="datetime64[D]")  # ISO dates
     short = short_days(plan.dataset, plan.session, days)
     if not short.any():
         return []
     # A holiday's session closes early too: it is named a holiday.
-    holiday = us_market_closed(days)
+    holiday = us_market_closed(days[short])
+    _, closed = day_edges(plan.dataset, days[short])
     named = [
-        f"{day} ({'holiday' if is_holiday else 'early close'})"
-        for day, is_holiday in zip(days[short], holiday[short], strict=True)
+        f"{day} ({'holiday' if is_holiday else 'early close'}, closed "
+        f"{close_clock(plan.dataset, int(end))})"
+        for day, is_holiday, end in zip(days[short], holiday, closed, strict=True)
     ]
     more = len(named) - NAMED_SHORT_SESSIONS
     listed = ", ".join(named[:NAMED_SHORT_SESSIONS]) + (f" and {more} more" if more > 0 else "")
     n = int(short.sum())
     are = "is a short session" if n == 1 else "are short sessions"
+    if ranked:
+        what = "range and volume are"
+    else:
+        what = f"{_and(sizes)} {'is' if len(sizes) == 1 else 'are'}"
     return [
         f"{n} of the {len(days)} rows listed {are}: {listed}; "
-        f"their range and volume are a part day's. {LEAVE_OUT}"
+        f"their {what} a part day's. {LEAVE_OUT}"
     ]
+
+
+def _listed_sizes(stage: StagePlan) -> list[str]:
+    """The columns a table lists that a part day makes small: range, volume, high - low,
+    or a move between two prices (close - open, a return on prev(close))."""
+    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    exprs = mapped | {item.name: item.expr for item in stage.select}
+    listed = [(name, exprs.get(name, ast.Column(name))) for name in query_columns(stage)]
+    return [
+        name
+        for name, expr in listed
+        if _reads_part_day(expr, mapped) or len(_prices_read(expr, mapped)) >= 2
+    ]
+
+
+def _marks_them(stage: StagePlan) -> bool:
+    """Whether a column listed reads holiday() or early_close(): the rows say which they are."""
+    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    exprs = mapped | {item.name: item.expr for item in stage.select}
+    return any(
+        isinstance(node, ast.Call) and node.name.lower() in ("holiday", "early_close")
+        for name in query_columns(stage)
+        if name in exprs
+        for node in nodes(exprs[name], mapped)
+    )
+
+
+def _prices_read(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> set[tuple[str, str]]:
+    """The prices ``expr`` reads, each with the prev()/next() it is read through: close -
+    prev(close) reads two ((close, ''), (close, 'prev(close)')), prev(close) one."""
+    found: set[tuple[str, str]] = set()
+    seen: set[str] = set()
+    pending: list[tuple[ast.Node, str]] = [(expr, "")]
+    while pending:
+        node, lag = pending.pop()
+        if isinstance(node, ast.Column):
+            if node.name in PRICES:
+                found.add((node.name, lag))
+            elif node.name in mapped and node.name not in seen:
+                seen.add(node.name)
+                pending.append((mapped[node.name], lag))
+            continue
+        if isinstance(node, ast.Call) and node.name.lower() in ("prev", "next"):
+            lag += node.to_text()
+        pending.extend((child, lag) for child in node.children())
+    return found
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> list[str]:
@@ -136,8 +200,9 @@ def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | Non
     closes = [close_clock(plan.dataset, int(m)) for m in sorted(set(closed[closed >= 0]))]
     text = (
         f"{'All' if n == days.size else n} of the {days.size} days "
-        f"{'are' if n > 1 else 'is'} short sessions (holidays, early closes: the exchange "
-        f"closed at {' or '.join(closes)}), so their range and volume are a part day's"
+        f"{'are short sessions' if n > 1 else 'is a short session'} (holidays, early "
+        f"closes: the exchange closed at {' or '.join(closes)}), so their range and volume "
+        "are a part day's"
     )
     if n == days.size:
         start = plan.dataset.instrument.session(plan.session).start

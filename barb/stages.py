@@ -29,7 +29,7 @@ from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.sample_sizes import few_values_caveat, sample_caveats, sample_sizes
-from barb.script.ast import Column, Expr
+from barb.script.ast import Call, Column, Expr
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
@@ -56,6 +56,8 @@ class StageOutput:
     rows_kept: int = 0
     # The rows kept (first stage): their trading dates are read only when a caveat needs them.
     kept: pd.DataFrame | None = None
+    # A table cut by a limit: the rows kept it listed from (``kept`` holds those listed).
+    listed_from: pd.DataFrame | None = None
     # Which of the rows given passed the stage's where (all of them without one).
     passed: np.ndarray | None = None
     focus: list[str] = field(default_factory=list)
@@ -114,6 +116,7 @@ def run_stage(
     picked: bool = False,
     day_open: DayOpen | None = None,
     carried: Sequence[str] = (),
+    counts: Sequence[str] = (),
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
@@ -126,6 +129,7 @@ def run_stage(
     ``day_open``: the bars' session crosses midnight; groups by a time of day start at its
     open unless the stage sorts them. ``carried``: a second stage's rows are the first
     stage's table, whose own columns (its select) it lists before the ones it makes.
+    ``counts``: the rows' columns that count rows (a first stage's ``count() as days``).
     """
     ctx.frame, ctx.period = frame, period
     # A second stage's map (see barb.planning): its aggregates are over all its rows.
@@ -151,7 +155,9 @@ def run_stage(
         # time, not the first in the order a sort put the rows in; rows listed keep theirs.
         frame = _in_order(frame, order[keep])
     ctx.frame, ctx.period = frame, None
-    output = _answer(stage, frame, ctx, keep, selected, prefix, hide, row_keys, day_open, carried)
+    output = _answer(
+        stage, frame, ctx, keep, selected, prefix, hide, row_keys, day_open, carried, counts
+    )
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -161,21 +167,28 @@ def run_stage(
         output.warnings += empty_groups(
             every_row, keys, given, listed, stage.where, dict(stage.map_exprs)
         )
+    # The rows listed are the answer ("the last 3 FOMC days"): what is said of the rows
+    # kept is said of them, in time order.
+    listed = None
+    if stage.shape == "table" and stage.limit is not None and output.order is not None:
+        listed = np.zeros(len(keep), dtype=bool)
+        listed[np.flatnonzero(keep)[output.order]] = True
     if period is not None:  # the first stage: its rows are bars, up to the data's end
         calendar = timeframe_spec(ctx.timeframe).calendar
         output.warnings += lookahead_caveats(
-            stage, every_row, keep, intraday=ctx.intraday, calendar=calendar
+            stage,
+            every_row,
+            keep if listed is None else listed,
+            intraday=ctx.intraday,
+            calendar=calendar,
         )
         if _events(stage, output, ctx.timeframe, picked):
             output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)
     output.rows_kept = len(frame)
     output.kept = frame
-    if stage.shape == "table" and stage.limit is not None and output.order is not None:
-        # The rows listed are the answer ("the last 3 FOMC days"): what is said of the rows
-        # kept is said of them, in time order.
-        output.kept = frame.iloc[np.sort(output.order)]
-        listed = np.zeros(len(keep), dtype=bool)
-        listed[np.flatnonzero(keep)[output.order]] = True
+    if listed is not None:
+        assert output.order is not None
+        output.kept, output.listed_from = frame.iloc[np.sort(output.order)], frame
         ctx.settle_row_warnings(listed)
     else:
         ctx.settle_row_warnings(keep)
@@ -197,6 +210,7 @@ def _answer(
     row_keys: tuple[str, ...] = (),
     day_open: DayOpen | None = None,
     carried: Sequence[str] = (),
+    counts: Sequence[str] = (),
 ) -> StageOutput:
     warnings: list[str] = []
     shape = stage.shape
@@ -215,7 +229,9 @@ def _answer(
         table, order, warnings = sort_limit(table, stage, by)
         warnings += sort_caveat(ctx.night, every_group, stage.sort)
         names = [s.name for s in stage.select]
-        summary = summarize_grouped(table, by, names, sort=sort_keys(stage))
+        summary = summarize_grouped(
+            table, by, names, sort=sort_keys(stage), counts=counted_columns(stage)
+        )
         if day_open and opened is not None:
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
@@ -279,7 +295,10 @@ def _answer(
         if row_keys:  # groups kept and sorted: each still named by its keys ("2022, 391")
             keys = [k for k in row_keys if k in table.columns]
             values = [c for c in table.columns if c not in keys]
-            summary = summarize_grouped(table, keys, values, sort=sort_keys(stage))
+            made = [name for name, _ in stage.map_exprs]
+            summary = summarize_grouped(
+                table, keys, values, sort=sort_keys(stage), counts=counts, made=made
+            )
             return StageOutput(
                 summary,
                 table=table,
@@ -314,6 +333,14 @@ def _answer(
         # A second stage's selected rows are groups: all of them, before the sort and limit.
         groups=unsorted if row_keys else None,
     )
+
+
+def counted_columns(stage: StagePlan) -> list[str]:
+    """The names of the stage's selected counts of rows (``count() as days``,
+    ``count(big)``): how many rows a group holds, not the value the question compares."""
+    return [
+        s.name for s in stage.select if isinstance(s.expr, Call) and s.expr.name.lower() == "count"
+    ]
 
 
 def query_columns(stage: StagePlan) -> list[str]:

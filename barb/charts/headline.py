@@ -59,6 +59,7 @@ from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
+from barb.i18n import N_
 from barb.result import Result
 
 MAX_ANSWERS = 3
@@ -236,7 +237,7 @@ def _extreme_forms(
 
     def pair(values: list[str], *, count_ties: bool = False) -> dict[str, str]:
         return {
-            side: _extreme_text(groups, at, values, words, tied, count_ties=count_ties)
+            side: _extreme_text(groups, at, (values, full), words, tied, count_ties=count_ties)
             for side, at, tied in (("high", high, ties[0]), ("low", low, ties[1]))
         }
 
@@ -279,8 +280,8 @@ def _series_forms(
             return f"{layout.slots[int(layout.slot[at[0]])]} {values[at[0]]}"
         if len(at) <= MAX_TIED_NAMED and not count_ties:
             labels = ", ".join(layout.slots[int(layout.slot[i])] for i in at)
-            return words("tied", value=values[at[0]], labels=labels)
-        return words("tied_many", value=values[at[0]], count=len(at))
+            return words("tied", value=full[at[0]], labels=labels)
+        return _tied_many(full[at[0]], len(at), words)
 
     def form(values: list[str], *, marks: bool = False, count_ties: bool = False) -> str:
         parts = []
@@ -322,21 +323,32 @@ def _tight(text: str) -> str:
 def _extreme_text(
     groups: Groups,
     at: list[int],
-    texts: list[str],
+    texts: tuple[list[str], list[str]],
     words: Words,
     tied: int,
     *,
     count_ties: bool = False,
 ) -> str:
-    """The group holding the extreme and its value; a tie names every group in it (``8 days
-    (tie: 2012, 2025)``), or how many (``tied`` in all) when they are many."""
+    """The group holding the extreme and its value (of ``texts``, the form's values and
+    the same with their units); a tie names every group in it (``8 days (tie: 2012,
+    2025)``), or how many (``tied`` in all) when they are many."""
+    values, full = texts
     if tied == 1:
         label = groups.named(at[0], words)
-        return _group_value(groups.by, label, texts[at[0]], keyed=groups.buckets is not None)
+        return _group_value(groups.by, label, values[at[0]], keyed=groups.buckets is not None)
     if tied <= MAX_TIED_NAMED and not count_ties:
         labels = ", ".join(groups.named(i, words) for i in at)
-        return words("tied", value=texts[at[0]], labels=labels)
-    return words("tied_many", value=texts[at[0]], count=number_text(tied, 0, words))
+        return words("tied", value=full[at[0]], labels=labels)
+    return _tied_many(full[at[0]], tied, words, buckets=groups.buckets is not None)
+
+
+def _tied_many(value: str, count: int, words: Words, *, buckets: bool = False) -> str:
+    """A value shared by ``count`` groups (``buckets`` of a number), too many to name:
+    ``1 day (7 buckets tied)``. The value keeps its unit and the count says what it counts:
+    "least often 1 (7 tied)" beside "most often bucket 0 … 0.5% (803)" read as the 1%
+    bucket (375 days), not as 1 day in each of 7 buckets."""
+    key = N_("tied_many_buckets") if buckets else N_("tied_many")
+    return words(key, plural_of=count, value=value, count=number_text(count, 0, words))
 
 
 def _group_value(by: list[str], label: str, value: str, *, keyed: bool = False) -> str:

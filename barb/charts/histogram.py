@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator
 from barb.charts.answers import Aggregate, answer_text, answer_value
 from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_label
 from barb.charts.bars import draw_bars
-from barb.charts.columns import axis_text, floats, row_word, unit, zoned
+from barb.charts.columns import axis_text, floats, row_word, timeframe, unit, zoned
 from barb.charts.style import ACCENT_LIGHT, ANSWER_COLORS, INK, LABEL_PT, LEGEND_ROW_PX
 from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import clock_axis, time_kind, time_text
@@ -26,6 +26,7 @@ from barb.charts.value_text import (
     is_finite_number,
 )
 from barb.charts.words import ENGLISH, Words
+from barb.column_units import column_unit
 from barb.i18n import N_
 from barb.lineage import Lineage
 from barb.result import Result
@@ -58,7 +59,9 @@ def draw_histogram(
     value_unit = unit(column, result)
     other = _compared_column(rows, column, aggs, value_unit, result)
     compared = [column] if other is None else [column, other]
-    marked = [a for a in aggs if a.column in compared and _is_position(a)]
+    marked = [
+        a for a in aggs if a.column in compared and _is_position(a) and _in_axis_unit(a, result)
+    ]
     other_values = np.array([]) if other is None else floats(rows[other])
     other_values = other_values[np.isfinite(other_values)]
     lo, hi = _histogram_range(
@@ -173,6 +176,18 @@ def _is_position(agg: Aggregate) -> bool:
     """Whether the answer is a value of its column's distribution, drawn as a line on it;
     the others are written in the legend only."""
     return agg.func in POSITIONS and is_finite_number(agg.value)
+
+
+def _in_axis_unit(agg: Aggregate, result: Result) -> bool:
+    """Whether the answer is in its column's own unit, so a place on the column's axis.
+    ``percentile(range, 90) * 20 as p90_usd`` is a contract's dollars: its line stood at
+    8,983 on a "range (points)" axis of 150 to 650, the histogram squeezed into its left 5%.
+    The bare units are compared (CL's range is in points, its ``range * 1000`` in a
+    contract's dollars, though the charts write both as dollars)."""
+    frame = timeframe(result)
+    return column_unit(agg.name, frame, result.query) == column_unit(
+        str(agg.column), frame, result.query
+    )
 
 
 def _compared_column(

@@ -7,6 +7,7 @@ Holidays come from ``pandas_market_calendars`` (exchange calendars) and pandas'
 from __future__ import annotations
 
 import datetime as dt
+import re
 from functools import cache
 
 import numpy as np
@@ -67,6 +68,48 @@ def early_close_days(calendar: str) -> np.ndarray:
     schedule = cal.schedule(RULE_COVERAGE[0] - _PAD, RULE_COVERAGE[1] + _PAD)
     days = cal.early_closes(schedule).index
     return np.asarray(days, dtype="datetime64[D]")
+
+
+def closure_name(calendar: str, day: np.datetime64) -> str | None:
+    """The name an exchange calendar gives the holiday on ``day`` (a day it is closed, or
+    closes early): "Christmas", "Good Friday". None for an unnamed closure (a national day
+    of mourning), an ordinary day, or an unknown calendar."""
+    return _closure_names(calendar).get(np.datetime64(day, "D"))
+
+
+@cache
+def _closure_names(calendar: str) -> dict[np.datetime64, str]:
+    """Every named holiday and early close of the calendar over the rule range. Its rules'
+    names are written for programs ("Good Friday 1908+", "ThanksgivingFriday"): the year a
+    rule starts is dropped and joined words are split, for a person to read."""
+    import pandas_market_calendars as mcal
+
+    try:
+        cal = mcal.get_calendar(calendar)
+    except RuntimeError:
+        return {}
+    start, end = RULE_COVERAGE
+    named: dict[np.datetime64, str] = {}
+    rules = [cal.regular_holidays] + [rules for _, rules in cal.special_closes]
+    for holidays in rules:
+        if holidays is None:
+            continue
+        found = holidays.holidays(start, end, return_name=True)
+        for day, name in found.items():
+            named.setdefault(np.datetime64(day.date(), "D"), _readable(str(name), day))
+    return named
+
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _readable(name: str, day: pd.Timestamp) -> str:
+    """'Good Friday 1908+' → 'Good Friday'; 'ThanksgivingFriday' on the Thursday (the
+    library names Thanksgiving Day's early close so) → 'Thanksgiving'."""
+    name = re.sub(r"\s*(?:\d{4}\+|(?:Starting|Since|Until) (?:at |in )?\d{4})$", "", name)
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).split()
+    wrong_day = set(_WEEKDAYS) - {_WEEKDAYS[day.weekday()]}
+    return " ".join(word for word in words if word not in wrong_day) or name
 
 
 def us_market_closed(days: np.ndarray) -> np.ndarray:

@@ -7,6 +7,11 @@ import pandas as pd
 
 from barb.indicators.arrays import as_float_array, check_period, first_valid, previous, to_series
 
+# Two typical prices are equal when they differ by no more than this share of their summed
+# size: TA-Lib's TA_IS_ZERO_SCALED dead zone, ~45 float steps, far below any price tick
+# (0.01 on a 100 price is 3e-5 of it) yet above the noise of summing three prices.
+_TIE_TOLERANCE = 1e-14
+
 
 def obv(close: pd.Series, volume: pd.Series) -> pd.Series:
     """On-Balance Volume: a running total adding the bar's volume on an up close, subtracting
@@ -38,17 +43,22 @@ def mfi(
     TP rose from the previous bar, negative when it fell, and counts for neither when equal.
     ``MFI = 100 * positive flow / (positive + negative flow)`` summed over the last n bars.
 
+    Equal means equal in prices, not in float noise: (95.83 + 93.57 + 93.68) / 3 and
+    (95.70 + 93.41 + 93.97) / 3 are both 94.36 but differ by 1.4e-14 as floats; as TA-Lib,
+    a change within 1e-14 of the two TPs' size is a tie.
+
     Warm-up: the first n rows are NaN. Matches TA-Lib MFI. Difference: when the n bars carry no
-    money flow at all (zero volume or an unchanged TP), Barb gives 50; TA-Lib gives 0 whenever
-    the total flow is below 1.0.
+    money flow at all (zero volume or an unchanged TP), Barb gives 50; TA-Lib gives 0.
     """
     check_period("n", n, 2)
     typical = (as_float_array(high) + as_float_array(low) + as_float_array(close)) / 3.0
     flow = typical * as_float_array(volume)
-    change = typical - previous(typical)
+    before = previous(typical)
+    change = typical - before
+    tie = np.abs(change) <= _TIE_TOLERANCE * (np.abs(typical) + np.abs(before))
     missing = np.isnan(change) | np.isnan(flow)
-    positive = np.where(change > 0, flow, 0.0)
-    negative = np.where(change < 0, flow, 0.0)
+    positive = np.where((change > 0) & ~tie, flow, 0.0)
+    negative = np.where((change < 0) & ~tie, flow, 0.0)
     moving = ((positive != 0) | (negative != 0)).astype(np.float64)
     for values in (positive, negative, moving):
         values[missing] = np.nan

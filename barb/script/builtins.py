@@ -495,12 +495,16 @@ def _warn_history_beyond(
     when = _column(ctx, "timestamp", function) if ctx.intraday else dates
     starts, went = when.iloc[first], when.iloc[at]
     extreme = "highest" if highest else "lowest"
+    # One sentence for every running high of the period (cummax(close), cummax(high)): the
+    # first one's numbers show it.
+    opening = f"{function}() starts at the period's first bar ({_moment(starts, ctx.intraday)})"
     ctx.warn(
-        f"{function}() starts at the period's first bar ({_moment(starts, ctx.intraday)}), and "
-        f"the bars before it went {'higher' if highest else 'lower'}: {beyond:.10g} on "
-        f"{_moment(went, ctx.intraday)}. It is the {extreme} since the period began, not of "
-        "all history; for all-time highs or lows leave the period out and pick the rows with "
-        f"where (year() == {pd.Timestamp(dates.iloc[first]).year}) or sort and limit."
+        f"{opening}, and the bars before it went {'higher' if highest else 'lower'}: "
+        f"{beyond:.10g} on {_moment(went, ctx.intraday)}. It is the {extreme} since the "
+        "period began, not of all history; for all-time highs or lows leave the period out "
+        f"and pick the rows with where (year() == {pd.Timestamp(dates.iloc[first]).year}) or "
+        "sort and limit.",
+        once_per=opening,
     )
 
 

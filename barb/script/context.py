@@ -65,9 +65,15 @@ class EvalContext:
     def intraday(self) -> bool:
         return timeframe(self.timeframe).intraday
 
-    def warn(self, message: str) -> None:
-        if message not in self.warnings:
-            self.warnings.append(message)
+    def warn(self, message: str, *, once_per: str | None = None) -> None:
+        """Say ``message`` once; with ``once_per``, say only the first message beginning
+        with it: cummax(close) and cummax(high) over one period each found higher bars
+        before it, and gave one sentence twice with two numbers (p29b Q10)."""
+        if message in self.warnings:
+            return
+        if once_per is not None and any(w.startswith(once_per) for w in self.warnings):
+            return
+        self.warnings.append(message)
 
     def warn_rows(self, check: Callable[[np.ndarray], str | None]) -> None:
         """A warning that depends on which of ``frame``'s rows are kept (see row_warnings)."""

@@ -112,7 +112,7 @@ def rsi(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
     unit="points",
     category="indicator",
     summary="True range: high-low extended to the previous close across a gap; first bar NaN",
-    example="true_range() > 2 * atr(14)",
+    example="true_range() > 2 * prev(atr(14))",
     reach=lambda a: Reach(1),
 )
 @_documented_by(indicators.true_range)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from barb.errors import InvalidPeriod
@@ -98,10 +99,46 @@ def _bounds(token: str, original: str) -> tuple[dt.date, dt.date]:
         raise _error(original, f"'{token}' is not a valid date ({exc})") from None
 
 
-def _error(text: str, why: str | None = None) -> InvalidPeriod:
+def _error(text: str, why: str | None = None, instead: str | None = None) -> InvalidPeriod:
+    """The forms a period is written in; ``instead``: the one meant, when the words say it."""
     shown = text if len(text) <= 60 else text[:57] + "…"
     message = f"Period '{shown}' is not understood" + (f": {why}." if why else ".")
-    return InvalidPeriod(message, step="period", hint="Use one of: " + ", ".join(PERIOD_FORMS))
+    forms = ", ".join(PERIOD_FORMS)
+    hint = f"{instead} Other forms: {forms}" if instead else f"Use one of: {forms}"
+    return InvalidPeriod(message, step="period", hint=hint)
+
+
+_TRADING_DAYS_RE = re.compile(r"(?:last|past)_(\d+)_(?:trading_days?|sessions?)")
+
+
+def _meant(key: str, data_end: dt.date, day_before: Callable[[], dt.date | None]) -> str | None:
+    """The period a word a person says for a day or a span stands for, counted from the
+    data's last trading day as every relative period is: "yesterday" on data ending
+    2026-01-07 is "2026-01-06" (the trading date before it)."""
+    if key == "today":
+        return (
+            f'"today" is the data\'s last trading date: "period": "{data_end}" (relative '
+            "periods count from it, not from the clock)."
+        )
+    if key == "yesterday":
+        before = day_before()
+        if before is None:
+            return None
+        return (
+            f'"yesterday" is the trading date before the data\'s last ({data_end}): '
+            f'"period": "{before}" (relative periods count from the data\'s last trading day).'
+        )
+    match = _TRADING_DAYS_RE.fullmatch(key)
+    if match:
+        n = match.group(1)
+        return (
+            f'The last {n} trading days are the last {n} daily bars: "from": "daily", '
+            f'"period": "last_{n}_bars" (last_{n}_days counts calendar days).'
+        )
+    for word in ("previous_", "prev_"):
+        if key.startswith(word) and key[len(word) :] in ("week", "month", "quarter", "year"):
+            return f'The previous {key[len(word) :]}: "period": "last_{key[len(word) :]}".'
+    return None
 
 
 def _date_token(token: str) -> bool:
@@ -154,12 +191,18 @@ def last_whole_span(
     return dt.date(following.year - n, 1, 1), following - dt.timedelta(days=1)
 
 
-def parse_period(text: str | None, data_end: dt.date, data_start: dt.date | None = None) -> Period:
+def parse_period(
+    text: str | None,
+    data_end: dt.date,
+    data_start: dt.date | None = None,
+    day_before: Callable[[], dt.date | None] = lambda: None,
+) -> Period:
     """Resolve a period against the last trading date in the data.
 
     A relative period that reaches back before the data (``last_99999999_years``) is cut to
     the data's first date, with a note saying so: the person gets all the data there is
-    rather than an error for asking too much.
+    rather than an error for asking too much. ``day_before`` reads the trading date before
+    ``data_end``, asked only to say what "yesterday" is.
     """
     if text is None:
         return Period(None, None, "all")
@@ -222,4 +265,4 @@ def parse_period(text: str | None, data_end: dt.date, data_start: dt.date | None
         if start and end and start > end:
             raise _error(raw, f"it starts ({start}) after it ends ({end})")
         return Period(start, end, raw)
-    raise _error(raw)
+    raise _error(raw, instead=_meant(key, data_end, day_before))

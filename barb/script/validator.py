@@ -132,7 +132,7 @@ def bind_arguments(
 
     needed = max((i + 1 for i, p in enumerate(params) if p.required), default=0)
     if len(given) < needed or (len(given) > len(params) and not spec.variadic):
-        return [], [_count_error(spec, len(args), step)]
+        return [], [_count_error(spec, args, step)]
 
     bound: list[tuple[Param, Any]] = []
     errors: list[QueryError] = []
@@ -158,7 +158,24 @@ def _default(param: Param) -> Any:
     return param.default
 
 
-def _count_error(spec: FunctionSpec, got: int, step: str) -> ArgumentError:
+# Aggregates another language also calls on two values, one row at a time (SQL's
+# greatest(), Python's max(a, b)), by the comparison that picks that row's value with if().
+_ROW_WISE_PICKS = {"max": (">", "larger", "highest"), "min": ("<", "smaller", "lowest")}
+
+
+def _row_wise_pick(spec: FunctionSpec, args: Sequence[ast.Expr]) -> str | None:
+    """The if() that picks the larger (max) or smaller (min) of two values in each row, for
+    max(a, b) written to mean that: 'if(high - open > open - low, high - open, open - low)'.
+    None for any other call: max(col) is one column's highest over many rows."""
+    pick = _ROW_WISE_PICKS.get(spec.name)
+    if pick is None or len(args) != 2:
+        return None
+    a, b = (arg.to_text() for arg in args)
+    return f"if({a} {pick[0]} {b}, {a}, {b})"
+
+
+def _count_error(spec: FunctionSpec, args: Sequence[ast.Expr], step: str) -> ArgumentError:
+    got = len(args)
     required = sum(p.required for p in spec.params)
     total = len(spec.params)
     if spec.variadic:
@@ -175,6 +192,14 @@ def _count_error(spec: FunctionSpec, got: int, step: str) -> ArgumentError:
         hint = (
             f"{spec.name}() reads each bar's own date or time; for another row's (the day of "
             f"the low), pick it in the first stage: arg_min({spec.name}(), low)"
+        )
+    picked = _row_wise_pick(spec, args)
+    if picked is not None:
+        # "max(a, b)" in select is as wrong as in map: max takes one column.
+        _, pair, over_rows = _ROW_WISE_PICKS[spec.name]
+        hint = (
+            f"{spec.name}(col) is one column's {over_rows} over many rows; the {pair} of two "
+            f'values in each row is "{picked}" (in map; aggregate that column in select)'
         )
     return ArgumentError(
         f"{spec.name}() takes {takes} {noun}, got {got}: {spec.signature()}.",
@@ -388,7 +413,10 @@ class _Checker:
         for error in errors:
             self.report(error)
         if spec.is_aggregate:
-            self.aggregate_placement(node, mode)
+            # max(a, b) in map is a row-wise pick miswritten, not an aggregate misplaced: the
+            # count error gives the form, and "aggregates go in select" would not fix it.
+            if bound or _row_wise_pick(spec, node.args) is None:
+                self.aggregate_placement(node, mode)
             inner: Mode = "aggregate"
         elif spec.category == "scalar":
             inner = mode

@@ -261,7 +261,7 @@ def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
     tied = int((per_day == per_day.max()).sum())
     assert tied > 3
     assert chart_headline(by_day) == (
-        f"count: most often {per_day.max()} days ({tied} tied), "
+        f"count: most often {per_day.max()} days ({tied} groups tied), "
         f"least often d {per_day.idxmin()} ({per_day.min()} days)"
     )
 

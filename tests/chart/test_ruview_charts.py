@@ -167,7 +167,7 @@ def test_ties_are_named_and_added_empty_groups_are_not_the_lowest(sample_setting
         names = ", ".join(f"{int(k)}" for k in lowest.index)
         assert head.endswith(f"least often {counts.min()} {day_word} (tie: {names})"), head
     else:
-        assert head.endswith(f"least often {counts.min()} {day_word} ({len(lowest)} tied)"), head
+        assert head.endswith(f"{counts.min()} {day_word} ({len(lowest)} buckets tied)"), head
 
 
 # --- 3: a grouped headline fits its two bold lines with both numbers --------------------------

@@ -284,6 +284,15 @@ def test_a_window_without_bars_on_good_friday_calls_it_no_early_close(sample_set
     )
     assert text in result.metadata.warnings, result.metadata.warnings
     assert not any("early close" in w for w in result.metadata.warnings)
+    # Without a step from row to row the days are only missing: "248 matched" of 258 days
+    # of 16:00-17:00 said nothing of the early closes.
+    counted = rows({"session": "CASH", "from": "daily", "select": "count()"}, sample_settings, "NQ")
+    assert counted.summary.value == len(every) - len(missing)
+    text = (
+        f"7 trading days have no bars in 09:30-16:00 (Good Fridays: the futures closed at "
+        f"09:15, e.g. {missing[0].date()}): the result holds none of them."
+    )
+    assert text in counted.metadata.warnings, counted.metadata.warnings
 
 
 def test_trading_days_left_finds_the_real_month_end_on_a_window(sample_settings, es_dates) -> None:

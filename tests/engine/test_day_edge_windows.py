@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+import talib
 from rth_bars import rth_daily, rth_minutes
 
 from barb import execute
@@ -81,6 +82,57 @@ def test_a_rolling_window_reaching_the_day_before_is_said(engine_settings, minut
 )
 def test_no_warning_when_the_window_stays_in_the_day(engine_settings, changes, why) -> None:
     assert _said(_ask({**SPIKE, **changes}, engine_settings), "earlier trading date") == [], why
+
+
+def test_an_indicator_cross_over_the_night_is_not_said(engine_settings, minutes) -> None:
+    """RSI(14) on RTH 15m bars runs on across the night as its chart draws it, so an entry
+    below 30 on a day's first bar is a cross on that chart (NQ's one entry of 2025-12 was at
+    09:30). TA-Lib over the chained RTH bars: the where the warning gave would drop those."""
+    rth = rth_minutes(minutes)
+    grouped = rth.groupby(rth["timestamp"].dt.floor("15min"))
+    bars = pd.DataFrame({"close": grouped["close"].last(), "day": grouped["day"].first()})
+    rsi = pd.Series(talib.RSI(bars["close"].to_numpy(), 14), index=bars.index)
+    entry = (rsi < 30) & (rsi.shift() >= 30)
+    first_bar = bars["day"] != bars["day"].shift()
+    assert (entry & first_bar).sum() > 0  # what the warning's where would have dropped
+
+    query = {
+        "session": "RTH",
+        "from": "15m",
+        "map": {"rsi14": "rsi(close, 14)", "entry": "rsi14 < 30 and prev(rsi14) >= 30"},
+        "where": "entry",
+        "select": "count()",
+    }
+    result = _ask(query, engine_settings)
+    assert result.summary.value == entry.sum()
+    assert _said(result, "earlier trading date") == []
+
+
+@pytest.mark.parametrize(
+    ("session", "frame", "where", "said"),
+    [
+        ("RTH", "15m", "close > prev(close)", "prev(close)"),  # the close before the gap
+        ("RTH", "15m", "true_range() > prev(true_range())", "prev(true_range())"),
+        ("RTH", "15m", "close > prev(vwap())", "prev(vwap())"),  # restarts each day
+        ("RTH", "15m", "rsi(close, 14) > prev(rsi(close, 14))", None),
+        ("RTH", "15m", "low_rsi and not prev(low_rsi)", None),
+        ("ETH", "1h", "macd_hist() > 0 and prev(macd_hist()) <= 0", None),
+        ("ETH", "1h", "close > ma and prev(close) <= prev(ma)", "prev(close)"),
+    ],
+)
+def test_which_prev_reads_across_the_night(engine_settings, session, frame, where, said) -> None:
+    """prev() of a line chained across days (an indicator, a rolling window) steps along its
+    chart; prev() of the bar's own values (close, true range, the day's vwap) reads across
+    the night's gap."""
+    query = {
+        "session": session,
+        "from": frame,
+        "map": {"low_rsi": "rsi(close, 14) < 45", "ma": "ema(close, 5)"},
+        "where": where,
+        "select": "count()",
+    }
+    found = [w.split(" reads ")[0] for w in _said(_ask(query, engine_settings), "earlier")]
+    assert found == ([said] if said else [])
 
 
 def _window_daily(minutes: pd.DataFrame, start: int, end: int) -> pd.DataFrame:

@@ -26,18 +26,28 @@ TWO_BACK = (
 
 
 @pytest.fixture(scope="module")
-def rth(sample_settings) -> pd.DataFrame:
-    """NQ's RTH closes per date, each date's prev(close), the last close of a day the NYSE
-    traded before it, and whether the date before it is a holiday session."""
-    import pandas_market_calendars as mcal
-
+def bars(sample_settings) -> pd.DataFrame:
     from barb.data.store import data_path
 
-    bars = pd.read_parquet(
+    return pd.read_parquet(
         data_path("NQ", sample_settings), columns=["trading_date", "minute", "close"]
     )
-    bars = bars[(bars["minute"] >= RTH_START) & (bars["minute"] < RTH_END)]
-    close = bars.groupby("trading_date")["close"].last()
+
+
+@pytest.fixture(scope="module")
+def closed_at(bars) -> pd.Series:
+    """The wall clock each trading date's last bar ended at: '13:00' on Thanksgiving."""
+    last = bars.groupby("trading_date")["minute"].last() + 1
+    return last.map(lambda m: f"{m // 60 % 24:02d}:{m % 60:02d}")
+
+
+def _closes(days: pd.DataFrame) -> pd.DataFrame:
+    """Closes per date (``days``: a session's bars), each date's prev(close), the last close
+    of a day the NYSE traded before it, and whether the date before it is a holiday
+    session."""
+    import pandas_market_calendars as mcal
+
+    close = days.groupby("trading_date")["close"].last()
     nyse = mcal.get_calendar("NYSE").valid_days("2007-12-01", "2026-12-31").tz_localize(None)
     holiday = ~close.index.isin(nyse)
     return pd.DataFrame(
@@ -45,9 +55,22 @@ def rth(sample_settings) -> pd.DataFrame:
             "close": close,
             "prev": close.shift(),
             "stock": close.where(~holiday).ffill().shift(),
+            "holiday": holiday,
             "after": np.concatenate(([False], holiday[:-1])),
         }
     )
+
+
+@pytest.fixture(scope="module")
+def rth(bars) -> pd.DataFrame:
+    """NQ's RTH days (see _closes)."""
+    return _closes(bars[(bars["minute"] >= RTH_START) & (bars["minute"] < RTH_END)])
+
+
+@pytest.fixture(scope="module")
+def eth(bars) -> pd.DataFrame:
+    """NQ's Globex days, 18:00 the evening before to 17:00 (see _closes)."""
+    return _closes(bars)
 
 
 def _ask(query: dict, settings: EngineSettings) -> Result:
@@ -60,7 +83,28 @@ def _said(result: Result) -> list[str]:
     return [w for w in result.metadata.warnings if "rows kept follow" in w]
 
 
-def test_the_day_after_thanksgiving_is_said_with_the_last_stock_close(sample_settings, rth) -> None:
+def _after(rth: pd.DataFrame, day: pd.Timestamp, closed_at: pd.Series) -> str:
+    """'2008-11-28 after 2008-11-27, closed 11:30': a row and the holiday session before it."""
+    holiday = rth.index[rth.index.get_loc(day) - 1]
+    return f"{day:%Y-%m-%d} after {holiday:%Y-%m-%d}, closed {closed_at[holiday]}"
+
+
+def _text(n: int, total: int, example: str, fix: str) -> str:
+    follow = "follows" if n == 1 else "follow"
+    return (
+        f"{n:,} of the {total:,} rows kept {follow} a US holiday session ({example}): "
+        "prev(close) there is the holiday's own close (the futures traded, mostly short hours; "
+        f"the stock market was shut), not the last stock-market close. {fix}"
+    )
+
+
+def _stock_days(form: str) -> str:
+    return f'Stock-market days only: "where": "not holiday()", and for prev(close) {form}.'
+
+
+def test_the_day_after_thanksgiving_is_said_with_the_last_stock_close(
+    sample_settings, rth, closed_at
+) -> None:
     fridays = rth[rth["after"] & (rth.index.month == 11)]
     query = {
         "map": {"ret": RET},
@@ -71,14 +115,8 @@ def test_the_day_after_thanksgiving_is_said_with_the_last_stock_close(sample_set
     assert result.summary.values["days"] == len(fridays) == 18
     from_thursday = (fridays["close"] / fridays["prev"] - 1).mean() * 100
     assert result.summary.values["ret"] == pytest.approx(from_thursday)  # +0.222%
-    first = fridays.index[0]
-    thursday = rth.index[rth.index.get_loc(first) - 1]
-    assert _said(result) == [
-        f"18 of the 18 rows kept follow a US holiday session (e.g. {first:%Y-%m-%d} after "
-        f"{thursday:%Y-%m-%d}): prev(close) there is the holiday's own close (the futures "
-        "traded, mostly short hours; the stock market was shut), not the last stock-market "
-        f"close. From that close: {ONE_BACK}."
-    ]
+    example = "e.g. " + _after(rth, fridays.index[0], closed_at)
+    assert _said(result) == [_text(18, 18, example, f"From that close: {ONE_BACK}.")]
     # The form given reads Wednesday's close (+0.452%), and says nothing more.
     fixed = _ask({**query, "map": {"ret": f"(close / {ONE_BACK} - 1) * 100"}}, sample_settings)
     from_wednesday = (fridays["close"] / fridays["stock"] - 1).mean() * 100
@@ -87,8 +125,67 @@ def test_the_day_after_thanksgiving_is_said_with_the_last_stock_close(sample_set
     assert _said(fixed) == []
 
 
+def test_dropping_the_holidays_does_not_hide_what_prev_reads(
+    sample_settings, rth, closed_at
+) -> None:
+    """p29c Q4: "where": "not holiday()", the natural way to write "stock-market days only",
+    kept the day after each holiday session and its prev(close), the holiday's close; the
+    warning was held back because the query named holiday(). The post-holiday days' median
+    is +0.08% from there (ES), 0.000% from the last stock-market close."""
+    query = {
+        "map": {"ret": RET},
+        "where": "not holiday()",
+        "group_by": "post_holiday()",
+        "select": ["count() as days", "median(ret) as ret"],
+    }
+    result = _ask(query, sample_settings)
+    stock = rth[~rth["holiday"]]
+    after = stock[stock["after"]]
+    assert int(result.table["days"].sum()) == len(stock)
+    # Sandy's second day (2012-10-30) is itself dropped: 2012-10-31 steps back twice.
+    assert "2012-10-31" in after.index and len(after) == int(rth["after"].sum()) - 1
+    example = "e.g. " + _after(rth, after.index[0], closed_at)
+    assert _said(result) == [
+        _text(len(after), len(stock), example, f"From that close: {TWO_BACK}.")
+    ]
+    fixed = _ask({**query, "map": {"ret": f"(close / {TWO_BACK} - 1) * 100"}}, sample_settings)
+    table = fixed.table.set_index("post_holiday")
+    from_stock = ((after["close"] / after["stock"] - 1) * 100).median()
+    assert table.loc[True, "ret"] == pytest.approx(from_stock)
+    assert _said(fixed) == []
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        # p29f M2: the 0.5% histogram's tail buckets hold a notable share of days after a
+        # holiday (measured from its short session's close): said.
+        ({"map": {"ret": RET, "b": "floor(ret, 0.5)"}, "group_by": "b", "select": "count()"}, 1),
+        # Over every day they are 2.5% of the rows, a day or two of a bucket: not under
+        # every daily-return answer.
+        ({"map": {"ret": RET, "b": "floor(ret, 1)"}, "group_by": "b", "select": "count()"}, 0),
+        ({"map": {"ret": RET}, "select": ["percentile(ret, 5)", "median(ret)"]}, 0),
+        ({"map": {"ret": RET}, "select": "mean(ret)"}, 0),
+        ({"map": {"ret": RET, "wd": "dayname()"}, "group_by": "wd", "select": "mean(ret)"}, 0),
+        ({"map": {"gap": "open - prev(close)"}, "select": "mean(gap)"}, 0),
+    ],
+)
+def test_over_every_day_a_notable_share_is_said(
+    sample_settings, rth, closed_at, query, said
+) -> None:
+    """Over every day the holiday sessions are rows too: where the days after them are a
+    notable share of a group, the stock market's days are those without them, and their day
+    after from the last stock-market close."""
+    result = _ask(query, sample_settings)
+    after = rth.index[rth["after"]]
+    assert len(after) == 116
+    example = "e.g. " + _after(rth, after[0], closed_at)
+    expected = [_text(len(after), len(rth), example, _stock_days(TWO_BACK))]
+    assert _said(result) == expected[:said]
+
+
 def test_the_forms_read_the_last_stock_close_on_every_day_after_a_closure(
-    sample_settings, rth
+    sample_settings, rth, closed_at
 ) -> None:
     """Every post_holiday() day: after a holiday session the form steps back to the last
     stock-market close; after Good Friday, Christmas or New Year (no RTH bar) prev(close)
@@ -110,14 +207,16 @@ def test_the_forms_read_the_last_stock_close_on_every_day_after_a_closure(
     assert np.allclose(got["pc"], expected["prev"], equal_nan=True)
     missed = got.index[~np.isclose(got["one"], expected["stock"], equal_nan=True)]
     assert [f"{d:%Y-%m-%d}" for d in missed] == ["2012-10-31"]
-    # The query reads prev(close) in a column and holiday() itself: it knows.
+    # The query reads prev(holiday()): it steps back over them itself.
     assert _said(result) == []
     sandy = _ask({"period": "2012-10-31", "map": {"gap": "open - prev(close)"}}, settings)
     assert _said(sandy) == [
-        "1 of the 1 rows kept follows a US holiday session (2012-10-31 after 2012-10-30): "
-        "prev(close) there is the holiday's own close (the futures traded, mostly short "
-        "hours; the stock market was shut), not the last stock-market close. From that close: "
-        f"{TWO_BACK}."
+        _text(
+            1,
+            1,
+            _after(rth, pd.Timestamp("2012-10-31"), closed_at),
+            f"From that close: {TWO_BACK}.",
+        )
     ]
 
 
@@ -131,16 +230,74 @@ def test_a_group_of_days_after_holidays_is_said(sample_settings, rth) -> None:
     )
 
 
+def test_the_monday_after_easter_on_eth_names_good_fridays_morning(
+    sample_settings, eth, closed_at
+) -> None:
+    """p29c Q22: on ETH, Good Friday trades to 09:15 in the years payrolls came out that
+    day (7 of 18); the Monday after it then reads that close, the other years Thursday's.
+    A query about holidays that leaves Good Friday's row out says so, with the form that
+    reads Thursday's close."""
+    query = {
+        "session": "ETH",
+        "map": {"ret": RET, "day": "if(pre_holiday(), 'Thu before', 'Mon after')"},
+        "where": "month() in (3, 4) and (pre_holiday() or post_holiday())",
+        "group_by": "day",
+        "select": ["count() as days", "mean(ret) as ret"],
+    }
+    result = _ask(query, sample_settings)
+    mondays = eth[(eth.index.month.isin([3, 4])) & (eth.index.dayofweek == 0)]
+    mondays = mondays[~mondays.index.isin(eth.index[eth["holiday"]]) & ~mondays["prev"].isna()]
+    # Mondays whose previous weekday the NYSE shut: after Good Friday, with or without a row.
+    friday = mondays.index - pd.Timedelta(days=3)
+    import pandas_market_calendars as mcal
+
+    nyse = mcal.get_calendar("NYSE").valid_days("2008-01-01", "2026-12-31").tz_localize(None)
+    mondays = mondays[~friday.isin(nyse)]
+    table = result.table.set_index("day")
+    assert table.loc["Mon after", "days"] == len(mondays) == 18
+    from_prev = ((mondays["close"] / mondays["prev"] - 1) * 100).mean()
+    from_thursday = ((mondays["close"] / mondays["stock"] - 1) * 100).mean()
+    assert table.loc["Mon after", "ret"] == pytest.approx(from_prev)
+    after = mondays[mondays["after"]]
+    assert len(after) == 7 and set(closed_at[after.index - pd.Timedelta(days=3)]) == {"09:15"}
+    form = "if(prev(holiday()), session_close('ETH', 2), prev(close))"
+    example = "e.g. " + _after(eth, after.index[0], closed_at)
+    assert _said(result) == [_text(7, 36, example, f"From that close: {form}.")]
+    fixed = _ask(
+        {**query, "map": {**query["map"], "ret": f"(close / {form} - 1) * 100"}}, sample_settings
+    )
+    assert fixed.table.set_index("day").loc["Mon after", "ret"] == pytest.approx(from_thursday)
+    assert from_thursday - from_prev > 0.1
+    assert _said(fixed) == []
+
+
 @pytest.mark.parametrize(
     "query",
     [
-        # Every day, or every weekday: 2.5% of the days, 8.5% of Tuesdays follow a holiday.
-        {"map": {"ret": RET}, "select": "mean(ret)"},
-        {"map": {"ret": RET, "wd": "dayname()"}, "group_by": "wd", "select": "mean(ret)"},
         # No prev(close) read.
         {"map": {"body": "close - open"}, "where": "post_holiday()", "select": "mean(body)"},
-        # A holiday is one of ETH's days.
-        {"session": "ETH", "map": {"ret": RET}, "where": "post_holiday()", "select": "mean(ret)"},
+        # The stock-market days, from the last stock-market close (turn_of_the_month's form).
+        {
+            "map": {"ret": f"(close / {TWO_BACK} - 1) * 100"},
+            "where": "not holiday()",
+            "select": "mean(ret)",
+        },
+        # On ETH a holiday's session is one of the Globex days, and the next starts where it
+        # stopped: every day, or every Tuesday, holds nothing to say.
+        {"session": "ETH", "map": {"ret": RET}, "select": "mean(ret)"},
+        {
+            "session": "ETH",
+            "map": {"ret": RET},
+            "where": "dayname() == 'Tue'",
+            "select": "mean(ret)",
+        },
+        # Its holidays kept beside the days after them.
+        {
+            "session": "ETH",
+            "map": {"ret": RET},
+            "where": "holiday() or post_holiday()",
+            "select": "mean(ret)",
+        },
     ],
 )
 def test_ordinary_questions_say_nothing(sample_settings, query) -> None:
@@ -151,31 +308,24 @@ def test_ordinary_questions_say_nothing(sample_settings, query) -> None:
     ("year", "order", "limit"), [(2024, "desc", 20), (2023, "asc", 20), (2024, "desc", 30)]
 )
 def test_a_day_after_a_holiday_among_the_rows_listed_is_named(
-    year: int, order: str, limit: int, sample_settings, rth
+    year: int, order: str, limit: int, sample_settings, rth, closed_at
 ) -> None:
     """ "The 20 best days of 2024" held the day after Labor Day, measured from Monday's 13:00
-    close: 1 of 20 rows (5%), under the 10% that says it of all the rows kept, and nothing
-    was said though the model reads each row. A ranking or list the model reads whole (at
-    most 25 rows) names every such row; a longer one keeps the share rule."""
+    close. A ranking or list the model reads whole (at most 25 rows) names every such row; a
+    longer one gives one of them."""
     days = rth.loc[str(year)]
     ranked = (days["close"] / days["prev"] - 1).sort_values(ascending=order == "asc")
     listed = days.loc[ranked.index[:limit]].sort_index()
     after = listed.index[listed["after"]]
-    assert len(after) >= 1 and len(after) / limit < 0.1  # under the share rule
+    assert len(after) >= 1 and len(after) / limit < 0.1  # once under the share rule
     query = {"period": str(year), "map": {"ret": RET}, "sort": f"ret {order}", "limit": limit}
     result = _ask(query, sample_settings)
     assert sorted(result.table["date"].astype(str)) == [f"{d:%Y-%m-%d}" for d in listed.index]
-    said = _said(result)  # "rows kept follow" is in "follows" too
-    if limit > 25:
-        assert said == []
+    named = [_after(rth, d, closed_at) for d in after]
+    if limit > 25:  # not read whole, and under the share: nothing to name
+        assert _said(result) == []
         return
-    named = ", ".join(
-        f"{d:%Y-%m-%d} after {rth.index[rth.index.get_loc(d) - 1]:%Y-%m-%d}" for d in after
-    )
-    follow = "follows" if len(after) == 1 else "follow"
-    assert said == [
-        f"{len(after)} of the {limit} rows kept {follow} a US holiday session ({named}): "
-        "prev(close) there is the holiday's own close (the futures traded, mostly short hours; "
-        "the stock market was shut), not the last stock-market close. From that close: "
-        f"{ONE_BACK}."
-    ]
+    # Read whole (25 rows at most): each named.
+    # Holiday sessions listed too: the stock market's days are the others.
+    fix = _stock_days(ONE_BACK) if listed["holiday"].any() else f"From that close: {ONE_BACK}."
+    assert _said(result) == [_text(len(after), limit, "; ".join(named), fix)]

@@ -108,3 +108,46 @@ def test_weekly_bars_leave_the_data_s_end_to_the_open_week_s_warning(engine_sett
     query = {"session": "RTH", "from": "weekly", "period": "last_4_bars",
              "map": {"nxt": "next(close)"}, "select": "mean(nxt)"}  # fmt: skip
     assert _warnings(_ask(query, engine_settings)) == []
+
+
+def _follow_through(sort: str, limit: int) -> dict:
+    return {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "ret": "(close / prev(close) - 1) * 100",
+            "ret3": "(next(close, 3) / close - 1) * 100",
+        },
+        "sort": sort,
+        "limit": limit,
+        "select": ["ret", "ret3"],
+    }
+
+
+def test_no_warning_under_listed_rows_that_all_have_a_later_bar(engine_settings, minutes) -> None:
+    """p29f: under the 5 best days of all history (none of them near the data's end) the
+    warning said "empty for 3 of the 62 rows kept … means and shares of it are over the
+    other 59", read as if the printed mean of the 5 days were over 59 of them."""
+    daily = rth_daily(minutes)
+    daily["ret"] = daily["close"].pct_change() * 100
+    daily["ret3"] = (daily["close"].shift(-3) / daily["close"] - 1) * 100
+    best = daily.sort_values("ret", ascending=False).head(5)
+    assert daily["ret3"].isna().sum() == 3 and best["ret3"].notna().all()
+    result = _ask(_follow_through("ret desc", 5), engine_settings)
+    assert list(result.table["ret3"]) == pytest.approx(list(best["ret3"]))
+    assert _warnings(result) == []
+
+
+def test_listed_rows_without_a_later_bar_are_counted_among_them(engine_settings, minutes) -> None:
+    """The last 5 days: 3 have no third day after them. The warning counts them among the 5
+    rows the table holds, and its mean of ret3 is over the 2 others."""
+    daily = rth_daily(minutes)
+    daily["ret3"] = (daily["close"].shift(-3) / daily["close"] - 1) * 100
+    last = daily.tail(5)
+    assert last["ret3"].isna().sum() == 3
+    result = _ask(_follow_through("timestamp desc", 5), engine_settings)
+    assert result.summary.stats["ret3"].mean == pytest.approx(last["ret3"].mean(), abs=1e-3)
+    assert _warnings(result) == [
+        f"next(close, 3) is empty for 3 of the 5 rows the table holds: the data ends on "
+        f"{daily.index[-1]:%Y-%m-%d}; a mean of it over them averages the other 2 only."
+    ]

@@ -135,6 +135,22 @@ def test_the_datas_first_week_began_before_it_and_is_a_part_group(sample_setting
     ), said
 
 
+def test_a_yes_no_key_made_from_week_is_no_week_group(sample_settings, daily) -> None:
+    """ "Gaps over the weekend against the weekday ones", grouped by week() != prev(week()):
+    its two groups are kinds of day, yet the data's first week was said to be cut in it."""
+    query = {
+        "map": {"gap": "open - prev(close)", "first_of_week": "week() != prev(week())"},
+        "group_by": "first_of_week",
+        "select": ["count()", "mean(abs(gap)) as gap"],
+    }
+    result = _ask({**query, "period": "2008-01:2008-03"}, sample_settings)
+    first = daily[daily.index < "2008-04-01"]
+    # The data's first day has no prev(week()): its key is unknown and it is in no group.
+    starts = (first["week"] != first["week"].shift()).iloc[1:]
+    assert result.table["count"].tolist() == [int((~starts).sum()), int(starts.sum())]
+    assert not [w for w in result.metadata.warnings if "The week" in w], result.metadata.warnings
+
+
 def test_weekly_bars_leave_the_datas_first_part_week_out(sample_settings, daily) -> None:
     """ "The lowest-volume week of 2008" on weekly bars ranked the 3-day week 2008-01-02
     second lowest: it is left out, counted and said, like a week the period cuts."""

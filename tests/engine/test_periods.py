@@ -86,3 +86,42 @@ def test_relative_periods_follow_the_data_not_the_clock() -> None:
     assert parse_period("wtd", dt.date(2019, 6, 3)).start == dt.date(2019, 6, 3)
     # The quarter of the data's last date, from its first day: 2019-05-17 is in Q2.
     assert parse_period("qtd", dt.date(2019, 5, 17)).start == dt.date(2019, 4, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        ("today", '"period": "2026-01-07"'),
+        ("yesterday", '"period": "2026-01-06"'),
+        ("last_30_trading_days", '"from": "daily", "period": "last_30_bars"'),
+        ("last 5 trading days", '"period": "last_5_bars"'),
+        ("prev_month", '"period": "last_month"'),
+    ],
+)
+def test_words_for_a_day_or_span_are_told_the_period_they_mean(text: str, meant: str) -> None:
+    """ "yesterday", "today", "last_30_trading_days" got only the list of forms (one wasted
+    round trip each): the hint now starts with the period meant, the list after it."""
+    with pytest.raises(InvalidPeriod) as info:
+        parse_period(text, END, day_before=lambda: dt.date(2026, 1, 6))
+    hint = info.value.to_dict()["hint"]
+    assert hint.index(meant) < hint.index("Other forms:"), hint
+    assert '"2024-Q1"' in hint
+
+
+def test_yesterday_is_the_data_s_trading_date_before_its_last(engine_settings, db) -> None:
+    """Counted from the data's last trading day, as the relative periods are; the hinted
+    period holds that day's bar."""
+    from barb import execute
+
+    before = db.execute(
+        "SELECT max(tdate) FROM bars WHERE tdate < (SELECT max(tdate) FROM bars)"
+    ).fetchone()[0]
+    result = execute(
+        {"session": "RTH", "from": "daily", "period": "yesterday"}, "NQ", settings=engine_settings
+    )
+    assert not result.ok
+    assert f'"period": "{before}"' in result.to_dict()["hint"]
+    hinted = execute(
+        {"session": "RTH", "from": "daily", "period": str(before)}, "NQ", settings=engine_settings
+    )
+    assert hinted.ok and len(hinted.table) == 1

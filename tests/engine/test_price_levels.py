@@ -84,7 +84,8 @@ def _ask(query: dict, settings) -> Result:
 
 
 def _blend_warnings(result: Result) -> list[str]:
-    return [w for w in result.metadata.warnings if "blend" in w]
+    """The warnings that points over these rows blend price levels, or favour some."""
+    return [w for w in result.metadata.warnings if "whose price level changed" in w]
 
 
 def test_a_daily_range_over_all_years_gives_the_last_years_beside_it(
@@ -134,10 +135,12 @@ def test_groups_by_weekday_are_warned_once_with_the_last_years_spread(
 
 def test_percents_counts_lists_and_one_recent_year_are_not_warned(sample_settings) -> None:
     percent = {"map": {"rp": "range / open * 100"}, "select": ["mean(rp)", "count()"]}
-    listed = {"select": ["range"], "sort": "range desc", "limit": 5}
+    listed = {"select": ["range"], "sort": "timestamp desc", "limit": 5}
+    ranked = {"map": {"rp": "range / open * 100"}, "sort": "rp desc", "limit": 5}
     recent = {"period": "last_1_years", "select": "mean(range)"}
+    recent_ranked = {"period": "last_1_years", "sort": "range desc", "limit": 5}
     one_bar = {"select": "last(range)"}
-    for query in (percent, listed, recent, one_bar):
+    for query in (percent, listed, ranked, recent, recent_ranked, one_bar):
         result = _ask({"session": "ETH", "from": "daily", **query}, sample_settings)
         assert _blend_warnings(result) == [], query
 
@@ -255,3 +258,114 @@ def test_groups_by_year_give_the_recent_year_not_a_week(sample_settings, nq_minu
     [warned] = _blend_warnings(result)
     assert f"pts is {ranges.mean():,.2f}." in warned
     assert "across the groups" not in warned
+
+
+def _favoured(daily: pd.DataFrame, listed: pd.Index, high: bool) -> str:
+    """ "high-price years: 4 of the 5 rows listed are from 2021 — 2026, … which hold 28% of
+    the rows": the years of a mean close at least half the highest whole year's (at most
+    twice the lowest's), every year of ``daily`` counted, and the rows ``listed`` from them."""
+    yearly = daily["close"].groupby(daily.index.year).mean()
+    whole = yearly[_whole_years(daily)]
+    among = yearly >= whole.max() / 2 if high else yearly <= whole.min() * 2
+    years = list(yearly.index[among])
+    assert years == list(range(years[0], years[-1] + 1))  # one run of years, here
+    count = int(pd.DatetimeIndex(listed).year.isin(years).sum())
+    rows = f"all {len(listed)}" if count == len(listed) else f"{count} of the {len(listed)}"
+    level = "at least half the highest" if high else "at most twice the lowest"
+    return (
+        f"{'high' if high else 'low'}-price years: {rows} rows listed are from {years[0]} — "
+        f"{years[-1]}, the years whose mean close was {level}, which hold "
+        f"{daily.index.year.isin(years).mean():.0%} of the rows"
+    )
+
+
+def test_the_largest_gaps_in_points_say_the_ranking_favours_the_high_price_years(
+    sample_settings, nq_minutes
+) -> None:
+    """ "NQ's largest overnight gaps" over all history in points (p29b Q7) listed 2020-2024
+    with no word, where min/max of the same column said they blend price levels. Now the
+    ranking says which years its rows come from against the rows those years hold, and the
+    percent to sort by, which lists pandas's largest gap in percent first."""
+    minute = nq_minutes["minute"]
+    daily = _daily(nq_minutes[(minute >= RTH_START) & (minute < RTH_END)])
+    prev_close = daily["close"].shift()
+    abs_gap = (daily["open"] - prev_close).abs()
+    ranked = abs_gap.sort_values(ascending=False)
+    assert ranked.iloc[4] > ranked.iloc[5]  # no tie at the limit
+    top = ranked.index[:5]
+    maps = {"gap": "open - prev(close)", "abs_gap": "abs(gap)"}
+    query = {"session": "RTH", "from": "daily", "map": maps, "sort": "abs_gap desc", "limit": 5}
+    result = _ask(query, sample_settings)
+    assert list(pd.to_datetime(result.table["date"])) == list(top)
+    assert _blend_warnings(result) == [
+        f"abs_gap is in points over rows whose price level {_level_text(daily)}, so a ranking "
+        f"by it favours the {_favoured(daily, top, high=True)}. To rank sizes comparable "
+        "across years, sort by a percent map column (abs_gap / prev(close) * 100)."
+    ]
+    percent = {**maps, "gap_pct": "abs_gap / prev(close) * 100"}
+    by_percent = _ask({**query, "map": percent, "sort": "gap_pct desc"}, sample_settings)
+    assert pd.Timestamp(by_percent.table["date"].iloc[0]) == (abs_gap / prev_close).idxmax()
+    assert _blend_warnings(by_percent) == []
+
+
+def test_the_quietest_days_in_points_say_the_ranking_favours_the_low_price_years(
+    sample_settings,
+) -> None:
+    """The smallest ranges come from the low prices: ES's 5 quietest RTH days since 2008
+    are all of 2013, when ES was near 1,600 (5,465 in 2025)."""
+    columns = ["open", "high", "low", "close", "trading_date", "minute"]
+    minutes = pd.read_parquet(data_path("ES", sample_settings), columns=columns)
+    minute = minutes["minute"]
+    daily = _daily(minutes[(minute >= RTH_START) & (minute < RTH_END)])
+    ranges = daily["range"].sort_values(kind="stable")
+    top = ranges.index[:5]
+    result = execute(
+        {"session": "RTH", "from": "daily", "sort": "range asc", "limit": 5, "select": "range"},
+        "ES",
+        settings=sample_settings,
+    )
+    assert result.ok, result.to_dict()
+    assert list(pd.to_datetime(result.table["date"])) == list(top)
+    [warned] = _blend_warnings(result)
+    assert warned == (
+        f"range is in points over rows whose price level {_level_text(daily)}, so a ranking "
+        f"by it favours the {_favoured(daily, top, high=False)}. To rank sizes comparable "
+        "across years, sort by a percent map column (range / open * 100)."
+    )
+
+
+def test_a_drawdown_in_dollars_gives_the_drawdown_in_percent(sample_settings, nq_minutes) -> None:
+    """ "The largest drawdown from the all-time high, in % and $" (p29b Q19): the dollar
+    drawdown's warning said to use "(close - peak) / open * 100", no drawdown. Now the
+    drawdown from the peak in percent, the form whose minimum is pandas's; a drawdown that
+    is a ratio already is not warned."""
+    minute = nq_minutes["minute"]
+    close = _daily(nq_minutes[(minute >= RTH_START) & (minute < RTH_END)])["close"]
+    drawdown = (close / close.cummax() - 1) * 100
+    base = {"session": "RTH", "from": "daily"}
+    result = _ask(
+        {
+            **base,
+            "map": {
+                "peak": "cummax(close)",
+                "dd_usd": "(close - peak) * 20",
+                "dd_pct": "(close / peak - 1) * 100",
+            },
+            "select": ["min(dd_usd)", "min(dd_pct)"],
+        },
+        sample_settings,
+    )
+    [warned] = _blend_warnings(result)
+    assert warned.startswith("min_dd_usd is in dollars over rows")
+    assert warned.endswith("use percent ((close / peak - 1) * 100), or a recent period.")
+    assert result.summary.values["min_dd_pct"] == pytest.approx(drawdown.min())
+
+    inline = _ask({**base, "select": "min(close - cummax(close)) as dd"}, sample_settings)
+    assert _blend_warnings(inline)[0].endswith(
+        "use percent ((close / cummax(close) - 1) * 100), or a recent period."
+    )
+    assert inline.summary.value == pytest.approx((close - close.cummax()).min())
+
+    ratio = _ask({**base, "select": "min(close / cummax(close) - 1) as dd"}, sample_settings)
+    assert ratio.summary.value == pytest.approx(drawdown.min() / 100)
+    assert _blend_warnings(ratio) == []

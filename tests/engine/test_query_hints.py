@@ -3,6 +3,7 @@ own channel (which holds it, so nothing matched, silently), and a null literal."
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -88,3 +89,47 @@ def test_the_hinted_empty_value_is_skipped_by_aggregates(engine_settings) -> Non
     up = day[day["close"] > day["open"]]
     assert result.summary.values["count_x"] == len(up)
     assert result.summary.values["mean_x"] == pytest.approx((up["high"] - up["low"]).mean())
+
+
+@pytest.mark.parametrize(
+    ("where", "name", "form"),
+    [
+        ("map", "max", "if(high - open > open - low, high - open, open - low)"),
+        ("select", "min", "if(high - open < open - low, high - open, open - low)"),
+    ],
+)
+def test_max_of_two_values_is_pointed_to_the_row_wise_if(
+    where: str, name: str, form: str, engine_settings
+) -> None:
+    """max(a, b) meant per row (the larger excursion from the open) is no aggregate misplaced:
+    the hint used to say 'aggregates go in select, e.g. select: "max(a, b)"', as invalid
+    there. It gives the if() that picks the value, and nothing else suggests max(a, b)."""
+    call = f"{name}(high - open, open - low)"
+    clause = {"map": {"x": call}} if where == "map" else {"select": call}
+    result = execute({"session": "RTH", "from": "daily"} | clause, "NQ", settings=engine_settings)
+    assert not result.ok
+    said = result.to_dict()
+    assert form in said["hint"], said
+    hints = [said["hint"]] + [e["hint"] for e in said.get("errors", [])]
+    assert not any(f'select: "{call}"' in hint for hint in hints), hints
+
+
+def test_the_hinted_row_wise_max_matches_pandas(engine_settings) -> None:
+    from barb.data.store import data_path
+
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"x": "if(high - open > open - low, high - open, open - low)"},
+        "select": ["mean(x)", "max(x)"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    bars = pd.read_parquet(data_path("NQ", engine_settings))
+    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+    day = rth.groupby("trading_date").agg(
+        open=("open", "first"), high=("high", "max"), low=("low", "min")
+    )
+    larger = np.maximum(day["high"] - day["open"], day["open"] - day["low"])
+    assert result.summary.values["mean_x"] == pytest.approx(larger.mean())
+    assert result.summary.values["max_x"] == pytest.approx(larger.max())

@@ -97,6 +97,42 @@ def test_cummin_restarts_each_week(engine_settings, minutes) -> None:
     np.testing.assert_allclose(result.table["lo"].to_numpy(), expected.to_numpy())
 
 
+def test_two_running_highs_of_one_period_say_the_history_before_it_once(
+    engine_settings, minutes
+) -> None:
+    """ "February's drawdown on closes and from the highs" (p29b Q10): cummax(close) and
+    cummax(high) each found higher bars before the period, and the one warning came twice,
+    with two numbers. Now once, with the closes' (the map's first running high)."""
+    daily = rth_daily(minutes)
+    before, february = daily.loc[:"2024-01-31"], daily.loc["2024-02"]
+    # The case: before February both the closes and the highs went above its first bar's.
+    assert before["close"].max() > february["close"].iloc[0]
+    assert before["high"].max() > february["high"].iloc[0]
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-02",
+            "map": {"dd": "close - cummax(close)", "dd_low": "low - cummax(high)"},
+            "select": ["min(dd)", "min(dd_low)"],
+        },
+        engine_settings,
+    )
+    assert result.summary.values["min_dd"] == pytest.approx(
+        (february["close"] - february["close"].cummax()).min()
+    )
+    assert result.summary.values["min_dd_low"] == pytest.approx(
+        (february["low"] - february["high"].cummax()).min()
+    )
+    closes = before["close"]
+    assert [w for w in result.metadata.warnings if w.startswith("cummax()")] == [
+        f"cummax() starts at the period's first bar ({february.index[0]:%Y-%m-%d}), and the "
+        f"bars before it went higher: {closes.max():.10g} on {closes.idxmax():%Y-%m-%d}. It is "
+        "the highest since the period began, not of all history; for all-time highs or lows "
+        "leave the period out and pick the rows with where (year() == 2024) or sort and limit."
+    ]
+
+
 def test_an_unknown_unit_is_an_error_listing_the_units(engine_settings) -> None:
     result = execute(
         {"session": "RTH", "from": "daily", "map": {"pk": "cummax(close, 'decade')"}},

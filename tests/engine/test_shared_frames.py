@@ -101,7 +101,7 @@ def test_sliced_rows_equal_the_cached_slice(
     expected, expected_in_period, cut, *_ = _cached_rows(plan)
     pd.testing.assert_frame_equal(frame, expected)
     np.testing.assert_array_equal(in_period, expected_in_period)
-    assert cut == 0
+    assert cut == ()
 
 
 def test_minute_bars_are_not_kept_and_eth_minutes_are_views_of_the_mapped_columns(

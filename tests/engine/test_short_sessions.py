@@ -38,6 +38,12 @@ def _short(result: Result) -> list[str]:
     return [w for w in result.metadata.warnings if "short session" in w]
 
 
+def _clock(last_minute: pd.Series) -> pd.Series:
+    """The wall clock the day's last minute bar ended at: '13:00' after the 12:59 bar."""
+    end = last_minute.astype(int) + 1
+    return end.map(lambda m: f"{m // 60 % 24:02d}:{m % 60:02d}")
+
+
 @pytest.fixture(scope="module")
 def sample_days(sample_settings) -> pd.DataFrame:
     """The sample's trading dates of 2023 and 2024: RTH volume and range, and the minutes
@@ -54,6 +60,7 @@ def sample_days(sample_settings) -> pd.DataFrame:
         night_volume=("volume", "sum"), night=("minute", "size")
     )
     days = days.join(nights, how="outer")
+    days["closed"] = _clock(bars.groupby("trading_date")["minute"].last())
     days["range"] = days["high"] - days["low"]
     days.index = [f"{d:%Y-%m-%d}" for d in days.index]
     return days
@@ -73,7 +80,10 @@ def test_a_ranking_that_lists_short_sessions_names_them(sample_settings, days_20
     quietest = days_2024.dropna(subset=["volume"]).sort_values("volume", kind="stable")[:10]
     assert result.table["date"].tolist() == quietest.index.tolist()
     short = quietest[quietest["rth"] < RTH[1] - RTH[0]].index
-    named = [f"{d} ({'holiday' if d in NYSE_HOLIDAYS_2024 else 'early close'})" for d in short]
+    kind = {True: "holiday", False: "early close"}
+    named = [
+        f"{d} ({kind[d in NYSE_HOLIDAYS_2024]}, closed {quietest.loc[d, 'closed']})" for d in short
+    ]
     assert len(short) == 6
     assert _short(result) == [
         f"6 of the 10 rows listed are short sessions: {', '.join(named[:3])} and 3 more; "
@@ -98,8 +108,9 @@ def test_overnight_rankings_name_only_the_nights_that_stopped_early(
     stopped = nights[nights["night"] < 24 * 60 - OVERNIGHT[0] + OVERNIGHT[1]].index.tolist()
     assert len(holidays) == 8 and stopped == ["2024-03-29"]
     assert _short(result) == [
-        f"1 of the {len(nights)} rows listed is a short session: 2024-03-29 (holiday); their "
-        f"range and volume are a part day's. {LEAVE_OUT}"
+        f"1 of the {len(nights)} rows listed is a short session: 2024-03-29 (holiday, closed "
+        f"{days_2024.loc['2024-03-29', 'closed']}); their range and volume are a part day's. "
+        f"{LEAVE_OUT}"
     ]
 
 
@@ -149,6 +160,83 @@ def test_rankings_without_them_or_by_date_say_nothing(sample_settings) -> None:
     assert not _short(left_out)
     by_date = _ask({"period": "2024-11", "sort": "date desc", "limit": 25}, sample_settings)
     assert "2024-11-28" in by_date.table["date"].tolist() and not _short(by_date)
+
+
+# --- rows listed in time order ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def late_2025(sample_settings) -> pd.DataFrame:
+    """The sample's RTH days of November and December 2025: range, volume, the minutes
+    traded and the wall clock the day's last bar ended at."""
+    bars = pd.read_parquet(
+        data_path("NQ", sample_settings),
+        filters=[("trading_date", ">=", pd.Timestamp("2025-11-01"))],
+    )
+    bars = bars[bars["trading_date"] < "2026-01-01"]
+    rth = bars[(bars["minute"] >= RTH[0]) & (bars["minute"] < RTH[1])]
+    days = rth.groupby("trading_date").agg(
+        volume=("volume", "sum"), high=("high", "max"), low=("low", "min"), rth=("minute", "size")
+    )
+    days["range"] = days["high"] - days["low"]
+    days["closed"] = _clock(bars.groupby("trading_date")["minute"].last())
+    days.index = [f"{d:%Y-%m-%d}" for d in days.index]
+    return days
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        # p29a M2: Thanksgiving week's ranges, and the 24th alone.
+        (
+            {"period": "2025-11-24:2025-11-28", "select": ["range", "volume"]},
+            "range and volume are",
+        ),
+        ({"period": "2025-12-24", "select": "range"}, "range is"),
+        ({"period": "2025-11:2025-12", "map": {"move": "close - open"}}, "move is"),
+        (
+            {"period": "2025-12-15:2025-12-31", "map": {"ret": "(close / prev(close) - 1) * 100"}},
+            "ret is",
+        ),
+    ],
+)
+def test_rows_listed_by_date_name_their_short_sessions(
+    sample_settings, late_2025, query, said
+) -> None:
+    """A half day among a table of days read as a quiet full day (215 on the day after
+    Thanksgiving, against 336 for the week's full days), while a statistic over the same
+    days said it. The rows listed name each with its close."""
+    result = _ask(query, sample_settings)
+    listed = late_2025.loc[result.table["date"].astype(str)]
+    short = listed[listed["rth"] < RTH[1] - RTH[0]]
+    assert len(short) >= 1
+    kind = {True: "holiday", False: "early close"}
+    named = [
+        f"{d} ({kind[d == '2025-11-27']}, closed {short.loc[d, 'closed']})" for d in short.index
+    ]
+    more = f" and {len(named) - 3} more" if len(named) > 3 else ""
+    are = "is a short session" if len(short) == 1 else "are short sessions"
+    assert _short(result) == [
+        f"{len(short)} of the {len(listed)} rows listed {are}: {', '.join(named[:3])}{more}; "
+        f"their {said} a part day's. {LEAVE_OUT}"
+    ]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # Prices alone: no part day's size.
+        {"period": "2025-11-24:2025-11-28"},
+        {"period": "2025-11-24:2025-11-28", "select": ["close", "prev(close) as before"]},
+        # The rows say which they are.
+        {"period": "2025-11-24:2025-11-28", "select": ["range", "early_close() as short"]},
+        # None of them short.
+        {"period": "2025-12-01:2025-12-05", "select": ["range", "volume"]},
+    ],
+)
+def test_rows_listed_by_date_without_a_size_say_nothing(sample_settings, late_2025, query) -> None:
+    assert (late_2025.loc["2025-12-01":"2025-12-05", "rth"] == RTH[1] - RTH[0]).all()
+    assert _short(_ask(query, sample_settings)) == []
 
 
 # --- min() and low percentiles --------------------------------------------------------------

@@ -360,3 +360,13 @@ def test_one_value_by_two_keys_is_read_whole_up_to_the_narrow_rows(
     for (month, weekday, value), ((m, d), mean) in zip(rows, expected.items(), strict=True):
         assert (int(month), int(weekday)) == (m, d)
         assert float(value) == pytest.approx(mean, abs=0.01)
+
+
+def test_an_intraday_row_at_midnight_is_named_by_its_time(engine_settings) -> None:
+    """ETH's hourly rows read "2026-01-05 23:00", "2026-01-06", "2026-01-06 01:00": the
+    midnight bar looked like a day among hours."""
+    result = run({"session": "ETH", "from": "1h", "period": "2024-01-09"}, engine_settings)
+    _, rows = listed(render_summary(result))
+    expected = [f"{t:%Y-%m-%d %H:%M}" for t in result.table["timestamp"]]
+    assert [row[0] for row in rows] == expected
+    assert "2024-01-09 00:00" in expected

@@ -165,6 +165,84 @@ def test_weekly_with_period_keeps_whole_weeks_only(engine_settings, db) -> None:
     assert any("2 weekly bars cut by the period's edges" in w for w in result.metadata.warnings)
 
 
+def test_the_weeks_the_period_cuts_are_named_with_their_days_and_the_forms_that_count_them(
+    engine_settings, db
+) -> None:
+    """ "Weekly bars of ytd" in January 2026 left out the week 2025-12-29 and with it the year's
+    first day (+1.06%, the year so far +0.79%), saying only "1 weekly bar ... left out". Each
+    cut week is named with its days in the period, and both forms it points to count them:
+    daily bars grouped by week(), and the period widened to the cut weeks' edges."""
+    period = "2024-01-10:2024-01-31"
+    result = execute(
+        {"session": "RTH", "from": "weekly", "period": period}, "NQ", settings=engine_settings
+    )
+    assert result.ok, result.to_dict()
+    # DuckDB: the weeks with days on both sides of an edge, their days in it, and their ends.
+    cut = db.execute(
+        f"""
+        SELECT min(tdate) AS first, max(tdate) AS last,
+               min(tdate) FILTER (WHERE tdate BETWEEN DATE '2024-01-10' AND DATE '2024-01-31')
+                   AS lo,
+               max(tdate) FILTER (WHERE tdate BETWEEN DATE '2024-01-10' AND DATE '2024-01-31')
+                   AS hi
+        FROM bars WHERE {WINDOWS["RTH"]} GROUP BY date_trunc('week', tdate)
+        HAVING min(tdate) <= DATE '2024-01-31' AND max(tdate) >= DATE '2024-01-10'
+           AND (min(tdate) < DATE '2024-01-10' OR max(tdate) > DATE '2024-01-31')
+        ORDER BY 1
+        """
+    ).fetchall()
+    assert len(cut) == 2
+    named = " and ".join(
+        f"the week {first} ({lo} — {hi} in the period)" for first, _, lo, hi in cut
+    )
+    whole = f"{cut[0][0]}:{cut[-1][1]}"
+    (warning,) = [w for w in result.metadata.warnings if "cut by the period's edges" in w]
+    assert warning.startswith("2 weekly bars cut by the period's edges left out"), warning
+    assert named in warning, warning
+    assert '"from": "daily", "group_by": "week()"' in warning
+    assert f'"period": "{whole}"' in warning
+
+    # The two forms: every day of the period in its week, and the cut weeks whole.
+    by_week = execute(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": period,
+            "group_by": "week()",
+            "select": "count() as days",
+        },
+        "NQ",
+        settings=engine_settings,
+    )
+    days = db.execute(
+        f"""
+        SELECT count(DISTINCT tdate) FROM bars
+        WHERE {WINDOWS["RTH"]} AND tdate BETWEEN DATE '2024-01-10' AND DATE '2024-01-31'
+        """
+    ).fetchone()[0]
+    assert by_week.ok and int(by_week.table["days"].sum()) == days
+    widened = execute(
+        {"session": "RTH", "from": "weekly", "period": whole, "select": "count()"},
+        "NQ",
+        settings=engine_settings,
+    )
+    assert widened.ok and widened.summary.value == len(result.table) + 2
+    assert not any("cut by the period" in w for w in widened.metadata.warnings)
+
+
+def test_a_period_inside_one_week_names_it(engine_settings) -> None:
+    """Weekly bars of one Friday: the week is cut at both edges, and named with that day."""
+    result = execute(
+        {"session": "RTH", "from": "weekly", "period": "2024-02-09"}, "NQ", settings=engine_settings
+    )
+    assert result.ok, result.to_dict()
+    assert any(
+        "the week 2024-02-05 (2024-02-09 in the period)" in w
+        and '"period": "2024-02-05:2024-02-09"' in w
+        for w in result.metadata.warnings
+    ), result.metadata.warnings
+
+
 def test_the_last_n_weeks_are_n_whole_weeks_and_the_last_n_bars_say_so(engine_settings, db) -> None:
     """ "The last 4 weeks" as last_4_weeks on weekly bars is the 4 whole weeks before the
     data's unfinished one (it ends on a Thursday); last_4_bars is the last 4 bars, that

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -121,11 +122,17 @@ def ref_cci(high: list[float], low: list[float], close: list[float], n: int) -> 
 def ref_mfi(
     high: list[float], low: list[float], close: list[float], volume: list[float], n: int
 ) -> list[float]:
+    """Ups and downs of the typical price judged in exact decimal arithmetic on the prices as
+    written (95.83 is 9583/100), so a tie is a tie whatever the floats' rounding."""
     tp = [(h + lo + c) / 3 for h, lo, c in zip(high, low, close, strict=True)]
+    exact = [
+        sum(Fraction(repr(x)) for x in prices) for prices in zip(high, low, close, strict=True)
+    ]
     out = [NAN] * len(tp)
     for i in range(n, len(tp)):
-        pos = sum(tp[j] * volume[j] for j in range(i - n + 1, i + 1) if tp[j] > tp[j - 1])
-        neg = sum(tp[j] * volume[j] for j in range(i - n + 1, i + 1) if tp[j] < tp[j - 1])
+        window = range(i - n + 1, i + 1)
+        pos = sum(tp[j] * volume[j] for j in window if exact[j] > exact[j - 1])
+        neg = sum(tp[j] * volume[j] for j in window if exact[j] < exact[j - 1])
         out[i] = 50.0 if pos + neg == 0 else 100 * pos / (pos + neg)
     return out
 
@@ -253,7 +260,11 @@ def test_cci(bars: pd.DataFrame) -> None:
 
 
 @pytest.mark.parametrize("n", [2, 14])
-def test_mfi(bars: pd.DataFrame, n: int) -> None:
+@pytest.mark.parametrize("prices", ["bars", "cent_bars"])
+def test_mfi(request: pytest.FixtureRequest, prices: str, n: int) -> None:
+    """On cent prices too, where equal typical prices can differ by float noise (CL
+    2010-04-21 read 67.18 for 64.62 when the noise counted as a rise)."""
+    bars = request.getfixturevalue(prices)
     h, lo, c, v = columns(bars)
     mine = ind.mfi(bars["high"], bars["low"], bars["close"], bars["volume"], n)
     assert_same(mine, ref_mfi(h, lo, c, v, n))

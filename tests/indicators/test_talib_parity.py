@@ -115,14 +115,17 @@ def test_cci(bars: pd.DataFrame, n: int) -> None:
 
 
 @pytest.mark.parametrize("n", [2, 14, 30])
-def test_mfi(bars: pd.DataFrame, n: int) -> None:
+@pytest.mark.parametrize(("prices", "tick"), [("bars", 0.25), ("cent_bars", 0.01)])
+def test_mfi(request: pytest.FixtureRequest, prices: str, tick: float, n: int) -> None:
+    bars = request.getfixturevalue(prices)
     h, lo, c, v = arrays(bars)
     mine = ind.mfi(bars["high"], bars["low"], bars["close"], bars["volume"], n)
     ref = talib.MFI(h, lo, c, v, n)
     # The documented difference: n bars without any change of typical price carry no money
-    # flow; Barb reads that as 50, TA-Lib as 0. (With n=2 and a 0.25 tick it happens here.)
-    typical = pd.Series((h + lo + c) / 3)
-    no_flow = (typical.diff() == 0).astype(float).rolling(n).sum().to_numpy() == n
+    # flow; Barb reads that as 50, TA-Lib as 0. (With n=2 it happens here.) Unchanged is
+    # judged in whole ticks: on cent prices, equal typical prices can differ as floats.
+    ticks = pd.Series(np.rint((h + lo + c) / tick))
+    no_flow = (ticks.diff() == 0).astype(float).rolling(n).sum().to_numpy() == n
     assert (mine.to_numpy()[no_flow] == 50).all()
     assert (ref[no_flow] == 0).all()
     assert_matches(mine, np.where(no_flow, 50.0, ref), warmup=n)
