@@ -220,8 +220,6 @@ def _aggregates(expr: ast.Expr) -> list[tuple[ast.Call, int]]:
         if spec is not None and spec.is_aggregate:
             return [(expr, spec.sample)]
     found: list[tuple[ast.Call, int]] = []
-    for field in expr.CHILDREN:
-        value = getattr(expr, field)
-        for child in value if isinstance(value, tuple) else (value,):
-            found += _aggregates(child)
+    for child in expr.children():
+        found += _aggregates(child)
     return found

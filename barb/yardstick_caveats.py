@@ -195,16 +195,7 @@ def _lag_yardsticks(expr: ast.Expr, mapped: dict[str, ast.Expr], depth: int = 0)
             return expr
         if _is_yardstick(expr, mapped):
             return ast.Call("prev", (expr,))
-    if not expr.CHILDREN:
-        return expr
-    changes = {}
-    for field in expr.CHILDREN:
-        value = getattr(expr, field)
-        if isinstance(value, tuple):
-            changes[field] = tuple(_lag_yardsticks(v, mapped, depth) for v in value)
-        else:
-            changes[field] = _lag_yardsticks(value, mapped, depth)
-    return dataclasses.replace(expr, **changes)  # type: ignore[type-var]
+    return ast.with_children(expr, lambda child: _lag_yardsticks(child, mapped, depth))
 
 
 def _holds(compare: ast.Expr, ctx: EvalContext) -> tuple[np.ndarray, np.ndarray]:

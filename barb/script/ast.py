@@ -8,10 +8,11 @@ back to the same tree (parentheses only where precedence needs them).
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypeVar
 
 ArithmeticOp = Literal["+", "-", "*", "/", "%", "**"]
 CompareOp = Literal["==", "!=", "<", "<=", ">", ">="]
@@ -200,6 +201,23 @@ class Not(Node):
 
 Expr = Number | String | Bool | Column | Call | Unary | Binary | Compare | InList | Logical | Not
 LITERAL_TYPES = (Number, String, Bool)
+
+
+NodeT = TypeVar("NodeT", bound=Node)
+
+
+def with_children(node: NodeT, change: Callable[[Node], Node]) -> NodeT:
+    """``node`` with ``change`` applied to each of its child expressions (each of a Call's
+    args): the one way a rewrite (hoisting, a lag put around a yardstick) rebuilds a tree."""
+    if not node.CHILDREN:
+        return node
+    changes: dict[str, object] = {}
+    for name in node.CHILDREN:
+        value = getattr(node, name)
+        changes[name] = (
+            tuple(change(v) for v in value) if isinstance(value, tuple) else change(value)
+        )
+    return dataclasses.replace(node, **changes)
 
 
 def walk(expr: Node) -> Iterator[Node]:

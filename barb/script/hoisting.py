@@ -9,9 +9,7 @@ arguments into a hidden per-row column, computed on the period's bars plus their
 
 from __future__ import annotations
 
-import dataclasses
-
-from barb.script.ast import Column, Expr
+from barb.script.ast import Column, Expr, with_children
 from barb.script.library import is_aggregate_call
 from barb.script.reach import reach
 
@@ -28,13 +26,4 @@ def _hoist(node: Expr, hoisted: list[tuple[str, Expr]], prefix: str, inside: boo
         hoisted.append((name, node))
         return Column(name)
     inside = inside or is_aggregate_call(node)
-    if not node.CHILDREN:
-        return node
-    changes = {}
-    for field in node.CHILDREN:
-        value = getattr(node, field)
-        if isinstance(value, tuple):
-            changes[field] = tuple(_hoist(v, hoisted, prefix, inside) for v in value)
-        else:
-            changes[field] = _hoist(value, hoisted, prefix, inside)
-    return dataclasses.replace(node, **changes)  # type: ignore[type-var]
+    return with_children(node, lambda child: _hoist(child, hoisted, prefix, inside))
