@@ -101,14 +101,18 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
         return []
     calls = plan.first.calls
     steps = bool(calls & ROW_STEPPING or any(name.startswith("rolling_") for name in calls))
-    session_days = np.unique(
-        scope.frame["trading_date"].to_numpy()[scope.in_period].astype("datetime64[D]")
-    )
-    every = np.asarray(plan.dataset.trading_dates(), dtype="datetime64[D]")
-    inside = every[(every >= session_days[0]) & (every <= session_days[-1])]
-    missing = np.setdiff1d(inside, session_days)
-    if not len(missing):
+    # Daily rows are one per date, in order, and every one a trading date: the dates they
+    # lack are told by a count before any is looked for (most queries stop there).
+    session_days = scope.frame["trading_date"].to_numpy()[scope.in_period]
+    every = plan.dataset.trading_dates()
+    lo = int(np.searchsorted(every, session_days[0], side="left"))
+    hi = int(np.searchsorted(every, session_days[-1], side="right"))
+    if hi - lo <= len(session_days):
         return []
+    inside = every[lo:hi]
+    held = np.zeros(len(inside), dtype=bool)
+    held[np.searchsorted(inside, session_days)] = True
+    missing = inside[~held].astype("datetime64[D]")
     spec = plan.dataset.instrument.sessions.get(plan.session)
     hours = plan.session if spec is None else spec.hours
     noun = "trading day has" if len(missing) == 1 else "trading days have"
