@@ -4,8 +4,10 @@ The mirror of next() reading the next morning (barb.lookahead_caveats): "a 5m ba
 volume of the previous 20" as volume > 3 * rolling_mean(prev(volume), 20) on NQ's RTH bars
 read each morning's first bars against yesterday's quiet 15:25-16:55 bars, so 72% of the
 1,051 "spikes" of 2024-2025 were 09:30-09:40. Said with the number of kept rows whose window
-reaches the date before, and the where that keeps it within the day. A part of the day (the
-first hour, a window) chains every day to the one before and is said so by
+reaches the date before, and the where that keeps it within the day. The same guard anded
+with the prev() it covers in a map or select expression ("back": "prev(far) and low <= vw and
+prev(date()) == date()", p30a V1b) keeps it within the day too, and is not said again. A part
+of the day (the first hour, a window) chains every day to the one before and is said so by
 barb.session_caveats instead, once for every function reading other bars. prev() of a line
 that runs on across the night (rsi14 < 30 and prev(rsi14) >= 30) is not said: it steps along
 the chart, and the where within the day dropped real crosses (NQ 15m RSI entries of 2025-12:
@@ -94,8 +96,10 @@ def _farthest_window(stage: StagePlan) -> Window | None:
     """The window reaching farthest back among what keeps the rows and what the stage answers
     with (its where, group keys and select; with no select, its map columns)."""
     columns: dict[str, Window] = {}
-    mapped = dict(stage.map_exprs)
-    for name, expr in stage.map_exprs:  # a map entry reads the entries before it
+    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    # A map entry reads the entries before it; a lag inside an aggregate (mean(prev(x) and
+    # prev(date()) == date())) is hoisted to a column of its own, read by the select.
+    for name, expr in (*stage.map_exprs, *stage.hoisted):
         found = _window(expr, columns, mapped)
         if found is not None:
             columns[name] = found
@@ -122,6 +126,15 @@ def _window(
         return columns.get(expr.name)
     if isinstance(expr, ast.Call) and _time_window_lagged(expr, mapped) is not None:
         return None  # said by _time_of_day_lags: a where cannot mend it
+    if _same_day_guard(expr, mapped) is not None:
+        return None  # prev(date()) == date(): reads the date before to stay within the day
+    if isinstance(expr, ast.Logical) and expr.op == "and":
+        return _guarded(_conjuncts(expr), columns, mapped)
+    if isinstance(expr, ast.Call) and expr.name.lower() == "if" and len(expr.args) == 3:
+        condition, then, otherwise = expr.args
+        reads = [_guarded([*_conjuncts(condition), then], columns, mapped)]
+        reads.append(_window(otherwise, columns, mapped))
+        return max((w for w in reads if w), key=lambda w: w[0], default=None)
     inner = [w for w in (_window(c, columns, mapped) for c in expr.children()) if w is not None]
     deepest = max(inner, key=lambda w: w[0], default=None)
     if not isinstance(expr, ast.Call):
@@ -141,6 +154,51 @@ def _window(
     if not own:
         return deepest
     return own + (deepest[0] if deepest else 0), expr.to_text()
+
+
+def _guarded(
+    terms: list[ast.Expr], columns: dict[str, Window], mapped: dict[str, ast.Expr]
+) -> Window | None:
+    """The farthest window among terms taken together (the operands of an and, or an if's
+    condition with its value), where a term prev(date(), k) == date() keeps any window of up
+    to k bars within the day: "back": "prev(far) and low <= vw and prev(date()) == date()" is
+    false on each day's first bar, where prev(far) read the day before's last."""
+    within = max((k for t in terms if (k := _same_day_guard(t, mapped)) is not None), default=0)
+    found = [w for w in (_window(t, columns, mapped) for t in terms) if w is not None]
+    deepest = max(found, key=lambda w: w[0], default=None)
+    return None if deepest is None or deepest[0] <= within else deepest
+
+
+def _conjuncts(expr: ast.Expr) -> list[ast.Expr]:
+    """The operands of a chain of and: a and (b and c) is [a, b, c]."""
+    if isinstance(expr, ast.Logical) and expr.op == "and":
+        return [*_conjuncts(expr.left), *_conjuncts(expr.right)]
+    return [expr]
+
+
+def _same_day_guard(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> int | None:
+    """k when ``expr`` is prev(date(), k) == date() (either way round, or a map name for
+    it): true only where the bar k back is on the same trading date."""
+    for _ in range(len(mapped) + 1):  # map names, followed (a cycle cannot run forever)
+        if not isinstance(expr, ast.Column) or expr.name not in mapped:
+            break
+        expr = mapped[expr.name]
+    if not isinstance(expr, ast.Compare) or expr.op != "==":
+        return None
+    for lagged, own in ((expr.left, expr.right), (expr.right, expr.left)):
+        if not (isinstance(lagged, ast.Call) and _is_prev(lagged) and _is_date(own)):
+            continue
+        if _is_date(lagged.args[0]):
+            back = _literal(lagged.args[1]) if len(lagged.args) > 1 else 1
+            return back if back is not None and back > 0 else None
+    return None
+
+
+def _is_date(node: ast.Expr) -> bool:
+    """date() or the trading_date column: the row's trading date."""
+    if isinstance(node, ast.Column):
+        return node.name == "trading_date"
+    return isinstance(node, ast.Call) and node.name.lower() == "date" and not node.args
 
 
 def _chained(expr: ast.Node, mapped: dict[str, ast.Expr], depth: int = 0) -> bool:

@@ -1,11 +1,14 @@
 """Warnings about short sessions among daily bars: a US holiday's (the stock market shut, the
 futures closing early) or an early close's, on which the query's own window lost bars
 (``short_days``). Their volume, and often their range, is a part day's: they fill the bottom of
-a ranking by volume, and pull min() and low percentiles down."""
+a ranking by volume, and pull min() and low percentiles down. So is a window's read by
+session_*() on the days an early close cut it (the lunch range session_high('12:00-13:30') -
+session_low('12:00-13:30') is a 60- or 75-minute one on them)."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -16,7 +19,8 @@ from barb.planning import Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate
-from barb.short_days import close_clock, day_edges, short_days
+from barb.session_caveats import part_of_the_day
+from barb.short_days import close_clock, day_edges, short_days, window_edges
 from barb.stages import query_columns
 from barb.summary_text import value_text
 
@@ -32,6 +36,9 @@ NOTABLE_SHORT_SHARE = 0.1
 PART_DAY_COLUMNS = frozenset({"volume", "range"})
 # The prices a move is read between.
 PRICES = frozenset({"open", "high", "low", "close"})
+# What a window read by session_*() holds less of when it is cut: its volume, and its range
+# (session_high with session_low).
+WINDOW_SIZES = {"session_high": "high", "session_low": "low", "session_volume": "volume"}
 
 
 def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
@@ -134,22 +141,49 @@ def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> 
     that hold short sessions which pulled it down: p5 of 2024's daily RTH volume is 163,190
     with its 10 short sessions, 174,862 without. Said with the value without them, and only
     where it is higher: a part day's volume is low, its range often but not always, and the
-    high side (max, p95) is set by full days."""
+    high side (max, p95) is set by full days. So too of a window read by session_*() on the
+    days an early close cut it (min of session_volume('12:00-13:30'))."""
     stage = plan.first
     if plan.timeframe.name != "daily" or stage.shape == "table" or kept is None:
         return []
     if {"holiday", "early_close"} & stage.calls or "trading_date" not in kept.columns:
         return []
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
-    items = [item for item in stage.select if _reads_low_tail(item, mapped)]
-    if not items:
-        return []
     days = kept["trading_date"].to_numpy().astype("datetime64[D]")
     unique, rows = np.unique(days, return_inverse=True)
-    short_dates = short_days(plan.dataset, plan.session, unique)
-    short = short_dates[rows]
-    if not short.any():
-        return []
+    said = []
+    for window, items in _by_source(plan, stage.select, mapped, low_tail=True).items():
+        short_dates = short_days(plan.dataset, window, unique)
+        if not short_dates.any():
+            continue
+        changes = _without_short(stage, ctx, kept, items, short_dates[rows])
+        if not changes:
+            continue
+        n = int(short_dates.sum())
+        if window == plan.session:
+            are = "is a short session" if n == 1 else "are short sessions"
+            what = f"{n} of the {unique.size} days {are} (holidays, early closes: a part day"
+        else:
+            lengths = _cut_lengths(plan, window, unique[short_dates])
+            what = (
+                f"{_days_windows(n, unique.size, window)} {'was' if n == 1 else 'were'} cut "
+                f"short by holidays and early closes ({lengths}: a part window"
+            )
+        said.append(
+            f"{what} trades less volume, often a smaller range): without them "
+            f"{'; '.join(changes)}. {LEAVE_OUT}"
+        )
+    return said
+
+
+def _without_short(
+    stage: StagePlan,
+    ctx: EvalContext,
+    kept: pd.DataFrame,
+    items: list[SelectItem],
+    short: np.ndarray,
+) -> list[str]:
+    """Each item's value without the ``short`` rows, where they pulled it down."""
     by = [name for name, _ in stage.group_keys]
     every = dataclasses.replace(ctx, frame=kept, warnings=[], period=None)
     full = dataclasses.replace(every, frame=kept[~short].reset_index(drop=True))
@@ -160,14 +194,7 @@ def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> 
         change = _pulled_down(item.name, with_them, without)
         if change:
             changes.append(change)
-    if not changes:
-        return []
-    n = int(short_dates.sum())
-    sessions = "is a short session" if n == 1 else "are short sessions"
-    return [
-        f"{n} of the {unique.size} days {sessions} (holidays, early closes: a part day trades "
-        f"less volume, often a smaller range): without them {'; '.join(changes)}. {LEAVE_OUT}"
-    ]
+    return changes
 
 
 def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> list[str]:
@@ -175,27 +202,49 @@ def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | Non
     sessions: "the day after Thanksgiving" is 18 of 18 early closes (RTH to 13:15), and its
     mean range of 1.42% was read against full days' 1.85% with nothing said. Said with the
     share, and the value without them when full days remain (min and low percentiles are
-    the low-tail warning's)."""
+    the low-tail warning's). So too of a window read by session_*() that an early close cut
+    on a notable share of the days: session_high('12:00-13:30') - session_low('12:00-13:30')
+    on RTH rows is a 60- or 75-minute range on the holidays and early closes."""
     stage = plan.first
     if plan.timeframe.name != "daily" or stage.shape == "table" or kept is None:
         return []
     if {"holiday", "early_close"} & stage.calls or "trading_date" not in kept.columns:
         return []
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
-    items = [
-        item
-        for item in stage.select
-        if item.aggregate
-        and _reads_part_day(item.expr, mapped)
-        and not _reads_low_tail(item, mapped)
-    ]
-    if not items:
-        return []
     days = kept["trading_date"].to_numpy().astype("datetime64[D]")  # one row per date
-    short = short_days(plan.dataset, plan.session, days)
+    said = []
+    aggregates = [item for item in stage.select if item.aggregate]
+    for window, items in _by_source(plan, aggregates, mapped, low_tail=False).items():
+        short = short_days(plan.dataset, window, days)
+        n = int(short.sum())
+        if not n or n < NOTABLE_SHORT_SHARE * days.size:
+            continue
+        if window == plan.session:
+            text, both = _short_session_share(plan, days, short)
+        else:
+            text, both = _cut_window_share(plan, window, days, short)
+        if n == days.size:
+            said.append(f"{text}: against full days compare the hours both trade, {both}.")
+            continue
+        if not stage.group_keys:
+            full = dataclasses.replace(
+                ctx, frame=kept[~short].reset_index(drop=True), warnings=[], period=None
+            )
+            values = [(item.name, evaluate_aggregate(item.expr, full, None)) for item in items]
+            found = [
+                f"{name} is {value_text(v)}"
+                for name, v in values
+                if v is not None and not pd.isna(v)
+            ]
+            if found:
+                text += f": without them {', '.join(found)}"
+        said.append(f"{text}. {LEAVE_OUT}")
+    return said
+
+
+def _short_session_share(plan: Plan, days: np.ndarray, short: np.ndarray) -> tuple[str, str]:
+    """The rows' own short sessions, and the hours every day trades (when all are short)."""
     n = int(short.sum())
-    if not n or n < NOTABLE_SHORT_SHARE * days.size:
-        return []
     _, closed = day_edges(plan.dataset, days[short])
     closes = [close_clock(plan.dataset, int(m)) for m in sorted(set(closed[closed >= 0]))]
     text = (
@@ -204,23 +253,98 @@ def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | Non
         f"closes: the exchange closed at {' or '.join(closes)}), so their range and volume "
         "are a part day's"
     )
-    if n == days.size:
-        start = plan.dataset.instrument.session(plan.session).start
-        return [
-            f"{text}: against full days compare the hours both trade, "
-            f'"session": "{start}-{closes[0]}", over every day.'
-        ]
-    if not stage.group_keys:
-        full = dataclasses.replace(
-            ctx, frame=kept[~short].reset_index(drop=True), warnings=[], period=None
-        )
-        values = [(item.name, evaluate_aggregate(item.expr, full, None)) for item in items]
-        said = [
-            f"{name} is {value_text(v)}" for name, v in values if v is not None and not pd.isna(v)
-        ]
-        if said:
-            text += f": without them {', '.join(said)}"
-    return [f"{text}. {LEAVE_OUT}"]
+    if part_of_the_day(plan) is not None:  # a window: how long it ran on them
+        text += f" ({plan.session} ran {_cut_lengths(plan, plan.session, days[short])})"
+    start = plan.dataset.instrument.session(plan.session).start
+    return text, f'"session": "{start}-{closes[0]}", over every day'
+
+
+def _cut_window_share(
+    plan: Plan, window: str, days: np.ndarray, short: np.ndarray
+) -> tuple[str, str]:
+    """A window read by session_*() that holidays and early closes cut, with how long it
+    ran on them, and the window every day trades (when all are cut)."""
+    n = int(short.sum())
+    cut = days[short]
+    text = (
+        f"{_days_windows(n if n < days.size else 0, days.size, window)} "
+        f"{'was' if n == 1 else 'were'} cut short by holidays and early closes "
+        f"({_cut_lengths(plan, window, cut)}), so their range and volume are a part window's"
+    )
+    opened, closed = day_edges(plan.dataset, cut)
+    start, end = window_edges(plan.dataset, window)
+    both = max(start, int(opened.max())), min(end, int(closed.min()))
+    hours = "-".join(close_clock(plan.dataset, m) for m in both)
+    return text, f"'{hours}' in place of '{window}'"
+
+
+def _days_windows(n: int, total: int, window: str) -> str:
+    """ "113 of the 4611 days' 12:00-13:30 windows" (n 0: all of them)."""
+    return f"{n if n else 'All'} of the {total} days' {window} windows"
+
+
+def _cut_lengths(plan: Plan, window: str, cut: np.ndarray) -> str:
+    """How long a window ran on the days it was cut: "60 of its 90 minutes on 74 days, 75
+    on 39" (the most usual first)."""
+    opened, closed = day_edges(plan.dataset, cut)
+    start, end = window_edges(plan.dataset, window)
+    ran = np.minimum(closed, end) - np.maximum(opened, start)
+    lengths, counts = np.unique(ran, return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    full = f"{lengths[order[0]]} of its {end - start} minutes"
+    if len(lengths) == 1:
+        return full
+    said = [f"{full} on {counts[order[0]]} days"]
+    said += [f"{lengths[i]} on {counts[i]}" for i in order[1:]]
+    return ", ".join(said)
+
+
+def _by_source(
+    plan: Plan, items: Iterable[SelectItem], mapped: dict[str, ast.Expr], *, low_tail: bool
+) -> dict[str, list[SelectItem]]:
+    """The select items whose size a short session makes small, by the session whose short
+    days they are: the rows' own (range, volume) and each window read by session_*().
+    ``low_tail``: only min(), arg_min() and low percentiles; else only the others."""
+    found: dict[str, list[SelectItem]] = {}
+    for item in items:
+        if isinstance(item.expr, ast.Call) and item.expr.name == "count":
+            continue  # count(lunch): how many rows, no size
+        values = _low_tail_values(item)
+        if low_tail:
+            read = values
+        elif values:  # the low-tail warning's
+            continue
+        else:
+            read = [item.expr]
+        sources = set()
+        for value in read:
+            if _reads_part_day(value, mapped):
+                sources.add(plan.session)
+            sources |= _window_sizes(plan, value, mapped)
+        for source in sorted(sources):
+            found.setdefault(source, []).append(item)
+    return found
+
+
+def _window_sizes(plan: Plan, expr: ast.Expr, mapped: dict[str, ast.Expr]) -> set[str]:
+    """The sessions other than the rows' own whose size ``expr`` reads on the row's date:
+    session_high('12:00-13:30') with session_low('12:00-13:30') (its range), or
+    session_volume('12:00-13:30'). Not a lagged one (session_high('RTH', 1)): its days are
+    the dates before."""
+    instrument = plan.dataset.instrument
+    own = instrument.session_key(plan.session)
+    fields: dict[str, set[str]] = {}
+    for node in nodes(expr, mapped):
+        if not isinstance(node, ast.Call) or node.name.lower() not in WINDOW_SIZES:
+            continue
+        if not node.args or not isinstance(node.args[0], ast.String):
+            continue
+        if len(node.args) > 1 and ast.literal_value(node.args[1]) != 0:
+            continue
+        key = instrument.session_key(node.args[0].value)
+        if key != own:
+            fields.setdefault(key, set()).add(WINDOW_SIZES[node.name.lower()])
+    return {key for key, read in fields.items() if "volume" in read or {"high", "low"} <= read}
 
 
 def _reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
@@ -229,23 +353,19 @@ def _reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
     return bool(read & PART_DAY_COLUMNS) or {"high", "low"} <= read
 
 
-def _reads_low_tail(item: SelectItem, mapped: dict[str, ast.Expr]) -> bool:
-    """Whether the select item is min(), arg_min() or a low percentile of volume or range."""
+def _low_tail_values(item: SelectItem) -> list[ast.Expr]:
+    """What the select item takes min(), arg_min() or a low percentile of."""
+    values = []
     for node in ast.walk(item.expr):
         if not isinstance(node, ast.Call) or not node.args:
             continue
         if node.name == "min" or (node.name == "arg_min" and len(node.args) == 2):
-            value = node.args[-1]
+            values.append(node.args[-1])
         elif node.name == "percentile" and len(node.args) == 2:
             p = node.args[1]
-            if not (isinstance(p, ast.Number) and p.value <= LOW_PERCENTILE):
-                continue
-            value = node.args[0]
-        else:
-            continue
-        if _reads_part_day(value, mapped):
-            return True
-    return False
+            if isinstance(p, ast.Number) and p.value <= LOW_PERCENTILE:
+                values.append(node.args[0])
+    return values
 
 
 def _pulled_down(name: str, with_them: object, without: object) -> str | None:

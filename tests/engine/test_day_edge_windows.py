@@ -72,6 +72,66 @@ def test_a_rolling_window_reaching_the_day_before_is_said(engine_settings, minut
     assert _said(within, "earlier trading date") == []
 
 
+def _rth_five_minute_bars(minutes: pd.DataFrame) -> pd.DataFrame:
+    """RTH 5-minute open and close, each bar with its day and its place in the day."""
+    rth = rth_minutes(minutes)
+    bars = rth.groupby(rth["timestamp"].dt.floor("5min")).agg(
+        open=("open", "first"), close=("close", "last"), day=("day", "first")
+    )
+    bars["place"] = bars.groupby("day").cumcount()
+    return bars
+
+
+# p30a V1b: the guard the warning gives, written in the map beside the prev() it guards.
+RUN = {
+    "session": "RTH",
+    "from": "5m",
+    "period": "2024-02",
+    "map": {"up": "close > open", "same_day": "prev(date()) == date()"},
+    "select": ["count()", "mean(run) as share"],
+}
+
+
+@pytest.mark.parametrize(
+    ("run", "lag", "back"),
+    [
+        ("prev(up) and up and prev(date()) == date()", 1, None),
+        ("date() == prev(date(), 1) and (prev(up) and up)", 1, None),
+        ("prev(up) and up and same_day", 1, None),  # the guard through a map name
+        ("if(same_day, prev(up) and up, false)", 1, None),
+        ("prev(up, 2) and up and prev(date(), 2) == date()", 2, None),
+        ("prev(up) and up", 1, 1),  # no guard
+        ("prev(up) and up or same_day", 1, 1),  # or keeps the first bar's prev(up)
+        ("prev(up, 2) and up and same_day", 2, 2),  # the second bar reads the day before
+        ("if(same_day, up, prev(up))", 1, 1),  # the guard is not on the prev()
+    ],
+)
+@pytest.mark.parametrize("where", ["map", "select"])
+def test_a_guard_beside_the_prev_it_guards_is_silent(
+    engine_settings, minutes, run, lag, back, where
+) -> None:
+    """p30a V1b: prev(date()) == date() anded with the prev() it guards keeps each day's
+    first bars from reading the day before, in a map column or inside an aggregate: the
+    warning that gives that guard is not said again. It is said where the guard does not
+    cover the prev(), counting the rows pandas finds reading the day before."""
+    bars = _rth_five_minute_bars(minutes)
+    february = bars.index.to_period("M") == "2024-02"
+    up = bars["close"] > bars["open"]
+    within = up.shift(lag, fill_value=False) & up & (bars["day"] == bars["day"].shift(lag))
+    if where == "map":
+        query = {**RUN, "map": {**RUN["map"], "run": run}}
+    else:
+        query = {**RUN, "select": ["count()", f"mean({run}) as share"]}
+    result = _ask(query, engine_settings)
+    said = _said(result, "earlier trading date")
+    if back is None:
+        assert result.summary.values["share"] == pytest.approx(within[february].mean())
+        assert said == []
+    else:
+        crossing = int((february & (bars["place"] < back).to_numpy()).sum())
+        assert len(said) == 1 and f"for {crossing:,} of the {february.sum():,} rows" in said[0]
+
+
 @pytest.mark.parametrize(
     ("changes", "why"),
     [

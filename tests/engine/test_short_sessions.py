@@ -365,3 +365,72 @@ def test_a_mean_over_many_short_sessions_says_it_without_them(
     without = late_november.loc[~short, "r"].mean()
     assert f"without them mean_r is {without:.4g}." in said
     assert said.endswith(LEAVE_OUT)
+
+
+# --- a window read by session_*() that an early close cut ------------------------------------
+
+LUNCH = (720, 810)  # 12:00-13:30
+LUNCH_RANGE = {
+    "lunch": "session_high('12:00-13:30') - session_low('12:00-13:30')",
+    "morning": "session_high('09:30-12:00') - session_low('09:30-12:00')",
+}
+
+
+@pytest.fixture(scope="module")
+def lunch_days(sample_settings) -> pd.DataFrame:
+    """Every trading date's 12:00-13:30 window from the raw minute bars: its range and the
+    minutes it traded."""
+    bars = pd.read_parquet(data_path("NQ", sample_settings))
+    part = bars[(bars["minute"] >= LUNCH[0]) & (bars["minute"] < LUNCH[1])]
+    days = part.groupby("trading_date").agg(
+        high=("high", "max"), low=("low", "min"), minutes=("minute", "size")
+    )
+    days["lunch"] = days["high"] - days["low"]
+    return days
+
+
+@pytest.mark.slow
+def test_a_window_an_early_close_cut_is_said_with_how_long_it_ran(
+    sample_settings, lunch_days, rth_days_all
+) -> None:
+    """p30a Q4: the lunch range (12:00-13:30) read on RTH rows is a 60- or 75-minute range on
+    the holidays and early closes. Late November holds many: said with the cut windows'
+    lengths and the mean without them, as pandas counts them."""
+    dates = pd.DatetimeIndex(lunch_days.index)
+    late = lunch_days[(dates.month == 11) & (dates.day >= 22)]
+    cut = late["minutes"] < LUNCH[1] - LUNCH[0]
+    lengths = late.loc[cut, "minutes"].value_counts()
+    assert 0.1 * len(late) <= cut.sum() < len(late) and len(lengths) == 2
+    (most, n_most), (other, n_other) = lengths.items()
+    query = {
+        "map": LUNCH_RANGE,
+        "where": "month() == 11 and day() >= 22",
+        "select": ["count(lunch) as days", "mean(lunch) as lunch_range"],
+    }
+    result = _ask(query, sample_settings)
+    assert result.summary.values["lunch_range"] == pytest.approx(late["lunch"].mean())
+    rth = pd.DatetimeIndex(rth_days_all.index)
+    rows = int(((rth.month == 11) & (rth.day >= 22)).sum())  # some have no lunch window
+    said = [w for w in result.metadata.warnings if "cut short" in w]
+    assert said == [
+        f"{cut.sum()} of the {rows} days' 12:00-13:30 windows were cut short by holidays and "
+        f"early closes ({most} of its 90 minutes on {n_most} days, {other} on {n_other}), so "
+        "their range and volume are a part window's: without them lunch_range is "
+        f"{late.loc[~cut, 'lunch'].mean():.4g}. {LEAVE_OUT}"
+    ]
+    # The window as the session: its short-session warning says how long it ran too.
+    own = _ask({**query, "select": "mean(range)"}, sample_settings, session="12:00-13:30")
+    [short] = _short(own)
+    assert short.startswith(f"{cut.sum()} of the {len(late)} days are short sessions")
+    assert f"(12:00-13:30 ran {most} of its 90 minutes on {n_most} days, {other} on " in short
+
+
+@pytest.mark.slow
+def test_a_few_cut_windows_over_all_days_say_nothing(sample_settings, lunch_days) -> None:
+    """Over every day the cut lunch windows are 2.5%, under the share a short-session warning
+    is given from, and move the mean by less than any other day does."""
+    cut = lunch_days["minutes"] < LUNCH[1] - LUNCH[0]
+    assert cut.sum() < 0.1 * len(lunch_days)
+    query = {"map": LUNCH_RANGE, "select": ["mean(lunch / morning) as ratio"]}
+    result = _ask(query, sample_settings)
+    assert not [w for w in result.metadata.warnings if "cut short" in w]
