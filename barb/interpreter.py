@@ -31,6 +31,7 @@ from barb.closed_days import no_trading_error
 from barb.early_close_bars import early_close_bar_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.full_day_caveats import full_day_caveat
+from barb.gap_size_caveats import sizeless_gap_caveat
 from barb.holiday_close_caveats import holiday_close_caveat
 from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
@@ -174,6 +175,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
+    warnings += sizeless_gap_caveat(plan, frame, keep)
     cut_short, whole_first = None, None
     cut_groups: list[OpenGroup] = []
     # Groups holding part of their week, month or year (the data's end or the period's
