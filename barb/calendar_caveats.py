@@ -95,9 +95,11 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
     if plan.timeframe.name != "daily" or not scope.in_period.any():
         return []
     instrument = plan.dataset.instrument
-    if plan.session in (instrument.default_session, "ETH"):
+    placed = _exchange_places(plan.first)
+    if plan.session == "ETH" or (plan.session == instrument.default_session and not placed):
         # A day without RTH bars did not trade RTH (Good Friday): a daily series steps over
-        # it as over a weekend. A window steps over days that traded, only not in it.
+        # it as over a weekend. A window steps over days that traded, only not in it. Only
+        # a row's place among the exchange's dates counts it (trading_days_left()).
         return []
     calls = plan.first.calls
     steps = bool(calls & ROW_STEPPING or any(name.startswith("rolling_") for name in calls))
@@ -121,10 +123,47 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
         if steps
         else f"the result holds {'no row of it' if len(missing) == 1 else 'none of them'}"
     )
+    if placed:
+        # Each such date is a place of the exchange's: the session's last day before it
+        # reads 1 left, and its quarter has no row with 0 (2024-Q1 lost its last RTH day).
+        called = " and ".join(f"{name}()" for name in sorted(placed))
+        reads = []
+        if "trading_days_left" in placed:
+            reads.append(f"the last {plan.session} day before one reads 1 left, not 0")
+        if "trading_day" in placed:
+            reads.append(f"the {plan.session} day after one is numbered 2, not 1")
+        counts = (
+            f"{called} count{'' if len(placed) > 1 else 's'} them, so {' and '.join(reads)} "
+            "(a week, month or quarter can lose its last or first day); with 'stocks' "
+            "(trading_days_left('quarter', 'stocks')) the stock market's days are counted"
+        )
+        default = plan.session == instrument.default_session
+        effect = counts if default else f"{effect}; {counts}"
     return [
         f"{len(missing)} {noun} no bars in {hours} ({_why_missing(plan, missing)}e.g. "
         f"{missing[0]}): {effect}."
     ]
+
+
+def _exchange_places(stage: StagePlan) -> set[str]:
+    """trading_day() and trading_days_left() among the stage's calls that count the
+    exchange's dates (no 'stocks' argument)."""
+    mapped = dict(stage.map_exprs)
+    found = set()
+    for expr in _exprs(stage):
+        for node in nodes(expr, mapped):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.name.lower()
+            if name in PLACE_FUNCTIONS and not any(
+                ast.literal_value(arg) == "stocks" for arg in node.args
+            ):
+                found.add(name)
+    return found
+
+
+# The functions that number a date among the exchange's trading dates of its period.
+PLACE_FUNCTIONS = frozenset({"trading_day", "trading_days_left"})
 
 
 def _why_missing(plan: Plan, missing: np.ndarray) -> str:

@@ -30,6 +30,8 @@ from barb.channel_caveats import same_bar_channel_caveat
 from barb.closed_days import no_trading_error
 from barb.early_close_bars import early_close_bar_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
+from barb.full_day_caveats import full_day_caveat
+from barb.gap_size_caveats import sizeless_gap_caveat
 from barb.holiday_close_caveats import holiday_close_caveat
 from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
@@ -166,12 +168,14 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += holiday_close_caveat(plan, output.kept, frame)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     warnings += part_day_share_caveat(plan, ctx, output.kept)
+    warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope)
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
+    warnings += sizeless_gap_caveat(plan, frame, keep)
     cut_short, whole_first = None, None
     cut_groups: list[OpenGroup] = []
     # Groups holding part of their week, month or year (the data's end or the period's

@@ -492,3 +492,30 @@ def test_return_before_a_holiday_counts_every_eve(sample_settings) -> None:
     assert got.loc[True, "days"] == len(expected) == 167
     assert math.isclose(got.loc[True, "avg_ret"], expected.mean(), rel_tol=1e-9)
     assert math.isclose(got.loc[False, "avg_ret"], ret[nyse_day & ~pre].mean(), rel_tol=1e-9)
+
+
+def test_a_quarter_ending_on_good_friday_is_said_to_lose_its_last_rth_day(
+    sample_settings, es_minutes, es_dates
+) -> None:
+    """p30b Q7: "the last trading day of each quarter" as trading_days_left('quarter') == 0
+    on RTH found 71 of 72 quarters: 2024-03-29, Good Friday, traded 18:00-09:15 and no RTH,
+    yet counts among the exchange's dates, so 2024-03-28 read 1 left. Said; with 'stocks'
+    every quarter has its day."""
+    rth = pd.DatetimeIndex(
+        es_minutes.loc[(es_minutes["minute"] >= 570) & (es_minutes["minute"] < 1020)][
+            "trading_date"
+        ].unique()
+    )
+    quarters = pd.Series(es_dates, index=es_dates).groupby(es_dates.to_period("Q")).max()
+    whole = quarters[quarters.index < es_dates[-1].to_period("Q")]  # the data's last is open
+    lost = whole[~whole.isin(rth)]
+    assert len(lost) >= 1 and pd.Timestamp("2024-03-29") in set(lost)
+    query = {"session": "RTH", "from": "daily", "where": "trading_days_left('quarter') == 0"}
+    counted = rows({**query, "select": "count()"}, sample_settings)
+    assert counted.summary.value == len(whole) - len(lost)
+    [said] = [w for w in counted.metadata.warnings if "trading_days_left() counts them" in w]
+    assert "the last RTH day before one reads 1 left, not 0" in said
+    stocks = {**query, "where": "trading_days_left('quarter', 'stocks') == 0"}
+    fixed = rows({**stocks, "select": "count()"}, sample_settings)
+    assert fixed.summary.value == len(whole)
+    assert not [w for w in fixed.metadata.warnings if "counts them" in w]

@@ -114,3 +114,37 @@ def test_nearly_every_rth_day_gaps(sample_settings) -> None:
     downs = int(((day["open"] < prev_close) & in_2024).sum())
     assert (ups, downs, int(in_2024.sum())) == (151, 108, 259)
     assert "151 gap_up + 108 gap_down = all 259 days" in pattern_catalog()["gap_up"].description
+
+
+def test_a_gap_without_a_size_says_it_is_every_day(engine_settings, db) -> None:
+    """ "How often do gaps fill" as count(gap_filled()) / count(gap_up() or gap_down()): a
+    session almost never opens at the close before, so the gaps were the days (NQ's last 12
+    months: 258 of 258, 25 under 0.1%). Said with both counts, from DuckDB; not once the
+    gap has a size."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"g": "gap_up() or gap_down()", "f": "gap_filled()"},
+        "select": ["count(g) as gaps", "count(f) as filled", "count()"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    away, days, small = db.execute(
+        f"""SELECT count(*) FILTER (WHERE o != pc), count(*),
+                   count(*) FILTER (WHERE abs(o / pc - 1) < 0.001)
+            FROM (SELECT o, lag(c) OVER (ORDER BY tdate) AS pc FROM ({DAILY}))
+            WHERE pc IS NOT NULL"""
+    ).fetchone()
+    assert away == days and result.summary.values["gaps"] == away
+    said = [w for w in result.metadata.warnings if "have no size" in w]
+    assert said == [
+        f"gap_up(), gap_down() and gap_filled() have no size: {away:,} of the {days:,} days "
+        f"open away from the close before, {small:,} of them by under 0.1% (they fill almost "
+        "at once), so a count of gaps is a count of days. A trader's gap has a size: "
+        "abs(open / prev(close) - 1) * 100 > 0.2 in the where, or full_gap_up() / "
+        "full_gap_down() (beyond the bar before's range)."
+    ]
+    sized = {**query, "map": {**query["map"], "gp": "(open / prev(close) - 1) * 100"}}
+    for extra in ({"where": "abs(gp) > 0.2"}, {"where": "full_gap_up() or full_gap_down()"}):
+        quiet = execute({**sized, **extra}, "NQ", settings=engine_settings)
+        assert quiet.ok and not [w for w in quiet.metadata.warnings if "have no size" in w]

@@ -1,0 +1,221 @@
+"""What the full day's bars say beside a statistic of a part-day session's daily bars.
+
+The default session (RTH) is a part of the instrument's trading day, and a beginner reads
+"the high" or "the daily volume" as the whole day's. "When was the maximum?" as RTH daily
+max(high) answered 25984 on 2026-01-06, while the full day (ETH) went to 26020.5 at 08:19
+that day, before the cash open: 36.5 points above the level a stop or breakout would be
+set at. "Average volume?" gave RTH's 273,049 contracts where the full day averages 413,493,
+the number the exchange publishes. So a first stage's single-row answer that is an extreme
+price (max(high), min(low), arg_max(x, high), arg_min(x, low), max/min of close) or a mean,
+median or sum of volume, over daily bars of a session that stands for the day (RTH, CASH,
+a window within an hour of RTH) but is not the full one, is said with the full day's
+value over the same dates, when it went further or traded notably more.
+
+Read from the full session's cached daily bars (``Dataset.session_daily``) at the kept
+rows' dates, found by a binary search; the query is never evaluated again. A session that
+is plainly a part of the day (the first hour, the overnight hours) is asked for as such:
+nothing is said there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from barb.column_units import column_unit
+from barb.lineage import through_map
+from barb.planning import Plan, SelectItem
+from barb.script import ast
+from barb.session_caveats import part_of_the_day
+from barb.summary_text import value_text
+
+# The extremes a price statistic takes (max(high), arg_max(date(), high)), by function.
+_EXTREME_OF = {"max": "max", "arg_max": "max", "min": "min", "arg_min": "min"}
+# The bar prices whose extreme in each direction is a level the full day can pass.
+_EXTREME_PRICES = {"max": ("high", "close"), "min": ("low", "close")}
+# Statistics of daily volume said beside the full day's.
+_VOLUME_STATISTICS = {"mean": np.mean, "median": np.median, "sum": np.sum}
+_VOLUME_VERBS = {"mean": "averages", "median": "has a median of", "sum": "totals"}
+_VOLUME_NOUNS = {"mean": "mean", "median": "median", "sum": "total"}
+# The least share of the full day's volume the session leaves out that is worth saying.
+NOTABLE_VOLUME_LEFT_OUT = 0.05
+
+
+def full_day_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
+    """The warnings for the first stage's extreme prices and volume statistics over daily
+    bars of a part of the day, with the full day's over the same dates; none elsewhere."""
+    full = _full_session(plan)
+    stage = plan.first
+    if full is None or plan.then is not None or stage.shape not in ("scalar", "dict"):
+        return []
+    if kept is None or not len(kept) or "trading_date" not in kept.columns:
+        return []
+    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    extremes = [(item, found) for item in stage.select if (found := _extreme(item, mapped))]
+    volumes = [(item, found) for item in stage.select if (found := _volume(item, mapped))]
+    if not extremes and not volumes:
+        return []
+    dates = kept["trading_date"].to_numpy()
+    days = plan.dataset.session_daily(full)
+    held = days.index.to_numpy()
+    at = np.minimum(np.searchsorted(held, dates), len(held) - 1)
+    found_day = held[at] == dates
+    if not found_day.any():
+        return []
+    dates, at, rows = dates[found_day], at[found_day], np.flatnonzero(found_day)
+    named = _named(plan)
+    warnings = []
+    for side, column in dict.fromkeys((f[0], f[1]) for _, f in extremes):
+        items = [item for item, found in extremes if found == (side, column)]
+        text = _extreme_text(plan, full, named, items, side, column, kept, days, rows, at)
+        if text:
+            warnings.append(text)
+    if volumes:
+        part = kept["volume"].to_numpy()[rows].astype(float)
+        whole = days["volume"].to_numpy()[at].astype(float)
+        text = _volume_text(plan, full, named, volumes, part, whole)
+        if text:
+            warnings.append(text)
+    return warnings
+
+
+def _full_session(plan: Plan) -> str | None:
+    """The instrument's full session when the query's daily bars are of a session that
+    stands for the day but leaves some of it out (RTH, CASH, '09:30-16:15'), else None."""
+    if plan.timeframe.name != "daily":
+        return None
+    instrument = plan.dataset.instrument
+    full = instrument.full_session
+    if plan.session == full or full not in instrument.sessions:
+        return None
+    if instrument.session(plan.session).length_minutes >= 24 * 60:
+        return None
+    if part_of_the_day(plan) is not None:  # the first hour, the overnight hours: asked as such
+        return None
+    return full
+
+
+def _named(plan: Plan) -> str:
+    """``RTH (09:30-17:00)``, or the window as written."""
+    hours = plan.dataset.instrument.session(plan.session).hours
+    return plan.session if plan.session == hours else f"{plan.session} ({hours})"
+
+
+def _extreme(item: SelectItem, mapped: dict[str, ast.Expr]) -> tuple[str, str] | None:
+    """("max", "high") for max(high) or arg_max(date(), high); None for other items."""
+    expr = item.expr
+    if not isinstance(expr, ast.Call) or not expr.args:
+        return None
+    side = _EXTREME_OF.get(expr.name.lower())
+    if side is None or len(expr.args) != (2 if _is_arg(item) else 1):
+        return None
+    value = through_map(expr.args[-1], mapped)
+    if isinstance(value, ast.Column) and value.name in _EXTREME_PRICES[side]:
+        return side, value.name
+    return None
+
+
+def _is_arg(item: SelectItem) -> bool:
+    return isinstance(item.expr, ast.Call) and item.expr.name.lower().startswith("arg_")
+
+
+def _volume(item: SelectItem, mapped: dict[str, ast.Expr]) -> str | None:
+    """ "mean" for mean(volume) (or of a map column that is volume), else None."""
+    expr = item.expr
+    if not isinstance(expr, ast.Call) or len(expr.args) != 1:
+        return None
+    name = expr.name.lower()
+    value = through_map(expr.args[0], mapped)
+    if name in _VOLUME_STATISTICS and isinstance(value, ast.Column) and value.name == "volume":
+        return name
+    return None
+
+
+def _extreme_text(
+    plan: Plan,
+    full: str,
+    named: str,
+    items: list[SelectItem],
+    side: str,
+    column: str,
+    kept: pd.DataFrame,
+    days: pd.DataFrame,
+    rows: np.ndarray,
+    at: np.ndarray,
+) -> str | None:
+    """The full day's extreme when it went beyond the session's: a max or min item's value
+    is then not the day's level; an arg item's row is another only when the dates differ
+    (its answer is the row's, whatever the row's price)."""
+    pick = np.nanargmax if side == "max" else np.nanargmin
+    part = kept[column].to_numpy()[rows].astype(float)
+    whole = days[column].to_numpy()[at].astype(float)
+    if np.isnan(part).all() or np.isnan(whole).all():
+        return None
+    mine, theirs = int(pick(part)), int(pick(whole))
+    beyond = whole[theirs] > part[mine] if side == "max" else whole[theirs] < part[mine]
+    if not beyond:
+        return None
+    dates = days.index.to_numpy()[at]
+    if all(_is_arg(item) for item in items) and dates[mine] == dates[theirs]:
+        return None
+    day = str(np.datetime64(dates[theirs], "D"))
+    extreme = {"high": "highest high", "low": "lowest low", "close": "highest close"}[column]
+    if column == "close" and side == "min":
+        extreme = "lowest close"
+    when = day if column == "close" else f"{day} at {_clock(plan, dates[theirs], column, side)}"
+    return (
+        f"{_and(items)} {'is' if len(items) == 1 else 'are'} the {extreme} of {named} only, a part "
+        f"of the day: the full day ({full}) went to {value_text(whole[theirs])} on {when}, "
+        f'outside {plan.session}. The full day\'s: "session": "{full}".'
+    )
+
+
+def _clock(plan: Plan, date: np.datetime64, column: str, side: str) -> str:
+    """The wall clock of the day's extreme minute bar (its first, on a tie): '08:19'."""
+    minutes = plan.dataset.bars.frame
+    held = minutes["trading_date"].to_numpy()
+    lo = int(np.searchsorted(held, date, side="left"))
+    hi = int(np.searchsorted(held, date, side="right"))
+    values = minutes[column].to_numpy()[lo:hi]
+    at = lo + int(np.argmax(values) if side == "max" else np.argmin(values))
+    stamp = pd.Timestamp(minutes["timestamp"].to_numpy()[at])
+    return f"{stamp.hour:02d}:{stamp.minute:02d}"
+
+
+def _volume_text(
+    plan: Plan,
+    full: str,
+    named: str,
+    volumes: list[tuple[SelectItem, str]],
+    part: np.ndarray,
+    whole: np.ndarray,
+) -> str | None:
+    """The full day's same statistics of volume over the same dates, when the session leaves
+    out a notable share of it: RTH holds 66% of NQ's daily volume."""
+    total = float(np.nansum(whole))
+    if total <= 0:
+        return None
+    share = float(np.nansum(part)) / total
+    if share > 1 - NOTABLE_VOLUME_LEFT_OUT:
+        return None
+    query = plan.query.to_json()
+    unit = column_unit(volumes[0][0].name, plan.timeframe.name, query)
+    said = []
+    for statistic in dict.fromkeys(found for _, found in volumes):
+        value = f"{round(float(_VOLUME_STATISTICS[statistic](whole))):,}"
+        if said:
+            said.append(f"{_VOLUME_NOUNS[statistic]} {value}")
+        else:  # the first says the unit
+            said.append(f"{_VOLUME_VERBS[statistic]} {value}" + (f" {unit}" if unit else ""))
+    items = [item for item, _ in volumes]
+    return (
+        f"{_and(items)} {'is' if len(items) == 1 else 'are'} the volume of {named} only, "
+        f"{share:.0%} of the full day's: over the same {len(whole):,} days the full day "
+        f"({full}) {', '.join(said)}. The full day's (what the exchange publishes as daily "
+        f'volume): "session": "{full}".'
+    )
+
+
+def _and(items: list[SelectItem]) -> str:
+    names = [item.name for item in items]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

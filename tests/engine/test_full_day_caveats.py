@@ -1,0 +1,121 @@
+"""A part-day session's extreme price or volume statistic, said beside the full day's.
+
+"When was the maximum?" as RTH daily max(high) answered the RTH high, while the full day
+(ETH) had gone higher before the cash open; "average volume?" gave RTH's two thirds of the
+day's volume. The full day's values are computed here with pandas from the hand-made minute
+bars (their own trading date: a bar from 18:00 on counts for the next day), never through
+Barb.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from barb import execute
+from barb.result import Result
+
+RTH = (570, 1020)  # 09:30-17:00, minutes of the day
+
+
+@pytest.fixture(scope="module")
+def days(minutes: pd.DataFrame) -> pd.DataFrame:
+    """Per trading date: the full day's and RTH's high, low and volume, and the clock of the
+    full day's first highest and lowest minute."""
+    bars = minutes.copy()
+    stamp = bars["timestamp"]
+    bars["date"] = (stamp + pd.Timedelta(hours=6)).dt.normalize()
+    minute = stamp.dt.hour * 60 + stamp.dt.minute
+    full = bars.groupby("date").agg(
+        high=("high", "max"), low=("low", "min"), volume=("volume", "sum")
+    )
+    full["high_at"] = bars.loc[bars.groupby("date")["high"].idxmax(), "timestamp"].to_numpy()
+    full["low_at"] = bars.loc[bars.groupby("date")["low"].idxmin(), "timestamp"].to_numpy()
+    rth = bars[(minute >= RTH[0]) & (minute < RTH[1])].groupby("date")
+    part = rth.agg(rth_high=("high", "max"), rth_low=("low", "min"), rth_volume=("volume", "sum"))
+    return full.join(part, how="inner")
+
+
+def _ask(query: dict, settings, session: str = "RTH") -> Result:
+    result = execute({"session": session, "from": "daily", **query}, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def _full_day(result: Result) -> list[str]:
+    return [w for w in result.metadata.warnings if "the full day (ETH)" in w]
+
+
+def test_rth_high_is_said_beside_the_full_days_higher_one(engine_settings, days):
+    result = _ask({"select": ["max(high)", "arg_max(date(), high) as date"]}, engine_settings)
+    assert result.summary.values["max_high"] == days["rth_high"].max()
+    top = days["high"].idxmax()
+    assert days.loc[top, "high"] > days["rth_high"].max()  # the data has the case
+    clock = days.loc[top, "high_at"].strftime("%H:%M")
+    assert _full_day(result) == [
+        "max_high and date are the highest high of RTH (09:30-17:00) only, a part of the "
+        f"day: the full day (ETH) went to {days.loc[top, 'high']:.10g} on {top.date()} at "
+        f'{clock}, outside RTH. The full day\'s: "session": "ETH".'
+    ]
+
+
+def test_rth_low_over_a_period_and_a_mapped_column(engine_settings, days):
+    march = days.loc["2024-03"]
+    result = _ask(
+        {"period": "2024-03", "map": {"lo": "low"}, "select": "min(lo) as bottom"},
+        engine_settings,
+    )
+    assert result.summary.value == march["rth_low"].min()
+    bottom = march["low"].idxmin()
+    assert march.loc[bottom, "low"] < march["rth_low"].min()  # the data has the case
+    clock = march.loc[bottom, "low_at"].strftime("%H:%M")
+    assert _full_day(result) == [
+        "bottom is the lowest low of RTH (09:30-17:00) only, a part of the day: the full "
+        f"day (ETH) went to {march.loc[bottom, 'low']:.10g} on {bottom.date()} at {clock}, "
+        'outside RTH. The full day\'s: "session": "ETH".'
+    ]
+
+
+def test_rth_volume_is_said_with_the_full_days_mean_and_median(engine_settings, days):
+    result = _ask({"select": ["mean(volume)", "median(volume)", "count()"]}, engine_settings)
+    assert result.summary.values["mean_volume"] == pytest.approx(days["rth_volume"].mean())
+    share = days["rth_volume"].sum() / days["volume"].sum()
+    assert _full_day(result) == [
+        "mean_volume and median_volume are the volume of RTH (09:30-17:00) only, "
+        f"{share:.0%} of the full day's: over the same {len(days)} days the full day (ETH) "
+        f"averages {round(days['volume'].mean()):,} contracts, median "
+        f"{round(days['volume'].median()):,}. The full day's (what the exchange publishes as "
+        'daily volume): "session": "ETH".'
+    ]
+
+
+@pytest.mark.parametrize(
+    ("session", "select"),
+    [
+        ("ETH", ["max(high)", "mean(volume)"]),  # the full day itself
+        ("RTH_OPEN", ["max(high)", "mean(volume)"]),  # a part of the day asked as such
+        ("RTH", ["max(low)", "max(volume)", "mean(range)"]),  # no extreme price, no mean volume
+    ],
+)
+def test_nothing_is_said_where_nothing_is_left_out(engine_settings, session, select):
+    assert _full_day(_ask({"select": select}, engine_settings, session)) == []
+
+
+def test_rows_listed_and_groups_are_not_looked_at(engine_settings):
+    listed = _ask({"select": ["date()", "high"], "sort": "high desc", "limit": 1}, engine_settings)
+    grouped = _ask({"group_by": "month()", "select": "max(high)"}, engine_settings)
+    assert _full_day(listed) == _full_day(grouped) == []
+
+
+@pytest.mark.parametrize("month", ["2024-01", "2024-02", "2024-03"])
+def test_a_date_alone_is_said_only_when_the_full_day_peaked_on_another(
+    engine_settings, days, month
+):
+    """arg_max(date(), high) answers a date: the full day's higher high on that same date
+    changes no answer (its price is not in the result)."""
+    part = days.loc[month]
+    result = _ask({"period": month, "select": "arg_max(date(), high) as d"}, engine_settings)
+    assert pd.Timestamp(result.summary.value) == part["rth_high"].idxmax()
+    said = _full_day(result)
+    assert len(said) == int(part["high"].idxmax() != part["rth_high"].idxmax())
+    assert all(str(part["high"].idxmax().date()) in text for text in said)
