@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 
 from barb.column_units import DOLLARS, POINTS, PRICE, TICKS, column_unit, first_map_unit
-from barb.lineage import MAX_DEPTH
-from barb.planning import HIDDEN, Plan, SelectItem
+from barb.lineage import MAX_DEPTH, through_map
+from barb.planning import HIDDEN, Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_select
@@ -94,6 +94,15 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
         return []
     one = len(items) == 1
     said_units = _units_text([s.name for s in items], units, plan.dataset.instrument.price_unit)
+    percent = _percent_form(items[0], dict(stage.map_exprs + stage.hoisted), query)
+    if _by_year(stage):
+        # Each group is one year: no group blends levels, the table sets them side by side
+        # (2009's range beside 2025's), and the last 12 months are its last group.
+        return [
+            f"{said_units} over years whose price level {years.changed()}: each year's value "
+            f"grows with its price, so the years compare price levels as much as sizes. For a "
+            f"size comparable across years use percent ({percent})."
+        ]
     text = (
         f"{said_units} over rows whose price level {years.changed()}, so "
         f"{'it blends' if one else 'they blend'} price levels"
@@ -110,10 +119,18 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
         first = pd.Timestamp(dates[start]).date()
         text += f": over the rows' last 12 months ({first} — {pd.Timestamp(last).date()}) {said}"
     return [
-        f"{text}. For a size comparable across years use percent "
-        f"({_percent_form(items[0], dict(stage.map_exprs + stage.hoisted), query)}), or a "
-        "recent period."
+        f"{text}. For a size comparable across years use percent ({percent}), or a recent period."
     ]
+
+
+def _by_year(stage: StagePlan) -> bool:
+    """Whether a group key is year() (through the map): each group lies in one year."""
+    mapped = dict(stage.map_exprs)
+    for _, key in stage.group_keys:
+        expr = through_map(key, mapped)
+        if isinstance(expr, ast.Call) and expr.name.lower() == "year" and not expr.args:
+            return True
+    return False
 
 
 def _ranking_caveat(plan: Plan, output: StageOutput) -> list[str]:

@@ -188,15 +188,14 @@ def test_a_contracts_dollars_by_year_name_dollars_one_groups_value_and_the_range
 ) -> None:
     """CL's range in a contract's dollars by year (p28a F2): the warning said "in points"
     (CL's moves are dollars), "runs 2,061.32–2,061.32 across the groups" of the one group in
-    the last 12 months, and to use "(range * 1000) / open * 100", 1000 times the percent."""
+    the last 12 months, and to use "(range * 1000) / open * 100", 1000 times the percent.
+    By year, each group is one year: the years set price levels side by side (p30c Q22),
+    and the last 12 months are the table's own last row."""
     daily = _cl_daily(sample_settings, "2021-01-01", "2025-12-31")
-    recent = _recent(daily)
-    expected_usd = (recent["range"] * 1000).mean()
     text = (
-        f"avg_usd is in dollars over rows whose price level {_level_text(daily)}, so it "
-        f"blends price levels: over the rows' last 12 months ({recent.index[0].date()} — "
-        f"{recent.index[-1].date()}) avg_usd is {expected_usd:,.2f}. For a size comparable "
-        "across years use percent (range / open * 100), or a recent period."
+        f"avg_usd is in dollars over years whose price level {_level_text(daily)}: each "
+        "year's value grows with its price, so the years compare price levels as much as "
+        "sizes. For a size comparable across years use percent (range / open * 100)."
     )
     base = {"session": "ETH", "from": "daily", "period": "2021:2025", "group_by": "year()"}
     inline = {**base, "select": "mean(range * 1000) as avg_usd"}
@@ -255,9 +254,12 @@ def test_groups_by_year_give_the_recent_year_not_a_week(sample_settings, nq_minu
         {"session": "RTH", "from": "weekly", "group_by": "year()", "select": "mean(range) as pts"},
         sample_settings,
     )
+    # Each group is one year: 2025's weekly range is the table's own row, not repeated in
+    # the warning, which says what the years compare.
+    assert result.table.set_index("year")["pts"][2025] == pytest.approx(ranges.mean())
     [warned] = _blend_warnings(result)
-    assert f"pts is {ranges.mean():,.2f}." in warned
-    assert "across the groups" not in warned
+    assert "each year's value grows with its price" in warned
+    assert "across the groups" not in warned and "last 12 months" not in warned
 
 
 def _favoured(daily: pd.DataFrame, listed: pd.Index, high: bool) -> str:
