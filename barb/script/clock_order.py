@@ -7,16 +7,16 @@ read a 18:57 high as after a 07:33 low: Barb printed high_first 0.4517 with noth
 where the session's order gives 0.4903 (166 of 259 days read the other way). Sorting by such
 a column lists 00:05 as the earliest high, before the day's 18:00 ones.
 
-Reading them in the session's order instead would break the clock windows a query writes on
-purpose (``time() >= '20:00' or time() < '02:00'``), so the text order stays and the
-evaluator says where it disagrees with the session's, on the rows it was read over, and gives
-the minutes counted from the open that the reference writes under TIME OF DAY AS A NUMBER.
-Two bounds on the same time in one condition are such a window and are never said.
+Reading them in the session's order instead would break the clock hours a query writes on
+purpose (``time() >= '18:00'``, the evening of an ETH day; ``time() >= '20:00' or time() <
+'02:00'``), so the text order stays, a clock written in the query is read as written, and
+where two columns of times are compared or one is sorted the evaluator says where the text
+order disagrees with the session's, on the rows it was read over, with the minutes counted
+from the open that the reference writes under TIME OF DAY AS A NUMBER.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,8 +30,6 @@ from barb.script import ast
 if TYPE_CHECKING:
     from barb.script.query import SortKey
 
-# A time of day as time() writes it: '09:30'.
-CLOCK = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
 ORDERING = {
     "<": np.less,
     "<=": np.less_equal,
@@ -68,18 +66,11 @@ class NightSession:
         hour = self.open // 60
         return f"if(hour() >= {hour}, hour() * 60 + minute() - 1440, hour() * 60 + minute())"
 
-    def counted(self, minute: int) -> int:
-        """A minute of the day as ``expression`` counts it: 02:00 is 120, 19:00 is -300."""
-        return minute - MINUTES_PER_DAY if minute // 60 >= self.open // 60 else minute
-
-    def instead(self, literal: int | None = None) -> str:
+    def instead(self) -> str:
         """What to compare instead (the second sentence of a warning)."""
-        given = ""
-        if literal is not None:
-            given = f" ('{clock(literal)}' is {self.counted(literal)} there)"
         return (
             f"Count minutes from the {self.open_text} open instead (TIME OF DAY AS A NUMBER): "
-            f"{self.expression} in place of time(){given}."
+            f"{self.expression} in place of time()."
         )
 
 
@@ -91,21 +82,18 @@ def clock(minute: float) -> str:
 @dataclass(frozen=True)
 class Clocks:
     """Times of day as codes into their distinct minutes of the day: time()'s 1,440
-    categories are read once, however many bars. A literal ('02:00') is one value, no codes."""
+    categories are read once, however many bars."""
 
     values: np.ndarray  # each code's minute of the day (int64)
-    codes: np.ndarray | None = None  # each row's code, -1 where missing
+    codes: np.ndarray  # each row's code, -1 where missing
 
     def at(self, row: int) -> int:
-        return int(self.values[0 if self.codes is None else self.codes[row]])
+        return int(self.values[self.codes[row]])
 
 
 def clocks(value: Any) -> Clocks | None:
-    """A 'HH:MM' text, or a column of them (time()'s categories, or text), as Clocks; None
-    for anything else."""
-    if isinstance(value, str):
-        found = CLOCK.fullmatch(value)
-        return Clocks(np.array([int(found[1]) * 60 + int(found[2])])) if found else None
+    """A column of 'HH:MM' texts (time()'s categories, or text) as Clocks; None for anything
+    else (a clock written in the query is read as written)."""
     if not isinstance(value, pd.Series) or not len(value):
         return None
     if isinstance(value.dtype, pd.CategoricalDtype):
@@ -138,35 +126,20 @@ class TextComparison:
     def of(
         cls, night: NightSession, node: ast.Compare, left: Any, right: Any
     ) -> TextComparison | None:
-        """The comparison when both sides are times of day and one at least a column."""
+        """The comparison when both sides are columns of times of day. A clock written in
+        the query ("time() >= '18:00'", the evening of an ETH day) says which hours it means
+        in the order it is written: split by it, the evening is the evening, and nothing is
+        said (p31c W1: the Asian/European/US split of ETH was told to count minutes)."""
         if node.op not in ORDERING:
             return None
         a, b = clocks(left), clocks(right)
-        if a is None or b is None or (a.codes is None and b.codes is None):
+        if a is None or b is None:
             return None
         op = ORDERING[node.op]
-
-        def misread(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            return op(x, y) != op(night.since_open(x), night.since_open(y))
-
-        if a.codes is not None and b.codes is not None:
-            known = (a.codes >= 0) & (b.codes >= 0)
-            against = misread(a.values[a.codes], b.values[b.codes]) & known
-        else:  # a column and a literal: each distinct time read once
-            column = a if a.codes is not None else b
-            assert column.codes is not None
-            table = misread(a.values, b.values)  # one per distinct time, against the literal
-            known = column.codes >= 0
-            against = table[column.codes] & known
+        x, y = a.values[a.codes], b.values[b.codes]
+        known = (a.codes >= 0) & (b.codes >= 0)
+        against = (op(x, y) != op(night.since_open(x), night.since_open(y))) & known
         return cls(night, node.to_text(), a, b, against, known)
-
-    @property
-    def literal(self) -> int | None:
-        """The minute of the literal compared with, if one side is one."""
-        for side in (self.left, self.right):
-            if side.codes is None:
-                return int(side.values[0])
-        return None
 
     def caveat(self, rows: np.ndarray | None = None) -> str | None:
         """The warning when some of ``rows`` (a mask; None: all) read against the session's
@@ -184,25 +157,8 @@ class TextComparison:
             f"{self.night.label} opens at {self.night.open_text}: it reads "
             f"{int(against.sum()):,} of {counted:,} rows against the session's order "
             f"({clock(a)} comes {before} {clock(b)} in the session, {after} it as text). "
-            + self.night.instead(self.literal)
+            + self.night.instead()
         )
-
-
-def window_bounds(node: ast.Logical) -> set[int]:
-    """The comparisons (by id) in a condition that bound one time by two clocks or more:
-    ``time() >= '20:00' or time() < '02:00'`` is a window the query wrote as the clock reads
-    it, each bound on its own side of midnight, and never said."""
-    compared: dict[str, list[ast.Compare]] = {}
-    pending: list[ast.Node] = [node]
-    while pending:
-        part = pending.pop()
-        if isinstance(part, ast.Logical):
-            pending += [part.left, part.right]
-        elif isinstance(part, ast.Compare) and part.op in ORDERING:
-            for side, other in ((part.left, part.right), (part.right, part.left)):
-                if isinstance(other, ast.String) and CLOCK.fullmatch(other.value):
-                    compared.setdefault(side.to_text(), []).append(part)
-    return {id(c) for bounds in compared.values() if len(bounds) > 1 for c in bounds}
 
 
 def sort_caveat(
@@ -214,7 +170,7 @@ def sort_caveat(
         return []
     key = sort[0]
     found = clocks(table[key.column])
-    if found is None or found.codes is None:
+    if found is None:
         return []
     present = np.unique(found.values[found.codes[found.codes >= 0]])  # the text's order
     by_session = present[np.argsort(night.since_open(present), kind="stable")]

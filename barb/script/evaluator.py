@@ -28,7 +28,7 @@ import pandas as pd
 
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
 from barb.script import ast
-from barb.script.clock_order import TextComparison, window_bounds
+from barb.script.clock_order import TextComparison
 from barb.script.conditions import (
     as_known,
     as_numbers,
@@ -197,8 +197,6 @@ class _RowEvaluator:
         self.inside_aggregate = inside_aggregate
         # Set where an aggregate is one value over all the rows (a second stage's map).
         self.over_all = over_all
-        # Comparisons (by id) that bound a clock window with another (barb.script.clock_order).
-        self.window_bounds: set[int] = set()
 
     def eval(self, node: ast.Node) -> Any:
         if isinstance(node, ast.LITERAL_TYPES):
@@ -212,8 +210,6 @@ class _RowEvaluator:
         if isinstance(node, ast.Compare):
             return self.compare(node, self.eval(node.left), self.eval(node.right))
         if isinstance(node, ast.Logical):
-            if self.ctx.night is not None:
-                self.window_bounds |= window_bounds(node)
             return self.logical(node, self.eval(node.left), self.eval(node.right))
         if isinstance(node, ast.Not):
             return self.negate(node, self.eval(node.operand))
@@ -406,7 +402,7 @@ class _RowEvaluator:
         elif lk == rk == "string":
             out = self.compare_text(node, left, right)
             unknown = _missing(left) | _missing(right)
-            if self.ctx.night is not None and id(node) not in self.window_bounds:
+            if self.ctx.night is not None:
                 self.clock_order(node, left, right)
         else:
             raise self.mismatch(node, lk, rk)

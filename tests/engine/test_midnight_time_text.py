@@ -119,29 +119,32 @@ def test_times_inside_one_calendar_day_say_nothing(engine_settings) -> None:
     assert clock_warnings(execute(query, "NQ", settings=engine_settings)) == []
 
 
-def test_a_lone_bound_is_said_and_a_window_across_midnight_is_not(
-    engine_settings, overnight
-) -> None:
-    """``time() < '02:00'`` over OVERNIGHT keeps 00:00-01:59 and drops the evening, which
-    comes before 02:00 in the session; the window written with both bounds is the clock's."""
+def test_a_clock_written_in_the_query_is_read_as_written(engine_settings, overnight) -> None:
+    """``time() < '02:00'``, ``time() >= '18:00'`` and the windows written with both bounds
+    name the clock's hours: the evening of an ETH day split from its morning is right, and
+    was told to count minutes instead (p31c W1). Only two columns of times are said."""
     minute = overnight["minute"]
     base = {"session": "OVERNIGHT", "from": "1m", "select": "count()"}
-    lone = execute({**base, "where": "time() < '02:00'"}, "NQ", settings=engine_settings)
-    assert lone.summary.value == (minute < 120).sum()
-    evening = int((minute >= OPEN).sum())
-    assert clock_warnings(lone) == [
-        "\"time() < '02:00'\" compares times of day as text, 00:00 first, though OVERNIGHT "
-        f"(18:00-09:30) opens at 18:00: it reads {evening:,} of {len(overnight):,} rows "
-        "against the session's order (18:00 comes before 02:00 in the session, after it as "
-        f"text). {INSTEAD} in place of time() ('02:00' is 120 there)."
-    ]
-    for window, kept in (
+    for where, kept in (
+        ("time() < '02:00'", minute < 120),
+        ("time() >= '18:00'", minute >= OPEN),
         ("time() >= '20:00' or time() < '02:00'", (minute >= 1200) | (minute < 120)),
         ("time() >= '00:00' and time() < '02:00'", minute < 120),
     ):
-        result = execute({**base, "where": window}, "NQ", settings=engine_settings)
-        assert result.summary.value == kept.sum()
-        assert clock_warnings(result) == []
+        result = execute({**base, "where": where}, "NQ", settings=engine_settings)
+        assert result.summary.value == kept.sum(), where
+        assert clock_warnings(result) == [], where
+    split = {
+        "session": "OVERNIGHT",
+        "from": "1m",
+        "map": {"part": "if(time() >= '18:00', 'eve', if(time() < '03:00', 'night', 'early'))"},
+        "group_by": "part",
+        "select": "count()",
+    }
+    result = execute(split, "NQ", settings=engine_settings)
+    counts = dict(zip(result.table["part"], result.table["count"], strict=True))
+    assert counts["eve"] == (minute >= OPEN).sum() and counts["night"] == (minute < 180).sum()
+    assert clock_warnings(result) == []
 
 
 def test_a_sort_by_times_as_text_names_the_time_listed_too_early(engine_settings, extremes) -> None:
