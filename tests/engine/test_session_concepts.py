@@ -95,6 +95,12 @@ def test_get_concept_answers_for_sessions_and_functions_too() -> None:
         ("CL", "power hour", '"session": "14:00-14:30"'),
         ("NQ", "азиатская сессия", "ASIAN session of NQ: 18:00 — 03:00"),
         ("CL", "Европейская сессия", "EUROPEAN session of CL: 03:00 — 09:00"),
+        # The night before the cash open, not the Globex day (p31c A1: ETH's range is two
+        # thirds larger).
+        ("ES", "ночная сессия", "OVERNIGHT session of ES: 18:00 — 09:30"),
+        ("NQ", "овернайт", "OVERNIGHT session of NQ"),
+        ("CL", "отчёт по нефти", "EIA Weekly Petroleum Status Report"),
+        ("CL", "нефтяной отчет", "EIA Weekly Petroleum Status Report"),
         ("NQ", "обед", '"session": "12:00-13:00"'),
         ("NQ", "lunch hour", "12:00-13:00"),
         ("NQ", "half day", "13:15 ET"),
