@@ -85,8 +85,28 @@ def load_query_text(text: str, limits: QueryLimits | None = None) -> Any:
             hint="write numbers as digits; there is no NaN or Infinity in JSON",
         )
 
+    def one_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        # JSON keeps the last of two equal keys: a second "where" dropped the first, a
+        # condition the person confirmed, with nothing said (p31a Q18).
+        names = [name for name, _ in pairs]
+        twice = next((name for name in names if names.count(name) > 1), None)
+        if twice is not None:
+            raise InvalidJSON(
+                f'The query names "{twice}" twice; JSON keeps only the last one.',
+                step="parse",
+                hint=(
+                    'write it once: two conditions as one "where" joined with and '
+                    "(\"not holiday() and t in ('09:30', '15:30')\")"
+                    if twice == "where"
+                    else f'one "{twice}" holding everything it should'
+                ),
+            )
+        return dict(pairs)
+
     try:
-        value = json.loads(text, parse_int=bounded_int, parse_constant=no_constant)
+        value = json.loads(
+            text, parse_int=bounded_int, parse_constant=no_constant, object_pairs_hook=one_each
+        )
     except json.JSONDecodeError as exc:
         raise InvalidJSON(
             f"The query is not valid JSON: {exc.msg} at position {exc.pos}.",

@@ -55,6 +55,19 @@ def test_bad_json_exits_1_without_traceback(run) -> None:
     assert json.loads(out.output)["error_type"] == "InvalidJSON"
 
 
+def test_a_key_written_twice_is_an_error_not_the_last_one(run) -> None:
+    """JSON keeps the last of two "where"s: a condition the person confirmed was dropped
+    with nothing said (p31a Q18). Nested objects too (a map's column written twice)."""
+    out = run('{"session": "RTH", "where": "not holiday()", "where": "close > open"}')
+    assert out.exit_code == 1
+    error = json.loads(out.output)
+    assert error["error_type"] == "InvalidJSON"
+    assert error["message"] == 'The query names "where" twice; JSON keeps only the last one.'
+    assert "joined with and" in error["hint"]
+    nested = run('{"map": {"r": "range", "r": "close - open"}, "select": "mean(r)"}')
+    assert nested.exit_code == 1 and '"r" twice' in json.loads(nested.output)["message"]
+
+
 def test_writes_csv_and_chart(run, tmp_path) -> None:
     csv, png = tmp_path / "out.csv", tmp_path / "out.png"
     query = '{"session": "RTH", "from": "daily", "map": {"weekday": "dayname()"}, '
