@@ -43,7 +43,7 @@ from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
-from barb.session_caveats import session_gap_caveat, session_hours
+from barb.session_caveats import session_gap_caveat, session_hours, session_note
 from barb.settings import EngineSettings, default_settings
 from barb.short_bar_picks import short_pick_caveat
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
@@ -228,6 +228,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         instrument=dataset.instrument.symbol,
         session=plan.session,
         session_hours=session_hours(plan),
+        session_note=session_note(plan),
         timeframe=plan.timeframe.name,
         period_requested=plan.period.text,
         period_start=covered[0],

@@ -101,6 +101,8 @@ class Metadata(BaseModel):
     # A named session's hours on this instrument ("09:00-14:30" for CL's RTH): the model
     # knows the chat instrument's sessions, not another's.
     session_hours: str | None = None
+    # A window's day, where its label does not say it ("the evening before each date").
+    session_note: str | None = None
     timeframe: str
     period_requested: str
     period_start: dt.date | None

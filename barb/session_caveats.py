@@ -198,13 +198,17 @@ def _minutes_from(start: int, length: int) -> np.ndarray:
 
 
 def session_hours(plan: Plan) -> str | None:
-    """A named session's hours on the query's instrument ("09:00-14:30" for CL's RTH); for a
-    window from the trading day's start on, the evening it lies in: '18:00-21:00' of
-    2026-01-06 is the evening of the 5th, which a label '2026-01-06' does not say."""
+    """A named session's hours on the query's instrument ("09:00-14:30" for CL's RTH)."""
+    spec = plan.dataset.instrument.sessions.get(plan.session)
+    return None if spec is None else spec.hours
+
+
+def session_note(plan: Plan) -> str | None:
+    """For a window from the trading day's start on, the evening it lies in: '18:00-21:00'
+    of 2026-01-06 is the evening of the 5th, which a label '2026-01-06' does not say."""
     instrument = plan.dataset.instrument
-    spec = instrument.sessions.get(plan.session)
-    if spec is not None:
-        return spec.hours
+    if plan.session in instrument.sessions:
+        return None
     window = instrument.session(plan.session)
     if window.start_minute < instrument.trading_day_start_minute:
         return None

@@ -144,7 +144,7 @@ def render_summary(result: Result) -> str:
     else:
         lines += _grouped_lines(s)
     period = f"{m.period_start} — {m.period_end}" if m.period_start else "no bars"
-    session = f"{m.session} ({m.session_hours})" if m.session_hours else m.session
+    session = m.session + "".join(f" ({t})" for t in (m.session_hours, m.session_note) if t)
     scanned = count_text(m.rows_scanned, f"{m.timeframe} {session} bar")
     lines.append(f"Scanned {scanned} of {m.instrument}, {period}; {m.rows_matched:,} matched.")
     if m.data_source == "synthetic":
