@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.bar_labels import label_column
 from barb.errors import TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.script.conditions import as_known, as_numbers
@@ -595,6 +596,12 @@ def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
     if not crossing.any():
         return
     when = _dates(ctx, "streak") if not ctx.intraday else _column(ctx, "timestamp", "streak")
+    # Monthly and longer bars by their label (2026-01): a month's first trading date read
+    # as the day the run ended, though it runs to the month's close.
+    labels = label_column(ctx.frame, ctx.timeframe) if timeframe(ctx.timeframe).calendar else None
+
+    def named(row: int) -> str:
+        return str(labels[1][row]) if labels is not None else _moment(when.iloc[row], ctx.intraday)
 
     def said(kept: np.ndarray) -> str | None:
         rows = np.flatnonzero(crossing & kept)
@@ -604,7 +611,7 @@ def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
         length = int(runs[end])
         start = end - length + 1
         before = first - start
-        ends, begins = (_moment(when.iloc[i], ctx.intraday) for i in (end, start))
+        ends, begins = named(end), named(start)
         return (
             f"streak() counts runs that began before the period: the run ending {ends} "
             f"({length}) began {begins}, {before} of its rows before the period."

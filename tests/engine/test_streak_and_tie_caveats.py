@@ -5,9 +5,11 @@ over daily bars built from the minute file (rth_bars)."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from rth_bars import rth_daily, rth_hourly
 
 from barb import execute
+from barb.data.store import data_path
 
 
 def _down_runs(daily: pd.DataFrame) -> pd.Series:
@@ -228,3 +230,35 @@ def test_an_intraday_next_that_reads_the_next_day_is_said(engine_settings, minut
     )
     assert within.summary.values["count"] == ((run == 3) & same_day.to_numpy()).sum()
     assert not [w for w in within.metadata.warnings if "later trading date" in w]
+
+
+@pytest.mark.slow
+def test_a_monthly_run_begun_before_the_period_is_named_by_its_months(sample_settings) -> None:
+    """ "How many months in a row is NQ up now" over last_3_bars named the run "ending
+    2026-01-02", the month's first trading date, though it runs to the data's last close
+    (p30b Q23): monthly bars are named by their month, as the table labels them."""
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["trading_date", "close"])
+    month = pd.DatetimeIndex(bars["trading_date"]).to_period("M")
+    closes = bars["close"].groupby(month).last()
+    up = closes > closes.shift()
+    runs = up.groupby((~up).cumsum()).cumsum().astype(int)
+    start = len(runs) - 3  # last_3_bars
+    end = len(runs) - 1
+    length = int(runs.iloc[end])
+    assert length > end - start + 1  # the run began before the period (the sample's own)
+    query = {
+        "session": "ETH",
+        "from": "monthly",
+        "period": "last_3_bars",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": ["close", "run"],
+    }
+    result = execute(query, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    assert result.table["run"].iloc[-1] == length
+    began = runs.index[end - length + 1]
+    assert _streak_warnings(result) == [
+        f"streak() counts runs that began before the period: the run ending "
+        f"{runs.index[end]} ({length}) began {began}, {start - (end - length + 1)} of its "
+        "rows before the period."
+    ]
