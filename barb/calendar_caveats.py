@@ -150,7 +150,7 @@ def _exchange_places(stage: StagePlan) -> set[str]:
     exchange's dates (no 'stocks' argument)."""
     mapped = dict(stage.map_exprs)
     found = set()
-    for expr in _exprs(stage):
+    for expr in stage.expressions:
         for node in nodes(expr, mapped):
             if not isinstance(node, ast.Call):
                 continue
@@ -198,7 +198,7 @@ def _steps_over_calendar(stage: StagePlan) -> bool:
     """prev() or next() of something that reads the month, year or weekday (month() !=
     next(month()) flags a month's last row)."""
     mapped = dict(stage.map_exprs)
-    for expr in _exprs(stage):
+    for expr in stage.expressions:
         for node in nodes(expr, mapped):
             if isinstance(node, ast.Call) and node.name.lower() in STEPPING_FUNCTIONS:
                 inner = {
@@ -210,10 +210,6 @@ def _steps_over_calendar(stage: StagePlan) -> bool:
                 if inner & CALENDAR_FUNCTIONS:
                     return True
     return False
-
-
-def _exprs(stage: StagePlan) -> tuple[ast.Expr, ...]:
-    return (*stage.row_exprs, *(item.expr for item in stage.select))
 
 
 # Group-key functions whose groups are calendar periods, and the timeframe naming each.

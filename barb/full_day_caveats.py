@@ -23,11 +23,12 @@ import numpy as np
 import pandas as pd
 
 from barb.column_units import column_unit
+from barb.instruments import format_clock
 from barb.lineage import through_map
 from barb.planning import Plan, SelectItem
 from barb.script import ast
 from barb.session_caveats import part_of_the_day
-from barb.summary_text import value_text
+from barb.summary_text import listed_text, value_text
 
 # The extremes a price statistic takes (max(high), arg_max(date(), high)), by function.
 _EXTREME_OF = {"max": "max", "arg_max": "max", "min": "min", "arg_min": "min"}
@@ -164,7 +165,7 @@ def _extreme_text(
         extreme = "lowest close"
     when = day if column == "close" else f"{day} at {_clock(plan, dates[theirs], column, side)}"
     return (
-        f"{_and(items)} {'is' if len(items) == 1 else 'are'} the {extreme} of {named} only, a part "
+        f"{_names(items)} the {extreme} of {named} only, a part "
         f"of the day: the full day ({full}) went to {value_text(whole[theirs])} on {when}, "
         f'outside {plan.session}. The full day\'s: "session": "{full}".'
     )
@@ -179,7 +180,7 @@ def _clock(plan: Plan, date: np.datetime64, column: str, side: str) -> str:
     values = minutes[column].to_numpy()[lo:hi]
     at = lo + int(np.argmax(values) if side == "max" else np.argmin(values))
     stamp = pd.Timestamp(minutes["timestamp"].to_numpy()[at])
-    return f"{stamp.hour:02d}:{stamp.minute:02d}"
+    return format_clock(stamp.hour * 60 + stamp.minute)
 
 
 def _volume_text(
@@ -209,13 +210,13 @@ def _volume_text(
             said.append(f"{_VOLUME_VERBS[statistic]} {value}" + (f" {unit}" if unit else ""))
     items = [item for item, _ in volumes]
     return (
-        f"{_and(items)} {'is' if len(items) == 1 else 'are'} the volume of {named} only, "
+        f"{_names(items)} the volume of {named} only, "
         f"{share:.0%} of the full day's: over the same {len(whole):,} days the full day "
         f"({full}) {', '.join(said)}. The full day's (what the exchange publishes as daily "
         f'volume): "session": "{full}".'
     )
 
 
-def _and(items: list[SelectItem]) -> str:
-    names = [item.name for item in items]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+def _names(items: list[SelectItem]) -> str:
+    """ "max_high is", "max_high and date are"."""
+    return f"{listed_text([item.name for item in items])} {'is' if len(items) == 1 else 'are'}"

@@ -61,7 +61,7 @@ def _sized(stage: StagePlan) -> bool:
     """Whether the stage compares something read from the open with a number other than 0
     (abs(gap_pct) > 0.2, open > prev(close) * 1.005): the gap has a size."""
     mapped = dict(stage.map_exprs)
-    for expr in (*stage.row_exprs, *(item.expr for item in stage.select)):
+    for expr in stage.expressions:
         for node in nodes(expr, mapped):
             if isinstance(node, ast.Compare) and _reads_open_against_number(node, mapped):
                 return True

@@ -113,14 +113,13 @@ def _steps_back(stage: StagePlan) -> bool:
     session to the last stock-market close (turn_of_the_month's "before"). A query that
     only names holiday() ("where": "not holiday()") still reads the holiday's close."""
     mapped = dict(stage.map_exprs)
-    exprs = (*stage.row_exprs, *(item.expr for item in stage.select))
     return any(
         isinstance(node, ast.Call)
         and node.name.lower() == "prev"
         and bool(node.args)
         and isinstance(node.args[0], ast.Call)
         and node.args[0].name.lower() == "holiday"
-        for expr in exprs
+        for expr in stage.expressions
         for node in nodes(expr, mapped)
     )
 

@@ -115,10 +115,15 @@ class StagePlan:
 
     def _call_nodes(self) -> Iterator[Call]:
         mapped = dict(self.map_exprs)
-        for expr in (*self.row_exprs, *(item.expr for item in self.select)):
+        for expr in self.expressions:
             for node in nodes(expr, mapped):
                 if isinstance(node, Call):
                     yield node
+
+    @property
+    def expressions(self) -> tuple[Expr, ...]:
+        """Every expression of the stage: those evaluated row by row, then its select's."""
+        return (*self.row_exprs, *(item.expr for item in self.select))
 
     @property
     def row_exprs(self) -> tuple[Expr, ...]:

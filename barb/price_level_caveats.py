@@ -40,6 +40,7 @@ from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_select
 from barb.script.library import lookup
+from barb.summary_text import listed_text
 
 if TYPE_CHECKING:
     from barb.stages import StageOutput
@@ -207,10 +208,10 @@ def _units_text(names: Sequence[str], units: dict[str, str | None], points: str)
         unit = units[name] or POINTS
         by_unit.setdefault(points if unit == POINTS else unit, []).append(name)
     said = [
-        f"{_listed(names)}{'' if at else (' is' if len(names) == 1 else ' are')} in {unit}"
+        f"{listed_text(names)}{'' if at else (' is' if len(names) == 1 else ' are')} in {unit}"
         for at, (unit, names) in enumerate(by_unit.items())
     ]
-    return _listed(said)
+    return listed_text(said)
 
 
 def _aggregate(call: ast.Call) -> bool:
@@ -407,7 +408,7 @@ def _recent_values(
                 said.append(f"{item.name} runs {low}–{high} across the groups")
         elif value is not None and not pd.isna(value):
             said.append(f"{item.name} is {_number(value)}")
-    return _listed(said) if said else "there are too few rows to say"
+    return listed_text(said) if said else "there are too few rows to say"
 
 
 def _fair_groups(sizes: pd.Series) -> np.ndarray:
@@ -417,11 +418,6 @@ def _fair_groups(sizes: pd.Series) -> np.ndarray:
     ("runs 157.25–206.54 across the groups", 157.25 one week's range)."""
     counts = np.asarray(sizes, dtype=np.float64)
     return counts >= FAIR_SHARE * counts.max() if len(counts) else counts.astype(bool)
-
-
-def _listed(texts: list[str]) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
 
 
 def _number(value: float) -> str:

@@ -133,8 +133,7 @@ def _open_against_previous(stage: StagePlan, column: str) -> bool:
 def _reads(stage: StagePlan) -> list[list[ast.Node]]:
     """Each expression of the stage as the nodes it reads, through its map's names."""
     mapped = dict(stage.map_exprs)
-    exprs = (*stage.row_exprs, *(item.expr for item in stage.select))
-    return [list(nodes(expr, mapped)) for expr in exprs]
+    return [list(nodes(expr, mapped)) for expr in stage.expressions]
 
 
 def _previous(read: list[ast.Node], column: str = "close") -> bool:

@@ -22,7 +22,7 @@ from barb.script.evaluator import evaluate_aggregate
 from barb.session_caveats import part_of_the_day
 from barb.short_days import close_clock, day_edges, short_days, window_edges
 from barb.stages import query_columns
-from barb.summary_text import value_text
+from barb.summary_text import listed_text, value_text
 
 # Rows named in the short-session warning; more are counted.
 NAMED_SHORT_SESSIONS = 3
@@ -79,7 +79,7 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     if ranked:
         what = "range and volume are"
     else:
-        what = f"{_and(sizes)} {'is' if len(sizes) == 1 else 'are'}"
+        what = f"{listed_text(sizes)} {'is' if len(sizes) == 1 else 'are'}"
     return [
         f"{n} of the {len(days)} rows listed {are}: {listed}; "
         f"their {what} a part day's. {LEAVE_OUT}"
@@ -130,10 +130,6 @@ def _prices_read(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> set[tuple[str, 
             lag += node.to_text()
         pending.extend((child, lag) for child in node.children())
     return found
-
-
-def _and(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> list[str]:

@@ -19,6 +19,11 @@ def count_text(n: int, noun: str) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
+def listed_text(texts: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
+
+
 def value_text(value: Any) -> str:
     """A value as the model reads it: rounded, no thousands separators."""
     value = short_value(value)

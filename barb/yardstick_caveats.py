@@ -19,7 +19,7 @@ import pandas as pd
 
 from barb.column_units import COUNTED_ROWS
 from barb.errors import BarbError
-from barb.lineage import MAX_DEPTH, nodes
+from barb.lineage import MAX_DEPTH, nodes, through_map
 from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -67,7 +67,7 @@ def same_bar_yardstick_caveat(
         before = int(np.count_nonzero(held_before & rows))
         if now == before:
             continue  # the same answer either way: nothing to say
-        yardstick = _resolved(next(_yardsticks(compare, mapped)), mapped).to_text()
+        yardstick = through_map(next(_yardsticks(compare, mapped)), mapped).to_text()
         said.append(
             f"{compare.to_text()} compares each bar with {yardstick} of the same bar, an "
             "average that includes the bar itself (a wide bar stretches its own yardstick): "
@@ -129,10 +129,7 @@ def _bar_size(expr: ast.Node, mapped: dict[str, ast.Expr], depth: int = 0) -> bo
 
 def _price(expr: ast.Node, mapped: dict[str, ast.Expr], *, lagged: bool) -> bool:
     """One of the bar's prices (or, with ``lagged``, also prev() of one)."""
-    for _ in range(MAX_DEPTH):  # map names, followed
-        if not isinstance(expr, ast.Column) or expr.name not in mapped:
-            break
-        expr = mapped[expr.name]
+    expr = through_map(expr, mapped)
     if lagged and isinstance(expr, ast.Call) and expr.name.lower() == "prev" and expr.args:
         return _price(expr.args[0], mapped, lagged=False)
     return isinstance(expr, ast.Column) and expr.name in _PRICES
@@ -145,7 +142,7 @@ def _yardsticks(expr: ast.Node, mapped: dict[str, ast.Expr], depth: int = 0) -> 
         return
     if isinstance(expr, ast.Column):
         if expr.name in mapped:
-            if _is_yardstick(_resolved(expr, mapped), mapped):
+            if _is_yardstick(through_map(expr, mapped), mapped):
                 yield expr
             else:
                 yield from _yardsticks(mapped[expr.name], mapped, depth + 1)
@@ -158,15 +155,6 @@ def _yardsticks(expr: ast.Node, mapped: dict[str, ast.Expr], depth: int = 0) -> 
             return
     for child in expr.children():
         yield from _yardsticks(child, mapped, depth)
-
-
-def _resolved(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> ast.Expr:
-    """The expression a chain of map names ends at."""
-    for _ in range(MAX_DEPTH):
-        if not isinstance(expr, ast.Column) or expr.name not in mapped:
-            break
-        expr = mapped[expr.name]
-    return expr
 
 
 def _is_yardstick(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
@@ -187,7 +175,7 @@ def _lag_yardsticks(expr: ast.Expr, mapped: dict[str, ast.Expr], depth: int = 0)
     if isinstance(expr, ast.Column):
         if expr.name not in mapped or next(_yardsticks(expr, mapped), None) is None:
             return expr
-        if _is_yardstick(_resolved(expr, mapped), mapped):
+        if _is_yardstick(through_map(expr, mapped), mapped):
             return ast.Call("prev", (expr,))
         return _lag_yardsticks(mapped[expr.name], mapped, depth + 1)
     if isinstance(expr, ast.Call):
