@@ -34,7 +34,8 @@ from barb.reference import describe_concept, events_reference, indicators_refere
 from barb.reference import query_reference as build_query_reference
 from barb.script.limits import check_query_value
 from barb.settings import EngineSettings
-from bot.llm.messages import ToolSpec
+from bot.llm.messages import RAW_ARGUMENTS_KEY, ToolSpec
+from bot.llm.tool_arguments import unreadable_reason
 from bot.store.records import Language, PreferenceKind, values_of
 
 if TYPE_CHECKING:
@@ -361,6 +362,12 @@ def parse_args(name: str, arguments: dict[str, Any]) -> _Args:
     tool = TOOLS.get(name)
     if tool is None:
         raise ToolArgumentError(f"Unknown tool '{name}'. Available: {', '.join(TOOLS)}.")
+    raw = arguments.get(RAW_ARGUMENTS_KEY)
+    if isinstance(raw, str):
+        raise ToolArgumentError(
+            f"The arguments for {name} could not be read: {unreadable_reason(raw)}. "
+            "Send them again as one JSON object."
+        )
     try:
         return tool.args.model_validate(arguments)
     except ValidationError as exc:

@@ -8,7 +8,8 @@ all. Differences handled here:
   (GET /models) is used, so that ``OPENAI_BASE_URL`` alone is enough.
 - The official API takes ``max_completion_tokens`` (required by its reasoning models);
   compatible servers are sent the older, universally understood ``max_tokens``.
-- Small local models sometimes send tool arguments that are not a JSON object. Such a call
+- Small local models sometimes send tool arguments that are not a JSON object (or name a
+  key twice: ``bot.llm.tool_arguments``). Such a call
   is kept, with the raw text under ``RAW_ARGUMENTS_KEY`` ("_raw"), rather than failing the
   turn: the tool's argument validation then fails, and that error goes back to the model,
   which can retry (pydantic-ai's approach). ``BadResponse`` is kept for answers that carry
@@ -56,6 +57,7 @@ from bot.llm.sdk_provider import (
     unreadable_body,
     wrong_shape,
 )
+from bot.llm.tool_arguments import UnreadableArguments, read_arguments
 
 log = logging.getLogger(__name__)
 
@@ -294,19 +296,16 @@ def parse_arguments(raw: object, *, tool: str) -> dict[str, Any]:
         return {}
     text = raw if isinstance(raw, str) else str(raw)
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        value = None
+        return read_arguments(text)
+    except UnreadableArguments as exc:
+        log.info("Tool call %r arguments kept under %r: %s", tool, RAW_ARGUMENTS_KEY, str(exc)[:80])
+        return {RAW_ARGUMENTS_KEY: text}
     except RecursionError:
         # Nested deeper than Python's stack: not a model's honest attempt at a query.
         raise BadResponse(
             f"The arguments of the call to {tool[:80]!r} are nested too deep to read.",
             provider="openai",
         ) from None
-    if isinstance(value, dict):
-        return value
-    log.info("Tool call %r arguments are not a JSON object; kept under %r", tool, RAW_ARGUMENTS_KEY)
-    return {RAW_ARGUMENTS_KEY: text}
 
 
 def _usage(completion: ChatCompletion) -> Usage:

@@ -150,3 +150,25 @@ async def test_the_tool_limit_still_lets_the_model_answer_in_words(make_assistan
 
     assert not reply.failed
     assert reply.text == "FOMC, NFP and CPI are available."
+
+
+async def test_arguments_naming_a_key_twice_go_back_to_the_model_unrun(make_assistant) -> None:
+    # What the OpenAI adapter keeps for arguments naming "where" twice (tests/llm): JSON
+    # would keep the second condition and drop the first, which the model meant as well.
+    twice = (
+        '{"query": {"session": "RTH", "from": "daily", "where": "close > open", '
+        '"where": "dayofweek() == 0", "select": "count()"}}'
+    )
+    assistant = make_assistant(
+        calls(ToolCall(id="c1", name="execute_query", arguments={"_raw": twice})),
+        text("I will write the two conditions as one."),
+    )
+
+    reply = await assistant.ask(ALICE, "how many up Mondays?")
+
+    assert not reply.failed
+    assert reply.pending is None  # nothing was put to the person to confirm
+    result = assistant.provider.requests[1].messages[-1].tool_results[0]
+    assert result.is_error
+    assert 'they name "where" twice in one object' in result.content
+    assert "one where joined with and" in result.content

@@ -188,6 +188,11 @@ async def test_malformed_tool_arguments_are_kept_raw(
         ("   ", {}),
         (None, {}),
         ("[1, 2]", {"_raw": "[1, 2]"}),
+        # A key named twice is not read as its last value (p31a Q18: a dropped "where").
+        (
+            '{"query": {"where": "a", "where": "b"}}',
+            {"_raw": '{"query": {"where": "a", "where": "b"}}'},
+        ),
         ('"text"', {"_raw": '"text"'}),
         ({"already": "parsed"}, {"already": "parsed"}),
     ],
