@@ -264,16 +264,22 @@ def literal_value(expr: Node) -> int | float | str | bool | None:
 
 
 _NON_ALNUM = re.compile(r"[^0-9a-zA-Z]+")
+# A comparison's operator is kept as a word: "prev_close_close" read the same for < and >,
+# and a group keyed by it says "true" of one of them.
+_COMPARISONS = {"<=": "le", ">=": "ge", "==": "eq", "!=": "ne", "<": "lt", ">": "gt"}
+_COMPARISON = re.compile("|".join(re.escape(op) for op in _COMPARISONS))
 
 
 def default_name(expr: Node) -> str:
     """The output name of a select item without an alias.
 
     ``mean(range)`` → ``mean_range``, ``count()`` → ``count``, ``percentile(range, 90)`` →
-    ``percentile_range_90``; a bare column keeps its name; anything else becomes the snake_case
-    of its canonical text.
+    ``percentile_range_90``, ``prev(close) < close`` → ``prev_close_lt_close``; a bare column
+    keeps its name; anything else becomes the snake_case of its canonical text, comparisons
+    named by a word.
     """
     if isinstance(expr, Column):
         return expr.name
-    name = _NON_ALNUM.sub("_", expr.to_text()).strip("_").lower()
+    text = _COMPARISON.sub(lambda m: f" {_COMPARISONS[m.group()]} ", expr.to_text())
+    name = _NON_ALNUM.sub("_", text).strip("_").lower()
     return name or "value"

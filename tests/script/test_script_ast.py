@@ -66,6 +66,13 @@ def test_literal_value() -> None:
         ("session_high('RTH')", "session_high_rth"),
         ("Range", "Range"),  # a bare column keeps its name
         ("'!!'", "value"),
+        # A comparison keeps its operator: "true" of prev_close_close read both ways.
+        ("prev(close) < close", "prev_close_lt_close"),
+        ("prev(close) > close", "prev_close_gt_close"),
+        ("sum(close >= open)", "sum_close_ge_open"),
+        ("fh <= 0", "fh_le_0"),
+        ("a == b", "a_eq_b"),
+        ("a != b", "a_ne_b"),
     ],
 )
 def test_default_name(text: str, name: str) -> None:
