@@ -114,7 +114,17 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
     inside = every[lo:hi]
     held = np.zeros(len(inside), dtype=bool)
     held[np.searchsorted(inside, session_days)] = True
-    missing = inside[~held].astype("datetime64[D]")
+    missing = inside[~held]
+    symbol = ""
+    if plan.instruments:
+        # A date ours has bars on that a join left out (the other market shut) is the
+        # join's, said by its own warning: only the dates ours lacks are the window's.
+        own = plan.dataset.frame(plan.session, "daily")["trading_date"].to_numpy()
+        missing = missing[~np.isin(missing, own)]
+        if not len(missing):
+            return []
+        symbol = f"{plan.dataset.instrument.symbol} "
+    missing = missing.astype("datetime64[D]")
     spec = plan.dataset.instrument.sessions.get(plan.session)
     hours = plan.session if spec is None else spec.hours
     noun = "trading day has" if len(missing) == 1 else "trading days have"
@@ -140,7 +150,7 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
         default = plan.session == instrument.default_session
         effect = counts if default else f"{effect}; {counts}"
     return [
-        f"{len(missing)} {noun} no bars in {hours} ({_why_missing(plan, missing)}e.g. "
+        f"{len(missing)} {noun} no {symbol}bars in {hours} ({_why_missing(plan, missing)}e.g. "
         f"{missing[0]}): {effect}."
     ]
 
