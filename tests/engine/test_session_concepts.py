@@ -113,6 +113,15 @@ def test_get_concept_answers_for_sessions_and_functions_too() -> None:
         ("NQ", "крест смерти", "bollinger_middle"),
         ("NQ", "santa claus rally", "trading_days_left('month', 'stocks') < 5"),
         ("NQ", "ралли санта клауса", "days == 7"),
+        # Daily bars cannot order a stop after an intraday entry: minute bars from the
+        # opening range's end (p32e Q19).
+        ("NQ", "стоп-лосс", "time() >= '09:45' and high > orh"),
+        ("CL", "что сработало первым", "time() >= '09:15' and high > orh"),
+        ("NQ", "stop loss", "prev(atr(14)), not atr(14)"),
+        # The equity's drawdown from a 0 start; the asking instrument's multiplier.
+        ("NQ", "максимальная просадка", "if(cummax(equity) > 0, cummax(equity), 0)"),
+        ("ES", "профит-фактор", "pnl * 50"),
+        ("CL", "win rate", "pnl * 1000"),
     ],
 )
 def test_concepts_traders_name_in_english_and_russian(symbol: str, name: str, said: str) -> None:
