@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.bounded_condition_caveats import bounded_condition_caveat
 from barb.calendar_caveats import (
     groups_weeks,
     holiday_caveat,
@@ -175,6 +176,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
+        warnings += bounded_condition_caveat(plan, ctx, frame, keep, output.passed)
     warnings += sizeless_gap_caveat(plan, frame, keep)
     cut_short, whole_first = None, None
     cut_groups: list[OpenGroup] = []
