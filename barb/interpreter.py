@@ -37,7 +37,7 @@ from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
-from barb.price_level_caveats import price_level_caveat
+from barb.price_level_caveats import price_level_caveat, running_total_caveat
 from barb.ranked_groups import PartGroups, cut_group, part_groups
 from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.script.clock_order import NightSession
@@ -195,7 +195,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += iso_week_caveat(plan, output.kept)
         warnings += split_week_caveat(plan, output.kept_dates)
         warnings += early_close_bar_caveat(plan, output.kept)
-    then_rows = None
+    then_rows, first = None, output
     if plan.then is not None:
         given = output.table
         output = _second_stage(plan, output, ctx, day_open)
@@ -206,6 +206,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         keys = [name for name, _ in plan.then.group_keys or plan.first.group_keys]
         parts.rank(plan.then.sort, keys, output.groups)
     warnings[parts_at:parts_at] = parts.texts
+    warnings += running_total_caveat(plan, first, output)
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
         hours, by = session_hours(plan), output.summary.by or []
