@@ -40,6 +40,7 @@ from barb.planning import Plan, plan_query, session_name
 from barb.price_level_caveats import price_level_caveat
 from barb.ranked_groups import PartGroups, cut_group, part_groups
 from barb.result import Metadata, Result, RowsBuilder, sort_order
+from barb.running_history import history_beyond_caveat
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
@@ -145,16 +146,25 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     focus = [j.source for j in plan.events if j.source is not None]
     picked = any(j.filter is not None for j in plan.events)
     day_open = _day_open(ctx.night, plan)
-    output = run_stage(
-        plan.first,
-        frame,
-        ctx,
-        keep,
-        focus=focus,
-        hide=hide,
-        period=scope.in_period,
-        picked=picked,
-        day_open=day_open,
+
+    def first_stage(ctx: EvalContext, frame: pd.DataFrame) -> StageOutput:
+        return run_stage(
+            plan.first,
+            frame,
+            ctx,
+            keep,
+            focus=focus,
+            hide=hide,
+            period=scope.in_period,
+            picked=picked,
+            day_open=day_open,
+        )
+
+    output = first_stage(ctx, frame)
+    # Run again only when a running high or low met higher (lower) bars before the period:
+    # on a copy, so the caveats below read this run's columns.
+    history_beyond = history_beyond_caveat(
+        ctx, output, lambda again: first_stage(again, frame.copy(deep=False))
     )
     rows_matched = output.rows_kept
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates)
@@ -223,7 +233,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     elif output.summary.type == "table" and plan.then is None and plan.timeframe.intraday:
         warnings += short_bar_row_caveat(plan.timeframe.name, session_hours(plan), output.table)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
-    warnings += [w for w in ctx.warnings if w not in warnings]
+    warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     metadata = Metadata(
         instrument=dataset.instrument.symbol,
         session=plan.session,

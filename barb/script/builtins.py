@@ -446,6 +446,8 @@ def _restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
     reach=period_rows_seen_from_history,
 )
 def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    if per is None and ctx.running_from_history:
+        return _in_period(ctx, col.cummax())
     running = _running(ctx, col, per, "cummax").cummax()
     if per is None:
         _warn_history_beyond(ctx, col, running, "cummax")
@@ -462,6 +464,8 @@ def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     reach=period_rows_seen_from_history,
 )
 def _cummin(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    if per is None and ctx.running_from_history:
+        return _in_period(ctx, col.cummin())
     running = _running(ctx, col, per, "cummin").cummin()
     if per is None:
         _warn_history_beyond(ctx, col, running, "cummin")
@@ -474,7 +478,8 @@ def _warn_history_beyond(
     """A running high (low) starts at the period's first bar, by definition; when the bars
     before the period went higher (lower), it is the period-to-date's, not all history's:
     "new all-time highs in 2025" as high > prev(cummax(high)) over the period 2025 counted
-    22 new highs of 2025, where history holds 11. Said, with the way to all history.
+    22 new highs of 2025, where history holds 11. Said, with the way to all history, once the
+    stage has found that the answer changes when read from history (``barb.running_history``).
     ``col`` holds the history (``period_rows_seen_from_history``)."""
     period = ctx.period
     if period is None:
@@ -499,13 +504,14 @@ def _warn_history_beyond(
     # One sentence for every running high of the period (cummax(close), cummax(high)): the
     # first one's numbers show it.
     opening = f"{function}() starts at the period's first bar ({_moment(starts, ctx.intraday)})"
-    ctx.warn(
+    if any(said.startswith(opening) for said in ctx.history_beyond):
+        return
+    ctx.history_beyond.append(
         f"{opening}, and the bars before it went {'higher' if highest else 'lower'}: "
         f"{beyond:.10g} on {_moment(went, ctx.intraday)}. It is the {extreme} since the "
         "period began, not of all history; for all-time highs or lows leave the period out "
         f"and pick the rows with where (year() == {pd.Timestamp(dates.iloc[first]).year}) or "
-        "sort and limit.",
-        once_per=opening,
+        "sort and limit."
     )
 
 

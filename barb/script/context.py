@@ -60,6 +60,12 @@ class EvalContext:
     # Intraday bars of a session that crosses midnight (OVERNIGHT): a comparison of times of
     # day as text there is said where it reads against the session's order.
     night: NightSession | None = None
+    # A running high or low (cummax, cummin) under a period starts at its first bar; where
+    # the bars before it went beyond, the warning waits here until the stage is run again
+    # with them read from all history (``running_from_history``): said only when that
+    # changes the answer (``barb.running_history``).
+    history_beyond: list[str] = field(default_factory=list)
+    running_from_history: bool = False
 
     @property
     def intraday(self) -> bool:
