@@ -42,8 +42,16 @@ from barb.instruments import (
     format_clock,
     load_instrument,
 )
-from barb.lineage import nodes, through_map
-from barb.script.ast import Call, Column, Expr, default_name, literal_value, walk
+from barb.lineage import Lineage, nodes, through_map
+from barb.script.ast import (
+    Call,
+    Column,
+    Expr,
+    default_name,
+    literal_value,
+    walk,
+    with_children,
+)
 from barb.script.columns_read import columns_read
 from barb.script.hoisting import hoist
 from barb.script.library import contains_aggregate
@@ -56,6 +64,7 @@ from barb.script.warmup import ROW, Reach
 from barb.session_concepts import missing_session_text
 from barb.session_times import SessionTimes
 from barb.settings import EngineSettings
+from barb.time_keys import CARRIES_VALUE
 from barb.timeframes import TIMEFRAMES, Timeframe, timeframe
 
 # Names of the columns an instrument join adds, after the symbol's prefix ("es_close").
@@ -238,7 +247,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     joined = {j.dataset.instrument.symbol for j in instruments}
     warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
     warnings += _running_across_groups(first)
-    warnings += _hours_off_the_clock(first, tf, dataset.instrument.session(session))
+    warnings += _hours_off_the_clock(query, first, then, tf, dataset.instrument.session(session))
     warnings += _running_before_where(first)
 
     mapped = map_reach(first.map_exprs)
@@ -325,32 +334,67 @@ def _running_before_where(first: StagePlan) -> list[str]:
     ]
 
 
-def _hours_off_the_clock(first: StagePlan, tf: Timeframe, session: SessionSpec) -> list[str]:
+def _hours_off_the_clock(
+    query: Query, first: StagePlan, then: StagePlan | None, tf: Timeframe, session: SessionSpec
+) -> list[str]:
     """hour() as a group key on bars that do not start on the hour: RTH's 1h bars start at
     09:30, so "hour 15" is the bar 15:30-16:30 and a chart read it as 15:00 (the busiest hour,
     15:00-16:00, came out as 40,050 contracts for 58,401); 5m bars' hour 9 holds only 09:30-
-    09:59."""
+    09:59. So is a second stage's key that holds a first stage's hour(): "which hour makes
+    the day's high" as arg_max(hour(), high) as h by date(), then group_by h, listed 9 … 16
+    for the bars from 09:30 … 16:30 (p32c #25)."""
     offset = session.start_minute % 60
-    if not tf.intraday or not offset or not first.group_keys:
+    if not tf.intraday or not offset:
         return []
     mapped = dict(first.map_exprs)
     for _, key in first.group_keys:
         expr = through_map(key, mapped)
-        if not (isinstance(expr, Call) and expr.name.lower() == "hour" and not expr.args):
+        if isinstance(expr, Call) and expr.name.lower() == "hour" and not expr.args:
+            return [_off_the_clock_text(tf, session, "hour", "hour() is", "Group by time()")]
+    lineage = Lineage(query.to_json())
+    for name, _ in then.group_keys if then is not None else ():
+        source = lineage.values_of(name, CARRIES_VALUE)
+        if not (isinstance(source, Call) and source.name.lower() == "hour" and not source.args):
             continue
-        first_hour = session.start_minute // 60
-        if (tf.minutes or 1) % 60 == 0:
-            return [
-                f"hour() is the clock hour a bar starts in, and these {tf.name} bars start "
-                f"at :{offset:02d} ({session.start}, …): hour {first_hour} is the bar "
-                f"{session.start}-{format_clock(session.start_minute + (tf.minutes or 60))}. "
-                "Group by time() to name each bar by its start."
-            ]
-        return [
-            f"hour() is the clock hour a bar starts in, and the session starts at "
-            f"{session.start}: hour {first_hour} holds only the bars from {session.start}."
-        ]
+        found = lineage.definition(name)
+        made = _hour_as_time(found[0]) if found is not None else None
+        fix = f"Select {made.to_text()} as {name}" if made else "Take time() for hour()"
+        return [_off_the_clock_text(tf, session, name, f"{name} is hour(),", fix)]
     return []
+
+
+def _off_the_clock_text(
+    tf: Timeframe, session: SessionSpec, key: str, subject: str, fix: str
+) -> str:
+    """What hour() names on bars from a session open off the hour, said of ``subject``
+    ("hour() is", "h is hour(),") and its values (``key`` 9), and ``fix``, the form that
+    names each bar by its start: "hour 9 is the bar 09:30-10:30, …, hour 16 the bar
+    16:30-17:00"."""
+    opens, step = session.start_minute, tf.minutes or 60
+    first_hour = opens // 60
+    if step % 60:
+        return (
+            f"{subject} the clock hour a bar starts in, and the session starts at "
+            f"{session.start}: {key} {first_hour} holds only the bars from {session.start}."
+        )
+    last = opens + (session.length_minutes - 1) // step * step
+    bars = f"{key} {first_hour} is the bar {session.start}-{format_clock(opens + step)}"
+    if last > opens:
+        end = opens + session.length_minutes
+        bars += f", …, {key} {last // 60 % 24} the bar {format_clock(last)}-{format_clock(end)}"
+    return (
+        f"{subject} the clock hour a bar starts in, and these {tf.name} bars start at "
+        f":{opens % 60:02d} ({session.start}, …): {bars}. {fix} to name each bar by its start."
+    )
+
+
+def _hour_as_time(expr: Expr) -> Expr | None:
+    """``expr`` with time() for each hour() in it (arg_max(hour(), high) → arg_max(time(),
+    high)); None when it calls no hour() itself (it reads a map column of one)."""
+    if isinstance(expr, Call) and expr.name.lower() == "hour" and not expr.args:
+        return replace(expr, name="time")
+    changed = with_children(expr, lambda child: _hour_as_time(child) or child)
+    return changed if changed != expr else None
 
 
 def _bar_columns_read(first: StagePlan) -> set[str]:
