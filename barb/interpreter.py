@@ -28,7 +28,7 @@ from barb.calendar_caveats import (
 from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.closed_days import no_trading_error
-from barb.early_close_bars import early_close_bar_caveat
+from barb.early_close_bars import early_close_bar_caveat, early_close_pick_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.full_day_caveats import full_day_caveat
 from barb.gap_size_caveats import sizeless_gap_caveat
@@ -210,6 +210,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         given = output.table
         output = _second_stage(plan, output, ctx, day_open)
         warnings += output.warnings
+        warnings += early_close_pick_caveat(plan, given, output.passed)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
         # A ranking of the first stage's groups, or of groups made of them.
