@@ -170,7 +170,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += part_day_share_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
-    warnings += missing_days_caveat(plan, scope)
+    warnings += missing_days_caveat(plan, scope, ctx)
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)

@@ -462,7 +462,10 @@ def _windows_at_another_open(
     """A window starting at another instrument's open but not this one's is most likely that
     instrument's times carried over (NQ's opening range '09:30-09:45' written for CL, whose
     RTH opens 09:00): said, with this instrument's own open. Not when that instrument is
-    joined: then its hours are meant (CL with NQ joined over NQ's '09:30-17:00')."""
+    joined: then its hours are meant (CL with NQ joined over NQ's '09:30-17:00'); nor when
+    the query also reads the window that ends where it starts: a row of clock hours
+    ('08:00-09:00' and '09:00-10:00' on NQ, 13:00 UTC in winter and in summer), not another
+    instrument's open."""
     written = [session] if session else []
     for stage in stages:
         for expr in _stage_exprs(stage):
@@ -475,9 +478,11 @@ def _windows_at_another_open(
     own_open = ours.sessions[ours.default_session].start
     others = [load_instrument(s, settings) for s in available_instruments(settings)]
     warnings = []
-    for window in dict.fromkeys(_window_hours(ours, text) for text in written):
-        start = window.split("-")[0] if window else None
-        if start is None or start == own_open:
+    windows = [w for w in dict.fromkeys(_window_hours(ours, text) for text in written) if w]
+    ends = {window.split("-")[1] for window in windows}
+    for window in windows:
+        start = window.split("-")[0]
+        if start == own_open or start in ends:
             continue
         opened = [i for i in others if i.sessions[i.default_session].start == start]
         if opened and not joined & {i.symbol for i in opened}:
@@ -485,7 +490,8 @@ def _windows_at_another_open(
             warnings.append(
                 f"'{window}' starts at the open of {names} ({start}), not {ours.symbol}'s: "
                 f"{ours.symbol}'s {ours.default_session} opens at {own_open} (its first 15 "
-                f"minutes are '{ours.window_example}')."
+                f"minutes are '{ours.window_example}'). A clock hour meant as written "
+                "(another time zone's, in ET) is right as it is."
             )
     return warnings
 
