@@ -62,8 +62,9 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
         return []
     # Not advice to drop them: the Sunday reopen after a holiday Monday is that week's
     # weekend gap, and Asian hours trade as usual. Only a stock-market question wants them out.
+    are = "is a US holiday session" if len(closed) == 1 else "are US holiday sessions"
     return [
-        f"{len(closed)} of the rows are US holiday sessions (the stock market closed, "
+        f"{len(closed)} of the rows {are} (the stock market closed, "
         f"{_hours_traded(plan, closed)}), e.g. {closed[0]}: "
         '"where": "not holiday()" leaves them out when the question is about the stock '
         "market's days."
