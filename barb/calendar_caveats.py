@@ -71,13 +71,14 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
     if not len(closed):
         return []
     traded = _hours_traded(plan, closed)
+    are = "is a US holiday session" if len(closed) == 1 else "are US holiday sessions"
     if places:
         # "where": "not holiday()" would leave the month without a first day: the day after
         # Labor Day is numbered 2 among the exchange's days.
         place = places[0]
         name = closure_name(OPTIONS_CALENDAR, closed[0])
         return [
-            f"{len(closed)} of the {len(np.unique(days))} rows are US holiday sessions (the "
+            f"{len(closed)} of the {len(np.unique(days))} rows {are} (the "
             f"stock market closed, {traded}), e.g. {closed[0]}{f' ({name})' if name else ''}: "
             f"{place.text()} counts them among the exchange's days; {place.text('stocks')} "
             "counts the stock market's days, which leaves them out."
@@ -85,7 +86,7 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
     # Not advice to drop them: the Sunday reopen after a holiday Monday is that week's
     # weekend gap, and Asian hours trade as usual. Only a stock-market question wants them out.
     return [
-        f"{len(closed)} of the rows are US holiday sessions (the stock market closed, "
+        f"{len(closed)} of the rows {are} (the stock market closed, "
         f"{traded}), e.g. {closed[0]}: "
         '"where": "not holiday()" leaves them out when the question is about the stock '
         "market's days."

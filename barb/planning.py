@@ -51,7 +51,7 @@ from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import JoinSpec, Query, SortKey, Stage
 from barb.script.reach import map_reach, reach, reads_other_bars
-from barb.script.validator import SelectNames, validate
+from barb.script.validator import FirstStageColumns, SelectNames, validate
 from barb.script.warmup import ROW, Reach
 from barb.session_concepts import missing_session_text
 from barb.session_times import SessionTimes
@@ -626,11 +626,13 @@ def _plan_stage(
     prefix: str,
     label: str | None = None,
     instrument: Instrument | None = None,
+    first_stage: FirstStageColumns | None = None,
 ) -> StagePlan:
     """Check one stage's clauses against ``columns`` (which gains the map names).
 
     ``label`` is the bar label a row result starts with (``date``, ``month``…): rows can be
-    sorted by it, and a second stage can read it.
+    sorted by it, and a second stage can read it. ``first_stage``: a second stage's, what
+    the first stage's rows held, which its table may not.
     """
 
     def step(name: str) -> str:
@@ -654,6 +656,7 @@ def _plan_stage(
                 aggregates_over_all=over_all,
                 instrument=instrument,
                 later=later,
+                first_stage=first_stage,
             )
             map_exprs.append((name, expr))
         columns.add(name)
@@ -661,7 +664,12 @@ def _plan_stage(
     where = _parse(stage.where, step("where"), errors) if stage.where else None
     if where is not None:
         errors += validate(
-            where, columns, step=step("where"), allow_aggregates=False, instrument=instrument
+            where,
+            columns,
+            step=step("where"),
+            allow_aggregates=False,
+            instrument=instrument,
+            first_stage=first_stage,
         )
 
     group_keys: list[tuple[str, Expr]] = []
@@ -670,13 +678,20 @@ def _plan_stage(
         if expr is None:
             continue
         errors += validate(
-            expr, columns, step=step("group_by"), allow_aggregates=False, instrument=instrument
+            expr,
+            columns,
+            step=step("group_by"),
+            allow_aggregates=False,
+            instrument=instrument,
+            first_stage=first_stage,
         )
         name = expr.name if isinstance(expr, Column) else default_name(expr)
         if all(name != known for known, _ in group_keys):  # a key named twice groups once
             group_keys.append((name, expr))
 
-    select = _plan_select(stage, columns, group_keys, errors, step("select"), instrument)
+    select = _plan_select(
+        stage, columns, group_keys, errors, step("select"), instrument, first_stage
+    )
     hoisted: list[tuple[str, Expr]] = []
     # What an aggregate reads across rows is computed per row, with history, before the cut.
     select = [
@@ -725,6 +740,7 @@ def _plan_select(
     errors: list[QueryError],
     step: str,
     instrument: Instrument | None = None,
+    first_stage: FirstStageColumns | None = None,
 ) -> list[SelectItem]:
     select: list[SelectItem] = []
     texts = stage.select or (["count()"] if stage.group_by else [])
@@ -737,7 +753,14 @@ def _plan_select(
             continue
         if isinstance(expr, Column) and expr.name in key_names and alias is None:
             continue  # selecting the group key itself: it is in the output anyway
-        errors += validate(expr, columns, step=step, allow_aggregates=True, instrument=instrument)
+        errors += validate(
+            expr,
+            columns,
+            step=step,
+            allow_aggregates=True,
+            instrument=instrument,
+            first_stage=first_stage,
+        )
         select.append(SelectItem(expr, alias or default_name(expr), contains_aggregate(expr)))
 
     if select and group_keys and not all(s.aggregate for s in select):
@@ -814,6 +837,11 @@ def _plan_then(
             )
         )
         return None
+    # The first stage's bar and map columns: a name of those that its table does not hold
+    # is pointed to the first stage's select, not to a map ("up" made there, then read here).
+    read = FirstStageColumns(
+        frozenset(columns), frozenset(n for n, _ in first.map_exprs), first.shape == "grouped"
+    )
     return _plan_stage(
         then,
         first.output_columns(set(columns)),
@@ -821,6 +849,7 @@ def _plan_then(
         settings,
         prefix="then.",
         instrument=instrument,
+        first_stage=read,
     )
 
 
