@@ -35,6 +35,7 @@ from barb.gap_size_caveats import sizeless_gap_caveat
 from barb.holiday_close_caveats import holiday_close_caveat
 from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
+from barb.part_group_feeds import say_fed
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
 from barb.price_level_caveats import price_level_caveat
@@ -180,7 +181,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += part_day_share_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
-    warnings += missing_days_caveat(plan, scope)
+    warnings += missing_days_caveat(plan, scope, ctx)
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
@@ -216,6 +217,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         # A ranking of the first stage's groups, or of groups made of them.
         keys = [name for name, _ in plan.then.group_keys or plan.first.group_keys]
         parts.rank(plan.then.sort, keys, output.groups)
+        if output.kept is not None:  # a statistic over the groups, a part one among them
+            say_fed(parts, plan.then, ctx, output.kept)
     warnings[parts_at:parts_at] = parts.texts
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar

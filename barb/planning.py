@@ -59,7 +59,7 @@ from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import JoinSpec, Query, SortKey, Stage
 from barb.script.reach import map_reach, reach, reads_other_bars
-from barb.script.validator import SelectNames, validate
+from barb.script.validator import FirstStageColumns, SelectNames, validate
 from barb.script.warmup import ROW, Reach
 from barb.session_concepts import missing_session_text
 from barb.session_times import SessionTimes
@@ -506,7 +506,10 @@ def _windows_at_another_open(
     """A window starting at another instrument's open but not this one's is most likely that
     instrument's times carried over (NQ's opening range '09:30-09:45' written for CL, whose
     RTH opens 09:00): said, with this instrument's own open. Not when that instrument is
-    joined: then its hours are meant (CL with NQ joined over NQ's '09:30-17:00')."""
+    joined: then its hours are meant (CL with NQ joined over NQ's '09:30-17:00'); nor when
+    the query also reads the window that ends where it starts: a row of clock hours
+    ('08:00-09:00' and '09:00-10:00' on NQ, 13:00 UTC in winter and in summer), not another
+    instrument's open."""
     written = [session] if session else []
     for stage in stages:
         for expr in _stage_exprs(stage):
@@ -519,9 +522,11 @@ def _windows_at_another_open(
     own_open = ours.sessions[ours.default_session].start
     others = [load_instrument(s, settings) for s in available_instruments(settings)]
     warnings = []
-    for window in dict.fromkeys(_window_hours(ours, text) for text in written):
-        start = window.split("-")[0] if window else None
-        if start is None or start == own_open:
+    windows = [w for w in dict.fromkeys(_window_hours(ours, text) for text in written) if w]
+    ends = {window.split("-")[1] for window in windows}
+    for window in windows:
+        start = window.split("-")[0]
+        if start == own_open or start in ends:
             continue
         opened = [i for i in others if i.sessions[i.default_session].start == start]
         if opened and not joined & {i.symbol for i in opened}:
@@ -529,7 +534,8 @@ def _windows_at_another_open(
             warnings.append(
                 f"'{window}' starts at the open of {names} ({start}), not {ours.symbol}'s: "
                 f"{ours.symbol}'s {ours.default_session} opens at {own_open} (its first 15 "
-                f"minutes are '{ours.window_example}')."
+                f"minutes are '{ours.window_example}'). A clock hour meant as written "
+                "(another time zone's, in ET) is right as it is."
             )
     return warnings
 
@@ -664,11 +670,13 @@ def _plan_stage(
     prefix: str,
     label: str | None = None,
     instrument: Instrument | None = None,
+    first_stage: FirstStageColumns | None = None,
 ) -> StagePlan:
     """Check one stage's clauses against ``columns`` (which gains the map names).
 
     ``label`` is the bar label a row result starts with (``date``, ``month``…): rows can be
-    sorted by it, and a second stage can read it.
+    sorted by it, and a second stage can read it. ``first_stage``: a second stage's, what
+    the first stage's rows held, which its table may not.
     """
 
     def step(name: str) -> str:
@@ -692,6 +700,7 @@ def _plan_stage(
                 aggregates_over_all=over_all,
                 instrument=instrument,
                 later=later,
+                first_stage=first_stage,
             )
             map_exprs.append((name, expr))
         columns.add(name)
@@ -699,7 +708,12 @@ def _plan_stage(
     where = _parse(stage.where, step("where"), errors) if stage.where else None
     if where is not None:
         errors += validate(
-            where, columns, step=step("where"), allow_aggregates=False, instrument=instrument
+            where,
+            columns,
+            step=step("where"),
+            allow_aggregates=False,
+            instrument=instrument,
+            first_stage=first_stage,
         )
 
     group_keys: list[tuple[str, Expr]] = []
@@ -708,13 +722,20 @@ def _plan_stage(
         if expr is None:
             continue
         errors += validate(
-            expr, columns, step=step("group_by"), allow_aggregates=False, instrument=instrument
+            expr,
+            columns,
+            step=step("group_by"),
+            allow_aggregates=False,
+            instrument=instrument,
+            first_stage=first_stage,
         )
         name = expr.name if isinstance(expr, Column) else default_name(expr)
         if all(name != known for known, _ in group_keys):  # a key named twice groups once
             group_keys.append((name, expr))
 
-    select = _plan_select(stage, columns, group_keys, errors, step("select"), instrument)
+    select = _plan_select(
+        stage, columns, group_keys, errors, step("select"), instrument, first_stage
+    )
     hoisted: list[tuple[str, Expr]] = []
     # What an aggregate reads across rows is computed per row, with history, before the cut.
     select = [
@@ -763,6 +784,7 @@ def _plan_select(
     errors: list[QueryError],
     step: str,
     instrument: Instrument | None = None,
+    first_stage: FirstStageColumns | None = None,
 ) -> list[SelectItem]:
     select: list[SelectItem] = []
     texts = stage.select or (["count()"] if stage.group_by else [])
@@ -775,7 +797,14 @@ def _plan_select(
             continue
         if isinstance(expr, Column) and expr.name in key_names and alias is None:
             continue  # selecting the group key itself: it is in the output anyway
-        errors += validate(expr, columns, step=step, allow_aggregates=True, instrument=instrument)
+        errors += validate(
+            expr,
+            columns,
+            step=step,
+            allow_aggregates=True,
+            instrument=instrument,
+            first_stage=first_stage,
+        )
         select.append(SelectItem(expr, alias or default_name(expr), contains_aggregate(expr)))
 
     if select and group_keys and not all(s.aggregate for s in select):
@@ -852,6 +881,11 @@ def _plan_then(
             )
         )
         return None
+    # The first stage's bar and map columns: a name of those that its table does not hold
+    # is pointed to the first stage's select, not to a map ("up" made there, then read here).
+    read = FirstStageColumns(
+        frozenset(columns), frozenset(n for n, _ in first.map_exprs), first.shape == "grouped"
+    )
     return _plan_stage(
         then,
         first.output_columns(set(columns)),
@@ -859,6 +893,7 @@ def _plan_then(
         settings,
         prefix="then.",
         instrument=instrument,
+        first_stage=read,
     )
 
 
