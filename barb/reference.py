@@ -117,7 +117,7 @@ def query_reference(
         "QUERY FORMAT — a JSON object, every field optional. Steps run in this order:",
         "session → from → join → map → period → where → group_by → select → sort → limit, "
         "then the optional second stage (then).",
-        '- instrument: "NQ", "ES", "CL"… — leave it out for the current instrument.',
+        '- instrument: "NQ", "ES", "CL"… — omit it for the current instrument.',
         f"- session: {sessions}. Give it for daily+ bars (else the default is used). "
         "Any window 'HH:MM-HH:MM' inside the trading day is a session too "
         f"('{times.opening_range}' = the 15-minute opening range; one from "
