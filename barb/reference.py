@@ -216,8 +216,7 @@ def _instruments_text(instrument: Instrument | None, settings: EngineSettings | 
     unit = f" {currencies.pop()}" if len(currencies) == 1 else ""
     names = ", ".join(f'"{i.symbol}"' for i in each)
     return (
-        f"{names}… — leave it out for the current instrument. Per contract a 1.0 move is "
-        f"{values}{unit}."
+        f"{names}… — omit it for the current instrument. Per contract a 1.0 move is {values}{unit}."
     )
 
 
