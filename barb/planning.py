@@ -43,6 +43,7 @@ from barb.instruments import (
     load_instrument,
 )
 from barb.lineage import Lineage, nodes, through_map
+from barb.point_value_caveats import other_point_value_caveat
 from barb.script.ast import (
     Call,
     Column,
@@ -249,6 +250,13 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     warnings += _running_across_groups(first)
     warnings += _hours_off_the_clock(query, first, then, tf, dataset.instrument.session(session))
     warnings += _running_before_where(first)
+    warnings += other_point_value_caveat(
+        (*first.map_exprs, *((item.name, item.expr) for item in first.select)),
+        dataset.instrument,
+        joined,
+        query.to_json(),
+        settings,
+    )
 
     mapped = map_reach(first.map_exprs)
     needed = ROW
