@@ -1,8 +1,9 @@
 """Warnings about which days a daily answer counts: US holiday sessions among the rows of a
-weekday or turn-of-month question, trading dates a session window has no bars on (which
-prev() and next() step over), a week, month or year group the period's edge cuts, a
-weekofyear() group that holds two different weeks, and weeks that a year, quarter or month
-key beside week() splits in two."""
+weekday or turn-of-month question, or left out by not holiday() beside a day's place among
+the exchange's days (its month then has no row), trading dates a session window has no
+bars on (which prev() and next() step over), a week, month or year group the period's edge
+cuts, a weekofyear() group that holds two different weeks, and weeks that a year, quarter
+or month key beside week() splits in two."""
 
 from __future__ import annotations
 
@@ -216,13 +217,19 @@ class Place:
         unit = f"'{self.unit}'" if self.unit is not None else "unit"
         return f"{self.name}({unit}{f', {days!r}' if days else ''})"
 
+    def call(self) -> ast.Call:
+        """The call itself, to evaluate (its unit a literal)."""
+        assert self.unit is not None
+        return ast.Call(self.name, (ast.String(self.unit),))
 
-def exchange_places(stage: StagePlan) -> list[Place]:
-    """trading_day() and trading_days_left() among the stage's calls that count the
-    exchange's dates (no 'stocks' argument), each once, in the order written."""
+
+def exchange_places(stage: StagePlan, exprs: tuple[ast.Expr, ...] | None = None) -> list[Place]:
+    """trading_day() and trading_days_left() among the stage's calls (or those of ``exprs``,
+    through the stage's map) that count the exchange's dates (no 'stocks' argument), each
+    once, in the order written."""
     mapped = dict(stage.map_exprs)
     found: dict[Place, None] = {}
-    for expr in stage.expressions:
+    for expr in stage.expressions if exprs is None else exprs:
         for node in nodes(expr, mapped):
             if not isinstance(node, ast.Call):
                 continue
@@ -284,6 +291,94 @@ def _numbering_reaches(
         ):
             return False
     return True
+
+
+def unnumbered_holidays_caveat(
+    plan: Plan, scope: Scope, ctx: EvalContext, passed: np.ndarray | None
+) -> list[str]:
+    """A where that picks a place among the exchange's days and drops the holiday sessions:
+    "month() == 9 and trading_day('month') == 1 and not holiday()" on NQ's RTH kept 10 rows
+    for 18 Septembers, as 8 first days were Labor Day's short sessions and the day after
+    each is numbered 2. Said when the rows kept share one number (1) and holiday sessions
+    of the period that pass the where's other terms have it: read from the rows, not the
+    text. ``ctx``: the first stage's; ``passed``: the rows its where kept, over
+    ``scope.frame``."""
+    stage = plan.first
+    if plan.timeframe.name != "daily" or stage.where is None or passed is None:
+        return []
+    if "holiday" not in stage.calls:  # most queries stop here, before any place is read
+        return []
+    places = [p for p in exchange_places(stage, (stage.where,)) if p.unit is not None]
+    if not places:
+        return []
+    mapped = dict(stage.map_exprs)
+    terms = _and_terms(stage.where, mapped)
+    others = [term for term in terms if not _drops_holidays(term, mapped)]
+    frame = scope.frame
+    if len(others) == len(terms) or len(passed) != len(frame) or "trading_date" not in frame:
+        return []
+    days = frame["trading_date"].to_numpy().astype("datetime64[D]")
+    dropped = scope.in_period & us_market_closed(days)
+    quiet = replace(
+        ctx, frame=frame, period=scope.in_period, warnings=[], row_warnings=[], step="where"
+    )
+    # The holiday sessions the where would have kept but for not holiday(): a term that
+    # cannot be read again here is taken as true of them.
+    for term in others:
+        if not dropped.any():
+            return []
+        try:
+            values = evaluate(term, quiet)
+        except BarbError:
+            continue
+        if pd.api.types.is_bool_dtype(values):
+            dropped &= values.fillna(False).to_numpy(dtype=bool)
+    if not dropped.any():
+        return []
+    for place in places:
+        try:
+            numbers = evaluate(place.call(), quiet).to_numpy(dtype=float)
+        except BarbError:
+            continue
+        # The rows kept name the number; with none kept, the holidays dropped may.
+        held = numbers[passed] if passed.any() else numbers[dropped]
+        values = np.unique(held[~np.isnan(held)])
+        if len(values) != 1:
+            continue
+        lost = days[dropped & (numbers == values[0])]
+        if not len(lost):
+            continue
+        n, unit, number = len(lost), place.unit, int(values[0])
+        name = closure_name(OPTIONS_CALENDAR, lost[0])
+        return [
+            f"not holiday() left out {n} day{'s' if n > 1 else ''} that {place.text()} "
+            f"numbers {number} (e.g. {lost[0]}{f', {name}' if name else ''}), and no other "
+            f"day of {'their' if n > 1 else 'its'} {unit} has that number: "
+            f"{f'those {n} {unit}s have' if n > 1 else f'that {unit} has'} no row. "
+            f"{place.text('stocks')} numbers the stock market's days, which skip holidays."
+        ]
+    return []
+
+
+def _and_terms(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> list[ast.Expr]:
+    """The terms of a chain of and, through the map's names ("where": "first and open",
+    with "open": "not holiday()")."""
+    terms = []
+    for term in conjuncts(through_map(expr, mapped)):
+        inner = through_map(term, mapped)
+        if isinstance(inner, ast.Logical) and inner.op == "and":
+            terms += _and_terms(inner, mapped)
+        else:
+            terms.append(inner)
+    return terms
+
+
+def _drops_holidays(term: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether ``term`` is not holiday() (through the map's names)."""
+    if not isinstance(term, ast.Not):
+        return False
+    inner = through_map(term.operand, mapped)
+    return isinstance(inner, ast.Call) and inner.name.lower() == "holiday" and not inner.args
 
 
 def _why_missing(plan: Plan, missing: np.ndarray) -> str:

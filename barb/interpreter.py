@@ -25,6 +25,7 @@ from barb.calendar_caveats import (
     missing_days_caveat,
     period_cuts,
     split_week_caveat,
+    unnumbered_holidays_caveat,
 )
 from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
@@ -183,6 +184,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope, ctx)
+    warnings += unnumbered_holidays_caveat(plan, scope, ctx, output.passed)
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)

@@ -635,3 +635,136 @@ def test_the_good_friday_note_is_said_where_its_months_can_be_kept(
     assert pd.Timestamp("2024-03-29") in missing
     result = rows({"session": "RTH", "from": "daily", "where": where}, sample_settings, "NQ")
     assert bool(_place_note(result.metadata.warnings)) == said, result.metadata.warnings
+
+
+# --- not holiday() beside a place among the exchange's days ---------------------------------
+
+
+def _dropped_note(said: list[str]) -> list[str]:
+    return [w for w in said if w.startswith("not holiday() left out")]
+
+
+def test_not_holiday_says_the_septembers_it_leaves_without_a_first_day(
+    sample_settings, nq_rth_dates
+) -> None:
+    """p32d #19's fix: "month() == 9 and trading_day('month') == 1 and not holiday()" drops
+    the 8 Labor Day sessions and keeps nothing in their place (the day after is numbered
+    2): 10 rows for 18 Septembers, said; the 'stocks' form it names has all 18."""
+    query = {"session": "RTH", "from": "daily", "select": ["date()"]}
+    where = "month() == 9 and trading_day('month') == 1"
+    result = rows({**query, "where": f"{where} and not holiday()"}, sample_settings, "NQ")
+    september = pd.Series(nq_rth_dates, index=nq_rth_dates)
+    september = september[september.dt.month == 9]
+    firsts = september.groupby(september.index.year).min()
+    labor_days = [d for d in firsts if d == _nth_monday(d.year, 9)]
+    assert len(firsts) == 18 and len(labor_days) == 8
+    assert dates_of(result.table) == [f"{d:%Y-%m-%d}" for d in firsts if d not in labor_days]
+    assert _dropped_note(result.metadata.warnings) == [
+        f"not holiday() left out 8 days that trading_day('month') numbers 1 (e.g. "
+        f"{labor_days[0]:%Y-%m-%d}, Labor Day), and no other day of their month has that "
+        "number: those 8 months have no row. trading_day('month', 'stocks') numbers the "
+        "stock market's days, which skip holidays."
+    ]
+    stocks = rows(
+        {**query, "where": "month() == 9 and trading_day('month', 'stocks') == 1"},
+        sample_settings,
+        "NQ",
+    )
+    open_days = september[[d != _nth_monday(d.year, 9) for d in september]]
+    expected = open_days.groupby(open_days.index.year).min()
+    assert len(expected) == 18
+    assert dates_of(stocks.table) == [f"{d:%Y-%m-%d}" for d in expected]
+
+
+def test_not_holiday_says_the_month_ends_it_leaves_without_a_last_day(
+    sample_settings, nq_rth_dates
+) -> None:
+    """trading_days_left('month') == 0 and not holiday(): May 2010 and 2021 ended on Memorial
+    Day, and the Friday before reads 1 left, so those Mays have no row."""
+    result = rows(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"open": "not holiday()"},  # through the map
+            "where": "trading_days_left('month') == 0 and open",
+            "select": "count()",
+        },
+        sample_settings,
+        "NQ",
+    )
+    days = pd.Series(nq_rth_dates, index=nq_rth_dates)
+    ends = days.groupby(nq_rth_dates.to_period("M")).max()
+    memorial = [d for d in ends if d.month == 5 and d == _nth_monday(d.year, 5, last=True)]
+    assert len(memorial) == 2
+    [said] = _dropped_note(result.metadata.warnings)
+    assert said.startswith(
+        f"not holiday() left out 2 days that trading_days_left('month') numbers 0 (e.g. "
+        f"{memorial[0]:%Y-%m-%d}, Memorial Day)"
+    ), said
+
+
+def _hand_made_dates(minutes: pd.DataFrame) -> pd.DatetimeIndex:
+    """The hand-made bars' trading dates: a bar from 18:00 on belongs to the next day."""
+    stamps = pd.DatetimeIndex(minutes["timestamp"])
+    return pd.DatetimeIndex((stamps + pd.Timedelta(hours=6)).normalize().unique())
+
+
+def _presidents_day(year: int) -> pd.Timestamp:
+    """The third Monday of February (the US rule)."""
+    days = pd.date_range(f"{year}-02-01", f"{year}-02-28", freq="D")
+    return days[days.dayofweek == 0][2]
+
+
+def test_not_holiday_beside_a_place_on_hand_made_bars(engine_settings, minutes) -> None:
+    """February 2024's 13th trading date is Presidents' Day: "trading_day('month') == 13 and
+    not holiday()" keeps January's and March's and says February has none; the 'stocks'
+    form gives February's 13th open day (the day after)."""
+    dates = _hand_made_dates(minutes)
+    holiday = _presidents_day(2024)
+    assert holiday in dates
+    by_month = pd.Series(dates, index=dates).groupby(dates.month)
+    thirteenth = by_month.nth(12)
+    assert holiday in set(thirteenth)
+    query = {"session": "RTH", "from": "daily", "select": ["date()"]}
+    result = rows(
+        {**query, "where": "trading_day('month') == 13 and not holiday()"}, engine_settings, "NQ"
+    )
+    assert dates_of(result.table) == [f"{d:%Y-%m-%d}" for d in thirteenth if d != holiday]
+    assert _dropped_note(result.metadata.warnings) == [
+        f"not holiday() left out 1 day that trading_day('month') numbers 13 (e.g. "
+        f"{holiday:%Y-%m-%d}, Presidents Day), and no other day of its month has that "
+        "number: that month has no row. trading_day('month', 'stocks') numbers the stock "
+        "market's days, which skip holidays."
+    ]
+    stocks = rows({**query, "where": "trading_day('month', 'stocks') == 13"}, engine_settings, "NQ")
+    open_days = dates[dates != holiday]
+    expected = pd.Series(open_days, index=open_days).groupby(open_days.month).nth(12)
+    assert dates_of(stocks.table) == [f"{d:%Y-%m-%d}" for d in expected]
+    assert len(expected) == 3
+
+
+@pytest.mark.parametrize(
+    ("where", "said"),
+    [
+        # Presidents' Day is its week's first day: that week has no row numbered 1.
+        ("trading_day('week') == 1 and not holiday()", True),
+        # Its week's second day is no holiday: every week has its row.
+        ("trading_day('week') == 2 and not holiday()", False),
+        # A Tuesday where the holiday is a Monday: the where could not have kept it.
+        ("trading_day('week') == 1 and not holiday() and dayname() == 'Tue'", False),
+        # The stock market's own count: nothing is lost.
+        ("trading_day('week', 'stocks') == 1 and not holiday()", False),
+        # No holiday dropped: holiday() is not negated.
+        ("trading_day('week') == 1 and (holiday() or close > 0)", False),
+    ],
+)
+def test_the_not_holiday_note_is_said_only_where_a_week_loses_its_row(
+    engine_settings, minutes, where: str, said: bool
+) -> None:
+    dates = _hand_made_dates(minutes)
+    weeks = pd.Series(dates, index=dates).groupby(dates.to_period("W"))
+    holiday = _presidents_day(2024)
+    assert weeks.min().isin([holiday]).sum() == 1  # the first day of one week
+    assert not weeks.nth(1).isin([holiday]).any()
+    result = rows({"session": "RTH", "from": "daily", "where": where}, engine_settings, "NQ")
+    assert bool(_dropped_note(result.metadata.warnings)) == said, result.metadata.warnings
