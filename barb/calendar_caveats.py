@@ -7,20 +7,23 @@ key beside week() splits in two."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 from pandas.tseries.holiday import GoodFriday
 
 from barb.bar_labels import unit_label
-from barb.errors import DataError
-from barb.events.rules import early_close_days, us_market_closed
+from barb.errors import BarbError, DataError
+from barb.events.rules import OPTIONS_CALENDAR, closure_name, early_close_days, us_market_closed
 from barb.frames import last_weekday_of_period, period_start
-from barb.lineage import nodes, through_map
+from barb.lineage import conjuncts, nodes, through_map
 from barb.period_rows import Scope, StartCut, data_start_cut
 from barb.planning import Plan, StagePlan
 from barb.script import ast
+from barb.script.calendar_functions import UNITS
+from barb.script.context import EvalContext
+from barb.script.evaluator import evaluate
 from barb.short_days import close_clock, day_edges, short_days, window_edges
 
 # Functions that name a day by its place in the calendar: a holiday Monday is a 'Mon', the
@@ -38,21 +41,28 @@ NAMED_DAYS = 3
 
 
 def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> list[str]:
-    """Daily rows that include US holiday sessions, in a query that reads the weekday or
-    steps to the previous or next row's month, year or weekday (turn of the month, the
-    day after): those sessions count as a Monday or a month's first day."""
+    """Daily rows that include US holiday sessions, in a query that reads the weekday, steps
+    to the previous or next row's month, year or weekday (turn of the month, the day after),
+    or numbers the exchange's days (trading_day(), trading_days_left()): those sessions count
+    as a Monday or a month's first or last day. "The first trading day of September" as
+    trading_day('month') == 1 on NQ's RTH kept 18 days, 8 of them Labor Day's 13:00
+    sessions: +0.17%, where the stock market's first days (the 'stocks' form) gave +0.51%."""
     if plan.timeframe.name != "daily":
         return []
     calls = plan.first.calls
     if "holiday" in calls:  # the query already says what it does with them
         return []
-    if plan.session == "ETH" and not calls & NAMED_WEEKDAYS:
-        # The futures' whole day: a holiday session is one of its days (the Sunday reopen
-        # before a holiday Monday is that week's weekend gap), unless a weekday is named.
-        return []
-    steps = calls & STEPPING_FUNCTIONS and calls & CALENDAR_FUNCTIONS
-    if not (calls & WEEKDAY_FUNCTIONS or (steps and _steps_over_calendar(plan.first))):
-        return []
+    places = exchange_places(plan.first)
+    if not places:
+        weekdays = _weekday_calls(plan.first)
+        if plan.session == "ETH" and not weekdays & NAMED_WEEKDAYS:
+            # The futures' whole day: a holiday session is one of its days (the Sunday reopen
+            # before a holiday Monday is that week's weekend gap), unless a weekday is named
+            # or a day's place in its month is (the turn of the month is the stock market's).
+            return []
+        steps = calls & STEPPING_FUNCTIONS and calls & CALENDAR_FUNCTIONS
+        if not (weekdays & WEEKDAY_FUNCTIONS or (steps and _steps_over_calendar(plan.first))):
+            return []
     dates = kept_dates()
     if dates is None or not len(dates):
         return []
@@ -60,14 +70,46 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
     closed = np.unique(days[us_market_closed(days)])
     if not len(closed):
         return []
+    traded = _hours_traded(plan, closed)
+    are = "is a US holiday session" if len(closed) == 1 else "are US holiday sessions"
+    if places:
+        # "where": "not holiday()" would leave the month without a first day: the day after
+        # Labor Day is numbered 2 among the exchange's days.
+        place = places[0]
+        name = closure_name(OPTIONS_CALENDAR, closed[0])
+        return [
+            f"{len(closed)} of the {len(np.unique(days))} rows {are} (the "
+            f"stock market closed, {traded}), e.g. {closed[0]}{f' ({name})' if name else ''}: "
+            f"{place.text()} counts them among the exchange's days; {place.text('stocks')} "
+            "counts the stock market's days, which leaves them out."
+        ]
     # Not advice to drop them: the Sunday reopen after a holiday Monday is that week's
     # weekend gap, and Asian hours trade as usual. Only a stock-market question wants them out.
     return [
-        f"{len(closed)} of the rows are US holiday sessions (the stock market closed, "
-        f"{_hours_traded(plan, closed)}), e.g. {closed[0]}: "
+        f"{len(closed)} of the rows {are} (the stock market closed, "
+        f"{traded}), e.g. {closed[0]}: "
         '"where": "not holiday()" leaves them out when the question is about the stock '
         "market's days."
     ]
+
+
+def _weekday_calls(stage: StagePlan) -> set[str]:
+    """The weekday functions among the stage's calls that read a weekday: dayofweek() as a
+    term of arithmetic counts days (day() - dayofweek() - 1 is the date of the Sunday before,
+    the US daylight-saving flag of the utc concept) and names no weekday, so a clock hour of
+    every futures day is not told that holiday sessions are among its Mondays."""
+    mapped = dict(stage.map_exprs)
+    walked = [node for expr in stage.expressions for node in nodes(expr, mapped)]
+    reckoned = {
+        id(term) for node in walked if isinstance(node, ast.Binary) for term in node.children()
+    }
+    return {
+        node.name.lower()
+        for node in walked
+        if isinstance(node, ast.Call)
+        and node.name.lower() in WEEKDAY_FUNCTIONS
+        and not (node.name.lower() == "dayofweek" and id(node) in reckoned)
+    }
 
 
 def _hours_traded(plan: Plan, closed: np.ndarray) -> str:
@@ -86,16 +128,17 @@ def _hours_traded(plan: Plan, closed: np.ndarray) -> str:
     return f"{len(short)} traded short hours"
 
 
-def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
+def missing_days_caveat(plan: Plan, scope: Scope, ctx: EvalContext) -> list[str]:
     """A session with no bars on some trading dates of the period (a window after an early
     close's end): the result holds none of those dates ("248 matched" of 2025's 258 days for
     16:00-17:00, with no word of the 10 early closes), and in a query whose prev(), next(),
     rolling windows or streaks step by row, they step over them to the nearest one that has
-    bars."""
+    bars. ``ctx``: the first stage's, how its where is evaluated."""
     if plan.timeframe.name != "daily" or not scope.in_period.any():
         return []
     instrument = plan.dataset.instrument
-    placed = _exchange_places(plan.first)
+    places = exchange_places(plan.first)
+    placed = {place.name for place in places}
     if plan.session == "ETH" or (plan.session == instrument.default_session and not placed):
         # A day without RTH bars did not trade RTH (Good Friday): a daily series steps over
         # it as over a weekend. A window steps over days that traded, only not in it. Only
@@ -114,7 +157,21 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
     inside = every[lo:hi]
     held = np.zeros(len(inside), dtype=bool)
     held[np.searchsorted(inside, session_days)] = True
-    missing = inside[~held].astype("datetime64[D]")
+    missing = inside[~held]
+    symbol = ""
+    if plan.instruments:
+        # A date ours has bars on that a join left out (the other market shut) is the
+        # join's, said by its own warning: only the dates ours lacks are the window's.
+        own = plan.dataset.frame(plan.session, "daily")["trading_date"].to_numpy()
+        missing = missing[~np.isin(missing, own)]
+        if not len(missing):
+            return []
+        symbol = f"{plan.dataset.instrument.symbol} "
+    missing = missing.astype("datetime64[D]")
+    if placed and not _numbering_reaches(plan, ctx, scope, missing, places):
+        placed = set()
+        if plan.session == instrument.default_session:
+            return []
     spec = plan.dataset.instrument.sessions.get(plan.session)
     hours = plan.session if spec is None else spec.hours
     noun = "trading day has" if len(missing) == 1 else "trading days have"
@@ -135,35 +192,98 @@ def missing_days_caveat(plan: Plan, scope: Scope) -> list[str]:
         counts = (
             f"{called} count{'' if len(placed) > 1 else 's'} them, so {' and '.join(reads)} "
             "(a week, month or quarter can lose its last or first day); with 'stocks' "
-            "(trading_days_left('quarter', 'stocks')) the stock market's days are counted"
+            f"({places[0].text('stocks')}) the stock market's days are counted"
         )
         default = plan.session == instrument.default_session
         effect = counts if default else f"{effect}; {counts}"
     return [
-        f"{len(missing)} {noun} no bars in {hours} ({_why_missing(plan, missing)}e.g. "
+        f"{len(missing)} {noun} no {symbol}bars in {hours} ({_why_missing(plan, missing)}e.g. "
         f"{missing[0]}): {effect}."
     ]
 
 
-def _exchange_places(stage: StagePlan) -> set[str]:
+@dataclass(frozen=True)
+class Place:
+    """A call that numbers a date among the exchange's trading dates of its period
+    (trading_day('month'), no 'stocks' argument): its function and unit ('month' unless
+    named; None when the unit is no literal)."""
+
+    name: str
+    unit: str | None
+
+    def text(self, days: str | None = None) -> str:
+        """The call as written, or with ``days`` ('stocks') for the other count."""
+        unit = f"'{self.unit}'" if self.unit is not None else "unit"
+        return f"{self.name}({unit}{f', {days!r}' if days else ''})"
+
+
+def exchange_places(stage: StagePlan) -> list[Place]:
     """trading_day() and trading_days_left() among the stage's calls that count the
-    exchange's dates (no 'stocks' argument)."""
+    exchange's dates (no 'stocks' argument), each once, in the order written."""
     mapped = dict(stage.map_exprs)
-    found = set()
+    found: dict[Place, None] = {}
     for expr in stage.expressions:
         for node in nodes(expr, mapped):
             if not isinstance(node, ast.Call):
                 continue
             name = node.name.lower()
-            if name in PLACE_FUNCTIONS and not any(
-                ast.literal_value(arg) == "stocks" for arg in node.args
-            ):
-                found.add(name)
-    return found
+            if name not in PLACE_FUNCTIONS:
+                continue
+            if any(ast.literal_value(arg) == "stocks" for arg in node.args):
+                continue
+            unit = ast.literal_value(node.args[0]) if node.args else "month"
+            key = unit.strip().lower() if isinstance(unit, str) else None
+            found[Place(name, key if key in UNITS else None)] = None
+    return list(found)
 
 
 # The functions that number a date among the exchange's trading dates of its period.
 PLACE_FUNCTIONS = frozenset({"trading_day", "trading_days_left"})
+
+
+def _numbering_reaches(
+    plan: Plan, ctx: EvalContext, scope: Scope, missing: np.ndarray, places: list[Place]
+) -> bool:
+    """Whether the rows a where can keep include any of a week, month, quarter or year
+    holding a date the session lacks (``missing``): only those are numbered otherwise than
+    the session's own days would be, or lost the row a place picks. "month() == 9 and
+    trading_day('month') == 1" keeps no row of the months holding RTH's Good Fridays (March,
+    April), and their note was noise under "the first day of September". A term of the
+    where's and that reads no place, false on every such row, shows it; any doubt says yes."""
+    where = plan.first.where
+    if where is None or any(place.unit is None for place in places):
+        return True
+    frame = scope.frame  # every row, with the map's columns (ctx's frame is the rows kept)
+    if "trading_date" not in frame.columns:
+        return True
+    dates = frame["trading_date"].to_numpy()
+    near = np.zeros(len(frame), dtype=bool)
+    for unit in {place.unit for place in places}:
+        period = UNITS[unit]
+        near |= np.isin(period_start(dates, period), period_start(missing, period))
+    near &= scope.in_period
+    if not near.any():
+        return False
+    mapped = dict(plan.first.map_exprs)
+    quiet = replace(
+        ctx, frame=frame, period=scope.in_period, warnings=[], row_warnings=[], step="where"
+    )
+    for term in conjuncts(where):
+        if any(
+            isinstance(node, ast.Call) and node.name.lower() in PLACE_FUNCTIONS
+            for node in nodes(term, mapped)
+        ):
+            continue
+        try:
+            values = evaluate(term, quiet)
+        except BarbError:
+            continue
+        if (
+            pd.api.types.is_bool_dtype(values)
+            and not (values.fillna(False).to_numpy() & near).any()
+        ):
+            return False
+    return True
 
 
 def _why_missing(plan: Plan, missing: np.ndarray) -> str:

@@ -160,22 +160,34 @@ def _unmatched_text(plan: Plan, unmatched: Unmatched) -> str:
         names += f" and {n - len(unmatched.names)} more"
     text = (
         f"{n} {unmatched.symbol} bar{'s' if n > 1 else ''} without a matching "
-        f"{unmatched.partner} bar left out: {names}."
+        f"{unmatched.partner} bar left out: {names}{_outside_text(unmatched)}."
     )
     if unmatched.lag is None:
         return text
     after, before = unmatched.lag
     first = unmatched.names[0]
+    step, on, reads = ("next", before, after) if unmatched.ahead else ("prev", after, before)
     if unmatched.symbol != plan.dataset.instrument.symbol:
         prefix = unmatched.symbol.lower()
         return (
-            f"{text} prev({prefix}_close) on {after} reads the {unmatched.symbol} bar of "
-            f"{before}, not the {first} left out."
+            f"{text} {step}({prefix}_close) on {on} reads the {unmatched.symbol} bar of "
+            f"{reads}, not the {first} left out."
         )
     return (
-        f"{text} {unmatched.symbol}'s own prev() on {after} reads its bar of {before}, not "
+        f"{text} {unmatched.symbol}'s own {step}() on {on} reads its bar of {reads}, not "
         f"the {first} left out."
     )
+
+
+def _outside_text(unmatched: Unmatched) -> str:
+    """Where the bars left out lie when not all in the period: before or after it, among the
+    bars its rows read (prev() on its first day, a rolling window's first rows)."""
+    if not unmatched.outside:
+        return ""
+    where = "outside the period"
+    if unmatched.outside < unmatched.count:
+        where = f"{unmatched.outside} of them {where}"
+    return f" ({where}, among the bars its rows read)"
 
 
 def _nothing_ahead(plan: Plan, scope: Scope) -> str:

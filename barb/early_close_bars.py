@@ -9,6 +9,10 @@ leaving them out moves the group's mean volume or mean range, the two things a s
 holds less of, by more than NOTABLE_SHIFT: a smaller share is within what any other day
 moves a mean by, and naming it on every hourly question would drown the warnings that
 matter. Bars on an aligned close (a 5-minute bar ending 13:00) are whole and never said.
+
+A second stage counting the times a first stage picked per day (the hour of the day's high)
+is said of the group whose picks were mostly such bars: on half days alone, NQ's "12:30"
+high was 12:30-13:00 or 12:30-13:15 every time (``early_close_pick_caveat``).
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ import pandas as pd
 
 from barb.frames import MINUTE_OF_DAY
 from barb.instruments import MINUTES_PER_DAY, format_clock
+from barb.lineage import through_map
 from barb.planning import Plan
+from barb.script import ast
+from barb.short_bars import length_text
 from barb.short_days import day_edges, short_days, window_edges
 from barb.summary_text import value_text
-from barb.time_keys import minutes_of_day
+from barb.time_keys import clock_kind, minutes_of_day
 
 # Said when dropping the cut bars moves a group's mean volume or range by more than this.
 NOTABLE_SHIFT = 0.01
@@ -120,3 +127,120 @@ def _text(
         f"without them {moved}{more}. "
         '"where": "not holiday() and not early_close()" leaves those days out.'
     )
+
+
+def early_close_pick_caveat(
+    plan: Plan, picks: pd.DataFrame | None, passed: np.ndarray | None
+) -> list[str]:
+    """A second stage grouping the times of day a first stage picked per date(): "on half
+    days, which hour makes the high" as arg_max(time(), high) as t by date(), then group_by
+    t, counted NQ's 12:30 bar on 32 of 155 days, where that bar ran 12:30-13:15 (13:00 on
+    holiday sessions), the day's last, beside full hours (p32c #26). Said of the group whose
+    picked bars were mostly cut short: there the label names a bar of another length; where
+    they are a few of its days (32 of the 342 days of all history), it is the hour's.
+
+    ``picks`` is the first stage's table, ``passed`` the rows of it the second stage's where
+    kept (None: all)."""
+    step = plan.timeframe.minutes
+    then = plan.then
+    if step is None or then is None or not then.group_keys or picks is None or not len(picks):
+        return []
+    day_key = _date_key(plan)
+    if day_key is None or day_key not in picks.columns:
+        return []
+    rows = picks if passed is None else picks[passed]
+    query = plan.query.to_json()
+    for key, _ in then.group_keys:
+        starts = _bar_starts(plan, rows, key, query) if key in rows.columns else None
+        if starts is None:
+            continue
+        bars = pd.DataFrame(
+            {
+                "trading_date": pd.to_datetime(rows[day_key]).to_numpy(),
+                MINUTE_OF_DAY: starts,
+                "key": rows[key].to_numpy(),
+            }
+        ).dropna()
+        if not len(bars):
+            continue
+        bars["cut"] = cut_bars(plan, bars, step)
+        counts = bars.groupby("key", sort=False, observed=True)["cut"].agg(["size", "sum"])
+        mostly = counts[counts["sum"] * 2 > counts["size"]]
+        if len(mostly):
+            value = mostly["sum"].idxmax()
+            group = bars[bars["key"] == value]
+            # Mostly short days: the query chose them, and has no others to compare with.
+            dates = bars["trading_date"].to_numpy().astype("datetime64[D]")
+            chosen = bool(short_days(plan.dataset, plan.session, dates).mean() >= 0.5)
+            return [_pick_text(plan, key, value, group, step, len(mostly) - 1, chosen)]
+    return []
+
+
+def _date_key(plan: Plan) -> str | None:
+    """The first stage's group key that is date() (through its map): one row per day."""
+    mapped = dict(plan.first.map_exprs)
+    for name, expr in plan.first.group_keys:
+        expr = through_map(expr, mapped)
+        if isinstance(expr, ast.Call) and expr.name.lower() == "date" and not expr.args:
+            return name
+    return None
+
+
+def _bar_starts(plan: Plan, rows: pd.DataFrame, key: str, query: dict) -> np.ndarray | None:
+    """The minute of the day each row's picked bar starts at, when ``key`` holds a time of
+    day (time()'s '12:30', a minute of the day) or an hour that holds one bar (hour() of
+    hourly bars from 09:30: 12 is the bar from 12:30); else None."""
+    column = rows[key]
+    minutes = minutes_of_day(key, column, query)
+    if minutes is None or clock_kind(key, column, query) != "hour":
+        return minutes
+    step = plan.timeframe.minutes or 0
+    if step < 60:
+        return None  # an hour of 5m bars holds twelve: which one was picked is not known
+    spec = plan.dataset.instrument.session(plan.session)
+    count = -(-spec.length_minutes // step)
+    grid = ((spec.start_minute + k * step) % MINUTES_PER_DAY for k in range(count))
+    by_hour = {start // 60: start for start in grid}
+    return np.array([by_hour.get(int(m) // 60, np.nan) if m == m else np.nan for m in minutes])
+
+
+def _pick_text(
+    plan: Plan,
+    key: str,
+    value: object,
+    group: pd.DataFrame,
+    step: int,
+    others: int,
+    chosen: bool,
+) -> str:
+    """'The 12:30 bar was cut short by an early close or holiday on 32 of the 32 days in its
+    group (12:30-13:00 on 22, e.g. 2014-05-26; 12:30-13:15 on 10, e.g. 2008-11-28), the
+    last bar of those days, where the others are an hour: its counts and sums are not
+    comparable with theirs.'"""
+    cut = group[group["cut"]]
+    days = cut["trading_date"].to_numpy().astype("datetime64[D]")
+    opened, closed = day_edges(plan.dataset, days)
+    day_start = plan.dataset.instrument.trading_day_start_minute
+    begins = (cut[MINUTE_OF_DAY].to_numpy().astype(np.int64) - day_start) % MINUTES_PER_DAY
+    ends = np.minimum(begins + step, closed)
+    spans: dict[str, list[str]] = {}
+    for begin, end, day in zip(np.maximum(begins, opened), ends, days, strict=True):
+        window = f"{format_clock((begin + day_start) % MINUTES_PER_DAY)}-"
+        spans.setdefault(window + format_clock((end + day_start) % MINUTES_PER_DAY), []).append(
+            str(day)
+        )
+    ranked = sorted(spans.items(), key=lambda item: -len(item[1]))
+    held = "; ".join(f"{window} on {len(on)}, e.g. {on[0]}" for window, on in ranked)
+    start = format_clock(int(group[MINUTE_OF_DAY].iloc[0]))
+    bar = start if isinstance(value, str) else f"{start} bar ({key} {value_text(value)})"
+    bar = f"{bar} bar" if isinstance(value, str) else bar
+    last = " the last bar of those days," if (ends == closed).all() else ""  # not a late open
+    more = f" ({others} more group{'s' if others > 1 else ''} like it)" if others else ""
+    text = (
+        f"The {bar} was cut short by an early close or holiday on {len(cut)} of the "
+        f"{len(group)} days in its group ({held}),{last} where the others are "
+        f"{length_text(step)}: its counts and sums are not comparable with theirs{more}."
+    )
+    if chosen:
+        return text
+    return f'{text} "where": "not holiday() and not early_close()" leaves those days out.'

@@ -1,21 +1,23 @@
-"""Warnings about the events a query joins: another market's event (opex on CL), a release
-inside a bar, releases on days without trading that count for the next, and release days with
-no bar in the session (NFP on a Good Friday has no RTH bar). Where a release falls in the
-session's hours (before its open, near its close, off a window's start) is
-``release_time_caveats``."""
+"""Warnings about the events a query joins: another market's event (opex on CL), releases
+inside a bar (each time, with its days and how late the next bar opens), releases on days
+without trading that count for the next, and release days with no bar in the session (NFP
+on a Good Friday has no RTH bar). Where a release falls in the session's hours (before its
+open, near its close, off a window's start) is ``release_time_caveats``."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
-from barb.events.catalog import resolve_event
+from barb.events.catalog import EventSpec, resolve_event
 from barb.events.schedule import MINUTE_NS, join_arrays, moved_releases
+from barb.lineage import inputs
 from barb.period_rows import Scope
 from barb.planning import Plan
-from barb.release_time_caveats import release_time_caveats
+from barb.release_time_caveats import event_days, release_time_caveats
 from barb.script import ast
 from barb.session_caveats import part_of_the_day
 from barb.sessions import MINUTES_PER_DAY
@@ -28,7 +30,7 @@ def event_caveats(
     of the first stage's rows kept."""
     return [
         *_another_market_s_events(plan),
-        *_releases_inside_bars(plan, scope),
+        *_releases_inside_bars(plan, scope, kept_dates),
         *release_time_caveats(plan, scope, kept_dates),
         *_releases_moved(plan, scope, kept_dates),
         *_releases_without_a_bar(plan, scope),
@@ -49,33 +51,130 @@ def _another_market_s_events(plan: Plan) -> list[str]:
     return warnings
 
 
-def _releases_inside_bars(plan: Plan, scope: Scope) -> list[str]:
-    """An event released inside a bar (NFP at 08:30 in the 08:00-09:00 bar): the bars from
-    the release on begin at the next bar, so "the hour after" on these bars is not that."""
+def _releases_inside_bars(
+    plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None] | None = None
+) -> list[str]:
+    """Releases inside a bar (NFP at 08:30 in the 08:00-09:00 bar): the bars from the release
+    on begin at the next bar, so "the hour after" on these bars is not that. Every release
+    time so placed is counted: on ETH 1h bars FOMC's 14:15 (2008-2012, 32 days, the next bar
+    45 minutes late), 12:30 (8) and 08:20 (1) were 41 of 147 days, and naming only the
+    first of them read as one day measured late."""
     tf = plan.timeframe
     if not tf.intraday or (tf.minutes or 1) <= 1:
         return []
+    instrument = plan.dataset.instrument
+    dates = scope.frame["trading_date"].to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
+    stamps = scope.frame["timestamp"].to_numpy(dtype="datetime64[ns]")
     warnings = []
     for join in plan.events:
         column = f"{join.source}_minutes"
-        if column not in scope.frame.columns:
+        if join.source is None or join.filter == "exclude" or column not in scope.frame:
             continue
-        minutes = scope.frame[column].to_numpy()
+        minutes = scope.frame[column].to_numpy(dtype=np.float64)
         with np.errstate(invalid="ignore"):
             inside = scope.in_period & (minutes < 0) & (minutes > -tf.minutes)
+            after = scope.in_period & (minutes >= 0)
         if not inside.any():
             continue
-        at = int(np.flatnonzero(inside)[0])
-        opens = pd.Timestamp(scope.frame["timestamp"].iloc[at])
-        released = opens - pd.Timedelta(minutes=float(minutes[at]))
-        warnings.append(
-            f"{join.source.upper()} came out at {released:%H:%M}, inside the {tf.name} bar "
-            f"opening {opens:%H:%M}: the first bar after it opens "
-            f"{opens + pd.Timedelta(minutes=tf.minutes):%H:%M}. For the time right after a "
-            f"release use 1m bars, or a window such as '{released:%H:%M}-"
-            f"{released + pd.Timedelta(minutes=tf.minutes):%H:%M}' as the session."
+        spec = resolve_event(join.source, instrument)
+        days, held = _days_spoken_of(plan, scope, spec, kept_dates)
+        inside &= np.isin(dates, days)
+        if not inside.any():
+            continue
+        # Each day's first bar from the release on: what "<event>_minutes >= 0" starts at.
+        first_after = pd.Series(minutes[after]).groupby(dates[after]).min()
+        # None, not NaN, for a day with no bar after it: NaN keys would not count as one.
+        late = [None if np.isnan(m) else int(m) for m in first_after.reindex(dates[inside])]
+        opens = pd.DatetimeIndex(stamps[inside])
+        released = opens - pd.to_timedelta(minutes[inside], unit="min")
+        placed = Counter(
+            zip(released.strftime("%H:%M"), opens.strftime("%H:%M"), late, strict=True)
         )
+        missing = 0 if held is None else int((~np.isin(dates[inside], held)).sum())
+        warnings.append(_inside_bars_text(plan, spec, placed, len(days), missing))
     return warnings
+
+
+def _days_spoken_of(
+    plan: Plan,
+    scope: Scope,
+    spec: EventSpec,
+    kept_dates: Callable[[], np.ndarray | None] | None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The event's days the inside-a-bar warning counts, and the days the result holds when
+    some of those have no row in it (else None).
+
+    A where on the minutes after the release ("fomc_minutes < 30" on 1h bars) leaves out the
+    days whose first bar after it opens later (FOMC's 14:15 ones, 45 minutes): they are
+    counted, and said missing. A where that also reads anything else ("year() >= 2013")
+    may have left them out for that: only the days it kept are spoken of."""
+    days = event_days(plan, scope, spec, kept_dates)
+    kept = kept_dates() if kept_dates is not None and plan.first.picks_rows else None
+    if kept is None:
+        return days, None
+    held = np.unique(kept.astype("datetime64[D]"))
+    where, mapped = plan.first.where, dict(plan.first.map_exprs)
+    read = inputs(where, mapped) - set(mapped) if where is not None else set()
+    if plan.first.limit is None and read <= {spec.name, f"{spec.name}_minutes"}:
+        return days, held
+    return np.intersect1d(days, held), None
+
+
+def _inside_bars_text(
+    plan: Plan,
+    spec: EventSpec,
+    placed: Counter[tuple[str, str, int | None]],
+    days: int,
+    missing: int,
+) -> str:
+    """'FOMC came out inside a 1h bar on 41 of the 147 fomc days in the period: at 14:15 on
+    32 (the 14:00 bar; the next bar opens 45 minutes after the release), at 12:30 on 8 (the
+    12:00 bar; 30 minutes), …', the most common first; one time alone with the window that
+    starts at it, which fits every day then. ``placed`` counts the days by release time, the
+    bar holding it and the minutes from it to the next bar (None: no bar after it)."""
+    tf, name = plan.timeframe, spec.name
+    came = "settled" if spec.category == "options" else "came out"
+    count = sum(placed.values())
+    share = f"all {days}" if count == days else f"{count} of the {days}"
+    share = f"the one {name} day" if days == 1 else f"{share} {name} days"
+    where = f"'{name} and {name}_minutes >= 0 and {name}_minutes < {tf.minutes}'"
+    left_out = ""
+    if missing:
+        them = "it" if count == 1 else "any of them" if missing == count else f"{missing} of them"
+        left_out = (
+            f"; the where's {name}_minutes window keeps no bar of {them}, so "
+            f"{'it is' if missing == 1 else 'they are'} not in the result"
+        )
+    if len(placed) == 1:
+        [(released, opens, late)] = placed
+        ends = pd.Timestamp(f"2000-01-01 {released}") + pd.Timedelta(minutes=tf.minutes)
+        # A window applies one time of day to every day: it fits when all came then.
+        window = f", or a window such as '{released}-{ends:%H:%M}' as the session"
+        return (
+            f"{name.upper()} {came} at {released}, inside the {tf.name} bar opening {opens}, "
+            f"on {share} in the period: {_next_bar(late)}{left_out}. For the time right after "
+            f"a release use 1m bars with the where {where}{window if count == days else ''}."
+        )
+    parts = []
+    for at, ((released, opens, late), n) in enumerate(placed.most_common()):
+        late_text = _next_bar(late) if at == 0 else _late(late)
+        parts.append(f"at {released} on {n} (the {opens} bar; {late_text})")
+    return (
+        f"{name.upper()} {came} inside a {tf.name} bar on {share} in the period: "
+        f"{', '.join(parts)}. On those days the first bar from the release on starts that "
+        f"late{left_out}. For the time right after each release use 1m bars with the where "
+        f"{where}."
+    )
+
+
+def _next_bar(late: int | None) -> str:
+    if late is None:
+        return "no bar after it that day"
+    return f"the next bar opens {late} minutes after the release"
+
+
+def _late(late: int | None) -> str:
+    return "no bar after it" if late is None else f"{late} minutes"
 
 
 def _releases_moved(

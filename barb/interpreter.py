@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.bounded_condition_caveats import bounded_condition_caveat
 from barb.calendar_caveats import (
     groups_weeks,
     holiday_caveat,
@@ -28,18 +29,20 @@ from barb.calendar_caveats import (
 from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.closed_days import no_trading_error
-from barb.early_close_bars import early_close_bar_caveat
+from barb.early_close_bars import early_close_bar_caveat, early_close_pick_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.full_day_caveats import full_day_caveat
 from barb.gap_size_caveats import sizeless_gap_caveat
 from barb.holiday_close_caveats import holiday_close_caveat
 from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
+from barb.part_group_feeds import say_fed
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
-from barb.price_level_caveats import price_level_caveat
+from barb.price_level_caveats import price_level_caveat, running_total_caveat
 from barb.ranked_groups import PartGroups, cut_group, part_groups
 from barb.result import Metadata, Result, RowsBuilder, sort_order
+from barb.running_history import history_beyond_caveat
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
@@ -145,16 +148,25 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     focus = [j.source for j in plan.events if j.source is not None]
     picked = any(j.filter is not None for j in plan.events)
     day_open = _day_open(ctx.night, plan)
-    output = run_stage(
-        plan.first,
-        frame,
-        ctx,
-        keep,
-        focus=focus,
-        hide=hide,
-        period=scope.in_period,
-        picked=picked,
-        day_open=day_open,
+
+    def first_stage(ctx: EvalContext, frame: pd.DataFrame) -> StageOutput:
+        return run_stage(
+            plan.first,
+            frame,
+            ctx,
+            keep,
+            focus=focus,
+            hide=hide,
+            period=scope.in_period,
+            picked=picked,
+            day_open=day_open,
+        )
+
+    output = first_stage(ctx, frame)
+    # Run again only when a running high or low met higher (lower) bars before the period:
+    # on a copy, so the caveats below read this run's columns.
+    history_beyond = history_beyond_caveat(
+        ctx, output, lambda again: first_stage(again, frame.copy(deep=False))
     )
     rows_matched = output.rows_kept
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates)
@@ -170,11 +182,12 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += part_day_share_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
-    warnings += missing_days_caveat(plan, scope)
+    warnings += missing_days_caveat(plan, scope, ctx)
     warnings += session_gap_caveat(plan)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
+        warnings += bounded_condition_caveat(plan, ctx, frame, keep, output.passed)
     warnings += sizeless_gap_caveat(plan, frame, keep)
     cut_short, whole_first = None, None
     cut_groups: list[OpenGroup] = []
@@ -195,17 +208,21 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += iso_week_caveat(plan, output.kept)
         warnings += split_week_caveat(plan, output.kept_dates)
         warnings += early_close_bar_caveat(plan, output.kept)
-    then_rows = None
+    then_rows, first = None, output
     if plan.then is not None:
         given = output.table
         output = _second_stage(plan, output, ctx, day_open)
         warnings += output.warnings
+        warnings += early_close_pick_caveat(plan, given, output.passed)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
         # A ranking of the first stage's groups, or of groups made of them.
         keys = [name for name, _ in plan.then.group_keys or plan.first.group_keys]
         parts.rank(plan.then.sort, keys, output.groups)
+        if output.kept is not None:  # a statistic over the groups, a part one among them
+            say_fed(parts, plan.then, ctx, output.kept)
     warnings[parts_at:parts_at] = parts.texts
+    warnings += running_total_caveat(plan, first, output)
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
         hours, by = session_hours(plan), output.summary.by or []
@@ -223,7 +240,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     elif output.summary.type == "table" and plan.then is None and plan.timeframe.intraday:
         warnings += short_bar_row_caveat(plan.timeframe.name, session_hours(plan), output.table)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
-    warnings += [w for w in ctx.warnings if w not in warnings]
+    warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     metadata = Metadata(
         instrument=dataset.instrument.symbol,
         session=plan.session,

@@ -172,6 +172,13 @@ def inputs(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> set[str]:
     }
 
 
+def conjuncts(expr: ast.Expr) -> list[ast.Expr]:
+    """The operands of a chain of and: a and (b and c) is [a, b, c]."""
+    if isinstance(expr, ast.Logical) and expr.op == "and":
+        return [*conjuncts(expr.left), *conjuncts(expr.right)]
+    return [expr]
+
+
 def _select_names(stage: Mapping[str, Any]) -> dict[str, ast.Expr]:
     names: dict[str, ast.Expr] = {}
     for item in as_list(stage.get("select")):

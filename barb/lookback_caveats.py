@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from barb.lineage import nodes
+from barb.lineage import conjuncts, nodes
 from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.library import lookup
@@ -129,10 +129,10 @@ def _window(
     if _same_day_guard(expr, mapped) is not None:
         return None  # prev(date()) == date(): reads the date before to stay within the day
     if isinstance(expr, ast.Logical) and expr.op == "and":
-        return _guarded(_conjuncts(expr), columns, mapped)
+        return _guarded(conjuncts(expr), columns, mapped)
     if isinstance(expr, ast.Call) and expr.name.lower() == "if" and len(expr.args) == 3:
         condition, then, otherwise = expr.args
-        reads = [_guarded([*_conjuncts(condition), then], columns, mapped)]
+        reads = [_guarded([*conjuncts(condition), then], columns, mapped)]
         reads.append(_window(otherwise, columns, mapped))
         return max((w for w in reads if w), key=lambda w: w[0], default=None)
     inner = [w for w in (_window(c, columns, mapped) for c in expr.children()) if w is not None]
@@ -167,13 +167,6 @@ def _guarded(
     found = [w for w in (_window(t, columns, mapped) for t in terms) if w is not None]
     deepest = max(found, key=lambda w: w[0], default=None)
     return None if deepest is None or deepest[0] <= within else deepest
-
-
-def _conjuncts(expr: ast.Expr) -> list[ast.Expr]:
-    """The operands of a chain of and: a and (b and c) is [a, b, c]."""
-    if isinstance(expr, ast.Logical) and expr.op == "and":
-        return [*_conjuncts(expr.left), *_conjuncts(expr.right)]
-    return [expr]
 
 
 def _same_day_guard(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> int | None:

@@ -33,7 +33,7 @@ from barb.errors import DataError
 from barb.events import join_events
 from barb.events.rules import RULE_COVERAGE, trading_days
 from barb.frames import Dataset, DayIndex, last_weekday_of_period, period_start, with_range
-from barb.planning import JOINED_BAR_COLUMNS, Plan
+from barb.planning import JOINED_BAR_COLUMNS, JoinedInstrument, Plan
 from barb.result import UnfinishedBar
 from barb.script.periods import Period
 from barb.script.query import JoinSpec
@@ -48,7 +48,8 @@ class Scope:
     in_period: np.ndarray
     # Weekly and longer bars left out because the period's edges cut them.
     cut: tuple[CutBar, ...] = ()
-    # Period bars left out by instrument joins because the other side had no bar.
+    # Bars left out by instrument joins because the other side had no bar: the period's,
+    # and those its rows read across (prev() on the Monday after a Good Friday left out).
     unmatched: tuple[Unmatched, ...] = ()
     # The period's last weekly or longer bar when the data ends before its week, month,
     # quarter or year does, and whether it was kept (see the module's docstring).
@@ -82,6 +83,12 @@ class Unmatched:
     # The row after the first one left out and the row its prev() reads instead (the one
     # before it): ("2023-01-03", "2022-12-30"); None when no row lies on both sides.
     lag: tuple[str, str] | None = None
+    # How many of them lie outside the period, among the bars its rows read (a Good Friday
+    # before it, read by prev() on the Monday).
+    outside: int = 0
+    # Whether the first named lies after the period, read across by next() (of ``lag``'s
+    # second row) rather than prev().
+    ahead: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,72 +143,223 @@ def data_start_cut(dataset: Dataset, timeframe: str) -> StartCut | None:
 
 
 def bars_in_scope(plan: Plan) -> Scope:
-    open_bar = open_after = None
-    start_cut: StartCut | None = None
-    start_label: str | None = None
-    if plan.dataset.sliced(plan.session, plan.timeframe.name):
-        frame, in_period = _sliced_rows(plan)
-        if plan.reads_range:
-            frame = with_range(frame)
-        cut: tuple[CutBar, ...] = ()
-    else:
-        frame, in_period, cut, open_bar, open_after, start_cut, start_label = _cached_rows(plan)
+    """The period's rows and the history its expressions read, joins applied.
 
-    for join in plan.events:
-        assert join.source is not None
-        frame = join_events(
-            frame, join.source, plan.dataset.instrument, intraday=plan.timeframe.intraday
-        )
-    unmatched = []
-    symbol = plan.dataset.instrument.symbol
-    for joined in plan.instruments:
-        before = frame
-        frame, kept, orphans = join_instrument(
-            frame, joined.join, joined.dataset, joined.session, plan.timeframe
-        )
-        dropped = in_period.copy()
-        dropped[kept] = False
-        other = joined.dataset.instrument.symbol
-        rows = np.flatnonzero(dropped)
-        names = _bar_names(before.iloc[rows[:UNMATCHED_NAMED]], plan.timeframe)
-        keys = _join_key(frame, plan.timeframe)
-        lag = _around(frame, keys, _join_key(before.iloc[rows[:1]], plan.timeframe), plan)
-        unmatched.append(Unmatched(symbol, other, len(rows), names, lag))
-        # The other market's bars in the period that ours lack are left out too (its holiday
-        # session on a day ours is shut), and its prev() on the next row skips them.
-        orphans = _other_in_period(orphans, plan, before[in_period])
-        if open_bar is not None and not open_bar.kept:  # its week, unfinished, is left out
-            orphans = orphans[_first_dates(orphans, plan.timeframe) < open_bar.first_date]
-        if start_cut is not None:  # so is the data's first, part week: the other's too
-            begins = period_start(_first_dates(orphans, plan.timeframe), plan.timeframe.name)
-            orphans = orphans[begins.astype("datetime64[D]") != start_cut.begins]
-        names = _bar_names(orphans.iloc[:UNMATCHED_NAMED], plan.timeframe)
-        lag = _around(frame, keys, _join_key(orphans.iloc[:1], plan.timeframe), plan)
-        unmatched.append(Unmatched(other, symbol, len(orphans), names, lag))
-        in_period = in_period[kept]
+    A join keeps only the rows both instruments have, so it can leave fewer rows before
+    the period than prev() and rolling windows read: NQ's ETH daily bars of 2024-04-01 and
+    the one before, joined with CL, hold no row before the period (CL has no Good Friday
+    session), and prev(close) read nothing. The rows are then read again further back
+    (and ahead, for next()) until the joined rows reach as far as the query reads, so a
+    period's answer is the same joined computation over all history, restricted to it.
+    """
+    more = (0, 0)
+    while True:
+        rows = _rows(plan, more)
+        frame = rows.frame
+        for join in plan.events:
+            assert join.source is not None
+            frame = join_events(
+                frame, join.source, plan.dataset.instrument, intraday=plan.timeframe.intraday
+            )
+        joins, in_period = [], rows.in_period
+        for joined in plan.instruments:
+            before, before_in_period = frame, in_period
+            frame, kept, orphans = join_instrument(
+                frame, joined.join, joined.dataset, joined.session, plan.timeframe
+            )
+            in_period = in_period[kept]
+            joins.append(_Joined(joined, before, before_in_period, kept, orphans))
+        wider = _wider(plan, rows, in_period, more) if joins else None
+        if wider is None:
+            break
+        more = wider
+    unmatched = _unmatched(plan, rows, frame, in_period, joins) if joins else ()
     return Scope(
-        frame, in_period, cut, tuple(unmatched), open_bar, open_after, start_cut, start_label
+        frame,
+        in_period,
+        rows.cut,
+        unmatched,
+        rows.open_bar,
+        rows.open_after,
+        rows.start_cut,
+        rows.start_label,
     )
 
 
-def _other_in_period(bars: pd.DataFrame, plan: Plan, ours: pd.DataFrame) -> pd.DataFrame:
-    """The other market's ``bars`` that lie in the period: its dates, or for the last N bars
-    the dates of ours (``ours``, the period's own bars)."""
+@dataclass(frozen=True)
+class _Rows:
+    """The rows loaded for a period (``_cached_rows``, ``_sliced_rows``), before joins."""
+
+    frame: pd.DataFrame
+    in_period: np.ndarray
+    cut: tuple[CutBar, ...] = ()
+    open_bar: OpenBar | None = None
+    open_after: OpenBar | None = None
+    start_cut: StartCut | None = None
+    start_label: str | None = None
+    # Whether the data holds bars before (after) the rows loaded: more can be read.
+    earlier: bool = False
+    later: bool = False
+
+
+@dataclass(frozen=True)
+class _Joined:
+    """One instrument join: the rows it was applied to, which of them the period holds,
+    the positions of those kept, and the other's bars no row matched."""
+
+    joined: JoinedInstrument
+    before: pd.DataFrame
+    in_period: np.ndarray
+    kept: np.ndarray
+    orphans: pd.DataFrame
+
+
+def _rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
+    if plan.dataset.sliced(plan.session, plan.timeframe.name):
+        rows = _sliced_rows(plan, more)
+        if plan.reads_range:
+            rows = replace(rows, frame=with_range(rows.frame))
+        return rows
+    return _cached_rows(plan, more)
+
+
+def _wider(
+    plan: Plan, rows: _Rows, in_period: np.ndarray, more: tuple[int, int]
+) -> tuple[int, int] | None:
+    """The rows to load beyond the reach (``more``, before and after) when the joined rows
+    around the period are fewer than the query reads and the data holds more; None when
+    they are enough. Each try at least doubles what it adds, so a join that drops many
+    bars (minutes one market lacks) needs few."""
+    at = np.flatnonzero(in_period)
+    if not len(at):
+        return None
+    back, ahead = plan.reach.back, plan.reach.ahead
+    short_back = back - int(at[0]) if back is not None and rows.earlier else 0
+    short_ahead = ahead - (len(in_period) - 1 - int(at[-1])) if rows.later else 0
+    if short_back <= 0 and short_ahead <= 0:
+        return None
+    before, after = more
+    if short_back > 0:
+        before += max(short_back, before)
+    if short_ahead > 0:
+        after += max(short_ahead, after)
+    return before, after
+
+
+def _unmatched(
+    plan: Plan, rows: _Rows, frame: pd.DataFrame, in_period: np.ndarray, joins: list[_Joined]
+) -> tuple[Unmatched, ...]:
+    """Each join's left-out bars that the period holds or its rows read: those between the
+    first and last joined rows its prev(), next() and rolling windows read (2024-03-29,
+    NQ's Good Friday, when the period 2024-04-05 reads 20 daily rows back), so a value read
+    across the gap is said however the period is cut. A count since an event reads all
+    history: only the period's own are said there."""
+    tf = plan.timeframe
+    keys = _join_key(frame, tf)
+    span = _read_span(plan, keys, in_period)
+    at = np.flatnonzero(in_period)
+    joined = _JoinedRows(frame, keys, keys[at[0]] if len(at) else None)
+    symbol = plan.dataset.instrument.symbol
+    found = []
+    for join in joins:
+        other = join.joined.dataset.instrument.symbol
+        dropped = join.in_period | _within(_join_key(join.before, tf), span)
+        dropped[join.kept] = False
+        found.append(_left_out(plan, symbol, other, join.before, dropped, join.in_period, joined))
+        # The other market's bars in the period that ours lack are left out too (its holiday
+        # session on a day ours is shut), and its prev() on the next row skips them.
+        orphans = join.orphans
+        theirs = _other_in_period(orphans, plan, join.before[join.in_period])
+        keep = theirs | _within(_join_key(orphans, tf), span)
+        if rows.open_bar is not None and not rows.open_bar.kept:
+            # Its week, unfinished, is left out.
+            keep &= _first_dates(orphans, tf) < rows.open_bar.first_date
+        if rows.start_cut is not None:  # so is the data's first, part week: the other's too
+            begins = period_start(_first_dates(orphans, tf), tf.name)
+            keep &= begins.astype("datetime64[D]") != rows.start_cut.begins
+        found.append(_left_out(plan, other, symbol, orphans, keep, theirs, joined))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class _JoinedRows:
+    """The rows evaluated on, all joins applied, with their join keys, and the key of the
+    period's first row (None when it holds none)."""
+
+    frame: pd.DataFrame
+    keys: np.ndarray
+    period_start: object
+
+
+def _left_out(
+    plan: Plan,
+    symbol: str,
+    partner: str,
+    bars: pd.DataFrame,
+    out: np.ndarray,
+    in_period: np.ndarray,
+    joined: _JoinedRows,
+) -> Unmatched:
+    """``symbol``'s ``bars`` marked ``out`` (the period's own, ``in_period``, named first),
+    and the joined rows on either side of the first named."""
+    tf = plan.timeframe
+    rows = _period_first(np.flatnonzero(out), in_period)
+    named = bars.iloc[rows[:UNMATCHED_NAMED]]
+    first = _join_key(named.iloc[:1], tf)
+    lag = _around(joined.frame, joined.keys, first, plan)
+    # One after the period is read across by next() of the row before it.
+    ahead = bool(len(rows)) and not in_period[rows[0]]
+    ahead = ahead and joined.period_start is not None and bool(first[0] > joined.period_start)
+    outside = int(np.count_nonzero(~in_period[rows]))
+    return Unmatched(symbol, partner, len(rows), _bar_names(named, tf), lag, outside, ahead)
+
+
+def _period_first(rows: np.ndarray, in_period: np.ndarray) -> np.ndarray:
+    """``rows`` (positions, in time order) with the period's own first: those the warning
+    names and whose prev() it follows are the period's when it has any."""
+    inside = in_period[rows]
+    return np.concatenate([rows[inside], rows[~inside]])
+
+
+def _read_span(plan: Plan, keys: np.ndarray, in_period: np.ndarray) -> tuple[object, object] | None:
+    """The join keys of the first and last joined rows the period's rows read: its own,
+    widened by the reach (by none before it when the reach is all history); None when the
+    period holds no row."""
+    at = np.flatnonzero(in_period)
+    if not len(at):
+        return None
+    back = plan.reach.back
+    first = int(at[0]) if back is None else max(0, int(at[0]) - back)
+    last = min(len(keys) - 1, int(at[-1]) + plan.reach.ahead)
+    return keys[first], keys[last]
+
+
+def _within(keys: np.ndarray, span: tuple[object, object] | None) -> np.ndarray:
+    """Which ``keys`` lie strictly between the span's ends: a bar left out there is one a
+    joined row's prev(), next() or window reads across."""
+    if span is None:
+        return np.zeros(len(keys), dtype=bool)
+    return (keys > span[0]) & (keys < span[1])
+
+
+def _other_in_period(bars: pd.DataFrame, plan: Plan, ours: pd.DataFrame) -> np.ndarray:
+    """Which of the other market's ``bars`` lie in the period: its dates, or for the last N
+    bars the dates of ours (``ours``, the period's own bars)."""
     period, tf = plan.period, plan.timeframe
+    keep = np.ones(len(bars), dtype=bool)
     if period.everything or not len(bars):
-        return bars
+        return keep
     start: object = period.start
     end: object = period.end
     if start is None and end is None:
         if not len(ours):
-            return bars.iloc[:0]
+            return ~keep
         start, end = _first_dates(ours, tf)[0], ours["trading_date"].to_numpy()[-1]
-    keep = np.ones(len(bars), dtype=bool)
     if start is not None:
         keep &= _first_dates(bars, tf) >= np.datetime64(start, "ns")
     if end is not None:
         keep &= bars["trading_date"].to_numpy() <= np.datetime64(end, "ns")
-    return bars[keep]
+    return keep
 
 
 def _first_dates(bars: pd.DataFrame, tf: Timeframe) -> np.ndarray:
@@ -234,24 +392,15 @@ def _bar_names(bars: pd.DataFrame, tf: Timeframe) -> tuple[str, ...]:
     return tuple(pd.DatetimeIndex(bars["timestamp"]).strftime("%Y-%m-%d %H:%M"))
 
 
-def _window(lo: int, hi: int, n: int, plan: Plan) -> tuple[int, int]:
-    """Rows ``start:stop`` to evaluate on: the period ``lo:hi`` and the reach around it."""
+def _window(lo: int, hi: int, n: int, plan: Plan, more: tuple[int, int]) -> tuple[int, int]:
+    """Rows ``start:stop`` to evaluate on: the period ``lo:hi``, the reach around it and
+    ``more`` rows before and after (for the rows a join leaves out)."""
     back, ahead = plan.reach.back, plan.reach.ahead
-    start = 0 if back is None else max(0, lo - back)
-    return start, min(n, hi + ahead)
+    start = 0 if back is None else max(0, lo - back - more[0])
+    return start, min(n, hi + ahead + more[1])
 
 
-def _cached_rows(
-    plan: Plan,
-) -> tuple[
-    pd.DataFrame,
-    np.ndarray,
-    tuple[CutBar, ...],
-    OpenBar | None,
-    OpenBar | None,
-    StartCut | None,
-    str | None,
-]:
+def _cached_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
     """The rows of a cached whole-history frame: a view of the slice evaluated on."""
     full = plan.dataset.frame(plan.session, plan.timeframe.name)
     period, tf = plan.period, plan.timeframe
@@ -280,7 +429,7 @@ def _cached_rows(
         # month up 10%" in 2008:2025 must not read January 2026's four days as December's
         # next month).
         usable -= 1
-        if lo < hi and hi + plan.reach.ahead >= len(full):
+        if lo < hi and hi + plan.reach.ahead + more[1] >= len(full):
             open_after = open_bar
         open_bar = None
     if open_bar is not None:
@@ -295,7 +444,7 @@ def _cached_rows(
         # Left out means left out of what the whole bars read too: next() of the last
         # whole month must not be this month's first days.
         usable -= 1
-    start, stop = _window(lo, hi, usable, plan)
+    start, stop = _window(lo, hi, usable, plan, more)
     if plan.timeframe.intraday and start < len(full):
         # Whole trading dates: the day's first bar and VWAP's reset are then always there.
         dates = full["trading_date"].to_numpy()
@@ -303,7 +452,17 @@ def _cached_rows(
     frame = full.iloc[start:stop].copy(deep=False)
     frame.index = pd.RangeIndex(len(frame))
     in_period = _in_period(len(frame), lo - start, hi - start)
-    return frame, in_period, cut, open_bar, open_after, start_cut, start_label
+    return _Rows(
+        frame,
+        in_period,
+        cut,
+        open_bar,
+        open_after,
+        start_cut,
+        start_label,
+        earlier=start > 0,
+        later=stop < usable,
+    )
 
 
 def listed_open_bar(plan: Plan, scope: Scope) -> UnfinishedBar | None:
@@ -363,7 +522,7 @@ def _open_bar(full: pd.DataFrame, tf: Timeframe, calendar: str) -> OpenBar | Non
     return OpenBar(str(label[1][0]), first, last, kept=False)
 
 
-def _sliced_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray]:
+def _sliced_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
     """The same rows as ``_cached_rows`` would give, built from the trading dates they lie on
     (``Dataset.sliced``): positions come from the day index, so nothing outside them is
     built."""
@@ -374,7 +533,7 @@ def _sliced_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray]:
     else:
         lo = _day_start(index, period.start, "left") if period.start else 0
         hi = _day_start(index, period.end, "right") if period.end else n
-    start, stop = _window(lo, hi, n, plan)
+    start, stop = _window(lo, hi, n, plan, more)
     if start >= stop:
         first = last = 0
     else:
@@ -385,7 +544,8 @@ def _sliced_rows(plan: Plan) -> tuple[pd.DataFrame, np.ndarray]:
     frame = plan.dataset.frame_for_days(plan.session, plan.timeframe.name, first, last)
     frame = frame.iloc[: max(0, stop - start)].copy(deep=False)
     frame.index = pd.RangeIndex(len(frame))
-    return frame, _in_period(len(frame), lo - start, hi - start)
+    in_period = _in_period(len(frame), lo - start, hi - start)
+    return _Rows(frame, in_period, earlier=start > 0, later=stop < n)
 
 
 def _day_start(index: DayIndex, day: object, side: str) -> int:

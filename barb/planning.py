@@ -42,8 +42,17 @@ from barb.instruments import (
     format_clock,
     load_instrument,
 )
-from barb.lineage import nodes, through_map
-from barb.script.ast import Call, Column, Expr, default_name, literal_value, walk
+from barb.lineage import Lineage, nodes, through_map
+from barb.point_value_caveats import other_point_value_caveat
+from barb.script.ast import (
+    Call,
+    Column,
+    Expr,
+    default_name,
+    literal_value,
+    walk,
+    with_children,
+)
 from barb.script.columns_read import columns_read
 from barb.script.hoisting import hoist
 from barb.script.library import contains_aggregate
@@ -51,11 +60,12 @@ from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import JoinSpec, Query, SortKey, Stage
 from barb.script.reach import map_reach, reach, reads_other_bars
-from barb.script.validator import SelectNames, validate
+from barb.script.validator import FirstStageColumns, SelectNames, validate
 from barb.script.warmup import ROW, Reach
 from barb.session_concepts import missing_session_text
 from barb.session_times import SessionTimes
 from barb.settings import EngineSettings
+from barb.time_keys import CARRIES_VALUE
 from barb.timeframes import TIMEFRAMES, Timeframe, timeframe
 
 # Names of the columns an instrument join adds, after the symbol's prefix ("es_close").
@@ -238,8 +248,15 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     joined = {j.dataset.instrument.symbol for j in instruments}
     warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
     warnings += _running_across_groups(first)
-    warnings += _hours_off_the_clock(first, tf, dataset.instrument.session(session))
+    warnings += _hours_off_the_clock(query, first, then, tf, dataset.instrument.session(session))
     warnings += _running_before_where(first)
+    warnings += other_point_value_caveat(
+        (*first.map_exprs, *((item.name, item.expr) for item in first.select)),
+        dataset.instrument,
+        joined,
+        query.to_json(),
+        settings,
+    )
 
     mapped = map_reach(first.map_exprs)
     needed = ROW
@@ -325,32 +342,67 @@ def _running_before_where(first: StagePlan) -> list[str]:
     ]
 
 
-def _hours_off_the_clock(first: StagePlan, tf: Timeframe, session: SessionSpec) -> list[str]:
+def _hours_off_the_clock(
+    query: Query, first: StagePlan, then: StagePlan | None, tf: Timeframe, session: SessionSpec
+) -> list[str]:
     """hour() as a group key on bars that do not start on the hour: RTH's 1h bars start at
     09:30, so "hour 15" is the bar 15:30-16:30 and a chart read it as 15:00 (the busiest hour,
     15:00-16:00, came out as 40,050 contracts for 58,401); 5m bars' hour 9 holds only 09:30-
-    09:59."""
+    09:59. So is a second stage's key that holds a first stage's hour(): "which hour makes
+    the day's high" as arg_max(hour(), high) as h by date(), then group_by h, listed 9 … 16
+    for the bars from 09:30 … 16:30 (p32c #25)."""
     offset = session.start_minute % 60
-    if not tf.intraday or not offset or not first.group_keys:
+    if not tf.intraday or not offset:
         return []
     mapped = dict(first.map_exprs)
     for _, key in first.group_keys:
         expr = through_map(key, mapped)
-        if not (isinstance(expr, Call) and expr.name.lower() == "hour" and not expr.args):
+        if isinstance(expr, Call) and expr.name.lower() == "hour" and not expr.args:
+            return [_off_the_clock_text(tf, session, "hour", "hour() is", "Group by time()")]
+    lineage = Lineage(query.to_json())
+    for name, _ in then.group_keys if then is not None else ():
+        source = lineage.values_of(name, CARRIES_VALUE)
+        if not (isinstance(source, Call) and source.name.lower() == "hour" and not source.args):
             continue
-        first_hour = session.start_minute // 60
-        if (tf.minutes or 1) % 60 == 0:
-            return [
-                f"hour() is the clock hour a bar starts in, and these {tf.name} bars start "
-                f"at :{offset:02d} ({session.start}, …): hour {first_hour} is the bar "
-                f"{session.start}-{format_clock(session.start_minute + (tf.minutes or 60))}. "
-                "Group by time() to name each bar by its start."
-            ]
-        return [
-            f"hour() is the clock hour a bar starts in, and the session starts at "
-            f"{session.start}: hour {first_hour} holds only the bars from {session.start}."
-        ]
+        found = lineage.definition(name)
+        made = _hour_as_time(found[0]) if found is not None else None
+        fix = f"Select {made.to_text()} as {name}" if made else "Take time() for hour()"
+        return [_off_the_clock_text(tf, session, name, f"{name} is hour(),", fix)]
     return []
+
+
+def _off_the_clock_text(
+    tf: Timeframe, session: SessionSpec, key: str, subject: str, fix: str
+) -> str:
+    """What hour() names on bars from a session open off the hour, said of ``subject``
+    ("hour() is", "h is hour(),") and its values (``key`` 9), and ``fix``, the form that
+    names each bar by its start: "hour 9 is the bar 09:30-10:30, …, hour 16 the bar
+    16:30-17:00"."""
+    opens, step = session.start_minute, tf.minutes or 60
+    first_hour = opens // 60
+    if step % 60:
+        return (
+            f"{subject} the clock hour a bar starts in, and the session starts at "
+            f"{session.start}: {key} {first_hour} holds only the bars from {session.start}."
+        )
+    last = opens + (session.length_minutes - 1) // step * step
+    bars = f"{key} {first_hour} is the bar {session.start}-{format_clock(opens + step)}"
+    if last > opens:
+        end = opens + session.length_minutes
+        bars += f", …, {key} {last // 60 % 24} the bar {format_clock(last)}-{format_clock(end)}"
+    return (
+        f"{subject} the clock hour a bar starts in, and these {tf.name} bars start at "
+        f":{opens % 60:02d} ({session.start}, …): {bars}. {fix} to name each bar by its start."
+    )
+
+
+def _hour_as_time(expr: Expr) -> Expr | None:
+    """``expr`` with time() for each hour() in it (arg_max(hour(), high) → arg_max(time(),
+    high)); None when it calls no hour() itself (it reads a map column of one)."""
+    if isinstance(expr, Call) and expr.name.lower() == "hour" and not expr.args:
+        return replace(expr, name="time")
+    changed = with_children(expr, lambda child: _hour_as_time(child) or child)
+    return changed if changed != expr else None
 
 
 def _bar_columns_read(first: StagePlan) -> set[str]:
@@ -462,7 +514,10 @@ def _windows_at_another_open(
     """A window starting at another instrument's open but not this one's is most likely that
     instrument's times carried over (NQ's opening range '09:30-09:45' written for CL, whose
     RTH opens 09:00): said, with this instrument's own open. Not when that instrument is
-    joined: then its hours are meant (CL with NQ joined over NQ's '09:30-17:00')."""
+    joined: then its hours are meant (CL with NQ joined over NQ's '09:30-17:00'); nor when
+    the query also reads the window that ends where it starts: a row of clock hours
+    ('08:00-09:00' and '09:00-10:00' on NQ, 13:00 UTC in winter and in summer), not another
+    instrument's open."""
     written = [session] if session else []
     for stage in stages:
         for expr in _stage_exprs(stage):
@@ -475,9 +530,11 @@ def _windows_at_another_open(
     own_open = ours.sessions[ours.default_session].start
     others = [load_instrument(s, settings) for s in available_instruments(settings)]
     warnings = []
-    for window in dict.fromkeys(_window_hours(ours, text) for text in written):
-        start = window.split("-")[0] if window else None
-        if start is None or start == own_open:
+    windows = [w for w in dict.fromkeys(_window_hours(ours, text) for text in written) if w]
+    ends = {window.split("-")[1] for window in windows}
+    for window in windows:
+        start = window.split("-")[0]
+        if start == own_open or start in ends:
             continue
         opened = [i for i in others if i.sessions[i.default_session].start == start]
         if opened and not joined & {i.symbol for i in opened}:
@@ -485,7 +542,8 @@ def _windows_at_another_open(
             warnings.append(
                 f"'{window}' starts at the open of {names} ({start}), not {ours.symbol}'s: "
                 f"{ours.symbol}'s {ours.default_session} opens at {own_open} (its first 15 "
-                f"minutes are '{ours.window_example}')."
+                f"minutes are '{ours.window_example}'). A clock hour meant as written "
+                "(another time zone's, in ET) is right as it is."
             )
     return warnings
 
@@ -620,11 +678,13 @@ def _plan_stage(
     prefix: str,
     label: str | None = None,
     instrument: Instrument | None = None,
+    first_stage: FirstStageColumns | None = None,
 ) -> StagePlan:
     """Check one stage's clauses against ``columns`` (which gains the map names).
 
     ``label`` is the bar label a row result starts with (``date``, ``month``…): rows can be
-    sorted by it, and a second stage can read it.
+    sorted by it, and a second stage can read it. ``first_stage``: a second stage's, what
+    the first stage's rows held, which its table may not.
     """
 
     def step(name: str) -> str:
@@ -648,6 +708,7 @@ def _plan_stage(
                 aggregates_over_all=over_all,
                 instrument=instrument,
                 later=later,
+                first_stage=first_stage,
             )
             map_exprs.append((name, expr))
         columns.add(name)
@@ -655,7 +716,12 @@ def _plan_stage(
     where = _parse(stage.where, step("where"), errors) if stage.where else None
     if where is not None:
         errors += validate(
-            where, columns, step=step("where"), allow_aggregates=False, instrument=instrument
+            where,
+            columns,
+            step=step("where"),
+            allow_aggregates=False,
+            instrument=instrument,
+            first_stage=first_stage,
         )
 
     group_keys: list[tuple[str, Expr]] = []
@@ -664,13 +730,20 @@ def _plan_stage(
         if expr is None:
             continue
         errors += validate(
-            expr, columns, step=step("group_by"), allow_aggregates=False, instrument=instrument
+            expr,
+            columns,
+            step=step("group_by"),
+            allow_aggregates=False,
+            instrument=instrument,
+            first_stage=first_stage,
         )
         name = expr.name if isinstance(expr, Column) else default_name(expr)
         if all(name != known for known, _ in group_keys):  # a key named twice groups once
             group_keys.append((name, expr))
 
-    select = _plan_select(stage, columns, group_keys, errors, step("select"), instrument)
+    select = _plan_select(
+        stage, columns, group_keys, errors, step("select"), instrument, first_stage
+    )
     hoisted: list[tuple[str, Expr]] = []
     # What an aggregate reads across rows is computed per row, with history, before the cut.
     select = [
@@ -719,6 +792,7 @@ def _plan_select(
     errors: list[QueryError],
     step: str,
     instrument: Instrument | None = None,
+    first_stage: FirstStageColumns | None = None,
 ) -> list[SelectItem]:
     select: list[SelectItem] = []
     texts = stage.select or (["count()"] if stage.group_by else [])
@@ -731,7 +805,14 @@ def _plan_select(
             continue
         if isinstance(expr, Column) and expr.name in key_names and alias is None:
             continue  # selecting the group key itself: it is in the output anyway
-        errors += validate(expr, columns, step=step, allow_aggregates=True, instrument=instrument)
+        errors += validate(
+            expr,
+            columns,
+            step=step,
+            allow_aggregates=True,
+            instrument=instrument,
+            first_stage=first_stage,
+        )
         select.append(SelectItem(expr, alias or default_name(expr), contains_aggregate(expr)))
 
     if select and group_keys and not all(s.aggregate for s in select):
@@ -808,6 +889,11 @@ def _plan_then(
             )
         )
         return None
+    # The first stage's bar and map columns: a name of those that its table does not hold
+    # is pointed to the first stage's select, not to a map ("up" made there, then read here).
+    read = FirstStageColumns(
+        frozenset(columns), frozenset(n for n, _ in first.map_exprs), first.shape == "grouped"
+    )
     return _plan_stage(
         then,
         first.output_columns(set(columns)),
@@ -815,6 +901,7 @@ def _plan_then(
         settings,
         prefix="then.",
         instrument=instrument,
+        first_stage=read,
     )
 
 

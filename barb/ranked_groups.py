@@ -58,15 +58,17 @@ def cut_group(plan: Plan, cut: PeriodCut) -> OpenGroup | None:
 
 def narrowed(group: OpenGroup, columns: Sequence[str]) -> OpenGroup | None:
     """The part ``group`` as a second stage's rows name it: a month regrouped by its year
-    alone is a part of that year. None when the rows do not hold its keys."""
+    alone is a part of that year. None when the rows do not hold its keys, or hold only its
+    month: regrouped by month number, the open January is one of 19 Januaries, no year (it
+    was named "the year 1", ranked against "the whole years" 2, 3…)."""
     values = {k: v for k, v in group.values.items() if k in columns}
     if values == group.values:
         return group
     if group.unit == "week" or len(values) != 1:
         return None
     [(column, year)] = values.items()
-    if not isinstance(year, int | np.integer):
-        return None
+    if column != next(iter(group.values)) or not isinstance(year, int | np.integer):
+        return None  # the year key comes first
     return OpenGroup("year", str(year), {column: str(year)}, values)
 
 

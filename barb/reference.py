@@ -117,7 +117,7 @@ def query_reference(
         "QUERY FORMAT — a JSON object, every field optional. Steps run in this order:",
         "session → from → join → map → period → where → group_by → select → sort → limit, "
         "then the optional second stage (then).",
-        '- instrument: "NQ", "ES", "CL"… — leave it out for the current instrument.',
+        f"- instrument: {_instruments_text(instrument, settings)}",
         f"- session: {sessions}. Give it for daily+ bars (else the default is used). "
         "Any window 'HH:MM-HH:MM' inside the trading day is a session too "
         f"('{times.opening_range}' = the 15-minute opening range; one from "
@@ -184,7 +184,7 @@ def query_reference(
         "Concepts (get_concept): " + ", ".join(session_concepts()) + ".",
         "TIES: first/last follow time order, in then too (the first stage's rows before its "
         "sort; groups: key order). arg_max/arg_min give ONE row per group, the earliest of "
-        "equal values (the high_time example counts each day once); counting bars where high "
+        "equal values; counting bars where high "
         "equals the day's high counts a day twice when two bars touch it. Hourly bars start at "
         "the session "
         f"open: {times.session}'s are {times.hourly_bars}; name them by time()"
@@ -199,6 +199,25 @@ def query_reference(
         lines.append(f"Q: {example.question}")
         lines.append(f"   {json.dumps(example.query, ensure_ascii=False)}")
     return "\n".join(lines)
+
+
+def _instruments_text(instrument: Instrument | None, settings: EngineSettings | None) -> str:
+    """The instruments a query may name, and what a move of 1.0 is worth on one contract of
+    each: an NQ chat asked about CL's P&L multiplied by NQ's 20, not CL's 1,000 (p32e)."""
+    settings = settings or default_settings()
+    asking = instrument or load_instrument(WORDING_SYMBOL)
+    others = [s for s in available_instruments(settings) if s != asking.symbol]
+    each = [asking, *(load_instrument(symbol, settings) for symbol in others)]
+    currencies = {i.currency for i in each}
+    values = ", ".join(
+        f"{i.symbol} {i.point_value:,g}" + ("" if len(currencies) == 1 else f" {i.currency}")
+        for i in each
+    )
+    unit = f" {currencies.pop()}" if len(currencies) == 1 else ""
+    names = ", ".join(f'"{i.symbol}"' for i in each)
+    return (
+        f"{names}… — omit it for the current instrument. Per contract a 1.0 move is {values}{unit}."
+    )
 
 
 def _day_start(instrument: Instrument | None) -> str:
@@ -233,7 +252,6 @@ def _result_lines() -> list[str]:
     )
     return [
         "RESULT: you read a summary; the person sees the full table, chart and CSV.",
-        "- A number: 'Result: mean_range = 131.4'.",
         f"- Up to {2 * EDGE_ROWS} rows ({WHOLE_MAX_ROWS} of at most {WHOLE_MAX_VALUES} value "
         f"columns, {WHOLE_MAX_NARROW_ROWS} of 1): every row, one a line, under a comma-separated "
         f"header (n/a = empty). Rows list at most {MAX_SHOWN_VALUES} value columns; "

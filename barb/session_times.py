@@ -165,6 +165,8 @@ class SessionTimes:
             "open": self.open,
             "close": self.close,
             "opening_range": self.opening_range,
+            # The first bar after the opening range, where a breakout entry can come.
+            "opening_range_end": format_clock(self._at(OPENING_RANGE_MINUTES)),
             "second_hour": self.hourly_bar(min(1, len(self.hourly_offsets) - 1)),
             "last_half_hour": _window(self._at(max(self._length - 30, 0)), self._at(self._length)),
             "after_close": f"{self.close}-{self.day_end}",
@@ -176,6 +178,9 @@ class SessionTimes:
             "day_break": self.day_break,
             # What a difference of two prices is in: NQ's points, CL's dollars.
             "price_unit": self.instrument.price_unit,
+            # What a move of 1.0 is worth on one contract: NQ's 20 USD, CL's 1,000.
+            "point_value": f"{self.instrument.point_value:g}",
+            "currency": self.instrument.currency,
         }
 
     def fill(self, value: Any) -> Any:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from barb.events.rules import us_market_closed
+from barb.frames import Dataset
 from barb.lineage import nodes
 from barb.planning import Plan, SelectItem, StagePlan
 from barb.script import ast
@@ -82,20 +83,60 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         what = f"{listed_text(sizes)} {'is' if len(sizes) == 1 else 'are'}"
     return [
         f"{n} of the {len(days)} rows listed {are}: {listed}; "
-        f"their {what} a part day's. {LEAVE_OUT}"
+        f"their {what} a part day's.{_joined_hours(plan, days[short], closed)} {LEAVE_OUT}"
     ]
 
 
-def _listed_sizes(stage: StagePlan) -> list[str]:
+def _joined_hours(plan: Plan, days: np.ndarray, closed: np.ndarray) -> str:
+    """A joined market whose window ran to another time on the short ``days`` (ours closed
+    at ``closed``, minutes into the day) than ours, with a move of its listed: on 2024-07-03
+    NQ's 09:30-16:00 stopped at 13:15 and CL's ran to 16:00, so cl_m is no part day's but
+    other hours than nq_m."""
+    said = ""
+    for joined in plan.instruments:
+        sizes = _listed_sizes(plan.first, joined.join.prefix)
+        if not sizes:
+            continue
+        _, theirs = day_edges(joined.dataset, days)
+        _, end = window_edges(joined.dataset, joined.session)
+        _, our_end = window_edges(plan.dataset, plan.session)
+        ran = np.minimum(theirs, end)
+        other = (theirs >= 0) & (ran != np.minimum(closed, our_end))
+        if not other.any():
+            continue
+        said += (
+            f" {joined.dataset.instrument.symbol}'s {joined.session} ran "
+            f"{_ran_to(joined.dataset, days[other], ran[other], len(days))}, so "
+            f"{listed_text(sizes)} cover{'s' if len(sizes) == 1 else ''} other hours there."
+        )
+    return said
+
+
+def _ran_to(dataset: Dataset, days: np.ndarray, ends: np.ndarray, listed: int) -> str:
+    """'to 16:00 on it', 'to 16:00 on 2024-07-03 and to 14:30 on 2024-07-04', 'to 14:30 on
+    6 of them, to 16:00 on 2 and to 13:45 on 1': where a window ran to (``ends``) on ``days`` of the
+    ``listed`` short rows, by day when few."""
+    clocks = [close_clock(dataset, int(m)) for m in ends]
+    if len(set(clocks)) == 1:
+        on = "it" if listed == 1 else "them" if len(days) == listed else f"{len(days)} of them"
+        return f"to {clocks[0]} on {on}"
+    if len(days) <= NAMED_SHORT_SESSIONS:
+        return listed_text([f"to {c} on {d}" for c, d in zip(clocks, days, strict=True)])
+    parts = [f"to {c} on {k}" for c, k in pd.Series(clocks).value_counts().items()]
+    return listed_text([parts[0] + " of them", *parts[1:]])
+
+
+def _listed_sizes(stage: StagePlan, prefix: str = "") -> list[str]:
     """The columns a table lists that a part day makes small: range, volume, high - low,
-    or a move between two prices (close - open, a return on prev(close))."""
+    or a move between two prices (close - open, a return on prev(close)); of a joined
+    market's columns with its ``prefix`` ("cl_": cl_close / cl_open - 1)."""
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
     exprs = mapped | {item.name: item.expr for item in stage.select}
     listed = [(name, exprs.get(name, ast.Column(name))) for name in query_columns(stage)]
     return [
         name
         for name, expr in listed
-        if _reads_part_day(expr, mapped) or len(_prices_read(expr, mapped)) >= 2
+        if _reads_part_day(expr, mapped, prefix) or len(_prices_read(expr, mapped, prefix)) >= 2
     ]
 
 
@@ -111,16 +152,19 @@ def _marks_them(stage: StagePlan) -> bool:
     )
 
 
-def _prices_read(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> set[tuple[str, str]]:
-    """The prices ``expr`` reads, each with the prev()/next() it is read through: close -
-    prev(close) reads two ((close, ''), (close, 'prev(close)')), prev(close) one."""
+def _prices_read(
+    expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = ""
+) -> set[tuple[str, str]]:
+    """The prices ``expr`` reads (a joined market's with its ``prefix``), each with the
+    prev()/next() it is read through: close - prev(close) reads two ((close, ''), (close,
+    'prev(close)')), prev(close) one."""
     found: set[tuple[str, str]] = set()
     seen: set[str] = set()
     pending: list[tuple[ast.Node, str]] = [(expr, "")]
     while pending:
         node, lag = pending.pop()
         if isinstance(node, ast.Column):
-            if node.name in PRICES:
+            if node.name.startswith(prefix) and node.name[len(prefix) :] in PRICES:
                 found.add((node.name, lag))
             elif node.name in mapped and node.name not in seen:
                 seen.add(node.name)
@@ -343,9 +387,11 @@ def _window_sizes(plan: Plan, expr: ast.Expr, mapped: dict[str, ast.Expr]) -> se
     return {key for key, read in fields.items() if "volume" in read or {"high", "low"} <= read}
 
 
-def _reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
-    """Whether ``expr`` reads a column a part day makes small (range, volume, high - low)."""
+def _reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "") -> bool:
+    """Whether ``expr`` reads a column a part day makes small (range, volume, high - low),
+    or a joined market's with its ``prefix`` (cl_volume)."""
     read = {n.name for n in nodes(expr, mapped) if isinstance(n, ast.Column)}
+    read = {name[len(prefix) :] for name in read if name.startswith(prefix)}
     return bool(read & PART_DAY_COLUMNS) or {"high", "low"} <= read
 
 

@@ -73,6 +73,8 @@ class StageOutput:
     # Grouped means whose highest and lowest groups differ by less than their noise
     # (``barb.group_noise``): a chart says the differences are small, naming no winner.
     even_columns: list[str] = field(default_factory=list)
+    # The grouped means whose ends differ by more than their noise, with the ends' text.
+    apart_columns: dict[str, str] = field(default_factory=dict)
 
     def kept_dates(self) -> np.ndarray | None:
         """The trading dates of the rows kept (bars with a trading_date column), else None;
@@ -264,6 +266,7 @@ def _answer(
             warnings=warnings + even.warnings,
             groups=every_group,
             even_columns=even.columns,
+            apart_columns=even.apart,
         )
     if shape in ("scalar", "dict"):
         ctx.step = prefix + "select"

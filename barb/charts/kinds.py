@@ -13,8 +13,9 @@ import pandas as pd
 from barb.charts.answers import CORRELATION, Aggregate, final_stage, read_aggregates
 from barb.charts.columns import PRICE_COLUMNS, is_number, latest_known, time_column
 from barb.charts.value_text import is_finite_number
-from barb.lineage import calls_behind, group_key_names
+from barb.lineage import Lineage, calls_behind, group_key_names
 from barb.result import Result
+from barb.script import ast
 from barb.time_keys import calendar_part, minutes_of_day
 
 TIME_SORT_COLUMNS = ("timestamp", "trading_date", "date")
@@ -22,9 +23,12 @@ BETA = "beta"  # beta(col, market): the slope of col on market
 # A value "now" and nothing else (``last(rsi14)`` over all data) is drawn over this many bars
 # up to it: eighteen years of 5-minute RSI squeezed into a phone's width show nothing.
 VIEW_BARS = 500
+# A column made by one of these is a running total or extreme: a level carried from row to
+# row, drawn as a line even through rows a where picked (an equity curve over the Mondays).
+RUNNING = frozenset({"cummax", "cummin", "cumsum", "cumprod"})
 # Columns made by these read the whole period (the drawdown from the period's high, the
 # rank among its days): their value now is read against all of it, so all of it is drawn.
-PERIOD_WIDE = frozenset({"cummax", "cummin", "cumsum", "cumprod", "rank"})
+PERIOD_WIDE = RUNNING | {"rank"}
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,26 @@ def rows_picked(result: Result) -> bool:
         return True
     joins = result.query.get("join") or []
     return any(isinstance(j, dict) and j.get("filter") in ("only", "exclude") for j in joins)
+
+
+def running_columns(result: Result, names: list[str]) -> frozenset[str]:
+    """Those of ``names`` made by a running total or extreme (``RUNNING``), through names
+    and a scaling or shift by a number (``"equity_usd": "cumsum(pnl) * 20"``), in either
+    stage: ``equity`` of a then stage's ``cumsum(pnl)``."""
+    lineage = Lineage(result.query)
+    running = set()
+    for name in names:
+        expr = lineage.values_of(name, frozenset())
+        while isinstance(expr, ast.Binary) and expr.op in ("+", "-", "*", "/"):
+            if ast.literal_value(expr.right) is not None:
+                expr = expr.left
+            elif expr.op in ("+", "*") and ast.literal_value(expr.left) is not None:
+                expr = expr.right
+            else:
+                break
+        if isinstance(expr, ast.Call) and expr.name.lower() in RUNNING:
+            running.add(name)
+    return frozenset(running)
 
 
 def in_time_order(rows: pd.DataFrame, time_col: str) -> pd.DataFrame:

@@ -33,7 +33,13 @@ from barb.charts.columns import (
 from barb.charts.events import draw_events, read_events
 from barb.charts.grouped import draw_grouped, keyed_rows
 from barb.charts.histogram import draw_histogram
-from barb.charts.kinds import in_time_order, rows_picked, sorted_by_time, sorted_column
+from barb.charts.kinds import (
+    in_time_order,
+    rows_picked,
+    running_columns,
+    sorted_by_time,
+    sorted_column,
+)
 from barb.charts.one_row import draw_one_row
 from barb.charts.price import draw_overlays, draw_price
 from barb.charts.series import MAX_TOGETHER, draw_series
@@ -97,15 +103,12 @@ def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
     if rows_picked(result) and len(table) <= MAX_FILTERED_LIST:
         candidates = [c for c in result.focus_columns if c not in PRICE_COLUMNS]
         candidates += re.findall(r"[A-Za-z_]\w*", str(query.get("where") or ""))
+        candidates = [c for c in candidates if c in table.columns and is_number(table[c])]
         # A level (sma50, a close) drawn as a bar from zero shows nothing: levels go on the
-        # price axis over time, together.
+        # price axis over time, together; a running total (an equity curve) is a line.
+        running = running_columns(result, candidates)
         return next(
-            (
-                c
-                for c in candidates
-                if c in table.columns and is_number(table[c]) and unit(c, result) != "price"
-            ),
-            None,
+            (c for c in candidates if unit(c, result) != "price" and c not in running), None
         )
     return None
 
@@ -254,6 +257,7 @@ def _draw_timeline(
             words=words,
             value_unit=first_unit,
             hollow=open_at,
+            running=running_columns(result, lower),
         )
         value_label(lower_ax, axis_text(lower[0], result, words, lower[1:]))
     bottom_ax = lower_ax if lower_ax is not None else price_ax

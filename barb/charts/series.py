@@ -15,7 +15,7 @@ from matplotlib.ticker import MaxNLocator
 from barb.charts.axes import headroom, legend, whole_number_ticks
 from barb.charts.bars import draw_bars, mark_zero_bars
 from barb.charts.columns import floats
-from barb.charts.line_points import LINE_POINTS, broken_envelope, broken_line
+from barb.charts.line_points import LINE_POINTS, broken_envelope, broken_line, decimate
 from barb.charts.price import MAX_MARKERS
 from barb.charts.style import (
     ACCENT,
@@ -51,15 +51,30 @@ def draw_series(
     words: Words = ENGLISH,
     value_unit: str | None = None,
     hollow: int | None = None,
+    running: frozenset[str] = frozenset(),
 ) -> None:
     """The columns of ``columns`` (one, or a few in ``value_unit``) over ``x``; as bars, the
-    row ``hollow`` (a bar not over yet) is drawn as an outline."""
+    row ``hollow`` (a bar not over yet) is drawn as an outline. The columns ``running`` (a
+    running total, ``cumsum(pnl)``) are lines through every row, as a sum's running total
+    is drawn (``barb.charts.aggregates``): a level carried from one row to the next, not a
+    value of each row on its own (850 Mondays' equity was drawn as 850 red and green
+    stems)."""
     if columns.shape[1] == 1:
-        column = columns.iloc[:, 0]
-        _draw_one(ax, x, column, consecutive=consecutive, step=step, hollow=hollow, words=words)
+        series = columns.iloc[:, 0]
+        if series.name in running:
+            _draw_running(ax, x, floats(series), consecutive=consecutive)
+        else:
+            _draw_one(ax, x, series, consecutive=consecutive, step=step, hollow=hollow, words=words)
     else:
         _draw_several(
-            ax, x, columns, consecutive=consecutive, step=step, hollow=hollow, words=words
+            ax,
+            x,
+            columns,
+            consecutive=consecutive,
+            step=step,
+            hollow=hollow,
+            words=words,
+            running=running,
         )
     values = np.concatenate([floats(columns[c]) for c in columns.columns])
     ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
@@ -120,6 +135,14 @@ def _draw_one(
         ax.set_ylim(0, 100)
 
 
+def _draw_running(ax: Axes, x: np.ndarray, values: np.ndarray, *, consecutive: bool) -> None:
+    """A running total: one line through its rows, unbroken (it holds between them)."""
+    ax.plot(*decimate(x, values), color=ACCENT, linewidth=1.8)
+    finite = values[np.isfinite(values)]
+    if not consecutive or (finite.size and finite.min() < 0 < finite.max()):
+        ax.axhline(0, color=AXIS, linewidth=1.2)
+
+
 def _outlined_bars(
     ax: Axes,
     x: np.ndarray,
@@ -171,15 +194,17 @@ def _draw_several(
     step: float,
     hollow: int | None = None,
     words: Words = ENGLISH,
+    running: frozenset[str] = frozenset(),
 ) -> None:
     """A few columns in one unit, each in its colour (up and down colours would not tell
-    them apart): bars side by side in each bar's slot, dots, or lines."""
+    them apart): bars side by side in each bar's slot, dots, or lines; a running total
+    always a line (with one, all are lines or dots: bars beside a line read as one)."""
     names = list(columns.columns)
     series = [floats(columns[name]) for name in names]
     # Side by side, each column's bars are a fraction of a slot: only while they stay
     # visible bars, else lines.
     few = len(series[0]) * len(names) <= MAX_SIDE_BY_SIDE
-    bars = few and _as_bars(series[0], consecutive)
+    bars = few and _as_bars(series[0], consecutive) and not running.intersection(names)
     width = 0.8 * bar_slot(x, step) / len(names)  # a day's group stays within its day
     handles: list[Any] = []
     for i, (name, values, color) in enumerate(zip(names, series, SERIES_COLORS, strict=False)):
@@ -187,6 +212,10 @@ def _draw_several(
             at = x + (i - (len(names) - 1) / 2) * width
             _outlined_bars(ax, at, values, width, color, hollow, words)
             handles.append(Patch(color=color, label=name))
+        elif name in running:
+            (line,) = ax.plot(*decimate(x, values), color=color, linewidth=1.8)
+            line.set_label(name)
+            handles.append(line)
         elif not consecutive and len(values) <= MAX_MARKERS:
             handles.append(ax.scatter(x, values, s=40, color=color, zorder=3, label=name))
         else:

@@ -26,7 +26,8 @@ Decisions worth knowing:
   missing there: columns picked side by side (first(date()), first(ret)) are one row's.
 - arg_max(arg, val) and arg_min(arg, val): ties go to the earliest row. Each group gives one
   answer, so counting those answers counts every day once even when two hours touch the
-  same high. A single (ungrouped) answer names the rows tied with it in a warning.
+  same high. A warning names the rows tied with the one shown: all of them for a single
+  (ungrouped) answer; for groups, how many groups hold a tie, the first few named.
 """
 
 from __future__ import annotations
@@ -446,6 +447,8 @@ def _restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
     reach=period_rows_seen_from_history,
 )
 def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    if per is None and ctx.running_from_history:
+        return _in_period(ctx, col.cummax())
     running = _running(ctx, col, per, "cummax").cummax()
     if per is None:
         _warn_history_beyond(ctx, col, running, "cummax")
@@ -462,6 +465,8 @@ def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     reach=period_rows_seen_from_history,
 )
 def _cummin(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    if per is None and ctx.running_from_history:
+        return _in_period(ctx, col.cummin())
     running = _running(ctx, col, per, "cummin").cummin()
     if per is None:
         _warn_history_beyond(ctx, col, running, "cummin")
@@ -474,7 +479,8 @@ def _warn_history_beyond(
     """A running high (low) starts at the period's first bar, by definition; when the bars
     before the period went higher (lower), it is the period-to-date's, not all history's:
     "new all-time highs in 2025" as high > prev(cummax(high)) over the period 2025 counted
-    22 new highs of 2025, where history holds 11. Said, with the way to all history.
+    22 new highs of 2025, where history holds 11. Said, with the way to all history, once the
+    stage has found that the answer changes when read from history (``barb.running_history``).
     ``col`` holds the history (``period_rows_seen_from_history``)."""
     period = ctx.period
     if period is None:
@@ -499,13 +505,14 @@ def _warn_history_beyond(
     # One sentence for every running high of the period (cummax(close), cummax(high)): the
     # first one's numbers show it.
     opening = f"{function}() starts at the period's first bar ({_moment(starts, ctx.intraday)})"
-    ctx.warn(
+    if any(said.startswith(opening) for said in ctx.history_beyond):
+        return
+    ctx.history_beyond.append(
         f"{opening}, and the bars before it went {'higher' if highest else 'lower'}: "
         f"{beyond:.10g} on {_moment(went, ctx.intraday)}. It is the {extreme} since the "
         "period began, not of all history; for all-time highs or lows leave the period out "
         f"and pick the rows with where (year() == {pd.Timestamp(dates.iloc[first]).year}) or "
-        "sort and limit.",
-        once_per=opening,
+        "sort and limit."
     )
 
 
@@ -849,7 +856,9 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         with np.errstate(invalid="ignore"):
             hit = numbers == rows.spread(extreme)
         chosen = rows.pick(hit)
-        if not rows.grouped and rows.warn is not None:
+        if rows.warn is not None and rows.grouped:
+            _warn_group_ties(rows, arg, val, hit, chosen, name, word)
+        elif rows.warn is not None:
             _warn_ties(rows.warn, arg, val, np.flatnonzero(hit), word)
         return _value_at(rows, arg, chosen)
 
@@ -866,14 +875,92 @@ def _warn_ties(
     if len(tied) < 2:
         return
     name = val.name if isinstance(val.name, str) else "value"
-    shown, others = _text(arg.iloc[tied[0]]), [_text(arg.iloc[i]) for i in tied[1:]]
-    listed = ", ".join(others[:_LISTED_TIES])
-    if len(others) > _LISTED_TIES:
-        listed += f" and {len(others) - _LISTED_TIES} more"
+    shown, listed = _text(arg.iloc[tied[0]]), _listed([_text(arg.iloc[i]) for i in tied[1:]])
     warn(
         f"{len(tied)} rows share the {word} {name} ({_text(val.iloc[tied[0]])}): {shown} is "
         f"shown (the earliest); also {listed}."
     )
+
+
+# Groups whose tie a grouped arg_max names, beside the count of them all, and the tied
+# values it lists of each.
+_NAMED_GROUPS = 3
+_LISTED_GROUP_TIES = 2
+
+
+def _warn_group_ties(
+    rows: RowGroups,
+    arg: pd.Series,
+    val: pd.Series,
+    hit: np.ndarray,
+    chosen: pd.Series,
+    function: str,
+    word: str,
+) -> None:
+    """Each group's answer is the earliest of its equal extremes: "which day made the week's
+    high", by week(), read Wed of the week 2024-08-26 whose Fri made the same 19489, and the
+    hour of each day's high, counted by a second stage, gave 122 of 4,649 days to the
+    earlier of two hours, with nothing said. Say how many groups tie (rows at the extreme
+    whose arg differs from the one shown: two minutes of one hour are no tie of hours), the
+    first few named with their other values."""
+    at = np.flatnonzero(hit)
+    picked = chosen.to_numpy(dtype=np.float64)
+    answered = int(np.count_nonzero(~np.isnan(picked)))
+    if len(at) <= answered:  # one row at the extreme in each group
+        return
+    groups = rows.groups_of(at)
+    own = arg.iloc[at].reset_index(drop=True)
+    shown = arg.iloc[picked[groups].astype(np.int64)].reset_index(drop=True)
+    same = (own == shown).fillna(False).to_numpy(dtype=bool)  # nullable types: NA is unknown
+    differs = ~(same | (own.isna() & shown.isna()).to_numpy())
+    tied = np.unique(groups[differs])
+    if not len(tied):
+        return
+    assert rows.index is not None
+    keys = [str(name) for name in rows.index.names]
+    name = val.name if isinstance(val.name, str) else "value"
+
+    def group_name(group: int, listed: bool = False) -> str:
+        """``week 2024-08-26``; in a list under one key, ``2024-08-26``."""
+        key = rows.index[group]
+        values = key if isinstance(key, tuple) else (key,)
+        if listed and len(keys) == 1:
+            return _text(values[0])
+        return ", ".join(f"{k} {_text(v)}" for k, v in zip(keys, values, strict=True))
+
+    def tie(group: int, limit: int = _LISTED_TIES) -> tuple[str, str]:
+        """The value shown and the others tied with it: ``("Wed", "Fri")``."""
+        first = _text(arg.iloc[int(picked[group])])
+        texts = dict.fromkeys(_text(arg.iloc[i]) for i in at[(groups == group) & differs])
+        return first, _listed([t for t in texts if t != first], limit)
+
+    if answered == 1:
+        group = int(tied[0])
+        first, also = tie(group)
+        level = _text(val.iloc[at[0]])
+        rows.warn(
+            f"In {group_name(group)}, {len(at)} rows share the {word} {name} ({level}): "
+            f"{first} is shown (the earliest); also {also}."
+        )
+        return
+    named = []
+    for group in tied[:_NAMED_GROUPS]:
+        first, also = tie(int(group), _LISTED_GROUP_TIES)
+        named.append(f"{group_name(int(group), listed=True)}: {first}, also {also}")
+    more = f"; and {len(tied) - _NAMED_GROUPS:,} more" if len(tied) > _NAMED_GROUPS else ""
+    rows.warn(
+        f"In {len(tied):,} of {answered:,} {' and '.join(keys)} groups "
+        f"({len(tied) / answered:.1%}), two or more rows tie for the {word} {name}: "
+        f"{function} gives each the earliest of them only ({'; '.join(named)}{more})."
+    )
+
+
+def _listed(texts: list[str], limit: int = _LISTED_TIES) -> str:
+    """The first ``limit`` of ``texts``, and how many more: ``a, b, c, d, e and 3 more``."""
+    listed = ", ".join(texts[:limit])
+    if len(texts) > limit:
+        listed += f" and {len(texts) - limit} more"
+    return listed
 
 
 def _text(value: Any) -> str:

@@ -60,6 +60,12 @@ class EvalContext:
     # Intraday bars of a session that crosses midnight (OVERNIGHT): a comparison of times of
     # day as text there is said where it reads against the session's order.
     night: NightSession | None = None
+    # A running high or low (cummax, cummin) under a period starts at its first bar; where
+    # the bars before it went beyond, the warning waits here until the stage is run again
+    # with them read from all history (``running_from_history``): said only when that
+    # changes the answer (``barb.running_history``).
+    history_beyond: list[str] = field(default_factory=list)
+    running_from_history: bool = False
 
     @property
     def intraday(self) -> bool:
@@ -109,8 +115,8 @@ class RowGroups:
     # Codes then run over the key's whole span and results are cut down to these slots,
     # which is cheaper than renumbering millions of codes.
     slots: np.ndarray | None = None
-    # Where an aggregate says what its one value hides (rows tied with the one shown); only
-    # for all rows together: a grouped table shows every group's answer.
+    # Where an aggregate says what its value hides (rows tied with the one shown, in all or
+    # in some groups).
     warn: Callable[[str], None] | None = field(default=None, compare=False)
 
     @classmethod
@@ -118,24 +124,28 @@ class RowGroups:
         return cls(length, warn=warn)
 
     @classmethod
-    def by_keys(cls, frame: pd.DataFrame, keys: Sequence[str]) -> RowGroups:
+    def by_keys(
+        cls, frame: pd.DataFrame, keys: Sequence[str], warn: Callable[[str], None] | None = None
+    ) -> RowGroups:
         # factorize(sort=True) orders each key by value (categories by their order) and
         # gives -1 for a missing key.
         if len(keys) == 1:
             small = _small_int_codes(frame[keys[0]])
             if small is not None:
                 codes, uniques, sizes, slots = small
-                return cls(len(frame), codes, pd.Index(uniques, name=keys[0]), sizes, slots)
+                index = pd.Index(uniques, name=keys[0])
+                return cls(len(frame), codes, index, sizes, slots, warn=warn)
         else:
             small = _small_int_combination(frame, keys)
             if small is not None:
                 codes, levels, sizes, slots = small
                 index = pd.MultiIndex.from_arrays(levels, names=list(keys))
-                return cls(len(frame), codes, index, sizes, slots)
+                return cls(len(frame), codes, index, sizes, slots, warn=warn)
         factorized = [pd.factorize(frame[key], sort=True) for key in keys]
         if len(keys) == 1:
             codes, uniques = factorized[0]
-            return cls(len(frame), codes.astype(np.int64), pd.Index(uniques, name=keys[0]))
+            index = pd.Index(uniques, name=keys[0])
+            return cls(len(frame), codes.astype(np.int64), index, warn=warn)
         level_codes = [codes.astype(np.int64) for codes, _ in factorized]
         sizes = [max(len(uniques), 1) for _, uniques in factorized]
         missing = np.logical_or.reduce([c < 0 for c in level_codes])
@@ -150,7 +160,7 @@ class RowGroups:
             [uniques.take(pos) for (_, uniques), pos in zip(factorized, positions, strict=True)],
             names=list(keys),
         )
-        return cls(len(frame), all_codes, index)
+        return cls(len(frame), all_codes, index, warn=warn)
 
     @property
     def grouped(self) -> bool:
@@ -271,6 +281,16 @@ class RowGroups:
             values = full
         values = np.append(values, np.nan)
         return values[self.codes]  # code -1 picks the appended NaN
+
+    def groups_of(self, positions: np.ndarray) -> np.ndarray:
+        """The group (its place in ``index``) of each row at ``positions``; -1 for a row in
+        no group. Grouped only."""
+        assert self.codes is not None
+        codes = self.codes[positions]
+        if self.slots is None:
+            return codes
+        groups = np.searchsorted(self.slots, codes)
+        return np.where(codes >= 0, groups, -1)
 
     def per_group(self, values: np.ndarray) -> pd.Series:
         return pd.Series(values, index=self.index)

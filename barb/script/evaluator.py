@@ -159,7 +159,7 @@ def evaluate_select(
         for name in by:
             if name not in ctx.frame.columns:
                 raise unknown_column(name, list(ctx.frame.columns), ctx.step)
-        rows = RowGroups.by_keys(ctx.frame, by)
+        rows = RowGroups.by_keys(ctx.frame, by, warn=ctx.warn)
     else:
         rows = RowGroups.whole(len(ctx.frame), warn=ctx.warn)
     evaluator = _AggregateEvaluator(ctx, rows, by or ())

@@ -52,6 +52,18 @@ class SelectNames:
     group_by: Sequence[str]
 
 
+@dataclass(frozen=True)
+class FirstStageColumns:
+    """What a second stage's rows were made from: the first stage's ``columns`` (its bars'
+    and its map's, ``mapped``) and whether it ``grouped`` them. Its table holds only its
+    select (and group keys), so a name among these that the table lacks is to be selected
+    there, not added by a map."""
+
+    columns: frozenset[str]
+    mapped: frozenset[str]
+    grouped: bool
+
+
 def validate(
     expr: ast.Expr,
     columns: Collection[str],
@@ -62,6 +74,7 @@ def validate(
     aggregates_over_all: bool = False,
     instrument: Instrument | None = None,
     later: SelectNames | None = None,
+    first_stage: FirstStageColumns | None = None,
 ) -> list[QueryError]:
     """Every problem with ``expr`` given the columns that exist; empty when it can run.
 
@@ -70,8 +83,9 @@ def validate(
     sit inside an aggregate, except the group keys themselves. ``aggregates_over_all`` is
     true for a second stage's map: an aggregate there is over all the stage's rows.
     ``later``: the names the stage's select makes after the map being checked.
+    ``first_stage``: a second stage's, the columns of the first stage's rows.
     """
-    checker = _Checker(columns, step, group_by, instrument, later)
+    checker = _Checker(columns, step, group_by, instrument, later, first_stage)
     if allow_aggregates:
         checker.strict_select = group_by is not None or contains_aggregate(expr)
         checker.visit(expr, "select")
@@ -322,6 +336,33 @@ def select_column(
     )
 
 
+def first_stage_column(
+    name: str, columns: Collection[str], step: str, first_stage: FirstStageColumns
+) -> UnknownColumn:
+    """A second stage naming a column of the first stage's rows that its table does not
+    hold: "up" made by the first stage's map and counted there ("count(up) as up_days"),
+    then read as mean(up), was told to add it with map, as if it were "high - low" (p32c)."""
+    shown = available(sorted_names(columns), limit=_MAX_LISTED_COLUMNS)
+    made = "made by the first stage's map" if name in first_stage.mapped else "a bar column"
+    if first_stage.grouped:
+        alias = f"mean_{name}"
+        hint = (
+            f"a second stage's rows are the first stage's groups, which hold only its group "
+            f"keys and select: aggregate {name} in the first stage's select (e.g. add "
+            f'"mean({name}) as {alias}" there) and use its column "{alias}" here'
+        )
+    else:
+        hint = (
+            f"a second stage's rows hold only the columns the first stage's select lists: "
+            f'add "{name}" to that select'
+        )
+    return UnknownColumn(
+        f"Column '{name}' ({made}) is not in the first stage's result. Available: {shown}.",
+        step=step,
+        hint=hint,
+    )
+
+
 def unknown_function(
     name: str, columns: Collection[str], step: str, instrument: Instrument | None = None
 ) -> UnknownFunction:
@@ -363,9 +404,11 @@ class _Checker:
         group_by: Collection[str] | None,
         instrument: Instrument | None = None,
         later: SelectNames | None = None,
+        first_stage: FirstStageColumns | None = None,
     ):
         self.instrument = instrument
         self.later = later
+        self.first_stage = first_stage
         self.columns = columns if isinstance(columns, set | frozenset | dict) else list(columns)
         self.step = step
         self.group_by = set(group_by or ())
@@ -390,6 +433,12 @@ class _Checker:
     def column(self, name: str, mode: Mode) -> None:
         if name not in self.columns and self.later is not None and name in self.later.names:
             self.report(select_column(name, self.columns, self.step, self.later))
+        elif (
+            name not in self.columns
+            and self.first_stage is not None
+            and name in self.first_stage.columns
+        ):
+            self.report(first_stage_column(name, self.columns, self.step, self.first_stage))
         elif name not in self.columns:
             self.report(unknown_column(name, self.columns, self.step))
         elif mode == "select" and self.strict_select and name not in self.group_by:

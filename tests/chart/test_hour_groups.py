@@ -23,24 +23,28 @@ pytestmark = pytest.mark.slow
 def test_hourly_rth_bars_by_hour_are_named_by_their_start(sample_settings, con) -> None:
     query = {"session": "RTH", "from": "1h", "group_by": "hour()", "select": "mean(volume)"}
     result = run(query, sample_settings)
-    # The model is told what hour() of these bars is.
-    assert (
-        "hour() is the clock hour a bar starts in, and these 1h bars start at :30 (09:30, …): "
-        "hour 9 is the bar 09:30-10:30. Group by time() to name each bar by its start."
-    ) in result.metadata.warnings
     # Each 1h bar from 09:30 sums its minutes; the mean over days per bar start.
     expected = con.execute(
         f"""
-        SELECT slot, avg(v) FROM (
-            SELECT trading_date, (minute - 570) // 60 AS slot, sum(volume) AS v
+        SELECT slot, avg(v), max(stop) FROM (
+            SELECT trading_date, (minute - 570) // 60 AS slot, sum(volume) AS v,
+                   max(minute) + 1 AS stop
             FROM nq WHERE {RTH} GROUP BY 1, 2)
         GROUP BY 1 ORDER BY 1
         """
     ).fetchall()
+    # The model is told what hour() of these bars is: the first and the last bar it names.
+    last, _, stop = expected[-1]
+    assert (
+        "hour() is the clock hour a bar starts in, and these 1h bars start at :30 (09:30, …): "
+        f"hour 9 is the bar 09:30-10:30, …, hour {(570 + 60 * last) // 60} the bar "
+        f"{(570 + 60 * last) // 60:02d}:30-{stop // 60:02d}:{stop % 60:02d}. Group by time() "
+        "to name each bar by its start."
+    ) in result.metadata.warnings
     fig = figure(result)
     (ax,) = fig.axes
-    np.testing.assert_allclose(bar_heights(ax), [v for _, v in expected], rtol=1e-9)
-    starts = [f"{(570 + 60 * slot) // 60:02d}:30" for slot, _ in expected]
+    np.testing.assert_allclose(bar_heights(ax), [v for _, v, _ in expected], rtol=1e-9)
+    starts = [f"{(570 + 60 * slot) // 60:02d}:30" for slot, _, _ in expected]
     shown = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
     assert shown and set(shown) <= set(starts) and "15:00" not in shown
     assert chart_headline(result).startswith(f"mean_volume: highest {starts[0]} ")

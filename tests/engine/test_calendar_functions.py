@@ -519,3 +519,119 @@ def test_a_quarter_ending_on_good_friday_is_said_to_lose_its_last_rth_day(
     fixed = rows({**stocks, "select": "count()"}, sample_settings)
     assert fixed.summary.value == len(whole)
     assert not [w for w in fixed.metadata.warnings if "counts them" in w]
+
+
+# --- holiday sessions among the days trading_day() picks ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nq_rth_dates(sample_settings: EngineSettings) -> pd.DatetimeIndex:
+    """NQ's trading dates with a bar in 09:30-17:00, from the sample's minute bars."""
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["trading_date", "minute"])
+    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+    return pd.DatetimeIndex(rth["trading_date"].unique()).sort_values()
+
+
+def _nth_monday(year: int, month: int, last: bool = False) -> pd.Timestamp:
+    """Labor Day (the first Monday of September) or Memorial Day (the last of May): the US
+    rules, not a calendar library's."""
+    mondays = pd.date_range(f"{year}-{month:02d}-01", periods=31, freq="D")
+    mondays = mondays[(mondays.month == month) & (mondays.dayofweek == 0)]
+    return mondays[-1] if last else mondays[0]
+
+
+def _place_note(said: list[str]) -> list[str]:
+    return [w for w in said if "no bars in" in w]
+
+
+def test_the_first_day_of_september_names_its_labor_day_sessions(
+    sample_settings, nq_rth_dates
+) -> None:
+    """p32d #19: "the first trading day of September" as trading_day('month') == 1 kept 18
+    RTH days, 8 of them Labor Day's short futures session (+0.17% against the stock market's
+    +0.51%), and said only that Good Fridays (none in September) are counted. Now the holiday
+    sessions are said, with the 'stocks' form, and the Good Friday note is not."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "where": "month() == 9 and trading_day('month') == 1",
+        "select": ["date()"],
+    }
+    result = rows(query, sample_settings, "NQ")
+    september = pd.Series(nq_rth_dates, index=nq_rth_dates)
+    september = september[september.dt.month == 9]
+    firsts = september.groupby(september.index.year).min()
+    labor_days = [d for d in firsts if d == _nth_monday(d.year, 9)]
+    assert dates_of(result.table) == [f"{d:%Y-%m-%d}" for d in firsts]
+    assert len(firsts) == 18 and len(labor_days) == 8
+    assert (
+        f"8 of the 18 rows are US holiday sessions (the stock market closed, the futures "
+        f"traded short hours), e.g. {labor_days[0]:%Y-%m-%d} (Labor Day): trading_day('month') "
+        "counts them among the exchange's days; trading_day('month', 'stocks') counts the "
+        "stock market's days, which leaves them out."
+    ) in result.metadata.warnings, result.metadata.warnings
+    assert _place_note(result.metadata.warnings) == []  # no Good Friday falls in September
+    # The form it gives: the first day after Labor Day where Labor Day came first.
+    stocks = rows(
+        {**query, "where": "month() == 9 and trading_day('month', 'stocks') == 1"},
+        sample_settings,
+        "NQ",
+    )
+    open_days = september[[d != _nth_monday(d.year, 9) for d in september]]
+    expected = open_days.groupby(open_days.index.year).min()
+    assert dates_of(stocks.table) == [f"{d:%Y-%m-%d}" for d in expected]
+    assert not [w for w in stocks.metadata.warnings if "holiday sessions" in w]
+
+
+def test_month_ends_name_their_memorial_day_sessions(sample_settings, nq_rth_dates) -> None:
+    """trading_days_left('month') == 0 keeps the Memorial Days that end May (2010, 2021):
+    said, while the Good Friday note stays (March 2024 lost its last RTH day to one)."""
+    result = rows(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "where": "trading_days_left('month') == 0",
+            "select": "count()",
+        },
+        sample_settings,
+        "NQ",
+    )
+    days = pd.Series(nq_rth_dates, index=nq_rth_dates)
+    ends = days.groupby(nq_rth_dates.to_period("M")).max()
+    memorial = [d for d in ends if d.month == 5 and d == _nth_monday(d.year, 5, last=True)]
+    assert [f"{d:%Y-%m-%d}" for d in memorial] == ["2010-05-31", "2021-05-31"]
+    total = result.summary.value
+    assert (
+        f"2 of the {total} rows are US holiday sessions (the stock market closed, the futures "
+        "traded short hours), e.g. 2010-05-31 (Memorial Day): trading_days_left('month') "
+        "counts them among the exchange's days; trading_days_left('month', 'stocks') counts "
+        "the stock market's days, which leaves them out."
+    ) in result.metadata.warnings, result.metadata.warnings
+    [note] = _place_note(result.metadata.warnings)
+    assert "(trading_days_left('month', 'stocks'))" in note
+
+
+@pytest.mark.parametrize(
+    ("where", "said"),
+    [
+        # March 2024 ends on Good Friday (no RTH bar): its last RTH day reads 1 left, and
+        # the row is lost though September's is kept.
+        ("month() in (3, 9) and year() == 2024 and trading_days_left('month') == 0", True),
+        ("month() == 3 and year() == 2024 and trading_days_left('month') == 0", True),
+        ("trading_day('month') == 1 and month() in (4, 10)", True),
+        # No month a Good Friday falls in can be kept.
+        ("month() == 9 and year() == 2024 and trading_days_left('month') == 0", False),
+        ("trading_day('month') == 1 and month() in (1, 10)", False),
+    ],
+)
+def test_the_good_friday_note_is_said_where_its_months_can_be_kept(
+    sample_settings, nq_rth_dates, where: str, said: bool
+) -> None:
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["trading_date"])
+    every = pd.DatetimeIndex(bars["trading_date"].unique())
+    missing = every.difference(nq_rth_dates)
+    good_fridays = {pd.Timestamp(easter(y)) - pd.Timedelta(days=2) for y in range(2008, 2027)}
+    assert set(missing) <= good_fridays and {d.month for d in missing} == {3, 4}
+    assert pd.Timestamp("2024-03-29") in missing
+    result = rows({"session": "RTH", "from": "daily", "where": where}, sample_settings, "NQ")
+    assert bool(_place_note(result.metadata.warnings)) == said, result.metadata.warnings

@@ -100,3 +100,71 @@ def test_bars_an_early_close_ends_on_their_edge_say_nothing(sample_settings) -> 
     query = {"session": "RTH", "from": "5m", "period": str(YEAR), "group_by": "time()"}
     result = execute({**query, "select": "mean(volume)"}, "NQ", settings=sample_settings)
     assert early_close_warnings(result) == []
+
+
+def cut_pick_warnings(result) -> list[str]:
+    assert result.ok, result.to_dict()
+    return [w for w in result.metadata.warnings if "cut short by an early close" in w]
+
+
+def _day_highs(bars: pd.DataFrame) -> pd.DataFrame:
+    """Each day's bar holding its high, the earliest on a tie."""
+    bars = bars.sort_values(["trading_date", "bucket"])
+    return bars.loc[bars.groupby("trading_date")["high"].idxmax()]
+
+
+@pytest.mark.parametrize(("pick", "bar"), [("time()", "12:30 bar"), ("hour()", "12:30 bar (h 12)")])
+def test_short_days_hour_of_the_high_says_the_1230_bar_was_cut(sample_settings, pick, bar) -> None:
+    """ "On half days, which hour makes the high?" (p32c #26): NQ's 12:30 bar runs to the
+    13:00 or 13:15 close on those days, their last bar, and was counted beside full hours
+    with nothing said, where the 16:30 half hour is. The days are the ones the minute bars
+    show closing early; the counts and each cut bar's span are read from them."""
+    bars = session_bars(sample_settings, 60)
+    short = sorted(bars.loc[bars["cut"], "trading_date"].unique())
+    highs = _day_highs(bars[bars["trading_date"].isin(short)])
+    group = highs[highs["bucket"] == 750]
+    assert len(group) and group["cut"].all()  # the case: every 12:30 high is a cut bar
+    days = ", ".join(f"'{day:%Y-%m-%d}'" for day in short)
+    query = {
+        "session": "RTH",
+        "from": "1h",
+        "period": str(YEAR),
+        "where": f"date() in ({days})",
+        "group_by": "date()",
+        "select": f"arg_max({pick}, high) as h",
+        "then": {"group_by": "h", "select": "count() as days"},
+    }
+    result = execute(query, "NQ", settings=sample_settings)
+    counts = highs["bucket"].value_counts()
+    label = "12:30" if pick == "time()" else 12
+    assert result.table.set_index("h").loc[label, "days"] == counts[750] == len(group)
+    spans = group.groupby("closed", sort=False)["trading_date"].agg(["size", "first"])
+    spans = spans.sort_values("size", ascending=False, kind="stable")
+    held = "; ".join(
+        f"12:30-{clock(int(closed))} on {row['size']}, e.g. {row['first']:%Y-%m-%d}"
+        for closed, row in spans.iterrows()
+    )
+    assert cut_pick_warnings(result) == [
+        f"The {bar} was cut short by an early close or holiday on {len(group)} of the "
+        f"{len(group)} days in its group ({held}), the last bar of those days, where the "
+        "others are an hour: its counts and sums are not comparable with theirs."
+    ]
+
+
+def test_a_few_cut_bars_among_a_years_hour_of_the_high_say_nothing(sample_settings) -> None:
+    """Over all of 2024 the 12:30 group's highs are mostly on full bars: its label names the
+    hour it reads as, and nothing is said."""
+    highs = _day_highs(session_bars(sample_settings, 60))
+    group = highs[highs["bucket"] == 750]
+    assert 0 < group["cut"].sum() < len(group) / 2  # the case: a few cut bars among them
+    query = {
+        "session": "RTH",
+        "from": "1h",
+        "period": str(YEAR),
+        "group_by": "date()",
+        "select": "arg_max(time(), high) as t",
+        "then": {"group_by": "t", "select": "count() as days"},
+    }
+    result = execute(query, "NQ", settings=sample_settings)
+    assert result.table.set_index("t").loc["12:30", "days"] == len(group)
+    assert cut_pick_warnings(result) == []

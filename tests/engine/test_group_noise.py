@@ -6,6 +6,8 @@ sample's RTH minute bars, never through Barb."""
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -247,3 +249,53 @@ def test_minute_bars_weekday_bodies_within_noise(sample_settings, nq_minutes) ->
     assert result.ok, result.to_dict()
     said = f"body highest {high}, lowest {low} (± 2 standard errors)."
     assert any(w.endswith(said) for w in result.metadata.warnings), result.metadata.warnings
+
+
+REFERENCE_DIR = Path(
+    os.environ.get(
+        "BARB_REFERENCE_DIR", Path(__file__).resolve().parents[3] / "shared" / "reference"
+    )
+)
+
+
+def test_a_points_mean_within_noise_over_blended_levels_says_its_percent_is_not(
+    sample_settings,
+) -> None:
+    """p32b #1: NQ's ETH range on FOMC days against the others, 2008-2026, is within noise
+    in points (201.85 ± 34 against 170.68 ± 5.4) because the points mix prices 13.7x apart,
+    while in percent FOMC days are clearly wider (2.775 ± 0.3 against 2.244 ± 0.039). The
+    price-level warning says the percent form beside it is apart, with its ends. FOMC days
+    from the reference calendar (a release on a day without trading counts for the next),
+    ETH days from pandas over the minute bars."""
+    fomc_csv = REFERENCE_DIR / "events" / "fomc.csv"
+    if not fomc_csv.is_file():
+        pytest.skip(f"no reference lists in {REFERENCE_DIR}")
+    columns = ["timestamp", "trading_date", "open", "high", "low"]
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=columns)
+    assert bars["timestamp"].is_monotonic_increasing  # each day's first row is its open
+    days = bars.groupby("trading_date")
+    days = days.agg(open=("open", "first"), high=("high", "max"), low=("low", "min"))
+    days["range"] = days["high"] - days["low"]
+    days["pct"] = days["range"] / days["open"] * 100
+    released = pd.read_csv(fomc_csv, parse_dates=["date"])["date"]
+    seen = days.index[np.searchsorted(days.index, released[released <= days.index[-1]])]
+    keys = pd.Series(np.where(days.index.isin(seen), "fomc true", "fomc false"), days.index)
+    _, _, noisy = _ends(days["range"], keys)
+    pct_high, pct_low, pct_noisy = _ends(days["pct"], keys)
+    assert noisy and not pct_noisy  # the case: within noise in points only
+    query = {"session": "ETH", "join": "fomc", "map": {"rp": "range / open * 100"},
+             "group_by": "fomc", "select": ["mean(range)", "mean(rp) as pct"]}  # fmt: skip
+    result = _ask(query, sample_settings)
+    assert result.metadata.even_groups == ["mean_range"]
+    [levels] = [w for w in result.metadata.warnings if "blends price levels" in w]
+    assert levels.endswith(
+        f"or a recent period. In percent the groups differ by more than their noise: pct "
+        f"highest {pct_high}, lowest {pct_low}, though mean_range's are within it."
+    )
+    # A percent of another thing beside it (the close-to-close move, whose groups are apart
+    # too) says nothing of the range's noise.
+    other = {**query, "map": {"chg": "abs(close / prev(close) - 1) * 100"},
+             "select": ["mean(range)", "mean(chg) as move"]}  # fmt: skip
+    result = _ask(other, sample_settings)
+    assert "move" not in (result.metadata.even_groups or [])
+    assert not [w for w in result.metadata.warnings if "In percent" in w]

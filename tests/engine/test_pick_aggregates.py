@@ -176,6 +176,46 @@ def test_which_hourly_bar_makes_the_high_is_named_by_its_start(engine_settings, 
     assert list(result.table["high_time"].astype(str)) == list(expected["high_time"])
     assert list(result.table["days"]) == list(expected["days"])
     assert set(expected["high_time"]) <= {f"{h:02d}:30" for h in range(9, 17)}
+    assert not [w for w in result.metadata.warnings if "clock hour" in w]
+
+
+def test_hours_a_second_stage_groups_say_which_bars_they_are(engine_settings, db) -> None:
+    """ "Which RTH hour most often makes the day's high" with hour() (p32c #25) listed 9 … 16
+    with nothing saying that 9 is the bar from 09:30 and 16 the half hour from 16:30: a
+    model told the trader 9:00-10:00. The counts are right; the result now names the bars,
+    read here from the minute bars each hour's bar holds."""
+    result = execute(
+        {
+            "session": "RTH",
+            "from": "1h",
+            "group_by": "date()",
+            "select": "arg_max(hour(), high) as h",
+            "then": {"group_by": "h", "select": "count() as days"},
+        },
+        "NQ",
+        settings=engine_settings,
+    )
+    assert result.ok, result.to_dict()
+    expected = hour_of_extreme_sql(db, "high")["hr"].value_counts().sort_index()
+    assert list(result.table["h"]) == list(expected.index)
+    assert list(result.table["days"]) == list(expected)
+    bars = db.execute(
+        f"""
+        SELECT 570 + (mod - 570) // 60 * 60 AS start, max(mod) + 1 AS stop
+        FROM bars WHERE {RTH} GROUP BY ALL ORDER BY 1
+        """
+    ).df()
+
+    def clock(minute: int) -> str:
+        return f"{minute // 60:02d}:{minute % 60:02d}"
+
+    first, last = bars.iloc[0], bars.iloc[-1]
+    assert [w for w in result.metadata.warnings if "clock hour" in w] == [
+        "h is hour(), the clock hour a bar starts in, and these 1h bars start at :30 (09:30, "
+        f"…): h {first.start // 60} is the bar {clock(first.start)}-{clock(first.stop)}, …, "
+        f"h {last.start // 60} the bar {clock(last.start)}-{clock(last.stop)}. Select "
+        "arg_max(time(), high) as h to name each bar by its start."
+    ]
 
 
 # A second stage reads the first stage's table: first()/last() and arg_max's ties there are the

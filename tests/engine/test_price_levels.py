@@ -371,3 +371,128 @@ def test_a_drawdown_in_dollars_gives_the_drawdown_in_percent(sample_settings, nq
     ratio = _ask({**base, "select": "min(close / cummax(close) - 1) as dd"}, sample_settings)
     assert ratio.summary.value == pytest.approx(drawdown.min() / 100)
     assert _blend_warnings(ratio) == []
+
+
+def _rth_daily(nq_minutes: pd.DataFrame) -> pd.DataFrame:
+    minute = nq_minutes["minute"]
+    daily = _daily(nq_minutes[(minute >= RTH_START) & (minute < RTH_END)])
+    daily.index = pd.to_datetime(daily.index)
+    return daily
+
+
+def _advised(warning: str) -> str:
+    """The percent form a blend warning advises: "… use percent (pnl / close * 100), …"."""
+    _, _, rest = warning.partition("use percent (")
+    assert rest, warning
+    return rest.removesuffix("), or a recent period.")
+
+
+@pytest.mark.parametrize(
+    ("pnl", "percent"),
+    [
+        # Long at the close, out at the next close (p32e Q5): the warning advised
+        # pnl / next(close) * 100, the exit price, -0.0806% for -0.0459%.
+        ("next(close) - close", "pnl / close * 100"),
+        ("next(open) - close", "pnl / close * 100"),  # overnight, in at the close
+        ("close - next(close)", "pnl / close * 100"),  # a short: in at the close too
+        ("next(close) - next(open)", "pnl / next(open) * 100"),  # the next day's session
+    ],
+)
+def test_a_trades_percent_form_is_its_return_on_the_entry(
+    sample_settings, nq_minutes, pnl: str, percent: str
+) -> None:
+    """Buying after 3 or more down closes: the advised form, run, gives pandas's mean
+    return on the entry price, not on the exit."""
+    daily = _rth_daily(nq_minutes)
+    close, after = daily["close"], daily.shift(-1)
+    down = close < close.shift()
+    streak = down.groupby((~down).cumsum()).cumsum()
+    trades = {  # the points, the entry price, the exit price
+        "next(close) - close": (after["close"] - close, close, after["close"]),
+        "next(open) - close": (after["open"] - close, close, after["open"]),
+        "close - next(close)": (close - after["close"], close, after["close"]),
+        "next(close) - next(open)": (
+            after["close"] - after["open"],
+            after["open"],
+            after["close"],
+        ),
+    }
+    points, entry, exit_price = trades[pnl]
+    picked = streak >= 3
+    expected = (points / entry * 100)[picked].mean()
+    assert (points / exit_price * 100)[picked].mean() != pytest.approx(expected)  # the case
+    base = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"dn": "close < prev(close)", "s": "streak(dn)", "pnl": pnl},
+        "where": "s >= 3",
+    }
+    result = _ask({**base, "select": ["count()", "mean(pnl)"]}, sample_settings)
+    assert result.summary.values["count"] == picked.sum()
+    [warned] = _blend_warnings(result)
+    assert _advised(warned) == percent
+    advised = _ask({**base, "select": f"mean({percent}) as pct"}, sample_settings)
+    assert advised.summary.value == pytest.approx(expected)
+    assert _blend_warnings(advised) == []
+
+
+def test_an_equity_curve_in_a_then_stage_says_it_blends_price_levels(
+    sample_settings, nq_minutes
+) -> None:
+    """The Mondays' open-to-close equity in points since 2008 (p32e Q26) had no word, where
+    sum(pnl) over the same rows said it blends price levels. Now the running total says so,
+    with what the last 12 months added (pandas's sum of their pnl), and its percent form
+    runs to pandas's sum of percents with no warning."""
+    daily = _rth_daily(nq_minutes)
+    mondays = daily[daily.index.dayofweek == 0]
+    pnl = mondays["close"] - mondays["open"]
+    recent = _recent(mondays)
+    added = pnl[recent.index].sum()
+    first_stage = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"pnl": "close - open"},
+        "where": "dayname() == 'Mon'",
+    }
+    result = _ask(
+        {**first_stage, "select": ["date()", "pnl"], "then": {"map": {"equity": "cumsum(pnl)"}}},
+        sample_settings,
+    )
+    assert result.table["equity"].iloc[-1] == pytest.approx(pnl.sum())
+    assert _blend_warnings(result) == [
+        f"equity is a running total in points over rows whose price level "
+        f"{_level_text(mondays)}, so its rises and falls in different years compare price "
+        f"levels as much as results: the rows' last 12 months ({recent.index[0].date()} — "
+        f"{recent.index[-1].date()}) add {added:+,.2f} to it. For a curve comparable across "
+        "years select pnl / open * 100 as pnl_pct in the first stage and use cumsum(pnl_pct)."
+    ]
+    in_percent = _ask(
+        {
+            **first_stage,
+            "select": ["date()", "pnl / open * 100 as pnl_pct"],
+            "then": {"map": {"equity": "cumsum(pnl_pct)"}},
+        },
+        sample_settings,
+    )
+    assert in_percent.table["equity"].iloc[-1] == pytest.approx((pnl / mondays["open"]).sum() * 100)
+    assert _blend_warnings(in_percent) == []
+    # The first stage's own running total over every day is said alike; a where's rows are
+    # not the rows its running total ran over (another warning says so), a then where's
+    # rows are not all of them: neither is said to add what the last 12 months did.
+    every_day = {"session": "RTH", "from": "daily", "map": {"pnl": "close - open"}}
+    listed = _ask(
+        {**every_day, "map": {"pnl": "close - open", "equity": "cumsum(pnl)"}},
+        sample_settings,
+    )
+    [warned] = _blend_warnings(listed)
+    assert warned.endswith("use percent (cumsum(pnl / open * 100)).")
+    assert f"add {_recent(daily)['close'].sub(_recent(daily)['open']).sum():+,.2f}" in warned
+    picked = _ask(
+        {
+            **first_stage,
+            "select": ["date()", "pnl"],
+            "then": {"where": "pnl > 0", "map": {"equity": "cumsum(pnl)"}},
+        },
+        sample_settings,
+    )
+    assert _blend_warnings(picked) == []

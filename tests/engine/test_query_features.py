@@ -736,6 +736,52 @@ def test_a_release_inside_a_bar_is_said_and_the_window_gives_the_hour_after(
     assert minutes.summary.value == pytest.approx(window.summary.value)
 
 
+def test_a_where_on_the_minutes_after_a_release_inside_a_bar_says_the_days_it_left_out(
+    engine_settings, db
+) -> None:
+    """FOMC's 14:00 statements (2024-01-31, 2024-03-20) are inside RTH's 13:30 1h bar: the
+    first bar from them on opens at 14:30, so "fomc_minutes < 30" keeps no bar of those days.
+    Said with the days and how late; a where that also picks days by month speaks only of
+    the day it kept, not of one its month left out. Dates from the reference calendar, the
+    next bar from DuckDB over the minute bars."""
+    if not (REFERENCE_DIR / "events" / "fomc.csv").is_file():
+        pytest.skip(f"no reference lists in {REFERENCE_DIR}")
+    reference = pd.read_csv(REFERENCE_DIR / "events" / "fomc.csv", parse_dates=["date"])
+    days = reference[reference["date"].between("2024-01-02", "2024-03-28")]["date"]
+    assert len(days) == 2  # both at 14:00, the era's time
+    # RTH's 1h bars open every hour from 09:30: the first opening at or after 14:00.
+    [(late, found)] = db.execute(
+        """
+        SELECT min(570 + (mod - 570) // 60 * 60) - 840, count(DISTINCT tdate) FROM bars
+        WHERE mod >= 570 AND mod < 1020 AND 570 + (mod - 570) // 60 * 60 >= 840
+          AND tdate IN (SELECT unnest(?::DATE[]))
+        """,
+        [[d.date() for d in days]],
+    ).fetchall()
+    assert found == len(days)
+    query = {"session": "RTH", "from": "1h", "join": "fomc", "select": "count()"}
+    narrow = _ok({**query, "where": "fomc and fomc_minutes >= 0 and fomc_minutes < 30"},
+                 engine_settings)  # fmt: skip
+    assert narrow.summary.value == 0
+    inside = [w for w in narrow.metadata.warnings if "inside the 1h bar" in w]
+    assert inside == [
+        f"FOMC came out at 14:00, inside the 1h bar opening 13:30, on all {len(days)} fomc "
+        f"days in the period: the next bar opens {late} minutes after the release; the "
+        "where's fomc_minutes window keeps no bar of any of them, so they are not in the "
+        "result. For the time right after a release use 1m bars with the where 'fomc and "
+        "fomc_minutes >= 0 and fomc_minutes < 60', or a window such as '14:00-15:00' as the "
+        "session."
+    ]
+    january = _ok({**query, "where": "fomc and month() == 1 and fomc_minutes >= 0"},
+                  engine_settings)  # fmt: skip
+    assert january.summary.value == 3  # 2024-01-31's 14:30, 15:30 and 16:30 bars
+    [said] = [w for w in january.metadata.warnings if "inside the 1h bar" in w]
+    assert said.startswith(
+        f"FOMC came out at 14:00, inside the 1h bar opening 13:30, on the one fomc day in "
+        f"the period: the next bar opens {late} minutes after the release. For"
+    )
+
+
 # The eight 2011-2012 FOMC days with a Chair press conference: the statement came at 12:30.
 PRESS_CONFERENCES_2011_2012 = (
     "2011-04-27 2011-06-22 2011-11-02 2012-01-25 2012-04-25 2012-06-20 2012-09-13 2012-12-12"

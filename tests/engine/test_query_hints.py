@@ -133,3 +133,62 @@ def test_the_hinted_row_wise_max_matches_pandas(engine_settings) -> None:
     larger = np.maximum(day["high"] - day["open"], day["open"] - day["low"])
     assert result.summary.values["mean_x"] == pytest.approx(larger.mean())
     assert result.summary.values["max_x"] == pytest.approx(larger.max())
+
+
+def _rth_days(engine_settings) -> pd.DataFrame:
+    from barb.data.store import data_path
+
+    bars = pd.read_parquet(data_path("NQ", engine_settings))
+    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+    return rth.groupby("trading_date").agg(open=("open", "first"), close=("close", "last"))
+
+
+_UP_MONTHS = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {"up": "close > prev(close)"},
+    "group_by": ["year()", "month()"],
+    "select": ["count(up) as up_days"],
+}
+
+
+def test_a_first_stage_column_read_in_then_is_pointed_to_the_first_select(
+    engine_settings,
+) -> None:
+    """then.select naming "up", made by the first stage's map but not selected, was told
+    'add it first with map, e.g. map: {"up": "high - low"}' (p32c C2): up exists, in the
+    first stage's rows. The hint says to aggregate it in the first stage's select; the
+    query it gives runs, and its answer is pandas' mean of the monthly shares of up days."""
+    result = execute(_UP_MONTHS | {"then": {"select": "mean(up)"}}, "NQ", settings=engine_settings)
+    assert not result.ok
+    said = result.to_dict()
+    assert said["error_type"] == "UnknownColumn" and said["step"] == "then.select", said
+    assert "made by the first stage's map" in said["message"]
+    assert "map: {" not in said["hint"] and "high - low" not in said["hint"], said
+    assert "first stage's select" in said["hint"] and '"mean(up) as mean_up"' in said["hint"]
+
+    hinted = {**_UP_MONTHS, "select": ["count(up) as up_days", "mean(up) as mean_up"]}
+    result = execute(hinted | {"then": {"select": "mean(mean_up)"}}, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    day = _rth_days(engine_settings)
+    up = (day["close"] > day["close"].shift()).where(day["close"].shift().notna())
+    index = pd.DatetimeIndex(day.index)
+    shares = up.astype(float).groupby([index.year, index.month]).mean()
+    assert result.summary.value == pytest.approx(shares.mean())
+
+
+def test_a_first_stage_column_not_listed_is_pointed_to_its_select(engine_settings) -> None:
+    """A first stage that lists rows: then reads only the columns it lists."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"up": "close > prev(close)"},
+        "select": ["timestamp", "close"],
+        "then": {"where": "up", "select": "count()"},
+    }
+    said = execute(query, "NQ", settings=engine_settings).to_dict()
+    assert said["step"] == "then.where", said
+    assert said["hint"] == (
+        "a second stage's rows hold only the columns the first stage's select lists: add "
+        '"up" to that select'
+    )

@@ -38,6 +38,26 @@ def test_query_reference_is_model_sized() -> None:
     assert len(text) / 4 < 4500
 
 
+# CME's contract specifications: what a move of 1.0 in the price is worth on one contract.
+CONTRACT_USD = {"NQ": "20", "ES": "50", "CL": "1,000"}
+
+
+@pytest.mark.parametrize("asking", sorted(CONTRACT_USD))
+def test_every_instruments_point_value_is_in_the_reference(asking: str) -> None:
+    """An NQ chat asked for CL's P&L in dollars multiplied by NQ's 20 (p32e Q8/16: -0.50 for
+    -25.12 USD): the reference the model reads first names each instrument's value, and
+    the backtest concept the asking one's multiplier."""
+    line = query_reference(load_instrument(asking)).splitlines()[2]
+    assert line.startswith(f'- instrument: "{asking}", ')
+    others = ", ".join(f"{s} {v}" for s, v in sorted(CONTRACT_USD.items()) if s != asking)
+    assert line.endswith(
+        f"Per contract a 1.0 move is {asking} {CONTRACT_USD[asking]}, {others} USD."
+    )
+    multiplier = CONTRACT_USD[asking].replace(",", "")
+    backtest = describe_concept("profit factor", load_instrument(asking))
+    assert f"Per {asking} contract in USD: pnl * {multiplier}." in backtest
+
+
 def test_every_function_is_documented_once_somewhere() -> None:
     text = query_reference(load_instrument("NQ")) + "\n" + indicators_reference()
     for spec in {s.name: s for s in library().values()}.values():

@@ -133,6 +133,83 @@ def test_two_running_highs_of_one_period_say_the_history_before_it_once(
     ]
 
 
+def _history_warnings(result) -> list[str]:
+    return [w for w in result.metadata.warnings if "starts at the period's first bar" in w]
+
+
+@pytest.mark.parametrize(
+    ("function", "period"),
+    [
+        ("cummax", "2024-02-15:2024-03-28"),  # the deepest drop is from the period's own peak
+        ("cummax", "2024-02"),  # January's closes were above February's peak at its trough
+        ("cummin", "2024-01-16:2024-02-29"),
+        ("cummin", "2024-02"),
+    ],
+)
+def test_the_history_before_a_period_is_said_when_it_changes_the_answer(
+    engine_settings, minutes, function, period
+) -> None:
+    """ "How deep was the 2022 drawdown?" under period 2022 (p32f Q6) was warned that
+    2021-12-23's 4866 was higher, though 2022's own peak (5481) had passed it by the trough:
+    the answer was all history's too. Said only when reading the bars before the period
+    changes the number (2020's peak under 2019-12-31's close, Q15)."""
+    closes = rth_daily(minutes)["close"]
+    start, _, end = period.partition(":")
+    own = closes.loc[start : end or start]
+    before = closes.loc[: own.index[0] - pd.Timedelta(days=1)]
+    highest = function == "cummax"
+    # The case: the bars before the period went beyond its first close.
+    assert (before.max() > own.iloc[0]) if highest else (before.min() < own.iloc[0])
+    running = own.cummax() if highest else own.cummin()
+    whole = (closes.cummax() if highest else closes.cummin()).loc[own.index]
+    result = _ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": period,
+            "map": {"move": f"close / {function}(close) - 1"},
+            "select": "min(move)" if highest else "max(move)",
+        },
+        engine_settings,
+    )
+    move, all_history = own / running - 1, own / whole - 1
+    expected = move.min() if highest else move.max()
+    assert result.summary.value == pytest.approx(expected)
+    changed = expected != (all_history.min() if highest else all_history.max())
+    assert len(_history_warnings(result)) == int(changed)
+
+
+def test_rows_listed_are_warned_when_their_running_high_would_differ(
+    engine_settings, minutes
+) -> None:
+    """Over 2024-02-15 to 03-28 the running peak of the first days is below January's 17047:
+    listing every row shows those days' drawdowns from the period's own peak, and is said;
+    the deepest row alone (sort and limit) is the same from either peak, and is not."""
+    closes = rth_daily(minutes)["close"]
+    own, before = closes.loc["2024-02-15":], closes.loc[:"2024-02-14"]
+    drawdown = own / own.cummax() - 1
+    whole = own / closes.cummax().loc[own.index] - 1
+    assert (drawdown != whole).any() and drawdown.min() == whole.min()  # the case
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024-02-15:2024-03-28",
+        "map": {"dd": "close / cummax(close) - 1"},
+        "select": ["date()", "dd"],
+    }
+    listed = _ask(query, engine_settings)
+    np.testing.assert_allclose(listed.table["dd"].to_numpy(), drawdown.to_numpy())
+    assert _history_warnings(listed) == [
+        f"cummax() starts at the period's first bar ({own.index[0]:%Y-%m-%d}), and the bars "
+        f"before it went higher: {before.max():.10g} on {before.idxmax():%Y-%m-%d}. It is the "
+        "highest since the period began, not of all history; for all-time highs or lows leave "
+        "the period out and pick the rows with where (year() == 2024) or sort and limit."
+    ]
+    deepest = _ask({**query, "sort": "dd asc", "limit": 1}, engine_settings)
+    assert deepest.table["dd"].tolist() == pytest.approx([drawdown.min()])
+    assert _history_warnings(deepest) == []
+
+
 def test_an_unknown_unit_is_an_error_listing_the_units(engine_settings) -> None:
     result = execute(
         {"session": "RTH", "from": "daily", "map": {"pk": "cummax(close, 'decade')"}},

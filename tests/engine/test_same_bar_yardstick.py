@@ -94,3 +94,43 @@ def test_other_forms_are_counted_the_same_way(engine_settings, days, where, line
 def test_not_said(engine_settings, days, select) -> None:
     query = {"session": "RTH", "from": "daily", "select": select}
     assert _said(_ask(query, engine_settings)) == []
+
+
+def test_a_stop_below_the_open_is_the_same_comparison(engine_settings, days) -> None:
+    """ "Buy the open, stop 1 ATR below" as low <= open - atr(14) is open - low >= atr(14):
+    the stop is placed at the open, when only the day before's ATR is known (p32e Q11: NQ
+    322 stops with the day's own ATR, 344 with the one known at the open; no warning)."""
+    hit = days["low"] <= days["open"] - 0.5 * days["atr"]
+    hit_before = days["low"] <= days["open"] - 0.5 * days["atr"].shift()
+    assert hit.sum() != hit_before.sum()  # the data tells them apart
+
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"stop": "open - 0.5 * atr(14)", "hit": "low <= stop"},
+        "select": "mean(hit) as stop_rate",
+    }
+    result = _ask(query, engine_settings)
+    assert result.summary.value == pytest.approx(hit[days["atr"].notna()].mean())
+    (text,) = _said(result)
+    assert text.startswith("low <= stop compares each bar with atr(14) of the same bar")
+    assert (
+        f"true on {hit.sum()} of the {days['atr'].notna().sum()} days; against the value "
+        f"known before the bar, low <= open - 0.5 * prev(atr(14)), on {hit_before.sum()} ("
+    ) in text
+
+    told = {**query, "map": {"stop": "open - 0.5 * prev(atr(14))", "hit": "low <= stop"}}
+    assert _said(_ask(told, engine_settings)) == []
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        "count(low <= open - 0.4 * prev(atr(14)))",  # the ATR known at the open
+        "count(close < keltner_lower() - atr(14))",  # one price against a band and an ATR
+        "count(low <= rolling_min(low, 20) - atr(14))",  # a window of lows is a level, no price
+    ],
+)
+def test_a_level_with_one_price_is_not_said(engine_settings, select) -> None:
+    query = {"session": "RTH", "from": "daily", "select": select}
+    assert _said(_ask(query, engine_settings)) == []

@@ -97,11 +97,10 @@ def test_sliced_rows_equal_the_cached_slice(
     engine_settings: EngineSettings, query: dict[str, Any]
 ) -> None:
     plan = plan_query(parse_query(query).with_instrument("NQ"), "NQ", engine_settings)
-    frame, in_period = _sliced_rows(plan)
-    expected, expected_in_period, cut, *_ = _cached_rows(plan)
-    pd.testing.assert_frame_equal(frame, expected)
-    np.testing.assert_array_equal(in_period, expected_in_period)
-    assert cut == ()
+    sliced, cached = _sliced_rows(plan), _cached_rows(plan)
+    pd.testing.assert_frame_equal(sliced.frame, cached.frame)
+    np.testing.assert_array_equal(sliced.in_period, cached.in_period)
+    assert cached.cut == ()
 
 
 def test_minute_bars_are_not_kept_and_eth_minutes_are_views_of_the_mapped_columns(

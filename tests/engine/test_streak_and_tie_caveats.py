@@ -150,7 +150,10 @@ def test_many_ties_list_five_and_count_the_rest(engine_settings, minutes) -> Non
     )
 
 
-def test_grouped_arg_max_names_no_ties(engine_settings) -> None:
+def test_grouped_arg_max_counts_the_groups_with_ties(engine_settings, minutes) -> None:
+    """Every month's largest weekday is each of its Fridays: each month shows its first
+    Friday, and the warning counts the months and lists the other Fridays of the first."""
+    days = rth_daily(minutes).index
     query = {
         "session": "RTH",
         "from": "daily",
@@ -160,7 +163,19 @@ def test_grouped_arg_max_names_no_ties(engine_settings) -> None:
     }
     result = execute(query, "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
-    assert _tie_warnings(result) == []
+    months, shown = [], []
+    for month, dates in pd.Series(days, index=days.month).groupby(level=0):
+        top = dates[dates.dt.dayofweek == dates.dt.dayofweek.max()]
+        also = ", ".join(f"{d:%Y-%m-%d}" for d in top.iloc[1:3])
+        more = f" and {len(top) - 3} more" if len(top) > 3 else ""
+        months.append(f"{month}: {top.iloc[0]:%Y-%m-%d}, also {also}{more}")
+        shown.append(top.iloc[0])
+    n = len(months)
+    assert result.table["day"].tolist() == shown
+    assert [w for w in result.metadata.warnings if "tie for the" in w] == [
+        f"In {n} of {n} month groups (100.0%), two or more rows tie for the largest wd: "
+        f"arg_max gives each the earliest of them only ({'; '.join(months)})."
+    ]
 
 
 def test_an_intraday_streak_restarts_each_day_with_per_and_warns_without(

@@ -1,0 +1,105 @@
+"""A second stage's statistic taken over the first stage's groups, one of which holds only
+part of its week, month or year (``barb.ranked_groups.PartGroups``): "the mean of each
+year's maximum drawdown" read -20.41 over 19 years, 2026's 4 days among them (-21.49
+without it). The warning of 2026 said its group was partial, not that the mean was taken
+over it. Said in that warning, with the statistic's value without it, only where it moves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from barb.planning import SelectItem, StagePlan
+from barb.ranked_groups import PartGroups
+from barb.script import ast
+from barb.script.context import EvalContext
+from barb.script.evaluator import evaluate_aggregate
+from barb.script.library import lookup
+from barb.summary_text import count_text, listed_text, value_text
+
+# Aggregates to which a part group is no lesser row: a total over the groups holds its days
+# as the whole data does, and first()/last() pick a row by its place.
+_TOTALS = frozenset({"sum", "first", "last"})
+
+
+def say_fed(parts: PartGroups, stage: StagePlan, ctx: EvalContext, rows: pd.DataFrame) -> None:
+    """Add to each part group's warning the second stage's (``stage``) statistics that it
+    is one of the rows of and that it moves. ``rows`` are the rows the stage kept (after
+    its where), as its aggregates read them; ``ctx`` the stage's context."""
+    if stage.shape == "table" or not len(rows):
+        return
+    items = [item for item in stage.select if item.aggregate and _compares(item.expr)]
+    if not items:
+        return
+    for at, group in enumerate(parts.groups):
+        if group is None or any(column not in rows.columns for column in group.values):
+            continue
+        part = group.rows(rows)
+        # The part group is one row (a year among years), not a key of many (days by year).
+        if np.count_nonzero(part) != 1:
+            continue
+        parts.texts[at] += _fed_text(stage, items, ctx, rows, part)
+
+
+def _compares(expr: ast.Expr) -> bool:
+    """Whether the select item weighs each group as one value (a mean, a median, a count,
+    an arg_max), not only totals or picks them."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and node.name.lower() not in _TOTALS:
+            spec = lookup(node.name)
+            if spec is not None and spec.is_aggregate:
+                return True
+    return False
+
+
+def _fed_text(
+    stage: StagePlan,
+    items: list[SelectItem],
+    ctx: EvalContext,
+    rows: pd.DataFrame,
+    part: np.ndarray,
+) -> str:
+    """' The second stage's mean_dd (-20.41) is over 19 rows, it among them: without it
+    -21.49.' Of a grouped stage, the statistics of the group it falls in: ' In month 1, the
+    second stage's…'."""
+    members, named = np.ones(len(rows), dtype=bool), ""
+    if stage.group_keys:
+        keys = [name for name, _ in stage.group_keys]
+        at = int(np.flatnonzero(part)[0])
+        values = [rows[key].iloc[at] for key in keys]
+        if any(pd.isna(value) for value in values):
+            return ""  # in no group of the stage
+        for key, value in zip(keys, values, strict=True):
+            members &= (rows[key] == value).to_numpy(dtype=bool)
+        pairs = zip(keys, values, strict=True)
+        named = ", ".join(f"{k} {value_text(v)}" for k, v in pairs)
+    if np.count_nonzero(members) < 2:
+        return ""  # the group is the part alone: nothing to compare it with
+    moved = []
+    for item in items:
+        with_it = _value(item, ctx, rows[members])
+        without = _value(item, ctx, rows[members & ~part])
+        if value_text(with_it) != value_text(without):
+            moved.append((item.name, value_text(with_it), value_text(without)))
+    if not moved:
+        return ""
+    stats = listed_text([f"{name} ({with_it})" for name, with_it, _ in moved])
+    verb = "is" if len(moved) == 1 else "are"
+    n = count_text(int(np.count_nonzero(members)), "row")
+    where = f" In {named}, the" if named else " The"
+    return (
+        f"{where} second stage's {stats} {verb} over {n}, it among them: without it "
+        f"{listed_text([without for _, _, without in moved])}."
+    )
+
+
+def _value(item: SelectItem, ctx: EvalContext, rows: pd.DataFrame) -> object:
+    """The select item over ``rows`` alone, in a context of its own (no warning of it
+    reaches the result)."""
+    sub = dataclasses.replace(
+        ctx, frame=rows.reset_index(drop=True), period=None, warnings=[], row_warnings=[]
+    )
+    return evaluate_aggregate(item.expr, sub, None)

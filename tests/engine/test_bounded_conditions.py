@@ -1,0 +1,111 @@
+"""A condition no bar can settle otherwise, said with its counts (p32e Q19).
+
+An opening-range breakout long with its stop at the range's low, on daily bars, wrote
+stopped = low <= or_low: the day's low includes the range's own low, so it held on every day
+(stop rate 1, -99.81 points a trade) and nothing said so. Checked with pandas over the
+fixture's RTH minutes: the days, and those whose low is the opening range's.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from rth_bars import rth_daily, rth_minutes
+
+from barb import execute
+
+SAID = "so it cannot be"
+STOP_CONCEPT = 'get_concept "stop and target"'
+
+ORB = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {
+        "or_high": "session_high('09:30-09:45')",
+        "or_low": "session_low('09:30-09:45')",
+        "stopped": "low <= or_low",
+        "pnl": "if(stopped, or_low - or_high, close - or_high)",
+    },
+    "where": "high > or_high",
+    "select": ["count() as trades", "mean(stopped) as stop_rate", "mean(pnl) as exp_pts"],
+}
+
+
+def _said(query: dict, settings) -> list[str]:
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return [w for w in result.metadata.warnings if SAID in w]
+
+
+@pytest.fixture(scope="module")
+def days(minutes) -> pd.DataFrame:
+    """RTH days with the 15-minute opening range's high and low."""
+    bars = rth_daily(minutes)
+    rth = rth_minutes(minutes)
+    first = rth[rth["timestamp"].dt.hour * 60 + rth["timestamp"].dt.minute < 585]
+    opening = first.groupby("day").agg(or_high=("high", "max"), or_low=("low", "min"))
+    return bars.join(opening)
+
+
+def test_a_stop_daily_bars_cannot_order_is_said(engine_settings, days) -> None:
+    broke = days["high"] > days["or_high"]
+    assert (days["low"] <= days["or_low"]).all()  # what the warning says, from the minutes
+    ties = int((days["low"] == days["or_low"]).sum())
+    assert 0 < ties < len(days)
+
+    result = execute(ORB, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert result.summary.values["trades"] == broke.sum()
+    assert result.summary.values["stop_rate"] == 1
+    assert [w for w in result.metadata.warnings if SAID in w] == [
+        f"stopped (low <= or_low) is true on all {len(days)} days (the {broke.sum()} kept "
+        f"among them): low is never above or_low (equal on {ties}), so it cannot be false. "
+        "A condition that cannot be otherwise usually asks what daily bars cannot answer: a "
+        "day's high and low hold all of it, before an entry and after it, so they cannot say "
+        f"whether a stop or a target came first; 1m bars can ({STOP_CONCEPT})."
+    ]
+
+
+def test_a_where_that_cannot_hold_is_said(engine_settings, days) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "where": "high > session_high('RTH')",
+        "select": "count()",
+    }
+    (text,) = _said(query, engine_settings)
+    assert text.startswith(
+        f"high > session_high('RTH') is false on all {len(days)} days: high is always equal "
+        "to session_high('RTH'), so it cannot be true."
+    )
+
+
+def test_on_minute_bars_no_stop_is_blamed(engine_settings) -> None:
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "map": {"floor": "session_low('RTH')"},
+        "select": "mean(low >= floor) as above",
+    }
+    (text,) = _said(query, engine_settings)
+    assert "low is never below floor" in text
+    assert text.endswith("usually asks what the bars cannot answer.")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # After the range: a low before the breakout counts, but the days differ.
+        {"map": {**ORB["map"], "stopped": "session_low('09:45-17:00') <= or_low"}},
+        # Certain only on the days the where kept (high > or_high): a question it answered.
+        {"select": ["count()", "mean(high > or_high) as broke"]},
+        # Never true, but far from its bound: a rare day, not an impossible one.
+        {"where": "range > 4 * atr(14)", "select": "count()"},
+        # Always true, never on its bound.
+        {"select": "mean(close > 0)"},
+        # A calendar condition the period settles is not the bars' to answer.
+        {"period": "2024", "map": {}, "where": "year() >= 2024", "select": "count()"},
+    ],
+)
+def test_conditions_the_bars_can_settle_are_not_said(engine_settings, days, change) -> None:
+    assert _said(ORB | change, engine_settings) == []

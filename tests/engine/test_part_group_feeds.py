@@ -1,0 +1,165 @@
+"""A second stage's statistic over the first stage's groups, the data's unfinished last one
+among them (p32c N1: "the mean of each year's max drawdown", -20.41 over 19 years with
+2026's 4 days, -21.49 without): the part group's warning says which statistics it is one of
+the rows of and their values without it, only where they move. Expected values are pandas'
+over the fixture's RTH days (its data ends on Thursday 2024-03-28, inside a week)."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+from rth_bars import rth_daily
+
+from barb import execute
+
+LAST_WEEK = "2024-03-25"
+
+
+def _weekly_ranges(minutes: pd.DataFrame) -> pd.Series:
+    """Each week's RTH range (highest high - lowest low), by its Monday."""
+    days = rth_daily(minutes)
+    monday = days.index - pd.to_timedelta(days.index.dayofweek, unit="D")
+    return days["high"].groupby(monday).max() - days["low"].groupby(monday).min()
+
+
+def _open_week_said(result) -> str:
+    assert result.ok, result.to_dict()
+    [said] = [w for w in result.metadata.warnings if w.startswith(f"The week {LAST_WEEK}")]
+    return said
+
+
+_FED = re.compile(
+    r" (?:In (?P<group>[^,]+), the|The) second stage's (?P<stats>.+) (?:is|are) over "
+    r"(?P<n>\d+) rows, it among them: without it (?P<without>.+)\.$"
+)
+
+
+def _fed(said: str) -> dict[str, tuple[float, float]] | None:
+    """The statistics the warning says the part week feeds: name -> (with, without)."""
+    found = _FED.search(said)
+    if found is None:
+        return None
+    stats = re.findall(r"(\w+) \((-?[\d.]+)\)", found["stats"])
+    without = re.split(r", | and ", found["without"])
+    assert len(stats) == len(without), said
+    return {
+        name: (float(value), float(alone))
+        for (name, value), alone in zip(stats, without, strict=True)
+    }
+
+
+def test_a_mean_over_weeks_says_it_holds_the_unfinished_week(engine_settings, minutes) -> None:
+    """Each week's range, then the mean, median and max over the weeks: the open week feeds
+    them all. Said with their values without it, each only where it moves; never of a
+    total, which holds its days as the data does."""
+    ranges = _weekly_ranges(minutes)
+    assert ranges.index[-1] == pd.Timestamp(LAST_WEEK)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "week()",
+        "select": "max(high) - min(low) as rng",
+        "then": {
+            "select": [
+                "mean(rng) as mean_rng",
+                "median(rng) as median_rng",
+                "max(rng) as widest",
+                "sum(rng) as total",
+            ]
+        },
+    }
+    said = _open_week_said(execute(query, "NQ", settings=engine_settings))
+    whole = ranges.iloc[:-1]
+    expected = {
+        "mean_rng": (ranges.mean(), whole.mean()),
+        "median_rng": (ranges.median(), whole.median()),
+        "widest": (ranges.max(), whole.max()),
+    }
+    moved = {k: v for k, v in expected.items() if round(v[0], 2) != round(v[1], 2)}
+    assert "mean_rng" in moved  # the data makes the mean move
+    fed = _fed(said)
+    assert fed is not None, said
+    assert f"over {len(ranges)} rows" in said
+    assert fed.keys() == moved.keys()
+    for name, (value, alone) in moved.items():
+        assert fed[name] == (pytest.approx(value, abs=0.01), pytest.approx(alone, abs=0.01))
+
+
+def test_a_grouped_second_stage_names_the_group_the_week_is_in(engine_settings, minutes) -> None:
+    """Weeks split by whether their range passed 100, then the mean range of each kind:
+    only the kind the open week falls in holds it."""
+    ranges = _weekly_ranges(minutes)
+    wide = ranges > 100
+    kind = bool(wide.iloc[-1])
+    members = ranges[wide == kind]
+    assert len(members) > 1
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "week()",
+        "select": "max(high) - min(low) as rng",
+        "then": {
+            "map": {"wide": "rng > 100"},
+            "group_by": "wide",
+            "select": "mean(rng) as mean_rng",
+        },
+    }
+    said = _open_week_said(execute(query, "NQ", settings=engine_settings))
+    assert f" In wide {str(kind).lower()}, the second stage's mean_rng (" in said
+    assert _fed(said) == {
+        "mean_rng": (
+            pytest.approx(members.mean(), abs=0.01),
+            pytest.approx(members.iloc[:-1].mean(), abs=0.01),
+        )
+    }
+
+
+def test_a_second_stage_where_that_drops_the_week_says_nothing_of_it(
+    engine_settings, minutes
+) -> None:
+    """The open week left out by then.where is no row of the mean."""
+    ranges = _weekly_ranges(minutes)
+    cut = ranges.iloc[-1] + 0.25  # only the wider weeks, not the open one
+    assert (ranges > cut).sum() > 1
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "week()",
+        "select": "max(high) - min(low) as rng",
+        "then": {"where": f"rng > {cut}", "select": "mean(rng) as mean_rng"},
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(ranges[ranges > cut].mean())
+    assert _fed(_open_week_said(result)) is None
+
+
+def test_days_grouped_by_week_are_whole_days(engine_settings) -> None:
+    """Days keyed by their week and date: the open week's days are whole rows, and a mean
+    over the days is not said to hold a part group."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": ["week()", "date()"],
+        "select": "max(high) as h",
+        "then": {"select": "mean(h) as mean_h"},
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert not any("second stage's" in w for w in result.metadata.warnings)
+
+
+def test_months_regrouped_by_month_number_are_no_year(engine_settings) -> None:
+    """(year, month) groups regrouped by month alone: the open month is one of its month's
+    rows, not a year; it was named "the year 3", ranked among "the whole years" 1 and 2."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": ["year()", "month()"],
+        "select": "count() as days",
+        "then": {"group_by": "month", "select": "sum(days) as d", "sort": "d asc"},
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert not any("among the whole years" in w for w in result.metadata.warnings)
