@@ -8,11 +8,17 @@ own count whenever it is smaller: beside the value for a single row, in a warnin
 A grouped warning also names the groups that are short themselves: the share of days above
 the 50-day mean by year is over all of 2009's days but only 210 of 2008's 259 (the mean has
 no value before its 50th day), and a count over all the years does not say which year.
+
+Rows empty because the data begins (``barb.data_start``) are said with their dates, and a
+count of a condition is said to leave them out too: "days below the 200-day SMA in 2008" was
+60 with no word, over the 60 of 2008's 259 days that had the mean (unknown is not true).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,8 +27,12 @@ from barb.planning import SelectItem
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import SelectValue, evaluate
+from barb.script.functions import FunctionSpec
 from barb.script.library import lookup
 from barb.summary_text import value_text
+
+if TYPE_CHECKING:
+    from barb.data_start import DataStart
 
 # A sample size is said when more than one row and at least this share of the rows kept are
 # empty (the data's first day, with no previous close, is not worth a line under every mean)…
@@ -35,20 +45,34 @@ NAMED_GROUPS = 3
 
 
 def sample_sizes(
-    select: Sequence[SelectItem], ctx: EvalContext, selected: Mapping[str, SelectValue]
-) -> dict[str, int]:
+    select: Sequence[SelectItem],
+    ctx: EvalContext,
+    selected: Mapping[str, SelectValue],
+    start: DataStart | None = None,
+) -> tuple[dict[str, int], list[str]]:
     """For a single row: per select item taken over notably fewer rows than ``ctx.frame``
-    holds, how many. Only items with exactly one sample statistic in them count."""
+    holds, how many (only items with exactly one sample statistic in them, or one count of a
+    condition, count); and the warning that says which of them are empty because the data
+    begins (``start``: the first stage's; None for a second stage)."""
     kept = len(ctx.frame)
     sizes: dict[str, int] = {}
+    lines: dict[str, list[str]] = {}
     for item in select:
-        empty = _empty(item, ctx, selected[item.name])
+        empty = _empty(item, ctx, selected[item.name], start)
         if empty is None:
             continue
-        missing = int(np.count_nonzero(empty))
-        if _notable(missing, kept):
-            sizes[item.name] = kept - missing
-    return sizes
+        missing = int(np.count_nonzero(empty.rows))
+        if not notable(missing, kept):
+            continue
+        sizes[item.name] = kept - missing
+        begins = empty.start_text(start)
+        if begins:
+            said = f"over {kept - missing:,} of the {kept:,} rows kept: {begins}"
+            lines.setdefault(said, []).append(item.name)
+    return sizes, [
+        f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} {said}"
+        for said, names in lines.items()
+    ]
 
 
 # A standard deviation from fewer values than this is said to be rough: its own relative
@@ -89,24 +113,32 @@ def sample_caveats(
     ctx: EvalContext,
     selected: Mapping[str, SelectValue],
     shown: np.ndarray,
+    start: DataStart | None = None,
 ) -> list[str]:
     """For a grouped result: the statistics taken over notably fewer rows than their groups
     hold, in all or in one of the groups ``shown`` (positions in group order); one line for
-    the statistics that are over the same rows."""
+    the statistics that are over the same rows. ``start``: see ``sample_sizes``."""
     lines: dict[str, list[str]] = {}
     counted = _all_rows_count(select)
     for item in select:
         answer = selected[item.name]
-        missing = _empty(item, ctx, answer)
-        if missing is None or not np.count_nonzero(missing):
+        found = _empty(item, ctx, answer, start)
+        if found is None:
             continue
+        begins = False  # said of the groups shown: the limit's top months need not hold January
+        if found.unread is not None and found.unread.any():
+            unread = np.asarray(answer.rows.count_where(found.unread), dtype=np.int64)
+            begins = bool(unread[shown].any())
+        if found.count and not begins:
+            continue
+        missing = found.rows
         rows = np.asarray(answer.rows.size(), dtype=np.int64)
         empty = np.asarray(answer.rows.count_where(missing), dtype=np.int64)
         sizes = rows - empty
         kept, size = int(rows.sum()), int(sizes.sum())
         short = np.zeros(len(rows), dtype=bool)
-        short[shown] = _notable(empty[shown], rows[shown])
-        if not short.any() and not _notable(kept - size, kept):
+        short[shown] = notable(empty[shown], rows[shown])
+        if not short.any() and not notable(kept - size, kept):
             continue
         touched = np.zeros(len(rows), dtype=bool)
         touched[shown] = empty[shown] > 0
@@ -115,6 +147,8 @@ def sample_caveats(
             f"over the {size:,} of the {kept:,} rows kept that have a value (the others are "
             f"empty){named}{counted}."
         )
+        if begins:
+            said += f" {found.start_text(start)}"
         lines.setdefault(said, []).append(item.name)
     return [
         f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} {said}"
@@ -142,7 +176,7 @@ def _counts_rows(expr: ast.Expr) -> bool:
     )
 
 
-def _notable(empty: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray | bool:
+def notable(empty: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray | bool:
     """Whether ``empty`` of ``rows`` is worth saying; element-wise over arrays of groups."""
     return ((empty > 1) & (empty >= NOTABLE_SHARE * rows)) | (
         (empty > 0) & (empty >= FEW_ROWS_SHARE * rows)
@@ -177,13 +211,53 @@ def _groups_text(
     return ", in " + ", ".join(said) + tail
 
 
-def _empty(item: SelectItem, ctx: EvalContext, answer: SelectValue) -> np.ndarray | None:
+@dataclass(frozen=True)
+class _Empty:
+    """The rows of ``ctx.frame`` a select item's one statistic (``call``) leaves out, and of
+    them those empty because the data begins (None when that is not known: a second stage).
+    Of a count of a condition (``count``), only those."""
+
+    call: ast.Call
+    rows: np.ndarray
+    unread: np.ndarray | None
+    count: bool = False
+
+    def start_text(self, start: DataStart | None) -> str:
+        """ "close < sma200 has no value on 199 of them (2008-01-02 to 2008-10-07), as it
+        needs bars from before 2008-01-02, where the data begins; it has one from 2008-10-08
+        on." when some rows are empty for that reason; else nothing."""
+        if start is None or self.unread is None or not self.unread.any():
+            return ""
+        args = [start.unhoisted(arg) for arg in self.call.args[:1]]
+        subject = args[0].to_text() if args else self.call.to_text()
+        unread = int(np.count_nonzero(self.unread))
+        rows = f"{unread:,} of them ({start.span(self.unread, start.kept)})"
+        if unread == 1:
+            rows = start.span(self.unread, start.kept)
+        opened = start.from_open(start.unhoisted(self.call))
+        return (
+            f"{subject} has no value on {rows}, {start.why}"
+            f"{start.since(self.rows, start.kept)}.{opened}"
+        )
+
+
+def _empty(
+    item: SelectItem, ctx: EvalContext, answer: SelectValue, start: DataStart | None
+) -> _Empty | None:
     """Which rows of ``ctx.frame`` the item's one sample statistic skips; None when it has
-    none, several, or is over every row. Its arguments as the aggregate evaluated them."""
+    none, several, or is over every row. Its arguments as the aggregate evaluated them. A
+    count of a condition (``FunctionSpec.counts_true``, beside counts of every row) skips its
+    unknown rows; said only where the data's start left them unknown: elsewhere unknown is
+    plainly not true."""
     calls = _aggregates(item.expr)
-    if len(calls) != 1 or not calls[0][1]:
+    counts = [(c, s) for c, s in calls if s.counts_true and c.args]
+    if len(calls) == 1 and calls[0][1].sample:
+        (call, spec), arity = calls[0], calls[0][1].sample
+    elif len(counts) == 1 and not any(s.sample for _, s in calls):
+        # count(cond) * 100 / count() too: a share written as counts.
+        (call, spec), arity = counts[0], 1
+    else:
         return None
-    call, arity = calls[0]
     args = answer.samples.get(call)
     if args is None:  # not reached when the item was evaluated (kept for safety)
         args = tuple(evaluate(arg, ctx) for arg in call.args[:arity])
@@ -193,11 +267,20 @@ def _empty(item: SelectItem, ctx: EvalContext, answer: SelectValue) -> np.ndarra
             if pd.isna(values):
                 empty = np.ones(len(ctx.frame), dtype=bool)
             continue
+        if not spec.sample and not pd.api.types.is_bool_dtype(values.dtype):
+            return None  # count(col) counts the rows with a value, as it says
         missing = _missing(values)
         if missing is None:  # every row has it: the common case
             continue
         empty = missing if empty is None else empty | missing
-    return empty
+    if empty is None:
+        return None
+    unread = None if start is None else start.unread(call.args[:arity], empty, start.kept)
+    if not spec.sample:  # a count: only the rows the data's start left unknown
+        if unread is None or not unread.any():
+            return None
+        return _Empty(call, unread, unread, count=True)
+    return _Empty(call, empty, unread)
 
 
 def _missing(values: pd.Series) -> np.ndarray | None:
@@ -212,14 +295,14 @@ def _missing(values: pd.Series) -> np.ndarray | None:
     return missing if missing.any() else None
 
 
-def _aggregates(expr: ast.Expr) -> list[tuple[ast.Call, int]]:
-    """The aggregate calls in ``expr``, each with its ``sample`` arity (0: not a sample
-    statistic, such as count() in ``mean(x) / count()``)."""
+def _aggregates(expr: ast.Expr) -> list[tuple[ast.Call, FunctionSpec]]:
+    """The aggregate calls in ``expr``, each with its spec (its ``sample`` arity is 0 when it
+    is not a sample statistic, such as count() in ``mean(x) / count()``)."""
     if isinstance(expr, ast.Call):
         spec = lookup(expr.name)
         if spec is not None and spec.is_aggregate:
-            return [(expr, spec.sample)]
-    found: list[tuple[ast.Call, int]] = []
+            return [(expr, spec)]
+    found: list[tuple[ast.Call, FunctionSpec]] = []
     for child in expr.children():
         found += _aggregates(child)
     return found

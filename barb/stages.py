@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column, with_bar_label
+from barb.data_start import DataStart, listed_caveat, where_caveat
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
@@ -138,10 +139,10 @@ def run_stage(
     over_all = RowsOverAll(order) if prefix else None
     for name, expr in stage.map_exprs:
         frame[name] = _evaluate(expr, ctx, prefix + "map", over_all)
-    given = keep
+    given, condition = keep, None
     if stage.where is not None:
-        values = _evaluate(stage.where, ctx, prefix + "where")
-        keep = keep & _as_condition(values, prefix + "where", stage.where.to_text())
+        condition = _evaluate(stage.where, ctx, prefix + "where")
+        keep = keep & _as_condition(condition, prefix + "where", stage.where.to_text())
     for name, expr in stage.group_keys:
         if not (isinstance(expr, Column) and expr.name == name):
             frame[name] = _evaluate(expr, ctx, prefix + "group_by")
@@ -157,9 +158,26 @@ def run_stage(
         # time, not the first in the order a sort put the rows in; rows listed keep theirs.
         frame = _in_order(frame, order[keep])
     ctx.frame, ctx.period = frame, None
+    start, said = None, []
+    if period is not None:  # the first stage: which empty values the data's start emptied
+        start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates)
+        if condition is not None:
+            said = where_caveat(start, given, condition)
     output = _answer(
-        stage, frame, ctx, keep, selected, prefix, hide, row_keys, day_open, carried, counts
+        stage,
+        frame,
+        ctx,
+        keep,
+        selected,
+        prefix,
+        hide,
+        row_keys,
+        day_open,
+        carried,
+        counts,
+        start,
     )
+    output.warnings[:0] = said
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -213,6 +231,7 @@ def _answer(
     day_open: DayOpen | None = None,
     carried: Sequence[str] = (),
     counts: Sequence[str] = (),
+    start: DataStart | None = None,
 ) -> StageOutput:
     warnings: list[str] = []
     shape = stage.shape
@@ -237,7 +256,7 @@ def _answer(
         if day_open and opened is not None:
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
-        warnings += sample_caveats(stage.select, ctx, answers, groups[order])
+        warnings += sample_caveats(stage.select, ctx, answers, groups[order], start)
         even = even_groups(stage.select, answers, stage.sort)
         return StageOutput(
             summary,
@@ -255,8 +274,8 @@ def _answer(
         values = {name: _python(answer.value) for name, answer in answers.items()}
         if stage.sort or stage.limit:
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
-        samples = sample_sizes(stage.select, ctx, answers)
-        warnings += few_values_caveat(stage.select, ctx, answers)
+        samples, said = sample_sizes(stage.select, ctx, answers, start)
+        warnings += said + few_values_caveat(stage.select, ctx, answers)
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)
@@ -283,10 +302,16 @@ def _answer(
         for name in extra:
             table[name] = frame[name].to_numpy()
         unsorted = table
+        if start is not None:
+            shown = {s.name: (s.expr, selected[s.name]) for s in stage.select}
+            warnings += listed_caveat(start, shown)
         table, order, ties = sort_limit(table, stage, [table.columns[0]])
         warnings += ties + sort_caveat(ctx.night, unsorted, stage.sort)
         focus = names
     else:
+        if start is not None:
+            made = {name: (Column(name), start.frame[name]) for name, _ in stage.map_exprs}
+            warnings += listed_caveat(start, made)
         # Order the rows by their keys alone, then label and show only the rows kept: a
         # person's columns for 10 of 4,500 bars, not for all of them.
         order, ties = _ordered_positions(frame, stage, stage.label, ctx.timeframe)

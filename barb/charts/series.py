@@ -13,7 +13,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from barb.charts.axes import headroom, legend, whole_number_ticks
-from barb.charts.bars import draw_bars
+from barb.charts.bars import draw_bars, mark_zero_bars
 from barb.charts.columns import floats
 from barb.charts.line_points import LINE_POINTS, broken_envelope, broken_line, decimate
 from barb.charts.price import MAX_MARKERS
@@ -34,6 +34,10 @@ from barb.charts.words import ENGLISH, Words
 MAX_BAR_SERIES = 400  # consecutive values drawn as bars up to this many
 MAX_TOGETHER = 3  # columns in one unit drawn in one panel
 MAX_SIDE_BY_SIDE = 120  # bars of several columns, all together, drawn up to this many
+# Bars with no value (a first year with no close before it) marked "n/a", up to this many: a
+# warm-up's run of empty bars is plain as a run.
+MAX_NO_VALUE_MARKS = 5
+NO_VALUE_PT = 10
 SERIES_COLORS = (ACCENT, *OVERLAY_COLORS)
 
 
@@ -60,10 +64,17 @@ def draw_series(
         if series.name in running:
             _draw_running(ax, x, floats(series), consecutive=consecutive)
         else:
-            _draw_one(ax, x, series, consecutive=consecutive, step=step, hollow=hollow)
+            _draw_one(ax, x, series, consecutive=consecutive, step=step, hollow=hollow, words=words)
     else:
         _draw_several(
-            ax, x, columns, consecutive=consecutive, step=step, hollow=hollow, running=running
+            ax,
+            x,
+            columns,
+            consecutive=consecutive,
+            step=step,
+            hollow=hollow,
+            words=words,
+            running=running,
         )
     values = np.concatenate([floats(columns[c]) for c in columns.columns])
     ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
@@ -90,6 +101,7 @@ def _draw_one(
     consecutive: bool,
     step: float,
     hollow: int | None = None,
+    words: Words = ENGLISH,
 ) -> None:
     """One column: bars, stems or a line, whatever fits."""
     values = floats(series)
@@ -100,7 +112,7 @@ def _draw_one(
     # reads better as a line, and so does a running total that crosses zero now and then
     # (a cumulative return): changes flip sign every other bar or so, a level seldom.
     if _as_bars(values, consecutive):
-        _outlined_bars(ax, x, values, 0.8 * bar_slot(x, step), colors, hollow)
+        _outlined_bars(ax, x, values, 0.8 * bar_slot(x, step), colors, hollow, words)
     elif not consecutive and len(values) <= MAX_MARKERS:
         ax.vlines(x, 0, np.nan_to_num(values), colors=colors, linewidth=2.0)
         ax.scatter(x, values, s=28 if len(values) > 100 else 55, color=colors, zorder=3)
@@ -132,9 +144,17 @@ def _draw_running(ax: Axes, x: np.ndarray, values: np.ndarray, *, consecutive: b
 
 
 def _outlined_bars(
-    ax: Axes, x: np.ndarray, values: Any, width: float, colors: Any, hollow: int | None
+    ax: Axes,
+    x: np.ndarray,
+    values: Any,
+    width: float,
+    colors: Any,
+    hollow: int | None,
+    words: Words = ENGLISH,
 ) -> None:
-    """Bars in their colours, but white inside the bar ``hollow`` (the unfinished one)."""
+    """Bars in their colours, but white inside the bar ``hollow`` (the unfinished one). A
+    zero is a stub on the base and a bar with no value says so: the data's first year, with
+    no close before it, was an empty slot like a flat year's (ES 2008 and 2011)."""
     edges = list(np.broadcast_to(np.asarray(colors, dtype=object), (len(values),)))
     faces = list(edges)
     if hollow is not None:
@@ -148,6 +168,21 @@ def _outlined_bars(
         edgecolor=edges,
         linewidth=0 if hollow is None else 1.6,
     )
+    mark_zero_bars(ax, x, values, width=width, color=edges)
+    empty = np.flatnonzero(np.isnan(values))
+    if 0 < len(empty) <= MAX_NO_VALUE_MARKS:
+        for at in x[empty]:
+            ax.annotate(
+                words("no_value"),
+                (at, 0),
+                (0, 4),
+                textcoords="offset points",
+                ha="center",
+                va="bottom",
+                rotation=90,
+                fontsize=NO_VALUE_PT,
+                color=MUTED,
+            )
 
 
 def _draw_several(
@@ -158,6 +193,7 @@ def _draw_several(
     consecutive: bool,
     step: float,
     hollow: int | None = None,
+    words: Words = ENGLISH,
     running: frozenset[str] = frozenset(),
 ) -> None:
     """A few columns in one unit, each in its colour (up and down colours would not tell
@@ -174,7 +210,7 @@ def _draw_several(
     for i, (name, values, color) in enumerate(zip(names, series, SERIES_COLORS, strict=False)):
         if bars:
             at = x + (i - (len(names) - 1) / 2) * width
-            _outlined_bars(ax, at, values, width, color, hollow)
+            _outlined_bars(ax, at, values, width, color, hollow, words)
             handles.append(Patch(color=color, label=name))
         elif name in running:
             (line,) = ax.plot(*decimate(x, values), color=color, linewidth=1.8)

@@ -722,6 +722,7 @@ def _std(rows: RowGroups, col: pd.Series) -> Any:
     summary="count() counts rows; count(cond) rows where cond is true (a true/false column "
     "too); count(col) rows where col is not missing.",
     example="count(close > open)",
+    counts_true=True,
 )
 def _count(rows: RowGroups, x: pd.Series | None) -> Any:
     if x is None:

@@ -136,8 +136,9 @@ class SelectValue:
     # How select partitioned the rows.
     rows: RowGroups
     # Each sample statistic's (``FunctionSpec.sample``) first arguments as evaluated, by
-    # call, before any conversion: what its sample size reads, so that ``mean(abs(close -
-    # open))`` on minute bars computes abs(close - open) once, not again to count its rows.
+    # call, before any conversion (a count's, ``FunctionSpec.counts_true``, its one): what its
+    # sample size reads, so that ``mean(abs(close - open))`` on minute bars computes
+    # abs(close - open) once, not again to count its rows.
     samples: Mapping[ast.Call, tuple[Any, ...]]
 
 
@@ -586,10 +587,10 @@ class _AggregateEvaluator(_RowEvaluator):
         spec = self.spec(node)
         if spec.is_aggregate:
             rows_evaluator = _RowEvaluator(self.ctx, inside_aggregate=node.to_text())
-            evaluated: list[Any] | None = [] if spec.sample else None
+            evaluated: list[Any] | None = [] if spec.sample or spec.counts_true else None
             args = self.arguments(spec, node, rows_evaluator, self.frame.index, evaluated)
             if evaluated is not None:
-                self.samples[node] = tuple(evaluated[: spec.sample])
+                self.samples[node] = tuple(evaluated[: max(spec.sample, 1)])
             return spec.impl(self.rows, *args)
         if spec.category != "scalar":
             raise TypeMismatch(

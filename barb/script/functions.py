@@ -121,6 +121,10 @@ class FunctionSpec:
     # first arguments must all have a value for a row to be in the sample (correlation: 2);
     # 0 for the others (count, min, first…). The answer says how many rows that is.
     sample: int = 0
+    # A count that leaves out the rows its condition is unknown on (count(cond): unknown is
+    # not true): said when the data's start left them unknown (``barb.sample_sizes``), as
+    # 2008's days before a 200-day mean has a value. (sum() skips them as a ``sample``.)
+    counts_true: bool = False
 
     @property
     def body(self) -> Any:
@@ -163,6 +167,7 @@ def register(
     unit: UnitRule | None = None,
     of_condition: ConditionUnit | None = None,
     sample: int = 0,
+    counts_true: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a function of the language; the decorated callable implements it.
 
@@ -170,7 +175,7 @@ def register(
     arguments by name (``barb.script.warmup``). Row-wise categories read their row and may
     leave it out; every other function must give it, or registering it fails. ``unit`` and
     ``of_condition`` say what the call does to units (``UnitRule``; None: no unit).
-    ``sample``: see ``FunctionSpec.sample``.
+    ``sample`` and ``counts_true``: see ``FunctionSpec``.
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
     ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
@@ -203,6 +208,7 @@ def register(
             unit=unit,
             of_condition=of_condition,
             sample=sample,
+            counts_true=counts_true,
         )
         _add(spec)
         return impl

@@ -136,6 +136,21 @@ def test_one_missing_row_is_not_worth_a_word(engine_settings) -> None:
     assert "rows with a value" not in render_summary(result)
 
 
+def _data_start(subject: str, has: pd.Series) -> str:
+    """ "above has no value on 19 of them (2024-01-02 to 2024-01-29), as it needs bars from
+    before 2024-01-02, where the data begins; it has one from 2024-01-30 on.": ``has`` says
+    which days (its index, from the data's first) have a value; the first days have none."""
+    days = pd.DatetimeIndex(has.index).strftime("%Y-%m-%d")
+    first = int(has.to_numpy().argmax())
+    assert first and not has.iloc[:first].any()
+    rows = days[0] if first == 1 else f"{first:,} of them ({days[0]} to {days[first - 1]})"
+    tail = f"; it has one from {days[first]} on" if first > 1 else ""
+    return (
+        f"{subject} has no value on {rows}, as it needs bars from before {days[0]}, where the "
+        f"data begins{tail}."
+    )
+
+
 def _short_groups(rows: pd.Series, sizes: pd.Series, key: str, named: int = 3) -> str:
     """ ", in month 1 over 1 of its 20 rows": the groups with more than one empty row and at
     least 1% empty, or one empty row that is 5% of them, the ``named`` emptiest (the earlier
@@ -217,7 +232,7 @@ def test_a_group_short_of_rows_is_named(engine_settings, minutes) -> None:
     assert (
         f"mean_above is over the {int(has.sum()):,} of the {len(daily):,} rows kept that have "
         f"a value (the others are empty){_short_groups(rows, sizes, 'month')}; count() counts "
-        "all of them."
+        f"all of them. {_data_start('above', has)}"
     ) in result.metadata.warnings
     assert (
         _short_groups(rows, sizes, "month") == f", in month 1 over {sizes[1]} of its {rows[1]} rows"
@@ -290,10 +305,11 @@ def test_the_year_the_50_day_mean_starts_in_is_named(sample_settings, con) -> No
         },
         sample_settings,
     )
+    has.index = daily["d"]
     said = (
         f"mean_above is over the {int(has.sum()):,} of the {len(daily):,} rows kept that have "
         f"a value (the others are empty), in year 2008 over {sizes[2008]:,} of its "
-        f"{rows[2008]:,} rows; count() counts all of them."
+        f"{rows[2008]:,} rows; count() counts all of them. {_data_start('above', has)}"
     )
     assert said in result.metadata.warnings
     assert said in render_summary(result)
@@ -326,8 +342,12 @@ def test_a_single_empty_row_among_few_is_named(sample_settings, con) -> None:
         "NQ",
         settings=sample_settings,
     )
+    first = months["m"].iloc[0].strftime("%Y-%m")
+    (begins,) = con.execute("SELECT min(trading_date) FROM nq").fetchone()
     assert (
         f"mean_ret is over the {int(has.sum()):,} of the {len(months):,} rows kept that have "
         f"a value (the others are empty), in month 1 over {sizes[1]} of its {rows[1]} rows; "
-        "count() counts all of them."
+        f"count() counts all of them. ret has no value on {first}, as it needs bars from "
+        f"before {begins:%Y-%m-%d}, where the data begins. From its own open on the first bar: "
+        '"ret": "close / coalesce(prev(close), open) - 1".'
     ) in result.metadata.warnings

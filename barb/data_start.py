@@ -1,0 +1,259 @@
+"""Rows with no value because the data begins: what they read lies before the data's first bar.
+
+The engine gives a period its history (``barb.period_rows``): a 200-day mean has a value on
+2010's first day. The data's own first bars have none before them. "Days ES was below its
+200-day SMA in 2008" counted 60 with no word, though the mean had no value on 199 of 2008's
+259 days (the sample starts 2008-01-02): ES was below it on each of the 60 days it had one.
+The first yearly return, ``close / prev(close) - 1`` on 2008, has no close before it, and a
+sort of years left the worst one out without a word.
+
+A row is empty for that reason when its expression reaches further back than the bars
+before it: its place among the bars the first stage evaluated on is less than how far back
+the expression reads. That happens only where the data's start cut that history: otherwise
+the period's rows have their whole reach before them (``barb.script.reach``). A reach with
+no end (bars_since) is empty there until its first value. The first bar's close-to-close
+change is said with the form that measures it from its open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from barb.bar_labels import label_column
+from barb.lineage import nodes
+from barb.planning import StagePlan
+from barb.sample_sizes import notable
+from barb.script import ast
+from barb.script.library import lookup
+from barb.script.reach import own_reach
+
+# The lag the first bar can be measured without, from its own open: prev(close) (or
+# prev(close, 1)) is the close before the bar, and the bar's open is where it began.
+_PREV_CLOSE = ast.Call("prev", (ast.Column("close"),))
+
+
+@dataclass(frozen=True, eq=False)
+class DataStart:
+    """The bars the first stage evaluated on (``frame``: the period's and the history before
+    them) and which of them it answers from (``keep``, after its where), to tell which empty
+    values are empty because the data begins and to name them."""
+
+    stage: StagePlan
+    frame: pd.DataFrame
+    keep: np.ndarray
+    timeframe: str
+    # Every trading date of the instrument's data (EvalContext.trading_dates), read only to
+    # name its first.
+    dates: Callable[[], np.ndarray] | None = None
+
+    @cached_property
+    def kept(self) -> np.ndarray:
+        """The positions in ``frame`` of the rows the stage answers from (its ctx.frame's),
+        found only when a value is empty: every query has a first stage."""
+        return np.flatnonzero(self.keep)
+
+    @cached_property
+    def _columns(self) -> dict[str, int | None]:
+        """How far back each column the stage made reads (its map, its hoisted parts)."""
+        made: dict[str, int | None] = {}
+        for name, expr in (*self.stage.map_exprs, *self.stage.hoisted):
+            made[name] = _back(expr, made)
+        return made
+
+    @cached_property
+    def begins(self) -> str:
+        """The data's first trading date: 2008-01-02."""
+        dates = self.dates() if self.dates is not None else self.frame["trading_date"]
+        return str(np.datetime64(np.asarray(dates)[0], "D"))
+
+    @property
+    def why(self) -> str:
+        return f"as it needs bars from before {self.begins}, where the data begins"
+
+    def unread(self, exprs: Iterable[ast.Expr], empty: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """Which of the ``empty`` rows (rows at positions ``at`` of ``frame``) are empty
+        because ``exprs`` read bars from before the data's first."""
+        back = self.back(exprs)
+        if back == 0 or not empty.any():
+            return np.zeros(len(empty), dtype=bool)
+        if back is None:  # empty until its first value: the rows before it
+            known = np.flatnonzero(~empty)
+            first = known[0] if len(known) else len(empty)
+            return empty & (np.arange(len(empty)) < first)
+        return empty & (at < back)
+
+    def back(self, exprs: Iterable[ast.Expr]) -> int | None:
+        """How many bars before its own ``exprs`` read at most (None: all of them)."""
+        back: int | None = 0
+        for expr in exprs:
+            widest = _back(expr, self._columns)
+            back = None if back is None or widest is None else max(back, widest)
+        return back
+
+    def span(self, rows: np.ndarray, at: np.ndarray) -> str:
+        """The ``rows`` (a mask over rows at positions ``at``) from first to last as the
+        result names bars, "2008-01-02 to 2008-10-07"; a lone one by its name, "2008"."""
+        where = at[rows]
+        first, last = self._names(where[[0, -1]])
+        return first if len(where) == 1 else f"{first} to {last}"
+
+    def since(self, empty: np.ndarray, at: np.ndarray) -> str:
+        """ "; it has one from 2008-10-08 on": the first of the rows at ``at`` with a value,
+        when more than one before it have none; else nothing."""
+        known = np.flatnonzero(~empty)
+        if not len(known) or known[0] < 2:
+            return ""
+        return f"; it has one from {self._names(at[known[:1]])[0]} on"
+
+    def unhoisted(self, expr: ast.Expr) -> ast.Expr:
+        """``expr`` as the query wrote it: the hidden columns the planner hoisted out of its
+        aggregates (``barb.script.hoisting``) back in their place."""
+        hoisted = dict(self.stage.hoisted)
+
+        def put_back(node: ast.Node) -> ast.Node:
+            if isinstance(node, ast.Column) and node.name in hoisted:
+                return hoisted[node.name]
+            return ast.with_children(node, put_back)
+
+        return put_back(expr)  # type: ignore[return-value]
+
+    def from_open(self, expr: ast.Expr, clause: str | None = None) -> str:
+        """ " From its own open on the first bar: close > coalesce(prev(close), open)." where
+        ``expr`` (or the map column it reads) compares with the close before the bar and
+        reads nothing further back: the data's first bar has no close before it, and its open
+        is where it began. The form is the same on every other bar. Written as the query's
+        ``clause`` ("where") when given; nothing when it reads no prev(close)."""
+        if self.back([expr]) != 1:
+            return ""
+        form = None
+        if _reads_prev_close(expr):
+            form = _opened(expr).to_text()
+            if clause is not None:
+                form = f'"{clause}": "{form}"'
+        else:
+            mapped = dict(self.stage.map_exprs)
+            for node in nodes(expr, mapped):
+                if isinstance(node, ast.Column) and node.name in mapped:
+                    made = mapped[node.name]
+                    if _reads_prev_close(made):
+                        form = f'"{node.name}": "{_opened(made).to_text()}"'
+                        break
+        return "" if form is None else f" From its own open on the first bar: {form}."
+
+    def _names(self, at: np.ndarray) -> list[str]:
+        """The rows at positions ``at`` of ``frame`` as the result names them: 2008-01-02,
+        2008-01, 2008; intraday bars by their minute."""
+        rows = self.frame.iloc[at]
+        labelled = label_column(rows, self.timeframe)
+        if labelled is not None:
+            return [str(name) for name in labelled[1]]
+        return list(pd.DatetimeIndex(rows["timestamp"]).strftime("%Y-%m-%d %H:%M"))
+
+
+def where_caveat(start: DataStart, given: np.ndarray, values: pd.Series) -> list[str]:
+    """The period's rows (``given``, a mask over ``start.frame``) the where dropped as
+    unknown because what it reads lies before the data (``values``: the where's own, before
+    unknown was read as false): "below the 200-day SMA in 2008" kept 60 days of 259, and
+    the 199 dropped were the days the mean had no value, not days above it."""
+    where = start.stage.where
+    if where is None or not isinstance(values.dtype, pd.BooleanDtype):
+        return []
+    at = np.flatnonzero(given)
+    unknown = values.isna().to_numpy()[at]
+    unread = start.unread([where], unknown, at)
+    dropped = int(np.count_nonzero(unread))
+    if not dropped or not notable(dropped, len(at)):
+        return []
+    kept = int(np.count_nonzero(values.fillna(False).to_numpy(dtype=bool)[at]))
+    judged = len(at) - int(np.count_nonzero(unknown))
+    return [
+        f"The where dropped {dropped:,} of the period's {len(at):,} rows "
+        f"({start.span(unread, at)}): {where.to_text()} has no value there, {start.why}"
+        f"{start.since(unknown, at)}. The {kept:,} rows kept are of the {judged:,} it can "
+        f"judge.{start.from_open(where, 'where')}"
+    ]
+
+
+def listed_caveat(start: DataStart, columns: Mapping[str, tuple[ast.Expr, pd.Series]]) -> list[str]:
+    """A table of bars with a column empty on its first rows because the data begins, said
+    for the one empty on the most: the first yearly return (2008) has no close before it, and
+    a sort by the return ranked the worst year last without a word. ``columns``: the name,
+    expression and values over ``start.frame`` of each column the table shows."""
+    at = start.kept
+    worst: tuple[int, str, np.ndarray, ast.Expr] | None = None
+    for name, (expr, values) in columns.items():
+        if not isinstance(values, pd.Series) or len(values) != len(start.frame):
+            continue
+        if start.back([expr]) == 0:  # reads its own row: nothing before the data to miss
+            continue
+        empty = values.isna().to_numpy()[at]
+        unread = start.unread([expr], empty, at)
+        count = int(np.count_nonzero(unread))
+        if count and notable(count, len(at)) and (worst is None or count > worst[0]):
+            worst = count, name, unread, expr
+    if worst is None:
+        return []
+    count, name, unread, expr = worst
+    rows = start.span(unread, at)
+    if count > 1:
+        rows = f"{count:,} rows ({rows})"
+    sorted_by = any(key.column == name for key in start.stage.sort)
+    left = "ranked last" if sorted_by else "listed as n/a"
+    return [
+        f"{name} has no value on {rows}, {start.why}: {left} and left out of the mean."
+        f"{start.from_open(expr)}"
+    ]
+
+
+# What a literal reads: no bar at all (below any bar's offset).
+_NO_BAR = -(2**31)
+
+
+def _back(expr: ast.Node, made: Mapping[str, int | None]) -> int | None:
+    """How many bars before its own a row of ``expr`` reads at most (None: all of them), a
+    next() netted out: ``if(close > open, next(ret), 0 / 0)`` with ``ret = close /
+    prev(close) - 1`` reads the bar and the one after, nothing before it, so its first row's
+    emptiness is the if()'s. (``barb.script.reach`` adds them up instead, as widening a
+    period needs.) Negative when it reads only later bars."""
+    if isinstance(expr, ast.LITERAL_TYPES):
+        return _NO_BAR
+    if isinstance(expr, ast.Column):
+        return made.get(expr.name, 0)
+    inner: int | None = _NO_BAR
+    for child in expr.children():
+        back = _back(child, made)
+        inner = None if inner is None or back is None else max(inner, back)
+    if not isinstance(expr, ast.Call):
+        return inner
+    spec = lookup(expr.name)
+    if spec is not None and spec.body is not None and not expr.args:
+        return _back(spec.body, {})  # a named pattern reads what its body reads
+    own = own_reach(expr)
+    if own.back is None or inner is None:
+        return None
+    # A window reads its argument on the bars before (prev, rolling_mean); next() on the
+    # bar after only. Called on no bar's values (hour()), it reads its own.
+    return own.back - own.ahead + (0 if inner == _NO_BAR else inner)
+
+
+def _reads_prev_close(expr: ast.Node) -> bool:
+    return any(_is_prev_close(node) for node in ast.walk(expr))
+
+
+def _is_prev_close(node: ast.Node) -> bool:
+    if not isinstance(node, ast.Call) or node.name.lower() != "prev" or not node.args:
+        return False
+    lag = ast.literal_value(node.args[1]) if len(node.args) > 1 else 1
+    return node.args[0] == ast.Column("close") and lag == 1
+
+
+def _opened(expr: ast.Node) -> ast.Node:
+    """``expr`` with each prev(close) read as the bar's open where it has no value."""
+    if _is_prev_close(expr):
+        return ast.Call("coalesce", (_PREV_CLOSE, ast.Column("open")))
+    return ast.with_children(expr, _opened)

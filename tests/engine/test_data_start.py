@@ -1,0 +1,233 @@
+"""Rows with no value because the data begins are said, with their dates: "days below the
+200-day SMA in 2008" counted 60 with no word, though the mean had no value on 199 of 2008's
+259 days (the sample starts 2008-01-02); the first yearly return has no close before it, and
+a sort of years left the worst one out without a word. Here the hand-made bars start on
+2024-01-02: a 20-day mean has no value on their first 19 days (TA-Lib's SMA says which), and
+the first month no close before it (pandas)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import talib
+from rth_bars import rth_daily
+
+from barb import execute, render_summary
+from barb.charts import draw_chart
+from barb.result import Result
+
+SMA = {"sma20": "rolling_mean(close, 20)"}
+RET = {"ret_pct": "(close / prev(close) - 1) * 100"}
+BEGINS = "as it needs bars from before 2024-01-02, where the data begins"
+
+
+def _ask(query: dict, settings, timeframe: str = "daily") -> Result:
+    result = execute({"session": "RTH", "from": timeframe, **query}, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def _said(result: Result, words: str) -> list[str]:
+    return [w for w in result.metadata.warnings if words in w]
+
+
+@pytest.fixture(scope="module")
+def days(minutes: pd.DataFrame) -> pd.DataFrame:
+    """RTH days with TA-Lib's 20-day SMA (empty on the first 19) and its date as text."""
+    daily = rth_daily(minutes)
+    daily["sma20"] = talib.SMA(daily["close"].to_numpy(), 20)
+    daily["day"] = daily.index.strftime("%Y-%m-%d")
+    return daily
+
+
+# Whole weeks from the data's first (the week of Monday 2024-01-01, a holiday) to the week
+# of 2024-03-18: the last week of the data is not over (CME traded Good Friday 2024).
+WEEKS = "2024-01-01:2024-03-22"
+
+
+@pytest.fixture(scope="module")
+def weeks(minutes: pd.DataFrame) -> pd.DataFrame:
+    """Weekly RTH bars of ``WEEKS``, named by their first day, with their close-to-close
+    return."""
+    daily = rth_daily(minutes).loc[:"2024-03-22"]
+    week = daily.index.to_period("W-SUN")
+    bars = daily.groupby(week).agg(open=("open", "first"), close=("close", "last"))
+    bars.index = daily.index.to_series().groupby(week).first().dt.strftime("%Y-%m-%d")
+    bars["ret_pct"] = (bars["close"] / bars["close"].shift() - 1) * 100
+    return bars
+
+
+def _unknown(days: pd.DataFrame) -> tuple[int, str, str]:
+    """How many days have no SMA, the last of them and the first that has one."""
+    empty = int(days["sma20"].isna().sum())
+    return empty, days["day"].iloc[empty - 1], days["day"].iloc[empty]
+
+
+def test_a_where_over_the_warm_up_says_the_rows_it_could_not_judge(engine_settings, days) -> None:
+    """ "Days below the 20-day mean": the where dropped the first 19 days as unknown, and
+    the days kept are of the days it could judge, not of all."""
+    empty, last, first = _unknown(days)
+    assert empty == 19
+    below = int((days["close"] < days["sma20"]).sum())
+    result = _ask(
+        {"map": SMA, "where": "close < sma20", "select": "count() as below"}, engine_settings
+    )
+    assert result.summary.value == below
+    assert (
+        f"The where dropped {empty} of the period's {len(days)} rows (2024-01-02 to {last}): "
+        f"close < sma20 has no value there, {BEGINS}; it has one from {first} on. The {below} "
+        f"rows kept are of the {len(days) - empty} it can judge."
+    ) in result.metadata.warnings
+
+
+def test_a_count_of_a_condition_says_the_rows_it_has_no_value_on(engine_settings, days) -> None:
+    """count(cond) counts the true rows: unknown ones are not counted, and now said so,
+    alone and as a share written with counts, with the rows it is over beside the value."""
+    empty, last, first = _unknown(days)
+    below = int((days["close"] < days["sma20"]).sum())
+    clause = (
+        f"close < sma20 has no value on {empty} of them (2024-01-02 to {last}), {BEGINS}; it "
+        f"has one from {first} on."
+    )
+    result = _ask({"map": SMA, "select": "count(close < sma20) as below"}, engine_settings)
+    assert result.summary.value == below
+    assert result.summary.samples == {"below": len(days) - empty}
+    said = f"below is over {len(days) - empty} of the {len(days)} rows kept: {clause}"
+    assert said in result.metadata.warnings
+    assert said in render_summary(result)
+    share = _ask(
+        {"map": SMA, "select": "count(close < sma20) * 100 / count() as pct"}, engine_settings
+    )
+    assert share.summary.value == pytest.approx(below * 100 / len(days))
+    assert f"pct is over {len(days) - empty} of the {len(days)} rows kept: {clause}" in (
+        share.metadata.warnings
+    )
+
+
+def test_a_grouped_count_names_the_rows_with_no_value(engine_settings, days) -> None:
+    empty, last, first = _unknown(days)
+    month = days.index.month
+    below = (days["close"] < days["sma20"]).groupby(month).sum()
+    has = days["sma20"].notna().groupby(month)
+    result = _ask(
+        {"map": SMA, "group_by": "month()", "select": "count(close < sma20) as below"},
+        engine_settings,
+    )
+    assert result.table["below"].tolist() == below.tolist()
+    assert (
+        f"below is over the {len(days) - empty} of the {len(days)} rows kept that have a value "
+        f"(the others are empty), in month 1 over {has.sum()[1]} of its {has.size()[1]} rows. "
+        f"close < sma20 has no value on {empty} of them (2024-01-02 to {last}), {BEGINS}; it "
+        f"has one from {first} on."
+    ) in result.metadata.warnings
+    # The months a limit shows hold none of them: nothing to say of a count.
+    top = _ask(
+        {
+            "map": SMA,
+            "group_by": "month()",
+            "select": "count(close < sma20) as below",
+            "sort": "month desc",
+            "limit": 2,
+        },
+        engine_settings,
+    )
+    assert top.table["month"].tolist() == [3, 2]
+    assert not _said(top, "has no value")
+
+
+def test_nothing_is_said_where_every_row_has_its_history(engine_settings, days) -> None:
+    """A period after the warm-up is given its history: every day has the mean."""
+    late = days.loc["2024-02-15":]
+    assert late["sma20"].notna().all()
+    period = {"period": "2024-02-15:2024-03-28", "map": SMA}
+    counted = _ask({**period, "select": "count(close < sma20) as below"}, engine_settings)
+    assert counted.summary.value == int((late["close"] < late["sma20"]).sum())
+    kept = _ask({**period, "where": "close < sma20", "select": "count()"}, engine_settings)
+    for result in (counted, kept):
+        assert not _said(result, "has no value")
+        assert result.summary.samples in (None, {})
+    # One empty day of 61, the first day's missing previous close, is no news.
+    up = _ask({"select": "count(close > prev(close)) as up"}, engine_settings)
+    assert up.summary.value == int((days["close"] > days["close"].shift()).sum())
+    assert not _said(up, "has no value")
+
+
+def test_the_first_bar_of_a_ranking_is_said_with_the_form_from_its_open(
+    engine_settings, weeks
+) -> None:
+    """ "The worst week": the data's first has no close before it; the sort ranks it last
+    and the mean leaves it out, now said, with the form that measures it from its open."""
+    assert np.isnan(weeks["ret_pct"].iloc[0]) and weeks["ret_pct"].iloc[1:].notna().all()
+    query = {
+        "period": WEEKS,
+        "map": RET,
+        "select": ["ret_pct", "close"],
+        "sort": "ret_pct asc",
+        "limit": 1,
+    }
+    result = _ask(query, engine_settings, "weekly")
+    assert result.table["ret_pct"].tolist() == pytest.approx([weeks["ret_pct"].min()])
+    form = '"ret_pct": "(close / coalesce(prev(close), open) - 1) * 100"'
+    assert (
+        f"ret_pct has no value on 2024-01-02, {BEGINS}: ranked last and left out of the mean. "
+        f"From its own open on the first bar: {form}."
+    ) in result.metadata.warnings
+    # The form, as said: the first week from its open, the others as before.
+    whole = _ask(
+        {**query, "map": {"ret_pct": "(close / coalesce(prev(close), open) - 1) * 100"}},
+        engine_settings,
+        "weekly",
+    )
+    first = (weeks["close"].iloc[0] / weeks["open"].iloc[0] - 1) * 100
+    opened = weeks["ret_pct"].fillna(first)
+    assert whole.table["ret_pct"].tolist() == pytest.approx([opened.min()])
+    assert not _said(whole, "has no value")
+    listed = _ask({"period": WEEKS, "map": RET}, engine_settings, "weekly")
+    assert listed.table["ret_pct"].tolist() == pytest.approx(weeks["ret_pct"].tolist(), nan_ok=True)
+    assert [w for w in listed.metadata.warnings if w.startswith("ret_pct has no value")] == [
+        f"ret_pct has no value on 2024-01-02, {BEGINS}: listed as n/a and left out of the mean. "
+        f"From its own open on the first bar: {form}."
+    ]
+
+
+def test_the_first_week_of_a_count_of_rises_is_said(engine_settings, weeks) -> None:
+    """ "How many weeks rose": the first has no previous close to rise from."""
+    rose = int((weeks["close"] > weeks["close"].shift()).sum())
+    n = len(weeks)
+    query = {"period": WEEKS, "select": "count(close > prev(close)) as up"}
+    result = _ask(query, engine_settings, "weekly")
+    assert result.summary.value == rose
+    assert (
+        f"up is over {n - 1} of the {n} rows kept: close > prev(close) has no value on "
+        f"2024-01-02, {BEGINS}. From its own open on the first bar: count(close > "
+        "coalesce(prev(close), open))."
+    ) in result.metadata.warnings
+    where = {"period": WEEKS, "where": "close > prev(close)", "select": "count()"}
+    kept = _ask(where, engine_settings, "weekly")
+    assert kept.summary.value == rose
+    assert (
+        f"The where dropped 1 of the period's {n} rows (2024-01-02): close > prev(close) has "
+        f"no value there, {BEGINS}. The {rose} rows kept are of the {n - 1} it can judge. "
+        'From its own open on the first bar: "where": "close > coalesce(prev(close), open)".'
+    ) in kept.metadata.warnings
+
+
+def test_the_chart_tells_a_bar_with_no_value_from_a_flat_one(engine_settings, weeks) -> None:
+    """ES's yearly returns drew 2008 (no close before it) as an empty slot, the same as flat
+    2011: a bar with no value now says n/a, and a zero is a stub on the base."""
+    # Flat on the weeks that closed up (after the first, which has no close before it).
+    flat = "if(close > open and prev(close) > 0, 0, (close / prev(close) - 1) * 100)"
+    result = _ask({"period": WEEKS, "map": {"ret_pct": flat}}, engine_settings, "weekly")
+    up = (weeks["close"] > weeks["open"]) & weeks["close"].shift().notna()
+    values = weeks["ret_pct"].mask(up, 0.0)
+    assert result.table["ret_pct"].tolist() == pytest.approx(values.tolist(), nan_ok=True)
+    assert values.isna().sum() == 1
+    fig = draw_chart(result)
+    assert fig is not None
+    fig.canvas.draw()
+    panel = fig.axes[-1]
+    marked = [t for t in panel.texts if t.get_text() == "n/a"]
+    stubs = [line for line in panel.lines if list(line.get_ydata()) == [0, 0]]
+    assert len(marked) == int(values.isna().sum())
+    assert len(stubs) == int((values == 0).sum()) > 0
