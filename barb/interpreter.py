@@ -34,7 +34,7 @@ from barb.early_close_bars import early_close_bar_caveat, early_close_pick_cavea
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.full_day_caveats import full_day_caveat
 from barb.gap_size_caveats import sizeless_gap_caveat
-from barb.holiday_close_caveats import holiday_close_caveat
+from barb.holiday_close_caveats import holiday_close_caveat, long_break_caveat
 from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
 from barb.part_group_feeds import say_fed
@@ -52,6 +52,7 @@ from barb.settings import EngineSettings, default_settings
 from barb.short_bar_picks import short_pick_caveat
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
 from barb.short_session_caveats import (
+    after_window_close_caveat,
     low_tail_caveat,
     part_day_share_caveat,
     short_sessions_caveat,
@@ -179,8 +180,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += short_sessions_caveat(plan, output.table)
     warnings += holiday_close_caveat(plan, output.kept, frame)
+    warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     warnings += part_day_share_caveat(plan, ctx, output.kept)
+    warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope, ctx)

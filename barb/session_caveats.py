@@ -71,7 +71,7 @@ def _close_gap(plan: Plan, window: SessionSpec, named: str) -> list[str]:
     if window.end == plan.dataset.instrument.session(main).end:
         return []
     names = sorted(plan.first.calls & CLOSE_GAP_PATTERNS)
-    if _open_against_previous(plan.first, "close"):
+    if open_against_previous(plan.first, "close"):
         names.append("prev")
     if not names:
         return []
@@ -94,7 +94,7 @@ def _full_gap(plan: Plan, window: SessionSpec, named: str) -> list[str]:
     names = sorted(plan.first.calls & FULL_GAP_PATTERNS.keys())
     sides = {FULL_GAP_PATTERNS[name] for name in names}
     for side in ("high", "low"):
-        if _open_against_previous(plan.first, side):
+        if open_against_previous(plan.first, side):
             names.append(f"prev({side})")
             sides.add(side)
     if not names:
@@ -120,7 +120,7 @@ def reads_previous_close(stage: StagePlan) -> bool:
     return any(_previous(read) for read in _reads(stage))
 
 
-def _open_against_previous(stage: StagePlan, column: str) -> bool:
+def open_against_previous(stage: StagePlan, column: str) -> bool:
     """Whether an expression of the stage reads the open and prev(column) together: a gap.
     close - prev(close) on a window is its own day-to-day change, which is what it says."""
     return any(
