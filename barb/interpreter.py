@@ -56,6 +56,7 @@ from barb.short_session_caveats import (
     part_day_share_caveat,
     short_sessions_caveat,
 )
+from barb.short_weeks import short_weeks_caveat
 from barb.stages import (
     DayOpen,
     StageOutput,
@@ -178,6 +179,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += short_sessions_caveat(plan, output.table)
+    said, short_weeks = short_weeks_caveat(plan, output)
+    warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     warnings += part_day_share_caveat(plan, ctx, output.kept)
@@ -267,6 +270,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         ),
         then_rows=then_rows,
         open_bar=listed_open_bar(plan, scope),
+        short_weeks=short_weeks,
         even_groups=output.even_columns or None,
     )
     return Result(
