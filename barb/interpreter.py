@@ -26,6 +26,7 @@ from barb.calendar_caveats import (
     period_cuts,
     split_week_caveat,
     unnumbered_holidays_caveat,
+    weekend_date_caveat,
 )
 from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
@@ -175,6 +176,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
         warnings += same_bar_channel_caveat(plan.first)
+        warnings += weekend_date_caveat(plan)
     warnings += output.warnings
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
