@@ -133,6 +133,14 @@ def price_ratio(column: str, query: dict[str, Any] | None = None) -> bool:
     )
 
 
+def then_map_unit(expr: ast.Expr, query: dict[str, Any]) -> str | None:
+    """The unit of ``expr`` as a second stage's map reads it (its names are that map's
+    entries, then the first stage's select and map): ``points`` for ``chg`` of a first stage
+    selecting ``close - prev(close) as chg``; None without a second stage, or when unsure."""
+    units = _Units(query)
+    return units.of(expr, 1, 0) if units.lineage.two_stages else None
+
+
 class _Units:
     """The units of the names a query defines, followed through its lineage."""
 

@@ -38,13 +38,18 @@ def empty_groups(
     table: pd.DataFrame,
     where: Expr | None,
     mapped: Mapping[str, Expr],
+    events: Sequence[str] = (),
 ) -> list[str]:
     """Groups the period has but ``where`` emptied, for each key the condition reads nothing
     of: ``where year() >= 2020`` by year(), or a where on the time of day by a slot of the
-    day, drops those groups on purpose."""
+    day, drops those groups on purpose. So does a where on a joined event (``events``, their
+    columns ``fomc``, ``fomc_minutes``): the hour after each FOMC statement by date() has
+    no row on the other days of the month, which are not missing data (p33e Q13)."""
     if where is None:
         return []
     condition = inputs(where, mapped)
+    if any(name == event or name.startswith(f"{event}_") for name in condition for event in events):
+        return []
     warnings = []
     for name, expr in keys:
         if name not in table.columns or condition & inputs(expr, mapped):

@@ -224,7 +224,19 @@ class Instrument(BaseModel):
         opens, closes = self.trading_hours
         since_open = (start - opens) % MINUTES_PER_DAY
         until_end = (end - opens) % MINUTES_PER_DAY or MINUTES_PER_DAY
-        if until_end <= since_open or until_end > (closes - opens) % MINUTES_PER_DAY:
+        span = (closes - opens) % MINUTES_PER_DAY or MINUTES_PER_DAY
+        if since_open < span and (until_end <= since_open or until_end > span):
+            # '16:00-00:00' ("at night", Moscow time): one trading date's end and the next
+            # one's evening, which the break divides.
+            close, reopen = format_clock(closes), format_clock(opens)
+            raise InvalidSession(
+                f"Session window '{text}' spans {self.symbol}'s daily break "
+                f"({self._pause_text()}), where one trading date ends and the next begins.",
+                step="session",
+                hint=f"Split it in two: '{spec.start}-{close}' (the end of a trading date) and "
+                f"'{reopen}-{spec.end}' (the evening of the next one).",
+            )
+        if until_end <= since_open or until_end > span:
             day = f"{format_clock(opens)}–{format_clock(closes)}"
             raise InvalidSession(
                 f"Session window '{text}' lies outside {self.symbol}'s trading hours, "

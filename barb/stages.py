@@ -185,7 +185,7 @@ def run_stage(
         # 2021, 2023 and 2025 (12, 5, 3 and 18 such days) among the years the where emptied.
         listed = output.groups if output.groups is not None else output.table
         output.warnings += empty_groups(
-            every_row, keys, given, listed, stage.where, dict(stage.map_exprs)
+            every_row, keys, given, listed, stage.where, dict(stage.map_exprs), focus or ()
         )
     # The rows listed are the answer ("the last 3 FOMC days"): what is said of the rows
     # kept is said of them, in time order.

@@ -62,6 +62,9 @@ _ACCEPTED_NAMES = {
 }
 # A time of day as time() gives it: "09:30".
 _CLOCK = re.compile(r"\d\d:\d\d")
+# A bar's label as a second stage reads it, text in time order: a date, a week's first date,
+# a month, a quarter, a year, or an intraday bar's date and time.
+_BAR_LABEL = re.compile(r"\d{4}(-Q[1-4]|-\d\d(-\d\d( \d\d:\d\d)?)?)?")
 # Integer results beyond this switch to float rather than wrap around.
 _INT_LIMIT = 2.0**62
 
@@ -300,7 +303,7 @@ class _RowEvaluator:
     ) -> Any:
         """A series argument's ``value`` checked and converted for ``param``."""
         kind = value_kind(value)
-        if kind not in _ACCEPTED_KINDS[param.accepts]:
+        if kind not in _ACCEPTED_KINDS[param.accepts] and not _labels_as_dates(param, value):
             wanted = _ACCEPTED_NAMES[param.accepts]
             raise TypeMismatch(
                 f"{spec.name}() needs {wanted} for {param.name}, got {KIND_NAMES[kind]}: "
@@ -748,3 +751,13 @@ def _categorical_codes(left: pd.Series, right: Any, op: str) -> np.ndarray | Non
     if ordering and not left.dtype.ordered:
         return None
     return _COMPARISONS[op](codes, other) & present
+
+
+def _labels_as_dates(param: Param, value: Any) -> bool:
+    """Whether ``value`` is a column of bar labels where a date is wanted: min(date) in a
+    second stage, over the first stage's date labels ("2008-01-10"), whose text sorts as
+    their time does. It read "min() needs a number or a date … got text" (p33d C1)."""
+    if param.accepts != "number_or_date" or not isinstance(value, pd.Series):
+        return False
+    text = value.dropna()
+    return bool(len(text)) and bool(text.astype(str).str.fullmatch(_BAR_LABEL).all())

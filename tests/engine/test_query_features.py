@@ -475,6 +475,29 @@ def test_a_ranking_the_unfinished_year_tops_names_the_first_whole_year(
 
 
 @pytest.mark.slow
+def test_days_without_the_event_a_where_keeps_are_not_said_to_be_missing(sample_settings) -> None:
+    """ "How did NQ react to the FOMC last month": the hour after the statement by date()
+    lists the FOMC day; the month's other days had no row on purpose, not for want of data
+    (p33e Q13 read "No row passed where in 21 date() groups"). A where on the bars alone,
+    by date(), still names the days it emptied."""
+    if not (REFERENCE_DIR / "events" / "fomc.csv").is_file():
+        pytest.skip(f"no reference lists in {REFERENCE_DIR}")
+    reference = pd.read_csv(REFERENCE_DIR / "events" / "fomc.csv", parse_dates=["date"])
+    december = reference[reference["date"].dt.strftime("%Y-%m") == "2025-12"]["date"]
+    query = {
+        "session": "ETH", "from": "1m", "period": "2025-12", "join": "fomc",
+        "where": "fomc and fomc_minutes >= 0 and fomc_minutes < 60",
+        "group_by": "date()", "select": "max(high) - min(low) as hour_range",
+    }  # fmt: skip
+    result = _ok(query, sample_settings)
+    assert list(pd.to_datetime(result.table["date"])) == list(december)
+    assert not [w for w in result.metadata.warnings if "No row passed where" in w]
+
+    bars_only = _ok({**query, "where": "time() == '14:00' and close > open"}, sample_settings)
+    assert [w for w in bars_only.metadata.warnings if "No row passed where" in w]
+
+
+@pytest.mark.slow
 def test_years_where_emptied_are_named_and_count_cond_keeps_them(sample_settings, con) -> None:
     """ "Days with ADX(14) above 40 per year, 2008-2025", then "and the mean per year?": the
     years with no such day are not groups, so the mean is over the others; the result says

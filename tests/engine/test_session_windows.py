@@ -253,9 +253,9 @@ def test_intraday_bars_of_windows_are_not_kept(engine_settings) -> None:
         ("9.30-10", "HH:MM-HH:MM"),
         ("09:30-", "HH:MM-HH:MM"),
         ("09:60-10:00", "09:60 is not a time of day"),
-        ("16:30-18:30", "outside NQ's trading hours"),  # runs through the 17:00 break
+        ("16:30-18:30", "spans NQ's daily break"),  # runs through the 17:00 break
         ("17:00-18:00", "outside NQ's trading hours"),  # the break itself
-        ("00:00-24:00", "outside NQ's trading hours"),
+        ("00:00-24:00", "spans NQ's daily break"),
     ],
 )
 def test_bad_windows_are_structured_errors(session: str, words: str, engine_settings) -> None:
@@ -265,8 +265,25 @@ def test_bad_windows_are_structured_errors(session: str, words: str, engine_sett
     assert error["error_type"] == "InvalidSession"
     assert error["step"] == "session"
     assert words in error["message"]
-    assert "HH:MM-HH:MM" in error["hint"] or "e.g. '09:30-09:45'" in error["hint"]
+    assert any(h in error["hint"] for h in ("HH:MM-HH:MM", "e.g. '09:30-09:45'", "Split it"))
     assert "Internal error" not in error["message"]
+
+
+def test_a_window_across_the_break_is_split_by_its_hint(engine_settings, db) -> None:
+    """'16:00-00:00' (night in Moscow): the hint's two windows run, each on its own trading
+    date, and count the minutes DuckDB finds in them."""
+    error = execute({"session": "16:00-00:00", "from": "1m"}, "NQ", settings=engine_settings)
+    hint = error.to_dict()["hint"]
+    assert hint == (
+        "Split it in two: '16:00-17:00' (the end of a trading date) and '18:00-00:00' (the "
+        "evening of the next one)."
+    )
+    for window, lo, hi in (("16:00-17:00", 960, 1020), ("18:00-00:00", 1080, 1440)):
+        query = {"session": window, "from": "1m", "select": "count()"}
+        (expected,) = db.execute(
+            f"SELECT count(*) FROM bars WHERE mod >= {lo} AND mod < {hi}"
+        ).fetchone()
+        assert run(query, engine_settings).summary.value == expected
 
 
 def test_a_bad_window_inside_a_session_function_is_a_structured_error(engine_settings) -> None:
