@@ -40,6 +40,7 @@ from barb.lineage import nodes, through_map
 from barb.planning import HIDDEN, Plan, StagePlan
 from barb.price_level_caveats import (
     DISTANCES,
+    LEVEL_RATIO,
     LEVEL_SAMPLE_ROWS,
     Levels,
     blended_levels,
@@ -254,7 +255,8 @@ class _FirstStage(_Stage):
             compared = bars.period if bars.period is not None else bars.keep
         else:
             compared = bars.keep if place == "where" else output.passed
-        years = blended_levels(_rows(bars.frame, compared))
+        rows = _rows(bars.frame, compared)
+        years = None if rows is None else blended_levels(rows)
         if years is None:
             return []
         percent = parse_expression(percent_of(found.distance, self.maps, self.query))
@@ -620,12 +622,19 @@ def _replace(
     return ast.with_children(expr, lambda child: _replace(child, old, new, maps))
 
 
-def _rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
-    """The rows of ``frame`` ``mask`` marks, with the columns a price level is read from."""
-    columns = [c for c in ("close", "trading_date", "timestamp") if c in frame.columns]
+def _rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame | None:
+    """The rows of ``frame`` ``mask`` marks, with the columns a price level is read from;
+    None when their closes span less than ``LEVEL_RATIO`` (no level can have changed that
+    much: "1m bars with range > 20 in 2024" stops here, before a frame of its 350,000 rows'
+    sample is built)."""
     at = np.flatnonzero(mask)
     at = at[:: max(1, len(at) // LEVEL_SAMPLE_ROWS)]  # as the levels read them: a sample
-    return pd.DataFrame({c: frame[c].to_numpy()[at] for c in columns})
+    close = frame["close"].to_numpy(dtype=np.float64)[at]
+    finite = close[np.isfinite(close)]
+    if not len(finite) or finite.min() <= 0 or finite.max() / finite.min() < LEVEL_RATIO:
+        return None
+    columns = [c for c in ("trading_date", "timestamp") if c in frame.columns]
+    return pd.DataFrame({"close": close, **{c: frame[c].to_numpy()[at] for c in columns}})
 
 
 def _last_scale(
