@@ -115,6 +115,10 @@ def _settled(
     """Whether ``compare`` holds on every row of ``given`` where both sides have a value
     (True), on none (False), those rows, and how one side bounds the other ("never above")
     with the rows where they are equal; None when it varies, or its sides never meet."""
+    if any(ast.literal_value(side) is not None for side in (compare.left, compare.right)):
+        # A number is a threshold, not a bound one part of the bars sets for another (rsi(14)
+        # < 30 was computed again for each such query, for nothing).
+        return None
     left, right = (_numbers(evaluate(side, ctx)) for side in (compare.left, compare.right))
     if left is None or right is None or not given.any():
         return None

@@ -18,6 +18,7 @@ from barb.bar_labels import unit_label
 from barb.errors import BarbError, DataError
 from barb.events.rules import OPTIONS_CALENDAR, closure_name, early_close_days, us_market_closed
 from barb.frames import last_weekday_of_period, period_start
+from barb.instruments import format_clock
 from barb.lineage import conjuncts, nodes, through_map
 from barb.period_rows import Scope, StartCut, data_start_cut
 from barb.planning import Plan, StagePlan
@@ -645,3 +646,48 @@ def _key_text(value: object) -> str:
     if isinstance(value, pd.Timestamp):
         return str(value.date())
     return str(value)
+
+
+# The weekend's values of the weekday functions: no trading date has them.
+_WEEKEND = {"dayname": frozenset({"Sat", "Sun"}), "dayofweek": frozenset({5, 6})}
+
+
+def weekend_date_caveat(plan: Plan) -> list[str]:
+    """Why a where on a Saturday or Sunday found nothing: a trading date is never one. The
+    Sunday evening's bars from the 18:00 reopen belong to Monday's date, so "the Sunday
+    evening's hourly range" as dayname() == 'Sun' read "No bars matched", which a model
+    would answer as "NQ does not trade on Sunday evenings" (p33c #6: 52 evenings in 2025).
+    For an empty result only."""
+    stage = plan.first
+    if stage.where is None:
+        return []
+    mapped = dict(stage.map_exprs)
+    for node in nodes(stage.where, mapped):
+        if _asks_weekend(node, mapped):
+            opens = format_clock(plan.dataset.instrument.trading_day_start_minute)
+            return [
+                f"No trading date is a Saturday or Sunday: the bars from the Sunday {opens} "
+                "reopen belong to Monday's trading date, where dayname() reads 'Mon'. For "
+                f"the Sunday evening: dayname() == 'Mon' and hour() >= {opens[:2]} on "
+                f"intraday bars, or the window '{opens}-00:00' as the session with "
+                "dayname() == 'Mon'."
+            ]
+    return []
+
+
+def _asks_weekend(node: ast.Node, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether ``node`` compares a weekday function with a weekend day: dayname() == 'Sun',
+    dayofweek() in (5, 6), through map names."""
+    if isinstance(node, ast.Compare) and node.op == "==":
+        pairs = ((node.left, node.right), (node.right, node.left))
+    elif isinstance(node, ast.InList) and not node.negated:
+        pairs = tuple((node.operand, value) for value in node.values)
+    else:
+        return False
+    for call, value in pairs:
+        call = through_map(call, mapped)
+        if isinstance(call, ast.Call) and not call.args:
+            weekend = _WEEKEND.get(call.name.lower())
+            if weekend is not None and ast.literal_value(value) in weekend:
+                return True
+    return False

@@ -109,6 +109,38 @@ def first_map_unit(expr: ast.Expr, query: dict[str, Any]) -> str | None:
     return units.of(expr, len(units.lineage.scopes) - 1, 0)
 
 
+def price_ratio(column: str, query: dict[str, Any] | None = None) -> bool:
+    """Whether ``column`` is one price over another (``"ratio": "close / es_close"``, NQ's
+    close in ES points, 3.58): a level, which moves as the two prices part, read as prices
+    are, not a change around zero (its unit is a ``RATIO``, like a return's). Drawn as bars
+    from zero, a swing from 3.58 to 3.23 and back to 3.63 looked flat."""
+    units = _Units(query or {})
+    found = units.lineage.definition(column, 0)
+    for _ in range(MAX_DEPTH):
+        if found is None:
+            return False
+        expr, _, inner = found
+        if not isinstance(expr, ast.Column):
+            break
+        found = units.lineage.definition(expr.name, inner)
+    else:
+        return False
+    return (
+        isinstance(expr, ast.Binary)
+        and expr.op == "/"
+        and units.of(expr.left, inner, 1) == PRICE
+        and units.of(expr.right, inner, 1) == PRICE
+    )
+
+
+def then_map_unit(expr: ast.Expr, query: dict[str, Any]) -> str | None:
+    """The unit of ``expr`` as a second stage's map reads it (its names are that map's
+    entries, then the first stage's select and map): ``points`` for ``chg`` of a first stage
+    selecting ``close - prev(close) as chg``; None without a second stage, or when unsure."""
+    units = _Units(query)
+    return units.of(expr, 1, 0) if units.lineage.two_stages else None
+
+
 class _Units:
     """The units of the names a query defines, followed through its lineage."""
 

@@ -26,6 +26,7 @@ from barb.calendar_caveats import (
     period_cuts,
     split_week_caveat,
     unnumbered_holidays_caveat,
+    weekend_date_caveat,
 )
 from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
@@ -41,6 +42,7 @@ from barb.part_group_feeds import say_fed
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
 from barb.price_level_caveats import price_level_caveat, running_total_caveat
+from barb.price_level_comparisons import Bars, comparison_caveat
 from barb.ranked_groups import PartGroups, cut_group, part_groups
 from barb.result import Metadata, Result, RowsBuilder, sort_order
 from barb.running_history import history_beyond_caveat
@@ -57,6 +59,7 @@ from barb.short_session_caveats import (
     part_day_share_caveat,
     short_sessions_caveat,
 )
+from barb.short_weeks import short_weeks_caveat
 from barb.stages import (
     DayOpen,
     StageOutput,
@@ -175,10 +178,14 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
         warnings += same_bar_channel_caveat(plan.first)
+        warnings += weekend_date_caveat(plan)
     warnings += output.warnings
-    warnings += price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
+    levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
+    warnings += levels
     warnings += holiday_caveat(plan, output.kept_dates)
     warnings += short_sessions_caveat(plan, output.table)
+    said, short_weeks = short_weeks_caveat(plan, output)
+    warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
@@ -227,7 +234,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         if output.kept is not None:  # a statistic over the groups, a part one among them
             say_fed(parts, plan.then, ctx, output.kept)
     warnings[parts_at:parts_at] = parts.texts
-    warnings += running_total_caveat(plan, first, output)
+    running = running_total_caveat(plan, first, output)
+    warnings += running
+    if not levels and not running:  # one word per result that its points blend prices
+        bars = Bars(frame, keep, scope.in_period)
+        warnings += comparison_caveat(plan, ctx, bars, first, output)
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
         hours, by = session_hours(plan), output.summary.by or []
@@ -270,6 +281,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         ),
         then_rows=then_rows,
         open_bar=listed_open_bar(plan, scope),
+        short_weeks=short_weeks,
         even_groups=output.even_columns or None,
     )
     return Result(

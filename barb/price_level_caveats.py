@@ -74,7 +74,7 @@ FAIR_SHARE = 0.5
 _ONE_ROW = frozenset({"first", "last"})
 # The units of a distance between prices, which grows with the price: points (the
 # instrument's own word for them), a contract's dollars, ticks.
-_DISTANCES = (POINTS, DOLLARS, TICKS)
+DISTANCES = (POINTS, DOLLARS, TICKS)
 # The bar's own prices: a distance between two of them (a range, a body) is given in percent
 # of the open; one from another price (a peak, the previous close) in percent of that.
 _BAR_PRICES = frozenset({"open", "high", "low", "close"})
@@ -99,7 +99,7 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
     items = [s for s in stage.select if units[s.name] is not None]
     if not items:
         return []
-    years = _blended_levels(rows)
+    years = blended_levels(rows)
     if years is None:
         return []
     one = len(items) == 1
@@ -157,11 +157,11 @@ def running_total_caveat(plan: Plan, first: StageOutput, last: StageOutput) -> l
         (name, expr.args[0])
         for name, expr in stage.map_exprs
         if isinstance(expr, ast.Call) and expr.name == "cumsum" and len(expr.args) == 1
-        if name in table.columns and column_unit(name, plan.timeframe.name, query) in _DISTANCES
+        if name in table.columns and column_unit(name, plan.timeframe.name, query) in DISTANCES
     ]
     if not running:
         return []
-    years = _blended_levels(rows)
+    years = blended_levels(rows)
     if years is None:
         return []
     name, summed = running[0]
@@ -182,7 +182,7 @@ def running_total_caveat(plan: Plan, first: StageOutput, last: StageOutput) -> l
         first_day, last_day = pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[-1]).date()
         text += f": the rows' last 12 months ({first_day} — {last_day}) add {added:+,.2f} to it"
     maps = {**dict(plan.first.map_exprs), **dict(stage.map_exprs)}
-    percent = _percent_of(summed, maps, query)
+    percent = percent_of(summed, maps, query)
     if plan.then is None:
         advice = f"use percent (cumsum({percent}))"
     else:
@@ -250,7 +250,7 @@ def _ranking_caveat(plan: Plan, output: StageOutput) -> list[str]:
         return []
     query = plan.query.to_json()
     unit = column_unit(column, plan.timeframe.name, query)
-    if unit not in _DISTANCES:
+    if unit not in DISTANCES:
         return []
     ranked = pd.to_numeric(table[column], errors="coerce").dropna()
     if not len(ranked):
@@ -259,7 +259,7 @@ def _ranking_caveat(plan: Plan, output: StageOutput) -> list[str]:
     # from the high prices; the smallest (a sort up from a range of 8 points) from the low.
     top, descending = float(ranked.iloc[0]), stage.sort[0].descending
     largest = top > 0 if descending else top < 0
-    years = _blended_levels(rows)
+    years = blended_levels(rows)
     if years is None:
         return []
     dates = rows["trading_date"].to_numpy()
@@ -267,7 +267,7 @@ def _ranking_caveat(plan: Plan, output: StageOutput) -> list[str]:
     if favoured is None:
         return []
     made = next((s.expr for s in stage.select if s.name == column and not s.aggregate), None)
-    percent = _percent_of(made or ast.Column(column), dict(stage.map_exprs), query)
+    percent = percent_of(made or ast.Column(column), dict(stage.map_exprs), query)
     said_units = _units_text([column], {column: unit}, plan.dataset.instrument.price_unit)
     return [
         f"{said_units} over rows whose price level {years.changed()}, so a ranking by it "
@@ -276,7 +276,7 @@ def _ranking_caveat(plan: Plan, output: StageOutput) -> list[str]:
     ]
 
 
-def _blended_levels(rows: pd.DataFrame) -> _Levels | None:
+def blended_levels(rows: pd.DataFrame) -> Levels | None:
     """The yearly levels of ``rows`` when their highest is ``LEVEL_RATIO`` times their
     lowest or more; else None."""
     sample = _Sample.of(rows)
@@ -290,14 +290,14 @@ def _blended_levels(rows: pd.DataFrame) -> _Levels | None:
 
 def _distance_unit(item: SelectItem, timeframe: str, query: dict) -> str | None:
     """The unit of ``item`` when it is a statistic over many rows of a distance between
-    prices (``_DISTANCES``); else None."""
+    prices (``DISTANCES``); else None."""
     if not item.aggregate:
         return None
     calls = [n for n in ast.walk(item.expr) if isinstance(n, ast.Call) and _aggregate(n)]
     if not calls or all(c.name.lower() in _ONE_ROW for c in calls):
         return None
     unit = column_unit(item.name, timeframe, query)
-    return unit if unit in _DISTANCES else None
+    return unit if unit in DISTANCES else None
 
 
 def _units_text(names: Sequence[str], units: dict[str, str | None], points: str) -> str:
@@ -321,7 +321,7 @@ def _aggregate(call: ast.Call) -> bool:
 
 
 @dataclasses.dataclass(frozen=True)
-class _Levels:
+class Levels:
     """Each year's mean close (``level``, one per year of ``years``: the whole years', or
     every year's when fewer than two are whole), the rows' first and last dates in the years
     they cover only in part, and ``every`` year's level, whole or not."""
@@ -395,7 +395,7 @@ class _Sample:
         low, high = np.nanmin(self.close), np.nanmax(self.close)
         return bool(low > 0 and high / low >= LEVEL_RATIO)
 
-    def yearly_levels(self) -> _Levels | None:
+    def yearly_levels(self) -> Levels | None:
         """The mean close of each calendar year of the rows: the whole years' when there are
         two or more (the data's 4 days of 2026 are no year's level), else every year's, the
         partial ones marked. The rows are in date order: each year is a run of them, found
@@ -425,13 +425,13 @@ class _Sample:
         every = {int(y): float(v) for y, v in zip(years[valued], level[valued], strict=True)}
         if (whole & valued).sum() >= 2:
             kept = whole & valued
-            return _Levels(years[kept], level[kept], {}, every)
+            return Levels(years[kept], level[kept], {}, every)
         partial = {
             int(year): (pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[end]).date())
             for year, start, end, full in zip(years, starts, ends, whole, strict=True)
             if not full
         }
-        return _Levels(years[valued], level[valued], partial, every)
+        return Levels(years[valued], level[valued], partial, every)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -526,14 +526,14 @@ def _number(value: float) -> str:
 
 
 def _percent_form(item: SelectItem, maps: dict[str, ast.Expr], query: dict) -> str:
-    """The percent form of the distance ``item`` aggregates (``_percent_of``)."""
+    """The percent form of the distance ``item`` aggregates (``percent_of``)."""
     for node in ast.walk(item.expr):
         if isinstance(node, ast.Call) and _aggregate(node) and node.args:
-            return _percent_of(node.args[0], maps, query)
+            return percent_of(node.args[0], maps, query)
     return _DEFAULT_PERCENT
 
 
-def _percent_of(distance: ast.Expr, maps: dict[str, ast.Expr], query: dict) -> str:
+def percent_of(distance: ast.Expr, maps: dict[str, ast.Expr], query: dict) -> str:
     """``distance`` in percent of the price it is measured from: ``range / open * 100``
     for ``range``, ``(high - low) / open * 100`` for ``high - low`` (the bar's own prices, of
     the open); ``(close / peak - 1) * 100`` for a drawdown ``close - peak`` of ``peak =
@@ -545,7 +545,7 @@ def _percent_of(distance: ast.Expr, maps: dict[str, ast.Expr], query: dict) -> s
     too big); the range's for an argument the planner renamed and kept no expression of."""
     if isinstance(distance, ast.Column) and distance.name.startswith(HIDDEN):
         distance = maps.get(distance.name, distance)  # the argument as the query wrote it
-    distance = _unscaled(distance, maps, 0)
+    distance = unscaled(distance, maps, 0)
     found = _difference(distance, maps)
     base = _measured_from(found[0], maps, query) if found is not None else None
     if found is not None and base is not None:
@@ -650,7 +650,7 @@ def _operand(expr: ast.Expr) -> str:
     return text if isinstance(expr, ast.Column | ast.Call | ast.Number) else f"({text})"
 
 
-def _unscaled(expr: ast.Expr, maps: dict[str, ast.Expr], depth: int) -> ast.Expr:
+def unscaled(expr: ast.Expr, maps: dict[str, ast.Expr], depth: int) -> ast.Expr:
     """``expr`` without its scaling by numbers (``range * 1000`` → ``range``, ``range /
     0.01`` → ``range``), followed through the stage's map names a scaling made; ``expr``
     itself when nothing scaled it."""
@@ -658,12 +658,12 @@ def _unscaled(expr: ast.Expr, maps: dict[str, ast.Expr], depth: int) -> ast.Expr
         return expr
     if isinstance(expr, ast.Binary) and expr.op in ("*", "/"):
         if _is_number(expr.right):
-            return _unscaled(expr.left, maps, depth + 1)
+            return unscaled(expr.left, maps, depth + 1)
         if expr.op == "*" and _is_number(expr.left):
-            return _unscaled(expr.right, maps, depth + 1)
+            return unscaled(expr.right, maps, depth + 1)
     if isinstance(expr, ast.Column) and expr.name in maps:
         made = maps[expr.name]
-        inner = _unscaled(made, maps, depth + 1)
+        inner = unscaled(made, maps, depth + 1)
         if inner is not made:
             return inner
     return expr

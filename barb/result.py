@@ -81,6 +81,16 @@ class Summary(BaseModel):
     max: dict[str, Any] | None = None
 
 
+class ShortWeek(BaseModel):
+    """A week listed that holds fewer trading days than a full week: its label as the table
+    writes it (a weekly bar's first trading date, a week() group's Monday), the days it holds
+    and the weekdays it did not trade. A chart marks its bar."""
+
+    label: str
+    days: int
+    closed: list[dt.date]
+
+
 class UnfinishedBar(BaseModel):
     """The data's unfinished last weekly or longer bar, listed in a table of bars (weekly
     last_4_bars ending on Wednesday 2026-01-07): its label as the table writes it and the
@@ -132,6 +142,9 @@ class Metadata(BaseModel):
     # The unfinished last bar a table of bars lists ("period": "last_N_bars"): the chart
     # draws it hollow and the one-row card says it is so far. For the chart only.
     open_bar: UnfinishedBar | None = Field(default=None, exclude=True)
+    # The weeks listed that hold fewer trading days than a full week (a holiday in them),
+    # by their label: the warning says it in words, a chart marks their bars. Chart only.
+    short_weeks: list[ShortWeek] = Field(default_factory=list, exclude=True)
     # A table cut for display and drawn as rows spread over all of it: how many rows that
     # is (106,436), for the chart's footer. Set on the result the chart reads only.
     spread_over: int | None = Field(default=None, exclude=True)

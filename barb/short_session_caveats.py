@@ -58,7 +58,7 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     ranked = bool(stage.sort) and not (
         {k.column for k in stage.sort} & {"date", "timestamp", "trading_date"}
     )
-    sizes = _listed_sizes(stage)
+    sizes = listed_sizes(stage)
     if not (ranked or sizes) or _marks_them(stage):
         return []
     days = np.asarray(table["date"].to_numpy(), dtype="datetime64[D]")  # ISO dates
@@ -94,7 +94,7 @@ def _joined_hours(plan: Plan, days: np.ndarray, closed: np.ndarray) -> str:
     other hours than nq_m."""
     said = ""
     for joined in plan.instruments:
-        sizes = _listed_sizes(plan.first, joined.join.prefix)
+        sizes = listed_sizes(plan.first, joined.join.prefix)
         if not sizes:
             continue
         _, theirs = day_edges(joined.dataset, days)
@@ -126,17 +126,18 @@ def _ran_to(dataset: Dataset, days: np.ndarray, ends: np.ndarray, listed: int) -
     return listed_text([parts[0] + " of them", *parts[1:]])
 
 
-def _listed_sizes(stage: StagePlan, prefix: str = "") -> list[str]:
+def listed_sizes(stage: StagePlan, prefix: str = "", *, moves: bool = True) -> list[str]:
     """The columns a table lists that a part day makes small: range, volume, high - low,
-    or a move between two prices (close - open, a return on prev(close)); of a joined
-    market's columns with its ``prefix`` ("cl_": cl_close / cl_open - 1)."""
+    or (``moves``) a move between two prices (close - open, a return on prev(close)); of a
+    joined market's columns with its ``prefix`` ("cl_": cl_close / cl_open - 1)."""
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
     exprs = mapped | {item.name: item.expr for item in stage.select}
     listed = [(name, exprs.get(name, ast.Column(name))) for name in query_columns(stage)]
     return [
         name
         for name, expr in listed
-        if _reads_part_day(expr, mapped, prefix) or len(_prices_read(expr, mapped, prefix)) >= 2
+        if _reads_part_day(expr, mapped, prefix)
+        or (moves and len(_prices_read(expr, mapped, prefix)) >= 2)
     ]
 
 

@@ -58,6 +58,7 @@ from barb.charts.line_points import decimate
 from barb.charts.many_groups import Thinned, thin_groups, tied
 from barb.charts.run_labels import run_start_labels
 from barb.charts.short_bars import ShortBar, short_bar
+from barb.charts.short_weeks import hatch_bars, short_week_rows, short_weeks_note, week_labels
 from barb.charts.side_by_side import SideBySide, series_extremes, side_by_side
 from barb.charts.style import (
     ACCENT,
@@ -95,7 +96,7 @@ from barb.charts.words import ENGLISH, Words
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, group_key_names, written_key_texts
 from barb.period_rows import still_open
-from barb.result import Metadata, Result
+from barb.result import Metadata, Result, ShortWeek
 from barb.script import ast
 from barb.time_keys import from_the_open, minutes_of_day
 
@@ -676,7 +677,12 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if groups.buckets is not None:  # the number line ticks its own numbers
         rotate, step = 0, 1
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
-    notes = _fitted_notes(fig, _notes(groups, words))
+    # Weeks with a holiday in them (group_by week()), their bars hatched.
+    short = _short_weeks(groups, result) if n <= MAX_GROUP_BARS else {}
+    notes = _notes(groups, words)
+    if short:
+        notes.append(short_weeks_note(list(short.values()), words))
+    notes = fitted_notes(fig, notes)
     bottom += len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)  # under the axis name
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
@@ -730,6 +736,9 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                 edgecolor=colors,
                 linewidth=1.6,
             )
+            if short:
+                at = np.array(sorted(short))
+                hatch_bars(ax, positions[at], values[at], width)
             mark_zero_bars(
                 ax, positions, values, width=width, color=colors, caret=n > MAX_VALUE_LABELS
             )
@@ -805,6 +814,16 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if notes:
         _write_notes(panels[-1], notes)
     return True
+
+
+def _short_weeks(groups: Groups, result: Result) -> dict[int, ShortWeek]:
+    """The groups by week() alone that hold fewer trading days than a full week, by row."""
+    meta = result.metadata
+    if meta is None or not meta.short_weeks or len(groups.by) != 1:
+        return {}
+    if groups.layout is not None or groups.buckets is not None:
+        return {}
+    return short_week_rows(week_labels(groups.table[groups.by[0]]), result)
 
 
 def _label_layout(
@@ -892,7 +911,7 @@ def _thinned_note(thinned: Thinned, words: Words) -> str:
     )
 
 
-def _fitted_notes(fig: Figure, notes: list[str]) -> list[str]:
+def fitted_notes(fig: Figure, notes: list[str]) -> list[str]:
     """The notes' lines, each note wrapped to fit across the figure centred under the group
     axis's name, where they are written: the Russian "2026: период не завершён (полый
     столбец), не участвует в сравнении" ran off the figure's right edge."""

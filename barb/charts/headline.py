@@ -53,7 +53,7 @@ from barb.charts.kinds import (
 )
 from barb.charts.many_groups import MAX_TIED_NAMED
 from barb.charts.one_row import card_values, value_text
-from barb.charts.rows import headline_columns
+from barb.charts.rows import headline_columns, plain_candles
 from barb.charts.side_by_side import series_extremes
 from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import part_text, time_kind
@@ -396,6 +396,8 @@ def _rows(result: Result, words: Words) -> str:
     dated = dated_by_label(table, result)  # monthly "select": "ret" keeps only the label
     table = table if dated is None else dated
     time_col = time_column(table)
+    if time_col is not None and plain_candles(result, table, time_col):
+        return _span_text(result, table, time_col, words)
     # The columns the chart draws, not the first selected: "open last: 6,351" headed a
     # chart of the move.
     drawn = headline_columns(result, table, time_col) if time_col else []
@@ -416,6 +418,24 @@ def _rows(result: Result, words: Words) -> str:
         for c in drawn
     ]
     return f"{' · '.join(texts)} ({date})"
+
+
+def _span_text(result: Result, table: pd.DataFrame, time_col: str, words: Words) -> str:
+    """The span a chart of candles draws: ``high = 21,703.00 · low = 21,488.00 · close =
+    21,675.00 (2025-11-28)``, its highest high, lowest low and last close, and its day; of
+    several days the scope under the headline says them (with them, the close was cut)."""
+    table = table.sort_values(time_col, kind="stable").reset_index(drop=True)
+    values = {
+        "high": table["high"].max(),
+        "low": table["low"].min(),
+        "close": table["close"].iloc[-1],
+    }
+    texts = [
+        words("answer", name=name, value=_value_text(value, name, result, words))
+        for name, value in values.items()
+    ]
+    first, last = (date_text(pd.Timestamp(table[time_col].iloc[at]).normalize()) for at in (0, -1))
+    return " · ".join(texts) + (f" ({first})" if first == last else "")
 
 
 def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:

@@ -21,6 +21,7 @@ from barb.charts.columns import (
     timeframe,
     unit,
 )
+from barb.charts.short_weeks import short_week_days, short_week_rows
 from barb.charts.style import FOOTER_PT, GRID, INK, LABEL_PT, MARGIN_X, MUTED, TITLE_PT
 from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import part_text
@@ -118,6 +119,8 @@ def _card_head(table: pd.DataFrame, result: Result, words: Words) -> list[str]:
     else:
         date = None
     head = [] if date is None else [date]
+    for week in short_week_rows(names, result).values():  # a week with a holiday in it
+        head.append(short_week_days(week, words))
     meta = result.metadata
     matched = meta.rows_matched if meta is not None else 0
     if matched <= 1:

@@ -31,7 +31,7 @@ from barb.charts.columns import (
     unit,
 )
 from barb.charts.events import draw_events, read_events
-from barb.charts.grouped import draw_grouped, keyed_rows
+from barb.charts.grouped import draw_grouped, fitted_notes, keyed_rows
 from barb.charts.histogram import draw_histogram
 from barb.charts.kinds import (
     in_time_order,
@@ -41,8 +41,9 @@ from barb.charts.kinds import (
     sorted_column,
 )
 from barb.charts.one_row import draw_one_row
-from barb.charts.price import draw_overlays, draw_price
-from barb.charts.series import MAX_TOGETHER, draw_series
+from barb.charts.price import MAX_CANDLES, draw_overlays, draw_price
+from barb.charts.series import MAX_TOGETHER, as_bars, draw_series
+from barb.charts.short_weeks import short_week_label, short_week_rows, short_weeks_note
 from barb.charts.style import (
     ACCENT,
     AXIS,
@@ -62,7 +63,10 @@ from barb.charts.tick_values import unit_numbers
 from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.value_text import TickFormatter, date_text
 from barb.charts.words import ENGLISH, Words
+from barb.column_units import PRICE, price_ratio
+from barb.lineage import Lineage
 from barb.result import Result
+from barb.timeframes import timeframe as timeframe_spec
 
 MAX_RANKED = 40  # a sorted+limited list drawn as ranked bars up to this many rows
 MAX_FILTERED_LIST = 25  # a where-filtered list drawn as one bar per day up to this many
@@ -127,6 +131,9 @@ def _draw_ranked(
         weekdays = words.weekdays
         days = [weekdays[pd.Timestamp(t).dayofweek] for t in table[time_col]]
         dates = [f"{d} {n}" if daily else str(n) for d, n in zip(days, names, strict=True)]
+        # A week with a holiday in it says its days: "2025-12-22 (4 days)" ranked quietest.
+        for at, week in short_week_rows(names, result).items():
+            dates[at] = short_week_label(dates[at], week, words)
     # Numbered as a ranking only when sorted by a value: a list sorted by its dates is in
     # time order, whose "1." is no place.
     ranked = bool(result.query.get("sort")) and not sorted_by_time(result, table)
@@ -185,9 +192,33 @@ def headline_columns(result: Result, table: pd.DataFrame, time_col: str) -> list
     if ranked is not None:
         return [ranked]
     _, lower = _timeline_columns(result, table, time_col)
+    # A curve's answer is where it ends: "pnl = −28.00 points · equity = 3,637.50 points"
+    # led an equity curve with its last day's pnl.
+    running = running_columns(result, lower)
+    if running:
+        return [c for c in lower if c in running]
     if lower:
         return lower
     return ["close"] if "close" in table.columns and is_number(table["close"]) else []
+
+
+def plain_candles(result: Result, table: pd.DataFrame, time_col: str) -> bool:
+    """Whether the chart is the bars' candles with at most their own volume under them, the
+    query having made no column: "show me 2025-11-28 in 5-minute bars". Its answer is the
+    span the candles draw (its high, low and close), not the last bar's volume ("volume
+    last: 2,504 contracts (2025-11-28 13:10)"). Bars of a day or shorter, whose span is
+    their dates: a weekly bar's label is its first day, not its last."""
+    if timeframe_spec(timeframe(result)).calendar:
+        return False
+    if not all(c in table.columns and is_number(table[c]) for c in PRICE_COLUMNS):
+        return False
+    if rows_picked(result) or len(table) > MAX_CANDLES:
+        return False
+    overlays, lower = _timeline_columns(result, table, time_col)
+    if overlays or not set(lower) <= {"volume"}:
+        return False
+    lineage = Lineage(result.query)
+    return all(lineage.definition(c) is None for c in result.focus_columns)
 
 
 def _timeline_columns(
@@ -200,6 +231,13 @@ def _timeline_columns(
     numeric = [c for c in focus if is_number(table[c]) and c not in PRICE_COLUMNS]
     overlays = [c for c in numeric if has_close and price_like(table[c], table["close"])]
     lower = [c for c in numeric if c not in overlays]
+    # A column the query made goes before another market's plain price: with "ratio":
+    # "close / es_close" selected beside es_close, es_close was drawn and headlined, and the
+    # ratio asked for was not drawn at all.
+    lineage = Lineage(result.query)
+    made = [c for c in lower if lineage.definition(c) is not None]
+    if made:
+        lower = [c for c in lower if c in made or unit(c, result) != PRICE]
     if not has_close and not lower:
         first = first_numeric(table, [])
         return overlays, [first] if first is not None else []
@@ -226,8 +264,28 @@ def _draw_timeline(
     step = bar_step(x, timeframe(result))
     open_at = open_bar_row(table, result)
 
-    # Room under the dates for the note on the hollow bar, its lines as a grouped chart's.
-    note = _open_bar_note(result, words) if open_at is not None else None
+    names = bar_labels(table, result)
+    running = running_columns(result, lower)
+    # Prices and ratios of two prices are levels: lines on an axis fitted to them.
+    levels = frozenset(c for c in lower if unit(c, result) == PRICE or price_ratio(c, result.query))
+    # Weeks with a holiday in them, hatched when their values are bars.
+    short = short_week_rows(names, result) if lower else {}
+    if short and not as_bars(table[lower], consecutive=consecutive, running=running, levels=levels):
+        short = {}
+    # Room under the dates for the notes on the hollow bar and on the hatched ones, their
+    # lines as a grouped chart's.
+    notes = [_open_bar_note(result, words)] if open_at is not None else []
+    if short:
+        notes.append(short_weeks_note(list(short.values()), words))
+    # Never dropped without a word: es_close beside the ratio of NQ to it, a second unit.
+    drawn = {*overlays, *lower, *flags}
+    left_out = [
+        c for c in focus if c not in drawn and c not in PRICE_COLUMNS and is_number(table[c])
+    ]
+    if left_out:
+        count = len(left_out)
+        notes.append(words("left_out", plural_of=count, count=count, names=", ".join(left_out)))
+    note = "\n".join(fitted_notes(fig, notes)) if notes else None
     lines = note.count("\n") + 1 if note is not None else 0
     bottom = PLOT_BOTTOM + lines * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)
     price_ax = lower_ax = None
@@ -257,12 +315,13 @@ def _draw_timeline(
             words=words,
             value_unit=first_unit,
             hollow=open_at,
-            running=running_columns(result, lower),
+            running=running,
+            hatched=sorted(short),
+            levels=levels,
         )
         value_label(lower_ax, axis_text(lower[0], result, words, lower[1:]))
     bottom_ax = lower_ax if lower_ax is not None else price_ax
     assert bottom_ax is not None
-    names = bar_labels(table, result)
     if names is None:
         date_axis(bottom_ax, x, step, words)
     else:

@@ -214,6 +214,39 @@ def test_two_averaged_columns_are_both_distributions(sample_settings, con) -> No
     assert ax.get_xlabel() == "on_range · range (points)"
 
 
+def test_the_outlines_cut_tail_is_counted_too(sample_settings, con) -> None:
+    """ "Range and direction from 20:00 to 02:00 in 2025": the move's outline over the range
+    lost its 3 largest down nights with nothing said (p33c #13); every value below the axis,
+    of either column, is counted in the legend by its column. Moves from DuckDB: the window
+    from the evening before each trading date, first open to last close."""
+    query = {
+        "session": "20:00-02:00",
+        "from": "daily",
+        "period": "2025",
+        "map": {"move": "close - open"},
+        "select": ["mean(range)", "mean(move)"],
+    }
+    fig = figure(run(query, sample_settings))
+    (ax,) = fig.axes
+    lo = ax.get_xlim()[0]
+    moves = con.execute(
+        """
+        SELECT arg_max(close, timestamp) - arg_min(open, timestamp) AS m FROM nq
+        WHERE (hour(timestamp) >= 20 OR hour(timestamp) < 2) AND year(trading_date) = 2025
+        GROUP BY trading_date
+        """
+    ).df()["m"]
+    outline = next(p for p in ax.patches if isinstance(p, StepPatch))
+    first_edge = outline.get_data()[1][0]
+    cut = int((moves < first_edge).sum())
+    assert cut > 0 and first_edge >= lo  # the premise: the axis leaves some nights out
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    (said,) = [t for t in legend if t.startswith("move: ")]
+    count, below = re.fullmatch(r"move: (\d+) days below (\S+) not drawn", said).groups()
+    # The edge it names is the cut's: no move lies between it and the first bin.
+    assert int(count) == cut == int((moves < float(below.replace("\u2212", "-"))).sum())
+
+
 def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
     sample_settings, days
 ) -> None:

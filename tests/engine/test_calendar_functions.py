@@ -768,3 +768,26 @@ def test_the_not_holiday_note_is_said_only_where_a_week_loses_its_row(
     assert not weeks.nth(1).isin([holiday]).any()
     result = rows({"session": "RTH", "from": "daily", "where": where}, engine_settings, "NQ")
     assert bool(_dropped_note(result.metadata.warnings)) == said, result.metadata.warnings
+
+
+@pytest.mark.parametrize("where", ["dayname() == 'Sun'", "dayofweek() in (5, 6)"])
+def test_a_weekend_weekday_says_where_the_sunday_evening_is(engine_settings, minutes, where):
+    """ "The Sunday evening's hourly range" as dayname() == 'Sun' read "No bars matched",
+    as if the market were shut (p33c #6). The form the warning gives finds every Sunday
+    evening of the hand-made bars: the minutes from 18:00 on a Sunday's calendar date."""
+    query = {"session": "ETH", "from": "1h", "where": where, "select": "count()"}
+    empty = execute(query, "NQ", settings=engine_settings)
+    assert empty.ok and empty.summary.value == 0
+    (said,) = [w for w in empty.metadata.warnings if w.startswith("No trading date is a")]
+    assert "For the Sunday evening: dayname() == 'Mon' and hour() >= 18" in said
+
+    stamps = pd.DatetimeIndex(minutes["timestamp"])
+    sunday = stamps[(stamps.dayofweek == 6) & (stamps.hour >= 18)]
+    assert len(sunday)  # the premise: the bars have Sunday evenings
+    told = {**query, "where": "dayname() == 'Mon' and hour() >= 18"}
+    assert execute(told, "NQ", settings=engine_settings).summary.value == len(
+        sunday.floor("h").unique()
+    )
+    # A where that matches nothing for another reason is not told about weekends.
+    other = execute({**query, "where": "close < 0"}, "NQ", settings=engine_settings)
+    assert not [w for w in other.metadata.warnings if w.startswith("No trading date is a")]

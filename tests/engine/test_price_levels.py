@@ -5,6 +5,7 @@ sample's minute bars, never through Barb."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -496,3 +497,149 @@ def test_an_equity_curve_in_a_then_stage_says_it_blends_price_levels(
         sample_settings,
     )
     assert _blend_warnings(picked) == []
+
+
+# --- ranks and counts by a threshold in points (p33d M1) -----------------------------------
+
+
+def _far_year(daily: pd.DataFrame, price: float) -> tuple[str, float]:
+    """The whole year whose mean close is furthest from ``price`` (by ratio), and that mean."""
+    yearly = daily["close"].groupby(daily.index.year).mean()[_whole_years(daily)]
+    year = (yearly / price).map(lambda r: abs(np.log(r))).idxmax()
+    return str(year), float(yearly[year])
+
+
+def test_todays_rank_in_points_over_all_years_gives_its_rank_in_percent(
+    sample_settings, nq_minutes
+) -> None:
+    """ "How unusual is today's range" (p33d Q1): rank(range) put 2026-01-07 at the 87.12th
+    percentile of all RTH days with no word, while relative to the price it is a quiet day
+    (32.31). Now the rank says so with pandas's rank in percent beside it; the advised form
+    gives that rank with no warning, and a rank over one year, whose level did not change,
+    or within each year, is not warned."""
+    daily = _rth_daily(nq_minutes)
+    points = (daily["range"] <= daily["range"].iloc[-1]).mean() * 100
+    pct = daily["range"] / daily["open"]
+    percent = (pct <= pct.iloc[-1]).mean() * 100
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"rk": "rank(range)"},
+        "sort": "timestamp desc",
+        "limit": 1,
+        "select": ["range", "rk"],
+    }
+    result = _ask(query, sample_settings)
+    assert result.table["rk"].iloc[0] == pytest.approx(points)
+    assert round(points, 2) != round(percent, 2)  # the case
+    assert _blend_warnings(result) == [
+        f"rk ranks range in points among rows whose price level {_level_text(daily)}, so it "
+        f"ranks sizes at different prices as one. In percent (rank(range / open * 100)) "
+        f"{daily.index[-1].date()} ranks {percent:.2f}, not {points:.2f}."
+    ]
+    advised = _ask({**query, "map": {"rk": "rank(range / open * 100)"}}, sample_settings)
+    assert advised.table["rk"].iloc[0] == pytest.approx(percent)
+    assert _blend_warnings(advised) == []
+    for quiet in ({"period": "last_1_years"}, {"map": {"rk": "rank(range, 'year')"}}):
+        assert _blend_warnings(_ask({**query, **quiet}, sample_settings)) == [], quiet
+
+
+def test_a_count_of_days_that_fell_more_than_today_gives_the_count_in_percent(
+    sample_settings, nq_minutes
+) -> None:
+    """ "How many days fell more than today" (p33d Q4b): today's 128.75 points as a
+    threshold counted 459 RTH days with no word, most of them of the last years; today's
+    fall is 0.50% of the close before, and pandas counts the days that fell more than that
+    in percent. The where form, the then form comparing with last(chg) and a then where
+    with the number say that count; the where advised gives it with no warning."""
+    daily = _rth_daily(nq_minutes)
+    prev = daily["close"].shift()
+    chg = daily["close"] - prev
+    pct = chg / prev * 100
+    assert chg.iloc[-1] == -128.75  # today's fall, the case
+    points, percent = int((chg < -128.75).sum()), int((pct < pct.iloc[-1]).sum())
+    base = float(prev.iloc[-1])
+    year, level = _far_year(daily, base)
+    said = (
+        f"chg < -128.75 is a comparison in points over rows whose price level "
+        f"{_level_text(daily)}: -128.75 points is {-128.75 / base * 100:.2f}% of the price on "
+        f"{daily.index[-1].date()} ({base:,.2f}) but {-128.75 / level * 100:.2f}% of {year}'s "
+        f"mean close ({level:,.0f})."
+    )
+    first_stage = {"session": "RTH", "from": "daily", "map": {"chg": "close - prev(close)"}}
+    where = _ask({**first_stage, "where": "chg < -128.75", "select": "count()"}, sample_settings)
+    assert where.summary.value == points
+    form = f"chg / prev(close) * 100 < -128.75 / {base!r} * 100"
+    assert _blend_warnings(where) == [
+        f"{said} In percent (where {form}) count is {percent:,}, not {points:,}."
+    ]
+    advised = _ask({**first_stage, "where": form, "select": "count()"}, sample_settings)
+    assert advised.summary.value == percent
+    assert _blend_warnings(advised) == []
+
+    then = {**first_stage, "select": ["chg"]}
+    last_row = _ask(
+        {
+            **then,
+            "then": {"map": {"today": "last(chg)"}, "where": "chg < today", "select": "count()"},
+        },
+        sample_settings,
+    )
+    assert last_row.summary.value == points
+    [warned] = _blend_warnings(last_row)
+    assert warned.startswith("chg < today (today: last(chg)) is a comparison in points")
+    assert warned.endswith(
+        '(select chg / prev(close) * 100 as chg_pct in the first stage, "today": '
+        f'"last(chg_pct)" in then.map and where chg_pct < today) count is {percent:,}, '
+        f"not {points:,}."
+    )
+    number = _ask(
+        {**then, "then": {"where": "chg < -128.75", "select": "count()"}}, sample_settings
+    )
+    [warned] = _blend_warnings(number)
+    assert warned.startswith(said)
+    assert warned.endswith(f"count is {percent:,}, not {points:,}.")
+
+
+def test_a_share_of_days_over_a_range_in_points_gives_the_share_in_percent(
+    sample_settings, nq_minutes
+) -> None:
+    """mean(range > 300) over all RTH days: 300 points is 1.16% of the last day's open and
+    22% of 2009's prices. The share in percent is pandas's share of days whose range is
+    over 300 / that open in percent."""
+    daily = _rth_daily(nq_minutes)
+    rp = daily["range"] / daily["open"] * 100
+    base = float(daily["open"].iloc[-1])
+    share = (rp > 300 / base * 100).mean()
+    result = _ask(
+        {"session": "RTH", "from": "daily", "select": "mean(range > 300)"}, sample_settings
+    )
+    assert result.summary.value == pytest.approx((daily["range"] > 300).mean(), abs=1e-4)
+    [warned] = _blend_warnings(result)
+    assert warned.endswith(
+        f"In percent (mean(range / open * 100 > 300 / {base!r} * 100)) mean_range_gt_300 is "
+        f"{share:.4g}, not {result.summary.value:.4g}."
+    )
+
+
+def test_percent_thresholds_one_level_lists_and_rank_cutoffs_are_not_warned(
+    sample_settings,
+) -> None:
+    """No word where nothing is blended: a threshold in percent or at 0, a period whose
+    level did not change, rows listed by a threshold (the last days that fell more than 128.75
+    points are the last ones in either unit), a count of the top 10% by rank (10% of the
+    days in either unit); and one word, not two, beside a mean's blend warning."""
+    base = {"session": "RTH", "from": "daily", "map": {"chg": "close - prev(close)"}}
+    quiet = [
+        {"where": "chg / prev(close) * 100 < -0.5", "select": "count()"},
+        {"where": "chg < 0", "select": "count()"},
+        {"period": "2025", "where": "chg < -128.75", "select": "count()"},
+        {"where": "chg < -128.75", "sort": "timestamp desc", "limit": 3},
+        {"where": "rank(range) >= 90", "select": "count()"},
+    ]
+    for query in quiet:
+        assert _blend_warnings(_ask({**base, **query}, sample_settings)) == [], query
+    both = _ask(
+        {**base, "where": "chg < -128.75", "select": ["count()", "mean(chg)"]}, sample_settings
+    )
+    assert len(_blend_warnings(both)) == 1
