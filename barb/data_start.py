@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column
+from barb.empty_rows import notable
 from barb.lineage import nodes
 from barb.planning import StagePlan
-from barb.sample_sizes import notable
 from barb.script import ast
 from barb.script.library import lookup
 from barb.script.reach import own_reach

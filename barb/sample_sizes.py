@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from barb.empty_rows import notable
 from barb.planning import SelectItem
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -34,12 +35,6 @@ from barb.summary_text import value_text
 if TYPE_CHECKING:
     from barb.data_start import DataStart
 
-# A sample size is said when more than one row and at least this share of the rows kept are
-# empty (the data's first day, with no previous close, is not worth a line under every mean)…
-NOTABLE_SHARE = 0.01
-# …or when a single empty row is this share of a few: "January" over 18 monthly bars is a mean
-# of 17 returns, and the model had said "over 18 Januaries".
-FEW_ROWS_SHARE = 0.05
 # The short groups a warning names, the worst; the others are counted.
 NAMED_GROUPS = 3
 
@@ -173,13 +168,6 @@ def _counts_rows(expr: ast.Expr) -> bool:
     return any(
         isinstance(node, ast.Call) and node.name.lower() == "count" and not node.args
         for node in ast.walk(expr)
-    )
-
-
-def notable(empty: np.ndarray | int, rows: np.ndarray | int) -> np.ndarray | bool:
-    """Whether ``empty`` of ``rows`` is worth saying; element-wise over arrays of groups."""
-    return ((empty > 1) & (empty >= NOTABLE_SHARE * rows)) | (
-        (empty > 0) & (empty >= FEW_ROWS_SHARE * rows)
     )
 
 
