@@ -36,6 +36,22 @@ _ORDERED = frozenset({"<", "<=", ">", ">="})
 # What a condition must read to be about the bars: their values, or functions of them.
 _BAR_VALUES = frozenset({"open", "high", "low", "close", "range", "volume"})
 _READING_BARS = frozenset({"session", "indicator"})
+# A bound is an extreme's: a day's low is at or below the low of any part of it, a running
+# or rolling high at or above the bars it spans. A comparison without one (close > its
+# 200-day mean) cannot sit on a bound, and is not evaluated again to find out.
+_EXTREME_COLUMNS = frozenset({"high", "low", "range"})
+_EXTREME_FUNCTIONS = frozenset(
+    {
+        "session_high",
+        "session_low",
+        "cummax",
+        "cummin",
+        "rolling_max",
+        "rolling_min",
+        "donchian_upper",
+        "donchian_lower",
+    }
+)
 
 
 def bounded_condition_caveat(
@@ -95,7 +111,18 @@ def _comparisons(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> list[ast.Compar
         and node.op in _ORDERED
         and not contains_aggregate(node)  # range > mean(range): one value for all rows
         and _reads_bars(node, mapped)
+        and _reads_an_extreme(node, mapped)
     ]
+
+
+def _reads_an_extreme(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether ``expr`` reads a high, a low or a range, of the bar or of a span of bars."""
+    for node in nodes(expr, mapped):
+        if isinstance(node, ast.Column) and node.name in _EXTREME_COLUMNS - mapped.keys():
+            return True
+        if isinstance(node, ast.Call) and node.name.lower() in _EXTREME_FUNCTIONS:
+            return True
+    return False
 
 
 def _reads_bars(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
