@@ -7,6 +7,7 @@ or month key beside week() splits in two."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -391,8 +392,8 @@ def _why_missing(plan: Plan, missing: np.ndarray) -> str:
     start, _ = window_edges(dataset, plan.session)
     if (closed < 0).any() or (closed > start).any():  # not a close before it: say nothing
         return ""
-    good_fridays = GoodFriday.dates(pd.Timestamp(missing[0]), pd.Timestamp(missing[-1]))
-    if np.isin(missing, good_fridays.to_numpy().astype("datetime64[D]")).all():
+    years = pd.DatetimeIndex(missing[[0, -1]]).year
+    if np.isin(missing, _good_fridays(int(years[0]), int(years[1]))).all():
         kind = "Good Fridays: "
     elif np.isin(missing, _early_closes(plan)).all():
         kind = "early closes: "
@@ -401,6 +402,14 @@ def _why_missing(plan: Plan, missing: np.ndarray) -> str:
     last = int(closed.max())
     when = "at" if (closed == last).all() else "by"
     return f"{kind}the futures closed {when} {close_clock(dataset, last)}, "
+
+
+@functools.cache
+def _good_fridays(first_year: int, last_year: int) -> np.ndarray:
+    """Good Friday of each year from ``first_year`` to ``last_year``: pandas' holiday rule
+    costs a millisecond a call, on every window query whose period holds one."""
+    dates = GoodFriday.dates(pd.Timestamp(first_year, 1, 1), pd.Timestamp(last_year, 12, 31))
+    return dates.to_numpy().astype("datetime64[D]")
 
 
 def _early_closes(plan: Plan) -> np.ndarray:
