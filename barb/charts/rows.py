@@ -238,6 +238,19 @@ def _timeline_columns(
     made = [c for c in lower if lineage.definition(c) is not None]
     if made:
         lower = [c for c in lower if c in made or unit(c, result) != PRICE]
+    # One value on every row (a then.map's "cur": "last(range)", the yardstick of "since
+    # when") is no series: drawn, it was three equal bars where the weeks' ranges differ.
+    # Then the table's own columns stand in for it: the range it is compared with.
+    if len(table) > 1 and lower:
+        varying = [c for c in lower if table[c].nunique(dropna=True) > 1]
+        others = [
+            c
+            for c in table.columns
+            if c not in (time_col, *lower, *overlays, *PRICE_COLUMNS)
+            and is_number(table[c])
+            and table[c].nunique(dropna=True) > 1
+        ]
+        lower = varying or others or lower
     if not has_close and not lower:
         first = first_numeric(table, [])
         return overlays, [first] if first is not None else []

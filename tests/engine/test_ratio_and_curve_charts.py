@@ -243,3 +243,34 @@ def test_a_computed_column_under_candles_keeps_its_headline(settings, markets) -
     }
     headline = chart_headline(_run(query, settings))
     assert headline == f"move last: {_points(move)} points (2024-02-14 16:55)"
+
+
+def test_a_value_on_every_row_gives_way_to_the_column_it_is_compared_with(
+    settings, markets
+) -> None:
+    """ "Since when was a week's range no bigger than this one's": then.map's cur =
+    last(range) is one value on every row; drawn, it was three equal bars under the headline
+    "cur last" (p33d M2). The weeks' own ranges are drawn, from pandas' weekly bars."""
+    query = {
+        "session": "RTH",
+        "from": "weekly",
+        "period": WEEKS,
+        "select": ["range"],
+        "then": {"map": {"cur": "last(range)"}, "where": "range <= cur", "sort": "week desc",
+                 "limit": 3},
+    }  # fmt: skip
+    daily = _daily(markets["NQ"])
+    monday = daily.index - pd.to_timedelta(daily.index.weekday, unit="D")
+    weeks = daily.groupby(monday).agg(high=("high", "max"), low=("low", "min"))
+    weeks = weeks[(weeks.index >= "2024-01-08") & (weeks.index <= "2024-03-18")]
+    ranges = weeks["high"] - weeks["low"]
+    listed = ranges[ranges <= ranges.iloc[-1]].iloc[-3:]  # the 3 latest, drawn in time order
+    assert listed.nunique() > 1  # the premise: the weeks differ where cur does not
+
+    result = _run(query, settings)
+    fig = _figure(result)
+    (ax,) = fig.axes
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    heights = [p.vertices[2, 1] - p.vertices[0, 1] for p in bars.get_paths()]
+    np.testing.assert_allclose(heights, listed.to_numpy())
+    assert chart_headline(result, "en").startswith(f"range last: {_points(listed.iloc[-1])}")
