@@ -150,3 +150,43 @@ def test_a_streak_kept_by_a_where_on_something_else_is_still_warned(sample_setti
     }
     said = [w for w in _run(query, sample_settings).metadata.warnings if "every bar" in w]
     assert len(said) == 1 and said[0].startswith("cumsum(close - open) ran over every bar")
+
+
+def test_a_rank_under_a_where_says_whose_place_it_is(sample_settings, con) -> None:
+    """ "Today's percentile among up days" as rank(ret) under where ret > 0 is its place
+    among every day of the period (p33d M3: 22.09 where among the kept days it is 20.65).
+    Said; the then form it points to ranks among the kept rows, as pandas does."""
+    closes = rth_closes(con, "nq")
+    ret = (closes / closes.shift(1) - 1).loc["2024"]
+    up = ret[ret > 0]
+    among_up = float((up <= up.iloc[-1]).mean() * 100)
+    among_all = float((ret <= up.iloc[-1]).mean() * 100)
+    assert round(among_up, 2) != round(among_all, 2)  # the premise: the two places differ
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "map": {"ret": "close / prev(close) - 1", "rk": "rank(ret)"},
+        "where": "ret > 0",
+        "sort": "timestamp desc",
+        "limit": 1,
+        "select": ["ret", "rk"],
+    }
+    result = _run(query, sample_settings)
+    assert float(result.table["rk"].iloc[0]) == pytest.approx(among_all)
+    (said,) = [w for w in result.metadata.warnings if w.startswith("rank(ret) ranks every bar")]
+    assert '"select": ["date()", "ret"]' in said
+
+    told = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "map": {"ret": "close / prev(close) - 1"},
+        "where": "ret > 0",
+        "select": ["date()", "ret"],
+        "then": {"map": {"rk": "rank(ret)"}, "sort": "date desc", "limit": 1},
+    }
+    assert float(_run(told, sample_settings).table["rk"].iloc[0]) == pytest.approx(among_up)
+    # A where on the rank itself keeps rows by their place among all: what it asks.
+    own = {**query, "where": "rk >= 90"}
+    assert not [w for w in _run(own, sample_settings).metadata.warnings if "ranks every" in w]
