@@ -19,6 +19,7 @@ import pytest
 
 from barb import execute
 from barb.data.store import DataMeta, data_path, write_bars
+from barb.period_rows import UNMATCHED_NAMED
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
 
@@ -210,13 +211,16 @@ def test_an_intraday_period_after_bars_the_join_left_out(
 
     first = expected.index[0]
     read = both.index[both.index.get_loc(first) - 1]
-    named = ", ".join(left_out)
+    gap = [f"{t:%Y-%m-%d %H:%M}" for t in _gap(raw[ours], read, first)]
+    assert gap[: len(left_out)] == list(left_out)
+    named = ", ".join(gap[:UNMATCHED_NAMED])
+    more = f" and {len(gap) - UNMATCHED_NAMED} more" if len(gap) > UNMATCHED_NAMED else ""
     said = [w for w in result.metadata.warnings if "without a matching" in w]
     assert said == [
-        f"{len(_gap(raw[ours], read, first))} {ours} bars without a matching {theirs} bar "
-        f"left out: {named} and {len(_gap(raw[ours], read, first)) - 3} more (outside the "
-        f"period, among the bars its rows read). {ours}'s own prev() on {first:%Y-%m-%d %H:%M} "
-        f"reads its bar of {read:%Y-%m-%d %H:%M}, not the {left_out[0]} left out."
+        f"{len(gap)} {ours} bars without a matching {theirs} bar left out: {named}{more} "
+        f"(outside the period, among the bars its rows read). {ours}'s own prev() on "
+        f"{first:%Y-%m-%d %H:%M} reads its bar of {read:%Y-%m-%d %H:%M}, not the {left_out[0]} "
+        "left out."
     ]
 
 
