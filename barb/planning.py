@@ -335,8 +335,7 @@ def _running_before_where(first: StagePlan) -> list[str]:
     if not calls:
         return _rank_before_where(ranks)
     text, call = next(iter(calls.items()))
-    read = sorted({n.name for n in walk(call.args[0]) if isinstance(n, Column)})
-    columns = ", ".join(f'"{name}"' for name in ["date()", *read])
+    columns = _then_select(call)
     return [
         f"{', '.join(calls)} ran over every bar, before where kept the rows: not the kept "
         "rows' own (a strategy's equity or losing streak). For those, select the columns it "
@@ -353,14 +352,20 @@ def _rank_before_where(ranks: dict[str, Call]) -> list[str]:
     if not ranks:
         return []
     text, call = next(iter(ranks.items()))
-    read = sorted({n.name for n in walk(call.args[0]) if isinstance(n, Column)})
-    columns = ", ".join(f'"{name}"' for name in ["date()", *read])
+    columns = _then_select(call)
     return [
         f"{text} ranks every bar of the period, before where kept the rows: each kept row's "
         "place among all of them (right for today's place in all history). Among the kept "
         f'rows only, select what it reads and rank in then: "select": [{columns}], "then": '
         f'{{"map": {{"rk": "{text}"}}, …}}.'
     ]
+
+
+def _then_select(call: Call) -> str:
+    """The first stage's select a then stage needs to run ``call`` over the kept rows: the
+    date and the columns its first argument reads ('"date()", "pts"')."""
+    read = sorted({n.name for n in walk(call.args[0]) if isinstance(n, Column)})
+    return ", ".join(f'"{name}"' for name in ["date()", *read])
 
 
 def _hours_off_the_clock(

@@ -59,3 +59,24 @@ def write_small_data(data_dir: Path) -> Path:
     )
     write_bars(frame, meta, data_path("NQ", EngineSettings(data_dir=data_dir)))
     return data_dir
+
+
+def write_minutes(
+    minutes: pd.DataFrame, symbol: str, settings: EngineSettings, description: str
+) -> None:
+    """Hand-made minute bars (timestamp, open, high, low, close, volume, ET) as the data file
+    of ``symbol`` in ``settings``' data directory, with their trading dates (from 18:00) and
+    minutes of the day."""
+    frame = minutes.copy()
+    frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
+    frame["minute"] = minutes_of_day(frame["timestamp"])
+    meta = DataMeta(
+        instrument=symbol,
+        timezone="America/New_York",
+        source="synthetic",
+        description=description,
+        first_date=frame["trading_date"].iloc[0].date(),
+        last_date=frame["trading_date"].iloc[-1].date(),
+        rows=len(frame),
+    )
+    write_bars(frame, meta, data_path(symbol, settings))

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from small_bars import write_minutes
 
 from barb import execute
-from barb.data.store import DataMeta, data_path, write_bars
 from barb.result import Result
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
@@ -92,16 +92,7 @@ def bars() -> pd.DataFrame:
 def settings(tmp_path_factory: pytest.TempPathFactory, bars: pd.DataFrame) -> EngineSettings:
     data_dir: Path = tmp_path_factory.mktemp("early_close_breaks")
     settings = EngineSettings(data_dir=data_dir)
-    meta = DataMeta(
-        instrument="NQ",
-        timezone="America/New_York",
-        source="synthetic",
-        description="hand-made bars around July 4 and the year's end",
-        first_date=dt.date(2024, 6, 24),
-        last_date=dt.date(2025, 1, 8),
-        rows=len(bars),
-    )
-    write_bars(bars, meta, data_path("NQ", settings))
+    write_minutes(bars, "NQ", settings, "hand-made bars around July 4 and the year's end")
     return settings
 
 

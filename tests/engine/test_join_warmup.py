@@ -16,11 +16,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from small_bars import write_minutes
 
 from barb import execute
-from barb.data.store import DataMeta, data_path, write_bars
 from barb.period_rows import UNMATCHED_NAMED
-from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
 
 GOOD_FRIDAY = dt.date(2024, 3, 29)  # NQ trades, CL does not
@@ -64,19 +63,7 @@ def markets(tmp_path_factory: pytest.TempPathFactory) -> tuple[EngineSettings, d
     settings = EngineSettings(data_dir=data_dir)
     raw = {"NQ": _minutes("NQ", 3, 17000.0), "CL": _minutes("CL", 5, 80.0)}
     for symbol, minutes in raw.items():
-        frame = minutes.copy()
-        frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
-        frame["minute"] = minutes_of_day(frame["timestamp"])
-        meta = DataMeta(
-            instrument=symbol,
-            timezone="America/New_York",
-            source="synthetic",
-            description="hand-made bars of two markets",
-            first_date=frame["trading_date"].iloc[0].date(),
-            last_date=frame["trading_date"].iloc[-1].date(),
-            rows=len(frame),
-        )
-        write_bars(frame, meta, data_path(symbol, settings))
+        write_minutes(minutes, symbol, settings, "hand-made bars of two markets")
     return settings, raw
 
 

@@ -24,12 +24,11 @@ import pandas as pd
 import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
+from small_bars import write_minutes
 
 from barb import execute
 from barb.charts import chart_headline, draw_chart
-from barb.data.store import DataMeta, data_path, write_bars
 from barb.result import Result
-from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
 
 FIRST, LAST = dt.date(2024, 1, 2), dt.date(2024, 3, 28)
@@ -66,19 +65,7 @@ def markets() -> dict[str, pd.DataFrame]:
 def settings(tmp_path_factory: pytest.TempPathFactory, markets) -> EngineSettings:
     settings = EngineSettings(data_dir=Path(tmp_path_factory.mktemp("two_markets")))
     for symbol, minutes in markets.items():
-        frame = minutes.copy()
-        frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
-        frame["minute"] = minutes_of_day(frame["timestamp"])
-        meta = DataMeta(
-            instrument=symbol,
-            timezone="America/New_York",
-            source="synthetic",
-            description="hand-made RTH bars",
-            first_date=FIRST,
-            last_date=LAST,
-            rows=len(frame),
-        )
-        write_bars(frame, meta, data_path(symbol, settings))
+        write_minutes(minutes, symbol, settings, "hand-made RTH bars")
     return settings
 
 
