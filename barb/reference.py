@@ -184,7 +184,7 @@ def query_reference(
         "Concepts (get_concept): " + ", ".join(session_concepts()) + ".",
         "TIES: first/last follow time order, in then too (the first stage's rows before its "
         "sort; groups: key order). arg_max/arg_min give ONE row per group, the earliest of "
-        "equal values; counting bars where high "
+        "equal values (mode: of equally frequent ones); counting bars where high "
         "equals the day's high counts a day twice when two bars touch it. Hourly bars start at "
         "the session "
         f"open: {times.session}'s are {times.hourly_bars}; name them by time()"

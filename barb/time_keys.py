@@ -26,7 +26,19 @@ from barb.script import ast
 MINUTES_PER_DAY = 1440
 # Aggregates whose value is a value of their argument's kind (a mean of times is a time).
 CARRIES_VALUE = frozenset(
-    {"arg_max", "arg_min", "first", "last", "min", "max", "median", "percentile", "mean", "avg"}
+    {
+        "arg_max",
+        "arg_min",
+        "first",
+        "last",
+        "mode",
+        "min",
+        "max",
+        "median",
+        "percentile",
+        "mean",
+        "avg",
+    }
 )
 CLOCK_NAMES = frozenset({"minute_of_day"})
 HOUR_NAMES = frozenset({"hour"})

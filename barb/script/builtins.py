@@ -28,6 +28,8 @@ Decisions worth knowing:
   answer, so counting those answers counts every day once even when two hours touch the
   same high. A warning names the rows tied with the one shown: all of them for a single
   (ungrouped) answer; for groups, how many groups hold a tie, the first few named.
+- mode(x): the most frequent value, ties to the one seen first (the earliest row), said
+  as arg_max's are; a value of x's own kind (a time label, a date), missing values skipped.
 """
 
 from __future__ import annotations
@@ -694,9 +696,7 @@ _aggregate(
     "Average (missing values skipped); mean(cond) is the share true.",
     of_condition="share",
 )
-_aggregate(
-    "sum", "sum", "Total (missing values skipped; 0 when there are none).", of_condition="count"
-)
+_aggregate("sum", "sum", "Total (missing values skipped; 0 if none).", of_condition="count")
 _aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date", sample=0)
 _aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date", sample=0)
 _aggregate("median", "median", "Median (missing values skipped).")
@@ -720,7 +720,7 @@ def _std(rows: RowGroups, col: pd.Series) -> Any:
     category="aggregate",
     params=(Param("x", accepts="any", default=None),),
     summary="count() counts rows; count(cond) rows where cond is true (a true/false column "
-    "too); count(col) rows where col is not missing.",
+    "too); count(col) rows where col has a value.",
     example="count(close > open)",
     counts_true=True,
 )
@@ -836,8 +836,8 @@ def _edge(name: str, summary: str, example: str) -> None:
         return _value_at(rows, col, rows.pick(np.ones(len(col), dtype=bool), last=last))
 
 
-_edge("first", "The value on the earliest row (n/a if that row has none).", "first(open)")
-_edge("last", "The value on the latest row (n/a if that row has none).", "last(close)")
+_edge("first", "The value on the earliest row (n/a if it has none).", "first(open)")
+_edge("last", "The value on the latest row (n/a if it has none).", "last(close)")
 
 
 def _arg_extreme(name: str, how: str, word: str) -> None:
@@ -845,8 +845,7 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         name,
         category="aggregate",
         params=(Param("arg", accepts="any"), Param("val", accepts="number_or_date")),
-        summary=f"The value of arg on the row where val is {word} (missing val skipped; "
-        "ties: see TIES).",
+        summary=f"arg on the row where val is {word} (missing val skipped; ties: see TIES).",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
         unit="same",
     )
@@ -920,14 +919,6 @@ def _warn_group_ties(
     keys = [str(name) for name in rows.index.names]
     name = val.name if isinstance(val.name, str) else "value"
 
-    def group_name(group: int, listed: bool = False) -> str:
-        """``week 2024-08-26``; in a list under one key, ``2024-08-26``."""
-        key = rows.index[group]
-        values = key if isinstance(key, tuple) else (key,)
-        if listed and len(keys) == 1:
-            return _text(values[0])
-        return ", ".join(f"{k} {_text(v)}" for k, v in zip(keys, values, strict=True))
-
     def tie(group: int, limit: int = _LISTED_TIES) -> tuple[str, str]:
         """The value shown and the others tied with it: ``("Wed", "Fri")``."""
         first = _text(arg.iloc[int(picked[group])])
@@ -939,20 +930,31 @@ def _warn_group_ties(
         first, also = tie(group)
         level = _text(val.iloc[at[0]])
         rows.warn(
-            f"In {group_name(group)}, {len(at)} rows share the {word} {name} ({level}): "
+            f"In {_group_name(rows, group)}, {len(at)} rows share the {word} {name} ({level}): "
             f"{first} is shown (the earliest); also {also}."
         )
         return
     named = []
     for group in tied[:_NAMED_GROUPS]:
         first, also = tie(int(group), _LISTED_GROUP_TIES)
-        named.append(f"{group_name(int(group), listed=True)}: {first}, also {also}")
+        named.append(f"{_group_name(rows, int(group), listed=True)}: {first}, also {also}")
     more = f"; and {len(tied) - _NAMED_GROUPS:,} more" if len(tied) > _NAMED_GROUPS else ""
     rows.warn(
         f"In {len(tied):,} of {answered:,} {' and '.join(keys)} groups "
         f"({len(tied) / answered:.1%}), two or more rows tie for the {word} {name}: "
         f"{function} gives each the earliest of them only ({'; '.join(named)}{more})."
     )
+
+
+def _group_name(rows: RowGroups, group: int, listed: bool = False) -> str:
+    """A group by its keys, ``week 2024-08-26``; in a list under one key, ``2024-08-26``."""
+    assert rows.index is not None
+    keys = [str(name) for name in rows.index.names]
+    key = rows.index[group]
+    values = key if isinstance(key, tuple) else (key,)
+    if listed and len(keys) == 1:
+        return _text(values[0])
+    return ", ".join(f"{k} {_text(v)}" for k, v in zip(keys, values, strict=True))
 
 
 def _listed(texts: list[str], limit: int = _LISTED_TIES) -> str:
@@ -977,6 +979,98 @@ def _text(value: Any) -> str:
 
 _arg_extreme("arg_max", "max", "largest")
 _arg_extreme("arg_min", "min", "smallest")
+
+
+@register(
+    "mode",
+    category="aggregate",
+    params=(_ANY,),
+    summary="Most frequent value (numbers, text, dates; missing skipped; ties: see TIES).",
+    example='mode(dayname()); the usual hour of the high per year: "group_by": ["year()", '
+    '"date()"], "select": "arg_max(time(), high) as high_time", "then": {"group_by": "year", '
+    '"select": "mode(high_time)"}',
+    unit="same",
+    sample=1,
+)
+def _mode(rows: RowGroups, col: pd.Series) -> Any:
+    """The value seen most often, per group; of equally frequent values the one seen first
+    (rows are in time order, a second stage's too), so the answer is one of the rows' own
+    values, of the column's kind: the mode of 'HH:MM' labels is a label, of dates a date.
+    ``mode(['10:30', '09:30', '09:30', '10:30'])`` is '10:30'."""
+    values = pd.factorize(col)[0]  # a code per distinct value, -1 where missing
+    if rows.grouped:
+        groups = rows.groups_of(np.arange(rows.length))
+    else:
+        groups = np.zeros(rows.length, dtype=np.int64)
+    present = np.flatnonzero((values >= 0) & (groups >= 0))
+    # One code per (group, value) pair: how often each occurs, and the row it first does.
+    stride = int(values.max(initial=0)) + 1
+    pairs, keys = pd.factorize(groups[present] * stride + values[present])
+    counts = np.bincount(pairs, minlength=len(keys))
+    first = np.full(len(keys), rows.length, dtype=np.int64)
+    np.minimum.at(first, pairs, present)
+    owner = keys // stride  # the group of each pair
+    # Per group: the largest count, then the earliest row.
+    order = np.lexsort((first, -counts, owner))
+    best = order[np.diff(owner[order], prepend=-1) != 0]
+    if rows.warn is not None and len(best):
+        _warn_mode_ties(rows, col, owner, counts, best, first)
+    if not rows.grouped:
+        return _value_at(rows, col, float(first[best[0]]) if len(best) else np.nan)
+    chosen = np.full(rows.ngroups, np.nan)
+    chosen[owner[best]] = first[best]
+    return _value_at(rows, col, rows.per_group(chosen))
+
+
+def _warn_mode_ties(
+    rows: RowGroups,
+    col: pd.Series,
+    owner: np.ndarray,
+    counts: np.ndarray,
+    best: np.ndarray,
+    first: np.ndarray,
+) -> None:
+    """Of equally frequent values a mode gives the one seen first, and the answer alone does
+    not show that another was as frequent: say the others (``owner``, ``counts`` and
+    ``first``: each distinct value's group, count and first row; ``best``: the values
+    shown). Values all different (a mode of each day's times) make every value a tie, the
+    first row's shown: said too."""
+    top = np.zeros(rows.ngroups, dtype=np.int64)
+    top[owner[best]] = counts[best]
+    tied = counts == top[owner]
+    tied[best] = False
+    if not tied.any():
+        return
+    shown = dict(zip(owner[best].tolist(), first[best].tolist(), strict=True))
+    values = f"values of {col.name}" if isinstance(col.name, str) else "values"
+
+    def also(group: int, limit: int) -> str:
+        """The values tied with the one shown, in the order they first occur."""
+        at = np.flatnonzero(tied & (owner == group))
+        at = at[np.argsort(first[at])]
+        return _listed([_text(col.iloc[first[i]]) for i in at], limit)
+
+    if not rows.grouped:
+        rows.warn(
+            f"{int(tied.sum()) + 1} {values} are equally frequent ({top[0]:,} "
+            f"{'row' if top[0] == 1 else 'rows'} each): "
+            f"{_text(col.iloc[shown[0]])} is shown (the earliest); also {also(0, _LISTED_TIES)}."
+        )
+        return
+    assert rows.index is not None
+    keys = " and ".join(str(name) for name in rows.index.names)
+    groups = np.unique(owner[tied])
+    named = [
+        f"{_group_name(rows, int(g), listed=True)}: {_text(col.iloc[shown[int(g)]])}, also "
+        f"{also(int(g), _LISTED_GROUP_TIES)} ({top[g]:,} each)"
+        for g in groups[:_NAMED_GROUPS]
+    ]
+    more = f"; and {len(groups) - _NAMED_GROUPS:,} more" if len(groups) > _NAMED_GROUPS else ""
+    rows.warn(
+        f"In {len(groups):,} of {len(best):,} {keys} groups ({len(groups) / len(best):.1%}), "
+        f"two or more {values} are equally frequent: mode gives each the earliest of them only "
+        f"({'; '.join(named)}{more})."
+    )
 
 
 # --- time ---------------------------------------------------------------------------------
@@ -1086,7 +1180,7 @@ CLOCK_TIMES = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(24 * 60))
     category="time",
     # No times of day here: they differ by instrument, and TIES lists the asking one's.
     summary="The bar's own time as 'HH:MM' (bar open, exchange time; hourly bars: see "
-    "TIES). Compares with text in the same form.",
+    "TIES); compares with such text.",
     example="arg_max(time(), high)  with group_by date()",
 )
 def _time(ctx: EvalContext) -> pd.Series:
@@ -1150,7 +1244,8 @@ def _session_part(field: str) -> None:
         f"session_{field}",
         category="session",
         params=(_SESSION, _LAG),
-        summary=f"That session's {field} on the row's trading date (NaN if none).",
+        # NaN where the date has none: the category's title in the reference says so.
+        summary=f"That session's {field} on the row's trading date.",
         example=f"session_{field}('RTH')",
         unit="contracts" if field == "volume" else "price",
     )

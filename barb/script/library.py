@@ -38,6 +38,8 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
         "skewness": "skew",
         "kurtosis": "kurt",
         "quantile": "percentile",
+        "most_frequent": "mode",
+        "most_common": "mode",
         "highest": "rolling_max",
         "lowest": "rolling_min",
         "lag": "prev",

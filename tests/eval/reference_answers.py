@@ -501,6 +501,15 @@ def _() -> Answer:
     return [year.loc[year["volume"].idxmin(), "range"]]
 
 
+@answer("nq_commonest_range_2025")
+def _() -> Answer:
+    ranges = in_year(daily("NQ", "RTH"), 2025)["range"]
+    tens = np.floor(ranges / 10 + 0.5) * 10  # to the nearest 10, halves up (ranges are > 0)
+    counts = tens.value_counts(sort=False)  # in the order first seen
+    # The commonest; of equally common ones the first in time, as mode() promises.
+    return [counts.index[int(np.argmax(counts.to_numpy()))]]
+
+
 @answer("nq_last_30_bars_range")
 def _() -> Answer:
     return [daily("NQ", "RTH")["range"].tail(30).mean()]
