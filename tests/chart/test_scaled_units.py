@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from asking import ask
 
-from barb import execute
 from barb.charts import chart_headline
 from barb.column_units import column_unit
 from barb.data.store import data_path
-from barb.result import Result
 
 pytestmark = pytest.mark.slow
 
@@ -28,12 +27,6 @@ def _daily_ranges(symbol: str, settings, year: int) -> pd.Series:
     minutes = minutes[pd.to_datetime(minutes["trading_date"]).dt.year == year]
     days = minutes.groupby("trading_date")
     return days["high"].max() - days["low"].min()
-
-
-def _ask(query: dict, symbol: str, settings) -> Result:
-    result = execute(query, symbol, settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 ES_MONEY = {
@@ -52,7 +45,7 @@ ES_MONEY = {
 
 def test_a_range_in_dollars_and_ticks_is_labelled_so(sample_settings) -> None:
     ranges = _daily_ranges("ES", sample_settings, 2025)
-    result = _ask(ES_MONEY, "ES", sample_settings)
+    result = ask(ES_MONEY, sample_settings, "ES")
     values = result.summary.values
     assert values["avg_usd"] == pytest.approx((ranges * ES_POINT_VALUE).mean())
     assert values["avg_ticks"] == pytest.approx((ranges / ES_TICK).mean())
@@ -70,7 +63,7 @@ def test_the_headline_gives_dollars_not_points(
 ) -> None:
     ranges = _daily_ranges("ES", sample_settings, 2025)
     query = {**ES_MONEY, "select": ["mean(usd) as avg_usd", "mean(ticks) as avg_ticks"]}
-    head = chart_headline(_ask(query, "ES", sample_settings), language)
+    head = chart_headline(ask(query, sample_settings, "ES"), language)
     assert head is not None
     expected = usd.format((ranges * ES_POINT_VALUE).mean())
     if language == "ru":
@@ -96,7 +89,7 @@ def test_cl_ticks_and_dollars_are_not_the_price_unit(sample_settings) -> None:
             "mean(range / 1000) as k",
         ],
     }
-    result = _ask(query, "CL", sample_settings)
+    result = ask(query, sample_settings, "CL")
     assert result.summary.values["avg_ticks"] == pytest.approx((ranges / CL_TICK).mean())
     units = {name: column_unit(name, "daily", result.query) for name in result.summary.values}
     assert units == {"avg_ticks": "ticks", "pnl": "dollars", "avg_range": "points", "k": None}

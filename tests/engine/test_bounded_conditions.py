@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from asking import ask, warnings_with
 from rth_bars import rth_daily, rth_minutes
-
-from barb import execute
 
 SAID = "so it cannot be"
 STOP_CONCEPT = 'get_concept "stop and target"'
@@ -31,12 +30,6 @@ ORB = {
 }
 
 
-def _said(query: dict, settings) -> list[str]:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return [w for w in result.metadata.warnings if SAID in w]
-
-
 @pytest.fixture(scope="module")
 def days(minutes) -> pd.DataFrame:
     """RTH days with the 15-minute opening range's high and low."""
@@ -53,11 +46,10 @@ def test_a_stop_daily_bars_cannot_order_is_said(engine_settings, days) -> None:
     ties = int((days["low"] == days["or_low"]).sum())
     assert 0 < ties < len(days)
 
-    result = execute(ORB, "NQ", settings=engine_settings)
-    assert result.ok, result.to_dict()
+    result = ask(ORB, engine_settings)
     assert result.summary.values["trades"] == broke.sum()
     assert result.summary.values["stop_rate"] == 1
-    assert [w for w in result.metadata.warnings if SAID in w] == [
+    assert warnings_with(result, SAID) == [
         f"stopped (low <= or_low) is true on all {len(days)} days (the {broke.sum()} kept "
         f"among them): low is never above or_low (equal on {ties}), so it cannot be false. "
         "A condition that cannot be otherwise usually asks what daily bars cannot answer: a "
@@ -73,7 +65,7 @@ def test_a_where_that_cannot_hold_is_said(engine_settings, days) -> None:
         "where": "high > session_high('RTH')",
         "select": "count()",
     }
-    (text,) = _said(query, engine_settings)
+    (text,) = warnings_with(ask(query, engine_settings), SAID)
     assert text.startswith(
         f"high > session_high('RTH') is false on all {len(days)} days: high is always equal "
         "to session_high('RTH'), so it cannot be true."
@@ -87,7 +79,7 @@ def test_on_minute_bars_no_stop_is_blamed(engine_settings) -> None:
         "map": {"floor": "session_low('RTH')"},
         "select": "mean(low >= floor) as above",
     }
-    (text,) = _said(query, engine_settings)
+    (text,) = warnings_with(ask(query, engine_settings), SAID)
     assert "low is never below floor" in text
     assert text.endswith("usually asks what the bars cannot answer.")
 
@@ -108,4 +100,4 @@ def test_on_minute_bars_no_stop_is_blamed(engine_settings) -> None:
     ],
 )
 def test_conditions_the_bars_can_settle_are_not_said(engine_settings, days, change) -> None:
-    assert _said(ORB | change, engine_settings) == []
+    assert warnings_with(ask(ORB | change, engine_settings), SAID) == []

@@ -10,20 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask
 
-from barb import execute
 from barb.data.store import data_path
 from barb.period_rows import UNMATCHED_NAMED
 
 pytestmark = pytest.mark.slow
 
 RTH = (570, 1020)  # NQ's RTH, 09:30-17:00, in minutes of the day
-
-
-def _ask(query: dict, settings, instrument: str = "NQ"):
-    result = execute(query, instrument, settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _daily(symbol: str, settings, minutes: tuple[int, int] | None = None) -> pd.DataFrame:
@@ -52,7 +46,7 @@ def _calendar(daily: pd.DataFrame, freq: str) -> pd.DataFrame:
 def test_after_an_up_month_the_next_month_is_whole(sample_settings) -> None:
     """ "After an up month, how often is the next month up?" The last whole month has no
     whole month after it: January's first days are no month's change."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "monthly",
@@ -80,7 +74,7 @@ def test_after_an_up_month_the_next_month_is_whole(sample_settings) -> None:
 
 
 def test_next_of_the_last_whole_week_is_empty(sample_settings) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "weekly",
@@ -107,7 +101,7 @@ def test_a_period_ending_before_the_unfinished_bar_gives_next_nothing_of_it(
     """ "After a month up more than 10%, how often was the next month up?" over 2008:2025:
     December 2025's next month is no month yet (January 2026's four days). A period that
     ends before the data does must not let next() read them, as no period does."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": timeframe,
@@ -138,7 +132,7 @@ def test_a_period_ending_before_the_unfinished_bar_gives_next_nothing_of_it(
 
 def test_next_still_reads_a_whole_bar_after_the_period(sample_settings) -> None:
     """The period selects rows; the whole month after it is history next() may read."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "monthly",
@@ -159,7 +153,7 @@ def test_next_still_reads_a_whole_bar_after_the_period(sample_settings) -> None:
 def test_monthly_cl_and_es_returns_keep_the_good_friday_month(sample_settings) -> None:
     """CL has no Good Friday session, ES a short one: CL's March 2024 ends on the 28th, ES's
     on the 29th. Still the same month, so March is there and April is one month's return."""
-    result = _ask(
+    result = ask(
         {
             "instrument": "CL",
             "session": "ETH",
@@ -192,7 +186,7 @@ def test_monthly_cl_and_es_returns_keep_the_good_friday_month(sample_settings) -
 
 
 def test_weekly_cl_nq_join_keeps_every_week_both_have(sample_settings) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "ETH",
             "from": "weekly",
@@ -217,7 +211,7 @@ def test_weekly_cl_nq_join_keeps_every_week_both_have(sample_settings) -> None:
 
 def test_a_join_names_the_bars_the_other_market_lacks(sample_settings) -> None:
     """ES trades a short Good Friday session, CL none: those ES days have no CL bar."""
-    result = _ask(
+    result = ask(
         {"session": "ETH", "from": "daily", "join": {"instrument": "CL"}, "select": "count()"},
         sample_settings,
         instrument="ES",
@@ -254,7 +248,7 @@ def test_a_join_names_the_joined_markets_bars_it_left_out(
     query = {"session": "ETH", "from": "daily", "join": {"instrument": "ES"}, "select": "count()"}
     if period:
         query["period"] = period
-    result = _ask(query, sample_settings, instrument="CL")
+    result = ask(query, sample_settings, instrument="CL")
     es = _daily("ES", sample_settings).index
     cl = _daily("CL", sample_settings).index
     alone = es.difference(cl)
@@ -288,7 +282,7 @@ def test_a_join_says_what_the_base_s_own_prev_reads_and_no_holiday_it_skipped(
         "map": {"ret": "close / prev(close) - 1"},
         "select": "count()",
     }
-    result = _ask(query, sample_settings, instrument="CL")
+    result = ask(query, sample_settings, instrument="CL")
     cl = _daily("CL", sample_settings, (540, 870)).index  # CL's RTH, 09:00-14:30
     nq = _daily("NQ", sample_settings, (570, 1020)).index  # NQ's, 09:30-17:00
     alone = cl.difference(nq)

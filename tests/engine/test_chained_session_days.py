@@ -11,18 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import talib
+from asking import ask
 
-from barb import execute
 from barb.data.store import data_path
 from barb.reference import indicators_reference
 
 CHAINED = "chained day to day"
-
-
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _chained(result) -> list[str]:
@@ -70,7 +64,7 @@ def test_first_hour_rsi_is_the_windows_series_and_the_warning_gives_the_charts(
         "select": "min(rsi14) as min_rsi",
         "then": {"select": ["count() as days", "mean(min_rsi < 30) as share"]},
     }
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings)
     assert result.summary.values["share"] == pytest.approx(on_window)
     (text,) = _chained(result)
     assert text == (
@@ -83,7 +77,7 @@ def test_first_hour_rsi_is_the_windows_series_and_the_warning_gives_the_charts(
 
     session = re.search(r'"session": "(\w+)"', text).group(1)
     where = re.search(r'"where": "(.+?)" \(', text).group(1)
-    result = _ask({**query, "session": session, "where": where}, sample_settings)
+    result = ask({**query, "session": session, "where": where}, sample_settings)
     assert result.summary.values["share"] == pytest.approx(on_rth)
     assert _chained(result) == []
 
@@ -104,7 +98,7 @@ def test_every_function_reading_other_bars_is_named_once(engine_settings) -> Non
         "where": "close > sma",
         "select": ["mean(ema(close, 9) - sma) as gap", "mean(later - close) as fwd"],
     }
-    (text,) = _chained(_ask(query, engine_settings))
+    (text,) = _chained(ask(query, engine_settings))
     assert text.startswith(
         "ema(), next(), prev(), rolling_mean(), streak() on 5m bars of RTH_OPEN (09:30-10:30):"
     )
@@ -114,7 +108,7 @@ def test_true_range_on_intraday_bars_is_said_once(engine_settings) -> None:
     """atr() on 5m bars of the first hour: the chained days cover its first bar's reach back;
     the daily bars' true range warning is not given on top."""
     query = {"session": "RTH_OPEN", "from": "5m", "period": "2024-02", "map": {"a": "atr(14)"}}
-    result = _ask({**query, "select": "mean(a)"}, engine_settings)
+    result = ask({**query, "select": "mean(a)"}, engine_settings)
     (text,) = _chained(result)
     assert text.startswith("atr() on 5m bars of RTH_OPEN (09:30-10:30)")
     assert not [w for w in result.metadata.warnings if "true range reaches back" in w]
@@ -123,13 +117,13 @@ def test_true_range_on_intraday_bars_is_said_once(engine_settings) -> None:
 def test_a_session_across_midnight_is_kept_from_eth(engine_settings, minutes) -> None:
     """OVERNIGHT's chart is ETH's; the where the warning offers keeps exactly its bars."""
     query = {"session": "OVERNIGHT", "from": "15m", "period": "2024-02", "select": "count()"}
-    (text,) = _chained(_ask({**query, "map": {"p": "prev(close)"}}, engine_settings))
+    (text,) = _chained(ask({**query, "map": {"p": "prev(close)"}}, engine_settings))
     assert text.endswith(
         'use "session": "ETH" and keep the window\'s bars with "where": "time() >= \'18:00\' '
         "or time() < '09:30'\" (the columns are computed on every ETH bar first)."
     )
     where = re.search(r'"where": "(.+?)" \(', text).group(1)
-    kept = _ask({**query, "session": "ETH", "where": where}, engine_settings)
+    kept = ask({**query, "session": "ETH", "where": where}, engine_settings)
     stamps = minutes["timestamp"]
     clock = stamps.dt.hour * 60 + stamps.dt.minute
     date = (stamps + pd.Timedelta(hours=6)).dt.normalize()  # 18:00 starts the next date
@@ -160,7 +154,7 @@ def test_no_warning_when_nothing_reads_across_the_days(
         "map": {"x": expr},
         "select": "mean(x)",
     }
-    assert _chained(_ask(query, engine_settings)) == []
+    assert _chained(ask(query, engine_settings)) == []
 
 
 def test_rsi_on_the_window_is_the_windows_bars_alone(engine_settings, minutes) -> None:
@@ -177,7 +171,7 @@ def test_rsi_on_the_window_is_the_windows_bars_alone(engine_settings, minutes) -
         "map": {"r": "rsi(close, 14)"},
         "select": "r",
     }
-    result = _ask(query, engine_settings)
+    result = ask(query, engine_settings)
     march = rsi[rsi.index.month == 3]
     np.testing.assert_allclose(result.table["r"], march.to_numpy(), atol=1e-6, rtol=0)
     assert _chained(result)

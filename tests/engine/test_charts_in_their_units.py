@@ -11,23 +11,17 @@ import numpy as np
 import pandas as pd
 import pytest
 import talib
+from asking import ask
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Annotation
 from rth_bars import rth_daily, rth_minutes
 
-from barb import execute
 from barb.charts import chart_headline, draw_chart
 from barb.result import Result
 
 LANGUAGES = ("en", "ru")
 DAY = "2024-03-27"
-
-
-def _ask(query: dict, settings) -> Result:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _figure(result: Result, language: str) -> Figure:
@@ -58,7 +52,7 @@ def test_a_dollar_percentile_is_written_not_drawn_on_the_points_axis(
         "from": "daily",
         "select": ["percentile(range, 90) as p90", "percentile(range, 90) * 20 as p90_usd"],
     }
-    result = _ask(query, engine_settings)
+    result = ask(query, engine_settings)
     assert result.summary.values["p90_usd"] == pytest.approx(p90 * 20)
     fig = _figure(result, language)
     (ax,) = fig.axes
@@ -89,7 +83,7 @@ def test_the_time_of_an_intraday_rsi_low_is_marked_on_the_rsi(
         "map": {"rsi14": "rsi(close, 14)"},
         "select": ["arg_min(time(), rsi14) as t_min", "min(rsi14)", "last(time()) as t_last"],
     }
-    result = _ask(query, engine_settings)
+    result = ask(query, engine_settings)
     assert result.summary.values["t_min"] == f"{low_at:%H:%M}"
     fig = _figure(result, language)
     (ax,) = fig.axes
@@ -135,7 +129,7 @@ def test_rarest_buckets_read_as_a_count_of_days_in_so_many_buckets(
         "group_by": "bucket",
         "select": "count() as days",
     }
-    result = _ask(query, engine_settings)
+    result = ask(query, engine_settings)
     assert sorted(result.table["days"]) == sorted(counts)
     head = chart_headline(result, language) or ""
     assert head.endswith(tie.format(value=1, count=len(rarest))), head

@@ -11,25 +11,16 @@ import numpy as np
 import pandas as pd
 import pytest
 import talib
+from asking import RTH_DAILY, ask, warnings_with
 from rth_bars import rth_daily
 
-from barb import execute, render_summary
+from barb import render_summary
 from barb.charts import draw_chart
-from barb.result import Result
 
 SMA = {"sma20": "rolling_mean(close, 20)"}
 RET = {"ret_pct": "(close / prev(close) - 1) * 100"}
 BEGINS = "as it needs bars from before 2024-01-02, where the data begins"
-
-
-def _ask(query: dict, settings, timeframe: str = "daily") -> Result:
-    result = execute({"session": "RTH", "from": timeframe, **query}, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
-def _said(result: Result, words: str) -> list[str]:
-    return [w for w in result.metadata.warnings if words in w]
+RTH_WEEKLY = {"session": "RTH", "from": "weekly"}
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +61,10 @@ def test_a_where_over_the_warm_up_says_the_rows_it_could_not_judge(engine_settin
     empty, last, first = _unknown(days)
     assert empty == 19
     below = int((days["close"] < days["sma20"]).sum())
-    result = _ask(
-        {"map": SMA, "where": "close < sma20", "select": "count() as below"}, engine_settings
+    result = ask(
+        {"map": SMA, "where": "close < sma20", "select": "count() as below"},
+        engine_settings,
+        **RTH_DAILY,
     )
     assert result.summary.value == below
     assert (
@@ -90,14 +83,18 @@ def test_a_count_of_a_condition_says_the_rows_it_has_no_value_on(engine_settings
         f"close < sma20 has no value on {empty} of them (2024-01-02 to {last}), {BEGINS}; it "
         f"has one from {first} on."
     )
-    result = _ask({"map": SMA, "select": "count(close < sma20) as below"}, engine_settings)
+    result = ask(
+        {"map": SMA, "select": "count(close < sma20) as below"}, engine_settings, **RTH_DAILY
+    )
     assert result.summary.value == below
     assert result.summary.samples == {"below": len(days) - empty}
     said = f"below is over {len(days) - empty} of the {len(days)} rows kept: {clause}"
     assert said in result.metadata.warnings
     assert said in render_summary(result)
-    share = _ask(
-        {"map": SMA, "select": "count(close < sma20) * 100 / count() as pct"}, engine_settings
+    share = ask(
+        {"map": SMA, "select": "count(close < sma20) * 100 / count() as pct"},
+        engine_settings,
+        **RTH_DAILY,
     )
     assert share.summary.value == pytest.approx(below * 100 / len(days))
     assert f"pct is over {len(days) - empty} of the {len(days)} rows kept: {clause}" in (
@@ -110,9 +107,10 @@ def test_a_grouped_count_names_the_rows_with_no_value(engine_settings, days) -> 
     month = days.index.month
     below = (days["close"] < days["sma20"]).groupby(month).sum()
     has = days["sma20"].notna().groupby(month)
-    result = _ask(
+    result = ask(
         {"map": SMA, "group_by": "month()", "select": "count(close < sma20) as below"},
         engine_settings,
+        **RTH_DAILY,
     )
     assert result.table["below"].tolist() == below.tolist()
     assert (
@@ -122,7 +120,7 @@ def test_a_grouped_count_names_the_rows_with_no_value(engine_settings, days) -> 
         f"has one from {first} on."
     ) in result.metadata.warnings
     # The months a limit shows hold none of them: nothing to say of a count.
-    top = _ask(
+    top = ask(
         {
             "map": SMA,
             "group_by": "month()",
@@ -131,9 +129,10 @@ def test_a_grouped_count_names_the_rows_with_no_value(engine_settings, days) -> 
             "limit": 2,
         },
         engine_settings,
+        **RTH_DAILY,
     )
     assert top.table["month"].tolist() == [3, 2]
-    assert not _said(top, "has no value")
+    assert not warnings_with(top, "has no value")
 
 
 def test_nothing_is_said_where_every_row_has_its_history(engine_settings, days) -> None:
@@ -141,16 +140,20 @@ def test_nothing_is_said_where_every_row_has_its_history(engine_settings, days) 
     late = days.loc["2024-02-15":]
     assert late["sma20"].notna().all()
     period = {"period": "2024-02-15:2024-03-28", "map": SMA}
-    counted = _ask({**period, "select": "count(close < sma20) as below"}, engine_settings)
+    counted = ask(
+        {**period, "select": "count(close < sma20) as below"}, engine_settings, **RTH_DAILY
+    )
     assert counted.summary.value == int((late["close"] < late["sma20"]).sum())
-    kept = _ask({**period, "where": "close < sma20", "select": "count()"}, engine_settings)
+    kept = ask(
+        {**period, "where": "close < sma20", "select": "count()"}, engine_settings, **RTH_DAILY
+    )
     for result in (counted, kept):
-        assert not _said(result, "has no value")
+        assert not warnings_with(result, "has no value")
         assert result.summary.samples in (None, {})
     # One empty day of 61, the first day's missing previous close, is no news.
-    up = _ask({"select": "count(close > prev(close)) as up"}, engine_settings)
+    up = ask({"select": "count(close > prev(close)) as up"}, engine_settings, **RTH_DAILY)
     assert up.summary.value == int((days["close"] > days["close"].shift()).sum())
-    assert not _said(up, "has no value")
+    assert not warnings_with(up, "has no value")
 
 
 def test_the_first_bar_of_a_ranking_is_said_with_the_form_from_its_open(
@@ -166,7 +169,7 @@ def test_the_first_bar_of_a_ranking_is_said_with_the_form_from_its_open(
         "sort": "ret_pct asc",
         "limit": 1,
     }
-    result = _ask(query, engine_settings, "weekly")
+    result = ask(query, engine_settings, **RTH_WEEKLY)
     assert result.table["ret_pct"].tolist() == pytest.approx([weeks["ret_pct"].min()])
     form = '"ret_pct": "(close / coalesce(prev(close), open) - 1) * 100"'
     assert (
@@ -174,16 +177,16 @@ def test_the_first_bar_of_a_ranking_is_said_with_the_form_from_its_open(
         f"From its own open on the first bar: {form}."
     ) in result.metadata.warnings
     # The form, as said: the first week from its open, the others as before.
-    whole = _ask(
+    whole = ask(
         {**query, "map": {"ret_pct": "(close / coalesce(prev(close), open) - 1) * 100"}},
         engine_settings,
-        "weekly",
+        **RTH_WEEKLY,
     )
     first = (weeks["close"].iloc[0] / weeks["open"].iloc[0] - 1) * 100
     opened = weeks["ret_pct"].fillna(first)
     assert whole.table["ret_pct"].tolist() == pytest.approx([opened.min()])
-    assert not _said(whole, "has no value")
-    listed = _ask({"period": WEEKS, "map": RET}, engine_settings, "weekly")
+    assert not warnings_with(whole, "has no value")
+    listed = ask({"period": WEEKS, "map": RET}, engine_settings, **RTH_WEEKLY)
     assert listed.table["ret_pct"].tolist() == pytest.approx(weeks["ret_pct"].tolist(), nan_ok=True)
     assert [w for w in listed.metadata.warnings if w.startswith("ret_pct has no value")] == [
         f"ret_pct has no value on 2024-01-02, {BEGINS}: listed as n/a and left out of the mean. "
@@ -196,7 +199,7 @@ def test_the_first_week_of_a_count_of_rises_is_said(engine_settings, weeks) -> N
     rose = int((weeks["close"] > weeks["close"].shift()).sum())
     n = len(weeks)
     query = {"period": WEEKS, "select": "count(close > prev(close)) as up"}
-    result = _ask(query, engine_settings, "weekly")
+    result = ask(query, engine_settings, **RTH_WEEKLY)
     assert result.summary.value == rose
     assert (
         f"up is over {n - 1} of the {n} rows kept: close > prev(close) has no value on "
@@ -204,7 +207,7 @@ def test_the_first_week_of_a_count_of_rises_is_said(engine_settings, weeks) -> N
         "coalesce(prev(close), open))."
     ) in result.metadata.warnings
     where = {"period": WEEKS, "where": "close > prev(close)", "select": "count()"}
-    kept = _ask(where, engine_settings, "weekly")
+    kept = ask(where, engine_settings, **RTH_WEEKLY)
     assert kept.summary.value == rose
     assert (
         f"The where dropped 1 of the period's {n} rows (2024-01-02): close > prev(close) has "
@@ -218,7 +221,7 @@ def test_the_chart_tells_a_bar_with_no_value_from_a_flat_one(engine_settings, we
     2011: a bar with no value now says n/a, and a zero is a stub on the base."""
     # Flat on the weeks that closed up (after the first, which has no close before it).
     flat = "if(close > open and prev(close) > 0, 0, (close / prev(close) - 1) * 100)"
-    result = _ask({"period": WEEKS, "map": {"ret_pct": flat}}, engine_settings, "weekly")
+    result = ask({"period": WEEKS, "map": {"ret_pct": flat}}, engine_settings, **RTH_WEEKLY)
     up = (weeks["close"] > weeks["open"]) & weeks["close"].shift().notna()
     values = weeks["ret_pct"].mask(up, 0.0)
     assert result.table["ret_pct"].tolist() == pytest.approx(values.tolist(), nan_ok=True)

@@ -9,19 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import talib
+from asking import ask, warnings_with
 from rth_bars import rth_daily, rth_minutes
-
-from barb import execute
-
-
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
-def _said(result, words: str) -> list[str]:
-    return [w for w in result.metadata.warnings if words in w]
 
 
 def _rth_five_minute(minutes: pd.DataFrame) -> pd.DataFrame:
@@ -55,9 +44,9 @@ def test_a_rolling_window_reaching_the_day_before_is_said(engine_settings, minut
     earlier = spike & (bars["place"] < 20).to_numpy()
     assert earlier.sum() > 0
 
-    result = _ask(SPIKE, engine_settings)
+    result = ask(SPIKE, engine_settings)
     assert result.summary.value == spike.sum()
-    assert _said(result, "earlier trading date") == [
+    assert warnings_with(result, "earlier trading date") == [
         f"rolling_mean(prev(volume), 20) reads an earlier trading date for {earlier.sum():,} of "
         f"the {spike.sum():,} rows kept (the day's first bars, read with the previous day's "
         'last ones); "where": "… and prev(date(), 20) == date()" keeps it within the day. To '
@@ -67,9 +56,9 @@ def test_a_rolling_window_reaching_the_day_before_is_said(engine_settings, minut
         '("session": "09:30-09:35", "from": "daily").'
     ]
 
-    within = _ask({**SPIKE, "where": "spike and prev(date(), 20) == date()"}, engine_settings)
+    within = ask({**SPIKE, "where": "spike and prev(date(), 20) == date()"}, engine_settings)
     assert within.summary.value == (spike & ~earlier).sum()
-    assert _said(within, "earlier trading date") == []
+    assert warnings_with(within, "earlier trading date") == []
 
 
 def _rth_five_minute_bars(minutes: pd.DataFrame) -> pd.DataFrame:
@@ -122,8 +111,8 @@ def test_a_guard_beside_the_prev_it_guards_is_silent(
         query = {**RUN, "map": {**RUN["map"], "run": run}}
     else:
         query = {**RUN, "select": ["count()", f"mean({run}) as share"]}
-    result = _ask(query, engine_settings)
-    said = _said(result, "earlier trading date")
+    result = ask(query, engine_settings)
+    said = warnings_with(result, "earlier trading date")
     if back is None:
         assert result.summary.values["share"] == pytest.approx(within[february].mean())
         assert said == []
@@ -141,7 +130,9 @@ def test_a_guard_beside_the_prev_it_guards_is_silent(
     ],
 )
 def test_no_warning_when_the_window_stays_in_the_day(engine_settings, changes, why) -> None:
-    assert _said(_ask({**SPIKE, **changes}, engine_settings), "earlier trading date") == [], why
+    assert (
+        warnings_with(ask({**SPIKE, **changes}, engine_settings), "earlier trading date") == []
+    ), why
 
 
 def test_an_indicator_cross_over_the_night_is_not_said(engine_settings, minutes) -> None:
@@ -163,9 +154,9 @@ def test_an_indicator_cross_over_the_night_is_not_said(engine_settings, minutes)
         "where": "entry",
         "select": "count()",
     }
-    result = _ask(query, engine_settings)
+    result = ask(query, engine_settings)
     assert result.summary.value == entry.sum()
-    assert _said(result, "earlier trading date") == []
+    assert warnings_with(result, "earlier trading date") == []
 
 
 @pytest.mark.parametrize(
@@ -191,7 +182,7 @@ def test_which_prev_reads_across_the_night(engine_settings, session, frame, wher
         "where": where,
         "select": "count()",
     }
-    found = [w.split(" reads ")[0] for w in _said(_ask(query, engine_settings), "earlier")]
+    found = [w.split(" reads ")[0] for w in warnings_with(ask(query, engine_settings), "earlier")]
     assert found == ([said] if said else [])
 
 
@@ -237,9 +228,9 @@ def test_a_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) -> None
     from_rth = answer(rth_daily(minutes)["close"].shift().reindex(bars.index))
     assert own != from_rth  # the data tells them apart
 
-    result = _ask(GAPS, engine_settings)
+    result = ask(GAPS, engine_settings)
     assert (result.summary.values["days"], result.summary.values["filled"]) == pytest.approx(own)
-    assert _said(result, GAP_WARNING) == [
+    assert warnings_with(result, GAP_WARNING) == [
         "gap_filled(), prev(close) on daily bars of 09:30-10:00: the previous close is this "
         "session's own, the 10:00 close of the date before, 23.5 hours before its open, not "
         "the previous RTH close, so a gap from it is not the gap at the open. The gap from the "
@@ -257,9 +248,9 @@ def test_a_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) -> None
         },
         "select": ["count() as days", "mean(filled) as filled"],
     }
-    fixed = _ask(told, engine_settings)
+    fixed = ask(told, engine_settings)
     assert (fixed.summary.values["days"], fixed.summary.values["filled"]) == pytest.approx(from_rth)
-    assert _said(fixed, GAP_WARNING) == []
+    assert warnings_with(fixed, GAP_WARNING) == []
 
 
 @pytest.mark.parametrize(
@@ -277,7 +268,7 @@ def test_a_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) -> None
 )
 def test_which_sessions_say_it(engine_settings, session, where, said) -> None:
     query = {"session": session, "from": "daily", "where": where, "select": "count()"}
-    found = [w[: len(said or "")] for w in _said(_ask(query, engine_settings), GAP_WARNING)]
+    found = [w[: len(said or "")] for w in warnings_with(ask(query, engine_settings), GAP_WARNING)]
     assert found == ([said] if said else [])
 
 
@@ -304,9 +295,9 @@ def test_a_full_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) ->
     from_rth = answer(rth["high"].shift(), rth["low"].shift())
     assert own != from_rth  # the data tells them apart
 
-    result = _ask(FULL_GAPS, engine_settings)
+    result = ask(FULL_GAPS, engine_settings)
     assert (result.summary.values["up"], result.summary.values["down"]) == own
-    assert _said(result, FULL_GAP_WARNING) == [
+    assert warnings_with(result, FULL_GAP_WARNING) == [
         "full_gap_down(), full_gap_up() on daily bars of 09:30-10:00: the previous high and "
         "low are this session's own on the date before, not the previous RTH day's, so a full "
         "gap from them is not a gap outside the previous RTH range. A full gap above the "
@@ -314,7 +305,7 @@ def test_a_full_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) ->
         "open < session_low('RTH', 1)."
     ]
     # Neither is a gap from the previous close: that warning is not given for them.
-    assert _said(result, GAP_WARNING) == []
+    assert warnings_with(result, GAP_WARNING) == []
 
     told = {
         **FULL_GAPS,
@@ -323,9 +314,9 @@ def test_a_full_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) ->
             "count(open < session_low('RTH', 1)) as down",
         ],
     }
-    fixed = _ask(told, engine_settings)
+    fixed = ask(told, engine_settings)
     assert (fixed.summary.values["up"], fixed.summary.values["down"]) == from_rth
-    assert _said(fixed, FULL_GAP_WARNING) == []
+    assert warnings_with(fixed, FULL_GAP_WARNING) == []
 
 
 @pytest.mark.parametrize(
@@ -340,5 +331,7 @@ def test_a_full_gap_on_a_windows_daily_bars_is_said(engine_settings, minutes) ->
 )
 def test_which_sessions_say_a_full_gap(engine_settings, session, where, said) -> None:
     query = {"session": session, "from": "daily", "where": where, "select": "count()"}
-    found = [w[: len(said or "")] for w in _said(_ask(query, engine_settings), FULL_GAP_WARNING)]
+    found = [
+        w[: len(said or "")] for w in warnings_with(ask(query, engine_settings), FULL_GAP_WARNING)
+    ]
     assert found == ([said] if said else [])

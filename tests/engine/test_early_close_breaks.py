@@ -13,10 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask, warnings_with
 from small_bars import write_minutes
 
-from barb import execute
-from barb.result import Result
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
 
@@ -28,6 +27,7 @@ CLOSES = {
     dt.date(2024, 12, 24): "13:15",
 }
 CLOSED = {dt.date(2024, 12, 25), dt.date(2025, 1, 1)}
+DAILY = {"from": "daily"}
 SPANS = [("2024-06-24", "2024-07-12"), ("2024-12-16", "2025-01-08")]
 GAP = {
     "gap": "open - prev(close)",
@@ -96,16 +96,6 @@ def settings(tmp_path_factory: pytest.TempPathFactory, bars: pd.DataFrame) -> En
     return settings
 
 
-def _ask(query: dict, settings: EngineSettings) -> Result:
-    result = execute({"from": "daily", **query}, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
-def _said(result: Result, words: str) -> list[str]:
-    return [w for w in result.metadata.warnings if words in w]
-
-
 @pytest.fixture(scope="module")
 def eth_gaps(bars) -> pd.DataFrame:
     """Each Globex date's gap from the close before, the hours between them, and whether the
@@ -131,8 +121,10 @@ def test_a_gap_across_an_early_close_or_a_closure_is_said(settings, eth_gaps) ->
     """July 4 (after July 3's 13:15 close), July 5 (after July 4's 13:00), Dec 26 (after
     Christmas Eve's 13:15 close and Christmas Day, 29 hours) and Jan 2 (after New Year's Day)
     are in their weeks but not after the usual hour: counted, with the values without them."""
-    result = _ask(
-        {"session": "ETH", "map": GAP, "where": "same_week", "select": GAP_SELECT}, settings
+    result = ask(
+        {"session": "ETH", "map": GAP, "where": "same_week", "select": GAP_SELECT},
+        settings,
+        **DAILY,
     )
     kept = eth_gaps[eth_gaps["same_week"]]
     long = kept["minutes"] > 60
@@ -144,7 +136,7 @@ def test_a_gap_across_an_early_close_or_a_closure_is_said(settings, eth_gaps) ->
         dt.date(2025, 1, 2),
     ]
     full = kept[~long]
-    said = _said(result, "follow an early close or a closure")
+    said = warnings_with(result, "follow an early close or a closure")
     assert len(said) == 1, result.metadata.warnings
     text = said[0]
     assert f"{int(long.sum())} of the {len(kept)} rows kept" in text
@@ -153,20 +145,21 @@ def test_a_gap_across_an_early_close_or_a_closure_is_said(settings, eth_gaps) ->
     assert f"max_gap is {full['gap'].max():g}" in text
     assert f'"where": "{LEAVE_OUT}"' in text
     # The form it gives leaves out exactly those rows, and is not warned about again.
-    fixed = _ask(
+    fixed = ask(
         {"session": "ETH", "map": GAP, "where": f"same_week and {LEAVE_OUT}", "select": GAP_SELECT},
         settings,
+        **DAILY,
     )
     assert fixed.summary.values["days"] == len(full)
     assert fixed.summary.values["mean_abs_gap"] == pytest.approx(full["gap"].mean())
     assert fixed.summary.values["max_gap"] == pytest.approx(full["gap"].max())
-    assert not _said(fixed, "follow an early close or a closure")
+    assert not warnings_with(fixed, "follow an early close or a closure")
 
 
 def test_gaps_with_the_weekends_are_not_warned_about(settings) -> None:
     """Kept with the Mondays' weekend gaps, a holiday's is one more of the longer gaps."""
-    result = _ask({"session": "ETH", "map": GAP, "select": GAP_SELECT}, settings)
-    assert not _said(result, "follow an early close or a closure")
+    result = ask({"session": "ETH", "map": GAP, "select": GAP_SELECT}, settings, **DAILY)
+    assert not warnings_with(result, "follow an early close or a closure")
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +178,9 @@ def test_the_post_cash_move_on_days_without_a_post_cash_hour_is_said(settings, p
     """On July 3, July 4 and Christmas Eve RTH ended at the cash close or before it: close -
     session_close('CASH') is 0 there, counted as no reversal. Said with the values over the
     days that have the hour, which session_close('RTH_CLOSE') - cash_close reads as n/a."""
-    result = _ask({"session": "RTH", "map": POST_CASH, "select": POST_CASH_SELECT}, settings)
+    result = ask(
+        {"session": "RTH", "map": POST_CASH, "select": POST_CASH_SELECT}, settings, **DAILY
+    )
     after = post_cash["close"] - post_cash["cash"]
     move = post_cash["cash"] - post_cash["open"]
     reversal = np.sign(after) == -np.sign(move)
@@ -193,7 +188,7 @@ def test_the_post_cash_move_on_days_without_a_post_cash_hour_is_said(settings, p
     has_hour = post_cash["hour"].notna()
     assert [d.date() for d in post_cash.index[~has_hour]] == sorted(CLOSES)
     assert (after[~has_hour] == 0).all()
-    said = _said(result, "close - session_close('CASH') is 0 there")
+    said = warnings_with(result, "close - session_close('CASH') is 0 there")
     assert len(said) == 1, result.metadata.warnings
     text = said[0]
     assert f"On 3 of the {len(post_cash)} days RTH ended by CASH's 16:00 close" in text
@@ -202,14 +197,14 @@ def test_the_post_cash_move_on_days_without_a_post_cash_hour_is_said(settings, p
     assert f"mean_abs_after is {after[has_hour].abs().mean():.4g}" in text
     # The form it names is n/a on them: the same values, over the days with the hour.
     fixed = dict(POST_CASH, after_cash="session_close('RTH_CLOSE') - cash_close")
-    right = _ask({"session": "RTH", "map": fixed, "select": POST_CASH_SELECT}, settings)
+    right = ask({"session": "RTH", "map": fixed, "select": POST_CASH_SELECT}, settings, **DAILY)
     assert right.summary.values["reversal_share"] == pytest.approx(reversal[has_hour].mean())
     assert right.summary.values["mean_abs_after"] == pytest.approx(after[has_hour].abs().mean())
-    assert not _said(right, "is 0 there")
+    assert not warnings_with(right, "is 0 there")
 
 
 def test_the_post_cash_move_over_full_days_only_is_not_warned_about(settings) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "map": POST_CASH,
@@ -217,5 +212,6 @@ def test_the_post_cash_move_over_full_days_only_is_not_warned_about(settings) ->
             "select": POST_CASH_SELECT,
         },
         settings,
+        **DAILY,
     )
-    assert not _said(result, "is 0 there")
+    assert not warnings_with(result, "is 0 there")

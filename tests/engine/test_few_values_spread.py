@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from asking import ask
 from rth_bars import sample_rth_days
-
-from barb import execute
 
 pytestmark = pytest.mark.slow
 
 RV = "std(ret) * sqrt(252) * 100 as rv"
 
 
-def _ask(period: str, settings) -> tuple[float, list[str]]:
+def _rv(period: str, settings) -> tuple[float, list[str]]:
     query = {
         "session": "RTH",
         "from": "daily",
@@ -23,8 +22,7 @@ def _ask(period: str, settings) -> tuple[float, list[str]]:
         "map": {"ret": "close / prev(close) - 1"},
         "select": [RV, "count()"],
     }
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
+    result = ask(query, settings)
     return result.summary.values["rv"], result.metadata.warnings
 
 
@@ -32,12 +30,12 @@ def test_a_spread_of_four_returns_says_it_is_rough(sample_settings) -> None:
     closes = sample_rth_days(sample_settings)["close"]
     returns = (closes / closes.shift() - 1).loc["2026"]
     assert len(returns) == 4
-    rv, warnings = _ask("ytd", sample_settings)
+    rv, warnings = _rv("ytd", sample_settings)
     assert rv == pytest.approx(returns.std(ddof=1) * np.sqrt(252) * 100, rel=1e-3)
     error = 100 / np.sqrt(2 * (len(returns) - 1))
     assert (
         f"rv rests on a standard deviation of {len(returns)} values only: from so few it is "
         f"known to about ±{error:.0f}% of itself; a longer period gives a steadier one."
     ) in warnings
-    _, warnings = _ask("last_1_years", sample_settings)
+    _, warnings = _rv("last_1_years", sample_settings)
     assert not [w for w in warnings if "standard deviation of" in w]

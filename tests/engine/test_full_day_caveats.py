@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from asking import RTH_DAILY, ask
 
-from barb import execute
 from barb.result import Result
 
 RTH = (570, 1020)  # 09:30-17:00, minutes of the day
@@ -36,18 +36,14 @@ def days(minutes: pd.DataFrame) -> pd.DataFrame:
     return full.join(part, how="inner")
 
 
-def _ask(query: dict, settings, session: str = "RTH") -> Result:
-    result = execute({"session": session, "from": "daily", **query}, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 def _full_day(result: Result) -> list[str]:
     return [w for w in result.metadata.warnings if "the full day (ETH)" in w]
 
 
 def test_rth_high_is_said_beside_the_full_days_higher_one(engine_settings, days):
-    result = _ask({"select": ["max(high)", "arg_max(date(), high) as date"]}, engine_settings)
+    result = ask(
+        {"select": ["max(high)", "arg_max(date(), high) as date"]}, engine_settings, **RTH_DAILY
+    )
     assert result.summary.values["max_high"] == days["rth_high"].max()
     top = days["high"].idxmax()
     assert days.loc[top, "high"] > days["rth_high"].max()  # the data has the case
@@ -61,9 +57,10 @@ def test_rth_high_is_said_beside_the_full_days_higher_one(engine_settings, days)
 
 def test_rth_low_over_a_period_and_a_mapped_column(engine_settings, days):
     march = days.loc["2024-03"]
-    result = _ask(
+    result = ask(
         {"period": "2024-03", "map": {"lo": "low"}, "select": "min(lo) as bottom"},
         engine_settings,
+        **RTH_DAILY,
     )
     assert result.summary.value == march["rth_low"].min()
     bottom = march["low"].idxmin()
@@ -77,7 +74,9 @@ def test_rth_low_over_a_period_and_a_mapped_column(engine_settings, days):
 
 
 def test_rth_volume_is_said_with_the_full_days_mean_and_median(engine_settings, days):
-    result = _ask({"select": ["mean(volume)", "median(volume)", "count()"]}, engine_settings)
+    result = ask(
+        {"select": ["mean(volume)", "median(volume)", "count()"]}, engine_settings, **RTH_DAILY
+    )
     assert result.summary.values["mean_volume"] == pytest.approx(days["rth_volume"].mean())
     share = days["rth_volume"].sum() / days["volume"].sum()
     assert _full_day(result) == [
@@ -98,12 +97,19 @@ def test_rth_volume_is_said_with_the_full_days_mean_and_median(engine_settings, 
     ],
 )
 def test_nothing_is_said_where_nothing_is_left_out(engine_settings, session, select):
-    assert _full_day(_ask({"select": select}, engine_settings, session)) == []
+    assert (
+        _full_day(ask({"select": select}, engine_settings, **RTH_DAILY | {"session": session}))
+        == []
+    )
 
 
 def test_rows_listed_and_groups_are_not_looked_at(engine_settings):
-    listed = _ask({"select": ["date()", "high"], "sort": "high desc", "limit": 1}, engine_settings)
-    grouped = _ask({"group_by": "month()", "select": "max(high)"}, engine_settings)
+    listed = ask(
+        {"select": ["date()", "high"], "sort": "high desc", "limit": 1},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    grouped = ask({"group_by": "month()", "select": "max(high)"}, engine_settings, **RTH_DAILY)
     assert _full_day(listed) == _full_day(grouped) == []
 
 
@@ -114,7 +120,9 @@ def test_a_date_alone_is_said_only_when_the_full_day_peaked_on_another(
     """arg_max(date(), high) answers a date: the full day's higher high on that same date
     changes no answer (its price is not in the result)."""
     part = days.loc[month]
-    result = _ask({"period": month, "select": "arg_max(date(), high) as d"}, engine_settings)
+    result = ask(
+        {"period": month, "select": "arg_max(date(), high) as d"}, engine_settings, **RTH_DAILY
+    )
     assert pd.Timestamp(result.summary.value) == part["rth_high"].idxmax()
     said = _full_day(result)
     assert len(said) == int(part["high"].idxmax() != part["rth_high"].idxmax())

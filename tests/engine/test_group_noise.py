@@ -12,11 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from asking import RTH_DAILY, ask
 from rth_bars import RTH_END, RTH_START, sample_rth_days
 
-from barb import execute
 from barb.data.store import data_path
-from barb.result import Result
 
 pytestmark = pytest.mark.slow
 
@@ -56,12 +55,6 @@ def _quoted(value: float) -> str:
     return f"{round(value, digits):.10g}"
 
 
-def _ask(query: dict, settings) -> Result:
-    result = execute({"session": "RTH", "from": "daily", **query}, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 def test_weekday_means_within_their_noise_name_no_winner(sample_settings, rth_days) -> None:
     weekday = pd.Series(
         [DAYS[d] for d in rth_days.index.dayofweek], index=rth_days.index, name="weekday"
@@ -69,13 +62,14 @@ def test_weekday_means_within_their_noise_name_no_winner(sample_settings, rth_da
     high, low, noisy = _ends(rth_days["range"], weekday)
     pct_high, pct_low, pct_noisy = _ends(rth_days["pct"], weekday)
     assert noisy and pct_noisy  # the case the warning is for
-    result = _ask(
+    result = ask(
         {
             "map": {"weekday": "dayname()", "rp": "range / open * 100"},
             "group_by": "weekday",
             "select": ["mean(range)", "mean(rp) as pct", "count()"],
         },
         sample_settings,
+        **RTH_DAILY,
     )
     assert (
         "The groups' means differ by less than their noise: "
@@ -88,9 +82,10 @@ def test_weekday_means_within_their_noise_name_no_winner(sample_settings, rth_da
 def test_years_far_apart_are_not_called_noise(sample_settings, rth_days) -> None:
     _, _, noisy = _ends(rth_days["pct"], pd.Series(rth_days.index.year, index=rth_days.index))
     assert not noisy
-    result = _ask(
+    result = ask(
         {"map": {"rp": "range / open * 100"}, "group_by": "year()", "select": "mean(rp)"},
         sample_settings,
+        **RTH_DAILY,
     )
     assert not [w for w in result.metadata.warnings if "their noise" in w]
     assert result.metadata.even_groups is None
@@ -137,7 +132,7 @@ def test_a_ranking_names_the_groups_within_its_firsts_noise(sample_settings, rth
     assert 1 < len(close) < 11  # the case: a few tied, not all of them
     _, _, noisy = _ends(rth_days["pct"], month)
     assert not noisy  # the highest and lowest months are apart: the first warning is silent
-    result = _ask(
+    result = ask(
         {
             "map": {"rp": "range / open * 100"},
             "group_by": "month()",
@@ -146,6 +141,7 @@ def test_a_ranking_names_the_groups_within_its_firsts_noise(sample_settings, rth
             "limit": 1,
         },
         sample_settings,
+        **RTH_DAILY,
     )
     assert _ranking_warning("p", first, close) in result.metadata.warnings
 
@@ -154,7 +150,7 @@ def test_a_clear_first_is_not_called_noise(sample_settings, rth_days) -> None:
     year = pd.Series(rth_days.index.year, index=rth_days.index)
     _, close = _ranking(rth_days["pct"], year, descending=False)
     assert close == []
-    result = _ask(
+    result = ask(
         {
             "map": {"rp": "range / open * 100"},
             "group_by": "year()",
@@ -162,6 +158,7 @@ def test_a_clear_first_is_not_called_noise(sample_settings, rth_days) -> None:
             "sort": "p asc",
         },
         sample_settings,
+        **RTH_DAILY,
     )
     assert not [w for w in result.metadata.warnings if "ranks first" in w]
 
@@ -181,7 +178,7 @@ def test_the_quietest_hour_of_eth_is_one_of_eight(sample_settings) -> None:
     clock = hourly["hour"].map(lambda h: f"{h:02d}:00")
     first, close = _ranking(pct, clock, descending=False)
     assert first.startswith("21:00") and len(close) == 7
-    result = execute(
+    result = ask(
         {
             "session": "ETH",
             "from": "1h",
@@ -190,10 +187,8 @@ def test_the_quietest_hour_of_eth_is_one_of_eight(sample_settings) -> None:
             "select": ["mean(r_pct) as avg_range_pct", "mean(range)"],
             "sort": "avg_range_pct asc",
         },
-        "NQ",
-        settings=sample_settings,
+        sample_settings,
     )
-    assert result.ok, result.to_dict()
     assert _ranking_warning("avg_range_pct", first, close) in result.metadata.warnings
 
 
@@ -212,7 +207,7 @@ def test_minute_bars_spreads_are_every_rows(sample_settings, nq_minutes) -> None
     first, close = _ranking(ranges, minute, descending=False)
     first, close = first.replace("month ", "m "), [c.replace("month ", "m ") for c in close]
     assert 1 < len(close) < 59
-    result = execute(
+    result = ask(
         {
             "session": "ETH",
             "from": "1m",
@@ -221,10 +216,8 @@ def test_minute_bars_spreads_are_every_rows(sample_settings, nq_minutes) -> None
             "select": "mean(range) as r",
             "sort": "r asc",
         },
-        "NQ",
-        settings=sample_settings,
+        sample_settings,
     )
-    assert result.ok, result.to_dict()
     assert _ranking_warning("r", first, close) in result.metadata.warnings
 
 
@@ -235,7 +228,7 @@ def test_minute_bars_weekday_bodies_within_noise(sample_settings, nq_minutes) ->
     weekday = pd.Series(np.array(DAYS)[days])
     high, low, noisy = _ends(body, weekday)
     assert noisy
-    result = execute(
+    result = ask(
         {
             "session": "RTH",
             "from": "1m",
@@ -243,10 +236,8 @@ def test_minute_bars_weekday_bodies_within_noise(sample_settings, nq_minutes) ->
             "group_by": "d",
             "select": "mean(close - open) as body",
         },
-        "NQ",
-        settings=sample_settings,
+        sample_settings,
     )
-    assert result.ok, result.to_dict()
     said = f"body highest {high}, lowest {low} (± 2 standard errors)."
     assert any(w.endswith(said) for w in result.metadata.warnings), result.metadata.warnings
 
@@ -285,7 +276,7 @@ def test_a_points_mean_within_noise_over_blended_levels_says_its_percent_is_not(
     assert noisy and not pct_noisy  # the case: within noise in points only
     query = {"session": "ETH", "join": "fomc", "map": {"rp": "range / open * 100"},
              "group_by": "fomc", "select": ["mean(range)", "mean(rp) as pct"]}  # fmt: skip
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     assert result.metadata.even_groups == ["mean_range"]
     [levels] = [w for w in result.metadata.warnings if "blends price levels" in w]
     assert levels.endswith(
@@ -296,6 +287,6 @@ def test_a_points_mean_within_noise_over_blended_levels_says_its_percent_is_not(
     # too) says nothing of the range's noise.
     other = {**query, "map": {"chg": "abs(close / prev(close) - 1) * 100"},
              "select": ["mean(range)", "mean(chg) as move"]}  # fmt: skip
-    result = _ask(other, sample_settings)
+    result = ask(other, sample_settings, **RTH_DAILY)
     assert "move" not in (result.metadata.even_groups or [])
     assert not [w for w in result.metadata.warnings if "In percent" in w]

@@ -7,8 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import talib
-
-from barb import execute
+from asking import ask
 
 pytestmark = pytest.mark.slow
 
@@ -26,15 +25,9 @@ def _daily(con, table: str = "nq") -> pd.DataFrame:
     ).df()
 
 
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 def test_rsi_below_30_in_2024_uses_all_history(sample_settings, con) -> None:
     """ "How many days in 2024 did the daily RSI(14) close below 30?"""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -51,7 +44,7 @@ def test_rsi_below_30_in_2024_uses_all_history(sample_settings, con) -> None:
 
 
 def test_rsi_values_in_a_period_match_talib_over_all_history(sample_settings, con) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -68,7 +61,7 @@ def test_rsi_values_in_a_period_match_talib_over_all_history(sample_settings, co
 
 
 def test_share_of_2024_days_above_the_200_day_sma(sample_settings, con) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -87,7 +80,7 @@ def test_share_of_2024_days_above_the_200_day_sma(sample_settings, con) -> None:
 
 
 def test_monthly_returns_for_2023_include_january(sample_settings, con) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "monthly",
@@ -118,9 +111,8 @@ def test_patterns_on_the_first_days_of_a_period(pattern, rule, sample_settings, 
     marked = daily.loc[rule(daily).fillna(False).to_numpy(dtype=bool), "d"]
     for month in range(1, 13):
         period = f"2024-{month:02d}"
-        result = _ask(
-            {"session": "RTH", "from": "daily", "period": period, "where": pattern},
-            sample_settings,
+        result = ask(
+            {"session": "RTH", "from": "daily", "period": period, "where": pattern}, sample_settings
         )
         got = result.table["timestamp"].dt.strftime("%Y-%m-%d").tolist()
         expected = marked[marked.dt.strftime("%Y-%m") == period].dt.strftime("%Y-%m-%d")
@@ -130,7 +122,7 @@ def test_patterns_on_the_first_days_of_a_period(pattern, rule, sample_settings, 
 def test_minute_level_indicator_in_a_short_period(sample_settings, con) -> None:
     """On 5-minute bars, a one-day period gets a bounded warm-up that matches TA-Lib over all
     history within 1e-6 (EMA and Wilder smoothing forget their start geometrically)."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "5m",
@@ -154,7 +146,7 @@ def test_minute_level_indicator_in_a_short_period(sample_settings, con) -> None:
 
 
 def test_next_at_the_period_end_reads_the_following_bar(sample_settings, con) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -173,7 +165,7 @@ def test_next_at_the_period_end_reads_the_following_bar(sample_settings, con) ->
 def test_where_and_aggregates_see_history_too(sample_settings, con) -> None:
     """prev() inside a where and inside an aggregate reads the previous trading day, even
     when where removed it or the period starts after it."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -196,7 +188,7 @@ def test_where_and_aggregates_see_history_too(sample_settings, con) -> None:
 
 def test_relative_volume_built_in_two_map_steps(sample_settings, con) -> None:
     """ "Relative volume (vs the previous 20 days' average) over the last 10 days." """
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -217,7 +209,7 @@ def test_chained_conditions_count_the_periods_first_days(sample_settings, con) -
     """ "After two up days in 2020, how often was the third up?" and "how many of the last 20
     days closed up" with the condition in a map column: the period's first days read the
     days before it."""
-    two_up = _ask(
+    two_up = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -228,7 +220,7 @@ def test_chained_conditions_count_the_periods_first_days(sample_settings, con) -
         },
         sample_settings,
     )
-    ups20 = _ask(
+    ups20 = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -248,7 +240,7 @@ def test_chained_conditions_count_the_periods_first_days(sample_settings, con) -
 
 
 def test_next_of_next_at_the_period_end(sample_settings, con) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -268,7 +260,7 @@ def test_next_of_next_at_the_period_end(sample_settings, con) -> None:
 
 
 def test_cumulative_return_in_2024_starts_at_its_first_bar(sample_settings, con) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -284,7 +276,7 @@ def test_cumulative_return_in_2024_starts_at_its_first_bar(sample_settings, con)
 
 
 def test_max_drawdown_in_2023_is_from_a_2023_peak(sample_settings, con) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -316,7 +308,7 @@ def test_all_time_highs_under_a_period_say_the_history_went_higher(sample_settin
     assert all_time < since_january  # the case: history changes the answer
     ath = {"ath": "high > prev(cummax(high))"}
     query = {"session": "RTH", "from": "daily", "map": ath, "select": "count(ath)"}
-    restarted = _ask({**query, "period": "2025"}, sample_settings)
+    restarted = ask({**query, "period": "2025"}, sample_settings)
     assert restarted.summary.value == since_january
     before = high.loc[:"2024-12-31"]
     assert _cummax_warnings(restarted) == [
@@ -325,7 +317,7 @@ def test_all_time_highs_under_a_period_say_the_history_went_higher(sample_settin
         "the highest since the period began, not of all history; for all-time highs or lows "
         "leave the period out and pick the rows with where (year() == 2025) or sort and limit."
     ]
-    whole = _ask({**query, "where": "year() == 2025"}, sample_settings)
+    whole = ask({**query, "where": "year() == 2025"}, sample_settings)
     assert whole.summary.value == all_time
     assert _cummax_warnings(whole) == []
 
@@ -337,7 +329,7 @@ def test_a_running_high_is_not_warned_without_history_before_or_with_a_unit(
         {"period": "2008", "map": {"pk": "cummax(high)"}},  # the data's first year
         {"period": "2025", "map": {"pk": "cummax(high, 'year')"}},  # restarts by design
     ):
-        result = _ask(
+        result = ask(
             {"session": "RTH", "from": "daily", **query, "select": "max(pk)"}, sample_settings
         )
         assert _cummax_warnings(result) == []
@@ -346,7 +338,7 @@ def test_a_running_high_is_not_warned_without_history_before_or_with_a_unit(
 @pytest.mark.parametrize("period", ["2025", "last_30_bars"])
 def test_rank_ranks_the_period_among_itself(period, sample_settings, con) -> None:
     """ "How many of 2025's days were in its top 10% by range?" (and over the last 30 days)"""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -361,7 +353,7 @@ def test_rank_ranks_the_period_among_itself(period, sample_settings, con) -> Non
     ranges = days["high"] - days["low"]
     expected = ranges.rank(method="max", pct=True) * 100
     np.testing.assert_allclose(result.table["r"].to_numpy(), expected.to_numpy())
-    top = _ask(
+    top = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -386,7 +378,7 @@ def _whole_years(daily: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_mean_yearly_return_counts_whole_years_only(sample_settings, con) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "yearly",
@@ -406,7 +398,7 @@ def test_mean_yearly_return_counts_whole_years_only(sample_settings, con) -> Non
 def test_the_last_n_weeks_on_weekly_bars_are_whole_weeks(sample_settings, con) -> None:
     # last_N_weeks, not last_N_bars: the last N bars include the unfinished week (for
     # every N, test_unfinished_last_bar), the last N weeks are N whole ones.
-    result = _ask({"session": "RTH", "from": "weekly", "period": "last_3_weeks"}, sample_settings)
+    result = ask({"session": "RTH", "from": "weekly", "period": "last_3_weeks"}, sample_settings)
     daily = _daily(con)
     weeks = daily.groupby(daily["d"].dt.to_period("W-SUN")).agg(
         first=("d", "first"), high=("high", "max")
@@ -420,7 +412,7 @@ def test_the_open_month_alone_is_kept_and_said_to_be_open(sample_settings, con) 
     daily = _daily(con)
     last = daily["d"].iloc[-1]
     month = daily[daily["d"].dt.to_period("M") == last.to_period("M")]
-    result = _ask(
+    result = ask(
         {"session": "RTH", "from": "monthly", "period": last.strftime("%Y-%m")}, sample_settings
     )
     assert list(result.table["month"]) == [last.strftime("%Y-%m")]

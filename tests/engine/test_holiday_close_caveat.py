@@ -11,13 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from asking import RTH_DAILY, ask, warnings_with
 
-from barb import execute
-from barb.result import Result
 from barb.settings import EngineSettings
 
 RTH_START, RTH_END = 570, 1020  # 09:30-17:00
 RET = "(close / prev(close) - 1) * 100"
+# The words of the warning that some rows kept follow a US holiday session.
+KEPT = "rows kept follow"
 ONE_BACK = "if(prev(holiday()), session_close('RTH', 2), prev(close))"
 TWO_BACK = (
     "if(prev(holiday()), if(prev(holiday(), 2), session_close('RTH', 3), "
@@ -73,16 +74,6 @@ def eth(bars) -> pd.DataFrame:
     return _closes(bars)
 
 
-def _ask(query: dict, settings: EngineSettings) -> Result:
-    result = execute({"session": "RTH", "from": "daily", **query}, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
-def _said(result: Result) -> list[str]:
-    return [w for w in result.metadata.warnings if "rows kept follow" in w]
-
-
 def _after(rth: pd.DataFrame, day: pd.Timestamp, closed_at: pd.Series) -> str:
     """'2008-11-28 after 2008-11-27, closed 11:30': a row and the holiday session before it."""
     holiday = rth.index[rth.index.get_loc(day) - 1]
@@ -111,18 +102,20 @@ def test_the_day_after_thanksgiving_is_said_with_the_last_stock_close(
         "where": "post_holiday() and month() == 11",
         "select": ["mean(ret) as ret", "count() as days"],
     }
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     assert result.summary.values["days"] == len(fridays) == 18
     from_thursday = (fridays["close"] / fridays["prev"] - 1).mean() * 100
     assert result.summary.values["ret"] == pytest.approx(from_thursday)  # +0.222%
     example = "e.g. " + _after(rth, fridays.index[0], closed_at)
-    assert _said(result) == [_text(18, 18, example, f"From that close: {ONE_BACK}.")]
+    assert warnings_with(result, KEPT) == [_text(18, 18, example, f"From that close: {ONE_BACK}.")]
     # The form given reads Wednesday's close (+0.452%), and says nothing more.
-    fixed = _ask({**query, "map": {"ret": f"(close / {ONE_BACK} - 1) * 100"}}, sample_settings)
+    fixed = ask(
+        {**query, "map": {"ret": f"(close / {ONE_BACK} - 1) * 100"}}, sample_settings, **RTH_DAILY
+    )
     from_wednesday = (fridays["close"] / fridays["stock"] - 1).mean() * 100
     assert fixed.summary.values["ret"] == pytest.approx(from_wednesday)
     assert abs(from_wednesday - from_thursday) > 0.2
-    assert _said(fixed) == []
+    assert warnings_with(fixed, KEPT) == []
 
 
 def test_dropping_the_holidays_does_not_hide_what_prev_reads(
@@ -138,21 +131,23 @@ def test_dropping_the_holidays_does_not_hide_what_prev_reads(
         "group_by": "post_holiday()",
         "select": ["count() as days", "median(ret) as ret"],
     }
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     stock = rth[~rth["holiday"]]
     after = stock[stock["after"]]
     assert int(result.table["days"].sum()) == len(stock)
     # Sandy's second day (2012-10-30) is itself dropped: 2012-10-31 steps back twice.
     assert "2012-10-31" in after.index and len(after) == int(rth["after"].sum()) - 1
     example = "e.g. " + _after(rth, after.index[0], closed_at)
-    assert _said(result) == [
+    assert warnings_with(result, KEPT) == [
         _text(len(after), len(stock), example, f"From that close: {TWO_BACK}.")
     ]
-    fixed = _ask({**query, "map": {"ret": f"(close / {TWO_BACK} - 1) * 100"}}, sample_settings)
+    fixed = ask(
+        {**query, "map": {"ret": f"(close / {TWO_BACK} - 1) * 100"}}, sample_settings, **RTH_DAILY
+    )
     table = fixed.table.set_index("post_holiday")
     from_stock = ((after["close"] / after["stock"] - 1) * 100).median()
     assert table.loc[True, "ret"] == pytest.approx(from_stock)
-    assert _said(fixed) == []
+    assert warnings_with(fixed, KEPT) == []
 
 
 @pytest.mark.parametrize(
@@ -176,12 +171,12 @@ def test_over_every_day_a_notable_share_is_said(
     """Over every day the holiday sessions are rows too: where the days after them are a
     notable share of a group, the stock market's days are those without them, and their day
     after from the last stock-market close."""
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     after = rth.index[rth["after"]]
     assert len(after) == 116
     example = "e.g. " + _after(rth, after[0], closed_at)
     expected = [_text(len(after), len(rth), example, _stock_days(TWO_BACK))]
-    assert _said(result) == expected[:said]
+    assert warnings_with(result, KEPT) == expected[:said]
 
 
 def test_the_forms_read_the_last_stock_close_on_every_day_after_a_closure(
@@ -191,7 +186,7 @@ def test_the_forms_read_the_last_stock_close_on_every_day_after_a_closure(
     stock-market close; after Good Friday, Christmas or New Year (no RTH bar) prev(close)
     already is it. The one-step form misses only 2012-10-31, after Sandy's second day."""
     settings = EngineSettings(data_dir=sample_settings.data_dir, max_table_rows=10_000)
-    result = _ask(
+    result = ask(
         {
             "map": {"one": ONE_BACK, "two": TWO_BACK, "pc": "prev(close)"},
             "where": "post_holiday()",
@@ -199,6 +194,7 @@ def test_the_forms_read_the_last_stock_close_on_every_day_after_a_closure(
             "limit": 10_000,
         },
         settings,
+        **RTH_DAILY,
     )
     got = result.table.set_index(pd.to_datetime(result.table["date"]))
     expected = rth.loc[got.index]
@@ -208,9 +204,11 @@ def test_the_forms_read_the_last_stock_close_on_every_day_after_a_closure(
     missed = got.index[~np.isclose(got["one"], expected["stock"], equal_nan=True)]
     assert [f"{d:%Y-%m-%d}" for d in missed] == ["2012-10-31"]
     # The query reads prev(holiday()): it steps back over them itself.
-    assert _said(result) == []
-    sandy = _ask({"period": "2012-10-31", "map": {"gap": "open - prev(close)"}}, settings)
-    assert _said(sandy) == [
+    assert warnings_with(result, KEPT) == []
+    sandy = ask(
+        {"period": "2012-10-31", "map": {"gap": "open - prev(close)"}}, settings, **RTH_DAILY
+    )
+    assert warnings_with(sandy, KEPT) == [
         _text(
             1,
             1,
@@ -221,11 +219,12 @@ def test_the_forms_read_the_last_stock_close_on_every_day_after_a_closure(
 
 
 def test_a_group_of_days_after_holidays_is_said(sample_settings, rth) -> None:
-    result = _ask(
+    result = ask(
         {"map": {"ret": RET}, "group_by": "post_holiday()", "select": "mean(ret)"},
         sample_settings,
+        **RTH_DAILY,
     )
-    assert _said(result)[0].startswith(
+    assert warnings_with(result, KEPT)[0].startswith(
         f"{int(rth['after'].sum())} of the {len(rth):,} rows kept follow a US holiday session"
     )
 
@@ -244,7 +243,7 @@ def test_the_monday_after_easter_on_eth_names_good_fridays_morning(
         "group_by": "day",
         "select": ["count() as days", "mean(ret) as ret"],
     }
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     mondays = eth[(eth.index.month.isin([3, 4])) & (eth.index.dayofweek == 0)]
     mondays = mondays[~mondays.index.isin(eth.index[eth["holiday"]]) & ~mondays["prev"].isna()]
     # Mondays whose previous weekday the NYSE shut: after Good Friday, with or without a row.
@@ -262,13 +261,15 @@ def test_the_monday_after_easter_on_eth_names_good_fridays_morning(
     assert len(after) == 7 and set(closed_at[after.index - pd.Timedelta(days=3)]) == {"09:15"}
     form = "if(prev(holiday()), session_close('ETH', 2), prev(close))"
     example = "e.g. " + _after(eth, after.index[0], closed_at)
-    assert _said(result) == [_text(7, 36, example, f"From that close: {form}.")]
-    fixed = _ask(
-        {**query, "map": {**query["map"], "ret": f"(close / {form} - 1) * 100"}}, sample_settings
+    assert warnings_with(result, KEPT) == [_text(7, 36, example, f"From that close: {form}.")]
+    fixed = ask(
+        {**query, "map": {**query["map"], "ret": f"(close / {form} - 1) * 100"}},
+        sample_settings,
+        **RTH_DAILY,
     )
     assert fixed.table.set_index("day").loc["Mon after", "ret"] == pytest.approx(from_thursday)
     assert from_thursday - from_prev > 0.1
-    assert _said(fixed) == []
+    assert warnings_with(fixed, KEPT) == []
 
 
 @pytest.mark.parametrize(
@@ -301,7 +302,7 @@ def test_the_monday_after_easter_on_eth_names_good_fridays_morning(
     ],
 )
 def test_ordinary_questions_say_nothing(sample_settings, query) -> None:
-    assert _said(_ask(query, sample_settings)) == []
+    assert warnings_with(ask(query, sample_settings, **RTH_DAILY), KEPT) == []
 
 
 @pytest.mark.parametrize(
@@ -319,13 +320,13 @@ def test_a_day_after_a_holiday_among_the_rows_listed_is_named(
     after = listed.index[listed["after"]]
     assert len(after) >= 1 and len(after) / limit < 0.1  # once under the share rule
     query = {"period": str(year), "map": {"ret": RET}, "sort": f"ret {order}", "limit": limit}
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     assert sorted(result.table["date"].astype(str)) == [f"{d:%Y-%m-%d}" for d in listed.index]
     named = [_after(rth, d, closed_at) for d in after]
     if limit > 25:  # not read whole, and under the share: nothing to name
-        assert _said(result) == []
+        assert warnings_with(result, KEPT) == []
         return
     # Read whole (25 rows at most): each named.
     # Holiday sessions listed too: the stock market's days are the others.
     fix = _stock_days(ONE_BACK) if listed["holiday"].any() else f"From that close: {ONE_BACK}."
-    assert _said(result) == [_text(len(after), limit, "; ".join(named), fix)]
+    assert warnings_with(result, KEPT) == [_text(len(after), limit, "; ".join(named), fix)]

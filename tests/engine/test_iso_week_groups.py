@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from asking import ask
 
-from barb import execute
 from barb.data.store import data_path
 
 pytestmark = pytest.mark.slow
@@ -37,14 +37,8 @@ def daily(sample_settings) -> pd.DataFrame:
     return days
 
 
-def _ask(query: dict, settings):
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 def test_a_year_grouped_by_week_number_warns_of_its_merged_week(sample_settings, daily) -> None:
-    result = _ask(BEST_WEEKS, sample_settings)
+    result = ask(BEST_WEEKS, sample_settings)
     year = daily[daily.index.year == 2025]
     week_one = year[year.index.isocalendar().week.to_numpy() == 1]
     assert [str(d.date()) for d in week_one.index] == [
@@ -66,7 +60,7 @@ def test_a_year_grouped_by_week_number_warns_of_its_merged_week(sample_settings,
 
 def test_grouped_by_week_each_group_is_one_week(sample_settings, daily) -> None:
     """week() (the week's Monday) gives the real weeks, and nothing is said."""
-    result = _ask({**BEST_WEEKS, "map": {"wk": "week()"}, "limit": 3}, sample_settings)
+    result = ask({**BEST_WEEKS, "map": {"wk": "week()"}, "limit": 3}, sample_settings)
     year = daily[daily.index.year == 2025]
     monday = year.index - pd.to_timedelta(year.index.weekday, unit="D")
     weeks = year.groupby(monday).agg(open=("open", "first"), close=("close", "last"))
@@ -81,7 +75,7 @@ def test_grouped_by_week_each_group_is_one_week(sample_settings, daily) -> None:
 def test_week_numbers_across_years_are_not_warned_about(sample_settings) -> None:
     """Week N of every year together is what weekofyear() is for: each group holds one
     week a year on purpose."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -97,7 +91,7 @@ def test_week_numbers_across_years_are_not_warned_about(sample_settings) -> None
 def test_year_and_week_number_together_still_merge_week_one(sample_settings) -> None:
     """group_by [year(), weekofyear()] puts 2024-12-30/31 (ISO week 1 of 2025) with 2024's
     first days: year() does not undo the merge."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask
 from small_bars import write_minutes
 
-from barb import execute
 from barb.period_rows import UNMATCHED_NAMED
 from barb.settings import EngineSettings
 
@@ -82,12 +82,6 @@ def _joined(raw: dict, ours: str, theirs: str, hourly: bool = False) -> pd.DataF
     return both
 
 
-def _ask(settings: EngineSettings, query: dict, instrument: str):
-    result = execute(query, instrument, settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 DAILY_MAP = {
     "a_ret": "close / prev(close) - 1",
     "b_ret": "{p}_close / prev({p}_close) - 1",
@@ -121,7 +115,7 @@ def test_a_daily_period_after_a_bar_the_join_left_out_reads_the_joined_history(
         "map": {name: expr.format(p=prefix) for name, expr in DAILY_MAP.items()},
         "select": ["a_ret", "b_ret", "rc20"],
     }
-    result = _ask(settings, query, ours)
+    result = ask(query, settings, ours)
 
     both = _joined(raw, ours, theirs)
     returns = both.pct_change()
@@ -141,8 +135,7 @@ def test_a_daily_period_after_a_bar_the_join_left_out_reads_the_joined_history(
 def test_a_period_the_join_does_not_reach_across_says_nothing(markets) -> None:
     """prev() on 2024-04-08 reads 2024-04-05: Good Friday is no bar it reads."""
     settings, _ = markets
-    result = _ask(
-        settings,
+    result = ask(
         {
             "session": "ETH",
             "from": "daily",
@@ -151,6 +144,7 @@ def test_a_period_the_join_does_not_reach_across_says_nothing(markets) -> None:
             "map": {"a_ret": "close / prev(close) - 1"},
             "select": "a_ret",
         },
+        settings,
         "NQ",
     )
     assert not [w for w in result.metadata.warnings if "without a matching" in w]
@@ -173,8 +167,7 @@ def test_an_intraday_period_after_bars_the_join_left_out(
     over all history, and the bars it steps over are said though the period is one day."""
     settings, raw = markets
     prefix = theirs.lower()
-    result = _ask(
-        settings,
+    result = ask(
         {
             "session": "ETH",
             "from": "1h",
@@ -186,6 +179,7 @@ def test_an_intraday_period_after_bars_the_join_left_out(
             },
             "select": ["timestamp", "a_ret", "b_ret"],
         },
+        settings,
         ours,
     )
     both = _joined(raw, ours, theirs, hourly=True)
@@ -229,7 +223,7 @@ def test_a_window_names_the_market_that_lacked_bars(markets) -> None:
         "map": {"cl_m": "close / open - 1", "nq_m": "nq_close / nq_open - 1"},
         "select": ["correlation(cl_m, nq_m)", "count()"],
     }
-    warnings = _ask(settings, query, "CL").metadata.warnings
+    warnings = ask(query, settings, "CL").metadata.warnings
     assert not [w for w in warnings if "no bars in" in w or "no CL bars in" in w]
     assert "1 CL bar without a matching NQ bar left out: 2024-04-15." in warnings[0]
     # A day the asking market itself has no bars in the window is still said, as its own.
@@ -239,7 +233,7 @@ def test_a_window_names_the_market_that_lacked_bars(markets) -> None:
         "map": {"nq_m": "close / open - 1", "cl_m": "cl_close / cl_open - 1"},
         "select": ["correlation(nq_m, cl_m)", "count()"],
     }
-    warnings = _ask(settings, query, "NQ").metadata.warnings
+    warnings = ask(query, settings, "NQ").metadata.warnings
     assert [w for w in warnings if "no bars in" in w] == []
     assert any(w.startswith("1 trading day has no NQ bars in 13:30-14:30 (") for w in warnings)
     assert any("e.g. 2024-04-10)" in w for w in warnings)
@@ -249,8 +243,7 @@ def test_a_short_session_names_the_joined_market_s_other_hours(markets) -> None:
     """p32a Q19: over 09:30-16:00 on a holiday NQ stopped at 13:00 and CL ran to 14:30, so
     the listed cl_m is no part of nq_m's hours: said beside NQ's part day."""
     settings, raw = markets
-    result = _ask(
-        settings,
+    result = ask(
         {
             "session": "09:30-16:00",
             "from": "daily",
@@ -259,6 +252,7 @@ def test_a_short_session_names_the_joined_market_s_other_hours(markets) -> None:
             "map": {"nq_m": "close / open - 1", "cl_m": "cl_close / cl_open - 1"},
             "select": ["nq_m", "cl_m"],
         },
+        settings,
         "NQ",
     )
     cl = raw["CL"]

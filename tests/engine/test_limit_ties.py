@@ -5,16 +5,10 @@ RTH daily bars built from the minute file."""
 from __future__ import annotations
 
 import pandas as pd
+from asking import RTH_DAILY, ask
 from rth_bars import rth_daily
 
-from barb import execute
 from barb.result import Result
-
-
-def _ask(query: dict, settings) -> Result:
-    result = execute({"session": "RTH", "from": "daily", **query}, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _ties(result: Result) -> list[str]:
@@ -30,7 +24,7 @@ def test_a_group_tied_with_the_last_one_kept_is_named(engine_settings, minutes) 
     counts = _days_per_weekday(minutes, "2024-01")
     top = counts[counts == counts.max()]
     assert len(top) > 1  # January 2024: five Tuesdays, Wednesdays and Thursdays
-    result = _ask(
+    result = ask(
         {
             "period": "2024-01",
             "group_by": "dayname()",
@@ -39,6 +33,7 @@ def test_a_group_tied_with_the_last_one_kept_is_named(engine_settings, minutes) 
             "limit": 1,
         },
         engine_settings,
+        **RTH_DAILY,
     )
     [kept] = result.table["dayname"].tolist()
     assert kept in top.index
@@ -49,7 +44,7 @@ def test_a_group_tied_with_the_last_one_kept_is_named(engine_settings, minutes) 
         f"limit to {len(top)}."
     ]
     # Room for every tied row: nothing is said.
-    wider = _ask(
+    wider = ask(
         {
             "period": "2024-01",
             "group_by": "dayname()",
@@ -58,6 +53,7 @@ def test_a_group_tied_with_the_last_one_kept_is_named(engine_settings, minutes) 
             "limit": len(top),
         },
         engine_settings,
+        **RTH_DAILY,
     )
     assert _ties(wider) == []
 
@@ -66,9 +62,10 @@ def test_bars_tied_at_the_cut_are_counted(engine_settings, minutes) -> None:
     """Bars sorted by weekday number, cut to 2: every Friday of the period ties."""
     daily = rth_daily(minutes).loc["2024-02"]
     fridays = daily.index[daily.index.dayofweek == 4]
-    result = _ask(
+    result = ask(
         {"period": "2024-02", "map": {"wd": "dayofweek()"}, "sort": "wd desc", "limit": 2},
         engine_settings,
+        **RTH_DAILY,
     )
     [warning] = _ties(result)
     names = ", ".join(f"{day:%Y-%m-%d}" for day in fridays[:3])
@@ -80,9 +77,10 @@ def test_bars_tied_at_the_cut_are_counted(engine_settings, minutes) -> None:
 
 
 def test_a_selected_table_cut_between_different_values_says_nothing(engine_settings) -> None:
-    result = _ask(
+    result = ask(
         {"period": "2024-02", "select": "range", "sort": "range desc", "limit": 3},
         engine_settings,
+        **RTH_DAILY,
     )
     top = result.table["range"].tolist()
     assert top == sorted(top, reverse=True)

@@ -6,15 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from asking import ask
 from rth_bars import RTH_END, RTH_START, rth_daily
-
-from barb import execute
-
-
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _warnings(result) -> list[str]:
@@ -38,7 +31,7 @@ def test_rows_without_a_later_bar_are_counted_and_named(engine_settings, minutes
     kept = daily[daily["close"] < daily["close"].shift()].loc["2024-03-01":]
     empty = int(kept["ret3"].isna().sum())
     assert empty == 3  # the fixture's last three days are down days
-    result = _ask(_query("2024-03-01:"), engine_settings)
+    result = ask(_query("2024-03-01:"), engine_settings)
     values = result.summary.values
     assert values["count"] == len(kept)
     assert values["up3"] == pytest.approx((kept["ret3"].dropna() > 0).mean())
@@ -52,13 +45,13 @@ def test_rows_without_a_later_bar_are_counted_and_named(engine_settings, minutes
 
 def test_no_warning_when_later_bars_exist(engine_settings) -> None:
     """A period ending three days before the data does reads bars after it, all there."""
-    result = _ask(_query("2024-02-01:2024-03-22"), engine_settings)
+    result = ask(_query("2024-02-01:2024-03-22"), engine_settings)
     assert _warnings(result) == []
 
 
 def test_no_warning_when_where_already_dropped_them(engine_settings) -> None:
     """An unknown condition is not kept by where: no kept row is empty."""
-    result = _ask(_query("2024-03-01:", where="next(close, 3) > close"), engine_settings)
+    result = ask(_query("2024-03-01:", where="next(close, 3) > close"), engine_settings)
     assert _warnings(result) == []
 
 
@@ -69,7 +62,7 @@ def test_intraday_names_the_last_bar(engine_settings, minutes) -> None:
     last = int(minute[(minute >= RTH_START) & (minute < RTH_END)].max())
     opens = RTH_START + (last - RTH_START) // 60 * 60
     last_bar = pd.Timestamp("2024-03-28") + pd.Timedelta(minutes=opens)
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "1h",
@@ -98,7 +91,7 @@ def test_a_group_key_past_the_end_is_said_once(engine_settings) -> None:
         "group_by": "dir",
         "select": "count()",
     }
-    result = _ask(query, engine_settings)
+    result = ask(query, engine_settings)
     assert sum(result.table["count"]) == 5
     assert _warnings(result) == []
     assert any("with no value for dir (n/a) left out" in w for w in result.metadata.warnings)
@@ -107,7 +100,7 @@ def test_a_group_key_past_the_end_is_said_once(engine_settings) -> None:
 def test_weekly_bars_leave_the_data_s_end_to_the_open_week_s_warning(engine_settings) -> None:
     query = {"session": "RTH", "from": "weekly", "period": "last_4_bars",
              "map": {"nxt": "next(close)"}, "select": "mean(nxt)"}  # fmt: skip
-    assert _warnings(_ask(query, engine_settings)) == []
+    assert _warnings(ask(query, engine_settings)) == []
 
 
 def _follow_through(sort: str, limit: int) -> dict:
@@ -133,7 +126,7 @@ def test_no_warning_under_listed_rows_that_all_have_a_later_bar(engine_settings,
     daily["ret3"] = (daily["close"].shift(-3) / daily["close"] - 1) * 100
     best = daily.sort_values("ret", ascending=False).head(5)
     assert daily["ret3"].isna().sum() == 3 and best["ret3"].notna().all()
-    result = _ask(_follow_through("ret desc", 5), engine_settings)
+    result = ask(_follow_through("ret desc", 5), engine_settings)
     assert list(result.table["ret3"]) == pytest.approx(list(best["ret3"]))
     assert _warnings(result) == []
 
@@ -145,7 +138,7 @@ def test_listed_rows_without_a_later_bar_are_counted_among_them(engine_settings,
     daily["ret3"] = (daily["close"].shift(-3) / daily["close"] - 1) * 100
     last = daily.tail(5)
     assert last["ret3"].isna().sum() == 3
-    result = _ask(_follow_through("timestamp desc", 5), engine_settings)
+    result = ask(_follow_through("timestamp desc", 5), engine_settings)
     assert result.summary.stats["ret3"].mean == pytest.approx(last["ret3"].mean(), abs=1e-3)
     assert _warnings(result) == [
         f"next(close, 3) is empty for 3 of the 5 rows the table holds: the data ends on "

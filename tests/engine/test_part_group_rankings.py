@@ -9,9 +9,8 @@ import re
 
 import pandas as pd
 import pytest
+from asking import ask
 from duckdb_answers import RTH
-
-from barb import execute
 
 
 def _rth_volume(con) -> pd.Series:
@@ -23,7 +22,6 @@ def _rth_volume(con) -> pd.Series:
 
 
 def _said(result, start: str) -> str:
-    assert result.ok, result.to_dict()
     [said] = [w for w in result.metadata.warnings if w.startswith(start)]
     return said
 
@@ -58,7 +56,7 @@ def test_a_second_stage_ranking_the_open_year_first_names_the_first_whole_year(
         "select": "sum(volume) as v",
         "then": then,
     }
-    said = _said(execute(query, "NQ", settings=sample_settings), f"The year {last} is not over")
+    said = _said(ask(query, sample_settings), f"The year {last} is not over")
     value, named = _ranked(said, "v", "year")
     whole = years.drop(last)
     assert named == str(whole.index[0]) and value == pytest.approx(whole.iloc[0])
@@ -79,7 +77,7 @@ def test_a_second_stage_regrouping_the_open_month_by_year_names_the_year(
         "select": "sum(volume) as v",
         "then": {"group_by": "year", "select": "sum(v) as y", "sort": "y asc", "limit": 1},
     }
-    result = execute(query, "NQ", settings=sample_settings)
+    result = ask(query, sample_settings)
     said = _said(result, f"The month {last.year}-{last.month:02d} is not over")
     value, named = _ranked(said, "y", "year", f"the year {last.year}")
     whole = years.drop(last.year)
@@ -114,8 +112,6 @@ def test_a_month_the_period_cuts_atop_a_ranking_names_the_first_whole_month(
     }
     ranking = {"sort": "v asc", "limit": 1}
     query |= {"then": ranking} if then else ranking
-    value, named = _ranked(
-        _said(execute(query, "NQ", settings=sample_settings), said), "v", "month"
-    )
+    value, named = _ranked(_said(ask(query, sample_settings), said), "v", "month")
     (year, month), lowest = months.index[1], months.iloc[1]
     assert named == f"year {year}, month {month}" and value == pytest.approx(lowest)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import pandas_market_calendars as mcal
 import pytest
+from asking import RTH_DAILY, ask
 
 from barb import execute
 from barb.data.store import data_path
@@ -39,12 +40,6 @@ def exchange_days(start: str, end: str) -> pd.DatetimeIndex:
     return calendar.valid_days(start, end).tz_localize(None)
 
 
-def _ask(query: dict, settings):
-    result = execute({"session": "RTH", "from": "daily", **query}, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 @pytest.mark.parametrize("period", ["last_2_weeks", "2025-12-24:"])
 def test_the_unfinished_week_is_compared_with_the_exchanges_whole_week(
     period, sample_settings, daily
@@ -56,7 +51,7 @@ def test_the_unfinished_week_is_compared_with_the_exchanges_whole_week(
         "group_by": "week()",
         "select": ["count() as days", "mean(range) as avg_range"],
     }
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     last = daily.index[-1]
     monday = last - pd.Timedelta(days=last.dayofweek)
     held = int((daily["week"] == monday).sum())
@@ -85,7 +80,7 @@ def test_with_a_where_the_median_is_of_whole_weeks_only(sample_settings, daily) 
         "group_by": "week()",
         "select": "count() as days",
     }
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     days = daily[(daily.index >= "2025-12-24") & (daily["range"] > 0)]
     sizes = days.groupby("week").size()
     # Whole weeks: neither the one the period's start cut nor the data's unfinished last.
@@ -104,9 +99,10 @@ def test_the_datas_first_week_began_before_it_and_is_a_part_group(sample_setting
     before = week_days[week_days < first]
     assert len(before) == 1 and len(week_days) == 4  # Monday 2007-12-31 traded, Tuesday not
     held = int((daily["week"] == monday).sum())
-    result = _ask(
+    result = ask(
         {"period": "2008-01", "group_by": "week()", "select": "count() as days"},
         sample_settings,
+        **RTH_DAILY,
     )
     assert result.table["days"].iloc[0] == held == 3
     assert (
@@ -115,7 +111,7 @@ def test_the_datas_first_week_began_before_it_and_is_a_part_group(sample_setting
     ) in result.metadata.warnings, result.metadata.warnings
     assert {"week": str(monday.date())} in result.metadata.cut_groups
     # Ranked first by volume from January to May 2008, it names the first whole week too.
-    ranked = _ask(
+    ranked = ask(
         {
             "period": "2008-01:2008-05",
             "group_by": "week()",
@@ -124,6 +120,7 @@ def test_the_datas_first_week_began_before_it_and_is_a_part_group(sample_setting
             "limit": 1,
         },
         sample_settings,
+        **RTH_DAILY,
     )
     spring = daily[daily.index < "2008-06-01"].groupby("week")["volume"].sum()
     assert spring.idxmin() == monday and spring.index[-1] == pd.Timestamp("2008-05-26")
@@ -143,7 +140,7 @@ def test_a_yes_no_key_made_from_week_is_no_week_group(sample_settings, daily) ->
         "group_by": "first_of_week",
         "select": ["count()", "mean(abs(gap)) as gap"],
     }
-    result = _ask({**query, "period": "2008-01:2008-03"}, sample_settings)
+    result = ask({**query, "period": "2008-01:2008-03"}, sample_settings, **RTH_DAILY)
     first = daily[daily.index < "2008-04-01"]
     # The data's first day has no prev(week()): its key is unknown and it is in no group.
     starts = (first["week"] != first["week"].shift()).iloc[1:]
@@ -156,12 +153,10 @@ def test_weekly_bars_leave_the_datas_first_part_week_out(sample_settings, daily)
     second lowest: it is left out, counted and said, like a week the period cuts."""
     first = daily.index[0]
     monday = first - pd.Timedelta(days=first.dayofweek)
-    result = execute(
+    result = ask(
         {"session": "RTH", "from": "weekly", "period": "2008", "sort": "volume asc"},
-        "NQ",
-        settings=sample_settings,
+        sample_settings,
     )
-    assert result.ok, result.to_dict()
     weeks = daily[daily.index.year == 2008].groupby("week")["volume"].sum()
     whole = weeks.drop(monday).iloc[:-1].sort_values()  # the last runs into 2009
     assert result.table["volume"].tolist() == whole.tolist()

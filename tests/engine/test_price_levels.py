@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask
 
 from barb import execute
 from barb.data.store import data_path
@@ -78,12 +79,6 @@ def _recent(daily: pd.DataFrame) -> pd.DataFrame:
     return daily[daily.index > last - pd.Timedelta(days=365)]
 
 
-def _ask(query: dict, settings) -> Result:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 def _blend_warnings(result: Result) -> list[str]:
     """The warnings that points over these rows blend price levels, or favour some."""
     return [w for w in result.metadata.warnings if "whose price level changed" in w]
@@ -94,7 +89,7 @@ def test_a_daily_range_over_all_years_gives_the_last_years_beside_it(
 ) -> None:
     daily = _daily(nq_minutes)
     recent = _recent(daily)
-    result = _ask(
+    result = ask(
         {"session": "ETH", "from": "daily", "select": ["mean(range)", "median(range)", "count()"]},
         sample_settings,
     )
@@ -116,7 +111,7 @@ def test_groups_by_weekday_are_warned_once_with_the_last_years_spread(
     daily = _daily(nq_minutes[(minute >= RTH_START) & (minute < RTH_END)])
     recent = _recent(daily)
     by_day = recent["range"].groupby(recent.index.dayofweek).mean()
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -142,7 +137,7 @@ def test_percents_counts_lists_and_one_recent_year_are_not_warned(sample_setting
     recent_ranked = {"period": "last_1_years", "sort": "range desc", "limit": 5}
     one_bar = {"select": "last(range)"}
     for query in (percent, listed, ranked, recent, recent_ranked, one_bar):
-        result = _ask({"session": "ETH", "from": "daily", **query}, sample_settings)
+        result = ask({"session": "ETH", "from": "daily", **query}, sample_settings)
         assert _blend_warnings(result) == [], query
 
 
@@ -151,7 +146,7 @@ def test_a_partial_year_is_not_a_years_level(sample_settings, nq_minutes) -> Non
     18,800) are not named as the level's end."""
     daily = _daily(nq_minutes)
     assert (daily.index.year == 2026).sum() < 10  # the case
-    result = _ask({"session": "ETH", "from": "daily", "select": "mean(range)"}, sample_settings)
+    result = ask({"session": "ETH", "from": "daily", "select": "mean(range)"}, sample_settings)
     [warned] = _blend_warnings(result)
     assert f"price level {_level_text(daily)}, so it blends" in warned
     assert "in 2026" not in warned and "in 2025)" in warned
@@ -165,12 +160,11 @@ def test_without_two_whole_years_the_partial_ones_say_so(sample_settings) -> Non
     daily = minutes.groupby("trading_date")["close"].last().to_frame()
     daily = daily[(daily.index >= "2020-04-01") & (daily.index <= "2022-05-31")]
     assert _whole_years(daily) == [2021]
-    result = execute(
+    result = ask(
         {"session": "ETH", "from": "daily", "period": "2020-04:2022-05", "select": "mean(range)"},
+        sample_settings,
         "CL",
-        settings=sample_settings,
     )
-    assert result.ok, result.to_dict()
     [warned] = _blend_warnings(result)
     assert f"price level {_level_text(daily)}, so it blends" in warned
     assert "2020 (2020-04-01 — 2020-12-31 only)" in warned
@@ -206,8 +200,7 @@ def test_a_contracts_dollars_by_year_name_dollars_one_groups_value_and_the_range
         "select": ["mean(range_usd) as avg_usd", "mean(range_pct) as avg_pct"],
     }
     for query in (inline, mapped):
-        result = execute(query, "CL", settings=sample_settings)
-        assert result.ok, result.to_dict()
+        result = ask(query, sample_settings, "CL")
         assert _blend_warnings(result) == [text], query
 
 
@@ -251,7 +244,7 @@ def test_groups_by_year_give_the_recent_year_not_a_week(sample_settings, nq_minu
     weeks = rth.groupby(week).agg(high=("high", "max"), low=("low", "min"))
     first_day = pd.Series(dates, index=rth.index).groupby(week).min()
     ranges = (weeks["high"] - weeks["low"])[first_day.dt.year == 2025]
-    result = _ask(
+    result = ask(
         {"session": "RTH", "from": "weekly", "group_by": "year()", "select": "mean(range) as pts"},
         sample_settings,
     )
@@ -298,7 +291,7 @@ def test_the_largest_gaps_in_points_say_the_ranking_favours_the_high_price_years
     top = ranked.index[:5]
     maps = {"gap": "open - prev(close)", "abs_gap": "abs(gap)"}
     query = {"session": "RTH", "from": "daily", "map": maps, "sort": "abs_gap desc", "limit": 5}
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings)
     assert list(pd.to_datetime(result.table["date"])) == list(top)
     assert _blend_warnings(result) == [
         f"abs_gap is in points over rows whose price level {_level_text(daily)}, so a ranking "
@@ -306,7 +299,7 @@ def test_the_largest_gaps_in_points_say_the_ranking_favours_the_high_price_years
         "across years, sort by a percent map column (abs_gap / prev(close) * 100)."
     ]
     percent = {**maps, "gap_pct": "abs_gap / prev(close) * 100"}
-    by_percent = _ask({**query, "map": percent, "sort": "gap_pct desc"}, sample_settings)
+    by_percent = ask({**query, "map": percent, "sort": "gap_pct desc"}, sample_settings)
     assert pd.Timestamp(by_percent.table["date"].iloc[0]) == (abs_gap / prev_close).idxmax()
     assert _blend_warnings(by_percent) == []
 
@@ -322,12 +315,11 @@ def test_the_quietest_days_in_points_say_the_ranking_favours_the_low_price_years
     daily = _daily(minutes[(minute >= RTH_START) & (minute < RTH_END)])
     ranges = daily["range"].sort_values(kind="stable")
     top = ranges.index[:5]
-    result = execute(
+    result = ask(
         {"session": "RTH", "from": "daily", "sort": "range asc", "limit": 5, "select": "range"},
+        sample_settings,
         "ES",
-        settings=sample_settings,
     )
-    assert result.ok, result.to_dict()
     assert list(pd.to_datetime(result.table["date"])) == list(top)
     [warned] = _blend_warnings(result)
     assert warned == (
@@ -346,7 +338,7 @@ def test_a_drawdown_in_dollars_gives_the_drawdown_in_percent(sample_settings, nq
     close = _daily(nq_minutes[(minute >= RTH_START) & (minute < RTH_END)])["close"]
     drawdown = (close / close.cummax() - 1) * 100
     base = {"session": "RTH", "from": "daily"}
-    result = _ask(
+    result = ask(
         {
             **base,
             "map": {
@@ -363,13 +355,13 @@ def test_a_drawdown_in_dollars_gives_the_drawdown_in_percent(sample_settings, nq
     assert warned.endswith("use percent ((close / peak - 1) * 100), or a recent period.")
     assert result.summary.values["min_dd_pct"] == pytest.approx(drawdown.min())
 
-    inline = _ask({**base, "select": "min(close - cummax(close)) as dd"}, sample_settings)
+    inline = ask({**base, "select": "min(close - cummax(close)) as dd"}, sample_settings)
     assert _blend_warnings(inline)[0].endswith(
         "use percent ((close / cummax(close) - 1) * 100), or a recent period."
     )
     assert inline.summary.value == pytest.approx((close - close.cummax()).min())
 
-    ratio = _ask({**base, "select": "min(close / cummax(close) - 1) as dd"}, sample_settings)
+    ratio = ask({**base, "select": "min(close / cummax(close) - 1) as dd"}, sample_settings)
     assert ratio.summary.value == pytest.approx(drawdown.min() / 100)
     assert _blend_warnings(ratio) == []
 
@@ -428,11 +420,11 @@ def test_a_trades_percent_form_is_its_return_on_the_entry(
         "map": {"dn": "close < prev(close)", "s": "streak(dn)", "pnl": pnl},
         "where": "s >= 3",
     }
-    result = _ask({**base, "select": ["count()", "mean(pnl)"]}, sample_settings)
+    result = ask({**base, "select": ["count()", "mean(pnl)"]}, sample_settings)
     assert result.summary.values["count"] == picked.sum()
     [warned] = _blend_warnings(result)
     assert _advised(warned) == percent
-    advised = _ask({**base, "select": f"mean({percent}) as pct"}, sample_settings)
+    advised = ask({**base, "select": f"mean({percent}) as pct"}, sample_settings)
     assert advised.summary.value == pytest.approx(expected)
     assert _blend_warnings(advised) == []
 
@@ -455,7 +447,7 @@ def test_an_equity_curve_in_a_then_stage_says_it_blends_price_levels(
         "map": {"pnl": "close - open"},
         "where": "dayname() == 'Mon'",
     }
-    result = _ask(
+    result = ask(
         {**first_stage, "select": ["date()", "pnl"], "then": {"map": {"equity": "cumsum(pnl)"}}},
         sample_settings,
     )
@@ -467,7 +459,7 @@ def test_an_equity_curve_in_a_then_stage_says_it_blends_price_levels(
         f"{recent.index[-1].date()}) add {added:+,.2f} to it. For a curve comparable across "
         "years select pnl / open * 100 as pnl_pct in the first stage and use cumsum(pnl_pct)."
     ]
-    in_percent = _ask(
+    in_percent = ask(
         {
             **first_stage,
             "select": ["date()", "pnl / open * 100 as pnl_pct"],
@@ -481,14 +473,13 @@ def test_an_equity_curve_in_a_then_stage_says_it_blends_price_levels(
     # not the rows its running total ran over (another warning says so), a then where's
     # rows are not all of them: neither is said to add what the last 12 months did.
     every_day = {"session": "RTH", "from": "daily", "map": {"pnl": "close - open"}}
-    listed = _ask(
-        {**every_day, "map": {"pnl": "close - open", "equity": "cumsum(pnl)"}},
-        sample_settings,
+    listed = ask(
+        {**every_day, "map": {"pnl": "close - open", "equity": "cumsum(pnl)"}}, sample_settings
     )
     [warned] = _blend_warnings(listed)
     assert warned.endswith("use percent (cumsum(pnl / open * 100)).")
     assert f"add {_recent(daily)['close'].sub(_recent(daily)['open']).sum():+,.2f}" in warned
-    picked = _ask(
+    picked = ask(
         {
             **first_stage,
             "select": ["date()", "pnl"],
@@ -529,7 +520,7 @@ def test_todays_rank_in_points_over_all_years_gives_its_rank_in_percent(
         "limit": 1,
         "select": ["range", "rk"],
     }
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings)
     assert result.table["rk"].iloc[0] == pytest.approx(points)
     assert round(points, 2) != round(percent, 2)  # the case
     assert _blend_warnings(result) == [
@@ -537,11 +528,11 @@ def test_todays_rank_in_points_over_all_years_gives_its_rank_in_percent(
         f"ranks sizes at different prices as one. In percent (rank(range / open * 100)) "
         f"{daily.index[-1].date()} ranks {percent:.2f}, not {points:.2f}."
     ]
-    advised = _ask({**query, "map": {"rk": "rank(range / open * 100)"}}, sample_settings)
+    advised = ask({**query, "map": {"rk": "rank(range / open * 100)"}}, sample_settings)
     assert advised.table["rk"].iloc[0] == pytest.approx(percent)
     assert _blend_warnings(advised) == []
     for quiet in ({"period": "last_1_years"}, {"map": {"rk": "rank(range, 'year')"}}):
-        assert _blend_warnings(_ask({**query, **quiet}, sample_settings)) == [], quiet
+        assert _blend_warnings(ask({**query, **quiet}, sample_settings)) == [], quiet
 
 
 def test_a_count_of_days_that_fell_more_than_today_gives_the_count_in_percent(
@@ -567,18 +558,18 @@ def test_a_count_of_days_that_fell_more_than_today_gives_the_count_in_percent(
         f"mean close ({level:,.0f})."
     )
     first_stage = {"session": "RTH", "from": "daily", "map": {"chg": "close - prev(close)"}}
-    where = _ask({**first_stage, "where": "chg < -128.75", "select": "count()"}, sample_settings)
+    where = ask({**first_stage, "where": "chg < -128.75", "select": "count()"}, sample_settings)
     assert where.summary.value == points
     form = f"chg / prev(close) * 100 < -128.75 / {base!r} * 100"
     assert _blend_warnings(where) == [
         f"{said} In percent (where {form}) count is {percent:,}, not {points:,}."
     ]
-    advised = _ask({**first_stage, "where": form, "select": "count()"}, sample_settings)
+    advised = ask({**first_stage, "where": form, "select": "count()"}, sample_settings)
     assert advised.summary.value == percent
     assert _blend_warnings(advised) == []
 
     then = {**first_stage, "select": ["chg"]}
-    last_row = _ask(
+    last_row = ask(
         {
             **then,
             "then": {"map": {"today": "last(chg)"}, "where": "chg < today", "select": "count()"},
@@ -593,9 +584,7 @@ def test_a_count_of_days_that_fell_more_than_today_gives_the_count_in_percent(
         f'"last(chg_pct)" in then.map and where chg_pct < today) count is {percent:,}, '
         f"not {points:,}."
     )
-    number = _ask(
-        {**then, "then": {"where": "chg < -128.75", "select": "count()"}}, sample_settings
-    )
+    number = ask({**then, "then": {"where": "chg < -128.75", "select": "count()"}}, sample_settings)
     [warned] = _blend_warnings(number)
     assert warned.startswith(said)
     assert warned.endswith(f"count is {percent:,}, not {points:,}.")
@@ -611,7 +600,7 @@ def test_a_share_of_days_over_a_range_in_points_gives_the_share_in_percent(
     rp = daily["range"] / daily["open"] * 100
     base = float(daily["open"].iloc[-1])
     share = (rp > 300 / base * 100).mean()
-    result = _ask(
+    result = ask(
         {"session": "RTH", "from": "daily", "select": "mean(range > 300)"}, sample_settings
     )
     assert result.summary.value == pytest.approx((daily["range"] > 300).mean(), abs=1e-4)
@@ -638,8 +627,8 @@ def test_percent_thresholds_one_level_lists_and_rank_cutoffs_are_not_warned(
         {"where": "rank(range) >= 90", "select": "count()"},
     ]
     for query in quiet:
-        assert _blend_warnings(_ask({**base, **query}, sample_settings)) == [], query
-    both = _ask(
+        assert _blend_warnings(ask({**base, **query}, sample_settings)) == [], query
+    both = ask(
         {**base, "where": "chg < -128.75", "select": ["count()", "mean(chg)"]}, sample_settings
     )
     assert len(_blend_warnings(both)) == 1

@@ -8,16 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask
 from rth_bars import RTH_END, RTH_START, rth_daily, rth_minutes
 
 from barb import execute
 from barb.reference import indicators_reference
-
-
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _running_warnings(result) -> list[str]:
@@ -26,7 +21,7 @@ def _running_warnings(result) -> list[str]:
 
 def test_intraday_drawdown_restarts_each_day(engine_settings, minutes) -> None:
     """ "Biggest high-to-low drop within each day of February" on minute bars."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "1m",
@@ -44,7 +39,7 @@ def test_intraday_drawdown_restarts_each_day(engine_settings, minutes) -> None:
     assert list(pd.to_datetime(result.table["date"])) == list(expected.index)
     np.testing.assert_allclose(result.table["dd"].to_numpy(), expected.to_numpy())
     # Without the unit the numbers differ (the peak carries over from earlier days).
-    whole = _ask(
+    whole = ask(
         {
             "session": "RTH",
             "from": "1m",
@@ -65,7 +60,7 @@ def test_intraday_drawdown_restarts_each_day(engine_settings, minutes) -> None:
 
 def test_cumsum_restarts_each_month_and_at_the_period(engine_settings, minutes) -> None:
     """The period's first bar starts the run too: mid-February's total starts there."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -82,7 +77,7 @@ def test_cumsum_restarts_each_month_and_at_the_period(engine_settings, minutes) 
 
 
 def test_cummin_restarts_each_week(engine_settings, minutes) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -108,7 +103,7 @@ def test_two_running_highs_of_one_period_say_the_history_before_it_once(
     # The case: before February both the closes and the highs went above its first bar's.
     assert before["close"].max() > february["close"].iloc[0]
     assert before["high"].max() > february["high"].iloc[0]
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -162,7 +157,7 @@ def test_the_history_before_a_period_is_said_when_it_changes_the_answer(
     assert (before.max() > own.iloc[0]) if highest else (before.min() < own.iloc[0])
     running = own.cummax() if highest else own.cummin()
     whole = (closes.cummax() if highest else closes.cummin()).loc[own.index]
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -197,7 +192,7 @@ def test_rows_listed_are_warned_when_their_running_high_would_differ(
         "map": {"dd": "close / cummax(close) - 1"},
         "select": ["date()", "dd"],
     }
-    listed = _ask(query, engine_settings)
+    listed = ask(query, engine_settings)
     np.testing.assert_allclose(listed.table["dd"].to_numpy(), drawdown.to_numpy())
     assert _history_warnings(listed) == [
         f"cummax() starts at the period's first bar ({own.index[0]:%Y-%m-%d}), and the bars "
@@ -205,7 +200,7 @@ def test_rows_listed_are_warned_when_their_running_high_would_differ(
         "highest since the period began, not of all history; for all-time highs or lows leave "
         "the period out and pick the rows with where (year() == 2024) or sort and limit."
     ]
-    deepest = _ask({**query, "sort": "dd asc", "limit": 1}, engine_settings)
+    deepest = ask({**query, "sort": "dd asc", "limit": 1}, engine_settings)
     assert deepest.table["dd"].tolist() == pytest.approx([drawdown.min()])
     assert _history_warnings(deepest) == []
 
@@ -224,11 +219,11 @@ def test_an_unknown_unit_is_an_error_listing_the_units(engine_settings) -> None:
 
 
 def test_the_unit_is_matched_ignoring_case(engine_settings) -> None:
-    upper = _ask(
+    upper = ask(
         {"session": "RTH", "from": "daily", "map": {"pk": "cummax(close, 'Month')"}},
         engine_settings,
     )
-    lower = _ask(
+    lower = ask(
         {"session": "RTH", "from": "daily", "map": {"pk": "cummax(close, 'month')"}},
         engine_settings,
     )
@@ -255,7 +250,7 @@ def test_a_running_function_under_a_time_key_is_warned(
         "group_by": group_by,
         "select": "max(run)",
     }
-    warnings = _running_warnings(_ask(query, engine_settings))
+    warnings = _running_warnings(ask(query, engine_settings))
     if warned is None:
         assert warnings == []
     else:
@@ -268,17 +263,17 @@ def test_no_warning_with_a_unit_or_when_the_running_column_is_not_read(engine_se
         {"map": {"run": "cumsum(close - open)"}, "select": "max(range)"},
     ):
         full = {"session": "RTH", "from": "daily", "group_by": "month()", **query}
-        assert _running_warnings(_ask(full, engine_settings)) == []
+        assert _running_warnings(ask(full, engine_settings)) == []
     # Inside the aggregate itself it is read, and warned.
     hoisted = {"session": "RTH", "from": "daily", "group_by": "month()"}
     hoisted["select"] = "min(close / cummax(close) - 1)"
-    assert len(_running_warnings(_ask(hoisted, engine_settings))) == 1
+    assert len(_running_warnings(ask(hoisted, engine_settings))) == 1
 
 
 @pytest.mark.slow
 def test_max_drawdown_per_year(sample_settings, con) -> None:
     """The testers' question: each year's peak-to-trough drawdown of the daily close."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -299,7 +294,7 @@ def test_max_drawdown_per_year(sample_settings, con) -> None:
 
 @pytest.mark.slow
 def test_rank_per_year(sample_settings, con) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -340,7 +335,7 @@ def test_running_values_inside_select_read_the_rows_a_where_drops(engine_setting
     clock = rth["timestamp"].dt.strftime("%H:%M")
     at_close = rth[clock == "16:59"]
     at_eleven = rth[clock == "10:59"]
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "1m",
@@ -354,7 +349,7 @@ def test_running_values_inside_select_read_the_rows_a_where_drops(engine_setting
     )
     expected_dist = (at_close["close"] - at_close["vwap"]).abs().mean()
     assert result.summary.values["dist"] == pytest.approx(expected_dist, rel=1e-3)
-    volume = _ask(
+    volume = ask(
         {
             "session": "RTH",
             "from": "1m",
@@ -388,7 +383,7 @@ def test_vwap_starts_at_the_query_sessions_open(session, start, end, engine_sett
         "volume"
     ].cumsum()
     last = bars.groupby("day").tail(1)
-    result = _ask(
+    result = ask(
         {
             "session": session,
             "from": "1m",

@@ -10,21 +10,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import talib
+from asking import ask, warnings_with
 from rth_bars import rth_daily
 
-from barb import execute
-
 SAID = "of the same bar, an average that includes the bar itself"
-
-
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
-def _said(result) -> list[str]:
-    return [w for w in result.metadata.warnings if SAID in w]
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +39,9 @@ def test_range_against_the_same_days_atr_is_said(engine_settings, days) -> None:
         "map": {"atr14": "atr(14)", "big": "range > 1.1 * atr14"},
         "select": "count(big) as big_days",
     }
-    result = _ask(query, engine_settings)
+    result = ask(query, engine_settings)
     assert result.summary.value == big.sum()
-    assert _said(result) == [
+    assert warnings_with(result, SAID) == [
         "range > 1.1 * atr14 compares each bar with atr(14) of the same bar, an average that "
         "includes the bar itself (a wide bar stretches its own yardstick): true on "
         f"{big.sum()} of the {days['atr'].notna().sum()} days; against the value known before "
@@ -60,9 +49,9 @@ def test_range_against_the_same_days_atr_is_said(engine_settings, days) -> None:
     ]
 
     told = {**query, "map": {"atr14": "prev(atr(14))", "big": "range > 1.1 * atr14"}}
-    fixed = _ask(told, engine_settings)
+    fixed = ask(told, engine_settings)
     assert fixed.summary.value == big_before.sum()
-    assert _said(fixed) == []
+    assert warnings_with(fixed, SAID) == []
 
 
 @pytest.mark.parametrize(
@@ -76,8 +65,8 @@ def test_other_forms_are_counted_the_same_way(engine_settings, days, where, line
     now = int((days["range"] > k * days[line]).sum())
     before = int((days["range"] > k * days[line].shift()).sum())
     assert now != before
-    result = _ask({"session": "RTH", "from": "daily", "where": where}, engine_settings)
-    (text,) = _said(result)
+    result = ask({"session": "RTH", "from": "daily", "where": where}, engine_settings)
+    (text,) = warnings_with(result, SAID)
     assert f"true on {now} of the {days[line].notna().sum()} days" in text
     assert f", on {before} (more)." in text
 
@@ -93,7 +82,7 @@ def test_other_forms_are_counted_the_same_way(engine_settings, days, where, line
 )
 def test_not_said(engine_settings, days, select) -> None:
     query = {"session": "RTH", "from": "daily", "select": select}
-    assert _said(_ask(query, engine_settings)) == []
+    assert warnings_with(ask(query, engine_settings), SAID) == []
 
 
 def test_a_stop_below_the_open_is_the_same_comparison(engine_settings, days) -> None:
@@ -110,9 +99,9 @@ def test_a_stop_below_the_open_is_the_same_comparison(engine_settings, days) -> 
         "map": {"stop": "open - 0.5 * atr(14)", "hit": "low <= stop"},
         "select": "mean(hit) as stop_rate",
     }
-    result = _ask(query, engine_settings)
+    result = ask(query, engine_settings)
     assert result.summary.value == pytest.approx(hit[days["atr"].notna()].mean())
-    (text,) = _said(result)
+    (text,) = warnings_with(result, SAID)
     assert text.startswith("low <= stop compares each bar with atr(14) of the same bar")
     assert (
         f"true on {hit.sum()} of the {days['atr'].notna().sum()} days; against the value "
@@ -120,7 +109,7 @@ def test_a_stop_below_the_open_is_the_same_comparison(engine_settings, days) -> 
     ) in text
 
     told = {**query, "map": {"stop": "open - 0.5 * prev(atr(14))", "hit": "low <= stop"}}
-    assert _said(_ask(told, engine_settings)) == []
+    assert warnings_with(ask(told, engine_settings), SAID) == []
 
 
 @pytest.mark.parametrize(
@@ -133,4 +122,4 @@ def test_a_stop_below_the_open_is_the_same_comparison(engine_settings, days) -> 
 )
 def test_a_level_with_one_price_is_not_said(engine_settings, select) -> None:
     query = {"session": "RTH", "from": "daily", "select": select}
-    assert _said(_ask(query, engine_settings)) == []
+    assert warnings_with(ask(query, engine_settings), SAID) == []

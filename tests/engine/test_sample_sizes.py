@@ -7,22 +7,16 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from asking import RTH_DAILY, ask
 from duckdb_answers import RTH
 from rth_bars import rth_daily
 
 from barb import execute, render_summary
-from barb.result import Result
 
 NEXT_AFTER_UP = {
     "ret": "close / prev(close) - 1",
     "nr": "if(close > open, next(ret), 0 / 0)",
 }
-
-
-def _ask(query: dict, settings) -> Result:
-    result = execute({"session": "RTH", "from": "daily", **query}, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _after_up_days(minutes: pd.DataFrame) -> pd.DataFrame:
@@ -34,7 +28,9 @@ def _after_up_days(minutes: pd.DataFrame) -> pd.DataFrame:
 
 def test_a_mean_over_some_of_the_days_says_how_many(engine_settings, minutes) -> None:
     daily = _after_up_days(minutes)
-    result = _ask({"map": NEXT_AFTER_UP, "select": ["mean(nr)", "count()"]}, engine_settings)
+    result = ask(
+        {"map": NEXT_AFTER_UP, "select": ["mean(nr)", "count()"]}, engine_settings, **RTH_DAILY
+    )
     values = result.summary.values
     assert values["count"] == len(daily)
     assert values["mean_nr"] == pytest.approx(daily["nr"].mean())
@@ -51,12 +47,15 @@ def test_a_mean_over_some_of_the_days_says_how_many(engine_settings, minutes) ->
 def test_a_single_statistic_and_a_correlation_count_their_rows(engine_settings, minutes) -> None:
     daily = _after_up_days(minutes)
     daily["ret"] = daily["close"] / daily["close"].shift() - 1
-    result = _ask({"map": NEXT_AFTER_UP, "select": "percentile(nr, 90)"}, engine_settings)
+    result = ask(
+        {"map": NEXT_AFTER_UP, "select": "percentile(nr, 90)"}, engine_settings, **RTH_DAILY
+    )
     sample = int(daily["nr"].notna().sum())
     assert f"(over {sample:,} rows with a value)" in render_summary(result).splitlines()[0]
-    pair = _ask(
+    pair = ask(
         {"map": {"ret": NEXT_AFTER_UP["ret"]}, "select": "correlation(ret, prev(ret))"},
         engine_settings,
+        **RTH_DAILY,
     )
     both = int((daily["ret"].notna() & daily["ret"].shift().notna()).sum())
     assert pair.summary.samples == {"correlation_ret_prev_ret": both}
@@ -65,8 +64,10 @@ def test_a_single_statistic_and_a_correlation_count_their_rows(engine_settings, 
 
 def test_groups_say_what_their_statistic_is_over(engine_settings, minutes) -> None:
     daily = _after_up_days(minutes)
-    result = _ask(
-        {"map": NEXT_AFTER_UP, "group_by": "month()", "select": "mean(nr)"}, engine_settings
+    result = ask(
+        {"map": NEXT_AFTER_UP, "group_by": "month()", "select": "mean(nr)"},
+        engine_settings,
+        **RTH_DAILY,
     )
     sample = int(daily["nr"].notna().sum())
     month = daily["nr"].groupby(daily.index.month)
@@ -75,9 +76,10 @@ def test_groups_say_what_their_statistic_is_over(engine_settings, minutes) -> No
         f"mean_nr is over the {sample:,} of the {len(daily):,} rows kept that have a value "
         f"(the others are empty){named}."
     ) in result.metadata.warnings
-    both = _ask(
+    both = ask(
         {"map": NEXT_AFTER_UP, "group_by": "month()", "select": ["mean(nr)", "std(nr)"]},
         engine_settings,
+        **RTH_DAILY,
     )
     assert (
         f"mean_nr and std_nr are over the {sample:,} of the {len(daily):,} rows kept that have "
@@ -98,21 +100,23 @@ def test_only_a_count_of_every_row_is_said_to_count_them_all(engine_settings, mi
         f"(the others are empty){named}"
     )
     query = {"map": NEXT_AFTER_UP, "group_by": "month()"}
-    with_values = _ask({**query, "select": ["mean(nr)", "count(nr) as n"]}, engine_settings)
+    with_values = ask(
+        {**query, "select": ["mean(nr)", "count(nr) as n"]}, engine_settings, **RTH_DAILY
+    )
     assert with_values.table["n"].tolist() == month.count().tolist()
     assert f"{said}." in with_values.metadata.warnings
-    every = _ask({**query, "select": ["mean(nr)", "count() as n"]}, engine_settings)
+    every = ask({**query, "select": ["mean(nr)", "count() as n"]}, engine_settings, **RTH_DAILY)
     assert every.table["n"].tolist() == month.size().tolist()
     assert f"{said}; count() (n) counts all of them." in every.metadata.warnings
-    plain = _ask({**query, "select": ["mean(nr)", "count()"]}, engine_settings)
+    plain = ask({**query, "select": ["mean(nr)", "count()"]}, engine_settings, **RTH_DAILY)
     assert f"{said}; count() counts all of them." in plain.metadata.warnings
 
 
 def test_nothing_is_said_when_every_row_has_a_value(engine_settings) -> None:
-    result = _ask({"select": ["mean(range)", "percentile(range, 90)"]}, engine_settings)
+    result = ask({"select": ["mean(range)", "percentile(range, 90)"]}, engine_settings, **RTH_DAILY)
     assert result.summary.samples == {}
     assert "over" not in render_summary(result).splitlines()[0]
-    grouped = _ask({"group_by": "month()", "select": "mean(range)"}, engine_settings)
+    grouped = ask({"group_by": "month()", "select": "mean(range)"}, engine_settings, **RTH_DAILY)
     assert not [w for w in grouped.metadata.warnings if "rows kept that have a value" in w]
 
 
@@ -120,17 +124,18 @@ def test_groups_say_nothing_of_the_first_days_missing_return(engine_settings, mi
     """The data's first day has no previous close: one empty row of about 60 is no news."""
     ret = "close / prev(close) - 1"
     query = {"map": {"ret": ret}, "group_by": "month()", "select": ["mean(ret)", "std(ret)"]}
-    result = _ask(query, engine_settings)
+    result = ask(query, engine_settings, **RTH_DAILY)
     assert not [w for w in result.metadata.warnings if "rows kept that have a value" in w]
-    assert _ask({**query, "select": "mean(ret)"}, engine_settings).ok
+    assert ask({**query, "select": "mean(ret)"}, engine_settings, **RTH_DAILY).ok
 
 
 def test_one_missing_row_is_not_worth_a_word(engine_settings) -> None:
     """The data's first day has no previous close: a mean of returns over every day is over
     one row fewer, which is no news beside the value."""
-    result = _ask(
+    result = ask(
         {"map": {"ret": "close / prev(close) - 1"}, "select": ["mean(ret)", "std(ret)"]},
         engine_settings,
+        **RTH_DAILY,
     )
     assert result.summary.samples == {}
     assert "rows with a value" not in render_summary(result)
@@ -187,7 +192,7 @@ def test_groups_with_a_few_empty_rows_are_counted_beside_those_named(sample_sett
     named = _short_groups(rows, sizes, "dayofweek")
     # The case: Monday alone named, the other four each a few rows short.
     assert named.startswith(", in dayofweek 0 over ") and named.endswith(" and 4 more groups")
-    result = execute(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -198,10 +203,8 @@ def test_groups_with_a_few_empty_rows_are_counted_beside_those_named(sample_sett
             "group_by": "dayofweek()",
             "select": "mean(x)",
         },
-        "NQ",
-        settings=sample_settings,
+        sample_settings,
     )
-    assert result.ok, result.to_dict()
     assert (
         f"mean_x is over the {int(sizes.sum()):,} of the {len(days):,} rows kept that have "
         f"a value (the others are empty){named}."  # no count() selected: none to explain
@@ -218,13 +221,14 @@ def test_a_group_short_of_rows_is_named(engine_settings, minutes) -> None:
     rows, sizes = has.groupby(month).size(), has.groupby(month).sum()
     # The case: January alone short, by the 19 days before the mean's first.
     assert sizes[1] == rows[1] - 19 and (sizes.loc[2:] == rows.loc[2:]).all()
-    result = _ask(
+    result = ask(
         {
             "map": {"above": "close > rolling_mean(close, 20)"},
             "group_by": "month()",
             "select": ["mean(above)", "count()"],
         },
         engine_settings,
+        **RTH_DAILY,
     )
     assert result.table["mean_above"].tolist() == pytest.approx(
         above[has].groupby(month[has]).mean().tolist()
@@ -247,13 +251,14 @@ def test_the_worst_few_short_groups_are_named_and_the_rest_counted(
     body = (daily["close"] - daily["open"]).where(daily["close"] > daily["open"])
     weekday = daily.index.dayofweek
     rows, sizes = body.groupby(weekday).size(), body.groupby(weekday).count()
-    result = _ask(
+    result = ask(
         {
             "map": {"up": "if(close > open, close - open, 0 / 0)"},
             "group_by": "dayofweek()",
             "select": "mean(up)",
         },
         engine_settings,
+        **RTH_DAILY,
     )
     named = _short_groups(rows, sizes, "dayofweek")
     assert named.endswith(" and 2 more groups")
@@ -266,7 +271,7 @@ def test_the_worst_few_short_groups_are_named_and_the_rest_counted(
 def test_a_short_group_the_limit_leaves_out_is_not_named(engine_settings, minutes) -> None:
     daily = rth_daily(minutes)
     has = daily["close"].rolling(20).mean().notna()
-    result = _ask(
+    result = ask(
         {
             "map": {"above": "close > rolling_mean(close, 20)"},
             "group_by": "month()",
@@ -275,6 +280,7 @@ def test_a_short_group_the_limit_leaves_out_is_not_named(engine_settings, minute
             "limit": 2,
         },
         engine_settings,
+        **RTH_DAILY,
     )
     assert result.table["month"].tolist() == [3, 2]
     assert (
@@ -297,13 +303,14 @@ def test_the_year_the_50_day_mean_starts_in_is_named(sample_settings, con) -> No
     year = daily["d"].dt.year
     rows, sizes = has.groupby(year).size(), has.groupby(year).sum()
     assert sizes[2008] == rows[2008] - 49 and (sizes.drop(2008) == rows.drop(2008)).all()
-    result = _ask(
+    result = ask(
         {
             "map": {"year": "year()", "above": "close > rolling_mean(close, 50)"},
             "group_by": "year",
             "select": ["mean(above)", "count()"],
         },
         sample_settings,
+        **RTH_DAILY,
     )
     has.index = daily["d"]
     said = (

@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
-from barb import execute
+from asking import ask
 
 
 def _session_daily(minutes: pd.DataFrame, start: int, end: int) -> pd.DataFrame:
@@ -19,12 +18,6 @@ def _session_daily(minutes: pd.DataFrame, start: int, end: int) -> pd.DataFrame:
     return part.groupby(part["timestamp"].dt.normalize()).agg(
         high=("high", "max"), low=("low", "min"), close=("close", "last")
     )
-
-
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _gap_warnings(result) -> list[str]:
@@ -48,7 +41,7 @@ def test_first_hour_true_range_reaches_back_a_day(engine_settings, minutes) -> N
         [bars["high"] - bars["low"], (bars["high"] - before).abs(), (bars["low"] - before).abs()]
     )
     february = bars.index.to_period("M") == "2024-02"
-    result = _ask(_query("RTH_OPEN"), engine_settings)
+    result = ask(_query("RTH_OPEN"), engine_settings)
     assert result.summary.values["tr"] == pytest.approx(tr[february].mean())
     rng = (bars["high"] - bars["low"])[february].mean()
     assert result.summary.values["rng"] == pytest.approx(rng)
@@ -74,7 +67,7 @@ def test_first_hour_true_range_reaches_back_a_day(engine_settings, minutes) -> N
     ],
 )  # fmt: skip
 def test_other_parts_of_the_day_are_said(engine_settings, session, expr, said) -> None:
-    (text,) = _gap_warnings(_ask(_query(session, expr=expr), engine_settings))
+    (text,) = _gap_warnings(ask(_query(session, expr=expr), engine_settings))
     assert text.startswith(said)
 
 
@@ -82,13 +75,13 @@ def test_other_parts_of_the_day_are_said(engine_settings, session, expr, said) -
 def test_a_whole_days_session_has_the_usual_gap(engine_settings, session) -> None:
     """RTH's true range reaches over the night, as daily ATR always does; CASH and a window
     leaving out half an hour of RTH are the same day."""
-    assert _gap_warnings(_ask(_query(session, expr="atr(14)"), engine_settings)) == []
+    assert _gap_warnings(ask(_query(session, expr="atr(14)"), engine_settings)) == []
 
 
 def test_intraday_bars_are_said_to_chain_the_days_instead(engine_settings) -> None:
     """On 5m bars every function reading earlier bars is said at once
     (tests/engine/test_chained_session_days.py), true range among them."""
-    result = _ask(_query("RTH_OPEN", "5m", "atr(14)"), engine_settings)
+    result = ask(_query("RTH_OPEN", "5m", "atr(14)"), engine_settings)
     assert _gap_warnings(result) == []
     (text,) = [w for w in result.metadata.warnings if w.startswith("atr() on 5m bars")]
     assert "chained day to day" in text
@@ -96,4 +89,4 @@ def test_intraday_bars_are_said_to_chain_the_days_instead(engine_settings) -> No
 
 def test_no_warning_without_true_range(engine_settings) -> None:
     query = _query("RTH_OPEN", expr="rolling_mean(range, 14)")
-    assert _gap_warnings(_ask(query, engine_settings)) == []
+    assert _gap_warnings(ask(query, engine_settings)) == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask
 from rth_bars import RTH_END, RTH_START, rth_daily
 
 from barb import execute
@@ -14,16 +15,10 @@ from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
 
 
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 def test_hourly_bars_read_yesterdays_rth_high(engine_settings, minutes) -> None:
     """ "Hours that traded above the previous day's RTH high", from the period's first day:
     the first day's yesterday is before the period and still read."""
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "1h",
@@ -42,7 +37,7 @@ def test_hourly_bars_read_yesterdays_rth_high(engine_settings, minutes) -> None:
 
 
 def test_daily_close_two_dates_back_and_lag_zero(engine_settings, minutes) -> None:
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -107,7 +102,7 @@ def _without_rth_of(minutes: pd.DataFrame, day: pd.Timestamp) -> pd.DataFrame:
 def test_lag_counts_back_from_a_date_without_the_session(no_rth_settings, minutes) -> None:
     """ "Did the overnight take out yesterday's RTH high?" on the date with no RTH: lag 1 is
     the last RTH before it (Thursday's), not missing; lag 2 the one before that."""
-    result = _ask(
+    result = ask(
         {
             "session": "OVERNIGHT",
             "from": "daily",
@@ -145,7 +140,7 @@ def test_a_window_after_an_early_close_is_missing_not_older(early_settings) -> N
     has no 15:59 bar, so the value is missing (the gap from "yesterday's settlement" is not
     measured from two sessions ago); RTH's own lag still reads the early session's close."""
     settings, frame = early_settings
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from asking import RTH_DAILY, ask
 from nyse_holidays import NYSE_HOLIDAYS_2024
 from rth_bars import rth_minutes
 
-from barb import execute
 from barb.data.store import data_path
 from barb.result import Result
 
@@ -26,12 +26,6 @@ PRESIDENTS_DAY = "2024-02-19"
 RTH = (570, 1020)
 OVERNIGHT = (1080, 570)
 LEAVE_OUT = '"where": "not holiday() and not early_close()" leaves them out.'
-
-
-def _ask(query: dict, settings, session: str = "RTH") -> Result:
-    result = execute({"session": session, "from": "daily", **query}, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _short(result: Result) -> list[str]:
@@ -76,7 +70,9 @@ def days_2024(sample_days) -> pd.DataFrame:
 
 @pytest.mark.slow
 def test_a_ranking_that_lists_short_sessions_names_them(sample_settings, days_2024) -> None:
-    result = _ask({"period": "2024", "sort": "volume asc", "limit": 10}, sample_settings)
+    result = ask(
+        {"period": "2024", "sort": "volume asc", "limit": 10}, sample_settings, **RTH_DAILY
+    )
     quietest = days_2024.dropna(subset=["volume"]).sort_values("volume", kind="stable")[:10]
     assert result.table["date"].tolist() == quietest.index.tolist()
     short = quietest[quietest["rth"] < RTH[1] - RTH[0]].index
@@ -97,10 +93,10 @@ def test_overnight_rankings_name_only_the_nights_that_stopped_early(
 ) -> None:
     """Every 2024 overnight session ranked: the holidays' nights traded all 930 minutes and
     are not named; Good Friday's stopped at 09:15."""
-    result = _ask(
+    result = ask(
         {"period": "2024", "map": {"night": "volume"}, "sort": "night asc", "limit": 300},
         sample_settings,
-        "OVERNIGHT",
+        **RTH_DAILY | {"session": "OVERNIGHT"},
     )
     nights = days_2024.sort_values("night_volume", kind="stable")
     assert result.table["date"].tolist() == nights.index.tolist()
@@ -118,10 +114,10 @@ def test_overnight_rankings_name_only_the_nights_that_stopped_early(
 def test_a_weekday_question_on_overnight_says_the_holidays_nights_traded_in_full(
     sample_settings, days_2024
 ) -> None:
-    result = _ask(
+    result = ask(
         {"period": "2024", "map": {"wd": "dayname()"}, "group_by": "wd", "select": "mean(range)"},
         sample_settings,
-        "OVERNIGHT",
+        **RTH_DAILY | {"session": "OVERNIGHT"},
     )
     holidays = days_2024[days_2024.index.isin(NYSE_HOLIDAYS_2024)]
     full = holidays[holidays["night"] == 24 * 60 - OVERNIGHT[0] + OVERNIGHT[1]]
@@ -141,14 +137,14 @@ def test_a_holiday_whose_hours_traded_in_full_is_no_short_session(engine_setting
     assert (rth["day"] == PRESIDENTS_DAY).sum() == RTH[1] - RTH[0]
     volume = rth.groupby("day")["volume"].sum().sort_values(kind="stable")
     rank = [f"{d:%Y-%m-%d}" for d in volume.index].index(PRESIDENTS_DAY) + 1
-    result = _ask({"sort": "volume asc", "limit": rank}, engine_settings)
+    result = ask({"sort": "volume asc", "limit": rank}, engine_settings, **RTH_DAILY)
     assert PRESIDENTS_DAY in result.table["date"].tolist()
     assert not _short(result), result.metadata.warnings
 
 
 @pytest.mark.slow
 def test_rankings_without_them_or_by_date_say_nothing(sample_settings) -> None:
-    left_out = _ask(
+    left_out = ask(
         {
             "period": "2024",
             "where": "not holiday() and not early_close()",
@@ -156,9 +152,12 @@ def test_rankings_without_them_or_by_date_say_nothing(sample_settings) -> None:
             "limit": 10,
         },
         sample_settings,
+        **RTH_DAILY,
     )
     assert not _short(left_out)
-    by_date = _ask({"period": "2024-11", "sort": "date desc", "limit": 25}, sample_settings)
+    by_date = ask(
+        {"period": "2024-11", "sort": "date desc", "limit": 25}, sample_settings, **RTH_DAILY
+    )
     assert "2024-11-28" in by_date.table["date"].tolist() and not _short(by_date)
 
 
@@ -206,7 +205,7 @@ def test_rows_listed_by_date_name_their_short_sessions(
     """A half day among a table of days read as a quiet full day (215 on the day after
     Thanksgiving, against 336 for the week's full days), while a statistic over the same
     days said it. The rows listed name each with its close."""
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     listed = late_2025.loc[result.table["date"].astype(str)]
     short = listed[listed["rth"] < RTH[1] - RTH[0]]
     assert len(short) >= 1
@@ -236,7 +235,7 @@ def test_rows_listed_by_date_name_their_short_sessions(
 )
 def test_rows_listed_by_date_without_a_size_say_nothing(sample_settings, late_2025, query) -> None:
     assert (late_2025.loc["2025-12-01":"2025-12-05", "rth"] == RTH[1] - RTH[0]).all()
-    assert _short(_ask(query, sample_settings)) == []
+    assert _short(ask(query, sample_settings, **RTH_DAILY)) == []
 
 
 # --- min() and low percentiles --------------------------------------------------------------
@@ -251,7 +250,9 @@ def test_a_low_percentile_of_volume_says_what_it_is_without_them(
     with_them = np.percentile(rth["volume"], 5)
     without = np.percentile(rth["volume"][~short], 5)
     assert (round(with_them), round(without, 1), int(short.sum())) == (163190, 174862.2, 10)
-    result = _ask({"period": "2024", "select": "percentile(volume, 5)"}, sample_settings)
+    result = ask(
+        {"period": "2024", "select": "percentile(volume, 5)"}, sample_settings, **RTH_DAILY
+    )
     assert result.summary.value == pytest.approx(with_them)
     assert [w for w in result.metadata.warnings if "without them" in w] == [
         f"10 of the {len(rth)} days are short sessions (holidays, early closes: a part day "
@@ -259,13 +260,14 @@ def test_a_low_percentile_of_volume_says_what_it_is_without_them(
         f"{without:.1f}, not {with_them:.0f}. {LEAVE_OUT}"
     ]
     # Left out as the warning says: the number it named.
-    kept = _ask(
+    kept = ask(
         {
             "period": "2024",
             "where": "not holiday() and not early_close()",
             "select": "percentile(volume, 5)",
         },
         sample_settings,
+        **RTH_DAILY,
     )
     assert kept.summary.value == pytest.approx(without)
     assert not [w for w in kept.metadata.warnings if "without them" in w]
@@ -280,9 +282,10 @@ def test_min_is_named_only_when_a_short_session_set_it(
     rth = days_2024.dropna(subset=["volume"])
     quietest = rth["volume"].idxmin()
     assert rth.loc[quietest, "rth"] == RTH[1] - RTH[0]
-    result = _ask(
+    result = ask(
         {"period": "2024", "select": ["min(volume)", "max(volume)", "percentile(volume, 95)"]},
         sample_settings,
+        **RTH_DAILY,
     )
     assert result.summary.values["min_volume"] == rth["volume"].min()
     assert not [w for w in result.metadata.warnings if "without them" in w]
@@ -290,8 +293,10 @@ def test_min_is_named_only_when_a_short_session_set_it(
     full = days_2023[days_2023["rth"] == RTH[1] - RTH[0]]
     quietest, quietest_full = days_2023["volume"].idxmin(), full["volume"].idxmin()
     assert quietest == "2023-11-23" and quietest_full != quietest  # Thanksgiving
-    thanksgiving = _ask(
-        {"period": "2023", "select": "arg_min(date(), volume) as quietest"}, sample_settings
+    thanksgiving = ask(
+        {"period": "2023", "select": "arg_min(date(), volume) as quietest"},
+        sample_settings,
+        **RTH_DAILY,
     )
     assert f"{thanksgiving.summary.value:%Y-%m-%d}" == quietest
     assert any(
@@ -337,7 +342,7 @@ def test_the_day_after_thanksgiving_is_said_to_be_all_short_sessions(
         "where": "after_tg",
         "select": "mean(r)",
     }
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     assert result.summary.value == pytest.approx(after["r"].mean())
     assert _short(result) == [
         f"All of the 18 days are short sessions (holidays, early closes: the exchange closed "
@@ -359,7 +364,7 @@ def test_a_mean_over_many_short_sessions_says_it_without_them(
         "where": "month() == 11 and day() >= 22",
         "select": "mean(r)",
     }
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     [said] = _short(result)
     assert said.startswith(f"{short.sum()} of the {len(late_november)} days are short sessions")
     without = late_november.loc[~short, "r"].mean()
@@ -407,7 +412,7 @@ def test_a_window_an_early_close_cut_is_said_with_how_long_it_ran(
         "where": "month() == 11 and day() >= 22",
         "select": ["count(lunch) as days", "mean(lunch) as lunch_range"],
     }
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     assert result.summary.values["lunch_range"] == pytest.approx(late["lunch"].mean())
     rth = pd.DatetimeIndex(rth_days_all.index)
     rows = int(((rth.month == 11) & (rth.day >= 22)).sum())  # some have no lunch window
@@ -419,7 +424,11 @@ def test_a_window_an_early_close_cut_is_said_with_how_long_it_ran(
         f"{late.loc[~cut, 'lunch'].mean():.4g}. {LEAVE_OUT}"
     ]
     # The window as the session: its short-session warning says how long it ran too.
-    own = _ask({**query, "select": "mean(range)"}, sample_settings, session="12:00-13:30")
+    own = ask(
+        {**query, "select": "mean(range)"},
+        sample_settings,
+        **RTH_DAILY | {"session": "12:00-13:30"},
+    )
     [short] = _short(own)
     assert short.startswith(f"{cut.sum()} of the {len(late)} days are short sessions")
     assert f"(12:00-13:30 ran {most} of its 90 minutes on {n_most} days, {other} on " in short
@@ -432,5 +441,5 @@ def test_a_few_cut_windows_over_all_days_say_nothing(sample_settings, lunch_days
     cut = lunch_days["minutes"] < LUNCH[1] - LUNCH[0]
     assert cut.sum() < 0.1 * len(lunch_days)
     query = {"map": LUNCH_RANGE, "select": ["mean(lunch / morning) as ratio"]}
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings, **RTH_DAILY)
     assert not [w for w in result.metadata.warnings if "cut short" in w]

@@ -15,6 +15,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask
 
 from barb import execute
 from barb.data.store import data_path
@@ -58,18 +59,12 @@ def daily(minutes) -> pd.DataFrame:
     return days
 
 
-def _ask(query: dict, settings):
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 def test_year_and_week_keys_say_how_many_weeks_they_split(sample_settings, daily) -> None:
     kept = daily[(daily.index >= FIRST) & (daily.index <= LAST)]
     years = kept.groupby("week")["open"].apply(lambda w: w.index.year.nunique())
     split = years[years > 1]
     assert len(split) == 7 and str(split.index[0].date()) == "2008-12-29"
-    result = _ask(SPLIT, sample_settings)
+    result = ask(SPLIT, sample_settings)
     said = [w for w in result.metadata.warnings if "cross a year's end" in w]
     assert len(said) == 1, result.metadata.warnings
     assert said[0].startswith(f"{len(split)} of the {len(years)} weeks cross a year's end")
@@ -92,7 +87,7 @@ def test_the_whole_week_form_it_gives_matches_pandas(sample_settings, daily) -> 
         "group_by": "year()",
         "select": ["mean(wk_rng) as avg_wk_rng", "count() as weeks"],
     }
-    result = _ask(weekly, sample_settings).table.set_index("year")
+    result = ask(weekly, sample_settings).table.set_index("year")
     weeks = daily.groupby("week").agg(
         open=("open", "first"), high=("high", "max"), low=("low", "min")
     )
@@ -105,13 +100,13 @@ def test_the_whole_week_form_it_gives_matches_pandas(sample_settings, daily) -> 
     assert list(result.index) == list(expected.index)
     assert list(result["avg_wk_rng"]) == pytest.approx(list(expected["mean"]))
     assert list(result["weeks"]) == list(expected["count"])
-    split = _ask(SPLIT, sample_settings).table.set_index("year")
+    split = ask(SPLIT, sample_settings).table.set_index("year")
     assert split.loc[2009, "avg_wk_rng"] < result.loc[2009, "avg_wk_rng"] - 0.05
 
 
 def test_date_and_year_keys_say_nothing_of_weeks(sample_settings) -> None:
     query = {**SPLIT, "group_by": ["year()", "date()"], "then": {"group_by": "year"}}
-    result = _ask(query, sample_settings)
+    result = ask(query, sample_settings)
     assert not [w for w in result.metadata.warnings if "cross a year's end" in w]
 
 
@@ -136,7 +131,7 @@ def test_then_map_reading_its_select_says_map_runs_first(sample_settings, minute
     form = json.loads("{" + error["hint"].split("count them all in map first: ")[1] + "}")
     assert form["then"]["group_by"] == "high_time"
 
-    table = _ask({**HIGH_HOUR, **form}, sample_settings).table.set_index("high_time")
+    table = ask({**HIGH_HOUR, **form}, sample_settings).table.set_index("high_time")
     slot = (minutes["minute"] - RTH[0]) // 60
     hourly = minutes.assign(slot=slot).groupby(["day", "slot"])["high"].max()
     top = hourly.groupby(level="day").idxmax().map(lambda key: key[1])  # the earliest tie

@@ -11,8 +11,9 @@ import io
 
 import pandas as pd
 import pytest
+from asking import ask
 
-from barb import execute, render_summary
+from barb import render_summary
 from barb.data.store import data_path
 from barb.export import csv_bytes
 from barb.result import Result
@@ -46,12 +47,6 @@ def decembers(sample_settings) -> pd.DataFrame:
     rank = dec.apply(lambda r: (dec <= r).mean() * 100)
     out = pd.DataFrame({"month": dec.index.astype(str), "ret_pct": dec, "pct_rank": rank})
     return out.iloc[::-1].reset_index(drop=True)
-
-
-def _ask(query: dict, settings) -> Result:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _read(text: str) -> tuple[list[str], list[list[str]]]:
@@ -89,11 +84,11 @@ def _check(result: Result, expected: pd.DataFrame) -> None:
 def test_then_map_keeps_the_first_stage_selection(sample_settings, decembers) -> None:
     assert len(decembers) == 18  # 2008-2025
     assert decembers["pct_rank"].iloc[0] == 100  # December 2025: the highest of them
-    result = _ask({**DECEMBERS, "then": RANKED}, sample_settings)
+    result = ask({**DECEMBERS, "then": RANKED}, sample_settings)
     _check(result, decembers)
 
 
 def test_then_select_without_the_label_keeps_it_first(sample_settings, decembers) -> None:
     then = {**RANKED, "select": ["ret_pct", "pct_rank"]}
-    result = _ask({**DECEMBERS, "then": then}, sample_settings)
+    result = ask({**DECEMBERS, "then": then}, sample_settings)
     _check(result, decembers)

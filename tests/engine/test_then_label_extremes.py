@@ -7,15 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from asking import ask
 from rth_bars import rth_daily
 
 from barb import execute
-
-
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def test_the_first_and_last_date_of_the_rows_a_where_kept(engine_settings, minutes) -> None:
@@ -30,7 +25,7 @@ def test_the_first_and_last_date_of_the_rows_a_where_kept(engine_settings, minut
         "then": {"select": ["count()", "min(date) as first_day", "max(date) as last_day"]},
     }
 
-    values = _ask(query, engine_settings).summary.values
+    values = ask(query, engine_settings).summary.values
 
     assert values["count"] == len(down)
     assert pd.Timestamp(values["first_day"]) == down.index.min()

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask
 from rth_bars import sample_rth_days
 
 from barb import execute
-from barb.result import Result
 
 pytestmark = pytest.mark.slow
 
@@ -42,16 +42,8 @@ def bucket_days(rth_days) -> pd.Series:
     return pd.Series(buckets).value_counts().sort_index()
 
 
-def _ask(query: dict, settings) -> Result:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 def test_each_buckets_share_of_all_days(sample_settings, bucket_days) -> None:
-    result = _ask(
-        {**BUCKETS, "then": {"map": {"share": "days / sum(days) * 100"}}}, sample_settings
-    )
+    result = ask({**BUCKETS, "then": {"map": {"share": "days / sum(days) * 100"}}}, sample_settings)
     table = result.table.set_index("bucket")
     assert table["days"].to_dict() == bucket_days.to_dict()
     expected = bucket_days / bucket_days.sum() * 100
@@ -61,7 +53,7 @@ def test_each_buckets_share_of_all_days(sample_settings, bucket_days) -> None:
 
 def test_a_where_after_the_share_keeps_the_common_buckets(sample_settings, bucket_days) -> None:
     """The share is over all the buckets, taken before the where drops the rare ones."""
-    result = _ask(
+    result = ask(
         {**BUCKETS, "then": {"map": {"share": "days / sum(days) * 100"}, "where": "share >= 5"}},
         sample_settings,
     )
@@ -75,7 +67,7 @@ def test_a_where_after_the_share_keeps_the_common_buckets(sample_settings, bucke
 
 def test_each_years_mean_against_the_years_average(sample_settings, rth_days) -> None:
     """``r - mean(r)``: each year's mean return against the mean of the years' means."""
-    result = _ask(
+    result = ask(
         {
             **{k: BUCKETS[k] for k in ("session", "from", "period")},
             "map": {"ret": "(close / prev(close) - 1) * 100"},
@@ -97,7 +89,7 @@ def test_first_and_last_in_then_map_read_the_groups_in_time_order(
 ) -> None:
     """A sorted first stage lists the years by their mean, not in time: first(r) is still
     the earliest year's, as in then.select."""
-    result = _ask(
+    result = ask(
         {
             **{k: BUCKETS[k] for k in ("session", "from", "period")},
             "map": {"ret": "(close / prev(close) - 1) * 100"},

@@ -11,17 +11,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from asking import ask
 from rth_bars import rth_daily
 
-from barb import execute
-
 LAST = pd.Timestamp("2024-03-28")
-
-
-def _ask(query: dict, settings):
-    result = execute({"session": "RTH", **query}, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _bars(minutes: pd.DataFrame, freq: str) -> pd.DataFrame:
@@ -47,7 +40,7 @@ def _first_days(bars: pd.DataFrame) -> list[str]:
 def test_the_last_n_weekly_bars_include_the_unfinished_week(n, engine_settings, minutes) -> None:
     """Weekly last_1_bars kept the unfinished week and last_2_bars … last_4_bars dropped it:
     now every N keeps it, says what it covers and names the period of whole weeks."""
-    result = _ask({"from": "weekly", "period": f"last_{n}_bars"}, engine_settings)
+    result = ask({"from": "weekly", "period": f"last_{n}_bars"}, engine_settings, session="RTH")
     expected = _bars(minutes, "W-SUN").iloc[-n:]
     assert _weeks(result) == _first_days(expected)
     assert list(result.table["close"]) == list(expected["close"])
@@ -64,7 +57,7 @@ def test_the_last_n_weekly_bars_include_the_unfinished_week(n, engine_settings, 
 def test_the_last_n_weeks_are_n_whole_weeks(n, engine_settings, minutes) -> None:
     """last_1_weeks gave the unfinished week, last_2_weeks one whole week: now N whole
     weeks for every N, the unfinished one left out and said."""
-    result = _ask({"from": "weekly", "period": f"last_{n}_weeks"}, engine_settings)
+    result = ask({"from": "weekly", "period": f"last_{n}_weeks"}, engine_settings, session="RTH")
     expected = _bars(minutes, "W-SUN").iloc[-n - 1 : -1]
     assert _weeks(result) == _first_days(expected)
     assert list(result.table["open"]) == list(expected["open"])
@@ -81,7 +74,7 @@ def test_how_the_last_week_closed_is_the_last_whole_week(engine_settings, minute
     weeks = _bars(minutes, "W-SUN")
     change = (weeks["close"].iloc[-2] / weeks["close"].iloc[-3] - 1) * 100
     for period in ("last_week", "last_1_weeks"):
-        result = _ask(
+        result = ask(
             {
                 "from": "weekly",
                 "period": period,
@@ -89,6 +82,7 @@ def test_how_the_last_week_closed_is_the_last_whole_week(engine_settings, minute
                 "select": ["close", "chg_pct"],
             },
             engine_settings,
+            session="RTH",
         )
         assert _weeks(result) == _first_days(weeks.iloc[[-2]])
         assert result.table["chg_pct"].iloc[0] == pytest.approx(change)
@@ -99,10 +93,10 @@ def test_monthly_bars_follow_the_same_rule(n, engine_settings, minutes) -> None:
     """Monthly last_1_bars kept March and last_2_bars dropped it; last_1_months gave March
     and last_2_months February alone."""
     months = _bars(minutes, "M")
-    bars = _ask({"from": "monthly", "period": f"last_{n}_bars"}, engine_settings)
+    bars = ask({"from": "monthly", "period": f"last_{n}_bars"}, engine_settings, session="RTH")
     assert list(bars.table["close"]) == list(months["close"].iloc[-n:])
     assert any("The month 2024-03 is not over yet" in w for w in bars.metadata.warnings)
-    whole = _ask({"from": "monthly", "period": f"last_{n}_months"}, engine_settings)
+    whole = ask({"from": "monthly", "period": f"last_{n}_months"}, engine_settings, session="RTH")
     assert list(whole.table["month"]) == [str(p) for p in months.index[-n - 1 : -1]]
     assert list(whole.table["close"]) == list(months["close"].iloc[-n - 1 : -1])
 
@@ -111,9 +105,11 @@ def test_wtd_is_the_week_so_far(engine_settings, minutes) -> None:
     """ "This week so far": the week of the data's last date from its Monday, like mtd."""
     daily = rth_daily(minutes)
     week = daily[daily.index >= LAST - pd.Timedelta(days=LAST.weekday())]
-    days = _ask({"from": "daily", "period": "wtd", "select": "count()"}, engine_settings)
+    days = ask(
+        {"from": "daily", "period": "wtd", "select": "count()"}, engine_settings, session="RTH"
+    )
     assert days.summary.value == len(week) == 4
-    bar = _ask({"from": "weekly", "period": "wtd"}, engine_settings)
+    bar = ask({"from": "weekly", "period": "wtd"}, engine_settings, session="RTH")
     assert _weeks(bar) == ["2024-03-25"]
     assert bar.table["open"].iloc[0] == week["open"].iloc[0]
     assert bar.table["close"].iloc[0] == week["close"].iloc[-1]
@@ -125,12 +121,16 @@ def test_qtd_is_the_quarter_so_far(engine_settings, minutes) -> None:
     its first day, like mtd; and "2024-Q1", the label Barb prints, names that quarter."""
     daily = rth_daily(minutes)
     quarter = daily[daily.index >= "2024-01-01"]
-    days = _ask({"from": "daily", "period": "qtd", "select": "count()"}, engine_settings)
+    days = ask(
+        {"from": "daily", "period": "qtd", "select": "count()"}, engine_settings, session="RTH"
+    )
     assert days.summary.value == len(quarter)
-    bar = _ask({"from": "quarterly", "period": "qtd"}, engine_settings)
+    bar = ask({"from": "quarterly", "period": "qtd"}, engine_settings, session="RTH")
     assert list(bar.table["quarter"]) == ["2024-Q1"]
     assert bar.table["open"].iloc[0] == quarter["open"].iloc[0]
     assert bar.table["close"].iloc[0] == quarter["close"].iloc[-1]
     assert any("The quarter 2024-Q1 is not over yet" in w for w in bar.metadata.warnings)
-    named = _ask({"from": "daily", "period": "2024-Q1", "select": "count()"}, engine_settings)
+    named = ask(
+        {"from": "daily", "period": "2024-Q1", "select": "count()"}, engine_settings, session="RTH"
+    )
     assert named.summary.value == len(quarter)

@@ -8,17 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask
 from rth_bars import rth_daily
 
-from barb import execute
-
 PERIOD = "2024-03-01:"  # runs to the data's last day, 2024-03-28
-
-
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
 
 
 def _march(minutes: pd.DataFrame) -> pd.DataFrame:
@@ -40,7 +33,7 @@ def test_if_of_an_unknown_condition_picks_neither_branch(engine_settings, minute
         .value_counts()
         .sort_index()
     )
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -62,7 +55,7 @@ def test_if_of_an_unknown_condition_picks_neither_branch(engine_settings, minute
 def test_if_as_one_and_zero_averages_only_decided_rows(engine_settings, minutes) -> None:
     days = _march(minutes)
     known = days.dropna(subset=["next_close"])
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -117,7 +110,7 @@ def test_and_or_keep_unknown_as_sql_does(engine_settings, minutes, op: str, othe
     rising = days["close"] > days["open"]
     side = (rising if other == "close > open" else days["close"] < days["open"]).astype(object)
     both = _kleene(nxt, side, op)
-    result = _ask(
+    result = ask(
         {
             "session": "RTH",
             "from": "daily",
@@ -131,7 +124,7 @@ def test_and_or_keep_unknown_as_sql_does(engine_settings, minutes, op: str, othe
     )
     assert result.summary.values["share"] == pytest.approx(_known_mean(both))
     assert result.summary.values["true_days"] == int((both == True).sum())  # noqa: E712
-    where = _ask(
+    where = ask(
         {
             "session": "RTH",
             "from": "daily",

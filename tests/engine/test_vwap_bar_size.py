@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from asking import ask
 
-from barb import execute
 from barb.data.store import data_path
 
 pytestmark = pytest.mark.slow
@@ -42,7 +42,7 @@ def _bars(minutes: pd.DataFrame, size: int) -> pd.DataFrame:
     ).reset_index()
 
 
-def _ask(timeframe: str, settings) -> tuple[float, list[str]]:
+def _share_above(timeframe: str, settings) -> tuple[float, list[str]]:
     query = {
         "session": "RTH",
         "from": timeframe,
@@ -51,8 +51,7 @@ def _ask(timeframe: str, settings) -> tuple[float, list[str]]:
         "where": "last",
         "select": "mean(above)",
     }
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
+    result = ask(query, settings)
     return float(result.summary.value), result.metadata.warnings
 
 
@@ -60,9 +59,9 @@ def test_vwap_on_30_minute_bars_says_it_approximates(sample_settings, quarter) -
     exact = _closes_above_vwap(quarter)
     coarse = _closes_above_vwap(_bars(quarter, 30))
     assert coarse != exact  # the case: the bar size changes the answer
-    value, warnings = _ask("30m", sample_settings)
+    value, warnings = _share_above("30m", sample_settings)
     assert value == pytest.approx(coarse)
     assert any(NOTE in w for w in warnings)
-    value, warnings = _ask("1m", sample_settings)
+    value, warnings = _share_above("1m", sample_settings)
     assert value == pytest.approx(exact)
     assert not any(NOTE in w for w in warnings)

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask
 
-from barb import execute
 from barb.data.store import data_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,12 +41,6 @@ def _releases(year: int | None = None) -> np.ndarray:
     return dates.to_numpy().astype("datetime64[D]")
 
 
-def _ask(query: dict, settings) -> object:
-    result = execute(query, "NQ", settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 def _session_warnings(result) -> list[str]:
     return [w for w in result.metadata.warnings if "traded but" in w]
 
@@ -62,13 +56,13 @@ def test_a_release_day_without_an_rth_bar_is_named(sample_settings, days) -> Non
     with_rth = np.intersect1d(releases, days["rth"])
     missed = np.setdiff1d(traded, with_rth)
     assert len(missed) == 1  # 2023-04-07, Good Friday
-    rth = _ask(_count("RTH"), sample_settings)
+    rth = ask(_count("RTH"), sample_settings)
     assert rth.summary.value == len(with_rth)
     assert _session_warnings(rth) == [
         f"1 NFP release day traded but has no RTH bar ({missed[0]}): no row carries nfp "
         "there, so it is not counted. To count releases use the ETH session."
     ]
-    eth = _ask(_count("ETH"), sample_settings)
+    eth = ask(_count("ETH"), sample_settings)
     assert eth.summary.value == len(traded) == len(releases)
     assert _session_warnings(eth) == []
 
@@ -76,7 +70,7 @@ def test_a_release_day_without_an_rth_bar_is_named(sample_settings, days) -> Non
 def test_all_years_name_every_such_day(sample_settings, days) -> None:
     releases = _releases()
     missed = np.setdiff1d(np.intersect1d(releases, days["all"]), days["rth"])
-    result = _ask(
+    result = ask(
         {"session": "RTH", "from": "daily", "join": "nfp", "group_by": "year()",
          "select": "count(nfp) as releases"},
         sample_settings,
@@ -96,7 +90,7 @@ def test_all_years_name_every_such_day(sample_settings, days) -> None:
 
 def test_a_year_without_such_a_day_says_nothing(sample_settings) -> None:
     query = {**_count("RTH"), "period": "2024"}
-    assert _session_warnings(_ask(query, sample_settings)) == []
+    assert _session_warnings(ask(query, sample_settings)) == []
 
 
 FOMC = REFERENCE_DIR / "events" / "fomc.csv"
@@ -120,7 +114,7 @@ def test_a_sunday_release_before_the_open_is_not_said_to_count(sample_settings) 
     opens = after.iloc[0]
     late = int((opens - release) / pd.Timedelta(minutes=1))
     assert late == 60
-    result = _ask(_window_query(late), sample_settings)
+    result = ask(_window_query(late), sample_settings)
     days = pd.to_datetime(result.table["date"]).dt.strftime("%Y-%m-%d").tolist()
     assert not {"2020-03-15", "2020-03-16"} & set(days)  # no bar of it in the window
     warnings = [w for w in result.metadata.warnings if "FOMC" in w]
@@ -132,7 +126,7 @@ def test_a_sunday_release_before_the_open_is_not_said_to_count(sample_settings) 
 
 
 def test_a_window_reaching_the_open_counts_the_release(sample_settings) -> None:
-    result = _ask(_window_query(120), sample_settings)
+    result = ask(_window_query(120), sample_settings)
     days = pd.to_datetime(result.table["date"]).dt.strftime("%Y-%m-%d").tolist()
     assert "2020-03-16" in days
     assert [w for w in result.metadata.warnings if "FOMC" in w] == [
@@ -147,12 +141,12 @@ def test_a_statistic_of_the_session_s_bars_is_not_sent_to_eth(sample_settings) -
     query = {"session": "RTH", "from": "daily", "period": "2023", "join": "nfp",
              "map": {"up": "open > prev(close)"}, "group_by": "nfp",
              "select": "mean(up)"}  # fmt: skip
-    [said] = _session_warnings(_ask(query, sample_settings))
+    [said] = _session_warnings(ask(query, sample_settings))
     assert said.endswith(
         "(2023-04-07): no row carries nfp there, so it is not among the nfp days here."
     )
     assert "ETH" not in said
-    [counted] = _session_warnings(_ask(_count("RTH"), sample_settings))
+    [counted] = _session_warnings(ask(_count("RTH"), sample_settings))
     assert counted.endswith("To count releases use the ETH session.")
 
 
@@ -161,7 +155,7 @@ def test_a_moved_release_a_where_left_out_is_not_said(sample_settings) -> None:
     days has no row of it, and said "1 FOMC release … counts for the next trading day"."""
     query = {"session": "RTH", "from": "daily", "join": "fomc", "select": "count()"}
     moved = "counts for the next trading day (2020-03-15 → 2020-03-16)"
-    kept_2020 = _ask({**query, "where": "fomc and year() == 2020"}, sample_settings)
+    kept_2020 = ask({**query, "where": "fomc and year() == 2020"}, sample_settings)
     assert any(moved in w for w in kept_2020.metadata.warnings)
-    kept_2024 = _ask({**query, "where": "fomc and year() == 2024"}, sample_settings)
+    kept_2024 = ask({**query, "where": "fomc and year() == 2024"}, sample_settings)
     assert not any("fell on a day without trading" in w for w in kept_2024.metadata.warnings)

@@ -17,12 +17,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from asking import ask
 
-from barb import execute
 from barb.data.sample import write_samples
 from barb.data.store import data_path
 from barb.instruments import load_instrument
-from barb.result import Result
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE_DIR = Path(os.environ.get("BARB_REFERENCE_DIR", REPO.parent / "shared" / "reference"))
@@ -79,12 +78,6 @@ def _days_seen(dates: pd.Series, days: pd.DatetimeIndex) -> pd.DatetimeIndex:
     return pd.DatetimeIndex(np.unique(days.to_numpy()[at]))
 
 
-def _ask(query: dict, symbol: str, settings) -> Result:
-    result = execute(query, symbol, settings=settings)
-    assert result.ok, result.to_dict()
-    return result
-
-
 def _said(result, event: str) -> list[str]:
     # An expiration (opex, quad_witching) "settled": its time is the opening settlement print.
     starts = (f"{event} came out", f"{event} settled")
@@ -107,7 +100,7 @@ def test_cpi_before_the_rth_open_is_said_with_the_days_it_left_out(
     assert len(same_day) < len(seen) == len(releases)  # two Good-Friday CPIs count for Monday
     query = {"session": "RTH", "from": "daily", "period": "2015:2025", "join": "cpi",
              "group_by": "cpi", "select": ["mean(range)", "count()"]}  # fmt: skip
-    result = _ask(query, symbol, settings)
+    result = ask(query, settings, symbol)
     assert result.table.set_index("cpi").loc[True, "count"] == len(seen)
     assert _said(result, "CPI") == [
         f"CPI came out at 08:30, before {symbol}'s RTH opens at {opens}, on {len(same_day)} of "
@@ -126,14 +119,14 @@ def test_a_session_that_holds_the_release_says_nothing(session: str, settings) -
     query = {"session": session, "from": "daily", "period": "2015:2025", "join": "cpi",
              "group_by": "cpi", "select": "mean(range)"}  # fmt: skip
     for symbol in ("CL", "NQ"):
-        assert _said(_ask(query, symbol, settings), "CPI") == []
+        assert _said(ask(query, settings, symbol), "CPI") == []
 
 
 def test_a_where_counts_only_the_releases_it_keeps(settings) -> None:
     releases = _releases("cpi", (2024, 2024))
     query = {"session": "RTH", "from": "daily", "join": "cpi",
              "where": "cpi and year() == 2024", "select": "mean(range)"}  # fmt: skip
-    [said] = _said(_ask(query, "CL", settings), "CPI")
+    [said] = _said(ask(query, settings, "CL"), "CPI")
     assert f"on all {len(releases)} cpi days in the period:" in said
 
 
@@ -145,7 +138,7 @@ def test_weekly_bars_count_the_releases_of_their_days(settings) -> None:
     seen = _days_seen(releases["date"], rth)
     query = {"session": "RTH", "from": "weekly", "period": "2015:2019", "join": "cpi",
              "group_by": "cpi", "select": "mean(range)"}  # fmt: skip
-    [said] = _said(_ask(query, "CL", settings), "CPI")
+    [said] = _said(ask(query, settings, "CL"), "CPI")
     assert f"on {len(same_day)} of the {len(seen)} cpi days in the period:" in said
 
 
@@ -154,7 +147,7 @@ def test_intraday_bars_of_rth_start_after_the_release(settings) -> None:
     query = {"session": "RTH", "from": "1m", "period": "2024", "join": "cpi",
              "where": "cpi and cpi_minutes >= 0 and cpi_minutes < 60", "group_by": "date()",
              "select": "min(cpi_minutes) as first"}  # fmt: skip
-    result = _ask(query, "CL", settings)
+    result = ask(query, settings, "CL")
     assert set(result.table["first"]) == {RTH["CL"][0] - _minute("08:30")}
     [said] = _said(result, "CPI")
     releases = _releases("cpi", (2024, 2024))
@@ -168,7 +161,7 @@ def test_fomc_near_cls_rth_close_says_how_little_of_the_reaction_it_holds(settin
     assert set(releases["time"]) == {"14:00"}
     query = {"session": "RTH", "from": "daily", "period": "2013:2019", "join": "fomc",
              "group_by": "fomc", "select": ["mean(range)", "count()"]}  # fmt: skip
-    result = _ask(query, "CL", settings)
+    result = ask(query, settings, "CL")
     left = RTH["CL"][1] - _minute("14:00")
     assert _said(result, "FOMC") == [
         f"FOMC came out at 14:00, 30 minutes or less before CL's RTH closes at 14:30, on all "
@@ -177,7 +170,7 @@ def test_fomc_near_cls_rth_close_says_how_little_of_the_reaction_it_holds(settin
         "such as '14:00-15:00'."
     ]
     # NQ's RTH runs three hours past 14:00: nothing to say.
-    assert _said(_ask(query, "NQ", settings), "FOMC") == []
+    assert _said(ask(query, settings, "NQ"), "FOMC") == []
 
 
 def test_each_era_s_release_time_is_read(settings) -> None:
@@ -187,7 +180,7 @@ def test_each_era_s_release_time_is_read(settings) -> None:
     late = releases[releases["time"] == "14:15"]
     query = {"session": "RTH", "from": "daily", "join": "fomc", "group_by": "fomc",
              "select": "mean(range)"}  # fmt: skip
-    said = _said(_ask({**query, "period": "2009:2012"}, "CL", settings), "FOMC")
+    said = _said(ask({**query, "period": "2009:2012"}, settings, "CL"), "FOMC")
     assert said == [
         f"FOMC came out at 14:15, 30 minutes or less before CL's RTH closes at 14:30, on "
         f"{len(late)} of the {len(releases)} fomc days in the period: RTH bars hold only the "
@@ -197,7 +190,7 @@ def test_each_era_s_release_time_is_read(settings) -> None:
     year_2008 = _releases("fomc", (2008, 2008))
     early = year_2008[year_2008["time"].map(_minute) < RTH["CL"][0]]
     assert len(early) == 2  # 2008-01-22 and 2008-10-08
-    before, near = _said(_ask({**query, "period": "2008"}, "CL", settings), "FOMC")
+    before, near = _said(ask({**query, "period": "2008"}, settings, "CL"), "FOMC")
     assert before.startswith(
         f"FOMC came out before CL's RTH opens at 09:00, on {len(early)} of the "
         f"{len(year_2008)} fomc days in the period ("
@@ -213,7 +206,7 @@ def test_a_session_that_closes_before_the_release_is_said(settings) -> None:
     closes = f"{NQ_MORNING[1] // 60:02d}:{NQ_MORNING[1] % 60:02d}"
     query = {"session": "MORNING", "from": "daily", "period": "2013:2019", "join": "fomc",
              "group_by": "fomc", "select": "mean(range)"}  # fmt: skip
-    assert _said(_ask(query, "NQ", settings), "FOMC") == [
+    assert _said(ask(query, settings, "NQ"), "FOMC") == [
         f"FOMC came out at 14:00, after NQ's MORNING closes at {closes}, on all "
         f"{len(releases)} fomc days in the period: MORNING bars end before the release and "
         "hold none of its first move. For the reaction use ETH, which holds it, or a window "
@@ -226,7 +219,7 @@ def test_one_warning_per_cause(settings) -> None:
     not a second one about the same releases."""
     query = {"session": "14:00-14:30", "from": "daily", "period": "2009:2012", "join": "fomc",
              "where": "fomc", "select": "mean(range)"}  # fmt: skip
-    said = _said(_ask(query, "CL", settings), "FOMC")
+    said = _said(ask(query, settings, "CL"), "FOMC")
     assert len(said) == 1 and said[0].startswith("FOMC came out at another time than the window")
     assert re.search(r"on \d+ of the \d+ fomc days", said[0])
 
@@ -236,9 +229,9 @@ def test_days_a_filter_leaves_out_are_not_read(timeframe: str, settings) -> None
     """ "filter": "exclude" keeps the other days: no release of the event is in the result."""
     query = {"session": "RTH", "from": timeframe, "period": "2015:2019",
              "join": {"source": "cpi", "filter": "exclude"}, "select": "mean(range)"}  # fmt: skip
-    assert _said(_ask(query, "CL", settings), "CPI") == []
+    assert _said(ask(query, settings, "CL"), "CPI") == []
     only = {**query, "join": {"source": "cpi", "filter": "only"}}
-    assert len(_said(_ask(only, "CL", settings), "CPI")) == 1
+    assert len(_said(ask(only, settings, "CL"), "CPI")) == 1
 
 
 def test_a_limit_speaks_of_the_days_it_lists(settings) -> None:
@@ -249,13 +242,13 @@ def test_a_limit_speaks_of_the_days_it_lists(settings) -> None:
     assert (fomc["time"].iloc[-3:] == "14:00").all() and (fomc["time"] != "14:00").sum() > 40
     window = {"session": "14:00-16:00", "from": "daily", "join": {"source": "fomc",
               "filter": "only"}, "map": {"move": "close - open"}, "sort": "date desc"}  # fmt: skip
-    listed = _ask({**window, "limit": 3}, "NQ", settings)
+    listed = ask({**window, "limit": 3}, settings, "NQ")
     assert listed.table["date"].tolist() == [f"{d:%Y-%m-%d}" for d in fomc["date"].iloc[::-1][:3]]
     assert _said(listed, "FOMC") == []
-    assert len(_said(_ask(window, "NQ", settings), "FOMC")) == 1
+    assert len(_said(ask(window, settings, "NQ"), "FOMC")) == 1
     cpi = {"session": "RTH", "from": "daily", "join": {"source": "cpi", "filter": "only"},
            "sort": "date desc", "limit": 1}  # fmt: skip
-    assert _said(_ask(cpi, "NQ", settings), "CPI") == [
+    assert _said(ask(cpi, settings, "NQ"), "CPI") == [
         "CPI came out at 08:30, before NQ's RTH opens at 09:30, on the one cpi day in the "
         "period: RTH bars start after the release and hold none of its first move. For the "
         "reaction use ETH, which holds it, or a window such as '08:30-09:30'."
@@ -271,7 +264,7 @@ def test_a_change_from_the_previous_close_holds_the_release(measure: str, settin
     release: it holds the release's move, and nothing is said of RTH opening after it."""
     query = {"session": "RTH", "from": "daily", "period": "2015:2025", "join": "cpi",
              "map": {"chg": measure}, "group_by": "cpi", "select": "mean(abs(chg))"}  # fmt: skip
-    assert _said(_ask(query, "NQ", settings), "CPI") == []
+    assert _said(ask(query, settings, "NQ"), "CPI") == []
 
 
 def _window_ranges(symbol: str, settings, hours: tuple[int, int]) -> pd.Series:
@@ -310,7 +303,7 @@ def test_a_release_window_on_the_day_a_moved_release_counts_for_is_said_to_miss_
              "select": ["count() as days", "mean(range) as avg_range"]}  # fmt: skip
     if period is not None:
         query["period"] = period
-    result = _ask(query, "CL", settings)
+    result = ask(query, settings, "CL")
     marked = result.table.set_index(event).loc[True]
     assert marked["days"] == len(on_their_day) + moved
     assert marked["avg_range"] == pytest.approx(ranges[on_their_day.union(after)].mean())
@@ -320,13 +313,13 @@ def test_a_release_window_on_the_day_a_moved_release_counts_for_is_said_to_miss_
         f"; there the window '{window}' comes days after the release and holds none of it: "
         f"date() not in ({listed}) in the where leaves those days out."
     )
-    left_out = _ask({**query, "where": f"date() not in ({listed})"}, "CL", settings)
+    left_out = ask({**query, "where": f"date() not in ({listed})"}, settings, "CL")
     releases_only = left_out.table.set_index(event).loc[True]
     assert releases_only["days"] == len(on_their_day)
     assert releases_only["avg_range"] == pytest.approx(ranges[on_their_day].mean())
     assert not [w for w in left_out.metadata.warnings if "day without trading" in w]
     # The whole trading day holds the release's first move: those days are its reaction.
-    eth = _ask({**query, "session": "ETH"}, "CL", settings)
+    eth = ask({**query, "session": "ETH"}, settings, "CL")
     [counted] = [w for w in eth.metadata.warnings if "day without trading" in w]
     assert counted.startswith(
         f"{moved} {event.upper()} releases fell on a day without trading and count for the "
@@ -355,7 +348,7 @@ def test_a_where_on_the_minutes_after_cpi_that_rth_never_holds_says_why(settings
            "where": "cpi and cpi_minutes >= 0 and cpi_minutes < 30", "group_by": "date()",
            "select": "max(high) - min(low) as r30",
            "then": {"select": ["mean(r30) as avg", "count() as releases"]}}  # fmt: skip
-    result = _ask(rth, "ES", settings)
+    result = ask(rth, settings, "ES")
     assert result.metadata.rows_matched == 0
     first_bar = RTH["NQ"][0] - _minute("08:30")  # ES's RTH is NQ's, 09:30-17:00
     assert _said(result, "CPI") == [
@@ -369,7 +362,7 @@ def test_a_where_on_the_minutes_after_cpi_that_rth_never_holds_says_why(settings
     assert "No bars matched: the result is empty." in result.metadata.warnings
     # The forms it names answer: ETH and the window, each over every release.
     for session in ("ETH", "08:30-09:30"):
-        answer = _ask({**rth, "session": session}, "ES", settings)
+        answer = ask({**rth, "session": session}, settings, "ES")
         assert answer.summary.values["releases"] == len(releases)
         assert answer.summary.values["avg"] == pytest.approx(reaction.mean())
         assert _said(answer, "CPI") == []
@@ -395,7 +388,7 @@ def test_a_where_on_an_event_s_minutes_in_a_window_that_misses_it_says_why(
     query = {"session": "15:00-16:00", "from": "1m", "period": "2024:2025", "join": event,
              "where": f"{event} and {column} >= 0 and {column} < 15",
              "select": "count()"}  # fmt: skip
-    result = _ask(query, "CL", settings)
+    result = ask(query, settings, "CL")
     assert result.summary.value == 0
     [said] = _said(result, event.upper())
     # EIA's Thursday 11:00 releases are the nearest: their first window bar is 240 minutes on.
@@ -418,7 +411,7 @@ def test_a_session_that_closes_before_the_release_says_so_to_a_where_on_its_minu
     11:00): "the 15 minutes around EIA" on it keeps nothing."""
     query = {"session": "OVERNIGHT", "from": "5m", "period": "2024", "join": "eia",
              "where": "eia_minutes >= -15 and eia_minutes < 15", "select": "count()"}  # fmt: skip
-    result = _ask(query, "CL", settings)
+    result = ask(query, settings, "CL")
     assert result.summary.value == 0
     [said] = _said(result, "EIA")
     gap = _minute("10:30") - _minute("09:00")
@@ -447,10 +440,10 @@ def test_an_expiration_before_a_session_at_the_close_is_not_called_news(settings
     bars = pd.read_parquet(data_path("NQ", settings), columns=["trading_date"])
     first, last = bars["trading_date"].min(), bars["trading_date"].max()
     days = _opex_days(str(first.date()), str(last.date()))
-    result = _ask(
+    result = ask(
         {"session": "CASH_CLOSE", "from": "daily", "join": "opex", "select": "mean(range)"},
-        "NQ",
         settings,
+        "NQ",
     )
     said = [w for w in result.metadata.warnings if w.startswith("OPEX")]
     assert said == [
@@ -513,7 +506,7 @@ def test_every_release_time_inside_a_bar_is_counted(session: str, timeframe: str
     where = f"fomc and fomc_minutes >= 0 and fomc_minutes < {minutes}"
     query = {"session": session, "from": timeframe, "period": "2008:2025", "join": "fomc",
              "where": where, "group_by": "fomc_minutes", "select": "count()"}  # fmt: skip
-    result = _ask(query, "NQ", settings)
+    result = ask(query, settings, "NQ")
     assert [w for w in result.metadata.warnings if " inside a" in w] == [
         f"FOMC came out inside a {timeframe} bar on {len(placed)} of the {len(days)} fomc days "
         f"in the period: {', '.join(listed)}. On those days the first bar from the release "
@@ -542,7 +535,7 @@ def test_a_window_before_most_releases_names_the_days_it_holds_one(settings) -> 
     query = {"session": "10:00-14:00", "from": "daily", "period": "2008:2025", "join": "fomc",
              "map": {"drift": "(close - open) / open * 100"}, "group_by": "fomc",
              "select": ["count() as days", "mean(drift) as drift"]}  # fmt: skip
-    said = _said(_ask(query, "NQ", settings), "FOMC")
+    said = _said(ask(query, settings, "NQ"), "FOMC")
     [after] = [w for w in said if w.startswith("FOMC came out after the window")]
     assert after.endswith(
         f"It came out inside the window '10:00-14:00' on {len(held)} fomc days ("
@@ -551,7 +544,7 @@ def test_a_window_before_most_releases_names_the_days_it_holds_one(settings) -> 
     )
     assert sum(" inside " in w for w in said) == 1  # said once, not with the 07:00/08:20 side
     # The where it gives reads the other release days' drift.
-    left_out = _ask({**query, "where": f"date() not in ({listed})"}, "NQ", settings)
+    left_out = ask({**query, "where": f"date() not in ({listed})"}, settings, "NQ")
     assert not [w for w in _said(left_out, "FOMC") if " inside " in w]
     columns = ["trading_date", "minute", "timestamp", "open", "close"]
     bars = pd.read_parquet(data_path("NQ", settings), columns=columns)
@@ -563,5 +556,5 @@ def test_a_window_before_most_releases_names_the_days_it_holds_one(settings) -> 
     row = left_out.table.set_index("fomc").loc[True]
     assert row["days"] == len(fomc) and row["drift"] == pytest.approx(drift.mean())
     # RTH holds most releases: those it holds are what it is for, not said.
-    rth = _said(_ask({**query, "session": "RTH"}, "NQ", settings), "FOMC")
+    rth = _said(ask({**query, "session": "RTH"}, settings, "NQ"), "FOMC")
     assert rth and not [w for w in rth if " inside " in w]
