@@ -49,7 +49,12 @@ from barb.running_history import history_beyond_caveat
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
-from barb.session_caveats import session_gap_caveat, session_hours, session_note
+from barb.session_caveats import (
+    session_clock,
+    session_gap_caveat,
+    session_hours,
+    session_note,
+)
 from barb.settings import EngineSettings, default_settings
 from barb.short_bar_picks import short_pick_caveat
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
@@ -70,6 +75,7 @@ from barb.stages import (
     take_rows,
 )
 from barb.yardstick_caveats import same_bar_yardstick_caveat
+from barb.zone_caveats import zone_window_caveat
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +139,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         session_bars=lambda name: dataset.session_daily(session_name(dataset, name)),
         step="map",
         calendar=dataset.instrument.calendar,
+        timezone=dataset.instrument.timezone,
         trading_dates=dataset.trading_dates,
         day_session=dataset.instrument.default_session,
         night=_night(plan),
@@ -196,6 +203,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += missing_days_caveat(plan, scope, ctx)
     warnings += unnumbered_holidays_caveat(plan, scope, ctx, output.passed)
     warnings += session_gap_caveat(plan)
+    warnings += zone_window_caveat(plan, covered)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
@@ -262,6 +270,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         session=plan.session,
         session_hours=session_hours(plan),
         session_note=session_note(plan),
+        session_clock=session_clock(plan),
         timeframe=plan.timeframe.name,
         period_requested=plan.period.text,
         period_start=covered[0],
@@ -332,7 +341,9 @@ def _night(plan: Plan) -> NightSession | None:
     if not plan.timeframe.intraday:
         return None
     spec = plan.dataset.instrument.session(plan.session)
-    if not spec.crosses_midnight:
+    if (
+        not spec.crosses_midnight or spec.zone is not None
+    ):  # a window on another clock is other exchange hours on other dates
         return None
     return NightSession(plan.session, spec.hours, spec.start_minute)
 

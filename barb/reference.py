@@ -118,8 +118,9 @@ def query_reference(
         "session → from → join → map → period → where → group_by → select → sort → limit, "
         "then the optional second stage (then).",
         f"- instrument: {_instruments_text(instrument, settings)}",
-        f"- session: {sessions}. Give it for daily+ bars (else the default is used). "
-        "Any window 'HH:MM-HH:MM' inside the trading day is a session too "
+        f"- session: {sessions}. Give it for daily+ bars (else the default). "
+        "Any window 'HH:MM-HH:MM' (or 'HH:MM-HH:MM London': that zone's clock) inside the "
+        "trading day is a session too "
         f"('{times.opening_range}' = the 15-minute opening range; one from "
         f"{_day_start(instrument)} on, or crossing midnight, counts for the next trading date).",
         f"- from: {', '.join(INTRADAY)} (aligned to the session open), "
