@@ -56,7 +56,9 @@ from barb.short_bars import short_bar_caveat, short_bar_row_caveat
 from barb.short_session_caveats import (
     after_window_close_caveat,
     low_tail_caveat,
+    mother_bar_caveat,
     part_day_share_caveat,
+    short_next_caveat,
     short_sessions_caveat,
 )
 from barb.short_weeks import short_weeks_caveat
@@ -190,6 +192,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     warnings += part_day_share_caveat(plan, ctx, output.kept)
+    warnings += mother_bar_caveat(plan, ctx, frame, output.kept)
+    warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)

@@ -3,7 +3,9 @@ futures closing early) or an early close's, on which the query's own window lost
 (``short_days``). Their volume, and often their range, is a part day's: they fill the bottom of
 a ranking by volume, and pull min() and low percentiles down. So is a window's read by
 session_*() on the days an early close cut it (the lunch range session_high('12:00-13:30') -
-session_low('12:00-13:30') is a 60- or 75-minute one on them)."""
+session_low('12:00-13:30') is a 60- or 75-minute one on them). So are the days a pattern
+comparing a bar with the one before keeps against a short session (an inside day after one,
+an outside day on one), and the days whose next() reads one as "the next day"."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ import pandas as pd
 
 from barb.events.rules import us_market_closed
 from barb.frames import Dataset
-from barb.lineage import nodes
+from barb.lineage import conjuncts, nodes
+from barb.lookahead_caveats import next_calls
 from barb.planning import Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -37,6 +40,16 @@ NOTABLE_SHORT_SHARE = 0.1
 PART_DAY_COLUMNS = frozenset({"volume", "range"})
 # The prices a move is read between.
 PRICES = frozenset({"open", "high", "low", "close"})
+# Named patterns that compare a bar's range with the one before (patterns.yaml): a short
+# session's part-day range sits inside the bar before more often, and the bar after it
+# engulfs it more often. NQ RTH, all history: 12.3% of the holiday and early-close sessions
+# are inside days against 7.9% of other days; 19.8% of the days after one are outside days
+# against 8.3%. Engulfing compares bodies, and is not moved that way (3.2% against 3.6%).
+MOTHER_BAR_PATTERNS = frozenset({"inside_day", "outside_day"})
+# The calendar functions that mark a row's own session, or (in prev()) the one before.
+SHORT_MARKS = ("holiday", "early_close")
+# The functions that mark the session before a row's (post_holiday) or after it.
+BESIDE_HOLIDAY = {"post_holiday": "prev", "pre_holiday": "next"}
 # What a window read by session_*() holds less of when it is cut: its volume, and its range
 # (session_high with session_low).
 WINDOW_SIZES = {"session_high": "high", "session_low": "low", "session_volume": "volume"}
@@ -85,6 +98,171 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         f"{n} of the {len(days)} rows listed {are}: {listed}; "
         f"their {what} a part day's.{_joined_hours(plan, days[short], closed)} {LEAVE_OUT}"
     ]
+
+
+def mother_bar_caveat(
+    plan: Plan, ctx: EvalContext, frame: pd.DataFrame, kept: pd.DataFrame | None
+) -> list[str]:
+    """Daily rows a where keeps by inside_day() or outside_day() that compare a short
+    session (a holiday's, an early close's) with the bar before, or a bar with a short one
+    before it: NQ's 22 outside days of 2024 held 2024-02-20, against Presidents' Day's 13:00
+    session, and 2024-07-04 (13:00) against July 3's 13:15 close. Said with the rows named
+    and the where that leaves them out; not of a side the query marks itself (holiday() for
+    the rows' own, prev(holiday()) for the bar before). ``frame`` is the first stage's rows
+    with the bars read before the period, so the bar before the period's first row is there."""
+    stage = plan.first
+    if plan.timeframe.name != "daily" or kept is None or not len(kept):
+        return []
+    patterns = _kept_patterns(stage)
+    if not patterns or "trading_date" not in kept.columns:
+        return []
+    marked = _marked_sides(stage)
+    own_marked, before_marked = "own" in marked, "prev" in marked
+    if own_marked and before_marked:
+        return []
+    dates = frame["trading_date"].to_numpy().astype("datetime64[D]")
+    rows = np.searchsorted(dates, kept["trading_date"].to_numpy().astype("datetime64[D]"))
+    short = short_days(plan.dataset, plan.session, dates)
+    own = np.zeros(len(rows), dtype=bool) if own_marked else short[rows]
+    before = np.zeros(len(rows), dtype=bool)
+    if not before_marked:
+        before[rows > 0] = short[rows[rows > 0] - 1]
+    touched = own | before
+    n = int(touched.sum())
+    if not n:
+        return []
+    named = []
+    for i in np.flatnonzero(touched)[:NAMED_SHORT_SESSIONS]:
+        row = rows[i]
+        parts = [f"closed {_closed_at(plan.dataset, dates[row])}"] if own[i] else []
+        if before[i]:
+            parts.append(
+                f"the bar before, {dates[row - 1]}, closed "
+                f"{_closed_at(plan.dataset, dates[row - 1])}"
+            )
+        named.append(f"{dates[row]} ({'; '.join(parts)})")
+    more = n - len(named)
+    listed = ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    form = []
+    if own.any():
+        form.append("not holiday() and not early_close()")
+    if before.any():
+        form.append("not prev(holiday()) and not prev(early_close())")
+    aggregates = [item for item in stage.select if item.aggregate]
+    without = without_rows(stage, ctx, kept, touched, aggregates)
+    return [
+        f"{n} of the {len(rows)} rows kept read {listed_text(patterns)} against a short "
+        f"session (a holiday or early close: a part day's range): {listed}."
+        + (f" Without them {without}." if without else "")
+        + f' "where": "… and {" and ".join(form)}" leaves them out.'
+    ]
+
+
+def short_next_caveat(
+    plan: Plan, ctx: EvalContext, frame: pd.DataFrame, kept: pd.DataFrame | None
+) -> list[str]:
+    """Daily rows kept (``kept``; the rows a limit lists when it picks them) whose next()
+    reads a short session, a part day: 17 of NQ's 375 RTH inside days read their "next
+    close" from a holiday's or early close's (2008-11-27, Thanksgiving, from the 13:15 close
+    of the day after), and ETH's inside day 2024-03-28 from Good Friday's 09:15 one. Said
+    with the values without them and the where that leaves them out; not when the query
+    reads next(holiday()) or pre_holiday(): it chose about those days. ``frame`` is the first
+    stage's rows with the bars read after the period, so next() of its last rows is there."""
+    stage = plan.first
+    if plan.timeframe.name != "daily" or kept is None or not len(kept):
+        return []
+    if "trading_date" not in kept.columns or "next" in _marked_sides(stage):
+        return []
+    calls = {ahead: texts for ahead, texts in next_calls(stage).items() if ahead > 0}
+    if not calls:
+        return []
+    dates = frame["trading_date"].to_numpy().astype("datetime64[D]")
+    rows = np.searchsorted(dates, kept["trading_date"].to_numpy().astype("datetime64[D]"))
+    # Past the frame's end (the data's) next() reads nothing.
+    short = np.append(short_days(plan.dataset, plan.session, dates), [False] * max(calls))
+    touched = np.zeros(len(rows), dtype=bool)
+    said, steps, example = [], [], ""
+    for ahead, texts in sorted(calls.items()):
+        hit = short[rows + ahead]
+        if not hit.any():
+            continue
+        if not steps:  # the nearest: named with an example
+            row = rows[hit][0] + ahead
+            example = (
+                f"{dates[row - ahead]} reads {dates[row]}, closed "
+                f"{_closed_at(plan.dataset, dates[row])}"
+            )
+            verb = "reads" if len(texts) == 1 else "read"
+            said.append(
+                f"{listed_text(texts)} {verb} a short session (a holiday or early close: a "
+                f"part day) for {int(hit.sum()):,} of the {len(rows):,} rows kept"
+            )
+        else:
+            said.append(f"{listed_text(texts)} for {int(hit.sum()):,}")
+        touched |= hit
+        steps.append(ahead)
+    if not steps:
+        return []
+    form = " and ".join(
+        f"not next({mark}(){'' if ahead == 1 else f', {ahead}'})"
+        for ahead in steps
+        for mark in SHORT_MARKS
+    )
+    aggregates = [item for item in stage.select if item.aggregate]
+    without = without_rows(stage, ctx, kept, touched, aggregates)
+    return [
+        f"{', '.join(said)} ({'e.g. ' if touched.sum() > 1 else ''}{example})."
+        + (f" Without them {without}." if without else "")
+        + f' "where": "… and {form}" leaves them out.'
+    ]
+
+
+def _closed_at(dataset: Dataset, day: np.datetime64) -> str:
+    """The clock the futures closed at on ``day``: '13:00'."""
+    _, closed = day_edges(dataset, np.array([day], dtype="datetime64[D]"))
+    return close_clock(dataset, int(closed[0]))
+
+
+def _kept_patterns(stage: StagePlan) -> list[str]:
+    """The patterns of MOTHER_BAR_PATTERNS the stage's where keeps rows by (a conjunct of
+    it, or of the map column it names): "inside_day() and close > open", not "not
+    inside_day()" nor prev(inside_day())."""
+    if stage.where is None:
+        return []
+    mapped = dict(stage.map_exprs)
+    found: list[str] = []
+    pending, seen = conjuncts(stage.where), set()
+    while pending:
+        part = pending.pop(0)
+        if isinstance(part, ast.Column) and part.name in mapped and part.name not in seen:
+            seen.add(part.name)
+            pending.extend(conjuncts(mapped[part.name]))
+        elif isinstance(part, ast.Call) and part.name in MOTHER_BAR_PATTERNS and not part.args:
+            found.append(f"{part.name}()")
+    return list(dict.fromkeys(found))
+
+
+def _marked_sides(stage: StagePlan) -> frozenset[str]:
+    """Which bars' holiday() or early_close() the stage reads, by how they stand to each
+    row: 'own', 'prev' (prev(holiday()), post_holiday()) and 'next' (next(holiday()),
+    pre_holiday()). A query that reads them chose about those days already."""
+    mapped = dict(stage.map_exprs)
+    lagged: set[int] = set()
+    sides: set[str] = set()
+    for expr in stage.expressions:
+        for node in nodes(expr, mapped):
+            if not isinstance(node, ast.Call):
+                continue
+            if node.name in BESIDE_HOLIDAY:
+                sides.add(BESIDE_HOLIDAY[node.name])
+            elif node.name in ("prev", "next") and node.args:
+                inner = node.args[0]
+                if isinstance(inner, ast.Call) and inner.name in SHORT_MARKS:
+                    lagged.add(id(inner))  # another bar's (walked after its parent)
+                    sides.add(node.name)
+            elif node.name in SHORT_MARKS and id(node) not in lagged:
+                sides.add("own")
+    return frozenset(sides)
 
 
 def _joined_hours(plan: Plan, days: np.ndarray, closed: np.ndarray) -> str:
@@ -256,6 +434,8 @@ def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | Non
     said = []
     aggregates = [item for item in stage.select if item.aggregate]
     for window, items in _by_source(plan, aggregates, mapped, low_tail=False).items():
+        if window == plan.session and _kept_patterns(stage):
+            continue  # mother_bar_caveat names them, with the values without them
         short = short_days(plan.dataset, window, days)
         n = int(short.sum())
         if not n or n < NOTABLE_SHORT_SHARE * days.size:
