@@ -71,6 +71,7 @@ from barb.stages import (
     sort_keys,
     take_rows,
 )
+from barb.then_row_order import then_order_caveat
 from barb.yardstick_caveats import same_bar_yardstick_caveat
 
 log = logging.getLogger(__name__)
@@ -185,7 +186,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
     warnings += holiday_caveat(plan, output.kept_dates)
-    warnings += short_sessions_caveat(plan, output.table)
+    if plan.then is None:  # else said of the rows the then stage lists
+        warnings += short_sessions_caveat(plan, output.table)
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame)
@@ -230,6 +232,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         output = _second_stage(plan, output, ctx, day_open)
         warnings += output.warnings
         warnings += early_close_pick_caveat(plan, given, output.passed)
+        warnings += short_sessions_caveat(plan, output.table)
+        warnings += then_order_caveat(plan, first.order)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
         # A ranking of the first stage's groups, or of groups made of them.
