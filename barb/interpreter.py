@@ -61,7 +61,9 @@ from barb.short_bars import short_bar_caveat, short_bar_row_caveat
 from barb.short_session_caveats import (
     after_window_close_caveat,
     low_tail_caveat,
+    mother_bar_caveat,
     part_day_share_caveat,
+    short_next_caveat,
     short_sessions_caveat,
 )
 from barb.short_weeks import short_weeks_caveat
@@ -74,6 +76,7 @@ from barb.stages import (
     sort_keys,
     take_rows,
 )
+from barb.then_row_order import then_order_caveat
 from barb.yardstick_caveats import same_bar_yardstick_caveat
 from barb.zone_caveats import zone_window_caveat
 
@@ -190,13 +193,16 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
     warnings += holiday_caveat(plan, output.kept_dates)
-    warnings += short_sessions_caveat(plan, output.table)
+    if plan.then is None:  # else said of the rows the then stage lists
+        warnings += short_sessions_caveat(plan, output.table)
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     warnings += part_day_share_caveat(plan, ctx, output.kept)
+    warnings += mother_bar_caveat(plan, ctx, frame, output.kept)
+    warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
@@ -234,6 +240,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         output = _second_stage(plan, output, ctx, day_open)
         warnings += output.warnings
         warnings += early_close_pick_caveat(plan, given, output.passed)
+        warnings += short_sessions_caveat(plan, output.table)
+        warnings += then_order_caveat(plan, first.order)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
         # A ranking of the first stage's groups, or of groups made of them.

@@ -429,3 +429,61 @@ def test_a_lone_window_at_cls_open_on_nq_is_said_with_the_clock_reading(engine_s
         "09:30 (its first 15 minutes are '09:30-09:45'). A clock hour meant as written "
         "(another time zone's, in ET) is right as it is."
     ) in result.metadata.warnings
+
+
+def test_the_previous_settlement_is_prev_of_the_settle_column(tmp_path) -> None:
+    """p34a C: a lag put inside the settlement's era if (session_close('15:59-16:00', 1))
+    read 10-23's 16:00 close on 2020-10-26, a day that settled at 16:15. The concept shows
+    prev(settle); on hand-made bars around the switch it gives each day the settle before,
+    as pandas reads it, and says why the lag inside the if does not."""
+    import json
+    import re
+
+    from small_bars import write_minutes
+
+    from barb.settings import EngineSettings
+
+    nq = load_instrument("NQ")
+    text = describe_concept("settlement", nq)
+    assert "not a lag inside the if" in text
+    [shown] = re.findall(r'"map": (\{"settle": [^{}]*"prev_settle": [^{}]*\})', text)
+    rng = np.random.default_rng(26)
+    days = pd.bdate_range("2020-10-19", "2020-10-28")
+    stamps = [
+        pd.date_range(d - pd.Timedelta(hours=6), d + pd.Timedelta(hours=17), freq="1min")[:-1]
+        for d in days
+    ]
+    ts = stamps[0].append(stamps[1:])
+    close = np.round((11000 + np.cumsum(rng.choice([-1.0, 1.0], len(ts)) * 0.75)) * 4) / 4
+    minutes = pd.DataFrame(
+        {
+            "timestamp": ts.values.astype("datetime64[ns]"),
+            "open": close,
+            "high": close + 0.25,
+            "low": close - 0.25,
+            "close": close,
+            "volume": np.ones(len(ts), dtype=np.int64),
+        }
+    )
+    settings = EngineSettings(data_dir=tmp_path)
+    write_minutes(minutes, "NQ", settings, "the settlement switch, hand-made")
+
+    # The settle of each day from the raw bars: the 16:14 bar's close through 10-23, the
+    # 15:59 bar's since.
+    clock = minutes["timestamp"].dt.strftime("%H:%M")
+    day = minutes["timestamp"].dt.normalize()
+    at = np.where(day <= pd.Timestamp("2020-10-23"), clock == "16:14", clock == "15:59")
+    settle = minutes[at].groupby(day[at])["close"].last()
+    query = {"session": "RTH", "from": "daily", "period": "2020-10-20:2020-10-28"}
+    map_ = json.loads(shown) | {"lagged": re.sub(r"'\)", "', 1)", json.loads(shown)["settle"])}
+    result = execute(
+        query | {"map": map_, "select": ["prev_settle", "lagged"]}, "NQ", settings=settings
+    )
+    assert result.ok, result.to_dict()
+    table = result.table.set_index(pd.to_datetime(result.table["date"]))
+    expected = settle.shift().loc[table.index]
+    assert table["prev_settle"].to_numpy() == pytest.approx(expected.to_numpy())
+    # The lag inside the if on 10-26: 10-23's 15:59 close, not its settle.
+    monday = pd.Timestamp("2020-10-26")
+    friday_1559 = minutes[(day == pd.Timestamp("2020-10-23")) & (clock == "15:59")]["close"]
+    assert table.loc[monday, "lagged"] == friday_1559.iloc[0] != expected[monday]
