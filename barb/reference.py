@@ -116,7 +116,7 @@ def query_reference(
     lines = [
         "QUERY FORMAT — a JSON object, every field optional. Steps run in this order:",
         "session → from → join → map → period → where → group_by → select → sort → limit, "
-        "then the optional second stage (then).",
+        "then (a second stage, optional).",
         f"- instrument: {_instruments_text(instrument, settings)}",
         f"- session: {sessions}. Give it for daily+ bars (else the default). "
         "Any window 'HH:MM-HH:MM' (or 'HH:MM-HH:MM London': that zone's clock) inside the "
