@@ -119,7 +119,7 @@ def query_reference(
         "then (a second stage, optional).",
         f"- instrument: {_instruments_text(instrument, settings)}",
         f"- session: {sessions}. Give it for daily+ bars (else the default). "
-        "Any window 'HH:MM-HH:MM' (or 'HH:MM-HH:MM London': that zone's clock) inside the "
+        "Any window 'HH:MM-HH:MM' (or 'HH:MM-HH:MM London': its clock) inside the "
         "trading day is a session too "
         f"('{times.opening_range}' = the 15-minute opening range; one from "
         f"{_day_start(instrument)} on, or crossing midnight, counts for the next trading date).",
