@@ -129,6 +129,26 @@ def resolve_timeframe(text: str) -> Timeframe | None:
     return _BY_SPELLING.get(text.strip().lower())
 
 
+def case_ambiguity(text: str) -> str | None:
+    """Why a `from` spelling whose case changes its meaning is refused, or None.
+
+    Barb reads `from` in any case ("1H", "D", "W"), but an upper-case M means a month in
+    TradingView and pandas, and "1M" for "monthly returns" gave 114,195 one-minute returns
+    (p34c): "1M", "5M" and "60M" name no timeframe until it is said which.
+
+    >>> print(case_ambiguity("1M"))
+    '1M' is ambiguous: "1m" is 1-minute bars, "monthly" is one bar per month
+    """
+    written = text.strip()
+    tf = resolve_timeframe(written)
+    if tf is None or not tf.intraday or not written.endswith("M"):
+        return None
+    return (
+        f"'{written}' is ambiguous: \"{written.lower()}\" is {tf.minutes}-minute bars, "
+        '"monthly" is one bar per month'
+    )
+
+
 def timeframe(name: str) -> Timeframe:
     """A timeframe by its canonical name (the interpreter's and frame builder's lookup)."""
     return TIMEFRAMES[name]

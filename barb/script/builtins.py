@@ -1132,6 +1132,8 @@ _ZONE = Param("zone", "string", default=None)
 def _clock_part(name: str, part: str, summary: str) -> None:
     @register(name, category="time", params=(_ZONE,), summary=summary)
     def impl(ctx: EvalContext, zone: str | None) -> pd.Series:
+        if zone is None:  # a zone's name is checked first, in _zone_minutes
+            _needs_time_of_day(ctx, name, None)
         if "minute_of_day" in ctx.frame.columns or zone is not None:
             minutes = _minutes_of_day(ctx, name, zone)
             values = minutes // 60 if part == "hour" else minutes % 60
@@ -1139,6 +1141,31 @@ def _clock_part(name: str, part: str, summary: str) -> None:
                 values = np.where(minutes < 0, np.nan, values)
             return pd.Series(values, index=ctx.frame.index)
         return getattr(_column(ctx, "timestamp", name).dt, part)
+
+
+def _needs_time_of_day(ctx: EvalContext, function: str, zone: str | None) -> None:
+    """hour(), minute() and time() read a bar's clock, which daily and longer bars do not
+    have: each is stamped at midnight, so "which hour makes the high" on daily bars gave
+    00:00 for every year and time() >= '15:00' matched no bar, with no cause (p34c)."""
+    if ctx.intraday:
+        return
+    call = f"{function}('{zone}')" if zone is not None else f"{function}()"
+    example = "hour" if function == "hour" else "time"
+    if zone is not None:
+        raise ArgumentError(
+            f"{call} reads a bar's open on another clock, and {ctx.timeframe} bars have no "
+            "time of day.",
+            step=ctx.step,
+            hint="Use intraday bars, or a window on that clock as the session: "
+            '"session": "10:00-11:00 Europe/Moscow".',
+        )
+    raise ArgumentError(
+        f"{call} reads a bar's time of day, and {ctx.timeframe} bars have none (each is "
+        "stamped at midnight, so it would read 00:00 on every bar).",
+        step=ctx.step,
+        hint=f'Use intraday bars: "from": "1h" or "1m" (e.g. arg_max({example}(), high) with '
+        '"group_by": "date()" is the time of each day\'s high).',
+    )
 
 
 def _minutes_of_day(ctx: EvalContext, function: str, zone: str | None = None) -> np.ndarray:
@@ -1164,14 +1191,7 @@ def _zone_minutes(ctx: EvalContext, function: str, zone: str) -> np.ndarray:
             step=ctx.step,
             hint=f"Write an IANA zone, {function}('Europe/Moscow'), or one of {aliases_text()}.",
         )
-    if not ctx.intraday:
-        raise ArgumentError(
-            f"{function}('{zone}') reads a bar's open on another clock, and {ctx.timeframe} "
-            "bars have no time of day.",
-            step=ctx.step,
-            hint="Use intraday bars, or a window on that clock as the session: "
-            '"session": "10:00-11:00 Europe/Moscow".',
-        )
+    _needs_time_of_day(ctx, function, zone)
     if ctx.timezone is None:
         raise UnknownColumn(
             f"{function}('{zone}') needs the instrument's clock, which these rows lack (a "
@@ -1228,6 +1248,8 @@ CLOCK_TIMES = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(24 * 60))
     example="arg_max(time(), high)  with group_by date()",
 )
 def _time(ctx: EvalContext, zone: str | None) -> pd.Series:
+    if zone is None:
+        _needs_time_of_day(ctx, "time", None)
     minutes = _minutes_of_day(ctx, "time", zone).astype(np.int64)
     clock = pd.Categorical.from_codes(minutes, categories=list(CLOCK_TIMES), ordered=True)
     return pd.Series(clock, index=ctx.frame.index)

@@ -45,13 +45,31 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
         "lag": "prev",
         "shift": "prev",
         "lead": "next",
+        # Nearer in spelling to rolling_max / rolling_rank / rolling_count than to these.
+        "rolling_avg": "rolling_mean",
+        "rolling_average": "rolling_mean",
+        "rolling_corr": "rolling_correlation",
+        "corr": "correlation",
+        "ewm": "ema",
+        "ewma": "ema",
     }
 )
 
 
 # Other tools' names for what Barb Script writes as an expression of its functions.
+# Each was a did-you-mean away from a function that runs and answers something else
+# (weekday → week, diff → if, rolling_var → rolling_max, max_drawdown → gap_down).
 OTHER_FORMS: Mapping[str, str] = MappingProxyType(
-    {"var": "std(col) ** 2", "variance": "std(col) ** 2"}
+    {
+        "var": "std(col) ** 2",
+        "variance": "std(col) ** 2",
+        "rolling_var": "rolling_std(col, n) ** 2",
+        "weekday": "dayname() ('Mon' … 'Sun') or dayofweek() (0 = Monday … 4 = Friday)",
+        "diff": "col - prev(col) (the change from the previous row)",
+        "momentum": "col - prev(col, n) (the change over n rows)",
+        "max_drawdown": "min(close / cummax(close) - 1) (per year: cummax(close, 'year') "
+        'with "group_by": "year()")',
+    }
 )
 
 

@@ -328,6 +328,8 @@ def _hint(text: str, token: Token, expected: set[str], start: str) -> str:
         if value == "between":
             return "write a range as: x >= 10 and x <= 20"
         return "use 'and' / 'or' to combine conditions, or an operator (+ - * /) between values"
+    if value == "*" and text[: token.start_pos].rstrip().endswith("("):  # SQL's count(*)
+        return "count() counts the rows; a function takes no '*' (count(*) is count())"
     if expected & _OPERAND_TERMINALS:
         return f"a value is missing before {_describe(token)}"
     return _OPERATORS_HINT

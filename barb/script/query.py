@@ -24,7 +24,7 @@ from barb.errors import BarbError, InvalidQuery, UnknownTimeframe
 from barb.script.ast import default_name
 from barb.script.limits import check_query_value
 from barb.script.parser import parse_expression
-from barb.timeframes import TIMEFRAMES, resolve_timeframe
+from barb.timeframes import TIMEFRAMES, case_ambiguity, resolve_timeframe
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SORT_EXAMPLE = "sort must look like 'column desc' or 'column asc'"
@@ -250,6 +250,9 @@ class Query(Stage):
     def _timeframe(cls, value: Any) -> Any:
         if value is None or not isinstance(value, str):
             return value
+        ambiguous = case_ambiguity(value)
+        if ambiguous is not None:
+            raise ValueError(f"{ambiguous}; write one of them")
         tf = resolve_timeframe(value)
         if tf is None:
             raise ValueError(f"unknown timeframe '{value}'; use one of {', '.join(TIMEFRAMES)}")

@@ -21,8 +21,11 @@ from barb.errors import (
     UnknownColumn,
     UnknownFunction,
     available,
+    closest_names,
+    one_closest_name,
     sorted_names,
 )
+from barb.events.catalog import event_catalog
 from barb.instruments import Instrument
 from barb.script import ast
 from barb.script.functions import FunctionSpec, Param
@@ -307,6 +310,12 @@ def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownCol
         hint = f"did you mean '{close[0]}'?"
     elif lookup(name) is not None:
         hint = f"{name} is a function; call it with parentheses: {name.lower()}()"
+    elif name.lower() in event_catalog():  # where "fomc" without the join that adds it
+        event = name.lower()
+        hint = (
+            f'{event} is an event: add "join": "{event}" to get its true/false column, or '
+            f'"join": {{"source": "{event}", "filter": "only"}} to keep only its days'
+        )
     else:
         hint = 'add it first with map, e.g. map: {"' + name + '": "high - low"}'
     return UnknownColumn(
@@ -369,7 +378,7 @@ def unknown_function(
     """The error for a missing function, naming those with a similar name. A summary quoted
     in the hint is filled in as the reference fills it (``instrument``'s words, else those
     of the reference's wording symbol): "$price_unit" never reaches the model."""
-    similar = difflib.get_close_matches(name.lower(), sorted_names(library()), n=3, cutoff=0.6)
+    similar = closest_names(name.lower(), library())
     known = OTHER_NAMES.get(name.lower())
     if known is not None:
         similar = [known, *(s for s in similar if s != known)][:3]
@@ -385,9 +394,9 @@ def unknown_function(
     elif known is not None:  # another language's name for it: how Barb's is called
         spec = library()[known]
         hint = f"Barb Script calls it {spec.signature()}: {_filled_summary(spec, instrument)}"
-    elif similar:
-        hint = f"did you mean {similar[0]}()?"
-    else:
+    elif (guess := one_closest_name(name.lower(), library())) is not None:
+        hint = f"did you mean {guess}()?"
+    else:  # none clearly nearest: a guessed name would run and give another statistic
         hint = "see the FUNCTIONS list in the query reference"
     return UnknownFunction(message, step=step, hint=hint)
 

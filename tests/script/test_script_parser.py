@@ -140,6 +140,8 @@ def test_error_position_and_snippet() -> None:
         ("range > диапазон", 9, "Latin letters"),
         ("range $ 5", 7, "operators"),
         ("a and and b", 7, "value is missing"),
+        ("count(*) > 1", 7, "count(*) is count()"),  # SQL's count, not a missing value
+        ("range * * 2", 9, "value is missing"),
         ("range +", 8, "ends early"),
         ("1e999", 1, "below"),
         ("123456789012345678901", 1, "below"),
