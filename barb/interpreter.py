@@ -69,6 +69,7 @@ from barb.stages import (
     sort_keys,
     take_rows,
 )
+from barb.then_history import then_history_caveat
 from barb.yardstick_caveats import same_bar_yardstick_caveat
 
 log = logging.getLogger(__name__)
@@ -314,6 +315,9 @@ def _second_stage(
         day_open=day_open,
         carried=query_columns(plan.first) if plan.first.shape == "table" else (),
         counts=counted_columns(plan.first),
+    )
+    output.warnings += then_history_caveat(
+        plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed
     )
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept

@@ -225,7 +225,7 @@ class _Empty:
         opened = start.from_open(start.unhoisted(self.call))
         return (
             f"{subject} has no value on {rows}, {start.why}"
-            f"{start.since(self.rows, start.kept)}.{opened}"
+            f"{start.since(self.rows, start.kept, self.unread)}.{opened}"
         )
 
 

@@ -11,7 +11,7 @@ second stage (``then``) they are the first stage's result table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -160,7 +160,14 @@ def run_stage(
     ctx.frame, ctx.period = frame, None
     start, said = None, []
     if period is not None:  # the first stage: which empty values the data's start emptied
-        start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates)
+        start = DataStart(
+            stage,
+            every_row,
+            keep,
+            ctx.timeframe,
+            ctx.trading_dates,
+            values=partial(evaluate, ctx=_aside(ctx, every_row, period)),
+        )
         if condition is not None:
             said = where_caveat(start, given, condition)
     output = _answer(
@@ -217,6 +224,12 @@ def run_stage(
         mapped = [name for name, _ in stage.map_exprs]
         output.focus = list(dict.fromkeys([*mapped, *(focus or [])]))
     return output
+
+
+def _aside(ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray) -> EvalContext:
+    """``ctx`` over ``frame`` for evaluating a part again (a caveat's), its warnings kept
+    apart from the answer's."""
+    return replace(ctx, frame=frame, period=period, warnings=[], row_warnings=[], history_beyond=[])
 
 
 def _answer(

@@ -49,9 +49,46 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
 )
 
 
-# Other tools' names for what Barb Script writes as an expression of its functions.
+# Other tools' names for what Barb Script writes as an expression of its functions. A cross
+# is a comparison with the bar before: crossover(a, b) had got "see the FUNCTIONS list".
+_CROSS_UP = "a > b and prev(a) <= prev(b) (a crosses above b)"
+_CROSS_DOWN = "a < b and prev(a) >= prev(b) (a crosses below b)"
+_CROSS = (
+    "a > b and prev(a) <= prev(b) when a crosses above b, "
+    "a < b and prev(a) >= prev(b) when it crosses below"
+)
 OTHER_FORMS: Mapping[str, str] = MappingProxyType(
-    {"var": "std(col) ** 2", "variance": "std(col) ** 2"}
+    {
+        "var": "std(col) ** 2",
+        "variance": "std(col) ** 2",
+        **dict.fromkeys(("cross", "crosses", "crossed", "crossing"), _CROSS),
+        **dict.fromkeys(
+            (
+                "crossover",
+                "cross_over",
+                "crossup",
+                "cross_up",
+                "cross_above",
+                "crosses_above",
+                "crossed_above",
+                "crossing_above",
+            ),
+            _CROSS_UP,
+        ),
+        **dict.fromkeys(
+            (
+                "crossunder",
+                "cross_under",
+                "crossdown",
+                "cross_down",
+                "cross_below",
+                "crosses_below",
+                "crossed_below",
+                "crossing_below",
+            ),
+            _CROSS_DOWN,
+        ),
+    }
 )
 
 
