@@ -29,15 +29,23 @@ from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
-from barb.sample_sizes import few_values_caveat, sample_caveats, sample_sizes
+from barb.sample_sizes import (
+    few_values_caveat,
+    sample_caveats,
+    sample_sizes,
+    true_count_caveat,
+)
 from barb.script.ast import Call, Column, Expr
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
+from barb.setup_noise import setup_noise
 from barb.summary_text import value_text
 from barb.time_keys import from_the_open
 from barb.timeframes import timeframe as timeframe_spec
 
+# The shapes of a single-row answer.
+SINGLE_ROW = ("scalar", "dict")
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
 LATEST_HISTORY_ROWS = 1_000
 # A where's table of at most this many days keeps the period's closes, to draw them on.
@@ -178,6 +186,10 @@ def run_stage(
         start,
     )
     output.warnings[:0] = said
+    if period is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
+        # Rows a where or an event filter picked, read as a setup: its means' noise beside
+        # the period's own value (``period``: its rows before either).
+        output.warnings += setup_noise(stage.select, ctx, every_row, period, keep)
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -257,6 +269,7 @@ def _answer(
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
         warnings += sample_caveats(stage.select, ctx, answers, groups[order], start)
+        warnings += true_count_caveat(stage.select, answers)
         even = even_groups(stage.select, answers, stage.sort)
         return StageOutput(
             summary,
@@ -268,7 +281,7 @@ def _answer(
             even_columns=even.columns,
             apart_columns=even.apart,
         )
-    if shape in ("scalar", "dict"):
+    if shape in SINGLE_ROW:
         ctx.step = prefix + "select"
         answers = {s.name: evaluate_select(s.expr, ctx, None) for s in stage.select}
         values = {name: _python(answer.value) for name, answer in answers.items()}
@@ -276,6 +289,7 @@ def _answer(
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
         samples, said = sample_sizes(stage.select, ctx, answers, start)
         warnings += said + few_values_caveat(stage.select, ctx, answers)
+        warnings += true_count_caveat(stage.select, answers)
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)
