@@ -233,6 +233,13 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         parts.rank(plan.then.sort, keys, output.groups)
         if output.kept is not None:  # a statistic over the groups, a part one among them
             say_fed(parts, plan.then, ctx, output.kept)
+    few = output.few_groups if output is first else None
+    if few is not None and few.text in warnings:  # an unfinished year's 4 days are said
+        opened = [g.keys for g in parts.groups if g is not None]
+        left = few.without(opened) if opened else few.text
+        at = warnings.index(few.text)
+        warnings[at : at + 1] = [left] if left else []
+        parts_at -= left is None and at < parts_at
     warnings[parts_at:parts_at] = parts.texts
     running = running_total_caveat(plan, first, output)
     warnings += running
