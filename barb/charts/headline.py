@@ -208,14 +208,9 @@ def _groups(result: Result, words: Words) -> list[str]:
         finite = np.flatnonzero(np.isfinite(values))
         at = int(named[0]) if len(named) else int(finite[0]) if len(finite) else 0
         return [words("answer", name=f"{column} ({groups.named(at, words)})", value=texts[at])]
-    forms = _extreme_forms(
+    return _extreme_forms(
         groups, column, (high, low), (texts, bare), words, count=count, below=below
     )
-    meta = result.metadata
-    if meta is not None and column in (meta.even_groups or []):  # no winner to name: the
-        # test across the groups could not tell them from noise (``barb.group_noise``)
-        forms = [words("headline.noise", headline=form) for form in forms]
-    return forms
 
 
 def _extreme_forms(

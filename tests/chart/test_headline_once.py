@@ -52,8 +52,8 @@ def test_an_answer_works_out_its_headline_once(
     assert len(calls) == 1
     assert outcome.headline == (
         f"mean_range: больше всего {RU_WEEKDAYS[high]} {top} пункта, "
-        f"меньше всего {RU_WEEKDAYS[low]} {bottom} пункта (в пределах шума)"
-    )  # the weekdays' mean ranges are within noise (tests/chart/test_noise_note.py)
+        f"меньше всего {RU_WEEKDAYS[low]} {bottom} пункта"
+    )
     assert outcome.chart_png is not None and outcome.chart_png.startswith(PNG_SIGNATURE)
 
 
