@@ -19,11 +19,12 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column, with_bar_label
+from barb.column_units import COUNTED_ROWS
 from barb.data_start import DataStart, listed_caveat, where_caveat
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
-from barb.group_noise import even_groups
+from barb.group_noise import FewGroups, even_groups
 from barb.limit_caveats import tie_at_limit
 from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
@@ -83,6 +84,8 @@ class StageOutput:
     even_columns: list[str] = field(default_factory=list)
     # The grouped means whose ends differ by more than their noise, with the ends' text.
     apart_columns: dict[str, str] = field(default_factory=dict)
+    # The groups of too few rows to compare, and the warning naming them.
+    few_groups: FewGroups | None = None
 
     def kept_dates(self) -> np.ndarray | None:
         """The trading dates of the rows kept (bars with a trading_date column), else None;
@@ -270,7 +273,9 @@ def _answer(
         focus = by + [s.name for s in stage.select]
         warnings += sample_caveats(stage.select, ctx, answers, groups[order], start)
         warnings += true_count_caveat(stage.select, answers)
-        even = even_groups(stage.select, answers, stage.sort)
+        # A second stage's rows are the first's groups, not the timeframe's bars.
+        rows = "rows" if prefix else COUNTED_ROWS.get(ctx.timeframe, "bars")
+        even = even_groups(stage.select, answers, stage.sort, rows)
         return StageOutput(
             summary,
             table=table,
@@ -280,6 +285,7 @@ def _answer(
             groups=every_group,
             even_columns=even.columns,
             apart_columns=even.apart,
+            few_groups=even.few,
         )
     if shape in SINGLE_ROW:
         ctx.step = prefix + "select"
