@@ -198,6 +198,8 @@ def _bar_starts(plan: Plan, rows: pd.DataFrame, key: str, query: dict) -> np.nda
     if step < 60:
         return None  # an hour of 5m bars holds twelve: which one was picked is not known
     spec = plan.dataset.instrument.session(plan.session)
+    if spec.zone is not None:  # a window on another clock is other exchange hours on other dates
+        return None
     count = -(-spec.length_minutes // step)
     grid = ((spec.start_minute + k * step) % MINUTES_PER_DAY for k in range(count))
     by_hour = {start // 60: start for start in grid}

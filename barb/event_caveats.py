@@ -230,7 +230,7 @@ def _window_misses(plan: Plan, source: str, days: list[str]) -> str:
     instrument = plan.dataset.instrument
     if window is None or plan.timeframe.name != "daily":
         return ""
-    if window.start_minute == instrument.trading_day_start_minute:
+    if window.start_minute == instrument.trading_day_start_minute or window.zone is not None:
         return ""
     arrays = join_arrays(resolve_event(source, instrument), instrument)
     numbers = np.array(days, dtype="datetime64[D]").astype(np.int64)

@@ -24,6 +24,7 @@ from barb.data.store import DataMeta
 from barb.instruments import Instrument, SessionSpec, load_instrument
 from barb.sessions import minutes_into_session, minutes_of_day, session_mask
 from barb.settings import EngineSettings, default_settings
+from barb.time_zones import zone_minutes
 from barb.timeframes import timeframe as timeframe_spec
 
 # Time windows ('09:30-09:45') whose daily and longer bars stay cached; the oldest built
@@ -321,12 +322,21 @@ class Dataset:
         spec = self.instrument.session(session)
         return spec.length_minutes == 24 * 60 or session == self.instrument.full_session
 
+    def _clock(self, spec: SessionSpec, rows: slice) -> np.ndarray:
+        """The minute of the day of the minute bars ``rows`` on the session's clock: the
+        exchange's, or for a window on another zone's clock that zone's, bar by bar."""
+        minute = self.bars.frame["minute"].to_numpy()[rows]
+        if spec.zone is None:
+            return minute
+        stamps = self.bars.frame["timestamp"].to_numpy()[rows]
+        return zone_minutes(stamps, minute, self.instrument.timezone, spec.zone)
+
     def _session_rows(self, session: str, rows: slice) -> np.ndarray | None:
         """Positions of ``session``'s minute bars among ``rows`` (None: all of them)."""
         if self._full_day(session):
             return None
-        minute = self.bars.frame["minute"].to_numpy()[rows]
-        return np.flatnonzero(session_mask(minute, self.instrument.session(session)))
+        spec = self.instrument.session(session)
+        return np.flatnonzero(session_mask(self._clock(spec, rows), spec))
 
     def _index(self, session: str, timeframe: str) -> DayIndex:
         minutes = self.bars.frame
@@ -339,10 +349,9 @@ class Dataset:
         if step == 1:
             bar_dates = tdate
         else:
-            minute = minutes["minute"].to_numpy()
-            into = minutes_into_session(
-                minute if idx is None else minute[idx], self.instrument.session(session)
-            )
+            spec = self.instrument.session(session)
+            minute = self._clock(spec, ALL_ROWS)
+            into = minutes_into_session(minute if idx is None else minute[idx], spec)
             key = tdate.view(np.int64) + (into // step).astype(np.int64)
             bar_dates = tdate[_run_starts(key)]
         day_starts = _run_starts(bar_dates.view(np.int64))
@@ -385,7 +394,8 @@ class Dataset:
             columns[MINUTE_OF_DAY] = col("minute")
             # copy=False: for the full session these are views of the mapped arrays.
             return pd.DataFrame(columns, copy=False)
-        frame = self._intraday(spec, step, col, tdate)
+        clock = self._clock(spec, rows)
+        frame = self._intraday(spec, step, clock if idx is None else clock[idx], col, tdate)
         frame[MINUTE_OF_DAY] = minutes_of_day(frame["timestamp"].to_numpy())
         return frame
 
@@ -393,10 +403,13 @@ class Dataset:
         self,
         spec: SessionSpec,
         step: int,
+        clock: np.ndarray,
         col: Callable[[str], np.ndarray],
         tdate: np.ndarray,
     ) -> pd.DataFrame:
-        into = minutes_into_session(col("minute"), spec)
+        # Buckets start at the window's open on its own clock (a zone's hours are whole
+        # quarter hours apart from the exchange's, so they stay on the exchange's grid too).
+        into = minutes_into_session(clock, spec)
         bucket = into // step
         # Buckets are aligned to the session open and never cross a trading date.
         key = tdate.view(np.int64) + bucket.astype(np.int64)

@@ -98,7 +98,7 @@ def _full_session(plan: Plan) -> str | None:
 
 def _named(plan: Plan) -> str:
     """``RTH (09:30-17:00)``, or the window as written."""
-    hours = plan.dataset.instrument.session(plan.session).hours
+    hours = plan.dataset.instrument.session(plan.session).label
     return plan.session if plan.session == hours else f"{plan.session} ({hours})"
 
 

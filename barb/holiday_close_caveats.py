@@ -255,5 +255,7 @@ def _inside_day_session(plan: Plan) -> bool:
     instrument = plan.dataset.instrument
     window = instrument.session(plan.session)
     main = instrument.session(instrument.default_session)
+    if window.zone is not None:  # a window on another clock is other exchange hours on other dates
+        return False
     offset = (window.start_minute - main.start_minute) % MINUTES_PER_DAY
     return offset + window.length_minutes <= main.length_minutes

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from barb.errors import InvalidSession, UnknownInstrument, UnknownSession
 from barb.settings import EngineSettings, default_settings
+from barb.time_zones import aliases_text, zone_name
 from barb.yaml_text import load_yaml
 
 MINUTES_PER_DAY = 24 * 60
@@ -20,6 +21,8 @@ MINUTES_PER_DAY = 24 * 60
 _RESOLVED_KEPT = 256
 # A session written as a time window: "09:30-09:45" (an en dash is accepted too).
 _WINDOW = re.compile(r"^(\d{1,2}):(\d{2})\s*[-–]\s*(\d{1,2}):(\d{2})$")
+# A window on another time zone's clock: "10:00-11:00 Europe/Moscow", "08:00-09:00 London".
+_ZONED = re.compile(r"^(\d{1,2}:\d{2}\s*[-–]\s*\d{1,2}:\d{2})\s+(\S+)$")
 
 
 def parse_clock(value: str) -> int:
@@ -40,6 +43,9 @@ class SessionSpec(BaseModel):
     end: str
     parent: str | None = None
     description: str | None = None
+    # A window on another zone's clock (IANA name): start and end are that clock's, and which
+    # exchange hours they are changes with both zones' daylight saving (barb.time_zones).
+    zone: str | None = None
 
     @field_validator("start", "end")
     @classmethod
@@ -51,6 +57,11 @@ class SessionSpec(BaseModel):
     def hours(self) -> str:
         """``09:30-17:00``, as a time-window session is written."""
         return f"{self.start}-{self.end}"
+
+    @property
+    def label(self) -> str:
+        """``10:00-11:00 Europe/Moscow``: the hours, with the zone of a window on another clock."""
+        return f"{self.hours} {self.zone}" if self.zone else self.hours
 
     @property
     def start_minute(self) -> int:
@@ -162,11 +173,14 @@ class Instrument(BaseModel):
         return self._resolve(name)[0]
 
     def written_window(self, name: str) -> str | None:
-        """``name``'s hours as 'HH:MM-HH:MM' when it is written as a time window, None when it
-        names a session. A window keeps its clock hours on another instrument: session_key
-        reads '09:30-17:00' as NQ's RTH, and CL's RTH is other hours."""
+        """``name``'s hours as 'HH:MM-HH:MM' (and its zone, on another clock) when it is
+        written as a time window, None when it names a session. A window keeps its clock hours
+        on another instrument: session_key reads '09:30-17:00' as NQ's RTH, and CL's RTH is
+        other hours."""
         if name.strip().upper() in self.sessions:
             return None
+        if self._zoned(name.strip()) is not None:
+            return self._resolve(name)[1].label
         return self._window(name.strip()).hours
 
     def _resolve(self, name: str) -> tuple[str, SessionSpec]:
@@ -183,6 +197,13 @@ class Instrument(BaseModel):
         spec = self.sessions.get(text.upper())
         if spec is not None:
             return text.upper(), spec
+        zoned = self._zoned(text)
+        if zoned is not None:
+            window, zone = zoned
+            if zone != self.timezone:
+                spec = self._window(window, zone=zone)
+                return spec.label, spec
+            text = window  # '09:30-09:45 ET' is the exchange's own clock
         if any(ch.isdigit() for ch in text):
             spec = self._window(text)
             for known, named in self.sessions.items():
@@ -197,12 +218,31 @@ class Instrument(BaseModel):
             hint=f"Default session is {self.default_session}.",
         )
 
-    def _window(self, text: str) -> SessionSpec:
-        """A custom session from 'HH:MM-HH:MM': bars opening in [start, end), exchange time.
+    def _zoned(self, text: str) -> tuple[str, str] | None:
+        """('10:00-11:00', 'Europe/Moscow') for a window written with a zone; None without
+        one. An unknown zone is an error listing the short names it may be written as."""
+        match = _ZONED.match(text)
+        if match is None:
+            return None
+        window, written = match.groups()
+        zone = zone_name(written)
+        if zone is None:
+            raise InvalidSession(
+                f"Session '{text}' names a time zone '{written}' that does not exist.",
+                step="session",
+                hint=f"Write an IANA zone ('10:00-11:00 Europe/Moscow') or one of "
+                f"{aliases_text()}.",
+            )
+        return window, zone
 
-        It must lie inside one trading day's hours (from the Globex open to the maintenance
-        break), so a window that crosses midnight belongs, like ETH, to the trading date on
-        which it ends.
+    def _window(self, text: str, zone: str | None = None) -> SessionSpec:
+        """A custom session from 'HH:MM-HH:MM': bars opening in [start, end), exchange time,
+        or with ``zone`` on that zone's clock.
+
+        An exchange-time window must lie inside one trading day's hours (from the Globex open
+        to the maintenance break), so a window that crosses midnight belongs, like ETH, to the
+        trading date on which it ends. A window on another clock is checked day by day when a
+        query runs (barb.zone_caveats): which exchange hours it is moves with daylight saving.
         """
         match = _WINDOW.match(text)
         if match is None:
@@ -220,7 +260,10 @@ class Instrument(BaseModel):
             start=f"{sh:02d}:{sm:02d}",
             end=f"{eh:02d}:{em:02d}",
             description="custom time window",
+            zone=zone,
         )
+        if zone is not None:
+            return spec
         opens, closes = self.trading_hours
         since_open = (start - opens) % MINUTES_PER_DAY
         until_end = (end - opens) % MINUTES_PER_DAY or MINUTES_PER_DAY
@@ -231,7 +274,7 @@ class Instrument(BaseModel):
             close, reopen = format_clock(closes), format_clock(opens)
             raise InvalidSession(
                 f"Session window '{text}' spans {self.symbol}'s daily break "
-                f"({self._pause_text()}), where one trading date ends and the next begins.",
+                f"({self.pause_text()}), where one trading date ends and the next begins.",
                 step="session",
                 hint=f"Split it in two: '{spec.start}-{close}' (the end of a trading date) and "
                 f"'{reopen}-{spec.end}' (the evening of the next one).",
@@ -240,7 +283,7 @@ class Instrument(BaseModel):
             day = f"{format_clock(opens)}–{format_clock(closes)}"
             raise InvalidSession(
                 f"Session window '{text}' lies outside {self.symbol}'s trading hours, "
-                f"{day} ET ({self._pause_text()}).",
+                f"{day} ET ({self.pause_text()}).",
                 step="session",
                 hint=f"Choose a window inside {day}, e.g. '{self.window_example}'; one that "
                 "crosses midnight, like '20:00-02:00', counts for the trading date on which it "
@@ -267,7 +310,7 @@ class Instrument(BaseModel):
                 return name
         return "ETH"
 
-    def _pause_text(self) -> str:
+    def pause_text(self) -> str:
         brk = self.maintenance_break
         if brk is None:
             return "the trading day starts at " + self.trading_day_start

@@ -49,14 +49,21 @@ from barb.running_history import history_beyond_caveat
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
-from barb.session_caveats import session_gap_caveat, session_hours, session_note
+from barb.session_caveats import (
+    session_clock,
+    session_gap_caveat,
+    session_hours,
+    session_note,
+)
 from barb.settings import EngineSettings, default_settings
 from barb.short_bar_picks import short_pick_caveat
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
 from barb.short_session_caveats import (
     after_window_close_caveat,
     low_tail_caveat,
+    mother_bar_caveat,
     part_day_share_caveat,
+    short_next_caveat,
     short_sessions_caveat,
 )
 from barb.short_weeks import short_weeks_caveat
@@ -70,7 +77,9 @@ from barb.stages import (
     take_rows,
 )
 from barb.then_history import then_history_caveat
+from barb.then_row_order import then_order_caveat
 from barb.yardstick_caveats import same_bar_yardstick_caveat
+from barb.zone_caveats import zone_window_caveat
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +143,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         session_bars=lambda name: dataset.session_daily(session_name(dataset, name)),
         step="map",
         calendar=dataset.instrument.calendar,
+        timezone=dataset.instrument.timezone,
         trading_dates=dataset.trading_dates,
         day_session=dataset.instrument.default_session,
         night=_night(plan),
@@ -184,19 +194,23 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
     warnings += holiday_caveat(plan, output.kept_dates)
-    warnings += short_sessions_caveat(plan, output.table)
+    if plan.then is None:  # else said of the rows the then stage lists
+        warnings += short_sessions_caveat(plan, output.table)
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     warnings += part_day_share_caveat(plan, ctx, output.kept)
+    warnings += mother_bar_caveat(plan, ctx, frame, output.kept)
+    warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope, ctx)
     warnings += unnumbered_holidays_caveat(plan, scope, ctx, output.passed)
     warnings += session_gap_caveat(plan)
+    warnings += zone_window_caveat(plan, covered)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
@@ -227,6 +241,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         output = _second_stage(plan, output, ctx, day_open)
         warnings += output.warnings
         warnings += early_close_pick_caveat(plan, given, output.passed)
+        warnings += short_sessions_caveat(plan, output.table)
+        warnings += then_order_caveat(plan, first.order)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
         # A ranking of the first stage's groups, or of groups made of them.
@@ -234,6 +250,13 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         parts.rank(plan.then.sort, keys, output.groups)
         if output.kept is not None:  # a statistic over the groups, a part one among them
             say_fed(parts, plan.then, ctx, output.kept)
+    few = output.few_groups if output is first else None
+    if few is not None and few.text in warnings:  # an unfinished year's 4 days are said
+        opened = [g.keys for g in parts.groups if g is not None]
+        left = few.without(opened) if opened else few.text
+        at = warnings.index(few.text)
+        warnings[at : at + 1] = [left] if left else []
+        parts_at -= left is None and at < parts_at
     warnings[parts_at:parts_at] = parts.texts
     running = running_total_caveat(plan, first, output)
     warnings += running
@@ -263,6 +286,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         session=plan.session,
         session_hours=session_hours(plan),
         session_note=session_note(plan),
+        session_clock=session_clock(plan),
         timeframe=plan.timeframe.name,
         period_requested=plan.period.text,
         period_start=covered[0],
@@ -336,7 +360,9 @@ def _night(plan: Plan) -> NightSession | None:
     if not plan.timeframe.intraday:
         return None
     spec = plan.dataset.instrument.session(plan.session)
-    if not spec.crosses_midnight:
+    if (
+        not spec.crosses_midnight or spec.zone is not None
+    ):  # a window on another clock is other exchange hours on other dates
         return None
     return NightSession(plan.session, spec.hours, spec.start_minute)
 

@@ -94,23 +94,32 @@ def _across_days(call: tuple[str, int], frame: pd.DataFrame, keep: np.ndarray) -
     ]
 
 
-def _farthest_next(stage: StagePlan) -> tuple[str, int] | None:
-    """The next() call reaching farthest among what the stage answers with (its select;
-    with no select, the map columns it lists), as written, and its ``n``. A group key's
-    empty rows are in no group, which keyless_rows says: said here too, it counted them."""
+def next_calls(stage: StagePlan) -> dict[int, list[str]]:
+    """The next() calls among what the stage answers with (its select; with no select, the
+    map columns it lists), as written, by how far ahead they read: {1: ['next(close)'],
+    5: ['next(close, 5)']}."""
     mapped = dict(stage.map_exprs)
-    if stage.select:
-        exprs = [item.expr for item in stage.select]
-    else:
-        exprs = [e for _, e in stage.map_exprs]
-    best: tuple[str, int] | None = None
+    exprs = [item.expr for item in stage.select] or [e for _, e in stage.map_exprs]
+    found: dict[int, list[str]] = {}
     for expr in exprs:
         for node in nodes(expr, mapped):
-            if not (isinstance(node, ast.Call) and node.name.lower() == "next"):
+            if not (isinstance(node, ast.Call) and node.name == "next"):
                 continue
             ahead = 1
             if len(node.args) > 1 and isinstance(node.args[1], ast.Number):
                 ahead = int(node.args[1].value)
-            if best is None or ahead > best[1]:
-                best = (node.to_text(), ahead)
-    return best
+            texts = found.setdefault(ahead, [])
+            if node.to_text() not in texts:
+                texts.append(node.to_text())
+    return found
+
+
+def _farthest_next(stage: StagePlan) -> tuple[str, int] | None:
+    """The next() call reaching farthest among what the stage answers with (its select;
+    with no select, the map columns it lists), as written, and its ``n``. A group key's
+    empty rows are in no group, which keyless_rows says: said here too, it counted them."""
+    calls = next_calls(stage)
+    if not calls:
+        return None
+    ahead = max(calls)
+    return calls[ahead][0], ahead

@@ -116,10 +116,11 @@ def query_reference(
     lines = [
         "QUERY FORMAT — a JSON object, every field optional. Steps run in this order:",
         "session → from → join → map → period → where → group_by → select → sort → limit, "
-        "then the optional second stage (then).",
+        "then (a second stage, optional).",
         f"- instrument: {_instruments_text(instrument, settings)}",
-        f"- session: {sessions}. Give it for daily+ bars (else the default is used). "
-        "Any window 'HH:MM-HH:MM' inside the trading day is a session too "
+        f"- session: {sessions}. Give it for daily+ bars (else the default). "
+        "Any window 'HH:MM-HH:MM' (or 'HH:MM-HH:MM London': its clock) inside the "
+        "trading day is a session too "
         f"('{times.opening_range}' = the 15-minute opening range; one from "
         f"{_day_start(instrument)} on, or crossing midnight, counts for the next trading date).",
         f"- from: {', '.join(INTRADAY)} (aligned to the session open), "
@@ -176,17 +177,17 @@ def query_reference(
         "",
         "FUNCTIONS:",
         *_function_lines(times),
-        "Indicators (rsi, macd, atr, vwap, …) also work in map: see get_indicators.",
+        "Indicators (rsi, macd, atr, vwap, …) work in map: see get_indicators.",
         # Named without their (), which the line's example shows, to leave room for the
         # concepts: a pattern written without () is an error whose hint adds them.
         'Named patterns (daily bars, use in where: "inside_day()"; details via get_concept):',
         "  " + ", ".join(pattern_catalog()),
         "Concepts (get_concept): " + ", ".join(session_concepts()) + ".",
         "TIES: first/last follow time order, in then too (the first stage's rows before its "
-        "sort; groups: key order). arg_max/arg_min give ONE row per group, the earliest of "
-        "equal values (mode: of equally frequent ones); counting bars where high "
-        "equals the day's high counts a day twice when two bars touch it. Hourly bars start at "
-        "the session "
+        "sort; groups: key order); then's cumsum/prev… follow that sort. arg_max/arg_min give "
+        "ONE row per group, the earliest of equal values (mode: of equally frequent ones); "
+        "counting bars at the day's high counts a day twice when two touch it. Hourly bars "
+        "start at the session "
         f"open: {times.session}'s are {times.hourly_bars}; name them by time()"
         f"{times.hour_note}.",
         _midnight_line(times),
@@ -262,8 +263,8 @@ def _result_lines() -> list[str]:
         "columns and, for groups, the highest and lowest group.",
         f"- Rows of daily+ bars start with their label: {labels}. Intraday rows: timestamp.",
         "- Rows show your select (else your map's columns), then your sort column; "
-        "with neither, open, high, low, close. You read no other column: list them in select "
-        '("select": ["close", "range", "ret"]).',
+        "with neither, open, high, low, close. You read no other column: list them in select.",
+        "- No noise warning is no proof of an edge.",
     ]
 
 

@@ -113,6 +113,10 @@ class Metadata(BaseModel):
     session_hours: str | None = None
     # A window's day, where its label does not say it ("the evening before each date").
     session_note: str | None = None
+    # The clock the session's hours are on, the exchange's ("ET"); None for a window that
+    # names its own zone ('10:00-11:00 Europe/Moscow'). A Moscow reader took "ASIAN
+    # (18:00-03:00)" for Moscow hours (p34d).
+    session_clock: str | None = None
     timeframe: str
     period_requested: str
     period_start: dt.date | None

@@ -14,6 +14,7 @@ from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
 from barb.sessions import MINUTES_PER_DAY
+from barb.time_zones import short_name
 
 # Named patterns that compare a bar's open with the bar before (patterns.yaml): with its close,
 # or with its high or low (a full gap opens outside its range).
@@ -38,7 +39,7 @@ def session_gap_caveat(plan: Plan) -> list[str]:
     window = part_of_the_day(plan)
     if window is None:
         return []
-    named = plan.session if plan.session == window.hours else f"{plan.session} ({window.hours})"
+    named = plan.session if plan.session == window.label else f"{plan.session} ({window.hours})"
     if plan.timeframe.intraday:
         return _chained_days(plan, window, named)
     gap = _gap_from_window(plan, window, named) if plan.timeframe.name == "daily" else []
@@ -171,7 +172,8 @@ def _chained_days(plan: Plan, window: SessionSpec, named: str) -> list[str]:
     main = instrument.default_session
     inside = not np.any(_minutes(window) & ~_minutes(instrument.session(main)))
     whole = main if inside else "ETH"
-    since, until = f"time() >= '{window.start}'", f"time() < '{window.end}'"
+    clock = f"'{window.zone}'" if window.zone else ""
+    since, until = f"time({clock}) >= '{window.start}'", f"time({clock}) < '{window.end}'"
     keep = f"{since} or {until}" if window.crosses_midnight else f"{since} and {until}"
     names = ", ".join(f"{name}()" for name in calls)
     return [
@@ -202,6 +204,15 @@ def session_hours(plan: Plan) -> str | None:
     return None if spec is None else spec.hours
 
 
+def session_clock(plan: Plan) -> str | None:
+    """The exchange's clock ("ET") the session's hours are on; None for a window that names
+    its own zone."""
+    instrument = plan.dataset.instrument
+    if instrument.session(plan.session).zone is not None:
+        return None
+    return short_name(instrument.timezone)
+
+
 def session_note(plan: Plan) -> str | None:
     """For a window from the trading day's start on, the evening it lies in: '18:00-21:00'
     of 2026-01-06 is the evening of the 5th, which a label '2026-01-06' does not say."""
@@ -209,7 +220,7 @@ def session_note(plan: Plan) -> str | None:
     if plan.session in instrument.sessions:
         return None
     window = instrument.session(plan.session)
-    if window.start_minute < instrument.trading_day_start_minute:
+    if window.start_minute < instrument.trading_day_start_minute or window.zone is not None:
         return None
     if window.crosses_midnight:
         return "from the evening before each date"

@@ -10,6 +10,7 @@ default session and its other sessions, never typed in by hand.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from string import Template
 from typing import Any
 
@@ -157,6 +158,7 @@ class SessionTimes:
                 "settlement_end": now.end,
                 "settlement_before": earlier,
                 "settle_expr": _settle_expression(settled),
+                "settle_lag_note": _settle_lag_note(settled),
             }
         return named | {
             "symbol": self.instrument.symbol,
@@ -211,6 +213,21 @@ def _settle_expression(windows: tuple[SettlementWindow, ...]) -> str:
                 f"session_close('{window.start}-{window.end}'), {expression})"
             )
     return expression
+
+
+def _settle_lag_note(windows: tuple[SettlementWindow, ...]) -> str:
+    """Why the previous settlement is prev(settle) and not a lag inside the era's if: the if
+    tests the row's date, so on 2020-10-26 session_close('15:59-16:00', 1) read ES's 16:00
+    close of 10-23, a day that settled at 16:15 (NQ: 10393 for 10423.75)."""
+    eras = [(w, after) for w, after in pairwise(windows) if w.until]
+    if not eras:
+        return ""
+    window, after = eras[-1]
+    return (
+        ", not a lag inside the if: the if tests the row's own date, so on the first day after "
+        f"{window.until} the lag reads {window.until}'s {after.end} close, not its "
+        f"{window.end} settle"
+    )
 
 
 # Texts asked for without an instrument (tests, docs) name the times of this one.

@@ -3,7 +3,9 @@ futures closing early) or an early close's, on which the query's own window lost
 (``short_days``). Their volume, and often their range, is a part day's: they fill the bottom of
 a ranking by volume, and pull min() and low percentiles down. So is a window's read by
 session_*() on the days an early close cut it (the lunch range session_high('12:00-13:30') -
-session_low('12:00-13:30') is a 60- or 75-minute one on them)."""
+session_low('12:00-13:30') is a 60- or 75-minute one on them). So are the days a pattern
+comparing a bar with the one before keeps against a short session (an inside day after one,
+an outside day on one), and the days whose next() reads one as "the next day"."""
 
 from __future__ import annotations
 
@@ -15,11 +17,13 @@ import pandas as pd
 
 from barb.events.rules import us_market_closed
 from barb.frames import Dataset
-from barb.lineage import nodes
+from barb.lineage import conjuncts, nodes
+from barb.lookahead_caveats import next_calls
 from barb.planning import Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate
+from barb.script.library import lookup
 from barb.session_caveats import part_of_the_day
 from barb.short_days import close_clock, day_edges, short_days, window_edges
 from barb.stages import query_columns
@@ -33,10 +37,35 @@ LOW_PERCENTILE = 25
 # Short sessions from this share of the days kept make a statistic of range or volume a part
 # day's in good part: "the day after Thanksgiving" (all of them), not all days (2.5%).
 NOTABLE_SHORT_SHARE = 0.1
+# next() reading a part day from this share of the rows kept is said: one of a year's 17
+# inside days (6%) moves its share by 6 points; 78 of all history's 2,438 "days after an up
+# day" (3%) moved the mean next return from 0.000904 to 0.000882, nothing to tell.
+NOTABLE_NEXT_SHARE = 0.05
 # Columns that a part day makes small: it trades fewer hours (high and low: its range).
 PART_DAY_COLUMNS = frozenset({"volume", "range"})
 # The prices a move is read between.
 PRICES = frozenset({"open", "high", "low", "close"})
+# Named patterns that compare a bar's range with the one before (patterns.yaml): a short
+# session's part-day range sits inside the bar before more often, and the bar after it
+# engulfs it more often. NQ RTH, all history: 12.3% of the holiday and early-close sessions
+# are inside days against 7.9% of other days; 19.8% of the days after one are outside days
+# against 8.3%. Engulfing compares bodies, and is not moved that way (3.2% against 3.6%).
+MOTHER_BAR_PATTERNS = frozenset({"inside_day", "outside_day"})
+# The calendar functions that mark a row's own session, or (in prev()) the one before.
+SHORT_MARKS = ("holiday", "early_close")
+# The functions that mark the session before a row's (post_holiday) or after it.
+BESIDE_HOLIDAY = {"post_holiday": "prev", "pre_holiday": "next"}
+# The prices a short session sets after its open, by its early close: a move read to one of
+# them (close - open, a same-day fill low <= prev(close)) is a part day's; one read from the
+# open and earlier bars (open - prev(close), the gap) is the whole night's.
+AFTER_OPEN = frozenset({"high", "low", "close"})
+# The price of a window each session_*() call reads: a lagged one an earlier day's.
+SESSION_PRICES = {
+    "session_open": "open",
+    "session_high": "high",
+    "session_low": "low",
+    "session_close": "close",
+}
 # What a window read by session_*() holds less of when it is cut: its volume, and its range
 # (session_high with session_low).
 WINDOW_SIZES = {"session_high": "high", "session_low": "low", "session_volume": "volume"}
@@ -46,20 +75,22 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     """Daily bars listed that are short sessions, each named with its close: in a ranking
     (sorted by a value, not by date), whatever it lists ("the 5 quietest days of 2024" listed
     Thanksgiving and the day after); in time order, when a column listed is one a part day
-    makes small (range, volume, high - low, a move): Thanksgiving week's ranges read 215 on
-    the day after, a 13:15 close, against a 336 full-day mean, as a quiet full day. Prices
-    alone are not. Over the overnight hours a holiday is no short session (only Good
-    Friday's stops at 09:15), and is not named."""
-    stage = plan.first
+    makes small (range, volume, high - low, a move to a price set after the open): Thanksgiving
+    week's ranges read 215 on the day after, a 13:15 close, against a 336 full-day mean, as a
+    quiet full day. Prices alone are not, nor a gap: open - prev(close) on Thanksgiving is the
+    whole night's move, as on any day. Over the overnight hours a holiday is no short session
+    (only Good Friday's stops at 09:15), and is not named. ``table`` holds the rows the answer
+    lists: a then stage's, whose columns are read through the first stage's."""
+    stage, before = (plan.then, plan.first) if plan.then is not None else (plan.first, None)
     if plan.timeframe.name != "daily" or stage.shape != "table" or table is None:
         return []
     if "date" not in table.columns or not len(table):
         return []
-    ranked = bool(stage.sort) and not (
-        {k.column for k in stage.sort} & {"date", "timestamp", "trading_date"}
-    )
-    sizes = listed_sizes(stage)
-    if not (ranked or sizes) or _marks_them(stage):
+    # A then stage without a sort lists its rows in the first stage's order.
+    sort = stage.sort or (before.sort if before is not None else ())
+    ranked = bool(sort) and not ({k.column for k in sort} & {"date", "timestamp", "trading_date"})
+    sizes = listed_sizes(stage, before=before)
+    if not (ranked or sizes) or _marks_them(stage, before):
         return []
     days = np.asarray(table["date"].to_numpy(), dtype="datetime64[D]")  # ISO dates
     short = short_days(plan.dataset, plan.session, days)
@@ -81,20 +112,188 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         what = "range and volume are"
     else:
         what = f"{listed_text(sizes)} {'is' if len(sizes) == 1 else 'are'}"
+    joined = _joined_hours(plan, stage, before, days[short], closed)
     return [
         f"{n} of the {len(days)} rows listed {are}: {listed}; "
-        f"their {what} a part day's.{_joined_hours(plan, days[short], closed)} {LEAVE_OUT}"
+        f"their {what} a part day's.{joined} {LEAVE_OUT}"
     ]
 
 
-def _joined_hours(plan: Plan, days: np.ndarray, closed: np.ndarray) -> str:
+def mother_bar_caveat(
+    plan: Plan, ctx: EvalContext, frame: pd.DataFrame, kept: pd.DataFrame | None
+) -> list[str]:
+    """Daily rows a where keeps by inside_day() or outside_day() that compare a short
+    session (a holiday's, an early close's) with the bar before, or a bar with a short one
+    before it: NQ's 22 outside days of 2024 held 2024-02-20, against Presidents' Day's 13:00
+    session, and 2024-07-04 (13:00) against July 3's 13:15 close. Said with the rows named
+    and the where that leaves them out; not of a side the query marks itself (holiday() for
+    the rows' own, prev(holiday()) for the bar before). ``frame`` is the first stage's rows
+    with the bars read before the period, so the bar before the period's first row is there."""
+    stage = plan.first
+    if plan.timeframe.name != "daily" or kept is None or not len(kept):
+        return []
+    patterns = _kept_patterns(stage)
+    if not patterns or "trading_date" not in kept.columns:
+        return []
+    marked = _marked_sides(stage)
+    own_marked, before_marked = "own" in marked, "prev" in marked
+    if own_marked and before_marked:
+        return []
+    dates = frame["trading_date"].to_numpy().astype("datetime64[D]")
+    rows = np.searchsorted(dates, kept["trading_date"].to_numpy().astype("datetime64[D]"))
+    short = short_days(plan.dataset, plan.session, dates)
+    own = np.zeros(len(rows), dtype=bool) if own_marked else short[rows]
+    before = np.zeros(len(rows), dtype=bool)
+    if not before_marked:
+        before[rows > 0] = short[rows[rows > 0] - 1]
+    touched = own | before
+    n = int(touched.sum())
+    if not n:
+        return []
+    named = []
+    for i in np.flatnonzero(touched)[:NAMED_SHORT_SESSIONS]:
+        row = rows[i]
+        parts = [f"closed {_closed_at(plan.dataset, dates[row])}"] if own[i] else []
+        if before[i]:
+            parts.append(
+                f"the bar before, {dates[row - 1]}, closed "
+                f"{_closed_at(plan.dataset, dates[row - 1])}"
+            )
+        named.append(f"{dates[row]} ({'; '.join(parts)})")
+    more = n - len(named)
+    listed = ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    form = []
+    if own.any():
+        form.append("not holiday() and not early_close()")
+    if before.any():
+        form.append("not prev(holiday()) and not prev(early_close())")
+    aggregates = [item for item in stage.select if item.aggregate]
+    without = without_rows(stage, ctx, kept, touched, aggregates)
+    return [
+        f"{n} of the {len(rows)} rows kept read {listed_text(patterns)} against a short "
+        f"session (a holiday or early close: a part day's range): {listed}."
+        + (f" Without them {without}." if without else "")
+        + f' "where": "… and {" and ".join(form)}" leaves them out.'
+    ]
+
+
+def short_next_caveat(
+    plan: Plan, ctx: EvalContext, frame: pd.DataFrame, kept: pd.DataFrame | None
+) -> list[str]:
+    """Daily rows kept (``kept``; the rows a limit lists when it picks them) whose next()
+    reads a short session, a part day: 17 of NQ's 375 RTH inside days read their "next
+    close" from a holiday's or early close's (2008-11-27, Thanksgiving, from the 13:15 close
+    of the day after), and ETH's inside day 2024-03-28 from Good Friday's 09:15 one. Said
+    with the values without them and the where that leaves them out; not when the query
+    reads next(holiday()) or pre_holiday(): it chose about those days. ``frame`` is the first
+    stage's rows with the bars read after the period, so next() of its last rows is there."""
+    stage = plan.first
+    if plan.timeframe.name != "daily" or kept is None or not len(kept):
+        return []
+    if "trading_date" not in kept.columns or "next" in _marked_sides(stage):
+        return []
+    calls = {ahead: texts for ahead, texts in next_calls(stage).items() if ahead > 0}
+    if not calls:
+        return []
+    dates = frame["trading_date"].to_numpy().astype("datetime64[D]")
+    rows = np.searchsorted(dates, kept["trading_date"].to_numpy().astype("datetime64[D]"))
+    # Past the frame's end (the data's) next() reads nothing.
+    short = np.append(short_days(plan.dataset, plan.session, dates), [False] * max(calls))
+    touched = np.zeros(len(rows), dtype=bool)
+    said, steps, example = [], [], ""
+    for ahead, texts in sorted(calls.items()):
+        hit = short[rows + ahead]
+        if not hit.any():
+            continue
+        if not steps:  # the nearest: named with an example
+            row = rows[hit][0] + ahead
+            example = (
+                f"{dates[row - ahead]} reads {dates[row]}, closed "
+                f"{_closed_at(plan.dataset, dates[row])}"
+            )
+            verb = "reads" if len(texts) == 1 else "read"
+            said.append(
+                f"{listed_text(texts)} {verb} a short session (a holiday or early close: a "
+                f"part day) for {int(hit.sum()):,} of the {len(rows):,} rows kept"
+            )
+        else:
+            said.append(f"{listed_text(texts)} for {int(hit.sum()):,}")
+        touched |= hit
+        steps.append(ahead)
+    if not steps or touched.mean() < NOTABLE_NEXT_SHARE:
+        return []
+    form = " and ".join(
+        f"not next({mark}(){'' if ahead == 1 else f', {ahead}'})"
+        for ahead in steps
+        for mark in SHORT_MARKS
+    )
+    aggregates = [item for item in stage.select if item.aggregate]
+    without = without_rows(stage, ctx, kept, touched, aggregates)
+    return [
+        f"{', '.join(said)} ({'e.g. ' if touched.sum() > 1 else ''}{example})."
+        + (f" Without them {without}." if without else "")
+        + f' "where": "… and {form}" leaves them out.'
+    ]
+
+
+def _closed_at(dataset: Dataset, day: np.datetime64) -> str:
+    """The clock the futures closed at on ``day``: '13:00'."""
+    _, closed = day_edges(dataset, np.array([day], dtype="datetime64[D]"))
+    return close_clock(dataset, int(closed[0]))
+
+
+def _kept_patterns(stage: StagePlan) -> list[str]:
+    """The patterns of MOTHER_BAR_PATTERNS the stage's where keeps rows by (a conjunct of
+    it, or of the map column it names): "inside_day() and close > open", not "not
+    inside_day()" nor prev(inside_day())."""
+    if stage.where is None:
+        return []
+    mapped = dict(stage.map_exprs)
+    found: list[str] = []
+    pending, seen = conjuncts(stage.where), set()
+    while pending:
+        part = pending.pop(0)
+        if isinstance(part, ast.Column) and part.name in mapped and part.name not in seen:
+            seen.add(part.name)
+            pending.extend(conjuncts(mapped[part.name]))
+        elif isinstance(part, ast.Call) and part.name in MOTHER_BAR_PATTERNS and not part.args:
+            found.append(f"{part.name}()")
+    return list(dict.fromkeys(found))
+
+
+def _marked_sides(stage: StagePlan) -> frozenset[str]:
+    """Which bars' holiday() or early_close() the stage reads, by how they stand to each
+    row: 'own', 'prev' (prev(holiday()), post_holiday()) and 'next' (next(holiday()),
+    pre_holiday()). A query that reads them chose about those days already."""
+    mapped = dict(stage.map_exprs)
+    lagged: set[int] = set()
+    sides: set[str] = set()
+    for expr in stage.expressions:
+        for node in nodes(expr, mapped):
+            if not isinstance(node, ast.Call):
+                continue
+            if node.name in BESIDE_HOLIDAY:
+                sides.add(BESIDE_HOLIDAY[node.name])
+            elif node.name in ("prev", "next") and node.args:
+                inner = node.args[0]
+                if isinstance(inner, ast.Call) and inner.name in SHORT_MARKS:
+                    lagged.add(id(inner))  # another bar's (walked after its parent)
+                    sides.add(node.name)
+            elif node.name in SHORT_MARKS and id(node) not in lagged:
+                sides.add("own")
+    return frozenset(sides)
+
+
+def _joined_hours(
+    plan: Plan, stage: StagePlan, before: StagePlan | None, days: np.ndarray, closed: np.ndarray
+) -> str:
     """A joined market whose window ran to another time on the short ``days`` (ours closed
     at ``closed``, minutes into the day) than ours, with a move of its listed: on 2024-07-03
     NQ's 09:30-16:00 stopped at 13:15 and CL's ran to 16:00, so cl_m is no part day's but
     other hours than nq_m."""
     said = ""
     for joined in plan.instruments:
-        sizes = listed_sizes(plan.first, joined.join.prefix)
+        sizes = listed_sizes(stage, joined.join.prefix, before=before)
         if not sizes:
             continue
         _, theirs = day_edges(joined.dataset, days)
@@ -126,30 +325,68 @@ def _ran_to(dataset: Dataset, days: np.ndarray, ends: np.ndarray, listed: int) -
     return listed_text([parts[0] + " of them", *parts[1:]])
 
 
-def listed_sizes(stage: StagePlan, prefix: str = "", *, moves: bool = True) -> list[str]:
+def listed_sizes(
+    stage: StagePlan, prefix: str = "", *, moves: bool = True, before: StagePlan | None = None
+) -> list[str]:
     """The columns a table lists that a part day makes small: range, volume, high - low,
-    or (``moves``) a move between two prices (close - open, a return on prev(close)); of a
-    joined market's columns with its ``prefix`` ("cl_": cl_close / cl_open - 1)."""
-    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    or (``moves``) a move to a price set after the open (close - open, a return on
+    prev(close), a same-day fill low <= prev(close); not the gap open - prev(close)); of a
+    joined market's columns with its ``prefix`` ("cl_": cl_close / cl_open - 1). A then
+    stage's columns are read through the first stage's (``before``)."""
+    mapped = _defined(stage, before)
     exprs = mapped | {item.name: item.expr for item in stage.select}
-    listed = [(name, exprs.get(name, ast.Column(name))) for name in query_columns(stage)]
+    listed = [(name, exprs.get(name, ast.Column(name))) for name in _listed(stage, before)]
     return [
         name
         for name, expr in listed
-        if _reads_part_day(expr, mapped, prefix)
-        or (moves and len(_prices_read(expr, mapped, prefix)) >= 2)
+        if _reads_part_day(expr, mapped, prefix) or (moves and _part_day_move(expr, mapped, prefix))
     ]
 
 
-def _marks_them(stage: StagePlan) -> bool:
+def _defined(stage: StagePlan, before: StagePlan | None = None) -> dict[str, ast.Expr]:
+    """The names a stage's columns are read through: its map's (and the parts of its
+    aggregates run per row); over a then stage, also the first stage's (``before``) map and
+    select: then's gap_pct is the first stage's (open - pc) / pc * 100."""
+    mapped: dict[str, ast.Expr] = {}
+    if before is not None:
+        mapped |= _defined(before)
+        mapped |= {
+            item.name: item.expr
+            for item in before.select
+            if not (isinstance(item.expr, ast.Column) and item.expr.name == item.name)
+        }
+    return mapped | dict(stage.map_exprs) | dict(stage.hoisted)
+
+
+def _listed(stage: StagePlan, before: StagePlan | None) -> list[str]:
+    """The columns a table's rows are listed with; a then stage without a select lists the
+    first stage's columns before the ones its map made."""
+    if before is None or stage.select:
+        return query_columns(stage)
+    made = [*query_columns(before), *(name for name, _ in stage.map_exprs)]
+    return list(dict.fromkeys([*made, *(k.column for k in stage.sort)]))
+
+
+def _marks_them(stage: StagePlan, before: StagePlan | None = None) -> bool:
     """Whether a column listed reads holiday() or early_close(): the rows say which they are."""
-    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    mapped = _defined(stage, before)
     exprs = mapped | {item.name: item.expr for item in stage.select}
     return any(
         isinstance(node, ast.Call) and node.name.lower() in ("holiday", "early_close")
-        for name in query_columns(stage)
+        for name in _listed(stage, before)
         if name in exprs
         for node in nodes(exprs[name], mapped)
+    )
+
+
+def _part_day_move(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "") -> bool:
+    """Whether ``expr`` is a move (two prices or more) to a price the row's own session set
+    after its open: close - open and low <= prev(close) are (a half day's stop at 13:15);
+    open - prev(close) and open - session_close('RTH', 1) are not (the gap from the last
+    close to the open is as long a night on a half day as on any other)."""
+    read = _prices_read(expr, mapped, prefix)
+    return len(read) >= 2 and any(
+        not lag and name[len(prefix) :] in AFTER_OPEN for name, lag in read
     )
 
 
@@ -158,7 +395,9 @@ def _prices_read(
 ) -> set[tuple[str, str]]:
     """The prices ``expr`` reads (a joined market's with its ``prefix``), each with the
     prev()/next() it is read through: close - prev(close) reads two ((close, ''), (close,
-    'prev(close)')), prev(close) one."""
+    'prev(close)')), prev(close) one. A window's price read by session_*() counts as the
+    bar price it is (a lagged one with its call), a pattern's are its body's
+    (gap_filled() reads low, high and prev(close))."""
     found: set[tuple[str, str]] = set()
     seen: set[str] = set()
     pending: list[tuple[ast.Node, str]] = [(expr, "")]
@@ -171,8 +410,18 @@ def _prices_read(
                 seen.add(node.name)
                 pending.append((mapped[node.name], lag))
             continue
-        if isinstance(node, ast.Call) and node.name.lower() in ("prev", "next"):
-            lag += node.to_text()
+        if isinstance(node, ast.Call):
+            name = node.name.lower()
+            if name in ("prev", "next"):
+                lag += node.to_text()
+            elif name in SESSION_PRICES:
+                back = ast.literal_value(node.args[1]) if len(node.args) > 1 else 0
+                if not prefix:  # the rows' own market's windows
+                    found.add((SESSION_PRICES[name], lag + (node.to_text() if back else "")))
+                continue
+            spec = lookup(name)
+            if spec is not None and spec.body is not None and not node.args:
+                pending.append((spec.body, lag))
         pending.extend((child, lag) for child in node.children())
     return found
 
@@ -256,6 +505,8 @@ def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | Non
     said = []
     aggregates = [item for item in stage.select if item.aggregate]
     for window, items in _by_source(plan, aggregates, mapped, low_tail=False).items():
+        if window == plan.session and _kept_patterns(stage):
+            continue  # mother_bar_caveat names them, with the values without them
         short = short_days(plan.dataset, window, days)
         n = int(short.sum())
         if not n or n < NOTABLE_SHORT_SHARE * days.size:

@@ -149,7 +149,11 @@ def render_summary(result: Result) -> str:
     else:
         lines += _grouped_lines(s)
     period = f"{m.period_start} — {m.period_end}" if m.period_start else "no bars"
-    session = m.session + "".join(f" ({t})" for t in (m.session_hours, m.session_note) if t)
+    # "ASIAN (18:00-03:00 ET)", "09:30-09:45 ET", "10:00-11:00 Europe/Moscow": the clock.
+    clock = f" {m.session_clock}" if m.session_clock else ""
+    hours = f"{m.session_hours}{clock}" if m.session_hours else None
+    session = m.session + ("" if m.session_hours else clock)
+    session += "".join(f" ({t})" for t in (hours, m.session_note) if t)
     scanned = count_text(m.rows_scanned, f"{m.timeframe} {session} bar")
     lines.append(f"Scanned {scanned} of {m.instrument}, {period}; {m.rows_matched:,} matched.")
     if m.data_source == "synthetic":

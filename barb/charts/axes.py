@@ -106,13 +106,15 @@ def text_handle(label: str) -> Line2D:
     return Line2D([], [], linestyle="none", marker="none", label=label)
 
 
-def label_fit(labels: list[str], *, in_order: bool = True) -> tuple[int, int]:
+def label_fit(labels: list[str], *, in_order: bool = True, thin: bool = True) -> tuple[int, int]:
     """How far category labels are turned (0, 40 or 90 degrees), and every how many to show,
     so none overlap.
 
     Labels in their own order (years, hours) can be thinned: the missing ones are implied.
     Labels in the order of a value (years sorted by range) cannot, so they stand upright,
-    one line height each, rather than be dropped."""
+    one line height each, rather than be dropped. ``thin=False``: short labels are turned
+    rather than thinned while turning fits them all (the 12 months of a year beside an
+    empty one, which unnamed read as missing data)."""
     slot_px = _slot_px(labels)
     longest = max(len(s) for s in labels)
     widest = longest * CHAR_PX + 10
@@ -122,7 +124,7 @@ def label_fit(labels: list[str], *, in_order: bool = True) -> tuple[int, int]:
     step = max(math.ceil(TICK_PT * PX_PER_PT * 1.9 / slot_px), math.ceil(len(labels) / 24))
     if not in_order and step > 1:
         return 90, max(1, math.ceil(TICK_PT * PX_PER_PT * 1.25 / slot_px))
-    if longest <= 5 and in_order:  # years, hours, times of day: thin them out, keep them level
+    if longest <= 5 and in_order and (thin or step > 1):  # years, hours: thinned, level
         return 0, math.ceil(widest / slot_px)
     return 40, max(1, step)
 

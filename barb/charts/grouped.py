@@ -94,7 +94,7 @@ from barb.charts.time_of_day import (
 from barb.charts.value_text import TickFormatter, date_text, number_text
 from barb.charts.words import ENGLISH, Words
 from barb.instruments import load_instrument
-from barb.lineage import Lineage, group_key_names, written_key_texts
+from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.period_rows import still_open
 from barb.result import Metadata, Result, ShortWeek
 from barb.script import ast
@@ -112,6 +112,8 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 CLOCK_TICK_MINUTES = (15, 30, 60, 120, 180, 240, 360)
 MAX_FILLED_SHARE = 4  # empty groups are added up to this many times the groups present
+# Keys that are a part of the year or week (``month()``): the period's every one is a group.
+_PERIOD_PARTS = frozenset({"month", "quarter", "dayofweek"})
 # With several keys, every other block of the first key is shaded while there are this few:
 # the dates of date × hour made a grey wall of 2,328 stripes (3 s of drawing).
 MAX_SHADED_BLOCKS = 60
@@ -616,6 +618,8 @@ def _all_groups(keys: pd.Series, name: str, result: Result) -> list[Any] | None:
     present = keys.dropna()
     if present.empty or len(present) < len(keys):  # a group of missing keys has no slot
         return None
+    if name == "week" and name in called_key_names(result.query):
+        return _period_weeks(present, result)
     names = set(present.astype(str))
     for calendar in (WEEKDAYS, MONTHS):
         if names <= set(calendar):
@@ -630,6 +634,8 @@ def _all_groups(keys: pd.Series, name: str, result: Result) -> list[Any] | None:
     if "year" in name:
         lo, hi = _year_span(values, result)
         return [kind(v) for v in range(lo, hi + 1)]
+    if name in _PERIOD_PARTS and name in called_key_names(result.query):
+        return [kind(v) for v in _period_parts(name, values, result)]
     step = reduce(math.gcd, (b - a for a, b in pairwise(values)), 0) or 1
     size = (values[-1] - values[0]) // step + 1
     if size > min(MAX_GROUP_BARS, MAX_FILLED_SHARE * len(values) + 10):
@@ -652,6 +658,39 @@ def _year_span(values: list[int], result: Result) -> tuple[int, int]:
             end -= dt.timedelta(days=end.weekday())
         lo, hi = min(lo, meta.period_start.year), max(hi, end.year)
     return lo, hi
+
+
+def _period_parts(name: str, values: list[int], result: Result) -> list[int]:
+    """Every month, quarter or weekday (``month()``, ``quarter()``, ``dayofweek()``) the
+    period's trading days fall on, as the summary's warning about the groups ``where``
+    emptied lists them, with those found: 2024's inside days by month() end in October,
+    and an axis to Oct read as data ending there ("no row passed where in 6, 11, 12")."""
+    found = set(values)
+    if name == "dayofweek":  # the trading week, whatever matched
+        return sorted(found | set(range(5)))
+    meta = result.metadata
+    if meta is not None and meta.period_start and meta.period_end:
+        months = pd.period_range(meta.period_start, meta.period_end, freq="M")
+        found |= set(months.month if name == "month" else months.quarter)
+    return sorted(found)
+
+
+def _period_weeks(present: pd.Series, result: Result) -> list[Any] | None:
+    """Every week (its Monday, as ``week()`` names it) from the period's first to its last,
+    with those found: inside days by week() listed the 8 weeks that had one of 26, and
+    "least often 1 day" hid the 18 weeks with none."""
+    if not pd.api.types.is_datetime64_any_dtype(present):
+        return None
+    meta = result.metadata
+    lo, hi = present.min(), present.max()
+    if meta is not None and meta.period_start and meta.period_end:
+        lo = min(lo, pd.Timestamp(meta.period_start))
+        hi = max(hi, pd.Timestamp(meta.period_end))
+    mondays = pd.date_range(lo - pd.Timedelta(days=lo.dayofweek), hi, freq="W-MON")
+    slots = mondays.union(pd.DatetimeIndex(present))
+    if len(slots) > min(MAX_GROUP_BARS, MAX_FILLED_SHARE * len(present) + 10):
+        return None
+    return list(slots)
 
 
 def _whole(values: pd.Series) -> bool:

@@ -48,6 +48,7 @@ from barb.charts.style import (
     INK,
     LEFT,
     LEGEND_ROW_PX,
+    MUTED,
     PLOT_BOTTOM,
     PX_PER_PT,
     RIGHT,
@@ -96,27 +97,33 @@ def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH
     dates = counted_dates(rows, result)
     if dates is None:
         return False
-    per, periods, labels = _parts(dates, timeframe_spec(timeframe(result)).intraday, words)
+    start, end = _span(dates, result)
+    intraday = timeframe_spec(timeframe(result)).intraday
+    per, periods, labels = _parts(dates, start, end, intraday, words)
     held = pd.Series(share.held, index=periods)
     counts = held.groupby(level=0, sort=True).count()
     shares = held.groupby(level=0, sort=True).mean()
-    slots = _slots(counts.index, per)
+    slots = _slots(counts.index, per, labels)
+    kept = held.groupby(level=0, sort=True).size().reindex(slots, fill_value=0).to_numpy()
     counts = counts.reindex(slots, fill_value=0).to_numpy()
     values = shares.reindex(slots).to_numpy(dtype="float64")
     labels = [labels[p] for p in slots]
 
-    rotate, step = label_fit(labels)
-    ax = plot_axes(fig, bottom=PLOT_BOTTOM + (0.09 if rotate else 0.0))
+    # Every month named: a month left unnamed beside an empty one read as missing data.
+    rotate, step = label_fit(labels, thin=per != "month")
+    bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
+    ax = plot_axes(fig, bottom=bottom)
     positions = np.arange(len(values), dtype="float64")
     faces = [ACCENT] * len(values)
     if _last_open(result, per, slots[-1]):  # hollow: the data ends inside it (2026's 4 days)
         faces[-1] = "white"
+    drawn = np.isfinite(values)  # a period with no rows has no share: no bar, not 0%
     draw_bars(
         ax,
-        positions,
-        np.nan_to_num(values),
+        positions[drawn],
+        values[drawn],
         width=0.72,
-        color=faces,
+        color=[f for f, d in zip(faces, drawn, strict=True) if d],
         edgecolor=ACCENT,
         linewidth=1.6,
     )
@@ -173,7 +180,7 @@ def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH
                 rotation=90 if upright else 0,
                 zorder=4,
             )
-        bars = _Bars(positions, values, counts, faces, inside, label_pt)
+        bars = _Bars(positions, values, counts, kept, faces, inside, label_pt)
         _write_counts(ax, bars, result, words)
     category_ticks(ax, labels, rotate=rotate, step=step, words=words)
     # A share never passes 100%: the room above it is for labels, not a 120% tick.
@@ -188,12 +195,14 @@ def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH
 
 @dataclass(frozen=True)
 class _Bars:
-    """The share chart's bars: each one's value, rows counted, face, whether its value
-    label is inside it, and how tall value labels stand (points)."""
+    """The share chart's bars: each one's value, rows counted (those with a value), rows
+    kept, face, whether its value label is inside it, and how tall value labels stand
+    (points)."""
 
     positions: np.ndarray
     values: np.ndarray
     counts: np.ndarray
+    kept: np.ndarray
     faces: list[str]
     inside: np.ndarray
     label_pt: float
@@ -239,10 +248,18 @@ def _write_counts(ax: Axes, bars: _Bars, result: Result, words: Words) -> None:
     label_px = (bars.label_pt + 6) * PX_PER_PT
     texts = _count_texts(bars.counts, result, words)
     rows = zip(
-        bars.positions, bars.values, bars.counts, bars.faces, bars.inside, texts, strict=True
+        bars.positions,
+        bars.values,
+        bars.counts,
+        bars.kept,
+        bars.faces,
+        bars.inside,
+        texts,
+        strict=True,
     )
-    for at, value, count, face, inside, text in rows:
+    for at, value, count, kept, face, inside, text in rows:
         if not np.isfinite(value) or not count:
+            _write_no_share(ax, at, int(kept), result, words)
             continue
         needed_px = len(text) * COUNT_PT * 0.62 * PX_PER_PT + 12
         room_px = (value - max(lo, 0.0)) * px - (label_px if inside else 0.0)
@@ -263,6 +280,27 @@ def _write_counts(ax: Axes, bars: _Bars, result: Result, words: Words) -> None:
             fontsize=COUNT_PT,
             color=color,
         )
+
+
+def _write_no_share(ax: Axes, at: float, rows: int, result: Result, words: Words) -> None:
+    """What stands in a period with no share, along its empty slot from the base: "no days"
+    where no row was kept (June 2024 had no inside day), "n/a" where the rows kept have no
+    value (the data's last day, with no next close). Not a 0% bar: nothing was 0%."""
+    text = words("no_rows", rows=row_word(result, words, 0)) if not rows else words("no_value")
+    ax.annotate(
+        text,
+        (at, 0.0),
+        xytext=(0, 6),
+        textcoords="offset points",
+        rotation=90,
+        ha="center",
+        va="bottom",
+        fontsize=COUNT_PT,
+        color=MUTED,
+        # The answer's line passes behind it, as behind the shares written on white.
+        bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none"},
+        zorder=4,
+    )
 
 
 def _last_open(result: Result, per: str, last: pd.Period) -> bool:
@@ -287,13 +325,27 @@ def _last_open(result: Result, per: str, last: pd.Period) -> bool:
     return still_open(np.datetime64(meta.period_end, "ns"), unit, calendar)
 
 
-def _parts(
-    dates: pd.DatetimeIndex, intraday: bool, words: Words
-) -> tuple[str, np.ndarray, dict[pd.Period, str]]:
-    """The period each row falls in, by the rows' span: years over two years or more,
-    months over three months or more, days for intraday bars over less than three weeks,
-    else weeks; with each period's label."""
+def _span(dates: pd.DatetimeIndex, result: Result) -> tuple[pd.Timestamp, pd.Timestamp]:
+    """The span the breakdown covers: the query's period (its first and last trading date),
+    as the count chart spans it, not only the rows kept. The inside days of 2024 end on
+    10-29, and a month axis cut there read as data ending in October. Over weekly bars the
+    last week is placed by its Monday, as its label names it."""
     start, end = dates.min(), dates.max()
+    meta = result.metadata
+    if meta is None or meta.period_start is None or meta.period_end is None:
+        return start, end
+    last = pd.Timestamp(meta.period_end)
+    if timeframe(result) == "weekly":
+        last -= pd.Timedelta(days=last.dayofweek)
+    return min(start, pd.Timestamp(meta.period_start)), max(end, last)
+
+
+def _parts(
+    dates: pd.DatetimeIndex, start: pd.Timestamp, end: pd.Timestamp, intraday: bool, words: Words
+) -> tuple[str, np.ndarray, dict[pd.Period, str]]:
+    """The period each row falls in, by the span from ``start`` to ``end``: years over two
+    years or more, months over three months or more, days for intraday bars over less than
+    three weeks, else weeks; with the label of each period of the span."""
     months = (end.year - start.year) * 12 + end.month - start.month + 1
     if end.year - start.year >= 2:
         per, freq = "year", "Y"
@@ -307,7 +359,7 @@ def _parts(
     names = words.months
     one_year = start.year == end.year
     labels: dict[pd.Period, str] = {}
-    for period in pd.period_range(periods.min(), periods.max(), freq=freq):
+    for period in pd.period_range(start.to_period(freq), end.to_period(freq), freq=freq):
         first = period.start_time
         if per == "year":
             labels[period] = str(period.year)
@@ -321,9 +373,10 @@ def _parts(
     return per, np.asarray(periods), labels
 
 
-def _slots(found: pd.Index, per: str) -> list[pd.Period]:
-    """Every period from the first to the last with rows: a year or month with none is an
-    empty slot, not left out; a day with none (a weekend) is left out."""
+def _slots(found: pd.Index, per: str, span: dict[pd.Period, str]) -> list[pd.Period]:
+    """Every period of the span (``span``'s keys, the period's first to its last): a year,
+    month or week with no row is an empty slot, not left out; a day with none (a weekend)
+    is left out."""
     if per == "day":
         return list(found)
-    return list(pd.period_range(found.min(), found.max(), freq=found[0].freq))
+    return list(span)

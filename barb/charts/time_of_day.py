@@ -136,6 +136,8 @@ def bar_grid(result: Result) -> BarGrid | None:
         session = load_instrument(meta.instrument).session(meta.session)
     except Exception:  # an instrument or session gone since the query ran: no grid
         return None
-    if not tf.intraday:
+    if (
+        not tf.intraday or session.zone is not None
+    ):  # a window on another clock is other exchange hours on other dates
         return None
     return BarGrid(session.start_minute, tf.minutes or 1, session.length_minutes)

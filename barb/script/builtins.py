@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column
-from barb.errors import TypeMismatch, UnknownColumn
+from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.script.conditions import as_known, as_numbers
 from barb.script.context import EvalContext, RowGroups
@@ -63,6 +63,7 @@ from barb.script.warmup import (
     window,
 )
 from barb.sessions import MINUTES_PER_DAY
+from barb.time_zones import aliases_text, zone_minutes, zone_name
 from barb.timeframes import timeframe
 
 DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -1123,23 +1124,65 @@ def _date_part(name: str, part: str, summary: str) -> None:
         return getattr(_dates(ctx, name).dt, part)
 
 
+# The clock a bar's time is read on: the exchange's (none given), or a zone's ('UTC',
+# 'Europe/Moscow', 'MSK'), converted bar by bar with the tz database.
+_ZONE = Param("zone", "string", default=None)
+
+
 def _clock_part(name: str, part: str, summary: str) -> None:
-    @register(name, category="time", summary=summary)
-    def impl(ctx: EvalContext) -> pd.Series:
-        if "minute_of_day" in ctx.frame.columns:
-            minutes = _minutes_of_day(ctx, name)
+    @register(name, category="time", params=(_ZONE,), summary=summary)
+    def impl(ctx: EvalContext, zone: str | None) -> pd.Series:
+        if "minute_of_day" in ctx.frame.columns or zone is not None:
+            minutes = _minutes_of_day(ctx, name, zone)
             values = minutes // 60 if part == "hour" else minutes % 60
+            if zone is not None and np.any(minutes < 0):  # no time: no hour on any clock
+                values = np.where(minutes < 0, np.nan, values)
             return pd.Series(values, index=ctx.frame.index)
         return getattr(_column(ctx, "timestamp", name).dt, part)
 
 
-def _minutes_of_day(ctx: EvalContext, function: str) -> np.ndarray:
-    """Each bar's open as minutes after midnight (-1 where its time is missing)."""
+def _minutes_of_day(ctx: EvalContext, function: str, zone: str | None = None) -> np.ndarray:
+    """Each bar's open as minutes after midnight (-1 where its time is missing), on the
+    exchange's clock or on ``zone``'s."""
+    if zone is not None:
+        return _zone_minutes(ctx, function, zone)
     if "minute_of_day" in ctx.frame.columns:
         # Intraday frames carry the minute of the day: far cheaper than .dt on 6M stamps.
         return ctx.frame["minute_of_day"].to_numpy()
     stamps = _column(ctx, "timestamp", function)
     return (stamps.dt.hour * 60 + stamps.dt.minute).fillna(-1).to_numpy(dtype=np.int64)
+
+
+def _zone_minutes(ctx: EvalContext, function: str, zone: str) -> np.ndarray:
+    """hour('UTC'), time('Europe/Moscow'): each bar's open on that zone's clock, which is
+    7, 8 or 9 hours ahead of New York's as the two zones' daylight saving and Moscow's
+    history go (-1 where a bar's time is missing)."""
+    name = zone_name(zone)
+    if name is None:
+        raise ArgumentError(
+            f"{function}('{zone}'): there is no time zone '{zone}'.",
+            step=ctx.step,
+            hint=f"Write an IANA zone, {function}('Europe/Moscow'), or one of {aliases_text()}.",
+        )
+    if not ctx.intraday:
+        raise ArgumentError(
+            f"{function}('{zone}') reads a bar's open on another clock, and {ctx.timeframe} "
+            "bars have no time of day.",
+            step=ctx.step,
+            hint="Use intraday bars, or a window on that clock as the session: "
+            '"session": "10:00-11:00 Europe/Moscow".',
+        )
+    if ctx.timezone is None:
+        raise UnknownColumn(
+            f"{function}('{zone}') needs the instrument's clock, which these rows lack (a "
+            "second stage's rows are the first stage's results).",
+            step=ctx.step,
+            hint=f"Compute {function}('{zone}') in the first stage's map and carry it as a column.",
+        )
+    minutes = _minutes_of_day(ctx, function).astype(np.int64)
+    stamps = _column(ctx, "timestamp", function).to_numpy(dtype="datetime64[ns]")
+    shifted = zone_minutes(stamps, minutes, ctx.timezone, name).astype(np.int64)
+    return np.where(minutes < 0, -1, shifted)
 
 
 _date_part("dayofweek", "dayofweek", "Weekday of the trading date: 0 = Monday … 6 = Sunday.")
@@ -1166,10 +1209,10 @@ def _weekofyear(ctx: EvalContext) -> pd.Series:
 _clock_part(
     "hour",
     "hour",
-    "Hour (0–23) of the bar's own time (bar open, exchange time); hourly bars may start on "
-    "the half hour (see TIES): name them by time().",
+    "Hour (0–23) of the bar's open (exchange time; hour('UTC'): UTC's); hourly bars may "
+    "open on :30: use time().",
 )
-_clock_part("minute", "minute", "Minute (0–59) of the bar's own time.")
+_clock_part("minute", "minute", "Minute (0–59) of the bar's open.")
 
 # Every minute of the day as the clock reads it, in order: time()'s categories.
 CLOCK_TIMES = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(24 * 60))
@@ -1178,13 +1221,14 @@ CLOCK_TIMES = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(24 * 60))
 @register(
     "time",
     category="time",
+    params=(_ZONE,),
     # No times of day here: they differ by instrument, and TIES lists the asking one's.
-    summary="The bar's own time as 'HH:MM' (bar open, exchange time; hourly bars: see "
-    "TIES); compares with such text.",
+    summary="The bar's open as 'HH:MM' (exchange time; hourly bars: TIES); compares with "
+    "such text.",
     example="arg_max(time(), high)  with group_by date()",
 )
-def _time(ctx: EvalContext) -> pd.Series:
-    minutes = _minutes_of_day(ctx, "time").astype(np.int64)
+def _time(ctx: EvalContext, zone: str | None) -> pd.Series:
+    minutes = _minutes_of_day(ctx, "time", zone).astype(np.int64)
     clock = pd.Categorical.from_codes(minutes, categories=list(CLOCK_TIMES), ordered=True)
     return pd.Series(clock, index=ctx.frame.index)
 

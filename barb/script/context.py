@@ -42,6 +42,9 @@ class EvalContext:
     # The instrument's exchange calendar (pandas_market_calendars name), for holiday() and
     # early_close(); None where the rows are not an instrument's bars.
     calendar: str | None = None
+    # The instrument's time zone (IANA), whose wall clock the timestamps are: hour('UTC')
+    # converts from it. None where the rows are not an instrument's bars.
+    timezone: str | None = None
     # Every trading date of the instrument's data (datetime64[ns], ascending), whatever the
     # query's session or period: trading_day() counts a month's days over these.
     trading_dates: Callable[[], np.ndarray] | None = None

@@ -148,3 +148,63 @@ def test_a_gap_without_a_size_says_it_is_every_day(engine_settings, db) -> None:
     for extra in ({"where": "abs(gp) > 0.2"}, {"where": "full_gap_up() or full_gap_down()"}):
         quiet = execute({**sized, **extra}, "NQ", settings=engine_settings)
         assert quiet.ok and not [w for w in quiet.metadata.warnings if "have no size" in w]
+
+
+def test_three_higher_highs_counts_days_and_its_text_gives_the_runs(engine_settings, db) -> None:
+    """count(three_higher_highs()) counts every day of a run from its third on; the text's
+    count(streak(higher_high()) == 3) counts the runs: both from pandas over DuckDB's bars."""
+    daily = db.execute(f"SELECT * FROM ({DAILY}) ORDER BY tdate").df()
+    higher = (daily["h"] > daily["h"].shift()).to_numpy()
+    run, runs, days = 0, 0, 0
+    for up in higher:
+        run = run + 1 if up else 0
+        days += run >= 3
+        runs += run == 3
+    result = execute(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "select": [
+                "count(three_higher_highs()) as days",
+                "count(streak(higher_high()) == 3) as runs",
+            ],
+        },
+        "NQ",
+        settings=engine_settings,
+    )
+    assert result.ok, result.to_dict()
+    assert 0 < runs < days
+    assert result.summary.values == {"days": days, "runs": runs}
+    assert (
+        "count(streak(higher_high()) == 3)" in pattern_catalog()["three_higher_highs"].description
+    )
+    assert "count(streak(lower_low()) == 3)" in pattern_catalog()["three_lower_lows"].description
+
+
+@pytest.mark.slow
+def test_the_inside_day_and_run_texts_numbers(sample_settings) -> None:
+    """The claims in the inside_day and three_higher_highs texts, from pandas: NQ 2024's
+    inside days on RTH and ETH daily bars, ES 2024's higher-high days and runs."""
+    from barb.data.store import data_path
+
+    def daily(symbol: str, rth: bool) -> pd.DataFrame:
+        bars = pd.read_parquet(data_path(symbol, sample_settings))
+        bars = bars[bars["trading_date"].dt.year.between(2023, 2024)]
+        if rth:
+            bars = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+        day = bars.groupby("trading_date").agg(high=("high", "max"), low=("low", "min"))
+        return day
+
+    inside = {}
+    for rth in (True, False):
+        day = daily("NQ", rth)
+        hit = (day["high"] < day["high"].shift()) & (day["low"] > day["low"].shift())
+        inside[rth] = set(day.index[hit & (day.index.year == 2024)])
+    counts = (len(inside[True]), len(inside[False]), len(inside[True] & inside[False]))
+    assert counts == (17, 23, 10)
+    assert "17 on RTH, 23 on ETH, 10 in both" in pattern_catalog()["inside_day"].description
+    es = daily("ES", True)
+    higher = (es["high"] > es["high"].shift()).astype(int)
+    streak = higher.groupby((higher == 0).cumsum()).cumsum()[es.index.year == 2024]
+    assert (int((streak >= 3).sum()), int((streak == 3).sum())) == (55, 20)
+    assert "55 days, 20 runs" in pattern_catalog()["three_higher_highs"].description

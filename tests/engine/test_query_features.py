@@ -870,12 +870,12 @@ def test_the_summary_gives_a_named_session_s_hours_on_its_instrument(sample_sett
     shown for NQ: the summary says which hours were read."""
     query = {"instrument": "CL", "session": "MORNING", "from": "daily", "period": "2024"}
     named = _ok({**query, "select": "mean(range)"}, sample_settings, "CL")
-    assert "daily MORNING (09:00-11:30) bars of CL" in render_summary(named)
+    assert "daily MORNING (09:00-11:30 ET) bars of CL" in render_summary(named)
     window = _ok({**query, "session": "09:00-11:30", "select": "mean(range)"}, sample_settings)
     assert window.summary.value == named.summary.value
     nq_hours = _ok({**query, "session": "09:30-12:30", "select": "mean(range)"}, sample_settings)
     assert nq_hours.summary.value != named.summary.value
-    assert "daily 09:30-12:30 bars of CL" in render_summary(nq_hours)
+    assert "daily 09:30-12:30 ET bars of CL" in render_summary(nq_hours)
 
 
 @pytest.mark.slow

@@ -42,8 +42,8 @@ FACTS = {
     "power_hour": {"15:00", "16:00"},
     "lunch_hour": {"12:00", "13:00"},
     "early_close": {"09:15", "11:30", "13:00", "13:15", "13:45"},
-    # 13:00-14:00 UTC in ET, summer and winter: a conversion, the same on every instrument.
-    "utc": {"08:00", "09:00", "10:00", "13:00", "14:00"},
+    # The London open on London's clock and in ET, in and out of the weeks the clocks differ.
+    "utc": {"03:00", "04:00", "08:00", "09:00", "10:00", "11:00"},
 }
 
 

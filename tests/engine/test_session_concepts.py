@@ -384,37 +384,30 @@ def test_power_hour_is_the_last_hour_of_the_cash_session(engine_settings) -> Non
     assert result.summary.values["mean_range"] == pytest.approx((day["high"] - day["low"]).mean())
 
 
-def test_the_utc_concept_reads_a_utc_hour_on_both_sides_of_the_dst_switch(
-    engine_settings, minutes
-) -> None:
-    """p32d #13: "NQ's range 13:00-14:00 UTC" is '08:00-09:00' ET before 2024-03-10 and
-    '09:00-10:00' after. The concept's edt flag and window, against zoneinfo's conversion of
-    the hand-made bars; neither the windows (the first is CL's open, but read beside the hour
-    before it) nor the dayofweek() of the date arithmetic draws a warning."""
+def test_the_utc_concept_reads_the_london_open_on_london_s_clock(engine_settings, minutes) -> None:
+    """p34d #2: the London open is 03:00 ET except in the weeks the US has changed its clocks
+    and Europe not yet (04:00 ET). The concept's window on London's clock, against zoneinfo's
+    conversion of the hand-made bars, on both sides of 2024-03-10."""
     query = session_concepts()["utc"].text_for(SessionTimes(load_instrument("NQ"))).query
     said = execute(query, "NQ", settings=engine_settings)
     assert said.ok, said.to_dict()
-    assert not [
-        w for w in said.metadata.warnings if "starts at the open of" in w or "holiday sess" in w
-    ]
-    rows = {name: part for name, part in query.items() if name != "group_by"}
     result = execute(
-        rows | {"select": ["date()", "edt", "utc_13_range"], "limit": 100},
+        query | {"select": ["date()", "open", "high", "low", "close"], "limit": 100},
         "NQ",
         settings=engine_settings,
     )
     assert result.ok, result.to_dict()
     got = result.table.set_index(pd.to_datetime(result.table["date"]))
-    utc = pd.DatetimeIndex(minutes["timestamp"]).tz_localize("America/New_York").tz_convert("UTC")
-    hour = minutes[utc.hour == 13]
-    day = hour["timestamp"].dt.normalize()  # 08:00 and 09:00 ET: the trading date's own day
-    expected = hour.groupby(day).agg(high=("high", "max"), low=("low", "min"))
-    summer = [
-        bool((d + pd.Timedelta(hours=12)).tz_localize("America/New_York").dst()) for d in got.index
-    ]
-    assert got["edt"].tolist() == summer and 0 < sum(summer) < len(summer)
-    assert np.allclose(got["utc_13_range"], (expected["high"] - expected["low"]).loc[got.index])
-    assert pd.Timestamp("2024-02-19") in got.index  # Presidents' Day: a holiday session
+    local = pd.DatetimeIndex(minutes["timestamp"]).tz_localize("America/New_York")
+    hour = minutes[local.tz_convert("Europe/London").hour == 8]
+    day = hour["timestamp"].dt.normalize()  # 03:00 or 04:00 ET: the trading date's own day
+    expected = hour.groupby(day).agg(
+        open=("open", "first"), high=("high", "max"), low=("low", "min"), close=("close", "last")
+    )
+    for column in ("open", "high", "low", "close"):
+        assert np.allclose(got[column], expected[column].loc[got.index]), column
+    et_hours = set(hour["timestamp"].dt.hour)
+    assert et_hours == {3, 4}  # both sides of the change are in the bars
 
 
 def test_a_lone_window_at_cls_open_on_nq_is_said_with_the_clock_reading(engine_settings) -> None:
@@ -436,3 +429,61 @@ def test_a_lone_window_at_cls_open_on_nq_is_said_with_the_clock_reading(engine_s
         "09:30 (its first 15 minutes are '09:30-09:45'). A clock hour meant as written "
         "(another time zone's, in ET) is right as it is."
     ) in result.metadata.warnings
+
+
+def test_the_previous_settlement_is_prev_of_the_settle_column(tmp_path) -> None:
+    """p34a C: a lag put inside the settlement's era if (session_close('15:59-16:00', 1))
+    read 10-23's 16:00 close on 2020-10-26, a day that settled at 16:15. The concept shows
+    prev(settle); on hand-made bars around the switch it gives each day the settle before,
+    as pandas reads it, and says why the lag inside the if does not."""
+    import json
+    import re
+
+    from small_bars import write_minutes
+
+    from barb.settings import EngineSettings
+
+    nq = load_instrument("NQ")
+    text = describe_concept("settlement", nq)
+    assert "not a lag inside the if" in text
+    [shown] = re.findall(r'"map": (\{"settle": [^{}]*"prev_settle": [^{}]*\})', text)
+    rng = np.random.default_rng(26)
+    days = pd.bdate_range("2020-10-19", "2020-10-28")
+    stamps = [
+        pd.date_range(d - pd.Timedelta(hours=6), d + pd.Timedelta(hours=17), freq="1min")[:-1]
+        for d in days
+    ]
+    ts = stamps[0].append(stamps[1:])
+    close = np.round((11000 + np.cumsum(rng.choice([-1.0, 1.0], len(ts)) * 0.75)) * 4) / 4
+    minutes = pd.DataFrame(
+        {
+            "timestamp": ts.values.astype("datetime64[ns]"),
+            "open": close,
+            "high": close + 0.25,
+            "low": close - 0.25,
+            "close": close,
+            "volume": np.ones(len(ts), dtype=np.int64),
+        }
+    )
+    settings = EngineSettings(data_dir=tmp_path)
+    write_minutes(minutes, "NQ", settings, "the settlement switch, hand-made")
+
+    # The settle of each day from the raw bars: the 16:14 bar's close through 10-23, the
+    # 15:59 bar's since.
+    clock = minutes["timestamp"].dt.strftime("%H:%M")
+    day = minutes["timestamp"].dt.normalize()
+    at = np.where(day <= pd.Timestamp("2020-10-23"), clock == "16:14", clock == "15:59")
+    settle = minutes[at].groupby(day[at])["close"].last()
+    query = {"session": "RTH", "from": "daily", "period": "2020-10-20:2020-10-28"}
+    map_ = json.loads(shown) | {"lagged": re.sub(r"'\)", "', 1)", json.loads(shown)["settle"])}
+    result = execute(
+        query | {"map": map_, "select": ["prev_settle", "lagged"]}, "NQ", settings=settings
+    )
+    assert result.ok, result.to_dict()
+    table = result.table.set_index(pd.to_datetime(result.table["date"]))
+    expected = settle.shift().loc[table.index]
+    assert table["prev_settle"].to_numpy() == pytest.approx(expected.to_numpy())
+    # The lag inside the if on 10-26: 10-23's 15:59 close, not its settle.
+    monday = pd.Timestamp("2020-10-26")
+    friday_1559 = minutes[(day == pd.Timestamp("2020-10-23")) & (clock == "15:59")]["close"]
+    assert table.loc[monday, "lagged"] == friday_1559.iloc[0] != expected[monday]

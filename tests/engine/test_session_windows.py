@@ -103,7 +103,7 @@ def test_an_evening_window_is_the_evening_before_its_date_and_says_so(engine_set
              AND timestamp < TIMESTAMP '2024-01-08 21:00'"""
     ).fetchone()
     assert result.table["range"].iloc[0] == high - low
-    assert "daily 18:00-21:00 (the evening before each date) bar of NQ" in render_summary(result)
+    assert "daily 18:00-21:00 ET (the evening before each date) bar of NQ" in render_summary(result)
     across = run(
         {"session": "20:00-02:00", "from": "daily", "period": "2024-01-08"}, engine_settings
     )

@@ -205,7 +205,7 @@ def test_years_have_no_thousands_separator_and_one_row_is_one_row(
         "year,open,high,low,close",
         "2023," + ",".join(f"{v:.10g}" for v in ohlc),
     ]
-    assert "Scanned 1 yearly RTH (09:30-17:00) bar of NQ" in one
+    assert "Scanned 1 yearly RTH (09:30-17:00 ET) bar of NQ" in one
 
 
 # 25 rows of 4 values, as traders ask for them: bars, ratios of bars, groups of aggregates.

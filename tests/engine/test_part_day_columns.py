@@ -1,0 +1,155 @@
+"""Which columns listed on a short session are a part day's: a move to a price the session set
+after its open (close - open, range, a same-day fill) is, the gap from the close before to the
+open is not (p34a A: "their gap_pct is a part day's" on Thanksgiving, whose -0.29% gap is a
+whole night's). With a then stage the rows counted are the ones it lists (p34a Q13 counted
+"10 of the 262 rows listed" over 18 listed rows, none short). Hand-made minute bars around
+Thanksgiving 2024 (the 28th closes at 13:00, the 29th at 13:15); expected values from pandas
+over the same bars."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from asking import RTH_DAILY, ask, warnings_with
+from small_bars import write_minutes
+
+from barb.settings import EngineSettings
+
+CLOSES = {"2024-11-28": "13:00", "2024-11-29": "13:15"}
+KINDS = {"2024-11-28": "holiday", "2024-11-29": "early close"}
+RTH = (570, 1020)
+WEEK = "2024-11-25:2024-12-03"
+LEAVE_OUT = '"where": "not holiday() and not early_close()" leaves them out.'
+GAP = "(open - prev(close)) / prev(close) * 100"
+
+
+def _minutes() -> pd.DataFrame:
+    import numpy as np
+
+    rng = np.random.default_rng(34)
+    stamps = []
+    for day in pd.bdate_range("2024-11-18", "2024-12-06"):
+        end = pd.Timedelta(CLOSES.get(f"{day:%Y-%m-%d}", "17:00") + ":00")
+        stamps.append(
+            pd.date_range(day - pd.Timedelta(hours=6), day + end, freq="1min", inclusive="left")
+        )
+    ts = stamps[0].append(stamps[1:])
+    n = len(ts)
+    close = np.round((20000 + np.cumsum(rng.choice([-1.0, 0.0, 1.0], n) * 2.25)) * 4) / 4
+    open_ = np.concatenate(([close[0]], close[:-1])) + 0.25 * rng.integers(-2, 3, n)
+    return pd.DataFrame(
+        {
+            "timestamp": ts.values.astype("datetime64[ns]"),
+            "open": open_,
+            "high": np.maximum(open_, close) + 0.25,
+            "low": np.minimum(open_, close) - 0.25,
+            "close": close,
+            "volume": rng.integers(1, 300, n).astype(np.int64),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def bars() -> pd.DataFrame:
+    return _minutes()
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory, bars) -> EngineSettings:
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("thanksgiving"))
+    write_minutes(bars, "NQ", settings, "Thanksgiving 2024, hand-made")
+    return settings
+
+
+@pytest.fixture(scope="module")
+def days(bars) -> pd.DataFrame:
+    """RTH days (09:30-17:00) of the raw bars: open, high, low, close, minutes traded, the
+    gap in percent and whether the day is a short session."""
+    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    rth = bars[(minute >= RTH[0]) & (minute < RTH[1])]
+    day = rth["timestamp"].dt.strftime("%Y-%m-%d")
+    out = rth.groupby(day).agg(
+        open=("open", "first"),
+        high=("high", "max"),
+        low=("low", "min"),
+        close=("close", "last"),
+        minutes=("open", "size"),
+    )
+    out["gap_pct"] = (out["open"] / out["close"].shift() - 1) * 100
+    out["short"] = out["minutes"] < RTH[1] - RTH[0]
+    return out
+
+
+def _short(result) -> list[str]:
+    return warnings_with(result, "short session")
+
+
+def _said(listed: pd.DataFrame, what: str) -> str:
+    short = listed.index[listed["short"]]
+    named = ", ".join(f"{d} ({KINDS[d]}, closed {CLOSES[d]})" for d in short)
+    return (
+        f"{len(short)} of the {len(listed)} rows listed are short sessions: {named}; "
+        f"their {what} a part day's. {LEAVE_OUT}"
+    )
+
+
+@pytest.mark.parametrize(
+    "gap",
+    [
+        {"gap_pct": GAP},
+        {"pc": "session_close('RTH', 1)", "gap_pct": "(open - pc) / pc * 100"},
+        {"pc": "prev(close)", "gap_pct": "(open - pc) / pc * 100", "up": "gap_up()"},
+    ],
+)
+def test_a_gap_on_a_short_session_is_no_part_day_s(settings, days, gap) -> None:
+    """The gap into Thanksgiving runs from the 27th's 17:00 close to the 09:30 open, a night
+    as long as any other: nothing about it is a part day's. The day after Thanksgiving's
+    prev(close) is the holiday's 13:00 close, which its own warning still says."""
+    result = ask({"period": WEEK, "map": gap, "select": list(gap)}, settings, **RTH_DAILY)
+    listed = days.loc["2024-11-25":"2024-12-03"]
+    assert listed["short"].sum() == 2
+    assert result.table["gap_pct"].to_numpy() == pytest.approx(listed["gap_pct"].to_numpy())
+    assert _short(result) == []
+    if "session_close" not in str(gap):
+        [after] = warnings_with(result, "follows a US holiday session")
+        assert "2024-11-29 after 2024-11-28, closed 13:00" in after
+
+
+@pytest.mark.parametrize(
+    ("listed", "what"),
+    [
+        ({"move": "close - open"}, "move is"),
+        (
+            {"filled": "if(open > prev(close), low <= prev(close), high >= prev(close))"},
+            "filled is",
+        ),
+        ({"filled": "gap_filled()"}, "filled is"),
+        ({"gap_pct": GAP, "r": "range"}, "r is"),
+    ],
+)
+def test_a_move_to_a_price_after_the_open_is_a_part_day_s(settings, days, listed, what) -> None:
+    """A half day's close, high and low stop at its early close: its move, range and
+    same-day fill are a part day's, and still named (the gap beside them is not)."""
+    result = ask({"period": WEEK, "map": listed, "select": list(listed)}, settings, **RTH_DAILY)
+    assert _short(result) == [_said(days.loc["2024-11-25":"2024-12-03"], what)]
+
+
+def test_a_then_stage_counts_the_rows_it_lists(settings, days) -> None:
+    """The first stage's 15 rows hold both short sessions; a then stage that lists none of
+    them says nothing, one that lists them counts its own rows, and one that lists only the
+    gap says nothing of them."""
+    first = {
+        "period": "2024-11-18:2024-12-06",
+        "map": {"move": "close - open", "gap_pct": GAP},
+        "select": ["move", "gap_pct", "day() as d"],
+    }
+    month_day = pd.to_datetime(days.index).day
+    before = ask({**first, "then": {"where": "d < 28"}}, settings, **RTH_DAILY)
+    assert len(before.table) == int((month_day < 28).sum()) and _short(before) == []
+    late = ask({**first, "then": {"where": "d >= 28"}}, settings, **RTH_DAILY)
+    assert _short(late) == [_said(days[month_day >= 28], "move is")]
+    gaps = ask({**first, "then": {"select": ["gap_pct"]}}, settings, **RTH_DAILY)
+    assert gaps.table["gap_pct"].to_numpy() == pytest.approx(
+        days["gap_pct"].to_numpy(), nan_ok=True
+    )
+    assert _short(gaps) == []
