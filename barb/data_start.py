@@ -50,6 +50,10 @@ class DataStart:
     # Every trading date of the instrument's data (EvalContext.trading_dates), read only to
     # name its first.
     dates: Callable[[], np.ndarray] | None = None
+    # An expression's values over ``frame`` (the stage's evaluator on it), to tell which rows
+    # the parts that read bars before them leave empty; None: every empty row within their
+    # reach is said to be.
+    values: Callable[[ast.Expr], pd.Series] | None = None
 
     @cached_property
     def kept(self) -> np.ndarray:
@@ -84,8 +88,55 @@ class DataStart:
         if back is None:  # empty until its first value: the rows before it
             known = np.flatnonzero(~empty)
             first = known[0] if len(known) else len(empty)
-            return empty & (np.arange(len(empty)) < first)
-        return empty & (at < back)
+            unread = empty & (np.arange(len(empty)) < first)
+        else:
+            unread = empty & (at < back)
+        if not unread.any():
+            return unread
+        return unread & self._inputs_empty(exprs, at)
+
+    def _inputs_empty(self, exprs: Iterable[ast.Expr], at: np.ndarray) -> np.ndarray:
+        """Which rows at ``at`` have a part of ``exprs`` that reads earlier bars (an rsi(), a
+        prev()) empty: only there does the data's start empty them. ``mean(if(x, ret10, 0 /
+        0))`` is empty by design wherever x is false, and had been said to be empty on the
+        378 such days of 2008-2009 "as it needs bars from before 2008-01-02", where x has no
+        value on its first 15 only. Every row when the values cannot be read."""
+        if self.values is None:
+            return np.ones(len(at), dtype=bool)
+        found = np.zeros(len(at), dtype=bool)
+        for part in self._reading_back(exprs):
+            values = self.frame[part.name] if isinstance(part, ast.Column) else self.values(part)
+            found |= pd.isna(pd.Series(values).to_numpy())[at]
+        return found
+
+    def _reading_back(self, exprs: Iterable[ast.Expr]) -> list[ast.Expr]:
+        """The parts of ``exprs`` that read bars before their row, outermost first: calls
+        reading back themselves, and map columns that are such a call (read from ``frame``);
+        the other columns the stage made are followed into their expressions."""
+        made = dict((*self.stage.map_exprs, *self.stage.hoisted))
+        found: list[ast.Expr] = []
+        seen: set[str] = set()
+
+        def walk(node: ast.Node) -> None:
+            if isinstance(node, ast.Column):
+                expr = made.get(node.name)
+                back = self._columns.get(node.name)
+                if expr is None or node.name in seen or (back is not None and back <= 0):
+                    return
+                seen.add(node.name)
+                if _reads_back(expr) and node.name in self.frame.columns:
+                    found.append(node)
+                else:
+                    walk(expr)
+            elif _reads_back(node):
+                found.append(node)  # type: ignore[arg-type]
+            else:
+                for child in node.children():
+                    walk(child)
+
+        for expr in exprs:
+            walk(expr)
+        return found
 
     def back(self, exprs: Iterable[ast.Expr]) -> int | None:
         """How many bars before its own ``exprs`` read at most (None: all of them)."""
@@ -102,11 +153,13 @@ class DataStart:
         first, last = self._names(where[[0, -1]])
         return first if len(where) == 1 else f"{first} to {last}"
 
-    def since(self, empty: np.ndarray, at: np.ndarray) -> str:
+    def since(self, empty: np.ndarray, at: np.ndarray, unread: np.ndarray) -> str:
         """ "; it has one from 2008-10-08 on": the first of the rows at ``at`` with a value,
-        when more than one before it have none; else nothing."""
+        when more than one before it have none, all of them for the data's start (the
+        ``unread`` rows); else nothing. An if() empty by design on the rows after said
+        "no value on 2008-01-02 to 2008-01-22 … it has one from 2008-04-10 on"."""
         known = np.flatnonzero(~empty)
-        if not len(known) or known[0] < 2:
+        if not len(known) or known[0] < 2 or unread[: known[0]].sum() < known[0]:
             return ""
         return f"; it has one from {self._names(at[known[:1]])[0]} on"
 
@@ -174,7 +227,7 @@ def where_caveat(start: DataStart, given: np.ndarray, values: pd.Series) -> list
     return [
         f"The where dropped {dropped:,} of the period's {len(at):,} rows "
         f"({start.span(unread, at)}): {where.to_text()} has no value there, {start.why}"
-        f"{start.since(unknown, at)}. The {kept:,} rows kept are of the {judged:,} it can "
+        f"{start.since(unknown, at, unread)}. The {kept:,} rows kept are of the {judged:,} it can "
         f"judge.{start.from_open(where, 'where')}"
     ]
 
@@ -239,6 +292,15 @@ def _back(expr: ast.Node, made: Mapping[str, int | None]) -> int | None:
     # A window reads its argument on the bars before (prev, rolling_mean); next() on the
     # bar after only. Called on no bar's values (hour()), it reads its own.
     return own.back - own.ahead + (0 if inner == _NO_BAR else inner)
+
+
+def _reads_back(node: ast.Node) -> bool:
+    """Whether ``node`` is a call that itself reads bars before its row (prev, rsi,
+    rolling_mean, a pattern), its arguments left out."""
+    if not isinstance(node, ast.Call):
+        return False
+    own = own_reach(node)
+    return own.back is None or own.back > 0
 
 
 def _reads_prev_close(expr: ast.Node) -> bool:

@@ -76,6 +76,7 @@ from barb.stages import (
     sort_keys,
     take_rows,
 )
+from barb.then_history import then_history_caveat
 from barb.then_row_order import then_order_caveat
 from barb.yardstick_caveats import same_bar_yardstick_caveat
 from barb.zone_caveats import zone_window_caveat
@@ -249,6 +250,13 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         parts.rank(plan.then.sort, keys, output.groups)
         if output.kept is not None:  # a statistic over the groups, a part one among them
             say_fed(parts, plan.then, ctx, output.kept)
+    few = output.few_groups if output is first else None
+    if few is not None and few.text in warnings:  # an unfinished year's 4 days are said
+        opened = [g.keys for g in parts.groups if g is not None]
+        left = few.without(opened) if opened else few.text
+        at = warnings.index(few.text)
+        warnings[at : at + 1] = [left] if left else []
+        parts_at -= left is None and at < parts_at
     warnings[parts_at:parts_at] = parts.texts
     running = running_total_caveat(plan, first, output)
     warnings += running
@@ -331,6 +339,9 @@ def _second_stage(
         day_open=day_open,
         carried=query_columns(plan.first) if plan.first.shape == "table" else (),
         counts=counted_columns(plan.first),
+    )
+    output.warnings += then_history_caveat(
+        plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed
     )
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept

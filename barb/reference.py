@@ -263,8 +263,8 @@ def _result_lines() -> list[str]:
         "columns and, for groups, the highest and lowest group.",
         f"- Rows of daily+ bars start with their label: {labels}. Intraday rows: timestamp.",
         "- Rows show your select (else your map's columns), then your sort column; "
-        "with neither, open, high, low, close. You read no other column: list them in select "
-        '("select": ["close", "range", "ret"]).',
+        "with neither, open, high, low, close. You read no other column: list them in select.",
+        "- No noise warning is no proof of an edge.",
     ]
 
 

@@ -52,12 +52,13 @@ def sample_sizes(
     kept = len(ctx.frame)
     sizes: dict[str, int] = {}
     lines: dict[str, list[str]] = {}
+    counted = any(_counts_rows(item.expr) for item in select)
     for item in select:
         empty = _empty(item, ctx, selected[item.name], start)
         if empty is None:
             continue
         missing = int(np.count_nonzero(empty.rows))
-        if not notable(missing, kept):
+        if not notable(missing, kept) and not (counted and empty.begins_short()):
             continue
         sizes[item.name] = kept - missing
         begins = empty.start_text(start)
@@ -133,6 +134,8 @@ def sample_caveats(
         kept, size = int(rows.sum()), int(sizes.sum())
         short = np.zeros(len(rows), dtype=bool)
         short[shown] = notable(empty[shown], rows[shown])
+        if begins and counted and found.begins_short():
+            short[shown] |= unread[shown] > 0
         if not short.any() and not notable(kept - size, kept):
             continue
         touched = np.zeros(len(rows), dtype=bool)
@@ -149,6 +152,55 @@ def sample_caveats(
         f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} {said}"
         for said, names in lines.items()
     ]
+
+
+def true_count_caveat(
+    select: Sequence[SelectItem], selected: Mapping[str, SelectValue]
+) -> list[str]:
+    """``count(up)`` of a true/false column named as if it counted rows, beside count() or
+    mean(up): it counts the rows where ``up`` is true, as ``count(up == true)`` does. "Does
+    ES go up more often on Fridays" selected count(up) as days, count(up == true) as up_days
+    and mean(up) as up_share, and read "days=451, up_days=451, up_share=0.53": Monday's 451
+    up days of 850. A name that holds the column's ("up_days", the default "count_up") says
+    what it counts and is not warned of."""
+    beside = {item.expr for item in select}
+    rows_counted = any(_counts_rows(expr) for expr in beside)
+    said = []
+    for item in select:
+        expr = item.expr
+        if not (
+            isinstance(expr, ast.Call)
+            and expr.name.lower() == "count"
+            and len(expr.args) == 1
+            and isinstance(expr.args[0], ast.Column)
+        ):
+            continue
+        column = expr.args[0].name
+        if column.lower() in item.name.lower():
+            continue
+        if not (rows_counted or ast.Call("mean", expr.args) in beside):
+            continue
+        args = selected[item.name].samples.get(expr)
+        if not args or not pd.api.types.is_bool_dtype(getattr(args[0], "dtype", None)):
+            continue
+        said.append(
+            f"{item.name} is count({column}): it counts the rows where {column} is true "
+            f"({_first_count(selected[item.name])}), as count({column} == true) does, not the "
+            "rows; count() counts rows."
+        )
+    return said
+
+
+def _first_count(answer: SelectValue) -> str:
+    """ "451 of the 850 rows in weekday Mon", "143 of the 259 rows": the count of the first
+    group (or the one row) against the rows it was counted over."""
+    rows = answer.rows.size()
+    if not answer.rows.grouped:
+        return f"{value_text(answer.value)} of the {int(rows):,} rows"
+    assert answer.rows.index is not None
+    count = value_text(pd.Series(answer.value).iloc[0])
+    name = _group_name(answer.rows.index, 0)
+    return f"{count} of the {int(np.asarray(rows)[0]):,} rows in {name}"
 
 
 def _all_rows_count(select: Sequence[SelectItem]) -> str:
@@ -187,16 +239,20 @@ def _groups_text(
         return ""
     share = (rows[found] - sizes[found]) / rows[found]
     worst = np.sort(found[np.argsort(-share, kind="stable")[:NAMED_GROUPS]])
-    keys = [name or "group" for name in index.names]
     said = []
     for at in worst:
-        values = index[at] if isinstance(index, pd.MultiIndex) else (index[at],)
-        name = " ".join(f"{key} {value_text(v)}" for key, v in zip(keys, values, strict=True))
         unit = "" if said else " rows"
-        said.append(f"{name} over {sizes[at]:,} of its {rows[at]:,}{unit}")
+        said.append(f"{_group_name(index, at)} over {sizes[at]:,} of its {rows[at]:,}{unit}")
     more = int(np.count_nonzero(touched)) - len(worst)
     tail = f" and {more} more group{'s' if more > 1 else ''}" if more else ""
     return ", in " + ", ".join(said) + tail
+
+
+def _group_name(index: pd.Index, at: int) -> str:
+    """ "year 2008", "weekday Mon": group ``at`` by its keys' names and values."""
+    values = index[at] if isinstance(index, pd.MultiIndex) else (index[at],)
+    keys = [name or "group" for name in index.names]
+    return " ".join(f"{key} {value_text(v)}" for key, v in zip(keys, values, strict=True))
 
 
 @dataclass(frozen=True)
@@ -209,6 +265,13 @@ class _Empty:
     rows: np.ndarray
     unread: np.ndarray | None
     count: bool = False
+
+    def begins_short(self) -> bool:
+        """Whether a statistic (not a count) leaves out rows because the data begins: said
+        however few beside a count() of the rows. "days=259, big=113, share=0.438" by year
+        was 113 of 2008's 258 days with a return, the first day having no close before it,
+        and "113 of 259 days (43.8%)" did not add up."""
+        return not self.count and self.unread is not None and bool(self.unread.any())
 
     def start_text(self, start: DataStart | None) -> str:
         """ "close < sma200 has no value on 199 of them (2008-01-02 to 2008-10-07), as it
@@ -225,7 +288,7 @@ class _Empty:
         opened = start.from_open(start.unhoisted(self.call))
         return (
             f"{subject} has no value on {rows}, {start.why}"
-            f"{start.since(self.rows, start.kept)}.{opened}"
+            f"{start.since(self.rows, start.kept, self.unread)}.{opened}"
         )
 
 

@@ -11,7 +11,7 @@ second stage (``then``) they are the first stage's result table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -19,25 +19,34 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column, with_bar_label
+from barb.column_units import COUNTED_ROWS
 from barb.data_start import DataStart, listed_caveat, where_caveat
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
-from barb.group_noise import even_groups
+from barb.group_noise import FewGroups, even_groups
 from barb.limit_caveats import tie_at_limit
 from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
-from barb.sample_sizes import few_values_caveat, sample_caveats, sample_sizes
+from barb.sample_sizes import (
+    few_values_caveat,
+    sample_caveats,
+    sample_sizes,
+    true_count_caveat,
+)
 from barb.script.ast import Call, Column, Expr
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
+from barb.setup_noise import setup_noise
 from barb.summary_text import value_text
 from barb.time_keys import from_the_open
 from barb.timeframes import timeframe as timeframe_spec
 
+# The shapes of a single-row answer.
+SINGLE_ROW = ("scalar", "dict")
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
 LATEST_HISTORY_ROWS = 1_000
 # A where's table of at most this many days keeps the period's closes, to draw them on.
@@ -75,6 +84,8 @@ class StageOutput:
     even_columns: list[str] = field(default_factory=list)
     # The grouped means whose ends differ by more than their noise, with the ends' text.
     apart_columns: dict[str, str] = field(default_factory=dict)
+    # The groups of too few rows to compare, and the warning naming them.
+    few_groups: FewGroups | None = None
 
     def kept_dates(self) -> np.ndarray | None:
         """The trading dates of the rows kept (bars with a trading_date column), else None;
@@ -160,7 +171,14 @@ def run_stage(
     ctx.frame, ctx.period = frame, None
     start, said = None, []
     if period is not None:  # the first stage: which empty values the data's start emptied
-        start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates)
+        start = DataStart(
+            stage,
+            every_row,
+            keep,
+            ctx.timeframe,
+            ctx.trading_dates,
+            values=partial(evaluate, ctx=_aside(ctx, every_row, period)),
+        )
         if condition is not None:
             said = where_caveat(start, given, condition)
     output = _answer(
@@ -178,6 +196,10 @@ def run_stage(
         start,
     )
     output.warnings[:0] = said
+    if period is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
+        # Rows a where or an event filter picked, read as a setup: its means' noise beside
+        # the period's own value (``period``: its rows before either).
+        output.warnings += setup_noise(stage.select, ctx, every_row, period, keep)
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -219,6 +241,12 @@ def run_stage(
     return output
 
 
+def _aside(ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray) -> EvalContext:
+    """``ctx`` over ``frame`` for evaluating a part again (a caveat's), its warnings kept
+    apart from the answer's."""
+    return replace(ctx, frame=frame, period=period, warnings=[], row_warnings=[], history_beyond=[])
+
+
 def _answer(
     stage: StagePlan,
     frame: pd.DataFrame,
@@ -257,7 +285,10 @@ def _answer(
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
         warnings += sample_caveats(stage.select, ctx, answers, groups[order], start)
-        even = even_groups(stage.select, answers, stage.sort)
+        warnings += true_count_caveat(stage.select, answers)
+        # A second stage's rows are the first's groups, not the timeframe's bars.
+        rows = "rows" if prefix else COUNTED_ROWS.get(ctx.timeframe, "bars")
+        even = even_groups(stage.select, answers, stage.sort, rows)
         return StageOutput(
             summary,
             table=table,
@@ -267,8 +298,9 @@ def _answer(
             groups=every_group,
             even_columns=even.columns,
             apart_columns=even.apart,
+            few_groups=even.few,
         )
-    if shape in ("scalar", "dict"):
+    if shape in SINGLE_ROW:
         ctx.step = prefix + "select"
         answers = {s.name: evaluate_select(s.expr, ctx, None) for s in stage.select}
         values = {name: _python(answer.value) for name, answer in answers.items()}
@@ -276,6 +308,7 @@ def _answer(
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
         samples, said = sample_sizes(stage.select, ctx, answers, start)
         warnings += said + few_values_caveat(stage.select, ctx, answers)
+        warnings += true_count_caveat(stage.select, answers)
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)

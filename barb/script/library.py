@@ -58,7 +58,14 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
 
 # Other tools' names for what Barb Script writes as an expression of its functions.
 # Each was a did-you-mean away from a function that runs and answers something else
-# (weekday → week, diff → if, rolling_var → rolling_max, max_drawdown → gap_down).
+# (weekday → week, diff → if, rolling_var → rolling_max, max_drawdown → gap_down). A cross
+# is a comparison with the bar before: crossover(a, b) had got "see the FUNCTIONS list".
+_CROSS_UP = "a > b and prev(a) <= prev(b) (a crosses above b)"
+_CROSS_DOWN = "a < b and prev(a) >= prev(b) (a crosses below b)"
+_CROSS = (
+    "a > b and prev(a) <= prev(b) when a crosses above b, "
+    "a < b and prev(a) >= prev(b) when it crosses below"
+)
 OTHER_FORMS: Mapping[str, str] = MappingProxyType(
     {
         "var": "std(col) ** 2",
@@ -69,6 +76,33 @@ OTHER_FORMS: Mapping[str, str] = MappingProxyType(
         "momentum": "col - prev(col, n) (the change over n rows)",
         "max_drawdown": "min(close / cummax(close) - 1) (per year: cummax(close, 'year') "
         'with "group_by": "year()")',
+        **dict.fromkeys(("cross", "crosses", "crossed", "crossing"), _CROSS),
+        **dict.fromkeys(
+            (
+                "crossover",
+                "cross_over",
+                "crossup",
+                "cross_up",
+                "cross_above",
+                "crosses_above",
+                "crossed_above",
+                "crossing_above",
+            ),
+            _CROSS_UP,
+        ),
+        **dict.fromkeys(
+            (
+                "crossunder",
+                "cross_under",
+                "crossdown",
+                "cross_down",
+                "cross_below",
+                "crosses_below",
+                "crossed_below",
+                "crossing_below",
+            ),
+            _CROSS_DOWN,
+        ),
     }
 )
 

@@ -234,3 +234,32 @@ def test_the_chart_tells_a_bar_with_no_value_from_a_flat_one(engine_settings, we
     stubs = [line for line in panel.lines if list(line.get_ydata()) == [0, 0]]
     assert len(marked) == int(values.isna().sum())
     assert len(stubs) == int((values == 0).sum()) > 0
+
+
+def test_an_if_empty_by_design_is_said_only_where_its_indicator_is(engine_settings, days) -> None:
+    """``mean(if(x, ret, 0 / 0))``, the form Barb's own hint gives for "the return after a
+    signal", is empty wherever x is false. RSI(5) reaches 129 bars back (its seed's weight
+    decays), past all 61 of these days, and the warning had said every day without a signal
+    was empty "as it needs bars from before 2024-01-02", and that it had a value from the
+    first signal on (p34f #20, NQ 2008-2009: 378 rows). Only the first 5 days, where RSI has
+    no value (TA-Lib's), are empty for that reason."""
+    rsi = pd.Series(talib.RSI(days["close"].to_numpy(), 5), index=days.index)
+    ret = (days["close"].shift(-1) / days["close"] - 1) * 100
+    signal = rsi > 50
+    empty = int(rsi.isna().sum())
+    assert empty == 5 and (~signal & rsi.notna()).sum() > empty  # days without one, too
+    result = ask(
+        {
+            "map": {"r": "rsi(close, 5)", "x": "r > 50", "ret": "(next(close) / close - 1) * 100"},
+            "select": "mean(if(x, ret, 0 / 0)) as after",
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.summary.value == pytest.approx(ret[signal].mean())
+    last = days["day"].iloc[empty - 1]
+    kept = int(ret[signal].notna().sum())
+    assert warnings_with(result, "has no value") == [
+        f"after is over {kept} of the {len(days)} rows kept: if(x, ret, 0 / 0) has no value "
+        f"on {empty} of them (2024-01-02 to {last}), {BEGINS}."
+    ]

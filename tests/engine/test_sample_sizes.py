@@ -358,3 +358,84 @@ def test_a_single_empty_row_among_few_is_named(sample_settings, con) -> None:
         f"before {begins:%Y-%m-%d}, where the data begins. From its own open on the first bar: "
         '"ret": "close / coalesce(prev(close), open) - 1".'
     ) in result.metadata.warnings
+
+
+def test_a_share_beside_the_count_of_days_says_the_first_day_has_no_value(
+    engine_settings, minutes
+) -> None:
+    """ "Days with a big move per year: days=259, big=113, share=0.438" was 113 of 2008's
+    258 days with a return (the data's first day has no close before it), and "113 of 259
+    (43.8%)" did not add up. Beside a count() of the days the one empty row is said, in its
+    group as a monthly return's January is; with no count() it stays unsaid."""
+    daily = rth_daily(minutes)
+    ret = daily["close"] / daily["close"].shift() - 1
+    up = (ret > 0).where(ret.notna())
+    month = up.groupby(daily.index.month)
+    rows, sizes = month.size(), month.count()
+    assert (rows - sizes).to_dict() == {1: 1, 2: 0, 3: 0}
+    assert 0.05 * rows[1] > 1  # one empty row: too few to be said by itself
+    query = {"map": {"ret": "close / prev(close) - 1"}, "group_by": "month()"}
+    result = ask(
+        {**query, "select": ["count() as days", "mean(ret > 0) as share"]},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.table["days"].tolist() == rows.tolist()
+    assert result.table["share"].tolist() == pytest.approx(month.mean().tolist())
+    assert (
+        f"share is over the {int(sizes.sum()):,} of the {len(daily):,} rows kept that have a "
+        f"value (the others are empty), in month 1 over {sizes[1]} of its {rows[1]} rows; "
+        f"count() (days) counts all of them. {_data_start('ret > 0', ret.notna())} From its "
+        'own open on the first bar: "ret": "close / coalesce(prev(close), open) - 1".'
+    ) in result.metadata.warnings
+    alone = ask({**query, "select": "mean(ret > 0) as share"}, engine_settings, **RTH_DAILY)
+    assert not [w for w in alone.metadata.warnings if "rows kept that have a value" in w]
+
+    single = ask(
+        {"map": query["map"], "select": ["count() as days", "mean(ret > 0) as share"]},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert single.summary.values["share"] == pytest.approx(up.mean())
+    assert single.summary.samples == {"share": int(up.count())}
+    assert (
+        f"share is over {int(up.count()):,} of the {len(daily):,} rows kept: "
+        f"{_data_start('ret > 0', ret.notna())} From its own open on the first bar: "
+        '"ret": "close / coalesce(prev(close), open) - 1".'
+    ) in single.metadata.warnings
+
+
+def test_a_count_of_a_true_false_column_named_as_rows_is_said(engine_settings, minutes) -> None:
+    """ "Does ES rise more often on Fridays": count(up) as days beside count(up == true) as
+    up_days and mean(up) read "Mon 451, 451, 0.5306", Monday's up days twice. count(up)
+    counts the rows where up is true; a name that says so (up_days) is not warned of."""
+    daily = rth_daily(minutes)
+    up = daily["close"] > daily["close"].shift()
+    weekday = up.groupby(daily.index.dayofweek)
+    mon_rows, mon_up = int(weekday.size()[0]), int(weekday.sum()[0])
+    assert 0 < mon_up < mon_rows
+    query = {"map": {"weekday": "dayname()", "up": "close > prev(close)"}, "group_by": "weekday"}
+    result = ask(
+        {**query, "select": ["count(up) as days", "count(up == true) as up_days", "mean(up)"]},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    monday = result.table.set_index("weekday").loc["Mon"]
+    assert monday["days"] == monday["up_days"] == mon_up
+    assert (
+        f"days is count(up): it counts the rows where up is true ({mon_up} of the {mon_rows} "
+        "rows in weekday Mon), as count(up == true) does, not the rows; count() counts rows."
+    ) in result.metadata.warnings
+    single = ask(
+        {"map": query["map"], "select": ["count(up) as n", "count()"]},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert single.summary.values["n"] == int(up.sum())
+    assert (
+        f"n is count(up): it counts the rows where up is true ({int(up.sum())} of the "
+        f"{len(daily)} rows), as count(up == true) does, not the rows; count() counts rows."
+    ) in single.metadata.warnings
+    for select in (["count(up) as up_days", "mean(up)"], ["count(up) as days", "max(range)"]):
+        named = ask({**query, "select": select}, engine_settings, **RTH_DAILY)
+        assert not [w for w in named.metadata.warnings if "is count(up)" in w]

@@ -74,6 +74,17 @@ def test_unknown_function_names_similar_ones() -> None:
         [error] = check(f"{other}(close) > 1")
         assert error.hint == "Barb Script writes it std(col) ** 2"
         assert error.message == f"Function '{other}' does not exist."
+    # A cross is a comparison with the bar before, not a function (p34f #25): crossover had
+    # got "see the FUNCTIONS list", crossunder "did you mean round()?".
+    for other, form in (
+        ("crossover", "a > b and prev(a) <= prev(b)"),
+        ("crosses_above", "a > b and prev(a) <= prev(b)"),
+        ("crossunder", "a < b and prev(a) >= prev(b)"),
+        ("cross", "a < b and prev(a) >= prev(b)"),
+    ):
+        [error] = check(f"{other}(close, open)")
+        assert error.hint.startswith("Barb Script writes it ") and form in error.hint
+        assert error.message == f"Function '{other}' does not exist."
 
 
 @pytest.mark.parametrize(
