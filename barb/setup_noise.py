@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from barb.group_noise import fisher_p
 from barb.planning import SelectItem
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -133,7 +134,7 @@ def _sentence(
         return ""
     m = rows - n
     if share:
-        test, p = "Fisher", _fisher(int(setup.sum()), n, hits - int(setup.sum()), m)
+        test, p = "Fisher", fisher_p(int(setup.sum()), n, hits - int(setup.sum()), m)
     else:
         deviations = values - base
         spread = float(deviations @ deviations)  # about the mean of all the rows
@@ -167,24 +168,6 @@ def _welch(setup: np.ndarray, base: float, spread: float, rows: int, special) ->
     t = (mean - other) / math.sqrt(a + b)
     df = (a + b) ** 2 / (a**2 / (n - 1) + b**2 / (m - 1))
     return float(min(1.0, 2 * special.stdtr(df, -abs(t))))
-
-
-def _fisher(hits: int, n: int, other_hits: int, m: int) -> float:
-    """Two-sided p of Fisher's exact test of ``hits`` of ``n`` against ``other_hits`` of
-    ``m``: the chance, with the margins fixed, of a table no likelier than this one (the
-    hypergeometric over every count the rows kept could have had, in logs)."""
-    from scipy.special import gammaln
-
-    total, rows = hits + other_hits, n + m
-    counts = np.arange(max(0, n - (rows - total)), min(n, total) + 1)
-
-    def log_choose(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
-        return gammaln(np.add(a, 1)) - gammaln(np.add(b, 1)) - gammaln(np.subtract(a, b) + 1)
-
-    logs = log_choose(total, counts) + log_choose(rows - total, n - counts)
-    logs -= log_choose(rows, n)
-    seen = logs[hits - counts[0]]
-    return float(min(1.0, np.exp(logs[logs <= seen + 1e-7]).sum()))
 
 
 def _two_digits(value: float) -> str:
