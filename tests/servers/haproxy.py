@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -14,10 +15,34 @@ from pathlib import Path
 CONFIG = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg"
 
 
+# How far below the kernel's ephemeral range free_port() looks.
+BELOW_EPHEMERAL = 10_000
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A port free now for a process to bind later, from below the kernel's ephemeral range:
+    a port bound to 0 and closed comes from that range, where any test's next outgoing
+    connection or bind to 0 may take it first (a webhook bot exited "Address already in
+    use" on a clean clone's CI)."""
+    low = _ephemeral_low()
+    choose = random.Random()
+    for _ in range(200):
+        port = choose.randrange(max(1024, low - BELOW_EPHEMERAL), low)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no free port below the ephemeral range")
+
+
+def _ephemeral_low() -> int:
+    """The first port of the kernel's ephemeral range (Linux's default 32768)."""
+    with contextlib.suppress(OSError, ValueError):
+        text = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text()
+        return int(text.split()[0])
+    return 32768
 
 
 def _wait_listening(port: int, timeout_s: float = 10.0) -> None:
