@@ -61,7 +61,7 @@ from barb.script.bincount import bincount, bincount_squares
 from barb.script.context import RowGroups
 from barb.script.evaluator import SelectValue
 from barb.script.query import SortKey
-from barb.summary_text import value_text
+from barb.summary_text import group_name, listed_text, two_digits, value_text
 
 # The test's level: groups whose test's p is at least this are said to be within noise.
 LEVEL = 0.05
@@ -128,7 +128,7 @@ class _Spread:
     error: float
 
     def value(self) -> str:
-        return f"{value_text(self.mean)} ± {_rounded(NOISE_ERRORS * self.error)}"
+        return f"{value_text(self.mean)} ± {two_digits(NOISE_ERRORS * self.error)}"
 
     def text(self) -> str:
         return f"{self.name} {self.value()}"
@@ -171,7 +171,7 @@ def even_groups(
         ends = groups.ends()
         if test is not None and ends is not None and test.p >= LEVEL:
             tested.append((groups, test))
-            said.append(f"{item.name} ({ends}; {test.name} p = {_rounded(test.p)})")
+            said.append(f"{item.name} ({ends}; {test.name} p = {two_digits(test.p)})")
             columns.append(item.name)
             continue
         if groups.median or ends is None:
@@ -185,7 +185,7 @@ def even_groups(
         k, verb = test.groups, "differs" if len(said) == 1 else "differ"
         warnings = [
             f"The groups differ by less than their noise: across the {k} {first.keys()} "
-            f"groups ({_sizes_text([t for _, t in tested], rows)}), {_listed(said)} {verb} no "
+            f"groups ({_sizes_text([t for _, t in tested], rows)}), {listed_text(said)} {verb} no "
             f"more than {k} groups of pure noise would (p ≥ {LEVEL:g}; ± {NOISE_ERRORS:g} "
             "standard errors).",
             *ranked,
@@ -247,7 +247,7 @@ class _Groups:
         for at in np.flatnonzero((sample.counts > 0) & (sample.counts < FEW_ROWS)):
             values = index[at] if isinstance(index, pd.MultiIndex) else (index[at],)
             keys = {str(k): value_text(v) for k, v in zip(index.names, values, strict=True)}
-            name = _group_name(index, int(at))
+            name = group_name(index, int(at), text_alone=True)
             found[name] = FewGroup(name, keys, int(sample.counts[at]))
         return found
 
@@ -272,7 +272,9 @@ class _Groups:
         if not math.isfinite(error):
             return None
         assert self.rows.index is not None
-        return _Spread(_group_name(self.rows.index, at), float(self.values[at]), error)
+        return _Spread(
+            group_name(self.rows.index, at, text_alone=True), float(self.values[at]), error
+        )
 
     def ends(self) -> str | None:
         """ "highest Thu 475.56 ± 99, lowest Wed 331.31 ± 63" (a median's without the
@@ -288,9 +290,10 @@ class _Groups:
         if self.median:
             assert self.rows.index is not None
             index = self.rows.index
+            high_name, low_name = (group_name(index, at, text_alone=True) for at in (high, low))
             return (
-                f"highest {_group_name(index, high)} {value_text(self.values[high])}, "
-                f"lowest {_group_name(index, low)} {value_text(self.values[low])}"
+                f"highest {high_name} {value_text(self.values[high])}, "
+                f"lowest {low_name} {value_text(self.values[low])}"
             )
         spreads = self.spread(high), self.spread(low)
         if spreads[0] is None or spreads[1] is None:
@@ -505,26 +508,3 @@ def _few_text(few: Sequence[FewGroup], rows: str) -> str:
 def _rows(count: int, rows: str) -> str:
     """ "1 day", "4 days"."""
     return f"{count} {rows[:-1] if count == 1 and rows.endswith('s') else rows}"
-
-
-def _listed(items: Sequence[str]) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _group_name(index: pd.Index, at: int) -> str:
-    """ "Wed", "09:30", "month 1", "year 2024 month 3": a text key alone, a number with its
-    key's name."""
-    values = index[at] if isinstance(index, pd.MultiIndex) else (index[at],)
-    names = [name or "group" for name in index.names]
-    return " ".join(
-        value_text(value) if isinstance(value, str) else f"{name} {value_text(value)}"
-        for name, value in zip(names, values, strict=True)
-    )
-
-
-def _rounded(value: float) -> str:
-    """Two significant digits: 8.6, 0.021, 140."""
-    return f"{float(f'{value:.2g}'):g}"

@@ -30,7 +30,7 @@ from barb.script.context import EvalContext
 from barb.script.evaluator import SelectValue, evaluate
 from barb.script.functions import FunctionSpec
 from barb.script.library import lookup
-from barb.summary_text import value_text
+from barb.summary_text import group_name, value_text
 
 if TYPE_CHECKING:
     from barb.data_start import DataStart
@@ -199,7 +199,7 @@ def _first_count(answer: SelectValue) -> str:
         return f"{value_text(answer.value)} of the {int(rows):,} rows"
     assert answer.rows.index is not None
     count = value_text(pd.Series(answer.value).iloc[0])
-    name = _group_name(answer.rows.index, 0)
+    name = group_name(answer.rows.index, 0)
     return f"{count} of the {int(np.asarray(rows)[0]):,} rows in {name}"
 
 
@@ -242,17 +242,10 @@ def _groups_text(
     said = []
     for at in worst:
         unit = "" if said else " rows"
-        said.append(f"{_group_name(index, at)} over {sizes[at]:,} of its {rows[at]:,}{unit}")
+        said.append(f"{group_name(index, at)} over {sizes[at]:,} of its {rows[at]:,}{unit}")
     more = int(np.count_nonzero(touched)) - len(worst)
     tail = f" and {more} more group{'s' if more > 1 else ''}" if more else ""
     return ", in " + ", ".join(said) + tail
-
-
-def _group_name(index: pd.Index, at: int) -> str:
-    """ "year 2008", "weekday Mon": group ``at`` by its keys' names and values."""
-    values = index[at] if isinstance(index, pd.MultiIndex) else (index[at],)
-    keys = [name or "group" for name in index.names]
-    return " ".join(f"{key} {value_text(v)}" for key, v in zip(keys, values, strict=True))
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,8 @@ condition over 6.4 million minute bars; scipy.special is imported on first use.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -33,9 +32,7 @@ import pandas as pd
 from barb.group_noise import fisher_p
 from barb.planning import SelectItem
 from barb.script import ast
-from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate
-from barb.summary_text import value_text
+from barb.summary_text import two_digits, value_text
 
 # The band said is this many standard errors at least; a t quantile's for fewer rows (2.09
 # at 21), so a few rows' band is the 95% one and many rows' the groups' ± 2 (group_noise).
@@ -54,15 +51,15 @@ NOISE_P = 0.05
 
 def setup_noise(
     select: Sequence[SelectItem],
-    ctx: EvalContext,
-    frame: pd.DataFrame,
+    values: Callable[[ast.Expr], object],
     given: np.ndarray,
     keep: np.ndarray,
 ) -> list[str]:
     """One sentence per select item that is ``mean(x)`` of numbers or of a condition, over
     the rows ``keep`` a where or an event filter left of the rows ``given`` (masks over
-    ``frame``, every row the first stage evaluated on): "mean_next_ret is 0.4137 ± 0.74
-    (2.09 standard errors, 21 rows); over all 1,289 of the period's rows it is 0.07029: the
+    every row the first stage evaluated on, which ``values`` evaluates an expression over,
+    as the stage did, its warnings kept apart): "mean_next_ret is 0.4137 ± 0.74 (2.09
+    standard errors, 21 rows); over all 1,289 of the period's rows it is 0.07029: the
     difference from the other 1,268 is within noise (Welch p = 0.34)."
     """
     kept, rows = int(np.count_nonzero(keep)), int(np.count_nonzero(given))
@@ -74,25 +71,24 @@ def setup_noise(
         expr = item.expr
         if not (isinstance(expr, ast.Call) and expr.name.lower() == "mean" and len(expr.args) == 1):
             continue
-        values = _values(expr.args[0], ctx, frame, given)
-        if values is None:
+        read = _values(expr.args[0], values, given)
+        if read is None:
             continue
-        text = _sentence(item.name, *values, inside)
+        text = _sentence(item.name, *read, inside)
         if text:
             said.append(text)
     return said
 
 
 def _values(
-    arg: ast.Expr, ctx: EvalContext, frame: pd.DataFrame, given: np.ndarray
+    arg: ast.Expr, evaluate: Callable[[ast.Expr], object], given: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray | None, bool] | None:
     """The argument's values on the rows ``given`` (floats, or true/false for a share), which
     of them are empty (None: none) and whether they are true/false; None for text, dates or
-    a literal. Evaluated over every row the stage had (its map and hoisted columns are
-    there), in a context of its own: no warning of this evaluation reaches the result."""
-    sub = dataclasses.replace(ctx, frame=frame, period=None, warnings=[], row_warnings=[])
-    values = evaluate(arg, sub)
-    if not isinstance(values, pd.Series) or len(values) != len(frame):
+    a literal. ``evaluate`` reads it over every row the stage had (its map and hoisted
+    columns are there)."""
+    values = evaluate(arg)
+    if not isinstance(values, pd.Series) or len(values) != len(given):
         return None
     if pd.api.types.is_bool_dtype(values.dtype):
         empty = values.isna().to_numpy()[given] if values.dtype == "boolean" else None
@@ -145,7 +141,7 @@ def _sentence(
         else f"the {n:,} rows differ from the other {m:,} by more than noise"
     )
     return (
-        f"{name} is {value_text(mean)} ± {_two_digits(band)} ({errors:.3g} standard errors, "
+        f"{name} is {value_text(mean)} ± {two_digits(band)} ({errors:.3g} standard errors, "
         f"{n:,} rows); over all {rows:,} of the period's rows it is {value_text(base)}: "
         f"{apart} ({test} p {_p_text(p)})."
     )
@@ -170,11 +166,6 @@ def _welch(setup: np.ndarray, base: float, spread: float, rows: int, special) ->
     return float(min(1.0, 2 * special.stdtr(df, -abs(t))))
 
 
-def _two_digits(value: float) -> str:
-    """Two significant digits: 0.74, 2.09 → 2.1, 140."""
-    return f"{float(f'{value:.2g}'):g}"
-
-
 def _p_text(p: float) -> str:
     """ "= 0.34", "= 0.012", "< 0.001"."""
-    return "< 0.001" if p < 0.001 else f"= {_two_digits(p)}"
+    return "< 0.001" if p < 0.001 else f"= {two_digits(p)}"

@@ -139,8 +139,7 @@ def mother_bar_caveat(
     own_marked, before_marked = "own" in marked, "prev" in marked
     if own_marked and before_marked:
         return []
-    dates = frame["trading_date"].to_numpy().astype("datetime64[D]")
-    rows = np.searchsorted(dates, kept["trading_date"].to_numpy().astype("datetime64[D]"))
+    dates, rows = _kept_rows(frame, kept)
     short = short_days(plan.dataset, plan.session, dates)
     own = np.zeros(len(rows), dtype=bool) if own_marked else short[rows]
     before = np.zeros(len(rows), dtype=bool)
@@ -167,13 +166,10 @@ def mother_bar_caveat(
         form.append("not holiday() and not early_close()")
     if before.any():
         form.append("not prev(holiday()) and not prev(early_close())")
-    aggregates = [item for item in stage.select if item.aggregate]
-    without = without_rows(stage, ctx, kept, touched, aggregates)
     return [
         f"{n} of the {len(rows)} rows kept read {listed_text(patterns)} against a short "
         f"session (a holiday or early close: a part day's range): {listed}."
-        + (f" Without them {without}." if without else "")
-        + f' "where": "… and {" and ".join(form)}" leaves them out.'
+        + _left_out(stage, ctx, kept, touched, " and ".join(form))
     ]
 
 
@@ -195,8 +191,7 @@ def short_next_caveat(
     calls = {ahead: texts for ahead, texts in next_calls(stage).items() if ahead > 0}
     if not calls:
         return []
-    dates = frame["trading_date"].to_numpy().astype("datetime64[D]")
-    rows = np.searchsorted(dates, kept["trading_date"].to_numpy().astype("datetime64[D]"))
+    dates, rows = _kept_rows(frame, kept)
     # Past the frame's end (the data's) next() reads nothing.
     short = np.append(short_days(plan.dataset, plan.session, dates), [False] * max(calls))
     touched = np.zeros(len(rows), dtype=bool)
@@ -227,13 +222,30 @@ def short_next_caveat(
         for ahead in steps
         for mark in SHORT_MARKS
     )
-    aggregates = [item for item in stage.select if item.aggregate]
-    without = without_rows(stage, ctx, kept, touched, aggregates)
     return [
         f"{', '.join(said)} ({'e.g. ' if touched.sum() > 1 else ''}{example})."
-        + (f" Without them {without}." if without else "")
-        + f' "where": "… and {form}" leaves them out.'
+        + _left_out(stage, ctx, kept, touched, form)
     ]
+
+
+def _kept_rows(frame: pd.DataFrame, kept: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The trading dates of ``frame`` (datetime64[D]) and where each row ``kept`` is among
+    them."""
+    dates = frame["trading_date"].to_numpy().astype("datetime64[D]")
+    return dates, np.searchsorted(dates, kept["trading_date"].to_numpy().astype("datetime64[D]"))
+
+
+def _left_out(
+    stage: StagePlan, ctx: EvalContext, kept: pd.DataFrame, touched: np.ndarray, form: str
+) -> str:
+    """' Without them count is 20. "where": "… and <form>" leaves them out.': the select's
+    statistics over the rows ``kept`` less the ``touched`` ones, and the where that drops
+    them."""
+    aggregates = [item for item in stage.select if item.aggregate]
+    without = without_rows(stage, ctx, kept, touched, aggregates)
+    return (f" Without them {without}." if without else "") + (
+        f' "where": "… and {form}" leaves them out.'
+    )
 
 
 def _closed_at(dataset: Dataset, day: np.datetime64) -> str:

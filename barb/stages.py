@@ -170,15 +170,10 @@ def run_stage(
         frame = _in_order(frame, order[keep])
     ctx.frame, ctx.period = frame, None
     start, said = None, []
+    # A part evaluated again over every row, as the stage evaluated it (a caveat's).
+    again = partial(evaluate, ctx=_aside(ctx, every_row, period)) if period is not None else None
     if period is not None:  # the first stage: which empty values the data's start emptied
-        start = DataStart(
-            stage,
-            every_row,
-            keep,
-            ctx.timeframe,
-            ctx.trading_dates,
-            values=partial(evaluate, ctx=_aside(ctx, every_row, period)),
-        )
+        start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates, values=again)
         if condition is not None:
             said = where_caveat(start, given, condition)
     output = _answer(
@@ -196,10 +191,10 @@ def run_stage(
         start,
     )
     output.warnings[:0] = said
-    if period is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
+    if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
         # Rows a where or an event filter picked, read as a setup: its means' noise beside
         # the period's own value (``period``: its rows before either).
-        output.warnings += setup_noise(stage.select, ctx, every_row, period, keep)
+        output.warnings += setup_noise(stage.select, again, period, keep)
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)

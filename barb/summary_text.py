@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from barb.result import EDGE_ROWS, Result, Summary, label_meaning, short_value
 
 
@@ -22,6 +24,25 @@ def count_text(n: int, noun: str) -> str:
 def listed_text(texts: list[str]) -> str:
     """ "a", "a and b", "a, b and c"."""
     return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
+
+
+def group_name(index: pd.Index, at: int, *, text_alone: bool = False) -> str:
+    """Group ``at`` of a grouped result by its keys' names and values: "year 2008", "weekday
+    Mon", "year 2024 month 3"; with ``text_alone`` a text value stands without its key's
+    name ("Wed", "year 2024 Wed"), as a list of weekdays or times reads best."""
+    values = index[at] if isinstance(index, pd.MultiIndex) else (index[at],)
+    names = [name or "group" for name in index.names]
+    return " ".join(
+        value_text(value)
+        if text_alone and isinstance(value, str)
+        else f"{name} {value_text(value)}"
+        for name, value in zip(names, values, strict=True)
+    )
+
+
+def two_digits(value: float) -> str:
+    """Two significant digits, for a standard error or a p: 8.6, 0.021, 140."""
+    return f"{float(f'{value:.2g}'):g}"
 
 
 def value_text(value: Any) -> str:
