@@ -367,9 +367,31 @@ def _days_held(
     whole = days[~part].groupby(columns).size()
     if len(whole):
         median = round(float(whole.median()))
-        text += f", against {median:,} in a whole {group.unit}"
+        held = _whole_group(plan, group.unit, dates[begins][~np.asarray(part)])
+        text += f", against {median:,} in {held}"
         text += " (the median)" if whole.nunique() > 1 else ""
     return text + "."
+
+
+def _whole_group(plan: Plan, unit: str, dates: np.ndarray) -> str:
+    """What a whole group before the open one is: "a whole year"; of a year or quarter whose
+    where keeps the days of one month, or of a run of them, those: "a whole January",
+    "a whole January–March" (January days by year: "4 days, against 21 in a whole year"
+    read as a year of 21 days)."""
+    filtered = plan.first.where is not None or any(j.filter is not None for j in plan.events)
+    if not filtered or unit not in ("year", "quarter"):
+        return f"a whole {unit}"
+    months = np.unique(pd.DatetimeIndex(dates).month)
+    if len(months) == 12 or months[-1] - months[0] != len(months) - 1:
+        return f"a whole {unit}"
+    first, last = (_MONTH_NAMES[int(m) - 1] for m in months[[0, -1]])
+    return f"a whole {first}" if first == last else f"a whole {first}–{last}"
+
+
+_MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
 
 
 _UNIT_TIMEFRAMES = {"week": "weekly", "month": "monthly", "quarter": "quarterly", "year": "yearly"}

@@ -32,6 +32,9 @@ from barb.script import ast
 from barb.script.library import lookup
 from barb.script.reach import own_reach
 
+# The running functions a row without a value is left out of: a total (its part is
+# missing from every later value), not a running high or low (the rows' own extreme).
+RUNNING_TOTALS = frozenset({"cumsum", "cumprod"})
 # The lag the first bar can be measured without, from its own open: prev(close) (or
 # prev(close, 1)) is the close before the bar, and the bar's open is where it began.
 _PREV_CLOSE = ast.Call("prev", (ast.Column("close"),))
@@ -146,11 +149,22 @@ class DataStart:
             back = None if back is None or widest is None else max(back, widest)
         return back
 
+    def subject(self, expr: ast.Expr) -> ast.Expr:
+        """What in ``expr`` reads bars before its row, as the query named it: ``r`` of ``1 +
+        r`` (r = close / prev(close) - 1), when one map column does; else ``expr``."""
+        reading = {
+            node.name
+            for node in ast.walk(expr)
+            if isinstance(node, ast.Column) and node.name in self._columns
+            if (back := self._columns[node.name]) is None or back > 0
+        }
+        return ast.Column(reading.pop()) if len(reading) == 1 else expr
+
     def span(self, rows: np.ndarray, at: np.ndarray) -> str:
         """The ``rows`` (a mask over rows at positions ``at``) from first to last as the
         result names bars, "2008-01-02 to 2008-10-07"; a lone one by its name, "2008"."""
         where = at[rows]
-        first, last = self._names(where[[0, -1]])
+        first, last = self.names(where[[0, -1]])
         return first if len(where) == 1 else f"{first} to {last}"
 
     def since(self, empty: np.ndarray, at: np.ndarray, unread: np.ndarray) -> str:
@@ -161,7 +175,7 @@ class DataStart:
         known = np.flatnonzero(~empty)
         if not len(known) or known[0] < 2 or unread[: known[0]].sum() < known[0]:
             return ""
-        return f"; it has one from {self._names(at[known[:1]])[0]} on"
+        return f"; it has one from {self.names(at[known[:1]])[0]} on"
 
     def unhoisted(self, expr: ast.Expr) -> ast.Expr:
         """``expr`` as the query wrote it: the hidden columns the planner hoisted out of its
@@ -198,7 +212,7 @@ class DataStart:
                         break
         return "" if form is None else f" From its own open on the first bar: {form}."
 
-    def _names(self, at: np.ndarray) -> list[str]:
+    def names(self, at: np.ndarray) -> list[str]:
         """The rows at positions ``at`` of ``frame`` as the result names them: 2008-01-02,
         2008-01, 2008; intraday bars by their minute."""
         rows = self.frame.iloc[at]
@@ -230,6 +244,52 @@ def where_caveat(start: DataStart, given: np.ndarray, values: pd.Series) -> list
         f"{start.since(unknown, at, unread)}. The {kept:,} rows kept are of the {judged:,} it can "
         f"judge.{start.from_open(where, 'where')}"
     ]
+
+
+def running_caveat(start: DataStart, period: np.ndarray) -> list[str]:
+    """A running total (``RUNNING_TOTALS``) whose argument has no value on the period's first
+    rows because the data begins: it runs from the first row with one, and every later
+    value leaves those out. "NQ's return in 2008", last((cumprod(1 + r) - 1) * 100) with r
+    = close / prev(close) - 1, read -40.88% with no word: from 2008-01-02's close, the
+    data's first day having no close before it; from its open, -38.49%. Said once, of the
+    first such call, when a row the stage answers from comes after them."""
+    stage = start.stage
+    exprs = [e for _, e in (*stage.map_exprs, *stage.hoisted, *stage.group_keys)]
+    exprs += [item.expr for item in stage.select]
+    exprs += [stage.where] if stage.where is not None else []
+    calls = _running_totals(exprs)  # the query's shape first: most have none
+    if not calls or start.values is None:
+        return []
+    at = np.flatnonzero(period)
+    for call in calls:
+        argument = call.args[0]
+        if start.back([argument]) == 0:
+            continue
+        empty = pd.isna(pd.Series(start.values(argument)).to_numpy())[at]
+        unread = start.unread([argument], empty, at)
+        if not unread.any():
+            continue
+        last = int(at[unread][-1])
+        valued = at[(at > last) & ~empty]
+        if not len(valued) or not (start.kept > last).any():
+            continue
+        subject, since = start.subject(argument).to_text(), start.names(valued[:1])[0]
+        return [
+            f"{subject} has no value on {start.span(unread, at)}, {start.why}: "
+            f"{call.to_text()} leaves it out, running from {since}.{start.from_open(argument)}"
+        ]
+    return []
+
+
+def _running_totals(exprs: Iterable[ast.Expr]) -> list[ast.Call]:
+    """The calls of ``RUNNING_TOTALS`` in ``exprs``, each once, outermost first."""
+    found: list[ast.Call] = []
+    for expr in exprs:
+        for node in ast.walk(expr):
+            running = isinstance(node, ast.Call) and node.name.lower() in RUNNING_TOTALS
+            if running and node.args and node not in found:
+                found.append(node)
+    return found
 
 
 def listed_caveat(start: DataStart, columns: Mapping[str, tuple[ast.Expr, pd.Series]]) -> list[str]:

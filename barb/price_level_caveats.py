@@ -539,7 +539,8 @@ def percent_of(distance: ast.Expr, maps: dict[str, ast.Expr], query: dict) -> st
     the open); ``(close / peak - 1) * 100`` for a drawdown ``close - peak`` of ``peak =
     cummax(close)``, ``abs_gap / prev(close) * 100`` for ``abs(open - prev(close))``, ``pnl
     / close * 100`` for a trade's ``pnl = next(close) - close`` (of the entry, the earlier
-    price). A name the map made of the difference itself is kept (``pnl``, ``dd / peak *
+    price), ``atr14 / close * 100`` for an indicator's ``atr14``. A name the map made of the
+    difference itself is kept (``pnl``, ``dd / peak *
     100``). Of the price distance for a scaled one (``range`` for ``range * 1000`` or
     ``range_usd`` of the map's ``range * 1000``: a percent of the dollars would be 1000 times
     too big); the range's for an argument the planner renamed and kept no expression of."""
@@ -557,8 +558,17 @@ def percent_of(distance: ast.Expr, maps: dict[str, ast.Expr], query: dict) -> st
         else:
             text = f"{_operand(distance)} / {_operand(base)} * 100"
     else:
-        text = f"{_operand(distance)} / open * 100"
+        text = f"{_operand(distance)} / {_base_of(distance, maps)} * 100"
     return _DEFAULT_PERCENT if HIDDEN in text else text
+
+
+def _base_of(distance: ast.Expr, maps: dict[str, ast.Expr]) -> str:
+    """The price a distance that is no difference of prices is in percent of: an indicator's
+    (``atr14`` of ``atr(14)``, read at the bar's close) of the close, as atr() says and
+    TA-Lib's NATR does; anything else (``range``) of the open."""
+    made = through_map(distance, maps)
+    spec = lookup(made.name) if isinstance(made, ast.Call) else None
+    return "close" if spec is not None and spec.category == "indicator" else "open"
 
 
 def _difference(expr: ast.Expr, maps: dict[str, ast.Expr]) -> tuple[ast.Binary, bool] | None:

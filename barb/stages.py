@@ -20,7 +20,7 @@ import pandas as pd
 
 from barb.bar_labels import label_column, with_bar_label
 from barb.column_units import COUNTED_ROWS
-from barb.data_start import DataStart, listed_caveat, where_caveat
+from barb.data_start import DataStart, listed_caveat, running_caveat, where_caveat
 from barb.errors import TypeMismatch
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
@@ -176,6 +176,7 @@ def run_stage(
         start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates, values=again)
         if condition is not None:
             said = where_caveat(start, given, condition)
+        said += running_caveat(start, period)
     output = _answer(
         stage,
         frame,

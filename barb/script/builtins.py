@@ -430,14 +430,45 @@ def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -
     values = _in_period(ctx, col)
     if per is None:
         return values
-    return values.groupby(_restart_keys(ctx, per, function), sort=False)
+    return values.groupby(restart_keys(ctx, per, function), sort=False)
 
 
-def _restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
-    """Each row's calendar ``per`` (its trading date, or its week's, month's… start)."""
-    dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
+def restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
+    """Each row's calendar ``per`` (its trading date, or its week's, month's… start): the
+    rows ``function`` (rank, cumsum …) restarts at, read by a caveat too."""
+    try:
+        dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
+    except UnknownColumn as error:
+        if not ctx.step.startswith("then"):
+            raise
+        message = (
+            f"{function}() restarts each {per} by the bars' dates, and a then stage's rows "
+            "have none."
+        )
+        raise UnknownColumn(message, step=ctx.step, hint=_restart_hint(function, per)) from error
     unit = RESTART_UNITS[per]
     return dates if unit == "daily" else np.where(np.isnat(dates), dates, period_start(dates, unit))
+
+
+def _restart_hint(function: str, per: str) -> str:
+    """Where a running function restarting each ``per`` runs: in the first stage, whose
+    rows are bars with dates. "The share of each year's return made on its 10 best days"
+    ranked per year in then.map and was told to put rank() in "group_by": ["rank()",
+    "date()"]; the top N of each year need the year's rows counted too, and the form below
+    gave 2024's 163.1% (pandas: the 10 largest of its 259 log returns over their sum)."""
+    how = f"{function}(x, '{per}')"
+    hint = (
+        "a second stage's rows are the first stage's table, with no dates to restart by: "
+        f'run it in the first stage\'s map ("{function}_{per}": "{how}", over the period\'s '
+        "bars, before its where) and select it for the second stage"
+    )
+    if function != "rank":
+        return hint
+    rows = f"cumsum(x * 0 + 1, '{per}')"
+    return (
+        f"{hint}. The N highest x of each {per}: rank(-x, '{per}') * n / 100 <= N, with n = "
+        f"{rows} * 100 / rank({rows}, '{per}'), the {per}'s rows with an x"
+    )
 
 
 @register(
@@ -564,7 +595,7 @@ def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
     positions = np.arange(len(true))
     stops = np.where(true, -1, positions)  # a false row ends a run
     if per is not None:  # so does the row before each day's (week's…) first
-        keys = _restart_keys(ctx, per, "streak")
+        keys = restart_keys(ctx, per, "streak")
         first = np.concatenate(([True], keys[1:] != keys[:-1]))
         stops = np.maximum(stops, np.where(first, positions - 1, -1))
     runs = positions - np.maximum.accumulate(stops)

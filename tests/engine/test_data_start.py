@@ -263,3 +263,42 @@ def test_an_if_empty_by_design_is_said_only_where_its_indicator_is(engine_settin
         f"after is over {kept} of the {len(days)} rows kept: if(x, ret, 0 / 0) has no value "
         f"on {empty} of them (2024-01-02 to {last}), {BEGINS}."
     ]
+
+
+def test_a_running_total_from_the_datas_first_day_says_it_leaves_that_day_out(
+    engine_settings, days
+) -> None:
+    """ "NQ's return in 2008" as last((cumprod(1 + r) - 1) * 100) ran from the close of the
+    data's first day, with no word (p35d #23): its open-to-close move was left out, while
+    the mean of r said so. Said now, with the form from its open, which gives pandas'
+    return from the first open; a running total from a later period's start is not."""
+    r = days["close"] / days["close"].shift() - 1
+    january = days.index.month == 1
+    from_close = days["close"][january].iloc[-1] / days["close"].iloc[0] - 1
+    from_open = days["close"][january].iloc[-1] / days["open"].iloc[0] - 1
+    assert np.prod(1 + r[january].dropna()) - 1 == pytest.approx(from_close)  # the case
+    assert round(from_close * 100, 2) != round(from_open * 100, 2)
+    query = {
+        "period": "2024-01",
+        "map": {"r": "close / prev(close) - 1", "cum": "(cumprod(1 + r) - 1) * 100"},
+        "select": "last(cum) as ret",
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.summary.value == pytest.approx(from_close * 100)
+    second = days.index[1].strftime("%Y-%m-%d")
+    assert warnings_with(result, "has no value") == [
+        f"r has no value on 2024-01-02, {BEGINS}: cumprod(1 + r) leaves it out, running "
+        f'from {second}. From its own open on the first bar: "r": "close / '
+        'coalesce(prev(close), open) - 1".'
+    ]
+    opened = {**query["map"], "r": "close / coalesce(prev(close), open) - 1"}
+    whole = ask({**query, "map": opened}, engine_settings, **RTH_DAILY)
+    assert whole.summary.value == pytest.approx(from_open * 100)
+    assert not warnings_with(whole, "has no value")
+    summed = {"cum": "cumsum(close - prev(close), 'month')"}
+    points = ask({**query, "map": summed}, engine_settings, **RTH_DAILY)
+    assert points.summary.value == pytest.approx(days["close"][january].diff().sum())
+    assert warnings_with(points, "cumsum(close - prev(close), 'month') leaves it out")
+    later = ask({**query, "period": "2024-02"}, engine_settings, **RTH_DAILY)
+    assert np.prod(1 + r[days.index.month == 2]) - 1 == pytest.approx(later.summary.value / 100)
+    assert not warnings_with(later, "has no value")

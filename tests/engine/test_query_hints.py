@@ -218,3 +218,44 @@ def test_days_between_rows_are_pointed_from_a_date_difference_to_bars_since(
     up = np.flatnonzero((days["close"] > days["open"]).to_numpy())
     assert len(up) > 3
     assert result.summary.value == pytest.approx(np.diff(up).mean())
+
+
+def test_a_rank_per_month_in_then_is_pointed_to_the_first_stage_and_its_top_n(
+    engine_settings,
+) -> None:
+    """The share of each year's return made on its 10 best days (p35d #21) ranked per year
+    in then.map and was told to put rank() in "group_by": ["rank()", "date()"]. The hint
+    ranks in the first stage and counts the period's rows for the top N; the form it gives,
+    by month and N = 3 here, is pandas' 3 largest log returns of each month over their sum,
+    the data's first day (no close before it) included."""
+    first = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"lr": "log(close / prev(close))", "mo": "month()"},
+        "select": ["lr", "mo"],
+    }
+    wrong = first | {"then": {"map": {"rk": "rank(-lr, 'month')"}, "group_by": "mo"}}
+    said = execute(wrong, "NQ", settings=engine_settings).to_dict()
+    assert said["error_type"] == "UnknownColumn" and said["step"] == "then.map", said
+    assert '"group_by"' not in said["hint"]
+    assert '"rank_month": "rank(x, \'month\')"' in said["hint"]
+    place, rows = "rank(-x, 'month') * n / 100 <= N", "cumsum(x * 0 + 1, 'month')"
+    assert f"{place}, with n = {rows} * 100 / rank({rows}, 'month')" in said["hint"]
+
+    n = "cumsum(lr * 0 + 1, 'month') * 100 / rank(cumsum(lr * 0 + 1, 'month'), 'month')"
+    hinted = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"lr": "log(close / prev(close))", "best": f"rank(-lr, 'month') * ({n}) / 100 <= 3"},
+        "group_by": "month()",
+        "select": ["sum(if(best, lr, 0)) / sum(lr) * 100 as share", "count(best) as k"],
+    }
+    result = execute(hinted, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    days = _rth_days(engine_settings)
+    lr = np.log(days["close"] / days["close"].shift())
+    month = pd.DatetimeIndex(days.index).month
+    share = lr.groupby(month).apply(lambda r: r.nlargest(3).sum() / r.sum() * 100)
+    assert np.isnan(lr.iloc[0])  # the case: January's first day has no log return
+    assert result.table["k"].tolist() == [3, 3, 3]
+    assert result.table["share"].tolist() == pytest.approx(share.tolist())
