@@ -38,6 +38,7 @@ from barb.gap_size_caveats import sizeless_gap_caveat
 from barb.holiday_close_caveats import holiday_close_caveat, long_break_caveat
 from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
+from barb.open_runs import open_run_caveat
 from barb.part_group_feeds import say_fed
 from barb.period_rows import bars_in_scope, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
@@ -258,6 +259,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings[at : at + 1] = [left] if left else []
         parts_at -= left is None and at < parts_at
     warnings[parts_at:parts_at] = parts.texts
+    warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     running = running_total_caveat(plan, first, output)
     warnings += running
     if not levels and not running:  # one word per result that its points blend prices

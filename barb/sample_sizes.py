@@ -16,6 +16,7 @@ count of a condition is said to leave them out too: "days below the 200-day SMA 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -37,6 +38,18 @@ if TYPE_CHECKING:
 
 # The short groups a warning names, the worst; the others are counted.
 NAMED_GROUPS = 3
+# The words of a name for rows, or for their number, that read as all of them: a count of
+# a condition named "days" or "n_trades" reads as every day or trade (and in Russian
+# transliteration: "dni", "sdelok", "vsego").
+ROW_WORDS = frozenset(
+    {
+        *("n", "num", "number", "count", "cnt", "total", "all", "rows", "row", "obs"),
+        *("days", "day", "sessions", "session", "nights", "night", "bars", "bar", "hours"),
+        *("weeks", "week", "months", "month", "quarters", "years", "year", "trades", "trade"),
+        *("samples", "sample", "size", "len", "length", "of"),
+        *("dni", "dney", "dnei", "sdelki", "sdelok", "vsego", "kolvo", "kol", "vo"),
+    }
+)
 
 
 def sample_sizes(
@@ -161,8 +174,10 @@ def true_count_caveat(
     mean(up): it counts the rows where ``up`` is true, as ``count(up == true)`` does. "Does
     ES go up more often on Fridays" selected count(up) as days, count(up == true) as up_days
     and mean(up) as up_share, and read "days=451, up_days=451, up_share=0.53": Monday's 451
-    up days of 850. A name that holds the column's ("up_days", the default "count_up") says
-    what it counts and is not warned of."""
+    up days of 850. Only a name made of words for rows (``ROW_WORDS``: days, n, total_trades)
+    reads so: one with another word names the event counted ("count(hit) as stopped",
+    "up_days", the default "count_up") and is not warned of; the warning had been said of
+    every such count, twice in one answer (p35c C4)."""
     beside = {item.expr for item in select}
     rows_counted = any(_counts_rows(expr) for expr in beside)
     said = []
@@ -176,7 +191,7 @@ def true_count_caveat(
         ):
             continue
         column = expr.args[0].name
-        if column.lower() in item.name.lower():
+        if not _names_rows(item.name):
             continue
         if not (rows_counted or ast.Call("mean", expr.args) in beside):
             continue
@@ -189,6 +204,13 @@ def true_count_caveat(
             "rows; count() counts rows."
         )
     return said
+
+
+def _names_rows(name: str) -> bool:
+    """Whether every word of ``name`` is a word for rows or their number: "days",
+    "n_trades", "totalBars"; not "stopped", "up_days" or "gap_entries"."""
+    words = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower())
+    return bool(words) and all(word in ROW_WORDS for word in words)
 
 
 def _first_count(answer: SelectValue) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import label_column, with_bar_label
+from barb.bar_labels import label_column, row_label, with_bar_label
 from barb.column_units import COUNTED_ROWS
 from barb.data_start import DataStart, listed_caveat, where_caveat
 from barb.errors import TypeMismatch
@@ -30,6 +30,7 @@ from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
+from barb.same_run_rows import same_run_caveat
 from barb.sample_sizes import (
     few_values_caveat,
     sample_caveats,
@@ -210,6 +211,8 @@ def run_stage(
     if stage.shape == "table" and stage.limit is not None and output.order is not None:
         listed = np.zeros(len(keep), dtype=bool)
         listed[np.flatnonzero(keep)[output.order]] = True
+        dates = ctx.trading_dates if period is not None else None  # bars, up to the data's end
+        output.warnings += same_run_caveat(stage, every_row, selected, listed, ctx.timeframe, dates)
     if period is not None:  # the first stage: its rows are bars, up to the data's end
         calendar = timeframe_spec(ctx.timeframe).calendar
         output.warnings += lookahead_caveats(
@@ -538,12 +541,9 @@ def _ordered_positions(
 
 
 def _row_name(frame: pd.DataFrame, timeframe: str, positions: np.ndarray, at: int) -> str:
-    """The bar at sorted position ``at`` by its label (date, week…; its time intraday)."""
-    bar = frame.iloc[[positions[at]]]
-    labelled = label_column(bar, timeframe)
-    if labelled is not None:
-        return str(labelled[1][0])
-    return f"{pd.Timestamp(bar['timestamp'].iloc[0]):%Y-%m-%d %H:%M}"
+    """The row at sorted position ``at`` by its label (date, week…; its time intraday; a then
+    stage's row by its first column)."""
+    return row_label(frame, int(positions[at]), timeframe)
 
 
 def sort_keys(stage: StagePlan) -> list[tuple[str, bool]]:

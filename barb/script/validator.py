@@ -288,8 +288,10 @@ def _describe_literal(param: Param) -> str:
     return "true or false"
 
 
-# Words for "no value" from other languages, which Barb Script has no literal for.
-_NULL_WORDS = frozenset({"null", "none", "nan", "na", "nil"})
+# Words for "no value" from other languages, and the reference's own "empty" ("division by
+# zero gives empty"): if(gap, slip, empty) was told to add a column "empty" = high - low
+# (p35c C4). Barb Script has no literal for it.
+_NULL_WORDS = frozenset({"null", "none", "nan", "na", "nil", "empty", "missing"})
 
 
 def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownColumn:

@@ -439,3 +439,35 @@ def test_a_count_of_a_true_false_column_named_as_rows_is_said(engine_settings, m
     for select in (["count(up) as up_days", "mean(up)"], ["count(up) as days", "max(range)"]):
         named = ask({**query, "select": select}, engine_settings, **RTH_DAILY)
         assert not [w for w in named.metadata.warnings if "is count(up)" in w]
+
+
+def test_a_count_of_a_condition_named_after_its_event_is_not_warned_of(
+    engine_settings, minutes
+) -> None:
+    """p35c C4: "count(hit) as stopped" beside "count() as days" was told that it counts
+    the rows where hit is true, not the rows: what its name says. Only a name made of words
+    for rows (days, n_trades) reads as all of them."""
+    daily = rth_daily(minutes)
+    prior = daily["close"].shift()
+    hit, gap = daily["low"] <= prior - 10, daily["open"] < prior - 10
+    assert 0 < gap.sum() < hit.sum() < len(daily)
+    query = {"map": {"hit": "low <= prev(close) - 10", "gap": "open < prev(close) - 10"}}
+    select = ["count() as days", "count(hit) as stopped", "count(gap) as gappedThrough"]
+    result = ask({**query, "select": select}, engine_settings, **RTH_DAILY)
+    values = result.summary.values
+    assert (values["days"], values["stopped"], values["gappedThrough"]) == (
+        len(daily),
+        int(hit.sum()),
+        int(gap.sum()),
+    )
+    assert not [w for w in result.metadata.warnings if "is count(" in w]
+    named = ask(
+        {**query, "select": ["count() as days", "count(hit) as n_trades"]},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert [w for w in named.metadata.warnings if "is count(" in w] == [
+        f"n_trades is count(hit): it counts the rows where hit is true ({int(hit.sum())} of "
+        f"the {len(daily)} rows), as count(hit == true) does, not the rows; count() counts "
+        "rows."
+    ]
