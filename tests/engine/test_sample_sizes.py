@@ -385,8 +385,7 @@ def test_a_share_beside_the_count_of_days_says_the_first_day_has_no_value(
     assert (
         f"share is over the {int(sizes.sum()):,} of the {len(daily):,} rows kept that have a "
         f"value (the others are empty), in month 1 over {sizes[1]} of its {rows[1]} rows; "
-        f"count() (days) counts all of them. {_data_start('ret > 0', ret.notna())} From its "
-        'own open on the first bar: "ret": "close / coalesce(prev(close), open) - 1".'
+        f"count() (days) counts all of them. {_data_start('ret > 0', ret.notna())}"
     ) in result.metadata.warnings
     alone = ask({**query, "select": "mean(ret > 0) as share"}, engine_settings, **RTH_DAILY)
     assert not [w for w in alone.metadata.warnings if "rows kept that have a value" in w]
@@ -400,8 +399,7 @@ def test_a_share_beside_the_count_of_days_says_the_first_day_has_no_value(
     assert single.summary.samples == {"share": int(up.count())}
     assert (
         f"share is over {int(up.count()):,} of the {len(daily):,} rows kept: "
-        f"{_data_start('ret > 0', ret.notna())} From its own open on the first bar: "
-        '"ret": "close / coalesce(prev(close), open) - 1".'
+        f"{_data_start('ret > 0', ret.notna())}"
     ) in single.metadata.warnings
 
 
