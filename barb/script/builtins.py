@@ -698,8 +698,8 @@ _aggregate(
     of_condition="share",
 )
 _aggregate("sum", "sum", "Total (missing values skipped; 0 if none).", of_condition="count")
-_aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date", sample=0)
-_aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date", sample=0)
+_aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date")
+_aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date")
 _aggregate("median", "median", "Median (missing values skipped).")
 
 
@@ -849,6 +849,8 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         summary=f"arg on the row where val is {word} (missing val skipped; ties: see TIES).",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
         unit="same",
+        sample=1,
+        sample_from=1,  # the rows whose val is missing: no arg is picked from them
     )
     def impl(rows: RowGroups, arg: pd.Series, val: pd.Series) -> Any:
         numbers = _as_numbers(val)

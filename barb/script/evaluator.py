@@ -138,7 +138,7 @@ class SelectValue:
     value: Any
     # How select partitioned the rows.
     rows: RowGroups
-    # Each sample statistic's (``FunctionSpec.sample``) first arguments as evaluated, by
+    # Each sample statistic's (``FunctionSpec.sample``) sampled arguments as evaluated, by
     # call, before any conversion (a count's, ``FunctionSpec.counts_true``, its one): what its
     # sample size reads, so that ``mean(abs(close - open))`` on minute bars computes
     # abs(close - open) once, not again to count its rows.
@@ -599,7 +599,7 @@ class _AggregateEvaluator(_RowEvaluator):
             evaluated: list[Any] | None = [] if spec.sample or spec.counts_true else None
             args = self.arguments(spec, node, rows_evaluator, self.frame.index, evaluated)
             if evaluated is not None:
-                self.samples[node] = tuple(evaluated[: max(spec.sample, 1)])
+                self.samples[node] = spec.sampled(evaluated)
             return spec.impl(self.rows, *args)
         if spec.category != "scalar":
             raise TypeMismatch(

@@ -12,9 +12,9 @@ Modules fill ``FUNCTIONS`` as they load; everything else reads the complete tabl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,7 @@ ParamKind = Literal["series", "number", "int", "string", "bool"]
 Accepts = Literal["number", "condition", "number_or_date", "any"]
 # The kinds of value an expression can produce.
 ValueKind = Literal["number", "bool", "string", "datetime"]
+T = TypeVar("T")
 Category = Literal[
     "scalar",
     "lag",
@@ -119,8 +120,11 @@ class FunctionSpec:
     of_condition: ConditionUnit | None = None
     # A statistic of a sample that skips missing values (mean, median…): how many of its
     # first arguments must all have a value for a row to be in the sample (correlation: 2);
-    # 0 for the others (count, min, first…). The answer says how many rows that is.
+    # 0 for the others (count, first…). The answer says how many rows that is.
     sample: int = 0
+    # Where those arguments begin: arg_max(arg, val) skips the rows whose val is missing
+    # (1), not those whose arg is.
+    sample_from: int = 0
     # A count that leaves out the rows its condition is unknown on (count(cond): unknown is
     # not true): said when the data's start left them unknown (``barb.sample_sizes``), as
     # 2008's days before a 200-day mean has a value. (sum() skips them as a ``sample``.)
@@ -136,6 +140,11 @@ class FunctionSpec:
     @property
     def is_aggregate(self) -> bool:
         return self.category == "aggregate"
+
+    def sampled(self, args: Sequence[T]) -> tuple[T, ...]:
+        """The arguments whose missing values leave a row out (of a count of a condition,
+        ``counts_true``, its one): ``arg_max(m, ret)`` -> ``(ret,)``."""
+        return tuple(args[self.sample_from : self.sample_from + max(self.sample, 1)])
 
     def signature(self) -> str:
         parts = []
@@ -167,6 +176,7 @@ def register(
     unit: UnitRule | None = None,
     of_condition: ConditionUnit | None = None,
     sample: int = 0,
+    sample_from: int = 0,
     counts_true: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a function of the language; the decorated callable implements it.
@@ -175,7 +185,7 @@ def register(
     arguments by name (``barb.script.warmup``). Row-wise categories read their row and may
     leave it out; every other function must give it, or registering it fails. ``unit`` and
     ``of_condition`` say what the call does to units (``UnitRule``; None: no unit).
-    ``sample`` and ``counts_true``: see ``FunctionSpec``.
+    ``sample``, ``sample_from`` and ``counts_true``: see ``FunctionSpec``.
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
     ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
@@ -208,6 +218,7 @@ def register(
             unit=unit,
             of_condition=of_condition,
             sample=sample,
+            sample_from=sample_from,
             counts_true=counts_true,
         )
         _add(spec)
