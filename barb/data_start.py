@@ -310,10 +310,12 @@ def _reads_back(node: ast.Node) -> bool:
 
 
 def _reads_prev_close(expr: ast.Node) -> bool:
-    return any(_is_prev_close(node) for node in ast.walk(expr))
+    return any(is_prev_close(node) for node in ast.walk(expr))
 
 
-def _is_prev_close(node: ast.Node) -> bool:
+def is_prev_close(node: ast.Node) -> bool:
+    """Whether ``node`` is prev(close) (or prev(close, 1)): the close before the bar, the
+    base of its own change."""
     if not isinstance(node, ast.Call) or node.name.lower() != "prev" or not node.args:
         return False
     lag = ast.literal_value(node.args[1]) if len(node.args) > 1 else 1
@@ -322,6 +324,6 @@ def _is_prev_close(node: ast.Node) -> bool:
 
 def _opened(expr: ast.Node) -> ast.Node:
     """``expr`` with each prev(close) read as the bar's open where it has no value."""
-    if _is_prev_close(expr):
+    if is_prev_close(expr):
         return ast.Call("coalesce", (_PREV_CLOSE, ast.Column("open")))
     return ast.with_children(expr, _opened)

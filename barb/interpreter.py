@@ -78,6 +78,7 @@ from barb.stages import (
 )
 from barb.then_history import then_history_caveat
 from barb.then_row_order import then_order_caveat
+from barb.weekday_neighbours import weekday_neighbour_caveat
 from barb.yardstick_caveats import same_bar_yardstick_caveat
 from barb.zone_caveats import zone_window_caveat
 
@@ -213,6 +214,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += zone_window_caveat(plan, covered)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
+        warnings += weekday_neighbour_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
         warnings += bounded_condition_caveat(plan, ctx, frame, keep, output.passed)
     warnings += sizeless_gap_caveat(plan, frame, keep)
