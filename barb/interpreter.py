@@ -147,6 +147,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         trading_dates=dataset.trading_dates,
         day_session=dataset.instrument.default_session,
         night=_night(plan),
+        session=plan.session,
     )
     keep = scope.in_period
     for join in plan.events:

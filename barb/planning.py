@@ -243,6 +243,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     then = None
     if query.then is not None:
         then = _plan_then(query.then, first, columns, errors, settings, dataset.instrument)
+    errors += _daily_off_intraday(first, tf)
     raise_collected(errors)
     warnings += _fractional_percentiles(first, then)
     joined = {j.dataset.instrument.symbol for j in instruments}
@@ -276,6 +277,37 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         warnings=tuple(warnings),
         reads_range="range" in _bar_columns_read(first),
     )
+
+
+def _daily_off_intraday(first: StagePlan, tf: Timeframe) -> list[QueryError]:
+    """daily() brings a daily value onto intraday rows; on daily bars it would be the
+    expression itself, lagged (prev()), and on weekly+ bars a date inside each bar: one way
+    to write each, so it is refused with the form to use."""
+    if tf.intraday:
+        return []
+    errors: list[QueryError] = []
+    seen: set[str] = set()
+    for expr in _stage_exprs(first):
+        for node in walk(expr):
+            if not (isinstance(node, Call) and node.name == "daily" and node.args):
+                continue
+            inner = node.args[0].to_text()
+            if node.to_text() in seen:
+                continue
+            seen.add(node.to_text())
+            if tf.name == "daily":
+                hint = f"on daily bars write {inner} itself; the date before's: prev({inner})"
+            else:
+                hint = f'compute it on daily bars ("from": "daily"), or as {inner} on these'
+            errors.append(
+                ArgumentError(
+                    f"{node.to_text()} brings a value of the session's daily bars onto "
+                    f"intraday rows (1m … 4h); these rows are {tf.name} bars.",
+                    step="from",
+                    hint=hint,
+                )
+            )
+    return errors
 
 
 def _fractional_percentiles(*stages: StagePlan | None) -> list[str]:

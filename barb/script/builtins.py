@@ -43,7 +43,7 @@ import pandas as pd
 from barb.bar_labels import label_column
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
-from barb.script.conditions import as_known, as_numbers
+from barb.script.conditions import as_known, as_numbers, condition, has_unknowns
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import (
     KIND_NAMES,
@@ -319,8 +319,7 @@ def _rolling(
 _rolling(
     "rolling_mean",
     "mean",
-    "Mean of the n rows; by='time': of the n rows at this bar's time of day (the same "
-    "time on the last n days: relative volume).",
+    "Mean of the n rows; by='time': of the last n days' bars at this time (relative volume).",
     of_condition="share",
 )
 _rolling("rolling_sum", "sum", "Sum of the n rows.", of_condition="count")
@@ -1216,8 +1215,8 @@ _date_part("dayofyear", "dayofyear", "Day of the year (1–366).")
 @register(
     "weekofyear",
     category="time",
-    summary="ISO week number (1–53), to compare week N across years; 2025-12-29 is week 1 "
-    "(of 2026), so do not group one year by it: use week().",
+    summary="ISO week number (1–53), for week N across years; 2025-12-29 is 2026's week 1: "
+    "group a year by week().",
 )
 def _weekofyear(ctx: EvalContext) -> pd.Series:
     # Per distinct date: isocalendar() over a minute frame's millions of rows costs ~1 s.
@@ -1311,30 +1310,57 @@ def _session_part(field: str) -> None:
         category="session",
         params=(_SESSION, _LAG),
         # NaN where the date has none: the category's title in the reference says so.
-        summary=f"That session's {field} on the row's trading date.",
+        summary=f"That session's {field} on the row's date.",
         example=f"session_{field}('RTH')",
         unit="contracts" if field == "volume" else "price",
     )
     def impl(ctx: EvalContext, session: str, lag: int) -> pd.Series:
         bars = ctx.session_bars(session)
-        dates = _column(ctx, "trading_date", f"session_{field}")
-        # Look each distinct date up once: intraday frames repeat a date hundreds of times.
-        codes, unique = pd.factorize(dates)
-        if lag == 0:
-            per_date = bars[field].reindex(unique).to_numpy(dtype=np.float64)
-        else:
-            counted = bars.index
-            if ctx.day_session is not None:
-                counted = counted.union(ctx.session_bars(ctx.day_session).index)
-            # The dates counted before the row's (sorted), then lag back.
-            before = counted.searchsorted(unique, side="left") - lag
-            found = before >= 0
-            lagged = counted[np.maximum(before, 0)]
-            values = bars[field].reindex(lagged).to_numpy(dtype=np.float64)
-            per_date = np.where(found, values, np.nan)
-        values = np.append(per_date, np.nan)[codes]  # code -1 (no date) picks NaN
-        return pd.Series(values, index=ctx.frame.index)
+        return _by_trading_date(ctx, bars[field], lag, f"session_{field}")
 
 
 for _field in ("open", "high", "low", "close", "volume"):
     _session_part(_field)
+
+
+def _by_trading_date(ctx: EvalContext, by_date: pd.Series, lag: int, function: str) -> pd.Series:
+    """Each row's value of ``by_date`` (a session's values indexed by its trading dates),
+    ``lag`` trading dates before the row's, counted as ``_LAG`` says."""
+    dates = _column(ctx, "trading_date", function)
+    # Look each distinct date up once: intraday frames repeat a date hundreds of times.
+    codes, unique = pd.factorize(dates)
+    if lag == 0:
+        per_date = by_date.reindex(unique).to_numpy(dtype=np.float64)
+    else:
+        counted = by_date.index
+        if ctx.day_session is not None:
+            counted = counted.union(ctx.session_bars(ctx.day_session).index)
+        # The dates counted before the row's (sorted), then lag back.
+        before = counted.searchsorted(unique, side="left") - lag
+        found = before >= 0
+        lagged = counted[np.maximum(before, 0)]
+        values = by_date.reindex(lagged).to_numpy(dtype=np.float64)
+        per_date = np.where(found, values, np.nan)
+    values = np.append(per_date, np.nan)[codes]  # code -1 (no date) picks NaN
+    return pd.Series(values, index=ctx.frame.index)
+
+
+@register(
+    "daily",
+    category="session",
+    params=(Param("expr", "daily"), Param("lag", "int", default=1, min=0, max=10_000)),
+    # atr(14) on intraday bars is the bar's own: the indicators reference says so.
+    summary="expr on the session's daily bars: on 1m bars daily(atr(14)) is the daily ATR at "
+    "the previous close; lag 0: the date's own, known only at its close.",
+    example="daily(atr(14))",
+    unit="same",
+)
+def _daily(ctx: EvalContext, by_date: pd.Series, lag: int) -> pd.Series:
+    # A condition (daily(close > open)) stays one, unknown where the date has no value.
+    is_condition = by_date.dtype == bool or has_unknowns(by_date)
+    numbers = as_numbers(by_date).astype(np.float64)
+    values = _by_trading_date(ctx, numbers, lag, "daily")
+    if not is_condition:
+        return values
+    array = values.to_numpy()
+    return condition(array == 1, np.isnan(array), values.index)

@@ -22,7 +22,9 @@ import pandas as pd
 from barb.script.parser import parse_expression
 from barb.script.warmup import ReachRule, row
 
-ParamKind = Literal["series", "number", "int", "string", "bool"]
+# "daily": an expression evaluated over the session's daily bars, not the rows (daily()'s);
+# the call receives its values by trading date (``ast.OnDailyBars``).
+ParamKind = Literal["series", "daily", "number", "int", "string", "bool"]
 # What a ``series`` parameter takes: numbers (true/false count as 1/0), conditions only,
 # numbers or dates (what can be ordered: max, min), or any value (text too).
 Accepts = Literal["number", "condition", "number_or_date", "any"]
@@ -72,7 +74,8 @@ _NO_DEFAULT: Any = object()
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter. ``series`` takes any expression; the others must be literals."""
+    """One parameter. ``series`` and ``daily`` take any expression; the others must be
+    literals."""
 
     name: str
     kind: ParamKind = "series"

@@ -26,6 +26,7 @@ from barb.errors import (
     sorted_names,
 )
 from barb.events.catalog import event_catalog
+from barb.frames import BAR_COLUMNS
 from barb.instruments import Instrument
 from barb.script import ast
 from barb.script.functions import FunctionSpec, Param
@@ -157,7 +158,7 @@ def bind_arguments(
         param = params[min(i, len(params) - 1)]
         if arg is None:
             bound.append((param, _default(param)))
-        elif param.kind == "series":
+        elif param.kind in ("series", "daily"):
             bound.append((param, arg))
         else:
             value, error = _literal_argument(spec, param, arg, step)
@@ -497,12 +498,35 @@ class _Checker:
             return
         written = {id(arg) for arg in node.args}
         for param, value in bound:
+            if param.kind == "daily":
+                self.daily_argument(node, value)
+                continue
             if param.kind != "series" or not isinstance(value, ast.Node):
                 continue  # literal parameters were checked by bind_arguments
             if id(value) in written:
                 self.visit(value, inner)
             elif isinstance(value, ast.Column):  # an omitted argument's default column
                 self.column(value.name, "aggregate")
+
+    def daily_argument(self, call: ast.Call, value: ast.Expr) -> None:
+        """daily()'s expression: checked against the daily bars it runs on, not the rows."""
+        if self.step.startswith("then."):
+            self.report(
+                ArgumentError(
+                    f"{call.to_text()} reads bars by their trading date, and a second "
+                    "stage's rows are the first stage's result, not bars.",
+                    step=self.step,
+                    hint="compute it in the first stage's map and carry it over, e.g. "
+                    '"map": {"atr_d": "daily(atr(14))"} with "first(atr_d) as atr_d" in '
+                    "the select grouped by date()",
+                )
+            )
+            return
+        inner = value.expr if isinstance(value, ast.OnDailyBars) else value
+        checker = _DailyChecker(call, self.columns, self.step, self.instrument)
+        checker.visit(inner, "row")
+        for error in checker.errors:
+            self.report(error)
 
     def aggregate_placement(self, node: ast.Call, mode: Mode) -> None:
         text = node.to_text()
@@ -525,3 +549,77 @@ class _Checker:
                     "mean(prev(close))",
                 )
             )
+
+
+class _DailyChecker(_Checker):
+    """Checks daily()'s expression, which runs on the session's daily bars over all history:
+    it reads their columns only (a map's, a join's or an event's are the rows'), holds no
+    aggregate (daily() gives one value per trading date) and no daily() of its own."""
+
+    def __init__(
+        self,
+        call: ast.Call,
+        query_columns: Collection[str],
+        step: str,
+        instrument: Instrument | None,
+    ):
+        super().__init__(BAR_COLUMNS, step, None, instrument)
+        self.daily_call = call
+        self.query_columns = query_columns
+
+    def column(self, name: str, mode: Mode) -> None:
+        if name in BAR_COLUMNS:
+            return
+        if name not in self.query_columns:
+            error = unknown_column(name, BAR_COLUMNS, self.step)
+            if error.hint is not None and error.hint.startswith("add it first with map"):
+                # A map column is not read in here: the form is a function of the bars'.
+                error = UnknownColumn(
+                    error.message,
+                    step=self.step,
+                    hint="inside daily() write it from the bars' columns, e.g. "
+                    "daily(rolling_mean(close, 20))",
+                )
+            self.report(error)
+            return
+        self.report(
+            UnknownColumn(
+                f"{self.daily_call.to_text()} runs on the session's daily bars, which have "
+                f"no column '{name}' (the query's map, join and event columns are its rows' "
+                f"own): inside daily() only {', '.join(BAR_COLUMNS)} and functions of them.",
+                step=self.step,
+                hint=f"write what '{name}' computes inside daily() from those columns (a "
+                "20-day SMA: daily(rolling_mean(close, 20))), and do the arithmetic with the "
+                "rows' columns outside it: open - daily(atr(14))",
+            )
+        )
+
+    def call(self, node: ast.Call, mode: Mode) -> None:
+        spec = lookup(node.name)
+        if spec is not None and any(p.kind == "daily" for p in spec.params):
+            self.report(
+                ArgumentError(
+                    f"{node.to_text()} is inside {self.daily_call.to_text()}: daily() "
+                    "cannot be nested, its expression already runs on daily bars.",
+                    step=self.step,
+                    hint="write the expression once, with lag for earlier dates: "
+                    "daily(atr(14), 2) is the ATR two dates back",
+                )
+            )
+            return
+        super().call(node, mode)
+
+    def aggregate_placement(self, node: ast.Call, mode: Mode) -> None:
+        if mode != "row":  # nested in another aggregate: the usual error
+            super().aggregate_placement(node, mode)
+            return
+        self.report(
+            ArgumentError(
+                f"{node.to_text()} is an aggregate (one value for many rows) and cannot be "
+                f"inside {self.daily_call.to_text()}, which gives each row one value of its "
+                "trading date.",
+                step=self.step,
+                hint="over past days use a window inside it, e.g. daily(rolling_mean(range, "
+                "20)); aggregate daily()'s values in select, e.g. mean(daily(atr(14)))",
+            )
+        )
