@@ -1118,8 +1118,8 @@ def _dates(ctx: EvalContext, function: str) -> pd.Series:
     return _column(ctx, "timestamp", function).dt.normalize()
 
 
-def _date_part(name: str, part: str, summary: str) -> None:
-    @register(name, category="time", summary=summary)
+def _date_part(name: str, part: str, summary: str, values: tuple[int, int] | None = None) -> None:
+    @register(name, category="time", summary=summary, values=values)
     def impl(ctx: EvalContext) -> pd.Series:
         return getattr(_dates(ctx, name).dt, part)
 
@@ -1129,8 +1129,8 @@ def _date_part(name: str, part: str, summary: str) -> None:
 _ZONE = Param("zone", "string", default=None)
 
 
-def _clock_part(name: str, part: str, summary: str) -> None:
-    @register(name, category="time", params=(_ZONE,), summary=summary)
+def _clock_part(name: str, part: str, summary: str, values: tuple[int, int]) -> None:
+    @register(name, category="time", params=(_ZONE,), summary=summary, values=values)
     def impl(ctx: EvalContext, zone: str | None) -> pd.Series:
         if zone is None:  # a zone's name is checked first, in _zone_minutes
             _needs_time_of_day(ctx, name, None)
@@ -1205,12 +1205,14 @@ def _zone_minutes(ctx: EvalContext, function: str, zone: str) -> np.ndarray:
     return np.where(minutes < 0, -1, shifted)
 
 
-_date_part("dayofweek", "dayofweek", "Weekday of the trading date: 0 = Monday … 6 = Sunday.")
-_date_part("day", "day", "Day of the month (1–31) of the trading date.")
-_date_part("month", "month", "Month (1–12) of the trading date.")
-_date_part("quarter", "quarter", "Quarter (1–4) of the trading date.")
+_date_part(
+    "dayofweek", "dayofweek", "Weekday of the trading date: 0 = Monday … 6 = Sunday.", (0, 6)
+)
+_date_part("day", "day", "Day of the month (1–31) of the trading date.", (1, 31))
+_date_part("month", "month", "Month (1–12) of the trading date.", (1, 12))
+_date_part("quarter", "quarter", "Quarter (1–4) of the trading date.", (1, 4))
 _date_part("year", "year", "Year of the trading date.")
-_date_part("dayofyear", "dayofyear", "Day of the year (1–366).")
+_date_part("dayofyear", "dayofyear", "Day of the year (1–366).", (1, 366))
 
 
 @register(
@@ -1218,6 +1220,7 @@ _date_part("dayofyear", "dayofyear", "Day of the year (1–366).")
     category="time",
     summary="ISO week number (1–53), to compare week N across years; 2025-12-29 is week 1 "
     "(of 2026), so do not group one year by it: use week().",
+    values=(1, 53),
 )
 def _weekofyear(ctx: EvalContext) -> pd.Series:
     # Per distinct date: isocalendar() over a minute frame's millions of rows costs ~1 s.
@@ -1231,8 +1234,9 @@ _clock_part(
     "hour",
     "Hour (0–23) of the bar's open (exchange time; hour('UTC'): UTC's); hourly bars may "
     "open on :30: use time().",
+    (0, 23),
 )
-_clock_part("minute", "minute", "Minute (0–59) of the bar's open.")
+_clock_part("minute", "minute", "Minute (0–59) of the bar's open.", (0, 59))
 
 # Every minute of the day as the clock reads it, in order: time()'s categories.
 CLOCK_TIMES = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(24 * 60))

@@ -152,3 +152,43 @@ def test_prev_of_a_time_of_day_window_is_the_previous_bars_window(engine_setting
         "on the days before. The mean of volume at this time on the 5 days before today: "
         "(rolling_sum(volume, 6, 'time') - volume) / 5."
     ]
+
+
+@pytest.mark.parametrize(
+    ("timeframe", "call", "plain"),
+    [
+        ("daily", "rolling_mean(volume, 5, 'time')", "rolling_mean(volume, 5)"),
+        ("weekly", "rolling_max(high, 2, 'TIME')", "rolling_max(high, 2)"),
+    ],
+)
+def test_a_time_of_day_window_on_bars_without_one_is_an_error(
+    engine_settings, timeframe, call, plain
+) -> None:
+    """Daily and longer bars have one time each, midnight: by='time' on them ran as the plain
+    window, said nowhere, for a question about a time of day."""
+    query = {"session": "RTH", "from": timeframe, "map": {"avg": call}, "select": "mean(avg)"}
+    result = execute(query, "NQ", settings=engine_settings)
+    assert not result.ok
+    said = result.to_dict()
+    assert said["error_type"] == "ArgumentError" and said["step"] == "map"
+    assert said["message"] == (
+        f"{call} compares bars at the same time of day, and {timeframe} bars have one time "
+        f"each (midnight), so it is the plain window {plain}."
+    )
+    assert said["hint"].startswith(f"On {timeframe} bars write {plain};")
+    assert '"from": "5m"' in said["hint"]
+
+
+def test_the_plain_window_it_names_is_the_daily_mean(engine_settings, minutes) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024-03",
+        "map": {"avg": "rolling_mean(volume, 5)"},
+        "select": ["avg"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    daily = rth_minutes(minutes).groupby("day")["volume"].sum()
+    expected = daily.rolling(5).mean()
+    np.testing.assert_allclose(result.table["avg"], expected[expected.index.month == 3])
