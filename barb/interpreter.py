@@ -54,6 +54,7 @@ from barb.session_caveats import (
     session_gap_caveat,
     session_hours,
     session_note,
+    window_vwap_caveat,
 )
 from barb.settings import EngineSettings, default_settings
 from barb.short_bar_picks import short_pick_caveat
@@ -210,6 +211,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += missing_days_caveat(plan, scope, ctx)
     warnings += unnumbered_holidays_caveat(plan, scope, ctx, output.passed)
     warnings += session_gap_caveat(plan)
+    warnings += window_vwap_caveat(plan)
     warnings += zone_window_caveat(plan, covered)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)

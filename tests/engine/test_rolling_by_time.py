@@ -5,12 +5,15 @@ here from the minute file, with the windows reaching back before the period."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 from rth_bars import RTH_START, rth_minutes
 
 from barb import execute
+from barb.script.library import library
 
 
 def _rth_5m(minutes: pd.DataFrame) -> pd.DataFrame:
@@ -152,3 +155,36 @@ def test_prev_of_a_time_of_day_window_is_the_previous_bars_window(engine_setting
         "on the days before. The mean of volume at this time on the 5 days before today: "
         "(rolling_sum(volume, 6, 'time') - volume) / 5."
     ]
+
+
+def test_the_references_relative_volume_is_against_the_days_before(
+    engine_settings, minutes
+) -> None:
+    """The reference called rolling_mean(volume, n, 'time') relative volume, and its window
+    holds today's bar: NQ's 09:45 of 2026-01-07 read 1.008 where the 20 days before give 0.974
+    (p35a C). The form it now gives, run as written, is each bar's volume over the mean of the
+    20 days before at its time, as pandas computes it."""
+    summary = library()["rolling_mean"].summary
+    assert "today's too" in summary
+    form = re.search(r"relative volume: (.+)\.$", summary)
+    assert form is not None, summary
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024-03",
+        "map": {"rvol": form.group(1)},
+        "select": ["timestamp", "rvol"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    bars = _rth_5m(minutes)
+    before = bars.groupby("slot")["volume"].transform(lambda v: v.shift().rolling(20).mean())
+    march = (bars["volume"] / before)[bars["day"].dt.month == 3].to_numpy()
+    assert not np.isnan(march).any()
+    np.testing.assert_allclose(result.table["rvol"], march)
+    with_today = execute(
+        {**query, "map": {"rvol": "volume / rolling_mean(volume, 20, 'time')"}},
+        "NQ",
+        settings=engine_settings,
+    )
+    assert not np.allclose(with_today.table["rvol"], march)  # the case: today moves it
