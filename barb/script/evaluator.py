@@ -378,7 +378,13 @@ class _RowEvaluator:
         lk, rk = value_kind(left), value_kind(right)
         if lk in _NUMERIC and rk in _NUMERIC:
             return
-        if "datetime" in (lk, rk):
+        if "datetime" in (lk, rk) and lk == rk and op == "-":
+            # "Average days between inside days" is the question behind a date minus a date.
+            hint = (
+                "dates cannot be subtracted; trading days between the rows a condition keeps: "
+                'map {"days": "prev(bars_since(cond)) + 1"} with where cond'
+            )
+        elif "datetime" in (lk, rk):
             hint = "dates cannot be added or subtracted; compare them, e.g. date() >= '2024-03-01'"
         elif "string" in (lk, rk):
             hint = "text can only be compared (==, !=, in); numbers are written without quotes"

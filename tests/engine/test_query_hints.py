@@ -192,3 +192,29 @@ def test_a_first_stage_column_not_listed_is_pointed_to_its_select(engine_setting
         "a second stage's rows hold only the columns the first stage's select lists: add "
         '"up" to that select'
     )
+
+
+def test_days_between_rows_are_pointed_from_a_date_difference_to_bars_since(
+    engine_settings,
+) -> None:
+    """Average days between up days, written as date - prev(date) in then, is a type error;
+    its hint gives prev(bars_since(cond)) + 1, which is the trading days between two kept
+    rows, as numpy counts them from the rows' positions."""
+    listed = {"session": "RTH", "from": "daily", "where": "close > open", "select": "date()"}
+    wrong = listed | {"then": {"map": {"gap": "date - prev(date)"}, "select": "mean(gap)"}}
+    said = execute(wrong, "NQ", settings=engine_settings).to_dict()
+    assert said["error_type"] == "TypeError"
+    assert 'map {"days": "prev(bars_since(cond)) + 1"} with where cond' in said["hint"]
+    hinted = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"days": "prev(bars_since(close > open)) + 1"},
+        "where": "close > open",
+        "select": "mean(days)",
+    }
+    result = execute(hinted, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    days = _rth_days(engine_settings)
+    up = np.flatnonzero((days["close"] > days["open"]).to_numpy())
+    assert len(up) > 3
+    assert result.summary.value == pytest.approx(np.diff(up).mean())

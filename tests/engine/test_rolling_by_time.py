@@ -5,12 +5,15 @@ here from the minute file, with the windows reaching back before the period."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 from rth_bars import RTH_START, rth_minutes
 
 from barb import execute
+from barb.script.library import library
 
 
 def _rth_5m(minutes: pd.DataFrame) -> pd.DataFrame:
@@ -192,3 +195,36 @@ def test_the_plain_window_it_names_is_the_daily_mean(engine_settings, minutes) -
     daily = rth_minutes(minutes).groupby("day")["volume"].sum()
     expected = daily.rolling(5).mean()
     np.testing.assert_allclose(result.table["avg"], expected[expected.index.month == 3])
+
+
+def test_the_references_relative_volume_is_against_the_days_before(
+    engine_settings, minutes
+) -> None:
+    """The reference called rolling_mean(volume, n, 'time') relative volume, and its window
+    holds today's bar: NQ's 09:45 of 2026-01-07 read 1.008 where the 20 days before give 0.974
+    (p35a C). The form it now gives, run as written, is each bar's volume over the mean of the
+    20 days before at its time, as pandas computes it."""
+    summary = library()["rolling_mean"].summary
+    assert "today's too" in summary
+    form = re.search(r"relative volume: (.+)\.$", summary)
+    assert form is not None, summary
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024-03",
+        "map": {"rvol": form.group(1)},
+        "select": ["timestamp", "rvol"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    bars = _rth_5m(minutes)
+    before = bars.groupby("slot")["volume"].transform(lambda v: v.shift().rolling(20).mean())
+    march = (bars["volume"] / before)[bars["day"].dt.month == 3].to_numpy()
+    assert not np.isnan(march).any()
+    np.testing.assert_allclose(result.table["rvol"], march)
+    with_today = execute(
+        {**query, "map": {"rvol": "volume / rolling_mean(volume, 20, 'time')"}},
+        "NQ",
+        settings=engine_settings,
+    )
+    assert not np.allclose(with_today.table["rvol"], march)  # the case: today moves it
