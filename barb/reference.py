@@ -236,7 +236,7 @@ def _midnight_line(times: SessionTimes) -> str:
         "TIME OF DAY AS A NUMBER: hour() * 60 + minute() falls back to 0 at midnight. Over a "
         f"session from the {start} open (ETH, OVERNIGHT), average or compare times counted "
         f"from that open: if(hour() >= {hour}, hour() * 60 + minute() - 1440, hour() * 60 + "
-        "minute()) (negative before midnight)."
+        "minute())."
     )
 
 

@@ -128,6 +128,9 @@ class FunctionSpec:
     # not true): said when the data's start left them unknown (``barb.sample_sizes``), as
     # 2008's days before a 200-day mean has a value. (sum() skips them as a ``sample``.)
     counts_true: bool = False
+    # The lowest and highest value a calendar or clock function returns (month(): 1, 12): a
+    # comparison with a number outside it never matches, and is refused as a mistake.
+    values: tuple[int, int] | None = None
 
     @property
     def body(self) -> Any:
@@ -171,6 +174,7 @@ def register(
     of_condition: ConditionUnit | None = None,
     sample: int = 0,
     counts_true: bool = False,
+    values: tuple[int, int] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a function of the language; the decorated callable implements it.
 
@@ -178,7 +182,7 @@ def register(
     arguments by name (``barb.script.warmup``). Row-wise categories read their row and may
     leave it out; every other function must give it, or registering it fails. ``unit`` and
     ``of_condition`` say what the call does to units (``UnitRule``; None: no unit).
-    ``sample`` and ``counts_true``: see ``FunctionSpec``.
+    ``sample``, ``counts_true`` and ``values``: see ``FunctionSpec``.
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
     ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
@@ -212,6 +216,7 @@ def register(
             of_condition=of_condition,
             sample=sample,
             counts_true=counts_true,
+            values=values,
         )
         _add(spec)
         return impl

@@ -24,6 +24,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 
 from barb.errors import ExpressionSyntaxError, QueryTooLarge
 from barb.script import ast
+from barb.script.calendar_names import calendar_name_hint
 
 MAX_LENGTH = 1000
 # Far beyond any sensible expression, and well inside Python's recursion limit for the
@@ -338,6 +339,8 @@ def _hint(text: str, token: Token, expected: set[str], start: str) -> str:
         return "write the alias as a plain name after 'as', e.g. mean(range) as avg_range"
     if "LSQB" in expected and "NAME" not in expected:
         return "write the list in parentheses: dayname() in ('Mon', 'Fri')"
+    if kind == "NAME" and (weekday_or_month := calendar_name_hint(str(token))) is not None:
+        return weekday_or_month  # dayname() in (Mon, Fri)
     if kind == "COMPARE" and "COMPARE" not in expected and "_AND" in expected:
         return "comparisons do not chain; join them with 'and': a < b and b < c"
     if kind in _OPERAND_TERMINALS and expected & _COMBINE_TERMINALS:
