@@ -22,7 +22,9 @@ import pandas as pd
 from barb.script.parser import parse_expression
 from barb.script.warmup import ReachRule, row
 
-ParamKind = Literal["series", "number", "int", "string", "bool"]
+# "daily": an expression evaluated over the session's daily bars, not the rows (daily()'s);
+# the call receives its values by trading date (``ast.OnDailyBars``).
+ParamKind = Literal["series", "daily", "number", "int", "string", "bool"]
 # What a ``series`` parameter takes: numbers (true/false count as 1/0), conditions only,
 # numbers or dates (what can be ordered: max, min), or any value (text too).
 Accepts = Literal["number", "condition", "number_or_date", "any"]
@@ -73,7 +75,8 @@ _NO_DEFAULT: Any = object()
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter. ``series`` takes any expression; the others must be literals."""
+    """One parameter. ``series`` and ``daily`` take any expression; the others must be
+    literals."""
 
     name: str
     kind: ParamKind = "series"
@@ -129,6 +132,9 @@ class FunctionSpec:
     # not true): said when the data's start left them unknown (``barb.sample_sizes``), as
     # 2008's days before a 200-day mean has a value. (sum() skips them as a ``sample``.)
     counts_true: bool = False
+    # The lowest and highest value a calendar or clock function returns (month(): 1, 12): a
+    # comparison with a number outside it never matches, and is refused as a mistake.
+    values: tuple[int, int] | None = None
 
     @property
     def body(self) -> Any:
@@ -178,6 +184,7 @@ def register(
     sample: int = 0,
     sample_from: int = 0,
     counts_true: bool = False,
+    values: tuple[int, int] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a function of the language; the decorated callable implements it.
 
@@ -185,7 +192,7 @@ def register(
     arguments by name (``barb.script.warmup``). Row-wise categories read their row and may
     leave it out; every other function must give it, or registering it fails. ``unit`` and
     ``of_condition`` say what the call does to units (``UnitRule``; None: no unit).
-    ``sample``, ``sample_from`` and ``counts_true``: see ``FunctionSpec``.
+    ``sample``, ``sample_from``, ``counts_true`` and ``values``: see ``FunctionSpec``.
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
     ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
@@ -220,6 +227,7 @@ def register(
             sample=sample,
             sample_from=sample_from,
             counts_true=counts_true,
+            values=values,
         )
         _add(spec)
         return impl
