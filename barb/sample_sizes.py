@@ -281,6 +281,13 @@ class _Empty:
     unread: np.ndarray | None
     count: bool = False
 
+    @property
+    def sampled(self) -> tuple[ast.Expr, ...]:
+        """The call's arguments its missing values are read from: arg_max(m, ret)'s ret."""
+        spec = lookup(self.call.name)
+        assert spec is not None
+        return spec.sampled(self.call.args)
+
     def begins_short(self) -> bool:
         """Whether a statistic (not a count) leaves out rows because the data begins: said
         however few beside a count() of the rows. "days=259, big=113, share=0.438" by year
@@ -294,7 +301,7 @@ class _Empty:
         on." when some rows are empty for that reason; else nothing."""
         if start is None or self.unread is None or not self.unread.any():
             return ""
-        args = [start.unhoisted(arg) for arg in self.call.args[:1]]
+        args = [start.unhoisted(arg) for arg in self.sampled[:1]]
         subject = args[0].to_text() if args else self.call.to_text()
         unread = int(np.count_nonzero(self.unread))
         rows = f"{unread:,} of them ({start.span(self.unread, start.kept)})"
@@ -318,15 +325,16 @@ def _empty(
     calls = _aggregates(item.expr)
     counts = [(c, s) for c, s in calls if s.counts_true and c.args]
     if len(calls) == 1 and calls[0][1].sample:
-        (call, spec), arity = calls[0], calls[0][1].sample
+        call, spec = calls[0]
     elif len(counts) == 1 and not any(s.sample for _, s in calls):
         # count(cond) * 100 / count() too: a share written as counts.
-        (call, spec), arity = counts[0], 1
+        call, spec = counts[0]
     else:
         return None
+    sampled = spec.sampled(call.args)
     args = answer.samples.get(call)
     if args is None:  # not reached when the item was evaluated (kept for safety)
-        args = tuple(evaluate(arg, ctx) for arg in call.args[:arity])
+        args = tuple(evaluate(arg, ctx) for arg in sampled)
     empty: np.ndarray | None = None
     for values in args:
         if np.ndim(values) == 0:  # a literal: empty or not on every row
@@ -341,7 +349,7 @@ def _empty(
         empty = missing if empty is None else empty | missing
     if empty is None:
         return None
-    unread = None if start is None else start.unread(call.args[:arity], empty, start.kept)
+    unread = None if start is None else start.unread(sampled, empty, start.kept)
     if not spec.sample:  # a count: only the rows the data's start left unknown
         if unread is None or not unread.any():
             return None

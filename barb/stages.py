@@ -22,6 +22,7 @@ from barb.bar_labels import label_column, row_label, with_bar_label
 from barb.column_units import COUNTED_ROWS
 from barb.data_start import DataStart, listed_caveat, where_caveat
 from barb.errors import TypeMismatch
+from barb.events.names import minutes_compare_hint
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
 from barb.group_noise import FewGroups, even_groups
@@ -41,6 +42,7 @@ from barb.script.ast import Call, Column, Expr
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
+from barb.script.functions import KIND_NAMES, value_kind
 from barb.setup_noise import setup_noise
 from barb.summary_text import value_text
 from barb.time_keys import from_the_open
@@ -597,10 +599,12 @@ def _in_order(frame: pd.DataFrame, order: np.ndarray) -> pd.DataFrame:
 def _as_condition(values: pd.Series, step: str, text: str) -> np.ndarray:
     if pd.api.types.is_bool_dtype(values):
         return values.fillna(False).to_numpy(dtype=bool)
+    # "where": "fomc_minutes" read "gives float64 values" (a dtype) and "Compare it, e.g.
+    # 'gap > 0'": a count of minutes, which a model took for the FOMC minutes' days.
     raise TypeMismatch(
-        f"'{text}' in {step} gives {values.dtype} values, not true/false.",
+        f"'{text}' in {step} gives {KIND_NAMES[value_kind(values)]} per row, not true/false.",
         step=step,
-        hint="Compare it, e.g. 'gap > 0' or 'dayname() == \"Mon\"'.",
+        hint=minutes_compare_hint(text) or f"Compare it, e.g. '{text} > 0'.",
     )
 
 

@@ -93,7 +93,7 @@ def _literal_args(spec: FunctionSpec, call: ast.Call) -> dict[str, Any]:
     """Literal parameters of a call by name, defaults filled in (validation has run)."""
     values: dict[str, Any] = {}
     for i, param in enumerate(spec.params):
-        if param.kind == "series":
+        if param.kind in ("series", "daily"):
             continue
         value = ast.literal_value(call.args[i]) if i < len(call.args) else None
         if value is None:
