@@ -12,7 +12,10 @@ before it: its place among the bars the first stage evaluated on is less than ho
 the expression reads. That happens only where the data's start cut that history: otherwise
 the period's rows have their whole reach before them (``barb.script.reach``). A reach with
 no end (bars_since) is empty there until its first value. The first bar's close-to-close
-change is said with the form that measures it from its open.
+change is said with the form that measures it from its open on bars of many sessions (a
+week, a year), where that leaves out only the gap into the first; a daily bar's open-to-close
+is another measure (the first day of each year: mean -0.434% close to close, -0.199% with
+2008-01-02's open-to-close among them), so that row is only said to be left out.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from barb.planning import StagePlan
 from barb.script import ast
 from barb.script.library import lookup
 from barb.script.reach import own_reach
+from barb.timeframes import timeframe
 
 # The running functions a row without a value is left out of: a total (its part is
 # missing from every later value), not a running high or low (the rows' own extreme).
@@ -194,8 +198,10 @@ class DataStart:
         ``expr`` (or the map column it reads) compares with the close before the bar and
         reads nothing further back: the data's first bar has no close before it, and its open
         is where it began. The form is the same on every other bar. Written as the query's
-        ``clause`` ("where") when given; nothing when it reads no prev(close)."""
-        if self.back([expr]) != 1:
+        ``clause`` ("where") when given; nothing when it reads no prev(close), or on daily
+        and intraday bars: the data's first opens after a closure, and its open-to-close
+        leaves out the gap a close-to-close return holds."""
+        if not timeframe(self.timeframe).calendar or self.back([expr]) != 1:
             return ""
         form = None
         if _reads_prev_close(expr):
@@ -364,10 +370,12 @@ def _reads_back(node: ast.Node) -> bool:
 
 
 def _reads_prev_close(expr: ast.Node) -> bool:
-    return any(_is_prev_close(node) for node in ast.walk(expr))
+    return any(is_prev_close(node) for node in ast.walk(expr))
 
 
-def _is_prev_close(node: ast.Node) -> bool:
+def is_prev_close(node: ast.Node) -> bool:
+    """Whether ``node`` is prev(close) (or prev(close, 1)): the close before the bar, the
+    base of its own change."""
     if not isinstance(node, ast.Call) or node.name.lower() != "prev" or not node.args:
         return False
     lag = ast.literal_value(node.args[1]) if len(node.args) > 1 else 1
@@ -376,6 +384,6 @@ def _is_prev_close(node: ast.Node) -> bool:
 
 def _opened(expr: ast.Node) -> ast.Node:
     """``expr`` with each prev(close) read as the bar's open where it has no value."""
-    if _is_prev_close(expr):
+    if is_prev_close(expr):
         return ast.Call("coalesce", (_PREV_CLOSE, ast.Column("open")))
     return ast.with_children(expr, _opened)

@@ -194,6 +194,31 @@ def test_the_first_bar_of_a_ranking_is_said_with_the_form_from_its_open(
     ]
 
 
+def test_the_first_day_of_a_daily_return_is_only_said_to_be_left_out(engine_settings, days) -> None:
+    """p35b #12 "the first trading day of each year": the data's first day has no close
+    before it. Its open-to-close is another measure (it leaves out the gap from the close
+    before), and the form from its open moved the mean from -0.434% to -0.199%: on daily
+    bars the day is said to be left out, with no form that stands its open in."""
+    ret = (days["close"] / days["close"].shift() - 1) * 100
+    first = ret.groupby(days.index.to_period("M")).head(1)
+    assert len(first) == 3 and np.isnan(first.iloc[0])
+    result = ask(
+        {"map": RET, "where": "trading_day('month') == 1", "select": "mean(ret_pct) as m"},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.summary.value == pytest.approx(first.mean())
+    assert (
+        f"m is over 2 of the 3 rows kept: ret_pct has no value on 2024-01-02, {BEGINS}."
+    ) in result.metadata.warnings
+    assert not warnings_with(result, "coalesce")
+    listed = ask({"map": RET, "sort": "ret_pct asc"}, engine_settings, **RTH_DAILY)
+    assert listed.table["ret_pct"].tolist() == pytest.approx(
+        ret.sort_values(na_position="last").tolist(), nan_ok=True
+    )
+    assert not warnings_with(listed, "coalesce")
+
+
 def test_the_first_week_of_a_count_of_rises_is_said(engine_settings, weeks) -> None:
     """ "How many weeks rose": the first has no previous close to rise from."""
     rose = int((weeks["close"] > weeks["close"].shift()).sum())

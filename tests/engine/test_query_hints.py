@@ -56,11 +56,14 @@ def test_the_channel_breakout_of_the_previous_bar_matches_pandas(engine_settings
     assert result.summary.value == int((day["close"] > channel).sum())
 
 
-def test_a_null_literal_gets_a_hint(engine_settings) -> None:
+@pytest.mark.parametrize("word", ["null", "empty"])
+def test_a_null_literal_gets_a_hint(engine_settings, word) -> None:
+    """The reference's own word too ("division by zero gives empty"): if(gap, slip, empty)
+    was told to add a column "empty" of high - low (p35c C4)."""
     query = {
         "session": "RTH",
         "from": "daily",
-        "map": {"x": "if(close > open, range, null)"},
+        "map": {"x": f"if(close > open, range, {word})"},
         "select": "count(x)",
     }
     result = execute(query, "NQ", settings=engine_settings)
