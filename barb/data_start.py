@@ -193,15 +193,18 @@ class DataStart:
 
         return put_back(expr)  # type: ignore[return-value]
 
-    def from_open(self, expr: ast.Expr, clause: str | None = None) -> str:
+    def from_open(self, expr: ast.Expr, clause: str | None = None, *, running: bool = False) -> str:
         """ " From its own open on the first bar: close > coalesce(prev(close), open)." where
         ``expr`` (or the map column it reads) compares with the close before the bar and
         reads nothing further back: the data's first bar has no close before it, and its open
         is where it began. The form is the same on every other bar. Written as the query's
         ``clause`` ("where") when given; nothing when it reads no prev(close), or on daily
         and intraday bars: the data's first opens after a closure, and its open-to-close
-        leaves out the gap a close-to-close return holds."""
-        if not timeframe(self.timeframe).calendar or self.back([expr]) != 1:
+        leaves out the gap a close-to-close return holds. A ``running`` product or sum of it
+        is the exception: compounded from the first open it is the move since the data's
+        first price, one measure (cumprod(1 + r) - 1 = last close / first open - 1)."""
+        calendar = timeframe(self.timeframe).calendar
+        if not (calendar or running) or self.back([expr]) != 1:
             return ""
         form = None
         if _reads_prev_close(expr):
@@ -280,9 +283,10 @@ def running_caveat(start: DataStart, period: np.ndarray) -> list[str]:
         if not len(valued) or not (start.kept > last).any():
             continue
         subject, since = start.subject(argument).to_text(), start.names(valued[:1])[0]
+        opened = start.from_open(argument, running=True)
         return [
             f"{subject} has no value on {start.span(unread, at)}, {start.why}: "
-            f"{call.to_text()} leaves it out, running from {since}.{start.from_open(argument)}"
+            f"{call.to_text()} leaves it out, running from {since}.{opened}"
         ]
     return []
 
