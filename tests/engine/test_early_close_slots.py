@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from asking import ask, warnings_with
-from small_bars import write_minutes
+from small_bars import bars_from_closes, write_minutes
 
 from barb.settings import EngineSettings
 
@@ -41,17 +41,7 @@ def _minutes(seed: int = 9) -> pd.DataFrame:
     ts = stamps[0].append(stamps[1:])
     n = len(ts)
     close = 20000 + np.round(np.cumsum(rng.choice([-1.0, 0.0, 1.0], n)) * 4) / 4
-    open_ = np.concatenate(([close[0]], close[:-1]))
-    return pd.DataFrame(
-        {
-            "timestamp": ts.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": np.maximum(open_, close) + 0.25,
-            "low": np.minimum(open_, close) - 0.25,
-            "close": close,
-            "volume": rng.integers(1, 300, n).astype(np.int64),
-        }
-    )
+    return bars_from_closes(ts, close, rng.integers(1, 300, n))
 
 
 @pytest.fixture(scope="module")

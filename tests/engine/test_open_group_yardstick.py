@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from asking import RTH_DAILY, ask
-from small_bars import write_minutes
+from small_bars import bars_from_closes, write_minutes
 
 from barb.settings import EngineSettings
 
@@ -27,17 +27,7 @@ def hourly(tmp_path_factory: pytest.TempPathFactory) -> EngineSettings:
     stamps = pd.DatetimeIndex([day + offset for day in DAYS for offset in offsets])
     rng = np.random.default_rng(5)
     close = 15000 + np.cumsum(rng.normal(0, 20, len(stamps)))
-    open_ = np.concatenate(([close[0]], close[:-1]))
-    minutes = pd.DataFrame(
-        {
-            "timestamp": stamps.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": np.maximum(open_, close) + 5,
-            "low": np.minimum(open_, close) - 5,
-            "close": close,
-            "volume": rng.integers(1, 500, len(stamps)).astype(np.int64),
-        }
-    )
+    minutes = bars_from_closes(stamps, close, rng.integers(1, 500, len(stamps)), up=5, down=5)
     data_dir: Path = tmp_path_factory.mktemp("hourly_years")
     settings = EngineSettings(data_dir=data_dir)
     write_minutes(minutes, "NQ", settings, "an RTH bar an hour, hand-made")

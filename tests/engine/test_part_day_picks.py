@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from asking import RTH_DAILY, ask, warnings_with
-from small_bars import write_minutes
+from small_bars import bars_from_closes, write_minutes
 
 from barb.settings import EngineSettings
 
@@ -50,23 +50,11 @@ def _minutes(seed: int = 5) -> pd.DataFrame:
         close = mid + 0.25 * half * rng.uniform(-1, 1, len(ts))
         close[rth] = mid + 0.9 * half * np.sin(np.linspace(0, 2 * np.pi, int(rth.sum())))
         close = np.round(close * 4) / 4
-        open_ = np.concatenate(([close[0]], close[:-1]))
-        high, low = np.maximum(open_, close), np.minimum(open_, close)
+        frame = bars_from_closes(ts, close, rng.integers(1, 300, len(ts)), up=0.0, down=0.0)
         first = np.flatnonzero(rth)[0]
-        high[first + 20] = np.round((mid + half) * 4) / 4
-        low[first + 60] = np.round((mid - half) * 4) / 4
-        frames.append(
-            pd.DataFrame(
-                {
-                    "timestamp": ts.values.astype("datetime64[ns]"),
-                    "open": open_,
-                    "high": high,
-                    "low": low,
-                    "close": close,
-                    "volume": rng.integers(1, 300, len(ts)).astype(np.int64),
-                }
-            )
-        )
+        frame.loc[first + 20, "high"] = np.round((mid + half) * 4) / 4
+        frame.loc[first + 60, "low"] = np.round((mid - half) * 4) / 4
+        frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 
 

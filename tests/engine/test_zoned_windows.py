@@ -19,7 +19,7 @@ from barb import execute, render_summary
 from barb.result import Result
 from barb.settings import EngineSettings
 from tests.asking import ask, warnings_with
-from tests.small_bars import write_minutes
+from tests.small_bars import bars_from_closes, write_minutes
 
 # Weekdays on both sides of the US change (2024-03-10), in the EU/US gap week, after both
 # changed, and in Moscow's UTC+4 years (2012) and its UTC+3 ones (2020).
@@ -41,17 +41,9 @@ def bars() -> pd.DataFrame:
     ]
     ts = stamps[0].append(stamps[1:])
     close = 18000 + np.cumsum(rng.choice([-0.25, 0.0, 0.25], size=len(ts)))
-    open_ = np.concatenate(([close[0]], close[:-1]))
-    return pd.DataFrame(
-        {
-            "timestamp": ts.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": np.maximum(open_, close) + rng.choice([0.0, 0.25, 0.5], size=len(ts)),
-            "low": np.minimum(open_, close) - rng.choice([0.0, 0.25, 0.5], size=len(ts)),
-            "close": close,
-            "volume": rng.integers(1, 500, len(ts)).astype(np.int64),
-        }
-    )
+    up = rng.choice([0.0, 0.25, 0.5], size=len(ts))
+    down = rng.choice([0.0, 0.25, 0.5], size=len(ts))
+    return bars_from_closes(ts, close, rng.integers(1, 500, len(ts)), up=up, down=down)
 
 
 @pytest.fixture(scope="module")
