@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 import pandas as pd
 
+from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.parser import parse_expression
 from barb.script.warmup import ReachRule, row
 
@@ -210,6 +211,10 @@ def register(
                 f"function {name!r} ({category}) reads other rows: register it with its reach"
             )
         reach = row
+    daily = [i for i, p in enumerate(params) if p.kind == "daily"]
+    if daily != ([DAILY_ARGUMENTS[name]] if name in DAILY_ARGUMENTS else []):
+        # The parser seals these arguments by that table, before any function is registered.
+        raise RuntimeError(f"function {name!r}: its daily parameter must be in DAILY_ARGUMENTS")
 
     def decorate(impl: Callable[..., Any]) -> Callable[..., Any]:
         spec = FunctionSpec(

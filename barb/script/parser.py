@@ -25,6 +25,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 from barb.errors import ExpressionSyntaxError, QueryTooLarge
 from barb.script import ast
 from barb.script.calendar_names import calendar_name_hint
+from barb.script.daily_calls import DAILY_ARGUMENTS
 
 MAX_LENGTH = 1000
 # Far beyond any sensible expression, and well inside Python's recursion limit for the
@@ -140,18 +141,12 @@ def _tables_cache() -> str | bool:
 
 
 def _on_daily_bars(name: str, args: tuple[ast.Expr, ...]) -> tuple[ast.Expr, ...]:
-    """The arguments of a function that evaluates one over daily bars (``daily``), with that
-    one sealed off from the walks over the rows' tree (``ast.OnDailyBars``)."""
-    # Imported here: the registry's modules import this parser as they load.
-    from barb.script.library import lookup
-
-    spec = lookup(name)
-    if spec is None or all(p.kind != "daily" for p in spec.params):
+    """The arguments of a call, its daily-bars one (``daily``'s) sealed off from the walks
+    over the rows' tree (``ast.OnDailyBars``)."""
+    at = DAILY_ARGUMENTS.get(name)
+    if at is None or at >= len(args):
         return args
-    return tuple(
-        ast.OnDailyBars(arg) if i < len(spec.params) and spec.params[i].kind == "daily" else arg
-        for i, arg in enumerate(args)
-    )
+    return (*args[:at], ast.OnDailyBars(args[at]), *args[at + 1 :])
 
 
 class _BadLiteral(Exception):
