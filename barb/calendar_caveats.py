@@ -73,8 +73,14 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
     closed = np.unique(days[us_market_closed(days)])
     if not len(closed):
         return []
-    traded = _hours_traded(plan, closed)
+    short = short_days(plan.dataset, plan.session, closed)
+    if not places and not plan.dataset.instrument.stock_index:
+        return _own_holidays(plan, closed, short)
+    traded = _hours_traded(plan, closed, short)
     are = "is a US holiday session" if len(closed) == 1 else "are US holiday sessions"
+    # The example is one of the sessions the words name: ES's 2025 held 7 short ones and
+    # the national day of mourning (2025-01-09), traded in full, which read as a short one.
+    example = closed[short][0] if 2 * short.sum() >= len(closed) else closed[~short][0]
     if places:
         # "where": "not holiday()" would leave the month without a first day: the day after
         # Labor Day is numbered 2 among the exchange's days.
@@ -90,7 +96,7 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
     # weekend gap, and Asian hours trade as usual. Only a stock-market question wants them out.
     return [
         f"{len(closed)} of the rows {are} (the stock market closed, "
-        f"{traded}), e.g. {closed[0]}: "
+        f"{traded}), e.g. {example}: "
         '"where": "not holiday()" leaves them out when the question is about the stock '
         "market's days."
     ]
@@ -115,11 +121,40 @@ def _weekday_calls(stage: StagePlan) -> set[str]:
     }
 
 
-def _hours_traded(plan: Plan, closed: np.ndarray) -> str:
+def _own_holidays(plan: Plan, closed: np.ndarray, short: np.ndarray) -> list[str]:
+    """The holiday sessions of an instrument that is no stock index (CL): its own days, of
+    which only the short ones are part days; the stock market's days are not its question.
+    CL's RTH over 2015-2025 held 74, 46 of them 13:00 closes, 28 (2017-01-02, and all from
+    2022 on) its full 09:00-14:30. None said when every one traded in full."""
+    if not short.any():
+        return []
+    dataset = plan.dataset
+    symbol, n = dataset.instrument.symbol, len(closed)
+    _, ends = day_edges(dataset, closed[short][:1])
+    example = f"e.g. {closed[short][0]}, closed {close_clock(dataset, int(ends[0]))}"
+    are = "is a US stock-market holiday" if n == 1 else "are US stock-market holidays"
+    full = closed[~short]
+    if not len(full):
+        traded = f"{symbol} traded short hours on {'it' if n == 1 else 'all'} ({example})"
+        return [
+            f'{n} of the rows {are}: {traded}. "where": "not holiday()" leaves out these part days.'
+        ]
+    spec = dataset.instrument.sessions.get(plan.session)
+    hours = plan.session if spec is None else spec.hours
+    return [
+        f"{n} of the rows {are}, which {symbol} trades as its own days: {int(short.sum())} "
+        f"were short sessions ({example}), {len(full)} traded the full {hours} (e.g. "
+        f'{full[0]}). "where": "not holiday()" leaves out the short ones\' part days, and '
+        "the full ones with them."
+    ]
+
+
+def _hours_traded(plan: Plan, closed: np.ndarray, is_short: np.ndarray) -> str:
     """What the session's own window traded on the holidays, as the bars show: short hours
     where the futures closed inside it (RTH, after 13:00), in full where they closed after
-    it (the overnight hours before a holiday's RTH; only Good Friday's stopped at 09:15)."""
-    short = closed[short_days(plan.dataset, plan.session, closed)]
+    it (the overnight hours before a holiday's RTH; only Good Friday's stopped at 09:15).
+    ``is_short``: which of ``closed`` are short (short_days)."""
+    short = closed[is_short]
     if len(short) == len(closed):
         return "the futures traded short hours"
     if not len(short):

@@ -135,6 +135,10 @@ class Instrument(BaseModel):
     # in dollars (a barrel's price), and "0,0172 пункта" read wrong of CL's moves.
     price_unit: Literal["points", "dollars"] = "points"
     calendar: str
+    # Whether the price is a US stock index's (NQ, ES): its question about weekdays or a
+    # month's days is about the stock market's days, which leave a holiday session out. CL's
+    # holiday sessions are its own days, short (13:30) or, since 2022, in full.
+    stock_index: bool = False
     trading_day_start: str
     maintenance_break: TimeWindow | None = None
     # The exchange's daily settlement window (settlement is a VWAP of trades in it) and the

@@ -443,3 +443,81 @@ def test_a_few_cut_windows_over_all_days_say_nothing(sample_settings, lunch_days
     query = {"map": LUNCH_RANGE, "select": ["mean(lunch / morning) as ratio"]}
     result = ask(query, sample_settings, **RTH_DAILY)
     assert not [w for w in result.metadata.warnings if "cut short" in w]
+
+
+# --- the holiday sessions of a weekday question -------------------------------------------
+
+
+def _holiday_minutes(settings, symbol: str, years: tuple[int, int], window: tuple[int, int]):
+    """Minutes each NYSE weekday holiday of ``years`` traded in ``window``, from the raw bars
+    and NYSE's calendar (pandas_market_calendars), never through Barb."""
+    import pandas_market_calendars as mcal
+
+    bars = pd.read_parquet(data_path(symbol, settings), columns=["trading_date", "minute"])
+    bars = bars[bars["trading_date"].dt.year.between(*years)]
+    inside = bars[(bars["minute"] >= window[0]) & (bars["minute"] < window[1])]
+    minutes = inside.groupby("trading_date").size()
+    nyse = mcal.get_calendar("NYSE").valid_days(f"{years[0]}-01-01", f"{years[1]}-12-31")
+    weekdays = pd.bdate_range(f"{years[0]}-01-01", f"{years[1]}-12-31")
+    closed = weekdays.difference(nyse.tz_localize(None))
+    held = minutes[minutes.index.isin(closed)]
+    held.index = [f"{d:%Y-%m-%d}" for d in held.index]
+    return held
+
+
+WEEKDAY_RANGE = {"map": {"wd": "dayname()"}, "group_by": "wd", "select": "mean(range)"}
+
+
+@pytest.mark.slow
+def test_a_crude_oil_weekday_question_counts_its_short_and_full_holiday_sessions(
+    sample_settings,
+) -> None:
+    """CL is no stock index: its holiday sessions are its own days, short (13:00) until 2021
+    and full 09:00-14:30 from 2022, and the stock market's days are not its question."""
+    from barb.data.sample import write_samples
+
+    write_samples(["CL"], sample_settings)  # NQ and ES are in the default sample
+    result = ask({"period": "2021:2022", **WEEKDAY_RANGE}, sample_settings, "CL", **RTH_DAILY)
+    held = _holiday_minutes(sample_settings, "CL", (2021, 2022), (540, 870))
+    short, full = held[held < 330], held[held == 330]
+    assert len(short) + len(full) == len(held) and len(short) and len(full)
+    assert [w for w in result.metadata.warnings if "holiday" in w] == [
+        f"{len(held)} of the rows are US stock-market holidays, which CL trades as its own "
+        f"days: {len(short)} were short sessions (e.g. {short.index[0]}, closed "
+        f"{9 + short.iloc[0] // 60}:{short.iloc[0] % 60:02d}), {len(full)} traded the full "
+        f'09:00-14:30 (e.g. {full.index[0]}). "where": "not holiday()" leaves out the short '
+        "ones' part days, and the full ones with them."
+    ]
+    # A year of short ones only; and where every one traded in full, nothing to say.
+    result = ask({"period": "2019", **WEEKDAY_RANGE}, sample_settings, "CL", **RTH_DAILY)
+    held = _holiday_minutes(sample_settings, "CL", (2019, 2019), (540, 870))
+    assert (held < 330).all()
+    assert [w for w in result.metadata.warnings if "holiday" in w] == [
+        f"{len(held)} of the rows are US stock-market holidays: CL traded short hours on all "
+        f'(e.g. {held.index[0]}, closed 13:00). "where": "not holiday()" leaves out these part '
+        "days."
+    ]
+    result = ask(
+        {"period": "2023-01-01:2023-08-31", **WEEKDAY_RANGE}, sample_settings, "CL", **RTH_DAILY
+    )
+    held = _holiday_minutes(sample_settings, "CL", (2023, 2023), (540, 870))
+    assert (held[held.index < "2023-09"] == 330).all()
+    assert not [w for w in result.metadata.warnings if "holiday" in w], result.metadata.warnings
+
+
+@pytest.mark.slow
+def test_a_stock_index_holiday_example_is_one_of_the_short_sessions_it_counts(
+    sample_settings,
+) -> None:
+    """ES's 2025 held 7 short holiday sessions and the day of mourning (2025-01-09), which
+    traded in full: the example is a short one, and the words are the stock market's."""
+    result = ask({"period": "2025", **WEEKDAY_RANGE}, sample_settings, "ES", **RTH_DAILY)
+    held = _holiday_minutes(sample_settings, "ES", (2025, 2025), RTH)
+    short = held[held < RTH[1] - RTH[0]]
+    assert held.index[0] == "2025-01-09" and short.index[0] != held.index[0]
+    assert [w for w in result.metadata.warnings if "holiday" in w] == [
+        f"{len(held)} of the rows are US holiday sessions (the stock market closed, "
+        f"{len(short)} traded short hours), e.g. {short.index[0]}: "
+        '"where": "not holiday()" leaves them out when the question is about the stock '
+        "market's days."
+    ]
