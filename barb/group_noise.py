@@ -38,6 +38,16 @@ between 0.2343% and 0.2369%, each known to about ±0.002. So when a grouped resu
 by a mean and its second group is within ``NOISE_ERRORS`` standard errors of the difference
 from the first, every group within that noise is counted and the first few named.
 
+A second stage's count of the first stage's rows by an outcome they picked ("which weekday
+makes the week's high": 53 weeks counted by the weekday arg_max named) is tested against
+equal shares (``counted_noise``): Pearson's χ² goodness of fit across the groups, the exact
+binomial test for two. When the groups do differ, the group a reader names (the highest, or
+the sort's first) is tested against each other one by the exact binomial test of the two
+counts (each row of theirs in either with chance 1/2): NQ's 2024 had Fri 17 and Mon 16 weeks
+of 53 (p = 1) beside Thu 3 (χ² p = 0.0099), and "Friday" was named with no word. Only counts
+by an outcome: a count by a calendar key (months per year, days per weekday) is the
+calendar's, not chance's.
+
 No warning is not proof of an edge: at the 5% level one grouping of pure noise in 20 passes.
 
 Cost: every group's spread in one weighted bincount over the rows, only when a grouped mean
@@ -334,6 +344,100 @@ class _Groups:
             f"standard errors), but {len(close)} {others} within {NOISE_ERRORS:g} standard "
             f"errors of the difference from it: {listed}; their order is noise."
         ]
+
+
+def counted_noise(
+    select: Sequence[SelectItem], answers: Mapping[str, SelectValue], sort: Sequence[SortKey]
+) -> list[str]:
+    """Warnings for the ``count()`` items of a stage whose groups are outcomes its rows
+    fell in (see the module's text): their counts no further from equal shares than chance
+    would put them, or the group a reader names within noise of others."""
+    said = []
+    ranking = sort[0] if sort else None
+    for item in select:
+        expr = item.expr
+        if not (isinstance(expr, ast.Call) and expr.name.lower() == "count" and not expr.args):
+            continue
+        counts = pd.to_numeric(pd.Series(answers[item.name].value), errors="coerce")
+        counts = counts[counts > 0]
+        if len(counts) < 2 or not isinstance(counts.index, pd.Index):
+            continue
+        names = [group_name(counts.index, at, text_alone=True) for at in range(len(counts))]
+        values = counts.to_numpy(dtype=np.int64)
+        if ranking is not None and ranking.column != item.name:
+            continue  # a ranking by another column: its first is not this count's
+        test = _equal_shares(values)
+        if test is not None and test.p >= LEVEL:
+            high, low = int(np.argmax(values)), int(np.argmin(values))
+            said.append(
+                f"The counts differ by less than their noise: {item.name} over the "
+                f"{len(values)} {_key_names(counts.index)} groups (highest {names[high]} "
+                f"{values[high]}, lowest {names[low]} {values[low]} of {values.sum():,}) "
+                f"lie no further from equal shares than chance would put them ({test.name} "
+                f"p = {two_digits(test.p)})."
+            )
+            continue
+        lowest = ranking is not None and not ranking.descending
+        said += _first_count(item.name, names, values, lowest)
+    return said
+
+
+def _first_count(column: str, names: list[str], values: np.ndarray, lowest: bool) -> list[str]:
+    """A sentence when the group with the most (``lowest``: the fewest) rows is within
+    noise of others: the exact binomial test of its count against each other one's."""
+    first = int(np.argmin(values) if lowest else np.argmax(values))
+    close = [
+        (names[at], int(values[at]), binomial_p(int(values[first]), int(values[at])))
+        for at in np.argsort(values if lowest else -values, kind="stable")
+        if at != first
+    ]
+    close = [found for found in close if found[2] >= LEVEL]
+    if not close:
+        return []
+    named = [f"{name} {count} (p = {two_digits(p)})" for name, count, p in close[:_NAMED_GROUPS]]
+    more = len(close) - len(named)
+    listed = ", ".join(named) + (f" and {more} more" if more else "")
+    most = "fewest" if lowest else "most"
+    others = "other group is" if len(close) == 1 else "other groups are"
+    return [
+        f"{column}: {names[first]} has the {most} ({values[first]} of {values.sum():,}), but "
+        f"{len(close)} {others} within noise of it by the exact binomial test of the two "
+        f"counts: {listed}; their order is noise."
+    ]
+
+
+def binomial_p(one: int, other: int) -> float:
+    """Two-sided p of the exact binomial test of ``one`` against ``other`` rows, each row
+    of theirs in either with chance 1/2 (the distribution is symmetric: twice the smaller
+    tail)."""
+    from scipy import special  # here, not at start-up: a few tenths of a second
+
+    n = one + other
+    if n == 0 or one == other:
+        return 1.0
+    return float(min(1.0, 2 * special.bdtr(min(one, other), n, 0.5)))
+
+
+def _equal_shares(counts: np.ndarray) -> _Test | None:
+    """The test of ``counts`` against equal shares: the exact binomial test for two
+    groups; Pearson's χ² goodness of fit for more, when each group expects at least
+    ``FEW_EVENTS`` rows (else None: the approximation is poor there)."""
+    from scipy import special  # here, not at start-up: a few tenths of a second
+
+    k, total = len(counts), int(counts.sum())
+    sizes = (int(counts.min()), int(counts.max()))
+    if k == 2:
+        return _Test("exact binomial test", binomial_p(*map(int, counts)), k, sizes)
+    expected = total / k
+    if expected < FEW_EVENTS:
+        return None
+    chi2 = float(((counts - expected) ** 2).sum() / expected)
+    return _Test("χ² against equal shares", float(special.chdtrc(k - 1, chi2)), k, sizes)
+
+
+def _key_names(index: pd.Index) -> str:
+    """ "day", "year × month": what the groups are by."""
+    return " × ".join(name or "group" for name in index.names)
 
 
 def _within_noise(one: _Spread, other: _Spread) -> bool:

@@ -25,8 +25,9 @@ from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
-from barb.group_noise import FewGroups, even_groups
+from barb.group_noise import FewGroups, counted_noise, even_groups
 from barb.limit_caveats import tie_at_limit
+from barb.lineage import nodes
 from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
@@ -242,6 +243,18 @@ def run_stage(
     return output
 
 
+def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
+    """Whether a second stage groups the first stage's rows by what each row picked (its
+    select's arg_max weekday, an up-or-down flag), not by the first stage's own keys (the
+    year of its months): a count by an outcome is chance's, by a key the calendar's."""
+    mapped = dict(stage.map_exprs)
+    for _, expr in stage.group_keys:
+        read = {node.name for node in nodes(expr, mapped) if isinstance(node, Column)}
+        if not read - set(mapped) or read & set(row_keys):
+            return False
+    return True
+
+
 def _aside(ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray) -> EvalContext:
     """``ctx`` over ``frame`` for evaluating a part again (a caveat's), its warnings kept
     apart from the answer's."""
@@ -290,6 +303,8 @@ def _answer(
         # A second stage's rows are the first's groups, not the timeframe's bars.
         rows = "rows" if prefix else COUNTED_ROWS.get(ctx.timeframe, "bars")
         even = even_groups(stage.select, answers, stage.sort, rows)
+        if prefix and _by_outcome(stage, row_keys):
+            warnings += counted_noise(stage.select, answers, stage.sort)
         return StageOutput(
             summary,
             table=table,

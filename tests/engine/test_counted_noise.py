@@ -1,0 +1,104 @@
+"""A second stage's count of the first stage's rows by what each one picked ("which weekday
+makes the week's high") is tested against equal shares, and the group a reader names
+against each other one: NQ's 2024 gave Fri 17 and Mon 16 weeks of 53, and "Friday" was
+named with no word. Expected counts from pandas over the hand-made minute bars, p-values
+from scipy.stats, never through Barb."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from asking import ask
+from scipy import stats
+
+RTH = (570, 1020)  # NQ's RTH, 09:30-17:00, in minutes of the day
+
+WEEK_HIGH = {
+    "session": "RTH",
+    "from": "daily",
+    "group_by": "week()",
+    "select": "arg_max(dayname(), high) as day",
+    "then": {"group_by": "day", "select": "count() as weeks"},
+}
+
+
+@pytest.fixture(scope="module")
+def rth_days(minutes: pd.DataFrame) -> pd.DataFrame:
+    """The fixture's RTH days: high, open and close, with pandas."""
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = minutes[(minute >= RTH[0]) & (minute < RTH[1])]
+    days = rth.groupby(rth["timestamp"].dt.normalize()).agg(
+        high=("high", "max"), open=("open", "first"), close=("close", "last")
+    )
+    days["week"] = days.index - pd.to_timedelta(days.index.dayofweek, unit="D")
+    return days
+
+
+def _noise(result) -> list[str]:
+    return [w for w in result.metadata.warnings if "noise" in w]
+
+
+def test_the_weekday_counted_most_is_said_within_noise_of_the_next(
+    engine_settings, rth_days
+) -> None:
+    first = rth_days.groupby("week")["high"].idxmax()  # the earliest of a tie
+    counts = first.dt.day_name().str[:3].value_counts()
+    counts = counts.sort_values(ascending=False, kind="stable")
+    result = ask(WEEK_HIGH, engine_settings)
+    assert dict(zip(result.table["day"], result.table["weeks"], strict=True)) == counts.to_dict()
+    top, total = counts.max(), int(counts.sum())
+    leader = result.table["day"][result.table["weeks"].idxmax()]  # the first of the table's
+    close = []
+    for day in result.table.sort_values("weeks", ascending=False, kind="stable")["day"]:
+        if day == leader:
+            continue
+        p = stats.binomtest(int(counts[day]), int(top + counts[day]), 0.5).pvalue
+        if p >= 0.05:
+            close.append(f"{day} {counts[day]} (p = {float(f'{p:.2g}'):g})")
+    assert close, counts  # the fixture's weeks: a first within noise of others
+    assert _noise(result) == [
+        f"weeks: {leader} has the most ({top} of {total}), but {len(close)} other groups are "
+        "within noise of it by the exact binomial test of the two counts: "
+        f"{', '.join(close)}; their order is noise."
+    ]
+
+
+def test_two_counted_groups_near_even_shares_are_said_within_noise(
+    engine_settings, rth_days
+) -> None:
+    last = rth_days.groupby("week").last()
+    up = int((last["close"] > last["open"]).sum())
+    down = len(last) - up
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"up": "close > open"},
+        "group_by": "week()",
+        "select": "last(up) as up",
+        "then": {"group_by": "up", "select": "count() as weeks"},
+    }
+    result = ask(query, engine_settings)
+    assert result.table["weeks"].tolist() == [down, up]
+    p = stats.binomtest(up, up + down, 0.5).pvalue
+    assert p >= 0.05
+    high, low = ("false", "true") if down >= up else ("true", "false")
+    assert _noise(result) == [
+        f"The counts differ by less than their noise: weeks over the 2 up groups (highest up "
+        f"{high} {max(up, down)}, lowest up {low} {min(up, down)} of {up + down}) lie no "
+        f"further from equal shares than chance would put them (exact binomial test p = "
+        f"{float(f'{p:.2g}'):g})."
+    ]
+
+
+def test_a_count_by_the_first_stages_own_key_says_nothing(engine_settings) -> None:
+    """Months counted by how many weekday groups each holds (5 each): the first stage's own
+    key counts the calendar, not chance."""
+    by_key = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": ["month()", "dayname()"],
+        "select": "count() as n",
+        "then": {"group_by": "month", "select": "count() as days"},
+    }
+    assert not _noise(ask(by_key, engine_settings))
