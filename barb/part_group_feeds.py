@@ -41,7 +41,7 @@ def say_fed(parts: PartGroups, stage: StagePlan, ctx: EvalContext, rows: pd.Data
         # The part group is one row (a year among years), not a key of many (days by year).
         if np.count_nonzero(part) != 1:
             continue
-        parts.texts[at] += _fed_text(stage, items, ctx, rows, part)
+        parts.texts[at] += _fed_text(stage, items, ctx, rows, part, group.unit)
 
 
 def _compares(expr: ast.Expr) -> bool:
@@ -61,10 +61,13 @@ def _fed_text(
     ctx: EvalContext,
     rows: pd.DataFrame,
     part: np.ndarray,
+    unit: str,
 ) -> str:
-    """' The second stage's mean_dd (-20.41) is over 19 rows, it among them: without it
-    -21.49.' Of a grouped stage, the statistics of the group it falls in: ' In month 1, the
-    second stage's…'."""
+    """' The second stage's mean_dd (-20.41) is over 19 rows, this year among them: without
+    it -21.49.' Of a grouped stage, the statistics of the group it falls in: ' In month 1,
+    the second stage's…', and of a group named by one word, its counts plainly: ' Mon's 16
+    weeks include this week: without it, 15.' ("In day Mon, the second stage's weeks (16)
+    is over 16 rows, it among them" was hard to read)."""
     members, named = np.ones(len(rows), dtype=bool), ""
     if stage.group_keys:
         keys = [name for name, _ in stage.group_keys]
@@ -87,14 +90,34 @@ def _fed_text(
             moved.append((item.name, value_text(with_it), value_text(without)))
     if not moved:
         return ""
+    withouts = listed_text([without for _, _, without in moved])
+    word = _word(stage, rows, part)
+    counts = {item.name for item in items if _is_count(item.expr)}
+    if word is not None and all(name in counts for name, _, _ in moved):
+        said = listed_text([f"{with_it} {name}" for name, with_it, _ in moved])
+        return f" {word}'s {said} include this {unit}: without it, {withouts}."
     stats = listed_text([f"{name} ({with_it})" for name, with_it, _ in moved])
     verb = "is" if len(moved) == 1 else "are"
     n = count_text(int(np.count_nonzero(members)), "row")
     where = f" In {named}, the" if named else " The"
     return (
-        f"{where} second stage's {stats} {verb} over {n}, it among them: without it "
-        f"{listed_text([without for _, _, without in moved])}."
+        f"{where} second stage's {stats} {verb} over {n}, this {unit} among them: without it "
+        f"{withouts}."
     )
+
+
+def _word(stage: StagePlan, rows: pd.DataFrame, part: np.ndarray) -> str | None:
+    """The group the part falls in when one key names it by a word ("Mon"), else None (a
+    number reads plainly only beside its key: "month 1")."""
+    if len(stage.group_keys) != 1:
+        return None
+    value = rows[stage.group_keys[0][0]].iloc[int(np.flatnonzero(part)[0])]
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _is_count(expr: ast.Expr) -> bool:
+    """count() of the rows: its value is how many rows, the noun its name says ("weeks")."""
+    return isinstance(expr, ast.Call) and expr.name.lower() == "count" and not expr.args
 
 
 def _value(item: SelectItem, ctx: EvalContext, rows: pd.DataFrame) -> object:

@@ -32,7 +32,7 @@ def _open_week_said(result) -> str:
 
 _FED = re.compile(
     r" (?:In (?P<group>[^,]+), the|The) second stage's (?P<stats>.+) (?:is|are) over "
-    r"(?P<n>\d+) rows, it among them: without it (?P<without>.+)\.$"
+    r"(?P<n>\d+) rows, this \w+ among them: without it (?P<without>.+)\.$"
 )
 
 
@@ -114,6 +114,26 @@ def test_a_grouped_second_stage_names_the_group_the_week_is_in(engine_settings, 
             pytest.approx(members.iloc[:-1].mean(), abs=0.01),
         )
     }
+
+
+def test_a_count_by_a_weekday_says_plainly_it_holds_the_week(engine_settings, minutes) -> None:
+    """ "Which weekday makes the week's high": the open week's weekday counts it. Once read
+    "In day Mon, the second stage's weeks (5) is over 5 rows, it among them: without it 4"."""
+    days = rth_daily(minutes)
+    monday = days.index - pd.to_timedelta(days.index.dayofweek, unit="D")
+    picked = days["high"].groupby(monday).idxmax().dt.day_name().str[:3]  # earliest of ties
+    day = picked.iloc[-1]
+    weeks = int((picked == day).sum())
+    assert weeks > 1
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "week()",
+        "select": "arg_max(dayname(), high) as day",
+        "then": {"group_by": "day", "select": "count() as weeks"},
+    }
+    said = _open_week_said(execute(query, "NQ", settings=engine_settings))
+    assert said.endswith(f" {day}'s {weeks} weeks include this week: without it, {weeks - 1}.")
 
 
 def test_a_second_stage_where_that_drops_the_week_says_nothing_of_it(
