@@ -197,11 +197,13 @@ def even_groups(
     if said:
         first, test = tested[0]
         k, verb = test.groups, "differs" if len(said) == 1 else "differ"
+        # A median's ends are shown without a ±: the band is named only beside a mean's.
+        band = any(not groups.median for groups, _ in tested)
+        errors = f"; ± {NOISE_ERRORS:g} standard errors" if band else ""
         warnings = [
             f"The groups differ by less than their noise: across the {k} {first.keys()} "
             f"groups ({_sizes_text([t for _, t in tested], rows)}), {listed_text(said)} {verb} no "
-            f"more than {k} groups of pure noise would (p ≥ {LEVEL:g}; ± {NOISE_ERRORS:g} "
-            "standard errors).",
+            f"more than {k} groups of pure noise would (p ≥ {LEVEL:g}{errors}).",
             *ranked,
         ]
     if not few:

@@ -183,3 +183,26 @@ def test_a_group_of_one_day_is_named(engine_settings, march) -> None:
     result = ask(query, engine_settings, **RTH_DAILY)
     [few] = [w for w in result.metadata.warnings if "too few" in w]
     assert few.startswith("Groups of under 5 days are too few to compare: Mon: 1 day,")
+
+
+def test_a_medians_warning_names_no_band_it_does_not_show(engine_settings, minutes) -> None:
+    """Medians are shown without a ±, so their warning names no "± 2 standard errors"
+    (p36a Q41); beside a mean, whose ends carry it, it does."""
+    ts = pd.DatetimeIndex(minutes["timestamp"])
+    clock = ts.hour * 60 + ts.minute
+    rth = minutes[(clock >= 570) & (clock < 1020)].copy()
+    rth["date"] = pd.DatetimeIndex(rth["timestamp"]).normalize()
+    days = rth.groupby("date").agg(high=("high", "max"), low=("low", "min"))
+    days["range"] = days["high"] - days["low"]
+    groups = [g.to_numpy() for _, g in days.groupby(days.index.strftime("%a"))["range"]]
+    _, p, _, _ = stats.median_test(*groups, correction=False)
+    assert p >= 0.05 and _welch_p(groups) >= 0.05  # the case: both within noise
+    query = {"map": {"weekday": "dayname()"}, "group_by": "weekday", "select": "median(range)"}
+    [said] = [w for w in ask(query, engine_settings, **RTH_DAILY).metadata.warnings
+              if "their noise" in w]  # fmt: skip
+    assert f"Mood's median test, χ² p = {float(f'{p:.2g}'):g})" in said
+    assert said.endswith("groups of pure noise would (p ≥ 0.05).") and "±" not in said
+    both = {**query, "select": ["median(range)", "mean(range)"]}
+    [said] = [w for w in ask(both, engine_settings, **RTH_DAILY).metadata.warnings
+              if "their noise" in w]  # fmt: skip
+    assert said.endswith("(p ≥ 0.05; ± 2 standard errors).")
