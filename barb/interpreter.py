@@ -309,6 +309,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         truncated=truncated,
         open_group=cut_short.keys if cut_short is not None else None,
         cut_groups=[g.keys for g in cut_groups] if plan.then is None else [],
+        begun_groups=output.begun_groups if plan.then is None else [],
         # A second stage's table holds other rows: only the first stage's groups are named.
         first_whole=(
             whole_first.to_dict() if whole_first is not None and plan.then is None else None

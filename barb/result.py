@@ -140,6 +140,10 @@ class Metadata(BaseModel):
     # week "last_2_weeks" begins in), named like open_group: part groups a chart can draw
     # hollow and leave out of highest and lowest, as it does the open one. For the chart only.
     cut_groups: list[dict[str, str]] = Field(default_factory=list, exclude=True)
+    # The first stage's groups whose statistic the data's start leaves over at most half of
+    # their rows (2008's days above the 200-day mean: 60 of 259), named like cut_groups,
+    # with those rows and all of theirs: drawn hollow and not ranked. For the chart only.
+    begun_groups: list[tuple[dict[str, str], int, int]] = Field(default_factory=list, exclude=True)
     # A then stage's where: the first stage's rows it kept and those it was given (406 of
     # 941 weeks); the chart's footer says so. For the chart only, like open_group.
     then_rows: tuple[int, int] | None = Field(default=None, exclude=True)

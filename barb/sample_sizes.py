@@ -87,6 +87,11 @@ def sample_sizes(
 # A standard deviation from fewer values than this is said to be rough: its own relative
 # error, about 1 / sqrt(2 (n - 1)) for normal values, is 16% at 20 and 41% at 4.
 FEW_FOR_A_SPREAD = 20
+# A group whose statistic the data's start leaves over this share of its rows or fewer is
+# a part group to a chart (hollow, not ranked): 2008's share above the 200-day mean is over
+# 60 of its 259 days (Oct-Dec), another period than the other years'; the 50-day mean's 210
+# of 259 stays 2008's, said only in the warning.
+BEGUN_SHARE = 0.5
 _SPREADS = frozenset({"std"})
 
 
@@ -117,17 +122,31 @@ def few_values_caveat(
     return said
 
 
+@dataclass(frozen=True)
+class BegunGroup:
+    """A group whose statistic is over at most half its rows because the data begins: its
+    position in group order, and the rows with a value of the ``rows`` it holds (2008's
+    share of days above the 200-day mean: 60 of 259)."""
+
+    at: int
+    size: int
+    rows: int
+
+
 def sample_caveats(
     select: Sequence[SelectItem],
     ctx: EvalContext,
     selected: Mapping[str, SelectValue],
     shown: np.ndarray,
     start: DataStart | None = None,
-) -> list[str]:
+) -> tuple[list[str], list[BegunGroup]]:
     """For a grouped result: the statistics taken over notably fewer rows than their groups
     hold, in all or in one of the groups ``shown`` (positions in group order); one line for
-    the statistics that are over the same rows. ``start``: see ``sample_sizes``."""
+    the statistics that are over the same rows. ``start``: see ``sample_sizes``. And the
+    groups whose statistic the data's start leaves at most ``BEGUN_SHARE`` of its rows: a
+    chart draws them hollow and ranks them not ("lowest 2008 0.0%" of 60 of its 259 days)."""
     lines: dict[str, list[str]] = {}
+    begun: dict[int, BegunGroup] = {}
     counted = _all_rows_count(select)
     for item in select:
         answer = selected[item.name]
@@ -138,6 +157,11 @@ def sample_caveats(
         if found.unread is not None and found.unread.any():
             unread = np.asarray(answer.rows.count_where(found.unread), dtype=np.int64)
             begins = bool(unread[shown].any())
+            held = np.asarray(answer.rows.size(), dtype=np.int64)
+            for at in np.flatnonzero((unread > 0) & (held - unread <= BEGUN_SHARE * held)):
+                size = int(held[at] - unread[at])
+                if at not in begun or size < begun[at].size:
+                    begun[int(at)] = BegunGroup(int(at), size, int(held[at]))
         if found.count and not begins:
             continue
         missing = found.rows
@@ -161,10 +185,11 @@ def sample_caveats(
         if begins:
             said += f" {found.start_text(start)}"
         lines.setdefault(said, []).append(item.name)
-    return [
+    said = [
         f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} {said}"
         for said, names in lines.items()
     ]
+    return said, sorted(begun.values(), key=lambda group: group.at)
 
 
 def true_count_caveat(

@@ -10,7 +10,7 @@ second stage (``then``) they are the first stage's result table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -34,6 +34,7 @@ from barb.ranking import in_sort_order
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.same_run_rows import same_run_caveat
 from barb.sample_sizes import (
+    BegunGroup,
     few_values_caveat,
     sample_caveats,
     sample_sizes,
@@ -42,7 +43,7 @@ from barb.sample_sizes import (
 from barb.script.ast import Call, Column, Expr
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext
-from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
+from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_select
 from barb.script.functions import KIND_NAMES, value_kind
 from barb.setup_noise import setup_noise
 from barb.summary_text import value_text
@@ -90,6 +91,9 @@ class StageOutput:
     apart_columns: dict[str, str] = field(default_factory=dict)
     # The groups of too few rows to compare, and the warning naming them.
     few_groups: FewGroups | None = None
+    # Groups whose statistic the data's start leaves over at most half their rows, by their
+    # keys as text, with that size and their rows: a chart draws them hollow, unranked.
+    begun_groups: list[tuple[dict[str, str], int, int]] = field(default_factory=list)
 
     def kept_dates(self) -> np.ndarray | None:
         """The trading dates of the rows kept (bars with a trading_date column), else None;
@@ -243,6 +247,24 @@ def run_stage(
     return output
 
 
+def _begun_keys(
+    begun: Sequence[BegunGroup], answers: Mapping[str, SelectValue]
+) -> list[tuple[dict[str, str], int, int]]:
+    """The ``begun`` groups by their key values as text ({"year": "2008"}), as a chart
+    finds its rows."""
+    if not begun or not answers:
+        return []
+    index = next(iter(answers.values())).rows.index
+    if index is None:
+        return []
+    found = []
+    for group in begun:
+        values = index[group.at] if isinstance(index, pd.MultiIndex) else (index[group.at],)
+        keys = {str(k): value_text(v) for k, v in zip(index.names, values, strict=True)}
+        found.append((keys, group.size, group.rows))
+    return found
+
+
 def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
     """Whether a second stage groups the first stage's rows by what each row picked (its
     select's arg_max weekday, an up-or-down flag), not by the first stage's own keys (the
@@ -298,7 +320,8 @@ def _answer(
         if day_open and opened is not None:
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
-        warnings += sample_caveats(stage.select, ctx, answers, groups[order], start)
+        sampled, begun = sample_caveats(stage.select, ctx, answers, groups[order], start)
+        warnings += sampled
         warnings += true_count_caveat(stage.select, answers)
         # A second stage's rows are the first's groups, not the timeframe's bars.
         rows = "rows" if prefix else COUNTED_ROWS.get(ctx.timeframe, "bars")
@@ -315,6 +338,7 @@ def _answer(
             even_columns=even.columns,
             apart_columns=even.apart,
             few_groups=even.few,
+            begun_groups=_begun_keys(begun, answers),
         )
     if shape in SINGLE_ROW:
         ctx.step = prefix + "select"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import reduce
 from itertools import pairwise
 from typing import Any
@@ -142,6 +142,9 @@ class Groups:
     # Groups the period's edges or the data's start cut (the 1-day week "last_2_weeks"
     # begins in): drawn hollow, noted, not ranked, like the open one.
     cut_at: tuple[int, ...] = ()
+    # Of ``cut_at``, those whole in the data whose value the data's start left over at most
+    # half their rows (2008's share above the 200-day mean: 60 of 259), with those counts.
+    begun: Mapping[int, tuple[int, int]] = field(default_factory=dict)
     # Which groups the result holds; the others are empty groups added as zero.
     listed: tuple[bool, ...] = ()
     # Two keys, the second a few values: bars side by side, coloured by the second key.
@@ -276,6 +279,8 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     if ranked and open_at is not None:
         table = _with_first_whole(table, by, result)
     cut_at = _cut_rows(table, result, open_at)
+    begun = _begun_rows(table, result, (*_opened(open_at), *cut_at))
+    cut_at = tuple(sorted({*cut_at, *begun}))
     thinned = _thinned(table, columns, listed, (*_opened(open_at), *cut_at), result)
     if thinned is not None:  # everything past here costs by the group
         table = table.iloc[thinned.rows].reset_index(drop=True)
@@ -283,6 +288,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         if open_at is not None:
             open_at = int(np.searchsorted(thinned.rows, open_at))
         cut_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in cut_at)
+        begun = {int(np.searchsorted(thinned.rows, at)): n for at, n in begun.items()}
     keys = key_labels(table, by, result.query, words, grid)
     labels = [" · ".join(parts) for parts in zip(*keys, strict=True)] if by else []
     labels = labels or group_labels(table, by)
@@ -300,6 +306,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             short=short,
             open_at=open_at,
             cut_at=cut_at,
+            begun=begun,
             named_by=named_by,
             thinned=thinned,
         )
@@ -320,6 +327,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         short=short,
         open_at=open_at,
         cut_at=cut_at,
+        begun=begun,
         listed=listed,
         layout=layout,
         named_by=named_by,
@@ -428,6 +436,21 @@ def _cut_rows(table: pd.DataFrame, result: Result, open_at: int | None) -> tuple
     meta = result.metadata
     found = (_row_of(table, keys) for keys in (meta.cut_groups if meta is not None else ()))
     return tuple(sorted({at for at in found if at is not None and at != open_at}))
+
+
+def _begun_rows(
+    table: pd.DataFrame, result: Result, parts: Sequence[int]
+) -> dict[int, tuple[int, int]]:
+    """The rows of the groups whose value the data's start left over at most half their
+    rows (``Metadata.begun_groups``), with those counts, other than the ``parts`` already
+    marked."""
+    meta = result.metadata
+    found = {}
+    for keys, size, rows in meta.begun_groups if meta is not None else ():
+        at = _row_of(table, keys)
+        if at is not None and at not in parts:
+            found[at] = (size, rows)
+    return found
 
 
 def _row_of(table: pd.DataFrame, keys: dict[str, str]) -> int | None:
@@ -926,7 +949,12 @@ def _notes(groups: Groups, words: Words) -> list[str]:
     if groups.open_at is not None:
         notes.append(words("open_group_note", label=groups.labels[groups.open_at]))
     for at in groups.cut_at:
-        notes.append(words("cut_group_note", label=groups.labels[at]))
+        if at in groups.begun:
+            size, rows = groups.begun[at]
+            label = groups.labels[at]
+            notes.append(words("begun_group_note", label=label, size=size, rows=rows))
+        else:
+            notes.append(words("cut_group_note", label=groups.labels[at]))
     if groups.short is not None:
         short = groups.short
         label = groups.labels[short.at]

@@ -12,10 +12,12 @@ import pandas as pd
 import pytest
 import talib
 from asking import RTH_DAILY, ask, warnings_with
+from matplotlib.collections import PolyCollection
+from matplotlib.text import Text
 from rth_bars import rth_daily
 
 from barb import render_summary
-from barb.charts import draw_chart
+from barb.charts import chart_headline, draw_chart
 
 SMA = {"sma20": "rolling_mean(close, 20)"}
 RET = {"ret_pct": "(close / prev(close) - 1) * 100"}
@@ -327,3 +329,34 @@ def test_a_running_total_from_the_datas_first_day_says_it_leaves_that_day_out(
     later = ask({**query, "period": "2024-02"}, engine_settings, **RTH_DAILY)
     assert np.prod(1 + r[days.index.month == 2]) - 1 == pytest.approx(later.summary.value / 100)
     assert not warnings_with(later, "has no value")
+
+
+def test_a_group_the_warm_up_leaves_half_empty_is_hollow_and_unranked(
+    engine_settings, days
+) -> None:
+    """The share of days above the 200-day mean by year drew 2008 (60 of its 259 days)
+    solid, headlined "lowest 2008 0.0%". Here January holds the 20-day mean on 1 of its 20
+    days: hollow, named in a note with those counts, never the headline's."""
+    month = days.index.month
+    has = days["sma20"].notna().groupby(month)
+    valued = days[days["sma20"].notna()]
+    share = (valued["close"] > valued["sma20"]).groupby(valued.index.month).mean()
+    assert has.sum()[1] <= has.size()[1] / 2 and (has.sum()[[2, 3]] == has.size()[[2, 3]]).all()
+    result = ask(
+        {"map": SMA, "group_by": "month()", "select": "mean(close > sma20) as share"},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.table["share"].tolist() == pytest.approx(share.tolist())
+    fig = draw_chart(result)
+    assert fig is not None
+    fig.canvas.draw()
+    (bars,) = [c for c in fig.axes[-1].collections if isinstance(c, PolyCollection)]
+    faces = [tuple(face[:3]) == (1.0, 1.0, 1.0) for face in bars.get_facecolors()]
+    assert faces == [True, False, False]
+    texts = " ".join(t.get_text() for t in fig.findobj(Text))
+    assert f"Jan: value over {has.sum()[1]} of its {has.size()[1]} rows" in texts
+    head = chart_headline(result) or ""
+    named = {"Feb": share[2], "Mar": share[3]}
+    high, low = max(named, key=named.get), min(named, key=named.get)
+    assert f"highest {high}" in head and f"lowest {low}" in head and "Jan" not in head, head
