@@ -48,7 +48,7 @@ from barb.planning import Plan, plan_query, session_name
 from barb.price_level_caveats import price_level_caveat, running_total_caveat
 from barb.price_level_comparisons import Bars, comparison_caveat
 from barb.ranked_groups import PartGroups, cut_group, part_groups
-from barb.result import Metadata, Result, RowsBuilder, sort_order
+from barb.result import WHOLE_MAX_ROWS, Metadata, Result, RowsBuilder, sort_order
 from barb.running_history import history_beyond_caveat
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
@@ -212,7 +212,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
-    warnings += missing_days_caveat(plan, scope, ctx)
+    warnings += missing_days_caveat(plan, scope, ctx, _listed_dates(plan, output.kept))
     warnings += unnumbered_holidays_caveat(plan, scope, ctx, output.passed)
     warnings += session_gap_caveat(plan)
     warnings += window_vwap_caveat(plan)
@@ -362,6 +362,16 @@ def _second_stage(
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))
     return output
+
+
+def _listed_dates(plan: Plan, kept: pd.DataFrame | None) -> np.ndarray | None:
+    """The trading dates of the first stage's rows when the model reads them one by one (a
+    table of at most ``WHOLE_MAX_ROWS``, no second stage); else None."""
+    if plan.then is not None or plan.first.shape != "table" or kept is None:
+        return None
+    if len(kept) > WHOLE_MAX_ROWS or "trading_date" not in kept.columns:
+        return None
+    return kept["trading_date"].to_numpy()
 
 
 def _night(plan: Plan) -> NightSession | None:
