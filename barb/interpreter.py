@@ -54,6 +54,7 @@ from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.session_caveats import (
+    part_of_day,
     session_clock,
     session_gap_caveat,
     session_hours,
@@ -154,6 +155,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         day_session=dataset.instrument.default_session,
         night=_night(plan),
         session=plan.session,
+        part_of_day=part_of_day(plan),
     )
     keep = event_filtered(plan, frame, scope.in_period)
     rows_scanned = int(np.count_nonzero(keep))
