@@ -59,6 +59,19 @@ def label_column(frame: pd.DataFrame, timeframe: str) -> tuple[str, np.ndarray] 
     return label.column, _format(dates, timeframe)
 
 
+def row_label(frame: pd.DataFrame, row: int, timeframe: str) -> str:
+    """Row ``row`` of ``frame`` by its bar label (its minute on intraday bars), else by its
+    first column: a then stage's rows are the first stage's table, named by its date()."""
+    bar = frame.iloc[[row]]
+    labelled = label_column(bar, timeframe)
+    if labelled is not None:
+        return str(labelled[1][0])
+    if "timestamp" in bar.columns:
+        return f"{pd.Timestamp(bar['timestamp'].iloc[0]):%Y-%m-%d %H:%M}"
+    value = bar.iloc[0, 0]
+    return f"{value:%Y-%m-%d}" if isinstance(value, pd.Timestamp) else str(value)
+
+
 def unit_label(start: np.datetime64, unit: str) -> str:
     """The label of the ``unit`` (week, month, quarter, year) that begins on ``start``, as
     its bar is labelled: 2023-01-03, 2023-01, 2023-Q1, 2023."""

@@ -24,13 +24,17 @@ from barb.summary_text import count_text
 
 
 def scope_caveats(
-    plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None] | None = None
+    plan: Plan,
+    scope: Scope,
+    kept_dates: Callable[[], np.ndarray | None] | None = None,
+    cut_rows: Callable[[], str] | None = None,
 ) -> list[str]:
     """Bars the period or a join left out, or the data has not finished; ``kept_dates`` reads
-    the trading dates of the first stage's rows kept."""
+    the trading dates of the first stage's rows kept, ``cut_rows`` says which bars the
+    period's edges cut hold a row the query counts (``barb.cut_bar_rows``)."""
     warnings = []
     if scope.cut:
-        warnings.append(_cut_text(plan, scope.cut))
+        warnings.append(_cut_text(plan, scope.cut, cut_rows() if cut_rows else ""))
     if scope.start_cut is not None:
         bar = f" ({scope.start_cut_label})" if scope.start_cut_label else ""
         unit = plan.timeframe.label
@@ -54,10 +58,11 @@ def scope_caveats(
     return warnings
 
 
-def _cut_text(plan: Plan, cut: Sequence[CutBar]) -> str:
+def _cut_text(plan: Plan, cut: Sequence[CutBar], counted: str = "") -> str:
     """The bars the period's edges cut, each named with its days inside the period, and the
     two forms that count those days: weekly bars of "ytd" in January 2026 left out the week
-    2025-12-29, and with it 2026-01-02 (+1.06%, when the year so far was +0.79%)."""
+    2025-12-29, and with it 2026-01-02 (+1.06%, when the year so far was +0.79%).
+    ``counted`` names those that hold a row the query counts, with the answer with them."""
     tf, period = plan.timeframe, plan.period
     unit = tf.label
     days = plan.dataset.session_daily(plan.session).index.to_numpy()
@@ -82,7 +87,8 @@ def _cut_text(plan: Plan, cut: Sequence[CutBar]) -> str:
     keys = json.dumps(_GROUP_KEYS[unit])
     return (
         f"{len(cut)} {noun} cut by the period's edges left out, as only whole {unit}s inside "
-        f"it count: {' and '.join(named)}. To count those days: daily bars grouped by {unit} "
+        f"it count: {' and '.join(named)}. {counted + ' ' if counted else ''}"
+        f"To count those days: daily bars grouped by {unit} "
         f'("from": "daily", "group_by": {keys}), or the whole {unit}s: "period": "{whole}".'
     )
 
@@ -376,9 +382,31 @@ def _days_held(
     whole = days[~part].groupby(columns).size()
     if len(whole):
         median = round(float(whole.median()))
-        text += f", against {median:,} in a whole {group.unit}"
+        held = _whole_group(plan, group.unit, dates[begins][~np.asarray(part)])
+        text += f", against {median:,} in {held}"
         text += " (the median)" if whole.nunique() > 1 else ""
     return text + "."
+
+
+def _whole_group(plan: Plan, unit: str, dates: np.ndarray) -> str:
+    """What a whole group before the open one is: "a whole year"; of a year or quarter whose
+    where keeps the days of one month, or of a run of them, those: "a whole January",
+    "a whole January–March" (January days by year: "4 days, against 21 in a whole year"
+    read as a year of 21 days)."""
+    filtered = plan.first.where is not None or any(j.filter is not None for j in plan.events)
+    if not filtered or unit not in ("year", "quarter"):
+        return f"a whole {unit}"
+    months = np.unique(pd.DatetimeIndex(dates).month)
+    if len(months) == 12 or months[-1] - months[0] != len(months) - 1:
+        return f"a whole {unit}"
+    first, last = (_MONTH_NAMES[int(m) - 1] for m in months[[0, -1]])
+    return f"a whole {first}" if first == last else f"a whole {first}–{last}"
+
+
+_MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
 
 
 _UNIT_TIMEFRAMES = {"week": "weekly", "month": "monthly", "quarter": "quarterly", "year": "yearly"}

@@ -204,6 +204,8 @@ class _Units:
             return _arithmetic(expr, left, right)
         if isinstance(expr, ast.Call):
             return self._call(expr, scope, depth)
+        if isinstance(expr, ast.OnDailyBars):  # daily()'s: the bars' columns, not the query's
+            return self.of(expr.expr, len(self.lineage.scopes), depth + 1)
         return None
 
     def _call(self, call: ast.Call, scope: int, depth: int) -> str | None:

@@ -12,7 +12,10 @@ before it: its place among the bars the first stage evaluated on is less than ho
 the expression reads. That happens only where the data's start cut that history: otherwise
 the period's rows have their whole reach before them (``barb.script.reach``). A reach with
 no end (bars_since) is empty there until its first value. The first bar's close-to-close
-change is said with the form that measures it from its open.
+change is said with the form that measures it from its open on bars of many sessions (a
+week, a year), where that leaves out only the gap into the first; a daily bar's open-to-close
+is another measure (the first day of each year: mean -0.434% close to close, -0.199% with
+2008-01-02's open-to-close among them), so that row is only said to be left out.
 """
 
 from __future__ import annotations
@@ -31,7 +34,11 @@ from barb.planning import StagePlan
 from barb.script import ast
 from barb.script.library import lookup
 from barb.script.reach import own_reach
+from barb.timeframes import timeframe
 
+# The running functions a row without a value is left out of: a total (its part is
+# missing from every later value), not a running high or low (the rows' own extreme).
+RUNNING_TOTALS = frozenset({"cumsum", "cumprod"})
 # The lag the first bar can be measured without, from its own open: prev(close) (or
 # prev(close, 1)) is the close before the bar, and the bar's open is where it began.
 _PREV_CLOSE = ast.Call("prev", (ast.Column("close"),))
@@ -152,11 +159,22 @@ class DataStart:
             back = None if back is None or widest is None else max(back, widest)
         return back
 
+    def subject(self, expr: ast.Expr) -> ast.Expr:
+        """What in ``expr`` reads bars before its row, as the query named it: ``r`` of ``1 +
+        r`` (r = close / prev(close) - 1), when one map column does; else ``expr``."""
+        reading = {
+            node.name
+            for node in ast.walk(expr)
+            if isinstance(node, ast.Column) and node.name in self._columns
+            if (back := self._columns[node.name]) is None or back > 0
+        }
+        return ast.Column(reading.pop()) if len(reading) == 1 else expr
+
     def span(self, rows: np.ndarray, at: np.ndarray) -> str:
         """The ``rows`` (a mask over rows at positions ``at``) from first to last as the
         result names bars, "2008-01-02 to 2008-10-07"; a lone one by its name, "2008"."""
         where = at[rows]
-        first, last = self._names(where[[0, -1]])
+        first, last = self.names(where[[0, -1]])
         return first if len(where) == 1 else f"{first} to {last}"
 
     def since(self, empty: np.ndarray, at: np.ndarray, unread: np.ndarray) -> str:
@@ -167,7 +185,7 @@ class DataStart:
         known = np.flatnonzero(~empty)
         if not len(known) or known[0] < 2 or unread[: known[0]].sum() < known[0]:
             return ""
-        return f"; it has one from {self._names(at[known[:1]])[0]} on"
+        return f"; it has one from {self.names(at[known[:1]])[0]} on"
 
     def unhoisted(self, expr: ast.Expr) -> ast.Expr:
         """``expr`` as the query wrote it: the hidden columns the planner hoisted out of its
@@ -181,13 +199,18 @@ class DataStart:
 
         return put_back(expr)  # type: ignore[return-value]
 
-    def from_open(self, expr: ast.Expr, clause: str | None = None) -> str:
+    def from_open(self, expr: ast.Expr, clause: str | None = None, *, running: bool = False) -> str:
         """ " From its own open on the first bar: close > coalesce(prev(close), open)." where
         ``expr`` (or the map column it reads) compares with the close before the bar and
         reads nothing further back: the data's first bar has no close before it, and its open
         is where it began. The form is the same on every other bar. Written as the query's
-        ``clause`` ("where") when given; nothing when it reads no prev(close)."""
-        if self.back([expr]) != 1:
+        ``clause`` ("where") when given; nothing when it reads no prev(close), or on daily
+        and intraday bars: the data's first opens after a closure, and its open-to-close
+        leaves out the gap a close-to-close return holds. A ``running`` product or sum of it
+        is the exception: compounded from the first open it is the move since the data's
+        first price, one measure (cumprod(1 + r) - 1 = last close / first open - 1)."""
+        calendar = timeframe(self.timeframe).calendar
+        if not (calendar or running) or self.back([expr]) != 1:
             return ""
         form = None
         if _reads_prev_close(expr):
@@ -204,7 +227,7 @@ class DataStart:
                         break
         return "" if form is None else f" From its own open on the first bar: {form}."
 
-    def _names(self, at: np.ndarray) -> list[str]:
+    def names(self, at: np.ndarray) -> list[str]:
         """The rows at positions ``at`` of ``frame`` as the result names them: 2008-01-02,
         2008-01, 2008; intraday bars by their minute."""
         rows = self.frame.iloc[at]
@@ -238,6 +261,53 @@ def where_caveat(start: DataStart, given: np.ndarray, values: pd.Series) -> list
         f"{start.since(unknown, at, unread)}. The {kept:,} rows kept are of the {judged:,} it can "
         f"judge.{start.from_open(where, 'where')}"
     ]
+
+
+def running_caveat(start: DataStart, period: np.ndarray) -> list[str]:
+    """A running total (``RUNNING_TOTALS``) whose argument has no value on the period's first
+    rows because the data begins: it runs from the first row with one, and every later
+    value leaves those out. "NQ's return in 2008", last((cumprod(1 + r) - 1) * 100) with r
+    = close / prev(close) - 1, read -40.88% with no word: from 2008-01-02's close, the
+    data's first day having no close before it; from its open, -38.49%. Said once, of the
+    first such call, when a row the stage answers from comes after them."""
+    stage = start.stage
+    exprs = [e for _, e in (*stage.map_exprs, *stage.hoisted, *stage.group_keys)]
+    exprs += [item.expr for item in stage.select]
+    exprs += [stage.where] if stage.where is not None else []
+    calls = _running_totals(exprs)  # the query's shape first: most have none
+    if not calls or start.values is None:
+        return []
+    at = np.flatnonzero(period)
+    for call in calls:
+        argument = call.args[0]
+        if start.back([argument]) == 0:
+            continue
+        empty = pd.isna(pd.Series(start.values(argument)).to_numpy())[at]
+        unread = start.unread([argument], empty, at)
+        if not unread.any():
+            continue
+        last = int(at[unread][-1])
+        valued = at[(at > last) & ~empty]
+        if not len(valued) or not (start.kept > last).any():
+            continue
+        subject, since = start.subject(argument).to_text(), start.names(valued[:1])[0]
+        opened = start.from_open(argument, running=True)
+        return [
+            f"{subject} has no value on {start.span(unread, at)}, {start.why}: "
+            f"{call.to_text()} leaves it out, running from {since}.{opened}"
+        ]
+    return []
+
+
+def _running_totals(exprs: Iterable[ast.Expr]) -> list[ast.Call]:
+    """The calls of ``RUNNING_TOTALS`` in ``exprs``, each once, outermost first."""
+    found: list[ast.Call] = []
+    for expr in exprs:
+        for node in ast.walk(expr):
+            running = isinstance(node, ast.Call) and node.name.lower() in RUNNING_TOTALS
+            if running and node.args and node not in found:
+                found.append(node)
+    return found
 
 
 def listed_caveat(start: DataStart, columns: Mapping[str, tuple[ast.Expr, pd.Series]]) -> list[str]:
@@ -312,10 +382,12 @@ def _reads_back(node: ast.Node) -> bool:
 
 
 def _reads_prev_close(expr: ast.Node) -> bool:
-    return any(_is_prev_close(node) for node in ast.walk(expr))
+    return any(is_prev_close(node) for node in ast.walk(expr))
 
 
-def _is_prev_close(node: ast.Node) -> bool:
+def is_prev_close(node: ast.Node) -> bool:
+    """Whether ``node`` is prev(close) (or prev(close, 1)): the close before the bar, the
+    base of its own change."""
     if not isinstance(node, ast.Call) or node.name.lower() != "prev" or not node.args:
         return False
     lag = ast.literal_value(node.args[1]) if len(node.args) > 1 else 1
@@ -324,6 +396,6 @@ def _is_prev_close(node: ast.Node) -> bool:
 
 def _opened(expr: ast.Node) -> ast.Node:
     """``expr`` with each prev(close) read as the bar's open where it has no value."""
-    if _is_prev_close(expr):
+    if is_prev_close(expr):
         return ast.Call("coalesce", (_PREV_CLOSE, ast.Column("open")))
     return ast.with_children(expr, _opened)

@@ -10,6 +10,13 @@ holds less of, by more than NOTABLE_SHIFT: a smaller share is within what any ot
 moves a mean by, and naming it on every hourly question would drown the warnings that
 matter. Bars on an aligned close (a 5-minute bar ending 13:00) are whole and never said.
 
+A group whose bars are mostly cut is the query's choice of days ("by 30-minute slot on half
+days": NQ's 13:00 bar ran 13:00-13:15 on all 23 of 2015-2025's) and has no whole bars to
+leave them out against: its mean volume, 7,335 against 14,879 at 12:30, read as volume
+halving into the close where per minute it was flat (489 against 496). Said with the volume
+per minute of its bars and of the bar beside them on the same days, and the timeframe whose
+bars no close cuts (p35a A).
+
 A second stage counting the times a first stage picked per day (the hour of the day's high)
 is said of the group whose picks were mostly such bars: on half days alone, NQ's "12:30"
 high was 12:30-13:00 or 12:30-13:15 every time (``early_close_pick_caveat``).
@@ -27,8 +34,9 @@ from barb.planning import Plan
 from barb.script import ast
 from barb.short_bars import length_text
 from barb.short_days import day_edges, short_days, window_edges
-from barb.summary_text import value_text
+from barb.summary_text import two_digits, value_text
 from barb.time_keys import clock_kind, minutes_of_day
+from barb.timeframes import TIMEFRAMES
 
 # Said when dropping the cut bars moves a group's mean volume or range by more than this.
 NOTABLE_SHIFT = 0.01
@@ -55,13 +63,19 @@ def early_close_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     rows = kept[needed].assign(cut=cut)
     touched = rows.loc[cut, keys].drop_duplicates()
     rows = rows.merge(touched, on=keys)  # only the groups that hold a cut bar
-    found = []
+    found, mostly = [], []
     for values, group in rows.groupby(keys, sort=True, dropna=True, observed=True):
+        if group["cut"].sum() * 2 > len(group):  # no whole bars to leave the cut ones out of
+            mostly.append((int(group["cut"].sum()), values, group))
+            continue
         whole = group.loc[~group["cut"], list(MEASURES)].mean()
         every = group[list(MEASURES)].mean()
         shifts = {m: float(whole[m] / every[m] - 1) for m in MEASURES if every[m]}
         if shifts and max(abs(s) for s in shifts.values()) > NOTABLE_SHIFT:
             found.append((max(abs(s) for s in shifts.values()), values, group, shifts))
+    if mostly:
+        _, values, group = max(mostly, key=lambda item: item[0])
+        return [_mostly_text(plan, kept, values, group, step, len(mostly) - 1)]
     if not found:
         return []
     _, values, group, shifts = max(found, key=lambda item: item[0])
@@ -129,6 +143,125 @@ def _text(
         f"without them {moved}{more}. "
         '"where": "not holiday() and not early_close()" leaves those days out.'
     )
+
+
+def _mostly_text(
+    plan: Plan,
+    kept: pd.DataFrame,
+    values: object,
+    group: pd.DataFrame,
+    step: int,
+    others: int,
+) -> str:
+    """'In the 13:00 group, 23 of its 23 bars were cut short by an early close or holiday
+    (13:00-13:15 on 23, e.g. 2015-11-27), where the other bars are half an hour: their volume
+    and range cover fewer minutes than the other groups'. Per minute it traded 489 contracts,
+    against 496 in the 12:30 bars of the same days; on "from": "15m" no bar is cut.'"""
+    parts = values if isinstance(values, tuple) else (values,)
+    keys = [name for name, _ in plan.first.group_keys]
+    # A time of day reads alone ("13:00"), a number with its key's name ("hour 13").
+    label = ", ".join(
+        value_text(part) if isinstance(part, str) else f"{key} {value_text(part)}"
+        for key, part in zip(keys, parts, strict=False)
+    )
+    cut = group[group["cut"]]
+    held, last = _spans(plan, cut, step)
+    more = f" ({others} more group{'s' if others > 1 else ''} like it)" if others else ""
+    text = (
+        f"In the {label} group, {len(cut):,} of its {len(group):,} bars were cut short by an "
+        f"early close or holiday ({held}), where the other bars are {length_text(step)}: their "
+        f"volume and range cover fewer minutes than the other groups'{more}."
+    )
+    per_minute = _per_minute(plan, kept, group, step, last=last)
+    whole = _whole_timeframe(plan, cut, step)
+    if whole is not None:
+        form = f'on "from": "{whole}" no bar is cut'
+    else:
+        form = 'compare volume per minute: sum(volume) / count() on "from": "1m"'
+    return f"{text} {per_minute}{form}." if per_minute else f"{text} To compare, {form}."
+
+
+def _per_minute(
+    plan: Plan, kept: pd.DataFrame, group: pd.DataFrame, step: int, *, last: bool
+) -> str:
+    """'Per minute it traded 489 contracts, against 496 in the 12:30 bars of the same days; ':
+    the group's volume over the minutes its bars traded, and the same of the bars beside them
+    (before a bar cut at the close, after one cut at a late open) on the group's dates."""
+    held = bar_minutes(plan, group, step)
+    if not held.sum():
+        return ""
+    own = float(group["volume"].sum() / held.sum())
+    said = f"Per minute it traded {_volume_text(own)} contracts"
+    begin = int(group.loc[group["cut"], MINUTE_OF_DAY].iloc[0])
+    beside = (begin - step if last else begin + step) % MINUTES_PER_DAY
+    dates = group["trading_date"].unique()
+    rows = kept[(kept[MINUTE_OF_DAY] == beside) & kept["trading_date"].isin(dates)]
+    minutes = bar_minutes(plan, rows, step) if len(rows) else np.zeros(1)
+    if not minutes.sum():
+        return f"{said}; "
+    other = float(rows["volume"].sum() / minutes.sum())
+    return (
+        f"{said}, against {_volume_text(other)} in the {format_clock(beside)} bars of the "
+        f"same days; "
+    )
+
+
+def bar_minutes(plan: Plan, rows: pd.DataFrame, step: int) -> np.ndarray:
+    """The minutes of trading each bar of ``rows`` (trading_date, minute of the day it opens)
+    spans: ``step``, less what the session's end or its day's late open or early close leave
+    out (NQ's 30-minute 13:00 bar on a 13:15 close: 15)."""
+    days = rows["trading_date"].to_numpy().astype("datetime64[D]")
+    opened, closed = day_edges(plan.dataset, days)
+    start, end = window_edges(plan.dataset, plan.session)
+    day_start = plan.dataset.instrument.trading_day_start_minute
+    begins = (rows[MINUTE_OF_DAY].to_numpy().astype(np.int64) - day_start) % MINUTES_PER_DAY
+    first = np.maximum(begins, np.maximum(opened, start))
+    ends = np.minimum(begins + step, np.minimum(closed, end))
+    return np.clip(ends - first, 0, None)
+
+
+def _whole_timeframe(plan: Plan, cut: pd.DataFrame, step: int) -> str | None:
+    """The longest intraday timeframe shorter than ``step`` whose bars fit in it and end on
+    every cut day's close inside the session and start at its late open (a 13:15 close: 15m);
+    None when only 1m does."""
+    days = cut["trading_date"].to_numpy().astype("datetime64[D]")
+    opened, closed = day_edges(plan.dataset, days)
+    start, end = window_edges(plan.dataset, plan.session)
+    edges = np.concatenate([opened[opened > start], closed[closed < end]]) - start
+    fits = [
+        tf
+        for tf in TIMEFRAMES.values()
+        if tf.minutes is not None
+        and 1 < tf.minutes < step
+        and step % tf.minutes == 0
+        and not (edges % tf.minutes).any()
+    ]
+    return max(fits, key=lambda tf: tf.minutes or 0).name if fits else None
+
+
+def _volume_text(value: float) -> str:
+    """``489``, ``1,652``, ``3.4``."""
+    return f"{value:,.0f}" if value >= 10 else two_digits(value)
+
+
+def _spans(plan: Plan, cut: pd.DataFrame, step: int) -> tuple[str, bool]:
+    """The windows the ``cut`` bars (trading_date, minute of the day they open) traded,
+    commonest first ('12:30-13:00 on 22, e.g. 2014-05-26; 12:30-13:15 on 10, e.g.
+    2008-11-28'), and whether each ends at its day's close (not cut by a late open)."""
+    days = cut["trading_date"].to_numpy().astype("datetime64[D]")
+    opened, closed = day_edges(plan.dataset, days)
+    day_start = plan.dataset.instrument.trading_day_start_minute
+    begins = (cut[MINUTE_OF_DAY].to_numpy().astype(np.int64) - day_start) % MINUTES_PER_DAY
+    ends = np.minimum(begins + step, closed)
+    spans: dict[str, list[str]] = {}
+    for begin, end, day in zip(np.maximum(begins, opened), ends, days, strict=True):
+        window = f"{format_clock((begin + day_start) % MINUTES_PER_DAY)}-"
+        spans.setdefault(window + format_clock((end + day_start) % MINUTES_PER_DAY), []).append(
+            str(day)
+        )
+    ranked = sorted(spans.items(), key=lambda item: -len(item[1]))
+    held = "; ".join(f"{window} on {len(on)}, e.g. {on[0]}" for window, on in ranked)
+    return held, bool((ends == closed).all())
 
 
 def early_close_pick_caveat(
@@ -222,23 +355,11 @@ def _pick_text(
     last bar of those days, where the others are an hour: its counts and sums are not
     comparable with theirs.'"""
     cut = group[group["cut"]]
-    days = cut["trading_date"].to_numpy().astype("datetime64[D]")
-    opened, closed = day_edges(plan.dataset, days)
-    day_start = plan.dataset.instrument.trading_day_start_minute
-    begins = (cut[MINUTE_OF_DAY].to_numpy().astype(np.int64) - day_start) % MINUTES_PER_DAY
-    ends = np.minimum(begins + step, closed)
-    spans: dict[str, list[str]] = {}
-    for begin, end, day in zip(np.maximum(begins, opened), ends, days, strict=True):
-        window = f"{format_clock((begin + day_start) % MINUTES_PER_DAY)}-"
-        spans.setdefault(window + format_clock((end + day_start) % MINUTES_PER_DAY), []).append(
-            str(day)
-        )
-    ranked = sorted(spans.items(), key=lambda item: -len(item[1]))
-    held = "; ".join(f"{window} on {len(on)}, e.g. {on[0]}" for window, on in ranked)
+    held, at_close = _spans(plan, cut, step)
     start = format_clock(int(group[MINUTE_OF_DAY].iloc[0]))
     bar = start if isinstance(value, str) else f"{start} bar ({key} {value_text(value)})"
     bar = f"{bar} bar" if isinstance(value, str) else bar
-    last = " the last bar of those days," if (ends == closed).all() else ""  # not a late open
+    last = " the last bar of those days," if at_close else ""
     more = f" ({others} more group{'s' if others > 1 else ''} like it)" if others else ""
     text = (
         f"The {bar} was cut short by an early close or holiday on {len(cut)} of the "

@@ -12,7 +12,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from barb.events.catalog import EventSpec, resolve_event
+from barb.events.catalog import EventSpec
+from barb.events.names import resolve_event
 from barb.events.schedule import MINUTE_NS, join_arrays, moved_releases
 from barb.lineage import inputs
 from barb.period_rows import Scope

@@ -111,12 +111,14 @@ class FewGroups:
     groups: list[FewGroup]
     rows: str
     text: str
+    # The groups of the result (with a value), the few ones among them.
+    of: int = 0
 
     def without(self, keys: Sequence[Mapping[str, str]]) -> str | None:
         """The warning without the groups of these ``keys`` (an unfinished year, which its
         own warning says holds 4 days); None when none is left."""
         left = [g for g in self.groups if not any(k.items() <= g.keys.items() for k in keys)]
-        return _few_text(left, self.rows) if left else None
+        return _few_text(left, self.rows, self.of) if left else None
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,7 @@ def even_groups(
     said: list[str] = []
     columns, ranked = [], []
     few: dict[str, FewGroup] = {}
+    of = 0  # the groups there are
     apart: dict[str, str] = {}
     tested: list[tuple[_Groups, _Test]] = []
     ranking = sort[0].column if sort else None
@@ -167,6 +170,7 @@ def even_groups(
         if groups is None:
             continue
         few.update(groups.few())
+        of = max(of, groups.valued())
         test = groups.test()
         ends = groups.ends()
         if test is not None and ends is not None and test.p >= LEVEL:
@@ -192,7 +196,7 @@ def even_groups(
         ]
     if not few:
         return EvenGroups(warnings, columns, apart)
-    small = FewGroups(list(few.values()), rows, _few_text(list(few.values()), rows))
+    small = FewGroups(list(few.values()), rows, _few_text(list(few.values()), rows, of), of)
     return EvenGroups([*warnings, small.text], columns, apart, small)
 
 
@@ -250,6 +254,11 @@ class _Groups:
             name = group_name(index, int(at), text_alone=True)
             found[name] = FewGroup(name, keys, int(sample.counts[at]))
         return found
+
+    def valued(self) -> int:
+        """How many groups have a value."""
+        sample = self.sample
+        return 0 if sample is None else int(np.count_nonzero(sample.counts > 0))
 
     def test(self) -> _Test | None:
         """The test across the groups with a value; None when there is nothing to test
@@ -490,14 +499,22 @@ def _sizes_text(tested: Sequence[_Test], rows: str) -> str:
     return f"{low}-{_rows(high, rows)} each"
 
 
-def _few_text(few: Sequence[FewGroup], rows: str) -> str:
-    """ "Groups of under 5 days are too few to compare: Mon: 1 day; …" """
+def _few_text(few: Sequence[FewGroup], rows: str, of: int) -> str:
+    """ "Groups of under 5 days are too few to compare: Mon: 1 day, Tue: 4 days; …"; of
+    equal ones, "all 5 groups, 4 days each" when they are all ``of`` the result's groups,
+    else named: "Mon, Tue, Wed and 1 more: 4 days each". Of 5 weeks 4 held under 5 days, 2
+    of them said apart (unfinished, cut by the period's start), and "all 2 groups, 4 days
+    each" read as every group."""
     worst = sorted(few, key=lambda group: group.rows)
-    if len(worst) > 1 and worst[0].rows == worst[-1].rows:
+    shown = worst[:_NAMED_FEW]
+    more = len(worst) - len(shown)
+    if len(worst) > 1 and len(worst) == of and worst[0].rows == worst[-1].rows:
         listed = f"all {len(worst)} groups, {_rows(worst[0].rows, rows)} each"
+    elif len(worst) > 1 and worst[0].rows == worst[-1].rows:
+        names = [g.name for g in shown] + ([f"{more} more"] if more else [])
+        listed = f"{listed_text(names)}: {_rows(worst[0].rows, rows)} each"
     else:
-        named = [f"{g.name}: {_rows(g.rows, rows)}" for g in worst[:_NAMED_FEW]]
-        more = len(worst) - len(named)
+        named = [f"{g.name}: {_rows(g.rows, rows)}" for g in shown]
         listed = ", ".join(named) + (f" and {more} more" if more else "")
     return (
         f"Groups of under {FEW_ROWS} {rows} are too few to compare: {listed}; each value "

@@ -109,6 +109,17 @@ class SampleSpec(BaseModel):
     market_loading: float = Field(default=0.0, ge=0, le=1)
 
 
+class MicroContract(BaseModel):
+    """The exchange's smaller contract on the same prices (CME's MNQ is a tenth of NQ):
+    traders who hold micros asked what a move is worth to them and got the E-mini's
+    figure, ten times theirs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    symbol: str
+    point_value: float = Field(gt=0)
+
+
 class Instrument(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -118,6 +129,7 @@ class Instrument(BaseModel):
     timezone: str
     tick_size: float = Field(gt=0)
     point_value: float = Field(gt=0)
+    micro: MicroContract | None = None
     currency: str = "USD"
     # What a difference of two prices is called: an index future moves in points, crude oil
     # in dollars (a barrel's price), and "0,0172 пункта" read wrong of CL's moves.

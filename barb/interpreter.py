@@ -12,6 +12,7 @@ import datetime as dt
 import logging
 import time
 import uuid
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ from barb.calendar_caveats import (
 from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.channel_caveats import same_bar_channel_caveat
 from barb.closed_days import no_trading_error
+from barb.cut_bar_rows import cut_rows_text
 from barb.early_close_bars import early_close_bar_caveat, early_close_pick_caveat
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.full_day_caveats import full_day_caveat
@@ -38,8 +40,10 @@ from barb.gap_size_caveats import sizeless_gap_caveat
 from barb.holiday_close_caveats import holiday_close_caveat, long_break_caveat
 from barb.long_results import BuiltOnce, spread_rows
 from barb.lookback_caveats import lookback_caveat
+from barb.open_runs import open_run_caveat
+from barb.part_day_picks import picked_short_caveat
 from barb.part_group_feeds import say_fed
-from barb.period_rows import bars_in_scope, listed_open_bar
+from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
 from barb.price_level_caveats import price_level_caveat, running_total_caveat
 from barb.price_level_comparisons import Bars, comparison_caveat
@@ -54,6 +58,7 @@ from barb.session_caveats import (
     session_gap_caveat,
     session_hours,
     session_note,
+    window_vwap_caveat,
 )
 from barb.settings import EngineSettings, default_settings
 from barb.short_bar_picks import short_pick_caveat
@@ -78,6 +83,7 @@ from barb.stages import (
 )
 from barb.then_history import then_history_caveat
 from barb.then_row_order import then_order_caveat
+from barb.weekday_neighbours import weekday_neighbour_caveat
 from barb.yardstick_caveats import same_bar_yardstick_caveat
 from barb.zone_caveats import zone_window_caveat
 
@@ -147,13 +153,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         trading_dates=dataset.trading_dates,
         day_session=dataset.instrument.default_session,
         night=_night(plan),
+        session=plan.session,
     )
-    keep = scope.in_period
-    for join in plan.events:
-        if join.filter is not None:
-            assert join.source is not None
-            marked = frame[join.source].fillna(False).to_numpy(dtype=bool)
-            keep = keep & (marked if join.filter == "only" else ~marked)
+    keep = event_filtered(plan, frame, scope.in_period)
     rows_scanned = int(np.count_nonzero(keep))
     # A weekly or longer bar begins at its timestamp (its first trading date) and ends at
     # its trading date (its last): the period covered runs from one to the other.
@@ -185,7 +187,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         ctx, output, lambda again: first_stage(again, frame.copy(deep=False))
     )
     rows_matched = output.rows_kept
-    warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates)
+    cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary)
+    warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
         warnings += same_bar_channel_caveat(plan.first)
@@ -201,7 +204,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += holiday_close_caveat(plan, output.kept, frame)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
-    warnings += part_day_share_caveat(plan, ctx, output.kept)
+    picked = picked_short_caveat(plan, ctx, frame, keep, output)
+    warnings += picked
+    warnings += part_day_share_caveat(plan, ctx, output.kept, own_said=bool(picked))
     warnings += mother_bar_caveat(plan, ctx, frame, output.kept)
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
@@ -210,9 +215,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += missing_days_caveat(plan, scope, ctx)
     warnings += unnumbered_holidays_caveat(plan, scope, ctx, output.passed)
     warnings += session_gap_caveat(plan)
+    warnings += window_vwap_caveat(plan)
     warnings += zone_window_caveat(plan, covered)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
+        warnings += weekday_neighbour_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
         warnings += bounded_condition_caveat(plan, ctx, frame, keep, output.passed)
     warnings += sizeless_gap_caveat(plan, frame, keep)
@@ -242,6 +249,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += output.warnings
         warnings += early_close_pick_caveat(plan, given, output.passed)
         warnings += short_sessions_caveat(plan, output.table)
+        warnings += picked_short_caveat(plan, ctx, frame, keep, first, output)
         warnings += then_order_caveat(plan, first.order)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
@@ -258,6 +266,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings[at : at + 1] = [left] if left else []
         parts_at -= left is None and at < parts_at
     warnings[parts_at:parts_at] = parts.texts
+    warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     running = running_total_caveat(plan, first, output)
     warnings += running
     if not levels and not running:  # one word per result that its points blend prices

@@ -73,7 +73,8 @@ def _fed_text(
         if any(pd.isna(value) for value in values):
             return ""  # in no group of the stage
         for key, value in zip(keys, values, strict=True):
-            members &= (rows[key] == value).to_numpy(dtype=bool)
+            # A row whose key is empty is in no group, as the stage's group_by leaves it.
+            members &= (rows[key] == value).to_numpy(dtype=bool, na_value=False)
         pairs = zip(keys, values, strict=True)
         named = ", ".join(f"{k} {value_text(v)}" for k, v in pairs)
     if np.count_nonzero(members) < 2:

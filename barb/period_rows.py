@@ -190,6 +190,18 @@ def bars_in_scope(plan: Plan) -> Scope:
     )
 
 
+def event_filtered(plan: Plan, frame: pd.DataFrame, in_period: np.ndarray) -> np.ndarray:
+    """The period's rows (``in_period``, over ``frame``) an event join's filter keeps: on
+    FOMC days only ("filter": "only"), or all but them ("exclude")."""
+    keep = in_period
+    for join in plan.events:
+        if join.filter is not None:
+            assert join.source is not None
+            marked = frame[join.source].fillna(False).to_numpy(dtype=bool)
+            keep = keep & (marked if join.filter == "only" else ~marked)
+    return keep
+
+
 @dataclass(frozen=True)
 class _Rows:
     """The rows loaded for a period (``_cached_rows``, ``_sliced_rows``), before joins."""

@@ -28,6 +28,7 @@ from barb.errors import (
     QueryError,
     QueryTooLarge,
     UnknownColumn,
+    UnknownEvent,
     UnknownSession,
     UnknownTimeframe,
     raise_collected,
@@ -56,18 +57,19 @@ from barb.script.ast import (
 )
 from barb.script.columns_read import columns_read
 from barb.script.hoisting import hoist
-from barb.script.library import contains_aggregate
+from barb.script.library import contains_aggregate, lookup
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import Period, parse_period
 from barb.script.query import JoinSpec, Query, SortKey, Stage
 from barb.script.reach import map_reach, reach, reads_other_bars
-from barb.script.validator import FirstStageColumns, SelectNames, validate
+from barb.script.validator import FirstStageColumns, SelectNames, bind_arguments, validate
 from barb.script.warmup import ROW, Reach
 from barb.session_concepts import missing_session_text
 from barb.session_times import SessionTimes
 from barb.settings import EngineSettings
 from barb.time_keys import CARRIES_VALUE
 from barb.timeframes import TIMEFRAMES, Timeframe, timeframe
+from barb.value_ranges import out_of_range
 
 # Names of the columns an instrument join adds, after the symbol's prefix ("es_close").
 JOINED_BAR_COLUMNS = ("open", "high", "low", "close", "volume")
@@ -252,11 +254,13 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         prefix="",
         label=label.column if label else None,
         instrument=dataset.instrument,
+        timeframe=tf,
     )
     then = None
     if query.then is not None:
         then = _plan_then(query.then, first, columns, errors, settings, dataset.instrument)
-    raise_collected(errors)
+    errors += _daily_off_intraday(first, tf)
+    raise_collected(_follows_a_failed_join(errors))
     warnings += _fractional_percentiles(first, then)
     joined = {j.dataset.instrument.symbol for j in instruments}
     warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
@@ -289,6 +293,37 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         warnings=tuple(warnings),
         reads_range="range" in _bar_columns_read(first),
     )
+
+
+def _daily_off_intraday(first: StagePlan, tf: Timeframe) -> list[QueryError]:
+    """daily() brings a daily value onto intraday rows; on daily bars it would be the
+    expression itself, lagged (prev()), and on weekly+ bars a date inside each bar: one way
+    to write each, so it is refused with the form to use."""
+    if tf.intraday:
+        return []
+    errors: list[QueryError] = []
+    seen: set[str] = set()
+    for expr in _stage_exprs(first):
+        for node in walk(expr):
+            if not (isinstance(node, Call) and node.name == "daily" and node.args):
+                continue
+            inner = node.args[0].to_text()
+            if node.to_text() in seen:
+                continue
+            seen.add(node.to_text())
+            if tf.name == "daily":
+                hint = f"on daily bars write {inner} itself; the date before's: prev({inner})"
+            else:
+                hint = f'compute it on daily bars ("from": "daily"), or as {inner} on these'
+            errors.append(
+                ArgumentError(
+                    f"{node.to_text()} brings a value of the session's daily bars onto "
+                    f"intraday rows (1m … 4h); these rows are {tf.name} bars.",
+                    step="from",
+                    hint=hint,
+                )
+            )
+    return errors
 
 
 def _fractional_percentiles(*stages: StagePlan | None) -> list[str]:
@@ -615,9 +650,25 @@ def _bind_events(
             resolve_event(join.source, dataset.instrument, step="join")
         except QueryError as exc:
             errors.append(exc)
+        # Named even when the event is unknown, so its one error is not followed by one per
+        # use of its column (a name with a space fails to parse: see _follows_a_failed_join).
         columns |= {join.source, f"{join.source}_minutes"}
         events.append(join)
     return tuple(events)
+
+
+def _follows_a_failed_join(errors: list[QueryError]) -> list[QueryError]:
+    """``errors`` without those that only repeat an unknown event's: "join": "fomc meeting"
+    with "group_by": "fomc meeting" also read "Syntax error … unexpected name 'meeting'"
+    and its hint on combining conditions, beside the join's did-you-mean (p34c C2)."""
+    failed = [e.details.get("event", "") for e in errors if isinstance(e, UnknownEvent)]
+    if not failed:
+        return errors
+    return [
+        e
+        for e in errors
+        if e.step == "join" or not any(name and name in e.message for name in failed)
+    ]
 
 
 def _bind_instruments(
@@ -635,6 +686,8 @@ def _bind_instruments(
     for join in query.join:
         if join.instrument is None:
             continue
+        # Named even when the join fails, so its one error is not followed by one per use.
+        columns |= {join.prefix + name for name in JOINED_BAR_COLUMNS}
         if join.instrument == dataset.instrument.symbol:
             errors.append(
                 ArgumentError(
@@ -644,8 +697,6 @@ def _bind_instruments(
                 )
             )
             continue
-        # Named even when the join fails, so its one error is not followed by one per use.
-        columns |= {join.prefix + name for name in JOINED_BAR_COLUMNS}
         try:
             other = get_dataset(join.instrument, settings)
             theirs = _joined_session(dataset, other, window or session)
@@ -718,12 +769,14 @@ def _plan_stage(
     label: str | None = None,
     instrument: Instrument | None = None,
     first_stage: FirstStageColumns | None = None,
+    timeframe: Timeframe | None = None,
 ) -> StagePlan:
     """Check one stage's clauses against ``columns`` (which gains the map names).
 
     ``label`` is the bar label a row result starts with (``date``, ``month``…): rows can be
     sorted by it, and a second stage can read it. ``first_stage``: a second stage's, what
-    the first stage's rows held, which its table may not.
+    the first stage's rows held, which its table may not. ``timeframe``: the first stage's,
+    the bars' (a second stage's rows are its groups).
     """
 
     def step(name: str) -> str:
@@ -783,6 +836,17 @@ def _plan_stage(
     select = _plan_select(
         stage, columns, group_keys, errors, step("select"), instrument, first_stage
     )
+    mapped = dict(map_exprs)
+    for name, exprs in (
+        ("map", [expr for _, expr in map_exprs]),
+        ("where", [where] if where is not None else []),
+        ("group_by", [expr for _, expr in group_keys]),
+        ("select", [item.expr for item in select]),
+    ):
+        for expr in exprs:
+            errors += out_of_range(expr, mapped, step(name))
+            if timeframe is not None and not timeframe.intraday:
+                errors += _time_of_day_windows(expr, timeframe, step(name))
     hoisted: list[tuple[str, Expr]] = []
     # What an aggregate reads across rows is computed per row, with history, before the cut.
     select = [
@@ -810,6 +874,32 @@ def _plan_stage(
             )
         )
     return plan
+
+
+def _time_of_day_windows(expr: Expr, tf: Timeframe, step: str) -> list[QueryError]:
+    """by='time' reads the last n bars at a bar's own time of day; daily and longer bars have
+    one time, midnight, so rolling_mean(volume, 20, 'time') on them was the plain 20-bar
+    window, said nowhere, for a question about a time of day's volume."""
+    errors: list[QueryError] = []
+    for node in walk(expr):
+        spec = lookup(node.name) if isinstance(node, Call) else None
+        if spec is None or not any(p.name == "by" and p.choices for p in spec.params):
+            continue
+        assert isinstance(node, Call)
+        bound, _ = bind_arguments(spec, node.args, step=step)
+        if not any(p.name == "by" and str(value).lower() == "time" for p, value in bound):
+            continue
+        plain = Call(node.name, node.args[:-1]).to_text()
+        errors.append(
+            ArgumentError(
+                f"{node.to_text()} compares bars at the same time of day, and {tf.name} bars "
+                f"have one time each (midnight), so it is the plain window {plain}.",
+                step=step,
+                hint=f"On {tf.name} bars write {plain}; to compare a time of day across days "
+                f'use intraday bars, e.g. "from": "5m" with {node.to_text()}.',
+            )
+        )
+    return errors
 
 
 def _select_names(stage: Stage) -> frozenset[str]:

@@ -297,9 +297,11 @@ def blended_levels(rows: pd.DataFrame) -> Levels | None:
     return years
 
 
-def closes_may_blend(plan: Plan, first: dt.date | None, last: dt.date | None) -> bool:
+def closes_may_blend(
+    plan: Plan, first: dt.date | None, last: dt.date | None, ratio: float = LEVEL_RATIO
+) -> bool:
     """Whether the first stage's closes on the trading dates ``first`` to ``last`` could
-    differ ``LEVEL_RATIO`` times; False only where they cannot. Every bar's close is the
+    differ ``ratio`` times; False only where they cannot. Every bar's close is the
     close of a minute bar of its trading date, so those dates' lowest and highest minute
     closes (``_close_span``, read once per dataset) bound them: "1m bars with range > 20 in
     2024" stops here, before it walks the query or reads its 350,000 rows' closes. A stage
@@ -314,7 +316,7 @@ def closes_may_blend(plan: Plan, first: dt.date | None, last: dt.date | None) ->
     if lo >= hi:
         return True
     lowest, highest = np.fmin.reduce(low[lo:hi]), np.fmax.reduce(high[lo:hi])
-    return not (lowest > 0 and highest / lowest < LEVEL_RATIO)
+    return not (lowest > 0 and highest / lowest < ratio)
 
 
 def _close_span(dataset: Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -599,7 +601,8 @@ def percent_of(distance: ast.Expr, maps: dict[str, ast.Expr], query: dict) -> st
     the open); ``(close / peak - 1) * 100`` for a drawdown ``close - peak`` of ``peak =
     cummax(close)``, ``abs_gap / prev(close) * 100`` for ``abs(open - prev(close))``, ``pnl
     / close * 100`` for a trade's ``pnl = next(close) - close`` (of the entry, the earlier
-    price). A name the map made of the difference itself is kept (``pnl``, ``dd / peak *
+    price), ``atr14 / close * 100`` for an indicator's ``atr14``. A name the map made of the
+    difference itself is kept (``pnl``, ``dd / peak *
     100``). Of the price distance for a scaled one (``range`` for ``range * 1000`` or
     ``range_usd`` of the map's ``range * 1000``: a percent of the dollars would be 1000 times
     too big); the range's for an argument the planner renamed and kept no expression of."""
@@ -617,8 +620,17 @@ def percent_of(distance: ast.Expr, maps: dict[str, ast.Expr], query: dict) -> st
         else:
             text = f"{_operand(distance)} / {_operand(base)} * 100"
     else:
-        text = f"{_operand(distance)} / open * 100"
+        text = f"{_operand(distance)} / {_base_of(distance, maps)} * 100"
     return _DEFAULT_PERCENT if HIDDEN in text else text
+
+
+def _base_of(distance: ast.Expr, maps: dict[str, ast.Expr]) -> str:
+    """The price a distance that is no difference of prices is in percent of: an indicator's
+    (``atr14`` of ``atr(14)``, read at the bar's close) of the close, as atr() says and
+    TA-Lib's NATR does; anything else (``range``) of the open."""
+    made = through_map(distance, maps)
+    spec = lookup(made.name) if isinstance(made, ast.Call) else None
+    return "close" if spec is not None and spec.category == "indicator" else "open"
 
 
 def _difference(expr: ast.Expr, maps: dict[str, ast.Expr]) -> tuple[ast.Binary, bool] | None:

@@ -18,11 +18,19 @@ A number a distance is compared with is read in percent of the price that distan
 measured from on the last row compared (-128.75 points is -0.50% of 25,728.75, the close
 before 2026-01-07): the level the person asks from ("today's" fall). One warning per result,
 none beside a warning that its statistics blend price levels (``barb.price_level_caveats``,
-which the interpreter gives first). None where the unit changes nothing: a rank within each
-year (``rank(range, 'year')``) or of a percent, a comparison with 0 (a day up is up at any
-price), rows listed by such a where (the last days that fell more than 128.75 points are
-the last ones either way), a count of a rank's top 10% or the median rank (10% and 50 in
-either unit).
+which the interpreter gives first). None where the unit changes nothing: a rank of a
+percent, a comparison with 0 (a day up is up at any price), rows listed by such a where
+(the last days that fell more than 128.75 points are the last ones either way), a count of
+a rank's top 10% or the median rank (10% and 50 in either unit).
+
+A rank within a stretch of rows no years' levels set apart (a period of a year, each year
+of ``rank(x, 'year')``, the last n rows of ``rolling_rank(x, n)``) compares sizes at
+different prices too when the close moved within it: the reference's own "ATR(14) now
+against the last year" put 2026-01-07's 389.05 points at the 67.44th percentile of a year
+in which NQ's close ran from 16,234 to 25,851 (1.6x); in percent of the price it ranks
+1.94, the quietest 2% of the year. Said, with the close's run and the rank in percent, when
+the rows the result gives one of (a few listed, or a first/last) have their ranks moved
+``RANK_GAP`` points or more by it, over closes ``WINDOW_RATIO`` apart or more.
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ from barb.price_level_caveats import (
     unscaled,
 )
 from barb.script import ast
+from barb.script.builtins import RESTART_UNITS, restart_keys
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_select
 from barb.script.library import is_aggregate_call
@@ -70,6 +79,17 @@ _ONE_ROW = ("first", "last")
 _COUNTING = frozenset({"count", "sum", "mean"})
 # The column the percent form is evaluated into, among a stage's own hidden ones.
 _PERCENT = f"{HIDDEN}pct"
+# A rank within one stretch of rows says the close moved when its highest is this many times
+# its lowest or more, far less than LEVEL_RATIO's years: a rank compares each size with the
+# others one by one, and a 25% move shifts them by as much as NQ's daily range varies in a
+# quiet quarter. Over 252-day windows of NQ's sample, a 1.2-1.3x move changed ATR(14)'s
+# last rank by 20 points or more in 8% of them, 1.4-1.5x in 30%.
+WINDOW_RATIO = 1.25
+# …and when it moves a rank the result gives by this many percentile points or more (a fifth
+# of the scale): 67.44 in points against 1.94 in percent is said, 67 against 61 is not.
+RANK_GAP = 20.0
+# The ranks of a stretch of rows: rank() over the period (or each per), rolling_rank()'s n.
+_RANKS = frozenset({"rank", "rolling_rank"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,13 +108,15 @@ class Bars:
 
 @dataclasses.dataclass(frozen=True)
 class _Found:
-    """``rank(distance)``, or ``distance op fixed`` (``fixed op distance`` when not
-    ``left``), as the stage wrote it."""
+    """``rank(distance)`` (``within`` a per or a rolling window: ``rank(distance, 'year')``,
+    ``rolling_rank(distance, 252)``), or ``distance op fixed`` (``fixed op distance`` when
+    not ``left``), as the stage wrote it."""
 
     node: ast.Call | ast.Compare
     distance: ast.Expr
     fixed: ast.Expr | None = None
     left: bool = True
+    within: bool = False
 
     @property
     def ranks(self) -> bool:
@@ -105,10 +127,40 @@ class _Found:
         compared with): ``rank(range / open * 100)``, ``chg / prev(close) * 100 < -128.75 /
         25728.75 * 100``."""
         if isinstance(self.node, ast.Call):
-            return ast.Call(self.node.name, (percent,))
+            return ast.Call(self.node.name, (percent, *self.node.args[1:]))
         assert threshold is not None
         sides = (percent, threshold) if self.left else (threshold, percent)
         return ast.Compare(self.node.op, *sides)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Moved:
+    """The close's lowest and highest over the rows a rank compares, with their dates, in
+    time order (``first`` the earlier)."""
+
+    first: tuple[float, str]
+    then: tuple[float, str]
+
+    @classmethod
+    def over(cls, close: np.ndarray, dates: np.ndarray, rows: np.ndarray) -> _Moved | None:
+        """Of ``close`` on the ``rows`` (a mask), when its highest is ``WINDOW_RATIO`` times
+        its lowest or more; else None."""
+        at = np.flatnonzero(rows & np.isfinite(close))
+        if not len(at):
+            return None
+        low, high = at[np.argmin(close[at])], at[np.argmax(close[at])]
+        if close[low] <= 0 or close[high] / close[low] < WINDOW_RATIO:
+            return None
+        ends = [(float(close[i]), str(np.datetime64(dates[i], "D"))) for i in sorted((low, high))]
+        return cls(ends[0], ends[1])
+
+    def changed(self) -> str:
+        """ "ran from 16,234 on 2025-09-05 to 25,851 on 2026-01-05 (1.6x)"."""
+        (start, on), (end, to) = self.first, self.then
+        return (
+            f"ran from {start:,.0f} on {on} to {end:,.0f} on {to} "
+            f"({max(start, end) / min(start, end):.1f}x)"
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,7 +198,9 @@ def comparison_caveat(
     ``LEVEL_RATIO`` times or more (``first``: the first stage's output, ``last``: the
     result's); else none. ``ctx`` is any context of the run: the numbers in percent are
     evaluated over ``bars`` in a copy of it."""
-    if not closes_may_blend(plan, *bars.dates):  # no level changed enough: nothing to look for
+    # A rank is said from closes WINDOW_RATIO apart, a count from LEVEL_RATIO's.
+    ratio = WINDOW_RATIO if plan.first.calls & _RANKS else LEVEL_RATIO
+    if not closes_may_blend(plan, *bars.dates, ratio):  # no level changed enough
         return []
     over = dataclasses.replace(
         ctx,
@@ -184,7 +238,7 @@ class _Stage:
         its columns listed (``"column"``, with its name); a comparison listed row by row is
         no count."""
         stage = self.stage
-        if "rank" not in stage.calls and not stage.comparisons & _ORDERED:
+        if not stage.calls & _RANKS and not stage.comparisons & _ORDERED:
             return None  # neither a rank nor an ordering: no walk of the query
         places: list[tuple[str, Any, ast.Expr]] = []
         if stage.where is not None:
@@ -201,7 +255,9 @@ class _Stage:
                     return place, what, found
         return None
 
-    def _text(self, found: _Found, years: Levels, who: str, example: str, answer: str) -> list[str]:
+    def _text(
+        self, found: _Found, years: Levels | _Moved, who: str, example: str, answer: str
+    ) -> list[str]:
         unit = self._unit_word(found)
         if found.ranks:
             distance = found.distance.to_text()
@@ -258,6 +314,8 @@ class _FirstStage(_Stage):
         one = stage.shape in ("scalar", "dict")
         if found.ranks and one and _counts_ranks(stage, place, what):
             return []
+        if found.within:  # each row ranked among its own stretch: no years' levels
+            return self._window(place, what, found)
         # The rows compared: a rank's are the period's, a where's the rows it read, a
         # select's the rows kept.
         if found.ranks:
@@ -267,7 +325,7 @@ class _FirstStage(_Stage):
         rows = _rows(bars.frame, compared)
         years = None if rows is None else blended_levels(rows)
         if years is None:
-            return []
+            return self._window(place, what, found) if found.ranks else []
         percent = parse_expression(percent_of(found.distance, self.maps, self.query))
         example, threshold = "", None
         if not found.ranks:
@@ -330,24 +388,112 @@ class _FirstStage(_Stage):
     def _ranks(self, column: str, found: _Found, replaced: ast.Expr) -> str:
         """ "In percent (rank(range / open * 100)) 2026-01-07 ranks 32.31, not 87.12." for
         the rows listed, when they are few and the column is the rank itself."""
+        listed = self._listed(column, found)
+        if listed is None:
+            return _use(replaced.to_text())
+        at, labels, old = listed
+        return _ranks_text(replaced, labels, _floats(evaluate(replaced, self.ctx))[at], old)
+
+    def _listed(
+        self, column: str, found: _Found
+    ) -> tuple[np.ndarray, list[str], np.ndarray] | None:
+        """The rows listed (their places among the bars), named, and their ranks, when they
+        are few and ``column`` is the rank itself; else None."""
         output, table = self.output, self.output.table
         shown = next((s.expr for s in self.stage.select if s.name == column), ast.Column(column))
         few = table is not None and 0 < len(table) <= MAX_LISTED and column in table.columns
         if not few or through_map(shown, self.maps) != found.node or output.order is None:
-            return _use(replaced.to_text())
+            return None
         assert table is not None and output.passed is not None
         at = np.flatnonzero(output.passed)[output.order]
-        ranks = _floats(evaluate(replaced, self.ctx))[at]
         old = pd.to_numeric(table[column], errors="coerce").to_numpy(dtype=np.float64)
-        labels = [_label(v) for v in table.iloc[:, 0]]
-        if len(table) == 1:
-            said = f"{labels[0]} ranks {ranks[0]:.2f}, not {old[0]:.2f}"
-        else:
-            said = "; ".join(
-                f"{label} ranks {new:.2f} ({was:.2f} in points)"
-                for label, new, was in zip(labels, ranks, old, strict=True)
-            )
-        return f"In percent ({replaced.to_text()}) {said}."
+        return at, [_label(v) for v in table.iloc[:, 0]], old
+
+    def _window(self, place: str, what: Any, found: _Found) -> list[str]:
+        """The warning for a rank of a distance among a stretch of rows over which the close
+        moved (``_Moved``), when a rank the result gives, of a few rows listed or of one
+        row's (``last(rk)``), moves ``RANK_GAP`` points or more in percent; else none. The
+        shape is read first: most queries stop there."""
+        given = self._given(place, what, found)
+        if given is None:
+            return []
+        at, labels, old = given
+        ranked = self._ranked(found, at)
+        if ranked is None or self._ranking_rows(found) > MAX_RANKED:
+            return []
+        frame = self.bars.frame
+        valued = np.isfinite(_floats(evaluate(found.distance, self.ctx)))
+        close = frame["close"].to_numpy(dtype=np.float64)
+        moved = _Moved.over(close, frame["trading_date"].to_numpy(), ranked & valued)
+        if moved is None:
+            return []
+        percent = parse_expression(percent_of(found.distance, self.maps, self.query))
+        replaced = found.in_percent(percent)
+        new = _floats(evaluate(replaced, self.ctx))[at]
+        if not (np.abs(new - old) >= RANK_GAP).any():
+            return []
+        if place == "column":
+            answer = _ranks_text(replaced, labels, new, old)
+            return self._text(found, moved, what, "", answer)
+        item = _replace(_unhoisted(what.expr, self.maps), found.node, replaced, self.maps)
+        answer = f"In percent ({item.to_text()}) {what.name} is {new[0]:.4g}, not {old[0]:.4g}."
+        return self._text(found, moved, found.node.to_text(), "", answer)
+
+    def _given(
+        self, place: str, what: Any, found: _Found
+    ) -> tuple[np.ndarray, list[str], np.ndarray] | None:
+        """The rows whose rank the result gives (their places among the bars), named, and
+        those ranks: a few rows listed with the rank as a column, or the row of a single
+        answer's ``last(rk)`` / ``first(rk)``; else None."""
+        if place == "column":
+            return self._listed(what, found)
+        output = self.output
+        if place != "select" or self.stage.shape not in ("scalar", "dict"):
+            return None
+        expr = _unhoisted(what.expr, self.maps)
+        if not isinstance(expr, ast.Call) or expr.name.lower() not in _ONE_ROW:
+            return None
+        if len(expr.args) != 1 or through_map(expr.args[0], self.maps) != found.node:
+            return None
+        assert output.passed is not None
+        rows = np.flatnonzero(output.passed)
+        old = self._value(what.name)
+        if not len(rows) or not isinstance(old, int | float) or isinstance(old, bool):
+            return None
+        at = rows[-1:] if expr.name.lower() == "last" else rows[:1]
+        return at, [], np.array([float(old)])
+
+    def _ranking_rows(self, found: _Found) -> int:
+        """The rows the rank in percent is computed over: the period's for rank(), every
+        bar's for rolling_rank() (a rolling rank of 6 million minute bars takes 7 seconds)."""
+        bars = self.bars
+        assert isinstance(found.node, ast.Call)
+        if found.node.name.lower() == "rolling_rank" or bars.period is None:
+            return len(bars.frame)
+        return int(np.count_nonzero(bars.period))
+
+    def _ranked(self, found: _Found, at: np.ndarray) -> np.ndarray | None:
+        """The rows the rank of the rows at ``at`` compares them with, as a mask over the
+        bars: the period's (rank(x)), their per's in it (rank(x, 'year')), the last n up to
+        each (rolling_rank(x, n)); None for a rank it cannot read."""
+        node, bars = found.node, self.bars
+        assert isinstance(node, ast.Call)
+        if node.name.lower() == "rolling_rank":
+            n = ast.literal_value(node.args[1]) if len(node.args) > 1 else None
+            if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+                return None
+            rows = np.zeros(len(bars.frame), dtype=bool)
+            for end in at:
+                rows[max(0, int(end) - n + 1) : int(end) + 1] = True
+            return rows
+        period = bars.period if bars.period is not None else bars.keep
+        if len(node.args) == 1:
+            return period
+        per = ast.literal_value(node.args[1])
+        if not isinstance(per, str) or per not in RESTART_UNITS:
+            return None
+        keys = restart_keys(self.ctx, per, "rank")
+        return period & np.isin(keys, keys[at])
 
     def _value(self, name: str) -> Any:
         summary = self.output.summary
@@ -390,6 +536,8 @@ class _SecondStage(_Stage):
             return []
         place, what, found = hit
         counted = _count_item(self.stage)
+        if found.within:  # a then stage's rows are no stretch of bars a per can cut
+            return []
         if place == "where" and not found.ranks and counted is None:
             return []
         made = self._first_expr(found.distance)
@@ -542,8 +690,9 @@ def _found(
         rows = not any(is_aggregate_call(n) for n in nodes(expr, maps))
         return rows and unit(expr) in DISTANCES
 
-    if isinstance(node, ast.Call) and node.name.lower() == "rank" and len(node.args) == 1:
-        return _Found(node, node.args[0]) if distance(node.args[0]) else None
+    if isinstance(node, ast.Call) and node.name.lower() in _RANKS and node.args:
+        whole = node.name.lower() == "rank" and len(node.args) == 1
+        return _Found(node, node.args[0], within=not whole) if distance(node.args[0]) else None
     if not isinstance(node, ast.Compare) or node.op not in _ORDERED:
         return None
     for side, other, left in ((node.left, node.right, True), (node.right, node.left, False)):
@@ -682,6 +831,18 @@ def _example(
         f"({scale.base:,.2f}) but {points / level * 100:.2f}% of {years.named(far)}'s mean "
         f"close ({level:,.0f})"
     )
+
+
+def _ranks_text(replaced: ast.Expr, labels: list[str], ranks: np.ndarray, old: np.ndarray) -> str:
+    """ "In percent (rank(range / open * 100)) 2026-01-07 ranks 32.31, not 87.12." """
+    if len(labels) == 1:
+        said = f"{labels[0]} ranks {ranks[0]:.2f}, not {old[0]:.2f}"
+    else:
+        said = "; ".join(
+            f"{label} ranks {new:.2f} ({was:.2f} in points)"
+            for label, new, was in zip(labels, ranks, old, strict=True)
+        )
+    return f"In percent ({replaced.to_text()}) {said}."
 
 
 def _steps(steps: list[str]) -> str:

@@ -53,7 +53,7 @@ _CATEGORY_TITLES = {
     "pattern": "Sequence",
     "aggregate": "Aggregate (select only)",
     "time": "Time",
-    "session": "Session (name in quotes; lag = trading dates back, Good Friday skipped; "
+    "session": "Session (lag = trading dates back, Good Friday skipped; "
     "NaN if that date has no bar in the session: a window after an early close)",
 }
 
@@ -236,7 +236,7 @@ def _midnight_line(times: SessionTimes) -> str:
         "TIME OF DAY AS A NUMBER: hour() * 60 + minute() falls back to 0 at midnight. Over a "
         f"session from the {start} open (ETH, OVERNIGHT), average or compare times counted "
         f"from that open: if(hour() >= {hour}, hour() * 60 + minute() - 1440, hour() * 60 + "
-        "minute()) (negative before midnight)."
+        "minute())."
     )
 
 
@@ -340,6 +340,9 @@ def indicators_reference(instrument: Instrument | None = None) -> str:
         f"5m bar of the window, not the bars before it on a chart. For the chart's values run "
         f'on {main} (or {whole}) and keep the window: "where": "time() >= \'{hour_start}\' and '
         f"time() < '{hour_end}'\".",
+        "On intraday bars an indicator is the bar's own: atr(14) on 1m bars is a 1-minute "
+        "ATR. The daily one, as of the previous close (a stop set at the open): "
+        "daily(atr(14)); the daily SMA(20): daily(rolling_mean(close, 20)).",
         "SMA(n) is rolling_mean(close, n) (bollinger_middle(close, n) is the same line); a "
         "cross compares with prev(): golden cross = sma50 > sma200 and prev(sma50) <= "
         "prev(sma200) (get_concept golden cross).",

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from barb.events.catalog import EventSpec, resolve_event
+from barb.events.catalog import EventSpec
+from barb.events.names import resolve_event
 from barb.events.schedule import DAY_NS, MINUTE_NS, join_arrays
 from barb.instruments import Instrument, SessionSpec, format_clock, parse_clock
 from barb.lineage import nodes

@@ -16,6 +16,7 @@ count of a condition is said to leave them out too: "days below the 200-day SMA 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -37,6 +38,18 @@ if TYPE_CHECKING:
 
 # The short groups a warning names, the worst; the others are counted.
 NAMED_GROUPS = 3
+# The words of a name for rows, or for their number, that read as all of them: a count of
+# a condition named "days" or "n_trades" reads as every day or trade (and in Russian
+# transliteration: "dni", "sdelok", "vsego").
+ROW_WORDS = frozenset(
+    {
+        *("n", "num", "number", "count", "cnt", "total", "all", "rows", "row", "obs"),
+        *("days", "day", "sessions", "session", "nights", "night", "bars", "bar", "hours"),
+        *("weeks", "week", "months", "month", "quarters", "years", "year", "trades", "trade"),
+        *("samples", "sample", "size", "len", "length", "of"),
+        *("dni", "dney", "dnei", "sdelki", "sdelok", "vsego", "kolvo", "kol", "vo"),
+    }
+)
 
 
 def sample_sizes(
@@ -161,8 +174,10 @@ def true_count_caveat(
     mean(up): it counts the rows where ``up`` is true, as ``count(up == true)`` does. "Does
     ES go up more often on Fridays" selected count(up) as days, count(up == true) as up_days
     and mean(up) as up_share, and read "days=451, up_days=451, up_share=0.53": Monday's 451
-    up days of 850. A name that holds the column's ("up_days", the default "count_up") says
-    what it counts and is not warned of."""
+    up days of 850. Only a name made of words for rows (``ROW_WORDS``: days, n, total_trades)
+    reads so: one with another word names the event counted ("count(hit) as stopped",
+    "up_days", the default "count_up") and is not warned of; the warning had been said of
+    every such count, twice in one answer (p35c C4)."""
     beside = {item.expr for item in select}
     rows_counted = any(_counts_rows(expr) for expr in beside)
     said = []
@@ -176,7 +191,7 @@ def true_count_caveat(
         ):
             continue
         column = expr.args[0].name
-        if column.lower() in item.name.lower():
+        if not _names_rows(item.name):
             continue
         if not (rows_counted or ast.Call("mean", expr.args) in beside):
             continue
@@ -189,6 +204,13 @@ def true_count_caveat(
             "rows; count() counts rows."
         )
     return said
+
+
+def _names_rows(name: str) -> bool:
+    """Whether every word of ``name`` is a word for rows or their number: "days",
+    "n_trades", "totalBars"; not "stopped", "up_days" or "gap_entries"."""
+    words = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower())
+    return bool(words) and all(word in ROW_WORDS for word in words)
 
 
 def _first_count(answer: SelectValue) -> str:
@@ -259,6 +281,13 @@ class _Empty:
     unread: np.ndarray | None
     count: bool = False
 
+    @property
+    def sampled(self) -> tuple[ast.Expr, ...]:
+        """The call's arguments its missing values are read from: arg_max(m, ret)'s ret."""
+        spec = lookup(self.call.name)
+        assert spec is not None
+        return spec.sampled(self.call.args)
+
     def begins_short(self) -> bool:
         """Whether a statistic (not a count) leaves out rows because the data begins: said
         however few beside a count() of the rows. "days=259, big=113, share=0.438" by year
@@ -272,7 +301,7 @@ class _Empty:
         on." when some rows are empty for that reason; else nothing."""
         if start is None or self.unread is None or not self.unread.any():
             return ""
-        args = [start.unhoisted(arg) for arg in self.call.args[:1]]
+        args = [start.unhoisted(arg) for arg in self.sampled[:1]]
         subject = args[0].to_text() if args else self.call.to_text()
         unread = int(np.count_nonzero(self.unread))
         rows = f"{unread:,} of them ({start.span(self.unread, start.kept)})"
@@ -296,15 +325,16 @@ def _empty(
     calls = _aggregates(item.expr)
     counts = [(c, s) for c, s in calls if s.counts_true and c.args]
     if len(calls) == 1 and calls[0][1].sample:
-        (call, spec), arity = calls[0], calls[0][1].sample
+        call, spec = calls[0]
     elif len(counts) == 1 and not any(s.sample for _, s in calls):
         # count(cond) * 100 / count() too: a share written as counts.
-        (call, spec), arity = counts[0], 1
+        call, spec = counts[0]
     else:
         return None
+    sampled = spec.sampled(call.args)
     args = answer.samples.get(call)
     if args is None:  # not reached when the item was evaluated (kept for safety)
-        args = tuple(evaluate(arg, ctx) for arg in call.args[:arity])
+        args = tuple(evaluate(arg, ctx) for arg in sampled)
     empty: np.ndarray | None = None
     for values in args:
         if np.ndim(values) == 0:  # a literal: empty or not on every row
@@ -319,7 +349,7 @@ def _empty(
         empty = missing if empty is None else empty | missing
     if empty is None:
         return None
-    unread = None if start is None else start.unread(call.args[:arity], empty, start.kept)
+    unread = None if start is None else start.unread(sampled, empty, start.kept)
     if not spec.sample:  # a count: only the rows the data's start left unknown
         if unread is None or not unread.any():
             return None

@@ -26,7 +26,7 @@ from barb.script.evaluator import evaluate_aggregate
 from barb.script.library import lookup
 from barb.session_caveats import part_of_the_day
 from barb.short_days import close_clock, date_positions, day_edges, short_days, window_edges
-from barb.stages import query_columns
+from barb.stages import query_columns, take_rows
 from barb.summary_text import listed_text, value_text
 
 # Rows named in the short-session warning; more are counted.
@@ -98,16 +98,8 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     short = short_days(plan.dataset, plan.session, days)
     if not short.any():
         return []
-    # A holiday's session closes early too: it is named a holiday.
-    holiday = us_market_closed(days[short])
+    listed = short_session_names(plan.dataset, days[short])
     _, closed = day_edges(plan.dataset, days[short])
-    named = [
-        f"{day} ({'holiday' if is_holiday else 'early close'}, closed "
-        f"{close_clock(plan.dataset, int(end))})"
-        for day, is_holiday, end in zip(days[short], holiday, closed, strict=True)
-    ]
-    more = len(named) - NAMED_SHORT_SESSIONS
-    listed = ", ".join(named[:NAMED_SHORT_SESSIONS]) + (f" and {more} more" if more > 0 else "")
     n = int(short.sum())
     are = "is a short session" if n == 1 else "are short sessions"
     if ranked:
@@ -119,6 +111,23 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         f"{n} of the {len(days)} rows listed {are}: {listed}; "
         f"their {what} a part day's.{joined} {LEAVE_OUT}"
     ]
+
+
+def short_session_names(dataset: Dataset, days: np.ndarray) -> str:
+    """The first few short sessions ``days`` (datetime64[D]) by their date, kind and close,
+    the others counted: '2024-05-27 (holiday, closed 13:00), 2024-07-03 (early close, closed
+    13:15) and 3 more'."""
+    shown = days[:NAMED_SHORT_SESSIONS]
+    # A holiday's session closes early too: it is named a holiday.
+    holiday = us_market_closed(shown)
+    _, closed = day_edges(dataset, shown)
+    named = [
+        f"{day} ({'holiday' if is_holiday else 'early close'}, closed "
+        f"{close_clock(dataset, int(end))})"
+        for day, is_holiday, end in zip(shown, holiday, closed, strict=True)
+    ]
+    more = len(days) - len(named)
+    return ", ".join(named) + (f" and {more} more" if more > 0 else "")
 
 
 def mother_bar_caveat(
@@ -134,7 +143,7 @@ def mother_bar_caveat(
     stage = plan.first
     if plan.timeframe.name != "daily" or kept is None or not len(kept):
         return []
-    patterns = _kept_patterns(stage)
+    patterns = kept_patterns(stage)
     if not patterns or "trading_date" not in kept.columns:
         return []
     marked = _marked_sides(stage)
@@ -171,7 +180,7 @@ def mother_bar_caveat(
     return [
         f"{n} of the {len(rows)} rows kept read {listed_text(patterns)} against a short "
         f"session (a holiday or early close: a part day's range): {listed}."
-        + _left_out(stage, ctx, kept, touched, " and ".join(form))
+        + left_out(stage, ctx, kept, touched, " and ".join(form))
     ]
 
 
@@ -226,7 +235,7 @@ def short_next_caveat(
     )
     return [
         f"{', '.join(said)} ({'e.g. ' if touched.sum() > 1 else ''}{example})."
-        + _left_out(stage, ctx, kept, touched, form)
+        + left_out(stage, ctx, kept, touched, form)
     ]
 
 
@@ -237,7 +246,7 @@ def _kept_rows(frame: pd.DataFrame, kept: pd.DataFrame) -> tuple[np.ndarray, np.
     return dates, date_positions(dates, kept["trading_date"].to_numpy().astype("datetime64[D]"))
 
 
-def _left_out(
+def left_out(
     stage: StagePlan, ctx: EvalContext, kept: pd.DataFrame, touched: np.ndarray, form: str
 ) -> str:
     """' Without them count is 20. "where": "… and <form>" leaves them out.': the select's
@@ -256,7 +265,7 @@ def _closed_at(dataset: Dataset, day: np.datetime64) -> str:
     return close_clock(dataset, int(closed[0]))
 
 
-def _kept_patterns(stage: StagePlan) -> list[str]:
+def kept_patterns(stage: StagePlan) -> list[str]:
     """The patterns of MOTHER_BAR_PATTERNS the stage's where keeps rows by (a conjunct of
     it, or of the map column it names): "inside_day() and close > open", not "not
     inside_day()" nor prev(inside_day())."""
@@ -353,7 +362,7 @@ def listed_sizes(
     return [
         name
         for name, expr in listed
-        if _reads_part_day(expr, mapped, prefix) or (moves and _part_day_move(expr, mapped, prefix))
+        if reads_part_day(expr, mapped, prefix) or (moves and part_day_move(expr, mapped, prefix))
     ]
 
 
@@ -393,7 +402,7 @@ def _marks_them(stage: StagePlan, before: StagePlan | None = None) -> bool:
     )
 
 
-def _part_day_move(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "") -> bool:
+def part_day_move(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "") -> bool:
     """Whether ``expr`` is a move (two prices or more) to a price the row's own session set
     after its open: close - open and low <= prev(close) are (a half day's stop at 13:15);
     open - prev(close) and open - session_close('RTH', 1) are not (the gap from the last
@@ -506,14 +515,18 @@ def _without_short(
     return changes
 
 
-def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> list[str]:
+def part_day_share_caveat(
+    plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None, *, own_said: bool = False
+) -> list[str]:
     """Statistics of range or volume over daily rows a notable share of which are short
     sessions: "the day after Thanksgiving" is 18 of 18 early closes (RTH to 13:15), and its
     mean range of 1.42% was read against full days' 1.85% with nothing said. Said with the
     share, and the value without them when full days remain (min and low percentiles are
     the low-tail warning's). So too of a window read by session_*() that an early close cut
     on a notable share of the days: session_high('12:00-13:30') - session_low('12:00-13:30')
-    on RTH rows is a 60- or 75-minute range on the holidays and early closes."""
+    on RTH rows is a 60- or 75-minute range on the holidays and early closes. ``own_said``:
+    the rows' own short sessions are said already, as a where's picks
+    (``barb.part_day_picks``)."""
     stage = plan.first
     if plan.timeframe.name != "daily" or stage.shape == "table" or kept is None:
         return []
@@ -527,8 +540,8 @@ def part_day_share_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | Non
     days = kept["trading_date"].to_numpy().astype("datetime64[D]")  # one row per date
     said = []
     for window, items in sources.items():
-        if window == plan.session and _kept_patterns(stage):
-            continue  # mother_bar_caveat names them, with the values without them
+        if window == plan.session and (own_said or kept_patterns(stage)):
+            continue  # mother_bar_caveat or the where's picks name them, with the values
         short = short_days(plan.dataset, window, days)
         n = int(short.sum())
         if not n or n < NOTABLE_SHORT_SHARE * days.size:
@@ -643,9 +656,7 @@ def without_rows(
     1.194, max_abs_gap is 6.5': of one row of numbers only, not a table's nor per group."""
     if stage.shape == "table" or stage.group_keys or not items or drop.all():
         return ""
-    rest = dataclasses.replace(
-        ctx, frame=kept[~drop].reset_index(drop=True), warnings=[], period=None
-    )
+    rest = dataclasses.replace(ctx, frame=take_rows(kept, ~drop), warnings=[], period=None)
     found = []
     for item in items:
         value = evaluate_aggregate(item.expr, rest, None)
@@ -730,7 +741,7 @@ def _by_source(
             read = [item.expr]
         sources = set()
         for value in read:
-            if _reads_part_day(value, mapped):
+            if reads_part_day(value, mapped):
                 sources.add(plan.session)
             sources |= _window_sizes(plan, value, mapped)
         for source in sorted(sources):
@@ -759,7 +770,7 @@ def _window_sizes(plan: Plan, expr: ast.Expr, mapped: dict[str, ast.Expr]) -> se
     return {key for key, read in fields.items() if "volume" in read or {"high", "low"} <= read}
 
 
-def _reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "") -> bool:
+def reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "") -> bool:
     """Whether ``expr`` reads a column a part day makes small (range, volume, high - low),
     or a joined market's with its ``prefix`` (cl_volume)."""
     read = {n.name for n in nodes(expr, mapped) if isinstance(n, ast.Column)}

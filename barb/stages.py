@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import label_column, with_bar_label
+from barb.bar_labels import label_column, row_label, with_bar_label
 from barb.column_units import COUNTED_ROWS
-from barb.data_start import DataStart, listed_caveat, where_caveat
+from barb.data_start import DataStart, listed_caveat, running_caveat, where_caveat
 from barb.errors import TypeMismatch
+from barb.events.names import minutes_compare_hint
 from barb.frames import MINUTE_OF_DAY
 from barb.group_caveats import empty_groups, keyless_rows
 from barb.group_noise import FewGroups, even_groups
@@ -30,6 +31,7 @@ from barb.lookahead_caveats import lookahead_caveats
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
 from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
+from barb.same_run_rows import same_run_caveat
 from barb.sample_sizes import (
     few_values_caveat,
     sample_caveats,
@@ -40,6 +42,7 @@ from barb.script.ast import Call, Column, Expr
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
+from barb.script.functions import KIND_NAMES, value_kind
 from barb.setup_noise import setup_noise
 from barb.summary_text import value_text
 from barb.time_keys import from_the_open
@@ -176,6 +179,7 @@ def run_stage(
         start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates, values=again)
         if condition is not None:
             said = where_caveat(start, given, condition)
+        said += running_caveat(start, period)
     output = _answer(
         stage,
         frame,
@@ -210,6 +214,8 @@ def run_stage(
     if stage.shape == "table" and stage.limit is not None and output.order is not None:
         listed = np.zeros(len(keep), dtype=bool)
         listed[np.flatnonzero(keep)[output.order]] = True
+        dates = ctx.trading_dates if period is not None else None  # bars, up to the data's end
+        output.warnings += same_run_caveat(stage, every_row, selected, listed, ctx.timeframe, dates)
     if period is not None:  # the first stage: its rows are bars, up to the data's end
         calendar = timeframe_spec(ctx.timeframe).calendar
         output.warnings += lookahead_caveats(
@@ -538,12 +544,9 @@ def _ordered_positions(
 
 
 def _row_name(frame: pd.DataFrame, timeframe: str, positions: np.ndarray, at: int) -> str:
-    """The bar at sorted position ``at`` by its label (date, week…; its time intraday)."""
-    bar = frame.iloc[[positions[at]]]
-    labelled = label_column(bar, timeframe)
-    if labelled is not None:
-        return str(labelled[1][0])
-    return f"{pd.Timestamp(bar['timestamp'].iloc[0]):%Y-%m-%d %H:%M}"
+    """The row at sorted position ``at`` by its label (date, week…; its time intraday; a then
+    stage's row by its first column)."""
+    return row_label(frame, int(positions[at]), timeframe)
 
 
 def sort_keys(stage: StagePlan) -> list[tuple[str, bool]]:
@@ -597,10 +600,12 @@ def _in_order(frame: pd.DataFrame, order: np.ndarray) -> pd.DataFrame:
 def _as_condition(values: pd.Series, step: str, text: str) -> np.ndarray:
     if pd.api.types.is_bool_dtype(values):
         return values.fillna(False).to_numpy(dtype=bool)
+    # "where": "fomc_minutes" read "gives float64 values" (a dtype) and "Compare it, e.g.
+    # 'gap > 0'": a count of minutes, which a model took for the FOMC minutes' days.
     raise TypeMismatch(
-        f"'{text}' in {step} gives {values.dtype} values, not true/false.",
+        f"'{text}' in {step} gives {KIND_NAMES[value_kind(values)]} per row, not true/false.",
         step=step,
-        hint="Compare it, e.g. 'gap > 0' or 'dayname() == \"Mon\"'.",
+        hint=minutes_compare_hint(text) or f"Compare it, e.g. '{text} > 0'.",
     )
 
 

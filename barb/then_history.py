@@ -9,8 +9,13 @@ cross on 2025-02-13 (30.25, where RSI over all history is 29.27), with no word (
 
 Said when a then.map column reads earlier rows (its reach, ``barb.script.reach``) and the
 first stage's rows are consecutive bars (or days) that begin after the data does, with how
-many of its first rows are empty, whether it differs after them (a recursive smoother or a
-count since an event never forgets its start; a finite window does), and where to compute it.
+many of its first rows are empty, whether it differs after them (a recursive smoother never
+forgets its start; a finite window does), and where to compute it. Not said of what starts
+at the rows it is given in either stage: a running total, high or rank starts at the
+period's first bar there too, so the backtest's drawdown from cummax(equity) in then was
+told it "differs from all history" while the first stage's map gave the same -6029.5
+(p35c M1); a count since an event (streak(pnl < 0): the losing trades in a row) counts the
+runs among the rows, as a backtest's trades are.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ def then_history_caveat(
     begins = pd.Timestamp(kept["trading_date"].iloc[0])
     if begins <= pd.Timestamp(np.asarray(dates())[0]):
         return []
-    for name, reach in map_reach(then.map_exprs).items():
+    for name, reach in map_reach(then.map_exprs, values=True).items():
         if reach.back == 0 or name not in rows.columns:
             continue
         expr = dict(then.map_exprs)[name]

@@ -43,10 +43,34 @@ def zone_window_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | None
         return []
     warnings = []
     for text, spec in zoned:
-        said = _fit_text(instrument, spec, dates, text == plan.session)
+        main = text == plan.session
+        said = _fit_text(instrument, spec, dates, main)
         if said:
             warnings.append(said)
+        # The session as written: its name resolved says UTC for GMT.
+        warnings += _gmt_caveat((plan.query.session or text) if main else text, spec, dates)
     return warnings
+
+
+def _gmt_caveat(text: str, spec: SessionSpec, dates: np.ndarray) -> list[str]:
+    """'08:00-09:00 GMT' is UTC all year (the tz database's GMT), but traders say "the
+    London open, 08:00 GMT" of the UK's clock, an hour ahead of UTC in British Summer
+    Time: on those dates the window is the hour after the one they meant."""
+    if text.strip().rsplit(" ", 1)[-1].upper() != "GMT" or not len(dates):
+        return []
+    noon = pd.DatetimeIndex(dates.astype("datetime64[ns]")) + pd.Timedelta(hours=12)
+    summer = np.asarray(
+        noon.tz_localize("Europe/London").tz_convert("UTC").tz_localize(None) != noon
+    )
+    if not summer.any():
+        return []
+    start = spec.start_minute + 60
+    later = f"{format_clock(start)}-{format_clock(start + spec.length_minutes)}"
+    return [
+        f"'{text.strip()}' reads GMT as UTC all year; the UK's clock (BST) is an hour ahead of "
+        f"it on {int(summer.sum()):,} of the {len(dates):,} dates, so there the window is "
+        f"{later} London time. For the UK's clock: '{spec.hours} London'."
+    ]
 
 
 def _period_dates(plan: Plan, covered: tuple[dt.date | None, dt.date | None]) -> np.ndarray:

@@ -222,7 +222,7 @@ def _valid_call(draw: st.DrawFn, names: list[str], depth: int) -> str:
     for param in spec.params:
         if not param.required and draw(st.booleans()):
             break  # leave this and the rest to their defaults
-        if param.kind == "series":
+        if param.kind in ("series", "daily"):
             if param.accepts == "condition":
                 args.append(draw(_valid_condition(depth - 1)))
             else:

@@ -20,6 +20,38 @@ from barb.settings import EngineSettings
 DAYS = pd.bdate_range("2024-03-04", "2024-03-15")
 
 
+def bars_from_closes(
+    stamps: pd.DatetimeIndex,
+    close: np.ndarray,
+    volume: np.ndarray,
+    *,
+    open_: np.ndarray | None = None,
+    up: float | np.ndarray = 0.25,
+    down: float | np.ndarray = 0.25,
+) -> pd.DataFrame:
+    """Minute bars (timestamp, open, high, low, close, volume) around hand-made closes.
+
+    Each bar opens at the close before (the first at its own close) unless ``open_`` is
+    given; its high is ``up`` above the higher of open and close, its low ``down`` below the
+    lower (a scalar or one wick a bar). It draws nothing: callers draw their random wicks,
+    opens and volume themselves, in their own order, so a seed gives the same bars as ever.
+    ``bars_from_closes(ts, np.array([10.0, 10.5]), np.array([3, 4]))`` gives opens 10.0 and
+    10.0, highs 10.25 and 10.75, lows 9.75 and 9.75.
+    """
+    if open_ is None:
+        open_ = np.concatenate(([close[0]], close[:-1]))
+    return pd.DataFrame(
+        {
+            "timestamp": stamps.values.astype("datetime64[ns]"),
+            "open": open_,
+            "high": np.maximum(open_, close) + up,
+            "low": np.minimum(open_, close) - down,
+            "close": close,
+            "volume": np.asarray(volume).astype(np.int64),
+        }
+    )
+
+
 def small_bars() -> pd.DataFrame:
     """Every minute from 18:00 the evening before to 17:00 on ten weekdays, random walk."""
     rng = np.random.default_rng(3)
@@ -29,17 +61,7 @@ def small_bars() -> pd.DataFrame:
     ]
     ts = stamps[0].append(stamps[1:])
     close = 18000 + np.cumsum(rng.choice([-0.25, 0.0, 0.25], size=len(ts)))
-    open_ = np.concatenate(([close[0]], close[:-1]))
-    frame = pd.DataFrame(
-        {
-            "timestamp": ts.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": np.maximum(open_, close) + 0.25,
-            "low": np.minimum(open_, close) - 0.25,
-            "close": close,
-            "volume": rng.integers(1, 500, len(ts)).astype(np.int64),
-        }
-    )
+    frame = bars_from_closes(ts, close, rng.integers(1, 500, len(ts)))
     frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
     frame["minute"] = minutes_of_day(frame["timestamp"])
     return frame

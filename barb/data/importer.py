@@ -47,7 +47,7 @@ from barb.errors import DataError
 from barb.instruments import Instrument, load_instrument
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
-from barb.timeframes import TIMEFRAMES, resolve_timeframe
+from barb.timeframes import INTRADAY, TIMEFRAMES, case_ambiguity, resolve_timeframe
 
 MINUTE_NS = 60 * 1_000_000_000
 Mode = Literal["new", "replace", "append"]
@@ -87,10 +87,24 @@ class ImportResult:
 
 
 def parse_interval(text: str) -> int:
-    """``5m``, ``1h`` … -> minutes, through the one registry of timeframes."""
+    """``5m``, ``1h`` … -> minutes, through the one registry of timeframes, by the rule
+    `from` follows: "1M", a month in TradingView and pandas, was read as 1-minute bars.
+
+    >>> parse_interval("1H"), parse_interval("15min")
+    (60, 15)
+    """
     tf = resolve_timeframe(text)
+    ambiguous = case_ambiguity(text)
+    if ambiguous is not None and tf is not None:
+        raise DataError(
+            f"--interval {ambiguous}; for {tf.minutes}-minute bars write {tf.name} (monthly "
+            "bars are built from the imported intraday bars, never imported)."
+        )
     if tf is None or tf.minutes is None:
-        raise DataError(f"--interval {text!r} is not a bar length; use 1m, 5m, 15m, 30m or 1h.")
+        raise DataError(
+            f"--interval {text!r} is not a bar length; use {', '.join(INTRADAY)} (the file's "
+            "bar length; daily and longer bars are built from them)."
+        )
     return tf.minutes
 
 

@@ -13,9 +13,9 @@ from barb.events.catalog import (
     event_catalog,
     events_for,
     events_reference,
-    resolve_event,
 )
 from barb.events.join import join_events
+from barb.events.names import resolve_event
 from barb.events.schedule import event_dates
 
 __all__ = [

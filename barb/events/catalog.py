@@ -58,6 +58,7 @@ class CatalogEntry(BaseModel):
     description: str
     markets: tuple[str, ...] = ()
     elsewhere: str | None = None
+    minutes_release: str | None = None
     dates: DateSource
 
     @model_validator(mode="after")
@@ -96,6 +97,9 @@ class EventSpec(BaseModel):
     # instrument that lists it should know (opex is the stock market's, not CL's expiry).
     markets: tuple[str, ...] = ()
     elsewhere: str | None = None
+    # The event's own minutes, a later release Barb has no dates for ("FOMC minutes"), which
+    # the column <event>_minutes (minutes from the release) is mistaken for.
+    minutes_release: str | None = None
     # Outside [coverage_start, coverage_end] the event is unknown, not absent.
     coverage_start: dt.date
     coverage_end: dt.date
@@ -136,6 +140,7 @@ def _spec(name: str, entry: CatalogEntry) -> EventSpec:
         aliases=entry.aliases,
         markets=entry.markets,
         elsewhere=" ".join(entry.elsewhere.split()) if entry.elsewhere else None,
+        minutes_release=entry.minutes_release,
         coverage_start=start,
         coverage_end=end,
     )
@@ -176,38 +181,10 @@ def events_for(instrument: Instrument) -> list[EventSpec]:
     return [catalog[name] for name in instrument.events]
 
 
-def resolve_event(name: str, instrument: Instrument, *, step: str = "join") -> EventSpec:
-    """The event called ``name`` for this instrument, or an error naming the ones that exist."""
-    by_name = {spec.name: spec for spec in events_for(instrument)}
-    key = name.strip().lower()
-    if key in by_name:
-        return by_name[key]
-    names = sorted_names(by_name)
-    # An event of the catalog that this instrument does not list (eia on ES) is not a typo.
-    problem = "is not available for" if key in event_catalog() else "does not exist for"
-    message = f"Event '{name}' {problem} {instrument.symbol}. Available: {available(names)}"
-    guesses = difflib.get_close_matches(key, names, n=1, cutoff=0.5) or _alias_match(key, names)
-    message += f"; did you mean '{guesses[0]}'?" if guesses else "."
-    if guesses:
-        hint = f"Did you mean '{guesses[0]}'?"
-    elif key in event_catalog():
-        hint = joined_from_elsewhere(event_catalog()[key], instrument)
-    else:
-        hint = "Event names are lowercase, e.g. fomc."
-    raise UnknownEvent(message, step=step, hint=hint, details={"event": name, "available": names})
-
-
 def concept_key(text: str) -> str:
     """One spelling for a name however it is written: "Non-Farm  Payrolls" and
     "non_farm_payrolls" both become "non farm payrolls", "Расчётная" is "расчетная"."""
     return " ".join(text.lower().replace("_", " ").replace("-", " ").replace("ё", "е").split())
-
-
-def _alias_match(key: str, names: list[str]) -> list[str]:
-    """Names whose aliases match ``key`` ("payrolls" → nfp)."""
-    catalog = event_catalog()
-    words = concept_key(key)
-    return [n for n in names if words in {concept_key(a) for a in catalog[n].aliases}]
 
 
 def _lookup(name: str) -> EventSpec | None:
@@ -266,6 +243,8 @@ def describe_event(name: str, instrument: Instrument | None = None) -> str:
         f"Covered: {spec.coverage}. Outside that range Barb does not know the dates: "
         "join gives null (unknown), not false.",
     ]
+    if spec.minutes_release:
+        lines.append(f"Not in Barb's calendar: the {spec.minutes_release}.")
     note = spec.note_for(instrument) if instrument is not None else None
     if note is not None:
         lines.append(note)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from barb.errors import ExecutionError
-from barb.events.catalog import resolve_event
+from barb.events.names import resolve_event
 from barb.events.schedule import DAY_NS, MINUTE_NS, join_arrays
 from barb.instruments import Instrument
 

@@ -11,8 +11,9 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from barb.events.catalog import EventSpec, event_catalog, resolve_event
+from barb.events.catalog import EventSpec, event_catalog
 from barb.events.data_files import load_event_file
+from barb.events.names import resolve_event
 from barb.events.rules import eia_releases, expirations, trading_days
 from barb.instruments import Instrument
 

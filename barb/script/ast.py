@@ -199,7 +199,38 @@ class Not(Node):
         return f"not {_wrap(self.operand, _NOT)}"
 
 
-Expr = Number | String | Bool | Column | Call | Unary | Binary | Compare | InList | Logical | Not
+@dataclass(frozen=True, slots=True)
+class OnDailyBars(Node):
+    """daily()'s argument: an expression over the session's daily bars, not over the rows
+    around it (``daily(atr(14))`` on 1m bars is the daily ATR). No child expressions: the
+    walks of the tree (reach, hoisting, the columns read, the caveats) never enter it, since
+    its columns and functions read other bars than the query's rows; the validator and the
+    evaluator open it themselves."""
+
+    expr: Expr
+
+    @property
+    def precedence(self) -> int:
+        return self.expr.precedence
+
+    def to_text(self) -> str:
+        return self.expr.to_text()
+
+
+Expr = (
+    Number
+    | String
+    | Bool
+    | Column
+    | Call
+    | Unary
+    | Binary
+    | Compare
+    | InList
+    | Logical
+    | Not
+    | OnDailyBars
+)
 LITERAL_TYPES = (Number, String, Bool)
 
 
@@ -237,6 +268,8 @@ def depth(expr: Node) -> int:
         node, level = stack.pop()
         deepest = max(deepest, level)
         stack.extend((child, level + 1) for child in node.children())
+        if isinstance(node, OnDailyBars):  # evaluated too, though no walk enters it
+            stack.append((node.expr, level + 1))
     return deepest
 
 

@@ -43,7 +43,7 @@ import pandas as pd
 from barb.bar_labels import label_column
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
-from barb.script.conditions import as_known, as_numbers
+from barb.script.conditions import as_known, as_numbers, condition, has_unknowns
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import (
     KIND_NAMES,
@@ -319,8 +319,10 @@ def _rolling(
 _rolling(
     "rolling_mean",
     "mean",
-    "Mean of the n rows; by='time': of the n rows at this bar's time of day (the same "
-    "time on the last n days: relative volume).",
+    # The window holds today's bar: relative volume against it read 1.008 at NQ's 09:45 of
+    # 2026-01-07 where the 20 days before give 0.974 (p35a C).
+    "Mean of the n rows; by='time': the last n days at this time, today's too; relative "
+    "volume: volume * 20 / (rolling_sum(volume, 21, 'time') - volume).",
     of_condition="share",
 )
 _rolling("rolling_sum", "sum", "Sum of the n rows.", of_condition="count")
@@ -430,14 +432,45 @@ def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -
     values = _in_period(ctx, col)
     if per is None:
         return values
-    return values.groupby(_restart_keys(ctx, per, function), sort=False)
+    return values.groupby(restart_keys(ctx, per, function), sort=False)
 
 
-def _restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
-    """Each row's calendar ``per`` (its trading date, or its week's, month's… start)."""
-    dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
+def restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
+    """Each row's calendar ``per`` (its trading date, or its week's, month's… start): the
+    rows ``function`` (rank, cumsum …) restarts at, read by a caveat too."""
+    try:
+        dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
+    except UnknownColumn as error:
+        if not ctx.step.startswith("then"):
+            raise
+        message = (
+            f"{function}() restarts each {per} by the bars' dates, and a then stage's rows "
+            "have none."
+        )
+        raise UnknownColumn(message, step=ctx.step, hint=_restart_hint(function, per)) from error
     unit = RESTART_UNITS[per]
     return dates if unit == "daily" else np.where(np.isnat(dates), dates, period_start(dates, unit))
+
+
+def _restart_hint(function: str, per: str) -> str:
+    """Where a running function restarting each ``per`` runs: in the first stage, whose
+    rows are bars with dates. "The share of each year's return made on its 10 best days"
+    ranked per year in then.map and was told to put rank() in "group_by": ["rank()",
+    "date()"]; the top N of each year need the year's rows counted too, and the form below
+    gave 2024's 163.1% (pandas: the 10 largest of its 259 log returns over their sum)."""
+    how = f"{function}(x, '{per}')"
+    hint = (
+        "a second stage's rows are the first stage's table, with no dates to restart by: "
+        f'run it in the first stage\'s map ("{function}_{per}": "{how}", over the period\'s '
+        "bars, before its where) and select it for the second stage"
+    )
+    if function != "rank":
+        return hint
+    rows = f"cumsum(x * 0 + 1, '{per}')"
+    return (
+        f"{hint}. The N highest x of each {per}: rank(-x, '{per}') * n / 100 <= N, with n = "
+        f"{rows} * 100 / rank({rows}, '{per}'), the {per}'s rows with an x"
+    )
 
 
 @register(
@@ -564,7 +597,7 @@ def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
     positions = np.arange(len(true))
     stops = np.where(true, -1, positions)  # a false row ends a run
     if per is not None:  # so does the row before each day's (week's…) first
-        keys = _restart_keys(ctx, per, "streak")
+        keys = restart_keys(ctx, per, "streak")
         first = np.concatenate(([True], keys[1:] != keys[:-1]))
         stops = np.maximum(stops, np.where(first, positions - 1, -1))
     runs = positions - np.maximum.accumulate(stops)
@@ -658,8 +691,8 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     unit="percentile",
     category="pattern",
     params=(_COL, RESTART),
-    summary="Percentile rank 0–100: the percentage of the period's rows whose value is ≤ "
-    "this one (100 = the highest); per: within each.",
+    summary="Percentile rank 0–100: the % of the period's rows ≤ this one (100 = the "
+    "highest); per: within each.",
     example="rank(range) >= 90",
     reach=period_rows,  # the period's rows only
 )
@@ -698,8 +731,8 @@ _aggregate(
     of_condition="share",
 )
 _aggregate("sum", "sum", "Total (missing values skipped; 0 if none).", of_condition="count")
-_aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date", sample=0)
-_aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date", sample=0)
+_aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date")
+_aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date")
 _aggregate("median", "median", "Median (missing values skipped).")
 
 
@@ -849,6 +882,8 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         summary=f"arg on the row where val is {word} (missing val skipped; ties: see TIES).",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
         unit="same",
+        sample=1,
+        sample_from=1,  # the rows whose val is missing: no arg is picked from them
     )
     def impl(rows: RowGroups, arg: pd.Series, val: pd.Series) -> Any:
         numbers = _as_numbers(val)
@@ -1118,8 +1153,8 @@ def _dates(ctx: EvalContext, function: str) -> pd.Series:
     return _column(ctx, "timestamp", function).dt.normalize()
 
 
-def _date_part(name: str, part: str, summary: str) -> None:
-    @register(name, category="time", summary=summary)
+def _date_part(name: str, part: str, summary: str, values: tuple[int, int] | None = None) -> None:
+    @register(name, category="time", summary=summary, values=values)
     def impl(ctx: EvalContext) -> pd.Series:
         return getattr(_dates(ctx, name).dt, part)
 
@@ -1129,8 +1164,8 @@ def _date_part(name: str, part: str, summary: str) -> None:
 _ZONE = Param("zone", "string", default=None)
 
 
-def _clock_part(name: str, part: str, summary: str) -> None:
-    @register(name, category="time", params=(_ZONE,), summary=summary)
+def _clock_part(name: str, part: str, summary: str, values: tuple[int, int]) -> None:
+    @register(name, category="time", params=(_ZONE,), summary=summary, values=values)
     def impl(ctx: EvalContext, zone: str | None) -> pd.Series:
         if zone is None:  # a zone's name is checked first, in _zone_minutes
             _needs_time_of_day(ctx, name, None)
@@ -1205,19 +1240,22 @@ def _zone_minutes(ctx: EvalContext, function: str, zone: str) -> np.ndarray:
     return np.where(minutes < 0, -1, shifted)
 
 
-_date_part("dayofweek", "dayofweek", "Weekday of the trading date: 0 = Monday … 6 = Sunday.")
-_date_part("day", "day", "Day of the month (1–31) of the trading date.")
-_date_part("month", "month", "Month (1–12) of the trading date.")
-_date_part("quarter", "quarter", "Quarter (1–4) of the trading date.")
+_date_part(
+    "dayofweek", "dayofweek", "Weekday of the trading date: 0 = Monday … 6 = Sunday.", (0, 6)
+)
+_date_part("day", "day", "Day of the month (1–31) of the trading date.", (1, 31))
+_date_part("month", "month", "Month (1–12) of the trading date.", (1, 12))
+_date_part("quarter", "quarter", "Quarter (1–4) of the trading date.", (1, 4))
 _date_part("year", "year", "Year of the trading date.")
-_date_part("dayofyear", "dayofyear", "Day of the year (1–366).")
+_date_part("dayofyear", "dayofyear", "Day of the year (1–366).", (1, 366))
 
 
 @register(
     "weekofyear",
     category="time",
-    summary="ISO week number (1–53), to compare week N across years; 2025-12-29 is week 1 "
-    "(of 2026), so do not group one year by it: use week().",
+    summary="ISO week number (1–53), for week N across years; 2025-12-29 is 2026's week 1: "
+    "group a year by week().",
+    values=(1, 53),
 )
 def _weekofyear(ctx: EvalContext) -> pd.Series:
     # Per distinct date: isocalendar() over a minute frame's millions of rows costs ~1 s.
@@ -1231,8 +1269,9 @@ _clock_part(
     "hour",
     "Hour (0–23) of the bar's open (exchange time; hour('UTC'): UTC's); hourly bars may "
     "open on :30: use time().",
+    (0, 23),
 )
-_clock_part("minute", "minute", "Minute (0–59) of the bar's open.")
+_clock_part("minute", "minute", "Minute (0–59) of the bar's open.", (0, 59))
 
 # Every minute of the day as the clock reads it, in order: time()'s categories.
 CLOCK_TIMES = tuple(f"{m // 60:02d}:{m % 60:02d}" for m in range(24 * 60))
@@ -1258,8 +1297,8 @@ def _time(ctx: EvalContext, zone: str | None) -> pd.Series:
 @register(
     "week",
     category="time",
-    summary="The trading date's week as its Monday (a date, even a holiday Monday): "
-    "group_by week() compares the days of each week.",
+    summary="The trading date's week as its Monday (a date, even a holiday): group_by "
+    "week() compares each week's days.",
     example="arg_max(dayname(), high)  with group_by week()",
 )
 def _week(ctx: EvalContext) -> pd.Series:
@@ -1311,30 +1350,57 @@ def _session_part(field: str) -> None:
         category="session",
         params=(_SESSION, _LAG),
         # NaN where the date has none: the category's title in the reference says so.
-        summary=f"That session's {field} on the row's trading date.",
+        summary=f"That session's {field} on the row's date.",
         example=f"session_{field}('RTH')",
         unit="contracts" if field == "volume" else "price",
     )
     def impl(ctx: EvalContext, session: str, lag: int) -> pd.Series:
         bars = ctx.session_bars(session)
-        dates = _column(ctx, "trading_date", f"session_{field}")
-        # Look each distinct date up once: intraday frames repeat a date hundreds of times.
-        codes, unique = pd.factorize(dates)
-        if lag == 0:
-            per_date = bars[field].reindex(unique).to_numpy(dtype=np.float64)
-        else:
-            counted = bars.index
-            if ctx.day_session is not None:
-                counted = counted.union(ctx.session_bars(ctx.day_session).index)
-            # The dates counted before the row's (sorted), then lag back.
-            before = counted.searchsorted(unique, side="left") - lag
-            found = before >= 0
-            lagged = counted[np.maximum(before, 0)]
-            values = bars[field].reindex(lagged).to_numpy(dtype=np.float64)
-            per_date = np.where(found, values, np.nan)
-        values = np.append(per_date, np.nan)[codes]  # code -1 (no date) picks NaN
-        return pd.Series(values, index=ctx.frame.index)
+        return _by_trading_date(ctx, bars[field], lag, f"session_{field}")
 
 
 for _field in ("open", "high", "low", "close", "volume"):
     _session_part(_field)
+
+
+def _by_trading_date(ctx: EvalContext, by_date: pd.Series, lag: int, function: str) -> pd.Series:
+    """Each row's value of ``by_date`` (a session's values indexed by its trading dates),
+    ``lag`` trading dates before the row's, counted as ``_LAG`` says."""
+    dates = _column(ctx, "trading_date", function)
+    # Look each distinct date up once: intraday frames repeat a date hundreds of times.
+    codes, unique = pd.factorize(dates)
+    if lag == 0:
+        per_date = by_date.reindex(unique).to_numpy(dtype=np.float64)
+    else:
+        counted = by_date.index
+        if ctx.day_session is not None:
+            counted = counted.union(ctx.session_bars(ctx.day_session).index)
+        # The dates counted before the row's (sorted), then lag back.
+        before = counted.searchsorted(unique, side="left") - lag
+        found = before >= 0
+        lagged = counted[np.maximum(before, 0)]
+        values = by_date.reindex(lagged).to_numpy(dtype=np.float64)
+        per_date = np.where(found, values, np.nan)
+    values = np.append(per_date, np.nan)[codes]  # code -1 (no date) picks NaN
+    return pd.Series(values, index=ctx.frame.index)
+
+
+@register(
+    "daily",
+    category="session",
+    params=(Param("expr", "daily"), Param("lag", "int", default=1, min=0, max=10_000)),
+    # atr(14) on intraday bars is the bar's own: the indicators reference says so.
+    summary="expr on the session's daily bars: on 1m bars daily(atr(14)) is the daily ATR at "
+    "the previous close; lag 0: the date's own, known only at its close.",
+    example="daily(atr(14))",
+    unit="same",
+)
+def _daily(ctx: EvalContext, by_date: pd.Series, lag: int) -> pd.Series:
+    # A condition (daily(close > open)) stays one, unknown where the date has no value.
+    is_condition = by_date.dtype == bool or has_unknowns(by_date)
+    numbers = as_numbers(by_date).astype(np.float64)
+    values = _by_trading_date(ctx, numbers, lag, "daily")
+    if not is_condition:
+        return values
+    array = values.to_numpy()
+    return condition(array == 1, np.isnan(array), values.index)

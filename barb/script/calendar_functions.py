@@ -65,7 +65,7 @@ def _calendar(ctx: EvalContext, function: str) -> str:
     "holiday",
     category="time",
     summary="True on a US stock-market holiday the futures traded (Christmas, New Year, RTH "
-    "Good Friday have no bar; days around holidays: pre_holiday(), post_holiday()).",
+    "Good Friday have no bar).",
     example='"where": "not holiday()"',
 )
 def _holiday(ctx: EvalContext) -> pd.Series:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.errors import UnknownSession
 from barb.script.bincount import as_codes, bincount
 from barb.script.clock_order import NightSession
 from barb.timeframes import timeframe
@@ -69,10 +70,31 @@ class EvalContext:
     # changes the answer (``barb.running_history``).
     history_beyond: list[str] = field(default_factory=list)
     running_from_history: bool = False
+    # The query's session (a name, or a window's key): daily() evaluates its expression over
+    # this session's daily bars. None where the rows are not a session's bars.
+    session: str | None = None
 
     @property
     def intraday(self) -> bool:
         return timeframe(self.timeframe).intraday
+
+    def on_daily_bars(self) -> EvalContext:
+        """A context over the query session's daily bars, all history (daily()'s argument
+        is evaluated there: its ATR warms up on the first day of data, not the period's)."""
+        if self.session is None:  # a chart's rows, evaluated again: no session's bars
+            raise UnknownSession("daily() has no session's daily bars here.", step=self.step)
+        bars = self.session_bars(self.session)
+        return EvalContext(
+            frame=bars.reset_index(drop=True),
+            timeframe="daily",
+            session_bars=self.session_bars,
+            step=self.step,
+            calendar=self.calendar,
+            timezone=self.timezone,
+            trading_dates=self.trading_dates,
+            day_session=self.day_session,
+            session=self.session,
+        )
 
     def warn(self, message: str, *, once_per: str | None = None) -> None:
         """Say ``message`` once; with ``once_per``, say only the first message beginning

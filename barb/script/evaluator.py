@@ -138,7 +138,7 @@ class SelectValue:
     value: Any
     # How select partitioned the rows.
     rows: RowGroups
-    # Each sample statistic's (``FunctionSpec.sample``) first arguments as evaluated, by
+    # Each sample statistic's (``FunctionSpec.sample``) sampled arguments as evaluated, by
     # call, before any conversion (a count's, ``FunctionSpec.counts_true``, its one): what its
     # sample size reads, so that ``mean(abs(close - open))`` on minute bars computes
     # abs(close - open) once, not again to count its rows.
@@ -284,6 +284,9 @@ class _RowEvaluator:
         raise_collected(errors)
         args = []
         for param, expr in bound:
+            if param.kind == "daily":
+                args.append(self.on_daily_bars(spec, expr))
+                continue
             if param.kind != "series" or expr is None:
                 args.append(expr)
                 continue
@@ -292,6 +295,24 @@ class _RowEvaluator:
                 evaluated.append(value)
             args.append(self.argument(spec, param, expr, value, index))
         return args
+
+    def on_daily_bars(self, spec: FunctionSpec, expr: ast.Expr) -> pd.Series:
+        """daily()'s argument evaluated over the query session's daily bars (all history),
+        indexed by their trading dates; what it warns of is said of the query."""
+        inner = expr.expr if isinstance(expr, ast.OnDailyBars) else expr
+        days = self.ctx.on_daily_bars()
+        value = evaluate(inner, days)
+        for message in days.warnings:
+            self.ctx.warn(message)
+        kind = value_kind(value)
+        if kind not in _NUMERIC:
+            raise TypeMismatch(
+                f"{spec.name}() needs a number or a condition, got {KIND_NAMES[kind]}: "
+                f"{inner.to_text()}.",
+                step=self.step,
+                hint=spec.example or f"call it as {spec.signature()}",
+            )
+        return value.set_axis(pd.DatetimeIndex(days.frame["trading_date"]))
 
     def argument(
         self,
@@ -378,7 +399,13 @@ class _RowEvaluator:
         lk, rk = value_kind(left), value_kind(right)
         if lk in _NUMERIC and rk in _NUMERIC:
             return
-        if "datetime" in (lk, rk):
+        if "datetime" in (lk, rk) and lk == rk and op == "-":
+            # "Average days between inside days" is the question behind a date minus a date.
+            hint = (
+                "dates cannot be subtracted; trading days between the rows a condition keeps: "
+                'map {"days": "prev(bars_since(cond)) + 1"} with where cond'
+            )
+        elif "datetime" in (lk, rk):
             hint = "dates cannot be added or subtracted; compare them, e.g. date() >= '2024-03-01'"
         elif "string" in (lk, rk):
             hint = "text can only be compared (==, !=, in); numbers are written without quotes"
@@ -593,7 +620,7 @@ class _AggregateEvaluator(_RowEvaluator):
             evaluated: list[Any] | None = [] if spec.sample or spec.counts_true else None
             args = self.arguments(spec, node, rows_evaluator, self.frame.index, evaluated)
             if evaluated is not None:
-                self.samples[node] = tuple(evaluated[: max(spec.sample, 1)])
+                self.samples[node] = spec.sampled(evaluated)
             return spec.impl(self.rows, *args)
         if spec.category != "scalar":
             raise TypeMismatch(

@@ -12,22 +12,26 @@ Modules fill ``FUNCTIONS`` as they load; everything else reads the complete tabl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
 
+from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.parser import parse_expression
 from barb.script.warmup import ReachRule, row
 
-ParamKind = Literal["series", "number", "int", "string", "bool"]
+# "daily": an expression evaluated over the session's daily bars, not the rows (daily()'s);
+# the call receives its values by trading date (``ast.OnDailyBars``).
+ParamKind = Literal["series", "daily", "number", "int", "string", "bool"]
 # What a ``series`` parameter takes: numbers (true/false count as 1/0), conditions only,
 # numbers or dates (what can be ordered: max, min), or any value (text too).
 Accepts = Literal["number", "condition", "number_or_date", "any"]
 # The kinds of value an expression can produce.
 ValueKind = Literal["number", "bool", "string", "datetime"]
+T = TypeVar("T")
 Category = Literal[
     "scalar",
     "lag",
@@ -72,7 +76,8 @@ _NO_DEFAULT: Any = object()
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter. ``series`` takes any expression; the others must be literals."""
+    """One parameter. ``series`` and ``daily`` take any expression; the others must be
+    literals."""
 
     name: str
     kind: ParamKind = "series"
@@ -119,12 +124,18 @@ class FunctionSpec:
     of_condition: ConditionUnit | None = None
     # A statistic of a sample that skips missing values (mean, median…): how many of its
     # first arguments must all have a value for a row to be in the sample (correlation: 2);
-    # 0 for the others (count, min, first…). The answer says how many rows that is.
+    # 0 for the others (count, first…). The answer says how many rows that is.
     sample: int = 0
+    # Where those arguments begin: arg_max(arg, val) skips the rows whose val is missing
+    # (1), not those whose arg is.
+    sample_from: int = 0
     # A count that leaves out the rows its condition is unknown on (count(cond): unknown is
     # not true): said when the data's start left them unknown (``barb.sample_sizes``), as
     # 2008's days before a 200-day mean has a value. (sum() skips them as a ``sample``.)
     counts_true: bool = False
+    # The lowest and highest value a calendar or clock function returns (month(): 1, 12): a
+    # comparison with a number outside it never matches, and is refused as a mistake.
+    values: tuple[int, int] | None = None
 
     @property
     def body(self) -> Any:
@@ -136,6 +147,11 @@ class FunctionSpec:
     @property
     def is_aggregate(self) -> bool:
         return self.category == "aggregate"
+
+    def sampled(self, args: Sequence[T]) -> tuple[T, ...]:
+        """The arguments whose missing values leave a row out (of a count of a condition,
+        ``counts_true``, its one): ``arg_max(m, ret)`` -> ``(ret,)``."""
+        return tuple(args[self.sample_from : self.sample_from + max(self.sample, 1)])
 
     def signature(self) -> str:
         parts = []
@@ -167,7 +183,9 @@ def register(
     unit: UnitRule | None = None,
     of_condition: ConditionUnit | None = None,
     sample: int = 0,
+    sample_from: int = 0,
     counts_true: bool = False,
+    values: tuple[int, int] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a function of the language; the decorated callable implements it.
 
@@ -175,7 +193,7 @@ def register(
     arguments by name (``barb.script.warmup``). Row-wise categories read their row and may
     leave it out; every other function must give it, or registering it fails. ``unit`` and
     ``of_condition`` say what the call does to units (``UnitRule``; None: no unit).
-    ``sample`` and ``counts_true``: see ``FunctionSpec``.
+    ``sample``, ``sample_from``, ``counts_true`` and ``values``: see ``FunctionSpec``.
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
     ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
@@ -193,6 +211,10 @@ def register(
                 f"function {name!r} ({category}) reads other rows: register it with its reach"
             )
         reach = row
+    daily = [i for i, p in enumerate(params) if p.kind == "daily"]
+    if daily != ([DAILY_ARGUMENTS[name]] if name in DAILY_ARGUMENTS else []):
+        # The parser seals these arguments by that table, before any function is registered.
+        raise RuntimeError(f"function {name!r}: its daily parameter must be in DAILY_ARGUMENTS")
 
     def decorate(impl: Callable[..., Any]) -> Callable[..., Any]:
         spec = FunctionSpec(
@@ -208,7 +230,9 @@ def register(
             unit=unit,
             of_condition=of_condition,
             sample=sample,
+            sample_from=sample_from,
             counts_true=counts_true,
+            values=values,
         )
         _add(spec)
         return impl

@@ -24,6 +24,8 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 
 from barb.errors import ExpressionSyntaxError, QueryTooLarge
 from barb.script import ast
+from barb.script.calendar_names import calendar_name_hint
+from barb.script.daily_calls import DAILY_ARGUMENTS
 
 MAX_LENGTH = 1000
 # Far beyond any sensible expression, and well inside Python's recursion limit for the
@@ -138,6 +140,15 @@ def _tables_cache() -> str | bool:
     return str(folder / f"grammar-py{sys.version_info[0]}{sys.version_info[1]}.lark")
 
 
+def _on_daily_bars(name: str, args: tuple[ast.Expr, ...]) -> tuple[ast.Expr, ...]:
+    """The arguments of a call, its daily-bars one (``daily``'s) sealed off from the walks
+    over the rows' tree (``ast.OnDailyBars``)."""
+    at = DAILY_ARGUMENTS.get(name)
+    if at is None or at >= len(args):
+        return args
+    return (*args[:at], ast.OnDailyBars(args[at]), *args[at + 1 :])
+
+
 class _BadLiteral(Exception):
     """A literal the grammar accepts but Barb cannot represent (e.g. 1e999)."""
 
@@ -190,8 +201,9 @@ class _TreeBuilder(Transformer):
         return ast.Column(str(children[0]))
 
     def call(self, children: list[Any]) -> ast.Call:
+        name = str(children[0]).lower()
         args = tuple(c for c in children[1:] if c is not None)
-        return ast.Call(str(children[0]).lower(), args)
+        return ast.Call(name, _on_daily_bars(name, args))
 
     def neg(self, children: list[Any]) -> ast.Unary:
         return ast.Unary("-", children[0])
@@ -322,6 +334,8 @@ def _hint(text: str, token: Token, expected: set[str], start: str) -> str:
         return "write the alias as a plain name after 'as', e.g. mean(range) as avg_range"
     if "LSQB" in expected and "NAME" not in expected:
         return "write the list in parentheses: dayname() in ('Mon', 'Fri')"
+    if kind == "NAME" and (weekday_or_month := calendar_name_hint(str(token))) is not None:
+        return weekday_or_month  # dayname() in (Mon, Fri)
     if kind == "COMPARE" and "COMPARE" not in expected and "_AND" in expected:
         return "comparisons do not chain; join them with 'and': a < b and b < c"
     if kind in _OPERAND_TERMINALS and expected & _COMBINE_TERMINALS:

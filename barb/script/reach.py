@@ -18,11 +18,17 @@ from barb.script.library import lookup
 from barb.script.warmup import ALL, ROW, Reach
 
 
-def reach(expr: ast.Node, columns: Mapping[str, Reach] | None = None) -> Reach:
+def reach(
+    expr: ast.Node, columns: Mapping[str, Reach] | None = None, *, values: bool = False
+) -> Reach:
     """How many bars before and after each row ``expr`` reads.
 
     ``columns`` gives the reach of the columns the query computed (its map): a column that is
     ``rolling_mean(volume, 20)`` already reads 19 bars back, so ``prev()`` of it reads 20.
+    ``values``: only the bars its values need, beyond the rows it is given: none for a
+    running total or a count since an event (``_starts_with_rows``), whose values start at
+    the first row given; cumsum(pnl) and prev(cumsum(pnl)) over 2025's rows are the same in
+    either stage.
     """
     if isinstance(expr, ast.Column):
         return (columns or {}).get(expr.name, ROW)
@@ -30,21 +36,36 @@ def reach(expr: ast.Node, columns: Mapping[str, Reach] | None = None) -> Reach:
         own = own_reach(expr)
         inner = ROW
         for arg in expr.args:
-            inner = inner.widest(reach(arg, columns))
+            inner = inner.widest(reach(arg, columns, values=values))
+        if values and _starts_with_rows(inner):
+            # Empty before the rows it is given: what reads earlier rows of it reads them alone.
+            return Reach(0, own.ahead + inner.ahead, in_period=True)
+        if values and _starts_with_rows(own):
+            own = Reach(0, own.ahead, in_period=True)
         return own.then(inner)
     result = ROW
     for child in expr.children():
-        result = result.widest(reach(child, columns))
+        result = result.widest(reach(child, columns, values=values))
     return result
 
 
-def map_reach(exprs: Iterable[tuple[str, ast.Node]]) -> dict[str, Reach]:
+def map_reach(exprs: Iterable[tuple[str, ast.Node]], *, values: bool = False) -> dict[str, Reach]:
     """The reach of each map column, in map order: a later column reads what the earlier
-    ones it names read, on top of its own."""
+    ones it names read, on top of its own (``values``: as ``reach``)."""
     columns: dict[str, Reach] = {}
     for name, expr in exprs:
-        columns[name] = reach(expr, columns)
+        columns[name] = reach(expr, columns, values=values)
     return columns
+
+
+def _starts_with_rows(own: Reach) -> bool:
+    """Whether the values of a function (or argument) of this reach start at the first row
+    given, nothing before it read (``reach``'s ``values``): a running total, high or rank
+    starts at the period's first bar (the bars before it a running high reads only to say
+    they went beyond, ``period_rows_seen_from_history``), and a count since an event
+    (streak, bars_since) over a stage's rows counts the runs among them. Not a window or a
+    smoother (prev, rsi): its first rows are its warm-up."""
+    return own.back is None or (own.in_period and own.back == 0)
 
 
 def own_reach(call: ast.Call) -> Reach:
@@ -72,7 +93,7 @@ def _literal_args(spec: FunctionSpec, call: ast.Call) -> dict[str, Any]:
     """Literal parameters of a call by name, defaults filled in (validation has run)."""
     values: dict[str, Any] = {}
     for i, param in enumerate(spec.params):
-        if param.kind == "series":
+        if param.kind in ("series", "daily"):
             continue
         value = ast.literal_value(call.args[i]) if i < len(call.args) else None
         if value is None:

@@ -25,9 +25,11 @@ from barb.errors import (
     one_closest_name,
     sorted_names,
 )
-from barb.events.catalog import event_catalog
+from barb.events.names import event_column_hint, event_guess_hint, flag_hint
+from barb.frames import BAR_COLUMNS
 from barb.instruments import Instrument
 from barb.script import ast
+from barb.script.calendar_names import calendar_name_hint
 from barb.script.functions import FunctionSpec, Param
 from barb.script.library import OTHER_FORMS, OTHER_NAMES, contains_aggregate, library, lookup
 from barb.session_times import times_for
@@ -93,7 +95,8 @@ def validate(
         checker.strict_select = group_by is not None or contains_aggregate(expr)
         checker.visit(expr, "select")
     else:
-        checker.visit(expr, "over_all" if aggregates_over_all else "row")
+        where = step.endswith("where")  # "where": "ecb_meeting" reads a true/false column
+        checker.visit(expr, "over_all" if aggregates_over_all else "row", condition=where)
     return checker.errors
 
 
@@ -157,7 +160,7 @@ def bind_arguments(
         param = params[min(i, len(params) - 1)]
         if arg is None:
             bound.append((param, _default(param)))
-        elif param.kind == "series":
+        elif param.kind in ("series", "daily"):
             bound.append((param, arg))
         else:
             value, error = _literal_argument(spec, param, arg, step)
@@ -288,39 +291,62 @@ def _describe_literal(param: Param) -> str:
     return "true or false"
 
 
-# Words for "no value" from other languages, which Barb Script has no literal for.
-_NULL_WORDS = frozenset({"null", "none", "nan", "na", "nil"})
+# Words for "no value" from other languages, and the reference's own "empty" ("division by
+# zero gives empty"): if(gap, slip, empty) was told to add a column "empty" = high - low
+# (p35c C4). Barb Script has no literal for it.
+_NULL_WORDS = frozenset({"null", "none", "nan", "na", "nil", "empty", "missing"})
 
 
-def unknown_column(name: str, columns: Collection[str], step: str) -> UnknownColumn:
-    """The error for a missing column, naming the columns that exist."""
+def unknown_column(
+    name: str,
+    columns: Collection[str],
+    step: str,
+    *,
+    instrument: Instrument | None = None,
+    compared: ast.Node | None = None,
+    condition: bool = False,
+) -> UnknownColumn:
+    """The error for a missing column, naming the columns that exist. The hint follows what
+    the name was written for: a weekday or month (``compared``: the comparison it stands
+    in), an event or its minutes (``condition``: the name stands alone as true/false, as
+    "where": "ecb_meeting"), a misspelt column, a function; else a map entry."""
     listed = sorted_names(columns)
     shown = available(listed, limit=_MAX_LISTED_COLUMNS)
     hint = None
-    close = [c for c in listed if c.lower() == name.lower()] or difflib.get_close_matches(
-        name, listed, n=1, cutoff=0.6
-    )
+    same = [c for c in listed if c.lower() == name.lower()]
     if name.lower() in _NULL_WORDS:
         hint = (
             "Barb Script has no null: to leave rows out use where; for an empty value "
             "write 0 / 0 (division by zero is empty), e.g. if(cond, x, 0 / 0), which "
             "count(), mean() and the other aggregates skip."
         )
-    elif close:
-        hint = f"did you mean '{close[0]}'?"
-    elif lookup(name) is not None:
-        hint = f"{name} is a function; call it with parentheses: {name.lower()}()"
-    elif name.lower() in event_catalog():  # where "fomc" without the join that adds it
-        event = name.lower()
-        hint = (
-            f'{event} is an event: add "join": "{event}" to get its true/false column, or '
-            f'"join": {{"source": "{event}", "filter": "only"}} to keep only its days'
-        )
+    elif same:
+        hint = f"did you mean '{same[0]}'?"
     else:
-        hint = 'add it first with map, e.g. map: {"' + name + '": "high - low"}'
+        hint = (
+            calendar_name_hint(name, compared)
+            or event_column_hint(name, listed, instrument)
+            or _other_column_hint(name, listed, instrument, condition)
+        )
     return UnknownColumn(
         f"Column '{name}' does not exist. Available: {shown}.", step=step, hint=hint
     )
+
+
+def _other_column_hint(
+    name: str, listed: list[str], instrument: Instrument | None, condition: bool
+) -> str:
+    close = difflib.get_close_matches(name, listed, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    if lookup(name) is not None:
+        return f"{name} is a function; call it with parentheses: {name.lower()}()"
+    event = event_guess_hint(name, listed, instrument, condition=condition)
+    if event is not None:
+        return event
+    if condition:  # a flag: an event's column, or one to make ("high - low" is no condition)
+        return flag_hint(name, instrument)
+    return 'add it first with map, e.g. map: {"' + name + '": "high - low"}'
 
 
 def select_column(
@@ -430,16 +456,32 @@ class _Checker:
             self._seen.add(error.message)
             self.errors.append(error)
 
-    def visit(self, node: ast.Node, mode: Mode) -> None:
+    def visit(self, node: ast.Node, mode: Mode, *, condition: bool = False) -> None:
+        """Check ``node``; ``condition``: it stands where a true/false value is read (a
+        where, an operand of and/or/not), which an unknown name's hint follows."""
         if isinstance(node, ast.Column):
-            self.column(node.name, mode)
+            self.column(node.name, mode, condition=condition)
         elif isinstance(node, ast.Call):
             self.call(node, mode)
+        elif isinstance(node, ast.Compare):
+            for side in (node.left, node.right):
+                if isinstance(side, ast.Column):  # Mon in dayofweek() == Mon
+                    self.column(side.name, mode, compared=node)
+                else:
+                    self.visit(side, mode)
         else:
+            logical = isinstance(node, ast.Logical | ast.Not)
             for child in node.children():
-                self.visit(child, mode)
+                self.visit(child, mode, condition=logical)
 
-    def column(self, name: str, mode: Mode) -> None:
+    def column(
+        self,
+        name: str,
+        mode: Mode,
+        *,
+        compared: ast.Compare | None = None,
+        condition: bool = False,
+    ) -> None:
         if name not in self.columns and self.later is not None and name in self.later.names:
             self.report(select_column(name, self.columns, self.step, self.later))
         elif (
@@ -449,7 +491,16 @@ class _Checker:
         ):
             self.report(first_stage_column(name, self.columns, self.step, self.first_stage))
         elif name not in self.columns:
-            self.report(unknown_column(name, self.columns, self.step))
+            self.report(
+                unknown_column(
+                    name,
+                    self.columns,
+                    self.step,
+                    instrument=self.instrument,
+                    compared=compared,
+                    condition=condition,
+                )
+            )
         elif mode == "select" and self.strict_select and name not in self.group_by:
             self.report(
                 TypeMismatch(
@@ -497,12 +548,35 @@ class _Checker:
             return
         written = {id(arg) for arg in node.args}
         for param, value in bound:
+            if param.kind == "daily":
+                self.daily_argument(node, value)
+                continue
             if param.kind != "series" or not isinstance(value, ast.Node):
                 continue  # literal parameters were checked by bind_arguments
             if id(value) in written:
-                self.visit(value, inner)
+                self.visit(value, inner, condition=param.accepts == "condition")
             elif isinstance(value, ast.Column):  # an omitted argument's default column
                 self.column(value.name, "aggregate")
+
+    def daily_argument(self, call: ast.Call, value: ast.Expr) -> None:
+        """daily()'s expression: checked against the daily bars it runs on, not the rows."""
+        if self.step.startswith("then."):
+            self.report(
+                ArgumentError(
+                    f"{call.to_text()} reads bars by their trading date, and a second "
+                    "stage's rows are the first stage's result, not bars.",
+                    step=self.step,
+                    hint="compute it in the first stage's map and carry it over, e.g. "
+                    '"map": {"atr_d": "daily(atr(14))"} with "first(atr_d) as atr_d" in '
+                    "the select grouped by date()",
+                )
+            )
+            return
+        inner = value.expr if isinstance(value, ast.OnDailyBars) else value
+        checker = _DailyChecker(call, self.columns, self.step, self.instrument)
+        checker.visit(inner, "row")
+        for error in checker.errors:
+            self.report(error)
 
     def aggregate_placement(self, node: ast.Call, mode: Mode) -> None:
         text = node.to_text()
@@ -525,3 +599,84 @@ class _Checker:
                     "mean(prev(close))",
                 )
             )
+
+
+class _DailyChecker(_Checker):
+    """Checks daily()'s expression, which runs on the session's daily bars over all history:
+    it reads their columns only (a map's, a join's or an event's are the rows'), holds no
+    aggregate (daily() gives one value per trading date) and no daily() of its own."""
+
+    def __init__(
+        self,
+        call: ast.Call,
+        query_columns: Collection[str],
+        step: str,
+        instrument: Instrument | None,
+    ):
+        super().__init__(BAR_COLUMNS, step, None, instrument)
+        self.daily_call = call
+        self.query_columns = query_columns
+
+    def column(
+        self,
+        name: str,
+        mode: Mode,
+        *,
+        compared: ast.Compare | None = None,
+        condition: bool = False,
+    ) -> None:
+        if name in BAR_COLUMNS:
+            return
+        if name not in self.query_columns:
+            error = unknown_column(name, BAR_COLUMNS, self.step)
+            if error.hint is not None and error.hint.startswith("add it first with map"):
+                # A map column is not read in here: the form is a function of the bars'.
+                error = UnknownColumn(
+                    error.message,
+                    step=self.step,
+                    hint="inside daily() write it from the bars' columns, e.g. "
+                    "daily(rolling_mean(close, 20))",
+                )
+            self.report(error)
+            return
+        self.report(
+            UnknownColumn(
+                f"{self.daily_call.to_text()} runs on the session's daily bars, which have "
+                f"no column '{name}' (the query's map, join and event columns are its rows' "
+                f"own): inside daily() only {', '.join(BAR_COLUMNS)} and functions of them.",
+                step=self.step,
+                hint=f"write what '{name}' computes inside daily() from those columns (a "
+                "20-day SMA: daily(rolling_mean(close, 20))), and do the arithmetic with the "
+                "rows' columns outside it: open - daily(atr(14))",
+            )
+        )
+
+    def call(self, node: ast.Call, mode: Mode) -> None:
+        spec = lookup(node.name)
+        if spec is not None and any(p.kind == "daily" for p in spec.params):
+            self.report(
+                ArgumentError(
+                    f"{node.to_text()} is inside {self.daily_call.to_text()}: daily() "
+                    "cannot be nested, its expression already runs on daily bars.",
+                    step=self.step,
+                    hint="write the expression once, with lag for earlier dates: "
+                    "daily(atr(14), 2) is the ATR two dates back",
+                )
+            )
+            return
+        super().call(node, mode)
+
+    def aggregate_placement(self, node: ast.Call, mode: Mode) -> None:
+        if mode != "row":  # nested in another aggregate: the usual error
+            super().aggregate_placement(node, mode)
+            return
+        self.report(
+            ArgumentError(
+                f"{node.to_text()} is an aggregate (one value for many rows) and cannot be "
+                f"inside {self.daily_call.to_text()}, which gives each row one value of its "
+                "trading date.",
+                step=self.step,
+                hint="over past days use a window inside it, e.g. daily(rolling_mean(range, "
+                "20)); aggregate daily()'s values in select, e.g. mean(daily(atr(14)))",
+            )
+        )

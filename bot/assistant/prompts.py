@@ -164,11 +164,19 @@ def _contract_line(instrument: Instrument) -> str:
     worth = f"{instrument.point_value:,g} {instrument.currency}"
     tick = f"{instrument.tick_size:g}"
     tick_worth = f"{instrument.tick_size * instrument.point_value:,g} {instrument.currency}"
-    return (
+    line = (
         f"One contract: a move of 1 {one} is worth {worth}; the tick is {tick} ({tick_worth}). "
         f"Per contract in {instrument.currency}: range * {instrument.point_value:g}; in ticks: "
         f"range / {tick}."
     )
+    micro = instrument.micro
+    if micro is not None:
+        micro_tick = f"{instrument.tick_size * micro.point_value:,g} {instrument.currency}"
+        line += (
+            f" The micro {micro.symbol}: a move of 1 {one} is worth {micro.point_value:,g} "
+            f"{instrument.currency} ({micro_tick} a tick)."
+        )
+    return line
 
 
 def _depth(instrument: Instrument, name: str) -> int:

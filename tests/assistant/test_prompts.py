@@ -89,6 +89,24 @@ def test_the_model_is_told_what_a_move_is_worth_per_contract(symbol: str, said: 
     assert f"One contract: {said}." in text
 
 
+@pytest.mark.parametrize(
+    ("symbol", "said"),
+    [
+        # CME's micro contracts: MNQ $2 and MES $5 an index point (0.25 tick), MCL 100
+        # barrels ($0.01 tick = $1).
+        ("CL", "The micro MCL: a move of 1 dollar is worth 100 USD (1 USD a tick)."),
+        ("ES", "The micro MES: a move of 1 point is worth 5 USD (1.25 USD a tick)."),
+        ("NQ", "The micro MNQ: a move of 1 point is worth 2 USD (0.5 USD a tick)."),
+    ],
+)
+def test_the_model_is_told_what_a_move_is_worth_on_a_micro(symbol: str, said: str) -> None:
+    """A trader holding micros asks "what is the average range worth to me": the E-mini's
+    figure alone is ten times theirs."""
+    prompts = Prompts()
+    text = prompts.system_prompt(prompts.variant("default"), load_instrument(symbol), META)
+    assert said in text
+
+
 @pytest.mark.parametrize("last", [dt.date(2025, 6, 30), dt.date(2026, 1, 7)])
 def test_relative_words_count_from_the_data_s_last_day(last: dt.date) -> None:
     """The model has no clock: "yesterday" and "this week" are the data's, and the prompt

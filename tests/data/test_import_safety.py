@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from barb.data.cli import data as data_cli
-from barb.data.importer import ImportRefused, check_file, import_file
+from barb.data.importer import ImportRefused, check_file, import_file, parse_interval
 from barb.data.store import data_path, previous_path, read_bars, read_meta
 from barb.errors import DataError
 from barb.interpreter import execute
@@ -295,6 +295,46 @@ def test_five_minute_bars_are_refused_unless_declared_and_then_finer_queries_are
     hourly = execute({"session": "ETH", "from": "1h", "select": "count()"}, "NQ", settings=settings)
     assert hourly.error is None
     assert hourly.summary.value == 5 * 23  # 23 hours a session, 5 sessions
+
+
+@pytest.mark.parametrize(
+    ("written", "minutes"),
+    [("1m", 1), ("1min", 1), ("1MIN", 1), ("5m", 5), ("60m", 60), ("1h", 60), ("1H", 60),
+     ("2h", 120), ("4h", 240)],
+)  # fmt: skip
+def test_interval_spellings_read_as_from_reads_them(written: str, minutes: int) -> None:
+    assert parse_interval(written) == minutes
+
+
+@pytest.mark.parametrize(
+    ("written", "refusal"),
+    [("1M", "ambiguous"), ("5M", "ambiguous"), ("60M", "ambiguous"),
+     ("1d", "not a bar length"), ("monthly", "not a bar length")],
+)  # fmt: skip
+def test_an_interval_that_is_no_intraday_bar_length_is_refused(written: str, refusal: str) -> None:
+    """--interval 1M, a month in TradingView and pandas, was read as 1-minute bars: refused
+    as `from` refuses it, naming both readings."""
+    with pytest.raises(DataError) as refused:
+        parse_interval(written)
+    assert refusal in str(refused.value)
+    if refusal == "ambiguous":
+        said = str(refused.value)
+        assert f"'{written}' is ambiguous: \"{written.lower()}\" is" in said
+        assert '"monthly" is one bar per month' in said
+        assert f"{parse_interval(written.lower())}-minute bars write" in said
+
+
+def test_the_cli_refuses_1M_before_reading_the_file(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    path = bf.plain_csv(tmp_path / "bars.csv", bars)
+    runner = CliRunner()
+    said = runner.invoke(
+        data_cli, ["import", str(path), "-i", "NQ", "--interval", "1M"], obj=settings
+    )
+    assert said.exit_code == 1
+    assert "'1M' is ambiguous" in said.output and "write 1m" in said.output
+    assert not data_path("NQ", settings).exists()
 
 
 # --- never lose what was there ------------------------------------------------------------

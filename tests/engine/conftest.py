@@ -15,6 +15,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from small_bars import bars_from_closes
 
 from barb.data.store import DataMeta, data_path, write_bars
 from barb.sessions import minutes_of_day, trading_dates
@@ -40,20 +41,8 @@ def make_minutes(seed: int = 7) -> pd.DataFrame:
     n = len(ts)
     close = 17000 + np.cumsum(rng.choice([-1.0, 0.0, 1.0], size=n) * 0.25 * rng.integers(1, 8, n))
     close = np.round(close * 4) / 4
-    open_ = np.concatenate(([close[0]], close[:-1]))
-    high = np.maximum(open_, close) + 0.25 * rng.integers(0, 4, n)
-    low = np.minimum(open_, close) - 0.25 * rng.integers(0, 4, n)
-    volume = rng.integers(1, 500, n).astype(np.int64)
-    return pd.DataFrame(
-        {
-            "timestamp": ts.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": high,
-            "low": low,
-            "close": close,
-            "volume": volume,
-        }
-    )
+    up, down = 0.25 * rng.integers(0, 4, n), 0.25 * rng.integers(0, 4, n)
+    return bars_from_closes(ts, close, rng.integers(1, 500, n), up=up, down=down)
 
 
 @pytest.fixture(scope="session")
@@ -115,17 +104,8 @@ def year_of_minutes(seed: int = 11) -> pd.DataFrame:
     n = len(ts)
     steps = rng.choice([-1.0, 0.0, 1.0], size=n) * 0.25 * rng.integers(1, 6, n)
     close = np.round((11000 + np.cumsum(steps + 0.004)) * 4) / 4
-    open_ = np.concatenate(([close[0]], close[:-1]))
-    return pd.DataFrame(
-        {
-            "timestamp": ts.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": np.maximum(open_, close) + 0.25 * rng.integers(0, 3, n),
-            "low": np.minimum(open_, close) - 0.25 * rng.integers(0, 3, n),
-            "close": close,
-            "volume": rng.integers(1, 400, n).astype(np.int64),
-        }
-    )
+    up, down = 0.25 * rng.integers(0, 3, n), 0.25 * rng.integers(0, 3, n)
+    return bars_from_closes(ts, close, rng.integers(1, 400, n), up=up, down=down)
 
 
 @pytest.fixture(scope="session")

@@ -194,6 +194,31 @@ def test_the_first_bar_of_a_ranking_is_said_with_the_form_from_its_open(
     ]
 
 
+def test_the_first_day_of_a_daily_return_is_only_said_to_be_left_out(engine_settings, days) -> None:
+    """p35b #12 "the first trading day of each year": the data's first day has no close
+    before it. Its open-to-close is another measure (it leaves out the gap from the close
+    before), and the form from its open moved the mean from -0.434% to -0.199%: on daily
+    bars the day is said to be left out, with no form that stands its open in."""
+    ret = (days["close"] / days["close"].shift() - 1) * 100
+    first = ret.groupby(days.index.to_period("M")).head(1)
+    assert len(first) == 3 and np.isnan(first.iloc[0])
+    result = ask(
+        {"map": RET, "where": "trading_day('month') == 1", "select": "mean(ret_pct) as m"},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.summary.value == pytest.approx(first.mean())
+    assert (
+        f"m is over 2 of the 3 rows kept: ret_pct has no value on 2024-01-02, {BEGINS}."
+    ) in result.metadata.warnings
+    assert not warnings_with(result, "coalesce")
+    listed = ask({"map": RET, "sort": "ret_pct asc"}, engine_settings, **RTH_DAILY)
+    assert listed.table["ret_pct"].tolist() == pytest.approx(
+        ret.sort_values(na_position="last").tolist(), nan_ok=True
+    )
+    assert not warnings_with(listed, "coalesce")
+
+
 def test_the_first_week_of_a_count_of_rises_is_said(engine_settings, weeks) -> None:
     """ "How many weeks rose": the first has no previous close to rise from."""
     rose = int((weeks["close"] > weeks["close"].shift()).sum())
@@ -263,3 +288,42 @@ def test_an_if_empty_by_design_is_said_only_where_its_indicator_is(engine_settin
         f"after is over {kept} of the {len(days)} rows kept: if(x, ret, 0 / 0) has no value "
         f"on {empty} of them (2024-01-02 to {last}), {BEGINS}."
     ]
+
+
+def test_a_running_total_from_the_datas_first_day_says_it_leaves_that_day_out(
+    engine_settings, days
+) -> None:
+    """ "NQ's return in 2008" as last((cumprod(1 + r) - 1) * 100) ran from the close of the
+    data's first day, with no word (p35d #23): its open-to-close move was left out, while
+    the mean of r said so. Said now, with the form from its open, which gives pandas'
+    return from the first open; a running total from a later period's start is not."""
+    r = days["close"] / days["close"].shift() - 1
+    january = days.index.month == 1
+    from_close = days["close"][january].iloc[-1] / days["close"].iloc[0] - 1
+    from_open = days["close"][january].iloc[-1] / days["open"].iloc[0] - 1
+    assert np.prod(1 + r[january].dropna()) - 1 == pytest.approx(from_close)  # the case
+    assert round(from_close * 100, 2) != round(from_open * 100, 2)
+    query = {
+        "period": "2024-01",
+        "map": {"r": "close / prev(close) - 1", "cum": "(cumprod(1 + r) - 1) * 100"},
+        "select": "last(cum) as ret",
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.summary.value == pytest.approx(from_close * 100)
+    second = days.index[1].strftime("%Y-%m-%d")
+    assert warnings_with(result, "has no value") == [
+        f"r has no value on 2024-01-02, {BEGINS}: cumprod(1 + r) leaves it out, running "
+        f'from {second}. From its own open on the first bar: "r": "close / '
+        'coalesce(prev(close), open) - 1".'
+    ]
+    opened = {**query["map"], "r": "close / coalesce(prev(close), open) - 1"}
+    whole = ask({**query, "map": opened}, engine_settings, **RTH_DAILY)
+    assert whole.summary.value == pytest.approx(from_open * 100)
+    assert not warnings_with(whole, "has no value")
+    summed = {"cum": "cumsum(close - prev(close), 'month')"}
+    points = ask({**query, "map": summed}, engine_settings, **RTH_DAILY)
+    assert points.summary.value == pytest.approx(days["close"][january].diff().sum())
+    assert warnings_with(points, "cumsum(close - prev(close), 'month') leaves it out")
+    later = ask({**query, "period": "2024-02"}, engine_settings, **RTH_DAILY)
+    assert np.prod(1 + r[days.index.month == 2]) - 1 == pytest.approx(later.summary.value / 100)
+    assert not warnings_with(later, "has no value")

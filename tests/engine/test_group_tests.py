@@ -147,6 +147,33 @@ def test_four_days_a_weekday_are_tested_with_f_and_named_too_few(engine_settings
     assert any(w.startswith("Groups of under 5 days are too few") for w in result.metadata.warnings)
 
 
+def test_equal_few_groups_among_others_are_named_not_all(engine_settings, minutes) -> None:
+    """February 2024's Mondays, Tuesdays, Wednesdays and Fridays hold 4 days each, its
+    Thursdays 5 (pandas): the four were said as "all 4 groups, 4 days each" beside a fifth
+    group (p35d #32: "all 2 groups" of 5 weeks). They are named; "all" only when every
+    group is few (March's, the data ending on Thursday the 28th)."""
+    ts = pd.DatetimeIndex(minutes["timestamp"])
+    clock = ts.hour * 60 + ts.minute
+    days = ts[(clock >= 570) & (clock < 1020)].normalize().unique()
+    sizes = pd.Series(days[days.month == 2].strftime("%a")).value_counts()
+    query = {"period": "2024-02", "map": {"weekday": "dayname()"}, "group_by": "weekday",
+             "select": "mean(range)"}  # fmt: skip
+    result = ask(query, engine_settings, **RTH_DAILY)
+    order = list(result.table["weekday"])
+    few = [day for day in order if sizes[day] < 5]
+    assert len(few) == 4 and len(order) == 5 and {sizes[d] for d in few} == {4}  # the case
+    [said] = [w for w in result.metadata.warnings if "too few" in w]
+    assert said.startswith(
+        f"Groups of under 5 days are too few to compare: {few[0]}, {few[1]}, {few[2]} and 1 "
+        "more: 4 days each;"
+    )
+    march = pd.Series(days[days.month == 3].strftime("%a")).value_counts()
+    assert set(march) == {4}
+    every = ask({**query, "period": "2024-03"}, engine_settings, **RTH_DAILY)
+    [said] = [w for w in every.metadata.warnings if "too few" in w]
+    assert "too few to compare: all 5 groups, 4 days each;" in said
+
+
 def test_a_group_of_one_day_is_named(engine_settings, march) -> None:
     """Mondays of March 2024 but the 25th left out: "Mon: 1 day"."""
     mondays = march.index[march["weekday"] == "Mon"]

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from asking import ask
-from small_bars import write_minutes
+from small_bars import bars_from_closes, write_minutes
 
 from barb.period_rows import UNMATCHED_NAMED
 from barb.settings import EngineSettings
@@ -44,17 +44,7 @@ def _minutes(symbol: str, seed: int, price: float) -> pd.DataFrame:
         )
     ts = stamps[0].append(stamps[1:])
     close = price * np.exp(np.cumsum(rng.normal(0, 0.001, len(ts))))
-    open_ = np.concatenate(([close[0]], close[:-1]))
-    return pd.DataFrame(
-        {
-            "timestamp": ts.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": np.maximum(open_, close),
-            "low": np.minimum(open_, close),
-            "close": close,
-            "volume": rng.integers(1, 500, len(ts)).astype(np.int64),
-        }
-    )
+    return bars_from_closes(ts, close, rng.integers(1, 500, len(ts)), up=0.0, down=0.0)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from asking import RTH_DAILY, ask, warnings_with
-from small_bars import write_minutes
+from small_bars import bars_from_closes, write_minutes
 
 from barb.settings import EngineSettings
 
@@ -37,16 +37,7 @@ def _minutes() -> pd.DataFrame:
     n = len(ts)
     close = np.round((20000 + np.cumsum(rng.choice([-1.0, 0.0, 1.0], n) * 2.25)) * 4) / 4
     open_ = np.concatenate(([close[0]], close[:-1])) + 0.25 * rng.integers(-2, 3, n)
-    return pd.DataFrame(
-        {
-            "timestamp": ts.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": np.maximum(open_, close) + 0.25,
-            "low": np.minimum(open_, close) - 0.25,
-            "close": close,
-            "volume": rng.integers(1, 300, n).astype(np.int64),
-        }
-    )
+    return bars_from_closes(ts, close, rng.integers(1, 300, n), open_=open_)
 
 
 @pytest.fixture(scope="module")

@@ -163,3 +163,51 @@ def test_months_regrouped_by_month_number_are_no_year(engine_settings) -> None:
     result = execute(query, "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
     assert not any("among the whole years" in w for w in result.metadata.warnings)
+
+
+def test_a_second_stage_key_empty_on_one_row_leaves_that_row_in_no_group(
+    engine_settings, minutes
+) -> None:
+    """p35b #25: each period's first prev(close), then regrouped by whether it passed a
+    level: the data's first period has no previous close, so its key is empty, and the open
+    last period is a row of one of the groups. That raised "Internal error"; the empty row
+    is in no group, as in the first stage's group_by."""
+    days = rth_daily(minutes)
+    days["before"] = days["close"].shift()
+    monday = days.index - pd.to_timedelta(days.index.dayofweek, unit="D")
+    weeks = pd.DataFrame(
+        {
+            "start": days["before"].groupby(monday).agg(lambda s: s.iloc[0]),
+            "rng": days["high"].groupby(monday).max() - days["low"].groupby(monday).min(),
+        }
+    )
+    assert weeks["start"].isna().sum() == 1 and weeks.index[-1] == pd.Timestamp(LAST_WEEK)
+    known = weeks.dropna(subset=["start"])
+    above = known["start"] > 17000
+    expected = known.groupby(above)["rng"].agg(["size", "mean"])
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"before": "prev(close)"},
+        "group_by": "week()",
+        "select": ["first(before) as start", "max(high) - min(low) as rng"],
+        "then": {
+            "group_by": "start > 17000",
+            "select": ["count() as weeks", "mean(rng) as mean_rng"],
+        },
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    said = _open_week_said(result)
+    got = result.table.set_index("start_gt_17000")
+    assert got["weeks"].to_dict() == expected["size"].to_dict()
+    assert got["mean_rng"].to_numpy() == pytest.approx(expected["mean"].to_numpy())
+    kind = bool(above.iloc[-1])
+    members = known.loc[above == kind, "rng"]
+    assert f" In start_gt_17000 {str(kind).lower()}, the second stage's" in said
+    assert _fed(said)["mean_rng"] == (
+        pytest.approx(members.mean(), abs=0.01),
+        pytest.approx(members.iloc[:-1].mean(), abs=0.01),
+    )
+    assert "1 row with no value for start_gt_17000 (n/a) left out: they are in no group." in (
+        result.metadata.warnings
+    )

@@ -506,8 +506,9 @@ def test_todays_rank_in_points_over_all_years_gives_its_rank_in_percent(
     """ "How unusual is today's range" (p33d Q1): rank(range) put 2026-01-07 at the 87.12th
     percentile of all RTH days with no word, while relative to the price it is a quiet day
     (32.31). Now the rank says so with pandas's rank in percent beside it; the advised form
-    gives that rank with no warning, and a rank over one year, whose level did not change,
-    or within each year, is not warned."""
+    gives that rank with no warning. Over the last year no years' levels differ, but the
+    close ran 1.6x within it (p35d #22b): the rank says that run and its rank in percent
+    (21.43, not 59.52). Within each year (2026's 4 days) nothing is said."""
     daily = _rth_daily(nq_minutes)
     points = (daily["range"] <= daily["range"].iloc[-1]).mean() * 100
     pct = daily["range"] / daily["open"]
@@ -531,8 +532,26 @@ def test_todays_rank_in_points_over_all_years_gives_its_rank_in_percent(
     advised = ask({**query, "map": {"rk": "rank(range / open * 100)"}}, sample_settings)
     assert advised.table["rk"].iloc[0] == pytest.approx(percent)
     assert _blend_warnings(advised) == []
-    for quiet in ({"period": "last_1_years"}, {"map": {"rk": "rank(range, 'year')"}}):
-        assert _blend_warnings(ask({**query, **quiet}, sample_settings)) == [], quiet
+    year = ask({**query, "period": "last_1_years"}, sample_settings)
+    assert _blend_warnings(year) == []
+    recent = _recent(daily)
+    low, high = recent["close"].idxmin(), recent["close"].idxmax()
+    first, then = sorted([low, high])
+    moved = (
+        f"ran from {recent['close'][first]:,.0f} on {first.date()} to "
+        f"{recent['close'][then]:,.0f} on {then.date()} "
+        f"({recent['close'].max() / recent['close'].min():.1f}x)"
+    )
+    points = (recent["range"] <= recent["range"].iloc[-1]).mean() * 100
+    pct = recent["range"] / recent["open"]
+    percent = (pct <= pct.iloc[-1]).mean() * 100
+    assert [w for w in year.metadata.warnings if "rk ranks range" in w] == [
+        f"rk ranks range in points among rows whose price level {moved}, so it ranks sizes "
+        f"at different prices as one. In percent (rank(range / open * 100)) "
+        f"{daily.index[-1].date()} ranks {percent:.2f}, not {points:.2f}."
+    ]
+    per_year = ask({**query, "map": {"rk": "rank(range, 'year')"}}, sample_settings)
+    assert not [w for w in per_year.metadata.warnings if "rk ranks range" in w]
 
 
 def test_a_count_of_days_that_fell_more_than_today_gives_the_count_in_percent(

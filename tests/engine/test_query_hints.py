@@ -56,11 +56,14 @@ def test_the_channel_breakout_of_the_previous_bar_matches_pandas(engine_settings
     assert result.summary.value == int((day["close"] > channel).sum())
 
 
-def test_a_null_literal_gets_a_hint(engine_settings) -> None:
+@pytest.mark.parametrize("word", ["null", "empty"])
+def test_a_null_literal_gets_a_hint(engine_settings, word) -> None:
+    """The reference's own word too ("division by zero gives empty"): if(gap, slip, empty)
+    was told to add a column "empty" of high - low (p35c C4)."""
     query = {
         "session": "RTH",
         "from": "daily",
-        "map": {"x": "if(close > open, range, null)"},
+        "map": {"x": f"if(close > open, range, {word})"},
         "select": "count(x)",
     }
     result = execute(query, "NQ", settings=engine_settings)
@@ -192,3 +195,70 @@ def test_a_first_stage_column_not_listed_is_pointed_to_its_select(engine_setting
         "a second stage's rows hold only the columns the first stage's select lists: add "
         '"up" to that select'
     )
+
+
+def test_days_between_rows_are_pointed_from_a_date_difference_to_bars_since(
+    engine_settings,
+) -> None:
+    """Average days between up days, written as date - prev(date) in then, is a type error;
+    its hint gives prev(bars_since(cond)) + 1, which is the trading days between two kept
+    rows, as numpy counts them from the rows' positions."""
+    listed = {"session": "RTH", "from": "daily", "where": "close > open", "select": "date()"}
+    wrong = listed | {"then": {"map": {"gap": "date - prev(date)"}, "select": "mean(gap)"}}
+    said = execute(wrong, "NQ", settings=engine_settings).to_dict()
+    assert said["error_type"] == "TypeError"
+    assert 'map {"days": "prev(bars_since(cond)) + 1"} with where cond' in said["hint"]
+    hinted = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"days": "prev(bars_since(close > open)) + 1"},
+        "where": "close > open",
+        "select": "mean(days)",
+    }
+    result = execute(hinted, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    days = _rth_days(engine_settings)
+    up = np.flatnonzero((days["close"] > days["open"]).to_numpy())
+    assert len(up) > 3
+    assert result.summary.value == pytest.approx(np.diff(up).mean())
+
+
+def test_a_rank_per_month_in_then_is_pointed_to_the_first_stage_and_its_top_n(
+    engine_settings,
+) -> None:
+    """The share of each year's return made on its 10 best days (p35d #21) ranked per year
+    in then.map and was told to put rank() in "group_by": ["rank()", "date()"]. The hint
+    ranks in the first stage and counts the period's rows for the top N; the form it gives,
+    by month and N = 3 here, is pandas' 3 largest log returns of each month over their sum,
+    the data's first day (no close before it) included."""
+    first = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"lr": "log(close / prev(close))", "mo": "month()"},
+        "select": ["lr", "mo"],
+    }
+    wrong = first | {"then": {"map": {"rk": "rank(-lr, 'month')"}, "group_by": "mo"}}
+    said = execute(wrong, "NQ", settings=engine_settings).to_dict()
+    assert said["error_type"] == "UnknownColumn" and said["step"] == "then.map", said
+    assert '"group_by"' not in said["hint"]
+    assert '"rank_month": "rank(x, \'month\')"' in said["hint"]
+    place, rows = "rank(-x, 'month') * n / 100 <= N", "cumsum(x * 0 + 1, 'month')"
+    assert f"{place}, with n = {rows} * 100 / rank({rows}, 'month')" in said["hint"]
+
+    n = "cumsum(lr * 0 + 1, 'month') * 100 / rank(cumsum(lr * 0 + 1, 'month'), 'month')"
+    hinted = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"lr": "log(close / prev(close))", "best": f"rank(-lr, 'month') * ({n}) / 100 <= 3"},
+        "group_by": "month()",
+        "select": ["sum(if(best, lr, 0)) / sum(lr) * 100 as share", "count(best) as k"],
+    }
+    result = execute(hinted, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    days = _rth_days(engine_settings)
+    lr = np.log(days["close"] / days["close"].shift())
+    month = pd.DatetimeIndex(days.index).month
+    share = lr.groupby(month).apply(lambda r: r.nlargest(3).sum() / r.sum() * 100)
+    assert np.isnan(lr.iloc[0])  # the case: January's first day has no log return
+    assert result.table["k"].tolist() == [3, 3, 3]
+    assert result.table["share"].tolist() == pytest.approx(share.tolist())

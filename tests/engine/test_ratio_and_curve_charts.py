@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
-from small_bars import write_minutes
+from small_bars import bars_from_closes, write_minutes
 
 from barb import execute
 from barb.charts import chart_headline, draw_chart
@@ -43,17 +43,7 @@ def _minutes(start: float, seed: int) -> pd.DataFrame:
     stamps = [pd.date_range(d + pd.Timedelta(minutes=570), periods=450, freq="1min") for d in days]
     ts = stamps[0].append(stamps[1:])
     close = np.round(start * np.exp(np.cumsum(rng.normal(0, 0.0006, len(ts)))) * 4) / 4
-    open_ = np.concatenate(([close[0]], close[:-1]))
-    return pd.DataFrame(
-        {
-            "timestamp": ts.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": np.maximum(open_, close) + 0.25,
-            "low": np.minimum(open_, close) - 0.25,
-            "close": close,
-            "volume": rng.integers(1, 400, len(ts)).astype(np.int64),
-        }
-    )
+    return bars_from_closes(ts, close, rng.integers(1, 400, len(ts)))
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,15 @@ here from the minute file, with the windows reaching back before the period."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 from rth_bars import RTH_START, rth_minutes
 
 from barb import execute
+from barb.script.library import library
 
 
 def _rth_5m(minutes: pd.DataFrame) -> pd.DataFrame:
@@ -152,3 +155,76 @@ def test_prev_of_a_time_of_day_window_is_the_previous_bars_window(engine_setting
         "on the days before. The mean of volume at this time on the 5 days before today: "
         "(rolling_sum(volume, 6, 'time') - volume) / 5."
     ]
+
+
+@pytest.mark.parametrize(
+    ("timeframe", "call", "plain"),
+    [
+        ("daily", "rolling_mean(volume, 5, 'time')", "rolling_mean(volume, 5)"),
+        ("weekly", "rolling_max(high, 2, 'TIME')", "rolling_max(high, 2)"),
+    ],
+)
+def test_a_time_of_day_window_on_bars_without_one_is_an_error(
+    engine_settings, timeframe, call, plain
+) -> None:
+    """Daily and longer bars have one time each, midnight: by='time' on them ran as the plain
+    window, said nowhere, for a question about a time of day."""
+    query = {"session": "RTH", "from": timeframe, "map": {"avg": call}, "select": "mean(avg)"}
+    result = execute(query, "NQ", settings=engine_settings)
+    assert not result.ok
+    said = result.to_dict()
+    assert said["error_type"] == "ArgumentError" and said["step"] == "map"
+    assert said["message"] == (
+        f"{call} compares bars at the same time of day, and {timeframe} bars have one time "
+        f"each (midnight), so it is the plain window {plain}."
+    )
+    assert said["hint"].startswith(f"On {timeframe} bars write {plain};")
+    assert '"from": "5m"' in said["hint"]
+
+
+def test_the_plain_window_it_names_is_the_daily_mean(engine_settings, minutes) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024-03",
+        "map": {"avg": "rolling_mean(volume, 5)"},
+        "select": ["avg"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    daily = rth_minutes(minutes).groupby("day")["volume"].sum()
+    expected = daily.rolling(5).mean()
+    np.testing.assert_allclose(result.table["avg"], expected[expected.index.month == 3])
+
+
+def test_the_references_relative_volume_is_against_the_days_before(
+    engine_settings, minutes
+) -> None:
+    """The reference called rolling_mean(volume, n, 'time') relative volume, and its window
+    holds today's bar: NQ's 09:45 of 2026-01-07 read 1.008 where the 20 days before give 0.974
+    (p35a C). The form it now gives, run as written, is each bar's volume over the mean of the
+    20 days before at its time, as pandas computes it."""
+    summary = library()["rolling_mean"].summary
+    assert "today's too" in summary
+    form = re.search(r"relative volume: (.+)\.$", summary)
+    assert form is not None, summary
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024-03",
+        "map": {"rvol": form.group(1)},
+        "select": ["timestamp", "rvol"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    bars = _rth_5m(minutes)
+    before = bars.groupby("slot")["volume"].transform(lambda v: v.shift().rolling(20).mean())
+    march = (bars["volume"] / before)[bars["day"].dt.month == 3].to_numpy()
+    assert not np.isnan(march).any()
+    np.testing.assert_allclose(result.table["rvol"], march)
+    with_today = execute(
+        {**query, "map": {"rvol": "volume / rolling_mean(volume, 20, 'time')"}},
+        "NQ",
+        settings=engine_settings,
+    )
+    assert not np.allclose(with_today.table["rvol"], march)  # the case: today moves it

@@ -87,6 +87,71 @@ def test_groups_say_what_their_statistic_is_over(engine_settings, minutes) -> No
     ) in both.metadata.warnings
 
 
+def test_picks_and_extremes_say_the_rows_they_skip(engine_settings, minutes) -> None:
+    """p35b #24 "which month is most often the year's best": arg_max(m, ret) chose 2008's
+    among February-December, January having no close before it, and said nothing where
+    mean() over the same rows said so. arg_max, max and min skip the rows whose value is
+    missing (arg_max's val, not the arg it names) and now say it as mean() does."""
+    daily = _after_up_days(minutes)
+    daily["day"] = daily.index.day_name().str[:3]
+    month = daily.groupby(daily.index.month)
+    best = month.apply(lambda rows: rows.loc[rows["nr"].idxmax(), "day"])
+    result = ask(
+        {
+            "map": NEXT_AFTER_UP,
+            "group_by": "month()",
+            "select": ["arg_max(dayname(), nr) as best", "max(nr) as top", "min(nr) as low"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.table["best"].astype(str).tolist() == best.tolist()
+    assert result.table["top"].tolist() == pytest.approx(month["nr"].max().tolist())
+    assert result.table["low"].tolist() == pytest.approx(month["nr"].min().tolist())
+    sample = int(daily["nr"].notna().sum())
+    named = _short_groups(month["nr"].size(), month["nr"].count(), "month")
+    assert (
+        f"best and top and low are over the {sample:,} of the {len(daily):,} rows kept that have "
+        f"a value (the others are empty){named}."
+    ) in result.metadata.warnings
+    # An arg that is missing leaves no row out: the pick is made among every row.
+    named_only = ask(
+        {"map": NEXT_AFTER_UP, "group_by": "month()", "select": "arg_max(nr, close) as at"},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert not [w for w in named_only.metadata.warnings if "rows kept that have a value" in w]
+
+
+def test_the_first_weeks_best_day_is_said_to_lack_its_first_return(
+    engine_settings, minutes
+) -> None:
+    """The data's first day has no close before it: the first week's best day is one of its
+    other days, said with the day left out as mean() says it."""
+    daily = rth_daily(minutes)
+    ret = daily["close"] / daily["close"].shift() - 1
+    week = ret.groupby(daily.index - pd.to_timedelta(daily.index.dayofweek, unit="D"))
+    rows, sizes = week.size(), week.count()
+    assert (rows - sizes).iloc[0] == 1 and (rows - sizes).iloc[1:].eq(0).all()
+    result = ask(
+        {
+            "map": {"ret": "close / prev(close) - 1"},
+            "group_by": "week()",
+            "select": "arg_max(date(), ret) as best",
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    picked = pd.to_datetime(result.table["best"]).tolist()
+    assert picked == week.idxmax().tolist()
+    first = f"{rows.index[0]:%Y-%m-%d}"
+    assert (
+        f"best is over the {int(sizes.sum())} of the {len(daily)} rows kept that have a value "
+        f"(the others are empty), in week {first} over {sizes.iloc[0]} of its "
+        f"{rows.iloc[0]} rows. {_data_start('ret', ret.notna())}"
+    ) in result.metadata.warnings
+
+
 def test_only_a_count_of_every_row_is_said_to_count_them_all(engine_settings, minutes) -> None:
     """ "In which months does ES rise": ``count(ret) as n`` counts the rows with a value (17
     Januaries of 18), yet the warning said "count() counts all of them" of a query with no
@@ -385,8 +450,7 @@ def test_a_share_beside_the_count_of_days_says_the_first_day_has_no_value(
     assert (
         f"share is over the {int(sizes.sum()):,} of the {len(daily):,} rows kept that have a "
         f"value (the others are empty), in month 1 over {sizes[1]} of its {rows[1]} rows; "
-        f"count() (days) counts all of them. {_data_start('ret > 0', ret.notna())} From its "
-        'own open on the first bar: "ret": "close / coalesce(prev(close), open) - 1".'
+        f"count() (days) counts all of them. {_data_start('ret > 0', ret.notna())}"
     ) in result.metadata.warnings
     alone = ask({**query, "select": "mean(ret > 0) as share"}, engine_settings, **RTH_DAILY)
     assert not [w for w in alone.metadata.warnings if "rows kept that have a value" in w]
@@ -400,8 +464,7 @@ def test_a_share_beside_the_count_of_days_says_the_first_day_has_no_value(
     assert single.summary.samples == {"share": int(up.count())}
     assert (
         f"share is over {int(up.count()):,} of the {len(daily):,} rows kept: "
-        f"{_data_start('ret > 0', ret.notna())} From its own open on the first bar: "
-        '"ret": "close / coalesce(prev(close), open) - 1".'
+        f"{_data_start('ret > 0', ret.notna())}"
     ) in single.metadata.warnings
 
 
@@ -439,3 +502,35 @@ def test_a_count_of_a_true_false_column_named_as_rows_is_said(engine_settings, m
     for select in (["count(up) as up_days", "mean(up)"], ["count(up) as days", "max(range)"]):
         named = ask({**query, "select": select}, engine_settings, **RTH_DAILY)
         assert not [w for w in named.metadata.warnings if "is count(up)" in w]
+
+
+def test_a_count_of_a_condition_named_after_its_event_is_not_warned_of(
+    engine_settings, minutes
+) -> None:
+    """p35c C4: "count(hit) as stopped" beside "count() as days" was told that it counts
+    the rows where hit is true, not the rows: what its name says. Only a name made of words
+    for rows (days, n_trades) reads as all of them."""
+    daily = rth_daily(minutes)
+    prior = daily["close"].shift()
+    hit, gap = daily["low"] <= prior - 10, daily["open"] < prior - 10
+    assert 0 < gap.sum() < hit.sum() < len(daily)
+    query = {"map": {"hit": "low <= prev(close) - 10", "gap": "open < prev(close) - 10"}}
+    select = ["count() as days", "count(hit) as stopped", "count(gap) as gappedThrough"]
+    result = ask({**query, "select": select}, engine_settings, **RTH_DAILY)
+    values = result.summary.values
+    assert (values["days"], values["stopped"], values["gappedThrough"]) == (
+        len(daily),
+        int(hit.sum()),
+        int(gap.sum()),
+    )
+    assert not [w for w in result.metadata.warnings if "is count(" in w]
+    named = ask(
+        {**query, "select": ["count() as days", "count(hit) as n_trades"]},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert [w for w in named.metadata.warnings if "is count(" in w] == [
+        f"n_trades is count(hit): it counts the rows where hit is true ({int(hit.sum())} of "
+        f"the {len(daily)} rows), as count(hit == true) does, not the rows; count() counts "
+        "rows."
+    ]

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from asking import RTH_DAILY, ask, warnings_with
-from small_bars import write_minutes
+from small_bars import bars_from_closes, write_minutes
 
 from barb.settings import EngineSettings
 
@@ -68,22 +68,10 @@ def _minutes(seed: int = 9) -> pd.DataFrame:
         wave = np.sin(np.linspace(0, 2 * np.pi, int(rth.sum()), endpoint=False) + 0.3)
         close[rth] = mid + 0.9 * half * wave
         close = np.round(close * 4) / 4
-        open_ = np.concatenate(([close[0]], close[:-1]))
-        bar_high, bar_low = np.maximum(open_, close), np.minimum(open_, close)
+        frame = bars_from_closes(ts, close, rng.integers(1, 300, len(ts)), up=0.0, down=0.0)
         first = np.flatnonzero(rth)[0]
-        bar_high[first + 20], bar_low[first + 60] = high, low
-        days.append(
-            pd.DataFrame(
-                {
-                    "timestamp": ts.values.astype("datetime64[ns]"),
-                    "open": open_,
-                    "high": bar_high,
-                    "low": bar_low,
-                    "close": close,
-                    "volume": rng.integers(1, 300, len(ts)).astype(np.int64),
-                }
-            )
-        )
+        frame.loc[first + 20, "high"], frame.loc[first + 60, "low"] = high, low
+        days.append(frame)
     return pd.concat(days, ignore_index=True)
 
 

@@ -75,3 +75,86 @@ def test_nothing_is_said_where_then_has_all_history_or_reads_picked_rows(
     running = {**THEN_RSI, "then": {"map": {"s": "cumsum(close)"}, "select": "last(s)"}}
     for query in (whole, picked, running):
         assert not warnings_with(ask(query, engine_settings, **RTH_DAILY), "then.map")
+
+
+def _runs(flags: pd.Series) -> pd.Series:
+    """How many rows in a row ``flags`` has been true, ending at each row (0 when false)."""
+    ends = (~flags).cumsum()
+    return flags.astype(int).groupby(ends).cumsum()
+
+
+def _drawdown(pnl: pd.Series) -> float:
+    """The backtest concept's max drawdown: equity below its best so far, 0 included."""
+    equity = pnl.cumsum()
+    return float((equity - equity.cummax().clip(lower=0)).min())
+
+
+BACKTEST = {
+    "period": PERIOD,
+    "map": {"pnl": "close - open"},
+    "select": ["date()", "pnl"],
+    "then": {
+        "map": {
+            "equity": "cumsum(pnl)",
+            "drawdown": "equity - if(cummax(equity) > 0, cummax(equity), 0)",
+            "worst": "cummin(pnl)",
+            "before": "prev(equity)",
+            "loss_run": "streak(pnl < 0)",
+        },
+        "select": [
+            "min(drawdown) as max_dd",
+            "last(worst) as worst",
+            "count(before) as with_before",
+            "max(loss_run) as most_losses",
+        ],
+    },
+}
+
+
+def test_the_backtest_template_in_then_is_not_said_to_differ_from_history(
+    engine_settings, minutes
+) -> None:
+    """p35c M1: the backtest concept's drawdown, cummax(equity) in then.map, was told that
+    it "differs from those over all history; compute it in the first stage's map", where it
+    is the same number: running totals and highs start at the period's first bar in either
+    stage, and prev() of them is empty on it in either. The losing trades in a row count
+    the period's trades, not the days before it (that the first stage's streak would)."""
+    daily = rth_daily(minutes)
+    pnl = (daily["close"] - daily["open"]).loc["2024-02-01":"2024-03-28"]
+    result = ask(BACKTEST, engine_settings, **RTH_DAILY)
+    values = result.summary.values
+    assert values["max_dd"] == pytest.approx(_drawdown(pnl))
+    assert values["worst"] == pytest.approx(pnl.min())
+    assert values["with_before"] == len(pnl) - 1
+    assert values["most_losses"] == _runs(pnl < 0).max()
+    assert not warnings_with(result, "then.map")
+    # The form the warning pointed to gives the same drawdown.
+    first = ask(
+        {
+            "period": PERIOD,
+            "map": {
+                "pnl": "close - open",
+                "equity": "cumsum(pnl)",
+                "drawdown": "equity - if(cummax(equity) > 0, cummax(equity), 0)",
+            },
+            "select": "min(drawdown) as max_dd",
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert first.summary.value == pytest.approx(values["max_dd"])
+
+
+def test_a_drawdown_over_the_trades_a_where_kept_is_theirs(engine_settings, minutes) -> None:
+    """With a where (the days that gapped up are the trades), cummax(equity) in then runs
+    over the trades, as written, and differs from the equity over every day that the first
+    stage's map would give: nothing is said."""
+    daily = rth_daily(minutes)
+    daily["pnl"] = daily["close"] - daily["open"]
+    days = daily.loc["2024-02-01":"2024-03-28"]
+    trades = days[days["open"] > daily["close"].shift().loc[days.index]]
+    query = {**BACKTEST, "where": "open > prev(close)"}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.summary.values["max_dd"] == pytest.approx(_drawdown(trades["pnl"]))
+    assert _drawdown(trades["pnl"]) != pytest.approx(_drawdown(days["pnl"]))
+    assert not warnings_with(result, "then.map")

@@ -9,6 +9,7 @@ has changed its clocks and Europe not yet (2024-03-11 to 2024-03-29), 03:00 ET o
 from __future__ import annotations
 
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ from barb import execute, render_summary
 from barb.result import Result
 from barb.settings import EngineSettings
 from tests.asking import ask, warnings_with
-from tests.small_bars import write_minutes
+from tests.small_bars import bars_from_closes, write_minutes
 
 # Weekdays on both sides of the US change (2024-03-10), in the EU/US gap week, after both
 # changed, and in Moscow's UTC+4 years (2012) and its UTC+3 ones (2020).
@@ -40,17 +41,9 @@ def bars() -> pd.DataFrame:
     ]
     ts = stamps[0].append(stamps[1:])
     close = 18000 + np.cumsum(rng.choice([-0.25, 0.0, 0.25], size=len(ts)))
-    open_ = np.concatenate(([close[0]], close[:-1]))
-    return pd.DataFrame(
-        {
-            "timestamp": ts.values.astype("datetime64[ns]"),
-            "open": open_,
-            "high": np.maximum(open_, close) + rng.choice([0.0, 0.25, 0.5], size=len(ts)),
-            "low": np.minimum(open_, close) - rng.choice([0.0, 0.25, 0.5], size=len(ts)),
-            "close": close,
-            "volume": rng.integers(1, 500, len(ts)).astype(np.int64),
-        }
-    )
+    up = rng.choice([0.0, 0.25, 0.5], size=len(ts))
+    down = rng.choice([0.0, 0.25, 0.5], size=len(ts))
+    return bars_from_closes(ts, close, rng.integers(1, 500, len(ts)), up=up, down=down)
 
 
 @pytest.fixture(scope="module")
@@ -214,6 +207,40 @@ def test_a_window_in_the_daily_break_on_some_dates_is_said(settings, bars, windo
     if len(part):
         assert f"on {len(part)} ({part.index[0].date()} first)" in said[0]
         assert "only part of the window" in said[0]
+
+
+@pytest.mark.parametrize(
+    ("period", "summer"), [("2024-03-04:2024-03-15", False), ("2024-03-04:2024-04-02", True)]
+)
+def test_gmt_is_utc_and_the_uk_summer_clock_is_named(settings, bars, period, summer) -> None:
+    """A trader's "London open, 08:00-09:00 GMT" runs on UTC all year; from 2024-03-31 the
+    UK clock is BST, an hour ahead, so on those dates the window is 09:00-10:00 in London.
+    The dates are counted here with zoneinfo, date by date."""
+    result = ask(
+        {"session": "08:00-09:00 GMT", "from": "daily", "period": period, "select": "count()"},
+        settings,
+    )
+    days = [d for d in DAYS if period[:10] <= str(d.date()) <= period[11:]]
+    utc = _on_clock(bars, "UTC")
+    dates = _trading_date(bars[utc.hour == 8])
+    assert result.summary.value == dates[dates.isin(days)].nunique()  # UTC's 08:00, each date
+    london = ZoneInfo("Europe/London")
+    bst = [
+        d
+        for d in days
+        if (d + pd.Timedelta(hours=12)).to_pydatetime().replace(tzinfo=london).utcoffset()
+        != pd.Timedelta(0)
+    ]
+    said = warnings_with(result, "'08:00-09:00 GMT' reads GMT as UTC all year")
+    if not summer:
+        assert not bst and said == []
+        return
+    assert len(bst) == 2  # 2024-04-01 and 2024-04-02
+    assert said == [
+        f"'08:00-09:00 GMT' reads GMT as UTC all year; the UK's clock (BST) is an hour ahead "
+        f"of it on {len(bst)} of the {len(days)} dates, so there the window is 09:00-10:00 "
+        "London time. For the UK's clock: '08:00-09:00 London'."
+    ]
 
 
 def _summary(result: Result) -> str:

@@ -22,6 +22,7 @@ from minute_bars import (
     in_year,
     intraday,
     minutes,
+    session,
     window_daily,
 )
 from nyse_holidays import NYSE_HOLIDAYS_2024
@@ -754,6 +755,33 @@ def _() -> Answer:
     last_day = days.index[-1]
     whole = weeks[weeks.index < last_day - pd.Timedelta(days=last_day.weekday())]
     return [(whole.iloc[-1] / whole.iloc[-2] - 1) * 100]
+
+
+# --- daily values on intraday bars ----------------------------------------------------------
+
+
+@answer("nq_daily_atr_stop_or_target_first_2025")
+def _() -> Answer:
+    # TA-Lib's ATR(14) over every RTH day, as of the day before; each 2025 RTH day's first
+    # minute whose low reaches open - ATR (the stop) or whose high reaches open + ATR (the
+    # target); a minute that reaches both counts as the stop.
+    days = daily("NQ", "RTH")
+    atr = pd.Series(
+        talib.ATR(*(days[c].to_numpy(dtype=float) for c in ("high", "low", "close")), 14),
+        index=days.index,
+    ).shift(1)
+    stops, targets, total = 0, 0, 0
+    rth = session("NQ", "RTH")
+    for day, bars in rth[rth["tdate"].dt.year == 2025].groupby("tdate", sort=True):
+        opened, size = bars["open"].iloc[0], atr[day]
+        stop = np.flatnonzero(bars["low"].to_numpy() <= opened - size)
+        target = np.flatnonzero(bars["high"].to_numpy() >= opened + size)
+        first_stop = stop[0] if len(stop) else np.inf
+        first_target = target[0] if len(target) else np.inf
+        stops += bool(len(stop)) and first_stop <= first_target
+        targets += first_target < first_stop
+        total += 1
+    return [stops / total, targets / total]
 
 
 def stored(value: float) -> float | int:

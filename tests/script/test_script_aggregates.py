@@ -152,17 +152,23 @@ def test_grouped_sum_of_whole_numbers_stays_whole(bars: EvalContext) -> None:
 
 def test_a_statistic_hands_back_what_it_was_taken_over(bars: EvalContext) -> None:
     """Its sample size reads these, rather than evaluating abs(close - open) a second time."""
-    expr = parse_expression("mean(abs(close - open)) + correlation(range, prev(close)) + max(low)")
+    expr = parse_expression(
+        "mean(abs(close - open)) + correlation(range, prev(close)) + first(low)"
+    )
     answer = evaluate_select(expr, bars, ["dow"])
     frame = bars.frame
     mean, correlation, _ = (expr.left.left, expr.left.right, expr.right)
-    assert set(answer.samples) == {mean, correlation}  # max() is no sample statistic
+    assert set(answer.samples) == {mean, correlation}  # first() is no sample statistic
     (body,) = answer.samples[mean]
     np.testing.assert_array_equal(body.to_numpy(), (frame["close"] - frame["open"]).abs())
     first, second = answer.samples[correlation]
     np.testing.assert_array_equal(first.to_numpy(), frame["range"].to_numpy())
     np.testing.assert_array_equal(second.to_numpy(), frame["close"].shift().to_numpy())
     assert answer.rows.ngroups == 5
+    # arg_max skips the rows whose val is missing, not those of the arg it names.
+    picked = parse_expression("arg_max(dow, prev(close))")
+    (val,) = evaluate_select(picked, bars, ["dow"]).samples[picked]
+    np.testing.assert_array_equal(val.to_numpy(), frame["close"].shift().to_numpy())
 
 
 def test_skew_and_kurt_edges_are_pandas() -> None:

@@ -1,0 +1,128 @@
+"""A group keyed by a running state that the data's end leaves open.
+
+Grouped by a running value (a drawdown episode as group_by cummax(close), a streak's run as
+group_by cumsum(...)), each group is a run of consecutive bars, and the last one runs to the
+data's last bar: it has not ended, the data has. CL's episodes under each peak, sorted by
+their length, listed 149.47 (from 2022-05-11, -80.57%, "946 days") beside 148.05 (3,574
+days, recovered 2022-05-10); CL closed 2026-01-07, the data's last day, at 57.41, still 62%
+under that peak, so 946 was a count so far, read as "recovered after 946 trading days"
+(p35c M2). An unfinished year or week is said (``caveats.open_group``); this is said the
+same way of a running key's last group, when the answer lists it or reads it.
+
+Only a key computed by a running function (the "cumulative" ones: cummax, cummin, cumsum,
+cumprod), whose group at the data's last bar has held its value since some bar up to it:
+a period that ends before the data does leaves no group open.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from barb.lineage import through_map
+from barb.planning import Plan
+from barb.script import ast
+from barb.script.library import lookup
+from barb.stages import StageOutput, counted_columns
+from barb.summary_text import listed_text, value_text
+
+
+def open_run_caveat(
+    plan: Plan,
+    frame: pd.DataFrame,
+    in_period: np.ndarray,
+    first: StageOutput,
+    final: StageOutput,
+) -> list[str]:
+    """The warning for the first stage's group keyed by a running value that holds the
+    data's last bar, when the answer (``final``: the last stage's output) lists or reads
+    it. ``frame``: the first stage's bars with its key columns, ``in_period``: which of
+    them the period holds."""
+    stage = plan.first
+    if stage.shape != "grouped" or first.passed is None or not len(frame):
+        return []
+    mapped = dict(stage.map_exprs)
+    keys = [name for name, _ in stage.group_keys]
+    running = [
+        through_map(expr, mapped)
+        for _, expr in stage.group_keys
+        if _is_running(through_map(expr, mapped))
+    ]
+    if not running or any(name not in frame.columns for name in keys):
+        return []
+    last = pd.Timestamp(plan.dataset.last_date)
+    if not in_period[-1] or pd.Timestamp(frame["trading_date"].iloc[-1]) != last:
+        return []  # the period ends before the data does
+    values = {name: frame[name].iloc[-1] for name in keys}
+    if any(pd.isna(value) for value in values.values()):
+        return []
+    held = _rows_of(frame, values) & in_period
+    since = int(np.argmax(held))
+    if not held[since:].all():
+        return []  # not a run: the key held this value before too (a cumsum of ups and downs)
+    group = _row_of(first.groups, values)
+    if group is None or not _in_answer(plan, first, final, values):
+        return []
+    named = ", ".join(f"{name} = {value_text(value)}" for name, value in values.items())
+    kept = np.flatnonzero(held & first.passed)
+    began = pd.Timestamp(frame["trading_date"].iloc[kept[0] if len(kept) else since])
+    counts = [
+        f"{name} = {value_text(group[name])}"
+        for name in counted_columns(stage)
+        if name in group.index
+    ]
+    so_far = (
+        f"; {listed_text(counts)} {'counts' if len(counts) == 1 else 'count'} its rows so far, "
+        "not a finished run's"
+        if counts
+        else ""
+    )
+    return [
+        f"The group {named}, from {began:%Y-%m-%d}, is still running at the data's end "
+        f"({last:%Y-%m-%d}): {running[0].to_text()} holds that value to the data's last "
+        f"bar, so the run has not ended, the data has{so_far}."
+    ]
+
+
+def _is_running(expr: ast.Expr) -> bool:
+    """Whether ``expr`` is a call of a running function (cummax(close), cumsum(x > 0))."""
+    if not isinstance(expr, ast.Call):
+        return False
+    spec = lookup(expr.name)
+    return spec is not None and spec.category == "cumulative"
+
+
+def _rows_of(table: pd.DataFrame, values: dict[str, object]) -> np.ndarray:
+    """Which of ``table``'s rows hold every key value."""
+    mask = np.ones(len(table), dtype=bool)
+    for name, value in values.items():
+        mask &= (table[name] == value).fillna(False).to_numpy(dtype=bool)
+    return mask
+
+
+def _row_of(table: pd.DataFrame | None, values: dict[str, object]) -> pd.Series | None:
+    """The row of ``table`` holding the key values, if it lists them."""
+    if table is None or any(name not in table.columns for name in values):
+        return None
+    found = np.flatnonzero(_rows_of(table, values))
+    return table.iloc[int(found[0])] if len(found) else None
+
+
+def _in_answer(
+    plan: Plan, first: StageOutput, final: StageOutput, values: dict[str, object]
+) -> bool:
+    """Whether the answer lists the group (a table holding its keys) or, from a then stage
+    whose rows do not name it, reads it: its where kept it."""
+    table = final.table
+    if table is not None and all(name in table.columns for name in values):
+        return _row_of(table, values) is not None
+    if plan.then is None or first.table is None:
+        return False
+    at = (
+        np.flatnonzero(_rows_of(first.table, values))
+        if all(name in first.table.columns for name in values)
+        else []
+    )
+    if not len(at):
+        return False  # the first stage's limit left it out
+    return final.passed is None or bool(final.passed[int(at[0])])

@@ -1,0 +1,74 @@
+"""A group keyed by a running value that holds the data's last bar is still running, and
+says so (p35c M2): CL's drawdown episodes by cummax(close) listed the one under the
+2022-05-11 peak as "946 days" with no word that CL was still 62% under that peak on
+2026-01-07, the data's last day; read as "recovered after 946 trading days". Here the
+hand-made bars end on 2024-03-28; the episodes and their days are counted with pandas."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from asking import RTH_DAILY, ask, warnings_with
+from rth_bars import rth_daily
+
+EPISODES = {
+    "map": {"peak": "cummax(close)", "dd": "(close / peak - 1) * 100"},
+    "group_by": "peak",
+    "select": ["first(date()) as peak_date", "min(dd) as max_dd", "count() as days"],
+}
+SAID = "still running at the data's end"
+
+
+@pytest.fixture(scope="module")
+def episodes(minutes: pd.DataFrame) -> pd.DataFrame:
+    """Each peak's episode over every RTH day: its first day, worst drawdown and days."""
+    daily = rth_daily(minutes)
+    daily["peak"] = daily["close"].cummax()
+    daily["dd"] = (daily["close"] / daily["peak"] - 1) * 100
+    daily["day"] = daily.index
+    return daily.groupby("peak").agg(
+        peak_date=("day", "first"), max_dd=("dd", "min"), days=("dd", "size")
+    )
+
+
+def test_the_episode_the_data_ends_in_is_said_to_be_still_running(
+    engine_settings, episodes
+) -> None:
+    result = ask(EPISODES, engine_settings, **RTH_DAILY)
+    assert result.table["days"].tolist() == episodes["days"].tolist()
+    last = episodes.loc[episodes["peak_date"].idxmax()]  # the last peak's episode
+    assert warnings_with(result, SAID) == [
+        f"The group peak = {last.name:.10g}, from {last['peak_date']:%Y-%m-%d}, is still "
+        "running at the data's end (2024-03-28): cummax(close) holds that value to the "
+        "data's last bar, so the run has not ended, the data has; days = "
+        f"{last['days']} counts its rows so far, not a finished run's."
+    ]
+    # A then stage that reads it, a count of the deep episodes, says it too.
+    deep = float(last["max_dd"]) + 0.01
+    counted = ask(
+        {**EPISODES, "then": {"where": f"max_dd < {deep}", "select": "count() as n"}},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert counted.summary.value == int((episodes["max_dd"] < deep).sum())
+    assert len(warnings_with(counted, SAID)) == 1
+
+
+def test_nothing_is_said_of_a_finished_run_or_one_the_answer_leaves_out(
+    engine_settings, episodes
+) -> None:
+    """A period that ends before the data does ends no run the data holds open; the then
+    stage's where or the first stage's limit can leave the open one out; a year is a
+    calendar group, said (or not) as such."""
+    last = episodes.loc[episodes["peak_date"].idxmax()]
+    shallower = float(last["max_dd"]) - 0.01
+    longest = episodes["days"].idxmax()
+    assert longest != last.name  # the open episode is not the longest
+    queries = (
+        {**EPISODES, "period": "2024-01-02:2024-03-27"},
+        {**EPISODES, "then": {"where": f"max_dd < {shallower}", "select": "count() as n"}},
+        {**EPISODES, "sort": "days desc", "limit": 1},
+        {**EPISODES, "group_by": "year()", "select": "count() as days"},
+    )
+    for query in queries:
+        assert not warnings_with(ask(query, engine_settings, **RTH_DAILY), SAID), query

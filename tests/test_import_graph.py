@@ -1,0 +1,72 @@
+"""No two modules of barb import each other, directly or around a circle, even lazily.
+
+Issue 11 took the script package out of a circle (patterns, evaluator, library, validator)
+in which the function table's size depended on which module was imported first; a lazy
+import inside a function closes such a circle as surely as one at the top (daily() once did:
+parser -> library -> builtins -> functions -> parser). Imports under ``if TYPE_CHECKING``
+are for annotations only and are left out, and so is a module's import of its own
+packages (Python has imported them before it).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+BARB = Path(__file__).resolve().parent.parent / "barb"
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(BARB.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(tree: ast.Module, module: str, is_package: bool) -> set[str]:
+    """The barb modules ``tree`` imports anywhere, annotations-only blocks aside."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped |= {id(child) for child in ast.walk(node)}
+    names: set[str] = set()
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, base] if base else up)
+            names.add(base)
+            names |= {f"{base}.{alias.name}" for alias in node.names}
+    return {name for name in names if name == "barb" or name.startswith("barb.")}
+
+
+def _circle_through(graph: dict[str, set[str]], start: str) -> list[str] | None:
+    """A path of imports from ``start`` back to it, or None."""
+    stack, seen = [(start, [start])], set()
+    while stack:
+        node, path = stack.pop()
+        for nxt in sorted(graph.get(node, ())):
+            if nxt == start:
+                return path
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, [*path, nxt]))
+    return None
+
+
+def test_barb_has_no_import_circle() -> None:
+    files = {_module(path): path for path in BARB.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = _imported(tree, module, path.name == "__init__.py")
+        # A module's own packages are imported before it whatever it names: no arrow back.
+        own = {module.rsplit(".", n)[0] for n in range(1, module.count(".") + 1)}
+        graph[module] = {n for n in imported if n in files and n != module and n not in own}
+    assert sum(len(edges) for edges in graph.values()) > 300  # the walk reads the imports
+    circles = [c for c in (_circle_through(graph, m) for m in sorted(graph)) if c is not None]
+    assert circles == []
