@@ -272,7 +272,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     running = running_total_caveat(plan, first, output)
     warnings += running
     if not levels and not running:  # one word per result that its points blend prices
-        bars = Bars(frame, keep, scope.in_period)
+        # The period's first and last trading dates bound the closes it can compare.
+        dates = frame["trading_date"].to_numpy()
+        bars = Bars(frame, keep, scope.in_period, _covered(dates, dates, scope.in_period))
         warnings += comparison_caveat(plan, ctx, bars, first, output)
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar

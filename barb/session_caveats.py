@@ -119,12 +119,16 @@ def _full_gap(plan: Plan, window: SessionSpec, named: str) -> list[str]:
 
 def reads_previous_close(stage: StagePlan) -> bool:
     """Whether the stage reads prev(close), through its map's names."""
+    if "prev" not in stage.calls:  # no walk of the query for the many that read none
+        return False
     return any(_previous(read) for read in _reads(stage))
 
 
 def open_against_previous(stage: StagePlan, column: str) -> bool:
     """Whether an expression of the stage reads the open and prev(column) together: a gap.
     close - prev(close) on a window is its own day-to-day change, which is what it says."""
+    if "prev" not in stage.calls:
+        return False
     return any(
         _previous(read, column)
         and any(isinstance(node, ast.Column) and node.name == "open" for node in read)
