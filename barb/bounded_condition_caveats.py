@@ -65,6 +65,8 @@ def bounded_condition_caveat(
     kept. Each comparison is judged over ``given``: one the where makes certain is not one
     the bars cannot answer."""
     stage = plan.first
+    if not stage.comparisons & _ORDERED:  # no ordering to settle: no walk of the query
+        return []
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
     used: dict[ast.Compare, bool] = {}  # each comparison, and whether a statistic reads it
     if stage.where is not None:

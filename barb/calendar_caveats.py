@@ -108,6 +108,8 @@ def _weekday_calls(stage: StagePlan) -> set[str]:
     term of arithmetic counts days (day() - dayofweek() - 1 is the date of the Sunday before,
     the US daylight-saving flag of the utc concept) and names no weekday, so a clock hour of
     every futures day is not told that holiday sessions are among its Mondays."""
+    if not stage.calls & WEEKDAY_FUNCTIONS:
+        return set()
     mapped = dict(stage.map_exprs)
     walked = [node for expr in stage.expressions for node in nodes(expr, mapped)]
     reckoned = {
@@ -291,6 +293,8 @@ def exchange_places(stage: StagePlan, exprs: tuple[ast.Expr, ...] | None = None)
     """trading_day() and trading_days_left() among the stage's calls (or those of ``exprs``,
     through the stage's map) that count the exchange's dates (no 'stocks' argument), each
     once, in the order written."""
+    if not stage.calls & PLACE_FUNCTIONS:  # no walk of the query for the many without them
+        return []
     mapped = dict(stage.map_exprs)
     found: dict[Place, None] = {}
     for expr in stage.expressions if exprs is None else exprs:

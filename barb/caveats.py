@@ -333,6 +333,13 @@ def _all_there(plan: Plan, kept: np.ndarray | None, timeframe: str) -> bool:
     return bool(into.max() < reached)
 
 
+def _masked(values: pd.Series, mask: np.ndarray) -> np.ndarray | pd.api.extensions.ExtensionArray:
+    """The values where ``mask`` is true, in their own dtype (categories, nullable ones)."""
+    if isinstance(values.dtype, np.dtype):
+        return values.to_numpy()[mask]
+    return values.array[mask]
+
+
 def _open_group_text(unit: str, label: str, last: pd.Timestamp) -> str:
     return (
         f"The {unit} {label} is not over: its group holds only the bars up to "
@@ -359,7 +366,9 @@ def _days_held(
     dates = kept["trading_date"].to_numpy()
     begins = np.ones(len(kept), dtype=bool)
     begins[1:] = dates[1:] != dates[:-1]
-    days = kept.loc[begins, columns]
+    # Column by column: a frame's .loc with a mask and a list of columns cost this
+    # warning most of its half millisecond.
+    days = pd.DataFrame({column: _masked(kept[column], begins) for column in columns})
     in_open = group.rows(days)
     noun = plan.timeframe.label if plan.timeframe.calendar else "day"
     text = f" It holds {count_text(int(in_open.sum()), noun)}"

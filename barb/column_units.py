@@ -22,6 +22,7 @@ ticks, else no unit.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from barb.lineage import MAX_DEPTH, Lineage
@@ -94,10 +95,21 @@ def column_unit(
     contract's, from a name like ``avg_usd``), ``ticks``, ``%``, ``pp`` (percentage points),
     ``share`` (a fraction shown as a percent), ``contracts``, ``days``, ``weeks``…, or
     ``bars``; None when unsure."""
-    found = _Units(query or {}).of_name(column, 0, 0)
-    if found == COUNT:
-        return COUNTED_ROWS.get(timeframe, "bars")
-    return found if found in SHOWN else None
+    return column_units([column], timeframe, query)[column]
+
+
+def column_units(
+    columns: Sequence[str], timeframe: str = "daily", query: dict[str, Any] | None = None
+) -> dict[str, str | None]:
+    """``column_unit`` of each of ``columns``, the query's names read once for all of them."""
+    units = _Units(query or {})
+    found = {column: units.of_name(column, 0, 0) for column in columns}
+    return {
+        column: COUNTED_ROWS.get(timeframe, "bars")
+        if unit == COUNT
+        else (unit if unit in SHOWN else None)
+        for column, unit in found.items()
+    }
 
 
 def first_map_unit(expr: ast.Expr, query: dict[str, Any]) -> str | None:

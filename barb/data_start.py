@@ -86,9 +86,13 @@ class DataStart:
     def why(self) -> str:
         return f"as it needs bars from before {self.begins}, where the data begins"
 
-    def unread(self, exprs: Iterable[ast.Expr], empty: np.ndarray, at: np.ndarray) -> np.ndarray:
+    def unread(
+        self, exprs: Iterable[ast.Expr], empty: np.ndarray, at: np.ndarray, *, said: bool = False
+    ) -> np.ndarray:
         """Which of the ``empty`` rows (rows at positions ``at`` of ``frame``) are empty
-        because ``exprs`` read bars from before the data's first."""
+        because ``exprs`` read bars from before the data's first. ``said``: only rows that
+        are a notable part of ``at`` matter; fewer are given as none, without evaluating
+        ``exprs`` again (MACD's 33 first days of 4,600, which no warning names)."""
         back = self.back(exprs)
         if back == 0 or not empty.any():
             return np.zeros(len(empty), dtype=bool)
@@ -100,6 +104,8 @@ class DataStart:
             unread = empty & (at < back)
         if not unread.any():
             return unread
+        if said and not notable(int(np.count_nonzero(unread)), len(at)):
+            return np.zeros(len(empty), dtype=bool)  # the most there can be is no news
         return unread & self._inputs_empty(exprs, at)
 
     def _inputs_empty(self, exprs: Iterable[ast.Expr], at: np.ndarray) -> np.ndarray:
@@ -239,9 +245,11 @@ def where_caveat(start: DataStart, given: np.ndarray, values: pd.Series) -> list
     where = start.stage.where
     if where is None or not isinstance(values.dtype, pd.BooleanDtype):
         return []
+    if start.back([where]) == 0:  # reads its own row: nothing before the data to miss
+        return []
     at = np.flatnonzero(given)
     unknown = values.isna().to_numpy()[at]
-    unread = start.unread([where], unknown, at)
+    unread = start.unread([where], unknown, at, said=True)
     dropped = int(np.count_nonzero(unread))
     if not dropped or not notable(dropped, len(at)):
         return []
@@ -315,7 +323,7 @@ def listed_caveat(start: DataStart, columns: Mapping[str, tuple[ast.Expr, pd.Ser
         if start.back([expr]) == 0:  # reads its own row: nothing before the data to miss
             continue
         empty = values.isna().to_numpy()[at]
-        unread = start.unread([expr], empty, at)
+        unread = start.unread([expr], empty, at, said=True)
         count = int(np.count_nonzero(unread))
         if count and notable(count, len(at)) and (worst is None or count > worst[0]):
             worst = count, name, unread, expr

@@ -85,6 +85,8 @@ def early_close_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
 def by_time_of_day(kept: pd.DataFrame, keys: list[str], query: dict) -> bool:
     """Whether a group key holds a time of day (each distinct value read once)."""
     for key in keys:
+        if pd.api.types.is_datetime64_any_dtype(kept[key]):  # a date holds no time of day
+            continue
         values = pd.Series(kept[key].dropna().unique())
         if len(values) and minutes_of_day(key, values, query) is not None:
             return True

@@ -28,6 +28,7 @@ from barb.lineage import through_map
 from barb.planning import Plan, SelectItem
 from barb.script import ast
 from barb.session_caveats import part_of_the_day
+from barb.short_days import date_positions
 from barb.summary_text import listed_text, value_text
 
 # The extremes a price statistic takes (max(high), arg_max(date(), high)), by function.
@@ -45,9 +46,10 @@ NOTABLE_VOLUME_LEFT_OUT = 0.05
 def full_day_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     """The warnings for the first stage's extreme prices and volume statistics over daily
     bars of a part of the day, with the full day's over the same dates; none elsewhere."""
-    full = _full_session(plan)
     stage = plan.first
-    if full is None or plan.then is not None or stage.shape not in ("scalar", "dict"):
+    if plan.timeframe.name != "daily" or plan.then is not None:
+        return []
+    if stage.shape not in ("scalar", "dict"):
         return []
     if kept is None or not len(kept) or "trading_date" not in kept.columns:
         return []
@@ -56,10 +58,13 @@ def full_day_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     volumes = [(item, found) for item in stage.select if (found := _volume(item, mapped))]
     if not extremes and not volumes:
         return []
+    full = _full_session(plan)  # the session's hours, after the query's shape
+    if full is None:
+        return []
     dates = kept["trading_date"].to_numpy()
     days = plan.dataset.session_daily(full)
     held = days.index.to_numpy()
-    at = np.minimum(np.searchsorted(held, dates), len(held) - 1)
+    at = np.minimum(date_positions(held, dates), len(held) - 1)
     found_day = held[at] == dates
     if not found_day.any():
         return []

@@ -37,7 +37,7 @@ from barb.script import ast
 from barb.script.context import EvalContext
 from barb.session_caveats import open_against_previous, reads_previous_close
 from barb.sessions import MINUTES_PER_DAY
-from barb.short_days import close_clock, day_edges
+from barb.short_days import close_clock, date_positions, day_edges
 from barb.short_session_caveats import without_rows
 
 # Named patterns that compare the open with prev(close) (patterns.yaml).
@@ -72,18 +72,18 @@ def holiday_close_caveat(
     not said."""
     stage = plan.first
     eth = plan.session == "ETH"
-    if plan.timeframe.name != "daily" or not (eth or _inside_day_session(plan)):
+    if plan.timeframe.name != "daily" or (eth and not stage.calls & HOLIDAY_CALENDAR):
         return []
-    if eth and not stage.calls & HOLIDAY_CALENDAR:
+    if not (stage.calls & CLOSE_GAPS or reads_previous_close(stage)):
         return []
     if _steps_back(stage):  # it reads the last stock-market close already
         return []
-    if not (stage.calls & CLOSE_GAPS or reads_previous_close(stage)):
+    if not (eth or _inside_day_session(plan)):
         return []
     if kept is None or not len(kept) or "trading_date" not in kept.columns:
         return []
     days, holiday = _session_holidays(plan)
-    rows = np.searchsorted(days, kept["trading_date"].to_numpy().astype("datetime64[D]"))
+    rows = date_positions(days, kept["trading_date"].to_numpy().astype("datetime64[D]"))
     after = holiday[rows + 1]
     if plan.instruments and frame is not None and after.any():
         held = np.isin(days[np.maximum(rows - 1, 0)], frame["trading_date"].to_numpy())
@@ -140,7 +140,7 @@ def long_break_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -
     dataset = plan.dataset
     days, _ = _session_holidays(plan)
     dates = kept["trading_date"].to_numpy().astype("datetime64[D]")
-    rows = np.searchsorted(days, dates)
+    rows = date_positions(days, dates)
     known = rows > 0  # the data's first date has no session before it
     before = days[np.maximum(rows - 1, 0)]
     span = (dates - before).astype(np.int64)
@@ -185,6 +185,8 @@ def _steps_back(stage: StagePlan) -> bool:
     """Whether the stage reads prev(holiday()): the form that steps back over a holiday
     session to the last stock-market close (turn_of_the_month's "before"). A query that
     only names holiday() ("where": "not holiday()") still reads the holiday's close."""
+    if not {"prev", "holiday"} <= stage.calls:
+        return False
     mapped = dict(stage.map_exprs)
     return any(
         isinstance(node, ast.Call)

@@ -54,6 +54,7 @@ from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.session_caveats import (
+    part_of_day,
     session_clock,
     session_gap_caveat,
     session_hours,
@@ -154,6 +155,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         day_session=dataset.instrument.default_session,
         night=_night(plan),
         session=plan.session,
+        part_of_day=part_of_day(plan),
     )
     keep = event_filtered(plan, frame, scope.in_period)
     rows_scanned = int(np.count_nonzero(keep))
@@ -270,7 +272,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     running = running_total_caveat(plan, first, output)
     warnings += running
     if not levels and not running:  # one word per result that its points blend prices
-        bars = Bars(frame, keep, scope.in_period)
+        # The period's first and last trading dates bound the closes it can compare.
+        dates = frame["trading_date"].to_numpy()
+        bars = Bars(frame, keep, scope.in_period, _covered(dates, dates, scope.in_period))
         warnings += comparison_caveat(plan, ctx, bars, first, output)
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar

@@ -98,6 +98,8 @@ def next_calls(stage: StagePlan) -> dict[int, list[str]]:
     """The next() calls among what the stage answers with (its select; with no select, the
     map columns it lists), as written, by how far ahead they read: {1: ['next(close)'],
     5: ['next(close, 5)']}."""
+    if "next" not in stage.calls:  # no walk of the query for the many that read none
+        return {}
     mapped = dict(stage.map_exprs)
     exprs = [item.expr for item in stage.select] or [e for _, e in stage.map_exprs]
     found: dict[int, list[str]] = {}

@@ -23,7 +23,9 @@ said like a bar the period's start cuts (``data_start_cut``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -38,6 +40,8 @@ from barb.result import UnfinishedBar
 from barb.script.periods import Period
 from barb.script.query import JoinSpec
 from barb.timeframes import TIMEFRAMES, Timeframe
+
+_Fact = TypeVar("_Fact")
 
 
 @dataclass(frozen=True)
@@ -424,18 +428,20 @@ def _cached_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
         lo, hi = max(0, len(full) - whole), len(full)
     else:
         lo, hi, cut_rows = period_positions(full, period, tf)
-        cut = _cut_bars(full.iloc[cut_rows], tf)
+        if cut_rows:  # no empty take: on most periods it cost more than the rest here
+            cut = _cut_bars(full.iloc[cut_rows], tf)
     start_cut, start_label = None, None
     if tf.calendar and period.bars is None and lo == 0 and hi > 1:
         # (Kept when it is all the period holds, like the unfinished last bar.)
         # The data's first bar, part of its week or year: left out like one the period's
         # start cuts, though it stays history for prev().
-        start_cut = data_start_cut(plan.dataset, tf.name)
+        start_cut, start_label = _frame_fact(plan, "start_cut", lambda: _start_cut(plan, full))
         if start_cut is not None:
-            label = label_column(full.iloc[:1], tf.name)
-            start_label = str(label[1][0]) if label is not None else None
             lo += 1
-    open_bar = _open_bar(full, tf, plan.dataset.instrument.calendar)
+    open_bar = None
+    if tf.calendar:
+        calendar = plan.dataset.instrument.calendar
+        open_bar = _frame_fact(plan, "open_bar", lambda: _open_bar(full, tf, calendar))
     open_after = None
     usable = len(full)
     if open_bar is not None and (hi != len(full) or lo >= hi):
@@ -477,6 +483,28 @@ def _cached_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
         earlier=start > 0,
         later=stop < usable,
     )
+
+
+def _frame_fact(plan: Plan, name: str, build: Callable[[], _Fact]) -> _Fact:
+    """A fact of the whole-history frame of the plan's session and timeframe (its unfinished
+    last bar, its part first one), built once per named session: the labels and calendars
+    they are read from cost a weekly question a quarter of a millisecond each time. A time
+    window's frame is open-ended, and the fact is built again."""
+    dataset = plan.dataset
+    if plan.session not in dataset.instrument.sessions:
+        return build()
+    key = f"{name}:{plan.session}:{plan.timeframe.name}"
+    found: tuple[_Fact] = dataset.derived(key, lambda: (build(),))  # None is a fact too
+    return found[0]
+
+
+def _start_cut(plan: Plan, full: pd.DataFrame) -> tuple[StartCut | None, str | None]:
+    """The data's first bar when its week or year began before the data, and its label."""
+    start_cut = data_start_cut(plan.dataset, plan.timeframe.name)
+    if start_cut is None:
+        return None, None
+    label = label_column(full.iloc[:1], plan.timeframe.name)
+    return start_cut, str(label[1][0]) if label is not None else None
 
 
 def listed_open_bar(plan: Plan, scope: Scope) -> UnfinishedBar | None:

@@ -48,6 +48,7 @@ from barb.point_value_caveats import other_point_value_caveat
 from barb.script.ast import (
     Call,
     Column,
+    Compare,
     Expr,
     default_name,
     literal_value,
@@ -124,6 +125,18 @@ class StagePlan:
         """The functions the stage calls that read bars before or after their own (prev(),
         rsi(), rolling_mean()…): on the bars of a part of the day they read across days."""
         return frozenset(call.name.lower() for call in self._call_nodes() if reads_other_bars(call))
+
+    @cached_property
+    def comparisons(self) -> frozenset[str]:
+        """Every comparison operator the stage uses (``<``, ``==``), through its map's
+        names: a caveat about a threshold asks it before it walks the query."""
+        mapped = dict(self.map_exprs)
+        return frozenset(
+            node.op
+            for expr in self.expressions
+            for node in nodes(expr, mapped)
+            if isinstance(node, Compare)
+        )
 
     def _call_nodes(self) -> Iterator[Call]:
         mapped = dict(self.map_exprs)

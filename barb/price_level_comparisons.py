@@ -36,6 +36,7 @@ the rows the result gives one of (a few listed, or a first/last) have their rank
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,7 @@ from barb.price_level_caveats import (
     LEVEL_SAMPLE_ROWS,
     Levels,
     blended_levels,
+    closes_may_blend,
     percent_of,
     unscaled,
 )
@@ -99,6 +101,9 @@ class Bars:
     frame: pd.DataFrame
     keep: np.ndarray
     period: np.ndarray | None
+    # The trading dates of the period's first and last rows: every row either stage
+    # compares lies between them.
+    dates: tuple[dt.date | None, dt.date | None] = (None, None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,6 +198,10 @@ def comparison_caveat(
     ``LEVEL_RATIO`` times or more (``first``: the first stage's output, ``last``: the
     result's); else none. ``ctx`` is any context of the run: the numbers in percent are
     evaluated over ``bars`` in a copy of it."""
+    # A rank is said from closes WINDOW_RATIO apart, a count from LEVEL_RATIO's.
+    ratio = WINDOW_RATIO if plan.first.calls & _RANKS else LEVEL_RATIO
+    if not closes_may_blend(plan, *bars.dates, ratio):  # no level changed enough
+        return []
     over = dataclasses.replace(
         ctx,
         frame=bars.frame,
@@ -229,6 +238,8 @@ class _Stage:
         its columns listed (``"column"``, with its name); a comparison listed row by row is
         no count."""
         stage = self.stage
+        if not stage.calls & _RANKS and not stage.comparisons & _ORDERED:
+            return None  # neither a rank nor an ordering: no walk of the query
         places: list[tuple[str, Any, ast.Expr]] = []
         if stage.where is not None:
             places.append(("where", None, stage.where))

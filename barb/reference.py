@@ -127,8 +127,8 @@ def query_reference(
         f"{', '.join(DAILY_AND_LONGER)}.",
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date. "
         "A period selects rows, it never cuts history: prev(), rolling windows, indicators, "
-        "patterns, streak and bars_since are computed with the bars before it (RSI in 2024 = "
-        "RSI over all history, read in 2024); running totals and ranks (cumsum, cummax, "
+        "patterns, streak and bars_since are computed with the bars before it (RSI in 2024 "
+        "reads all history); running totals and ranks (cumsum, cummax, "
         "cummin, rank) start at the period's first bar, before where (rank the kept rows in "
         "then.map). group_by does NOT restart them, per "
         "does (day, week, month, "
@@ -170,9 +170,9 @@ def query_reference(
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
         "numbers, 'text', true/false. Division by zero gives empty (NaN). A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "
-        "mean(cond) leaves it out of the share (days before SMA(200) exists count neither "
-        "way). Intraday, prev()/next()/rolling_*/streak() cross sessions: close - prev(close) "
-        "on a day's first bar is the overnight gap (a bar's own move: close - open); "
+        "mean(cond) leaves it out of the share (days before SMA(200) exists). Intraday, "
+        "prev()/next()/rolling_*/streak() cross sessions: close - prev(close) on a day's "
+        "first bar is the overnight gap (a bar's own move: close - open); "
         "streak(cond, 'day') restarts daily.",
         "",
         "FUNCTIONS:",

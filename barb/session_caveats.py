@@ -12,6 +12,7 @@ from barb.instruments import SessionSpec
 from barb.lineage import nodes
 from barb.planning import Plan, StagePlan
 from barb.script import ast
+from barb.script.context import PartOfDay
 from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
 from barb.sessions import MINUTES_PER_DAY
 from barb.time_zones import short_name
@@ -118,12 +119,16 @@ def _full_gap(plan: Plan, window: SessionSpec, named: str) -> list[str]:
 
 def reads_previous_close(stage: StagePlan) -> bool:
     """Whether the stage reads prev(close), through its map's names."""
+    if "prev" not in stage.calls:  # no walk of the query for the many that read none
+        return False
     return any(_previous(read) for read in _reads(stage))
 
 
 def open_against_previous(stage: StagePlan, column: str) -> bool:
     """Whether an expression of the stage reads the open and prev(column) together: a gap.
     close - prev(close) on a window is its own day-to-day change, which is what it says."""
+    if "prev" not in stage.calls:
+        return False
     return any(
         _previous(read, column)
         and any(isinstance(node, ast.Column) and node.name == "open" for node in read)
@@ -159,6 +164,17 @@ def part_of_the_day(plan: Plan) -> SessionSpec | None:
     if np.count_nonzero(_minutes(main) & ~_minutes(window)) <= MAIN_SESSION_SLACK:
         return None
     return window
+
+
+def part_of_day(plan: Plan) -> PartOfDay | None:
+    """The query's session on intraday bars when it is a part of the day, with the whole
+    session it lies in: daily() there reads the part's own daily bars, said beside the whole
+    session's."""
+    window = part_of_the_day(plan)
+    if window is None or not plan.timeframe.intraday:
+        return None
+    named = plan.session if plan.session == window.label else f"{plan.session} ({window.hours})"
+    return PartOfDay(named, _whole_session(plan, window)[0])
 
 
 def _chained_days(plan: Plan, window: SessionSpec, named: str) -> list[str]:

@@ -54,34 +54,42 @@ def short_pick_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     on 248 of 258 days, …" with the session's last full hour as a window."""
     step = plan.timeframe.minutes
     stage = plan.first
-    if step is None or stage.shape == "table" or kept is None or not len(kept):
+    if step is None or stage.shape == "table" or not stage.calls & set(EDGES):
+        return []
+    if kept is None or not len(kept) or MINUTE_OF_DAY not in kept.columns:
         return []
     short = session_short_bar(plan.timeframe.name, session_hours(plan))
-    if short is None or MINUTE_OF_DAY not in kept.columns:
-        return []
     calls = _span_calls(stage)
-    keys = [name for name, _ in stage.group_keys]
-    if not calls or (keys and by_time_of_day(kept, keys, plan.query.to_json())):
+    if short is None or not (calls["first"] or calls["last"]):
         return []
-    minutes = kept[MINUTE_OF_DAY].to_numpy().astype(np.int64)
-    is_short = minutes == short.start
-    # Bars an early close or a holiday cut, other than the short bar (said already).
-    cut = cut_bars(plan, kept, step) & ~is_short
-    if (is_short | cut).all():  # only short bars kept: the query chose them
+    keys = [name for name, _ in stage.group_keys]
+    minutes = kept[MINUTE_OF_DAY].to_numpy()
+    # The rows each edge picks, and which of them are short, looked at before any pass over
+    # every row: the 1,000 days' last hourly bars, not their 7,000 bars.
+    picked = {}
+    for edge in EDGES:
+        if calls[edge]:
+            at = _picked(kept, keys, last=edge == "last")
+            # Bars an early close or a holiday cut, other than the short bar (said already).
+            is_short = minutes[at] == short.start
+            picked[edge] = at, is_short, cut_bars(plan, kept.iloc[at], step) & ~is_short
+    if not any(s.any() or c.any() for _, s, c in picked.values()):
+        return []
+    if keys and by_time_of_day(kept, keys, plan.query.to_json()):
+        return []
+    every_short = minutes == short.start
+    if (every_short | cut_bars(plan, kept, step)).all():  # only short bars kept: chosen
         return []
     days = _one_day_each(kept, keys)
     texts = []
-    for edge in EDGES:
-        if not calls[edge]:
-            continue
-        at = _picked(kept, keys, last=edge == "last")
+    for edge, (at, is_short, cut) in picked.items():
         picks = Picks(
             edge,
             tuple(calls[edge]),
             kept["trading_date"].to_numpy()[at],
-            is_short[at],
-            cut[at],
-            minutes[at],
+            is_short,
+            cut,
+            minutes[at].astype(np.int64),
         )
         if picks.short.any() or picks.cut.any():
             texts.append(_text(plan, short, picks, grouped=bool(keys), days=days))

@@ -37,6 +37,18 @@ def day_edges(dataset: Dataset, days: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return opened, closed
 
 
+def date_positions(days: np.ndarray, dates: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(days, dates)`` for ``days`` ascending without repeats and ``dates``
+    in time order: read as one run where ``dates`` are a run of ``days`` (a period's daily
+    rows are), which one comparison tells at a tenth of the cost of a search per date."""
+    if len(dates):
+        first = int(np.searchsorted(days, dates[0]))
+        run = days[first : first + len(dates)]
+        if len(run) == len(dates) and bool((run == dates).all()):
+            return np.arange(first, first + len(dates))
+    return np.searchsorted(days, dates)
+
+
 def window_edges(dataset: Dataset, session: str) -> tuple[int, int]:
     """The session's start and end in minutes into the trading day."""
     spec = dataset.instrument.session(session)
@@ -79,9 +91,15 @@ def special_days(dataset: Dataset, days: np.ndarray) -> np.ndarray:
     """Which of ``days`` the stock market was shut on or the exchange closed early on."""
     special = us_market_closed(days)
     try:
-        return special | np.isin(days, early_close_days(dataset.instrument.calendar))
+        early = early_close_days(dataset.instrument.calendar)
     except DataError:  # an instrument without a known calendar
         return special
+    if not len(early):
+        return special
+    # A binary search in the few early closes, as us_market_closed does: np.isin sorted
+    # the thousands of days asked about.
+    at = np.searchsorted(early, days).clip(max=len(early) - 1)
+    return special | (early[at] == days)
 
 
 def close_clock(dataset: Dataset, minutes_into_day: int) -> str:

@@ -25,7 +25,7 @@ from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate
 from barb.script.library import lookup
 from barb.session_caveats import part_of_the_day
-from barb.short_days import close_clock, day_edges, short_days, window_edges
+from barb.short_days import close_clock, date_positions, day_edges, short_days, window_edges
 from barb.stages import query_columns, take_rows
 from barb.summary_text import listed_text, value_text
 
@@ -34,6 +34,8 @@ NAMED_SHORT_SESSIONS = 3
 LEAVE_OUT = '"where": "not holiday() and not early_close()" leaves them out.'
 # The highest percentile read as a low one: the part days sit at the bottom.
 LOW_PERCENTILE = 25
+# The statistics of a low tail, which the part days fill: min(), arg_min(), a low percentile.
+LOW_TAILS = frozenset({"min", "arg_min", "percentile"})
 # Short sessions from this share of the days kept make a statistic of range or volume a part
 # day's in good part: "the day after Thanksgiving" (all of them), not all days (2.5%).
 NOTABLE_SHORT_SHARE = 0.1
@@ -195,10 +197,10 @@ def short_next_caveat(
     stage = plan.first
     if plan.timeframe.name != "daily" or kept is None or not len(kept):
         return []
-    if "trading_date" not in kept.columns or "next" in _marked_sides(stage):
+    if "trading_date" not in kept.columns:
         return []
     calls = {ahead: texts for ahead, texts in next_calls(stage).items() if ahead > 0}
-    if not calls:
+    if not calls or "next" in _marked_sides(stage):
         return []
     dates, rows = _kept_rows(frame, kept)
     # Past the frame's end (the data's) next() reads nothing.
@@ -241,7 +243,7 @@ def _kept_rows(frame: pd.DataFrame, kept: pd.DataFrame) -> tuple[np.ndarray, np.
     """The trading dates of ``frame`` (datetime64[D]) and where each row ``kept`` is among
     them."""
     dates = frame["trading_date"].to_numpy().astype("datetime64[D]")
-    return dates, np.searchsorted(dates, kept["trading_date"].to_numpy().astype("datetime64[D]"))
+    return dates, date_positions(dates, kept["trading_date"].to_numpy().astype("datetime64[D]"))
 
 
 def left_out(
@@ -457,13 +459,18 @@ def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> 
     stage = plan.first
     if plan.timeframe.name != "daily" or stage.shape == "table" or kept is None:
         return []
-    if {"holiday", "early_close"} & stage.calls or "trading_date" not in kept.columns:
+    if {"holiday", "early_close"} & stage.calls or not LOW_TAILS & stage.calls:
+        return []
+    if "trading_date" not in kept.columns:
         return []
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    sources = _by_source(plan, stage.select, mapped, low_tail=True)
+    if not sources:  # before the dates are read
+        return []
     days = kept["trading_date"].to_numpy().astype("datetime64[D]")
     unique, rows = np.unique(days, return_inverse=True)
     said = []
-    for window, items in _by_source(plan, stage.select, mapped, low_tail=True).items():
+    for window, items in sources.items():
         short_dates = short_days(plan.dataset, window, unique)
         if not short_dates.any():
             continue
@@ -526,10 +533,13 @@ def part_day_share_caveat(
     if {"holiday", "early_close"} & stage.calls or "trading_date" not in kept.columns:
         return []
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    aggregates = [item for item in stage.select if item.aggregate]
+    sources = _by_source(plan, aggregates, mapped, low_tail=False)
+    if not sources:  # before the dates are read
+        return []
     days = kept["trading_date"].to_numpy().astype("datetime64[D]")  # one row per date
     said = []
-    aggregates = [item for item in stage.select if item.aggregate]
-    for window, items in _by_source(plan, aggregates, mapped, low_tail=False).items():
+    for window, items in sources.items():
         if window == plan.session and (own_said or kept_patterns(stage)):
             continue  # mother_bar_caveat or the where's picks name them, with the values
         short = short_days(plan.dataset, window, days)
@@ -570,14 +580,17 @@ def after_window_close_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame |
     stage = plan.first
     if plan.timeframe.name != "daily" or kept is None or not len(kept):
         return []
-    if "trading_date" not in kept.columns:
+    if "trading_date" not in kept.columns or "session_close" not in stage.calls:
         return []
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    windows = _closes_against_close(plan, mapped)
+    if not windows:  # before the dates are read
+        return []
     dataset = plan.dataset
     start, end = window_edges(dataset, plan.session)
     dates = kept["trading_date"].to_numpy().astype("datetime64[D]")
     said = []
-    for window, items in _closes_against_close(plan, mapped).items():
+    for window, items in windows.items():
         window_start, window_end = window_edges(dataset, window)
         if not start <= window_start < window_end < end:
             continue

@@ -33,6 +33,7 @@ _LAGS = frozenset({"prev", "next"})
 # Averages of a bar's size that count the bar itself: atr(), and a rolling mean (or ema) of
 # range, true range or high - low.
 _AVERAGES = frozenset({"rolling_mean", "ema"})
+_YARDSTICKS = _AVERAGES | {"atr"}
 _ORDERED = frozenset({"<", "<=", ">", ">="})
 
 
@@ -46,6 +47,8 @@ def same_bar_yardstick_caveat(
     comparison in the where is counted over the rows given to it, one in select (count(big))
     over the rows kept."""
     stage = plan.first
+    if not stage.comparisons & _ORDERED or not stage.calls & _YARDSTICKS:
+        return []  # no comparison with an average of the bar's size: no walk of the query
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
     found = _comparisons([stage.where] if stage.where is not None else [], mapped, given)
     found += _comparisons(_answered(stage), mapped, passed)

@@ -32,14 +32,17 @@ def zone_window_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | None
     session_open('08:00-09:00 London')), the dates of the period on which it lay wholly or
     partly outside the exchange's trading hours."""
     instrument = plan.dataset.instrument
+    # The zoned windows first, from the query alone: most queries name none, and the
+    # period's dates are not read for them.
+    zoned = [(text, instrument.session(text)) for text in _zoned_texts(plan)]
+    zoned = [(text, spec) for text, spec in zoned if spec.zone is not None]
+    if not zoned:
+        return []
     dates = _period_dates(plan, covered)
     if not len(dates):
         return []
     warnings = []
-    for text in _zoned_texts(plan):
-        spec = instrument.session(text)
-        if spec.zone is None:
-            continue
+    for text, spec in zoned:
         main = text == plan.session
         said = _fit_text(instrument, spec, dates, main)
         if said:
@@ -88,7 +91,7 @@ def _zoned_texts(plan: Plan) -> list[str]:
     windows of its session_*() calls, each once."""
     texts = [plan.session]
     for stage in (plan.first, plan.then):
-        if stage is None:
+        if stage is None or not stage.calls & _SESSION_FUNCTIONS:
             continue
         mapped = dict(stage.map_exprs)
         for expr in stage.expressions:

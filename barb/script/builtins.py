@@ -43,7 +43,7 @@ import pandas as pd
 from barb.bar_labels import label_column
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
-from barb.script.conditions import as_known, as_numbers, condition, has_unknowns
+from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import (
     KIND_NAMES,
@@ -1388,19 +1388,24 @@ def _by_trading_date(ctx: EvalContext, by_date: pd.Series, lag: int, function: s
 @register(
     "daily",
     category="session",
-    params=(Param("expr", "daily"), Param("lag", "int", default=1, min=0, max=10_000)),
+    params=(
+        Param("expr", "daily"),
+        Param("lag", "int", default=1, min=0, max=10_000),
+        # Another session's daily bars, as session_high()'s (the evaluator reads them).
+        Param("session", "string", default=None),
+    ),
     # atr(14) on intraday bars is the bar's own: the indicators reference says so.
-    summary="expr on the session's daily bars: on 1m bars daily(atr(14)) is the daily ATR at "
-    "the previous close; lag 0: the date's own, known only at its close.",
+    summary="expr on the session's daily bars, or on session's ('RTH' on RTH_OPEN bars): on 1m "
+    "bars daily(atr(14)) is the daily ATR at the previous close; lag 0: the date's own, known "
+    "only at its close.",
     example="daily(atr(14))",
     unit="same",
 )
-def _daily(ctx: EvalContext, by_date: pd.Series, lag: int) -> pd.Series:
+def _daily(ctx: EvalContext, by_date: pd.Series, lag: int, session: str | None) -> pd.Series:
     # A condition (daily(close > open)) stays one, unknown where the date has no value.
-    is_condition = by_date.dtype == bool or has_unknowns(by_date)
     numbers = as_numbers(by_date).astype(np.float64)
     values = _by_trading_date(ctx, numbers, lag, "daily")
-    if not is_condition:
+    if not is_condition(by_date):
         return values
     array = values.to_numpy()
     return condition(array == 1, np.isnan(array), values.index)

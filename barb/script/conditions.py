@@ -29,6 +29,11 @@ def has_unknowns(value: Any) -> bool:
     return isinstance(value, pd.Series) and isinstance(value.dtype, pd.BooleanDtype)
 
 
+def is_condition(value: Any) -> bool:
+    """Whether a Series holds true/false, with or without unknowns."""
+    return isinstance(value, pd.Series) and (value.dtype == bool or has_unknowns(value))
+
+
 def kleene(value: Any) -> Any:
     """A condition as pandas' nullable booleans, whose & | ~ are three-valued."""
     if isinstance(value, pd.Series):

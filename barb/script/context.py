@@ -13,7 +13,18 @@ import pandas as pd
 from barb.errors import UnknownSession
 from barb.script.bincount import as_codes, bincount
 from barb.script.clock_order import NightSession
+from barb.script.conditions import is_condition, kleene, plain_if_known
 from barb.timeframes import timeframe
+
+
+@dataclass(frozen=True)
+class PartOfDay:
+    """The query's session when it is a part of the day (the first hour, a window, the
+    overnight hours): as the answer names it, and the whole session it lies in, whose daily
+    bars daily() is said beside (``barb.script.daily_warnings``)."""
+
+    named: str  # "RTH_OPEN (09:30-10:30)"
+    whole: str  # "RTH"; "ETH" for the overnight hours
 
 
 @dataclass
@@ -73,17 +84,21 @@ class EvalContext:
     # The query's session (a name, or a window's key): daily() evaluates its expression over
     # this session's daily bars. None where the rows are not a session's bars.
     session: str | None = None
+    # That session when it is a part of the day, on intraday bars; None otherwise.
+    part_of_day: PartOfDay | None = None
 
     @property
     def intraday(self) -> bool:
         return timeframe(self.timeframe).intraday
 
-    def on_daily_bars(self) -> EvalContext:
-        """A context over the query session's daily bars, all history (daily()'s argument
-        is evaluated there: its ATR warms up on the first day of data, not the period's)."""
-        if self.session is None:  # a chart's rows, evaluated again: no session's bars
+    def on_daily_bars(self, session: str | None = None) -> EvalContext:
+        """A context over ``session``'s daily bars (by default the query's), all history
+        (daily()'s argument is evaluated there: its ATR warms up on the first day of data,
+        not the period's)."""
+        session = session or self.session
+        if session is None:  # a chart's rows, evaluated again: no session's bars
             raise UnknownSession("daily() has no session's daily bars here.", step=self.step)
-        bars = self.session_bars(self.session)
+        bars = self.session_bars(session)
         return EvalContext(
             frame=bars.reset_index(drop=True),
             timeframe="daily",
@@ -93,7 +108,7 @@ class EvalContext:
             timezone=self.timezone,
             trading_dates=self.trading_dates,
             day_session=self.day_session,
-            session=self.session,
+            session=session,
         )
 
     def warn(self, message: str, *, once_per: str | None = None) -> None:
@@ -225,8 +240,16 @@ class RowGroups:
         if how in ("sum", "mean", "count") and values.dtype.kind in "iufb":
             return self._bincount(values.to_numpy(), how)
         subset = values if keep is None else values[keep]
+        if is_condition(subset):
+            # max(cond) per date stays a condition, unknown where a group had no known value
+            # (the data's first date under daily(high)): its numpy array was object, which a
+            # then stage's mean(hit) refused as text (p36b C1).
+            subset = kleene(subset)
         result = getattr(subset.groupby(codes, sort=True), how)(**kwargs)
-        return self._from_codes(result.reindex(range(self.ncodes)).to_numpy())
+        result = result.reindex(range(self.ncodes))
+        if isinstance(result.dtype, pd.BooleanDtype):
+            return plain_if_known(self._from_codes(result.array))
+        return self._from_codes(result.to_numpy())
 
     def _bincount(self, array: np.ndarray, how: str) -> pd.Series:
         """Sum, mean and count by np.bincount: far faster than a groupby for these."""

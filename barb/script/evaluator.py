@@ -34,10 +34,12 @@ from barb.script.conditions import (
     as_numbers,
     condition,
     has_unknowns,
+    is_condition,
     kleene,
     plain_if_known,
 )
 from barb.script.context import EvalContext, RowGroups
+from barb.script.daily_warnings import part_of_day_warning, same_day_warning
 from barb.script.functions import KIND_NAMES, FunctionSpec, Param, value_kind
 from barb.script.library import lookup
 from barb.script.validator import (
@@ -283,9 +285,10 @@ class _RowEvaluator:
         bound, errors = bind_arguments(spec, node.args, step=self.step)
         raise_collected(errors)
         args = []
+        literals = {p.name: v for p, v in bound if p.kind not in ("series", "daily")}
         for param, expr in bound:
             if param.kind == "daily":
-                args.append(self.on_daily_bars(spec, expr))
+                args.append(self.on_daily_bars(spec, node, expr, **literals))
                 continue
             if param.kind != "series" or expr is None:
                 args.append(expr)
@@ -296,11 +299,30 @@ class _RowEvaluator:
             args.append(self.argument(spec, param, expr, value, index))
         return args
 
-    def on_daily_bars(self, spec: FunctionSpec, expr: ast.Expr) -> pd.Series:
-        """daily()'s argument evaluated over the query session's daily bars (all history),
-        indexed by their trading dates; what it warns of is said of the query."""
+    def on_daily_bars(
+        self, spec: FunctionSpec, call: ast.Call, expr: ast.Expr, lag: int, session: str | None
+    ) -> pd.Series:
+        """daily()'s argument evaluated over the daily bars (all history) of ``session``,
+        by default the query's, indexed by their trading dates; what it warns of is said of
+        the query, and so are a lag of 0 and a part of the day's own bars
+        (``barb.script.daily_warnings``)."""
         inner = expr.expr if isinstance(expr, ast.OnDailyBars) else expr
-        days = self.ctx.on_daily_bars()
+        value = self.daily_values(spec, inner, session)
+        if lag == 0:
+            self.ctx.warn(same_day_warning(call, inner, session))
+        part = self.ctx.part_of_day
+        if session is None and part is not None:
+            own = whole = None
+            if not is_condition(value):  # a share of dates would say little more
+                own = self.on_rows(spec, value, lag)
+                whole = self.on_rows(spec, self.daily_values(spec, inner, part.whole), lag)
+            dates = self.ctx.frame["trading_date"].to_numpy()
+            self.ctx.warn_rows(part_of_day_warning(call, inner, lag, part, dates, own, whole))
+        return value
+
+    def daily_values(self, spec: FunctionSpec, inner: ast.Expr, session: str | None) -> pd.Series:
+        """``inner`` over ``session``'s daily bars (None: the query's), by trading date."""
+        days = self.ctx.on_daily_bars(session)
         value = evaluate(inner, days)
         for message in days.warnings:
             self.ctx.warn(message)
@@ -313,6 +335,11 @@ class _RowEvaluator:
                 hint=spec.example or f"call it as {spec.signature()}",
             )
         return value.set_axis(pd.DatetimeIndex(days.frame["trading_date"]))
+
+    def on_rows(self, spec: FunctionSpec, by_date: pd.Series, lag: int) -> np.ndarray:
+        """Each row's value of daily values ``by_date``, as the call gives it."""
+        assert spec.impl is not None
+        return np.asarray(spec.impl(self.ctx, by_date, lag, None), dtype=np.float64)
 
     def argument(
         self,

@@ -35,7 +35,7 @@ PERIOD_FORMS = (
     '"last_week"',
     '"ytd" / "qtd" / "mtd" / "wtd"',
     '"last_N_days|weeks|months|years" (calendar time back from the last data date: '
-    "last_30_days is 30 calendar days, about 21 trading days; on weekly/monthly/yearly bars "
+    "last_30_days is 30 calendar days, about 21 trading days; on weekly+ bars "
     "the last N whole bars)",
     '"last_N_bars" (the last N bars of the query\'s session and timeframe, an unfinished last '
     'one included: "from": "daily", "period": "last_30_bars" is the last 30 trading days)',

@@ -13,15 +13,17 @@ import numpy as np
 import pandas as pd
 import pytest
 import talib
-from asking import ask
+from asking import ask, warnings_with
 from rth_bars import rth_daily, rth_minutes
 
 from barb import execute
 from barb.column_units import first_map_unit
-from barb.reference import describe_concept, indicators_reference
+from barb.instruments import load_instrument
+from barb.reference import describe_concept, indicators_reference, query_reference
 from barb.script.parser import parse_expression
 from barb.script.reach import reach
 from barb.script.warmup import ROW
+from barb.summary_text import value_text
 
 # The fixture's closed date (no bars at all), and the trading dates either side of it.
 CLOSED, BEFORE, AFTER = (pd.Timestamp(d) for d in ("2024-01-15", "2024-01-12", "2024-01-16"))
@@ -142,6 +144,82 @@ def test_a_window_session_reads_its_own_daily_bars(engine_settings, minutes) -> 
     np.testing.assert_allclose(got["a1"], _atr(days, 5).shift(1).reindex(got.index), rtol=1e-9)
 
 
+def _window_days(minutes: pd.DataFrame, start: int, end: int) -> pd.DataFrame:
+    """Daily bars of the minutes from ``start`` to ``end`` (minutes of the day), by date."""
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    window = minutes[(minute >= start) & (minute < end)]
+    return window.groupby(window["timestamp"].dt.normalize()).agg(
+        high=("high", "max"), low=("low", "min"), close=("close", "last")
+    )
+
+
+def test_a_part_of_the_day_reads_the_named_sessions_daily_bars(engine_settings, minutes) -> None:
+    """ "First hour above half the daily ATR" on RTH_OPEN bars read the first hour's own ATR,
+    whose true range runs from yesterday's 10:29 close: 139 NQ days of 2024 against 75 with
+    the RTH ATR (p36b M1). daily(atr(5), 1, 'RTH') reads RTH's daily bars; without a session
+    it reads the window's, and says so with both averages over the dates."""
+    result = ask(
+        {
+            "session": "RTH_OPEN",
+            "from": "5m",
+            "period": "2024-03",
+            "map": {"own": "daily(atr(5))", "rth": "daily(atr(5), 1, 'RTH')"},
+            "group_by": "date()",
+            "select": ["first(own) as own", "first(rth) as rth"],
+        },
+        engine_settings,
+    )
+    got = _per_date(result)
+    own = _atr(_window_days(minutes, 570, 630), 5).shift(1).reindex(got.index)
+    rth = _atr(rth_daily(minutes), 5).shift(1).reindex(got.index)
+    np.testing.assert_allclose(got["own"], own, rtol=1e-9)
+    np.testing.assert_allclose(got["rth"], rth, rtol=1e-9)
+    assert not np.allclose(rth, own)  # two sessions, two ATRs
+    [said] = warnings_with(result, "daily(atr(5)) on RTH_OPEN (09:30-10:30) bars")
+    assert "true range reaches back" in said
+    assert f"{value_text(own.mean())} on average over {len(got)} dates" in said
+    assert f"daily(atr(5), 1, 'RTH'), is {value_text(rth.mean())}." in said
+    # The named session's daily() is what it says: nothing to add.
+    assert not warnings_with(result, "daily(atr(5), 1, 'RTH') on")
+
+
+def test_the_whole_session_says_nothing_of_its_own_daily_bars(engine_settings) -> None:
+    result = ask(
+        {"session": "RTH", "from": "5m", "period": "2024-03", "map": {"a": "daily(atr(5))"}},
+        engine_settings,
+        select="mean(a)",
+    )
+    assert not warnings_with(result, "own daily bars")
+    assert not warnings_with(result, "known only at its close")
+
+
+@pytest.mark.parametrize("lag", [0, 1, 2])
+def test_lag_0_is_said_to_see_the_dates_close(engine_settings, lag) -> None:
+    """daily(high, 0) on the 09:30 bar is the high the day has not made yet: a rule with it
+    looks ahead (p36b M2). Lags 1 and up are known at the open and say nothing."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "5m",
+            "period": "2024-03",
+            "map": {"dh": f"daily(high, {lag})"},
+            "where": "high == dh",
+            "select": "count()",
+        },
+        engine_settings,
+    )
+    said = warnings_with(result, "known only at its close")
+    if lag:
+        assert not said
+    else:
+        assert said == [
+            "daily(high, 0) is each date's final value, known only at its close: a rule "
+            "reading it at an earlier bar of the date sees the future. The previous date's, "
+            "known at the open: daily(high)."
+        ]
+
+
 def test_a_daily_condition_stays_a_condition(engine_settings, minutes) -> None:
     """where daily(close > open): the 5m bars of the days after an up day."""
     result = ask(
@@ -209,6 +287,9 @@ def test_the_model_is_told_where_the_daily_atr_is() -> None:
     assert "daily(atr(14))" in indicators_reference()
     assert "atr(14) on 1m bars is a 1-minute ATR" in indicators_reference()
     assert "daily(atr(14))" in describe_concept("stop and target")
+    assert "daily(expr, lag=1, [session]) — expr on the session's daily bars, or on session's " in (
+        query_reference(load_instrument("NQ"))
+    )
     # The daily ATR is in points, as atr(14) is.
     query = {"map": {"a": "daily(atr(14))"}}
     assert first_map_unit(parse_expression("a"), query) == "points"

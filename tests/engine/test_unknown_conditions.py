@@ -136,3 +136,32 @@ def test_and_or_keep_unknown_as_sql_does(engine_settings, minutes, op: str, othe
     )
     # not unknown is unknown: where keeps only the rows whose negation is true.
     assert where.summary.value == int((both == False).sum())  # noqa: E712
+
+
+@pytest.mark.parametrize("yesterday", ["daily(high)", "session_high('RTH', 1)"])
+def test_a_per_day_max_of_a_condition_stays_one(engine_settings, minutes, yesterday) -> None:
+    """ "Did the day trade above yesterday's high?" as max(cond) per date: the data's first
+    date has no yesterday, so its max is unknown; the column was "text" then, and the second
+    stage's mean, where and if() refused it (p36b C1). Now it is a condition whose unknown
+    day is left out of the share, as the first stage's mean(cond) leaves out its rows."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "period": "2024-01-02:2024-01-31",
+            "map": {"big": f"high > {yesterday}"},
+            "group_by": "date()",
+            "select": "max(big) as hit",
+            "then": {
+                "map": {"one": "if(hit, 1, 0)"},
+                "select": ["mean(hit) as share", "count(hit) as days", "sum(one) as ones"],
+            },
+        },
+        engine_settings,
+    )
+    days = rth_daily(minutes).loc[:"2024-01-31"]
+    above = (days["high"] > days["high"].shift()).iloc[1:]  # the first date: no yesterday
+    assert len(above) == len(days) - 1 and 0 < above.sum() < len(above)
+    assert result.summary.values == pytest.approx(
+        {"share": above.mean(), "days": int(above.sum()), "ones": int(above.sum())}
+    )

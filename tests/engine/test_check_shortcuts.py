@@ -1,0 +1,140 @@
+"""The warnings' shortcuts give what the full reading gives: a check that stops early on a
+bound, a run of dates or a query without the call it looks for says nothing the long way
+would have said. Expected values from numpy and pandas over the bars, not through Barb's
+checks."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from barb.column_units import column_unit, column_units
+from barb.data.store import DataMeta, data_path, write_bars
+from barb.events.rules import early_close_days, us_market_closed
+from barb.planning import plan_query
+from barb.price_level_caveats import LEVEL_RATIO, blended_levels, closes_may_blend
+from barb.script.query import parse_query
+from barb.sessions import minutes_of_day as minute_of_day
+from barb.sessions import trading_dates
+from barb.settings import EngineSettings
+from barb.short_days import date_positions, special_days
+from barb.time_keys import minutes_of_day
+
+
+def test_date_positions_are_the_binary_search() -> None:
+    days = np.arange("2024-01-01", "2024-03-01", dtype="datetime64[D]")[::2]
+    cases = [
+        days[5:20],  # a run: read at once
+        days[[1, 2, 4, 9]],  # gaps: searched
+        np.array(["2023-12-01", "2024-01-03"], dtype="datetime64[D]"),  # before the first
+        days[-3:],
+        np.array(["2024-03-05"], dtype="datetime64[D]"),  # after the last
+        days[:0],
+        days[3:8].astype("datetime64[ns]"),  # another unit
+    ]
+    for dates in cases:
+        assert date_positions(days, dates).tolist() == np.searchsorted(days, dates).tolist()
+
+
+def test_special_days_are_the_set_test(engine_settings: EngineSettings) -> None:
+    dataset = plan_query(parse_query({"from": "daily"}), "NQ", engine_settings).dataset
+    days = np.arange("2008-01-01", "2026-12-31", dtype="datetime64[D]")
+    early = early_close_days(dataset.instrument.calendar)
+    want = us_market_closed(days) | np.isin(days, early)
+    assert want.sum() > 100  # holidays and early closes, not an empty test
+    assert np.array_equal(special_days(dataset, days), want)
+
+
+def test_a_date_in_a_time_column_is_read_by_its_first_value() -> None:
+    query: dict = {}
+    times = pd.Series(["09:30", "10:00", "16:30"])
+    assert minutes_of_day("t", times, query).tolist() == [570.0, 600.0, 990.0]
+    for mixed in (["2024-01-02", "10:00"], ["09:30", "2024-01-02"], ["9:30", "10:00"]):
+        assert minutes_of_day("t", pd.Series(mixed), query) is None
+
+
+def test_column_units_are_each_columns_unit() -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"chg": "close - prev(close)", "up": "close > open"},
+        "group_by": "dayname()",
+        "select": ["mean(chg)", "mean(up)", "count() as days", "max(close)", "mean(range * 20)"],
+    }
+    names = ["mean_chg", "mean_up", "days", "max_close", "mean_range_20", "dayname"]
+    assert column_units(names, "daily", query) == {
+        name: column_unit(name, "daily", query) for name in names
+    }
+    assert column_units(names, "daily", query)["mean_chg"] == "points"
+
+
+def test_stage_comparisons_are_read_through_the_map(engine_settings: EngineSettings) -> None:
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"big": "range > 1.5 * atr(14)", "mon": "dayname() == 'Mon'"},
+        "where": "big and not mon",
+        "select": "count()",
+    }
+    plan = plan_query(parse_query(query), "NQ", engine_settings)
+    assert plan.first.comparisons == {">", "=="}
+    plain = plan_query(
+        parse_query({"from": "daily", "select": "mean(range)"}), "NQ", engine_settings
+    )
+    assert plain.first.comparisons == frozenset()
+
+
+def _ramp_settings(tmp_path: Path, minutes: pd.DataFrame) -> EngineSettings:
+    """The hand-made bars with prices that triple from January to March: levels that blend
+    over the whole, not over a week."""
+    frame = minutes.copy()
+    scale = np.linspace(1.0, 3.0, len(frame))
+    for column in ("open", "high", "low", "close"):
+        frame[column] = np.round(frame[column] * scale * 4) / 4
+    frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
+    frame["minute"] = minute_of_day(frame["timestamp"])
+    settings = EngineSettings(data_dir=tmp_path)
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="synthetic",
+        description="prices that triple",
+        first_date=frame["trading_date"].iloc[0].date(),
+        last_date=frame["trading_date"].iloc[-1].date(),
+        rows=len(frame),
+    )
+    write_bars(frame, meta, data_path("NQ", settings))
+    return settings
+
+
+@pytest.mark.parametrize("ramp", [False, True])
+def test_closes_that_cannot_blend_are_told_by_the_days_extremes(
+    tmp_path: Path, minutes: pd.DataFrame, engine_settings: EngineSettings, ramp: bool
+) -> None:
+    settings = _ramp_settings(tmp_path, minutes) if ramp else engine_settings
+    bars = pd.read_parquet(data_path("NQ", settings), columns=["trading_date", "close"])
+    by_day = bars.groupby("trading_date")["close"].agg(["min", "max"])
+    plan = plan_query(parse_query({"session": "RTH", "from": "daily"}), "NQ", settings)
+    daily = plan.dataset.frame("RTH", "daily")
+    told = []
+    days = list(by_day.index)
+    for first, last in [(days[0], days[-1]), (days[0], days[4]), (days[20], days[-1])]:
+        span = by_day.loc[first:last]
+        may = closes_may_blend(plan, first.date(), last.date())
+        assert may == bool(span["max"].max() / span["min"].min() >= LEVEL_RATIO)
+        rows = daily[(daily["trading_date"] >= first) & (daily["trading_date"] <= last)]
+        if not may:  # the bound holds: the rows' own levels could not have blended
+            assert blended_levels(rows.reset_index(drop=True)) is None
+        told.append(may)
+    assert told == ([True, False, False] if ramp else [False, False, False])
+    # A map that writes close reads other closes: no bound is told of them.
+    written = plan_query(
+        parse_query({"session": "RTH", "from": "daily", "map": {"close": "open - 15000"}}),
+        "NQ",
+        settings,
+    )
+    assert closes_may_blend(written, dt.date(2024, 1, 2), dt.date(2024, 1, 9))
