@@ -1,0 +1,101 @@
+"""What each warning check costs over the engine benchmark's questions, silent or speaking.
+
+    BARB_DATA_DIR=$PWD/data .venv/bin/python bench/check_costs.py [--rounds 20]
+
+Every ``*_caveat`` function the interpreter and the stages call (and the noise, empty-group
+and open-group checks) is wrapped, for this process only, to add up the thread CPU time of
+its calls, split by whether it returned a warning. The figures are milliseconds per round of
+all bench/engine.py questions but the 1m volume by hour (whose bars, not its checks, cost),
+garbage collection off: a check that says nothing should cost next to nothing, and this
+table shows which do not. Answers and warnings are unchanged; only their cost is read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# Checks whose names do not end in _caveat.
+_OTHER_CHECKS = ("even_groups", "empty_groups", "scope_caveats", "open_group")
+
+
+@dataclass
+class Cost:
+    silent: float = 0.0
+    silent_calls: int = 0
+    spoke: float = 0.0
+    spoke_calls: int = 0
+
+
+def _wrap(module: ModuleType, name: str, costs: dict[str, Cost]) -> None:
+    check = getattr(module, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.thread_time()
+        said = check(*args, **kwargs)
+        spent = time.thread_time() - start
+        cost = costs.setdefault(name, Cost())
+        if said:
+            cost.spoke += spent
+            cost.spoke_calls += 1
+        else:
+            cost.silent += spent
+            cost.silent_calls += 1
+        return said
+
+    setattr(module, name, timed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args()
+
+    import barb.interpreter as interpreter
+    import barb.stages as stages
+    from barb import execute
+    from bench.engine import QUESTIONS
+
+    costs: dict[str, Cost] = {}
+    for module in (interpreter, stages):
+        for name in dir(module):
+            value = getattr(module, name)
+            if callable(value) and (name.endswith("_caveat") or name in _OTHER_CHECKS):
+                _wrap(module, name, costs)
+    questions = [q for q in QUESTIONS if "volume by hour" not in q.name]
+    ask: list[Callable[[], object]] = [lambda q=q: execute(q.barb, "NQ") for q in questions]
+    for call in ask:  # warm: data loaded, caches filled
+        call()
+    costs.clear()
+    gc.disable()
+    for _ in range(args.rounds):
+        gc.collect()
+        for call in ask:
+            call()
+    gc.enable()
+
+    per_round = 1000 / args.rounds
+    print(f"{len(questions)} questions, {args.rounds} rounds; ms per round (calls per round)")
+    print(f"{'check':34s} {'silent':>14s} {'speaking':>14s}")
+    ranked = sorted(costs.items(), key=lambda kv: -(kv[1].silent + kv[1].spoke))
+    for name, cost in ranked:
+        silent = f"{cost.silent * per_round:6.2f} ({cost.silent_calls // args.rounds:2d})"
+        spoke = f"{cost.spoke * per_round:6.2f} ({cost.spoke_calls // args.rounds:2d})"
+        print(f"{name:34s} {silent:>14s} {spoke:>14s}")
+    silent_total = sum(c.silent for c in costs.values()) * per_round
+    spoke_total = sum(c.spoke for c in costs.values()) * per_round
+    print(f"{'total':34s} {silent_total:9.2f}      {spoke_total:9.2f}")
+
+
+if __name__ == "__main__":
+    main()
