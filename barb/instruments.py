@@ -258,7 +258,7 @@ class Instrument(BaseModel):
         An exchange-time window must lie inside one trading day's hours (from the Globex open
         to the maintenance break), so a window that crosses midnight belongs, like ETH, to the
         trading date on which it ends. A window on another clock is checked day by day when a
-        query runs (barb.zone_caveats): which exchange hours it is moves with daylight saving.
+        query runs (barb.caveats.zones): which exchange hours it is moves with daylight saving.
         """
         match = _WINDOW.match(text)
         if match is None:

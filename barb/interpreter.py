@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.bounded_condition_caveats import bounded_condition_caveat
-from barb.calendar_caveats import (
+from barb.caveats.bounded_conditions import bounded_condition_caveat
+from barb.caveats.calendar import (
     groups_weeks,
     holiday_caveat,
     iso_week_caveat,
@@ -29,31 +29,22 @@ from barb.calendar_caveats import (
     unnumbered_holidays_caveat,
     weekend_date_caveat,
 )
-from barb.caveats import OpenGroup, open_group, open_group_caveat, scope_caveats
-from barb.channel_caveats import same_bar_channel_caveat
-from barb.closed_days import no_trading_error
-from barb.cut_bar_rows import cut_rows_text
-from barb.early_close_bars import early_close_bar_caveat, early_close_pick_caveat
-from barb.errors import BarbError, DataError, ExecutionError, QueryError
-from barb.full_day_caveats import full_day_caveat
-from barb.gap_size_caveats import sizeless_gap_caveat
-from barb.holiday_close_caveats import holiday_close_caveat, long_break_caveat
-from barb.long_results import BuiltOnce, spread_rows
-from barb.lookback_caveats import lookback_caveat
-from barb.open_runs import open_run_caveat
-from barb.part_day_picks import picked_short_caveat
-from barb.part_group_feeds import say_fed
-from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
-from barb.planning import Plan, plan_query, session_name
-from barb.price_level_caveats import price_level_caveat, running_total_caveat
-from barb.price_level_comparisons import Bars, comparison_caveat
-from barb.ranked_groups import PartGroups, cut_group, part_groups
-from barb.result import WHOLE_MAX_ROWS, Metadata, Result, RowsBuilder, sort_order
-from barb.running_history import history_beyond_caveat
-from barb.script.clock_order import NightSession
-from barb.script.context import EvalContext
-from barb.script.query import Query, parse_query
-from barb.session_caveats import (
+from barb.caveats.channels import same_bar_channel_caveat
+from barb.caveats.cut_bar_rows import cut_rows_text
+from barb.caveats.early_close_bars import early_close_bar_caveat, early_close_pick_caveat
+from barb.caveats.full_days import full_day_caveat
+from barb.caveats.gap_sizes import sizeless_gap_caveat
+from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
+from barb.caveats.lookback import lookback_caveat
+from barb.caveats.open_runs import open_run_caveat
+from barb.caveats.part_day_picks import picked_short_caveat
+from barb.caveats.part_group_feeds import say_fed
+from barb.caveats.price_level_comparisons import Bars, comparison_caveat
+from barb.caveats.price_levels import price_level_caveat, running_total_caveat
+from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
+from barb.caveats.running_history import history_beyond_caveat
+from barb.caveats.scope import OpenGroup, open_group, open_group_caveat, scope_caveats
+from barb.caveats.sessions import (
     part_of_day,
     session_clock,
     session_gap_caveat,
@@ -61,10 +52,8 @@ from barb.session_caveats import (
     session_note,
     window_vwap_caveat,
 )
-from barb.settings import EngineSettings, default_settings
-from barb.short_bar_picks import short_pick_caveat
-from barb.short_bars import short_bar_caveat, short_bar_row_caveat
-from barb.short_session_caveats import (
+from barb.caveats.short_bar_picks import short_pick_caveat
+from barb.caveats.short_sessions import (
     after_window_close_caveat,
     low_tail_caveat,
     mother_bar_caveat,
@@ -72,7 +61,23 @@ from barb.short_session_caveats import (
     short_next_caveat,
     short_sessions_caveat,
 )
-from barb.short_weeks import short_weeks_caveat
+from barb.caveats.short_weeks import short_weeks_caveat
+from barb.caveats.then_history import then_history_caveat
+from barb.caveats.then_row_order import then_order_caveat
+from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
+from barb.caveats.yardsticks import same_bar_yardstick_caveat
+from barb.caveats.zones import zone_window_caveat
+from barb.closed_days import no_trading_error
+from barb.errors import BarbError, DataError, ExecutionError, QueryError
+from barb.long_results import BuiltOnce, spread_rows
+from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
+from barb.planning import Plan, plan_query, session_name
+from barb.result import WHOLE_MAX_ROWS, Metadata, Result, RowsBuilder, sort_order
+from barb.script.clock_order import NightSession
+from barb.script.context import EvalContext
+from barb.script.query import Query, parse_query
+from barb.settings import EngineSettings, default_settings
+from barb.short_bars import short_bar_caveat, short_bar_row_caveat
 from barb.stages import (
     DayOpen,
     StageOutput,
@@ -82,11 +87,6 @@ from barb.stages import (
     sort_keys,
     take_rows,
 )
-from barb.then_history import then_history_caveat
-from barb.then_row_order import then_order_caveat
-from barb.weekday_neighbours import weekday_neighbour_caveat
-from barb.yardstick_caveats import same_bar_yardstick_caveat
-from barb.zone_caveats import zone_window_caveat
 
 log = logging.getLogger(__name__)
 

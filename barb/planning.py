@@ -20,6 +20,8 @@ from functools import cached_property
 import numpy as np
 
 from barb.bar_labels import bar_label
+from barb.caveats.groups import running_across_groups
+from barb.caveats.point_values import other_point_value_caveat
 from barb.errors import (
     ArgumentError,
     DataError,
@@ -35,7 +37,6 @@ from barb.errors import (
 )
 from barb.events import resolve_event
 from barb.frames import BAR_COLUMNS, Dataset, get_dataset
-from barb.group_caveats import running_across_groups
 from barb.instruments import (
     Instrument,
     SessionSpec,
@@ -44,7 +45,6 @@ from barb.instruments import (
     load_instrument,
 )
 from barb.lineage import Lineage, nodes, through_map
-from barb.point_value_caveats import other_point_value_caveat
 from barb.script.ast import (
     Call,
     Column,

@@ -61,7 +61,7 @@ class Summary(BaseModel):
     value: Any = None
     values: dict[str, Any] | None = None
     # A single row's statistics taken over fewer rows than were kept (the others empty):
-    # how many rows each is over (``barb.sample_sizes``).
+    # how many rows each is over (``barb.caveats.sample_sizes``).
     samples: dict[str, int] = Field(default_factory=dict)
     rows: int | None = None
     columns: list[str] | None = None
@@ -157,7 +157,7 @@ class Metadata(BaseModel):
     # is (106,436), for the chart's footer. Set on the result the chart reads only.
     spread_over: int | None = Field(default=None, exclude=True)
     # Grouped means whose highest and lowest groups differ by less than two standard errors
-    # (``barb.group_noise``; the warning says it in words): a chart says so on a line under
+    # (``barb.caveats.group_noise``; the warning says it in words): a chart says so on a line under
     # its headline, which still names the highest and the lowest. For the chart only.
     even_groups: list[str] | None = Field(default=None, exclude=True)
     # The data's last trading date: a value on an earlier row (a period that ended before

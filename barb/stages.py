@@ -19,33 +19,33 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column, row_label, with_bar_label
-from barb.column_units import COUNTED_ROWS
-from barb.data_start import DataStart, listed_caveat, running_caveat, where_caveat
-from barb.errors import TypeMismatch
-from barb.events.names import minutes_compare_hint
-from barb.frames import MINUTE_OF_DAY
-from barb.group_caveats import empty_groups, keyless_rows
-from barb.group_noise import FewGroups, counted_noise, even_groups
-from barb.limit_caveats import tie_at_limit
-from barb.lineage import nodes
-from barb.lookahead_caveats import lookahead_caveats
-from barb.planning import HIDDEN, StagePlan
-from barb.ranking import in_sort_order
-from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
-from barb.same_run_rows import same_run_caveat
-from barb.sample_sizes import (
+from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
+from barb.caveats.group_noise import FewGroups, counted_noise, even_groups
+from barb.caveats.groups import empty_groups, keyless_rows
+from barb.caveats.limits import tie_at_limit
+from barb.caveats.lookahead import lookahead_caveats
+from barb.caveats.same_run_rows import same_run_caveat
+from barb.caveats.sample_sizes import (
     BegunGroup,
     few_values_caveat,
     sample_caveats,
     sample_sizes,
     true_count_caveat,
 )
+from barb.caveats.setup_noise import setup_noise
+from barb.column_units import COUNTED_ROWS
+from barb.errors import TypeMismatch
+from barb.events.names import minutes_compare_hint
+from barb.frames import MINUTE_OF_DAY
+from barb.lineage import nodes
+from barb.planning import HIDDEN, StagePlan
+from barb.ranking import in_sort_order
+from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Call, Column, Expr
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_select
 from barb.script.functions import KIND_NAMES, value_kind
-from barb.setup_noise import setup_noise
 from barb.summary_text import value_text
 from barb.time_keys import from_the_open
 from barb.timeframes import timeframe as timeframe_spec
@@ -85,7 +85,7 @@ class StageOutput:
     # kept an unfinished year's ("2026 over 4 days").
     groups: pd.DataFrame | None = None
     # Grouped means whose highest and lowest groups differ by less than their noise
-    # (``barb.group_noise``): a chart says the differences are small, naming no winner.
+    # (``barb.caveats.group_noise``): a chart says the differences are small, naming no winner.
     even_columns: list[str] = field(default_factory=list)
     # The grouped means whose ends differ by more than their noise, with the ends' text.
     apart_columns: dict[str, str] = field(default_factory=dict)

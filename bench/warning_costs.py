@@ -47,7 +47,7 @@ def main() -> None:
     import barb.interpreter as interpreter
     import barb.stages as stages
     from barb import execute
-    from barb.group_noise import EvenGroups
+    from barb.caveats.group_noise import EvenGroups
     from barb.process_memory import return_freed_memory
     from bench.engine import QUESTIONS
 

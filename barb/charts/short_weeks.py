@@ -1,5 +1,5 @@
 """The weeks a chart lists that hold fewer trading days than a full week (a holiday in them),
-as the engine found them (``Metadata.short_weeks``; ``barb.short_weeks`` warns the model of
+as the engine found them (``Metadata.short_weeks``; ``barb.caveats.short_weeks`` warns the model of
 the same weeks): their bars hatched and named in a note, their label in a ranking and a
 one-row card saying how many days they hold. The two four-day weeks of Christmas and New
 Year were drawn like any other, and their volume read as a 40% fall."""

@@ -516,7 +516,8 @@ def _warn_history_beyond(
     before the period went higher (lower), it is the period-to-date's, not all history's:
     "new all-time highs in 2025" as high > prev(cummax(high)) over the period 2025 counted
     22 new highs of 2025, where history holds 11. Said, with the way to all history, once the
-    stage has found that the answer changes when read from history (``barb.running_history``).
+    stage has found that the answer changes when read from history
+    (``barb.caveats.running_history``).
     ``col`` holds the history (``period_rows_seen_from_history``)."""
     period = ctx.period
     if period is None:

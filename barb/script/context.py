@@ -78,7 +78,7 @@ class EvalContext:
     # A running high or low (cummax, cummin) under a period starts at its first bar; where
     # the bars before it went beyond, the warning waits here until the stage is run again
     # with them read from all history (``running_from_history``): said only when that
-    # changes the answer (``barb.running_history``).
+    # changes the answer (``barb.caveats.running_history``).
     history_beyond: list[str] = field(default_factory=list)
     running_from_history: bool = False
     # The query's session (a name, or a window's key): daily() evaluates its expression over

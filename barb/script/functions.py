@@ -130,7 +130,7 @@ class FunctionSpec:
     # (1), not those whose arg is.
     sample_from: int = 0
     # A count that leaves out the rows its condition is unknown on (count(cond): unknown is
-    # not true): said when the data's start left them unknown (``barb.sample_sizes``), as
+    # not true): said when the data's start left them unknown (``barb.caveats.sample_sizes``), as
     # 2008's days before a 200-day mean has a value. (sum() skips them as a ``sample``.)
     counts_true: bool = False
     # The lowest and highest value a calendar or clock function returns (month(): 1, 12): a

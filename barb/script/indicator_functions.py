@@ -33,7 +33,7 @@ from barb.timeframes import timeframe
 # TA-Lib's upper bound for periods; larger ones are surely a mistake.
 MAX_PERIOD = 100_000
 # The lines built on true range, which reaches back to the previous bar's close: on daily
-# bars of a part of the day (the first hour) that close is a day earlier (barb.caveats).
+# bars of a part of the day (the first hour) that close is a day earlier (barb.caveats.scope).
 READ_PREVIOUS_CLOSE = frozenset(
     {"true_range", "atr", "adx", "plus_di", "minus_di", "keltner_upper", "keltner_lower"}
 )

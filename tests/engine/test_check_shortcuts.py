@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from barb.caveats.price_levels import LEVEL_RATIO, blended_levels, closes_may_blend
 from barb.column_units import column_unit, column_units
 from barb.data.store import DataMeta, data_path, write_bars
 from barb.events.rules import early_close_days, us_market_closed
 from barb.planning import plan_query
-from barb.price_level_caveats import LEVEL_RATIO, blended_levels, closes_may_blend
 from barb.script.query import parse_query
 from barb.sessions import minutes_of_day as minute_of_day
 from barb.sessions import trading_dates

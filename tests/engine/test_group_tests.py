@@ -14,7 +14,7 @@ import pytest
 from asking import RTH_DAILY, ask
 from scipy import stats
 
-from barb.group_noise import _median_test, _Sample, _share_test, _welch_anova
+from barb.caveats.group_noise import _median_test, _Sample, _share_test, _welch_anova
 from barb.script.context import RowGroups
 
 

@@ -273,7 +273,7 @@ def test_next_reading_few_short_sessions_is_not_said(settings, days, monkeypatch
     """Below NOTABLE_NEXT_SHARE of the rows kept nothing is said: all history's "days after
     an up day" hold 3% whose next day is a part day, and without them the mean next return
     moves in its fourth digit. Here 2 of the 15 rows (13%) are said at 5% and not at 15%."""
-    import barb.short_session_caveats as caveats
+    import barb.caveats.short_sessions as caveats
 
     query = {"map": {"r": "next(close) / close - 1"}, "select": ["count()", "mean(r)"]}
     ahead = days["short"].shift(-1, fill_value=False)

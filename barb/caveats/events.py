@@ -12,15 +12,15 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from barb.caveats.release_times import event_days, release_time_caveats
+from barb.caveats.sessions import part_of_the_day
 from barb.events.catalog import EventSpec
 from barb.events.names import resolve_event
 from barb.events.schedule import MINUTE_NS, join_arrays, moved_releases
 from barb.lineage import inputs
 from barb.period_rows import Scope
 from barb.planning import Plan
-from barb.release_time_caveats import event_days, release_time_caveats
 from barb.script import ast
-from barb.session_caveats import part_of_the_day
 from barb.sessions import MINUTES_PER_DAY
 
 

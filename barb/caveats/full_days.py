@@ -22,12 +22,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from barb.caveats.sessions import part_of_the_day
 from barb.column_units import column_unit
 from barb.instruments import format_clock
 from barb.lineage import through_map
 from barb.planning import Plan, SelectItem
 from barb.script import ast
-from barb.session_caveats import part_of_the_day
 from barb.short_days import date_positions
 from barb.summary_text import listed_text, value_text
 

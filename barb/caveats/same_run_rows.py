@@ -8,7 +8,7 @@ stretch's rows count up the same way. Said when a sort by such a column lists ro
 run, with how many runs the rows are and the where that keeps each run's last row only (the
 run still going at the data's end too: next() is empty there). A listed row that is the
 data's last bar inside a run is said to be its length so far, as a group keyed by a running
-value that the data's end leaves open is (``barb.open_runs``).
+value that the data's end leaves open is (``barb.caveats.open_runs``).
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def _open_at_end(
     data_dates: Callable[[], np.ndarray] | None,
 ) -> list[str]:
     """The data's last bar listed inside a run: its count is the run's so far, as a group
-    keyed by a running value is (``barb.open_runs``)."""
+    keyed by a running value is (``barb.caveats.open_runs``)."""
     if data_dates is None or not len(at) or at[-1] != len(rows) - 1 or counts[-1] <= 0:
         return []
     if "trading_date" not in rows.columns:

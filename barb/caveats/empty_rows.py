@@ -1,5 +1,5 @@
 """When rows without a value are worth a line: the one rule the sample-size warnings
-(``barb.sample_sizes``) and the data-start warnings (``barb.data_start``) share."""
+(``barb.caveats.sample_sizes``) and the data-start warnings (``barb.caveats.data_start``) share."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ is one count or share, or a few rows' ranks, with that answer in percent beside 
 A number a distance is compared with is read in percent of the price that distance is
 measured from on the last row compared (-128.75 points is -0.50% of 25,728.75, the close
 before 2026-01-07): the level the person asks from ("today's" fall). One warning per result,
-none beside a warning that its statistics blend price levels (``barb.price_level_caveats``,
+none beside a warning that its statistics blend price levels (``barb.caveats.price_levels``,
 which the interpreter gives first). None where the unit changes nothing: a rank of a
 percent, a comparison with 0 (a day up is up at any price), rows listed by such a where
 (the last days that fell more than 128.75 points are the last ones either way), a count of
@@ -43,11 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from barb.column_units import POINTS, first_map_unit, then_map_unit
-from barb.errors import BarbError
-from barb.lineage import nodes, through_map
-from barb.planning import HIDDEN, Plan, StagePlan
-from barb.price_level_caveats import (
+from barb.caveats.price_levels import (
     DISTANCES,
     LEVEL_RATIO,
     LEVEL_SAMPLE_ROWS,
@@ -57,6 +53,10 @@ from barb.price_level_caveats import (
     percent_of,
     unscaled,
 )
+from barb.column_units import POINTS, first_map_unit, then_map_unit
+from barb.errors import BarbError
+from barb.lineage import nodes, through_map
+from barb.planning import HIDDEN, Plan, StagePlan
 from barb.script import ast
 from barb.script.builtins import RESTART_UNITS, restart_keys
 from barb.script.context import EvalContext

@@ -1,5 +1,5 @@
 """A second stage's statistic taken over the first stage's groups, one of which holds only
-part of its week, month or year (``barb.ranked_groups.PartGroups``): "the mean of each
+part of its week, month or year (``barb.caveats.ranked_groups.PartGroups``): "the mean of each
 year's maximum drawdown" read -20.41 over 19 years, 2026's 4 days among them (-21.49
 without it). The warning of 2026 said its group was partial, not that the mean was taken
 over it. Said in that warning, with the statistic's value without it, only where it moves.
@@ -12,8 +12,8 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from barb.caveats.ranked_groups import PartGroups
 from barb.planning import SelectItem, StagePlan
-from barb.ranked_groups import PartGroups
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate

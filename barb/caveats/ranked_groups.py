@@ -1,6 +1,6 @@
 """A ranking topped by a group that holds only part of its week, month or year: the data's
-unfinished last one (``caveats.open_group``) or one the period's start or end cuts
-(``calendar_caveats.period_cuts``). Its warning then names the first whole group, found
+unfinished last one (``scope.open_group``) or one the period's start or end cuts
+(``calendar.period_cuts``). Its warning then names the first whole group, found
 among all of the ranking stage's groups before its limit, in the first stage or in a second
 (``then``) one: "the month with the least volume since 2023-03-15" read March 2023's 12
 days."""
@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import unit_label
-from barb.calendar_caveats import PeriodCut
-from barb.caveats import OpenGroup, key_columns
+from barb.caveats.calendar import PeriodCut
+from barb.caveats.scope import OpenGroup, key_columns
 from barb.planning import Plan
 from barb.ranking import in_sort_order, order_text
 from barb.script.query import SortKey

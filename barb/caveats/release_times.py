@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from barb.caveats.sessions import GAP_PATTERNS, reads_previous_close
 from barb.events.catalog import EventSpec
 from barb.events.names import resolve_event
 from barb.events.schedule import DAY_NS, MINUTE_NS, join_arrays
@@ -33,7 +34,6 @@ from barb.lineage import nodes
 from barb.period_rows import Scope
 from barb.planning import Plan
 from barb.script import ast
-from barb.session_caveats import GAP_PATTERNS, reads_previous_close
 from barb.sessions import MINUTES_PER_DAY
 
 # A release this close to the session's close leaves it only the first minutes of the

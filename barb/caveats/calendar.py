@@ -16,7 +16,7 @@ import pandas as pd
 from pandas.tseries.holiday import GoodFriday
 
 from barb.bar_labels import unit_label
-from barb.empty_rows import notable
+from barb.caveats.empty_rows import notable
 from barb.errors import BarbError, DataError
 from barb.events.rules import OPTIONS_CALENDAR, closure_name, early_close_days, us_market_closed
 from barb.frames import last_weekday_of_period, period_start
@@ -156,7 +156,7 @@ def _hours_traded(plan: Plan, closed: np.ndarray, is_short: np.ndarray) -> str:
     """What the session's own window traded on the holidays, as the bars show: short hours
     where the futures closed inside it (RTH, after 13:00), in full where they closed after
     it (the overnight hours before a holiday's RTH; only Good Friday's stopped at 09:15).
-    ``is_short``: which of ``closed`` are short (short_days)."""
+    ``is_short``: which of ``closed`` are short (``barb.short_days``)."""
     short = closed[is_short]
     if len(short) == len(closed):
         return "the futures traded short hours"
@@ -179,7 +179,7 @@ def missing_days_caveat(
     bars. ``ctx``: the first stage's, how its where is evaluated.
 
     Said only where it can matter: a notable share of the period's trading dates (the rule
-    of empty rows, ``barb.empty_rows.notable``), or beside a row the model reads one by one
+    of empty rows, ``barb.caveats.empty_rows.notable``), or beside a row the model reads one by one
     (``listed``: their trading dates) whose prev() or next() steps over one. The Good
     Fridays of CASH or a morning window (1 of 258 days, 7 of 4,656) were said under four
     of 40 answers and never changed one."""
@@ -527,7 +527,7 @@ def period_cuts(
     before the data begins (the week of Monday 2007-12-31, 3 of its 4 days in the data). (A
     group cut by the data's end is open_group_caveat's.) Each with its
     unit and start, so that a ranking it tops can name the first whole group
-    (``barb.ranked_groups``)."""
+    (``barb.caveats.ranked_groups``)."""
     if plan.timeframe.name != "daily":
         return []
     if not scope.in_period.any() or plan.period.text is None:

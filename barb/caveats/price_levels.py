@@ -207,7 +207,7 @@ def _apart_in_percent(
 ) -> str:
     """' In percent the groups differ by more than their noise: mean_rng_pct highest fomc
     day 2.775 ± 0.3, lowest other 2.239 ± 0.04, though mean_range's are within it.' when a
-    blended mean's groups were said to be within noise (``barb.group_noise``) and the mean
+    blended mean's groups were said to be within noise (``barb.caveats.group_noise``) and the mean
     of its percent form beside it is not: NQ's ETH range on FOMC days against the others,
     2008-2026, is 1.8 standard errors apart in points and 3.5 in percent. Only the percent
     form this warning names (``range / open * 100`` of ``range``), through the map: a

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column
-from barb.empty_rows import notable
+from barb.caveats.empty_rows import notable
 from barb.lineage import nodes
 from barb.planning import StagePlan
 from barb.script import ast

@@ -1,6 +1,6 @@
 """What prev() and rolling windows read from the day before, on intraday bars of a whole day.
 
-The mirror of next() reading the next morning (barb.lookahead_caveats): "a 5m bar with 3x the
+The mirror of next() reading the next morning (barb.caveats.lookahead): "a 5m bar with 3x the
 volume of the previous 20" as volume > 3 * rolling_mean(prev(volume), 20) on NQ's RTH bars
 read each morning's first bars against yesterday's quiet 15:25-16:55 bars, so 72% of the
 1,051 "spikes" of 2024-2025 were 09:30-09:40. Said with the number of kept rows whose window
@@ -8,7 +8,7 @@ reaches the date before, and the where that keeps it within the day. The same gu
 with the prev() it covers in a map or select expression ("back": "prev(far) and low <= vw and
 prev(date()) == date()", p30a V1b) keeps it within the day too, and is not said again. A part
 of the day (the first hour, a window) chains every day to the one before and is said so by
-barb.session_caveats instead, once for every function reading other bars. prev() of a line
+barb.caveats.sessions instead, once for every function reading other bars. prev() of a line
 that runs on across the night (rsi14 < 30 and prev(rsi14) >= 30) is not said: it steps along
 the chart, and the where within the day dropped real crosses (NQ 15m RSI entries of 2025-12:
 1 to 0; CL 1h MACD crosses up, 6 to 4).
@@ -26,12 +26,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from barb.caveats.sessions import part_of_the_day
 from barb.lineage import conjuncts, nodes
 from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.library import lookup
 from barb.script.reach import own_reach
-from barb.session_caveats import part_of_the_day
 from barb.sessions import MINUTES_PER_DAY
 
 # Windows of a fixed number of bars. A recursive smoother (ema, rsi) never ends at a bar

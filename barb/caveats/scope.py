@@ -1,8 +1,8 @@
 """What the person should know about a result beyond its numbers, as warning sentences:
 bars a period's edges or a join left out, the data's unfinished last week/month/year, a
 group of an unfinished year, and which hours a named session had on the instrument the query
-ran on. The joined events' warnings are in ``event_caveats``, a part-of-the-day session's in
-``session_caveats``."""
+ran on. The joined events' warnings are in ``events``, a part-of-the-day session's in
+``sessions``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column
-from barb.event_caveats import event_caveats
+from barb.caveats.events import event_caveats
 from barb.frames import period_start
 from barb.lineage import through_map
 from barb.period_rows import CutBar, Scope, Unmatched, calendar_days, still_open
@@ -31,7 +31,7 @@ def scope_caveats(
 ) -> list[str]:
     """Bars the period or a join left out, or the data has not finished; ``kept_dates`` reads
     the trading dates of the first stage's rows kept, ``cut_rows`` says which bars the
-    period's edges cut hold a row the query counts (``barb.cut_bar_rows``)."""
+    period's edges cut hold a row the query counts (``barb.caveats.cut_bar_rows``)."""
     warnings = []
     if scope.cut:
         warnings.append(_cut_text(plan, scope.cut, cut_rows() if cut_rows else ""))
@@ -221,7 +221,7 @@ def open_group_caveat(
     the group of the data's last week or year (``open_group``) is a few days, and can top a
     ranking of whole ones. Said with how many days it holds of the rows ``kept`` and, when
     a stage's sort puts it first, the first whole group (``ranked``, from
-    ``barb.ranked_groups``): "the year with the lowest NQ-ES correlation", sorted and cut to
+    ``barb.caveats.ranked_groups``): "the year with the lowest NQ-ES correlation", sorted and cut to
     1, read 2026 (0.796 over 4 days) where the whole years' lowest was 2021 (0.8834).
     ``cut``: the groups the period's edges or the data's start cut, no whole ones either."""
     if group is None:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from barb.group_noise import fisher_p
+from barb.caveats.group_noise import fisher_p
 from barb.planning import SelectItem
 from barb.script import ast
 from barb.summary_text import two_digits, value_text

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column
-from barb.calendar_caveats import groups_weeks
+from barb.caveats.calendar import groups_weeks
+from barb.caveats.short_sessions import listed_sizes
 from barb.events.rules import closure_name
 from barb.frames import period_start
 from barb.lineage import through_map
@@ -27,7 +28,6 @@ from barb.planning import Plan, SelectItem, StagePlan
 from barb.result import ShortWeek
 from barb.script import ast
 from barb.short_days import close_clock, day_edges, short_days
-from barb.short_session_caveats import listed_sizes
 from barb.stages import StageOutput
 from barb.summary_text import listed_text
 

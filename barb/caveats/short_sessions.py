@@ -1,6 +1,6 @@
 """Warnings about short sessions among daily bars: a US holiday's (the stock market shut, the
 futures closing early) or an early close's, on which the query's own window lost bars
-(``short_days``). Their volume, and often their range, is a part day's: they fill the bottom of
+(``barb.short_days``). Their volume, and often their range, is a part day's: they fill the bottom of
 a ranking by volume, and pull min() and low percentiles down. So is a window's read by
 session_*() on the days an early close cut it (the lunch range session_high('12:00-13:30') -
 session_low('12:00-13:30') is a 60- or 75-minute one on them). So are the days a pattern
@@ -15,16 +15,16 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from barb.caveats.lookahead import next_calls
+from barb.caveats.sessions import part_of_the_day
 from barb.events.rules import us_market_closed
 from barb.frames import Dataset
 from barb.lineage import conjuncts, nodes
-from barb.lookahead_caveats import next_calls
 from barb.planning import Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate
 from barb.script.library import lookup
-from barb.session_caveats import part_of_the_day
 from barb.short_days import close_clock, date_positions, day_edges, short_days, window_edges
 from barb.stages import query_columns, take_rows
 from barb.summary_text import listed_text, value_text
@@ -526,7 +526,7 @@ def part_day_share_caveat(
     on a notable share of the days: session_high('12:00-13:30') - session_low('12:00-13:30')
     on RTH rows is a 60- or 75-minute range on the holidays and early closes. ``own_said``:
     the rows' own short sessions are said already, as a where's picks
-    (``barb.part_day_picks``)."""
+    (``barb.caveats.part_day_picks``)."""
     stage = plan.first
     if plan.timeframe.name != "daily" or stage.shape == "table" or kept is None:
         return []

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from barb.calendar_caveats import NAMED_WEEKDAYS, STEPPING_FUNCTIONS
-from barb.data_start import is_prev_close
+from barb.caveats.calendar import NAMED_WEEKDAYS, STEPPING_FUNCTIONS
+from barb.caveats.data_start import is_prev_close
 from barb.events.rules import closure_name
 from barb.lineage import nodes
 from barb.planning import Plan, StagePlan

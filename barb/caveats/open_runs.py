@@ -6,7 +6,7 @@ data's last bar: it has not ended, the data has. CL's episodes under each peak, 
 their length, listed 149.47 (from 2022-05-11, -80.57%, "946 days") beside 148.05 (3,574
 days, recovered 2022-05-10); CL closed 2026-01-07, the data's last day, at 57.41, still 62%
 under that peak, so 946 was a count so far, read as "recovered after 946 trading days"
-(p35c M2). An unfinished year or week is said (``caveats.open_group``); this is said the
+(p35c M2). An unfinished year or week is said (``scope.open_group``); this is said the
 same way of a running key's last group, when the answer lists it or reads it.
 
 Only a key computed by a running function (the "cumulative" ones: cummax, cummin, cumsum,

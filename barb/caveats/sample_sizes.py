@@ -9,7 +9,7 @@ A grouped warning also names the groups that are short themselves: the share of 
 the 50-day mean by year is over all of 2009's days but only 210 of 2008's 259 (the mean has
 no value before its 50th day), and a count over all the years does not say which year.
 
-Rows empty because the data begins (``barb.data_start``) are said with their dates, and a
+Rows empty because the data begins (``barb.caveats.data_start``) are said with their dates, and a
 count of a condition is said to leave them out too: "days below the 200-day SMA in 2008" was
 60 with no word, over the 60 of 2008's 259 days that had the mean (unknown is not true).
 """
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from barb.empty_rows import notable
+from barb.caveats.empty_rows import notable
 from barb.planning import SelectItem
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -34,7 +34,7 @@ from barb.script.library import lookup
 from barb.summary_text import group_name, value_text
 
 if TYPE_CHECKING:
-    from barb.data_start import DataStart
+    from barb.caveats.data_start import DataStart
 
 # The short groups a warning names, the worst; the others are counted.
 NAMED_GROUPS = 3

@@ -15,7 +15,7 @@ of the period's rows. A where that is not about size holds them by chance, and a
 its rows is no part day's: NQ's 9 MACD crosses of a half year held 1 (against 4 of its 130
 days), and nothing is said. Nor of a plain yearly average (10 of 259, 3.9%), which picks
 nothing. Read from the
-rows' trading dates (``short_days``, a binary search in the data's few short dates); the
+rows' trading dates (``barb.short_days``, a binary search in the data's few short dates); the
 values without them only for a single row of numbers, over the rows already kept.
 """
 
@@ -24,13 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from barb.lineage import nodes
-from barb.planning import Plan, StagePlan
-from barb.script import ast
-from barb.script.context import EvalContext
-from barb.script.library import lookup
-from barb.short_days import short_days
-from barb.short_session_caveats import (
+from barb.caveats.short_sessions import (
     SHORT_MARKS,
     kept_patterns,
     left_out,
@@ -38,6 +32,12 @@ from barb.short_session_caveats import (
     reads_part_day,
     short_session_names,
 )
+from barb.lineage import nodes
+from barb.planning import Plan, StagePlan
+from barb.script import ast
+from barb.script.context import EvalContext
+from barb.script.library import lookup
+from barb.short_days import short_days
 from barb.stages import StageOutput
 
 # At least this many short sessions among the rows picked, this share of them and this many

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from barb.early_close_bars import by_time_of_day, cut_bars
+from barb.caveats.early_close_bars import by_time_of_day, cut_bars
+from barb.caveats.sessions import session_hours
 from barb.frames import MINUTE_OF_DAY
 from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.lineage import inputs
 from barb.planning import Plan, StagePlan
 from barb.script import ast
-from barb.session_caveats import session_hours
 from barb.short_bars import ShortBar, length_text, session_short_bar
 
 # A bar's values that hold less over a shorter bar.

@@ -29,16 +29,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from barb.caveats.sessions import open_against_previous, reads_previous_close
+from barb.caveats.short_sessions import without_rows
 from barb.events.rules import us_market_closed
 from barb.lineage import nodes
 from barb.planning import Plan, StagePlan
 from barb.result import WHOLE_MAX_ROWS
 from barb.script import ast
 from barb.script.context import EvalContext
-from barb.session_caveats import open_against_previous, reads_previous_close
 from barb.sessions import MINUTES_PER_DAY
 from barb.short_days import close_clock, date_positions, day_edges
-from barb.short_session_caveats import without_rows
 
 # Named patterns that compare the open with prev(close) (patterns.yaml).
 CLOSE_GAPS = frozenset({"gap_up", "gap_down", "gap_filled"})

@@ -1,0 +1,22 @@
+"""The warning checks: what a result includes that the person would not expect, said as
+warning sentences beside its numbers (a holiday's short session among the days ranked, a
+yardstick that holds the bar it measures, groups that differ by no more than noise).
+
+Each module is one kind of warning; the engine calls them, and none of them calls the
+engine back. This file imports nothing, so importing a check never pulls in the others.
+
+Called by the interpreter (``barb.interpreter``), once a query has run:
+    bounded_conditions, calendar, channels, cut_bar_rows, early_close_bars, full_days,
+    gap_sizes, holiday_closes, lookback, open_runs, part_day_picks, part_group_feeds,
+    price_level_comparisons, price_levels, ranked_groups, running_history, scope (the
+    period's edges, a join, an unfinished week or year, a named session's hours),
+    sessions, short_bar_picks, short_sessions, short_weeks, then_history, then_row_order,
+    weekday_neighbours, yardsticks, zones.
+Called by a stage (``barb.stages``), as it keeps, groups and cuts its rows:
+    data_start, group_noise, groups, limits, lookahead, same_run_rows, sample_sizes,
+    setup_noise.
+Called by the planner (``barb.planning``), before any data is read:
+    groups (running functions across groups), point_values.
+Called only by other checks here:
+    empty_rows (sample_sizes, data_start, calendar), events (scope), release_times (events).
+"""
