@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -58,7 +59,7 @@ from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_select
 from barb.script.library import lookup
 from barb.script.parser import parse_expression
-from barb.summary_text import listed_text
+from barb.summary_text import group_name, listed_text
 
 if TYPE_CHECKING:
     from barb.stages import StageOutput
@@ -79,6 +80,8 @@ RECENT_DAYS = 365
 # Groups of the recent rows read for their spread: those with at least this share of the
 # largest one's rows (the rest are the edge of a group mostly before them).
 FAIR_SHARE = 0.5
+# Groups of another kind (true/false, a few named ones) are each named with their value.
+NAMED_GROUPS = 4
 # Statistics of one row, not of many: they blend nothing.
 _ONE_ROW = frozenset({"first", "last"})
 # The units of a distance between prices, which grows with the price: points (the
@@ -560,7 +563,21 @@ def _recent_values(
             numbers = pd.to_numeric(value, errors="coerce").to_numpy(
                 dtype=np.float64, na_value=np.nan
             )
-            numbers = numbers[_fair_groups(answer.rows.size())]
+            sizes = answer.rows.size()
+            if not _calendar_keys(by) and 1 < len(numbers) <= NAMED_GROUPS:
+                # A few groups not of the calendar (eia true/false): each by name. The fair
+                # share below is for years and months the last 12 months cut; here it had
+                # left EIA days (a fifth of the rows) out, and "mean_range is 0.39" read as
+                # theirs where it was the other days'.
+                named = [
+                    f"{_number(number)} in {group_name(value.index, at)}"
+                    for at, number in enumerate(numbers)
+                    if not np.isnan(number)
+                ]
+                if named:
+                    said.append(f"{item.name} is {listed_text(named)}")
+                continue
+            numbers = numbers[_fair_groups(sizes)]
             numbers = numbers[~np.isnan(numbers)]
             if not len(numbers):
                 continue
@@ -572,6 +589,12 @@ def _recent_values(
         elif value is not None and not pd.isna(value):
             said.append(f"{item.name} is {_number(value)}")
     return listed_text(said) if said else "there are too few rows to say"
+
+
+def _calendar_keys(by: list[str]) -> bool:
+    """Whether a group key is a calendar unit (year(), month(), a week): of those the last 12
+    months hold a part of the first and last group."""
+    return any(re.search(r"\b(year|month|quarter|week|date|day)", key) for key in by)
 
 
 def _fair_groups(sizes: pd.Series) -> np.ndarray:

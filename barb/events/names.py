@@ -28,6 +28,22 @@ from barb.instruments import Instrument
 _SHORTEST_PREFIX = 3
 # How alike a name must be to an event's to be listed before the others.
 _ALIKE = 0.6
+# Events traders ask about that Barb has no dates for, by a name's first word: "opec" was
+# taken for opex (options expiration) and "answered" with expiry days (p37a #8).
+_NO_DATES = {
+    "opec": "OPEC meeting",
+    "ecb": "ECB meeting",
+    "boj": "Bank of Japan meeting",
+    "boe": "Bank of England meeting",
+    "earnings": "company earnings",
+    "gdp": "GDP release",
+    "ppi": "PPI release",
+    "pce": "PCE release",
+    "jobless": "jobless claims",
+    "ism": "ISM release",
+    "опек": "OPEC meeting",
+    "ецб": "ECB meeting",
+}
 
 
 def resolve_event(name: str, instrument: Instrument, *, step: str = "join") -> EventSpec:
@@ -39,6 +55,15 @@ def resolve_event(name: str, instrument: Instrument, *, step: str = "join") -> E
         return by_name[key]
     names = sorted_names(by_name)
     catalog = event_catalog()
+    missing = no_dates_hint(key, by_name, instrument.symbol)
+    if missing is not None:
+        raise UnknownEvent(
+            f"Barb has no {_NO_DATES[_first_word(key)]} dates. {instrument.symbol}'s events: "
+            f"{available(names)}.",
+            step=step,
+            hint=missing,
+            details={"event": name, "available": names},
+        )
     # An event of the catalog that this instrument does not list (eia on ES) is not a typo.
     problem = "is not available for" if key in catalog else "does not exist for"
     message = f"Event '{name}' {problem} {instrument.symbol}. Available: {available(names)}"
@@ -54,6 +79,28 @@ def resolve_event(name: str, instrument: Instrument, *, step: str = "join") -> E
     else:
         hint = events_hint(key, by_name, instrument.symbol)
     raise UnknownEvent(message, step=step, hint=hint, details={"event": name, "available": names})
+
+
+def no_dates_hint(name: str, events: Mapping[str, EventSpec], symbol: str) -> str | None:
+    """For an event Barb has no dates for (OPEC meetings, the ECB…), that it has none and
+    which events it has, so no other event's days stand in for it; None for other names.
+
+    >>> no_dates_hint("opec_meeting", {}, "CL").split(",")[0]
+    'Barb has no OPEC meeting dates'
+    """
+    what = _NO_DATES.get(_first_word(name))
+    if what is None or name in event_catalog():
+        return None
+    listed = ", ".join(f"{n} ({events[n].title})" for n in events)
+    return (
+        f"Barb has no {what} dates, so no query can mark those days; say so. {symbol}'s "
+        f"calendar holds only {listed}."
+    )
+
+
+def _first_word(name: str) -> str:
+    words = concept_key(name).split()
+    return words[0] if words else ""
 
 
 def spelled_event(name: str, names: Collection[str]) -> str | None:
@@ -143,6 +190,10 @@ def event_column_hint(
     catalog = event_catalog()
     events = _events(instrument)
     key = name.lower()
+    symbol = instrument.symbol if instrument is not None else "Barb"
+    missing = no_dates_hint(key, events, symbol)
+    if missing is not None:  # where "opec": not 'open', not opex
+        return missing
     if key in catalog:  # where "fomc" without the join that adds it
         if key not in events:
             assert instrument is not None

@@ -1,8 +1,9 @@
 """Names written where a column is read, whose error pointed to a map entry "high - low":
 a weekday or month written bare (dayofweek() == Mon), an event Barb has or has not
-(ecb_meeting, fomc_minutez), and fomc_minutes, the minutes from the FOMC statement that a
-join adds on intraday bars, read as the FOMC minutes' release days (p34c C1, C2). Each error
-now names the form to write, and that form, run, counts what DuckDB counts over the bars."""
+(snb_meeting, fomc_minutez; OPEC and the ECB, which Barb knows it has no dates for), and
+fomc_minutes, the minutes from the FOMC statement that a join adds on intraday bars, read
+as the FOMC minutes' release days (p34c C1, C2). Each error now names the form to write, and
+that form, run, counts what DuckDB counts over the bars."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ def _fomc_days() -> list[dt.date]:
 
 
 def test_a_flag_that_is_no_event_lists_the_events_to_join(engine_settings) -> None:
-    said = _error({"where": "ecb_meeting"}, engine_settings)
+    said = _error({"where": "snb_meeting"}, engine_settings)
     assert "errors" not in said  # one error
     hint = said["hint"]
     assert "high - low" not in hint
@@ -83,10 +84,10 @@ def test_a_flag_that_is_no_event_lists_the_events_to_join(engine_settings) -> No
 
 
 def test_an_unknown_event_joined_is_one_error_listing_the_events(engine_settings) -> None:
-    said = _error({"join": "ecb_meeting", "where": "ecb_meeting"}, engine_settings)
+    said = _error({"join": "snb_meeting", "where": "snb_meeting"}, engine_settings)
     assert said["error_type"] == "UnknownEvent" and "errors" not in said
     assert said["hint"].startswith("NQ's calendar holds only fomc (FOMC Rate Decision), nfp")
-    assert said["hint"].endswith("Barb has no dates for 'ecb_meeting'.")
+    assert said["hint"].endswith("Barb has no dates for 'snb_meeting'.")
     # A name with a space also failed to parse where it was used: a second error.
     said = _error(
         {"join": "fomc meeting", "group_by": "fomc meeting", "select": "mean(range)"},
@@ -131,3 +132,24 @@ def test_the_minutes_column_read_as_true_false_is_told_to_compare_it(engine_sett
     hour_after = f"tdate IN ({days}) AND mod >= 840 AND mod < 900"  # 14:00-14:59
     expected = db.execute(f"SELECT count(*) FROM bars WHERE {hour_after}").fetchone()[0]
     assert result.summary.value == expected == 120
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"join": "opec"},
+        {"join": "OPEC meeting"},
+        {"where": "opec"},
+        {"where": "opec_meeting"},
+        {"join": "ecb"},
+    ],
+)
+def test_an_event_barb_has_no_dates_for_is_said_not_guessed(engine_settings, query) -> None:
+    """ "join": "opec" was answered "did you mean 'opex'?" (options expiration), and "where":
+    "opec" "did you mean 'open'?": a model that retries once answered an OPEC question with
+    expiry days (p37a #8). The error says Barb has no such dates and names no stand-in."""
+    said = _error(query, engine_settings)
+    what = "ECB meeting" if "ecb" in str(query) else "OPEC meeting"
+    assert said["hint"].startswith(f"Barb has no {what} dates, so no query can mark those days")
+    assert "did you mean" not in (said["message"] + said["hint"]).lower()
+    assert not said.get("errors")  # one error

@@ -651,3 +651,37 @@ def test_percent_thresholds_one_level_lists_and_rank_cutoffs_are_not_warned(
         {**base, "where": "chg < -128.75", "select": ["count()", "mean(chg)"]}, sample_settings
     )
     assert len(_blend_warnings(both)) == 1
+
+
+def test_a_few_groups_of_a_flag_each_give_their_recent_value(sample_settings, nq_minutes) -> None:
+    """Grouped by a flag (FOMC days or not), the warning gave one value, "mean_range is
+    0.39", the other days' alone: the FOMC days, an eighth of the recent rows, fell under
+    the fair share kept for the years a 12-month tail cuts (p37a #1, CL's EIA days). Each
+    group is named with its value; the days come from the shared reference's FOMC list."""
+    import os
+    from pathlib import Path
+
+    shared = Path(__file__).resolve().parents[3] / "shared" / "reference"
+    events = Path(os.environ.get("BARB_REFERENCE_DIR", shared)) / "events" / "fomc.csv"
+    if not events.exists():
+        pytest.skip(f"no reference list at {events}")
+    fomc = set(pd.to_datetime(pd.read_csv(events)["date"]))
+    daily = _daily(nq_minutes)
+    daily.index = pd.to_datetime(daily.index)
+    recent = _recent(daily)
+    on_day = recent.index.isin(list(fomc))
+    assert 0 < on_day.sum() < 0.25 * len(recent)  # the case: few FOMC days among the recent
+    result = ask(
+        {
+            "session": "ETH",
+            "from": "daily",
+            "join": "fomc",
+            "group_by": "fomc",
+            "select": "mean(range)",
+        },
+        sample_settings,
+    )
+    warned = _blend_warnings(result)
+    assert len(warned) == 1
+    other, event = recent["range"][~on_day].mean(), recent["range"][on_day].mean()
+    assert f"mean_range is {other:,.2f} in fomc false and {event:,.2f} in fomc true." in warned[0]
