@@ -41,7 +41,6 @@ from barb.timeframes import timeframe
 RUNNING_TOTALS = frozenset({"cumsum", "cumprod"})
 # The lag the first bar can be measured without, from its own open: prev(close) (or
 # prev(close, 1)) is the close before the bar, and the bar's open is where it began.
-_PREV_CLOSE = ast.Call("prev", (ast.Column("close"),))
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,20 +211,21 @@ class DataStart:
         calendar = timeframe(self.timeframe).calendar
         if not (calendar or running) or self.back([expr]) != 1:
             return ""
-        form = None
+        forms = []
         if _reads_prev_close(expr):
             form = _opened(expr).to_text()
-            if clause is not None:
-                form = f'"{clause}": "{form}"'
+            forms.append(form if clause is None else f'"{clause}": "{form}"')
         else:
+            # Every map column it reads that needs it: NQ's and ES's returns in one
+            # "nq - es" had the form for NQ's alone, and the retry met the same hint.
             mapped = dict(self.stage.map_exprs)
             for node in nodes(expr, mapped):
                 if isinstance(node, ast.Column) and node.name in mapped:
                     made = mapped[node.name]
                     if _reads_prev_close(made):
-                        form = f'"{node.name}": "{_opened(made).to_text()}"'
-                        break
-        return "" if form is None else f" From its own open on the first bar: {form}."
+                        forms.append(f'"{node.name}": "{_opened(made).to_text()}"')
+        forms = list(dict.fromkeys(forms))
+        return f" From its own open on the first bar: {', '.join(forms)}." if forms else ""
 
     def names(self, at: np.ndarray) -> list[str]:
         """The rows at positions ``at`` of ``frame`` as the result names them: 2008-01-02,
@@ -382,7 +382,13 @@ def _reads_back(node: ast.Node) -> bool:
 
 
 def _reads_prev_close(expr: ast.Node) -> bool:
-    return any(is_prev_close(node) for node in ast.walk(expr))
+    """Whether ``expr`` reads a close before the bar (prev(close), or a joined
+    prev(es_close)) not yet given its open where it has none."""
+    if _coalesced(expr):
+        return False
+    if _open_of_prev_close(expr) is not None:
+        return True
+    return any(_reads_prev_close(child) for child in expr.children())
 
 
 def is_prev_close(node: ast.Node) -> bool:
@@ -395,7 +401,32 @@ def is_prev_close(node: ast.Node) -> bool:
 
 
 def _opened(expr: ast.Node) -> ast.Node:
-    """``expr`` with each prev(close) read as the bar's open where it has no value."""
-    if is_prev_close(expr):
-        return ast.Call("coalesce", (_PREV_CLOSE, ast.Column("open")))
+    """``expr`` with each close before the bar read as the bar's open where it has no
+    value: coalesce(prev(close), open), coalesce(prev(es_close), es_open)."""
+    if _coalesced(expr):
+        return expr
+    opened = _open_of_prev_close(expr)
+    if opened is not None:
+        return ast.Call("coalesce", (expr, ast.Column(opened)))  # type: ignore[arg-type]
     return ast.with_children(expr, _opened)
+
+
+def _open_of_prev_close(node: ast.Node) -> str | None:
+    """'open' for prev(close), 'es_open' for a joined prev(es_close); None for others."""
+    if not isinstance(node, ast.Call) or node.name.lower() != "prev" or not node.args:
+        return None
+    lag = ast.literal_value(node.args[1]) if len(node.args) > 1 else 1
+    column = node.args[0]
+    if lag != 1 or not isinstance(column, ast.Column):
+        return None
+    if column.name == "close" or column.name.endswith("_close"):
+        return column.name.removesuffix("close") + "open"
+    return None
+
+
+def _coalesced(node: ast.Node) -> bool:
+    """coalesce(prev(close), open) and its joined kin: given its open already."""
+    if not isinstance(node, ast.Call) or node.name.lower() != "coalesce" or len(node.args) != 2:
+        return False
+    opened = _open_of_prev_close(node.args[0])
+    return opened is not None and node.args[1] == ast.Column(opened)

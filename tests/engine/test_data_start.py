@@ -15,9 +15,11 @@ from asking import RTH_DAILY, ask, warnings_with
 from matplotlib.collections import PolyCollection
 from matplotlib.text import Text
 from rth_bars import rth_daily
+from small_bars import write_minutes
 
 from barb import render_summary
 from barb.charts import chart_headline, draw_chart
+from barb.settings import EngineSettings
 
 SMA = {"sma20": "rolling_mean(close, 20)"}
 RET = {"ret_pct": "(close / prev(close) - 1) * 100"}
@@ -43,6 +45,10 @@ WEEKS = "2024-01-01:2024-03-22"
 def weeks(minutes: pd.DataFrame) -> pd.DataFrame:
     """Weekly RTH bars of ``WEEKS``, named by their first day, with their close-to-close
     return."""
+    return _weekly(minutes)
+
+
+def _weekly(minutes: pd.DataFrame) -> pd.DataFrame:
     daily = rth_daily(minutes).loc[:"2024-03-22"]
     week = daily.index.to_period("W-SUN")
     bars = daily.groupby(week).agg(open=("open", "first"), close=("close", "last"))
@@ -360,3 +366,45 @@ def test_a_group_the_warm_up_leaves_half_empty_is_hollow_and_unranked(
     named = {"Feb": share[2], "Mar": share[3]}
     high, low = max(named, key=named.get), min(named, key=named.get)
     assert f"highest {high}" in head and f"lowest {low}" in head and "Jan" not in head, head
+
+
+@pytest.fixture(scope="module")
+def with_es(tmp_path_factory: pytest.TempPathFactory, minutes: pd.DataFrame) -> tuple:
+    """The hand-made NQ bars and an "ES" of their prices a quarter as high, tilted up bar by
+    bar (so the two returns differ), in one data directory."""
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("nq_es"))
+    write_minutes(minutes, "NQ", settings, "hand-made NQ")
+    es = minutes.copy()
+    tilt = 0.25 * (1 + 0.00002 * np.arange(len(es)))
+    for column in ("open", "high", "low", "close"):
+        es[column] = es[column] * tilt
+    write_minutes(es, "ES", settings, "hand-made ES")
+    return settings, es
+
+
+def test_a_joined_return_from_the_first_bar_gets_its_own_open_form(minutes, with_es) -> None:
+    """NQ's and ES's weekly returns from the data's first week: the form from the first
+    open was given for NQ's (prev(close)) alone, so the query the model ran again still left
+    the week out and got the same hint (p37a Q17). Both are given; run, they leave no week
+    out, and the mean of NQ's minus ES's returns is pandas', the first week's from its opens."""
+    settings, es = with_es
+    maps = {
+        "nq_ret": "close / prev(close) - 1",
+        "es_ret": "es_close / prev(es_close) - 1",
+        "rel": "nq_ret - es_ret",
+    }
+    query = {**RTH_WEEKLY, "period": WEEKS, "join": {"instrument": "ES"}, "select": "mean(rel)"}
+    said = warnings_with(ask({**query, "map": maps}, settings), "From its own open")
+    nq_form = "close / coalesce(prev(close), open) - 1"
+    es_form = "es_close / coalesce(prev(es_close), es_open) - 1"
+    assert len(said) == 1
+    assert f'"nq_ret": "{nq_form}", "es_ret": "{es_form}".' in said[0]
+    again = ask({**query, "map": {**maps, "nq_ret": nq_form, "es_ret": es_form}}, settings)
+    assert not warnings_with(again, "has no value")
+    nq, es_weeks = _weekly(minutes), _weekly(es)
+
+    def returns(bars: pd.DataFrame) -> pd.Series:
+        before = bars["close"].shift().fillna(bars["open"])
+        return bars["close"] / before - 1
+
+    assert again.summary.value == pytest.approx((returns(nq) - returns(es_weeks)).mean())
