@@ -302,6 +302,12 @@ class _Groups:
         ±); None under two groups with a value, or a mean's end group of fewer than two
         rows."""
         finite = np.flatnonzero(np.isfinite(self.values))
+        sample = self.sample
+        if sample is not None:
+            # A group too few to compare (the data's 4-day last year) is named as such, not
+            # as the highest or lowest: "lowest year 2026 -0.24 ± 0.47" (p37a).
+            enough = finite[sample.counts[finite] >= FEW_ROWS]
+            finite = enough if len(enough) >= 2 else finite
         if len(finite) < 2:
             return None
         high = int(finite[np.argmax(self.values[finite])])

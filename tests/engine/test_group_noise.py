@@ -288,3 +288,27 @@ def test_a_points_mean_within_noise_over_blended_levels_says_its_percent_is_not(
     result = ask(other, sample_settings, **RTH_DAILY)
     assert "move" not in (result.metadata.even_groups or [])
     assert not [w for w in result.metadata.warnings if "In percent" in w]
+
+
+def test_a_group_too_few_to_compare_is_not_named_the_highest(sample_settings, rth_days) -> None:
+    """Oct 2024 to Jan 3 2025 by month: January holds 2 days and the highest mean, and the
+    noise warning named it "highest month 1 2.43 ± 1.2" (p37a: the data's 4-day last year
+    was named highest or lowest). It is named among the too few; the ends are the others'."""
+    days = rth_days.loc["2024-10-01":"2025-01-03"]
+    by_month = days["pct"].groupby(days.index.month).agg(["mean", "size"])
+    assert by_month["mean"].idxmax() == 1 and by_month.loc[1, "size"] < 5  # the case
+    whole = by_month[by_month["size"] >= 5]["mean"]
+    result = ask(
+        {
+            "period": "2024-10-01:2025-01-03",
+            "map": {"rp": "range / open * 100"},
+            "group_by": "month()",
+            "select": ["mean(rp) as pct", "count()"],
+        },
+        sample_settings,
+        **RTH_DAILY,
+    )
+    [said] = [w for w in result.metadata.warnings if "their noise" in w]
+    assert f"highest month {whole.idxmax()} " in said and f"lowest month {whole.idxmin()} " in said
+    assert "month 1 " not in said
+    assert any("month 1: 2 days" in w for w in result.metadata.warnings)
