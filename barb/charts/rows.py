@@ -63,7 +63,7 @@ from barb.charts.tick_values import unit_numbers
 from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.value_text import TickFormatter, date_text
 from barb.charts.words import ENGLISH, Words
-from barb.column_units import PRICE, price_ratio
+from barb.column_units import PERCENT, PERCENT_POINTS, PRICE, price_ratio
 from barb.lineage import Lineage
 from barb.result import Result
 from barb.timeframes import timeframe as timeframe_spec
@@ -257,8 +257,16 @@ def _timeline_columns(
     if not lower:
         return overlays, []
     first_unit = unit(lower[0], result)
-    shared = [c for c in lower if first_unit and unit(c, result) == first_unit]
+    shared = [c for c in lower if first_unit and _one_axis(unit(c, result), first_unit)]
     return overlays, shared[:MAX_TOGETHER] if len(shared) > 1 else lower[:1]
+
+
+def _one_axis(a: str | None, b: str) -> bool:
+    """Whether columns of units ``a`` and ``b`` are drawn on one axis: the same unit, or
+    percents with a difference of them in percentage points. NQ's and ES's monthly returns
+    were drawn and "rel": "nq_ret - es_ret", the relative strength asked for, left to the
+    CSV (p37a #16)."""
+    return a == b or {a, b} == {PERCENT, PERCENT_POINTS}
 
 
 def _draw_timeline(

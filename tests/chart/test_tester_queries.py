@@ -400,6 +400,40 @@ def test_nq_and_es_returns_share_one_panel(sample_settings, con, days) -> None:
     assert "nq_ret · es_ret (%)" in figure_texts(fig)
 
 
+def test_the_relative_strength_of_nq_over_es_is_drawn_beside_the_returns(
+    sample_settings, con, days
+) -> None:
+    """The relative strength "rel": "nq_ret - es_ret" is in percentage points, the returns
+    in percent: the chart drew the returns and left rel, the value asked for, to "+ 1 more
+    value in the CSV" (p37a #16). A difference of percents shares their axis."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025-12",
+        "join": {"instrument": "ES"},
+        "map": {
+            "nq_ret": "(close - prev(close)) / prev(close) * 100",
+            "es_ret": "(es_close - prev(es_close)) / prev(es_close) * 100",
+            "rel": "nq_ret - es_ret",
+        },
+        "select": ["timestamp", "nq_ret", "es_ret", "rel"],
+    }
+    result = run(query, sample_settings)
+    es = con.execute(
+        f"SELECT trading_date AS d, arg_max(close, timestamp) AS c FROM es WHERE {RTH} "
+        "GROUP BY 1 ORDER BY 1"
+    ).df()
+    rel = days["close"].pct_change() * 100 - es.set_index("d")["c"].pct_change() * 100
+    december = rel[(rel.index >= "2025-12-01") & (rel.index < "2026-01-01")]
+    fig = figure(result)
+    (ax,) = fig.axes
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["nq_ret", "es_ret", "rel"]
+    bars = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    heights = [p.vertices[2, 1] - p.vertices[0, 1] for p in bars[2].get_paths()]
+    np.testing.assert_allclose(heights, december.to_numpy(), rtol=1e-9)
+    assert not any("more value" in text for text in figure_texts(fig))
+
+
 def test_a_golden_cross_list_draws_close_and_averages_on_one_price_axis(
     sample_settings, days
 ) -> None:
