@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -52,7 +51,7 @@ from barb.column_units import (
     first_map_unit,
 )
 from barb.frames import Dataset
-from barb.lineage import MAX_DEPTH, through_map
+from barb.lineage import MAX_DEPTH, nodes, through_map
 from barb.planning import HIDDEN, Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -82,6 +81,10 @@ RECENT_DAYS = 365
 FAIR_SHARE = 0.5
 # Groups of another kind (true/false, a few named ones) are each named with their value.
 NAMED_GROUPS = 4
+# The calls whose groups are stretches of time, of which 12 months hold whole ones and parts.
+_STRETCHES = frozenset(
+    {"year", "quarter", "month", "week", "weekofyear", "date", "day", "dayofyear"}
+)
 # Statistics of one row, not of many: they blend nothing.
 _ONE_ROW = frozenset({"first", "last"})
 # The units of a distance between prices, which grows with the price: points (the
@@ -116,7 +119,8 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
         return []
     one = len(items) == 1
     said_units = _units_text([s.name for s in items], units, plan.dataset.instrument.price_unit)
-    percent = _percent_form(items[0], dict(stage.map_exprs + stage.hoisted), query)
+    maps = dict(stage.map_exprs + stage.hoisted)
+    percent = _percent_form(items[0], maps, query)
     if _by_year(stage):
         # Each group is one year: no group blends levels, the table sets them side by side
         # (2009's range beside 2025's), and the last 12 months are its last group.
@@ -137,7 +141,9 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
     if 0 < start < len(rows):
         recent = rows.iloc[start:].copy(deep=False)  # a slice of every column, no copy
         recent.index = pd.RangeIndex(len(recent))
-        said = _recent_values(items, ctx, recent, [n for n, _ in stage.group_keys])
+        keys = [name for name, _ in stage.group_keys]
+        timed = any(_reads_time(expr, maps) for _, expr in stage.group_keys)
+        said = _recent_values(items, ctx, recent, keys, named=not timed)
         first = pd.Timestamp(dates[start]).date()
         text += f": over the rows' last 12 months ({first} — {pd.Timestamp(last).date()}) {said}"
     return [
@@ -546,12 +552,17 @@ def _day_of(years: np.ndarray, month: int, day: int) -> np.ndarray:
 
 
 def _recent_values(
-    items: Sequence[SelectItem], ctx: EvalContext, frame: pd.DataFrame, by: list[str]
+    items: Sequence[SelectItem],
+    ctx: EvalContext,
+    frame: pd.DataFrame,
+    by: list[str],
+    *,
+    named: bool = False,
 ) -> str:
     """ "mean_range is 391.65 and median_range is 370.25", each statistic evaluated again
     over the recent rows ``frame`` alone (in a context of their own: no warning of theirs
     reaches the result); groups give their lowest and highest ("runs 371.20–412.50 across
-    the groups")."""
+    the groups"), or with ``named`` (keys of no clock or calendar) a few each by name."""
     sub = dataclasses.replace(ctx, frame=frame, period=None, warnings=[], row_warnings=[])
     said = []
     for item in items:
@@ -564,7 +575,7 @@ def _recent_values(
                 dtype=np.float64, na_value=np.nan
             )
             sizes = answer.rows.size()
-            if not _calendar_keys(by) and 1 < len(numbers) <= NAMED_GROUPS:
+            if named and 1 < len(numbers) <= NAMED_GROUPS:
                 # A few groups not of the calendar (eia true/false): each by name. The fair
                 # share below is for years and months the last 12 months cut; here it had
                 # left EIA days (a fifth of the rows) out, and "mean_range is 0.39" read as
@@ -591,10 +602,13 @@ def _recent_values(
     return listed_text(said) if said else "there are too few rows to say"
 
 
-def _calendar_keys(by: list[str]) -> bool:
-    """Whether a group key is a calendar unit (year(), month(), a week): of those the last 12
-    months hold a part of the first and last group."""
-    return any(re.search(r"\b(year|month|quarter|week|date|day)", key) for key in by)
+def _reads_time(key: ast.Expr, maps: dict[str, ast.Expr]) -> bool:
+    """Whether a group key cuts time into stretches (year(), month(), a map column of
+    week()): the last 12 months may hold a sliver of one of its groups. Weekdays, hours and
+    holiday() are not cut so."""
+    return any(
+        isinstance(node, ast.Call) and node.name.lower() in _STRETCHES for node in nodes(key, maps)
+    )
 
 
 def _fair_groups(sizes: pd.Series) -> np.ndarray:

@@ -365,27 +365,35 @@ def test_a_selected_monthly_column_headlines_its_last_month(sample_settings, day
 # --- C4: columns that share a unit are drawn together ---------------------------------------
 
 
-def test_nq_and_es_returns_share_one_panel(sample_settings, con, days) -> None:
-    query = {
-        "session": "RTH",
-        "from": "daily",
-        "period": "2025-12",
-        "join": {"instrument": "ES"},
-        "map": {
-            "nq_ret": "(close - prev(close)) / prev(close) * 100",
-            "es_ret": "(es_close - prev(es_close)) / prev(es_close) * 100",
-        },
-        "select": ["timestamp", "nq_ret", "es_ret"],
-    }
-    result = run(query, sample_settings)
+# NQ's and ES's daily returns of December 2025, side by side.
+NQ_ES_RETURNS = {
+    "session": "RTH",
+    "from": "daily",
+    "period": "2025-12",
+    "join": {"instrument": "ES"},
+    "map": {
+        "nq_ret": "(close - prev(close)) / prev(close) * 100",
+        "es_ret": "(es_close - prev(es_close)) / prev(es_close) * 100",
+    },
+}
+
+
+def _es_closes(con) -> pd.Series:
+    """ES's RTH close of each trading date, from DuckDB."""
     es = con.execute(
         f"SELECT trading_date AS d, arg_max(close, timestamp) AS c FROM es WHERE {RTH} "
         "GROUP BY 1 ORDER BY 1"
     ).df()
+    return es.set_index("d")["c"]
+
+
+def test_nq_and_es_returns_share_one_panel(sample_settings, con, days) -> None:
+    query = {**NQ_ES_RETURNS, "select": ["timestamp", "nq_ret", "es_ret"]}
+    result = run(query, sample_settings)
     returns = pd.DataFrame(
         {
             "nq_ret": days["close"].pct_change() * 100,
-            "es_ret": es.set_index("d")["c"].pct_change() * 100,
+            "es_ret": _es_closes(con).pct_change() * 100,
         }
     )
     december = returns[(returns.index >= "2025-12-01") & (returns.index < "2026-01-01")]
@@ -407,23 +415,12 @@ def test_the_relative_strength_of_nq_over_es_is_drawn_beside_the_returns(
     in percent: the chart drew the returns and left rel, the value asked for, to "+ 1 more
     value in the CSV" (p37a #16). A difference of percents shares their axis."""
     query = {
-        "session": "RTH",
-        "from": "daily",
-        "period": "2025-12",
-        "join": {"instrument": "ES"},
-        "map": {
-            "nq_ret": "(close - prev(close)) / prev(close) * 100",
-            "es_ret": "(es_close - prev(es_close)) / prev(es_close) * 100",
-            "rel": "nq_ret - es_ret",
-        },
+        **NQ_ES_RETURNS,
+        "map": {**NQ_ES_RETURNS["map"], "rel": "nq_ret - es_ret"},
         "select": ["timestamp", "nq_ret", "es_ret", "rel"],
     }
     result = run(query, sample_settings)
-    es = con.execute(
-        f"SELECT trading_date AS d, arg_max(close, timestamp) AS c FROM es WHERE {RTH} "
-        "GROUP BY 1 ORDER BY 1"
-    ).df()
-    rel = days["close"].pct_change() * 100 - es.set_index("d")["c"].pct_change() * 100
+    rel = days["close"].pct_change() * 100 - _es_closes(con).pct_change() * 100
     december = rel[(rel.index >= "2025-12-01") & (rel.index < "2026-01-01")]
     fig = figure(result)
     (ax,) = fig.axes

@@ -134,12 +134,7 @@ def test_a_window_session_reads_its_own_daily_bars(engine_settings, minutes) -> 
         engine_settings,
     )
     got = _per_date(result)
-    stamps = minutes["timestamp"]
-    minute = stamps.dt.hour * 60 + stamps.dt.minute
-    window = minutes[(minute >= 570) & (minute < 630)]
-    days = window.groupby(window["timestamp"].dt.normalize()).agg(
-        high=("high", "max"), low=("low", "min"), close=("close", "last")
-    )
+    days = _window_days(minutes, 570, 630)
     np.testing.assert_allclose(got["r0"], (days["high"] - days["low"]).reindex(got.index))
     np.testing.assert_allclose(got["a1"], _atr(days, 5).shift(1).reindex(got.index), rtol=1e-9)
 

@@ -7,6 +7,8 @@ import pandas as pd
 
 from barb.errors import UnknownSession
 from barb.script.context import EvalContext
+from barb.script.evaluator import evaluate_aggregate
+from barb.script.parser import parse_expression
 
 SESSIONS = ("RTH", "ETH")
 
@@ -83,3 +85,17 @@ def make_context(frame: pd.DataFrame, timeframe: str = "daily", step: str = "map
     return EvalContext(
         frame=frame, timeframe=timeframe, session_bars=session_bars_for(frame), step=step
     )
+
+
+def tiny_context(**columns) -> EvalContext:
+    """A select-step context of ``columns``, one minute bar each from 2024-01-02 09:30: frames
+    small enough to read an aggregate's answer off."""
+    frame = pd.DataFrame(columns)
+    frame["timestamp"] = pd.date_range("2024-01-02 09:30", periods=len(frame), freq="min")
+    frame["trading_date"] = frame["timestamp"].dt.normalize()
+    return make_context(frame, step="select")
+
+
+def aggregate(ctx: EvalContext, text: str, by: list[str] | None = None):
+    """The aggregate ``text`` over ``ctx``, by the columns ``by``."""
+    return evaluate_aggregate(parse_expression(text), ctx, by)

@@ -15,23 +15,13 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from script_frames import aggregate as agg
 from script_frames import make_context, make_daily
+from script_frames import tiny_context as tiny
 
 from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate, evaluate_aggregate
+from barb.script.evaluator import evaluate
 from barb.script.parser import parse_expression
-
-
-def agg(ctx: EvalContext, text: str, by: list[str] | None = None):
-    return evaluate_aggregate(parse_expression(text), ctx, by)
-
-
-def tiny(**columns) -> EvalContext:
-    frame = pd.DataFrame(columns)
-    frame["timestamp"] = pd.date_range("2024-01-02 09:30", periods=len(frame), freq="min")
-    frame["trading_date"] = frame["timestamp"].dt.normalize()
-    return make_context(frame, step="select")
-
 
 # --- literal answers ---------------------------------------------------------------------------
 
