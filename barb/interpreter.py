@@ -155,7 +155,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         day_session=dataset.instrument.default_session,
         night=_night(plan),
         session=plan.session,
-        part_of_day=part_of_day(plan),
+        # Read by daily() alone (what it says on a part of the day).
+        part_of_day=part_of_day(plan) if "daily" in plan.first.calls else None,
     )
     keep = event_filtered(plan, frame, scope.in_period)
     rows_scanned = int(np.count_nonzero(keep))
