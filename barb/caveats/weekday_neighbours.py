@@ -30,13 +30,13 @@ from barb.lineage import nodes
 from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.builtins import DAY_NAMES
+from barb.script.calendar_names import WEEKDAYS
 from barb.script.library import lookup
 
 # Calls that tell which day a prev() (next()) reads, or whether a closure lies between: a
 # query holding one of them on that side has told its rows apart already.
 _DAY_READS = frozenset({"dayname", "dayofweek", "date"})
 _TOLD_BY = {"post_holiday": "prev", "pre_holiday": "next"}
-_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 # Rows named by their date and the day they read.
 NAMED_ROWS = 3
 
@@ -161,7 +161,7 @@ def _weekday(days: np.ndarray) -> np.ndarray:
 
 def _long(weekday: int) -> str:
     """ "Monday" for 0 (not calendar.day_name, which follows the process's locale)."""
-    return _DAYS[int(weekday)]
+    return WEEKDAYS[int(weekday)]
 
 
 def _closures(plan: Plan, skipped: np.ndarray) -> str:
