@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from barb.absent_data import absent_data_text
 from barb.bar_labels import BAR_LABELS
 from barb.data.store import data_path
 from barb.errors import UnknownEvent, available
@@ -114,7 +115,7 @@ def query_reference(
     sessions = ", ".join(instrument.sessions) if instrument else "see the instrument block"
     times = times_for(instrument)
     lines = [
-        "QUERY FORMAT — a JSON object, every field optional. Steps run in this order:",
+        "QUERY FORMAT — a JSON object, every field optional. Steps, in order:",
         "session → from → join → map → period → where → group_by → select → sort → limit, "
         "then (a second stage, optional).",
         f"- instrument: {_instruments_text(instrument, settings)}",
@@ -143,10 +144,9 @@ def query_reference(
         f"{_joined_bars_text(instrument, settings)} (matched on the bar's time, weekly+ on its "
         f"week/month…; unmatched bars are dropped). {_joined_session_text(instrument)} A list "
         "joins several.",
-        '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones.',
-        "- where: a condition keeping rows. It drops the others, so a group with no matching "
-        "row does not appear (a year with none is missing, not 0): count(cond) without where "
-        "keeps every group.",
+        '- map: {"name": "expression"} — new columns; later ones may use earlier ones.',
+        "- where: a condition keeping rows; a group with no matching row does not appear (a "
+        "year with none is missing, not 0): count(cond) without where keeps every group.",
         '- group_by: a column or expression, or a list ("year()", ["year()", "weekday"]).',
         '- select: aggregates ("mean(range)", ["count()", "percentile(range, 90) as p90"]) giving '
         "a number, several numbers or one row per group; or plain columns for a table. Names: "
@@ -385,6 +385,10 @@ def describe_concept(name: str, instrument: Instrument | None = None) -> str:
     function = _function_text(key, times_for(instrument))
     if function is not None:
         return function
+    # "max pain" was offered max drawdown, "open interest" the opening range (p38d Q8).
+    absent = absent_data_text(name, instrument)
+    if absent is not None:
+        return f"'{name}' is outside Barb's data. {absent}"
     # Compared in one spelling, so that a near miss is offered under the name it is listed as.
     spellings = {concept_key(n): n for n in concept_names()}
     close = difflib.get_close_matches(concept_key(name), sorted(spellings), n=3, cutoff=0.5)

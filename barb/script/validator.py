@@ -14,6 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from barb.absent_data import absent_data_text
 from barb.errors import (
     ArgumentError,
     QueryError,
@@ -309,7 +310,8 @@ def unknown_column(
     """The error for a missing column, naming the columns that exist. The hint follows what
     the name was written for: a weekday or month (``compared``: the comparison it stands
     in), an event or its minutes (``condition``: the name stands alone as true/false, as
-    "where": "ecb_meeting"), a misspelt column, a function; else a map entry."""
+    "where": "ecb_meeting"), data the bars do not hold (open_interest, bid: never a map
+    entry), a misspelt column, a function; else a map entry."""
     listed = sorted_names(columns)
     shown = available(listed, limit=_MAX_LISTED_COLUMNS)
     hint = None
@@ -326,6 +328,7 @@ def unknown_column(
         hint = (
             calendar_name_hint(name, compared)
             or event_column_hint(name, listed, instrument)
+            or absent_data_text(name, instrument)
             or _other_column_hint(name, listed, instrument, condition)
         )
     return UnknownColumn(

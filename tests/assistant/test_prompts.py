@@ -72,6 +72,30 @@ def test_instrument_block_comes_from_yaml_and_data() -> None:
 
 
 @pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (
+            "imported",
+            "Data: 2015-03-02 to 2025-06-30 (one continuous futures series; its rolls are "
+            "not recorded)",
+        ),
+        (
+            "synthetic",
+            "Data: 2015-03-02 to 2025-06-30 (SYNTHETIC sample, not market history; one "
+            "continuous series, no contract rolls)",
+        ),
+    ],
+)
+def test_the_data_line_says_the_series_rolls_are_not_recorded(source: str, said: str) -> None:
+    """p38d Q10/Q11: asked how the contract was rolled, nothing the model read said that
+    Barb does not know; a near-zero gap on roll days read as "the series is adjusted"."""
+    prompts = Prompts()
+    meta = META.model_copy(update={"source": source})
+    text = prompts.system_prompt(prompts.variant("default"), load_instrument("NQ"), meta)
+    assert said in text
+
+
+@pytest.mark.parametrize(
     ("symbol", "said"),
     [
         # The exchanges' contract specifications: CL is 1,000 barrels with a $0.01 tick, ES
