@@ -181,6 +181,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             period=scope.in_period,
             picked=picked,
             day_open=day_open,
+            query=plan.query,
         )
 
     output = first_stage(ctx, frame)
@@ -354,6 +355,7 @@ def _second_stage(
         day_open=day_open,
         carried=query_columns(plan.first) if plan.first.shape == "table" else (),
         counts=counted_columns(plan.first),
+        query=plan.query,
     )
     output.warnings += then_history_caveat(
         plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed
