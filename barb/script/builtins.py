@@ -43,6 +43,7 @@ import pandas as pd
 from barb.bar_labels import label_column
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
+from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import (
@@ -89,7 +90,7 @@ def _abs(ctx: EvalContext, x: pd.Series) -> pd.Series:
     unit="number",
     category="scalar",
     params=(_X,),
-    summary="Natural logarithm; empty (NaN) for values ≤ 0.",
+    summary="Natural logarithm; NaN for values ≤ 0.",
     example="log(close / prev(close))",
 )
 def _log(ctx: EvalContext, x: pd.Series) -> pd.Series:
@@ -164,29 +165,53 @@ def _round(ctx: EvalContext, x: pd.Series, n: int) -> pd.Series:
     return pd.Series(rounded / 10.0**n, index=x.index)
 
 
-def _to_step(name: str, toward: Any, summary: str, example: str) -> None:
+def _to_step(
+    name: str, toward: Any, summary: str, example: str, accepts: Accepts = "number"
+) -> None:
     @register(
         name,
         unit="same",
         category="scalar",
-        params=(_X, Param("step", "number", default=1, min=1e-9)),
+        params=(Param("x", accepts=accepts), Param("step", "number", default=1, min=1e-9)),
         summary=summary,
         example=example,
     )
     def impl(ctx: EvalContext, x: pd.Series, step: float) -> pd.Series:
+        if value_kind(x) == "string":  # times of day: the argument check lets no other text in
+            return _clock_step(ctx, name, x, step, toward)
         # To 9 places first, as round(): 0.3 / 0.1 is 2.9999999999999996, which is 3 steps.
         with np.errstate(invalid="ignore"):
             steps = np.round(x.to_numpy(dtype=np.float64) / step, 9)
             return pd.Series(toward(steps) * step, index=x.index)
 
 
+def _clock_step(ctx: EvalContext, name: str, x: pd.Series, step: float, toward: Any) -> pd.Series:
+    """Times of day ('10:47') to their slot of ``step`` minutes counted from midnight, as
+    time() writes them (floor(time(), 30): '10:30'), so that they group and sort as time()'s:
+    a half-hour label had been out of reach, time() being text (p38b Q24)."""
+    if step != int(step):
+        raise ArgumentError(
+            f"{name}() of a time of day takes a step in whole minutes, got {step:g}.",
+            step=ctx.step,
+            hint=f"{name}(time(), 30): each bar's half hour, '10:30' for 10:47",
+        )
+    found = clocks(x)
+    assert found is not None  # what the argument check let through
+    minutes = (toward(found.values / step) * step).astype(np.int64) % MINUTES_PER_DAY
+    codes = np.where(found.codes >= 0, minutes[found.codes], -1)
+    slots = pd.Categorical.from_codes(codes, categories=list(CLOCK_TIMES), ordered=True)
+    return pd.Series(slots, index=x.index)
+
+
 _to_step(
     "floor",
     np.floor,
-    "The multiple of step at or below x (negatives too): buckets of a histogram.",
+    "Multiple of step at or below x, negatives too (histogram bins); floor(time(), 30): "
+    "'10:30' at 10:47.",
     "floor(ret_pct, 0.5)",
+    accepts="number_or_clock",
 )
-_to_step("ceil", np.ceil, "The multiple of step at or above x.", "ceil(range, 10)")
+_to_step("ceil", np.ceil, "Multiple of step at or above x.", "ceil(range, 10)")
 
 
 @register(
@@ -785,7 +810,7 @@ def _percentile(rows: RowGroups, col: pd.Series, p: float) -> Any:
     unit="scalar",
     category="aggregate",
     params=(Param("col1"), Param("col2")),
-    summary="Pearson correlation, -1 to 1, over rows where both are present.",
+    summary="Pearson correlation (-1 to 1) over rows with both.",
     example="correlation(range, volume)",
     sample=2,
 )
