@@ -62,7 +62,7 @@ from barb.caveats.short_sessions import (
     short_sessions_caveat,
 )
 from barb.caveats.short_weeks import short_weeks_caveat
-from barb.caveats.then_history import then_history_caveat
+from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
@@ -343,6 +343,7 @@ def _second_stage(
     rows = first.table.copy(deep=False)
     keys = tuple(name for name, _ in plan.first.group_keys)
     ctx.rows_are_weeks = groups_weeks(plan.first)
+    ctx.row_dates = day_key(plan.first)
     output = run_stage(
         plan.then,
         rows,
