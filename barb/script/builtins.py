@@ -47,6 +47,7 @@ from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import (
+    FUNCTIONS,
     KIND_NAMES,
     Accepts,
     ConditionUnit,
@@ -462,19 +463,45 @@ def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -
 
 def restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
     """Each row's calendar ``per`` (its trading date, or its week's, month's… start): the
-    rows ``function`` (rank, cumsum …) restarts at, read by a caveat too."""
-    try:
-        dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
-    except UnknownColumn as error:
-        if not ctx.step.startswith("then"):
-            raise
-        message = (
-            f"{function}() restarts each {per} by the bars' dates, and a then stage's rows "
-            "have none."
-        )
-        raise UnknownColumn(message, step=ctx.step, hint=_restart_hint(function, per)) from error
+    rows ``function`` (rank, cumsum …) restarts at, read by a caveat too. A second stage's
+    rows are dated by the first stage's date() key when it has one (``row_dates``)."""
+    if ctx.step.startswith("then") and ctx.row_dates in ctx.frame.columns:
+        dates = ctx.frame[ctx.row_dates].to_numpy(dtype="datetime64[ns]")
+        _refuse_a_restart_on_every_row(ctx, per, function, dates)
+    else:
+        try:
+            dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
+        except UnknownColumn as error:
+            if not ctx.step.startswith("then"):
+                raise
+            message = (
+                f"{function}() restarts each {per} by the bars' dates, and a then stage's "
+                "rows have none."
+            )
+            hint = _restart_hint(function, per)
+            raise UnknownColumn(message, step=ctx.step, hint=hint) from error
     unit = RESTART_UNITS[per]
     return dates if unit == "daily" else np.where(np.isnat(dates), dates, period_start(dates, unit))
+
+
+def _refuse_a_restart_on_every_row(
+    ctx: EvalContext, per: str, function: str, dates: np.ndarray
+) -> None:
+    """A second stage's rows one a trading date (the first stage grouped by date()) restart
+    each day on every row: streak(pnl < 0, 'day') over an ORB backtest's trades is never
+    more than 1, where streak(pnl < 0) gives the losing trades in a row (p38b Q15)."""
+    if per != "day" or len(dates) < 2 or (dates[1:] == dates[:-1]).any():
+        return
+    example = (
+        ": streak(pnl < 0) is the losing trades (days) in a row" if function == "streak" else ""
+    )
+    raise ArgumentError(
+        f"{function}(x, 'day') restarts each trading date, and each row here is one (the "
+        "first stage's groups by date()): it would start again on every row.",
+        step=ctx.step,
+        hint=f"{function}(x) without 'day' runs across the dates, over the rows in their "
+        f"order{example}; 'week', 'month', 'quarter' and 'year' restart by the rows' dates.",
+    )
 
 
 def _restart_hint(function: str, per: str) -> str:
@@ -628,17 +655,22 @@ def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
         stops = np.maximum(stops, np.where(first, positions - 1, -1))
     runs = positions - np.maximum.accumulate(stops)
     _warn_run_before_period(ctx, runs)
-    if per is None and ctx.intraday:
+    # A second stage's rows are the first stage's table, in its order: a run of them (the
+    # losing trades in a row) goes across days as meant, and they carry no bar times.
+    if per is None and ctx.intraday and not ctx.step.startswith("then"):
         _warn_run_across_days(ctx, runs)
     return pd.Series(runs, index=cond.index)
 
 
 def _warn_run_across_days(ctx: EvalContext, runs: np.ndarray) -> None:
     """On intraday bars a run goes on through the night: "3 red hours in a row" counted
-    yesterday's last hours with today's first. Said, with the way to restart each day."""
+    yesterday's last hours with today's first. Said, with the way to restart each day; not
+    where each date has one bar (a session of one bar), whose runs are runs of days."""
     days = _dates(ctx, "streak").to_numpy(dtype="datetime64[ns]")
     positions = np.arange(len(runs))
     first = np.concatenate(([True], days[1:] != days[:-1]))
+    if first.all():
+        return
     day_start = np.maximum.accumulate(np.where(first, positions, 0))
     across = runs > positions - day_start + 1
     if ctx.period is not None:
@@ -1154,11 +1186,18 @@ def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
                 f'date), not ["{function}()", "week()"], which splits the weeks that cross a '
                 f"{function}'s end"
             )
-        elif ctx.step.startswith("then"):  # the rows are the first stage's groups, not bars
+        elif ctx.step.startswith("then") and _is_a_date_part(function):
+            # The rows are the first stage's groups, not bars: a key of the first stage.
             hint = (
                 f"a second stage's rows are the first stage's groups: put {function}() in "
                 f'the first stage (e.g. "group_by": ["{function}()", "date()"]) and use its '
                 f'column "{function}" here'
+            )
+        elif ctx.step.startswith("then"):  # session_high('RTH'), rolling_mean(x, n, 'time')
+            hint = (
+                f"a second stage's rows are the first stage's table, not bars: compute "
+                f"{function}() in the first stage's map, over its bars, and select it for the "
+                f'second stage ("first(x) as x" when grouped by date())'
             )
         raise UnknownColumn(
             f"{function}() needs the '{name}' column, which this data does not have.",
@@ -1166,6 +1205,13 @@ def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
             hint=hint,
         )
     return ctx.frame[name]
+
+
+def _is_a_date_part(function: str) -> bool:
+    """Whether ``function()`` is a calendar or clock part, a group key as it is (year(),
+    hour()), not a function of other arguments (session_high('RTH'))."""
+    spec = FUNCTIONS.get(function)
+    return spec is not None and spec.category == "time" and not any(p.required for p in spec.params)
 
 
 def _dates(ctx: EvalContext, function: str) -> pd.Series:
