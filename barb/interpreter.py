@@ -62,13 +62,14 @@ from barb.caveats.short_sessions import (
     short_sessions_caveat,
 )
 from barb.caveats.short_weeks import short_weeks_caveat
-from barb.caveats.then_history import then_history_caveat
+from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
+from barb.frames import take_rows
 from barb.long_results import BuiltOnce, spread_rows
 from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
@@ -78,15 +79,8 @@ from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
-from barb.stages import (
-    DayOpen,
-    StageOutput,
-    counted_columns,
-    query_columns,
-    run_stage,
-    sort_keys,
-    take_rows,
-)
+from barb.stage_output import StageOutput, counted_columns, query_columns, sort_keys
+from barb.stages import DayOpen, run_stage
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +185,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         ctx, output, lambda again: first_stage(again, frame.copy(deep=False))
     )
     rows_matched = output.rows_kept
-    cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary)
+    cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary, run_stage)
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
@@ -344,6 +338,7 @@ def _second_stage(
     rows = first.table.copy(deep=False)
     keys = tuple(name for name, _ in plan.first.group_keys)
     ctx.rows_are_weeks = groups_weeks(plan.first)
+    ctx.row_dates = day_key(plan.first)
     output = run_stage(
         plan.then,
         rows,

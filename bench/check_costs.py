@@ -2,12 +2,12 @@
 
     BARB_DATA_DIR=$PWD/data .venv/bin/python bench/check_costs.py [--rounds 20]
 
-Every ``*_caveat`` function the interpreter and the stages call (and the noise, empty-group
-and open-group checks) is wrapped, for this process only, to add up the thread CPU time of
-its calls, split by whether it returned a warning. The figures are milliseconds per round of
-all bench/engine.py questions but the 1m volume by hour (whose bars, not its checks, cost),
-garbage collection off: a check that says nothing should cost next to nothing, and this
-table shows which do not. Answers and warnings are unchanged; only their cost is read.
+Every warning check (``bench/checks_switch.py`` finds them) is wrapped, for this process
+only, to add up the thread CPU time of its calls, split by whether it returned a warning.
+The figures are milliseconds per round of all bench/engine.py questions but the 1m volume
+by hour (whose bars, not its checks, cost), garbage collection off: a check that says
+nothing should cost next to nothing, and this table shows which do not. Answers and
+warnings are unchanged; only their cost is read.
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-# Checks whose names do not end in _caveat.
-_OTHER_CHECKS = ("even_groups", "empty_groups", "scope_caveats", "open_group")
-
 
 @dataclass
 class Cost:
@@ -37,9 +34,7 @@ class Cost:
     spoke_calls: int = 0
 
 
-def _wrap(module: ModuleType, name: str, costs: dict[str, Cost]) -> None:
-    check = getattr(module, name)
-
+def _wrap(module: ModuleType, name: str, check: Callable[..., Any], costs: dict[str, Cost]) -> None:
     def timed(*args: Any, **kwargs: Any) -> Any:
         start = time.thread_time()
         said = check(*args, **kwargs)
@@ -61,17 +56,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
 
-    import barb.interpreter as interpreter
-    import barb.stages as stages
     from barb import execute
+    from bench.checks_switch import checks
     from bench.engine import QUESTIONS
 
     costs: dict[str, Cost] = {}
-    for module in (interpreter, stages):
-        for name in dir(module):
-            value = getattr(module, name)
-            if callable(value) and (name.endswith("_caveat") or name in _OTHER_CHECKS):
-                _wrap(module, name, costs)
+    for module, name, check in list(checks()):
+        _wrap(module, name, check, costs)
     questions = [q for q in QUESTIONS if "volume by hour" not in q.name]
     ask: list[Callable[[], object]] = [lambda q=q: execute(q.barb, "NQ") for q in questions]
     for call in ask:  # warm: data loaded, caches filled

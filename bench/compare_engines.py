@@ -1,6 +1,7 @@
 """Old engine against new on the same questions, timed alternately in one run.
 
     .venv/bin/python bench/compare_engines.py --baseline ../barb-old [--rounds 5] [--repeat 9]
+        [--without-checks]
 
 ``--baseline`` is a checkout of an earlier commit (``git worktree add ../barb-old <rev>``).
 Each engine runs in a process of its own over the same data directory, loaded once; every
@@ -10,7 +11,10 @@ alternating by round), so a burst of load on a shared machine hits both within m
 of each other. The figure per question and side is its fastest call (after a first, warming
 one) of all rounds: other jobs on the machine can only add to a call's time, so the fastest
 is the closest to the code's own cost (as ``timeit`` advises). The new/old ratio is what the
-regression check reads.
+regression check reads. ``--without-checks`` adds a third side, the new engine with its
+warning checks saying nothing (``bench/checks_switch.py``), taking its turn with the other
+two: the work an engine without those checks does, so its ratio to the old is the cost of
+the rest of the change (history-aware periods, the compiler's stages) alone.
 """
 
 from __future__ import annotations
@@ -28,13 +32,22 @@ sys.path.insert(0, str(ROOT))
 from barb.process_memory import MMAP_THRESHOLD, TRIM_THRESHOLD  # noqa: E402
 
 # One engine, answering "time this question" requests, one JSON line each, until stdin ends.
+# With a second argument (the new side under --without-checks) a request also says whether
+# the warning checks run: off, each says nothing (bench/checks_switch.py).
 CHILD = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from barb import execute
+switch = None
+if len(sys.argv) > 2:
+    from bench.checks_switch import ChecksSwitch
+    from bench.engine import QUESTIONS
+    switch = ChecksSwitch(lambda: [execute(q.barb, "NQ") for q in QUESTIONS])
 print(json.dumps("ready"), flush=True)
 for line in sys.stdin:
-    query, repeat = json.loads(line)
+    query, repeat, checks = json.loads(line)
+    if switch is not None:
+        switch.on() if checks else switch.off()
     result = execute(query, "NQ")
     if not result.ok:
         print(json.dumps(None), flush=True)
@@ -60,10 +73,10 @@ MALLOC_ENV = {
 class Engine:
     """An engine's code tree in a process of its own."""
 
-    def __init__(self, code_root: Path) -> None:
+    def __init__(self, code_root: Path, switchable: bool = False) -> None:
         env = {**os.environ, **MALLOC_ENV, "BARB_DATA_DIR": str(ROOT / "data")}
         self.process = subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(code_root)],
+            [sys.executable, "-c", CHILD, str(code_root), *(["switch"] if switchable else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -76,9 +89,9 @@ class Engine:
         assert self.process.stdout is not None
         return json.loads(self.process.stdout.readline())
 
-    def time(self, query: dict, repeat: int) -> float | None:
+    def time(self, query: dict, repeat: int, checks: bool = True) -> float | None:
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps([query, repeat]) + "\n")
+        self.process.stdin.write(json.dumps([query, repeat, checks]) + "\n")
         self.process.stdin.flush()
         ms = self._read()
         return None if ms is None else float(ms)  # type: ignore[arg-type]
@@ -94,35 +107,60 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument(
+        "--without-checks",
+        action="store_true",
+        help="also time the new side with its warning checks off: the same work as the old",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "bench"))
     from engine import QUESTIONS
 
-    engines = {"old": Engine(args.baseline.resolve()), "new": Engine(ROOT)}
-    best: dict[str, dict[str, float]] = {"old": {}, "new": {}}
+    engines = {
+        "old": Engine(args.baseline.resolve()),
+        "new": Engine(ROOT, switchable=args.without_checks),
+    }
+    # Each timed side: its engine and whether its checks run.
+    sides = {"old": ("old", True), "new": ("new", True)}
+    if args.without_checks:
+        sides["bare"] = ("new", False)
+    best: dict[str, dict[str, float]] = {side: {} for side in sides}
+    order = list(sides)
     try:
-        for round_no in range(args.rounds):
-            sides = ("old", "new") if round_no % 2 == 0 else ("new", "old")
+        for _ in range(args.rounds):
             for q in QUESTIONS:
                 for _ in range(args.repeat):
-                    for side in sides:
-                        ms = engines[side].time(q.barb, 1)
+                    for side in order:
+                        engine, checks = sides[side]
+                        ms = engines[engine].time(q.barb, 1, checks)
                         if ms is not None:
                             best[side][q.name] = min(ms, best[side].get(q.name, float("inf")))
+            order = order[1:] + order[:1]  # who goes first turns by round
     finally:
         for engine in engines.values():
             engine.close()
-    rows = [
-        (q.name, best["old"][q.name], best["new"][q.name])
-        for q in QUESTIONS
-        if q.name in best["old"] and q.name in best["new"]
-    ]
-    print("| question | old (ms) | new (ms) | new/old |")
-    print("|---|---:|---:|---:|")
-    for name, old, new in rows:
-        print(f"| {name} | {old:.2f} | {new:.2f} | {new / old:.2f} |")
-    worst = max(rows, key=lambda r: r[2] / r[1])
-    print(f"\nWorst ratio: {worst[2] / worst[1]:.2f} ({worst[0]}); {len(rows)} questions compared.")
+    names = [q.name for q in QUESTIONS if all(q.name in best[side] for side in sides)]
+    bare = args.without_checks
+    print(
+        "| question | old (ms) | new (ms) | new/old |"
+        + (" new without checks (ms) | without/old |" if bare else "")
+    )
+    print("|---|---:|---:|---:|" + ("---:|---:|" if bare else ""))
+    for name in names:
+        old, new = best["old"][name], best["new"][name]
+        row = f"| {name} | {old:.2f} | {new:.2f} | {new / old:.2f} |"
+        if bare:
+            row += f" {best['bare'][name]:.2f} | {best['bare'][name] / old:.2f} |"
+        print(row)
+    for side in ("new", "bare") if bare else ("new",):
+        worst = max(names, key=lambda n: best[side][n] / best["old"][n])
+        ratio = best[side][worst] / best["old"][worst]
+        over = sum(best[side][n] / best["old"][n] > 1.2 for n in names)
+        label = "new" if side == "new" else "new without checks"
+        print(
+            f"\nWorst {label}/old: {ratio:.2f} ({worst}); {len(names)} questions compared, "
+            f"{over} over 1.2x."
+        )
 
 
 if __name__ == "__main__":

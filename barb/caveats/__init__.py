@@ -3,7 +3,10 @@ warning sentences beside its numbers (a holiday's short session among the days r
 yardstick that holds the bar it measures, groups that differ by no more than noise).
 
 Each module is one kind of warning; the engine calls them, and none of them calls the
-engine back. This file imports nothing, so importing a check never pulls in the others.
+engine back (``tests/test_import_graph.py`` checks it): a check reads a stage's answer as
+``barb.stage_output`` holds it, and one that runs a stage again (cut_bar_rows,
+running_history) is handed the engine's run by the interpreter. This file imports nothing,
+so importing a check never pulls in the others.
 
 Called by the interpreter (``barb.interpreter``), once a query has run:
     bounded_conditions, calendar, channels, cut_bar_rows, early_close_bars, full_days,

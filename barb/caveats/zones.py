@@ -4,6 +4,9 @@
 maintenance break, in the summer: the summer dates have no bar at all, and a window that
 reaches into the break on some dates holds only part of its hours there. Neither shows in
 the numbers, so it is said, with the count of dates and the exchange hours it was on them.
+
+GMT, as a window's zone or a clock function's (hour('GMT')), is said too: it is UTC all
+year, not the UK's clock that traders mean by "the London open, 08:00 GMT".
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ from barb.lineage import nodes
 from barb.planning import Plan
 from barb.script import ast
 from barb.script.ast import literal_value
+from barb.summary_text import listed_text
 from barb.time_zones import home_times, short_name
 
 # The functions whose first argument may be a window on another clock.
 _SESSION_FUNCTIONS = frozenset(
     f"session_{part}" for part in ("open", "high", "low", "close", "volume")
 )
+# The functions that read a bar's open on the clock their argument names.
+_CLOCK_FUNCTIONS = frozenset({"hour", "minute", "time"})
 
 
 def zone_window_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | None]) -> list[str]:
@@ -32,11 +38,12 @@ def zone_window_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | None
     session_open('08:00-09:00 London')), the dates of the period on which it lay wholly or
     partly outside the exchange's trading hours."""
     instrument = plan.dataset.instrument
-    # The zoned windows first, from the query alone: most queries name none, and the
-    # period's dates are not read for them.
+    # The zoned windows and GMT clocks first, from the query alone: most queries name
+    # none, and the period's dates are not read for them.
     zoned = [(text, instrument.session(text)) for text in _zoned_texts(plan)]
     zoned = [(text, spec) for text, spec in zoned if spec.zone is not None]
-    if not zoned:
+    gmt_calls = _gmt_clock_calls(plan)
+    if not zoned and not gmt_calls:
         return []
     dates = _period_dates(plan, covered)
     if not len(dates):
@@ -49,6 +56,8 @@ def zone_window_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | None
             warnings.append(said)
         # The session as written: its name resolved says UTC for GMT.
         warnings += _gmt_caveat((plan.query.session or text) if main else text, spec, dates)
+    if gmt_calls:
+        warnings += _gmt_clock_caveat(gmt_calls, dates)
     return warnings
 
 
@@ -56,21 +65,60 @@ def _gmt_caveat(text: str, spec: SessionSpec, dates: np.ndarray) -> list[str]:
     """'08:00-09:00 GMT' is UTC all year (the tz database's GMT), but traders say "the
     London open, 08:00 GMT" of the UK's clock, an hour ahead of UTC in British Summer
     Time: on those dates the window is the hour after the one they meant."""
-    if text.strip().rsplit(" ", 1)[-1].upper() != "GMT" or not len(dates):
+    if text.strip().rsplit(" ", 1)[-1].upper() != "GMT":
         return []
-    noon = pd.DatetimeIndex(dates.astype("datetime64[ns]")) + pd.Timedelta(hours=12)
-    summer = np.asarray(
-        noon.tz_localize("Europe/London").tz_convert("UTC").tz_localize(None) != noon
-    )
-    if not summer.any():
+    summer = _british_summer(dates)
+    if not summer:
         return []
     start = spec.start_minute + 60
     later = f"{format_clock(start)}-{format_clock(start + spec.length_minutes)}"
     return [
         f"'{text.strip()}' reads GMT as UTC all year; the UK's clock (BST) is an hour ahead of "
-        f"it on {int(summer.sum()):,} of the {len(dates):,} dates, so there the window is "
+        f"it on {summer:,} of the {len(dates):,} dates, so there the window is "
         f"{later} London time. For the UK's clock: '{spec.hours} London'."
     ]
+
+
+def _gmt_clock_caveat(calls: list[str], dates: np.ndarray) -> list[str]:
+    """hour('GMT') reads UTC's clock all year, as a GMT window does: on the dates of
+    British Summer Time the UK's 08:00 is 07:00 there, so "volume by London hour" puts
+    the London open's bars in two hours."""
+    summer = _british_summer(dates)
+    if not summer:
+        return []
+    written = listed_text([f"{name}('{zone}')" for name, zone in calls])
+    london = listed_text([f"{name}('London')" for name in dict.fromkeys(n for n, _ in calls)])
+    return [
+        f"{written} reads GMT as UTC all year; the UK's clock (BST) is an hour ahead of it "
+        f"on {summer:,} of the {len(dates):,} dates, so there it reads an hour less than "
+        f"London's clock. For the UK's clock: {london}."
+    ]
+
+
+def _british_summer(dates: np.ndarray) -> int:
+    """How many of ``dates`` (datetime64[D]) are in British Summer Time at noon."""
+    if not len(dates):
+        return 0
+    noon = pd.DatetimeIndex(dates.astype("datetime64[ns]")) + pd.Timedelta(hours=12)
+    moved = noon.tz_localize("Europe/London").tz_convert("UTC").tz_localize(None) != noon
+    return int(np.count_nonzero(moved))
+
+
+def _gmt_clock_calls(plan: Plan) -> list[tuple[str, str]]:
+    """The clock functions the query calls with GMT as their zone, as (name, zone as
+    written), each once: [('hour', 'GMT')]."""
+    calls: list[tuple[str, str]] = []
+    for stage in (plan.first, plan.then):
+        if stage is None or not stage.calls & _CLOCK_FUNCTIONS:
+            continue
+        mapped = dict(stage.map_exprs)
+        for expr in stage.expressions:
+            for node in nodes(expr, mapped):
+                if isinstance(node, ast.Call) and node.name in _CLOCK_FUNCTIONS and node.args:
+                    value = literal_value(node.args[0])
+                    if isinstance(value, str) and value.strip().upper() == "GMT":
+                        calls.append((node.name, value))
+    return list(dict.fromkeys(calls))
 
 
 def _period_dates(plan: Plan, covered: tuple[dt.date | None, dt.date | None]) -> np.ndarray:

@@ -243,5 +243,47 @@ def test_gmt_is_utc_and_the_uk_summer_clock_is_named(settings, bars, period, sum
     ]
 
 
+@pytest.mark.parametrize(
+    ("period", "summer"), [("2024-03-04:2024-03-15", False), ("2024-03-04:2024-04-02", True)]
+)
+def test_gmt_clock_function_names_the_uk_summer_clock(settings, bars, period, summer) -> None:
+    """ "Volume by London hour" written hour('GMT') reads UTC's hour all year: on the BST
+    dates London's 08:00 bar is hour 7 there. The hours are checked against pandas' UTC
+    conversion, and the dates in BST are counted with zoneinfo."""
+    query = {
+        "session": "ETH",
+        "from": "1h",
+        "period": period,
+        "map": {"h": "hour('GMT')"},
+        "group_by": "h",
+        "select": "count()",
+    }
+    result = ask(query, settings)
+    days = [d for d in DAYS if period[:10] <= str(d.date()) <= period[11:]]
+    london = ZoneInfo("Europe/London")
+    bst = [
+        d
+        for d in days
+        if (d + pd.Timedelta(hours=12)).to_pydatetime().replace(tzinfo=london).utcoffset()
+        != pd.Timedelta(0)
+    ]
+    hourly = bars[_trading_date(bars).isin(days).to_numpy()]
+    hourly = hourly.set_index("timestamp").resample("1h").agg({"close": "last"}).dropna()
+    utc_hours = pd.DatetimeIndex(hourly.index).tz_localize("America/New_York").tz_convert("UTC")
+    assert result.table is not None
+    assert sorted(result.table["h"].astype(int)) == sorted(set(utc_hours.hour))
+    said = warnings_with(result, "hour('GMT') reads GMT as UTC all year")
+    if not summer:
+        assert said == []
+        return
+    assert said == [
+        f"hour('GMT') reads GMT as UTC all year; the UK's clock (BST) is an hour ahead of it "
+        f"on {len(bst)} of the {len(days)} dates, so there it reads an hour less than London's "
+        "clock. For the UK's clock: hour('London')."
+    ]
+    london_hours = ask({**query, "map": {"h": "hour('London')"}}, settings)
+    assert warnings_with(london_hours, "reads GMT as UTC") == []
+
+
 def _summary(result: Result) -> str:
     return render_summary(result)
