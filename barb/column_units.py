@@ -220,7 +220,7 @@ class _Units:
             return _arithmetic(expr, left, right)
         if isinstance(expr, ast.Call):
             return self._call(expr, scope, depth)
-        if isinstance(expr, ast.OnDailyBars):  # daily()'s: the bars' columns, not the query's
+        if isinstance(expr, ast.OnDailyBars):  # daily()'s, weekly()'s: the bars' own columns
             return self.of(expr.expr, len(self.lineage.scopes), depth + 1)
         return None
 

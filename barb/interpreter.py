@@ -76,6 +76,7 @@ from barb.planning import Plan, plan_query, session_name
 from barb.result import WHOLE_MAX_ROWS, Metadata, Result, RowsBuilder, sort_order
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
+from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
@@ -149,8 +150,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         day_session=dataset.instrument.default_session,
         night=_night(plan),
         session=plan.session,
-        # Read by daily() alone (what it says on a part of the day).
-        part_of_day=part_of_day(plan) if "daily" in plan.first.calls else None,
+        # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
+        part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
     )
     keep = event_filtered(plan, frame, scope.in_period)
     rows_scanned = int(np.count_nonzero(keep))

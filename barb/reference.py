@@ -101,9 +101,18 @@ def _function_lines(times: SessionTimes) -> list[str]:
     lines = []
     for category, title in _CATEGORY_TITLES.items():
         lines.append(f"{title}:")
-        for spec in _specs(category):
-            lines.append(f"  {spec.signature()} — {times.fill(spec.summary)}")
+        specs = _specs(category)
+        for spec in specs:
+            if spec.listed_under is None:
+                lines.append(f"  {_listed_signature(spec, specs)} — {times.fill(spec.summary)}")
     return lines
+
+
+def _listed_signature(spec: FunctionSpec, specs: list[FunctionSpec]) -> str:
+    """The signature of ``spec`` with the functions listed under it named beside it:
+    "daily|weekly|monthly(expr, lag=1, [session])"."""
+    family = [spec.name, *(s.name for s in specs if s.listed_under == spec.name)]
+    return "|".join(family) + spec.signature().removeprefix(spec.name)
 
 
 def query_reference(

@@ -1435,18 +1435,28 @@ for _field in ("open", "high", "low", "close", "volume"):
     _session_part(_field)
 
 
-def _by_trading_date(ctx: EvalContext, by_date: pd.Series, lag: int, function: str) -> pd.Series:
+def _by_trading_date(
+    ctx: EvalContext, by_date: pd.Series, lag: int, function: str, unit: str = "daily"
+) -> pd.Series:
     """Each row's value of ``by_date`` (a session's values indexed by its trading dates),
-    ``lag`` trading dates before the row's, counted as ``_LAG`` says."""
+    ``lag`` trading dates before the row's, counted as ``_LAG`` says. For a weekly or monthly
+    ``unit``, ``by_date`` is indexed by the weeks' and months' starts (``period_start``), and
+    the lag counts the weeks (months) the session or the day session has bars in: a week with
+    no bars is stepped over, as a closed date is."""
     dates = _column(ctx, "trading_date", function)
     # Look each distinct date up once: intraday frames repeat a date hundreds of times.
     codes, unique = pd.factorize(dates)
+    if unit != "daily":
+        unique = pd.DatetimeIndex(period_start(unique.to_numpy(), unit))
     if lag == 0:
         per_date = by_date.reindex(unique).to_numpy(dtype=np.float64)
     else:
         counted = by_date.index
         if ctx.day_session is not None:
-            counted = counted.union(ctx.session_bars(ctx.day_session).index)
+            traded = ctx.session_bars(ctx.day_session).index
+            if unit != "daily":
+                traded = pd.DatetimeIndex(period_start(traded.to_numpy(), unit)).unique()
+            counted = counted.union(traded)
         # The dates counted before the row's (sorted), then lag back.
         before = counted.searchsorted(unique, side="left") - lag
         found = before >= 0
@@ -1457,27 +1467,58 @@ def _by_trading_date(ctx: EvalContext, by_date: pd.Series, lag: int, function: s
     return pd.Series(values, index=ctx.frame.index)
 
 
-@register(
-    "daily",
-    category="session",
-    params=(
-        Param("expr", "daily"),
-        Param("lag", "int", default=1, min=0, max=10_000),
-        # Another session's daily bars, as session_high()'s (the evaluator reads them).
-        Param("session", "string", default=None),
-    ),
+# daily(), weekly() and monthly(): expr over the session's bars of that timeframe, all history
+# (the evaluator reads them: ``_RowEvaluator.on_daily_bars``), each row given its own date's
+# day, week or month ``lag`` of them back. One family: the reference lists it on daily()'s
+# line, each keeps its own summary for get_concept.
+_BARS_OF: dict[str, tuple[str, str]] = {
     # atr(14) on intraday bars is the bar's own: the indicators reference says so.
-    summary="expr on the session's daily bars, or on session's ('RTH' on RTH_OPEN bars): on 1m "
-    "bars daily(atr(14)) is the daily ATR at the previous close; lag 0: the date's own, known "
-    "only at its close.",
-    example="daily(atr(14))",
-    unit="same",
-)
-def _daily(ctx: EvalContext, by_date: pd.Series, lag: int, session: str | None) -> pd.Series:
-    # A condition (daily(close > open)) stays one, unknown where the date has no value.
-    numbers = as_numbers(by_date).astype(np.float64)
-    values = _by_trading_date(ctx, numbers, lag, "daily")
-    if not is_condition(by_date):
-        return values
-    array = values.to_numpy()
-    return condition(array == 1, np.isnan(array), values.index)
+    "daily": (
+        "expr on the session's bars of that unit, lag back: daily(atr(14)) on 1m bars = daily "
+        "ATR; weekly(high) = last week's high; lag 0: own, known at its close.",
+        "daily(atr(14))",
+    ),
+    "weekly": (
+        'expr on the session\'s weekly bars (those of "from": "weekly"), lag weeks before '
+        "the row's: weekly(high) on daily or intraday bars is last week's high (a week with no "
+        "bars is stepped over); lag 0: the row's own week, known only at its close.",
+        "weekly(high)",
+    ),
+    "monthly": (
+        "expr on the session's monthly bars, lag months before the row's: monthly(close) on "
+        "daily or intraday bars is last month's close; lag 0: the row's own month, known only "
+        "at its close.",
+        "monthly(close)",
+    ),
+}
+
+
+def _bars_of(unit: str) -> None:
+    summary, example = _BARS_OF[unit]
+
+    @register(
+        unit,
+        category="session",
+        params=(
+            Param("expr", "daily"),
+            Param("lag", "int", default=1, min=0, max=10_000),
+            # Another session's bars, as session_high()'s (the evaluator reads them).
+            Param("session", "string", default=None),
+        ),
+        summary=summary,
+        example=example,
+        unit="same",
+        listed_under=None if unit == "daily" else "daily",
+    )
+    def impl(ctx: EvalContext, by_date: pd.Series, lag: int, session: str | None) -> pd.Series:
+        # A condition (daily(close > open)) stays one, unknown where the date has no value.
+        numbers = as_numbers(by_date).astype(np.float64)
+        values = _by_trading_date(ctx, numbers, lag, unit, unit)
+        if not is_condition(by_date):
+            return values
+        array = values.to_numpy()
+        return condition(array == 1, np.isnan(array), values.index)
+
+
+for _unit in _BARS_OF:
+    _bars_of(_unit)
