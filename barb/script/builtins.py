@@ -55,10 +55,12 @@ from barb.script.functions import (
     value_kind,
 )
 from barb.script.warmup import (
+    RESTART_UNITS,
     Reach,
     ema_bars,
     everything,
     period_rows,
+    period_rows_or_unit,
     period_rows_seen_from_history,
     window,
 )
@@ -407,17 +409,6 @@ def _ema(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 
 # --- cumulative ---------------------------------------------------------------------------
 
-# The calendar units a running function can restart at, and the calendar periods they are:
-# cummax(close, 'year') is the highest close so far in each year. group_by does not restart
-# a running function (it only aggregates what ran over the whole period), so a per-year
-# drawdown needs the unit.
-RESTART_UNITS: dict[str, str] = {
-    "day": "daily",
-    "week": "weekly",
-    "month": "monthly",
-    "quarter": "quarterly",
-    "year": "yearly",
-}
 RESTART = Param("per", "string", default=None, choices=tuple(RESTART_UNITS))
 
 
@@ -428,11 +419,13 @@ def _in_period(ctx: EvalContext, col: pd.Series) -> pd.Series:
 
 def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -> Any:
     """``col`` in the period, as one run (``per`` None) or grouped by the trading date's
-    calendar ``per`` (a run per day, week…), ready for cummax(), rank()…"""
-    values = _in_period(ctx, col)
+    calendar ``per`` (a run per day, week…), ready for cummax(), cumsum()…. A run per unit
+    reads the whole unit, its bars before the period too (``period_rows_or_unit``): the
+    period 2024-03 starts on Friday 03-01, and cummax(high, 'week') there is the week of
+    02-26's high so far, not Friday's alone."""
     if per is None:
-        return values
-    return values.groupby(restart_keys(ctx, per, function), sort=False)
+        return _in_period(ctx, col)
+    return col.groupby(restart_keys(ctx, per, function), sort=False)
 
 
 def restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
@@ -560,7 +553,7 @@ def _warn_history_beyond(
     params=(_COL, RESTART),
     summary="Running product from the period's first bar (or each per's): cumprod(1 + r).",
     example="cumprod(close / prev(close), 'year')",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_or_unit,
 )
 def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cumprod").cumprod()
@@ -574,7 +567,7 @@ def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     params=(_COL, RESTART),
     summary="Running total from the period's first bar (or each per's); missing skipped.",
     example="cumsum(close - prev(close), 'month')",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_or_unit,
 )
 def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cumsum").cumsum()
@@ -698,7 +691,10 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     reach=period_rows,  # the period's rows only
 )
 def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _running(ctx, col, per, "rank").rank(method="max", pct=True) * 100
+    # The period's rows only, per unit too: a rank reads the unit's rows after it as well.
+    values = _in_period(ctx, col)
+    ranked = values if per is None else values.groupby(restart_keys(ctx, per, "rank"), sort=False)
+    return ranked.rank(method="max", pct=True) * 100
 
 
 # --- aggregate ----------------------------------------------------------------------------
