@@ -53,6 +53,7 @@ from barb.caveats.sessions import (
     window_vwap_caveat,
 )
 from barb.caveats.short_bar_picks import short_pick_caveat
+from barb.caveats.short_day_groups import short_day_group_caveat
 from barb.caveats.short_sessions import (
     after_window_close_caveat,
     low_tail_caveat,
@@ -261,6 +262,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         parts.rank(plan.then.sort, keys, output.groups)
         if output.kept is not None:  # a statistic over the groups, a part one among them
             say_fed(parts, plan.then, ctx, output.kept)
+    # Day groups of intraday bars holding a holiday's or an early close's part day.
+    warnings += short_day_group_caveat(plan, first, output if plan.then else None, warnings)
     few = output.few_groups if output is first else None
     if few is not None and few.text in warnings:  # an unfinished year's 4 days are said
         opened = [g.keys for g in parts.groups if g is not None]
