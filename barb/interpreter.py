@@ -66,6 +66,7 @@ from barb.caveats.then_history import then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
+from barb.caveats.zone_midnight import zone_midnight_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
@@ -214,6 +215,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += session_gap_caveat(plan)
     warnings += window_vwap_caveat(plan)
     warnings += zone_window_caveat(plan, covered)
+    warnings += zone_midnight_caveat(plan, covered)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
         warnings += weekday_neighbour_caveat(plan, frame, output.passed)
