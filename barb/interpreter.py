@@ -62,7 +62,7 @@ from barb.caveats.short_sessions import (
     short_sessions_caveat,
 )
 from barb.caveats.short_weeks import short_weeks_caveat
-from barb.caveats.then_history import then_history_caveat
+from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
@@ -176,6 +176,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             period=scope.in_period,
             picked=picked,
             day_open=day_open,
+            query=plan.query,
         )
 
     output = first_stage(ctx, frame)
@@ -339,6 +340,7 @@ def _second_stage(
     rows = first.table.copy(deep=False)
     keys = tuple(name for name, _ in plan.first.group_keys)
     ctx.rows_are_weeks = groups_weeks(plan.first)
+    ctx.row_dates = day_key(plan.first)
     output = run_stage(
         plan.then,
         rows,
@@ -350,6 +352,7 @@ def _second_stage(
         day_open=day_open,
         carried=query_columns(plan.first) if plan.first.shape == "table" else (),
         counts=counted_columns(plan.first),
+        query=plan.query,
     )
     output.warnings += then_history_caveat(
         plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed

@@ -16,8 +16,8 @@ Called by the interpreter (``barb.interpreter``), once a query has run:
     sessions, short_bar_picks, short_sessions, short_weeks, then_history, then_row_order,
     weekday_neighbours, yardsticks, zone_midnight, zones.
 Called by a stage (``barb.stages``), as it keeps, groups and cuts its rows:
-    data_start, group_noise, groups, limits, lookahead, same_run_rows, sample_sizes,
-    setup_noise.
+    data_start, group_noise, groups, limits, lookahead, no_edge, same_run_rows,
+    sample_sizes, setup_noise.
 Called by the planner (``barb.planning``), before any data is read:
     groups (running functions across groups), point_values.
 Called only by other checks here:

@@ -28,7 +28,7 @@ from barb.script.warmup import ReachRule, row
 ParamKind = Literal["series", "daily", "number", "int", "string", "bool"]
 # What a ``series`` parameter takes: numbers (true/false count as 1/0), conditions only,
 # numbers or dates (what can be ordered: max, min), or any value (text too).
-Accepts = Literal["number", "condition", "number_or_date", "any"]
+Accepts = Literal["number", "condition", "number_or_date", "number_or_clock", "any"]
 # The kinds of value an expression can produce.
 ValueKind = Literal["number", "bool", "string", "datetime"]
 T = TypeVar("T")
