@@ -395,3 +395,30 @@ def test_a_clock_on_which_rth_lies_within_one_day_says_nothing(settings, bars) -
     result = ask(query, settings)
     assert sorted(result.table["first_tm"]) == sorted(rth.groupby("date")["at"].min())
     assert warnings_with(result, "falls back to 0 at midnight") == []
+
+
+def test_times_on_another_clock_are_not_judged_by_the_exchange_s_evening(settings, bars) -> None:
+    """ETH opens at 18:00 ET, 01:00 in a Moscow summer: its trading day runs 01:00-00:00
+    MSK, in text order, so "high before low" written with time('MSK') is read as written
+    and the text-order warning, which judges by the exchange's 18:00 open, says nothing
+    (it had said 'reads N rows against the session's order'). The share is checked against
+    the same comparison of pandas' Moscow times of each day's high and low."""
+    days = pd.bdate_range("2020-06-01", "2020-06-03")
+    result = ask(
+        {
+            "session": "ETH",
+            "from": "1m",
+            "period": "2020-06-01:2020-06-03",
+            "group_by": "date()",
+            "select": ["arg_max(time('MSK'), high) as t_hi", "arg_min(time('MSK'), low) as t_lo"],
+            "then": {"map": {"hf": "t_hi < t_lo"}, "select": "mean(hf)"},
+        },
+        settings,
+    )
+    moscow = _on_clock(bars, "Europe/Moscow").strftime("%H:%M")
+    frame = bars.assign(msk=moscow, date=_trading_date(bars).to_numpy())
+    frame = frame[frame["date"].isin(days)]
+    highs = frame.loc[frame.groupby("date")["high"].idxmax(), "msk"].to_numpy()
+    lows = frame.loc[frame.groupby("date")["low"].idxmin(), "msk"].to_numpy()
+    assert result.summary.value == pytest.approx(np.mean(highs < lows))
+    assert warnings_with(result, "compares times of day as text") == []
