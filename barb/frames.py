@@ -434,6 +434,32 @@ def with_range(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def take_rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
+    """The rows where mask is true, with a fresh RangeIndex.
+
+    Column by column into separate blocks: a boolean index on the whole frame would first
+    consolidate its blocks, copying every column of millions of minute bars.
+    """
+    if mask.all():
+        out = frame.copy(deep=False)
+        out.index = pd.RangeIndex(len(out))
+        return out
+    positions = np.flatnonzero(mask)
+    if len(positions) and positions[-1] - positions[0] + 1 == len(positions):
+        # One run of rows (a period, no where): a slice of every block, no gather.
+        out = frame.iloc[positions[0] : positions[-1] + 1].copy(deep=False)
+        out.index = pd.RangeIndex(len(out))
+        return out
+    columns: dict[str, Any] = {}
+    for name in frame.columns:
+        series = frame[name]
+        if isinstance(series.dtype, np.dtype):
+            columns[name] = series.to_numpy()[positions]
+        else:  # categories, nullable booleans: keep the dtype
+            columns[name] = series.array.take(positions)
+    return pd.DataFrame(columns, copy=False)
+
+
 def _private_bytes(frame: pd.DataFrame) -> int:
     """Memory a frame holds of its own: its columns that are not views of other arrays."""
     total = 0

@@ -63,31 +63,28 @@ from barb.caveats.short_sessions import (
     short_sessions_caveat,
 )
 from barb.caveats.short_weeks import short_weeks_caveat
-from barb.caveats.then_history import then_history_caveat
+from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
+from barb.caveats.zone_midnight import zone_midnight_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
+from barb.frames import take_rows
+from barb.lineage import nodes
 from barb.long_results import BuiltOnce, spread_rows
 from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
 from barb.result import WHOLE_MAX_ROWS, Metadata, Result, RowsBuilder, sort_order
+from barb.script import ast
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
-from barb.stages import (
-    DayOpen,
-    StageOutput,
-    counted_columns,
-    query_columns,
-    run_stage,
-    sort_keys,
-    take_rows,
-)
+from barb.stage_output import StageOutput, counted_columns, query_columns, sort_keys
+from barb.stages import DayOpen, run_stage
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +142,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         if closed is not None:
             raise closed
     frame = scope.frame
+    night = _night(plan)
     ctx = EvalContext(
         frame=frame,
         timeframe=plan.timeframe.name,
@@ -154,7 +152,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         timezone=dataset.instrument.timezone,
         trading_dates=dataset.trading_dates,
         day_session=dataset.instrument.default_session,
-        night=_night(plan),
+        night=None if _zoned_clocks_only(plan) else night,
         session=plan.session,
         # Read by daily() alone (what it says on a part of the day).
         part_of_day=part_of_day(plan) if "daily" in plan.first.calls else None,
@@ -169,7 +167,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
     focus = [j.source for j in plan.events if j.source is not None]
     picked = any(j.filter is not None for j in plan.events)
-    day_open = _day_open(ctx.night, plan)
+    day_open = _day_open(night, plan)
 
     def first_stage(ctx: EvalContext, frame: pd.DataFrame) -> StageOutput:
         return run_stage(
@@ -182,6 +180,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             period=scope.in_period,
             picked=picked,
             day_open=day_open,
+            query=plan.query,
         )
 
     output = first_stage(ctx, frame)
@@ -191,7 +190,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         ctx, output, lambda again: first_stage(again, frame.copy(deep=False))
     )
     rows_matched = output.rows_kept
-    cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary)
+    cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary, run_stage)
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
@@ -221,6 +220,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += session_gap_caveat(plan)
     warnings += window_vwap_caveat(plan)
     warnings += zone_window_caveat(plan, covered)
+    warnings += zone_midnight_caveat(plan, covered)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
         warnings += lookback_caveat(plan, frame, output.passed)
         warnings += weekday_neighbour_caveat(plan, frame, output.passed)
@@ -346,6 +346,7 @@ def _second_stage(
     rows = first.table.copy(deep=False)
     keys = tuple(name for name, _ in plan.first.group_keys)
     ctx.rows_are_weeks = groups_weeks(plan.first)
+    ctx.row_dates = day_key(plan.first)
     output = run_stage(
         plan.then,
         rows,
@@ -357,6 +358,7 @@ def _second_stage(
         day_open=day_open,
         carried=query_columns(plan.first) if plan.first.shape == "table" else (),
         counts=counted_columns(plan.first),
+        query=plan.query,
     )
     output.warnings += then_history_caveat(
         plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed
@@ -393,6 +395,23 @@ def _night(plan: Plan) -> NightSession | None:
     ):  # a window on another clock is other exchange hours on other dates
         return None
     return NightSession(plan.session, spec.hours, spec.start_minute)
+
+
+def _zoned_clocks_only(plan: Plan) -> bool:
+    """Whether every time() the query calls reads another zone's clock (time('MSK')): its
+    times are not the session's, whose order from the exchange's open the text-order
+    warnings judge by (ETH from 18:00 ET is 01:00-00:00 in a Moscow summer, nearly the
+    text order), so those warnings do not apply; the zone's midnight inside the session is
+    ``barb.caveats.zone_midnight``'s to say."""
+    calls = [
+        node
+        for stage in (plan.first, plan.then)
+        if stage is not None and "time" in stage.calls
+        for expr in stage.expressions
+        for node in nodes(expr, dict(stage.map_exprs))
+        if isinstance(node, ast.Call) and node.name == "time"
+    ]
+    return bool(calls) and all(call.args for call in calls)
 
 
 def _day_open(night: NightSession | None, plan: Plan) -> DayOpen | None:

@@ -10,8 +10,8 @@ second stage (``then``) they are the first stage's result table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -20,10 +20,11 @@ import pandas as pd
 
 from barb.bar_labels import label_column, row_label, with_bar_label
 from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
-from barb.caveats.group_noise import FewGroups, counted_noise, even_groups
+from barb.caveats.group_noise import counted_noise, even_groups
 from barb.caveats.groups import empty_groups, keyless_rows
 from barb.caveats.limits import tie_at_limit
 from barb.caveats.lookahead import lookahead_caveats
+from barb.caveats.no_edge import no_edge_caveat
 from barb.caveats.same_run_rows import same_run_caveat
 from barb.caveats.sample_sizes import (
     BegunGroup,
@@ -36,22 +37,22 @@ from barb.caveats.setup_noise import setup_noise
 from barb.column_units import COUNTED_ROWS
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
-from barb.frames import MINUTE_OF_DAY
+from barb.frames import MINUTE_OF_DAY, take_rows
 from barb.lineage import nodes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
-from barb.result import RowsBuilder, Summary, summarize_grouped, summarize_table
-from barb.script.ast import Call, Column, Expr
+from barb.result import Summary, summarize_grouped, summarize_table
+from barb.script.ast import Column, Expr
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_select
 from barb.script.functions import KIND_NAMES, value_kind
+from barb.script.query import Query
+from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
 from barb.summary_text import value_text
 from barb.time_keys import from_the_open
 from barb.timeframes import timeframe as timeframe_spec
 
-# The shapes of a single-row answer.
-SINGLE_ROW = ("scalar", "dict")
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
 LATEST_HISTORY_ROWS = 1_000
 # A where's table of at most this many days keeps the period's closes, to draw them on.
@@ -59,48 +60,6 @@ MAX_EVENT_ROWS = 60
 # The top bar of at most this many (limit 1) keeps them all, for the chart to draw it among
 # them ("which day made last week's high": the week's bars, Friday's marked).
 MAX_RANKED_FROM = 31
-
-
-@dataclass
-class StageOutput:
-    summary: Summary
-    table: pd.DataFrame | None = None
-    # The rows behind a single-row answer (built when read), or the bars the latest rows
-    # were taken from.
-    source_rows: pd.DataFrame | RowsBuilder | None = None
-    rows_kept: int = 0
-    # The rows kept (first stage): their trading dates are read only when a caveat needs them.
-    kept: pd.DataFrame | None = None
-    # A table cut by a limit: the rows kept it listed from (``kept`` holds those listed).
-    listed_from: pd.DataFrame | None = None
-    # Which of the rows given passed the stage's where (all of them without one).
-    passed: np.ndarray | None = None
-    focus: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    # Each table row's place before the stage's sort and limit: time order for bars, key
-    # order for groups. A second stage's first()/last() and arg_max ties read the rows so.
-    order: np.ndarray | None = None
-    # A grouped stage's every group, before its sort and limit (a second stage's rows, when
-    # they are the first's groups): what a caveat ranks the whole groups by when the limit
-    # kept an unfinished year's ("2026 over 4 days").
-    groups: pd.DataFrame | None = None
-    # Grouped means whose highest and lowest groups differ by less than their noise
-    # (``barb.caveats.group_noise``): a chart says the differences are small, naming no winner.
-    even_columns: list[str] = field(default_factory=list)
-    # The grouped means whose ends differ by more than their noise, with the ends' text.
-    apart_columns: dict[str, str] = field(default_factory=dict)
-    # The groups of too few rows to compare, and the warning naming them.
-    few_groups: FewGroups | None = None
-    # Groups whose statistic the data's start leaves over at most half their rows, by their
-    # keys as text, with that size and their rows: a chart draws them hollow, unranked.
-    begun_groups: list[tuple[dict[str, str], int, int]] = field(default_factory=list)
-
-    def kept_dates(self) -> np.ndarray | None:
-        """The trading dates of the rows kept (bars with a trading_date column), else None;
-        of a table cut by a limit, the rows it lists."""
-        if self.kept is None or "trading_date" not in self.kept.columns:
-            return None
-        return self.kept["trading_date"].to_numpy()
 
 
 @dataclass(frozen=True)
@@ -139,6 +98,7 @@ def run_stage(
     day_open: DayOpen | None = None,
     carried: Sequence[str] = (),
     counts: Sequence[str] = (),
+    query: Query | None = None,
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
@@ -152,6 +112,8 @@ def run_stage(
     open unless the stage sorts them. ``carried``: a second stage's rows are the first
     stage's table, whose own columns (its select) it lists before the ones it makes.
     ``counts``: the rows' columns that count rows (a first stage's ``count() as days``).
+    ``query``: the whole query, whose names say what a single row's means are of (a
+    result's, tested against no edge); None: not tested.
     """
     ctx.frame, ctx.period = frame, period
     # A second stage's map (see barb.planning): its aggregates are over all its rows.
@@ -185,6 +147,15 @@ def run_stage(
         if condition is not None:
             said = where_caveat(start, given, condition)
         said += running_caveat(start, period)
+    setup: dict[str, str] = {}
+    if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
+        # Rows a where or an event filter picked, read as a setup: its means' noise beside
+        # the period's own value (``period``: its rows before either).
+        setup = setup_noise(stage.select, again, period, keep)
+    no_edge = None
+    if query is not None and stage.shape in SINGLE_ROW:
+        kept = partial(_kept_values, ctx, every_row, period, keep)
+        no_edge = partial(no_edge_caveat, stage, query, kept, then=bool(prefix), said=setup)
     output = _answer(
         stage,
         frame,
@@ -198,12 +169,10 @@ def run_stage(
         carried,
         counts,
         start,
+        no_edge=no_edge,
     )
     output.warnings[:0] = said
-    if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
-        # Rows a where or an event filter picked, read as a setup: its means' noise beside
-        # the period's own value (``period``: its rows before either).
-        output.warnings += setup_noise(stage.select, again, period, keep)
+    output.warnings += setup.values()
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -277,7 +246,24 @@ def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
     return True
 
 
-def _aside(ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray) -> EvalContext:
+def _kept_values(
+    ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray | None, keep: np.ndarray, expr: Expr
+) -> np.ndarray | None:
+    """``expr``'s numbers at the rows kept, evaluated again (a caveat's) over every row the
+    stage was given, as its map was: ``next(close)`` reads the day after, kept or not. A
+    column is read, not copied, when every row was kept. None when it is no number per
+    row."""
+    values = evaluate(expr, _aside(ctx, frame, period))
+    if not isinstance(values, pd.Series) or not pd.api.types.is_numeric_dtype(values.dtype):
+        return None
+    if values.dtype == np.float64:  # a price column as it is, no pass for empty values
+        numbers = values.to_numpy()
+    else:
+        numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    return numbers if keep.all() else numbers[keep]
+
+
+def _aside(ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray | None) -> EvalContext:
     """``ctx`` over ``frame`` for evaluating a part again (a caveat's), its warnings kept
     apart from the answer's."""
     return replace(ctx, frame=frame, period=period, warnings=[], row_warnings=[], history_beyond=[])
@@ -296,6 +282,8 @@ def _answer(
     carried: Sequence[str] = (),
     counts: Sequence[str] = (),
     start: DataStart | None = None,
+    *,
+    no_edge: Callable[[Mapping[str, SelectValue]], list[str]] | None = None,
 ) -> StageOutput:
     warnings: list[str] = []
     shape = stage.shape
@@ -349,6 +337,8 @@ def _answer(
         samples, said = sample_sizes(stage.select, ctx, answers, start)
         warnings += said + few_values_caveat(stage.select, ctx, answers)
         warnings += true_count_caveat(stage.select, answers)
+        if no_edge is not None:
+            warnings += no_edge(answers)
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)
@@ -436,21 +426,6 @@ def _answer(
     )
 
 
-def counted_columns(stage: StagePlan) -> list[str]:
-    """The names of the stage's selected counts of rows (``count() as days``,
-    ``count(big)``): how many rows a group holds, not the value the question compares."""
-    return [
-        s.name for s in stage.select if isinstance(s.expr, Call) and s.expr.name.lower() == "count"
-    ]
-
-
-def query_columns(stage: StagePlan) -> list[str]:
-    """The columns a table stage's rows are listed with: its select, else the columns its
-    map made; then its sort keys."""
-    made = [s.name for s in stage.select] or [n for n, _ in stage.map_exprs]
-    return list(dict.fromkeys([*made, *(k.column for k in stage.sort)]))
-
-
 def _events(stage: StagePlan, output: StageOutput, timeframe: str, picked: bool) -> bool:
     """A few days a where (or an event join's filter) picked (crosses, signals, NFP days):
     the chart draws them on the period's closes, so they are not read as a price history of
@@ -513,32 +488,6 @@ def shown_rows(frame: pd.DataFrame, timeframe: str, hide: tuple[str, ...] = ()) 
     return pd.DataFrame(columns, copy=False)
 
 
-def take_rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
-    """The rows where mask is true, with a fresh RangeIndex.
-
-    Column by column into separate blocks: a boolean index on the whole frame would first
-    consolidate its blocks, copying every column of millions of minute bars.
-    """
-    if mask.all():
-        out = frame.copy(deep=False)
-        out.index = pd.RangeIndex(len(out))
-        return out
-    positions = np.flatnonzero(mask)
-    if len(positions) and positions[-1] - positions[0] + 1 == len(positions):
-        # One run of rows (a period, no where): a slice of every block, no gather.
-        out = frame.iloc[positions[0] : positions[-1] + 1].copy(deep=False)
-        out.index = pd.RangeIndex(len(out))
-        return out
-    columns: dict[str, Any] = {}
-    for name in frame.columns:
-        series = frame[name]
-        if isinstance(series.dtype, np.dtype):
-            columns[name] = series.to_numpy()[positions]
-        else:  # categories, nullable booleans: keep the dtype
-            columns[name] = series.array.take(positions)
-    return pd.DataFrame(columns, copy=False)
-
-
 def _ordered_positions(
     frame: pd.DataFrame, stage: StagePlan, label: str | None, timeframe: str
 ) -> tuple[np.ndarray, list[str]]:
@@ -586,10 +535,6 @@ def _row_name(frame: pd.DataFrame, timeframe: str, positions: np.ndarray, at: in
     """The row at sorted position ``at`` by its label (date, week…; its time intraday; a then
     stage's row by its first column)."""
     return row_label(frame, int(positions[at]), timeframe)
-
-
-def sort_keys(stage: StagePlan) -> list[tuple[str, bool]]:
-    return [(k.column, k.descending) for k in stage.sort]
 
 
 def sort_limit(

@@ -1,4 +1,5 @@
-"""No two modules of barb import each other, directly or around a circle, even lazily.
+"""No two modules of barb import each other, directly or around a circle, even lazily; and
+the warning checks never import the engine that calls them.
 
 Issue 11 took the script package out of a circle (patterns, evaluator, library, validator)
 in which the function table's size depended on which module was imported first; a lazy
@@ -58,7 +59,8 @@ def _circle_through(graph: dict[str, set[str]], start: str) -> list[str] | None:
     return None
 
 
-def test_barb_has_no_import_circle() -> None:
+def _graph() -> dict[str, set[str]]:
+    """Each barb module's imports of other barb modules, its own packages aside."""
     files = {_module(path): path for path in BARB.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for module, path in files.items():
@@ -67,6 +69,22 @@ def test_barb_has_no_import_circle() -> None:
         # A module's own packages are imported before it whatever it names: no arrow back.
         own = {module.rsplit(".", n)[0] for n in range(1, module.count(".") + 1)}
         graph[module] = {n for n in imported if n in files and n != module and n not in own}
+    return graph
+
+
+def test_barb_has_no_import_circle() -> None:
+    graph = _graph()
     assert sum(len(edges) for edges in graph.values()) > 300  # the walk reads the imports
     circles = [c for c in (_circle_through(graph, m) for m in sorted(graph)) if c is not None]
     assert circles == []
+
+
+def test_the_warning_checks_never_import_the_engine() -> None:
+    """barb.caveats' checks read a stage's answer from barb.stage_output and are handed
+    run_stage when they run a stage again: an import of barb.stages or barb.interpreter
+    would have them call back the engine that calls them."""
+    graph = _graph()
+    checks = [m for m in graph if m.startswith("barb.caveats.")]
+    assert len(checks) > 30  # the walk finds the checks
+    engine = {"barb.stages", "barb.interpreter"}
+    assert {m: sorted(graph[m] & engine) for m in checks if graph[m] & engine} == {}

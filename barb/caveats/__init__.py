@@ -3,7 +3,10 @@ warning sentences beside its numbers (a holiday's short session among the days r
 yardstick that holds the bar it measures, groups that differ by no more than noise).
 
 Each module is one kind of warning; the engine calls them, and none of them calls the
-engine back. This file imports nothing, so importing a check never pulls in the others.
+engine back (``tests/test_import_graph.py`` checks it): a check reads a stage's answer as
+``barb.stage_output`` holds it, and one that runs a stage again (cut_bar_rows,
+running_history) is handed the engine's run by the interpreter. This file imports nothing,
+so importing a check never pulls in the others.
 
 Called by the interpreter (``barb.interpreter``), once a query has run:
     bounded_conditions, calendar, channels, cut_bar_rows, early_close_bars, full_days,
@@ -11,10 +14,10 @@ Called by the interpreter (``barb.interpreter``), once a query has run:
     price_level_comparisons, price_levels, ranked_groups, running_history, scope (the
     period's edges, a join, an unfinished week or year, a named session's hours),
     sessions, short_bar_picks, short_day_groups, short_sessions, short_weeks, then_history,
-    then_row_order, weekday_neighbours, yardsticks, zones.
+    then_row_order, weekday_neighbours, yardsticks, zone_midnight, zones.
 Called by a stage (``barb.stages``), as it keeps, groups and cuts its rows:
-    data_start, group_noise, groups, limits, lookahead, same_run_rows, sample_sizes,
-    setup_noise.
+    data_start, group_noise, groups, limits, lookahead, no_edge, same_run_rows,
+    sample_sizes, setup_noise.
 Called by the planner (``barb.planning``), before any data is read:
     groups (running functions across groups), point_values.
 Called only by other checks here:

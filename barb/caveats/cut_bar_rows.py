@@ -7,13 +7,14 @@ neither year's count (1 and 2), and the warning naming the cut week did not say 
 Said here: the cut bars the where keeps (without a where, those a count(cond) counts), with
 the answer they would make. The stage is run again over the period widened to those whole
 bars, so what the bars read before them (prev(), the indicator's history) is as in any
-other query: a few hundred weekly bars, only when a period cuts one.
+other query: a few hundred weekly bars, only when a period cuts one. The interpreter hands
+this check the engine's ``run_stage`` to do so (``RunStage``): a check never imports it.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -25,14 +26,31 @@ from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate
 from barb.script.periods import Period
-from barb.stages import SINGLE_ROW, run_stage
+from barb.stage_output import SINGLE_ROW, StageOutput
 from barb.summary_text import listed_text, value_text
 
 
-def cut_rows_text(plan: Plan, ctx: EvalContext, scope: Scope, answer: Summary) -> str:
+class RunStage(Protocol):
+    """``barb.stages.run_stage``: a stage run over ``frame``'s rows that ``keep`` marks."""
+
+    def __call__(
+        self,
+        stage: StagePlan,
+        frame: pd.DataFrame,
+        ctx: EvalContext,
+        keep: np.ndarray,
+        *,
+        period: np.ndarray | None = None,
+    ) -> StageOutput: ...
+
+
+def cut_rows_text(
+    plan: Plan, ctx: EvalContext, scope: Scope, answer: Summary, run_stage: RunStage
+) -> str:
     """The sentence that names the cut bars holding a row the query counts, with the
-    first stage's single-row ``answer`` as it would be with them: "count_xdn counts the week
-    2024-12-30: with it count_xdn is 2, not 1."; "" when none does."""
+    first stage's single-row ``answer`` as it would be with them, which ``run_stage`` works
+    out over the widened period: "count_xdn counts the week 2024-12-30: with it count_xdn is
+    2, not 1."; "" when none does."""
     stage = plan.first
     counted = _counted(stage)
     if not scope.cut or (stage.where is None and not counted):

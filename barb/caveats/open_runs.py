@@ -23,7 +23,7 @@ from barb.lineage import through_map
 from barb.planning import Plan
 from barb.script import ast
 from barb.script.library import lookup
-from barb.stages import StageOutput, counted_columns
+from barb.stage_output import StageOutput, counted_columns
 from barb.summary_text import listed_text, value_text
 
 

@@ -38,7 +38,7 @@ from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.library import lookup
 from barb.short_days import short_days
-from barb.stages import StageOutput
+from barb.stage_output import StageOutput
 
 # At least this many short sessions among the rows picked, this share of them and this many
 # times their share of the period's rows: one half day among 9 signals is no pattern, and

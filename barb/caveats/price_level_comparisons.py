@@ -38,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,9 +63,7 @@ from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate, evaluate_select
 from barb.script.library import is_aggregate_call
 from barb.script.parser import parse_expression
-
-if TYPE_CHECKING:
-    from barb.stages import StageOutput
+from barb.stage_output import StageOutput
 
 # Rows listed whose ranks in percent are given one by one; beyond them, the form to use.
 MAX_LISTED = 5

@@ -36,7 +36,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -58,10 +57,8 @@ from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_select
 from barb.script.library import lookup
 from barb.script.parser import parse_expression
+from barb.stage_output import StageOutput
 from barb.summary_text import group_name, listed_text
-
-if TYPE_CHECKING:
-    from barb.stages import StageOutput
 
 # The yearly mean closes' highest over their lowest from which a statistic in points is said
 # to blend price levels: at 2x a 100-point range is 2% of the price in one year and 1% in

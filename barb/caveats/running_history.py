@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Callable
 
 from barb.script.context import EvalContext
-from barb.stages import StageOutput
+from barb.stage_output import StageOutput
 
 
 def history_beyond_caveat(

@@ -37,7 +37,7 @@ from barb.planning import Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.library import is_aggregate_call
 from barb.short_days import close_clock, day_edges, short_days, window_edges
-from barb.stages import StageOutput
+from barb.stage_output import StageOutput
 from barb.summary_text import listed_text
 
 # The form that leaves them out of the first stage.

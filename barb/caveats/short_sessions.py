@@ -18,7 +18,7 @@ import pandas as pd
 from barb.caveats.lookahead import next_calls
 from barb.caveats.sessions import part_of_the_day
 from barb.events.rules import us_market_closed
-from barb.frames import Dataset
+from barb.frames import Dataset, take_rows
 from barb.lineage import conjuncts, nodes
 from barb.planning import Plan, SelectItem, StagePlan
 from barb.script import ast
@@ -26,7 +26,7 @@ from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate
 from barb.script.library import lookup
 from barb.short_days import close_clock, date_positions, day_edges, short_days, window_edges
-from barb.stages import query_columns, take_rows
+from barb.stage_output import query_columns
 from barb.summary_text import listed_text, value_text
 
 # Rows named in the short-session warning; more are counted.

@@ -28,7 +28,7 @@ from barb.planning import Plan, SelectItem, StagePlan
 from barb.result import ShortWeek
 from barb.script import ast
 from barb.short_days import close_clock, day_edges, short_days
-from barb.stages import StageOutput
+from barb.stage_output import StageOutput
 from barb.summary_text import listed_text
 
 FULL_WEEK = 5  # Monday to Friday

@@ -18,7 +18,7 @@ from barb.result import sort_order
 from barb.script import ast
 from barb.script.query import SortKey
 from barb.script.reach import own_reach
-from barb.stages import sort_keys
+from barb.stage_output import sort_keys
 
 # Functions that read every row of the period but not in an order: a rank by value.
 ORDER_FREE = frozenset({"rank"})
