@@ -73,6 +73,9 @@ class EvalContext:
     # A second stage whose rows are the first stage's weeks (group_by week()): a year() there
     # is pointed to weekly bars, which keep each week whole.
     rows_are_weeks: bool = False
+    # A second stage whose rows are the first stage's groups by date(): that key's column,
+    # each row's trading date, which cumsum(x, 'month') and streak(cond, 'year') restart by.
+    row_dates: str | None = None
     # Intraday bars of a session that crosses midnight (OVERNIGHT): a comparison of times of
     # day as text there is said where it reads against the session's order.
     night: NightSession | None = None

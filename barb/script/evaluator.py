@@ -28,7 +28,7 @@ import pandas as pd
 
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
 from barb.script import ast
-from barb.script.clock_order import TextComparison
+from barb.script.clock_order import TextComparison, clocks
 from barb.script.conditions import (
     as_known,
     as_numbers,
@@ -54,12 +54,14 @@ _ACCEPTED_KINDS: dict[str, frozenset[str]] = {
     "number": _NUMERIC,
     "condition": frozenset({"bool"}),
     "number_or_date": _NUMERIC | {"datetime"},
+    "number_or_clock": _NUMERIC,  # and text of times of day: _clock_texts
     "any": frozenset({"number", "bool", "string", "datetime"}),
 }
 _ACCEPTED_NAMES = {
     "number": "a number",
     "condition": "a condition (true/false)",
     "number_or_date": "a number or a date",
+    "number_or_clock": "a number or a time of day ('09:30')",
     "any": "a value",
 }
 # A time of day as time() gives it: "09:30".
@@ -351,7 +353,11 @@ class _RowEvaluator:
     ) -> Any:
         """A series argument's ``value`` checked and converted for ``param``."""
         kind = value_kind(value)
-        if kind not in _ACCEPTED_KINDS[param.accepts] and not _labels_as_dates(param, value):
+        if (
+            kind not in _ACCEPTED_KINDS[param.accepts]
+            and not _labels_as_dates(param, value)
+            and not _clock_texts(param, value)
+        ):
             wanted = _ACCEPTED_NAMES[param.accepts]
             raise TypeMismatch(
                 f"{spec.name}() needs {wanted} for {param.name}, got {KIND_NAMES[kind]}: "
@@ -361,6 +367,8 @@ class _RowEvaluator:
             )
         if not isinstance(value, pd.Series):
             value = pd.Series(value, index=index)
+        if param.named:  # a builtin's own name ('minute_of_day' for hour()) is no query's
+            value = value.rename(expr.to_text(), copy=False)
         if param.accepts == "number" and kind == "bool":
             if isinstance(value.dtype, pd.BooleanDtype):
                 return as_numbers(value)
@@ -805,6 +813,14 @@ def _categorical_codes(left: pd.Series, right: Any, op: str) -> np.ndarray | Non
     if ordering and not left.dtype.ordered:
         return None
     return _COMPARISONS[op](codes, other) & present
+
+
+def _clock_texts(param: Param, value: Any) -> bool:
+    """Whether ``value`` is times of day as time() writes them ('09:30': its column, a first
+    stage's column of it, or such text) where ``param`` takes them: floor(time(), 30)."""
+    if param.accepts != "number_or_clock":
+        return False
+    return clocks(value if isinstance(value, pd.Series) else pd.Series([value])) is not None
 
 
 def _labels_as_dates(param: Param, value: Any) -> bool:

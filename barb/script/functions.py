@@ -28,7 +28,7 @@ from barb.script.warmup import ReachRule, row
 ParamKind = Literal["series", "daily", "number", "int", "string", "bool"]
 # What a ``series`` parameter takes: numbers (true/false count as 1/0), conditions only,
 # numbers or dates (what can be ordered: max, min), or any value (text too).
-Accepts = Literal["number", "condition", "number_or_date", "any"]
+Accepts = Literal["number", "condition", "number_or_date", "number_or_clock", "any"]
 # The kinds of value an expression can produce.
 ValueKind = Literal["number", "bool", "string", "datetime"]
 T = TypeVar("T")
@@ -95,6 +95,9 @@ class Param:
     # For a ``condition`` parameter: receive unknown rows as unknown (if() leaves them
     # empty) instead of as false (streak, rolling_count, which count only true rows).
     keeps_unknown: bool = False
+    # For a ``series`` parameter: received named after the expression written (arg_min's arg
+    # ``time()``), so a warning can write a query form with it ("select first(time())").
+    named: bool = False
 
     @property
     def required(self) -> bool:
