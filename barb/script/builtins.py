@@ -34,7 +34,6 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -57,10 +56,12 @@ from barb.script.functions import (
     value_kind,
 )
 from barb.script.warmup import (
+    RESTART_UNITS,
     Reach,
     ema_bars,
     everything,
     period_rows,
+    period_rows_or_unit,
     period_rows_seen_from_history,
     window,
 )
@@ -433,17 +434,6 @@ def _ema(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 
 # --- cumulative ---------------------------------------------------------------------------
 
-# The calendar units a running function can restart at, and the calendar periods they are:
-# cummax(close, 'year') is the highest close so far in each year. group_by does not restart
-# a running function (it only aggregates what ran over the whole period), so a per-year
-# drawdown needs the unit.
-RESTART_UNITS: dict[str, str] = {
-    "day": "daily",
-    "week": "weekly",
-    "month": "monthly",
-    "quarter": "quarterly",
-    "year": "yearly",
-}
 RESTART = Param("per", "string", default=None, choices=tuple(RESTART_UNITS))
 
 
@@ -454,11 +444,13 @@ def _in_period(ctx: EvalContext, col: pd.Series) -> pd.Series:
 
 def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -> Any:
     """``col`` in the period, as one run (``per`` None) or grouped by the trading date's
-    calendar ``per`` (a run per day, week…), ready for cummax(), rank()…"""
-    values = _in_period(ctx, col)
+    calendar ``per`` (a run per day, week…), ready for cummax(), cumsum()…. A run per unit
+    reads the whole unit, its bars before the period too (``period_rows_or_unit``): the
+    period 2024-03 starts on Friday 03-01, and cummax(high, 'week') there is the week of
+    02-26's high so far, not Friday's alone."""
     if per is None:
-        return values
-    return values.groupby(restart_keys(ctx, per, function), sort=False)
+        return _in_period(ctx, col)
+    return col.groupby(restart_keys(ctx, per, function), sort=False)
 
 
 def restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
@@ -612,7 +604,7 @@ def _warn_history_beyond(
     params=(_COL, RESTART),
     summary="Running product from the period's first bar (or each per's): cumprod(1 + r).",
     example="cumprod(close / prev(close), 'year')",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_or_unit,
 )
 def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cumprod").cumprod()
@@ -626,7 +618,7 @@ def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     params=(_COL, RESTART),
     summary="Running total from the period's first bar (or each per's); missing skipped.",
     example="cumsum(close - prev(close), 'month')",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_or_unit,
 )
 def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cumsum").cumsum()
@@ -755,7 +747,10 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     reach=period_rows,  # the period's rows only
 )
 def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _running(ctx, col, per, "rank").rank(method="max", pct=True) * 100
+    # The period's rows only, per unit too: a rank reads the unit's rows after it as well.
+    values = _in_period(ctx, col)
+    ranked = values if per is None else values.groupby(restart_keys(ctx, per, "rank"), sort=False)
+    return ranked.rank(method="max", pct=True) * 100
 
 
 # --- aggregate ----------------------------------------------------------------------------
@@ -936,7 +931,7 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
     @register(
         name,
         category="aggregate",
-        params=(Param("arg", accepts="any"), Param("val", accepts="number_or_date")),
+        params=(Param("arg", accepts="any", named=True), Param("val", accepts="number_or_date")),
         summary=f"arg on the row where val is {word} (missing val skipped; ties: see TIES).",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
         unit="same",
@@ -952,7 +947,7 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         if rows.warn is not None and rows.grouped:
             _warn_group_ties(rows, arg, val, hit, chosen, name, word)
         elif rows.warn is not None:
-            _warn_ties(rows.warn, arg, val, np.flatnonzero(hit), word)
+            _warn_ties(rows, arg, val, np.flatnonzero(hit), name, word)
         return _value_at(rows, arg, chosen)
 
 
@@ -961,17 +956,47 @@ _LISTED_TIES = 5
 
 
 def _warn_ties(
-    warn: Callable[[str], None], arg: pd.Series, val: pd.Series, tied: np.ndarray, word: str
+    rows: RowGroups,
+    arg: pd.Series,
+    val: pd.Series,
+    tied: np.ndarray,
+    function: str,
+    word: str,
 ) -> None:
     """One answer from several equal extremes ("when was the longest run": two runs of 11)
-    is the earliest of them: say the others."""
+    is the earliest of them: say the others; when every row ties, that the answer is only
+    the first row."""
+    assert rows.warn is not None
     if len(tied) < 2:
         return
     name = val.name if isinstance(val.name, str) else "value"
-    shown, listed = _text(arg.iloc[tied[0]]), _listed([_text(arg.iloc[i]) for i in tied[1:]])
-    warn(
-        f"{len(tied)} rows share the {word} {name} ({_text(val.iloc[tied[0]])}): {shown} is "
+    level = _text(val.iloc[tied[0]])
+    shown = _text(arg.iloc[tied[0]])
+    if len(tied) == rows.length:
+        rows.warn(
+            f"All {len(tied):,} rows tie for the {word} {name}, at {level}: {function} gives "
+            f"the first row ({shown}), which marks no {_EXTREMES[function]}. "
+            + _without_stand_in(arg, "rows")
+        )
+        return
+    listed = _listed([_text(arg.iloc[i]) for i in tied[1:]])
+    rows.warn(
+        f"{len(tied)} rows share the {word} {name} ({level}): {shown} is "
         f"shown (the earliest); also {listed}."
+    )
+
+
+# What an arg_* call's value marks when it has one row to name.
+_EXTREMES = {"arg_min": "minimum", "arg_max": "maximum"}
+
+
+def _without_stand_in(arg: pd.Series, what: str) -> str:
+    """The form that answers only where some row qualifies: a condition written as a value
+    (``if(high > pdh, t, 9999)``) ties every row of a day that never met it."""
+    value = arg.name if isinstance(arg.name, str) else "the value"
+    return (
+        f"To leave such {what} out, keep only the rows that count with a where, then select "
+        f"first({value})."
     )
 
 
@@ -1012,6 +1037,24 @@ def _warn_group_ties(
     assert rows.index is not None
     keys = [str(name) for name in rows.index.names]
     name = val.name if isinstance(val.name, str) else "value"
+    # Groups whose every row is at the extreme: a stand-in for "never" (9999 on each bar of
+    # a day that never broke the level), where the answer is the group's first row.
+    sizes = np.asarray(rows.size(), dtype=np.int64)
+    whole = tied[np.bincount(groups[groups >= 0], minlength=rows.ngroups)[tied] == sizes[tied]]
+    if len(whole):
+        levels = _listed(list(dict.fromkeys(_text(val.iloc[int(picked[g])]) for g in whole)), 2)
+        firsts = _listed(list(dict.fromkeys(_text(arg.iloc[int(picked[g])]) for g in whole)), 2)
+        listed = ", ".join(_group_name(rows, int(g), listed=True) for g in whole[:_NAMED_GROUPS])
+        if len(whole) > _NAMED_GROUPS:
+            listed += f" and {len(whole) - _NAMED_GROUPS:,} more"
+        rows.warn(
+            f"In {len(whole):,} of {answered:,} {' and '.join(keys)} groups ({listed}) every "
+            f"row ties for the {word} {name}, at {levels}: {function} gives each its first row "
+            f"({firsts}), which marks no {_EXTREMES[function]}. " + _without_stand_in(arg, "groups")
+        )
+        tied = np.setdiff1d(tied, whole)
+        if not len(tied):
+            return
 
     def tie(group: int, limit: int = _LISTED_TIES) -> tuple[str, str]:
         """The value shown and the others tied with it: ``("Wed", "Fri")``."""

@@ -47,7 +47,8 @@ class EvalContext:
     step: str = "map"
     # Which rows of ``frame`` are the period's own (the others are history before it, or
     # bars after it for next()); None when every row is. Running totals and ranks start at
-    # the period: "cumulative return in 2024" runs from the first bar of 2024.
+    # the period: "cumulative return in 2024" runs from the first bar of 2024 (one restarted
+    # each week, month… from its unit's first bar, which may lie before the period).
     period: np.ndarray | None = None
     # Things the person should know about the result (e.g. rows where a division by zero
     # gave an empty value); the evaluator appends, the interpreter reports them in metadata.

@@ -375,6 +375,8 @@ class _RowEvaluator:
             )
         if not isinstance(value, pd.Series):
             value = pd.Series(value, index=index)
+        if param.named:  # a builtin's own name ('minute_of_day' for hour()) is no query's
+            value = value.rename(expr.to_text(), copy=False)
         if param.accepts == "number" and kind == "bool":
             if isinstance(value.dtype, pd.BooleanDtype):
                 return as_numbers(value)

@@ -96,6 +96,9 @@ class Param:
     # For a ``condition`` parameter: receive unknown rows as unknown (if() leaves them
     # empty) instead of as false (streak, rolling_count, which count only true rows).
     keeps_unknown: bool = False
+    # For a ``series`` parameter: received named after the expression written (arg_min's arg
+    # ``time()``), so a warning can write a query form with it ("select first(time())").
+    named: bool = False
 
     @property
     def required(self) -> bool:
