@@ -54,8 +54,8 @@ _CATEGORY_TITLES = {
     "pattern": "Sequence",
     "aggregate": "Aggregate (select only)",
     "time": "Time",
-    "session": "Session (lag = trading dates back, Good Friday skipped; "
-    "NaN if that date has no bar in the session: a window after an early close)",
+    "session": "Session (lag = trading dates back; one with no bar in the session is NaN "
+    "(a window after an early close), skipped if RTH has none (Good Friday))",
 }
 
 
@@ -102,9 +102,18 @@ def _function_lines(times: SessionTimes) -> list[str]:
     lines = []
     for category, title in _CATEGORY_TITLES.items():
         lines.append(f"{title}:")
-        for spec in _specs(category):
-            lines.append(f"  {spec.signature()} — {times.fill(spec.summary)}")
+        specs = _specs(category)
+        for spec in specs:
+            if spec.listed_under is None:
+                lines.append(f"  {_listed_signature(spec, specs)} — {times.fill(spec.summary)}")
     return lines
+
+
+def _listed_signature(spec: FunctionSpec, specs: list[FunctionSpec]) -> str:
+    """The signature of ``spec`` with the functions listed under it named beside it:
+    "daily|weekly|monthly(expr, lag=1, [session])"."""
+    family = [spec.name, *(s.name for s in specs if s.listed_under == spec.name)]
+    return "|".join(family) + spec.signature().removeprefix(spec.name)
 
 
 def query_reference(
@@ -128,16 +137,14 @@ def query_reference(
         f"{', '.join(DAILY_AND_LONGER)}.",
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date. "
         "A period selects rows, it never cuts history: prev(), rolling windows, indicators, "
-        "patterns, streak and bars_since are computed with the bars before it (RSI in 2024 "
-        "reads all history); running totals and ranks (cumsum, cummax, "
-        "cummin, rank) start at the period's first bar, before where (rank the kept rows in "
-        "then.map). group_by does NOT restart them, per "
-        "does (day, week, month, "
-        "quarter, year): drawdown per year = min(close / cummax(close, 'year') - 1) by "
-        "year(). Weekly+ bars count only when wholly inside the period. The data's last "
-        "week/month/year is unfinished while the exchange trades in it: last_N_bars includes "
-        'it, marked; other periods only when it is all they hold (wtd, mtd, ytd). "Last '
-        'week" is last_week, not last_1_bars.',
+        "patterns, streak and bars_since read the bars before it (RSI in 2024 reads all "
+        "history); cumsum, cummax, cummin and rank start at the period's first bar, before "
+        "where (rank the kept rows in then.map). group_by does NOT restart them, per does "
+        "(day, week, month, quarter, year; cum* see the whole unit): drawdown per year = "
+        "min(close / cummax(close, 'year') - 1) by year(). Weekly+ bars count only when "
+        "wholly inside the period. The data's last week/month/year is unfinished while the "
+        "exchange trades in it: last_N_bars includes it, marked; other periods only when it "
+        'is all they hold (wtd, mtd, ytd). "Last week" is last_week, not last_1_bars.',
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
         "column named after the event (null where the calendar is unknown) and, on intraday "
         "bars, <event>_minutes from the release to the bar open. See get_events. "

@@ -54,18 +54,18 @@ def setup_noise(
     values: Callable[[ast.Expr], object],
     given: np.ndarray,
     keep: np.ndarray,
-) -> list[str]:
-    """One sentence per select item that is ``mean(x)`` of numbers or of a condition, over
-    the rows ``keep`` a where or an event filter left of the rows ``given`` (masks over
-    every row the first stage evaluated on, which ``values`` evaluates an expression over,
-    as the stage did, its warnings kept apart): "mean_next_ret is 0.4137 ± 0.74 (2.09
-    standard errors, 21 rows); over all 1,289 of the period's rows it is 0.07029: the
-    difference from the other 1,268 is within noise (Welch p = 0.34)."
+) -> dict[str, str]:
+    """One sentence per select item that is ``mean(x)`` of numbers or of a condition, by
+    the item's name, over the rows ``keep`` a where or an event filter left of the rows
+    ``given`` (masks over every row the first stage evaluated on, which ``values`` evaluates
+    an expression over, as the stage did, its warnings kept apart): "mean_next_ret is
+    0.4137 ± 0.74 (2.09 standard errors, 21 rows); over all 1,289 of the period's rows it
+    is 0.07029: the difference from the other 1,268 is within noise (Welch p = 0.34)."
     """
     kept, rows = int(np.count_nonzero(keep)), int(np.count_nonzero(given))
     if kept < 2 or kept > min(FEW_ROWS, MOST_ROWS * rows):
-        return []
-    said = []
+        return {}
+    said = {}
     inside = keep[given]
     for item in select:
         expr = item.expr
@@ -76,7 +76,7 @@ def setup_noise(
             continue
         text = _sentence(item.name, *read, inside)
         if text:
-            said.append(text)
+            said[item.name] = text
     return said
 
 

@@ -131,6 +131,18 @@ def test_the_model_is_told_what_a_move_is_worth_on_a_micro(symbol: str, said: st
     assert said in text
 
 
+@pytest.mark.parametrize("symbol", ["NQ", "ES"])
+def test_the_cash_session_says_where_its_half_days_close(symbol: str) -> None:
+    """p38b Q19: "out at the cash close" on half days read CASH's 13:14 bar, the futures'
+    13:15 close, where the stock market closed at 13:00; the session line called CASH's
+    close "the 16:00 cash close" only."""
+    prompts = Prompts()
+    text = prompts.system_prompt(prompts.variant("default"), load_instrument(symbol), META)
+    line = next(line for line in text.splitlines() if line.strip().startswith("CASH:"))
+    assert line.endswith("(half days: the futures' 13:15, not stocks' 13:00))")
+    assert len(text) / 4 < 700
+
+
 @pytest.mark.parametrize("last", [dt.date(2025, 6, 30), dt.date(2026, 1, 7)])
 def test_relative_words_count_from_the_data_s_last_day(last: dt.date) -> None:
     """The model has no clock: "yesterday" and "this week" are the data's, and the prompt
