@@ -20,8 +20,6 @@ from functools import cached_property
 import numpy as np
 
 from barb.bar_labels import bar_label
-from barb.caveats.groups import running_across_groups
-from barb.caveats.point_values import other_point_value_caveat
 from barb.errors import (
     ArgumentError,
     DataError,
@@ -45,6 +43,7 @@ from barb.instruments import (
     load_instrument,
 )
 from barb.lineage import Lineage, nodes, through_map
+from barb.plan_warnings import other_point_value_caveat, running_across_groups
 from barb.script.ast import (
     Call,
     Column,

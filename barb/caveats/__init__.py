@@ -18,8 +18,8 @@ Called by the interpreter (``barb.interpreter``), once a query has run:
 Called by a stage (``barb.stages``), as it keeps, groups and cuts its rows:
     data_start, group_noise, groups, limits, lookahead, no_edge, same_run_rows,
     sample_sizes, setup_noise.
-Called by the planner (``barb.planning``), before any data is read:
-    groups (running functions across groups), point_values.
 Called only by other checks here:
     empty_rows (sample_sizes, data_start, calendar), events (scope), release_times (events).
+The planner's own warnings, read from the query before any bars, are in
+``barb.plan_warnings``, below the planner.
 """
