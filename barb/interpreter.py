@@ -8,10 +8,12 @@ The pipeline (seed 001's order, with one correction): session → from → join 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -67,6 +69,7 @@ from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
+from barb.caveats.zone_clock_groups import zone_group_caveat
 from barb.caveats.zone_midnight import zone_midnight_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
@@ -264,7 +267,16 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         if output.kept is not None:  # a statistic over the groups, a part one among them
             say_fed(parts, plan.then, ctx, output.kept)
     # Day groups of intraday bars holding a holiday's or an early close's part day.
-    warnings += short_day_group_caveat(plan, first, output if plan.then else None, warnings)
+    warnings += short_day_group_caveat(
+        plan,
+        first,
+        output if plan.then else None,
+        warnings,
+        ctx=ctx,
+        then_without=_then_without(plan, first, ctx, day_open) if plan.then else None,
+    )
+    # Groups by another zone's clock, whose exchange hours move with daylight saving.
+    warnings += zone_group_caveat(plan, first, output if plan.then else None)
     few = output.few_groups if output is first else None
     if few is not None and few.text in warnings:  # an unfinished year's 4 days are said
         opened = [g.keys for g in parts.groups if g is not None]
@@ -345,22 +357,9 @@ def _second_stage(
     """``then``: the first stage's table is the second stage's rows."""
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
-    keys = tuple(name for name, _ in plan.first.group_keys)
     ctx.rows_are_weeks = groups_weeks(plan.first)
     ctx.row_dates = day_key(plan.first)
-    output = run_stage(
-        plan.then,
-        rows,
-        ctx,
-        np.ones(len(rows), dtype=bool),
-        prefix="then.",
-        row_keys=keys,
-        order=first.order,
-        day_open=day_open,
-        carried=query_columns(plan.first) if plan.first.shape == "table" else (),
-        counts=counted_columns(plan.first),
-        query=plan.query,
-    )
+    output = _then_stage(plan, rows, first.order, ctx, day_open, query=plan.query)
     output.warnings += then_history_caveat(
         plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed
     )
@@ -373,6 +372,48 @@ def _second_stage(
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))
     return output
+
+
+def _then_stage(
+    plan: Plan,
+    rows: pd.DataFrame,
+    order: np.ndarray | None,
+    ctx: EvalContext,
+    day_open: DayOpen | None,
+    query: Query | None = None,
+) -> StageOutput:
+    """The then stage over ``rows`` of the first stage's table (``order``: their places in
+    time or key order); ``query`` None: its single row is not tested against no edge."""
+    assert plan.then is not None
+    return run_stage(
+        plan.then,
+        rows,
+        ctx,
+        np.ones(len(rows), dtype=bool),
+        prefix="then.",
+        row_keys=tuple(name for name, _ in plan.first.group_keys),
+        order=order,
+        day_open=day_open,
+        carried=query_columns(plan.first) if plan.first.shape == "table" else (),
+        counts=counted_columns(plan.first),
+        query=query,
+    )
+
+
+def _then_without(
+    plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
+) -> Callable[[np.ndarray], StageOutput]:
+    """The then stage run again over the first stage's table less the rows a mask marks,
+    saying nothing: the answer a caveat compares with (the 497 full days of 517)."""
+
+    def again(drop: np.ndarray) -> StageOutput:
+        assert first.table is not None
+        rows = first.table[~drop].reset_index(drop=True)
+        order = first.order[~drop] if first.order is not None else None
+        aside = dataclasses.replace(ctx, warnings=[], row_warnings=[], history_beyond=[])
+        return _then_stage(plan, rows, order, aside, day_open)
+
+    return again
 
 
 def _listed_dates(plan: Plan, kept: pd.DataFrame | None) -> np.ndarray | None:

@@ -76,10 +76,18 @@ def zone_minutes(timestamps: np.ndarray, minute: np.ndarray, home: str, zone: st
     ``timestamps`` are naive wall-clock times in ``home`` and ``minute`` their minute of the
     day. 02:00 ET on 2012-06-01 is 10:00 in Moscow (UTC+4 then): 600.
     """
+    shifts = zone_shifts(timestamps, home, zone)
+    return ((minute.astype(np.int32) + shifts) % (24 * 60)).astype(np.int16)
+
+
+def zone_shifts(timestamps: np.ndarray, home: str, zone: str) -> np.ndarray:
+    """The minutes ``zone``'s clock is ahead of ``home``'s (int32) at each of ``timestamps``,
+    naive wall-clock times in ``home``: Moscow is 480 ahead of New York at 09:30 ET on
+    2024-01-02 and 420 on 2024-07-01 (the US on summer time, Moscow on none)."""
     starts, shifts = _shifts(home, zone)
     values = np.asarray(timestamps, dtype="datetime64[ns]")
     at = np.maximum(np.searchsorted(starts, values, side="right") - 1, 0)
-    return ((minute.astype(np.int32) + shifts[at]) % (24 * 60)).astype(np.int16)
+    return shifts[at]
 
 
 def home_times(naive: pd.DatetimeIndex, zone: str, home: str) -> pd.DatetimeIndex:

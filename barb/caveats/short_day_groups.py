@@ -9,39 +9,54 @@ the longest losing streak read 17 with them, 24 without, with nothing said (p38b
 where daily rows name such days (``barb.caveats.short_sessions``, ``calendar``).
 
 Said when the groups of holiday sessions and early closes hold less of their day than the
-others, as the bars each group holds show: the day closed before the end of the bars most
-other days' groups hold. A query that keeps only the 09:30-09:45 bars loses nothing to a
-13:00 close and is not told; nor one whose select reads only each group's first bar
-(first(orh)), nor a then stage that reads none of the columns that read more. On CASH,
-which stands for the stock market's hours, a last() read as the day's close is said apart
-on the half days, also to a query that picked them: the stock market closed at 13:00 there
-and CASH ran on to the futures' 13:15 close, so "exit at the cash close" read the 13:14
-bar (p38b Q19: the 13:00-13:15 move averaged 8.6 points over NQ's 39 half days).
+others, as the bars each group holds show (the day closed before the end of the bars most
+other days' groups hold), and the answer is another without them. p39a heard the sentence 13
+times, true each time, and it mattered once: a then stage's values are compared with the
+same stage run over the full days alone (``barb.caveats.moved_values``: a mean outside their
+2-standard-error band, an order statistic changed) and said with their values without them,
+"without them avg_post_vol is 7360.23" (NQ 2024-2025, no bar after 16:00 on the 20 short
+days), not "avg_volume" 288,934 against 294,234, within the full days' noise. A listing of
+the day rows says so when it shows a short day: a small one whole, a long one at its ends,
+lowest or highest row, or in its mean. The where it offers leaves out those days and no
+others: not early_close() where the calendar's early closes are they, else the days that
+traded in the hours they lost (over 09:30-13:15 the 13:15 half days are whole; on CL's RTH
+18 of 2023-2025's 24 early closes ran to 14:30).
+
+A query that keeps only the 09:30-09:45 bars loses nothing to a 13:00 close and is not told;
+nor one whose select reads only each group's first bar (first(orh)), nor a then stage that
+reads none of the columns that read more. On CASH, which stands for the stock market's hours,
+a last() read as the day's close is said apart on the half days, with the sentence or to a
+query that picked them: the stock market closed at 13:00 there and CASH ran on to the
+futures' 13:15 close, so "exit at the cash close" read the 13:14 bar (p38b Q19: the
+13:00-13:15 move averaged 8.6 points over NQ's 39 half days). Where leaving the half days
+out whole moves nothing, the 15 minutes of them do not either, and it is not said.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from barb.caveats.moved_values import ERRORS, moved_values
 from barb.caveats.short_bar_picks import CUT_PICK
 from barb.caveats.short_sessions import SHORT_MARKS
-from barb.events.rules import stock_market_early_closes, us_market_closed
+from barb.errors import DataError
+from barb.events.rules import early_close_days, stock_market_early_closes, us_market_closed
 from barb.frames import MINUTE_OF_DAY
 from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.lineage import nodes, through_map
 from barb.planning import Plan, SelectItem, StagePlan
+from barb.result import EDGE_ROWS
 from barb.script import ast
+from barb.script.context import EvalContext
 from barb.script.library import is_aggregate_call
 from barb.short_days import close_clock, day_edges, short_days, window_edges
 from barb.stage_output import StageOutput
 from barb.summary_text import listed_text
 
-# The form that leaves them out of the first stage.
-LEAVE_OUT = "not holiday() and not early_close()"
 # What a warning said before says when it names those days already: the form that leaves
 # them out, or the cut bar a first() or last() picked on them.
 SAID_BEFORE = ("early_close()", CUT_PICK)
@@ -73,14 +88,23 @@ class DayGroups:
 
 
 def short_day_group_caveat(
-    plan: Plan, first: StageOutput, then: StageOutput | None = None, said: Sequence[str] = ()
+    plan: Plan,
+    first: StageOutput,
+    then: StageOutput | None = None,
+    said: Sequence[str] = (),
+    *,
+    ctx: EvalContext | None = None,
+    then_without: Callable[[np.ndarray], StageOutput] | None = None,
 ) -> list[str]:
     """The short sessions among the day groups of a first stage over intraday bars (its bars
     ``first.kept``, its groups ``first.table``) that the rows answered read: those listed,
-    or those a then stage's where kept (``then.passed``). Named with their closes, the
-    columns a part day fills, the cash close's half days on CASH and the where that leaves
-    them out. Nothing past the CASH note when the query reads holiday() or early_close(),
-    or a warning ``said`` offers not early_close() already (a cut bar's)."""
+    or those a then stage's where kept (``then.passed``), when the answer without them is
+    another (``barb.caveats.moved_values``: the then stage run again by ``then_without``
+    over the first stage's table less the rows it marks, in ``ctx``). Named with their
+    closes, the columns a part day fills, the values without them, the cash close's half
+    days on CASH and the where that leaves them out. Nothing past the CASH note when the
+    query reads holiday() or early_close(), or a warning ``said`` offers not early_close()
+    already (a cut bar's)."""
     stage = plan.first
     step = plan.timeframe.minutes
     if step is None or stage.shape != "grouped" or (plan.then is None) != (then is None):
@@ -110,10 +134,81 @@ def short_day_group_caveat(
     chosen = set(SHORT_MARKS) & (stage.calls | (plan.then.calls if plan.then else frozenset()))
     if chosen or any(words in text for text in said for words in SAID_BEFORE):
         return [cash] if cash else []
-    text = _text(plan, groups, used, cut, reach, items, len(at)) + (f" {cash}" if cash else "")
+    text = _text(plan, groups, used, cut, reach, items, len(at))
     if len(used) == len(at):  # the query picked them (by date): none would be left
-        return [text]
-    return [f"{text} {_where(plan, LEAVE_OUT, capital=True)} leaves them out."]
+        return [text + (f" {cash}" if cash else "")]
+    # Whether the answer without them is another, and how.
+    placed = groups.keys.get_indexer(pd.MultiIndex.from_frame(table[keys]))
+    drop = (placed >= 0) & cut[np.maximum(placed, 0)]
+    if then is not None and plan.then is not None and plan.then.shape != "table":
+        if ctx is None or then_without is None:
+            return []
+        moved = moved_values(plan.then, ctx, then, then_without(drop))
+        if not moved:
+            return []
+        text = f"{text[:-1]}; without them {listed_text(moved)}."
+    elif not _listed_moved(then or first, table, drop, items, then is None):
+        return []
+    form = _leave_out(plan, groups, cut, reach)
+    return [
+        f"{text}{f' {cash}' if cash else ''} {_where(plan, form, capital=True)} leaves them out."
+    ]
+
+
+def _listed_moved(
+    listed: StageOutput,
+    table: pd.DataFrame,
+    drop: np.ndarray,
+    items: list[SelectItem],
+    first_rows: bool,
+) -> bool:
+    """Whether a listing of the day rows (the first stage's, or a then stage's table of
+    them) shows the short days: a small one whole lists them, each read as a day (the 5
+    quietest days of 2024 held 4); a long one its first and last rows, and for each column
+    a part day fills its lowest and highest row and its mean across the rows, said moved
+    beyond 2 standard errors (``moved_values``'s band). A then stage's listing of other
+    rows is read as listed."""
+    if not first_rows:
+        return True
+    summary = listed.summary
+    if summary.whole or len(table) <= 2 * EDGE_ROWS:
+        return bool(drop.any())
+    if drop[:EDGE_ROWS].any() or drop[-EDGE_ROWS:].any():
+        return True
+    for item in items:
+        values = pd.to_numeric(table[item.name], errors="coerce").to_numpy(dtype="float64")
+        known = ~np.isnan(values)
+        if not known[~drop].any():
+            return True
+        if values[known].min() != values[known & ~drop].min():
+            return True
+        if values[known].max() != values[known & ~drop].max():
+            return True
+        spread = np.std(values[known], ddof=1) / np.sqrt(known.sum())
+        if abs(values[known & ~drop].mean() - values[known].mean()) > ERRORS * spread:
+            return True
+    return False
+
+
+def _leave_out(plan: Plan, groups: DayGroups, cut: np.ndarray, reach: int | None) -> str:
+    """The first stage's where that leaves out exactly the ``cut`` days among the day
+    groups: not early_close() where the exchange calendar's early closes are those days
+    (NQ's RTH: its 13:00 holiday sessions and 13:15 half days); else the days that traded
+    in the hours the cut ones lost. Over a window to 13:15 the half days are whole and
+    only the 13:00 holiday sessions cut, and on CL's RTH (to 14:30) 18 of its 24 early
+    closes in 2023-2025 (MLK Day's …) ran to 14:30 too: not early_close() dropped them as
+    well, where session_volume('13:00-13:15') > 0 and session_volume('13:45-14:30') > 0
+    keep every day that traded to the end."""
+    try:
+        early = early_close_days(plan.dataset.instrument.calendar)
+    except DataError:  # an instrument without a known calendar
+        early = None
+    if early is not None and bool((np.isin(groups.days, early) == cut).all()):
+        return "not early_close()"
+    assert reach is not None  # some days are full: the others are cut against them
+    latest = int(groups.closed[cut].max())
+    window = f"{close_clock(plan.dataset, latest)}-{close_clock(plan.dataset, reach)}"
+    return f"session_volume('{window}') > 0"
 
 
 def _text(

@@ -8,9 +8,13 @@ the session opens, for the real 17:31, with nothing said.
 
 A query that orders such values is told: a min, max, median, mean, percentile or std of
 them, an arg_min/arg_max by them, a sort by them, or a comparison of them (two clocks, or one
-with a time of day: ``msk_at < 1080``). The warning names the session's hours on that clock,
-on how many of the period's dates it crosses midnight there, and the form that counts across
-midnight (``if(tm < 720, tm + 1440, tm)``). Nothing is said where the session lies within one
+with a time of day: ``msk_at < 1080``). The warning names the session's hours on that clock
+per offset of it from the exchange's, with their dates (17:30-01:00 MSK on 2024-2025's 179
+US-winter dates, 16:30-00:00 on the other 338), the dates it crosses midnight on where
+short sessions make them fewer (169: 10 winter holidays and early closes ended by 21:15),
+and the form that counts across midnight in the clock's unit (``if(tm < 720, tm + 1440,
+tm)``; an hour stays an hour: ``hour('MSK') + if(hour('MSK') < 12, 24, 0)``). A grouping
+by such a clock is ``zone_clock_groups``'s. Nothing is said where the session lies within one
 day on that clock on every date (RTH on UTC's: 14:30-22:00), of a window written across the
 zone's midnight (``hour('MSK') >= 23 or hour('MSK') < 1``), of that form itself, of a
 session that is itself a window on a zone's clock ('23:00-01:00 MSK' says where it crosses),
@@ -33,8 +37,9 @@ from barb.script import ast
 from barb.script.ast import literal_value
 from barb.script.library import lookup
 from barb.short_days import day_edges, window_edges
+from barb.summary_text import listed_text
 from barb.time_keys import CARRIES_VALUE
-from barb.time_zones import zone_minutes, zone_name
+from barb.time_zones import zone_minutes, zone_name, zone_shifts
 
 # The clock functions that fall back at midnight (minute() repeats every hour anyway).
 _CLOCKS = frozenset({"hour", "time"})
@@ -128,14 +133,8 @@ def _ordered_uses(plan: Plan, home: str) -> list[Use]:
     """The places the query orders values of a clock on another zone than ``home``'s, in
     the order written: each stage's map, where, group keys, select, then its sort."""
     reader = _Reader(home)
-    first_map = _Scope(dict(plan.first.map_exprs + plan.first.hoisted), None, True)
-    first_out = _Scope(_output(plan.first), first_map, False)
-    stages: list[tuple[StagePlan, _Scope, _Scope]] = [(plan.first, first_map, first_out)]
-    if plan.then is not None:
-        then_map = _Scope(dict(plan.then.map_exprs + plan.then.hoisted), first_out, True)
-        stages.append((plan.then, then_map, _Scope(_output(plan.then), then_map, False)))
     uses: list[Use] = []
-    for stage, inner, out in stages:
+    for stage, inner, out in _stage_scopes(plan):
         exprs = [e for _, e in stage.map_exprs + stage.hoisted + stage.group_keys]
         exprs += [e for e in (stage.where,) if e is not None]
         exprs += [item.expr for item in stage.select]
@@ -146,6 +145,31 @@ def _ordered_uses(plan: Plan, home: str) -> list[Use]:
             if reading is not None:
                 uses.append(Use(f'"sort": "{key.to_text()}"', reading))
     return uses
+
+
+def group_clocks(plan: Plan) -> list[tuple[str, ast.Expr, Reading]]:
+    """The group keys of the stage whose groups the answer lists (the then stage's, else
+    the first's) that hold another zone's clock than the exchange's, by name and as
+    written: [('hour_msk', hour('MSK'), Reading(hour('MSK'), 'MSK', 60))] for "group_by":
+    "hour('MSK')"; a then stage's key high_gmt that is a first stage's arg_max(time('GMT'),
+    high) holds time('GMT')."""
+    stage, inner, _ = _stage_scopes(plan)[-1]
+    if stage.shape != "grouped":
+        return []
+    reader = _Reader(plan.dataset.instrument.timezone)
+    found = [(name, expr, reader.reading(expr, inner)) for name, expr in stage.group_keys]
+    return [(name, expr, held) for name, expr, held in found if held is not None]
+
+
+def _stage_scopes(plan: Plan) -> list[tuple[StagePlan, _Scope, _Scope]]:
+    """Each stage with the scope its map and where read names in, and its output's."""
+    first_map = _Scope(dict(plan.first.map_exprs + plan.first.hoisted), None, True)
+    first_out = _Scope(_output(plan.first), first_map, False)
+    stages: list[tuple[StagePlan, _Scope, _Scope]] = [(plan.first, first_map, first_out)]
+    if plan.then is not None:
+        then_map = _Scope(dict(plan.then.map_exprs + plan.then.hoisted), first_out, True)
+        stages.append((plan.then, then_map, _Scope(_output(plan.then), then_map, False)))
+    return stages
 
 
 def _output(stage: StagePlan) -> dict[str, ast.Expr]:
@@ -367,6 +391,7 @@ class ClockHours:
     dates: np.ndarray  # datetime64[D]
     opens: np.ndarray
     ends: np.ndarray  # 1..1440
+    shifts: np.ndarray  # the minutes that clock is ahead of the exchange's, at the open
 
     @property
     def wraps(self) -> np.ndarray:
@@ -396,9 +421,10 @@ def _clock_hours(plan: Plan, dates: np.ndarray, zone: str, home: str) -> ClockHo
     traded = (opened >= 0) & (last > first)
     day_start = (dates[traded] - np.timedelta64(1, "D")).astype("datetime64[m]")
     day_start += np.timedelta64(instrument.trading_day_start_minute, "m")
-    begins = _on(day_start + first[traded].astype("timedelta64[m]"), home, zone)
+    opened_at = day_start + first[traded].astype("timedelta64[m]")
+    begins = _on(opened_at, home, zone)
     ends = _on(day_start + (last[traded] - 1).astype("timedelta64[m]"), home, zone) + 1
-    return ClockHours(dates[traded], begins, ends)
+    return ClockHours(dates[traded], begins, ends, zone_shifts(opened_at, home, zone))
 
 
 def _on(stamps: np.ndarray, home: str, zone: str) -> np.ndarray:
@@ -413,27 +439,64 @@ def _on(stamps: np.ndarray, home: str, zone: str) -> np.ndarray:
 
 def _warning(plan: Plan, uses: list[Use], hours: ClockHours) -> str:
     """The warning ("hour('MSK') falls back to 0 at midnight inside RTH: …"), or '' when
-    the session lies within one day on that clock on every date."""
+    the session lies within one day on that clock on every date. Its hours there are said
+    per offset of that clock from the exchange's: 17:30-01:00 MSK on NQ's 179 US-winter
+    dates of 2024-2025, 16:30-00:00 on the other 338; the 10 winter holidays and early
+    closes that ended by 21:15 MSK are why it crossed midnight on 169 (p39a had read "169
+    dates ... and 16:30-00:00 on the others")."""
     wraps = hours.wraps
     if not wraps.any():
         return ""
     use = uses[0]
     held = use.reading
     total, crossing = len(hours.dates), int(wraps.sum())
-    first = str(hours.dates[wraps][0])
-    there = f"{hours.hours(wraps, most=2)} {held.zone}"
-    dates = (
-        f"all {total:,} of the period's trading dates"
-        if crossing == total
-        else f"{crossing:,} of the period's {total:,} trading dates ({first} first)"
-    )
-    others = "" if wraps.all() else f" and {hours.hours(~wraps)} on the others"
+    offsets = _offsets(hours)
+    parts = []
+    for at, on in enumerate(offsets):
+        there, count = hours.hours(on), int(on.sum())
+        if len(offsets) == 1:
+            parts.append(f"{there} {held.zone} on the period's {total:,} trading dates")
+        elif at == 0:
+            parts.append(
+                f"{there} {held.zone} on {count:,} of the period's {total:,} trading dates "
+                f"({hours.dates[on][0]} first)"
+            )
+        else:
+            parts.append(f"{there} on {'the other ' if at == len(offsets) - 1 else ''}{count:,}")
+    aside = any(bool((_pairs(hours, on) != hours.hours(on)).any()) for on in offsets)
+    spans = listed_text(parts) + (", short sessions aside" if aside else "")
+    wrapped = sum(int(on.sum()) for on in offsets if _crosses(hours, on))
+    on_dates = f", on {crossing:,} dates," if crossing != wrapped else ""
     after = f"00:00-{format_clock(int(hours.ends[wraps].max()))}"
     return (
         f"{held.call.to_text()} falls back to 0 at midnight inside {plan.session}: on that "
-        f"clock {plan.session} is {there} on {dates}{others}, so {use.text} reads the "
-        f"session's {after} {held.zone} bars as the day's earliest. To count across midnight: "
+        f"clock {plan.session} is {spans}, so {use.text} reads the session's {after} "
+        f"{held.zone} bars{on_dates} as the day's earliest. To count across midnight: "
         f"{_form(held, hours)}."
+    )
+
+
+def _offsets(hours: ClockHours) -> list[np.ndarray]:
+    """The dates of each offset of the clock from the exchange's: those on which the session
+    crosses midnight first, then by how many dates."""
+    found = [hours.shifts == shift for shift in np.unique(hours.shifts)]
+    return sorted(found, key=lambda on: (not _crosses(hours, on), -int(on.sum())))
+
+
+def _crosses(hours: ClockHours, on: np.ndarray) -> bool:
+    """Whether the session's usual hours on the dates ``on`` cross that clock's midnight."""
+    pairs = Counter(zip(hours.opens[on].tolist(), hours.ends[on].tolist(), strict=True))
+    (opened, ended), _ = pairs.most_common(1)[0]
+    return ended <= opened
+
+
+def _pairs(hours: ClockHours, on: np.ndarray) -> np.ndarray:
+    """The hours of each of the dates ``on`` ('17:30-01:00')."""
+    return np.array(
+        [
+            f"{format_clock(a)}-{format_clock(b)}"
+            for a, b in zip(hours.opens[on].tolist(), hours.ends[on].tolist(), strict=True)
+        ]
     )
 
 
@@ -450,5 +513,7 @@ def _form(held: Reading, hours: ClockHours) -> str:
         return f"if({name} < {cut // 60}, {name} + 24, {name}) in place of {name}"
     zone = literal_value(held.call.args[0])
     hour, minute = f"hour('{zone}')", f"minute('{zone}')"
+    if held.scale == 60:  # an hour stays an hour: 0 reads 24 (p39a Q37 was told minutes)
+        return f"{hour} + if({hour} < {cut // 60}, 24, 0) in place of {held.call.to_text()}"
     counted = f"{hour} * 60 + {minute} + if({hour} < {cut // 60}, 1440, 0)"
     return f"{counted} in place of {name or held.call.to_text()}"

@@ -2,7 +2,10 @@
 day: each such group holds a part day, and "the 16:00 exit" read by last(close) is the
 12:59 or 13:14 bar there (p38b Q15: 20 of 517 trades, the longest losing streak 17 with
 them, 24 without, with no word). On CASH the half day's stock-market close (13:00) is said
-apart from CASH's own last bar, the futures' 13:14 (p38b Q19).
+apart from CASH's own last bar, the futures' 13:14 (p38b Q19). A then stage's answer is
+told only when it moves without them beyond the noise of the full days' own values, with the
+values without them (p39a: 12 of the sentence's 13 firings moved nothing), and the where it
+offers leaves out exactly the days it counted.
 
 Hand-made minute bars around July 4, 2024: July 3 closes at 13:15 (a half day), July 4 at
 13:00 (the stock market shut, the futures trading a short session); every other weekday
@@ -22,6 +25,7 @@ from small_bars import bars_from_closes, write_minutes
 
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
+from barb.summary_text import value_text
 
 CLOSES = {dt.date(2024, 7, 3): "13:15", dt.date(2024, 7, 4): "13:00"}
 FIRST, LAST = "2024-06-24", "2024-07-12"
@@ -101,18 +105,36 @@ def test_day_groups_over_a_half_day_and_a_holiday_say_so(settings, cash_days) ->
         _said(cash_days, cash_days.index, f"of the {len(cash_days)} days grouped", "last_t is")
         + " On the half day the stock market closed at 13:00 but CASH runs on to the futures' "
         '13:15 close (last bar 13:14): "where": "not early_close() or time() < \'13:00\'" '
-        'ends them at 13:00. "where": "not holiday() and not early_close()" leaves them out.'
+        'ends them at 13:00. "where": "not early_close()" leaves them out.'
     ]
+    # The where it offers leaves out the two short days and no other.
+    left = ask(
+        {"where": "not early_close()", "group_by": "date()", "select": "last(time()) as t"},
+        settings,
+        **ONE_MINUTE,
+    )
+    assert list(left.table["date"]) == list(cash_days.index[~cash_days["short"]])
 
 
-def test_a_then_stage_over_the_day_rows_counts_the_days_it_reads(settings, cash_days) -> None:
+def _band(values: pd.Series) -> float:
+    """2 standard errors of the mean of ``values`` (pandas' sample standard deviation)."""
+    return 2 * values.std(ddof=1) / np.sqrt(len(values))
+
+
+def test_a_then_stage_whose_answer_the_short_days_do_not_move_is_not_told(
+    settings, cash_days
+) -> None:
     """The backtest's shape: exits by last(close) per date(), and a then stage keeping some
     of the days (here the moves no larger than the larger short day's, so both short days
-    are among some of the full ones)."""
+    are among some of the full ones). Its mean move without them lies within 2 standard
+    errors of the full days' (pandas), so nothing is said, nor the cash close's half day
+    (it had been said whatever the answer: p39a heard it 13 times and it mattered once)."""
     moves = (cash_days["close"] - cash_days["open"]).abs()
     ceiling = moves[cash_days["short"]].max()
     kept = moves.index[moves <= ceiling]
     assert 2 < len(kept) < len(moves)
+    full = moves[kept][~cash_days.loc[kept, "short"]]
+    assert abs(moves[kept].mean() - full.mean()) <= _band(full)
     query = {
         "group_by": "date()",
         "select": ["first(open) as entry", "last(close) as exit"],
@@ -124,13 +146,127 @@ def test_a_then_stage_over_the_day_rows_counts_the_days_it_reads(settings, cash_
     }
     result = ask(query, settings, **ONE_MINUTE)
     assert result.summary.values["days"] == len(kept)
+    assert result.summary.values["avg"] == pytest.approx(moves[kept].mean())
+    assert warnings_with(result, SAID) == warnings_with(result, "half day") == []
+
+
+def test_a_mean_the_part_days_move_is_said_with_its_value_without_them(
+    settings, bars, cash_days
+) -> None:
+    """p39a Q43's shape: the mean day volume of CASH minute bars. The two short days trade
+    210 and 225 of 390 minutes; the full days' mean volume lies more than 2 of their standard
+    errors from the answer, so it is said with the mean without them; the median, within
+    its band, is not."""
+    cash = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < CASH_CLOSE)]
+    volume = cash.groupby("trading_date")["volume"].sum()
+    full = volume[~cash_days["short"]]
+    assert abs(volume.mean() - full.mean()) > _band(full)
+    result = ask(
+        {
+            "group_by": "date()",
+            "select": "sum(volume) as vol",
+            "then": {"select": ["mean(vol) as avg_vol", "count() as days"]},
+        },
+        settings,
+        **ONE_MINUTE,
+    )
+    assert result.summary.values == {"avg_vol": pytest.approx(volume.mean()), "days": 15}
+    said = warnings_with(result, SAID)
+    assert len(said) == 1
+    assert said[0].startswith(f"2 of the then stage's {len(volume)} days are short sessions")
+    without = value_text(full.mean())  # rounded as the answer's numbers are
+    assert f"so their vol is a part day's; without them avg_vol is {without}. " in said[0]
+    assert said[0].endswith('The first stage\'s "where": "not early_close()" leaves them out.')
+
+
+def _day_volumes(bars: pd.DataFrame, cash_days: pd.DataFrame) -> pd.DataFrame:
+    """Each trading date's CASH volume, weekday and whether it is short, from the bars."""
+    cash = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < CASH_CLOSE)]
+    days = cash.groupby("trading_date")["volume"].sum().to_frame("vol")
+    days["day"] = days.index.strftime("%a")
+    days["short"] = cash_days["short"]
+    return days
+
+
+def test_each_group_of_a_then_stage_is_read_alone(settings, bars, cash_days) -> None:
+    """Mean day volume by weekday: the short days are a Wednesday and a Thursday, and a
+    group is said where its own full days' band leaves its mean out (pandas over the same
+    bars), in the table's order."""
+    days = _day_volumes(bars, cash_days)
+    moved = {}
+    for name, group in days.groupby("day"):
+        full = group.loc[~group["short"], "vol"]
+        if abs(group["vol"].mean() - full.mean()) > _band(full):
+            moved[name] = f"{name}: avg_vol is {value_text(full.mean())}"
+    assert set(moved) <= {"Wed", "Thu"} and moved, "only the short days' weekdays move"
+    result = ask(
+        {
+            "group_by": ["date()", "dayname()"],
+            "select": "sum(volume) as vol",
+            "then": {"group_by": "dayname", "select": "mean(vol) as avg_vol"},
+        },
+        settings,
+        **ONE_MINUTE,
+    )
+    listed = [moved[day] for day in result.table["dayname"] if day in moved]
+    said = warnings_with(result, SAID)
+    assert len(said) == 1
+    assert f"; without them {' and '.join(listed)}. " in said[0]
+
+
+def test_an_order_statistic_is_said_when_it_changes(settings, bars, cash_days) -> None:
+    """A value one row gives (the lowest day volume) has no noise band: the lowest day is a
+    short one, and without them it is the lowest full day's; the highest, a full day's, is
+    not moved and not named, nor the count of up closes, within its band. The exit read by
+    last() brings the cash close's half day along, as the then stage's first stage says it."""
+    days = _day_volumes(bars, cash_days)
+    assert days["short"][days["vol"].idxmin()] and not days["short"][days["vol"].idxmax()]
+    result = ask(
+        {
+            "group_by": "date()",
+            "select": ["sum(volume) as vol", "first(open) as entry", "last(close) as exit"],
+            "then": {
+                "select": [
+                    "min(vol) as low_vol",
+                    "max(vol) as high_vol",
+                    "count(exit > entry) as ups",
+                ]
+            },
+        },
+        settings,
+        **ONE_MINUTE,
+    )
+    full = days.loc[~days["short"], "vol"]
     assert warnings_with(result, SAID) == [
-        _said(cash_days, kept, f"of the then stage's {len(kept)} days", "exit is")
+        _said(
+            cash_days, cash_days.index, f"of the then stage's {len(days)} days", "vol and exit are"
+        )[:-1]
+        + f"; without them low_vol is {full.min()}."
         + " On the half day the stock market closed at 13:00 but CASH runs on to the futures' "
         '13:15 close (last bar 13:14): the first stage\'s "where": "not early_close() or '
-        'time() < \'13:00\'" ends them at 13:00. The first stage\'s "where": "not holiday() '
-        'and not early_close()" leaves them out.'
+        'time() < \'13:00\'" ends them at 13:00. The first stage\'s "where": "not '
+        'early_close()" leaves them out.'
     ]
+
+
+def test_a_window_that_the_half_day_fills_offers_the_form_for_the_holiday_alone(
+    settings, bars
+) -> None:
+    """p39a Q29: over 09:30-13:15 the half day (13:15) is whole and only the holiday session
+    (13:00) is cut, so not early_close(), which drops the half day too, is not offered; the
+    form given keeps every day whose bars reach 13:15, as the bars say."""
+    window = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < 795)]
+    last = window.groupby("trading_date")["minute"].max()
+    assert list(last[last < 794].index) == [pd.Timestamp("2024-07-04")]
+    query = {"session": "09:30-13:15", "from": "1m", "group_by": "date()"}
+    result = ask({**query, "select": "sum(volume) as v"}, settings)
+    said = warnings_with(result, "is a short session")
+    assert len(said) == 1
+    assert said[0].startswith(f"1 of the {len(last)} days grouped is a short session")
+    form = "session_volume('13:00-13:15') > 0"
+    assert said[0].endswith(f'"where": "{form}" leaves them out.')
+    left = ask({**query, "where": form, "select": "count() as n"}, settings)
+    assert list(left.table["date"]) == list(last.index[last == 794])
 
 
 def test_the_form_for_the_stock_market_close_ends_the_half_day_at_1300(settings, cash_days) -> None:
@@ -224,8 +360,7 @@ def test_no_last_bar_read_no_cash_close_said(settings, cash_days) -> None:
     assert len(said) == 1
     assert said[0].startswith(f"2 of the {len(cash_days)} days grouped are short sessions")
     assert said[0].endswith(
-        "so their h is a part day's. "
-        '"where": "not holiday() and not early_close()" leaves them out.'
+        'so their h is a part day\'s. "where": "not early_close()" leaves them out.'
     )
     assert warnings_with(result, "half day") == []
 

@@ -336,7 +336,8 @@ def test_a_moscow_clock_that_wraps_inside_rth_is_said_when_its_minimum_is_taken(
     assert warnings_with(result, "falls back to 0 at midnight") == [
         f"hour('MSK') falls back to 0 at midnight inside RTH: on that clock RTH is 17:30-01:00 "
         f"MSK on {wraps.sum()} of the period's {len(wraps)} trading dates "
-        f"({wraps[wraps].index[0].date()} first) and 16:30-00:00 on the others, so min(tm) "
+        f"({wraps[wraps].index[0].date()} first) and 16:30-00:00 on the other {(~wraps).sum()}, "
+        "so min(tm) "
         "reads the session's 00:00-01:00 MSK bars as the day's earliest. To count across "
         "midnight: if(tm < 720, tm + 1440, tm) in place of tm."
     ]
