@@ -318,6 +318,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         open_bar=listed_open_bar(plan, scope),
         short_weeks=short_weeks,
         even_groups=output.even_columns or None,
+        apart_groups=list(output.apart_columns) or None,
     )
     return Result(
         query=plan.query.to_json(),

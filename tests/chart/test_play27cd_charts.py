@@ -128,7 +128,8 @@ def test_a_clock_axis_names_the_time_zone(sample_settings, language) -> None:
         "select": "mean(range)",
     }
     fig = figure(run(hours, sample_settings), language)
-    assert fig.axes[-1].get_xlabel() == f"t ({zone_of('NQ')})"
+    clock = {"en": "time", "ru": "время"}[language]  # "t" named time(): the call's word
+    assert fig.axes[-1].get_xlabel() == f"{clock} ({zone_of('NQ')})"
     # The day's high's time as the group: the clock of a then stage's key too.
     when = {
         "session": "RTH",

@@ -107,7 +107,7 @@ async def test_a_refused_message_does_not_hold_back_the_rest(
         messages = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
 
         headline, commentary = messages[1].result["text"].split("\n\n", 1)
-        assert headline.startswith("mean_range: highest ")
+        assert headline.startswith("average range: highest ")
         assert commentary.startswith("Answer: Result: 5 groups by weekday")
         assert [b[:2] for b in keyboard_data(messages[1].result)] == ["f:", "q:"]
         assert "reference" in messages[-1].result["text"].lower()
