@@ -222,8 +222,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += window_vwap_caveat(plan)
     warnings += zone_window_caveat(plan, covered)
     warnings += zone_midnight_caveat(plan, covered)
+    # Where the day-edge warning goes, said once a then stage's rows are known (the days whose
+    # answer it changes are counted among them).
+    looked_at = len(warnings)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
-        warnings += lookback_caveat(plan, frame, output.passed)
         warnings += weekday_neighbour_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
         warnings += bounded_condition_caveat(plan, ctx, frame, keep, output.passed)
@@ -273,6 +275,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings[at : at + 1] = [left] if left else []
         parts_at -= left is None and at < parts_at
     warnings[parts_at:parts_at] = parts.texts
+    # looked_at <= parts_at: inserted after the parts' texts, whose place counted without it.
+    warnings[looked_at:looked_at] = lookback_caveat(
+        plan, ctx, frame, first, output if plan.then is not None else None
+    )
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     running = running_total_caveat(plan, first, output)
     warnings += running

@@ -20,11 +20,13 @@ import pandas as pd
 
 from barb.bar_labels import label_column, row_label, with_bar_label
 from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
+from barb.caveats.filled_means import filled_statistic_caveat
 from barb.caveats.group_noise import counted_noise, even_groups
 from barb.caveats.groups import empty_groups, keyless_rows
 from barb.caveats.limits import tie_at_limit
 from barb.caveats.lookahead import lookahead_caveats
 from barb.caveats.no_edge import no_edge_caveat
+from barb.caveats.overlapping_windows import overlap_caveat
 from barb.caveats.same_run_rows import same_run_caveat
 from barb.caveats.sample_sizes import (
     BegunGroup,
@@ -153,9 +155,11 @@ def run_stage(
         # the period's own value (``period``: its rows before either).
         setup = setup_noise(stage.select, again, period, keep)
     no_edge = None
+    kept = partial(_kept_values, ctx, every_row, period, keep)
     if query is not None and stage.shape in SINGLE_ROW:
-        kept = partial(_kept_values, ctx, every_row, period, keep)
         no_edge = partial(no_edge_caveat, stage, query, kept, then=bool(prefix), said=setup)
+    # As the aggregates read the rows kept: in time order where a sort had moved them.
+    read = partial(_in_read_order, kept, None if order is None else order[keep])
     output = _answer(
         stage,
         frame,
@@ -170,6 +174,7 @@ def run_stage(
         counts,
         start,
         no_edge=no_edge,
+        row_values=read,
     )
     output.warnings[:0] = said
     output.warnings += setup.values()
@@ -199,6 +204,11 @@ def run_stage(
             intraday=ctx.intraday,
             calendar=calendar,
         )
+        if again is not None and stage.shape != "table":
+            chosen = condition is not None or picked
+            output.warnings += overlap_caveat(
+                stage, keep, again, picked=chosen, timeframe=ctx.timeframe
+            )
         if _events(stage, output, ctx.timeframe, picked):
             output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)
     output.rows_kept = len(frame)
@@ -263,6 +273,17 @@ def _kept_values(
     return numbers if keep.all() else numbers[keep]
 
 
+def _in_read_order(
+    values: Callable[[Expr], np.ndarray | None], order: np.ndarray | None, expr: Expr
+) -> np.ndarray | None:
+    """``values``' numbers of ``expr`` at the rows kept, in the order the stage's aggregates
+    read them: by ``order`` (each kept row's place in time), as ``_in_order`` puts them."""
+    numbers = values(expr)
+    if numbers is None or order is None or len(order) < 2 or bool((np.diff(order) >= 0).all()):
+        return numbers
+    return numbers[np.argsort(order, kind="stable")]
+
+
 def _aside(ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray | None) -> EvalContext:
     """``ctx`` over ``frame`` for evaluating a part again (a caveat's), its warnings kept
     apart from the answer's."""
@@ -284,8 +305,12 @@ def _answer(
     start: DataStart | None = None,
     *,
     no_edge: Callable[[Mapping[str, SelectValue]], list[str]] | None = None,
+    row_values: Callable[[Expr], np.ndarray | None] | None = None,
 ) -> StageOutput:
+    """The stage's answer from the rows kept. ``row_values`` gives an expression's numbers
+    at those rows as the aggregates read them (a caveat's; None: not read)."""
     warnings: list[str] = []
+    filled = partial(filled_statistic_caveat, stage.select, stage.hoisted, dict(stage.map_exprs))
     shape = stage.shape
     if shape == "grouped":
         ctx.step = prefix + "select"
@@ -311,6 +336,8 @@ def _answer(
         sampled, begun = sample_caveats(stage.select, ctx, answers, groups[order], start)
         warnings += sampled
         warnings += true_count_caveat(stage.select, answers)
+        if row_values is not None:
+            warnings += filled(answers, row_values)
         # A second stage's rows are the first's groups, not the timeframe's bars.
         rows = "rows" if prefix else COUNTED_ROWS.get(ctx.timeframe, "bars")
         even = even_groups(stage.select, answers, stage.sort, rows)
@@ -337,6 +364,8 @@ def _answer(
         samples, said = sample_sizes(stage.select, ctx, answers, start)
         warnings += said + few_values_caveat(stage.select, ctx, answers)
         warnings += true_count_caveat(stage.select, answers)
+        if row_values is not None:
+            warnings += filled(answers, row_values)
         if no_edge is not None:
             warnings += no_edge(answers)
         if shape == "scalar":
