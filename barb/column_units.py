@@ -25,9 +25,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from barb.errors import BarbError
 from barb.lineage import MAX_DEPTH, Lineage
 from barb.script import ast
 from barb.script.library import library
+from barb.script.parser import parse_expression
 
 # Units shown to a person ("245 points", "61%"); COUNT is shown as days or bars.
 PRICE = "price"
@@ -92,6 +94,7 @@ _DIFFERENCE = {PRICE: POINTS, PERCENT: PERCENT_POINTS}
 _AGGREGATE_NAME = re.compile(
     r"^(mean|median|min|max|sum|std|first|last|percentile)_(\w+?)(?:_\d+)?$"
 )
+_PLAIN_NAME = re.compile(r"^[A-Za-z_]\w*$")
 _POINT_WORDS = ("range", "gap", "atr", "move", "body", "wick", "change", "chg", "diff", "dist")
 # The units a function gives whatever it reads (its ``unit`` in the function registry).
 _OWN_UNITS = {
@@ -194,6 +197,9 @@ class _Units:
         if aggregate:
             func, column = aggregate.groups()
             return self.of(ast.Call(func, (ast.Column(column),)), scope, depth + 1)
+        written = _expression(name)
+        if written is not None:  # a column named by its expression: that expression's unit
+            return self.of(written, scope, depth + 1)
         return self._of_bar_column(name.lower())
 
     def _of_bar_column(self, name: str) -> str | None:
@@ -311,6 +317,18 @@ def _scaled_unit(name: str) -> str | None:
 
 def _hundred(expr: ast.Binary) -> bool:
     return any(ast.literal_value(side) == 100 for side in (expr.left, expr.right))
+
+
+def _expression(name: str) -> ast.Expr | None:
+    """A name that is an expression (``range / open * 100``, the column a chart draws the
+    values of ``mean(range / open * 100)`` in), parsed; None for a plain name. By its words
+    alone it read as points ("range"), where it is a percent."""
+    if _PLAIN_NAME.match(name):
+        return None
+    try:
+        return parse_expression(name)
+    except BarbError:
+        return None
 
 
 def _name_unit(name: str) -> str | None:

@@ -568,8 +568,9 @@ class Assistant:
             return Reply(text=message, failed=True, language=lang)
         # No question id: nothing goes into the transcript, and the query was typed by the
         # person, so there is no "Query" button to show it back.
+        csv_rows = outcome.csv_rows if outcome.csv else None
         return Reply(
-            text=person_text(outcome.result, lang),
+            text=person_text(outcome.result, lang, outcome.preview, csv_rows),
             proofs=[run.proof],
             language=lang,
         )
@@ -783,7 +784,11 @@ class Assistant:
                 shown = [
                     state.shown[r.call_id] for r in message.tool_results if r.call_id in state.shown
                 ]
-                data = shown[-1] if shown else None
+                # One row per tool message, which answers every call of the model's message:
+                # the last query's data (what the next question's context reads), with every
+                # query it ran, in order (what the Query button shows: NQ's and ES's).
+                queries = [{"query": d["query"], "plan": d["plan"]} for d in shown]
+                data = {**shown[-1], "queries": queries} if shown else None
             rows.append(
                 NewMessage(
                     role=message.role,
@@ -861,7 +866,21 @@ __all__ = [
     "PendingPayload",
     "pending_payload",
     "plan_language",
+    "shown_queries",
 ]
+
+
+def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The queries a tool message ran, each with its plan (``{"query": …, "plan": …}``), from
+    its stored data; a row stored before it listed them holds its last query alone.
+
+    >>> shown_queries({"query": {"select": "count()"}, "plan": "Compute: count"})
+    [{'query': {'select': 'count()'}, 'plan': 'Compute: count'}]
+    """
+    listed = data.get("queries")
+    if isinstance(listed, list):
+        return [q for q in listed if isinstance(q, dict) and q.get("query")]
+    return [{"query": data["query"], "plan": data.get("plan")}] if data.get("query") else []
 
 
 def plan_language(action: PendingAction | None) -> Language:

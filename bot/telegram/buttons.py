@@ -18,7 +18,7 @@ from telegram.ext import ContextTypes
 from barb.i18n import LANGUAGES, N_
 from barb.instruments import available_instruments, load_instrument
 from bot.assistant.gate import Press, Taken, Verdict
-from bot.assistant.orchestrator import pending_payload, plan_language
+from bot.assistant.orchestrator import pending_payload, plan_language, shown_queries
 from bot.store.records import Chat
 from bot.telegram import keyboards
 from bot.telegram.answering import (
@@ -160,7 +160,8 @@ async def on_show_query(ctx: UpdateContext, query: CallbackQuery, parts: list[st
     await acknowledge(query)
     question_id = parts[0] if parts else ""
     rows = await ctx.svc.store.transcript.question(ctx.chat_id, question_id)
-    shown = [row.data for row in rows if row.data and row.data.get("query")]
+    # Every query of the answer: two in one plan (NQ's and ES's) are both shown.
+    shown = [query for row in rows if row.data for query in shown_queries(row.data)]
     if not shown:
         await ctx.say_text(t("no_query", ctx.lang))
         return
