@@ -198,6 +198,13 @@ class Plan:
     # only then (``barb.period_rows``).
     reads_range: bool = True
 
+    @property
+    def point_values(self) -> frozenset[float]:
+        """A contract's dollars per point of the instrument and of each joined one (NQ's 20,
+        ES's 50): points times one of them are dollars (``barb.column_units``)."""
+        instruments = [self.dataset.instrument, *(j.dataset.instrument for j in self.instruments)]
+        return frozenset(i.point_value for i in instruments)
+
 
 # Plans of queries asked before, by (data directory, query text, limit), while their
 # dataset is the one loaded: a repeated question (a benchmark's repeats, "again, for 2023"

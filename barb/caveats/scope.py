@@ -383,9 +383,26 @@ def _days_held(
     if len(whole):
         median = round(float(whole.median()))
         held = _whole_group(plan, group.unit, dates[begins][~np.asarray(part)])
+        so_far = _days_so_far(plan, group) if noun == "day" else None
+        if median <= in_open.sum() and so_far is not None:
+            # The where keeps as many of each (a year's 3 biggest drops): "against 3 in a
+            # whole year" told nothing; the days they were picked from do (p39b Q2).
+            return text + f", as many as in {held}, picked from the {so_far:,} it has so far."
         text += f", against {median:,} in {held}"
         text += " (the median)" if whole.nunique() > 1 else ""
     return text + "."
+
+
+def _days_so_far(plan: Plan, group: OpenGroup) -> int | None:
+    """The trading dates of the query's session in the open week, month, quarter or year,
+    up to the data's end."""
+    unit = _UNIT_TIMEFRAMES.get(group.unit)
+    if unit is None:
+        return None
+    last = np.datetime64(plan.dataset.last_date, "D")
+    start = period_start(np.array([last]), unit).astype("datetime64[D]")[0]
+    days = plan.dataset.session_daily(plan.session).index.to_numpy().astype("datetime64[D]")
+    return int(((days >= start) & (days <= last)).sum())
 
 
 def _whole_group(plan: Plan, unit: str, dates: np.ndarray) -> str:

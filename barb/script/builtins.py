@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import label_column
+from barb.bar_labels import label_column, unit_label
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.script.clock_order import clocks
@@ -395,7 +395,7 @@ def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
     unit="percentile",
     category="window",
     params=(_COL, _N),
-    summary="Percentile rank 0–100 among the n rows: the % of them ≤ this one (as rank()).",
+    summary="Percentile rank 0–100 among the n rows, as rank().",
     reach=window("n"),
     example="rolling_rank(range, 252) <= 10",
 )
@@ -500,20 +500,21 @@ def _restart_hint(function: str, per: str) -> str:
     """Where a running function restarting each ``per`` runs: in the first stage, whose
     rows are bars with dates. "The share of each year's return made on its 10 best days"
     ranked per year in then.map and was told to put rank() in "group_by": ["rank()",
-    "date()"]; the top N of each year need the year's rows counted too, and the form below
-    gave 2024's 163.1% (pandas: the 10 largest of its 259 log returns over their sum)."""
+    "date()"]; "the 3 biggest down days of each year" wrote rank(ret, 'year') <= 2 there,
+    a percentile read as a count, and the hint's count of the year's rows from two ranks
+    and a cumsum worked but read as a puzzle (p39b Q2): place() counts them."""
     how = f"{function}(x, '{per}')"
     hint = (
         "a second stage's rows are the first stage's table, with no dates to restart by: "
         f'run it in the first stage\'s map ("{function}_{per}": "{how}", over the period\'s '
         "bars, before its where) and select it for the second stage"
     )
-    if function != "rank":
+    if function not in ("rank", "place"):
         return hint
-    rows = f"cumsum(x * 0 + 1, '{per}')"
     return (
-        f"{hint}. The N highest x of each {per}: rank(-x, '{per}') * n / 100 <= N, with n = "
-        f"{rows} * 100 / rank({rows}, '{per}'), the {per}'s rows with an x"
+        f'{hint}. The N highest x of each {per}, in the first stage: "where": '
+        f"\"place(x, '{per}') <= N\" (the N lowest: place(-x, '{per}') <= N); "
+        "rank() is a percentile, 0-100, not a count"
     )
 
 
@@ -751,6 +752,120 @@ def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     values = _in_period(ctx, col)
     ranked = values if per is None else values.groupby(restart_keys(ctx, per, "rank"), sort=False)
     return ranked.rank(method="max", pct=True) * 100
+
+
+@register(
+    "place",
+    unit="scalar",
+    category="pattern",
+    params=(Param("col", named=True), RESTART),
+    summary="As rank(), counting 1, 2, 3… from the highest (ties by time): place(-ret, "
+    "'year') <= 3 keeps each year's 3 biggest drops.",
+    example="place(range, 'month') <= 5",
+    reach=period_rows,  # the period's rows only, as rank()
+)
+def _place(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    """rank() as a count: "the 3 biggest down days of each year" as rank(ret, 'year') <= 3
+    kept 7 days a year (the lowest 3%), and the form that counted them was a formula of two
+    ranks and a cumsum (p39b Q2). Equal values take their places in time order, so a pick
+    of the first N keeps N rows."""
+    values = _in_period(ctx, pd.to_numeric(col, errors="coerce"))
+    keys = None if per is None else restart_keys(ctx, per, "place")
+    ranked = values if keys is None else values.groupby(keys, sort=False)
+    places = ranked.rank(method="first", ascending=False)
+    _warn_short_picks(ctx, str(col.name), per, values, places, keys)
+    return places
+
+
+def _warn_short_picks(
+    ctx: EvalContext,
+    text: str,
+    per: str | None,
+    values: pd.Series,
+    places: pd.Series,
+    keys: np.ndarray | None,
+) -> None:
+    """A where keeping place(x, per) <= N keeps N rows of each unit, whatever they hold: the
+    data's last year with 4 days gave "its 3 biggest drops" as 2 drops and a +0.71% day.
+    Said, when the rows kept are each unit's first N places: a unit with fewer than N rows
+    with an x, and one whose picks include an x of 0 or less, having fewer than N above 0
+    while others' picks are above it."""
+    place = places.to_numpy(dtype="float64", na_value=np.nan)
+    x = values.to_numpy(dtype="float64", na_value=np.nan)
+    units = np.zeros(len(place), dtype="datetime64[ns]") if keys is None else keys
+    dated = _row_times(ctx)
+    times = None if dated is None else dated.to_numpy()
+
+    def said(kept: np.ndarray) -> str | None:
+        picked = kept & ~np.isnan(place)
+        if not picked.any() or picked.sum() == (~np.isnan(place)).sum():
+            return None  # no place kept, or every one: no pick
+        frame = pd.DataFrame({"unit": units, "place": place, "x": x, "picked": picked})
+        frame = frame[~np.isnan(place)]
+        by = frame.groupby("unit", sort=False)
+        kept_n = by["picked"].sum()
+        # Each unit's kept places are 1…k: a pick of the highest, not some other where.
+        top = frame[frame["picked"]].groupby("unit", sort=False)["place"].max()
+        if not (top == kept_n[top.index]).all():
+            return None
+        n = int(kept_n.max())
+        held, above = by.size(), frame[frame["x"] > 0].groupby("unit", sort=False).size()
+        short = [u for u in top.index if held[u] < n]
+        low = frame[frame["picked"] & (frame["x"] <= 0)]
+        low = low[low["unit"].map(lambda u: above.get(u, 0) < kept_n[u])]
+        if not short and (low.empty or not (frame["picked"] & (frame["x"] > 0)).any()):
+            return None
+        call = f"place({text})" if per is None else f"place({text}, '{per}')"
+        each = "" if per is None else f" per {per}"
+        parts = []
+        if short:
+            named = _unit_names(per, short, [int(held[u]) for u in short])
+            parts.append(f"{named} {'holds' if len(short) == 1 else 'hold'} fewer, all kept")
+        if not low.empty:
+            rows = low.index.to_numpy()
+            first = int(rows[0])
+            when = "" if times is None else f" on {_moment(times[first], ctx.intraday)}"
+            more = f" and {len(rows) - 1} more of 0 or less" if len(rows) > 1 else ""
+            lows = list(dict.fromkeys(low["unit"]))
+            named = _unit_names(per, lows)
+            parts.append(
+                f"{named} {'has' if len(lows) == 1 else 'have'} fewer than {n} rows with "
+                f"{text} above 0, so the picks include {text} = {x[first]:.4g}{when}{more}"
+            )
+        return f"{call} <= {n} keeps {n} rows{each}, but " + "; ".join(parts) + "."
+
+    ctx.warn_rows(said)
+
+
+def _unit_names(per: str | None, units: list[Any], rows: list[int] | None = None) -> str:
+    """ "2026", "2025 and 2026", "2019, 2020 and 3 more": the units named by their labels,
+    each with its count of ``rows`` when given ("2026 (2 rows)")."""
+    if per is None:
+        return "the period" + (f" ({rows[0]:,} rows)" if rows else "")
+    names = [
+        str(pd.Timestamp(u).date()) if per == "day" else unit_label(np.datetime64(u), per)
+        for u in units[:3]
+    ]
+    if rows:
+        names = [
+            f"{name} ({count:,} {'row' if count == 1 else 'rows'})"
+            for name, count in zip(names, rows, strict=False)
+        ]
+    more = len(units) - len(names)
+    if more:
+        names.append(f"{more} more")
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _row_times(ctx: EvalContext) -> pd.Series | None:
+    """Each row's date (its bar's minute, intraday), or None where the rows have none (a
+    second stage's)."""
+    try:
+        if ctx.intraday:
+            return _column(ctx, "timestamp", "place")
+        return _dates(ctx, "place")
+    except UnknownColumn:
+        return None
 
 
 # --- aggregate ----------------------------------------------------------------------------
