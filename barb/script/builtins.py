@@ -209,7 +209,7 @@ _to_step(
     "floor",
     np.floor,
     "Multiple of step at or below x, negatives too (histogram bins); floor(time(), 30): "
-    "'10:30' at 10:47.",
+    "the bar's half hour, 'HH:MM'.",
     "floor(ret_pct, 0.5)",
     accepts="number_or_clock",
 )
