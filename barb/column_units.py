@@ -59,8 +59,24 @@ COUNTED_ROWS = {
     "quarterly": "quarters",
     "yearly": "years",
 }
+# A count of a second stage's rows (streak(pnl < 0) in then.map): the first stage's groups or
+# its table's rows, not the timeframe's bars. A chart names them from the query (days for
+# groups by date(): "17 bars" was 17 losing trades of an ORB backtest on 1m bars, p38b Q15).
+ROWS = "rows"
 SHOWN = frozenset(
-    {PRICE, POINTS, DOLLARS, TICKS, PERCENT, PERCENT_POINTS, SHARE, CONTRACTS, COUNT, PERCENTILE}
+    {
+        PRICE,
+        POINTS,
+        DOLLARS,
+        TICKS,
+        PERCENT,
+        PERCENT_POINTS,
+        SHARE,
+        CONTRACTS,
+        COUNT,
+        PERCENTILE,
+        ROWS,
+    }
 )
 # The units a number rescales into another (a point is $50 of ES, 4 of its ticks).
 _DISTANCES = frozenset({POINTS, DOLLARS, TICKS})
@@ -94,7 +110,7 @@ def column_unit(
     """The unit a chart writes for a result's column: ``price``, ``points``, ``dollars`` (a
     contract's, from a name like ``avg_usd``), ``ticks``, ``%``, ``pp`` (percentage points),
     ``share`` (a fraction shown as a percent), ``contracts``, ``days``, ``weeks``…, or
-    ``bars``; None when unsure."""
+    ``bars``; ``rows`` for a count of a second stage's rows; None when unsure."""
     return column_units([column], timeframe, query)[column]
 
 
@@ -204,7 +220,7 @@ class _Units:
             return _arithmetic(expr, left, right)
         if isinstance(expr, ast.Call):
             return self._call(expr, scope, depth)
-        if isinstance(expr, ast.OnDailyBars):  # daily()'s: the bars' columns, not the query's
+        if isinstance(expr, ast.OnDailyBars):  # daily()'s, weekly()'s: the bars' own columns
             return self.of(expr.expr, len(self.lineage.scopes), depth + 1)
         return None
 
@@ -219,7 +235,7 @@ class _Units:
         args = [self.of(arg, scope, depth) for arg in call.args]
         first = args[0] if args else None
         if first == CONDITION and spec.of_condition is not None:
-            return SHARE if spec.of_condition == "share" else COUNT
+            return SHARE if spec.of_condition == "share" else self._count(scope)
         rule = spec.unit
         if rule == "branches":  # if(cond, then, else): the unit both branches share
             branches = {u for u in args[1:3] if u != SCALAR}
@@ -230,7 +246,12 @@ class _Units:
             return POINTS if first == PRICE else first
         if rule == "number":  # of a plain number or a ratio (a log return)
             return first if first in (SCALAR, RATIO) else MIXED
-        return _OWN_UNITS[rule]
+        return self._count(scope) if rule == "count" else _OWN_UNITS[rule]
+
+    def _count(self, scope: int) -> str:
+        """What a count made by a call read in ``scope`` counts: a second stage's (its names
+        are read in scope 0 or 1) counts its rows, a first stage's the bars."""
+        return ROWS if self.lineage.two_stages and scope < 2 else COUNT
 
 
 def _arithmetic(expr: ast.Binary, left: str | None, right: str | None) -> str | None:

@@ -101,12 +101,22 @@ def _advice(first: StagePlan, passed: np.ndarray | None) -> str | None:
         if not len(at) or at[-1] - at[0] + 1 != len(at):
             return None
         return "compute it in the first stage's map, where it reads all history"
-    if first.shape != "grouped" or len(first.group_keys) != 1:
-        return None
-    key = through_map(first.group_keys[0][1], dict(first.map_exprs))
-    if not (isinstance(key, ast.Call) and key.name.lower() == _DAY_KEY and not key.args):
+    if day_key(first) is None:
         return None
     return (
         "run the first stage over the days before them too and keep the ones asked for "
         "with then's where"
     )
+
+
+def day_key(first: StagePlan) -> str | None:
+    """The name of the first stage's one group key when it is date() (directly or through
+    its map's names): its groups are trading dates, one row each in time order, the column
+    a then stage reads them by. None for any other grouping."""
+    if first.shape != "grouped" or len(first.group_keys) != 1:
+        return None
+    name, key = first.group_keys[0]
+    key = through_map(key, dict(first.map_exprs))
+    if not (isinstance(key, ast.Call) and key.name.lower() == _DAY_KEY and not key.args):
+        return None
+    return name

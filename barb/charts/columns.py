@@ -12,7 +12,7 @@ import pandas as pd
 
 from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
-from barb.column_units import POINTS, column_unit
+from barb.column_units import COUNTED_ROWS, POINTS, ROWS, column_unit
 from barb.lineage import called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
 
@@ -66,6 +66,8 @@ def timeframe(result: Result) -> str:
 
 def unit(column: str, result: Result) -> str | None:
     found = column_unit(column, timeframe(result), result.query)
+    if found == ROWS:
+        return _then_rows_unit(result)
     return price_unit(result) if found == POINTS else found
 
 
@@ -104,6 +106,16 @@ def row_kind(result: Result) -> tuple[str, bool]:
     if len(periods) == 1 and len(keys) <= 2 and set(keys) - set(periods) <= {"year"}:
         return PERIOD_KEYS[periods[0]], False
     return timeframe(result), True
+
+
+def _then_rows_unit(result: Result) -> str | None:
+    """What a count made in a then stage counts: its rows, which are the bars a first stage
+    lists, or its groups: days for date(), weeks for week()…; None for groups of no calendar
+    period (hours), which no unit word names."""
+    if not group_key_names(result.query):
+        return COUNTED_ROWS.get(timeframe(result), "bars")
+    kind, groups = row_kind(result)
+    return None if groups else COUNTED_ROWS.get(kind)
 
 
 def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -> str:

@@ -34,7 +34,6 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,9 +42,11 @@ import pandas as pd
 from barb.bar_labels import label_column
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
+from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import (
+    FUNCTIONS,
     KIND_NAMES,
     Accepts,
     ConditionUnit,
@@ -55,10 +56,12 @@ from barb.script.functions import (
     value_kind,
 )
 from barb.script.warmup import (
+    RESTART_UNITS,
     Reach,
     ema_bars,
     everything,
     period_rows,
+    period_rows_or_unit,
     period_rows_seen_from_history,
     window,
 )
@@ -89,7 +92,7 @@ def _abs(ctx: EvalContext, x: pd.Series) -> pd.Series:
     unit="number",
     category="scalar",
     params=(_X,),
-    summary="Natural logarithm; empty (NaN) for values ≤ 0.",
+    summary="Natural logarithm; NaN for values ≤ 0.",
     example="log(close / prev(close))",
 )
 def _log(ctx: EvalContext, x: pd.Series) -> pd.Series:
@@ -164,29 +167,53 @@ def _round(ctx: EvalContext, x: pd.Series, n: int) -> pd.Series:
     return pd.Series(rounded / 10.0**n, index=x.index)
 
 
-def _to_step(name: str, toward: Any, summary: str, example: str) -> None:
+def _to_step(
+    name: str, toward: Any, summary: str, example: str, accepts: Accepts = "number"
+) -> None:
     @register(
         name,
         unit="same",
         category="scalar",
-        params=(_X, Param("step", "number", default=1, min=1e-9)),
+        params=(Param("x", accepts=accepts), Param("step", "number", default=1, min=1e-9)),
         summary=summary,
         example=example,
     )
     def impl(ctx: EvalContext, x: pd.Series, step: float) -> pd.Series:
+        if value_kind(x) == "string":  # times of day: the argument check lets no other text in
+            return _clock_step(ctx, name, x, step, toward)
         # To 9 places first, as round(): 0.3 / 0.1 is 2.9999999999999996, which is 3 steps.
         with np.errstate(invalid="ignore"):
             steps = np.round(x.to_numpy(dtype=np.float64) / step, 9)
             return pd.Series(toward(steps) * step, index=x.index)
 
 
+def _clock_step(ctx: EvalContext, name: str, x: pd.Series, step: float, toward: Any) -> pd.Series:
+    """Times of day ('10:47') to their slot of ``step`` minutes counted from midnight, as
+    time() writes them (floor(time(), 30): '10:30'), so that they group and sort as time()'s:
+    a half-hour label had been out of reach, time() being text (p38b Q24)."""
+    if step != int(step):
+        raise ArgumentError(
+            f"{name}() of a time of day takes a step in whole minutes, got {step:g}.",
+            step=ctx.step,
+            hint=f"{name}(time(), 30): each bar's half hour, '10:30' for 10:47",
+        )
+    found = clocks(x)
+    assert found is not None  # what the argument check let through
+    minutes = (toward(found.values / step) * step).astype(np.int64) % MINUTES_PER_DAY
+    codes = np.where(found.codes >= 0, minutes[found.codes], -1)
+    slots = pd.Categorical.from_codes(codes, categories=list(CLOCK_TIMES), ordered=True)
+    return pd.Series(slots, index=x.index)
+
+
 _to_step(
     "floor",
     np.floor,
-    "The multiple of step at or below x (negatives too): buckets of a histogram.",
+    "Multiple of step at or below x, negatives too (histogram bins); floor(time(), 30): "
+    "the bar's half hour, 'HH:MM'.",
     "floor(ret_pct, 0.5)",
+    accepts="number_or_clock",
 )
-_to_step("ceil", np.ceil, "The multiple of step at or above x.", "ceil(range, 10)")
+_to_step("ceil", np.ceil, "Multiple of step at or above x.", "ceil(range, 10)")
 
 
 @register(
@@ -407,17 +434,6 @@ def _ema(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 
 # --- cumulative ---------------------------------------------------------------------------
 
-# The calendar units a running function can restart at, and the calendar periods they are:
-# cummax(close, 'year') is the highest close so far in each year. group_by does not restart
-# a running function (it only aggregates what ran over the whole period), so a per-year
-# drawdown needs the unit.
-RESTART_UNITS: dict[str, str] = {
-    "day": "daily",
-    "week": "weekly",
-    "month": "monthly",
-    "quarter": "quarterly",
-    "year": "yearly",
-}
 RESTART = Param("per", "string", default=None, choices=tuple(RESTART_UNITS))
 
 
@@ -428,28 +444,56 @@ def _in_period(ctx: EvalContext, col: pd.Series) -> pd.Series:
 
 def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -> Any:
     """``col`` in the period, as one run (``per`` None) or grouped by the trading date's
-    calendar ``per`` (a run per day, week…), ready for cummax(), rank()…"""
-    values = _in_period(ctx, col)
+    calendar ``per`` (a run per day, week…), ready for cummax(), cumsum()…. A run per unit
+    reads the whole unit, its bars before the period too (``period_rows_or_unit``): the
+    period 2024-03 starts on Friday 03-01, and cummax(high, 'week') there is the week of
+    02-26's high so far, not Friday's alone."""
     if per is None:
-        return values
-    return values.groupby(restart_keys(ctx, per, function), sort=False)
+        return _in_period(ctx, col)
+    return col.groupby(restart_keys(ctx, per, function), sort=False)
 
 
 def restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
     """Each row's calendar ``per`` (its trading date, or its week's, month's… start): the
-    rows ``function`` (rank, cumsum …) restarts at, read by a caveat too."""
-    try:
-        dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
-    except UnknownColumn as error:
-        if not ctx.step.startswith("then"):
-            raise
-        message = (
-            f"{function}() restarts each {per} by the bars' dates, and a then stage's rows "
-            "have none."
-        )
-        raise UnknownColumn(message, step=ctx.step, hint=_restart_hint(function, per)) from error
+    rows ``function`` (rank, cumsum …) restarts at, read by a caveat too. A second stage's
+    rows are dated by the first stage's date() key when it has one (``row_dates``)."""
+    if ctx.step.startswith("then") and ctx.row_dates in ctx.frame.columns:
+        dates = ctx.frame[ctx.row_dates].to_numpy(dtype="datetime64[ns]")
+        _refuse_a_restart_on_every_row(ctx, per, function, dates)
+    else:
+        try:
+            dates = _dates(ctx, function).to_numpy(dtype="datetime64[ns]")
+        except UnknownColumn as error:
+            if not ctx.step.startswith("then"):
+                raise
+            message = (
+                f"{function}() restarts each {per} by the bars' dates, and a then stage's "
+                "rows have none."
+            )
+            hint = _restart_hint(function, per)
+            raise UnknownColumn(message, step=ctx.step, hint=hint) from error
     unit = RESTART_UNITS[per]
     return dates if unit == "daily" else np.where(np.isnat(dates), dates, period_start(dates, unit))
+
+
+def _refuse_a_restart_on_every_row(
+    ctx: EvalContext, per: str, function: str, dates: np.ndarray
+) -> None:
+    """A second stage's rows one a trading date (the first stage grouped by date()) restart
+    each day on every row: streak(pnl < 0, 'day') over an ORB backtest's trades is never
+    more than 1, where streak(pnl < 0) gives the losing trades in a row (p38b Q15)."""
+    if per != "day" or len(dates) < 2 or (dates[1:] == dates[:-1]).any():
+        return
+    example = (
+        ": streak(pnl < 0) is the losing trades (days) in a row" if function == "streak" else ""
+    )
+    raise ArgumentError(
+        f"{function}(x, 'day') restarts each trading date, and each row here is one (the "
+        "first stage's groups by date()): it would start again on every row.",
+        step=ctx.step,
+        hint=f"{function}(x) without 'day' runs across the dates, over the rows in their "
+        f"order{example}; 'week', 'month', 'quarter' and 'year' restart by the rows' dates.",
+    )
 
 
 def _restart_hint(function: str, per: str) -> str:
@@ -560,7 +604,7 @@ def _warn_history_beyond(
     params=(_COL, RESTART),
     summary="Running product from the period's first bar (or each per's): cumprod(1 + r).",
     example="cumprod(close / prev(close), 'year')",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_or_unit,
 )
 def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cumprod").cumprod()
@@ -574,7 +618,7 @@ def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     params=(_COL, RESTART),
     summary="Running total from the period's first bar (or each per's); missing skipped.",
     example="cumsum(close - prev(close), 'month')",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_or_unit,
 )
 def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cumsum").cumsum()
@@ -603,17 +647,22 @@ def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
         stops = np.maximum(stops, np.where(first, positions - 1, -1))
     runs = positions - np.maximum.accumulate(stops)
     _warn_run_before_period(ctx, runs)
-    if per is None and ctx.intraday:
+    # A second stage's rows are the first stage's table, in its order: a run of them (the
+    # losing trades in a row) goes across days as meant, and they carry no bar times.
+    if per is None and ctx.intraday and not ctx.step.startswith("then"):
         _warn_run_across_days(ctx, runs)
     return pd.Series(runs, index=cond.index)
 
 
 def _warn_run_across_days(ctx: EvalContext, runs: np.ndarray) -> None:
     """On intraday bars a run goes on through the night: "3 red hours in a row" counted
-    yesterday's last hours with today's first. Said, with the way to restart each day."""
+    yesterday's last hours with today's first. Said, with the way to restart each day; not
+    where each date has one bar (a session of one bar), whose runs are runs of days."""
     days = _dates(ctx, "streak").to_numpy(dtype="datetime64[ns]")
     positions = np.arange(len(runs))
     first = np.concatenate(([True], days[1:] != days[:-1]))
+    if first.all():
+        return
     day_start = np.maximum.accumulate(np.where(first, positions, 0))
     across = runs > positions - day_start + 1
     if ctx.period is not None:
@@ -698,7 +747,10 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     reach=period_rows,  # the period's rows only
 )
 def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _running(ctx, col, per, "rank").rank(method="max", pct=True) * 100
+    # The period's rows only, per unit too: a rank reads the unit's rows after it as well.
+    values = _in_period(ctx, col)
+    ranked = values if per is None else values.groupby(restart_keys(ctx, per, "rank"), sort=False)
+    return ranked.rank(method="max", pct=True) * 100
 
 
 # --- aggregate ----------------------------------------------------------------------------
@@ -785,7 +837,7 @@ def _percentile(rows: RowGroups, col: pd.Series, p: float) -> Any:
     unit="scalar",
     category="aggregate",
     params=(Param("col1"), Param("col2")),
-    summary="Pearson correlation, -1 to 1, over rows where both are present.",
+    summary="Pearson correlation (-1 to 1) over rows with both.",
     example="correlation(range, volume)",
     sample=2,
 )
@@ -879,7 +931,7 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
     @register(
         name,
         category="aggregate",
-        params=(Param("arg", accepts="any"), Param("val", accepts="number_or_date")),
+        params=(Param("arg", accepts="any", named=True), Param("val", accepts="number_or_date")),
         summary=f"arg on the row where val is {word} (missing val skipped; ties: see TIES).",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
         unit="same",
@@ -895,7 +947,7 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         if rows.warn is not None and rows.grouped:
             _warn_group_ties(rows, arg, val, hit, chosen, name, word)
         elif rows.warn is not None:
-            _warn_ties(rows.warn, arg, val, np.flatnonzero(hit), word)
+            _warn_ties(rows, arg, val, np.flatnonzero(hit), name, word)
         return _value_at(rows, arg, chosen)
 
 
@@ -904,17 +956,47 @@ _LISTED_TIES = 5
 
 
 def _warn_ties(
-    warn: Callable[[str], None], arg: pd.Series, val: pd.Series, tied: np.ndarray, word: str
+    rows: RowGroups,
+    arg: pd.Series,
+    val: pd.Series,
+    tied: np.ndarray,
+    function: str,
+    word: str,
 ) -> None:
     """One answer from several equal extremes ("when was the longest run": two runs of 11)
-    is the earliest of them: say the others."""
+    is the earliest of them: say the others; when every row ties, that the answer is only
+    the first row."""
+    assert rows.warn is not None
     if len(tied) < 2:
         return
     name = val.name if isinstance(val.name, str) else "value"
-    shown, listed = _text(arg.iloc[tied[0]]), _listed([_text(arg.iloc[i]) for i in tied[1:]])
-    warn(
-        f"{len(tied)} rows share the {word} {name} ({_text(val.iloc[tied[0]])}): {shown} is "
+    level = _text(val.iloc[tied[0]])
+    shown = _text(arg.iloc[tied[0]])
+    if len(tied) == rows.length:
+        rows.warn(
+            f"All {len(tied):,} rows tie for the {word} {name}, at {level}: {function} gives "
+            f"the first row ({shown}), which marks no {_EXTREMES[function]}. "
+            + _without_stand_in(arg, "rows")
+        )
+        return
+    listed = _listed([_text(arg.iloc[i]) for i in tied[1:]])
+    rows.warn(
+        f"{len(tied)} rows share the {word} {name} ({level}): {shown} is "
         f"shown (the earliest); also {listed}."
+    )
+
+
+# What an arg_* call's value marks when it has one row to name.
+_EXTREMES = {"arg_min": "minimum", "arg_max": "maximum"}
+
+
+def _without_stand_in(arg: pd.Series, what: str) -> str:
+    """The form that answers only where some row qualifies: a condition written as a value
+    (``if(high > pdh, t, 9999)``) ties every row of a day that never met it."""
+    value = arg.name if isinstance(arg.name, str) else "the value"
+    return (
+        f"To leave such {what} out, keep only the rows that count with a where, then select "
+        f"first({value})."
     )
 
 
@@ -955,6 +1037,24 @@ def _warn_group_ties(
     assert rows.index is not None
     keys = [str(name) for name in rows.index.names]
     name = val.name if isinstance(val.name, str) else "value"
+    # Groups whose every row is at the extreme: a stand-in for "never" (9999 on each bar of
+    # a day that never broke the level), where the answer is the group's first row.
+    sizes = np.asarray(rows.size(), dtype=np.int64)
+    whole = tied[np.bincount(groups[groups >= 0], minlength=rows.ngroups)[tied] == sizes[tied]]
+    if len(whole):
+        levels = _listed(list(dict.fromkeys(_text(val.iloc[int(picked[g])]) for g in whole)), 2)
+        firsts = _listed(list(dict.fromkeys(_text(arg.iloc[int(picked[g])]) for g in whole)), 2)
+        listed = ", ".join(_group_name(rows, int(g), listed=True) for g in whole[:_NAMED_GROUPS])
+        if len(whole) > _NAMED_GROUPS:
+            listed += f" and {len(whole) - _NAMED_GROUPS:,} more"
+        rows.warn(
+            f"In {len(whole):,} of {answered:,} {' and '.join(keys)} groups ({listed}) every "
+            f"row ties for the {word} {name}, at {levels}: {function} gives each its first row "
+            f"({firsts}), which marks no {_EXTREMES[function]}. " + _without_stand_in(arg, "groups")
+        )
+        tied = np.setdiff1d(tied, whole)
+        if not len(tied):
+            return
 
     def tie(group: int, limit: int = _LISTED_TIES) -> tuple[str, str]:
         """The value shown and the others tied with it: ``("Wed", "Fri")``."""
@@ -1129,11 +1229,18 @@ def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
                 f'date), not ["{function}()", "week()"], which splits the weeks that cross a '
                 f"{function}'s end"
             )
-        elif ctx.step.startswith("then"):  # the rows are the first stage's groups, not bars
+        elif ctx.step.startswith("then") and _is_a_date_part(function):
+            # The rows are the first stage's groups, not bars: a key of the first stage.
             hint = (
                 f"a second stage's rows are the first stage's groups: put {function}() in "
                 f'the first stage (e.g. "group_by": ["{function}()", "date()"]) and use its '
                 f'column "{function}" here'
+            )
+        elif ctx.step.startswith("then"):  # session_high('RTH'), rolling_mean(x, n, 'time')
+            hint = (
+                f"a second stage's rows are the first stage's table, not bars: compute "
+                f"{function}() in the first stage's map, over its bars, and select it for the "
+                f'second stage ("first(x) as x" when grouped by date())'
             )
         raise UnknownColumn(
             f"{function}() needs the '{name}' column, which this data does not have.",
@@ -1141,6 +1248,13 @@ def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
             hint=hint,
         )
     return ctx.frame[name]
+
+
+def _is_a_date_part(function: str) -> bool:
+    """Whether ``function()`` is a calendar or clock part, a group key as it is (year(),
+    hour()), not a function of other arguments (session_high('RTH'))."""
+    spec = FUNCTIONS.get(function)
+    return spec is not None and spec.category == "time" and not any(p.required for p in spec.params)
 
 
 def _dates(ctx: EvalContext, function: str) -> pd.Series:
@@ -1364,18 +1478,28 @@ for _field in ("open", "high", "low", "close", "volume"):
     _session_part(_field)
 
 
-def _by_trading_date(ctx: EvalContext, by_date: pd.Series, lag: int, function: str) -> pd.Series:
+def _by_trading_date(
+    ctx: EvalContext, by_date: pd.Series, lag: int, function: str, unit: str = "daily"
+) -> pd.Series:
     """Each row's value of ``by_date`` (a session's values indexed by its trading dates),
-    ``lag`` trading dates before the row's, counted as ``_LAG`` says."""
+    ``lag`` trading dates before the row's, counted as ``_LAG`` says. For a weekly or monthly
+    ``unit``, ``by_date`` is indexed by the weeks' and months' starts (``period_start``), and
+    the lag counts the weeks (months) the session or the day session has bars in: a week with
+    no bars is stepped over, as a closed date is."""
     dates = _column(ctx, "trading_date", function)
     # Look each distinct date up once: intraday frames repeat a date hundreds of times.
     codes, unique = pd.factorize(dates)
+    if unit != "daily":
+        unique = pd.DatetimeIndex(period_start(unique.to_numpy(), unit))
     if lag == 0:
         per_date = by_date.reindex(unique).to_numpy(dtype=np.float64)
     else:
         counted = by_date.index
         if ctx.day_session is not None:
-            counted = counted.union(ctx.session_bars(ctx.day_session).index)
+            traded = ctx.session_bars(ctx.day_session).index
+            if unit != "daily":
+                traded = pd.DatetimeIndex(period_start(traded.to_numpy(), unit)).unique()
+            counted = counted.union(traded)
         # The dates counted before the row's (sorted), then lag back.
         before = counted.searchsorted(unique, side="left") - lag
         found = before >= 0
@@ -1386,27 +1510,58 @@ def _by_trading_date(ctx: EvalContext, by_date: pd.Series, lag: int, function: s
     return pd.Series(values, index=ctx.frame.index)
 
 
-@register(
-    "daily",
-    category="session",
-    params=(
-        Param("expr", "daily"),
-        Param("lag", "int", default=1, min=0, max=10_000),
-        # Another session's daily bars, as session_high()'s (the evaluator reads them).
-        Param("session", "string", default=None),
-    ),
+# daily(), weekly() and monthly(): expr over the session's bars of that timeframe, all history
+# (the evaluator reads them: ``_RowEvaluator.on_daily_bars``), each row given its own date's
+# day, week or month ``lag`` of them back. One family: the reference lists it on daily()'s
+# line, each keeps its own summary for get_concept.
+_BARS_OF: dict[str, tuple[str, str]] = {
     # atr(14) on intraday bars is the bar's own: the indicators reference says so.
-    summary="expr on the session's daily bars, or on session's ('RTH' on RTH_OPEN bars): on 1m "
-    "bars daily(atr(14)) is the daily ATR at the previous close; lag 0: the date's own, known "
-    "only at its close.",
-    example="daily(atr(14))",
-    unit="same",
-)
-def _daily(ctx: EvalContext, by_date: pd.Series, lag: int, session: str | None) -> pd.Series:
-    # A condition (daily(close > open)) stays one, unknown where the date has no value.
-    numbers = as_numbers(by_date).astype(np.float64)
-    values = _by_trading_date(ctx, numbers, lag, "daily")
-    if not is_condition(by_date):
-        return values
-    array = values.to_numpy()
-    return condition(array == 1, np.isnan(array), values.index)
+    "daily": (
+        "expr on the session's bars of that unit, lag back: daily(atr(14)) on 1m bars = daily "
+        "ATR; weekly(high) = last week's high; lag 0: own, known at its close.",
+        "daily(atr(14))",
+    ),
+    "weekly": (
+        'expr on the session\'s weekly bars (those of "from": "weekly"), lag weeks before '
+        "the row's: weekly(high) on daily or intraday bars is last week's high (a week with no "
+        "bars is stepped over); lag 0: the row's own week, known only at its close.",
+        "weekly(high)",
+    ),
+    "monthly": (
+        "expr on the session's monthly bars, lag months before the row's: monthly(close) on "
+        "daily or intraday bars is last month's close; lag 0: the row's own month, known only "
+        "at its close.",
+        "monthly(close)",
+    ),
+}
+
+
+def _bars_of(unit: str) -> None:
+    summary, example = _BARS_OF[unit]
+
+    @register(
+        unit,
+        category="session",
+        params=(
+            Param("expr", "daily"),
+            Param("lag", "int", default=1, min=0, max=10_000),
+            # Another session's bars, as session_high()'s (the evaluator reads them).
+            Param("session", "string", default=None),
+        ),
+        summary=summary,
+        example=example,
+        unit="same",
+        listed_under=None if unit == "daily" else "daily",
+    )
+    def impl(ctx: EvalContext, by_date: pd.Series, lag: int, session: str | None) -> pd.Series:
+        # A condition (daily(close > open)) stays one, unknown where the date has no value.
+        numbers = as_numbers(by_date).astype(np.float64)
+        values = _by_trading_date(ctx, numbers, lag, unit, unit)
+        if not is_condition(by_date):
+            return values
+        array = values.to_numpy()
+        return condition(array == 1, np.isnan(array), values.index)
+
+
+for _unit in _BARS_OF:
+    _bars_of(_unit)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 import statistics
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -16,7 +17,7 @@ import pandas as pd
 import pytest
 from script_frames import make_context, make_daily
 
-from barb.errors import UnknownSession
+from barb.errors import QueryError, UnknownSession
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate
 from barb.script.library import library
@@ -94,6 +95,47 @@ def test_floor_and_ceil_to_a_step() -> None:
         up = [math.ceil(round(v / step, 9)) * step for v in values[:-1]]
         same(run(f"ceil(x, {step})", ctx), [*up, NAN])
     same(run("floor(x)", ctx), [1.0, -2.0, -2.0, 0.0, 0.0, -1.0, 7.0, NAN])
+
+
+def _slot(text: str | None, step: int) -> str | None:
+    """The ``step``-minute slot of a time of day, counted from midnight, as 'HH:MM'."""
+    if text is None:
+        return None
+    hours, minutes = (int(part) for part in text.split(":"))
+    start = (hours * 60 + minutes) // step * step
+    return f"{start // 60:02d}:{start % 60:02d}"
+
+
+def test_floor_of_a_time_of_day(intraday_ctx: EvalContext) -> None:
+    """floor(time(), 30) is the bar's half hour as time() writes it, so that it groups and
+    sorts as time() does (p38b Q24 could build no 'HH:MM' label); text of times of day (a
+    first stage's column of them) floors the same."""
+    times = [f"{h:02d}:{m:02d}" for h, m in zip(range(24), range(0, 60, 7), strict=False)]
+    frame = pd.DataFrame({"t": [*times, "23:59", None], "close": 1.0})
+    ctx = make_context(frame)
+    for step in (30, 45, 1, 60):
+        slots = evaluate(parse_expression(f"floor(t, {step})"), ctx)
+        assert [None if pd.isna(v) else v for v in slots] == [_slot(t, step) for t in frame["t"]]
+        assert slots.cat.ordered and slots.cat.categories[0] == "00:00"
+    stamps = [pd.Timestamp(t) for t in intraday_ctx.frame["timestamp"]]
+    slots = run("floor(time(), 90)", intraday_ctx)
+    assert slots == [_slot(f"{s.hour:02d}:{s.minute:02d}", 90) for s in stamps]
+    assert run("floor(time(), 90) == '19:30'", intraday_ctx) == [
+        _slot(f"{s.hour:02d}:{s.minute:02d}", 90) == "19:30" for s in stamps
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("floor(dayname(), 30)", "floor() needs a number or a time of day ('09:30') for x"),
+        ("floor(time(), 7.5)", "floor() of a time of day takes a step in whole minutes"),
+        ("ceil(time(), 30)", "ceil() needs a number for x, got text: time()"),
+    ],
+)
+def test_floor_of_other_text_is_refused(intraday_ctx: EvalContext, text: str, message: str) -> None:
+    with pytest.raises(QueryError, match=re.escape(message)):
+        run(text, intraday_ctx)
 
 
 def test_if(ctx: EvalContext) -> None:
