@@ -162,6 +162,36 @@ def nodes(expr: ast.Node, mapped: Mapping[str, ast.Expr]) -> Iterator[ast.Node]:
                 pending.append(mapped[node.name])
 
 
+# Running counts and totals: a row's value is the run (or the total) up to it, 0 on a day
+# below for streak(above), its length on the run's last day.
+RUNNING_CALLS = frozenset({"streak", "bars_since", "cumsum", "cumprod", "cummax", "cummin"})
+
+
+def own_runs(expr: ast.Expr, where: ast.Expr, mapped: Mapping[str, ast.Expr]) -> list[ast.Call]:
+    """The running calls (``RUNNING_CALLS``) ``expr`` reads, through the map, that ``where``
+    keeps rows by (``kept_by_own_run``): mean(run) under "where": "run_end"."""
+    return [
+        node
+        for node in nodes(expr, mapped)
+        if isinstance(node, ast.Call)
+        and node.name.lower() in RUNNING_CALLS
+        and kept_by_own_run(where, node, mapped)
+    ]
+
+
+def kept_by_own_run(where: ast.Expr, call: ast.Call, mapped: Mapping[str, ast.Expr]) -> bool:
+    """Whether ``where`` keeps rows by the run ``call`` counts: it reads the call itself
+    ("run >= 5") or its condition, as written or as the map made it (streak(above) under
+    "above and not next(above)", each run's last day). The call's value over every bar is
+    then what the where asks of each kept row, the length of the run it ends; over the kept
+    rows alone (all of them above) it would number them."""
+    read = {node.to_text() for node in nodes(where, mapped)}
+    own = {call.to_text()}
+    if call.args:
+        own |= {call.args[0].to_text(), through_map(call.args[0], mapped).to_text()}
+    return not own.isdisjoint(read)
+
+
 def inputs(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> set[str]:
     """The columns and the functions (``hour()``) ``expr`` reads, through the map columns it
     names."""
