@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from barb.errors import BarbError
-from barb.lineage import nodes
+from barb.lineage import kept_by_own_run, nodes
 from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -101,7 +101,9 @@ def then_runs_caveat(
 
 def _running_calls(then: StagePlan) -> list[ast.Call]:
     """The running calls of the then stage's map and select (through its names), less those
-    its where reads; in the order written."""
+    its where reads, and a streak whose own condition it reads ("above and not next(above)"
+    keeps each run's last row, where the streak is the run's length); in the order
+    written."""
     assert then.where is not None
     mapped = dict(then.map_exprs) | dict(then.hoisted)
     filtered_on = {n.to_text() for n in nodes(then.where, mapped) if isinstance(n, ast.Call)}
@@ -114,6 +116,9 @@ def _running_calls(then: StagePlan) -> list[ast.Call]:
                 and node.name.lower() in _SKIP_EMPTY
                 and node.args
                 and node.to_text() not in filtered_on
+                and not (
+                    node.name.lower() == "streak" and kept_by_own_run(then.where, node, mapped)
+                )
             ):
                 found.setdefault(node.to_text(), node)
     return list(found.values())

@@ -113,6 +113,57 @@ def test_a_where_that_cannot_change_the_answer_is_not_said(engine_settings, minu
     assert not warnings_with(ask(query, engine_settings), RAN_OVER)
 
 
+def test_a_run_read_on_its_own_last_rows_is_not_said(engine_settings, minutes) -> None:
+    """then.where keeping each run's last day by the streak's own condition: the streak over
+    every row is the run's length, as asked (p39b Q23's form in then)."""
+    days = rth_daily(minutes)
+    up = (days["close"] > days["open"]).tolist()
+    lengths, run = [], 0
+    for i, value in enumerate(up):
+        run = run + 1 if value else 0
+        if value and i + 1 < len(up) and not up[i + 1]:  # the last day has no next()
+            lengths.append(run)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"up": "close > open"},
+        "select": ["date()", "up"],
+        "then": {
+            "map": {"run": "streak(up)", "run_end": "up and not next(up)"},
+            "where": "run_end",
+            "select": ["count() as runs", "max(run) as longest"],
+        },
+    }
+    result = ask(query, engine_settings)
+    assert result.summary.values == {"runs": len(lengths), "longest": max(lengths)}
+    assert not warnings_with(result, RAN_OVER)
+
+
+def test_a_first_stage_run_of_an_emptied_argument_is_the_kept_rows_own(
+    engine_settings, minutes
+) -> None:
+    """The same form in the first stage: the run over every bar skips the bars the where
+    drops, so it is not said to be every bar's."""
+    trades = _gap_up_trades(rth_daily(minutes))
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "g": "open > prev(close)",
+            "p": "if(g, close - open, 0 / 0)",
+            "loss_run": "streak(p < 0)",
+            "equity": "cumsum(p)",
+        },
+        "where": "g",
+        "select": SELECT,
+    }
+    result = ask(query, engine_settings)
+    assert result.summary.values == pytest.approx(
+        {"trades": len(trades), "most_losses": _most_losses_in_a_row(trades), "total": trades.sum()}
+    )
+    assert not warnings_with(result, "ran over every bar")
+
+
 def _concept(name: str, session: str = "RTH") -> dict:
     query = session_concepts()[name].text_for(SessionTimes(load_instrument("NQ"))).query
     return query | {"session": session}
