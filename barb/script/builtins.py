@@ -607,7 +607,10 @@ def _warn_history_beyond(
     reach=period_rows_or_unit,
 )
 def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _running(ctx, col, per, "cumprod").cumprod()
+    # A product of prices (cumprod(open)) passes float's range within a few hundred bars:
+    # past it the value is inf, as it is, not a floating-point error.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _running(ctx, col, per, "cumprod").cumprod()
 
 
 @register(
