@@ -209,7 +209,7 @@ _to_step(
     "floor",
     np.floor,
     "Multiple of step at or below x, negatives too (histogram bins); floor(time(), 30): "
-    "'10:30' at 10:47.",
+    "the bar's half hour, 'HH:MM'.",
     "floor(ret_pct, 0.5)",
     accepts="number_or_clock",
 )
@@ -608,7 +608,10 @@ def _warn_history_beyond(
     reach=period_rows_or_unit,
 )
 def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _running(ctx, col, per, "cumprod").cumprod()
+    # A product of prices (cumprod(open)) passes float's range within a few hundred bars:
+    # past it the value is inf, as it is, not a floating-point error.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _running(ctx, col, per, "cumprod").cumprod()
 
 
 @register(
@@ -632,40 +635,58 @@ def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     "streak",
     unit="count",
     category="pattern",
-    params=(_COND, RESTART),
-    summary="Consecutive rows meeting cond, ending at this row (0 when cond is false); per "
-    "restarts the count.",
+    params=(Param("cond", accepts="condition", keeps_unknown=True), RESTART),
+    summary="Consecutive rows meeting cond up to this one (0 if false; unknown skipped, "
+    "empty); per restarts it.",
     example="streak(close < open, 'day') >= 3",
     reach=everything,
 )
 def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
-    true = cond.to_numpy(dtype=bool)
+    """Rows where cond is unknown are no observation, as an empty value is to cumsum(): the
+    run neither grows nor ends there, and their own count is empty. The losing trades in a
+    row of a backtest whose pnl is empty on the days without a trade (if(traded == 1, …,
+    0 / 0)) run across those days; read as false, each one ended the run, and read as a
+    loss (close - entry on a day without a break) one ORB's 6 losses in a row read 9 (p39a
+    M1)."""
+    unknown = cond.isna().to_numpy() if isinstance(cond.dtype, pd.BooleanDtype) else None
+    true = as_known(cond).to_numpy(dtype=bool)
     positions = np.arange(len(true))
-    stops = np.where(true, -1, positions)  # a false row ends a run
+    ends = ~true if unknown is None else ~true & ~unknown
+    stops = np.where(ends, positions, -1)  # a false row ends a run
     if per is not None:  # so does the row before each day's (week's…) first
         keys = restart_keys(ctx, per, "streak")
         first = np.concatenate(([True], keys[1:] != keys[:-1]))
         stops = np.maximum(stops, np.where(first, positions - 1, -1))
-    runs = positions - np.maximum.accumulate(stops)
-    _warn_run_before_period(ctx, runs)
+    counted = np.cumsum(true)  # true rows up to each one
+    last_stop = np.maximum.accumulate(stops)
+    before = np.where(last_stop >= 0, counted[np.maximum(last_stop, 0)], 0)
+    runs = counted - before
+    # Each true row's run's first row, its first true one after the stop; past the row on
+    # the others (in no run, or unknown).
+    starts = positions + 1
+    starts[true] = np.flatnonzero(true)[before[true]]
+    _warn_run_before_period(ctx, runs, starts, counted)
     # A second stage's rows are the first stage's table, in its order: a run of them (the
     # losing trades in a row) goes across days as meant, and they carry no bar times.
     if per is None and ctx.intraday and not ctx.step.startswith("then"):
-        _warn_run_across_days(ctx, runs)
-    return pd.Series(runs, index=cond.index)
+        _warn_run_across_days(ctx, starts)
+    if unknown is None or not unknown.any():
+        return pd.Series(runs, index=cond.index)
+    return pd.Series(np.where(unknown, np.nan, runs), index=cond.index)
 
 
-def _warn_run_across_days(ctx: EvalContext, runs: np.ndarray) -> None:
+def _warn_run_across_days(ctx: EvalContext, starts: np.ndarray) -> None:
     """On intraday bars a run goes on through the night: "3 red hours in a row" counted
     yesterday's last hours with today's first. Said, with the way to restart each day; not
-    where each date has one bar (a session of one bar), whose runs are runs of days."""
+    where each date has one bar (a session of one bar), whose runs are runs of days.
+    ``starts``: each row's run's first row (past the row itself when it is in none)."""
     days = _dates(ctx, "streak").to_numpy(dtype="datetime64[ns]")
-    positions = np.arange(len(runs))
+    positions = np.arange(len(starts))
     first = np.concatenate(([True], days[1:] != days[:-1]))
     if first.all():
         return
     day_start = np.maximum.accumulate(np.where(first, positions, 0))
-    across = runs > positions - day_start + 1
+    across = starts < day_start
     if ctx.period is not None:
         across &= np.asarray(ctx.period, dtype=bool)
     if across.any():
@@ -675,24 +696,28 @@ def _warn_run_across_days(ctx: EvalContext, runs: np.ndarray) -> None:
         )
 
 
-def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
+def _warn_run_before_period(
+    ctx: EvalContext, runs: np.ndarray, starts: np.ndarray, counted: np.ndarray
+) -> None:
     """A streak read in the period counts the run's rows before it too (by design: the run
     began whenever it began), so "the longest down run in 2021" can be 7 days of which 3
     were in 2020: say which run that is, when a row the stage keeps ends in it ("3 down days
-    in a row in 2025" with where run == 3 kept no row of the 7-day run that opened 2025)."""
+    in a row in 2025" with where run == 3 kept no row of the 7-day run that opened 2025).
+    ``starts``: each row's run's first row; ``counted``: the true rows up to each row."""
     period = ctx.period
     if period is None or not period.any():
         return
     first = int(np.argmax(period))
-    # Rows are in time order: a run longer than the rows since the period's start began
-    # before it. Only one run can do that, the one the period opens in.
-    crossing = period & (runs > np.arange(len(runs)) - first + 1)
+    # Rows are in time order: only one run can begin before the period's start and go on
+    # into it, the one the period opens in.
+    crossing = period & (starts < first)
     if not crossing.any():
         return
     when = _dates(ctx, "streak") if not ctx.intraday else _column(ctx, "timestamp", "streak")
     # Monthly and longer bars by their label (2026-01): a month's first trading date read
     # as the day the run ended, though it runs to the month's close.
     labels = label_column(ctx.frame, ctx.timeframe) if timeframe(ctx.timeframe).calendar else None
+    counted_before = int(counted[first - 1]) if first else 0
 
     def named(row: int) -> str:
         return str(labels[1][row]) if labels is not None else _moment(when.iloc[row], ctx.intraday)
@@ -703,9 +728,8 @@ def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
             return None
         end = int(rows[np.argmax(runs[rows])])
         length = int(runs[end])
-        start = end - length + 1
-        before = first - start
-        ends, begins = named(end), named(start)
+        before = counted_before - int(counted[end] - runs[end])
+        ends, begins = named(end), named(int(starts[end]))
         return (
             f"streak() counts runs that began before the period: the run ending {ends} "
             f"({length}) began {begins}, {before} of its rows before the period."
