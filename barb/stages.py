@@ -10,7 +10,7 @@ second stage (``then``) they are the first stage's result table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -24,6 +24,8 @@ from barb.caveats.group_noise import counted_noise, even_groups
 from barb.caveats.groups import empty_groups, keyless_rows
 from barb.caveats.limits import tie_at_limit
 from barb.caveats.lookahead import lookahead_caveats
+from barb.caveats.no_edge import no_edge_caveat
+from barb.caveats.open_runs import open_run_end_caveat
 from barb.caveats.same_run_rows import same_run_caveat
 from barb.caveats.sample_sizes import (
     BegunGroup,
@@ -36,7 +38,7 @@ from barb.caveats.setup_noise import setup_noise
 from barb.column_units import COUNTED_ROWS
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
-from barb.frames import MINUTE_OF_DAY, take_rows
+from barb.frames import MINUTE_OF_DAY, masked_values, take_rows
 from barb.lineage import nodes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
@@ -46,6 +48,7 @@ from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_select
 from barb.script.functions import KIND_NAMES, value_kind
+from barb.script.query import Query
 from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
 from barb.summary_text import value_text
 from barb.time_keys import from_the_open
@@ -96,6 +99,7 @@ def run_stage(
     day_open: DayOpen | None = None,
     carried: Sequence[str] = (),
     counts: Sequence[str] = (),
+    query: Query | None = None,
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
@@ -109,6 +113,8 @@ def run_stage(
     open unless the stage sorts them. ``carried``: a second stage's rows are the first
     stage's table, whose own columns (its select) it lists before the ones it makes.
     ``counts``: the rows' columns that count rows (a first stage's ``count() as days``).
+    ``query``: the whole query, whose names say what a single row's means are of (a
+    result's, tested against no edge); None: not tested.
     """
     ctx.frame, ctx.period = frame, period
     # A second stage's map (see barb.planning): its aggregates are over all its rows.
@@ -141,7 +147,20 @@ def run_stage(
         start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates, values=again)
         if condition is not None:
             said = where_caveat(start, given, condition)
+            rows = int(np.count_nonzero(keep))
+            said += open_run_end_caveat(
+                stage, every_row, condition, period, again, ctx.timeframe, rows
+            )
         said += running_caveat(start, period)
+    setup: dict[str, str] = {}
+    if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
+        # Rows a where or an event filter picked, read as a setup: its means' noise beside
+        # the period's own value (``period``: its rows before either).
+        setup = setup_noise(stage, again, period, keep)
+    no_edge = None
+    if query is not None and stage.shape in SINGLE_ROW:
+        kept = partial(_kept_values, ctx, every_row, period, keep)
+        no_edge = partial(no_edge_caveat, stage, query, kept, then=bool(prefix), said=setup)
     output = _answer(
         stage,
         frame,
@@ -155,12 +174,10 @@ def run_stage(
         carried,
         counts,
         start,
+        no_edge=no_edge,
     )
     output.warnings[:0] = said
-    if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
-        # Rows a where or an event filter picked, read as a setup: its means' noise beside
-        # the period's own value (``period``: its rows before either).
-        output.warnings += setup_noise(stage.select, again, period, keep)
+    output.warnings += setup.values()
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -234,7 +251,24 @@ def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
     return True
 
 
-def _aside(ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray) -> EvalContext:
+def _kept_values(
+    ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray | None, keep: np.ndarray, expr: Expr
+) -> np.ndarray | None:
+    """``expr``'s numbers at the rows kept, evaluated again (a caveat's) over every row the
+    stage was given, as its map was: ``next(close)`` reads the day after, kept or not. A
+    column is read, not copied, when every row was kept. None when it is no number per
+    row."""
+    values = evaluate(expr, _aside(ctx, frame, period))
+    if not isinstance(values, pd.Series) or not pd.api.types.is_numeric_dtype(values.dtype):
+        return None
+    if values.dtype == np.float64:  # a price column as it is, no pass for empty values
+        numbers = values.to_numpy()
+    else:
+        numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    return numbers if keep.all() else numbers[keep]
+
+
+def _aside(ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray | None) -> EvalContext:
     """``ctx`` over ``frame`` for evaluating a part again (a caveat's), its warnings kept
     apart from the answer's."""
     return replace(ctx, frame=frame, period=period, warnings=[], row_warnings=[], history_beyond=[])
@@ -253,6 +287,8 @@ def _answer(
     carried: Sequence[str] = (),
     counts: Sequence[str] = (),
     start: DataStart | None = None,
+    *,
+    no_edge: Callable[[Mapping[str, SelectValue]], list[str]] | None = None,
 ) -> StageOutput:
     warnings: list[str] = []
     shape = stage.shape
@@ -306,6 +342,8 @@ def _answer(
         samples, said = sample_sizes(stage.select, ctx, answers, start)
         warnings += said + few_values_caveat(stage.select, ctx, answers)
         warnings += true_count_caveat(stage.select, answers)
+        if no_edge is not None:
+            warnings += no_edge(answers)
         if shape == "scalar":
             name, value = next(iter(values.items()))
             summary = Summary(type="scalar", value=value, columns=[name], samples=samples)
@@ -321,16 +359,16 @@ def _answer(
         history = shown_rows(frame, ctx.timeframe, hide)
         for name, values in (selected or {}).items():  # a sort by a selected alias
             if name not in history.columns:
-                history[name] = values.to_numpy()[keep]
+                history[name] = masked_values(values, keep)
     if selected is not None:
         names = [s.name for s in stage.select]
-        table = pd.DataFrame({n: v.to_numpy()[keep] for n, v in selected.items()})
+        table = pd.DataFrame({n: masked_values(v, keep) for n, v in selected.items()})
         table = with_bar_label(table, frame, ctx.timeframe)
         # A sort key not selected is shown after the selected columns: "sorted by ret"
         # over closes alone read as the five best days with no return to say.
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:
-            table[name] = frame[name].to_numpy()
+            table[name] = masked_values(frame[name], slice(None))
         unsorted = table
         if start is not None:
             shown = {s.name: (s.expr, selected[s.name]) for s in stage.select}

@@ -29,11 +29,13 @@ def listed_text(texts: list[str]) -> str:
 def group_name(index: pd.Index, at: int, *, text_alone: bool = False) -> str:
     """Group ``at`` of a grouped result by its keys' names and values: "year 2008", "weekday
     Mon", "year 2024 month 3"; with ``text_alone`` a text value stands without its key's
-    name ("Wed", "year 2024 Wed"), as a list of weekdays or times reads best."""
+    name, quoted ("'Wed'", "year 2024 'Wed'"), as a list of weekdays or times reads best:
+    unquoted, groups 'high first' and 'low first' read "highest high first 262, lowest low
+    first 255", as if about the market (p38b)."""
     values = index[at] if isinstance(index, pd.MultiIndex) else (index[at],)
     names = [name or "group" for name in index.names]
     return " ".join(
-        value_text(value)
+        f"'{value_text(value)}'"
         if text_alone and isinstance(value, str)
         else f"{name} {value_text(value)}"
         for name, value in zip(names, values, strict=True)

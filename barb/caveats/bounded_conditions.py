@@ -3,22 +3,28 @@
 An opening-range breakout long with its stop at the range's low, on daily bars, wrote
 ``stopped = low <= or_low``. A day's low includes the opening range's own low, so it is true
 on every day: stop rate 1, -99.81 points a trade, where minute bars, which put the stop after
-the entry, give 55.6% and +3.97 points (p32e Q19). Said when a comparison that reads the
-bars' prices, in the where or under the select's statistics (through map names and if()),
-is true on every one of at least ``MIN_ROWS`` rows of the period, or false on every one,
-while its two sides are equal on some: one side bounds the other, as a day's low bounds the
-low of any part of it. A rare or common event does not sit on its bound that way, and one the
-where makes certain (where gap_pct > 1, mean(gap_pct > 0)) still varies over the period's
-rows, so neither is said.
+the entry, give 55.6% and +3.97 points (p32e Q19). Said when a comparison of two extremes
+(highs, lows, opens, closes, ranges: of the bar, of a session, running), in the where or
+under the select's statistics (through map names and if()), is true on every one of at least
+``MIN_ROWS`` rows of the period, or false on every one, while its two sides are equal on
+some, and on each of those rows one side's stretch of bars holds the other's, as a day holds
+its opening range (``extreme_spans``). A comparison the market merely settled is not said:
+no 1m bar of 2026-01-07 went above its 15-minute opening range's high, but the bars after
+09:45 lie outside the range, and on 407 of the 517 days of 2024-25 one did (p38b Q21). A
+rare or common event does not sit on its bound either, and one the where makes certain
+(where gap_pct > 1, mean(gap_pct > 0)) still varies over the period's rows, so neither is
+said.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
+from barb.caveats.extreme_spans import Stretch, could_be_built, never_above, stretches
 from barb.column_units import COUNTED_ROWS
 from barb.errors import BarbError
 from barb.lineage import nodes
@@ -26,32 +32,13 @@ from barb.planning import Plan
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import compare_numbers, evaluate
-from barb.script.library import contains_aggregate, lookup
+from barb.script.library import lookup
 
 # Fewer rows than this can all agree by chance.
 MIN_ROWS = 20
 # The period's first rows a comparison is read on before all of them.
 _HEAD_ROWS = 4096
 _ORDERED = frozenset({"<", "<=", ">", ">="})
-# What a condition must read to be about the bars: their values, or functions of them.
-_BAR_VALUES = frozenset({"open", "high", "low", "close", "range", "volume"})
-_READING_BARS = frozenset({"session", "indicator"})
-# A bound is an extreme's: a day's low is at or below the low of any part of it, a running
-# or rolling high at or above the bars it spans. A comparison without one (close > its
-# 200-day mean) cannot sit on a bound, and is not evaluated again to find out.
-_EXTREME_COLUMNS = frozenset({"high", "low", "range"})
-_EXTREME_FUNCTIONS = frozenset(
-    {
-        "session_high",
-        "session_low",
-        "cummax",
-        "cummin",
-        "rolling_max",
-        "rolling_min",
-        "donchian_upper",
-        "donchian_lower",
-    }
-)
 
 
 def bounded_condition_caveat(
@@ -79,15 +66,16 @@ def bounded_condition_caveat(
     if not used:
         return []
     every = dataclasses.replace(ctx, frame=frame, warnings=[], row_warnings=[])
+    stretch = stretches(plan.dataset.instrument, plan.session, plan.timeframe, frame)
     unit = COUNTED_ROWS.get(plan.timeframe.name, "bars")
     said: list[str] = []
     parts = False
     for compare, in_select in used.items():
         try:
             settled = _settled(compare, every, given)
+            if settled is None or not _built(compare, mapped, stretch, settled[1]):
+                continue
         except BarbError:  # what the query itself ran: not expected, never worth failing it
-            continue
-        if settled is None:
             continue
         holds, rows, bound, ties = settled
         kept = int(np.count_nonzero(rows & passed))
@@ -105,37 +93,37 @@ def bounded_condition_caveat(
 
 
 def _comparisons(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> list[ast.Compare]:
-    """The ordered comparisons ``expr`` reads, through map names, that read the bars."""
+    """The ordered comparisons ``expr`` reads, through map names, whose sides can bound
+    each other: extremes (a day's low and its opening range's), not a number (rsi(14) < 30)
+    nor close against its 200-day mean."""
     return [
         node
         for node in nodes(expr, mapped)
         if isinstance(node, ast.Compare)
         and node.op in _ORDERED
-        and not contains_aggregate(node)  # range > mean(range): one value for all rows
-        and _reads_bars(node, mapped)
-        and _reads_an_extreme(node, mapped)
+        and could_be_built(*_low_high(node), mapped)
     ]
 
 
-def _reads_an_extreme(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
-    """Whether ``expr`` reads a high, a low or a range, of the bar or of a span of bars."""
-    for node in nodes(expr, mapped):
-        if isinstance(node, ast.Column) and node.name in _EXTREME_COLUMNS - mapped.keys():
-            return True
-        if isinstance(node, ast.Call) and node.name.lower() in _EXTREME_FUNCTIONS:
-            return True
-    return False
+def _low_high(compare: ast.Compare) -> tuple[ast.Expr, ast.Expr]:
+    """The side that must be at or below the other for ``compare`` to be settled on its
+    bound: > and <= are settled by left <= right, >= and < by right <= left."""
+    if compare.op in {">=", "<"}:
+        return compare.right, compare.left
+    return compare.left, compare.right
 
 
-def _reads_bars(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
-    """Whether ``expr`` reads the bars' values (low, session_low(), atr()), not only the
-    calendar: year() >= 2024 over the period 2024 is the period's doing, not the bars'."""
-    for node in nodes(expr, mapped):
-        if isinstance(node, ast.Column) and node.name in _BAR_VALUES and node.name not in mapped:
-            return True
-        if _category(node) in _READING_BARS:
-            return True
-    return False
+def _built(
+    compare: ast.Compare,
+    mapped: dict[str, ast.Expr],
+    stretch: Callable[[str], Stretch | None],
+    rows: np.ndarray,
+) -> bool:
+    """Whether, on each of ``rows``, how the sides are built settles ``compare`` the way the
+    bars did: high > or_high fails on every 1m bar inside the opening range by its making, on
+    the bars after it only when the market stayed below."""
+    built = never_above(*_low_high(compare), mapped, stretch)
+    return bool(np.broadcast_to(built, rows.shape)[rows].all())
 
 
 def _settled(
@@ -144,10 +132,6 @@ def _settled(
     """Whether ``compare`` holds on every row of ``given`` where both sides have a value
     (True), on none (False), those rows, and how one side bounds the other ("never above")
     with the rows where they are equal; None when it varies, or its sides never meet."""
-    if any(ast.literal_value(side) is not None for side in (compare.left, compare.right)):
-        # A number is a threshold, not a bound one part of the bars sets for another (rsi(14)
-        # < 30 was computed again for each such query, for nothing).
-        return None
     left, right = (_numbers(evaluate(side, ctx)) for side in (compare.left, compare.right))
     if left is None or right is None or not given.any():
         return None

@@ -32,6 +32,7 @@ from barb.caveats.empty_rows import notable
 from barb.lineage import nodes
 from barb.planning import StagePlan
 from barb.script import ast
+from barb.script.hoisting import unhoisted
 from barb.script.library import lookup
 from barb.script.reach import own_reach
 from barb.timeframes import timeframe
@@ -189,14 +190,7 @@ class DataStart:
     def unhoisted(self, expr: ast.Expr) -> ast.Expr:
         """``expr`` as the query wrote it: the hidden columns the planner hoisted out of its
         aggregates (``barb.script.hoisting``) back in their place."""
-        hoisted = dict(self.stage.hoisted)
-
-        def put_back(node: ast.Node) -> ast.Node:
-            if isinstance(node, ast.Column) and node.name in hoisted:
-                return hoisted[node.name]
-            return ast.with_children(node, put_back)
-
-        return put_back(expr)  # type: ignore[return-value]
+        return unhoisted(expr, self.stage.hoisted)
 
     def from_open(self, expr: ast.Expr, clause: str | None = None, *, running: bool = False) -> str:
         """ " From its own open on the first bar: close > coalesce(prev(close), open)." where

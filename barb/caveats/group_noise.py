@@ -105,7 +105,7 @@ class EvenGroups:
 
 @dataclass(frozen=True)
 class FewGroup:
-    """A group of fewer than ``FEW_ROWS`` rows: its name ("Mon"), its key values as text
+    """A group of fewer than ``FEW_ROWS`` rows: its name ("'Mon'"), its key values as text
     ({"year": "2026"}) and its rows."""
 
     name: str
@@ -298,7 +298,7 @@ class _Groups:
         )
 
     def ends(self) -> str | None:
-        """ "highest Thu 475.56 ± 99, lowest Wed 331.31 ± 63" (a median's without the
+        """ "highest 'Thu' 475.56 ± 99, lowest 'Wed' 331.31 ± 63" (a median's without the
         ±); None under two groups with a value, or a mean's end group of fewer than two
         rows."""
         finite = np.flatnonzero(np.isfinite(self.values))

@@ -27,8 +27,9 @@ import numpy as np
 import pandas as pd
 
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
+from barb.frames import period_start
 from barb.script import ast
-from barb.script.clock_order import TextComparison
+from barb.script.clock_order import TextComparison, clocks
 from barb.script.conditions import (
     as_known,
     as_numbers,
@@ -54,12 +55,14 @@ _ACCEPTED_KINDS: dict[str, frozenset[str]] = {
     "number": _NUMERIC,
     "condition": frozenset({"bool"}),
     "number_or_date": _NUMERIC | {"datetime"},
+    "number_or_clock": _NUMERIC,  # and text of times of day: _clock_texts
     "any": frozenset({"number", "bool", "string", "datetime"}),
 }
 _ACCEPTED_NAMES = {
     "number": "a number",
     "condition": "a condition (true/false)",
     "number_or_date": "a number or a date",
+    "number_or_clock": "a number or a time of day ('09:30')",
     "any": "a value",
 }
 # A time of day as time() gives it: "09:30".
@@ -302,9 +305,10 @@ class _RowEvaluator:
     def on_daily_bars(
         self, spec: FunctionSpec, call: ast.Call, expr: ast.Expr, lag: int, session: str | None
     ) -> pd.Series:
-        """daily()'s argument evaluated over the daily bars (all history) of ``session``,
-        by default the query's, indexed by their trading dates; what it warns of is said of
-        the query, and so are a lag of 0 and a part of the day's own bars
+        """daily()'s (weekly()'s, monthly()'s) argument evaluated over the daily (weekly,
+        monthly) bars, all history, of ``session``, by default the query's, indexed by their
+        trading dates (their weeks' and months' starts); what it warns of is said of the
+        query, and so are a lag of 0 and a part of the day's own bars
         (``barb.script.daily_warnings``)."""
         inner = expr.expr if isinstance(expr, ast.OnDailyBars) else expr
         value = self.daily_values(spec, inner, session)
@@ -316,15 +320,18 @@ class _RowEvaluator:
             if not is_condition(value):  # a share of dates would say little more
                 own = self.on_rows(spec, value, lag)
                 whole = self.on_rows(spec, self.daily_values(spec, inner, part.whole), lag)
-            dates = self.ctx.frame["trading_date"].to_numpy()
-            self.ctx.warn_rows(part_of_day_warning(call, inner, lag, part, dates, own, whole))
+            units = self.ctx.frame["trading_date"].to_numpy()
+            if spec.name != "daily":
+                units = period_start(units, spec.name)
+            self.ctx.warn_rows(part_of_day_warning(call, inner, lag, part, units, own, whole))
         return value
 
     def daily_values(self, spec: FunctionSpec, inner: ast.Expr, session: str | None) -> pd.Series:
-        """``inner`` over ``session``'s daily bars (None: the query's), by trading date."""
-        days = self.ctx.on_daily_bars(session)
-        value = evaluate(inner, days)
-        for message in days.warnings:
+        """``inner`` over ``session``'s bars of the call's unit (None: the query's session),
+        by trading date (week's or month's start)."""
+        bars = self.ctx.on_daily_bars(session, spec.name)
+        value = evaluate(inner, bars)
+        for message in bars.warnings:
             self.ctx.warn(message)
         kind = value_kind(value)
         if kind not in _NUMERIC:
@@ -334,7 +341,10 @@ class _RowEvaluator:
                 step=self.step,
                 hint=spec.example or f"call it as {spec.signature()}",
             )
-        return value.set_axis(pd.DatetimeIndex(days.frame["trading_date"]))
+        dates = bars.frame["trading_date"].to_numpy()
+        if spec.name != "daily":
+            dates = period_start(dates, spec.name)
+        return value.set_axis(pd.DatetimeIndex(dates))
 
     def on_rows(self, spec: FunctionSpec, by_date: pd.Series, lag: int) -> np.ndarray:
         """Each row's value of daily values ``by_date``, as the call gives it."""
@@ -351,7 +361,11 @@ class _RowEvaluator:
     ) -> Any:
         """A series argument's ``value`` checked and converted for ``param``."""
         kind = value_kind(value)
-        if kind not in _ACCEPTED_KINDS[param.accepts] and not _labels_as_dates(param, value):
+        if (
+            kind not in _ACCEPTED_KINDS[param.accepts]
+            and not _labels_as_dates(param, value)
+            and not _clock_texts(param, value)
+        ):
             wanted = _ACCEPTED_NAMES[param.accepts]
             raise TypeMismatch(
                 f"{spec.name}() needs {wanted} for {param.name}, got {KIND_NAMES[kind]}: "
@@ -361,6 +375,8 @@ class _RowEvaluator:
             )
         if not isinstance(value, pd.Series):
             value = pd.Series(value, index=index)
+        if param.named:  # a builtin's own name ('minute_of_day' for hour()) is no query's
+            value = value.rename(expr.to_text(), copy=False)
         if param.accepts == "number" and kind == "bool":
             if isinstance(value.dtype, pd.BooleanDtype):
                 return as_numbers(value)
@@ -805,6 +821,14 @@ def _categorical_codes(left: pd.Series, right: Any, op: str) -> np.ndarray | Non
     if ordering and not left.dtype.ordered:
         return None
     return _COMPARISONS[op](codes, other) & present
+
+
+def _clock_texts(param: Param, value: Any) -> bool:
+    """Whether ``value`` is times of day as time() writes them ('09:30': its column, a first
+    stage's column of it, or such text) where ``param`` takes them: floor(time(), 30)."""
+    if param.accepts != "number_or_clock":
+        return False
+    return clocks(value if isinstance(value, pd.Series) else pd.Series([value])) is not None
 
 
 def _labels_as_dates(param: Param, value: Any) -> bool:

@@ -9,7 +9,9 @@ arguments into a hidden per-row column, computed on the period's bars plus their
 
 from __future__ import annotations
 
-from barb.script.ast import Column, Expr, with_children
+from collections.abc import Sequence
+
+from barb.script.ast import Column, Expr, Node, with_children
 from barb.script.library import is_aggregate_call
 from barb.script.reach import reach
 
@@ -27,3 +29,19 @@ def _hoist(node: Expr, hoisted: list[tuple[str, Expr]], prefix: str, inside: boo
         return Column(name)
     inside = inside or is_aggregate_call(node)
     return with_children(node, lambda child: _hoist(child, hoisted, prefix, inside))
+
+
+def unhoisted(expr: Expr, hoisted: Sequence[tuple[str, Expr]]) -> Expr:
+    """``expr`` as the query wrote it: the ``hoisted`` columns back in their place
+    (``mean(__h0 > close)`` with ``__h0`` = ``next(close)`` is ``mean(next(close) >
+    close)``)."""
+    parts = dict(hoisted)
+    if not parts:
+        return expr
+
+    def put_back(node: Node) -> Node:
+        if isinstance(node, Column) and node.name in parts:
+            return parts[node.name]
+        return with_children(node, put_back)
+
+    return put_back(expr)  # type: ignore[return-value]

@@ -20,6 +20,12 @@ SETTING = "s"
 FORGET_PREFERENCE = "p"
 EXAMPLE = "x"
 SEPARATOR = ":"
+#: A button label's length, beyond which it is cut (``label``). Telegram sets no limit on a
+#: label (the 64 bytes are callback_data's); this is about what a full-width button shows
+#: whole on a desktop: a phone cuts it further, with its own "…".
+LABEL_CHARS = 60
+# Left off a label cut with "…": spaces, and punctuation that would dangle before it.
+_TRAILING = " ,;:([{—–-"
 
 
 def data(prefix: str, *parts: object) -> str:
@@ -47,10 +53,33 @@ def confirm(action_id: str, lang: str) -> InlineKeyboardMarkup:
     )
 
 
+def label(text: str, limit: int = LABEL_CHARS) -> str:
+    """``text`` as a button's label: whole if it fits in ``limit`` characters, else cut at
+    a word boundary with "…", e.g. "Какой ATR(14) сейчас и где он относительно…". Only the
+    label: the press asks or answers with the whole text."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if text[limit - 1] != " " and " " in cut:
+        cut = cut[: cut.rindex(" ")]  # no half word
+    return cut.rstrip(_TRAILING) + "…"
+
+
+def without(markup: InlineKeyboardMarkup, pressed: str) -> InlineKeyboardMarkup | None:
+    """``markup`` less the button ``pressed`` (its callback_data), None if none is left;
+    ``markup`` itself when it has no such button."""
+    rows = [[b for b in row if b.callback_data != pressed] for row in markup.inline_keyboard]
+    if sum(map(len, rows)) == sum(map(len, markup.inline_keyboard)):
+        return markup
+    left = [row for row in rows if row]
+    return InlineKeyboardMarkup(left) if left else None
+
+
 def options(action_id: str, replies: list[str]) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
         [
-            [InlineKeyboardButton(r[:60], callback_data=data(OPTION, action_id, i))]
+            [InlineKeyboardButton(label(r), callback_data=data(OPTION, action_id, i))]
             for i, r in enumerate(replies)
         ]
     )
@@ -160,7 +189,7 @@ def settings(
 def examples(questions: list[str]) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
         [
-            [InlineKeyboardButton(q[:60], callback_data=data(EXAMPLE, i))]
+            [InlineKeyboardButton(label(q), callback_data=data(EXAMPLE, i))]
             for i, q in enumerate(questions)
         ]
     )

@@ -3,7 +3,9 @@
 An opening-range breakout long with its stop at the range's low, on daily bars, wrote
 stopped = low <= or_low: the day's low includes the range's own low, so it held on every day
 (stop rate 1, -99.81 points a trade) and nothing said so. Checked with pandas over the
-fixture's RTH minutes: the days, and those whose low is the opening range's.
+fixture's RTH minutes: the days, and those whose low is the opening range's. A day whose
+opening-range high held was told the same (p38b Q21): its 1m bars after the range could
+have gone above it, and did on other days.
 """
 
 from __future__ import annotations
@@ -56,6 +58,47 @@ def test_a_stop_daily_bars_cannot_order_is_said(engine_settings, days) -> None:
         "day's high and low hold all of it, before an entry and after it, so they cannot say "
         f"whether a stop or a target came first; 1m bars can ({STOP_CONCEPT})."
     ]
+
+
+def _opening_highs(minutes: pd.DataFrame) -> pd.DataFrame:
+    """Per RTH day, the 15-minute opening range's high, the highest high after it, and how
+    many minute bars inside the range reach the range's high."""
+    rth = rth_minutes(minutes)
+    inside = rth["timestamp"].dt.hour * 60 + rth["timestamp"].dt.minute < 585
+    days = rth[inside].groupby("day").agg(or_high=("high", "max"))
+    days["after"] = rth[~inside].groupby("day")["high"].max()
+    on_it = rth[inside]["high"].to_numpy() == days["or_high"].reindex(rth[inside]["day"]).to_numpy()
+    days["ties"] = pd.Series(on_it, index=rth[inside].index).groupby(rth[inside]["day"]).sum()
+    return days
+
+
+OPENING_HIGH = {
+    "session": "RTH",
+    "from": "1m",
+    "map": {"orh": "session_high('09:30-09:45')"},
+    "select": "count(high > orh) as above",
+}
+
+
+def test_an_opening_high_that_held_is_no_impossibility(engine_settings, minutes) -> None:
+    days = _opening_highs(minutes)
+    held = days.index[days["after"] <= days["or_high"]]
+    assert 0 < len(held) < len(days)  # it held on some days, was taken out on others
+    day = held[0].strftime("%Y-%m-%d")
+
+    result = ask(OPENING_HIGH | {"period": day}, engine_settings)
+    assert result.summary.value == 0
+    assert warnings_with(result, SAID) == []
+
+
+def test_the_bars_of_the_opening_range_itself_are_said(engine_settings, minutes) -> None:
+    days = _opening_highs(minutes).loc["2024-02"]
+    result = ask(OPENING_HIGH | {"session": "09:30-09:45", "period": "2024-02"}, engine_settings)
+    (text,) = warnings_with(result, SAID)
+    assert text.startswith(
+        f"high > orh is false on all {15 * len(days)} bars: high is never above orh (equal on "
+        f"{days['ties'].sum()}), so it cannot be true."
+    )
 
 
 def test_a_where_that_cannot_hold_is_said(engine_settings, days) -> None:

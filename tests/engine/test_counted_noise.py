@@ -55,10 +55,10 @@ def test_the_weekday_counted_most_is_said_within_noise_of_the_next(
             continue
         p = stats.binomtest(int(counts[day]), int(top + counts[day]), 0.5).pvalue
         if p >= 0.05:
-            close.append(f"{day} {counts[day]} (p = {float(f'{p:.2g}'):g})")
+            close.append(f"'{day}' {counts[day]} (p = {float(f'{p:.2g}'):g})")
     assert close, counts  # the fixture's weeks: a first within noise of others
     assert _noise(result) == [
-        f"weeks: {leader} has the most ({top} of {total}), but {len(close)} other groups are "
+        f"weeks: '{leader}' has the most ({top} of {total}), but {len(close)} other groups are "
         "within noise of it by the exact binomial test of the two counts: "
         f"{', '.join(close)}; their order is noise."
     ]
@@ -87,6 +87,33 @@ def test_two_counted_groups_near_even_shares_are_said_within_noise(
         f"The counts differ by less than their noise: weeks over the 2 up groups (highest up "
         f"{high} {max(up, down)}, lowest up {low} {min(up, down)} of {up + down}) lie no "
         f"further from equal shares than chance would put them (exact binomial test p = "
+        f"{float(f'{p:.2g}'):g})."
+    ]
+
+
+def test_groups_of_text_are_named_quoted(engine_settings, rth_days) -> None:
+    """Groups 'high first' and 'low first' were named "highest high first 262, lowest low
+    first 255", which reads as a statement about the market (p38b): a text group is named
+    quoted, as the query wrote it."""
+    last = rth_days.groupby("week").last()
+    counts = {"up week": int((last["close"] > last["open"]).sum())}
+    counts["down week"] = len(last) - counts["up week"]
+    high, low = sorted(counts, key=counts.get, reverse=True)
+    assert counts[high] > counts[low]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"side": "if(close > open, 'up week', 'down week')"},
+        "group_by": "week()",
+        "select": "last(side) as side",
+        "then": {"group_by": "side", "select": "count() as weeks"},
+    }
+    p = stats.binomtest(counts[high], len(last), 0.5).pvalue
+    assert p >= 0.05
+    assert _noise(ask(query, engine_settings)) == [
+        f"The counts differ by less than their noise: weeks over the 2 side groups (highest "
+        f"'{high}' {counts[high]}, lowest '{low}' {counts[low]} of {len(last)}) lie no further "
+        f"from equal shares than chance would put them (exact binomial test p = "
         f"{float(f'{p:.2g}'):g})."
     ]
 

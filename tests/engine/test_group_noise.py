@@ -19,7 +19,8 @@ from barb.data.store import data_path
 
 pytestmark = pytest.mark.slow
 
-DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri"]
+# Weekdays as the warnings name groups of text: quoted.
+DAYS = ["'Mon'", "'Tue'", "'Wed'", "'Thu'", "'Fri'"]
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +32,8 @@ def rth_days(sample_settings) -> pd.DataFrame:
 
 
 def _ends(values: pd.Series, keys: pd.Series) -> tuple[str, str, bool]:
-    """ "Wed 140.64 ± 9.6", "Mon 137.21 ± 9.5" and whether their gap is under two standard
-    errors of the difference, with numpy."""
+    """ "'Wed' 140.64 ± 9.6", "'Mon' 137.21 ± 9.5" (``keys`` as the warning names them) and
+    whether their gap is under two standard errors of the difference, with numpy."""
     stats = {}
     for key, group in values.groupby(keys):
         array = group.to_numpy(dtype=float)
@@ -90,8 +91,8 @@ def test_years_far_apart_are_not_called_noise(sample_settings, rth_days) -> None
 
 
 def _ranking(values: pd.Series, keys: pd.Series, descending: bool) -> tuple[str, list[str]]:
-    """The group a sort by the mean puts first, as "21:00 0.233 ± 0.004", and every other
-    group within two standard errors of the difference from it ("20:00 0.2343"), in the
+    """The group a sort by the mean puts first, as "'21:00' 0.233 ± 0.004", and every other
+    group within two standard errors of the difference from it ("'20:00' 0.2343"), in the
     sort's order, with numpy."""
     stats = {}
     for key, group in values.groupby(keys):
@@ -108,7 +109,9 @@ def _ranking(values: pd.Series, keys: pd.Series, descending: bool) -> tuple[str,
 
 
 def _name(key: object) -> str:
-    return key if isinstance(key, str) else f"month {key}"
+    """A group as the warnings name it: a text label quoted ('Wed' reads as a label, as
+    'high first' must), a number after its key's name."""
+    return f"'{key}'" if isinstance(key, str) else f"month {key}"
 
 
 def _two(value: float) -> str:
@@ -175,7 +178,7 @@ def test_the_quietest_hour_of_eth_is_one_of_eight(sample_settings) -> None:
     pct = (hourly["high"] - hourly["low"]) / hourly["open"] * 100
     clock = hourly["hour"].map(lambda h: f"{h:02d}:00")
     first, close = _ranking(pct, clock, descending=False)
-    assert first.startswith("21:00") and len(close) == 7
+    assert first.startswith("'21:00'") and len(close) == 7
     result = ask(
         {
             "session": "ETH",

@@ -164,8 +164,8 @@ def test_equal_few_groups_among_others_are_named_not_all(engine_settings, minute
     assert len(few) == 4 and len(order) == 5 and {sizes[d] for d in few} == {4}  # the case
     [said] = [w for w in result.metadata.warnings if "too few" in w]
     assert said.startswith(
-        f"Groups of under 5 days are too few to compare: {few[0]}, {few[1]}, {few[2]} and 1 "
-        "more: 4 days each;"
+        f"Groups of under 5 days are too few to compare: '{few[0]}', '{few[1]}', '{few[2]}' and "
+        "1 more: 4 days each;"
     )
     march = pd.Series(days[days.month == 3].strftime("%a")).value_counts()
     assert set(march) == {4}
@@ -175,14 +175,14 @@ def test_equal_few_groups_among_others_are_named_not_all(engine_settings, minute
 
 
 def test_a_group_of_one_day_is_named(engine_settings, march) -> None:
-    """Mondays of March 2024 but the 25th left out: "Mon: 1 day"."""
+    """Mondays of March 2024 but the 25th left out: "'Mon': 1 day"."""
     mondays = march.index[march["weekday"] == "Mon"]
     where = " and ".join(f'date() != "{d.date()}"' for d in mondays[:-1])
     query = {"period": "2024-03", "map": {"weekday": "dayname()"}, "where": where,
              "group_by": "weekday", "select": "mean(range)"}  # fmt: skip
     result = ask(query, engine_settings, **RTH_DAILY)
     [few] = [w for w in result.metadata.warnings if "too few" in w]
-    assert few.startswith("Groups of under 5 days are too few to compare: Mon: 1 day,")
+    assert few.startswith("Groups of under 5 days are too few to compare: 'Mon': 1 day,")
 
 
 def test_a_medians_warning_names_no_band_it_does_not_show(engine_settings, minutes) -> None:

@@ -60,8 +60,16 @@ def test_every_instruments_point_value_is_in_the_reference(asking: str) -> None:
 
 def test_every_function_is_documented_once_somewhere() -> None:
     text = query_reference(load_instrument("NQ")) + "\n" + indicators_reference()
-    for spec in {s.name: s for s in library().values()}.values():
+    specs = {s.name: s for s in library().values()}
+    for spec in specs.values():
         needle = spec.name if spec.category == "candle" else spec.signature()
+        # A family is on its first one's line, with its parameters: daily|weekly|monthly(…).
+        head = specs[spec.listed_under or spec.name]
+        family = [head.name, *(s.name for s in specs.values() if s.listed_under == head.name)]
+        if len(family) > 1:
+            parameters = head.signature().removeprefix(head.name)
+            assert spec.signature().removeprefix(spec.name) == parameters, spec.name
+            needle = "|".join(family) + parameters
         assert needle in text, spec.name
 
 

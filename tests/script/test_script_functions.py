@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 import statistics
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -16,7 +17,7 @@ import pandas as pd
 import pytest
 from script_frames import make_context, make_daily
 
-from barb.errors import UnknownSession
+from barb.errors import QueryError, UnknownSession
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate
 from barb.script.library import library
@@ -94,6 +95,47 @@ def test_floor_and_ceil_to_a_step() -> None:
         up = [math.ceil(round(v / step, 9)) * step for v in values[:-1]]
         same(run(f"ceil(x, {step})", ctx), [*up, NAN])
     same(run("floor(x)", ctx), [1.0, -2.0, -2.0, 0.0, 0.0, -1.0, 7.0, NAN])
+
+
+def _slot(text: str | None, step: int) -> str | None:
+    """The ``step``-minute slot of a time of day, counted from midnight, as 'HH:MM'."""
+    if text is None:
+        return None
+    hours, minutes = (int(part) for part in text.split(":"))
+    start = (hours * 60 + minutes) // step * step
+    return f"{start // 60:02d}:{start % 60:02d}"
+
+
+def test_floor_of_a_time_of_day(intraday_ctx: EvalContext) -> None:
+    """floor(time(), 30) is the bar's half hour as time() writes it, so that it groups and
+    sorts as time() does (p38b Q24 could build no 'HH:MM' label); text of times of day (a
+    first stage's column of them) floors the same."""
+    times = [f"{h:02d}:{m:02d}" for h, m in zip(range(24), range(0, 60, 7), strict=False)]
+    frame = pd.DataFrame({"t": [*times, "23:59", None], "close": 1.0})
+    ctx = make_context(frame)
+    for step in (30, 45, 1, 60):
+        slots = evaluate(parse_expression(f"floor(t, {step})"), ctx)
+        assert [None if pd.isna(v) else v for v in slots] == [_slot(t, step) for t in frame["t"]]
+        assert slots.cat.ordered and slots.cat.categories[0] == "00:00"
+    stamps = [pd.Timestamp(t) for t in intraday_ctx.frame["timestamp"]]
+    slots = run("floor(time(), 90)", intraday_ctx)
+    assert slots == [_slot(f"{s.hour:02d}:{s.minute:02d}", 90) for s in stamps]
+    assert run("floor(time(), 90) == '19:30'", intraday_ctx) == [
+        _slot(f"{s.hour:02d}:{s.minute:02d}", 90) == "19:30" for s in stamps
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("floor(dayname(), 30)", "floor() needs a number or a time of day ('09:30') for x"),
+        ("floor(time(), 7.5)", "floor() of a time of day takes a step in whole minutes"),
+        ("ceil(time(), 30)", "ceil() needs a number for x, got text: time()"),
+    ],
+)
+def test_floor_of_other_text_is_refused(intraday_ctx: EvalContext, text: str, message: str) -> None:
+    with pytest.raises(QueryError, match=re.escape(message)):
+        run(text, intraday_ctx)
 
 
 def test_if(ctx: EvalContext) -> None:
@@ -267,12 +309,18 @@ def test_exp_compounds_log_returns_and_coalesce_fills_the_empty(ctx: EvalContext
 
 
 def test_streak_and_bars_since(ctx: EvalContext) -> None:
-    up = [c > o for c, o in zip(col(ctx, "close"), col(ctx, "open"), strict=True)]
+    pairs = list(zip(col(ctx, "close"), col(ctx, "open"), strict=True))
+    up = [c > o for c, o in pairs]
+    # A row with a missing price is no observation: the run goes on past it, its own empty.
     streaks, run_length = [], 0
-    for u in up:
-        run_length = run_length + 1 if u else 0
+    for c, o in pairs:
+        if missing(c) or missing(o):
+            streaks.append(NAN)
+            continue
+        run_length = run_length + 1 if c > o else 0
         streaks.append(run_length)
-    assert run("streak(close > open)", ctx) == streaks
+    assert any(missing(v) for v in streaks)
+    same(run("streak(close > open)", ctx), streaks)
 
     since, last = [], None
     for i, u in enumerate(up):
@@ -289,6 +337,39 @@ def test_pattern_edges() -> None:
     same(run("bars_since(x > 0)", ctx), [NAN, NAN, 0.0, 0.0, 0.0, 1.0, 0.0])
     assert run("streak(x > 5)", ctx) == [0] * 7
     same(run("bars_since(x > 5)", ctx), [NAN] * 7)
+
+
+def test_a_streak_skips_unknown_rows() -> None:
+    """An unknown condition is no observation, as an empty value is to cumsum(): the run
+    neither grows nor ends there, and its count there is empty. A backtest's pnl emptied on
+    the days without a trade (if(traded == 1, …, 0 / 0)) counts its losing trades in a row
+    across them; read as false, each such day ended the run (p39a M1)."""
+    x = [-1.0, NAN, -2.0, 3.0, NAN, -1.0, NAN, NAN, -4.0, 0.0, -1.0]
+    frame = pd.DataFrame({"x": x})
+    frame["timestamp"] = pd.to_datetime(["2024-01-02"] * 6 + ["2024-01-03"] * 5)
+    frame["trading_date"] = frame["timestamp"]
+    ctx = make_context(frame)
+    # Counted one value at a time: an empty one leaves the run as it is.
+    runs, run_length, restarts = [], 0, []
+    for value in x:
+        if missing(value):
+            runs.append(NAN)
+            continue
+        run_length = run_length + 1 if value < 0 else 0
+        runs.append(run_length)
+    same(run("streak(x < 0)", ctx), runs)
+    assert runs[8] == 2  # -1 on 01-02, two empty rows, -4: one run of 2
+    # Per day: 01-03's run starts again at its first row, unknown or not.
+    for i, value in enumerate(x):
+        if i == 0 or frame["trading_date"][i] != frame["trading_date"][i - 1]:
+            run_length = 0
+        if missing(value):
+            restarts.append(NAN)
+            continue
+        run_length = run_length + 1 if value < 0 else 0
+        restarts.append(run_length)
+    same(run("streak(x < 0, 'day')", ctx), restarts)
+    assert restarts[8] == 1
 
 
 def test_rank_is_a_percentile_rank(ctx: EvalContext) -> None:
@@ -423,7 +504,10 @@ def test_results_are_aligned_with_the_frame(ctx: EvalContext) -> None:
         result = evaluate(parse_expression(name), ctx)
         assert result.index.equals(ctx.frame.index)
     assert isinstance(evaluate(parse_expression("session_open('ETH')"), ctx), pd.Series)
-    assert evaluate(parse_expression("streak(close > open)"), ctx).dtype == np.int64
+    # A count stays whole when every row is known; an unknown row's is empty (NaN).
+    known = "streak(coalesce(close, 0) > coalesce(open, 0))"
+    assert evaluate(parse_expression(known), ctx).dtype == np.int64
+    assert evaluate(parse_expression("streak(close > open)"), ctx).isna().any()
 
 
 def test_the_library_is_whole_whatever_was_imported_first() -> None:

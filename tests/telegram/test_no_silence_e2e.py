@@ -123,7 +123,9 @@ async def test_cancel_drops_the_waiting_plan(fake_telegram: FakeBotAPI, db_url: 
         assert any(r.role == "tool" and "instead of confirming" in r.model_summary for r in rows)
         await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
         [answer] = await fake.wait_for("answerCallbackQuery")
-        assert answer.params["text"] == "This plan is out of date: ask again."
+        assert answer.params["text"] == (
+            "This plan was cancelled or replaced by a newer one: it will not run."
+        )
         assert fake.calls("sendDocument") == []
         nothing = await say(fake, "/cancel")
         assert nothing["text"] == "There is no plan waiting to be cancelled."

@@ -1,0 +1,233 @@
+"""A single row's win rate and mean result say when they are within noise of no edge: "buy
+the open, sell the close" over all of NQ answered win 0.5109 and mean +0.0334% with no word,
+while 2,375 wins of 4,649 are within noise of a coin flip (binomial p = 0.14) and the mean is
+1.74 standard errors from 0 (p36a Q10). Expected values from pandas over the hand-made bars
+and scipy.stats' exact binomial test, one-sample t-test and t quantile, never through Barb.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from asking import RTH_DAILY, ask
+from rth_bars import rth_daily
+from scipy import stats
+
+from barb.summary_text import value_text
+
+PNL = {"pnl": "close - open", "pnl_pct": "(close - open) / open * 100"}
+TWO_DOWN = "close < prev(close) and prev(close) < prev(close, 2)"
+
+
+@pytest.fixture(scope="module")
+def days(minutes: pd.DataFrame) -> pd.DataFrame:
+    daily = rth_daily(minutes)
+    daily["pnl"] = daily["close"] - daily["open"]
+    daily["pnl_pct"] = daily["pnl"] / daily["open"] * 100
+    daily["next_ret"] = (daily["close"].shift(-1) / daily["close"] - 1) * 100
+    prev = daily["close"].shift()
+    daily["two_down"] = ((daily["close"] < prev) & (prev < daily["close"].shift(2))).fillna(False)
+    return daily
+
+
+def _two(value: float) -> str:
+    return f"{float(f'{value:.2g}'):g}"
+
+
+def _coin_flip(name: str, value: float, moves: pd.Series) -> tuple[str, int, str]:
+    """The share's part (name and value, rows, what it is within noise of): the moves
+    above 0 against those below by the exact binomial test (flat ones left out; empty ones
+    are unknown, out of the share too), its band 2 standard errors of a half."""
+    up, down = int((moves > 0).sum()), int((moves < 0).sum())
+    flat = int((moves == 0).sum())
+    p = stats.binomtest(up, up + down, 0.5).pvalue
+    assert p >= 0.05  # within noise: else the test says nothing of the sentence
+    rows = f"{up:,} rows against {down:,}, leaving out {flat:,} flat: " if flat else ""
+    return (
+        f"{name} {value_text(value)}",
+        int(moves.notna().sum()),
+        f"is within noise of a coin flip ({rows}50% ± {_two(100 / np.sqrt(up + down))} "
+        f"percentage points at 2 standard errors; binomial p = {_two(p)})",
+    )
+
+
+def _zero(name: str, value: float, values: pd.Series) -> tuple[str, int, str]:
+    """The mean's part: its band max(2, t quantile) standard errors, and its t against 0."""
+    known = values.dropna()
+    test = stats.ttest_1samp(known, 0.0)
+    errors = max(2.0, stats.t.ppf(0.975, len(known) - 1))
+    assert abs(test.statistic) < errors
+    band = errors * stats.sem(known)
+    return (
+        f"{name} {value_text(value)}",
+        len(known),
+        f"is within noise of 0 (± {_two(band)} at {errors:.3g} standard errors; t = "
+        f"{test.statistic:.2f})",
+    )
+
+
+def _sentence(*parts: tuple[str, int, str]) -> list[str]:
+    """The warning: the rows said once when every part is over the same ones."""
+    sizes = {rows for _, rows, _ in parts}
+    if len(sizes) == 1:
+        said = "; ".join(f"{value} {text}" for value, _, text in parts)
+        return [f"No edge shown over these {sizes.pop():,} rows: {said}."]
+    said = "; ".join(f"{value} of {rows:,} rows {text}" for value, rows, text in parts)
+    return [f"No edge shown: {said}."]
+
+
+def _no_edge(result) -> list[str]:
+    return [w for w in result.metadata.warnings if w.startswith("No edge shown")]
+
+
+def test_a_win_rate_and_a_mean_result_within_noise_say_so(engine_settings, days) -> None:
+    """Open to close over the 62 days: 31 up and 31 down, the mean -0.59 standard errors
+    from 0, in percent and in points; count() is no statistic of a result."""
+    result = ask(
+        {
+            "map": PNL,
+            "select": [
+                "count()",
+                "mean(pnl > 0) as win_rate",
+                "mean(pnl_pct) as avg_pct",
+                "mean(pnl) as avg_pts",
+            ],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    values = result.summary.values
+    assert values["count"] == len(days)
+    assert values["win_rate"] == pytest.approx((days["pnl"] > 0).mean())
+    assert values["avg_pct"] == pytest.approx(days["pnl_pct"].mean())
+    assert _no_edge(result) == _sentence(
+        _coin_flip("win_rate", values["win_rate"], days["pnl"]),
+        _zero("avg_pct", values["avg_pct"], days["pnl_pct"]),
+        _zero("avg_pts", values["avg_pts"], days["pnl"]),
+    )
+
+
+def test_next_day_moves_read_through_hoisting_and_scaled(engine_settings, days) -> None:
+    """next(close) > close and its return, both hoisted before the rows are cut, the share
+    scaled to a percent: the last day has no next close, its move unknown."""
+    result = ask(
+        {
+            "select": [
+                "mean(next(close) > close) * 100 as up_pct",
+                "mean((next(close) / close - 1) * 100) as next_ret",
+            ]
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    values = result.summary.values
+    moves = days["close"].shift(-1) - days["close"]
+    assert values["up_pct"] == pytest.approx((moves > 0)[moves.notna()].mean() * 100)
+    assert _no_edge(result) == _sentence(
+        _coin_flip("up_pct", values["up_pct"], moves),
+        _zero("next_ret", values["next_ret"], days["next_ret"]),
+    )
+
+
+def test_flat_bars_are_neither_wins_nor_losses(engine_settings, minutes) -> None:
+    """1-minute bars close where they opened a third of the time: 2024-01-02's 1,380 ETH
+    minutes were 480 up, 452 down, 448 flat. Against all of them 480 is far below half (p
+    < 1e-29); against the 932 that moved it is a coin flip (p = 0.38)."""
+    result = ask(
+        {"session": "ETH", "from": "1m", "period": "2024-01-02", "select": "mean(close > open)"},
+        engine_settings,
+    )
+    day = minutes[(minutes["timestamp"] + pd.Timedelta(hours=6)).dt.normalize() == "2024-01-02"]
+    moves = day["close"] - day["open"]
+    assert result.summary.value == pytest.approx((moves > 0).mean())
+    assert _no_edge(result) == _sentence(
+        _coin_flip("mean_close_gt_open", result.summary.value, moves)
+    )
+
+
+def test_no_word_on_a_clear_edge_or_a_share_whose_baseline_is_no_coin_flip(
+    engine_settings, days
+) -> None:
+    """The high's distance above the open less 10 points takes both signs and is 3.5
+    standard errors above 0; the up days' move is above 0 on all 31 of them. Shares near
+    half that a coin flip is not the baseline of: days above a 5-day mean (a level, not a
+    move), ranges above their median and returns above theirs (a threshold, not 0), and a
+    trade stopped at 20 points (its wins are under half by design); each is within a
+    binomial test's noise of 50%, and says nothing."""
+    edge = days["high"] - days["open"] - 10
+    assert edge.min() < 0 < edge.max() and stats.ttest_1samp(edge, 0.0).statistic > 3
+    ranges = days["high"] - days["low"]
+    returns = (days["close"] / days["close"].shift() - 1) * 100
+    stopped = np.where(days["low"] <= days["open"] - 20, -20.0, days["pnl"])
+    shares = {
+        "above": days["close"] > days["close"].rolling(5).mean(),
+        "wide": ranges > ranges.median(),
+        "strong": returns > returns.median(),
+        "stopped_win": pd.Series(stopped > 0),
+    }
+    for share in shares.values():
+        assert stats.binomtest(int(share.sum()), len(share)).pvalue >= 0.05
+    result = ask(
+        {
+            "map": {
+                "stopped": "if(low <= open - 20, -20, close - open)",
+                "up_move": "if(close > open, close - open, 0 / 0)",
+            },
+            "select": [
+                "mean(high - open - 10) as edge",
+                "mean(up_move > 0) as up_win",
+                "mean(close > rolling_mean(close, 5)) as above",
+                f"mean(range > {ranges.median()}) as wide",
+                f"mean((close / prev(close) - 1) * 100 > {returns.median()}) as strong",
+                "mean(stopped > 0) as stopped_win",
+            ],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.summary.values["edge"] == pytest.approx(edge.mean())
+    assert result.summary.values["up_win"] == 1
+    assert result.summary.values["wide"] == pytest.approx(shares["wide"].mean())
+    assert _no_edge(result) == []
+
+
+def test_a_where_few_rows_stay_setup_noise_alone(engine_settings, days) -> None:
+    """After two down days (few rows) setup_noise gives each mean its band beside the other
+    days': said once. Without them (most rows, no baseline left) the rows kept are tested
+    against no edge."""
+    query = {"map": PNL, "select": ["mean(pnl > 0) as win", "mean(pnl_pct) as avg_pct"]}
+    few = ask({**query, "where": TWO_DOWN}, engine_settings, **RTH_DAILY)
+    assert [w for w in few.metadata.warnings if w.startswith(("win is ", "avg_pct is "))]
+    assert _no_edge(few) == []
+    most = ask({**query, "where": f"not ({TWO_DOWN})"}, engine_settings, **RTH_DAILY)
+    # Three-valued, as SQL: the condition is false where either side is known false, and
+    # unknown (not kept by its negation either) where neither is false and one is unknown.
+    close, prev, prev2 = days["close"], days["close"].shift(), days["close"].shift(2)
+    kept = days[(prev.notna() & ~(close < prev)) | (prev2.notna() & ~(prev < prev2))]
+    values = most.summary.values
+    assert _no_edge(most) == _sentence(
+        _coin_flip("win", values["win"], kept["pnl"]),
+        _zero("avg_pct", values["avg_pct"], kept["pnl_pct"]),
+    )
+
+
+def test_a_second_stage_over_the_first_stages_trades(engine_settings, days) -> None:
+    """The days that opened above the day before's close, listed as trades by the first
+    stage, their win rate and mean taken by the second."""
+    result = ask(
+        {
+            "map": PNL,
+            "where": "open > prev(close)",
+            "select": ["pnl", "pnl_pct"],
+            "then": {"select": ["mean(pnl_pct) as avg_pct", "mean(pnl > 0) as win"]},
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    trades = days[days["open"] > days["close"].shift()]
+    values = result.summary.values
+    assert _no_edge(result) == _sentence(
+        _zero("avg_pct", values["avg_pct"], trades["pnl_pct"]),
+        _coin_flip("win", values["win"], trades["pnl"]),
+    )
