@@ -65,6 +65,7 @@ from barb.caveats.short_sessions import (
 from barb.caveats.short_weeks import short_weeks_caveat
 from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
+from barb.caveats.then_runs import then_runs_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_midnight import zone_midnight_caveat
@@ -370,6 +371,7 @@ def _second_stage(
     output.warnings += then_history_caveat(
         plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed
     )
+    output.warnings += then_runs_caveat(plan, ctx, rows, output.passed, first.order)
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept
         # (406 weeks that opened down, not all 941), with the columns its map made.

@@ -26,6 +26,7 @@ from barb.caveats.groups import empty_groups, keyless_rows
 from barb.caveats.limits import tie_at_limit
 from barb.caveats.lookahead import lookahead_caveats
 from barb.caveats.no_edge import no_edge_caveat
+from barb.caveats.open_runs import open_run_end_caveat
 from barb.caveats.overlapping_windows import overlap_caveat
 from barb.caveats.same_run_rows import same_run_caveat
 from barb.caveats.sample_sizes import (
@@ -39,7 +40,7 @@ from barb.caveats.setup_noise import setup_noise
 from barb.column_units import COUNTED_ROWS
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
-from barb.frames import MINUTE_OF_DAY, take_rows
+from barb.frames import MINUTE_OF_DAY, masked_values, take_rows
 from barb.lineage import nodes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
@@ -148,12 +149,16 @@ def run_stage(
         start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates, values=again)
         if condition is not None:
             said = where_caveat(start, given, condition)
+            rows = int(np.count_nonzero(keep))
+            said += open_run_end_caveat(
+                stage, every_row, condition, period, again, ctx.timeframe, rows
+            )
         said += running_caveat(start, period)
     setup: dict[str, str] = {}
     if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
         # Rows a where or an event filter picked, read as a setup: its means' noise beside
         # the period's own value (``period``: its rows before either).
-        setup = setup_noise(stage.select, again, period, keep)
+        setup = setup_noise(stage, again, period, keep)
     no_edge = None
     kept = partial(_kept_values, ctx, every_row, period, keep)
     if query is not None and stage.shape in SINGLE_ROW:
@@ -383,16 +388,16 @@ def _answer(
         history = shown_rows(frame, ctx.timeframe, hide)
         for name, values in (selected or {}).items():  # a sort by a selected alias
             if name not in history.columns:
-                history[name] = values.to_numpy()[keep]
+                history[name] = masked_values(values, keep)
     if selected is not None:
         names = [s.name for s in stage.select]
-        table = pd.DataFrame({n: v.to_numpy()[keep] for n, v in selected.items()})
+        table = pd.DataFrame({n: masked_values(v, keep) for n, v in selected.items()})
         table = with_bar_label(table, frame, ctx.timeframe)
         # A sort key not selected is shown after the selected columns: "sorted by ret"
         # over closes alone read as the five best days with no return to say.
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:
-            table[name] = frame[name].to_numpy()
+            table[name] = masked_values(frame[name], slice(None))
         unsorted = table
         if start is not None:
             shown = {s.name: (s.expr, selected[s.name]) for s in stage.select}
