@@ -146,6 +146,9 @@ class Instrument(BaseModel):
     # Oldest first; each but the last ends on its ``until`` date.
     settlement: tuple[SettlementWindow, ...] = ()
     pit_hours: TimeWindow | None = None
+    # The price bucket of a volume or TPO profile built from 1-minute bars (a multiple of the
+    # tick, about 30 levels in a recent day's default session), for the concept lookup.
+    profile_step: float | None = Field(default=None, gt=0)
     default_session: str
     sessions: dict[str, SessionSpec]
     events: list[str] = Field(default_factory=list)
@@ -376,5 +379,24 @@ def load_instrument(symbol: str, settings: EngineSettings | None = None) -> Inst
         raise UnknownInstrument(
             f"Instrument '{symbol}' is not configured. Available: {', '.join(files) or 'none'}.",
             step="instrument",
+            hint=_micro_hint(symbol, files),
         )
     return _load(path, path.stat().st_mtime)
+
+
+def _micro_hint(symbol: str, files: dict[str, Path]) -> str | None:
+    """For a micro contract (MNQ), the instrument whose prices it trades at and what a move
+    is worth on it: "MNQ is not configured" alone left the model to recall that MNQ is NQ's
+    prices at a tenth of the size (p38d Q13b). None for any other symbol."""
+    for path in files.values():
+        full = _load(path, path.stat().st_mtime)
+        micro = full.micro
+        if micro is not None and micro.symbol.upper() == symbol.strip().upper():
+            unit = full.price_unit.removesuffix("s")
+            return (
+                f"{micro.symbol} is the micro {full.symbol}: it trades at the same prices, so "
+                f'ask {full.symbol} ("instrument": "{full.symbol}") and value a move of 1 {unit} '
+                f"at {micro.point_value:,g} {full.currency} per {micro.symbol} contract "
+                f"({full.symbol}: {full.point_value:,g})."
+            )
+    return None

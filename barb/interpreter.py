@@ -53,6 +53,7 @@ from barb.caveats.sessions import (
     window_vwap_caveat,
 )
 from barb.caveats.short_bar_picks import short_pick_caveat
+from barb.caveats.short_day_groups import short_day_group_caveat
 from barb.caveats.short_sessions import (
     after_window_close_caveat,
     low_tail_caveat,
@@ -64,18 +65,23 @@ from barb.caveats.short_sessions import (
 from barb.caveats.short_weeks import short_weeks_caveat
 from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
+from barb.caveats.then_runs import then_runs_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
+from barb.caveats.zone_midnight import zone_midnight_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
 from barb.errors import BarbError, DataError, ExecutionError, QueryError
 from barb.frames import take_rows
+from barb.lineage import nodes
 from barb.long_results import BuiltOnce, spread_rows
 from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
 from barb.result import WHOLE_MAX_ROWS, Metadata, Result, RowsBuilder, sort_order
+from barb.script import ast
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
+from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
@@ -138,6 +144,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         if closed is not None:
             raise closed
     frame = scope.frame
+    night = _night(plan)
     ctx = EvalContext(
         frame=frame,
         timeframe=plan.timeframe.name,
@@ -147,10 +154,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         timezone=dataset.instrument.timezone,
         trading_dates=dataset.trading_dates,
         day_session=dataset.instrument.default_session,
-        night=_night(plan),
+        night=None if _zoned_clocks_only(plan) else night,
         session=plan.session,
-        # Read by daily() alone (what it says on a part of the day).
-        part_of_day=part_of_day(plan) if "daily" in plan.first.calls else None,
+        # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
+        part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
     )
     keep = event_filtered(plan, frame, scope.in_period)
     rows_scanned = int(np.count_nonzero(keep))
@@ -162,7 +169,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
     focus = [j.source for j in plan.events if j.source is not None]
     picked = any(j.filter is not None for j in plan.events)
-    day_open = _day_open(ctx.night, plan)
+    day_open = _day_open(night, plan)
 
     def first_stage(ctx: EvalContext, frame: pd.DataFrame) -> StageOutput:
         return run_stage(
@@ -215,8 +222,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += session_gap_caveat(plan)
     warnings += window_vwap_caveat(plan)
     warnings += zone_window_caveat(plan, covered)
+    warnings += zone_midnight_caveat(plan, covered)
+    # Where the day-edge warning goes, said once a then stage's rows are known (the days whose
+    # answer it changes are counted among them).
+    looked_at = len(warnings)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
-        warnings += lookback_caveat(plan, frame, output.passed)
         warnings += weekday_neighbour_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
         warnings += bounded_condition_caveat(plan, ctx, frame, keep, output.passed)
@@ -256,6 +266,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         parts.rank(plan.then.sort, keys, output.groups)
         if output.kept is not None:  # a statistic over the groups, a part one among them
             say_fed(parts, plan.then, ctx, output.kept)
+    # Day groups of intraday bars holding a holiday's or an early close's part day.
+    warnings += short_day_group_caveat(plan, first, output if plan.then else None, warnings)
     few = output.few_groups if output is first else None
     if few is not None and few.text in warnings:  # an unfinished year's 4 days are said
         opened = [g.keys for g in parts.groups if g is not None]
@@ -264,6 +276,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings[at : at + 1] = [left] if left else []
         parts_at -= left is None and at < parts_at
     warnings[parts_at:parts_at] = parts.texts
+    # looked_at <= parts_at: inserted after the parts' texts, whose place counted without it.
+    warnings[looked_at:looked_at] = lookback_caveat(
+        plan, ctx, frame, first, output if plan.then is not None else None
+    )
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     running = running_total_caveat(plan, first, output)
     warnings += running
@@ -356,6 +372,7 @@ def _second_stage(
     output.warnings += then_history_caveat(
         plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed
     )
+    output.warnings += then_runs_caveat(plan, ctx, rows, output.passed, first.order)
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept
         # (406 weeks that opened down, not all 941), with the columns its map made.
@@ -388,6 +405,23 @@ def _night(plan: Plan) -> NightSession | None:
     ):  # a window on another clock is other exchange hours on other dates
         return None
     return NightSession(plan.session, spec.hours, spec.start_minute)
+
+
+def _zoned_clocks_only(plan: Plan) -> bool:
+    """Whether every time() the query calls reads another zone's clock (time('MSK')): its
+    times are not the session's, whose order from the exchange's open the text-order
+    warnings judge by (ETH from 18:00 ET is 01:00-00:00 in a Moscow summer, nearly the
+    text order), so those warnings do not apply; the zone's midnight inside the session is
+    ``barb.caveats.zone_midnight``'s to say."""
+    calls = [
+        node
+        for stage in (plan.first, plan.then)
+        if stage is not None and "time" in stage.calls
+        for expr in stage.expressions
+        for node in nodes(expr, dict(stage.map_exprs))
+        if isinstance(node, ast.Call) and node.name == "time"
+    ]
+    return bool(calls) and all(call.args for call in calls)
 
 
 def _day_open(night: NightSession | None, plan: Plan) -> DayOpen | None:

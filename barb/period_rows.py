@@ -39,6 +39,7 @@ from barb.planning import JOINED_BAR_COLUMNS, JoinedInstrument, Plan
 from barb.result import UnfinishedBar
 from barb.script.periods import Period
 from barb.script.query import JoinSpec
+from barb.script.warmup import Reach
 from barb.timeframes import TIMEFRAMES, Timeframe
 
 _Fact = TypeVar("_Fact")
@@ -173,7 +174,7 @@ def bars_in_scope(plan: Plan) -> Scope:
             )
             in_period = in_period[kept]
             joins.append(_Joined(joined, before, before_in_period, kept, orphans))
-        wider = _wider(plan, rows, in_period, more) if joins else None
+        wider = _wider(plan, rows, frame, in_period, more) if joins else None
         if wider is None:
             break
         more = wider
@@ -240,17 +241,18 @@ def _rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
 
 
 def _wider(
-    plan: Plan, rows: _Rows, in_period: np.ndarray, more: tuple[int, int]
+    plan: Plan, rows: _Rows, joined: pd.DataFrame, in_period: np.ndarray, more: tuple[int, int]
 ) -> tuple[int, int] | None:
     """The rows to load beyond the reach (``more``, before and after) when the joined rows
-    around the period are fewer than the query reads and the data holds more; None when
-    they are enough. Each try at least doubles what it adds, so a join that drops many
-    bars (minutes one market lacks) needs few."""
+    (``joined``) around the period are fewer than the query reads and the data holds more;
+    None when they are enough. Each try at least doubles what it adds, so a join that drops
+    many bars (minutes one market lacks) needs few."""
     at = np.flatnonzero(in_period)
     if not len(at):
         return None
-    back, ahead = plan.reach.back, plan.reach.ahead
-    short_back = back - int(at[0]) if back is not None and rows.earlier else 0
+    ahead = plan.reach.ahead
+    reached = _joined_reach_start(plan, joined, int(at[0]))
+    short_back = -reached if reached is not None and rows.earlier else 0
     short_ahead = ahead - (len(in_period) - 1 - int(at[-1])) if rows.later else 0
     if short_back <= 0 and short_ahead <= 0:
         return None
@@ -272,7 +274,7 @@ def _unmatched(
     history: only the period's own are said there."""
     tf = plan.timeframe
     keys = _join_key(frame, tf)
-    span = _read_span(plan, keys, in_period)
+    span = _read_span(plan, frame, keys, in_period)
     at = np.flatnonzero(in_period)
     joined = _JoinedRows(frame, keys, keys[at[0]] if len(at) else None)
     symbol = plan.dataset.instrument.symbol
@@ -337,17 +339,25 @@ def _period_first(rows: np.ndarray, in_period: np.ndarray) -> np.ndarray:
     return np.concatenate([rows[inside], rows[~inside]])
 
 
-def _read_span(plan: Plan, keys: np.ndarray, in_period: np.ndarray) -> tuple[object, object] | None:
-    """The join keys of the first and last joined rows the period's rows read: its own,
-    widened by the reach (by none before it when the reach is all history); None when the
-    period holds no row."""
+def _read_span(
+    plan: Plan, frame: pd.DataFrame, keys: np.ndarray, in_period: np.ndarray
+) -> tuple[object, object] | None:
+    """The join keys (``keys``, of the joined rows ``frame``) of the first and last joined
+    rows the period's rows read: its own, widened by the reach (by none before it when the
+    reach is all history); None when the period holds no row."""
     at = np.flatnonzero(in_period)
     if not len(at):
         return None
-    back = plan.reach.back
-    first = int(at[0]) if back is None else max(0, int(at[0]) - back)
+    reached = _joined_reach_start(plan, frame, int(at[0]))
+    first = int(at[0]) if reached is None else max(0, reached)
     last = min(len(keys) - 1, int(at[-1]) + plan.reach.ahead)
     return keys[first], keys[last]
+
+
+def _joined_reach_start(plan: Plan, joined: pd.DataFrame, row: int) -> int | None:
+    """``reach_start`` of ``row`` among the joined rows: a unit's first row is the first
+    both markets have."""
+    return reach_start(row, plan.reach, _unit_start(joined, plan.timeframe))
 
 
 def _within(keys: np.ndarray, span: tuple[object, object] | None) -> np.ndarray:
@@ -410,12 +420,54 @@ def _bar_names(bars: pd.DataFrame, tf: Timeframe) -> tuple[str, ...]:
     return tuple(pd.DatetimeIndex(bars["timestamp"]).strftime("%Y-%m-%d %H:%M"))
 
 
-def _window(lo: int, hi: int, n: int, plan: Plan, more: tuple[int, int]) -> tuple[int, int]:
+# The first row of the calendar unit (``daily`` … ``yearly``) that a row lies in.
+UnitStart = Callable[[int, str], int]
+
+
+def _window(
+    lo: int, hi: int, n: int, plan: Plan, more: tuple[int, int], unit_start: UnitStart
+) -> tuple[int, int]:
     """Rows ``start:stop`` to evaluate on: the period ``lo:hi``, the reach around it and
     ``more`` rows before and after (for the rows a join leaves out)."""
-    back, ahead = plan.reach.back, plan.reach.ahead
-    start = 0 if back is None else max(0, lo - back - more[0])
-    return start, min(n, hi + ahead + more[1])
+    reached = reach_start(lo, plan.reach, unit_start)
+    start = 0 if reached is None else max(0, reached - more[0])
+    return start, min(n, hi + plan.reach.ahead + more[1])
+
+
+def reach_start(row: int, reach: Reach, unit_start: UnitStart) -> int | None:
+    """The first row that the rows from ``row`` on read: ``reach.back`` rows before it, then
+    back to the first row of each of its units in turn (``Reach.units``), ``back`` rows
+    further each time, as the reach does not say on which side of a unit its bars are read
+    (prev(cummax(high, 'week')) reads the week of the bar before, cummax(prev(high), 'week')
+    the bar before the week); None for all of them. Negative when that lies before the rows
+    ``unit_start`` knows, by as many rows as are missing. The period 2024-03 of daily bars
+    reads from Friday 02-23 for prev(cummax(high, 'week')): the bar before Friday 03-01 is
+    Thursday 02-29, whose week began on Monday 02-26, and one bar before it."""
+    back = reach.back
+    if back is None:
+        return None
+    start = row - back
+    for unit in reach.units:
+        if start < 0:
+            break
+        start = unit_start(start, unit) - back
+    return start
+
+
+def _unit_start(bars: pd.DataFrame, tf: Timeframe) -> UnitStart:
+    """``UnitStart`` over ``bars`` (in time order), their dates read only when asked: most
+    queries restart nothing."""
+    return lambda row, unit: _unit_first(_first_dates(bars, tf), row, unit)
+
+
+def _unit_first(dates: np.ndarray, row: int, unit: str) -> int:
+    """The first of the rows dated ``dates`` (in order; a calendar bar's first date) in the
+    calendar ``unit`` that row ``row`` lies in."""
+    day = dates[row : row + 1]
+    if not len(day):  # an empty period after the last row
+        return row
+    begins = day if unit == "daily" else period_start(day, unit)
+    return int(np.searchsorted(dates, begins[0], side="left"))
 
 
 def _cached_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
@@ -464,7 +516,7 @@ def _cached_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
         # Left out means left out of what the whole bars read too: next() of the last
         # whole month must not be this month's first days.
         usable -= 1
-    start, stop = _window(lo, hi, usable, plan, more)
+    start, stop = _window(lo, hi, usable, plan, more, _unit_start(full, tf))
     if plan.timeframe.intraday and start < len(full):
         # Whole trading dates: the day's first bar and VWAP's reset are then always there.
         dates = full["trading_date"].to_numpy()
@@ -575,7 +627,7 @@ def _sliced_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
     else:
         lo = _day_start(index, period.start, "left") if period.start else 0
         hi = _day_start(index, period.end, "right") if period.end else n
-    start, stop = _window(lo, hi, n, plan, more)
+    start, stop = _window(lo, hi, n, plan, more, _day_unit_start(index))
     if start >= stop:
         first = last = 0
     else:
@@ -588,6 +640,19 @@ def _sliced_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
     frame.index = pd.RangeIndex(len(frame))
     in_period = _in_period(len(frame), lo - start, hi - start)
     return _Rows(frame, in_period, earlier=start > 0, later=stop < n)
+
+
+def _day_unit_start(index: DayIndex) -> UnitStart:
+    """``UnitStart`` over the bars a day index places: the first bar of a row's date's
+    unit is the first of the first date in it."""
+
+    def first_row(row: int, unit: str) -> int:
+        if row >= index.rows:  # an empty period after the last row
+            return row
+        day = int(np.searchsorted(index.starts, row, side="right")) - 1
+        return int(index.starts[_unit_first(index.dates, day, unit)])
+
+    return first_row
 
 
 def _day_start(index: DayIndex, day: object, side: str) -> int:

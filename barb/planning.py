@@ -20,8 +20,6 @@ from functools import cached_property
 import numpy as np
 
 from barb.bar_labels import bar_label
-from barb.caveats.groups import running_across_groups
-from barb.caveats.point_values import other_point_value_caveat
 from barb.errors import (
     ArgumentError,
     DataError,
@@ -44,7 +42,8 @@ from barb.instruments import (
     format_clock,
     load_instrument,
 )
-from barb.lineage import Lineage, nodes, through_map
+from barb.lineage import Lineage, emptied_off, kept_by_own_run, nodes, through_map
+from barb.plan_warnings import other_point_value_caveat, running_across_groups
 from barb.script.ast import (
     Call,
     Column,
@@ -56,6 +55,7 @@ from barb.script.ast import (
     with_children,
 )
 from barb.script.columns_read import columns_read
+from barb.script.daily_calls import DAILY_ARGUMENTS, UNIT_WORDS
 from barb.script.hoisting import hoist
 from barb.script.library import contains_aggregate, lookup
 from barb.script.parser import parse_expression, parse_select_item
@@ -68,7 +68,7 @@ from barb.session_concepts import missing_session_text
 from barb.session_times import SessionTimes
 from barb.settings import EngineSettings
 from barb.time_keys import CARRIES_VALUE
-from barb.timeframes import TIMEFRAMES, Timeframe, timeframe
+from barb.timeframes import DAILY_AND_LONGER, TIMEFRAMES, Timeframe, timeframe
 from barb.value_ranges import out_of_range
 
 # Names of the columns an instrument join adds, after the symbol's prefix ("es_close").
@@ -198,6 +198,13 @@ class Plan:
     # only then (``barb.period_rows``).
     reads_range: bool = True
 
+    @property
+    def point_values(self) -> frozenset[float]:
+        """A contract's dollars per point of the instrument and of each joined one (NQ's 20,
+        ES's 50): points times one of them are dollars (``barb.column_units``)."""
+        instruments = [self.dataset.instrument, *(j.dataset.instrument for j in self.instruments)]
+        return frozenset(i.point_value for i in instruments)
+
 
 # Plans of queries asked before, by (data directory, query text, limit), while their
 # dataset is the one loaded: a repeated question (a benchmark's repeats, "again, for 2023"
@@ -296,29 +303,38 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
 
 
 def _daily_off_intraday(first: StagePlan, tf: Timeframe) -> list[QueryError]:
-    """daily() brings a daily value onto intraday rows; on daily bars it would be the
-    expression itself, lagged (prev()), and on weekly+ bars a date inside each bar: one way
-    to write each, so it is refused with the form to use."""
-    if tf.intraday:
-        return []
+    """daily() brings a daily value onto intraday rows, weekly() and monthly() theirs onto
+    daily or intraday rows; on bars of the call's own unit it would be the expression itself,
+    lagged (prev()), and on longer bars (or a month's on weekly bars, whose weeks may lie in
+    two months) a date inside each bar: one way to write each, so it is refused with the form
+    to use."""
     errors: list[QueryError] = []
     seen: set[str] = set()
     for expr in _stage_exprs(first):
         for node in walk(expr):
-            if not (isinstance(node, Call) and node.name == "daily" and node.args):
+            if not (isinstance(node, Call) and node.name in DAILY_ARGUMENTS and node.args):
                 continue
-            inner = node.args[0].to_text()
+            if tf.intraday or (tf.name == "daily" and node.name != "daily"):
+                continue
             if node.to_text() in seen:
                 continue
             seen.add(node.to_text())
-            if tf.name == "daily":
-                hint = f"on daily bars write {inner} itself; the date before's: prev({inner})"
-            else:
-                hint = f'compute it on daily bars ("from": "daily"), or as {inner} on these'
+            inner = node.args[0].to_text()
+            unit = UNIT_WORDS[node.name]
+            daily_bars = 'compute it on daily bars ("from": "daily")'
+            if tf.name == node.name:
+                hint = f"on {tf.name} bars write {inner} itself; the {unit} before's: prev({inner})"
+            elif DAILY_AND_LONGER.index(tf.name) > DAILY_AND_LONGER.index(node.name):
+                hint = f"{daily_bars}, or as {inner} on these"
+            else:  # a month's value on weekly bars
+                hint = f"{daily_bars}: a week can lie in two months"
+            shorter = (
+                "intraday rows (1m … 4h)" if node.name == "daily" else "daily or intraday rows"
+            )
             errors.append(
                 ArgumentError(
-                    f"{node.to_text()} brings a value of the session's daily bars onto "
-                    f"intraday rows (1m … 4h); these rows are {tf.name} bars.",
+                    f"{node.to_text()} brings a value of the session's {node.name} bars onto "
+                    f"{shorter}; these rows are {tf.name} bars.",
                     step="from",
                     hint=hint,
                 )
@@ -365,7 +381,11 @@ def _running_before_where(first: StagePlan) -> list[str]:
     "Equity of the RSI(2) < 10 trades" as cumsum(pts) with that where read +19,009 points,
     the market's; the trades' own is −4,317. Said, with the then form that follows them.
     A where that reads the run itself ("where": "run >= 5", or a run_end made from it) keeps
-    rows by the run's value over every bar, which is what it asks: not said."""
+    rows by the run's value over every bar, which is what it asks: not said. Nor is a streak
+    whose own condition the where reads: "above and not next(above)" keeps each run's last
+    day, where streak(above) is the run's length (p39b Q23: the then form it pointed to
+    numbered the run ends). Nor one whose argument is empty on the bars the where drops
+    (cumsum(if(rsi2 < 10, pts, 0 / 0)) under "where": "rsi2 < 10"): it skips them."""
     if first.where is None or not first.select:
         return []
     mapped = dict(first.map_exprs) | dict(first.hoisted)
@@ -375,6 +395,10 @@ def _running_before_where(first: StagePlan) -> list[str]:
     for item in first.select:
         for node in nodes(item.expr, mapped):
             if not (isinstance(node, Call) and node.args) or node.to_text() in filtered_on:
+                continue
+            if node.name.lower() == "streak" and kept_by_own_run(first.where, node, mapped):
+                continue
+            if emptied_off(first.where, node, mapped):  # the kept rows' own run
                 continue
             if node.name.lower() in _TRADE_RUNS:
                 calls.setdefault(node.to_text(), node)

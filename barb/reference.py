@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from barb.absent_data import absent_data_text
 from barb.bar_labels import BAR_LABELS
 from barb.data.store import data_path
 from barb.errors import UnknownEvent, available
@@ -53,8 +54,8 @@ _CATEGORY_TITLES = {
     "pattern": "Sequence",
     "aggregate": "Aggregate (select only)",
     "time": "Time",
-    "session": "Session (lag = trading dates back, Good Friday skipped; "
-    "NaN if that date has no bar in the session: a window after an early close)",
+    "session": "Session (lag = trading dates back; one with no bar in the session is NaN "
+    "(a window after an early close), skipped if RTH has none (Good Friday))",
 }
 
 
@@ -101,9 +102,18 @@ def _function_lines(times: SessionTimes) -> list[str]:
     lines = []
     for category, title in _CATEGORY_TITLES.items():
         lines.append(f"{title}:")
-        for spec in _specs(category):
-            lines.append(f"  {spec.signature()} — {times.fill(spec.summary)}")
+        specs = _specs(category)
+        for spec in specs:
+            if spec.listed_under is None:
+                lines.append(f"  {_listed_signature(spec, specs)} — {times.fill(spec.summary)}")
     return lines
+
+
+def _listed_signature(spec: FunctionSpec, specs: list[FunctionSpec]) -> str:
+    """The signature of ``spec`` with the functions listed under it named beside it:
+    "daily|weekly|monthly(expr, lag=1, [session])"."""
+    family = [spec.name, *(s.name for s in specs if s.listed_under == spec.name)]
+    return "|".join(family) + spec.signature().removeprefix(spec.name)
 
 
 def query_reference(
@@ -114,7 +124,7 @@ def query_reference(
     sessions = ", ".join(instrument.sessions) if instrument else "see the instrument block"
     times = times_for(instrument)
     lines = [
-        "QUERY FORMAT — a JSON object, every field optional. Steps run in this order:",
+        "QUERY FORMAT — a JSON object, every field optional. Steps, in order:",
         "session → from → join → map → period → where → group_by → select → sort → limit, "
         "then (a second stage, optional).",
         f"- instrument: {_instruments_text(instrument, settings)}",
@@ -127,26 +137,23 @@ def query_reference(
         f"{', '.join(DAILY_AND_LONGER)}.",
         "- period: " + "; ".join(PERIOD_FORMS) + ". Relative periods end at the last data date. "
         "A period selects rows, it never cuts history: prev(), rolling windows, indicators, "
-        "patterns, streak and bars_since are computed with the bars before it (RSI in 2024 "
-        "reads all history); running totals and ranks (cumsum, cummax, "
-        "cummin, rank) start at the period's first bar, before where (rank the kept rows in "
-        "then.map). group_by does NOT restart them, per "
-        "does (day, week, month, "
-        "quarter, year): drawdown per year = min(close / cummax(close, 'year') - 1) by "
-        "year(). Weekly+ bars count only when wholly inside the period. The data's last "
-        "week/month/year is unfinished while the exchange trades in it: last_N_bars includes "
-        'it, marked; other periods only when it is all they hold (wtd, mtd, ytd). "Last '
-        'week" is last_week, not last_1_bars.',
+        "patterns, streak and bars_since read the bars before it (RSI in 2024 reads all "
+        "history); cumsum, cummax, cummin and rank start at the period's first bar, before "
+        "where (rank the kept rows in then.map). group_by does NOT restart them, per does "
+        "(day, week, month, quarter, year; cum* see the whole unit): drawdown per year = "
+        "min(close / cummax(close, 'year') - 1) by year(). Weekly+ bars count only when "
+        "wholly inside the period. The data's last week/month/year is unfinished while the "
+        "exchange trades in it: last_N_bars includes it, marked; other periods only when it "
+        'is all they hold (wtd, mtd, ytd). "Last week" is last_week, not last_1_bars.',
         '- join: "fomc" or {"source": "fomc", "filter": "only" | "exclude"} — adds a true/false '
         "column named after the event (null where the calendar is unknown) and, on intraday "
         "bars, <event>_minutes from the release to the bar open. See get_events. "
         f"{_joined_bars_text(instrument, settings)} (matched on the bar's time, weekly+ on its "
         f"week/month…; unmatched bars are dropped). {_joined_session_text(instrument)} A list "
         "joins several.",
-        '- map: {"name": "expression"} — new columns, in order; later ones may use earlier ones.',
-        "- where: a condition keeping rows. It drops the others, so a group with no matching "
-        "row does not appear (a year with none is missing, not 0): count(cond) without where "
-        "keeps every group.",
+        '- map: {"name": "expression"} — new columns; later ones may use earlier ones.',
+        "- where: a condition keeping rows; a group with no matching row does not appear (a "
+        "year with none is missing, not 0): count(cond) without where keeps every group.",
         '- group_by: a column or expression, or a list ("year()", ["year()", "weekday"]).',
         '- select: aggregates ("mean(range)", ["count()", "percentile(range, 90) as p90"]) giving '
         "a number, several numbers or one row per group; or plain columns for a table. Names: "
@@ -170,7 +177,7 @@ def query_reference(
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
         "numbers, 'text', true/false. Division by zero gives empty (NaN). A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "
-        "mean(cond) leaves it out of the share (days before SMA(200) exists). Intraday, "
+        "mean(cond) and streak() skip it (days before SMA(200) exists). Intraday, "
         "prev()/next()/rolling_*/streak() cross sessions: close - prev(close) on a day's "
         "first bar is the overnight gap (a bar's own move: close - open); "
         "streak(cond, 'day') restarts daily.",
@@ -385,6 +392,10 @@ def describe_concept(name: str, instrument: Instrument | None = None) -> str:
     function = _function_text(key, times_for(instrument))
     if function is not None:
         return function
+    # "max pain" was offered max drawdown, "open interest" the opening range (p38d Q8).
+    absent = absent_data_text(name, instrument)
+    if absent is not None:
+        return f"'{name}' is outside Barb's data. {absent}"
     # Compared in one spelling, so that a near miss is offered under the name it is listed as.
     spellings = {concept_key(n): n for n in concept_names()}
     close = difflib.get_close_matches(concept_key(name), sorted(spellings), n=3, cutoff=0.5)

@@ -160,6 +160,8 @@ class SessionTimes:
                 "settle_expr": _settle_expression(settled),
                 "settle_lag_note": _settle_lag_note(settled),
             }
+        if self.instrument.profile_step is not None:
+            named["profile_step"] = f"{self.instrument.profile_step:g}"
         return named | {
             "symbol": self.instrument.symbol,
             "session": self.session,

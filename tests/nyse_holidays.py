@@ -13,3 +13,7 @@ NYSE_HOLIDAYS_2024 = (
     "2024-11-28",
     "2024-12-25",
 )
+
+# Its early closes of 2024 (13:00 ET): the day before Independence Day, the day after
+# Thanksgiving and Christmas Eve.
+NYSE_EARLY_CLOSES_2024 = ("2024-07-03", "2024-11-29", "2024-12-24")

@@ -1,12 +1,9 @@
-"""What a grouped result does not show: groups that ``where`` emptied, rows in no group, and
-running functions that ran across the groups.
+"""What a grouped result does not show: groups that ``where`` emptied, and rows in no group.
 
 ``where`` drops rows before grouping, so a year in which nothing matched is not a group with
 a count of 0: it is not a group at all. "Days with ADX above 40, per year", then "the mean per
 year", divides by the years that had some (14 of 18) and reads 25.9 instead of 20.1. And a key
 with no value (``prev()`` of the data's first bar) puts its row in no group. Both are said.
-And group_by does not restart a running function: cummax(close) by year() is each year's
-close against the highest since the period began, not since the year began.
 """
 
 from __future__ import annotations
@@ -16,19 +13,13 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from barb.lineage import inputs, through_map
-from barb.script import ast
+from barb.lineage import inputs
 from barb.script.ast import Column, Expr
-from barb.script.builtins import RESTART
-from barb.script.library import lookup
 
 # Keys with more values than this (dates, minutes) are filters' natural output: "FOMC days
 # by date" lists the FOMC days, not the 4,500 dates without one.
 MAX_KEY_VALUES = 31
 SHOWN_VALUES = 8
-# The calendar keys a running function can restart at (the unit it takes), finest first: a
-# query grouped by year() and month() restarts it each month.
-TIME_KEYS = {"date": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}
 
 
 def empty_groups(
@@ -106,37 +97,3 @@ def _value_text(value: object) -> str:
     if isinstance(value, pd.Timestamp):
         return str(value.date())
     return str(value)
-
-
-def running_across_groups(
-    keys: Sequence[tuple[str, Expr]], read: Sequence[Expr], mapped: Mapping[str, Expr]
-) -> list[str]:
-    """Running functions without a restart unit (cummax(close)) that the expressions ``read``
-    use, through the map columns they name, under a group key that is a calendar unit."""
-    units = []
-    for _, key in keys:
-        expr = through_map(key, mapped)
-        if isinstance(expr, ast.Call) and not expr.args and expr.name.lower() in TIME_KEYS:
-            units.append((expr.to_text(), TIME_KEYS[expr.name.lower()]))
-    if not units:
-        return []
-    key, unit = min(units, key=lambda pair: list(TIME_KEYS.values()).index(pair[1]))
-    names = set().union(*(inputs(expr, mapped) for expr in read))
-    exprs = [*read, *(mapped[name] for name in sorted(names) if name in mapped)]
-    warnings = []
-    for expr in exprs:
-        for node in ast.walk(expr):
-            if not isinstance(node, ast.Call) or len(node.args) != 1:
-                continue
-            spec = lookup(node.name)
-            if spec is None or RESTART not in spec.params:
-                continue
-            call = node.to_text()
-            every = "every day" if unit == "day" else f"every {unit}"
-            text = (
-                f"{call} runs over the whole period, not within each {key} group: "
-                f"{node.name}({node.args[0].to_text()}, '{unit}') restarts it {every}."
-            )
-            if text not in warnings:
-                warnings.append(text)
-    return warnings

@@ -32,6 +32,8 @@ from barb.short_bars import ShortBar, length_text, session_short_bar
 # A bar's values that hold less over a shorter bar.
 SPAN_COLUMNS = frozenset({"open", "high", "low", "range", "volume"})
 EDGES = ("first", "last")
+# How a picked bar an early close cut is named: its days are said then (``short_day_groups``).
+CUT_PICK = "a bar an early close or holiday cut short"
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,7 @@ def _text(plan: Plan, short: ShortBar, picks: Picks, *, grouped: bool, days: boo
         day = str(np.datetime64(picks.dates[first], "D"))
         example = f"e.g. {day}'s {format_clock(int(picks.cut_minutes[first]))}"
         count = f" on {int(picks.cut.sum()):,}" if grouped else ""
-        parts.append(f"a bar an early close or holiday cut short{count} ({example})")
+        parts.append(f"{CUT_PICK}{count} ({example})")
     said = f"{calls} {verb} {whose} {picks.edge} bar: " + ", and ".join(parts) + "."
     if picks.edge == "last" and picks.short.any():
         return f"{said} {_full_windows(plan, short)}"

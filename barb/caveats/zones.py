@@ -45,7 +45,7 @@ def zone_window_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | None
     gmt_calls = _gmt_clock_calls(plan)
     if not zoned and not gmt_calls:
         return []
-    dates = _period_dates(plan, covered)
+    dates = period_dates(plan, covered)
     if not len(dates):
         return []
     warnings = []
@@ -121,7 +121,7 @@ def _gmt_clock_calls(plan: Plan) -> list[tuple[str, str]]:
     return list(dict.fromkeys(calls))
 
 
-def _period_dates(plan: Plan, covered: tuple[dt.date | None, dt.date | None]) -> np.ndarray:
+def period_dates(plan: Plan, covered: tuple[dt.date | None, dt.date | None]) -> np.ndarray:
     """The instrument's trading dates (its whole day's) in the period, as datetime64[D]."""
     period = plan.period
     first = period.start if period.bars is None and period.start else covered[0]

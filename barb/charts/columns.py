@@ -14,6 +14,7 @@ from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import COUNTED_ROWS, POINTS, ROWS, column_unit
 from barb.column_words import plain_words
+from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
 from barb.script import ast
@@ -67,7 +68,7 @@ def timeframe(result: Result) -> str:
 
 
 def unit(column: str, result: Result) -> str | None:
-    found = column_unit(column, timeframe(result), result.query)
+    found = column_unit(column, timeframe(result), result.query, point_values(result))
     if found == ROWS:
         return _then_rows_unit(result)
     return price_unit(result) if found == POINTS else found
@@ -78,6 +79,24 @@ def price_unit(result: Result) -> str:
     own word (CL's dollars); points when the instrument is not known."""
     instrument = result_instrument(result)
     return POINTS if instrument is None else instrument.price_unit
+
+
+def point_values(result: Result) -> frozenset[float] | None:
+    """A contract's dollars per point of the instrument and of each instrument it joined
+    (NQ's 20, ES's 50): points times one of them are dollars, times a 0/1 position or a
+    count of contracts still points; None when the instrument is not known."""
+    instrument = result_instrument(result)
+    if instrument is None:
+        return None
+    values = {instrument.point_value}
+    joins = result.query.get("join") or []
+    for join in joins if isinstance(joins, list) else [joins]:
+        if isinstance(join, dict) and isinstance(join.get("instrument"), str):
+            try:
+                values.add(load_instrument(join["instrument"]).point_value)
+            except Exception:
+                return None  # a join's value unknown: no number is sure to be points
+    return frozenset(values)
 
 
 # The calendar periods a first stage's groups can be, by its group keys the engine named

@@ -799,7 +799,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             draw_bars(
                 ax,
                 positions,
-                np.nan_to_num(values),
+                values,
                 width=width,
                 color=faces,
                 edgecolor=colors,
@@ -933,8 +933,8 @@ def _extremes_only(
     texts: list[str], values: np.ndarray, groups: Groups | None, shown: list[str]
 ) -> list[str]:
     """The labels of the highest and lowest bars alone (as the answer's panel colours them,
-    ties as written included, else the plain maximum and minimum); the axis reads the
-    others."""
+    ties as written included, else the plain maximum and minimum) and of the missing ones;
+    the axis reads the others."""
     if groups is not None and groups.layout is not None:
         found = series_extremes(values, groups.layout, groups.compared(values))
         keep = {i for _, high, low in found for i in (*high, *low)}
@@ -945,6 +945,8 @@ def _extremes_only(
         keep = {int(np.nanargmax(values)), int(np.nanargmin(values))}
     else:
         keep = set()
+    # A missing value draws no bar: its "n/a" at the base tells it from a group not listed.
+    keep |= {int(i) for i in np.flatnonzero(np.isnan(values))}
     return [text if i in keep else "" for i, text in enumerate(texts)]
 
 

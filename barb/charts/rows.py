@@ -179,7 +179,7 @@ def _draw_ranked(
     draw_bars(
         ax,
         rows,
-        np.nan_to_num(values),
+        values,
         width=0.7,
         color=colors,
         edgecolor=colors,

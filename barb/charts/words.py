@@ -143,7 +143,10 @@ class Words:
 
     def flag(self, name: str, value: object) -> str:
         """A yes/no value named with its column: "dec: yes", "golden: нет" (the Russian
-        «не golden» glued a word to an English name)."""
+        «не golden» glued a word to an English name); None, a condition unknown on that row
+        (next() past the data's end), "up: n/a"."""
+        if value is None:
+            return f"{name}: {self('no_value')}"
         return f"{name}: {self('flag.yes') if value else self('flag.no')}"
 
     def key(self, name: str) -> str:

@@ -70,6 +70,23 @@ def early_close_days(calendar: str) -> np.ndarray:
     return np.asarray(days, dtype="datetime64[D]")
 
 
+@cache
+def stock_market_early_closes() -> dict[np.datetime64, int]:
+    """The US stock market's (NYSE's) early closes over the rule range, as the minute of the
+    day (ET) it closed at: 780 (13:00) on the half days, Jul 3, the day after Thanksgiving
+    and Dec 24, where the index futures trade on to 13:15. Read from the calendar's rules,
+    not its schedule (0.03 s, not 1 s)."""
+    import pandas_market_calendars as mcal
+
+    cal = mcal.get_calendar(OPTIONS_CALENDAR)
+    start, end = RULE_COVERAGE
+    closes: dict[np.datetime64, int] = {}
+    for clock, holidays in cal.special_closes:
+        for day in holidays.holidays(start, end):
+            closes[np.datetime64(day.date(), "D")] = clock.hour * 60 + clock.minute
+    return closes
+
+
 def closure_name(calendar: str, day: np.datetime64) -> str | None:
     """The name an exchange calendar gives the holiday on ``day`` (a day it is closed, or
     closes early): "Christmas", "Good Friday". None for an unnamed closure (a national day

@@ -34,13 +34,12 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import label_column
+from barb.bar_labels import label_column, unit_label
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.script.clock_order import clocks
@@ -57,10 +56,12 @@ from barb.script.functions import (
     value_kind,
 )
 from barb.script.warmup import (
+    RESTART_UNITS,
     Reach,
     ema_bars,
     everything,
     period_rows,
+    period_rows_or_unit,
     period_rows_seen_from_history,
     window,
 )
@@ -208,7 +209,7 @@ _to_step(
     "floor",
     np.floor,
     "Multiple of step at or below x, negatives too (histogram bins); floor(time(), 30): "
-    "'10:30' at 10:47.",
+    "the bar's half hour, 'HH:MM'.",
     "floor(ret_pct, 0.5)",
     accepts="number_or_clock",
 )
@@ -224,7 +225,7 @@ _to_step("ceil", np.ceil, "Multiple of step at or above x.", "ceil(range, 10)")
         Param("then", accepts="any"),
         Param("else", accepts="any"),
     ),
-    summary="Where cond is true: then; false: else; unknown: empty.",
+    summary="cond true: then; false: else; unknown: empty.",
     example="if(close > open, 'up', 'down')",
 )
 def _if(ctx: EvalContext, cond: pd.Series, then: pd.Series, other: pd.Series) -> pd.Series:
@@ -394,7 +395,7 @@ def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
     unit="percentile",
     category="window",
     params=(_COL, _N),
-    summary="Percentile rank 0–100 among the n rows: the % of them ≤ this one (as rank()).",
+    summary="Percentile rank 0–100 among the n rows, as rank().",
     reach=window("n"),
     example="rolling_rank(range, 252) <= 10",
 )
@@ -433,17 +434,6 @@ def _ema(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
 
 # --- cumulative ---------------------------------------------------------------------------
 
-# The calendar units a running function can restart at, and the calendar periods they are:
-# cummax(close, 'year') is the highest close so far in each year. group_by does not restart
-# a running function (it only aggregates what ran over the whole period), so a per-year
-# drawdown needs the unit.
-RESTART_UNITS: dict[str, str] = {
-    "day": "daily",
-    "week": "weekly",
-    "month": "monthly",
-    "quarter": "quarterly",
-    "year": "yearly",
-}
 RESTART = Param("per", "string", default=None, choices=tuple(RESTART_UNITS))
 
 
@@ -454,11 +444,13 @@ def _in_period(ctx: EvalContext, col: pd.Series) -> pd.Series:
 
 def _running(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -> Any:
     """``col`` in the period, as one run (``per`` None) or grouped by the trading date's
-    calendar ``per`` (a run per day, week…), ready for cummax(), rank()…"""
-    values = _in_period(ctx, col)
+    calendar ``per`` (a run per day, week…), ready for cummax(), cumsum()…. A run per unit
+    reads the whole unit, its bars before the period too (``period_rows_or_unit``): the
+    period 2024-03 starts on Friday 03-01, and cummax(high, 'week') there is the week of
+    02-26's high so far, not Friday's alone."""
     if per is None:
-        return values
-    return values.groupby(restart_keys(ctx, per, function), sort=False)
+        return _in_period(ctx, col)
+    return col.groupby(restart_keys(ctx, per, function), sort=False)
 
 
 def restart_keys(ctx: EvalContext, per: str, function: str) -> np.ndarray:
@@ -508,20 +500,21 @@ def _restart_hint(function: str, per: str) -> str:
     """Where a running function restarting each ``per`` runs: in the first stage, whose
     rows are bars with dates. "The share of each year's return made on its 10 best days"
     ranked per year in then.map and was told to put rank() in "group_by": ["rank()",
-    "date()"]; the top N of each year need the year's rows counted too, and the form below
-    gave 2024's 163.1% (pandas: the 10 largest of its 259 log returns over their sum)."""
+    "date()"]; "the 3 biggest down days of each year" wrote rank(ret, 'year') <= 2 there,
+    a percentile read as a count, and the hint's count of the year's rows from two ranks
+    and a cumsum worked but read as a puzzle (p39b Q2): place() counts them."""
     how = f"{function}(x, '{per}')"
     hint = (
         "a second stage's rows are the first stage's table, with no dates to restart by: "
         f'run it in the first stage\'s map ("{function}_{per}": "{how}", over the period\'s '
         "bars, before its where) and select it for the second stage"
     )
-    if function != "rank":
+    if function not in ("rank", "place"):
         return hint
-    rows = f"cumsum(x * 0 + 1, '{per}')"
     return (
-        f"{hint}. The N highest x of each {per}: rank(-x, '{per}') * n / 100 <= N, with n = "
-        f"{rows} * 100 / rank({rows}, '{per}'), the {per}'s rows with an x"
+        f'{hint}. The N highest x of each {per}, in the first stage: "where": '
+        f"\"place(x, '{per}') <= N\" (the N lowest: place(-x, '{per}') <= N); "
+        "rank() is a percentile, 0-100, not a count"
     )
 
 
@@ -612,10 +605,13 @@ def _warn_history_beyond(
     params=(_COL, RESTART),
     summary="Running product from the period's first bar (or each per's): cumprod(1 + r).",
     example="cumprod(close / prev(close), 'year')",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_or_unit,
 )
 def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _running(ctx, col, per, "cumprod").cumprod()
+    # A product of prices (cumprod(open)) passes float's range within a few hundred bars:
+    # past it the value is inf, as it is, not a floating-point error.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _running(ctx, col, per, "cumprod").cumprod()
 
 
 @register(
@@ -626,7 +622,7 @@ def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     params=(_COL, RESTART),
     summary="Running total from the period's first bar (or each per's); missing skipped.",
     example="cumsum(close - prev(close), 'month')",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_or_unit,
 )
 def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return _running(ctx, col, per, "cumsum").cumsum()
@@ -639,40 +635,58 @@ def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     "streak",
     unit="count",
     category="pattern",
-    params=(_COND, RESTART),
-    summary="Consecutive rows meeting cond, ending at this row (0 when cond is false); per "
-    "restarts the count.",
+    params=(Param("cond", accepts="condition", keeps_unknown=True), RESTART),
+    summary="Consecutive rows meeting cond up to this one (0 if false; unknown skipped, "
+    "empty); per restarts it.",
     example="streak(close < open, 'day') >= 3",
     reach=everything,
 )
 def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
-    true = cond.to_numpy(dtype=bool)
+    """Rows where cond is unknown are no observation, as an empty value is to cumsum(): the
+    run neither grows nor ends there, and their own count is empty. The losing trades in a
+    row of a backtest whose pnl is empty on the days without a trade (if(traded == 1, …,
+    0 / 0)) run across those days; read as false, each one ended the run, and read as a
+    loss (close - entry on a day without a break) one ORB's 6 losses in a row read 9 (p39a
+    M1)."""
+    unknown = cond.isna().to_numpy() if isinstance(cond.dtype, pd.BooleanDtype) else None
+    true = as_known(cond).to_numpy(dtype=bool)
     positions = np.arange(len(true))
-    stops = np.where(true, -1, positions)  # a false row ends a run
+    ends = ~true if unknown is None else ~true & ~unknown
+    stops = np.where(ends, positions, -1)  # a false row ends a run
     if per is not None:  # so does the row before each day's (week's…) first
         keys = restart_keys(ctx, per, "streak")
         first = np.concatenate(([True], keys[1:] != keys[:-1]))
         stops = np.maximum(stops, np.where(first, positions - 1, -1))
-    runs = positions - np.maximum.accumulate(stops)
-    _warn_run_before_period(ctx, runs)
+    counted = np.cumsum(true)  # true rows up to each one
+    last_stop = np.maximum.accumulate(stops)
+    before = np.where(last_stop >= 0, counted[np.maximum(last_stop, 0)], 0)
+    runs = counted - before
+    # Each true row's run's first row, its first true one after the stop; past the row on
+    # the others (in no run, or unknown).
+    starts = positions + 1
+    starts[true] = np.flatnonzero(true)[before[true]]
+    _warn_run_before_period(ctx, runs, starts, counted)
     # A second stage's rows are the first stage's table, in its order: a run of them (the
     # losing trades in a row) goes across days as meant, and they carry no bar times.
     if per is None and ctx.intraday and not ctx.step.startswith("then"):
-        _warn_run_across_days(ctx, runs)
-    return pd.Series(runs, index=cond.index)
+        _warn_run_across_days(ctx, starts)
+    if unknown is None or not unknown.any():
+        return pd.Series(runs, index=cond.index)
+    return pd.Series(np.where(unknown, np.nan, runs), index=cond.index)
 
 
-def _warn_run_across_days(ctx: EvalContext, runs: np.ndarray) -> None:
+def _warn_run_across_days(ctx: EvalContext, starts: np.ndarray) -> None:
     """On intraday bars a run goes on through the night: "3 red hours in a row" counted
     yesterday's last hours with today's first. Said, with the way to restart each day; not
-    where each date has one bar (a session of one bar), whose runs are runs of days."""
+    where each date has one bar (a session of one bar), whose runs are runs of days.
+    ``starts``: each row's run's first row (past the row itself when it is in none)."""
     days = _dates(ctx, "streak").to_numpy(dtype="datetime64[ns]")
-    positions = np.arange(len(runs))
+    positions = np.arange(len(starts))
     first = np.concatenate(([True], days[1:] != days[:-1]))
     if first.all():
         return
     day_start = np.maximum.accumulate(np.where(first, positions, 0))
-    across = runs > positions - day_start + 1
+    across = starts < day_start
     if ctx.period is not None:
         across &= np.asarray(ctx.period, dtype=bool)
     if across.any():
@@ -682,24 +696,28 @@ def _warn_run_across_days(ctx: EvalContext, runs: np.ndarray) -> None:
         )
 
 
-def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
+def _warn_run_before_period(
+    ctx: EvalContext, runs: np.ndarray, starts: np.ndarray, counted: np.ndarray
+) -> None:
     """A streak read in the period counts the run's rows before it too (by design: the run
     began whenever it began), so "the longest down run in 2021" can be 7 days of which 3
     were in 2020: say which run that is, when a row the stage keeps ends in it ("3 down days
-    in a row in 2025" with where run == 3 kept no row of the 7-day run that opened 2025)."""
+    in a row in 2025" with where run == 3 kept no row of the 7-day run that opened 2025).
+    ``starts``: each row's run's first row; ``counted``: the true rows up to each row."""
     period = ctx.period
     if period is None or not period.any():
         return
     first = int(np.argmax(period))
-    # Rows are in time order: a run longer than the rows since the period's start began
-    # before it. Only one run can do that, the one the period opens in.
-    crossing = period & (runs > np.arange(len(runs)) - first + 1)
+    # Rows are in time order: only one run can begin before the period's start and go on
+    # into it, the one the period opens in.
+    crossing = period & (starts < first)
     if not crossing.any():
         return
     when = _dates(ctx, "streak") if not ctx.intraday else _column(ctx, "timestamp", "streak")
     # Monthly and longer bars by their label (2026-01): a month's first trading date read
     # as the day the run ended, though it runs to the month's close.
     labels = label_column(ctx.frame, ctx.timeframe) if timeframe(ctx.timeframe).calendar else None
+    counted_before = int(counted[first - 1]) if first else 0
 
     def named(row: int) -> str:
         return str(labels[1][row]) if labels is not None else _moment(when.iloc[row], ctx.intraday)
@@ -710,9 +728,8 @@ def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
             return None
         end = int(rows[np.argmax(runs[rows])])
         length = int(runs[end])
-        start = end - length + 1
-        before = first - start
-        ends, begins = named(end), named(start)
+        before = counted_before - int(counted[end] - runs[end])
+        ends, begins = named(end), named(int(starts[end]))
         return (
             f"streak() counts runs that began before the period: the run ending {ends} "
             f"({length}) began {begins}, {before} of its rows before the period."
@@ -755,7 +772,124 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     reach=period_rows,  # the period's rows only
 )
 def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _running(ctx, col, per, "rank").rank(method="max", pct=True) * 100
+    # The period's rows only, per unit too: a rank reads the unit's rows after it as well.
+    values = _in_period(ctx, col)
+    ranked = values if per is None else values.groupby(restart_keys(ctx, per, "rank"), sort=False)
+    return ranked.rank(method="max", pct=True) * 100
+
+
+@register(
+    "place",
+    unit="scalar",
+    category="pattern",
+    params=(Param("col", named=True), RESTART),
+    summary="As rank(), counting 1, 2, 3… from the highest (ties by time): place(-ret, "
+    "'year') <= 3 keeps each year's 3 biggest drops.",
+    example="place(range, 'month') <= 5",
+    reach=period_rows,  # the period's rows only, as rank()
+)
+def _place(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    """rank() as a count: "the 3 biggest down days of each year" as rank(ret, 'year') <= 3
+    kept 7 days a year (the lowest 3%), and the form that counted them was a formula of two
+    ranks and a cumsum (p39b Q2). Equal values take their places in time order, so a pick
+    of the first N keeps N rows."""
+    values = _in_period(ctx, pd.to_numeric(col, errors="coerce"))
+    keys = None if per is None else restart_keys(ctx, per, "place")
+    ranked = values if keys is None else values.groupby(keys, sort=False)
+    places = ranked.rank(method="first", ascending=False)
+    _warn_short_picks(ctx, str(col.name), per, values, places, keys)
+    return places
+
+
+def _warn_short_picks(
+    ctx: EvalContext,
+    text: str,
+    per: str | None,
+    values: pd.Series,
+    places: pd.Series,
+    keys: np.ndarray | None,
+) -> None:
+    """A where keeping place(x, per) <= N keeps N rows of each unit, whatever they hold: the
+    data's last year with 4 days gave "its 3 biggest drops" as 2 drops and a +0.71% day.
+    Said, when the rows kept are each unit's first N places: a unit with fewer than N rows
+    with an x, and one whose picks include an x of 0 or less, having fewer than N above 0
+    while others' picks are above it."""
+    place = places.to_numpy(dtype="float64", na_value=np.nan)
+    x = values.to_numpy(dtype="float64", na_value=np.nan)
+    units = np.zeros(len(place), dtype="datetime64[ns]") if keys is None else keys
+    dated = _row_times(ctx)
+    times = None if dated is None else dated.to_numpy()
+
+    def said(kept: np.ndarray) -> str | None:
+        picked = kept & ~np.isnan(place)
+        if not picked.any() or picked.sum() == (~np.isnan(place)).sum():
+            return None  # no place kept, or every one: no pick
+        frame = pd.DataFrame({"unit": units, "place": place, "x": x, "picked": picked})
+        frame = frame[~np.isnan(place)]
+        by = frame.groupby("unit", sort=False)
+        kept_n = by["picked"].sum()
+        # Each unit's kept places are 1…k: a pick of the highest, not some other where.
+        top = frame[frame["picked"]].groupby("unit", sort=False)["place"].max()
+        if not (top == kept_n[top.index]).all():
+            return None
+        n = int(kept_n.max())
+        held, above = by.size(), frame[frame["x"] > 0].groupby("unit", sort=False).size()
+        short = [u for u in top.index if held[u] < n]
+        low = frame[frame["picked"] & (frame["x"] <= 0)]
+        low = low[low["unit"].map(lambda u: above.get(u, 0) < kept_n[u])]
+        if not short and (low.empty or not (frame["picked"] & (frame["x"] > 0)).any()):
+            return None
+        call = f"place({text})" if per is None else f"place({text}, '{per}')"
+        each = "" if per is None else f" per {per}"
+        parts = []
+        if short:
+            named = _unit_names(per, short, [int(held[u]) for u in short])
+            parts.append(f"{named} {'holds' if len(short) == 1 else 'hold'} fewer, all kept")
+        if not low.empty:
+            rows = low.index.to_numpy()
+            first = int(rows[0])
+            when = "" if times is None else f" on {_moment(times[first], ctx.intraday)}"
+            more = f" and {len(rows) - 1} more of 0 or less" if len(rows) > 1 else ""
+            lows = list(dict.fromkeys(low["unit"]))
+            named = _unit_names(per, lows)
+            parts.append(
+                f"{named} {'has' if len(lows) == 1 else 'have'} fewer than {n} rows with "
+                f"{text} above 0, so the picks include {text} = {x[first]:.4g}{when}{more}"
+            )
+        return f"{call} <= {n} keeps {n} rows{each}, but " + "; ".join(parts) + "."
+
+    ctx.warn_rows(said)
+
+
+def _unit_names(per: str | None, units: list[Any], rows: list[int] | None = None) -> str:
+    """ "2026", "2025 and 2026", "2019, 2020 and 3 more": the units named by their labels,
+    each with its count of ``rows`` when given ("2026 (2 rows)")."""
+    if per is None:
+        return "the period" + (f" ({rows[0]:,} rows)" if rows else "")
+    names = [
+        str(pd.Timestamp(u).date()) if per == "day" else unit_label(np.datetime64(u), per)
+        for u in units[:3]
+    ]
+    if rows:
+        names = [
+            f"{name} ({count:,} {'row' if count == 1 else 'rows'})"
+            for name, count in zip(names, rows, strict=False)
+        ]
+    more = len(units) - len(names)
+    if more:
+        names.append(f"{more} more")
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _row_times(ctx: EvalContext) -> pd.Series | None:
+    """Each row's date (its bar's minute, intraday), or None where the rows have none (a
+    second stage's)."""
+    try:
+        if ctx.intraday:
+            return _column(ctx, "timestamp", "place")
+        return _dates(ctx, "place")
+    except UnknownColumn:
+        return None
 
 
 # --- aggregate ----------------------------------------------------------------------------
@@ -785,13 +919,16 @@ def _aggregate(
 _aggregate(
     "mean",
     "mean",
-    "Average (missing values skipped); mean(cond) is the share true.",
+    # The else of a mean over some rows is empty, not 0: mean(if(st == 3, next_ret, 0)) by
+    # year averaged each year's ~245 other days' 0s in, -0.057 for -1.059 (p39b Q11t).
+    "Average (empty skipped: mean(if(c, x, 0 / 0)) averages x where c); mean(cond) is the "
+    "share true.",
     of_condition="share",
 )
-_aggregate("sum", "sum", "Total (missing values skipped; 0 if none).", of_condition="count")
+_aggregate("sum", "sum", "Total (empty skipped; 0 if none).", of_condition="count")
 _aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date")
 _aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date")
-_aggregate("median", "median", "Median (missing values skipped).")
+_aggregate("median", "median", "Median (empty skipped).")
 
 
 @register(
@@ -936,7 +1073,7 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
     @register(
         name,
         category="aggregate",
-        params=(Param("arg", accepts="any"), Param("val", accepts="number_or_date")),
+        params=(Param("arg", accepts="any", named=True), Param("val", accepts="number_or_date")),
         summary=f"arg on the row where val is {word} (missing val skipped; ties: see TIES).",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
         unit="same",
@@ -952,7 +1089,7 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         if rows.warn is not None and rows.grouped:
             _warn_group_ties(rows, arg, val, hit, chosen, name, word)
         elif rows.warn is not None:
-            _warn_ties(rows.warn, arg, val, np.flatnonzero(hit), word)
+            _warn_ties(rows, arg, val, np.flatnonzero(hit), name, word)
         return _value_at(rows, arg, chosen)
 
 
@@ -961,17 +1098,47 @@ _LISTED_TIES = 5
 
 
 def _warn_ties(
-    warn: Callable[[str], None], arg: pd.Series, val: pd.Series, tied: np.ndarray, word: str
+    rows: RowGroups,
+    arg: pd.Series,
+    val: pd.Series,
+    tied: np.ndarray,
+    function: str,
+    word: str,
 ) -> None:
     """One answer from several equal extremes ("when was the longest run": two runs of 11)
-    is the earliest of them: say the others."""
+    is the earliest of them: say the others; when every row ties, that the answer is only
+    the first row."""
+    assert rows.warn is not None
     if len(tied) < 2:
         return
     name = val.name if isinstance(val.name, str) else "value"
-    shown, listed = _text(arg.iloc[tied[0]]), _listed([_text(arg.iloc[i]) for i in tied[1:]])
-    warn(
-        f"{len(tied)} rows share the {word} {name} ({_text(val.iloc[tied[0]])}): {shown} is "
+    level = _text(val.iloc[tied[0]])
+    shown = _text(arg.iloc[tied[0]])
+    if len(tied) == rows.length:
+        rows.warn(
+            f"All {len(tied):,} rows tie for the {word} {name}, at {level}: {function} gives "
+            f"the first row ({shown}), which marks no {_EXTREMES[function]}. "
+            + _without_stand_in(arg, "rows")
+        )
+        return
+    listed = _listed([_text(arg.iloc[i]) for i in tied[1:]])
+    rows.warn(
+        f"{len(tied)} rows share the {word} {name} ({level}): {shown} is "
         f"shown (the earliest); also {listed}."
+    )
+
+
+# What an arg_* call's value marks when it has one row to name.
+_EXTREMES = {"arg_min": "minimum", "arg_max": "maximum"}
+
+
+def _without_stand_in(arg: pd.Series, what: str) -> str:
+    """The form that answers only where some row qualifies: a condition written as a value
+    (``if(high > pdh, t, 9999)``) ties every row of a day that never met it."""
+    value = arg.name if isinstance(arg.name, str) else "the value"
+    return (
+        f"To leave such {what} out, keep only the rows that count with a where, then select "
+        f"first({value})."
     )
 
 
@@ -1012,6 +1179,24 @@ def _warn_group_ties(
     assert rows.index is not None
     keys = [str(name) for name in rows.index.names]
     name = val.name if isinstance(val.name, str) else "value"
+    # Groups whose every row is at the extreme: a stand-in for "never" (9999 on each bar of
+    # a day that never broke the level), where the answer is the group's first row.
+    sizes = np.asarray(rows.size(), dtype=np.int64)
+    whole = tied[np.bincount(groups[groups >= 0], minlength=rows.ngroups)[tied] == sizes[tied]]
+    if len(whole):
+        levels = _listed(list(dict.fromkeys(_text(val.iloc[int(picked[g])]) for g in whole)), 2)
+        firsts = _listed(list(dict.fromkeys(_text(arg.iloc[int(picked[g])]) for g in whole)), 2)
+        listed = ", ".join(_group_name(rows, int(g), listed=True) for g in whole[:_NAMED_GROUPS])
+        if len(whole) > _NAMED_GROUPS:
+            listed += f" and {len(whole) - _NAMED_GROUPS:,} more"
+        rows.warn(
+            f"In {len(whole):,} of {answered:,} {' and '.join(keys)} groups ({listed}) every "
+            f"row ties for the {word} {name}, at {levels}: {function} gives each its first row "
+            f"({firsts}), which marks no {_EXTREMES[function]}. " + _without_stand_in(arg, "groups")
+        )
+        tied = np.setdiff1d(tied, whole)
+        if not len(tied):
+            return
 
     def tie(group: int, limit: int = _LISTED_TIES) -> tuple[str, str]:
         """The value shown and the others tied with it: ``("Wed", "Fri")``."""
@@ -1435,18 +1620,28 @@ for _field in ("open", "high", "low", "close", "volume"):
     _session_part(_field)
 
 
-def _by_trading_date(ctx: EvalContext, by_date: pd.Series, lag: int, function: str) -> pd.Series:
+def _by_trading_date(
+    ctx: EvalContext, by_date: pd.Series, lag: int, function: str, unit: str = "daily"
+) -> pd.Series:
     """Each row's value of ``by_date`` (a session's values indexed by its trading dates),
-    ``lag`` trading dates before the row's, counted as ``_LAG`` says."""
+    ``lag`` trading dates before the row's, counted as ``_LAG`` says. For a weekly or monthly
+    ``unit``, ``by_date`` is indexed by the weeks' and months' starts (``period_start``), and
+    the lag counts the weeks (months) the session or the day session has bars in: a week with
+    no bars is stepped over, as a closed date is."""
     dates = _column(ctx, "trading_date", function)
     # Look each distinct date up once: intraday frames repeat a date hundreds of times.
     codes, unique = pd.factorize(dates)
+    if unit != "daily":
+        unique = pd.DatetimeIndex(period_start(unique.to_numpy(), unit))
     if lag == 0:
         per_date = by_date.reindex(unique).to_numpy(dtype=np.float64)
     else:
         counted = by_date.index
         if ctx.day_session is not None:
-            counted = counted.union(ctx.session_bars(ctx.day_session).index)
+            traded = ctx.session_bars(ctx.day_session).index
+            if unit != "daily":
+                traded = pd.DatetimeIndex(period_start(traded.to_numpy(), unit)).unique()
+            counted = counted.union(traded)
         # The dates counted before the row's (sorted), then lag back.
         before = counted.searchsorted(unique, side="left") - lag
         found = before >= 0
@@ -1457,27 +1652,58 @@ def _by_trading_date(ctx: EvalContext, by_date: pd.Series, lag: int, function: s
     return pd.Series(values, index=ctx.frame.index)
 
 
-@register(
-    "daily",
-    category="session",
-    params=(
-        Param("expr", "daily"),
-        Param("lag", "int", default=1, min=0, max=10_000),
-        # Another session's daily bars, as session_high()'s (the evaluator reads them).
-        Param("session", "string", default=None),
-    ),
+# daily(), weekly() and monthly(): expr over the session's bars of that timeframe, all history
+# (the evaluator reads them: ``_RowEvaluator.on_daily_bars``), each row given its own date's
+# day, week or month ``lag`` of them back. One family: the reference lists it on daily()'s
+# line, each keeps its own summary for get_concept.
+_BARS_OF: dict[str, tuple[str, str]] = {
     # atr(14) on intraday bars is the bar's own: the indicators reference says so.
-    summary="expr on the session's daily bars, or on session's ('RTH' on RTH_OPEN bars): on 1m "
-    "bars daily(atr(14)) is the daily ATR at the previous close; lag 0: the date's own, known "
-    "only at its close.",
-    example="daily(atr(14))",
-    unit="same",
-)
-def _daily(ctx: EvalContext, by_date: pd.Series, lag: int, session: str | None) -> pd.Series:
-    # A condition (daily(close > open)) stays one, unknown where the date has no value.
-    numbers = as_numbers(by_date).astype(np.float64)
-    values = _by_trading_date(ctx, numbers, lag, "daily")
-    if not is_condition(by_date):
-        return values
-    array = values.to_numpy()
-    return condition(array == 1, np.isnan(array), values.index)
+    "daily": (
+        "expr on the session's bars of that unit, lag back: daily(atr(14)) on 1m bars = daily "
+        "ATR; weekly(high) = last week's high; lag 0: own, known at its close.",
+        "daily(atr(14))",
+    ),
+    "weekly": (
+        'expr on the session\'s weekly bars (those of "from": "weekly"), lag weeks before '
+        "the row's: weekly(high) on daily or intraday bars is last week's high (a week with no "
+        "bars is stepped over); lag 0: the row's own week, known only at its close.",
+        "weekly(high)",
+    ),
+    "monthly": (
+        "expr on the session's monthly bars, lag months before the row's: monthly(close) on "
+        "daily or intraday bars is last month's close; lag 0: the row's own month, known only "
+        "at its close.",
+        "monthly(close)",
+    ),
+}
+
+
+def _bars_of(unit: str) -> None:
+    summary, example = _BARS_OF[unit]
+
+    @register(
+        unit,
+        category="session",
+        params=(
+            Param("expr", "daily"),
+            Param("lag", "int", default=1, min=0, max=10_000),
+            # Another session's bars, as session_high()'s (the evaluator reads them).
+            Param("session", "string", default=None),
+        ),
+        summary=summary,
+        example=example,
+        unit="same",
+        listed_under=None if unit == "daily" else "daily",
+    )
+    def impl(ctx: EvalContext, by_date: pd.Series, lag: int, session: str | None) -> pd.Series:
+        # A condition (daily(close > open)) stays one, unknown where the date has no value.
+        numbers = as_numbers(by_date).astype(np.float64)
+        values = _by_trading_date(ctx, numbers, lag, unit, unit)
+        if not is_condition(by_date):
+            return values
+        array = values.to_numpy()
+        return condition(array == 1, np.isnan(array), values.index)
+
+
+for _unit in _BARS_OF:
+    _bars_of(_unit)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from barb.errors import UnknownSession
+from barb.frames import resample_calendar
 from barb.script.bincount import as_codes, bincount
 from barb.script.clock_order import NightSession
 from barb.script.conditions import is_condition, kleene, plain_if_known
@@ -46,7 +47,8 @@ class EvalContext:
     step: str = "map"
     # Which rows of ``frame`` are the period's own (the others are history before it, or
     # bars after it for next()); None when every row is. Running totals and ranks start at
-    # the period: "cumulative return in 2024" runs from the first bar of 2024.
+    # the period: "cumulative return in 2024" runs from the first bar of 2024 (one restarted
+    # each week, month… from its unit's first bar, which may lie before the period).
     period: np.ndarray | None = None
     # Things the person should know about the result (e.g. rows where a division by zero
     # gave an empty value); the evaluator appends, the interpreter reports them in metadata.
@@ -89,22 +91,34 @@ class EvalContext:
     session: str | None = None
     # That session when it is a part of the day, on intraday bars; None otherwise.
     part_of_day: PartOfDay | None = None
+    # The weekly and monthly bars weekly() and monthly() built, by (session, unit): a query
+    # reading last week's high, low and close resamples the daily bars once (3 ms for NQ).
+    calendar_bars: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
 
     @property
     def intraday(self) -> bool:
         return timeframe(self.timeframe).intraday
 
-    def on_daily_bars(self, session: str | None = None) -> EvalContext:
-        """A context over ``session``'s daily bars (by default the query's), all history
-        (daily()'s argument is evaluated there: its ATR warms up on the first day of data,
-        not the period's)."""
+    def on_daily_bars(self, session: str | None = None, unit: str = "daily") -> EvalContext:
+        """A context over ``session``'s bars at ``unit`` (daily, weekly, monthly; by default
+        the query's session's daily bars), all history: daily()'s argument is evaluated
+        there, so its ATR warms up on the first day of data, not the period's. Weekly and
+        monthly bars are the timeframe's own, built from these daily bars
+        (``barb.frames.resample_calendar``): a week is labelled by its first trading date, a
+        holiday Monday's by its Tuesday, and a week with no bars has none."""
         session = session or self.session
         if session is None:  # a chart's rows, evaluated again: no session's bars
-            raise UnknownSession("daily() has no session's daily bars here.", step=self.step)
+            raise UnknownSession(f"{unit}() has no session's {unit} bars here.", step=self.step)
         bars = self.session_bars(session)
+        if unit != "daily":
+            built = self.calendar_bars.get((session, unit))
+            if built is None:
+                built = resample_calendar(bars.reset_index(drop=True), unit)
+                self.calendar_bars[(session, unit)] = built
+            bars = built
         return EvalContext(
             frame=bars.reset_index(drop=True),
-            timeframe="daily",
+            timeframe=unit,
             session_bars=self.session_bars,
             step=self.step,
             calendar=self.calendar,

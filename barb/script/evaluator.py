@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
+from barb.frames import period_start
 from barb.script import ast
 from barb.script.clock_order import TextComparison, clocks
 from barb.script.conditions import (
@@ -304,9 +305,10 @@ class _RowEvaluator:
     def on_daily_bars(
         self, spec: FunctionSpec, call: ast.Call, expr: ast.Expr, lag: int, session: str | None
     ) -> pd.Series:
-        """daily()'s argument evaluated over the daily bars (all history) of ``session``,
-        by default the query's, indexed by their trading dates; what it warns of is said of
-        the query, and so are a lag of 0 and a part of the day's own bars
+        """daily()'s (weekly()'s, monthly()'s) argument evaluated over the daily (weekly,
+        monthly) bars, all history, of ``session``, by default the query's, indexed by their
+        trading dates (their weeks' and months' starts); what it warns of is said of the
+        query, and so are a lag of 0 and a part of the day's own bars
         (``barb.script.daily_warnings``)."""
         inner = expr.expr if isinstance(expr, ast.OnDailyBars) else expr
         value = self.daily_values(spec, inner, session)
@@ -318,15 +320,18 @@ class _RowEvaluator:
             if not is_condition(value):  # a share of dates would say little more
                 own = self.on_rows(spec, value, lag)
                 whole = self.on_rows(spec, self.daily_values(spec, inner, part.whole), lag)
-            dates = self.ctx.frame["trading_date"].to_numpy()
-            self.ctx.warn_rows(part_of_day_warning(call, inner, lag, part, dates, own, whole))
+            units = self.ctx.frame["trading_date"].to_numpy()
+            if spec.name != "daily":
+                units = period_start(units, spec.name)
+            self.ctx.warn_rows(part_of_day_warning(call, inner, lag, part, units, own, whole))
         return value
 
     def daily_values(self, spec: FunctionSpec, inner: ast.Expr, session: str | None) -> pd.Series:
-        """``inner`` over ``session``'s daily bars (None: the query's), by trading date."""
-        days = self.ctx.on_daily_bars(session)
-        value = evaluate(inner, days)
-        for message in days.warnings:
+        """``inner`` over ``session``'s bars of the call's unit (None: the query's session),
+        by trading date (week's or month's start)."""
+        bars = self.ctx.on_daily_bars(session, spec.name)
+        value = evaluate(inner, bars)
+        for message in bars.warnings:
             self.ctx.warn(message)
         kind = value_kind(value)
         if kind not in _NUMERIC:
@@ -336,7 +341,10 @@ class _RowEvaluator:
                 step=self.step,
                 hint=spec.example or f"call it as {spec.signature()}",
             )
-        return value.set_axis(pd.DatetimeIndex(days.frame["trading_date"]))
+        dates = bars.frame["trading_date"].to_numpy()
+        if spec.name != "daily":
+            dates = period_start(dates, spec.name)
+        return value.set_axis(pd.DatetimeIndex(dates))
 
     def on_rows(self, spec: FunctionSpec, by_date: pd.Series, lag: int) -> np.ndarray:
         """Each row's value of daily values ``by_date``, as the call gives it."""
@@ -367,6 +375,8 @@ class _RowEvaluator:
             )
         if not isinstance(value, pd.Series):
             value = pd.Series(value, index=index)
+        if param.named:  # a builtin's own name ('minute_of_day' for hour()) is no query's
+            value = value.rename(expr.to_text(), copy=False)
         if param.accepts == "number" and kind == "bool":
             if isinstance(value.dtype, pd.BooleanDtype):
                 return as_numbers(value)

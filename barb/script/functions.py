@@ -23,8 +23,9 @@ from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.parser import parse_expression
 from barb.script.warmup import ReachRule, row
 
-# "daily": an expression evaluated over the session's daily bars, not the rows (daily()'s);
-# the call receives its values by trading date (``ast.OnDailyBars``).
+# "daily": an expression evaluated over the session's daily (weekly, monthly) bars, not the
+# rows (daily()'s, weekly()'s); the call receives its values by trading date (week, month:
+# ``ast.OnDailyBars``).
 ParamKind = Literal["series", "daily", "number", "int", "string", "bool"]
 # What a ``series`` parameter takes: numbers (true/false count as 1/0), conditions only,
 # numbers or dates (what can be ordered: max, min), or any value (text too).
@@ -93,8 +94,11 @@ class Param:
     # case), named in the error when another is written.
     choices: tuple[str, ...] | None = None
     # For a ``condition`` parameter: receive unknown rows as unknown (if() leaves them
-    # empty) instead of as false (streak, rolling_count, which count only true rows).
+    # empty; streak skips them) instead of as false (rolling_count counts only true rows).
     keeps_unknown: bool = False
+    # For a ``series`` parameter: received named after the expression written (arg_min's arg
+    # ``time()``), so a warning can write a query form with it ("select first(time())").
+    named: bool = False
 
     @property
     def required(self) -> bool:
@@ -136,6 +140,10 @@ class FunctionSpec:
     # The lowest and highest value a calendar or clock function returns (month(): 1, 12): a
     # comparison with a number outside it never matches, and is refused as a mistake.
     values: tuple[int, int] | None = None
+    # The function whose line in the reference names this one too, with the same parameters:
+    # weekly() under daily(), "daily|weekly|monthly(expr, lag=1, [session])" (one line for a
+    # family, in a reference with no room for three).
+    listed_under: str | None = None
 
     @property
     def body(self) -> Any:
@@ -186,6 +194,7 @@ def register(
     sample_from: int = 0,
     counts_true: bool = False,
     values: tuple[int, int] | None = None,
+    listed_under: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a function of the language; the decorated callable implements it.
 
@@ -193,7 +202,8 @@ def register(
     arguments by name (``barb.script.warmup``). Row-wise categories read their row and may
     leave it out; every other function must give it, or registering it fails. ``unit`` and
     ``of_condition`` say what the call does to units (``UnitRule``; None: no unit).
-    ``sample``, ``sample_from``, ``counts_true`` and ``values``: see ``FunctionSpec``.
+    ``sample``, ``sample_from``, ``counts_true``, ``values`` and ``listed_under``: see
+    ``FunctionSpec``.
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
     ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
@@ -233,6 +243,7 @@ def register(
             sample_from=sample_from,
             counts_true=counts_true,
             values=values,
+            listed_under=listed_under,
         )
         _add(spec)
         return impl

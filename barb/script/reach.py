@@ -80,8 +80,8 @@ def own_reach(call: ast.Call) -> Reach:
 
 def reads_other_bars(call: ast.Call) -> bool:
     """Whether ``call`` itself (its arguments left out) reads bars before or after its own:
-    a running total or rank reads only the period's rows, and a run restarted each day
-    (``per`` 'day') only the day's."""
+    a running total or rank reads only the period's rows, and a run restarted each day,
+    week… (``per``) only its unit's."""
     own = own_reach(call)
     if own.back == 0 and own.ahead == 0:
         return False
@@ -98,5 +98,7 @@ def _literal_args(spec: FunctionSpec, call: ast.Call) -> dict[str, Any]:
         value = ast.literal_value(call.args[i]) if i < len(call.args) else None
         if value is None:
             value = param.default
+        if isinstance(value, str) and param.choices is not None:
+            value = value.lower()  # matched ignoring case, as validation does: 'Month'
         values[param.name] = int(value) if isinstance(value, int | float) else value
     return values

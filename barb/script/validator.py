@@ -14,6 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from barb.absent_data import absent_data_text
 from barb.errors import (
     ArgumentError,
     QueryError,
@@ -30,6 +31,7 @@ from barb.frames import BAR_COLUMNS
 from barb.instruments import Instrument
 from barb.script import ast
 from barb.script.calendar_names import calendar_name_hint
+from barb.script.daily_calls import DAILY_ARGUMENTS, UNIT_WORDS
 from barb.script.functions import FunctionSpec, Param
 from barb.script.library import OTHER_FORMS, OTHER_NAMES, contains_aggregate, library, lookup
 from barb.session_times import times_for
@@ -309,7 +311,8 @@ def unknown_column(
     """The error for a missing column, naming the columns that exist. The hint follows what
     the name was written for: a weekday or month (``compared``: the comparison it stands
     in), an event or its minutes (``condition``: the name stands alone as true/false, as
-    "where": "ecb_meeting"), a misspelt column, a function; else a map entry."""
+    "where": "ecb_meeting"), data the bars do not hold (open_interest, bid: never a map
+    entry), a misspelt column, a function; else a map entry."""
     listed = sorted_names(columns)
     shown = available(listed, limit=_MAX_LISTED_COLUMNS)
     hint = None
@@ -326,6 +329,7 @@ def unknown_column(
         hint = (
             calendar_name_hint(name, compared)
             or event_column_hint(name, listed, instrument)
+            or absent_data_text(name, instrument)
             or _other_column_hint(name, listed, instrument, condition)
         )
     return UnknownColumn(
@@ -559,7 +563,8 @@ class _Checker:
                 self.column(value.name, "aggregate")
 
     def daily_argument(self, call: ast.Call, value: ast.Expr) -> None:
-        """daily()'s expression: checked against the daily bars it runs on, not the rows."""
+        """daily()'s (weekly()'s, monthly()'s) expression: checked against the bars it runs
+        on, not the rows."""
         if self.step.startswith("then."):
             self.report(
                 ArgumentError(
@@ -567,8 +572,8 @@ class _Checker:
                     "stage's rows are the first stage's result, not bars.",
                     step=self.step,
                     hint="compute it in the first stage's map and carry it over, e.g. "
-                    '"map": {"atr_d": "daily(atr(14))"} with "first(atr_d) as atr_d" in '
-                    "the select grouped by date()",
+                    f'"map": {{"v": "{call.to_text()}"}} with "first(v) as v" in the select '
+                    "grouped by date()",
                 )
             )
             return
@@ -602,9 +607,10 @@ class _Checker:
 
 
 class _DailyChecker(_Checker):
-    """Checks daily()'s expression, which runs on the session's daily bars over all history:
-    it reads their columns only (a map's, a join's or an event's are the rows'), holds no
-    aggregate (daily() gives one value per trading date) and no daily() of its own."""
+    """Checks daily()'s (weekly()'s, monthly()'s) expression, which runs on the session's
+    daily (weekly, monthly) bars over all history: it reads their columns only (a map's, a
+    join's or an event's are the rows'), holds no aggregate (daily() gives one value per
+    trading date) and no daily() of its own."""
 
     def __init__(
         self,
@@ -616,6 +622,9 @@ class _DailyChecker(_Checker):
         super().__init__(BAR_COLUMNS, step, None, instrument)
         self.daily_call = call
         self.query_columns = query_columns
+        # "daily()"; its bars: "daily bars"
+        self.called = f"{call.name}()"
+        self.bars = f"{call.name} bars"
 
     def column(
         self,
@@ -634,20 +643,22 @@ class _DailyChecker(_Checker):
                 error = UnknownColumn(
                     error.message,
                     step=self.step,
-                    hint="inside daily() write it from the bars' columns, e.g. "
-                    "daily(rolling_mean(close, 20))",
+                    hint=f"inside {self.called} write it from the bars' columns, e.g. "
+                    f"{self.daily_call.name}(rolling_mean(close, 20))",
                 )
             self.report(error)
             return
         self.report(
             UnknownColumn(
-                f"{self.daily_call.to_text()} runs on the session's daily bars, which have "
+                f"{self.daily_call.to_text()} runs on the session's {self.bars}, which have "
                 f"no column '{name}' (the query's map, join and event columns are its rows' "
-                f"own): inside daily() only {', '.join(BAR_COLUMNS)} and functions of them.",
+                f"own): inside {self.called} only {', '.join(BAR_COLUMNS)} and functions of "
+                "them.",
                 step=self.step,
-                hint=f"write what '{name}' computes inside daily() from those columns (a "
-                "20-day SMA: daily(rolling_mean(close, 20))), and do the arithmetic with the "
-                "rows' columns outside it: open - daily(atr(14))",
+                hint=f"write what '{name}' computes inside {self.called} from those columns (a "
+                f"20-bar SMA: {self.daily_call.name}(rolling_mean(close, 20))), and do the "
+                f"arithmetic with the rows' columns outside it: open - "
+                f"{self.daily_call.name}(atr(14))",
             )
         )
 
@@ -656,11 +667,13 @@ class _DailyChecker(_Checker):
         if spec is not None and any(p.kind == "daily" for p in spec.params):
             self.report(
                 ArgumentError(
-                    f"{node.to_text()} is inside {self.daily_call.to_text()}: daily() "
-                    "cannot be nested, its expression already runs on daily bars.",
+                    f"{node.to_text()} is inside {self.daily_call.to_text()}: "
+                    f"{'(), '.join(DAILY_ARGUMENTS)}() cannot be nested, the expression "
+                    f"already runs on {self.bars}.",
                     step=self.step,
                     hint="write the expression once, with lag for earlier dates: "
-                    "daily(atr(14), 2) is the ATR two dates back",
+                    f"{self.daily_call.name}(atr(14), 2) is the ATR two "
+                    f"{UNIT_WORDS[self.daily_call.name]}s back",
                 )
             )
             return
@@ -674,9 +687,10 @@ class _DailyChecker(_Checker):
             ArgumentError(
                 f"{node.to_text()} is an aggregate (one value for many rows) and cannot be "
                 f"inside {self.daily_call.to_text()}, which gives each row one value of its "
-                "trading date.",
+                f"trading {UNIT_WORDS[self.daily_call.name]}.",
                 step=self.step,
-                hint="over past days use a window inside it, e.g. daily(rolling_mean(range, "
-                "20)); aggregate daily()'s values in select, e.g. mean(daily(atr(14)))",
+                hint=f"over past {self.bars} use a window inside it, e.g. "
+                f"{self.daily_call.name}(rolling_mean(range, 20)); aggregate its values in "
+                f"select, e.g. mean({self.daily_call.name}(atr(14)))",
             )
         )

@@ -109,7 +109,13 @@ class Prompts:
             relative = "Relative words (today, this week) have no day to count from yet."
         else:
             first, last = meta.first_date.isoformat(), meta.last_date.isoformat()
-            note = " (SYNTHETIC sample, not market history)" if meta.source == "synthetic" else ""
+            # Roll dates and gaps were answered from the series as if it recorded them (p38d
+            # Q10, Q11): a few words here, the rest in get_concept roll.
+            note = (
+                " (SYNTHETIC sample, not market history; one continuous series, no contract rolls)"
+                if meta.source == "synthetic"
+                else " (one continuous futures series; its rolls are not recorded)"
+            )
             # The model has no clock; the data's last trading day is "today" for every
             # question, and the person should read which day that was.
             relative = (

@@ -72,6 +72,30 @@ def test_instrument_block_comes_from_yaml_and_data() -> None:
 
 
 @pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (
+            "imported",
+            "Data: 2015-03-02 to 2025-06-30 (one continuous futures series; its rolls are "
+            "not recorded)",
+        ),
+        (
+            "synthetic",
+            "Data: 2015-03-02 to 2025-06-30 (SYNTHETIC sample, not market history; one "
+            "continuous series, no contract rolls)",
+        ),
+    ],
+)
+def test_the_data_line_says_the_series_rolls_are_not_recorded(source: str, said: str) -> None:
+    """p38d Q10/Q11: asked how the contract was rolled, nothing the model read said that
+    Barb does not know; a near-zero gap on roll days read as "the series is adjusted"."""
+    prompts = Prompts()
+    meta = META.model_copy(update={"source": source})
+    text = prompts.system_prompt(prompts.variant("default"), load_instrument("NQ"), meta)
+    assert said in text
+
+
+@pytest.mark.parametrize(
     ("symbol", "said"),
     [
         # The exchanges' contract specifications: CL is 1,000 barrels with a $0.01 tick, ES
@@ -105,6 +129,18 @@ def test_the_model_is_told_what_a_move_is_worth_on_a_micro(symbol: str, said: st
     prompts = Prompts()
     text = prompts.system_prompt(prompts.variant("default"), load_instrument(symbol), META)
     assert said in text
+
+
+@pytest.mark.parametrize("symbol", ["NQ", "ES"])
+def test_the_cash_session_says_where_its_half_days_close(symbol: str) -> None:
+    """p38b Q19: "out at the cash close" on half days read CASH's 13:14 bar, the futures'
+    13:15 close, where the stock market closed at 13:00; the session line called CASH's
+    close "the 16:00 cash close" only."""
+    prompts = Prompts()
+    text = prompts.system_prompt(prompts.variant("default"), load_instrument(symbol), META)
+    line = next(line for line in text.splitlines() if line.strip().startswith("CASH:"))
+    assert line.endswith("(half days: the futures' 13:15, not stocks' 13:00))")
+    assert len(text) / 4 < 700
 
 
 @pytest.mark.parametrize("last", [dt.date(2025, 6, 30), dt.date(2026, 1, 7)])

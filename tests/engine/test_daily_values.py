@@ -282,7 +282,7 @@ def test_the_model_is_told_where_the_daily_atr_is() -> None:
     assert "daily(atr(14))" in indicators_reference()
     assert "atr(14) on 1m bars is a 1-minute ATR" in indicators_reference()
     assert "daily(atr(14))" in describe_concept("stop and target")
-    assert "daily(expr, lag=1, [session]) — expr on the session's daily bars, or on session's " in (
+    assert "daily|weekly|monthly(expr, lag=1, [session]) — expr on the session's bars" in (
         query_reference(load_instrument("NQ"))
     )
     # The daily ATR is in points, as atr(14) is.

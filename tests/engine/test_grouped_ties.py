@@ -6,6 +6,8 @@ Expected ties are found with pandas over the fixture's RTH minutes (rth_bars).""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from rth_bars import RTH_START, rth_minutes
@@ -33,7 +35,7 @@ def _clock(start: int) -> str:
 
 def _ties_said(result) -> list[str]:
     assert result.ok, result.to_dict()
-    return [w for w in result.metadata.warnings if "tie for the" in w or "rows share" in w]
+    return [w for w in result.metadata.warnings if re.search(r" ties? for the |rows share", w)]
 
 
 @pytest.mark.parametrize(("timeframe", "slot"), [("1h", 60), ("1m", 1)])
@@ -124,3 +126,67 @@ def test_a_grouped_arg_max_without_ties_says_nothing(engine_settings, minutes) -
     ties = ranges.groupby("m")["r"].agg(lambda r: int((r == r.max()).sum()))
     assert (ties == 1).all()  # no month of the fixture has two days of its widest range
     assert _ties_said(execute(query, "NQ", settings=engine_settings)) == []
+
+
+def _never_broke(minutes: pd.DataFrame, level: float) -> tuple[pd.DataFrame, pd.Series]:
+    """The fixture's RTH minutes, and per day whether no bar's high passed ``level``."""
+    rth = rth_minutes(minutes)
+    return rth, ~(rth["high"] > level).groupby(rth["day"]).any()
+
+
+def test_groups_whose_every_row_ties_at_a_stand_in_are_said_to_mark_no_minimum(
+    engine_settings, minutes
+) -> None:
+    """p38a #27: the first minute above a level as arg_min(time(), th), th = if(high >
+    level, t, 9999): a day that never got there ties every bar at 9999 and read 09:30, its
+    first bar, with only "also 09:31, 09:32 and 447 more" said. Now the days are counted and
+    named as ties of every row, with the where form that leaves them out."""
+    rth, never = _never_broke(minutes, 0)
+    level = float(rth.groupby("day")["high"].max().median())
+    rth, never = _never_broke(minutes, level)
+    days = never[never].index
+    assert 3 < len(days) < len(never)  # both kinds of day, more than the three named
+    first = rth.groupby("day")["timestamp"].first().dt.strftime("%H:%M")
+    broke = rth[rth["high"] > level].groupby("day")["timestamp"].first().dt.strftime("%H:%M")
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "map": {"t": "hour() * 60 + minute()", "th": f"if(high > {level}, t, 9999)"},
+        "group_by": "date()",
+        "select": "arg_min(time(), th) as first_break",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    expected = first.where(never, broke)
+    assert result.table["first_break"].tolist() == expected.tolist()
+    named = ", ".join(f"{d:%Y-%m-%d}" for d in days[:3])
+    assert _ties_said(result) == [
+        f"In {len(days)} of {len(never)} date groups ({named} and {len(days) - 3} more) every "
+        f"row ties for the smallest th, at 9999: arg_min gives each its first row "
+        f"({first[days[0]]}), which marks no minimum. To leave such groups out, keep only the "
+        "rows that count with a where, then select first(time())."
+    ]
+
+
+def test_a_period_whose_every_row_ties_is_said_to_be_its_first_row(
+    engine_settings, minutes
+) -> None:
+    """The same over one day that never passed the level, ungrouped: all its bars tie."""
+    rth, never = _never_broke(minutes, 0)
+    level = float(rth.groupby("day")["high"].max().median())
+    rth, never = _never_broke(minutes, level)
+    day = never[never].index[0]
+    bars = rth[rth["day"] == day]
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "period": f"{day:%Y-%m-%d}",
+        "map": {"th": f"if(high > {level}, hour() * 60 + minute(), 9999)"},
+        "select": "arg_min(time(), th) as first_break",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    opened = f"{bars['timestamp'].iloc[0]:%H:%M}"
+    assert _ties_said(result) == [
+        f"All {len(bars)} rows tie for the smallest th, at 9999: arg_min gives the first row "
+        f"({opened}), which marks no minimum. To leave such rows out, keep only the rows that "
+        "count with a where, then select first(time())."
+    ]

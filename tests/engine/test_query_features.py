@@ -21,6 +21,7 @@ from duckdb_answers import (
 
 from barb import execute, render_summary
 from barb.instruments import load_instrument
+from barb.period_rows import reach_start
 from barb.script.functions import register
 from barb.script.library import library
 from barb.script.parser import parse_expression
@@ -702,6 +703,28 @@ def test_map_columns_pass_their_reach_to_what_reads_them() -> None:
     assert columns["run"].back is None and columns["long_run"].back is None
     assert reach(parse_expression("prev(rel, 5) > 1"), columns) == Reach(25)
     assert reach(parse_expression("rel > 1")) == ROW  # without the map: a plain column
+
+
+def test_a_run_per_unit_reads_back_to_its_units_first_bar() -> None:
+    """prev(cummax(high, 'week')) reads the week of the bar before the row: one bar back, then
+    to that week's first (daily bars: Thursday 02-29 for Friday 03-01, then Monday 02-26),
+    and one bar more, as the reach does not tell it from cummax(prev(high), 'week')."""
+    pwh = parse_expression("prev(cummax(high, 'week'))")
+    assert reach(pwh) == Reach(1, units=("weekly",))
+    assert not reach(parse_expression("cumsum(volume, 'Day')")).local
+    # Rows 0..9 dated Monday 02-19 … Friday 03-01, two weeks of five days.
+    days = pd.bdate_range("2024-02-19", "2024-03-01").to_numpy()
+    mondays = days - (pd.DatetimeIndex(days).dayofweek.to_numpy() * np.timedelta64(1, "D"))
+
+    def unit_start(row: int, unit: str) -> int:
+        assert unit == "weekly"
+        return int(np.searchsorted(days, mondays[row]))
+
+    assert reach_start(9, reach(pwh), unit_start) == 4  # Friday 03-01: from Friday 02-23
+    assert reach_start(9, reach(parse_expression("cummax(high, 'week')")), unit_start) == 5
+    # Monday 02-26: the week of 02-19 and the bar before it, one row before those given.
+    assert reach_start(5, reach(pwh), unit_start) == -1
+    assert reach_start(7, reach(parse_expression("prev(high, 3)")), unit_start) == 4
 
 
 def test_an_order_dependent_function_cannot_be_registered_without_its_reach() -> None:

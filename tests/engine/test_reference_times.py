@@ -42,6 +42,8 @@ FACTS = {
     "power_hour": {"15:00", "16:00"},
     "lunch_hour": {"12:00", "13:00"},
     "early_close": {"09:15", "11:30", "13:00", "13:15", "13:45"},
+    # The cash session on half days: the futures close at 13:15, the stock market at 13:00.
+    "CASH": {"13:00", "13:15"},
     # The London open on London's clock and in ET, in and out of the weeks the clocks differ.
     "utc": {"03:00", "04:00", "08:00", "09:00", "10:00", "11:00"},
 }

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from asking import ask
-from rth_bars import RTH_END, RTH_START, rth_daily, rth_minutes
+from rth_bars import RTH_END, RTH_START, rth_daily, rth_minutes, sample_rth_days
 
 from barb import execute
 from barb.reference import indicators_reference
@@ -58,8 +58,9 @@ def test_intraday_drawdown_restarts_each_day(engine_settings, minutes) -> None:
     assert _running_warnings(result) == []
 
 
-def test_cumsum_restarts_each_month_and_at_the_period(engine_settings, minutes) -> None:
-    """The period's first bar starts the run too: mid-February's total starts there."""
+def test_cumsum_restarts_each_month_and_reads_the_whole_month(engine_settings, minutes) -> None:
+    """A run restarted each month is the month's, whatever the period cuts: from mid-February
+    it is February's total so far, its days before the period's start in it."""
     result = ask(
         {
             "session": "RTH",
@@ -70,10 +71,99 @@ def test_cumsum_restarts_each_month_and_at_the_period(engine_settings, minutes) 
         },
         engine_settings,
     )
-    daily = rth_daily(minutes).loc["2024-02-14":"2024-03-28"]
+    daily = rth_daily(minutes)
     move = daily["close"] - daily["open"]
-    expected = move.groupby(daily.index.month).cumsum()
+    expected = move.groupby(daily.index.month).cumsum().loc["2024-02-14":"2024-03-28"]
     np.testing.assert_allclose(result.table["run"].to_numpy(), expected.to_numpy())
+
+
+# "Mondays above the previous week's high", as the reference's functions write it: the week's
+# running high on the day before each week's first trading day.
+_PRIOR_WEEK_HIGH = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {"pwh": "prev(cummax(high, 'week'))", "first": "trading_day('week') == 1"},
+    "where": "first",
+    "select": ["date()", "high", "pwh"],
+}
+
+
+def _prior_week_highs(daily: pd.DataFrame, start: str, end: str) -> pd.DataFrame:
+    """Each week's first day from ``start`` to ``end`` with the whole previous week's high,
+    by pandas' weekly resample of the daily bars over all history."""
+    weeks = daily["high"].resample("W-SUN").max().dropna()
+    firsts = daily.groupby(daily.index.to_period("W-SUN")).head(1).loc[start:end]
+    before = weeks.index.searchsorted(firsts.index, side="left") - 1
+    firsts = firsts.assign(pwh=np.where(before >= 0, weeks.to_numpy()[before], np.nan))
+    return firsts[["high", "pwh"]]
+
+
+@pytest.mark.parametrize(
+    "period",
+    [
+        # From a Friday: the week of 02-05's high so far was Friday 02-09's alone (17018.50,
+        # where the week's is 17039.75), and Monday 02-12's 17032 read as a break.
+        "2024-02-09:2024-03-28",
+        # From a Monday: the first Monday's previous week lay before the period, and was n/a.
+        "2024-02-12:2024-03-28",
+    ],
+)
+def test_a_running_high_per_week_reads_its_week_before_the_period(
+    engine_settings, minutes, period
+) -> None:
+    start, _, end = period.partition(":")
+    expected = _prior_week_highs(rth_daily(minutes), start, end)
+    result = ask({**_PRIOR_WEEK_HIGH, "period": period}, engine_settings)
+    assert list(pd.to_datetime(result.table["date"])) == list(expected.index)
+    np.testing.assert_array_equal(result.table["pwh"].to_numpy(), expected["pwh"].to_numpy())
+    counted = ask(
+        {**_PRIOR_WEEK_HIGH, "period": period, "select": "count(high > pwh) as broke"},
+        engine_settings,
+    )
+    assert counted.summary.value == int((expected["high"] > expected["pwh"]).sum())
+
+
+def test_a_running_high_per_month_from_mid_month_is_the_months(engine_settings, minutes) -> None:
+    """cummax(high, 'month') from 02-13 is February's high so far (17050.25, on 02-01), not
+    the period's first day's (17009.25)."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-02-13:2024-03-05",
+            "map": {"mh": "cummax(high, 'month')", "ml": "cummin(low, 'month')"},
+            "select": ["date()", "mh", "ml"],
+        },
+        engine_settings,
+    )
+    daily = rth_daily(minutes)
+    months = daily.index.to_period("M")
+    highs = daily["high"].groupby(months).cummax().loc["2024-02-13":"2024-03-05"]
+    lows = daily["low"].groupby(months).cummin().loc["2024-02-13":"2024-03-05"]
+    assert highs.iloc[0] > daily["high"].loc["2024-02-13"]  # the case: February went higher
+    np.testing.assert_array_equal(result.table["mh"].to_numpy(), highs.to_numpy())
+    np.testing.assert_array_equal(result.table["ml"].to_numpy(), lows.to_numpy())
+    assert [w for w in result.metadata.warnings if "period's first bar" in w] == []
+
+
+def test_a_days_running_total_over_its_last_minutes_counts_the_whole_day(
+    engine_settings, minutes
+) -> None:
+    """cumsum(volume, 'day') over the last 30 minute bars is the day's volume so far, its
+    bars before them read too."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "period": "last_30_bars",
+            "map": {"so_far": "cumsum(volume, 'day')"},
+            "select": ["timestamp", "so_far"],
+        },
+        engine_settings,
+    )
+    rth = rth_minutes(minutes)
+    expected = rth["volume"].groupby(rth["day"]).cumsum().iloc[-30:]
+    np.testing.assert_array_equal(result.table["so_far"].to_numpy(), expected.to_numpy())
 
 
 def test_cummin_restarts_each_week(engine_settings, minutes) -> None:
@@ -308,6 +398,30 @@ def test_rank_per_year(sample_settings, con) -> None:
     spread = daily["high"] - daily["low"]
     expected = spread.groupby(daily.index.year).rank(method="max", pct=True) * 100
     np.testing.assert_allclose(result.table["r"].to_numpy(), expected.to_numpy(), rtol=1e-9)
+
+
+@pytest.mark.slow
+def test_es_mondays_of_march_2024_above_the_previous_weeks_high(sample_settings) -> None:
+    """p38a #8: the period 2024-03 starts on Friday 03-01, and prev(cummax(high, 'week')) on
+    Monday 03-04 read Friday's high alone (4499.50), where the week of 02-26's was 4562.25:
+    2 breaks, where there was 1 (03-11)."""
+    daily = sample_rth_days(sample_settings, "ES")
+    daily.index = pd.to_datetime(daily.index)
+    expected = _prior_week_highs(daily, "2024-03-01", "2024-03-31")
+    result = ask(
+        {
+            **_PRIOR_WEEK_HIGH,
+            "period": "2024-03",
+            "select": ["count() as mondays", "count(high > pwh) as broke_pwh"],
+        },
+        sample_settings,
+        "ES",
+    )
+    assert result.summary.values == {
+        "mondays": len(expected),
+        "broke_pwh": int((expected["high"] > expected["pwh"]).sum()),
+    }
+    assert result.summary.values["broke_pwh"] == 1
 
 
 def _sample_daily(con) -> pd.DataFrame:

@@ -287,3 +287,138 @@ def test_gmt_clock_function_names_the_uk_summer_clock(settings, bars, period, su
 
 def _summary(result: Result) -> str:
     return render_summary(result)
+
+
+def _rth_on_clock(bars: pd.DataFrame, zone: str) -> pd.DataFrame:
+    """NQ's RTH bars (09:30-17:00 ET) with their trading date and their minute of the day
+    on ``zone``'s clock, by pandas and the tz database."""
+    stamps = bars["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = bars[(minute >= 570) & (minute < 1020)]
+    clock = _on_clock(rth, zone)
+    return pd.DataFrame(
+        {"date": _trading_date(rth), "at": clock.hour * 60 + clock.minute}, index=rth.index
+    )
+
+
+def _crossing(rth: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """Per date: whether its RTH crosses midnight on the clock (its last bar reads earlier
+    than its first), and its hours there ('17:30-01:00')."""
+    days = rth.groupby("date")["at"].agg(["first", "last"])
+    hours = [
+        f"{a // 60:02d}:{a % 60:02d}-{(b + 1) // 60 % 24:02d}:{(b + 1) % 60:02d}"
+        for a, b in days.to_numpy()
+    ]
+    return days["last"] < days["first"], pd.Series(hours, index=days.index)
+
+
+def test_a_moscow_clock_that_wraps_inside_rth_is_said_when_its_minimum_is_taken(
+    settings, bars
+) -> None:
+    """p38a #11: "at what Moscow time does NQ first …" as min(hour('MSK') * 60 +
+    minute('MSK')) per date. RTH is 17:30-01:00 MSK on the US winter dates and in 2012
+    (Moscow on UTC+4), 16:30-00:00 otherwise: on the first its bars after midnight read
+    0-59, so the day's minimum is 0. The minimum is checked against pandas' conversion, and
+    the warning's dates and hours are counted from it."""
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "map": {"tm": "hour('MSK') * 60 + minute('MSK')"},
+        "group_by": "date()",
+        "select": "min(tm) as first_tm",
+    }
+    result = ask(query, settings)
+    rth = _rth_on_clock(bars, "Europe/Moscow")
+    assert result.table["first_tm"].tolist() == rth.groupby("date")["at"].min().tolist()
+    wraps, hours = _crossing(rth)
+    assert 0 < wraps.sum() < len(wraps)  # both kinds of date
+    assert set(hours[wraps]) == {"17:30-01:00"} and set(hours[~wraps]) == {"16:30-00:00"}
+    assert warnings_with(result, "falls back to 0 at midnight") == [
+        f"hour('MSK') falls back to 0 at midnight inside RTH: on that clock RTH is 17:30-01:00 "
+        f"MSK on {wraps.sum()} of the period's {len(wraps)} trading dates "
+        f"({wraps[wraps].index[0].date()} first) and 16:30-00:00 on the others, so min(tm) "
+        "reads the session's 00:00-01:00 MSK bars as the day's earliest. To count across "
+        "midnight: if(tm < 720, tm + 1440, tm) in place of tm."
+    ]
+    # The form the warning gives counts the 00:xx bars after 23:59: the minimum is the open.
+    query["map"]["tm2"] = "if(tm < 720, tm + 1440, tm)"
+    query["select"] = "min(tm2) as first_tm"
+    counted = ask(query, settings)
+    at = rth["at"].where(rth["at"] >= 720, rth["at"] + 1440)
+    assert counted.table["first_tm"].tolist() == at.groupby(rth["date"]).min().tolist()
+    assert warnings_with(counted, "falls back to 0 at midnight") == []
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ({"where": "hour('MSK') >= 20", "select": "count()"}, "hour('MSK') >= 20"),
+        (
+            {"select": "arg_min(time(), hour('MSK') * 60 + minute('MSK')) as t"},
+            "arg_min(time(), hour('MSK') * 60 + minute('MSK'))",
+        ),
+        (
+            {"select": ["time() as t", "time('MSK') as m"], "sort": "m asc", "limit": 3},
+            '"sort": "m asc"',
+        ),
+        ({"where": "hour('MSK') >= 18 and hour('MSK') < 20", "select": "count()"}, None),
+        ({"where": "hour('MSK') >= 23 or hour('MSK') < 1", "select": "count()"}, None),
+        ({"where": "hour('MSK') == 0", "select": "count()"}, None),
+    ],
+)
+def test_comparisons_picks_and_sorts_on_the_wrapping_clock(settings, asked, said) -> None:
+    """A time of day past the open (20:00 MSK leaves the 00:xx bars out), a pick by the
+    clock and a sort by it are said; a window written on that clock, across its midnight
+    too, and an equality read what they say."""
+    query = {"session": "RTH", "from": "1m", "period": "2024-03-04:2024-03-15", **asked}
+    got = warnings_with(ask(query, settings), "falls back to 0 at midnight")
+    if said is None:
+        assert got == []
+        return
+    assert len(got) == 1 and f", so {said} reads the session's 00:00-01:00 MSK bars" in got[0]
+
+
+def test_a_clock_on_which_rth_lies_within_one_day_says_nothing(settings, bars) -> None:
+    """RTH is 14:30-22:00 UTC in the US winter and 13:30-21:00 in the summer: minimum and
+    sort are the session's order there, and nothing is said."""
+    rth = _rth_on_clock(bars, "UTC")
+    wraps, hours = _crossing(rth)
+    assert not wraps.any() and set(hours) == {"14:30-22:00", "13:30-21:00"}
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "map": {"tm": "hour('UTC') * 60 + minute('UTC')"},
+        "group_by": "date()",
+        "select": "min(tm) as first_tm",
+        "sort": "first_tm asc",
+    }
+    result = ask(query, settings)
+    assert sorted(result.table["first_tm"]) == sorted(rth.groupby("date")["at"].min())
+    assert warnings_with(result, "falls back to 0 at midnight") == []
+
+
+def test_times_on_another_clock_are_not_judged_by_the_exchange_s_evening(settings, bars) -> None:
+    """ETH opens at 18:00 ET, 01:00 in a Moscow summer: its trading day runs 01:00-00:00
+    MSK, in text order, so "high before low" written with time('MSK') is read as written
+    and the text-order warning, which judges by the exchange's 18:00 open, says nothing
+    (it had said 'reads N rows against the session's order'). The share is checked against
+    the same comparison of pandas' Moscow times of each day's high and low."""
+    days = pd.bdate_range("2020-06-01", "2020-06-03")
+    result = ask(
+        {
+            "session": "ETH",
+            "from": "1m",
+            "period": "2020-06-01:2020-06-03",
+            "group_by": "date()",
+            "select": ["arg_max(time('MSK'), high) as t_hi", "arg_min(time('MSK'), low) as t_lo"],
+            "then": {"map": {"hf": "t_hi < t_lo"}, "select": "mean(hf)"},
+        },
+        settings,
+    )
+    moscow = _on_clock(bars, "Europe/Moscow").strftime("%H:%M")
+    frame = bars.assign(msk=moscow, date=_trading_date(bars).to_numpy())
+    frame = frame[frame["date"].isin(days)]
+    highs = frame.loc[frame.groupby("date")["high"].idxmax(), "msk"].to_numpy()
+    lows = frame.loc[frame.groupby("date")["low"].idxmin(), "msk"].to_numpy()
+    assert result.summary.value == pytest.approx(np.mean(highs < lows))
+    assert warnings_with(result, "compares times of day as text") == []

@@ -784,6 +784,23 @@ def _() -> Answer:
     return [stops / total, targets / total]
 
 
+# --- last week's levels on daily bars ------------------------------------------------------
+
+
+@answer("nq_first_weekday_above_last_week_high_2021")
+def _() -> Answer:
+    # Each RTH week's high (weeks from Monday, by trading date), the week before's on each
+    # day of 2021; per week the first day whose high is above it: Mondays, and weeks with none.
+    days = daily("NQ", "RTH")
+    monday = days.index - pd.to_timedelta(days.index.weekday, unit="D")
+    last_week = calendar(days, "W")["high"].shift(1).reindex(monday).to_numpy()
+    rows = pd.DataFrame(
+        {"week": monday, "weekday": days.index.weekday, "above": days["high"] > last_week}
+    )[days.index.year == 2021]
+    first = rows[rows["above"]].groupby("week")["weekday"].first()
+    return [float((first == 0).sum()), float(rows["week"].nunique() - len(first))]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")

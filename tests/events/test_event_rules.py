@@ -5,9 +5,12 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 
+import numpy as np
 import pytest
+from nyse_holidays import NYSE_EARLY_CLOSES_2024
 
 from barb.events import event_dates
+from barb.events.rules import stock_market_early_closes
 from barb.instruments import Instrument
 
 D = dt.date
@@ -128,3 +131,11 @@ def test_eia_wednesday_1030_or_thursday_1100_after_a_holiday(cl: Instrument) -> 
 def test_eia_is_only_for_crude(es: Instrument, cl: Instrument) -> None:
     assert "eia" in cl.events
     assert "eia" not in es.events
+
+
+def test_the_stock_market_s_half_days_close_at_1300() -> None:
+    """CASH's warning names the stock market's own close on its half days, where the index
+    futures trade on to 13:15 (p38b Q19)."""
+    closes = stock_market_early_closes()
+    found = {day: minute for day, minute in closes.items() if str(day).startswith("2024")}
+    assert found == {np.datetime64(day, "D"): 13 * 60 for day in NYSE_EARLY_CLOSES_2024}

@@ -1,4 +1,10 @@
-"""A distance in points turned into dollars with another instrument's point value.
+"""Warnings the planner reads from the query alone, before any bars: running functions that
+run across the groups, and a distance in points turned into dollars with another
+instrument's point value.
+
+group_by does not restart a running function: cummax(close) by year() is each year's close
+against the highest since the period began, not since the year began; the unit argument
+(cummax(close, 'year')) restarts it, and that form is named.
 
 A model answering in dollars for CL from an NQ chat wrote ``mean(pnl) * 20 as exp_usd``:
 NQ's 20 USD a point, where a CL contract's 1.0 move is 1,000 USD. The number came out
@@ -12,12 +18,20 @@ Read from the plan alone (no bars): a query joining another instrument may mean 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from barb.column_units import POINTS, first_map_unit
 from barb.instruments import Instrument, available_instruments, load_instrument
+from barb.lineage import inputs, through_map
 from barb.script import ast
+from barb.script.ast import Expr
+from barb.script.builtins import RESTART
+from barb.script.library import lookup
 from barb.settings import EngineSettings
+
+# The calendar keys a running function can restart at (the unit it takes), finest first: a
+# query grouped by year() and month() restarts it each month.
+TIME_KEYS = {"date": "day", "week": "week", "month": "month", "quarter": "quarter", "year": "year"}
 
 # Names that say a column is a contract's dollars.
 _DOLLAR_NAMES = ("usd", "dollar")
@@ -72,3 +86,37 @@ def _products(expr: ast.Expr) -> Iterator[tuple[float, ast.Expr]]:
             value = ast.literal_value(number)
             if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
                 yield float(value), other
+
+
+def running_across_groups(
+    keys: Sequence[tuple[str, Expr]], read: Sequence[Expr], mapped: Mapping[str, Expr]
+) -> list[str]:
+    """Running functions without a restart unit (cummax(close)) that the expressions ``read``
+    use, through the map columns they name, under a group key that is a calendar unit."""
+    units = []
+    for _, key in keys:
+        expr = through_map(key, mapped)
+        if isinstance(expr, ast.Call) and not expr.args and expr.name.lower() in TIME_KEYS:
+            units.append((expr.to_text(), TIME_KEYS[expr.name.lower()]))
+    if not units:
+        return []
+    key, unit = min(units, key=lambda pair: list(TIME_KEYS.values()).index(pair[1]))
+    names = set().union(*(inputs(expr, mapped) for expr in read))
+    exprs = [*read, *(mapped[name] for name in sorted(names) if name in mapped)]
+    warnings = []
+    for expr in exprs:
+        for node in ast.walk(expr):
+            if not isinstance(node, ast.Call) or len(node.args) != 1:
+                continue
+            spec = lookup(node.name)
+            if spec is None or RESTART not in spec.params:
+                continue
+            call = node.to_text()
+            every = "every day" if unit == "day" else f"every {unit}"
+            text = (
+                f"{call} runs over the whole period, not within each {key} group: "
+                f"{node.name}({node.args[0].to_text()}, '{unit}') restarts it {every}."
+            )
+            if text not in warnings:
+                warnings.append(text)
+    return warnings

@@ -1,0 +1,302 @@
+"""Intraday bars grouped by trading date, over days that include short sessions.
+
+A first stage grouping intraday bars by date() (or by any key whose groups are whole
+trading dates) makes one row per day, each read as a full day. "Exit at the 16:00 cash
+close" in a 15-minute opening-range backtest on NQ's 1m CASH bars over 2024-2025 was
+last(close) by date(); on its 14 holiday sessions (the stock market shut, the futures
+closing at 13:00) and 6 half days (13:15) that is the 12:59 or the 13:14 bar's close, and
+the longest losing streak read 17 with them, 24 without, with nothing said (p38b Q15),
+where daily rows name such days (``barb.caveats.short_sessions``, ``calendar``).
+
+Said when the groups of holiday sessions and early closes hold less of their day than the
+others, as the bars each group holds show: the day closed before the end of the bars most
+other days' groups hold. A query that keeps only the 09:30-09:45 bars loses nothing to a
+13:00 close and is not told; nor one whose select reads only each group's first bar
+(first(orh)), nor a then stage that reads none of the columns that read more. On CASH,
+which stands for the stock market's hours, a last() read as the day's close is said apart
+on the half days, also to a query that picked them: the stock market closed at 13:00 there
+and CASH ran on to the futures' 13:15 close, so "exit at the cash close" read the 13:14
+bar (p38b Q19: the 13:00-13:15 move averaged 8.6 points over NQ's 39 half days).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from barb.caveats.short_bar_picks import CUT_PICK
+from barb.caveats.short_sessions import SHORT_MARKS
+from barb.events.rules import stock_market_early_closes, us_market_closed
+from barb.frames import MINUTE_OF_DAY
+from barb.instruments import MINUTES_PER_DAY, format_clock
+from barb.lineage import nodes, through_map
+from barb.planning import Plan, SelectItem, StagePlan
+from barb.script import ast
+from barb.script.library import is_aggregate_call
+from barb.short_days import close_clock, day_edges, short_days, window_edges
+from barb.stage_output import StageOutput
+from barb.summary_text import listed_text
+
+# The form that leaves them out of the first stage.
+LEAVE_OUT = "not holiday() and not early_close()"
+# What a warning said before says when it names those days already: the form that leaves
+# them out, or the cut bar a first() or last() picked on them.
+SAID_BEFORE = ("early_close()", CUT_PICK)
+# The session that stands for the stock market's hours, whose half days close apart.
+STOCK_HOURS = "CASH"
+
+
+@dataclass(frozen=True)
+class DayGroups:
+    """The first stage's groups when each is one trading date's bars, one entry a day in
+    time order: their keys, the date, and where the bars they hold stop."""
+
+    keys: pd.MultiIndex
+    days: np.ndarray  # datetime64[D]
+    last: np.ndarray  # the last bar's start, minutes into the trading day
+    end: np.ndarray  # where the bars held end: the last bar's end, or the day's close
+    closed: np.ndarray  # where the futures closed that day, minutes into the trading day
+    short: np.ndarray  # a holiday session or an early close that cut the session
+
+    def cut(self) -> tuple[np.ndarray, int | None]:
+        """Which days' groups an early close cut, and how far most other days' groups run
+        (None when every day is short): a short day is cut when it closed before that, and
+        its bars stop there; with no full day to compare, when its bars run to its close."""
+        full = ~self.short
+        if not full.any():
+            return self.short & (self.end >= self.closed), None
+        reach = int(np.median(self.end[full]))
+        return self.short & (self.closed < reach) & (self.end < reach), reach
+
+
+def short_day_group_caveat(
+    plan: Plan, first: StageOutput, then: StageOutput | None = None, said: Sequence[str] = ()
+) -> list[str]:
+    """The short sessions among the day groups of a first stage over intraday bars (its bars
+    ``first.kept``, its groups ``first.table``) that the rows answered read: those listed,
+    or those a then stage's where kept (``then.passed``). Named with their closes, the
+    columns a part day fills, the cash close's half days on CASH and the where that leaves
+    them out. Nothing past the CASH note when the query reads holiday() or early_close(),
+    or a warning ``said`` offers not early_close() already (a cut bar's)."""
+    stage = plan.first
+    step = plan.timeframe.minutes
+    if step is None or stage.shape != "grouped" or (plan.then is None) != (then is None):
+        return []
+    kept, table = first.kept, first.table
+    keys = [name for name, _ in stage.group_keys]
+    if kept is None or table is None or not len(kept) or not len(table):
+        return []
+    if any(c not in kept.columns for c in [*keys, "trading_date", MINUTE_OF_DAY]):
+        return []
+    items = _late_items(stage, plan.then)
+    if not items:
+        return []
+    every = first.groups if first.groups is not None else table
+    groups = day_groups(plan, kept, keys, step, len(every))
+    if groups is None:
+        return []
+    cut, reach = groups.cut()
+    rows = table if then is None or then.passed is None else table[then.passed]
+    at = groups.keys.get_indexer(pd.MultiIndex.from_frame(rows[keys]))
+    at = np.sort(at[at >= 0])  # in time order
+    used = at[cut[at]]
+    if not len(used):
+        return []
+    # The day's last bar read as its close ("exit at the cash close"): CASH's half days.
+    cash = _cash_half_days(plan, groups, used, step) if _takes_last(items) else ""
+    chosen = set(SHORT_MARKS) & (stage.calls | (plan.then.calls if plan.then else frozenset()))
+    if chosen or any(words in text for text in said for words in SAID_BEFORE):
+        return [cash] if cash else []
+    text = _text(plan, groups, used, cut, reach, items, len(at)) + (f" {cash}" if cash else "")
+    if len(used) == len(at):  # the query picked them (by date): none would be left
+        return [text]
+    return [f"{text} {_where(plan, LEAVE_OUT, capital=True)} leaves them out."]
+
+
+def _text(
+    plan: Plan,
+    groups: DayGroups,
+    used: np.ndarray,
+    cut: np.ndarray,
+    reach: int | None,
+    items: list[SelectItem],
+    total: int,
+) -> str:
+    """'20 of the 517 days grouped are short sessions: the futures closed at 13:00 on 14
+    holidays (e.g. 2024-01-15) and 13:15 on 6 early closes (e.g. 2024-07-03), where the other
+    days' bars run to 16:00, so their exit_close is a part day's (last() reads the 12:59 or
+    13:14 bar there, not the 15:59 one).'"""
+    dataset, n = plan.dataset, len(used)
+    if plan.then is not None:
+        days = f"of the then stage's {total:,} days"
+    else:
+        days = f"of the {total:,} days {'listed' if plan.first.limit else 'grouped'}"
+    if reach is not None:
+        beside = f"where the other days' bars run to {close_clock(dataset, reach)}"
+    else:  # every day short: against the session's end
+        beside = f"not at {close_clock(dataset, window_edges(dataset, plan.session)[1])}"
+    names = listed_text([item.name for item in items])
+    return (
+        f"{n:,} {days} {'is a short session' if n == 1 else 'are short sessions'}: the futures "
+        f"closed at {_closes(plan, groups, used)}, {beside}, so their {names} "
+        f"{'is' if len(items) == 1 else 'are'} a part day's"
+        f"{_last_bars(plan, groups, used, cut) if _takes_last(items) else ''}."
+    )
+
+
+def day_groups(
+    plan: Plan, kept: pd.DataFrame, keys: list[str], step: int, count: int
+) -> DayGroups | None:
+    """The first stage's ``count`` groups of bars ``kept`` (in time order) as days, when
+    some days are short sessions of the query's session and each group is one trading
+    date's bars (by date(), or by keys that never split or join days); else None. Each
+    day's bars are found by a binary search in them, so a question grouped otherwise (by
+    time(): 390 groups, not 4,649 days) costs no pass over its bars; a key other than
+    date() is compared along them."""
+    dates = kept["trading_date"].to_numpy()
+    every = plan.dataset.trading_dates()
+    lo, hi = np.searchsorted(dates, every, "left"), np.searchsorted(dates, every, "right")
+    held = hi > lo
+    if int(held.sum()) != count:  # groups that are not days
+        return None
+    starts, ends, days = lo[held], hi[held] - 1, every[held].astype("datetime64[D]")
+    short = short_days(plan.dataset, plan.session, days)
+    if not short.any():
+        return None
+    mapped = dict(plan.first.map_exprs)
+    for name, expr in plan.first.group_keys:
+        key = through_map(expr, mapped)
+        if isinstance(key, ast.Call) and key.name.lower() == "date" and not key.args:
+            continue  # the trading date itself
+        values = kept[name].to_numpy()
+        same = values[1:] == values[:-1]
+        same[starts[1:] - 1] = True  # a new day's key may differ
+        if not bool(same.all()):
+            return None  # a key that splits a day, or rows in no group
+    index = pd.MultiIndex.from_frame(kept.iloc[starts][keys].reset_index(drop=True))
+    if index.has_duplicates:  # a key that joins days
+        return None
+    day_start = plan.dataset.instrument.trading_day_start_minute
+    last = (kept[MINUTE_OF_DAY].to_numpy()[ends].astype(np.int64) - day_start) % MINUTES_PER_DAY
+    _, closed = day_edges(plan.dataset, days)
+    _, session_end = window_edges(plan.dataset, plan.session)
+    end = np.minimum(last + step, np.minimum(closed, session_end))
+    return DayGroups(index, days, last, end, closed, short)
+
+
+def _late_items(stage: StagePlan, then: StagePlan | None) -> list[SelectItem]:
+    """The first stage's select items that read more of a group than its first bar (any
+    aggregate but first()), and of those, the ones a then stage reads."""
+    items = [
+        item
+        for item in stage.select
+        if any(
+            is_aggregate_call(node) and node.name.lower() != "first" for node in ast.walk(item.expr)
+        )
+    ]
+    if then is None:
+        return items
+    mapped = dict(then.map_exprs)
+    read = {key.column for key in then.sort} | {
+        node.name
+        for expr in then.expressions
+        for node in nodes(expr, mapped)
+        if isinstance(node, ast.Column)
+    }
+    return [item for item in items if item.name in read]
+
+
+def _closes(plan: Plan, groups: DayGroups, used: np.ndarray) -> str:
+    """'13:00 on 14 holidays (e.g. 2024-01-15) and 13:15 on 6 early closes (e.g.
+    2024-07-03)': the short days ``used`` by kind and close, the commonest first."""
+    holiday = us_market_closed(groups.days[used])
+    kinds: dict[tuple[bool, int], list[np.datetime64]] = {}
+    for day, is_holiday, closed in zip(
+        groups.days[used], holiday, groups.closed[used], strict=True
+    ):
+        kinds.setdefault((bool(is_holiday), int(closed)), []).append(day)
+    ranked = sorted(kinds.items(), key=lambda kind: -len(kind[1]))
+    return listed_text(
+        [
+            f"{close_clock(plan.dataset, closed)} on {len(on)} "
+            f"{'holiday' if is_holiday else 'early close'}{'s' if len(on) > 1 else ''} "
+            f"({'e.g. ' if len(on) > 1 else ''}{on[0]})"
+            for (is_holiday, closed), on in ranked
+        ]
+    )
+
+
+def _takes_last(items: list[SelectItem]) -> bool:
+    """Whether an item takes last(): the day's last bar, read as its close."""
+    return any(
+        isinstance(node, ast.Call) and node.name.lower() == "last"
+        for item in items
+        for node in ast.walk(item.expr)
+    )
+
+
+def _last_bars(plan: Plan, groups: DayGroups, used: np.ndarray, cut: np.ndarray) -> str:
+    """' (last() reads the 12:59 or 13:14 bar there, not the 15:59 one)': the bar last()
+    reads on the short days and on most others."""
+    clocks = [close_clock(plan.dataset, int(m)) for m in np.unique(groups.last[used])]
+    text = f" (last() reads the {_either(clocks)} bar there"
+    others = groups.last[~cut & ~groups.short]
+    if not len(others):
+        return text + ")"
+    values, counts = np.unique(others, return_counts=True)
+    return f"{text}, not the {close_clock(plan.dataset, int(values[np.argmax(counts)]))} one)"
+
+
+def _cash_half_days(plan: Plan, groups: DayGroups, used: np.ndarray, step: int) -> str:
+    """On CASH, the half days among the days ``used`` whose bars run past the stock market's
+    early close (13:00): CASH runs on to the futures' 13:15 close there, so its last bar is
+    no cash close. Said with the form that ends them at 13:00 when a bar ends there; ""
+    elsewhere."""
+    instrument = plan.dataset.instrument
+    if (
+        STOCK_HOURS not in instrument.sessions
+        or instrument.session_key(plan.session) != STOCK_HOURS
+    ):
+        return ""
+    closes = stock_market_early_closes()
+    day_start = instrument.trading_day_start_minute
+    # The stock market's close as a minute of the day (-1: a full day), and into its day.
+    stock = np.array([closes.get(day, -1) for day in groups.days[used]], dtype=np.int64)
+    into = (stock - day_start) % MINUTES_PER_DAY  # minutes into the trading day
+    half = (stock >= 0) & ~us_market_closed(groups.days[used]) & (groups.end[used] > into)
+    if not half.any():
+        return ""
+    k = int(half.sum())
+    at = used[half]
+    stock_clock = _either(sorted({format_clock(int(m)) for m in stock[half]}))
+    futures = _either(sorted({close_clock(plan.dataset, int(m)) for m in groups.closed[at]}))
+    last = _either([close_clock(plan.dataset, int(m)) for m in np.unique(groups.last[at])])
+    days = f"the {k} half days" if k > 1 else "the half day"
+    text = (
+        f"On {days} the stock market closed at {stock_clock} but {STOCK_HOURS} runs on to "
+        f"the futures' {futures} close (last bar {last})"
+    )
+    start, _ = window_edges(plan.dataset, plan.session)
+    if len(set(stock[half])) > 1 or (int(into[half][0]) - start) % step:
+        return text + "."  # no bar ends at the stock market's close
+    form = f"not early_close() or time() < '{stock_clock}'"
+    return f"{text}: {_where(plan, form)} ends them at {stock_clock}."
+
+
+def _where(plan: Plan, form: str, *, capital: bool = False) -> str:
+    """'"where": "not holiday() and not early_close()"', after the first stage's own where
+    and, under a then stage, named as the first stage's."""
+    if plan.first.where is not None:
+        form = f"… and ({form})" if " or " in form else f"… and {form}"
+    where = f'"where": "{form}"'
+    if plan.then is None:
+        return where
+    return f"{'The' if capital else 'the'} first stage's {where}"
+
+
+def _either(texts: list[str]) -> str:
+    """'12:59', '12:59 or 13:14', '11:29, 12:59 or 13:14'."""
+    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} or {texts[-1]}"

@@ -1,0 +1,454 @@
+"""A clock function on another zone that falls back to 0 at midnight inside the session.
+
+NQ's RTH, 09:30-17:00 ET, is 17:30-01:00 in Moscow in the US winter and 16:30-00:00 in the
+summer, so ``hour('MSK') * 60 + minute('MSK')`` reads 0-59 for its last hour on the winter
+dates. "At what Moscow time does NQ first break the overnight high", as each day's min() of
+that, took a 00:15 break for the first on 58 of 329 days (p38a #11): median 16:49 MSK, before
+the session opens, for the real 17:31, with nothing said.
+
+A query that orders such values is told: a min, max, median, mean, percentile or std of
+them, an arg_min/arg_max by them, a sort by them, or a comparison of them (two clocks, or one
+with a time of day: ``msk_at < 1080``). The warning names the session's hours on that clock,
+on how many of the period's dates it crosses midnight there, and the form that counts across
+midnight (``if(tm < 720, tm + 1440, tm)``). Nothing is said where the session lies within one
+day on that clock on every date (RTH on UTC's: 14:30-22:00), of a window written across the
+zone's midnight (``hour('MSK') >= 23 or hour('MSK') < 1``), of that form itself, of a
+session that is itself a window on a zone's clock ('23:00-01:00 MSK' says where it crosses),
+nor of the exchange's own clock, which the reference's TIME OF DAY AS A NUMBER covers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from barb.caveats.zones import period_dates
+from barb.instruments import MINUTES_PER_DAY, format_clock, parse_clock
+from barb.planning import Plan, StagePlan
+from barb.script import ast
+from barb.script.ast import literal_value
+from barb.script.library import lookup
+from barb.short_days import day_edges, window_edges
+from barb.time_keys import CARRIES_VALUE
+from barb.time_zones import zone_minutes, zone_name
+
+# The clock functions that fall back at midnight (minute() repeats every hour anyway).
+_CLOCKS = frozenset({"hour", "time"})
+# Aggregates whose value depends on how their argument's values order (or spread).
+_ORDERING = frozenset({"min", "max", "median", "percentile", "mean", "std"})
+# Aggregates that pick a row by their second argument's order.
+_PICKS = frozenset({"arg_min", "arg_max"})
+_ORDER_OPS = frozenset({"<", "<=", ">", ">="})
+_NOON = 720
+_MAX_DEPTH = 20  # names followed before giving up (and the guard against a cycle)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A value that holds a zone's clock: the call that reads it (``hour('MSK')``), the
+    minutes one unit of it is (60 for an hour, 1 for ``hour() * 60 + minute()``, None for
+    ``time()``'s 'HH:MM' or a scale lost to arithmetic), and the map column that first holds
+    it, before any aggregate ('tm'), for the form that counts across midnight."""
+
+    call: ast.Call
+    zone: str  # as written: 'MSK'
+    scale: int | None
+    text: bool = False
+    name: str | None = None
+    aggregated: bool = False
+
+
+@dataclass(frozen=True)
+class Use:
+    """Where the query orders a clock's values, as written: ``min(th)``, ``msk_at < 1080``,
+    ``"sort": "tm asc"``."""
+
+    text: str
+    reading: Reading
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """The names one part of a stage defines: a map reads itself, then what the stage
+    starts from; a stage's output (its select and group keys) reads its map."""
+
+    names: dict[str, ast.Expr]
+    outer: _Scope | None
+    own: bool  # a map: its entries read its own names
+
+    def find(self, name: str) -> tuple[ast.Expr, _Scope | None, bool] | None:
+        """The expression that made ``name``, the scope its own names are read in, and
+        whether it is a map column."""
+        scope: _Scope | None = self
+        while scope is not None:
+            expr = scope.names.get(name)
+            if expr is not None and expr != ast.Column(name):
+                return expr, (scope if scope.own else scope.outer), scope.own
+            scope = scope.outer
+        return None
+
+
+def zone_midnight_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | None]) -> list[str]:
+    """For each zone whose clock a query orders the values of, the warning when the session
+    crosses that clock's midnight on some of the period's dates."""
+    if not plan.timeframe.intraday:
+        return []
+    home = plan.dataset.instrument.timezone
+    uses = _ordered_uses(plan, home)
+    if not uses:
+        return []
+    dates = period_dates(plan, covered)
+    warnings = []
+    for zone, said in _by_zone(uses).items():
+        hours = _clock_hours(plan, dates, zone, home)
+        if hours is not None:
+            text = _warning(plan, said, hours)
+            if text:
+                warnings.append(text)
+    return warnings
+
+
+def _by_zone(uses: list[Use]) -> dict[str, list[Use]]:
+    found: dict[str, list[Use]] = {}
+    for use in uses:
+        zone = zone_name(use.reading.zone)
+        if zone is not None:
+            found.setdefault(zone, []).append(use)
+    return found
+
+
+# --- where the query orders a clock's values --------------------------------------------------
+
+
+def _ordered_uses(plan: Plan, home: str) -> list[Use]:
+    """The places the query orders values of a clock on another zone than ``home``'s, in
+    the order written: each stage's map, where, group keys, select, then its sort."""
+    reader = _Reader(home)
+    first_map = _Scope(dict(plan.first.map_exprs + plan.first.hoisted), None, True)
+    first_out = _Scope(_output(plan.first), first_map, False)
+    stages: list[tuple[StagePlan, _Scope, _Scope]] = [(plan.first, first_map, first_out)]
+    if plan.then is not None:
+        then_map = _Scope(dict(plan.then.map_exprs + plan.then.hoisted), first_out, True)
+        stages.append((plan.then, then_map, _Scope(_output(plan.then), then_map, False)))
+    uses: list[Use] = []
+    for stage, inner, out in stages:
+        exprs = [e for _, e in stage.map_exprs + stage.hoisted + stage.group_keys]
+        exprs += [e for e in (stage.where,) if e is not None]
+        exprs += [item.expr for item in stage.select]
+        for expr in exprs:
+            uses += reader.uses(expr, inner)
+        for key in stage.sort:
+            reading = reader.reading(ast.Column(key.column), out)
+            if reading is not None:
+                uses.append(Use(f'"sort": "{key.to_text()}"', reading))
+    return uses
+
+
+def _output(stage: StagePlan) -> dict[str, ast.Expr]:
+    return {**dict(stage.group_keys), **{item.name: item.expr for item in stage.select}}
+
+
+class _Reader:
+    """Reads which expressions hold another zone's clock and where they are ordered."""
+
+    def __init__(self, home: str) -> None:
+        self.home = home
+        # Each name once per scope: a chain of map entries that each read the one before
+        # twice (b = a * a) is not walked 2**n times.
+        self.named: dict[tuple[int, str], Reading | None] = {}
+
+    def reading(self, expr: ast.Expr, scope: _Scope | None, depth: int = 0) -> Reading | None:
+        """The clock ``expr``'s values are readings of, None for any other value."""
+        if depth > _MAX_DEPTH:
+            return None
+        step = depth + 1
+        if isinstance(expr, ast.Column):
+            key = (id(scope), expr.name)
+            if key not in self.named:
+                self.named[key] = self._column(expr.name, scope, step)
+            return self.named[key]
+        if isinstance(expr, ast.Call):
+            return self._call(expr, scope, step)
+        if isinstance(expr, ast.Binary):
+            return self._arithmetic(expr, scope, step)
+        if isinstance(expr, ast.Unary):
+            held = self.reading(expr.operand, scope, step)
+            return None if held is None else replace(held, scale=None)
+        return None  # a literal, or a condition (comparisons are uses, not values)
+
+    def _column(self, name: str, scope: _Scope | None, depth: int) -> Reading | None:
+        found = scope.find(name) if scope is not None else None
+        if found is None:
+            return None  # a bar's own column
+        inner, where, is_map = found
+        held = self.reading(inner, where, depth)
+        if held is not None and is_map and held.name is None and not held.aggregated:
+            held = replace(held, name=name)
+        return held
+
+    def _call(self, call: ast.Call, scope: _Scope | None, depth: int) -> Reading | None:
+        spec = lookup(call.name)
+        name = spec.name if spec is not None else call.name.lower()
+        if name in _CLOCKS:
+            zone = literal_value(call.args[0]) if call.args else None
+            if not isinstance(zone, str) or zone_name(zone) in (None, self.home):
+                return None
+            return Reading(call, zone, 60 if name == "hour" else None, text=name == "time")
+        if name == "if" and len(call.args) == 3:
+            if self._across_midnight(call, scope, depth):
+                return None
+            branches = [self.reading(arg, scope, depth) for arg in call.args[1:]]
+            held = [b for b in branches if b is not None]
+            if not held:
+                return None
+            scales = {b.scale for b in held}
+            return held[0] if len(scales) == 1 else replace(held[0], scale=None)
+        if not call.args:
+            return None
+        if spec is not None and spec.is_aggregate:
+            if name not in CARRIES_VALUE:
+                return None
+            held = self.reading(call.args[0], scope, depth)
+            return None if held is None else replace(held, aggregated=True)
+        for arg in call.args:  # round(tm / 60), prev(tm): still the clock, scale unknown
+            held = self.reading(arg, scope, depth)
+            if held is not None:
+                return replace(held, scale=None)
+        return None
+
+    def _arithmetic(self, expr: ast.Binary, scope: _Scope | None, depth: int) -> Reading | None:
+        if self._across_midnight(expr, scope, depth):
+            return None
+        left = self.reading(expr.left, scope, depth)
+        right = self.reading(expr.right, scope, depth)
+        if expr.op == "%" or (left is None and right is None):
+            return None  # (tm - 1050) % 1440 counts from the open across midnight
+        held = left or right
+        assert held is not None
+        factor = _number(expr.right if left is not None else expr.left) or None
+        if left is not None and right is not None:
+            return replace(held, scale=None)  # two clocks: a span, wrapped just the same
+        if expr.op in ("+", "-"):
+            return held  # hour() * 60 + minute(), tm - 570
+        if expr.op == "*" and factor and held.scale and held.scale % factor == 0:
+            return replace(held, scale=int(held.scale // factor))
+        if expr.op == "/" and factor and held.scale and left is not None:
+            return replace(held, scale=int(held.scale * factor))
+        return replace(held, scale=None)
+
+    def _across_midnight(self, expr: ast.Expr, scope: _Scope | None, depth: int) -> bool:
+        """The clock counted on past midnight, as the warning's forms write it: an if()
+        whose branches differ by whole days, ``if(tm < 720, tm + 1440, tm)``, or whole days
+        added by one, ``hour('MSK') * 60 + minute('MSK') + if(hour('MSK') < 12, 1440, 0)``."""
+        if _is_if(expr):
+            a, b = expr.args[1], expr.args[2]
+            for one, other in ((a, b), (b, a)):
+                if isinstance(one, ast.Binary) and one.op in ("+", "-") and one.left == other:
+                    held = self.reading(other, scope, depth)
+                    if (
+                        held is not None
+                        and _number(one.right)
+                        and _whole_days(one.right, held.scale)
+                    ):
+                        return True
+            return False
+        if isinstance(expr, ast.Binary) and expr.op in ("+", "-"):
+            for days, clock in ((expr.right, expr.left), (expr.left, expr.right)):
+                if _is_if(days) and _number(days.args[1]) != _number(days.args[2]):
+                    held = self.reading(clock, scope, depth)
+                    scale = None if held is None else held.scale
+                    if held is not None and all(_whole_days(b, scale) for b in days.args[1:]):
+                        return True
+        return False
+
+    def uses(self, expr: ast.Expr, scope: _Scope) -> Iterator[Use]:
+        """Where ``expr`` (not the map entries it names: each is read itself) orders a
+        clock's values."""
+        if self._across_midnight(expr, scope, 0):
+            return  # its tm < 720 is the count across midnight
+        if isinstance(expr, ast.Call):
+            spec = lookup(expr.name)
+            name = spec.name if spec is not None else expr.name.lower()
+            ordered = expr.args[:1] if name in _ORDERING else expr.args[1:2]
+            if name in _ORDERING | _PICKS and ordered:
+                held = self.reading(ordered[0], scope)
+                if held is not None:
+                    yield Use(expr.to_text(), held)
+        elif isinstance(expr, ast.Compare) and expr.op in _ORDER_OPS:
+            held = self._compared(expr, scope)
+            if held is not None:
+                yield Use(expr.to_text(), held)
+        elif isinstance(expr, ast.Logical):
+            window = self._window(expr, scope)
+            for operand in _operands(expr, expr.op):
+                if operand not in window:
+                    yield from self.uses(operand, scope)
+            return
+        for child in expr.children():
+            if isinstance(child, ast.Expr):
+                yield from self.uses(child, scope)
+
+    def _compared(self, compare: ast.Compare, scope: _Scope) -> Reading | None:
+        """The clock a comparison orders: two clocks, or one and a time of day (not a
+        stand-in outside the day, ``msk_at < 9999``, nor 0)."""
+        left, right = self.reading(compare.left, scope), self.reading(compare.right, scope)
+        if left is not None and right is not None:
+            return left
+        held, other = (left, compare.right) if left is not None else (right, compare.left)
+        if held is None:
+            return None
+        at = _minutes(held, other)
+        return held if at is not None and 0 < at < MINUTES_PER_DAY else None
+
+    def _window(self, expr: ast.Logical, scope: _Scope) -> set[ast.Expr]:
+        """Comparisons of a clock with times of day joined by one and/or: a window written
+        on that clock (``hour('MSK') >= 10 and hour('MSK') < 12``, or across its midnight
+        with or), which reads what it says."""
+        bounds = {
+            operand
+            for operand in _operands(expr, expr.op)
+            if isinstance(operand, ast.Compare)
+            and operand.op in _ORDER_OPS
+            and self._compared(operand, scope) is not None
+        }
+        return bounds if len(bounds) >= 2 else set()
+
+
+def _operands(expr: ast.Expr, op: str) -> list[ast.Expr]:
+    """The operands of a chain of one logical operator: a and (b and c) is [a, b, c]."""
+    if isinstance(expr, ast.Logical) and expr.op == op:
+        return [*_operands(expr.left, op), *_operands(expr.right, op)]
+    return [expr]
+
+
+def _is_if(expr: ast.Expr) -> bool:
+    return isinstance(expr, ast.Call) and expr.name.lower() == "if" and len(expr.args) == 3
+
+
+def _number(expr: ast.Expr) -> float | None:
+    """A number written in the query (``-1``), else None."""
+    value = literal_value(expr)
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    return float(value) if numeric else None
+
+
+def _whole_days(expr: ast.Expr, scale: int | None) -> bool:
+    """A number of whole days in the clock's unit: 1440 of minutes, 24 of hours (0 too)."""
+    value = _number(expr)
+    day = MINUTES_PER_DAY // scale if scale in (1, 60) else MINUTES_PER_DAY
+    return value is not None and value % day == 0
+
+
+def _minutes(held: Reading, expr: ast.Expr) -> float | None:
+    """A time of day written in the query as minutes of the clock ``held`` reads: 18 for
+    hour() is 1080, '18:00' for time() too; None for no literal or a scale unknown."""
+    value = literal_value(expr)
+    if held.text and isinstance(value, str):
+        try:
+            return float(parse_clock(value))
+        except ValueError:
+            return None
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return float(value) * held.scale if number and held.scale else None
+
+
+# --- the session's hours on that clock ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClockHours:
+    """The session's hours on a zone's clock, per date of the period that traded in it: its
+    first bar's minute of the day there and the end of its last."""
+
+    dates: np.ndarray  # datetime64[D]
+    opens: np.ndarray
+    ends: np.ndarray  # 1..1440
+
+    @property
+    def wraps(self) -> np.ndarray:
+        """The dates on which the session crosses midnight on that clock."""
+        return self.ends <= self.opens
+
+    def hours(self, where: np.ndarray, most: int = 1) -> str:
+        """The hours ``where``'s dates had, the ``most`` frequent: '17:30-01:00'; two are
+        '22:00-21:00 or 23:00-22:00' (ETH on UTC's clock, summer and winter)."""
+        pairs = Counter(zip(self.opens[where].tolist(), self.ends[where].tolist(), strict=True))
+        texts = [f"{format_clock(a)}-{format_clock(b)}" for (a, b), _ in pairs.most_common(most)]
+        return " or ".join(texts)
+
+
+def _clock_hours(plan: Plan, dates: np.ndarray, zone: str, home: str) -> ClockHours | None:
+    """The session's hours on ``zone``'s clock over ``dates``, read from the bars' own
+    open and close on each (a holiday's 13:00 close crosses no midnight at 21:00 MSK). None
+    for a window on a zone's clock ('23:00-01:00 MSK'): one written across that zone's
+    midnight says so itself, and which of its hours trade moves with the exchange's break."""
+    dataset = plan.dataset
+    instrument = dataset.instrument
+    if instrument.session(plan.session).zone is not None:
+        return None
+    start, end = window_edges(dataset, plan.session)
+    opened, closed = day_edges(dataset, dates)
+    first, last = np.maximum(opened, start), np.minimum(closed, end)
+    traded = (opened >= 0) & (last > first)
+    day_start = (dates[traded] - np.timedelta64(1, "D")).astype("datetime64[m]")
+    day_start += np.timedelta64(instrument.trading_day_start_minute, "m")
+    begins = _on(day_start + first[traded].astype("timedelta64[m]"), home, zone)
+    ends = _on(day_start + (last[traded] - 1).astype("timedelta64[m]"), home, zone) + 1
+    return ClockHours(dates[traded], begins, ends)
+
+
+def _on(stamps: np.ndarray, home: str, zone: str) -> np.ndarray:
+    """The minute of the day on ``zone``'s clock of ``home``'s wall-clock ``stamps``."""
+    values = stamps.astype("datetime64[ns]")
+    minute = (stamps - stamps.astype("datetime64[D]")) // np.timedelta64(1, "m")
+    return zone_minutes(values, minute.astype(np.int64), home, zone).astype(np.int64)
+
+
+# --- the warning -------------------------------------------------------------------------------
+
+
+def _warning(plan: Plan, uses: list[Use], hours: ClockHours) -> str:
+    """The warning ("hour('MSK') falls back to 0 at midnight inside RTH: …"), or '' when
+    the session lies within one day on that clock on every date."""
+    wraps = hours.wraps
+    if not wraps.any():
+        return ""
+    use = uses[0]
+    held = use.reading
+    total, crossing = len(hours.dates), int(wraps.sum())
+    first = str(hours.dates[wraps][0])
+    there = f"{hours.hours(wraps, most=2)} {held.zone}"
+    dates = (
+        f"all {total:,} of the period's trading dates"
+        if crossing == total
+        else f"{crossing:,} of the period's {total:,} trading dates ({first} first)"
+    )
+    others = "" if wraps.all() else f" and {hours.hours(~wraps)} on the others"
+    after = f"00:00-{format_clock(int(hours.ends[wraps].max()))}"
+    return (
+        f"{held.call.to_text()} falls back to 0 at midnight inside {plan.session}: on that "
+        f"clock {plan.session} is {there} on {dates}{others}, so {use.text} reads the "
+        f"session's {after} {held.zone} bars as the day's earliest. To count across midnight: "
+        f"{_form(held, hours)}."
+    )
+
+
+def _form(held: Reading, hours: ClockHours) -> str:
+    """The clock counted on past midnight: ``if(tm < 720, tm + 1440, tm) in place of tm``,
+    below the open and at or past the latest end after midnight (noon where it can be)."""
+    wraps = hours.wraps
+    latest, earliest = int(hours.ends[wraps].max()), int(hours.opens[wraps].min())
+    cut = _NOON if latest <= _NOON <= earliest else -(-latest // 60) * 60
+    name = held.name
+    if name is not None and held.scale == 1:
+        return f"if({name} < {cut}, {name} + 1440, {name}) in place of {name}"
+    if name is not None and held.scale == 60:
+        return f"if({name} < {cut // 60}, {name} + 24, {name}) in place of {name}"
+    zone = literal_value(held.call.args[0])
+    hour, minute = f"hour('{zone}')", f"minute('{zone}')"
+    counted = f"{hour} * 60 + {minute} + if({hour} < {cut // 60}, 1440, 0)"
+    return f"{counted} in place of {name or held.call.to_text()}"

@@ -1,0 +1,258 @@
+"""Intraday bars grouped by trading date over days that include a holiday session or a half
+day: each such group holds a part day, and "the 16:00 exit" read by last(close) is the
+12:59 or 13:14 bar there (p38b Q15: 20 of 517 trades, the longest losing streak 17 with
+them, 24 without, with no word). On CASH the half day's stock-market close (13:00) is said
+apart from CASH's own last bar, the futures' 13:14 (p38b Q19).
+
+Hand-made minute bars around July 4, 2024: July 3 closes at 13:15 (a half day), July 4 at
+13:00 (the stock market shut, the futures trading a short session); every other weekday
+runs 18:00 the evening before to 17:00. Expected values from pandas over the same bars: a
+day is short where its last CASH minute is before 15:59, read from the bars."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from asking import ask, warnings_with
+from small_bars import bars_from_closes, write_minutes
+
+from barb.sessions import minutes_of_day, trading_dates
+from barb.settings import EngineSettings
+
+CLOSES = {dt.date(2024, 7, 3): "13:15", dt.date(2024, 7, 4): "13:00"}
+FIRST, LAST = "2024-06-24", "2024-07-12"
+CASH_OPEN, CASH_CLOSE = 570, 960  # 09:30-16:00
+SAID = "are short sessions"
+ONE_MINUTE = {"session": "CASH", "from": "1m"}
+
+
+def _minutes(seed: int = 9) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    stamps = []
+    for day in pd.bdate_range(FIRST, LAST):
+        end = pd.Timedelta(CLOSES.get(day.date(), "17:00") + ":00")
+        stamps.append(
+            pd.date_range(day - pd.Timedelta(hours=6), day + end, freq="1min", inclusive="left")
+        )
+    ts = stamps[0].append(stamps[1:])
+    n = len(ts)
+    steps = rng.choice([-1.0, 0.0, 1.0], n) * rng.integers(1, 9, n) * 0.25
+    close = np.round((20000 + np.cumsum(steps)) * 4) / 4
+    return bars_from_closes(ts, close, rng.integers(1, 300, n))
+
+
+@pytest.fixture(scope="module")
+def bars() -> pd.DataFrame:
+    frame = _minutes()
+    frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
+    frame["minute"] = minutes_of_day(frame["timestamp"])
+    return frame
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory, bars: pd.DataFrame) -> EngineSettings:
+    data_dir: Path = tmp_path_factory.mktemp("short_day_groups")
+    settings = EngineSettings(data_dir=data_dir)
+    write_minutes(bars, "NQ", settings, "hand-made bars around July 4, 2024")
+    return settings
+
+
+@pytest.fixture(scope="module")
+def cash_days(bars: pd.DataFrame) -> pd.DataFrame:
+    """Each trading date's CASH minutes: first open, last close, the last bar's minute and
+    the close of the 12:59 bar (the stock market's 13:00 close)."""
+    cash = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < CASH_CLOSE)]
+    days = cash.groupby("trading_date").agg(
+        open=("open", "first"), close=("close", "last"), last=("minute", "max")
+    )
+    days["at_13"] = cash[cash["minute"] == 779].set_index("trading_date")["close"]
+    days["short"] = days["last"] < CASH_CLOSE - 1
+    return days
+
+
+def clock(minute: int) -> str:
+    return f"{minute // 60:02d}:{minute % 60:02d}"
+
+
+def _said(cash_days: pd.DataFrame, rows: pd.Index, whose: str, names: str) -> str:
+    """The warning's first sentence, from the bars: the short days among ``rows``."""
+    short = cash_days.loc[rows][cash_days.loc[rows, "short"]]
+    assert len(short) == 2
+    half, holiday = (f"{day:%Y-%m-%d}" for day in short.index)
+    lasts = " or ".join(sorted(clock(int(m)) for m in short["last"]))
+    return (
+        f"2 {whose} are short sessions: the futures closed at 13:15 on 1 early close ({half}) "
+        f"and 13:00 on 1 holiday ({holiday}), where the other days' bars run to 16:00, so their "
+        f"{names} a part day's (last() reads the {lasts} bar there, not the 15:59 one)."
+    )
+
+
+def test_day_groups_over_a_half_day_and_a_holiday_say_so(settings, cash_days) -> None:
+    """p38b Q15's smallest case: each day's last bar listed said nothing on a day whose last
+    bar is 13:14."""
+    result = ask({"group_by": "date()", "select": "last(time()) as last_t"}, settings, **ONE_MINUTE)
+    listed = result.table.set_index("date")["last_t"]
+    assert list(listed) == [clock(int(m)) for m in cash_days["last"]]
+    assert warnings_with(result, SAID) == [
+        _said(cash_days, cash_days.index, f"of the {len(cash_days)} days grouped", "last_t is")
+        + " On the half day the stock market closed at 13:00 but CASH runs on to the futures' "
+        '13:15 close (last bar 13:14): "where": "not early_close() or time() < \'13:00\'" '
+        'ends them at 13:00. "where": "not holiday() and not early_close()" leaves them out.'
+    ]
+
+
+def test_a_then_stage_over_the_day_rows_counts_the_days_it_reads(settings, cash_days) -> None:
+    """The backtest's shape: exits by last(close) per date(), and a then stage keeping some
+    of the days (here the moves no larger than the larger short day's, so both short days
+    are among some of the full ones)."""
+    moves = (cash_days["close"] - cash_days["open"]).abs()
+    ceiling = moves[cash_days["short"]].max()
+    kept = moves.index[moves <= ceiling]
+    assert 2 < len(kept) < len(moves)
+    query = {
+        "group_by": "date()",
+        "select": ["first(open) as entry", "last(close) as exit"],
+        "then": {
+            "map": {"move": "abs(exit - entry)"},
+            "where": f"move <= {ceiling}",
+            "select": ["count() as days", "mean(move) as avg"],
+        },
+    }
+    result = ask(query, settings, **ONE_MINUTE)
+    assert result.summary.values["days"] == len(kept)
+    assert warnings_with(result, SAID) == [
+        _said(cash_days, kept, f"of the then stage's {len(kept)} days", "exit is")
+        + " On the half day the stock market closed at 13:00 but CASH runs on to the futures' "
+        '13:15 close (last bar 13:14): the first stage\'s "where": "not early_close() or '
+        'time() < \'13:00\'" ends them at 13:00. The first stage\'s "where": "not holiday() '
+        'and not early_close()" leaves them out.'
+    ]
+
+
+def test_the_form_for_the_stock_market_close_ends_the_half_day_at_1300(settings, cash_days) -> None:
+    """What the warning offers reads the 12:59 bar's close on the half day (the 13:00 cash
+    close) and the 15:59 bar's on full days, and is told nothing more."""
+    result = ask(
+        {
+            "where": "not early_close() or time() < '13:00'",
+            "group_by": "date()",
+            "select": ["last(close) as exit", "last(time()) as last_t"],
+        },
+        settings,
+        **ONE_MINUTE,
+    )
+    table = result.table.set_index("date")
+    half = pd.Timestamp("2024-07-03")
+    assert table.loc[half, "last_t"] == "12:59"
+    assert table.loc[half, "exit"] == cash_days.loc[half, "at_13"]
+    full = cash_days.index[~cash_days["short"]]
+    assert list(table.loc[full, "exit"]) == list(cash_days.loc[full, "close"])
+    assert warnings_with(result, "half day") == warnings_with(result, SAID) == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # The opening range alone: a 13:00 close takes nothing from it.
+        {"where": "time() < '09:45'", "group_by": "date()", "select": "last(close) as c"},
+        {"session": "09:30-09:45", "group_by": "date()", "select": "max(high) - min(low) as r"},
+        # Only each day's first bar is read.
+        {"group_by": "date()", "select": "first(open) as o"},
+        # A then stage that reads none of the columns a part day fills.
+        {
+            "group_by": "date()",
+            "select": ["first(open) as o", "last(close) as c"],
+            "then": {"select": "mean(o) as mean_open"},
+        },
+        # Groups of an hour, not of a day.
+        {"group_by": ["date()", "hour()"], "select": "last(close) as c"},
+    ],
+)
+def test_what_an_early_close_takes_nothing_from_is_not_told(settings, query) -> None:
+    result = ask(query, settings, **ONE_MINUTE)
+    assert warnings_with(result, SAID) == warnings_with(result, "half day") == []
+
+
+def test_keys_whose_groups_are_whole_days_are_day_groups(settings, cash_days) -> None:
+    """date() beside dayname() on 5-minute bars: still one group a day, decided from the
+    bars, with the 12:55 and 13:10 bars as the last ones."""
+    result = ask(
+        {
+            "from": "5m",
+            "group_by": ["date()", "dayname()"],
+            "select": "last(close) - first(open) as move",
+        },
+        settings,
+        session="CASH",
+    )
+    said = warnings_with(result, SAID)
+    assert len(said) == 1
+    assert said[0].startswith(f"2 of the {len(cash_days)} days grouped are short sessions")
+    assert "(last() reads the 12:55 or 13:10 bar there, not the 15:55 one)" in said[0]
+
+
+def test_a_query_that_picks_the_half_days_is_told_only_of_the_cash_close(settings) -> None:
+    """p38b Q19: "the ORB on half days, out at the cash close": CASH's close there is the
+    futures' 13:15, the stock market's 13:00."""
+    result = ask(
+        {
+            "where": "early_close() and not holiday()",
+            "group_by": "date()",
+            "select": ["last(close) as exit", "last(time()) as last_t"],
+        },
+        settings,
+        **ONE_MINUTE,
+    )
+    assert list(result.table["last_t"]) == ["13:14"]
+    assert warnings_with(result, SAID) == []
+    assert warnings_with(result, "half day") == [
+        "On the half day the stock market closed at 13:00 but CASH runs on to the futures' "
+        '13:15 close (last bar 13:14): "where": "… and (not early_close() or time() < '
+        "'13:00')\" ends them at 13:00."
+    ]
+
+
+def test_no_last_bar_read_no_cash_close_said(settings, cash_days) -> None:
+    """The day's high on CASH: a part day's on the two short days, but no close is read,
+    so the stock market's 13:00 is not said."""
+    result = ask({"group_by": "date()", "select": "max(high) as h"}, settings, **ONE_MINUTE)
+    said = warnings_with(result, SAID)
+    assert len(said) == 1
+    assert said[0].startswith(f"2 of the {len(cash_days)} days grouped are short sessions")
+    assert said[0].endswith(
+        "so their h is a part day's. "
+        '"where": "not holiday() and not early_close()" leaves them out.'
+    )
+    assert warnings_with(result, "half day") == []
+
+
+def test_rth_day_groups_say_the_short_days_without_the_cash_close(settings, bars) -> None:
+    """RTH runs to 17:00; its short days are the same two, and it is no stock-market session."""
+    rth = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < 1020)]
+    last = rth.groupby("trading_date")["minute"].max()
+    short = last[last < 1019]
+    assert len(short) == 2
+    result = ask(
+        {"session": "RTH", "from": "1m", "group_by": "date()", "select": "sum(volume) as v"},
+        settings,
+    )
+    said = warnings_with(result, SAID)
+    assert len(said) == 1
+    assert said[0].startswith(f"2 of the {len(last)} days grouped are short sessions")
+    assert "where the other days' bars run to 17:00" in said[0]
+    assert "half day" not in said[0]
+
+
+def test_a_cut_last_bar_said_already_is_not_said_twice(settings) -> None:
+    """Hourly RTH bars: last(range) reads the 12:30 bar an early close cut, which
+    ``short_bar_picks`` names with its days."""
+    result = ask(
+        {"session": "RTH", "from": "1h", "group_by": "date()", "select": "last(range) as lr"},
+        settings,
+    )
+    assert warnings_with(result, "a bar an early close or holiday cut short on 2")
+    assert warnings_with(result, SAID) == []
