@@ -174,7 +174,7 @@ async def test_an_answer_without_a_chart_reads_as_one_with_a_chart(
         # The words first, headed by the number in bold, the CSV and Query under them.
         days = rth_days("NQ")
         mean = float((days["high"] - days["low"]).mean())
-        headline = f"mean_range = {two_places(mean)} points"
+        headline = f"average range = {two_places(mean)} points"
         assert answer.result["text"] == f"{headline}\n\nThe answer is above."
         entities = answer.result["entities"]
         assert entities[0] == {"type": "bold", "offset": 0, "length": len(headline)}
@@ -190,7 +190,7 @@ async def test_an_answer_without_a_chart_reads_as_one_with_a_chart(
         await run_plan(fake, "none of them")
         said = await fake.wait_for("sendMessage", before + 2, chat_id=ALICE)
         nothing = said[-1].result
-        assert nothing["text"].startswith("mean_range = ")
+        assert nothing["text"].startswith("average range = ")
         assert [d[:2] for d in keyboard_data(nothing)] == ["q:"]
         assert len(fake.calls("sendDocument")) == 1  # the first answer's, asked for
 
