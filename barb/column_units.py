@@ -10,24 +10,30 @@ the mean of a condition a share of rows. Arithmetic on mixed units, or an unknow
 gives no unit: no unit is better than a wrong one. A column's name is read only when no
 expression made it (the bars' and a joined instrument's columns).
 
-Ticks and point values are not in a Result, so price differences are "points"; the charts
-write the instrument's own word for them (``Instrument.price_unit``: CL's dollars). A
-distance scaled by a number (``range * 50``, ``range / 0.01``) is no longer one: it is a
-contract's dollars, a count of ticks or a multiple of the distance, which only the name
-given to it tells ("avg_usd = 1,744.96 points" was ES's range in dollars per contract). So
-it is dollars when a name on its way says so (``usd``, ``pnl`` …), ticks when one says
-ticks, else no unit.
+Price differences are "points"; the charts write the instrument's own word for them
+(``Instrument.price_unit``: CL's dollars). A distance times a number of the query's
+(``range * 50``, ``range / 0.01``) may be no longer one: a contract's dollars, a count of
+ticks ("avg_usd = 1,744.96 points" was ES's range in dollars per contract). Given the point
+values of the instrument and of the joined ones, a distance times one of them is dollars and
+times any other number (2 contracts, 2 ATRs) still points, unless the name given to it says
+ticks or usd; without them it is what a name on its way says (``usd``, ``pnl`` …, ticks),
+else no unit. A distance times a factor the bars make (a 0/1 position, a condition, a count
+of contracts per row: ``coalesce(prev(pos), 0) * (close - prev(close))``) stays a distance:
+the equity of a position in points is points ("equity now: -7,830.50 dollars" was NQ's
+points, -156,610 USD a contract, p39b Q3).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
+from barb.errors import BarbError
 from barb.lineage import MAX_DEPTH, Lineage
 from barb.script import ast
 from barb.script.library import library
+from barb.script.parser import parse_expression
 
 # Units shown to a person ("245 points", "61%"); COUNT is shown as days or bars.
 PRICE = "price"
@@ -47,10 +53,17 @@ PERCENTILE = "percentile"
 # Units met on the way and never shown: a plain number (100, sqrt(252)), a quotient of like
 # quantities (a return of 0.012), a true/false condition, and a known mixture (price × volume).
 SCALAR, RATIO, CONDITION, MIXED = "scalar", "ratio", "condition", "mixed"
-# A distance (points, dollars, ticks) times or over a number other than 1: a contract's
-# dollars (range * 50), ticks (range / 0.25) or a multiple (atr * 2), as a name on the way
-# says (``_scaled_unit``); no unit when none does.
+# A distance (points, dollars, ticks) times or over a number of the query's other than 1: a
+# contract's dollars (range * 50), ticks (range / 0.25) or a multiple (atr * 2), as a name on
+# the way says (``_scaled_unit``); no unit when none does.
 SCALED = "scaled"
+# With the point values known: points times one of them (a contract's dollars, unless a name
+# says ticks), and points times another number (a multiple: still points, unless a name
+# says ticks or dollars).
+WORTH, MULTIPLE = "worth", "multiple"
+_SCALINGS = frozenset({SCALED, WORTH, MULTIPLE})
+# What a scaling is shown as when no name on its way said otherwise.
+_SCALING_SHOWN = {WORTH: DOLLARS, MULTIPLE: POINTS}
 # What a count of rows counts, by timeframe: "12 months", never "12 bars" of monthly bars.
 COUNTED_ROWS = {
     "daily": "days",
@@ -81,7 +94,9 @@ SHOWN = frozenset(
 # The units a number rescales into another (a point is $50 of ES, 4 of its ticks).
 _DISTANCES = frozenset({POINTS, DOLLARS, TICKS})
 # The words of a name that say a scaled distance is money, or ticks: "pnl_usd", "avg_ticks".
-_DOLLAR_WORDS = ("usd", "dollar", "pnl", "profit", "loss")
+# A pnl is as often in points: its words say dollars only when the point values are unknown.
+_MONEY_WORDS = ("usd", "dollar")
+_DOLLAR_WORDS = (*_MONEY_WORDS, "pnl", "profit", "loss")
 _TICK_WORDS = ("tick",)
 
 _PRICE_COLUMNS = frozenset({"open", "high", "low", "close", "price"})
@@ -92,6 +107,7 @@ _DIFFERENCE = {PRICE: POINTS, PERCENT: PERCENT_POINTS}
 _AGGREGATE_NAME = re.compile(
     r"^(mean|median|min|max|sum|std|first|last|percentile)_(\w+?)(?:_\d+)?$"
 )
+_PLAIN_NAME = re.compile(r"^[A-Za-z_]\w*$")
 _POINT_WORDS = ("range", "gap", "atr", "move", "body", "wick", "change", "chg", "diff", "dist")
 # The units a function gives whatever it reads (its ``unit`` in the function registry).
 _OWN_UNITS = {
@@ -105,21 +121,30 @@ _OWN_UNITS = {
 
 
 def column_unit(
-    column: str, timeframe: str = "daily", query: dict[str, Any] | None = None
+    column: str,
+    timeframe: str = "daily",
+    query: dict[str, Any] | None = None,
+    point_values: Collection[float] | None = None,
 ) -> str | None:
     """The unit a chart writes for a result's column: ``price``, ``points``, ``dollars`` (a
-    contract's, from a name like ``avg_usd``), ``ticks``, ``%``, ``pp`` (percentage points),
-    ``share`` (a fraction shown as a percent), ``contracts``, ``days``, ``weeks``…, or
-    ``bars``; ``rows`` for a count of a second stage's rows; None when unsure."""
-    return column_units([column], timeframe, query)[column]
+    contract's: points times one of ``point_values``, or a name like ``avg_usd``), ``ticks``,
+    ``%``, ``pp`` (percentage points), ``share`` (a fraction shown as a percent),
+    ``contracts``, ``days``, ``weeks``…, or ``bars``; ``rows`` for a count of a second
+    stage's rows; None when unsure. ``point_values``: a contract's dollars per point of the
+    instrument and of each joined one (NQ's 20), when known."""
+    return column_units([column], timeframe, query, point_values)[column]
 
 
 def column_units(
-    columns: Sequence[str], timeframe: str = "daily", query: dict[str, Any] | None = None
+    columns: Sequence[str],
+    timeframe: str = "daily",
+    query: dict[str, Any] | None = None,
+    point_values: Collection[float] | None = None,
 ) -> dict[str, str | None]:
     """``column_unit`` of each of ``columns``, the query's names read once for all of them."""
-    units = _Units(query or {})
+    units = _Units(query or {}, point_values)
     found = {column: units.of_name(column, 0, 0) for column in columns}
+    found = {column: _SCALING_SHOWN.get(unit, unit) for column, unit in found.items()}
     return {
         column: COUNTED_ROWS.get(timeframe, "bars")
         if unit == COUNT
@@ -172,8 +197,11 @@ def then_map_unit(expr: ast.Expr, query: dict[str, Any]) -> str | None:
 class _Units:
     """The units of the names a query defines, followed through its lineage."""
 
-    def __init__(self, query: dict[str, Any]) -> None:
+    def __init__(
+        self, query: dict[str, Any], point_values: Collection[float] | None = None
+    ) -> None:
         self.lineage = Lineage(query)
+        self.point_values = None if point_values is None else frozenset(point_values)
         joins = _joins(query)
         self.events = frozenset(str(j["source"]).lower() for j in joins if "source" in j)
         self.instruments = [f"{j['instrument']}_".lower() for j in joins if "instrument" in j]
@@ -187,13 +215,16 @@ class _Units:
             if at == 0 and self.lineage.two_stages and _is_count(expr):
                 return SCALAR  # a second stage's count() counts groups, not bars
             found = self.of(expr, inner, depth + 1)
-            if found == SCALED:  # the name says what the scaling made, if anything
-                return _scaled_unit(name) or SCALED
+            if found in _SCALINGS:  # the name says what the scaling made, if anything
+                return _scaled_unit(name, found)
             return found
         aggregate = _AGGREGATE_NAME.match(name)
         if aggregate:
             func, column = aggregate.groups()
             return self.of(ast.Call(func, (ast.Column(column),)), scope, depth + 1)
+        written = _expression(name)
+        if written is not None:  # a column named by its expression: that expression's unit
+            return self.of(written, scope, depth + 1)
         return self._of_bar_column(name.lower())
 
     def _of_bar_column(self, name: str) -> str | None:
@@ -217,6 +248,8 @@ class _Units:
             return CONDITION
         if isinstance(expr, ast.Binary):
             left, right = (self.of(side, scope, depth) for side in (expr.left, expr.right))
+            if expr.op in ("*", "/"):
+                return self._product(expr, left, right, scope, depth)
             return _arithmetic(expr, left, right)
         if isinstance(expr, ast.Call):
             return self._call(expr, scope, depth)
@@ -248,6 +281,53 @@ class _Units:
             return first if first in (SCALAR, RATIO) else MIXED
         return self._count(scope) if rule == "count" else _OWN_UNITS[rule]
 
+    def _product(
+        self, expr: ast.Binary, left: str | None, right: str | None, scope: int, depth: int
+    ) -> str | None:
+        """``*`` and ``/``. A distance times a factor the bars make (a 0/1 position, a
+        condition) stays a distance; times a number of the query's, ``_scaling``'s unit."""
+        scaled = _DISTANCES | _SCALINGS
+        if expr.op == "*" and CONDITION in (left, right):
+            other = right if left == CONDITION else left
+            # (close > open) * (close - open): the move on the days the condition holds.
+            return other if other in scaled else _arithmetic(expr, left, right)
+        if right == SCALAR and left in scaled:
+            other, factor = left, expr.right
+        elif expr.op == "*" and left == SCALAR and right in scaled:
+            other, factor = right, expr.left
+        else:
+            return _arithmetic(expr, left, right)
+        number = self._number(factor, scope, depth)
+        return other if number is None else self._scaling(expr.op, other, number)
+
+    def _number(self, expr: ast.Expr, scope: int, depth: int) -> float | None:
+        """The number ``expr`` is, read through the query's names ("pv": "20"); None for a
+        value the bars make (``if(sig, 1, 0)``, ``coalesce(prev(pos), 0)``, a column)."""
+        for _ in range(MAX_DEPTH - depth):
+            value = ast.literal_value(expr)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return float(value)
+            if not isinstance(expr, ast.Column):
+                return None
+            found = self.lineage.definition(expr.name, scope)
+            if found is None:
+                return None
+            expr, _, scope = found
+        return None
+
+    def _scaling(self, op: str, distance: str, number: float) -> str:
+        """A distance (or a scaling) times or over ``number``: unchanged by 1 or -1; with the
+        point values unknown ``SCALED``; with them known, points times one of them is
+        ``WORTH`` (a contract's dollars), times another number a ``MULTIPLE`` (2 contracts'
+        points, 2 ATRs); over a number ``SCALED`` (ticks: range / 0.25, or nothing named)."""
+        if abs(number) == 1:
+            return distance
+        if self.point_values is None or op == "/" or distance == SCALED:
+            return SCALED
+        if distance in (POINTS, MULTIPLE):
+            return WORTH if abs(number) in self.point_values else MULTIPLE
+        return distance  # dollars, ticks or a contract's worth times a count: as they were
+
     def _count(self, scope: int) -> str:
         """What a count made by a call read in ``scope`` counts: a second stage's (its names
         are read in scope 0 or 1) counts its rows, a first stage's the bars."""
@@ -255,22 +335,19 @@ class _Units:
 
 
 def _arithmetic(expr: ast.Binary, left: str | None, right: str | None) -> str | None:
+    """The unit of ``expr`` from its sides' (a distance's scaling aside: ``_Units._product``)."""
     op = expr.op
     if op in ("+", "-"):
         return _sum(op, left, right)
     if op == "*":
         if left == SCALAR or right == SCALAR:
-            other, factor = (right, expr.left) if left == SCALAR else (left, expr.right)
+            other = right if left == SCALAR else left
             if other in (RATIO, SHARE) and _hundred(expr):
                 return PERCENT
-            if other in _DISTANCES and not _unit_factor(factor):
-                return SCALED
             return None if other == PERCENTILE else other
         return MIXED if left and right else None
     if op == "/":
         if right == SCALAR:  # a rank over 100 is a fraction, no longer a percentile
-            if left in _DISTANCES and not _unit_factor(expr.right):
-                return SCALED
             return None if left == PERCENTILE else left
         if (left and left == right) or {left, right} <= {PRICE, POINTS}:
             return RATIO  # a return, a range over the price: like over like
@@ -292,25 +369,34 @@ def _sum(op: str, left: str | None, right: str | None) -> str | None:
     return MIXED
 
 
-def _unit_factor(expr: ast.Expr) -> bool:
-    """Whether ``expr`` is the number 1 or -1, which leave a unit as it was."""
-    value = ast.literal_value(expr)
-    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) == 1
-
-
-def _scaled_unit(name: str) -> str | None:
-    """What a scaled distance named ``name`` is in, by the name: dollars (``avg_usd``,
-    ``pnl``), ticks (``range_ticks``); None when the name does not say."""
+def _scaled_unit(name: str, scaling: str) -> str:
+    """What a ``scaling`` of a distance named ``name`` is in: ticks or dollars when the name
+    says so (``range_ticks``, ``avg_usd``; ``pnl`` too while the point values are unknown),
+    a contract's dollars when scaled by its point value; else the scaling, for a name further
+    on to say."""
     lowered = name.lower()
-    if any(word in lowered for word in _DOLLAR_WORDS):
+    money = _DOLLAR_WORDS if scaling == SCALED else _MONEY_WORDS
+    if any(word in lowered for word in money):
         return DOLLARS
     if any(word in lowered for word in _TICK_WORDS):
         return TICKS
-    return None
+    return DOLLARS if scaling == WORTH else scaling
 
 
 def _hundred(expr: ast.Binary) -> bool:
     return any(ast.literal_value(side) == 100 for side in (expr.left, expr.right))
+
+
+def _expression(name: str) -> ast.Expr | None:
+    """A name that is an expression (``range / open * 100``, the column a chart draws the
+    values of ``mean(range / open * 100)`` in), parsed; None for a plain name. By its words
+    alone it read as points ("range"), where it is a percent."""
+    if _PLAIN_NAME.match(name):
+        return None
+    try:
+        return parse_expression(name)
+    except BarbError:
+        return None
 
 
 def _name_unit(name: str) -> str | None:

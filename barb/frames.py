@@ -450,14 +450,22 @@ def take_rows(frame: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
         out = frame.iloc[positions[0] : positions[-1] + 1].copy(deep=False)
         out.index = pd.RangeIndex(len(out))
         return out
-    columns: dict[str, Any] = {}
-    for name in frame.columns:
-        series = frame[name]
-        if isinstance(series.dtype, np.dtype):
-            columns[name] = series.to_numpy()[positions]
-        else:  # categories, nullable booleans: keep the dtype
-            columns[name] = series.array.take(positions)
+    columns = {name: masked_values(frame[name], positions) for name in frame.columns}
     return pd.DataFrame(columns, copy=False)
+
+
+def masked_values(
+    series: pd.Series, rows: np.ndarray | slice
+) -> np.ndarray | pd.api.extensions.ExtensionArray:
+    """The values at ``rows`` (a mask or positions) in their own dtype.
+
+    Categories and nullable booleans keep theirs: ``Series.to_numpy()`` of a condition with
+    unknowns (``close > prev(close)`` over the data's first bar) is an object array of
+    True/False/NA, which a second stage read as text ("count(up)" counted every row).
+    """
+    if isinstance(series.dtype, np.dtype):
+        return series.to_numpy()[rows]
+    return series.array[rows]
 
 
 def _private_bytes(frame: pd.DataFrame) -> int:

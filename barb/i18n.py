@@ -79,16 +79,20 @@ def text(
     lang: str | None = DEFAULT,
     *,
     plural_of: float | Decimal | None = None,
+    ordinal_of: float | Decimal | None = None,
     **values: object,
 ) -> str:
     """The text ``key`` in ``lang`` with ``values`` filled in; a text written as plural forms
-    (:func:`plural`) takes the one for ``plural_of``. A key missing from a language falls
-    back to English (the tests keep Russian complete); an unknown key is a bug and raises
-    ``KeyError``."""
+    (:func:`plural`) takes the one for ``plural_of``, or for the ordinal ``ordinal_of``
+    ("one={value}st|two={value}nd|few={value}rd|other={value}th"). A key missing from a
+    language falls back to English (the tests keep Russian complete); an unknown key is a
+    bug and raises ``KeyError``."""
     chosen = language(lang)
     found = messages(domain, chosen).get(key)
     if found is None:
         chosen, found = DEFAULT, messages(domain, DEFAULT)[key]
+    if ordinal_of is not None:
+        return plural(found, ordinal_of, chosen, ordinal=True).format(**values)
     return plural(found, plural_of, chosen).format(**values)
 
 
@@ -157,16 +161,21 @@ def shown_number(written: str, lang: str | None = DEFAULT) -> Decimal | None:
         return None
 
 
-def plural(forms: str, value: float | Decimal | None, lang: str | None = DEFAULT) -> str:
+def plural(
+    forms: str, value: float | Decimal | None, lang: str | None = DEFAULT, *, ordinal: bool = False
+) -> str:
     """The word for ``value`` of a catalog text written as CLDR plural forms,
     ``one=пункт|few=пункта|many=пунктов|other=пункта``: 1 пункт, 2 пункта, 5 пунктов,
     168,2 пункта (Babel's rules, which know fractions as gettext's integer formula does
-    not). A text without forms is the word itself; no value takes ``other``."""
+    not); of an ``ordinal``, CLDR's ordinal forms (1st, 2nd, 3rd, 100th). A text without
+    forms is the word itself; no value takes ``other``."""
     parts = forms.split("|")
     if not all(_PLURAL_FORM.match(part) for part in parts):
         return forms
     table = dict(part.split("=", 1) for part in parts)
-    category = "other" if value is None else _locale(language(lang)).plural_form(abs(value))
+    locale = _locale(language(lang))
+    rule = locale.ordinal_form if ordinal else locale.plural_form
+    category = "other" if value is None else rule(abs(value))
     return table.get(category, table["other"])
 
 

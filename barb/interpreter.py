@@ -67,6 +67,7 @@ from barb.caveats.short_sessions import (
 from barb.caveats.short_weeks import short_weeks_caveat
 from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
+from barb.caveats.then_runs import then_runs_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
@@ -225,8 +226,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += window_vwap_caveat(plan)
     warnings += zone_window_caveat(plan, covered)
     warnings += zone_midnight_caveat(plan, covered)
+    # Where the day-edge warning goes, said once a then stage's rows are known (the days whose
+    # answer it changes are counted among them).
+    looked_at = len(warnings)
     if output.passed is not None:  # the rows the where kept, among the bars read around them
-        warnings += lookback_caveat(plan, frame, output.passed)
         warnings += weekday_neighbour_caveat(plan, frame, output.passed)
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
         warnings += bounded_condition_caveat(plan, ctx, frame, keep, output.passed)
@@ -285,6 +288,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings[at : at + 1] = [left] if left else []
         parts_at -= left is None and at < parts_at
     warnings[parts_at:parts_at] = parts.texts
+    # looked_at <= parts_at: inserted after the parts' texts, whose place counted without it.
+    warnings[looked_at:looked_at] = lookback_caveat(
+        plan, ctx, frame, first, output if plan.then is not None else None
+    )
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     running = running_total_caveat(plan, first, output)
     warnings += running
@@ -339,6 +346,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         open_bar=listed_open_bar(plan, scope),
         short_weeks=short_weeks,
         even_groups=output.even_columns or None,
+        apart_groups=list(output.apart_columns) or None,
     )
     return Result(
         query=plan.query.to_json(),
@@ -363,6 +371,7 @@ def _second_stage(
     output.warnings += then_history_caveat(
         plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed
     )
+    output.warnings += then_runs_caveat(plan, ctx, rows, output.passed, first.order)
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept
         # (406 weeks that opened down, not all 941), with the columns its map made.

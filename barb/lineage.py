@@ -162,6 +162,71 @@ def nodes(expr: ast.Node, mapped: Mapping[str, ast.Expr]) -> Iterator[ast.Node]:
                 pending.append(mapped[node.name])
 
 
+# Running counts and totals: a row's value is the run (or the total) up to it, 0 on a day
+# below for streak(above), its length on the run's last day.
+RUNNING_CALLS = frozenset({"streak", "bars_since", "cumsum", "cumprod", "cummax", "cummin"})
+
+
+def own_runs(expr: ast.Expr, where: ast.Expr, mapped: Mapping[str, ast.Expr]) -> list[ast.Call]:
+    """The running calls (``RUNNING_CALLS``) ``expr`` reads, through the map, that ``where``
+    keeps rows by (``kept_by_own_run``): mean(run) under "where": "run_end"."""
+    return [
+        node
+        for node in nodes(expr, mapped)
+        if isinstance(node, ast.Call)
+        and node.name.lower() in RUNNING_CALLS
+        and kept_by_own_run(where, node, mapped)
+    ]
+
+
+def kept_by_own_run(where: ast.Expr, call: ast.Call, mapped: Mapping[str, ast.Expr]) -> bool:
+    """Whether ``where`` keeps rows by the run ``call`` counts: it reads the call itself
+    ("run >= 5") or its condition, as written or as the map made it (streak(above) under
+    "above and not next(above)", each run's last day). The call's value over every bar is
+    then what the where asks of each kept row, the length of the run it ends; over the kept
+    rows alone (all of them above) it would number them."""
+    read = {node.to_text() for node in nodes(where, mapped)}
+    own = {call.to_text()}
+    if call.args:
+        own |= {call.args[0].to_text(), through_map(call.args[0], mapped).to_text()}
+    return not own.isdisjoint(read)
+
+
+def emptied_off(where: ast.Expr, call: ast.Call, mapped: Mapping[str, ast.Expr]) -> bool:
+    """Whether ``call``'s argument is empty on every row ``where`` drops, so that its run
+    over every row skips them (streak and cumsum skip an empty value): it is made, through
+    arithmetic, comparisons and the map's names, of an if(c, x, 0 / 0) whose c holds each
+    of the where's conjuncts. streak(p < 0) with p = if(g, pnl, 0 / 0) under "where": "g" is
+    the losing trades in a row of the g days (p39a M1)."""
+    wanted = {through_map(c, mapped).to_text() for c in conjuncts(where)}
+    return bool(call.args) and _emptied(call.args[0], wanted, mapped, 0)
+
+
+def _emptied(expr: ast.Expr, wanted: set[str], mapped: Mapping[str, ast.Expr], depth: int) -> bool:
+    expr = through_map(expr, mapped)
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(expr, ast.Call):
+        if expr.name.lower() != "if" or len(expr.args) != 3 or not _empty(expr.args[2]):
+            return False  # coalesce(), prev()… may give a value there
+        held = {through_map(c, mapped).to_text() for c in conjuncts(expr.args[0])}
+        return wanted <= held
+    # An empty operand empties arithmetic and comparisons; and/or/not may not stay unknown.
+    if not isinstance(expr, ast.Binary | ast.Unary | ast.Compare):
+        return False
+    return any(_emptied(child, wanted, mapped, depth + 1) for child in expr.children())
+
+
+def _empty(expr: ast.Expr) -> bool:
+    """0 / 0 written out: the empty value."""
+    return (
+        isinstance(expr, ast.Binary)
+        and expr.op == "/"
+        and isinstance(expr.right, ast.Number)
+        and expr.right.value == 0
+    )
+
+
 def inputs(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> set[str]:
     """The columns and the functions (``hour()``) ``expr`` reads, through the map columns it
     names."""

@@ -42,7 +42,7 @@ from barb.instruments import (
     format_clock,
     load_instrument,
 )
-from barb.lineage import Lineage, nodes, through_map
+from barb.lineage import Lineage, emptied_off, kept_by_own_run, nodes, through_map
 from barb.plan_warnings import other_point_value_caveat, running_across_groups
 from barb.script.ast import (
     Call,
@@ -197,6 +197,13 @@ class Plan:
     # Whether the bars' range is read or shown: built per query, 1-minute bars have it
     # only then (``barb.period_rows``).
     reads_range: bool = True
+
+    @property
+    def point_values(self) -> frozenset[float]:
+        """A contract's dollars per point of the instrument and of each joined one (NQ's 20,
+        ES's 50): points times one of them are dollars (``barb.column_units``)."""
+        instruments = [self.dataset.instrument, *(j.dataset.instrument for j in self.instruments)]
+        return frozenset(i.point_value for i in instruments)
 
 
 # Plans of queries asked before, by (data directory, query text, limit), while their
@@ -374,7 +381,11 @@ def _running_before_where(first: StagePlan) -> list[str]:
     "Equity of the RSI(2) < 10 trades" as cumsum(pts) with that where read +19,009 points,
     the market's; the trades' own is −4,317. Said, with the then form that follows them.
     A where that reads the run itself ("where": "run >= 5", or a run_end made from it) keeps
-    rows by the run's value over every bar, which is what it asks: not said."""
+    rows by the run's value over every bar, which is what it asks: not said. Nor is a streak
+    whose own condition the where reads: "above and not next(above)" keeps each run's last
+    day, where streak(above) is the run's length (p39b Q23: the then form it pointed to
+    numbered the run ends). Nor one whose argument is empty on the bars the where drops
+    (cumsum(if(rsi2 < 10, pts, 0 / 0)) under "where": "rsi2 < 10"): it skips them."""
     if first.where is None or not first.select:
         return []
     mapped = dict(first.map_exprs) | dict(first.hoisted)
@@ -384,6 +395,10 @@ def _running_before_where(first: StagePlan) -> list[str]:
     for item in first.select:
         for node in nodes(item.expr, mapped):
             if not (isinstance(node, Call) and node.args) or node.to_text() in filtered_on:
+                continue
+            if node.name.lower() == "streak" and kept_by_own_run(first.where, node, mapped):
+                continue
+            if emptied_off(first.where, node, mapped):  # the kept rows' own run
                 continue
             if node.name.lower() in _TRADE_RUNS:
                 calls.setdefault(node.to_text(), node)

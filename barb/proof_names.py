@@ -97,5 +97,11 @@ def chart_filename(result: Result) -> str:
     return proof_basename(result) + ".png"
 
 
-def csv_filename(result: Result) -> str:
-    return proof_basename(result) + ".csv"
+def csv_filename(result: Result, cut: tuple[int, int] | None = None) -> str:
+    """The CSV's name; ``cut`` (its rows, of how many) when it holds only the first rows:
+    ``NQ_ETH_1m_mean_b_2020-01-02_2024-12-31_first_50000_of_1774380_rows.csv``, where the
+    period alone read as all of it (its 50,000 minutes end on 2020-02-21)."""
+    if cut is None:
+        return proof_basename(result) + ".csv"
+    held, whole = cut
+    return f"{proof_basename(result)}_first_{held}_of_{whole}_rows.csv"

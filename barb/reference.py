@@ -177,7 +177,7 @@ def query_reference(
         "EXPRESSIONS: + - * / % ** ; == != < <= > >= ; and or not ; x in ('Mon', 'Fri') ; "
         "numbers, 'text', true/false. Division by zero gives empty (NaN). A "
         "comparison with an empty value is unknown, as in SQL: where drops the row, "
-        "mean(cond) leaves it out of the share (days before SMA(200) exists). Intraday, "
+        "mean(cond) and streak() skip it (days before SMA(200) exists). Intraday, "
         "prev()/next()/rolling_*/streak() cross sessions: close - prev(close) on a day's "
         "first bar is the overnight gap (a bar's own move: close - open); "
         "streak(cond, 'day') restarts daily.",

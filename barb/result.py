@@ -160,6 +160,9 @@ class Metadata(BaseModel):
     # (``barb.caveats.group_noise``; the warning says it in words): a chart says so on a line under
     # its headline, which still names the highest and the lowest. For the chart only.
     even_groups: list[str] | None = Field(default=None, exclude=True)
+    # The grouped means checked the same way whose groups do differ: a chart's headline
+    # leads with one of them rather than one within noise. For the chart only.
+    apart_groups: list[str] | None = Field(default=None, exclude=True)
     # The data's last trading date: a value on an earlier row (a period that ended before
     # it) is that period's last, not "now". For the chart only.
     data_last: dt.date | None = Field(default=None, exclude=True)

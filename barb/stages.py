@@ -20,11 +20,14 @@ import pandas as pd
 
 from barb.bar_labels import label_column, row_label, with_bar_label
 from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
+from barb.caveats.filled_means import filled_statistic_caveat
 from barb.caveats.group_noise import counted_noise, even_groups
 from barb.caveats.groups import empty_groups, keyless_rows
 from barb.caveats.limits import tie_at_limit
 from barb.caveats.lookahead import lookahead_caveats
 from barb.caveats.no_edge import no_edge_caveat
+from barb.caveats.open_runs import open_run_end_caveat
+from barb.caveats.overlapping_windows import overlap_caveat
 from barb.caveats.same_run_rows import same_run_caveat
 from barb.caveats.sample_sizes import (
     BegunGroup,
@@ -37,7 +40,7 @@ from barb.caveats.setup_noise import setup_noise
 from barb.column_units import COUNTED_ROWS
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
-from barb.frames import MINUTE_OF_DAY, take_rows
+from barb.frames import MINUTE_OF_DAY, masked_values, take_rows
 from barb.lineage import nodes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
@@ -146,16 +149,22 @@ def run_stage(
         start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates, values=again)
         if condition is not None:
             said = where_caveat(start, given, condition)
+            rows = int(np.count_nonzero(keep))
+            said += open_run_end_caveat(
+                stage, every_row, condition, period, again, ctx.timeframe, rows
+            )
         said += running_caveat(start, period)
     setup: dict[str, str] = {}
     if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
         # Rows a where or an event filter picked, read as a setup: its means' noise beside
         # the period's own value (``period``: its rows before either).
-        setup = setup_noise(stage.select, again, period, keep)
+        setup = setup_noise(stage, again, period, keep)
     no_edge = None
+    kept = partial(_kept_values, ctx, every_row, period, keep)
     if query is not None and stage.shape in SINGLE_ROW:
-        kept = partial(_kept_values, ctx, every_row, period, keep)
         no_edge = partial(no_edge_caveat, stage, query, kept, then=bool(prefix), said=setup)
+    # As the aggregates read the rows kept: in time order where a sort had moved them.
+    read = partial(_in_read_order, kept, None if order is None else order[keep])
     output = _answer(
         stage,
         frame,
@@ -170,6 +179,7 @@ def run_stage(
         counts,
         start,
         no_edge=no_edge,
+        row_values=read,
     )
     output.warnings[:0] = said
     output.warnings += setup.values()
@@ -199,6 +209,11 @@ def run_stage(
             intraday=ctx.intraday,
             calendar=calendar,
         )
+        if again is not None and stage.shape != "table":
+            chosen = condition is not None or picked
+            output.warnings += overlap_caveat(
+                stage, keep, again, picked=chosen, timeframe=ctx.timeframe
+            )
         if _events(stage, output, ctx.timeframe, picked):
             output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)
     output.rows_kept = len(frame)
@@ -263,6 +278,17 @@ def _kept_values(
     return numbers if keep.all() else numbers[keep]
 
 
+def _in_read_order(
+    values: Callable[[Expr], np.ndarray | None], order: np.ndarray | None, expr: Expr
+) -> np.ndarray | None:
+    """``values``' numbers of ``expr`` at the rows kept, in the order the stage's aggregates
+    read them: by ``order`` (each kept row's place in time), as ``_in_order`` puts them."""
+    numbers = values(expr)
+    if numbers is None or order is None or len(order) < 2 or bool((np.diff(order) >= 0).all()):
+        return numbers
+    return numbers[np.argsort(order, kind="stable")]
+
+
 def _aside(ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray | None) -> EvalContext:
     """``ctx`` over ``frame`` for evaluating a part again (a caveat's), its warnings kept
     apart from the answer's."""
@@ -284,8 +310,12 @@ def _answer(
     start: DataStart | None = None,
     *,
     no_edge: Callable[[Mapping[str, SelectValue]], list[str]] | None = None,
+    row_values: Callable[[Expr], np.ndarray | None] | None = None,
 ) -> StageOutput:
+    """The stage's answer from the rows kept. ``row_values`` gives an expression's numbers
+    at those rows as the aggregates read them (a caveat's; None: not read)."""
     warnings: list[str] = []
+    filled = partial(filled_statistic_caveat, stage.select, stage.hoisted, dict(stage.map_exprs))
     shape = stage.shape
     if shape == "grouped":
         ctx.step = prefix + "select"
@@ -311,6 +341,8 @@ def _answer(
         sampled, begun = sample_caveats(stage.select, ctx, answers, groups[order], start)
         warnings += sampled
         warnings += true_count_caveat(stage.select, answers)
+        if row_values is not None:
+            warnings += filled(answers, row_values)
         # A second stage's rows are the first's groups, not the timeframe's bars.
         rows = "rows" if prefix else COUNTED_ROWS.get(ctx.timeframe, "bars")
         even = even_groups(stage.select, answers, stage.sort, rows)
@@ -337,6 +369,8 @@ def _answer(
         samples, said = sample_sizes(stage.select, ctx, answers, start)
         warnings += said + few_values_caveat(stage.select, ctx, answers)
         warnings += true_count_caveat(stage.select, answers)
+        if row_values is not None:
+            warnings += filled(answers, row_values)
         if no_edge is not None:
             warnings += no_edge(answers)
         if shape == "scalar":
@@ -354,16 +388,16 @@ def _answer(
         history = shown_rows(frame, ctx.timeframe, hide)
         for name, values in (selected or {}).items():  # a sort by a selected alias
             if name not in history.columns:
-                history[name] = values.to_numpy()[keep]
+                history[name] = masked_values(values, keep)
     if selected is not None:
         names = [s.name for s in stage.select]
-        table = pd.DataFrame({n: v.to_numpy()[keep] for n, v in selected.items()})
+        table = pd.DataFrame({n: masked_values(v, keep) for n, v in selected.items()})
         table = with_bar_label(table, frame, ctx.timeframe)
         # A sort key not selected is shown after the selected columns: "sorted by ret"
         # over closes alone read as the five best days with no return to say.
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:
-            table[name] = frame[name].to_numpy()
+            table[name] = masked_values(frame[name], slice(None))
         unsorted = table
         if start is not None:
             shown = {s.name: (s.expr, selected[s.name]) for s in stage.select}

@@ -16,8 +16,8 @@ Called by the interpreter (``barb.interpreter``), once a query has run:
     sessions, short_bar_picks, short_day_groups, short_sessions, short_weeks, then_history,
     then_row_order, weekday_neighbours, yardsticks, zone_midnight, zones.
 Called by a stage (``barb.stages``), as it keeps, groups and cuts its rows:
-    data_start, group_noise, groups, limits, lookahead, no_edge, same_run_rows,
-    sample_sizes, setup_noise.
+    data_start, filled_means, group_noise, groups, limits, lookahead, no_edge,
+    overlapping_windows, same_run_rows, sample_sizes, setup_noise.
 Called only by other checks here:
     empty_rows (sample_sizes, data_start, calendar), events (scope), release_times (events).
 The planner's own warnings, read from the query before any bars, are in

@@ -34,7 +34,15 @@ def lookahead_caveats(
         return []
     table = stage.shape == "table"
     warnings = [] if calendar else _past_data_end(call, frame, keep, intraday=intraday, table=table)
-    return warnings + (_across_days(call, frame, keep) if intraday else [])
+    across = intraday and not _reads_the_next_date(call[0])
+    return warnings + (_across_days(call, frame, keep) if across else [])
+
+
+def _reads_the_next_date(text: str) -> bool:
+    """Whether the call is next(date()): a later trading date is what it is read for (a
+    day's last bar is where it differs from date()), and "keeps it within the day" advised
+    dropping the very bars a week's "did every day close above its VWAP" reads (p39b Q10)."""
+    return text.startswith("next(date()")
 
 
 def _past_data_end(

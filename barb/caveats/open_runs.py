@@ -12,19 +12,29 @@ same way of a running key's last group, when the answer lists it or reads it.
 Only a key computed by a running function (the "cumulative" ones: cummax, cummin, cumsum,
 cumprod), whose group at the data's last bar has held its value since some bar up to it:
 a period that ends before the data does leaves no group open.
+
+A where that keeps each run's last day ("above and not next(above)", streak(above) read
+there as the run's length) cannot decide the run still holding at the data's end: next()
+reads past it, the where is unknown and the row is dropped. NQ's runs above SMA20 read 275
+runs, longest 98 days, with the data ending 47 days into a run nothing named (p39b Q23):
+said with its length so far (``open_run_end_caveat``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
-from barb.lineage import through_map
-from barb.planning import Plan
+from barb.bar_labels import row_label
+from barb.column_units import COUNTED_ROWS
+from barb.lineage import nodes, own_runs, through_map
+from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.library import lookup
 from barb.stage_output import StageOutput, counted_columns
-from barb.summary_text import listed_text, value_text
+from barb.summary_text import count_text, listed_text, value_text
 
 
 def open_run_caveat(
@@ -82,6 +92,63 @@ def open_run_caveat(
         f"({last:%Y-%m-%d}): {running[0].to_text()} holds that value to the data's last "
         f"bar, so the run has not ended, the data has{so_far}."
     ]
+
+
+def open_run_end_caveat(
+    stage: StagePlan,
+    frame: pd.DataFrame,
+    condition: pd.Series,
+    period: np.ndarray,
+    values: Callable[[ast.Expr], object],
+    timeframe: str,
+    kept: int,
+) -> list[str]:
+    """The run still holding at the data's end, which a where keeping each run's last day
+    drops: "The run of above that holds at the data's end is not among the 275 rows kept: the
+    where reads next(above), which has no value on 2026-01-07, the data's last day. It is
+    still open, 47 days so far since 2025-10-31 (streak(above) = 47 there)."
+
+    ``frame``: the first stage's rows, which reach the data's end when the period does and
+    a where reads next(); ``condition``: its where over them; ``values`` evaluates a part
+    over them; ``kept``: how many rows the where kept. Only for a streak the stage selects
+    that the where keeps rows by (``own_runs``), when the where is unknown on the period's
+    and the data's last row."""
+    if stage.where is None or not isinstance(condition, pd.Series) or not len(frame):
+        return []
+    if not period[-1] or not pd.isna(condition.iloc[-1]):
+        return []  # the period ends before the data, or the where decides its last row
+    ahead = [n for n in nodes(stage.where, _mapped(stage)) if _is_call(n, "next")]
+    runs = [
+        call
+        for item in stage.select
+        for call in own_runs(item.expr, stage.where, _mapped(stage))
+        if call.name.lower() == "streak" and call.args
+    ]
+    if not ahead or not runs:
+        return []
+    run = values(runs[0])
+    if not isinstance(run, pd.Series) or len(run) != len(frame):
+        return []
+    if pd.isna(run.iloc[-1]) or int(run.iloc[-1]) < 1:
+        return []  # the data's last row is no run's
+    length = int(run.iloc[-1])
+    row = COUNTED_ROWS.get(timeframe, "bars")[:-1]  # day, week, bar
+    began = row_label(frame, len(frame) - length, timeframe)
+    ended = row_label(frame, len(frame) - 1, timeframe)
+    return [
+        f"The run of {runs[0].args[0].to_text()} that holds at the data's end is not among "
+        f"the {kept:,} rows kept: the where reads {ahead[0].to_text()}, which has no value on "
+        f"{ended}, the data's last {row}. It is still open, {count_text(length, row)} "
+        f"so far since {began} ({runs[0].to_text()} = {length} there)."
+    ]
+
+
+def _mapped(stage: StagePlan) -> dict[str, ast.Expr]:
+    return dict(stage.map_exprs) | dict(stage.hoisted)
+
+
+def _is_call(node: ast.Node, name: str) -> bool:
+    return isinstance(node, ast.Call) and node.name.lower() == name
 
 
 def _is_running(expr: ast.Expr) -> bool:

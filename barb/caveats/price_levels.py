@@ -107,7 +107,7 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
     if "close" not in rows.columns or "trading_date" not in rows.columns:
         return []
     query = plan.query.to_json()
-    units = _distance_units(stage.select, plan.timeframe.name, query)
+    units = _distance_units(stage.select, plan.timeframe.name, query, plan.point_values)
     items = [s for s in stage.select if units[s.name] is not None]
     if not items:
         return []
@@ -172,7 +172,8 @@ def running_total_caveat(plan: Plan, first: StageOutput, last: StageOutput) -> l
         (name, expr.args[0])
         for name, expr in stage.map_exprs
         if isinstance(expr, ast.Call) and expr.name == "cumsum" and len(expr.args) == 1
-        if name in table.columns and column_unit(name, plan.timeframe.name, query) in DISTANCES
+        if name in table.columns
+        and column_unit(name, plan.timeframe.name, query, plan.point_values) in DISTANCES
     ]
     if not running:
         return []
@@ -180,7 +181,7 @@ def running_total_caveat(plan: Plan, first: StageOutput, last: StageOutput) -> l
     if years is None:
         return []
     name, summed = running[0]
-    unit = column_unit(name, plan.timeframe.name, query)
+    unit = column_unit(name, plan.timeframe.name, query, plan.point_values)
     said_unit = plan.dataset.instrument.price_unit if unit == POINTS else unit
     text = (
         f"{name} is a running total in {said_unit} over rows whose price level "
@@ -264,7 +265,7 @@ def _ranking_caveat(plan: Plan, output: StageOutput) -> list[str]:
     if column not in table.columns or not len(listed):
         return []
     query = plan.query.to_json()
-    unit = column_unit(column, plan.timeframe.name, query)
+    unit = column_unit(column, plan.timeframe.name, query, plan.point_values)
     if unit not in DISTANCES:
         return []
     ranked = pd.to_numeric(table[column], errors="coerce").dropna()
@@ -342,12 +343,12 @@ def _close_span(dataset: Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _distance_units(
-    items: Sequence[SelectItem], timeframe: str, query: dict
+    items: Sequence[SelectItem], timeframe: str, query: dict, point_values: frozenset[float]
 ) -> dict[str, str | None]:
     """The unit of each item, by name, when it is a statistic over many rows of a distance
     between prices (``DISTANCES``); else None."""
     statistics = [item.name for item in items if _over_rows(item)]
-    units = column_units(statistics, timeframe, query) if statistics else {}
+    units = column_units(statistics, timeframe, query, point_values) if statistics else {}
     return {item.name: _distance(units.get(item.name)) for item in items}
 
 

@@ -25,7 +25,8 @@ from barb.script import ast
 from barb.summary_text import listed_text, value_text
 
 # The running counts whose row at ``position`` with value v belongs to the run that its
-# row ``position - v`` begins (streak: the row before the run; bars_since: the event's),
+# row ``position - v`` begins (streak: the row before the run; bars_since: the event's;
+# positions among the rows with a count),
 # with what one run is and what the count counts.
 RUN_COUNTS: dict[str, tuple[str, str, str]] = {
     "streak": ("run", "runs", "a run's rows up to each one"),
@@ -52,12 +53,16 @@ def same_run_caveat(
     if found is None:
         return []
     column, expr, values = found
+    every = pd.to_numeric(pd.Series(np.asarray(values)), errors="coerce").to_numpy()
+    # Each row's place among the rows with a count: a streak skips an unknown row, empty,
+    # and goes on past it.
+    place = np.cumsum(~np.isnan(every)) - 1
     at = np.flatnonzero(listed)
-    counts = pd.to_numeric(pd.Series(np.asarray(values)[at]), errors="coerce").to_numpy()
+    counts = every[at]
     at, counts = at[~np.isnan(counts)], counts[~np.isnan(counts)]
     one, many, counted = RUN_COUNTS[expr.name.lower()]
     said = _open_at_end(rows, at, counts, column, one, timeframe, data_dates)
-    runs = at - counts.astype(np.int64)
+    runs = place[at] - counts.astype(np.int64)
     found_runs = len(np.unique(runs))
     if found_runs == len(at):
         return said

@@ -15,7 +15,7 @@ import pandas as pd
 
 from barb.bar_labels import label_column
 from barb.caveats.events import event_caveats
-from barb.frames import period_start
+from barb.frames import masked_values, period_start
 from barb.lineage import through_map
 from barb.period_rows import CutBar, Scope, Unmatched, calendar_days, still_open
 from barb.planning import Plan
@@ -333,13 +333,6 @@ def _all_there(plan: Plan, kept: np.ndarray | None, timeframe: str) -> bool:
     return bool(into.max() < reached)
 
 
-def _masked(values: pd.Series, mask: np.ndarray) -> np.ndarray | pd.api.extensions.ExtensionArray:
-    """The values where ``mask`` is true, in their own dtype (categories, nullable ones)."""
-    if isinstance(values.dtype, np.dtype):
-        return values.to_numpy()[mask]
-    return values.array[mask]
-
-
 def _open_group_text(unit: str, label: str, last: pd.Timestamp) -> str:
     return (
         f"The {unit} {label} is not over: its group holds only the bars up to "
@@ -368,7 +361,7 @@ def _days_held(
     begins[1:] = dates[1:] != dates[:-1]
     # Column by column: a frame's .loc with a mask and a list of columns cost this
     # warning most of its half millisecond.
-    days = pd.DataFrame({column: _masked(kept[column], begins) for column in columns})
+    days = pd.DataFrame({column: masked_values(kept[column], begins) for column in columns})
     in_open = group.rows(days)
     noun = plan.timeframe.label if plan.timeframe.calendar else "day"
     text = f" It holds {count_text(int(in_open.sum()), noun)}"
@@ -383,9 +376,26 @@ def _days_held(
     if len(whole):
         median = round(float(whole.median()))
         held = _whole_group(plan, group.unit, dates[begins][~np.asarray(part)])
+        so_far = _days_so_far(plan, group) if noun == "day" else None
+        if median <= in_open.sum() and so_far is not None:
+            # The where keeps as many of each (a year's 3 biggest drops): "against 3 in a
+            # whole year" told nothing; the days they were picked from do (p39b Q2).
+            return text + f", as many as in {held}, picked from the {so_far:,} it has so far."
         text += f", against {median:,} in {held}"
         text += " (the median)" if whole.nunique() > 1 else ""
     return text + "."
+
+
+def _days_so_far(plan: Plan, group: OpenGroup) -> int | None:
+    """The trading dates of the query's session in the open week, month, quarter or year,
+    up to the data's end."""
+    unit = _UNIT_TIMEFRAMES.get(group.unit)
+    if unit is None:
+        return None
+    last = np.datetime64(plan.dataset.last_date, "D")
+    start = period_start(np.array([last]), unit).astype("datetime64[D]")[0]
+    days = plan.dataset.session_daily(plan.session).index.to_numpy().astype("datetime64[D]")
+    return int(((days >= start) & (days <= last)).sum())
 
 
 def _whole_group(plan: Plan, unit: str, dates: np.ndarray) -> str:

@@ -11,6 +11,11 @@ or an event filter ("filter": "only"), each ``mean(x)`` of a number or a true/fa
 kept differ from the others by more than noise: a Welch t-test for numbers, Fisher's exact
 test for a share (3 events in 12 are too few for a normal band's test).
 
+Nor for a mean of a running count or total the where keeps rows by (``own_runs``): under
+"where": "above and not next(above)", mean(streak(above)) is the runs' mean length, 9.7
+days on NQ, and the streak on every day (0 below the average, part of a run elsewhere) a
+different quantity, whose 8.0 read as "runs are significantly longer" (p39b Q23).
+
 Not said when the where keeps more than ``MOST_ROWS`` of the period's rows (the rest are too
 few to be a baseline) or more than ``FEW_ROWS``, or when the band is small beside the gap
 (``CLEAR_GAP``): "mean range in 2024" as a where over all years is 14 bands above the
@@ -24,13 +29,14 @@ condition over 6.4 million minute bars; scipy.special is imported on first use.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from barb.caveats.group_noise import fisher_p
-from barb.planning import SelectItem
+from barb.lineage import own_runs
+from barb.planning import StagePlan
 from barb.script import ast
 from barb.summary_text import two_digits, value_text
 
@@ -50,16 +56,16 @@ NOISE_P = 0.05
 
 
 def setup_noise(
-    select: Sequence[SelectItem],
+    stage: StagePlan,
     values: Callable[[ast.Expr], object],
     given: np.ndarray,
     keep: np.ndarray,
 ) -> dict[str, str]:
-    """One sentence per select item that is ``mean(x)`` of numbers or of a condition, by
-    the item's name, over the rows ``keep`` a where or an event filter left of the rows
-    ``given`` (masks over every row the first stage evaluated on, which ``values`` evaluates
-    an expression over, as the stage did, its warnings kept apart): "mean_next_ret is
-    0.4137 ± 0.74 (2.09 standard errors, 21 rows); over all 1,289 of the period's rows it
+    """One sentence per select item of ``stage`` that is ``mean(x)`` of numbers or of a
+    condition, by the item's name, over the rows ``keep`` a where or an event filter left of
+    the rows ``given`` (masks over every row the first stage evaluated on, which ``values``
+    evaluates an expression over, as the stage did, its warnings kept apart): "mean_next_ret
+    is 0.4137 ± 0.74 (2.09 standard errors, 21 rows); over all 1,289 of the period's rows it
     is 0.07029: the difference from the other 1,268 is within noise (Welch p = 0.34)."
     """
     kept, rows = int(np.count_nonzero(keep)), int(np.count_nonzero(given))
@@ -67,9 +73,12 @@ def setup_noise(
         return {}
     said = {}
     inside = keep[given]
-    for item in select:
+    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    for item in stage.select:
         expr = item.expr
         if not (isinstance(expr, ast.Call) and expr.name.lower() == "mean" and len(expr.args) == 1):
+            continue
+        if stage.where is not None and own_runs(expr, stage.where, mapped):
             continue
         read = _values(expr.args[0], values, given)
         if read is None:

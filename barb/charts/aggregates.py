@@ -7,6 +7,7 @@ measured from a running high or low, the curve over time (``drawdown.py``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import matplotlib.dates as mdates
@@ -47,7 +48,6 @@ from barb.charts.grouped import MAX_GROUP_BARS, below_zero, group_labels
 from barb.charts.histogram import draw_histogram
 from barb.charts.line_points import decimate
 from barb.charts.price import draw_price
-from barb.charts.row_values import counted, row_values
 from barb.charts.select_calls import call_args
 from barb.charts.shares import draw_share, share_of_rows
 from barb.charts.side_by_side import MAX_SERIES, SERIES_COLORS, SLOT_WIDTH
@@ -68,8 +68,11 @@ from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.time_of_day import clock_axis, time_kind
 from barb.charts.value_text import TickFormatter, is_finite_number
 from barb.charts.words import ENGLISH, Words
+from barb.errors import BarbError
 from barb.lineage import group_key_names
 from barb.result import Result
+from barb.row_values import counted, row_values, statistic_arguments
+from barb.script.parser import parse_expression
 from barb.timeframes import TIMEFRAMES
 
 MAX_COUNTED_DOTS = 60  # counted bars in a short period shown one dot each up to this many
@@ -80,10 +83,12 @@ def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if rows is None or rows.empty:
         return False
     aggs = read_aggregates(result)
-    main = next(
-        (a for a in aggs if a.func != "count" and a.column in rows and is_number(rows[a.column])),
-        None,
-    )
+    main = _main(rows, aggs)
+    if main is None:
+        # A statistic of an expression, drawn as the mapped form is: mean(range / open *
+        # 100) drew nothing where mean(range_pct) drew the histogram of range_pct.
+        rows, aggs = _with_arguments(rows, aggs, result)
+        main = _main(rows, aggs)
     # A then stage's groups with a number of their own beside the share (the week's change
     # and its share up) are drawn by that number: bars or its histogram over the groups.
     then = result.metadata is not None and result.metadata.then_rows is not None
@@ -113,6 +118,40 @@ def draw_aggregate(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if main.func == "sum" and time_column(rows) is not None:
         return _draw_running_total(fig, result, rows, main, aggs, words)
     return draw_histogram(fig, result, rows, main.column, aggs, words)
+
+
+def _main(rows: pd.DataFrame, aggs: list[Aggregate]) -> Aggregate | None:
+    """The first statistic of a numeric column of the rows: what the chart draws."""
+    return next(
+        (a for a in aggs if a.func != "count" and a.column in rows and is_number(rows[a.column])),
+        None,
+    )
+
+
+def _with_arguments(
+    rows: pd.DataFrame, aggs: list[Aggregate], result: Result
+) -> tuple[pd.DataFrame, list[Aggregate]]:
+    """The rows with the values each statistic of an expression took (a column named by the
+    expression, ``range / open * 100``), and those statistics reading that column."""
+    found = statistic_arguments(rows, result)
+    if not found:
+        return rows, aggs
+    texts = select_items(result.query)
+    read = []
+    for i, agg in enumerate(aggs):
+        _, args = call_args(texts[i] if i < len(texts) else agg.name)
+        name = _expression_text(args[0]) if args and agg.column is None else None
+        read.append(replace(agg, args=(name, *agg.args[1:])) if name in found else agg)
+    return rows.assign(**found), read
+
+
+def _expression_text(text: str) -> str | None:
+    """An argument as the engine writes it back (``range/open*100`` -> ``range / open *
+    100``), the name ``statistic_arguments`` gives its values."""
+    try:
+        return parse_expression(text).to_text()
+    except BarbError:
+        return None
 
 
 def _written_after(answer: Aggregate, main: Aggregate, aggs: list[Aggregate]) -> bool:

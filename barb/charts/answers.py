@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from barb.charts.columns import unit
+from barb.charts.columns import column_name, unit
 from barb.charts.select_calls import parse_call
 from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import part_text, time_kind, time_text
@@ -74,5 +74,7 @@ def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
 
 
 def answer_text(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
-    """``mean_range = 239.9 points``: the number the person asked for, with its unit."""
-    return words("answer", name=agg.name, value=answer_value(agg, result, words))
+    """``average range = 239.9 points``: the number the person asked for, with its unit,
+    named as the plan names it (``column_name``)."""
+    name = column_name(agg.name, result, words)
+    return words("answer", name=name, value=answer_value(agg, result, words))

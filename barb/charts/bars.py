@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
+from matplotlib.colors import is_color_like
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from numpy.typing import ArrayLike
@@ -39,10 +40,16 @@ def draw_bars(
     from_edge: bool = False,
 ) -> PolyCollection:
     """Bars centred on ``at`` (or starting there, ``from_edge``), ``length`` long from ``base``:
-    drawn, autoscaled and stuck to their base as ``ax.bar`` / ``ax.barh`` would."""
+    drawn, autoscaled and stuck to their base as ``ax.bar`` / ``ax.barh`` would. A missing
+    ``length`` (NaN) draws nothing: its outline at the base read as a bar at 0 (2026's n/a
+    5-day return after its biggest drops, p39b Q2)."""
     at, length, width, base = np.broadcast_arrays(
-        np.asarray(at, dtype="float64"), length, width, base
+        np.asarray(at, dtype="float64"), np.asarray(length, dtype="float64"), width, base
     )
+    missing = np.isnan(length)
+    if missing.any():
+        length = np.where(missing, 0.0, length)
+        color, edgecolor = (_none_where(missing, c) for c in (color, edgecolor))
     start = at if from_edge else at - width / 2
     end, tip = start + width, base + length
     # Corners in a Rectangle's order, across the bar then along it.
@@ -60,6 +67,12 @@ def draw_bars(
     ax.add_collection(bars)
     ax.autoscale(enable=None)  # as ax.bar: the limits follow the data at draw time
     return bars
+
+
+def _none_where(missing: np.ndarray, colors: Any) -> list[Any]:
+    """``colors`` (one for all bars, or one each) with "none" for the ``missing`` bars."""
+    each = [colors] * len(missing) if is_color_like(colors) else list(colors)
+    return ["none" if gone else c for c, gone in zip(each, missing, strict=True)]
 
 
 def label_bars(

@@ -13,8 +13,11 @@ import pandas as pd
 from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import COUNTED_ROWS, POINTS, ROWS, column_unit
-from barb.lineage import called_key_names, group_key_names, written_key_texts
+from barb.column_words import plain_words
+from barb.instruments import load_instrument
+from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
+from barb.script import ast
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
 
@@ -65,7 +68,7 @@ def timeframe(result: Result) -> str:
 
 
 def unit(column: str, result: Result) -> str | None:
-    found = column_unit(column, timeframe(result), result.query)
+    found = column_unit(column, timeframe(result), result.query, point_values(result))
     if found == ROWS:
         return _then_rows_unit(result)
     return price_unit(result) if found == POINTS else found
@@ -76,6 +79,24 @@ def price_unit(result: Result) -> str:
     own word (CL's dollars); points when the instrument is not known."""
     instrument = result_instrument(result)
     return POINTS if instrument is None else instrument.price_unit
+
+
+def point_values(result: Result) -> frozenset[float] | None:
+    """A contract's dollars per point of the instrument and of each instrument it joined
+    (NQ's 20, ES's 50): points times one of them are dollars, times a 0/1 position or a
+    count of contracts still points; None when the instrument is not known."""
+    instrument = result_instrument(result)
+    if instrument is None:
+        return None
+    values = {instrument.point_value}
+    joins = result.query.get("join") or []
+    for join in joins if isinstance(joins, list) else [joins]:
+        if isinstance(join, dict) and isinstance(join.get("instrument"), str):
+            try:
+                values.add(load_instrument(join["instrument"]).point_value)
+            except Exception:
+                return None  # a join's value unknown: no number is sure to be points
+    return frozenset(values)
 
 
 # The calendar periods a first stage's groups can be, by its group keys the engine named
@@ -124,13 +145,38 @@ def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -
     return words.rows(tf, groups=groups, count=count)
 
 
+def column_name(column: str, result: Result, words: Words = ENGLISH) -> str:
+    """What a chart calls ``column``: a bar column, or an aggregate of bar columns under the
+    name the engine gave it, in words (``mean(range)`` is "average range", «средний
+    диапазон», where "mean_range: больше всего Ср" headed a Russian chart); a name the query
+    chose (``max(high) as high``, ``rng_pct``) as written, as its answer's text calls it.
+    The words are the plan's (``barb.column_words``)."""
+    found = Lineage(result.query).definition(column)
+    expr = found[0] if found is not None else ast.Column(column)
+    if ast.default_name(expr) != column:
+        return column
+    return plain_words(expr, words.language) or column
+
+
 def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> str:
     """The group keys under a chart, ``year · weekday``: those the engine named after their
-    call in the chart's language (``год · день недели``), those it named from an expression
-    as the query wrote it (``fh > 0``, not ``fh_0``), the query's own names as written."""
+    call, or the query named for one (``"weekday": "dayname()"``), in the chart's language
+    (``год · день недели``), those it named from an expression as the query wrote it (``fh >
+    0``, not ``fh_0``), the query's own names as written."""
     called = called_key_names(result.query)
     written = written_key_texts(result.query)
-    return " · ".join(words.key(k) if k in called else written.get(k, k) for k in keys)
+    lineage = Lineage(result.query)
+
+    def named(key: str) -> str:
+        if key in called:
+            return words.key(key)
+        found = lineage.definition(key)
+        expr = found[0] if found is not None else None
+        if isinstance(expr, ast.Call) and not expr.args and words.names_key(expr.name):
+            return words.key(expr.name)  # "weekday" in a Russian chart was English
+        return written.get(key, key)
+
+    return " · ".join(named(k) for k in keys)
 
 
 def zone_name(result: Result) -> str | None:
@@ -163,7 +209,7 @@ def axis_text(
 ) -> str:
     """``range (points)``: a column and its unit, in the chart's language; columns drawn
     ``together`` with it share the unit, named once (``nq_ret · es_ret (%)``)."""
-    names = " · ".join([column, *together])
+    names = " · ".join(column_name(c, result, words) for c in [column, *together])
     column_unit = unit(column, result)
     if column_unit is None:
         return names

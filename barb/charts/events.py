@@ -80,9 +80,10 @@ def _kinds(
         if pd.api.types.is_bool_dtype(column) or (
             len(known) and all(isinstance(v, (bool, np.bool_)) for v in known)
         ):
-            texts = [words.flag(name, bool(v)) for v in column]
+            # An unknown day (next() past the data's end) is a kind of its own, "up: n/a".
+            texts = [words.flag(name, None if pd.isna(v) else bool(v)) for v in column]
             present = set(texts)
-            names = [t for t in (words.flag(name, True), words.flag(name, False)) if t in present]
+            names = [t for t in (words.flag(name, v) for v in (True, False, None)) if t in present]
             return texts, names, name
         if pd.api.types.is_datetime64_any_dtype(column):
             continue
@@ -168,6 +169,7 @@ def _counted(
         answers = {
             words.flag(flag, True): words("flag.yes"),
             words.flag(flag, False): words("flag.no"),
+            words.flag(flag, None): words("no_value"),
         }
         parts = [f"{answers[n]} {format_value(kinds.count(n), words=words)}" for n in names]
         return f"{text}, {flag}: {', '.join(parts)}"

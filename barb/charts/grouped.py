@@ -561,11 +561,18 @@ def answer_column(groups: Groups, result: Result) -> str:
     that is not a count, preferring one the second stage's map made from the groups (the
     return ``(end / start - 1) * 100``, not the ``start`` price it was made of).
     ``mean(range), count()`` by FOMC day is a question about the range; the count is there
-    to say how many days each mean rests on."""
+    to say how many days each mean rests on. Of values some of which differ by no more
+    than noise and others do, the first that differs: "or_pct: highest fomc: no 0.491%"
+    headed FOMC days' 15-minute range, which the warning called noise, over their share of
+    days with both sides broken, 71.4% against 58.0%."""
     values = [c for c in groups.columns if not is_count(c, result)] or groups.columns
     then = result.query.get("then")
     made = then.get("map") or {} if isinstance(then, dict) else {}
-    return next((c for c in values if c in made), values[0])
+    first = next((c for c in values if c in made), values[0])
+    meta = result.metadata
+    if meta is None or first not in (meta.even_groups or ()):
+        return first
+    return next((c for c in values if c in (meta.apart_groups or ())), first)
 
 
 def _round_times(
@@ -792,7 +799,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             draw_bars(
                 ax,
                 positions,
-                np.nan_to_num(values),
+                values,
                 width=width,
                 color=faces,
                 edgecolor=colors,
@@ -874,7 +881,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         key_text = zoned(key_text, result)  # "t (ET)": the clock is the exchange's
     panels[-1].set_xlabel(key_text, fontsize=LABEL_PT)
     if notes:
-        _write_notes(panels[-1], notes)
+        write_notes(panels[-1], notes)
     return True
 
 
@@ -926,8 +933,8 @@ def _extremes_only(
     texts: list[str], values: np.ndarray, groups: Groups | None, shown: list[str]
 ) -> list[str]:
     """The labels of the highest and lowest bars alone (as the answer's panel colours them,
-    ties as written included, else the plain maximum and minimum); the axis reads the
-    others."""
+    ties as written included, else the plain maximum and minimum) and of the missing ones;
+    the axis reads the others."""
     if groups is not None and groups.layout is not None:
         found = series_extremes(values, groups.layout, groups.compared(values))
         keep = {i for _, high, low in found for i in (*high, *low)}
@@ -938,6 +945,8 @@ def _extremes_only(
         keep = {int(np.nanargmax(values)), int(np.nanargmin(values))}
     else:
         keep = set()
+    # A missing value draws no bar: its "n/a" at the base tells it from a group not listed.
+    keep |= {int(i) for i in np.flatnonzero(np.isnan(values))}
     return [text if i in keep else "" for i, text in enumerate(texts)]
 
 
@@ -992,7 +1001,8 @@ def fitted_notes(fig: Figure, notes: list[str]) -> list[str]:
     ]
 
 
-def _write_notes(ax: Axes, notes: list[str]) -> None:
+def write_notes(ax: Axes, notes: list[str]) -> None:
+    """``notes`` centred under the axis's name, a line each."""
     ax.annotate(
         "\n".join(notes),
         (0.5, 0),

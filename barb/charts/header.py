@@ -13,7 +13,7 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
-from barb.charts.columns import row_kind, row_word
+from barb.charts.columns import column_name, row_kind, row_word
 from barb.charts.kinds import Window
 from barb.charts.style import (
     BADGE_PT,
@@ -217,7 +217,8 @@ def decorate(
     lines = wrap(fig, subtitle, SUBTITLE_PT, MAX_SUBTITLE_LINES)
     if meta.even_groups:  # under the headline naming the highest and the lowest group, on a
         # line of its own: at the end of a long subtitle it was cut off
-        noise = words("sub.noise", columns=", ".join(meta.even_groups))
+        names = (column_name(c, result, words) for c in meta.even_groups)
+        noise = words("sub.noise", columns=", ".join(names))
         lines += wrap(fig, noise, SUBTITLE_PT, 1)
     for line in lines:
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")

@@ -22,6 +22,7 @@ from barb.charts.answers import (
 from barb.charts.calendar_values import calendar_headline
 from barb.charts.columns import (
     bar_labels,
+    column_name,
     dated_by_label,
     first_numeric,
     floats,
@@ -141,9 +142,10 @@ def _times_of(aggs: list[Aggregate], result: Result) -> dict[int, Aggregate]:
 
 def _now_text(result: Result, now: Latest, value: str, words: Words) -> str:
     date = _row_when(result, now.rows, now.at, words)
+    name = column_name(now.column, result, words)
     if not is_now(result, now):  # the last golden cross, a past period's last value
-        return words("last_value", name=now.column, value=value, date=date)
-    return words("now_on", name=now.column, value=value, date=date)
+        return words("last_value", name=name, value=value, date=date)
+    return words("now_on", name=name, value=value, date=date)
 
 
 def _row_label(result: Result, rows: pd.DataFrame, at: int) -> str:
@@ -183,23 +185,22 @@ def _groups(result: Result, words: Words) -> list[str]:
     bare = with_parts(numbers, groups, column, result, words)
     texts = with_parts(texts, groups, column, result, words)
     below = below_zero(values)
+    name = column_name(column, result, words)
     if groups.ranked:
         at = groups.first_ranked()  # a whole group, not the open one before it
         first, value = groups.named(at, words), texts[at]
         if ranked_lowest_first(result, column):
             return [
-                words.ranked_lowest(below_zero=below, name=column, label=first, value=value),
+                words.ranked_lowest(below_zero=below, name=name, label=first, value=value),
                 words.ranked_lowest(below_zero=below, short=True, label=first, value=value),
             ]
         return [
-            words("ranked_first", name=column, label=first, value=value),
+            words("ranked_first", name=name, label=first, value=value),
             words("ranked_first_short", label=first, value=value),
         ]
     count = is_count(column, result)
     if groups.layout is not None:
-        forms = _series_forms(
-            groups, column, (texts, bare), values, words, count=count, below=below
-        )
+        forms = _series_forms(groups, name, (texts, bare), values, words, count=count, below=below)
         if forms:
             return forms
     high, low = groups.extremes(values, numbers)
@@ -207,15 +208,15 @@ def _groups(result: Result, words: Words) -> list[str]:
         named = np.flatnonzero(groups.compared(values))
         finite = np.flatnonzero(np.isfinite(values))
         at = int(named[0]) if len(named) else int(finite[0]) if len(finite) else 0
-        return [words("answer", name=f"{column} ({groups.named(at, words)})", value=texts[at])]
+        return [words("answer", name=f"{name} ({groups.named(at, words)})", value=texts[at])]
     return _extreme_forms(
-        groups, column, (high, low), (texts, bare), words, count=count, below=below
+        groups, (column, name), (high, low), (texts, bare), words, count=count, below=below
     )
 
 
 def _extreme_forms(
     groups: Groups,
-    column: str,
+    named: tuple[str, str],
     extremes: tuple[list[int], list[int]],
     texts: tuple[list[str], list[str]],
     words: Words,
@@ -230,7 +231,9 @@ def _extreme_forms(
     column's name. Every form keeps both groups and both numbers, and every form that
     names the column comes first: the Russian words are longer, and a form without the name
     was drawn in Russian where English still named it («больше всего Ср 140,7 пункта, …»
-    over "mean_range: highest Wed 140.7 points, …")."""
+    over "mean_range: highest Wed 140.7 points, …"). ``named`` is the column and what the
+    chart calls it."""
+    column, name = named
     high, low = extremes
     full, bare = texts
     ties = groups.tie_counts(column, high, low)  # of every group, when only some are drawn
@@ -243,7 +246,7 @@ def _extreme_forms(
 
     def form(kind: str, values: list[str], *, count_ties: bool = False) -> str:
         found = pair(values, count_ties=count_ties)
-        return words.extremes(kind, count=count, below_zero=below, name=column, **found)
+        return words.extremes(kind, count=count, below_zero=below, name=name, **found)
 
     forms = [
         form("named", full),
@@ -259,7 +262,7 @@ def _extreme_forms(
 
 def _series_forms(
     groups: Groups,
-    column: str,
+    name: str,
     texts: tuple[list[str], list[str]],
     values: np.ndarray,
     words: Words,
@@ -270,7 +273,7 @@ def _series_forms(
     """Each series' highest and lowest (most and least often, of a ``count``; lowest and
     highest, of values ``below`` zero), the series named: ``days: 2020: most often 09:30 88,
     least often 12:30 13; 2024: most often 09:30 95, least often 16:30 12``, and shorter
-    with ▲/▼."""
+    with ▲/▼. ``name`` is what the chart calls the column."""
     layout = groups.layout
     assert layout is not None
     found = series_extremes(values, layout, groups.compared(values))
@@ -304,11 +307,11 @@ def _series_forms(
     # fitted the title only without the name, headed by numbers of nothing.
     marked = [form(bare, marks=True), form(bare, marks=True, count_ties=True)]
     forms = [
-        f"{column}: {form(full)}",
-        f"{column}: {form(bare)}",
-        f"{column}: {form(full, marks=True)}",
-        *(f"{column}: {text}" for text in marked),
-        *(f"{column}: {_tight(text)}" for text in marked),
+        f"{name}: {form(full)}",
+        f"{name}: {form(bare)}",
+        f"{name}: {form(full, marks=True)}",
+        *(f"{name}: {text}" for text in marked),
+        *(f"{name}: {_tight(text)}" for text in marked),
     ]
     return list(dict.fromkeys(forms))
 
@@ -381,16 +384,17 @@ def _rows(result: Result, words: Words) -> str:
     if column is not None:
         value = _value_text(table[column].iloc[0], column, result, words)
         label = _row_label(result, table, 0)
+        name = column_name(column, result, words)
         hidden = unshown_sort(result, table)
         if hidden is not None:  # "close: #1 …" named close the top, ranked by range
             by, lowest = hidden
             if lowest:
-                return words("ranked_lowest_by", by=by, label=label, name=column, value=value)
-            return words("ranked_first_by", by=by, label=label, name=column, value=value)
+                return words("ranked_lowest_by", by=by, label=label, name=name, value=value)
+            return words("ranked_first_by", by=by, label=label, name=name, value=value)
         if ranked_lowest_first(result, column):
             below = below_zero(floats(table[column]))
-            return words.ranked_lowest(below_zero=below, name=column, label=label, value=value)
-        return words("ranked_first", name=column, label=label, value=value)
+            return words.ranked_lowest(below_zero=below, name=name, label=label, value=value)
+        return words("ranked_first", name=name, label=label, value=value)
     if len(table) == 1:
         return _one_row(result, table, words)
     dated = dated_by_label(table, result)  # monthly "select": "ret" keeps only the label
@@ -411,10 +415,15 @@ def _rows(result: Result, words: Words) -> str:
     date = _row_when(result, table, at, words)
     if len(drawn) == 1:
         value = _value_text(table[drawn[0]].iloc[at], drawn[0], result, words)
-        return words("last_value", name=drawn[0], value=value, date=date)
+        name = column_name(drawn[0], result, words)
+        return words("last_value", name=name, value=value, date=date)
     # A few columns drawn together (the range and its 20-day mean): each, on the latest row.
     texts = [
-        words("answer", name=c, value=_value_text(table[c].iloc[at], c, result, words))
+        words(
+            "answer",
+            name=column_name(c, result, words),
+            value=_value_text(table[c].iloc[at], c, result, words),
+        )
         for c in drawn
     ]
     return f"{' · '.join(texts)} ({date})"
@@ -431,7 +440,11 @@ def _span_text(result: Result, table: pd.DataFrame, time_col: str, words: Words)
         "close": table["close"].iloc[-1],
     }
     texts = [
-        words("answer", name=name, value=_value_text(value, name, result, words))
+        words(
+            "answer",
+            name=column_name(name, result, words),
+            value=_value_text(value, name, result, words),
+        )
         for name, value in values.items()
     ]
     first, last = (date_text(pd.Timestamp(table[time_col].iloc[at]).normalize()) for at in (0, -1))
@@ -444,7 +457,12 @@ def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:
     columns = card_values(table, result)[:MAX_ANSWERS]
     if not columns:
         return words("rows_shown", count="1")
-    texts = [words("answer", name=c, value=value_text(table, c, result, words)) for c in columns]
+    texts = [
+        words(
+            "answer", name=column_name(c, result, words), value=value_text(table, c, result, words)
+        )
+        for c in columns
+    ]
     return f"{' · '.join(texts)} ({_row_when(result, table, 0, words)})"
 
 

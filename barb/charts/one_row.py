@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from barb.charts.axes import plot_axes
 from barb.charts.columns import (
     bar_labels,
+    column_name,
     is_number,
     open_bar_row,
     time_column,
@@ -165,7 +166,8 @@ def draw_one_row(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     top -= LINE_HEIGHT * date_height
     for i, column in enumerate(columns):
         y = top - (i + 0.5) * LINE_HEIGHT
-        ax.text(0, y, column, fontsize=LABEL_PT + 2, color=MUTED, va="center")
+        name = column_name(column, result, words)
+        ax.text(0, y, name, fontsize=LABEL_PT + 2, color=MUTED, va="center")
         text = value_text(table, column, result, words)
         ax.text(
             1, y, text, fontsize=VALUE_PT, fontweight="bold", color=INK, ha="right", va="center"

@@ -31,7 +31,7 @@ from barb.charts.columns import (
     unit,
 )
 from barb.charts.events import draw_events, read_events
-from barb.charts.grouped import draw_grouped, fitted_notes, keyed_rows
+from barb.charts.grouped import draw_grouped, fitted_notes, keyed_rows, write_notes
 from barb.charts.histogram import draw_histogram
 from barb.charts.kinds import (
     in_time_order,
@@ -55,15 +55,17 @@ from barb.charts.style import (
     PANEL_GAP,
     PANEL_SPLIT,
     PLOT_BOTTOM,
+    PLOT_TOP,
     RIGHT,
     TICK_PT,
     UP,
+    VALUE_PT,
 )
 from barb.charts.tick_values import unit_numbers
 from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.value_text import TickFormatter, date_text
 from barb.charts.words import ENGLISH, Words
-from barb.column_units import PERCENT, PERCENT_POINTS, PRICE, price_ratio
+from barb.column_units import PERCENT, PERCENT_POINTS, PERCENTILE, PRICE, price_ratio
 from barb.lineage import Lineage
 from barb.result import Result
 from barb.timeframes import timeframe as timeframe_spec
@@ -71,6 +73,8 @@ from barb.timeframes import timeframe as timeframe_spec
 MAX_RANKED = 40  # a sorted+limited list drawn as ranked bars up to this many rows
 MAX_FILTERED_LIST = 25  # a where-filtered list drawn as one bar per day up to this many
 LABEL_EM = 0.7  # the width of a bold value label's character, in ems
+ROW_FILL = 0.92  # of a ranked row's height, its labels' font at most: digits are 0.73 em tall
+PERCENTILE_TOP = 100.0  # where a percentile's axis ends
 
 
 def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
@@ -138,9 +142,36 @@ def _draw_ranked(
     # time order, whose "1." is no place.
     ranked = bool(result.query.get("sort")) and not sorted_by_time(result, table)
     labels = [f"{i + 1}. {d}" if ranked else d for i, d in enumerate(dates)]
-    size = TICK_PT + 1 if n <= 10 else (TICK_PT - 1 if n <= 20 else TICK_PT - 3.5)
+    # The selected values not drawn are named under the axis ("+ 1 more value in the CSV:
+    # range_pct"), as a grouped chart names them: a top 25 by range with range_pct said
+    # nothing of it.
+    left_out = [
+        c
+        for c in result.focus_columns
+        if c != column and c in table.columns and c not in PRICE_COLUMNS and is_number(table[c])
+    ]
+    notes = []
+    if left_out:
+        count = len(left_out)
+        notes = [words("left_out", plural_of=count, count=count, names=", ".join(left_out))]
+    notes = fitted_notes(fig, notes)
+    bottom = PLOT_BOTTOM + len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)
+    size = _row_label_pt(n, (PLOT_TOP - bottom) * fig.get_figheight() * 72 / n)
     left = 0.04 + max(len(s) for s in labels) * size * 0.6 / 72 / FIG_W_IN
-    ax = plot_axes(fig, left=left, right=RIGHT - 0.03, grid_axis="x")
+    value_unit = unit(column, result)
+    # Digits enough to tell the rows apart: rank(range)'s top 100, 99.98 and 99.96 all
+    # read "100.0", as if tied.
+    texts = unit_numbers(values, value_unit, result, words, distinct=True)
+    # Room for the value labels beyond the bars' ends: a label's share of the axes' width,
+    # in the chart's language ("−26,6 %" is a character longer than "−26.6%") and bold.
+    label_pt = max(len(t) for t in texts) * size * LABEL_EM + 8
+    finite = values[np.isfinite(values)]
+    lo, hi = min(0.0, float(finite.min(initial=0))), max(0.0, float(finite.max(initial=0)))
+    # A percentile ends at 100: its labels go in room beside the axes, where an axis padded
+    # for them ran to 120 percentile.
+    bounded = value_unit == PERCENTILE and lo >= 0 and hi <= PERCENTILE_TOP
+    right = RIGHT - 0.03 - (label_pt / (FIG_W_IN * 72) if bounded else 0.0)
+    ax = plot_axes(fig, left=left, bottom=bottom, right=right, grid_axis="x")
     # Signed values (a change, a gap) read by colour: red down, green up.
     signed = bool(np.isfinite(values).any() and np.nanmin(values) < 0)
     rows = np.arange(n)
@@ -148,33 +179,43 @@ def _draw_ranked(
     draw_bars(
         ax,
         rows,
-        np.nan_to_num(values),
+        values,
         width=0.7,
         color=colors,
         edgecolor=colors,
         linewidth=1.0,
         horizontal=True,
     )
-    value_unit = unit(column, result)
-    texts = unit_numbers(values, value_unit, result, words)
     label_bars(ax, rows, values, value_unit, size=size, horizontal=True, words=words, texts=texts)
     # Before set_yticks, so the ticks are made this way rather than changed one by one.
     ax.tick_params(axis="y", labelsize=size, length=0, pad=10)
     ax.set_yticks(rows, labels)
     ax.set_ylim(n - 0.4, -0.6)
-    finite = values[np.isfinite(values)]
-    lo, hi = min(0.0, float(finite.min(initial=0))), max(0.0, float(finite.max(initial=0)))
-    # Room for the value labels beyond the bars' ends: a label's share of the axes' width,
-    # in the chart's language ("−26,6 %" is a character longer than "−26.6%") and bold.
-    label_pt = max(len(t) for t in texts) * size * LABEL_EM + 8
-    share = min(label_pt / ((RIGHT - 0.03 - left) * FIG_W_IN * 72), 0.3)
-    pad = _label_pad(hi - lo or 1.0, share, sides=int(lo < 0) + int(hi > 0))
-    ax.set_xlim(lo - (pad if lo < 0 else 0), hi + (pad if hi > 0 else 0))
+    if bounded:
+        ax.set_xlim(0, PERCENTILE_TOP)
+    else:
+        share = min(label_pt / ((right - left) * FIG_W_IN * 72), 0.3)
+        pad = _label_pad(hi - lo or 1.0, share, sides=int(lo < 0) + int(hi > 0))
+        ax.set_xlim(lo - (pad if lo < 0 else 0), hi + (pad if hi > 0 else 0))
     ax.axvline(0, color=AXIS, linewidth=1.2)
     ax.xaxis.set_major_formatter(TickFormatter(words, value_unit))
     ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
     whole_number_ticks(ax.xaxis, values, nbins=4)
     ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
+    if notes:
+        write_notes(ax, notes)
+
+
+def _row_label_pt(rows: int, slot_pt: float) -> float:
+    """The font of a ranked list's dates and values, ``rows`` of them ``slot_pt`` apart:
+    smaller as they crowd, but no smaller than a grouped chart's value labels (``VALUE_PT``
+    less 1.5) while the rows leave room for them. 25 rows at the old 10 pt were 7 px tall on
+    a phone, under the 11.5 pt every other chart writes its smallest numbers in."""
+    if rows <= 10:
+        return TICK_PT + 1
+    if rows <= 20:
+        return TICK_PT - 1
+    return max(TICK_PT - 3.5, min(VALUE_PT - 1.5, round(slot_pt * ROW_FILL * 2) / 2))
 
 
 def _label_pad(span: float, share: float, sides: int) -> float:

@@ -38,7 +38,6 @@ from barb.charts.bars import (
     upright_label_px,
 )
 from barb.charts.columns import counted_dates, row_word, timeframe, unit
-from barb.charts.row_values import held, row_values
 from barb.charts.select_calls import call_args
 from barb.charts.style import (
     ACCENT,
@@ -60,6 +59,7 @@ from barb.column_units import SHARE
 from barb.instruments import load_instrument
 from barb.period_rows import still_open
 from barb.result import Result
+from barb.row_values import held, row_values
 from barb.timeframes import timeframe as timeframe_spec
 
 MEANS = frozenset({"mean", "avg"})

@@ -38,14 +38,20 @@ def unit_decimals(value_unit: str | None, result: Result) -> int | None:
 
 
 def unit_numbers(
-    values: Sequence[float] | np.ndarray, value_unit: str | None, result: Result, words: Words
+    values: Sequence[float] | np.ndarray,
+    value_unit: str | None,
+    result: Result,
+    words: Words,
+    *,
+    distinct: bool = False,
 ) -> list[str]:
     """Values of one column as its bars' labels write them, without a unit word: the tick's
-    decimals for prices, else one precision for all of them (``format_all``)."""
+    decimals for prices, else one precision for all of them (``format_all``), ``distinct``
+    values written differently."""
     decimals = unit_decimals(value_unit, result)
     array = np.asarray(values, dtype="float64")
     if decimals is None:
-        return format_all(array, value_unit, words)
+        return format_all(array, value_unit, words, distinct=distinct)
     return [format_value(v, value_unit, decimals=decimals, words=words) for v in array]
 
 

@@ -23,6 +23,9 @@ MILLIONS = 1_000_000
 SIGNIFICANT = 3
 # Past this a value is noise at any trader's scale; the cap keeps a label finite.
 MAX_DECIMALS = 10
+# Digits a chart's labels take beyond its one precision so that different values read
+# differently; values the same that far apart are the same to a reader.
+EXTRA_DIGITS = 2
 
 
 class TickFormatter(Formatter):
@@ -83,10 +86,28 @@ def nonzero_decimals(value: float, decimals: int) -> int:
     return min(MAX_DECIMALS, -math.floor(math.log10(abs(value))))
 
 
-def format_all(values: np.ndarray, unit: str | None, words: Words = ENGLISH) -> list[str]:
+def distinct_decimals(values: np.ndarray, decimals: int) -> int:
+    """``decimals``, or up to ``EXTRA_DIGITS`` more when two different values would be
+    written alike: percentile ranks 100, 99.98 and 99.96 all read "100.0"."""
+    finite = np.unique(values[np.isfinite(values)])
+    for more in range(decimals, min(MAX_DECIMALS, decimals + EXTRA_DIGITS) + 1):
+        if len(np.unique(np.round(finite, more))) == len(finite):
+            return more
+    return decimals
+
+
+def format_all(
+    values: np.ndarray, unit: str | None, words: Words = ENGLISH, *, distinct: bool = False
+) -> list[str]:
+    """Values of one column at one precision, the chart's (``chart_decimals``); with the
+    digits that tell different values apart when ``distinct`` (a ranked list, whose equal
+    labels read as a tie)."""
     if unit == SHARE:  # one precision for the percents written, not for the fractions
         values, unit = np.asarray(values, dtype="float64") * 100, "%"
-    decimals = chart_decimals(np.asarray(values, dtype="float64"))
+    array = np.asarray(values, dtype="float64")
+    decimals = chart_decimals(array)
+    if distinct:
+        decimals = distinct_decimals(array, decimals)
     return [format_value(v, unit, decimals=decimals, words=words) for v in values]
 
 
@@ -133,7 +154,7 @@ def with_unit(text: str, unit: str | None, words: Words = ENGLISH, value: object
     number: float | Decimal | None = shown_number(text, words.language)
     if number is None and is_finite_number(value):
         number = float(value)  # type: ignore[arg-type]
-    return f"{text} {words.unit(unit, value=number)}"
+    return words.with_unit(text, unit, number)
 
 
 def date_text(value: Any, *, weekday: bool = False, words: Words = ENGLISH) -> str:

@@ -77,6 +77,9 @@ _UNITS = {
     "pp": (N_("unit.pp"), N_("axis_unit.pp")),
     "percentile": (N_("unit.percentile"), N_("axis_unit.percentile")),
 }
+#: Units whose number is an ordinal, with the number: "100th percentile" («100-й
+#: перцентиль»), where "100 percentile" read as a count and «100 перцентилей» as a hundred.
+_ORDINALS = {"percentile": N_("ordinal.percentile")}
 
 #: The groups a headline names for their largest and smallest value, by the headline's form
 #: (with the column's name, per series, with marks for the words) and whether the
@@ -140,7 +143,10 @@ class Words:
 
     def flag(self, name: str, value: object) -> str:
         """A yes/no value named with its column: "dec: yes", "golden: нет" (the Russian
-        «не golden» glued a word to an English name)."""
+        «не golden» glued a word to an English name); None, a condition unknown on that row
+        (next() past the data's end), "up: n/a"."""
+        if value is None:
+            return f"{name}: {self('no_value')}"
         return f"{name}: {self('flag.yes') if value else self('flag.no')}"
 
     def key(self, name: str) -> str:
@@ -148,6 +154,11 @@ class Words:
         language; any other name as written."""
         found = _KEYS.get(name)
         return name if found is None else self(found)
+
+    @staticmethod
+    def names_key(call: str) -> bool:
+        """Whether a key made by ``call`` (``dayname``) has a word, whatever it is named."""
+        return call in _KEYS
 
     def per(self, period: str) -> str:
         return self(_PER[period])
@@ -202,6 +213,14 @@ class Words:
         if axis:
             return self(keys[1])
         return text("barb", keys[0], self.language, plural_of=value)
+
+    def with_unit(self, number: str, unit: str, value: float | Decimal | None) -> str:
+        """The number written ``number`` (of ``value``) and its unit's word in the form the
+        number takes ("245 points", "2 дня"), or as its ordinal ("100th percentile")."""
+        ordinal = _ORDINALS.get(unit)
+        if ordinal is not None:
+            return text("barb", ordinal, self.language, ordinal_of=value, value=number)
+        return f"{number} {self.unit(unit, value=value)}"
 
 
 def words_for(code: str | None) -> Words:

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import label_column
+from barb.bar_labels import label_column, unit_label
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.script.clock_order import clocks
@@ -225,7 +225,7 @@ _to_step("ceil", np.ceil, "Multiple of step at or above x.", "ceil(range, 10)")
         Param("then", accepts="any"),
         Param("else", accepts="any"),
     ),
-    summary="Where cond is true: then; false: else; unknown: empty.",
+    summary="cond true: then; false: else; unknown: empty.",
     example="if(close > open, 'up', 'down')",
 )
 def _if(ctx: EvalContext, cond: pd.Series, then: pd.Series, other: pd.Series) -> pd.Series:
@@ -395,7 +395,7 @@ def _rolling_count(ctx: EvalContext, cond: pd.Series, n: int) -> pd.Series:
     unit="percentile",
     category="window",
     params=(_COL, _N),
-    summary="Percentile rank 0–100 among the n rows: the % of them ≤ this one (as rank()).",
+    summary="Percentile rank 0–100 among the n rows, as rank().",
     reach=window("n"),
     example="rolling_rank(range, 252) <= 10",
 )
@@ -500,20 +500,21 @@ def _restart_hint(function: str, per: str) -> str:
     """Where a running function restarting each ``per`` runs: in the first stage, whose
     rows are bars with dates. "The share of each year's return made on its 10 best days"
     ranked per year in then.map and was told to put rank() in "group_by": ["rank()",
-    "date()"]; the top N of each year need the year's rows counted too, and the form below
-    gave 2024's 163.1% (pandas: the 10 largest of its 259 log returns over their sum)."""
+    "date()"]; "the 3 biggest down days of each year" wrote rank(ret, 'year') <= 2 there,
+    a percentile read as a count, and the hint's count of the year's rows from two ranks
+    and a cumsum worked but read as a puzzle (p39b Q2): place() counts them."""
     how = f"{function}(x, '{per}')"
     hint = (
         "a second stage's rows are the first stage's table, with no dates to restart by: "
         f'run it in the first stage\'s map ("{function}_{per}": "{how}", over the period\'s '
         "bars, before its where) and select it for the second stage"
     )
-    if function != "rank":
+    if function not in ("rank", "place"):
         return hint
-    rows = f"cumsum(x * 0 + 1, '{per}')"
     return (
-        f"{hint}. The N highest x of each {per}: rank(-x, '{per}') * n / 100 <= N, with n = "
-        f"{rows} * 100 / rank({rows}, '{per}'), the {per}'s rows with an x"
+        f'{hint}. The N highest x of each {per}, in the first stage: "where": '
+        f"\"place(x, '{per}') <= N\" (the N lowest: place(-x, '{per}') <= N); "
+        "rank() is a percentile, 0-100, not a count"
     )
 
 
@@ -607,7 +608,10 @@ def _warn_history_beyond(
     reach=period_rows_or_unit,
 )
 def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _running(ctx, col, per, "cumprod").cumprod()
+    # A product of prices (cumprod(open)) passes float's range within a few hundred bars:
+    # past it the value is inf, as it is, not a floating-point error.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _running(ctx, col, per, "cumprod").cumprod()
 
 
 @register(
@@ -631,40 +635,58 @@ def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     "streak",
     unit="count",
     category="pattern",
-    params=(_COND, RESTART),
-    summary="Consecutive rows meeting cond, ending at this row (0 when cond is false); per "
-    "restarts the count.",
+    params=(Param("cond", accepts="condition", keeps_unknown=True), RESTART),
+    summary="Consecutive rows meeting cond up to this one (0 if false; unknown skipped, "
+    "empty); per restarts it.",
     example="streak(close < open, 'day') >= 3",
     reach=everything,
 )
 def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
-    true = cond.to_numpy(dtype=bool)
+    """Rows where cond is unknown are no observation, as an empty value is to cumsum(): the
+    run neither grows nor ends there, and their own count is empty. The losing trades in a
+    row of a backtest whose pnl is empty on the days without a trade (if(traded == 1, …,
+    0 / 0)) run across those days; read as false, each one ended the run, and read as a
+    loss (close - entry on a day without a break) one ORB's 6 losses in a row read 9 (p39a
+    M1)."""
+    unknown = cond.isna().to_numpy() if isinstance(cond.dtype, pd.BooleanDtype) else None
+    true = as_known(cond).to_numpy(dtype=bool)
     positions = np.arange(len(true))
-    stops = np.where(true, -1, positions)  # a false row ends a run
+    ends = ~true if unknown is None else ~true & ~unknown
+    stops = np.where(ends, positions, -1)  # a false row ends a run
     if per is not None:  # so does the row before each day's (week's…) first
         keys = restart_keys(ctx, per, "streak")
         first = np.concatenate(([True], keys[1:] != keys[:-1]))
         stops = np.maximum(stops, np.where(first, positions - 1, -1))
-    runs = positions - np.maximum.accumulate(stops)
-    _warn_run_before_period(ctx, runs)
+    counted = np.cumsum(true)  # true rows up to each one
+    last_stop = np.maximum.accumulate(stops)
+    before = np.where(last_stop >= 0, counted[np.maximum(last_stop, 0)], 0)
+    runs = counted - before
+    # Each true row's run's first row, its first true one after the stop; past the row on
+    # the others (in no run, or unknown).
+    starts = positions + 1
+    starts[true] = np.flatnonzero(true)[before[true]]
+    _warn_run_before_period(ctx, runs, starts, counted)
     # A second stage's rows are the first stage's table, in its order: a run of them (the
     # losing trades in a row) goes across days as meant, and they carry no bar times.
     if per is None and ctx.intraday and not ctx.step.startswith("then"):
-        _warn_run_across_days(ctx, runs)
-    return pd.Series(runs, index=cond.index)
+        _warn_run_across_days(ctx, starts)
+    if unknown is None or not unknown.any():
+        return pd.Series(runs, index=cond.index)
+    return pd.Series(np.where(unknown, np.nan, runs), index=cond.index)
 
 
-def _warn_run_across_days(ctx: EvalContext, runs: np.ndarray) -> None:
+def _warn_run_across_days(ctx: EvalContext, starts: np.ndarray) -> None:
     """On intraday bars a run goes on through the night: "3 red hours in a row" counted
     yesterday's last hours with today's first. Said, with the way to restart each day; not
-    where each date has one bar (a session of one bar), whose runs are runs of days."""
+    where each date has one bar (a session of one bar), whose runs are runs of days.
+    ``starts``: each row's run's first row (past the row itself when it is in none)."""
     days = _dates(ctx, "streak").to_numpy(dtype="datetime64[ns]")
-    positions = np.arange(len(runs))
+    positions = np.arange(len(starts))
     first = np.concatenate(([True], days[1:] != days[:-1]))
     if first.all():
         return
     day_start = np.maximum.accumulate(np.where(first, positions, 0))
-    across = runs > positions - day_start + 1
+    across = starts < day_start
     if ctx.period is not None:
         across &= np.asarray(ctx.period, dtype=bool)
     if across.any():
@@ -674,24 +696,28 @@ def _warn_run_across_days(ctx: EvalContext, runs: np.ndarray) -> None:
         )
 
 
-def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
+def _warn_run_before_period(
+    ctx: EvalContext, runs: np.ndarray, starts: np.ndarray, counted: np.ndarray
+) -> None:
     """A streak read in the period counts the run's rows before it too (by design: the run
     began whenever it began), so "the longest down run in 2021" can be 7 days of which 3
     were in 2020: say which run that is, when a row the stage keeps ends in it ("3 down days
-    in a row in 2025" with where run == 3 kept no row of the 7-day run that opened 2025)."""
+    in a row in 2025" with where run == 3 kept no row of the 7-day run that opened 2025).
+    ``starts``: each row's run's first row; ``counted``: the true rows up to each row."""
     period = ctx.period
     if period is None or not period.any():
         return
     first = int(np.argmax(period))
-    # Rows are in time order: a run longer than the rows since the period's start began
-    # before it. Only one run can do that, the one the period opens in.
-    crossing = period & (runs > np.arange(len(runs)) - first + 1)
+    # Rows are in time order: only one run can begin before the period's start and go on
+    # into it, the one the period opens in.
+    crossing = period & (starts < first)
     if not crossing.any():
         return
     when = _dates(ctx, "streak") if not ctx.intraday else _column(ctx, "timestamp", "streak")
     # Monthly and longer bars by their label (2026-01): a month's first trading date read
     # as the day the run ended, though it runs to the month's close.
     labels = label_column(ctx.frame, ctx.timeframe) if timeframe(ctx.timeframe).calendar else None
+    counted_before = int(counted[first - 1]) if first else 0
 
     def named(row: int) -> str:
         return str(labels[1][row]) if labels is not None else _moment(when.iloc[row], ctx.intraday)
@@ -702,9 +728,8 @@ def _warn_run_before_period(ctx: EvalContext, runs: np.ndarray) -> None:
             return None
         end = int(rows[np.argmax(runs[rows])])
         length = int(runs[end])
-        start = end - length + 1
-        before = first - start
-        ends, begins = named(end), named(start)
+        before = counted_before - int(counted[end] - runs[end])
+        ends, begins = named(end), named(int(starts[end]))
         return (
             f"streak() counts runs that began before the period: the run ending {ends} "
             f"({length}) began {begins}, {before} of its rows before the period."
@@ -753,6 +778,120 @@ def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     return ranked.rank(method="max", pct=True) * 100
 
 
+@register(
+    "place",
+    unit="scalar",
+    category="pattern",
+    params=(Param("col", named=True), RESTART),
+    summary="As rank(), counting 1, 2, 3… from the highest (ties by time): place(-ret, "
+    "'year') <= 3 keeps each year's 3 biggest drops.",
+    example="place(range, 'month') <= 5",
+    reach=period_rows,  # the period's rows only, as rank()
+)
+def _place(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
+    """rank() as a count: "the 3 biggest down days of each year" as rank(ret, 'year') <= 3
+    kept 7 days a year (the lowest 3%), and the form that counted them was a formula of two
+    ranks and a cumsum (p39b Q2). Equal values take their places in time order, so a pick
+    of the first N keeps N rows."""
+    values = _in_period(ctx, pd.to_numeric(col, errors="coerce"))
+    keys = None if per is None else restart_keys(ctx, per, "place")
+    ranked = values if keys is None else values.groupby(keys, sort=False)
+    places = ranked.rank(method="first", ascending=False)
+    _warn_short_picks(ctx, str(col.name), per, values, places, keys)
+    return places
+
+
+def _warn_short_picks(
+    ctx: EvalContext,
+    text: str,
+    per: str | None,
+    values: pd.Series,
+    places: pd.Series,
+    keys: np.ndarray | None,
+) -> None:
+    """A where keeping place(x, per) <= N keeps N rows of each unit, whatever they hold: the
+    data's last year with 4 days gave "its 3 biggest drops" as 2 drops and a +0.71% day.
+    Said, when the rows kept are each unit's first N places: a unit with fewer than N rows
+    with an x, and one whose picks include an x of 0 or less, having fewer than N above 0
+    while others' picks are above it."""
+    place = places.to_numpy(dtype="float64", na_value=np.nan)
+    x = values.to_numpy(dtype="float64", na_value=np.nan)
+    units = np.zeros(len(place), dtype="datetime64[ns]") if keys is None else keys
+    dated = _row_times(ctx)
+    times = None if dated is None else dated.to_numpy()
+
+    def said(kept: np.ndarray) -> str | None:
+        picked = kept & ~np.isnan(place)
+        if not picked.any() or picked.sum() == (~np.isnan(place)).sum():
+            return None  # no place kept, or every one: no pick
+        frame = pd.DataFrame({"unit": units, "place": place, "x": x, "picked": picked})
+        frame = frame[~np.isnan(place)]
+        by = frame.groupby("unit", sort=False)
+        kept_n = by["picked"].sum()
+        # Each unit's kept places are 1…k: a pick of the highest, not some other where.
+        top = frame[frame["picked"]].groupby("unit", sort=False)["place"].max()
+        if not (top == kept_n[top.index]).all():
+            return None
+        n = int(kept_n.max())
+        held, above = by.size(), frame[frame["x"] > 0].groupby("unit", sort=False).size()
+        short = [u for u in top.index if held[u] < n]
+        low = frame[frame["picked"] & (frame["x"] <= 0)]
+        low = low[low["unit"].map(lambda u: above.get(u, 0) < kept_n[u])]
+        if not short and (low.empty or not (frame["picked"] & (frame["x"] > 0)).any()):
+            return None
+        call = f"place({text})" if per is None else f"place({text}, '{per}')"
+        each = "" if per is None else f" per {per}"
+        parts = []
+        if short:
+            named = _unit_names(per, short, [int(held[u]) for u in short])
+            parts.append(f"{named} {'holds' if len(short) == 1 else 'hold'} fewer, all kept")
+        if not low.empty:
+            rows = low.index.to_numpy()
+            first = int(rows[0])
+            when = "" if times is None else f" on {_moment(times[first], ctx.intraday)}"
+            more = f" and {len(rows) - 1} more of 0 or less" if len(rows) > 1 else ""
+            lows = list(dict.fromkeys(low["unit"]))
+            named = _unit_names(per, lows)
+            parts.append(
+                f"{named} {'has' if len(lows) == 1 else 'have'} fewer than {n} rows with "
+                f"{text} above 0, so the picks include {text} = {x[first]:.4g}{when}{more}"
+            )
+        return f"{call} <= {n} keeps {n} rows{each}, but " + "; ".join(parts) + "."
+
+    ctx.warn_rows(said)
+
+
+def _unit_names(per: str | None, units: list[Any], rows: list[int] | None = None) -> str:
+    """ "2026", "2025 and 2026", "2019, 2020 and 3 more": the units named by their labels,
+    each with its count of ``rows`` when given ("2026 (2 rows)")."""
+    if per is None:
+        return "the period" + (f" ({rows[0]:,} rows)" if rows else "")
+    names = [
+        str(pd.Timestamp(u).date()) if per == "day" else unit_label(np.datetime64(u), per)
+        for u in units[:3]
+    ]
+    if rows:
+        names = [
+            f"{name} ({count:,} {'row' if count == 1 else 'rows'})"
+            for name, count in zip(names, rows, strict=False)
+        ]
+    more = len(units) - len(names)
+    if more:
+        names.append(f"{more} more")
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _row_times(ctx: EvalContext) -> pd.Series | None:
+    """Each row's date (its bar's minute, intraday), or None where the rows have none (a
+    second stage's)."""
+    try:
+        if ctx.intraday:
+            return _column(ctx, "timestamp", "place")
+        return _dates(ctx, "place")
+    except UnknownColumn:
+        return None
+
+
 # --- aggregate ----------------------------------------------------------------------------
 
 
@@ -780,13 +919,16 @@ def _aggregate(
 _aggregate(
     "mean",
     "mean",
-    "Average (missing values skipped); mean(cond) is the share true.",
+    # The else of a mean over some rows is empty, not 0: mean(if(st == 3, next_ret, 0)) by
+    # year averaged each year's ~245 other days' 0s in, -0.057 for -1.059 (p39b Q11t).
+    "Average (empty skipped: mean(if(c, x, 0 / 0)) averages x where c); mean(cond) is the "
+    "share true.",
     of_condition="share",
 )
-_aggregate("sum", "sum", "Total (missing values skipped; 0 if none).", of_condition="count")
+_aggregate("sum", "sum", "Total (empty skipped; 0 if none).", of_condition="count")
 _aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date")
 _aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date")
-_aggregate("median", "median", "Median (missing values skipped).")
+_aggregate("median", "median", "Median (empty skipped).")
 
 
 @register(

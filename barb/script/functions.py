@@ -94,7 +94,7 @@ class Param:
     # case), named in the error when another is written.
     choices: tuple[str, ...] | None = None
     # For a ``condition`` parameter: receive unknown rows as unknown (if() leaves them
-    # empty) instead of as false (streak, rolling_count, which count only true rows).
+    # empty; streak skips them) instead of as false (rolling_count counts only true rows).
     keeps_unknown: bool = False
     # For a ``series`` parameter: received named after the expression written (arg_min's arg
     # ``time()``), so a warning can write a query form with it ("select first(time())").

@@ -315,6 +315,26 @@ _FIELD_HINTS = {
 }
 
 
+# A third stage (days, then weeks, then years) is two: the middle level's groups are made of
+# the bars in the first stage, each day read at its last bar, and the outer level is then's.
+# "In how many weeks of each year did every RTH day close above its VWAP" nested a then in
+# then and was told only the fields then takes (p39b Q10); the query below answers it: 2023
+# 1 of 52 weeks, 2024 0 of 53, 2025 1 of 52 on the sample, as pandas does.
+THIRD_STAGE_EXAMPLE = (
+    '{"session": "RTH", "from": "1m", "map": {"vw": "vwap()", "last_bar": '
+    '"coalesce(if(next(date()) == date(), 0, 1), 1)", "day_ok": "if(last_bar == 1 and close '
+    '<= vw, 0, 1)"}, "group_by": "week()", "select": ["first(year()) as yr", "min(day_ok) as '
+    'every_day"], "then": {"group_by": "yr", "select": ["count() as weeks", '
+    '"sum(every_day) as weeks_every_day"]}}'
+)
+_THIRD_STAGE = (
+    "There are two stages: fold the innermost level into the first. Group its bars by the "
+    "middle unit (week()) and read each day's condition on its last bar (the one whose "
+    "next(date()) is another date), as a 0/1 whose min() says every day held it; then groups "
+    "those by the outer unit. Weeks in which every RTH day closed above its VWAP, by year: "
+)
+
+
 def _unknown_field(loc: tuple[int | str, ...]) -> tuple[str, str]:
     """The problem and hint of a field no clause has: at the top, or inside a join or then
     (``{"instrument": "ES", "session": "RTH"}`` said "Unknown field 'join'. Did you mean
@@ -330,6 +350,8 @@ def _unknown_field(loc: tuple[int | str, ...]) -> tuple[str, str]:
     hint = (
         f"Did you mean '{close[0]}'? " if close else ""
     ) + f"{inside} takes: {', '.join(known)}."
+    if inside == "then" and name == "then":
+        hint = _THIRD_STAGE + THIRD_STAGE_EXAMPLE + f". {hint}"
     if inside == "join" and name in ("session", "from", "period", "timeframe"):
         hint = (
             "A joined instrument's bars come in the query's own session and timeframe (a "

@@ -30,17 +30,38 @@ class Press(StrEnum):
 
 
 class Verdict(StrEnum):
-    """Whether a press may go ahead; otherwise the catalog key of the sentence saying why."""
+    """Whether a press may go ahead; otherwise why not (``text_key`` says it)."""
 
     OK = "ok"
+    #: Unknown (the chat was reset) or expired: nothing of it will run.
     STALE = "stale"
     NOT_YOURS = "not_yours"
+    #: Claimed by Run: its query is computing, its answer on its way.
     RUNNING = "running"
+    #: Run and answered: the answer is below the plan.
+    DONE = "done"
+    #: Cancelled, or set aside by a newer message (a correction, /cancel, /reset).
+    DROPPED = "dropped"
+
+    def text_key(self, press: Press) -> str:
+        """The catalog key of the sentence answering ``press`` with this verdict: a second
+        Run or a Cancel pressed while the plan runs, or once it is done, is told where the
+        answer is, not to ask again."""
+        if self is Verdict.RUNNING and press is Press.CANCEL:
+            return N_("running_cannot_cancel")
+        keys = {
+            Verdict.NOT_YOURS: N_("not_yours"),
+            Verdict.RUNNING: N_("already_running"),
+            Verdict.DONE: N_("option_taken") if press is Press.OPTION else N_("already_done"),
+            Verdict.DROPPED: N_("plan_dropped"),
+        }
+        return keys.get(self, N_("plan_stale"))
 
     @property
-    def text_key(self) -> str:
-        keys = {"not_yours": N_("not_yours"), "running": N_("already")}
-        return keys.get(self.value, N_("plan_stale"))
+    def buttons_dead(self) -> bool:
+        """The plan's buttons can do nothing any more: a message still showing them loses
+        them. (Not while it runs: its status line replaces them anyway.)"""
+        return self in (Verdict.STALE, Verdict.DONE, Verdict.DROPPED)
 
 
 class Taken(BaseModel):
@@ -93,13 +114,20 @@ def parse_query_text(text: str) -> dict[str, Any] | Unreadable:
 
 
 def verdict_on(action: PendingAction | None, user_id: int) -> Verdict:
-    """Why a press may not go ahead (or OK): the action as it stands now."""
+    """Why a press may not go ahead (or OK): the action as it stands now.
+
+    A confirmed plan stays ``running`` until its answer is stored (``continue_claimed``), so
+    a press meanwhile is told it is on its way; a clarification is ``done`` once answered.
+    """
     if action is None:
         return Verdict.STALE
     if action.user_id != user_id and action.status in ("pending", "running"):
         return Verdict.NOT_YOURS
-    if action.status == "pending":
-        return Verdict.OK
-    if action.status == "running":
-        return Verdict.RUNNING
-    return Verdict.STALE  # done, cancelled, declined (reset or superseded), expired
+    verdicts = {
+        "pending": Verdict.OK,
+        "running": Verdict.RUNNING,
+        "done": Verdict.DONE,
+        "cancelled": Verdict.DROPPED,
+        "declined": Verdict.DROPPED,
+    }
+    return verdicts.get(action.status, Verdict.STALE)  # expired

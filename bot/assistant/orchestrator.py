@@ -241,8 +241,9 @@ class Assistant:
         Run claims the plan (pending → running), Cancel cancels it, each with ``work``
         recorded in flight in the same transaction (and the press's ``update_id`` handled
         from then on); an option only checks. Each is one conditional write, so a double
-        press, or two devices, cannot both win. A plan that was reset, superseded, already
-        run, cancelled or expired is ``STALE``: nothing is computed.
+        press, or two devices, cannot both win. Any other verdict computes nothing, and says
+        why: the plan runs (``RUNNING``), ran (``DONE``), was cancelled or superseded
+        (``DROPPED``), or is gone or expired (``STALE``).
         """
         if press is Press.RUN:
             claim = await self.store.pending.claim(
@@ -278,7 +279,7 @@ class Assistant:
         taken = await self.take(action_id, user_id, press)
         if taken.verdict is not Verdict.OK or taken.action is None:
             lang = plan_language(taken.action)
-            return Reply(text=t(taken.verdict.text_key, lang), failed=True, language=lang)
+            return Reply(text=t(taken.verdict.text_key(press), lang), failed=True, language=lang)
         if press is Press.CANCEL:
             return await self.cancelled(taken.action)
         if press is Press.OPTION:
@@ -322,15 +323,20 @@ class Assistant:
         self, action: PendingAction, *, chat: Chat | None = None, answer: str | None = None
     ) -> Reply:
         """Continue an action the caller has claimed: run the confirmed queries, or take the
-        clarification's ``answer``. ``chat``, if the caller has it, saves reading it again."""
+        clarification's ``answer``. ``chat``, if the caller has it, saves reading it again.
+
+        A clarification is done once its answer is taken. A plan stays ``running`` until its
+        answer is ready, then is done (or pending again, for Run to be pressed again): a
+        press meanwhile is told the answer is on its way, not that the plan is out of date.
+        """
         paused = pending_payload(action).paused
         asker = paused.state.asker
         if chat is None or chat.id != asker.chat_id:
             chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
-        await self.store.pending.resolve(action.id, "done")
         state = paused.state
         call = self._calls(state)[paused.call_index]
         if action.kind != "confirm":
+            await self.store.pending.resolve(action.id, "done")
             result = ToolResult(
                 call_id=call.id,
                 name=call.name,
@@ -352,6 +358,9 @@ class Assistant:
             reply = await self._stopped(state, paused.call_index, paused.results, proofs, executed)
         else:
             reply = await self._go_on(chat, state, paused, executed, proofs)
+        # Before the answer is stored and sent, so that it is never below a plan still
+        # "running"; a kill before this runs the plan again at the next start, as before.
+        await self.store.pending.resolve(action.id, "done")
         # A query shows its data once it gave a result: one that did not, failed.
         failed = any(call_id not in state.shown for call_id in covers)
         return reply.model_copy(update={"plan_outcome": "failed" if failed else "done"})
@@ -568,8 +577,9 @@ class Assistant:
             return Reply(text=message, failed=True, language=lang)
         # No question id: nothing goes into the transcript, and the query was typed by the
         # person, so there is no "Query" button to show it back.
+        csv_rows = outcome.csv_rows if outcome.csv else None
         return Reply(
-            text=person_text(outcome.result, lang),
+            text=person_text(outcome.result, lang, outcome.preview, csv_rows),
             proofs=[run.proof],
             language=lang,
         )
@@ -604,6 +614,10 @@ class Assistant:
             "rows": outcome.rows,
             "metadata": outcome.result.get("metadata", {}),
             "preview": outcome.preview,
+            # Where and how the answer was said, for its Query button: in the answer's
+            # language, replying to the question (in a group) as the answer does.
+            "language": state.language,
+            "reply_to": state.asker.reply_to,
         }
         return ToolResult(call_id=call.id, name=call.name, content=outcome.summary_text)
 
@@ -783,7 +797,11 @@ class Assistant:
                 shown = [
                     state.shown[r.call_id] for r in message.tool_results if r.call_id in state.shown
                 ]
-                data = shown[-1] if shown else None
+                # One row per tool message, which answers every call of the model's message:
+                # the last query's data (what the next question's context reads), with every
+                # query it ran, in order (what the Query button shows: NQ's and ES's).
+                queries = [{"query": d["query"], "plan": d["plan"]} for d in shown]
+                data = {**shown[-1], "queries": queries} if shown else None
             rows.append(
                 NewMessage(
                     role=message.role,
@@ -861,7 +879,21 @@ __all__ = [
     "PendingPayload",
     "pending_payload",
     "plan_language",
+    "shown_queries",
 ]
+
+
+def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The queries a tool message ran, each with its plan (``{"query": …, "plan": …}``), from
+    its stored data; a row stored before it listed them holds its last query alone.
+
+    >>> shown_queries({"query": {"select": "count()"}, "plan": "Compute: count"})
+    [{'query': {'select': 'count()'}, 'plan': 'Compute: count'}]
+    """
+    listed = data.get("queries")
+    if isinstance(listed, list):
+        return [q for q in listed if isinstance(q, dict) and q.get("query")]
+    return [{"query": data["query"], "plan": data.get("plan")}] if data.get("query") else []
 
 
 def plan_language(action: PendingAction | None) -> Language:

@@ -7,34 +7,22 @@ Barb Script: metric, bars, session, period, filters, grouping, order. English an
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import numpy as np
 
+from barb.column_words import condition_text, described, plain_words, quoted
 from barb.errors import QueryError
 from barb.i18n import N_, decimal
 from barb.instruments import Instrument
 from barb.period_rows import still_open, whole_bars
-from barb.script.ast import Call, Column, Expr, literal_value
+from barb.script.ast import Column, referenced_columns
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import last_whole_span, parse_period
 from barb.script.query import Query, Stage, parse_query
 from barb.timeframes import TIMEFRAMES, timeframe_words
 from bot.texts import Language, t
 
-#: What an aggregate computes, by function name; its argument fills ``{x}`` (and ``{y}``, ``{p}``).
-_AGGREGATES: dict[str, str] = {
-    "mean": N_("plan.aggregate.mean"),
-    "sum": N_("plan.aggregate.sum"),
-    "max": N_("plan.aggregate.max"),
-    "min": N_("plan.aggregate.min"),
-    "median": N_("plan.aggregate.median"),
-    "std": N_("plan.aggregate.std"),
-    "skew": N_("plan.aggregate.skew"),
-    "kurt": N_("plan.aggregate.kurt"),
-    "count": N_("plan.aggregate.count"),
-    "percentile": N_("plan.aggregate.percentile"),
-    "correlation": N_("plan.aggregate.correlation"),
-}
 #: How an event join treats the event days, by its ``filter``.
 _EVENT_DAYS: dict[str | None, str] = {
     "only": N_("plan.only"),
@@ -44,31 +32,32 @@ _EVENT_DAYS: dict[str | None, str] = {
 
 
 def _metric(text: str, lang: Language) -> str:
+    """A select item in words, with the name the CSV and the query know it by when the
+    words do not hold it: "average range", «средний диапазон (range)», "maximum range
+    (top)"."""
     try:
         expr, alias = parse_select_item(text)
     except QueryError:
         return text
-    words = _describe(expr, lang)
-    return f"{words} ({alias})" if alias else words
+    words = described(expr, lang)
+    names = [alias] if alias else [c for c in referenced_columns(expr) if plain_words(Column(c))]
+    shown = [name for name in names if not re.search(rf"\b{re.escape(name)}\b", words)]
+    return f"{words} ({', '.join(shown)})" if shown else words
 
 
-def _describe(expr: Expr, lang: Language) -> str:
-    if isinstance(expr, Call) and expr.name.lower() in _AGGREGATES:
-        args = [a.to_text() for a in expr.args]
-        if expr.name.lower() == "count" and args:
-            return t("plan.count_where", lang, condition=args[0])
-        p = literal_value(expr.args[1]) if len(expr.args) > 1 else None
-        x, y = args[0] if args else "", args[1] if len(args) > 1 else ""
-        return t(_AGGREGATES[expr.name.lower()], lang, x=x, y=y, p=p)
-    return expr.to_text()
-
-
-def _group_name(text: str) -> str:
+def _group_name(text: str, lang: Language) -> str:
     try:
         expr = parse_expression(text)
     except QueryError:
         return text
-    return expr.name if isinstance(expr, Column) else expr.to_text()
+    return quoted(expr.name if isinstance(expr, Column) else expr.to_text(), lang)
+
+
+def _condition(text: str, lang: Language) -> str:
+    try:
+        return condition_text(parse_expression(text), lang)
+    except QueryError:
+        return text
 
 
 def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
@@ -135,12 +124,12 @@ def render_plan(
         cols = "; ".join(f"{name} = {text}" for name, text in query.map.items())
         lines.append(t("plan.new", lang, columns=cols))
     if query.where:
-        lines.append(t("plan.filter", lang, condition=query.where))
+        lines.append(t("plan.filter", lang, condition=_condition(query.where, lang)))
     lines += _ordering(query, lang)
     if query.then is not None:
         then = [_computation(query.then, lang, labelled=False)]
         if query.then.where:
-            then.append(t("plan.filter", lang, condition=query.then.where))
+            then.append(t("plan.filter", lang, condition=_condition(query.then.where, lang)))
         then += _ordering(query.then, lang)
         lines.append(t("plan.then", lang, steps="; ".join(then)))
     return "\n".join(lines)
@@ -151,13 +140,13 @@ def _computation(stage: Stage, lang: Language, *, labelled: bool = True) -> str:
         what = (
             ", ".join(_metric(s, lang) for s in stage.select)
             if stage.select
-            else _describe(parse_expression("count()"), lang)
+            else described(parse_expression("count()"), lang)
         )
         line = t("plan.compute", lang, what=what) if labelled else what
     else:
         line = t("plan.rows", lang)
     if stage.group_by:
-        groups = ", ".join(_group_name(g) for g in stage.group_by)
+        groups = ", ".join(_group_name(g, lang) for g in stage.group_by)
         line = t("plan.group", lang, what=line, groups=groups)
     return line
 

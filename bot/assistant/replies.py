@@ -36,6 +36,7 @@ class Proof(BaseModel):
     csv: bytes | None = Field(default=None, repr=False)
     csv_name: str | None = None
     csv_rows: int = 0  # the file's rows, which its button and caption count
+    csv_cut_from: int = 0  # the rows it holds the first of, when cut; 0 when whole
     warnings: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -52,6 +53,7 @@ class Proof(BaseModel):
             csv=outcome.csv,
             csv_name=outcome.csv_name,
             csv_rows=outcome.csv_rows,
+            csv_cut_from=outcome.csv_cut_from,
             warnings=outcome.warnings,
             metadata=outcome.result.get("metadata", {}),
         )

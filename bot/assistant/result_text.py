@@ -3,77 +3,180 @@
 The engine's ``summary_text`` is written for the model ("say so in the answer", CSV-like
 rows); a person who ran Barb Script themselves gets the numbers, a few rows and where they
 come from, in their language. The full rows are in the CSV sent with it.
+
+The text is Markdown, as an answer's commentary is, so that the sender renders both alike:
+the table is a code block (Telegram's ``<pre>``, its columns aligned), and every other line
+is escaped, so that nothing the engine writes (``range / open * 100``, ``"where": …``) reads
+as formatting.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from barb.i18n import decimal
+from barb.timeframes import resolve_timeframe, timeframe_short
 from bot.texts import Language, t
 
 #: Rows of a table shown in the message; the CSV holds them all.
 SHOWN_ROWS = 10
+#: Decimals of a table's fractional numbers: each value rounded once, from the table's own.
+DECIMALS = 2
+
+# What Markdown reads as formatting inside a line (emphasis, code, links, raw HTML, an
+# entity, strikethrough, a table's cells), and at its start (a heading, a quote, a list).
+# An underscore inside a word (mean_range) is no emphasis and stays as it is.
+_INLINE = re.compile(r"([\\`*\[\]<>&~|]|(?<![^\W_])_|_(?![^\W_]))")
+_LINE_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))", re.MULTILINE)
 
 
-def _number(value: Any, lang: Language) -> str:
-    """A number as the person's locale writes it (``4,512.25`` / ``4 512,25``)."""
+def plain(text: str) -> str:
+    """``text`` as Markdown that shows exactly ``text``: ``a * b * c`` is no emphasis, a
+    line starting "- " or "1." no list. Each such character is backslash-escaped
+    (CommonMark's escape, which then means the character itself); the rest stays as
+    written, as ``barb chat`` prints it."""
+    escaped = _INLINE.sub(r"\\\1", text)
+    return _LINE_START.sub(_escaped_start, escaped)
+
+
+def _escaped_start(match: re.Match[str]) -> str:
+    """A line's first mark escaped: ``\\- ``, ``1\\. ``."""
+    indent, mark, number, dot = match.groups()
+    return f"{indent}\\{mark}" if mark else f"{indent}{number}\\{dot}"
+
+
+def _number(value: Any, lang: Language, decimals: int | None = None) -> str:
+    """A number as the person's locale writes it (``4,512.25`` / ``4 512,25``), with
+    ``decimals`` digits after the point when given (a table's column writes all alike)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     if isinstance(value, float):
         if value != value:  # NaN: no value
             return "—"
-        if value.is_integer() and abs(value) < 1e15:
-            return decimal(int(value), lang, 0)
-        return decimal(value, lang, 2)
+        if decimals is None:
+            decimals = 0 if value.is_integer() and abs(value) < 1e15 else DECIMALS
+        return decimal(value, lang, decimals)
     return decimal(value, lang, 0)
 
 
-def _row(values: list[Any], lang: Language) -> str:
-    return "  ".join(_number(v, lang) for v in values)
+def _column_decimals(values: Sequence[Any]) -> int | None:
+    """The decimals a column of a table is written with: two when any of its numbers has
+    a fraction (``655.00`` under ``990.75``), none when all are whole, None for text."""
+    floats = [v for v in values if isinstance(v, float) and v == v]
+    if not floats:
+        return None
+    return DECIMALS if any(not v.is_integer() for v in floats) else 0
 
 
-def result_lines(summary: dict[str, Any], lang: Language) -> list[str]:
-    """The result itself: a number, named numbers, or the first rows of a table."""
+def _table(columns: list[str], rows: list[list[Any]], lang: Language) -> list[str]:
+    """The rows under their column names, each column as wide as its widest cell, numbers
+    right-aligned: a ``<pre>`` block whose columns line up."""
+    decimals = [_column_decimals([row[i] for row in rows]) for i in range(len(columns))]
+    cells = [[_number(v, lang, decimals[i]) for i, v in enumerate(row)] for row in rows]
+    numeric = [
+        any(isinstance(row[i], int | float) and not isinstance(row[i], bool) for row in rows)
+        for i in range(len(columns))
+    ]
+    widths = [max(len(c) for c in [name, *(r[i] for r in cells)]) for i, name in enumerate(columns)]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(
+            v.rjust(widths[i]) if numeric[i] else v.ljust(widths[i]) for i, v in enumerate(values)
+        ).rstrip()
+
+    return [line(columns), *(line(row) for row in cells)]
+
+
+def _code(lines: list[str]) -> list[str]:
+    """Lines as a fenced code block, its fence longer than any run of backticks in them."""
+    runs = [len(run) for line in lines for run in re.findall(r"`+", line)]
+    fence = "`" * max(3, *(n + 1 for n in runs)) if runs else "```"
+    return [fence, *lines, fence]
+
+
+def _shown_rows(
+    summary: dict[str, Any], preview: Sequence[dict[str, Any]]
+) -> tuple[list[str], list[list[Any]]]:
+    """The columns and first rows of a table: from the table's own rows (``preview``), at
+    full precision, so that each number is rounded once; the summary's rows, already
+    rounded to 4 significant digits for the model (7.245 of 7.24497, shown as 7.25), only
+    when there are none."""
+    shown: list[str] = summary.get("shown") or summary.get("columns") or []
+    if preview and shown and all(name in preview[0] for name in shown):
+        return shown, [[row.get(name) for name in shown] for row in preview[:SHOWN_ROWS]]
+    return shown, [list(row) for row in (summary.get("top") or [])[:SHOWN_ROWS]]
+
+
+def result_lines(
+    summary: dict[str, Any],
+    lang: Language,
+    preview: Sequence[dict[str, Any]] = (),
+    csv_rows: int | None = None,
+) -> list[str]:
+    """The result itself, as Markdown lines: a number, named numbers, or the first rows of a
+    table in a code block. ``csv_rows``: the rows the CSV holds when it was cut to fewer
+    than the table's."""
     kind = summary.get("type")
     if kind == "scalar":
         [name] = summary.get("columns") or ["value"]
-        return [f"{name}: {_number(summary.get('value'), lang)}"]
+        return [plain(f"{name}: {_number(summary.get('value'), lang)}")]
     if kind == "dict":
         return [
-            f"{name}: {_number(value, lang)}" for name, value in summary.get("values", {}).items()
+            plain(f"{name}: {_number(value, lang)}")
+            for name, value in summary.get("values", {}).items()
         ]
-    rows: list[list[Any]] = summary.get("top") or []
-    shown = summary.get("shown") or summary.get("columns") or []
+    columns, rows = _shown_rows(summary, preview)
     total = summary.get("rows", len(rows))
-    lines = [t("result_rows", lang, rows=decimal(total, lang), shown=min(total, SHOWN_ROWS))]
-    if shown:
-        lines.append("  ".join(shown))
-    lines += [_row(row, lang) for row in rows[:SHOWN_ROWS]]
+    values = {"rows": decimal(total, lang), "shown": len(rows)}
+    if not total:  # no CSV comes with no rows
+        return [plain(t("result_no_rows", lang))]
+    if csv_rows is not None and csv_rows < total:
+        head = t("result_rows_cut", lang, csv=decimal(csv_rows, lang), **values)
+    else:
+        head = t("result_rows", lang, **values)
+    lines = [plain(head)]
+    if columns and rows:
+        lines += _code(_table(columns, rows, lang))
     return lines
 
 
-def person_text(result: dict[str, Any], lang: Language) -> str:
-    """What ``/query`` answers: the result, the bars it came from, and whether they are
-    synthetic."""
-    lines = result_lines(result.get("summary", {}), lang)
+def _timeframe(name: str, lang: Language) -> str:
+    """The bars' timeframe as the chart and the plan name it ("недельные", not "weekly")."""
+    found = resolve_timeframe(name)
+    return timeframe_short(found, lang) if found is not None else name
+
+
+def person_text(
+    result: dict[str, Any],
+    lang: Language,
+    preview: Sequence[dict[str, Any]] = (),
+    csv_rows: int | None = None,
+) -> str:
+    """What ``/query`` answers (Markdown): the result, the bars it came from, the engine's
+    notes under a lead-in that says they are its own (in English), and whether the data
+    are synthetic. ``preview``: the table's first rows; ``csv_rows``: see ``result_lines``."""
+    lines = result_lines(result.get("summary", {}), lang, preview, csv_rows)
     meta = result.get("metadata", {})
     if meta:
-        lines.append("")
-        lines.append(
-            t(
-                "result_source",
-                lang,
-                rows=decimal(meta.get("rows_scanned", 0), lang),
-                matched=decimal(meta.get("rows_matched", 0), lang),
-                timeframe=meta.get("timeframe", "?"),
-                session=meta.get("session", "?"),
-                instrument=meta.get("instrument", "?"),
-                first=meta.get("period_start", "?"),
-                last=meta.get("period_end", "?"),
-            )
+        source = t(
+            "result_source",
+            lang,
+            rows=decimal(meta.get("rows_scanned", 0), lang),
+            matched=decimal(meta.get("rows_matched", 0), lang),
+            timeframe=_timeframe(str(meta.get("timeframe", "?")), lang),
+            session=meta.get("session", "?"),
+            instrument=meta.get("instrument", "?"),
+            first=meta.get("period_start", "?"),
+            last=meta.get("period_end", "?"),
         )
-        lines += [f"⚠ {warning}" for warning in meta.get("warnings", [])]
+        lines += ["", plain(source)]
+        warnings = meta.get("warnings", [])
+        if warnings:
+            # The engine writes its notes in English; no catalog holds them.
+            lines += ["", plain(t("engine_notes", lang))]
+            lines += [plain(f"⚠ {warning}") for warning in warnings]
         if meta.get("data_source") == "synthetic":
-            lines.append(t("result_synthetic", lang))
+            lines += ["", plain(t("result_synthetic", lang))]
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from barb import execute, render_summary
 from barb.errors import QueryError
-from barb.export import csv_bytes, csv_rows
+from barb.export import csv_bytes, csv_rows, whole_rows
 from barb.proof_names import chart_filename, csv_filename
 from barb.result import Result
 from barb.script.limits import check_query_value
@@ -49,6 +49,8 @@ class QueryOutcome(BaseModel):
     csv: bytes | None = None
     csv_name: str | None = None
     csv_rows: int = 0  # the file's own rows: a ranking's first whole group is one more
+    # The rows the file was cut from (the first 50,000 of 1,774,380); 0 when it is whole.
+    csv_cut_from: int = 0
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -100,18 +102,25 @@ def run_query_job(job: QueryJob) -> QueryOutcome:
     )
     if job.csv:
         outcome.csv = csv_bytes(result) or None
-        outcome.csv_name = csv_filename(result)
         outcome.csv_rows = csv_rows(result) if outcome.csv else 0
-    if job.chart:
-        try:
-            from barb.charts import render_answer
+        whole = whole_rows(result) if outcome.csv else 0
+        outcome.csv_cut_from = whole if whole > outcome.csv_rows else 0
+        # A file cut short says so in its name (a spreadsheet keeps the name, not the
+        # caption), its rows all data still.
+        cut = (outcome.csv_rows, whole) if outcome.csv_cut_from else None
+        outcome.csv_name = csv_filename(result, cut)
+    try:
+        from barb.charts import chart_headline, render_answer
 
+        if job.chart:
             chart = render_answer(result, language=job.language)  # the headline once, for both
             outcome.chart_png = chart.png
             outcome.chart_name = chart_filename(result)
             outcome.headline = chart.headline
-        except Exception as exc:  # a drawing bug must not lose the answer
-            ref = uuid.uuid4().hex[:8]
-            log.error("chart failed (ref %s) for %r", ref, job.query, exc_info=exc)
-            outcome.warnings.append(f"The chart could not be drawn (reference {ref}).")
+        else:  # no chart, the same headline: the answer's first line
+            outcome.headline = chart_headline(result, job.language)
+    except Exception as exc:  # a drawing bug must not lose the answer
+        ref = uuid.uuid4().hex[:8]
+        log.error("chart failed (ref %s) for %r", ref, job.query, exc_info=exc)
+        outcome.warnings.append(f"The chart could not be drawn (reference {ref}).")
     return outcome

@@ -18,7 +18,7 @@ from telegram import Bot
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
-from bot.assistant.orchestrator import pending_payload
+from bot.assistant.orchestrator import pending_payload, plan_language
 from bot.assistant.replies import Asker
 from bot.store.records import Chat, PendingAction, RunOutcome
 from bot.telegram import keyboards
@@ -115,9 +115,9 @@ async def answer_question(
                     )
             async with svc.showing(bot, chat_id):
                 acknowledged()  # 'typing…' is on its way
-                # Plans waiting for this person lose their buttons: the new message declines
-                # them. In a group, other members' plans stay: only the person who asked can
-                # end theirs.
+                # Plans waiting for this person lose their buttons and say they were
+                # replaced, in their own language: the new message declines them. In a
+                # group, other members' plans stay: only the person who asked can end theirs.
                 waiting = await svc.store.pending.open_for_chat(chat_id, user_id=asker.user_id)
                 for action in waiting:
                     if (
@@ -125,7 +125,9 @@ async def answer_question(
                         and action.status == "pending"
                         and action.message_id
                     ):
-                        await remove_keyboard(bot, chat_id, action.message_id)
+                        plan_lang = plan_language(action)
+                        replaced = t("plan_replaced", plan_lang)
+                        await edit_plan_status(bot, action, action.message_id, replaced, plan_lang)
                 reply = await svc.assistant.ask(asker, text, chat=chat)
             # Taken while the turn may still be stopped: a /cancel holding it stops the
             # turn, and one that comes after finds the answer out and its plan to drop.

@@ -1,9 +1,10 @@
 """One handler per kind of button; ``BUTTONS`` maps each callback-data prefix to its handler.
 
 Presses on a plan (Run, Cancel, a suggested reply) go through the assistant's confirm gate
-(``Assistant.take``): it alone decides whether a press may go ahead. A plan that was reset,
-superseded, already run or expired answers "This plan is out of date: ask again", computes
-nothing, and loses its buttons.
+(``Assistant.take``): it alone decides whether a press may go ahead. Any other press computes
+nothing and says why: the answer is on its way (the plan runs) or below (it ran), the plan was
+cancelled or replaced, or it is out of date (reset, expired); a plan whose buttons can do
+nothing loses them, if it still shows them.
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from telegram import CallbackQuery, Update
+from telegram import CallbackQuery, Message, Update
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
-from barb.i18n import LANGUAGES, N_
+from barb.i18n import LANGUAGES, N_, language
 from barb.instruments import available_instruments, load_instrument
 from bot.assistant.gate import Press, Taken, Verdict
-from bot.assistant.orchestrator import pending_payload, plan_language
+from bot.assistant.orchestrator import pending_payload, plan_language, shown_queries
 from bot.store.records import Chat
 from bot.telegram import keyboards
 from bot.telegram.answering import (
@@ -55,11 +56,20 @@ def _pressed_message_id(query: CallbackQuery) -> int | None:
     return query.message.message_id if query.message else None
 
 
-async def _refused(ctx: UpdateContext, query: CallbackQuery, taken: Taken) -> None:
-    """A press that may not go ahead says why; a stale plan also loses its buttons."""
-    await acknowledge(query, t(taken.verdict.text_key, ctx.lang))
+def _shows_buttons(query: CallbackQuery) -> bool:
+    """The pressed message still has buttons, as Telegram has it now (a press carries the
+    message in its current state): removing buttons it no longer shows is refused."""
+    message = query.message
+    markup = message.reply_markup if isinstance(message, Message) else None
+    return markup is not None and any(markup.inline_keyboard)
+
+
+async def _refused(ctx: UpdateContext, query: CallbackQuery, taken: Taken, press: Press) -> None:
+    """A press that may not go ahead says why, in the presser's language (the toast is
+    theirs); a plan whose buttons can do nothing loses them, if it still shows them."""
+    await acknowledge(query, t(taken.verdict.text_key(press), ctx.lang))
     message_id = _pressed_message_id(query)
-    if taken.verdict is Verdict.STALE and message_id is not None:
+    if taken.verdict.buttons_dead and message_id is not None and _shows_buttons(query):
         await remove_keyboard(ctx.bot, ctx.chat_id, message_id)
 
 
@@ -80,7 +90,7 @@ async def on_run(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> 
         update_id=ctx.update_id,
     )
     if taken.verdict is not Verdict.OK or taken.action is None:
-        await _refused(ctx, query, taken)
+        await _refused(ctx, query, taken, Press.RUN)
         return
     assert taken.work_id is not None
     action = taken.action
@@ -119,7 +129,7 @@ async def on_cancel(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
         update_id=ctx.update_id,
     )
     if taken.verdict is not Verdict.OK or taken.action is None:
-        await _refused(ctx, query, taken)
+        await _refused(ctx, query, taken, Press.CANCEL)
         return
     assert taken.work_id is not None
     lang = plan_language(taken.action)  # the plan's, as for Run
@@ -139,7 +149,7 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     """A suggested reply: asked as if typed."""
     taken = await ctx.svc.assistant.take(parts[0] if parts else "", ctx.user_id, Press.OPTION)
     if taken.verdict is not Verdict.OK or taken.action is None:
-        await _refused(ctx, query, taken)
+        await _refused(ctx, query, taken, Press.OPTION)
         return
     await acknowledge(query)
     options = pending_payload(taken.action).view.options
@@ -160,14 +170,20 @@ async def on_show_query(ctx: UpdateContext, query: CallbackQuery, parts: list[st
     await acknowledge(query)
     question_id = parts[0] if parts else ""
     rows = await ctx.svc.store.transcript.question(ctx.chat_id, question_id)
-    shown = [row.data for row in rows if row.data and row.data.get("query")]
+    # Every query of the answer: two in one plan (NQ's and ES's) are both shown.
+    shown = [query for row in rows if row.data for query in shown_queries(row.data)]
     if not shown:
         await ctx.say_text(t("no_query", ctx.lang))
         return
+    # In the answer's language, as its plan below the query is (not the presser's phone's),
+    # and, in a group, replying to the question as the answer does (answers stored before
+    # these were kept: the presser's language, no reply).
+    answered_in = shown[-1].get("language")
+    lang = language(answered_in) if answered_in else ctx.lang
+    heading = t("query_shown", lang)
     # A long query comes in several messages, each a whole <pre> block: said together.
-    heading = t("query_shown", ctx.lang)
     messages = [m for data in shown for m in query_html(heading, data["query"], data.get("plan"))]
-    await ctx.say(*messages)
+    await ctx.say(*messages, reply_to=shown[-1].get("reply_to"))
 
 
 async def on_held_file(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
@@ -181,6 +197,26 @@ async def on_held_file(ctx: UpdateContext, query: CallbackQuery, parts: list[str
         # Under the chat's lock, as the sending pass sends: one of them sends it, once.
         async with ctx.svc.chat_lock(ctx.chat_id):
             await sender.send_released(released)
+    # Sent (or on its way, or no longer kept): its button can do nothing more, while the
+    # answer's Query button stays.
+    await _drop_pressed_button(ctx, query)
+
+
+async def _drop_pressed_button(ctx: UpdateContext, query: CallbackQuery) -> None:
+    """The pressed button goes from its message, the others stay; nothing is asked of
+    Telegram when the message no longer shows it."""
+    message = query.message
+    if not isinstance(message, Message) or message.reply_markup is None or not query.data:
+        return
+    left = keyboards.without(message.reply_markup, query.data)
+    if left is message.reply_markup:
+        return
+    try:
+        await ctx.bot.edit_message_reply_markup(ctx.chat_id, message.message_id, reply_markup=left)
+    except TelegramError as exc:  # edited or deleted meanwhile: nothing to take away
+        log.debug(
+            "button %s of %s/%s not removed: %s", query.data, ctx.chat_id, message.message_id, exc
+        )
 
 
 async def on_instrument(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
@@ -285,7 +321,7 @@ async def on_unknown_button(update: Update, context: ContextTypes.DEFAULT_TYPE) 
     ctx = await load_context(update, context)
     query = update.callback_query
     assert query is not None
-    await _refused(ctx, query, Taken(verdict=Verdict.STALE))
+    await _refused(ctx, query, Taken(verdict=Verdict.STALE), Press.RUN)
 
 
 __all__ = ["BUTTONS", "acknowledge", "callback", "on_unknown_button"]

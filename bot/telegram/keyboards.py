@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -19,6 +20,12 @@ SETTING = "s"
 FORGET_PREFERENCE = "p"
 EXAMPLE = "x"
 SEPARATOR = ":"
+#: A button label's length, beyond which it is cut (``label``). Telegram sets no limit on a
+#: label (the 64 bytes are callback_data's); this is about what a full-width button shows
+#: whole on a desktop: a phone cuts it further, with its own "…".
+LABEL_CHARS = 60
+# Left off a label cut with "…": spaces, and punctuation that would dangle before it.
+_TRAILING = " ,;:([{—–-"
 
 
 def data(prefix: str, *parts: object) -> str:
@@ -46,10 +53,33 @@ def confirm(action_id: str, lang: str) -> InlineKeyboardMarkup:
     )
 
 
+def label(text: str, limit: int = LABEL_CHARS) -> str:
+    """``text`` as a button's label: whole if it fits in ``limit`` characters, else cut at
+    a word boundary with "…", e.g. "Какой ATR(14) сейчас и где он относительно…". Only the
+    label: the press asks or answers with the whole text."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if text[limit - 1] != " " and " " in cut:
+        cut = cut[: cut.rindex(" ")]  # no half word
+    return cut.rstrip(_TRAILING) + "…"
+
+
+def without(markup: InlineKeyboardMarkup, pressed: str) -> InlineKeyboardMarkup | None:
+    """``markup`` less the button ``pressed`` (its callback_data), None if none is left;
+    ``markup`` itself when it has no such button."""
+    rows = [[b for b in row if b.callback_data != pressed] for row in markup.inline_keyboard]
+    if sum(map(len, rows)) == sum(map(len, markup.inline_keyboard)):
+        return markup
+    left = [row for row in rows if row]
+    return InlineKeyboardMarkup(left) if left else None
+
+
 def options(action_id: str, replies: list[str]) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
         [
-            [InlineKeyboardButton(r[:60], callback_data=data(OPTION, action_id, i))]
+            [InlineKeyboardButton(label(r), callback_data=data(OPTION, action_id, i))]
             for i, r in enumerate(replies)
         ]
     )
@@ -59,23 +89,54 @@ def show_query(question_id: str, lang: str) -> InlineKeyboardMarkup:
     return answer(question_id, lang, query=True)
 
 
-def answer(
-    question_id: str, lang: str, *, query: bool = False, csv: tuple[int, int] | None = None
-) -> InlineKeyboardMarkup:
-    """The buttons under an answer: its CSV (proof index, rows) kept until asked for, and
-    the query behind it."""
-    row = []
-    if csv is not None:
-        index, rows = csv
-        label = t("csv_button", lang, plural_of=rows, rows=decimal(rows, lang))
-        row.append(InlineKeyboardButton(label, callback_data=data(HELD_FILE, question_id, index)))
-    if query:
-        row.append(
-            InlineKeyboardButton(
-                t("query_button", lang), callback_data=data(SHOW_QUERY, question_id)
-            )
+@dataclass(frozen=True)
+class HeldCsv:
+    """A CSV kept until its button is pressed: its proof's index in the answer, its rows,
+    the rows it holds the first of when it was cut (0: all of them), and what tells it
+    from the answer's other CSVs under the same message ("NQ"), if any."""
+
+    proof: int
+    rows: int
+    cut_from: int = 0
+    name: str = ""
+
+
+def csv_label(rows: int, cut_from: int, lang: str) -> str:
+    """A CSV's button: "CSV · 5 rows", or "CSV · first 50,000 of 1,774,380 rows"."""
+    if cut_from > rows:
+        return t(
+            "csv_button_cut",
+            lang,
+            plural_of=cut_from,
+            rows=decimal(rows, lang),
+            total=decimal(cut_from, lang),
         )
-    return InlineKeyboardMarkup([row])
+    return t("csv_button", lang, plural_of=rows, rows=decimal(rows, lang))
+
+
+def answer(
+    question_id: str, lang: str, *, query: bool = False, csv: Sequence[HeldCsv] = ()
+) -> InlineKeyboardMarkup:
+    """The buttons under an answer: its CSVs kept until asked for, and the query behind it.
+    One CSV sits beside Query; several, or one cut short (its longer label), each get a
+    row of their own."""
+    files = [
+        InlineKeyboardButton(
+            f"{held.name} · {csv_label(held.rows, held.cut_from, lang)}"
+            if held.name
+            else csv_label(held.rows, held.cut_from, lang),
+            callback_data=data(HELD_FILE, question_id, held.proof),
+        )
+        for held in csv
+    ]
+    show = (
+        [InlineKeyboardButton(t("query_button", lang), callback_data=data(SHOW_QUERY, question_id))]
+        if query
+        else []
+    )
+    if len(csv) == 1 and not csv[0].cut_from:
+        return InlineKeyboardMarkup([[*files, *show]])
+    return InlineKeyboardMarkup([*([button] for button in files), *([show] if show else [])])
 
 
 def instruments(symbols: list[str], current: str) -> InlineKeyboardMarkup:
@@ -128,7 +189,7 @@ def settings(
 def examples(questions: list[str]) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
         [
-            [InlineKeyboardButton(q[:60], callback_data=data(EXAMPLE, i))]
+            [InlineKeyboardButton(label(q), callback_data=data(EXAMPLE, i))]
             for i, q in enumerate(questions)
         ]
     )

@@ -174,11 +174,25 @@ def to_html(pieces: list[Piece]) -> str:
 
 def blocks(markdown: str) -> list[list[Piece]]:
     """The top-level blocks of ``markdown`` (paragraphs, headings, lists, tables, code),
-    each rendered on its own and balanced."""
+    each rendered on its own and balanced; a heading is one block with the block under it,
+    so that messages are never cut between them."""
     root = SyntaxTreeNode(_PARSER.parse(markdown))
-    rendered = [_block(node, depth=0) for node in root.children]
-    # An empty heading or list item renders to tags alone: Telegram refuses an empty message.
-    return [b for b in rendered if any(p.kind == "text" and p.value.strip() for p in b)]
+    out: list[list[Piece]] = []
+    heading_open = False  # the last block kept is a heading, still waiting for its text
+    for node in root.children:
+        block = _block(node, depth=0)
+        # An empty heading or list item renders to tags alone: Telegram refuses an empty
+        # message.
+        if not any(p.kind == "text" and p.value.strip() for p in block):
+            continue
+        if heading_open:
+            # A heading goes with the block under it: split apart, "Part 5" ended one
+            # message and its paragraph opened the next.
+            out[-1] = [*out[-1], _text(_BLOCK_GAP), *block]
+        else:
+            out.append(block)
+        heading_open = node.type == "heading"
+    return out
 
 
 def _block(node: SyntaxTreeNode, depth: int) -> list[Piece]:

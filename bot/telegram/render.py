@@ -24,6 +24,17 @@ def answer_html(markdown: str) -> list[str]:
     return render(markdown, MESSAGE_LIMIT)
 
 
+def headed_answer_html(headlines: list[str], markdown: str) -> list[str]:
+    """Answer messages with no chart above them: the headlines (each number in one bold
+    line, as a chart's caption starts), then the model's commentary (Markdown)."""
+    head: list[Piece] = []
+    for line in headlines:
+        if head:
+            head.append(Piece("text", "\n"))
+        head += [Piece("open", "<b>", "</b>"), Piece("text", line), Piece("close", "</b>")]
+    return join([head, *blocks(markdown)] if head else blocks(markdown), MESSAGE_LIMIT)
+
+
 def answer_caption(headline: str, markdown: str) -> str | None:
     """An answer's photo caption: the headline (the number, one line, in bold), then the
     model's commentary; None when the two do not fit in one caption."""
@@ -36,15 +47,27 @@ def answer_caption(headline: str, markdown: str) -> str | None:
     return head + rendered[0] if len(rendered) == 1 else None
 
 
-def caption(lines: list[str]) -> str:
-    """Our own lines as a photo caption within 1024 characters (cut with an ellipsis)."""
+def caption(lines: list[str], limit: int = CAPTION_LIMIT) -> str:
+    """Our own lines as a photo caption within ``limit`` characters (cut with an ellipsis)."""
     text = "\n".join(line for line in lines if line)
-    if utf16_len(escape(text)) <= CAPTION_LIMIT:
+    if utf16_len(escape(text)) <= limit:
         return escape(text)
-    text = text[:CAPTION_LIMIT]
-    while utf16_len(escape(text)) > CAPTION_LIMIT - 1:
+    if limit < 2:  # no room for a letter and the ellipsis
+        return ""
+    text = text[:limit]
+    while text and utf16_len(escape(text)) > limit - 1:
         text = text[:-1]
     return escape(text.rstrip() + "…")
+
+
+def titled_caption(headline: str, lines: list[str]) -> str:
+    """A chart's caption of our own lines: the headline in bold, as an answer's caption
+    starts, then ``lines`` (the plan), all within the caption's limit."""
+    if not headline:
+        return caption(lines)
+    head = caption([headline])
+    rest = caption(lines, CAPTION_LIMIT - utf16_len(head) - 1)
+    return f"<b>{head}</b>" + (f"\n{rest}" if rest else "")
 
 
 def plan_html(explanation: str, plan_header: str, plan: str) -> list[str]:

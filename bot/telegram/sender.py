@@ -30,7 +30,15 @@ from bot.store import NewReply, OutgoingReply
 from bot.store.repository import Store
 from bot.telegram import keyboards
 from bot.telegram.handling import update_in_hand
-from bot.telegram.render import answer_caption, answer_html, caption, escape, plan_html
+from bot.telegram.render import (
+    answer_caption,
+    answer_html,
+    caption,
+    escape,
+    headed_answer_html,
+    plan_html,
+    titled_caption,
+)
 from bot.texts import t
 
 log = logging.getLogger(__name__)
@@ -100,7 +108,17 @@ def file_reply(
     return NewReply(kind=kind, payload=payload, content=content, held=held)  # type: ignore[arg-type]
 
 
-def proof_replies(
+def has_chart(proof: Proof) -> bool:
+    return bool(proof.chart_png and proof.chart_name)
+
+
+def has_csv(proof: Proof) -> bool:
+    """Whether the answer has a CSV to give: none for no rows (a header alone, which came
+    unasked and with no caption)."""
+    return bool(proof.csv and proof.csv_name and proof.csv_rows > 0)
+
+
+def chart_reply(
     proof: Proof,
     index: int,
     *,
@@ -108,50 +126,45 @@ def proof_replies(
     lang: str,
     commentary: str | None = None,
     query_button: bool = False,
-) -> list[NewReply]:
+) -> NewReply:
     """The chart as a photo, captioned with ``commentary`` (the headline and the model's
-    commentary) when given, else the headline and the plan, with the CSV behind a button:
-    one message, one request. The CSV
-    is stored with it and sent when asked for; with nothing to hang a button on (no chart,
-    or an answer with no question id, such as /query's), it is sent as a document."""
-    has_chart = bool(proof.chart_png and proof.chart_name)
-    has_csv = bool(proof.csv and proof.csv_name)
-    hold_csv = has_chart and has_csv and question_id is not None
-    replies = []
-    if has_chart:
-        assert proof.chart_png is not None and proof.chart_name is not None
-        headline = [headline_of(proof), *proof.plan.splitlines()[:4]]
-        markup = None
-        if question_id is not None:
-            csv = (index, proof.csv_rows or proof.rows) if hold_csv else None
-            if csv or query_button:
-                markup = keyboards.answer(question_id, lang, query=query_button, csv=csv)
-        replies.append(
-            file_reply(
-                "photo",
-                proof.chart_png,
-                proof.chart_name,
-                commentary or caption(headline),
-                markup=markup,
-                # The caption is the model's commentary: not to be lost with a refused chart.
-                commentary=commentary is not None,
-            )
-        )
-    if has_csv:
-        assert proof.csv is not None and proof.csv_name is not None
-        count = proof.csv_rows or proof.rows  # the file's rows, as its button counts them
-        rows = t("csv_caption", lang, plural_of=count, rows=decimal(count, lang)) if count else ""
-        replies.append(
-            file_reply(
-                "document",
-                proof.csv,
-                proof.csv_name,
-                caption([rows]) or None,
-                held=hold_csv,
-                proof=index,
-            )
-        )
-    return replies
+    commentary) when given, else the headline and the plan, with its CSV behind a button
+    (kept with it, ``csv_reply``) when there is a question to hang it on: one message, one
+    request."""
+    assert proof.chart_png is not None and proof.chart_name is not None
+    markup = None
+    if question_id is not None:
+        csv = [held_csv(proof, index)] if has_csv(proof) else []
+        if csv or query_button:
+            markup = keyboards.answer(question_id, lang, query=query_button, csv=csv)
+    return file_reply(
+        "photo",
+        proof.chart_png,
+        proof.chart_name,
+        commentary or titled_caption(headline_of(proof), proof.plan.splitlines()[:4]),
+        markup=markup,
+        # The caption is the model's commentary: not to be lost with a refused chart.
+        commentary=commentary is not None,
+    )
+
+
+def csv_reply(proof: Proof, index: int, lang: str, *, held: bool) -> NewReply:
+    """The CSV as a document, captioned with its rows ("first 50,000 of 1,774,380 rows" when
+    cut); ``held``: kept until its button is pressed."""
+    assert proof.csv is not None and proof.csv_name is not None
+    rows = decimal(proof.csv_rows, lang)
+    if proof.csv_cut_from > proof.csv_rows:
+        total = decimal(proof.csv_cut_from, lang)
+        said = t("csv_caption_cut", lang, plural_of=proof.csv_cut_from, rows=rows, total=total)
+    else:
+        said = t("csv_caption", lang, plural_of=proof.csv_rows, rows=rows)
+    return file_reply(
+        "document", proof.csv, proof.csv_name, caption([said]), held=held, proof=index
+    )
+
+
+def held_csv(proof: Proof, index: int, name: str = "") -> keyboards.HeldCsv:
+    return keyboards.HeldCsv(index, proof.csv_rows, proof.csv_cut_from, name)
 
 
 def headline_of(proof: Proof) -> str:
@@ -179,40 +192,59 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
     against Telegram's flood limit): the last chart's caption is its headline then the
     commentary when both fit in one, with the Query and CSV buttons under it; only a longer
     commentary is a message of its own (the caption is then the headline and the plan).
+
+    An answer with no chart (charts off, nothing to draw) reads as one with a chart: its
+    words first, the headline in bold at their top, the CSV behind a button under them.
+    Without a question to hang buttons on (``/query``), the CSVs come as documents after
+    the words: the numbers first. No rows, no CSV.
     """
     lang = reply.language
     question_id = reply.question_id
+    proofs = reply.proofs
     text = _visible_text(reply)
-    last_chart = max(
-        (i for i, p in enumerate(reply.proofs) if p.chart_png and p.chart_name), default=None
-    )
+    charted = [i for i, p in enumerate(proofs) if has_chart(p)]
+    # Proofs with no chart: their headlines lead the words, their CSVs hang under them.
+    bare = [i for i, p in enumerate(proofs) if not has_chart(p)]
+    last_chart = charted[-1] if charted else None
     in_caption = (
-        answer_caption(headline_of(reply.proofs[last_chart]), text)
-        if text and last_chart is not None
+        answer_caption(headline_of(proofs[last_chart]), text)
+        if text and last_chart is not None and not bare
         else None
     )
     messages: list[NewReply] = []
-    for i, proof in enumerate(reply.proofs):
+    for i in charted:
         captioned = in_caption is not None and i == last_chart
-        messages += proof_replies(
-            proof,
-            i,
-            question_id=question_id,
-            lang=lang,
-            commentary=in_caption if captioned else None,
-            # The answer's last word carries the Query button, here the captioned chart.
-            query_button=captioned,
+        messages.append(
+            chart_reply(
+                proofs[i],
+                i,
+                question_id=question_id,
+                lang=lang,
+                commentary=in_caption if captioned else None,
+                # The answer's last word carries the Query button, here the captioned chart.
+                query_button=captioned,
+            )
         )
-    if text and in_caption is None:
-        chunks = answer_html(text)
+    headlines = _headlines(proofs, bare)
+    if in_caption is None and (text or headlines):
+        chunks = headed_answer_html(headlines, text)
+        held = [i for i in bare if has_csv(proofs[i])] if question_id else []
+        names = _csv_names(proofs, held)
+        markup = None
+        if question_id and proofs and (text or held):
+            markup = keyboards.answer(
+                question_id,
+                lang,
+                # Once the answer is saved (it has words): before, a plan is on its way.
+                query=bool(text),
+                csv=[held_csv(proofs[i], i, name) for i, name in zip(held, names, strict=True)],
+            )
         for i, chunk in enumerate(chunks):
             last = i == len(chunks) - 1
-            markup = (
-                keyboards.show_query(question_id, lang)
-                if last and reply.proofs and question_id
-                else None
-            )
-            messages.append(text_reply(chunk, markup=markup))
+            messages.append(text_reply(chunk, markup=markup if last else None))
+    for i, proof in enumerate(proofs):
+        if has_csv(proof):
+            messages.append(csv_reply(proof, i, lang, held=question_id is not None))
     pending = reply.pending
     if pending is not None:
         if pending.kind == "confirm":
@@ -231,6 +263,31 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
                 )
             )
     return messages
+
+
+def _headlines(proofs: list[Proof], shown: list[int]) -> list[str]:
+    """The headlines of ``proofs[i]`` for i in ``shown``, each named by its instrument when
+    they are of several ("NQ: mean_range_open_100 = 1.99%"; with charts, each chart's
+    header names it)."""
+    instruments = [str(proofs[i].query.get("instrument") or "") for i in shown]
+    several = len(set(instruments)) > 1
+    lines = []
+    for i, instrument in zip(shown, instruments, strict=True):
+        line = headline_of(proofs[i])
+        if line:
+            lines.append(f"{instrument}: {line}" if several and instrument else line)
+    return lines
+
+
+def _csv_names(proofs: list[Proof], held: list[int]) -> list[str]:
+    """What tells several CSVs under one message apart: their instruments when those
+    differ, else their order ("1", "2"); nothing for one."""
+    if len(held) < 2:
+        return [""] * len(held)
+    instruments = [str(proofs[i].query.get("instrument") or "") for i in held]
+    if all(instruments) and len(set(instruments)) == len(instruments):
+        return instruments
+    return [str(n) for n in range(1, len(held) + 1)]
 
 
 def _visible_text(reply: Reply) -> str:

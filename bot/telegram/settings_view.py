@@ -55,14 +55,10 @@ def settings_view(
     listing = "\n".join(f"• {label}" for label in labels) or t("no_preferences", lang)
     text += "\n\n" + t("preferences_title", lang) + f"\n{listing}"
     forget = [
-        (p.id, t("forget_one_button", lang, label=_short(label)))
+        (p.id, t("forget_one_button", lang, label=keyboards.label(label, BUTTON_CHARS)))
         for p, label in zip(preferences, labels, strict=True)
     ]
     markup = keyboards.settings(
         settings.confirm_queries, settings.charts, language_name, lang, forget
     )
     return text, markup
-
-
-def _short(label: str) -> str:
-    return label if len(label) <= BUTTON_CHARS else label[: BUTTON_CHARS - 1] + "…"

@@ -73,21 +73,28 @@ class UpdateContext:
     def sender(self) -> Sender:
         return self.svc.sender(self.bot)
 
-    async def say(self, *html: str, markup: InlineKeyboardMarkup | None = None) -> None:
+    async def say(
+        self,
+        *html: str,
+        markup: InlineKeyboardMarkup | None = None,
+        reply_to: int | None = None,
+    ) -> None:
         """HTML messages to the asker, in order, ``markup`` under the last: in a group,
-        replies to their message, in its forum topic.
+        replies to their message (or to ``reply_to``: a press has no message of its own, and
+        says what it shows under the question its answer replied to), in its forum topic.
 
         Sent under the chat's lock, as answers are: a reply to a later message of the chat
         neither overtakes the answer to an earlier one nor lands between its messages, and
         no flush of the chat's outbox (``Sender.flush``) takes a message from under it."""
         async with self.svc.chat_lock(self.chat_id):
-            await self.say_held(*html, markup=markup)
+            await self.say_held(*html, markup=markup, reply_to=reply_to)
 
     async def say_held(
         self,
         *html: str,
         markup: InlineKeyboardMarkup | None = None,
         answers: Sequence[int] = (),
+        reply_to: int | None = None,
     ) -> None:
         """Like ``say``, for a caller that already holds the chat's lock: its work and the
         reply that confirms it are one hold, so that no other reply of the chat comes
@@ -99,7 +106,7 @@ class UpdateContext:
                 self.chat_id,
                 part,
                 markup=markup if number == len(html) else None,
-                reply_to=self.asker.reply_to,
+                reply_to=reply_to if reply_to is not None else self.asker.reply_to,
                 thread_id=self.asker.thread_id,
                 answers=answers if number == 1 else (),
             )

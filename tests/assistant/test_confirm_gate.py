@@ -3,17 +3,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from bot.assistant.gate import Press, Unreadable, Verdict, parse_query_text
+from bot.assistant.orchestrator import Assistant
 from bot.assistant.query_changes import changed_parts
 from bot.assistant.replies import Asker
-from bot.llm.scripted import text, tool_call, turn
+from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+from bot.pool.jobs import QueryJob, QueryOutcome
+from bot.pool.runner import InlineRunner
 from bot.store.housekeeping import PLAN_LIFETIME
 
 ALICE = Asker(chat_id=100, user_id=1)
 COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
 STALE = "This plan is out of date: ask again."
+DROPPED = "This plan was cancelled or replaced by a newer one: it will not run."
 
 
 async def test_a_press_on_a_superseded_plan_computes_nothing(make_assistant) -> None:
@@ -25,7 +30,7 @@ async def test_a_press_on_a_superseded_plan_computes_nothing(make_assistant) -> 
     await assistant.ask(ALICE, "never mind, hello")  # supersedes the plan
     calls = len(assistant.provider.requests)
     reply = await assistant.press(plan.pending.id, ALICE.user_id, Press.RUN)
-    assert reply.text == STALE and reply.proofs == []
+    assert reply.text == DROPPED and reply.proofs == []
     assert len(assistant.provider.requests) == calls
 
 
@@ -38,10 +43,59 @@ async def test_only_the_asker_may_press_and_run_wins_once(make_assistant) -> Non
     assert bob.verdict is Verdict.NOT_YOURS
     done = await assistant.press(plan.pending.id, ALICE.user_id, Press.RUN)
     assert done.text == "Done." and len(done.proofs) == 1
-    again = await assistant.take(plan.pending.id, ALICE.user_id, Press.RUN)
-    assert again.verdict is Verdict.STALE  # already run
+    again = await assistant.press(plan.pending.id, ALICE.user_id, Press.RUN)
+    assert again.text == "Already done: the answer is below." and again.proofs == []
     cancel = await assistant.take(plan.pending.id, ALICE.user_id, Press.CANCEL)
-    assert cancel.verdict is Verdict.STALE
+    assert cancel.verdict is Verdict.DONE
+    assert len(assistant.provider.requests) == 2  # the plan, the answer: nothing again
+
+
+class _Watched(InlineRunner):
+    """Runs queries, noting the plan's stored status, and what a second Run and a Cancel
+    are told, while each computes."""
+
+    def __init__(self, assistant_of: Callable[[], Assistant], action_id: Callable[[], str]):
+        super().__init__()
+        self.assistant_of, self.action_id = assistant_of, action_id
+        self.seen: list[tuple[str, str, str]] = []
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        assistant = self.assistant_of()
+        action = await assistant.store.pending.get(self.action_id())
+        run = await assistant.press(action.id, ALICE.user_id, Press.RUN)
+        cancel = await assistant.press(action.id, ALICE.user_id, Press.CANCEL)
+        self.seen.append((action.status, run.text, cancel.text))
+        return await super().run(job)
+
+
+async def test_a_plan_runs_until_its_answer_is_ready_and_presses_meanwhile_say_so(
+    store, sample_settings
+) -> None:
+    """The plan stays "running" while its query computes (it was "done" from the press on,
+    and a second Run or a Cancel meanwhile was told "out of date: ask again"); it is done
+    once the answer is ready, and runs once."""
+    plan_id = ""
+    runner = _Watched(lambda: assistant, lambda: plan_id)
+    assistant = Assistant(
+        ScriptedProvider(
+            [turn("Counting.", tool_call("execute_query", query=COUNT_DAYS)), text("Done.")]
+        ),
+        store,
+        runner,
+        engine_settings=sample_settings,
+    )
+    plan = await assistant.ask(ALICE, "how many days?")
+    plan_id = plan.pending.id
+    done = await assistant.press(plan_id, ALICE.user_id, Press.RUN)
+    assert done.text == "Done." and len(done.proofs) == 1
+    assert runner.seen == [
+        (
+            "running",
+            "Already running: the answer is on its way.",
+            "The query is already running and cannot be stopped: the answer is on its way.",
+        )
+    ]
+    assert (await store.pending.get(plan_id)).status == "done"
 
 
 async def test_query_command_runs_the_same_path_without_the_model(make_assistant) -> None:

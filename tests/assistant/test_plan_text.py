@@ -38,14 +38,15 @@ def test_plan_in_russian() -> None:
     text = render_plan(QUERY, load_instrument("NQ"), dt.date(2026, 1, 7), "ru")
     assert "Период: последние 30 баров" in text
     assert "Вместе с барами NQ" in text
-    assert text.splitlines()[-1] == "Затем: среднее top"
+    assert text.splitlines()[0] == "Посчитаю: максимум диапазона (top), по «dayname()»"
+    assert text.splitlines()[-1] == "Затем: среднее «top»"
 
 
 def test_skew_and_kurt_are_named_in_words() -> None:
     query = {"session": "RTH", "from": "daily", "select": ["skew(ret)", "kurt(ret)"]}
     for lang, words in (
         ("en", "Compute: skewness of ret, excess kurtosis of ret"),
-        ("ru", "асимметрия ret, эксцесс ret"),
+        ("ru", "асимметрия «ret», эксцесс «ret»"),
     ):
         text = render_plan(query, load_instrument("NQ"), dt.date(2026, 1, 7), lang)
         assert text.splitlines()[0].endswith(words)
@@ -88,4 +89,39 @@ def test_the_last_n_whole_weeks_are_dated_as_they_run() -> None:
     # Daily bars count calendar days back.
     assert period("daily", "last_2_weeks", wednesday) == (
         "Period: last_2_weeks (2025-12-25 — 2026-01-07)"
+    )
+
+
+def test_russian_plans_name_columns_in_words_and_quote_the_query_s_names() -> None:
+    """p38c: "Посчитаю: среднее range, по weekday" and "Фильтр: range < 150" dropped
+    column names into Russian grammar. The bars' own columns take the catalog's words (the
+    chart's headline has the same ones), a name the query made is quoted, and a formula
+    naming one keeps its text."""
+    nq, last = load_instrument("NQ"), dt.date(2026, 1, 7)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"weekday": "dayname()", "rng_pct": "range / open * 100"},
+        "where": "range < 150",
+        "group_by": "weekday",
+        "select": ["count()", "mean(range)", "median(volume) as vol", "mean(rng_pct)"],
+    }
+    ru = render_plan(query, nq, last, "ru").splitlines()
+    assert ru[0] == (
+        "Посчитаю: количество баров, средний диапазон (range), медиана объёма (vol), "
+        "среднее «rng_pct», по «weekday»"
+    )
+    assert "Фильтр: диапазон < 150" in ru
+    assert "Новые колонки: weekday = dayname(); rng_pct = range / open * 100" in ru
+    en = render_plan(query, nq, last, "en").splitlines()
+    assert en[0] == (
+        "Compute: number of bars, average range, median volume (vol), average rng_pct, by weekday"
+    )
+    assert "Filter: range < 150" in en
+    # A condition naming a column the query made, or calling a function, stays a formula.
+    gap = {**query, "map": {"gap": "open - prev(close)"}, "where": "gap > 50 and range > 10"}
+    assert "Фильтр: gap > 50 and range > 10" in render_plan(gap, nq, last, "ru")
+    share = {"session": "RTH", "from": "daily", "select": "mean(close > open)", "where": "1 > 0"}
+    assert render_plan(share, nq, last, "ru").startswith(
+        "Посчитаю: доля баров, где закрытие > открытие"
     )

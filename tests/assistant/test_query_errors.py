@@ -59,8 +59,10 @@ def test_a_json_error_says_where_the_text_broke() -> None:
 def test_a_refused_query_says_the_kind_then_the_engines_words(lang: str, first: str) -> None:
     bad = parse_query_text('{"select": ' + "[" * 50 + "]" * 50 + "}")
     assert isinstance(bad, Unreadable)
-    kind, detail, hint = unreadable_text(bad, lang).split("\n")
+    kind, *lead, detail, hint = unreadable_text(bad, lang).split("\n")
     assert kind == first  # no field: the whole query was refused
+    # In Russian the engine's English is said to be its own.
+    assert lead == ([] if lang == "en" else ["Сообщение движка (на английском):"])
     assert detail == "`The query nests JSON more than 8 levels deep.`"
     assert hint.endswith('"select": ["mean(range)", "max(high)"]`')
 

@@ -51,7 +51,7 @@ def test_an_answer_works_out_its_headline_once(
     outcome = run_query_job(QueryJob(query=query, language="ru", csv=False))
     assert len(calls) == 1
     assert outcome.headline == (
-        f"mean_range: больше всего {RU_WEEKDAYS[high]} {top} пункта, "
+        f"средний диапазон: больше всего {RU_WEEKDAYS[high]} {top} пункта, "
         f"меньше всего {RU_WEEKDAYS[low]} {bottom} пункта"
     )
     assert outcome.chart_png is not None and outcome.chart_png.startswith(PNG_SIGNATURE)

@@ -47,7 +47,7 @@ def test_hourly_rth_bars_by_hour_are_named_by_their_start(sample_settings, con) 
     starts = [f"{(570 + 60 * slot) // 60:02d}:30" for slot, _, _ in expected]
     shown = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
     assert shown and set(shown) <= set(starts) and "15:00" not in shown
-    assert chart_headline(result).startswith(f"mean_volume: highest {starts[0]} ")
+    assert chart_headline(result).startswith(f"average volume: highest {starts[0]} ")
     assert "lowest 16:30 (30 min)" in chart_headline(result)
 
 

@@ -230,14 +230,14 @@ def test_a_rank_reads_as_a_percentile_not_points(sample_settings, days):
     headline = chart_headline(result)
     assert headline is not None
     spread_text = re.escape(tick_points(spread.iloc[-1]))
-    pattern = rf"range = {spread_text} · range_rank = ([\d.]+) percentile \({day}\)"
+    pattern = rf"range = {spread_text} · range_rank = ([\d.]+)(?:st|nd|rd|th) percentile \({day}\)"
     found = re.fullmatch(pattern, headline)
     assert found is not None, headline
     assert float(found.group(1)) == pytest.approx(rank, abs=0.05)
     ru = chart_headline(result, "ru")
     assert ru is not None and "перцентил" in ru
     card = [t.get_text() for ax in figure(result, "ru").axes for t in ax.texts]
-    assert any(t.endswith(" перцентиля") for t in card)  # the card's value, with its unit
+    assert any(t.endswith("-й перцентиль") for t in card)  # the card's value, an ordinal
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
@@ -252,7 +252,7 @@ def test_a_period_that_ended_before_the_data_gives_its_last_value_not_now(
                 sample_settings)  # fmt: skip
     value = f"{in_2025.iloc[-1]:,.2f}" if language == "en" else None
     headline = chart_headline(ended, language)
-    last_word = {"en": "close last:", "ru": "close последнее:"}[language]
+    last_word = {"en": "close last:", "ru": "закрытие последнее:"}[language]
     assert headline.startswith(last_word) and headline.endswith(f"({day_text(in_2025.index[-1])})")
     if value is not None:
         assert f" {value} " in headline
@@ -260,6 +260,6 @@ def test_a_period_that_ended_before_the_data_gives_its_last_value_not_now(
         {"session": "RTH", "from": "daily", "period": "last_2_years", "select": "last(close)"},
         sample_settings,
     )
-    now_word = {"en": "close now:", "ru": "close сейчас:"}[language]
+    now_word = {"en": "close now:", "ru": "закрытие сейчас:"}[language]
     assert chart_headline(current, language).startswith(now_word)
     assert chart_headline(current, language).endswith(f"({day_text(closes.index[-1])})")

@@ -86,7 +86,7 @@ def test_an_hour_of_every_date_draws_a_few_thousand_with_the_named_extremes(
     assert (hour_ranges["r"] == high["r"]).sum() == 1 and (hour_ranges["r"] == low["r"]).sum() == 1
 
     expected = (
-        f"mean_range: highest {high['d']:%Y-%m-%d} · {high['t']} {high['r']:,.2f} points, "
+        f"average range: highest {high['d']:%Y-%m-%d} · {high['t']} {high['r']:,.2f} points, "
         f"lowest {low['d']:%Y-%m-%d} · {low['t']} {low['r']:,.2f} points"
     )
     assert chart_headline(result) == expected

@@ -154,9 +154,9 @@ def test_a_mean_by_weekday_in_russian_names_the_days_with_the_most_and_least(
     means = (days["high"] - days["low"]).groupby(pd.DatetimeIndex(days.index).dayofweek).mean()
     widest, narrowest = RU_WEEKDAYS[means.idxmax()], RU_WEEKDAYS[means.idxmin()]
     head = chart_headline(result, "ru") or ""
-    assert head.startswith(f"mean_range: больше всего {widest} ")
+    assert head.startswith(f"средний диапазон: больше всего {widest} ")
     assert f", меньше всего {narrowest} " in head
-    assert (chart_headline(result, "en") or "").startswith("mean_range: highest ")
+    assert (chart_headline(result, "en") or "").startswith("average range: highest ")
 
 
 # --- 4: only a year the data's end cuts is hollow ----------------------------------------------

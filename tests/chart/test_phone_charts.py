@@ -217,7 +217,7 @@ def test_a_grouped_result_with_two_aggregates_shows_both(results: dict[str, Resu
     np.testing.assert_allclose(bar_heights(top), table["mean_range"].fillna(0).to_numpy())
     np.testing.assert_array_equal(bar_heights(bottom), table["count"].fillna(0).to_numpy())
     names = {t.get_text() for t in texts(fig)}
-    assert {"mean_range (points)", "count (days)"} <= names
+    assert {"average range (points)", "count (days)"} <= names
     assert tick_texts(bottom) and not tick_texts(top)  # one group axis, under both
 
 
@@ -397,15 +397,15 @@ def test_russian_numbers_and_words_in_the_headline(results: dict[str, Result]) -
     value = rows["range"].mean()
     whole, cents = f"{value:.2f}".split(".")  # points at NQ's tick, two decimals
     # A fraction takes the genitive singular: 239,94 пункта (5 пунктов, 2 пункта, 1 пункт).
-    assert chart_headline(mean, "ru") == f"mean_range = {whole},{cents} пункта"
-    assert chart_headline(mean, "en") == f"mean_range = {value:.2f} points"
+    assert chart_headline(mean, "ru") == f"средний диапазон = {whole},{cents} пункта"
+    assert chart_headline(mean, "en") == f"average range = {value:.2f} points"
     groups = results["grouped_weekdays"]
     assert groups.table is not None
     table = groups.table.set_index("weekday")["mean_range"]
     ru = {"Mon": "Пн", "Tue": "Вт", "Wed": "Ср", "Thu": "Чт", "Fri": "Пт"}
     high, low = table.idxmax(), table.idxmin()
     assert chart_headline(groups, "ru") == (
-        f"mean_range: больше всего {ru[high]} {table[high]:.2f} пункта, "
+        f"средний диапазон: больше всего {ru[high]} {table[high]:.2f} пункта, "
         f"меньше всего {ru[low]} {table[low]:.2f} пункта"
     ).replace(".", ",")
 

@@ -128,7 +128,8 @@ def test_a_clock_axis_names_the_time_zone(sample_settings, language) -> None:
         "select": "mean(range)",
     }
     fig = figure(run(hours, sample_settings), language)
-    assert fig.axes[-1].get_xlabel() == f"t ({zone_of('NQ')})"
+    clock = {"en": "time", "ru": "время"}[language]  # "t" named time(): the call's word
+    assert fig.axes[-1].get_xlabel() == f"{clock} ({zone_of('NQ')})"
     # The day's high's time as the group: the clock of a then stage's key too.
     when = {
         "session": "RTH",
@@ -341,9 +342,9 @@ def test_the_csv_button_counts_the_rows_of_the_file(sample_settings, language, l
     sent = pd.read_csv(io.BytesIO(outcome.csv))
     assert outcome.csv_rows == len(sent) == 2
     proof = Proof.from_outcome(query, "", outcome)
-    markup = keyboards.answer("q1", language, csv=(0, proof.csv_rows))
+    markup = keyboards.answer("q1", language, csv=[keyboards.HeldCsv(0, proof.csv_rows)])
     assert markup.inline_keyboard[0][0].text == label
-    one = keyboards.answer("q1", language, csv=(0, 1)).inline_keyboard[0][0].text
+    one = keyboards.answer("q1", language, csv=[keyboards.HeldCsv(0, 1)]).inline_keyboard[0][0].text
     assert one == {"en": "CSV · 1 row", "ru": "CSV · 1 строка"}[language]
 
 

@@ -55,7 +55,10 @@ def test_a_ranking_by_a_column_not_selected_names_what_it_ranks_by(sample_settin
     expected = f"#1 by range: {top['day']:%Y-%m-%d}, close {top['close']:,.2f}"  # NQ's tick
     assert chart_headline(result) == expected
     assert headline_drawn(figure(result)) == expected
-    assert chart_headline(result, "ru").startswith(f"№1 по range: {top['day']:%Y-%m-%d}, close ")
+    ru = (
+        f"№1 по range: {top['day']:%Y-%m-%d}, закрытие "  # the column in words, the sort as written
+    )
+    assert chart_headline(result, "ru").startswith(ru)
 
 
 def test_a_lowest_first_ranking_by_a_column_not_selected_says_lowest(sample_settings, con) -> None:

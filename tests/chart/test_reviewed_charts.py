@@ -116,7 +116,11 @@ def test_a_sum_and_a_std_are_legend_text_not_lines(sample_settings, days, langua
     np.testing.assert_allclose(lines, expected, rtol=1e-9)
     assert fig.axes[0].get_xlim()[1] < ranges.sum() / 10  # the histogram fills its axis
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    for name, value in (("sum_range", ranges.sum()), ("std_range", ranges.std())):
+    names = {  # the plan's words for sum(range) and std(range)
+        "en": ("total range", "standard deviation of range"),
+        "ru": ("сумма диапазона", "стандартное отклонение диапазона"),
+    }[language]
+    for name, value in zip(names, (ranges.sum(), ranges.std()), strict=True):
         (text,) = [t for t in legend if t.startswith(f"{name} = ")]
         written = re.match(r"[\d\s,.\u00a0\u202f]+\d", text.split(" = ")[1])
         assert written is not None

@@ -133,7 +133,7 @@ def test_an_event_comparison_headlines_the_mean_not_the_count(sample_settings, d
     assert on_fomc.sum() > 100
     high, low = max(means, key=means.get), min(means, key=means.get)
     expected = (
-        f"mean_range: highest {high} {means[high]:,.2f} points, "
+        f"average range: highest {high} {means[high]:,.2f} points, "
         f"lowest {low} {means[low]:,.2f} points"
     )
     assert chart_headline(result) == expected

@@ -121,12 +121,14 @@ def test_an_ascending_sort_is_titled_as_the_lowest_not_number_one(
     assert order in texts(fig)
 
 
-@pytest.mark.parametrize(("language", "lowest"), [("en", "lowest"), ("ru", "меньше всего")])
+@pytest.mark.parametrize(
+    ("language", "name", "lowest"), [("en", "volume", "lowest"), ("ru", "объём", "меньше всего")]
+)
 def test_rows_sorted_ascending_are_titled_by_their_lowest(
-    sample_settings: EngineSettings, days: pd.DataFrame, language: str, lowest: str
+    sample_settings: EngineSettings, days: pd.DataFrame, language: str, name: str, lowest: str
 ) -> None:
     """The quietest RTH days, rows sorted by volume asc: the first is the lowest, no "#1"."""
     quietest = days["volume"].sort_values(kind="stable").index[0]
     query = {"session": "RTH", "from": "daily", "sort": "volume asc", "limit": 3}
     headline = chart_headline(run(query, sample_settings), language) or ""
-    assert headline.startswith(f"volume: {lowest} {pd.Timestamp(quietest):%Y-%m-%d} "), headline
+    assert headline.startswith(f"{name}: {lowest} {pd.Timestamp(quietest):%Y-%m-%d} "), headline

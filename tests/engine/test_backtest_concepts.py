@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from rth_bars import rth_daily, rth_minutes
+import talib
+from rth_bars import rth_daily, rth_minutes, sample_rth_days
 
 from barb import execute
 from barb.instruments import load_instrument
@@ -123,3 +124,107 @@ def test_the_drawdown_counts_losses_before_the_first_high(engine_settings, minut
     period = f"{pnl.index[0]:%Y-%m-%d}:{pnl.index[-1]:%Y-%m-%d}"
     got = _run(query | {"period": period}, engine_settings)
     assert got["max_drawdown"] == pytest.approx(from_zero)
+
+
+# "hold until exit": a long from one signal's close to another's (p39b Q3). The concept's
+# query against a loop in a trader's terms, bar by bar: flat and a buy bar without a sell
+# on it, buy at its close; holding and a sell bar, sell at its close; the rest nothing.
+HOLD = "hold_until_exit"
+
+
+def _held(close: np.ndarray, buy: np.ndarray, sell: np.ndarray) -> dict:
+    """The trades of the rule over ``close``: each one's P&L, the bars held at a close, the
+    daily marked-to-market equity and its drawdown from the best so far (0 included)."""
+    holding, entry, trades, equity, curve, pos = False, 0.0, [], 0.0, [], []
+    for t in range(len(close)):
+        if holding:
+            equity += close[t] - close[t - 1]
+        if holding and sell[t]:
+            holding = False
+            trades[-1] = close[t] - entry
+        elif not holding and buy[t] and not sell[t]:
+            holding, entry = True, close[t]
+            trades.append(np.nan)  # open until its sell
+        pos.append(int(holding))
+        curve.append(equity)
+    curve = np.array(curve)
+    drawdown = curve - np.maximum(np.maximum.accumulate(curve), 0)
+    return {
+        "trades": np.array(trades),
+        "pos": np.array(pos),
+        "bars_held": sum(pos),
+        "total": equity,
+        "drawdown": drawdown,
+        "open_now": int(holding),
+    }
+
+
+def _rsi_rule(close: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The concept's rule: buy below RSI(2) 10 (TA-Lib), sell above the 5-day SMA."""
+    rsi = talib.RSI(close.to_numpy(dtype="float64"), 2)
+    sma = close.rolling(5).mean().to_numpy()
+    return rsi < 10, close.to_numpy() > sma
+
+
+def _check_hold(got: dict, want: dict, dates: pd.Index) -> None:
+    assert got["trades"] == len(want["trades"])
+    assert got["bars_held"] == want["bars_held"]
+    assert got["total"] == pytest.approx(want["total"])
+    assert got["max_drawdown"] == pytest.approx(want["drawdown"].min())
+    assert pd.Timestamp(got["max_drawdown_on"]) == pd.Timestamp(dates[want["drawdown"].argmin()])
+    assert got["open_now"] == want["open_now"]
+
+
+def test_holding_until_an_exit_matches_a_bar_by_bar_loop(engine_settings, minutes) -> None:
+    days = rth_daily(minutes)
+    close = days["close"]
+    buy, sell = _rsi_rule(close)
+    want = _held(close.to_numpy(), buy, sell)
+    assert len(want["trades"]) >= 3 and want["drawdown"].min() < 0  # the data holds trades
+    _check_hold(_run(_concept_query(HOLD), engine_settings), want, days.index)
+
+
+def test_an_exit_on_the_entry_bar_wins(engine_settings, minutes) -> None:
+    """What the concept says of a bar where buy and sell are both true: no entry, or out. A
+    rule where they often are (a down bar above the previous close): bought on a down bar,
+    sold on one that closes above the close before."""
+    days = rth_daily(minutes)
+    close = days["close"]
+    buy = (close < days["open"]).to_numpy()
+    sell = (close > close.shift()).to_numpy()
+    assert (buy & sell).sum() >= 3  # the case: both on a bar
+    want = _held(close.to_numpy(), buy, sell)
+    query = _concept_query(HOLD)
+    query["map"] |= {"buy": "close < open", "sell": "close > prev(close)"}
+    _check_hold(_run(query, engine_settings), want, days.index)
+
+
+@pytest.mark.slow
+def test_holding_until_an_exit_over_the_nq_sample(sample_settings) -> None:
+    """The play test's numbers (225 trades, -7,830.5 points, the worst drawdown -11,979.25 on
+    2025-05-22), the concept's per-trade form trade by trade and its compounded percent."""
+    days = sample_rth_days(sample_settings)
+    close = days["close"]
+    buy, sell = _rsi_rule(close)
+    want = _held(close.to_numpy(), buy, sell)
+    query = _concept_query(HOLD)
+    _check_hold(_run(query, sample_settings), want, days.index)
+
+    first = {k: v for k, v in query.items() if k not in ("select", "then")}
+    per_trade = first | {
+        "map": query["map"] | {"trade": "cumsum(entry)"},
+        "where": "prev(pos) == 1",
+        "group_by": "trade",
+        "select": ["sum(pnl) as pnl"],
+    }
+    result = execute(per_trade, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    closed = want["trades"][~np.isnan(want["trades"])]
+    assert result.table["pnl"].to_numpy() == pytest.approx(closed)
+
+    held_returns = (close / close.shift() - 1).fillna(0) * np.r_[0, want["pos"][:-1]]
+    pct = "(cumprod(1 + coalesce(prev(pos) * (close / prev(close) - 1), 0)) - 1) * 100"
+    compounded = first | {"map": query["map"] | {"pct": pct}, "select": "last(pct)"}
+    result = execute(compounded, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    assert result.summary.value == pytest.approx(((1 + held_returns).prod() - 1) * 100)

@@ -335,3 +335,81 @@ def test_which_sessions_say_a_full_gap(engine_settings, session, where, said) ->
         w[: len(said or "")] for w in warnings_with(ask(query, engine_settings), FULL_GAP_WARNING)
     ]
     assert found == ([said] if said else [])
+
+
+# p39b Q29: "after a move from the RTH open, how often does the price come back to the open
+# that day". back reads prev(away) on each day's first bar, the day before's flag, where the
+# first bar always touches the open: "4,648 of 2,052,975 rows kept" read as nothing, while
+# they set came_back on 1,464 of the 2,764 days.
+REVISIT = {
+    "session": "RTH",
+    "from": "1m",
+    "map": {
+        "o": "session_open('RTH')",
+        "away": "cummax(if(abs(close / o - 1) >= 0.001, 1, 0), 'day')",
+        "back": "if(prev(away) == 1 and low <= o and high >= o, 1, 0)",
+    },
+    "group_by": "date()",
+    "select": ["max(away) as went_away", "max(back) as came_back"],
+}
+SHARE = {"where": "went_away == 1", "select": ["count() as days", "mean(came_back) as share"]}
+
+
+def _revisits(minutes: pd.DataFrame) -> pd.DataFrame:
+    """Per RTH day: whether it moved 0.1% from the open, whether a later bar touched the
+    open after that (``back`` as the query writes it, with prev() across the night), and
+    the same without the day's first bar (``within``)."""
+    rth = rth_minutes(minutes)
+    day = rth["day"]
+    o = rth.groupby("day")["open"].transform("first")
+    away = ((rth["close"] / o - 1).abs() >= 0.001).astype(int).groupby(day).cummax()
+    touch = (rth["low"] <= o) & (rth["high"] >= o)
+    back = (away.shift() == 1) & touch
+    first_bar = day != day.shift()
+    return pd.DataFrame(
+        {
+            "went": away.groupby(day).max(),
+            "back": back.groupby(day).max(),
+            "within": (back & ~first_bar).groupby(day).max(),
+        }
+    )
+
+
+@pytest.mark.parametrize("then", [True, False])
+def test_day_groups_count_the_days_the_first_bars_change(engine_settings, minutes, then) -> None:
+    """The warning counts the days whose came_back the first bars set (pandas: the day's
+    max without its first bar), among the days the then stage keeps, or all days grouped;
+    no advice about the same time on earlier days, which a prev() does not mean."""
+    days = _revisits(minutes)
+    rows = len(rth_minutes(minutes))
+    if then:
+        days = days[days["went"] == 1]
+    changed = int((days["back"] != days["within"]).sum())
+    assert 0 < changed < len(days)
+
+    result = ask({**REVISIT, "then": SHARE} if then else REVISIT, engine_settings)
+    if then:
+        assert result.summary.values["days"] == len(days)
+        assert result.summary.values["share"] == pytest.approx(days["back"].mean())
+    which = "the then stage keeps" if then else "grouped"
+    assert warnings_with(result, "earlier trading date") == [
+        f"prev(away) reads an earlier trading date for {len(_revisits(minutes)) - 1:,} of the "
+        f"{rows:,} rows kept (the day's first bars, read with the previous day's last ones), "
+        f"which change came_back on {changed:,} of the {len(days):,} days {which}; "
+        '"where": "… and prev(date(), 1) == date()" keeps it within the day.'
+    ]
+
+    guard = "prev(away) == 1 and low <= o and high >= o and prev(date()) == date()"
+    guarded = {**REVISIT["map"], "back": f"if({guard}, 1, 0)"}
+    fixed = ask({**REVISIT, "map": guarded, "then": SHARE}, engine_settings)
+    kept = _revisits(minutes)
+    kept = kept[kept["went"] == 1]
+    assert fixed.summary.values["share"] == pytest.approx(kept["within"].mean())
+    assert warnings_with(fixed, "earlier trading date") == []
+
+
+def test_day_groups_the_first_bars_do_not_change_are_not_said(engine_settings) -> None:
+    """max(prev(close) > 0) is true on every day with or without its first bar: the first
+    bar's reading of the day before changes no day's answer, and nothing is said."""
+    query = {**REVISIT, "select": ["max(prev(close) > 0) as any_bar"]}
+    assert warnings_with(ask(query, engine_settings), "earlier trading date") == []

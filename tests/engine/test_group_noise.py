@@ -15,6 +15,7 @@ import pytest
 from asking import RTH_DAILY, ask
 from rth_bars import RTH_END, RTH_START, sample_rth_days
 
+from barb.charts import chart_headline
 from barb.data.store import data_path
 
 pytestmark = pytest.mark.slow
@@ -279,6 +280,9 @@ def test_a_points_mean_within_noise_over_blended_levels_says_its_percent_is_not(
              "group_by": "fomc", "select": ["mean(range)", "mean(rp) as pct"]}  # fmt: skip
     result = ask(query, sample_settings, **RTH_DAILY)
     assert result.metadata.even_groups == ["mean_range"]
+    # The chart's headline leads with the value whose groups differ (p38b Q13).
+    assert result.metadata.apart_groups == ["pct"]
+    assert (chart_headline(result) or "").startswith("pct: highest fomc: yes ")
     [levels] = [w for w in result.metadata.warnings if "blends price levels" in w]
     assert levels.endswith(
         f"or a recent period. In percent the groups differ by more than their noise: pct "

@@ -72,3 +72,73 @@ def test_nothing_is_said_of_a_finished_run_or_one_the_answer_leaves_out(
     )
     for query in queries:
         assert not warnings_with(ask(query, engine_settings, **RTH_DAILY), SAID), query
+
+
+def _runs(minutes: pd.DataFrame, down: bool) -> pd.Series:
+    """Each RTH day's count of closes in a row below (``down``) or above the one before."""
+    close = rth_daily(minutes)["close"]
+    moved = close < close.shift() if down else close > close.shift()
+    return moved.groupby((~moved).cumsum()).cumsum().astype(int)
+
+
+def _run_lengths(flag: str) -> dict:
+    """The runs of ``flag`` days, each read on its last day (p39b Q23's form)."""
+    return {
+        "map": {
+            "up": "close > prev(close)",
+            "dn": "close < prev(close)",
+            "run": f"streak({flag})",
+            "run_end": f"{flag} and not next({flag})",
+        },
+        "where": "run_end",
+        "select": ["count() as runs", "mean(run) as avg", "max(run) as longest"],
+    }
+
+
+@pytest.mark.parametrize("down", [True, False])
+def test_run_lengths_read_on_their_last_day(engine_settings, minutes, down) -> None:
+    """The runs' lengths, each read on its last day: streak(dn) over every bar is what the
+    where asks, so no word that it ran before the where (it pointed to a then form that
+    numbers the run ends), and no comparison with the streak on every day, 0 on the days
+    between runs (p39b Q23: "9.735 vs 8.039 over all rows, more than noise"). The run the
+    data ends in (the fixture's last days are down) has no next() to end it: said open, with
+    its length so far; the up runs all ended."""
+    runs = _runs(minutes, down)
+    ends = runs[(runs > 0) & (runs.shift(-1) == 0)]
+    result = ask(_run_lengths("dn" if down else "up"), engine_settings, **RTH_DAILY)
+    assert result.summary.values == pytest.approx(
+        {"runs": len(ends), "avg": ends.mean(), "longest": ends.max()}
+    )
+    assert not warnings_with(result, "ran over every bar")
+    assert not warnings_with(result, "of the period's rows it is")
+    said = warnings_with(result, "holds at the data's end")
+    if not down:
+        assert runs.iloc[-1] == 0 and not said
+        return
+    length = int(runs.iloc[-1])
+    assert length >= 2  # the premise: the data ends inside a down run
+    began, last = runs.index[-length], runs.index[-1]
+    assert said == [
+        f"The run of dn that holds at the data's end is not among the {len(ends)} rows kept: "
+        f"the where reads next(dn), which has no value on {last:%Y-%m-%d}, the data's last "
+        f"day. It is still open, {length} days so far since {began:%Y-%m-%d} (streak(dn) = "
+        f"{length} there)."
+    ]
+
+
+def test_a_streak_under_a_where_on_other_days_is_still_said(engine_settings) -> None:
+    """streak(dn) on gap-down days: the where does not keep rows by the run, so the running
+    streak there is the down run going into each such day, the same quantity as on every
+    day: compared with it, and the warning that it ran over every bar stays."""
+    result = ask(
+        {
+            "map": {"dn": "close < prev(close)", "run": "streak(dn)"},
+            "where": "open < prev(close)",
+            "select": ["count() as days", "mean(run) as avg"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert warnings_with(result, "streak(dn) ran over every bar")
+    assert warnings_with(result, "avg is ")
+    assert not warnings_with(result, "holds at the data's end")

@@ -227,10 +227,12 @@ def test_a_rank_per_month_in_then_is_pointed_to_the_first_stage_and_its_top_n(
     engine_settings,
 ) -> None:
     """The share of each year's return made on its 10 best days (p35d #21) ranked per year
-    in then.map and was told to put rank() in "group_by": ["rank()", "date()"]. The hint
-    ranks in the first stage and counts the period's rows for the top N; the form it gives,
-    by month and N = 3 here, is pandas' 3 largest log returns of each month over their sum,
-    the data's first day (no close before it) included."""
+    in then.map and was told to put rank() in "group_by": ["rank()", "date()"]; "the 3
+    biggest down days of each year" ranked in then as a count, rank(ret, 'year') <= 2, and
+    was given a formula of two ranks and a cumsum (p39b Q2). The hint ranks in the first
+    stage with place(); the form it gives, by month and N = 3 here, is pandas' 3 largest log
+    returns of each month over their sum, the data's first day (no close before it)
+    included."""
     first = {
         "session": "RTH",
         "from": "daily",
@@ -242,14 +244,13 @@ def test_a_rank_per_month_in_then_is_pointed_to_the_first_stage_and_its_top_n(
     assert said["error_type"] == "UnknownColumn" and said["step"] == "then.map", said
     assert '"group_by"' not in said["hint"]
     assert '"rank_month": "rank(x, \'month\')"' in said["hint"]
-    place, rows = "rank(-x, 'month') * n / 100 <= N", "cumsum(x * 0 + 1, 'month')"
-    assert f"{place}, with n = {rows} * 100 / rank({rows}, 'month')" in said["hint"]
+    assert '"where": "place(x, \'month\') <= N"' in said["hint"]
+    assert "place(-x, 'month') <= N" in said["hint"] and "not a count" in said["hint"]
 
-    n = "cumsum(lr * 0 + 1, 'month') * 100 / rank(cumsum(lr * 0 + 1, 'month'), 'month')"
     hinted = {
         "session": "RTH",
         "from": "daily",
-        "map": {"lr": "log(close / prev(close))", "best": f"rank(-lr, 'month') * ({n}) / 100 <= 3"},
+        "map": {"lr": "log(close / prev(close))", "best": "place(lr, 'month') <= 3"},
         "group_by": "month()",
         "select": ["sum(if(best, lr, 0)) / sum(lr) * 100 as share", "count(best) as k"],
     }

@@ -38,6 +38,15 @@ def test_query_reference_is_model_sized() -> None:
     assert len(text) / 4 < 4500
 
 
+def test_the_mean_line_gives_the_empty_else_of_a_mean_over_some_rows() -> None:
+    """p39b Q11t: a model keeping every year listed wrote mean(if(st == 3, next_ret, 0)),
+    whose 0s on the other days shrank each year's mean ~18 times. The reference's line for
+    mean() names the else that leaves them out: 0 / 0, empty."""
+    lines = query_reference(load_instrument("NQ")).splitlines()
+    mean = next(line for line in lines if line.strip().startswith("mean(col) —"))
+    assert "mean(if(c, x, 0 / 0)) averages x where c" in mean
+
+
 # CME's contract specifications: what a move of 1.0 in the price is worth on one contract.
 CONTRACT_USD = {"NQ": "20", "ES": "50", "CL": "1,000"}
 

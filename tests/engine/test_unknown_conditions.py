@@ -11,6 +11,10 @@ import pytest
 from asking import ask
 from rth_bars import rth_daily
 
+from barb.charts import chart_headline, draw_chart
+from barb.export import csv_bytes
+from barb.summary_text import render_summary
+
 PERIOD = "2024-03-01:"  # runs to the data's last day, 2024-03-28
 
 
@@ -165,3 +169,125 @@ def test_a_per_day_max_of_a_condition_stays_one(engine_settings, minutes, yester
     assert result.summary.values == pytest.approx(
         {"share": above.mean(), "days": int(above.sum()), "ones": int(above.sum())}
     )
+
+
+def _up_streak(flags: pd.Series) -> int:
+    """The longest run of true in a row, counted by hand."""
+    longest = run = 0
+    for flag in flags:
+        run = run + 1 if flag else 0
+        longest = max(longest, run)
+    return longest
+
+
+@pytest.mark.parametrize(
+    ("expr", "made"),
+    [
+        ("close > prev(close)", lambda c: c > c.shift()),
+        ("close > rolling_mean(close, 3)", lambda c: c > c.rolling(3).mean()),
+    ],
+)
+@pytest.mark.parametrize("listed", ["map", "select"])
+def test_a_condition_listed_into_then_stays_one(engine_settings, minutes, expr, made, listed):
+    """A condition empty anywhere in the history a stage computes over (the data's first day
+    has no prev()) was listed as an object column of True/False/NA: then read it as text, and
+    "count(up)" counted every row (p39b B1: NQ 2024 gave 259 up days, not 138), while mean,
+    where, == true and streak refused it. It stays a condition: count its trues, mean the
+    share, where keeps the trues, streak runs over it."""
+    closes = rth_daily(minutes)["close"]
+    up = made(closes).loc["2024-02-01":"2024-02-29"]
+    assert 0 < up.sum() < len(up)
+    first = (
+        {"map": {"up": expr}, "select": ["date()", "up"]}
+        if listed == "map"
+        else {"select": ["date()", f"{expr} as up"]}
+    )
+    base = {"session": "RTH", "from": "daily", "period": "2024-02", **first}
+    then = {
+        "map": {"run": "streak(up)"},
+        "select": [
+            "count(up) as ups",
+            "mean(up) as share",
+            "count(up == true) as equal",
+            "max(run) as longest",
+            "count() as n",
+        ],
+    }
+    result = ask({**base, "then": then}, engine_settings)
+    assert result.summary.values == pytest.approx(
+        {
+            "ups": int(up.sum()),
+            "share": up.mean(),
+            "equal": int(up.sum()),
+            "longest": _up_streak(up),
+            "n": len(up),
+        }
+    )
+    kept = ask({**base, "then": {"where": "up", "select": "count()"}}, engine_settings)
+    assert kept.summary.value == int(up.sum())
+
+
+def test_an_unknown_listed_into_then_is_left_out(engine_settings, minutes) -> None:
+    """The data's last day has no next(): listed into then it stays unknown, neither counted
+    as up nor in the share, and the summary and CSV show it empty (n/a), not 'None'."""
+    days = _march(minutes)
+    up = days["next_close"] > days["close"]
+    known = up.iloc[:-1]
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": PERIOD,
+            "map": {"up": "next(close) > close"},
+            "select": ["date()", "up"],
+            "then": {"select": ["count(up) as ups", "mean(up) as share", "count() as n"]},
+        },
+        engine_settings,
+    )
+    assert result.summary.values == pytest.approx(
+        {"ups": int(known.sum()), "share": known.mean(), "n": len(days)}
+    )
+    listed = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": PERIOD,
+            "map": {"up": "next(close) > close"},
+            "select": ["date()", "up"],
+            "then": {"map": {"run": "streak(up)"}},
+        },
+        engine_settings,
+    )
+    # streak() skips an unknown row, its own count empty (p39a M1).
+    assert pd.isna(listed.table["up"].iloc[-1]) and pd.isna(listed.table["run"].iloc[-1])
+    text = render_summary(listed)
+    assert f"{days.index[-1]:%Y-%m-%d},n/a,n/a" in text and "None" not in text
+    csv = csv_bytes(listed).decode()
+    assert f"{days.index[-1]:%Y-%m-%d},,," in csv and "None" not in csv and "nan" not in csv
+
+
+def test_a_few_days_drawn_by_a_condition_show_its_unknown_day(engine_settings, minutes) -> None:
+    """Down days marked by whether the next day rose: the data's last day has no next day.
+    Its unknown drew no chart ("boolean value of NA is ambiguous"); it is a kind of its own."""
+    days = _march(minutes)
+    down = days[days["close"] < rth_daily(minutes)["close"].shift().loc["2024-03-01":]]
+    up = (down["next_close"] > down["close"])[down["next_close"].notna()]
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": PERIOD,
+            "map": {"up": "next(close) > close"},
+            "where": "close < prev(close)",
+            "select": ["date()", "up"],
+        },
+        engine_settings,
+    )
+    yes, no = int(up.sum()), int((~up).sum())
+    assert yes and no and yes + no + 1 == len(down) <= 60
+    assert chart_headline(result) == f"{len(down)} days, up: yes {yes}, no {no}, n/a 1"
+    fig = draw_chart(result)
+    assert fig is not None
+    (ax,) = fig.axes
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == [f"up: yes ({yes})", f"up: no ({no})", "up: n/a (1)"]

@@ -309,12 +309,18 @@ def test_exp_compounds_log_returns_and_coalesce_fills_the_empty(ctx: EvalContext
 
 
 def test_streak_and_bars_since(ctx: EvalContext) -> None:
-    up = [c > o for c, o in zip(col(ctx, "close"), col(ctx, "open"), strict=True)]
+    pairs = list(zip(col(ctx, "close"), col(ctx, "open"), strict=True))
+    up = [c > o for c, o in pairs]
+    # A row with a missing price is no observation: the run goes on past it, its own empty.
     streaks, run_length = [], 0
-    for u in up:
-        run_length = run_length + 1 if u else 0
+    for c, o in pairs:
+        if missing(c) or missing(o):
+            streaks.append(NAN)
+            continue
+        run_length = run_length + 1 if c > o else 0
         streaks.append(run_length)
-    assert run("streak(close > open)", ctx) == streaks
+    assert any(missing(v) for v in streaks)
+    same(run("streak(close > open)", ctx), streaks)
 
     since, last = [], None
     for i, u in enumerate(up):
@@ -331,6 +337,39 @@ def test_pattern_edges() -> None:
     same(run("bars_since(x > 0)", ctx), [NAN, NAN, 0.0, 0.0, 0.0, 1.0, 0.0])
     assert run("streak(x > 5)", ctx) == [0] * 7
     same(run("bars_since(x > 5)", ctx), [NAN] * 7)
+
+
+def test_a_streak_skips_unknown_rows() -> None:
+    """An unknown condition is no observation, as an empty value is to cumsum(): the run
+    neither grows nor ends there, and its count there is empty. A backtest's pnl emptied on
+    the days without a trade (if(traded == 1, …, 0 / 0)) counts its losing trades in a row
+    across them; read as false, each such day ended the run (p39a M1)."""
+    x = [-1.0, NAN, -2.0, 3.0, NAN, -1.0, NAN, NAN, -4.0, 0.0, -1.0]
+    frame = pd.DataFrame({"x": x})
+    frame["timestamp"] = pd.to_datetime(["2024-01-02"] * 6 + ["2024-01-03"] * 5)
+    frame["trading_date"] = frame["timestamp"]
+    ctx = make_context(frame)
+    # Counted one value at a time: an empty one leaves the run as it is.
+    runs, run_length, restarts = [], 0, []
+    for value in x:
+        if missing(value):
+            runs.append(NAN)
+            continue
+        run_length = run_length + 1 if value < 0 else 0
+        runs.append(run_length)
+    same(run("streak(x < 0)", ctx), runs)
+    assert runs[8] == 2  # -1 on 01-02, two empty rows, -4: one run of 2
+    # Per day: 01-03's run starts again at its first row, unknown or not.
+    for i, value in enumerate(x):
+        if i == 0 or frame["trading_date"][i] != frame["trading_date"][i - 1]:
+            run_length = 0
+        if missing(value):
+            restarts.append(NAN)
+            continue
+        run_length = run_length + 1 if value < 0 else 0
+        restarts.append(run_length)
+    same(run("streak(x < 0, 'day')", ctx), restarts)
+    assert restarts[8] == 1
 
 
 def test_rank_is_a_percentile_rank(ctx: EvalContext) -> None:
@@ -465,7 +504,10 @@ def test_results_are_aligned_with_the_frame(ctx: EvalContext) -> None:
         result = evaluate(parse_expression(name), ctx)
         assert result.index.equals(ctx.frame.index)
     assert isinstance(evaluate(parse_expression("session_open('ETH')"), ctx), pd.Series)
-    assert evaluate(parse_expression("streak(close > open)"), ctx).dtype == np.int64
+    # A count stays whole when every row is known; an unknown row's is empty (NaN).
+    known = "streak(coalesce(close, 0) > coalesce(open, 0))"
+    assert evaluate(parse_expression(known), ctx).dtype == np.int64
+    assert evaluate(parse_expression("streak(close > open)"), ctx).isna().any()
 
 
 def test_the_library_is_whole_whatever_was_imported_first() -> None:

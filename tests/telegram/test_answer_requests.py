@@ -79,7 +79,7 @@ async def test_an_answer_is_three_requests_with_the_commentary_as_caption(
         table = execute(WEEKDAY_RANGE, "NQ").table
         assert table is not None
         widest = table.set_index("weekday")["mean_range"]
-        assert headline.startswith(f"mean_range: больше всего {RU_DAYS[widest.idxmax()]} ")
+        assert headline.startswith(f"средний диапазон: больше всего {RU_DAYS[widest.idxmax()]} ")
         # Points at NQ's tick, two decimals.
         assert f"{widest.max():.2f}".replace(".", ",") + " пункта" in headline
         assert blank == "" and commentary.startswith("Итог\n\nСамый широкий день — понедельник")
@@ -99,10 +99,20 @@ async def test_an_answer_is_three_requests_with_the_commentary_as_caption(
         engine = execute(WEEKDAY_RANGE, "NQ")
         assert [r[0] for r in rows[1:]] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
         assert [float(r[1]) for r in rows[1:]] == pytest.approx(engine.table["mean_range"].tolist())
+        # Sent, its button goes and the Query button stays (p38c: it stayed, and a second
+        # press was told the CSV was "already sent, or is no longer kept").
+        [unmarked] = await fake.wait_for("editMessageReplyMarkup", chat_id=ALICE)
+        assert unmarked.params["message_id"] == photo.result["message_id"]
+        after = fake.message(ALICE, photo.result["message_id"])
+        assert keyboard_data(after) == [query_button] and after["caption"] == caption
+        # A press from a screen that still shows it sends nothing twice, and asks Telegram
+        # to remove nothing more.
         await press(fake, ALICE, ALICE, photo.result, csv_button)
         answers = await fake.wait_for("answerCallbackQuery", 3)
         assert "already sent" in (answers[-1].params.get("text") or "")
+        await asyncio.sleep(0.1)
         assert len(fake.calls("sendDocument", chat_id=ALICE)) == 1
+        assert len(fake.calls("editMessageReplyMarkup", chat_id=ALICE)) == 1
 
 
 async def test_a_commentary_too_long_for_a_caption_follows_the_chart(

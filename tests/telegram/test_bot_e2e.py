@@ -23,7 +23,7 @@ from barb import execute
 from bot.assistant.orchestrator import Assistant
 from bot.llm.errors import ProviderUnavailable
 from bot.llm.messages import ModelRequest
-from bot.llm.scripted import ScriptedProvider
+from bot.llm.scripted import ScriptedProvider, text, tool_call
 from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import InlineRunner, ProcessRunner
 from bot.settings import BotSettings
@@ -52,7 +52,7 @@ async def test_private_question_plan_run_proof(fake_telegram: FakeBotAPI, db_url
         # The chart's caption is its headline, then the commentary; the CSV comes when its
         # button is pressed.
         headline, commentary = photo.result["caption"].split("\n\n", 1)
-        assert headline.startswith("mean_range: highest ") and "points" in headline
+        assert headline.startswith("average range: highest ") and "points" in headline
         assert commentary.startswith("Answer: Result: 5 groups by weekday")
         csv_button, query_button = keyboard_data(photo.result)
         assert query_button.startswith("q:")
@@ -447,3 +447,42 @@ async def test_handler_exception_is_worded_in_the_language_chosen_in_settings(
         await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
         messages = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
         assert messages[-1].result["text"].startswith("У меня что-то сломалось (код ")
+
+
+LONG_REPLY = (
+    "A really long suggested reply that goes on and on past the sixty characters a button can hold"
+)
+
+
+async def test_a_long_suggested_reply_is_cut_between_words_and_answers_whole(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p38c C16: a suggested reply's button was cut at 60 characters mid-word with no "…"
+    ("…past the s"). Now it is cut between words with "…"; pressing it answers with the
+    whole reply, and a second press says the question was answered."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            tool_call(
+                "ask_user_clarification",
+                question_text="Best by what?",
+                suggested_replies=["Widest range", LONG_REPLY],
+            ),
+            text("Understood."),
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        asked = await ask_and_get_plan(fake, ALICE, ALICE, "which was the best day?")
+        labels = [b["text"] for row in asked["reply_markup"]["inline_keyboard"] for b in row]
+        assert labels == [
+            "Widest range",
+            "A really long suggested reply that goes on and on past the…",
+        ]
+        option = keyboard_data(asked)[1]
+        await press(fake, ALICE, ALICE, asked, option)
+        await fake.wait_said(2, chat_id=ALICE)
+        assert provider.requests[1].messages[-1].tool_results[-1].content.endswith(LONG_REPLY)
+        await press(fake, ALICE, ALICE, asked, option)
+        [*_, again] = await fake.wait_for("answerCallbackQuery", 2)
+        assert again.params["text"] == "This question was already answered."
+        assert len(provider.requests) == 2

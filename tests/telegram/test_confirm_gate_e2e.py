@@ -35,6 +35,8 @@ GOOD_WINDOW = {"session": "09:30-09:45", "from": "daily", "select": "mean(range)
 BAD_SORT = {**WEEKDAY_RANGE, "sort": "mean_rnage desc"}
 GOOD_SORT = {**WEEKDAY_RANGE, "sort": "mean_range desc"}
 STALE = "This plan is out of date: ask again."
+DROPPED = "This plan was cancelled or replaced by a newer one: it will not run."
+DONE = "Already done: the answer is below."
 
 
 def rth_days(symbol: str) -> int:
@@ -157,14 +159,24 @@ async def test_a_fix_that_changes_nothing_computed_runs_and_says_so(
         assert list(csv["mean_range"]) == sorted(csv["mean_range"], reverse=True)
 
 
-async def _assert_stale(fake: FakeBotAPI, plan: dict, data: str, provider_calls: int, provider):
+async def _assert_refused(
+    fake: FakeBotAPI, plan: dict, data: str, toast: str, provider_calls: int, provider
+) -> None:
+    """A press on ``plan`` is told ``toast``, computes nothing, and takes the plan's buttons
+    away if it still shows them; Telegram is asked nothing about buttons it no longer shows
+    (it refuses that: "message is not modified")."""
     presses = len(fake.calls("answerCallbackQuery"))
     unmarked = len(fake.calls("editMessageReplyMarkup", chat_id=ALICE))
+    shows_buttons = bool(keyboard_data(fake.message(ALICE, plan["message_id"])))
     await press(fake, ALICE, ALICE, plan, data)
     answers = await fake.wait_for("answerCallbackQuery", presses + 1)
-    assert answers[-1].params["text"] == STALE
-    edits = await fake.wait_for("editMessageReplyMarkup", unmarked + 1, chat_id=ALICE)
-    assert edits[-1].params["message_id"] == plan["message_id"]
+    assert answers[-1].params["text"] == toast
+    if shows_buttons:
+        edits = await fake.wait_for("editMessageReplyMarkup", unmarked + 1, chat_id=ALICE)
+        assert edits[-1].params["message_id"] == plan["message_id"]
+    await asyncio.sleep(0.1)
+    assert len(fake.calls("editMessageReplyMarkup", chat_id=ALICE)) == unmarked + shows_buttons
+    assert not keyboard_data(fake.message(ALICE, plan["message_id"]))
     assert len(provider.requests) == provider_calls  # nothing computed, the model not asked
 
 
@@ -184,23 +196,138 @@ async def test_stale_buttons_say_so_compute_nothing_and_lose_their_buttons(
     async with barb_bot(fake, db_url, provider=provider) as svc:
         a = await ask_and_get_plan(fake, ALICE, ALICE, "question a")
         b = await ask_and_get_plan(fake, ALICE, ALICE, "question b")  # supersedes a
-        await _assert_stale(fake, a, keyboard_data(a)[0], 2, provider)
+        await _assert_refused(fake, a, keyboard_data(a)[0], DROPPED, 2, provider)
 
         await run_and_wait_answer(fake, b, len(fake.said(ALICE)))
         await asyncio.sleep(0.1)
-        await _assert_stale(fake, b, keyboard_data(b)[0], 3, provider)  # already run
+        await _assert_refused(fake, b, keyboard_data(b)[0], DONE, 3, provider)  # already run
         photos = len(fake.calls("sendPhoto"))
 
         c = await ask_and_get_plan(fake, ALICE, ALICE, "question c")
         sent = len(fake.calls("sendMessage", chat_id=ALICE))
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/reset"))
         await fake.wait_for("sendMessage", sent + 1, chat_id=ALICE)
-        await _assert_stale(fake, c, keyboard_data(c)[1], 4, provider)  # Cancel, after reset
+        await _assert_refused(fake, c, keyboard_data(c)[1], DROPPED, 4, provider)  # Cancel
 
         d = await ask_and_get_plan(fake, ALICE, ALICE, "question d")
-        await svc.store.pending.expire(timedelta(0))
-        await _assert_stale(fake, d, keyboard_data(d)[0], 5, provider)
+        await svc.store.pending.expire(timedelta(0))  # its buttons stay until pressed
+        await _assert_refused(fake, d, keyboard_data(d)[0], STALE, 5, provider)
         assert len(fake.calls("sendPhoto")) == photos  # no stale press ran a query
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "status", "toast"),
+    [
+        ("en", "question a", "⏵ Replaced by a newer message.", DROPPED),
+        (
+            "ru",
+            "вопрос а",
+            "⏵ Заменён новым сообщением.",
+            "Этот план отменён или заменён новым: он не будет запущен.",
+        ),
+    ],
+)
+async def test_a_plan_replaced_by_a_newer_message_says_so(
+    fake_telegram: FakeBotAPI, db_url: str, lang: str, question: str, status: str, toast: str
+) -> None:
+    """A plan superseded by a correction lost only its buttons, so it read like a live plan
+    missing them; now it says it was replaced, in its own language, as a plan that ran or
+    was cancelled says so, and a press on it says the same, not "ask again"."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn("Plan A.", tool_call("execute_query", query=COUNT_DAYS)),
+            turn("Plan B.", tool_call("execute_query", query={**COUNT_DAYS, "session": "ETH"})),
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        a = await ask_and_get_plan(fake, ALICE, ALICE, question, language_code=lang)
+        b = await ask_and_get_plan(fake, ALICE, ALICE, "same on ETH please", language_code="en")
+        replaced = fake.message(ALICE, a["message_id"])
+        assert replaced["text"] == a["text"] + "\n\n" + status and not keyboard_data(replaced)
+        assert keyboard_data(fake.message(ALICE, b["message_id"])) == keyboard_data(b)
+        presses = len(fake.calls("answerCallbackQuery"))
+        await press(fake, ALICE, ALICE, a, keyboard_data(a)[0], language_code=lang)
+        [*_, answer] = await fake.wait_for("answerCallbackQuery", presses + 1)
+        assert answer.params["text"] == toast
+        await asyncio.sleep(0.1)
+        assert fake.calls("editMessageReplyMarkup") == []  # nothing left to take away
+        assert fake.calls("sendPhoto") == [] and len(provider.requests) == 2
+
+
+class Held(InlineRunner):
+    """Runs each query once ``release`` is set, counting them: the press stays computing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.runs = 0
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        self.runs += 1
+        await self.release.wait()
+        return await super().run(job)
+
+
+async def test_run_and_cancel_pressed_while_the_answer_computes_say_it_is_on_its_way(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p38c B1: a second Run and a Cancel pressed while the query computed were told "This
+    plan is out of date: ask again." (the plan was marked done from the first press on), and
+    each sent an editMessageReplyMarkup Telegram refused; Run after Done was told the same.
+    Now each is told where the answer is, the query runs once, and no button edit is sent."""
+    fake = fake_telegram
+    runner = Held()
+    provider = ScriptedProvider(
+        [turn("Counting days.", tool_call("execute_query", query=COUNT_DAYS)), text("Counted.")]
+    )
+    async with barb_bot(fake, db_url, provider=provider, runner=runner):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "how many days?")
+        run, cancel = keyboard_data(plan)
+        start = len(fake.requests)
+        await press(fake, ALICE, ALICE, plan, run)
+        await fake.wait_for("editMessageText", chat_id=ALICE)  # "Running…"
+        await press(fake, ALICE, ALICE, plan, run)
+        await fake.wait_for("answerCallbackQuery", 2)
+        await press(fake, ALICE, ALICE, plan, cancel)
+        await fake.wait_for("answerCallbackQuery", 3)
+        runner.release.set()
+        await fake.wait_for("sendPhoto", chat_id=ALICE)
+        assert await plan_status(fake, ALICE, plan) == "⏵ Done."
+        await press(fake, ALICE, ALICE, plan, run)
+        await fake.wait_for("answerCallbackQuery", 4)
+        await asyncio.sleep(0.1)
+
+        toasts = [call.params.get("text") for call in fake.calls("answerCallbackQuery")]
+        assert toasts == [
+            "Running…",
+            "Already running: the answer is on its way.",
+            "The query is already running and cannot be stopped: the answer is on its way.",
+            DONE,
+        ]
+        sent = [r for r in fake.requests[start:] if r.method in SENT]
+        assert all(r.status == 200 for r in sent)  # nothing refused
+        assert [r.method for r in sent] == [
+            "answerCallbackQuery",
+            "editMessageText",  # Running…
+            "answerCallbackQuery",
+            "answerCallbackQuery",
+            "sendPhoto",
+            "editMessageText",  # Done.
+            "answerCallbackQuery",
+        ]
+        assert runner.runs == 1 and len(provider.requests) == 2
+
+
+#: What the bot sends a chat (not getUpdates, nor 'sending photo…', which depends on timing).
+SENT = (
+    "sendMessage",
+    "sendPhoto",
+    "sendDocument",
+    "editMessageText",
+    "editMessageReplyMarkup",
+    "answerCallbackQuery",
+)
 
 
 async def plan_status(fake: FakeBotAPI, chat_id: int, plan: dict, timeout: float = 10.0) -> str:

@@ -107,7 +107,7 @@ async def test_a_refused_message_does_not_hold_back_the_rest(
         messages = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
 
         headline, commentary = messages[1].result["text"].split("\n\n", 1)
-        assert headline.startswith("mean_range: highest ")
+        assert headline.startswith("average range: highest ")
         assert commentary.startswith("Answer: Result: 5 groups by weekday")
         assert [b[:2] for b in keyboard_data(messages[1].result)] == ["f:", "q:"]
         assert "reference" in messages[-1].result["text"].lower()
@@ -269,14 +269,17 @@ async def test_a_command_meanwhile_does_not_cut_into_an_answer(
         while not fake.calls("sendPhoto", chat_id=ALICE):  # the chart is on the wire
             await asyncio.sleep(0.01)
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/help"))
-        await fake.wait_for("sendMessage", chat_id=ALICE)
+        # The /query's own text is a sendMessage too: wait for the help itself.
+        deadline = time.monotonic() + 30
+        while "Ask a" not in chat_shows(fake, ALICE) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
         await fake.wait_for("sendDocument", chat_id=ALICE)
         assert await settled_outbox(svc) == []
 
-        # The answer (its chart, its CSV, and its text when the caption cannot hold it) first,
-        # the help after it all.
+        # The answer (its chart, its text when the caption cannot hold it, then its CSV)
+        # first, the help after it all.
         shown = chat_shows(fake, ALICE)
-        assert shown[:2] == ["photo", "document"] and shown[-1] == "Ask a", fake.describe()
+        assert shown[0] == "photo" and shown[-2:] == ["document", "Ask a"], fake.describe()
         assert shown.count("Ask a") == 1, fake.describe()
 
 

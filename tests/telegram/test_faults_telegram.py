@@ -171,7 +171,7 @@ async def test_a_second_press_during_the_run_says_it_is_running(
         await press(fake, ALICE, ALICE, plan, run)
         await assert_answered_once(fake, plan)
         texts = [r.params.get("text") for r in fake.calls("answerCallbackQuery")]
-        assert texts.count("Already running or done.") == 1
+        assert texts.count("Already running: the answer is on its way.") == 1
 
 
 # --- sending the answer -----------------------------------------------------------------------

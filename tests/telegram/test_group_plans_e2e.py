@@ -94,3 +94,29 @@ async def test_a_bare_mention_gets_a_prompt_of_what_to_ask(
         assert f"@{fake.bot['username']} " in prompt["text"]  # an example to copy
         assert prompt["reply_to_message"]["message_id"] == mentioned["message"]["message_id"]
         assert svc.assistant.provider.requests == []
+
+
+async def test_query_pressed_by_another_member_is_in_the_answer_s_language_and_thread(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p38c C25, C28: Bob (an English phone) pressed Query under Alice's Russian answer and
+    got an English header above the Russian plan, in a message replying to nothing while
+    the plan, the chart and the CSV reply to Alice's question. Now it is in the answer's
+    language, as Run and Cancel are, and replies to the question as the answer does."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url):
+        question = mention(fake, "средний диапазон по дням недели (weekday)?")
+        plan = await ask_and_get_plan(
+            fake, GROUP, ALICE, question, chat_type="supergroup", language_code="ru"
+        )
+        asked = plan["reply_to_message"]["message_id"]
+        await press(fake, GROUP, ALICE, plan, keyboard_data(plan)[0], language_code="ru")
+        [photo] = await fake.wait_for("sendPhoto", chat_id=GROUP)
+        assert photo.result["reply_to_message"]["message_id"] == asked
+        said = len(fake.said(GROUP))
+        [_, query_button] = keyboard_data(photo.result)
+        await press(fake, GROUP, BOB, photo.result, query_button, language_code="en")
+        [*_, shown] = await fake.wait_said(said + 1, chat_id=GROUP)
+        assert shown["text"].startswith("Barb Script, которым посчитан ответ (повторить: /query):")
+        assert "Посчитаю: среднее range, по weekday" in shown["text"]  # the plan, in Russian
+        assert shown["reply_to_message"]["message_id"] == asked

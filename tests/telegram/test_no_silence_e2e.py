@@ -123,7 +123,9 @@ async def test_cancel_drops_the_waiting_plan(fake_telegram: FakeBotAPI, db_url: 
         assert any(r.role == "tool" and "instead of confirming" in r.model_summary for r in rows)
         await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
         [answer] = await fake.wait_for("answerCallbackQuery")
-        assert answer.params["text"] == "This plan is out of date: ask again."
+        assert answer.params["text"] == (
+            "This plan was cancelled or replaced by a newer one: it will not run."
+        )
         assert fake.calls("sendDocument") == []
         nothing = await say(fake, "/cancel")
         assert nothing["text"] == "There is no plan waiting to be cancelled."
@@ -206,12 +208,15 @@ async def test_query_answers_in_russian_for_a_russian_speaker(
         [answer] = await fake.wait_said(1, chat_id=ALICE)
         headline, shown = answer["text"].split("\n\n", 1)  # the chart's headline, in Russian
         assert re.fullmatch(
-            r"close последнее: \d{1,3}(\u00a0\d{3})*(,\d+)? \(2024-12-31\)", headline
+            r"закрытие последнее: \d{1,3}(\u00a0\d{3})*(,\d+)? \(2024-12-31\)", headline
         )
         lines = shown.splitlines()
         assert lines[0].startswith(f"Строк: {rth_days('NQ', 2024)} ") and "в CSV" in lines[0]
-        assert lines[1].split() == ["date", "open", "high", "low", "close"]
-        assert lines[2].startswith("2024-01-02")
+        # The table in a <pre> block of its own, its columns aligned.
+        assert lines[2].split() == ["date", "open", "high", "low", "close"]
+        assert lines[3].startswith("2024-01-02")
+        entities = answer.get("caption_entities") or answer.get("entities") or []
+        assert any(e["type"] == "pre" for e in entities)
         assert "Синтетические данные" in shown
         for leak in MODEL_FACING:
             assert leak not in shown
@@ -290,13 +295,15 @@ async def test_a_query_error_in_russian_is_russian_around_the_engines_words(
         [answer] = await fake.wait_said(1, chat_id=ALICE)
     lines = answer["text"].split("\n")
     assert lines[0] == "Запрос не выполнен: такой колонки нет в поле select."
-    assert lines[1].startswith("Column 'nosuch' does not exist.")
-    assert lines[2].startswith("Подсказка: ") and "map" in lines[2]
+    # The engine's English is said to be its own, in Russian.
+    assert lines[1] == "Сообщение движка (на английском):"
+    assert lines[2].startswith("Column 'nosuch' does not exist.")
+    assert lines[3].startswith("Подсказка: ") and "map" in lines[3]
     # The field, the engine's sentence and its hint arrive as code, not as raw backticks.
     codes = [
         answer["text"][e["offset"] : e["offset"] + e["length"]]
         for e in answer.get("entities", [])
         if e["type"] == "code"
     ]
-    assert codes[0] == "select" and codes[1] == lines[1]
+    assert codes[0] == "select" and codes[1] == lines[2]
     assert "`" not in answer["text"]

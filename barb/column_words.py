@@ -1,0 +1,120 @@
+"""What a person calls a column: the bars' own columns, and the aggregates of them, in words.
+
+``mean(range)`` is "average range" (in Russian «средний диапазон»), ``percentile(range, 90)``
+"90th percentile of range", ``range`` itself «диапазон». A name the query made (``rng_pct``,
+``r``) has no words: a chart shows it as written, and a sentence quotes it in the languages
+that need it («rng_pct»), where "среднее range" had dropped an English name into Russian
+grammar. The plan before Run and a chart's headline and axes both name a column here, so the
+plan's "average range" is the chart's, and one table holds the words.
+"""
+
+from __future__ import annotations
+
+from barb.i18n import DEFAULT, N_, text
+from barb.script import ast
+
+#: The bars' own columns (``barb.frames.BAR_COLUMNS`` but their times) with their words: the
+#: name, the form after an aggregate's word (the Russian genitive, «медиана диапазона») and
+#: the average (an adjective agrees with its noun: «средний диапазон», «среднее закрытие»).
+_COLUMNS: dict[str, tuple[str, str, str]] = {
+    "open": (N_("column.open"), N_("column_of.open"), N_("column_mean.open")),
+    "high": (N_("column.high"), N_("column_of.high"), N_("column_mean.high")),
+    "low": (N_("column.low"), N_("column_of.low"), N_("column_mean.low")),
+    "close": (N_("column.close"), N_("column_of.close"), N_("column_mean.close")),
+    "volume": (N_("column.volume"), N_("column_of.volume"), N_("column_mean.volume")),
+    "range": (N_("column.range"), N_("column_of.range"), N_("column_mean.range")),
+}
+#: What an aggregate computes, by function; its argument fills ``{x}`` (and ``{y}``, ``{p}``).
+_AGGREGATES: dict[str, str] = {
+    "mean": N_("aggregate.mean"),
+    "sum": N_("aggregate.sum"),
+    "max": N_("aggregate.max"),
+    "min": N_("aggregate.min"),
+    "median": N_("aggregate.median"),
+    "std": N_("aggregate.std"),
+    "skew": N_("aggregate.skew"),
+    "kurt": N_("aggregate.kurt"),
+    "percentile": N_("aggregate.percentile"),
+    "correlation": N_("aggregate.correlation"),
+}
+_COUNT, _COUNT_WHERE = N_("aggregate.count"), N_("aggregate.count_where")
+_SHARE = N_("aggregate.share")  # the mean of a condition: a share of the bars
+_CONDITIONS = (ast.Compare, ast.Logical, ast.Not, ast.InList)
+
+
+def _text(key: str, lang: str | None, **values: object) -> str:
+    return text("barb", key, lang, **values)
+
+
+def quoted(name: str, lang: str | None = DEFAULT) -> str:
+    """A name no word stands for, as a sentence in ``lang`` holds it: ``weekday``, «weekday»."""
+    return _text(N_("quoted"), lang, name=name)
+
+
+def plain_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
+    """Words for ``expr`` when it is a bar column or an aggregate of bar columns ("average
+    range", «максимум объёма»); None for anything else, which is shown as written."""
+    if isinstance(expr, ast.Column) and expr.name in _COLUMNS:
+        return _text(_COLUMNS[expr.name][0], lang)
+    if not isinstance(expr, ast.Call) or expr.name.lower() not in _AGGREGATES:
+        return None
+    columns = [a for a in expr.args if not isinstance(a, ast.Number)]
+    if not columns or not all(isinstance(a, ast.Column) and a.name in _COLUMNS for a in columns):
+        return None
+    return _aggregate(expr, lang)
+
+
+def described(expr: ast.Expr, lang: str | None = DEFAULT) -> str:
+    """``expr`` as a sentence names it: in words as far as it has them (an aggregate of a name
+    the query made keeps that name, quoted: «среднее «rng_pct»»), else as written."""
+    if isinstance(expr, ast.Call) and expr.name.lower() == "count":
+        if not expr.args:
+            return _text(_COUNT, lang)
+        return _text(_COUNT_WHERE, lang, x=condition_text(expr.args[0], lang))
+    if isinstance(expr, ast.Call) and expr.name.lower() == "mean" and _is_condition(expr.args):
+        return _text(_SHARE, lang, x=condition_text(expr.args[0], lang))
+    if isinstance(expr, ast.Call) and expr.name.lower() in _AGGREGATES:
+        return _aggregate(expr, lang)
+    return plain_words(expr, lang) or quoted(expr.to_text(), lang)
+
+
+def condition_text(expr: ast.Expr, lang: str | None = DEFAULT) -> str:
+    """A condition or formula with the bar columns it compares in words (``range < 150``,
+    «диапазон < 150»), when it names no other column and calls nothing: a word inside a
+    call («sma(закрытие, 20)») or beside a name the query made reads worse than the
+    formula as written, which it then is."""
+    nodes = list(ast.walk(expr))
+    if any(isinstance(n, ast.Call) for n in nodes):
+        return expr.to_text()
+    if not all(n.name in _COLUMNS for n in nodes if isinstance(n, ast.Column)):
+        return expr.to_text()
+    return _renamed(expr, lang).to_text()
+
+
+def _renamed(node: ast.Node, lang: str | None) -> ast.Node:
+    if isinstance(node, ast.Column):
+        return ast.Column(_text(_COLUMNS[node.name][0], lang))
+    return ast.with_children(node, lambda child: _renamed(child, lang))
+
+
+def _aggregate(expr: ast.Call, lang: str | None) -> str:
+    """An aggregate in words, its bar columns named by theirs and any other argument quoted."""
+    func = expr.name.lower()
+    first = expr.args[0] if expr.args else None
+    if func == "mean" and isinstance(first, ast.Column) and first.name in _COLUMNS:
+        return _text(_COLUMNS[first.name][2], lang)
+    x, y = (_argument(a, lang) for a in (*expr.args, None, None)[:2])
+    p = ast.literal_value(expr.args[1]) if len(expr.args) > 1 else None
+    return _text(_AGGREGATES[func], lang, x=x, y=y, p=p)
+
+
+def _argument(expr: ast.Expr | None, lang: str | None) -> str:
+    if expr is None:
+        return ""
+    if isinstance(expr, ast.Column) and expr.name in _COLUMNS:
+        return _text(_COLUMNS[expr.name][1], lang)
+    return quoted(expr.to_text(), lang)
+
+
+def _is_condition(args: tuple[ast.Expr, ...]) -> bool:
+    return len(args) == 1 and isinstance(args[0], _CONDITIONS)

@@ -1,0 +1,276 @@
+"""A then stage's running functions against the trades its where keeps (p39a M1, p38b Q15).
+
+then.map runs before then.where (map before where, in both stages), so a backtest that kept
+its trades with then.where and counted them in then.map counted the days dropped too: "buy
+the RTH open on gap-up days" read most losses in a row 6 and a total of 744.25 (all 517
+days') for 7 and 391.75 over its 289 trades; the ORB's 110 days without a break (pnl =
+close - entry < 0 there) made 6 losses in a row read 9. Nothing said so, and the form that
+works did not: an empty pnl ended the losing run. Now streak() skips an unknown condition as
+cumsum() skips an empty value, the stage says when its where would change the runs, and the
+concepts empty pnl on the days without a trade. Each number is checked against a loop over
+the trades, taken from the bars with pandas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from asking import ask, warnings_with
+from rth_bars import rth_daily, rth_minutes, sample_rth_days
+
+from barb.data.store import data_path
+from barb.instruments import load_instrument
+from barb.session_concepts import session_concepts
+from barb.session_times import SessionTimes
+
+RAN_OVER = "in then.map ran over all"
+GAP_UP_DAYS = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {"pnl": "close - open", "g": "if(open > prev(close), 1, 0)"},
+    "select": ["date()", "pnl", "g"],
+}
+SELECT = ["count() as trades", "max(loss_run) as most_losses", "last(equity) as total"]
+
+
+def _gap_up_backtest(runs: dict[str, str]) -> dict:
+    return GAP_UP_DAYS | {"then": {"where": "g == 1", "map": runs, "select": SELECT}}
+
+
+def _most_losses_in_a_row(pnl) -> int:
+    """The longest run of losing trades, one trade at a time."""
+    most = run = 0
+    for value in pnl:
+        run = run + 1 if value < 0 else 0
+        most = max(most, run)
+    return most
+
+
+def _gap_up_trades(days: pd.DataFrame) -> pd.Series:
+    """Each day that opened above the previous RTH close: its close - open, in time order."""
+    pnl = days["close"] - days["open"]
+    return pnl[days["open"] > days["close"].shift()]
+
+
+def _check_gap_up_backtest(settings, trades: pd.Series, all_days: int) -> None:
+    truth = {"most_losses": _most_losses_in_a_row(trades), "total": trades.sum()}
+    naive = ask(
+        _gap_up_backtest({"loss_run": "streak(pnl < 0)", "equity": "cumsum(pnl)"}), settings
+    )
+    got = naive.summary.values
+    assert got["trades"] == len(trades)
+    assert (got["most_losses"], got["total"]) != pytest.approx(tuple(truth.values()))
+    said = warnings_with(naive, RAN_OVER)
+    assert said == [
+        f"streak(pnl < 0) and cumsum(pnl) {RAN_OVER} {all_days:,} rows; then.where keeps "
+        f"{len(trades):,}: make their arguments empty on the rows the where drops "
+        "(streak(if(g == 1, pnl, 0 / 0) < 0); cumsum(if(g == 1, pnl, 0 / 0))) so the runs "
+        "skip them."
+    ]
+    # The form it gives: the trades' own run and total, and nothing more said.
+    followed = {
+        "loss_run": "streak(if(g == 1, pnl, 0 / 0) < 0)",
+        "equity": "cumsum(if(g == 1, pnl, 0 / 0))",
+    }
+    result = ask(_gap_up_backtest(followed), settings)
+    assert result.summary.values == pytest.approx({"trades": len(trades), **truth})
+    assert not warnings_with(result, RAN_OVER)
+
+
+def test_a_gap_up_backtest_counts_its_trades_runs(engine_settings, minutes) -> None:
+    days = rth_daily(minutes)
+    _check_gap_up_backtest(engine_settings, _gap_up_trades(days), len(days))
+
+
+def test_an_empty_pnl_does_not_end_a_losing_run(engine_settings, minutes) -> None:
+    """pnl empty on the days the where drops: streak() runs across them, as cumsum() does.
+    It had ended the run there, which this data's trades tell apart."""
+    trades = _gap_up_trades(rth_daily(minutes))
+    days = rth_daily(minutes)
+    gapped = (days["open"] > days["close"].shift()).to_numpy()
+    pnl = (days["close"] - days["open"]).to_numpy()
+    ended = _most_losses_in_a_row(np.where(gapped, pnl, 0.0))  # a day without a trade: 0
+    assert ended != _most_losses_in_a_row(trades)
+    runs = {"p": "if(g == 1, pnl, 0 / 0)", "loss_run": "streak(p < 0)", "equity": "cumsum(p)"}
+    result = ask(_gap_up_backtest(runs), engine_settings)
+    assert result.summary.values["most_losses"] == _most_losses_in_a_row(trades)
+    assert result.summary.values["total"] == pytest.approx(trades.sum())
+    assert not warnings_with(result, RAN_OVER)
+
+
+def test_a_where_that_cannot_change_the_answer_is_not_said(engine_settings, minutes) -> None:
+    """A total over days whose pnl is 0 off the trades is the trades' own: nothing to say.
+    Nor of a where on the run's own value, which keeps rows by it as it asks."""
+    trades = _gap_up_trades(rth_daily(minutes))
+    zero = {"p": "if(g == 1, pnl, 0)", "equity": "cumsum(p)"}
+    query = GAP_UP_DAYS | {"then": {"where": "g == 1", "map": zero, "select": "last(equity)"}}
+    result = ask(query, engine_settings)
+    assert result.summary.value == pytest.approx(trades.sum())
+    assert not warnings_with(result, RAN_OVER)
+    on_the_run = {"where": "loss_run >= 2", "map": {"loss_run": "streak(pnl < 0)"}}
+    query = GAP_UP_DAYS | {"then": on_the_run | {"select": "count()"}}
+    assert not warnings_with(ask(query, engine_settings), RAN_OVER)
+
+
+def test_a_run_read_on_its_own_last_rows_is_not_said(engine_settings, minutes) -> None:
+    """then.where keeping each run's last day by the streak's own condition: the streak over
+    every row is the run's length, as asked (p39b Q23's form in then)."""
+    days = rth_daily(minutes)
+    up = (days["close"] > days["open"]).tolist()
+    lengths, run = [], 0
+    for i, value in enumerate(up):
+        run = run + 1 if value else 0
+        if value and i + 1 < len(up) and not up[i + 1]:  # the last day has no next()
+            lengths.append(run)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"up": "close > open"},
+        "select": ["date()", "up"],
+        "then": {
+            "map": {"run": "streak(up)", "run_end": "up and not next(up)"},
+            "where": "run_end",
+            "select": ["count() as runs", "max(run) as longest"],
+        },
+    }
+    result = ask(query, engine_settings)
+    assert result.summary.values == {"runs": len(lengths), "longest": max(lengths)}
+    assert not warnings_with(result, RAN_OVER)
+
+
+def test_a_first_stage_run_of_an_emptied_argument_is_the_kept_rows_own(
+    engine_settings, minutes
+) -> None:
+    """The same form in the first stage: the run over every bar skips the bars the where
+    drops, so it is not said to be every bar's."""
+    trades = _gap_up_trades(rth_daily(minutes))
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "g": "open > prev(close)",
+            "p": "if(g, close - open, 0 / 0)",
+            "loss_run": "streak(p < 0)",
+            "equity": "cumsum(p)",
+        },
+        "where": "g",
+        "select": SELECT,
+    }
+    result = ask(query, engine_settings)
+    assert result.summary.values == pytest.approx(
+        {"trades": len(trades), "most_losses": _most_losses_in_a_row(trades), "total": trades.sum()}
+    )
+    assert not warnings_with(result, "ran over every bar")
+
+
+def _concept(name: str, session: str = "RTH") -> dict:
+    query = session_concepts()[name].text_for(SessionTimes(load_instrument("NQ"))).query
+    return query | {"session": session}
+
+
+def _orb_pnl(bars: pd.DataFrame, close_minute: int) -> pd.Series:
+    """Each day's long on the first minute from 09:45 whose high breaks the 09:30-09:45
+    high: out at the range's low or one range above, whichever a minute from the entry on
+    reaches first (the stop on a tie), else at the last close before ``close_minute``. The
+    days without a break are left out. ``bars``: minutes with ``day`` and ``minute``."""
+    trades = {}
+    for day, bars_of_day in bars[bars["minute"] < close_minute].groupby("day"):
+        minute = bars_of_day["minute"].to_numpy()
+        opening, rest = bars_of_day[minute < 585], bars_of_day[minute >= 585]
+        high, low = opening["high"].max(), opening["low"].min()
+        target = high + (high - low)
+        broke = np.flatnonzero(rest["high"].to_numpy() > high)
+        if not len(broke):
+            continue
+        after = rest.iloc[broke[0] :]
+        stops = np.flatnonzero(after["low"].to_numpy() <= low)
+        hits = np.flatnonzero(after["high"].to_numpy() >= target)
+        stop = stops[0] if len(stops) else np.inf
+        hit = hits[0] if len(hits) else np.inf
+        if np.isfinite(stop) and stop <= hit:
+            trades[day] = low - high
+        elif np.isfinite(hit):
+            trades[day] = target - high
+        else:
+            trades[day] = bars_of_day["close"].iloc[-1] - high
+    return pd.Series(trades).sort_index()
+
+
+def test_the_stop_and_target_concept_counts_its_trades_losses_in_a_row(
+    engine_settings, minutes
+) -> None:
+    rth = rth_minutes(minutes)
+    rth["minute"] = rth["timestamp"].dt.hour * 60 + rth["timestamp"].dt.minute
+    trades = _orb_pnl(rth, 1020)
+    query = _concept("stop_and_target")
+    got = ask(query, engine_settings).summary.values
+    assert got["trades"] == len(trades)
+    assert got["most_losses_in_a_row"] == _most_losses_in_a_row(trades)
+    # pnl not emptied: the 5 days without a break run as losses, but inside no longer run
+    # than the longest: the answer stands, and nothing is said.
+    naive = ask(_unemptied(query), engine_settings)
+    assert len(trades) < naive.metadata.then_rows[1]
+    assert naive.summary.values["most_losses_in_a_row"] == _most_losses_in_a_row(trades)
+    assert not warnings_with(naive, RAN_OVER)
+
+
+def _unemptied(query: dict) -> dict:
+    """The stop_and_target query as the play test ran it: pnl not emptied off the trades."""
+    mapped = dict(query["then"]["map"])
+    mapped["pnl"] = "if(stopped, stop - entry, if(won, target - entry, close - entry))"
+    return query | {"then": query["then"] | {"map": mapped}}
+
+
+def test_the_volume_profile_s_where_on_its_running_share_is_not_said(engine_settings) -> None:
+    query = _concept("volume_profile") | {"period": "2024-02-06"}
+    assert not warnings_with(ask(query, engine_settings), RAN_OVER)
+
+
+# --- the play test's questions over the full sample ---------------------------------------
+
+
+@pytest.mark.slow
+def test_the_gap_up_backtest_of_2024_25_is_7_losses_and_391_75(sample_settings) -> None:
+    """p39a Q26: Barb read 6 and 744.25 (all 517 days'), with nothing said."""
+    days = sample_rth_days(sample_settings)
+    trades = _gap_up_trades(days)  # the first day reads 2023's last close
+    dates = pd.to_datetime(trades.index)
+    in_period = (dates >= "2024-01-01") & (dates <= "2025-12-31")
+    trades = trades[in_period]
+    assert (_most_losses_in_a_row(trades), round(trades.sum(), 2)) == (7, 391.75)
+    period = pd.to_datetime(days.index)
+    all_days = int(((period >= "2024-01-01") & (period <= "2025-12-31")).sum())
+
+    def backtest(runs: dict[str, str]) -> dict:
+        return _gap_up_backtest(runs) | {"period": "2024:2025"}
+
+    naive = ask(backtest({"loss_run": "streak(pnl < 0)", "equity": "cumsum(pnl)"}), sample_settings)
+    assert naive.summary.values["most_losses"] == 6
+    assert naive.summary.values["total"] == pytest.approx(744.25)
+    assert warnings_with(naive, f"{RAN_OVER} {all_days} rows; then.where keeps {len(trades)}")
+    followed = {
+        "loss_run": "streak(if(g == 1, pnl, 0 / 0) < 0)",
+        "equity": "cumsum(if(g == 1, pnl, 0 / 0))",
+    }
+    fixed = ask(backtest(followed), sample_settings).summary.values
+    assert (fixed["most_losses"], fixed["total"]) == (7, pytest.approx(391.75))
+
+
+@pytest.mark.slow
+def test_the_cash_orb_of_2024_25_is_6_losses_in_a_row(sample_settings) -> None:
+    """p39a Q3: the stop_and_target concept with backtest_basics' streak read 9 over the
+    CASH session, its 110 days without a break counted as losses; its trades give 6."""
+    columns = ["timestamp", "open", "high", "low", "close", "trading_date", "minute"]
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=columns)
+    dates = pd.to_datetime(bars["trading_date"])
+    bars = bars[(dates >= "2024-01-01") & (dates <= "2025-12-31") & (bars["minute"] >= 570)]
+    bars = bars.assign(day=bars["trading_date"])
+    trades = _orb_pnl(bars, 960)  # CASH: 09:30-16:00
+    assert _most_losses_in_a_row(trades) == 6
+    query = _concept("stop_and_target", "CASH")
+    got = ask(query, sample_settings).summary.values
+    assert (got["trades"], got["most_losses_in_a_row"]) == (len(trades), 6)
+    naive = ask(_unemptied(query), sample_settings)
+    assert naive.summary.values["most_losses_in_a_row"] == 9
+    assert warnings_with(naive, '("pnl": "if(traded == 1, …, 0 / 0)") so the run skips them.')

@@ -1,0 +1,301 @@
+"""What a person reads of an answer, as Telegram receives it (play test p38c): a CSV cut
+short says so, both queries of a plan are shown, a statistic of an expression is drawn and
+its values are in the CSV, an answer with no chart reads as one with a chart, /query gives
+its numbers rounded once in an aligned table, in the chat's language, and a heading stays
+with its paragraph when a long commentary is split."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from decimal import ROUND_HALF_UP, Decimal
+
+import pandas as pd
+import pytest
+from bot_harness import ALICE, ask_and_get_plan, barb_bot, fetch_csv, keyboard_data, press
+from fake_bot_api import FakeBotAPI, formatted
+
+import bot.pool.jobs as jobs
+from barb import execute
+from barb.data.store import data_path
+from barb.settings import EngineSettings
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import text, tool_call, turn
+
+RTH = (570, 1020)  # NQ's and ES's RTH, 09:30-17:00 ET, in minutes of the day
+MEAN_RANGE_2024 = {"session": "RTH", "from": "daily", "period": "2024", "select": "mean(range)"}
+
+
+def rth_days(symbol: str, year: int = 2024) -> pd.DataFrame:
+    """The sample's RTH days of ``year`` (open, high, low, close), from its minute bars."""
+    bars = pd.read_parquet(data_path(symbol, EngineSettings()))
+    rth = bars[(bars["minute"] >= RTH[0]) & (bars["minute"] < RTH[1])]
+    rth = rth[rth["trading_date"].dt.year == year]
+    rth = rth.assign(trading_date=rth["trading_date"].dt.strftime("%Y-%m-%d"))
+    return rth.groupby("trading_date").agg(
+        open=("open", "first"), high=("high", "max"), low=("low", "min"), close=("close", "last")
+    )
+
+
+def two_places(value: float, comma: bool = False) -> str:
+    """``value`` rounded once to 2 decimals, half up, as the locale writes it."""
+    written = str(Decimal(repr(float(value))).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    return written.replace(".", ",") if comma else written
+
+
+def plays(*queries: dict, answer: str = "Here it is.") -> object:
+    """A model that plans ``queries`` in one message, then answers ``answer``."""
+
+    def brain(request: ModelRequest):
+        if request.messages[-1].role == "user":
+            return turn("I'll compute it.", *(tool_call("execute_query", query=q) for q in queries))
+        return text(answer)
+
+    return brain
+
+
+async def run_plan(fake: FakeBotAPI, question: str = "how big?", **kwargs) -> None:
+    plan = await ask_and_get_plan(fake, ALICE, ALICE, question, **kwargs)
+    await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+
+
+def csv_table(document) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(document.files["document"].content.decode())))
+
+
+@pytest.mark.parametrize(
+    ("question", "label", "caption"),
+    [
+        ("how big?", "CSV · first 100 of {n} rows", "first 100 of {n} rows"),
+        ("какой размер?", "CSV · первые 100 из {n} строк", "первые 100 из {n} строк"),
+    ],
+)
+async def test_a_csv_cut_short_says_of_how_many_rows(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    question: str,
+    label: str,
+    caption: str,
+) -> None:
+    """B2: the first 50,000 of 1,774,380 minutes read "CSV · 50,000 rows", a 5-year name on
+    7 weeks. Here the engine keeps 100 rows, of 2024's RTH days."""
+    small = EngineSettings(max_table_rows=100)
+    monkeypatch.setattr(jobs, "execute", lambda q, i: execute(q, i, settings=small))
+    fake = fake_telegram
+    days = rth_days("NQ")
+    n = f"{len(days):,}"
+    async with barb_bot(fake, db_url, model=plays(MEAN_RANGE_2024)):
+        await run_plan(fake, question)
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        buttons = photo.result["reply_markup"]["inline_keyboard"]
+        # The cut CSV's longer label on a row of its own, Query under it.
+        assert [[b["text"] for b in row] for row in buttons] == [
+            [label.format(n=n)],
+            ["Query" if question.isascii() else "Запрос"],
+        ]
+        document = await fetch_csv(fake, ALICE, ALICE, photo.result)
+
+    assert document.result["caption"] == caption.format(n=n)
+    name = document.files["document"].filename
+    assert name.endswith(f"_first_100_of_{len(days)}_rows.csv")
+    rows = csv_table(document)  # still plain data: the rows, the first 100 days of 2024
+    assert [r["date"] for r in rows] == [str(d) for d in days.index[:100]]
+
+
+def mean_range_pct(symbol: str) -> tuple[float, pd.Series]:
+    days = rth_days(symbol)
+    pct = (days["high"] - days["low"]) / days["open"] * 100
+    return float(pct.mean()), pct
+
+
+NQ_PCT = {"instrument": "NQ", **MEAN_RANGE_2024, "select": "mean(range / open * 100)"}
+ES_PCT = {"instrument": "ES", **MEAN_RANGE_2024, "select": "mean(range / open * 100)"}
+
+
+async def test_two_queries_of_a_plan_are_both_drawn_kept_and_shown(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """B3: NQ vs ES, each ``mean(range / open * 100)``: no chart, two CSVs sent unasked
+    before the answer without the averaged values, and Query showed ES's query alone."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=plays(NQ_PCT, ES_PCT)):
+        await run_plan(fake)
+        photos = await fake.wait_for("sendPhoto", 2, chat_id=ALICE)
+        assert fake.calls("sendDocument") == []  # the CSVs wait for their buttons
+        for photo, symbol in zip(photos, ("NQ", "ES"), strict=True):
+            mean, pct = mean_range_pct(symbol)
+            # The expression's histogram, headed by its number.
+            assert photo.files["photo"].filename.startswith(f"{symbol}_RTH_daily_mean_range")
+            headline = photo.result["caption"].split("\n")[0]
+            assert headline == f"mean_range_open_100 = {two_places(mean)}%"
+            document = await fetch_csv(fake, ALICE, ALICE, photo.result)
+            rows = csv_table(document)
+            assert [r["date"] for r in rows] == [str(d) for d in pct.index]
+            held = [float(r["range / open * 100"]) for r in rows]
+            assert held == pytest.approx(pct.tolist(), rel=1e-9)
+
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        query_button = keyboard_data(photos[-1].result)[-1]
+        await press(fake, ALICE, ALICE, photos[-1].result, query_button)
+        shown = await fake.wait_for("sendMessage", before + 2, chat_id=ALICE)
+
+    queries = []
+    for message in shown[before:]:
+        plain, entities = formatted(message.result["text"], None, message.result.get("entities"))
+        [pre] = [e for e in entities if e["type"] == "pre"]
+        queries.append(json.loads(plain[pre["offset"] : pre["offset"] + pre["length"]]))
+    assert queries == [NQ_PCT, ES_PCT]
+
+
+def charts_off_model(request: ModelRequest):
+    if request.messages[-1].role == "user":
+        query = MEAN_RANGE_2024
+        if "none" in (request.messages[-1].text or ""):
+            query = {**MEAN_RANGE_2024, "where": "range < 0"}
+        return turn("I'll compute it.", tool_call("execute_query", query=query))
+    return text("The **answer** is above.")
+
+
+async def test_an_answer_without_a_chart_reads_as_one_with_a_chart(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """B3.3: with charts off the CSV came unasked before the words, the headline never
+    showed, and no rows sent a CSV of a header alone, without a caption."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=charts_off_model) as svc:
+        await svc.store.chats.ensure(ALICE, "private")
+        await svc.store.chats.update_settings(ALICE, charts=False)
+        await run_plan(fake)
+        [_plan, answer] = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert fake.calls("sendDocument") == [] and fake.calls("sendPhoto") == []
+        # The words first, headed by the number in bold, the CSV and Query under them.
+        days = rth_days("NQ")
+        mean = float((days["high"] - days["low"]).mean())
+        headline = f"average range = {two_places(mean)} points"
+        assert answer.result["text"] == f"{headline}\n\nThe answer is above."
+        entities = answer.result["entities"]
+        assert entities[0] == {"type": "bold", "offset": 0, "length": len(headline)}
+        labels = [
+            b["text"] for row in answer.result["reply_markup"]["inline_keyboard"] for b in row
+        ]
+        assert labels == [f"CSV · {len(days)} rows", "Query"]
+        document = await fetch_csv(fake, ALICE, ALICE, answer.result)
+        assert len(csv_table(document)) == len(days)
+
+        # No rows: no file at all.
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        await run_plan(fake, "none of them")
+        said = await fake.wait_for("sendMessage", before + 2, chat_id=ALICE)
+        nothing = said[-1].result
+        assert nothing["text"].startswith("average range = ")
+        assert [d[:2] for d in keyboard_data(nothing)] == ["q:"]
+        assert len(fake.calls("sendDocument")) == 1  # the first answer's, asked for
+
+
+TOP = {
+    "session": "RTH",
+    "from": "daily",
+    "period": "2024",
+    "map": {"range_pct": "range / open * 100"},
+    "select": ["range", "range_pct"],
+    "sort": "range desc",
+    "limit": 25,
+}
+WEEKLY_CUT = {
+    "session": "RTH",
+    "from": "weekly",
+    "period": "2024-03-05:2024-06-20",
+    "select": "mean(range)",
+}
+
+
+async def test_query_rounds_once_aligns_its_table_and_speaks_the_chats_language(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """B5, B4: /query showed 7.244972578 as "7,25" (rounded to 4 digits, then to 2), its
+    table unaligned, its CSV before its numbers, "(weekly, RTH)" and the engine's English
+    notes in a Russian chat."""
+    fake = fake_telegram
+    days = rth_days("NQ")
+    days["range"] = days["high"] - days["low"]
+    days["range_pct"] = days["range"] / days["open"] * 100
+    widest = days.sort_values("range", ascending=False, kind="stable").head(10)
+    async with barb_bot(fake, db_url):
+        fake.inject(
+            fake.message_update(
+                chat_id=ALICE, user_id=ALICE, text=f"/query {json.dumps(TOP)}", language_code="ru"
+            )
+        )
+        await fake.wait_for("sendDocument", chat_id=ALICE)
+        fake.inject(
+            fake.message_update(
+                chat_id=ALICE,
+                user_id=ALICE,
+                text=f"/query {json.dumps(WEEKLY_CUT)}",
+                language_code="ru",
+            )
+        )
+        await fake.wait_for("sendDocument", 2, chat_id=ALICE)
+        none = {**MEAN_RANGE_2024, "where": "range < 0", "select": None}
+        none = {k: v for k, v in none.items() if v is not None}
+        fake.inject(
+            fake.message_update(
+                chat_id=ALICE, user_id=ALICE, text=f"/query {json.dumps(none)}", language_code="ru"
+            )
+        )
+        [*_, nothing] = await fake.wait_said(3, chat_id=ALICE)
+
+    sent = [r for r in fake.requests if r.method in ("sendPhoto", "sendMessage", "sendDocument")]
+    # Each answer: its chart (the numbers in its caption), then its CSV, last; no rows, no CSV.
+    assert [r.method for r in sent[:4]] == ["sendPhoto", "sendDocument"] * 2
+    assert [r.method for r in sent[4:]] in (["sendMessage"], ["sendPhoto"])
+    assert nothing["text"].split("\n\n")[1] == "Ни одна строка не подошла."
+    top, weekly = (r.result for r in sent[:4] if r.method == "sendPhoto")
+    shown, entities = top["caption"], top["caption_entities"]
+    assert entities[0]["type"] == "bold" and entities[0]["offset"] == 0  # the headline
+    [pre] = [e for e in entities if e["type"] == "pre"]
+    table = shown[pre["offset"] : pre["offset"] + pre["length"]].split("\n")
+    assert table[0].split() == ["date", "range", "range_pct"]
+    assert len({len(line) for line in table}) == 1  # aligned: every line as wide
+    for line, (date, row) in zip(table[1:], widest.iterrows(), strict=True):
+        assert line.split() == [
+            str(date),
+            two_places(row["range"], comma=True),
+            two_places(row["range_pct"], comma=True),
+        ]
+    assert table[1].split()[-1] == "7,24"  # 7.244972578, once
+
+    lines = weekly["caption"].split("\n")
+    assert any(re.match(r"По \d+ барам NQ \(недельные, RTH\)", line) for line in lines)
+    notes = lines.index("Примечания движка (на английском):")
+    assert lines[notes + 1].startswith("⚠ 2 weekly bars cut")
+
+
+LONG_ANSWER = "\n\n".join(
+    f"### Part {i}\n\n" + " ".join([f"Paragraph {i} says the mean range was 140.7 points."] * 12)
+    for i in range(1, 9)
+)
+
+
+async def test_a_heading_stays_with_its_paragraph_when_the_words_are_split(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """C17: split over 4096 characters, "Part 5" ended message 1 and its paragraph opened
+    message 2."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=plays(MEAN_RANGE_2024, answer=LONG_ANSWER)):
+        await run_plan(fake)
+        await fake.wait_for("sendPhoto", chat_id=ALICE)
+        said = await fake.wait_for("sendMessage", 3, chat_id=ALICE)  # the plan, 2 parts
+
+    parts = [r.result["text"] for r in said[1:]]
+    assert len(parts) == 2 and all(len(p) <= 4096 for p in parts)
+    assert "".join(parts).count("Paragraph") == 8 * 12  # nothing lost
+    for part in parts:
+        lines = [line for line in part.split("\n") if line]
+        for heading, after in zip(lines, [*lines[1:], ""], strict=True):
+            if heading.startswith("Part "):
+                assert after.startswith(f"Paragraph {heading.split()[1]} "), parts
