@@ -118,13 +118,13 @@ class StagePlan:
     def calls(self) -> frozenset[str]:
         """Every function the stage calls (lower case), through its map's names: read by the
         caveats of each run, worked out once per plan."""
-        return frozenset(call.name.lower() for call in self._call_nodes())
+        return frozenset(call.name.lower() for call in self.call_nodes())
 
     @cached_property
     def reading_other_bars(self) -> frozenset[str]:
         """The functions the stage calls that read bars before or after their own (prev(),
         rsi(), rolling_mean()…): on the bars of a part of the day they read across days."""
-        return frozenset(call.name.lower() for call in self._call_nodes() if reads_other_bars(call))
+        return frozenset(call.name.lower() for call in self.call_nodes() if reads_other_bars(call))
 
     @cached_property
     def comparisons(self) -> frozenset[str]:
@@ -138,7 +138,21 @@ class StagePlan:
             if isinstance(node, Compare)
         )
 
-    def _call_nodes(self) -> Iterator[Call]:
+    @cached_property
+    def names_read(self) -> frozenset[str]:
+        """The column names the stage reads, through its map's names, and its sort keys: of
+        a then stage, which of the first stage's columns it uses."""
+        mapped = dict(self.map_exprs)
+        named = {
+            node.name
+            for expr in self.expressions
+            for node in nodes(expr, mapped)
+            if isinstance(node, Column)
+        }
+        return frozenset(named | {key.column for key in self.sort})
+
+    def call_nodes(self) -> Iterator[Call]:
+        """Every call of the stage's expressions, through its map's names."""
         mapped = dict(self.map_exprs)
         for expr in self.expressions:
             for node in nodes(expr, mapped):

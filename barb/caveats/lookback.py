@@ -212,14 +212,7 @@ def _window_items(stage: StagePlan, then: StagePlan | None) -> list[SelectItem]:
     items = [item for item in stage.select if _window(item.expr, columns, mapped) is not None]
     if then is None:
         return items
-    then_mapped = dict(then.map_exprs)
-    read = {key.column for key in then.sort} | {
-        node.name
-        for expr in then.expressions
-        for node in nodes(expr, then_mapped)
-        if isinstance(node, ast.Column)
-    }
-    return [item for item in items if item.name in read]
+    return [item for item in items if item.name in then.names_read]
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -47,7 +47,7 @@ from barb.errors import DataError
 from barb.events.rules import early_close_days, stock_market_early_closes, us_market_closed
 from barb.frames import MINUTE_OF_DAY
 from barb.instruments import MINUTES_PER_DAY, format_clock
-from barb.lineage import nodes, through_map
+from barb.lineage import through_map
 from barb.planning import Plan, SelectItem, StagePlan
 from barb.result import EDGE_ROWS
 from barb.script import ast
@@ -294,14 +294,7 @@ def _late_items(stage: StagePlan, then: StagePlan | None) -> list[SelectItem]:
     ]
     if then is None:
         return items
-    mapped = dict(then.map_exprs)
-    read = {key.column for key in then.sort} | {
-        node.name
-        for expr in then.expressions
-        for node in nodes(expr, mapped)
-        if isinstance(node, ast.Column)
-    }
-    return [item for item in items if item.name in read]
+    return [item for item in items if item.name in then.names_read]
 
 
 def _closes(plan: Plan, groups: DayGroups, used: np.ndarray) -> str:

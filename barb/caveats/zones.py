@@ -18,9 +18,7 @@ import numpy as np
 import pandas as pd
 
 from barb.instruments import MINUTES_PER_DAY, Instrument, SessionSpec, format_clock
-from barb.lineage import nodes
 from barb.planning import Plan
-from barb.script import ast
 from barb.script.ast import literal_value
 from barb.summary_text import listed_text
 from barb.time_zones import home_times, short_name
@@ -107,18 +105,8 @@ def _british_summer(dates: np.ndarray) -> int:
 def _gmt_clock_calls(plan: Plan) -> list[tuple[str, str]]:
     """The clock functions the query calls with GMT as their zone, as (name, zone as
     written), each once: [('hour', 'GMT')]."""
-    calls: list[tuple[str, str]] = []
-    for stage in (plan.first, plan.then):
-        if stage is None or not stage.calls & _CLOCK_FUNCTIONS:
-            continue
-        mapped = dict(stage.map_exprs)
-        for expr in stage.expressions:
-            for node in nodes(expr, mapped):
-                if isinstance(node, ast.Call) and node.name in _CLOCK_FUNCTIONS and node.args:
-                    value = literal_value(node.args[0])
-                    if isinstance(value, str) and value.strip().upper() == "GMT":
-                        calls.append((node.name, value))
-    return list(dict.fromkeys(calls))
+    written = _first_texts(plan, _CLOCK_FUNCTIONS)
+    return [(name, text) for name, text in written if text.strip().upper() == "GMT"]
 
 
 def period_dates(plan: Plan, covered: tuple[dt.date | None, dt.date | None]) -> np.ndarray:
@@ -137,18 +125,24 @@ def period_dates(plan: Plan, covered: tuple[dt.date | None, dt.date | None]) -> 
 def _zoned_texts(plan: Plan) -> list[str]:
     """The session texts the query names that carry a zone: its session and the literal
     windows of its session_*() calls, each once."""
-    texts = [plan.session]
-    for stage in (plan.first, plan.then):
-        if stage is None or not stage.calls & _SESSION_FUNCTIONS:
-            continue
-        mapped = dict(stage.map_exprs)
-        for expr in stage.expressions:
-            for node in nodes(expr, mapped):
-                if isinstance(node, ast.Call) and node.name in _SESSION_FUNCTIONS and node.args:
-                    value = literal_value(node.args[0])
-                    if isinstance(value, str) and " " in value.strip():
-                        texts.append(value)
+    written = _first_texts(plan, _SESSION_FUNCTIONS)
+    texts = [plan.session, *(text for _, text in written if " " in text.strip())]
     return list(dict.fromkeys(texts))
+
+
+def _first_texts(plan: Plan, functions: frozenset[str]) -> list[tuple[str, str]]:
+    """The calls of ``functions`` in the query whose first argument is written text, as
+    (function, text), each once: [('session_high', '08:00-09:00 London')]."""
+    found = [
+        (call.name, value)
+        for stage in (plan.first, plan.then)
+        if stage is not None and stage.calls & functions
+        for call in stage.call_nodes()
+        if call.name in functions and call.args
+        for value in (literal_value(call.args[0]),)
+        if isinstance(value, str)
+    ]
+    return list(dict.fromkeys(found))
 
 
 def _fit_text(instrument: Instrument, spec: SessionSpec, dates: np.ndarray, main: bool) -> str:
