@@ -203,12 +203,7 @@ def _left_out(keys: np.ndarray, out: np.ndarray) -> np.ndarray:
 def _window_items(stage: StagePlan, then: StagePlan | None) -> list[SelectItem]:
     """The first stage's select items that read a window reaching the day before, and of
     those, the ones a then stage reads."""
-    columns: dict[str, Window] = {}
-    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
-    for name, expr in (*stage.map_exprs, *stage.hoisted):
-        found = _window(expr, columns, mapped)
-        if found is not None:
-            columns[name] = found
+    columns, mapped = _map_windows(stage)
     items = [item for item in stage.select if _window(item.expr, columns, mapped) is not None]
     if then is None:
         return items
@@ -237,16 +232,22 @@ def _first_bar(plan: Plan) -> str:
 def _farthest_window(stage: StagePlan) -> Window | None:
     """The window reaching farthest back among what keeps the rows and what the stage answers
     with (its where, group keys and select; with no select, its map columns)."""
+    columns, mapped = _map_windows(stage)
+    found = [w for w in (_window(e, columns, mapped) for e in _answer_exprs(stage)) if w]
+    return max(found, key=lambda w: w.back, default=None)
+
+
+def _map_windows(stage: StagePlan) -> tuple[dict[str, Window], dict[str, ast.Expr]]:
+    """The window each map column reads back, by name, and the map itself. A map entry
+    reads the entries before it; a lag inside an aggregate (mean(prev(x) and prev(date())
+    == date())) is hoisted to a column of its own, read by the select."""
     columns: dict[str, Window] = {}
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
-    # A map entry reads the entries before it; a lag inside an aggregate (mean(prev(x) and
-    # prev(date()) == date())) is hoisted to a column of its own, read by the select.
     for name, expr in (*stage.map_exprs, *stage.hoisted):
         found = _window(expr, columns, mapped)
         if found is not None:
             columns[name] = found
-    found = [w for w in (_window(e, columns, mapped) for e in _answer_exprs(stage)) if w]
-    return max(found, key=lambda w: w.back, default=None)
+    return columns, mapped
 
 
 def _answer_exprs(stage: StagePlan) -> list[ast.Expr]:
