@@ -169,21 +169,22 @@ async def on_show_query(ctx: UpdateContext, query: CallbackQuery, parts: list[st
     """The Barb Script behind an answer, to check it or run it again with /query."""
     await acknowledge(query)
     question_id = parts[0] if parts else ""
-    rows = await ctx.svc.store.transcript.question(ctx.chat_id, question_id)
+    rows = [row.data for row in await ctx.svc.store.transcript.question(ctx.chat_id, question_id)]
+    answered = [data for data in rows if data and shown_queries(data)]
     # Every query of the answer: two in one plan (NQ's and ES's) are both shown.
-    shown = [query for row in rows if row.data for query in shown_queries(row.data)]
+    shown = [query for data in answered for query in shown_queries(data)]
     if not shown:
         await ctx.say_text(t("no_query", ctx.lang))
         return
     # In the answer's language, as its plan below the query is (not the presser's phone's),
-    # and, in a group, replying to the question as the answer does (answers stored before
-    # these were kept: the presser's language, no reply).
-    answered_in = shown[-1].get("language")
+    # and, in a group, replying to the question as the answer does: both are kept with the
+    # answer's data (answers stored before they were: the presser's language, no reply).
+    answered_in = answered[-1].get("language")
     lang = language(answered_in) if answered_in else ctx.lang
     heading = t("query_shown", lang)
     # A long query comes in several messages, each a whole <pre> block: said together.
     messages = [m for data in shown for m in query_html(heading, data["query"], data.get("plan"))]
-    await ctx.say(*messages, reply_to=shown[-1].get("reply_to"))
+    await ctx.say(*messages, reply_to=answered[-1].get("reply_to"))
 
 
 async def on_held_file(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
