@@ -21,20 +21,36 @@ from barb.instruments import MINUTES_PER_DAY, format_clock
 def day_edges(dataset: Dataset, days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Minutes into the trading day (0 at its start, 18:00 for CME) at which the futures
     opened and closed (the last bar's end) on each of ``days`` (datetime64[D]); -1 for both
-    where the data has no bar on a day."""
-    frame = dataset.bars.frame
-    dates = frame["trading_date"].to_numpy()
-    wanted = np.asarray(days, dtype="datetime64[D]").astype("datetime64[ns]")
-    lo = np.searchsorted(dates, wanted, side="left")
-    hi = np.searchsorted(dates, wanted, side="right")
-    traded = hi > lo
-    minute = frame["minute"].to_numpy()
-    start = dataset.instrument.trading_day_start_minute
+    where the data has no bar on a day. Every date's edges are read once per dataset (two
+    searches of 4,649 dates in 6.4 million bars cost 3 ms a query)."""
+    every, opens, closes = dataset.derived("day_edges", lambda: _all_day_edges(dataset))
+    wanted = np.asarray(days, dtype="datetime64[D]")
     opened = np.full(len(wanted), -1, dtype=np.int64)
     closed = np.full(len(wanted), -1, dtype=np.int64)
-    opened[traded] = (minute[lo[traded]].astype(np.int64) - start) % MINUTES_PER_DAY
-    closed[traded] = (minute[hi[traded] - 1].astype(np.int64) - start) % MINUTES_PER_DAY + 1
+    if not len(every):
+        return opened, closed
+    at = np.minimum(np.searchsorted(every, wanted), len(every) - 1)
+    traded = every[at] == wanted
+    opened[traded] = opens[at[traded]]
+    closed[traded] = closes[at[traded]]
     return opened, closed
+
+
+def _all_day_edges(dataset: Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each trading date of the minute bars (datetime64[D]) with the minutes into its
+    trading day at which its first bar opened and its last bar ended."""
+    frame = dataset.bars.frame
+    dates = frame["trading_date"].to_numpy().astype("datetime64[D]")
+    if not len(dates):
+        empty = np.array([], dtype=np.int64)
+        return dates, empty, empty
+    starts = np.flatnonzero(np.concatenate(([True], dates[1:] != dates[:-1])))
+    ends = np.append(starts[1:], len(dates)) - 1
+    minute = frame["minute"].to_numpy().astype(np.int64)
+    start = dataset.instrument.trading_day_start_minute
+    opens = (minute[starts] - start) % MINUTES_PER_DAY
+    closes = (minute[ends] - start) % MINUTES_PER_DAY + 1
+    return dates[starts], opens, closes
 
 
 def date_positions(days: np.ndarray, dates: np.ndarray) -> np.ndarray:
