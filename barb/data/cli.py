@@ -12,7 +12,7 @@ from barb.data.importer import Mode, check_file, plan_write, write_checked
 from barb.data.layouts import FORMATS, Stamp
 from barb.data.sample import sample_symbols, write_samples
 from barb.data.store import data_path, previous_path, read_meta, restore_previous
-from barb.errors import BarbError
+from barb.errors import BarbError, DataError
 from barb.instruments import available_instruments
 from barb.settings import EngineSettings
 
@@ -141,6 +141,16 @@ def import_(
         result = write_checked(checked, settings, mode or "new")
     except (BarbError, OSError) as exc:
         _fail(exc)
+    except MemoryError:  # pyarrow's ArrowMemoryError is one too
+        # The whole file is read before anything is written (about 5 times its size in
+        # memory), so the stored data is as it was.
+        _fail(
+            DataError(
+                f"not enough memory to read it ({_size(file)}); nothing was written. Import it "
+                "in parts: the first with --replace, the others with --append.",
+                path=str(file),
+            )
+        )
     meta = result.meta
     if result.added == 0:
         click.echo(f"{meta.instrument}: nothing new to add; {result.path} is unchanged.")

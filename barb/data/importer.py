@@ -29,12 +29,21 @@ from barb.data.clock import closed_reason, in_closed_hours, read_clock
 from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
 from barb.data.layouts import FORMATS, LAYOUTS, LayoutError, Stamp, parse_columns_option
 from barb.data.mapped import refresh_mapped
-from barb.data.store import DataMeta, data_path, make_meta, read_bars, read_meta, write_bars
+from barb.data.store import (
+    DataMeta,
+    data_path,
+    make_meta,
+    read_bars,
+    read_meta,
+    write_bars,
+    write_lock,
+)
 from barb.data.validation import (
     ImportReport,
     calendar_findings,
     collect,
     detect_interval,
+    future_checks,
     hundredfold_prices,
     jump_checks,
     plural,
@@ -302,7 +311,11 @@ def _check_raw(
             ],
         )
         return CheckedFile(report, None, instrument, name)
-    report.warnings = collect(raw, jump_checks(raw, tdate, interval))
+    now = pd.Timestamp.now(tz=instrument.timezone).tz_localize(None).value
+    report.warnings = collect(
+        raw,
+        jump_checks(raw, tdate, interval) + future_checks(raw, wall, now, instrument.timezone),
+    )
     frame = pd.DataFrame(
         {
             "timestamp": timestamp,
@@ -473,19 +486,23 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
 def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> ImportResult:
     """Write a file ``check_file`` accepted, as ``mode`` allows."""
     report, instrument = checked.report, checked.instrument
-    plan = plan_write(checked, settings, mode)
     target = data_path(instrument.symbol, settings)
-    if plan.added == 0 and plan.replaces and mode == "append":
-        return ImportResult(read_meta(target), report, 0, target)
-    meta = make_meta(
-        plan.frame,
-        instrument=instrument.symbol,
-        timezone=instrument.timezone,
-        source="imported",
-        description=plan.description,
-    ).model_copy(update={"interval_minutes": report.interval_minutes, "source_file": report.file})
-    write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
-    refresh_mapped(plan.frame, meta, target, settings)
+    # From reading the stored bars to replacing them, no other import of the instrument runs.
+    with write_lock(target):
+        plan = plan_write(checked, settings, mode)
+        if plan.added == 0 and plan.replaces and mode == "append":
+            return ImportResult(read_meta(target), report, 0, target)
+        meta = make_meta(
+            plan.frame,
+            instrument=instrument.symbol,
+            timezone=instrument.timezone,
+            source="imported",
+            description=plan.description,
+        ).model_copy(
+            update={"interval_minutes": report.interval_minutes, "source_file": report.file}
+        )
+        write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
+        refresh_mapped(plan.frame, meta, target, settings)
     return ImportResult(meta, report, plan.added, target)
 
 

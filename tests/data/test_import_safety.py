@@ -5,13 +5,17 @@ answers are checked against pandas over the bars that went into the file."""
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
+import threading
 from pathlib import Path
 
 import bar_files as bf
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from barb.data import formats, importer
 from barb.data.cli import data as data_cli
 from barb.data.importer import ImportRefused, check_file, import_file, parse_interval
 from barb.data.store import data_path, previous_path, read_bars, read_meta
@@ -518,7 +522,156 @@ def test_queries_see_a_new_import_without_a_restart(
     assert execute(query, "NQ", settings=settings).summary.value == bars["high"].max() + 100
 
 
+def test_two_imports_at_once_run_one_after_the_other(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each import read the stored file and wrote it back with its own bars: two appends at
+    once both said "wrote", and the one that finished first was lost. The second one now
+    waits for the first and appends to what it wrote."""
+    day = bars["timestamp"].dt.tz_localize(None)
+    monday = bars[day < pd.Timestamp("2024-03-18 17:00")]
+    tuesday = bars[
+        (day >= pd.Timestamp("2024-03-18 18:00")) & (day < pd.Timestamp("2024-03-19 17:00"))
+    ]
+    tue_wed = bars[
+        (day >= pd.Timestamp("2024-03-18 18:00")) & (day < pd.Timestamp("2024-03-20 17:00"))
+    ]
+    import_file(bf.plain_csv(tmp_path / "mon.csv", monday), "NQ", settings)
+    files = {
+        "first": bf.plain_csv(tmp_path / "tue.csv", tuesday),
+        "second": bf.plain_csv(tmp_path / "tue_wed.csv", tue_wed),
+    }
+    # The first import stops just before it writes; the second then runs until it either
+    # finishes (no lock) or waits for the lock.
+    writing, go_on, second_held = threading.Event(), threading.Event(), threading.Event()
+    write_bars, flock = importer.write_bars, fcntl.flock
+
+    def paused_write(*args: object, **kwargs: object) -> None:
+        if threading.current_thread().name == "first":
+            writing.set()
+            go_on.wait(60)
+        write_bars(*args, **kwargs)
+
+    def watched_flock(fd: int, operation: int) -> None:
+        if threading.current_thread().name == "second" and operation == fcntl.LOCK_EX:
+            second_held.set()
+        flock(fd, operation)
+
+    monkeypatch.setattr(importer, "write_bars", paused_write)
+    monkeypatch.setattr(fcntl, "flock", watched_flock)
+    results: dict[str, object] = {}
+
+    def run(name: str) -> None:
+        try:
+            results[name] = import_file(files[name], "NQ", settings, mode="append")
+        except Exception as exc:  # the test reads it below
+            results[name] = exc
+        finally:
+            if name == "second":
+                second_held.set()
+
+    threads = {name: threading.Thread(target=run, args=(name,), name=name) for name in files}
+    threads["first"].start()
+    assert writing.wait(60)
+    threads["second"].start()
+    assert second_held.wait(60)
+    go_on.set()
+    for thread in threads.values():
+        thread.join(60)
+
+    first, second = results["first"], results["second"]
+    assert isinstance(first, importer.ImportResult) and first.added == len(tuesday)
+    wednesday = len(tue_wed) - len(tuesday)
+    assert isinstance(second, importer.ImportResult) and second.added == wednesday
+    assert_same_bars(settings, bars[day < pd.Timestamp("2024-03-20 17:00")])
+
+
 # --- the validation report ----------------------------------------------------------------
+
+
+def test_bad_prices_are_reported_and_one_does_not_hide_the_others(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """A zero bar imported without a word and switched the bad-print check off for the whole
+    file; a high of 1e12 with a normal close was never looked at."""
+    odd = bars.head(1000).copy().reset_index(drop=True)
+    odd.loc[100, ["open", "high", "low", "close"]] = 0.0  # a zero print
+    odd.loc[300, ["open", "high", "low", "close"]] /= 10  # a misplaced decimal point
+    odd.loc[500, "high"] = 1e12  # a wild high, the close as usual
+    odd.loc[700, "low"] = odd.loc[700, "low"] / 2
+    report = import_file(bf.plain_csv(tmp_path / "odd.csv", odd), "NQ", settings).report
+
+    prices = odd[["open", "high", "low", "close"]]
+    body_top = prices[["open", "close"]].max(axis=1)
+    body_bottom = prices[["open", "close"]].min(axis=1)
+    far = (prices["high"] > body_top * np.exp(0.10)) | (prices["low"] < body_bottom * np.exp(-0.10))
+    far &= (prices > 0).all(axis=1)
+    assert report.count("prices at or below zero") == int((prices <= 0).any(axis=1).sum()) == 1
+    assert report.count("far highs or lows") == int(far.sum()) == 2
+    assert report.count("jumps") == 1  # the tenfold print, no longer hidden by the zero bar
+    shown = {c.name: [f.line for f in c.shown] for c in report.warnings}
+    assert shown["prices at or below zero"] == [102]
+    assert shown["far highs or lows"] == [502, 702]
+    assert shown["jumps"] == [302]
+    assert stored(settings)["high"].max() == odd["high"].max()  # reported, not refused
+
+
+def test_an_infinite_price_or_a_volume_beyond_int64_is_refused(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """'inf' read as a price (the day's high then read NaN in queries), and a volume of
+    1e20 was stored as -9223372036854775808."""
+    lines = bf.plain_csv(tmp_path / "bars.csv", bars.head(50)).read_text().splitlines()
+    header = lines[0].split(",")
+    cells = lines[11].split(",")
+    cells[header.index("high")] = "inf"
+    lines[11] = ",".join(cells)
+    cells = lines[21].split(",")
+    cells[header.index("volume")] = "99999999999999999999"
+    lines[21] = ",".join(cells)
+    path = tmp_path / "odd.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ImportRefused) as refused:
+        import_file(path, "NQ", settings)
+    assert str(refused.value).endswith(
+        "line 12: high inf is not a price. (1 more problem in the report)"
+    )
+    text = refused.value.report.text()
+    assert "line 22: volume 1e+20 is beyond what Barb can store (9.22e+18)." in text
+    assert not data_path("NQ", settings).exists()
+
+
+def test_bars_after_now_are_reported(tmp_path: Path, settings: EngineSettings) -> None:
+    """A file of 2031 imported in 2026 without a word."""
+    later = bf.week_of_bars(first_sunday=dt.date(2090, 3, 19), days=1)
+    assert later["timestamp"].iloc[0].day_name() == "Sunday"
+    report = check_file(bf.plain_csv(tmp_path / "later.csv", later), "NQ", settings).report
+    assert report.ok
+    assert report.count("bars after now") == len(later)
+    assert "line 2: 2090-03-19 18:00:00 is after now (" in report.text()
+    this_week = check_file(bf.plain_csv(tmp_path / "b.csv", bf.week_of_bars()), "NQ", settings)
+    assert this_week.report.count("bars after now") == 0
+
+
+def test_out_of_memory_is_one_sentence_and_writes_nothing(
+    tmp_path: Path,
+    settings: EngineSettings,
+    bars: pd.DataFrame,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 350 MB CSV needs about 1.6 GB; short of it the import ended in pyarrow's
+    ArrowMemoryError traceback."""
+    path = bf.plain_csv(tmp_path / "bars.csv", bars)
+
+    def no_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(formats, "read_csv", no_memory)
+    done = CliRunner().invoke(data_cli, ["import", str(path), "-i", "NQ"], obj=settings)
+    assert done.exit_code == 1
+    assert done.output.startswith(f"Error: {path}: not enough memory to read it (")
+    assert "nothing was written" in done.output and len(done.output.splitlines()) == 1
+    assert not data_path("NQ", settings).exists()
 
 
 def test_report_counts_every_problem_and_names_lines(
