@@ -137,7 +137,13 @@ def import_(
                 f"--check: the import would write {plan.added:,} bars"
                 f"{' (nothing new)' if plan.added == 0 else ''}; nothing was written."
             )
+            dropped = _dropped(data_path(checked.instrument.symbol, settings), "would be")
+            if plan.added and dropped:
+                click.echo(dropped)
             return
+        target = data_path(checked.instrument.symbol, settings)
+        # Only one generation is kept: say which data this write deletes for good.
+        dropped = _dropped(target, "is") if target.exists() else ""
         result = write_checked(checked, settings, mode or "new")
     except (BarbError, OSError) as exc:
         _fail(exc)
@@ -163,7 +169,21 @@ def import_(
     if previous_path(result.path).exists():
         click.echo(
             f"The previous file is kept; `barb data restore {meta.instrument}` brings it back."
+            + (f" {dropped}" if dropped else "")
         )
+
+
+def _dropped(target: Path, verb: str) -> str:
+    """The sentence naming the kept file a write over ``target`` deletes ('' if none): a
+    second --replace deleted the history the first had kept, while saying it was kept."""
+    kept = previous_path(target)
+    if not kept.exists() or not target.exists():
+        return ""
+    old = read_meta(kept)
+    return (
+        f"The data kept from before it ({old.rows:,} bars, {old.first_date} to "
+        f"{old.last_date}) {verb} deleted."
+    )
 
 
 @data.command()

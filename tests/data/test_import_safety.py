@@ -377,6 +377,45 @@ def test_a_second_import_needs_replace_and_restore_brings_back_the_previous_file
     assert stored(settings)["high"].tolist() == other["high"].tolist()
 
 
+def test_a_second_replace_says_which_kept_data_it_deletes(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """One generation is kept: history, then --replace twice, and the history was gone for
+    good while each step said only "The previous file is kept"."""
+    day = bars["timestamp"].dt.tz_localize(None)
+    monday = bars[day < pd.Timestamp("2024-03-18 17:00")]
+    tuesday = bars[
+        (day >= pd.Timestamp("2024-03-18 18:00")) & (day < pd.Timestamp("2024-03-19 17:00"))
+    ]
+    runner = CliRunner()
+
+    def replace(name: str, frame: pd.DataFrame) -> str:
+        path = bf.plain_csv(tmp_path / name, frame)
+        done = runner.invoke(data_cli, ["import", str(path), "-i", "NQ", "--replace"], obj=settings)
+        assert done.exit_code == 0, done.output
+        return done.output
+
+    assert "deleted" not in replace("week.csv", bars)
+    assert "deleted" not in replace("monday.csv", monday)  # the week is kept
+    check = runner.invoke(
+        data_cli,
+        [
+            "import",
+            str(bf.plain_csv(tmp_path / "t.csv", tuesday)),
+            "-i",
+            "NQ",
+            "--replace",
+            "--check",
+        ],
+        obj=settings,
+    )
+    # The trading dates of the week, read by pandas: bars from 18:00 count for the next day.
+    dates = (day + pd.Timedelta(hours=6)).dt.date
+    sentence = f"The data kept from before it ({len(bars):,} bars, {dates.min()} to {dates.max()})"
+    assert f"{sentence} would be deleted." in check.output
+    assert f"{sentence} is deleted." in replace("tuesday.csv", tuesday)
+
+
 def test_restore_without_a_previous_file_says_so(settings: EngineSettings) -> None:
     result = CliRunner().invoke(data_cli, ["restore", "NQ"], obj=settings)
     assert result.exit_code == 1
@@ -584,6 +623,60 @@ def test_two_imports_at_once_run_one_after_the_other(
     wednesday = len(tue_wed) - len(tuesday)
     assert isinstance(second, importer.ImportResult) and second.added == wednesday
     assert_same_bars(settings, bars[day < pd.Timestamp("2024-03-20 17:00")])
+
+
+def test_bot_uploads_of_the_next_days_add_to_the_stored_bars(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Every Import of an upload replaced the data: an admin sending each day's new bars
+    was left with the last day, and the history was deleted by the second upload."""
+    from bot.data_uploads import DataUploads
+
+    day = bars["timestamp"].dt.tz_localize(None)
+    days = [
+        bars[
+            (day >= pd.Timestamp(f"2024-03-{d - 1} 18:00"))
+            & (day < pd.Timestamp(f"2024-03-{d} 17:00"))
+        ]
+        for d in (18, 19, 20)
+    ]
+    desk = DataUploads(settings)
+
+    def upload(name: str, frame: pd.DataFrame):  # type: ignore[no-untyped-def]
+        offer = desk.new_offer(name, "NQ", user_id=1, chat_id=1)
+        desk.path(offer).write_bytes(bf.plain_csv(tmp_path / name, frame).read_bytes())
+        return offer, desk.check(offer)
+
+    offer, checked = upload("monday.csv", days[0])
+    assert "Import replaces" not in checked.report.text()  # nothing stored yet
+    desk.accept(offer)
+    offer, checked = upload("tuesday.csv", days[1])
+    assert (
+        f"Import adds the file's {len(days[1]):,} new bars to the stored NQ data "
+        f"({len(days[0]):,} bars, 2024-03-18 to 2024-03-18)."
+    ) in checked.report.text()
+    assert desk.accept(offer).added == len(days[1])
+    offer, checked = upload("wednesday.csv", days[2])
+    desk.accept(offer)
+    assert_same_bars(settings, pd.concat(days))
+
+    offer, checked = upload("again.csv", days[2])
+    assert not checked.importable
+    assert checked.error == (
+        f"every bar of again.csv is already in the stored NQ data ({sum(map(len, days)):,} "
+        "bars, 2024-03-18 to 2024-03-20); there is nothing to import."
+    )
+    fixed = days[1].copy()
+    fixed.loc[fixed.index[5], "volume"] += 1  # a corrected file disagrees: it replaces
+    offer, checked = upload("fixed.csv", fixed)
+    assert (
+        f"Import replaces the stored NQ data ({sum(map(len, days)):,} bars, 2024-03-18 to "
+        "2024-03-20); `barb data restore NQ` brings it back until the next import. The data "
+        f"kept from before ({len(days[0]) + len(days[1]):,} bars, 2024-03-18 to 2024-03-19) "
+        "is then deleted."
+    ) in checked.report.text()
+    desk.accept(offer)
+    assert_same_bars(settings, fixed)
 
 
 # --- the validation report ----------------------------------------------------------------
