@@ -163,11 +163,15 @@ class DataUploads:
                         f"every bar of {checked.name} is already in {stored}; there is "
                         "nothing to import."
                     )
-                return "append", f"Import adds the file's {plan.added:,} new bars to {stored}."
+                sentence = f"Import adds the file's {plan.added:,} new bars to {stored}."
+                return "append", f"{sentence} {plan.note}" if plan.note else sentence
         sentence = (
             f"Import replaces {stored}; `barb data restore {symbol}` brings it back until "
             "the next import."
         )
+        if checked.frame is not None:
+            note = plan_write(checked, self.settings, "replace").note
+            sentence += f" {note}" if note else ""
         kept = previous_path(target)
         if kept.exists():
             old = read_meta(kept)

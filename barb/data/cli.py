@@ -140,6 +140,8 @@ def import_(
             dropped = _dropped(data_path(checked.instrument.symbol, settings), "would be")
             if plan.added and dropped:
                 click.echo(dropped)
+            if plan.note:
+                click.echo(plan.note)
             return
         target = data_path(checked.instrument.symbol, settings)
         # Only one generation is kept: say which data this write deletes for good.
@@ -171,6 +173,8 @@ def import_(
             f"The previous file is kept; `barb data restore {meta.instrument}` brings it back."
             + (f" {dropped}" if dropped else "")
         )
+    if result.note:
+        click.echo(result.note)
 
 
 def _dropped(target: Path, verb: str) -> str:

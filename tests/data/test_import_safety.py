@@ -416,6 +416,33 @@ def test_a_second_replace_says_which_kept_data_it_deletes(
     assert f"{sentence} is deleted." in replace("tuesday.csv", tuesday)
 
 
+def test_replacing_with_prices_far_from_the_stored_ones_says_so(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """An ES file (5,100) or a tenfold file replaced NQ's 18,000 for the same dates without
+    a word, where --append refuses it at the seam."""
+    import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings)
+    corrected = bars.copy()
+    corrected.loc[10, "volume"] += 1
+    same_level = import_file(
+        bf.plain_csv(tmp_path / "fixed.csv", corrected), "NQ", settings, mode="replace"
+    )
+    assert same_level.note == ""  # no word where nothing is wrong
+    other = bars.iloc[: len(bars) // 2].copy()
+    for column in ("open", "high", "low", "close"):
+        other[column] = other[column] * 0.28  # ES-like prices for the same minutes
+    result = import_file(bf.plain_csv(tmp_path / "es.csv", other), "NQ", settings, mode="replace")
+    ratio = (other["close"] / bars["close"].iloc[: len(other)]).median()
+    wall = bars["timestamp"].dt.tz_localize(None)
+    assert result.note == (
+        f"At {wall.iloc[0]} the replaced data closed at {bars['close'].iloc[0]:g} and the file "
+        f"at {other['close'].iloc[0]:g} (×{ratio:.3g}, the median over the {len(other):,} bars "
+        "both hold): is the file another instrument's, or in another unit? `barb data restore "
+        "NQ` brings the replaced data back."
+    )
+    assert_same_bars(settings, other)  # said, not refused: a replace may fix wrong data
+
+
 def test_restore_without_a_previous_file_says_so(settings: EngineSettings) -> None:
     result = CliRunner().invoke(data_cli, ["restore", "NQ"], obj=settings)
     assert result.exit_code == 1
@@ -448,6 +475,32 @@ def test_append_adds_new_dates_and_refuses_an_overlap_that_disagrees(
         bf.plain_csv(tmp_path / "same.csv", from_third), "NQ", settings, mode="append"
     )
     assert again.added == 0
+
+
+def test_append_after_a_hole_says_how_long_it_is(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Bars of 2031 appended to data ending 2024-03-22 left seven years without a bar, and
+    nothing said so."""
+    day = bars["timestamp"].dt.tz_localize(None)
+    monday = bars[day < pd.Timestamp("2024-03-18 17:00")]
+    import_file(bf.plain_csv(tmp_path / "mon.csv", monday), "NQ", settings)
+    tuesday = bars[
+        (day >= pd.Timestamp("2024-03-18 18:00")) & (day < pd.Timestamp("2024-03-19 17:00"))
+    ]
+    next_day = import_file(
+        bf.plain_csv(tmp_path / "tue.csv", tuesday), "NQ", settings, mode="append"
+    )
+    assert next_day.note == ""  # no word where nothing is wrong
+    later = bf.week_of_bars(first_sunday=dt.date(2024, 4, 7), days=1)  # the same walk
+    result = import_file(bf.plain_csv(tmp_path / "april.csv", later), "NQ", settings, mode="append")
+    last = tuesday["timestamp"].iloc[-1].tz_localize(None)
+    first = later["timestamp"].iloc[0].tz_localize(None)
+    assert result.note == (
+        f"The stored data ends at {last} and the file's new bars start at {first}: "
+        f"{(first - last).days} days with no bars between them."
+    )
+    assert_same_bars(settings, pd.concat([monday, tuesday, later]))
 
 
 def test_appending_earlier_history_says_it_comes_before_the_stored_data(
