@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from barb.data import formats, importer
+from barb.data import formats, importer, mapped
 from barb.data.cli import data as data_cli
 from barb.data.importer import ImportRefused, check_file, import_file, parse_interval
 from barb.data.store import data_path, previous_path, read_bars, read_meta
@@ -818,6 +818,15 @@ def test_out_of_memory_is_one_sentence_and_writes_nothing(
     assert done.output.startswith(f"Error: {path}: not enough memory to read it (")
     assert "nothing was written" in done.output and len(done.output.splitlines()) == 1
     assert not data_path("NQ", settings).exists()
+
+    # Short of memory only for the Arrow copy, made after the Parquet file is in place: the
+    # import is done (the copy is made at the first load), and says so.
+    monkeypatch.undo()
+    monkeypatch.setattr(mapped, "write_mapped", no_memory)
+    done = CliRunner().invoke(data_cli, ["import", str(path), "-i", "NQ"], obj=settings)
+    assert done.exit_code == 0, done.output
+    assert f"NQ: wrote {len(bars):,} bars" in done.output
+    assert_same_bars(settings, bars)
 
 
 def test_report_counts_every_problem_and_names_lines(
