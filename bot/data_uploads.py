@@ -137,11 +137,10 @@ class DataUploads:
 
     def _plan(self, checked: CheckedFile) -> tuple[Mode, str]:
         """Append when the file continues the stored imported bars (every bar they share
-        agrees), else replace; and the sentence that tells the admin so before Import.
-
-        >>> # NQ holds base.csv's 20,700 bars; the file brings the next day's 1,380:
-        >>> # ("append", "Import adds the file's 1,380 new bars to the stored NQ data …")
-        """
+        agrees), else replace; and the sentence that tells the admin so before Import. For
+        NQ holding 20,700 imported bars and a file of the next day's 1,380: ("append",
+        "Import adds the file's 1,380 new bars to the stored NQ data (20,700 bars,
+        2024-03-04 to 2024-03-22).")."""
         symbol = checked.instrument.symbol
         target = data_path(symbol, self.settings)
         if not target.exists():
