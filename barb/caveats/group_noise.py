@@ -83,6 +83,11 @@ NOISE_ERRORS = 2.0
 FEW_ROWS = 5
 # A 2 × 2 table with a cell under this many goes to Fisher's exact test, not χ².
 FEW_EVENTS = 5
+# Fisher's exact test sums the hypergeometric over every count the rows kept could have had:
+# up to this many (a few ms); beyond, χ², which agrees with it to the two digits said there
+# (100,000 rows a side: 0.0287 against 0.0289), where the sum over half of NQ's 6.4 million
+# minute bars takes 0.7 s.
+EXACT_COUNTS = 50_000
 # Groups within the first one's noise named with their mean; the others are counted.
 _NAMED_GROUPS = 5
 # Too-few groups named; the others are counted.
@@ -574,6 +579,20 @@ def _share_test(events: np.ndarray, counts: np.ndarray, what: str = "") -> _Test
     expected = np.outer(counts, table.sum(axis=0)) / counts.sum()
     chi2 = float(((table - expected) ** 2 / expected).sum())
     return _Test(f"{what}χ²", float(special.chdtrc(k - 1, chi2)), k, sizes)
+
+
+def two_shares_p(hits: int, n: int, other_hits: int, m: int) -> tuple[str, float]:
+    """The test's name and two-sided p of ``hits`` of ``n`` against ``other_hits`` of
+    ``m``: Fisher's exact test, or χ² when it would sum over more than ``EXACT_COUNTS``
+    counts. ("Fisher", 0.0015) for CL's 1,225 up days of 2,379 after a close above the
+    20-day mean against 1,064 of the other 2,272."""
+    total = hits + other_hits
+    counts = min(n, total) - max(0, total - m) + 1
+    if counts > EXACT_COUNTS and min(hits, n - hits, other_hits, m - other_hits) >= FEW_EVENTS:
+        test = _share_test(np.array([hits, other_hits]), np.array([n, m]))
+        if test is not None:
+            return test.name, test.p
+    return "Fisher", fisher_p(hits, n, other_hits, m)
 
 
 def fisher_p(hits: int, n: int, other_hits: int, m: int) -> float:

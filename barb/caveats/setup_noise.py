@@ -1,4 +1,4 @@
-"""A where's few rows: how well their mean is known, and the same mean without the where.
+"""A where's rows: how well their mean is known, and the same mean without the where.
 
 "5 down days in a row, what does NQ do the next day" over the last 5 years kept 21 days:
 mean next return +0.41%, 12 of 21 up. Asked with group_by, the result warned that the
@@ -9,17 +9,29 @@ well within it (Welch p = 0.34). So for a single-row answer of the first stage u
 or an event filter ("filter": "only"), each ``mean(x)`` of a number or a true/false column
 (a share) is said with its band, the value over all the period's rows, and whether the rows
 kept differ from the others by more than noise: a Welch t-test for numbers, Fisher's exact
-test for a share (3 events in 12 are too few for a normal band's test).
+test for a share (3 events in 12 are too few for a normal band's test; χ² where the counts
+are too many to sum exactly, ``group_noise.two_shares_p``).
+
+A share is read against the same share without the where, however many rows the where
+keeps: a condition's edge is the change it makes to the outcome, not a share's distance from
+50% (that is ``no_edge``'s test, of a single row with no where). CL's next day was up on
+0.5149 of the 2,379 days after a close above the 20-day mean, a coin flip's noise (binomial
+p = 0.12), and on 0.4674 of the days below it: the condition moves it by more than noise
+(Fisher p = 0.0012), said nowhere while the where kept over half the rows (p40a #15). ES
+2013 was up on 0.6174 of the 149 days after an up day, 0.581 of all its days (p40a #14):
+"62%, momentum" was drift. And a share far from the period's is said too: NQ made a new
+20-day high on 0.583 of the days after one, beside 0.190 of all days (p40a #8), and 58% with
+nothing beside it reads as a little better than a coin flip.
 
 Nor for a mean of a running count or total the where keeps rows by (``own_runs``): under
 "where": "above and not next(above)", mean(streak(above)) is the runs' mean length, 9.7
 days on NQ, and the streak on every day (0 below the average, part of a run elsewhere) a
 different quantity, whose 8.0 read as "runs are significantly longer" (p39b Q23).
 
-Not said when the where keeps more than ``MOST_ROWS`` of the period's rows (the rest are too
-few to be a baseline) or more than ``FEW_ROWS``, or when the band is small beside the gap
-(``CLEAR_GAP``): "mean range in 2024" as a where over all years is 14 bands above the
-period's, and a line about noise would be noise itself.
+A mean of numbers is not said when its band is small beside the gap (``CLEAR_GAP``): "mean
+range in 2024" as a where over all years is 14 bands above the period's, and a line about
+noise would be noise itself. Nothing is said when the where drops fewer than 2 of the
+period's rows: that is no condition.
 
 Cost: the mean's argument evaluated once more over the period's rows (a column read when it
 is one) and a few passes over its values: 0.4 ms on daily bars, about 30 ms per mean of a
@@ -34,7 +46,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from barb.caveats.group_noise import fisher_p
+from barb.caveats.group_noise import two_shares_p
 from barb.lineage import own_runs
 from barb.planning import StagePlan
 from barb.script import ast
@@ -43,13 +55,9 @@ from barb.summary_text import two_digits, value_text
 # The band said is this many standard errors at least; a t quantile's for fewer rows (2.09
 # at 21), so a few rows' band is the 95% one and many rows' the groups' ± 2 (group_noise).
 ERRORS = 2.0
-# Above this share of the rows given, the rows a where drops are the few: no baseline.
-MOST_ROWS = 0.5
-# Above this many rows kept a mean is known to a small part of its spread (±4.5% of it at
-# 2,000), and "10:00 minute bars" keep 279,000 of 6.4 million: read again for nothing.
-FEW_ROWS = 2_000
-# Said when the gap from the period's value is under this many half-bands: beyond it the
-# difference is plain (p far below any doubt) and the band changes nothing the model says.
+# A mean of numbers is said when its gap from the period's value is under this many bands:
+# beyond it the difference is plain (p far below any doubt) and the band changes nothing the
+# model says. Not a share's: its base rate is what the share is read against.
 CLEAR_GAP = 5.0
 # Below this p the rows kept are said to differ by more than noise.
 NOISE_P = 0.05
@@ -69,7 +77,7 @@ def setup_noise(
     is 0.07029: the difference from the other 1,268 is within noise (Welch p = 0.34)."
     """
     kept, rows = int(np.count_nonzero(keep)), int(np.count_nonzero(given))
-    if kept < 2 or kept > min(FEW_ROWS, MOST_ROWS * rows):
+    if kept < 2 or rows - kept < 2:
         return {}
     said = {}
     inside = keep[given]
@@ -135,11 +143,11 @@ def _sentence(
         base = hits / rows
     else:
         base = float(values.mean())
-    if band == 0 or abs(mean - base) >= CLEAR_GAP * band:
+    if band == 0 or (not share and abs(mean - base) >= CLEAR_GAP * band):
         return ""
     m = rows - n
     if share:
-        test, p = "Fisher", fisher_p(int(setup.sum()), n, hits - int(setup.sum()), m)
+        test, p = two_shares_p(int(setup.sum()), n, hits - int(setup.sum()), m)
     else:
         deviations = values - base
         spread = float(deviations @ deviations)  # about the mean of all the rows
