@@ -902,12 +902,14 @@ def _aggregate(
     accepts: Accepts = "number",
     of_condition: ConditionUnit | None = None,
     sample: int = 1,
+    example: str | None = None,
 ) -> None:
     @register(
         name,
         category="aggregate",
         params=(Param("col", accepts=accepts),),
         summary=summary,
+        example=example,
         unit="same",
         of_condition=of_condition,
         sample=sample,
@@ -926,8 +928,24 @@ _aggregate(
     of_condition="share",
 )
 _aggregate("sum", "sum", "Total (empty skipped; 0 if none).", of_condition="count")
-_aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date")
-_aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date")
+# Times of day ('HH:MM') in the session's order, as a trader reads "the latest time the
+# day's high was made": ETH's trading day runs from its 18:00 open, so 18:05 is its earliest
+# and 16:59 its latest (as text, 00:00 and 23:59). They were refused.
+_CLOCK_ORDER = "times of day from the session's open: ETH's 18:05 is before 09:30"
+_aggregate(
+    "max",
+    "max",
+    "Highest (numbers, dates, times of day in the session's order).",
+    accepts="orderable",
+    example=f"max(high_time): the latest, {_CLOCK_ORDER}",
+)
+_aggregate(
+    "min",
+    "min",
+    "Lowest (as max).",
+    accepts="orderable",
+    example=f"min(low_time): the earliest, {_CLOCK_ORDER}",
+)
 _aggregate("median", "median", "Median (empty skipped).")
 
 
@@ -1066,7 +1084,7 @@ def _edge(name: str, summary: str, example: str) -> None:
 
 
 _edge("first", "The value on the earliest row (n/a if it has none).", "first(open)")
-_edge("last", "The value on the latest row (n/a if it has none).", "last(close)")
+_edge("last", "As first(), on the latest row.", "last(close)")
 
 
 def _arg_extreme(name: str, how: str, word: str) -> None:
