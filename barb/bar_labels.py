@@ -47,16 +47,18 @@ def bar_label(timeframe: str) -> BarLabel | None:
     return BAR_LABELS.get(timeframe)
 
 
-def label_column(frame: pd.DataFrame, timeframe: str) -> tuple[str, np.ndarray] | None:
+def label_column(
+    frame: pd.DataFrame, timeframe: str, at: np.ndarray | None = None
+) -> tuple[str, np.ndarray] | None:
     """The label column of ``frame``'s bars as (name, text values in row order), or None
-    for intraday bars."""
+    for intraday bars; of the rows at positions ``at`` alone when given."""
     label = bar_label(timeframe)
     if label is None:
         return None
     dates = _bar_dates(frame, timeframe)
     if dates is None:
         return None
-    return label.column, _format(dates, timeframe)
+    return label.column, _format(dates if at is None else dates[at], timeframe)
 
 
 def row_label(frame: pd.DataFrame, row: int, timeframe: str) -> str:

@@ -413,9 +413,7 @@ def _answer(
         # person's columns for 10 of 4,500 bars, not for all of them.
         order, ties = _ordered_positions(frame, stage, stage.label, ctx.timeframe)
         warnings += ties + sort_caveat(ctx.night, frame, stage.sort)
-        rows = frame.iloc[order]
-        rows.index = pd.RangeIndex(len(rows))
-        table = shown_rows(rows, ctx.timeframe, hide)
+        table = shown_rows(frame, ctx.timeframe, hide, at=order)
         focus = []
         if row_keys:  # groups kept and sorted: each still named by its keys ("2022, 391")
             keys = [k for k in row_keys if k in table.columns]
@@ -433,7 +431,8 @@ def _answer(
                 groups=frame,  # every group, before the sort and limit
             )
         if _latest_first(stage):  # "ATR now": the bars it is the latest of, for the chart
-            history = shown_rows(frame.iloc[-LATEST_HISTORY_ROWS:], ctx.timeframe, hide)
+            latest = frame.iloc[-LATEST_HISTORY_ROWS:]
+            history = partial(shown_rows, latest, ctx.timeframe, hide)  # built when read
     stat_cols = [*carried, *(n for n, _ in stage.map_exprs), *(k.column for k in stage.sort)]
     stat_cols += [s.name for s in stage.select]
     # A first stage's group key selected again in then names its rows: its mean is noise.
@@ -504,21 +503,29 @@ def _latest_first(stage: StagePlan) -> bool:
     )
 
 
-def shown_rows(frame: pd.DataFrame, timeframe: str, hide: tuple[str, ...] = ()) -> pd.DataFrame:
-    """The rows as a person reads them: named by their bar label first, no internal columns.
+def shown_rows(
+    frame: pd.DataFrame,
+    timeframe: str,
+    hide: tuple[str, ...] = (),
+    at: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """The rows as a person reads them (those at positions ``at`` when given, in that
+    order): named by their bar label first, no internal columns.
 
     Built column by column into a new frame (no copy of the values): cheaper than dropping
-    and inserting columns on the thousands of rows behind a number.
+    and inserting columns on the thousands of rows behind a number, or than taking every
+    column, hidden ones too, for the ten rows listed.
     """
     columns: dict[str, Any] = {}
-    labelled = label_column(frame, timeframe)
+    labelled = label_column(frame, timeframe, at)
     if labelled is not None and labelled[0] not in frame.columns:
         columns[labelled[0]] = labelled[1]
     for name in frame.columns:
         if name.startswith(HIDDEN) or name == MINUTE_OF_DAY or name in hide:
             continue
         series = frame[name]
-        columns[name] = series.to_numpy() if isinstance(series.dtype, np.dtype) else series.array
+        values = series.to_numpy() if isinstance(series.dtype, np.dtype) else series.array
+        columns[name] = values if at is None else values.take(at)
     return pd.DataFrame(columns, copy=False)
 
 
@@ -538,6 +545,10 @@ def _ordered_positions(
             for k in stage.sort
         ]
         ascending = [not k.descending for k in stage.sort]
+        if names == ["timestamp"] and _in_time_order(frame):
+            # Bars each at its own time, in order ("ATR now"): no sort, no ties to find.
+            ordered_positions = positions if ascending[0] else positions[::-1]
+            return ordered_positions[: stage.limit], ties
         if len(names) == 1:  # one key: the same stable order, without a frame of keys
             key = pd.Series(frame[names[0]].to_numpy())
             ordered = key.sort_values(ascending=ascending[0], kind="stable", na_position="last")
@@ -563,6 +574,12 @@ def _ordered_positions(
     if stage.limit is not None:
         positions = positions[: stage.limit]
     return positions, ties
+
+
+def _in_time_order(frame: pd.DataFrame) -> bool:
+    """Each row later than the one before (a first stage's bars; not a then stage's rows)."""
+    stamps = frame["timestamp"].to_numpy()
+    return stamps.dtype.kind == "M" and bool((stamps[1:] > stamps[:-1]).all())
 
 
 def _row_name(frame: pd.DataFrame, timeframe: str, positions: np.ndarray, at: int) -> str:

@@ -18,6 +18,12 @@ there as the run's length) cannot decide the run still holding at the data's end
 reads past it, the where is unknown and the row is dropped. NQ's runs above SMA20 read 275
 runs, longest 98 days, with the data ending 47 days into a run nothing named (p39b Q23):
 said with its length so far (``open_run_end_caveat``).
+
+A key counting starts (cumsum(entry), a trade's number) holds its value from one start to the
+next, and a where keeping the bars held ("prev(pos) == 1") ends each run: its last group is
+open only when the where keeps the data's last bar. NQ's RSI(2) trades by trade (the
+hold_until_exit concept's per-trade form) were told "trade = 225, from 2025-11-17, is still
+running" of a trade bought 2025-11-14 and sold 2025-11-17, 7 weeks before the data's end.
 """
 
 from __future__ import annotations
@@ -63,6 +69,8 @@ def open_run_caveat(
     last = pd.Timestamp(plan.dataset.last_date)
     if not in_period[-1] or pd.Timestamp(frame["trading_date"].iloc[-1]) != last:
         return []  # the period ends before the data does
+    if stage.where is not None and not first.passed[-1] and _counts_starts(running):
+        return []  # the where ended the run before the data's last bar: a closed trade
     values = {name: frame[name].iloc[-1] for name in keys}
     if any(pd.isna(value) for value in values.values()):
         return []
@@ -157,6 +165,14 @@ def _is_running(expr: ast.Expr) -> bool:
         return False
     spec = lookup(expr.name)
     return spec is not None and spec.category == "cumulative"
+
+
+def _counts_starts(running: list[ast.Expr]) -> bool:
+    """Whether every running key counts starts (cumsum(entry): a trade's number), whose
+    group runs from one start to the next: what a where keeps of it is the run (a trade's
+    bars held), which the key alone does not end. A peak's episode (cummax(close)) ends at
+    the next peak, whatever the where keeps of it."""
+    return all(_is_call(expr, "cumsum") for expr in running)
 
 
 def _rows_of(table: pd.DataFrame, values: dict[str, object]) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Rows a condition picks whose forward windows overlap: fewer trades than rows.
+"""Rows a condition picks whose forward windows overlap: fewer independent outcomes than rows.
 
 "Buy the close at a 20-day closing low, hold 5 days: win rate and average by year" over
 NQ's daily bars picked 477 days (mean(if(low20, fwd5 > 0, 0 / 0)) with fwd5 = (next(close,
@@ -9,6 +9,12 @@ said so (p39b Q16). Said when a statistic (a mean or share, median, percentile, 
 over the rows a condition picks (the where's, an event filter's, or the c of if(c, x, 0 / 0)
 and of a filled if(c, x, 0)) reads a value that looks n bars ahead (next(x, n), through map
 names), and at least ``OVERLAP_SHARE`` of those rows start within n bars of the one before.
+
+The rows are trades only when the query's names say so (win_rate, pnl: ``TRADE_WORDS``).
+"After 3 down days, how often is the next 5 days' return positive" as mean(fwd5 > 0) over
+NQ's 517 such days had been told they "are not 517 independent trades (taken one at a time,
+none entered while one is held: 258)", of a question with no trade in it: its days are
+outcomes, 258 of them taken so that no two windows share a day.
 
 The window is the bars whose moves make the value, after the row's own: next(close, 5) /
 close - 1 is the next 5 bars' (a window of 5), next(ret, 5) the 5th bar's alone (a window of
@@ -28,6 +34,7 @@ looks ahead over rows a condition picks.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -50,6 +57,15 @@ STATISTICS = frozenset({"mean", "median", "percentile", "std", "sum", "skew", "k
 # Picks counted one at a time up to this many (a search per trade taken): beyond, the
 # sentence leaves the count out rather than loop over a million minute bars.
 MAX_COUNTED = 200_000
+# Words of the query's names that make its rows trades ("win_rate", "avg_pnl", "entry"):
+# the count taken one at a time is then of trades, else of outcomes.
+TRADE_WORDS = frozenset(
+    {
+        *("trade", "trades", "pnl", "win", "wins", "winrate", "winner", "winners", "loss"),
+        *("losses", "loser", "losers", "profit", "entry", "entries", "exit", "hold", "held"),
+        *("buy", "sell", "long", "short", "backtest", "expectancy", "equity", "position"),
+    }
+)
 # A read back as far as the data goes (a running total): earlier than any row picked.
 _ALL_BACK = -(10**9)
 
@@ -96,8 +112,9 @@ def overlap_caveat(
             if item.name not in found[key][1]:
                 found[key][1].append(item.name)
     said = []
+    trades = _trades(stage)
     for (_, window), (rows, names, value, which) in found.items():
-        text = _sentence(rows, window, names, value, which, mapped, timeframe)
+        text = _sentence(rows, window, names, value, which, mapped, timeframe, trades)
         if text:
             said.append(text)
     return said
@@ -172,9 +189,13 @@ def _sentence(
     which: str,
     mapped: Mapping[str, ast.Expr],
     timeframe: str,
+    trades: bool,
 ) -> str | None:
-    """'win_rate and avg_fwd5 read fwd5 = …, 5 days ahead, on the 477 rows where low20 is
-    true: 355 of them start within 5 days of the one before, …'"""
+    """'win_rate and avg_fwd5 read fwd5 (…: the 5 days after each row) on the 477 days where
+    low20 is true: 355 of them start within 5 days of the one before, so their windows
+    overlap and they are not 477 independent trades (…: 186).' Of rows that are no trades
+    (``trades`` False), 'independent outcomes (taken so that no two windows share a day:
+    258)'."""
     picks = np.flatnonzero(rows)
     if len(picks) < FEW_PICKS:
         return None
@@ -182,19 +203,32 @@ def _sentence(
     if near < OVERLAP_SHARE * len(picks):
         return None
     unit = COUNTED_ROWS.get(timeframe, "bars")
-    rows_text = "rows kept" if which == "kept" else f"rows where {which}"
+    rows_text = f"{unit} kept" if which == "kept" else f"{unit} where {which}"
     after = f"the {window} {unit} after each row"
     read = _ahead_text(value, mapped, after)
     taken = ""
     if len(picks) <= MAX_COUNTED:
         count = _one_at_a_time(picks, window)
-        taken = f" (taken one at a time, none entered while one is held: {count:,})"
+        how = (
+            "taken one at a time, none entered while one is held"
+            if trades
+            else f"taken so that no two windows share a {unit[:-1]}"
+        )
+        taken = f" ({how}: {count:,})"
     return (
         f"{listed_text(list(names))} read{'s' if len(names) == 1 else ''} {read} on the "
         f"{len(picks):,} {rows_text}: {near:,} of them start within {window} {unit} of the "
         f"one before, so their windows overlap and they are not {len(picks):,} independent "
-        f"trades{taken}."
+        f"{'trades' if trades else 'outcomes'}{taken}."
     )
+
+
+def _trades(stage: StagePlan) -> bool:
+    """Whether the stage's names make its rows trades: a word of ``TRADE_WORDS`` in a map
+    or select name (win_rate, avg_pnl), not in p_up or fwd5."""
+    names = [name for name, _ in stage.map_exprs] + [item.name for item in stage.select]
+    words = {word for name in names for word in re.split(r"[^a-z]+", name.lower())}
+    return bool(words & TRADE_WORDS)
 
 
 def _ahead_text(value: ast.Expr, mapped: Mapping[str, ast.Expr], after: str) -> str:

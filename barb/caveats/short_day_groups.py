@@ -69,7 +69,7 @@ class DayGroups:
     """The first stage's groups when each is one trading date's bars, one entry a day in
     time order: their keys, the date, and where the bars they hold stop."""
 
-    keys: pd.MultiIndex
+    keys: pd.Index  # a MultiIndex for several keys
     days: np.ndarray  # datetime64[D]
     last: np.ndarray  # the last bar's start, minutes into the trading day
     end: np.ndarray  # where the bars held end: the last bar's end, or the day's close
@@ -124,7 +124,8 @@ def short_day_group_caveat(
         return []
     cut, reach = groups.cut()
     rows = table if then is None or then.passed is None else table[then.passed]
-    at = groups.keys.get_indexer(pd.MultiIndex.from_frame(rows[keys]))
+    placed = groups.keys.get_indexer(_key_index(table, keys))
+    at = placed if rows is table else groups.keys.get_indexer(_key_index(rows, keys))
     at = np.sort(at[at >= 0])  # in time order
     used = at[cut[at]]
     if not len(used):
@@ -138,7 +139,6 @@ def short_day_group_caveat(
     if len(used) == len(at):  # the query picked them (by date): none would be left
         return [text + (f" {cash}" if cash else "")]
     # Whether the answer without them is another, and how.
-    placed = groups.keys.get_indexer(pd.MultiIndex.from_frame(table[keys]))
     drop = (placed >= 0) & cut[np.maximum(placed, 0)]
     if then is not None and plan.then is not None and plan.then.shape != "table":
         if ctx is None or then_without is None:
@@ -252,6 +252,12 @@ def day_groups(
     time(): 390 groups, not 4,649 days) costs no pass over its bars; a key other than
     date() is compared along them."""
     dates = kept["trading_date"].to_numpy()
+    # Groups that are days are as many as the dates their bars hold: more dates among a few
+    # evenly spaced bars than there are groups (24 hours of 6.4 million 1m bars) settles it
+    # without searching the bars for each of 4,649 dates (1.7 ms).
+    sample = dates[:: max(1, len(dates) // (4 * count + 64))]
+    if int(np.count_nonzero(sample[1:] != sample[:-1])) + 1 > count:
+        return None
     every = plan.dataset.trading_dates()
     lo, hi = np.searchsorted(dates, every, "left"), np.searchsorted(dates, every, "right")
     held = hi > lo
@@ -271,7 +277,7 @@ def day_groups(
         same[starts[1:] - 1] = True  # a new day's key may differ
         if not bool(same.all()):
             return None  # a key that splits a day, or rows in no group
-    index = pd.MultiIndex.from_frame(kept.iloc[starts][keys].reset_index(drop=True))
+    index = _key_index(kept, keys, starts)
     if index.has_duplicates:  # a key that joins days
         return None
     day_start = plan.dataset.instrument.trading_day_start_minute
@@ -280,6 +286,17 @@ def day_groups(
     _, session_end = window_edges(plan.dataset, plan.session)
     end = np.minimum(last + step, np.minimum(closed, session_end))
     return DayGroups(index, days, last, end, closed, short)
+
+
+def _key_index(frame: pd.DataFrame, keys: list[str], at: np.ndarray | None = None) -> pd.Index:
+    """The groups' keys (at rows ``at``) as an index to look rows up in: a plain one for one
+    key, a fifth of a MultiIndex's cost over 4,649 days."""
+    columns = [frame[key].to_numpy() for key in keys]
+    if at is not None:
+        columns = [column[at] for column in columns]
+    if len(columns) == 1:
+        return pd.Index(columns[0])
+    return pd.MultiIndex.from_arrays(columns, names=keys)
 
 
 def _late_items(stage: StagePlan, then: StagePlan | None) -> list[SelectItem]:

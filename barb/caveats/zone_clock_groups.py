@@ -17,7 +17,8 @@ in the weeks between the two countries' changes, 20 of 2025's 259 dates, and its
 stay 92% one hour of the exchange's: not said (p39a Q32). A group of the session's hours
 after that clock's midnight listed first is said too: of the exchange's own clock the
 reference says it (TIME OF DAY AS A NUMBER), and a min or mean of such a clock is
-``zone_midnight``'s.
+``zone_midnight``'s. A session written on a zone's clock opens at its own start there: the
+groups of '02:00-04:00 MSK' had been said to list 2 "after midnight", its 02:00 read as ET.
 
 Cost: the rows' distinct (group, date) pairs, one tz-database offset per date.
 """
@@ -31,6 +32,7 @@ import pandas as pd
 
 from barb.caveats.then_history import day_key
 from barb.caveats.zone_midnight import Reading, group_clocks
+from barb.caveats.zones import window_stamps
 from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.planning import Plan
 from barb.short_days import window_edges
@@ -91,6 +93,7 @@ def _group_days(
     if minutes is None:
         return None
     day_codes, day_values = _date_codes(dates.astype("datetime64[D]"))
+    shifts, opens = _opens(plan, day_values, zone)
     known = key_codes >= 0
     pairs = np.unique(key_codes[known].astype(np.int64) * len(day_values) + day_codes[known])
     key_at, day_at = np.divmod(pairs, len(day_values))
@@ -99,7 +102,8 @@ def _group_days(
             "key": np.asarray(key_values)[key_at],
             "minute": minutes[key_at],
             "date": day_values[day_at],
-            "shift": _shifts(plan, day_values, zone)[day_at],
+            "shift": shifts[day_at],
+            "open": opens[day_at],
         }
     )
     return days[~np.isnan(days["minute"].to_numpy(dtype="float64"))]
@@ -123,13 +127,22 @@ def _key_minutes(plan: Plan, name: str, held: Reading, keys: pd.Series) -> np.nd
     return minutes_of_day(name, keys, plan.query.to_json())
 
 
-def _shifts(plan: Plan, dates: np.ndarray, zone: str) -> np.ndarray:
-    """The minutes ``zone`` is ahead of the exchange at the session's open on each date."""
+def _opens(plan: Plan, dates: np.ndarray, zone: str) -> tuple[np.ndarray, np.ndarray]:
+    """The minutes ``zone`` is ahead of the exchange at the session's open on each date,
+    and that open on the zone's clock: a window on a zone's clock opens where that date put
+    it ('02:00-04:00 MSK' is 18:00 ET or 19:00, the trading day's first hour, not 02:00 ET)."""
     instrument = plan.dataset.instrument
-    start, _ = window_edges(plan.dataset, plan.session)
-    opened = (dates - np.timedelta64(1, "D")).astype("datetime64[m]")
-    opened += np.timedelta64(instrument.trading_day_start_minute + start, "m")
-    return zone_shifts(opened, instrument.timezone, zone)
+    spec = instrument.session(plan.session)
+    day_start = (dates - np.timedelta64(1, "D")).astype("datetime64[m]")
+    day_start += np.timedelta64(instrument.trading_day_start_minute, "m")
+    if spec.zone is None:
+        start, _ = window_edges(plan.dataset, plan.session)
+        opened = day_start + np.timedelta64(start, "m")
+    else:
+        _, opened, _ = window_stamps(instrument, spec, dates)
+    shifts = zone_shifts(opened, instrument.timezone, zone)
+    minutes = (opened - opened.astype("datetime64[D]")) // np.timedelta64(1, "m")
+    return shifts, (minutes.astype(np.int64) + shifts) % MINUTES_PER_DAY
 
 
 class _Groups:
@@ -245,17 +258,15 @@ class _Groups:
         """The group listed first when it holds the session's hours after that clock's
         midnight (by key order, not a sort): '0'; else ''."""
         stage = self.plan.then or self.plan.first
-        start, end = window_edges(self.plan.dataset, self.plan.session)
-        if stage.sort or not len(self.table) or end - start > MAX_PART_DAY:
+        length = self.plan.dataset.instrument.session(self.plan.session).length_minutes
+        if stage.sort or not len(self.table) or length > MAX_PART_DAY:
             return ""
         key = self.table[self.name].iloc[0]
         rows = self.days[self.days["key"] == key]
         if not len(rows):
             return ""
-        day_start = self.plan.dataset.instrument.trading_day_start_minute
-        opens = (day_start + start + rows["shift"].to_numpy()) % MINUTES_PER_DAY
         width = 60 if self._hours else 1
-        if not bool((rows["minute"].to_numpy() + width <= opens).all()):
+        if not bool((rows["minute"].to_numpy() + width <= rows["open"].to_numpy()).all()):
             return ""
         return _key(key)
 

@@ -16,9 +16,16 @@ and the form that counts across midnight in the clock's unit (``if(tm < 720, tm 
 tm)``; an hour stays an hour: ``hour('MSK') + if(hour('MSK') < 12, 24, 0)``). A grouping
 by such a clock is ``zone_clock_groups``'s. Nothing is said where the session lies within one
 day on that clock on every date (RTH on UTC's: 14:30-22:00), of a window written across the
-zone's midnight (``hour('MSK') >= 23 or hour('MSK') < 1``), of that form itself, of a
-session that is itself a window on a zone's clock ('23:00-01:00 MSK' says where it crosses),
-nor of the exchange's own clock, which the reference's TIME OF DAY AS A NUMBER covers.
+zone's midnight (``hour('MSK') >= 23 or hour('MSK') < 1``), of that form itself, nor of the
+exchange's own clock, which the reference's TIME OF DAY AS A NUMBER covers.
+
+A session written as a window on a zone's clock is judged on the hours it traded each date:
+'23:00-01:00 MSK' is 15:00-17:00 ET on US-winter dates, crossing Moscow's midnight, and
+16:00-18:00 in the summer, where the 17:00 break leaves 23:00-00:00. Its bars keep one
+trading date (date(), first() and last() read the window in its order), but the mean of
+each day's arg_max(hour('MSK') * 60 + minute('MSK'), high) over NQ's 2024-2025 read
+1,325.97 (22:06) for the 23:30 (1,409.99) that counts the 00:xx highs after 23:59, with
+nothing said: a window written across midnight did not tell the mean it wraps.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from barb.caveats.zones import period_dates
+from barb.caveats.zones import period_dates, window_stamps
 from barb.instruments import MINUTES_PER_DAY, format_clock, parse_clock
 from barb.planning import Plan, StagePlan
 from barb.script import ast
@@ -109,11 +116,9 @@ def zone_midnight_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | No
     dates = period_dates(plan, covered)
     warnings = []
     for zone, said in _by_zone(uses).items():
-        hours = _clock_hours(plan, dates, zone, home)
-        if hours is not None:
-            text = _warning(plan, said, hours)
-            if text:
-                warnings.append(text)
+        text = _warning(plan, said, _clock_hours(plan, dates, zone, home))
+        if text:
+            warnings.append(text)
     return warnings
 
 
@@ -406,21 +411,27 @@ class ClockHours:
         return " or ".join(texts)
 
 
-def _clock_hours(plan: Plan, dates: np.ndarray, zone: str, home: str) -> ClockHours | None:
+def _clock_hours(plan: Plan, dates: np.ndarray, zone: str, home: str) -> ClockHours:
     """The session's hours on ``zone``'s clock over ``dates``, read from the bars' own
-    open and close on each (a holiday's 13:00 close crosses no midnight at 21:00 MSK). None
-    for a window on a zone's clock ('23:00-01:00 MSK'): one written across that zone's
-    midnight says so itself, and which of its hours trade moves with the exchange's break."""
+    open and close on each (a holiday's 13:00 close crosses no midnight at 21:00 MSK). A
+    window on a zone's clock is where it lay on the exchange's clock that date: '23:00-01:00
+    MSK' is 15:00-17:00 ET in the US winter, crossing Moscow's midnight, and 16:00-18:00 in
+    the summer, whose 17:00 break leaves it 23:00-00:00 there."""
     dataset = plan.dataset
     instrument = dataset.instrument
-    if instrument.session(plan.session).zone is not None:
-        return None
-    start, end = window_edges(dataset, plan.session)
+    day_start = (dates - np.timedelta64(1, "D")).astype("datetime64[m]")
+    day_start += np.timedelta64(instrument.trading_day_start_minute, "m")
+    spec = instrument.session(plan.session)
+    if spec.zone is None:
+        start, end = window_edges(dataset, plan.session)
+    else:  # minutes into each trading day, as the exchange's own windows are
+        _, starts_at, ends_at = window_stamps(instrument, spec, dates)
+        start = (starts_at - day_start) // np.timedelta64(1, "m")
+        end = (ends_at - day_start) // np.timedelta64(1, "m")
     opened, closed = day_edges(dataset, dates)
     first, last = np.maximum(opened, start), np.minimum(closed, end)
     traded = (opened >= 0) & (last > first)
-    day_start = (dates[traded] - np.timedelta64(1, "D")).astype("datetime64[m]")
-    day_start += np.timedelta64(instrument.trading_day_start_minute, "m")
+    day_start = day_start[traded]
     opened_at = day_start + first[traded].astype("timedelta64[m]")
     begins = _on(opened_at, home, zone)
     ends = _on(day_start + (last[traded] - 1).astype("timedelta64[m]"), home, zone) + 1
@@ -468,11 +479,13 @@ def _warning(plan: Plan, uses: list[Use], hours: ClockHours) -> str:
     wrapped = sum(int(on.sum()) for on in offsets if _crosses(hours, on))
     on_dates = f", on {crossing:,} dates," if crossing != wrapped else ""
     after = f"00:00-{format_clock(int(hours.ends[wraps].max()))}"
+    zoned = plan.dataset.instrument.session(plan.session).zone is not None
+    session, it = (f"the window {plan.session}", "it") if zoned else (plan.session,) * 2
     return (
-        f"{held.call.to_text()} falls back to 0 at midnight inside {plan.session}: on that "
-        f"clock {plan.session} is {spans}, so {use.text} reads the session's {after} "
-        f"{held.zone} bars{on_dates} as the day's earliest. To count across midnight: "
-        f"{_form(held, hours)}."
+        f"{held.call.to_text()} falls back to 0 at midnight inside {session}: on that "
+        f"clock {it} is {spans}, so {use.text} reads the "
+        f"{'window' if zoned else 'session'}'s {after} {held.zone} bars{on_dates} as the "
+        f"day's earliest. To count across midnight: {_form(held, hours)}."
     )
 
 

@@ -194,6 +194,23 @@ def _fit(
     """For each trading date: the minutes of the window inside that date's trading hours
     (the most any one of its days on the zone's clock gives), and the exchange hours of that
     day's window ('17:00-18:00')."""
+    held, starts_at, ends_at = window_stamps(instrument, spec, dates)
+    hours = np.array(
+        [
+            f"{format_clock(_clock(a))}-{format_clock(_clock(b))}"
+            for a, b in zip(starts_at, ends_at, strict=True)
+        ]
+    )
+    return held, hours
+
+
+def window_stamps(
+    instrument: Instrument, spec: SessionSpec, dates: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each trading date (datetime64[D]): the minutes of a window on another zone's
+    clock inside that date's trading hours, and where that day's window begins and ends on
+    the exchange's wall clock (datetime64[m]), of the zone's day that puts the most of it
+    there: '23:00-01:00 MSK' on 2024-01-02 is 15:00-17:00 ET that day, 120 minutes."""
     assert spec.zone is not None
     opens, closes = instrument.trading_hours
     span = (closes - opens) % MINUTES_PER_DAY or MINUTES_PER_DAY
@@ -219,13 +236,7 @@ def _fit(
         held = np.where(nearer, got, held)
         starts_at = np.where(nearer, start, starts_at)
         ends_at = np.where(nearer, end, ends_at)
-    hours = np.array(
-        [
-            f"{format_clock(_clock(a))}-{format_clock(_clock(b))}"
-            for a, b in zip(starts_at, ends_at, strict=True)
-        ]
-    )
-    return held, hours
+    return held, starts_at, ends_at
 
 
 def _clock(stamp: np.datetime64) -> int:

@@ -142,3 +142,59 @@ def test_a_streak_under_a_where_on_other_days_is_still_said(engine_settings) -> 
     assert warnings_with(result, "streak(dn) ran over every bar")
     assert warnings_with(result, "avg is ")
     assert not warnings_with(result, "holds at the data's end")
+
+
+def _per_trade(sell: str) -> dict:
+    """The hold_until_exit concept's per-trade form, bought on the 20th-21st of a month and
+    sold by ``sell``: each trade's bars after its entry, grouped by the trade's number."""
+    return {
+        "map": {
+            "buy": "day() >= 20 and day() < 22",
+            "sell": sell,
+            "pos": "if(coalesce(bars_since(buy), 99999) < coalesce(bars_since(sell), 99999), 1, 0)",
+            "entry": "if(pos > coalesce(prev(pos), 0), 1, 0)",
+            "pnl": "prev(pos) * (close - prev(close))",
+            "trade": "cumsum(entry)",
+        },
+        "where": "prev(pos) == 1",
+        "group_by": "trade",
+        "select": ["sum(pnl) as pnl", "count() as days"],
+    }
+
+
+@pytest.mark.parametrize("still_open", [False, True])
+def test_a_trade_is_open_only_while_it_is_held(engine_settings, minutes, still_open) -> None:
+    """A trade's number, cumsum(entry), holds its value after the exit too: the last trade
+    closed on 2024-03-25 was said to be "still running at the data's end". Only a trade
+    held on the data's last day is, here when no sell comes in March. Each trade's P&L and
+    days are pandas', bar by bar."""
+    daily = rth_daily(minutes)
+    day, month = daily.index.day, daily.index.month
+    buy = (day >= 20) & (day < 22)
+    sell = (day >= 25) & ((month < 3) if still_open else True)
+    pos, held = [], 0
+    for bought, sold in zip(buy, sell, strict=True):
+        held = 0 if sold else 1 if bought else held  # an exit wins a day of both
+        pos.append(held)
+    daily["pos"] = pos
+    daily["trade"] = (daily["pos"] > daily["pos"].shift(fill_value=0)).cumsum()
+    daily["pnl"] = daily["pos"].shift() * daily["close"].diff()
+    kept = daily[daily["pos"].shift() == 1]
+    trades = kept.groupby("trade").agg(pnl=("pnl", "sum"), days=("pnl", "size"))
+    assert bool(daily["pos"].iloc[-1]) == still_open
+    rule = "day() >= 25" + (" and month() < 3" if still_open else "")
+    result = ask(_per_trade(rule), engine_settings, **RTH_DAILY)
+    assert result.table["trade"].tolist() == trades.index.tolist()
+    assert result.table["pnl"].to_numpy() == pytest.approx(trades["pnl"].to_numpy())
+    assert result.table["days"].tolist() == trades["days"].tolist()
+    said = warnings_with(result, SAID)
+    if not still_open:
+        assert said == []
+        return
+    last = kept[kept["trade"] == trades.index[-1]]
+    assert said == [
+        f"The group trade = {trades.index[-1]}, from {last.index[0]:%Y-%m-%d}, is still "
+        "running at the data's end (2024-03-28): cumsum(entry) holds that value to the "
+        "data's last bar, so the run has not ended, the data has; days = "
+        f"{trades['days'].iloc[-1]} counts its rows so far, not a finished run's."
+    ]

@@ -1,7 +1,9 @@
 """Rows a condition picks whose forward windows overlap are not as many trades: "buy a
 20-day closing low, hold 5 days" picked 477 NQ days, 355 of them within 5 days of the one
-before, 186 trades taken one at a time, with no word (p39b Q16). Counted here with pandas
-over the hand-made RTH days (a 10-day closing high held 3 days), never through Barb."""
+before, 186 trades taken one at a time, with no word (p39b Q16). A question with no trade
+in it ("after 3 down days, how often is the next 5 days' return positive") is told of
+outcomes, not trades. Counted here with pandas over the hand-made RTH days (a 10-day
+closing high held 3 days), never through Barb."""
 
 from __future__ import annotations
 
@@ -35,13 +37,17 @@ def _one_at_a_time(picks: np.ndarray, hold: int) -> int:
     return taken
 
 
-def _sentence(names: str, rows: str, picks: np.ndarray) -> str:
+def _sentence(names: str, rows: str, picks: np.ndarray, trades: bool = True) -> str:
     near = int((np.diff(picks) < 3).sum())
+    what, how = (
+        ("trades", "taken one at a time, none entered while one is held")
+        if trades
+        else ("outcomes", "taken so that no two windows share a day")
+    )
     return (
         f"{names} fwd3 (next(close, 3): the 3 days after each row) on the {len(picks)} {rows}: "
         f"{near} of them start within 3 days of the one before, so their windows overlap and "
-        f"they are not {len(picks)} independent trades (taken one at a time, none entered "
-        f"while one is held: {_one_at_a_time(picks, 3)})."
+        f"they are not {len(picks)} independent {what} ({how}: {_one_at_a_time(picks, 3)})."
     )
 
 
@@ -62,18 +68,25 @@ def test_overlapping_holds_of_an_if_are_said(engine_settings, highs) -> None:
     result = ask(query, engine_settings, **RTH_DAILY)
     assert result.table["signals"].sum() == len(highs)
     assert warnings_with(result, OVERLAP) == [
-        _sentence("win_rate and avg_fwd3 read", "rows where high10 is true", highs)
+        _sentence("win_rate and avg_fwd3 read", "days where high10 is true", highs)
     ]
 
 
-def test_overlapping_holds_of_a_where_are_said(engine_settings, highs) -> None:
+@pytest.mark.parametrize(
+    ("name", "trades"), [("p_up", False), ("hit_rate", False), ("win_rate", True), ("pnl", True)]
+)
+def test_overlapping_holds_of_a_where_are_said(engine_settings, highs, name, trades) -> None:
+    """The rows are trades when the query's names say so (win_rate, pnl); "after a 10-day
+    high, how often are the next 3 days up" (p_up) counts outcomes, as many taken so that
+    no two windows share a day as the trades one at a time."""
     result = ask(
-        {"map": MAP, "where": "high10", "select": ["count() as n", "mean(fwd3) as avg"]},
+        {"map": MAP, "where": "high10", "select": ["count() as n", f"mean(fwd3 > 0) as {name}"]},
         engine_settings,
         **RTH_DAILY,
     )
     assert result.summary.values["n"] == len(highs)
-    assert warnings_with(result, OVERLAP) == [_sentence("avg reads", "rows kept", highs)]
+    said = _sentence(f"{name} reads", "days kept", highs, trades)
+    assert warnings_with(result, OVERLAP) == [said]
 
 
 @pytest.mark.parametrize(

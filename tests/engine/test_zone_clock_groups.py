@@ -221,3 +221,72 @@ def test_the_midnight_warning_counts_the_dates_of_each_offset(settings, rth) -> 
     highs = rth.loc[rth.groupby("date")["high"].idxmax(), "msk_hour"]
     assert counted.summary.value == pytest.approx(highs.where(highs >= 12, highs + 24).mean())
     assert warnings_with(counted, "falls back to 0 at midnight") == []
+
+
+def _moscow_window(bars: pd.DataFrame) -> pd.DataFrame:
+    """The bars opening 23:00-01:00 on Moscow's clock, with their trading date and minute of
+    Moscow's day, by pandas and the tz database."""
+    local = pd.DatetimeIndex(bars["timestamp"]).tz_localize("America/New_York")
+    there = local.tz_convert("Europe/Moscow")
+    inside = np.isin(there.hour, [23, 0])
+    return pd.DataFrame(
+        {
+            "date": (bars["timestamp"] + pd.Timedelta(hours=6)).dt.normalize().to_numpy(),
+            "at": there.hour * 60 + there.minute,
+            "high": bars["high"].to_numpy(),
+        },
+        index=bars.index,
+    )[inside]
+
+
+def test_a_moscow_window_across_midnight_is_said_where_its_clock_is_ordered(settings, bars) -> None:
+    """'23:00-01:00 MSK' is 15:00-17:00 ET on the US-winter dates, crossing Moscow's
+    midnight, and 16:00-18:00 ET in the summer, whose 17:00 break leaves 23:00-00:00 (the
+    Thanksgiving closes leave none). Its bars keep one trading date each night, in order:
+    date(), first() and last() are pandas' and nothing is said. A mean of the Moscow minute
+    of each day's high read the 00:xx highs as the day's earliest, with no word: said now,
+    with the dates pandas finds crossing midnight."""
+    window = _moscow_window(bars)
+    days = window.groupby("date")["at"].agg(["first", "last", "size"])
+    crossing = days["last"] < days["first"]
+    assert crossing.sum() == 8 and (~crossing).sum() == 5
+    query = {
+        "session": "23:00-01:00 MSK",
+        "from": "1m",
+        "map": {"tm": "hour('MSK') * 60 + minute('MSK')"},
+        "group_by": "date()",
+    }
+    edges = ask({**query, "select": ["first(tm) as a", "last(tm) as b", "count() as n"]}, settings)
+    assert pd.to_datetime(edges.table["date"]).tolist() == days.index.tolist()
+    assert edges.table[["a", "b", "n"]].to_numpy().tolist() == days.to_numpy().tolist()
+    assert warnings_with(edges, "falls back to 0 at midnight") == []
+    highs = window.loc[window.groupby("date")["high"].idxmax(), "at"]
+    asked = {**query, "select": "arg_max(tm, high) as high_at", "then": {"select": "mean(high_at)"}}
+    result = ask(asked, settings)
+    assert result.summary.value == pytest.approx(highs.mean())
+    assert warnings_with(result, "falls back to 0 at midnight") == [
+        "hour('MSK') falls back to 0 at midnight inside the window 23:00-01:00 Europe/Moscow: "
+        f"on that clock it is 23:00-01:00 MSK on {crossing.sum()} of the period's {len(days)} "
+        f"trading dates ({crossing[crossing].index[0].date()} first) and 23:00-00:00 on the "
+        f"other {(~crossing).sum()}, so mean(high_at) reads the window's 00:00-01:00 MSK bars "
+        "as the day's earliest. To count across midnight: if(tm < 720, tm + 1440, tm) in "
+        "place of tm."
+    ]
+    asked["map"] = {"tm": "if(hour('MSK') < 12, 1440, 0) + hour('MSK') * 60 + minute('MSK')"}
+    counted = ask(asked, settings)
+    assert counted.summary.value == pytest.approx(highs.where(highs >= 720, highs + 1440).mean())
+    assert warnings_with(counted, "falls back to 0 at midnight") == []
+
+
+@pytest.mark.parametrize(("window", "first"), [("23:00-01:00 MSK", 0), ("02:00-04:00 MSK", None)])
+def test_a_moscow_window_s_groups_listed_first_after_midnight(settings, window, first) -> None:
+    """A window on Moscow's clock opens at its own start there: 23:00-01:00 lists 0, after
+    midnight, first; 02:00-04:00 (18:00 or 19:00 ET, the trading day's first hours) lists 2
+    first as the window runs, which had been said to come after midnight (its 02:00 read as
+    02:00 ET, 10:00 MSK)."""
+    query = {"session": window, "from": "1h", "group_by": "hour('MSK')", "select": "count()"}
+    got = [w for w in ask(query, settings).metadata.warnings if MIXED in w]
+    assert len(got) == 1
+    assert ("listed first" in got[0]) == (first is not None)
+    if first is not None:
+        assert f"({first} listed first, though the session reaches it after midnight" in got[0]
