@@ -220,8 +220,15 @@ def _emptied(call: ast.Call, where: ast.Expr, mapped: dict[str, ast.Expr]) -> st
     """The form that empties ``call``'s argument on the rows the where drops: the then.map
     column it reads made empty there ("pnl": "if(side != 0, …, 0 / 0)"), or, for a column
     of the first stage's (or one the where reads), the call with that column wrapped:
-    streak(if(g == 1, pnl, 0 / 0) < 0)."""
+    streak(if(g == 1, pnl, 0 / 0) < 0); a streak of a true/false column, compared again:
+    streak(if(g == 1, up, 0 / 0) == 1)."""
     argument = call.args[0]
+    empty = ast.Binary("/", ast.Number(0), ast.Number(0))
+    if call.name.lower() == "streak" and isinstance(argument, ast.Column):
+        # A true/false column made empty is a number: streak() takes it as a condition
+        # again compared with 1 (its unknowns stay unknown, and the streak skips them).
+        kept = ast.Compare("==", ast.Call("if", (where, argument, empty)), ast.Number(1))
+        return ast.Call(call.name, (kept, *call.args[1:])).to_text()
     columns = [n.name for n in ast.walk(argument) if isinstance(n, ast.Column)]
     read = {n.name for n in nodes(where, mapped) if isinstance(n, ast.Column)}
     for name in columns:
@@ -229,7 +236,6 @@ def _emptied(call: ast.Call, where: ast.Expr, mapped: dict[str, ast.Expr]) -> st
             return f'"{name}": "if({where.to_text()}, …, 0 / 0)"'
     if not columns:  # an argument of no column (dayname() == 'Mon'): the form in words
         return f"if({where.to_text()}, …, 0 / 0)"
-    empty = ast.Binary("/", ast.Number(0), ast.Number(0))
 
     def emptied(node: ast.Node) -> ast.Node:
         if isinstance(node, ast.Column) and node.name == columns[0]:

@@ -141,6 +141,35 @@ def test_bars_since_over_the_rows_a_where_drops_is_said_with_a_form_that_fixes_i
     assert not warnings_with(fixed, RAN_OVER)
 
 
+def test_a_streak_of_a_true_false_column_is_given_a_form_that_runs(
+    engine_settings, minutes
+) -> None:
+    """streak(down) of a first-stage true/false column: the form it is given had been
+    streak(if(g == 1, down, 0 / 0)), a number, which streak() refused ("needs a
+    condition"). Compared with 1 again it runs, and counts the losing trades in a row."""
+    days = rth_daily(minutes)
+    trades = _gap_up_trades(days)
+    truth = _most_losses_in_a_row(trades)
+    down = (days["close"] < days["open"]).to_numpy()
+    runs = np.zeros(len(down), dtype=int)  # down days in a row, over every day
+    for i, is_down in enumerate(down):
+        runs[i] = (runs[i - 1] + 1 if i else 1) if is_down else 0
+    every_day = pd.Series(runs, index=days.index)[trades.index].max()
+    first = GAP_UP_DAYS | {
+        "map": {**GAP_UP_DAYS["map"], "down": "close < open"},
+        "select": ["date()", "pnl", "g", "down"],
+    }
+    then = {"where": "g == 1", "map": {"run": "streak(down)"}, "select": "max(run)"}
+    naive = ask(first | {"then": then}, engine_settings)
+    assert naive.summary.value == every_day != truth  # the case
+    form = "streak(if(g == 1, down, 0 / 0) == 1)"
+    (said,) = warnings_with(naive, RAN_OVER)
+    assert f"({form})" in said
+    fixed = ask(first | {"then": then | {"map": {"run": form}}}, engine_settings)
+    assert fixed.summary.value == truth
+    assert not warnings_with(fixed, RAN_OVER)
+
+
 def test_bars_since_that_the_where_cannot_change_is_not_said(engine_settings) -> None:
     """Days since the last gap up, on the gap-up days: 0 on each, however counted."""
     then = {"where": "g == 1", "map": {"since": "bars_since(g == 1)"}, "select": "max(since)"}
