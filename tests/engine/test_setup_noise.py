@@ -206,3 +206,53 @@ def test_two_shares_are_tested_exactly_until_the_sum_is_too_long() -> None:
             p = stats.chi2_contingency(table, correction=False).pvalue
         said, got = two_shares_p(hits, n, other, m)
         assert said == name and got == pytest.approx(p, rel=1e-6)
+
+
+def _one_at_a_time(picks: np.ndarray, window: int) -> int:
+    """Rows taken so that no two windows share a day: a loop, as a trader counts."""
+    taken, free = 0, -1
+    for at in picks:
+        if at >= free:
+            taken, free = taken + 1, at + window
+    return taken
+
+
+def test_a_setup_read_ahead_is_judged_on_its_windows_one_at_a_time(engine_settings, days) -> None:
+    """At a 10-day closing high, are the next 3 days up: 18 days, 16 of them within 3 days
+    of the one before. Their band and Fisher test take them as the days taken so that no two
+    3-day windows share one, the other days counted the same way, each part's ups in their
+    share of those; not as 18 independent days (p40a #17: "differ … by more than noise
+    (Fisher p < 0.001)" over 1,739 NQ days whose 40-day windows overlapped)."""
+    fwd3 = days["close"].shift(-3) / days["close"] - 1
+    high = days["close"].rolling(10).max()
+    known = fwd3.notna().to_numpy()
+    kept = (days["close"] >= high).to_numpy()[known]
+    up, at = (fwd3 > 0).to_numpy()[known], np.arange(len(days))[known]
+    n, m = int(kept.sum()), int((~kept).sum())
+    n_eff, m_eff = _one_at_a_time(at[kept], 3), _one_at_a_time(at[~kept], 3)
+    assert n_eff < n / 2  # most windows overlap
+    hits, other_hits = int(up[kept].sum()), int(up[~kept].sum())
+    scaled = round(hits * n_eff / n), round(other_hits * m_eff / m)
+    table = [[scaled[0], n_eff - scaled[0]], [scaled[1], m_eff - scaled[1]]]
+    p = stats.fisher_exact(table).pvalue
+    errors = max(2.0, stats.t.ppf(0.975, n_eff - 1))
+    band = errors * up[kept].std(ddof=1) / np.sqrt(n_eff)
+    apart = "the difference from the other" if p >= 0.05 else f"the {n} rows differ from the other"
+    result = ask(
+        {
+            "map": {"high10": "close >= rolling_max(close, 10)", "fwd3": "next(close, 3) > close"},
+            "where": "high10",
+            "select": ["count()", "mean(fwd3) as p_up"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    [said] = _with(result, "p_up")
+    assert said == (
+        f"p_up is {value_text(hits / n)} ± {float(f'{band:.2g}'):g} ({errors:.3g} standard "
+        f"errors, {n} rows whose 3-day windows overlap, counted as the {n_eff} taken so that "
+        f"no two share a day); over all {n + m} of the period's rows it is "
+        f"{value_text((hits + other_hits) / (n + m))}: {apart} {m} (counted so: {m_eff}) "
+        f"{'is within noise' if p >= 0.05 else 'by more than noise'} "
+        f"(Fisher p = {float(f'{p:.2g}'):g})."
+    )
