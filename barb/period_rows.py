@@ -250,10 +250,10 @@ def _wider(
     at = np.flatnonzero(in_period)
     if not len(at):
         return None
-    ahead = plan.reach.ahead
     reached = _joined_reach_start(plan, joined, int(at[0]))
     short_back = -reached if reached is not None and rows.earlier else 0
-    short_ahead = ahead - (len(in_period) - 1 - int(at[-1])) if rows.later else 0
+    last = reach_end(int(at[-1]), plan.reach, _unit_end(joined, plan.timeframe))
+    short_ahead = last - (len(in_period) - 1) if rows.later else 0
     if short_back <= 0 and short_ahead <= 0:
         return None
     before, after = more
@@ -350,7 +350,8 @@ def _read_span(
         return None
     reached = _joined_reach_start(plan, frame, int(at[0]))
     first = int(at[0]) if reached is None else max(0, reached)
-    last = min(len(keys) - 1, int(at[-1]) + plan.reach.ahead)
+    read = reach_end(int(at[-1]), plan.reach, _unit_end(frame, plan.timeframe))
+    last = min(len(keys) - 1, read)
     return keys[first], keys[last]
 
 
@@ -420,18 +421,26 @@ def _bar_names(bars: pd.DataFrame, tf: Timeframe) -> tuple[str, ...]:
     return tuple(pd.DatetimeIndex(bars["timestamp"]).strftime("%Y-%m-%d %H:%M"))
 
 
-# The first row of the calendar unit (``daily`` … ``yearly``) that a row lies in.
+# The first (last) row of the calendar unit (``daily`` … ``yearly``) that a row lies in.
 UnitStart = Callable[[int, str], int]
+UnitEnd = Callable[[int, str], int]
 
 
 def _window(
-    lo: int, hi: int, n: int, plan: Plan, more: tuple[int, int], unit_start: UnitStart
+    lo: int,
+    hi: int,
+    n: int,
+    plan: Plan,
+    more: tuple[int, int],
+    unit_start: UnitStart,
+    unit_end: UnitEnd,
 ) -> tuple[int, int]:
     """Rows ``start:stop`` to evaluate on: the period ``lo:hi``, the reach around it and
     ``more`` rows before and after (for the rows a join leaves out)."""
     reached = reach_start(lo, plan.reach, unit_start)
     start = 0 if reached is None else max(0, reached - more[0])
-    return start, min(n, hi + plan.reach.ahead + more[1])
+    last = reach_end(hi - 1, plan.reach, unit_end) if hi > lo else hi - 1 + plan.reach.ahead
+    return start, min(n, last + 1 + more[1])
 
 
 def reach_start(row: int, reach: Reach, unit_start: UnitStart) -> int | None:
@@ -454,10 +463,46 @@ def reach_start(row: int, reach: Reach, unit_start: UnitStart) -> int | None:
     return start
 
 
+def reach_end(row: int, reach: Reach, unit_end: UnitEnd) -> int:
+    """The last row that the rows up to ``row`` read: ``reach.ahead`` rows after it, then on
+    to the last row of each of its ``Reach.ahead_units`` in turn, ``ahead`` rows further each
+    time. rank(range, 'month') over a period ending on 2024-04-15 reads April's last day."""
+    end = row + reach.ahead
+    for unit in reach.ahead_units:
+        end = unit_end(end, unit) + reach.ahead
+    return end
+
+
 def _unit_start(bars: pd.DataFrame, tf: Timeframe) -> UnitStart:
     """``UnitStart`` over ``bars`` (in time order), their dates read only when asked: most
     queries restart nothing."""
     return lambda row, unit: _unit_first(_first_dates(bars, tf), row, unit)
+
+
+def _unit_end(bars: pd.DataFrame, tf: Timeframe) -> UnitEnd:
+    """``UnitEnd`` over ``bars``, as ``_unit_start``."""
+    return lambda row, unit: _unit_last(_first_dates(bars, tf), row, unit)
+
+
+def _unit_last(dates: np.ndarray, row: int, unit: str) -> int:
+    """The last of the rows dated ``dates`` in the calendar ``unit`` that row ``row`` lies
+    in; ``row`` itself past the last row."""
+    day = dates[row : row + 1]
+    if not len(day):
+        return row
+    following = _next_unit(day[0], unit).astype(dates.dtype)
+    return int(np.searchsorted(dates, following, side="left")) - 1
+
+
+def _next_unit(day: np.datetime64, unit: str) -> np.datetime64:
+    """The first date of the calendar ``unit`` (``daily`` … ``yearly``) after ``day``'s."""
+    if unit == "daily":
+        return day.astype("datetime64[D]") + np.timedelta64(1, "D")
+    begins = period_start(np.array([day], dtype="datetime64[ns]"), unit)[0]
+    if unit == "weekly":
+        return begins.astype("datetime64[D]") + np.timedelta64(7, "D")
+    months = {"monthly": 1, "quarterly": 3, "yearly": 12}[unit]
+    return begins.astype("datetime64[M]") + np.timedelta64(months, "M")
 
 
 def _unit_first(dates: np.ndarray, row: int, unit: str) -> int:
@@ -516,7 +561,7 @@ def _cached_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
         # Left out means left out of what the whole bars read too: next() of the last
         # whole month must not be this month's first days.
         usable -= 1
-    start, stop = _window(lo, hi, usable, plan, more, _unit_start(full, tf))
+    start, stop = _window(lo, hi, usable, plan, more, _unit_start(full, tf), _unit_end(full, tf))
     if plan.timeframe.intraday and start < len(full):
         # Whole trading dates: the day's first bar and VWAP's reset are then always there.
         dates = full["trading_date"].to_numpy()
@@ -627,7 +672,7 @@ def _sliced_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
     else:
         lo = _day_start(index, period.start, "left") if period.start else 0
         hi = _day_start(index, period.end, "right") if period.end else n
-    start, stop = _window(lo, hi, n, plan, more, _day_unit_start(index))
+    start, stop = _window(lo, hi, n, plan, more, _day_unit_start(index), _day_unit_end(index))
     if start >= stop:
         first = last = 0
     else:
@@ -653,6 +698,20 @@ def _day_unit_start(index: DayIndex) -> UnitStart:
         return int(index.starts[_unit_first(index.dates, day, unit)])
 
     return first_row
+
+
+def _day_unit_end(index: DayIndex) -> UnitEnd:
+    """``UnitEnd`` over the bars a day index places: the last bar of the last date in a
+    row's date's unit."""
+
+    def last_row(row: int, unit: str) -> int:
+        if row >= index.rows:
+            return row
+        day = int(np.searchsorted(index.starts, row, side="right")) - 1
+        following = _unit_last(index.dates, day, unit) + 1  # the next unit's first date
+        return int(index.starts[following]) - 1
+
+    return last_row
 
 
 def _day_start(index: DayIndex, day: object, side: str) -> int:

@@ -140,7 +140,7 @@ def query_reference(
         "patterns, streak and bars_since read the bars before it (RSI in 2024 reads all "
         "history); cumsum, cummax, cummin and rank start at the period's first bar, before "
         "where (rank the kept rows in then.map). group_by does NOT restart them, per does "
-        "(day, week, month, quarter, year; cum* see the whole unit): drawdown per year = "
+        "(day, week, month, quarter, year; each sees its whole unit): drawdown per year = "
         "min(close / cummax(close, 'year') - 1) by year(). Weekly+ bars count only when "
         "wholly inside the period. The data's last week/month/year is unfinished while the "
         "exchange trades in it: last_N_bars includes it, marked; other periods only when it "

@@ -27,7 +27,11 @@ from barb.caveats.limits import tie_at_limit
 from barb.caveats.lookahead import lookahead_caveats
 from barb.caveats.no_edge import no_edge_caveat
 from barb.caveats.open_runs import open_run_end_caveat
-from barb.caveats.overlapping_windows import overlap_caveat
+from barb.caveats.overlapping_windows import (
+    group_windows,
+    grouped_overlap_caveat,
+    overlap_caveat,
+)
 from barb.caveats.same_run_rows import same_run_caveat
 from barb.caveats.sample_sizes import (
     BegunGroup,
@@ -158,7 +162,7 @@ def run_stage(
     if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
         # Rows a where or an event filter picked, read as a setup: its means' noise beside
         # the period's own value (``period``: its rows before either).
-        setup = setup_noise(stage, again, period, keep)
+        setup = setup_noise(stage, again, period, keep, ctx.timeframe)
     no_edge = None
     kept = partial(_kept_values, ctx, every_row, period, keep)
     if query is not None and stage.shape in SINGLE_ROW:
@@ -345,7 +349,15 @@ def _answer(
             warnings += filled(answers, row_values)
         # A second stage's rows are the first's groups, not the timeframe's bars.
         rows = "rows" if prefix else COUNTED_ROWS.get(ctx.timeframe, "bars")
-        even = even_groups(stage.select, answers, stage.sort, rows)
+        # The first stage's rows are bars: a value read ahead over a group's overlapping
+        # windows is said, and its groups' noise judged on the rows one at a time.
+        ahead = {} if prefix else group_windows(stage, answers, keep)
+        overlapping = {name: found for name, found in ahead.items() if found.overlapping}
+        if overlapping:
+            index = next(iter(answers.values())).rows.index
+            assert index is not None
+            warnings += grouped_overlap_caveat(stage, overlapping, index, ctx.timeframe)
+        even = even_groups(stage.select, answers, stage.sort, rows, overlapping)
         if prefix and _by_outcome(stage, row_keys):
             warnings += counted_noise(stage.select, answers, stage.sort)
         return StageOutput(

@@ -6,9 +6,12 @@ rate 0.5109 and mean +0.03335% (1.086 points), the numbers alone, and "51% winne
 positive average" reads as an edge. 2,375 wins of 4,649 is within noise of a coin flip (50%
 ± 1.5 percentage points at 2 standard errors, exact binomial p = 0.14), and the mean is 1.74
 standard errors from 0. Groups are tested against each other (``group_noise``) and a where's
-few rows against the rest (``setup_noise``); a single row over all the rows had no other
-rows to stand beside, and its null is no edge. So in a single-row answer (a first stage's,
-or a second stage's over the first's table of trades):
+rows against the rest (``setup_noise``): a condition's edge is the change it makes, and CL's
+next day up on 0.5149 of the days after a close above the 20-day mean is within noise of a
+coin flip (binomial p = 0.12) but apart from the 0.4674 of the days below it (Fisher p =
+0.0012). A single row over all the rows had no other rows to stand beside, and its null is
+no edge. So in a single-row answer (a first stage's, or a second stage's over the first's
+table of trades):
 
 - ``mean(x)`` of a signed result is tested against 0 (one-sample t, the band max(2, t
   quantile) standard errors, as setup_noise's): a column whose unit (``barb.column_units``)

@@ -472,8 +472,9 @@ class _FirstStage(_Stage):
 
     def _ranked(self, found: _Found, at: np.ndarray) -> np.ndarray | None:
         """The rows the rank of the rows at ``at`` compares them with, as a mask over the
-        bars: the period's (rank(x)), their per's in it (rank(x, 'year')), the last n up to
-        each (rolling_rank(x, n)); None for a rank it cannot read."""
+        bars: the period's (rank(x)), their whole per's (rank(x, 'year'), before and after
+        the period too), the last n up to each (rolling_rank(x, n)); None for a rank it
+        cannot read."""
         node, bars = found.node, self.bars
         assert isinstance(node, ast.Call)
         if node.name.lower() == "rolling_rank":
@@ -491,7 +492,7 @@ class _FirstStage(_Stage):
         if not isinstance(per, str) or per not in RESTART_UNITS:
             return None
         keys = restart_keys(self.ctx, per, "rank")
-        return period & np.isin(keys, keys[at])
+        return np.isin(keys, keys[at])
 
     def _value(self, name: str) -> Any:
         summary = self.output.summary

@@ -140,7 +140,9 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
         recent.index = pd.RangeIndex(len(recent))
         keys = [name for name, _ in stage.group_keys]
         timed = any(_reads_time(expr, maps) for _, expr in stage.group_keys)
-        said = _recent_values(items, ctx, recent, keys, named=not timed)
+        # A group of consecutive rows (a trade) begun before the 12 months is cut by them.
+        edge = rows[keys[0]].iloc[start - 1] if len(keys) == 1 else None
+        said = _recent_values(items, ctx, recent, keys, named=not timed, edge=edge)
         first = pd.Timestamp(dates[start]).date()
         text += f": over the rows' last 12 months ({first} — {pd.Timestamp(last).date()}) {said}"
     return [
@@ -556,11 +558,14 @@ def _recent_values(
     by: list[str],
     *,
     named: bool = False,
+    edge: object = None,
 ) -> str:
     """ "mean_range is 391.65 and median_range is 370.25", each statistic evaluated again
     over the recent rows ``frame`` alone (in a context of their own: no warning of theirs
     reaches the result); groups give their lowest and highest ("runs 371.20–412.50 across
-    the groups"), or with ``named`` (keys of no clock or calendar) a few each by name."""
+    the groups"), or with ``named`` (keys of no clock or calendar) a few each by name.
+    ``edge``: the one key's value on the row before ``frame``'s, the group the 12 months
+    may cut."""
     sub = dataclasses.replace(ctx, frame=frame, period=None, warnings=[], row_warnings=[])
     said = []
     for item in items:
@@ -586,7 +591,7 @@ def _recent_values(
                 if named:
                     said.append(f"{item.name} is {listed_text(named)}")
                 continue
-            numbers = numbers[_fair_groups(sizes)]
+            numbers = numbers[_whole_groups(frame, by, value.index, sizes, edge)]
             numbers = numbers[~np.isnan(numbers)]
             if not len(numbers):
                 continue
@@ -607,6 +612,26 @@ def _reads_time(key: ast.Expr, maps: dict[str, ast.Expr]) -> bool:
     return any(
         isinstance(node, ast.Call) and node.name.lower() in _STRETCHES for node in nodes(key, maps)
     )
+
+
+def _whole_groups(
+    frame: pd.DataFrame, by: list[str], index: pd.Index, sizes: pd.Series, edge: object
+) -> np.ndarray:
+    """Which groups of the recent rows ``frame`` to give the range of: each run of
+    consecutive rows one group (a trade by its number) but the run the 12 months cut
+    (``edge``'s); else those with a fair part of the rows (``_fair_groups``). Trades last 1
+    to 12 days: the fair share had left NQ's RSI(2) trades of 1-4 days out, and the last
+    12 months' "pnl runs -1,062.50–-269.50" read as every trade lost, where 7 of 13 won."""
+    if len(by) == 1 and len(index):
+        keys = frame[by[0]].to_numpy()
+        changes = int(np.count_nonzero(keys[1:] != keys[:-1])) + 1 if len(keys) else 0
+        if changes == len(index):  # every group one run of rows
+            return (
+                ~np.asarray(index == edge, dtype=bool)
+                if edge is not None
+                else np.ones(len(index), dtype=bool)
+            )
+    return _fair_groups(sizes)
 
 
 def _fair_groups(sizes: pd.Series) -> np.ndarray:

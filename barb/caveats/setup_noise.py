@@ -1,4 +1,4 @@
-"""A where's few rows: how well their mean is known, and the same mean without the where.
+"""A where's rows: how well their mean is known, and the same mean without the where.
 
 "5 down days in a row, what does NQ do the next day" over the last 5 years kept 21 days:
 mean next return +0.41%, 12 of 21 up. Asked with group_by, the result warned that the
@@ -9,17 +9,43 @@ well within it (Welch p = 0.34). So for a single-row answer of the first stage u
 or an event filter ("filter": "only"), each ``mean(x)`` of a number or a true/false column
 (a share) is said with its band, the value over all the period's rows, and whether the rows
 kept differ from the others by more than noise: a Welch t-test for numbers, Fisher's exact
-test for a share (3 events in 12 are too few for a normal band's test).
+test for a share (3 events in 12 are too few for a normal band's test; χ² where the counts
+are too many to sum exactly, ``group_noise.two_shares_p``).
+
+A share is read against the same share without the where, however many rows the where
+keeps: a condition's edge is the change it makes to the outcome, not a share's distance from
+50% (that is ``no_edge``'s test, of a single row with no where). CL's next day was up on
+0.5149 of the 2,379 days after a close above the 20-day mean, a coin flip's noise (binomial
+p = 0.12), and on 0.4674 of the days below it: the condition moves it by more than noise
+(Fisher p = 0.0012), said nowhere while the where kept over half the rows (p40a #15). ES
+2013 was up on 0.6174 of the 149 days after an up day, 0.581 of all its days (p40a #14):
+"62%, momentum" was drift. And a share far from the period's is said too: NQ made a new
+20-day high on 0.583 of the days after one, beside 0.190 of all days (p40a #8), and 58% with
+nothing beside it reads as a little better than a coin flip.
 
 Nor for a mean of a running count or total the where keeps rows by (``own_runs``): under
 "where": "above and not next(above)", mean(streak(above)) is the runs' mean length, 9.7
 days on NQ, and the streak on every day (0 below the average, part of a run elsewhere) a
 different quantity, whose 8.0 read as "runs are significantly longer" (p39b Q23).
 
-Not said when the where keeps more than ``MOST_ROWS`` of the period's rows (the rest are too
-few to be a baseline) or more than ``FEW_ROWS``, or when the band is small beside the gap
-(``CLEAR_GAP``): "mean range in 2024" as a where over all years is 14 bands above the
-period's, and a line about noise would be noise itself.
+A mean of numbers is not said when its band is small beside the gap (``CLEAR_GAP``): "mean
+range in 2024" as a where over all years is 14 bands above the period's, and a line about
+noise would be noise itself. Nothing is said when the where drops fewer than 2 of the
+period's rows: that is no condition.
+
+A mean of a value read ahead over overlapping windows is judged on the rows it is worth:
+"below its SMA50, how often is NQ higher 40 days later" kept 1,739 days, 1,710 of them
+within 40 days of the one before, and was told "up_share is 0.6797 ± 0.022 … differ from
+the other 2,870 by more than noise (Fisher p < 0.001)", each day taken for an independent
+outcome; samples of every 40th day gave p from 0.008 to 1.0 by their first day (p40a #17).
+When the overlap warning holds (``barb.caveats.overlapping_windows``), the band is over the
+rows taken so that no two windows share a bar (78) and the test sets them against the other
+rows counted the same way (96), a share's hits scaled to those counts: ± 0.11, Fisher p =
+0.27. For windows of evenly spaced rows that count is the one at which independent rows
+give the mean the variance the overlapping ones give; of rows bunched unevenly it is near
+it, not exact (78 where the variance of 40-day sums of independent daily moves over those
+days gives 67): what the overlap warning already names, and the p a careful reader of
+non-overlapping samples gets, not a fine correction.
 
 Cost: the mean's argument evaluated once more over the period's rows (a column read when it
 is one) and a few passes over its values: 0.4 ms on daily bars, about 30 ms per mean of a
@@ -30,11 +56,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from barb.caveats.group_noise import fisher_p
+from barb.caveats.group_noise import two_shares_p
+from barb.caveats.overlapping_windows import forward_window, independent_count, overlapping
+from barb.column_units import COUNTED_ROWS
 from barb.lineage import own_runs
 from barb.planning import StagePlan
 from barb.script import ast
@@ -43,13 +72,9 @@ from barb.summary_text import two_digits, value_text
 # The band said is this many standard errors at least; a t quantile's for fewer rows (2.09
 # at 21), so a few rows' band is the 95% one and many rows' the groups' ± 2 (group_noise).
 ERRORS = 2.0
-# Above this share of the rows given, the rows a where drops are the few: no baseline.
-MOST_ROWS = 0.5
-# Above this many rows kept a mean is known to a small part of its spread (±4.5% of it at
-# 2,000), and "10:00 minute bars" keep 279,000 of 6.4 million: read again for nothing.
-FEW_ROWS = 2_000
-# Said when the gap from the period's value is under this many half-bands: beyond it the
-# difference is plain (p far below any doubt) and the band changes nothing the model says.
+# A mean of numbers is said when its gap from the period's value is under this many bands:
+# beyond it the difference is plain (p far below any doubt) and the band changes nothing the
+# model says. Not a share's: its base rate is what the share is read against.
 CLEAR_GAP = 5.0
 # Below this p the rows kept are said to differ by more than noise.
 NOISE_P = 0.05
@@ -60,6 +85,7 @@ def setup_noise(
     values: Callable[[ast.Expr], object],
     given: np.ndarray,
     keep: np.ndarray,
+    timeframe: str = "1d",
 ) -> dict[str, str]:
     """One sentence per select item of ``stage`` that is ``mean(x)`` of numbers or of a
     condition, by the item's name, over the rows ``keep`` a where or an event filter left of
@@ -67,9 +93,9 @@ def setup_noise(
     evaluates an expression over, as the stage did, its warnings kept apart): "mean_next_ret
     is 0.4137 ± 0.74 (2.09 standard errors, 21 rows); over all 1,289 of the period's rows it
     is 0.07029: the difference from the other 1,268 is within noise (Welch p = 0.34)."
-    """
+    ``timeframe``: the rows' bars, as a window read ahead is named ("40-day")."""
     kept, rows = int(np.count_nonzero(keep)), int(np.count_nonzero(given))
-    if kept < 2 or kept > min(FEW_ROWS, MOST_ROWS * rows):
+    if kept < 2 or rows - kept < 2:
         return {}
     said = {}
     inside = keep[given]
@@ -83,7 +109,9 @@ def setup_noise(
         read = _values(expr.args[0], values, given)
         if read is None:
             continue
-        text = _sentence(item.name, *read, inside)
+        window = forward_window(expr.args[0], stage)
+        ahead = _Ahead(window, np.flatnonzero(given), timeframe) if window >= 2 else None
+        text = _sentence(item.name, *read, inside, ahead)
         if text:
             said[item.name] = text
     return said
@@ -112,12 +140,41 @@ def _any(empty: np.ndarray | None) -> np.ndarray | None:
     return empty if empty is not None and empty.any() else None
 
 
+@dataclass(frozen=True)
+class _Ahead:
+    """A mean's value read ``window`` bars ahead: the positions of the rows given (in bars)
+    and their timeframe, to count the rows one at a time when their windows overlap."""
+
+    window: int
+    positions: np.ndarray
+    timeframe: str
+
+    def counts(self, inside: np.ndarray, empty: np.ndarray | None) -> tuple[int, int] | None:
+        """The rows kept and the others, each as many as are taken so that no two windows
+        share a bar; None when the rows kept overlap too little to be said so."""
+        positions = self.positions
+        if empty is not None:
+            positions, inside = positions[~empty], inside[~empty]
+        kept = positions[inside]
+        if not overlapping(kept, self.window):
+            return None
+        others = positions[~inside]
+        return independent_count(kept, self.window), independent_count(others, self.window)
+
+
 def _sentence(
-    name: str, values: np.ndarray, empty: np.ndarray | None, share: bool, inside: np.ndarray
+    name: str,
+    values: np.ndarray,
+    empty: np.ndarray | None,
+    share: bool,
+    inside: np.ndarray,
+    ahead: _Ahead | None = None,
 ) -> str:
     """The item's sentence, or nothing when it has too few values or a plain gap. The rows
     given are many (6.4 million minute bars): read in whole passes, the others' moments as
-    all of them less the few kept."""
+    all of them less the few kept. With ``ahead``, rows whose windows overlap are counted as
+    those taken one at a time, in the band and the test."""
+    counted = None if ahead is None else ahead.counts(inside, empty)
     if empty is not None:
         values, inside = values[~empty], inside[~empty]
     setup = values[inside].astype(np.float64)
@@ -126,52 +183,79 @@ def _sentence(
         return ""
     from scipy import special  # here: importing it costs a process a few tenths of a second
 
+    # The counts the band and the test take the rows for (all of them, or one at a time).
+    n_eff, m_eff = counted if counted is not None else (n, rows - n)
+    if n_eff < 2 or m_eff < 2:
+        return ""
     mean = float(setup.mean())
-    error = float(setup.std(ddof=1)) / math.sqrt(n)
-    errors = max(ERRORS, float(special.stdtrit(n - 1, 0.975)))
+    error = float(setup.std(ddof=1)) / math.sqrt(n_eff)
+    errors = max(ERRORS, float(special.stdtrit(n_eff - 1, 0.975)))
     band = errors * error
     if share:
         hits = int(np.count_nonzero(values))
         base = hits / rows
     else:
         base = float(values.mean())
-    if band == 0 or abs(mean - base) >= CLEAR_GAP * band:
+    if band == 0 or (not share and abs(mean - base) >= CLEAR_GAP * band):
         return ""
     m = rows - n
     if share:
-        test, p = "Fisher", fisher_p(int(setup.sum()), n, hits - int(setup.sum()), m)
+        own = int(setup.sum())
+        if counted is None:
+            test, p = two_shares_p(own, n, hits - own, m)
+        else:  # each part's hits in their share of its rows counted one at a time
+            scaled = (round(own * n_eff / n), n_eff, round((hits - own) * m_eff / m), m_eff)
+            test, p = two_shares_p(*scaled)
     else:
         deviations = values - base
         spread = float(deviations @ deviations)  # about the mean of all the rows
-        test, p = "Welch", _welch(setup, base, spread, rows, special)
+        test, p = "Welch", _welch(setup, base, spread, rows, special, (n_eff, m_eff))
+    others = f"{m:,}" if counted is None else f"{m:,} (counted so: {m_eff:,})"
     apart = (
-        f"the difference from the other {m:,} is within noise"
+        f"the difference from the other {others} is within noise"
         if p >= NOISE_P
-        else f"the {n:,} rows differ from the other {m:,} by more than noise"
+        else f"the {n:,} rows differ from the other {others} by more than noise"
     )
+    kept = f"{n:,} rows"
+    if counted is not None:
+        assert ahead is not None
+        unit = COUNTED_ROWS.get(ahead.timeframe, "bars")[:-1]
+        kept += (
+            f" whose {ahead.window}-{unit} windows overlap, counted as the {n_eff:,} taken so "
+            f"that no two share a {unit}"
+        )
     return (
         f"{name} is {value_text(mean)} ± {two_digits(band)} ({errors:.3g} standard errors, "
-        f"{n:,} rows); over all {rows:,} of the period's rows it is {value_text(base)}: "
+        f"{kept}); over all {rows:,} of the period's rows it is {value_text(base)}: "
         f"{apart} ({test} p {_p_text(p)})."
     )
 
 
-def _welch(setup: np.ndarray, base: float, spread: float, rows: int, special) -> float:
+def _welch(
+    setup: np.ndarray,
+    base: float,
+    spread: float,
+    rows: int,
+    special,
+    counted: tuple[int, int] | None = None,
+) -> float:
     """Two-sided p of Welch's t-test of the ``setup`` values' mean against the other rows':
     their count, mean and squares read from all ``rows``' mean ``base`` and sum of squared
-    deviations from it (``spread``) less the setup's share of each."""
+    deviations from it (``spread``) less the setup's share of each. ``counted``: the two
+    parts' rows as the test takes them (fewer, of overlapping windows), else all."""
     n = len(setup)
     m = rows - n
+    n_eff, m_eff = counted or (n, m)
     mean = float(setup.mean())
     other = (base * rows - mean * n) / m
     own = float(((setup - mean) ** 2).sum())
     # All rows' squares about their mean are each part's about its own, and its mean's gap.
     rest = max(spread - own - n * (mean - base) ** 2 - m * (other - base) ** 2, 0.0)
-    a, b = own / (n - 1) / n, rest / (m - 1) / m
+    a, b = own / (n - 1) / n_eff, rest / (m - 1) / m_eff
     if a + b == 0:
         return 1.0 if mean == other else 0.0
     t = (mean - other) / math.sqrt(a + b)
-    df = (a + b) ** 2 / (a**2 / (n - 1) + b**2 / (m - 1))
+    df = (a + b) ** 2 / (a**2 / (n_eff - 1) + b**2 / (m_eff - 1))
     return float(min(1.0, 2 * special.stdtr(df, -abs(t))))
 
 

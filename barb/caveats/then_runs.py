@@ -8,7 +8,12 @@ losses in a row 6 and a total of 744.25, all 517 days', where its 289 trades giv
 391.75; an ORB's days without a break (pnl = close - entry < 0 there) read 9 losses in a row
 for 6 (p39a M1). There is no third stage; the form that works empties the argument on the
 rows the where drops (if(g == 1, pnl, 0 / 0)): cumsum, cummax, cummin, cumprod and rank skip
-an empty value, and streak an unknown condition.
+an empty value, and streak an unknown condition. bars_since counts rows, empty or not, so no
+emptying fixes it: "trades since the last loss" as bars_since(pnl < 0) over the gap-up days
+read 5 at most, the days since the last losing day, where the trades give 4. Its form is
+streak(if(g == 1, pnl < 0, 0 / 0) == 0): the rows since the condition was last true are a
+run of it being false, and the run skips the rows emptied; it differs only before the
+condition's first true row, where it counts from the first row and bars_since is empty.
 
 Said when the then stage's answer changes once its map runs over the rows kept alone, with
 the calls whose values change: not when the dropped rows' argument is already empty (or 0
@@ -33,8 +38,11 @@ from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
 
 # Running functions that skip an empty argument, so that emptying it on the rows the where
-# drops gives their run over the rows kept. (bars_since counts rows, empty or not.)
+# drops gives their run over the rows kept.
 _SKIP_EMPTY = frozenset({"streak", "cumsum", "cummax", "cummin", "cumprod", "rank"})
+# bars_since counts rows, empty or not: over the rows kept it is a streak of its condition
+# being false, whose argument is emptied (``_counted_apart``).
+_RUNNING = _SKIP_EMPTY | {"bars_since"}
 
 
 def then_runs_caveat(
@@ -83,17 +91,24 @@ def then_runs_caveat(
         for text in changed
         if not any(o != text and _reads(found[text].args[0], o, mapped) for o in changed)
     ]
-    forms = list(dict.fromkeys(_emptied(call, then.where, mapped) for call in roots))
-    their, runs = (
-        ("their arguments", "the runs skip")
-        if len(roots) > 1
-        else ("its argument", "the run skips")
-    )
+    skipping = [call for call in roots if call.name.lower() != "bars_since"]
+    counting = [call for call in roots if call.name.lower() == "bars_since"]
     said = (
         f"{_listed(changed)} in then.map ran over all {len(passed):,} rows; then.where keeps "
-        f"{len(at):,}: make {their} empty on the rows the where drops "
-        f"({'; '.join(forms)}) so {runs} them."
+        f"{len(at):,}"
     )
+    if skipping:
+        forms = list(dict.fromkeys(_emptied(call, then.where, mapped) for call in skipping))
+        their, runs = (
+            ("their arguments", "the runs skip")
+            if len(skipping) > 1
+            else ("its argument", "the run skips")
+        )
+        said += (
+            f": make {their} empty on the rows the where drops ({'; '.join(forms)}) so {runs} them."
+        )
+    if counting:
+        said += (" " if skipping else ", and ") + _counted_apart(counting, then.where)
     if any(found[text].name.lower() == "rank" for text in changed):
         said += " A rank among all the rows is right for one row's place among them all."
     return [said]
@@ -113,7 +128,7 @@ def _running_calls(then: StagePlan) -> list[ast.Call]:
         for node in nodes(expr, mapped):
             if (
                 isinstance(node, ast.Call)
-                and node.name.lower() in _SKIP_EMPTY
+                and node.name.lower() in _RUNNING
                 and node.args
                 and node.to_text() not in filtered_on
                 and not (
@@ -205,8 +220,15 @@ def _emptied(call: ast.Call, where: ast.Expr, mapped: dict[str, ast.Expr]) -> st
     """The form that empties ``call``'s argument on the rows the where drops: the then.map
     column it reads made empty there ("pnl": "if(side != 0, …, 0 / 0)"), or, for a column
     of the first stage's (or one the where reads), the call with that column wrapped:
-    streak(if(g == 1, pnl, 0 / 0) < 0)."""
+    streak(if(g == 1, pnl, 0 / 0) < 0); a streak of a true/false column, compared again:
+    streak(if(g == 1, up, 0 / 0) == 1)."""
     argument = call.args[0]
+    empty = ast.Binary("/", ast.Number(0), ast.Number(0))
+    if call.name.lower() == "streak" and isinstance(argument, ast.Column):
+        # A true/false column made empty is a number: streak() takes it as a condition
+        # again compared with 1 (its unknowns stay unknown, and the streak skips them).
+        kept = ast.Compare("==", ast.Call("if", (where, argument, empty)), ast.Number(1))
+        return ast.Call(call.name, (kept, *call.args[1:])).to_text()
     columns = [n.name for n in ast.walk(argument) if isinstance(n, ast.Column)]
     read = {n.name for n in nodes(where, mapped) if isinstance(n, ast.Column)}
     for name in columns:
@@ -214,7 +236,6 @@ def _emptied(call: ast.Call, where: ast.Expr, mapped: dict[str, ast.Expr]) -> st
             return f'"{name}": "if({where.to_text()}, …, 0 / 0)"'
     if not columns:  # an argument of no column (dayname() == 'Mon'): the form in words
         return f"if({where.to_text()}, …, 0 / 0)"
-    empty = ast.Binary("/", ast.Number(0), ast.Number(0))
 
     def emptied(node: ast.Node) -> ast.Node:
         if isinstance(node, ast.Column) and node.name == columns[0]:
@@ -222,6 +243,27 @@ def _emptied(call: ast.Call, where: ast.Expr, mapped: dict[str, ast.Expr]) -> st
         return ast.with_children(node, emptied)
 
     return ast.Call(call.name, (emptied(argument), *call.args[1:])).to_text()
+
+
+def _counted_apart(calls: list[ast.Call], where: ast.Expr) -> str:
+    """What gives bars_since over the rows kept: it counts rows, empty or not, so emptying
+    its argument changes nothing; a streak of its condition being false on the rows kept,
+    empty on the others (which the streak skips), counts the rows kept since it was last
+    true: bars_since(pnl < 0) is streak(if(g == 1, pnl < 0, 0 / 0) == 0)."""
+    empty = ast.Binary("/", ast.Number(0), ast.Number(0))
+    forms = [
+        ast.Call(
+            "streak",
+            (ast.Compare("==", ast.Call("if", (where, call.args[0], empty)), ast.Number(0)),),
+        ).to_text()
+        for call in calls
+    ]
+    return (
+        "bars_since counts rows, empty or not: over the rows kept write "
+        f"{'; '.join(forms)} (from the first row on; bars_since is empty until its condition "
+        "is first true). Over all rows it counts the days (rows) since, right for a question "
+        "of time."
+    )
 
 
 def _listed(names: list[str]) -> str:

@@ -273,16 +273,19 @@ def _series_forms(
     """Each series' highest and lowest (most and least often, of a ``count``; lowest and
     highest, of values ``below`` zero), the series named: ``days: 2020: most often 09:30 88,
     least often 12:30 13; 2024: most often 09:30 95, least often 16:30 12``, and shorter
-    with ▲/▼. ``name`` is what the chart calls the column."""
+    with ▲/▼. Of keys that share labels, each slot's, first key first: ``count: down: most
+    often up 1,147, …`` for yesterday down, today up (``SideBySide.by_slot``). ``name`` is
+    what the chart calls the column."""
     layout = groups.layout
     assert layout is not None
     found = series_extremes(values, layout, groups.compared(values))
+    names, _ = layout.parts()
 
     def one(at: list[int], values: list[str], count_ties: bool) -> str:
         if len(at) == 1:
-            return f"{layout.slots[int(layout.slot[at[0]])]} {values[at[0]]}"
+            return f"{layout.label(at[0])} {values[at[0]]}"
         if len(at) <= MAX_TIED_NAMED and not count_ties:
-            labels = ", ".join(layout.slots[int(layout.slot[i])] for i in at)
+            labels = ", ".join(layout.label(i) for i in at)
             return words("tied", value=full[at[0]], labels=labels)
         return _tied_many(full[at[0]], len(at), words)
 
@@ -290,7 +293,7 @@ def _series_forms(
         parts = []
         for j, high, low in found:
             pair = {"high": one(high, values, count_ties), "low": one(low, values, count_ties)}
-            series = layout.names[j]
+            series = names[j]
             if marks:
                 parts.append(f"{series} {words.extremes('marks', below_zero=below, **pair)}")
             else:

@@ -6,6 +6,10 @@ asked for could not be read.
 
 Highest and lowest are each series' own ("2024: highest 09:30 95, lowest 16:30 12"): the
 question compares the series, and an overall extreme said nothing about the other one.
+When the two keys share labels (yesterday and today, each up or down) they are each slot's
+own, first key first: "down ▲ up 1,148" over the series read as yesterday down, today up
+(1,147), where it was today down after yesterday up (p40a #9); "down ▲ up 1,147" names the
+bars of the slot "down", as the axis and the group_by order them.
 """
 
 from __future__ import annotations
@@ -41,6 +45,23 @@ class SideBySide:
         """Each row's bar centre on the axis of slots 0, 1, 2 …"""
         k = len(self.names)
         return self.slot + (self.series - (k - 1) / 2) * self.width
+
+    @property
+    def by_slot(self) -> bool:
+        """Whether extremes are each slot's (its highest and lowest second key), not each
+        series' across the slots: when a label of one key is also the other's."""
+        return not set(self.slots).isdisjoint(self.names)
+
+    def parts(self) -> tuple[list[str], np.ndarray]:
+        """What the extremes are each of: the series' names and each row's series, or the
+        slots' and each row's slot (``by_slot``)."""
+        return (self.slots, self.slot) if self.by_slot else (self.names, self.series)
+
+    def label(self, at: int) -> str:
+        """Row ``at``'s label within its part: its slot's, or its series' (``by_slot``)."""
+        if self.by_slot:
+            return self.names[int(self.series[at])]
+        return self.slots[int(self.slot[at])]
 
     def colors(self) -> list[str]:
         return [SERIES_COLORS[int(s)] for s in self.series]
@@ -84,12 +105,13 @@ def _in_order(keys: pd.Series, labels: list[str]) -> list[str]:
 def series_extremes(
     values: np.ndarray, layout: SideBySide, ok: np.ndarray
 ) -> list[tuple[int, list[int], list[int]]]:
-    """Each series with the rows of its highest and of its lowest value among the rows
-    ``ok`` (those the result holds, whole periods): ties in full, none when fewer than two
-    values are left to compare or they are all equal."""
+    """Each series (each slot, ``layout.by_slot``) with the rows of its highest and of its
+    lowest value among the rows ``ok`` (those the result holds, whole periods): ties in
+    full, none when fewer than two values are left to compare or they are all equal."""
     found = []
-    for j in range(len(layout.names)):
-        mine = ok & (layout.series == j) & np.isfinite(values)
+    names, part = layout.parts()
+    for j in range(len(names)):
+        mine = ok & (part == j) & np.isfinite(values)
         if mine.sum() < 2:
             continue
         top, bottom = values[mine].max(), values[mine].min()

@@ -60,8 +60,8 @@ from barb.script.warmup import (
     Reach,
     ema_bars,
     everything,
-    period_rows,
     period_rows_or_unit,
+    period_rows_or_whole_unit,
     period_rows_seen_from_history,
     window,
 )
@@ -769,13 +769,21 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     summary="Percentile rank 0–100: the % of the period's rows ≤ this one (100 = the "
     "highest); per: within each.",
     example="rank(range) >= 90",
-    reach=period_rows,  # the period's rows only
+    reach=period_rows_or_whole_unit,
 )
 def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    # The period's rows only, per unit too: a rank reads the unit's rows after it as well.
-    values = _in_period(ctx, col)
-    ranked = values if per is None else values.groupby(restart_keys(ctx, per, "rank"), sort=False)
-    return ranked.rank(method="max", pct=True) * 100
+    return _ranked(ctx, col, per, "rank").rank(method="max", pct=True) * 100
+
+
+def _ranked(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -> Any:
+    """``col`` ready for rank() and place(): the period's rows, or grouped by the trading
+    date's calendar ``per`` over the whole unit, its bars before and after the period too
+    (``period_rows_or_whole_unit``), as a running total per unit reads its unit: from
+    2024-03-15, rank(range, 'month') ranked each day among March's 10 days in the period
+    alone; it is its place among all of March's."""
+    if per is None:
+        return _in_period(ctx, col)
+    return col.groupby(restart_keys(ctx, per, function), sort=False)
 
 
 @register(
@@ -786,17 +794,17 @@ def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     summary="As rank(), counting 1, 2, 3… from the highest (ties by time): place(-ret, "
     "'year') <= 3 keeps each year's 3 biggest drops.",
     example="place(range, 'month') <= 5",
-    reach=period_rows,  # the period's rows only, as rank()
+    reach=period_rows_or_whole_unit,  # as rank()
 )
 def _place(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     """rank() as a count: "the 3 biggest down days of each year" as rank(ret, 'year') <= 3
     kept 7 days a year (the lowest 3%), and the form that counted them was a formula of two
     ranks and a cumsum (p39b Q2). Equal values take their places in time order, so a pick
     of the first N keeps N rows."""
-    values = _in_period(ctx, pd.to_numeric(col, errors="coerce"))
+    numbers = pd.to_numeric(col, errors="coerce")
+    values = _in_period(ctx, numbers) if per is None else numbers
     keys = None if per is None else restart_keys(ctx, per, "place")
-    ranked = values if keys is None else values.groupby(keys, sort=False)
-    places = ranked.rank(method="first", ascending=False)
+    places = _ranked(ctx, numbers, per, "place").rank(method="first", ascending=False)
     _warn_short_picks(ctx, str(col.name), per, values, places, keys)
     return places
 
@@ -902,12 +910,14 @@ def _aggregate(
     accepts: Accepts = "number",
     of_condition: ConditionUnit | None = None,
     sample: int = 1,
+    example: str | None = None,
 ) -> None:
     @register(
         name,
         category="aggregate",
         params=(Param("col", accepts=accepts),),
         summary=summary,
+        example=example,
         unit="same",
         of_condition=of_condition,
         sample=sample,
@@ -926,8 +936,24 @@ _aggregate(
     of_condition="share",
 )
 _aggregate("sum", "sum", "Total (empty skipped; 0 if none).", of_condition="count")
-_aggregate("max", "max", "Highest value (numbers or dates).", accepts="number_or_date")
-_aggregate("min", "min", "Lowest value (numbers or dates).", accepts="number_or_date")
+# Times of day ('HH:MM') in the session's order, as a trader reads "the latest time the
+# day's high was made": ETH's trading day runs from its 18:00 open, so 18:05 is its earliest
+# and 16:59 its latest (as text, 00:00 and 23:59). They were refused.
+_CLOCK_ORDER = "times of day from the session's open: ETH's 18:05 is before 09:30"
+_aggregate(
+    "max",
+    "max",
+    "Highest (numbers, dates, times of day in the session's order).",
+    accepts="orderable",
+    example=f"max(high_time): the latest, {_CLOCK_ORDER}",
+)
+_aggregate(
+    "min",
+    "min",
+    "Lowest (as max).",
+    accepts="orderable",
+    example=f"min(low_time): the earliest, {_CLOCK_ORDER}",
+)
 _aggregate("median", "median", "Median (empty skipped).")
 
 
@@ -1066,7 +1092,7 @@ def _edge(name: str, summary: str, example: str) -> None:
 
 
 _edge("first", "The value on the earliest row (n/a if it has none).", "first(open)")
-_edge("last", "The value on the latest row (n/a if it has none).", "last(close)")
+_edge("last", "As first(), on the latest row.", "last(close)")
 
 
 def _arg_extreme(name: str, how: str, word: str) -> None:

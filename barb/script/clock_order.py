@@ -12,7 +12,9 @@ purpose (``time() >= '18:00'``, the evening of an ETH day; ``time() >= '20:00' o
 '02:00'``), so the text order stays, a clock written in the query is read as written, and
 where two columns of times are compared or one is sorted the evaluator says where the text
 order disagrees with the session's, on the rows it was read over, with the minutes counted
-from the open that the reference writes under TIME OF DAY AS A NUMBER.
+from the open that the reference writes under TIME OF DAY AS A NUMBER. max() and min() of
+times of day, which no clock written in the query orders, read the session's order
+(``in_session_order``): "the latest time the day's high was made" over ETH is 16:59.
 """
 
 from __future__ import annotations
@@ -108,6 +110,23 @@ def clocks(value: Any) -> Clocks | None:
         return None
     minutes = (parts[0].astype(int) * 60 + parts[1].astype(int)).to_numpy(dtype=np.int64)
     return Clocks(minutes, codes.astype(np.int64))
+
+
+def in_session_order(value: pd.Series, night: NightSession | None) -> pd.Series:
+    """Times of day ('HH:MM') as an ordered categorical in the session's order, for max()
+    and min(): the latest of an ETH day's high times (18:00 open) is 16:59, not 23:59, and
+    its earliest 18:05, not 00:30, as a trader reads "earliest" (first in the trading day).
+    A session within one day keeps the clock's order. ``value`` must be times of day
+    (``clocks``)."""
+    found = clocks(value)
+    assert found is not None
+    start = 0 if night is None else night.open
+    minutes = np.arange(MINUTES_PER_DAY)
+    order = (minutes + start) % MINUTES_PER_DAY  # category i: the i-th minute after the open
+    codes = np.where(found.codes >= 0, ((found.values - start) % MINUTES_PER_DAY)[found.codes], -1)
+    texts = [format_clock(int(m)) for m in order]
+    ordered = pd.Categorical.from_codes(codes, categories=texts, ordered=True)
+    return pd.Series(ordered, index=value.index, name=value.name)
 
 
 @dataclass(frozen=True)

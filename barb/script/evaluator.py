@@ -29,7 +29,7 @@ import pandas as pd
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
 from barb.frames import period_start
 from barb.script import ast
-from barb.script.clock_order import TextComparison, clocks
+from barb.script.clock_order import TextComparison, clocks, in_session_order
 from barb.script.conditions import (
     as_known,
     as_numbers,
@@ -56,6 +56,7 @@ _ACCEPTED_KINDS: dict[str, frozenset[str]] = {
     "condition": frozenset({"bool"}),
     "number_or_date": _NUMERIC | {"datetime"},
     "number_or_clock": _NUMERIC,  # and text of times of day: _clock_texts
+    "orderable": _NUMERIC | {"datetime"},  # and bar labels, times of day
     "any": frozenset({"number", "bool", "string", "datetime"}),
 }
 _ACCEPTED_NAMES = {
@@ -63,6 +64,7 @@ _ACCEPTED_NAMES = {
     "condition": "a condition (true/false)",
     "number_or_date": "a number or a date",
     "number_or_clock": "a number or a time of day ('09:30')",
+    "orderable": "a number, a date or a time of day ('09:30')",
     "any": "a value",
 }
 # A time of day as time() gives it: "09:30".
@@ -375,6 +377,8 @@ class _RowEvaluator:
             )
         if not isinstance(value, pd.Series):
             value = pd.Series(value, index=index)
+        if param.accepts == "orderable" and kind == "string" and _clock_texts(param, value):
+            value = in_session_order(value, self.ctx.night)
         if param.named:  # a builtin's own name ('minute_of_day' for hour()) is no query's
             value = value.rename(expr.to_text(), copy=False)
         if param.accepts == "number" and kind == "bool":
@@ -826,7 +830,7 @@ def _categorical_codes(left: pd.Series, right: Any, op: str) -> np.ndarray | Non
 def _clock_texts(param: Param, value: Any) -> bool:
     """Whether ``value`` is times of day as time() writes them ('09:30': its column, a first
     stage's column of it, or such text) where ``param`` takes them: floor(time(), 30)."""
-    if param.accepts != "number_or_clock":
+    if param.accepts not in ("number_or_clock", "orderable"):
         return False
     return clocks(value if isinstance(value, pd.Series) else pd.Series([value])) is not None
 
@@ -835,7 +839,7 @@ def _labels_as_dates(param: Param, value: Any) -> bool:
     """Whether ``value`` is a column of bar labels where a date is wanted: min(date) in a
     second stage, over the first stage's date labels ("2008-01-10"), whose text sorts as
     their time does. It read "min() needs a number or a date … got text" (p33d C1)."""
-    if param.accepts != "number_or_date" or not isinstance(value, pd.Series):
+    if param.accepts not in ("number_or_date", "orderable") or not isinstance(value, pd.Series):
         return False
     text = value.dropna()
     return bool(len(text)) and bool(text.astype(str).str.fullmatch(_BAR_LABEL).all())

@@ -28,8 +28,9 @@ from barb.script.warmup import ReachRule, row
 # ``ast.OnDailyBars``).
 ParamKind = Literal["series", "daily", "number", "int", "string", "bool"]
 # What a ``series`` parameter takes: numbers (true/false count as 1/0), conditions only,
-# numbers or dates (what can be ordered: max, min), or any value (text too).
-Accepts = Literal["number", "condition", "number_or_date", "number_or_clock", "any"]
+# numbers or dates (arg_max's val), numbers or times of day as time() writes them (floor),
+# any of the three (max, min; times in the session's order), or any value (text too).
+Accepts = Literal["number", "condition", "number_or_date", "number_or_clock", "orderable", "any"]
 # The kinds of value an expression can produce.
 ValueKind = Literal["number", "bool", "string", "datetime"]
 T = TypeVar("T")

@@ -16,7 +16,8 @@ how many bars before (and after, for ``next()``) it needs:
   its whole unit, whatever the period cuts: it reads back to the unit's first bar (``units``).
   "Mondays in March 2024 above the previous week's high", prev(cummax(high, 'week')) over
   the period 2024-03, read Friday 03-01's high alone as the week of 02-26's (ES 4499.50,
-  where the week's was 4562.25) and counted a false break.
+  where the week's was 4562.25) and counted a false break. A rank within each unit
+  (``rank(range, 'month')``) reads its unit's bars after the period too (``ahead_units``).
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ class Reach:
     # the start of each unit in turn, and ``back`` bars further each time
     # (``barb.period_rows.reach_start``): as far as any nesting of its calls reads, or further.
     units: tuple[str, ...] = ()
+    # The same forward: calendar units it reads on to the last bar of (a rank within each
+    # month ranks the whole month, its days after the period too), ``ahead`` bars further
+    # each time (``barb.period_rows.reach_end``).
+    ahead_units: tuple[str, ...] = ()
 
     def then(self, other: Reach) -> Reach:
         """Reach of a function of reach ``self`` applied to an argument of reach ``other``:
@@ -67,6 +72,7 @@ class Reach:
             self.ahead + other.ahead,
             self.in_period or other.in_period,
             _joined(self.units, other.units),
+            _joined(self.ahead_units, other.ahead_units),
         )
 
     def widest(self, other: Reach) -> Reach:
@@ -76,12 +82,19 @@ class Reach:
             max(self.ahead, other.ahead),
             self.in_period or other.in_period,
             _joined(self.units, other.units),
+            _joined(self.ahead_units, other.ahead_units),
         )
 
     @property
     def local(self) -> bool:
         """True when every row can be computed from that row alone."""
-        return self.back == 0 and self.ahead == 0 and not self.in_period and not self.units
+        return (
+            self.back == 0
+            and self.ahead == 0
+            and not self.in_period
+            and not self.units
+            and not self.ahead_units
+        )
 
 
 def _joined(outer: tuple[str, ...], inner: tuple[str, ...]) -> tuple[str, ...]:
@@ -157,6 +170,18 @@ def period_rows_or_unit(args: dict[str, Any]) -> Reach:
     from 2024-03-15 is March's total so far."""
     per = args.get("per")
     return PERIOD_ROWS if per is None else Reach(units=(RESTART_UNITS[per],))
+
+
+def period_rows_or_whole_unit(args: dict[str, Any]) -> Reach:
+    """A rank: the period's rows (``period_rows``), or ranked within each ``per`` among the
+    whole unit's, its bars before and after the period too, as a running total per unit
+    reads its unit: rank(range, 'month') from 2024-03-15 ranks each day among all of
+    March's."""
+    per = args.get("per")
+    if per is None:
+        return PERIOD_ROWS
+    unit = (RESTART_UNITS[per],)
+    return Reach(units=unit, ahead_units=unit)
 
 
 def everything(_: dict[str, Any]) -> Reach:

@@ -192,23 +192,24 @@ def test_no_word_on_a_clear_edge_or_a_share_whose_baseline_is_no_coin_flip(
     assert _no_edge(result) == []
 
 
-def test_a_where_few_rows_stay_setup_noise_alone(engine_settings, days) -> None:
-    """After two down days (few rows) setup_noise gives each mean its band beside the other
-    days': said once. Without them (most rows, no baseline left) the rows kept are tested
-    against no edge."""
+def test_a_where_rows_stay_setup_noise_alone(engine_settings, days) -> None:
+    """After two down days (few rows) and every other day (most rows), setup_noise gives
+    each mean its band beside the other days': said once, never against a coin flip or 0,
+    which are no condition's baseline. CL's 2,379 days above the 20-day mean read "No edge
+    shown: up_share 0.5149 is within noise of a coin flip" while the days below gave 0.4674
+    (Fisher p = 0.0012, p40a #15)."""
     query = {"map": PNL, "select": ["mean(pnl > 0) as win", "mean(pnl_pct) as avg_pct"]}
-    few = ask({**query, "where": TWO_DOWN}, engine_settings, **RTH_DAILY)
-    assert [w for w in few.metadata.warnings if w.startswith(("win is ", "avg_pct is "))]
-    assert _no_edge(few) == []
-    most = ask({**query, "where": f"not ({TWO_DOWN})"}, engine_settings, **RTH_DAILY)
-    # Three-valued, as SQL: the condition is false where either side is known false, and
-    # unknown (not kept by its negation either) where neither is false and one is unknown.
-    close, prev, prev2 = days["close"], days["close"].shift(), days["close"].shift(2)
-    kept = days[(prev.notna() & ~(close < prev)) | (prev2.notna() & ~(prev < prev2))]
-    values = most.summary.values
-    assert _no_edge(most) == _sentence(
-        _coin_flip("win", values["win"], kept["pnl"]),
-        _zero("avg_pct", values["avg_pct"], kept["pnl_pct"]),
+    for where in (TWO_DOWN, f"not ({TWO_DOWN})"):
+        result = ask({**query, "where": where}, engine_settings, **RTH_DAILY)
+        setup = [w for w in result.metadata.warnings if w.startswith(("win is ", "avg_pct is "))]
+        assert len(setup) == 2
+        assert _no_edge(result) == []
+    # Without a where the rows kept are all of them, and the test is against no edge.
+    result = ask(query, engine_settings, **RTH_DAILY)
+    values = result.summary.values
+    assert _no_edge(result) == _sentence(
+        _coin_flip("win", values["win"], days["pnl"]),
+        _zero("avg_pct", values["avg_pct"], days["pnl_pct"]),
     )
 
 

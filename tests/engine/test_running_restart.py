@@ -146,6 +146,64 @@ def test_a_running_high_per_month_from_mid_month_is_the_months(engine_settings, 
     assert [w for w in result.metadata.warnings if "period's first bar" in w] == []
 
 
+@pytest.mark.parametrize(
+    "period",
+    [
+        "2024-02-15:2024-02-29",  # from mid-February: its days before the period ranked too
+        "2024-02-01:2024-03-12",  # to mid-March: its days after the period ranked too
+        "2024-02-15:2024-03-12",
+    ],
+)
+def test_a_rank_per_month_ranks_among_the_whole_month(engine_settings, minutes, period) -> None:
+    """rank(range, 'month') and place(range, 'month') rank each day among all of its month's
+    days, as cummax(high, 'month') reads its whole month: from 02-15 they ranked among the
+    period's 11 February days alone."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": period,
+            "map": {"r": "rank(range, 'month')", "p": "place(range, 'month')"},
+            "select": ["date()", "r", "p"],
+        },
+        engine_settings,
+    )
+    daily = rth_daily(minutes)
+    spread = daily["high"] - daily["low"]
+    months = spread.groupby(daily.index.to_period("M"))
+    start, _, end = period.partition(":")
+    ranks = (months.rank(method="max", pct=True) * 100).loc[start:end]
+    places = months.rank(method="first", ascending=False).loc[start:end]
+    assert list(pd.to_datetime(result.table["date"])) == list(ranks.index)
+    np.testing.assert_allclose(result.table["r"].to_numpy(), ranks.to_numpy(), rtol=1e-12)
+    np.testing.assert_array_equal(result.table["p"].to_numpy(), places.to_numpy())
+    # The case: the period's days alone rank otherwise.
+    alone = spread.loc[start:end].groupby(daily.loc[start:end].index.to_period("M"))
+    assert not np.allclose(alone.rank(method="max", pct=True) * 100, ranks.to_numpy())
+
+
+def test_a_rank_per_week_of_minutes_ranks_the_whole_week(engine_settings, minutes) -> None:
+    """On a Wednesday's 5-minute bars, rank(volume, 'week') ranks among the whole week's,
+    Monday's to Friday's."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "5m",
+            "period": "2024-03-13",
+            "map": {"r": "rank(volume, 'week')"},
+            "select": ["timestamp", "r"],
+        },
+        engine_settings,
+    )
+    rth = rth_minutes(minutes)
+    rth = rth[(rth["day"] >= "2024-03-11") & (rth["day"] <= "2024-03-15")]
+    bars = rth.groupby(rth["timestamp"].dt.floor("5min"))["volume"].sum()
+    ranks = bars.rank(method="max", pct=True) * 100
+    wednesday = ranks[ranks.index.normalize() == pd.Timestamp("2024-03-13")]
+    assert list(pd.to_datetime(result.table["timestamp"])) == list(wednesday.index)
+    np.testing.assert_allclose(result.table["r"].to_numpy(), wednesday.to_numpy(), rtol=1e-12)
+
+
 def test_a_days_running_total_over_its_last_minutes_counts_the_whole_day(
     engine_settings, minutes
 ) -> None:
@@ -398,6 +456,28 @@ def test_rank_per_year(sample_settings, con) -> None:
     spread = daily["high"] - daily["low"]
     expected = spread.groupby(daily.index.year).rank(method="max", pct=True) * 100
     np.testing.assert_allclose(result.table["r"].to_numpy(), expected.to_numpy(), rtol=1e-9)
+
+
+@pytest.mark.slow
+def test_rank_per_month_from_mid_march(sample_settings, con) -> None:
+    """From 2024-03-15, rank(range, 'month') of March's days ranks them among all of
+    March's, not the 10 the period holds (NQ's 03-15: 45, not 50)."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-03-15:2024-04-30",
+            "map": {"r": "rank(range, 'month')"},
+            "select": ["timestamp", "r"],
+        },
+        sample_settings,
+    )
+    daily = _sample_daily(con).loc["2024-03-01":"2024-04-30"]
+    spread = daily["high"] - daily["low"]
+    expected = spread.groupby(daily.index.month).rank(method="max", pct=True) * 100
+    np.testing.assert_allclose(
+        result.table["r"].to_numpy(), expected.loc["2024-03-15":].to_numpy(), rtol=1e-9
+    )
 
 
 @pytest.mark.slow

@@ -43,4 +43,4 @@ def test_other_text_is_still_refused(engine_settings, text) -> None:
     }
     result = execute(query, "NQ", settings=engine_settings)
     assert not result.ok
-    assert "min() needs a number or a date" in result.error.message
+    assert "min() needs a number, a date or a time of day" in result.error.message

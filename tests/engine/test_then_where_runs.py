@@ -99,6 +99,85 @@ def test_an_empty_pnl_does_not_end_a_losing_run(engine_settings, minutes) -> Non
     assert not warnings_with(result, RAN_OVER)
 
 
+def _bars_since_loss(pnl) -> list[float]:
+    """Rows since the last losing one (0 on a loss; empty before the first), a row at a
+    time."""
+    out, last = [], None
+    for i, value in enumerate(pnl):
+        if value < 0:
+            last = i
+        out.append(np.nan if last is None else i - last)
+    return out
+
+
+def test_bars_since_over_the_rows_a_where_drops_is_said_with_a_form_that_fixes_it(
+    engine_settings, minutes
+) -> None:
+    """ "Trades since the last losing trade" as bars_since(pnl < 0) in then.map counted every
+    day since the last losing day, kept or not, and nothing was said: emptying its argument
+    changes nothing (it counts rows, empty or not). The form it is given, a streak of the
+    condition being false over the kept rows, counts the trades."""
+    days = rth_daily(minutes)
+    trades = _gap_up_trades(days)
+    pnl = days["close"] - days["open"]
+    every_day = pd.Series(_bars_since_loss(pnl), index=days.index)[trades.index]
+    own = np.array(_bars_since_loss(trades))
+    assert not np.array_equal(every_day.to_numpy(), own, equal_nan=True)  # the case
+    then = {"where": "g == 1", "map": {"since": "bars_since(pnl < 0)"}, "select": ["since"]}
+    naive = ask(GAP_UP_DAYS | {"then": then}, engine_settings)
+    np.testing.assert_array_equal(naive.table["since"].to_numpy(), every_day.to_numpy())
+    assert warnings_with(naive, RAN_OVER) == [
+        f"bars_since(pnl < 0) {RAN_OVER} {len(days):,} rows; then.where keeps "
+        f"{len(trades):,}, and bars_since counts rows, empty or not: over the rows kept write "
+        "streak(if(g == 1, pnl < 0, 0 / 0) == 0) (from the first row on; bars_since is empty "
+        "until its condition is first true). Over all rows it counts the days (rows) since, "
+        "right for a question of time."
+    ]
+    form = {"since": "streak(if(g == 1, pnl < 0, 0 / 0) == 0)"}
+    fixed = ask(GAP_UP_DAYS | {"then": then | {"map": form}}, engine_settings)
+    got = fixed.table["since"].to_numpy(dtype=np.float64)
+    assert not np.isnan(own).any()  # the first trade lost: no row before the first loss
+    np.testing.assert_array_equal(got, own)
+    assert not warnings_with(fixed, RAN_OVER)
+
+
+def test_a_streak_of_a_true_false_column_is_given_a_form_that_runs(
+    engine_settings, minutes
+) -> None:
+    """streak(down) of a first-stage true/false column: the form it is given had been
+    streak(if(g == 1, down, 0 / 0)), a number, which streak() refused ("needs a
+    condition"). Compared with 1 again it runs, and counts the losing trades in a row."""
+    days = rth_daily(minutes)
+    trades = _gap_up_trades(days)
+    truth = _most_losses_in_a_row(trades)
+    down = (days["close"] < days["open"]).to_numpy()
+    runs = np.zeros(len(down), dtype=int)  # down days in a row, over every day
+    for i, is_down in enumerate(down):
+        runs[i] = (runs[i - 1] + 1 if i else 1) if is_down else 0
+    every_day = pd.Series(runs, index=days.index)[trades.index].max()
+    first = GAP_UP_DAYS | {
+        "map": {**GAP_UP_DAYS["map"], "down": "close < open"},
+        "select": ["date()", "pnl", "g", "down"],
+    }
+    then = {"where": "g == 1", "map": {"run": "streak(down)"}, "select": "max(run)"}
+    naive = ask(first | {"then": then}, engine_settings)
+    assert naive.summary.value == every_day != truth  # the case
+    form = "streak(if(g == 1, down, 0 / 0) == 1)"
+    (said,) = warnings_with(naive, RAN_OVER)
+    assert f"({form})" in said
+    fixed = ask(first | {"then": then | {"map": {"run": form}}}, engine_settings)
+    assert fixed.summary.value == truth
+    assert not warnings_with(fixed, RAN_OVER)
+
+
+def test_bars_since_that_the_where_cannot_change_is_not_said(engine_settings) -> None:
+    """Days since the last gap up, on the gap-up days: 0 on each, however counted."""
+    then = {"where": "g == 1", "map": {"since": "bars_since(g == 1)"}, "select": "max(since)"}
+    result = ask(GAP_UP_DAYS | {"then": then}, engine_settings)
+    assert result.summary.value == 0
+    assert not warnings_with(result, RAN_OVER)
+
+
 def test_a_where_that_cannot_change_the_answer_is_not_said(engine_settings, minutes) -> None:
     """A total over days whose pnl is 0 off the trades is the trades' own: nothing to say.
     Nor of a where on the run's own value, which keeps rows by it as it asks."""
