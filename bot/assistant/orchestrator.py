@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
+import math
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ from bot.assistant.tools import (
     parse_args,
     tool_specs,
 )
-from bot.llm.errors import BadResponse, LLMError
+from bot.llm.errors import BadResponse, LLMError, RateLimited
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
@@ -451,7 +452,7 @@ class Assistant:
             ref = uuid.uuid4().hex[:8]
             log.warning("LLM call failed (ref %s): %s", ref, type(exc).__name__, exc_info=exc)
             await self._save(state)
-            return self._reply(state, t("llm_unavailable", state.language), proofs, failed=True)
+            return self._reply(state, llm_failure_text(exc, state.language), proofs, failed=True)
 
     async def _complete(
         self,
@@ -917,6 +918,18 @@ def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(listed, list):
         return [q for q in listed if isinstance(q, dict) and q.get("query")]
     return [{"query": data["query"], "plan": data.get("plan")}] if data.get("query") else []
+
+
+def llm_failure_text(error: LLMError, lang: str) -> str:
+    """The sentence for a question the model failed to answer: a rate limit says when to
+    try again (its ``retry-after``, else a minute), so that the wait the SDK no longer takes
+    (``RETRY_AFTER_CAP_S``) is the person's to choose; anything else, that the model is not
+    reachable. Example: a 429 with ``retry-after: 120`` reads "…please try again in 120 s"."""
+    if isinstance(error, RateLimited):
+        wait = error.retry_after
+        seconds = 60 if wait is None else max(1, math.ceil(wait))
+        return t("llm_rate_limited", lang, seconds=seconds)
+    return t("llm_unavailable", lang)
 
 
 def plan_language(action: PendingAction | None) -> Language:
