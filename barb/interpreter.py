@@ -80,7 +80,15 @@ from barb.lineage import nodes
 from barb.long_results import BuiltOnce, spread_rows
 from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
-from barb.result import WHOLE_MAX_ROWS, Metadata, Result, RowsBuilder, sort_order
+from barb.result import (
+    WHOLE_MAX_ROWS,
+    Metadata,
+    PartGroup,
+    Result,
+    RowsBuilder,
+    compare_whole_groups,
+    sort_order,
+)
 from barb.script import ast
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
@@ -245,6 +253,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         cut_groups = [g for g in (cut_group(plan, c) for c in cuts) if g is not None]
         said = open_group_caveat(plan, cut_short, output.kept, cut=cut_groups)
         parts = part_groups(plan, cut_short, said, cuts)
+        if plan.then is None and output.table is not None:  # the model's highest and lowest
+            table = output.table
+            found = {g.label: g for g in parts.groups if g is not None}
+            whole = [PartGroup(g.label, g.unit, g.rows(table)) for g in found.values()]
+            compare_whole_groups(output.summary, table, whole)
         keys = [name for name, _ in plan.first.group_keys]
         ranked = parts.rank(plan.first.sort, keys, output.groups)
         if ranked is not None and ranked.group is cut_short:

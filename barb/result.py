@@ -79,6 +79,9 @@ class Summary(BaseModel):
     # Grouped results: the groups with the smallest and largest first value (seed 001).
     min: dict[str, Any] | None = None
     max: dict[str, Any] | None = None
+    # The part groups (of the data's unfinished year) that min, max and stats leave out,
+    # each said with its values: "2026's 4 groups (part of their year; up_days 0 to 1)".
+    left_out: list[str] = Field(default_factory=list)
 
 
 class ShortWeek(BaseModel):
@@ -438,6 +441,55 @@ def summarize_grouped(
         summary.min = _row(table, int(np.nanargmin(floats)), shown)
         summary.max = _row(table, int(np.nanargmax(floats)), shown)
     return summary
+
+
+@dataclass(frozen=True)
+class PartGroup:
+    """Groups holding part of their period (the data's unfinished year), as the summary
+    names them: ``label`` 2026, ``unit`` year, and which of the table's rows they are."""
+
+    label: str
+    unit: str
+    rows: np.ndarray
+
+
+def compare_whole_groups(summary: Summary, table: pd.DataFrame, parts: Sequence[PartGroup]) -> None:
+    """Name the highest and lowest of whole groups only, when a part group would be one, and
+    say which were left out: year by weekday named "lowest up_days: year=2026, wd=Tue,
+    up_days=0, days=1", a 1-day group, where the whole years' lowest was 17 of 52 days."""
+    if summary.type != "grouped" or not summary.stats or summary.min is None:
+        return
+    column = next(iter(summary.stats))
+    if column not in table.columns:
+        return
+    values = pd.to_numeric(table[column], errors="coerce").to_numpy(dtype="float64")
+    part = np.zeros(len(table), dtype=bool)
+    for group in parts:
+        part |= group.rows
+    whole = ~part & np.isfinite(values)
+    if not whole.any() or not (part & np.isfinite(values)).any():
+        return
+    lo, hi = values[whole].min(), values[whole].max()
+    if not ((values[part] < lo) | (values[part] > hi)).any():
+        return  # no part group is an extreme: nothing named changes
+    shown = summary.shown or []
+    at = np.flatnonzero(whole)
+    summary.min = _row(table, int(at[np.argmin(values[at])]), shown)
+    summary.max = _row(table, int(at[np.argmax(values[at])]), shown)
+    stats = _stats(pd.Series(values[whole]))
+    if stats is not None:
+        summary.stats = {column: stats}
+    cells = _values(table[column])  # as the rows print them: 0, not 0.0
+    for group in parts:
+        held = np.flatnonzero(group.rows & np.isfinite(values))
+        if not len(held):
+            continue
+        low = short_value(cells[held[np.argmin(values[held])]])
+        high = short_value(cells[held[np.argmax(values[held])]])
+        span = f"{low}" if low == high else f"{low} to {high}"
+        count = int(group.rows.sum())
+        name = group.label if count == 1 else f"{group.label}'s {count} groups"
+        summary.left_out.append(f"{name} (part of their {group.unit}; {column} {span})")
 
 
 def _compared_column(

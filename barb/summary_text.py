@@ -148,6 +148,12 @@ def _grouped_lines(s: Summary) -> list[str]:
             f"{name} across groups: min={value_text(st.min)}, max={value_text(st.max)}, "
             f"mean={value_text(st.mean)}"
         )
+    if s.left_out:
+        lines.append(
+            "Highest, lowest and the figures across groups are of whole groups, leaving out "
+            + ", ".join(s.left_out)
+            + "."
+        )
     return lines
 
 
