@@ -648,9 +648,16 @@ def _number(value: float) -> str:
 
 
 def _percent_form(item: SelectItem, maps: dict[str, ast.Expr], query: dict) -> str:
-    """The percent form of the distance ``item`` aggregates (``percent_of``)."""
-    for node in ast.walk(item.expr):
-        if isinstance(node, ast.Call) and _aggregate(node) and node.args:
+    """The percent form of the distance ``item`` aggregates (``percent_of``). A distance
+    made of several aggregates is in percent of its rows' first open: ``(max(high) -
+    min(low)) / first(open) * 100`` for ``max(high) - min(low)``, an hour's range, whose
+    first aggregate alone gave "high / open * 100", a price level, not a size (p40e Q31)."""
+    calls = [n for n in ast.walk(item.expr) if isinstance(n, ast.Call) and _aggregate(n)]
+    if len(calls) > 1:
+        text = f"{_operand(item.expr)} / first(open) * 100"
+        return _DEFAULT_PERCENT if HIDDEN in text else text
+    for node in calls:
+        if node.args:
             return percent_of(node.args[0], maps, query)
     return _DEFAULT_PERCENT
 
