@@ -46,7 +46,6 @@ from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import (
-    FUNCTIONS,
     KIND_NAMES,
     Accepts,
     ConditionUnit,
@@ -55,6 +54,7 @@ from barb.script.functions import (
     register,
     value_kind,
 )
+from barb.script.then_date_parts import is_date_part, then_date_part_hint
 from barb.script.warmup import (
     RESTART_UNITS,
     Reach,
@@ -1397,13 +1397,9 @@ def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
                 f'date), not ["{function}()", "week()"], which splits the weeks that cross a '
                 f"{function}'s end"
             )
-        elif ctx.step.startswith("then") and _is_a_date_part(function):
-            # The rows are the first stage's groups, not bars: a key of the first stage.
-            hint = (
-                f"a second stage's rows are the first stage's groups: put {function}() in "
-                f'the first stage (e.g. "group_by": ["{function}()", "date()"]) and use its '
-                f'column "{function}" here'
-            )
+        elif ctx.step.startswith("then") and is_date_part(function):
+            # The rows are the first stage's table, not bars: a key or a column made there.
+            hint = then_date_part_hint(function, ctx.rows_are_groups)
         elif ctx.step.startswith("then"):  # session_high('RTH'), rolling_mean(x, n, 'time')
             hint = (
                 f"a second stage's rows are the first stage's table, not bars: compute "
@@ -1416,13 +1412,6 @@ def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
             hint=hint,
         )
     return ctx.frame[name]
-
-
-def _is_a_date_part(function: str) -> bool:
-    """Whether ``function()`` is a calendar or clock part, a group key as it is (year(),
-    hour()), not a function of other arguments (session_high('RTH'))."""
-    spec = FUNCTIONS.get(function)
-    return spec is not None and spec.category == "time" and not any(p.required for p in spec.params)
 
 
 def _dates(ctx: EvalContext, function: str) -> pd.Series:
