@@ -27,7 +27,8 @@ Decisions worth knowing:
 - arg_max(arg, val) and arg_min(arg, val): ties go to the earliest row. Each group gives one
   answer, so counting those answers counts every day once even when two hours touch the
   same high. A warning names the rows tied with the one shown: all of them for a single
-  (ungrouped) answer; for groups, how many groups hold a tie, the first few named.
+  (ungrouped) answer; for groups, how many groups hold a tie, each named when 20 or fewer
+  (else the first few).
 - mode(x): the most frequent value, ties to the one seen first (the earliest row), said
   as arg_max's are; a value of x's own kind (a time label, a date), missing values skipped.
 """
@@ -1172,6 +1173,10 @@ def _without_stand_in(arg: pd.Series, what: str) -> str:
 # values it lists of each.
 _NAMED_GROUPS = 3
 _LISTED_GROUP_TIES = 2
+# Up to this many tied groups are all named, each with its tied values: "the month with the
+# most inside days each year" tied in 9 of 19 years and named 3, "and 6 more", so the model
+# could not say which months (p40e Q09). More are counted past the first few.
+_ALL_NAMED_GROUPS = 20
 
 
 def _warn_group_ties(
@@ -1239,11 +1244,13 @@ def _warn_group_ties(
             f"{first} is shown (the earliest); also {also}."
         )
         return
+    every = len(tied) <= _ALL_NAMED_GROUPS
+    shown_groups = tied if every else tied[:_NAMED_GROUPS]
     named = []
-    for group in tied[:_NAMED_GROUPS]:
-        first, also = tie(int(group), _LISTED_GROUP_TIES)
+    for group in shown_groups:
+        first, also = tie(int(group), _LISTED_TIES if every else _LISTED_GROUP_TIES)
         named.append(f"{_group_name(rows, int(group), listed=True)}: {first}, also {also}")
-    more = f"; and {len(tied) - _NAMED_GROUPS:,} more" if len(tied) > _NAMED_GROUPS else ""
+    more = "" if every else f"; and {len(tied) - _NAMED_GROUPS:,} more"
     rows.warn(
         f"In {len(tied):,} of {answered:,} {' and '.join(keys)} groups "
         f"({len(tied) / answered:.1%}), two or more rows tie for the {word} {name}: "
