@@ -112,10 +112,21 @@ def _plain(value: float) -> str:
 
 
 def _on_tick(values: pd.Series, instrument: Instrument) -> pd.Series:
+    """Prices written on the instrument's tick (``18000.25``, not ``18000.250000000004``).
+
+    Only prices that sit on a tick (within float noise) are snapped: data off the tick (a
+    back-adjusted continuous series, a file on a finer tick) is written as it is. Rounded,
+    the CSV said open 18100.25 where the answer, from the same bar, said 18100.13.
+    """
     tick, decimals = instrument.tick_size, instrument.tick_decimals
-    ticks = np.rint(values.to_numpy(dtype="float64") / tick)
+    raw = values.to_numpy(dtype="float64")
+    ticks = np.rint(raw / tick)
+    on_tick = np.abs(raw / tick - ticks) < 1e-6  # False for NaN and inf
     return pd.Series(
-        [f"{t * tick + 0.0:.{decimals}f}" if np.isfinite(t) else "" for t in ticks],
+        [
+            f"{t * tick + 0.0:.{decimals}f}" if on else _plain(x)
+            for x, t, on in zip(raw, ticks, on_tick, strict=True)
+        ],
         index=values.index,
     )
 

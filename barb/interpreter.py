@@ -379,6 +379,7 @@ def _second_stage(
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
     ctx.rows_are_weeks = groups_weeks(plan.first)
+    ctx.rows_are_groups = plan.first.shape == "grouped"
     ctx.row_dates = day_key(plan.first)
     output = _then_stage(plan, rows, first.order, ctx, day_open, query=plan.query)
     output.warnings += then_history_caveat(

@@ -12,7 +12,7 @@ from barb.data.importer import Mode, check_file, plan_write, write_checked
 from barb.data.layouts import FORMATS, Stamp
 from barb.data.sample import sample_symbols, write_samples
 from barb.data.store import data_path, previous_path, read_meta, restore_previous
-from barb.errors import BarbError
+from barb.errors import BarbError, DataError
 from barb.instruments import available_instruments
 from barb.settings import EngineSettings
 
@@ -137,10 +137,28 @@ def import_(
                 f"--check: the import would write {plan.added:,} bars"
                 f"{' (nothing new)' if plan.added == 0 else ''}; nothing was written."
             )
+            dropped = _dropped(data_path(checked.instrument.symbol, settings), "would be")
+            if plan.added and dropped:
+                click.echo(dropped)
+            if plan.note:
+                click.echo(plan.note)
             return
+        target = data_path(checked.instrument.symbol, settings)
+        # Only one generation is kept: say which data this write deletes for good.
+        dropped = _dropped(target, "is") if target.exists() else ""
         result = write_checked(checked, settings, mode or "new")
     except (BarbError, OSError) as exc:
         _fail(exc)
+    except MemoryError:  # pyarrow's ArrowMemoryError is one too
+        # The whole file is read before anything is written (about 5 times its size in
+        # memory), so the stored data is as it was.
+        _fail(
+            DataError(
+                f"not enough memory to read it ({_size(file)}); nothing was written. Import it "
+                "in parts: the first with --replace, the others with --append.",
+                path=str(file),
+            )
+        )
     meta = result.meta
     if result.added == 0:
         click.echo(f"{meta.instrument}: nothing new to add; {result.path} is unchanged.")
@@ -153,7 +171,23 @@ def import_(
     if previous_path(result.path).exists():
         click.echo(
             f"The previous file is kept; `barb data restore {meta.instrument}` brings it back."
+            + (f" {dropped}" if dropped else "")
         )
+    if result.note:
+        click.echo(result.note)
+
+
+def _dropped(target: Path, verb: str) -> str:
+    """The sentence naming the kept file a write over ``target`` deletes ('' if none): a
+    second --replace deleted the history the first had kept, while saying it was kept."""
+    kept = previous_path(target)
+    if not kept.exists() or not target.exists():
+        return ""
+    old = read_meta(kept)
+    return (
+        f"The data kept from before it ({old.rows:,} bars, {old.first_date} to "
+        f"{old.last_date}) {verb} deleted."
+    )
 
 
 @data.command()

@@ -23,18 +23,28 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from barb.data import formats
 from barb.data.clock import closed_reason, in_closed_hours, read_clock
 from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
 from barb.data.layouts import FORMATS, LAYOUTS, LayoutError, Stamp, parse_columns_option
 from barb.data.mapped import refresh_mapped
-from barb.data.store import DataMeta, data_path, make_meta, read_bars, read_meta, write_bars
+from barb.data.store import (
+    DataMeta,
+    data_path,
+    make_meta,
+    read_bars,
+    read_meta,
+    write_bars,
+    write_lock,
+)
 from barb.data.validation import (
     ImportReport,
     calendar_findings,
     collect,
     detect_interval,
+    future_checks,
     hundredfold_prices,
     jump_checks,
     plural,
@@ -84,6 +94,7 @@ class ImportResult:
     report: ImportReport
     added: int  # bars written (for --append: only the new ones)
     path: Path
+    note: str = ""  # what the write changed that the person may not expect (``_level_note``)
 
 
 def parse_interval(text: str) -> int:
@@ -302,7 +313,11 @@ def _check_raw(
             ],
         )
         return CheckedFile(report, None, instrument, name)
-    report.warnings = collect(raw, jump_checks(raw, tdate, interval))
+    now = pd.Timestamp.now(tz=instrument.timezone).tz_localize(None).value
+    report.warnings = collect(
+        raw,
+        jump_checks(raw, tdate, interval) + future_checks(raw, wall, now, instrument.timezone),
+    )
     frame = pd.DataFrame(
         {
             "timestamp": timestamp,
@@ -435,6 +450,7 @@ class _Write:
     added: int
     description: str
     replaces: bool  # a file is there (kept for restore)
+    note: str = ""  # see ``_level_note``
 
 
 def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _Write:
@@ -467,26 +483,75 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
     )
     if exists and mode == "append":
         frame, added, description = _appended(checked, target, description)
-    return _Write(frame, added, description, exists)
+        note = _hole_note(frame, added)
+    elif exists and mode == "replace":
+        note = _level_note(checked, target)
+    else:
+        note = ""
+    return _Write(frame, added, description, exists, note)
+
+
+def _hole_note(combined: pd.DataFrame, added: int) -> str:
+    """On --append, the sentence naming a hole of over five days between the stored bars and
+    the file's ('' otherwise): bars of 2031 appended to data ending 2024-03-22 left seven
+    years without bars, and the calendar checks of the file see only the file's dates."""
+    if added == 0:
+        return ""
+    last, first = combined["timestamp"].iloc[-added - 1], combined["timestamp"].iloc[-added]
+    if first - last <= pd.Timedelta(formats.LONGEST_PAUSE_NS):
+        return ""
+    return (
+        f"The stored data ends at {last} and the file's new bars start at {first}: "
+        f"{(first - last).days:,} days with no bars between them."
+    )
+
+
+def _level_note(checked: CheckedFile, target: Path) -> str:
+    """On --replace, the sentence saying the file's prices are far from the stored ones at
+    the same times ('' when they agree or share no time): an ES file (5,100) or a tenfold
+    file replaced NQ's 18,000 without a word, where --append refuses it at the seam
+    (``_check_seam``). Not refused: a replace may be what fixes wrong stored data."""
+    assert checked.frame is not None
+    stored = pq.read_table(target, columns=["timestamp", "close"]).to_pandas()
+    shared = checked.frame[["timestamp", "close"]].merge(
+        stored, on="timestamp", suffixes=("", "_stored")
+    )
+    if shared.empty:
+        return ""
+    ratio = float((shared["close"] / shared["close_stored"]).median())
+    if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
+        return ""
+    first = shared.iloc[0]
+    return (
+        f"At {first['timestamp']} the replaced data closed at {quote(first['close_stored'])} "
+        f"and the file at {quote(first['close'])} (×{ratio:.3g}, the median over the "
+        f"{len(shared):,} bars both hold): is the file another instrument's, or in another "
+        "unit? `barb data restore "
+        f"{checked.instrument.symbol}` brings the replaced data back."
+    )
 
 
 def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> ImportResult:
     """Write a file ``check_file`` accepted, as ``mode`` allows."""
     report, instrument = checked.report, checked.instrument
-    plan = plan_write(checked, settings, mode)
     target = data_path(instrument.symbol, settings)
-    if plan.added == 0 and plan.replaces and mode == "append":
-        return ImportResult(read_meta(target), report, 0, target)
-    meta = make_meta(
-        plan.frame,
-        instrument=instrument.symbol,
-        timezone=instrument.timezone,
-        source="imported",
-        description=plan.description,
-    ).model_copy(update={"interval_minutes": report.interval_minutes, "source_file": report.file})
-    write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
-    refresh_mapped(plan.frame, meta, target, settings)
-    return ImportResult(meta, report, plan.added, target)
+    # From reading the stored bars to replacing them, no other import of the instrument runs.
+    with write_lock(target):
+        plan = plan_write(checked, settings, mode)
+        if plan.added == 0 and plan.replaces and mode == "append":
+            return ImportResult(read_meta(target), report, 0, target)
+        meta = make_meta(
+            plan.frame,
+            instrument=instrument.symbol,
+            timezone=instrument.timezone,
+            source="imported",
+            description=plan.description,
+        ).model_copy(
+            update={"interval_minutes": report.interval_minutes, "source_file": report.file}
+        )
+        write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
+        refresh_mapped(plan.frame, meta, target, settings)
+    return ImportResult(meta, report, plan.added, target, plan.note)
 
 
 def _check_seam(checked: CheckedFile, stored: pd.Series, first: pd.Series) -> None:

@@ -172,12 +172,13 @@ def refresh_mapped(
 ) -> None:
     """Make the Arrow file of a Parquet file just written from ``frame`` (on import), so the
     first question after it does not pay for the conversion. A failure only leaves the
-    conversion to the first load."""
+    conversion to the first load (out of memory too: the Parquet file is in place by then, and
+    the import must not say that nothing was written)."""
     try:
         write_mapped(
             mapped_table(frame, meta, fingerprint(parquet)), mapped_path(parquet, settings)
         )
-    except OSError as exc:
+    except (OSError, MemoryError) as exc:
         log.warning("cannot write the mapped copy of %s (%s); made on first use", parquet, exc)
 
 

@@ -17,10 +17,13 @@ file itself: they map an Arrow copy of it (``barb.data.mapped``).
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -188,6 +191,27 @@ def _link_or_copy(source: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
+@contextmanager
+def write_lock(path: Path) -> Iterator[None]:
+    """Hold the data directory's write lock while reading the stored bars of ``path`` and
+    replacing them, so that imports and restores run one after another.
+
+    Two ``--append`` at once each read the same stored file and each wrote it plus their own
+    bars: both said "wrote 6,900 bars" and the first one's week was gone. The second now
+    waits and then reads what the first wrote. The lock is ``flock`` on the directory itself
+    (no lock file to leave behind), released by the kernel when its holder dies (SIGKILL,
+    out of memory), so a killed import leaves no stale lock.
+    """
+    folder = Path(path).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
 def write_bars(
     frame: pd.DataFrame, meta: DataMeta, path: Path, keep_previous: bool = False
 ) -> None:
@@ -221,6 +245,11 @@ def write_bars(
 def restore_previous(path: Path) -> DataMeta:
     """Put the previous generation back; the current file becomes the previous one, so a
     second restore undoes the first. Returns the metadata of the file now in place."""
+    with write_lock(path):
+        return _restore_previous(path)
+
+
+def _restore_previous(path: Path) -> DataMeta:
     previous = previous_path(path)
     if not previous.exists():
         raise DataError(

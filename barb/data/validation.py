@@ -28,6 +28,7 @@ MIN_SPIKE = 0.005
 BIG_JUMP = 0.10
 # Distinct prices needed before "all on 100 ticks" means cents (each is, by chance, 1 in 100).
 CENTS_DISTINCT = 50
+MAX_VOLUME = 2.0**63  # the stored volume is int64
 
 
 class Finding(BaseModel):
@@ -156,7 +157,24 @@ def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]
             + ", ".join(n for n, a in zip(PRICES, (o, h, low, c), strict=True) if np.isnan(a[i]))
             + ".",
         ),
+        (
+            # "inf" reads as a number; stored, it made the day's high NaN in every query.
+            "infinite prices",
+            np.isinf(o) | np.isinf(h) | np.isinf(low) | np.isinf(c),
+            lambda i: ", ".join(
+                f"{n} {quote(a[i])}"
+                for n, a in zip(PRICES, (o, h, low, c), strict=True)
+                if np.isinf(a[i])
+            )
+            + " is not a price.",
+        ),
         ("missing volume", np.isnan(v), lambda i: "missing volume."),
+        (
+            # Beyond int64 the stored volume wrapped round to -9223372036854775808.
+            "volume too large",
+            v >= MAX_VOLUME,
+            lambda i: f"volume {quote(v[i])} is beyond what Barb can store ({MAX_VOLUME:.3g}).",
+        ),
         ("negative volume", v < 0, lambda i: f"negative volume {quote(v[i])}."),
         (
             "fractional volume",
@@ -207,16 +225,34 @@ def jump_checks(
     raw: RawBars, trading_date: np.ndarray, interval_minutes: int
 ) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
     """Bad prints: a bar whose close leaps away and straight back (a spike far beyond the
-    day's usual moves), or any leap of over ``BIG_JUMP`` in one bar.
+    day's usual moves), or any leap of over ``BIG_JUMP`` in one bar; a high or low over
+    ``BIG_JUMP`` beyond the bar's open and close; a price at or below zero.
 
     Real markets move fast too, but rarely to a price they leave again at once; the scale
     is each trading date's median move, so a wild day (March 2020) is judged against itself,
-    and the first bar after a pause (a session's open, a halt) may gap.
+    and the first bar after a pause (a session's open, a halt) may gap. A price at or below
+    zero is reported, not refused (WTI crude settled at -37.63 on 2020-04-20), and the other
+    checks go on around it: one zero bar used to switch them off for the whole file.
     """
-    c = raw.close
-    if len(c) < 3 or not np.all(c[~np.isnan(c)] > 0):
-        return []
-    step = np.diff(np.log(c))  # step[k]: from bar k to bar k + 1
+    o, h, low, c = raw.open, raw.high, raw.low, raw.close
+    nonpositive = (o <= 0) | (h <= 0) | (low <= 0) | (c <= 0)
+    checks: list[tuple[str, np.ndarray, Callable[[int], str]]] = [
+        (
+            "prices at or below zero",
+            nonpositive,
+            lambda i: ", ".join(
+                f"{n} {quote(a[i])}" for n, a in zip(PRICES, (o, h, low, c), strict=True)
+            )
+            + ": a price at or below zero (a bad print?).",
+        )
+    ]
+    if len(c) < 3:
+        return checks
+    with np.errstate(invalid="ignore", divide="ignore"):
+        logs = np.log(np.where(nonpositive, np.nan, c))  # steps from or to such bars: skipped
+        body_top, body_bottom = np.maximum(o, c), np.minimum(o, c)
+        wick = (np.log(h / body_top) > BIG_JUMP) | (np.log(body_bottom / low) > BIG_JUMP)
+    step = np.diff(logs)  # step[k]: from bar k to bar k + 1
     day = pd.Series(np.abs(step)).groupby(trading_date[1:]).transform("median").to_numpy()
     limit = np.maximum(SPIKE_SIGMAS * 1.4826 * day, MIN_SPIKE)
     paused = np.diff(raw.instants) > interval_minutes * MINUTE_NS
@@ -235,7 +271,28 @@ def jump_checks(
             "(a leap and back, or over 10% in one bar: a bad print?)."
         )
 
-    return [("jumps", flagged, message)]
+    def far(i: int) -> str:
+        return (
+            f"{show(raw.instants[i], raw.utc)}: high {quote(h[i])}, low {quote(low[i])} against "
+            f"open {quote(o[i])} and close {quote(c[i])} (over 10% beyond them: a bad print?)."
+        )
+
+    return [("jumps", flagged, message), ("far highs or lows", wick & ~nonpositive, far), *checks]
+
+
+def future_checks(
+    raw: RawBars, wall: np.ndarray, now: int, zone: str
+) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
+    """Bars stamped after ``now`` (wall-clock ns in the instrument's ``zone``): a file of 2031
+    imported in 2026 without a word, a misread year or a vendor's placeholder dates."""
+    when = pd.Timestamp(int(now)).strftime("%Y-%m-%d %H:%M")
+    return [
+        (
+            "bars after now",
+            wall > now,
+            lambda i: f"{show(wall[i], False)} is after now ({when} {zone}): are the dates right?",
+        )
+    ]
 
 
 def hundredfold_prices(raw: RawBars, tick: float) -> str | None:

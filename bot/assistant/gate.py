@@ -46,13 +46,16 @@ class Verdict(StrEnum):
     def text_key(self, press: Press) -> str:
         """The catalog key of the sentence answering ``press`` with this verdict: a second
         Run or a Cancel pressed while the plan runs, or once it is done, is told where the
-        answer is, not to ask again."""
+        answer is, not to ask again; a suggested reply pressed again, while its question is
+        answered or after, that the question was answered."""
         if self is Verdict.RUNNING and press is Press.CANCEL:
             return N_("running_cannot_cancel")
+        if self in (Verdict.RUNNING, Verdict.DONE) and press is Press.OPTION:
+            return N_("option_taken")
         keys = {
             Verdict.NOT_YOURS: N_("not_yours"),
             Verdict.RUNNING: N_("already_running"),
-            Verdict.DONE: N_("option_taken") if press is Press.OPTION else N_("already_done"),
+            Verdict.DONE: N_("already_done"),
             Verdict.DROPPED: N_("plan_dropped"),
         }
         return keys.get(self, N_("plan_stale"))
@@ -117,7 +120,8 @@ def verdict_on(action: PendingAction | None, user_id: int) -> Verdict:
     """Why a press may not go ahead (or OK): the action as it stands now.
 
     A confirmed plan stays ``running`` until its answer is stored (``continue_claimed``), so
-    a press meanwhile is told it is on its way; a clarification is ``done`` once answered.
+    a press meanwhile is told it is on its way; a clarification is ``running`` from the
+    press of a suggested reply until the model has it, then ``done``.
     """
     if action is None:
         return Verdict.STALE

@@ -176,6 +176,16 @@ def pending_payload(action: PendingAction) -> PendingPayload:
     return PendingPayload.model_validate(action.payload)
 
 
+def option_text(action: PendingAction | None, option: int | None) -> str | None:
+    """The suggested reply number ``option`` of a clarification, or None if it has no such
+    reply: ``option_text(asked, 1)`` is "Biggest gain" for "Best by what?" offering
+    ["Widest range", "Biggest gain"]."""
+    if action is None or action.kind != "clarify" or option is None:
+        return None
+    options = pending_payload(action).view.options
+    return options[option] if 0 <= option < len(options) else None
+
+
 class Assistant:
     """Front-end-neutral: ``ask`` a question, ``resume`` a pending action."""
 
@@ -211,6 +221,9 @@ class Assistant:
         # Only this person's: in a group, another member's plan is not theirs to end.
         waiting = await self.store.pending.open_for_chat(asker.chat_id, user_id=asker.user_id)
         for action in waiting:
+            if action.kind == "clarify" and action.status == "running":
+                # Claimed by a suggested reply's press (``take``), which asks this.
+                return await self.continue_claimed(action, chat=chat, answer=text)
             if action.kind == "clarify":
                 return await self.resume(action.id, asker.user_id, answer=text)
         if any(action.status == "pending" for action in waiting):
@@ -240,19 +253,31 @@ class Assistant:
 
         Run claims the plan (pending → running), Cancel cancels it, each with ``work``
         recorded in flight in the same transaction (and the press's ``update_id`` handled
-        from then on); an option only checks. Each is one conditional write, so a double
-        press, or two devices, cannot both win. Any other verdict computes nothing, and says
+        from then on); an option claims the clarification the same way, with ``work`` the
+        question its reply asks (``ask`` then continues the claimed clarification). Each is
+        one conditional write, so a double press, or two devices, cannot both win: two fast
+        taps on a suggested reply ask once. Any other verdict computes nothing, and says
         why: the plan runs (``RUNNING``), ran (``DONE``), was cancelled or superseded
         (``DROPPED``), or is gone or expired (``STALE``).
         """
-        if press is Press.RUN:
+        if press is not Press.CANCEL:
             claim = await self.store.pending.claim(
-                action_id, user_id, max_age=PLAN_LIFETIME, work=work, update_id=update_id
+                action_id,
+                user_id,
+                max_age=PLAN_LIFETIME if press is Press.RUN else None,
+                work=work,
+                update_id=update_id,
+                kind="run" if press is Press.RUN else "question",
             )
             action = claim.action
             if claim.won and action is not None:
                 return Taken(verdict=Verdict.OK, action=action, work_id=claim.work_id)
-            if action is not None and action.status == "pending" and action.user_id == user_id:
+            if (
+                press is Press.RUN
+                and action is not None
+                and action.status == "pending"
+                and action.user_id == user_id
+            ):
                 # Past its lifetime, not yet expired by housekeeping: it is now.
                 await self.store.pending.expire(PLAN_LIFETIME)
                 return Taken(verdict=Verdict.STALE, action=action)
@@ -261,14 +286,10 @@ class Assistant:
         verdict = verdict_on(action, user_id)
         if verdict is not Verdict.OK or action is None:
             return Taken(verdict=verdict, action=action)
-        if press is Press.CANCEL:
-            cancel = await self.store.pending.cancel(
-                action_id, user_id, work=work, update_id=update_id
-            )
-            if not cancel.won:  # Run won the race
-                return Taken(verdict=verdict_on(cancel.action, user_id))
-            return Taken(verdict=Verdict.OK, action=action, work_id=cancel.work_id)
-        return Taken(verdict=Verdict.OK, action=action)
+        cancel = await self.store.pending.cancel(action_id, user_id, work=work, update_id=update_id)
+        if not cancel.won:  # Run won the race
+            return Taken(verdict=verdict_on(cancel.action, user_id))
+        return Taken(verdict=Verdict.OK, action=action, work_id=cancel.work_id)
 
     async def press(
         self, action_id: str, user_id: int, press: Press, *, option: int | None = None
@@ -276,18 +297,20 @@ class Assistant:
         """A press, start to end (``barb chat``): Run runs the frozen plan, Cancel tells the
         model, an option answers the clarification. A press that may not go ahead gets one
         sentence saying why, and computes nothing."""
+        answer = None
+        if press is Press.OPTION:
+            # Checked before the press claims the clarification: a reply it does not have
+            # leaves it open.
+            answer = option_text(await self.store.pending.get(action_id), option)
+            if answer is None:
+                return Reply()
         taken = await self.take(action_id, user_id, press)
         if taken.verdict is not Verdict.OK or taken.action is None:
             lang = plan_language(taken.action)
             return Reply(text=t(taken.verdict.text_key(press), lang), failed=True, language=lang)
         if press is Press.CANCEL:
             return await self.cancelled(taken.action)
-        if press is Press.OPTION:
-            options = pending_payload(taken.action).view.options
-            if option is None or not 0 <= option < len(options):
-                return Reply()
-            return await self.resume(action_id, user_id, answer=options[option])
-        return await self.continue_claimed(taken.action)
+        return await self.continue_claimed(taken.action, answer=answer)
 
     async def resume(
         self,

@@ -22,6 +22,7 @@ from bot.store.records import (
     Lease,
     PendingAction,
     PendingKind,
+    WorkKind,
     json_object,
     new_pending_id,
 )
@@ -108,6 +109,7 @@ class PendingRepository(Repository):
         max_age: timedelta | None = None,
         work: Mapping[str, Any] | None = None,
         update_id: int | None = None,
+        kind: WorkKind = "run",
     ) -> Claim:
         """A press: pending → running for the person it belongs to, read and changed in one
         transaction; ``won`` is True for exactly one caller.
@@ -118,7 +120,8 @@ class PendingRepository(Repository):
 
         With ``work``, a won claim also records the run as in flight (its payload), in the
         same transaction: a plan marked running always has a run that the next start finds;
-        the press's update (``update_id``) is handled from then on.
+        the press's update (``update_id``) is handled from then on. A suggested reply's
+        press records the question it asks (``kind="question"``) the same way.
         """
         now = self._now()
         async with self._write() as session:
@@ -136,7 +139,7 @@ class PendingRepository(Repository):
             if won:
                 row.status = "running"
                 if work is not None:
-                    in_flight = new_row(row.chat_id, user_id, "run", work, now, self.lease)
+                    in_flight = new_row(row.chat_id, user_id, kind, work, now, self.lease)
                     session.add(in_flight)
                     await mark_handled(session, update_id, now)
                 await session.flush()

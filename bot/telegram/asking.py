@@ -17,11 +17,7 @@ async def ask(ctx: UpdateContext, text: str, *, preface: str | None = None) -> N
     nothing to resume it from (``/start ex1``'s greeting, then its example question).
     """
     svc = ctx.svc
-    wait = await svc.limiter.check(svc.store, ctx.user_id)
-    if wait:
-        lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
-        too_fast = escape(t("too_fast", lang, seconds=int(wait) + 1))
-        await ctx.say(*([preface] if preface is not None else []), too_fast)
+    if await too_fast(ctx, text, preface=preface):
         return
     asker = ctx.asker
     reached("question_received", svc.settings.kill_at)
@@ -44,3 +40,16 @@ async def ask(ctx: UpdateContext, text: str, *, preface: str | None = None) -> N
         chat=ctx.chat,
         preface=preface,
     )
+
+
+async def too_fast(ctx: UpdateContext, text: str, *, preface: str | None = None) -> bool:
+    """Past the questions' rate limit: the person is told when to ask again (after
+    ``preface``, if any), and True; else False, and ``text`` may be asked."""
+    svc = ctx.svc
+    wait = await svc.limiter.check(svc.store, ctx.user_id)
+    if not wait:
+        return False
+    lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
+    sentence = escape(t("too_fast", lang, seconds=int(wait) + 1))
+    await ctx.say(*([preface] if preface is not None else []), sentence)
+    return True

@@ -18,18 +18,20 @@ from telegram.ext import ContextTypes
 
 from barb.i18n import LANGUAGES, N_, language
 from barb.instruments import available_instruments, load_instrument
-from bot.assistant.gate import Press, Taken, Verdict
-from bot.assistant.orchestrator import pending_payload, plan_language, shown_queries
+from bot.assistant.gate import Press, Taken, Verdict, verdict_on
+from bot.assistant.orchestrator import option_text, plan_language, shown_queries
 from bot.store.records import Chat
 from bot.telegram import keyboards
 from bot.telegram.answering import (
     answer_cancel,
+    answer_question,
     edit_plan_status,
+    question_work,
     remove_keyboard,
     run_plan,
     run_work,
 )
-from bot.telegram.asking import ask
+from bot.telegram.asking import ask, too_fast
 from bot.telegram.commands import offered_examples
 from bot.telegram.render import query_html
 from bot.telegram.settings_view import settings_view
@@ -146,20 +148,51 @@ async def on_cancel(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
 
 
 async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
-    """A suggested reply: asked as if typed."""
-    taken = await ctx.svc.assistant.take(parts[0] if parts else "", ctx.user_id, Press.OPTION)
-    if taken.verdict is not Verdict.OK or taken.action is None:
+    """A suggested reply: asked as if typed, once however often it is pressed."""
+    svc = ctx.svc
+    action_id = parts[0] if parts else ""
+    option = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+    # Read first: a tap on a question already answered is told so before it counts against
+    # the questions' rate limit.
+    shown = await svc.store.pending.get(action_id)
+    verdict = verdict_on(shown, ctx.user_id)
+    answer = option_text(shown, option)
+    if verdict is not Verdict.OK:
+        await _refused(ctx, query, Taken(verdict=verdict, action=shown), Press.OPTION)
+        return
+    if answer is None:  # no such reply: nothing to ask
+        await acknowledge(query)
+        return
+    if await too_fast(ctx, answer):
+        await acknowledge(query)  # not yet: the question and its buttons stay
+        return
+    asker = ctx.asker
+    # Claimed with the question recorded in flight, as Run claims its plan: a second tap
+    # (or a second device) is told the question was answered, and a kill -9 from here on
+    # leaves the question for the next start.
+    taken = await svc.assistant.take(
+        action_id,
+        ctx.user_id,
+        Press.OPTION,
+        work=question_work(asker, answer, asker.reply_to),
+        update_id=ctx.update_id,
+    )
+    if taken.verdict is not Verdict.OK or taken.work_id is None:
         await _refused(ctx, query, taken, Press.OPTION)
         return
     await acknowledge(query)
-    options = pending_payload(taken.action).view.options
-    index = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else -1
-    if not 0 <= index < len(options):
-        return
     message_id = _pressed_message_id(query)
     if message_id is not None:
         await remove_keyboard(ctx.bot, ctx.chat_id, message_id)
-    await ask(ctx, options[index])
+    await answer_question(
+        svc,
+        ctx.bot,
+        asker,
+        answer,
+        work_id=taken.work_id,
+        reply_to=asker.reply_to,
+        chat=ctx.chat,
+    )
 
 
 # --- other buttons --------------------------------------------------------------------------

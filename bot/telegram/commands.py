@@ -18,8 +18,9 @@ from barb.errors import BarbError
 from barb.i18n import LANGUAGES, N_, day
 from barb.instruments import available_instruments, load_instrument
 from barb.reference import example_questions
+from bot.assistant.orchestrator import plan_language
 from bot.telegram import keyboards
-from bot.telegram.answering import answer_query, question_work, remove_keyboard
+from bot.telegram.answering import answer_query, edit_plan_status, question_work, remove_keyboard
 from bot.telegram.asking import ask
 from bot.telegram.render import escape
 from bot.telegram.settings_view import settings_view
@@ -148,10 +149,17 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
 
 
 async def _drop_plans(ctx: UpdateContext) -> int:
-    """Decline the sender's waiting plans (the model is told) and remove their buttons."""
+    """Decline the sender's waiting plans (the model is told). A plan says "⏵ Cancelled."
+    under it, as the Cancel button leaves it, so that scrolled back to it does not read as
+    still open; a clarifying question loses its buttons."""
     actions = await ctx.svc.assistant.decline_pending(ctx.chat_id, ctx.user_id)
     for action in actions:
-        if action.message_id:
+        if not action.message_id:
+            continue  # stored by a stopped turn, never shown
+        if action.kind == "confirm":
+            lang = plan_language(action)  # the plan's own, as its other status lines
+            await edit_plan_status(ctx.bot, action, action.message_id, t("cancelled", lang), lang)
+        else:
             await remove_keyboard(ctx.bot, ctx.chat_id, action.message_id)
     return len(actions)
 

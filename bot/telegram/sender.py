@@ -69,6 +69,11 @@ class Patience:
     backoff_s: tuple[float, ...] = (1.0, 2.0, 4.0)
     #: A RetryAfter longer than this leaves the message queued instead of holding the chat.
     max_wait_s: float = 30.0
+    #: How long a send waits for Telegram's answer before it counts as failed and is sent
+    #: again. Telegram may still be taking the first (a chart's upload can take seconds
+    #: under load), so a resend can be a duplicate: python-telegram-bot's 5 s read
+    #: timeout sent a chart Telegram answered after 6 s twice.
+    answer_s: float = 30.0
 
 
 def text_reply(
@@ -496,6 +501,7 @@ class Sender:
         """The Bot API call that sends ``queued``, ready to be retried."""
         payload = queued.payload
         chat_id = queued.chat_id
+        answer_s = self.patience.answer_s
         if queued.kind == "text":
             markup = payload.get("reply_markup")
             return lambda: self.bot.send_message(
@@ -506,6 +512,7 @@ class Sender:
                 reply_to_message_id=payload.get("reply_to"),
                 allow_sending_without_reply=True,
                 message_thread_id=payload.get("thread_id"),
+                read_timeout=answer_s,
             )
         assert queued.content is not None, "a queued file keeps its bytes until it is sent"
         content = queued.content
@@ -521,4 +528,5 @@ class Sender:
             reply_to_message_id=payload.get("reply_to"),
             allow_sending_without_reply=True,
             message_thread_id=payload.get("thread_id"),
+            read_timeout=answer_s,
         )

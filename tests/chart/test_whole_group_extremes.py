@@ -54,9 +54,15 @@ def test_the_unfinished_year_s_groups_are_no_highest_or_lowest(sample_settings, 
     part = groups[groups.index.get_level_values("year") == last]["up_days"]
     span = f"{part.min()} to {part.max()}" if part.min() != part.max() else f"{part.min()}"
     assert f"leaving out {last}'s {len(part)} groups (part of their year; up_days {span})" in text
+    ties = len(lowest) - 1, len(highest) - 1
+    low_at = f"{lowest.index[0][0]}, {WEEKDAYS[lowest.index[0][1]]}"
+    high_at = f"{highest.index[0][0]}, {WEEKDAYS[highest.index[0][1]]}"
+    low_at += f" and {ties[0]} more" if ties[0] else ""
+    high_at += f" and {ties[1]} more" if ties[1] else ""
     assert (
-        f"up_days across groups: min={whole['up_days'].min()}, max={whole['up_days'].max()}" in text
-    )
+        f"up_days across groups: min={whole['up_days'].min()} ({low_at}), "
+        f"max={whole['up_days'].max()} ({high_at})"
+    ) in text
 
     def named(found: pd.DataFrame) -> str:
         labels = [f"{y} · {WEEKDAYS[w]}" for y, w in found.index]

@@ -122,3 +122,24 @@ def test_only_traded_prices_are_rounded(
     values = [float(r[name]) for r in rows(csv_bytes(grouped))]
     assert values == pytest.approx(grouped.table[name].tolist(), rel=1e-9)
     assert any(v * 4 != int(v * 4) for v in values)  # means are not forced onto the tick
+
+
+def test_prices_off_the_tick_are_written_as_they_are(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A back-adjusted series sits off NQ's 0.25 tick: the answer said open 18100.13 and the
+    CSV, rounding to the tick, 18100.25."""
+    bars = bf.week_of_bars()
+    for column in ("open", "high", "low", "close"):
+        bars[column] = bars[column] + 0.13
+    import_file(bf.plain_csv(tmp_path / "adjusted.csv", bars), "NQ", settings)
+    result = execute({"session": "ETH", "from": "daily"}, "NQ", settings=settings)
+    assert result.error is None
+    # Trading dates by pandas: a bar from 18:00 New York counts for the next day.
+    dates = (bars["timestamp"].dt.tz_localize(None) + pd.Timedelta(hours=6)).dt.date
+    daily = bars.groupby(dates).agg(open=("open", "first"), high=("high", "max"))
+    table = rows(csv_bytes(result))
+    assert [row["date"] for row in table] == [str(d) for d in daily.index]
+    assert [float(row["open"]) for row in table] == daily["open"].tolist()
+    assert [float(row["high"]) for row in table] == daily["high"].tolist()
+    assert table[0]["open"] == f"{daily['open'].iloc[0]:.2f}"  # 18002.13, no float noise

@@ -5,13 +5,17 @@ answers are checked against pandas over the bars that went into the file."""
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
+import threading
 from pathlib import Path
 
 import bar_files as bf
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from barb.data import formats, importer, mapped
 from barb.data.cli import data as data_cli
 from barb.data.importer import ImportRefused, check_file, import_file, parse_interval
 from barb.data.store import data_path, previous_path, read_bars, read_meta
@@ -373,6 +377,72 @@ def test_a_second_import_needs_replace_and_restore_brings_back_the_previous_file
     assert stored(settings)["high"].tolist() == other["high"].tolist()
 
 
+def test_a_second_replace_says_which_kept_data_it_deletes(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """One generation is kept: history, then --replace twice, and the history was gone for
+    good while each step said only "The previous file is kept"."""
+    day = bars["timestamp"].dt.tz_localize(None)
+    monday = bars[day < pd.Timestamp("2024-03-18 17:00")]
+    tuesday = bars[
+        (day >= pd.Timestamp("2024-03-18 18:00")) & (day < pd.Timestamp("2024-03-19 17:00"))
+    ]
+    runner = CliRunner()
+
+    def replace(name: str, frame: pd.DataFrame) -> str:
+        path = bf.plain_csv(tmp_path / name, frame)
+        done = runner.invoke(data_cli, ["import", str(path), "-i", "NQ", "--replace"], obj=settings)
+        assert done.exit_code == 0, done.output
+        return done.output
+
+    assert "deleted" not in replace("week.csv", bars)
+    assert "deleted" not in replace("monday.csv", monday)  # the week is kept
+    check = runner.invoke(
+        data_cli,
+        [
+            "import",
+            str(bf.plain_csv(tmp_path / "t.csv", tuesday)),
+            "-i",
+            "NQ",
+            "--replace",
+            "--check",
+        ],
+        obj=settings,
+    )
+    # The trading dates of the week, read by pandas: bars from 18:00 count for the next day.
+    dates = (day + pd.Timedelta(hours=6)).dt.date
+    sentence = f"The data kept from before it ({len(bars):,} bars, {dates.min()} to {dates.max()})"
+    assert f"{sentence} would be deleted." in check.output
+    assert f"{sentence} is deleted." in replace("tuesday.csv", tuesday)
+
+
+def test_replacing_with_prices_far_from_the_stored_ones_says_so(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """An ES file (5,100) or a tenfold file replaced NQ's 18,000 for the same dates without
+    a word, where --append refuses it at the seam."""
+    import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings)
+    corrected = bars.copy()
+    corrected.loc[10, "volume"] += 1
+    same_level = import_file(
+        bf.plain_csv(tmp_path / "fixed.csv", corrected), "NQ", settings, mode="replace"
+    )
+    assert same_level.note == ""  # no word where nothing is wrong
+    other = bars.iloc[: len(bars) // 2].copy()
+    for column in ("open", "high", "low", "close"):
+        other[column] = other[column] * 0.28  # ES-like prices for the same minutes
+    result = import_file(bf.plain_csv(tmp_path / "es.csv", other), "NQ", settings, mode="replace")
+    ratio = (other["close"] / bars["close"].iloc[: len(other)]).median()
+    wall = bars["timestamp"].dt.tz_localize(None)
+    assert result.note == (
+        f"At {wall.iloc[0]} the replaced data closed at {bars['close'].iloc[0]:g} and the file "
+        f"at {other['close'].iloc[0]:g} (×{ratio:.3g}, the median over the {len(other):,} bars "
+        "both hold): is the file another instrument's, or in another unit? `barb data restore "
+        "NQ` brings the replaced data back."
+    )
+    assert_same_bars(settings, other)  # said, not refused: a replace may fix wrong data
+
+
 def test_restore_without_a_previous_file_says_so(settings: EngineSettings) -> None:
     result = CliRunner().invoke(data_cli, ["restore", "NQ"], obj=settings)
     assert result.exit_code == 1
@@ -405,6 +475,32 @@ def test_append_adds_new_dates_and_refuses_an_overlap_that_disagrees(
         bf.plain_csv(tmp_path / "same.csv", from_third), "NQ", settings, mode="append"
     )
     assert again.added == 0
+
+
+def test_append_after_a_hole_says_how_long_it_is(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Bars of 2031 appended to data ending 2024-03-22 left seven years without a bar, and
+    nothing said so."""
+    day = bars["timestamp"].dt.tz_localize(None)
+    monday = bars[day < pd.Timestamp("2024-03-18 17:00")]
+    import_file(bf.plain_csv(tmp_path / "mon.csv", monday), "NQ", settings)
+    tuesday = bars[
+        (day >= pd.Timestamp("2024-03-18 18:00")) & (day < pd.Timestamp("2024-03-19 17:00"))
+    ]
+    next_day = import_file(
+        bf.plain_csv(tmp_path / "tue.csv", tuesday), "NQ", settings, mode="append"
+    )
+    assert next_day.note == ""  # no word where nothing is wrong
+    later = bf.week_of_bars(first_sunday=dt.date(2024, 4, 7), days=1)  # the same walk
+    result = import_file(bf.plain_csv(tmp_path / "april.csv", later), "NQ", settings, mode="append")
+    last = tuesday["timestamp"].iloc[-1].tz_localize(None)
+    first = later["timestamp"].iloc[0].tz_localize(None)
+    assert result.note == (
+        f"The stored data ends at {last} and the file's new bars start at {first}: "
+        f"{(first - last).days} days with no bars between them."
+    )
+    assert_same_bars(settings, pd.concat([monday, tuesday, later]))
 
 
 def test_appending_earlier_history_says_it_comes_before_the_stored_data(
@@ -518,7 +614,219 @@ def test_queries_see_a_new_import_without_a_restart(
     assert execute(query, "NQ", settings=settings).summary.value == bars["high"].max() + 100
 
 
+def test_two_imports_at_once_run_one_after_the_other(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each import read the stored file and wrote it back with its own bars: two appends at
+    once both said "wrote", and the one that finished first was lost. The second one now
+    waits for the first and appends to what it wrote."""
+    day = bars["timestamp"].dt.tz_localize(None)
+    monday = bars[day < pd.Timestamp("2024-03-18 17:00")]
+    tuesday = bars[
+        (day >= pd.Timestamp("2024-03-18 18:00")) & (day < pd.Timestamp("2024-03-19 17:00"))
+    ]
+    tue_wed = bars[
+        (day >= pd.Timestamp("2024-03-18 18:00")) & (day < pd.Timestamp("2024-03-20 17:00"))
+    ]
+    import_file(bf.plain_csv(tmp_path / "mon.csv", monday), "NQ", settings)
+    files = {
+        "first": bf.plain_csv(tmp_path / "tue.csv", tuesday),
+        "second": bf.plain_csv(tmp_path / "tue_wed.csv", tue_wed),
+    }
+    # The first import stops just before it writes; the second then runs until it either
+    # finishes (no lock) or waits for the lock.
+    writing, go_on, second_held = threading.Event(), threading.Event(), threading.Event()
+    write_bars, flock = importer.write_bars, fcntl.flock
+
+    def paused_write(*args: object, **kwargs: object) -> None:
+        if threading.current_thread().name == "first":
+            writing.set()
+            go_on.wait(60)
+        write_bars(*args, **kwargs)
+
+    def watched_flock(fd: int, operation: int) -> None:
+        if threading.current_thread().name == "second" and operation == fcntl.LOCK_EX:
+            second_held.set()
+        flock(fd, operation)
+
+    monkeypatch.setattr(importer, "write_bars", paused_write)
+    monkeypatch.setattr(fcntl, "flock", watched_flock)
+    results: dict[str, object] = {}
+
+    def run(name: str) -> None:
+        try:
+            results[name] = import_file(files[name], "NQ", settings, mode="append")
+        except Exception as exc:  # the test reads it below
+            results[name] = exc
+        finally:
+            if name == "second":
+                second_held.set()
+
+    threads = {name: threading.Thread(target=run, args=(name,), name=name) for name in files}
+    threads["first"].start()
+    assert writing.wait(60)
+    threads["second"].start()
+    assert second_held.wait(60)
+    go_on.set()
+    for thread in threads.values():
+        thread.join(60)
+
+    first, second = results["first"], results["second"]
+    assert isinstance(first, importer.ImportResult) and first.added == len(tuesday)
+    wednesday = len(tue_wed) - len(tuesday)
+    assert isinstance(second, importer.ImportResult) and second.added == wednesday
+    assert_same_bars(settings, bars[day < pd.Timestamp("2024-03-20 17:00")])
+
+
+def test_bot_uploads_of_the_next_days_add_to_the_stored_bars(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Every Import of an upload replaced the data: an admin sending each day's new bars
+    was left with the last day, and the history was deleted by the second upload."""
+    from bot.data_uploads import DataUploads
+
+    day = bars["timestamp"].dt.tz_localize(None)
+    days = [
+        bars[
+            (day >= pd.Timestamp(f"2024-03-{d - 1} 18:00"))
+            & (day < pd.Timestamp(f"2024-03-{d} 17:00"))
+        ]
+        for d in (18, 19, 20)
+    ]
+    desk = DataUploads(settings)
+
+    def upload(name: str, frame: pd.DataFrame):  # type: ignore[no-untyped-def]
+        offer = desk.new_offer(name, "NQ", user_id=1, chat_id=1)
+        desk.path(offer).write_bytes(bf.plain_csv(tmp_path / name, frame).read_bytes())
+        return offer, desk.check(offer)
+
+    offer, checked = upload("monday.csv", days[0])
+    assert "Import replaces" not in checked.report.text()  # nothing stored yet
+    desk.accept(offer)
+    offer, checked = upload("tuesday.csv", days[1])
+    assert (
+        f"Import adds the file's {len(days[1]):,} new bars to the stored NQ data "
+        f"({len(days[0]):,} bars, 2024-03-18 to 2024-03-18)."
+    ) in checked.report.text()
+    assert desk.accept(offer).added == len(days[1])
+    offer, checked = upload("wednesday.csv", days[2])
+    desk.accept(offer)
+    assert_same_bars(settings, pd.concat(days))
+
+    offer, checked = upload("again.csv", days[2])
+    assert not checked.importable
+    assert checked.error == (
+        f"every bar of again.csv is already in the stored NQ data ({sum(map(len, days)):,} "
+        "bars, 2024-03-18 to 2024-03-20); there is nothing to import."
+    )
+    fixed = days[1].copy()
+    fixed.loc[fixed.index[5], "volume"] += 1  # a corrected file disagrees: it replaces
+    offer, checked = upload("fixed.csv", fixed)
+    assert (
+        f"Import replaces the stored NQ data ({sum(map(len, days)):,} bars, 2024-03-18 to "
+        "2024-03-20); `barb data restore NQ` brings it back until the next import. The data "
+        f"kept from before ({len(days[0]) + len(days[1]):,} bars, 2024-03-18 to 2024-03-19) "
+        "is then deleted."
+    ) in checked.report.text()
+    desk.accept(offer)
+    assert_same_bars(settings, fixed)
+
+
 # --- the validation report ----------------------------------------------------------------
+
+
+def test_bad_prices_are_reported_and_one_does_not_hide_the_others(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """A zero bar imported without a word and switched the bad-print check off for the whole
+    file; a high of 1e12 with a normal close was never looked at."""
+    odd = bars.head(1000).copy().reset_index(drop=True)
+    odd.loc[100, ["open", "high", "low", "close"]] = 0.0  # a zero print
+    odd.loc[300, ["open", "high", "low", "close"]] /= 10  # a misplaced decimal point
+    odd.loc[500, "high"] = 1e12  # a wild high, the close as usual
+    odd.loc[700, "low"] = odd.loc[700, "low"] / 2
+    report = import_file(bf.plain_csv(tmp_path / "odd.csv", odd), "NQ", settings).report
+
+    prices = odd[["open", "high", "low", "close"]]
+    body_top = prices[["open", "close"]].max(axis=1)
+    body_bottom = prices[["open", "close"]].min(axis=1)
+    far = (prices["high"] > body_top * np.exp(0.10)) | (prices["low"] < body_bottom * np.exp(-0.10))
+    far &= (prices > 0).all(axis=1)
+    assert report.count("prices at or below zero") == int((prices <= 0).any(axis=1).sum()) == 1
+    assert report.count("far highs or lows") == int(far.sum()) == 2
+    assert report.count("jumps") == 1  # the tenfold print, no longer hidden by the zero bar
+    shown = {c.name: [f.line for f in c.shown] for c in report.warnings}
+    assert shown["prices at or below zero"] == [102]
+    assert shown["far highs or lows"] == [502, 702]
+    assert shown["jumps"] == [302]
+    assert stored(settings)["high"].max() == odd["high"].max()  # reported, not refused
+
+
+def test_an_infinite_price_or_a_volume_beyond_int64_is_refused(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """'inf' read as a price (the day's high then read NaN in queries), and a volume of
+    1e20 was stored as -9223372036854775808."""
+    lines = bf.plain_csv(tmp_path / "bars.csv", bars.head(50)).read_text().splitlines()
+    header = lines[0].split(",")
+    cells = lines[11].split(",")
+    cells[header.index("high")] = "inf"
+    lines[11] = ",".join(cells)
+    cells = lines[21].split(",")
+    cells[header.index("volume")] = "99999999999999999999"
+    lines[21] = ",".join(cells)
+    path = tmp_path / "odd.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ImportRefused) as refused:
+        import_file(path, "NQ", settings)
+    assert str(refused.value).endswith(
+        "line 12: high inf is not a price. (1 more problem in the report)"
+    )
+    text = refused.value.report.text()
+    assert "line 22: volume 1e+20 is beyond what Barb can store (9.22e+18)." in text
+    assert not data_path("NQ", settings).exists()
+
+
+def test_bars_after_now_are_reported(tmp_path: Path, settings: EngineSettings) -> None:
+    """A file of 2031 imported in 2026 without a word."""
+    later = bf.week_of_bars(first_sunday=dt.date(2090, 3, 19), days=1)
+    assert later["timestamp"].iloc[0].day_name() == "Sunday"
+    report = check_file(bf.plain_csv(tmp_path / "later.csv", later), "NQ", settings).report
+    assert report.ok
+    assert report.count("bars after now") == len(later)
+    assert "line 2: 2090-03-19 18:00:00 is after now (" in report.text()
+    this_week = check_file(bf.plain_csv(tmp_path / "b.csv", bf.week_of_bars()), "NQ", settings)
+    assert this_week.report.count("bars after now") == 0
+
+
+def test_out_of_memory_is_one_sentence_and_writes_nothing(
+    tmp_path: Path,
+    settings: EngineSettings,
+    bars: pd.DataFrame,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 350 MB CSV needs about 1.6 GB; short of it the import ended in pyarrow's
+    ArrowMemoryError traceback."""
+    path = bf.plain_csv(tmp_path / "bars.csv", bars)
+
+    def no_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(formats, "read_csv", no_memory)
+    done = CliRunner().invoke(data_cli, ["import", str(path), "-i", "NQ"], obj=settings)
+    assert done.exit_code == 1
+    assert done.output.startswith(f"Error: {path}: not enough memory to read it (")
+    assert "nothing was written" in done.output and len(done.output.splitlines()) == 1
+    assert not data_path("NQ", settings).exists()
+
+    # Short of memory only for the Arrow copy, made after the Parquet file is in place: the
+    # import is done (the copy is made at the first load), and says so.
+    monkeypatch.undo()
+    monkeypatch.setattr(mapped, "write_mapped", no_memory)
+    done = CliRunner().invoke(data_cli, ["import", str(path), "-i", "NQ"], obj=settings)
+    assert done.exit_code == 0, done.output
+    assert f"NQ: wrote {len(bars):,} bars" in done.output
+    assert_same_bars(settings, bars)
 
 
 def test_report_counts_every_problem_and_names_lines(

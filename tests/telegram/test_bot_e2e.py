@@ -486,3 +486,49 @@ async def test_a_long_suggested_reply_is_cut_between_words_and_answers_whole(
         [*_, again] = await fake.wait_for("answerCallbackQuery", 2)
         assert again.params["text"] == "This question was already answered."
         assert len(provider.requests) == 2
+
+
+async def test_a_suggested_reply_tapped_twice_at_once_is_asked_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p40b: two taps on a suggested reply (or on both replies) that arrived together each
+    passed the check and each asked: the model was called twice and the person got two
+    plans, the first "Replaced by…". Now the press claims the clarification: one question,
+    and the other tap is told the question was answered."""
+    fake = fake_telegram
+
+    def model(request: ModelRequest):
+        last = request.messages[-1]
+        if last.role == "tool":
+            return text("Widest range it is.")
+        if last.text == "which was the best day?":
+            return tool_call(
+                "ask_user_clarification",
+                question_text="Best by what?",
+                suggested_replies=["Widest range", "Biggest gain"],
+            )
+        return text("You're welcome.")
+
+    provider = ScriptedProvider([model] * 10)
+    async with barb_bot(fake, db_url, provider=provider):
+        asked = await ask_and_get_plan(fake, ALICE, ALICE, "which was the best day?")
+        widest, gain = keyboard_data(asked)
+        await press(fake, ALICE, ALICE, asked, widest)
+        await press(fake, ALICE, ALICE, asked, gain)
+        await fake.wait_for("answerCallbackQuery", 2)
+        await fake.wait_said(2, chat_id=ALICE)
+        # Asked after both taps: answered after whatever they started (a chat's questions
+        # are answered in the order they arrived).
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="thanks"))
+        said = await fake.wait_said(3, chat_id=ALICE)
+        while said[-1]["text"] != "You're welcome.":
+            said = await fake.wait_said(len(said) + 1, chat_id=ALICE)
+    said = [m["text"] for m in fake.said(ALICE)]
+    assert said == ["Best by what?", "Widest range it is.", "You're welcome."]
+    # The clarification, its one answer, the thanks: no second question.
+    assert len(provider.requests) == 3
+    # Either tap may win (they are handled at once); the model reads that one reply.
+    answered = provider.requests[1].messages[-1].tool_results[-1].content
+    assert answered.endswith(("Widest range", "Biggest gain"))
+    toasts = [r.params.get("text") for r in fake.calls("answerCallbackQuery")]
+    assert toasts == [None, "This question was already answered."]

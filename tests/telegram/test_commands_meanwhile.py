@@ -68,9 +68,10 @@ async def test_a_command_confirms_before_the_reply_to_the_next_message(
         plan = await ask_and_get_plan(fake, ALICE, ALICE, QUESTION)
         assert keyboard_data(plan)
         before = len(fake.said(ALICE))
-        fake.fault_next("editMessageReplyMarkup", "slow", chat_id=ALICE, delay_s=1.5)
+        # The drop writes "⏵ Cancelled." under the plan (p40b), slow to be answered.
+        fake.fault_next("editMessageText", "slow", chat_id=ALICE, delay_s=1.5)
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=command))
-        await until(lambda: fake.calls("editMessageReplyMarkup", chat_id=ALICE), "the drop", fake)
+        await until(lambda: fake.calls("editMessageText", chat_id=ALICE), "the drop", fake)
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
         # The question is in flight: from here it goes straight to wait for the chat.
         await until(lambda: questions_in_flight(svc), "the question in flight", fake)
@@ -187,10 +188,11 @@ async def test_cancel_while_the_plan_goes_out_comes_after_it_and_drops_it(
         await until(lambda: fake.calls("sendMessage", chat_id=ALICE), "the plan on the wire", fake)
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
         plan, cancelled = await fake.wait_said(2, chat_id=ALICE)
-        await until(lambda: fake.calls("editMessageReplyMarkup"), "the buttons removed", fake)
+        await until(lambda: fake.calls("editMessageText"), "the plan cancelled", fake)
 
         assert plan["text"].startswith("I'll compute"), fake.describe()
         assert cancelled["text"] == "The plan is cancelled; nothing was run."
         assert not keyboard_data(fake.message(ALICE, plan["message_id"]))
+        assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Cancelled.")
         assert rows(db_url, "SELECT status FROM pending_actions") == [("declined",)]
         assert await svc.store.in_flight.open() == []

@@ -45,6 +45,7 @@ async def send_file(
 
 
 async def test_admin_gets_the_report_and_imports_with_one_press(
+    tmp_path: Path,
     fake_telegram: FakeBotAPI,
     db_url: str,
     engine: EngineSettings,
@@ -79,8 +80,16 @@ async def test_admin_gets_the_report_and_imports_with_one_press(
         assert not keyboard_data(fake.message(ALICE, offer["message_id"]))  # buttons gone
         assert not list((engine.data_dir / ".uploads").iterdir())  # nothing left staged
 
-        # A second file replaces the data; the previous one is kept for `barb data restore`.
+        # A second file that does not continue the data (one volume corrected) replaces it,
+        # as its report says; the previous one is kept for `barb data restore`.
+        fixed = bars.copy()
+        fixed.loc[10, "volume"] += 1
+        content = bf.plain_csv(tmp_path / "again.csv", fixed, "America/Chicago").read_bytes()
         again = await send_file(fake, ALICE, content, "again.csv", caption="ES")
+        assert (
+            "Import replaces the stored ES data (6,900 bars, 2024-03-18 to 2024-03-22)"
+            in (again["text"])
+        )
         await press(fake, ALICE, ALICE, again, keyboard_data(again)[0])
         await fake.wait_for("sendMessage", 4, chat_id=ALICE)
         assert read_meta(data_path("ES", engine)).source_file == "again.csv"

@@ -182,7 +182,7 @@ async def test_a_second_press_during_the_run_says_it_is_running(
     [
         ("sendPhoto", "html_502"),
         ("sendDocument", "drop_before"),
-        ("sendPhoto", "slow"),
+        # A slow sendPhoto: test_a_photo_telegram_is_slow_to_take_arrives_once.
         ("editMessageText", "drop_before"),
     ],
 )
@@ -211,6 +211,22 @@ async def test_a_photo_delivered_but_unanswered_is_sent_again_once(
         fake.fault_next("sendPhoto", "drop_after", chat_id=ALICE)
         plan = await ask_and_press(fake)
         await assert_answered_once(fake, plan, photos=2)
+
+
+async def test_a_photo_telegram_is_slow_to_take_arrives_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p40b: Telegram took 6 s to answer the chart's upload (it does, under load), past
+    python-telegram-bot's 5 s read timeout: the bot sent it again while Telegram was
+    still taking the first, and the person got the chart twice. A send now waits for
+    Telegram's answer as long as ``Patience.answer_s``."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, patience=Patience(backoff_s=(0.05,))):
+        fake.fault_next("sendPhoto", "slow", chat_id=ALICE, delay_s=6.0)
+        plan = await ask_and_press(fake)
+        await assert_answered_once(fake, plan)
+        # Recorded on arrival: a second upload would have been sent before "Done.".
+        assert len(fake.calls("sendPhoto", chat_id=ALICE)) == 1, fake.describe()
 
 
 @pytest.mark.parametrize("error_code", [429, 500])

@@ -4,6 +4,7 @@ the fake Bot API, with the scripted model."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -47,7 +48,9 @@ async def test_another_members_cancel_reset_and_question_leave_a_plan_alone(
         assert said["text"].startswith("Your questions in this chat are forgotten")
         assert keyboard_data(fake.message(GROUP, alices["message_id"])) == []
         assert keyboard_data(fake.message(GROUP, bobs["message_id"])) == keyboard_data(bobs)
+        assert fake.message(GROUP, alices["message_id"])["text"].endswith("⏵ Cancelled.")
         edited = fake.calls("editMessageReplyMarkup", chat_id=GROUP)
+        edited += fake.calls("editMessageText", chat_id=GROUP)
         assert bobs["message_id"] not in [r.params["message_id"] for r in edited]
         # Bob's question is still in the conversation; Alice's is gone.
         kept = await svc.store.transcript.recent(GROUP, 10)
@@ -68,8 +71,18 @@ async def test_another_members_cancel_reset_and_question_leave_a_plan_alone(
 
 async def _plan_after(fake: FakeBotAPI, plan: dict[str, Any]) -> dict[str, Any]:
     """The plan message once its run has ended ("Done." edited in)."""
-    await fake.wait_for("editMessageText", 2, chat_id=GROUP)  # Running…, then Done.
+    # Running…, then Done. (Another member's plan dropped by /reset is edited too.)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20
+    while len(_edits_of(fake, plan)) < 2:
+        assert loop.time() < deadline, fake.describe()
+        await asyncio.sleep(0.02)
     return fake.message(GROUP, plan["message_id"])
+
+
+def _edits_of(fake: FakeBotAPI, plan: dict[str, Any]) -> list[Any]:
+    edits = fake.calls("editMessageText", chat_id=GROUP)
+    return [r for r in edits if r.status and r.params["message_id"] == plan["message_id"]]
 
 
 @pytest.mark.parametrize(

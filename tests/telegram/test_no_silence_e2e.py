@@ -115,8 +115,10 @@ async def test_cancel_drops_the_waiting_plan(fake_telegram: FakeBotAPI, db_url: 
         plan = await say(fake, "how many days?")
         done = await say(fake, "/cancel")
         assert done["text"] == "The plan is cancelled; nothing was run."
-        [unmarked] = await fake.wait_for("editMessageReplyMarkup", chat_id=ALICE)
-        assert unmarked.params["message_id"] == plan["message_id"]
+        # p40b: the plan said nothing once its buttons went, and read as still open.
+        shown = fake.message(ALICE, plan["message_id"])
+        assert shown["text"].endswith("⏵ Cancelled.")
+        assert "reply_markup" not in shown
         assert await svc.store.pending.open_for_chat(ALICE) == []
         # The model reads that the plan was not run.
         rows = await svc.store.transcript.recent(ALICE, 5)
@@ -129,6 +131,30 @@ async def test_cancel_drops_the_waiting_plan(fake_telegram: FakeBotAPI, db_url: 
         assert fake.calls("sendDocument") == []
         nothing = await say(fake, "/cancel")
         assert nothing["text"] == "There is no plan waiting to be cancelled."
+
+
+async def test_reset_ends_the_waiting_plan_with_a_status_line(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p40b: /reset took a waiting plan's buttons and left it without a word, unlike
+    Cancel, a newer message, Done; it now says "⏵ Cancelled." and a late Run says why."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [turn("Counting days.", tool_call("execute_query", query=COUNT_DAYS))]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await say(fake, "how many days?")
+        done = await say(fake, "/reset")
+        assert done["text"] == "Conversation forgotten (settings and usage stay)."
+        shown = fake.message(ALICE, plan["message_id"])
+        assert shown["text"] == plan["text"] + "\n\n⏵ Cancelled."
+        assert "reply_markup" not in shown
+        await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+        [answer] = await fake.wait_for("answerCallbackQuery")
+        assert answer.params["text"] == (
+            "This plan was cancelled or replaced by a newer one: it will not run."
+        )
+        assert fake.calls("sendPhoto") == []
 
 
 async def test_start_deep_link_opens_with_its_example(
