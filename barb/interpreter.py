@@ -81,7 +81,6 @@ from barb.long_results import BuiltOnce, spread_rows
 from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
 from barb.result import (
-    WHOLE_MAX_ROWS,
     Metadata,
     PartGroup,
     Result,
@@ -217,7 +216,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += short_sessions_caveat(plan, output.table)
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
-    warnings += holiday_close_caveat(plan, output.kept, frame)
+    warnings += holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     picked = picked_short_caveat(plan, ctx, frame, keep, output)
@@ -228,7 +227,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
-    warnings += missing_days_caveat(plan, scope, ctx, _listed_dates(plan, output.kept))
+    warnings += missing_days_caveat(plan, scope, ctx, _listed_dates(plan, output))
     warnings += unnumbered_holidays_caveat(plan, scope, ctx, output.passed)
     warnings += session_gap_caveat(plan)
     warnings += window_vwap_caveat(plan)
@@ -439,12 +438,13 @@ def _then_without(
     return again
 
 
-def _listed_dates(plan: Plan, kept: pd.DataFrame | None) -> np.ndarray | None:
+def _listed_dates(plan: Plan, output: StageOutput) -> np.ndarray | None:
     """The trading dates of the first stage's rows when the model reads them one by one (a
-    table of at most ``WHOLE_MAX_ROWS``, no second stage); else None."""
+    table shown whole, ``Summary.whole``; no second stage); else None."""
+    kept = output.kept
     if plan.then is not None or plan.first.shape != "table" or kept is None:
         return None
-    if len(kept) > WHOLE_MAX_ROWS or "trading_date" not in kept.columns:
+    if not output.summary.whole or "trading_date" not in kept.columns:
         return None
     return kept["trading_date"].to_numpy()
 
