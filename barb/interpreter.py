@@ -80,7 +80,14 @@ from barb.lineage import nodes
 from barb.long_results import BuiltOnce, spread_rows
 from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
-from barb.result import WHOLE_MAX_ROWS, Metadata, Result, RowsBuilder, sort_order
+from barb.result import (
+    Metadata,
+    PartGroup,
+    Result,
+    RowsBuilder,
+    compare_whole_groups,
+    sort_order,
+)
 from barb.script import ast
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
@@ -209,7 +216,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += short_sessions_caveat(plan, output.table)
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
-    warnings += holiday_close_caveat(plan, output.kept, frame)
+    warnings += holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     picked = picked_short_caveat(plan, ctx, frame, keep, output)
@@ -220,7 +227,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
-    warnings += missing_days_caveat(plan, scope, ctx, _listed_dates(plan, output.kept))
+    warnings += missing_days_caveat(plan, scope, ctx, _listed_dates(plan, output))
     warnings += unnumbered_holidays_caveat(plan, scope, ctx, output.passed)
     warnings += session_gap_caveat(plan)
     warnings += window_vwap_caveat(plan)
@@ -245,6 +252,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         cut_groups = [g for g in (cut_group(plan, c) for c in cuts) if g is not None]
         said = open_group_caveat(plan, cut_short, output.kept, cut=cut_groups)
         parts = part_groups(plan, cut_short, said, cuts)
+        if plan.then is None and output.table is not None:  # the model's highest and lowest
+            table = output.table
+            found = {g.label: g for g in parts.groups if g is not None}
+            whole = [PartGroup(g.label, g.unit, g.rows(table)) for g in found.values()]
+            compare_whole_groups(output.summary, table, whole)
         keys = [name for name, _ in plan.first.group_keys]
         ranked = parts.rank(plan.first.sort, keys, output.groups)
         if ranked is not None and ranked.group is cut_short:
@@ -366,6 +378,7 @@ def _second_stage(
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
     ctx.rows_are_weeks = groups_weeks(plan.first)
+    ctx.rows_are_groups = plan.first.shape == "grouped"
     ctx.row_dates = day_key(plan.first)
     output = _then_stage(plan, rows, first.order, ctx, day_open, query=plan.query)
     output.warnings += then_history_caveat(
@@ -425,12 +438,13 @@ def _then_without(
     return again
 
 
-def _listed_dates(plan: Plan, kept: pd.DataFrame | None) -> np.ndarray | None:
+def _listed_dates(plan: Plan, output: StageOutput) -> np.ndarray | None:
     """The trading dates of the first stage's rows when the model reads them one by one (a
-    table of at most ``WHOLE_MAX_ROWS``, no second stage); else None."""
+    table shown whole, ``Summary.whole``; no second stage); else None."""
+    kept = output.kept
     if plan.then is not None or plan.first.shape != "table" or kept is None:
         return None
-    if len(kept) > WHOLE_MAX_ROWS or "trading_date" not in kept.columns:
+    if not output.summary.whole or "trading_date" not in kept.columns:
         return None
     return kept["trading_date"].to_numpy()
 

@@ -28,9 +28,9 @@ from barb.instruments import Instrument, available_instruments, load_instrument
 from barb.result import (
     EDGE_ROWS,
     MAX_SHOWN_VALUES,
+    WHOLE_ANY_ROWS,
+    WHOLE_MAX_CELLS,
     WHOLE_MAX_NARROW_ROWS,
-    WHOLE_MAX_ROWS,
-    WHOLE_MAX_VALUES,
 )
 from barb.script.functions import FunctionSpec
 from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
@@ -260,14 +260,14 @@ def _result_lines() -> list[str]:
     )
     return [
         "RESULT: you read a summary; the person sees the full table, chart and CSV.",
-        f"- Up to {2 * EDGE_ROWS} rows ({WHOLE_MAX_ROWS} of at most {WHOLE_MAX_VALUES} value "
-        f"columns, {WHOLE_MAX_NARROW_ROWS} of 1): every row, one a line, under a comma-separated "
+        f"- Up to {WHOLE_ANY_ROWS} rows ({WHOLE_MAX_NARROW_ROWS} if rows × value columns ≤ "
+        f"{WHOLE_MAX_CELLS}): every row, one a line, under a comma-separated "
         f"header (n/a = empty). Rows list at most {MAX_SHOWN_VALUES} value columns; "
         "'not listed:' names the rest.",
         f"- Bigger: the first {EDGE_ROWS} and the last {EDGE_ROWS} rows in the table's order, "
         "which the first line names (in time order, sorted by chg ascending, or by group "
-        "key): first means top of that order, not earliest or best. Then min/max/mean of your "
-        "columns and, for groups, the highest and lowest group.",
+        "key): first means top of that order, not earliest or best. Then each column's "
+        "min/max (with its row)/mean; for groups, the highest and lowest group.",
         f"- Rows of daily+ bars start with their label: {labels}. Intraday rows: timestamp.",
         "- Rows show your select (else your map's columns), then your sort column; "
         "with neither, open, high, low, close. You read no other column: list them in select.",

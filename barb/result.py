@@ -1,9 +1,10 @@
 """The result contract (seed 001): a compact ``summary`` for the model, full data for people.
 
 The model only ever reads ``render_summary(result)`` (``barb.summary_text``). A small result
-(up to 25 rows and 4 value columns, or as many cells in up to 60 narrower rows) is in its
-summary whole, a row per line; a bigger one is summarized as seed 001 decided (stats of the
-query's columns, the extreme groups) plus its top and bottom rows in the table's own order.
+(up to 20 rows, or 60 of at most 100 value cells: 25 rows of 4, 40 of 2) is in its summary
+whole, a row per line; a bigger one is summarized as seed 001 decided (stats of the query's
+columns, each min and max named by its row, the extreme groups) plus its top and bottom rows
+in the table's own order.
 ``table`` and ``source_rows`` are for the person (chart, CSV), ``metadata`` says what was
 scanned and where the data came from (a synthetic sample is always marked as such).
 """
@@ -30,11 +31,17 @@ ResultType = Literal["scalar", "dict", "table", "grouped"]
 # 450-650 o200k tokens for 25 rows of 4 prices or ratios (docs/benchmarks.md).
 WHOLE_MAX_ROWS = 25
 WHOLE_MAX_VALUES = 4
-# A longer, narrower one too, within the same number of cells: a histogram's 37 buckets
-# (key, count) are read whole, where the first and last five held 1 to 3 days each and the
-# middle, where the days are, was left out. Up to this many rows.
-WHOLE_MAX_CELLS = WHOLE_MAX_ROWS * (1 + WHOLE_MAX_VALUES)
+# The budget is the value cells listed, whatever their shape (the keys naming a row cost a
+# few tokens, its values 3-5 each): 40 weekday × hour cells of 2 values are read whole, where
+# the first and last five hid Wednesday's 13:30, the FOMC hour (p40e Q27); so are 18 years
+# of 5 values, or a histogram's 37 buckets of one count. Up to this many rows.
+WHOLE_MAX_CELLS = WHOLE_MAX_ROWS * WHOLE_MAX_VALUES
 WHOLE_MAX_NARROW_ROWS = 60
+# Up to this many rows, a result is whole however many columns it has (up to
+# MAX_SHOWN_VALUES): its summary, the first and last five, the two extreme groups and a line
+# of extremes per column, costs more than the rows it leaves out. 18 years of 7 columns read
+# 868 o200k tokens summarized, 788 whole (docs/benchmarks.md).
+WHOLE_ANY_ROWS = 20
 # A bigger one: this many rows from each end, in the table's order ...
 EDGE_ROWS = 5
 # ... with at most this many value columns each (the rest are only named).
@@ -44,9 +51,17 @@ BAR_VALUES = ("open", "high", "low", "close")
 
 
 class ColumnStats(BaseModel):
+    """A column's extremes and mean; each extreme named by the row it is on (its bar label
+    or group keys, ``["2020"]``) and by how many other rows tie with it, so that "the worst
+    day, -12.6" comes with its year where the rows holding it are not listed (p40e Q11)."""
+
     min: float | None
     max: float | None
     mean: float | None
+    min_at: list[Any] | None = None
+    max_at: list[Any] | None = None
+    min_ties: int = 0
+    max_ties: int = 0
 
 
 class Summary(BaseModel):
@@ -75,10 +90,14 @@ class Summary(BaseModel):
     whole: bool = False
     top: list[list[Any]] | None = None
     bottom: list[list[Any]] | None = None
+    # A table's query columns, a grouped result's value columns (the compared one first).
     stats: dict[str, ColumnStats] = Field(default_factory=dict)
-    # Grouped results: the groups with the smallest and largest first value (seed 001).
+    # Grouped results: the groups with the smallest and largest compared value (seed 001).
     min: dict[str, Any] | None = None
     max: dict[str, Any] | None = None
+    # The part groups (of the data's unfinished year) that min, max and stats leave out,
+    # each said with its values: "2026's 4 groups (part of their year; up_days 0 to 1)".
+    left_out: list[str] = Field(default_factory=list)
 
 
 class ShortWeek(BaseModel):
@@ -300,7 +319,11 @@ def _values(series: pd.Series) -> Any:
     return series.to_numpy() if isinstance(series.dtype, np.dtype) else series.array
 
 
-def _stats(series: pd.Series) -> ColumnStats | None:
+def _stats(
+    series: pd.Series, frame: pd.DataFrame | None = None, keys: Sequence[str] = ()
+) -> ColumnStats | None:
+    """Min, max and mean of a numeric column; with ``keys``, each extreme named by the keys'
+    values on its first row in ``frame`` and the count of other rows equal to it."""
     if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
         return None
     # numpy on the float values: the same sums and extremes as pandas' skipna reductions,
@@ -310,14 +333,23 @@ def _stats(series: pd.Series) -> ColumnStats | None:
     count = len(values) - int(missing.sum())
     if not count:
         return ColumnStats(min=None, max=None, mean=None)
-    present = values[~missing] if count < len(values) else values
     # The mean as pandas takes it: missing values summed as zeros, divided by the count.
     total = np.where(missing, 0.0, values).sum() if count < len(values) else values.sum()
-    return ColumnStats(
-        min=short_value(present.min()),
-        max=short_value(present.max()),
+    low, high = int(np.nanargmin(values)), int(np.nanargmax(values))
+    stats = ColumnStats(
+        min=short_value(values[low]),
+        max=short_value(values[high]),
         mean=short_value(total / count),
     )
+    if frame is not None and keys:
+        stats.min_at, stats.max_at = _key_values(frame, low, keys), _key_values(frame, high, keys)
+        stats.min_ties = int((values == values[low]).sum()) - 1
+        stats.max_ties = int((values == values[high]).sum()) - 1
+    return stats
+
+
+def _key_values(frame: pd.DataFrame, position: int, keys: Sequence[str]) -> list[Any]:
+    return [short_value(_values(frame[k])[position]) for k in keys]
 
 
 def sort_order(sort: Sequence[tuple[str, bool]]) -> str:
@@ -332,11 +364,10 @@ def _list_rows(summary: Summary, table: pd.DataFrame, keys: list[str], values: l
     n = len(table)
     shown = keys + values[:MAX_SHOWN_VALUES]
     summary.shown, summary.unlisted = shown, values[MAX_SHOWN_VALUES:]
-    small = len(values) <= WHOLE_MAX_VALUES
-    # One value column is read whole up to the narrow rows whatever its keys: CPI days' mean
-    # range by hour and by cpi (2 keys, 46 rows) hid the 08:00 rows the question was about.
-    narrow = n <= WHOLE_MAX_NARROW_ROWS and (n * len(shown) <= WHOLE_MAX_CELLS or len(values) == 1)
-    summary.whole = n <= 2 * EDGE_ROWS or (n <= WHOLE_MAX_ROWS and small) or narrow
+    # The value cells alone are counted, not the keys: CPI days' mean range by hour and by
+    # cpi (2 keys, 46 rows) hid the 08:00 rows the question was about when they were.
+    cells = n * (len(shown) - len(keys))
+    summary.whole = n <= WHOLE_ANY_ROWS or (n <= WHOLE_MAX_NARROW_ROWS and cells <= WHOLE_MAX_CELLS)
     if summary.whole:
         summary.top = _cells(table, shown, 0, n)
     else:
@@ -378,7 +409,8 @@ def summarize_table(
     stats = {}
     for name in dict.fromkeys(stat_columns):
         if name in table.columns and name not in hidden and name != label:
-            col_stats = _stats(table[name])
+            # Each extreme named by its bar: "max=23.95" alone left the month out (p40e Q15).
+            col_stats = _stats(table[name], table, [label] if label else ())
             if col_stats is not None:
                 stats[name] = col_stats
     summary = Summary(
@@ -400,7 +432,8 @@ def _with_midnight_clock(summary: Summary) -> None:
     """Intraday rows name their bar by date and time, 00:00 too: a cell reads a midnight
     timestamp as a date, and the hourly row "2026-01-06" between 23:00 and 01:00 read as a
     day."""
-    for row in [*(summary.top or []), *(summary.bottom or [])]:
+    at = [s.min_at for s in summary.stats.values()] + [s.max_at for s in summary.stats.values()]
+    for row in [*(summary.top or []), *(summary.bottom or []), *(a for a in at if a)]:
         if isinstance(row[0], str) and len(row[0]) == len("2026-01-06"):
             row[0] += " 00:00"
 
@@ -416,7 +449,9 @@ def summarize_grouped(
 ) -> Summary:
     """Groups result: how many, every group when they are few; otherwise the groups with the
     smallest and largest value of the column the question is about (``_compared_column``),
-    its stats, and the first and last groups in order."""
+    every value column's stats with the groups of its extremes (that column first), and the
+    first and last groups in order. Years of mean range, std, worst and best day named their
+    extremes by the mean range alone: 2020's -12.6% worst day was in no line (p40e Q11)."""
     order = sort_order(sort) if sort else "ordered by " + ", ".join(by)
     summary = Summary(
         type="grouped", rows=len(table), by=by, columns=list(table.columns), order=order
@@ -430,14 +465,73 @@ def summarize_grouped(
     main = _compared_column(table, values, sort, counts, made)
     numeric = pd.to_numeric(table[main], errors="coerce")
     if numeric.notna().any():
-        col_stats = _stats(numeric)
+        col_stats = _stats(numeric, table, by)
         if col_stats is not None:
             summary.stats = {main: col_stats}
         floats = numeric.to_numpy(dtype="float64")
         shown = summary.shown or []
         summary.min = _row(table, int(np.nanargmin(floats)), shown)
         summary.max = _row(table, int(np.nanargmax(floats)), shown)
+    if not summary.whole:  # listed whole, every extreme is in sight
+        for name in (summary.shown or [])[len(by) :]:
+            col_stats = None if name in summary.stats else _stats(table[name], table, by)
+            if col_stats is not None and col_stats.min is not None:
+                summary.stats[name] = col_stats
     return summary
+
+
+@dataclass(frozen=True)
+class PartGroup:
+    """Groups holding part of their period (the data's unfinished year), as the summary
+    names them: ``label`` 2026, ``unit`` year, and which of the table's rows they are."""
+
+    label: str
+    unit: str
+    rows: np.ndarray
+
+
+def compare_whole_groups(summary: Summary, table: pd.DataFrame, parts: Sequence[PartGroup]) -> None:
+    """Name the highest and lowest of whole groups only, when a part group would be one, and
+    say which were left out: year by weekday named "lowest up_days: year=2026, wd=Tue,
+    up_days=0, days=1", a 1-day group, where the whole years' lowest was 17 of 52 days."""
+    if summary.type != "grouped" or not summary.stats or summary.min is None:
+        return
+    column = next(iter(summary.stats))
+    if column not in table.columns:
+        return
+    values = pd.to_numeric(table[column], errors="coerce").to_numpy(dtype="float64")
+    part = np.zeros(len(table), dtype=bool)
+    for group in parts:
+        part |= group.rows
+    whole = ~part & np.isfinite(values)
+    if not whole.any() or not (part & np.isfinite(values)).any():
+        return
+    lo, hi = values[whole].min(), values[whole].max()
+    if not ((values[part] < lo) | (values[part] > hi)).any():
+        return  # no part group is an extreme: nothing named changes
+    shown = summary.shown or []
+    at = np.flatnonzero(whole)
+    summary.min = _row(table, int(at[np.argmin(values[at])]), shown)
+    summary.max = _row(table, int(at[np.argmax(values[at])]), shown)
+    # Every column's figures across groups, of the whole groups alone.
+    kept = table[~part].reset_index(drop=True)
+    keys = [k for k in summary.by or [] if k in kept.columns]
+    for name in list(summary.stats):
+        if name in kept.columns:
+            stats = _stats(kept[name], kept, keys)
+            if stats is not None:
+                summary.stats[name] = stats
+    cells = _values(table[column])  # as the rows print them: 0, not 0.0
+    for group in parts:
+        held = np.flatnonzero(group.rows & np.isfinite(values))
+        if not len(held):
+            continue
+        low = short_value(cells[held[np.argmin(values[held])]])
+        high = short_value(cells[held[np.argmax(values[held])]])
+        span = f"{low}" if low == high else f"{low} to {high}"
+        count = int(group.rows.sum())
+        name = group.label if count == 1 else f"{group.label}'s {count} groups"
+        summary.left_out.append(f"{name} (part of their {group.unit}; {column} {span})")
 
 
 def _compared_column(

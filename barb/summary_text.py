@@ -2,9 +2,10 @@
 
 A small table is written whole, compactly: one header line of column names, then one line
 of comma-separated values per row, the bar label or group keys first. A bigger one gets its
-first and last rows in the table's order (said in words), the stats of the query's columns
-and, for groups, the extreme groups. Numbers carry no thousands separators (a year is 2023,
-not 2,023); counts in sentences do, and agree with their noun ("1 row").
+first and last rows in the table's order (said in words), the stats of the query's columns,
+each extreme named by its row ("max=23.95 (2020-10)"), and, for groups, the extreme groups.
+Numbers carry no thousands separators (a year is 2023, not 2,023); counts in sentences do,
+and agree with their noun ("1 row").
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from barb.result import EDGE_ROWS, Result, Summary, label_meaning, short_value
+from barb.result import EDGE_ROWS, ColumnStats, Result, Summary, label_meaning, short_value
 
 
 def count_text(n: int, noun: str) -> str:
@@ -66,6 +67,23 @@ def _cell(value: Any) -> str:
     return text
 
 
+def _stats_text(st: ColumnStats) -> str:
+    """``min=-22.16 (2008-04), max=23.95 (2020-10), mean=0.9023``: each extreme with the
+    row it is on, by its label or group keys' values (their names head the listing), and
+    how many more rows hold it: ``max=259 (2008 and 3 more)``."""
+    return (
+        f"min={value_text(st.min)}{_at(st.min_at, st.min_ties)}, "
+        f"max={value_text(st.max)}{_at(st.max_at, st.max_ties)}, mean={value_text(st.mean)}"
+    )
+
+
+def _at(keys: list[Any] | None, ties: int) -> str:
+    if not keys:
+        return ""
+    more = f" and {ties:,} more" if ties else ""
+    return f" ({', '.join(value_text(k) for k in keys)}{more})"
+
+
 def _pairs(row: dict[str, Any], samples: dict[str, int] | None = None) -> str:
     samples = samples or {}
     return ", ".join(f"{k}={value_text(v)}{_over(samples.get(k))}" for k, v in row.items())
@@ -114,11 +132,7 @@ def _table_lines(s: Summary, timeframe: str) -> list[str]:
     if s.whole:
         lines += _means(s, "mean")
     else:
-        for name, st in s.stats.items():
-            lines.append(
-                f"{name}: min={value_text(st.min)}, max={value_text(st.max)}, "
-                f"mean={value_text(st.mean)}"
-            )
+        lines += [f"{name}: {_stats_text(st)}" for name, st in s.stats.items()]
     return lines
 
 
@@ -139,14 +153,18 @@ def _grouped_lines(s: Summary) -> list[str]:
         # No mean of the groups' values: it is not the overall figure (a mean of yearly
         # shares weights a four-day year like a whole one), and a model would read it so.
         return lines
-    for name, st in s.stats.items():
+    # The compared column's extreme groups whole, then every column's extremes by group.
+    for name in list(s.stats)[:1]:
         if s.max:
             lines.append(f"highest {name}: {_pairs(s.max)}")
         if s.min:
             lines.append(f"lowest {name}: {_pairs(s.min)}")
+    lines += [f"{name} across groups: {_stats_text(st)}" for name, st in s.stats.items()]
+    if s.left_out:
         lines.append(
-            f"{name} across groups: min={value_text(st.min)}, max={value_text(st.max)}, "
-            f"mean={value_text(st.mean)}"
+            "Highest, lowest and the figures across groups are of whole groups, leaving out "
+            + ", ".join(s.left_out)
+            + "."
         )
     return lines
 

@@ -153,6 +153,15 @@ def _is_minute_of_day(expr: ast.Expr) -> bool:
     return False
 
 
+def is_minute_of_hour(name: str, query: Mapping[str, Any]) -> bool:
+    """Whether ``name`` holds ``minute()``, the minute within its hour (0 to 59): beside an
+    hour key the two name one time of day (hour 15, minute 15 is the 15:15 bar)."""
+    if name == "minute" and name in called_key_names(query):
+        return True
+    source = Lineage(query).values_of(name, CARRIES_VALUE)
+    return source is not None and _bare_call(source) == "minute"
+
+
 def is_clock_name(name: str, query: dict[str, Any]) -> bool:
     """Whether ``name`` holds minutes of the day."""
     return time_kind(name, query) == "minute"

@@ -1,11 +1,12 @@
-"""What the model reads for results of up to 25 rows and 4 values, in real tokens.
+"""What the model reads for results of up to 100 value cells, and beyond, in real tokens.
 
     .venv/bin/python bench/summary_tokens.py [--instrument NQ]
 
 For each representative result on the sample: its rows, the tokens (o200k, the tokenizer of
 GPT-4o and later, via the dev dependency bpe-openai) of the whole text the model reads, of
 the listing alone (header and rows), and the floor of that listing: what its cells cost one
-by one with one separator each, however they were laid out.
+by one with one separator each, however they were laid out. A result too big to be listed
+whole is measured as it is read: its first and last rows, then each column's extremes.
 """
 
 from __future__ import annotations
@@ -47,6 +48,58 @@ RESULTS = {
         "map": {"ret_pct": RET, "range_pct": "range / open * 100"},
         "select": ["ret_pct", "range_pct", "volume", "close"],
     },
+    "per-year table, 18 x 5": {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2008:2025",
+        "map": {"ret": RET},
+        "group_by": "year()",
+        "select": [
+            "mean(range) as r",
+            "count() as n",
+            "std(ret) as v",
+            "min(ret) as worst",
+            "max(ret) as best",
+        ],
+    },
+    "weekday x hour grid, 40 x 2": {
+        "session": "RTH",
+        "from": "1h",
+        "map": {"wd": "dayname()", "t": "time()"},
+        "group_by": ["wd", "t"],
+        "select": ["mean(range) as rng", "mean(close > open) as up"],
+    },
+    "per-year table, 18 x 7": {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2008:2025",
+        "map": {"ret": RET, "rp": "range / open * 100"},
+        "group_by": "year()",
+        "select": [
+            "mean(rp) as avg_range_pct",
+            "max(rp) as max_range_pct",
+            "mean(ret > 0) as up_share",
+            "std(ret) as vol",
+            "min(ret) as worst",
+            "max(ret) as best",
+            "mean(volume) as avg_vol",
+        ],
+    },
+    "monthly returns, 216 rows (summarized)": {
+        "session": "RTH",
+        "from": "monthly",
+        "period": "2008:2025",
+        "map": {"ret": RET},
+        "select": "ret",
+    },
+    "year x month, 216 x 3 (summarized)": {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2008:2025",
+        "map": {"ret": RET},
+        "group_by": ["year()", "month()"],
+        "select": ["sum(ret) as ret", "std(ret) as vol", "max(range) as max_range"],
+    },
     "weekday stats, 5 x 4": {
         "session": "RTH",
         "from": "daily",
@@ -78,9 +131,12 @@ def main() -> None:
         assert result.ok, result.to_dict()
         text = render_summary(result)
         lines = text.splitlines()
-        rows = result.summary.rows or 0
-        listing = "\n".join(lines[1 : rows + 2])
-        cells = [cell for line in lines[2 : rows + 2] for cell in line.split(",")]
+        summary = result.summary
+        rows = summary.rows or 0
+        # The header, the rows listed and, between the first and the last, the gap's marker.
+        listed = len(summary.top or []) + len(summary.bottom or []) + (0 if summary.whole else 1)
+        listing = "\n".join(lines[1 : listed + 2])
+        cells = [cell for line in lines[2 : listed + 2] for cell in line.split(",")]
         floor = sum(tokens(cell) + 1 for cell in cells)
         print(f"| {name} | {rows} | {tokens(text)} | {tokens(listing)} | {floor} |")
 

@@ -156,7 +156,7 @@ class _Spread:
     def value(self) -> str:
         band = NOISE_ERRORS * self.error
         # A share of 1 (every row true) has no spread; its error's rounding left 6.8e-09.
-        if band <= 1e-9 * max(1.0, abs(self.mean)):
+        if band <= 1e-6 * max(1.0, abs(self.mean)):
             band = 0.0
         return f"{value_text(self.mean)} ± {two_digits(band)}"
 

@@ -34,7 +34,6 @@ from barb.caveats.short_sessions import without_rows
 from barb.events.rules import us_market_closed
 from barb.lineage import nodes
 from barb.planning import Plan, StagePlan
-from barb.result import WHOLE_MAX_ROWS
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.sessions import MINUTES_PER_DAY
@@ -51,8 +50,8 @@ HOLIDAY_CALENDAR = frozenset({"holiday", "pre_holiday", "post_holiday"})
 # November (a quarter), not every Tuesday (8% follow a holiday Monday) or all days (2.5%,
 # which would put the warning under every daily-return answer).
 NOTABLE_SHARE = 0.1
-# Rows named by date, when the model reads the rows one by one (a table of at most
-# WHOLE_MAX_ROWS); otherwise one example.
+# Rows named by date, when the model reads the rows one by one (a table
+# shown whole, ``Summary.whole``); otherwise one example.
 NAMED_ROWS = 5
 # The form that leaves out the ETH rows after an early close or a closure: prev(early_close())
 # holds after a holiday's 13:00 session and an early close's 13:15, post_holiday() after a
@@ -63,13 +62,17 @@ FULL_BREAK_ONLY = '"where": "not prev(early_close()) and not post_holiday()"'
 
 
 def holiday_close_caveat(
-    plan: Plan, kept: pd.DataFrame | None, frame: pd.DataFrame | None = None
+    plan: Plan,
+    kept: pd.DataFrame | None,
+    frame: pd.DataFrame | None = None,
+    *,
+    whole: bool = False,
 ) -> list[str]:
     """Daily rows kept (``kept``; the rows a limit lists when it picks them) whose previous
     date of the session is a US holiday session, in a stage that reads prev(close) and not
     the form that steps back over it. A holiday session a join left out of the rows
     (``frame``: CL's 2023-01-02, when NQ had none) is not what prev(close) reads, and is
-    not said."""
+    not said. ``whole``: the model reads the rows one by one (``Summary.whole``)."""
     stage = plan.first
     eth = plan.session == "ETH"
     if plan.timeframe.name != "daily" or (eth and not stage.calls & HOLIDAY_CALENDAR):
@@ -90,7 +93,7 @@ def holiday_close_caveat(
         after &= held
     if eth and after.any():
         after &= ~_beside(plan, kept, days[np.maximum(rows - 1, 0)])
-    seen = stage.shape == "table" and len(kept) <= WHOLE_MAX_ROWS
+    seen = stage.shape == "table" and whole
     asked = bool(stage.calls & HOLIDAY_CALENDAR)
     if not after.any() or not (seen or asked or _notable(plan, kept, after)):
         return []

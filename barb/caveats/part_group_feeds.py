@@ -81,7 +81,7 @@ def _fed_text(
         pairs = zip(keys, values, strict=True)
         named = ", ".join(f"{k} {value_text(v)}" for k, v in pairs)
     if np.count_nonzero(members) < 2:
-        return ""  # the group is the part alone: nothing to compare it with
+        return _alone_text(items, ctx, rows[members], named, unit)
     moved = []
     for item in items:
         with_it = _value(item, ctx, rows[members])
@@ -103,6 +103,24 @@ def _fed_text(
     return (
         f"{where} second stage's {stats} {verb} over {n}, this {unit} among them: without it "
         f"{withouts}."
+    )
+
+
+def _alone_text(
+    items: list[SelectItem], ctx: EvalContext, rows: pd.DataFrame, named: str, unit: str
+) -> str:
+    """' In the second stage it is the only row of year 2026: its best_month (1) and n (0)
+    are this month's own, compared with no other.' The best month of each year read month 1,
+    0 inside days, for 2026, whose 4 days are all of January (p40e Q09): a best of one. Not
+    of a count of the rows (1, plainly), nor of an ungrouped stage."""
+    items = [item for item in items if not _is_count(item.expr)]
+    if not named or not items:
+        return ""
+    stats = listed_text([f"{item.name} ({value_text(_value(item, ctx, rows))})" for item in items])
+    verb = "is" if len(items) == 1 else "are"
+    return (
+        f" In the second stage it is the only row of {named}: its {stats} {verb} this "
+        f"{unit}'s own, compared with no other."
     )
 
 

@@ -648,11 +648,26 @@ def _number(value: float) -> str:
 
 
 def _percent_form(item: SelectItem, maps: dict[str, ast.Expr], query: dict) -> str:
-    """The percent form of the distance ``item`` aggregates (``percent_of``)."""
-    for node in ast.walk(item.expr):
+    """The percent form of the distance ``item`` aggregates (``percent_of``). A difference
+    of aggregates is in percent of its rows' first open: ``(max(high) -
+    min(low)) / first(open) * 100`` for ``max(high) - min(low)``, an hour's range, whose
+    first aggregate alone gave "high / open * 100", a price level, not a size (p40e Q31)."""
+    expr = item.expr
+    if (
+        isinstance(expr, ast.Binary)
+        and expr.op == "-"
+        and all(_has_aggregate(side) for side in (expr.left, expr.right))
+    ):
+        text = f"{_operand(expr)} / first(open) * 100"
+        return _DEFAULT_PERCENT if HIDDEN in text else text
+    for node in ast.walk(expr):
         if isinstance(node, ast.Call) and _aggregate(node) and node.args:
             return percent_of(node.args[0], maps, query)
     return _DEFAULT_PERCENT
+
+
+def _has_aggregate(expr: ast.Expr) -> bool:
+    return any(isinstance(n, ast.Call) and _aggregate(n) for n in ast.walk(expr))
 
 
 def percent_of(distance: ast.Expr, maps: dict[str, ast.Expr], query: dict) -> str:

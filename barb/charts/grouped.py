@@ -98,7 +98,7 @@ from barb.lineage import Lineage, called_key_names, group_key_names, written_key
 from barb.period_rows import still_open
 from barb.result import Metadata, Result, ShortWeek
 from barb.script import ast
-from barb.time_keys import from_the_open, minutes_of_day
+from barb.time_keys import from_the_open, is_minute_of_hour, minutes_of_day
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
 MAX_HOUR_GROUPS = 24  # groups of times of day this few are hours or longer
@@ -138,7 +138,9 @@ class Groups:
     # The group of the session's short last bar (16:30-17:00 of hourly RTH bars).
     short: ShortBar | None = None
     # The group the data's end cuts short (2026's 4 days by year): drawn hollow, noted.
-    open_at: int | None = None
+    # Of several keys, each of its groups: 2026's Mon … Fri by year and weekday.
+    open_at: tuple[int, ...] = ()
+    open_label: str = ""  # what the note calls it: "2026", not one of its groups
     # Groups the period's edges or the data's start cut (the 1-day week "last_2_weeks"
     # begins in): drawn hollow, noted, not ranked, like the open one.
     cut_at: tuple[int, ...] = ()
@@ -155,6 +157,9 @@ class Groups:
     thinned: Thinned | None = None
     # Buckets of a number (``floor(ret_pct, 0.5)``): each bar at its place on a number line.
     buckets: Buckets | None = None
+    # Two keys, an hour and its minute, that name one time of day (``15:15``): highest and
+    # lowest are the grid's, not each minute's series' ("15 ▲15:00 12,416" was 15:15's).
+    one_clock: bool = False
 
     def compared(self, values: np.ndarray) -> np.ndarray:
         """Which groups highest and lowest compare: finite values of groups the result
@@ -167,8 +172,7 @@ class Groups:
 
     def part_rows(self) -> tuple[int, ...]:
         """The groups that hold only part of their week, month or year."""
-        opened = () if self.open_at is None else (self.open_at,)
-        return opened + self.cut_at
+        return self.open_at + self.cut_at
 
     def extremes(
         self, values: np.ndarray, shown: Sequence[str] | None = None
@@ -274,26 +278,27 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     grid = bar_grid(result)
     if grid is not None and grid.crosses_midnight and not by_value:
         table = _from_the_open(table, by, result.query, grid)
-    open_at = _open_row(table, by, result)
+    open_at = _open_rows(table, by, result)
     ranked = cut_by_limit(result, table)  # of the table's length, before it is thinned
-    if ranked and open_at is not None:
+    if ranked and open_at:
         table = _with_first_whole(table, by, result)
     cut_at = _cut_rows(table, result, open_at)
-    begun = _begun_rows(table, result, (*_opened(open_at), *cut_at))
+    begun = _begun_rows(table, result, (*open_at, *cut_at))
     cut_at = tuple(sorted({*cut_at, *begun}))
-    thinned = _thinned(table, columns, listed, (*_opened(open_at), *cut_at), result)
+    thinned = _thinned(table, columns, listed, (*open_at, *cut_at), result)
     if thinned is not None:  # everything past here costs by the group
         table = table.iloc[thinned.rows].reset_index(drop=True)
         listed = tuple(listed[i] for i in thinned.rows) if listed else ()
-        if open_at is not None:
-            open_at = int(np.searchsorted(thinned.rows, open_at))
+        open_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in open_at)
         cut_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in cut_at)
         begun = {int(np.searchsorted(thinned.rows, at)): n for at, n in begun.items()}
     keys = key_labels(table, by, result.query, words, grid)
     labels = [" · ".join(parts) for parts in zip(*keys, strict=True)] if by else []
     labels = labels or group_labels(table, by)
     named_by, starts = run_start_labels(table, by, result)
-    labels = starts or labels
+    clock = _hour_and_minute(table, by, result.query)
+    labels = starts or clock or labels
+    open_label = _open_label(by, keys, labels, open_at, result)
     short = short_bar(result, table, by)
     if ranked:
         return Groups(
@@ -305,6 +310,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             left_out=left_out,
             short=short,
             open_at=open_at,
+            open_label=open_label,
             cut_at=cut_at,
             begun=begun,
             named_by=named_by,
@@ -326,6 +332,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         left_out=left_out,
         short=short,
         open_at=open_at,
+        open_label=open_label,
         cut_at=cut_at,
         begun=begun,
         listed=listed,
@@ -333,7 +340,20 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         named_by=named_by,
         thinned=thinned,
         buckets=buckets,
+        one_clock=clock is not None,
     )
+
+
+def _hour_and_minute(table: pd.DataFrame, by: list[str], query: dict[str, Any]) -> list[str] | None:
+    """The time of day each group of ``hour()`` and ``minute()`` keys names (hour 15,
+    minute 15: ``15:15``), else None: joined as "15:00 · 15" it read as the 15:00 bar."""
+    if len(by) != 2 or clock_kind(by[0], table[by[0]], query) != "hour":
+        return None
+    if not is_minute_of_hour(by[1], query):
+        return None
+    hours = pd.to_numeric(table[by[0]], errors="coerce").to_numpy(dtype="float64")
+    minutes = pd.to_numeric(table[by[1]], errors="coerce").to_numpy(dtype="float64")
+    return [time_text(m, "minute") for m in hours * 60 + minutes]
 
 
 def _with_first_whole(table: pd.DataFrame, by: list[str], result: Result) -> pd.DataFrame:
@@ -395,10 +415,6 @@ def _thinned(
     return thin_groups(table, columns, compared, keep=parts, total=total)
 
 
-def _opened(open_at: int | None) -> tuple[int, ...]:
-    return () if open_at is None else (open_at,)
-
-
 def _hours_with_bars(
     table: pd.DataFrame, key: str, present: list[Any], result: Result
 ) -> pd.DataFrame:
@@ -430,12 +446,12 @@ def _ranked_groups(keys: list[Any], present: list[Any], name: str) -> tuple[bool
     return tuple(key in seen or isinstance(key, str) or "year" in name for key in keys)
 
 
-def _cut_rows(table: pd.DataFrame, result: Result, open_at: int | None) -> tuple[int, ...]:
+def _cut_rows(table: pd.DataFrame, result: Result, open_at: tuple[int, ...]) -> tuple[int, ...]:
     """The rows of the groups the engine found cut by the period's edges or the data's start
     (``Metadata.cut_groups``), other than the open one."""
     meta = result.metadata
     found = (_row_of(table, keys) for keys in (meta.cut_groups if meta is not None else ()))
-    return tuple(sorted({at for at in found if at is not None and at != open_at}))
+    return tuple(sorted({at for at in found if at is not None and at not in open_at}))
 
 
 def _begun_rows(
@@ -455,9 +471,16 @@ def _begun_rows(
 
 def _row_of(table: pd.DataFrame, keys: dict[str, str]) -> int | None:
     """The one row whose key columns read ``keys`` (values as text, dates as 2025-12-22)."""
+    found = np.flatnonzero(_key_mask(table, keys))
+    return int(found[0]) if len(found) == 1 else None
+
+
+def _key_mask(table: pd.DataFrame, keys: dict[str, str]) -> np.ndarray:
+    """Which rows' key columns read ``keys``: none when a key is not a column."""
+    mask = np.zeros(len(table), dtype=bool)
     if not keys or any(k not in table.columns for k in keys):
-        return None
-    mask = np.ones(len(table), dtype=bool)
+        return mask
+    mask[:] = True
     for name, value in keys.items():
         column = table[name]
         if pd.api.types.is_datetime64_any_dtype(column):
@@ -465,14 +488,15 @@ def _row_of(table: pd.DataFrame, keys: dict[str, str]) -> int | None:
         else:
             texts = column.map(lambda v: str(int(v)) if _is_whole(v) else str(v))
         mask &= (texts == value).to_numpy()
-    found = np.flatnonzero(mask)
-    return int(found[0]) if len(found) == 1 else None
+    return mask
 
 
-def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
-    """The row of the group the data's end cuts short, as the engine found it; or the empty
-    year added for the data's last year while it is still open (``where holiday()`` by year
-    matched nothing in 2026's first 4 days: no year without a holiday)."""
+def _open_rows(table: pd.DataFrame, by: list[str], result: Result) -> tuple[int, ...]:
+    """The rows of the group the data's end cuts short, as the engine found it (2026, by
+    year; by year and weekday, 2026's Mon … Fri, each 1 day: "lowest 2026 · Tue 0 days"
+    named one of them against whole years' 52); or the empty year added for the data's last
+    year while it is still open (``where holiday()`` by year matched nothing in 2026's first
+    4 days: no year without a holiday)."""
     meta = result.metadata
     keys = meta.open_group if meta is not None else None
     if not keys and meta is not None and meta.period_end is not None and len(by) == 1:
@@ -483,8 +507,24 @@ def _open_row(table: pd.DataFrame, by: list[str], result: Result) -> int | None:
             and not _judged_whole(result, by[0], year)
             and _still_open(meta)
         ):
-            return len(table) - 1
-    return _row_of(table, keys) if keys else None
+            return (len(table) - 1,)
+    return tuple(int(at) for at in np.flatnonzero(_key_mask(table, keys))) if keys else ()
+
+
+def _open_label(
+    by: list[str],
+    keys: list[list[str]],
+    labels: list[str],
+    open_at: tuple[int, ...],
+    result: Result,
+) -> str:
+    """What the open group is called: its row's label, or of several rows the labels of the
+    keys it is a value of (``2026`` of 2026's weekdays)."""
+    if len(open_at) <= 1:
+        return labels[open_at[0]] if open_at else ""
+    meta = result.metadata
+    named = (meta.open_group if meta is not None else None) or {}
+    return " · ".join(keys[i][open_at[0]] for i, name in enumerate(by) if name in named)
 
 
 def _judged_whole(result: Result, key: str, year: int) -> bool:
@@ -955,8 +995,8 @@ def _notes(groups: Groups, words: Words) -> list[str]:
     (the session ends at 17:00)``), and the select's values past the panels a portrait
     figure holds (``+ 1 more value in the CSV: p90``)."""
     notes = []
-    if groups.open_at is not None:
-        notes.append(words("open_group_note", label=groups.labels[groups.open_at]))
+    if groups.open_at:
+        notes.append(words("open_group_note", label=groups.open_label))
     for at in groups.cut_at:
         if at in groups.begun:
             size, rows = groups.begun[at]

@@ -48,11 +48,13 @@ from barb.charts.kinds import (
     Latest,
     is_now,
     latest,
+    latest_asked,
     ranked_lowest_first,
+    running_columns,
     sorted_column,
     unshown_sort,
 )
-from barb.charts.many_groups import MAX_TIED_NAMED
+from barb.charts.many_groups import MAX_TIED_NAMED, tied
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import headline_columns, plain_candles
 from barb.charts.side_by_side import series_extremes
@@ -60,6 +62,7 @@ from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
+from barb.column_units import PRICE, price_ratio
 from barb.i18n import N_
 from barb.result import Result
 
@@ -90,7 +93,7 @@ def headline_forms(result: Result, words: Words) -> list[str]:
         return [_answers(result, words)]
     if summary.type == "grouped" or keyed_rows(result):
         return _groups(result, words)
-    return [_rows(result, words)]
+    return _rows(result, words)
 
 
 def _answers(result: Result, words: Words) -> str:
@@ -199,7 +202,7 @@ def _groups(result: Result, words: Words) -> list[str]:
             words("ranked_first_short", label=first, value=value),
         ]
     count = is_count(column, result)
-    if groups.layout is not None:
+    if groups.layout is not None and not groups.one_clock:
         forms = _series_forms(groups, name, (texts, bare), values, words, count=count, below=below)
         if forms:
             return forms
@@ -368,21 +371,21 @@ def _group_value(by: list[str], label: str, value: str, *, keyed: bool = False) 
     return f"{label} {value}"
 
 
-def _rows(result: Result, words: Words) -> str:
+def _rows(result: Result, words: Words) -> list[str]:
     table = result.table
     assert table is not None
     if table.empty:
-        return words("rows_shown", count="0")
+        return [words("rows_shown", count="0")]
     events = read_events(result, words)
     if events is not None:  # how many days were picked, not the last one's close
-        return events_headline(result, events, words)
+        return [events_headline(result, events, words)]
     periods = picked_periods_headline(result, words)
     if periods is not None:  # and how many weeks or months
-        return periods
+        return [periods]
     now = latest(result)
     if now is not None:
         value = unit_text(now.value, unit(now.column, result), result, words)
-        return _now_text(result, now, value, words)
+        return [_now_text(result, now, value, words)]
     column = sorted_column(result, table)
     if column is not None:
         value = _value_text(table[column].iloc[0], column, result, words)
@@ -392,19 +395,19 @@ def _rows(result: Result, words: Words) -> str:
         if hidden is not None:  # "close: #1 …" named close the top, ranked by range
             by, lowest = hidden
             if lowest:
-                return words("ranked_lowest_by", by=by, label=label, name=name, value=value)
-            return words("ranked_first_by", by=by, label=label, name=name, value=value)
+                return [words("ranked_lowest_by", by=by, label=label, name=name, value=value)]
+            return [words("ranked_first_by", by=by, label=label, name=name, value=value)]
         if ranked_lowest_first(result, column):
             below = below_zero(floats(table[column]))
-            return words.ranked_lowest(below_zero=below, name=name, label=label, value=value)
-        return words("ranked_first", name=name, label=label, value=value)
+            return [words.ranked_lowest(below_zero=below, name=name, label=label, value=value)]
+        return [words("ranked_first", name=name, label=label, value=value)]
     if len(table) == 1:
-        return _one_row(result, table, words)
+        return [_one_row(result, table, words)]
     dated = dated_by_label(table, result)  # monthly "select": "ret" keeps only the label
     table = table if dated is None else dated
     time_col = time_column(table)
     if time_col is not None and plain_candles(result, table, time_col):
-        return _span_text(result, table, time_col, words)
+        return [_span_text(result, table, time_col, words)]
     # The columns the chart draws, not the first selected: "open last: 6,351" headed a
     # chart of the move.
     drawn = headline_columns(result, table, time_col) if time_col else []
@@ -414,12 +417,15 @@ def _rows(result: Result, words: Words) -> str:
         drawn = [first] if first is not None else []
     at = latest_known(table, drawn[0], time_col) if drawn and time_col else None
     if at is None:
-        return words("rows_shown", count=format_value(len(table), words=words))
+        return [words("rows_shown", count=format_value(len(table), words=words))]
+    extremes = [] if latest_asked(result, table) else _row_extremes(result, table, drawn, words)
+    if extremes:
+        return extremes
     date = _row_when(result, table, at, words)
     if len(drawn) == 1:
         value = _value_text(table[drawn[0]].iloc[at], drawn[0], result, words)
         name = column_name(drawn[0], result, words)
-        return words("last_value", name=name, value=value, date=date)
+        return [words("last_value", name=name, value=value, date=date)]
     # A few columns drawn together (the range and its 20-day mean): each, on the latest row.
     texts = [
         words(
@@ -429,7 +435,68 @@ def _rows(result: Result, words: Words) -> str:
         )
         for c in drawn
     ]
-    return f"{' · '.join(texts)} ({date})"
+    return [f"{' · '.join(texts)} ({date})"]
+
+
+def _row_extremes(result: Result, table: pd.DataFrame, drawn: list[str], words: Words) -> list[str]:
+    """A listing's highest and lowest row of the first column drawn that is a value of its
+    own row (a range, a return), each named by its row: ``ret: highest 2020-10 23.9%, lowest
+    2008-04 −22.2%``, and shorter forms. Not of a level or a running total, whose line
+    ends at the answer (``close last``, ``equity last``). The last row's value headed 89
+    FOMC days ("range = 751.25 points (2025-12-10)") and 216 monthly returns ("ret last:
+    11.3%"): read as the answer, where the widest FOMC day was 796.5 on 2021-04-28."""
+    running = running_columns(result, drawn)
+    column = next(
+        (
+            c
+            for c in drawn
+            if c not in running and unit(c, result) != PRICE and not price_ratio(c, result.query)
+        ),
+        None,
+    )
+    if column is None:
+        return []
+    values = floats(table[column])
+    finite = np.flatnonzero(np.isfinite(values))
+    if len(finite) < 2 or values[finite].max() == values[finite].min():
+        return []
+    high, low = (
+        tied(values, finite, values[finite].max()),
+        tied(values, finite, values[finite].min()),
+    )
+    value_unit = unit(column, result)
+    shown = [high[0], low[0]]  # written out, of 50,000 rows, are the two extremes only
+    written = value_texts(values[shown], value_unit, None, words, result)
+    bare = dict(zip(shown, written, strict=True))
+    full = {at: with_unit(t, value_unit, words, values[at]) for at, t in bare.items()}
+
+    def side(at: list[int], texts: dict[int, str], count_ties: bool) -> str:
+        if len(at) == 1:
+            return f"{_row_when(result, table, at[0], words)} {texts[at[0]]}"
+        if len(at) <= MAX_TIED_NAMED and not count_ties:
+            labels = ", ".join(_row_when(result, table, i, words) for i in at)
+            return words("tied", value=full[at[0]], labels=labels)
+        return _tied_many(full[at[0]], len(at), words)
+
+    name = column_name(column, result, words)
+    below = below_zero(values)
+    forms = [
+        words.extremes(
+            kind,
+            below_zero=below,
+            name=name,
+            high=side(high, texts, count_ties),
+            low=side(low, texts, count_ties),
+        )
+        for kind, texts, count_ties in (
+            ("named", full, False),
+            ("named", bare, False),
+            ("short", full, False),
+            ("short", bare, False),
+            ("short", bare, True),
+        )
+    ]
+    return list(dict.fromkeys(forms))
 
 
 def _span_text(result: Result, table: pd.DataFrame, time_col: str, words: Words) -> str:

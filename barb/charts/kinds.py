@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from barb.bar_labels import bar_label
 from barb.charts.answers import CORRELATION, Aggregate, final_stage, read_aggregates
 from barb.charts.columns import PRICE_COLUMNS, is_number, latest_known, time_column
 from barb.charts.value_text import is_finite_number
@@ -251,6 +252,23 @@ def sorted_by_time(result: Result, table: pd.DataFrame) -> bool:
         return True
     query = result.query
     return minutes_of_day(name, column, query) is not None or calendar_part(name, query) is not None
+
+
+def latest_asked(result: Result, table: pd.DataFrame) -> bool:
+    """Whether a listing asks for its latest rows, so that the latest row's values are its
+    answer: sorted by time, newest first, and cut to a few ("the last three down days"), or
+    a period counted in bars back from the data's end ("how did NQ do yesterday",
+    ``last_2_bars``). Any other listing's answer is its extremes: "range = 751.25 points
+    (2025-12-10)" headed all 89 FOMC days, the widest being 796.5 on 2021-04-28."""
+    stage = final_stage(result.query)
+    sort = str(stage.get("sort") or "").split(",")[0].split()
+    label = bar_label(result.metadata.timeframe) if result.metadata is not None else None
+    newest = len(sort) == 2 and sort[1].lower() == "desc" and bool(stage.get("limit"))
+    by_time = sorted_by_time(result, table) or (label is not None and sort[:1] == [label.column])
+    if newest and by_time:  # "week desc": the weekly bars' label
+        return True
+    period = str(result.query.get("period") or "")
+    return period.startswith("last_") and period.endswith("_bars")
 
 
 def sorted_column(result: Result, table: pd.DataFrame) -> str | None:

@@ -27,7 +27,8 @@ Decisions worth knowing:
 - arg_max(arg, val) and arg_min(arg, val): ties go to the earliest row. Each group gives one
   answer, so counting those answers counts every day once even when two hours touch the
   same high. A warning names the rows tied with the one shown: all of them for a single
-  (ungrouped) answer; for groups, how many groups hold a tie, the first few named.
+  (ungrouped) answer; for groups, how many groups hold a tie, each named when 20 or fewer
+  (else the first few).
 - mode(x): the most frequent value, ties to the one seen first (the earliest row), said
   as arg_max's are; a value of x's own kind (a time label, a date), missing values skipped.
 """
@@ -46,7 +47,6 @@ from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
 from barb.script.functions import (
-    FUNCTIONS,
     KIND_NAMES,
     Accepts,
     ConditionUnit,
@@ -55,6 +55,7 @@ from barb.script.functions import (
     register,
     value_kind,
 )
+from barb.script.then_date_parts import is_date_part, then_date_part_hint
 from barb.script.warmup import (
     RESTART_UNITS,
     Reach,
@@ -1172,6 +1173,10 @@ def _without_stand_in(arg: pd.Series, what: str) -> str:
 # values it lists of each.
 _NAMED_GROUPS = 3
 _LISTED_GROUP_TIES = 2
+# Up to this many tied groups are all named, each with its tied values: "the month with the
+# most inside days each year" tied in 9 of 19 years and named 3, "and 6 more", so the model
+# could not say which months (p40e Q09). More are counted past the first few.
+_ALL_NAMED_GROUPS = 20
 
 
 def _warn_group_ties(
@@ -1239,11 +1244,13 @@ def _warn_group_ties(
             f"{first} is shown (the earliest); also {also}."
         )
         return
+    every = len(tied) <= _ALL_NAMED_GROUPS
+    shown_groups = tied if every else tied[:_NAMED_GROUPS]
     named = []
-    for group in tied[:_NAMED_GROUPS]:
-        first, also = tie(int(group), _LISTED_GROUP_TIES)
+    for group in shown_groups:
+        first, also = tie(int(group), _LISTED_TIES if every else _LISTED_GROUP_TIES)
         named.append(f"{_group_name(rows, int(group), listed=True)}: {first}, also {also}")
-    more = f"; and {len(tied) - _NAMED_GROUPS:,} more" if len(tied) > _NAMED_GROUPS else ""
+    more = "" if every else f"; and {len(tied) - _NAMED_GROUPS:,} more"
     rows.warn(
         f"In {len(tied):,} of {answered:,} {' and '.join(keys)} groups "
         f"({len(tied) / answered:.1%}), two or more rows tie for the {word} {name}: "
@@ -1397,13 +1404,9 @@ def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
                 f'date), not ["{function}()", "week()"], which splits the weeks that cross a '
                 f"{function}'s end"
             )
-        elif ctx.step.startswith("then") and _is_a_date_part(function):
-            # The rows are the first stage's groups, not bars: a key of the first stage.
-            hint = (
-                f"a second stage's rows are the first stage's groups: put {function}() in "
-                f'the first stage (e.g. "group_by": ["{function}()", "date()"]) and use its '
-                f'column "{function}" here'
-            )
+        elif ctx.step.startswith("then") and is_date_part(function):
+            # The rows are the first stage's table, not bars: a key or a column made there.
+            hint = then_date_part_hint(function, ctx.rows_are_groups)
         elif ctx.step.startswith("then"):  # session_high('RTH'), rolling_mean(x, n, 'time')
             hint = (
                 f"a second stage's rows are the first stage's table, not bars: compute "
@@ -1416,13 +1419,6 @@ def _column(ctx: EvalContext, name: str, function: str) -> pd.Series:
             hint=hint,
         )
     return ctx.frame[name]
-
-
-def _is_a_date_part(function: str) -> bool:
-    """Whether ``function()`` is a calendar or clock part, a group key as it is (year(),
-    hour()), not a function of other arguments (session_high('RTH'))."""
-    spec = FUNCTIONS.get(function)
-    return spec is not None and spec.category == "time" and not any(p.required for p in spec.params)
 
 
 def _dates(ctx: EvalContext, function: str) -> pd.Series:

@@ -74,6 +74,9 @@ class EvalContext:
     # A second stage whose rows are the first stage's weeks (group_by week()): a year() there
     # is pointed to weekly bars, which keep each week whole.
     rows_are_weeks: bool = False
+    # A second stage whose rows are the first stage's groups, not its listed rows: a year()
+    # there is pointed to a key of its group_by, not to a column of its map.
+    rows_are_groups: bool = False
     # A second stage whose rows are the first stage's groups by date(): that key's column,
     # each row's trading date, which cumsum(x, 'month') and streak(cond, 'year') restart by.
     row_dates: str | None = None

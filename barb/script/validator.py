@@ -34,6 +34,7 @@ from barb.script.calendar_names import calendar_name_hint
 from barb.script.daily_calls import DAILY_ARGUMENTS, UNIT_WORDS
 from barb.script.functions import FunctionSpec, Param
 from barb.script.library import OTHER_FORMS, OTHER_NAMES, contains_aggregate, library, lookup
+from barb.script.then_date_parts import is_date_part, then_date_part_hint
 from barb.session_times import times_for
 
 # Where in a select item a node sits: "row" outside select (map, where, group_by);
@@ -494,6 +495,16 @@ class _Checker:
             and name in self.first_stage.columns
         ):
             self.report(first_stage_column(name, self.columns, self.step, self.first_stage))
+        elif name not in self.columns and self.first_stage is not None and is_date_part(name):
+            # "group_by": "year" in then: year() is no column there either (p40e Q19).
+            self.report(
+                UnknownColumn(
+                    f"Column '{name}' does not exist. Available: "
+                    f"{available(sorted_names(self.columns), limit=_MAX_LISTED_COLUMNS)}.",
+                    step=self.step,
+                    hint=then_date_part_hint(name, self.first_stage.grouped),
+                )
+            )
         elif name not in self.columns:
             self.report(
                 unknown_column(

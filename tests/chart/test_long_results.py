@@ -49,8 +49,13 @@ def test_a_listing_cut_for_display_is_drawn_over_the_whole_period(short_settings
         f"{days.index[0]:%Y-%m-%d}",
         f"{days.index[-1]:%Y-%m-%d}",
     ]
-    last = f"{ranges.iloc[-1]:,.2f}"  # points at NQ's tick
-    assert chart_headline(result) == f"range last: {last} points ({days.index[-1]:%Y-%m-%d})"
+    # A listing's answer is its extremes, found over all of it, not among the rows kept.
+    high, low = ranges.idxmax(), ranges.idxmin()
+    assert chart_headline(result) == (
+        f"range: highest {high:%Y-%m-%d} {ranges.max():,.2f} points, "
+        f"lowest {low:%Y-%m-%d} {ranges.min():,.2f} points"
+    )
+    assert high > days.index[LIMIT - 1]  # past the rows the table keeps
     # The widest day is drawn, though a spread of 1,000 of 4,649 days could miss it.
     highest = max(np.nanmax(np.asarray(a.get_ydata(), dtype=float)) for a in lower.get_lines())
     assert highest == pytest.approx(ranges.max())

@@ -346,9 +346,12 @@ def test_labels_of_falling_bars_clear_the_axis(sample_settings, days, shape, lan
     assert not overlaps
 
 
-def test_a_selected_monthly_column_headlines_its_last_month(sample_settings, days) -> None:
+def test_a_selected_monthly_column_headlines_its_best_and_worst_month(
+    sample_settings, days
+) -> None:
     """``"select": "ret"`` on monthly bars keeps only the month's label: it headlined
-    "12 rows"."""
+    "12 rows", then "ret last: 17.2% (2025-12)", December's as if it were the answer (p40e
+    Q15: "ret last: 11.3%" over 216 months whose best was 2020-10's 23.95%)."""
     query = {
         "session": "RTH",
         "from": "monthly",
@@ -358,8 +361,16 @@ def test_a_selected_monthly_column_headlines_its_last_month(sample_settings, day
     }
     result = run(query, sample_settings)
     returns = monthly_returns(days)
-    last = returns[returns.index.year == 2025].iloc[-1]
-    assert chart_headline(result) == f"ret last: {last:.1f}% (2025-12)"
+    year = returns[returns.index.year == 2025]
+    best, worst = year.idxmax(), year.idxmin()
+    assert best != year.index[-1] or worst != year.index[-1]
+
+    def pct(value: float) -> str:
+        return f"{value:.1f}%".replace("-", "\N{MINUS SIGN}")
+
+    assert chart_headline(result) == (
+        f"ret: highest {best} {pct(year.max())}, lowest {worst} {pct(year.min())}"
+    )
 
 
 # --- C4: columns that share a unit are drawn together ---------------------------------------

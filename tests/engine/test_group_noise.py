@@ -319,3 +319,21 @@ def test_a_group_too_few_to_compare_is_not_named_the_highest(sample_settings, rt
     assert f"highest month {whole.idxmax()} " in said and f"lowest month {whole.idxmin()} " in said
     assert "month 1 " not in said
     assert any("month 1: 2 days" in w for w in result.metadata.warnings)
+
+
+def test_a_group_whose_share_is_one_has_no_band(sample_settings, rth_days) -> None:
+    """NQ closed higher 120 days later on every RTH day of 2013: its band is 0, not the
+    6.8e-09 its error's rounding left."""
+    closes = rth_days["close"]
+    ahead = closes.shift(-120)
+    later = (ahead > closes)[ahead.notna()]
+    shares = later.groupby(later.index.year).mean()
+    assert shares[2013] == 1
+    result = ask(
+        {"map": {"fwd": "next(close, 120) > close"}, "group_by": "year()", "select": "mean(fwd)"},
+        sample_settings,
+        **RTH_DAILY,
+    )
+    said = " ".join(result.metadata.warnings)
+    assert "year 2013 1 ± 0," in said
+    assert "e-0" not in said

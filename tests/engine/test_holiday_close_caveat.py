@@ -306,27 +306,38 @@ def test_ordinary_questions_say_nothing(sample_settings, query) -> None:
 
 
 @pytest.mark.parametrize(
-    ("year", "order", "limit"), [(2024, "desc", 20), (2023, "asc", 20), (2024, "desc", 30)]
+    ("year", "order", "limit", "select"),
+    [
+        (2024, "desc", 20, None),
+        (2023, "asc", 20, None),
+        # 30 and 40 rows of one value are read whole too (Summary.whole): each such day named.
+        (2024, "desc", 30, None),
+        (2024, "desc", 40, "ret"),
+        (2024, "desc", 70, None),
+    ],
 )
 def test_a_day_after_a_holiday_among_the_rows_listed_is_named(
-    year: int, order: str, limit: int, sample_settings, rth, closed_at
+    year: int, order: str, limit: int, select: str | None, sample_settings, rth, closed_at
 ) -> None:
     """ "The 20 best days of 2024" held the day after Labor Day, measured from Monday's 13:00
-    close. A ranking or list the model reads whole (at most 25 rows) names every such row; a
-    longer one gives one of them."""
+    close. A ranking or list the model reads whole (``Summary.whole``) names every such row;
+    a longer one gives one of them."""
     days = rth.loc[str(year)]
     ranked = (days["close"] / days["prev"] - 1).sort_values(ascending=order == "asc")
     listed = days.loc[ranked.index[:limit]].sort_index()
     after = listed.index[listed["after"]]
     assert len(after) >= 1 and len(after) / limit < 0.1  # once under the share rule
     query = {"period": str(year), "map": {"ret": RET}, "sort": f"ret {order}", "limit": limit}
+    if select:
+        query["select"] = select
     result = ask(query, sample_settings, **RTH_DAILY)
     assert sorted(result.table["date"].astype(str)) == [f"{d:%Y-%m-%d}" for d in listed.index]
     named = [_after(rth, d, closed_at) for d in after]
-    if limit > 25:  # not read whole, and under the share: nothing to name
+    assert result.summary.whole == (limit <= 60)
+    if not result.summary.whole:  # not read whole, and under the share: nothing to name
         assert warnings_with(result, KEPT) == []
         return
-    # Read whole (25 rows at most): each named.
+    # Read whole: each named.
     # Holiday sessions listed too: the stock market's days are the others.
     fix = _stock_days(ONE_BACK) if listed["holiday"].any() else f"From that close: {ONE_BACK}."
     assert warnings_with(result, KEPT) == [_text(len(after), limit, "; ".join(named), fix)]

@@ -136,6 +136,34 @@ def test_a_count_by_a_weekday_says_plainly_it_holds_the_week(engine_settings, mi
     assert said.endswith(f" {day}'s {weeks} weeks include this week: without it, {weeks - 1}.")
 
 
+def test_a_second_stage_group_of_the_open_week_alone_says_its_values_are_the_weeks(
+    engine_settings, minutes
+) -> None:
+    """p40e Q09: "the month with the most inside days each year" read month 1, 0 days, for
+    2026, whose only month is the open one: a best of one row. A second-stage group that
+    is the open week alone says its statistics are that week's own (pandas's range), not
+    of a count of its rows."""
+    ranges = _weekly_ranges(minutes)
+    last = ranges.iloc[-1]
+    assert (ranges == last).sum() == 1  # the key below holds the open week alone
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "week()",
+        "select": "max(high) - min(low) as rng",
+        "then": {
+            "map": {"same": f"rng == {last}"},
+            "group_by": "same",
+            "select": ["max(rng) as widest", "count() as weeks"],
+        },
+    }
+    said = _open_week_said(execute(query, "NQ", settings=engine_settings))
+    assert said.endswith(
+        f" In the second stage it is the only row of same true: its widest ({last:g}) is this "
+        "week's own, compared with no other."
+    )
+
+
 def test_a_second_stage_where_that_drops_the_week_says_nothing_of_it(
     engine_settings, minutes
 ) -> None:

@@ -722,3 +722,24 @@ def test_groups_of_consecutive_days_give_every_recent_runs_value(
     )
     (warned,) = _blend_warnings(result)
     assert f"move runs {sums.min():,.2f}–{sums.max():,.2f} across the groups" in warned
+
+
+def test_a_range_made_of_two_aggregates_gives_its_percent_of_the_first_open(
+    sample_settings, nq_minutes
+) -> None:
+    """p40e Q31: each FOMC hour's range as max(high) - min(low) was told to use percent
+    (high / open * 100), the first aggregate's argument alone: a price level, not a size.
+    Now the advised form is the whole difference over the group's first open, and run it
+    gives pandas's weekly range in percent of the week's first open."""
+    daily = _rth_daily(nq_minutes)
+    weeks = daily.groupby(daily.index - pd.to_timedelta(daily.index.weekday, unit="D"))
+    expected = (weeks["high"].max() - weeks["low"].min()) / weeks["open"].first() * 100
+    base = {"session": "RTH", "from": "daily", "group_by": "week()"}
+    [warned] = _blend_warnings(
+        ask({**base, "select": "max(high) - min(low) as wr"}, sample_settings)
+    )
+    percent = _advised(warned)
+    assert percent == "(max(high) - min(low)) / first(open) * 100"
+    advised = ask({**base, "select": f"{percent} as pct"}, sample_settings)
+    assert advised.table["pct"].to_numpy() == pytest.approx(expected.to_numpy())
+    assert _blend_warnings(advised) == []

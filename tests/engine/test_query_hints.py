@@ -263,3 +263,43 @@ def test_a_rank_per_month_in_then_is_pointed_to_the_first_stage_and_its_top_n(
     assert np.isnan(lr.iloc[0])  # the case: January's first day has no log return
     assert result.table["k"].tolist() == [3, 3, 3]
     assert result.table["share"].tolist() == pytest.approx(share.tolist())
+
+
+_TOP_DAYS = {
+    "session": "RTH",
+    "from": "daily",
+    "select": ["volume"],
+    "sort": "volume desc",
+    "limit": 20,
+}
+
+
+@pytest.mark.parametrize("key", ["month", "month()"])
+def test_a_date_part_in_then_over_listed_rows_is_pointed_to_a_first_stage_column(
+    key: str, engine_settings
+) -> None:
+    """p40e Q19: the top-50 volume days counted by year, "then": {"group_by": "year"}, was
+    told to call year(), and year() to put it in the first stage's group_by, which lists
+    rows. Both now hint the first stage's map column, and the hinted query counts pandas's
+    top days by month."""
+    then = {"group_by": key, "select": "count() as days"}
+    said = execute(_TOP_DAYS | {"then": then}, "NQ", settings=engine_settings).to_dict()
+    assert said["step"] == "then.group_by", said
+    assert said["hint"] == (
+        "a second stage's rows are the first stage's rows, holding only its select: make "
+        'month there, "map": {"month": "month()"} with "month" in its "select", and use '
+        '"month" here'
+    )
+    hinted = _TOP_DAYS | {"map": {"month": "month()"}, "select": ["volume", "month"]}
+    result = execute(
+        hinted | {"then": then | {"group_by": "month"}}, "NQ", settings=engine_settings
+    )
+    assert result.ok, result.to_dict()
+    from barb.data.store import data_path
+
+    bars = pd.read_parquet(data_path("NQ", engine_settings))
+    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+    top = rth.groupby("trading_date")["volume"].sum().nlargest(20)
+    expected = pd.Series(pd.DatetimeIndex(top.index).month).value_counts().sort_index()
+    assert result.table["month"].tolist() == expected.index.tolist()
+    assert result.table["days"].tolist() == expected.tolist()

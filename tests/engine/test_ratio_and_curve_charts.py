@@ -204,13 +204,16 @@ def test_days_of_candles_are_headlined_by_their_span(settings, markets) -> None:
 
 
 def test_a_computed_column_under_candles_keeps_its_headline(settings, markets) -> None:
-    """The rule is the plain candles': a move the query made is still the answer."""
+    """The rule is the plain candles': a move the query made is still the answer, its
+    largest and smallest bar (the day's last bar's move headed it as if it were the day's)."""
     minutes = markets["NQ"]
     day = minutes[minutes["timestamp"].dt.normalize() == "2024-02-14"].copy()
     bars = day.groupby(day["timestamp"].dt.floor("5min")).agg(
         open=("open", "first"), close=("close", "last")
     )
-    move = bars["close"].iloc[-1] - bars["open"].iloc[-1]
+    moves = bars["close"] - bars["open"]
+    high, low = moves.idxmax(), moves.idxmin()
+    assert (moves == moves.max()).sum() == 1 and (moves == moves.min()).sum() == 1
     query = {
         "session": "RTH",
         "from": "5m",
@@ -219,7 +222,10 @@ def test_a_computed_column_under_candles_keeps_its_headline(settings, markets) -
         "select": ["open", "high", "low", "close", "move"],
     }
     headline = chart_headline(_run(query, settings))
-    assert headline == f"move last: {_points(move)} points (2024-02-14 16:55)"
+    assert headline == (
+        f"move: highest {high:%Y-%m-%d %H:%M} {_points(moves.max())} points, "
+        f"lowest {low:%Y-%m-%d %H:%M} {_points(moves.min())} points"
+    )
 
 
 def test_a_value_on_every_row_gives_way_to_the_column_it_is_compared_with(

@@ -133,11 +133,23 @@ def test_a_longer_table_is_summarized_by_top_and_bottom_in_sort_order(
     assert f"… {n - 2 * EDGE_ROWS} more rows …" in text
     shown = [float(r[1]) for r in rows[:EDGE_ROWS]]
     assert shown == pytest.approx(ranked["chg"].iloc[:EDGE_ROWS].tolist())
-    stats = re.search(r"^chg: min=(\S+), max=(\S+), mean=(\S+)$", text, re.M)
+    # Each extreme with its day (the first in time of those holding it) and its ties.
+    stats = re.search(r"^chg: min=(\S+) \((.+?)\), max=(\S+) \((.+?)\), mean=(\S+)$", text, re.M)
     assert stats is not None
-    assert float(stats.group(1)) == pytest.approx(window["chg"].min())
-    assert float(stats.group(2)) == pytest.approx(window["chg"].max())
-    assert float(stats.group(3)) == pytest.approx(window["chg"].mean(), rel=1e-3)
+    low, high = window["chg"].min(), window["chg"].max()
+    assert float(stats.group(1)) == pytest.approx(low)
+    assert stats.group(2) == _named(window["chg"], low)
+    assert float(stats.group(3)) == pytest.approx(high)
+    assert stats.group(4) == _named(window["chg"], high)
+    assert float(stats.group(5)) == pytest.approx(window["chg"].mean(), rel=1e-3)
+
+
+def _named(column: pd.Series, value: float) -> str:
+    """How the summary names the rows of a daily column holding ``value``: the first day,
+    and how many more hold it."""
+    days = column.index[column == value]
+    more = f" and {len(days) - 1} more" if len(days) > 1 else ""
+    return f"{days[0]:%Y-%m-%d}{more}"
 
 
 def test_many_groups_show_extremes_and_both_ends_in_key_order(year_settings, year_minutes) -> None:
@@ -219,8 +231,9 @@ def test_years_have_no_thousands_separator_and_one_row_is_one_row(
     assert "Scanned 1 yearly RTH (09:30-17:00 ET) bar of NQ" in one
 
 
-# 25 rows of 4 values, as traders ask for them: bars, ratios of bars, groups of aggregates.
-TWENTY_FIVE_BY_FOUR = {
+# Whole results as traders ask for them: 25 rows of 4 values (bars, ratios of bars, groups of
+# aggregates), a weekday × hour grid of 2 values (40 rows), 18 weeks of 7 values.
+WHOLE_RESULTS = {
     "daily OHLC": {"session": "RTH", "from": "daily", "period": "2023-03-01:2023-04-04"},
     "daily ratios": {
         "session": "RTH",
@@ -241,17 +254,38 @@ TWENTY_FIVE_BY_FOUR = {
         "group_by": "slot",
         "select": ["mean(range)", "mean(body)", "max(range)", "count()"],
     },
+    "weekday x hour grid": {
+        "session": "RTH",
+        "from": "1h",
+        "map": {"wd": "dayname()", "t": "time()"},
+        "group_by": ["wd", "t"],
+        "select": ["mean(range) as rng", "mean(close > open) as up"],
+    },
+    "18 weeks x 7": {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2023-01-02:2023-05-05",
+        "map": {"ret": RET, "rp": "range / open * 100"},
+        "group_by": "week()",
+        "select": [
+            "mean(rp) as avg_rp",
+            "max(rp) as max_rp",
+            "mean(ret > 0) as up",
+            "std(ret) as vol",
+            "min(ret) as worst",
+            "max(ret) as best",
+            "mean(volume) as avg_vol",
+        ],
+    },
 }
 
 
-@pytest.mark.parametrize("case", TWENTY_FIVE_BY_FOUR)
-def test_25_rows_of_4_values_cost_their_digits_and_a_few_fixed_lines(
-    case: str, year_settings
-) -> None:
-    result = run(TWENTY_FIVE_BY_FOUR[case], year_settings)
+@pytest.mark.parametrize("case", WHOLE_RESULTS)
+def test_whole_results_cost_their_digits_and_a_few_fixed_lines(case: str, year_settings) -> None:
+    result = run(WHOLE_RESULTS[case], year_settings)
     text = render_summary(result)
     header, rows = listed(text)
-    assert result.summary.whole and len(rows) == 25 and len(header) == 5
+    assert result.summary.whole and len(rows) == result.summary.rows
     # The listing is the cells and their commas, nothing else: no keys repeated per row,
     # one line each. What a value costs is its digits (o200k reads up to 3 digits a token).
     listing = "\n".join([",".join(header), *(",".join(r) for r in rows)])
@@ -384,3 +418,120 @@ def test_an_intraday_row_at_midnight_is_named_by_its_time(engine_settings) -> No
     expected = [f"{t:%Y-%m-%d %H:%M}" for t in result.table["timestamp"]]
     assert [row[0] for row in rows] == expected
     assert "2024-01-09 00:00" in expected
+
+
+def _extremes(text: str, column: str, where: str = "") -> tuple[float, str, float, str, float]:
+    """A column's summary line read back: min, its row, max, its row, mean."""
+    pattern = rf"^{column}{where}: min=(\S+) \((.+?)\), max=(\S+) \((.+?)\), mean=(\S+)$"
+    found = re.search(pattern, text, re.M)
+    assert found is not None, text
+    low, low_at, high, high_at, mean = found.groups()
+    return float(low), low_at, float(high), high_at, float(mean)
+
+
+def _rows_named(column: pd.Series, value: float, name) -> str:
+    """How the summary names the rows holding ``value``: the first (in the table's order) by
+    ``name``, and how many more hold it."""
+    at = column.index[column == value]
+    more = f" and {len(at) - 1} more" if len(at) > 1 else ""
+    return f"{name(at[0])}{more}"
+
+
+def test_a_weekday_by_hour_grid_of_two_values_is_read_whole(year_settings, year_minutes) -> None:
+    """40 weekday × hour cells of mean range and up share: the first and the last five hid
+    Wednesday's 13:30 bar, the FOMC hour and the grid's one anomaly (p40e Q27). Every cell is
+    listed, as pandas computes it from the minutes."""
+    rth = year_minutes.copy()
+    minute = rth["timestamp"].dt.hour * 60 + rth["timestamp"].dt.minute
+    rth["day"] = rth["timestamp"].dt.normalize()
+    rth["slot"] = (minute - 570) // 60
+    bars = rth.groupby(["day", "slot"]).agg(
+        open=("open", "first"), high=("high", "max"), low=("low", "min"), close=("close", "last")
+    )
+    bars = bars.reset_index()
+    bars["wd"] = bars["day"].dt.day_name().str[:3]
+    bars["t"] = [f"{9 + (30 + 60 * s) // 60:02d}:30" for s in bars["slot"]]
+    bars["rng"] = bars["high"] - bars["low"]
+    bars["up"] = bars["close"] > bars["open"]
+    expected = bars.groupby(["wd", "t"])[["rng", "up"]].mean()
+    assert len(expected) == 40
+
+    text = render_summary(run(WHOLE_RESULTS["weekday x hour grid"], year_settings))
+    assert text.splitlines()[0] == "Result: 40 groups by wd, t, ordered by wd, t, all shown:"
+    header, rows = listed(text)
+    assert header == ["wd", "t", "rng", "up"]
+    got = {(wd, t): (float(rng), float(up)) for wd, t, rng, up in rows}
+    assert set(got) == set(expected.index)
+    for key, (rng, up) in got.items():
+        assert rng == pytest.approx(expected.loc[key, "rng"], rel=1e-3)
+        assert up == pytest.approx(expected.loc[key, "up"], rel=1e-3)
+
+
+def test_eighteen_rows_of_seven_values_are_read_whole(year_settings, year_minutes) -> None:
+    """18 years of 7 columns were cut to their first and last five, and no line named the
+    worst day of the hidden 2020 (p40e Q11): 18 weeks of the same 7 columns are all listed
+    (their summary would cost more tokens than the rows it leaves out)."""
+    days = daily(year_minutes)
+    days["ret"] = days["close"].pct_change() * 100
+    days = days.loc["2023-01-02":"2023-05-05"]
+    worst = days["ret"].groupby(days.index.to_period("W-SUN").start_time).min()
+    assert len(worst) == 18
+
+    text = render_summary(run(WHOLE_RESULTS["18 weeks x 7"], year_settings))
+    assert text.splitlines()[0].endswith("all shown:")
+    header, rows = listed(text)
+    assert header[0] == "week" and len(header) == 8 and len(rows) == 18
+    at = header.index("worst")
+    assert [r[0] for r in rows] == [f"{w:%Y-%m-%d}" for w in worst.index]
+    assert [float(r[at]) for r in rows] == pytest.approx(worst.tolist(), rel=1e-3)
+
+
+def test_every_column_of_a_summarized_grouped_result_names_its_extremes(
+    year_settings, year_minutes
+) -> None:
+    """260 days of 5 columns: each column's min and max come with their day and ties, as
+    pandas finds them, not the first column's alone (2020's -12.6% worst day and +11.6% best
+    were in no line the model read, p40e Q11)."""
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "map": {"body": "close - open"},
+        "group_by": "date()",
+        "select": ["mean(range) as r", "count() as n", "std(body) as v",
+                   "min(body) as worst", "max(body) as best"],
+    }  # fmt: skip
+    result = run(query, year_settings)
+    assert not result.summary.whole
+    text = render_summary(result)
+    body = year_minutes["close"] - year_minutes["open"]
+    by_day = pd.DataFrame(
+        {"range": year_minutes["high"] - year_minutes["low"], "body": body}
+    ).groupby(year_minutes["timestamp"].dt.normalize())
+    expected = pd.DataFrame(
+        {
+            "r": by_day["range"].mean(),
+            "n": by_day["body"].size(),
+            "v": by_day["body"].std(),
+            "worst": by_day["body"].min(),
+            "best": by_day["body"].max(),
+        }
+    )
+    for name, column in expected.items():
+        low, low_at, high, high_at, mean = _extremes(text, name, " across groups")
+        assert low == pytest.approx(column.min(), rel=1e-3)
+        assert high == pytest.approx(column.max(), rel=1e-3)
+        assert mean == pytest.approx(column.mean(), rel=1e-3)
+        assert low_at == _rows_named(column, column.min(), lambda d: f"{d:%Y-%m-%d}")
+        assert high_at == _rows_named(column, column.max(), lambda d: f"{d:%Y-%m-%d}")
+
+
+def test_a_plain_list_names_the_rows_of_its_min_and_max(year_settings, year_minutes) -> None:
+    """Monthly returns as a plain list read "ret: min=-22.16, max=23.95": the best month,
+    2020-10, was not named (p40e Q15). 260 daily returns: each extreme with its day."""
+    query = {"session": "RTH", "from": "daily", "map": {"ret": RET}, "select": "ret"}
+    text = render_summary(run(query, year_settings))
+    closes = daily(year_minutes)["close"]
+    ret = (closes / closes.shift() - 1) * 100
+    low, low_at, high, high_at, _ = _extremes(text, "ret")
+    assert (low, high) == (pytest.approx(ret.min(), rel=1e-3), pytest.approx(ret.max(), rel=1e-3))
+    assert low_at == f"{ret.idxmin():%Y-%m-%d}" and high_at == f"{ret.idxmax():%Y-%m-%d}"

@@ -1,0 +1,96 @@
+"""A chart's title is what the person quotes: of a listing, its extremes named by their rows,
+and of an hour × minute grid, its overall extremes named by the clock.
+
+p40e: 89 FOMC days were headlined by the last one ("range = 751.25 points · move = 611.50
+points (2025-12-10)") where the widest was 796.5 on 2021-04-28, and 216 monthly returns by
+December's ("ret last: 11.3%"). Mean volume by ``hour()`` and ``minute()`` was headlined per
+minute series and cut off ("vol: 0 ▲10:00 13,485 …; 15 ▲15:00 12,416 …"): "15:00" was the
+15:15 bar, and the overall peak, 08:30, was in no part of it. Expected values are pandas'
+over the hand-made minute bars.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from barb import execute
+from barb.charts import chart_headline
+from barb.settings import EngineSettings
+
+
+def _run(query: dict, settings: EngineSettings):
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def test_an_hour_by_minute_grid_is_headlined_by_its_busiest_and_quietest_bar(
+    engine_settings: EngineSettings, minutes: pd.DataFrame
+) -> None:
+    query = {
+        "session": "ETH",
+        "from": "15m",
+        "group_by": ["hour()", "minute()"],
+        "select": "mean(volume) as vol",
+    }
+    bars = minutes.groupby(minutes["timestamp"].dt.floor("15min"))["volume"].sum()
+    slots = bars.groupby([bars.index.hour, bars.index.minute]).mean()
+    (hour, minute), (low_hour, low_minute) = slots.idxmax(), slots.idxmin()
+    assert minute or low_minute  # the premise: a quarter-hour's bar, once named by its hour
+    high = f"{hour:02d}:{minute:02d} {slots.max():,.0f} contracts"
+    low = f"{low_hour:02d}:{low_minute:02d} {slots.min():,.0f} contracts"
+    result = _run(query, engine_settings)
+    assert chart_headline(result) == f"vol: highest {high}, lowest {low}"
+
+
+def test_a_picked_listing_is_headlined_by_its_extremes_not_its_last_row(
+    engine_settings: EngineSettings, minutes: pd.DataFrame
+) -> None:
+    """Up hours of RTH (more than a chart marks as events), range and move: the title names
+    the widest and narrowest hour, each by its bar, where it gave the last hour's two values."""
+    query = {
+        "session": "RTH",
+        "from": "1h",
+        "where": "close > open",
+        "select": ["range", "close - open as move"],
+    }
+    clock = minutes["timestamp"].dt.hour * 60 + minutes["timestamp"].dt.minute
+    rth = minutes[(clock >= 570) & (clock < 1020)]
+    start = (rth["timestamp"] - pd.Timedelta(minutes=30)).dt.floor("1h") + pd.Timedelta(minutes=30)
+    hours = rth.groupby(start).agg(
+        open=("open", "first"), high=("high", "max"), low=("low", "min"), close=("close", "last")
+    )
+    up = hours[hours["close"] > hours["open"]]
+    ranges = up["high"] - up["low"]
+    assert len(up) > 60 and ranges.iloc[-1] != ranges.max()
+    widest = ranges[ranges == ranges.max()].index
+    narrowest = ranges[ranges == ranges.min()].index
+
+    def side(at: pd.DatetimeIndex, value: float) -> str:
+        if len(at) == 1:
+            return f"{at[0]:%Y-%m-%d %H:%M} {value:,.2f} points"
+        return f"{value:,.2f} points ({len(at)} tied)"
+
+    headline = chart_headline(_run(query, engine_settings))
+    expected = (
+        f"range: highest {side(widest, ranges.max())}, lowest {side(narrowest, ranges.min())}"
+    )
+    assert headline == expected
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # The last three down days: the newest first, their latest is the answer.
+        {"sort": "timestamp desc", "limit": 3, "where": "close < open"},
+        # "How did NQ do yesterday": bars counted back from the data's end.
+        {"period": "last_2_bars"},
+    ],
+)
+def test_a_listing_of_the_latest_rows_keeps_the_latest_row_s_values(
+    engine_settings: EngineSettings, minutes: pd.DataFrame, query: dict
+) -> None:
+    full = {"session": "RTH", "from": "daily", "select": ["timestamp", "range"], **query}
+    headline = chart_headline(_run(full, engine_settings))
+    assert headline.startswith("range last: ") and "highest" not in headline
