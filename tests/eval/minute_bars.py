@@ -23,6 +23,8 @@ SESSIONS: dict[str, dict[str, tuple[str, str]]] = {
         "OVERNIGHT": ("18:00", "09:30"),
         "RTH": ("09:30", "17:00"),
         "RTH_OPEN": ("09:30", "10:30"),
+        # The stock market's hours, to the 16:00 cash close (RTH adds the post-cash hour).
+        "CASH": ("09:30", "16:00"),
     },
     "CL": {
         "ETH": ("18:00", "17:00"),

@@ -1,9 +1,10 @@
 """The eval set's answers, computed a second way: hand-written pandas and TA-Lib over the raw
 minute bars (``minute_bars``), never through Barb's engine.
 
-One function per question id. ``PYTHONPATH=tests/eval python -m reference_answers`` prints them all
-and ``… -m reference_answers --write bot/eval/questions.yaml`` stores them in the question
-file (after a question is added or the sample generator changes).
+One function per question id. ``PYTHONPATH=tests:tests/eval python -m reference_answers`` (from
+the repository's root: ``tests`` holds the shared ``nyse_holidays``) prints them all and ``…
+-m reference_answers --write bot/eval/questions.yaml`` stores them in the question file (after
+a question is added or the sample generator changes).
 """
 
 from __future__ import annotations
@@ -163,6 +164,13 @@ def _() -> Answer:
     return [float(len(year)), float(np.percentile(year["range"], 90))]
 
 
+@answer("nq_p90_range_stock_days_2024")
+def _() -> Answer:
+    year = in_year(daily("NQ", "RTH"), 2024)
+    year = year[year.index.isin(_nyse_days())]  # 252 days: no holiday sessions
+    return [float(len(year)), float(np.percentile(year["range"], 90))]
+
+
 @answer("nq_weekday_range_2024")
 def _() -> Answer:
     year = in_year(daily("NQ", "RTH"), 2024)
@@ -189,6 +197,21 @@ def _() -> Answer:
     return [(year["close"] - year["open"]).mean()]
 
 
+@answer("es_up_days_by_month_stock_days_2024")
+def _() -> Answer:
+    year = in_year(daily("ES", "RTH"), 2024)
+    up = year[(year["close"] > year["open"]) & year.index.isin(_nyse_days())]
+    return [float(up.groupby(up.index.month).size().max())]
+
+
+@answer("nq_cash_open_to_close_2024")
+def _() -> Answer:
+    # The 09:30 open to the 16:00 cash close, on the stock market's days only.
+    year = in_year(daily("NQ", "CASH"), 2024)
+    year = year[year.index.isin(_nyse_days())]
+    return [(year["close"] - year["open"]).mean()]
+
+
 @answer("nq_corr_volume_range_2024")
 def _() -> Answer:
     year = in_year(daily("NQ", "RTH"), 2024)
@@ -197,9 +220,13 @@ def _() -> Answer:
 
 @answer("es_1h_range_by_hour_2024")
 def _() -> Answer:
+    # Full hours only: RTH's last hourly bar, 16:30-17:00, is half an hour of the thin
+    # post-cash trade and would be the narrowest by construction.
     bars = intraday("ES", "RTH", 60)
-    by_hour = bars[bars["tdate"].dt.year == 2024].groupby("hour")["range"].mean()
-    return [by_hour.max(), by_hour.min()]
+    start = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    full = (start + 60 <= 17 * 60) & (bars["tdate"].dt.year == 2024)
+    by_bar = bars[full].groupby(start[full])["range"].mean()
+    return [by_bar.max(), by_bar.min()]
 
 
 @answer("nq_followup_rth_volume_2025")
@@ -518,7 +545,8 @@ def _() -> Answer:
 
 @answer("nq_last_12_5m_bars_volume")
 def _() -> Answer:
-    return [intraday("NQ", "RTH", 5)["volume"].tail(12).mean()]
+    # The last hour into the 16:00 cash close (15:00-16:00), not RTH's post-cash hour.
+    return [intraday("NQ", "CASH", 5)["volume"].tail(12).mean()]
 
 
 @answer("es_range_asked_from_nq_chat")
@@ -558,15 +586,20 @@ def _() -> Answer:
     return [in_year(window_daily("ES", "20:00", "02:00"), 2024)["range"].mean()]
 
 
+def _whole_years(days: pd.DataFrame) -> pd.DataFrame:
+    """2008-2025: the data's 2026 is a few January days, no year yet."""
+    return days[(days.index.year >= 2008) & (days.index.year <= 2025)]
+
+
 @answer("nq_mean_yearly_high")
 def _() -> Answer:
-    days = daily("NQ", "RTH")
+    days = _whole_years(daily("NQ", "RTH"))
     return [days.groupby(days.index.year)["close"].max().mean()]
 
 
 @answer("nq_years_range_over_150")
 def _() -> Answer:
-    days = daily("NQ", "RTH")
+    days = _whole_years(daily("NQ", "RTH"))
     by_year = days.groupby(days.index.year)["range"].mean()
     return [float((by_year > 150).sum())]
 
@@ -693,34 +726,50 @@ def _() -> Answer:
 
 @answer("nq_turn_of_month_return")
 def _() -> Answer:
-    # The last trading date of a month and the first three of the next, by the instrument's
-    # own trading dates (the full day), 2010-2025; RTH close-to-close returns.
-    trading = pd.Series(daily("NQ", "ETH").index)
-    month = trading.dt.to_period("M")
-    number = trading.groupby(month).cumcount() + 1
-    left = trading.groupby(month).cumcount(ascending=False)
-    turn = set(trading[(number <= 3) | (left == 0)])
+    # Lakonishok and Smidt's window on the stock market's days (NYSE's calendar): a month's
+    # last NYSE day and the next month's first three, 2010-2025. Each day's RTH close against
+    # the previous NYSE day's: the futures' holiday sessions are neither counted nor used.
     close = daily("NQ", "RTH")["close"]
+    close = close[close.index.isin(_nyse_days())]
+    days = pd.Series(close.index)
+    month = days.dt.to_period("M")
+    number = days.groupby(month).cumcount() + 1
+    left = days.groupby(month).cumcount(ascending=False)
+    turn = ((number <= 3) | (left == 0)).to_numpy()
     returns = (close / close.shift() - 1) * 100
-    years = returns.index.year
-    chosen = returns[[day in turn for day in returns.index] & (years >= 2010) & (years <= 2025)]
-    return [chosen.mean()]
+    years = close.index.year
+    return [returns[turn & (years >= 2010) & (years <= 2025)].mean()]
+
+
+def _nyse_days() -> pd.DatetimeIndex:
+    """The days the NYSE was open, 2008 to the data's end, from pandas_market_calendars."""
+    import pandas_market_calendars as mcal
+
+    return mcal.get_calendar("NYSE").valid_days("2007-12-01", "2026-01-31").tz_localize(None)
+
+
+def _return_before_holidays(session_name: str) -> Answer:
+    # NYSE open days whose next weekday the NYSE was shut (Christmas Eve, the Friday before
+    # MLK Day…); the session's close-to-close returns, 2010-2025.
+    open_days = _nyse_days()
+    shut = pd.bdate_range(open_days[0], open_days[-1]).difference(open_days)
+    close = daily("NQ", session_name)["close"]
+    returns = (close / close.shift() - 1) * 100
+    days = returns.index
+    eve = days.isin(open_days) & (days + pd.offsets.BDay(1)).isin(shut)
+    # The day before each of them was a stock-market day too: no holiday session in between.
+    assert close.index[np.flatnonzero(eve) - 1].isin(open_days).all()
+    return [returns[eve & (days.year >= 2010) & (days.year <= 2025)].mean()]
 
 
 @answer("nq_return_before_holidays")
 def _() -> Answer:
-    # NYSE open days whose next weekday the NYSE was shut (Christmas Eve, the Friday before
-    # MLK Day…), from pandas_market_calendars; RTH close-to-close returns, 2010-2025.
-    import pandas_market_calendars as mcal
+    return _return_before_holidays("RTH")
 
-    weekdays = pd.bdate_range("2009-12-01", "2026-01-31")
-    open_days = mcal.get_calendar("NYSE").valid_days(weekdays[0], weekdays[-1]).tz_localize(None)
-    shut = weekdays.difference(open_days)
-    close = daily("NQ", "RTH")["close"]
-    returns = (close / close.shift() - 1) * 100
-    days = returns.index
-    eve = days.isin(open_days) & (days + pd.offsets.BDay(1)).isin(shut)
-    return [returns[eve & (days.year >= 2010) & (days.year <= 2025)].mean()]
+
+@answer("nq_return_before_holidays_cash_close")
+def _() -> Answer:
+    return _return_before_holidays("CASH")
 
 
 @answer("nq_beta_to_es_2024")

@@ -6,6 +6,12 @@ with hand-written pandas and TA-Lib (reference_answers.py), never through Barb.
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from reference_answers import ANSWERS
 
@@ -57,3 +63,18 @@ def test_stored_answer_matches_the_independent_computation(question, eval_settin
     computed = [float(v) for v in ANSWERS[question.id]()]
     # Stored with 7 significant digits.
     assert question.expected == pytest.approx(computed, rel=1e-6, abs=1e-9)
+
+
+def test_the_documented_command_imports_the_reference_answers() -> None:
+    """docs/eval.md's PYTHONPATH finds every module reference_answers imports (nyse_holidays
+    lives in tests/, not tests/eval/)."""
+    root = Path(__file__).resolve().parents[2]
+    stated = re.search(
+        r"`PYTHONPATH=(\S+) \S+ -m reference_answers", (root / "docs/eval.md").read_text()
+    )
+    assert stated is not None
+    env = {**os.environ, "PYTHONPATH": stated[1]}
+    done = subprocess.run(
+        [sys.executable, "-c", "import reference_answers"], cwd=root, env=env, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr.decode()
