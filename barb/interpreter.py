@@ -359,6 +359,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         short_weeks=short_weeks,
         even_groups=output.even_columns or None,
         apart_groups=list(output.apart_columns) or None,
+        baselines=output.baselines,
     )
     return Result(
         query=plan.query.to_json(),

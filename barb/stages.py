@@ -40,7 +40,7 @@ from barb.caveats.sample_sizes import (
     sample_sizes,
     true_count_caveat,
 )
-from barb.caveats.setup_noise import setup_noise
+from barb.caveats.setup_noise import SetupMean, setup_noise
 from barb.column_units import COUNTED_ROWS
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
@@ -158,7 +158,7 @@ def run_stage(
                 stage, every_row, condition, period, again, ctx.timeframe, rows
             )
         said += running_caveat(start, period)
-    setup: dict[str, str] = {}
+    setup: dict[str, SetupMean] = {}
     if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
         # Rows a where or an event filter picked, read as a setup: its means' noise beside
         # the period's own value (``period``: its rows before either).
@@ -166,7 +166,8 @@ def run_stage(
     no_edge = None
     kept = partial(_kept_values, ctx, every_row, period, keep)
     if query is not None and stage.shape in SINGLE_ROW:
-        no_edge = partial(no_edge_caveat, stage, query, kept, then=bool(prefix), said=setup)
+        spoken = [name for name, found in setup.items() if found.sentence]
+        no_edge = partial(no_edge_caveat, stage, query, kept, then=bool(prefix), said=spoken)
     # As the aggregates read the rows kept: in time order where a sort had moved them.
     read = partial(_in_read_order, kept, None if order is None else order[keep])
     output = _answer(
@@ -186,7 +187,8 @@ def run_stage(
         row_values=read,
     )
     output.warnings[:0] = said
-    output.warnings += setup.values()
+    output.warnings += [found.sentence for found in setup.values() if found.sentence]
+    output.baselines = {name: found.baseline for name, found in setup.items()}
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
