@@ -51,11 +51,22 @@ def quoted(name: str, lang: str | None = DEFAULT) -> str:
     return _text(N_("quoted"), lang, name=name)
 
 
+def bars_counted(lang: str | None = DEFAULT) -> str:
+    """What ``count()`` is in words, "number of bars": a name that says its unit, bars."""
+    return _text(_COUNT, lang)
+
+
 def plain_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
-    """Words for ``expr`` when it is a bar column or an aggregate of bar columns ("average
-    range", «максимум объёма»); None for anything else, which is shown as written."""
+    """Words for ``expr`` when it is a bar column, an aggregate of bar columns ("average
+    range", «максимум объёма»), a count of bars ("number of bars") or a share of those
+    meeting a condition ("share of bars where close > open"); None for anything else, which
+    is shown as written. A count and a share are words whatever the condition names: the
+    engine's name for them (``count``, ``mean_close_gt_open``) headed a Russian chart whose
+    plan said «количество баров», «доля баров, где закрытие > открытие»."""
     if isinstance(expr, ast.Column) and expr.name in _COLUMNS:
         return _text(_COLUMNS[expr.name][0], lang)
+    if _counted(expr):
+        return described(expr, lang)
     if not isinstance(expr, ast.Call) or expr.name.lower() not in _AGGREGATES:
         return None
     columns = [a for a in expr.args if not isinstance(a, ast.Number)]
@@ -118,3 +129,14 @@ def _argument(expr: ast.Expr | None, lang: str | None) -> str:
 
 def _is_condition(args: tuple[ast.Expr, ...]) -> bool:
     return len(args) == 1 and isinstance(args[0], _CONDITIONS)
+
+
+def _counted(expr: ast.Expr) -> bool:
+    """Whether ``expr`` counts bars: ``count()``, ``count(range > 300)``, or takes the share
+    of them meeting a condition, ``mean(close > open)``."""
+    if not isinstance(expr, ast.Call):
+        return False
+    func = expr.name.lower()
+    if func == "count":
+        return not expr.args or _is_condition(expr.args)
+    return func == "mean" and _is_condition(expr.args)

@@ -240,14 +240,15 @@ def fix_ticks(fig: Figure) -> None:
 
 def fill_height(fig: Figure, header_bottom: float) -> None:
     """The plots stretched up to just under the header (leaving room for the name above
-    the top plot): a one-line headline leaves no empty band under it."""
+    the top plot): a one-line headline leaves no empty band under it, and a three-line one
+    (``fit_headline``) pushes them down, where the axis's name ran over the noise note."""
     if not fig.axes:
         return
     gap = (7 + LABEL_PT * 1.3 + 8) / (fig.get_figheight() * 72)
     top = header_bottom - gap
     low = min(ax.get_position().y0 for ax in fig.axes)
     high = max(ax.get_position().y1 for ax in fig.axes)
-    if top <= high:
+    if top == high or top <= low:
         return
     scale = (top - low) / (high - low)
     for ax in fig.axes:

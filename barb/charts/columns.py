@@ -13,7 +13,7 @@ import pandas as pd
 from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import COUNTED_ROWS, POINTS, ROWS, column_unit
-from barb.column_words import plain_words
+from barb.column_words import bars_counted, plain_words
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
@@ -217,6 +217,8 @@ def axis_text(
         # A column named for its unit ("count() as days") is that unit, in the chart's
         # language: "days (days)" read «days (дни)» in Russian.
         return str(words.unit(column_unit, axis=True))
+    if not together and column_unit == "bars" and names == bars_counted(words.language):
+        return names  # "number of bars (bars)" said the unit twice
     return f"{names} ({words.unit(column_unit, axis=True)})"
 
 

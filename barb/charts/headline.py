@@ -70,6 +70,7 @@ MAX_ANSWERS = 3
 _ARG_OF = {"max": "arg_max", "min": "arg_min"}  # an extreme, and the call finding its row
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _NUMBER = re.compile(r"^-?[\d.,\u00a0 ]+$")
+_DOT = "\u00a0· "  # the marks' "·" ending a line of the title, not starting the next
 
 
 def chart_headline(result: Result, language: str | None = "en") -> str | None:
@@ -274,19 +275,21 @@ def _series_forms(
     below: bool,
 ) -> list[str]:
     """Each series' highest and lowest (most and least often, of a ``count``; lowest and
-    highest, of values ``below`` zero), the series named: ``days: 2020: most often 09:30 88,
-    least often 12:30 13; 2024: most often 09:30 95, least often 16:30 12``, and shorter
-    with ▲/▼. Of keys that share labels, each slot's, first key first: ``count: down: most
-    often up 1,147, …`` for yesterday down, today up (``SideBySide.by_slot``). ``name`` is
-    what the chart calls the column."""
+    highest, of values ``below`` zero), the series named: ``days: 2020 — most often 09:30 88,
+    least often 12:30 13; 2024 — most often 09:30 95, least often 16:30 12`` (a dash, as a
+    yes/no series is named with a colon: «d: нет: больше всего» read two colons), and
+    shorter with ▲/▼. Of keys that share labels, each slot's, first key first: ``count: down
+    — most often up 1,147, …`` for yesterday down, today up (``SideBySide.by_slot``).
+    ``name`` is what the chart calls the column."""
     layout = groups.layout
     assert layout is not None
     found = series_extremes(values, layout, groups.compared(values))
     names, _ = layout.parts()
 
-    def one(at: list[int], values: list[str], count_ties: bool) -> str:
+    def one(at: list[int], values: list[str], count_ties: bool, glued: bool) -> str:
         if len(at) == 1:
-            return f"{layout.label(at[0])} {values[at[0]]}"
+            found = f"{layout.label(at[0])} {values[at[0]]}"
+            return _glued(found) if glued else found
         if len(at) <= MAX_TIED_NAMED and not count_ties:
             labels = ", ".join(layout.label(i) for i in at)
             return words("tied", value=full[at[0]], labels=labels)
@@ -295,10 +298,14 @@ def _series_forms(
     def form(values: list[str], *, marks: bool = False, count_ties: bool = False) -> str:
         parts = []
         for j, high, low in found:
-            pair = {"high": one(high, values, count_ties), "low": one(low, values, count_ties)}
+            pair = {
+                "high": one(high, values, count_ties, marks),
+                "low": one(low, values, count_ties, marks),
+            }
             series = names[j]
-            if marks:
-                parts.append(f"{series} {words.extremes('marks', below_zero=below, **pair)}")
+            if marks:  # each group held to its value and "·" to the first, read in a line
+                marked = words.extremes("marks", below_zero=below, **pair)
+                parts.append(f"{_glued(series)} {marked.replace(' · ', _DOT)}")
             else:
                 parts.append(
                     words.extremes("series", count=count, below_zero=below, series=series, **pair)
@@ -322,11 +329,17 @@ def _series_forms(
     return list(dict.fromkeys(forms))
 
 
+def _glued(text: str) -> str:
+    """``text`` held in one line of the title: a line broke a Markov table's "▲ y: да" from
+    its "51,5 %", and a flag's "y:" from its "нет"."""
+    return text.replace(" ", "\u00a0")
+
+
 def _tight(text: str) -> str:
     """Marks set tight: ``▲ Jul 467.27 · ▼ Nov 194.06`` as ``▲Jul 467.27 ▼Nov 194.06``."""
     for mark in ("▲", "▼"):  # the marks are held to their group by a no-break space
         text = text.replace(f"{mark}\u00a0", mark).replace(f"{mark} ", mark)
-    return text.replace(" · ", " ")
+    return text.replace(_DOT, " ").replace(" · ", " ")
 
 
 def _extreme_text(

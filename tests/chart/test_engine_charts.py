@@ -274,7 +274,8 @@ def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
         return f"{value} days (tie: {', '.join(tied)})"  # no month is "the" highest
 
     assert chart_headline(by_month) == (
-        f"count: most often {extreme(per_month.max())}, least often {extreme(per_month.min())}"
+        f"number of bars: most often {extreme(per_month.max())}, "
+        f"least often {extreme(per_month.min())}"
     )
 
     by_day = run(
@@ -294,7 +295,7 @@ def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
     tied = int((per_day == per_day.max()).sum())
     assert tied > 3
     assert chart_headline(by_day) == (
-        f"count: most often {per_day.max()} days ({tied} groups tied), "
+        f"number of bars: most often {per_day.max()} days ({tied} groups tied), "
         f"least often d {per_day.idxmin()} ({per_day.min()} days)"
     )
 
@@ -315,10 +316,12 @@ def test_groups_keyed_by_quarter_read_q1_to_q4_in_either_language(sample_setting
     dates = days.index[days.index.year == 2024].to_series()
     per = dates.dt.quarter.value_counts().sort_index()
     high, low = per.idxmax(), per.idxmin()
-    assert chart_headline(result, "ru").startswith(f"count: чаще всего Q{high} {per.max()} ")
+    assert chart_headline(result, "ru").startswith(
+        f"количество баров: чаще всего Q{high} {per.max()} "
+    )
     assert f"реже всего Q{low} {per.min()} " in chart_headline(result, "ru")
     assert chart_headline(result) == (
-        f"count: most often Q{high} {per.max()} days, least often Q{low} {per.min()} days"
+        f"number of bars: most often Q{high} {per.max()} days, least often Q{low} {per.min()} days"
     )
 
 

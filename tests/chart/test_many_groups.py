@@ -119,7 +119,7 @@ def test_ties_are_counted_over_every_group(sample_settings, bars_per_day, limit)
     tied_most, tied_least = (bars_per_day == most).sum(), (bars_per_day == least).sum()
     assert min(tied_most, tied_least) > MAX_TIED_NAMED  # counted, not named
     assert chart_headline(result) == (
-        f"count: most often {most} bars ({tied_most:,} groups tied), "
+        f"number of bars: most often {most} bars ({tied_most:,} groups tied), "
         f"least often {least} bars ({tied_least:,} groups tied)"
     )
     fig = figure(result)

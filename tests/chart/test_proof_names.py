@@ -99,8 +99,8 @@ def test_units_from_the_map_expression() -> None:
     assert column_unit("chg", query=query) == "%"
     assert column_unit("mean_chg", query=query) == "%"
     result = make.scalar_count_intraday()
-    assert axis_text("count", result) == "count (bars)"
-    assert axis_text("count", result, words_for("ru")) == "count (бары)"
+    assert axis_text("count", result) == "number of bars"  # the unit in its name
+    assert axis_text("count", result, words_for("ru")) == "количество баров"
 
 
 CHG_PCT = "(close - prev(close)) / prev(close) * 100"

@@ -150,7 +150,7 @@ def test_drawdowns_side_by_side_lead_each_year_with_its_deepest_month(
         months = expected[year]
         low, high = (EN_MONTHS[int(months.idxmin()) - 1], EN_MONTHS[int(months.idxmax()) - 1])
         parts.append(
-            f"{year}: lowest {low} {months.min():.1f}%, highest {high} {months.max():.1f}%"
+            f"{year} — lowest {low} {months.min():.1f}%, highest {high} {months.max():.1f}%"
         )
     assert chart_headline(result) == "max_dd: " + "; ".join(parts).replace("-", "\u2212")
     assert "ниже всего" in (chart_headline(result, "ru") or "")

@@ -55,11 +55,11 @@ def test_two_years_by_month_are_bars_side_by_side(sample_settings, days) -> None
     for year in (2020, 2024):
         mine = rng.xs(year, level=1)
         parts.append(
-            f"{year}: highest {months[mine.idxmax() - 1]} {mine.max():,.2f} points, "
+            f"{year} — highest {months[mine.idxmax() - 1]} {mine.max():,.2f} points, "
             f"lowest {months[mine.idxmin() - 1]} {mine.min():,.2f} points"
         )
     assert chart_headline(result) == "rng: " + "; ".join(parts)
-    assert chart_headline(result, "ru").startswith("rng: 2020: больше всего ")
+    assert chart_headline(result, "ru").startswith("rng: 2020 — больше всего ")
 
 
 def test_a_second_key_of_many_values_keeps_joined_labels(sample_settings) -> None:

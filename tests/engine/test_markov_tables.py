@@ -50,14 +50,14 @@ def test_a_markov_headline_reads_its_keys_in_their_order(engine_settings, moves)
         assert today.nunique() == 2  # no tie: one most and one least often
         high, low = today.idxmax(), today.idxmin()
         words.append(
-            f"{yesterday}: most often {high} {today[high]} days, "
+            f"{yesterday} — most often {high} {today[high]} days, "
             f"least often {low} {today[low]} days"
         )
         marks.append(f"{yesterday} ▲ {high} {today[high]} · ▼ {low} {today[low]}")
     assert counts["down"]["up"] != counts["up"]["down"]  # the other reading is another number
     result = ask(MARKOV, engine_settings, **RTH_DAILY)
-    assert chart_headline(result) == "count: " + "; ".join(words)
-    forms = ("count: " + "; ".join(words), "count: " + "; ".join(marks))
+    assert chart_headline(result) == "number of bars: " + "; ".join(words)
+    forms = ("number of bars: " + "; ".join(words), "number of bars: " + "; ".join(marks))
     assert _title(draw_chart(result)) in forms
 
 
@@ -82,3 +82,74 @@ def test_rows_without_either_key_are_counted_once(engine_settings, moves) -> Non
         f"for yesterday on {moves['yesterday'].isna().sum()}, today on "
         f"{moves['today'].isna().sum()} of them)."
     )
+
+
+# --- p42b #6, #24: a Markov table of yes/no keys and a share, its title whole at phone width --
+
+UP_NEXT = {
+    "map": {
+        "y": "prev(close) > prev(open)",
+        "d": "close > open",
+        "nxt": "next(close) > next(open)",
+    },
+    "group_by": ["y", "d"],
+    "select": "mean(nxt)",
+}
+#: A yes/no key's label, the series' words and the column's name, in English and Russian.
+FLAGS = {"en": ("yes", "no"), "ru": ("да", "нет")}
+SERIES = {"en": ("highest", "lowest"), "ru": ("больше всего", "меньше всего")}
+
+
+def _percent(value: float, language: str) -> str:
+    text = f"{value * 100:.1f}"
+    return f"{text}%" if language == "en" else f"{text.replace('.', ',')}\u00a0%"
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_markov_table_of_yes_no_keys_is_titled_whole(engine_settings, minutes, language) -> None:
+    """Each today (d) with the yesterday (y) of its highest and lowest share of up
+    tomorrows, as pandas has them: the caption says "d: no — highest y: yes …", not «d:
+    нет: больше всего» (two colons), and the drawn title holds all four values with no
+    word cut ("…▼y…" lost the last group's lowest)."""
+    days = rth_daily(minutes)
+    up = days["close"] > days["open"]
+    frame = pd.DataFrame({"y": up.shift(1), "d": up, "nxt": up.shift(-1).astype("float")}).iloc[
+        1:-1
+    ]  # the first day has no yesterday, the last no tomorrow
+    shares = frame.groupby(["d", "y"])["nxt"].mean()
+    yes, no = FLAGS[language]
+    high_word, low_word = SERIES[language]
+    parts, values = [], []
+    for today in (False, True):
+        mine = shares[today]
+        assert mine.nunique() == 2  # one highest, one lowest
+        high, low = mine.idxmax(), mine.idxmin()
+        flag = {True: yes, False: no}
+        top, bottom = _percent(mine[high], language), _percent(mine[low], language)
+        parts.append(
+            f"d: {flag[today]} — {high_word} y: {flag[high]} {top}, "
+            f"{low_word} y: {flag[low]} {bottom}"
+        )
+        values += [top, bottom]
+    result = ask(UP_NEXT, engine_settings, **RTH_DAILY)
+    assert chart_headline(result, language) == "mean_nxt: " + "; ".join(parts)
+    title = _title(draw_chart(result, language=language))
+    assert "…" not in title and ": " + high_word not in title
+    assert title.startswith("mean_nxt: d: ")
+    for value in values:
+        assert value.replace("\u00a0", " ") in title
+
+
+def test_a_title_takes_a_third_line_rather_than_lose_a_value(engine_settings) -> None:
+    """At the chart's phone width (900 px, shown at 360) no two-line form holds the Russian
+    Markov title: it takes three lines, each ending at a whole group and value."""
+    result = ask(UP_NEXT, engine_settings, **RTH_DAILY)
+    fig = draw_chart(result, language="ru")
+    assert fig is not None
+    fig.canvas.draw()
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    size = max(t.get_fontsize() for t in texts)
+    lines = [t.get_text() for t in texts if t.get_fontsize() == size]
+    assert len(lines) == 3
+    assert all(line.endswith(("%", "·", "\u00a0нет", "\u00a0да")) for line in lines), lines
+    assert not any(line.startswith("·") for line in lines), lines

@@ -27,6 +27,7 @@ from fake_bot_api import FakeBotAPI
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import text
 from bot.telegram.sender import Patience
+from bot.texts import t
 
 SENDS = ("sendPhoto", "sendDocument", "sendMessage")
 
@@ -96,6 +97,14 @@ async def test_a_reply_outlives_an_outage_and_a_restart(
         assert await settled_outbox(svc) == []
         # Nobody was told about an error that the bot recovered from.
         assert not any("reference" in text for text in fake.sent_text(ALICE))
+
+
+def test_the_russian_refused_chart_sentence_says_its_it_once() -> None:
+    """p42b #11: «поэтому его здесь нет; его данные — в CSV» read heavy with «его» twice."""
+    for key in ("chart_refused", "chart_refused_csv"):
+        said = t(key, "ru")
+        assert said.startswith("Telegram не принял график") and said.split().count("его") == 1
+    assert t("chart_refused_csv", "ru").endswith("— в CSV.")
 
 
 async def test_a_refused_chart_leaves_its_words_saying_it_is_missing(

@@ -1,0 +1,75 @@
+"""A count and a share are named in the plan's words on the chart, as averages of bar columns
+already were (p42b #2, #5): a Russian chat read «count = 168 дней» and
+«mean_close_gt_open: больше всего Ср 54,4 %…» under a plan that said «количество баров» and
+«доля баров, где закрытие > открытие». Expected values from pandas over the hand-made RTH
+days, never through Barb; the words from the one table of them, ``barb.column_words``."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from asking import RTH_DAILY, ask
+from matplotlib.text import Text
+from rth_bars import rth_daily
+
+from barb.charts import chart_headline, draw_chart
+from barb.column_words import described
+from barb.script.parser import parse_expression
+
+COUNTED = {"en": "number of bars", "ru": "количество баров"}
+SHARE = {"en": "share of bars where close > open", "ru": "доля баров, где закрытие > открытие"}
+EXTREMES = {"en": ("highest", "lowest"), "ru": ("больше всего", "меньше всего")}
+WEEKDAYS = {"en": ["Mon", "Tue", "Wed", "Thu", "Fri"], "ru": ["Пн", "Вт", "Ср", "Чт", "Пт"]}
+
+
+def _texts(result, language: str) -> list[str]:
+    fig = draw_chart(result, language=language)
+    assert fig is not None
+    fig.canvas.draw()
+    return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_count_is_the_number_of_bars_the_plan_says(engine_settings, minutes, language) -> None:
+    days = rth_daily(minutes)
+    ranges = days["high"] - days["low"]
+    limit = float(ranges.median())
+    count = int((ranges > limit).sum())
+    assert 1 < count < len(days)
+    result = ask({"where": f"range > {limit}", "select": "count()"}, engine_settings, **RTH_DAILY)
+    name = COUNTED[language]
+    assert described(parse_expression("count()"), language) == name  # the plan's words
+    headline = chart_headline(result, language)
+    assert headline is not None and headline.startswith(f"{name} = {count} ")
+    if language == "en":
+        assert headline == f"number of bars = {count} days"
+    texts = _texts(result, language)  # the query's own "count()" is under the title
+    assert not any(t.startswith(("count =", "count:")) for t in texts), texts
+    assert headline in texts  # the title
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_share_of_up_days_is_named_as_the_plan_names_it(
+    engine_settings, minutes, language
+) -> None:
+    days = rth_daily(minutes)
+    up = (days["close"] > days["open"]).astype("float")
+    weekday = pd.to_datetime(days.index.to_series()).dt.dayofweek
+    shares = up.groupby(weekday).mean()
+    assert shares.nunique() == len(shares)  # one highest, one lowest
+    high, low = int(shares.idxmax()), int(shares.idxmin())
+    query = {"map": {"weekday": "dayname()"}, "group_by": "weekday", "select": "mean(close > open)"}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    decimal = "." if language == "en" else ","
+    percent = "%" if language == "en" else "\u00a0%"
+    top, bottom = (f"{shares[i] * 100:.1f}".replace(".", decimal) + percent for i in (high, low))
+    name = SHARE[language]
+    assert described(parse_expression("mean(close > open)"), language) == name
+    most, least = EXTREMES[language]
+    days_named = WEEKDAYS[language]
+    assert chart_headline(result, language) == (
+        f"{name}: {most} {days_named[high]} {top}, {least} {days_named[low]} {bottom}"
+    )
+    texts = _texts(result, language)
+    assert not any("mean_close_gt_open" in t for t in texts), texts
+    assert any(t.startswith(name) for t in texts)  # the axis, if not the title too
