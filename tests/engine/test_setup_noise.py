@@ -295,3 +295,25 @@ def test_the_other_rows_are_those_the_where_judged_false(engine_settings, days) 
     # Not the old reading, over every day of the period: its value and its other rows differ.
     assert not rng.endswith(_said("rng", days["range"], kept))
     assert f"the other {int((judged & ~kept).sum())}" in green
+
+
+def test_leaving_out_the_calendars_days_off_is_no_setup(engine_settings, minutes) -> None:
+    """ "where": "not holiday()", the filter the holiday warning advises, leaves out the hours
+    of Presidents' Day 2024 (the stock market shut; the hand-made bars have no MLK Day): its
+    share of green hours was read against those few, as NQ's 4,533 days against its 116
+    holiday sessions ("Fisher p = 0.45"), though it picks no setup. A where that picks hours
+    beside it, the non-holiday Monday hours, is still read against the others (pandas)."""
+    hours = rth_hourly(minutes)
+    day = pd.DatetimeIndex(hours.index.get_level_values("day"))
+    holiday = np.asarray(day == pd.Timestamp("2024-02-19"))
+    assert holiday.sum() >= 2  # a where dropping 2 rows or more is read as a setup
+    green = pd.Series((hours["close"] > hours["open"]).to_numpy())
+    query = {"session": "RTH", "from": "1h", "select": ["count()", "mean(close > open) as up"]}
+    for where in ("not holiday()", "not holiday() and not early_close()"):
+        result = ask({**query, "where": where}, engine_settings)
+        assert result.summary.values["count"] == len(hours) - holiday.sum()
+        assert not _with(result, "up")
+    result = ask({**query, "where": "not holiday() and dayname() == 'Mon'"}, engine_settings)
+    kept = pd.Series(np.asarray(day.dayofweek == 0) & ~holiday)
+    [said] = _with(result, "up")
+    assert said.endswith(_said("up", green, kept, share=True))
