@@ -160,6 +160,7 @@ def run_stage(
             )
         said += running_caveat(start, period)
     setup: dict[str, SetupMean] = {}
+    judged = period
     if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
         # Rows a where or an event filter picked, read as a setup: its means' noise beside
         # the period's own value (``period``: its rows before either), over the rows the
@@ -192,7 +193,9 @@ def run_stage(
     )
     output.warnings[:0] = said
     output.warnings += [found.sentence for found in setup.values() if found.sentence]
-    output.baselines = {name: found.baseline for name, found in setup.items()}
+    # A chart names the baseline "all days": none when it is of the days the where judged.
+    if judged is period:
+        output.baselines = {name: found.baseline for name, found in setup.items()}
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)

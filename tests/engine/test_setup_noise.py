@@ -295,6 +295,8 @@ def test_the_other_rows_are_those_the_where_judged_false(engine_settings, days) 
     # Not the old reading, over every day of the period: its value and its other rows differ.
     assert not rng.endswith(_said("rng", days["range"], kept))
     assert f"the other {int((judged & ~kept).sum())}" in green
+    # A chart names its baseline "all days": not drawn of the days the where judged.
+    assert result.metadata.baselines == {}
 
 
 def test_leaving_out_the_calendars_days_off_is_no_setup(engine_settings, minutes) -> None:
