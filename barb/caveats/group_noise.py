@@ -341,6 +341,11 @@ class _Groups:
             return None
         count = float(self._independent(sample)[at])
         error = math.sqrt(float(sample.variances[at]) / count) if count else math.nan
+        if sample.shares and count and error <= 1e-6:
+            # A share of 0 or 1 has no spread of its own: 5 of 5 years up is no certainty.
+            # Its error as Agresti and Coull's (two more hits and two more misses): ± 0.28.
+            tilted = (float(self.values[at]) * count + 2) / (count + 4)
+            error = math.sqrt(tilted * (1 - tilted) / (count + 4))
         if not math.isfinite(error):
             return None
         assert self.rows.index is not None
