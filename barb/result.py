@@ -110,6 +110,16 @@ class ShortWeek(BaseModel):
     closed: list[dt.date]
 
 
+class Baseline(BaseModel):
+    """A mean over the rows a where or an event filter picked, taken over all the period's
+    rows instead (``barb.caveats.setup_noise``): NQ's next day was up after 3 down days on
+    0.4952 of 517 days, and on 0.5245 of all 4,648 (``value``, ``rows``: those with a
+    value). The warning says it in words; a chart draws it beside the answer's line."""
+
+    value: float
+    rows: int
+
+
 class UnfinishedBar(BaseModel):
     """The data's unfinished last weekly or longer bar, listed in a table of bars (weekly
     last_4_bars ending on Wednesday 2026-01-07): its label as the table writes it and the
@@ -185,6 +195,11 @@ class Metadata(BaseModel):
     # The data's last trading date: a value on an earlier row (a period that ended before
     # it) is that period's last, not "now". For the chart only.
     data_last: dt.date | None = Field(default=None, exclude=True)
+    # The first stage's means under a where or an event filter, each over all the period's
+    # rows too, by the answer's name: a chart draws that line beside the answer's, so the
+    # person sees the 49.5% after 3 down days sits under the 52.4% of all days (p40a C3).
+    # For the chart only.
+    baselines: dict[str, Baseline] = Field(default_factory=dict, exclude=True)
 
 
 RowsBuilder = Callable[[], "pd.DataFrame | None"]

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from barb.planning import StagePlan
-from barb.result import RowsBuilder, Summary
+from barb.result import Baseline, RowsBuilder, Summary
 from barb.script.ast import Call
 
 # The shapes of a single-row answer.
@@ -72,6 +72,9 @@ class StageOutput:
     # Groups whose statistic the data's start leaves over at most half their rows, by their
     # keys as text, with that size and their rows: a chart draws them hollow, unranked.
     begun_groups: list[tuple[dict[str, str], int, int]] = field(default_factory=list)
+    # A single row's means under a where, each over all the period's rows too
+    # (``barb.caveats.setup_noise``), by name: a chart draws them beside the answer.
+    baselines: dict[str, Baseline] = field(default_factory=dict)
 
     def kept_dates(self) -> np.ndarray | None:
         """The trading dates of the rows kept (bars with a trading_date column), else None;

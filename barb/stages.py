@@ -20,6 +20,7 @@ import pandas as pd
 
 from barb.bar_labels import label_column, row_label, with_bar_label
 from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
+from barb.caveats.empty_rows import notable
 from barb.caveats.filled_means import filled_statistic_caveat
 from barb.caveats.group_noise import counted_noise, even_groups
 from barb.caveats.groups import empty_groups, keyless_rows
@@ -40,7 +41,7 @@ from barb.caveats.sample_sizes import (
     sample_sizes,
     true_count_caveat,
 )
-from barb.caveats.setup_noise import setup_noise
+from barb.caveats.setup_noise import SetupMean, setup_noise
 from barb.column_units import COUNTED_ROWS
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
@@ -158,15 +159,20 @@ def run_stage(
                 stage, every_row, condition, period, again, ctx.timeframe, rows
             )
         said += running_caveat(start, period)
-    setup: dict[str, str] = {}
+    setup: dict[str, SetupMean] = {}
+    judged = period
     if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
         # Rows a where or an event filter picked, read as a setup: its means' noise beside
-        # the period's own value (``period``: its rows before either).
-        setup = setup_noise(stage, again, period, keep, ctx.timeframe)
+        # the period's own value (``period``: its rows before either), over the rows the
+        # where can judge when it could not judge a notable part: NQ 2008-2009 above its
+        # SMA200 had been set against "the other 297" days, 199 of them before the SMA.
+        judged = _judged(period, condition)
+        setup = setup_noise(stage, again, judged, keep, ctx.timeframe, judged=judged is not period)
     no_edge = None
     kept = partial(_kept_values, ctx, every_row, period, keep)
     if query is not None and stage.shape in SINGLE_ROW:
-        no_edge = partial(no_edge_caveat, stage, query, kept, then=bool(prefix), said=setup)
+        spoken = [name for name, found in setup.items() if found.sentence]
+        no_edge = partial(no_edge_caveat, stage, query, kept, then=bool(prefix), said=spoken)
     # As the aggregates read the rows kept: in time order where a sort had moved them.
     read = partial(_in_read_order, kept, None if order is None else order[keep])
     output = _answer(
@@ -186,7 +192,10 @@ def run_stage(
         row_values=read,
     )
     output.warnings[:0] = said
-    output.warnings += setup.values()
+    output.warnings += [found.sentence for found in setup.values() if found.sentence]
+    # A chart names the baseline "all days": none when it is of the days the where judged.
+    if judged is period:
+        output.baselines = {name: found.baseline for name, found in setup.items()}
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -642,6 +651,18 @@ def _in_order(frame: pd.DataFrame, order: np.ndarray) -> pd.DataFrame:
     out = frame.iloc[np.argsort(order, kind="stable")]
     out.index = pd.RangeIndex(len(out))
     return out
+
+
+def _judged(period: np.ndarray, condition: pd.Series | None) -> np.ndarray:
+    """The period's rows less those its where's condition has no value on (neither kept nor
+    left: the 199 days before an SMA200 exists), when they are a notable part of it; else
+    the period's rows (the data's first day, with no previous close, changes nothing)."""
+    if condition is None or not isinstance(condition.dtype, pd.BooleanDtype):
+        return period
+    unknown = condition.isna().to_numpy() & period
+    if not notable(int(np.count_nonzero(unknown)), int(np.count_nonzero(period))):
+        return period
+    return period & ~unknown
 
 
 def _as_condition(values: pd.Series, step: str, text: str) -> np.ndarray:

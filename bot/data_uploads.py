@@ -35,7 +35,9 @@ from barb.data.importer import (
 from barb.data.store import data_path, previous_path, read_meta
 from barb.data.validation import ImportReport
 from barb.errors import BarbError, DataError
+from barb.i18n import decimal
 from barb.settings import EngineSettings
+from bot.texts import t
 
 UPLOADS_DIR = ".uploads"
 RECORD = "offer.json"
@@ -62,6 +64,7 @@ class Checked:
     offer: Offer
     report: ImportReport | None
     error: str | None  # one sentence when the file is refused
+    plan: str = ""  # what Import will do to the stored data, in the admin's language
 
     @property
     def importable(self) -> bool:
@@ -101,9 +104,9 @@ class DataUploads:
             return None
         return Offer.model_validate_json(record.read_text(encoding="utf-8"))
 
-    def check(self, offer: Offer) -> Checked:
+    def check(self, offer: Offer, lang: str = "en") -> Checked:
         """The validation report of the staged file, with what Import will do to the stored
-        data (blocking: run it in a thread)."""
+        data in ``lang`` (blocking: run it in a thread)."""
         try:
             checked = check_file(
                 self.path(offer), offer.symbol, self.settings, name=offer.file_name
@@ -115,14 +118,14 @@ class DataUploads:
                 offer, checked.report, str(ImportRefused(checked.report, offer.file_name))
             )
         try:
-            _, sentence = self._plan(checked)
+            _, sentence, note = self._plan(checked, lang)
         except BarbError as exc:
             return Checked(offer, checked.report, str(exc))
-        if sentence:
-            checked.report.notes.append(sentence)
-        return Checked(offer, checked.report, None)
+        if note:
+            checked.report.notes.append(note)
+        return Checked(offer, checked.report, None, sentence)
 
-    def accept(self, offer: Offer) -> ImportResult:
+    def accept(self, offer: Offer, lang: str = "en") -> ImportResult:
         """Import the staged file (checked again, with the same code), appending or replacing
         as the check said, and keeping the previous file; the offer is then gone. Raises
         ``BarbError``."""
@@ -130,27 +133,25 @@ class DataUploads:
             checked = check_file(
                 self.path(offer), offer.symbol, self.settings, name=offer.file_name
             )
-            mode, _ = self._plan(checked)
+            mode, _, _ = self._plan(checked, lang)
             return write_checked(checked, self.settings, mode)
         finally:
             self.discard(offer)
 
-    def _plan(self, checked: CheckedFile) -> tuple[Mode, str]:
+    def _plan(self, checked: CheckedFile, lang: str) -> tuple[Mode, str, str]:
         """Append when the file continues the stored imported bars (every bar they share
-        agrees), else replace; and the sentence that tells the admin so before Import. For
-        NQ holding 20,700 imported bars and a file of the next day's 1,380: ("append",
-        "Import adds the file's 1,380 new bars to the stored NQ data (20,700 bars,
-        2024-03-04 to 2024-03-22).")."""
+        agrees), else replace; the sentence in ``lang`` that tells the admin so before
+        Import; and the importer's note on the write (a hole it leaves, another
+        instrument's prices), which joins its report. For NQ holding 20,700 imported bars
+        and a file of the next day's 1,380: ("append", "Import adds the file's 1,380 new
+        bars to the stored NQ data (20,700 bars, 2024-03-04 to 2024-03-22).", "")."""
         symbol = checked.instrument.symbol
         target = data_path(symbol, self.settings)
         if not target.exists():
-            return "replace", ""
+            return "replace", "", ""
         current = read_meta(target)
-        sample = ", the synthetic sample" if current.source == "synthetic" else ""
-        stored = (
-            f"the stored {symbol} data ({current.rows:,} bars, {current.first_date} to "
-            f"{current.last_date}{sample})"
-        )
+        sample = t("upload_sample", lang) if current.source == "synthetic" else ""
+        stored = _span(current.rows, current.first_date, current.last_date, lang, sample)
         if current.source == "imported" and checked.frame is not None:
             try:
                 plan = plan_write(checked, self.settings, "append")
@@ -159,26 +160,40 @@ class DataUploads:
             else:
                 if plan.added == 0:
                     raise DataError(
-                        f"every bar of {checked.name} is already in {stored}; there is "
-                        "nothing to import."
+                        t(
+                            "upload_nothing_new",
+                            lang,
+                            file=checked.name,
+                            symbol=symbol,
+                            stored=stored,
+                        )
                     )
-                sentence = f"Import adds the file's {plan.added:,} new bars to {stored}."
-                return "append", f"{sentence} {plan.note}" if plan.note else sentence
-        sentence = (
-            f"Import replaces {stored}; `barb data restore {symbol}` brings it back until "
-            "the next import."
+                sentence = t(
+                    "upload_appends",
+                    lang,
+                    plural_of=plan.added,
+                    added=decimal(plan.added, lang),
+                    symbol=symbol,
+                    stored=stored,
+                )
+                return "append", sentence, plan.note
+        sentence = t("upload_replaces", lang, symbol=symbol, stored=stored)
+        note = (
+            plan_write(checked, self.settings, "replace").note if checked.frame is not None else ""
         )
-        if checked.frame is not None:
-            note = plan_write(checked, self.settings, "replace").note
-            sentence += f" {note}" if note else ""
         kept = previous_path(target)
         if kept.exists():
             old = read_meta(kept)
-            sentence += (
-                f" The data kept from before ({old.rows:,} bars, {old.first_date} to "
-                f"{old.last_date}) is then deleted."
-            )
-        return "replace", sentence
+            span = _span(old.rows, old.first_date, old.last_date, lang)
+            sentence += " " + t("upload_kept_deleted", lang, span=span)
+        return "replace", sentence, note
 
     def discard(self, offer: Offer) -> None:
         shutil.rmtree(self.root / offer.id, ignore_errors=True)
+
+
+def _span(rows: int, first: object, last: object, lang: str, sample: str = "") -> str:
+    """Stored bars in brackets: "(20,700 bars, 2024-03-04 to 2024-03-22)",
+    «(20 700 баров, 2024-03-04 — 2024-03-22)»."""
+    bars = t("upload_bars", lang, plural_of=rows, rows=decimal(rows, lang))
+    return t("upload_span", lang, bars=bars, first=first, last=last, sample=sample)

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from typing import Any
 
-from barb.charts.columns import column_name, unit
+from barb.charts.columns import column_name, timeframe, unit
 from barb.charts.select_calls import parse_call
 from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import part_text, time_kind, time_text
@@ -78,3 +79,16 @@ def answer_text(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     named as the plan names it (``column_name``)."""
     name = column_name(agg.name, result, words)
     return words("answer", name=name, value=answer_value(agg, result, words))
+
+
+def baseline(agg: Aggregate, result: Result, words: Words = ENGLISH) -> tuple[float, str] | None:
+    """The answer's mean over all the period's rows, where a where or an event filter
+    picked the rows it is over (``Metadata.baselines``), and its label as the answer's
+    value is written: (0.5245, "all days: 52.4%") beside "p_up = 49.5%" after 3 down days.
+    None for any other answer."""
+    meta = result.metadata
+    found = meta.baselines.get(agg.name) if meta is not None else None
+    if found is None or not math.isfinite(found.value):
+        return None
+    value = answer_value(replace(agg, value=found.value), result, words)
+    return found.value, words.baseline(timeframe(result), value)

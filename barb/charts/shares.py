@@ -19,7 +19,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from barb.charts.answers import Aggregate, answer_text, read_aggregates, select_items
+from barb.charts.answers import (
+    Aggregate,
+    answer_text,
+    baseline,
+    read_aggregates,
+    select_items,
+)
 from barb.charts.axes import (
     MAX_VALUE_LABELS,
     category_ticks,
@@ -42,6 +48,7 @@ from barb.charts.select_calls import call_args
 from barb.charts.style import (
     ACCENT,
     ANSWER_COLORS,
+    BASELINE_LINE,
     FIG_H_IN,
     FIG_W_IN,
     INK,
@@ -134,6 +141,12 @@ def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH
     handles = [
         Line2D([], [], color=color, linewidth=3.0, label=answer_text(share.answer, result, words))
     ]
+    lines = [answer]
+    base = baseline(share.answer, result, words)
+    if base is not None:  # the share over all the period's rows: is the answer above it?
+        ax.axhline(base[0], **BASELINE_LINE, zorder=2)
+        handles.append(Line2D([], [], **BASELINE_LINE, label=base[1]))
+        lines.append(base[0])
     others = [a for a in read_aggregates(result) if a.name != share.answer.name]
     handles += [text_handle(answer_text(a, result, words)) for a in others]
     labelled = len(values) <= MAX_VALUE_LABELS
@@ -147,13 +160,13 @@ def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH
             room += upright_label_px(texts, VALUE_PT)
         else:
             room += 25
-    headroom(ax, np.append(values, answer), px=room)
+    headroom(ax, np.append(values, lines), px=room)
     if labelled:
         texts = format_all(values, SHARE, words)
         label_pt = upright_label_px(texts, VALUE_PT) / PX_PER_PT if upright else VALUE_PT * 1.4
         # A label the answer's line would strike through goes inside its bar's top.
         count_pt = max(len(t) for t in _count_texts(counts, result, words)) * COUNT_PT * 0.62
-        inside = _crossed(ax, values, answer, label_pt, count_pt)
+        inside = _crossed(ax, values, lines, label_pt, count_pt)
         shown = np.isfinite(values) & ~inside
         label_bars(
             ax,
@@ -214,16 +227,19 @@ def _px_per_unit(ax: Axes) -> float:
 
 
 def _crossed(
-    ax: Axes, values: np.ndarray, answer: float, label_pt: float, count_pt: float
+    ax: Axes, values: np.ndarray, lines: list[float], label_pt: float, count_pt: float
 ) -> np.ndarray:
-    """The bars whose value label, standing on the bar's end, the answer's line crosses,
-    and that are tall enough to hold the label inside instead, over their count."""
+    """The bars whose value label, standing on the bar's end, a line across them (the
+    answer's, the baseline's) crosses, and that are tall enough to hold the label inside
+    instead, over their count."""
     per_px = 1 / _px_per_unit(ax)
     label = (label_pt + 3) * PX_PER_PT * per_px
     line = 3 * PX_PER_PT * per_px  # half the line's width and a little
     finite = np.isfinite(values)
     tip = np.where(finite, values, 0.0)
-    crossed = finite & (tip - line <= answer) & (answer <= tip + label + line)
+    crossed = np.zeros(len(values), dtype=bool)
+    for at in lines:
+        crossed |= finite & (tip - line <= at) & (at <= tip + label + line)
     room = label + (count_pt + 18) * PX_PER_PT * per_px
     return crossed & (tip >= room)
 

@@ -38,6 +38,9 @@ LOW = "#2563eb"
 UP = "#15803d"
 DOWN = "#dc2626"
 SYNTHETIC = "#b91c1c"
+# A where's mean over all the period's rows (the base rate the answer is read against):
+# grey and dashed, unlike any answer's solid coloured line or the histogram's black median.
+BASELINE_LINE = {"color": AXIS, "linewidth": 2.6, "linestyle": (0, (4, 2.5))}
 OVERLAY_COLORS = ("#ea580c", "#7c3aed", "#0d9488", "#be185d")
 ANSWER_COLORS = ("#dc2626", "#7c3aed", "#0d9488", "#ea580c", "#be185d")
 

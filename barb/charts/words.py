@@ -43,6 +43,16 @@ _OF_ROWS = {
     "yearly": N_("of_rows.yearly"),
     "groups": N_("of_rows.groups"),
 }
+#: A where's mean over all the period's rows, by what the rows are ("all days: 52.4%",
+#: «все дни: 52,4%»), beside the answer over the rows it kept.
+_BASELINE = {
+    "daily": N_("baseline.daily"),
+    "weekly": N_("baseline.weekly"),
+    "monthly": N_("baseline.monthly"),
+    "quarterly": N_("baseline.quarterly"),
+    "yearly": N_("baseline.yearly"),
+    "other": N_("baseline.other"),
+}
 #: The period a count is per ("days per year").
 _PER = {
     "year": N_("per.year"),
@@ -195,6 +205,11 @@ class Words:
         if kind not in _OF_ROWS:
             return None
         return text("barb", _OF_ROWS[kind], self.language, plural_of=count)
+
+    def baseline(self, timeframe: str, value: str) -> str:
+        """A mean over all the period's rows, written ``value``: "all days: 52.4%" for daily
+        bars, "all bars: …" for bars with no calendar name (minutes, hours)."""
+        return self(_BASELINE.get(timeframe, _BASELINE["other"]), value=value)
 
     def unit(
         self, unit: str | None, *, axis: bool = False, value: float | Decimal | None = None

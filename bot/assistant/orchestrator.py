@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
+import math
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ from bot.assistant.tools import (
     parse_args,
     tool_specs,
 )
-from bot.llm.errors import BadResponse, LLMError
+from bot.llm.errors import BadResponse, LLMError, RateLimited
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
@@ -348,7 +349,10 @@ class Assistant:
         """Continue an action the caller has claimed: run the confirmed queries, or take the
         clarification's ``answer``. ``chat``, if the caller has it, saves reading it again.
 
-        A clarification is done once its answer is taken. A plan stays ``running`` until its
+        A clarification is done once its answer is taken; if the model then fails before
+        anything was shown, it waits for its reply again (``pending``), nothing of the
+        attempt kept, so that the person told to try again can press the reply again (p40b
+        F33: "This question was already answered."). A plan stays ``running`` until its
         answer is ready, then is done (or pending again, for Run to be pressed again): a
         press meanwhile is told the answer is on its way, not that the plan is out of date.
         """
@@ -359,13 +363,19 @@ class Assistant:
         state = paused.state
         call = self._calls(state)[paused.call_index]
         if action.kind != "confirm":
-            await self.store.pending.resolve(action.id, "done")
             result = ToolResult(
                 call_id=call.id,
                 name=call.name,
                 content=self.prompts.loop_text("clarification_answer", answer=answer or ""),
             )
-            return await self._go_on(chat, state, paused, result, [])
+            # Done first, as before the model is asked: a turn stopped by /cancel, or a
+            # shutdown, leaves it answered, never "running" for a later message to answer.
+            await self.store.pending.resolve(action.id, "done")
+            try:
+                return await self._go_on(chat, state, paused, result, [], keep_failed=False)
+            except LLMError as exc:
+                await self.store.pending.reopen(action.id)
+                return self._reply(state, llm_failure_text(exc, state.language), [], failed=True)
         # Run approves exactly the queries the plan showed (older rows: the one call).
         covers = paused.covers or [call.id]
         state.approved = [*state.approved, *covers]
@@ -395,15 +405,17 @@ class Assistant:
         paused: Paused,
         result: ToolResult,
         proofs: list[Proof],
+        *,
+        keep_failed: bool = True,
     ) -> Reply:
         """The paused call answered with ``result``: the rest of its message's calls, then
-        the loop."""
+        the loop (``keep_failed`` as for ``_loop``)."""
         outcome = await self._continue_calls(
             chat, state, paused.call_index + 1, [*paused.results, result], proofs
         )
         if isinstance(outcome, Reply):
             return outcome
-        return await self._loop(chat, state, proofs)
+        return await self._loop(chat, state, proofs, keep_failed=keep_failed)
 
     async def decline_pending(self, chat_id: int, user_id: int) -> list[PendingAction]:
         """A new message instead of a button press (or /cancel, /reset): the person's waiting
@@ -421,7 +433,19 @@ class Assistant:
 
     # --- the loop ---------------------------------------------------------------------------
 
-    async def _loop(self, chat: Chat, state: LoopState, proofs: list[Proof] | None = None) -> Reply:
+    async def _loop(
+        self,
+        chat: Chat,
+        state: LoopState,
+        proofs: list[Proof] | None = None,
+        *,
+        keep_failed: bool = True,
+    ) -> Reply:
+        """The model and its tools until an answer in words, a pause (a plan, a clarifying
+        question) or a stop. A model failure ends the question with one sentence, the
+        question kept in the transcript; with ``keep_failed=False`` and nothing shown yet,
+        the ``LLMError`` is raised instead and nothing is kept: the caller hands the
+        question back (a clarification's reply, to be pressed again)."""
         proofs = proofs if proofs is not None else []
         instrument = load_instrument(chat.instrument, self.engine_settings)
         meta = self._data_meta(instrument)
@@ -450,8 +474,10 @@ class Assistant:
         except LLMError as exc:
             ref = uuid.uuid4().hex[:8]
             log.warning("LLM call failed (ref %s): %s", ref, type(exc).__name__, exc_info=exc)
+            if not keep_failed and not proofs:
+                raise
             await self._save(state)
-            return self._reply(state, t("llm_unavailable", state.language), proofs, failed=True)
+            return self._reply(state, llm_failure_text(exc, state.language), proofs, failed=True)
 
     async def _complete(
         self,
@@ -917,6 +943,18 @@ def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(listed, list):
         return [q for q in listed if isinstance(q, dict) and q.get("query")]
     return [{"query": data["query"], "plan": data.get("plan")}] if data.get("query") else []
+
+
+def llm_failure_text(error: LLMError, lang: str) -> str:
+    """The sentence for a question the model failed to answer: a rate limit says when to
+    try again (its ``retry-after``, else a minute), so that the wait the SDK no longer takes
+    (``RETRY_AFTER_CAP_S``) is the person's to choose; anything else, that the model is not
+    reachable. Example: a 429 with ``retry-after: 120`` reads "…please try again in 120 s"."""
+    if isinstance(error, RateLimited):
+        wait = error.retry_after
+        seconds = 60 if wait is None else max(1, math.ceil(wait))
+        return t("llm_rate_limited", lang, seconds=seconds)
+    return t("llm_unavailable", lang)
 
 
 def plan_language(action: PendingAction | None) -> Language:

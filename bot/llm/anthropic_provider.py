@@ -29,11 +29,15 @@ from bot.llm.sdk_provider import (
     UNREADABLE_BODY,
     WRONG_SHAPE,
     SDKProvider,
+    capped_retry_after,
     unreadable_body,
     wrong_shape,
 )
 
 log = logging.getLogger(__name__)
+
+#: The SDK's client, without retries that wait out a long ``retry-after``.
+_CLIENT = capped_retry_after(anthropic.AsyncAnthropic)
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -70,7 +74,7 @@ class AnthropicProvider(SDKProvider):
             max_retries=max_retries,
             prices=prices,
         )
-        self._client = anthropic.AsyncAnthropic(
+        self._client = _CLIENT(
             api_key=api_key.get_secret_value() if api_key else PLACEHOLDER_KEY,
             base_url=self.base_url,
             timeout=timeout_s,

@@ -54,12 +54,16 @@ from bot.llm.sdk_provider import (
     UNREADABLE_BODY,
     WRONG_SHAPE,
     SDKProvider,
+    capped_retry_after,
     unreadable_body,
     wrong_shape,
 )
 from bot.llm.tool_arguments import UnreadableArguments, read_arguments
 
 log = logging.getLogger(__name__)
+
+#: The SDK's client, without retries that wait out a long ``retry-after``.
+_CLIENT = capped_retry_after(openai.AsyncOpenAI)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4.1-mini"
@@ -99,7 +103,7 @@ class OpenAIProvider(SDKProvider):
             prices=prices,
         )
         self._token_param = "max_tokens" if custom_server else "max_completion_tokens"
-        self._client = openai.AsyncOpenAI(
+        self._client = _CLIENT(
             api_key=api_key.get_secret_value() if api_key else PLACEHOLDER_KEY,
             base_url=self.base_url,
             timeout=timeout_s,

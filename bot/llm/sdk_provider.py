@@ -1,8 +1,9 @@
 """What the OpenAI and Anthropic adapters share: settings, the offline check, cost, logging.
 
 Retries and timeouts are the SDKs' own (``max_retries``, ``timeout``): they already back off
-exponentially on 408/409/429/5xx and on connection errors, and honour ``retry-after``.
-An adapter maps what is left after them to ``bot.llm.errors``.
+exponentially on 408/409/429/5xx and on connection errors, and honour ``retry-after``, up to
+``RETRY_AFTER_CAP_S`` (``capped_retry_after``). An adapter maps what is left after them to
+``bot.llm.errors``.
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ import json
 import logging
 import time
 from types import TracebackType
-from typing import Self
+from typing import Any, Self, TypeVar
 
 from pydantic import SecretStr, ValidationError
 
 from bot.llm.errors import BadResponse
-from bot.llm.http_errors import Endpoint
+from bot.llm.http_errors import Endpoint, retry_after_seconds
 from bot.llm.messages import ModelResponse
 from bot.llm.offline import check_request_allowed
 from bot.llm.pricing import PriceTable
@@ -37,6 +38,35 @@ UNREADABLE_BODY: tuple[type[BaseException], ...] = (
 #: response types without validating them, so ``null`` or a number where a string or a list
 #: is due only shows when Barb reads the field.
 WRONG_SHAPE: tuple[type[BaseException], ...] = (ValidationError, TypeError, AttributeError)
+
+
+#: The longest ``retry-after`` the SDK may wait out before it retries. The person watches
+#: "typing…" meanwhile: a rate limit asking for more (OpenAI's SDK honours up to 120 s per
+#: retry, Anthropic's any wait) ends the question at once with ``RateLimited``, which says
+#: when to try again, instead of minutes of silence (p40b F9: a plan after 2 minutes).
+RETRY_AFTER_CAP_S = 20.0
+
+C = TypeVar("C")
+
+
+def capped_retry_after(client_class: type[C]) -> type[C]:
+    """``client_class`` (``openai.AsyncOpenAI``, ``anthropic.AsyncAnthropic``) that does not
+    retry a response whose ``retry-after`` exceeds ``RETRY_AFTER_CAP_S``; every other retry
+    is the SDK's own. Example: a 429 with ``retry-after: 120`` raises after one request; one
+    with ``retry-after: 5`` is retried after 5 s.
+
+    Both SDKs ask ``_should_retry(response)`` before each retry; it is their one hook for
+    it (the SDKs take no setting for the cap)."""
+
+    class Capped(client_class):  # type: ignore[valid-type,misc]
+        def _should_retry(self, response: Any) -> bool:
+            wait = retry_after_seconds(response.headers)
+            if wait is not None and wait > RETRY_AFTER_CAP_S:
+                return False
+            return bool(super()._should_retry(response))
+
+    Capped.__name__ = Capped.__qualname__ = f"Capped{client_class.__name__}"
+    return Capped
 
 
 def wrong_shape(where: str, err: BaseException, *, provider: str) -> BadResponse:

@@ -19,6 +19,7 @@ from barb.i18n import LANGUAGES, N_, day
 from barb.instruments import available_instruments, load_instrument
 from barb.reference import example_questions
 from bot.assistant.orchestrator import plan_language
+from bot.store.records import PendingAction
 from bot.telegram import keyboards
 from bot.telegram.answering import answer_query, edit_plan_status, question_work, remove_keyboard
 from bot.telegram.asking import ask
@@ -132,7 +133,19 @@ async def reset(ctx: UpdateContext, rest: str) -> None:
 
 async def cancel(ctx: UpdateContext, rest: str) -> None:
     """Stop the sender's question the model is answering, and drop their plan waiting for
-    Run: it computes nothing and its buttons go (in a group, other members' stay)."""
+    Run: it computes nothing and its buttons go (in a group, other members' stay). A plan
+    already running cannot be stopped: that is said at once, as the Cancel button says it."""
+    if await _only_a_run_to_stop(ctx):
+        # Not under the chat's lock: the run holds it until its answer is out, and the
+        # person would hear nothing for the whole run, then "no plan waiting" (p40b F6).
+        # The plan is "running" until its answer is stored, so this comes before it.
+        await ctx.sender().text(
+            ctx.chat_id,
+            escape(t("running_cannot_cancel", ctx.lang)),
+            reply_to=ctx.asker.reply_to,
+            thread_id=ctx.asker.thread_id,
+        )
+        return
     # One hold for the work and its confirmation, as for /reset. A question whose answer is
     # going out holds this lock: its plan, once sent, is dropped here, after it.
     async with ctx.svc.chat_lock(ctx.chat_id):
@@ -140,7 +153,11 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
         for turn in stopped:
             await turn.ended.wait()  # nothing of it is stored after this
         dropped = await _drop_plans(ctx)  # with a plan the stopped turn stored, unshown
-        done = t("cancel_done", ctx.lang) if dropped else t("cancel_nothing", ctx.lang)
+        done = t("cancel_nothing", ctx.lang)
+        if any(action.kind == "confirm" for action in dropped):
+            done = t("cancel_done", ctx.lang)
+        elif dropped:  # a clarifying question: no plan was made (p40b F7)
+            done = t("cancel_clarification", ctx.lang)
         if stopped:
             done = t("cancel_question", ctx.lang)
         # The stopped questions end with the confirmation (one transaction): a restart
@@ -148,10 +165,22 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
         await ctx.say_held(escape(done), answers=[turn.work_id for turn in stopped])
 
 
-async def _drop_plans(ctx: UpdateContext) -> int:
+async def _only_a_run_to_stop(ctx: UpdateContext) -> bool:
+    """The sender's plan is running (Run pressed, its query computing) and nothing else of
+    theirs could be stopped or dropped: no question the model is answering, no plan
+    waiting. Example: /cancel three seconds into a 7 s run."""
+    if ctx.svc.thinking.turns(ctx.chat_id, ctx.user_id):
+        return False
+    actions = await ctx.svc.store.pending.open_for_chat(ctx.chat_id, user_id=ctx.user_id)
+    return bool(actions) and all(
+        action.kind == "confirm" and action.status == "running" for action in actions
+    )
+
+
+async def _drop_plans(ctx: UpdateContext) -> list[PendingAction]:
     """Decline the sender's waiting plans (the model is told). A plan says "⏵ Cancelled."
     under it, as the Cancel button leaves it, so that scrolled back to it does not read as
-    still open; a clarifying question loses its buttons."""
+    still open; a clarifying question loses its buttons. The actions declined."""
     actions = await ctx.svc.assistant.decline_pending(ctx.chat_id, ctx.user_id)
     for action in actions:
         if not action.message_id:
@@ -161,7 +190,7 @@ async def _drop_plans(ctx: UpdateContext) -> int:
             await edit_plan_status(ctx.bot, action, action.message_id, t("cancelled", lang), lang)
         else:
             await remove_keyboard(ctx.bot, ctx.chat_id, action.message_id)
-    return len(actions)
+    return actions
 
 
 async def query(ctx: UpdateContext, rest: str) -> None:

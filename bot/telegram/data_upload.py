@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
@@ -32,6 +33,7 @@ CANCEL = "dc"
 #: The callback_data this module answers (registered before the general button handler).
 PATTERN = rf"^(?:{IMPORT}|{CANCEL}){keyboards.SEPARATOR}"
 REPORT_CHARS = 3500  # the report in one message, under Telegram's 4096 with the heading
+_COMMAND = re.compile(r"`([^`]+)`")
 
 
 def offer_keyboard(offer_id: str, lang: str) -> InlineKeyboardMarkup:
@@ -74,6 +76,13 @@ def _symbol(svc: BotServices, chat: Chat, caption: str | None) -> str:
     return chat.instrument
 
 
+def _html(text: str) -> str:
+    """A text of ours as HTML, a command in backticks set as code: «Прежние данные
+    сохранены (<code>barb data restore ES</code> вернёт их).», where escaped alone the
+    backticks were shown as they are."""
+    return _COMMAND.sub(r"<code>\1</code>", escape(text))
+
+
 def _report_html(checked: Checked, lang: str) -> str:
     offer = checked.offer
     lines = [t("upload_report", lang, file=escape(offer.file_name), symbol=offer.symbol)]
@@ -82,8 +91,10 @@ def _report_html(checked: Checked, lang: str) -> str:
         if len(text) > REPORT_CHARS:
             text = text[:REPORT_CHARS] + "\n…"
         lines.append(f"<pre>{escape(text)}</pre>")
+    if checked.plan:
+        lines.append(_html(checked.plan))
     if checked.error is not None:
-        lines.append(escape(t("upload_refused", lang, reason=checked.error)))
+        lines.append(_html(t("upload_refused", lang, reason=checked.error)))
     return "\n".join(lines)
 
 
@@ -109,7 +120,7 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     # Under the chat's lock, as every reply of the chat is sent (``UpdateContext.say``).
     async with svc.chat_lock(chat_id):
         if (document.file_size or 0) > MAX_UPLOAD_BYTES:
-            await sender.text(chat_id, escape(t("upload_too_large", lang)))
+            await sender.text(chat_id, _html(t("upload_too_large", lang)))
             return
         desk = _desk(svc)
         symbol = _symbol(svc, chat, message.caption)
@@ -124,7 +135,7 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
                 await sender.text(chat_id, escape(t("upload_download_failed", lang)))
                 return
             # The check reads the whole file with pandas and Arrow: off the event loop.
-            checked = await asyncio.to_thread(desk.check, offer)
+            checked = await asyncio.to_thread(desk.check, offer, lang)
         if not checked.importable:
             desk.discard(offer)
             await sender.text(chat_id, _report_html(checked, lang))
@@ -164,17 +175,18 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
             return
         async with svc.showing(context.bot, chat_id):
             try:
-                result = await asyncio.to_thread(desk.accept, offer)
+                result = await asyncio.to_thread(desk.accept, offer, lang)
             except BarbError as exc:
-                await sender.text(chat_id, escape(t("upload_refused", lang, reason=str(exc))))
+                await sender.text(chat_id, _html(t("upload_refused", lang, reason=str(exc))))
                 return
         meta = result.meta
         imported = t(
             "upload_imported",
             lang,
+            plural_of=result.added,
             symbol=meta.instrument,
             bars=decimal(result.added, lang),
             first=day(meta.first_date, lang),
             last=day(meta.last_date, lang),
         )
-        await sender.text(chat_id, escape(imported))
+        await sender.text(chat_id, _html(imported))

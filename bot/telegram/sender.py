@@ -24,7 +24,7 @@ from telegram import Bot, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter
 
-from barb.i18n import decimal
+from barb.i18n import N_, decimal
 from bot.assistant.replies import Proof, Reply
 from bot.store import NewReply, OutgoingReply
 from bot.store.repository import Store
@@ -50,6 +50,12 @@ class NotDelivered(Exception):
 
 class Refused(Exception):
     """Telegram refused a stored message for good: it is marked failed."""
+
+
+class ChartRefused(Exception):
+    """Telegram refused a chart for good, and its caption went as a message in its place,
+    saying the chart is missing (``Sender._caption_without_chart``): the person has the
+    answer and knows what is not there, so this is no failure to report to them."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +148,9 @@ def chart_reply(
         csv = [held_csv(proof, index)] if has_csv(proof) else []
         if csv or query_button:
             markup = keyboards.answer(question_id, lang, query=query_button, csv=csv)
+    # What a message in the chart's place says if Telegram refuses it for good (a picture
+    # of dimensions it will not take): in the answer's language, known only here.
+    missing = t(N_("chart_refused_csv") if has_csv(proof) else N_("chart_refused"), lang)
     return file_reply(
         "photo",
         proof.chart_png,
@@ -150,6 +159,7 @@ def chart_reply(
         markup=markup,
         # The caption is the model's commentary: not to be lost with a refused chart.
         commentary=commentary is not None,
+        without_chart=missing,
     )
 
 
@@ -364,21 +374,36 @@ class Sender:
                 await self.deliver(message)
             except NotDelivered:
                 raise  # the rest waits its turn, in order
+            except ChartRefused as exc:  # its words and buttons went, saying so
+                log.warning("chart %s to chat %s refused: %s", message.id, chat_id, exc)
             except Exception as exc:  # this one is refused; the others may still go
                 refused = refused or exc
         if refused is not None:
             raise refused
 
-    async def _commentary_without_chart(self, refused: OutgoingReply) -> None:
-        """A chart Telegram refused for good takes its caption with it; when that caption is
-        the model's commentary, it comes as a message of its own, buttons and all."""
-        if refused.kind != "photo" or not refused.payload.get("commentary"):
-            return
-        markup = refused.payload.get("reply_markup")
+    async def _caption_without_chart(self, refused: OutgoingReply) -> bool:
+        """A chart Telegram refused for good takes its caption (the model's commentary, or
+        the headline and the plan) and its buttons (the CSV's, the Query's) with it: they
+        come as a message of their own, with one sentence saying the chart is missing and
+        where its numbers are. Example: "…Answer: Mon 134.58 points…\n\nTelegram refused
+        the chart, so it is not shown here; its numbers are in the CSV." with the CSV button.
+        True once that message is stored (sent, or queued to be).
+
+        A chart stored before the sentence was (no ``without_chart``) brings back only a
+        commentary, without it, and its refusal is reported as any other (p40b F8)."""
+        payload = refused.payload
+        missing = payload.get("without_chart")
+        if refused.kind != "photo" or not (missing or payload.get("commentary")):
+            return False
+        markup = payload.get("reply_markup")
+        body = (
+            payload["caption"] if missing is None else f"{payload['caption']}\n\n{escape(missing)}"
+        )
         text = text_reply(
-            refused.payload["caption"],
+            body,
             markup=InlineKeyboardMarkup.de_json(markup, self.bot) if markup else None,
-            reply_to=refused.payload.get("reply_to"),
+            reply_to=payload.get("reply_to"),
+            thread_id=payload.get("thread_id"),
         )
         [queued] = await self.store.outbox.enqueue_many(
             refused.chat_id, [text], question_id=refused.question_id
@@ -386,7 +411,8 @@ class Sender:
         try:
             await self.deliver(queued)
         except NotDelivered:
-            log.info("commentary of a refused chart to chat %s waits", refused.chat_id)
+            log.info("caption of a refused chart to chat %s waits", refused.chat_id)
+        return missing is not None
 
     async def release_held(self, chat_id: int, question_id: str, proof: int) -> Released | None:
         """Queue the file of an answer kept until asked for (its CSV), to be sent with
@@ -456,8 +482,9 @@ class Sender:
             message = await self._send(queued)
         except NotDelivered:
             raise
-        except Exception:
-            await self._commentary_without_chart(queued)
+        except Exception as exc:
+            if await self._caption_without_chart(queued):
+                raise ChartRefused(f"reply {queued.id}: {exc}") from exc
             raise
         await self._record_sent([queued], {queued.id: message})
         return message.message_id

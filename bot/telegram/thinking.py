@@ -59,10 +59,14 @@ class Thinking:
         if turn in self._turns:
             self._turns.remove(turn)
 
+    def turns(self, chat_id: int, user_id: int) -> list[Turn]:
+        """The person's turns in the chat that ``stop`` would stop now."""
+        return [t for t in self._turns if t.chat_id == chat_id and t.user_id == user_id]
+
     def stop(self, chat_id: int, user_id: int) -> list[Turn]:
         """Stop the person's turns in the chat that are not going out; call it holding the
         chat's reply lock (so none is sending), then wait for each ``Turn.ended``."""
-        stopped = [t for t in self._turns if t.chat_id == chat_id and t.user_id == user_id]
+        stopped = self.turns(chat_id, user_id)
         for turn in stopped:
             self.going_out(turn)
             turn.stopped = True

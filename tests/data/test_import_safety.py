@@ -701,13 +701,13 @@ def test_bot_uploads_of_the_next_days_add_to_the_stored_bars(
         return offer, desk.check(offer)
 
     offer, checked = upload("monday.csv", days[0])
-    assert "Import replaces" not in checked.report.text()  # nothing stored yet
+    assert checked.plan == ""  # nothing stored yet
     desk.accept(offer)
     offer, checked = upload("tuesday.csv", days[1])
     assert (
         f"Import adds the file's {len(days[1]):,} new bars to the stored NQ data "
         f"({len(days[0]):,} bars, 2024-03-18 to 2024-03-18)."
-    ) in checked.report.text()
+    ) == checked.plan
     assert desk.accept(offer).added == len(days[1])
     offer, checked = upload("wednesday.csv", days[2])
     desk.accept(offer)
@@ -727,7 +727,7 @@ def test_bot_uploads_of_the_next_days_add_to_the_stored_bars(
         "2024-03-20); `barb data restore NQ` brings it back until the next import. The data "
         f"kept from before ({len(days[0]) + len(days[1]):,} bars, 2024-03-18 to 2024-03-19) "
         "is then deleted."
-    ) in checked.report.text()
+    ) == checked.plan
     desk.accept(offer)
     assert_same_bars(settings, fixed)
 

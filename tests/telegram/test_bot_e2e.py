@@ -488,6 +488,58 @@ async def test_a_long_suggested_reply_is_cut_between_words_and_answers_whole(
         assert len(provider.requests) == 2
 
 
+async def test_a_suggested_reply_can_be_pressed_again_after_the_model_failed(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p40b F33: the model failed after a suggested reply was pressed; the person read
+    "…please try again in a minute", but the question had lost its replies, and a press
+    still showing them said "This question was already answered.". Now the failed
+    continuation hands the question back: its replies come back under it, a press asks
+    again, and the model reads the reply once (nothing of the failed attempt kept)."""
+    fake = fake_telegram
+    continued = 0
+
+    def model(request: ModelRequest):
+        nonlocal continued
+        if request.messages[-1].role == "tool":
+            continued += 1
+            if continued == 1:
+                raise ProviderUnavailable("connection refused", provider="scripted")
+            return text("Widest range it is.")
+        return tool_call(
+            "ask_user_clarification",
+            question_text="Best by what?",
+            suggested_replies=["Widest range", "Biggest gain"],
+        )
+
+    provider = ScriptedProvider([model] * 10)
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        asked = await ask_and_get_plan(fake, ALICE, ALICE, "which was the best day?")
+        replies = keyboard_data(asked)
+        await press(fake, ALICE, ALICE, asked, replies[0])
+        said = await fake.wait_said(2, chat_id=ALICE)
+        assert said[1]["text"] == (
+            "The language model is not reachable right now; please try again in a minute."
+        )
+        # The replies come back under the question, after its buttons went at the press.
+        edits = await fake.wait_for("editMessageReplyMarkup", 2, chat_id=ALICE)
+        assert keyboard_data(fake.message(ALICE, asked["message_id"])) == replies, edits
+        [action] = await svc.store.pending.open_for_chat(ALICE)
+        assert action.status == "pending"
+
+        await press(fake, ALICE, ALICE, fake.message(ALICE, asked["message_id"]), replies[0])
+        said = await fake.wait_said(3, chat_id=ALICE)
+
+    assert said[2]["text"] == "Widest range it is."
+    toasts = [r.params.get("text") for r in fake.calls("answerCallbackQuery")]
+    assert toasts == [None, None]  # never "This question was already answered."
+    # The model read the question, its clarification and the reply once each.
+    last = provider.requests[-1].messages
+    assert [m.role for m in last] == ["user", "assistant", "tool"]
+    assert last[-1].tool_results[-1].content.endswith("Widest range")
+    assert len(provider.requests) == 3
+
+
 async def test_a_suggested_reply_tapped_twice_at_once_is_asked_once(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:

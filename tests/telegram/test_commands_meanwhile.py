@@ -15,11 +15,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from bot_harness import ALICE, ask_and_get_plan, barb_bot, brain, keyboard_data
+from bot_harness import ALICE, ask_and_get_plan, barb_bot, brain, keyboard_data, press
 from fake_bot_api import FakeBotAPI
 
 from bot.llm.messages import ModelRequest
+from bot.llm.scripted import ScriptedProvider, tool_call
+from bot.pool.jobs import QueryJob, QueryOutcome
+from bot.pool.runner import InlineRunner
 from bot.telegram.services import BotServices
+from bot.texts import t
 
 QUESTION = "average RTH range by weekday?"
 
@@ -196,3 +200,90 @@ async def test_cancel_while_the_plan_goes_out_comes_after_it_and_drops_it(
         assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Cancelled.")
         assert rows(db_url, "SELECT status FROM pending_actions") == [("declined",)]
         assert await svc.store.in_flight.open() == []
+
+
+class HeldRunner(InlineRunner):
+    """Runs queries only once ``release`` is set: a Run stays in progress until then."""
+
+    def __init__(self) -> None:
+        self.running = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def __aenter__(self) -> HeldRunner:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.release.set()  # a failed test must not leave the bot's shutdown waiting for it
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        self.running.set()
+        await self.release.wait()
+        return await super().run(job)
+
+
+async def test_cancel_while_the_plan_runs_says_at_once_that_it_cannot_be_stopped(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p40b F6: /cancel while the plan's query computes waited for the whole run (the run
+    holds the chat), then came the answer and "There is no plan waiting to be cancelled.".
+    Now it says at once, as the Cancel button does, that the query cannot be stopped and the
+    answer is on its way; the answer follows, and nothing after it."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, QUESTION)
+        run, _ = keyboard_data(plan)
+        await press(fake, ALICE, ALICE, plan, run)
+        await asyncio.wait_for(runner.running.wait(), 20)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
+        said = await fake.wait_said(2, chat_id=ALICE, timeout=10)
+        assert said[1]["text"] == t("running_cannot_cancel", "en"), fake.describe()
+        assert not runner.release.is_set()  # said while the query still computes
+        runner.release.set()
+        await fake.wait_said(3, chat_id=ALICE)
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the run over", fake)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    assert texts_since(fake, 1)[0] == (
+        "The query is already running and cannot be stopped: the answer is on its way."
+    )
+    assert "Answer: " in texts_since(fake, 2)[0], fake.describe()  # the chart's caption
+    assert len(fake.said(ALICE)) == 3  # no "There is no plan waiting to be cancelled."
+    assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
+    assert rows(db_url, "SELECT status FROM pending_actions") == [("done",)]
+
+
+async def test_cancel_of_a_clarifying_question_speaks_of_the_question(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p40b F7: /cancel on a clarifying question waiting for its reply said "The plan is
+    cancelled; nothing was run.", though no plan was made. Now it speaks of the question;
+    the question loses its suggested replies and is declined."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            tool_call(
+                "ask_user_clarification",
+                question_text="Best by what?",
+                suggested_replies=["Widest range", "Biggest gain"],
+            )
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        asked = await ask_and_get_plan(fake, ALICE, ALICE, "which was the best day?")
+        assert keyboard_data(asked)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
+        said = await fake.wait_said(2, chat_id=ALICE)
+        await until(
+            lambda: not keyboard_data(fake.message(ALICE, asked["message_id"])),
+            "the question's replies gone",
+            fake,
+        )
+
+    assert said[1]["text"] == "The clarifying question is cancelled; nothing was run."
+    assert said[1]["text"] == t("cancel_clarification", "en")
+    assert rows(db_url, "SELECT status FROM pending_actions") == [("declined",)]

@@ -4,6 +4,7 @@ file crosses the fake Bot API (getFile and the download) as it would cross Teleg
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from bot_harness import ALICE, BOB, GROUP, barb_bot, keyboard_data, press
 from fake_bot_api import FakeBotAPI
 
 from barb.data.store import data_path, previous_path, read_bars, read_meta
+from barb.i18n import day, decimal
 from barb.interpreter import execute
 from barb.settings import EngineSettings
 
@@ -67,7 +69,7 @@ async def test_admin_gets_the_report_and_imports_with_one_press(
 
         await press(fake, ALICE, ALICE, offer, import_button)
         done = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
-        imported = "ES: imported 6,900 bars, Mar 18, 2024 to Mar 22, 2024."  # Babel's dates
+        imported = "ES: imported 6,900 bars; the data now runs Mar 18, 2024 to Mar 22, 2024."
         assert done[-1].result["text"].startswith(imported)
         frame, meta = read_bars(data_path("ES", engine))
         assert meta.source_file == "nq chicago.csv"
@@ -161,3 +163,65 @@ async def test_in_a_group_only_a_file_handed_to_the_bot_by_an_admin_is_taken(
         [offer] = await fake.wait_for("sendMessage", 1, chat_id=GROUP)
         assert offer.result["text"].startswith("g.csv as NQ bars")
         assert len(fake.calls("getFile")) == 1  # the other two files were never fetched
+
+
+async def test_a_russian_admin_reads_what_import_does_in_russian_and_commands_as_code(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """A Russian admin's offers said "Import adds the file's 2,760 new bars to the stored ES
+    data (4,140 bars, …)" in English, and «…с 18 мар. 2024 г. по 20 мар. 2024 г.. Прежние
+    данные сохранены (`barb data restore ES` вернёт их).» showed its backticks and two dots."""
+    fake = fake_telegram
+    bars = bf.week_of_bars()
+    cut = len(bars) * 3 // 5  # three of the five days; the second file overlaps by 100 bars
+
+    async def send(part: pd.DataFrame, name: str) -> dict:
+        content = bf.plain_csv(tmp_path / name, part.reset_index(drop=True), "America/Chicago")
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        update = fake.document_update(
+            chat_id=ALICE,
+            user_id=ALICE,
+            content=content.read_bytes(),
+            file_name=name,
+            caption="ES",
+            language_code="ru",
+        )
+        fake.inject(update)
+        return (await fake.wait_for("sendMessage", before + 1, chat_id=ALICE))[-1].result
+
+    async def import_(offer: dict) -> dict:
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0], language_code="ru")
+        return (await fake.wait_for("sendMessage", before + 1, chat_id=ALICE))[-1].result
+
+    MAR_18, MAR_20 = dt.date(2024, 3, 18), dt.date(2024, 3, 20)  # «18 мар. 2024 г.»
+
+    def n(value: int) -> str:
+        return decimal(value, "ru")  # 4 140, with a no-break space
+
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        first = await import_(await send(bars.iloc[:cut], "w1.csv"))
+        assert first["text"] == (
+            f"ES: импортировано {n(cut)} баров, данные теперь с {day(MAR_18, 'ru')} по "
+            f"{day(MAR_20, 'ru')}; прежние данные сохранены (barb data restore ES вернёт их)."
+        )
+        assert [e["type"] for e in first["entities"]] == ["code"]
+
+        offer = await send(bars.iloc[cut - 100 :], "w2.csv")
+        assert (
+            f"Импорт добавит {n(len(bars) - cut)} новых баров файла к хранящимся данным ES "
+            f"({n(cut)} баров, 2024-03-18 — 2024-03-20)."
+        ) in offer["text"]
+        await import_(offer)
+        assert read_meta(data_path("ES", engine)).rows == len(bars)
+
+        fixed = bars.copy()
+        fixed.loc[10, "volume"] += 1
+        offer = await send(fixed, "fixed.csv")
+        assert (
+            f"Импорт заменит хранящиеся данные ES ({n(len(bars))} баров, 2024-03-18 — "
+            "2024-03-22); barb data restore ES вернёт их до следующего импорта. Данные, "
+            f"сохранённые с прошлого раза ({n(cut)} баров, 2024-03-18 — 2024-03-20), при этом "
+            "удаляются."
+        ) in offer["text"]
+        assert "`" not in offer["text"]

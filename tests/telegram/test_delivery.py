@@ -17,12 +17,15 @@ from bot_harness import (
     WEEKDAY_RANGE,
     ask_and_get_plan,
     barb_bot,
+    brain,
     keyboard_data,
     press,
     settled_outbox,
 )
 from fake_bot_api import FakeBotAPI
 
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import text
 from bot.telegram.sender import Patience
 
 SENDS = ("sendPhoto", "sendDocument", "sendMessage")
@@ -95,24 +98,68 @@ async def test_a_reply_outlives_an_outage_and_a_restart(
         assert not any("reference" in text for text in fake.sent_text(ALICE))
 
 
-async def test_a_refused_message_does_not_hold_back_the_rest(
+async def test_a_refused_chart_leaves_its_words_saying_it_is_missing(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
+    """Telegram refuses the chart for good (400): the caption it had comes as a message of
+    its own, with its CSV and Query buttons, and one sentence saying the chart is missing and
+    that its numbers are in the CSV; the plan says "Done.". Before (p40b F8) that sentence was
+    missing and "Something broke on my side (reference …)" followed the answer that did
+    arrive: the person could not tell what was missing, nor that the answer was whole."""
     fake = fake_telegram
     async with barb_bot(fake, db_url) as svc:
         fake.fail_next("sendPhoto", error_code=400, description="Bad Request: PHOTO_INVALID")
         await run_weekday_question(fake)
-        # The plan, the caption the chart had (its headline and the commentary, with its CSV
-        # and Query buttons), and a notice that something went wrong, with a reference.
-        messages = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        # The plan, then the caption the chart had.
+        messages = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        await fake.wait_for("editMessageText", 2, chat_id=ALICE)  # "Running…", "Done."
+        assert await settled_outbox(svc) == []
 
-        headline, commentary = messages[1].result["text"].split("\n\n", 1)
+        headline, commentary, missing = messages[1].result["text"].split("\n\n")
         assert headline.startswith("average range: highest ")
         assert commentary.startswith("Answer: Result: 5 groups by weekday")
+        assert missing == (
+            "Telegram refused the chart, so it is not shown here; its numbers are in the CSV."
+        )
         assert [b[:2] for b in keyboard_data(messages[1].result)] == ["f:", "q:"]
-        assert "reference" in messages[-1].result["text"].lower()
-        assert delivered(fake, ALICE) == ["sendMessage", "sendMessage", "sendMessage"]
+        plan = messages[0].result
+        assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
+        # Nothing after it: no "Something broke", no reference.
+        assert not any("reference" in text for text in fake.sent_text(ALICE))
+        assert delivered(fake, ALICE) == ["sendMessage", "sendMessage"]
+
+
+async def test_a_refused_chart_under_a_long_answer_leaves_its_headline_and_csv(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """A commentary too long for a caption comes as a message of its own, after the chart
+    captioned with the headline and the plan, which carries the CSV button. Telegram
+    refuses that chart: its caption and CSV button come as a message in its place, saying
+    the chart is missing (before, they were lost, and "Something broke…" followed)."""
+    fake = fake_telegram
+    long_words = "The weekdays differ little. " * 60  # past a caption's 1,024 characters
+
+    def model(request: ModelRequest):
+        if request.messages[-1].role == "tool":
+            return text(long_words)
+        return brain(request)
+
+    async with barb_bot(fake, db_url, model=model) as svc:
+        fake.fail_next("sendPhoto", error_code=400, description="Bad Request: PHOTO_INVALID")
+        await run_weekday_question(fake)
+        messages = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        await fake.wait_for("editMessageText", 2, chat_id=ALICE)  # "Running…", "Done."
         assert await settled_outbox(svc) == []
+
+        in_its_place, words = messages[1].result, messages[2].result
+        assert in_its_place["text"].startswith("average range: highest ")
+        assert in_its_place["text"].endswith(
+            "Telegram refused the chart, so it is not shown here; its numbers are in the CSV."
+        )
+        assert [b[:2] for b in keyboard_data(in_its_place)] == ["f:"]
+        assert words["text"].startswith("The weekdays differ little.")
+        assert not any("reference" in text for text in fake.sent_text(ALICE))
+        assert delivered(fake, ALICE) == ["sendMessage"] * 3
 
 
 async def test_a_plan_sent_late_still_has_working_buttons(

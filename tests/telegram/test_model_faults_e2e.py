@@ -20,6 +20,7 @@ from llm_fake_api import (
     OPENAI_PATH,
     Canned,
     FakeAPIServer,
+    anthropic_error,
     anthropic_invalid_tool_name,
     anthropic_message,
     anthropic_nan_query,
@@ -27,6 +28,7 @@ from llm_fake_api import (
     anthropic_null_message,
     non_json_body,
     openai_completion,
+    openai_error,
     openai_invalid_tool_name,
     openai_nan_query,
     openai_nested_arguments,
@@ -146,3 +148,39 @@ async def test_a_model_that_will_not_stop_calling_tools_gets_its_own_sentence(
         assert len(provider.requests) == 4
         assert provider.requests[-1].tools == []
         assert len(fake.calls("sendMessage", ALICE)) == 1
+
+
+def rate_limited(api: str, retry_after: str) -> Canned:
+    if api == "openai":
+        return openai_error(429, "slow down", headers={"retry-after": retry_after})
+    return anthropic_error(429, "slow down", headers={"retry-after": retry_after})
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_long_rate_limit_is_said_at_once_with_its_wait(
+    fake_telegram: FakeBotAPI, db_url: str, model_api: FakeAPIServer, api: str
+) -> None:
+    """A 429 asking to wait 120 s is not waited out on "typing…" (p40b F9: the OpenAI SDK
+    took it, and the plan came after 2 minutes; Anthropic's would wait any length): one
+    request, and the person reads at once that the model is rate-limited and when to try
+    again. A short retry-after is still retried by the SDK."""
+    fake = fake_telegram
+    path = OPENAI_PATH if api == "openai" else ANTHROPIC_PATH
+    model_api.queue(
+        path,
+        rate_limited(api, "120"),
+        rate_limited(api, "0"),  # within the cap: retried
+        answer(api, "Still here."),
+    )
+    async with (
+        provider_for(api, model_api.url) as provider,
+        barb_bot(fake, db_url, provider=provider),
+    ):
+        said = await say(fake, "average range?", 0)
+
+        assert said == t("llm_rate_limited", "en", seconds=120)
+        assert "120 s" in said
+        assert len(model_api.requests_to(path)) == 1  # not retried after 120 s
+
+        assert await say(fake, "are you there?", 1) == "Still here."
+        assert len(model_api.requests_to(path)) == 3
