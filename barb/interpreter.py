@@ -38,7 +38,7 @@ from barb.caveats.full_days import full_day_caveat
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.lookback import lookback_caveat
-from barb.caveats.open_runs import open_run_caveat
+from barb.caveats.open_runs import began_run_caveat, open_run_caveat
 from barb.caveats.part_day_picks import picked_short_caveat
 from barb.caveats.part_group_feeds import say_fed
 from barb.caveats.price_level_comparisons import Bars, comparison_caveat
@@ -304,6 +304,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings[looked_at:looked_at] = lookback_caveat(
         plan, ctx, frame, first, output if plan.then is not None else None
     )
+    warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     running = running_total_caveat(plan, first, output)
     warnings += running

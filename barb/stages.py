@@ -20,6 +20,7 @@ import pandas as pd
 
 from barb.bar_labels import label_column, row_label, with_bar_label
 from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
+from barb.caveats.empty_rows import notable
 from barb.caveats.filled_means import filled_statistic_caveat
 from barb.caveats.group_noise import counted_noise, even_groups
 from barb.caveats.groups import empty_groups, keyless_rows
@@ -159,10 +160,14 @@ def run_stage(
             )
         said += running_caveat(start, period)
     setup: dict[str, SetupMean] = {}
+    judged = period
     if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
         # Rows a where or an event filter picked, read as a setup: its means' noise beside
-        # the period's own value (``period``: its rows before either).
-        setup = setup_noise(stage, again, period, keep, ctx.timeframe)
+        # the period's own value (``period``: its rows before either), over the rows the
+        # where can judge when it could not judge a notable part: NQ 2008-2009 above its
+        # SMA200 had been set against "the other 297" days, 199 of them before the SMA.
+        judged = _judged(period, condition)
+        setup = setup_noise(stage, again, judged, keep, ctx.timeframe, judged=judged is not period)
     no_edge = None
     kept = partial(_kept_values, ctx, every_row, period, keep)
     if query is not None and stage.shape in SINGLE_ROW:
@@ -188,7 +193,9 @@ def run_stage(
     )
     output.warnings[:0] = said
     output.warnings += [found.sentence for found in setup.values() if found.sentence]
-    output.baselines = {name: found.baseline for name, found in setup.items()}
+    # A chart names the baseline "all days": none when it is of the days the where judged.
+    if judged is period:
+        output.baselines = {name: found.baseline for name, found in setup.items()}
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
         output.warnings += keyless_rows(frame, keys)
@@ -644,6 +651,18 @@ def _in_order(frame: pd.DataFrame, order: np.ndarray) -> pd.DataFrame:
     out = frame.iloc[np.argsort(order, kind="stable")]
     out.index = pd.RangeIndex(len(out))
     return out
+
+
+def _judged(period: np.ndarray, condition: pd.Series | None) -> np.ndarray:
+    """The period's rows less those its where's condition has no value on (neither kept nor
+    left: the 199 days before an SMA200 exists), when they are a notable part of it; else
+    the period's rows (the data's first day, with no previous close, changes nothing)."""
+    if condition is None or not isinstance(condition.dtype, pd.BooleanDtype):
+        return period
+    unknown = condition.isna().to_numpy() & period
+    if not notable(int(np.count_nonzero(unknown)), int(np.count_nonzero(period))):
+        return period
+    return period & ~unknown
 
 
 def _as_condition(values: pd.Series, step: str, text: str) -> np.ndarray:

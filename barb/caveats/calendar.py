@@ -79,8 +79,9 @@ def holiday_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> l
         return _own_holidays(plan, closed, short)
     traded = _hours_traded(plan, closed, short)
     are = "is a US holiday session" if len(closed) == 1 else "are US holiday sessions"
-    # The example is one of the sessions the words name: ES's 2025 held 7 short ones and
-    # the national day of mourning (2025-01-09), traded in full, which read as a short one.
+    # The example is one of the sessions the words name: data with a holiday traded in full
+    # (a sample made before Barb's calendar closed ES at 09:30 on 2025-01-09, a day of
+    # mourning) had it first of 2025's 8, read as one of the 7 short ones.
     example = closed[short][0] if 2 * short.sum() >= len(closed) else closed[~short][0]
     if places:
         # "where": "not holiday()" would leave the month without a first day: the day after

@@ -206,7 +206,7 @@ def even_groups(
         few.update(groups.few())
         of = max(of, groups.valued())
         test = groups.test()
-        ends = groups.ends()
+        ends = groups.ends(rows)
         if test is not None and ends is not None and test.p >= LEVEL:
             tested.append((groups, test))
             said.append(f"{item.name} ({ends}; {test.name} p = {two_digits(test.p)})")
@@ -341,6 +341,11 @@ class _Groups:
             return None
         count = float(self._independent(sample)[at])
         error = math.sqrt(float(sample.variances[at]) / count) if count else math.nan
+        if sample.shares and count and error <= 1e-6:
+            # A share of 0 or 1 has no spread of its own: 5 of 5 years up is no certainty.
+            # Its error as Agresti and Coull's (two more hits and two more misses): ± 0.28.
+            tilted = (float(self.values[at]) * count + 2) / (count + 4)
+            error = math.sqrt(tilted * (1 - tilted) / (count + 4))
         if not math.isfinite(error):
             return None
         assert self.rows.index is not None
@@ -348,35 +353,54 @@ class _Groups:
             group_name(self.rows.index, at, text_alone=True), float(self.values[at]), error
         )
 
-    def ends(self) -> str | None:
+    def ends(self, rows: str = "rows") -> str | None:
         """ "highest 'Thu' 475.56 ± 99, lowest 'Wed' 331.31 ± 63" (a median's without the
         ±); None under two groups with a value, or a mean's end group of fewer than two
-        rows."""
+        rows. A group too few to rank beyond an end is named beside it, in ``rows``."""
         finite = np.flatnonzero(np.isfinite(self.values))
         sample = self.sample
+        skipped = finite[:0]
         if sample is not None:
             # A group too few to compare (the data's 4-day last year) is named as such, not
             # as the highest or lowest: "lowest year 2026 -0.24 ± 0.47" (p37a).
             enough = finite[sample.counts[finite] >= FEW_ROWS]
-            finite = enough if len(enough) >= 2 else finite
+            if len(enough) >= 2:
+                skipped, finite = np.setdiff1d(finite, enough), enough
         if len(finite) < 2:
             return None
         high = int(finite[np.argmax(self.values[finite])])
         low = int(finite[np.argmin(self.values[finite])])
         if high == low:
             return None
+        beyond = self._beyond(skipped, high, 1.0, rows), self._beyond(skipped, low, -1.0, rows)
         if self.median:
             assert self.rows.index is not None
             index = self.rows.index
             high_name, low_name = (group_name(index, at, text_alone=True) for at in (high, low))
             return (
-                f"highest {high_name} {value_text(self.values[high])}, "
-                f"lowest {low_name} {value_text(self.values[low])}"
+                f"highest {high_name} {value_text(self.values[high])}{beyond[0]}, "
+                f"lowest {low_name} {value_text(self.values[low])}{beyond[1]}"
             )
         spreads = self.spread(high), self.spread(low)
         if spreads[0] is None or spreads[1] is None:
             return None
-        return f"highest {spreads[0].text()}, lowest {spreads[1].text()}"
+        return f"highest {spreads[0].text()}{beyond[0]}, lowest {spreads[1].text()}{beyond[1]}"
+
+    def _beyond(self, skipped: np.ndarray, end: int, sign: float, rows: str) -> str:
+        """ " (year 2026: 0.1987 over 4 days, too few to rank)" when a group left out of the
+        ranking as too few lies beyond the ``end`` group (``sign`` 1: above the highest, -1:
+        below the lowest); else "". NQ's mean daily return by year named "highest year 2020
+        0.1891" while the listed 2026, 4 days of an unfinished year, read 0.1987."""
+        if not len(skipped):
+            return ""
+        at = int(skipped[np.argmax(sign * self.values[skipped])])
+        if sign * self.values[at] <= sign * self.values[end]:
+            return ""
+        sample = self.sample
+        assert sample is not None and self.rows.index is not None
+        name = group_name(self.rows.index, at, text_alone=True)
+        held = _rows(int(sample.counts[at]), rows)
+        return f" ({name}: {value_text(self.values[at])} over {held}, too few to rank)"
 
     def ranked_first(self, *, descending: bool, column: str) -> list[str]:
         """A sentence when the group the sort puts first is within noise of the next one,

@@ -102,6 +102,64 @@ def open_run_caveat(
     ]
 
 
+def began_run_caveat(
+    plan: Plan,
+    frame: pd.DataFrame,
+    in_period: np.ndarray,
+    first: StageOutput,
+    final: StageOutput,
+) -> list[str]:
+    """The mirror of ``open_run_caveat`` at the period's start, for a key counting starts
+    (cumsum(entry): a trade's number): cumsum starts at the period's first bar, so a trade
+    held into it is a group of the bars the where keeps from that day, its entry and the bars
+    before left out. NQ's RSI(2) trades of 2025 listed "0, 172.5, 2, 2025-01-02": bought in
+    December 2024, its 2 days and +172.50 are its 2025 part. Said when the where keeps the
+    period's first bar and the period starts after the data does."""
+    stage = plan.first
+    if stage.shape != "grouped" or stage.where is None or first.passed is None:
+        return []
+    mapped = dict(stage.map_exprs)
+    keys = [name for name, _ in stage.group_keys]
+    running = [
+        through_map(expr, mapped)
+        for _, expr in stage.group_keys
+        if _is_running(through_map(expr, mapped))
+    ]
+    if not running or not _counts_starts(running):
+        return []
+    if any(name not in frame.columns for name in keys):
+        return []
+    inside = np.flatnonzero(in_period)
+    if not len(inside) or not first.passed[inside[0]]:
+        return []
+    start = int(inside[0])
+    opened = pd.Timestamp(frame["trading_date"].iloc[start])
+    if opened <= pd.Timestamp(plan.dataset.first_date):
+        return []  # the data's first bar: nothing was held before it
+    values = {name: frame[name].iloc[start] for name in keys}
+    if any(pd.isna(value) for value in values.values()):
+        return []
+    group = _row_of(first.groups, values)
+    if group is None or not _in_answer(plan, first, final, values):
+        return []
+    named = ", ".join(f"{name} = {value_text(value)}" for name, value in values.items())
+    counts = [
+        f"{name} = {value_text(group[name])}"
+        for name in counted_columns(stage)
+        if name in group.index
+    ]
+    held = (
+        f"{listed_text(counts)} {'counts' if len(counts) == 1 else 'count'}"
+        if counts
+        else "it holds"
+    )
+    return [
+        f"The group {named} began before the period: the where keeps it from the period's "
+        f"first day ({opened:%Y-%m-%d}), so {held} only its rows from there, not the whole "
+        "run; a period starting before the run began counts it whole."
+    ]
+
+
 def open_run_end_caveat(
     stage: StagePlan,
     frame: pd.DataFrame,

@@ -4,7 +4,9 @@ What is modelled:
 
 - The real exchange calendar (``pandas_market_calendars``, the instrument's ``calendar``):
   one bar per minute in each trading date's [open, close), so the Sunday 18:00 ET open, the
-  17:00-18:00 maintenance break, holidays and early closes are those of the exchange.
+  17:00-18:00 maintenance break, holidays and early closes are those of the exchange,
+  with the ones the library misses (``barb.events.rules.MISSED_EARLY_CLOSES``: the index
+  futures' 09:30 ET closes on the national days of mourning).
 - Volatility near the real one year by year (``sample.volatility``: 2008, 2020 and 2022
   wild, 2017 calm), log-interpolated between mid-years, times a GJR-GARCH(1,1) driven by
   each day's own realised return (falls raise volatility more than rises, the leverage
@@ -53,6 +55,7 @@ import pandas_market_calendars as mcal
 from barb.data.mapped import refresh_mapped
 from barb.data.store import DataMeta, data_path, make_meta, read_meta, write_bars
 from barb.errors import DataError
+from barb.events.rules import exchange_schedule
 from barb.instruments import (
     Instrument,
     SampleSpec,
@@ -69,7 +72,7 @@ SAMPLE_START = dt.date(2008, 1, 2)
 SAMPLE_END = dt.date(2026, 1, 7)
 # Raised whenever the generator's output changes: an older sample on disk is regenerated
 # (it is synthetic, so nothing of the user's is lost), so no machine keeps stale numbers.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 MINUTE_NS = 60 * 1_000_000_000
 TRADING_DAYS_PER_YEAR = 252
@@ -110,12 +113,17 @@ class Schedule:
     dates: np.ndarray  # datetime64[ns] trading dates, midnight
     opens: np.ndarray  # datetime64[ns] first minute of each session
     lengths: np.ndarray  # int64 minutes in each session
+    # Minutes an early close the calendar library misses took off the session's end
+    # (barb.events.rules.MISSED_EARLY_CLOSES; 0 on other days). The generator draws them as
+    # usual and drops them, so two cut days do not move every later day's random draws.
+    cut: np.ndarray  # int64
 
 
 def load_schedule(instrument: Instrument, start: dt.date, end: dt.date) -> Schedule:
     """Sessions from the exchange calendar, converted to the instrument's timezone."""
     calendar = mcal.get_calendar(instrument.calendar)
-    sched = calendar.schedule(start_date=start, end_date=end)
+    library = calendar.schedule(start_date=start, end_date=end)
+    sched = exchange_schedule(calendar, start, end)
     if sched.empty:
         raise DataError(f"The {instrument.calendar} calendar has no sessions {start}..{end}.")
     opens = sched["market_open"].dt.tz_convert(instrument.timezone).dt.tz_localize(None)
@@ -131,6 +139,9 @@ def load_schedule(instrument: Instrument, start: dt.date, end: dt.date) -> Sched
         dates=sched.index.to_numpy(dtype="datetime64[ns]"),
         opens=opens.to_numpy(dtype="datetime64[ns]"),
         lengths=utc_minutes.to_numpy(dtype=np.int64),
+        cut=((library["market_close"] - sched["market_close"]) // pd.Timedelta(minutes=1)).to_numpy(
+            dtype=np.int64
+        ),
     )
 
 
@@ -319,7 +330,10 @@ def generate_sample(
     if spec is None:
         raise DataError(f"{instrument.symbol} has no `sample` block in its instrument file.")
     rng = np.random.default_rng(spec.seed)
-    sched = load_schedule(instrument, start, end)
+    traded = load_schedule(instrument, start, end)
+    # Bars are drawn over the library's whole sessions; those past a missed early close go.
+    whole = traded.lengths + traded.cut
+    sched = Schedule(traded.dates, traded.opens, whole, np.zeros_like(traded.cut))
     n_days, n = len(sched.lengths), int(sched.lengths.sum())
     first_bar = np.cumsum(sched.lengths) - sched.lengths
     last_bar = first_bar + sched.lengths - 1
@@ -393,7 +407,8 @@ def generate_sample(
         and np.array_equal(tdate[last_bar], sched.dates)
     ):
         raise DataError(f"{instrument.calendar} sessions disagree with Barb's trading dates.")
-    return pd.DataFrame(
+    keep = np.arange(n) - first_bar[day] < traded.lengths[day]
+    frame = pd.DataFrame(
         {
             "timestamp": timestamp,
             "open": open_,
@@ -406,6 +421,7 @@ def generate_sample(
         },
         copy=False,  # the arrays are ours: no need for pandas to consolidate copies
     )
+    return frame if keep.all() else frame[keep].reset_index(drop=True)
 
 
 def _bars(

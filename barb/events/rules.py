@@ -9,12 +9,16 @@ from __future__ import annotations
 import datetime as dt
 import re
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from pandas.tseries.holiday import USFederalHolidayCalendar
 
 from barb.errors import DataError
+
+if TYPE_CHECKING:
+    from pandas_market_calendars import MarketCalendar
 
 # The dates the rules are evaluated for: Barb's data era, through the horizon for which
 # exchange holiday rules are published. Beyond it a one-off closure could move a date.
@@ -33,6 +37,17 @@ EXPIRATION_TIME = dt.time(9, 30)
 
 # Padding so that a date near the edge of the rule range can still roll to a trading day.
 _PAD = dt.timedelta(days=15)
+
+# Early closes pandas_market_calendars (5.1) lacks, by the calendar's own name: the close in
+# the calendar's zone. On the national days of mourning CME halted its US equity index
+# futures after the overnight session, at 08:30 CT (09:30 ET; CME's notices of 2018-12-02
+# and 2024-12-30); energy and metals traded as usual, so CL's calendar has none.
+MISSED_EARLY_CLOSES: dict[str, dict[dt.date, dt.time]] = {
+    "CME Globex Equities": {
+        dt.date(2018, 12, 5): dt.time(8, 30),  # George H. W. Bush
+        dt.date(2025, 1, 9): dt.time(8, 30),  # Jimmy Carter
+    },
+}
 
 
 @cache
@@ -56,7 +71,7 @@ def trading_days(calendar: str) -> np.ndarray:
 def early_close_days(calendar: str) -> np.ndarray:
     """Sorted days (datetime64[D]) on which an exchange calendar's session closes before its
     regular close, over the rule range: US holidays' short Globex sessions, the Friday after
-    Thanksgiving, Christmas Eve."""
+    Thanksgiving, Christmas Eve, and the closes the library misses (MISSED_EARLY_CLOSES)."""
     import pandas_market_calendars as mcal
 
     try:
@@ -65,9 +80,22 @@ def early_close_days(calendar: str) -> np.ndarray:
         raise DataError(
             f"unknown exchange calendar {calendar!r} (pandas_market_calendars)"
         ) from exc
-    schedule = cal.schedule(RULE_COVERAGE[0] - _PAD, RULE_COVERAGE[1] + _PAD)
+    schedule = exchange_schedule(cal, RULE_COVERAGE[0] - _PAD, RULE_COVERAGE[1] + _PAD)
     days = cal.early_closes(schedule).index
     return np.asarray(days, dtype="datetime64[D]")
+
+
+def exchange_schedule(cal: MarketCalendar, start: dt.date, end: dt.date) -> pd.DataFrame:
+    """The sessions of a pandas_market_calendars calendar ``cal`` from ``start`` to ``end``
+    (its ``schedule``), with the early closes it misses (``MISSED_EARLY_CLOSES``) applied:
+    CME Globex Equities' 2018-12-05 closes at 14:30 UTC (08:30 CT), not 22:00."""
+    schedule = cal.schedule(start_date=start, end_date=end)
+    for day, clock in MISSED_EARLY_CLOSES.get(cal.name, {}).items():
+        at = pd.Timestamp(day)
+        if at in schedule.index:
+            close = pd.Timestamp(dt.datetime.combine(day, clock), tz=cal.tz)
+            schedule.loc[at, "market_close"] = close.tz_convert(schedule["market_close"].dt.tz)
+    return schedule
 
 
 @cache

@@ -75,6 +75,29 @@ def test_calendar_details(nq_summer: pd.DataFrame) -> None:
     assert by_date.max()[pd.Timestamp("2024-06-19")] == pd.Timestamp("2024-06-19 12:59")
 
 
+def test_the_days_of_mourning_stop_the_index_futures_at_0930(
+    nq: Instrument, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CME closed its equity index futures at 08:30 CT (09:30 ET) on 2018-12-05 (CME's notice
+    of 2018-12-02), which the calendar library has as a full day: the sample's bars stop
+    there, and are otherwise the bars of the full day drawn as before (so no later day's
+    prices moved). CL (energy traded as usual) keeps the whole day."""
+    from barb.events import rules
+
+    week = (dt.date(2018, 12, 3), dt.date(2018, 12, 7))
+    cut = generate_sample(nq, *week)
+    monkeypatch.setattr(rules, "MISSED_EARLY_CLOSES", {})
+    whole = generate_sample(nq, *week)
+    day = whole["trading_date"] == pd.Timestamp("2018-12-05")
+    late = day & (whole["timestamp"] >= pd.Timestamp("2018-12-05 09:30"))
+    assert late.sum() == 450  # 09:30-17:00
+    assert cut.equals(whole[~late].reset_index(drop=True))
+    monkeypatch.undo()
+    cl = generate_sample(load_instrument("CL"), *week)
+    last = cl[cl["trading_date"] == pd.Timestamp("2018-12-05")]["timestamp"].max()
+    assert last == pd.Timestamp("2018-12-05 16:59")
+
+
 def test_prices_are_on_the_tick_and_bars_consistent(nq_summer: pd.DataFrame) -> None:
     o, h, low, c = (nq_summer[k].to_numpy() for k in ("open", "high", "low", "close"))
     for prices in (o, h, low, c):

@@ -20,6 +20,11 @@ from barb import execute
 from barb.data.store import data_path
 from barb.settings import EngineSettings
 
+# CME's notices of 2018-12-02 and 2024-12-30: on the national days of mourning its US equity
+# index futures stopped after the overnight session, at 08:30 CT (09:30 ET); energy and
+# metals traded as usual. pandas_market_calendars 5.1 has neither.
+MOURNING = {pd.Timestamp("2018-12-05"), pd.Timestamp("2025-01-09")}
+
 
 @pytest.fixture(scope="module")
 def es_minutes(sample_settings: EngineSettings) -> pd.DataFrame:
@@ -90,6 +95,32 @@ def test_early_close_is_a_session_that_ends_before_the_regular_close(
     short = [str(d.date()) for d in last_minute.index[last_minute < 16 * 60 + 59]]
     assert dates_of(result.table) == short
     assert "2024-11-29" in short and "2024-07-03" in short  # Black Friday, before July 4
+
+
+@pytest.mark.parametrize("period", ["2018-12-03:2018-12-07", "2025-01-06:2025-01-10"])
+def test_the_days_of_mourning_are_early_closes_of_the_index_futures(
+    sample_settings, es_minutes, period: str
+) -> None:
+    """p41b: early_close() was false on the two days CME closed ES and NQ at 09:30 ET, and
+    the sample traded them to 17:00. Now each is the week's one early close, its last bar
+    09:29 in the raw bars, with no RTH bar; CL's calendar (energy traded in full) has none."""
+    import pandas_market_calendars as mcal
+
+    from barb.events.rules import early_close_days
+
+    query = {"session": "ETH", "from": "daily", "period": period, "select": ["date()"]}
+    result = rows(query | {"where": "early_close() and holiday()"}, sample_settings)
+    [day] = [d for d in MOURNING if str(d.date()) in period or d.year == int(period[:4])]
+    assert dates_of(result.table) == [f"{day:%Y-%m-%d}"]
+    assert dates_of(rows(query | {"where": "early_close()"}, sample_settings).table) == [
+        f"{day:%Y-%m-%d}"
+    ]
+    minutes = es_minutes[es_minutes["trading_date"] == day]["minute"]
+    assert minutes[minutes < 18 * 60].max() == 9 * 60 + 29
+    assert not minutes.between(570, 1019).any()  # no RTH bar
+    cl = mcal.get_calendar("CMEGlobex_CL").schedule(day, day)
+    assert (cl["market_close"].dt.tz_convert("America/New_York").dt.hour == 17).all()
+    assert not (early_close_days("CMEGlobex_CL") == day.to_datetime64()).any()
 
 
 @pytest.mark.parametrize("unit, period", [("month", "M"), ("year", "Y"), ("week", "W-SUN")])
@@ -270,10 +301,13 @@ def test_a_window_without_bars_on_good_friday_calls_it_no_early_close(sample_set
     every = pd.DatetimeIndex(bars["trading_date"].unique())
     missing = every.difference(pd.DatetimeIndex(cash["trading_date"].unique())).sort_values()
     good_fridays = {pd.Timestamp(easter(year)) - pd.Timedelta(days=2) for year in range(2008, 2027)}
-    assert len(missing) == 7 and set(missing) <= good_fridays
+    assert len(missing) == 9 and set(missing) - good_fridays == MOURNING
     assert len(missing) < 0.01 * len(every)  # not notable over every day
     last_bars = bars[bars["trading_date"].isin(missing)].groupby("trading_date")["timestamp"].max()
-    assert {f"{t:%H:%M}" for t in last_bars} == {"09:14"}  # the futures closed at 09:15
+    closes = {f"{day:%Y-%m-%d}": f"{t:%H:%M}" for day, t in last_bars.items()}
+    # The futures closed at 09:15 on Good Friday, 09:30 on the days of mourning.
+    assert set(closes.values()) == {"09:14", "09:29"}
+    assert {day for day, t in closes.items() if t == "09:29"} == {"2018-12-05", "2025-01-09"}
     change = {"session": "CASH", "from": "daily", "map": {"chg": "close - prev(close)"}}
     result = rows(change | {"select": "mean(chg)"}, sample_settings, "NQ")
     assert not any("no bars in" in w for w in result.metadata.warnings), result.metadata.warnings
@@ -639,9 +673,9 @@ def test_month_ends_name_their_memorial_day_sessions(sample_settings, nq_rth_dat
         ("month() in (3, 9) and year() == 2024 and trading_days_left('month') == 0", True),
         ("month() == 3 and year() == 2024 and trading_days_left('month') == 0", True),
         ("trading_day('month') == 1 and month() in (4, 10)", True),
-        # No month a Good Friday falls in can be kept.
+        # No month a Good Friday or a day of mourning (Dec 2018, Jan 2025) falls in can be kept.
         ("month() == 9 and year() == 2024 and trading_days_left('month') == 0", False),
-        ("trading_day('month') == 1 and month() in (1, 10)", False),
+        ("trading_day('month') == 1 and month() in (2, 10)", False),
     ],
 )
 def test_the_good_friday_note_is_said_where_its_months_can_be_kept(
@@ -651,7 +685,7 @@ def test_the_good_friday_note_is_said_where_its_months_can_be_kept(
     every = pd.DatetimeIndex(bars["trading_date"].unique())
     missing = every.difference(nq_rth_dates)
     good_fridays = {pd.Timestamp(easter(y)) - pd.Timedelta(days=2) for y in range(2008, 2027)}
-    assert set(missing) <= good_fridays and {d.month for d in missing} == {3, 4}
+    assert set(missing) <= good_fridays | MOURNING and {d.month for d in missing} == {1, 3, 4, 12}
     assert pd.Timestamp("2024-03-29") in missing
     result = rows({"session": "RTH", "from": "daily", "where": where}, sample_settings, "NQ")
     assert bool(_place_note(result.metadata.warnings)) == said, result.metadata.warnings

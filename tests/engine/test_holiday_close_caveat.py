@@ -173,7 +173,9 @@ def test_over_every_day_a_notable_share_is_said(
     after from the last stock-market close."""
     result = ask(query, sample_settings, **RTH_DAILY)
     after = rth.index[rth["after"]]
-    assert len(after) == 116
+    # 116 before p41b: the days of mourning (2018-12-05, 2025-01-09) closed at 09:30 and are
+    # no RTH rows now, so the days after them read the last stock-market close already.
+    assert len(after) == 114
     example = "e.g. " + _after(rth, after[0], closed_at)
     expected = [_text(len(after), len(rth), example, _stock_days(TWO_BACK))]
     assert warnings_with(result, KEPT) == expected[:said]

@@ -198,3 +198,38 @@ def test_a_trade_is_open_only_while_it_is_held(engine_settings, minutes, still_o
         "data's last bar, so the run has not ended, the data has; days = "
         f"{trades['days'].iloc[-1]} counts its rows so far, not a finished run's."
     ]
+
+
+def test_a_trade_held_into_the_period_is_said_to_begin_before_it(engine_settings, minutes):
+    """cumsum(entry) starts at the period's first bar: from 2024-02-23, the trade bought on
+    the 20th and sold on the 26th is group 0, its days only those from the 23rd (pandas, bar
+    by bar over all the days). NQ's RSI(2) trades of 2025 listed such a trade 0 of 2 days and
+    +172.50, bought in December 2024, with no word (p42a M1). A period whose first day holds
+    no trade says nothing."""
+    daily = rth_daily(minutes)
+    day = daily.index.day
+    buy, sell = (day >= 20) & (day < 22), day >= 25
+    pos, held = [], 0
+    for bought, sold in zip(buy, sell, strict=True):
+        held = 0 if sold else 1 if bought else held
+        pos.append(held)
+    daily["pos"] = pos
+    entry = (daily["pos"] > daily["pos"].shift(fill_value=0)).astype(int)
+    trade = entry.loc["2024-02-23":].cumsum()
+    kept = daily["pos"].shift().loc["2024-02-23":] == 1
+    days = int((kept & (trade == 0)).sum())
+    assert bool(daily["pos"].shift().loc["2024-02-23"]) and days >= 1  # held into it: the case
+    result = ask(
+        {**_per_trade("day() >= 25"), "period": "2024-02-23:"}, engine_settings, **RTH_DAILY
+    )
+    assert result.table["trade"].iloc[0] == 0 and result.table["days"].iloc[0] == days
+    assert warnings_with(result, "began before the period") == [
+        "The group trade = 0 began before the period: the where keeps it from the period's "
+        f"first day (2024-02-23), so days = {days} counts only its rows from there, not the "
+        "whole run; a period starting before the run began counts it whole."
+    ]
+    assert not daily["pos"].shift().loc["2024-02-01"]
+    result = ask(
+        {**_per_trade("day() >= 25"), "period": "2024-02-01:"}, engine_settings, **RTH_DAILY
+    )
+    assert not warnings_with(result, "began before the period")

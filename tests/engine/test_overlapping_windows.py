@@ -117,6 +117,27 @@ def test_overlapping_holds_of_a_where_are_said(engine_settings, highs, name, tra
     assert warnings_with(result, OVERLAP) == [said]
 
 
+def test_rows_without_a_window_are_no_outcome(engine_settings, minutes) -> None:
+    """Every day but Wednesdays keeps the last days, whose 3 days ahead the data does not
+    hold: they are no outcome, and the days one at a time are counted over the days with a
+    value, as the noise test counts them. ES's 930 Mondays (4 with no 20-day window) read
+    "not 930 independent outcomes (…: 226)" beside the noise test's "the 225 taken"."""
+    daily = rth_daily(minutes)
+    fwd3 = daily["close"].shift(-3) / daily["close"] - 1
+    kept = np.asarray(daily.index.dayofweek != 2)
+    picks = np.flatnonzero(kept & fwd3.notna().to_numpy())
+    assert np.count_nonzero(kept) - len(picks) == 2  # 03-26 and 03-28 have no 3 days ahead
+    result = ask(
+        {"map": MAP, "where": "dayofweek() != 2", "select": "mean(fwd3 > 0) as p_up"},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    said = _sentence("p_up reads", "days kept with a value", picks, trades=False)
+    assert warnings_with(result, OVERLAP) == [said]
+    [noise] = [w for w in result.metadata.warnings if w.startswith("p_up is ")]
+    assert f"counted as the {_one_at_a_time(picks, 3)} taken" in noise
+
+
 @pytest.mark.parametrize(
     ("query", "why"),
     [

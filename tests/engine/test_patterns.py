@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -208,3 +210,44 @@ def test_the_inside_day_and_run_texts_numbers(sample_settings) -> None:
     streak = higher.groupby((higher == 0).cumsum()).cumsum()[es.index.year == 2024]
     assert (int((streak >= 3).sum()), int((streak == 3).sum())) == (55, 20)
     assert "55 days, 20 runs" in pattern_catalog()["three_higher_highs"].description
+
+
+@pytest.mark.parametrize(
+    ("name", "shape", "trend"),
+    [
+        (
+            "hammer",
+            "least(o, c) - l >= 2 * abs(c - o) AND h - greatest(o, c) <= 0.25 * (h - l)",
+            "c < lag(c, 5) OVER w",
+        ),
+        (
+            "shooting_star",
+            "h - greatest(o, c) >= 2 * abs(c - o) AND least(o, c) - l <= 0.25 * (h - l)",
+            "c > lag(c, 5) OVER w",
+        ),
+    ],
+)
+def test_a_reversal_candle_s_text_adds_the_trend_its_shape_lacks(
+    name: str, shape: str, trend: str, engine_settings, db
+) -> None:
+    """p41b: hammer() tests the shape only, so it counts hanging men too (shooting_star()
+    inverted hammers). The text says so and gives the trend test to add; that condition,
+    as written there, counts the shapes after a 5-day decline (rise), as DuckDB does."""
+    text = pattern_catalog()[name].description
+    assert "tests the shape only" in text
+    condition = re.search(rf'"({name}\(\) and [^"]+)"', text).group(1)
+    counted = {}
+    for where in (f"{name}()", condition):
+        result = execute(
+            {"session": "RTH", "from": "daily", "where": where, "select": "count()"},
+            "NQ",
+            settings=engine_settings,
+        )
+        assert result.ok, result.to_dict()
+        counted[where] = result.summary.value
+    expected = db.execute(
+        f"SELECT count(*) FILTER (WHERE s), count(*) FILTER (WHERE s AND t) FROM "
+        f"(SELECT h > l AND {shape} AS s, {trend} AS t FROM ({DAILY}) WINDOW w AS (ORDER BY tdate))"
+    ).fetchone()
+    assert (counted[f"{name}()"], counted[condition]) == expected
+    assert expected[0] > expected[1]  # the shape alone counts the other trend's candles too

@@ -60,6 +60,7 @@ def test_the_volume_profile_concept_gives_the_middle_70_percent_band(
     share = profile / profile.sum() * 100
     cum = share.cumsum()
     band = profile[(cum > 15) & (cum - share < 85)]
+    assert band.sum() / profile.sum() >= 0.70  # what the text says it holds
     assert result.summary.values == pytest.approx(
         {
             "poc": profile.idxmax(),
@@ -73,7 +74,11 @@ def test_the_volume_profile_concept_gives_the_middle_70_percent_band(
 def test_the_volume_profile_concept_says_what_its_value_area_is() -> None:
     text = describe_concept("value area", NQ)
     assert text.startswith("Volume profile, POC and value area (approximated from 1-minute")
-    assert "from the 15th to the 85th percentile" in text
+    # Whole edge buckets: the band holds 70% or more (77.2% on NQ's 2026-01-07), never
+    # "the middle 70%".
+    assert "holding the 15th percentile of the volume by price to the one holding the" in text
+    assert "at least 70% (edge buckets whole; va_pct gives the share)" in text
+    assert "middle 70%" not in text
     assert "not the CBOT value area, which grows outward from the POC" in text
     assert "bucket of its close, floor(close, 10) (10 points" in text
 

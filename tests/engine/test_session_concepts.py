@@ -205,7 +205,9 @@ def _rth_days(settings, symbol: str = "NQ") -> pd.DataFrame:
 @pytest.mark.slow
 def test_the_early_close_times_are_those_of_the_bars(sample_settings) -> None:
     """The last minute bar of each early-close day of NQ, from the raw bars and the exchange
-    calendar read directly: the times the concept states, and the query's table."""
+    calendar read directly, with the two closes at 08:30 CT on the national days of mourning
+    that CME announced (notices of 2018-12-02 and 2024-12-30) and the calendar lacks: the
+    times the concept states, and the query's table."""
     import pandas_market_calendars as mcal
 
     from barb.data.store import data_path
@@ -215,12 +217,14 @@ def test_the_early_close_times_are_those_of_the_bars(sample_settings) -> None:
     last = bars.groupby("trading_date")["timestamp"].max()
     cal = mcal.get_calendar("CME Globex Equity")
     early = cal.early_closes(cal.schedule(last.index.min(), last.index.max())).index
-    last = last[last.index.isin(early.tz_localize(None))]
+    mourning = pd.DatetimeIndex(["2018-12-05", "2025-01-09"])
+    last = last[last.index.isin(early.tz_localize(None).union(mourning))]
     shut = us_market_closed(last.index.to_numpy().astype("datetime64[D]"))
     kinds = pd.DataFrame({"last_bar": last.dt.strftime("%H:%M"), "holiday": shut})
     expected = kinds.groupby(["last_bar", "holiday"]).size()
     assert expected.to_dict() == {
         ("09:14", True): 7,  # Good Fridays: over before the 09:30 open
+        ("09:29", True): 2,  # the days of mourning: closed at the 09:30 open
         ("11:29", True): 38,  # holidays until Feb 2014
         ("12:59", True): 74,  # holidays since
         ("13:14", False): 39,  # Jul 3, the day after Thanksgiving, Dec 24
@@ -231,7 +235,14 @@ def test_the_early_close_times_are_those_of_the_bars(sample_settings) -> None:
 
     nq = load_instrument("NQ")
     text = describe_concept("early close", nq)
-    for said in ("13:00 ET", "11:30 ET until Feb 2014", "13:15 ET", "09:15 ET", "2024: 11"):
+    for said in (
+        "13:00 ET",
+        "11:30 ET until Feb 2014",
+        "13:15 ET",
+        "09:15 ET",
+        "2024: 11",
+        "09:30 ET on the national days of mourning (2018-12-05",
+    ):
         assert said in text, said
     query = session_concepts()["early_close"].text_for(SessionTimes(nq)).query
     result = execute(query, "NQ", settings=sample_settings)
@@ -367,6 +378,33 @@ def test_reversal_days_match_pandas(sample_settings) -> None:
         "count": len(day),
     }
     assert 0 < outside_top.sum() < top.sum()
+
+
+def test_the_hour_of_the_high_leaves_out_the_early_closes(engine_settings) -> None:
+    """p41b: an early close has no afternoon bars, so its high can only be in the morning
+    (NQ's 151 took 10:30 from 5th to 4th place). The example leaves them out: its counts
+    against pandas over the hand-made bars' RTH hours, without the calendar's early closes
+    read from pandas_market_calendars (Presidents' Day 2024-02-19, which has full bars)."""
+    import pandas_market_calendars as mcal
+
+    from barb.data.store import data_path
+
+    concept = session_concepts()["high_of_day_hour"].text_for(SessionTimes(load_instrument("NQ")))
+    assert "Early closes are left out" in concept.description
+    result = execute(concept.query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    bars = pd.read_parquet(data_path("NQ", engine_settings))
+    cal = mcal.get_calendar("CME Globex Equity")
+    early = cal.early_closes(cal.schedule("2024-01-01", "2024-03-31")).index.tz_localize(None)
+    assert list(early.intersection(bars["trading_date"].unique())) == [pd.Timestamp("2024-02-19")]
+    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+    rth = rth[~rth["trading_date"].isin(early)]
+    hour = (rth["minute"] - 570) // 60
+    highs = rth.assign(hour=hour).groupby(["trading_date", "hour"])["high"].max()
+    first = highs.groupby(level=0).idxmax().map(lambda key: key[1])  # the earliest on a tie
+    expected = first.map(lambda h: f"{9 + (30 + 60 * h) // 60:02d}:30").value_counts()
+    counted = result.table.set_index("high_time")["days"]
+    assert counted.to_dict() == expected.to_dict()
 
 
 def test_power_hour_is_the_last_hour_of_the_cash_session(engine_settings) -> None:

@@ -31,10 +31,17 @@ def days(minutes: pd.DataFrame) -> pd.DataFrame:
     return daily
 
 
-def _said(name: str, values: pd.Series, kept: pd.Series, share: bool = False) -> str:
+def _said(
+    name: str,
+    values: pd.Series,
+    kept: pd.Series,
+    share: bool = False,
+    judged: pd.Series | None = None,
+) -> str:
     """The sentence for ``values`` over the rows ``kept``: the mean ± max(2, t) standard
-    errors, the mean of all the rows with a value, and the test against the others."""
-    known = values.notna()
+    errors, the mean of all the rows with a value, and the test against the others.
+    ``judged``: the rows the where's condition has a value on, when it has none on some."""
+    known = values.notna() if judged is None else values.notna() & judged
     setup, others = values[kept & known], values[~kept & known]
     n, m = len(setup), len(others)
     errors = max(2.0, stats.t.ppf(0.975, n - 1))
@@ -53,9 +60,15 @@ def _said(name: str, values: pd.Series, kept: pd.Series, share: bool = False) ->
     p_text = "< 0.001" if p < 0.001 else f"= {float(f'{p:.2g}'):g}"
     return (
         f"{float(setup.mean()):.4g} ± {float(f'{band:.2g}'):g} ({errors:.3g} standard errors, "
-        f"{n:,} rows); over all {n + m:,} of the period's rows it is "
+        f"{n:,} rows); {_over(n + m, judged is not None)} it is "
         f"{value_text(float(values[known].astype(float).mean()))}: {apart} ({test} p {p_text})."
     )
+
+
+def _over(rows: int, judged: bool) -> str:
+    if judged:
+        return f"over the {rows:,} of the period's rows the where can judge"
+    return f"over all {rows:,} of the period's rows"
 
 
 def _with(result, name: str) -> list[str]:
@@ -131,12 +144,12 @@ def test_a_share_within_a_coin_flips_noise_but_apart_from_the_other_rows(
     engine_settings, days
 ) -> None:
     """Days closing above their 3-day mean (36 of 62) closed above their open on 0.639 of
-    them, within a coin flip's noise, and the other days on 0.308: the condition makes a
+    them, within a coin flip's noise, and the 24 other days it can judge on 0.333: it makes a
     difference beyond noise. It read "No edge shown … within noise of a coin flip", as CL's
     0.5149 up after a close above its 20-day mean did beside 0.4674 below it (p40a #15)."""
     mean3 = days["close"].rolling(3).mean()
-    kept = days["close"] > mean3
-    green, rest = days["up"][kept], days["up"][~kept]
+    kept, judged = days["close"] > mean3, mean3.notna()  # the first 2 days: no 3-day mean
+    green, rest = days["up"][kept], days["up"][~kept & judged]
     assert kept.sum() > len(days) / 2
     assert stats.binomtest(int(green.sum()), len(green)).pvalue >= 0.05
     table = [[green.sum(), len(green) - green.sum()], [rest.sum(), len(rest) - rest.sum()]]
@@ -147,7 +160,7 @@ def test_a_share_within_a_coin_flips_noise_but_apart_from_the_other_rows(
         **RTH_DAILY,
     )
     [said] = _with(result, "green")
-    assert said.endswith(_said("green", days["up"], kept, share=True))
+    assert said.endswith(_said("green", days["up"], kept, share=True, judged=judged))
     assert "differ from the other" in said
     assert not [w for w in result.metadata.warnings if w.startswith("No edge shown")]
 
@@ -225,7 +238,7 @@ def test_a_setup_read_ahead_is_judged_on_its_windows_one_at_a_time(engine_settin
     (Fisher p < 0.001)" over 1,739 NQ days whose 40-day windows overlapped)."""
     fwd3 = days["close"].shift(-3) / days["close"] - 1
     high = days["close"].rolling(10).max()
-    known = fwd3.notna().to_numpy()
+    known = (fwd3.notna() & high.notna()).to_numpy()  # the where judges from the 10th day
     kept = (days["close"] >= high).to_numpy()[known]
     up, at = (fwd3 > 0).to_numpy()[known], np.arange(len(days))[known]
     n, m = int(kept.sum()), int((~kept).sum())
@@ -251,8 +264,58 @@ def test_a_setup_read_ahead_is_judged_on_its_windows_one_at_a_time(engine_settin
     assert said == (
         f"p_up is {value_text(hits / n)} ± {float(f'{band:.2g}'):g} ({errors:.3g} standard "
         f"errors, {n} rows whose 3-day windows overlap, counted as the {n_eff} taken so that "
-        f"no two share a day); over all {n + m} of the period's rows it is "
+        f"no two share a day); over the {n + m} of the period's rows the where can judge it is "
         f"{value_text((hits + other_hits) / (n + m))}: {apart} {m} (counted so: {m_eff}) "
         f"{'is within noise' if p >= 0.05 else 'by more than noise'} "
         f"(Fisher p = {float(f'{p:.2g}'):g})."
     )
+
+
+def test_the_other_rows_are_those_the_where_judged_false(engine_settings, days) -> None:
+    """Above the 20-day mean: the first 19 days have none, so the where neither keeps nor
+    leaves them, and the period's value and "the other" rows are of the days it can judge.
+    NQ 2008-2009 above its SMA200 had been read against "all 517 of the period's rows" (rng
+    2.921) and "the other 297", 199 of them before the SMA existed; over the 318 it can judge
+    it is 2.527, and the 98 below it give Welch p = 0.0038, not < 0.001."""
+    sma = days["close"].rolling(20).mean()
+    kept, judged = days["close"] > sma, sma.notna()
+    assert (~judged).sum() == 19
+    result = ask(
+        {
+            "where": "close > rolling_mean(close, 20)",
+            "select": ["mean(range) as rng", "mean(close > open) as green"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    [rng] = _with(result, "rng")
+    assert rng.endswith(_said("rng", days["range"], kept, judged=judged))
+    [green] = _with(result, "green")
+    assert green.endswith(_said("green", days["up"], kept, share=True, judged=judged))
+    # Not the old reading, over every day of the period: its value and its other rows differ.
+    assert not rng.endswith(_said("rng", days["range"], kept))
+    assert f"the other {int((judged & ~kept).sum())}" in green
+    # A chart names its baseline "all days": not drawn of the days the where judged.
+    assert result.metadata.baselines == {}
+
+
+def test_leaving_out_the_calendars_days_off_is_no_setup(engine_settings, minutes) -> None:
+    """ "where": "not holiday()", the filter the holiday warning advises, leaves out the hours
+    of Presidents' Day 2024 (the stock market shut; the hand-made bars have no MLK Day): its
+    share of green hours was read against those few, as NQ's 4,533 days against its 116
+    holiday sessions ("Fisher p = 0.45"), though it picks no setup. A where that picks hours
+    beside it, the non-holiday Monday hours, is still read against the others (pandas)."""
+    hours = rth_hourly(minutes)
+    day = pd.DatetimeIndex(hours.index.get_level_values("day"))
+    holiday = np.asarray(day == pd.Timestamp("2024-02-19"))
+    assert holiday.sum() >= 2  # a where dropping 2 rows or more is read as a setup
+    green = pd.Series((hours["close"] > hours["open"]).to_numpy())
+    query = {"session": "RTH", "from": "1h", "select": ["count()", "mean(close > open) as up"]}
+    for where in ("not holiday()", "not holiday() and not early_close()"):
+        result = ask({**query, "where": where}, engine_settings)
+        assert result.summary.values["count"] == len(hours) - holiday.sum()
+        assert not _with(result, "up")
+    result = ask({**query, "where": "not holiday() and dayname() == 'Mon'"}, engine_settings)
+    kept = pd.Series(np.asarray(day.dayofweek == 0) & ~holiday)
+    [said] = _with(result, "up")
+    assert said.endswith(_said("up", green, kept, share=True))
