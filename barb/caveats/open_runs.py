@@ -57,13 +57,8 @@ def open_run_caveat(
     stage = plan.first
     if stage.shape != "grouped" or first.passed is None or not len(frame):
         return []
-    mapped = dict(stage.map_exprs)
     keys = [name for name, _ in stage.group_keys]
-    running = [
-        through_map(expr, mapped)
-        for _, expr in stage.group_keys
-        if _is_running(through_map(expr, mapped))
-    ]
+    running = _running_keys(stage)
     if not running or any(name not in frame.columns for name in keys):
         return []
     last = pd.Timestamp(plan.dataset.last_date)
@@ -118,13 +113,8 @@ def began_run_caveat(
     stage = plan.first
     if stage.shape != "grouped" or stage.where is None or first.passed is None:
         return []
-    mapped = dict(stage.map_exprs)
     keys = [name for name, _ in stage.group_keys]
-    running = [
-        through_map(expr, mapped)
-        for _, expr in stage.group_keys
-        if _is_running(through_map(expr, mapped))
-    ]
+    running = _running_keys(stage)
     if not running or not _counts_starts(running):
         return []
     if any(name not in frame.columns for name in keys):
@@ -223,6 +213,14 @@ def _is_running(expr: ast.Expr) -> bool:
         return False
     spec = lookup(expr.name)
     return spec is not None and spec.category == "cumulative"
+
+
+def _running_keys(stage: StagePlan) -> list[ast.Expr]:
+    """The stage's group keys that are running values (cumsum(entry), cummax(close)), as
+    expressions through its map."""
+    mapped = dict(stage.map_exprs)
+    keys = (through_map(expr, mapped) for _, expr in stage.group_keys)
+    return [key for key in keys if _is_running(key)]
 
 
 def _counts_starts(running: list[ast.Expr]) -> bool:

@@ -13,6 +13,7 @@ import pytest
 from asking import RTH_DAILY, ask, warnings_with
 from rth_bars import rth_daily
 from scipy import stats
+from windows_taken import one_at_a_time
 
 from barb.summary_text import two_digits, value_text
 
@@ -31,15 +32,6 @@ def highs(minutes: pd.DataFrame) -> np.ndarray:
     return np.flatnonzero((daily["close"] >= high).to_numpy())
 
 
-def _one_at_a_time(picks: np.ndarray, hold: int) -> int:
-    """Trades taken when none is entered while one is held: a loop, as a trader counts."""
-    taken, free = 0, -1
-    for at in picks:
-        if at >= free:
-            taken, free = taken + 1, at + hold
-    return taken
-
-
 def _sentence(names: str, rows: str, picks: np.ndarray, trades: bool = True) -> str:
     near = int((np.diff(picks) < 3).sum())
     what, how = (
@@ -50,7 +42,7 @@ def _sentence(names: str, rows: str, picks: np.ndarray, trades: bool = True) -> 
     return (
         f"{names} fwd3 (next(close, 3): the 3 days after each row) on the {len(picks)} {rows}: "
         f"{near} of them start within 3 days of the one before, so their windows overlap and "
-        f"they are not {len(picks)} independent {what} ({how}: {_one_at_a_time(picks, 3)})."
+        f"they are not {len(picks)} independent {what} ({how}: {one_at_a_time(picks, 3)})."
     )
 
 
@@ -66,7 +58,7 @@ def _grouped_sentence(
         if trades
         else ("outcomes", "taken so that no two windows share a day")
     )
-    counts = ", ".join(f"{name}: {_one_at_a_time(picks, 3)}" for name, picks in groups.items())
+    counts = ", ".join(f"{name}: {one_at_a_time(picks, 3)}" for name, picks in groups.items())
     return (
         f"{names} fwd3 (next(close, 3): the 3 days after each row) in each {key} group: {near} "
         f"of the {rows} days start within 3 days of the one before in their group, so their "
@@ -135,7 +127,7 @@ def test_rows_without_a_window_are_no_outcome(engine_settings, minutes) -> None:
     said = _sentence("p_up reads", "days kept with a value", picks, trades=False)
     assert warnings_with(result, OVERLAP) == [said]
     [noise] = [w for w in result.metadata.warnings if w.startswith("p_up is ")]
-    assert f"counted as the {_one_at_a_time(picks, 3)} taken" in noise
+    assert f"counted as the {one_at_a_time(picks, 3)} taken" in noise
 
 
 @pytest.mark.parametrize(
@@ -183,7 +175,7 @@ def test_a_grouped_statistic_read_ahead_is_said(engine_settings, by_high) -> Non
     assert warnings_with(result, OVERLAP) == [said]
 
 
-def test_overlapping_groups_are_tested_one_at_a_time(engine_settings, by_high) -> None:
+def test_overlapping_groups_are_testedone_at_a_time(engine_settings, by_high) -> None:
     """The groups' test and bands take each group as its days taken so that no two 3-day
     windows share one, the ups in their share of those: scipy's Fisher (or χ²) over that
     table, not over every day as if each were independent (p40a #17: p < 0.001 over NQ's
@@ -192,7 +184,7 @@ def test_overlapping_groups_are_tested_one_at_a_time(engine_settings, by_high) -
     for flag in (False, True):
         group = by_high[by_high["high10"] == flag]
         n, ups = len(group), int(group["up"].sum())
-        taken = _one_at_a_time(group["at"].to_numpy(), 3)
+        taken = one_at_a_time(group["at"].to_numpy(), 3)
         hits = round(ups * taken / n)
         table.append([hits, taken - hits])
         sizes.append((taken, n))

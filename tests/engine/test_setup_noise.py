@@ -12,6 +12,7 @@ import pytest
 from asking import RTH_DAILY, ask
 from rth_bars import rth_daily, rth_hourly
 from scipy import stats
+from windows_taken import one_at_a_time
 
 from barb.caveats.group_noise import two_shares_p
 from barb.summary_text import value_text
@@ -221,16 +222,7 @@ def test_two_shares_are_tested_exactly_until_the_sum_is_too_long() -> None:
         assert said == name and got == pytest.approx(p, rel=1e-6)
 
 
-def _one_at_a_time(picks: np.ndarray, window: int) -> int:
-    """Rows taken so that no two windows share a day: a loop, as a trader counts."""
-    taken, free = 0, -1
-    for at in picks:
-        if at >= free:
-            taken, free = taken + 1, at + window
-    return taken
-
-
-def test_a_setup_read_ahead_is_judged_on_its_windows_one_at_a_time(engine_settings, days) -> None:
+def test_a_setup_read_ahead_is_judged_on_its_windowsone_at_a_time(engine_settings, days) -> None:
     """At a 10-day closing high, are the next 3 days up: 18 days, 16 of them within 3 days
     of the one before. Their band and Fisher test take them as the days taken so that no two
     3-day windows share one, the other days counted the same way, each part's ups in their
@@ -242,7 +234,7 @@ def test_a_setup_read_ahead_is_judged_on_its_windows_one_at_a_time(engine_settin
     kept = (days["close"] >= high).to_numpy()[known]
     up, at = (fwd3 > 0).to_numpy()[known], np.arange(len(days))[known]
     n, m = int(kept.sum()), int((~kept).sum())
-    n_eff, m_eff = _one_at_a_time(at[kept], 3), _one_at_a_time(at[~kept], 3)
+    n_eff, m_eff = one_at_a_time(at[kept], 3), one_at_a_time(at[~kept], 3)
     assert n_eff < n / 2  # most windows overlap
     hits, other_hits = int(up[kept].sum()), int(up[~kept].sum())
     scaled = round(hits * n_eff / n), round(other_hits * m_eff / m)
