@@ -118,9 +118,16 @@ async def settings(ctx: UpdateContext, rest: str) -> None:
 
 async def reset(ctx: UpdateContext, rest: str) -> None:
     """Forget the conversation (settings and usage stay). In a group, only the sender's
-    part of it: their waiting plans and the questions they asked; the others' stay."""
+    part of it: their waiting plans and the questions they asked; the others' stay. While a
+    plan runs, it says at once that the conversation is forgotten once the answer is out."""
     user_id = ctx.user_id if ctx.in_group else None
     done = t("reset_done_group", ctx.lang) if ctx.in_group else t("reset_done", ctx.lang)
+    if await _a_run_going(ctx, user_id=user_id):
+        # A running plan holds both locks until its answer is out: said at once, not after
+        # the whole run (p40b F25). The forgetting waits for that answer: the run stores its
+        # question and answer as it ends, so clearing now would leave them as the one
+        # thing remembered after the reset.
+        await _say_now(ctx, t("reset_after_run", ctx.lang))
     # The work and its confirmation in one hold of the chat's lock: a reply queued behind
     # the /reset (the answer to a message sent right after it) comes after "reset", not
     # between the two.
@@ -135,17 +142,15 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
     """Stop the sender's question the model is answering, and drop their plan waiting for
     Run: it computes nothing and its buttons go (in a group, other members' stay). A plan
     already running cannot be stopped: that is said at once, as the Cancel button says it."""
-    if await _only_a_run_to_stop(ctx):
+    if await _a_run_going(ctx, user_id=ctx.user_id):
         # Not under the chat's lock: the run holds it until its answer is out, and the
         # person would hear nothing for the whole run, then "no plan waiting" (p40b F6).
         # The plan is "running" until its answer is stored, so this comes before it.
-        await ctx.sender().text(
-            ctx.chat_id,
-            escape(t("running_cannot_cancel", ctx.lang)),
-            reply_to=ctx.asker.reply_to,
-            thread_id=ctx.asker.thread_id,
-        )
-        return
+        await _say_now(ctx, t("running_cannot_cancel", ctx.lang))
+        if not await _more_to_stop(ctx):
+            return
+        # A question asked after the Run, or a plan waiting, is stopped or dropped once
+        # the run lets go of the chat; its confirmation follows the run's answer.
     # One hold for the work and its confirmation, as for /reset. A question whose answer is
     # going out holds this lock: its plan, once sent, is dropped here, after it.
     async with ctx.svc.chat_lock(ctx.chat_id):
@@ -165,15 +170,31 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
         await ctx.say_held(escape(done), answers=[turn.work_id for turn in stopped])
 
 
-async def _only_a_run_to_stop(ctx: UpdateContext) -> bool:
-    """The sender's plan is running (Run pressed, its query computing) and nothing else of
-    theirs could be stopped or dropped: no question the model is answering, no plan
-    waiting. Example: /cancel three seconds into a 7 s run."""
+async def _a_run_going(ctx: UpdateContext, *, user_id: int | None) -> bool:
+    """A plan of the chat (with ``user_id``, of that person) is running: Run pressed, its
+    query computing, its answer not yet stored. Example: /cancel three seconds into a 7 s
+    run."""
+    actions = await ctx.svc.store.pending.open_for_chat(ctx.chat_id, user_id=user_id)
+    return any(action.kind == "confirm" and action.status == "running" for action in actions)
+
+
+async def _more_to_stop(ctx: UpdateContext) -> bool:
+    """Beside the sender's running plan, something /cancel stops or drops: a question the
+    model is answering or waits to answer, or an action waiting for a press."""
     if ctx.svc.thinking.turns(ctx.chat_id, ctx.user_id):
-        return False
+        return True
     actions = await ctx.svc.store.pending.open_for_chat(ctx.chat_id, user_id=ctx.user_id)
-    return bool(actions) and all(
-        action.kind == "confirm" and action.status == "running" for action in actions
+    return any(action.status != "running" for action in actions)
+
+
+async def _say_now(ctx: UpdateContext, text: str) -> None:
+    """Say ``text`` without the chat's lock, which a running plan holds until its answer
+    is out: a command's reply that cannot wait for it."""
+    await ctx.sender().text(
+        ctx.chat_id,
+        escape(text),
+        reply_to=ctx.asker.reply_to,
+        thread_id=ctx.asker.thread_id,
     )
 
 

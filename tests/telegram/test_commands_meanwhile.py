@@ -287,3 +287,72 @@ async def test_cancel_of_a_clarifying_question_speaks_of_the_question(
     assert said[1]["text"] == "The clarifying question is cancelled; nothing was run."
     assert said[1]["text"] == t("cancel_clarification", "en")
     assert rows(db_url, "SELECT status FROM pending_actions") == [("declined",)]
+
+
+async def test_reset_while_the_plan_runs_says_at_once_and_forgets_after_the_answer(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p40b F25: /reset while the plan's query computes waited for the whole run (the run
+    holds the chat), then came the answer and "Conversation forgotten". Now it says at once
+    that the query cannot be stopped and the conversation is forgotten once its answer has
+    arrived; the answer follows whole, then the reset, which forgets the run's question
+    and answer too (stored as the run ended)."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, QUESTION)
+        run, _ = keyboard_data(plan)
+        await press(fake, ALICE, ALICE, plan, run)
+        await asyncio.wait_for(runner.running.wait(), 20)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/reset"))
+        said = await fake.wait_said(2, chat_id=ALICE, timeout=10)
+        assert said[1]["text"] == t("reset_after_run", "en"), fake.describe()
+        assert not runner.release.is_set()  # said while the query still computes
+        runner.release.set()
+        await fake.wait_said(4, chat_id=ALICE)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    assert texts_since(fake, 1)[0] == (
+        "The query is already running and cannot be stopped: the conversation is "
+        "forgotten once its answer has arrived."
+    )
+    assert "Answer: " in texts_since(fake, 2)[0], fake.describe()  # the chart's caption
+    assert texts_since(fake, 3) == ["Conversation forgotten (settings and usage stay)."]
+    assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
+    assert rows(db_url, "SELECT status FROM pending_actions") == [("done",)]
+    assert rows(db_url, "SELECT count(*) FROM messages") == [(0,)]
+    # Everything of the answer went out; its CSV stays held for its button.
+    assert rows(db_url, "SELECT status FROM outbox WHERE status != 'sent'") == [("held",)]
+
+
+async def test_cancel_while_the_plan_runs_and_a_question_waits_says_so_at_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/cancel while the plan's query computes and the sender's next question waits behind
+    it: it said nothing for the whole run. Now it says at once that the query cannot be
+    stopped; the answer follows, then the waiting question is stopped, unanswered."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, QUESTION)
+        run, _ = keyboard_data(plan)
+        await press(fake, ALICE, ALICE, plan, run)
+        await asyncio.wait_for(runner.running.wait(), 20)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
+        await until(lambda: svc.thinking.turns(ALICE, ALICE), "the question waiting", fake)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
+        said = await fake.wait_said(2, chat_id=ALICE, timeout=10)
+        assert said[1]["text"] == t("running_cannot_cancel", "en"), fake.describe()
+        assert not runner.release.is_set()
+        runner.release.set()
+        await fake.wait_said(4, chat_id=ALICE)
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the run and the question over", fake)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    assert "Answer: " in texts_since(fake, 2)[0], fake.describe()
+    assert texts_since(fake, 3) == ["Stopped: that question will not be answered."]
+    assert rows(db_url, "SELECT status FROM pending_actions") == [("done",)]
