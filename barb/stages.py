@@ -172,7 +172,18 @@ def run_stage(
     kept = partial(_kept_values, ctx, every_row, period, keep)
     if query is not None and stage.shape in SINGLE_ROW:
         spoken = [name for name, found in setup.items() if found.sentence]
-        no_edge = partial(no_edge_caveat, stage, query, kept, then=bool(prefix), said=spoken)
+        # The rows' places in bars, to count values read ahead one at a time: a first
+        # stage's rows in time order only.
+        places = np.flatnonzero(keep) if period is not None and order is None else None
+        no_edge = partial(
+            no_edge_caveat,
+            stage,
+            query,
+            kept,
+            then=bool(prefix),
+            said=spoken,
+            ahead=None if places is None else (places, ctx.timeframe),
+        )
     # As the aggregates read the rows kept: in time order where a sort had moved them.
     read = partial(_in_read_order, kept, None if order is None else order[keep])
     output = _answer(

@@ -320,12 +320,14 @@ PLACE_FUNCTIONS = frozenset({"trading_day", "trading_days_left"})
 def _numbering_reaches(
     plan: Plan, ctx: EvalContext, scope: Scope, missing: np.ndarray, places: list[Place]
 ) -> bool:
-    """Whether the rows a where can keep include any of a week, month, quarter or year
-    holding a date the session lacks (``missing``): only those are numbered otherwise than
-    the session's own days would be, or lost the row a place picks. "month() == 9 and
+    """Whether the where keeps other rows when its places count the session's own days
+    instead of the exchange's, which hold the dates the session lacks (``missing``): only
+    then did a period lose, or gain, the row a place picks. "month() == 9 and
     trading_day('month') == 1" keeps no row of the months holding RTH's Good Fridays (March,
-    April), and their note was noise under "the first day of September". A term of the
-    where's and that reads no place, false on every such row, shows it; any doubt says yes."""
+    April), and "trading_day('month') == 1 and month() in (1, 10)" keeps 2025-01-02 either
+    way, 2025-01-09 (a day of mourning) being January's 6th: their note was noise. March
+    2024's last RTH day reads 1 left, not 0, so trading_days_left('month') == 0 loses it.
+    Any doubt (a where that cannot be read again, a unit that is no literal) says yes."""
     where = plan.first.where
     if where is None or any(place.unit is None for place in places):
         return True
@@ -338,28 +340,38 @@ def _numbering_reaches(
         period = UNITS[unit]
         near |= np.isin(period_start(dates, period), period_start(missing, period))
     near &= scope.in_period
-    if not near.any():
+    if not near.any():  # most queries stop here, before the where is read again
         return False
-    mapped = dict(plan.first.map_exprs)
+    # The session's own days, as trading_day() would count them without the missing ones.
+    own = np.unique(plan.dataset.frame(plan.session, "daily")["trading_date"].to_numpy())
     quiet = replace(
         ctx, frame=frame, period=scope.in_period, warnings=[], row_warnings=[], step="where"
     )
-    for term in conjuncts(where):
-        if any(
-            isinstance(node, ast.Call) and node.name.lower() in PLACE_FUNCTIONS
-            for node in nodes(term, mapped)
-        ):
-            continue
-        try:
-            values = evaluate(term, quiet)
-        except BarbError:
-            continue
-        if (
-            pd.api.types.is_bool_dtype(values)
-            and not (values.fillna(False).to_numpy() & near).any()
-        ):
-            return False
-    return True
+    counted = replace(quiet, frame=frame.copy(), trading_dates=lambda: own)
+    mapped = dict(plan.first.map_exprs)
+    try:
+        # The map's columns that read a place, again over the session's days, in order.
+        for name, expr in plan.first.map_exprs:
+            if name in frame.columns and _reads_place(expr, mapped):
+                counted.frame[name] = evaluate(expr, counted).to_numpy()
+        kept = evaluate(where, quiet)
+        kept_own = evaluate(where, counted)
+    except BarbError:
+        return True
+    if not (pd.api.types.is_bool_dtype(kept) and pd.api.types.is_bool_dtype(kept_own)):
+        return True
+    kept = kept.fillna(False).to_numpy(dtype=bool)
+    kept_own = kept_own.fillna(False).to_numpy(dtype=bool)
+    return bool((near & (kept != kept_own)).any())
+
+
+def _reads_place(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether ``expr`` (through the map's columns it names) calls trading_day() or
+    trading_days_left()."""
+    return any(
+        isinstance(node, ast.Call) and node.name.lower() in PLACE_FUNCTIONS
+        for node in nodes(expr, mapped)
+    )
 
 
 def unnumbered_holidays_caveat(

@@ -32,6 +32,13 @@ within noise of no edge (|t| under the band, binomial p ≥ ``LEVEL``), one sent
 all; an edge plainly out of the noise gets no word (nor proof: one test of pure noise in 20
 passes). Not said of an item setup_noise spoke of: its band already holds the answer.
 
+A value read 2 bars ahead or more (``next(close, 20) / close - 1``) over rows whose windows
+overlap is counted as setup_noise counts it (``barb.caveats.overlapping_windows``): NQ's
+4,627 days of 20-day moves are the 232 taken so that no two share a day, the mean's standard
+error over 232 (4.5 times the band of 4,627 independent rows), a share's moves scaled to
+232; the sentence says so ("over the 4,627 rows whose 20-day windows overlap, counted as the
+232 taken so that no two share a day"). A first stage's rows in time order only.
+
 A flat row (close = open) is neither a win nor a loss, and the test is of the rows that
 moved: 13% of the sample's NQ minute bars are flat, and their share of up bars is below half
 by that much with no edge at all.
@@ -55,7 +62,9 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.group_noise import LEVEL, binomial_p
+from barb.caveats.overlapping_windows import forward_window, independent_count, overlapping
 from barb.column_units import (
+    COUNTED_ROWS,
     DOLLARS,
     PERCENT,
     PERCENT_POINTS,
@@ -96,6 +105,7 @@ def no_edge_caveat(
     *,
     then: bool = False,
     said: Collection[str] = (),
+    ahead: tuple[np.ndarray, str] | None = None,
 ) -> list[str]:
     """For a single-row ``stage`` (``then``: a second stage): its means of a signed result
     and shares of a move's sign that are within noise of no edge, in one sentence; not for
@@ -104,6 +114,8 @@ def no_edge_caveat(
     4,649 rows: win_rate 0.5109 is within noise of a coin flip (2,375 rows against 2,270,
     leaving out 4 flat: 50% ± 1.5 percentage points at 2 standard errors; binomial p =
     0.13); avg_pct 0.03335 is within noise of 0 (± 0.038 at 2 standard errors; t = 1.74)."
+    ``ahead``: the rows kept's places in bars (ascending) and the bars' timeframe, to take
+    a value read 2 bars ahead or more over overlapping windows one at a time (``_Counted``).
     """
     means = [(item.name, *found) for item in stage.select if (found := _mean(item.expr))]
     means = [found for found in means if found[0] not in said]
@@ -119,17 +131,45 @@ def no_edge_caveat(
         compared = names.compared(written)
         if compared is not None:
             if pd.api.types.is_bool_dtype(sample[0].dtype) and names.coin_flip(compared):
-                parts += _coin_flip(name, answer.value, sample[0], compared, values)
+                counted = _counted(call, stage, sample[0], ahead, compared, values)
+                parts += _coin_flip(name, answer.value, sample[0], compared, values, counted)
         elif names.result(written):
-            parts += _zero(name, answer.value, sample[0], factor)
+            counted = _counted(call, stage, sample[0], ahead)
+            parts += _zero(name, answer.value, sample[0], factor, counted)
     if not parts:
         return []
-    sizes = {part.rows for part in parts}
+    sizes = {(part.rows, part.counted) for part in parts}
     if len(sizes) == 1:
+        rows, counted = sizes.pop()
         said = [f"{part.value} {part.text}" for part in parts]
-        return [f"No edge shown over these {sizes.pop():,} rows: {'; '.join(said)}."]
-    said = [f"{part.value} of {part.rows:,} rows {part.text}" for part in parts]
+        over = f"the {counted.text()}" if counted else f"these {rows:,} rows"
+        return [f"No edge shown over {over}: {'; '.join(said)}."]
+    said = [
+        f"{part.value} of {part.counted.text() if part.counted else f'{part.rows:,} rows'} "
+        f"{part.text}"
+        for part in parts
+    ]
     return [f"No edge shown: {'; '.join(said)}."]
+
+
+@dataclass(frozen=True)
+class _Counted:
+    """A value read ``window`` bars ahead whose ``rows`` (those with a value) overlap: as
+    many as ``taken`` so that no two windows share a bar, as setup_noise counts them. NQ's
+    4,627 days of next(close, 20) / close - 1 are 232 outcomes, not 4,627: the band of their
+    mean is sqrt(4,627 / 232) = 4.5 times as wide, and a share's hits are scaled to 232."""
+
+    window: int
+    rows: int
+    taken: int
+    timeframe: str
+
+    def text(self) -> str:
+        unit = COUNTED_ROWS.get(self.timeframe, "bars")[:-1]
+        return (
+            f"{self.rows:,} rows whose {self.window}-{unit} windows overlap, counted as the "
+            f"{self.taken:,} taken so that no two share a {unit}"
+        )
 
 
 @dataclass(frozen=True)
@@ -140,6 +180,37 @@ class _Part:
     value: str
     rows: int
     text: str
+    counted: _Counted | None = None
+
+
+def _counted(
+    call: ast.Call,
+    stage: StagePlan,
+    sample: pd.Series,
+    ahead: tuple[np.ndarray, str] | None,
+    compared: ast.Compare | None = None,
+    values: Callable[[ast.Expr], np.ndarray | None] | None = None,
+) -> _Counted | None:
+    """How ``call``'s rows are counted when its value reads 2 bars ahead or more and
+    enough of them overlap; None to count every row. A share's rows with a value are those
+    whose compared sides both have one (next(close, 20) > close is false, not unknown, on
+    the last 20 days, when the comparison is of plain floats)."""
+    if ahead is None:
+        return None
+    places, timeframe = ahead
+    window = forward_window(call.args[0], stage)
+    if window < 2 or len(sample) != len(places):
+        return None
+    known = sample.notna().to_numpy()
+    if compared is not None and values is not None:
+        for side in (compared.left, compared.right):
+            read = None if _number(side) is not None else values(side)
+            if read is not None and len(read) == len(known):
+                known &= ~pd.isna(read)
+    picks = places[known]
+    if not overlapping(picks, window):
+        return None
+    return _Counted(window, len(picks), independent_count(picks, window), timeframe)
 
 
 def _mean(expr: ast.Expr) -> tuple[ast.Call, float] | None:
@@ -163,10 +234,12 @@ def _coin_flip(
     condition: pd.Series,
     compared: ast.Compare,
     values: Callable[[ast.Expr], np.ndarray | None],
+    counted: _Counted | None = None,
 ) -> list[_Part]:
     """The share's part when the rows the condition holds on are within noise of half the
     rows that moved (the exact binomial test), flat ones left out. ``condition``: its
-    values at the rows kept."""
+    values at the rows kept. ``counted``: the rows' windows overlap, and the test is of
+    their share of the rows taken one at a time."""
     if condition.dtype == "boolean":  # unknown where a side is empty: out of the share
         known, hits = int(condition.count()), int(condition.sum())
     else:
@@ -175,7 +248,10 @@ def _coin_flip(
     # A flat row is counted on the condition's false side (x > 0) or its true side (x >=
     # 0), and taking rows from the smaller count only moves it further from half: a share
     # plainly past half that way stays so whatever they are, and nothing is read again.
-    if (hits > known - hits) == strict and binomial_p(hits, known - hits) < LEVEL:
+    # Of overlapping windows, a side's rows in their share of those taken one at a time.
+    scale = 1.0 if counted is None else counted.taken / max(counted.rows, 1)
+    plain = round(hits * scale), round((known - hits) * scale)
+    if (hits > known - hits) == strict and binomial_p(*plain) < LEVEL:
         return []
     sides: list[np.ndarray | float | None] = []
     for side in (compared.left, compared.right):
@@ -187,25 +263,31 @@ def _coin_flip(
     flat = int(np.count_nonzero(np.equal(*sides)))
     # Its side and the other, of the rows that moved.
     up, down = (hits, known - hits - flat) if strict else (hits - flat, known - hits)
-    if up + down < 2 or binomial_p(up, down) < LEVEL:
+    tested = (up, down) if counted is None else (round(up * scale), round(down * scale))
+    if sum(tested) < 2 or binomial_p(*tested) < LEVEL:
         return []
     rows = f"{up:,} rows against {down:,}, leaving out {flat:,} flat: " if flat else ""
-    band = ERRORS * 50 / math.sqrt(up + down)  # percentage points: 2 × sqrt(0.25 / n) × 100
+    band = ERRORS * 50 / math.sqrt(sum(tested))  # percentage points: 2 × sqrt(0.25 / n) × 100
     return [
         _Part(
             f"{name} {value_text(value)}",
             known,
             f"is within noise of a coin flip ({rows}50% ± {two_digits(band)} percentage "
             f"points at {ERRORS:g} standard errors; binomial p = "
-            f"{two_digits(binomial_p(up, down))})",
+            f"{two_digits(binomial_p(*tested))})",
+            counted,
         )
     ]
 
 
-def _zero(name: str, value: Any, values: pd.Series, factor: float) -> list[_Part]:
+def _zero(
+    name: str, value: Any, values: pd.Series, factor: float, counted: _Counted | None = None
+) -> list[_Part]:
     """The mean's part when its values take both signs and it is within its noise of 0.
     Read in whole passes, the cheapest first: a range's (a drawdown's) lowest (highest)
-    value ends it; no copy but of the values that have one, when some have none."""
+    value ends it; no copy but of the values that have one, when some have none.
+    ``counted``: the values' windows overlap, and the standard error is over the rows taken
+    one at a time."""
     if isinstance(values.dtype, np.dtype) and values.dtype.kind == "f":
         numbers = values.to_numpy()
     else:
@@ -222,10 +304,13 @@ def _zero(name: str, value: Any, values: pd.Series, factor: float) -> list[_Part
     # few standard errors of 0 (mean² ≪ variance). einsum, not a BLAS dot, whose threads
     # cost two shared cores more than the pass.
     squares = float(np.einsum("i,i->", numbers, numbers))
-    mean, error = total / n, math.sqrt(max(squares - total * total / n, 0.0) / (n - 1) / n)
+    taken = n if counted is None else counted.taken
+    if taken < 2:
+        return []
+    mean, error = total / n, math.sqrt(max(squares - total * total / n, 0.0) / (n - 1) / taken)
     from scipy import special  # here: importing it costs a process a few tenths of a second
 
-    errors = max(ERRORS, float(special.stdtrit(n - 1, 0.975)))
+    errors = max(ERRORS, float(special.stdtrit(taken - 1, 0.975)))
     if not error or abs(mean) >= errors * error:
         return []
     return [
@@ -234,6 +319,7 @@ def _zero(name: str, value: Any, values: pd.Series, factor: float) -> list[_Part
             n,
             f"is within noise of 0 (± {two_digits(errors * error * abs(factor))} at "
             f"{errors:.3g} standard errors; t = {mean / error:.2f})",
+            counted,
         )
     ]
 

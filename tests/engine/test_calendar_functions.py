@@ -17,7 +17,8 @@ from dateutil.easter import easter
 from nyse_holidays import NYSE_HOLIDAYS_2024
 
 from barb import execute
-from barb.data.store import data_path
+from barb.data.store import DataMeta, data_path, write_bars
+from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
 
 # CME's notices of 2018-12-02 and 2024-12-30: on the national days of mourning its US equity
@@ -665,30 +666,133 @@ def test_month_ends_name_their_memorial_day_sessions(sample_settings, nq_rth_dat
     assert "(trading_days_left('month', 'stocks'))" in note
 
 
+def _month_places(days: pd.DatetimeIndex, left: bool) -> pd.Series:
+    """Each day's number in its month among ``days`` (1 = first), or the days after it in
+    its month (0 = the last) when ``left``."""
+    months = pd.Series(days, index=days).groupby(days.to_period("M"))
+    return months.cumcount(ascending=False) if left else months.cumcount() + 1
+
+
 @pytest.mark.parametrize(
-    ("where", "said"),
+    ("where", "number", "left", "months", "year", "said"),
     [
+        # p-note of 2025-01-09 (a day of mourning, January's 6th exchange day): January's
+        # first RTH day is 2025-01-02 either way, so the "first day" note was noise.
+        ("td == 1 and month() in (1, 10)", 1, False, (1, 10), None, False),
+        # No April's first day is a Good Friday (2010's and 2021's were the 2nd).
+        ("trading_day('month') == 1 and month() in (4, 10)", 1, False, (4, 10), None, False),
+        ("trading_day('month') == 1 and month() in (2, 10)", 1, False, (2, 10), None, False),
         # March 2024 ends on Good Friday (no RTH bar): its last RTH day reads 1 left, and
         # the row is lost though September's is kept.
-        ("month() in (3, 9) and year() == 2024 and trading_days_left('month') == 0", True),
-        ("month() == 3 and year() == 2024 and trading_days_left('month') == 0", True),
-        ("trading_day('month') == 1 and month() in (4, 10)", True),
-        # No month a Good Friday or a day of mourning (Dec 2018, Jan 2025) falls in can be kept.
-        ("month() == 9 and year() == 2024 and trading_days_left('month') == 0", False),
-        ("trading_day('month') == 1 and month() in (2, 10)", False),
+        (
+            "month() in (3, 9) and year() == 2024 and trading_days_left('month') == 0",
+            0,
+            True,
+            (3, 9),
+            2024,
+            True,
+        ),
+        (
+            "month() == 9 and year() == 2024 and trading_days_left('month') == 0",
+            0,
+            True,
+            (9,),
+            2024,
+            False,
+        ),
+        # After 2025-01-09 January's RTH days are numbered one higher than their place.
+        (
+            "trading_day('month') == 6 and month() == 1 and year() == 2025",
+            6,
+            False,
+            (1,),
+            2025,
+            True,
+        ),
     ],
 )
-def test_the_good_friday_note_is_said_where_its_months_can_be_kept(
-    sample_settings, nq_rth_dates, where: str, said: bool
+def test_the_good_friday_note_is_said_where_a_missing_day_moves_the_rows_picked(
+    sample_settings, nq_rth_dates, where, number, left, months, year, said
 ) -> None:
+    """The note that RTH's missing days (Good Fridays, days of mourning) are counted by
+    trading_day() is said exactly where the where keeps other rows than it would with the
+    RTH days' own numbers: pandas numbers the exchange's dates and the RTH dates apart."""
     bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["trading_date"])
-    every = pd.DatetimeIndex(bars["trading_date"].unique())
+    every = pd.DatetimeIndex(bars["trading_date"].unique()).sort_values()
     missing = every.difference(nq_rth_dates)
     good_fridays = {pd.Timestamp(easter(y)) - pd.Timedelta(days=2) for y in range(2008, 2027)}
     assert set(missing) <= good_fridays | MOURNING and {d.month for d in missing} == {1, 3, 4, 12}
-    assert pd.Timestamp("2024-03-29") in missing
-    result = rows({"session": "RTH", "from": "daily", "where": where}, sample_settings, "NQ")
+    exchange = _month_places(every, left)[nq_rth_dates]
+    own = _month_places(nq_rth_dates, left)
+    wanted = nq_rth_dates.month.isin(months) & (year is None or nq_rth_dates.year == year)
+    picked = nq_rth_dates[wanted & (exchange == number).to_numpy()]
+    picked_own = nq_rth_dates[wanted & (own == number).to_numpy()]
+    assert (not picked.equals(picked_own)) == said
+    query = {"session": "RTH", "from": "daily", "where": where, "select": ["date()"]}
+    if where.startswith("td"):
+        query["map"] = {"td": "trading_day('month')"}
+    result = rows(query, sample_settings, "NQ")
+    assert dates_of(result.table) == [f"{d:%Y-%m-%d}" for d in picked]
     assert bool(_place_note(result.metadata.warnings)) == said, result.metadata.warnings
+
+
+# 2023-06-01, June's first weekday, traded 08:00-08:59 only (as on a day of mourning): a
+# trading date with no RTH bar, on the hand-made year of RTH minutes.
+NO_RTH = pd.Timestamp("2023-06-01")
+
+
+@pytest.fixture(scope="module")
+def first_day_lost(tmp_path_factory, year_minutes: pd.DataFrame) -> EngineSettings:
+    frame = year_minutes.copy()
+    day = frame["timestamp"].dt.normalize() == NO_RTH
+    early = frame[day].head(60).copy()
+    early["timestamp"] -= pd.Timedelta(minutes=90)
+    frame = pd.concat([frame[~day], early]).sort_values("timestamp", ignore_index=True)
+    frame["trading_date"] = trading_dates(frame["timestamp"], 18 * 60)
+    frame["minute"] = minutes_of_day(frame["timestamp"])
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("first_day_lost"))
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="synthetic",
+        description="a year of hand-made RTH bars, June's first day before 09:30 only",
+        first_date=dt.date(2023, 1, 2),
+        last_date=dt.date(2023, 12, 29),
+        rows=len(frame),
+    )
+    write_bars(frame, meta, data_path("NQ", settings))
+    return settings
+
+
+@pytest.mark.parametrize(
+    ("where", "number", "left", "said"),
+    [
+        # June's first exchange day has no RTH row: "the first day of June" keeps none.
+        ("trading_day('month') == 1 and month() in (6, 7)", 1, False, True),
+        # June's last day is its last either way.
+        ("trading_days_left('month') == 0 and month() in (6, 7)", 0, True, False),
+    ],
+)
+def test_a_month_whose_first_day_has_no_rth_bar_is_said(
+    first_day_lost, year_minutes, where, number, left, said
+) -> None:
+    """The true case of the note: a month's first trading date with bars only before 09:30
+    loses "the first day" (the RTH day after it is numbered 2), said; a pick the missing
+    day does not move is not. Expected rows and numbers from pandas over the bars."""
+    stamps = year_minutes["timestamp"]
+    every = pd.DatetimeIndex(stamps.dt.normalize().unique()).sort_values()
+    rth = every.drop(NO_RTH)
+    wanted = rth.month.isin((6, 7))
+    picked = rth[wanted & (_month_places(every, left)[rth] == number).to_numpy()]
+    picked_own = rth[wanted & (_month_places(rth, left) == number).to_numpy()]
+    assert (not picked.equals(picked_own)) == said
+    query = {"session": "RTH", "from": "daily", "where": where, "select": ["date()"]}
+    result = rows(query, first_day_lost, "NQ")
+    assert dates_of(result.table) == [f"{d:%Y-%m-%d}" for d in picked]
+    notes = _place_note(result.metadata.warnings)
+    assert bool(notes) == said, result.metadata.warnings
+    if said:
+        assert "2023-06-01" in notes[0] and "numbered 2, not 1" in notes[0]
 
 
 # --- not holiday() beside a place among the exchange's days ---------------------------------

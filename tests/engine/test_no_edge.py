@@ -13,6 +13,7 @@ import pytest
 from asking import RTH_DAILY, ask
 from rth_bars import rth_daily
 from scipy import stats
+from windows_taken import one_at_a_time
 
 from barb.summary_text import value_text
 
@@ -231,4 +232,61 @@ def test_a_second_stage_over_the_first_stages_trades(engine_settings, days) -> N
     assert _no_edge(result) == _sentence(
         _zero("avg_pct", values["avg_pct"], trades["pnl_pct"]),
         _coin_flip("win", values["win"], trades["pnl"]),
+    )
+
+
+def test_a_value_read_ahead_over_overlapping_windows_is_counted_one_at_a_time(
+    engine_settings, days
+) -> None:
+    """Each day's move 5 days ahead: the 57 days with one overlap, 4 of every 5 windows
+    sharing days with the one before, and are worth the rows taken so that no two share a
+    day (as setup_noise counts them): the mean's standard error over those, a share's moves
+    scaled to them. NQ's 4,627 days of 20-day moves are 232 outcomes, a band 4.5 times as
+    wide as 4,627 independent ones give. A move one day ahead stays counted row by row."""
+    result = ask(
+        {
+            "map": {"fwd": "(next(close, 5) / close - 1) * 100"},
+            "select": ["mean(fwd) as avg_fwd5", "mean(fwd > 0) as win"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    fwd = (days["close"].shift(-5) / days["close"] - 1) * 100
+    known = fwd.dropna()
+    taken = one_at_a_time(np.flatnonzero(fwd.notna().to_numpy()), 5)
+    assert taken < len(known) / 4
+    error = known.std(ddof=1) / np.sqrt(taken)
+    errors = max(2.0, stats.t.ppf(0.975, taken - 1))
+    t = known.mean() / error
+    assert abs(t) < errors
+    up, down = int((known > 0).sum()), int((known < 0).sum())
+    assert up + down == len(known)  # no flat 5-day move here
+    hits, misses = round(up * taken / len(known)), round(down * taken / len(known))
+    p = stats.binomtest(hits, hits + misses, 0.5).pvalue
+    assert p >= 0.05
+    values = result.summary.values
+    counted = (
+        f"the {len(known):,} rows whose 5-day windows overlap, counted as the {taken:,} "
+        "taken so that no two share a day"
+    )
+    assert _no_edge(result) == [
+        f"No edge shown over {counted}: avg_fwd5 {value_text(values['avg_fwd5'])} is within "
+        f"noise of 0 (± {_two(errors * error)} at {errors:.3g} standard errors; t = {t:.2f}); "
+        f"win {value_text(values['win'])} is within noise of a coin flip (50% ± "
+        f"{_two(100 / np.sqrt(hits + misses))} percentage points at 2 standard errors; "
+        f"binomial p = {_two(p)})."
+    ]
+    # One day ahead: no windows to overlap, every row its own outcome.
+    one = ask(
+        {
+            "map": {"fwd": "(next(close) / close - 1) * 100"},
+            "select": ["mean(fwd) as avg", "mean(fwd > 0) as up"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    values = one.summary.values
+    assert _no_edge(one) == _sentence(
+        _zero("avg", values["avg"], days["next_ret"]),
+        _coin_flip("up", values["up"], days["next_ret"]),
     )
