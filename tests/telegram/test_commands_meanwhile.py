@@ -221,6 +221,16 @@ class HeldRunner(InlineRunner):
         return await super().run(job)
 
 
+async def _run_held(fake: FakeBotAPI, runner: HeldRunner) -> dict[str, Any]:
+    """Ask, press Run, and wait until the runner holds the plan's query (computing); the
+    plan's message."""
+    plan = await ask_and_get_plan(fake, ALICE, ALICE, QUESTION)
+    run, _ = keyboard_data(plan)
+    await press(fake, ALICE, ALICE, plan, run)
+    await asyncio.wait_for(runner.running.wait(), 20)
+    return plan
+
+
 async def test_cancel_while_the_plan_runs_says_at_once_that_it_cannot_be_stopped(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
@@ -231,10 +241,7 @@ async def test_cancel_while_the_plan_runs_says_at_once_that_it_cannot_be_stopped
     fake = fake_telegram
     runner = HeldRunner()
     async with barb_bot(fake, db_url, runner=runner) as svc, runner:
-        plan = await ask_and_get_plan(fake, ALICE, ALICE, QUESTION)
-        run, _ = keyboard_data(plan)
-        await press(fake, ALICE, ALICE, plan, run)
-        await asyncio.wait_for(runner.running.wait(), 20)
+        plan = await _run_held(fake, runner)
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
         said = await fake.wait_said(2, chat_id=ALICE, timeout=10)
         assert said[1]["text"] == t("running_cannot_cancel", "en"), fake.describe()
@@ -300,10 +307,7 @@ async def test_reset_while_the_plan_runs_says_at_once_and_forgets_after_the_answ
     fake = fake_telegram
     runner = HeldRunner()
     async with barb_bot(fake, db_url, runner=runner) as svc, runner:
-        plan = await ask_and_get_plan(fake, ALICE, ALICE, QUESTION)
-        run, _ = keyboard_data(plan)
-        await press(fake, ALICE, ALICE, plan, run)
-        await asyncio.wait_for(runner.running.wait(), 20)
+        plan = await _run_held(fake, runner)
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/reset"))
         said = await fake.wait_said(2, chat_id=ALICE, timeout=10)
         assert said[1]["text"] == t("reset_after_run", "en"), fake.describe()
@@ -334,10 +338,7 @@ async def test_cancel_while_the_plan_runs_and_a_question_waits_says_so_at_once(
     fake = fake_telegram
     runner = HeldRunner()
     async with barb_bot(fake, db_url, runner=runner) as svc, runner:
-        plan = await ask_and_get_plan(fake, ALICE, ALICE, QUESTION)
-        run, _ = keyboard_data(plan)
-        await press(fake, ALICE, ALICE, plan, run)
-        await asyncio.wait_for(runner.running.wait(), 20)
+        await _run_held(fake, runner)
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
         await until(lambda: svc.thinking.turns(ALICE, ALICE), "the question waiting", fake)
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
