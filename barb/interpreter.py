@@ -505,8 +505,10 @@ def _bounded(
         # tied)" read "(11 tied)" of a spread).
         drawn = table if output.summary.type == "grouped" else spread_rows(table, limit)
         table, truncated = table.iloc[:limit], True
-    if callable(source_rows):  # the rows behind a number: one per row the stage kept
-        if output.rows_kept > limit:
+    if callable(source_rows):  # rows built when read: behind a number, or a table's chart
+        # Behind a number, one per row the stage kept; a table's (its period's closes, the
+        # bars before "ATR now") are the chart's, never more than the table says.
+        if output.table is None and output.rows_kept > limit:
             rows = BuiltOnce(source_rows, limit)
             source_rows, drawn, truncated = rows.first, rows.every, True
             warnings.append(

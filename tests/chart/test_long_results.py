@@ -83,3 +83,15 @@ def test_rows_behind_a_number_are_all_counted(short_settings, days) -> None:
     assert len(up) > LIMIT and result.summary.value == len(up)
     (ax,) = figure(result).axes
     np.testing.assert_array_equal(bar_heights(ax), per_year.to_numpy())
+
+
+def test_the_latest_row_s_chart_bars_say_nothing_of_a_number(short_settings, days) -> None:
+    """ "ATR now" (the latest daily bar, its chart the bars before it) over more days than
+    the limit: its chart's bars are built when read, and a table has no number "over 4,647
+    rows" whose CSV holds the first 1,000."""
+    query = {"session": "RTH", "from": "daily", "sort": "timestamp desc", "limit": 1}
+    result = run(query, short_settings)
+    assert len(days) > LIMIT
+    assert list(result.table["date"]) == [f"{days.index[-1]:%Y-%m-%d}"]
+    assert not [w for w in result.metadata.warnings if "The number is over" in w]
+    assert result.table["close"].iloc[0] == pytest.approx(days["close"].iloc[-1])
