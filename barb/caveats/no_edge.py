@@ -62,9 +62,13 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.group_noise import LEVEL, binomial_p
-from barb.caveats.overlapping_windows import forward_window, independent_count, overlapping
+from barb.caveats.overlapping_windows import (
+    counted_text,
+    forward_window,
+    independent_count,
+    overlapping,
+)
 from barb.column_units import (
-    COUNTED_ROWS,
     DOLLARS,
     PERCENT,
     PERCENT_POINTS,
@@ -165,11 +169,7 @@ class _Counted:
     timeframe: str
 
     def text(self) -> str:
-        unit = COUNTED_ROWS.get(self.timeframe, "bars")[:-1]
-        return (
-            f"{self.rows:,} rows whose {self.window}-{unit} windows overlap, counted as the "
-            f"{self.taken:,} taken so that no two share a {unit}"
-        )
+        return counted_text(self.rows, self.window, self.taken, self.timeframe)
 
 
 @dataclass(frozen=True)

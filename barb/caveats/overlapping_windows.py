@@ -263,6 +263,16 @@ def _taken_how(trades: bool, unit: str) -> str:
     )
 
 
+def counted_text(rows: int, window: int, taken: int, timeframe: str) -> str:
+    """ "1,739 rows whose 40-day windows overlap, counted as the 78 taken so that no two
+    share a day": rows read ahead, as the noise tests count them (``independent_count``)."""
+    unit = COUNTED_ROWS.get(timeframe, "bars")[:-1]
+    return (
+        f"{rows:,} rows whose {window}-{unit} windows overlap, counted as the {taken:,} taken "
+        f"so that no two share a {unit}"
+    )
+
+
 def forward_window(value: ast.Expr, stage: StagePlan) -> int:
     """How many bars after its row's own make ``value``, a select call's argument (through
     the stage's map and hoisted parts): 40 for next(close, 40) > close, 0 for close."""

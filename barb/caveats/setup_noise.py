@@ -68,8 +68,12 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.group_noise import two_shares_p
-from barb.caveats.overlapping_windows import forward_window, independent_count, overlapping
-from barb.column_units import COUNTED_ROWS
+from barb.caveats.overlapping_windows import (
+    counted_text,
+    forward_window,
+    independent_count,
+    overlapping,
+)
 from barb.lineage import own_runs
 from barb.planning import StagePlan
 from barb.result import Baseline
@@ -259,11 +263,7 @@ def _setup_mean(
     kept = f"{n:,} rows"
     if counted is not None:
         assert ahead is not None
-        unit = COUNTED_ROWS.get(ahead.timeframe, "bars")[:-1]
-        kept += (
-            f" whose {ahead.window}-{unit} windows overlap, counted as the {n_eff:,} taken so "
-            f"that no two share a {unit}"
-        )
+        kept = counted_text(n, ahead.window, n_eff, ahead.timeframe)
     sentence = (
         f"{name} is {value_text(mean)} ± {two_digits(band)} ({errors:.3g} standard errors, "
         f"{kept}); {_over(rows, judged)} it is {value_text(base)}: "
