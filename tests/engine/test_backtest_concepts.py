@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import talib
+from orb_trades import orb_trades
 from rth_bars import rth_daily, rth_minutes, sample_rth_days
 
 from barb import execute
@@ -33,32 +34,10 @@ def _run(query: dict, settings) -> dict:
 
 
 def _orb_trades(minutes: pd.DataFrame) -> pd.DataFrame:
-    """Each day's long on the first RTH minute from 09:45 whose high breaks the 09:30-09:45
-    high: out at the range's low or one range above it, whichever a minute from the entry
-    on reaches first (the stop when one minute reaches both), else at the 17:00 close."""
+    """The ORB trades over RTH, out at the 17:00 close at the latest (``orb_trades``)."""
     rth = rth_minutes(minutes)
     rth["minute"] = rth["timestamp"].dt.hour * 60 + rth["timestamp"].dt.minute
-    trades = []
-    for day, bars in rth.groupby("day"):
-        opening, rest = bars[bars["minute"] < 585], bars[bars["minute"] >= 585]
-        high, low = opening["high"].max(), opening["low"].min()
-        target = high + (high - low)
-        broke = np.flatnonzero(rest["high"].to_numpy() > high)
-        if not len(broke):
-            continue
-        after = rest.iloc[broke[0] :]
-        stops = np.flatnonzero(after["low"].to_numpy() <= low)
-        targets = np.flatnonzero(after["high"].to_numpy() >= target)
-        stop = stops[0] if len(stops) else np.inf
-        hit = targets[0] if len(targets) else np.inf
-        if stop <= hit and np.isfinite(stop):
-            kind, pnl = "stop", low - high
-        elif np.isfinite(hit):
-            kind, pnl = "target", target - high
-        else:
-            kind, pnl = "close", bars["close"].iloc[-1] - high
-        trades.append((day, kind, pnl))
-    return pd.DataFrame(trades, columns=["day", "kind", "pnl"])
+    return orb_trades(rth, 1020)
 
 
 def test_the_stop_and_target_query_orders_them_by_the_minute(engine_settings, minutes) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from asking import ask, warnings_with
+from orb_trades import orb_trades
 from rth_bars import rth_daily, rth_minutes, sample_rth_days
 
 from barb.data.store import data_path
@@ -249,31 +250,8 @@ def _concept(name: str, session: str = "RTH") -> dict:
 
 
 def _orb_pnl(bars: pd.DataFrame, close_minute: int) -> pd.Series:
-    """Each day's long on the first minute from 09:45 whose high breaks the 09:30-09:45
-    high: out at the range's low or one range above, whichever a minute from the entry on
-    reaches first (the stop on a tie), else at the last close before ``close_minute``. The
-    days without a break are left out. ``bars``: minutes with ``day`` and ``minute``."""
-    trades = {}
-    for day, bars_of_day in bars[bars["minute"] < close_minute].groupby("day"):
-        minute = bars_of_day["minute"].to_numpy()
-        opening, rest = bars_of_day[minute < 585], bars_of_day[minute >= 585]
-        high, low = opening["high"].max(), opening["low"].min()
-        target = high + (high - low)
-        broke = np.flatnonzero(rest["high"].to_numpy() > high)
-        if not len(broke):
-            continue
-        after = rest.iloc[broke[0] :]
-        stops = np.flatnonzero(after["low"].to_numpy() <= low)
-        hits = np.flatnonzero(after["high"].to_numpy() >= target)
-        stop = stops[0] if len(stops) else np.inf
-        hit = hits[0] if len(hits) else np.inf
-        if np.isfinite(stop) and stop <= hit:
-            trades[day] = low - high
-        elif np.isfinite(hit):
-            trades[day] = target - high
-        else:
-            trades[day] = bars_of_day["close"].iloc[-1] - high
-    return pd.Series(trades).sort_index()
+    """Each ORB trade's P&L by its day (``orb_trades``)."""
+    return orb_trades(bars, close_minute).set_index("day")["pnl"].sort_index()
 
 
 def test_the_stop_and_target_concept_counts_its_trades_losses_in_a_row(
