@@ -73,7 +73,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from barb.caveats.overlapping_windows import GroupWindows
+from barb.caveats.overlapping_windows import GroupWindows, scaled_counts
 from barb.planning import SelectItem
 from barb.script import ast
 from barb.script.bincount import bincount, bincount_squares
@@ -330,9 +330,7 @@ class _Groups:
         rows in place of all of them (rounded: Fisher's test counts whole rows)."""
         if counts is sample.counts:
             return events
-        with np.errstate(all="ignore"):
-            scaled = np.where(sample.counts > 0, events * counts / sample.counts, 0.0)
-        return np.round(scaled)
+        return scaled_counts(events, counts, sample.counts)
 
     def spread(self, at: int) -> _Spread | None:
         """Group ``at``'s mean and standard error; None under two rows with a value."""
@@ -693,8 +691,7 @@ def _median_test(sample: _Sample, counts: np.ndarray | None = None) -> _Test | N
     level = float(np.median(sample.numbers))
     above = sample.above(level)
     if counts is not None and counts is not sample.counts:
-        with np.errstate(all="ignore"):
-            above = np.round(np.where(sample.counts > 0, above * counts / sample.counts, 0.0))
+        above = scaled_counts(above, counts, sample.counts)
     else:
         counts = sample.counts
     return _share_test(above, counts, "Mood's median test, ")

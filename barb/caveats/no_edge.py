@@ -67,6 +67,7 @@ from barb.caveats.overlapping_windows import (
     forward_window,
     independent_count,
     overlapping,
+    scaled_counts,
 )
 from barb.column_units import (
     DOLLARS,
@@ -248,9 +249,7 @@ def _coin_flip(
     # A flat row is counted on the condition's false side (x > 0) or its true side (x >=
     # 0), and taking rows from the smaller count only moves it further from half: a share
     # plainly past half that way stays so whatever they are, and nothing is read again.
-    # Of overlapping windows, a side's rows in their share of those taken one at a time.
-    scale = 1.0 if counted is None else counted.taken / max(counted.rows, 1)
-    plain = round(hits * scale), round((known - hits) * scale)
+    plain = _counts((hits, known - hits), counted)
     if (hits > known - hits) == strict and binomial_p(*plain) < LEVEL:
         return []
     sides: list[np.ndarray | float | None] = []
@@ -263,7 +262,7 @@ def _coin_flip(
     flat = int(np.count_nonzero(np.equal(*sides)))
     # Its side and the other, of the rows that moved.
     up, down = (hits, known - hits - flat) if strict else (hits - flat, known - hits)
-    tested = (up, down) if counted is None else (round(up * scale), round(down * scale))
+    tested = _counts((up, down), counted)
     if sum(tested) < 2 or binomial_p(*tested) < LEVEL:
         return []
     rows = f"{up:,} rows against {down:,}, leaving out {flat:,} flat: " if flat else ""
@@ -278,6 +277,15 @@ def _coin_flip(
             counted,
         )
     ]
+
+
+def _counts(sides: tuple[int, int], counted: _Counted | None) -> tuple[int, int]:
+    """Two sides' rows as the binomial test takes them: as they are, or of overlapping
+    windows each in its share of the rows taken one at a time (``scaled_counts``)."""
+    if counted is None:
+        return sides
+    scaled = scaled_counts(sides, counted.taken, counted.rows)
+    return int(scaled[0]), int(scaled[1])
 
 
 def _zero(

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from barb.column_units import COUNTED_ROWS
 from barb.lineage import MAX_DEPTH, nodes, through_map
@@ -271,6 +272,21 @@ def counted_text(rows: int, window: int, taken: int, timeframe: str) -> str:
         f"{rows:,} rows whose {window}-{unit} windows overlap, counted as the {taken:,} taken "
         f"so that no two share a {unit}"
     )
+
+
+def scaled_counts(events: ArrayLike, taken: ArrayLike, rows: ArrayLike) -> np.ndarray:
+    """``events`` (hits, values above a median) of ``rows`` rows in the share they hold of
+    them, over the ``taken`` those rows count as one at a time (``independent_count``): whole
+    rows (as floats), as Fisher's and the binomial tests count them, rounded half to even;
+    0 of no rows. NQ's 1,182 up days of 1,739 below the SMA50, counted as 78: 53.
+
+    One function for setup_noise, no_edge and group_noise (elementwise over groups). The
+    product is taken before the division, exact in integers: no_edge's hits * (taken /
+    rows) put 11 of 22 rows counted as 15 at 7.499999999999999, 7 where the others said 8."""
+    events, taken, rows = (np.asarray(a) for a in (events, taken, rows))
+    with np.errstate(all="ignore"):
+        scaled = np.where(rows > 0, events * taken / np.where(rows > 0, rows, 1), 0.0)
+    return np.rint(scaled)
 
 
 def forward_window(value: ast.Expr, stage: StagePlan) -> int:

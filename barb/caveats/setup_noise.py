@@ -73,6 +73,7 @@ from barb.caveats.overlapping_windows import (
     forward_window,
     independent_count,
     overlapping,
+    scaled_counts,
 )
 from barb.lineage import own_runs
 from barb.planning import StagePlan
@@ -248,8 +249,8 @@ def _setup_mean(
         if counted is None:
             test, p = two_shares_p(own, n, hits - own, m)
         else:  # each part's hits in their share of its rows counted one at a time
-            scaled = (round(own * n_eff / n), n_eff, round((hits - own) * m_eff / m), m_eff)
-            test, p = two_shares_p(*scaled)
+            own_eff, rest_eff = scaled_counts([own, hits - own], [n_eff, m_eff], [n, m])
+            test, p = two_shares_p(int(own_eff), n_eff, int(rest_eff), m_eff)
     else:
         deviations = values - base
         spread = float(deviations @ deviations)  # about the mean of all the rows

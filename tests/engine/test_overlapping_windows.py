@@ -211,3 +211,20 @@ def test_overlapping_groups_are_testedone_at_a_time(engine_settings, by_high) ->
     assert f"{test} p = {two_digits(p)}" in said
     for band in bands:
         assert band in said
+
+
+def test_counts_scale_to_the_rows_taken_one_at_a_time_alike_in_every_test() -> None:
+    """setup_noise, group_noise and no_edge scale a side's hits to the rows taken one at a
+    time with one function: exact, half to even (Python's Fraction). no_edge's own
+    hits * (taken / rows) had put 11 of 22 rows counted as 15 at 7.499999999999999: 7, where
+    the other two tests said 8."""
+    from fractions import Fraction
+
+    from barb.caveats.overlapping_windows import scaled_counts
+
+    cases = [(h, t, r) for r in range(8, 40) for t in range(1, r) for h in range(r + 1)]
+    events, taken, rows = (np.array(c) for c in zip(*cases, strict=True))
+    expected = [round(Fraction(h * t, r)) for h, t, r in cases]
+    assert scaled_counts(events, taken, rows).tolist() == expected
+    assert int(scaled_counts(11, 15, 22)) == 8
+    assert scaled_counts([3, 5], [2, 2], [0, 10]).tolist() == [0, 1]  # no rows: 0
