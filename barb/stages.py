@@ -171,7 +171,7 @@ def run_stage(
     no_edge = None
     kept = partial(_kept_values, ctx, every_row, period, keep)
     if query is not None and stage.shape in SINGLE_ROW:
-        spoken = [name for name, found in setup.items() if found.sentence]
+        spoken = [name for name, found in setup.items() if found.tested]
         # The rows' places in bars, to count values read ahead one at a time: a first
         # stage's rows in time order only.
         places = np.flatnonzero(keep) if period is not None and order is None else None

@@ -28,11 +28,13 @@ Nor for a mean of a running count or total the where keeps rows by (``own_runs``
 days on NQ, and the streak on every day (0 below the average, part of a run elsewhere) a
 different quantity, whose 8.0 read as "runs are significantly longer" (p39b Q23).
 
-A mean of numbers is not said when its band is small beside the gap (``CLEAR_GAP``): "mean
+A mean of numbers gets no band when the band is small beside the gap (``CLEAR_GAP``): "mean
 range in 2024" as a where over all years is 14 bands above the period's, and a line about
-noise would be noise itself. Nothing is said when the where drops fewer than 2 of the
-period's rows: that is no condition; nor when it only leaves out the calendar's days off
-(``CLEANING``).
+noise would be noise itself; it is said with the period's value alone ("mean_range is
+158.11 over the 1,202 rows; over all 2,032 of the period's rows it is 120.66, far beyond
+its noise"), as where there is no band to say (every row kept alike, or too few counted).
+Nothing is said when the where drops fewer than 2 of the period's rows: that is no
+condition; nor when it only leaves out the calendar's days off (``CLEANING``).
 
 A mean of a value read ahead over overlapping windows is judged on the rows it is worth:
 "below its SMA50, how often is NQ higher 40 days later" kept 1,739 days, 1,710 of them
@@ -50,8 +52,10 @@ non-overlapping samples gets, not a fine correction.
 
 Each item's value over all the period's rows is kept as data too (``SetupMean.baseline``):
 a chart draws it beside the answer's line, "all days: 52.4%" under the 49.5% after 3 down
-days, which a line at 49.5% over the yearly shares alone did not show (p40a C3). It is kept
-where the sentence is not said (a plain gap), as the value it is.
+days, which a line at 49.5% over the yearly shares alone did not show (p40a C3). What the
+chart draws the model is told: NQ's 1h bars of 2024 wider than 100 points averaged 158.11
+beside a dashed "all bars: 120.66 points" and the model read no 120.66, the gap being
+plain.
 
 Cost: the mean's argument evaluated once more over the period's rows (a column read when it
 is one) and a few passes over its values: 0.4 ms on daily bars, about 30 ms per mean of a
@@ -99,11 +103,13 @@ CLEANING = frozenset({"holiday", "early_close"})
 
 @dataclass(frozen=True)
 class SetupMean:
-    """A ``mean(x)`` over the rows a where kept: what is said of it (nothing, "", where its
-    gap from the period's value is plain) and that value (``baseline``)."""
+    """A ``mean(x)`` over the rows a where kept: what is said of it and that value
+    (``baseline``); ``tested``: the sentence holds its band and the test against the other
+    rows, not the value over all of them alone (its gap plain, or no band to say)."""
 
     sentence: str
     baseline: Baseline
+    tested: bool = True
 
 
 def setup_noise(
@@ -230,19 +236,23 @@ def _setup_mean(
         return None
     hits = int(np.count_nonzero(values)) if share else 0
     base = hits / rows if share else float(values.mean())
-    unsaid = SetupMean("", Baseline(value=base, rows=rows))
+    mean = float(setup.mean())
+    # Where no band is said, the value over all the rows still is: a chart draws it.
+    plain = f"{name} is {value_text(mean)} over the {n:,} rows; {_over(rows, judged)} it is "
+    unsaid = SetupMean(f"{plain}{value_text(base)}.", Baseline(value=base, rows=rows), False)
     from scipy import special  # here: importing it costs a process a few tenths of a second
 
     # The counts the band and the test take the rows for (all of them, or one at a time).
     n_eff, m_eff = counted if counted is not None else (n, rows - n)
     if n_eff < 2 or m_eff < 2:
         return unsaid
-    mean = float(setup.mean())
     error = float(setup.std(ddof=1)) / math.sqrt(n_eff)
     errors = max(ERRORS, float(special.stdtrit(n_eff - 1, 0.975)))
     band = errors * error
-    if band == 0 or (not share and abs(mean - base) >= CLEAR_GAP * band):
+    if band == 0:
         return unsaid
+    if not share and abs(mean - base) >= CLEAR_GAP * band:
+        return replace(unsaid, sentence=f"{plain}{value_text(base)}, far beyond its noise.")
     m = rows - n
     if share:
         own = int(setup.sum())
@@ -270,7 +280,7 @@ def _setup_mean(
         f"{kept}); {_over(rows, judged)} it is {value_text(base)}: "
         f"{apart} ({test} p {_p_text(p)})."
     )
-    return replace(unsaid, sentence=sentence)
+    return replace(unsaid, sentence=sentence, tested=True)
 
 
 def _over(rows: int, judged: bool) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from asking import RTH_DAILY, ask
-from rth_bars import rth_daily, rth_hourly
+from rth_bars import RTH_START, rth_daily, rth_hourly, rth_minutes
 from scipy import stats
 from windows_taken import one_at_a_time
 
@@ -193,6 +193,35 @@ def test_a_share_far_from_the_periods_says_the_periods_too(engine_settings, minu
     [said] = _with(result, "share")
     assert said.endswith(_said("share", next_up, kept, share=True))
     assert "differ from the other" in said
+
+
+def test_a_mean_far_beyond_its_noise_still_says_the_value_the_chart_draws(
+    engine_settings, minutes
+) -> None:
+    """Hours wider than the median hour: their mean range is over 5 bands above all hours',
+    so no band is said; the chart draws "all bars: …" beside it all the same, and the model
+    is told that value too (NQ's 2024 hours over 100 points: 158.11 beside a dashed 120.66
+    it never read)."""
+    rth = rth_minutes(minutes)
+    slot = (rth["timestamp"].dt.hour * 60 + rth["timestamp"].dt.minute - RTH_START) // 60
+    hours = rth.groupby(["day", slot])
+    ranges = (hours["high"].max() - hours["low"].min()).reset_index(drop=True)
+    kept = ranges > ranges.median()
+    setup = ranges[kept]
+    band = max(2.0, stats.t.ppf(0.975, len(setup) - 1)) * setup.std(ddof=1) / np.sqrt(len(setup))
+    assert abs(setup.mean() - ranges.mean()) > 5 * band  # a plain gap: no band to say
+    query = {"session": "RTH", "from": "1h", "where": f"range > {ranges.median()}"}
+    result = ask({**query, "select": ["count()", "mean(range)"]}, engine_settings)
+    assert result.summary.values["count"] == kept.sum()
+    [said] = _with(result, "mean_range")
+    assert said == (
+        f"mean_range is {value_text(float(setup.mean()))} over the {len(setup):,} rows; over "
+        f"all {len(ranges):,} of the period's rows it is {value_text(float(ranges.mean()))}, "
+        "far beyond its noise."
+    )
+    drawn = result.metadata.baselines["mean_range"]  # what the chart draws, it says
+    assert drawn.value == pytest.approx(ranges.mean(), rel=1e-12)
+    assert value_text(drawn.value) in said
 
 
 def test_an_event_filter_is_a_setup_too(engine_settings, days) -> None:
