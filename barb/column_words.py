@@ -38,6 +38,17 @@ _AGGREGATES: dict[str, str] = {
     "correlation": N_("aggregate.correlation"),
 }
 _COUNT, _COUNT_WHERE = N_("aggregate.count"), N_("aggregate.count_where")
+#: What a count counts, by the unit of its rows (``barb.column_units.COUNTED_ROWS``), as the
+#: word after "number of" («количество дней»): on daily bars a count of bars is one of days,
+#: and "number of bars = 516 days" named one thing two ways.
+_COUNTED: dict[str, str] = {
+    "days": N_("rows.daily"),
+    "weeks": N_("rows.weekly"),
+    "months": N_("rows.monthly"),
+    "quarters": N_("rows.quarterly"),
+    "years": N_("rows.yearly"),
+    "bars": N_("rows.other"),
+}
 _SHARE = N_("aggregate.share")  # the mean of a condition: a share of the bars
 _CONDITIONS = (ast.Compare, ast.Logical, ast.Not, ast.InList)
 
@@ -51,12 +62,17 @@ def quoted(name: str, lang: str | None = DEFAULT) -> str:
     return _text(N_("quoted"), lang, name=name)
 
 
-def bars_counted(lang: str | None = DEFAULT) -> str:
-    """What ``count()`` is in words, "number of bars": a name that says its unit, bars."""
-    return _text(_COUNT, lang)
+def bars_counted(lang: str | None = DEFAULT, rows: str = "bars") -> str:
+    """What ``count()`` is in words, "number of bars": a name that says its unit, the bars
+    counted (``rows``: "days" on daily bars, "number of days")."""
+    return _text(_COUNT, lang, rows=_rows(rows, lang))
 
 
-def plain_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
+def _rows(rows: str, lang: str | None) -> str:
+    return _text(_COUNTED.get(rows, _COUNTED["bars"]), lang)
+
+
+def plain_words(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") -> str | None:
     """Words for ``expr`` when it is a bar column, an aggregate of bar columns ("average
     range", «максимум объёма»), a count of bars ("number of bars") or a share of those
     meeting a condition ("share of bars where close > open"); None for anything else, which
@@ -66,7 +82,7 @@ def plain_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
     if isinstance(expr, ast.Column) and expr.name in _COLUMNS:
         return _text(_COLUMNS[expr.name][0], lang)
     if _counted(expr):
-        return described(expr, lang)
+        return described(expr, lang, rows)
     if not isinstance(expr, ast.Call) or expr.name.lower() not in _AGGREGATES:
         return None
     columns = [a for a in expr.args if not isinstance(a, ast.Number)]
@@ -75,13 +91,15 @@ def plain_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
     return _aggregate(expr, lang)
 
 
-def described(expr: ast.Expr, lang: str | None = DEFAULT) -> str:
+def described(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") -> str:
     """``expr`` as a sentence names it: in words as far as it has them (an aggregate of a name
-    the query made keeps that name, quoted: «среднее «rng_pct»»), else as written."""
+    the query made keeps that name, quoted: «среднее «rng_pct»»), else as written; a count
+    of ``rows`` ("days") as "number of days"."""
     if isinstance(expr, ast.Call) and expr.name.lower() == "count":
         if not expr.args:
-            return _text(_COUNT, lang)
-        return _text(_COUNT_WHERE, lang, x=condition_text(expr.args[0], lang))
+            return bars_counted(lang, rows)
+        x = condition_text(expr.args[0], lang)
+        return _text(_COUNT_WHERE, lang, rows=_rows(rows, lang), x=x)
     if isinstance(expr, ast.Call) and expr.name.lower() == "mean" and _is_condition(expr.args):
         return _text(_SHARE, lang, x=condition_text(expr.args[0], lang))
     if isinstance(expr, ast.Call) and expr.name.lower() in _AGGREGATES:

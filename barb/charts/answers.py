@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from barb.charts.columns import column_name, timeframe, unit
+from barb.charts.columns import column_name, counted_unit, timeframe, unit
 from barb.charts.select_calls import parse_call
 from barb.charts.tick_values import unit_text
 from barb.charts.time_of_day import part_text, time_kind, time_text
@@ -69,8 +69,8 @@ def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     # The answer's own expression says its unit (followed down to its columns); its first
     # column's would be wrong for max(volume) / mean(volume), a ratio, not contracts.
     agg_unit = unit(agg.name, result)
-    if agg.func in CORRELATION:
-        agg_unit = None
+    if agg.func in CORRELATION or counted_unit(agg.name, result) is not None:
+        agg_unit = None  # "number of days = 516": its name says the unit
     return unit_text(agg.value, agg_unit, result, words)
 
 

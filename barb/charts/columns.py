@@ -13,7 +13,7 @@ import pandas as pd
 from barb.bar_labels import label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import COUNTED_ROWS, POINTS, ROWS, column_unit
-from barb.column_words import bars_counted, plain_words
+from barb.column_words import plain_words
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
@@ -65,6 +65,10 @@ def price_like(series: pd.Series, close: pd.Series) -> bool:
 
 def timeframe(result: Result) -> str:
     return result.metadata.timeframe if result.metadata else "daily"
+
+
+# The units of a count of rows: the timeframe's (days, weeks…) or plain bars.
+_COUNTED_UNITS = frozenset({*COUNTED_ROWS.values(), "bars"})
 
 
 def unit(column: str, result: Result) -> str | None:
@@ -155,7 +159,22 @@ def column_name(column: str, result: Result, words: Words = ENGLISH) -> str:
     expr = found[0] if found is not None else ast.Column(column)
     if ast.default_name(expr) != column:
         return column
-    return plain_words(expr, words.language) or column
+    return plain_words(expr, words.language, counted_unit(column, result) or "bars") or column
+
+
+def counted_unit(column: str, result: Result) -> str | None:
+    """The rows ``column`` counts when it is a count of them named in words (``count()``
+    on daily bars: "days", as "number of days" says): its value is then written bare, as
+    "number of days = 516" (it had read "number of bars = 516 days"); None for any other
+    column."""
+    found = Lineage(result.query).definition(column)
+    expr = found[0] if found is not None else None
+    if not isinstance(expr, ast.Call) or expr.name.lower() != "count":
+        return None
+    if ast.default_name(expr) != column:
+        return None  # count() as days: a name of the query's own, its unit said after it
+    rows = unit(column, result)
+    return rows if rows in _COUNTED_UNITS else None
 
 
 def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> str:
@@ -217,7 +236,7 @@ def axis_text(
         # A column named for its unit ("count() as days") is that unit, in the chart's
         # language: "days (days)" read «days (дни)» in Russian.
         return str(words.unit(column_unit, axis=True))
-    if not together and column_unit == "bars" and names == bars_counted(words.language):
+    if not together and counted_unit(column, result) == column_unit:
         return names  # "number of bars (bars)" said the unit twice
     return f"{names} ({words.unit(column_unit, axis=True)})"
 

@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 
+from barb.column_units import COUNTED_ROWS
 from barb.column_words import condition_text, described, plain_words, quoted
 from barb.errors import QueryError
 from barb.i18n import N_, decimal
@@ -31,7 +32,7 @@ _EVENT_DAYS: dict[str | None, str] = {
 }
 
 
-def _metric(text: str, lang: Language) -> str:
+def _metric(text: str, lang: Language, rows: str = "bars") -> str:
     """A select item in words, with the name the CSV and the query know it by when the
     words do not hold it: "average range", «средний диапазон (range)», "maximum range
     (top)"."""
@@ -39,7 +40,7 @@ def _metric(text: str, lang: Language) -> str:
         expr, alias = parse_select_item(text)
     except QueryError:
         return text
-    words = described(expr, lang)
+    words = described(expr, lang, rows)
     names = [alias] if alias else [c for c in referenced_columns(expr) if plain_words(Column(c))]
     shown = [name for name in names if not re.search(rf"\b{re.escape(name)}\b", words)]
     return f"{words} ({', '.join(shown)})" if shown else words
@@ -95,7 +96,8 @@ def render_plan(
         query = parse_query(raw)
     except QueryError as exc:
         return t("plan.unreadable", lang, reason=exc.message)
-    lines = [_computation(query, lang)]
+    # A count names what it counts as the chart does: "number of days" on daily bars.
+    lines = [_computation(query, lang, rows=COUNTED_ROWS.get(query.timeframe or "daily", "bars"))]
 
     timeframe = query.timeframe or "daily"
     session = (query.session or instrument.default_session).upper()
@@ -135,12 +137,12 @@ def render_plan(
     return "\n".join(lines)
 
 
-def _computation(stage: Stage, lang: Language, *, labelled: bool = True) -> str:
+def _computation(stage: Stage, lang: Language, *, labelled: bool = True, rows: str = "bars") -> str:
     if stage.select or stage.group_by:
         what = (
-            ", ".join(_metric(s, lang) for s in stage.select)
+            ", ".join(_metric(s, lang, rows) for s in stage.select)
             if stage.select
-            else described(parse_expression("count()"), lang)
+            else described(parse_expression("count()"), lang, rows)
         )
         line = t("plan.compute", lang, what=what) if labelled else what
     else:

@@ -108,14 +108,14 @@ def test_russian_plans_name_columns_in_words_and_quote_the_query_s_names() -> No
     }
     ru = render_plan(query, nq, last, "ru").splitlines()
     assert ru[0] == (
-        "Посчитаю: количество баров, средний диапазон (range), медиана объёма (vol), "
+        "Посчитаю: количество дней, средний диапазон (range), медиана объёма (vol), "
         "среднее «rng_pct», по «weekday»"
     )
     assert "Фильтр: диапазон < 150" in ru
     assert "Новые колонки: weekday = dayname(); rng_pct = range / open * 100" in ru
     en = render_plan(query, nq, last, "en").splitlines()
     assert en[0] == (
-        "Compute: number of bars, average range, median volume (vol), average rng_pct, by weekday"
+        "Compute: number of days, average range, median volume (vol), average rng_pct, by weekday"
     )
     assert "Filter: range < 150" in en
     # A condition naming a column the query made, or calling a function, stays a formula.

@@ -274,7 +274,7 @@ def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
         return f"{value} days (tie: {', '.join(tied)})"  # no month is "the" highest
 
     assert chart_headline(by_month) == (
-        f"number of bars: most often {extreme(per_month.max())}, "
+        f"number of days: most often {extreme(per_month.max())}, "
         f"least often {extreme(per_month.min())}"
     )
 
@@ -295,7 +295,7 @@ def test_groups_keyed_by_month_read_as_months_and_bare_numbers_name_their_key(
     tied = int((per_day == per_day.max()).sum())
     assert tied > 3
     assert chart_headline(by_day) == (
-        f"number of bars: most often {per_day.max()} days ({tied} groups tied), "
+        f"number of days: most often {per_day.max()} days ({tied} groups tied), "
         f"least often d {per_day.idxmin()} ({per_day.min()} days)"
     )
 
@@ -317,11 +317,11 @@ def test_groups_keyed_by_quarter_read_q1_to_q4_in_either_language(sample_setting
     per = dates.dt.quarter.value_counts().sort_index()
     high, low = per.idxmax(), per.idxmin()
     assert chart_headline(result, "ru").startswith(
-        f"количество баров: чаще всего Q{high} {per.max()} "
+        f"количество дней: чаще всего Q{high} {per.max()} "
     )
     assert f"реже всего Q{low} {per.min()} " in chart_headline(result, "ru")
     assert chart_headline(result) == (
-        f"number of bars: most often Q{high} {per.max()} days, least often Q{low} {per.min()} days"
+        f"number of days: most often Q{high} {per.max()} days, least often Q{low} {per.min()} days"
     )
 
 

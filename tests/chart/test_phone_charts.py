@@ -217,7 +217,7 @@ def test_a_grouped_result_with_two_aggregates_shows_both(results: dict[str, Resu
     np.testing.assert_allclose(bar_heights(top), table["mean_range"].fillna(0).to_numpy())
     np.testing.assert_array_equal(bar_heights(bottom), table["count"].fillna(0).to_numpy())
     names = {t.get_text() for t in texts(fig)}
-    assert {"average range (points)", "number of bars (days)"} <= names
+    assert {"average range (points)", "number of days"} <= names
     assert tick_texts(bottom) and not tick_texts(top)  # one group axis, under both
 
 

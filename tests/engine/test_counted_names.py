@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 from asking import RTH_DAILY, ask
 from matplotlib.text import Text
-from rth_bars import rth_daily
+from rth_bars import rth_daily, rth_hourly
 
 from barb.charts import chart_headline, draw_chart
 from barb.column_words import described
 from barb.script.parser import parse_expression
 
-COUNTED = {"en": "number of bars", "ru": "количество баров"}
+COUNTED = {"en": "number of days", "ru": "количество дней"}
 SHARE = {"en": "share of bars where close > open", "ru": "доля баров, где закрытие > открытие"}
 EXTREMES = {"en": ("highest", "lowest"), "ru": ("больше всего", "меньше всего")}
 WEEKDAYS = {"en": ["Mon", "Tue", "Wed", "Thu", "Fri"], "ru": ["Пн", "Вт", "Ср", "Чт", "Пт"]}
@@ -38,14 +38,26 @@ def test_a_count_is_the_number_of_bars_the_plan_says(engine_settings, minutes, l
     assert 1 < count < len(days)
     result = ask({"where": f"range > {limit}", "select": "count()"}, engine_settings, **RTH_DAILY)
     name = COUNTED[language]
-    assert described(parse_expression("count()"), language) == name  # the plan's words
+    # The plan's words, on daily bars those of days: "number of bars = 516 days" had named
+    # one thing two ways.
+    assert described(parse_expression("count()"), language, "days") == name
     headline = chart_headline(result, language)
-    assert headline is not None and headline.startswith(f"{name} = {count} ")
-    if language == "en":
-        assert headline == f"number of bars = {count} days"
+    assert headline == f"{name} = {count}"
     texts = _texts(result, language)  # the query's own "count()" is under the title
     assert not any(t.startswith(("count =", "count:")) for t in texts), texts
     assert headline in texts  # the title
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_count_of_hours_says_bars_once(engine_settings, minutes, language) -> None:
+    """On 1h bars a count is of bars, named so once: "number of bars = 1,202 bars" had said
+    the unit twice, in the title and the legend."""
+    hours = len(rth_hourly(minutes))
+    result = ask({"session": "RTH", "from": "1h", "select": "count()"}, engine_settings)
+    name = {"en": "number of bars", "ru": "количество баров"}[language]
+    number = f"{hours:,}".replace(",", "," if language == "en" else "\u00a0")
+    assert chart_headline(result, language) == f"{name} = {number}"
+    assert not any(t.endswith(("bars", "баров", "бара")) for t in _texts(result, language))
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])

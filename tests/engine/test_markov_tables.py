@@ -56,8 +56,8 @@ def test_a_markov_headline_reads_its_keys_in_their_order(engine_settings, moves)
         marks.append(f"{yesterday} ▲ {high} {today[high]} · ▼ {low} {today[low]}")
     assert counts["down"]["up"] != counts["up"]["down"]  # the other reading is another number
     result = ask(MARKOV, engine_settings, **RTH_DAILY)
-    assert chart_headline(result) == "number of bars: " + "; ".join(words)
-    forms = ("number of bars: " + "; ".join(words), "number of bars: " + "; ".join(marks))
+    assert chart_headline(result) == "number of days: " + "; ".join(words)
+    forms = ("number of days: " + "; ".join(words), "number of days: " + "; ".join(marks))
     assert _title(draw_chart(result)) in forms
 
 

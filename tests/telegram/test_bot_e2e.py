@@ -295,7 +295,7 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
         # The caption: the headline, then the result as /query words it.
         headline, result = photo.result["caption"].split("\n\n", 1)
-        assert headline.startswith("number of bars = ") and headline.endswith(" days")
+        assert headline.startswith("number of days = ") and not headline.endswith(" days")
         assert result.startswith("count: ")
 
         bad = await ask_and_get_plan(fake, ALICE, ALICE, "/query {nope")

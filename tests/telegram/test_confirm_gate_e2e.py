@@ -79,7 +79,7 @@ async def test_every_query_of_a_model_message_is_shown_before_run(
     async with barb_bot(fake, db_url, provider=provider):
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "weekday ranges and day count")
         assert "Query 1 of 2" in plan["text"] and "Query 2 of 2" in plan["text"]
-        assert "average range" in plan["text"] and "number of bars" in plan["text"]
+        assert "average range" in plan["text"] and "number of days" in plan["text"]
         assert fake.calls("sendDocument") == []  # nothing ran before Run
         assert len(provider.requests) == 1
         await run_and_wait_answer(fake, plan, 1)

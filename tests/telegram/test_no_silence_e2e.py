@@ -82,7 +82,7 @@ async def test_query_reads_as_a_person_reads_it_with_smart_quotes(
         assert document.files["document"].filename.startswith("NQ_RTH_daily")
         [answer] = await fake.wait_said(1, chat_id=ALICE)  # the chart, captioned
         headline, shown = answer["text"].split("\n\n", 1)  # the chart's headline first
-        assert headline == f"number of bars = {rth_days('NQ'):,} days"
+        assert headline == f"number of days = {rth_days('NQ'):,}"
         assert shown.splitlines()[0] == f"count: {rth_days('NQ'):,}"
         assert keyboard_data(answer) == []  # the person typed the query: no Query button
         assert "Synthetic sample data" in shown

@@ -84,6 +84,6 @@ async def test_barb_bot_with_the_queue_url_sends_its_queries_to_the_workers(
         bot.kill()
     expected = execute({"session": "RTH", "from": "daily", "select": "count()"}, "NQ")
     count = expected.to_dict()["summary"]["value"]
-    assert answer["text"].splitlines()[0] == f"number of bars = {count:,} days"
+    assert answer["text"].splitlines()[0] == f"number of days = {count:,}"
     # The worker computed it (the bot runs in an empty directory, without the data).
     assert "Task barb.query[" in nq_worker.log.read_text()
