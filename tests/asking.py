@@ -34,3 +34,15 @@ def warnings_with(result: Result, words: str) -> list[str]:
     ``warnings_with(result, "has no value")`` is ``[]`` when no row lacked a value.
     """
     return [w for w in result.metadata.warnings if words in w]
+
+
+def as_read(value: float, share: bool = False) -> str:
+    """``value`` at the precision the model's summary gives it (``summary_text.value_text``:
+    four significant digits, two decimals from 100 up), as a chart's title must name it:
+    23.95 where a title had said 24.0; a share's as its percent (0.4455: 44.55)."""
+    from barb.summary_text import value_text
+
+    decimals = len(value_text(float(value)).partition(".")[2])
+    if share:
+        return f"{float(value) * 100:.{max(decimals - 2, 0)}f}"
+    return f"{float(value):.{decimals}f}"

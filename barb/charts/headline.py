@@ -58,7 +58,7 @@ from barb.charts.many_groups import MAX_TIED_NAMED, tied
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import headline_columns, plain_candles
 from barb.charts.side_by_side import series_extremes
-from barb.charts.tick_values import unit_text
+from barb.charts.tick_values import unit_number, unit_text
 from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
@@ -182,7 +182,13 @@ def _groups(result: Result, words: Words) -> list[str]:
     values = floats(groups.table[column])
     kind = time_kind(column, result.query, values)
     value_unit = unit(column, result)
-    numbers = value_texts(values, value_unit, kind, words, result)
+    # As the model's text gives them, not at the bars' one precision: "max=23.95" beside a
+    # title's "24.0%" read as two numbers.
+    numbers = (
+        value_texts(values, value_unit, kind, words, result)
+        if kind is not None
+        else [unit_number(v, value_unit, result, words) for v in values]
+    )
     texts = numbers
     if kind is None:
         texts = [with_unit(t, value_unit, words, v) for t, v in zip(numbers, values, strict=True)]
@@ -479,7 +485,7 @@ def _row_extremes(result: Result, table: pd.DataFrame, drawn: list[str], words: 
     )
     value_unit = unit(column, result)
     shown = [high[0], low[0]]  # written out, of 50,000 rows, are the two extremes only
-    written = value_texts(values[shown], value_unit, None, words, result)
+    written = [unit_number(v, value_unit, result, words) for v in values[shown]]
     bare = dict(zip(shown, written, strict=True))
     full = {at: with_unit(t, value_unit, words, values[at]) for at, t in bare.items()}
 

@@ -14,7 +14,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from barb.charts.value_text import format_all, format_value, with_unit
+from barb.charts.value_text import (
+    format_all,
+    format_value,
+    is_finite_number,
+    summary_decimals,
+    with_unit,
+)
 from barb.charts.words import Words
 from barb.column_units import DOLLARS, POINTS, PRICE
 from barb.result import Result, result_instrument
@@ -56,8 +62,13 @@ def unit_numbers(
 
 
 def unit_number(value: object, value_unit: str | None, result: Result, words: Words) -> str:
-    """One value without a unit word, at its own precision: ``25,788.50``, ``5.06%``."""
-    return format_value(value, value_unit, decimals=unit_decimals(value_unit, result), words=words)
+    """One value without a unit word, as the model's text gives it: ``25,788.50`` (a price at
+    the tick), ``23.95%`` (``summary_decimals``: where the model read max=23.95, a title's
+    "24.0%" was another number)."""
+    decimals = unit_decimals(value_unit, result)
+    if decimals is None and is_finite_number(value):
+        decimals = summary_decimals(float(value), value_unit)  # type: ignore[arg-type]
+    return format_value(value, value_unit, decimals=decimals, words=words)
 
 
 def unit_text(value: object, value_unit: str | None, result: Result, words: Words) -> str:

@@ -14,6 +14,7 @@ from matplotlib.ticker import Formatter
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import SHARE
 from barb.i18n import decimal, millions, percent, shown_number
+from barb.summary_text import value_text
 
 # From here up, ticks read in millions (2.4M): "2,400,000" is wider than the axis's margin,
 # and its first digit was cut off ("400,000").
@@ -75,6 +76,19 @@ def chart_decimals(values: np.ndarray) -> int:
     if top >= 1:
         return 0 if top >= 1000 else 1 if top >= 10 else 2
     return min(MAX_DECIMALS, SIGNIFICANT - 1 - math.floor(math.log10(top)))
+
+
+def summary_decimals(value: float, unit: str | None = None) -> int | None:
+    """The decimals the model's summary writes ``value`` with (``summary_text.value_text``:
+    four significant digits, two decimals from 100 up, no trailing zeros), in ``unit``'s
+    written form (a share's as a percent: 0.2395 is 23.95%); None where it writes an
+    exponent. A title had said "ret: highest 2020-10 24.0%" where the text the model
+    quoted said max=23.95, and the two read as two numbers."""
+    text = value_text(float(value))
+    if not is_finite_number(float(value)) or "e" in text:
+        return None
+    decimals = len(text.partition(".")[2])
+    return max(decimals - 2, 0) if unit == SHARE else decimals
 
 
 def nonzero_decimals(value: float, decimals: int) -> int:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from duckdb_answers import BIGGEST_5M_MOVES_2024, biggest_5m_moves_2024
-from engine_results import RTH, bar_heights, figure, run, title
+from engine_results import RTH, as_read, bar_heights, figure, run, title
 from matplotlib.collections import PathCollection, PolyCollection
 from matplotlib.patches import StepPatch
 from matplotlib.text import Text
@@ -185,7 +185,7 @@ def test_a_cumulative_return_by_date_is_drawn_over_time(sample_settings, con) ->
     # A level that crosses zero now and then, drawn as a line, not as 259 thin bars.
     assert any(len(line.get_xdata()) >= 259 for line in ax.get_lines())
     assert not [c for c in ax.collections if isinstance(c, PolyCollection)]
-    assert title(fig) == f"cum last: {total:.1f}% (2024-12-31)"  # a sum of percents
+    assert title(fig) == f"cum last: {as_read(total)}% (2024-12-31)"  # a sum of percents
 
 
 def test_two_averaged_columns_are_both_distributions(sample_settings, con) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from duckdb_answers import rth_closes
-from engine_results import bar_heights, figure, run, title
+from engine_results import as_read, bar_heights, figure, run, title
 from matplotlib.figure import Figure
 
 from barb.charts import chart_headline
@@ -130,8 +130,8 @@ def test_best_month_numbers_are_not_drawn_or_headlined_as_values(sample_settings
     best = by_year.max()
     month = by_year.idxmax().map(lambda day: day.strftime("%b"))  # the month, named by it
     head = chart_headline(result)
-    high = f"{best.idxmax()} {month[best.idxmax()]} {best.max():.1f}%"
-    low = f"{best.idxmin()} {month[best.idxmin()]} {best.min():.1f}%"
+    high = f"{best.idxmax()} {month[best.idxmax()]} {as_read(best.max())}%"
+    low = f"{best.idxmin()} {month[best.idxmin()]} {as_read(best.min())}%"
     assert head == f"best: highest {high}, lowest {low}"
 
 
@@ -257,7 +257,7 @@ def test_a_beta_is_headlined_by_its_name_not_as_a_correlation(sample_settings, c
     beta = r * rets["nq"].std() / rets["es"].std()
     assert beta > 1  # a beta above one is no correlation
     head = chart_headline(result)
-    assert head == f"beta = {beta:.2f} · r = {r:.2f} (nq_ret vs es_ret)"
+    assert head == f"beta = {as_read(beta)} · r = {r:.2f} (nq_ret vs es_ret)"
 
 
 # --- 6: shares of a named pattern and of a second stage's condition are percents --------------
@@ -295,7 +295,10 @@ def test_a_condition_made_in_the_second_stage_is_a_share(sample_settings, days) 
     result = run(query, sample_settings)
     by_year = days.groupby(pd.DatetimeIndex(days.index).year)
     share = (by_year["close"].last() > by_year["open"].first()).mean()
-    for language, text in (("en", f"{share * 100:.1f}%"), ("ru", f"{share * 100:.1f}\u00a0%")):
+    for language, text in (
+        ("en", f"{as_read(share, True)}%"),
+        ("ru", f"{as_read(share, True)}\u00a0%"),
+    ):
         head = chart_headline(result, language)
         expected = text if language == "en" else text.replace(".", ",")
         assert head == f"up_share = {expected}"

@@ -18,7 +18,7 @@ import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import figure, run, title
+from engine_results import as_read, figure, run, title
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
@@ -107,7 +107,7 @@ def test_a_drawdown_since_2020_and_now_draws_every_day_since_2020(sample_setting
         texts = frame_texts(fig)
         assert any(f"{day_text(first)} — {day_text(last)}" in t for t in texts)
         assert not any("500" in t for t in texts)
-    assert title(figure(result)).startswith(f"max_dd = {dd.min():.1f}%".replace("-", "\u2212"))
+    assert title(figure(result)).startswith(f"max_dd = {as_read(dd.min())}%".replace("-", "\u2212"))
 
 
 def test_first_open_to_now_draws_the_close_from_the_first_day(sample_settings, days):

@@ -11,6 +11,7 @@ import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 import pytest
+from engine_results import as_read
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection, PolyCollection
@@ -170,7 +171,7 @@ def test_rsi_now_is_the_series_with_the_last_value_marked(results: dict[str, Res
     assert not [c for c in price_ax.collections if type(c) is PolyCollection]
     title = max(texts(fig), key=lambda t: t.get_fontsize()).get_text()
     value = make.rsi(rows["close"]).iloc[-1]
-    assert title == f"rsi14 now: {value:.1f} ({rows['timestamp'].iloc[-1]:%Y-%m-%d})"
+    assert title == f"rsi14 now: {as_read(value)} ({rows['timestamp'].iloc[-1]:%Y-%m-%d})"
 
 
 def test_atr_now_asked_latest_first_is_the_series_not_one_candle(

@@ -16,6 +16,7 @@ import chart_factories as make
 import numpy as np
 import pandas as pd
 import pytest
+from engine_results import as_read
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -238,8 +239,8 @@ def test_a_headline_leads_with_a_value_apart_not_one_within_noise() -> None:
     high, low = share.idxmax(), share.idxmin()
     flag = {True: "fomc: yes", False: "fomc: no"}
     assert chart_headline(result, "en") == (
-        f"both_broken: highest {flag[high]} {share[high]:.1f}%, "
-        f"lowest {flag[low]} {share[low]:.1f}%"
+        f"both_broken: highest {flag[high]} {as_read(share[high] / 100, share=True)}%, "
+        f"lowest {flag[low]} {as_read(share[low] / 100, share=True)}%"
     )
     # Without the noise check's word the first value leads, as before.
     plain = meta.model_copy(update={"even_groups": None, "apart_groups": None})

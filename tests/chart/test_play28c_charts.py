@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import RTH, bar_heights, figure, run, title
+from engine_results import RTH, as_read, bar_heights, figure, run, title
 
 from barb.charts import chart_headline
 
@@ -111,7 +111,7 @@ def test_more_answers_than_the_headline_holds_leave_the_count_out(sample_setting
     }
     shares = [up.mean(), down.mean(), (up & down).mean()]
     said = " · ".join(
-        f"{name} = {share * 100:.1f}%"
+        f"{name} = {as_read(share, share=True)}%"
         for name, share in zip(("broke_high", "broke_low", "both"), shares, strict=True)
     )
     assert chart_headline(run(query, sample_settings)) == said

@@ -170,6 +170,6 @@ def test_returns_volumes_and_counts_keep_their_own_formats(sample_settings, days
     assert 0.1 <= top < 1  # three significant digits: 0.169%
     assert all(re.fullmatch(r"−?0\.\d{3}%", t) for t in labels[0]), labels[0]
     head = chart_headline(result) or ""
-    assert re.fullmatch(r"vol: highest \w+ [\d,]+ contracts, lowest \w+ [\d,]+ contracts", head), (
-        head
-    )
+    assert re.fullmatch(
+        r"vol: highest \w+ [\d,.]+ contracts, lowest \w+ [\d,.]+ contracts", head
+    ), head

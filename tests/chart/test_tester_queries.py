@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import RTH, bar_heights, bar_widths, figure, run, title
+from engine_results import RTH, as_read, bar_heights, bar_widths, figure, run, title
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -166,7 +166,7 @@ def test_a_percent_followed_through_map_references_is_a_percent(sample_settings,
     result = run(query, sample_settings)
     expected = (days["close"].pct_change() * 100).shift(-1).mean()
     assert abs(expected) < 0.1  # below 1, three significant digits (0.0676%)
-    assert chart_headline(result) == f"avg_next_chg = {expected:.3g}%"
+    assert chart_headline(result) == f"avg_next_chg = {as_read(expected)}%"
     fig = figure(result)
     assert "points" not in figure_texts(fig)
     assert fig.axes[0].get_xlabel() == "next_chg (%)"
@@ -181,8 +181,8 @@ def test_a_volatility_named_vol_is_a_percent_not_contracts(sample_settings, days
     }
     result = run(query, sample_settings)
     expected = days["close"].pct_change().std() * np.sqrt(252) * 100
-    assert chart_headline(result) == f"nq_vol = {expected:.1f}%"
-    assert chart_headline(result, "ru") == f"nq_vol = {expected:.1f}\u00a0%".replace(".", ",")
+    assert chart_headline(result) == f"nq_vol = {as_read(expected)}%"
+    assert chart_headline(result, "ru") == f"nq_vol = {as_read(expected)}\u00a0%".replace(".", ",")
     # Days per year would not prove a volatility (they read as its contracts): no chart.
     assert draw_chart(result) is None
 
@@ -202,7 +202,7 @@ def test_the_mean_of_a_condition_is_a_share_written_as_a_percent(sample_settings
     change = (days["close"].pct_change() * 100).dropna()  # the first day has no change
     share = (change.abs() > 1).mean()
     assert 0.2 < share < 0.8
-    assert chart_headline(result) == f"share_over_1pct = {share * 100:.1f}%"
+    assert chart_headline(result) == f"share_over_1pct = {as_read(share, share=True)}%"
 
 
 def test_a_share_of_days_by_weekday_is_no_price(sample_settings, days) -> None:
@@ -223,7 +223,7 @@ def test_a_share_of_days_by_weekday_is_no_price(sample_settings, days) -> None:
     texts = figure_texts(fig)
     assert "price" not in texts
     assert "p_close_above_open (%)" in texts
-    assert f"{up.max() * 100:.1f}%" in chart_headline(result)
+    assert f"{as_read(up.max(), share=True)}%" in chart_headline(result)
     ticks = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
     assert ticks and all(t.endswith("%") for t in ticks), ticks
     assert "50%" in ticks  # ticks in percent, as the labels: not 0.5
@@ -366,7 +366,7 @@ def test_a_selected_monthly_column_headlines_its_best_and_worst_month(
     assert best != year.index[-1] or worst != year.index[-1]
 
     def pct(value: float) -> str:
-        return f"{value:.1f}%".replace("-", "\N{MINUS SIGN}")
+        return f"{as_read(value)}%".replace("-", "\N{MINUS SIGN}")
 
     assert chart_headline(result) == (
         f"ret: highest {best} {pct(year.max())}, lowest {worst} {pct(year.min())}"

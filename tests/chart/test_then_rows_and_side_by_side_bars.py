@@ -11,7 +11,7 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import bar_heights, figure, run, title
+from engine_results import as_read, bar_heights, figure, run, title
 from matplotlib.collections import PolyCollection
 from matplotlib.text import Text
 
@@ -190,5 +190,5 @@ def test_a_second_stage_s_own_column_is_drawn_first(sample_settings, rth_days) -
     expected = (years / years.shift() - 1) * 100  # from the year before's last close
     fig = figure(run(query, sample_settings))
     np.testing.assert_allclose(bar_heights(fig.axes[0]), expected.loc[[2024, 2025]], rtol=1e-9)
-    assert title(fig).startswith(f"ret_pct: highest 2024 {expected[2024]:.1f}%")
+    assert title(fig).startswith(f"ret_pct: highest 2024 {as_read(expected[2024])}%")
     assert "+ 2 more values in the CSV: start, finish" in footer(fig)

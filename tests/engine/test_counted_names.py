@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from asking import RTH_DAILY, ask
+from asking import RTH_DAILY, as_read, ask
 from matplotlib.text import Text
 from rth_bars import rth_daily, rth_hourly
 
@@ -74,7 +74,9 @@ def test_a_share_of_up_days_is_named_as_the_plan_names_it(
     result = ask(query, engine_settings, **RTH_DAILY)
     decimal = "." if language == "en" else ","
     percent = "%" if language == "en" else "\u00a0%"
-    top, bottom = (f"{shares[i] * 100:.1f}".replace(".", decimal) + percent for i in (high, low))
+    top, bottom = (
+        as_read(shares[i], share=True).replace(".", decimal) + percent for i in (high, low)
+    )
     name = SHARE[language]
     assert described(parse_expression("mean(close > open)"), language) == name
     most, least = EXTREMES[language]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from asking import as_read
 
 from barb import execute
 from barb.charts import chart_headline
@@ -38,8 +39,8 @@ def test_an_hour_by_minute_grid_is_headlined_by_its_busiest_and_quietest_bar(
     slots = bars.groupby([bars.index.hour, bars.index.minute]).mean()
     (hour, minute), (low_hour, low_minute) = slots.idxmax(), slots.idxmin()
     assert minute or low_minute  # the premise: a quarter-hour's bar, once named by its hour
-    high = f"{hour:02d}:{minute:02d} {slots.max():,.0f} contracts"
-    low = f"{low_hour:02d}:{low_minute:02d} {slots.min():,.0f} contracts"
+    high = f"{hour:02d}:{minute:02d} {_as_read(slots.max())} contracts"
+    low = f"{low_hour:02d}:{low_minute:02d} {_as_read(slots.min())} contracts"
     result = _run(query, engine_settings)
     assert chart_headline(result) == f"vol: highest {high}, lowest {low}"
 
@@ -94,3 +95,33 @@ def test_a_listing_of_the_latest_rows_keeps_the_latest_row_s_values(
     full = {"session": "RTH", "from": "daily", "select": ["timestamp", "range"], **query}
     headline = chart_headline(_run(full, engine_settings))
     assert headline.startswith("range last: ") and "highest" not in headline
+
+
+def _as_read(value: float) -> str:
+    """A volume as the model's text gives it, with the thousands' commas: 1,234.98."""
+    return f"{float(value):,.{len(as_read(value).partition('.')[2])}f}"
+
+
+def test_a_listing_s_title_names_its_extremes_as_the_summary_does(
+    engine_settings: EngineSettings, minutes: pd.DataFrame
+) -> None:
+    """A title had said "ret: highest 2020-10 24.0%" where the summary the model quoted said
+    max=23.95 (2020-10): one number, read two ways. Daily returns of the hand-made RTH days,
+    by pandas: the title and the summary write each extreme alike."""
+    from rth_bars import rth_daily
+
+    from barb.summary_text import render_summary, value_text
+
+    days = rth_daily(minutes)
+    ret = (days["close"] / days["close"].shift() - 1) * 100
+    high, low = ret.idxmax(), ret.idxmin()
+    query = {"session": "RTH", "from": "daily", "map": {"ret": "(close / prev(close) - 1) * 100"}}
+    result = _run({**query, "select": "ret"}, engine_settings)
+    top, bottom = (value_text(float(v)) for v in (ret.max(), ret.min()))
+    assert len(top.partition(".")[2]) > 1  # more digits than the bars' one precision
+    assert f"max={top} ({high:%Y-%m-%d})" in render_summary(result)
+    assert f"min={bottom} ({low:%Y-%m-%d})" in render_summary(result)
+    minus = bottom.replace("-", "\u2212")
+    assert chart_headline(result) == (
+        f"ret: highest {high:%Y-%m-%d} {top}%, lowest {low:%Y-%m-%d} {minus}%"
+    )

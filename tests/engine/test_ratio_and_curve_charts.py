@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from asking import as_read
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from small_bars import bars_from_closes, write_minutes
@@ -127,7 +128,9 @@ def test_the_ratio_selected_beside_es_close_is_drawn_and_headlined(settings, mar
     _drawn_as_a_fitted_line(lower, ratio)
     assert "es_close" in lower.get_xlabel()  # not drawn, and said so
     last = ratio.index[-1]
-    assert chart_headline(result) == f"ratio last: {ratio.iloc[-1]:.2f} (week of {last:%Y-%m-%d})"
+    assert (
+        chart_headline(result) == f"ratio last: {as_read(ratio.iloc[-1])} (week of {last:%Y-%m-%d})"
+    )
 
 
 @pytest.mark.parametrize("select", [["ratio"], ["ratio", "close"]])

@@ -14,6 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pandas as pd
 import pytest
+from asking import as_read
 from bot_harness import ALICE, ask_and_get_plan, barb_bot, fetch_csv, keyboard_data, press
 from fake_bot_api import FakeBotAPI, formatted
 
@@ -130,7 +131,7 @@ async def test_two_queries_of_a_plan_are_both_drawn_kept_and_shown(
             # The expression's histogram, headed by its number.
             assert photo.files["photo"].filename.startswith(f"{symbol}_RTH_daily_mean_range")
             headline = photo.result["caption"].split("\n")[0]
-            assert headline == f"mean_range_open_100 = {two_places(mean)}%"
+            assert headline == f"mean_range_open_100 = {as_read(mean)}%"
             document = await fetch_csv(fake, ALICE, ALICE, photo.result)
             rows = csv_table(document)
             assert [r["date"] for r in rows] == [str(d) for d in pct.index]
