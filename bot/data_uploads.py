@@ -109,7 +109,7 @@ class DataUploads:
         data in ``lang`` (blocking: run it in a thread)."""
         try:
             checked = check_file(
-                self.path(offer), offer.symbol, self.settings, name=offer.file_name
+                self.path(offer), offer.symbol, self.settings, name=offer.file_name, lang=lang
             )
         except BarbError as exc:
             return Checked(offer, None, str(exc))
@@ -131,7 +131,7 @@ class DataUploads:
         ``BarbError``."""
         try:
             checked = check_file(
-                self.path(offer), offer.symbol, self.settings, name=offer.file_name
+                self.path(offer), offer.symbol, self.settings, name=offer.file_name, lang=lang
             )
             mode, _, _ = self._plan(checked, lang)
             return write_checked(checked, self.settings, mode)

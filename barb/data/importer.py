@@ -28,7 +28,14 @@ import pyarrow.parquet as pq
 from barb.data import formats
 from barb.data.clock import closed_reason, in_closed_hours, read_clock
 from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
-from barb.data.layouts import FORMATS, LAYOUTS, LayoutError, Stamp, parse_columns_option
+from barb.data.layouts import (
+    FORMATS,
+    LAYOUTS,
+    TITLE_WORDS,
+    LayoutError,
+    Stamp,
+    parse_columns_option,
+)
 from barb.data.mapped import refresh_mapped
 from barb.data.store import (
     DataMeta,
@@ -47,13 +54,13 @@ from barb.data.validation import (
     future_checks,
     hundredfold_prices,
     jump_checks,
-    plural,
     quote,
     row_checks,
     session_shares,
     show,
 )
-from barb.errors import DataError
+from barb.data.words import ImportWords
+from barb.errors import BarbError, DataError
 from barb.instruments import Instrument, load_instrument
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
@@ -67,14 +74,23 @@ SEAM_JUMP = 1.2
 
 
 class ImportRefused(DataError):
-    """The file was checked and refused; ``report`` says everything that was found."""
+    """The file was checked and refused; ``report`` says everything that was found, and
+    this its first problem, in the report's language: "bad.csv, line 2: high 99 is below
+    low 101." / «bad.csv, строка 2: high 99 ниже low 101.»."""
 
     def __init__(self, report: ImportReport, path: str):
+        words = report.words
         first = min((f for c in report.errors for f in c.shown), key=lambda f: f.row)
         total = sum(c.count for c in report.errors)
-        more = f" ({plural(total - 1, 'more problem')} in the report)" if total > 1 else ""
-        where = "" if first.line is not None else f"row {first.row + 1}: "
-        super().__init__(f"{where}{first.message}{more}", path=path, line=first.line)
+        more = (
+            words("import.more_problems", plural_of=total - 1, count=words.count(total - 1))
+            if total > 1
+            else ""
+        )
+        where = words("import.located", file=path, where=first.where(words))
+        # DataError's own "file, line N: " is English; this one is said in the language.
+        BarbError.__init__(self, f"{where}{first.message}{more}")
+        self.path, self.line = path, first.line
         self.report = report
 
 
@@ -182,12 +198,14 @@ def check_file(
     columns: str | None = None,
     progress: bool = False,
     name: str | None = None,
+    lang: str = "en",
 ) -> CheckedFile:
     """Read and validate ``path`` as bars of ``symbol``; nothing is written.
 
     Problems with rows go into the report (the file is then refused by ``import_file``);
     a file that cannot be read, or whose interval or zone contradicts what was declared,
-    raises ``DataError``.
+    raises ``DataError``. The report is said in ``lang`` (the bot's upload passes the
+    admin's; a refusal of the file as a whole is still English).
     """
     settings = settings or EngineSettings()
     path = Path(path)
@@ -215,7 +233,9 @@ def check_file(
             else:
                 shape = formats.read_csv_shape(inner, fmt, mapping)
                 raw = formats.read_csv(inner, shape, progress=progress)
-            checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp)
+            checked = _check_raw(
+                raw, instrument, where, timezone, declared_interval, stamp, ImportWords(lang)
+            )
             checked.report.file = name or path.name
             checked.report.file_kind = "CSV" if shape else "Parquet"
         except BadFile as exc:
@@ -245,16 +265,18 @@ def _check_raw(
     timezone: str | None,
     declared_interval: int | None,
     declared_stamp: Stamp | None,
+    words: ImportWords,
 ) -> CheckedFile:
     _check_series(raw)
     report = ImportReport(
         file=name,
-        layout=raw.layout.title,
+        layout=words(TITLE_WORDS[raw.layout.name]),
         layout_name=raw.layout.name,
         rows=len(raw),
-        notes=raw.notes,
+        notes=[words.note(note) for note in raw.notes],
+        language=words.language,
     )
-    report.errors = collect(raw, row_checks(raw))
+    report.errors = collect(raw, row_checks(raw, words))
     if report.errors:
         return CheckedFile(report, None, instrument, name)
     cents = hundredfold_prices(raw, instrument.tick_size)
@@ -283,7 +305,7 @@ def _check_raw(
         )
     report.interval_minutes = interval
 
-    clock = read_clock(raw, instrument, interval, timezone, declared_stamp)
+    clock = read_clock(raw, instrument, interval, timezone, declared_stamp, words)
     report.timezone, report.stamp, report.clock_note = clock.zone, clock.stamp, clock.note
     instants = raw.instants - interval * MINUTE_NS if clock.stamp == "close" else raw.instants
     wall = to_wall_clock(instants, raw.utc, clock.zone, instrument.timezone)
@@ -307,8 +329,7 @@ def _check_raw(
                 (
                     "bars in the exchange's closed hours",
                     shut,
-                    lambda i: f"{show(wall[i], False)} is {closed_reason(wall[i], instrument)}, "
-                    "when the exchange is shut.",
+                    lambda i: closed_reason(wall[i], instrument, words),
                 )
             ],
         )
@@ -316,7 +337,8 @@ def _check_raw(
     now = pd.Timestamp.now(tz=instrument.timezone).tz_localize(None).value
     report.warnings = collect(
         raw,
-        jump_checks(raw, tdate, interval) + future_checks(raw, wall, now, instrument.timezone),
+        jump_checks(raw, tdate, interval, words)
+        + future_checks(raw, wall, now, instrument.timezone, words),
     )
     frame = pd.DataFrame(
         {
@@ -342,7 +364,7 @@ def _schedule_dates(instrument: Instrument, report: ImportReport) -> np.ndarray 
     try:
         return load_schedule(instrument, report.first_date, report.last_date).dates
     except DataError:
-        report.notes.append("The exchange calendar has no sessions in this range.")
+        report.notes.append(report.words("import.note.no_calendar"))
         return None
 
 
@@ -483,7 +505,7 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
     )
     if exists and mode == "append":
         frame, added, description = _appended(checked, target, description)
-        note = _hole_note(frame, added)
+        note = _hole_note(frame, added, report.words)
     elif exists and mode == "replace":
         note = _level_note(checked, target)
     else:
@@ -491,7 +513,7 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
     return _Write(frame, added, description, exists, note)
 
 
-def _hole_note(combined: pd.DataFrame, added: int) -> str:
+def _hole_note(combined: pd.DataFrame, added: int, words: ImportWords) -> str:
     """On --append, the sentence naming a hole of over five days between the stored bars and
     the file's ('' otherwise): bars of 2031 appended to data ending 2024-03-22 left seven
     years without bars, and the calendar checks of the file see only the file's dates."""
@@ -500,10 +522,8 @@ def _hole_note(combined: pd.DataFrame, added: int) -> str:
     last, first = combined["timestamp"].iloc[-added - 1], combined["timestamp"].iloc[-added]
     if first - last <= pd.Timedelta(formats.LONGEST_PAUSE_NS):
         return ""
-    return (
-        f"The stored data ends at {last} and the file's new bars start at {first}: "
-        f"{(first - last).days:,} days with no bars between them."
-    )
+    days = (first - last).days
+    return words("import.hole", plural_of=days, last=last, first=first, days=words.count(days))
 
 
 def _level_note(checked: CheckedFile, target: Path) -> str:
@@ -522,12 +542,15 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
     if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
         return ""
     first = shared.iloc[0]
-    return (
-        f"At {first['timestamp']} the replaced data closed at {quote(first['close_stored'])} "
-        f"and the file at {quote(first['close'])} (×{ratio:.3g}, the median over the "
-        f"{len(shared):,} bars both hold): is the file another instrument's, or in another "
-        "unit? `barb data restore "
-        f"{checked.instrument.symbol}` brings the replaced data back."
+    return checked.report.words(
+        "import.level",
+        plural_of=len(shared),
+        time=first["timestamp"],
+        stored=quote(first["close_stored"]),
+        close=quote(first["close"]),
+        ratio=f"{ratio:.3g}",
+        bars=checked.report.words.count(len(shared)),
+        symbol=checked.instrument.symbol,
     )
 
 
