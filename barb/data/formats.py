@@ -330,6 +330,39 @@ def find_bad_line(path: Path, shape: CsvShape, wanted: dict[str, int]) -> tuple[
     return None
 
 
+# Lines before an unended last line its last field is compared with (see ``cut_last_field``).
+CUT_LINES = 100
+
+
+def cut_last_field(path: Path, shape: CsvShape) -> tuple[str, int, int] | None:
+    """(the last line's last field, that field's shortest length on the lines before, how
+    many lines before were read) when the file may be cut inside its last number, else
+    None.
+
+    A download cut short ends inside a line: "…,21340,3" where the file had "…,21340,348"
+    imported volume 3 without a word. Many CSV writers leave out the final line end, so that
+    alone says nothing; but a file without one whose last field is shorter than on each of
+    the ``CUT_LINES`` lines before it most likely lost digits, and is reported (not refused:
+    a quiet bar's volume may be short).
+    """
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        fh.seek(max(0, size - 64 * 1024))
+        tail = fh.read()
+    if tail.endswith((b"\n", b"\r")):
+        return None
+    lines = [line for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
+    if len(lines) < 3:
+        return None
+    # The first line read may be cut by the seek, or be the header: left out.
+    *before, last = csv.reader(lines[-CUT_LINES - 2 :][1:], delimiter=shape.delimiter)
+    if not last or len(before) < 2 or any(len(row) != len(last) for row in before):
+        return None
+    shortest = min(len(row[-1].strip()) for row in before)
+    field = last[-1].strip()
+    return (field, shortest, len(before)) if len(field) < shortest else None
+
+
 # --- Parquet --------------------------------------------------------------------------
 
 

@@ -36,17 +36,20 @@ from barb.data.layouts import (
     Stamp,
     parse_columns_option,
 )
-from barb.data.mapped import refresh_mapped
+from barb.data.mapped import mapped_path, refresh_mapped
 from barb.data.store import (
     DataMeta,
     data_path,
     make_meta,
     read_bars,
     read_meta,
+    remove_stale_temporaries,
     write_bars,
     write_lock,
 )
 from barb.data.validation import (
+    Check,
+    Finding,
     ImportReport,
     calendar_findings,
     collect,
@@ -61,6 +64,7 @@ from barb.data.validation import (
 )
 from barb.data.words import ImportWords
 from barb.errors import BarbError, DataError
+from barb.i18n import decimal
 from barb.instruments import Instrument, load_instrument
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
@@ -111,6 +115,7 @@ class ImportResult:
     added: int  # bars written (for --append: only the new ones)
     path: Path
     note: str = ""  # what the write changed that the person may not expect (``_level_note``)
+    cleaned: str = ""  # the temporary files of killed writes it removed ('' when none)
 
 
 def parse_interval(text: str) -> int:
@@ -247,8 +252,27 @@ def check_file(
             prefix = "" if shape else f"row {exc.row + 1}: "
             raise DataError(prefix + exc.message, path=where, line=line) from None
         if shape is not None:
+            _check_cut(checked.report, inner, shape)
             _name_lines(checked.report, inner, shape)
     return checked
+
+
+def _check_cut(report: ImportReport, path: Path, shape: CsvShape) -> None:
+    """The file's last line is reported when the file looks cut inside its last number
+    (``formats.cut_last_field``)."""
+    cut = formats.cut_last_field(path, shape)
+    if cut is None:
+        return
+    field, shortest, lines = cut
+    message = report.words(
+        "import.cut_last_line",
+        column=shape.names[-1],
+        value=field,
+        digits=shortest,
+        lines=lines,
+    )
+    finding = Finding(row=report.rows - 1, message=message)
+    report.warnings.append(Check(name="cut last line", count=1, shown=[finding]))
 
 
 def _name_lines(report: ImportReport, path: Path, shape: CsvShape) -> None:
@@ -561,8 +585,9 @@ def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) ->
     # From reading the stored bars to replacing them, no other import of the instrument runs.
     with write_lock(target):
         plan = plan_write(checked, settings, mode)
+        cleaned = _cleaned(target, settings, report.words)  # by an import that will go on
         if plan.added == 0 and plan.replaces and mode == "append":
-            return ImportResult(read_meta(target), report, 0, target)
+            return ImportResult(read_meta(target), report, 0, target, cleaned=cleaned)
         meta = make_meta(
             plan.frame,
             instrument=instrument.symbol,
@@ -574,7 +599,21 @@ def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) ->
         )
         write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
         refresh_mapped(plan.frame, meta, target, settings)
-    return ImportResult(meta, report, plan.added, target, plan.note)
+    return ImportResult(meta, report, plan.added, target, plan.note, cleaned)
+
+
+def _cleaned(target: Path, settings: EngineSettings, words: ImportWords) -> str:
+    """Remove what imports killed mid-write left beside the data and its Arrow copy (run
+    under the write lock) and say so, or '' when nothing was left: "Removed the temporary
+    file a killed write left: .NQ.parquet.k3j9.tmp (12.4 MB)."."""
+    removed = remove_stale_temporaries(target, mapped_path(target, settings))
+    if not removed:
+        return ""
+    files = ", ".join(
+        words("import.removed_file", name=name, size=decimal(size / 1e6, words.language, 1))
+        for name, size in removed
+    )
+    return words("import.removed_temporaries", plural_of=len(removed), files=files)
 
 
 def _check_seam(checked: CheckedFile, stored: pd.Series, first: pd.Series) -> None:

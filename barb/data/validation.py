@@ -48,6 +48,7 @@ CHECK_WORDS = {
     "far highs or lows": N_("import.check.far_wicks"),
     "prices at or below zero": N_("import.check.nonpositive"),
     "bars after now": N_("import.check.future"),
+    "cut last line": N_("import.check.cut_last_line"),
 }
 
 
