@@ -125,7 +125,7 @@ class DataUploads:
         that mode and the stored data's version for ``accept``."""
         try:
             checked = check_file(
-                self.path(offer), offer.symbol, self.settings, name=offer.file_name
+                self.path(offer), offer.symbol, self.settings, name=offer.file_name, lang=lang
             )
         except BarbError as exc:
             return Checked(offer, None, str(exc))
@@ -162,7 +162,7 @@ class DataUploads:
             if planned is None or planned.mode is None:  # gone, or never checked
                 raise DataError(t("upload_gone", lang))
             checked = check_file(
-                self.path(offer), offer.symbol, self.settings, name=offer.file_name
+                self.path(offer), offer.symbol, self.settings, name=offer.file_name, lang=lang
             )
             try:
                 return write_checked(checked, self.settings, planned.mode, expect=planned.stored)

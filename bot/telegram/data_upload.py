@@ -193,4 +193,6 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
             first=day(meta.first_date, lang),
             last=day(meta.last_date, lang),
         )
+        if result.cleaned:
+            imported += " " + result.cleaned
         await sender.text(chat_id, _html(imported))
