@@ -169,12 +169,12 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     asker = ctx.asker
     # Claimed with the question recorded in flight, as Run claims its plan: a second tap
     # (or a second device) is told the question was answered, and a kill -9 from here on
-    # leaves the question for the next start.
+    # leaves the question for the next start, which answers the clarification with it.
     taken = await svc.assistant.take(
         action_id,
         ctx.user_id,
         Press.OPTION,
-        work=question_work(asker, answer, asker.reply_to),
+        work=question_work(asker, answer, asker.reply_to, clarification=action_id),
         update_id=ctx.update_id,
     )
     if taken.verdict is not Verdict.OK or taken.work_id is None:
@@ -192,6 +192,7 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
         work_id=taken.work_id,
         reply_to=asker.reply_to,
         chat=ctx.chat,
+        clarification=action_id,  # this one, not whichever is open when the model is free
     )
     if message_id is not None:
         await _offer_again(ctx, action_id, message_id)

@@ -127,16 +127,17 @@ async def reset(ctx: UpdateContext, rest: str) -> None:
     svc = ctx.svc
     # The questions sent just before the /reset are in ``svc.thinking`` once this returns.
     await svc.locks.earlier_queued(ctx.chat_id)
-    running = await _running_plan(ctx)
-    if running is not None and running.user_id == ctx.user_id:
-        # A running plan holds both locks until its answer is out: said at once, not after
-        # the whole run (p40b F25). The forgetting waits for that answer: the run stores its
-        # question and answer as it ends, so clearing now would leave them as the one
-        # thing remembered after the reset.
-        await _say_now(ctx, t("reset_after_run", ctx.lang))
-    elif running is not None or svc.thinking.others(ctx.chat_id, ctx.user_id):
-        # In a group the model lock may be another member's: that answer comes first.
-        await _say_now(ctx, t("reset_after_other", ctx.lang))
+    async with svc.notice_lock(ctx.chat_id):  # said only before that answer goes out
+        running = await _running_plan(ctx)
+        if running is not None and running.user_id == ctx.user_id:
+            # A running plan holds both locks until its answer is out: said at once, not
+            # after the whole run (p40b F25). The forgetting waits for that answer: the run
+            # stores its question and answer as it ends, so clearing now would leave them
+            # as the one thing remembered after the reset.
+            await _say_now(ctx, t("reset_after_run", ctx.lang))
+        elif running is not None or svc.thinking.others(ctx.chat_id, ctx.user_id):
+            # In a group the model lock may be another member's: that answer comes first.
+            await _say_now(ctx, t("reset_after_other", ctx.lang))
     # The sender's own question the model thinks about is stopped before the model lock is
     # waited for: "forget" would otherwise wait, silent, for its plan, then cancel it.
     stopped = await _stop_questions(ctx)
@@ -161,19 +162,21 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
     Run: it computes nothing and its buttons go (in a group, other members' stay). A plan
     already running cannot be stopped: that is said at once, as the Cancel button says it;
     in a group, another member's running plan is said to be theirs."""
-    running = await _running_plan(ctx)
-    if running is not None:
+    async with ctx.svc.notice_lock(ctx.chat_id):
         # Not under the chat's lock: the run holds it until its answer is out, and the
         # person would hear nothing for the whole run, then "no plan waiting" (p40b F6).
-        # The plan is "running" until its answer is stored, so this comes before it.
-        said = t("running_cannot_cancel", ctx.lang)
-        if running.user_id != ctx.user_id:  # another member's, in a group
-            said = t("running_not_yours", ctx.lang)
-        await _say_now(ctx, said)
-        if not await _more_to_stop(ctx):
-            return
-        # A question asked after the Run, or a plan waiting, is stopped or dropped once
-        # the run lets go of the chat; its confirmation follows the run's answer.
+        # The plan is "running" until just before its answer goes out, which waits for
+        # this lock: a plan read as running here has its answer after the notice.
+        running = await _running_plan(ctx)
+        if running is not None:
+            said = t("running_cannot_cancel", ctx.lang)
+            if running.user_id != ctx.user_id:  # another member's, in a group
+                said = t("running_not_yours", ctx.lang)
+            await _say_now(ctx, said)
+    if running is not None and not await _more_to_stop(ctx):
+        return
+    # With a run going, a question asked after the Run, or a plan waiting, is stopped or
+    # dropped once the run lets go of the chat; its confirmation follows the run's answer.
     # One hold for the work and its confirmation, as for /reset. A question whose answer is
     # going out holds this lock: its plan, once sent, is dropped here, after it.
     async with ctx.svc.chat_lock(ctx.chat_id):
@@ -220,7 +223,8 @@ async def _more_to_stop(ctx: UpdateContext) -> bool:
 
 async def _say_now(ctx: UpdateContext, text: str) -> None:
     """Say ``text`` without the chat's lock, which a running plan holds until its answer
-    is out: a command's reply that cannot wait for it."""
+    is out: a command's reply that cannot wait for it. Under ``notice_lock``, with the
+    check that makes it true."""
     await ctx.sender().text(
         ctx.chat_id,
         escape(text),

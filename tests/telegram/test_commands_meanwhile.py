@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import sqlite3
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -521,3 +522,59 @@ async def test_another_members_reset_while_the_model_thinks_says_so_at_once(
     # Bob's question is forgotten; Alice's plan waits for her Run (remembered once run).
     assert rows(db_url, "SELECT count(*) FROM messages") == [(0,)]
     assert rows(db_url, "SELECT user_id, status FROM pending_actions") == [(ALICE, "pending")]
+
+
+@pytest.mark.parametrize(
+    ("command", "notice", "after"),
+    [
+        ("/cancel", "running_cannot_cancel", []),
+        ("/reset", "reset_after_run", ["Conversation forgotten (settings and usage stay)."]),
+    ],
+    ids=["cancel", "reset"],
+)
+async def test_a_run_ending_as_cancel_or_reset_checks_it_says_so_before_the_answer(
+    fake_telegram: FakeBotAPI, db_url: str, command: str, notice: str, after: list[str]
+) -> None:
+    """p43e #6: the plan's run ends between the command's check that it is running and its
+    "cannot be stopped…" sentence. Before: the sentence was sent after the check, outside
+    any lock, and came after the answer it said was on its way (or between its messages).
+    Now the answer waits for a sentence checked while its plan ran: the sentence, then the
+    answer whole."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        plan = await _run_held(fake, runner)
+        pending = svc.store.pending
+        real_read = pending.open_for_chat
+        checked = False
+
+        def answer_out_or_waiting() -> bool:
+            answered = any("Answer: " in m["text"] for m in fake.said(ALICE))
+            # The answer waits for the sentence (the run holds the chat's notice lock too).
+            _, users = svc.locks._locks.get((ALICE, "notices"), (None, 0))
+            return answered or users >= 2
+
+        async def read_as_the_run_ends(chat_id: int, *, user_id: int | None = None) -> Any:
+            nonlocal checked
+            found = await real_read(chat_id, user_id=user_id)
+            if sys._getframe(1).f_code.co_name == "_running_plan" and not checked:
+                checked = True  # read as running: the run ends now, before the sentence
+                runner.release.set()
+                await until(answer_out_or_waiting, "the answer out, or waiting", fake)
+            return found
+
+        pending.open_for_chat = read_as_the_run_ends  # type: ignore[method-assign]
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=command))
+        await fake.wait_said(3 + len(after), chat_id=ALICE)
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the run over", fake)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    said = texts_since(fake, 1)
+    assert said[0] == t(notice, "en"), fake.describe()
+    assert "Answer: " in said[1], fake.describe()  # the chart's caption
+    assert said[2:] == after, fake.describe()
+    assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
