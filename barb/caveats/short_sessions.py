@@ -47,6 +47,11 @@ NOTABLE_NEXT_SHARE = 0.05
 PART_DAY_COLUMNS = frozenset({"volume", "range"})
 # The prices a move is read between.
 PRICES = frozenset({"open", "high", "low", "close"})
+# The furthest back (in sessions) a move's first price may be for the move to be a part
+# day's: close / prev(close) is the half day's own return, 13:15 close for a 17:00 one;
+# close / session_close('RTH', 2), Wednesday's close to Black Friday's, holds a whole
+# session more and is the move asked for, not a part day's (p43a Q22).
+PART_DAY_MOVE_BACK = 1
 # Named patterns that compare a bar's range with the one before (patterns.yaml): a short
 # session's part-day range sits inside the bar before more often, and the bar after it
 # engulfs it more often. NQ RTH, all history: 12.3% of the holiday and early-close sessions
@@ -107,10 +112,24 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     else:
         what = f"{listed_text(sizes)} {'is' if len(sizes) == 1 else 'are'}"
     joined = _joined_hours(plan, stage, before, days[short], closed)
+    # Every row short: leaving them out leaves nothing; the hours they all trade compare.
+    other = (
+        LEAVE_OUT if n < len(days) else f"Against full days compare {_both_trade(plan, closed)}."
+    )
     return [
         f"{n} of the {len(days)} rows listed {are}: {listed}; "
-        f"their {what} a part day's.{joined} {LEAVE_OUT}"
+        f"their {what} a part day's.{joined} {other}"
     ]
+
+
+def _both_trade(plan: Plan, closed: np.ndarray) -> str:
+    """'the hours both trade, "session": "09:30-13:15", over every day': the query's session
+    cut at the earliest of the short days' closes (``closed``, minutes into the day)."""
+    start = plan.dataset.instrument.session(plan.session).start
+    return (
+        f'the hours both trade, "session": "{start}-{close_clock(plan.dataset, int(closed.min()))}"'
+        ", over every day"
+    )
 
 
 def short_session_names(dataset: Dataset, days: np.ndarray) -> str:
@@ -408,39 +427,43 @@ def part_day_move(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "")
     open - prev(close) and open - session_close('RTH', 1) are not (the gap from the last
     close to the open is as long a night on a half day as on any other)."""
     read = _prices_read(expr, mapped, prefix)
-    return len(read) >= 2 and any(
-        not lag and name[len(prefix) :] in AFTER_OPEN for name, lag in read
+    return (
+        len(read) >= 2
+        and any(not lag and name[len(prefix) :] in AFTER_OPEN for name, lag in read)
+        and max(lag for _, lag in read) <= PART_DAY_MOVE_BACK
     )
 
 
 def _prices_read(
     expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = ""
-) -> set[tuple[str, str]]:
-    """The prices ``expr`` reads (a joined market's with its ``prefix``), each with the
-    prev()/next() it is read through: close - prev(close) reads two ((close, ''), (close,
-    'prev(close)')), prev(close) one. A window's price read by session_*() counts as the
-    bar price it is (a lagged one with its call), a pattern's are its body's
+) -> set[tuple[str, int]]:
+    """The prices ``expr`` reads (a joined market's with its ``prefix``), each with how many
+    sessions back it is read (prev(), a lagged session_*(); next() counts forward, below
+    0): close - prev(close) reads two ((close, 0), (close, 1)), prev(close) one. A window's
+    price read by session_*() counts as the bar price it is, a pattern's are its body's
     (gap_filled() reads low, high and prev(close))."""
-    found: set[tuple[str, str]] = set()
-    seen: set[str] = set()
-    pending: list[tuple[ast.Node, str]] = [(expr, "")]
+    found: set[tuple[str, int]] = set()
+    seen: set[tuple[str, int]] = set()
+    pending: list[tuple[ast.Node, int]] = [(expr, 0)]
     while pending:
         node, lag = pending.pop()
         if isinstance(node, ast.Column):
             if node.name.startswith(prefix) and node.name[len(prefix) :] in PRICES:
                 found.add((node.name, lag))
-            elif node.name in mapped and node.name not in seen:
-                seen.add(node.name)
+            elif node.name in mapped and (node.name, lag) not in seen:
+                seen.add((node.name, lag))
                 pending.append((mapped[node.name], lag))
             continue
         if isinstance(node, ast.Call):
             name = node.name.lower()
-            if name in ("prev", "next"):
-                lag += node.to_text()
-            elif name in SESSION_PRICES:
+            if name in ("prev", "next") and node.args:
+                # Its first argument is read so far back; the count is no price.
+                pending.append((node.args[0], lag + _steps(node)))
+                continue
+            if name in SESSION_PRICES:
                 back = ast.literal_value(node.args[1]) if len(node.args) > 1 else 0
                 if not prefix:  # the rows' own market's windows
-                    found.add((SESSION_PRICES[name], lag + (node.to_text() if back else "")))
+                    found.add((SESSION_PRICES[name], lag + int(back or 0)))
                 continue
             spec = lookup(name)
             if spec is not None and spec.body is not None and not node.args:
@@ -772,10 +795,43 @@ def _window_sizes(plan: Plan, expr: ast.Expr, mapped: dict[str, ast.Expr]) -> se
 
 def reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "") -> bool:
     """Whether ``expr`` reads a column a part day makes small (range, volume, high - low),
-    or a joined market's with its ``prefix`` (cl_volume)."""
-    read = {n.name for n in nodes(expr, mapped) if isinstance(n, ast.Column)}
+    or a joined market's with its ``prefix`` (cl_volume), of the row's own session: not
+    prev(range) / prev(open), the full Wednesday before a Thanksgiving row (p43a Q13)."""
+    read = _own_columns(expr, mapped)
     read = {name[len(prefix) :] for name in read if name.startswith(prefix)}
     return bool(read & PART_DAY_COLUMNS) or {"high", "low"} <= read
+
+
+def _own_columns(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> set[str]:
+    """The columns ``expr`` reads of the row's own bar, through the map: not those read
+    through prev() or next() (volume / prev(volume) reads volume; prev(range) none)."""
+    found: set[str] = set()
+    seen: set[str] = set()
+    pending: list[ast.Node] = [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Column):
+            found.add(node.name)
+            if node.name in mapped and node.name not in seen:
+                seen.add(node.name)
+                pending.append(mapped[node.name])
+            continue
+        if (
+            isinstance(node, ast.Call)
+            and node.name.lower() in ("prev", "next")
+            and node.args
+            and _steps(node)
+        ):
+            continue  # another session's bar (prev(x, 0) is the row's own)
+        pending.extend(node.children())
+    return found
+
+
+def _steps(call: ast.Call) -> int:
+    """How many sessions back prev(x, n) reads (1 without n); next() forward, below 0."""
+    n = ast.literal_value(call.args[1]) if len(call.args) > 1 else 1
+    steps = int(n) if isinstance(n, int | float) and not isinstance(n, bool) else 1
+    return steps if call.name.lower() == "prev" else -steps
 
 
 def _low_tail_values(item: SelectItem) -> list[ast.Expr]:
