@@ -113,23 +113,14 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
         what = f"{listed_text(sizes)} {'is' if len(sizes) == 1 else 'are'}"
     joined = _joined_hours(plan, stage, before, days[short], closed)
     # Every row short: leaving them out leaves nothing; the hours they all trade compare.
-    other = (
-        LEAVE_OUT if n < len(days) else f"Against full days compare {_both_trade(plan, closed)}."
-    )
+    other = LEAVE_OUT
+    if n == len(days):
+        hours = same_hours(plan, plan.session, days[short])
+        other = f"Against full days compare the hours both trade, {hours}."
     return [
         f"{n} of the {len(days)} rows listed {are}: {listed}; "
         f"their {what} a part day's.{joined} {other}"
     ]
-
-
-def _both_trade(plan: Plan, closed: np.ndarray) -> str:
-    """'the hours both trade, "session": "09:30-13:15", over every day': the query's session
-    cut at the earliest of the short days' closes (``closed``, minutes into the day)."""
-    start = plan.dataset.instrument.session(plan.session).start
-    return (
-        f'the hours both trade, "session": "{start}-{close_clock(plan.dataset, int(closed.min()))}"'
-        ", over every day"
-    )
 
 
 def short_session_names(dataset: Dataset, days: np.ndarray) -> str:
@@ -487,7 +478,7 @@ def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> 
     if "trading_date" not in kept.columns:
         return []
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
-    sources = _by_source(plan, stage.select, mapped, low_tail=True)
+    sources = part_day_sources(plan, stage.select, mapped, low_tail=True)
     if not sources:  # before the dates are read
         return []
     days = kept["trading_date"].to_numpy().astype("datetime64[D]")
@@ -505,7 +496,7 @@ def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> 
             are = "is a short session" if n == 1 else "are short sessions"
             what = f"{n} of the {unique.size} days {are} (holidays, early closes: a part day"
         else:
-            lengths = _cut_lengths(plan, window, unique[short_dates])
+            lengths = cut_lengths(plan, window, unique[short_dates])
             what = (
                 f"{_days_windows(n, unique.size, window)} {'was' if n == 1 else 'were'} cut "
                 f"short by holidays and early closes ({lengths}: a part window"
@@ -547,8 +538,9 @@ def part_day_share_caveat(
     share, and the value without them when full days remain (min and low percentiles are
     the low-tail warning's). So too of a window read by session_*() that an early close cut
     on a notable share of the days: session_high('12:00-13:30') - session_low('12:00-13:30')
-    on RTH rows is a 60- or 75-minute range on the holidays and early closes. ``own_said``:
-    the rows' own short sessions are said already, as a where's picks
+    on RTH rows is a 60- or 75-minute range on the holidays and early closes. Groups made
+    mostly of them are named by ``barb.caveats.short_session_groups``, said in this one's
+    place. ``own_said``: the rows' own short sessions are said already, as a where's picks
     (``barb.caveats.part_day_picks``)."""
     stage = plan.first
     if plan.timeframe.name != "daily" or stage.shape == "table" or kept is None:
@@ -557,7 +549,7 @@ def part_day_share_caveat(
         return []
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
     aggregates = [item for item in stage.select if item.aggregate]
-    sources = _by_source(plan, aggregates, mapped, low_tail=False)
+    sources = part_day_sources(plan, aggregates, mapped, low_tail=False)
     if not sources:  # before the dates are read
         return []
     days = kept["trading_date"].to_numpy().astype("datetime64[D]")  # one row per date
@@ -700,9 +692,8 @@ def _short_session_share(plan: Plan, days: np.ndarray, short: np.ndarray) -> tup
         "are a part day's"
     )
     if part_of_the_day(plan) is not None:  # a window: how long it ran on them
-        text += f" ({plan.session} ran {_cut_lengths(plan, plan.session, days[short])})"
-    start = plan.dataset.instrument.session(plan.session).start
-    return text, f'"session": "{start}-{closes[0]}", over every day'
+        text += f" ({plan.session} ran {cut_lengths(plan, plan.session, days[short])})"
+    return text, same_hours(plan, plan.session, days[short])
 
 
 def _cut_window_share(
@@ -715,13 +706,24 @@ def _cut_window_share(
     text = (
         f"{_days_windows(n if n < days.size else 0, days.size, window)} "
         f"{'was' if n == 1 else 'were'} cut short by holidays and early closes "
-        f"({_cut_lengths(plan, window, cut)}), so their range and volume are a part window's"
+        f"({cut_lengths(plan, window, cut)}), so their range and volume are a part window's"
     )
+    return text, same_hours(plan, window, cut)
+
+
+def same_hours(plan: Plan, window: str, cut: np.ndarray) -> str:
+    """The form that reads only the hours the short days ``cut`` traded, on every day: the
+    query's own session to their earliest close, '"session": "09:30-13:15", over every
+    day'; a window read by session_*(), "'12:00-13:00' in place of '12:00-13:30'"."""
     opened, closed = day_edges(plan.dataset, cut)
+    if window == plan.session:
+        start = plan.dataset.instrument.session(window).start
+        end = close_clock(plan.dataset, int(closed[closed >= 0].min()))
+        return f'"session": "{start}-{end}", over every day'
     start, end = window_edges(plan.dataset, window)
     both = max(start, int(opened.max())), min(end, int(closed.min()))
     hours = "-".join(close_clock(plan.dataset, m) for m in both)
-    return text, f"'{hours}' in place of '{window}'"
+    return f"'{hours}' in place of '{window}'"
 
 
 def _days_windows(n: int, total: int, window: str) -> str:
@@ -729,7 +731,7 @@ def _days_windows(n: int, total: int, window: str) -> str:
     return f"{n if n else 'All'} of the {total} days' {window} windows"
 
 
-def _cut_lengths(plan: Plan, window: str, cut: np.ndarray) -> str:
+def cut_lengths(plan: Plan, window: str, cut: np.ndarray) -> str:
     """How long a window ran on the days it was cut: "60 of its 90 minutes on 74 days, 75
     on 39" (the most usual first)."""
     opened, closed = day_edges(plan.dataset, cut)
@@ -745,7 +747,7 @@ def _cut_lengths(plan: Plan, window: str, cut: np.ndarray) -> str:
     return ", ".join(said)
 
 
-def _by_source(
+def part_day_sources(
     plan: Plan, items: Iterable[SelectItem], mapped: dict[str, ast.Expr], *, low_tail: bool
 ) -> dict[str, list[SelectItem]]:
     """The select items whose size a short session makes small, by the session whose short

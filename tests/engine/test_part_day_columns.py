@@ -188,3 +188,53 @@ def test_only_the_short_days_own_span_is_a_part_day_s(settings, days, listed, wh
         f"{CLOSES[friday]}); their {what} a part day's. Against full days compare the hours "
         f'both trade, "session": "09:30-{CLOSES[friday]}", over every day.'
     ]
+
+
+def _mostly_short(result) -> list[str]:
+    return [w for w in result.metadata.warnings if w.startswith("Short sessions make up")]
+
+
+@pytest.mark.parametrize(("first", "last"), [(28, 29), (27, 29), (26, 29)])
+def test_a_group_mostly_of_short_sessions_is_named(settings, days, first, last) -> None:
+    """p43a A: Christmas Eve's or Black Friday's mean range and volume grouped against the
+    other days read as quiet days with nothing said, where they are half days. Each group
+    whose days are mostly short sessions is named with its count, kinds and closes (pandas
+    over the bars), the sizes it reads, and the hours every day trades; a group with fewer
+    than half is not (26-29 holds 2 of 4)."""
+    day = pd.to_datetime(days.index).day
+    key = (day >= first) & (day <= last)
+    query = {
+        "period": "2024-11-18:2024-12-06",
+        "map": {"tg": f"day() >= {first} and day() <= {last}"},
+        "group_by": "tg",
+        "select": ["count()", "mean(range)", "mean(volume)", "mean(close / prev(close, 2) - 1)"],
+    }
+    result = ask(query, settings, **RTH_DAILY)
+    group = days[key]
+    assert result.table.set_index("tg")["count"][True] == len(group)
+    short = group.index[group["short"]]
+    if 2 * len(short) <= len(group):
+        assert _mostly_short(result) == []
+        return
+    count = (
+        f"all {len(short)} days"
+        if len(short) == len(group)
+        else (f"{len(short)} of the {len(group)} days")
+    )
+    closes = sorted(CLOSES[d] for d in short)
+    assert _mostly_short(result) == [
+        f"Short sessions make up {count} of group tg true (holidays and early closes, the "
+        f"exchange closed at {' or '.join(closes)}), so its mean_range and mean_volume are a "
+        f"part day's: against full days compare the hours both trade, "
+        f'"session": "09:30-{closes[0]}", over every day.'
+    ]
+
+
+def test_groups_with_a_short_session_among_full_days_are_not_named(settings, days) -> None:
+    """By weekday the holiday is one Thursday of three and the half day one Friday of three:
+    each group's value is mostly full days'."""
+    weekday = pd.to_datetime(days.index).day_name()
+    shares = days.groupby(weekday)["short"].mean()
+    assert 0 < shares.max() <= 0.5
+    query = {"period": "2024-11-18:2024-12-06", "group_by": "dayname()", "select": "mean(range)"}
+    assert _mostly_short(ask(query, settings, **RTH_DAILY)) == []
