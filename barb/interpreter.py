@@ -465,7 +465,7 @@ def _night(plan: Plan) -> NightSession | None:
         not spec.crosses_midnight or spec.zone is not None
     ):  # a window on another clock is other exchange hours on other dates
         return None
-    return NightSession(plan.session, spec.hours, spec.start_minute)
+    return NightSession(plan.session, spec.hours, spec.start_minute, spec.length_minutes)
 
 
 def _zoned_clocks_only(plan: Plan) -> bool:
