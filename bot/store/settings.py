@@ -42,10 +42,12 @@ class StoreSettings(BaseSettings):
         "at once instead of after the lease",
     )
     outbox_lease_s: float = Field(
-        default=300.0,
+        default=360.0,
         gt=0,
         description="How long a replica holds a reply it is sending before another replica "
-        "may send it; longer than a send can take (retries and flood waits included)",
+        "may send it; renewed before each message when less than one message's send is left "
+        "(Patience.longest_send: 314 s with retries and flood waits), so keep it longer than "
+        "that. A dead replica's replies go out this long after it died",
     )
     work_lease_s: float = Field(
         default=90.0,
