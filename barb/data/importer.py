@@ -44,6 +44,7 @@ from barb.data.store import (
     read_bars,
     read_meta,
     remove_stale_temporaries,
+    stored_version,
     write_bars,
     write_lock,
 )
@@ -96,6 +97,11 @@ class ImportRefused(DataError):
         BarbError.__init__(self, f"{where}{first.message}{more}")
         self.path, self.line = path, first.line
         self.report = report
+
+
+class StoredChanged(DataError):
+    """The stored data is no longer the one a plan was made against (``write_checked``'s
+    ``expect``): its mode, said to the person, may now be wrong. Nothing was written."""
 
 
 @dataclass
@@ -578,12 +584,23 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
     )
 
 
-def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> ImportResult:
-    """Write a file ``check_file`` accepted, as ``mode`` allows."""
+def write_checked(
+    checked: CheckedFile, settings: EngineSettings, mode: Mode, *, expect: str | None = None
+) -> ImportResult:
+    """Write a file ``check_file`` accepted, as ``mode`` allows; with ``expect`` (the
+    ``stored_version`` the mode was chosen against), only if the stored data is still that
+    one, else ``StoredChanged``: an append offered to the bot's admin, pressed after another
+    import, became a replace of 5,520 bars by the file's 1,380."""
     report, instrument = checked.report, checked.instrument
     target = data_path(instrument.symbol, settings)
     # From reading the stored bars to replacing them, no other import of the instrument runs.
     with write_lock(target):
+        if expect is not None and stored_version(target) != expect:
+            raise StoredChanged(
+                f"the stored {instrument.symbol} data changed after the file was checked; "
+                "nothing was written.",
+                path=checked.name,
+            )
         plan = plan_write(checked, settings, mode)
         cleaned = _cleaned(target, settings, report.words)  # by an import that will go on
         if plan.added == 0 and plan.replaces and mode == "append":
@@ -692,6 +709,7 @@ __all__ = [
     "CheckedFile",
     "ImportRefused",
     "ImportResult",
+    "StoredChanged",
     "check_file",
     "import_file",
     "plan_write",

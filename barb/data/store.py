@@ -327,6 +327,19 @@ def read_meta(path: Path) -> DataMeta:
     return meta_from_schema(schema, path)
 
 
+def stored_version(path: Path) -> str:
+    """What tells one write of ``path`` from any other ('' when there is no file): the rows,
+    dates and write time of its metadata, e.g. "4140 2024-03-18 2024-03-20
+    2025-01-07T10:15:02.123456+00:00". A plan made against the stored bars (the bot's offer
+    to import an upload) compares it under ``write_lock`` before writing: every import
+    writes a new one, and a restore brings back the kept file's with its bars."""
+    try:
+        meta = read_meta(path)
+    except FileNotFoundError:
+        return ""
+    return f"{meta.rows} {meta.first_date} {meta.last_date} {meta.created_at.isoformat()}"
+
+
 def read_bars(path: Path) -> tuple[pd.DataFrame, DataMeta]:
     """Load a data file: the frame (RangeIndex, stored columns) and its ``DataMeta``."""
     try:

@@ -817,6 +817,55 @@ def test_bot_uploads_of_the_next_days_add_to_the_stored_bars(
     assert_same_bars(settings, fixed)
 
 
+def test_an_offered_append_is_not_done_as_a_replace_after_the_stored_data_changed(
+    settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Thursday's and Friday's files were both offered as "Import adds the file's 1,380 new
+    bars"; Friday's was pressed first, and Thursday's press then replaced the 5,520 stored
+    bars by its 1,380: the mode was chosen again at the press, where Thursday no longer
+    continued the data, and a failed append became a replace without a word."""
+    from bot.data_uploads import DataUploads
+
+    desk = DataUploads(settings)
+    day = len(bars) // 5  # 1,380 bars from 18:00 to 17:00
+    monday_to_wednesday, thursday, friday = (
+        bars.iloc[: 3 * day],
+        bars.iloc[3 * day : 4 * day],
+        bars.iloc[4 * day :],
+    )
+
+    def upload(name: str, frame: pd.DataFrame):  # type: ignore[no-untyped-def]
+        offer = desk.new_offer(name, "NQ", user_id=1, chat_id=1)
+        bf.plain_csv(desk.path(offer), frame.reset_index(drop=True))
+        return offer, desk.check(offer)
+
+    desk.accept(upload("mon-wed.csv", monday_to_wednesday)[0])
+    (thu, said_thu), (fri, said_fri) = upload("thu.csv", thursday), upload("fri.csv", friday)
+    for said in (said_thu, said_fri):
+        assert said.plan == (
+            f"Import adds the file's {day:,} new bars to the stored NQ data "
+            f"({3 * day:,} bars, 2024-03-18 to 2024-03-20)."
+        )
+    assert desk.accept(fri).added == day
+    with pytest.raises(DataError) as refused:
+        desk.accept(thu, "ru")
+    assert str(refused.value) == (
+        "хранящиеся данные NQ изменились после проверки этого файла, и импорт может сделать "
+        "не то, что обещал; ничего не записано: отправьте файл ещё раз, чтобы увидеть, что "
+        "он сделает теперь."
+    )
+    assert_same_bars(settings, pd.concat([monday_to_wednesday, friday]))  # 5,520 bars kept
+    assert not list((settings.data_dir / ".uploads").iterdir())
+
+    # Sent again, Thursday is offered as what Import now does, and done as offered.
+    offer, said = upload("thu.csv", thursday)
+    assert said.plan.startswith(
+        f"Import replaces the stored NQ data ({4 * day:,} bars, 2024-03-18 to 2024-03-22)"
+    )
+    assert desk.accept(offer).added == day
+    assert_same_bars(settings, thursday)
+
+
 # --- the validation report ----------------------------------------------------------------
 
 

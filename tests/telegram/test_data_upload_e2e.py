@@ -113,6 +113,38 @@ async def test_a_bad_file_gets_the_report_and_no_import_button(
     assert not data_path("NQ", engine).exists()
 
 
+async def test_a_damaged_stored_file_gets_one_sentence_and_leaves_nothing_staged(
+    tmp_path: Path,
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    """Stored ES bars whose pages no longer decompress: the check's OSError escaped the
+    worker thread, the admin got the generic error, and the upload stayed under .uploads."""
+    fake = fake_telegram
+    content, bars = chicago_csv
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        offer = await send_file(fake, ALICE, content, "week.csv", caption="ES")
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        target = data_path("ES", engine)
+        damaged = bytearray(target.read_bytes())
+        damaged[100:5000] = b"\xab" * 4900  # the first column's pages, not the footer
+        target.write_bytes(bytes(damaged))
+
+        again = bf.plain_csv(tmp_path / "mon.csv", bars.iloc[:1380], "America/Chicago")
+        reply = await send_file(fake, ALICE, again.read_bytes(), "mon.csv", caption="ES")
+        refusal = reply["text"].splitlines()[-1]
+        assert refusal.startswith("Not imported: the stored ES data cannot be read (")
+        assert refusal.endswith(
+            "), so I cannot tell what Import would do to it; nothing was written."
+        )
+        assert not keyboard_data(reply)
+        assert not list((engine.data_dir / ".uploads").iterdir())
+    assert target.read_bytes() == bytes(damaged)
+
+
 async def test_cancel_and_other_people(
     fake_telegram: FakeBotAPI,
     db_url: str,
