@@ -100,9 +100,9 @@ async def answer_question(
 
     The turn holds the chat's model lock throughout (questions are answered one at a time,
     in order) and its reply lock only to send: a command sent while the model thinks is
-    answered at once, and a /cancel stops the turn (``Thinking``), the question dropped and
-    nothing of it sent. Once the answer holds the reply lock it goes out whole, nothing of
-    the chat between its messages."""
+    answered at once, and a /cancel or /reset stops the turn (``Thinking``), the question
+    dropped and nothing of it sent. Once the answer holds the reply lock it goes out whole,
+    nothing of the chat between its messages."""
     sender = svc.sender(bot)
     chat_id = asker.chat_id
     async with _finished_if_it_fails(svc, work_id), AsyncExitStack() as held:
@@ -110,9 +110,10 @@ async def answer_question(
             await held.enter_async_context(svc.model_lock(chat_id))
             if preface is not None:
                 async with svc.chat_lock(chat_id):
-                    await sender.text(
-                        chat_id, preface, reply_to=asker.reply_to, thread_id=asker.thread_id
-                    )
+                    with svc.thinking.sending(turn):
+                        await sender.text(
+                            chat_id, preface, reply_to=asker.reply_to, thread_id=asker.thread_id
+                        )
             async with svc.showing(bot, chat_id):
                 acknowledged()  # 'typing…' is on its way
                 # Plans waiting for this person lose their buttons and say they were

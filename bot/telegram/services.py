@@ -147,13 +147,21 @@ class ChatLocks:
         if not turns:
             self._turns.pop(turn.chat_id, None)
 
-    @asynccontextmanager
-    async def hold(self, chat_id: int, lane: Lane = "replies") -> AsyncIterator[None]:
+    async def earlier_queued(self, chat_id: int) -> None:
+        """Wait until the chat's updates that arrived before the current task's have queued
+        for a lock (or ended): a question sent before it is then in ``Thinking``. Example:
+        /reset stops the question sent just before it, not only the ones the model had
+        already begun."""
         turn = _turn.get()
         turns = self._turns.get(chat_id, [])
         if turn is not None and turn.chat_id == chat_id and turn in turns:
             for earlier in turns[: turns.index(turn)]:
                 await earlier.queued.wait()
+
+    @asynccontextmanager
+    async def hold(self, chat_id: int, lane: Lane = "replies") -> AsyncIterator[None]:
+        turn = _turn.get()
+        await self.earlier_queued(chat_id)
         key = (chat_id, lane)
         lock, users = self._locks.get(key, (asyncio.Lock(), 0))
         self._locks[key] = (lock, users + 1)
