@@ -56,6 +56,7 @@ from barb.caveats.sessions import (
 )
 from barb.caveats.short_bar_picks import short_pick_caveat
 from barb.caveats.short_day_groups import short_day_group_caveat
+from barb.caveats.short_session_groups import short_group_caveat
 from barb.caveats.short_sessions import (
     after_window_close_caveat,
     low_tail_caveat,
@@ -221,7 +222,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += low_tail_caveat(plan, ctx, output.kept)
     picked = picked_short_caveat(plan, ctx, frame, keep, output)
     warnings += picked
-    warnings += part_day_share_caveat(plan, ctx, output.kept, own_said=bool(picked))
+    # Groups mostly of short sessions are named; else the share over all the rows is said.
+    warnings += short_group_caveat(plan, output.kept, own_said=bool(picked)) or (
+        part_day_share_caveat(plan, ctx, output.kept, own_said=bool(picked))
+    )
     warnings += mother_bar_caveat(plan, ctx, frame, output.kept)
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
@@ -461,7 +465,7 @@ def _night(plan: Plan) -> NightSession | None:
         not spec.crosses_midnight or spec.zone is not None
     ):  # a window on another clock is other exchange hours on other dates
         return None
-    return NightSession(plan.session, spec.hours, spec.start_minute)
+    return NightSession(plan.session, spec.hours, spec.start_minute, spec.length_minutes)
 
 
 def _zoned_clocks_only(plan: Plan) -> bool:
