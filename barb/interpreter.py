@@ -364,6 +364,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         short_weeks=short_weeks,
         even_groups=output.even_columns or None,
         apart_groups=list(output.apart_columns) or None,
+        near_groups=output.near_groups or None,
+        part_counted=parts.counted,
         baselines=output.baselines,
     )
     return Result(

@@ -120,6 +120,19 @@ class Baseline(BaseModel):
     rows: int
 
 
+class PartCounted(BaseModel):
+    """A second stage's value of one group that counts a first-stage group holding only part
+    of its week, month or year (``barb.caveats.part_group_feeds``): the group's keys as text
+    (``{"outcome": "high first"}``), the column, its value without the part group, and that
+    group's unit and label ("week", "2026-01-05"). The warning says it; a chart notes it."""
+
+    keys: dict[str, str]
+    column: str
+    without: float
+    unit: str
+    label: str
+
+
 class UnfinishedBar(BaseModel):
     """The data's unfinished last weekly or longer bar, listed in a table of bars (weekly
     last_4_bars ending on Wednesday 2026-01-07): its label as the table writes it and the
@@ -193,6 +206,15 @@ class Metadata(BaseModel):
     # The grouped means checked the same way whose groups do differ: a chart's headline
     # leads with one of them rather than one within noise. For the chart only.
     apart_groups: list[str] | None = Field(default=None, exclude=True)
+    # A count's most counted group and those within its noise (the exact binomial test of
+    # the two counts), by their keys as text, by column: a chart names them together, never
+    # the first alone as "most often" (p43b Q17: 1,607 'high only' beside 1,568 'low only',
+    # p = 0.5). For the chart only.
+    near_groups: dict[str, list[dict[str, str]]] | None = Field(default=None, exclude=True)
+    # A second stage's values by group that count a part week (month, year) of the first
+    # stage among their rows: "high first 463 weeks" with 2026-01-05's 3 days (462 without).
+    # A chart says so under its bars, as the warning does. For the chart only.
+    part_counted: list[PartCounted] = Field(default_factory=list, exclude=True)
     # The data's last trading date: a value on an earlier row (a period that ended before
     # it) is that period's last, not "now". For the chart only.
     data_last: dt.date | None = Field(default=None, exclude=True)
