@@ -186,8 +186,9 @@ class Metadata(BaseModel):
     # their rows (2008's days above the 200-day mean: 60 of 259), named like cut_groups,
     # with those rows and all of theirs: drawn hollow and not ranked. For the chart only.
     begun_groups: list[tuple[dict[str, str], int, int]] = Field(default_factory=list, exclude=True)
-    # A then stage's where: the first stage's rows it kept and those it was given (406 of
-    # 941 weeks); the chart's footer says so. For the chart only, like open_group.
+    # A then stage's where: the first stage's rows it kept and those it was given (the weeks
+    # that opened with a down Monday, of all the weeks); the chart's footer says so. For the
+    # chart only, like open_group.
     then_rows: tuple[int, int] | None = Field(default=None, exclude=True)
     # The unfinished last bar a table of bars lists ("period": "last_N_bars"): the chart
     # draws it hollow and the one-row card says it is so far. For the chart only.
