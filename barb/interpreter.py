@@ -364,6 +364,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         short_weeks=short_weeks,
         even_groups=output.even_columns or None,
         apart_groups=list(output.apart_columns) or None,
+        near_groups=output.near_groups or None,
+        part_counted=parts.counted,
         baselines=output.baselines,
     )
     return Result(
@@ -393,7 +395,7 @@ def _second_stage(
     output.warnings += then_runs_caveat(plan, ctx, rows, output.passed, first.order)
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept
-        # (406 weeks that opened down, not all 941), with the columns its map made.
+        # (the weeks that opened down, not every week), with the columns its map made.
         mapped = [name for name, _ in plan.then.map_exprs if name not in first.table.columns]
         output.source_rows = take_rows(rows[[*first.table.columns, *mapped]], output.passed)
     if plan.then.shape == "table" and not plan.then.sort and plan.first.sort:

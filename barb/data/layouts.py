@@ -100,6 +100,9 @@ LAYOUTS: dict[str, Layout] = {
             "one timestamp column",
             {"timestamp": ("timestamp", "datetime"), **_same(*PRICES, "volume")},
             "timestamp",
+            # A file without volume (many exports of daily or index bars) gets volume 0 and
+            # the report says so, as the split and TradingView layouts do.
+            optional=("volume",),
             example="timestamp,open,high,low,close,volume",
         ),
         Layout(
