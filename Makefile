@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine with Python 3.11+, pip and make:
 #   make run    set up, generate the sample data if missing, answer an example question with
 #               the engine, then start the Telegram bot (or say exactly which settings it needs)
-#   make test   set up, lint, run the test suite
+#   make test   set up, lint (ruff check and ruff format --check), run the test suite
 PYTHON ?= python3
 UV_VERSION := 0.13.8
 UV := .tools/bin/uv
@@ -40,6 +40,7 @@ lint: setup
 # so two share two cores well (about 5 minutes instead of 10).
 test: setup
 	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
 	.venv/bin/pytest -q -m "not scale" -n 2 --dist worksteal
 
 # Several replicas behind the real HAProxy: the servers come from Debian's packages (as root,
@@ -60,7 +61,9 @@ bench: sample
 # After adding or removing a text in the code: the templates extracted from the code, and
 # each language's catalog brought in line (new keys come in untranslated, and the tests fail
 # until they are translated in locales/<lang>/LC_MESSAGES/*.po). Read from the .po files at
-# run time: nothing to compile.
+# run time: nothing to compile. The POT-Creation-Date line pybabel writes is taken out, so
+# that a run which changes no text leaves the tree clean (Plural-Forms and the other
+# headers stay).
 PYBABEL_EXTRACT := .venv/bin/pybabel -q extract --no-default-keywords --no-location --sort-output \
   --project Barb --version 0.1.0
 PYBABEL_UPDATE := .venv/bin/pybabel -q update --no-fuzzy-matching --ignore-obsolete -d locales
@@ -69,3 +72,4 @@ catalogs: setup
 	$(PYBABEL_EXTRACT) -k words -k N_ -o locales/barb.pot barb
 	$(PYBABEL_UPDATE) -D bot -i locales/bot.pot
 	$(PYBABEL_UPDATE) -D barb -i locales/barb.pot
+	sed -i '/^"POT-Creation-Date: /d' locales/*.pot locales/*/LC_MESSAGES/*.po

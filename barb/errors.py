@@ -162,7 +162,9 @@ class MultipleErrors(QueryError):
         first = errors[0]
         self.error_type = first.error_type
         shown = errors[:MAX_REPORTED_ERRORS]
-        message = " ".join(f"{e.message}" for e in shown)
+        # One misspelt function in map and where is one mistake: its message once (each
+        # step keeps its own entry in ``errors``).
+        message = " ".join(dict.fromkeys(e.message for e in shown))
         if len(errors) > len(shown):
             message += f" … and {len(errors) - len(shown)} more."
         super().__init__(message, step=first.step, hint=first.hint)

@@ -56,6 +56,7 @@ from barb.caveats.sessions import (
 )
 from barb.caveats.short_bar_picks import short_pick_caveat
 from barb.caveats.short_day_groups import short_day_group_caveat
+from barb.caveats.short_session_groups import short_group_caveat
 from barb.caveats.short_sessions import (
     after_window_close_caveat,
     low_tail_caveat,
@@ -221,7 +222,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += low_tail_caveat(plan, ctx, output.kept)
     picked = picked_short_caveat(plan, ctx, frame, keep, output)
     warnings += picked
-    warnings += part_day_share_caveat(plan, ctx, output.kept, own_said=bool(picked))
+    # Groups mostly of short sessions are named; else the share over all the rows is said.
+    warnings += short_group_caveat(plan, output.kept, own_said=bool(picked)) or (
+        part_day_share_caveat(plan, ctx, output.kept, own_said=bool(picked))
+    )
     warnings += mother_bar_caveat(plan, ctx, frame, output.kept)
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
@@ -360,6 +364,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         short_weeks=short_weeks,
         even_groups=output.even_columns or None,
         apart_groups=list(output.apart_columns) or None,
+        near_groups=output.near_groups or None,
+        part_counted=parts.counted,
         baselines=output.baselines,
     )
     return Result(
@@ -389,7 +395,7 @@ def _second_stage(
     output.warnings += then_runs_caveat(plan, ctx, rows, output.passed, first.order)
     if output.summary.type != "table" and output.passed is not None:
         # What the second stage's numbers rest on: the first stage's rows its where kept
-        # (406 weeks that opened down, not all 941), with the columns its map made.
+        # (the weeks that opened down, not every week), with the columns its map made.
         mapped = [name for name, _ in plan.then.map_exprs if name not in first.table.columns]
         output.source_rows = take_rows(rows[[*first.table.columns, *mapped]], output.passed)
     if plan.then.shape == "table" and not plan.then.sort and plan.first.sort:
@@ -461,7 +467,7 @@ def _night(plan: Plan) -> NightSession | None:
         not spec.crosses_midnight or spec.zone is not None
     ):  # a window on another clock is other exchange hours on other dates
         return None
-    return NightSession(plan.session, spec.hours, spec.start_minute)
+    return NightSession(plan.session, spec.hours, spec.start_minute, spec.length_minutes)
 
 
 def _zoned_clocks_only(plan: Plan) -> bool:

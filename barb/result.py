@@ -120,6 +120,19 @@ class Baseline(BaseModel):
     rows: int
 
 
+class PartCounted(BaseModel):
+    """A second stage's value of one group that counts a first-stage group holding only part
+    of its week, month or year (``barb.caveats.part_group_feeds``): the group's keys as text
+    (``{"outcome": "high first"}``), the column, its value without the part group, and that
+    group's unit and label ("week", "2026-01-05"). The warning says it; a chart notes it."""
+
+    keys: dict[str, str]
+    column: str
+    without: float
+    unit: str
+    label: str
+
+
 class UnfinishedBar(BaseModel):
     """The data's unfinished last weekly or longer bar, listed in a table of bars (weekly
     last_4_bars ending on Wednesday 2026-01-07): its label as the table writes it and the
@@ -173,8 +186,9 @@ class Metadata(BaseModel):
     # their rows (2008's days above the 200-day mean: 60 of 259), named like cut_groups,
     # with those rows and all of theirs: drawn hollow and not ranked. For the chart only.
     begun_groups: list[tuple[dict[str, str], int, int]] = Field(default_factory=list, exclude=True)
-    # A then stage's where: the first stage's rows it kept and those it was given (406 of
-    # 941 weeks); the chart's footer says so. For the chart only, like open_group.
+    # A then stage's where: the first stage's rows it kept and those it was given (the weeks
+    # that opened with a down Monday, of all the weeks); the chart's footer says so. For the
+    # chart only, like open_group.
     then_rows: tuple[int, int] | None = Field(default=None, exclude=True)
     # The unfinished last bar a table of bars lists ("period": "last_N_bars"): the chart
     # draws it hollow and the one-row card says it is so far. For the chart only.
@@ -192,6 +206,15 @@ class Metadata(BaseModel):
     # The grouped means checked the same way whose groups do differ: a chart's headline
     # leads with one of them rather than one within noise. For the chart only.
     apart_groups: list[str] | None = Field(default=None, exclude=True)
+    # A count's most counted group and those within its noise (the exact binomial test of
+    # the two counts), by their keys as text, by column: a chart names them together, never
+    # the first alone as "most often" (p43b Q17: 1,607 'high only' beside 1,568 'low only',
+    # p = 0.5). For the chart only.
+    near_groups: dict[str, list[dict[str, str]]] | None = Field(default=None, exclude=True)
+    # A second stage's values by group that count a part week (month, year) of the first
+    # stage among their rows: "high first 463 weeks" with 2026-01-05's 3 days (462 without).
+    # A chart says so under its bars, as the warning does. For the chart only.
+    part_counted: list[PartCounted] = Field(default_factory=list, exclude=True)
     # The data's last trading date: a value on an earlier row (a period that ended before
     # it) is that period's last, not "now". For the chart only.
     data_last: dt.date | None = Field(default=None, exclude=True)

@@ -22,7 +22,7 @@ from barb.bar_labels import label_column, row_label, with_bar_label
 from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
 from barb.caveats.empty_rows import notable
 from barb.caveats.filled_means import filled_statistic_caveat
-from barb.caveats.group_noise import counted_noise, even_groups
+from barb.caveats.group_noise import CountedNoise, counted_noise, even_groups
 from barb.caveats.groups import empty_groups, keyless_rows
 from barb.caveats.limits import tie_at_limit
 from barb.caveats.lookahead import lookahead_caveats
@@ -209,7 +209,7 @@ def run_stage(
         output.baselines = {name: found.baseline for name, found in setup.items()}
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
-        output.warnings += keyless_rows(frame, keys)
+        output.warnings += keyless_rows(frame, keys, ctx.intraday, ctx.trading_dates)
         # Every group, not the limit's few: "range > 500 by year, top 2" had named 2020,
         # 2021, 2023 and 2025 (12, 5, 3 and 18 such days) among the years the where emptied.
         listed = output.groups if output.groups is not None else output.table
@@ -378,8 +378,10 @@ def _answer(
             assert index is not None
             warnings += grouped_overlap_caveat(stage, overlapping, index, ctx.timeframe)
         even = even_groups(stage.select, answers, stage.sort, rows, overlapping)
+        counted = CountedNoise()
         if prefix and _by_outcome(stage, row_keys):
-            warnings += counted_noise(stage.select, answers, stage.sort)
+            counted = counted_noise(stage.select, answers, stage.sort)
+            warnings += counted.warnings
         return StageOutput(
             summary,
             table=table,
@@ -387,8 +389,9 @@ def _answer(
             order=order,
             warnings=warnings + even.warnings,
             groups=every_group,
-            even_columns=even.columns,
+            even_columns=even.columns + counted.columns,
             apart_columns=even.apart,
+            near_groups=counted.near,
             few_groups=even.few,
             begun_groups=_begun_keys(begun, answers),
         )

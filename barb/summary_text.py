@@ -27,6 +27,11 @@ def listed_text(texts: list[str]) -> str:
     return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
 
 
+def either_text(texts: list[str]) -> str:
+    """ "12:59", "12:59 or 13:14", "11:29, 12:59 or 13:14"."""
+    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} or {texts[-1]}"
+
+
 def group_name(index: pd.Index, at: int, *, text_alone: bool = False) -> str:
     """Group ``at`` of a grouped result by its keys' names and values: "year 2008", "weekday
     Mon", "year 2024 month 3"; with ``text_alone`` a text value stands without its key's

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         SECTION,
         "",
-        f"Command: `python -m bench.data_import --years {args.years}`",
+        f"Command: `.venv/bin/python -m bench.data_import --years {args.years}`",
         "",
         f"Machine: {platform.machine()}, Python {platform.python_version()}; file: "
         f"{len(part):,} one-minute NQ bars in Chicago time, {size_mb:.0f} MB of CSV.",

@@ -83,6 +83,7 @@ def configured() -> tuple[BotSettings, LLMProvider] | None:
     """
     settings = _settings(BotSettings)
     _settings(EngineSettings)  # read again by each worker: a wrong value is named here
+    _settings(StoreSettings)  # read after getMe: a wrong database URL is named before it
     problems = []
     if settings.telegram_token is None:
         problems.append(TOKEN_STEPS)

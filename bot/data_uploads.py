@@ -7,6 +7,11 @@ reads before pressing says which, with the stored bars it replaces. Every Import
 replace: two daily files in a row left one day of data, and the history, kept for one
 generation only, was deleted by the second without a word.
 
+The offer keeps the mode its report said and the ``stored_version`` it was chosen against,
+and Import writes in that mode only while the stored data is still that one: a Thursday
+file offered as "adds 1,380 new bars", pressed after Friday's was imported, replaced the
+5,520 stored bars by its 1,380, since the mode used to be chosen again at the press.
+
 Nothing Telegram-specific here: an offer is a staged file plus a small JSON record beside it
 in ``{data_dir}/.uploads/{id}/``, so an offer survives a restart of the bot, and the import
 is ``barb.data.importer``'s, the same code as ``barb data import``.
@@ -15,6 +20,7 @@ is ``barb.data.importer``'s, the same code as ``barb data import``.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import re
 import shutil
 import uuid
@@ -28,16 +34,19 @@ from barb.data.importer import (
     ImportRefused,
     ImportResult,
     Mode,
+    StoredChanged,
     check_file,
     plan_write,
     write_checked,
 )
-from barb.data.store import data_path, previous_path, read_meta
+from barb.data.store import data_path, previous_path, read_meta, stored_version, write_lock
 from barb.data.validation import ImportReport
 from barb.errors import BarbError, DataError
 from barb.i18n import decimal
 from barb.settings import EngineSettings
 from bot.texts import t
+
+log = logging.getLogger(__name__)
 
 UPLOADS_DIR = ".uploads"
 RECORD = "offer.json"
@@ -55,6 +64,9 @@ class Offer(BaseModel):
     user_id: int
     chat_id: int
     created_at: dt.datetime = Field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    # Set by the check: what its report said Import does, and to which stored data.
+    mode: Mode | None = None
+    stored: str | None = None  # ``stored_version`` of the data the mode was chosen against
 
 
 @dataclass(frozen=True)
@@ -86,10 +98,13 @@ class DataUploads:
             user_id=user_id,
             chat_id=chat_id,
         )
+        self._save(offer)
+        return offer
+
+    def _save(self, offer: Offer) -> None:
         folder = self.root / offer.id
         folder.mkdir(parents=True, exist_ok=True)
         (folder / RECORD).write_text(offer.model_dump_json(), encoding="utf-8")
-        return offer
 
     def path(self, offer: Offer) -> Path:
         """Where the file's bytes go: its own name (made safe), so that .gz and .zip stay so."""
@@ -106,10 +121,11 @@ class DataUploads:
 
     def check(self, offer: Offer, lang: str = "en") -> Checked:
         """The validation report of the staged file, with what Import will do to the stored
-        data in ``lang`` (blocking: run it in a thread)."""
+        data in ``lang`` (blocking: run it in a thread); an importable file's offer keeps
+        that mode and the stored data's version for ``accept``."""
         try:
             checked = check_file(
-                self.path(offer), offer.symbol, self.settings, name=offer.file_name
+                self.path(offer), offer.symbol, self.settings, name=offer.file_name, lang=lang
             )
         except BarbError as exc:
             return Checked(offer, None, str(exc))
@@ -118,23 +134,40 @@ class DataUploads:
                 offer, checked.report, str(ImportRefused(checked.report, offer.file_name))
             )
         try:
-            _, sentence, note = self._plan(checked, lang)
+            target = data_path(offer.symbol, self.settings)
+            # Under the write lock, so that the mode and the version are of one stored file.
+            with write_lock(target):
+                version = stored_version(target)
+                mode, sentence, note = self._plan(checked, lang)
         except BarbError as exc:
             return Checked(offer, checked.report, str(exc))
+        except Exception as exc:  # a damaged stored file: OSError, ArrowInvalid, pydantic's
+            log.warning("cannot plan the import of %s as %s", offer.id, offer.symbol, exc_info=True)
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            error = t("upload_stored_unreadable", lang, symbol=offer.symbol, reason=reason)
+            return Checked(offer, checked.report, error)
         if note:
             checked.report.notes.append(note)
+        offer = offer.model_copy(update={"mode": mode, "stored": version})
+        self._save(offer)
         return Checked(offer, checked.report, None, sentence)
 
     def accept(self, offer: Offer, lang: str = "en") -> ImportResult:
         """Import the staged file (checked again, with the same code), appending or replacing
         as the check said, and keeping the previous file; the offer is then gone. Raises
-        ``BarbError``."""
+        ``BarbError``, and refuses when the stored data changed since the check: the mode
+        said may no longer fit, and falling back from append to replace deleted history."""
         try:
+            planned = self.get(offer.id)  # the record, with what the check said
+            if planned is None or planned.mode is None:  # gone, or never checked
+                raise DataError(t("upload_gone", lang))
             checked = check_file(
-                self.path(offer), offer.symbol, self.settings, name=offer.file_name
+                self.path(offer), offer.symbol, self.settings, name=offer.file_name, lang=lang
             )
-            mode, _, _ = self._plan(checked, lang)
-            return write_checked(checked, self.settings, mode)
+            try:
+                return write_checked(checked, self.settings, planned.mode, expect=planned.stored)
+            except StoredChanged:
+                raise DataError(t("upload_stored_changed", lang, symbol=offer.symbol)) from None
         finally:
             self.discard(offer)
 

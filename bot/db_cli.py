@@ -1,4 +1,5 @@
-"""`barb db`: the database schema as a deploy step (`barb db upgrade`, `barb db current`).
+"""`barb db`: the database schema as a deploy step (`barb db upgrade`, `barb db current`),
+and `barb db downgrade` to hand a database back to an older version of Barb.
 
 On SQLite the bot migrates at start-up and these are optional; on PostgreSQL the bot only
 checks the schema, so `barb db upgrade` runs once per deploy, before the replicas start.
@@ -17,7 +18,14 @@ from pydantic import ValidationError
 
 from bot.startup_errors import EXIT_CANNOT_START, StartupError, bad_settings, database_failed
 from bot.store.errors import SchemaError
-from bot.store.migrate import current_revision, head_revision, upgrade_schema
+from bot.store.migrate import (
+    current_revision,
+    downgrade_schema,
+    head_revision,
+    known_revisions,
+    newer_barb_fix,
+    upgrade_schema,
+)
 from bot.store.settings import StoreSettings
 
 T = TypeVar("T")
@@ -44,6 +52,19 @@ def upgrade(revision: str) -> None:
 
 
 @db.command()
+@click.argument("revision")
+def downgrade(revision: str) -> None:
+    """Undo the migrations after REVISION (e.g. 0008_update_owners, or base), so that an
+    older version of Barb, whose head REVISION is, can run on the database. Run it with the
+    version that migrated the database: only it knows how to undo its revisions. Prints the
+    revision reached."""
+    settings = _settings()
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    reached = _run(settings, _downgrade(settings, revision))
+    click.echo(f"{settings.safe_url}: at revision {reached or 'base'}")
+
+
+@db.command()
 def current() -> None:
     """Print the database's revision; exit status 1 if it is not this version's head."""
     settings = _settings()
@@ -52,6 +73,9 @@ def current() -> None:
     if revision == head:
         click.echo(f"{settings.safe_url}: at revision {revision} (head)")
         return
+    if revision is not None and revision not in known_revisions():
+        click.echo(f"{settings.safe_url}: at revision {revision}: {newer_barb_fix()}")
+        sys.exit(EXIT_NOT_AT_HEAD)
     click.echo(
         f"{settings.safe_url}: at revision {revision or 'base'}, this version's head is "
         f"{head}: run `barb db upgrade`"
@@ -61,6 +85,11 @@ def current() -> None:
 
 async def _upgrade(settings: StoreSettings, revision: str) -> str | None:
     await upgrade_schema(settings, revision)
+    return await current_revision(settings)
+
+
+async def _downgrade(settings: StoreSettings, revision: str) -> str | None:
+    await downgrade_schema(settings, revision)
     return await current_revision(settings)
 
 

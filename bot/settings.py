@@ -143,6 +143,19 @@ class BotSettings(BaseSettings):
             raise ValueError("must be a Redis URL such as redis://127.0.0.1:6379/0")
         return value.strip()
 
+    @field_validator("webhook_url")
+    @classmethod
+    def _webhook_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            # Otherwise Telegram would be told to post updates to "notaurl/telegram".
+            raise ValueError(
+                "must be the http(s) URL Telegram posts updates to, such as https://bot.example.com"
+            )
+        return value.strip()
+
     @field_validator("telegram_api_base_url")
     @classmethod
     def _api_url(cls, value: str | None) -> str | None:

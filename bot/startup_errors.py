@@ -8,6 +8,8 @@ so the sentences are written here from what is known, never from a Telegram erro
 
 from __future__ import annotations
 
+import re
+
 from pydantic import AliasChoices, ValidationError
 from pydantic_settings import BaseSettings
 from telegram.error import InvalidToken, NetworkError, TelegramError
@@ -27,6 +29,9 @@ EXIT_CANNOT_START = 70
 #: (EX_TEMPFAIL).
 EXIT_SCHEMA_NOT_READY = 75
 
+#: The password of a URL's ``user:password@``, masked when a bad URL setting is quoted.
+_URL_PASSWORD = re.compile(r"(://[^/@:\s]*:)[^/@\s]*@")
+
 
 class StartupError(BarbError):
     """The bot cannot start: ``sentence`` for the operator, ``exit_status`` for scripts."""
@@ -43,7 +48,10 @@ def bad_settings(error: ValidationError, settings: type[BaseSettings]) -> Startu
     problems = error.errors(include_url=False)
     first = problems[0]
     variable = env_variable(settings, str(first["loc"][0]) if first["loc"] else "")
-    given = "" if _is_secret(settings, variable) else f" (got {first.get('input')!r})"
+    value = first.get("input")
+    if isinstance(value, str):  # postgresql://barb:secret@db/barb: the password stays out
+        value = _URL_PASSWORD.sub(r"\1***@", value)
+    given = "" if _is_secret(settings, variable) else f" (got {value!r})"
     reason = first["msg"].removeprefix("Value error, ")
     more = f"; {len(problems) - 1} more setting(s) are invalid too" if len(problems) > 1 else ""
     return StartupError(

@@ -427,13 +427,27 @@ class _Groups:
         ]
 
 
+@dataclass(frozen=True)
+class CountedNoise:
+    """What ``counted_noise`` found: its warnings, the counts no further from equal shares
+    than chance (``columns``, as ``EvenGroups.columns``), and of a count whose named group
+    is within noise of others, that group's keys and theirs (``near``, by column; the named
+    one first): a chart names them together, as the warning does, not the first alone."""
+
+    warnings: list[str] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    near: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+
+
 def counted_noise(
     select: Sequence[SelectItem], answers: Mapping[str, SelectValue], sort: Sequence[SortKey]
-) -> list[str]:
+) -> CountedNoise:
     """Warnings for the ``count()`` items of a stage whose groups are outcomes its rows
     fell in (see the module's text): their counts no further from equal shares than chance
     would put them, or the group a reader names within noise of others."""
-    said = []
+    said: list[str] = []
+    columns: list[str] = []
+    near: dict[str, list[dict[str, str]]] = {}
     ranking = sort[0] if sort else None
     for item in select:
         expr = item.expr
@@ -457,34 +471,50 @@ def counted_noise(
                 f"lie no further from equal shares than chance would put them ({test.name} "
                 f"p = {two_digits(test.p)})."
             )
+            columns.append(item.name)
             continue
         lowest = ranking is not None and not ranking.descending
-        said += _first_count(item.name, names, values, lowest)
-    return said
+        sentences, close = _first_count(item.name, names, values, lowest)
+        said += sentences
+        if close:
+            index = counts.index
+            near[item.name] = [_keys(index, at) for at in close]
+    return CountedNoise(said, columns, near)
 
 
-def _first_count(column: str, names: list[str], values: np.ndarray, lowest: bool) -> list[str]:
+def _keys(index: pd.Index, at: int) -> dict[str, str]:
+    """Group ``at``'s key values as text by key ({"outcome": "low only"}), as
+    ``FewGroup.keys``: a chart finds its row by them."""
+    values = index[at] if isinstance(index, pd.MultiIndex) else (index[at],)
+    return {str(k): value_text(v) for k, v in zip(index.names, values, strict=True)}
+
+
+def _first_count(
+    column: str, names: list[str], values: np.ndarray, lowest: bool
+) -> tuple[list[str], list[int]]:
     """A sentence when the group with the most (``lowest``: the fewest) rows is within
-    noise of others: the exact binomial test of its count against each other one's."""
+    noise of others: the exact binomial test of its count against each other one's; and
+    the positions of that group and of those within its noise (none when it stands alone)."""
     first = int(np.argmin(values) if lowest else np.argmax(values))
     close = [
-        (names[at], int(values[at]), binomial_p(int(values[first]), int(values[at])))
+        (int(at), names[at], int(values[at]), binomial_p(int(values[first]), int(values[at])))
         for at in np.argsort(values if lowest else -values, kind="stable")
         if at != first
     ]
-    close = [found for found in close if found[2] >= LEVEL]
+    close = [found for found in close if found[3] >= LEVEL]
     if not close:
-        return []
-    named = [f"{name} {count} (p = {two_digits(p)})" for name, count, p in close[:_NAMED_GROUPS]]
+        return [], []
+    named = [f"{name} {count} (p = {two_digits(p)})" for _, name, count, p in close[:_NAMED_GROUPS]]
     more = len(close) - len(named)
     listed = ", ".join(named) + (f" and {more} more" if more else "")
     most = "fewest" if lowest else "most"
     others = "other group is" if len(close) == 1 else "other groups are"
-    return [
+    sentence = (
         f"{column}: {names[first]} has the {most} ({values[first]} of {values.sum():,}), but "
         f"{len(close)} {others} within noise of it by the exact binomial test of the two "
         f"counts: {listed}; their order is noise."
-    ]
+    )
+    return [sentence], [first, *(at for at, *_ in close)]
 
 
 def binomial_p(one: int, other: int) -> float:

@@ -8,7 +8,7 @@ with no value (``prev()`` of the data's first bar) puts its row in no group. Bot
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,7 @@ from barb.script.ast import Column, Expr
 # by date" lists the FOMC days, not the 4,500 dates without one.
 MAX_KEY_VALUES = 31
 SHOWN_VALUES = 8
+SHOWN_DAYS = 3
 
 
 def empty_groups(
@@ -60,11 +61,19 @@ def empty_groups(
     return warnings
 
 
-def keyless_rows(frame: pd.DataFrame, keys: list[tuple[str, Expr]]) -> list[str]:
+def keyless_rows(
+    frame: pd.DataFrame,
+    keys: list[tuple[str, Expr]],
+    intraday: bool = False,
+    data_dates: Callable[[], np.ndarray] | None = None,
+) -> list[str]:
     """Rows kept whose key has no value: they are in no group. Of several keys, one
     sentence counting each row once: "2 rows with no value for yesterday" and "1 row with
     no value for today", said apart of a Markov table by yesterday and today, read as 3
-    rows left out where the data's first day lacked both (p40a #9)."""
+    rows left out where the data's first day lacked both (p40a #9). Intraday bars that are
+    whole days are said as those days ("the 450 bars of 2008-01-02 (the data's first day)"):
+    "450 rows … left out", of a table of days, read as 450 days (p43b Q22). ``data_dates``:
+    every trading date of the data, read only to name its first."""
     missing: dict[str, np.ndarray] = {}
     for name, _ in keys:
         # Integers and booleans in numpy's own types cannot be missing: no scan of 6M rows.
@@ -78,15 +87,50 @@ def keyless_rows(frame: pd.DataFrame, keys: list[tuple[str, Expr]]) -> list[str]
             missing[name] = empty
     if not missing:
         return []
-    if len(missing) == 1:
-        [(name, empty)] = missing.items()
-        return [f"{_rows(empty)} with no value for {name} (n/a) left out: they are in no group."]
     left = np.logical_or.reduce(list(missing.values()))
+    days = _whole_days(frame, left, data_dates) if intraday else None
+    if len(missing) == 1:
+        [name] = missing
+        if days is not None:
+            return [
+                f"{days} have no value for {name} (n/a) and are left out: they are in no group."
+            ]
+        return [f"{_rows(left)} with no value for {name} (n/a) left out: they are in no group."]
     each = ", ".join(f"{name} on {int(np.count_nonzero(e)):,}" for name, e in missing.items())
+    if days is not None:
+        return [
+            f"{days} have no value (n/a) for a key and are left out: they are in no group "
+            f"(none for {each} of them)."
+        ]
     return [
         f"{_rows(left)} with no value (n/a) for a key left out: they are in no group (none "
         f"for {each} of them)."
     ]
+
+
+def _whole_days(
+    frame: pd.DataFrame, empty: np.ndarray, data_dates: Callable[[], np.ndarray] | None
+) -> str | None:
+    """``empty`` bars as the days they are, when they are every kept bar of their dates:
+    "The 450 bars of 2008-01-02 (the data's first day)"; None otherwise."""
+    if "trading_date" not in frame.columns:
+        return None
+    dates = frame["trading_date"].to_numpy()
+    days = np.unique(dates[empty])
+    if not (np.isin(dates, days) == empty).all():
+        return None
+    known = data_dates() if data_dates is not None else None
+    first = known[0] if known is not None and len(known) else None
+    named = [
+        f"{pd.Timestamp(day):%Y-%m-%d}" + (" (the data's first day)" if day == first else "")
+        for day in days[:SHOWN_DAYS]
+    ]
+    count = int(np.count_nonzero(empty))
+    bars = "bar" if count == 1 else "bars"
+    if len(days) == 1:
+        return f"The {count:,} {bars} of {named[0]}"
+    more = f" and {len(days) - SHOWN_DAYS:,} more" if len(days) > SHOWN_DAYS else ""
+    return f"The {count:,} {bars} of {len(days):,} days, {', '.join(named)}{more},"
 
 
 def _rows(empty: np.ndarray) -> str:

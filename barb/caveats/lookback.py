@@ -54,6 +54,7 @@ from barb.script.library import lookup
 from barb.script.reach import own_reach
 from barb.sessions import MINUTES_PER_DAY
 from barb.stage_output import StageOutput
+from barb.summary_text import listed_text
 
 # Windows of a fixed number of bars. A recursive smoother (ema, rsi) never ends at a bar
 # count, and its chaining across days is the one every intraday chart draws.
@@ -185,8 +186,7 @@ def _changed_days(
         return ""
     names = [item.name for item in items if item.name in rows.columns]
     which = "the then stage keeps" if then is not None else ("listed" if stage.limit else "grouped")
-    what = " and ".join(names) if len(names) <= 2 else f"{', '.join(names[:-1])} and {names[-1]}"
-    return f", which change {what} on {n:,} of the {len(rows):,} days {which}"
+    return f", which change {listed_text(names)} on {n:,} of the {len(rows):,} days {which}"
 
 
 def _left_out(keys: np.ndarray, out: np.ndarray) -> np.ndarray:

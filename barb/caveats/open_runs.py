@@ -109,7 +109,8 @@ def began_run_caveat(
     held into it is a group of the bars the where keeps from that day, its entry and the bars
     before left out. NQ's RSI(2) trades of 2025 listed "0, 172.5, 2, 2025-01-02": bought in
     December 2024, its 2 days and +172.50 are its 2025 part. Said when the where keeps the
-    period's first bar and the period starts after the data does."""
+    period's first bar, no run begins there (``_begins_at``) and the period starts after the
+    data does."""
     stage = plan.first
     if stage.shape != "grouped" or stage.where is None or first.passed is None:
         return []
@@ -126,6 +127,10 @@ def began_run_caveat(
     opened = pd.Timestamp(frame["trading_date"].iloc[start])
     if opened <= pd.Timestamp(plan.dataset.first_date):
         return []  # the data's first bar: nothing was held before it
+    mapped = dict(stage.map_exprs)
+    counting = [name for name, expr in stage.group_keys if _is_running(through_map(expr, mapped))]
+    if _begins_at(frame, start, counting):
+        return []  # entered on the period's first bar: nothing was held before it
     values = {name: frame[name].iloc[start] for name in keys}
     if any(pd.isna(value) for value in values.values()):
         return []
@@ -229,6 +234,20 @@ def _counts_starts(running: list[ast.Expr]) -> bool:
     bars held), which the key alone does not end. A peak's episode (cummax(close)) ends at
     the next peak, whatever the where keeps of it."""
     return all(_is_call(expr, "cumsum") for expr in running)
+
+
+def _begins_at(frame: pd.DataFrame, at: int, names: list[str]) -> bool:
+    """Whether a run of the keys ``names`` (cumsum(entry): a trade's number) begins on row
+    ``at``: a key differs from the row before's, or, where that row has none (cumsum starts
+    at the period), from cumsum's first 0. NQ's down-day runs from 2024-01-08, an entry
+    after the 5th's up day, read trade = 1 there, entered that day, and were said to have
+    begun before the period (p43d #2)."""
+    for name in names:
+        value = frame[name].iloc[at]
+        before = frame[name].iloc[at - 1] if at else None
+        if value != (0 if before is None or pd.isna(before) else before):
+            return True
+    return False
 
 
 def _rows_of(table: pd.DataFrame, values: dict[str, object]) -> np.ndarray:

@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.ranked_groups import PartGroups
+from barb.caveats.scope import OpenGroup
 from barb.planning import SelectItem, StagePlan
+from barb.result import PartCounted
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate
@@ -41,7 +43,7 @@ def say_fed(parts: PartGroups, stage: StagePlan, ctx: EvalContext, rows: pd.Data
         # The part group is one row (a year among years), not a key of many (days by year).
         if np.count_nonzero(part) != 1:
             continue
-        parts.texts[at] += _fed_text(stage, items, ctx, rows, part, group.unit)
+        parts.texts[at] += _fed_text(stage, items, ctx, rows, part, group, parts.counted)
 
 
 def _compares(expr: ast.Expr) -> bool:
@@ -61,14 +63,18 @@ def _fed_text(
     ctx: EvalContext,
     rows: pd.DataFrame,
     part: np.ndarray,
-    unit: str,
+    group: OpenGroup,
+    counted: list[PartCounted],
 ) -> str:
     """' The second stage's mean_dd (-20.41) is over 19 rows, this year among them: without
     it -21.49.' Of a grouped stage, the statistics of the group it falls in: ' In month 1,
     the second stage's…', and of a group named by one word, its counts plainly: ' Mon's 16
     weeks include this week: without it, 15.' ("In day Mon, the second stage's weeks (16)
-    is over 16 rows, it among them" was hard to read)."""
+    is over 16 rows, it among them" was hard to read). A count of a group that moved is
+    added to ``counted`` for a chart to note under its bar."""
+    unit = group.unit
     members, named = np.ones(len(rows), dtype=bool), ""
+    keys_text: dict[str, str] = {}
     if stage.group_keys:
         keys = [name for name, _ in stage.group_keys]
         at = int(np.flatnonzero(part)[0])
@@ -80,6 +86,7 @@ def _fed_text(
             members &= (rows[key] == value).to_numpy(dtype=bool, na_value=False)
         pairs = zip(keys, values, strict=True)
         named = ", ".join(f"{k} {value_text(v)}" for k, v in pairs)
+        keys_text = {key: value_text(value) for key, value in zip(keys, values, strict=True)}
     if np.count_nonzero(members) < 2:
         return _alone_text(items, ctx, rows[members], named, unit)
     moved = []
@@ -88,6 +95,15 @@ def _fed_text(
         without = _value(item, ctx, rows[members & ~part])
         if value_text(with_it) != value_text(without):
             moved.append((item.name, value_text(with_it), value_text(without)))
+            if named and _is_count(item.expr):  # a group's bar a chart draws
+                found = PartCounted(
+                    keys=keys_text,
+                    column=item.name,
+                    without=float(without),  # type: ignore[arg-type]  # a count: a number
+                    unit=unit,
+                    label=group.label,
+                )
+                counted.append(found)
     if not moved:
         return ""
     withouts = listed_text([without for _, _, without in moved])

@@ -140,8 +140,14 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
         recent.index = pd.RangeIndex(len(recent))
         keys = [name for name, _ in stage.group_keys]
         timed = any(_reads_time(expr, maps) for _, expr in stage.group_keys)
-        # A group of consecutive rows (a trade) begun before the 12 months is cut by them.
-        edge = rows[keys[0]].iloc[start - 1] if len(keys) == 1 else None
+        # A group of consecutive rows (a trade) begun before the 12 months and running on
+        # into them is cut by them; one that ended before is not: NQ's half days grouped by
+        # kind hold one row a year each, and the 2024 Dec 24 row before the 12 months had
+        # left 2025's Dec 24 group out ("runs 18.75–56.50", its -19.25 unsaid).
+        edge = None
+        if len(keys) == 1:
+            before, after = rows[keys[0]].iloc[start - 1], rows[keys[0]].iloc[start]
+            edge = before if before == after else None
         said = _recent_values(items, ctx, recent, keys, named=not timed, edge=edge)
         first = pd.Timestamp(dates[start]).date()
         text += f": over the rows' last 12 months ({first} — {pd.Timestamp(last).date()}) {said}"

@@ -8,7 +8,7 @@ days."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,7 @@ from barb.caveats.calendar import PeriodCut
 from barb.caveats.scope import OpenGroup, key_columns
 from barb.planning import Plan
 from barb.ranking import in_sort_order, order_text
+from barb.result import PartCounted
 from barb.script.query import SortKey
 from barb.summary_text import value_text
 
@@ -142,6 +143,8 @@ class PartGroups:
 
     groups: list[OpenGroup | None]
     texts: list[str]
+    # The second stage's values by group that count a part group (``say_fed``), for a chart.
+    counted: list[PartCounted] = field(default_factory=list)
 
     def rank(
         self, sort: Sequence[SortKey], keys: Sequence[str], table: pd.DataFrame | None

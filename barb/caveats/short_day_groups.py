@@ -55,7 +55,7 @@ from barb.script.context import EvalContext
 from barb.script.library import is_aggregate_call
 from barb.short_days import close_clock, day_edges, short_days, window_edges
 from barb.stage_output import StageOutput
-from barb.summary_text import listed_text
+from barb.summary_text import either_text, listed_text
 
 # What a warning said before says when it names those days already: the form that leaves
 # them out, or the cut bar a first() or last() picked on them.
@@ -347,7 +347,7 @@ def _last_bars(plan: Plan, groups: DayGroups, used: np.ndarray, cut: np.ndarray)
     """' (last() reads the 12:59 or 13:14 bar there, not the 15:59 one)': the bar last()
     reads on the short days and on most others."""
     clocks = [close_clock(plan.dataset, int(m)) for m in np.unique(groups.last[used])]
-    text = f" (last() reads the {_either(clocks)} bar there"
+    text = f" (last() reads the {either_text(clocks)} bar there"
     others = groups.last[~cut & ~groups.short]
     if not len(others):
         return text + ")"
@@ -376,9 +376,9 @@ def _cash_half_days(plan: Plan, groups: DayGroups, used: np.ndarray, step: int) 
         return ""
     k = int(half.sum())
     at = used[half]
-    stock_clock = _either(sorted({format_clock(int(m)) for m in stock[half]}))
-    futures = _either(sorted({close_clock(plan.dataset, int(m)) for m in groups.closed[at]}))
-    last = _either([close_clock(plan.dataset, int(m)) for m in np.unique(groups.last[at])])
+    stock_clock = either_text(sorted({format_clock(int(m)) for m in stock[half]}))
+    futures = either_text(sorted({close_clock(plan.dataset, int(m)) for m in groups.closed[at]}))
+    last = either_text([close_clock(plan.dataset, int(m)) for m in np.unique(groups.last[at])])
     days = f"the {k} half days" if k > 1 else "the half day"
     text = (
         f"On {days} the stock market closed at {stock_clock} but {STOCK_HOURS} runs on to "
@@ -400,8 +400,3 @@ def _where(plan: Plan, form: str, *, capital: bool = False) -> str:
     if plan.then is None:
         return where
     return f"{'The' if capital else 'the'} first stage's {where}"
-
-
-def _either(texts: list[str]) -> str:
-    """'12:59', '12:59 or 13:14', '11:29, 12:59 or 13:14'."""
-    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} or {texts[-1]}"

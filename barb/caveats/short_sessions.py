@@ -47,6 +47,11 @@ NOTABLE_NEXT_SHARE = 0.05
 PART_DAY_COLUMNS = frozenset({"volume", "range"})
 # The prices a move is read between.
 PRICES = frozenset({"open", "high", "low", "close"})
+# The furthest back (in sessions) a move's first price may be for the move to be a part
+# day's: close / prev(close) is the half day's own return, 13:15 close for a 17:00 one;
+# close / session_close('RTH', 2), Wednesday's close to Black Friday's, holds a whole
+# session more and is the move asked for, not a part day's (p43a Q22).
+PART_DAY_MOVE_BACK = 1
 # Named patterns that compare a bar's range with the one before (patterns.yaml): a short
 # session's part-day range sits inside the bar before more often, and the bar after it
 # engulfs it more often. NQ RTH, all history: 12.3% of the holiday and early-close sessions
@@ -107,9 +112,14 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     else:
         what = f"{listed_text(sizes)} {'is' if len(sizes) == 1 else 'are'}"
     joined = _joined_hours(plan, stage, before, days[short], closed)
+    # Every row short: leaving them out leaves nothing; the hours they all trade compare.
+    other = LEAVE_OUT
+    if n == len(days):
+        hours = same_hours(plan, plan.session, days[short])
+        other = f"Against full days compare the hours both trade, {hours}."
     return [
         f"{n} of the {len(days)} rows listed {are}: {listed}; "
-        f"their {what} a part day's.{joined} {LEAVE_OUT}"
+        f"their {what} a part day's.{joined} {other}"
     ]
 
 
@@ -408,39 +418,43 @@ def part_day_move(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "")
     open - prev(close) and open - session_close('RTH', 1) are not (the gap from the last
     close to the open is as long a night on a half day as on any other)."""
     read = _prices_read(expr, mapped, prefix)
-    return len(read) >= 2 and any(
-        not lag and name[len(prefix) :] in AFTER_OPEN for name, lag in read
+    return (
+        len(read) >= 2
+        and any(not lag and name[len(prefix) :] in AFTER_OPEN for name, lag in read)
+        and max(lag for _, lag in read) <= PART_DAY_MOVE_BACK
     )
 
 
 def _prices_read(
     expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = ""
-) -> set[tuple[str, str]]:
-    """The prices ``expr`` reads (a joined market's with its ``prefix``), each with the
-    prev()/next() it is read through: close - prev(close) reads two ((close, ''), (close,
-    'prev(close)')), prev(close) one. A window's price read by session_*() counts as the
-    bar price it is (a lagged one with its call), a pattern's are its body's
+) -> set[tuple[str, int]]:
+    """The prices ``expr`` reads (a joined market's with its ``prefix``), each with how many
+    sessions back it is read (prev(), a lagged session_*(); next() counts forward, below
+    0): close - prev(close) reads two ((close, 0), (close, 1)), prev(close) one. A window's
+    price read by session_*() counts as the bar price it is, a pattern's are its body's
     (gap_filled() reads low, high and prev(close))."""
-    found: set[tuple[str, str]] = set()
-    seen: set[str] = set()
-    pending: list[tuple[ast.Node, str]] = [(expr, "")]
+    found: set[tuple[str, int]] = set()
+    seen: set[tuple[str, int]] = set()
+    pending: list[tuple[ast.Node, int]] = [(expr, 0)]
     while pending:
         node, lag = pending.pop()
         if isinstance(node, ast.Column):
             if node.name.startswith(prefix) and node.name[len(prefix) :] in PRICES:
                 found.add((node.name, lag))
-            elif node.name in mapped and node.name not in seen:
-                seen.add(node.name)
+            elif node.name in mapped and (node.name, lag) not in seen:
+                seen.add((node.name, lag))
                 pending.append((mapped[node.name], lag))
             continue
         if isinstance(node, ast.Call):
             name = node.name.lower()
-            if name in ("prev", "next"):
-                lag += node.to_text()
-            elif name in SESSION_PRICES:
+            if name in ("prev", "next") and node.args:
+                # Its first argument is read so far back; the count is no price.
+                pending.append((node.args[0], lag + _steps(node)))
+                continue
+            if name in SESSION_PRICES:
                 back = ast.literal_value(node.args[1]) if len(node.args) > 1 else 0
                 if not prefix:  # the rows' own market's windows
-                    found.add((SESSION_PRICES[name], lag + (node.to_text() if back else "")))
+                    found.add((SESSION_PRICES[name], lag + int(back or 0)))
                 continue
             spec = lookup(name)
             if spec is not None and spec.body is not None and not node.args:
@@ -464,7 +478,7 @@ def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> 
     if "trading_date" not in kept.columns:
         return []
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
-    sources = _by_source(plan, stage.select, mapped, low_tail=True)
+    sources = part_day_sources(plan, stage.select, mapped, low_tail=True)
     if not sources:  # before the dates are read
         return []
     days = kept["trading_date"].to_numpy().astype("datetime64[D]")
@@ -482,7 +496,7 @@ def low_tail_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> 
             are = "is a short session" if n == 1 else "are short sessions"
             what = f"{n} of the {unique.size} days {are} (holidays, early closes: a part day"
         else:
-            lengths = _cut_lengths(plan, window, unique[short_dates])
+            lengths = cut_lengths(plan, window, unique[short_dates])
             what = (
                 f"{_days_windows(n, unique.size, window)} {'was' if n == 1 else 'were'} cut "
                 f"short by holidays and early closes ({lengths}: a part window"
@@ -524,8 +538,9 @@ def part_day_share_caveat(
     share, and the value without them when full days remain (min and low percentiles are
     the low-tail warning's). So too of a window read by session_*() that an early close cut
     on a notable share of the days: session_high('12:00-13:30') - session_low('12:00-13:30')
-    on RTH rows is a 60- or 75-minute range on the holidays and early closes. ``own_said``:
-    the rows' own short sessions are said already, as a where's picks
+    on RTH rows is a 60- or 75-minute range on the holidays and early closes. Groups made
+    mostly of them are named by ``barb.caveats.short_session_groups``, said in this one's
+    place. ``own_said``: the rows' own short sessions are said already, as a where's picks
     (``barb.caveats.part_day_picks``)."""
     stage = plan.first
     if plan.timeframe.name != "daily" or stage.shape == "table" or kept is None:
@@ -534,7 +549,7 @@ def part_day_share_caveat(
         return []
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
     aggregates = [item for item in stage.select if item.aggregate]
-    sources = _by_source(plan, aggregates, mapped, low_tail=False)
+    sources = part_day_sources(plan, aggregates, mapped, low_tail=False)
     if not sources:  # before the dates are read
         return []
     days = kept["trading_date"].to_numpy().astype("datetime64[D]")  # one row per date
@@ -677,9 +692,8 @@ def _short_session_share(plan: Plan, days: np.ndarray, short: np.ndarray) -> tup
         "are a part day's"
     )
     if part_of_the_day(plan) is not None:  # a window: how long it ran on them
-        text += f" ({plan.session} ran {_cut_lengths(plan, plan.session, days[short])})"
-    start = plan.dataset.instrument.session(plan.session).start
-    return text, f'"session": "{start}-{closes[0]}", over every day'
+        text += f" ({plan.session} ran {cut_lengths(plan, plan.session, days[short])})"
+    return text, same_hours(plan, plan.session, days[short])
 
 
 def _cut_window_share(
@@ -692,13 +706,24 @@ def _cut_window_share(
     text = (
         f"{_days_windows(n if n < days.size else 0, days.size, window)} "
         f"{'was' if n == 1 else 'were'} cut short by holidays and early closes "
-        f"({_cut_lengths(plan, window, cut)}), so their range and volume are a part window's"
+        f"({cut_lengths(plan, window, cut)}), so their range and volume are a part window's"
     )
+    return text, same_hours(plan, window, cut)
+
+
+def same_hours(plan: Plan, window: str, cut: np.ndarray) -> str:
+    """The form that reads only the hours the short days ``cut`` traded, on every day: the
+    query's own session to their earliest close, '"session": "09:30-13:15", over every
+    day'; a window read by session_*(), "'12:00-13:00' in place of '12:00-13:30'"."""
     opened, closed = day_edges(plan.dataset, cut)
+    if window == plan.session:
+        start = plan.dataset.instrument.session(window).start
+        end = close_clock(plan.dataset, int(closed[closed >= 0].min()))
+        return f'"session": "{start}-{end}", over every day'
     start, end = window_edges(plan.dataset, window)
     both = max(start, int(opened.max())), min(end, int(closed.min()))
     hours = "-".join(close_clock(plan.dataset, m) for m in both)
-    return text, f"'{hours}' in place of '{window}'"
+    return f"'{hours}' in place of '{window}'"
 
 
 def _days_windows(n: int, total: int, window: str) -> str:
@@ -706,7 +731,7 @@ def _days_windows(n: int, total: int, window: str) -> str:
     return f"{n if n else 'All'} of the {total} days' {window} windows"
 
 
-def _cut_lengths(plan: Plan, window: str, cut: np.ndarray) -> str:
+def cut_lengths(plan: Plan, window: str, cut: np.ndarray) -> str:
     """How long a window ran on the days it was cut: "60 of its 90 minutes on 74 days, 75
     on 39" (the most usual first)."""
     opened, closed = day_edges(plan.dataset, cut)
@@ -722,7 +747,7 @@ def _cut_lengths(plan: Plan, window: str, cut: np.ndarray) -> str:
     return ", ".join(said)
 
 
-def _by_source(
+def part_day_sources(
     plan: Plan, items: Iterable[SelectItem], mapped: dict[str, ast.Expr], *, low_tail: bool
 ) -> dict[str, list[SelectItem]]:
     """The select items whose size a short session makes small, by the session whose short
@@ -772,10 +797,43 @@ def _window_sizes(plan: Plan, expr: ast.Expr, mapped: dict[str, ast.Expr]) -> se
 
 def reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "") -> bool:
     """Whether ``expr`` reads a column a part day makes small (range, volume, high - low),
-    or a joined market's with its ``prefix`` (cl_volume)."""
-    read = {n.name for n in nodes(expr, mapped) if isinstance(n, ast.Column)}
+    or a joined market's with its ``prefix`` (cl_volume), of the row's own session: not
+    prev(range) / prev(open), the full Wednesday before a Thanksgiving row (p43a Q13)."""
+    read = _own_columns(expr, mapped)
     read = {name[len(prefix) :] for name in read if name.startswith(prefix)}
     return bool(read & PART_DAY_COLUMNS) or {"high", "low"} <= read
+
+
+def _own_columns(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> set[str]:
+    """The columns ``expr`` reads of the row's own bar, through the map: not those read
+    through prev() or next() (volume / prev(volume) reads volume; prev(range) none)."""
+    found: set[str] = set()
+    seen: set[str] = set()
+    pending: list[ast.Node] = [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Column):
+            found.add(node.name)
+            if node.name in mapped and node.name not in seen:
+                seen.add(node.name)
+                pending.append(mapped[node.name])
+            continue
+        if (
+            isinstance(node, ast.Call)
+            and node.name.lower() in ("prev", "next")
+            and node.args
+            and _steps(node)
+        ):
+            continue  # another session's bar (prev(x, 0) is the row's own)
+        pending.extend(node.children())
+    return found
+
+
+def _steps(call: ast.Call) -> int:
+    """How many sessions back prev(x, n) reads (1 without n); next() forward, below 0."""
+    n = ast.literal_value(call.args[1]) if len(call.args) > 1 else 1
+    steps = int(n) if isinstance(n, int | float) and not isinstance(n, bool) else 1
+    return steps if call.name.lower() == "prev" else -steps
 
 
 def _low_tail_values(item: SelectItem) -> list[ast.Expr]:

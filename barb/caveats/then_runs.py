@@ -36,6 +36,7 @@ from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.evaluator import RowsOverAll, evaluate, evaluate_select
+from barb.summary_text import listed_text
 
 # Running functions that skip an empty argument, so that emptying it on the rows the where
 # drops gives their run over the rows kept.
@@ -94,7 +95,7 @@ def then_runs_caveat(
     skipping = [call for call in roots if call.name.lower() != "bars_since"]
     counting = [call for call in roots if call.name.lower() == "bars_since"]
     said = (
-        f"{_listed(changed)} in then.map ran over all {len(passed):,} rows; then.where keeps "
+        f"{listed_text(changed)} in then.map ran over all {len(passed):,} rows; then.where keeps "
         f"{len(at):,}"
     )
     if skipping:
@@ -264,7 +265,3 @@ def _counted_apart(calls: list[ast.Call], where: ast.Expr) -> str:
         "is first true). Over all rows it counts the days (rows) since, right for a question "
         "of time."
     )
-
-
-def _listed(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

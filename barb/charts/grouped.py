@@ -160,6 +160,9 @@ class Groups:
     # Two keys, an hour and its minute, that name one time of day (``15:15``): highest and
     # lowest are the grid's, not each minute's series' ("15 ▲15:00 12,416" was 15:15's).
     one_clock: bool = False
+    # Of a count, the positions of its most counted group and of those within its noise,
+    # the first first (``Metadata.near_groups``): named and coloured together.
+    near: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     def compared(self, values: np.ndarray) -> np.ndarray:
         """Which groups highest and lowest compare: finite values of groups the result
@@ -198,6 +201,16 @@ class Groups:
         if shown is not None and shown[high[0]] == shown[low[0]]:  # all alike as written
             return [], []
         return high, low
+
+    def within_noise(self, column: str, at: list[int]) -> list[int]:
+        """The groups within noise of the one extreme at ``at`` by ``column``, as the model
+        is told: 'high only' 1,607 has the most, but 'low only' 1,568 is within noise of it
+        (p = 0.5); of a tie at the extreme, the others within noise of it. Empty where no
+        such test named the extreme."""
+        near = self.near.get(column, ())
+        if not near or near[0] not in at:
+            return []
+        return [i for i in near[1:] if i not in at]
 
     def tie_counts(self, column: str, high: list[int], low: list[int]) -> tuple[int, int]:
         """How many groups tie at ``column``'s highest and at its lowest: those found
@@ -292,6 +305,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         open_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in open_at)
         cut_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in cut_at)
         begun = {int(np.searchsorted(thinned.rows, at)): n for at, n in begun.items()}
+    near = _near_rows(table, result)
     keys = key_labels(table, by, result.query, words, grid)
     labels = [" · ".join(parts) for parts in zip(*keys, strict=True)] if by else []
     labels = labels or group_labels(table, by)
@@ -341,6 +355,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         thinned=thinned,
         buckets=buckets,
         one_clock=clock is not None,
+        near=near,
     )
 
 
@@ -466,6 +481,18 @@ def _begun_rows(
         at = _row_of(table, keys)
         if at is not None and at not in parts:
             found[at] = (size, rows)
+    return found
+
+
+def _near_rows(table: pd.DataFrame, result: Result) -> dict[str, tuple[int, ...]]:
+    """By column, the rows of a count's most counted group and of those within its noise
+    (``Metadata.near_groups``), when every one of them is drawn."""
+    meta = result.metadata
+    found = {}
+    for column, groups in ((meta.near_groups if meta is not None else None) or {}).items():
+        rows = [_row_of(table, keys) for keys in groups]
+        if column in table.columns and all(at is not None for at in rows):
+            found[column] = tuple(int(at) for at in rows if at is not None)
     return found
 
 
@@ -788,7 +815,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     # Weeks with a holiday in them (group_by week()), their bars hatched.
     short = _short_weeks(groups, result) if n <= MAX_GROUP_BARS else {}
-    notes = _notes(groups, words)
+    notes = _notes(groups, result, words)
     if short:
         notes.append(short_weeks_note(list(short.values()), words))
     notes = fitted_notes(fig, notes)
@@ -830,7 +857,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         else:  # each bar's value written out, only for bars (thousands took a second)
             numbers = value_texts(values, value_unit, kind, words, result)
             texts = with_parts(numbers, groups, column, result, words)
-            colors = _extreme_colors(values, groups, numbers) if extremes else [ACCENT] * n
+            colors = _extreme_colors(values, groups, numbers, column) if extremes else [ACCENT] * n
             if layout is not None:  # each second key in its colour, named in the legend
                 colors = layout.colors()
             faces = list(colors)
@@ -857,7 +884,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                     texts,
                     slot_pt,
                     VALUE_PT if n <= 12 else VALUE_PT - 1.5,
-                    _extremes_only(texts, values, groups if extremes else None, numbers),
+                    _extremes_only(texts, values, groups if extremes else None, numbers, column),
                     bool((values < 0).any()),
                 )
                 if upright:  # "2 465 207" along the bar reaches well above it
@@ -970,7 +997,7 @@ def _label_layout(
 
 
 def _extremes_only(
-    texts: list[str], values: np.ndarray, groups: Groups | None, shown: list[str]
+    texts: list[str], values: np.ndarray, groups: Groups | None, shown: list[str], column: str
 ) -> list[str]:
     """The labels of the highest and lowest bars alone (as the answer's panel colours them,
     ties as written included, else the plain maximum and minimum) and of the missing ones;
@@ -980,7 +1007,8 @@ def _extremes_only(
         keep = {i for _, high, low in found for i in (*high, *low)}
     elif groups is not None:
         high, low = groups.extremes(values, shown)
-        keep = {*high, *low}
+        near = (*groups.within_noise(column, high), *groups.within_noise(column, low))
+        keep = {*high, *low, *near}
     elif np.isfinite(values).any():
         keep = {int(np.nanargmax(values)), int(np.nanargmin(values))}
     else:
@@ -990,7 +1018,7 @@ def _extremes_only(
     return [text if i in keep else "" for i, text in enumerate(texts)]
 
 
-def _notes(groups: Groups, words: Words) -> list[str]:
+def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
     """Lines under the group axis's name: the short bar's group (``16:30: a 30-minute bar
     (the session ends at 17:00)``), and the select's values past the panels a portrait
     figure holds (``+ 1 more value in the CSV: p90``)."""
@@ -1008,12 +1036,39 @@ def _notes(groups: Groups, words: Words) -> list[str]:
         short = groups.short
         label = groups.labels[short.at]
         notes.append(words("short_bar_note", label=label, minutes=short.minutes, end=short.end))
+    notes += _part_counted_notes(groups, result, words)
     if groups.thinned is not None:
         notes.append(_thinned_note(groups.thinned, words))
     names = groups.left_out
     if names:
         count = len(names)
         notes.append(words("left_out", plural_of=count, count=count, names=", ".join(names)))
+    return notes
+
+
+def _part_counted_notes(groups: Groups, result: Result, words: Words) -> list[str]:
+    """A line for each bar whose count takes in a first-stage group that holds only part of
+    its week (month, year), as the warning says (``Metadata.part_counted``): "high first:
+    463 includes an unfinished period (week of 2026-01-05); 462 without it". The headline's
+    "most often high first 463" was the warning's number, with no word of its part week."""
+    meta = result.metadata
+    notes = []
+    for counted in meta.part_counted if meta is not None else ():
+        at = _row_of(groups.table, counted.keys)
+        if at is None or counted.column not in groups.columns:
+            continue
+        value = float(groups.table[counted.column].iloc[at])
+        part = words("week_of", label=counted.label) if counted.unit == "week" else counted.label
+        texts = (number_text(v, 0, words) for v in (value, counted.without))
+        notes.append(
+            words(
+                "part_counted_note",
+                label=groups.labels[at],
+                value=next(texts),
+                part=part,
+                without=next(texts),
+            )
+        )
     return notes
 
 
@@ -1219,12 +1274,15 @@ def _shade_blocks(ax: Axes, first_key: list[Any], positions: np.ndarray) -> None
             ax.axvspan(edges[start], edges[end], color=BAND, zorder=0, linewidth=0)
 
 
-def _extreme_colors(values: np.ndarray, groups: Groups, shown: list[str]) -> list[str]:
+def _extreme_colors(values: np.ndarray, groups: Groups, shown: list[str], column: str) -> list[str]:
+    """The highest in the answer's colour, the lowest in the other, each with the groups
+    within its noise (``Groups.within_noise``): one orange bar of two within noise of each
+    other picked a winner the text said there was none of."""
     colors = [NEUTRAL] * len(values)
     high, low = groups.extremes(values, shown)
     high_color, low_color = extreme_colors(values)
-    for at in low:
+    for at in (*low, *groups.within_noise(column, low)):
         colors[at] = low_color
-    for at in high:
+    for at in (*high, *groups.within_noise(column, high)):
         colors[at] = high_color
     return colors

@@ -249,10 +249,18 @@ def _extreme_forms(
     ties = groups.tie_counts(column, high, low)  # of every group, when only some are drawn
 
     def pair(values: list[str], *, count_ties: bool = False) -> dict[str, str]:
-        return {
-            side: _extreme_text(groups, at, (values, full), words, tied, count_ties=count_ties)
-            for side, at, tied in (("high", high, ties[0]), ("low", low, ties[1]))
-        }
+        found = {}
+        for side, at, many in (("high", high, ties[0]), ("low", low, ties[1])):
+            found[side] = _extreme_text(
+                groups, at, (values, full), words, many, count_ties=count_ties
+            )
+            near = groups.within_noise(column, at)
+            if near:  # "high only 1,607 or low only 1,568 (within noise)", not a winner
+                others = ", ".join(
+                    _extreme_text(groups, [i], (values, full), words, 1) for i in near
+                )
+                found[side] = words("within_noise", first=found[side], others=others)
+        return found
 
     def form(kind: str, values: list[str], *, count_ties: bool = False) -> str:
         found = pair(values, count_ties=count_ties)

@@ -34,6 +34,7 @@ from barb.charts.events import draw_events, read_events
 from barb.charts.grouped import draw_grouped, fitted_notes, keyed_rows, write_notes
 from barb.charts.histogram import draw_histogram
 from barb.charts.kinds import (
+    calendar_labels,
     in_time_order,
     rows_picked,
     running_columns,
@@ -63,6 +64,7 @@ from barb.charts.style import (
 )
 from barb.charts.tick_values import unit_numbers
 from barb.charts.time_axis import bar_step, date_axis, label_axis
+from barb.charts.time_of_day import calendar_part, calendar_text
 from barb.charts.value_text import TickFormatter, date_text
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import PERCENT, PERCENT_POINTS, PERCENTILE, PRICE, price_ratio
@@ -112,6 +114,8 @@ def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
         candidates = [c for c in result.focus_columns if c not in PRICE_COLUMNS]
         candidates += re.findall(r"[A-Za-z_]\w*", str(query.get("where") or ""))
         candidates = [c for c in candidates if c in table.columns and is_number(table[c])]
+        labels = calendar_labels(result, candidates)  # a row's year is its name, no length
+        candidates = [c for c in candidates if c not in labels]
         # A level (sma50, a close) drawn as a bar from zero shows nothing: levels go on the
         # price axis over time, together; a running total (an equity curve) is a line.
         running = running_columns(result, candidates)
@@ -128,7 +132,10 @@ def _draw_ranked(
     values = floats(table[column])
     n = len(values)
     names = bar_labels(table, result)
-    if names is None:
+    labels_by = _calendar_names(result, table, words)
+    if labels_by is not None:  # the year selected to name each row: "2008", as asked
+        dates = labels_by
+    elif names is None:
         dates = [date_text(t, weekday=True, words=words) for t in table[time_col]]
     else:  # the bar label, as the CSV has it; a day also says its weekday
         daily = timeframe(result) == "daily"
@@ -150,6 +157,7 @@ def _draw_ranked(
         for c in result.focus_columns
         if c != column and c in table.columns and c not in PRICE_COLUMNS and is_number(table[c])
     ]
+    left_out = [c for c in left_out if c not in calendar_labels(result, left_out)]
     notes = []
     if left_out:
         count = len(left_out)
@@ -204,6 +212,21 @@ def _draw_ranked(
     ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
     if notes:
         write_notes(ax, notes)
+
+
+def _calendar_names(result: Result, table: pd.DataFrame, words: Words) -> list[str] | None:
+    """Each row's name when the query selected a place in the calendar that names every row
+    once (``year()`` of one week a year: ``2008`` … ``2025``, never "2,008"), else None: a
+    year shared by four weeks names none of them."""
+    numbers = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
+    for column in numbers:
+        if column not in calendar_labels(result, [column]):
+            continue
+        part = calendar_part(column, result.query)
+        texts = [None if part is None else calendar_text(v, part, words) for v in table[column]]
+        if all(texts) and len(set(texts)) == len(texts):
+            return [str(t) for t in texts]
+    return None
 
 
 def _row_label_pt(rows: int, slot_pt: float) -> float:
@@ -270,6 +293,8 @@ def _timeline_columns(
     has_close = "close" in table.columns and is_number(table["close"])
     focus = [c for c in result.focus_columns if c in table.columns and c != time_col]
     numeric = [c for c in focus if is_number(table[c]) and c not in PRICE_COLUMNS]
+    labels = calendar_labels(result, numeric)  # the row's year or hour names it, no series
+    numeric = [c for c in numeric if c not in labels]
     overlays = [c for c in numeric if has_close and price_like(table[c], table["close"])]
     lower = [c for c in numeric if c not in overlays]
     # A column the query made goes before another market's plain price: with "ratio":
@@ -340,7 +365,7 @@ def _draw_timeline(
     if short:
         notes.append(short_weeks_note(list(short.values()), words))
     # Never dropped without a word: es_close beside the ratio of NQ to it, a second unit.
-    drawn = {*overlays, *lower, *flags}
+    drawn = {*overlays, *lower, *flags, *calendar_labels(result, focus)}
     left_out = [
         c for c in focus if c not in drawn and c not in PRICE_COLUMNS and is_number(table[c])
     ]

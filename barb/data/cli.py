@@ -160,6 +160,8 @@ def import_(
             )
         )
     meta = result.meta
+    if result.cleaned:
+        click.echo(result.cleaned)
     if result.added == 0:
         click.echo(f"{meta.instrument}: nothing new to add; {result.path} is unchanged.")
         return

@@ -18,6 +18,8 @@ import pandas as pd
 
 from barb.data.formats import BadFile, RawBars
 from barb.data.layouts import Stamp
+from barb.data.words import ENGLISH, ImportWords
+from barb.i18n import N_
 from barb.instruments import Instrument, parse_clock
 from barb.sessions import MINUTES_PER_DAY
 
@@ -41,11 +43,11 @@ CANDIDATE_ZONES = (
 )
 
 
-def zone_words(zone: str) -> str:
+def zone_words(zone: str, words: ImportWords = ENGLISH) -> str:
     """'America/New_York' -> 'New York time (America/New_York)'."""
     if zone == "UTC":
         return "UTC"
-    return f"{zone.rsplit('/', 1)[-1].replace('_', ' ')} time ({zone})"
+    return words("import.zone", city=zone.rsplit("/", 1)[-1].replace("_", " "), zone=zone)
 
 
 @dataclass(frozen=True)
@@ -73,20 +75,21 @@ def in_closed_hours(wall: np.ndarray, instrument: Instrument, weekend: bool = Tr
     return shut
 
 
-def closed_reason(wall_ns: int, instrument: Instrument) -> str:
-    """Which closed hours a bar (wall-clock ns) falls in, for the report."""
+def closed_reason(wall_ns: int, instrument: Instrument, words: ImportWords = ENGLISH) -> str:
+    """Which closed hours a bar (wall-clock ns) falls in, for the report: "2024-03-09
+    10:00:00 is on a Saturday, when the exchange is shut."."""
     t = pd.Timestamp(int(wall_ns))
     brk = instrument.maintenance_break
     if t.weekday() == 5:
-        return "on a Saturday"
+        return words("import.shut.saturday", time=t)
     if brk is not None:
         minute = t.hour * 60 + t.minute
         if t.weekday() == 4 and minute >= parse_clock(brk.start):
-            return "after Friday's close"
+            return words("import.shut.friday", time=t)
         if t.weekday() == 6 and minute < parse_clock(brk.end):
-            return "before Sunday's open"
-        return f"in the daily break ({brk.start}–{brk.end})"
-    return "in the exchange's closed hours"
+            return words("import.shut.sunday", time=t)
+        return words("import.shut.break", time=t, start=brk.start, end=brk.end)
+    return words("import.shut.closed", time=t)
 
 
 class _Walls:
@@ -122,8 +125,10 @@ def read_clock(
     interval_minutes: int,
     declared_zone: str | None,
     declared_stamp: Stamp | None,
+    words: ImportWords = ENGLISH,
 ) -> ClockReading:
-    """The zone and stamp under which the file's bars respect the exchange's closed hours.
+    """The zone and stamp under which the file's bars respect the exchange's closed hours,
+    with the report's note on it in ``words``' language.
 
     A declared zone that the file contradicts is refused (``BadFile``) with what was found.
     """
@@ -181,7 +186,7 @@ def read_clock(
     in_break = int(in_closed_hours(chosen, instrument, weekend=False).sum())
     if not declared_zone and not raw.utc and in_break > _stray_limit(days, margin, step):
         raise BadFile(_no_reading(raw, instrument, step))
-    note = _note(raw, instrument, choice, evidence, declared_zone)
+    note = _note(raw, instrument, choice, evidence, declared_zone, words)
     return ClockReading(choice[0], choice[1], note, scores[choice])
 
 
@@ -269,27 +274,21 @@ def _note(
     choice: tuple[str, Stamp],
     evidence: bool,
     declared_zone: str | None,
+    words: ImportWords = ENGLISH,
 ) -> str:
     zone, stamp = choice
-    stamped = (
-        " Bars are stamped at their close (moved to their open, as Barb keeps them)."
-        if stamp == "close"
-        else ""
-    )
+    stamped = words("import.clock.close_stamps") if stamp == "close" else ""
     if raw.utc:
-        return f"Times carry their own zone (converted from UTC).{stamped}"
+        return words("import.clock.own_zone", stamped=stamped)
+    named = zone_words(zone, words)
     where = (
-        f" the daily break sits at {_break_in(zone, instrument, raw)} in the file"
+        words("import.clock.break_at", hours=_break_in(zone, instrument, raw))
         if instrument.maintenance_break is not None
-        else " no bar falls in the exchange's closed hours"
+        else words("import.clock.no_closed_bars")
     )
     if declared_zone:
-        how = "as declared" + (", and" + where if evidence else "")
-        return f"Times read as {zone_words(zone)}, {how}.{stamped}"
+        key = N_("import.clock.declared_seen") if evidence else N_("import.clock.declared")
+        return words(key, zone=named, where=where, stamped=stamped)
     if not evidence:
-        return (
-            f"Times taken as {zone_words(zone)}, the instrument's: the file has no bars near "
-            "the daily break or the weekend to confirm it; pass --timezone if that is wrong."
-            + stamped
-        )
-    return f"Times read as {zone_words(zone)}:{where}.{stamped}"
+        return words("import.clock.assumed", zone=named, stamped=stamped)
+    return words("import.clock.read", zone=named, where=where, stamped=stamped)

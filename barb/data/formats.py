@@ -36,6 +36,8 @@ from barb.data.layouts import (
     detect_headerless,
     match_header,
 )
+from barb.data.words import Note
+from barb.i18n import N_
 
 DATABENTO_OPTIONAL = ("rtype", "instrument_id", "symbol")
 OHLCV_1M_RTYPE = 33  # Databento's record type of one-minute bars
@@ -85,7 +87,7 @@ class RawBars:
     volume: np.ndarray  # float64: checked for whole numbers before becoming int64
     series: np.ndarray | None = None  # Databento symbol or instrument_id: a code per bar
     series_names: tuple[str, ...] = ()  # the name of each code
-    notes: list[str] = field(default_factory=list)  # what the reader assumed
+    notes: list[Note] = field(default_factory=list)  # what the reader assumed
 
     def __len__(self) -> int:
         return len(self.instants)
@@ -328,6 +330,39 @@ def find_bad_line(path: Path, shape: CsvShape, wanted: dict[str, int]) -> tuple[
     return None
 
 
+# Lines before an unended last line its last field is compared with (see ``cut_last_field``).
+CUT_LINES = 100
+
+
+def cut_last_field(path: Path, shape: CsvShape) -> tuple[str, int, int] | None:
+    """(the last line's last field, that field's shortest length on the lines before, how
+    many lines before were read) when the file may be cut inside its last number, else
+    None.
+
+    A download cut short ends inside a line: "…,21340,3" where the file had "…,21340,348"
+    imported volume 3 without a word. Many CSV writers leave out the final line end, so that
+    alone says nothing; but a file without one whose last field is shorter than on each of
+    the ``CUT_LINES`` lines before it most likely lost digits, and is reported (not refused:
+    a quiet bar's volume may be short).
+    """
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        fh.seek(max(0, size - 64 * 1024))
+        tail = fh.read()
+    if tail.endswith((b"\n", b"\r")):
+        return None
+    lines = [line for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
+    if len(lines) < 3:
+        return None
+    # The first line read may be cut by the seek, or be the header: left out.
+    *before, last = csv.reader(lines[-CUT_LINES - 2 :][1:], delimiter=shape.delimiter)
+    if not last or len(before) < 2 or any(len(row) != len(last) for row in before):
+        return None
+    shortest = min(len(row[-1].strip()) for row in before)
+    field = last[-1].strip()
+    return (field, shortest, len(before)) if len(field) < shortest else None
+
+
 # --- Parquet --------------------------------------------------------------------------
 
 
@@ -370,7 +405,7 @@ def from_table(table: pa.Table, layout: Layout) -> RawBars:
     """``RawBars`` from a table whose columns carry canonical names."""
     if table.num_rows == 0:
         raise BadFile("no bars after the header.")
-    notes: list[str] = []
+    notes: list[Note] = []
     if layout.time == "timestamp":
         key = "time" if "time" in table.column_names else "timestamp"
         instants, utc = parse_timestamps(table.column(key), notes)
@@ -385,7 +420,7 @@ def from_table(table: pa.Table, layout: Layout) -> RawBars:
         prices["volume"] = _floats(table.column("volume"))
     else:
         prices["volume"] = np.zeros(table.num_rows)
-        notes.append("the file has no volume column: volumes are stored as 0.")
+        notes.append((N_("import.note.no_volume"), {}))
     series, names = None, ()
     if layout.name == "databento":
         check_rtype(table)
@@ -409,22 +444,26 @@ def _floats(column: pa.ChunkedArray) -> np.ndarray:
 
 # Unix time in seconds, milliseconds, microseconds or nanoseconds, told apart by size:
 # 2001-09-09 is 1e9 s, so seconds stay below 1e11 until the year 5138.
-_EPOCH_UNITS = ((1e11, 10**9, "seconds"), (1e14, 10**6, "milliseconds"), (1e17, 10**3, "µs"))
+_EPOCH_UNITS = (
+    (1e11, 10**9, N_("import.note.unix_seconds")),
+    (1e14, 10**6, N_("import.note.unix_milliseconds")),
+    (1e17, 10**3, N_("import.note.unix_microseconds")),
+)
 
 
-def epoch_to_ns(values: np.ndarray, notes: list[str]) -> np.ndarray:
+def epoch_to_ns(values: np.ndarray, notes: list[Note]) -> np.ndarray:
     """Unix times of any unit -> int64 ns since the epoch (UTC)."""
     values = values.astype(np.int64, copy=False)
     top = float(np.abs(values).max()) if values.size else 0.0
-    for limit, scale, unit in _EPOCH_UNITS:
+    for limit, scale, note in _EPOCH_UNITS:
         if top < limit:
-            notes.append(f"times are Unix {unit} (UTC).")
+            notes.append((note, {}))
             return values * scale
-    notes.append("times are Unix nanoseconds (UTC).")
+    notes.append((N_("import.note.unix_nanoseconds"), {}))
     return values.copy()
 
 
-def parse_timestamps(column: pa.ChunkedArray, notes: list[str]) -> tuple[np.ndarray, bool]:
+def parse_timestamps(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bool]:
     """ISO timestamps or Unix times -> (int64 ns, utc). ISO ones are all naive, or all
     carry an offset."""
     if pa.types.is_timestamp(column.type):
@@ -485,7 +524,7 @@ def _date_format(first: str) -> tuple[str, str]:
     return MONTH_FIRST
 
 
-def _slash_order(dates: pa.ChunkedArray, notes: list[str]) -> tuple[str, str]:
+def _slash_order(dates: pa.ChunkedArray, notes: list[Note]) -> tuple[str, str]:
     """Whether ``dd/dd/yyyy`` dates are month first (US) or day first (Europe).
 
     A first field over 12 says day first, a second over 12 month first; when every field
@@ -507,10 +546,7 @@ def _slash_order(dates: pa.ChunkedArray, notes: list[str]) -> tuple[str, str]:
     bad = {order: _misordered_steps(dates, order[0]) for order in (MONTH_FIRST, DAY_FIRST)}
     if bad[MONTH_FIRST] == bad[DAY_FIRST]:
         # Too few dates to tell (one day's bars): the US order, as Kibot and others write.
-        notes.append(
-            f"Dates such as {dates[0].as_py()} could be day first or month first and the bars "
-            "do not tell which: read month first. Write them as 2024-01-02 if that is wrong."
-        )
+        notes.append((N_("import.note.month_first"), {"date": dates[0].as_py()}))
         return MONTH_FIRST
     return min(bad, key=lambda order: bad[order])
 
@@ -523,7 +559,7 @@ def _misordered_steps(dates: pa.ChunkedArray, fmt: str) -> int:
     return int(((step < 0) | (step > LONGEST_PAUSE_NS)).sum())
 
 
-def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray, notes: list[str]) -> np.ndarray:
+def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray, notes: list[Note]) -> np.ndarray:
     """Date and Time columns -> naive int64 ns."""
     dates = pc.utf8_trim_whitespace(dates.cast(pa.string()))
     times = pc.utf8_trim_whitespace(times.cast(pa.string()))

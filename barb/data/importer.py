@@ -28,18 +28,29 @@ import pyarrow.parquet as pq
 from barb.data import formats
 from barb.data.clock import closed_reason, in_closed_hours, read_clock
 from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
-from barb.data.layouts import FORMATS, LAYOUTS, LayoutError, Stamp, parse_columns_option
-from barb.data.mapped import refresh_mapped
+from barb.data.layouts import (
+    FORMATS,
+    LAYOUTS,
+    TITLE_WORDS,
+    LayoutError,
+    Stamp,
+    parse_columns_option,
+)
+from barb.data.mapped import mapped_path, refresh_mapped
 from barb.data.store import (
     DataMeta,
     data_path,
     make_meta,
     read_bars,
     read_meta,
+    remove_stale_temporaries,
+    stored_version,
     write_bars,
     write_lock,
 )
 from barb.data.validation import (
+    Check,
+    Finding,
     ImportReport,
     calendar_findings,
     collect,
@@ -47,13 +58,14 @@ from barb.data.validation import (
     future_checks,
     hundredfold_prices,
     jump_checks,
-    plural,
     quote,
     row_checks,
     session_shares,
     show,
 )
-from barb.errors import DataError
+from barb.data.words import ImportWords
+from barb.errors import BarbError, DataError
+from barb.i18n import decimal
 from barb.instruments import Instrument, load_instrument
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
@@ -67,15 +79,29 @@ SEAM_JUMP = 1.2
 
 
 class ImportRefused(DataError):
-    """The file was checked and refused; ``report`` says everything that was found."""
+    """The file was checked and refused; ``report`` says everything that was found, and
+    this its first problem, in the report's language: "bad.csv, line 2: high 99 is below
+    low 101." / «bad.csv, строка 2: high 99 ниже low 101.»."""
 
     def __init__(self, report: ImportReport, path: str):
+        words = report.words
         first = min((f for c in report.errors for f in c.shown), key=lambda f: f.row)
         total = sum(c.count for c in report.errors)
-        more = f" ({plural(total - 1, 'more problem')} in the report)" if total > 1 else ""
-        where = "" if first.line is not None else f"row {first.row + 1}: "
-        super().__init__(f"{where}{first.message}{more}", path=path, line=first.line)
+        more = (
+            words("import.more_problems", plural_of=total - 1, count=words.count(total - 1))
+            if total > 1
+            else ""
+        )
+        where = words("import.located", file=path, where=first.where(words))
+        # DataError's own "file, line N: " is English; this one is said in the language.
+        BarbError.__init__(self, f"{where}{first.message}{more}")
+        self.path, self.line = path, first.line
         self.report = report
+
+
+class StoredChanged(DataError):
+    """The stored data is no longer the one a plan was made against (``write_checked``'s
+    ``expect``): its mode, said to the person, may now be wrong. Nothing was written."""
 
 
 @dataclass
@@ -95,6 +121,7 @@ class ImportResult:
     added: int  # bars written (for --append: only the new ones)
     path: Path
     note: str = ""  # what the write changed that the person may not expect (``_level_note``)
+    cleaned: str = ""  # the temporary files of killed writes it removed ('' when none)
 
 
 def parse_interval(text: str) -> int:
@@ -182,12 +209,14 @@ def check_file(
     columns: str | None = None,
     progress: bool = False,
     name: str | None = None,
+    lang: str = "en",
 ) -> CheckedFile:
     """Read and validate ``path`` as bars of ``symbol``; nothing is written.
 
     Problems with rows go into the report (the file is then refused by ``import_file``);
     a file that cannot be read, or whose interval or zone contradicts what was declared,
-    raises ``DataError``.
+    raises ``DataError``. The report is said in ``lang`` (the bot's upload passes the
+    admin's; a refusal of the file as a whole is still English).
     """
     settings = settings or EngineSettings()
     path = Path(path)
@@ -215,7 +244,9 @@ def check_file(
             else:
                 shape = formats.read_csv_shape(inner, fmt, mapping)
                 raw = formats.read_csv(inner, shape, progress=progress)
-            checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp)
+            checked = _check_raw(
+                raw, instrument, where, timezone, declared_interval, stamp, ImportWords(lang)
+            )
             checked.report.file = name or path.name
             checked.report.file_kind = "CSV" if shape else "Parquet"
         except BadFile as exc:
@@ -227,8 +258,27 @@ def check_file(
             prefix = "" if shape else f"row {exc.row + 1}: "
             raise DataError(prefix + exc.message, path=where, line=line) from None
         if shape is not None:
+            _check_cut(checked.report, inner, shape)
             _name_lines(checked.report, inner, shape)
     return checked
+
+
+def _check_cut(report: ImportReport, path: Path, shape: CsvShape) -> None:
+    """The file's last line is reported when the file looks cut inside its last number
+    (``formats.cut_last_field``)."""
+    cut = formats.cut_last_field(path, shape)
+    if cut is None:
+        return
+    field, shortest, lines = cut
+    message = report.words(
+        "import.cut_last_line",
+        column=shape.names[-1],
+        value=field,
+        digits=shortest,
+        lines=lines,
+    )
+    finding = Finding(row=report.rows - 1, message=message)
+    report.warnings.append(Check(name="cut last line", count=1, shown=[finding]))
 
 
 def _name_lines(report: ImportReport, path: Path, shape: CsvShape) -> None:
@@ -245,16 +295,18 @@ def _check_raw(
     timezone: str | None,
     declared_interval: int | None,
     declared_stamp: Stamp | None,
+    words: ImportWords,
 ) -> CheckedFile:
     _check_series(raw)
     report = ImportReport(
         file=name,
-        layout=raw.layout.title,
+        layout=words(TITLE_WORDS[raw.layout.name]),
         layout_name=raw.layout.name,
         rows=len(raw),
-        notes=raw.notes,
+        notes=[words.note(note) for note in raw.notes],
+        language=words.language,
     )
-    report.errors = collect(raw, row_checks(raw))
+    report.errors = collect(raw, row_checks(raw, words))
     if report.errors:
         return CheckedFile(report, None, instrument, name)
     cents = hundredfold_prices(raw, instrument.tick_size)
@@ -283,7 +335,7 @@ def _check_raw(
         )
     report.interval_minutes = interval
 
-    clock = read_clock(raw, instrument, interval, timezone, declared_stamp)
+    clock = read_clock(raw, instrument, interval, timezone, declared_stamp, words)
     report.timezone, report.stamp, report.clock_note = clock.zone, clock.stamp, clock.note
     instants = raw.instants - interval * MINUTE_NS if clock.stamp == "close" else raw.instants
     wall = to_wall_clock(instants, raw.utc, clock.zone, instrument.timezone)
@@ -307,8 +359,7 @@ def _check_raw(
                 (
                     "bars in the exchange's closed hours",
                     shut,
-                    lambda i: f"{show(wall[i], False)} is {closed_reason(wall[i], instrument)}, "
-                    "when the exchange is shut.",
+                    lambda i: closed_reason(wall[i], instrument, words),
                 )
             ],
         )
@@ -316,7 +367,8 @@ def _check_raw(
     now = pd.Timestamp.now(tz=instrument.timezone).tz_localize(None).value
     report.warnings = collect(
         raw,
-        jump_checks(raw, tdate, interval) + future_checks(raw, wall, now, instrument.timezone),
+        jump_checks(raw, tdate, interval, words)
+        + future_checks(raw, wall, now, instrument.timezone, words),
     )
     frame = pd.DataFrame(
         {
@@ -342,7 +394,7 @@ def _schedule_dates(instrument: Instrument, report: ImportReport) -> np.ndarray 
     try:
         return load_schedule(instrument, report.first_date, report.last_date).dates
     except DataError:
-        report.notes.append("The exchange calendar has no sessions in this range.")
+        report.notes.append(report.words("import.note.no_calendar"))
         return None
 
 
@@ -483,7 +535,7 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
     )
     if exists and mode == "append":
         frame, added, description = _appended(checked, target, description)
-        note = _hole_note(frame, added)
+        note = _hole_note(frame, added, report.words)
     elif exists and mode == "replace":
         note = _level_note(checked, target)
     else:
@@ -491,7 +543,7 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
     return _Write(frame, added, description, exists, note)
 
 
-def _hole_note(combined: pd.DataFrame, added: int) -> str:
+def _hole_note(combined: pd.DataFrame, added: int, words: ImportWords) -> str:
     """On --append, the sentence naming a hole of over five days between the stored bars and
     the file's ('' otherwise): bars of 2031 appended to data ending 2024-03-22 left seven
     years without bars, and the calendar checks of the file see only the file's dates."""
@@ -500,10 +552,8 @@ def _hole_note(combined: pd.DataFrame, added: int) -> str:
     last, first = combined["timestamp"].iloc[-added - 1], combined["timestamp"].iloc[-added]
     if first - last <= pd.Timedelta(formats.LONGEST_PAUSE_NS):
         return ""
-    return (
-        f"The stored data ends at {last} and the file's new bars start at {first}: "
-        f"{(first - last).days:,} days with no bars between them."
-    )
+    days = (first - last).days
+    return words("import.hole", plural_of=days, last=last, first=first, days=words.count(days))
 
 
 def _level_note(checked: CheckedFile, target: Path) -> str:
@@ -522,24 +572,39 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
     if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
         return ""
     first = shared.iloc[0]
-    return (
-        f"At {first['timestamp']} the replaced data closed at {quote(first['close_stored'])} "
-        f"and the file at {quote(first['close'])} (×{ratio:.3g}, the median over the "
-        f"{len(shared):,} bars both hold): is the file another instrument's, or in another "
-        "unit? `barb data restore "
-        f"{checked.instrument.symbol}` brings the replaced data back."
+    return checked.report.words(
+        "import.level",
+        plural_of=len(shared),
+        time=first["timestamp"],
+        stored=quote(first["close_stored"]),
+        close=quote(first["close"]),
+        ratio=f"{ratio:.3g}",
+        bars=checked.report.words.count(len(shared)),
+        symbol=checked.instrument.symbol,
     )
 
 
-def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> ImportResult:
-    """Write a file ``check_file`` accepted, as ``mode`` allows."""
+def write_checked(
+    checked: CheckedFile, settings: EngineSettings, mode: Mode, *, expect: str | None = None
+) -> ImportResult:
+    """Write a file ``check_file`` accepted, as ``mode`` allows; with ``expect`` (the
+    ``stored_version`` the mode was chosen against), only if the stored data is still that
+    one, else ``StoredChanged``: an append offered to the bot's admin, pressed after another
+    import, became a replace of 5,520 bars by the file's 1,380."""
     report, instrument = checked.report, checked.instrument
     target = data_path(instrument.symbol, settings)
     # From reading the stored bars to replacing them, no other import of the instrument runs.
     with write_lock(target):
+        if expect is not None and stored_version(target) != expect:
+            raise StoredChanged(
+                f"the stored {instrument.symbol} data changed after the file was checked; "
+                "nothing was written.",
+                path=checked.name,
+            )
         plan = plan_write(checked, settings, mode)
+        cleaned = _cleaned(target, settings, report.words)  # by an import that will go on
         if plan.added == 0 and plan.replaces and mode == "append":
-            return ImportResult(read_meta(target), report, 0, target)
+            return ImportResult(read_meta(target), report, 0, target, cleaned=cleaned)
         meta = make_meta(
             plan.frame,
             instrument=instrument.symbol,
@@ -551,7 +616,21 @@ def write_checked(checked: CheckedFile, settings: EngineSettings, mode: Mode) ->
         )
         write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
         refresh_mapped(plan.frame, meta, target, settings)
-    return ImportResult(meta, report, plan.added, target, plan.note)
+    return ImportResult(meta, report, plan.added, target, plan.note, cleaned)
+
+
+def _cleaned(target: Path, settings: EngineSettings, words: ImportWords) -> str:
+    """Remove what imports killed mid-write left beside the data and its Arrow copy (run
+    under the write lock) and say so, or '' when nothing was left: "Removed the temporary
+    file a killed write left: .NQ.parquet.k3j9.tmp (12.4 MB)."."""
+    removed = remove_stale_temporaries(target, mapped_path(target, settings))
+    if not removed:
+        return ""
+    files = ", ".join(
+        words("import.removed_file", name=name, size=decimal(size / 1e6, words.language, 1))
+        for name, size in removed
+    )
+    return words("import.removed_temporaries", plural_of=len(removed), files=files)
 
 
 def _check_seam(checked: CheckedFile, stored: pd.Series, first: pd.Series) -> None:
@@ -630,6 +709,7 @@ __all__ = [
     "CheckedFile",
     "ImportRefused",
     "ImportResult",
+    "StoredChanged",
     "check_file",
     "import_file",
     "plan_write",

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from barb.i18n import N_
+
 TimeKind = Literal["timestamp", "split", "ts_event", "compact"]
 Stamp = Literal["open", "close"]
 
@@ -37,6 +39,20 @@ class Layout:
 
     def needed(self) -> tuple[str, ...]:
         return tuple(c for c in self.columns if c not in self.optional)
+
+
+#: Each layout's title in the report's language, by the layout's name (``Layout.title`` is
+#: the English, kept for the CLI's refusals).
+TITLE_WORDS = {
+    "databento": N_("import.layout.databento"),
+    "sierra": N_("import.layout.sierra"),
+    "split": N_("import.layout.split"),
+    "tradingview": N_("import.layout.tradingview"),
+    "plain": N_("import.layout.plain"),
+    "ninjatrader": N_("import.layout.ninjatrader"),
+    "kibot": N_("import.layout.kibot"),
+    "custom": N_("import.layout.custom"),
+}
 
 
 def _same(*names: str) -> dict[str, tuple[str, ...]]:
@@ -84,6 +100,9 @@ LAYOUTS: dict[str, Layout] = {
             "one timestamp column",
             {"timestamp": ("timestamp", "datetime"), **_same(*PRICES, "volume")},
             "timestamp",
+            # A file without volume (many exports of daily or index bars) gets volume 0 and
+            # the report says so, as the split and TradingView layouts do.
+            optional=("volume",),
             example="timestamp,open,high,low,close,volume",
         ),
         Layout(

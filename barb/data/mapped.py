@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from barb.data.store import (
     SCHEMA,
     DataMeta,
     data_path,
+    locked_temporary,
     meta_from_schema,
     read_bars,
 )
@@ -92,18 +92,17 @@ def mapped_table(frame: pd.DataFrame, meta: DataMeta, source: str) -> pa.Table:
 def write_mapped(table: pa.Table, path: Path) -> None:
     """Write ``table`` as one uncompressed record batch to ``path``, atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
+    fd, tmp = locked_temporary(path)  # flock-ed: an import's cleanup leaves it alone
     try:
-        with os.fdopen(fd, "wb") as fh:
+        with os.fdopen(fd, "wb") as fh:  # closed (and unlocked) only once renamed
             sink = pa.PythonFile(fh, mode="w")
             with ipc.new_file(sink, table.schema) as writer:
                 # One batch: every column is then one contiguous buffer, one numpy view.
                 writer.write_table(table, max_chunksize=max(1, table.num_rows))
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, NEW_FILE_MODE)
-        os.replace(tmp, path)
+            os.chmod(tmp, NEW_FILE_MODE)
+            os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -191,6 +191,55 @@ def _link_or_copy(source: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
+def locked_temporary(path: Path) -> tuple[int, Path]:
+    """A new temporary file beside ``path`` (``.NQ.parquet.k3j9.tmp``), open for writing and
+    ``flock``-ed by this process until the descriptor closes, so that
+    ``remove_stale_temporaries`` can tell a file being written from one a killed writer
+    left. The name is checked after the lock is taken: a cleanup between ``mkstemp`` and
+    ``flock`` may have removed it, and then another is made."""
+    while True:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(name).st_ino == os.fstat(fd).st_ino:
+                return fd, Path(name)
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def remove_stale_temporaries(*paths: Path) -> list[tuple[str, int]]:
+    """Remove the temporary files killed writes left beside ``paths`` (the data file, its
+    Arrow copy); (name, bytes) of each removed. A SIGKILL during an import left
+    ``.NQ.parquet.<rand>.tmp`` or ``.NQ.arrow.<rand>.tmp`` (up to the whole Arrow copy,
+    370 MB for the NQ sample) that nothing removed. A file whose ``flock`` is held is being
+    written (``locked_temporary``: a query process mapping the data) and is left alone; the
+    kept file's and a restore's temporaries are made only under ``write_lock``, which the
+    caller holds."""
+    removed = []
+    for path in paths:
+        for pattern in (
+            f".{path.name}.*.tmp",
+            f".{previous_path(path).name}.*.tmp",
+            f".{path.name}.*.swap",
+        ):
+            for found in path.parent.glob(pattern):  # symbols are [A-Z0-9_]: no glob signs
+                try:
+                    fd = os.open(found, os.O_RDONLY)
+                except OSError:
+                    continue
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    size = os.fstat(fd).st_size
+                    found.unlink()
+                except OSError:  # held by its writer, or gone meanwhile
+                    continue
+                finally:
+                    os.close(fd)
+                removed.append((found.name, size))
+    return removed
+
+
 @contextmanager
 def write_lock(path: Path) -> Iterator[None]:
     """Hold the data directory's write lock while reading the stored bars of ``path`` and
@@ -225,18 +274,17 @@ def write_bars(
     table = to_table(frame, meta)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
+    fd, tmp = locked_temporary(path)
     try:
-        with os.fdopen(fd, "wb") as fh:
+        with os.fdopen(fd, "wb") as fh:  # closed (and unlocked) only once renamed
             pq.write_table(table, fh, **_write_options(table))
             fh.flush()
             os.fsync(fh.fileno())
-        # mkstemp makes the file private (0600); a data file is as readable as any other.
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else NEW_FILE_MODE)
-        if keep_previous and path.exists():
-            _link_or_copy(path, previous_path(path))
-        os.replace(tmp, path)
+            # mkstemp makes the file private (0600); a data file is as readable as any other.
+            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else NEW_FILE_MODE)
+            if keep_previous and path.exists():
+                _link_or_copy(path, previous_path(path))
+            os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -277,6 +325,19 @@ def read_meta(path: Path) -> DataMeta:
     except (OSError, pa.ArrowException) as exc:
         raise DataError(f"cannot read as Parquet ({exc}).", path=str(path)) from exc
     return meta_from_schema(schema, path)
+
+
+def stored_version(path: Path) -> str:
+    """What tells one write of ``path`` from any other ('' when there is no file): the rows,
+    dates and write time of its metadata, e.g. "4140 2024-03-18 2024-03-20
+    2025-01-07T10:15:02.123456+00:00". A plan made against the stored bars (the bot's offer
+    to import an upload) compares it under ``write_lock`` before writing: every import
+    writes a new one, and a restore brings back the kept file's with its bars."""
+    try:
+        meta = read_meta(path)
+    except FileNotFoundError:
+        return ""
+    return f"{meta.rows} {meta.first_date} {meta.last_date} {meta.created_at.isoformat()}"
 
 
 def read_bars(path: Path) -> tuple[pd.DataFrame, DataMeta]:

@@ -16,6 +16,8 @@ from pydantic import BaseModel, Field
 
 from barb.data.formats import RawBars
 from barb.data.layouts import PRICES
+from barb.data.words import ENGLISH, ImportWords
+from barb.i18n import N_, percent
 from barb.instruments import Instrument
 
 MINUTE_NS = 60 * 1_000_000_000
@@ -29,6 +31,25 @@ BIG_JUMP = 0.10
 # Distinct prices needed before "all on 100 ticks" means cents (each is, by chance, 1 in 100).
 CENTS_DISTINCT = 50
 MAX_VOLUME = 2.0**63  # the stored volume is int64
+#: Each check's name in the report ("Refused: OHLC inconsistent: 1"), by its name in code.
+CHECK_WORDS = {
+    "missing prices": N_("import.check.missing_prices"),
+    "infinite prices": N_("import.check.infinite_prices"),
+    "missing volume": N_("import.check.missing_volume"),
+    "volume too large": N_("import.check.volume_too_large"),
+    "negative volume": N_("import.check.negative_volume"),
+    "fractional volume": N_("import.check.fractional_volume"),
+    "OHLC inconsistent": N_("import.check.ohlc_inconsistent"),
+    "duplicates": N_("import.check.duplicates"),
+    "out of order": N_("import.check.out_of_order"),
+    "not on a whole minute": N_("import.check.not_whole_minute"),
+    "bars in the exchange's closed hours": N_("import.check.closed_hours"),
+    "jumps": N_("import.check.jumps"),
+    "far highs or lows": N_("import.check.far_wicks"),
+    "prices at or below zero": N_("import.check.nonpositive"),
+    "bars after now": N_("import.check.future"),
+    "cut last line": N_("import.check.cut_last_line"),
+}
 
 
 class Finding(BaseModel):
@@ -38,8 +59,10 @@ class Finding(BaseModel):
     line: int | None = None  # physical line in the file
     message: str
 
-    def where(self) -> str:
-        return f"line {self.line}" if self.line is not None else f"row {self.row + 1}"
+    def where(self, words: ImportWords = ENGLISH) -> str:
+        if self.line is not None:
+            return words("import.line", line=self.line)
+        return words("import.row", row=self.row + 1)
 
 
 class Check(BaseModel):
@@ -74,6 +97,11 @@ class ImportReport(BaseModel):
     gaps: list[str] = Field(default_factory=list)
     gap_count: int = 0
     notes: list[str] = Field(default_factory=list)
+    language: str = "en"  # of every sentence in it: the bot's upload asks for the admin's
+
+    @property
+    def words(self) -> ImportWords:
+        return ImportWords(self.language)
 
     @property
     def ok(self) -> bool:
@@ -83,43 +111,70 @@ class ImportReport(BaseModel):
         return sum(c.count for c in (*self.errors, *self.warnings) if c.name == name)
 
     def text(self) -> str:
-        """The report as plain lines, for the terminal and the bot."""
-        out = [f"{self.file}: {self.layout}, {self.rows:,} bars"]
+        """The report as plain lines, for the terminal and the bot, in its ``language``."""
+        words = self.words
+        bars = words("import.bars", plural_of=self.rows, rows=words.count(self.rows))
+        out = [words("import.header", file=self.file, layout=self.layout, bars=bars)]
         if self.first_date is not None:
+            dates = words(
+                "import.trading_dates",
+                plural_of=self.trading_dates,
+                count=words.count(self.trading_dates),
+            )
             out.append(
-                f"Dates: {self.first_date} to {self.last_date}, "
-                f"{plural(self.trading_dates, 'trading date')}; {self.interval_minutes}-minute "
-                "bars."
+                words(
+                    "import.dates",
+                    first=self.first_date,
+                    last=self.last_date,
+                    dates=dates,
+                    minutes=self.interval_minutes,
+                )
             )
         if self.clock_note:
             out.append(self.clock_note)
         if self.sessions:
-            shares = ", ".join(f"{name} {share:.0%}" for name, share in self.sessions.items())
-            out.append(f"Sessions covered (share of bars): {shares}.")
+            shares = ", ".join(
+                f"{name} {percent(share * 100, self.language)}"
+                for name, share in self.sessions.items()
+            )
+            out.append(words("import.sessions", shares=shares))
         out.extend(self.notes)
-        for title, checks in (("Refused", self.errors), ("Suspicious", self.warnings)):
+        for title, checks in (
+            (N_("import.refused_check"), self.errors),
+            (N_("import.suspicious_check"), self.warnings),
+        ):
             for check in checks:
-                out.append(f"{title}: {check.name}: {check.count:,}")
-                out.extend(f"  {f.where()}: {f.message}" for f in check.shown)
+                name = words(CHECK_WORDS[check.name]) if check.name in CHECK_WORDS else check.name
+                out.append(words(title, name=name, count=words.count(check.count)))
+                out.extend(f"  {f.where(words)}: {f.message}" for f in check.shown)
                 if check.count > len(check.shown):
-                    out.append(f"  … and {check.count - len(check.shown):,} more")
+                    more = words.count(check.count - len(check.shown))
+                    out.append("  " + words("import.and_more", count=more))
         if self.missing_date_count:
             shown = ", ".join(str(d) for d in self.missing_dates)
             more = "…" if self.missing_date_count > len(self.missing_dates) else ""
             out.append(
-                f"Trading dates of the exchange calendar with no bars: "
-                f"{self.missing_date_count:,} ({shown}{more})."
+                words(
+                    "import.missing_dates",
+                    count=words.count(self.missing_date_count),
+                    dates=shown + more,
+                )
             )
         if self.closed_dates:
             shown = ", ".join(str(d) for d in self.closed_dates[:SHOWN])
-            out.append(f"Bars on days the exchange was closed: {shown}.")
+            out.append(words("import.closed_dates", dates=shown))
         if self.gap_count:
+            more = "…" if self.gap_count > len(self.gaps) else ""
             out.append(
-                f"Gaps over {GAP_MINUTES} minutes inside a session: {self.gap_count:,} "
-                f"({'; '.join(self.gaps)}{'…' if self.gap_count > len(self.gaps) else ''})."
+                words(
+                    "import.gaps",
+                    minutes=GAP_MINUTES,
+                    count=words.count(self.gap_count),
+                    gaps="; ".join(self.gaps) + more,
+                )
             )
         if self.ok:
-            out.append("No problems that stop the import.")
+            out.append(words("import.no_problems"))
         return "\n".join(out)
 
 
@@ -128,8 +183,8 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def _outside(name: str, price: float, low: float, high: float) -> str:
-    return f"{name} {quote(price)} is outside the bar's low..high ({quote(low)}..{quote(high)})."
+def _outside(words: ImportWords, name: str, price: float, low: float, high: float) -> str:
+    return words("import.outside", name=name, price=quote(price), low=quote(low), high=quote(high))
 
 
 def quote(x: float) -> str:
@@ -144,8 +199,11 @@ def show(ns: int, utc: bool) -> str:
     return f"{text} UTC" if utc else text
 
 
-def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
-    """(name, failing rows mask, message of one row) of every check that refuses a file."""
+def row_checks(
+    raw: RawBars, words: ImportWords = ENGLISH
+) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
+    """(name, failing rows mask, message of one row in ``words``' language) of every check
+    that refuses a file."""
     o, h, low, c, v = raw.open, raw.high, raw.low, raw.close, raw.volume
     t = raw.instants
     step = np.diff(t)
@@ -153,58 +211,66 @@ def row_checks(raw: RawBars) -> list[tuple[str, np.ndarray, Callable[[int], str]
         (
             "missing prices",
             np.isnan(o) | np.isnan(h) | np.isnan(low) | np.isnan(c),
-            lambda i: "missing "
-            + ", ".join(n for n, a in zip(PRICES, (o, h, low, c), strict=True) if np.isnan(a[i]))
-            + ".",
+            lambda i: words(
+                "import.missing_prices",
+                names=", ".join(
+                    n for n, a in zip(PRICES, (o, h, low, c), strict=True) if np.isnan(a[i])
+                ),
+            ),
         ),
         (
             # "inf" reads as a number; stored, it made the day's high NaN in every query.
             "infinite prices",
             np.isinf(o) | np.isinf(h) | np.isinf(low) | np.isinf(c),
-            lambda i: ", ".join(
-                f"{n} {quote(a[i])}"
-                for n, a in zip(PRICES, (o, h, low, c), strict=True)
-                if np.isinf(a[i])
-            )
-            + " is not a price.",
+            lambda i: words(
+                "import.not_a_price",
+                values=", ".join(
+                    f"{n} {quote(a[i])}"
+                    for n, a in zip(PRICES, (o, h, low, c), strict=True)
+                    if np.isinf(a[i])
+                ),
+            ),
         ),
-        ("missing volume", np.isnan(v), lambda i: "missing volume."),
+        ("missing volume", np.isnan(v), lambda i: words("import.missing_volume")),
         (
             # Beyond int64 the stored volume wrapped round to -9223372036854775808.
             "volume too large",
             v >= MAX_VOLUME,
-            lambda i: f"volume {quote(v[i])} is beyond what Barb can store ({MAX_VOLUME:.3g}).",
+            lambda i: words(
+                "import.volume_too_large", volume=quote(v[i]), limit=f"{MAX_VOLUME:.3g}"
+            ),
         ),
-        ("negative volume", v < 0, lambda i: f"negative volume {quote(v[i])}."),
+        ("negative volume", v < 0, lambda i: words("import.negative_volume", volume=quote(v[i]))),
         (
             "fractional volume",
             ~np.isnan(v) & (v != np.floor(v)),  # a missing one is reported as missing
-            lambda i: f"volume {quote(v[i])} is not a whole number.",
+            lambda i: words("import.fractional_volume", volume=quote(v[i])),
         ),
         (
             "OHLC inconsistent",
             (h < low) | (o < low) | (o > h) | (c < low) | (c > h),
-            lambda i: f"high {quote(h[i])} is below low {quote(low[i])}."
+            lambda i: words("import.high_below_low", high=quote(h[i]), low=quote(low[i]))
             if h[i] < low[i]
-            else _outside("open", o[i], low[i], h[i])
+            else _outside(words, "open", o[i], low[i], h[i])
             if not low[i] <= o[i] <= h[i]
-            else _outside("close", c[i], low[i], h[i]),
+            else _outside(words, "close", c[i], low[i], h[i]),
         ),
         (
             "duplicates",
             np.concatenate(([False], step == 0)),
-            lambda i: f"duplicate bar: {show(t[i], raw.utc)} again, as in the bar before.",
+            lambda i: words("import.duplicate", time=show(t[i], raw.utc)),
         ),
         (
             "out of order",
             np.concatenate(([False], step < 0)),
-            lambda i: f"bars out of order: {show(t[i], raw.utc)} comes after "
-            f"{show(t[i - 1], raw.utc)}; sort the file by time.",
+            lambda i: words(
+                "import.out_of_order", time=show(t[i], raw.utc), before=show(t[i - 1], raw.utc)
+            ),
         ),
         (
             "not on a whole minute",
             t % MINUTE_NS != 0,
-            lambda i: f"{show(t[i], raw.utc)} is not on a whole minute.",
+            lambda i: words("import.not_whole_minute", time=show(t[i], raw.utc)),
         ),
     ]
 
@@ -222,7 +288,7 @@ def collect(
 
 
 def jump_checks(
-    raw: RawBars, trading_date: np.ndarray, interval_minutes: int
+    raw: RawBars, trading_date: np.ndarray, interval_minutes: int, words: ImportWords = ENGLISH
 ) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
     """Bad prints: a bar whose close leaps away and straight back (a spike far beyond the
     day's usual moves), or any leap of over ``BIG_JUMP`` in one bar; a high or low over
@@ -240,10 +306,12 @@ def jump_checks(
         (
             "prices at or below zero",
             nonpositive,
-            lambda i: ", ".join(
-                f"{n} {quote(a[i])}" for n, a in zip(PRICES, (o, h, low, c), strict=True)
-            )
-            + ": a price at or below zero (a bad print?).",
+            lambda i: words(
+                "import.nonpositive",
+                prices=", ".join(
+                    f"{n} {quote(a[i])}" for n, a in zip(PRICES, (o, h, low, c), strict=True)
+                ),
+            ),
         )
     ]
     if len(c) < 3:
@@ -265,23 +333,28 @@ def jump_checks(
     flagged = spike | (big & ~after_spike)
 
     def message(i: int) -> str:
-        after = f", then {quote(c[i + 1])}" if i + 1 < len(c) else ""
-        return (
-            f"{show(raw.instants[i], raw.utc)}: close {quote(c[i - 1])}, then {quote(c[i])}{after} "
-            "(a leap and back, or over 10% in one bar: a bad print?)."
+        closes = [quote(x) for x in c[i - 1 : i + 2]]
+        return words(
+            "import.jump",
+            time=show(raw.instants[i], raw.utc),
+            closes=words("import.then").join(closes),
         )
 
     def far(i: int) -> str:
-        return (
-            f"{show(raw.instants[i], raw.utc)}: high {quote(h[i])}, low {quote(low[i])} against "
-            f"open {quote(o[i])} and close {quote(c[i])} (over 10% beyond them: a bad print?)."
+        return words(
+            "import.far_wick",
+            time=show(raw.instants[i], raw.utc),
+            high=quote(h[i]),
+            low=quote(low[i]),
+            open=quote(o[i]),
+            close=quote(c[i]),
         )
 
     return [("jumps", flagged, message), ("far highs or lows", wick & ~nonpositive, far), *checks]
 
 
 def future_checks(
-    raw: RawBars, wall: np.ndarray, now: int, zone: str
+    raw: RawBars, wall: np.ndarray, now: int, zone: str, words: ImportWords = ENGLISH
 ) -> list[tuple[str, np.ndarray, Callable[[int], str]]]:
     """Bars stamped after ``now`` (wall-clock ns in the instrument's ``zone``): a file of 2031
     imported in 2026 without a word, a misread year or a vendor's placeholder dates."""
@@ -290,7 +363,7 @@ def future_checks(
         (
             "bars after now",
             wall > now,
-            lambda i: f"{show(wall[i], False)} is after now ({when} {zone}): are the dates right?",
+            lambda i: words("import.future", time=show(wall[i], False), now=when, zone=zone),
         )
     ]
 
@@ -361,5 +434,8 @@ def calendar_findings(
     rows = np.flatnonzero(hole)
     report.gap_count = int(rows.size)
     report.gaps = [
-        f"{pd.Timestamp(int(wall[i]))} to {pd.Timestamp(int(wall[i + 1]))}" for i in rows[:3]
+        report.words(
+            "import.gap", start=pd.Timestamp(int(wall[i])), end=pd.Timestamp(int(wall[i + 1]))
+        )
+        for i in rows[:3]
     ]

@@ -29,7 +29,14 @@ import pandas as pd
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
 from barb.frames import period_start
 from barb.script import ast
-from barb.script.clock_order import TextComparison, clocks, in_session_order
+from barb.script.clock_order import (
+    ClockComparison,
+    TextComparison,
+    as_minutes_hint,
+    clock_windows,
+    clocks,
+    in_session_order,
+)
 from barb.script.conditions import (
     as_known,
     as_numbers,
@@ -120,7 +127,7 @@ def evaluate(expr: ast.Expr, ctx: EvalContext, over_all: RowsOverAll | None = No
     With ``over_all`` (a second stage's map) an aggregate is one value over all the rows,
     repeated on each: ``days / sum(days) * 100`` is each group's share of the total.
     """
-    value = _RowEvaluator(ctx, over_all=over_all).eval(expr)
+    value = _RowEvaluator(ctx, over_all=over_all, root=expr).eval(expr)
     if isinstance(value, pd.Series):
         return value
     return pd.Series(value, index=ctx.frame.index)
@@ -172,7 +179,7 @@ def evaluate_select(
         rows = RowGroups.by_keys(ctx.frame, by, warn=ctx.warn)
     else:
         rows = RowGroups.whole(len(ctx.frame), warn=ctx.warn)
-    evaluator = _AggregateEvaluator(ctx, rows, by or ())
+    evaluator = _AggregateEvaluator(ctx, rows, by or (), root=expr)
     value = evaluator.eval(expr)
     if rows.grouped:
         if not isinstance(value, pd.Series):
@@ -200,6 +207,7 @@ class _RowEvaluator:
         ctx: EvalContext,
         inside_aggregate: str | None = None,
         over_all: RowsOverAll | None = None,
+        root: ast.Node | None = None,
     ):
         self.ctx = ctx
         self.frame = ctx.frame
@@ -208,6 +216,8 @@ class _RowEvaluator:
         self.inside_aggregate = inside_aggregate
         # Set where an aggregate is one value over all the rows (a second stage's map).
         self.over_all = over_all
+        # The whole expression (a where's condition, a select item): the clocks it writes.
+        self.root = root
 
     def eval(self, node: ast.Node) -> Any:
         if isinstance(node, ast.LITERAL_TYPES):
@@ -267,7 +277,7 @@ class _RowEvaluator:
     def aggregate_over_all(self, spec: FunctionSpec, node: ast.Call, over: RowsOverAll) -> Any:
         """The aggregate over every row of the frame: one value (a scalar, broadcast by the
         operators around it)."""
-        inner = _RowEvaluator(self.ctx, inside_aggregate=node.to_text())
+        inner = _RowEvaluator(self.ctx, inside_aggregate=node.to_text(), root=self.root)
         args = self.arguments(spec, node, inner, self.frame.index)
         order = over.order
         if order is not None and len(order) > 1 and not bool((np.diff(order) >= 0).all()):
@@ -369,11 +379,17 @@ class _RowEvaluator:
             and not _clock_texts(param, value)
         ):
             wanted = _ACCEPTED_NAMES[param.accepts]
+            hint = spec.example or f"call it as {spec.signature()}"
+            if kind == "string" and clocks(value) is not None:  # median(high_time): p43b Q30
+                hint = (
+                    "times of day are text: min(), max() and mode() take them as they are; "
+                    f"for {spec.name}() " + as_minutes_hint(self.ctx.night, "time()")
+                )
             raise TypeMismatch(
                 f"{spec.name}() needs {wanted} for {param.name}, got {KIND_NAMES[kind]}: "
                 f"{expr.to_text()}.",
                 step=self.step,
-                hint=spec.example or f"call it as {spec.signature()}",
+                hint=hint,
             )
         if not isinstance(value, pd.Series):
             value = pd.Series(value, index=index)
@@ -446,7 +462,13 @@ class _RowEvaluator:
         lk, rk = value_kind(left), value_kind(right)
         if lk in _NUMERIC and rk in _NUMERIC:
             return
-        if "datetime" in (lk, rk) and lk == rk and op == "-":
+        if "datetime" in (lk, rk) and lk == rk and op == "-" and _within_days(left, right):
+            # "Minutes between the day's high and low" with arg_max(timestamp, high): bar
+            # times of one day (p43b Q11y), which the trading days below do not count.
+            hint = "bar times within a day cannot be subtracted; " + as_minutes_hint(
+                self.ctx.night, "timestamp"
+            )
+        elif "datetime" in (lk, rk) and lk == rk and op == "-":
             # "Average days between inside days" is the question behind a date minus a date.
             hint = (
                 "dates cannot be subtracted; trading days between the rows a condition keeps: "
@@ -487,11 +509,20 @@ class _RowEvaluator:
         return condition(out, unknown, _index_of(left, right))
 
     def clock_order(self, node: ast.Compare, left: Any, right: Any) -> None:
-        """Times of day compared as text over a session that crosses midnight: said where
-        that reads against the session's order, over the rows the comparison decides (those
-        a where is given, the rows kept, or an aggregate's own)."""
-        assert self.ctx.night is not None
-        compared = TextComparison.of(self.ctx.night, node, left, right)
+        """Times of day compared as text over a session that crosses midnight, two columns
+        or a column and a clock: said where that reads against the session's order, over the
+        rows the comparison decides (those a where is given, the rows kept, or an
+        aggregate's own)."""
+        night = self.ctx.night
+        assert night is not None
+        compared: TextComparison | ClockComparison | None
+        if isinstance(left, str) or isinstance(right, str):
+            windows = clock_windows(self.root) if self.root is not None else frozenset()
+            times = right if isinstance(left, str) else left
+            decides = self.root is node and self.step.endswith("where")
+            compared = ClockComparison.of(night, node, times, windows, decides=decides)
+        else:
+            compared = TextComparison.of(night, node, left, right)
         if compared is None:
             return
         if self.inside_aggregate is not None or self.over_all is not None:
@@ -640,8 +671,14 @@ class _RowEvaluator:
 class _AggregateEvaluator(_RowEvaluator):
     """Evaluates a select item: aggregates reduce rows to one value per group."""
 
-    def __init__(self, ctx: EvalContext, rows: RowGroups, by: Sequence[str]):
-        super().__init__(ctx)
+    def __init__(
+        self,
+        ctx: EvalContext,
+        rows: RowGroups,
+        by: Sequence[str],
+        root: ast.Node | None = None,
+    ):
+        super().__init__(ctx, root=root)
         self.rows = rows
         self.by = tuple(by)
         self.samples: dict[ast.Call, tuple[Any, ...]] = {}
@@ -663,7 +700,9 @@ class _AggregateEvaluator(_RowEvaluator):
     def call(self, node: ast.Call) -> Any:
         spec = self.spec(node)
         if spec.is_aggregate:
-            rows_evaluator = _RowEvaluator(self.ctx, inside_aggregate=node.to_text())
+            rows_evaluator = _RowEvaluator(
+                self.ctx, inside_aggregate=node.to_text(), root=self.root
+            )
             evaluated: list[Any] | None = [] if spec.sample or spec.counts_true else None
             args = self.arguments(spec, node, rows_evaluator, self.frame.index, evaluated)
             if evaluated is not None:
@@ -722,6 +761,17 @@ def _reordered(arg: Any, positions: np.ndarray) -> Any:
     out = arg.iloc[positions]
     out.index = pd.RangeIndex(len(out))
     return out
+
+
+def _within_days(*values: Any) -> bool:
+    """Whether any of ``values`` (dates) holds a time other than midnight: bar times."""
+    for value in values:
+        if isinstance(value, pd.Series) and value_kind(value) == "datetime":
+            stamps = value.to_numpy(dtype="datetime64[ns]")
+            stamps = stamps[~np.isnat(stamps)]
+            if (stamps != stamps.astype("datetime64[D]")).any():
+                return True
+    return False
 
 
 def _index_of(*values: Any) -> pd.Index | None:

@@ -213,20 +213,39 @@ class Assistant:
 
     # --- entry points -----------------------------------------------------------------------
 
-    async def ask(self, asker: Asker, text: str, *, chat: Chat | None = None) -> Reply:
+    async def ask(
+        self,
+        asker: Asker,
+        text: str,
+        *,
+        chat: Chat | None = None,
+        clarification: str | None = None,
+    ) -> Reply:
         """A new message from a person: answers a pending clarification, or starts a question.
-        ``chat``, if the caller has it, saves reading it again."""
+        ``chat``, if the caller has it, saves reading it again.
+
+        ``clarification``: the clarification a suggested reply's press claimed (``take``)
+        for this text, which it answers. Only that one: a clarification another message
+        claimed is never continued with this text. A claim lost on the way (a typed reply
+        and a press at once) leaves the text a new question: every message is answered.
+        Example: "Biggest gain, please" typed as "Widest range" is pressed; the press
+        answers "Best by what?", the typed text is asked after it, as a question of its own.
+        """
         if chat is None or chat.id != asker.chat_id:
             chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         language = language_for(chat.settings.language, text, asker.language_code)
+        if clarification is not None:
+            claimed = await self._claimed(clarification, asker.user_id)
+            if claimed is not None:
+                return await self.continue_claimed(claimed, chat=chat, answer=text)
         # Only this person's: in a group, another member's plan is not theirs to end.
         waiting = await self.store.pending.open_for_chat(asker.chat_id, user_id=asker.user_id)
         for action in waiting:
-            if action.kind == "clarify" and action.status == "running":
-                # Claimed by a suggested reply's press (``take``), which asks this.
-                return await self.continue_claimed(action, chat=chat, answer=text)
-            if action.kind == "clarify":
-                return await self.resume(action.id, asker.user_id, answer=text)
+            # A running clarification is another message's (a press's) to answer.
+            if action.kind == "clarify" and action.status == "pending":
+                claim = await self.store.pending.claim(action.id, asker.user_id)
+                if claim.won and claim.action is not None:
+                    return await self.continue_claimed(claim.action, chat=chat, answer=text)
         if any(action.status == "pending" for action in waiting):
             await self.decline_pending(asker.chat_id, asker.user_id)
         budget = await self._over_budget(asker, language)
@@ -368,8 +387,9 @@ class Assistant:
                 name=call.name,
                 content=self.prompts.loop_text("clarification_answer", answer=answer or ""),
             )
-            # Done first, as before the model is asked: a turn stopped by /cancel, or a
-            # shutdown, leaves it answered, never "running" for a later message to answer.
+            # Done first, as before the model is asked: a press again is told it was
+            # answered. A turn stopped meanwhile declines it (``decline_claimed``); one cut
+            # by a shutdown is continued at the next start (the press's work names it).
             await self.store.pending.resolve(action.id, "done")
             try:
                 return await self._go_on(chat, state, paused, result, [], keep_failed=False)
@@ -423,13 +443,45 @@ class Assistant:
         The actions declined."""
         actions = await self.store.pending.decline_for_chat(chat_id, user_id=user_id)
         for action in actions:
-            paused = pending_payload(action).paused
-            state = paused.state
-            note = self.prompts.loop_text("declined")
-            results = self._close_remaining(state, paused.call_index, paused.results, note)
-            state.messages.append(Message.tool(*results))
-            await self._save(state)
+            await self._save_declined(action)
         return actions
+
+    async def decline_claimed(self, action_id: str) -> bool:
+        """A clarification claimed for a reply whose turn ended before the model answered it
+        (/cancel or /reset stopped it, or it failed): declined, and the model told, as for
+        ``decline_pending``, never left claimed for a later message to answer. False if it
+        was no longer claimed (ended meanwhile). Example: "Widest range" pressed while
+        another question holds the chat, then /cancel: "Best by what?" is declined."""
+        action = await self.store.pending.get(action_id)
+        if action is None or action.kind != "clarify":
+            return False
+        # "done" too: a clarification is done once the model is asked (``continue_claimed``),
+        # and this turn ended before the model's answer came.
+        if not await self.store.pending.resolve(action_id, "declined", was=("running", "done")):
+            return False
+        await self._save_declined(action)
+        return True
+
+    async def _save_declined(self, action: PendingAction) -> None:
+        """The transcript keeps a declined action's question, its calls answered "declined"."""
+        paused = pending_payload(action).paused
+        state = paused.state
+        note = self.prompts.loop_text("declined")
+        results = self._close_remaining(state, paused.call_index, paused.results, note)
+        state.messages.append(Message.tool(*results))
+        await self._save(state)
+
+    async def _claimed(self, action_id: str, user_id: int) -> PendingAction | None:
+        """The clarification ``action_id`` as claimed for ``user_id``'s reply: running (its
+        press claimed it), or pending and claimed now (a press resumed after a restart,
+        handed back by the recovery); None if it is no longer theirs to answer."""
+        action = await self.store.pending.get(action_id)
+        if action is None or action.kind != "clarify" or action.user_id != user_id:
+            return None
+        if action.status == "running":
+            return action
+        claim = await self.store.pending.claim(action_id, user_id)
+        return claim.action if claim.won else None
 
     # --- the loop ---------------------------------------------------------------------------
 

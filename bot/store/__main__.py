@@ -5,7 +5,8 @@
     python -m bot.store downgrade REV                   # e.g. 0001, or base
     python -m bot.store current
 
-Operators use ``barb db upgrade`` and ``barb db current`` (``bot/db_cli.py``); on SQLite the
+Operators use ``barb db upgrade``, ``barb db current`` and ``barb db downgrade``
+(``bot/db_cli.py``); on SQLite the
 bot also upgrades to head by itself at start-up.
 """
 

@@ -79,14 +79,28 @@ async def check_schema(settings: StoreSettings) -> str:
     current = await current_revision(settings)
     if current == head and head is not None:
         return head
-    known = {rev.revision for rev in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
-    if current is not None and current not in known:
+    if current is not None and current not in known_revisions():
         raise SchemaError(
             f"The database at {settings.safe_url} is at revision {current}, which this "
-            "version of Barb does not know: a newer version has upgraded it; run that one."
+            f"version of Barb does not know: {newer_barb_fix()}"
         )
     state = "has no schema yet" if current is None else f"is at revision {current}, not {head}"
     raise SchemaError(f"The database at {settings.safe_url} {state}: run `barb db upgrade` first.")
+
+
+def known_revisions() -> set[str]:
+    """This version's revisions; a database at any other was migrated by a newer Barb."""
+    return {rev.revision for rev in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+
+
+def newer_barb_fix() -> str:
+    """What to do with a database a newer Barb has migrated: run that version, or take the
+    database back to this version's head with the newer version's `barb db downgrade`
+    (only the newer code knows how to undo its own revisions)."""
+    return (
+        "a newer version of Barb has upgraded it: run that version, or with it run "
+        f"`barb db downgrade {head_revision()}` to use this one."
+    )
 
 
 async def current_revision(settings: StoreSettings) -> str | None:
@@ -126,9 +140,7 @@ async def _run_in_transaction(
                 await connection.run_sync(_run_command, alembic_command, revision)
     except CommandError as exc:
         raise SchemaError(
-            f"Cannot {what} the database at {settings.safe_url}: {exc}. If a newer version "
-            "of Barb has upgraded it, run that version, or downgrade with "
-            "`python -m bot.store downgrade REV` from it."
+            f"Cannot {what} the database at {settings.safe_url}: {exc}. If {newer_barb_fix()}"
         ) from exc
     finally:
         await engine.dispose()

@@ -203,6 +203,37 @@ class OutboxRepository(Repository):
                 for row in rows
             ]
 
+    async def hold_to_send(self, reply: OutgoingReply, *, for_at_least: timedelta) -> bool:
+        """Whether this replica may send ``reply`` now, holding it for ``for_at_least`` (one
+        message's send, retries and flood waits included) from now. When less than that is
+        left of the lease it was queued or claimed with, the lease is renewed, with those
+        of the chat's other queued replies this replica holds: a reply of four messages,
+        or a pass over a chat, can take longer than one lease on a slow Bot API, and the
+        messages still to send must not meanwhile become another replica's to send again.
+
+        False when another replica has claimed it (this one's lease had expired): it is
+        theirs to send now. Example: a reply queued at 12:00:00 with a 360 s lease whose
+        first message took 300 s is renewed at 12:05:00 until 12:11:00 before its second.
+        """
+        now = self._now()
+        expires = reply.lease_expires_at
+        # Its lease as taken or last renewed here: no other replica takes it before then.
+        if reply.lease_owner == self.owner and expires and expires - now >= for_at_least:
+            return True
+        async with self._write() as session:
+            renewed = await session.scalars(
+                update(OutboxRow)
+                .where(
+                    OutboxRow.chat_id == reply.chat_id,
+                    OutboxRow.status == "queued",
+                    OutboxRow.lease_owner == self.owner,
+                )
+                .values(lease_expires_at=now + self.lease)
+                .returning(OutboxRow.id),
+                execution_options=_NO_SYNC,
+            )
+            return reply.id in set(renewed)
+
     async def oldest_unsent_age(self) -> timedelta | None:
         """How long the oldest queued reply has waited (what to watch: it grows when no
         replica can send); None when nothing is queued."""
@@ -256,6 +287,26 @@ class OutboxRepository(Repository):
                 execution_options=_NO_SYNC,
             )
             return rowcount(result) == 1
+
+    async def stand_in(self, refused: OutgoingReply, reply: NewReply) -> OutgoingReply | None:
+        """``reply`` takes the place of ``refused``, a message Telegram refused for good
+        (``mark_failed``): the same row, queued again and held by this replica, so that it
+        goes out where the refused one would have, before the messages queued after it,
+        however long Telegram holds it back. Example: a refused chart's caption, held back
+        by flood control, still comes before the next chart. None if the row is not a
+        failed one (sent or taken meanwhile)."""
+        async with self._write() as session:
+            row = await session.get(OutboxRow, refused.id, with_for_update=True)
+            if row is None or row.status != "failed":
+                return None
+            row.kind = reply.kind
+            row.payload = dict(reply.payload)
+            row.content = reply.content
+            row.status = "queued"
+            row.lease_owner = self.owner
+            row.lease_expires_at = self._now() + self.lease
+            await session.flush()
+            return OutgoingReply.model_validate(row)
 
     async def held(
         self, chat_id: int, question_id: str, *, released: bool = False

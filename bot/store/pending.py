@@ -22,6 +22,7 @@ from bot.store.records import (
     Lease,
     PendingAction,
     PendingKind,
+    PendingStatus,
     WorkKind,
     json_object,
     new_pending_id,
@@ -31,7 +32,7 @@ from bot.store.transactions import Clock, Repository, rowcount
 from bot.store.updates import mark_handled
 
 _NO_SYNC = {"synchronize_session": False}
-_OPEN = ("pending", "running")
+_OPEN: tuple[PendingStatus, ...] = ("pending", "running")
 
 
 class PendingRepository(Repository):
@@ -211,13 +212,21 @@ class PendingRepository(Repository):
             work_id = in_flight.id if in_flight is not None else None
             return Claim(action=PendingAction.model_validate(row), won=won, work_id=work_id)
 
-    async def resolve(self, action_id: str, status: FinalStatus = "done") -> bool:
-        """Close an open (pending or running) action, e.g. running → done once answered."""
+    async def resolve(
+        self,
+        action_id: str,
+        status: FinalStatus = "done",
+        *,
+        was: tuple[PendingStatus, ...] = _OPEN,
+    ) -> bool:
+        """Close an open (pending or running) action, e.g. running → done once answered;
+        ``was``: the statuses it may be closed from (a clarification whose reply was
+        stopped before the model answered it: running or done → declined)."""
         now = self._now()
         async with self._write() as session:
             result = await session.execute(
                 update(PendingActionRow)
-                .where(PendingActionRow.id == action_id, PendingActionRow.status.in_(_OPEN))
+                .where(PendingActionRow.id == action_id, PendingActionRow.status.in_(was))
                 .values(status=status, resolved_at=now),
                 execution_options=_NO_SYNC,
             )

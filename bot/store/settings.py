@@ -7,14 +7,18 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy import make_url
+from sqlalchemy.exc import ArgumentError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_DATABASE_FILE = PROJECT_ROOT / "var" / "barb.db"
 #: The replica name of the one process on a SQLite file.
 LOCAL_REPLICA = "local"
+#: The async drivers Barb installs (pyproject.toml): any other URL fails only when the
+#: database is opened, so it is refused with the other settings instead.
+DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
 
 
 class StoreSettings(BaseSettings):
@@ -42,10 +46,12 @@ class StoreSettings(BaseSettings):
         "at once instead of after the lease",
     )
     outbox_lease_s: float = Field(
-        default=300.0,
+        default=360.0,
         gt=0,
         description="How long a replica holds a reply it is sending before another replica "
-        "may send it; longer than a send can take (retries and flood waits included)",
+        "may send it; renewed before each message when less than one message's send is left "
+        "(Patience.longest_send: 314 s with retries and flood waits), so keep it longer than "
+        "that. A dead replica's replies go out this long after it died",
     )
     work_lease_s: float = Field(
         default=90.0,
@@ -62,6 +68,22 @@ class StoreSettings(BaseSettings):
         description="Remembered preferences per person; the oldest go first. They are in "
         "every prompt, so the list must stay short.",
     )
+
+    @field_validator("database_url")
+    @classmethod
+    def _async_driver(cls, value: str) -> str:
+        """``mysql://x`` or ``postgresql://…`` (a sync driver) is named with the other bad
+        settings (exit 78), not found only when the database is opened (exit 70)."""
+        try:
+            driver = make_url(value.strip()).drivername
+        except ArgumentError:
+            driver = None
+        if driver not in DRIVERS:
+            raise ValueError(
+                "must be a URL with an async driver Barb has: sqlite+aiosqlite:///path/barb.db "
+                "or postgresql+asyncpg://user:password@host/db"
+            )
+        return value.strip()
 
     @model_validator(mode="after")
     def _name_the_replica(self) -> Self:

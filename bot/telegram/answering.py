@@ -10,7 +10,7 @@ functions: a resumed question is answered exactly as the first attempt would hav
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
@@ -25,6 +25,7 @@ from bot.telegram import keyboards
 from bot.telegram.render import escape, plan_html
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import BotServices
+from bot.telegram.thinking import Turn
 from bot.texts import t
 from bot.work_order import acknowledged
 
@@ -67,13 +68,48 @@ async def _finished_if_it_fails(svc: BotServices, work_id: int) -> AsyncIterator
         raise
 
 
+async def _after_notices(svc: BotServices, chat_id: int) -> None:
+    """Wait for a notice being said about this work (checked while it was still running,
+    or thinking) to be out: the answer comes after it, never between its messages."""
+    async with svc.notice_lock(chat_id):
+        pass
+
+
+@asynccontextmanager
+async def _clarification_ended(
+    svc: BotServices, turn: Turn, clarification: str | None, answered: Callable[[], bool]
+) -> AsyncIterator[None]:
+    """Around a suggested reply's turn: stopped (/cancel, /reset) or failed before the
+    model ``answered``, its claimed ``clarification`` is declined, before the turn ends
+    (the /cancel's confirmation and the /reset's forgetting come after). A shutdown, or
+    the database away, leaves it claimed: the next start continues it."""
+    if clarification is None:
+        yield
+        return
+    try:
+        yield
+    except Exception:
+        if not answered() and await svc.store.reachable():
+            await svc.assistant.decline_claimed(clarification)
+        raise
+    finally:
+        if turn.stopped and not answered():
+            await svc.assistant.decline_claimed(clarification)
+
+
 #: The plan message already says "Running…": "sending photo…" only once a query takes a while.
 QUERY_ACTION_AFTER_S = 1.0
 
 
-def question_work(asker: Asker, text: str, reply_to: int | None) -> dict[str, Any]:
-    """What a restart needs to ask the question again: who asked, what, where to reply."""
-    return {"asker": asker.model_dump(mode="json"), "text": text, "reply_to": reply_to}
+def question_work(
+    asker: Asker, text: str, reply_to: int | None, *, clarification: str | None = None
+) -> dict[str, Any]:
+    """What a restart needs to ask the question again: who asked, what, where to reply,
+    and, for a suggested reply's press, the clarification it answers (its action id)."""
+    work = {"asker": asker.model_dump(mode="json"), "text": text, "reply_to": reply_to}
+    if clarification is not None:
+        work["clarification"] = clarification
+    return work
 
 
 def run_work(action_id: str, lang: str) -> dict[str, Any]:
@@ -93,26 +129,34 @@ async def answer_question(
     reply_to: int | None = None,
     chat: Chat | None = None,
     preface: str | None = None,
+    clarification: str | None = None,
 ) -> None:
     """Ask the assistant, showing 'typing…', and send its reply; the reply's storing
     finishes the work in flight ``work_id``. ``chat``, if the caller has it, saves reading
-    it again; ``preface`` (HTML) is said first.
+    it again; ``preface`` (HTML) is said first; ``clarification``: the one a suggested
+    reply's press claimed, which ``text`` answers (``Assistant.ask``). A turn stopped or
+    failed before the model answered it leaves it declined, not claimed for good.
 
     The turn holds the chat's model lock throughout (questions are answered one at a time,
     in order) and its reply lock only to send: a command sent while the model thinks is
-    answered at once, and a /cancel stops the turn (``Thinking``), the question dropped and
-    nothing of it sent. Once the answer holds the reply lock it goes out whole, nothing of
-    the chat between its messages."""
+    answered at once, and a /cancel or /reset stops the turn (``Thinking``), the question
+    dropped and nothing of it sent. Once the answer holds the reply lock it goes out whole,
+    nothing of the chat between its messages."""
     sender = svc.sender(bot)
     chat_id = asker.chat_id
+    answered = False  # the assistant's reply is in hand (a clarification, answered)
     async with _finished_if_it_fails(svc, work_id), AsyncExitStack() as held:
-        async with svc.thinking.stoppable(chat_id, asker.user_id, work_id) as turn:
+        async with (
+            svc.thinking.stoppable(chat_id, asker.user_id, work_id) as turn,
+            _clarification_ended(svc, turn, clarification, lambda: answered),
+        ):
             await held.enter_async_context(svc.model_lock(chat_id))
             if preface is not None:
                 async with svc.chat_lock(chat_id):
-                    await sender.text(
-                        chat_id, preface, reply_to=asker.reply_to, thread_id=asker.thread_id
-                    )
+                    with svc.thinking.sending(turn):
+                        await sender.text(
+                            chat_id, preface, reply_to=asker.reply_to, thread_id=asker.thread_id
+                        )
             async with svc.showing(bot, chat_id):
                 acknowledged()  # 'typing…' is on its way
                 # Plans waiting for this person lose their buttons and say they were
@@ -128,13 +172,17 @@ async def answer_question(
                         plan_lang = plan_language(action)
                         replaced = t("plan_replaced", plan_lang)
                         await edit_plan_status(bot, action, action.message_id, replaced, plan_lang)
-                reply = await svc.assistant.ask(asker, text, chat=chat)
+                reply = await svc.assistant.ask(asker, text, chat=chat, clarification=clarification)
+                answered = True
             # Taken while the turn may still be stopped: a /cancel holding it stops the
             # turn, and one that comes after finds the answer out and its plan to drop.
             await held.enter_async_context(svc.chat_lock(chat_id))
             svc.thinking.going_out(turn)
         if turn.stopped:
             return  # the /cancel's confirmation ends the work in flight
+        # No longer thinking (``going_out``): another member's /reset told "I am answering
+        # another member now" before that has its sentence out first (``notice_lock``).
+        await _after_notices(svc, chat_id)
         await sender.reply(
             chat_id,
             reply,
@@ -226,6 +274,9 @@ async def run_plan(
                 bot, chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S
             ):
                 reply = await svc.assistant.continue_claimed(action, chat=chat)
+                # The plan is no longer "running": a /cancel's "cannot be stopped" notice
+                # checked before that is out before the answer (``notice_lock``).
+                await _after_notices(svc, chat_id)
                 # In a group the answer replies to the question, in its forum topic.
                 asker = pending_payload(action).paused.state.asker
                 await svc.sender(bot).reply(

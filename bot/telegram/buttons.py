@@ -169,12 +169,12 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     asker = ctx.asker
     # Claimed with the question recorded in flight, as Run claims its plan: a second tap
     # (or a second device) is told the question was answered, and a kill -9 from here on
-    # leaves the question for the next start.
+    # leaves the question for the next start, which answers the clarification with it.
     taken = await svc.assistant.take(
         action_id,
         ctx.user_id,
         Press.OPTION,
-        work=question_work(asker, answer, asker.reply_to),
+        work=question_work(asker, answer, asker.reply_to, clarification=action_id),
         update_id=ctx.update_id,
     )
     if taken.verdict is not Verdict.OK or taken.work_id is None:
@@ -192,6 +192,7 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
         work_id=taken.work_id,
         reply_to=asker.reply_to,
         chat=ctx.chat,
+        clarification=action_id,  # this one, not whichever is open when the model is free
     )
     if message_id is not None:
         await _offer_again(ctx, action_id, message_id)
@@ -245,22 +246,42 @@ async def on_held_file(ctx: UpdateContext, query: CallbackQuery, parts: list[str
     if len(parts) == 2 and parts[1].isdigit():
         released = await sender.release_held(ctx.chat_id, parts[0], int(parts[1]))
     await acknowledge(query, None if released else t("csv_gone", ctx.lang))
-    if released is not None:
+    async with ctx.svc.chat_lock(ctx.chat_id):
         # Under the chat's lock, as the sending pass sends: one of them sends it, once.
-        async with ctx.svc.chat_lock(ctx.chat_id):
+        if released is not None:
             await sender.send_released(released)
-    # Sent (or on its way, or no longer kept): its button can do nothing more, while the
-    # answer's Query button stays.
-    await _drop_pressed_button(ctx, query)
+        # Sent (or on its way, or no longer kept): its button can do nothing more, while
+        # the answer's Query button stays. Under the lock too: two CSVs of one message
+        # pressed together take their buttons away one after the other.
+        await _drop_spent_buttons(ctx, query, parts[0] if parts else "")
 
 
-async def _drop_pressed_button(ctx: UpdateContext, query: CallbackQuery) -> None:
-    """The pressed button goes from its message, the others stay; nothing is asked of
-    Telegram when the message no longer shows it."""
+async def _drop_spent_buttons(ctx: UpdateContext, query: CallbackQuery, question_id: str) -> None:
+    """The pressed button goes from its message, and so does every other CSV button of the
+    answer whose file is no longer kept, the others stay; nothing is asked of Telegram when
+    the message no longer shows them.
+
+    The press carries the message as it was when pressed: two CSVs pressed together ("NQ ·
+    CSV", "ES · CSV") both carry both buttons, and the second edit put the first, spent
+    button back (p43e #8). What the outbox still keeps says which are spent, whatever the
+    press saw."""
     message = query.message
     if not isinstance(message, Message) or message.reply_markup is None or not query.data:
         return
-    left = keyboards.without(message.reply_markup, query.data)
+    kept = {
+        keyboards.data(keyboards.HELD_FILE, question_id, file.payload.get("proof"))
+        for file in await ctx.svc.store.outbox.held(ctx.chat_id, question_id)
+    }
+    files = keyboards.data(keyboards.HELD_FILE, question_id) + keyboards.SEPARATOR
+    spent = [
+        button.callback_data
+        for row in message.reply_markup.inline_keyboard
+        for button in row
+        if isinstance(button.callback_data, str)
+        and button.callback_data.startswith(files)
+        and button.callback_data not in kept
+    ]
+    left = keyboards.without(message.reply_markup, query.data, *spent)
     if left is message.reply_markup:
         return
     try:

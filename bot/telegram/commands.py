@@ -25,6 +25,7 @@ from bot.telegram.answering import answer_query, edit_plan_status, question_work
 from bot.telegram.asking import ask
 from bot.telegram.render import escape
 from bot.telegram.settings_view import settings_view
+from bot.telegram.thinking import Turn
 from bot.telegram.update_context import UpdateContext, load_context
 from bot.telegram.usage_view import usage_text
 from bot.texts import t
@@ -118,45 +119,68 @@ async def settings(ctx: UpdateContext, rest: str) -> None:
 
 async def reset(ctx: UpdateContext, rest: str) -> None:
     """Forget the conversation (settings and usage stay). In a group, only the sender's
-    part of it: their waiting plans and the questions they asked; the others' stay. While a
-    plan runs, it says at once that the conversation is forgotten once the answer is out."""
+    part of it: their waiting plans and the questions they asked; the others' stay. A
+    question of theirs the model is thinking about is stopped, unanswered, and forgotten
+    with the rest. While other work holds the chat (a plan running, in a group another
+    member's question), it says at once that the forgetting follows that answer."""
     user_id = ctx.user_id if ctx.in_group else None
-    done = t("reset_done_group", ctx.lang) if ctx.in_group else t("reset_done", ctx.lang)
-    if await _a_run_going(ctx, user_id=user_id):
-        # A running plan holds both locks until its answer is out: said at once, not after
-        # the whole run (p40b F25). The forgetting waits for that answer: the run stores its
-        # question and answer as it ends, so clearing now would leave them as the one
-        # thing remembered after the reset.
-        await _say_now(ctx, t("reset_after_run", ctx.lang))
+    svc = ctx.svc
+    # The questions sent just before the /reset are in ``svc.thinking`` once this returns.
+    await svc.locks.earlier_queued(ctx.chat_id)
+    async with svc.notice_lock(ctx.chat_id):  # said only before that answer goes out
+        running = await _running_plan(ctx)
+        if running is not None and running.user_id == ctx.user_id:
+            # A running plan holds both locks until its answer is out: said at once, not
+            # after the whole run (p40b F25). The forgetting waits for that answer: the run
+            # stores its question and answer as it ends, so clearing now would leave them
+            # as the one thing remembered after the reset.
+            await _say_now(ctx, t("reset_after_run", ctx.lang))
+        elif running is not None or svc.thinking.others(ctx.chat_id, ctx.user_id):
+            # In a group the model lock may be another member's: that answer comes first.
+            await _say_now(ctx, t("reset_after_other", ctx.lang))
+    # The sender's own question the model thinks about is stopped before the model lock is
+    # waited for: "forget" would otherwise wait, silent, for its plan, then cancel it.
+    stopped = await _stop_questions(ctx)
     # The work and its confirmation in one hold of the chat's lock: a reply queued behind
     # the /reset (the answer to a message sent right after it) comes after "reset", not
-    # between the two.
-    # After the question being answered, if any: its transcript is written as it ends.
-    async with ctx.svc.model_lock(ctx.chat_id), ctx.svc.chat_lock(ctx.chat_id):
+    # between the two. The model lock first: a question sent after the /reset is asked
+    # after it, and stays remembered.
+    async with svc.model_lock(ctx.chat_id), svc.chat_lock(ctx.chat_id):
         await _drop_plans(ctx)
-        await ctx.svc.store.transcript.clear(ctx.chat_id, user_id=user_id)
-        await ctx.say_held(escape(done))
+        await svc.store.transcript.clear(ctx.chat_id, user_id=user_id)
+        done = t("reset_question", ctx.lang) if stopped else t("reset_done", ctx.lang)
+        if ctx.in_group:
+            done = t("reset_done_group", ctx.lang)
+            if stopped:
+                done = t("reset_question_group", ctx.lang)
+        # The stopped questions end with the confirmation (one transaction), as /cancel's.
+        await ctx.say_held(escape(done), answers=[turn.work_id for turn in stopped])
 
 
 async def cancel(ctx: UpdateContext, rest: str) -> None:
     """Stop the sender's question the model is answering, and drop their plan waiting for
     Run: it computes nothing and its buttons go (in a group, other members' stay). A plan
-    already running cannot be stopped: that is said at once, as the Cancel button says it."""
-    if await _a_run_going(ctx, user_id=ctx.user_id):
+    already running cannot be stopped: that is said at once, as the Cancel button says it;
+    in a group, another member's running plan is said to be theirs."""
+    async with ctx.svc.notice_lock(ctx.chat_id):
         # Not under the chat's lock: the run holds it until its answer is out, and the
         # person would hear nothing for the whole run, then "no plan waiting" (p40b F6).
-        # The plan is "running" until its answer is stored, so this comes before it.
-        await _say_now(ctx, t("running_cannot_cancel", ctx.lang))
-        if not await _more_to_stop(ctx):
-            return
-        # A question asked after the Run, or a plan waiting, is stopped or dropped once
-        # the run lets go of the chat; its confirmation follows the run's answer.
+        # The plan is "running" until just before its answer goes out, which waits for
+        # this lock: a plan read as running here has its answer after the notice.
+        running = await _running_plan(ctx)
+        if running is not None:
+            said = t("running_cannot_cancel", ctx.lang)
+            if running.user_id != ctx.user_id:  # another member's, in a group
+                said = t("running_not_yours", ctx.lang)
+            await _say_now(ctx, said)
+    if running is not None and not await _more_to_stop(ctx):
+        return
+    # With a run going, a question asked after the Run, or a plan waiting, is stopped or
+    # dropped once the run lets go of the chat; its confirmation follows the run's answer.
     # One hold for the work and its confirmation, as for /reset. A question whose answer is
     # going out holds this lock: its plan, once sent, is dropped here, after it.
     async with ctx.svc.chat_lock(ctx.chat_id):
-        stopped = ctx.svc.thinking.stop(ctx.chat_id, ctx.user_id)
-        for turn in stopped:
-            await turn.ended.wait()  # nothing of it is stored after this
+        stopped = await _stop_questions(ctx)
         dropped = await _drop_plans(ctx)  # with a plan the stopped turn stored, unshown
         done = t("cancel_nothing", ctx.lang)
         if any(action.kind == "confirm" for action in dropped):
@@ -170,17 +194,27 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
         await ctx.say_held(escape(done), answers=[turn.work_id for turn in stopped])
 
 
-async def _a_run_going(ctx: UpdateContext, *, user_id: int | None) -> bool:
-    """A plan of the chat (with ``user_id``, of that person) is running: Run pressed, its
-    query computing, its answer not yet stored. Example: /cancel three seconds into a 7 s
-    run."""
-    actions = await ctx.svc.store.pending.open_for_chat(ctx.chat_id, user_id=user_id)
-    return any(action.kind == "confirm" and action.status == "running" for action in actions)
+async def _stop_questions(ctx: UpdateContext) -> list[Turn]:
+    """Stop the sender's questions the model is answering or waits to answer, and wait
+    until nothing of them can be stored any more; the turns stopped."""
+    stopped = ctx.svc.thinking.stop(ctx.chat_id, ctx.user_id)
+    for turn in stopped:
+        await turn.ended.wait()
+    return stopped
+
+
+async def _running_plan(ctx: UpdateContext) -> PendingAction | None:
+    """The chat's plan that is running, if any: Run pressed, its query computing, its
+    answer not yet stored. Example: /cancel three seconds into a 7 s run; in a group the
+    run may be another member's."""
+    actions = await ctx.svc.store.pending.open_for_chat(ctx.chat_id)
+    running = (a for a in actions if a.kind == "confirm" and a.status == "running")
+    return next(running, None)
 
 
 async def _more_to_stop(ctx: UpdateContext) -> bool:
-    """Beside the sender's running plan, something /cancel stops or drops: a question the
-    model is answering or waits to answer, or an action waiting for a press."""
+    """Beside the running plan, something /cancel stops or drops: a question of the
+    sender's the model is answering or waits to answer, or an action waiting for a press."""
     if ctx.svc.thinking.turns(ctx.chat_id, ctx.user_id):
         return True
     actions = await ctx.svc.store.pending.open_for_chat(ctx.chat_id, user_id=ctx.user_id)
@@ -189,7 +223,8 @@ async def _more_to_stop(ctx: UpdateContext) -> bool:
 
 async def _say_now(ctx: UpdateContext, text: str) -> None:
     """Say ``text`` without the chat's lock, which a running plan holds until its answer
-    is out: a command's reply that cannot wait for it."""
+    is out: a command's reply that cannot wait for it. Under ``notice_lock``, with the
+    check that makes it true."""
     await ctx.sender().text(
         ctx.chat_id,
         escape(text),

@@ -135,7 +135,11 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
                 await sender.text(chat_id, escape(t("upload_download_failed", lang)))
                 return
             # The check reads the whole file with pandas and Arrow: off the event loop.
-            checked = await asyncio.to_thread(desk.check, offer, lang)
+            try:
+                checked = await asyncio.to_thread(desk.check, offer, lang)
+            except BaseException:  # a bug, or the bot stopping: no file is left staged
+                desk.discard(offer)
+                raise
         if not checked.importable:
             desk.discard(offer)
             await sender.text(chat_id, _report_html(checked, lang))
@@ -189,4 +193,6 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
             first=day(meta.first_date, lang),
             last=day(meta.last_date, lang),
         )
+        if result.cleaned:
+            imported += " " + result.cleaned
         await sender.text(chat_id, _html(imported))

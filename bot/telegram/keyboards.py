@@ -66,10 +66,10 @@ def label(text: str, limit: int = LABEL_CHARS) -> str:
     return cut.rstrip(_TRAILING) + "…"
 
 
-def without(markup: InlineKeyboardMarkup, pressed: str) -> InlineKeyboardMarkup | None:
-    """``markup`` less the button ``pressed`` (its callback_data), None if none is left;
-    ``markup`` itself when it has no such button."""
-    rows = [[b for b in row if b.callback_data != pressed] for row in markup.inline_keyboard]
+def without(markup: InlineKeyboardMarkup, *gone: str) -> InlineKeyboardMarkup | None:
+    """``markup`` less the buttons ``gone`` (their callback_data), None if none is left;
+    ``markup`` itself when it has none of them."""
+    rows = [[b for b in row if b.callback_data not in gone] for row in markup.inline_keyboard]
     if sum(map(len, rows)) == sum(map(len, markup.inline_keyboard)):
         return markup
     left = [row for row in rows if row]

@@ -161,6 +161,11 @@ async def _resume_question(svc: BotServices, bot: Bot, item: InFlight) -> None:
     asker = Asker.model_validate(item.payload["asker"])
     text: str = item.payload["text"]
     reply_to: int | None = item.payload.get("reply_to")
+    # A suggested reply's press: the clarification it claimed (done once the model was
+    # asked) waits for it again, to be answered by it now or by the person later.
+    clarification: str | None = item.payload.get("clarification")
+    if clarification is not None:
+        await svc.store.pending.reopen(clarification)
     if _give_up(item):
         lang = language_for("auto", text, asker.language_code)
         quote = text if len(text) <= QUESTION_QUOTE_CHARS else text[:QUESTION_QUOTE_CHARS] + "…"
@@ -176,7 +181,9 @@ async def _resume_question(svc: BotServices, bot: Bot, item: InFlight) -> None:
     await svc.store.pending.decline_for_chat(
         asker.chat_id, user_id=asker.user_id, since=item.created_at
     )
-    await answer_question(svc, bot, asker, text, work_id=item.id, reply_to=reply_to)
+    await answer_question(
+        svc, bot, asker, text, work_id=item.id, reply_to=reply_to, clarification=clarification
+    )
     log.info("question %s answered after a restart", item.id)
 
 

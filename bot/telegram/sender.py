@@ -55,7 +55,8 @@ class Refused(Exception):
 class ChartRefused(Exception):
     """Telegram refused a chart for good, and its caption went as a message in its place,
     saying the chart is missing (``Sender._caption_without_chart``): the person has the
-    answer and knows what is not there, so this is no failure to report to them."""
+    answer and knows what is not there, so this is no failure to report to them. (When
+    that message is held back, ``NotDelivered`` is raised instead: the chat waits for it.)"""
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,20 @@ class Patience:
     #: under load), so a resend can be a duplicate: python-telegram-bot's 5 s read
     #: timeout sent a chart Telegram answered after 6 s twice.
     answer_s: float = 30.0
+    #: What else an attempt may wait on besides the answer: a connection from the pool, the
+    #: connection itself and a file's upload (python-telegram-bot's 1, 5 and 20 s).
+    wire_s: float = 26.0
+
+    @property
+    def longest_send(self) -> timedelta:
+        """How long one message can take before it is left queued: every attempt waiting
+        out its timeouts, and the longest flood wait or backoff between each two; 314 s by
+        default (4 × 56 s + 3 × 30 s). A replica holds a message at least this long before
+        it sends it (``OutboxRepository.hold_to_send``)."""
+        waits = max((self.max_wait_s, *self.backoff_s))
+        return timedelta(
+            seconds=self.attempts * (self.answer_s + self.wire_s) + (self.attempts - 1) * waits
+        )
 
 
 def text_reply(
@@ -387,7 +402,12 @@ class Sender:
         come as a message of their own, with one sentence saying the chart is missing and
         where its numbers are. Example: "…Answer: Mon 134.58 points…\n\nTelegram refused
         the chart, so it is not shown here; its numbers are in the CSV." with the CSV button.
-        True once that message is stored (sent, or queued to be).
+        True once that message is sent.
+
+        It takes the chart's place in the outbox (``OutboxRepository.stand_in``), so it keeps
+        the chart's place in the chat: when Telegram holds it back it stays queued and
+        ``NotDelivered`` is raised, and the chat's later messages wait behind it as behind
+        any message still queued (p43e #5: they went on, and the caption came after them).
 
         A chart stored before the sentence was (no ``without_chart``) brings back only a
         commentary, without it, and its refusal is reported as any other (p40b F8)."""
@@ -405,13 +425,14 @@ class Sender:
             reply_to=payload.get("reply_to"),
             thread_id=payload.get("thread_id"),
         )
-        [queued] = await self.store.outbox.enqueue_many(
-            refused.chat_id, [text], question_id=refused.question_id
-        )
+        queued = await self.store.outbox.stand_in(refused, text)
+        if queued is None:
+            return False
         try:
             await self.deliver(queued)
         except NotDelivered:
             log.info("caption of a refused chart to chat %s waits", refused.chat_id)
+            raise
         return missing is not None
 
     async def release_held(self, chat_id: int, question_id: str, proof: int) -> Released | None:
@@ -477,7 +498,12 @@ class Sender:
         return sent
 
     async def deliver(self, queued: OutgoingReply) -> int:
-        """Send a stored message and mark it sent; its Telegram message id."""
+        """Send a stored message and mark it sent; its Telegram message id. Raises
+        ``NotDelivered`` without sending it when another replica has claimed it meanwhile
+        (this one's lease expired during the messages before it): theirs to send."""
+        longest = self.patience.longest_send
+        if not await self.store.outbox.hold_to_send(queued, for_at_least=longest):
+            raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id}: another replica's")
         try:
             message = await self._send(queued)
         except NotDelivered:

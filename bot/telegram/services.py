@@ -107,11 +107,13 @@ class _Turn:
 _turn: ContextVar[_Turn | None] = ContextVar("barb_chat_turn", default=None)
 
 
-#: A chat's two locks. Its replies go out under "replies", one update's at a time, in
-#: order. A question's model turn holds "model" (one turn at a time, so that each is asked
-#: with the one before it in the transcript) and takes "replies" only to send: a command
-#: sent while the model thinks is answered at once.
-Lane = Literal["replies", "model"]
+#: A chat's locks. Its replies go out under "replies", one update's at a time, in order. A
+#: question's model turn holds "model" (one turn at a time, so that each is asked with the
+#: one before it in the transcript) and takes "replies" only to send: a command sent while
+#: the model thinks is answered at once. "notices": a sentence said at once while other
+#: work holds "replies" (/cancel's "cannot be stopped…"), from the check that it is true to
+#: its delivery; that work's answer takes it before going out (``notice_lock``).
+Lane = Literal["replies", "model", "notices"]
 
 
 class ChatLocks:
@@ -147,18 +149,29 @@ class ChatLocks:
         if not turns:
             self._turns.pop(turn.chat_id, None)
 
-    @asynccontextmanager
-    async def hold(self, chat_id: int, lane: Lane = "replies") -> AsyncIterator[None]:
+    async def earlier_queued(self, chat_id: int) -> None:
+        """Wait until the chat's updates that arrived before the current task's have queued
+        for a lock (or ended): a question sent before it is then in ``Thinking``. Example:
+        /reset stops the question sent just before it, not only the ones the model had
+        already begun."""
         turn = _turn.get()
         turns = self._turns.get(chat_id, [])
         if turn is not None and turn.chat_id == chat_id and turn in turns:
             for earlier in turns[: turns.index(turn)]:
                 await earlier.queued.wait()
+
+    @asynccontextmanager
+    async def hold(self, chat_id: int, lane: Lane = "replies") -> AsyncIterator[None]:
+        turn = _turn.get()
+        # "notices" is no update's place in line: held briefly, beside the other two.
+        in_line = lane != "notices"
+        if in_line:
+            await self.earlier_queued(chat_id)
         key = (chat_id, lane)
         lock, users = self._locks.get(key, (asyncio.Lock(), 0))
         self._locks[key] = (lock, users + 1)
         try:
-            if turn is not None and turn.chat_id == chat_id:
+            if in_line and turn is not None and turn.chat_id == chat_id:
                 # Queued on the lock in this same step (asyncio.Lock serves its waiters in
                 # order): the next update of the chat may now queue behind this one.
                 turn.queued.set()
@@ -221,6 +234,14 @@ class BotServices:
         """Messages of one chat are handled in order; different chats run concurrently.
         Every reply of the chat is sent under it."""
         return self.locks.hold(chat_id)
+
+    def notice_lock(self, chat_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        """A notice said without ``chat_lock`` (the work it speaks of holds it) is checked
+        and sent under this; that work's answer takes it just before going out. A notice
+        is then either whole before the answer, or, checked once the answer is going out,
+        not said. Example: /cancel three seconds into a run: "cannot be stopped: the
+        answer is on its way" before the answer's chart, never between its messages."""
+        return self.locks.hold(chat_id, "notices")
 
     def model_lock(self, chat_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Work of one chat that the model or the engine does: one at a time, in order;

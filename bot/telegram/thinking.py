@@ -1,18 +1,18 @@
-"""Questions being answered, which /cancel may stop.
+"""Questions being answered, which /cancel and /reset may stop.
 
 A question's turn (waiting for the chat's model lock, then the model thinking, queries
 run on the way) holds no lock the chat's replies need, so a /cancel sent meanwhile is
-handled at once: it stops the turn, and the question is dropped unanswered. Once the turn
-holds the chat's reply lock its answer is going out and can no longer be stopped: /cancel
-then waits for it and drops the plan it brought, so nothing of the question comes after
-the confirmation.
+handled at once: it stops the turn, and the question is dropped unanswered (a /reset
+stops it too, and forgets it). Once the turn holds the chat's reply lock its answer is
+going out and can no longer be stopped: /cancel then waits for it and drops the plan it
+brought, so nothing of the question comes after the confirmation.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 
 
@@ -59,13 +59,30 @@ class Thinking:
         if turn in self._turns:
             self._turns.remove(turn)
 
+    @contextmanager
+    def sending(self, turn: Turn) -> Iterator[None]:
+        """The turn sends something before its answer (a /start greeting), holding the
+        chat's reply lock: not stoppable meanwhile, so that a ``stop`` made without that
+        lock (/reset) never cuts a message short."""
+        self.going_out(turn)
+        try:
+            yield
+        finally:
+            self._turns.append(turn)
+
     def turns(self, chat_id: int, user_id: int) -> list[Turn]:
         """The person's turns in the chat that ``stop`` would stop now."""
         return [t for t in self._turns if t.chat_id == chat_id and t.user_id == user_id]
 
+    def others(self, chat_id: int, user_id: int) -> list[Turn]:
+        """The turns of the chat's other members (in a group), which the person cannot
+        stop. Example: Alice's question the model thinks about when Bob sends /reset."""
+        return [t for t in self._turns if t.chat_id == chat_id and t.user_id != user_id]
+
     def stop(self, chat_id: int, user_id: int) -> list[Turn]:
-        """Stop the person's turns in the chat that are not going out; call it holding the
-        chat's reply lock (so none is sending), then wait for each ``Turn.ended``."""
+        """Stop the person's turns in the chat that are not going out (none of them is
+        sending: a turn sends only once out of this list, see ``sending``), then wait for
+        each ``Turn.ended``."""
         stopped = self.turns(chat_id, user_id)
         for turn in stopped:
             self.going_out(turn)

@@ -330,7 +330,7 @@ def test_missing_columns_lists_found_and_expected(tmp_path: Path, settings: Engi
     assert "timestamp,open,high,low,close,volume" in message
     assert "ts_event" in message  # every layout is offered
 
-    with pytest.raises(DataError, match="missing columns high, low, volume") as err:
+    with pytest.raises(DataError, match="missing columns high, low of") as err:
         import_file(path, "NQ", settings, fmt="plain")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import os
 import threading
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from barb.data import formats, importer, mapped
+from barb.data import formats, importer, mapped, store
 from barb.data.cli import data as data_cli
 from barb.data.importer import ImportRefused, check_file, import_file, parse_interval
 from barb.data.store import data_path, previous_path, read_bars, read_meta
@@ -678,6 +679,90 @@ def test_two_imports_at_once_run_one_after_the_other(
     assert_same_bars(settings, bars[day < pd.Timestamp("2024-03-20 17:00")])
 
 
+def test_an_import_removes_what_a_killed_import_left_and_only_that(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """A SIGKILL mid-write left ``.NQ.parquet.<rand>.tmp`` or ``.NQ.arrow.<rand>.tmp`` beside
+    the data for good (370 MB for the Arrow copy of the sample). The next import removes
+    them under its lock and says so; a temporary file being written (its writer holds its
+    flock: a query process mapping the data) stays, and nothing is said when nothing was
+    left."""
+    day = bars["timestamp"].dt.tz_localize(None)
+    monday = bars[day < pd.Timestamp("2024-03-18 17:00")]
+    import_file(bf.plain_csv(tmp_path / "mon.csv", monday), "NQ", settings)
+    target = data_path("NQ", settings)
+    before = target.read_bytes()
+    arrow = mapped.mapped_path(target, settings)
+    killed = {
+        target.with_name(".NQ.parquet.k3j9x1.tmp"): b"PAR1" + b"\0" * 2_000_000,  # cut short
+        arrow.with_name(f".{arrow.name}.q7w2e5.tmp"): b"ARROW1",
+    }
+    for path, content in killed.items():
+        path.write_bytes(content)
+    other = target.with_name(".ES.parquet.a1b2c3.tmp")  # another instrument's: not this one's
+    other.write_bytes(b"x")
+    fd, live = store.locked_temporary(arrow)
+    try:
+        # The file cannot be read: refused before the lock, nothing removed, nothing written.
+        bad = monday.copy()
+        bad.loc[bad.index[5], "high"] = bad.loc[bad.index[5], "low"] - 1
+        with pytest.raises(ImportRefused):
+            import_file(bf.plain_csv(tmp_path / "bad.csv", bad), "NQ", settings, mode="append")
+        assert all(path.exists() for path in killed)
+        result = import_file(
+            bf.plain_csv(tmp_path / "same.csv", monday), "NQ", settings, mode="append"
+        )
+        assert live.exists()  # still being written
+    finally:
+        os.close(fd)
+        live.unlink()
+    assert [path.name for path in killed if path.exists()] == [] and other.exists()
+    assert result.added == 0 and target.read_bytes() == before  # stored bars untouched
+    assert_same_bars(settings, monday)
+    assert result.cleaned == (
+        "Removed the temporary files killed writes left: .NQ.parquet.k3j9x1.tmp (2.0 MB), "
+        f".{arrow.name}.q7w2e5.tmp (0.0 MB)."
+    )
+    again = import_file(bf.plain_csv(tmp_path / "again.csv", monday), "NQ", settings, mode="append")
+    assert again.cleaned == ""
+
+
+def test_a_file_cut_inside_its_last_number_is_reported_and_a_good_one_is_not(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """A file cut inside its last volume (no final line end: "…,348" became "…,3") imported
+    volume 3 without a word. Rule: a file that does not end with a line end has its last line
+    reported when its last field is shorter than on each of the 100 lines before it; the
+    many writers that leave out the final line end give no report otherwise."""
+    bars = bars.copy()
+    bars.loc[bars.index[-101:], "volume"] = [*range(300, 400), 348]  # the end of a busy hour
+    text = bf.plain_csv(tmp_path / "full.csv", bars).read_text()
+    volumes = bars["volume"].astype(int).astype(str)
+    last = volumes.iloc[-1]
+    shortest = volumes.iloc[-101:-1].str.len().min()
+    cut = tmp_path / "cut.csv"
+    cut.write_text(text.rstrip("\n")[: -(len(last) - 1)])  # the last volume's first digit
+    report = check_file(cut, "NQ", settings).report
+    assert report.ok  # reported, not refused
+    assert report.count("cut last line") == 1
+    [finding] = [f for c in report.warnings if c.name == "cut last line" for f in c.shown]
+    assert finding.line == len(bars) + 1  # the header is line 1
+    assert finding.message == (
+        f"the file ends inside this line (no line end after it), and its volume {last[0]} is "
+        f"shorter than on each of the 100 lines before ({shortest} characters or more): was "
+        "the file cut? The bar is imported as written; re-export the file if it was."
+    )
+    # Whole files, with or without the final line end: nothing to say.
+    for name, content in (("ended.csv", text), ("unended.csv", text.rstrip("\n"))):
+        (tmp_path / name).write_text(content)
+        assert check_file(tmp_path / name, "NQ", settings).report.count("cut last line") == 0
+    # A short last volume after a line end is a quiet bar, not a cut.
+    quiet = bars.copy()
+    quiet.loc[quiet.index[-1], "volume"] = 3
+    quiet_file = bf.plain_csv(tmp_path / "quiet.csv", quiet)
+    assert check_file(quiet_file, "NQ", settings).report.count("cut last line") == 0
+
+
 def test_bot_uploads_of_the_next_days_add_to_the_stored_bars(
     tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
 ) -> None:
@@ -730,6 +815,55 @@ def test_bot_uploads_of_the_next_days_add_to_the_stored_bars(
     ) == checked.plan
     desk.accept(offer)
     assert_same_bars(settings, fixed)
+
+
+def test_an_offered_append_is_not_done_as_a_replace_after_the_stored_data_changed(
+    settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Thursday's and Friday's files were both offered as "Import adds the file's 1,380 new
+    bars"; Friday's was pressed first, and Thursday's press then replaced the 5,520 stored
+    bars by its 1,380: the mode was chosen again at the press, where Thursday no longer
+    continued the data, and a failed append became a replace without a word."""
+    from bot.data_uploads import DataUploads
+
+    desk = DataUploads(settings)
+    day = len(bars) // 5  # 1,380 bars from 18:00 to 17:00
+    monday_to_wednesday, thursday, friday = (
+        bars.iloc[: 3 * day],
+        bars.iloc[3 * day : 4 * day],
+        bars.iloc[4 * day :],
+    )
+
+    def upload(name: str, frame: pd.DataFrame):  # type: ignore[no-untyped-def]
+        offer = desk.new_offer(name, "NQ", user_id=1, chat_id=1)
+        bf.plain_csv(desk.path(offer), frame.reset_index(drop=True))
+        return offer, desk.check(offer)
+
+    desk.accept(upload("mon-wed.csv", monday_to_wednesday)[0])
+    (thu, said_thu), (fri, said_fri) = upload("thu.csv", thursday), upload("fri.csv", friday)
+    for said in (said_thu, said_fri):
+        assert said.plan == (
+            f"Import adds the file's {day:,} new bars to the stored NQ data "
+            f"({3 * day:,} bars, 2024-03-18 to 2024-03-20)."
+        )
+    assert desk.accept(fri).added == day
+    with pytest.raises(DataError) as refused:
+        desk.accept(thu, "ru")
+    assert str(refused.value) == (
+        "хранящиеся данные NQ изменились после проверки этого файла, и импорт может сделать "
+        "не то, что обещал; ничего не записано: отправьте файл ещё раз, чтобы увидеть, что "
+        "он сделает теперь."
+    )
+    assert_same_bars(settings, pd.concat([monday_to_wednesday, friday]))  # 5,520 bars kept
+    assert not list((settings.data_dir / ".uploads").iterdir())
+
+    # Sent again, Thursday is offered as what Import now does, and done as offered.
+    offer, said = upload("thu.csv", thursday)
+    assert said.plan.startswith(
+        f"Import replaces the stored NQ data ({4 * day:,} bars, 2024-03-18 to 2024-03-22)"
+    )
+    assert desk.accept(offer).added == day
+    assert_same_bars(settings, thursday)
 
 
 # --- the validation report ----------------------------------------------------------------

@@ -165,6 +165,22 @@ def test_date_and_time_columns_without_volume_are_not_tradingview(
     assert any("no volume column" in note for note in result.report.notes)
 
 
+def test_one_timestamp_column_without_volume_stores_zero_and_says_so(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    # docs/data.md: "A file without a volume column gets volume 0 on every bar, and the
+    # report says so"; the plain layout used to refuse timestamp,open,high,low,close.
+    bars = bf.week_of_bars()
+    path = bf.plain_csv(tmp_path / "bars.csv", bars.drop(columns="volume"))
+    assert path.read_text().splitlines()[0] == "timestamp,open,high,low,close"
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == "plain"
+    assert_stored(settings, bars, volume=False)
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert (frame["volume"] == 0).all()
+    assert any("no volume column" in note for note in result.report.notes)
+
+
 def test_header_names_match_without_regard_to_spaces(
     tmp_path: Path, settings: EngineSettings
 ) -> None:

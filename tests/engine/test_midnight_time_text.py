@@ -120,16 +120,21 @@ def test_times_inside_one_calendar_day_say_nothing(engine_settings) -> None:
 
 
 def test_a_clock_written_in_the_query_is_read_as_written(engine_settings, overnight) -> None:
-    """``time() < '02:00'``, ``time() >= '18:00'`` and the windows written with both bounds
-    name the clock's hours: the evening of an ETH day split from its morning is right, and
-    was told to count minutes instead (p31c W1). Only two columns of times are said."""
+    """``time() >= '18:00'``, the evening from a clock on and the windows written with two
+    clocks name the clock's hours: the evening of an ETH day split from its morning is
+    right, and was told to count minutes instead (p31c W1). A lone clock after midnight
+    (``time() < '02:00'``) is said: test_a_lone_clock_after_midnight_…"""
     minute = overnight["minute"]
     base = {"session": "OVERNIGHT", "from": "1m", "select": "count()"}
     for where, kept in (
-        ("time() < '02:00'", minute < 120),
         ("time() >= '18:00'", minute >= OPEN),
+        ("time() < '18:00'", minute < OPEN),
+        ("time() >= '20:00'", minute >= 1200),
+        ("time() < '12:00'", minute < 720),  # hours OVERNIGHT does not trade
         ("time() >= '20:00' or time() < '02:00'", (minute >= 1200) | (minute < 120)),
         ("time() >= '00:00' and time() < '02:00'", minute < 120),
+        ("time() >= '02:00' and time() < '09:00'", (minute >= 120) & (minute < 540)),
+        ("time() >= '18:00' or time() < '02:00'", (minute >= OPEN) | (minute < 120)),
     ):
         result = execute({**base, "where": where}, "NQ", settings=engine_settings)
         assert result.summary.value == kept.sum(), where
@@ -161,3 +166,166 @@ def test_a_sort_by_times_as_text_names_the_time_listed_too_early(engine_settings
         f"{clock(int(by_session[differ]))}, which comes earlier in the session. "
         f"{INSTEAD} in place of time()."
     ]
+
+
+ETH_OPEN, ETH_LENGTH, CASH_OPEN = 18 * 60, 23 * 60, 9 * 60 + 30  # ETH: 18:00-17:00
+
+
+@pytest.fixture(scope="module")
+def eth(minutes: pd.DataFrame) -> pd.DataFrame:
+    """The ETH minute bars, each with its trading date and minute of the day."""
+    stamps = minutes["timestamp"]
+    minute = (stamps.dt.hour * 60 + stamps.dt.minute).to_numpy()
+    dates = stamps.dt.normalize() + pd.to_timedelta((minute >= ETH_OPEN).astype(int), unit="D")
+    frame = minutes.assign(minute=minute, tdate=dates)
+    return frame[(minute - ETH_OPEN) % 1440 < ETH_LENGTH].reset_index(drop=True)
+
+
+def test_a_time_of_the_high_against_the_cash_open_says_the_evening_highs(
+    engine_settings, eth
+) -> None:
+    """ "How often is the Globex high made before the cash open", mean(hi < '09:30'): the
+    text order reads the 18:00-23:59 highs as after 09:30 (p43b Q26: ES 0.2151 where the
+    session's order gives 0.384). The warning counts them and gives the clocks that read the
+    session's order, which give pandas' share before 09:30 from the 18:00 open."""
+    high = eth.loc[eth.groupby("tdate")["high"].idxmax(), "minute"].to_numpy()
+    evening = high >= ETH_OPEN
+    in_session = (high - ETH_OPEN) % 1440 < (CASH_OPEN - ETH_OPEN) % 1440
+    assert evening.any() and (high < CASH_OPEN).any()
+    first = {"session": "ETH", "from": "1m", "group_by": "date()"}
+    query = {**first, "select": "arg_max(time(), high) as hi"}
+    result = execute(
+        {**query, "then": {"select": "mean(hi < '09:30')"}}, "NQ", settings=engine_settings
+    )
+    assert result.summary.value == pytest.approx(np.mean(high < CASH_OPEN))
+    at = sorted(high[evening])
+    assert clock_warnings(result) == [
+        "\"hi < '09:30'\" compares times of day as text, 00:00 first, though ETH (18:00-17:00) "
+        f"opens at 18:00: it reads {evening.sum()} of {len(high)} rows against the session's "
+        f"order, those at {clock(at[0])}-{clock(at[-1])}, which come before 09:30 in the "
+        "session (after it as text). For the session's order write hi >= '18:00' or hi < '09:30'."
+    ]
+    fixed = {**query, "then": {"select": "mean(hi >= '18:00' or hi < '09:30')"}}
+    result = execute(fixed, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(in_session.mean())
+    assert result.summary.value != pytest.approx(np.mean(high < CASH_OPEN))
+    assert clock_warnings(result) == []
+
+
+def test_a_lone_clock_after_midnight_in_a_where_says_the_bars_it_leaves_out(
+    engine_settings, eth, overnight
+) -> None:
+    """ "where": "time() < '09:30'" over ETH keeps 00:00-09:29 and leaves out the evening
+    bars that open the session; said with their count, and the form keeps them."""
+    minute = eth["minute"]
+    result = execute(
+        {"session": "ETH", "from": "1m", "where": "time() < '09:30'", "select": "count()"},
+        "NQ",
+        settings=engine_settings,
+    )
+    assert result.summary.value == (minute < CASH_OPEN).sum()
+    assert clock_warnings(result) == [
+        "\"time() < '09:30'\" compares times of day as text, 00:00 first, though ETH "
+        f"(18:00-17:00) opens at 18:00: it leaves out {(minute >= ETH_OPEN).sum():,} of "
+        f"{len(eth):,} rows, those at 18:00-23:59, which come before 09:30 in the session "
+        "(after it as text). For the session's order write time() >= '18:00' or time() < '09:30'."
+    ]
+    fixed = execute(
+        {
+            "session": "ETH",
+            "from": "1m",
+            "where": "time() >= '18:00' or time() < '09:30'",
+            "select": "count()",
+        },
+        "NQ",
+        settings=engine_settings,
+    )
+    assert fixed.summary.value == ((minute - ETH_OPEN) % 1440 < (CASH_OPEN - ETH_OPEN) % 1440).sum()
+    assert clock_warnings(fixed) == []
+    # "Bars from 09:30" keeps the evening: said too, with the bounded form.
+    after = execute(
+        {"session": "ETH", "from": "1m", "where": "time() >= '09:30'", "select": "count()"},
+        "NQ",
+        settings=engine_settings,
+    )
+    assert after.summary.value == (minute >= CASH_OPEN).sum()
+    (said,) = clock_warnings(after)
+    assert (
+        f"it keeps {(minute >= ETH_OPEN).sum():,} of {len(eth):,} rows, those at 18:00-23:59"
+        in said
+    )
+    assert said.endswith("write time() >= '09:30' and time() < '18:00'.")
+    # OVERNIGHT (18:00-09:30) alike: a lone "before 02:00" leaves its evening out.
+    alone = execute(
+        {"session": "OVERNIGHT", "from": "1m", "where": "time() < '02:00'", "select": "count()"},
+        "NQ",
+        settings=engine_settings,
+    )
+    assert alone.summary.value == (overnight["minute"] < 120).sum()
+    (said,) = clock_warnings(alone)
+    assert f"leaves out {(overnight['minute'] >= OPEN).sum():,} of {len(overnight):,} rows" in said
+
+
+def test_bar_times_subtracted_are_pointed_to_minutes_from_the_open(engine_settings, eth) -> None:
+    """ "Minutes between the day's high and low" with arg_max(timestamp, high): bar times of
+    one day cannot be subtracted, and the hint spoke of trading days (bars_since), which do
+    not count them (p43b Q11y). It now gives the minutes from the 18:00 open, and those give
+    pandas' median of the timestamps' difference."""
+    first = {"session": "ETH", "from": "1m", "group_by": "date()"}
+    stamps = {
+        **first,
+        "select": ["arg_max(timestamp, high) as hi_ts", "arg_min(timestamp, low) as lo_ts"],
+        "then": {"select": "median(lo_ts - hi_ts)"},
+    }
+    said = execute(stamps, "NQ", settings=engine_settings).to_dict()
+    assert said["message"].startswith("Operator '-' needs numbers on both sides")
+    assert "bars_since" not in said["hint"]
+    assert f'TIME OF DAY AS A NUMBER): map {{"t": "{MINUTES_FORM}"}}' in said["hint"]
+    counted = {
+        **first,
+        "map": {"t": MINUTES_FORM},
+        "select": ["arg_max(t, high) as hi_t", "arg_min(t, low) as lo_t"],
+        "then": {"select": "median(lo_t - hi_t)"},
+    }
+    days = eth.groupby("tdate")
+    apart = (
+        eth.loc[days["low"].idxmin(), "timestamp"].to_numpy()
+        - eth.loc[days["high"].idxmax(), "timestamp"].to_numpy()
+    ) / np.timedelta64(1, "m")
+    result = execute(counted, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(np.median(apart))
+    # Dates a day apart keep the trading days' hint.
+    dates = {"from": "daily", "map": {"d": "date()"}, "select": "mean(d - prev(d))"}
+    assert "bars_since" in execute(dates, "NQ", settings=engine_settings).to_dict()["hint"]
+
+
+def test_a_median_of_times_of_day_names_the_minutes_and_what_takes_times(
+    engine_settings, eth
+) -> None:
+    """median(high_time) of 'HH:MM' was refused with "call it as median(col)" (p43b Q30):
+    the hint now says min(), max() and mode() take times, and gives the minutes a median
+    takes, whose answer is pandas' median minute of the day's high from the open."""
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "group_by": "date()",
+        "select": "arg_max(time(), high) as high_time",
+        "then": {"select": "median(high_time)"},
+    }
+    said = execute(query, "NQ", settings=engine_settings).to_dict()
+    assert said["message"] == "median() needs a number for col, got text: high_time."
+    assert said["hint"].startswith(
+        "times of day are text: min(), max() and mode() take them as they are; for median() "
+        f'count minutes instead (TIME OF DAY AS A NUMBER): map {{"t": "{MINUTES_FORM}"}}'
+    )
+    counted = {
+        **query,
+        "map": {"t": MINUTES_FORM},
+        "select": "arg_max(t, high) as high_t",
+        "then": {"select": "median(high_t)"},
+    }
+    high = eth.loc[eth.groupby("tdate")["high"].idxmax(), "minute"].to_numpy()
+    minutes = np.where(high >= ETH_OPEN, high - 1440, high)
+    assert execute(counted, "NQ", settings=engine_settings).summary.value == pytest.approx(
+        np.median(minutes)
+    )

@@ -233,3 +233,43 @@ def test_a_trade_held_into_the_period_is_said_to_begin_before_it(engine_settings
         {**_per_trade("day() >= 25"), "period": "2024-02-01:"}, engine_settings, **RTH_DAILY
     )
     assert not warnings_with(result, "began before the period")
+
+
+DOWN_RUNS = {
+    "map": {"down": "close < open", "entry": "down and not prev(down)", "trade": "cumsum(entry)"},
+    "where": "down",
+    "group_by": "trade",
+    "select": ["count() as days"],
+}
+
+
+@pytest.mark.parametrize("entered", [True, False])
+def test_a_run_entered_on_the_period_s_first_day_did_not_begin_before_it(
+    engine_settings, minutes, entered
+) -> None:
+    """Runs of down days by cumsum(entry): from a first day that is itself an entry (the day
+    before was up), trade = 1 holds nothing from before the period, where NQ's from
+    2024-01-08 had been told "trade = 1 began before the period" (p43d #2). From a down day
+    after a down day, trade = 0 did begin before it, and is said so with its days (pandas)."""
+    daily = rth_daily(minutes)
+    down = daily["close"] < daily["open"]
+    entry = down & ~down.shift(fill_value=False)
+    held = down & down.shift(fill_value=False)
+    first = (entry if entered else held).iloc[1:].idxmax()
+    trade = entry.loc[first:].cumsum()
+    key = int(trade.iloc[0])
+    days = int((down.loc[first:] & (trade == key)).sum())
+    assert key == (1 if entered else 0) and days >= 1
+    result = ask({**DOWN_RUNS, "period": f"{first:%Y-%m-%d}:"}, engine_settings, **RTH_DAILY)
+    assert result.table["trade"].iloc[0] == key and result.table["days"].iloc[0] == days
+    said = warnings_with(result, "began before the period")
+    assert said == (
+        []
+        if entered
+        else [
+            f"The group trade = 0 began before the period: the where keeps it from the "
+            f"period's first day ({first:%Y-%m-%d}), so days = {days} counts only its rows "
+            "from there, not the whole run; a period starting before the run began counts it "
+            "whole."
+        ]
+    )

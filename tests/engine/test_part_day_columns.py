@@ -78,9 +78,17 @@ def _short(result) -> list[str]:
 def _said(listed: pd.DataFrame, what: str) -> str:
     short = listed.index[listed["short"]]
     named = ", ".join(f"{d} ({KINDS[d]}, closed {CLOSES[d]})" for d in short)
+    # Every row short: leaving them out would leave none; the hours all trade compare.
+    other = LEAVE_OUT
+    if len(short) == len(listed):
+        earliest = min(CLOSES[d] for d in short)
+        other = (
+            f'Against full days compare the hours both trade, "session": "09:30-{earliest}", '
+            "over every day."
+        )
     return (
         f"{len(short)} of the {len(listed)} rows listed are short sessions: {named}; "
-        f"their {what} a part day's. {LEAVE_OUT}"
+        f"their {what} a part day's. {other}"
     )
 
 
@@ -144,3 +152,89 @@ def test_a_then_stage_counts_the_rows_it_lists(settings, days) -> None:
         days["gap_pct"].to_numpy(), nan_ok=True
     )
     assert _short(gaps) == []
+
+
+@pytest.mark.parametrize(
+    ("listed", "what"),
+    [
+        # p43a Q22: Wednesday's close to Black Friday's, over the holiday between.
+        ({"wed": "session_close('RTH', 2)", "move": "(close / wed - 1) * 100"}, None),
+        ({"move": "close / prev(close, 2) - 1"}, None),
+        # p43a Q13: the day before's range is a full day's; the ratio's volume is the row's.
+        ({"prev_r": "prev(range) / prev(open) * 100"}, None),
+        ({"prev_r": "prev(range)", "ratio": "volume / prev(volume)"}, "ratio is"),
+        ({"ret": "close / prev(close) - 1"}, "ret is"),
+    ],
+)
+def test_only_the_short_days_own_span_is_a_part_day_s(settings, days, listed, what) -> None:
+    """The day after Thanksgiving alone (a 13:15 close): a move from two sessions back and
+    the day before's range are not a part day's; its own volume and its return on the
+    holiday's close are. Said, the form offered is the hours every day trades, not a where
+    that leaves out the one row listed."""
+    query = {"period": WEEK, "map": listed, "where": "day() == 29", "select": list(listed)}
+    result = ask(query, settings, **RTH_DAILY)
+    [friday] = result.table["date"].astype(str)
+    assert friday == "2024-11-29" and days.loc[friday, "short"]
+    if "wed" in listed:  # the 27th's close, two sessions back
+        close = days["close"]
+        assert result.table["move"].iloc[0] == pytest.approx(
+            (close[friday] / close["2024-11-27"] - 1) * 100
+        )
+    if what is None:
+        assert _short(result) == []
+        return
+    assert _short(result) == [
+        f"1 of the 1 rows listed is a short session: {friday} (early close, closed "
+        f"{CLOSES[friday]}); their {what} a part day's. Against full days compare the hours "
+        f'both trade, "session": "09:30-{CLOSES[friday]}", over every day.'
+    ]
+
+
+def _mostly_short(result) -> list[str]:
+    return [w for w in result.metadata.warnings if w.startswith("Short sessions make up")]
+
+
+@pytest.mark.parametrize(("first", "last"), [(28, 29), (27, 29), (26, 29)])
+def test_a_group_mostly_of_short_sessions_is_named(settings, days, first, last) -> None:
+    """p43a A: Christmas Eve's or Black Friday's mean range and volume grouped against the
+    other days read as quiet days with nothing said, where they are half days. Each group
+    whose days are mostly short sessions is named with its count, kinds and closes (pandas
+    over the bars), the sizes it reads, and the hours every day trades; a group with fewer
+    than half is not (26-29 holds 2 of 4)."""
+    day = pd.to_datetime(days.index).day
+    key = (day >= first) & (day <= last)
+    query = {
+        "period": "2024-11-18:2024-12-06",
+        "map": {"tg": f"day() >= {first} and day() <= {last}"},
+        "group_by": "tg",
+        "select": ["count()", "mean(range)", "mean(volume)", "mean(close / prev(close, 2) - 1)"],
+    }
+    result = ask(query, settings, **RTH_DAILY)
+    group = days[key]
+    assert result.table.set_index("tg")["count"][True] == len(group)
+    short = group.index[group["short"]]
+    if 2 * len(short) <= len(group):
+        assert _mostly_short(result) == []
+        return
+    count = (
+        f"all {len(short)} days"
+        if len(short) == len(group)
+        else (f"{len(short)} of the {len(group)} days")
+    )
+    closes = sorted(CLOSES[d] for d in short)
+    assert _mostly_short(result) == [
+        f"Short sessions make up {count} of group tg true (holidays and early closes, the "
+        f"exchange closed at {' or '.join(closes)}), so its mean_range and mean_volume are a "
+        f"part day's: against full days compare the hours both trade, "
+        f'"session": "09:30-{closes[0]}", over every day.'
+    ]
+
+
+def test_groups_with_a_short_session_among_full_days_are_not_named(settings, days) -> None:
+    """By weekday the holiday is one Thursday of three and the half day one Friday of three:
+    each group's value is mostly full days'."""
+    weekday = pd.to_datetime(days.index).day_name()
+    shares = days.groupby(weekday)["short"].mean()
+    assert 0 < shares.max() <= 0.5
+    query = {"period": "2024-11-18:2024-12-06", "group_by": "dayname()", "select": "mean(range)"}
+    assert _mostly_short(ask(query, settings, **RTH_DAILY)) == []

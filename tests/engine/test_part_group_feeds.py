@@ -10,9 +10,12 @@ import re
 
 import pandas as pd
 import pytest
+from matplotlib.text import Text
 from rth_bars import rth_daily
 
 from barb import execute
+from barb.charts import draw_chart
+from barb.charts.words import words_for
 
 LAST_WEEK = "2024-03-25"
 
@@ -259,3 +262,40 @@ def test_a_second_stage_key_empty_on_one_row_leaves_that_row_in_no_group(
     assert "1 row with no value for start_gt_17000 (n/a) left out: they are in no group." in (
         result.metadata.warnings
     )
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_chart_of_the_counts_notes_the_bar_holding_the_open_week(
+    engine_settings, minutes, language
+) -> None:
+    """p43b Q16: the warning said "high first's 463 weeks include this week: without it,
+    462", and the chart's title and bar said 463 with no word of it. The bar's note says
+    both numbers, and no other bar has one."""
+    days = rth_daily(minutes)
+    monday = days.index - pd.to_timedelta(days.index.dayofweek, unit="D")
+    picked = days["high"].groupby(monday).idxmax().dt.day_name().str[:3]
+    day, weeks = picked.iloc[-1], int((picked == picked.iloc[-1]).sum())
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "week()",
+        "select": "arg_max(dayname(), high) as day",
+        "then": {"group_by": "day", "select": "count() as weeks"},
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert _open_week_said(result).endswith(f"include this week: without it, {weeks - 1}.")
+    words = words_for(language)
+    named = dict(zip(words_for("en").weekdays, words.weekdays, strict=True))
+    fig = draw_chart(result, language=language)
+    fig.canvas.draw()
+    shown = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+    shown = shown.replace("\n", " ")
+    week = {"en": f"week of {LAST_WEEK}", "ru": f"неделя с {LAST_WEEK}"}[language]
+    note = {
+        "en": f"{named[day]}: {weeks} includes an unfinished period ({week}); {weeks - 1} "
+        "without it",
+        "ru": f"{named[day]}: {weeks} с учётом незавершённого периода ({week}); без него "
+        f"{weeks - 1}",
+    }[language]
+    assert note in shown, shown
+    assert shown.count(LAST_WEEK) == 1

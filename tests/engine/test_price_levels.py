@@ -743,3 +743,42 @@ def test_a_range_made_of_two_aggregates_gives_its_percent_of_the_first_open(
     advised = ask({**base, "select": f"{percent} as pct"}, sample_settings)
     assert advised.table["pct"].to_numpy() == pytest.approx(expected.to_numpy())
     assert _blend_warnings(advised) == []
+
+
+def test_recurring_groups_with_a_row_before_the_12_months_all_give_their_value(
+    sample_settings, nq_minutes
+) -> None:
+    """p43a Q21: NQ's half days grouped by kind (Jul 3, Black Friday, Dec 24) hold one row a
+    year each, one run of rows apiece in the last 12 months; the 2024 Dec 24 row just
+    before them was read as a run the 12 months cut, and 2025's Dec 24 group was left out:
+    "runs 18.75–56.50 across the groups" where its value was -19.25. The half days are the
+    dates whose last bar ends at 13:15 (their RTH stops there), from the raw minute bars."""
+    last_bar = nq_minutes.groupby("trading_date")["minute"].last()
+    half = pd.DatetimeIndex(last_bar.index[last_bar == 13 * 60 + 14])
+    minute = nq_minutes["minute"]
+    daily = _daily(nq_minutes[(minute >= RTH_START) & (minute < RTH_END)])
+    daily.index = pd.to_datetime(daily.index)
+    days = daily.loc[half].copy()
+    days["kind"] = np.where(
+        days.index.month == 7, "Jul 3", np.where(days.index.month == 11, "Black Friday", "Dec 24")
+    )
+    days["move"] = days["close"] - days["open"]
+    recent = _recent(days)
+    per_kind = recent.groupby("kind")["move"].mean()
+    assert len(per_kind) == 3 and days["kind"].iloc[-len(recent) - 1] == "Dec 24"
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {
+                "move": "close - open",
+                "kind": "if(month() == 7, 'Jul 3', if(month() == 11, 'Black Friday', 'Dec 24'))",
+            },
+            "where": "early_close() and not holiday()",
+            "group_by": "kind",
+            "select": "mean(move) as move",
+        },
+        sample_settings,
+    )
+    (warned,) = _blend_warnings(result)
+    assert f"move runs {per_kind.min():,.2f}–{per_kind.max():,.2f} across the groups" in warned

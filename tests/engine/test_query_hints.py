@@ -303,3 +303,18 @@ def test_a_date_part_in_then_over_listed_rows_is_pointed_to_a_first_stage_column
     expected = pd.Series(pd.DatetimeIndex(top.index).month).value_counts().sort_index()
     assert result.table["month"].tolist() == expected.index.tolist()
     assert result.table["days"].tolist() == expected.tolist()
+
+
+def test_one_misspelt_function_in_two_steps_is_said_once(engine_settings) -> None:
+    """weekday() in map and where is one mistake: the message the model reads says it once,
+    and each step keeps its own entry."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"fri": "weekday() == 4"},
+        "where": "weekday() == 4",
+        "select": "count()",
+    }
+    error = execute(query, "NQ", settings=engine_settings).to_dict()
+    assert error["message"] == "Function 'weekday' does not exist."
+    assert [e["step"] for e in error["errors"]] == ["map", "where"]

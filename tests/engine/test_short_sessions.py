@@ -215,9 +215,16 @@ def test_rows_listed_by_date_name_their_short_sessions(
     ]
     more = f" and {len(named) - 3} more" if len(named) > 3 else ""
     are = "is a short session" if len(short) == 1 else "are short sessions"
+    # Every row short (the 24th alone): leaving them out would leave no row.
+    other = LEAVE_OUT
+    if len(short) == len(listed):
+        other = (
+            f'Against full days compare the hours both trade, "session": '
+            f'"09:30-{min(short["closed"])}", over every day.'
+        )
     assert _short(result) == [
         f"{len(short)} of the {len(listed)} rows listed {are}: {', '.join(named[:3])}{more}; "
-        f"their {said} a part day's. {LEAVE_OUT}"
+        f"their {said} a part day's. {other}"
     ]
 
 
@@ -523,3 +530,81 @@ def test_a_stock_index_holiday_example_is_one_of_the_short_sessions_it_counts(
         '"where": "not holiday()" leaves them out when the question is about the stock '
         "market's days."
     ]
+
+
+# --- groups of daily rows mostly of short sessions -------------------------------------------
+
+
+def _mostly_short(result: Result) -> list[str]:
+    return [w for w in result.metadata.warnings if w.startswith("Short sessions make up")]
+
+
+@pytest.mark.slow
+def test_thanksgiving_and_the_day_after_grouped_against_other_days_are_named(
+    sample_settings, rth_days_all
+) -> None:
+    """p43a A (Q3): Thanksgiving's and the day after's mean range beside all other days
+    read 0.95% and 1.42% against 1.84% with nothing said, both groups wholly short
+    sessions. The groups, their counts and closes come from the raw minute bars (the 4th
+    Thursday of November and the day after); the other days' few are not named."""
+    dates = pd.DatetimeIndex(rth_days_all.index)
+    thursdays = pd.date_range("2008-11-01", "2025-11-30", freq="WOM-4THU")
+    thursdays = thursdays[thursdays.month == 11]
+    kind = np.where(
+        dates.isin(thursdays),
+        "Thanksgiving",
+        np.where(dates.isin(thursdays + pd.Timedelta(days=1)), "day after", "other"),
+    )
+    short = rth_days_all["rth"] < RTH[1] - RTH[0]
+    ends = (rth_days_all["last"] + 1).map(lambda m: f"{m // 60:02d}:{m % 60:02d}")
+    result = ask(
+        {
+            "map": {
+                "r": "range / open * 100",
+                "kind": "if(month() == 11 and holiday(), 'Thanksgiving', "
+                "if(month() == 11 and post_holiday(), 'day after', 'other'))",
+            },
+            "group_by": "kind",
+            "select": ["count()", "mean(r)", "mean(close / prev(close) > 1) as up"],
+        },
+        sample_settings,
+        **RTH_DAILY,
+    )
+    counts = pd.Series(kind).value_counts()
+    assert result.table.set_index("kind")["count"].to_dict() == counts.to_dict()
+    means = rth_days_all["r"].groupby(kind).mean()
+    assert result.table.set_index("kind")["mean_r"].to_dict() == pytest.approx(means.to_dict())
+    named, closes = [], []
+    # In the order of the groups ('Thanksgiving' sorts before 'day after').
+    for group, kinds in (("Thanksgiving", "holidays"), ("day after", "early closes")):
+        in_group = kind == group
+        k, n = int((short & in_group).sum()), int(in_group.sum())
+        assert k == n == 18
+        group_closes = sorted(set(ends[short & in_group]))
+        closes += group_closes
+        either = " or ".join(group_closes)
+        named.append(f"all {n} days of group '{group}' ({kinds}, the exchange closed at {either})")
+    others = short[kind == "other"]
+    assert 0 < others.sum() < 0.05 * len(others)
+    assert _mostly_short(result) == [
+        f"Short sessions make up {named[0]} and {named[1]}, so their mean_r is a part day's: "
+        f'against full days compare the hours both trade, "session": "09:30-{min(closes)}", '
+        "over every day."
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("period", [None, "2023"])
+def test_weekdays_hold_too_few_short_sessions_to_be_named(
+    sample_settings, rth_days_all, period
+) -> None:
+    """Mondays hold most holidays (MLK, Presidents', Memorial and Labor Day), but under a
+    tenth of them: a Monday's mean range is a day's, and no group is named."""
+    days = rth_days_all if period is None else rth_days_all.loc[period]
+    dates = pd.DatetimeIndex(days.index)
+    shares = (days["rth"] < RTH[1] - RTH[0]).groupby(dates.dayofweek).mean()
+    assert 0.05 < shares[0] < 0.5 and shares.idxmax() == 0
+    query = {"group_by": "dayname()", "select": ["mean(range)", "mean(volume)"]}
+    if period is not None:
+        query["period"] = period
+    assert _mostly_short(ask(query, sample_settings, **RTH_DAILY)) == []

@@ -137,6 +137,45 @@ async def test_a_reply_waits_behind_an_earlier_one_held_elsewhere(
     assert [r.id for r in await second.outbox.claim()] == [earlier.id, later.id, elsewhere.id]
 
 
+async def test_a_sender_renews_the_lease_of_what_it_still_has_to_send(
+    replica: Opener, clock: FakeClock
+) -> None:
+    """p43e #4: a lease taken when a reply is queued covers one message's send; before each
+    message the sender holds the rest for one more, and no longer once another replica
+    has taken it."""
+    first, second = await replica("a"), await replica("b")
+    await first.chats.ensure(PRIVATE_CHAT, "private")
+    replies = await first.outbox.enqueue_many(PRIVATE_CHAT, _texts(3))
+    one_send = timedelta(seconds=30)
+    assert await first.outbox.hold_to_send(replies[0], for_at_least=one_send)
+    # The first message took most of the lease: the rest are held for another one.
+    clock.advance(LEASE - timedelta(seconds=10))
+    assert await first.outbox.hold_to_send(replies[1], for_at_least=one_send)
+    clock.advance(timedelta(seconds=20))  # past the lease they were queued with
+    assert await second.outbox.claim() == []
+
+    clock.advance(LEASE)  # "a" died sending the second: "b" takes them over
+    assert [r.id for r in await second.outbox.claim()] == [r.id for r in replies]
+    # "a" was only slow, and comes back to the third: it is "b"'s now.
+    assert not await first.outbox.hold_to_send(replies[2], for_at_least=one_send)
+
+
+async def test_a_stand_in_takes_the_refused_messages_place(replica: Opener) -> None:
+    """p43e #5: the message standing in for a refused one (a chart's caption) is queued in
+    its place, ahead of the messages queued after it, whoever sends them."""
+    first, second = await replica("a"), await replica("b")
+    await first.chats.ensure(PRIVATE_CHAT, "private")
+    chart, words = await first.outbox.enqueue_many(PRIVATE_CHAT, _texts(2))
+    assert await first.outbox.mark_failed(chart.id, "BadRequest: PHOTO_INVALID")
+    [caption] = _texts(1)
+    stand_in = await first.outbox.stand_in(chart, caption)
+    assert stand_in is not None
+    assert (stand_in.id, stand_in.status, stand_in.lease_owner) == (chart.id, "queued", "a")
+    assert [r.id for r in await first.outbox.unsent(PRIVATE_CHAT)] == [chart.id, words.id]
+    assert await second.outbox.claim() == []  # "a" holds both
+    assert await first.outbox.stand_in(chart, caption) is None  # queued, no longer refused
+
+
 async def test_held_replies_are_not_claimed_until_released(replica: Opener) -> None:
     first, second = await replica("a"), await replica("b")
     await first.chats.ensure(PRIVATE_CHAT, "private")

@@ -10,9 +10,11 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from click.testing import CliRunner
 from sqlalchemy import CheckConstraint, Connection, inspect, text
 from sqlalchemy.pool import NullPool
 
+from bot.db_cli import db
 from bot.store import SchemaError, StoreSettings, open_store
 from bot.store.db import make_engine
 from bot.store.migrate import (
@@ -172,8 +174,25 @@ async def test_a_database_from_a_newer_barb_is_refused_with_the_fix(
 
     await stamp_unknown()
 
-    with pytest.raises(SchemaError, match=r"9999.*newer version"):
+    # The fix is a documented command: this version's head, undone to by the newer Barb.
+    fix = rf"9999.*newer version.*`barb db downgrade {head_revision()}`"
+    with pytest.raises(SchemaError, match=fix):
         await open_store(settings)
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_barb_db_downgrade_hands_the_database_to_an_older_barb(settings: StoreSettings) -> None:
+    env = {"BARB_DATABASE_URL": settings.database_url}
+    runner = CliRunner()
+    assert runner.invoke(db, ["upgrade"], env=env).exit_code == 0
+    older = "0008_update_owners"
+
+    result = runner.invoke(db, ["downgrade", older], env=env)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().endswith(f"at revision {older}")
+    current = runner.invoke(db, ["current"], env=env)
+    assert current.exit_code == 1
+    assert f"at revision {older}, this version's head is {head_revision()}" in current.stdout
 
 
 def test_revisions_are_numbered_in_order() -> None:

@@ -83,8 +83,9 @@ BAD_GATEWAY_HTML = (
     "</body>\r\n</html>\r\n"
 )
 #: Transport faults: a 502 with an HTML body; the connection closed before the request is
-#: handled (nothing happened) or after (it happened, the bot never hears so); a slow answer.
-FaultKind = Literal["html_502", "drop_before", "drop_after", "slow"]
+#: handled (nothing happened) or after (it happened, the bot never hears so); a slow answer;
+#: an answer held until the test lets it go (``hold_next``).
+FaultKind = Literal["html_502", "drop_before", "drop_after", "slow", "held"]
 
 
 # How long a wait for what a test expects lasts: generous, since a loaded two-core machine
@@ -164,12 +165,30 @@ class _Failure:
     times: int
 
 
+class Held:
+    """A call the fake holds until the test lets it go (``FakeBotAPI.hold_next``): the test
+    waits for it to arrive, does what must happen while Telegram takes its time, then
+    releases it, and the call is carried out and answered."""
+
+    def __init__(self) -> None:
+        self._arrived = asyncio.Event()
+        self._released = asyncio.Event()
+
+    async def arrived(self, timeout: float = WAIT_S) -> None:
+        async with asyncio.timeout(timeout):
+            await self._arrived.wait()
+
+    def release(self) -> None:
+        self._released.set()
+
+
 @dataclass
 class _Fault:
     kind: FaultKind
     chat_id: int | str | None
     times: int
     delay_s: float
+    held: Held | None = None
 
 
 @dataclass
@@ -571,6 +590,7 @@ class FakeBotAPI:
         self._next_update_id = 1
         self._failures: dict[str, list[_Failure]] = {}
         self._faults: dict[str, list[_Fault]] = {}
+        self._held: list[Held] = []
         self._outage_until = 0.0  # time.monotonic() until which every request is dropped
         self._chats: dict[int | str, dict[str, Any]] = {}
         self._next_message_id: dict[int | str, int] = {}
@@ -603,6 +623,8 @@ class FakeBotAPI:
             return
         self._stopping = True
         self._updates_pulse.fire()  # long polls answer now
+        for held in self._held:  # and calls still held
+            held.release()
         if self._webhook_task is not None:
             self._webhook_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -807,11 +829,22 @@ class FakeBotAPI:
         fault = _Fault(kind, chat_id, times, delay_s)
         self._faults.setdefault(method.lower(), []).append(fault)
 
+    def hold_next(self, method: str, *, chat_id: int | str | None = None) -> Held:
+        """The next call of ``method`` (to ``chat_id``, if given) is held unanswered until
+        the returned ``Held`` is released: a Telegram as slow as the test needs, with no
+        sleep standing in for it."""
+        held = Held()
+        self._held.append(held)
+        self._faults.setdefault(method.lower(), []).append(_Fault("held", chat_id, 1, 0.0, held))
+        return held
+
     def heal(self) -> None:
         """Telegram works again: the failures and faults still queued are dropped, an outage
         ends."""
         self._failures.clear()
         self._faults.clear()
+        for held in self._held:
+            held.release()
         self._outage_until = 0.0
 
     def outage(self, seconds: float) -> None:
@@ -1079,6 +1112,7 @@ class FakeBotAPI:
         client_gone: Callable[[], bool],
         fault: FaultKind | None = None,
         delay_s: float = 0.0,
+        held: Held | None = None,
     ) -> tuple[int, dict[str, Any]]:
         name = _METHOD_NAMES.get(method.lower(), method)
         record = Recorded(name, params, files, fault=fault)
@@ -1088,6 +1122,10 @@ class FakeBotAPI:
             if delay_s:
                 self._calls_pulse.fire()  # recorded on arrival: tests may wait for it
                 await asyncio.sleep(delay_s)  # then carried out, even if the client has gone
+            if held is not None:
+                self._calls_pulse.fire()
+                held._arrived.set()
+                await held._released.wait()
             if token != self.token:
                 raise ApiError(401, "Unauthorized")
             self._raise_injected_failure(name, params)
@@ -1581,8 +1619,9 @@ class _ApiHandler(tornado.web.RequestHandler):
                     self.finish(BAD_GATEWAY_HTML)
                 return
             delay_s = fault.delay_s if fault is not None and kind == "slow" else 0.0
+            held = fault.held if fault is not None else None
             status, body = await self.fake.handle(
-                token, method, params, files, lambda: self.client_gone, kind, delay_s
+                token, method, params, files, lambda: self.client_gone, kind, delay_s, held
             )
             if kind == "drop_after":
                 self._drop()

@@ -6,6 +6,7 @@ with its paragraph when a long commentary is split."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -149,6 +150,40 @@ async def test_two_queries_of_a_plan_are_both_drawn_kept_and_shown(
         [pre] = [e for e in entities if e["type"] == "pre"]
         queries.append(json.loads(plain[pre["offset"] : pre["offset"] + pre["length"]]))
     assert queries == [NQ_PCT, ES_PCT]
+
+
+async def test_two_csvs_pressed_together_both_lose_their_buttons(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p43e #8: an answer with no chart and two CSVs ("NQ · CSV", "ES · CSV", "Query" under
+    its words), both CSVs pressed before either press is handled: each press carries all
+    three buttons. Before, each edit took its own button from that snapshot and the last
+    one put the other, spent button back; pressing it again only said the CSV was gone.
+    Now both go and Query stays."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=plays(NQ_PCT, ES_PCT)) as svc:
+        await svc.store.chats.ensure(ALICE, "private")
+        await svc.store.chats.update_settings(ALICE, charts=False)
+        await run_plan(fake)
+        [_plan, answer] = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        nq, es, query = keyboard_data(answer.result)
+        assert [nq[:2], es[:2], query[:2]] == ["f:", "f:", "q:"]
+        message_id = answer.result["message_id"]
+        presses = [
+            fake.inject(
+                fake.callback_update(chat_id=ALICE, user_id=ALICE, message_id=message_id, data=d)
+            )
+            for d in (nq, es)
+        ]
+        documents = await fake.wait_for("sendDocument", 2, chat_id=ALICE)
+        for update_id in presses:
+            await fake.wait_confirmed(update_id)
+        while set(presses) & {u for u, _ in await svc.store.updates.unhandled()}:
+            await asyncio.sleep(0.02)  # handled: each press has edited what it will
+
+        names = sorted(d.files["document"].filename[:2] for d in documents)
+        assert names == ["ES", "NQ"]
+        assert keyboard_data(fake.message(ALICE, message_id)) == [query]
 
 
 def charts_off_model(request: ModelRequest):

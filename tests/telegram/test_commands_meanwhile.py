@@ -11,11 +11,21 @@ from __future__ import annotations
 import asyncio
 import inspect
 import sqlite3
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from bot_harness import ALICE, ask_and_get_plan, barb_bot, brain, keyboard_data, press
+from bot_harness import (
+    ALICE,
+    BOB,
+    GROUP,
+    ask_and_get_plan,
+    barb_bot,
+    brain,
+    keyboard_data,
+    press,
+)
 from fake_bot_api import FakeBotAPI
 
 from bot.llm.messages import ModelRequest
@@ -357,3 +367,214 @@ async def test_cancel_while_the_plan_runs_and_a_question_waits_says_so_at_once(
     assert "Answer: " in texts_since(fake, 2)[0], fake.describe()
     assert texts_since(fake, 3) == ["Stopped: that question will not be answered."]
     assert rows(db_url, "SELECT status FROM pending_actions") == [("done",)]
+
+
+@pytest.mark.parametrize(
+    ("lang", "forgotten"),
+    [
+        (
+            "en",
+            "Conversation forgotten, with the question I was still working on: it will not "
+            "be answered (settings and usage stay).",
+        ),
+        (
+            "ru",
+            "Разговор забыт вместе с вопросом, над которым я ещё работал: ответа на него не "
+            "будет (настройки и расход остаются).",
+        ),
+    ],
+    ids=["en", "ru"],
+)
+async def test_reset_stops_the_question_the_model_is_thinking_about(
+    fake_telegram: FakeBotAPI, db_url: str, lang: str, forgotten: str
+) -> None:
+    """/reset while the model thinks about a question waited, silent, for the model's plan,
+    then forgot the conversation and cancelled the plan it had just shown. Now it says at
+    once, in the person's language, that the conversation is forgotten with that question:
+    the model's turn is stopped, no plan comes, nothing of the question is remembered or in
+    flight, and the next question is answered as usual."""
+    fake = fake_telegram
+    model = HeldModel()
+
+    def says(text: str) -> None:
+        fake.inject(
+            fake.message_update(chat_id=ALICE, user_id=ALICE, text=text, language_code=lang)
+        )
+
+    async with barb_bot(fake, db_url, model=model) as svc, model:
+        says("hello")  # remembered, then forgotten
+        await fake.wait_said(1, chat_id=ALICE)
+        says(QUESTION)
+        await asyncio.wait_for(model.thinking.wait(), 20)
+        says("/reset")
+        said = await fake.wait_said(2, chat_id=ALICE, timeout=10)
+        assert said[1]["text"] == t("reset_question", lang), fake.describe()
+        assert not model.let_go.is_set()  # said while the model still thought
+        assert model.stopped == 1  # the model's turn itself was stopped
+        assert rows(db_url, "SELECT count(*) FROM messages") == [(0,)]
+        model.let_go.set()
+        says("hello again")
+        await fake.wait_said(3, chat_id=ALICE)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    assert texts_since(fake, 1) == [forgotten, "Hi! Ask me about the bars."]
+    assert rows(db_url, "SELECT kind FROM in_flight") == []
+    assert rows(db_url, "SELECT status FROM pending_actions") == []  # no plan was made
+    # Only the question asked after the reset is remembered.
+    [(asked,)] = rows(db_url, "SELECT payload FROM messages WHERE role = 'user'")
+    assert "hello again" in asked
+
+
+def in_group(fake: FakeBotAPI, user_id: int, text: str) -> None:
+    """``user_id`` writes ``text`` in the group; a command is addressed to Barb, anything
+    else mentions it."""
+    if text.startswith("/"):
+        text = f"{text}@{fake.bot['username']}"
+    else:
+        text = f"@{fake.bot['username']} {text}"
+    name = "Bob" if user_id == BOB else "Alice"
+    fake.inject(
+        fake.message_update(
+            chat_id=GROUP, user_id=user_id, text=text, chat_type="supergroup", first_name=name
+        )
+    )
+
+
+def group_texts(fake: FakeBotAPI) -> list[str]:
+    return [message["text"] for message in fake.said(GROUP)]
+
+
+async def test_another_members_cancel_and_reset_while_a_plan_runs_say_so_at_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """In a group, Bob's /cancel while Alice's plan computes waited for her whole run, then
+    said "There is no plan waiting to be cancelled."; his /reset waited as long, silent.
+    Now he reads at once that the query running is another member's and cannot be
+    stopped, and that his questions are forgotten once its answer is out; Alice's answer
+    follows, then the reset's confirmation, and nothing else."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        in_group(fake, ALICE, QUESTION)
+        [plan] = await fake.wait_said(1, chat_id=GROUP)
+        await press(fake, GROUP, ALICE, plan, keyboard_data(plan)[0])
+        await asyncio.wait_for(runner.running.wait(), 20)
+        in_group(fake, BOB, "/cancel")
+        said = await fake.wait_said(2, chat_id=GROUP, timeout=10)
+        assert said[1]["text"] == t("running_not_yours", "en"), fake.describe()
+        in_group(fake, BOB, "/reset")
+        said = await fake.wait_said(3, chat_id=GROUP, timeout=10)
+        assert said[2]["text"] == t("reset_after_other", "en"), fake.describe()
+        assert not runner.release.is_set()  # said while the query still computes
+        runner.release.set()
+        await fake.wait_said(5, chat_id=GROUP)
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the run over", fake)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    texts = group_texts(fake)
+    assert texts[1] == (
+        "The query running now is another member's and cannot be stopped: its answer is on its way."
+    )
+    assert "Answer: " in texts[3], fake.describe()  # Alice's chart's caption
+    # No "There is no plan waiting to be cancelled." for Bob.
+    assert texts[4:] == [t("reset_done_group", "en")], fake.describe()
+    assert fake.message(GROUP, plan["message_id"])["text"].endswith("⏵ Done.")
+    assert rows(db_url, "SELECT status FROM pending_actions") == [("done",)]
+    # Alice's question and answer are remembered: Bob's reset is his part only.
+    assert rows(db_url, "SELECT user_id FROM messages WHERE role = 'user'") == [(ALICE,)]
+
+
+async def test_another_members_reset_while_the_model_thinks_says_so_at_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """In a group, Bob's /reset while the model thinks about Alice's question waited,
+    silent, for her plan. Now he reads at once that his questions are forgotten once the
+    answer being worked on is out; Alice's plan follows, untouched, then the confirmation,
+    and only Bob's question is forgotten."""
+    fake = fake_telegram
+    model = HeldModel()
+    async with barb_bot(fake, db_url, model=model) as svc, model:
+        in_group(fake, BOB, "hello")
+        await fake.wait_said(1, chat_id=GROUP)
+        in_group(fake, ALICE, QUESTION)
+        await asyncio.wait_for(model.thinking.wait(), 20)
+        assert rows(db_url, "SELECT user_id FROM messages WHERE role = 'user'") == [(BOB,)]
+        in_group(fake, BOB, "/reset")
+        said = await fake.wait_said(2, chat_id=GROUP, timeout=10)
+        assert said[1]["text"] == t("reset_after_other", "en"), fake.describe()
+        assert not model.let_go.is_set()  # said while the model still thinks
+        model.let_go.set()
+        plan, forgotten = (await fake.wait_said(4, chat_id=GROUP))[2:]
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    assert said[1]["text"] == (
+        "I am answering another member now: your questions in this chat are forgotten "
+        "once that answer is out."
+    )
+    assert model.stopped == 0  # Alice's question is not Bob's to stop
+    assert plan["text"].startswith("I'll compute"), fake.describe()
+    assert len(keyboard_data(fake.message(GROUP, plan["message_id"]))) == 2  # still hers
+    assert forgotten["text"] == t("reset_done_group", "en")
+    # Bob's question is forgotten; Alice's plan waits for her Run (remembered once run).
+    assert rows(db_url, "SELECT count(*) FROM messages") == [(0,)]
+    assert rows(db_url, "SELECT user_id, status FROM pending_actions") == [(ALICE, "pending")]
+
+
+@pytest.mark.parametrize(
+    ("command", "notice", "after"),
+    [
+        ("/cancel", "running_cannot_cancel", []),
+        ("/reset", "reset_after_run", ["Conversation forgotten (settings and usage stay)."]),
+    ],
+    ids=["cancel", "reset"],
+)
+async def test_a_run_ending_as_cancel_or_reset_checks_it_says_so_before_the_answer(
+    fake_telegram: FakeBotAPI, db_url: str, command: str, notice: str, after: list[str]
+) -> None:
+    """p43e #6: the plan's run ends between the command's check that it is running and its
+    "cannot be stopped…" sentence. Before: the sentence was sent after the check, outside
+    any lock, and came after the answer it said was on its way (or between its messages).
+    Now the answer waits for a sentence checked while its plan ran: the sentence, then the
+    answer whole."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        plan = await _run_held(fake, runner)
+        pending = svc.store.pending
+        real_read = pending.open_for_chat
+        checked = False
+
+        def answer_out_or_waiting() -> bool:
+            answered = any("Answer: " in m["text"] for m in fake.said(ALICE))
+            # The answer waits for the sentence (the run holds the chat's notice lock too).
+            _, users = svc.locks._locks.get((ALICE, "notices"), (None, 0))
+            return answered or users >= 2
+
+        async def read_as_the_run_ends(chat_id: int, *, user_id: int | None = None) -> Any:
+            nonlocal checked
+            found = await real_read(chat_id, user_id=user_id)
+            if sys._getframe(1).f_code.co_name == "_running_plan" and not checked:
+                checked = True  # read as running: the run ends now, before the sentence
+                runner.release.set()
+                await until(answer_out_or_waiting, "the answer out, or waiting", fake)
+            return found
+
+        pending.open_for_chat = read_as_the_run_ends  # type: ignore[method-assign]
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=command))
+        await fake.wait_said(3 + len(after), chat_id=ALICE)
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the run over", fake)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    said = texts_since(fake, 1)
+    assert said[0] == t(notice, "en"), fake.describe()
+    assert "Answer: " in said[1], fake.describe()  # the chart's caption
+    assert said[2:] == after, fake.describe()
+    assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")

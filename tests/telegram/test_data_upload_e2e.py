@@ -113,6 +113,38 @@ async def test_a_bad_file_gets_the_report_and_no_import_button(
     assert not data_path("NQ", engine).exists()
 
 
+async def test_a_damaged_stored_file_gets_one_sentence_and_leaves_nothing_staged(
+    tmp_path: Path,
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    """Stored ES bars whose pages no longer decompress: the check's OSError escaped the
+    worker thread, the admin got the generic error, and the upload stayed under .uploads."""
+    fake = fake_telegram
+    content, bars = chicago_csv
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        offer = await send_file(fake, ALICE, content, "week.csv", caption="ES")
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        target = data_path("ES", engine)
+        damaged = bytearray(target.read_bytes())
+        damaged[100:5000] = b"\xab" * 4900  # the first column's pages, not the footer
+        target.write_bytes(bytes(damaged))
+
+        again = bf.plain_csv(tmp_path / "mon.csv", bars.iloc[:1380], "America/Chicago")
+        reply = await send_file(fake, ALICE, again.read_bytes(), "mon.csv", caption="ES")
+        refusal = reply["text"].splitlines()[-1]
+        assert refusal.startswith("Not imported: the stored ES data cannot be read (")
+        assert refusal.endswith(
+            "), so I cannot tell what Import would do to it; nothing was written."
+        )
+        assert not keyboard_data(reply)
+        assert not list((engine.data_dir / ".uploads").iterdir())
+    assert target.read_bytes() == bytes(damaged)
+
+
 async def test_cancel_and_other_people(
     fake_telegram: FakeBotAPI,
     db_url: str,
@@ -225,3 +257,63 @@ async def test_a_russian_admin_reads_what_import_does_in_russian_and_commands_as
             "удаляются."
         ) in offer["text"]
         assert "`" not in offer["text"]
+
+
+async def test_a_russian_admin_reads_the_report_and_the_refusal_in_russian(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """The bot's offer around it was Russian, but the importer's report and its refusal
+    reached a Russian admin in English: "Suspicious: far highs or lows: 1", "Not imported:
+    bad.csv, line 2: high 99 is below low 101. (2 more problems in the report)"."""
+    fake = fake_telegram
+    bars = bf.week_of_bars()
+    bars.loc[300, "high"] = bars.loc[300, "high"] * 1.5  # a wild high with a normal close
+    content = bf.plain_csv(tmp_path / "wick.csv", bars, "America/Chicago").read_bytes()
+    bad = (
+        b"timestamp,open,high,low,close,volume\n"
+        b"2024-01-02 09:30:00,100,99,101,100,10\n"
+        b"2024-01-02 09:31:00,100,99,101,100,-1\n"
+    )
+
+    async def send(data: bytes, name: str) -> dict:
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        update = fake.document_update(
+            chat_id=ALICE,
+            user_id=ALICE,
+            content=data,
+            file_name=name,
+            caption="ES",
+            language_code="ru",
+        )
+        fake.inject(update)
+        return (await fake.wait_for("sendMessage", before + 1, chat_id=ALICE))[-1].result
+
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        offer = await send(content, "wick.csv")
+        report = offer["text"]
+        bar = bars.loc[300]
+        stamp = bar["timestamp"].tz_convert("America/Chicago").tz_localize(None)  # as written
+        assert report.splitlines()[1:4] == [
+            f"wick.csv: один столбец времени, {decimal(len(bars), 'ru')} баров",
+            "Даты: 2024-03-18 — 2024-03-22, 5 торговых дней; бары по 1 мин.",
+            "Время прочитано как время Chicago (America/Chicago): дневной перерыв в файле "
+            "приходится на 16:00–17:00.",
+        ]
+        assert "Подозрительно: далёкие high или low: 1\n" in report
+        assert (
+            f"  строка 302: {stamp}: high {bar['high']:g}, low {bar['low']:g} при open "
+            f"{bar['open']:g} и close {bar['close']:g} (больше чем на 10% за ними: ошибочный "
+            "принт?)."
+        ) in report
+        assert "Проблем, мешающих импорту, нет." in report
+        assert keyboard_data(offer)  # reported, not refused: Import is offered
+
+        refused = (await send(bad, "bad.csv"))["text"]
+        assert "Отклонено: отрицательный объём: 1\n  строка 3: отрицательный объём -1." in refused
+        assert "Отклонено: OHLC не согласованы: 2\n  строка 2: high 99 ниже low 101." in refused
+        assert refused.endswith(
+            "Не импортировано: bad.csv, строка 2: high 99 ниже low 101. (ещё 2 проблемы в отчёте)"
+        )
+        # No English sentence of the importer's is left in either.
+        for english in ("bars", "Dates", "Times", "Suspicious", "Refused", "line", "problem"):
+            assert english not in report + refused, english

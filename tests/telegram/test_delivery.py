@@ -11,6 +11,8 @@ import asyncio
 import json
 import sqlite3
 import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from bot_harness import (
     ALICE,
@@ -24,12 +26,24 @@ from bot_harness import (
 )
 from fake_bot_api import FakeBotAPI
 
+from bot.assistant.replies import Reply
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import text
-from bot.telegram.sender import Patience
+from bot.store import StoreSettings, open_store
+from bot.telegram.sender import Patience, Sender, reply_messages
 from bot.texts import t
 
 SENDS = ("sendPhoto", "sendDocument", "sendMessage")
+
+
+class StoppedClock:
+    """The store's clock, moved on by the test alone: a lease expires when it says so."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
 
 
 def delivered(fake: FakeBotAPI, chat_id: int) -> list[str]:
@@ -353,3 +367,99 @@ async def test_a_command_held_by_flood_control_is_answered_once(
         await asyncio.sleep(1.0)  # several sending passes: none sends it again
 
         assert [r.status for r in fake.calls("sendMessage", chat_id=ALICE)] == [429, 200]
+
+
+def test_the_default_outbox_lease_outlasts_one_messages_send() -> None:
+    """The lease a reply is queued with covers its first message however slow Telegram is
+    (4 attempts with their timeouts and flood waits, 314 s), so that the sender need not
+    renew it on a Telegram that answers (before: 300 s)."""
+    default = timedelta(seconds=StoreSettings.model_fields["outbox_lease_s"].default)
+    assert default > Patience().longest_send == timedelta(seconds=314)
+
+
+async def test_a_reply_slower_than_its_lease_is_sent_by_its_replica_alone(
+    fake_telegram: FakeBotAPI, tmp_path: Path
+) -> None:
+    """p43e #4: a reply of three messages on a slow Bot API, each message taking 0.9 of the
+    outbox lease (less than the lease, as a send may). Before, the lease was taken once when
+    the reply was queued: at 1.8 leases a second replica's sending pass took the second and
+    third messages and sent them too, so the person read them twice. Now the sender renews
+    the lease of what it still has to send before each message: the other replica sends
+    nothing, and each message arrives once, in order."""
+    fake = fake_telegram
+    lease = timedelta(minutes=10)  # longer than one message's send (Patience.longest_send)
+    assert lease > Patience().longest_send
+    clock = StoppedClock()
+    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+
+    def replica(name: str) -> StoreSettings:
+        return StoreSettings(
+            database_url=url, replica_id=name, outbox_lease_s=lease.total_seconds()
+        )
+
+    ours = await open_store(replica("a"), clock=clock)
+    other = await open_store(replica("b"), clock=clock)
+    try:
+        async with fake.make_bot() as bot, fake.make_bot() as other_bot:
+            await ours.chats.ensure(ALICE, "private")
+            reply = Reply(text=" ".join(f"word{n}" for n in range(1200)))
+            assert len(reply_messages(reply)) == 3  # too long for one message
+            first, second = (fake.hold_next("sendMessage", chat_id=ALICE) for _ in "12")
+            sending = asyncio.create_task(Sender(bot, ours).reply(ALICE, reply))
+
+            await first.arrived()
+            clock.now += 0.9 * lease  # Telegram takes its time over the first message
+            first.release()
+            await second.arrived()
+            clock.now += 0.9 * lease  # and over the second: 1.8 leases since it was queued
+            taken_elsewhere = await Sender(other_bot, other).flush(ALICE)
+            second.release()
+            await sending
+
+        assert taken_elsewhere == 0
+        sent = [r.params["text"] for r in fake.calls("sendMessage", chat_id=ALICE)]
+        assert [r.status for r in fake.calls("sendMessage", chat_id=ALICE)] == [200] * 3
+        assert sent == [m.payload["text"] for m in reply_messages(reply)]
+        assert await ours.outbox.unsent() == []
+    finally:
+        await ours.close()
+        await other.close()
+
+
+async def test_a_refused_charts_caption_held_back_keeps_its_place(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p43e #5: Telegram refuses the chart for good, then holds back (429, longer than the
+    sender waits) the message that takes its caption and CSV button in its place. Before,
+    the answer's long commentary went on at once and the caption came after it from the
+    sending pass: the person read the words before the headline they comment on. Now the
+    caption keeps the chart's place and the commentary waits behind it."""
+    fake = fake_telegram
+    long_words = "The weekdays differ little. " * 60  # past a caption: a message of its own
+
+    def model(request: ModelRequest):
+        if request.messages[-1].role == "tool":
+            return text(long_words)
+        return brain(request)
+
+    impatient = Patience(max_wait_s=0.5)
+    async with barb_bot(
+        fake, db_url, model=model, patience=impatient, keep_sending_every_s=0.3
+    ) as svc:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "average RTH range by weekday?")
+        fake.fail_next("sendPhoto", error_code=400, description="Bad Request: PHOTO_INVALID")
+        # The caption, held back: the bot's flood control waits out and retries three 429s,
+        # the sender gives up on the fourth (longer than it waits) and leaves it queued.
+        fake.fail_next("sendMessage", retry_after=1, times=4, chat_id=ALICE)
+        run, _ = keyboard_data(plan)
+        await press(fake, ALICE, ALICE, plan, run)
+        await fake.wait_for("sendMessage", 7, chat_id=ALICE)  # plan, 4 × 429, caption, words
+        assert await settled_outbox(svc) == []
+
+        statuses = [r.status for r in fake.calls("sendMessage", chat_id=ALICE)]
+        assert statuses == [200, 429, 429, 429, 429, 200, 200], fake.describe()
+        shown = [m.get("text", "") for m in fake.messages(ALICE)]
+        assert shown[1].startswith("average range: highest ")
+        assert shown[1].endswith("its numbers are in the CSV.")
+        assert shown[2].startswith("The weekdays differ little.")
+        assert len(shown) == 3 and delivered(fake, ALICE) == ["sendMessage"] * 3

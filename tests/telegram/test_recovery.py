@@ -130,3 +130,59 @@ async def test_an_update_stored_and_never_handled_is_handled_once(
         else:
             raise AssertionError("the stored update was never marked handled")
     assert len(fake.said(ALICE)) == 1
+
+
+async def test_a_suggested_reply_cut_by_a_shutdown_answers_its_clarification_after_it(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p43e #7: "Widest range" is pressed under "Best by what?"; a shutdown stops the turn
+    while the model reads the reply. Before: the clarification was left done, and at the
+    next start "Widest range" was asked as a question of its own, without the question it
+    answers. Now the next start answers the clarification with it: the model reads the
+    question, its clarification and the reply, once."""
+    fake = fake_telegram
+    held, thinking = True, asyncio.Event()
+    requests: list[ModelRequest] = []
+
+    async def model(request: ModelRequest) -> Any:
+        requests.append(request)
+        last = request.messages[-1]
+        if last.role == "tool":
+            if held:  # the first life: the model is still reading when the shutdown comes
+                thinking.set()
+                await asyncio.Event().wait()
+            return text("Continued with: " + last.tool_results[-1].content)
+        if last.text == "which was the best day?":
+            return tool_call(
+                "ask_user_clarification",
+                question_text="Best by what?",
+                suggested_replies=["Widest range", "Biggest gain"],
+            )
+        return text("A question of its own: " + (last.text or ""))
+
+    async with barb_bot(fake, db_url, model=model) as svc:
+        asked = await ask_and_get_plan(fake, ALICE, ALICE, "which was the best day?")
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE,
+                user_id=ALICE,
+                message_id=asked["message_id"],
+                data=keyboard_data(asked)[0],
+            )
+        )
+        await asyncio.wait_for(thinking.wait(), 20)
+        # As a shutdown past its grace period stops the answers in progress
+        # (``StoppableUpdates.stop_running``): the handler's task is cancelled.
+        [cut] = svc.thinking.turns(ALICE, ALICE)
+        cut.task.cancel()
+        await asyncio.wait_for(cut.ended.wait(), 20)
+        assert [w.kind for w in await svc.store.in_flight.open()] == ["question"]
+    held = False
+
+    async with barb_bot(fake, db_url, model=model):
+        said = await fake.wait_said(2, chat_id=ALICE)
+        await _until(lambda: len(requests) == 3, "the reply read", fake)
+
+    assert said[1]["text"] == "Continued with: The person answered: Widest range"
+    assert [m.role for m in requests[-1].messages] == ["user", "assistant", "tool"]
+    assert await _nothing_in_flight(db_url)

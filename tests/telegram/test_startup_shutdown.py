@@ -22,12 +22,15 @@ import pytest
 from bot_harness import HEAVY
 from bot_process import BotProcess, Finished
 from fake_bot_api import FakeBotAPI
+from pydantic import ValidationError
 
 from bot.startup_errors import (
     EXIT_BAD_SETTING,
     EXIT_TOKEN_REJECTED,
     EXIT_UNREACHABLE,
+    bad_settings,
 )
+from bot.store.settings import StoreSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
 from llm_fake_api import OPENAI_PATH, FakeAPIServer, openai_completion
@@ -114,6 +117,8 @@ async def test_an_unreachable_bot_api_is_named(bot: BotProcess) -> None:
         ("BARB_QUERY_TIMEOUT_S", "-1"),
         ("TELEGRAM_API_BASE_URL", "127.0.0.1:8081"),
         ("BARB_LLM_MAX_RETRIES", "many"),
+        ("BARB_DATABASE_URL", "mysql://x"),  # no driver: was exit 70 after getMe
+        ("BARB_WEBHOOK_URL", "notaurl"),  # was accepted: Telegram told "notaurl/telegram"
     ],
 )
 async def test_a_bad_setting_is_named_with_its_value(
@@ -126,6 +131,20 @@ async def test_a_bad_setting_is_named_with_its_value(
     assert line.startswith(f"barb bot: {variable} is not valid: ")
     assert repr(value) in line
     assert fake_telegram.requests == []  # stopped before anything was asked of anyone
+
+
+def test_a_bad_database_url_is_quoted_without_its_password(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BARB_DATABASE_URL", "postgresql://barb:hunter2@db:5432/barb")
+    with pytest.raises(ValidationError) as err:
+        StoreSettings()
+    error = bad_settings(err.value, StoreSettings)
+    assert error.exit_status == EXIT_BAD_SETTING
+    assert error.sentence.startswith("BARB_DATABASE_URL is not valid: ")
+    assert "postgresql+asyncpg://" in error.sentence  # what to write instead
+    assert "'postgresql://barb:***@db:5432/barb'" in error.sentence
+    assert "hunter2" not in error.sentence
 
 
 async def test_a_missing_token_still_gets_the_steps_and_status_2(bot: BotProcess) -> None:

@@ -42,17 +42,25 @@ SAME_IN_RUSSIAN = {
     ("barb", "counted"),
     # "touch_upper: days per month": a column's name before what its bars count.
     ("barb", "count_per_named"),
+    # An import report's first line and where a refused row is: a file's name, its layout,
+    # a count ("nq.csv: Plain CSV, 20 700 баров"; "bad.csv, строка 2: ").
+    ("barb", "import.header"),
+    ("barb", "import.located"),
+    ("barb", "import.layout.databento"),  # a vendor's name for its format
 }
 #: Names that stay in Latin letters in a Russian text: products, instruments, units, bar
 #: columns.
-NAMES = {"Barb", "Script", "Telegram", "CSV", "JSON", "UTC", "RTH", "NQ", "ES", "CL"}
-NAMES |= {"open", "volume"}
+NAMES = {"Barb", "Script", "Telegram", "CSV", "JSON", "UTC", "Unix", "RTH", "NQ", "ES", "CL"}
+NAMES |= {"open", "high", "low", "close", "OHLC", "volume"}
+#: Vendors whose file layouts Barb imports.
+NAMES |= {"Sierra", "Chart", "TradingView", "NinjaTrader", "Kibot"}
 #: What a text may quote verbatim: placeholders, commands, code, examples in quotes, HTML
 #: tags, strftime codes.
-# Kept as written: placeholders, commands, code, quotes, tags, format codes, and the CLDR
-# plural categories that name a word's forms (one=пункт|few=пункта|many=пунктов).
+# Kept as written: placeholders, commands and their --options, code, quotes, tags, format
+# codes, and the CLDR plural categories that name a word's forms
+# (one=пункт|few=пункта|many=пунктов).
 _VERBATIM = re.compile(
-    r"\{[^}]*\}|/\w+|`[^`]*`|«[^»]*»|<[^>]*>|%[a-zA-Z]|\b(?:zero|one|two|few|many|other)="
+    r"\{[^}]*\}|/\w+|--\w+|`[^`]*`|«[^»]*»|<[^>]*>|%[a-zA-Z]|\b(?:zero|one|two|few|many|other)="
 )
 
 

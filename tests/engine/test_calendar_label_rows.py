@@ -1,0 +1,82 @@
+"""A place in the calendar selected beside a value names its row; it is never the value
+drawn. p43a Q2: weekly bars with ``"select": ["year()", "ret_pct", "rng_pct"]`` were drawn
+as 18 equal bars reading "2,008" … "2,025", the returns left to "+ 2 more values in the
+CSV". Expected returns are pandas' over the hand-made minute bars, never Barb's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.text import Text
+
+from barb import execute
+from barb.charts import draw_chart
+from barb.settings import EngineSettings
+
+RTH = (570, 1020)  # NQ's RTH, 09:30-17:00, in minutes of the day
+
+
+@pytest.fixture(scope="module")
+def weeks(minutes: pd.DataFrame) -> pd.DataFrame:
+    """The fixture's RTH weeks, labelled by their first trading date: close and the return
+    from the week before, in percent."""
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = minutes[(minute >= RTH[0]) & (minute < RTH[1])]
+    day = rth["timestamp"].dt.normalize()
+    week = day - pd.to_timedelta(day.dt.dayofweek, unit="D")
+    found = rth.groupby(week).agg(first=("timestamp", "min"), close=("close", "last"))
+    found["ret"] = (found["close"] / found["close"].shift() - 1) * 100
+    return found.set_index(found["first"].dt.normalize())
+
+
+def _drawn(query: dict, settings: EngineSettings):
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    fig = draw_chart(result)
+    assert fig is not None
+    fig.canvas.draw()
+    (ax,) = [a for a in fig.axes if a.collections]  # the one panel of bars
+    texts = [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+    return ax, texts
+
+
+def _widths(ax) -> np.ndarray:
+    (bars,) = [c for c in ax.collections if len(c.get_paths())]
+    return np.array([p.vertices[2, 0] - p.vertices[0, 0] for p in bars.get_paths()])
+
+
+def _query(key: str) -> dict:
+    return {
+        "session": "RTH",
+        "from": "weekly",
+        "map": {"ret": "(close / prev(close) - 1) * 100"},
+        "where": "day() <= 7",  # each month's first week, by its first trading date
+        "select": [key, "ret"],
+    }
+
+
+def test_the_month_selected_names_each_week_and_the_return_is_drawn(
+    engine_settings: EngineSettings, weeks: pd.DataFrame
+) -> None:
+    picked = weeks[weeks.index.day <= 7]  # January's first week has no week before it
+    assert len(picked) == 3 and picked.index.month.is_unique  # the premise: a week a month
+    ax, texts = _drawn(_query("month()"), engine_settings)
+    np.testing.assert_allclose(_widths(ax), picked["ret"].fillna(0).to_numpy(), rtol=1e-9)
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert names == [f"{t:%b}" for t in picked.index]
+    assert not any("more value" in t for t in texts)  # the month is no value left out
+
+
+def test_a_year_shared_by_the_weeks_is_no_bar_and_never_written_as_a_number(
+    engine_settings: EngineSettings, weeks: pd.DataFrame
+) -> None:
+    picked = weeks[weeks.index.day <= 7]
+    ax, texts = _drawn(_query("year()"), engine_settings)
+    np.testing.assert_allclose(_widths(ax), picked["ret"].fillna(0).to_numpy(), rtol=1e-9)
+    assert ax.get_xlabel().startswith("ret")
+    # One year for every week names none of them: they keep their dates.
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert names == [f"{t:%Y-%m-%d}" for t in picked.index]
+    assert not any("2,024" in t or "2\u00a0024" in t for t in texts)
