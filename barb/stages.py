@@ -58,7 +58,7 @@ from barb.script.functions import KIND_NAMES, value_kind
 from barb.script.query import Query
 from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
 from barb.summary_text import value_text
-from barb.time_keys import from_the_open
+from barb.time_keys import calendar_keys, from_the_open
 from barb.timeframes import timeframe as timeframe_spec
 
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
@@ -201,6 +201,7 @@ def run_stage(
         start,
         no_edge=no_edge,
         row_values=read,
+        query=None if query is None else query.to_json(),
     )
     output.warnings[:0] = said
     output.warnings += [found.sentence for found in setup.values() if found.sentence]
@@ -335,9 +336,11 @@ def _answer(
     *,
     no_edge: Callable[[Mapping[str, SelectValue]], list[str]] | None = None,
     row_values: Callable[[Expr], np.ndarray | None] | None = None,
+    query: dict[str, Any] | None = None,
 ) -> StageOutput:
     """The stage's answer from the rows kept. ``row_values`` gives an expression's numbers
-    at those rows as the aggregates read them (a caveat's; None: not read)."""
+    at those rows as the aggregates read them (a caveat's; None: not read); ``query``, the
+    whole query, says which columns are a row's year or hour (None: not known)."""
     warnings: list[str] = []
     filled = partial(filled_statistic_caveat, stage.select, stage.hoisted, dict(stage.map_exprs))
     shape = stage.shape
@@ -472,6 +475,11 @@ def _answer(
     stat_cols += [s.name for s in stage.select]
     # A first stage's group key selected again in then names its rows: its mean is noise.
     stat_cols = [c for c in stat_cols if c not in row_keys]
+    # So does a row's year or month selected beside its values: "mean: ret_pct=21.71,
+    # year=2016.5" summarised 18 yearly returns' labels as a number.
+    if query is not None:
+        labels = calendar_keys(query, stat_cols)
+        stat_cols = [c for c in stat_cols if c not in labels]
     # A then.map adds to the first stage's columns: "ret_pct" selected there stays listed
     # next to "pct_rank = rank(ret_pct)", as the table and the CSV hold it.
     value_cols = query_columns(stage) if stage.select else [*carried, *query_columns(stage)]

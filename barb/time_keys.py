@@ -22,6 +22,7 @@ import pandas as pd
 
 from barb.lineage import Lineage, called_key_names
 from barb.script import ast
+from barb.script.library import lookup
 
 MINUTES_PER_DAY = 1440
 # Aggregates whose value is a value of their argument's kind (a mean of times is a time).
@@ -111,6 +112,22 @@ def calendar_part(name: str, query: Mapping[str, Any]) -> str | None:
     else:
         part = _bare_call(source) if source is not None else None
     return part if part in CALENDAR_PARTS else None
+
+
+def calendar_keys(query: Mapping[str, Any], names: Iterable[str]) -> frozenset[str]:
+    """Those of ``names`` that hold their row's own place in the calendar or on the clock, a
+    time function's value (``year()``, ``month()``, ``hour()`` …) followed through names:
+    ``"select": ["year()", "ret"]`` on yearly bars holds ``year``, as does ``"yr": "year()"``.
+    Such a column names its row; it is no value to average or draw (the mean of 18 yearly
+    rows' ``year`` read "year=2016.5", their chart was a histogram of the years)."""
+    lineage = Lineage(query)
+    keys = set()
+    for name in names:
+        expr = lineage.values_of(name, frozenset())
+        spec = lookup(expr.name) if isinstance(expr, ast.Call) else None
+        if spec is not None and spec.category == "time":
+            keys.add(name)
+    return frozenset(keys)
 
 
 def _bare_call(expr: ast.Expr) -> str | None:

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import label_dates, table_label
+from barb.bar_labels import bar_label, label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import COUNTED_ROWS, POINTS, ROWS, column_unit
 from barb.column_words import plain_words
@@ -18,6 +18,7 @@ from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
 from barb.script import ast
+from barb.time_keys import calendar_keys
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
 
@@ -295,14 +296,32 @@ def _group_dates(rows: pd.DataFrame, result: Result) -> pd.DatetimeIndex | None:
     return None if dates.isna().any() else pd.DatetimeIndex(dates)
 
 
+def _selected_label(table: pd.DataFrame, result: Result, tf: str) -> str | None:
+    """The bar label's column when the query's own calendar key took its name and holds
+    what the label would: ``year()`` selected on yearly bars (2008 … 2025). The engine keeps
+    the query's column; its numbers still date the bars, which were drawn as a histogram of
+    the years ("number of years", "median = 2,016.5") with the returns left out."""
+    label = bar_label(tf)
+    if tf != "yearly" or label is None or label.column not in table.columns:
+        return None  # month() on monthly bars is 1 … 12, no month of any year
+    if not is_number(table[label.column]):
+        return None
+    return label.column if calendar_keys(result.query, [label.column]) else None
+
+
 def dated_by_label(table: pd.DataFrame, result: Result) -> pd.DataFrame | None:
     """Bars of a selection ("select": "ret" on monthly bars) keep only their label: their
     dates, from it, so they are drawn over time like any bars, not as a histogram."""
     tf = timeframe(result)
-    label = table_label(table, tf)
+    selected = _selected_label(table, result, tf) if table_label(table, tf) is None else None
+    label = selected or table_label(table, tf)
     if label is None or "timestamp" in table.columns:
         return None
     dates = label_dates(table[label], tf)
     if dates is None or np.isnat(dates).any():
         return None
+    if selected:  # the years as the label names them, first: "highest 2023", not 2023-01-01
+        texts = table[label].astype(str).astype(object)
+        table = table.drop(columns=label)
+        table.insert(0, label, texts)
     return table.assign(timestamp=dates)

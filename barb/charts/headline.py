@@ -46,6 +46,7 @@ from barb.charts.grouped import (
 )
 from barb.charts.kinds import (
     Latest,
+    calendar_labels,
     is_now,
     latest,
     latest_asked,
@@ -56,7 +57,7 @@ from barb.charts.kinds import (
 )
 from barb.charts.many_groups import MAX_TIED_NAMED, tied
 from barb.charts.one_row import card_values, value_text
-from barb.charts.rows import headline_columns, plain_candles
+from barb.charts.rows import calendar_names, headline_columns, plain_candles
 from barb.charts.side_by_side import series_extremes
 from barb.charts.tick_values import unit_number, unit_text
 from barb.charts.time_of_day import part_text, time_kind
@@ -164,6 +165,10 @@ def _row_when(result: Result, rows: pd.DataFrame, at: int, words: Words) -> str:
     """The row's label as the bracket after a value says when it was: a weekly bar as the
     week of its first trading date. "close last: 57.41 (2026-01-05)" gave the week's label
     as if it were the close's date, which was 2026-01-07."""
+    if time_column(rows) is None and bar_labels(rows, result) is None:
+        named = calendar_names(result, rows, words)  # monthly 2025 with month(): "Dec"
+        if named is not None:
+            return named[at]
     label = _row_label(result, rows, at)
     if timeframe(result) == "weekly" and bar_labels(rows, result) is not None:
         return words("week_of", label=label)
@@ -440,14 +445,19 @@ def _rows(result: Result, words: Words) -> list[str]:
     drawn = headline_columns(result, table, time_col) if time_col else []
     if not drawn:
         focus = [c for c in result.focus_columns if c in table.columns and is_number(table[c])]
+        focus = [c for c in focus if c not in calendar_labels(result, focus)]  # no "highest 12"
         first = focus[0] if focus else first_numeric(table, ["close"])
         drawn = [first] if first is not None else []
     at = latest_known(table, drawn[0], time_col) if drawn and time_col else None
-    if at is None:
+    # Rows named by a selected month alone (monthly 2025, month()) have extremes, no latest.
+    named = at is None and drawn and calendar_names(result, table, words) is not None
+    if at is None and not named:
         return [words("rows_shown", count=format_value(len(table), words=words))]
     extremes = [] if latest_asked(result, table) else _row_extremes(result, table, drawn, words)
     if extremes:
         return extremes
+    if at is None:
+        return [words("rows_shown", count=format_value(len(table), words=words))]
     date = _row_when(result, table, at, words)
     if len(drawn) == 1:
         value = _value_text(table[drawn[0]].iloc[at], drawn[0], result, words)

@@ -17,8 +17,7 @@ from barb.charts.value_text import is_finite_number
 from barb.lineage import Lineage, calls_behind, group_key_names
 from barb.result import Result
 from barb.script import ast
-from barb.script.library import lookup
-from barb.time_keys import calendar_part, minutes_of_day
+from barb.time_keys import calendar_keys, calendar_part, minutes_of_day
 
 TIME_SORT_COLUMNS = ("timestamp", "trading_date", "date")
 BETA = "beta"  # beta(col, market): the slope of col on market
@@ -116,18 +115,11 @@ def running_columns(result: Result, names: list[str]) -> frozenset[str]:
 
 
 def calendar_labels(result: Result, names: list[str]) -> frozenset[str]:
-    """Those of ``names`` that are their row's own place in the calendar or on the clock, a
-    time function's value (``year()``, ``month()``, ``hour()`` …, through names): a label of
-    the row, never a value to draw. ``"select": ["year()", "ret_pct", "rng_pct"]`` on weekly
-    bars drew 18 equal bars reading "2,008" … "2,025" and left the returns to the CSV."""
-    lineage = Lineage(result.query)
-    labels = set()
-    for name in names:
-        expr = lineage.values_of(name, frozenset())
-        spec = lookup(expr.name) if isinstance(expr, ast.Call) else None
-        if spec is not None and spec.category == "time":
-            labels.add(name)
-    return frozenset(labels)
+    """Those of ``names`` that are their row's own place in the calendar or on the clock
+    (``barb.time_keys.calendar_keys``): a label of the row, never a value to draw.
+    ``"select": ["year()", "ret_pct", "rng_pct"]`` on weekly bars drew 18 equal bars reading
+    "2,008" … "2,025" and left the returns to the CSV."""
+    return calendar_keys(result.query, names)
 
 
 def in_time_order(rows: pd.DataFrame, time_col: str) -> pd.DataFrame:

@@ -91,8 +91,7 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         if dated is None and keyed_rows(result):
             return draw_grouped(fig, result, words)
         if dated is None:
-            column = first_numeric(table, result.focus_columns)
-            return column is not None and draw_histogram(fig, result, table, column, [], words)
+            return _draw_undated(fig, result, table, words)
         table, time_col = dated, "timestamp"
     ranked = _ranked_column(result, table)
     if ranked is not None:
@@ -102,6 +101,21 @@ def draw_table(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if events is not None:  # a few picked days, on the period's closes
         return draw_events(fig, result, events, words)
     return _draw_timeline(fig, result, table, time_col, words)
+
+
+def _draw_undated(fig: Figure, result: Result, table: pd.DataFrame, words: Words) -> bool:
+    """Rows with no date to draw them over: one bar per row when a selected calendar key
+    names each row once (monthly 2025 with ``month()``: its label gave way to the month's
+    number, and the chart was a histogram of 1 … 12, "median = 6.50"), else the values'
+    distribution, never the distribution of a year or month column."""
+    labels = calendar_labels(result, list(table.columns))
+    focus = [c for c in result.focus_columns if c not in labels and c not in PRICE_COLUMNS]
+    values = [c for c in focus if c in table.columns and is_number(table[c])]
+    if values and len(table) <= MAX_RANKED and calendar_names(result, table, words):
+        _draw_ranked(fig, result, table, None, values[0], words)
+        return True
+    column = first_numeric(table.drop(columns=list(labels)), values)
+    return column is not None and draw_histogram(fig, result, table, column, [], words)
 
 
 def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
@@ -126,15 +140,23 @@ def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
 
 
 def _draw_ranked(
-    fig: Figure, result: Result, table: pd.DataFrame, time_col: str, column: str, words: Words
+    fig: Figure,
+    result: Result,
+    table: pd.DataFrame,
+    time_col: str | None,
+    column: str,
+    words: Words,
 ) -> None:
-    """One horizontal bar per row, labelled with its date, the first row on top."""
+    """One horizontal bar per row, labelled with its date (``time_col``; None: rows named by
+    a selected calendar key alone), the first row on top."""
     values = floats(table[column])
     n = len(values)
     names = bar_labels(table, result)
-    labels_by = _calendar_names(result, table, words)
+    labels_by = calendar_names(result, table, words)
     if labels_by is not None:  # the year selected to name each row: "2008", as asked
         dates = labels_by
+    elif time_col is None:
+        raise ValueError("rows with neither a date nor a calendar key to name them")
     elif names is None:
         dates = [date_text(t, weekday=True, words=words) for t in table[time_col]]
     else:  # the bar label, as the CSV has it; a day also says its weekday
@@ -214,7 +236,7 @@ def _draw_ranked(
         write_notes(ax, notes)
 
 
-def _calendar_names(result: Result, table: pd.DataFrame, words: Words) -> list[str] | None:
+def calendar_names(result: Result, table: pd.DataFrame, words: Words) -> list[str] | None:
     """Each row's name when the query selected a place in the calendar that names every row
     once (``year()`` of one week a year: ``2008`` … ``2025``, never "2,008"), else None: a
     year shared by four weeks names none of them."""

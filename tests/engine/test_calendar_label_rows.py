@@ -13,6 +13,7 @@ from matplotlib.text import Text
 from barb import execute
 from barb.charts import draw_chart
 from barb.settings import EngineSettings
+from barb.summary_text import render_summary, value_text
 
 RTH = (570, 1020)  # NQ's RTH, 09:30-17:00, in minutes of the day
 
@@ -80,3 +81,52 @@ def test_a_year_shared_by_the_weeks_is_no_bar_and_never_written_as_a_number(
     names = [t.get_text() for t in ax.get_yticklabels()]
     assert names == [f"{t:%Y-%m-%d}" for t in picked.index]
     assert not any("2,024" in t or "2\u00a0024" in t for t in texts)
+
+
+@pytest.fixture(scope="module")
+def months(minutes: pd.DataFrame) -> pd.DataFrame:
+    """The fixture's RTH months: the return from the month before, in percent."""
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = minutes[(minute >= RTH[0]) & (minute < RTH[1])]
+    month = rth["timestamp"].dt.to_period("M")
+    found = rth.groupby(month).agg(open=("open", "first"), close=("close", "last"))
+    before = found["close"].shift().fillna(found["open"])  # the first from its own open
+    found["ret"] = (found["close"] / before - 1) * 100
+    return found.iloc[:-1]  # the data's last month is not over: left out, as warned
+
+
+def test_months_named_by_month_are_one_bar_each_not_a_histogram_of_their_numbers(
+    engine_settings: EngineSettings, months: pd.DataFrame
+) -> None:
+    """p43f W2: monthly bars selecting ["month()", "ret"] lost their label to the month's
+    number, and the chart was a histogram of 1 … 12 ("number of months", "median = 6.50")."""
+    assert len(months) >= 2 and months.index.month.is_unique  # the premise: one year
+    query = {
+        "session": "RTH",
+        "from": "monthly",
+        "map": {"ret": "(close / coalesce(prev(close), open) - 1) * 100"},
+        "select": ["month()", "ret"],
+    }
+    ax, texts = _drawn(query, engine_settings)
+    np.testing.assert_allclose(_widths(ax), months["ret"].to_numpy(), rtol=1e-9)
+    assert [t.get_text() for t in ax.get_yticklabels()] == [m.strftime("%b") for m in months.index]
+    assert not any("median" in t or "number of" in t for t in texts)
+    best = months["ret"].idxmax()
+    assert any(
+        t.startswith(f"ret: highest {best.strftime('%b')} ") for t in texts
+    )  # not "highest 12"
+
+
+@pytest.mark.parametrize("key", ["year()", "month()"])
+def test_the_summary_takes_no_mean_of_a_selected_year_or_month(
+    engine_settings: EngineSettings, weeks: pd.DataFrame, key: str
+) -> None:
+    """p43f W2: "mean: ret_pct=21.71, year=2016.5", a calendar key averaged as a value. The
+    returns' mean stays, as pandas takes it."""
+    result = execute(_query(key), "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    text = render_summary(result)
+    (line,) = [s for s in text.splitlines() if s.startswith("mean:")]
+    picked = weeks[weeks.index.day <= 7]
+    assert line == f"mean: ret={value_text(picked['ret'].mean())}"
