@@ -124,13 +124,16 @@ class PartCounted(BaseModel):
     """A second stage's value of one group that counts a first-stage group holding only part
     of its week, month or year (``barb.caveats.part_group_feeds``): the group's keys as text
     (``{"outcome": "high first"}``), the column, its value without the part group, and that
-    group's unit and label ("week", "2026-01-05"). The warning says it; a chart notes it."""
+    group's unit and label ("week", "2026-01-05"), and what cuts it (``OpenGroup.cut``: "open"
+    not over yet, "data_start" begun before the data, "period" cut by the query's dates). The
+    warning says it; a chart notes it."""
 
     keys: dict[str, str]
     column: str
     without: float
     unit: str
     label: str
+    cut: str = "open"
 
 
 class UnfinishedBar(BaseModel):

@@ -524,11 +524,14 @@ YEAR_DAYS = np.timedelta64(366, "D")
 @dataclass(frozen=True)
 class PeriodCut:
     """A group the period's start or end cuts: its ``unit`` (the finest calendar key), the
-    day its week, month or year begins (``start``), and the warning ``text``."""
+    day its week, month or year begins (``start``), and the warning ``text``; ``edge``
+    "data_start" for the data's first group, which the exchange traded in before the data
+    begins (complete in the market, not unfinished), "period" for one the query's dates cut."""
 
     unit: str
     start: np.datetime64
     text: str
+    edge: str = "period"
 
 
 def period_cuts(
@@ -579,7 +582,7 @@ def period_cuts(
         inside = kept[kept <= np.datetime64(last_weekday_of_period(dates[0], timeframe), "D")]
         if len(inside):
             text = first_cut.text("its row counts", len(inside))
-            cuts.append(PeriodCut(unit, first_cut.begins, text))
+            cuts.append(PeriodCut(unit, first_cut.begins, text, "data_start"))
     for edge, day in (("start", max(lo, dates[0])), ("end", min(hi, dates[-1]))):
         # Labelled only near the edge: a year is the longest group.
         near = every[(every >= day - YEAR_DAYS) & (every <= day + YEAR_DAYS)]

@@ -102,6 +102,7 @@ def _fed_text(
                     without=float(without),  # type: ignore[arg-type]  # a count: a number
                     unit=unit,
                     label=group.label,
+                    cut=group.cut,
                 )
                 counted.append(found)
     if not moved:

@@ -43,7 +43,7 @@ def cut_group(plan: Plan, cut: PeriodCut) -> OpenGroup | None:
         if week is None:
             return None
         label = unit_label(cut.start, "week")
-        return OpenGroup("week", label, {week: label}, {week: day})
+        return OpenGroup("week", label, {week: label}, {week: day}, cut.edge)
     year = keys.get("year")
     if year is None:
         return None
@@ -54,7 +54,7 @@ def cut_group(plan: Plan, cut: PeriodCut) -> OpenGroup | None:
             return None
         values[key] = day.month if cut.unit == "month" else day.quarter
     label = unit_label(cut.start, cut.unit)
-    return OpenGroup(cut.unit, label, {k: str(v) for k, v in values.items()}, values)
+    return OpenGroup(cut.unit, label, {k: str(v) for k, v in values.items()}, values, cut.edge)
 
 
 def narrowed(group: OpenGroup, columns: Sequence[str]) -> OpenGroup | None:
@@ -70,7 +70,7 @@ def narrowed(group: OpenGroup, columns: Sequence[str]) -> OpenGroup | None:
     [(column, year)] = values.items()
     if column != next(iter(group.values)) or not isinstance(year, int | np.integer):
         return None  # the year key comes first
-    return OpenGroup("year", str(year), {column: str(year)}, values)
+    return OpenGroup("year", str(year), {column: str(year)}, values, group.cut)
 
 
 def ranked_first(

@@ -235,12 +235,15 @@ class OpenGroup:
     """The group of the data's last week, month, quarter or year, still open: its ``unit``,
     ``label`` (``2026``, ``2026-01``) and its key columns' values as written (``{"year":
     "2026"}``), so a chart finds its row; ``values`` are the same as the columns hold them
-    (2026, a week's Monday as a timestamp)."""
+    (2026, a week's Monday as a timestamp). ``cut`` says what cuts it: "open" the data's end
+    (not over yet), or a ``PeriodCut.edge`` for a group of the data's start or the period's
+    edges that takes this form to be found (``barb.caveats.ranked_groups.cut_group``)."""
 
     unit: str
     label: str
     keys: dict[str, str]
     values: dict[str, object] = field(default_factory=dict)
+    cut: str = "open"
 
     def rows(self, frame: pd.DataFrame) -> np.ndarray:
         """Which of ``frame``'s rows (groups, or the bars kept) are of this week or year."""

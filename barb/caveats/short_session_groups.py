@@ -14,7 +14,9 @@ closes: ``barb.short_days``) and a statistic of it reads a size a part day makes
 close-to-close return nor a count of days. A group by weekday holds few of them: NQ's
 Mondays are 9% holidays (83 of 930), Novembers 9% (36 of 384); its values are a day's. Named
 with each group's count, kind and closes, and the window that reads the same hours every day
-(not a where: it would leave the group empty).
+(not a where: it would leave the group empty). More than NAMED_GROUPS groups are said once:
+short sessions by year() had repeated "all N days of group year Y (holidays and early
+closes, the exchange closed at …)" 18 times, about 1,900 characters (p43f C1).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from barb.summary_text import either_text, group_name, listed_text
 # A group is a part day's when short sessions are more than this share of its days: the
 # day after Thanksgiving (18 of 18) or CL's RTH holidays (88 of 119) but not Mondays (9%).
 MOSTLY_SHORT = 0.5
+# Groups named one by one; more are said together, with their sizes and the first few.
+NAMED_GROUPS = 3
 
 
 def short_group_caveat(
@@ -75,17 +79,20 @@ def short_group_caveat(
         mostly = np.flatnonzero(shorts > MOSTLY_SHORT * sizes)
         if not len(mostly):
             continue
-        named = [
-            _group_text(
-                plan,
-                window,
-                group_name(index, int(g), text_alone=True),
-                days[(codes == g) & short],
-                int(sizes[g]),
-            )
-            for g in mostly
-        ]
         cut = days[np.isin(codes, mostly) & short]
+        if len(mostly) > NAMED_GROUPS:
+            named = [_groups_text(plan, window, index, mostly, shorts, sizes, cut)]
+        else:
+            named = [
+                _group_text(
+                    plan,
+                    window,
+                    group_name(index, int(g), text_alone=True),
+                    days[(codes == g) & short],
+                    int(sizes[g]),
+                )
+                for g in mostly
+            ]
         one = len(mostly) == 1
         names = listed_text([item.name for item in items])
         what = "part day's" if window == plan.session else "part window's"
@@ -97,6 +104,32 @@ def short_group_caveat(
     return said
 
 
+def _groups_text(
+    plan: Plan,
+    window: str,
+    index: pd.Index,
+    mostly: np.ndarray,
+    shorts: np.ndarray,
+    sizes: np.ndarray,
+    cut: np.ndarray,
+) -> str:
+    """The groups ``mostly`` said at once: 'all 151 days of every one of the 18 groups (7-10
+    days each: holidays and early closes, the exchange closed at 11:30, 13:00 or 13:15)';
+    of some of the groups, the first NAMED_GROUPS by name and how many more."""
+    whole = bool((shorts[mostly] == sizes[mostly]).all())
+    total = int(sizes[mostly].sum())
+    count = f"all {total:,} days" if whole else f"{len(cut):,} of the {total:,} days"
+    low, high = int(sizes[mostly].min()), int(sizes[mostly].max())
+    each = f"{low} days each" if low == high else f"{low}-{high} days each"
+    if len(mostly) == len(sizes):
+        groups = f"every one of the {len(sizes)} groups"
+    else:
+        first = [group_name(index, int(g), text_alone=True) for g in mostly[:NAMED_GROUPS]]
+        more = len(mostly) - NAMED_GROUPS
+        groups = f"{len(mostly)} of the {len(sizes)} groups ({', '.join(first)} and {more} more)"
+    return f"{count} of {groups} ({each}: {_cut_text(plan, window, cut)})"
+
+
 def _group_text(plan: Plan, window: str, label: str, cut: np.ndarray, size: int) -> str:
     """'all 11 days of group xmas_eve true (early closes, the exchange closed at 13:15)',
     '88 of the 119 days of group holiday true (holidays, the exchange closed at 13:00)'; of
@@ -105,8 +138,14 @@ def _group_text(plan: Plan, window: str, label: str, cut: np.ndarray, size: int)
     count = (
         "the one day" if size == 1 else f"all {n} days" if n == size else f"{n} of the {size} days"
     )
+    return f"{count} of group {label} ({_cut_text(plan, window, cut)})"
+
+
+def _cut_text(plan: Plan, window: str, cut: np.ndarray) -> str:
+    """'holidays and early closes, the exchange closed at 11:30 or 13:15' for short sessions
+    ``cut``; of a window read by session_*(), how long it ran on them."""
     if window != plan.session:
-        return f"{count} of group {label} ({window} ran {cut_lengths(plan, window, cut)})"
+        return f"{window} ran {cut_lengths(plan, window, cut)}"
     holiday = us_market_closed(cut)
     kinds = [
         kind
@@ -115,7 +154,4 @@ def _group_text(plan: Plan, window: str, label: str, cut: np.ndarray, size: int)
     ]
     _, closed = day_edges(plan.dataset, cut)
     closes = [close_clock(plan.dataset, int(m)) for m in np.unique(closed[closed >= 0])]
-    return (
-        f"{count} of group {label} ({' and '.join(kinds)}, the exchange closed at "
-        f"{either_text(closes)})"
-    )
+    return f"{' and '.join(kinds)}, the exchange closed at {either_text(closes)}"

@@ -13,6 +13,12 @@ Friday's return), or any next(). prev(close) alone is the base of the row's own 
 Monday's return is measured from the last close whatever day it fell on, as any return
 series is, and the plain "return by weekday" is not warned of. A query that already looks at
 the day it reads (prev(dayname()), next(date()), post_holiday()) is not either.
+
+The day read is the farthest one the query names on each side: next(close, 3) / close - 1
+from 2012-04-05 reads 2012-04-11 when Good Friday had no session (not the next row,
+2012-04-09), and is warned of whenever a weekday within those three had none. prev(close, n)
+is the base of the change of the row n - 1 back (prev(close) < prev(close, 2) names the
+Friday's change on a Monday), so it counts as n - 1.
 """
 
 from __future__ import annotations
@@ -60,7 +66,7 @@ def weekday_neighbour_caveat(plan: Plan, frame: pd.DataFrame, passed: np.ndarray
     said = []
     for side in ("prev", "next"):
         if side in sides:
-            said += _side_text(plan, side, days, kept)
+            said += _side_text(plan, side, sides[side], days, kept)
     return said
 
 
@@ -78,10 +84,11 @@ def _picks_weekdays(stage: StagePlan) -> bool:
     )
 
 
-def _neighbour_sides(stage: StagePlan) -> set[str]:
-    """'prev' when the stage reads a prev() other than prev(close), 'next' when it reads a
-    next(); neither side whose day the stage already looks at."""
-    sides: set[str] = set()
+def _neighbour_sides(stage: StagePlan) -> dict[str, int]:
+    """How many rows back (forward) the stage reads a day: {'prev': 1} for a prev() other than
+    prev(close), {'next': 3} for next(close, 3); neither side whose day the stage already
+    looks at."""
+    sides: dict[str, int] = {}
     told: set[str] = set()
     for call in _calls(stage):
         name = call.name.lower()
@@ -94,8 +101,18 @@ def _neighbour_sides(stage: StagePlan) -> set[str]:
             ):
                 told.add(name)
             elif not is_prev_close(call):
-                sides.add(name)
-    return sides - told
+                sides[name] = max(sides.get(name, 0), _rows_read(call))
+    return {side: rows for side, rows in sides.items() if side not in told and rows > 0}
+
+
+def _rows_read(call: ast.Call) -> int:
+    """How many rows from its own the day prev(x, n) (next(x, n)) names: n (1 without it, or
+    when n is no whole number), and n - 1 for prev(close, n), the base of that row's change."""
+    n = ast.literal_value(call.args[1]) if len(call.args) > 1 else 1
+    rows = int(n) if isinstance(n, int | float) and not isinstance(n, bool) and n > 0 else 1
+    if call.name.lower() == "prev" and call.args[0] == ast.Column("close"):
+        return rows - 1
+    return rows
 
 
 def _calls(stage: StagePlan) -> Iterator[ast.Call]:
@@ -115,43 +132,67 @@ def _calls(stage: StagePlan) -> Iterator[ast.Call]:
                 pending.append(spec.body)
 
 
-def _side_text(plan: Plan, side: str, days: np.ndarray, kept: np.ndarray) -> list[str]:
+def _side_text(plan: Plan, side: str, steps: int, days: np.ndarray, kept: np.ndarray) -> list[str]:
     """ "26 of the 850 rows kept are Mondays whose prev() reads no Friday…" for the rows kept
-    whose neighbour on ``side`` (in ``days``, every row's date) is not the adjacent weekday;
-    nothing when every one is. The data's first (last) row has none to read."""
-    step = -1 if side == "prev" else 1
+    whose row ``steps`` away on ``side`` (in ``days``, every row's date) is not that many
+    weekdays away; nothing when every one is. The data's first (last) rows have none to
+    read."""
+    step = -steps if side == "prev" else steps
     at = kept[(kept + step >= 0) & (kept + step < len(days))]
     own, read = days[at], days[at + step]
-    adjacent = np.busday_offset(own, step, roll="forward")
-    off = read != adjacent
+    expected = np.busday_offset(own, step, roll="forward")
+    off = read != expected
     if not off.any():
         return []
-    own, read, adjacent = own[off], read[off], adjacent[off]
+    own, read, expected = own[off], read[off], expected[off]
     n, rows = len(own), f"of the {len(kept):,} row{'' if len(kept) == 1 else 's'} kept"
     pairs = [f"{a} reads {b}" for a, b in zip(own[:NAMED_ROWS], read[:NAMED_ROWS], strict=True)]
     named = ", ".join(pairs) + (f" and {n - NAMED_ROWS} more" if n > NAMED_ROWS else "")
-    missing = f"had no {plan.session} bar{_closures(plan, adjacent)}"
+    skipped = expected if steps == 1 else _skipped(own, read, days)
+    missing = f"had no {plan.session} bar{_closures(plan, skipped)}"
     before, after = ("before", "after") if side == "prev" else ("after", "before")
+    call = f"{side}()" if steps == 1 else f"{side}(…, {steps})"
     weekdays, reads = np.unique(_weekday(own)), np.unique(_weekday(read))
     if len(weekdays) == 1:
         day, neighbour = _long(weekdays[0]), _long((weekdays[0] + step) % 5)
         what = f"the {_long(reads[0])}" if len(reads) == 1 else f"a day {before} it"
-        form = f"{side}(dayname()) == '{DAY_NAMES[(weekdays[0] + step) % 5]}'"
+        dayname = "dayname()" if steps == 1 else f"dayname(), {steps}"
+        form = f"{side}({dayname}) == '{DAY_NAMES[(weekdays[0] + step) % 5]}'"
         are = f"is a {day}" if n == 1 else f"are {day}s"
+        if steps == 1:
+            why, keeps = f"the {neighbour} {before}", f"keeps only the {day}s {after} a {neighbour}"
+        else:
+            why = f"a weekday in the {steps} {before}"
+            keeps = f"keeps only the {day}s whose {call} is the {neighbour} {before}"
         head = (
-            f"{n:,} {rows} {are} whose {side}() reads no {neighbour}: the {neighbour} "
-            f"{before} {missing}, so {side}() reads {what} ({named})."
+            f"{n:,} {rows} {are} whose {call} reads no {neighbour}: {why} {missing}, "
+            f"so {call} reads {what} ({named})."
         )
-        keeps = f"keeps only the {day}s {after} a {neighbour}"
     else:
-        form = f"{side}(dayofweek()) == (dayofweek() + {4 if side == 'prev' else 1}) % 5"
+        shift = (4 if side == "prev" else 1) if steps == 1 else step % 5
+        dayofweek = "dayofweek()" if steps == 1 else f"dayofweek(), {steps}"
+        form = f"{side}({dayofweek}) == (dayofweek() + {shift}) % 5"
+        weekday = f"the weekday {before}" if steps == 1 else f"{steps} weekdays {before}"
+        that = "that weekday" if steps == 1 else "a weekday between"
         head = (
-            f"{n:,} {rows} read{'s' if n == 1 else ''} through {side}() a day that is not the "
-            f"weekday {before}: that weekday {missing}; {named}."
+            f"{n:,} {rows} read{'s' if n == 1 else ''} through {call} a day that is not "
+            f"{weekday}: {that} {missing}; {named}."
         )
-        keeps = f"keeps only the rows whose {side}() is the weekday {before}"
+        keeps = f"keeps only the rows whose {call} is {weekday}"
     clause = f"… and {form}" if plan.first.where is not None else form
     return [f'{head} "where": "{clause}" {keeps}.']
+
+
+def _skipped(own: np.ndarray, read: np.ndarray, days: np.ndarray) -> np.ndarray:
+    """The weekdays strictly between each row's date and the one it reads that have no row
+    (in ``days``): one entry a row and day, as a closure is counted once a row it moves."""
+    start, end = np.minimum(own, read), np.maximum(own, read)
+    between = [
+        np.arange(a + np.timedelta64(1, "D"), b, dtype="datetime64[D]")
+        for a, b in zip(start, end, strict=True)
+    ]
+    spanned = np.concatenate(between) if between else np.array([], dtype="datetime64[D]")
+    return spanned[np.is_busday(spanned) & ~np.isin(spanned, days)]
 
 
 def _weekday(days: np.ndarray) -> np.ndarray:

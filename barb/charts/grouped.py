@@ -93,6 +93,7 @@ from barb.charts.time_of_day import (
 )
 from barb.charts.value_text import TickFormatter, date_text, number_text
 from barb.charts.words import ENGLISH, Words
+from barb.i18n import N_
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.period_rows import still_open
@@ -1046,11 +1047,22 @@ def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
     return notes
 
 
+# The note under a bar counting a part group, by what cuts the group (``PartCounted.cut``):
+# the data's first week is whole in the market, and "unfinished" it was not (p43f M2).
+_PART_COUNTED_NOTES = {
+    "open": N_("part_counted_note"),
+    "data_start": N_("part_counted_data_start_note"),
+    "period": N_("part_counted_period_note"),
+}
+
+
 def _part_counted_notes(groups: Groups, result: Result, words: Words) -> list[str]:
     """A line for each bar whose count takes in a first-stage group that holds only part of
     its week (month, year), as the warning says (``Metadata.part_counted``): "high first:
-    463 includes an unfinished period (week of 2026-01-05); 462 without it". The headline's
-    "most often high first 463" was the warning's number, with no word of its part week."""
+    463 includes an unfinished period (week of 2026-01-05); 462 without it", "Thu: 141
+    includes a period the data starts inside (week of 2007-12-31); 140 without it". The
+    headline's "most often high first 463" was the warning's number, with no word of its
+    part week."""
     meta = result.metadata
     notes = []
     for counted in meta.part_counted if meta is not None else ():
@@ -1062,7 +1074,7 @@ def _part_counted_notes(groups: Groups, result: Result, words: Words) -> list[st
         texts = (number_text(v, 0, words) for v in (value, counted.without))
         notes.append(
             words(
-                "part_counted_note",
+                _PART_COUNTED_NOTES.get(counted.cut, _PART_COUNTED_NOTES["open"]),
                 label=groups.labels[at],
                 value=next(texts),
                 part=part,

@@ -23,8 +23,11 @@ where the session's order gives 0.384, the 18:00-23:59 highs read as after 09:30
 purpose: two clocks on the same times (a window, ``time() >= '20:00' or time() < '02:00'``,
 or the evening split from the morning, ``if(time() >= '18:00', 'eve', if(time() < '03:00',
 …))``), a clock at the open or in hours the session does not trade (its order keeps all or
-none there), and the hours from an evening clock on (``time() >= '20:00'``: the evening to
-midnight, as the reference's ``time() >= '18:00'``).
+none there), and the bars' own hours from an evening clock on (``time() >= '20:00'``: the
+evening to midnight, as the reference's ``time() >= '18:00'``). The time of an event from an
+evening clock on is said (``hi >= '20:00'``, each day's high: "at or after 20:00 in the
+session"), and a bar's own clock gives both readings, the clock hours it keeps and the
+session's form (``time() < '03:00'``: midnight to 3 am, or the session to 03:00).
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ ORDERING = {
     ">=": np.greater_equal,
 }
 MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+# "if you meant before 03:00 in the session": each comparison's words.
+_MEANT = {"<": "before", "<=": "up to", ">": "after", ">=": "from"}
 # A clock as a query writes it: '09:30'.
 _CLOCK_TEXT = r"^([01]\d|2[0-3]):([0-5]\d)$"
 
@@ -141,6 +146,24 @@ def clocks(value: Any) -> Clocks | None:
         return None
     minutes = (parts[0].astype(int) * 60 + parts[1].astype(int)).to_numpy(dtype=np.int64)
     return Clocks(minutes, codes.astype(np.int64))
+
+
+def bar_clocks(value: Any, frame: pd.DataFrame) -> bool:
+    """Whether ``value`` (times of day) is each row's own bar's clock, time() over the bars
+    as it is or mapped ({"t": "time()"}), rather than the time of an event: each day's
+    ``arg_max(time(), high) as hi`` in a second stage, or one mapped from it. Read from the
+    values, so a name does not decide: 'evening from 20:00' is an idiom for a bar, and a
+    question of session order for the day's high."""
+    found = clocks(value)
+    if found is None or "minute_of_day" not in frame.columns:
+        return False
+    own = frame["minute_of_day"]
+    if not value.index.equals(frame.index):
+        own = own.reindex(value.index)
+    known = found.codes >= 0
+    if not known.any():
+        return False
+    return bool((found.values[found.codes[known]] == own.to_numpy()[known]).all())
 
 
 def in_session_order(value: pd.Series, night: NightSession | None) -> pd.Series:
@@ -250,6 +273,7 @@ class ClockComparison:
     against: np.ndarray
     known: np.ndarray
     decides: bool  # the whole of a where: the rows against are left out or kept
+    own: bool  # each row's own bar's clock (time() over the bars), not a time of an event
 
     @classmethod
     def of(
@@ -260,10 +284,15 @@ class ClockComparison:
         windows: frozenset[str],
         *,
         decides: bool = False,
+        own: bool = False,
     ) -> ClockComparison | None:
         """The comparison when ``value`` (the times' side, evaluated) is times of day and the
         clock reads otherwise in the session's order, unless it is written on purpose (the
-        module's docstring): None then."""
+        module's docstring): None then. ``own``: the times are each row's own bar's clock,
+        whose evening from a clock on is an idiom (``time() >= '20:00'``); a time of an
+        event (each day's ``arg_max(time(), high) as hi``) from an evening clock on is not:
+        ``hi >= '20:00'`` over ETH is "the high came at or after 20:00 in the session" and
+        kept 292 of NQ's 4,656 days, where the session's order gives 4,153 (p43f W1)."""
         written = _written_clock(node)
         if written is None or written[0] in windows:
             return None
@@ -271,7 +300,7 @@ class ClockComparison:
         after = night.since_open(minute)
         if after == 0 or after >= night.length:  # the session's order keeps all or none
             return None
-        if op in (">", ">=") and minute >= night.open:  # the evening to midnight
+        if own and op in (">", ">=") and minute >= night.open:  # the evening to midnight
             return None
         found = clocks(value)
         if found is None:
@@ -280,18 +309,22 @@ class ClockComparison:
         differs = compare(found.values, minute) != compare(night.since_open(found.values), after)
         known = found.codes >= 0
         against = differs[found.codes] & known
-        return cls(night, node.to_text(), times, op, minute, found, against, known, decides)
+        return cls(night, node.to_text(), times, op, minute, found, against, known, decides, own)
 
     @property
     def session_form(self) -> str:
         """The comparison in the session's order, as clocks: "hi >= '18:00' or hi < '09:30'"
-        (from the open to 09:30); "hi > '09:30' and hi < '18:00'" (from 09:30 to the close)."""
+        (from the open to 09:30); "hi > '09:30' and hi < '18:00'" (from 09:30 to the close);
+        "hi >= '20:00' or hi < '17:00'" (from an evening clock through midnight to the
+        close)."""
         open_, clock_ = f"'{self.night.open_text}'", f"'{clock(self.clock)}'"
         own = f"{self.times} {self.op} {clock_}"
         morning = self.clock < self.night.open  # after midnight: the text order wraps there
         if self.op in ("<", "<="):
             return f"{self.times} >= {open_} {'or' if morning else 'and'} {own}"
-        return f"{own} {'and' if morning else 'or'} {self.times} < {open_}"
+        if morning:
+            return f"{own} and {self.times} < {open_}"
+        return f"{own} or {self.times} < '{clock(self.night.open + self.night.length)}'"
 
     def caveat(self, rows: np.ndarray | None = None) -> str | None:
         """The warning when some of ``rows`` (a mask; None: all) read against the session's
@@ -311,12 +344,31 @@ class ClockComparison:
             reads = f"it {'keeps' if kept else 'leaves out'} {n:,} of {counted:,} rows"
         else:
             reads = f"it reads {n:,} of {counted:,} rows against the session's order"
+        if self.own:
+            # A bar's own clock may mean the clock hours ("volume from midnight to 3 am",
+            # time() < '03:00' over OVERNIGHT) as well as the session's: both readings are
+            # given, neither steered to (p43f M4).
+            verb = "keeps" if self.decides else "reads"
+            return (
+                f'"{self.text}" compares times of day as text, 00:00 first: it {verb} the '
+                f"clock hours {self.clock_hours}, so {reads}, those at {at}, which come "
+                f"{before} {clock(self.clock)} in {self.night.label}; if you meant "
+                f"{_MEANT[self.op]} {clock(self.clock)} in the session, write "
+                f"{self.session_form}."
+            )
         return (
             f'"{self.text}" compares times of day as text, 00:00 first, though '
             f"{self.night.label} opens at {self.night.open_text}: {reads}, those at {at}, "
             f"which come {before} {clock(self.clock)} in the session ({after} it as text). "
             f"For the session's order write {self.session_form}."
         )
+
+    @property
+    def clock_hours(self) -> str:
+        """The hours the comparison keeps on the clock: "00:00-02:59" for < '03:00'."""
+        if self.op in ("<", "<="):
+            return f"00:00-{clock(self.clock - (self.op == '<'))}"
+        return f"{clock(self.clock + (self.op == '>'))}-23:59"
 
 
 def sort_caveat(

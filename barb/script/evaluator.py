@@ -33,6 +33,7 @@ from barb.script.clock_order import (
     ClockComparison,
     TextComparison,
     as_minutes_hint,
+    bar_clocks,
     clock_windows,
     clocks,
     in_session_order,
@@ -520,7 +521,8 @@ class _RowEvaluator:
             windows = clock_windows(self.root) if self.root is not None else frozenset()
             times = right if isinstance(left, str) else left
             decides = self.root is node and self.step.endswith("where")
-            compared = ClockComparison.of(night, node, times, windows, decides=decides)
+            own = bar_clocks(times, self.ctx.frame)
+            compared = ClockComparison.of(night, node, times, windows, decides=decides, own=own)
         else:
             compared = TextComparison.of(night, node, left, right)
         if compared is None:

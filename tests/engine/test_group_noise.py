@@ -341,10 +341,13 @@ def test_a_group_too_few_to_compare_is_not_named_the_highest(sample_settings, rt
     assert any("month 1: 2 days" in w for w in result.metadata.warnings)
 
 
-def test_a_group_whose_share_is_one_has_agresti_coulls_band(sample_settings, rth_days) -> None:
+def test_a_group_whose_share_is_one_has_wilsons_interval(sample_settings, rth_days) -> None:
     """NQ closed higher 120 days later on every RTH day of 2013: 3 windows that share no
-    day, which is no certainty. Its band is Agresti and Coull's (two more hits and two more
-    misses), not the 6.8e-09 its error's rounding left, nor 0."""
+    day, which is no certainty. Its band is Wilson's interval (scipy's), not the 6.8e-09 its
+    error's rounding left, nor 0, nor "1 ± 0.34" (Agresti-Coull's error about the raw 1,
+    claiming [0.66, 1]) (p43d #3)."""
+    from scipy import stats
+
     closes = rth_days["close"]
     ahead = closes.shift(-120)
     later = (ahead > closes)[ahead.notna()]
@@ -357,7 +360,6 @@ def test_a_group_whose_share_is_one_has_agresti_coulls_band(sample_settings, rth
     )
     said = " ".join(result.metadata.warnings)
     windows = len(range(0, int((later.index.year == 2013).sum()), 120))  # one at a time
-    tilted = (windows + 2) / (windows + 4)
-    band = 2 * math.sqrt(tilted * (1 - tilted) / (windows + 4))
-    assert f"year 2013 1 ± {_two(band)}," in said
+    low = stats.binomtest(windows, windows).proportion_ci(method="wilson").low
+    assert f"year 2013 1 (95%: {math.floor(low * 100) / 100:g}–1)," in said
     assert "e-0" not in said

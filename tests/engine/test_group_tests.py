@@ -105,10 +105,12 @@ def test_shares_of_many_groups_take_pearsons_chi2() -> None:
 
 
 def test_moods_median_test_is_scipys() -> None:
+    """Groups of 11 to 16 (expected cells of 5.5 up: Pearson's χ², as scipy's; under 5 the
+    p is drawn, test_few_windows_noise)."""
     rng = np.random.default_rng(5)
-    groups = [rng.normal(0, 1, n) for n in (7, 9, 12)]
+    groups = [rng.normal(0, 1, n) for n in (11, 13, 16)]
     values = pd.Series(np.concatenate(groups))
-    codes = np.repeat(np.arange(3), [7, 9, 12])
+    codes = np.repeat(np.arange(3), [11, 13, 16])
     rows = RowGroups(len(values), codes, pd.Index(["a", "b", "c"], name="g"))
     sample = _Sample.of(values, rows, None)
     assert sample is not None

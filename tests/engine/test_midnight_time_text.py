@@ -225,10 +225,10 @@ def test_a_lone_clock_after_midnight_in_a_where_says_the_bars_it_leaves_out(
     )
     assert result.summary.value == (minute < CASH_OPEN).sum()
     assert clock_warnings(result) == [
-        "\"time() < '09:30'\" compares times of day as text, 00:00 first, though ETH "
-        f"(18:00-17:00) opens at 18:00: it leaves out {(minute >= ETH_OPEN).sum():,} of "
-        f"{len(eth):,} rows, those at 18:00-23:59, which come before 09:30 in the session "
-        "(after it as text). For the session's order write time() >= '18:00' or time() < '09:30'."
+        "\"time() < '09:30'\" compares times of day as text, 00:00 first: it keeps the clock "
+        f"hours 00:00-09:29, so it leaves out {(minute >= ETH_OPEN).sum():,} of {len(eth):,} "
+        "rows, those at 18:00-23:59, which come before 09:30 in ETH (18:00-17:00); if you "
+        "meant before 09:30 in the session, write time() >= '18:00' or time() < '09:30'."
     ]
     fixed = execute(
         {
@@ -251,8 +251,8 @@ def test_a_lone_clock_after_midnight_in_a_where_says_the_bars_it_leaves_out(
     assert after.summary.value == (minute >= CASH_OPEN).sum()
     (said,) = clock_warnings(after)
     assert (
-        f"it keeps {(minute >= ETH_OPEN).sum():,} of {len(eth):,} rows, those at 18:00-23:59"
-        in said
+        "it keeps the clock hours 09:30-23:59, so it keeps "
+        f"{(minute >= ETH_OPEN).sum():,} of {len(eth):,} rows, those at 18:00-23:59" in said
     )
     assert said.endswith("write time() >= '09:30' and time() < '18:00'.")
     # OVERNIGHT (18:00-09:30) alike: a lone "before 02:00" leaves its evening out.
@@ -329,3 +329,109 @@ def test_a_median_of_times_of_day_names_the_minutes_and_what_takes_times(
     assert execute(counted, "NQ", settings=engine_settings).summary.value == pytest.approx(
         np.median(minutes)
     )
+
+
+def test_an_event_time_from_an_evening_clock_on_says_the_hours_after_midnight(
+    engine_settings, eth, overnight
+) -> None:
+    """ "How often is the ETH high made at or after 20:00?" as each day's arg_max(time(),
+    high) as hi, then hi >= '20:00': the text order keeps 20:00-23:59 and leaves out the
+    highs after midnight, which come later in the session (p43f W1: NQ 292 days where the
+    session's order gives 4,153, with nothing said). Said now, with the form that gives
+    pandas' count from 20:00 to the 17:00 close."""
+    high = eth.loc[eth.groupby("tdate")["high"].idxmax(), "minute"].to_numpy()
+    text = high >= 20 * 60
+    session = (high - ETH_OPEN) % 1440 >= (20 * 60 - ETH_OPEN)
+    left_out = session & ~text
+    assert text.any() and left_out.any()
+    first = {"session": "ETH", "from": "1m", "group_by": "date()"}
+    query = {**first, "select": "arg_max(time(), high) as hi"}
+    then = {"where": "hi >= '20:00'", "select": "count() as days"}
+    result = execute({**query, "then": then}, "NQ", settings=engine_settings)
+    assert result.summary.value == text.sum()
+    at = sorted(high[left_out])
+    assert clock_warnings(result) == [
+        "\"hi >= '20:00'\" compares times of day as text, 00:00 first, though ETH (18:00-17:00) "
+        f"opens at 18:00: it leaves out {left_out.sum()} of {len(high)} rows, those at "
+        f"{clock(at[0])}-{clock(at[-1])}, which come after 20:00 in the session (before it as "
+        "text). For the session's order write hi >= '20:00' or hi < '17:00'."
+    ]
+    fixed = {**then, "where": "hi >= '20:00' or hi < '17:00'"}
+    result = execute({**query, "then": fixed}, "NQ", settings=engine_settings)
+    assert result.summary.value == session.sum()
+    assert clock_warnings(result) == []
+    # OVERNIGHT's low mapped to another name and averaged: "after 18:30" reads the 00:00-09:29
+    # lows against the session's order, and the form ends at the 09:30 close.
+    low = overnight.loc[overnight.groupby("tdate")["low"].idxmin(), "minute"].to_numpy()
+    text, session = low > 18 * 60 + 30, since_open(low) > 30
+    lows = {
+        "session": "OVERNIGHT",
+        "from": "1m",
+        "group_by": "date()",
+        "select": "arg_min(time(), low) as lo",
+    }
+    mapped = {"map": {"l": "lo"}, "select": "mean(l > '18:30')"}
+    result = execute({**lows, "then": mapped}, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(text.mean())
+    (said,) = clock_warnings(result)
+    assert f"it reads {(text != session).sum()} of {len(low)} rows against" in said
+    assert said.endswith("write l > '18:30' or l < '09:30'.")
+    fixed = {**mapped, "select": "mean(l > '18:30' or l < '09:30')"}
+    result = execute({**lows, "then": fixed}, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(session.mean())
+    assert clock_warnings(result) == []
+
+
+def test_the_bars_own_clock_from_an_evening_clock_on_stays_silent(engine_settings, eth) -> None:
+    """time() >= '20:00' over the bars is the evening to midnight (the reference's idiom),
+    as it is, mapped to a name, or counted in an aggregate: nothing said."""
+    minute = eth["minute"]
+    base = {"session": "ETH", "from": "1m"}
+    for query, expected in (
+        ({"where": "time() >= '20:00'", "select": "count()"}, (minute >= 1200).sum()),
+        (
+            {"map": {"t": "time()"}, "where": "t > '20:00'", "select": "count()"},
+            (minute > 1200).sum(),
+        ),
+        ({"select": "count(time() >= '20:00')"}, (minute >= 1200).sum()),
+    ):
+        result = execute({**base, **query}, "NQ", settings=engine_settings)
+        assert result.summary.value == expected, query
+        assert clock_warnings(result) == [], query
+
+
+def test_the_bars_own_clock_after_midnight_offers_the_clock_hours_and_the_session(
+    engine_settings, overnight
+) -> None:
+    """ "Volume from midnight to 3 am" as time() < '03:00' over OVERNIGHT keeps the clock
+    hours, which answer it; it was steered to the session's order alone, the Asian session
+    (p43f M4). Both readings are said now, and each gives pandas' count; a time of an event
+    (each day's low) keeps the session's reading."""
+    minute = overnight["minute"]
+    base = {"session": "OVERNIGHT", "from": "1m", "select": "count()"}
+    result = execute({**base, "where": "time() < '03:00'"}, "NQ", settings=engine_settings)
+    assert result.summary.value == (minute < 180).sum()
+    assert clock_warnings(result) == [
+        "\"time() < '03:00'\" compares times of day as text, 00:00 first: it keeps the clock "
+        f"hours 00:00-02:59, so it leaves out {(minute >= OPEN).sum():,} of {len(minute):,} "
+        "rows, those at 18:00-23:59, which come before 03:00 in OVERNIGHT (18:00-09:30); if "
+        "you meant before 03:00 in the session, write time() >= '18:00' or time() < '03:00'."
+    ]
+    session = {**base, "where": "time() >= '18:00' or time() < '03:00'"}
+    assert (
+        execute(session, "NQ", settings=engine_settings).summary.value
+        == (since_open(minute) < since_open(180)).sum()
+    )
+    low = overnight.loc[overnight.groupby("tdate")["low"].idxmin(), "minute"].to_numpy()
+    lows = {
+        "session": "OVERNIGHT",
+        "from": "1m",
+        "group_by": "date()",
+        "select": "arg_min(time(), low) as lo",
+        "then": {"select": "mean(lo < '03:00')"},
+    }
+    result = execute(lows, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(np.mean(low < 180))
+    (said,) = clock_warnings(result)
+    assert "though OVERNIGHT (18:00-09:30) opens at 18:00" in said
+    assert said.endswith("For the session's order write lo >= '18:00' or lo < '03:00'.")

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rth_bars import rth_daily
 from scipy import stats
+from share_bands import wilson_band
 from windows_taken import one_at_a_time
 
 from barb.caveats.overlapping_windows import _by_group, independent_count
@@ -193,7 +194,10 @@ def test_overlapping_groups_are_testedone_at_a_time(engine_settings, by_high) ->
         sizes.append((taken, n))
         share = ups / n
         band = 2 * np.sqrt(group["up"].astype(float).var(ddof=1) / taken)
-        bands.append(f"high10 {str(flag).lower()} {value_text(share)} ± {two_digits(band)}")
+        wald = f"{value_text(share)} ± {two_digits(band)}"
+        # Few rows counted (n·p·(1 − p) under 5): Wilson's interval in place of the ±.
+        shown = wilson_band(share, taken) if taken * share * (1 - share) < 5 else wald
+        bands.append(f"high10 {str(flag).lower()} {shown}")
     if min(min(row) for row in table) < 5:
         test, p = "Fisher's exact test", stats.fisher_exact(table).pvalue
     else:

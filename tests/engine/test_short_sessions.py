@@ -608,3 +608,34 @@ def test_weekdays_hold_too_few_short_sessions_to_be_named(
     if period is not None:
         query["period"] = period
     assert _mostly_short(ask(query, sample_settings, **RTH_DAILY)) == []
+
+
+@pytest.mark.slow
+def test_many_wholly_short_groups_are_said_once(sample_settings, rth_days_all) -> None:
+    """p43f C1: short sessions by year named "all N days of group year Y (holidays and early
+    closes, the exchange closed at …)" once for each of 18 years, about 1,900 characters.
+    Now one clause for all of them, with the total, the groups' sizes and every close, from
+    the raw minute bars (a day short of RTH's 450 minutes)."""
+    short = rth_days_all[rth_days_all["rth"] < RTH[1] - RTH[0]]
+    years = pd.DatetimeIndex(short.index).year
+    sizes = short.groupby(years).size()
+    result = ask(
+        {
+            "map": {"r": "range / open * 100"},
+            "where": "early_close()",
+            "group_by": "year()",
+            "select": ["count() as days", "mean(r) as avg_range"],
+        },
+        sample_settings,
+        **RTH_DAILY,
+    )
+    assert result.table.set_index("year")["days"].to_dict() == sizes.to_dict()
+    closes = " or ".join(sorted(set(_clock(short["last"]))))
+    closes = closes.replace(" or ", ", ", closes.count(" or ") - 1)
+    [said] = _mostly_short(result)
+    assert said == (
+        f"Short sessions make up all {len(short)} days of every one of the {len(sizes)} groups "
+        f"({sizes.min()}-{sizes.max()} days each: holidays and early closes, the exchange "
+        f"closed at {closes}), so their avg_range is a part day's: against full days compare "
+        f'the hours both trade, "session": "09:30-{min(_clock(short["last"]))}", over every day.'
+    )

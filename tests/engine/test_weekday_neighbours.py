@@ -188,3 +188,72 @@ def test_monday_after_a_down_friday_on_the_sample(sample_settings, con) -> None:
         (d, bool(b)): int(n) for (d, b), n in expected.items()
     }
     assert not warnings_with(strict, SAID)
+
+
+def test_next_n_reads_the_day_n_rows_ahead(engine_settings, minutes) -> None:
+    """p43f M1: next(close, 3) by weekday was checked one row ahead (naming the next row,
+    and missing the windows a closed weekday sits inside). Now the rows whose third row
+    ahead is not three weekdays ahead, by pandas over the fixture (no Monday 2024-01-15):
+    each named with the day it reads, and the form given keeps exactly the others."""
+    closes = rth_daily(minutes)["close"]
+    dates = closes.index.to_series()
+    read = dates.shift(-3)
+    spans = read.notna() & (read != dates + pd.offsets.BDay(3))
+    off = dates[spans]
+    assert len(off) == 3  # the Wednesday, Thursday and Friday before the closed Monday
+    fwd = closes.shift(-3) / closes - 1
+    query = {
+        "map": {"fwd": "next(close, 3) / close - 1"},
+        "group_by": "dayname()",
+        "select": ["count() as days", "mean(fwd) as m"],
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    named = ", ".join(f"{a:%Y-%m-%d} reads {read[a]:%Y-%m-%d}" for a in off.index)
+    assert (
+        f"3 of the {len(closes)} rows kept read through next(…, 3) a day that is not 3 "
+        "weekdays after: a weekday between had no RTH bar (Dr. Martin Luther King Jr. Day); "
+        f'{named}. "where": "next(dayofweek(), 3) == (dayofweek() + 3) % 5" keeps only the '
+        "rows whose next(…, 3) is 3 weekdays after."
+    ) in result.metadata.warnings
+    strict = ask(
+        {**query, "where": "next(dayofweek(), 3) == (dayofweek() + 3) % 5"},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    kept = read.notna() & ~spans
+    expected = fwd[kept].groupby(closes.index[kept].day_name().str[:3]).mean()
+    got = strict.table.set_index("dayname")["m"]
+    assert got.to_dict() == pytest.approx(expected.to_dict())
+    assert not warnings_with(strict, SAID)
+
+
+def test_prev_n_on_one_weekday_names_the_day_n_back(engine_settings, minutes) -> None:
+    """prev(high, 2) on Wednesdays reads the Monday before: 2024-01-17's reads Friday
+    2024-01-12, as Monday 2024-01-15 had no bar (pandas: the row two back is not two
+    weekdays back)."""
+    highs = rth_daily(minutes)["high"]
+    dates = highs.index.to_series()
+    wednesdays = dates[dates.dt.day_name() == "Wednesday"]
+    read = dates.shift(2)[wednesdays.index]
+    off = wednesdays[read.notna() & (read != wednesdays - pd.offsets.BDay(2))]
+    assert [f"{d:%Y-%m-%d}" for d in off] == ["2024-01-17"]
+    result = ask(
+        {
+            "map": {"above": "high > prev(high, 2)"},
+            "where": "dayname() == 'Wed'",
+            "select": "count(above) as days",
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.summary.value == int((highs > highs.shift(2))[wednesdays.index].sum())
+    [said] = warnings_with(result, SAID)
+    assert said.startswith(
+        f"1 of the {len(wednesdays)} rows kept is a Wednesday whose prev(…, 2) reads no "
+        "Monday: a weekday in the 2 before had no RTH bar (Dr. Martin Luther King Jr. Day), so "
+        "prev(…, 2) reads the Friday (2024-01-17 reads 2024-01-12)."
+    )
+    assert said.endswith(
+        '"where": "… and prev(dayname(), 2) == \'Mon\'" keeps only the Wednesdays whose '
+        "prev(…, 2) is the Monday before."
+    )
