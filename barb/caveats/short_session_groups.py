@@ -68,7 +68,7 @@ def short_group_caveat(
         if window == plan.session and (own_said or kept_patterns(stage)):
             continue  # mother_bar_caveat or the where's picks name them
         short = short_days(plan.dataset, window, days)
-        if not short.any():
+        if not short.any() or not _some_group_mostly(kept, keys, short):
             continue
         if groups is None:  # each row's group, the groups' sizes and keys
             grouped = kept.groupby(keys, sort=True, dropna=False, observed=True)
@@ -128,6 +128,25 @@ def _groups_text(
         more = len(mostly) - NAMED_GROUPS
         groups = f"{len(mostly)} of the {len(sizes)} groups ({', '.join(first)} and {more} more)"
     return f"{count} of {groups} ({each}: {_cut_text(plan, window, cut)})"
+
+
+def _some_group_mostly(kept: pd.DataFrame, keys: list[str], short: np.ndarray) -> bool:
+    """Whether a group can be mostly short sessions, read from the short rows' keys alone: a
+    group by weekday is ruled out by 5 comparisons, not a groupby of every row (1.3 ms on
+    NQ's 4,647 days, most of "range by weekday"'s checks). True when it cannot tell (several
+    keys, or keys with empty values): the groupby decides."""
+    if len(keys) != 1:
+        return True
+    values = kept[keys[0]].to_numpy()
+    try:
+        found, counts = np.unique(values[short], return_counts=True)
+    except TypeError:  # keys of mixed kinds (text and empty) do not sort
+        return True
+    # An empty key (NaN) equals no row: its group reads as size 0, so True, as it should.
+    return any(
+        count > MOSTLY_SHORT * np.count_nonzero(values == value)
+        for value, count in zip(found, counts, strict=True)
+    )
 
 
 def _group_text(plan: Plan, window: str, label: str, cut: np.ndarray, size: int) -> str:

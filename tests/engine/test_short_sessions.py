@@ -639,3 +639,30 @@ def test_many_wholly_short_groups_are_said_once(sample_settings, rth_days_all) -
         f"closed at {closes}), so their avg_range is a part day's: against full days compare "
         f'the hours both trade, "session": "09:30-{min(_clock(short["last"]))}", over every day.'
     )
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_quick_look_at_short_rows_never_misses_a_mostly_short_group(seed: int) -> None:
+    """short_group_caveat skips its groupby when the short rows' keys show no group can be
+    mostly short; on random keys (text, numbers, empties) it must say True whenever a
+    groupby of every row finds such a group."""
+    from barb.caveats.short_session_groups import MOSTLY_SHORT, _some_group_mostly
+
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        n = int(rng.integers(1, 60))
+        kind = rng.integers(3)
+        keys = (
+            rng.choice(["Mon", "Tue", "Wed"], n).astype(object)
+            if kind == 0
+            else rng.integers(0, 4, n).astype(float)
+        )
+        if kind == 2:
+            keys[rng.random(n) < 0.2] = np.nan
+        short = rng.random(n) < rng.random()
+        kept = pd.DataFrame({"k": keys})
+        sizes = kept.groupby("k", dropna=False).size()
+        shorts = pd.Series(short).groupby(kept["k"], dropna=False).sum()
+        mostly = bool((shorts > MOSTLY_SHORT * sizes).any())
+        if mostly:
+            assert _some_group_mostly(kept, ["k"], short), (keys, short)
