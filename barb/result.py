@@ -602,7 +602,7 @@ def _compared_column(
 def label_meaning(summary: Summary, timeframe: str) -> str | None:
     """What the bar label names, when that is not obvious from its values."""
     label = bar_label(timeframe)
-    if label is None or summary.label != label.column:
+    if label is None or summary.label not in (label.column, label.beside):
         return None
     return label.meaning
 
