@@ -335,6 +335,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += short_bar_row_caveat(plan.timeframe.name, session_hours(plan), output.table)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
+    warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once
     metadata = Metadata(
         instrument=dataset.instrument.symbol,
         session=plan.session,

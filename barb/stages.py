@@ -42,7 +42,7 @@ from barb.caveats.sample_sizes import (
     true_count_caveat,
 )
 from barb.caveats.setup_noise import SetupMean, setup_noise
-from barb.column_units import COUNTED_ROWS
+from barb.column_units import COUNTED_ROWS, PRICE, column_units
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
 from barb.frames import MINUTE_OF_DAY, masked_values, take_rows
@@ -236,8 +236,9 @@ def run_stage(
         )
         if again is not None and stage.shape != "table":
             chosen = condition is not None or picked
+            told = {name: found.sentence for name, found in setup.items()}
             output.warnings += overlap_caveat(
-                stage, keep, again, picked=chosen, timeframe=ctx.timeframe
+                stage, keep, again, picked=chosen, timeframe=ctx.timeframe, told=told
             )
         if _events(stage, output, ctx.timeframe, picked):
             output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)
@@ -490,6 +491,8 @@ def _answer(
         timeframe=ctx.timeframe,
         sort=sort_keys(stage),
     )
+    if summary.whole:
+        _unaveraged(summary, stage, query, ctx.timeframe)
     return StageOutput(
         summary,
         table=table,
@@ -534,6 +537,22 @@ def _ranked_from_few(stage: StagePlan, rows: int) -> bool:
         and not _latest_first(stage)
         and stage.sort[0].column not in ("timestamp", "trading_date", "date")
     )
+
+
+def _unaveraged(
+    summary: Summary, stage: StagePlan, query: dict[str, Any] | None, timeframe: str
+) -> None:
+    """No mean under a listing where it means nothing: of a ranking's top rows (the five
+    biggest days' mean change is the mean of a pick by that change), or of a price (the mean
+    close of the last 5 days). "top 5 NQ days in %" had ended "mean: chg_pct=9.025,
+    close=4069.45" (p44a Q25); a listing in time order keeps its values' means."""
+    ranked = stage.limit is not None and any(
+        key.column not in ("timestamp", "trading_date", "date") for key in stage.sort
+    )
+    units = column_units(list(summary.stats), timeframe, query) if query is not None else {}
+    for name, stats in summary.stats.items():
+        if ranked or units.get(name) == PRICE:
+            stats.mean = None
 
 
 def _latest_first(stage: StagePlan) -> bool:

@@ -86,6 +86,10 @@ class DataStart:
     def why(self) -> str:
         return f"as it needs bars from before {self.begins}, where the data begins"
 
+    @property
+    def why_of_many(self) -> str:
+        return f"as they need bars from before {self.begins}, where the data begins"
+
     def unread(
         self, exprs: Iterable[ast.Expr], empty: np.ndarray, at: np.ndarray, *, said: bool = False
     ) -> np.ndarray:

@@ -100,11 +100,16 @@ def overlap_caveat(
     *,
     picked: bool,
     timeframe: str,
+    told: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The first stage's statistics over rows a condition picks (``keep``: the rows kept,
     a mask over every row it evaluated on; ``picked``: a where or an event filter chose
     them), whose look-ahead windows overlap: one sentence per set of rows and window.
-    ``condition`` evaluates an if()'s condition over every row."""
+    ``condition`` evaluates an if()'s condition over every row. ``told``: the sentences
+    already said of statistics by name (their noise, ``setup_noise``); one that counts the
+    same rows one at a time (``counted_text``) is not said of again, unless they are trades:
+    "RSI < 30, NQ 5 days later" had its 176 overlapping rows, counted as 54, in each of its
+    two noise sentences and a third time here (p44a Q07)."""
     if "next" not in stage.calls:
         return []
     mapped = dict(stage.map_exprs)
@@ -139,6 +144,12 @@ def overlap_caveat(
     said = []
     trades = _trades(stage)
     for (_, window), (rows, names, value, which) in found.items():
+        picks = np.flatnonzero(rows)
+        counted = counted_text(len(picks), window, independent_count(picks, window), timeframe)
+        if not trades:  # trades are said as taken one at a time, not as the noise line does
+            names = [name for name in names if counted not in (told or {}).get(name, "")]
+        if not names:
+            continue
         text = _sentence(rows, window, names, value, which, mapped, timeframe, trades)
         if text:
             said.append(text)

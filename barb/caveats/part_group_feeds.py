@@ -87,8 +87,12 @@ def _fed_text(
         pairs = zip(keys, values, strict=True)
         named = ", ".join(f"{k} {value_text(v)}" for k, v in pairs)
         keys_text = {key: value_text(value) for key, value in zip(keys, values, strict=True)}
+    alone = ""
     if np.count_nonzero(members) < 2:
-        return _alone_text(items, ctx, rows[members], named, unit)
+        alone = _alone_text(items, ctx, rows[members], named, unit)
+        # Its count is the part group alone: "month of the yearly high" counted 2026's 4
+        # days as January's 1 year, a bar like the whole years' with no mark (p44a Q29).
+        items = [item for item in items if named and _is_count(item.expr)]
     moved = []
     for item in items:
         with_it = _value(item, ctx, rows[members])
@@ -105,8 +109,8 @@ def _fed_text(
                     cut=group.cut,
                 )
                 counted.append(found)
-    if not moved:
-        return ""
+    if not moved or alone:  # "the only row of same true" says its count too
+        return alone
     withouts = listed_text([without for _, _, without in moved])
     word = _word(stage, rows, part)
     counts = {item.name for item in items if _is_count(item.expr)}
@@ -117,6 +121,8 @@ def _fed_text(
     verb = "is" if len(moved) == 1 else "are"
     n = count_text(int(np.count_nonzero(members)), "row")
     where = f" In {named}, the" if named else " The"
+    if np.count_nonzero(members) < 2:
+        return f"{where} second stage's {stats} {verb} this {unit} alone."
     return (
         f"{where} second stage's {stats} {verb} over {n}, this {unit} among them: without it "
         f"{withouts}."

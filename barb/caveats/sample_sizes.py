@@ -64,7 +64,7 @@ def sample_sizes(
     begins (``start``: the first stage's; None for a second stage)."""
     kept = len(ctx.frame)
     sizes: dict[str, int] = {}
-    lines: dict[str, list[str]] = {}
+    lines = _Lines()
     counted = any(_counts_rows(item.expr) for item in select)
     for item in select:
         empty = _empty(item, ctx, selected[item.name], start)
@@ -74,14 +74,10 @@ def sample_sizes(
         if not notable(missing, kept) and not (counted and empty.begins_short()):
             continue
         sizes[item.name] = kept - missing
-        begins = empty.start_text(start)
-        if begins:
-            said = f"over {kept - missing:,} of the {kept:,} rows kept: {begins}"
-            lines.setdefault(said, []).append(item.name)
-    return sizes, [
-        f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} {said}"
-        for said, names in lines.items()
-    ]
+        begins = empty.begins(start)
+        if begins is not None:
+            lines.add(item.name, f"over {kept - missing:,} of the {kept:,} rows kept:", begins)
+    return sizes, lines.texts(start)
 
 
 # A standard deviation from fewer values than this is said to be rough: its own relative
@@ -145,7 +141,7 @@ def sample_caveats(
     the statistics that are over the same rows. ``start``: see ``sample_sizes``. And the
     groups whose statistic the data's start leaves at most ``BEGUN_SHARE`` of its rows: a
     chart draws them hollow and ranks them not ("lowest 2008 0.0%" of 60 of its 259 days)."""
-    lines: dict[str, list[str]] = {}
+    lines = _Lines()
     begun: dict[int, BegunGroup] = {}
     counted = _all_rows_count(select)
     for item in select:
@@ -182,14 +178,8 @@ def sample_caveats(
             f"over the {size:,} of the {kept:,} rows kept that have a value (the others are "
             f"empty){named}{counted}."
         )
-        if begins:
-            said += f" {found.start_text(start)}"
-        lines.setdefault(said, []).append(item.name)
-    said = [
-        f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} {said}"
-        for said, names in lines.items()
-    ]
-    return said, sorted(begun.values(), key=lambda group: group.at)
+        lines.add(item.name, said, found.begins(start) if begins else None)
+    return lines.texts(start), sorted(begun.values(), key=lambda group: group.at)
 
 
 def true_count_caveat(
@@ -320,23 +310,82 @@ class _Empty:
         and "113 of 259 days (43.8%)" did not add up."""
         return not self.count and self.unread is not None and bool(self.unread.any())
 
-    def start_text(self, start: DataStart | None) -> str:
-        """ "close < sma200 has no value on 199 of them (2008-01-02 to 2008-10-07), as it
-        needs bars from before 2008-01-02, where the data begins; it has one from 2008-10-08
-        on." when some rows are empty for that reason; else nothing."""
+    def begins(self, start: DataStart | None) -> _Begins | None:
+        """What reads before the data (close < sma200), on which rows ("199 of them
+        (2008-01-02 to 2008-10-07)"), when some rows are empty for that reason; else None."""
         if start is None or self.unread is None or not self.unread.any():
-            return ""
+            return None
         args = [start.unhoisted(arg) for arg in self.sampled[:1]]
-        subject = args[0].to_text() if args else self.call.to_text()
+        subject = args[0] if args else self.call
         unread = int(np.count_nonzero(self.unread))
         rows = f"{unread:,} of them ({start.span(self.unread, start.kept)})"
         if unread == 1:
             rows = start.span(self.unread, start.kept)
-        opened = start.from_open(start.unhoisted(self.call))
-        return (
-            f"{subject} has no value on {rows}, {start.why}"
-            f"{start.since(self.rows, start.kept, self.unread)}.{opened}"
-        )
+        since = start.since(self.rows, start.kept, self.unread)
+        return _Begins(subject, rows, since, start.from_open(start.unhoisted(self.call)))
+
+
+@dataclass(frozen=True)
+class _Begins:
+    """Why a statistic's rows are empty because the data begins: its ``subject`` has no value
+    on ``rows``; ``since`` its first value after them, ``opened`` the form that has one."""
+
+    subject: ast.Expr
+    rows: str
+    since: str
+    opened: str
+
+
+class _Lines:
+    """The sample-size lines of one stage, each fact said once: the statistics over the same
+    rows for the same reason share a line, naming all of them and everything they read
+    before the data. "% of green NQ days and the mean daily %" had said the data's first day
+    (2008-01-02, no close before it) once for up_share, once for mean_ret and std_ret; and
+    by month, the coalesce advice word for word twice (p44a Q35, Q03)."""
+
+    def __init__(self) -> None:
+        self._lines: dict[tuple[str, str, str], tuple[list[str], list[_Begins]]] = {}
+
+    def add(self, name: str, said: str, begins: _Begins | None) -> None:
+        """``name`` is ``said`` ("over 4,646 of the 4,647 rows kept:"), for ``begins``."""
+        key = (said, begins.rows, begins.since) if begins else (said, "", "")
+        names, reasons = self._lines.setdefault(key, ([], []))
+        names.append(name)
+        if begins is not None:
+            reasons.append(begins)
+
+    def texts(self, start: DataStart | None) -> list[str]:
+        said = []
+        for (line, rows, since), (names, reasons) in self._lines.items():
+            text = f"{' and '.join(_listed(names))} {'is' if len(names) == 1 else 'are'} {line}"
+            if reasons and start is not None:
+                subjects = _subjects([reason.subject for reason in reasons])
+                one = len(subjects) == 1
+                opened = "".join(dict.fromkeys(reason.opened for reason in reasons))
+                text += (
+                    f" {' and '.join(_listed(subjects))} {'has' if one else 'have'} no value on "
+                    f"{rows}, {start.why if one else start.why_of_many}{since}.{opened}"
+                )
+            said.append(text)
+        return said
+
+
+def _listed(names: list[str]) -> list[str]:
+    """ "a, b" and "c": the names to join with " and " as a list reads."""
+    return [", ".join(names[:-1]), names[-1]] if len(names) > 2 else names
+
+
+def _subjects(exprs: list[ast.Expr]) -> list[str]:
+    """The distinct subjects, less those that read only columns named beside them: ret
+    said, ret > 0 adds nothing."""
+    named = {expr.name for expr in exprs if isinstance(expr, ast.Column)}
+    kept = []
+    for expr in exprs:
+        columns = {node.name for node in ast.walk(expr) if isinstance(node, ast.Column)}
+        if not isinstance(expr, ast.Column) and columns and columns <= named:
+            continue
+        kept.append(expr.to_text())
+    return list(dict.fromkeys(kept))
 
 
 def _empty(

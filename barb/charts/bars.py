@@ -16,6 +16,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.colors import is_color_like
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
+from matplotlib.transforms import ScaledTranslation
 from numpy.typing import ArrayLike
 
 from barb.charts.style import INK, PX_PER_PT
@@ -120,25 +121,33 @@ def label_bars(
         )
 
 
+# The thickness of a zero bar's stub, in points.
+_STUB_PT = 5
+
+
 def mark_zero_bars(
     ax: Axes, at: np.ndarray, values: np.ndarray, *, width: float, color: Any, caret: bool = False
 ) -> None:
     """A flat stub at the base of each bar whose value is zero: a 0% week is a bar the
     eye can find (and the headline's "lowest 0%" is one), not a gap like a missing one.
-    ``caret``: bars too narrow for a stub (a hundred weeks) get a caret on the base too."""
+    ``caret``: bars too narrow for a stub (a hundred weeks) get a caret on the base too.
+    The stub lies on the zero line, not across it: centred there, its lower half hung below
+    the axis, and 0% years read as small negative bars (p44a Q05)."""
     zero = np.isfinite(values) & (values == 0)
     if not zero.any():
         return
     colors = np.broadcast_to(np.asarray(color, dtype=object), values.shape)[zero]
+    lifted = ax.transData + ScaledTranslation(0, _STUB_PT / 2 / 72, ax.figure.dpi_scale_trans)
     for x, c in zip(at[zero], colors, strict=True):
         ax.plot(
             [x - width / 2, x + width / 2],
             [0, 0],
             color=c,
-            linewidth=5,
+            linewidth=_STUB_PT,
             solid_capstyle="butt",
             clip_on=False,
             zorder=3,
+            transform=lifted,
         )
         if caret:  # a stub one bar of a hundred wide is a dot
             ax.plot([x], [0], marker=6, markersize=11, color=c, clip_on=False, zorder=3)

@@ -297,7 +297,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     ranked = cut_by_limit(result, table)  # of the table's length, before it is thinned
     if ranked and open_at:
         table = _with_first_whole(table, by, result)
-    cut_at = _cut_rows(table, result, open_at)
+    cut_at = _cut_rows(table, result, open_at) + _part_only_rows(table, result, columns)
     begun = _begun_rows(table, result, (*open_at, *cut_at))
     cut_at = tuple(sorted({*cut_at, *begun}))
     thinned = _thinned(table, columns, listed, (*open_at, *cut_at), result)
@@ -469,6 +469,20 @@ def _cut_rows(table: pd.DataFrame, result: Result, open_at: tuple[int, ...]) -> 
     meta = result.metadata
     found = (_row_of(table, keys) for keys in (meta.cut_groups if meta is not None else ()))
     return tuple(sorted({at for at in found if at is not None and at not in open_at}))
+
+
+def _part_only_rows(table: pd.DataFrame, result: Result, columns: Sequence[str]) -> tuple[int, ...]:
+    """The rows of the groups whose drawn count is a part group alone (``PartCounted`` with
+    nothing without it): "month of each year's high" by month counted 2026's 4 days as
+    January's 1 year, drawn and tied like a whole year's (p44a Q29). Hollow and not ranked,
+    as the part group itself is; its note says which (``_part_counted_notes``)."""
+    meta = result.metadata
+    found = (
+        _row_of(table, counted.keys)
+        for counted in (meta.part_counted if meta is not None else ())
+        if counted.without == 0 and counted.column in columns
+    )
+    return tuple(sorted({at for at in found if at is not None}))
 
 
 def _begun_rows(
@@ -1033,7 +1047,10 @@ def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
     notes = []
     if groups.open_at:
         notes.append(words("open_group_note", label=groups.open_label))
+    counted = _part_only_rows(groups.table, result, groups.columns)  # said by their note
     for at in groups.cut_at:
+        if at in counted:
+            continue
         if at in groups.begun:
             size, rows = groups.begun[at]
             label = groups.labels[at]

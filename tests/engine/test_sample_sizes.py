@@ -111,7 +111,7 @@ def test_picks_and_extremes_say_the_rows_they_skip(engine_settings, minutes) -> 
     sample = int(daily["nr"].notna().sum())
     named = _short_groups(month["nr"].size(), month["nr"].count(), "month")
     assert (
-        f"best and top and low are over the {sample:,} of the {len(daily):,} rows kept that have "
+        f"best, top and low are over the {sample:,} of the {len(daily):,} rows kept that have "
         f"a value (the others are empty){named}."
     ) in result.metadata.warnings
     # An arg that is missing leaves no row out: the pick is made among every row.

@@ -1,0 +1,60 @@
+"""The mean line under a whole listing says only means that mean something. "Top 5 NQ days
+in %" ended "mean: chg_pct=9.025, close=4069.45": the mean of a ranking's top rows is the
+mean of a pick by that very value, and a mean of closes 12 years apart is no price at all
+(p44a Q25, Q32). A listing in time order keeps its values' means, in the header's order.
+Expected values from pandas over RTH bars built from the minute file."""
+
+from __future__ import annotations
+
+import pandas as pd
+from asking import RTH_DAILY, ask
+from rth_bars import rth_daily
+
+from barb import render_summary
+from barb.summary_text import value_text
+
+
+def _lines(result) -> list[str]:
+    return render_summary(result).splitlines()
+
+
+def test_a_top_n_ranking_has_no_mean_line(engine_settings, minutes) -> None:
+    result = ask(
+        {
+            "map": {"chg_pct": "(close / prev(close) - 1) * 100"},
+            "sort": "chg_pct desc",
+            "limit": 5,
+            "select": ["chg_pct", "close"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    daily = rth_daily(minutes)
+    chg = ((daily["close"] / daily["close"].shift() - 1) * 100).nlargest(5)
+    lines = _lines(result)
+    assert lines[1] == "date,chg_pct,close"
+    listed = [line.split(",")[0] for line in lines[2:7]]
+    assert listed == list(chg.index.strftime("%Y-%m-%d"))
+    assert not [line for line in lines if line.startswith("mean:")]
+
+
+def test_the_last_days_keep_their_values_means_but_not_the_close(engine_settings, minutes) -> None:
+    result = ask(
+        {
+            "period": "last_5_bars",
+            "map": {"chg": "close - prev(close)"},
+            "select": ["range", "chg", "close"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    daily = rth_daily(minutes)
+    daily["range"] = daily["high"] - daily["low"]
+    daily["chg"] = daily["close"] - daily["close"].shift()
+    last: pd.DataFrame = daily.iloc[-5:]
+    lines = _lines(result)
+    assert lines[1] == "date,range,chg,close"
+    (means,) = [line for line in lines if line.startswith("mean:")]
+    assert means == (
+        f"mean: range={value_text(last['range'].mean())}, chg={value_text(last['chg'].mean())}"
+    )
