@@ -37,6 +37,7 @@ from barb.script.clock_order import (
     clock_windows,
     clocks,
     in_session_order,
+    names_bar_clock,
 )
 from barb.script.conditions import (
     as_known,
@@ -533,7 +534,9 @@ class _RowEvaluator:
             windows = clock_windows(self.root) if self.root is not None else frozenset()
             times = right if isinstance(left, str) else left
             decides = self.root is node and self.step.endswith("where")
-            own = bar_clocks(times, self.ctx.frame)
+            own = bar_clocks(times, self.ctx.frame) or names_bar_clock(
+                node, self.ctx.bar_clock_columns
+            )
             compared = ClockComparison.of(night, node, times, windows, decides=decides, own=own)
         else:
             compared = TextComparison.of(night, node, left, right)
