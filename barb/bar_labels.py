@@ -6,6 +6,12 @@ Daily and longer bars are named by the calendar unit they stand for (``2023-01-0
 a holiday). Intraday bars keep their ``timestamp``: the minute is the label.
 
 Every label is text that sorts in time order, so a table sorted by its label stays in order.
+
+A query's own column may take the label's name: ``"select": ["month()", "ret"]`` makes a
+``month`` column. When it names each bar once (``year()`` on yearly bars: 2008 … 2025) it is
+the rows' name and stands in for the label; when it does not (month 1 … 12 of 216 monthly
+bars), the label stays first under ``bar_month``, so that each row still says which month of
+which year it is (2023-01), the same in the summary, the CSV and the chart.
 """
 
 from __future__ import annotations
@@ -31,6 +37,11 @@ class BarLabel:
     # Said to the model next to the column when the values alone would not tell it.
     meaning: str | None
     example: str
+
+    @property
+    def beside(self) -> str:
+        """The label's name beside a query's column of its own name: ``bar_month``."""
+        return f"bar_{self.column}"
 
 
 BAR_LABELS: dict[str, BarLabel] = {
@@ -85,8 +96,9 @@ def with_bar_label(table: pd.DataFrame, bars: pd.DataFrame, timeframe: str) -> p
     """``table`` (row for row the rows of ``bars``) with the bar label as its first column:
     the date, week, month… of daily and longer bars, the ``timestamp`` of intraday ones.
 
-    A table that already has a column of the label's name (the query made one) is left as it
-    is: the query's own column wins over the label.
+    A column of the label's name that the query made and that names each row once is left
+    as it is (the query's own column wins over the label); one that does not, the label is
+    kept beside (``bar_month`` 2023-01 before ``month`` 1).
     """
     label = bar_label(timeframe)
     if label is None:
@@ -96,7 +108,8 @@ def with_bar_label(table: pd.DataFrame, bars: pd.DataFrame, timeframe: str) -> p
         out = table.copy(deep=False)
         out.insert(0, "timestamp", bars["timestamp"].to_numpy())
         return out
-    if label.column in table.columns:
+    name = label_name(table, timeframe)
+    if name is None:
         return table
     labelled = label_column(bars, timeframe)
     if labelled is None:
@@ -105,22 +118,42 @@ def with_bar_label(table: pd.DataFrame, bars: pd.DataFrame, timeframe: str) -> p
         named = table_label(bars, timeframe)
         if named is None:
             return table
-        labelled = named, bars[named].to_numpy()
-    name, values = labelled
+        values = bars[named].to_numpy()
+    else:
+        values = labelled[1]
     out = table.copy(deep=False)
     out.insert(0, name, values)
     return out
 
 
-def table_label(table: pd.DataFrame, timeframe: str) -> str | None:
-    """The bar label column ``table`` starts with, if it has one."""
+def label_name(columns: pd.DataFrame, timeframe: str) -> str | None:
+    """The name the bar label takes beside ``columns`` (a query's columns of daily or longer
+    bars): its own (``month``); ``bar_month`` when the query made a ``month`` column that
+    does not name each row once (1 … 12 of 216 months); None when it does (``year()`` of
+    yearly bars), and the rows are named by it."""
     label = bar_label(timeframe)
-    if label is None or not len(table.columns) or table.columns[0] != label.column:
+    if label is None or label.column not in columns.columns:
+        return None if label is None else label.column
+    if _names_each_row(columns[label.column]) or label.beside in columns.columns:
         return None
+    return label.beside
+
+
+def _names_each_row(values: pd.Series) -> bool:
+    return bool(values.notna().all() and values.is_unique)
+
+
+def table_label(table: pd.DataFrame, timeframe: str) -> str | None:
+    """The bar label column ``table`` starts with (``month``, or ``bar_month`` beside the
+    query's own ``month``), if it has one."""
+    label = bar_label(timeframe)
+    if label is None or not len(table.columns):
+        return None
+    first = table.columns[0]
     # A label is text; a column of dates under that name is the query's own (date()).
-    if table[label.column].dtype != object:
+    if first not in (label.column, label.beside) or table[first].dtype != object:
         return None
-    return label.column
+    return first
 
 
 def _bar_dates(frame: pd.DataFrame, timeframe: str) -> np.ndarray | None:

@@ -210,10 +210,11 @@ class Metadata(BaseModel):
     # leads with one of them rather than one within noise. For the chart only.
     apart_groups: list[str] | None = Field(default=None, exclude=True)
     # A count's most counted group and those within its noise (the exact binomial test of
-    # the two counts), by their keys as text, by column: a chart names them together, never
-    # the first alone as "most often" (p43b Q17: 1,607 'high only' beside 1,568 'low only',
-    # p = 0.5). For the chart only.
-    near_groups: dict[str, list[dict[str, str]]] | None = Field(default=None, exclude=True)
+    # the two counts), and its fewest counted and those within its noise, by their keys as
+    # text, by column, an end each: a chart names them together, never the first alone as
+    # "most often" (p43b Q17: 1,607 'high only' beside 1,568 'low only', p = 0.5) or "least
+    # often" (p43f M2: Wed 137 beside Thu 141 and Tue 142). For the chart only.
+    near_groups: dict[str, list[list[dict[str, str]]]] | None = Field(default=None, exclude=True)
     # A second stage's values by group that count a part week (month, year) of the first
     # stage among their rows: "high first 463 weeks" with 2026-01-05's 3 days (462 without).
     # A chart says so under its bars, as the warning does. For the chart only.
@@ -602,7 +603,7 @@ def _compared_column(
 def label_meaning(summary: Summary, timeframe: str) -> str | None:
     """What the bar label names, when that is not obvious from its values."""
     label = bar_label(timeframe)
-    if label is None or summary.label != label.column:
+    if label is None or summary.label not in (label.column, label.beside):
         return None
     return label.meaning
 

@@ -67,9 +67,9 @@ class StageOutput:
     even_columns: list[str] = field(default_factory=list)
     # The grouped means whose ends differ by more than their noise, with the ends' text.
     apart_columns: dict[str, str] = field(default_factory=dict)
-    # A count whose most counted group is within noise of others, those groups' keys by
-    # column, the most counted first (``barb.caveats.group_noise.CountedNoise.near``).
-    near_groups: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    # A count whose most or fewest counted group is within noise of others, those groups'
+    # keys by column, an end each, its group first (``group_noise.CountedNoise.near``).
+    near_groups: dict[str, list[list[dict[str, str]]]] = field(default_factory=dict)
     # The groups of too few rows to compare, and the warning naming them.
     few_groups: FewGroupsWarning | None = None
     # Groups whose statistic the data's start leaves over at most half their rows, by their

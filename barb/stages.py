@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import label_column, row_label, with_bar_label
+from barb.bar_labels import label_column, label_name, row_label, with_bar_label
 from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
 from barb.caveats.empty_rows import notable
 from barb.caveats.filled_means import filled_statistic_caveat
@@ -561,8 +561,10 @@ def shown_rows(
     """
     columns: dict[str, Any] = {}
     labelled = label_column(frame, timeframe, at)
-    if labelled is not None and labelled[0] not in frame.columns:
-        columns[labelled[0]] = labelled[1]
+    # A month() of the query's own beside repeating months: the label beside it (bar_month).
+    called = label_name(frame, timeframe)
+    if labelled is not None and called is not None:
+        columns[called] = labelled[1]
     for name in frame.columns:
         if name.startswith(HIDDEN) or name == MINUTE_OF_DAY or name in hide:
             continue

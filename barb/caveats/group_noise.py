@@ -459,13 +459,14 @@ class _Groups:
 @dataclass(frozen=True)
 class CountedNoise:
     """What ``counted_noise`` found: its warnings, the counts no further from equal shares
-    than chance (``columns``, as ``EvenGroups.columns``), and of a count whose named group
-    is within noise of others, that group's keys and theirs (``near``, by column; the named
-    one first): a chart names them together, as the warning does, not the first alone."""
+    than chance (``columns``, as ``EvenGroups.columns``), and of a count whose most or
+    fewest counted group is within noise of others, that group's keys and theirs (``near``,
+    by column, an end each; the end's group first): a chart names them together, as the
+    warning does, not the first alone."""
 
     warnings: list[str] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
-    near: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    near: dict[str, list[list[dict[str, str]]]] = field(default_factory=dict)
 
 
 def counted_noise(
@@ -476,7 +477,7 @@ def counted_noise(
     would put them, or the group a reader names within noise of others."""
     said: list[str] = []
     columns: list[str] = []
-    near: dict[str, list[dict[str, str]]] = {}
+    near: dict[str, list[list[dict[str, str]]]] = {}
     ranking = sort[0] if sort else None
     for item in select:
         expr = item.expr
@@ -505,9 +506,17 @@ def counted_noise(
         lowest = ranking is not None and not ranking.descending
         sentences, close = _first_count(item.name, names, values, lowest)
         said += sentences
-        if close:
-            index = counts.index
-            near[item.name] = [_keys(index, at) for at in close]
+        # The other end, which the chart names too: "least often Wed 137" stood alone beside
+        # Thu 141 and Tue 142 (p = 0.81), and the model, told of the most counted end only,
+        # named Wednesday. Not when the first end's groups name it already.
+        other_said, other = _first_count(item.name, names, values, not lowest)
+        ends = [end for end in (close, other) if end]
+        if len(ends) == 2 and set(other) <= set(close):
+            ends = ends[:1]
+        else:
+            said += other_said
+        if ends:
+            near[item.name] = [[_keys(counts.index, at) for at in end] for end in ends]
     return CountedNoise(said, columns, near)
 
 
@@ -524,13 +533,8 @@ def _first_count(
     """A sentence when the group with the most (``lowest``: the fewest) rows is within
     noise of others: the exact binomial test of its count against each other one's; and
     the positions of that group and of those within its noise (none when it stands alone)."""
-    first = int(np.argmin(values) if lowest else np.argmax(values))
-    close = [
-        (int(at), names[at], int(values[at]), binomial_p(int(values[first]), int(values[at])))
-        for at in np.argsort(values if lowest else -values, kind="stable")
-        if at != first
-    ]
-    close = [found for found in close if found[3] >= LEVEL]
+    first, found = _within_noise_of(values, lowest)
+    close = [(at, names[at], int(values[at]), p) for at, p in found]
     if not close:
         return [], []
     named = [f"{name} {count} (p = {two_digits(p)})" for _, name, count, p in close[:_NAMED_GROUPS]]
@@ -544,6 +548,19 @@ def _first_count(
         f"counts: {listed}; their order is noise."
     )
     return [sentence], [first, *(at for at, *_ in close)]
+
+
+def _within_noise_of(values: np.ndarray, lowest: bool) -> tuple[int, list[tuple[int, float]]]:
+    """The position of the group with the most (``lowest``: the fewest) rows, and of each
+    other group within its noise by the exact binomial test of the two counts, with that
+    test's p, the nearest count first."""
+    first = int(np.argmin(values) if lowest else np.argmax(values))
+    found = [
+        (int(at), binomial_p(int(values[first]), int(values[at])))
+        for at in np.argsort(values if lowest else -values, kind="stable")
+        if at != first
+    ]
+    return first, [(at, p) for at, p in found if p >= LEVEL]
 
 
 def binomial_p(one: int, other: int) -> float:

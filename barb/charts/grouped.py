@@ -161,9 +161,10 @@ class Groups:
     # Two keys, an hour and its minute, that name one time of day (``15:15``): highest and
     # lowest are the grid's, not each minute's series' ("15 ▲15:00 12,416" was 15:15's).
     one_clock: bool = False
-    # Of a count, the positions of its most counted group and of those within its noise,
-    # the first first (``Metadata.near_groups``): named and coloured together.
-    near: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    # Of a count, the positions of its most (fewest) counted group and of those within its
+    # noise, an end each, its group first (``Metadata.near_groups``): named and coloured
+    # together.
+    near: Mapping[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
 
     def compared(self, values: np.ndarray) -> np.ndarray:
         """Which groups highest and lowest compare: finite values of groups the result
@@ -208,10 +209,10 @@ class Groups:
         is told: 'high only' 1,607 has the most, but 'low only' 1,568 is within noise of it
         (p = 0.5); of a tie at the extreme, the others within noise of it. Empty where no
         such test named the extreme."""
-        near = self.near.get(column, ())
-        if not near or near[0] not in at:
-            return []
-        return [i for i in near[1:] if i not in at]
+        for near in self.near.get(column, ()):
+            if near[0] in at:
+                return [i for i in near[1:] if i not in at]
+        return []
 
     def tie_counts(self, column: str, high: list[int], low: list[int]) -> tuple[int, int]:
         """How many groups tie at ``column``'s highest and at its lowest: those found
@@ -485,15 +486,21 @@ def _begun_rows(
     return found
 
 
-def _near_rows(table: pd.DataFrame, result: Result) -> dict[str, tuple[int, ...]]:
-    """By column, the rows of a count's most counted group and of those within its noise
-    (``Metadata.near_groups``), when every one of them is drawn."""
+def _near_rows(table: pd.DataFrame, result: Result) -> dict[str, tuple[tuple[int, ...], ...]]:
+    """By column, the rows of a count's most (fewest) counted group and of those within its
+    noise, an end each (``Metadata.near_groups``), of the ends whose groups are all drawn."""
     meta = result.metadata
     found = {}
-    for column, groups in ((meta.near_groups if meta is not None else None) or {}).items():
-        rows = [_row_of(table, keys) for keys in groups]
-        if column in table.columns and all(at is not None for at in rows):
-            found[column] = tuple(int(at) for at in rows if at is not None)
+    for column, ends in ((meta.near_groups if meta is not None else None) or {}).items():
+        if column not in table.columns:
+            continue
+        drawn = []
+        for groups in ends:
+            rows = [_row_of(table, keys) for keys in groups]
+            if all(at is not None for at in rows):
+                drawn.append(tuple(int(at) for at in rows if at is not None))
+        if drawn:
+            found[column] = tuple(drawn)
     return found
 
 

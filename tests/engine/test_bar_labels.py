@@ -7,16 +7,20 @@ import csv
 import io
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
+from small_bars import bars_from_closes, write_minutes
 
 import barb.charts.render as chart_render
 from barb import execute, render_summary
 from barb.bar_labels import label_column, with_bar_label
 from barb.charts import render_chart
+from barb.data.store import data_path
 from barb.export import csv_bytes
 from barb.result import Result
+from barb.settings import EngineSettings
 
 RET = "(close - prev(close)) / prev(close) * 100"
 
@@ -196,3 +200,78 @@ def test_date_functions_on_weekly_bars_name_the_labelled_week(sample_settings) -
     assert list(table["y"]) == list(labels.dt.year)
     assert list(table["m"]) == list(labels.dt.month)
     assert "2024-12-30" in set(table["week"])
+
+
+# Two years of hand-made bars, one at the open and one at the close of each weekday's RTH:
+# months and quarters repeat their number, 1 … 12 twice.
+TWO_YEARS = pd.bdate_range("2022-01-03", "2023-12-29")
+
+
+@pytest.fixture(scope="module")
+def two_years(tmp_path_factory: pytest.TempPathFactory) -> EngineSettings:
+    offsets = pd.to_timedelta([570, 1019], unit="min")
+    stamps = pd.DatetimeIndex([day + offset for day in TWO_YEARS for offset in offsets])
+    rng = np.random.default_rng(3)
+    close = np.round((12000 + np.cumsum(rng.normal(0, 30, len(stamps)))) * 4) / 4
+    minutes = bars_from_closes(stamps, close, rng.integers(1, 500, len(stamps)))
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("two_years"))
+    write_minutes(minutes, "NQ", settings, "two RTH bars a weekday, hand-made")
+    return settings
+
+
+def _pandas_closes(settings: EngineSettings, freq: str) -> pd.DataFrame:
+    """Each month's (quarter's) last RTH close and its return on the one before, by pandas
+    over the bars as written."""
+    frame = pd.read_parquet(data_path("NQ", settings))
+    closes = frame.groupby(frame["timestamp"].dt.to_period(freq))["close"].last()
+    return pd.DataFrame({"close": closes, "ret": closes / closes.shift()})
+
+
+@pytest.mark.parametrize(
+    ("timeframe", "key", "freq"), [("monthly", "month", "M"), ("quarterly", "quarter", "Q")]
+)
+def test_a_selected_month_of_several_years_keeps_the_bars_label_beside_it(
+    two_years, timeframe: str, key: str, freq: str, monkeypatch
+) -> None:
+    """w44d: ``"select": ["month()", "ret"]`` over 24 monthly bars read "1, 2, … 12, 1, 2 …":
+    the month's number took the label's name and the label was dropped, leaving no year.
+    The label stays first, as ``bar_month``, the same in the summary, the CSV and the chart."""
+    expected = _pandas_closes(two_years, freq)
+    labels = [str(p).replace("Q", "-Q") for p in expected.index]  # 2022-01, 2022-Q1
+    query = {"session": "RTH", "from": timeframe, "map": {"ret": "close / prev(close)"}}
+    result = run({**query, "select": [f"{key}()", "ret"]}, two_years)
+    assert list(result.table.columns) == [f"bar_{key}", key, "ret"]
+    rows = csv_rows(result)
+    assert [r[f"bar_{key}"] for r in rows] == labels
+    assert [int(r[key]) for r in rows] == [getattr(p, key) for p in expected.index]
+    ret = pd.to_numeric(pd.Series([r["ret"] for r in rows]))
+    np.testing.assert_allclose(ret.iloc[1:], expected["ret"].iloc[1:], rtol=1e-6)
+    text = render_summary(result).splitlines()
+    assert text[1] == f"bar_{key},{key},ret"
+    listed = summary_labels(result, r"^\d{4}-Q?\d\d?$")
+    assert listed[0] == labels[0] and listed[-1] == labels[-1] and set(listed) <= set(labels)
+    ticks = chart_ticks(result, monkeypatch)
+    assert len(ticks) >= 2 and set(ticks) <= set(labels)
+
+
+def test_the_best_months_of_several_years_say_which_year(two_years) -> None:
+    expected = _pandas_closes(two_years, "M")["ret"].nlargest(3)
+    query = {
+        "session": "RTH",
+        "from": "monthly",
+        "map": {"ret": "close / prev(close)"},
+        "select": ["month()", "ret"],
+        "sort": "ret desc",
+        "limit": 3,
+    }
+    rows = csv_rows(run(query, two_years))
+    assert [r["bar_month"] for r in rows] == [str(p) for p in expected.index]
+    assert [int(r["month"]) for r in rows] == [p.month for p in expected.index]
+
+
+def test_a_selected_key_that_names_each_bar_once_is_the_label(two_years) -> None:
+    """year() of yearly bars is what their label says: the rows are named by it alone."""
+    query = {"session": "RTH", "from": "yearly", "select": ["year()", "close"]}
+    result = run(query, two_years)
+    assert list(result.table.columns) == ["year", "close"]
+    assert result.table["year"].tolist() == [2022, 2023]
