@@ -101,6 +101,7 @@ def running_across_groups(
     if not units:
         return []
     key, unit = min(units, key=lambda pair: list(TIME_KEYS.values()).index(pair[1]))
+    read = [_without_spans(expr, mapped) for expr in read]
     names = set().union(*(inputs(expr, mapped) for expr in read))
     exprs = [*read, *(mapped[name] for name in sorted(names) if name in mapped)]
     warnings = []
@@ -120,3 +121,35 @@ def running_across_groups(
             if text not in warnings:
                 warnings.append(text)
     return warnings
+
+
+# Aggregates that give one row's value: the difference of two of them is a distance between
+# two rows of the group.
+_ROW_PICKS = frozenset({"arg_max", "arg_min", "first", "last", "max", "min"})
+
+
+def _without_spans(expr: Expr, mapped: Mapping[str, Expr]) -> Expr:
+    """``expr`` with each distance between two rows numbered by a row counter taken out
+    (as 0): arg_max(n, high) - arg_min(n, low) with n = cumsum(1). Where the count starts
+    does not change the distance, so the counter need not restart each year ("trading days
+    between the year's high and low" read 173 either way, p43f C2); max(n) by year() alone
+    is a running count, and is still said."""
+    if isinstance(expr, ast.Binary) and expr.op == "-":
+        left, right = _counted(expr.left, mapped), _counted(expr.right, mapped)
+        if left is not None and left == right:
+            return ast.Number(0)
+    return ast.with_children(expr, lambda child: _without_spans(child, mapped))
+
+
+def _counted(expr: Expr, mapped: Mapping[str, Expr]) -> str | None:
+    """The row counter (cumsum(1), as text) whose value on one row ``expr`` picks:
+    arg_max(n, high) with n = cumsum(1); None for anything else."""
+    if not (isinstance(expr, ast.Call) and expr.name.lower() in _ROW_PICKS and expr.args):
+        return None
+    counter = through_map(expr.args[0], mapped)
+    if not (isinstance(counter, ast.Call) and counter.name.lower() == "cumsum"):
+        return None
+    if len(counter.args) != 1 or not isinstance(counter.args[0], ast.Number):
+        return None
+    read_too = any(counter in ast.walk(arg) for arg in expr.args[1:])
+    return None if read_too else counter.to_text()

@@ -210,7 +210,8 @@ def run_stage(
         output.baselines = {name: found.baseline for name, found in setup.items()}
     if stage.shape == "grouped" and output.table is not None:
         keys = list(stage.group_keys)
-        output.warnings += keyless_rows(frame, keys, ctx.intraday, ctx.trading_dates)
+        daily = ctx.timeframe == "daily"
+        output.warnings += keyless_rows(frame, keys, ctx.intraday, ctx.trading_dates, daily)
         # Every group, not the limit's few: "range > 500 by year, top 2" had named 2020,
         # 2021, 2023 and 2025 (12, 5, 3 and 18 such days) among the years the where emptied.
         listed = output.groups if output.groups is not None else output.table

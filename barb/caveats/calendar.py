@@ -596,7 +596,9 @@ def period_cuts(
             continue
         name = unit_label(label, unit)
         if edge == "start":
-            text = f"began before the period's start (on {group[0]})"
+            # The period's start named as such: "(on 2025-12-22)", the week's own first
+            # day, read as the start of a period that began on 2025-12-23 (p43f C4).
+            text = f"began before the period's start on {lo}"
         else:
             text = f"continues past the period's end (to {group[-1]})"
         cuts.append(

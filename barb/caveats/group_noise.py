@@ -506,12 +506,15 @@ def counted_noise(
         lowest = ranking is not None and not ranking.descending
         sentences, close = _first_count(item.name, names, values, lowest)
         said += sentences
-        # The other end, which a chart names too: "least often Wed 137" stood alone beside
-        # Thu 141 and Tue 142 (p = 0.81). Not when the first end's groups name it already.
-        other = _counted_end(values, not lowest)
+        # The other end, which the chart names too: "least often Wed 137" stood alone beside
+        # Thu 141 and Tue 142 (p = 0.81), and the model, told of the most counted end only,
+        # named Wednesday. Not when the first end's groups name it already.
+        other_said, other = _first_count(item.name, names, values, not lowest)
         ends = [end for end in (close, other) if end]
         if len(ends) == 2 and set(other) <= set(close):
             ends = ends[:1]
+        else:
+            said += other_said
         if ends:
             near[item.name] = [[_keys(counts.index, at) for at in end] for end in ends]
     return CountedNoise(said, columns, near)
@@ -545,14 +548,6 @@ def _first_count(
         f"counts: {listed}; their order is noise."
     )
     return [sentence], [first, *(at for at, *_ in close)]
-
-
-def _counted_end(values: np.ndarray, lowest: bool) -> list[int]:
-    """The positions of the group with the most (``lowest``: the fewest) rows and of those
-    within its noise, that group first; none when it stands alone. Counts 298, 223, 142,
-    137, 141, fewest: 137 first, then 141 and 142 (p = 0.81 of 142 against 137)."""
-    first, close = _within_noise_of(values, lowest)
-    return [first, *(at for at, _ in close)] if close else []
 
 
 def _within_noise_of(values: np.ndarray, lowest: bool) -> tuple[int, list[tuple[int, float]]]:

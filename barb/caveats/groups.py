@@ -66,14 +66,17 @@ def keyless_rows(
     keys: list[tuple[str, Expr]],
     intraday: bool = False,
     data_dates: Callable[[], np.ndarray] | None = None,
+    daily: bool = False,
 ) -> list[str]:
     """Rows kept whose key has no value: they are in no group. Of several keys, one
     sentence counting each row once: "2 rows with no value for yesterday" and "1 row with
     no value for today", said apart of a Markov table by yesterday and today, read as 3
     rows left out where the data's first day lacked both (p40a #9). Intraday bars that are
     whole days are said as those days ("the 450 bars of 2008-01-02 (the data's first day)"):
-    "450 rows … left out", of a table of days, read as 450 days (p43b Q22). ``data_dates``:
-    every trading date of the data, read only to name its first."""
+    "450 rows … left out", of a table of days, read as 450 days (p43b Q22). Daily bars are
+    named by their dates ("The day 2008-01-02 (the data's first day)"), which "1 row with no
+    value for up" left to guess (p43f C3). ``data_dates``: every trading date of the data,
+    read only to name its first."""
     missing: dict[str, np.ndarray] = {}
     for name, _ in keys:
         # Integers and booleans in numpy's own types cannot be missing: no scan of 6M rows.
@@ -88,19 +91,26 @@ def keyless_rows(
     if not missing:
         return []
     left = np.logical_or.reduce(list(missing.values()))
-    days = _whole_days(frame, left, data_dates) if intraday else None
+    if intraday:
+        days = _whole_days(frame, left, data_dates)
+    else:
+        days = _daily_rows(frame, left, data_dates) if daily else None
+    # One day of daily bars is one row: "has … and is left out: it is".
+    one = daily and int(np.count_nonzero(left)) == 1
+    have, are, they = ("has", "is", "it") if one else ("have", "are", "they")
     if len(missing) == 1:
         [name] = missing
         if days is not None:
             return [
-                f"{days} have no value for {name} (n/a) and are left out: they are in no group."
+                f"{days} {have} no value for {name} (n/a) and {are} left out: {they} {are} in "
+                "no group."
             ]
         return [f"{_rows(left)} with no value for {name} (n/a) left out: they are in no group."]
     each = ", ".join(f"{name} on {int(np.count_nonzero(e)):,}" for name, e in missing.items())
     if days is not None:
         return [
-            f"{days} have no value (n/a) for a key and are left out: they are in no group "
-            f"(none for {each} of them)."
+            f"{days} {have} no value (n/a) for a key and {are} left out: {they} {are} in no "
+            f"group (none for {each} of them)."
         ]
     return [
         f"{_rows(left)} with no value (n/a) for a key left out: they are in no group (none "
@@ -119,18 +129,37 @@ def _whole_days(
     days = np.unique(dates[empty])
     if not (np.isin(dates, days) == empty).all():
         return None
+    named = _named_days(days, data_dates)
+    count = int(np.count_nonzero(empty))
+    bars = "bar" if count == 1 else "bars"
+    if len(days) == 1:
+        return f"The {count:,} {bars} of {named}"
+    return f"The {count:,} {bars} of {len(days):,} days, {named},"
+
+
+def _daily_rows(
+    frame: pd.DataFrame, empty: np.ndarray, data_dates: Callable[[], np.ndarray] | None
+) -> str | None:
+    """``empty`` daily bars by their dates: "The day 2008-01-02 (the data's first day)",
+    "14 days, 2008-01-02 (the data's first day), 2008-01-03, 2008-01-04 and 11 more,"."""
+    if "trading_date" not in frame.columns:
+        return None
+    days = frame["trading_date"].to_numpy()[empty]
+    named = _named_days(days, data_dates)
+    return f"The day {named}" if len(days) == 1 else f"{len(days):,} days, {named},"
+
+
+def _named_days(days: np.ndarray, data_dates: Callable[[], np.ndarray] | None) -> str:
+    """The first few of ``days`` (in order), the data's first day said as such:
+    "2008-01-02 (the data's first day), 2008-01-03, 2008-01-04 and 11 more"."""
     known = data_dates() if data_dates is not None else None
     first = known[0] if known is not None and len(known) else None
     named = [
         f"{pd.Timestamp(day):%Y-%m-%d}" + (" (the data's first day)" if day == first else "")
         for day in days[:SHOWN_DAYS]
     ]
-    count = int(np.count_nonzero(empty))
-    bars = "bar" if count == 1 else "bars"
-    if len(days) == 1:
-        return f"The {count:,} {bars} of {named[0]}"
     more = f" and {len(days) - SHOWN_DAYS:,} more" if len(days) > SHOWN_DAYS else ""
-    return f"The {count:,} {bars} of {len(days):,} days, {', '.join(named)}{more},"
+    return ", ".join(named) + more
 
 
 def _rows(empty: np.ndarray) -> str:

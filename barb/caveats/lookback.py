@@ -271,6 +271,8 @@ def _window(
         return None  # said by _time_of_day_lags: a where cannot mend it
     if _same_day_guard(expr, mapped) is not None:
         return None  # prev(date()) == date(): reads the date before to stay within the day
+    if marks_new_day(expr, mapped):
+        return None  # date() != prev(date()): reads the date before to find the day's start
     if isinstance(expr, ast.Logical) and expr.op == "and":
         return _guarded(conjuncts(expr), columns, mapped)
     if isinstance(expr, ast.Call) and expr.name.lower() == "if" and len(expr.args) == 3:
@@ -316,11 +318,23 @@ def _guarded(
 def _same_day_guard(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> int | None:
     """k when ``expr`` is prev(date(), k) == date() (either way round, or a map name for
     it): true only where the bar k back is on the same trading date."""
+    return _date_lag(expr, mapped, "==")
+
+
+def marks_new_day(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether ``expr`` is date() != prev(date()) (either way round, or a map name for it):
+    true on each trading date's first bar, which it finds by reading the bar before, so
+    count(date() != prev(date())) counts a week's trading days on intraday bars."""
+    return _date_lag(expr, mapped, "!=") == 1
+
+
+def _date_lag(expr: ast.Expr, mapped: dict[str, ast.Expr], op: str) -> int | None:
+    """k when ``expr`` compares prev(date(), k) with date() by ``op``."""
     for _ in range(len(mapped) + 1):  # map names, followed (a cycle cannot run forever)
         if not isinstance(expr, ast.Column) or expr.name not in mapped:
             break
         expr = mapped[expr.name]
-    if not isinstance(expr, ast.Compare) or expr.op != "==":
+    if not isinstance(expr, ast.Compare) or expr.op != op:
         return None
     for lagged, own in ((expr.left, expr.right), (expr.right, expr.left)):
         if not (isinstance(lagged, ast.Call) and _is_prev(lagged) and _is_date(own)):

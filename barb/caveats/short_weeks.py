@@ -20,6 +20,7 @@ import pandas as pd
 
 from barb.bar_labels import label_column
 from barb.caveats.calendar import groups_weeks
+from barb.caveats.lookback import marks_new_day
 from barb.caveats.short_sessions import listed_sizes
 from barb.events.rules import closure_name
 from barb.frames import period_start
@@ -68,7 +69,7 @@ def short_weeks_caveat(plan: Plan, output: StageOutput) -> tuple[list[str], list
         found = _short_weeks(plan, starts, [str(label) for label in labelled[1]])
         hint = _per_day_form(sizes)
     elif not plan.timeframe.calendar and _by_week_alone(stage):
-        sizes = _growing_items(stage)
+        sizes = _growing_items(stage, plan.timeframe.name == "daily")
         key = stage.group_keys[0][0]
         if not sizes or key not in output.table.columns:
             return [], []
@@ -77,7 +78,7 @@ def short_weeks_caveat(plan: Plan, output: StageOutput) -> tuple[list[str], list
             return [], []
         labels = [str(pd.Timestamp(day).date()) for day in starts]
         found = _short_weeks(plan, starts, labels)
-        hint = '"count() as days" in the select lists each week\'s trading days.'
+        hint = _days_hint(plan, stage, sizes)
     else:
         return [], []
     if not found.weeks:
@@ -90,19 +91,59 @@ def _by_week_alone(stage: StagePlan) -> bool:
     return len(stage.group_keys) == 1 and groups_weeks(stage)
 
 
-def _growing_items(stage: StagePlan) -> list[str]:
+def _growing_items(stage: StagePlan, daily: bool) -> list[str]:
     """The select's aggregates that grow with the days of a week: a sum, a count, the
-    spread from a max() to a min(). None when a count() of every row is listed: the rows
-    say each week's days themselves."""
+    spread from a max() to a min(). None when the week's trading days are listed beside
+    them (``_counts_days``): the rows say each week's days themselves."""
     mapped = dict(stage.map_exprs)
     items = [item for item in stage.select if item.aggregate]
-    if stage.where is None and any(_counts_rows(item) for item in items):
+    if any(_counts_days(item, stage, daily) for item in items):
         return []
     return [item.name for item in items if _grows(through_map(item.expr, mapped))]
 
 
+def _counts_days(item: SelectItem, stage: StagePlan, daily: bool) -> bool:
+    """Whether ``item`` counts the week's trading days: count() of every daily bar, or
+    count(date() != prev(date())) (each date's first bar) of every intraday bar."""
+    if stage.where is not None or not isinstance(item.expr, ast.Call):
+        return False
+    call = item.expr
+    if call.name != "count" or len(call.args) > 1:
+        return False
+    if not call.args:
+        return daily
+    return not daily and marks_new_day(call.args[0], dict(stage.map_exprs) | dict(stage.hoisted))
+
+
+def _days_hint(plan: Plan, stage: StagePlan, sizes: list[str]) -> str:
+    """The select item that lists each week's trading days beside its rows: count() of the
+    daily bars, count(date() != prev(date())) of intraday ones (count() of 5m bars read
+    139 "days" in a five-day week, p43f M3), each over every row of the week, so in a query
+    without the where, which keeps rows, not days: 'count() counts the bars the where keeps,
+    not the week's trading days: "count(date() != prev(date())) as days" in the select
+    lists each week's trading days, in a query without the where (count(range > 40) counts
+    the rows it keeps).'"""
+    daily = plan.timeframe.name == "daily"
+    form = "count() as days" if daily else "count(date() != prev(date())) as days"
+    hint = f'"{form}" in the select lists each week\'s trading days'
+    if stage.where is not None:
+        hint += (
+            f", in a query without the where (count({stage.where.to_text()}) counts the rows "
+            "it keeps)"
+        )
+    if not any(_counts_rows(item) and item.name in sizes for item in stage.select):
+        return f"{hint[0].upper()}{hint[1:]}."
+    if stage.where is not None:
+        counted = f"the {'days' if daily else 'bars'} the where keeps, not the week's trading days"
+    elif not daily:
+        counted = f"{plan.timeframe.name} bars, not days"
+    else:
+        return f"{hint[0].upper()}{hint[1:]}."
+    return f"count() counts {counted}: {hint}."
+
+
 def _counts_rows(item: SelectItem) -> bool:
-    """count(): every row of the week, its trading days when the rows are days."""
+    """count(): every row kept."""
     return isinstance(item.expr, ast.Call) and item.expr.name == "count" and not item.expr.args
 
 

@@ -166,6 +166,14 @@ def bar_clocks(value: Any, frame: pd.DataFrame) -> bool:
     return bool((found.values[found.codes[known]] == own.to_numpy()[known]).all())
 
 
+def names_bar_clock(node: ast.Compare, columns: frozenset[str]) -> bool:
+    """Whether the times compared in ``node`` (``t >= '20:00'``) are a column of
+    ``columns``: each listed bar's own time(), in a second stage whose rows carry no minute
+    of the day for ``bar_clocks`` to read."""
+    times = node.right if isinstance(node.left, ast.String) else node.left
+    return isinstance(times, ast.Column) and times.name in columns
+
+
 def in_session_order(value: pd.Series, night: NightSession | None) -> pd.Series:
     """Times of day ('HH:MM') as an ordered categorical in the session's order, for max()
     and min(): the latest of an ETH day's high times (18:00 open) is 16:59, not 23:59, and

@@ -83,6 +83,10 @@ class EvalContext:
     # Intraday bars of a session that crosses midnight (OVERNIGHT): a comparison of times of
     # day as text there is said where it reads against the session's order.
     night: NightSession | None = None
+    # A second stage over a listing of those bars: the first stage's columns that are each
+    # bar's own time() ("select": ["time() as t", …]), whose rows hold no minute of the day
+    # to tell them from the time of an event (``clock_order.bar_clocks``).
+    bar_clock_columns: frozenset[str] = frozenset()
     # A running high or low (cummax, cummin) under a period starts at its first bar; where
     # the bars before it went beyond, the warning waits here until the stage is run again
     # with them read from all history (``running_from_history``): said only when that

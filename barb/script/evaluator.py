@@ -37,6 +37,7 @@ from barb.script.clock_order import (
     clock_windows,
     clocks,
     in_session_order,
+    names_bar_clock,
 )
 from barb.script.conditions import (
     as_known,
@@ -469,6 +470,14 @@ class _RowEvaluator:
             hint = "bar times within a day cannot be subtracted; " + as_minutes_hint(
                 self.ctx.night, "timestamp"
             )
+        elif "datetime" in (lk, rk) and lk == rk and op == "-" and self._daily_picks(node):
+            # "Trading days between the year's high and low": two rows an aggregate picks
+            # (p43f C2), whose distance is the difference of their numbers.
+            numbered = ast.Binary("-", _numbered(node.left), _numbered(node.right))
+            hint = (
+                "dates cannot be subtracted; trading days between the two rows: number the "
+                f'rows, map {{"n": "cumsum(1)"}}, and select {numbered.to_text()}'
+            )
         elif "datetime" in (lk, rk) and lk == rk and op == "-":
             # "Average days between inside days" is the question behind a date minus a date.
             hint = (
@@ -487,6 +496,10 @@ class _RowEvaluator:
             step=self.step,
             hint=hint,
         )
+
+    def _daily_picks(self, node: ast.Binary) -> bool:
+        """Two rows of daily bars an aggregate picks, whose numbers count trading days."""
+        return self.ctx.timeframe == "daily" and _picked_rows(node)
 
     def compare(self, node: ast.Compare, left: Any, right: Any) -> Any:
         lk, rk = value_kind(left), value_kind(right)
@@ -521,7 +534,9 @@ class _RowEvaluator:
             windows = clock_windows(self.root) if self.root is not None else frozenset()
             times = right if isinstance(left, str) else left
             decides = self.root is node and self.step.endswith("where")
-            own = bar_clocks(times, self.ctx.frame)
+            own = bar_clocks(times, self.ctx.frame) or names_bar_clock(
+                node, self.ctx.bar_clock_columns
+            )
             compared = ClockComparison.of(night, node, times, windows, decides=decides, own=own)
         else:
             compared = TextComparison.of(night, node, left, right)
@@ -763,6 +778,25 @@ def _reordered(arg: Any, positions: np.ndarray) -> Any:
     out = arg.iloc[positions]
     out.index = pd.RangeIndex(len(out))
     return out
+
+
+# Aggregates that give one row's value: a date they pick is that row's.
+_ROW_PICKS = frozenset({"arg_max", "arg_min", "first", "last", "max", "min"})
+
+
+def _picked_rows(node: ast.Binary) -> bool:
+    """Whether both sides of ``node`` are a row an aggregate picks: arg_max(date(), high) -
+    arg_min(date(), low)."""
+    return all(
+        isinstance(side, ast.Call) and side.name in _ROW_PICKS and bool(side.args)
+        for side in (node.left, node.right)
+    )
+
+
+def _numbered(call: ast.Expr) -> ast.Expr:
+    """The pick with the row's number n in place of its date: arg_max(n, high)."""
+    assert isinstance(call, ast.Call)
+    return ast.Call(call.name, (ast.Column("n"), *call.args[1:]))
 
 
 def _within_days(*values: Any) -> bool:

@@ -398,10 +398,28 @@ def test_a_week_cut_by_the_periods_edges_is_named(sample_settings, es_dates) -> 
         f"counts only {len(inside)} of its {len(week)} days."
     ) in warnings, warnings
     assert (
-        f"The week 2024-01-01 began before the period's start (on {first[0].date()}): its row "
+        "The week 2024-01-01 began before the period's start on 2024-01-03: its row "
         f"counts only {len(first[first >= '2024-01-03'])} of its {len(first)} days."
     ) in warnings, warnings
     assert len(result.table) == 53 and result.table["count"].iloc[-1] == len(inside)
+
+
+def test_a_week_cut_by_the_periods_start_names_the_start(engine_settings, minutes) -> None:
+    """ "The week 2025-12-22 began before the period's start (on 2025-12-22)" gave the week's
+    first day where the period's start reads (it began on 2025-12-23, p43f C4): the start
+    is the date named, and the days counted are pandas' over the minutes."""
+    stamps = minutes["timestamp"]
+    day = stamps.dt.normalize() + pd.to_timedelta((stamps.dt.hour >= 18).astype(int), unit="D")
+    week = pd.Index(day.unique())
+    week = week[(week >= "2024-01-08") & (week <= "2024-01-12")]
+    inside = week[week >= "2024-01-10"]
+    query = {"session": "ETH", "from": "daily", "period": "2024-01-10:2024-02-02"}
+    result = rows(query | {"group_by": "week()", "select": "count()"}, engine_settings, "NQ")
+    assert result.table["count"].iloc[0] == len(inside) == 3
+    assert (
+        "The week 2024-01-08 began before the period's start on 2024-01-10: its row counts "
+        f"only {len(inside)} of its {len(week)} days."
+    ) in result.metadata.warnings
 
 
 @pytest.mark.parametrize(

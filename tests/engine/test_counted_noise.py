@@ -210,6 +210,10 @@ def test_the_chart_names_the_groups_within_the_fewests_noise_with_it(
     least = f"{named[fewest]} {counts[fewest]} {words[0]} {near} {words[1]}"
     assert headline.endswith(least), headline
     assert headline.count(words[1]) == 1  # the most counted, 'up', stands alone
+    # The model is told the same end, not only the chart: "'Wed' has the fewest …".
+    [said] = [w for w in result.metadata.warnings if "has the fewest" in w]
+    assert f"'{fewest}' has the fewest ({counts[fewest]} of {counts.sum():,})" in said
+    assert all(f"'{day}' {counts[day]} (p = " in said for day in close)
     fig = draw_chart(result, language=language)
     fig.canvas.draw()
     ((ax, bars),) = [

@@ -66,3 +66,31 @@ def test_bars_that_are_not_whole_days_stay_rows(engine_settings, rth) -> None:
     result = execute(query, "NQ", settings=engine_settings)
     assert sum(result.table["count"]) == len(rth) - 1
     assert keyless(result) == ["1 row with no value for dir (n/a) left out: they are in no group."]
+
+
+def test_daily_bars_left_out_are_named_by_their_dates(engine_settings, rth) -> None:
+    """On daily bars "1 row with no value for up (n/a) left out" named no date, where the
+    intraday form names the day (p43f C3). The days pandas finds without a key are named,
+    up to 3, with how many more."""
+    days = rth.groupby("tdate")["close"].last()
+    base = {"session": "RTH", "from": "daily", "select": "count()"}
+    up = base | {"map": {"up": "prev(close) < close"}, "group_by": "up"}
+    result = execute(up, "NQ", settings=engine_settings)
+    assert int(sum(result.table["count"])) == len(days) - 1
+    assert keyless(result) == [
+        f"The day {days.index[0]:%Y-%m-%d} (the data's first day) has no value for up (n/a) "
+        "and is left out: it is in no group."
+    ]
+    n = 6
+    averaged = days.rolling(n).mean()
+    empty = averaged.index[averaged.isna()]
+    assert len(empty) == n - 1  # the case: more days than are named
+    above = base | {"map": {"above": f"close > rolling_mean(close, {n})"}, "group_by": "above"}
+    result = execute(above, "NQ", settings=engine_settings)
+    assert int(sum(result.table["count"])) == len(days) - len(empty)
+    named = ", ".join(f"{day:%Y-%m-%d}" for day in empty[1:3])
+    assert keyless(result) == [
+        f"{len(empty)} days, {empty[0]:%Y-%m-%d} (the data's first day), {named} and "
+        f"{len(empty) - 3} more, have no value for above (n/a) and are left out: they are in "
+        "no group."
+    ]

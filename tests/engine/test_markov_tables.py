@@ -77,8 +77,10 @@ def test_rows_without_either_key_are_counted_once(engine_settings, moves) -> Non
     result = ask(MARKOV, engine_settings, **RTH_DAILY)
     assert result.table["count"].sum() == len(moves) - left.sum()
     [said] = [w for w in result.metadata.warnings if "in no group" in w]
+    first, second = moves.index[left]
     assert said == (
-        f"{left.sum()} rows with no value (n/a) for a key left out: they are in no group (none "
+        f"{left.sum()} days, {first:%Y-%m-%d} (the data's first day), {second:%Y-%m-%d}, have "
+        "no value (n/a) for a key and are left out: they are in no group (none "
         f"for yesterday on {moves['yesterday'].isna().sum()}, today on "
         f"{moves['today'].isna().sum()} of them)."
     )

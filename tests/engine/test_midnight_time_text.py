@@ -435,3 +435,32 @@ def test_the_bars_own_clock_after_midnight_offers_the_clock_hours_and_the_sessio
     (said,) = clock_warnings(result)
     assert "though OVERNIGHT (18:00-09:30) opens at 18:00" in said
     assert said.endswith("For the session's order write lo >= '18:00' or lo < '03:00'.")
+
+
+def test_a_then_stage_over_a_listing_of_bars_reads_their_own_clock(engine_settings, eth) -> None:
+    """A first stage listing the bars with "time() as t" and a then stage keeping
+    "t >= '20:00'" is the bars' evening, as time() >= '20:00' in the first stage is; it was
+    taken for the time of an event (that table has no minute of the day) and told it left
+    out the bars after midnight. Silent now, and after midnight the bar's two readings are
+    given, as in the first stage; each count is pandas'."""
+    feb = eth[(eth["tdate"] >= "2024-02-01") & (eth["tdate"] <= "2024-02-29")]
+    minute = feb["minute"]
+    listing = {"session": "ETH", "from": "1m", "period": "2024-02"}
+    for first, column in (
+        ({"select": ["time() as t", "volume"]}, "t"),
+        ({"map": {"clk": "time()"}, "select": ["clk", "volume"]}, "clk"),
+    ):
+        then = {"where": f"{column} >= '20:00'", "select": "count()"}
+        result = execute({**listing, **first, "then": then}, "NQ", settings=engine_settings)
+        assert result.summary.value == (minute >= 1200).sum() > 0
+        assert clock_warnings(result) == [], first
+    then = {"where": "t < '03:00'", "select": "count()"}
+    query = {**listing, "select": ["time() as t", "volume"], "then": then}
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == (minute < 180).sum()
+    assert clock_warnings(result) == [
+        "\"t < '03:00'\" compares times of day as text, 00:00 first: it keeps the clock hours "
+        f"00:00-02:59, so it leaves out {(minute >= OPEN).sum():,} of {len(minute):,} rows, "
+        "those at 18:00-23:59, which come before 03:00 in ETH (18:00-17:00); if you meant "
+        "before 03:00 in the session, write t >= '18:00' or t < '03:00'."
+    ]

@@ -94,7 +94,8 @@ def test_a_group_key_past_the_end_is_said_once(engine_settings) -> None:
     result = ask(query, engine_settings)
     assert sum(result.table["count"]) == 5
     assert _warnings(result) == []
-    assert any("with no value for dir (n/a) left out" in w for w in result.metadata.warnings)
+    said = "has no value for dir (n/a) and is left out: it is in no group."
+    assert any(w.startswith("The day 2024-03-28 ") and said in w for w in result.metadata.warnings)
 
 
 def test_weekly_bars_leave_the_data_s_end_to_the_open_week_s_warning(engine_settings) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from rth_bars import rth_daily
 
 from barb import execute
 
@@ -318,3 +319,39 @@ def test_one_misspelt_function_in_two_steps_is_said_once(engine_settings) -> Non
     error = execute(query, "NQ", settings=engine_settings).to_dict()
     assert error["message"] == "Function 'weekday' does not exist."
     assert [e["step"] for e in error["errors"]] == ["map", "where"]
+
+
+def test_days_between_two_picked_rows_are_pointed_to_a_row_counter(
+    engine_settings, minutes
+) -> None:
+    """ "Trading days between each month's high and low" as arg_max(date(), high) -
+    arg_min(date(), low) was pointed to prev(bars_since(cond)) + 1, which does not fit, and
+    the counter that does, cumsum(1), was warned as running over the whole period, which a
+    distance between two of its rows does not mind (p43f C2). The hint numbers the rows,
+    and the hinted query, silent, gives pandas' distance between the month's high and low
+    positions (the earliest of equal values)."""
+    base = {"session": "RTH", "from": "daily", "group_by": "month()"}
+    wrong = base | {"select": "arg_max(date(), high) - arg_min(date(), low) as gap"}
+    said = execute(wrong, "NQ", settings=engine_settings).to_dict()
+    assert said["error_type"] == "TypeError"
+    assert said["hint"] == (
+        "dates cannot be subtracted; trading days between the two rows: number the rows, "
+        'map {"n": "cumsum(1)"}, and select arg_max(n, high) - arg_min(n, low)'
+    )
+    hinted = base | {"map": {"n": "cumsum(1)"}, "select": "arg_max(n, high) - arg_min(n, low)"}
+    result = execute(hinted, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    daily = rth_daily(minutes)
+    by = daily.reset_index(drop=True).groupby(daily.index.month)
+    expected = by["high"].idxmax() - by["low"].idxmin()
+    assert len(expected) == 3 and (expected != 0).all()
+    np.testing.assert_array_equal(result.table.iloc[:, 1], expected.to_numpy())
+    assert not any("runs over the whole period" in w for w in result.metadata.warnings)
+    # Written in place, the counters are as silent; a running count read alone is said.
+    inline = base | {"select": "arg_max(cumsum(1), high) - arg_min(cumsum(1), low) as gap"}
+    placed = execute(inline, "NQ", settings=engine_settings)
+    np.testing.assert_array_equal(placed.table["gap"], expected.to_numpy())
+    assert not any("runs over the whole period" in w for w in placed.metadata.warnings)
+    running = base | {"map": {"n": "cumsum(1)"}, "select": "max(n) as days"}
+    warned = execute(running, "NQ", settings=engine_settings).metadata.warnings
+    assert any(w.startswith("cumsum(1) runs over the whole period") for w in warned)

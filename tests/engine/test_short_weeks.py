@@ -220,3 +220,59 @@ def test_groups_by_week_hatch_the_short_week(engine_settings, minutes) -> None:
     (stripes,) = _hatched(ax)
     assert _centres(stripes) == pytest.approx([at])  # groups stand at 0, 1, 2 …
     assert stripes.get_paths()[0].vertices[2, 1] == pytest.approx(weeks["volume"].iloc[at])
+
+
+# --- the form that lists each week's trading days (p43f M3) ------------------------------
+
+INTRADAY = {"session": "ETH", "from": "5m", "period": PERIOD, "group_by": "week()"}
+DAYS_FORM = "count(date() != prev(date())) as days"
+
+
+def test_intraday_bars_are_given_a_count_of_days_not_of_bars(engine_settings, minutes) -> None:
+    """On 5m bars count() counts bars: the hint "count() as days" read 139 "days" in a
+    five-day week. The form it gives now counts each week's trading dates, as pandas does."""
+    weeks = _weeks(minutes, "2024-01-08", "2024-03-22")
+    query = {**INTRADAY, "where": "range > 2", "select": ["count() as big_bars"]}
+    said = _warning(_run(query, engine_settings))
+    assert said is not None
+    assert '"count() as days"' not in said
+    assert said.endswith(
+        "count() counts the bars the where keeps, not the week's trading days: "
+        f'"{DAYS_FORM}" in the select lists each week\'s trading days, in a query without '
+        "the where (count(range > 2) counts the rows it keeps)."
+    )
+    # 5m bars from the minutes (18:00 opens the session, on a 5-minute edge).
+    bars = minutes.groupby(minutes["timestamp"].dt.floor("5min")).agg(
+        high=("high", "max"), low=("low", "min")
+    )
+    stamps = bars.index.to_series()
+    day = stamps.dt.normalize() + pd.to_timedelta((stamps.dt.hour >= 18).astype(int), unit="D")
+    monday = day - pd.to_timedelta(day.dt.weekday, unit="D")
+    big = (bars["high"] - bars["low"] > 2).groupby(monday).sum()
+    # The hinted query, as written: the days beside the bars, every bar of the week read.
+    hinted = {**INTRADAY, "select": ["count(range > 2) as big_bars", DAYS_FORM]}
+    result = _run(hinted, engine_settings)
+    assert result.table is not None
+    np.testing.assert_array_equal(result.table["days"], weeks["days"])
+    assert weeks["days"].min() == 4 and weeks["days"].max() == 5  # the case: one short week
+    np.testing.assert_array_equal(result.table["big_bars"], big.loc[weeks.index])
+    # The days are listed: neither the short week's nor prev()'s day-before warning is said.
+    assert _warning(result) is None
+    assert result.metadata is not None
+    assert not any("prev(date())" in w for w in result.metadata.warnings)
+
+
+def test_daily_bars_kept_by_a_where_are_told_their_count_is_not_the_days(engine_settings) -> None:
+    query = {"session": "ETH", "from": "daily", "period": PERIOD, "group_by": "week()"}
+    said = _warning(
+        _run({**query, "where": "close > open", "select": "count() as ups"}, engine_settings)
+    )
+    assert said is not None
+    assert said.endswith(
+        "count() counts the days the where keeps, not the week's trading days: "
+        '"count() as days" in the select lists each week\'s trading days, in a query without '
+        "the where (count(close > open) counts the rows it keeps)."
+    )
+    # Without the where and with count() as days (the hint followed) nothing is said.
+    followed = {**query, "select": ["count(close > open) as ups", "count() as days"]}
+    assert _warning(_run(followed, engine_settings)) is None

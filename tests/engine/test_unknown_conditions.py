@@ -51,9 +51,10 @@ def test_if_of_an_unknown_condition_picks_neither_branch(engine_settings, minute
     )
     got = result.table.set_index("next_dir")["days"]
     assert got.to_dict() == expected.to_dict()
-    assert "1 row with no value for next_dir (n/a) left out: they are in no group." in (
-        result.metadata.warnings
-    )
+    assert (
+        f"The day {days.index[-1]:%Y-%m-%d} has no value for next_dir (n/a) and is left out: "
+        "it is in no group."
+    ) in result.metadata.warnings
 
 
 def test_if_as_one_and_zero_averages_only_decided_rows(engine_settings, minutes) -> None:
