@@ -24,7 +24,7 @@ from telegram.ext import Application
 from barb.reference import query_examples
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.orchestrator import Assistant, AssistantSettings
-from bot.llm.errors import ConfigError
+from bot.llm.errors import ConfigError, NoModelConfigured
 from bot.llm.provider import LLMProvider
 from bot.llm.settings import LLMSettings, make_provider
 from bot.pool.choice import make_runner
@@ -60,15 +60,15 @@ No Telegram bot token: TELEGRAM_BOT_TOKEN is not set. To get one:
   3. BotFather replies with a token like 123456789:AA...; export it:
        export TELEGRAM_BOT_TOKEN='123456789:AA...'
   4. For groups, send /setprivacy to @BotFather and keep privacy on: Barb answers only
-     when mentioned or replied to.
-Then run `barb bot` again."""
+     when mentioned or replied to."""
 
 LLM_STEPS = """\
-Barb also needs a language model. Export one of:
   export ANTHROPIC_API_KEY=...                          (Claude; optional BARB_LLM_MODEL)
   export OPENAI_API_KEY=...                             (OpenAI; optional BARB_LLM_MODEL)
   export OPENAI_BASE_URL=http://127.0.0.1:8000/v1       (a local vLLM / llama.cpp / Ollama server)
          BARB_LLM_MODEL=<the model it serves>"""
+
+RUN_AGAIN = "Then run `barb bot` again."
 
 NO_KEY_HINT = (
     "Meanwhile `barb query '<Barb Script JSON>'` answers questions with no key, e.g.\n"
@@ -84,19 +84,39 @@ def configured() -> tuple[BotSettings, LLMProvider] | None:
     settings = _settings(BotSettings)
     _settings(EngineSettings)  # read again by each worker: a wrong value is named here
     _settings(StoreSettings)  # read after getMe: a wrong database URL is named before it
-    problems = []
-    if settings.telegram_token is None:
-        problems.append(TOKEN_STEPS)
-    provider = None
+    provider = model_problem = None
     try:
         provider = make_provider(_settings(LLMSettings))
     except ConfigError as exc:
-        problems.append(f"{exc}\n{LLM_STEPS}")
-    if problems:
-        click.echo("\n\n".join([*problems, NO_KEY_HINT]), err=True)
+        model_problem = exc
+    token_missing = settings.telegram_token is None
+    if token_missing or model_problem is not None:
+        click.echo(not_configured(token_missing, model_problem), err=True)
         return None
     assert provider is not None
     return settings, provider
+
+
+def not_configured(token_missing: bool, model_problem: ConfigError | None) -> str:
+    """What to set before `barb bot` can start: the token's steps, the model's, or both.
+
+    The model's part opens "Barb also needs a language model" only after the token's steps;
+    alone it is "No language model: ...". A provider chosen but not completed (e.g.
+    ``BARB_LLM_PROVIDER=anthropic`` with no key) keeps its own sentence, which names the one
+    variable missing.
+    """
+    parts = [TOKEN_STEPS] if token_missing else []
+    if isinstance(model_problem, NoModelConfigured):
+        lead = "Barb also needs a language model" if token_missing else "No language model"
+        parts.append(
+            f"{lead}: none of ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL is set. "
+            f"Export one of:\n{LLM_STEPS}"
+        )
+    elif model_problem is not None:
+        parts.append(
+            f"{'Barb also needs a language model: ' if token_missing else ''}{model_problem}"
+        )
+    return "\n\n".join([*parts, RUN_AGAIN, NO_KEY_HINT])
 
 
 def _settings(kind: type[SettingsT]) -> SettingsT:

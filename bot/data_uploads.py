@@ -39,7 +39,14 @@ from barb.data.importer import (
     plan_write,
     write_checked,
 )
-from barb.data.store import data_path, previous_path, read_meta, stored_version, write_lock
+from barb.data.store import (
+    DamagedData,
+    data_path,
+    previous_path,
+    read_meta,
+    stored_version,
+    write_lock,
+)
 from barb.data.validation import ImportReport
 from barb.errors import BarbError, DataError
 from barb.i18n import decimal
@@ -182,7 +189,13 @@ class DataUploads:
         target = data_path(symbol, self.settings)
         if not target.exists():
             return "replace", "", ""
-        current = read_meta(target)
+        try:
+            current = read_meta(target)
+        except DamagedData:
+            # The way out of a damaged stored file is to write a good one over it; the
+            # importer's note (in the report) says what cannot be read, and that it is not kept.
+            sentence = t("upload_replaces_damaged", lang, symbol=symbol)
+            return "replace", sentence, plan_write(checked, self.settings, "replace").note
         sample = t("upload_sample", lang) if current.source == "synthetic" else ""
         stored = _span(current.rows, current.first_date, current.last_date, lang, sample)
         if current.source == "imported" and checked.frame is not None:
@@ -210,10 +223,11 @@ class DataUploads:
                     stored=stored,
                 )
                 return "append", sentence, plan.note
+        replace = plan_write(checked, self.settings, "replace")
+        if not replace.replaces:  # its bars cannot be read, though its footer can
+            return "replace", t("upload_replaces_damaged", lang, symbol=symbol), replace.note
         sentence = t("upload_replaces", lang, symbol=symbol, stored=stored)
-        note = (
-            plan_write(checked, self.settings, "replace").note if checked.frame is not None else ""
-        )
+        note = replace.note
         kept = previous_path(target)
         if kept.exists():
             old = read_meta(kept)

@@ -73,6 +73,12 @@ LEVEL_SAMPLE_ROWS = 50_000
 WHOLE_FROM, WHOLE_TO = (1, 7), (12, 24)
 # The recent rows the statistic is given over, beside the whole.
 RECENT_DAYS = 365
+# Fewer recent rows than this give no recent value, their count said instead: NQ's Fridays
+# after Thanksgiving, 18 over all years, had "over the rows' last 12 months mean_range is
+# 309.12", the mean of 2 days (403.25 and 215.00) a model gave as today's typical (p44a Q17).
+RECENT_ROWS = 5
+# Fewer than this have their count said beside the value (12 NFP days), a year of days not.
+COUNTED_ROWS = 30
 # Groups of the recent rows read for their spread: those with at least this share of the
 # largest one's rows (the rest are the edge of a group mostly before them).
 FAIR_SHARE = 0.5
@@ -148,9 +154,14 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
         if len(keys) == 1:
             before, after = rows[keys[0]].iloc[start - 1], rows[keys[0]].iloc[start]
             edge = before if before == after else None
-        said = _recent_values(items, ctx, recent, keys, named=not timed, edge=edge)
         first = pd.Timestamp(dates[start]).date()
-        text += f": over the rows' last 12 months ({first} — {pd.Timestamp(last).date()}) {said}"
+        span, count = f"{first} — {pd.Timestamp(last).date()}", len(recent)
+        if count < RECENT_ROWS and not keys:  # groups' few rows are each named with theirs
+            text += f": the rows' last 12 months ({span}) hold only {count} of them, too few to say"
+        else:
+            said = _recent_values(items, ctx, recent, keys, named=not timed, edge=edge)
+            span += f", {count} rows" if count < COUNTED_ROWS else ""
+            text += f": over the rows' last 12 months ({span}) {said}"
     return [
         f"{text}. For a size comparable across years use percent ({percent}), or a recent "
         f"period.{_apart_in_percent(stage, items, output, query)}"

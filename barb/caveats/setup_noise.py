@@ -55,7 +55,12 @@ a chart draws it beside the answer's line, "all days: 52.4%" under the 49.5% aft
 days, which a line at 49.5% over the yearly shares alone did not show (p40a C3). What the
 chart draws the model is told: NQ's 1h bars of 2024 wider than 100 points averaged 158.11
 beside a dashed "all bars: 120.66 points" and the model read no 120.66, the gap being
-plain.
+plain (a mean of the where's own column, as that one, is now left out, below).
+
+Nor is a mean read against the other rows when the where itself decides it there
+(``structural_baseline``): NQ's gaps down over 1% filled on 0.3243 of 515 days beside "all
+days: 0.8115", 2,452 of the other 4,131 being gap-ups, filled by construction (p44a Q05);
+mean(gap_pct) under "gap_pct < -1" beside all the rows' is the selection itself (Q05b).
 
 Cost: the mean's argument evaluated once more over the period's rows (a column read when it
 is one) and a few passes over its values: 0.4 ms on daily bars, about 30 ms per mean of a
@@ -79,6 +84,7 @@ from barb.caveats.overlapping_windows import (
     overlapping,
     scaled_counts,
 )
+from barb.caveats.structural_baseline import structural
 from barb.lineage import own_runs
 from barb.planning import StagePlan
 from barb.result import Baseline
@@ -147,6 +153,12 @@ def setup_noise(
         if read is None:
             continue
         window = forward_window(expr.args[0], stage)
+        if (
+            stage.where is not None
+            and window == 0
+            and structural(expr.args[0], stage.where, mapped, values, given, inside)
+        ):
+            continue  # the where decides it on the other rows: no base rate to say or draw
         ahead = _Ahead(window, np.flatnonzero(given), timeframe) if window >= 2 else None
         found = _setup_mean(item.name, *read, inside, ahead, judged)
         if found is not None:

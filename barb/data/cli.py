@@ -11,7 +11,13 @@ import click
 from barb.data.importer import Mode, check_file, plan_write, write_checked
 from barb.data.layouts import FORMATS, Stamp
 from barb.data.sample import sample_symbols, write_samples
-from barb.data.store import data_path, previous_path, read_meta, restore_previous
+from barb.data.store import (
+    DamagedData,
+    data_path,
+    previous_path,
+    read_meta,
+    restore_previous,
+)
 from barb.errors import BarbError, DataError
 from barb.instruments import available_instruments
 from barb.settings import EngineSettings
@@ -185,7 +191,15 @@ def _dropped(target: Path, verb: str) -> str:
     kept = previous_path(target)
     if not kept.exists() or not target.exists():
         return ""
-    old = read_meta(kept)
+    try:
+        read_meta(target)
+    except DamagedData:
+        return ""  # a damaged file is replaced without being kept: the kept one stays
+    try:
+        old = read_meta(kept)
+    except DamagedData as exc:
+        reason = exc.reason
+        return f"The kept file {kept.name}, which cannot be read ({reason}), {verb} deleted."
     return (
         f"The data kept from before it ({old.rows:,} bars, {old.first_date} to "
         f"{old.last_date}) {verb} deleted."
@@ -224,14 +238,34 @@ def info(symbol: str | None) -> None:
                     f"`barb data import FILE --instrument {sym.upper()}`."
                 )
                 continue
-            meta = read_meta(path)
+            try:
+                meta = read_meta(path)
+            except DamagedData as exc:
+                missing = True
+                click.echo(
+                    f"{sym.upper()}: {path} cannot be read ({exc.reason}). "
+                    f"`barb data import FILE -i {sym.upper()} --replace` writes a file over it"
+                    + (
+                        f"; `barb data restore {sym.upper()}` brings back the previous one."
+                        if previous_path(path).exists()
+                        else "."
+                    )
+                )
+                continue
             interval = f", {meta.interval_minutes}-minute bars" if meta.interval_minutes > 1 else ""
             click.echo(
                 f"{meta.instrument}: {meta.rows:,} rows, {meta.first_date} to {meta.last_date}, "
                 f"{meta.source} ({meta.description}){interval}, {_size(path)}, {path}"
             )
             if previous_path(path).exists():
-                kept = read_meta(previous_path(path))
+                try:
+                    kept = read_meta(previous_path(path))
+                except DamagedData as exc:
+                    click.echo(
+                        f"  previous file kept: {previous_path(path).name} cannot be read "
+                        f"({exc.reason})"
+                    )
+                    continue
                 click.echo(
                     f"  previous file kept: {kept.source} ({kept.description}), "
                     f"{kept.first_date} to {kept.last_date}; `barb data restore {sym.upper()}`"

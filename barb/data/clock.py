@@ -18,7 +18,7 @@ import pandas as pd
 
 from barb.data.formats import BadFile, RawBars
 from barb.data.layouts import Stamp
-from barb.data.words import ENGLISH, ImportWords
+from barb.data.words import ENGLISH, ImportWords, Message
 from barb.i18n import N_
 from barb.instruments import Instrument, parse_clock
 from barb.sessions import MINUTES_PER_DAY
@@ -45,9 +45,14 @@ CANDIDATE_ZONES = (
 
 def zone_words(zone: str, words: ImportWords = ENGLISH) -> str:
     """'America/New_York' -> 'New York time (America/New_York)'."""
+    return str(words.say(zone_message(zone)))
+
+
+def zone_message(zone: str) -> Message:
+    """``zone_words`` to be said later, in a refusal."""
     if zone == "UTC":
         return "UTC"
-    return words("import.zone", city=zone.rsplit("/", 1)[-1].replace("_", " "), zone=zone)
+    return (N_("import.zone"), {"city": zone.rsplit("/", 1)[-1].replace("_", " "), "zone": zone})
 
 
 @dataclass(frozen=True)
@@ -133,12 +138,9 @@ def read_clock(
     A declared zone that the file contradicts is refused (``BadFile``) with what was found.
     """
     if raw.utc and declared_zone not in (None, "UTC"):
-        raise BadFile(
-            "the file's times carry their own zone (UTC offsets, Unix time or Databento's "
-            "UTC), so --timezone does not apply; leave it out."
-        )
+        raise BadFile((N_("import.refuse.own_zone"), {}))
     if len(raw) == 0:
-        raise BadFile("no bars after the header.")
+        raise BadFile((N_("import.refuse.no_bars"), {}))
     walls = _Walls(raw, instrument.timezone)
     zones = ["UTC"] if raw.utc else list(dict.fromkeys([instrument.timezone, *CANDIDATE_ZONES]))
     if declared_zone and declared_zone not in zones:
@@ -199,20 +201,19 @@ def _stray_limit(days: int, margin: int, step: int) -> int:
     return max(margin, days * 5 * MINUTE_NS // step)
 
 
-def _no_reading(raw: RawBars, instrument: Instrument, step: int) -> str:
+def _no_reading(raw: RawBars, instrument: Instrument, step: int) -> Message:
     """Why no candidate zone fits, with where the file's own daily pause is."""
-    ask = "pass --timezone with the zone of the file's times (an IANA name such as Asia/Dubai)."
     brk = instrument.maintenance_break
     empty = _empty_window(raw.instants, step)
     if brk is None or empty is None:
-        return (
-            "the file's times fit none of the zones Barb tries: under every reading, bars "
-            f"fall in the exchange's closed hours; {ask}"
-        )
+        return (N_("import.refuse.no_zone"), {})
     return (
-        f"the file's times fit none of the zones Barb tries: the daily break sits at {empty} "
-        f"in the file's times, where {zone_words(instrument.timezone)} has it at "
-        f"{brk.start}–{brk.end}; {ask}"
+        N_("import.refuse.no_zone_break"),
+        {
+            "empty": empty,
+            "zone": zone_message(instrument.timezone),
+            "hours": f"{brk.start}–{brk.end}",
+        },
     )
 
 
@@ -256,16 +257,12 @@ def _break_in(zone: str, instrument: Instrument, raw: RawBars) -> str:
     return "–".join(shown)
 
 
-def _contradiction(raw: RawBars, instrument: Instrument, declared: str, found: str) -> str:
+def _contradiction(raw: RawBars, instrument: Instrument, declared: str, found: str) -> Message:
+    zones = {"declared": zone_message(declared), "found": zone_message(found), "name": found}
     if instrument.maintenance_break is None:
-        return (
-            f"the bars fall in the exchange's closed hours when read as {zone_words(declared)};"
-            f" they fit {zone_words(found)}. Pass --timezone {found}."
-        )
-    return (
-        f"the daily break is at {_break_in(found, instrument, raw)} in this file, which is "
-        f"{zone_words(found)}, not {zone_words(declared)}; pass --timezone {found}."
-    )
+        return (N_("import.refuse.zone_closed"), zones)
+    hours = _break_in(found, instrument, raw)
+    return (N_("import.refuse.zone_break"), {**zones, "hours": hours})
 
 
 def _note(

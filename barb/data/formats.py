@@ -28,6 +28,7 @@ from tqdm import tqdm
 from barb.data.layouts import (
     LAYOUTS,
     PRICES,
+    TITLE_WORDS,
     Layout,
     LayoutError,
     Stamp,
@@ -36,7 +37,7 @@ from barb.data.layouts import (
     detect_headerless,
     match_header,
 )
-from barb.data.words import Note
+from barb.data.words import Message, Note, Refusal
 from barb.i18n import N_
 
 DATABENTO_OPTIONAL = ("rtype", "instrument_id", "symbol")
@@ -51,21 +52,19 @@ _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
 DECIMAL_SAMPLE_LINES = 1000
 
 
-class BadRow(Exception):
+class BadRow(Refusal):
     """A problem in data row ``row`` (0-based, after the header) of the file being read."""
 
-    def __init__(self, row: int, message: str):
+    def __init__(self, row: int, message: Message):
         super().__init__(message)
         self.row = row
-        self.message = message
 
 
-class BadFile(Exception):
+class BadFile(Refusal):
     """A problem with the file as a whole, or at a known physical ``line`` (1-based)."""
 
-    def __init__(self, message: str, line: int | None = None):
+    def __init__(self, message: Message, line: int | None = None):
         super().__init__(message)
-        self.message = message
         self.line = line
 
 
@@ -132,14 +131,20 @@ def read_csv_shape(
     the ``--columns`` mapping."""
     lines = _first_lines(path, 1 + DECIMAL_SAMPLE_LINES)
     if not lines:
-        raise BadFile("the file is empty.")
+        raise BadFile((N_("import.refuse.empty"), {}))
     number, text = lines[0]
     headerless = detect_headerless(text) if not columns else None
     if forced and not LAYOUTS[forced].header:
         headerless = LAYOUTS[forced]
         if headerless.first_line is not None and not headerless.first_line.match(text):
             raise BadFile(
-                f"the first line is not a {headerless.title} line (like {headerless.example!r}).",
+                (
+                    N_("import.refuse.not_layout_line"),
+                    {
+                        "layout": (TITLE_WORDS[headerless.name], {}),
+                        "example": repr(headerless.example),
+                    },
+                ),
                 line=number,
             )
     if headerless is not None:
@@ -161,12 +166,7 @@ def read_csv_shape(
             names,
         )
     if text[:1].isdigit() and not columns:
-        raise BadFile(
-            f"no header row, and the first line ({text[:60]!r}) is not a layout Barb knows. "
-            "Add a header and name the columns with --columns, for example "
-            "--columns timestamp=Time,open=Open,high=High,low=Low,close=Close,volume=Volume.",
-            line=number,
-        )
+        raise BadFile((N_("import.refuse.no_header"), {"line": repr(text[:60])}), line=number)
     delimiter = max((",", ";", "\t"), key=text.count)
     names = [n.strip() for n in next(csv.reader([text], delimiter=delimiter))]
     try:
@@ -178,7 +178,7 @@ def read_csv_shape(
         else:
             layout, indexes = detect_header_layout(names, forced)
     except LayoutError as exc:
-        raise BadFile(str(exc), line=number) from None
+        raise BadFile(exc.said, line=number) from None
     sample = [text for _, text in lines[1:]]
     return CsvShape(
         layout,
@@ -259,7 +259,7 @@ def read_csv(path: Path, shape: CsvShape, progress: bool = False) -> RawBars:
         found = find_bad_line(path, shape, wanted)
         if found is not None:
             raise BadFile(found[1], line=found[0]) from exc
-        raise BadFile(f"cannot read as CSV ({exc}).") from exc
+        raise BadFile((N_("import.refuse.not_csv"), {"error": exc})) from exc
     inverse = {names[i]: c for c, i in wanted.items()}
     table = table.rename_columns([inverse[n] for n in table.column_names])
     if shape.decimal_comma:
@@ -312,13 +312,18 @@ def lines_of_rows(path: Path, shape: CsvShape, rows: list[int]) -> dict[int, int
     return found
 
 
-def find_bad_line(path: Path, shape: CsvShape, wanted: dict[str, int]) -> tuple[int, str] | None:
+def find_bad_line(
+    path: Path, shape: CsvShape, wanted: dict[str, int]
+) -> tuple[int, Message] | None:
     """The first line with the wrong number of fields or an unreadable number, if any."""
     numeric = [(name, i) for name, i in wanted.items() if name in NUMERIC]
     for number, text in data_lines(path, shape):
         cells = next(csv.reader([text], delimiter=shape.delimiter), [])
         if len(cells) != shape.width:
-            return number, f"expected {shape.width} fields, found {len(cells)}."
+            return number, (
+                N_("import.refuse.fields"),
+                {"expected": shape.width, "found": len(cells)},
+            )
         for name, i in numeric:
             cell = cells[i].strip()
             if cell == "":
@@ -326,7 +331,7 @@ def find_bad_line(path: Path, shape: CsvShape, wanted: dict[str, int]) -> tuple[
             try:
                 float(cell.replace(",", ".") if shape.decimal_comma else cell)
             except ValueError:
-                return number, f"{name} is not a number: {cell!r}."
+                return number, (N_("import.refuse.not_number"), {"name": name, "cell": repr(cell)})
     return None
 
 
@@ -384,15 +389,17 @@ def read_parquet(
             wanted |= {c: lower[c] for c in DATABENTO_OPTIONAL if c in lower}
         table = pq.read_table(path, columns=list(dict.fromkeys(wanted.values())))
     except LayoutError as exc:
-        raise BadFile(str(exc)) from None
+        raise BadFile(exc.said) from None
     except (OSError, pa.ArrowException) as exc:
-        raise BadFile(f"cannot read as Parquet ({exc}).") from exc
+        raise BadFile((N_("import.refuse.not_parquet"), {"error": exc})) from exc
     table = pa.table({c: table.column(n) for c, n in wanted.items()})
     for name in (*NUMERIC, "rtype"):
         if name in table.column_names:
             column = table.column(name)
             if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
-                raise BadFile(f"column {name} holds {column.type}, not numbers.")
+                raise BadFile(
+                    (N_("import.refuse.not_numbers"), {"name": name, "type": column.type})
+                )
             index = table.column_names.index(name)
             table = table.set_column(index, name, pc.cast(column, pa.float64()))
     return from_table(table, layout)
@@ -404,7 +411,7 @@ def read_parquet(
 def from_table(table: pa.Table, layout: Layout) -> RawBars:
     """``RawBars`` from a table whose columns carry canonical names."""
     if table.num_rows == 0:
-        raise BadFile("no bars after the header.")
+        raise BadFile((N_("import.refuse.no_bars"), {}))
     notes: list[Note] = []
     if layout.time == "timestamp":
         key = "time" if "time" in table.column_names else "timestamp"
@@ -472,7 +479,7 @@ def parse_timestamps(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.nda
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
         return epoch_to_ns(column.to_numpy(zero_copy_only=False), notes), True
     if not pa.types.is_string(column.type) and not pa.types.is_large_string(column.type):
-        raise BadFile(f"the time column holds {column.type}, not times.")
+        raise BadFile((N_("import.refuse.not_times"), {"type": column.type}))
     digits = pc.fill_null(pc.match_substring_regex(column, r"^\s*\d+\s*$"), False)
     if bool(digits.to_numpy(zero_copy_only=False).all()):
         return epoch_to_ns(
@@ -483,11 +490,8 @@ def parse_timestamps(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.nda
     utc = bool(zoned[0])
     if not bool(np.all(zoned == utc)):
         row = int(np.flatnonzero(zoned != utc)[0])
-        raise BadRow(
-            row,
-            f"timestamp {column[row].as_py()!r} {'lacks' if utc else 'has'} a UTC offset, "
-            f"unlike the first bar's; use one form throughout.",
-        )
+        key = N_("import.refuse.offset_lacks") if utc else N_("import.refuse.offset_has")
+        raise BadRow(row, (key, {"time": repr(column[row].as_py())}))
     target = pa.timestamp("ns", tz="UTC" if utc else None)
     try:
         return pc.cast(column, target).to_numpy().view(np.int64), utc
@@ -499,7 +503,9 @@ def parse_timestamps(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.nda
     parsed = pd.to_datetime(values, format="ISO8601", errors="coerce", utc=utc)
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if bad.size:
-        raise BadRow(int(bad[0]), f"cannot read the timestamp {values.iloc[bad[0]]!r}.")
+        raise BadRow(
+            int(bad[0]), (N_("import.refuse.timestamp"), {"time": repr(values.iloc[bad[0]])})
+        )
     return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64), utc
 
 
@@ -537,10 +543,7 @@ def _slash_order(dates: pa.ChunkedArray, notes: list[Note]) -> tuple[str, str]:
     if day_first and month_first:
         a = dates[int(np.flatnonzero(first > 12)[0])].as_py()
         b = dates[int(np.flatnonzero(second > 12)[0])].as_py()
-        raise BadFile(
-            f"the dates {a!r} (day first) and {b!r} (month first) cannot both be read; "
-            "write every date in one order, or as 2024-01-02."
-        )
+        raise BadFile((N_("import.refuse.date_orders"), {"a": repr(a), "b": repr(b)}))
     if day_first or month_first or bool((first == second).all()):
         return DAY_FIRST if day_first else MONTH_FIRST
     bad = {order: _misordered_steps(dates, order[0]) for order in (MONTH_FIRST, DAY_FIRST)}
@@ -582,8 +585,14 @@ def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray, notes: list[Note
         row = int(bad[0])
         raise BadRow(
             row,
-            f"cannot read the date and time {dates[row].as_py()!r} {times[row].as_py()!r} "
-            f"(expected dates like {example} and times like 09:30 or 09:30:00).",
+            (
+                N_("import.refuse.date_time"),
+                {
+                    "date": repr(dates[row].as_py()),
+                    "time": repr(times[row].as_py()),
+                    "example": example,
+                },
+            ),
         )
     return parsed.to_numpy().view(np.int64)
 
@@ -595,7 +604,7 @@ def parse_compact(column: pa.ChunkedArray) -> np.ndarray:
     bad = np.flatnonzero(parsed.is_null().to_numpy(zero_copy_only=False))
     if bad.size:
         row = int(bad[0])
-        raise BadRow(row, f"cannot read the time {text[row].as_py()!r} (expected 20240105 093000).")
+        raise BadRow(row, (N_("import.refuse.compact_time"), {"time": repr(text[row].as_py())}))
     return parsed.to_numpy().view(np.int64)
 
 
@@ -603,7 +612,7 @@ def parse_ts_event(column: pa.ChunkedArray) -> np.ndarray:
     """Databento ``ts_event``: UTC nanoseconds as integers, ISO strings or timestamps."""
     if pa.types.is_timestamp(column.type):
         if column.type.tz is None:
-            raise BadFile("ts_event has no timezone; Databento's are UTC.")
+            raise BadFile((N_("import.refuse.ts_event_naive"), {}))
         return column.cast(pa.timestamp("ns", tz="UTC")).to_numpy().view(np.int64)
     if pa.types.is_integer(column.type):
         return column.cast(pa.int64()).to_numpy().copy()
@@ -613,7 +622,7 @@ def parse_ts_event(column: pa.ChunkedArray) -> np.ndarray:
         return pc.cast(column, pa.int64()).to_numpy().copy()
     instants, utc = parse_timestamps(column, [])
     if not utc:
-        raise BadRow(0, f"ts_event {column[0].as_py()!r} has no zone; Databento's are UTC.")
+        raise BadRow(0, (N_("import.refuse.ts_event_zone"), {"time": repr(column[0].as_py())}))
     return instants
 
 
@@ -626,8 +635,7 @@ def check_rtype(table: pa.Table) -> None:
     if bad.size:
         raise BadRow(
             int(bad[0]),
-            f"rtype {rtype[bad[0]]:g} is not one-minute bars (ohlcv-1m has rtype "
-            f"{OHLCV_1M_RTYPE}); export the ohlcv-1m schema.",
+            (N_("import.refuse.rtype"), {"rtype": f"{rtype[bad[0]]:g}", "ohlcv": OHLCV_1M_RTYPE}),
         )
 
 

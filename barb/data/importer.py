@@ -23,7 +23,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
 from barb.data import formats
 from barb.data.clock import closed_reason, in_closed_hours, read_clock
@@ -38,10 +37,13 @@ from barb.data.layouts import (
 )
 from barb.data.mapped import mapped_path, refresh_mapped
 from barb.data.store import (
+    DamagedData,
     DataMeta,
     data_path,
     make_meta,
+    previous_path,
     read_bars,
+    read_columns,
     read_meta,
     remove_stale_temporaries,
     stored_version,
@@ -63,9 +65,9 @@ from barb.data.validation import (
     session_shares,
     show,
 )
-from barb.data.words import ImportWords
+from barb.data.words import ENGLISH, ImportWords, Message
 from barb.errors import BarbError, DataError
-from barb.i18n import decimal
+from barb.i18n import N_, decimal
 from barb.instruments import Instrument, load_instrument
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
@@ -99,6 +101,28 @@ class ImportRefused(DataError):
         self.report = report
 
 
+class Refused(DataError):
+    """A file refused as a whole, said in ``words``' language and placed as ``DataError``
+    places it: "bad.csv, line 2: expected 6 fields, found 5." / «bad.csv, строка 2:
+    ожидалось полей: 6, найдено: 5.». The CLI's English is ``DataError``'s own."""
+
+    def __init__(
+        self,
+        words: ImportWords,
+        message: Message,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+    ):
+        where = ""
+        if path and line is not None:
+            where = words("import.located", file=path, where=words("import.line", line=line))
+        elif path:
+            where = f"{path}: "
+        BarbError.__init__(self, f"{where}{words.say(message)}")
+        self.path, self.line = path, line
+
+
 class StoredChanged(DataError):
     """The stored data is no longer the one a plan was made against (``write_checked``'s
     ``expect``): its mode, said to the person, may now be wrong. Nothing was written."""
@@ -124,7 +148,7 @@ class ImportResult:
     cleaned: str = ""  # the temporary files of killed writes it removed ('' when none)
 
 
-def parse_interval(text: str) -> int:
+def parse_interval(text: str, words: ImportWords = ENGLISH) -> int:
     """``5m``, ``1h`` … -> minutes, through the one registry of timeframes, by the rule
     `from` follows: "1M", a month in TradingView and pandas, was read as 1-minute bars.
 
@@ -134,25 +158,29 @@ def parse_interval(text: str) -> int:
     tf = resolve_timeframe(text)
     ambiguous = case_ambiguity(text)
     if ambiguous is not None and tf is not None:
-        raise DataError(
-            f"--interval {ambiguous}; for {tf.minutes}-minute bars write {tf.name} (monthly "
-            "bars are built from the imported intraday bars, never imported)."
+        raise Refused(
+            words,
+            (
+                N_("import.refuse.interval_case"),
+                {"ambiguous": ambiguous, "minutes": tf.minutes, "name": tf.name},
+            ),
         )
     if tf is None or tf.minutes is None:
-        raise DataError(
-            f"--interval {text!r} is not a bar length; use {', '.join(INTRADAY)} (the file's "
-            "bar length; daily and longer bars are built from them)."
+        raise Refused(
+            words,
+            (
+                N_("import.refuse.interval_unknown"),
+                {"text": repr(text), "known": ", ".join(INTRADAY)},
+            ),
         )
     return tf.minutes
 
 
-def _check_zone(name: str) -> None:
+def _check_zone(name: str, words: ImportWords = ENGLISH) -> None:
     try:
         zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise DataError(
-            f"unknown timezone {name!r}; use an IANA name such as America/Chicago or UTC."
-        ) from None
+        raise Refused(words, (N_("import.refuse.unknown_zone"), {"zone": repr(name)})) from None
 
 
 def _finder_litter(member: zipfile.ZipInfo) -> bool:
@@ -168,8 +196,10 @@ def _finder_litter(member: zipfile.ZipInfo) -> bool:
 
 
 @contextmanager
-def unpacked(path: Path) -> Iterator[Path]:
-    """The file itself, or the one file inside a ``.gz`` or ``.zip``, as a plain file."""
+def unpacked(path: Path, words: ImportWords = ENGLISH, name: str | None = None) -> Iterator[Path]:
+    """The file itself, or the one file inside a ``.gz`` or ``.zip``, as a plain file
+    (``name``: how refusals name it)."""
+    where = name or str(path)
     suffix = path.suffix.lower()
     if suffix not in (".gz", ".zip"):
         yield path
@@ -184,16 +214,17 @@ def unpacked(path: Path) -> Iterator[Path]:
                 with zipfile.ZipFile(path) as archive:
                     members = [m for m in archive.infolist() if not _finder_litter(m)]
                     if len(members) != 1:
-                        names = ", ".join(m.filename for m in members) or "nothing"
-                        raise DataError(
-                            f"the archive holds {names}; put exactly one file of bars in it.",
-                            path=str(path),
+                        names = ", ".join(m.filename for m in members) or words(
+                            "import.refuse.nothing"
+                        )
+                        raise Refused(
+                            words, (N_("import.refuse.archive"), {"names": names}), path=where
                         )
                     target = Path(tmp) / Path(members[0].filename).name
                     with archive.open(members[0]) as src, target.open("wb") as dst:
                         shutil.copyfileobj(src, dst, 1 << 20)
         except (OSError, EOFError, zipfile.BadZipFile) as exc:
-            raise DataError(f"cannot unpack ({exc}).", path=str(path)) from None
+            raise Refused(words, (N_("import.refuse.unpack"), {"error": exc}), path=where) from None
         yield target
 
 
@@ -215,28 +246,31 @@ def check_file(
 
     Problems with rows go into the report (the file is then refused by ``import_file``);
     a file that cannot be read, or whose interval or zone contradicts what was declared,
-    raises ``DataError``. The report is said in ``lang`` (the bot's upload passes the
-    admin's; a refusal of the file as a whole is still English).
+    raises ``DataError``. The report and the refusals are said in ``lang`` (the bot's
+    upload passes the admin's).
     """
     settings = settings or EngineSettings()
     path = Path(path)
     where = name or str(path)
+    words = ImportWords(lang)
     instrument = load_instrument(symbol, settings)
     if fmt is not None and fmt not in FORMATS:
-        raise DataError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}.")
+        raise Refused(
+            words, (N_("import.refuse.format"), {"format": repr(fmt), "known": ", ".join(FORMATS)})
+        )
     if timezone is not None:
-        _check_zone(timezone)
-    declared_interval = parse_interval(interval) if interval is not None else None
+        _check_zone(timezone, words)
+    declared_interval = parse_interval(interval, words) if interval is not None else None
     try:
         mapping = parse_columns_option(columns) if columns else None
     except LayoutError as exc:
-        raise DataError(str(exc)) from None
+        raise Refused(words, exc.said) from None
     if not path.is_file():
-        raise DataError("no such file.", path=where)
+        raise Refused(words, (N_("import.refuse.no_file"), {}), path=where)
     if path.stat().st_size == 0:
-        raise DataError("the file is empty.", path=where)
+        raise Refused(words, (N_("import.refuse.empty"), {}), path=where)
 
-    with unpacked(path) as inner:
+    with unpacked(path, words, where) as inner:
         shape: CsvShape | None = None
         try:
             if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
@@ -244,19 +278,18 @@ def check_file(
             else:
                 shape = formats.read_csv_shape(inner, fmt, mapping)
                 raw = formats.read_csv(inner, shape, progress=progress)
-            checked = _check_raw(
-                raw, instrument, where, timezone, declared_interval, stamp, ImportWords(lang)
-            )
+            checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp, words)
             checked.report.file = name or path.name
             checked.report.file_kind = "CSV" if shape else "Parquet"
         except BadFile as exc:
-            raise DataError(exc.message, path=where, line=exc.line) from None
+            raise Refused(words, exc.said, path=where, line=exc.line) from None
         except UnicodeDecodeError:
-            raise DataError("not UTF-8 text: is it a CSV or Parquet file?", path=where) from None
+            raise Refused(words, (N_("import.refuse.not_utf8"), {}), path=where) from None
         except BadRow as exc:
             line = formats.line_of_row(inner, shape, exc.row) if shape else None
-            prefix = "" if shape else f"row {exc.row + 1}: "
-            raise DataError(prefix + exc.message, path=where, line=line) from None
+            prefix = "" if shape else words("import.row", row=exc.row + 1) + ": "
+            said = str(words.say(exc.said))
+            raise Refused(words, prefix + said, path=where, line=line) from None
         if shape is not None:
             _check_cut(checked.report, inner, shape)
             _name_lines(checked.report, inner, shape)
@@ -318,20 +351,16 @@ def _check_raw(
     lengths = sorted({tf.minutes for tf in TIMEFRAMES.values() if tf.minutes is not None})
     if found not in lengths:
         raise BadFile(
-            f"most bars in the file are {found} minutes apart; Barb imports intraday bars of "
-            f"{', '.join(map(str, lengths))} minutes (daily bars are built from them)."
+            (
+                N_("import.refuse.interval_odd"),
+                {"found": found, "lengths": ", ".join(map(str, lengths))},
+            )
         )
     if found != interval:
         if declared_interval is None:
-            raise BadFile(
-                f"these are {found}-minute bars (most bars are {found} minutes apart), and "
-                f"Barb takes 1-minute bars unless told otherwise. Pass --interval {found}m to "
-                f"import them as {found}-minute bars; queries on finer timeframes will then "
-                "be refused."
-            )
+            raise BadFile((N_("import.refuse.interval_found"), {"found": found}))
         raise BadFile(
-            f"--interval says {interval}-minute bars, but most bars in the file are {found} "
-            f"minutes apart; pass --interval {found}m."
+            (N_("import.refuse.interval_contradicts"), {"declared": interval, "found": found})
         )
     report.interval_minutes = interval
 
@@ -409,22 +438,25 @@ def _check_series(raw: RawBars) -> None:
     name = raw.series_names
     names = [name[code] for code in dict.fromkeys(s[starts].tolist())]
     advice = (
-        f"The file holds {len(names)} series ({', '.join(names[:5])}"
-        f"{', …' if len(names) > 5 else ''}); export one continuous series (such as "
-        "Databento's NQ.c.0) or a single contract."
+        N_("import.refuse.series"),
+        {"count": len(names), "names": ", ".join(names[:5]) + (", …" if len(names) > 5 else "")},
     )
     _, first_seen = np.unique(s[starts], return_index=True)
     back = np.setdiff1d(np.arange(len(starts)), first_seen)
     if back.size:
         row = int(starts[back.min()])
-        raise BadRow(row, f"bars of {name[s[row]]} resume after other symbols' bars. {advice}")
+        raise BadRow(
+            row, (N_("import.refuse.series_resume"), {"symbol": name[s[row]], "advice": advice})
+        )
     overlap = starts[1:][raw.instants[starts[1:]] <= raw.instants[starts[1:] - 1]]
     if overlap.size:
         row = int(overlap[0])
         raise BadRow(
             row,
-            f"{name[s[row]]} starts before {name[s[row - 1]]} ends, so they overlap in time. "
-            + advice,
+            (
+                N_("import.refuse.series_overlap"),
+                {"symbol": name[s[row]], "before": name[s[row - 1]], "advice": advice},
+            ),
         )
 
 
@@ -445,8 +477,10 @@ def to_wall_clock(
             row = int(bad[0])
             raise BadRow(
                 row,
-                f"{show(instants[row], False)} does not exist or occurs twice in "
-                f"{source_zone} (a clock change); give such times in UTC or with an offset.",
+                (
+                    N_("import.refuse.clock_change"),
+                    {"time": show(instants[row], False), "zone": source_zone},
+                ),
             )
     wall = local.tz_convert(target_zone).tz_localize(None).asi8
     repeated = np.flatnonzero(wall[1:] <= wall[:-1])
@@ -454,8 +488,10 @@ def to_wall_clock(
         row = int(repeated[0]) + 1
         raise BadRow(
             row,
-            f"{show(wall[row], False)} occurs twice in {target_zone} wall-clock time (the "
-            "clocks went back); Barb stores wall-clock time and cannot hold both bars.",
+            (
+                N_("import.refuse.clocks_back"),
+                {"time": show(wall[row], False), "zone": target_zone},
+            ),
         )
     return wall
 
@@ -509,38 +545,84 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
     """Every check the write makes against the stored data (the mode, the interval, the
     overlap), without writing: ``--check`` runs it too, so it refuses what the import would."""
     report, instrument = checked.report, checked.instrument
+    words = report.words
     if checked.frame is None:
         raise ImportRefused(report, checked.name)
     target = data_path(instrument.symbol, settings)
     frame, added = checked.frame, len(checked.frame)
     exists = target.exists()
-    if exists and mode == "new":
-        current = read_meta(target)
-        what = (
-            "the synthetic sample"
-            if current.source == "synthetic"
-            else f"data imported from {current.source_file or 'a file'}"
-        )
-        raise DataError(
-            f"{instrument.symbol} already has {what} ({current.rows:,} bars, "
-            f"{current.first_date} to {current.last_date}); nothing was written. Pass "
-            "--replace to replace it (it is kept, and `barb data restore` brings it back) or "
-            "--append to add the file's new dates to it.",
-            path=checked.name,
-        )
     zone = report.timezone
     description = (
         f"imported from {report.file} ({report.layout_name} {report.file_kind}, times in {zone}"
         f"{', close stamps' if report.stamp == 'close' else ''})"
     )
-    if exists and mode == "append":
-        frame, added, description = _appended(checked, target, description)
-        note = _hole_note(frame, added, report.words)
-    elif exists and mode == "replace":
-        note = _level_note(checked, target)
-    else:
-        note = ""
+    try:
+        if exists and mode == "new":
+            _refuse_new(checked, read_meta(target))
+        if exists and mode == "append":
+            frame, added, description = _appended(checked, target, description)
+            note = _hole_note(frame, added, words)
+        elif exists and mode == "replace":
+            note = _level_note(checked, target)
+        else:
+            note = ""
+    except DamagedData as exc:
+        if mode != "replace":
+            raise _damaged(exc, checked, target) from None
+        # The way out of a damaged file: it is replaced, and not kept, so that the previous
+        # file (if any) stays for `barb data restore` rather than being deleted for it.
+        note = words(
+            "import.damaged_replaced",
+            symbol=instrument.symbol,
+            file=target.name,
+            reason=exc.reason,
+        )
+        return _Write(frame, added, description, False, note)
     return _Write(frame, added, description, exists, note)
+
+
+def _refuse_new(checked: CheckedFile, current: DataMeta) -> None:
+    """Without --replace or --append, a file over stored data is refused, naming it."""
+    words = checked.report.words
+    what = (
+        (N_("import.refuse.has_sample"), {})
+        if current.source == "synthetic"
+        else (
+            N_("import.refuse.has_imported"),
+            {"file": current.source_file or words("import.refuse.a_file")},
+        )
+    )
+    message = (
+        N_("import.refuse.exists"),
+        {
+            "symbol": checked.instrument.symbol,
+            "what": what,
+            "rows": words.count(current.rows),
+            "first": current.first_date,
+            "last": current.last_date,
+        },
+    )
+    raise Refused(words, message, path=checked.name)
+
+
+def _damaged(exc: DamagedData, checked: CheckedFile, target: Path) -> Refused:
+    """The refusal of a write over a stored file that cannot be read, with the ways out:
+    the kept previous file when it can be read, and --replace."""
+    words, symbol = checked.report.words, checked.instrument.symbol
+    values: dict[str, object] = {
+        "symbol": symbol,
+        "file": str(target),
+        "reason": exc.reason,
+    }
+    try:
+        kept = read_meta(previous_path(target)) if previous_path(target).exists() else None
+    except DamagedData:
+        kept = None
+    if kept is None:
+        return Refused(words, (N_("import.refuse.damaged"), values), path=checked.name)
+    span = {"rows": words.count(kept.rows), "first": kept.first_date, "last": kept.last_date}
+    message = (N_("import.refuse.damaged_kept"), values | span)
+    return Refused(words, message, path=checked.name)
 
 
 def _hole_note(combined: pd.DataFrame, added: int, words: ImportWords) -> str:
@@ -562,7 +644,7 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
     file replaced NQ's 18,000 without a word, where --append refuses it at the seam
     (``_check_seam``). Not refused: a replace may be what fixes wrong stored data."""
     assert checked.frame is not None
-    stored = pq.read_table(target, columns=["timestamp", "close"]).to_pandas()
+    stored = read_columns(target, ["timestamp", "close"])
     shared = checked.frame[["timestamp", "close"]].merge(
         stored, on="timestamp", suffixes=("", "_stored")
     )
@@ -597,8 +679,7 @@ def write_checked(
     with write_lock(target):
         if expect is not None and stored_version(target) != expect:
             raise StoredChanged(
-                f"the stored {instrument.symbol} data changed after the file was checked; "
-                "nothing was written.",
+                report.words("import.refuse.stored_changed", symbol=instrument.symbol),
                 path=checked.name,
             )
         plan = plan_write(checked, settings, mode)
@@ -639,13 +720,14 @@ def _check_seam(checked: CheckedFile, stored: pd.Series, first: pd.Series) -> No
     ratio = first["open"] / stored["close"]
     if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
         return
-    raise DataError(
-        f"the file's first new bar ({first['timestamp']}) opens at {first['open']:.10g}, but "
-        f"the stored data's last bar ({stored['timestamp']}) closes at "
-        f"{stored['close']:.10g} (×{ratio:.3g}): are the file's prices in another unit, "
-        "such as cents? Nothing was written.",
-        path=checked.name,
-    )
+    values = {
+        "time": first["timestamp"],
+        "open": f"{first['open']:.10g}",
+        "stored_time": stored["timestamp"],
+        "close": f"{stored['close']:.10g}",
+        "ratio": f"{ratio:.3g}",
+    }
+    raise Refused(checked.report.words, (N_("import.refuse.seam"), values), path=checked.name)
 
 
 def _appended(
@@ -653,33 +735,27 @@ def _appended(
 ) -> tuple[pd.DataFrame, int, str]:
     """The stored bars plus the file's later ones; the overlap must agree bar for bar."""
     assert checked.frame is not None
+    words = checked.report.words
     new = checked.frame
     old, meta = read_bars(target)
     if meta.source != "imported":
-        raise DataError(
-            f"{checked.instrument.symbol} holds the synthetic sample; there is nothing of "
-            "yours to append to. Use --replace.",
+        raise Refused(
+            words,
+            (N_("import.refuse.append_sample"), {"symbol": checked.instrument.symbol}),
             path=checked.name,
         )
     if meta.interval_minutes != checked.report.interval_minutes:
-        raise DataError(
-            f"the stored bars are {meta.interval_minutes}-minute bars and the file's are "
-            f"{checked.report.interval_minutes}-minute; append bars of the same length.",
-            path=checked.name,
-        )
+        lengths = {"stored": meta.interval_minutes, "file": checked.report.interval_minutes}
+        raise Refused(words, (N_("import.refuse.append_interval"), lengths), path=checked.name)
     first, last = old["timestamp"].iloc[0], old["timestamp"].iloc[-1]
     starts, ends = new["timestamp"].iloc[0], new["timestamp"].iloc[-1]
     if starts < first:
+        span = {"starts": starts, "ends": ends, "first": first, "last": last}
         how = (
-            f"the file's bars ({starts} to {ends}) come before the stored data ({first} to {last})"
-            if ends < first
-            else f"the file starts at {starts}, before the stored data ({first} to {last})"
+            N_("import.refuse.append_before") if ends < first else N_("import.refuse.append_starts")
         )
-        raise DataError(
-            f"{how}: --append adds only bars after the stored ones, and earlier history cannot "
-            "be added to stored data. Nothing was written; to add it, import one file holding "
-            "all the bars with --replace.",
-            path=checked.name,
+        raise Refused(
+            words, (N_("import.refuse.append_earlier"), {"how": (how, span)}), path=checked.name
         )
     overlap = new[new["timestamp"] <= last]
     if len(overlap):
@@ -690,12 +766,19 @@ def _appended(
                 i = int(np.flatnonzero(differs.to_numpy())[0])
                 row = joined.iloc[i]
                 stored = row[f"{column}_stored"]
-                had = "has no bar" if pd.isna(stored) else f"has {column} {quote(stored)}"
-                raise DataError(
-                    f"the file overlaps the stored data and disagrees with it: at "
-                    f"{row['timestamp']} the file has {column} {quote(row[column])}, the stored "
-                    f"data {had}. Nothing was written; use --replace to replace the data.",
-                    path=checked.name,
+                had = (
+                    (N_("import.refuse.has_no_bar"), {})
+                    if pd.isna(stored)
+                    else (N_("import.refuse.has_value"), {"column": column, "value": quote(stored)})
+                )
+                values = {
+                    "time": row["timestamp"],
+                    "column": column,
+                    "value": quote(row[column]),
+                    "had": had,
+                }
+                raise Refused(
+                    words, (N_("import.refuse.append_disagrees"), values), path=checked.name
                 )
     fresh = new[new["timestamp"] > last]
     if len(fresh):

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from barb.data.words import Refusal
 from barb.i18n import N_
 
 TimeKind = Literal["timestamp", "split", "ts_event", "compact"]
@@ -138,7 +139,7 @@ TIME_SETS: tuple[tuple[TimeKind, tuple[str, ...]], ...] = (
 )
 
 
-class LayoutError(Exception):
+class LayoutError(Refusal):
     """The columns fit no layout (or not the one asked for); the message says what to pass."""
 
 
@@ -151,10 +152,13 @@ def parse_columns_option(text: str) -> dict[str, str]:
         key, sep, value = part.partition("=")
         key, value = key.strip().lower(), value.strip()
         if not sep or not value:
-            raise LayoutError(f"--columns takes name=Column pairs; {part.strip()!r} is not one.")
+            raise LayoutError((N_("import.refuse.columns_pair"), {"part": repr(part.strip())}))
         if key not in CANONICAL:
             raise LayoutError(
-                f"--columns: {key!r} is not a column Barb reads; use {', '.join(CANONICAL)}."
+                (
+                    N_("import.refuse.columns_unknown"),
+                    {"column": repr(key), "known": ", ".join(CANONICAL)},
+                )
             )
         mapping[key] = value
     return mapping
@@ -166,15 +170,17 @@ def custom_layout(mapping: dict[str, str], found: list[str], stamp: Stamp) -> La
     missing_names = [v for v in mapping.values() if column_key(v) not in lower]
     if missing_names:
         raise LayoutError(
-            f"--columns names {', '.join(missing_names)}, which the file does not have. "
-            f"Found: {', '.join(found)}."
+            (
+                N_("import.refuse.columns_absent"),
+                {"names": ", ".join(missing_names), "found": ", ".join(found)},
+            )
         )
     kind = next((k for k, cols in TIME_SETS if all(c in mapping for c in cols)), None)
     if kind is None:
-        raise LayoutError("--columns needs timestamp=…, or date=… and time=…, for the bar times.")
+        raise LayoutError((N_("import.refuse.columns_no_time"), {}))
     absent = [p for p in PRICES if p not in mapping]
     if absent:
-        raise LayoutError(f"--columns lacks {', '.join(absent)}.")
+        raise LayoutError((N_("import.refuse.columns_lacks"), {"prices": ", ".join(absent)}))
     names = {c: (column_key(mapping[c]),) for c in mapping}
     # Without volume=… the bars get volume 0 and the report says so, as TradingView's do.
     return Layout(
@@ -208,23 +214,24 @@ def detect_header_layout(names: list[str], forced: str | None) -> tuple[Layout, 
         found = match_header(layout, names)
         if found is not None:
             return layout, found
-    shown = ", ".join(names) or "none"
+    shown: object = ", ".join(names) or (N_("import.refuse.none"), {})
     if forced:
         layout = LAYOUTS[forced]
         lower = {column_key(n) for n in names}
         missing = [c for c in layout.needed() if not set(layout.columns[c]) & lower]
         raise LayoutError(
-            f"missing columns {', '.join(missing)} of the {layout.title} layout "
-            f"({layout.example}). Found: {shown}."
+            (
+                N_("import.refuse.layout_missing"),
+                {
+                    "missing": ", ".join(missing),
+                    "layout": (TITLE_WORDS[layout.name], {}),
+                    "example": layout.example,
+                    "found": shown,
+                },
+            )
         )
     known = "; ".join(f"{x.name}: {x.example}" for x in LAYOUTS.values() if x.header)
-    raise LayoutError(
-        f"unrecognised columns. Found: {shown}. Layouts Barb knows: {known}. Otherwise name "
-        "them with --columns, for example "
-        "--columns timestamp=Time,open=Open,high=High,low=Low,close=Close,volume=Volume "
-        "(or date=…,time=… for separate date and time columns); the layouts Barb knows are "
-        "in docs/data.md."
-    )
+    raise LayoutError((N_("import.refuse.unrecognised"), {"found": shown, "known": known}))
 
 
 def detect_headerless(first_line: str) -> Layout | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import logging
 import os
 import re
 import shutil
@@ -35,6 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from barb.errors import DataError
 from barb.settings import EngineSettings
+
+log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 META_KEY = b"barb"
@@ -83,6 +86,17 @@ def _write_options(table: pa.Table) -> dict[str, Any]:
     else:
         dictionary += PRICE_COLUMNS
     return {**BASE_WRITE_OPTIONS, "use_dictionary": dictionary, "column_encoding": encoding}
+
+
+class DamagedData(DataError):
+    """A stored data file that cannot be read: cut short, not Parquet, not in Barb's stored
+    form, or with invalid metadata. ``reason`` is what is wrong, without the path:
+    "Parquet magic bytes not found in footer. …" (pyarrow's words). Whoever writes
+    over the file says what to do (``barb data restore``, ``--replace``)."""
+
+    def __init__(self, message: str, path: Path | str, reason: str | None = None):
+        super().__init__(message, path=str(path))
+        self.reason = reason or message.rstrip(".")
 
 
 NEW_FILE_MODE = 0o644
@@ -305,7 +319,14 @@ def _restore_previous(path: Path) -> DataMeta:
             "appends to data).",
             path=str(path),
         )
-    meta = read_meta(previous)
+    try:
+        meta = read_meta(previous)
+    except DamagedData as exc:
+        raise DataError(
+            f"the kept previous file {previous.name} cannot be read ({exc.reason}); "
+            "nothing was restored.",
+            path=str(path),
+        ) from None
     if path.exists():
         swap = path.with_name(f".{path.name}.{os.getpid()}.swap")
         _link_or_copy(path, swap)
@@ -323,8 +344,15 @@ def read_meta(path: Path) -> DataMeta:
     except FileNotFoundError:
         raise
     except (OSError, pa.ArrowException) as exc:
-        raise DataError(f"cannot read as Parquet ({exc}).", path=str(path)) from exc
+        raise _unreadable(exc, path) from exc
     return meta_from_schema(schema, path)
+
+
+def _unreadable(exc: Exception, path: Path) -> DamagedData:
+    """What pyarrow said of a file it cannot read, e.g. "Parquet magic bytes not found in
+    footer. Either the file is corrupted or this is not a parquet file"."""
+    reason = str(exc).strip().rstrip(".") or type(exc).__name__
+    return DamagedData(f"cannot read as Parquet ({reason}).", path, reason)
 
 
 def stored_version(path: Path) -> str:
@@ -337,6 +365,9 @@ def stored_version(path: Path) -> str:
         meta = read_meta(path)
     except FileNotFoundError:
         return ""
+    except DamagedData:  # one that cannot be read is told by its size and write time
+        found = path.stat()
+        return f"damaged {found.st_size} {found.st_mtime_ns}"
     return f"{meta.rows} {meta.first_date} {meta.last_date} {meta.created_at.isoformat()}"
 
 
@@ -348,7 +379,7 @@ def read_bars(path: Path) -> tuple[pd.DataFrame, DataMeta]:
         meta = meta_from_schema(schema, path)
         if not schema.equals(SCHEMA, check_metadata=False):
             found = ", ".join(f"{f.name}: {f.type}" for f in schema)
-            raise DataError(f"not in Barb's stored form (columns {found}).", path=str(path))
+            raise DamagedData(f"not in Barb's stored form (columns {found}).", path)
         # Column by column: peak memory is the frame plus one column's Arrow buffers, not
         # twice the frame (measured: 0.87 GB -> 0.42 GB for the 6.4M-bar NQ sample).
         columns = {}
@@ -359,21 +390,49 @@ def read_bars(path: Path) -> tuple[pd.DataFrame, DataMeta]:
     except FileNotFoundError:
         raise
     except (OSError, pa.ArrowException) as exc:
-        raise DataError(f"cannot read as Parquet ({exc}).", path=str(path)) from exc
+        raise _unreadable(exc, path) from exc
     return pd.DataFrame(columns, copy=False), meta
+
+
+def read_columns(path: Path, columns: list[str]) -> pd.DataFrame:
+    """Some columns of a data file (``DamagedData`` when it cannot be read)."""
+    try:
+        return pq.ParquetFile(path).read(columns=columns).to_pandas()
+    except FileNotFoundError:
+        raise
+    except (OSError, pa.ArrowException) as exc:
+        raise _unreadable(exc, path) from exc
+
+
+def _first_problem(exc: ValidationError) -> str:
+    """pydantic's first complaint in a few words: "rows: Input should be greater than or
+    equal to 0, and 1 more problem"."""
+    problems = exc.errors()
+    if not problems:
+        return "unreadable"
+    first = problems[0]
+    field = ".".join(str(part) for part in first["loc"]) or "the whole record"
+    more = len(problems) - 1
+    extra = f", and {more} more problem{'s' if more > 1 else ''}" if more else ""
+    return f"{field}: {first['msg']}{extra}"
 
 
 def meta_from_schema(schema: pa.Schema, path: Path) -> DataMeta:
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
-        raise DataError(
+        raise DamagedData(
             "not a Barb data file (no 'barb' metadata). Write it with `barb data import`.",
-            path=str(path),
+            path,
+            "not a Barb data file: no 'barb' metadata",
         )
     try:
         meta = DataMeta.model_validate_json(raw)
     except ValidationError as exc:
-        raise DataError(f"its Barb metadata is invalid ({exc}).", path=str(path)) from exc
+        # pydantic's message runs to several lines per field: the log keeps it, the person
+        # reads the first field and its problem.
+        log.warning("invalid Barb metadata in %s: %s", path, exc)
+        problem = f"its Barb metadata is invalid ({_first_problem(exc)})"
+        raise DamagedData(f"{problem}.", path) from exc
     if meta.format_version > FORMAT_VERSION:
         raise DataError(
             f"written in data format {meta.format_version}, newer than this Barb reads "

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from barb.data.formats import RawBars
 from barb.data.layouts import PRICES
-from barb.data.words import ENGLISH, ImportWords
+from barb.data.words import ENGLISH, ImportWords, Message
 from barb.i18n import N_, percent
 from barb.instruments import Instrument
 
@@ -368,7 +368,7 @@ def future_checks(
     ]
 
 
-def hundredfold_prices(raw: RawBars, tick: float) -> str | None:
+def hundredfold_prices(raw: RawBars, tick: float) -> Message | None:
     """Why the file's prices look a hundred times too big (cents, not points), or None.
 
     Prices in points sit on a multiple of 100 ticks about once in a hundred; when every one
@@ -385,9 +385,13 @@ def hundredfold_prices(raw: RawBars, tick: float) -> str | None:
         return None
     first = raw.open[0]
     return (
-        f"every price in the file is a whole multiple of {quote(step)} (100 ticks of "
-        f"{quote(tick)}), as if written in cents: the first open {quote(first)} would be "
-        f"{quote(first / 100)} in points. Export the prices in points; nothing was written."
+        N_("import.refuse.cents"),
+        {
+            "step": quote(step),
+            "tick": quote(tick),
+            "first": quote(first),
+            "points": quote(first / 100),
+        },
     )
 
 

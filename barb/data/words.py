@@ -2,8 +2,10 @@
 (``locales/<lang>/LC_MESSAGES/barb.po``, keys ``import.*``).
 
 The CLI speaks English; the bot's upload asks for the admin's language, so its report and
-its refusals («строка 302: high 18102 ниже low 18103.») read as the bot's own offer around
-them did. Prices and times are quoted as the file wrote them in every language.
+its refusals («строка 302: high 18102 ниже low 18103.», «столбцы не распознаны. Найдены:
+a, b. …») read as the bot's own offer around them did. Prices and times are quoted as the
+file wrote them in every language. A refusal raised deep in the reading, where the language
+is not known, carries its key and values (``Refusal``) and is said where it is caught.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from barb.i18n import DEFAULT, decimal, text
 #: What a reader noticed about a file (a catalog key and its values), said later in the
 #: report's language: ``("import.note.unix_seconds", {})``.
 Note = tuple[str, dict[str, object]]
+#: A message raised while reading a file: a catalog key and its values, said in the language
+#: of whoever catches it (``check_file``'s), or a text already said (a library's own).
+Message = str | Note
 
 
 @dataclass(frozen=True)
@@ -32,8 +37,31 @@ class ImportWords:
         return decimal(value, self.language)
 
     def note(self, note: Note) -> str:
+        """A note said; a value that is itself a note is said first: ``("import.refuse.zone_break",
+        {"found": ("import.zone", {...}), …})``."""
         key, values = note
-        return self(key, **values)
+        return self(key, **{name: self.say(value) for name, value in values.items()})
+
+    def say(self, message: object) -> object:
+        """A ``Message`` in this language (anything else as it is)."""
+        if isinstance(message, tuple) and len(message) == 2 and isinstance(message[1], dict):
+            return self.note(message)
+        return message
 
 
 ENGLISH = ImportWords()
+
+
+def said(message: Message) -> str:
+    """A message in English, as the CLI and the logs show it."""
+    return str(ENGLISH.say(message))
+
+
+class Refusal(Exception):
+    """A problem found while reading a file, said later in the reader's language:
+    ``message`` is English, ``said`` the key and values for ``ImportWords.say``."""
+
+    def __init__(self, message: Message):
+        self.said = message
+        self.message = said(message)
+        super().__init__(self.message)

@@ -462,6 +462,21 @@ class Assistant:
         await self._save_declined(action)
         return True
 
+    async def unsent(self, chat_id: int, reply: Reply, clarification: str | None = None) -> None:
+        """``reply`` will never be shown (its turn was stopped once the model had answered):
+        the transcript forgets its question, as if it had been stopped a moment earlier, and
+        ``clarification`` (the one it answered) is declined. Example: "Widest range" pressed
+        for "Best by what?", the answer ready and waiting to be sent, then /cancel: the next
+        question's model neither sees an answer the person never read nor the question as
+        answered. A reply that is a plan or a clarifying question stored nothing yet: its
+        action, never shown, is declined by the /cancel (``decline_pending``)."""
+        if reply.pending is not None:
+            return
+        if reply.question_id is not None:
+            await self.store.transcript.forget_question(chat_id, reply.question_id)
+        if clarification is not None:
+            await self.decline_claimed(clarification)
+
     async def _save_declined(self, action: PendingAction) -> None:
         """The transcript keeps a declined action's question, its calls answered "declined"."""
         paused = pending_payload(action).paused

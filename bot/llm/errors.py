@@ -95,6 +95,10 @@ class ConfigError(LLMError):
     default_user_message = "The language model is not configured; please tell the bot's operator."
 
 
+class NoModelConfigured(ConfigError):
+    """No provider is configured at all (no key, no URL): the caller lists every way to set one."""
+
+
 class ModelRequestsForbidden(ConfigError):
     """A real model request was attempted while they are switched off (tests, ``BARB_OFFLINE``)."""
 

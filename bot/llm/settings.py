@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.llm.errors import ConfigError
+from bot.llm.errors import ConfigError, NoModelConfigured
 from bot.llm.pricing import PriceTable
 from bot.llm.provider import LLMProvider
 
@@ -72,7 +72,7 @@ class LLMSettings(BaseSettings):
             return "openai"
         if self.anthropic_base_url is not None:
             return "anthropic"
-        raise ConfigError(NOTHING_CONFIGURED)
+        raise NoModelConfigured(NOTHING_CONFIGURED)
 
 
 def make_provider(settings: LLMSettings, *, prices: PriceTable | None = None) -> LLMProvider:

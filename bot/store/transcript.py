@@ -86,6 +86,18 @@ class TranscriptRepository(Repository):
             )
             return None if row is None else StoredMessage.model_validate(row)
 
+    async def forget_question(self, chat_id: int, question_id: str) -> int:
+        """Remove one question's rows: its answer was never shown (a /cancel stopped it on
+        its way out), so the next question must not be asked as if it had been. The rows
+        removed."""
+        condition = (MessageRow.chat_id == chat_id) & (MessageRow.question_id == question_id)
+        async with self._write_for_chat(chat_id) as session:
+            result = await session.execute(
+                delete(MessageRow).where(condition),
+                execution_options={"synchronize_session": False},
+            )
+            return rowcount(result)
+
     async def clear(self, chat_id: int, *, user_id: int | None = None) -> int:
         """Forget the chat's conversation (/reset); its settings and usage stay. With
         ``user_id``, only the questions that person asked, with their answers (a group

@@ -19,7 +19,7 @@ from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
 from bot.assistant.orchestrator import pending_payload, plan_language
-from bot.assistant.replies import Asker
+from bot.assistant.replies import Asker, Reply
 from bot.store.records import Chat, PendingAction, RunOutcome
 from bot.telegram import keyboards
 from bot.telegram.render import escape, plan_html
@@ -76,25 +76,40 @@ async def _after_notices(svc: BotServices, chat_id: int) -> None:
 
 
 @asynccontextmanager
-async def _clarification_ended(
-    svc: BotServices, turn: Turn, clarification: str | None, answered: Callable[[], bool]
+async def _unsent_forgotten(
+    svc: BotServices,
+    turn: Turn,
+    chat_id: int,
+    clarification: str | None,
+    answer: Callable[[], Reply | None],
 ) -> AsyncIterator[None]:
-    """Around a suggested reply's turn: stopped (/cancel, /reset) or failed before the
-    model ``answered``, its claimed ``clarification`` is declined, before the turn ends
-    (the /cancel's confirmation and the /reset's forgetting come after). A shutdown, or
-    the database away, leaves it claimed: the next start continues it."""
-    if clarification is None:
-        yield
-        return
+    """Around a question's turn: stopped (/cancel, /reset), nothing it would have sent is
+    remembered as said, before the turn ends (the /cancel's confirmation and the /reset's
+    forgetting come after). Before the model ``answer``ed, a suggested reply's claimed
+    ``clarification`` is declined; after, its answer, already stored with its question,
+    is forgotten too (``Assistant.unsent``). A failure before the answer declines the
+    clarification as well; a shutdown, or the database away, leaves it claimed: the next
+    start continues it.
+
+    A stopped answer is forgotten, not sent: the /cancel says "Stopped: that question will
+    not be answered.", and the person, who cannot see that the answer was ready (it waited
+    only for the chat's earlier messages to go out), asked for exactly that. Sending it
+    with a "too late" note would answer a question they had just withdrawn, and a plan
+    among it would be cancelled at once anyway. Before, the answer was dropped but stayed
+    in the transcript, and the model took it for seen in the next question."""
     try:
         yield
     except Exception:
-        if not answered() and await svc.store.reachable():
+        if clarification is not None and answer() is None and await svc.store.reachable():
             await svc.assistant.decline_claimed(clarification)
         raise
     finally:
-        if turn.stopped and not answered():
-            await svc.assistant.decline_claimed(clarification)
+        if turn.stopped:
+            reply = answer()
+            if reply is not None:
+                await svc.assistant.unsent(chat_id, reply, clarification)
+            elif clarification is not None:
+                await svc.assistant.decline_claimed(clarification)
 
 
 #: The plan message already says "Running…": "sending photo…" only once a query takes a while.
@@ -144,11 +159,11 @@ async def answer_question(
     nothing of the chat between its messages."""
     sender = svc.sender(bot)
     chat_id = asker.chat_id
-    answered = False  # the assistant's reply is in hand (a clarification, answered)
+    reply: Reply | None = None  # the assistant's reply, once in hand (stored with its question)
     async with _finished_if_it_fails(svc, work_id), AsyncExitStack() as held:
         async with (
             svc.thinking.stoppable(chat_id, asker.user_id, work_id) as turn,
-            _clarification_ended(svc, turn, clarification, lambda: answered),
+            _unsent_forgotten(svc, turn, chat_id, clarification, lambda: reply),
         ):
             await held.enter_async_context(svc.model_lock(chat_id))
             if preface is not None:
@@ -173,13 +188,13 @@ async def answer_question(
                         replaced = t("plan_replaced", plan_lang)
                         await edit_plan_status(bot, action, action.message_id, replaced, plan_lang)
                 reply = await svc.assistant.ask(asker, text, chat=chat, clarification=clarification)
-                answered = True
             # Taken while the turn may still be stopped: a /cancel holding it stops the
             # turn, and one that comes after finds the answer out and its plan to drop.
             await held.enter_async_context(svc.chat_lock(chat_id))
             svc.thinking.going_out(turn)
         if turn.stopped:
             return  # the /cancel's confirmation ends the work in flight
+        assert reply is not None
         # No longer thinking (``going_out``): another member's /reset told "I am answering
         # another member now" before that has its sentence out first (``notice_lock``).
         await _after_notices(svc, chat_id)

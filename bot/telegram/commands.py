@@ -56,9 +56,14 @@ async def start(ctx: UpdateContext, rest: str) -> None:
         note = t("synthetic_note", ctx.lang) if meta.source == "synthetic" else ""
     except (OSError, BarbError):
         first, last, note = "?", "?", ""
+    # The way an answer comes is the chat's /settings: with confirmation off there is no
+    # plan to press Run on, and saying there is sends the person looking for a button.
+    confirm = ctx.chat.settings.confirm_queries
+    flow = N_("start_flow_confirm") if confirm else N_("start_flow_direct")
     text = t(
         "start",
         ctx.lang,
+        flow=t(flow, ctx.lang),
         instrument=instrument.symbol,
         name=escape(instrument.name),
         first=first,

@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from barb.data import sample
 from barb.data.cli import data
-from barb.data.store import data_path
+from barb.data.store import data_path, previous_path, read_bars
 from barb.settings import EngineSettings
 
 Invoke = Callable[..., Result]
@@ -104,3 +104,94 @@ def test_import_errors_are_one_line_without_traceback(run: Invoke, tmp_path: Pat
     bad_format = run("import", str(path), "-i", "NQ", "--format", "xls")
     assert bad_format.exit_code == 2  # click's usage error lists the choices
     assert "plain" in bad_format.output
+
+
+def _bars_csv(path: Path, day: str) -> Path:
+    path.write_text(
+        "Date,Time,Open,High,Low,Close,Volume\n"
+        f"{day},09:30,100,101,99.5,100.5,10\n"
+        f"{day},09:31,100.5,101,100,100.75,20\n"
+    )
+    return path
+
+
+def test_a_damaged_stored_file_is_refused_in_one_line_and_replace_writes_over_it(
+    run: Invoke, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A cut-short CL.parquet: --replace and --check --replace crashed with pyarrow's
+    traceback (ArrowInvalid from the replace note's read), the other modes said only
+    "cannot read as Parquet (…)" with no way out."""
+    first = _bars_csv(tmp_path / "first.csv", "2024-01-02")
+    second = _bars_csv(tmp_path / "second.csv", "2024-01-03")
+    zone = ("--timezone", "America/Chicago")
+    assert run("import", str(first), "-i", "CL", *zone).exit_code == 0
+    assert run("import", str(second), "-i", "CL", *zone, "--replace").exit_code == 0
+    target = data_path("CL", settings)
+    kept = previous_path(target)
+    target.write_bytes(target.read_bytes()[: target.stat().st_size // 2])
+    damaged, good = target.read_bytes(), kept.read_bytes()
+
+    for mode in ((), ("--append",), ("--check",), ("--check", "--append")):
+        refused = run("import", str(second), "-i", "CL", *zone, *mode)
+        assert refused.exit_code == 1, mode
+        assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.output, mode
+        assert refused.stderr.startswith(
+            f"Error: {second}: the stored CL data in {target} cannot be read (Parquet magic "
+            "bytes not found in footer"
+        ), refused.stderr
+        assert refused.stderr.endswith(
+            "); nothing was written. `barb data restore CL` brings back the previous file "
+            "(2 bars, 2024-01-02 to 2024-01-02), or pass --replace to write this file over "
+            "it.\n"
+        )
+        assert (target.read_bytes(), kept.read_bytes()) == (damaged, good), mode
+
+    checked = run("import", str(second), "-i", "CL", *zone, "--check", "--replace")
+    assert checked.exit_code == 0, checked.output
+    assert "The stored CL data in CL.parquet cannot be read (" in checked.output
+    assert (target.read_bytes(), kept.read_bytes()) == (damaged, good)
+
+    replaced = run("import", str(second), "-i", "CL", *zone, "--replace")
+    assert replaced.exit_code == 0, replaced.output
+    assert "): this file replaces it, and the damaged file is not kept." in replaced.output
+    assert "is deleted" not in replaced.output  # the kept file stays
+    frame, meta = read_bars(target)
+    assert meta.source_file == "second.csv" and frame["close"].tolist() == [100.5, 100.75]
+    assert kept.read_bytes() == good  # the damaged file did not push out the good one
+
+
+def test_a_damaged_file_without_a_previous_one_points_to_replace_and_restore_refuses(
+    run: Invoke, tmp_path: Path, settings: EngineSettings
+) -> None:
+    path = _bars_csv(tmp_path / "bars.csv", "2024-01-02")
+    zone = ("--timezone", "America/Chicago")
+    assert run("import", str(path), "-i", "CL", *zone).exit_code == 0
+    target = data_path("CL", settings)
+    target.write_bytes(target.read_bytes()[:-20])
+    refused = run("import", str(path), "-i", "CL", *zone, "--append")
+    assert refused.exit_code == 1
+    assert refused.stderr.endswith(
+        "); nothing was written. Pass --replace to write this file over it.\n"
+    )
+    info = run("info", "CL")
+    assert info.exit_code == 1 and "Traceback" not in info.output
+    assert info.output.startswith(f"CL: {target} cannot be read (Parquet magic bytes")
+
+    # The kept file damaged: restore says so in one line and swaps nothing.
+    assert run("import", str(path), "-i", "CL", *zone, "--replace").exit_code == 0
+    kept = previous_path(target)
+    assert not kept.exists()  # the damaged file was not kept
+    kept.write_bytes(b"PAR1 not really")
+    before = target.read_bytes()
+    restored = run("restore", "CL")
+    assert restored.exit_code == 1 and "Traceback" not in restored.output
+    assert restored.stderr.startswith(
+        f"Error: {target}: the kept previous file CL.previous.parquet cannot be read ("
+    )
+    assert restored.stderr.endswith("); nothing was restored.\n")
+    assert (target.read_bytes(), kept.read_bytes()) == (before, b"PAR1 not really")
+    # A second --replace deletes the unreadable kept file, and says so.
+    again = run("import", str(path), "-i", "CL", *zone, "--replace")
+    assert again.exit_code == 0, again.output
+    assert "The kept file CL.previous.parquet, which cannot be read (" in again.output
+    assert read_bars(kept)[1].source_file == "bars.csv"

@@ -151,6 +151,27 @@ def test_a_parquet_file_that_is_not_barbs_is_refused(tmp_path: Path) -> None:
         read_bars(path)
 
 
+def test_invalid_metadata_is_one_sentence_with_the_field_and_the_log_has_the_rest(
+    nq_summer: pd.DataFrame, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """pydantic's multi-line ValidationError ("2 validation errors for DataMeta\nrows\n
+    Input should be …  [type=…, input_value=…]\n    For further information visit …")
+    reached the admin whole."""
+    frame, meta = small_frame(nq_summer, rows=10)
+    path = tmp_path / "NQ.parquet"
+    write_bars(frame, meta, path)
+    table = pq.read_table(path)
+    raw = json.loads(table.schema.metadata[b"barb"]) | {"rows": -3, "source": "scraped"}
+    pq.write_table(table.replace_schema_metadata({b"barb": json.dumps(raw).encode()}), path)
+    with caplog.at_level("WARNING", logger="barb.data.store"), pytest.raises(DataError) as bad:
+        read_meta(path)
+    assert str(bad.value) == (
+        f"{path}: its Barb metadata is invalid (source: Input should be 'synthetic' or "
+        "'imported', and 1 more problem)."
+    )
+    assert "2 validation errors for DataMeta" in caplog.text and "rows" in caplog.text
+
+
 def test_newer_format_versions_are_refused(nq_summer: pd.DataFrame, tmp_path: Path) -> None:
     frame, meta = small_frame(nq_summer, rows=10)
     path = tmp_path / "NQ.parquet"

@@ -104,6 +104,34 @@ def test_a_daily_range_over_all_years_gives_the_last_years_beside_it(
     ]
 
 
+def test_a_few_recent_rows_give_their_count_and_fewer_than_five_no_value(
+    sample_settings, nq_minutes
+) -> None:
+    """p44a Q17: NQ's Fridays after Thanksgiving, 18 over all years, read "over the rows'
+    last 12 months … mean_range is 309.12", the mean of 2 days said as if a year's. The last
+    Friday of each November: the 12 months hold 1 or 2, and no value is said; the first
+    Friday of each month: 12 or 13, said with their count."""
+    daily = _daily(nq_minutes)
+    fridays = daily[daily.index.dayofweek == 4]
+    few = fridays[(fridays.index.month == 11) & (fridays.index.day >= 24)]
+    monthly = fridays[fridays.index.day <= 7]
+    asked = {"session": "ETH", "from": "daily", "select": ["count()", "mean(range)"]}
+    where = "dayname() == 'Fri' and month() == 11 and day() >= 24"
+    result = ask({**asked, "where": where}, sample_settings)
+    recent = _recent(few)
+    assert result.summary.values["count"] == len(few) and len(recent) < 5
+    span = f"{recent.index[0].date()} — {recent.index[-1].date()}"
+    [warned] = _blend_warnings(result)
+    assert f": the rows' last 12 months ({span}) hold only {len(recent)} of them, " in warned
+    assert "too few to say." in warned and warned.count("mean_range is") == 1  # the unit's
+    result = ask({**asked, "where": "dayname() == 'Fri' and day() <= 7"}, sample_settings)
+    recent = _recent(monthly)
+    assert result.summary.values["count"] == len(monthly) and 5 <= len(recent) < 30
+    span = f"{recent.index[0].date()} — {recent.index[-1].date()}, {len(recent)} rows"
+    [warned] = _blend_warnings(result)
+    assert f"last 12 months ({span}) mean_range is {recent['range'].mean():,.2f}." in warned
+
+
 def test_groups_by_weekday_are_warned_once_with_the_last_years_spread(
     sample_settings, nq_minutes
 ) -> None:

@@ -29,7 +29,7 @@ from bot_harness import (
 from fake_bot_api import FakeBotAPI
 
 from bot.llm.messages import ModelRequest
-from bot.llm.scripted import ScriptedProvider, tool_call
+from bot.llm.scripted import ScriptedProvider, text, tool_call
 from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import InlineRunner
 from bot.telegram import commands
@@ -746,3 +746,120 @@ async def test_another_members_cancel_while_the_model_thinks_says_whose_question
     assert plan["text"].startswith("I'll compute"), fake.describe()
     assert len(keyboard_data(fake.message(GROUP, plan["message_id"]))) == 2  # still hers
     assert rows(db_url, "SELECT user_id, status FROM pending_actions") == [(ALICE, "pending")]
+
+
+# --- an answer ready, waiting for the chat, when /cancel comes --------------------------------
+
+WEATHER = "what about the weather?"
+
+
+class ReadyModel:
+    """Asks "Best by what?" about the best day, answers anything else in words; thinks
+    about the weather, or about the reply "Widest range", until ``let_go``."""
+
+    def __init__(self) -> None:
+        self.thinking = asyncio.Event()
+        self.let_go = asyncio.Event()
+
+    async def __aenter__(self) -> ReadyModel:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.let_go.set()  # a failed test must not leave the bot's shutdown waiting for it
+
+    async def __call__(self, request: ModelRequest) -> Any:
+        last = request.messages[-1]
+        said = last.text or "".join(r.content for r in last.tool_results)
+        if last.role == "user" and said == "which was the best day?":
+            return tool_call(
+                "ask_user_clarification",
+                question_text="Best by what?",
+                suggested_replies=["Widest range", "Biggest gain"],
+            )
+        if "weather" in said or (last.role == "tool" and "Widest range" in said):
+            self.thinking.set()
+            await self.let_go.wait()
+        return text(f"Answer to: {said}")
+
+
+def replies_lock_users(svc: BotServices, chat_id: int) -> int:
+    """Holders and waiters of the chat's reply lock (``ChatLocks``)."""
+    return svc.locks._locks.get((chat_id, "replies"), (None, 0))[1]
+
+
+async def _cancel_once_the_answer_waits(
+    fake: FakeBotAPI, svc: BotServices, model: ReadyModel, db_url: str
+) -> list[str]:
+    """While the model thinks, /help's reply is held on the wire (it holds the chat's reply
+    lock) and /cancel queues behind it; then the model answers, and the answer, stored,
+    queues behind the /cancel. /help let go: the /cancel comes first and stops the turn
+    whose answer is ready. The texts said from /help on."""
+    await asyncio.wait_for(model.thinking.wait(), 20)
+    before = len(fake.said(ALICE))
+    help_held = fake.hold_next("sendMessage", chat_id=ALICE)
+    fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/help"))
+    await help_held.arrived()
+    fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
+    await until(lambda: replies_lock_users(svc, ALICE) == 2, "the /cancel waiting", fake)
+    stored = len(rows(db_url, "SELECT id FROM messages"))
+    model.let_go.set()
+    await until(lambda: replies_lock_users(svc, ALICE) == 3, "the answer waiting", fake)
+    assert len(rows(db_url, "SELECT id FROM messages")) > stored  # the answer is stored
+    help_held.release()
+    await fake.wait_said(before + 2, chat_id=ALICE)
+    await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+    fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="how many inside days?"))
+    await fake.wait_said(before + 3, chat_id=ALICE)
+    await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+    return texts_since(fake, before)
+
+
+async def test_an_answer_stopped_on_its_way_out_is_forgotten(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/cancel that takes the chat just before a ready answer: the answer is not sent, as
+    the /cancel says. Before, it stayed in the transcript, and the next question's model
+    read an answer the person never saw. Now the question is forgotten, as one stopped
+    while the model thought."""
+    fake = fake_telegram
+    model = ReadyModel()
+    provider = ScriptedProvider([model] * 20)
+    async with barb_bot(fake, db_url, provider=provider) as svc, model:
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=WEATHER))
+        said = await _cancel_once_the_answer_waits(fake, svc, model, db_url)
+
+    assert said[0].startswith("Ask a question"), fake.describe()
+    assert said[1:] == [
+        "Stopped: that question will not be answered.",
+        "Answer to: how many inside days?",
+    ]
+    # The next question is asked alone: nothing of the weather, asked or answered.
+    assert [m.text for m in provider.requests[-1].messages] == ["how many inside days?"]
+    assert rows(db_url, "SELECT role FROM messages ORDER BY id") == [("user",), ("assistant",)]
+    assert rows(db_url, "SELECT kind FROM in_flight") == []
+
+
+async def test_a_clarification_s_answer_stopped_on_its_way_out_declines_it(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """The same for a suggested reply's answer: before, the clarification stayed "done"
+    and the transcript held the answer to "Widest range", never shown. Now the
+    clarification is declined, as when /cancel stops the reply before the model answers,
+    and the model reads it so."""
+    fake = fake_telegram
+    model = ReadyModel()
+    provider = ScriptedProvider([model] * 20)
+    async with barb_bot(fake, db_url, provider=provider) as svc, model:
+        asked = await ask_and_get_plan(fake, ALICE, ALICE, "which was the best day?")
+        await press(fake, ALICE, ALICE, asked, keyboard_data(asked)[0])
+        said = await _cancel_once_the_answer_waits(fake, svc, model, db_url)
+
+    assert said[1:] == [
+        "Stopped: that question will not be answered.",
+        "Answer to: how many inside days?",
+    ], fake.describe()
+    assert rows(db_url, "SELECT kind, status FROM pending_actions") == [("clarify", "declined")]
+    last = provider.requests[-1].messages
+    assert not any("Widest range" in r.content for m in last for r in m.tool_results)
+    assert not any("Answer to" in (m.text or "") for m in last)
+    assert rows(db_url, "SELECT kind FROM in_flight") == []

@@ -5,6 +5,7 @@ file crosses the fake Bot API (getFile and the download) as it would cross Teleg
 from __future__ import annotations
 
 import datetime as dt
+import re
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from bot_harness import ALICE, BOB, GROUP, barb_bot, keyboard_data, press
 from fake_bot_api import FakeBotAPI
 
+from barb.data.layouts import LAYOUTS
 from barb.data.store import data_path, previous_path, read_bars, read_meta
 from barb.i18n import day, decimal
 from barb.interpreter import execute
@@ -113,7 +115,7 @@ async def test_a_bad_file_gets_the_report_and_no_import_button(
     assert not data_path("NQ", engine).exists()
 
 
-async def test_a_damaged_stored_file_gets_one_sentence_and_leaves_nothing_staged(
+async def test_a_damaged_stored_file_is_said_in_one_sentence_and_import_writes_over_it(
     tmp_path: Path,
     fake_telegram: FakeBotAPI,
     db_url: str,
@@ -121,7 +123,9 @@ async def test_a_damaged_stored_file_gets_one_sentence_and_leaves_nothing_staged
     chicago_csv: tuple[bytes, pd.DataFrame],
 ) -> None:
     """Stored ES bars whose pages no longer decompress: the check's OSError escaped the
-    worker thread, the admin got the generic error, and the upload stayed under .uploads."""
+    worker thread, the admin got the generic error, and the upload stayed under .uploads;
+    then the bot refused every file, though writing a good one over it is the way out. Now
+    the report says what cannot be read, and Import replaces it without keeping it."""
     fake = fake_telegram
     content, bars = chicago_csv
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
@@ -135,14 +139,22 @@ async def test_a_damaged_stored_file_gets_one_sentence_and_leaves_nothing_staged
 
         again = bf.plain_csv(tmp_path / "mon.csv", bars.iloc[:1380], "America/Chicago")
         reply = await send_file(fake, ALICE, again.read_bytes(), "mon.csv", caption="ES")
-        refusal = reply["text"].splitlines()[-1]
-        assert refusal.startswith("Not imported: the stored ES data cannot be read (")
-        assert refusal.endswith(
-            "), so I cannot tell what Import would do to it; nothing was written."
+        text = reply["text"]
+        assert "The stored ES data in ES.parquet cannot be read (" in text
+        assert "): this file replaces it, and the damaged file is not kept." in text
+        assert text.endswith(
+            "Import writes this file in place of the stored ES data, which cannot be read."
         )
-        assert not keyboard_data(reply)
+        assert "Traceback" not in text and "Not imported" not in text
+        assert target.read_bytes() == bytes(damaged)  # nothing written before Import
+
+        await press(fake, ALICE, ALICE, reply, keyboard_data(reply)[0])
+        done = await fake.wait_for("sendMessage", 4, chat_id=ALICE)
+        assert done[-1].result["text"].startswith("ES: imported 1,380 bars;")
+        frame, meta = read_bars(target)
+        assert meta.source_file == "mon.csv" and len(frame) == 1380
+        assert not previous_path(target).exists()  # the damaged file is not kept
         assert not list((engine.data_dir / ".uploads").iterdir())
-    assert target.read_bytes() == bytes(damaged)
 
 
 async def test_cancel_and_other_people(
@@ -317,3 +329,60 @@ async def test_a_russian_admin_reads_the_report_and_the_refusal_in_russian(
         # No English sentence of the importer's is left in either.
         for english in ("bars", "Dates", "Times", "Suspicious", "Refused", "line", "problem"):
             assert english not in report + refused, english
+
+
+async def test_a_russian_admin_reads_a_whole_file_refusal_in_russian(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """Refusals of a file as a whole reached a Russian admin in English: "unrecognised
+    columns. Found: a, b. …", "the file's times fit none of the zones Barb tries: …"."""
+    fake = fake_telegram
+    bars = bf.week_of_bars()
+    dubai = bf.plain_csv(tmp_path / "dubai.csv", bars, "Asia/Dubai").read_bytes()
+    # Where ES's 17:00-18:00 New York break falls on the Dubai clock, worked out by hand.
+    brk = pd.Timestamp("2024-03-18 17:00", tz="America/New_York").tz_convert("Asia/Dubai")
+    end = brk + pd.Timedelta(hours=1)
+
+    async def send(data: bytes, name: str) -> str:
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        update = fake.document_update(
+            chat_id=ALICE,
+            user_id=ALICE,
+            content=data,
+            file_name=name,
+            caption="ES",
+            language_code="ru",
+        )
+        fake.inject(update)
+        sent = await fake.wait_for("sendMessage", before + 1, chat_id=ALICE)
+        return sent[-1].result["text"]
+
+    def english_words(text: str) -> set[str]:
+        # Verbatim: zone names, and the names Barb and the exchange's data go by.
+        found = set(re.findall(r"[A-Za-z]{2,}", re.sub(r"[A-Za-z_]+/[A-Za-z_]+", " ", text)))
+        return found - {"ES", "Barb", "IANA", "New", "York", "timezone", "columns"}
+
+    # The layouts Barb knows are named by their own column names, verbatim.
+    known = "; ".join(f"{x.name}: {x.example}" for x in LAYOUTS.values() if x.header)
+    example = "timestamp=Time,open=Open,high=High,low=Low,close=Close,volume=Volume"
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        odd = await send(b"a,b\n1,2\n", "odd.csv")
+        refusal = odd.splitlines()[-1]
+        assert refusal == (
+            "Не импортировано: odd.csv, строка 1: столбцы не распознаны. Найдены: a, b. "
+            f"Форматы, которые знает Barb: {known}. Иначе назовите столбцы через --columns, "
+            f"например --columns {example} (или date=…,time=… для отдельных столбцов даты и "
+            "времени); форматы, которые знает Barb, описаны в docs/data.md."
+        )
+        rest = refusal.replace(known, "").replace(example, "").replace("date=…,time=…", "")
+        assert english_words(rest.replace("odd.csv", "").replace("docs/data.md", "")) == set()
+
+        zone = (await send(dubai, "dubai.csv")).splitlines()[-1]
+        assert zone == (
+            "Не импортировано: dubai.csv: время в файле не подходит ни к одному поясу, которые "
+            f"пробует Barb: дневной перерыв в файле приходится на {brk:%H:%M}–{end:%H:%M}, а у "
+            "биржи он в 17:00–18:00, время New York (America/New_York); укажите --timezone с "
+            "поясом времени файла (имя IANA, например Asia/Dubai)."
+        )
+        assert english_words(zone.replace("dubai.csv", "")) == set()
+    assert not data_path("ES", engine).exists()

@@ -145,3 +145,32 @@ async def test_a_plan_keeps_its_language_when_pressed_from_a_phone_in_another(
     assert shown == f"{plan['text']}\n\n{status}"
     russian_plan = bool(_CYRILLIC.search(question))
     assert ("План:" in shown) is russian_plan and ("Plan:" in shown) is not russian_plan
+
+
+@pytest.mark.parametrize(
+    ("lang", "with_plan", "at_once"),
+    [
+        ("en", "you press Run", "I compute it at once and send the answer"),
+        ("ru", "вы нажмёте Запустить", "я сразу посчитаю и пришлю ответ"),
+    ],
+)
+async def test_start_describes_the_chat_s_confirmation_setting(
+    fake_telegram: FakeBotAPI, db_url: str, lang: str, with_plan: str, at_once: str
+) -> None:
+    """/start said "you press Run" even with confirmation off in /settings, where a question
+    is computed at once and no Run button ever comes. Now it says what the setting does,
+    and where to turn the plan back on."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        before = await ask_and_get_plan(fake, ALICE, ALICE, "/start", language_code=lang)
+        shown = await ask_and_get_plan(fake, ALICE, ALICE, "/settings", language_code=lang)
+        await press(fake, ALICE, ALICE, shown, "s:confirm")
+        edits = fake.calls("editMessageText", chat_id=ALICE)
+        await fake.wait_for("editMessageText", len(edits) + 1, chat_id=ALICE)
+        assert not (await svc.store.chats.get(ALICE)).settings.confirm_queries
+        after = await ask_and_get_plan(fake, ALICE, ALICE, "/start", language_code=lang)
+
+    assert with_plan in before["text"] and at_once not in before["text"]
+    assert at_once in after["text"] and "/settings" in after["text"]
+    assert with_plan not in after["text"]
+    assert len(keyboard_data(after)) == 3  # the example questions, as before

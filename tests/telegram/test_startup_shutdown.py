@@ -155,6 +155,34 @@ async def test_a_missing_token_still_gets_the_steps_and_status_2(bot: BotProcess
     assert "Traceback" not in finished.output
 
 
+@pytest.mark.parametrize("missing", ["token", "model", "both"])
+async def test_what_is_missing_is_said_once_and_in_its_own_words(
+    bot: BotProcess, fake_telegram: FakeBotAPI, missing: str
+) -> None:
+    """The model's steps open with "Barb also needs" only after the token's steps; alone they
+    were "No LLM configured: set …" then "Barb also needs a language model" (nothing else
+    was missing), the same three variables named twice."""
+    if missing in ("token", "both"):
+        del bot.env["TELEGRAM_BOT_TOKEN"]
+    if missing in ("model", "both"):
+        for variable in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "BARB_LLM_MODEL"):
+            del bot.env[variable]
+    finished = await bot.run_to_exit()
+    assert finished.status == NOT_CONFIGURED
+    assert finished.stdout == ""
+    assert "Traceback" not in finished.output
+    text = finished.stderr
+    token_steps = "No Telegram bot token: TELEGRAM_BOT_TOKEN is not set." in text
+    assert token_steps == (missing != "model")
+    assert ("export ANTHROPIC_API_KEY=" in text) == (missing != "token")
+    assert ("No language model: none of" in text) == (missing == "model")
+    assert ("Barb also needs a language model: none of" in text) == (missing == "both")
+    assert text.count("OPENAI_BASE_URL") == (0 if missing == "token" else 2)  # named, then shown
+    assert text.count("Then run `barb bot` again.") == 1
+    assert "barb query '" in text  # what works meanwhile
+    assert fake_telegram.requests == []
+
+
 @pytest.mark.parametrize("form", ["root", "ptb"])
 async def test_the_bot_api_url_in_either_form(
     bot: BotProcess, fake_telegram: FakeBotAPI, form: str

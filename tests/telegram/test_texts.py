@@ -53,7 +53,9 @@ SAME_IN_RUSSIAN = {
 NAMES = {"Barb", "Script", "Telegram", "CSV", "JSON", "UTC", "Unix", "RTH", "NQ", "ES", "CL"}
 NAMES |= {"open", "high", "low", "close", "OHLC", "volume"}
 #: Vendors whose file layouts Barb imports.
-NAMES |= {"Sierra", "Chart", "TradingView", "NinjaTrader", "Kibot"}
+NAMES |= {"Sierra", "Chart", "TradingView", "NinjaTrader", "Kibot", "Databento"}
+#: Formats and standards an import refusal names: Parquet files, UTF-8 text, IANA zones.
+NAMES |= {"Parquet", "UTF", "IANA"}
 #: What a text may quote verbatim: placeholders, commands, code, examples in quotes, HTML
 #: tags, strftime codes.
 # Kept as written: placeholders, commands and their --options, code, quotes, tags, format

@@ -1,0 +1,172 @@
+"""Whether a where decides a mean's outcome on the rows it left: no base rate to read it by.
+
+``setup_noise`` reads a where's mean against the same mean over the rows the where did not
+pick, and a chart draws that value as "all days: …". That is a base rate when the outcome
+could have gone either way on those rows. It is none when the where's own condition settles
+the outcome there:
+
+- NQ's CASH days gapping down more than 1% (``gap_pct = (open / prev(close) - 1) * 100``,
+  "where": "gap_pct < -1") filled the gap (``high >= prev(close)``) on 0.3243 of 515 days,
+  said beside "all days: 0.8115". On the 2,452 gap-up days among the other 4,131 the gap is
+  filled at the open, true by construction (high >= open >= prev(close)); the gap-downs
+  alone fill on 0.6007, those of 0 to -1% on 0.6855. "32% against 81%" read as a 2.5x
+  contrast where the honest one is 32% against 60-69% (p44a Q05).
+- ES's RTH days that broke the opening range's high ("where": "high > or_high") closed
+  above it on 0.5017 of 3,725; "all days: 0.4022" counted the 922 other days, on none of
+  which a close above the range's high is possible (close <= high <= or_high) (p44a Q21).
+- mean(gap_pct) "where": "gap_pct < -1" is -1.7 against 0.035 over all the rows, "far
+  beyond its noise": the rows were picked by that very value (p44a Q05b).
+
+So an item's baseline is left out, its sentence and the chart's line together, when its
+value is read on the row's own bar (no ``next()``: an outcome read ahead is what a where
+is asked to predict) and
+
+- its argument is one of the where's own values, as written or through the map (``own``):
+  mean(gap_pct) under gap_pct < -1, mean(range) under range > 100; or
+- it is a true/false outcome sharing a level the query derived with the where
+  (``prev(close)``, a map column such as ``or_high``: not the bars' own prices), and on
+  the other rows it is empirically decided (``decided``): the same on every one of them
+  (0 of Q21's 922), or on every one of them on one side of that level by a price of the
+  row's own bar the where reads (``open`` above ``prev(close)``: all 2,452 of Q05's gap-ups)
+  where that side holds at least ``DECIDED_SHARE`` of them.
+
+The classic setup keeps its base rate: "where": "rsi(close, 14) < 30" with next(close) >
+close read ahead, or close > open on the same day, shares no derived level (rsi's own
+close is read inside a call over past bars, not beside it). Nor is "after an up day"
+("where": "prev(close) > prev(open)", outcome close > prev(close)) left out: it shares
+prev(close), but its where reads no price of the row's own bar and the outcome is up on
+about half the other days, decided on none. A share of numbers that only shares a level
+(mean(close / prev(close) - 1) under a gap) keeps its baseline: part of its difference is
+the gap picked, but no row's value is settled, and it is what the person compares.
+
+Cost: a walk of two expressions, and for a shared level up to four comparisons over the
+period's rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+
+import numpy as np
+import pandas as pd
+
+from barb.script import ast
+from barb.script.reach import reads_other_bars
+
+# The bars' own prices: a where and an outcome both reading close share no derived level.
+PRICES = frozenset({"open", "high", "low", "close"})
+# A side of the shared level holding at least this share of the other rows, the outcome the
+# same on every one of them, decides the baseline: Q05's gap-ups are 2,452 of 4,131 (0.59).
+DECIDED_SHARE = 0.25
+
+
+def structural(
+    arg: ast.Expr,
+    where: ast.Expr,
+    mapped: Mapping[str, ast.Expr],
+    values: Callable[[ast.Expr], object],
+    given: np.ndarray,
+    inside: np.ndarray,
+) -> bool:
+    """Whether ``where`` decides ``arg``, a same-bar ``mean()`` argument, on the rows it did
+    not pick (module docstring): ``values`` evaluates an expression over every row the stage
+    had, ``given`` the rows the baseline is over, ``inside`` which of them the where kept."""
+    where_nodes = {_text(n): n for n in same_bar_nodes(where, mapped)}
+    if _text(arg) in where_nodes or _text(_through(arg, mapped)) in where_nodes:
+        return True
+    shared = [
+        node
+        for node in same_bar_nodes(arg, mapped)
+        if _derived(node, mapped) and _text(node) in where_nodes
+    ]
+    if not shared:
+        return False
+    outcome = _bools(values(arg), given)
+    if outcome is None:
+        return False
+    others = ~inside & ~outcome.isna
+    rest = outcome.values[others]
+    if len(rest) < 2:
+        return False
+    if rest.all() or not rest.any():
+        return True
+    prices = [n.name for n in where_nodes.values() if isinstance(n, ast.Column) and _raw(n, mapped)]
+    for level in shared:
+        low = _numbers(values(level), given)
+        if low is None:
+            continue
+        for price in prices:
+            near = _numbers(values(ast.Column(price)), given)
+            if near is None:
+                continue
+            for side in (near >= low, near < low):
+                on = side[others]
+                if np.count_nonzero(on) >= max(2, DECIDED_SHARE * len(rest)) and (
+                    rest[on].all() or not rest[on].any()
+                ):
+                    return True
+    return False
+
+
+def same_bar_nodes(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> Iterator[ast.Node]:
+    """The nodes of ``expr`` valued on its row's own bar, through the map's columns: a call
+    that reads other bars (prev(close), rsi(close, 14)) is one, its arguments not (their
+    close is another bar's, or many bars')."""
+    seen: set[str] = set()
+    pending = [expr]
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, ast.Call) and reads_other_bars(node):
+            continue
+        if isinstance(node, ast.Column) and node.name in mapped:
+            if node.name not in seen:
+                seen.add(node.name)
+                pending.append(mapped[node.name])
+            continue
+        pending.extend(node.children())
+
+
+def _derived(node: ast.Node, mapped: Mapping[str, ast.Expr]) -> bool:
+    """A level the query made: a call or a map column, not a bar's own price or a literal."""
+    if isinstance(node, ast.Call):
+        return bool(node.args)  # month(), holiday(): calendar keys, no level
+    return isinstance(node, ast.Column) and node.name in mapped
+
+
+def _raw(node: ast.Column, mapped: Mapping[str, ast.Expr]) -> bool:
+    return node.name in PRICES and node.name not in mapped
+
+
+def _through(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:
+    while isinstance(expr, ast.Column) and expr.name in mapped and mapped[expr.name] != expr:
+        expr = mapped[expr.name]
+    return expr
+
+
+def _text(node: ast.Node) -> str:
+    return node.to_text()
+
+
+class _Bools:
+    """A condition's values on the rows given, and which of them are empty."""
+
+    def __init__(self, values: np.ndarray, isna: np.ndarray) -> None:
+        self.values, self.isna = values, isna
+
+
+def _bools(series: object, given: np.ndarray) -> _Bools | None:
+    if not isinstance(series, pd.Series) or len(series) != len(given):
+        return None
+    if not pd.api.types.is_bool_dtype(series.dtype):
+        return None
+    isna = series.isna().to_numpy()[given]
+    return _Bools(series.to_numpy(dtype=bool, na_value=False)[given], isna)
+
+
+def _numbers(series: object, given: np.ndarray) -> np.ndarray | None:
+    if not isinstance(series, pd.Series) or len(series) != len(given):
+        return None
+    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series):
+        return None
+    return series.to_numpy(dtype=np.float64, na_value=np.nan)[given]
