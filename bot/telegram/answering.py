@@ -217,14 +217,19 @@ async def answer_query(
     chat: Chat | None = None,
 ) -> None:
     """``/query``: run the person's Barb Script under the chat's lock and send the result;
-    the reply's storing finishes the work in flight ``work_id``."""
+    the reply's storing finishes the work in flight ``work_id``. While it computes, a
+    /cancel or /reset says at once that it cannot be stopped (``svc.queries``)."""
     showing = svc.showing(bot, asker.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S)
     async with _finished_if_it_fails(svc, work_id):
         with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
             # The model lock first, as every model or engine work of the chat takes it.
             async with svc.model_lock(asker.chat_id), svc.chat_lock(asker.chat_id), showing:
                 acknowledged()
-                reply = await svc.assistant.query_command(asker, text, chat=chat)
+                with svc.queries.computing(asker.chat_id, asker.user_id):
+                    reply = await svc.assistant.query_command(asker, text, chat=chat)
+                # No longer computing: a /cancel's or /reset's notice checked before that
+                # is out before the answer (``notice_lock``), never between its messages.
+                await _after_notices(svc, asker.chat_id)
                 await svc.sender(bot).reply(
                     asker.chat_id,
                     reply,

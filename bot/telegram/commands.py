@@ -126,19 +126,19 @@ async def reset(ctx: UpdateContext, rest: str) -> None:
     """Forget the conversation (settings and usage stay). In a group, only the sender's
     part of it: their waiting plans and the questions they asked; the others' stay. A
     question of theirs the model is thinking about is stopped, unanswered, and forgotten
-    with the rest. While other work holds the chat (a plan running, in a group another
-    member's question), it says at once that the forgetting follows that answer."""
+    with the rest. While other work holds the chat (a plan or a /query running, in a group
+    another member's question), it says at once that the forgetting follows that answer."""
     user_id = ctx.user_id if ctx.in_group else None
     svc = ctx.svc
     # The questions sent just before the /reset are in ``svc.thinking`` once this returns.
     await svc.locks.earlier_queued(ctx.chat_id)
     async with svc.notice_lock(ctx.chat_id):  # said only before that answer goes out
-        running = await _running_plan(ctx)
-        if running is not None and running.user_id == ctx.user_id:
-            # A running plan holds both locks until its answer is out: said at once, not
-            # after the whole run (p40b F25). The forgetting waits for that answer: the run
-            # stores its question and answer as it ends, so clearing now would leave them
-            # as the one thing remembered after the reset.
+        running = await _whose_run(ctx)
+        if running == ctx.user_id:
+            # A running plan or /query holds both locks until its answer is out: said at
+            # once, not after the whole run (p40b F25, p44b #7). The forgetting waits for
+            # that answer: a plan's run stores its question and answer as it ends, so
+            # clearing now would leave them as the one thing remembered after the reset.
             await _say_now(ctx, t("reset_after_run", ctx.lang))
         elif running is not None or svc.thinking.others(ctx.chat_id, ctx.user_id):
             # In a group the model lock may be another member's: that answer comes first.
@@ -165,17 +165,18 @@ async def reset(ctx: UpdateContext, rest: str) -> None:
 async def cancel(ctx: UpdateContext, rest: str) -> None:
     """Stop the sender's question the model is answering, and drop their plan waiting for
     Run: it computes nothing and its buttons go (in a group, other members' stay). A plan
-    already running cannot be stopped: that is said at once, as the Cancel button says it;
-    in a group, another member's running plan is said to be theirs."""
+    or a /query already running cannot be stopped: that is said at once, as the Cancel
+    button says it; in a group, another member's run, or question the model thinks about,
+    is said to be theirs."""
     async with ctx.svc.notice_lock(ctx.chat_id):
         # Not under the chat's lock: the run holds it until its answer is out, and the
         # person would hear nothing for the whole run, then "no plan waiting" (p40b F6).
         # The plan is "running" until just before its answer goes out, which waits for
         # this lock: a plan read as running here has its answer after the notice.
-        running = await _running_plan(ctx)
+        running = await _whose_run(ctx)
         if running is not None:
             said = t("running_cannot_cancel", ctx.lang)
-            if running.user_id != ctx.user_id:  # another member's, in a group
+            if running != ctx.user_id:  # another member's, in a group
                 said = t("running_not_yours", ctx.lang)
             await _say_now(ctx, said)
     if running is not None and not await _more_to_stop(ctx):
@@ -194,6 +195,11 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
             done = t("cancel_clarification", ctx.lang)
         if stopped:
             done = t("cancel_question", ctx.lang)
+        elif not dropped and ctx.svc.thinking.others(ctx.chat_id, ctx.user_id):
+            # In a group, the model thinks about another member's question: "nothing to
+            # cancel" alone read as if the bot were idle (p44b #5). That answer, not going
+            # out while this holds the chat's lock, comes after.
+            done = t("thinking_not_yours", ctx.lang)
         # The stopped questions end with the confirmation (one transaction): a restart
         # in between asks them again, and never drops one without saying so.
         await ctx.say_held(escape(done), answers=[turn.work_id for turn in stopped])
@@ -208,6 +214,16 @@ async def _stop_questions(ctx: UpdateContext) -> list[Turn]:
     return stopped
 
 
+async def _whose_run(ctx: UpdateContext) -> int | None:
+    """Who started the chat's run computing now, if one is: a plan's or a /query's (both
+    hold the chat's locks until their answer is out). Example: Bob's /cancel while Alice's
+    /query computes in their group gives Alice's id."""
+    plan = await _running_plan(ctx)
+    if plan is not None:
+        return plan.user_id
+    return ctx.svc.queries.whose(ctx.chat_id)
+
+
 async def _running_plan(ctx: UpdateContext) -> PendingAction | None:
     """The chat's plan that is running, if any: Run pressed, its query computing, its
     answer not yet stored. Example: /cancel three seconds into a 7 s run; in a group the
@@ -218,7 +234,7 @@ async def _running_plan(ctx: UpdateContext) -> PendingAction | None:
 
 
 async def _more_to_stop(ctx: UpdateContext) -> bool:
-    """Beside the running plan, something /cancel stops or drops: a question of the
+    """Beside the running plan or /query, something /cancel stops or drops: a question of the
     sender's the model is answering or waits to answer, or an action waiting for a press."""
     if ctx.svc.thinking.turns(ctx.chat_id, ctx.user_id):
         return True

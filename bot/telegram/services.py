@@ -20,6 +20,7 @@ from bot.pool.runner import QueryRunner
 from bot.settings import BotSettings
 from bot.store.records import LimitScope
 from bot.store.repository import Store
+from bot.telegram.running import Queries
 from bot.telegram.sender import Patience, Sender
 from bot.telegram.stopping import cancel_and_wait
 from bot.telegram.thinking import Thinking
@@ -211,6 +212,8 @@ class BotServices:
     locks: ChatLocks = field(default_factory=ChatLocks)
     #: Questions being answered, which /cancel may stop.
     thinking: Thinking = field(default_factory=Thinking)
+    #: /query runs computing, which /cancel and /reset speak of at once.
+    queries: Queries = field(default_factory=Queries)
     backlog: Backlog = field(default_factory=Backlog)
     #: Work in flight set aside because the database stopped answering under it
     #: (``answering.DatabaseAway``): resumed by the sending pass once it answers again.

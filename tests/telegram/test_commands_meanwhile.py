@@ -32,6 +32,7 @@ from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call
 from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import InlineRunner
+from bot.telegram import commands
 from bot.telegram.services import BotServices
 from bot.texts import t
 
@@ -578,6 +579,173 @@ async def test_a_run_ending_as_cancel_or_reset_checks_it_says_so_before_the_answ
     assert "Answer: " in said[1], fake.describe()  # the chart's caption
     assert said[2:] == after, fake.describe()
     assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
+
+
+#: A /query the person types: their own Barb Script, no model and no plan.
+QUERY = '/query {"session": "RTH", "from": "daily", "select": "count()"}'
+
+QUERY_NOTICES = {
+    ("/cancel", "en"): (
+        "The query is already running and cannot be stopped: the answer is on its way."
+    ),
+    ("/cancel", "ru"): "Запрос уже выполняется, остановить его нельзя: ответ скоро придёт.",
+    ("/reset", "en"): (
+        "The query is already running and cannot be stopped: the conversation is "
+        "forgotten once its answer has arrived."
+    ),
+    ("/reset", "ru"): (
+        "Запрос уже выполняется, остановить его нельзя: разговор будет забыт, когда придёт "
+        "его ответ."
+    ),
+}
+
+
+async def _query_held(fake: FakeBotAPI, runner: HeldRunner, lang: str) -> None:
+    """Alice types QUERY; wait until the runner holds it (computing)."""
+    fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=QUERY, language_code=lang))
+    await asyncio.wait_for(runner.running.wait(), 20)
+
+
+@pytest.mark.parametrize(
+    ("command", "lang"),
+    [("/cancel", "en"), ("/cancel", "ru"), ("/reset", "en"), ("/reset", "ru")],
+    ids=["cancel-en", "cancel-ru", "reset-en", "reset-ru"],
+)
+async def test_cancel_or_reset_while_a_query_runs_says_so_at_once(
+    fake_telegram: FakeBotAPI, db_url: str, command: str, lang: str
+) -> None:
+    """p44b #7: /cancel or /reset while the person's own /query computes said nothing for
+    the whole run (the /query holds the chat), then came the result and, for /cancel,
+    "There is no plan waiting to be cancelled." about the thing just answered. Now it says
+    at once, as for a plan's run, that the query cannot be stopped; the result follows
+    whole, then, for /reset, the conversation forgotten."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        await _query_held(fake, runner, lang)
+        fake.inject(
+            fake.message_update(chat_id=ALICE, user_id=ALICE, text=command, language_code=lang)
+        )
+        [notice] = await fake.wait_said(1, chat_id=ALICE, timeout=10)
+        assert notice["text"] == QUERY_NOTICES[command, lang], fake.describe()
+        assert not runner.release.is_set()  # said while the query still computes
+        runner.release.set()
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the query answered", fake)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    said = texts_since(fake, 0)
+    after = [t("reset_done", lang)] if command == "/reset" else []
+    assert said[0] == QUERY_NOTICES[command, lang]
+    # Then the result whole (its chart, captioned with the count as /query words it), then
+    # only the reset's confirmation: never "There is no plan waiting to be cancelled.".
+    [result] = said[1 : len(said) - len(after)]
+    assert "\n\ncount: " in result, fake.describe()
+    assert said[len(said) - len(after) :] == after, fake.describe()
+
+
+@pytest.mark.parametrize(
+    ("command", "after"),
+    [("/cancel", []), ("/reset", ["Conversation forgotten (settings and usage stay)."])],
+    ids=["cancel", "reset"],
+)
+async def test_a_query_ending_as_cancel_or_reset_checks_it_says_so_before_the_result(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    after: list[str],
+) -> None:
+    """The /query ends between the command's check that it computes and its "cannot be
+    stopped…" sentence: the result waits for the sentence (the notices lock), and comes
+    whole after it, never before it nor between its chart and the rest."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        await _query_held(fake, runner, "en")
+        real_whose_run = commands._whose_run
+
+        def result_out_or_waiting() -> bool:
+            _, users = svc.locks._locks.get((ALICE, "notices"), (None, 0))
+            return bool(fake.said(ALICE)) or users >= 2
+
+        async def checked_as_the_query_ends(ctx: Any) -> int | None:
+            whose = await real_whose_run(ctx)
+            if whose is not None:  # read as computing: the query ends now
+                runner.release.set()
+                await until(result_out_or_waiting, "the result out, or waiting", fake)
+            return whose
+
+        monkeypatch.setattr(commands, "_whose_run", checked_as_the_query_ends)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=command))
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the query answered", fake)
+        await fake.wait_said(2 + len(after), chat_id=ALICE)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    said = texts_since(fake, 0)
+    assert said[0] == QUERY_NOTICES[command, "en"], fake.describe()
+    assert "\n\ncount: " in said[1], fake.describe()  # the result's chart
+    assert said[2:] == after, fake.describe()
+
+
+@pytest.mark.parametrize(
+    ("lang", "notice"),
+    [
+        (
+            "en",
+            "I am answering another member's question now: only they can stop it. You have "
+            "nothing to cancel.",
+        ),
+        (
+            "ru",
+            "Сейчас я отвечаю на вопрос другого участника: остановить его может только автор "
+            "вопроса. Вам отменять нечего.",
+        ),
+    ],
+    ids=["en", "ru"],
+)
+async def test_another_members_cancel_while_the_model_thinks_says_whose_question_it_is(
+    fake_telegram: FakeBotAPI, db_url: str, lang: str, notice: str
+) -> None:
+    """p44b #5: in a group, Bob's /cancel while the model thinks about Alice's question
+    said only "There is no plan waiting to be cancelled.", as if the bot were idle (Bob
+    sees it typing). Now, at once and in his language, that it is another member's
+    question, which only they can stop; Alice's question is not stopped, and her plan
+    follows with its buttons."""
+    fake = fake_telegram
+    model = HeldModel()
+    async with barb_bot(fake, db_url, model=model) as svc, model:
+        in_group(fake, ALICE, QUESTION)
+        await asyncio.wait_for(model.thinking.wait(), 20)
+        fake.inject(
+            fake.message_update(
+                chat_id=GROUP,
+                user_id=BOB,
+                text=f"/cancel@{fake.bot['username']}",
+                chat_type="supergroup",
+                first_name="Bob",
+                language_code=lang,
+            )
+        )
+        [said] = await fake.wait_said(1, chat_id=GROUP, timeout=10)
+        assert said["text"] == notice, fake.describe()
+        assert said["text"] == t("thinking_not_yours", lang)
+        assert not model.let_go.is_set()  # said while the model still thinks
+        model.let_go.set()
+        [_, plan] = await fake.wait_said(2, chat_id=GROUP)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    assert model.stopped == 0  # Alice's question is not Bob's to stop
+    assert plan["text"].startswith("I'll compute"), fake.describe()
+    assert len(keyboard_data(fake.message(GROUP, plan["message_id"]))) == 2  # still hers
+    assert rows(db_url, "SELECT user_id, status FROM pending_actions") == [(ALICE, "pending")]
 
 
 # --- an answer ready, waiting for the chat, when /cancel comes --------------------------------

@@ -12,9 +12,18 @@ import asyncio
 import sys
 from typing import Any
 
+import pytest
 from bot_harness import ALICE, BOB, GROUP, barb_bot, keyboard_data, press
 from fake_bot_api import FakeBotAPI
-from test_commands_meanwhile import group_texts, in_group, rows, until
+from test_commands_meanwhile import (
+    QUERY,
+    QUERY_NOTICES,
+    HeldRunner,
+    group_texts,
+    in_group,
+    rows,
+    until,
+)
 
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call
@@ -136,6 +145,55 @@ async def test_a_press_stopped_by_reset_is_forgotten_with_its_clarification(
         "how many inside days?",
     ]
     assert not any(m.tool_results for m in last)
+
+
+@pytest.mark.parametrize(
+    ("command", "lang", "done"),
+    [("/cancel", "en", "cancel_question"), ("/reset", "ru", "reset_question")],
+    ids=["cancel-en", "reset-ru"],
+)
+async def test_a_press_waiting_behind_a_query_then_cancel_or_reset_says_so_at_once(
+    fake_telegram: FakeBotAPI, db_url: str, command: str, lang: str, done: str
+) -> None:
+    """p44b #7 (4b): in a private chat, "Widest range" pressed while the person's /query
+    computes, then /cancel or /reset. Before: silent for the whole query, the sentence only
+    after its result. Now the "cannot be stopped…" sentence comes at once; the result
+    follows whole, then the stopped reply's confirmation; the clarification is declined
+    and the next question is a question of its own."""
+    fake = fake_telegram
+    model = Model()
+    provider = ScriptedProvider([model] * 20)
+    runner = HeldRunner()
+
+    def says(text: str) -> None:
+        fake.inject(
+            fake.message_update(chat_id=ALICE, user_id=ALICE, text=text, language_code=lang)
+        )
+
+    async with barb_bot(fake, db_url, provider=provider, runner=runner) as svc, model, runner:
+        says(BEST_DAY)
+        [asked] = await fake.wait_said(1, chat_id=ALICE)
+        says(QUERY)
+        await asyncio.wait_for(runner.running.wait(), 20)
+        await press(fake, ALICE, ALICE, asked, keyboard_data(asked)[0], language_code=lang)
+        await until(lambda: svc.thinking.turns(ALICE, ALICE), "the reply waiting", fake)
+        says(command)
+        said = await fake.wait_said(2, chat_id=ALICE, timeout=10)
+        assert said[1]["text"] == QUERY_NOTICES[command, lang], fake.describe()
+        assert not runner.release.is_set()  # said while the query still computes
+        runner.release.set()
+        await fake.wait_said(4, chat_id=ALICE)
+        says("how many inside days?")
+        await fake.wait_said(5, chat_id=ALICE)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    said = [m["text"] for m in fake.said(ALICE)]
+    assert "\n\ncount: " in said[2], fake.describe()  # the /query's result, whole
+    assert said[3:] == [t(done, lang), "A question of its own: how many inside days?"]
+    assert rows(db_url, "SELECT status FROM pending_actions") == [("declined",)]
+    last = provider.requests[-1].messages
+    assert not any("answered" in r.content for m in last for r in m.tool_results)
+    assert rows(db_url, "SELECT kind FROM in_flight") == []
 
 
 async def test_a_message_typed_as_a_reply_is_pressed_is_answered(
