@@ -84,7 +84,8 @@ def test_a_session_across_midnight_is_drawn_from_its_open(sample_settings, con) 
     shown = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
     assert shown[0] == "18:00" and "17:00" not in shown
     lowest = counts.index[counts.argmin()]
-    assert chart_headline(result).endswith(f"least often {lowest:02d}:00 {counts.min()}")
+    # The fewest first; hours within its noise follow it ("or 01:00 56, 23:00 57").
+    assert f"least often {lowest:02d}:00 {counts.min()}" in chart_headline(result)
     assert 17 not in counts.index and pd.Series(order).iloc[-1] == 16
 
 
