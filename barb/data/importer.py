@@ -146,6 +146,9 @@ class ImportResult:
     path: Path
     note: str = ""  # what the write changed that the person may not expect (``_level_note``)
     cleaned: str = ""  # the temporary files of killed writes it removed ('' when none)
+    # The file it replaced is kept for `barb data restore`: not on a first import (nothing
+    # to keep), nor over a damaged file; the bot said it was kept after every import.
+    kept: bool = False
 
 
 def parse_interval(text: str, words: ImportWords = ENGLISH) -> int:
@@ -298,18 +301,29 @@ def check_file(
 
 def _check_cut(report: ImportReport, path: Path, shape: CsvShape) -> None:
     """The file's last line is reported when the file looks cut inside its last number
-    (``formats.cut_last_field``)."""
+    (``formats.cut_last_field``). What follows is what happens to the file: a refused file
+    was told "The bar is imported as written" under "Not imported", and a field cut to
+    nothing read "its volume  is shorter"."""
     cut = formats.cut_last_field(path, shape)
     if cut is None:
         return
     field, shortest, lines = cut
-    message = report.words(
-        "import.cut_last_line",
-        column=shape.names[-1],
-        value=field,
-        digits=shortest,
-        lines=lines,
-    )
+    words = report.words
+    then = words(N_("import.cut_then_imported") if report.ok else N_("import.cut_then_refused"))
+    if field:
+        digits = words("import.cut_digits", plural_of=shortest, digits=words.count(shortest))
+        message = words(
+            "import.cut_last_line",
+            column=shape.names[-1],
+            value=field,
+            digits=digits,
+            lines=lines,
+            then=then,
+        )
+    else:
+        message = words(
+            "import.cut_last_line_empty", column=shape.names[-1], lines=lines, then=then
+        )
     finding = Finding(row=report.rows - 1, message=message)
     report.warnings.append(Check(name="cut last line", count=1, shown=[finding]))
 
@@ -697,7 +711,7 @@ def write_checked(
         )
         write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
         refresh_mapped(plan.frame, meta, target, settings)
-    return ImportResult(meta, report, plan.added, target, plan.note, cleaned)
+    return ImportResult(meta, report, plan.added, target, plan.note, cleaned, kept=plan.replaces)
 
 
 def _cleaned(target: Path, settings: EngineSettings, words: ImportWords) -> str:

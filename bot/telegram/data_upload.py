@@ -193,6 +193,10 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
             first=day(meta.first_date, lang),
             last=day(meta.last_date, lang),
         )
+        # Only when this import kept the data it replaced: after a first import there is
+        # nothing for `barb data restore` to bring back, yet the bot said there was.
+        if result.kept:
+            imported += " " + t("upload_previous_kept", lang, symbol=meta.instrument)
         if result.cleaned:
             imported += " " + result.cleaned
         await sender.text(chat_id, _html(imported))

@@ -20,6 +20,7 @@ from barb.data import formats, importer, mapped, store
 from barb.data.cli import data as data_cli
 from barb.data.importer import ImportRefused, check_file, import_file, parse_interval
 from barb.data.store import data_path, previous_path, read_bars, read_meta
+from barb.data.words import ImportWords
 from barb.errors import DataError
 from barb.interpreter import execute
 from barb.settings import EngineSettings
@@ -761,6 +762,69 @@ def test_a_file_cut_inside_its_last_number_is_reported_and_a_good_one_is_not(
     quiet.loc[quiet.index[-1], "volume"] = 3
     quiet_file = bf.plain_csv(tmp_path / "quiet.csv", quiet)
     assert check_file(quiet_file, "NQ", settings).report.count("cut last line") == 0
+
+
+def test_a_file_cut_to_an_empty_last_field_is_refused_and_the_note_says_so(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """A file cut right after its last comma ("…,18084.75,") is refused for the missing
+    volume, yet its note said "The bar is imported as written" under "Not imported", named
+    the value as "volume  is shorter" (nothing between two spaces) and, in Russian, «от 1
+    знаков»."""
+    bars = bars.copy()
+    bars.loc[bars.index[-101:], "volume"] = [*range(300, 400), 348]
+    text = bf.plain_csv(tmp_path / "full.csv", bars).read_text().rstrip("\n")
+    cut = tmp_path / "cut.csv"
+    cut.write_text(text[: -len("348")])  # ends with the comma before the volume
+    assert cut.read_text().endswith(",")
+
+    def note(lang: str) -> tuple[bool, str]:
+        report = check_file(cut, "NQ", settings, lang=lang).report
+        [finding] = [f for c in report.warnings if c.name == "cut last line" for f in c.shown]
+        assert finding.line == len(bars) + 1
+        return report.ok, finding.message
+
+    assert note("en") == (
+        False,
+        "the file ends inside this line (no line end after it), and its volume is empty, "
+        "though it is filled on each of the 100 lines before: was the file cut? Re-export "
+        "the file if it was.",
+    )
+    assert note("ru") == (
+        False,
+        "файл кончается внутри этой строки (после неё нет конца строки), и поле volume в ней "
+        "пустое, хотя в каждой из 100 строк перед ней оно заполнено: файл обрезан? Если "
+        "обрезан, выгрузите файл заново.",
+    )
+    # Cut inside the number, the file is imported, and the Russian count agrees with it.
+    cut.write_text(text[: -len("48")])
+    report = check_file(cut, "NQ", settings, lang="ru").report
+    assert report.ok
+    [finding] = [f for c in report.warnings if c.name == "cut last line" for f in c.shown]
+    assert finding.message == (
+        "файл кончается внутри этой строки (после неё нет конца строки), и её volume 3 короче, "
+        "чем в каждой из 100 строк перед ней (от 3 знаков): файл обрезан? Бар импортируется "
+        "как записан; если обрезан, выгрузите файл заново."
+    )
+    said = ImportWords("ru")
+    assert [said("import.cut_digits", plural_of=d, digits=d) for d in (1, 3, 5, 21)] == [
+        "от 1 знака",
+        "от 3 знаков",
+        "от 5 знаков",
+        "от 21 знака",
+    ]
+
+
+def test_the_result_says_whether_the_replaced_file_was_kept(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """The bot said "the previous data is kept" after a first import too, when nothing was."""
+    monday = bf.plain_csv(tmp_path / "mon.csv", bars.iloc[:1380])
+    first = import_file(monday, "NQ", settings, mode="replace")
+    assert not first.kept and not previous_path(first.path).exists()
+    week = bf.plain_csv(tmp_path / "week.csv", bars)
+    again = import_file(week, "NQ", settings, mode="replace")
+    assert again.kept and read_meta(previous_path(again.path)).rows == 1380
 
 
 def test_bot_uploads_of_the_next_days_add_to_the_stored_bars(

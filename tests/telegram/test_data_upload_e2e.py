@@ -71,8 +71,11 @@ async def test_admin_gets_the_report_and_imports_with_one_press(
 
         await press(fake, ALICE, ALICE, offer, import_button)
         done = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        # A first import keeps nothing: "The previous data is kept (barb data restore ES
+        # brings it back)" followed, with nothing for the restore to bring back.
         imported = "ES: imported 6,900 bars; the data now runs Mar 18, 2024 to Mar 22, 2024."
-        assert done[-1].result["text"].startswith(imported)
+        assert done[-1].result["text"] == imported
+        assert not previous_path(data_path("ES", engine)).exists()
         frame, meta = read_bars(data_path("ES", engine))
         assert meta.source_file == "nq chicago.csv"
         assert frame["timestamp"].tolist() == bars["timestamp"].dt.tz_localize(None).tolist()
@@ -95,7 +98,10 @@ async def test_admin_gets_the_report_and_imports_with_one_press(
             in (again["text"])
         )
         await press(fake, ALICE, ALICE, again, keyboard_data(again)[0])
-        await fake.wait_for("sendMessage", 4, chat_id=ALICE)
+        replaced = await fake.wait_for("sendMessage", 4, chat_id=ALICE)
+        assert replaced[-1].result["text"] == (
+            f"{imported} The previous data is kept (barb data restore ES brings it back)."
+        )
         assert read_meta(data_path("ES", engine)).source_file == "again.csv"
         assert read_meta(previous_path(data_path("ES", engine))).source_file == "nq chicago.csv"
 
@@ -151,6 +157,7 @@ async def test_a_damaged_stored_file_is_said_in_one_sentence_and_import_writes_o
         await press(fake, ALICE, ALICE, reply, keyboard_data(reply)[0])
         done = await fake.wait_for("sendMessage", 4, chat_id=ALICE)
         assert done[-1].result["text"].startswith("ES: imported 1,380 bars;")
+        assert "previous data is kept" not in done[-1].result["text"]  # the damaged file is not
         frame, meta = read_bars(target)
         assert meta.source_file == "mon.csv" and len(frame) == 1380
         assert not previous_path(target).exists()  # the damaged file is not kept
@@ -214,7 +221,8 @@ async def test_a_russian_admin_reads_what_import_does_in_russian_and_commands_as
 ) -> None:
     """A Russian admin's offers said "Import adds the file's 2,760 new bars to the stored ES
     data (4,140 bars, …)" in English, and «…с 18 мар. 2024 г. по 20 мар. 2024 г.. Прежние
-    данные сохранены (`barb data restore ES` вернёт их).» showed its backticks and two dots."""
+    данные сохранены (`barb data restore ES` вернёт их).» showed its backticks and two dots;
+    that sentence also followed a first import, when there was nothing to bring back."""
     fake = fake_telegram
     bars = bf.week_of_bars()
     cut = len(bars) * 3 // 5  # three of the five days; the second file overlaps by 100 bars
@@ -238,25 +246,32 @@ async def test_a_russian_admin_reads_what_import_does_in_russian_and_commands_as
         await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0], language_code="ru")
         return (await fake.wait_for("sendMessage", before + 1, chat_id=ALICE))[-1].result
 
-    MAR_18, MAR_20 = dt.date(2024, 3, 18), dt.date(2024, 3, 20)  # «18 мар. 2024 г.»
+    MAR_18, MAR_20, MAR_22 = (dt.date(2024, 3, d) for d in (18, 20, 22))  # «18 мар. 2024 г.»
 
     def n(value: int) -> str:
         return decimal(value, "ru")  # 4 140, with a no-break space
 
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        # Nothing stored before: no «прежние данные сохранены», there were none.
         first = await import_(await send(bars.iloc[:cut], "w1.csv"))
         assert first["text"] == (
-            f"ES: импортировано {n(cut)} баров, данные теперь с {day(MAR_18, 'ru')} по "
-            f"{day(MAR_20, 'ru')}; прежние данные сохранены (barb data restore ES вернёт их)."
+            f"ES: импортировано {n(cut)} баров (данные теперь с {day(MAR_18, 'ru')} по "
+            f"{day(MAR_20, 'ru')})."
         )
-        assert [e["type"] for e in first["entities"]] == ["code"]
+        assert not previous_path(data_path("ES", engine)).exists()
 
         offer = await send(bars.iloc[cut - 100 :], "w2.csv")
         assert (
             f"Импорт добавит {n(len(bars) - cut)} новых баров файла к хранящимся данным ES "
             f"({n(cut)} баров, 2024-03-18 — 2024-03-20)."
         ) in offer["text"]
-        await import_(offer)
+        appended = await import_(offer)
+        assert appended["text"] == (
+            f"ES: импортировано {n(len(bars) - cut)} баров (данные теперь с {day(MAR_18, 'ru')} "
+            f"по {day(MAR_22, 'ru')}). Прежние данные сохранены (barb data restore ES вернёт их)."
+        )
+        assert [e["type"] for e in appended["entities"]] == ["code"]
+        assert read_meta(previous_path(data_path("ES", engine))).rows == cut
         assert read_meta(data_path("ES", engine)).rows == len(bars)
 
         fixed = bars.copy()
@@ -269,6 +284,12 @@ async def test_a_russian_admin_reads_what_import_does_in_russian_and_commands_as
             "удаляются."
         ) in offer["text"]
         assert "`" not in offer["text"]
+        replaced = await import_(offer)
+        assert replaced["text"] == (
+            f"ES: импортировано {n(len(bars))} баров (данные теперь с {day(MAR_18, 'ru')} по "
+            f"{day(MAR_22, 'ru')}). Прежние данные сохранены (barb data restore ES вернёт их)."
+        )
+        assert read_meta(previous_path(data_path("ES", engine))).rows == len(bars)
 
 
 async def test_a_russian_admin_reads_the_report_and_the_refusal_in_russian(
