@@ -27,7 +27,7 @@ from telegram.ext import Application
 from barb.i18n import language
 from bot.assistant.orchestrator import pending_payload, plan_language
 from bot.assistant.replies import Asker, PendingView, Reply
-from bot.store.records import InFlight, WorkKind
+from bot.store.records import InFlight, PendingAction, WorkKind
 from bot.telegram.answering import (
     DatabaseAway,
     answer_cancel,
@@ -52,6 +52,8 @@ MAX_ATTEMPTS = 2
 #: help, and a plan's data or the person's mind may have moved on.
 MAX_AGE = timedelta(hours=24)
 QUESTION_QUOTE_CHARS = 80
+#: Waits between tries of a handed-back plan's status line when Telegram is not reached.
+STATUS_RETRY_WAITS_S = (1.0, 2.0)
 
 
 async def resume_interrupted(application: Application, *, own: bool = True) -> int:  # type: ignore[type-arg]
@@ -221,7 +223,7 @@ async def _resume_cancel(svc: BotServices, bot: Bot, item: InFlight) -> None:
         log.info("cancel of plan %s worded after a restart", action.id)
         return
     # Handed back: the plan is cancelled all the same; say so without the model.
-    await edit_plan_status(bot, action, action.message_id, t("cancelled", lang), lang)
+    await _status_retried(bot, action, t("cancelled", lang), lang)
     asker = pending_payload(action).paused.state.asker
     reply = Reply(text=t("restarted_cancel", lang), failed=True, language=lang)
     await _hand_back(
@@ -257,7 +259,7 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
         return
     # Handed back: the plan can be pressed again, from a fresh message with its buttons.
     await svc.store.pending.reopen(action.id)
-    await edit_plan_status(bot, action, action.message_id, t("interrupted", lang), lang)
+    await _status_retried(bot, action, t("interrupted", lang), lang)
     stored = pending_payload(action)
     view = stored.view.model_copy(update={"text": t("restarted_run", lang)})
     pending = PendingView(id=action.id, **view.model_dump())
@@ -271,6 +273,17 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
     )
     await svc.store.in_flight.finish(item.id)
     log.info("plan %s handed back after %d attempts", action.id, item.attempts)
+
+
+async def _status_retried(bot: Bot, action: PendingAction, status: str, lang: str) -> None:
+    """The handed-back plan's status line, tried again after a network error: this is the
+    one chance to set it (its work row goes once the plan is handed back), and a CI run
+    under load once left the old plan with no status beside the fresh one."""
+    for wait in STATUS_RETRY_WAITS_S:
+        if await edit_plan_status(bot, action, action.message_id, status, lang):
+            return
+        await asyncio.sleep(wait)
+    await edit_plan_status(bot, action, action.message_id, status, lang)
 
 
 async def _hand_back(

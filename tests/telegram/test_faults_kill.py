@@ -315,6 +315,9 @@ async def test_killed_twice_the_run_is_handed_back_with_a_fresh_button(
     bot.kill()
     assert answers(fake_telegram) == []
 
+    # The old plan's status line is the restart's one chance: a dropped connection on it is
+    # tried again, not left as a plan with no status beside the fresh one.
+    fake_telegram.fault_next("editMessageText", "drop_before", chat_id=CHAT)
     await bot.start()
     await bot.wait_until(lambda: len(plans(fake_telegram)) == 2, "the plan handed back")
     handed_back = plans(fake_telegram)[1]
