@@ -52,6 +52,7 @@ from barb.errors import BarbError, DataError
 from barb.i18n import decimal
 from barb.settings import EngineSettings
 from bot.texts import t
+from bot.upload_caption import UploadOptions
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,8 @@ class Offer(BaseModel):
     user_id: int
     chat_id: int
     created_at: dt.datetime = Field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    # From the caption (``--timezone Asia/Dubai``): the check's, and so Import's.
+    options: UploadOptions = Field(default_factory=UploadOptions)
     # Set by the check: what its report said Import does, and to which stored data.
     mode: Mode | None = None
     stored: str | None = None  # ``stored_version`` of the data the mode was chosen against
@@ -97,13 +100,21 @@ class DataUploads:
         self.settings = settings
         self.root = Path(settings.data_dir) / UPLOADS_DIR
 
-    def new_offer(self, file_name: str, symbol: str, user_id: int, chat_id: int) -> Offer:
+    def new_offer(
+        self,
+        file_name: str,
+        symbol: str,
+        user_id: int,
+        chat_id: int,
+        options: UploadOptions | None = None,
+    ) -> Offer:
         offer = Offer(
             id=uuid.uuid4().hex[:12],
             symbol=symbol.upper(),
             file_name=file_name or "upload.csv",
             user_id=user_id,
             chat_id=chat_id,
+            options=options or UploadOptions(),
         )
         self._save(offer)
         return offer
@@ -131,9 +142,7 @@ class DataUploads:
         data in ``lang`` (blocking: run it in a thread); an importable file's offer keeps
         that mode and the stored data's version for ``accept``."""
         try:
-            checked = check_file(
-                self.path(offer), offer.symbol, self.settings, name=offer.file_name, lang=lang
-            )
+            checked = self._read(offer, lang)
         except BarbError as exc:
             return Checked(offer, None, str(exc))
         if not checked.report.ok:
@@ -168,15 +177,26 @@ class DataUploads:
             planned = self.get(offer.id)  # the record, with what the check said
             if planned is None or planned.mode is None:  # gone, or never checked
                 raise DataError(t("upload_gone", lang))
-            checked = check_file(
-                self.path(offer), offer.symbol, self.settings, name=offer.file_name, lang=lang
-            )
+            checked = self._read(planned, lang)  # with the options the check used
             try:
                 return write_checked(checked, self.settings, planned.mode, expect=planned.stored)
             except StoredChanged:
                 raise DataError(t("upload_stored_changed", lang, symbol=offer.symbol)) from None
         finally:
             self.discard(offer)
+
+    def _read(self, offer: Offer, lang: str) -> CheckedFile:
+        """The staged file read with its caption's options, refusals advising them as a
+        caption ("send the file again with the caption `--timezone Asia/Dubai`")."""
+        return check_file(
+            self.path(offer),
+            offer.symbol,
+            self.settings,
+            name=offer.file_name,
+            lang=lang,
+            advice="caption",
+            **offer.options.arguments(),
+        )
 
     def _plan(self, checked: CheckedFile, lang: str) -> tuple[Mode, str, str]:
         """Append when the file continues the stored imported bars (every bar they share

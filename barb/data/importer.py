@@ -65,7 +65,7 @@ from barb.data.validation import (
     session_shares,
     show,
 )
-from barb.data.words import ENGLISH, ImportWords, Message
+from barb.data.words import ENGLISH, Advice, ImportWords, Message
 from barb.errors import BarbError, DataError
 from barb.i18n import N_, decimal
 from barb.instruments import Instrument, load_instrument
@@ -231,6 +231,31 @@ def unpacked(path: Path, words: ImportWords = ENGLISH, name: str | None = None) 
         yield target
 
 
+def check_options(
+    *,
+    timezone: str | None = None,
+    interval: str | None = None,
+    fmt: str | None = None,
+    columns: str | None = None,
+    words: ImportWords = ENGLISH,
+) -> tuple[int | None, dict[str, str] | None]:
+    """The declared options checked before any file is read: the interval in minutes and
+    the ``--columns`` mapping, or ``Refused`` naming the value that is not one
+    (``interval="5m"`` -> ``(5, None)``; ``timezone="Asia/Dubay"`` is refused)."""
+    if fmt is not None and fmt not in FORMATS:
+        raise Refused(
+            words, (N_("import.refuse.format"), {"format": repr(fmt), "known": ", ".join(FORMATS)})
+        )
+    if timezone is not None:
+        _check_zone(timezone, words)
+    declared_interval = parse_interval(interval, words) if interval is not None else None
+    try:
+        mapping = parse_columns_option(columns) if columns else None
+    except LayoutError as exc:
+        raise Refused(words, exc.said) from None
+    return declared_interval, mapping
+
+
 def check_file(
     path: Path | str,
     symbol: str,
@@ -244,30 +269,23 @@ def check_file(
     progress: bool = False,
     name: str | None = None,
     lang: str = "en",
+    advice: Advice = "command",
 ) -> CheckedFile:
     """Read and validate ``path`` as bars of ``symbol``; nothing is written.
 
     Problems with rows go into the report (the file is then refused by ``import_file``);
     a file that cannot be read, or whose interval or zone contradicts what was declared,
     raises ``DataError``. The report and the refusals are said in ``lang`` (the bot's
-    upload passes the admin's).
+    upload passes the admin's), advising options as ``advice`` says they are given.
     """
     settings = settings or EngineSettings()
     path = Path(path)
     where = name or str(path)
-    words = ImportWords(lang)
+    words = ImportWords(lang, advice)
     instrument = load_instrument(symbol, settings)
-    if fmt is not None and fmt not in FORMATS:
-        raise Refused(
-            words, (N_("import.refuse.format"), {"format": repr(fmt), "known": ", ".join(FORMATS)})
-        )
-    if timezone is not None:
-        _check_zone(timezone, words)
-    declared_interval = parse_interval(interval, words) if interval is not None else None
-    try:
-        mapping = parse_columns_option(columns) if columns else None
-    except LayoutError as exc:
-        raise Refused(words, exc.said) from None
+    declared_interval, mapping = check_options(
+        timezone=timezone, interval=interval, fmt=fmt, columns=columns, words=words
+    )
     if not path.is_file():
         raise Refused(words, (N_("import.refuse.no_file"), {}), path=where)
     if path.stat().st_size == 0:
@@ -352,6 +370,7 @@ def _check_raw(
         rows=len(raw),
         notes=[words.note(note) for note in raw.notes],
         language=words.language,
+        advice=words.advice,
     )
     report.errors = collect(raw, row_checks(raw, words))
     if report.errors:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from barb.data.formats import RawBars
 from barb.data.layouts import PRICES
-from barb.data.words import ENGLISH, ImportWords, Message
+from barb.data.words import ENGLISH, Advice, ImportWords, Message
 from barb.i18n import N_, percent
 from barb.instruments import Instrument
 
@@ -98,10 +98,11 @@ class ImportReport(BaseModel):
     gap_count: int = 0
     notes: list[str] = Field(default_factory=list)
     language: str = "en"  # of every sentence in it: the bot's upload asks for the admin's
+    advice: Advice = "command"  # how its advice names options: the bot's, in the caption
 
     @property
     def words(self) -> ImportWords:
-        return ImportWords(self.language)
+        return ImportWords(self.language, self.advice)
 
     @property
     def ok(self) -> bool:

@@ -11,8 +11,9 @@ is not known, carries its key and values (``Refusal``) and is said where it is c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-from barb.i18n import DEFAULT, decimal, text
+from barb.i18n import DEFAULT, N_, decimal, text
 
 #: What a reader noticed about a file (a catalog key and its values), said later in the
 #: report's language: ``("import.note.unix_seconds", {})``.
@@ -20,6 +21,25 @@ Note = tuple[str, dict[str, object]]
 #: A message raised while reading a file: a catalog key and its values, said in the language
 #: of whoever catches it (``check_file``'s), or a text already said (a library's own).
 Message = str | Note
+#: Where the person gives the import's options: on the command line (``barb data import``),
+#: or in the caption of the file sent to the bot.
+Advice = Literal["command", "caption"]
+
+#: The advice that names an option, as the bot gives it: the admin cannot "pass --timezone
+#: Asia/Dubai" to the bot, and reads «отправьте файл ещё раз с подписью `--timezone
+#: Asia/Dubai`» instead. The CLI's words stay as they are.
+CAPTION_ADVICE = {
+    "import.clock.assumed": N_("import.caption.clock.assumed"),
+    "import.refuse.interval_contradicts": N_("import.caption.interval_contradicts"),
+    "import.refuse.interval_found": N_("import.caption.interval_found"),
+    "import.refuse.no_header": N_("import.caption.no_header"),
+    "import.refuse.no_zone": N_("import.caption.no_zone"),
+    "import.refuse.no_zone_break": N_("import.caption.no_zone_break"),
+    "import.refuse.own_zone": N_("import.caption.own_zone"),
+    "import.refuse.unrecognised": N_("import.caption.unrecognised"),
+    "import.refuse.zone_break": N_("import.caption.zone_break"),
+    "import.refuse.zone_closed": N_("import.caption.zone_closed"),
+}
 
 
 @dataclass(frozen=True)
@@ -28,8 +48,11 @@ class ImportWords:
     "line 302" in English and "строка 302" in Russian."""
 
     language: str = DEFAULT
+    advice: Advice = "command"  # "caption": options are advised as the bot takes them
 
     def __call__(self, key: str, *, plural_of: float | None = None, **values: object) -> str:
+        if self.advice == "caption":
+            key = CAPTION_ADVICE.get(key, key)
         return text("barb", key, self.language, plural_of=plural_of, **values)
 
     def count(self, value: float) -> str:

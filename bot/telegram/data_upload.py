@@ -1,7 +1,9 @@
 """An admin sends a CSV or Parquet file of bars: the bot replies with the validation report
 and Import / Cancel buttons, and imports with the same code as `barb data import`.
 
-The instrument is the one named in the file's caption, else the chat's. Only admins may
+The instrument is the one named in the file's caption, else the chat's; the caption also
+carries the import options, as on the command line (``--timezone Asia/Dubai --interval 5m``,
+``bot.upload_caption``), which the check and the Import use. Only admins may
 import; only the admin who sent the file may press its buttons. In a group, only a file an
 admin sends with the bot's @name in the caption is taken.
 """
@@ -25,6 +27,7 @@ from bot.telegram import handlers, keyboards
 from bot.telegram.render import escape
 from bot.telegram.services import BotServices, services
 from bot.texts import language_for, t
+from bot.upload_caption import CaptionError, read_caption
 
 log = logging.getLogger(__name__)
 
@@ -67,15 +70,6 @@ def _desk(svc: BotServices) -> DataUploads:
     return DataUploads(svc.assistant.engine_settings)
 
 
-def _symbol(svc: BotServices, chat: Chat, caption: str | None) -> str:
-    """The instrument named in the caption, else the chat's current one."""
-    known = {s.upper() for s in available_instruments(svc.assistant.engine_settings)}
-    for word in (caption or "").replace(",", " ").split():
-        if word.upper() in known:
-            return word.upper()
-    return chat.instrument
-
-
 def _html(text: str) -> str:
     """A text of ours as HTML, a command in backticks set as code: «Прежние данные
     сохранены (<code>barb data restore ES</code> вернёт их).», where escaped alone the
@@ -91,6 +85,10 @@ def _report_html(checked: Checked, lang: str) -> str:
         if len(text) > REPORT_CHARS:
             text = text[:REPORT_CHARS] + "\n…"
         lines.append(f"<pre>{escape(text)}</pre>")
+    if offer.options.arguments():
+        described = offer.options.described(lang)
+        command = offer.options.command()
+        lines.append(_html(t("upload_options", lang, command=command, described=described)))
     if checked.plan:
         lines.append(_html(checked.plan))
     if checked.error is not None:
@@ -122,9 +120,20 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         if (document.file_size or 0) > MAX_UPLOAD_BYTES:
             await sender.text(chat_id, _html(t("upload_too_large", lang)))
             return
+        known = {s.upper() for s in available_instruments(svc.assistant.engine_settings)}
+        try:
+            caption = read_caption(message.caption, known, lang)
+        except CaptionError as exc:  # nothing fetched, nothing staged
+            await sender.text(chat_id, _html(t("upload_refused", lang, reason=str(exc))))
+            return
         desk = _desk(svc)
-        symbol = _symbol(svc, chat, message.caption)
-        offer = desk.new_offer(document.file_name or "upload.csv", symbol, user_id, chat_id)
+        offer = desk.new_offer(
+            document.file_name or "upload.csv",
+            caption.symbol or chat.instrument,
+            user_id,
+            chat_id,
+            caption.options,
+        )
         async with svc.showing(context.bot, chat_id):
             try:
                 telegram_file = await context.bot.get_file(document.file_id)

@@ -391,9 +391,10 @@ async def test_a_russian_admin_reads_a_whole_file_refusal_in_russian(
         refusal = odd.splitlines()[-1]
         assert refusal == (
             "Не импортировано: odd.csv, строка 1: столбцы не распознаны. Найдены: a, b. "
-            f"Форматы, которые знает Barb: {known}. Иначе назовите столбцы через --columns, "
-            f"например --columns {example} (или date=…,time=… для отдельных столбцов даты и "
-            "времени); форматы, которые знает Barb, описаны в docs/data.md."
+            f"Форматы, которые знает Barb: {known}. Иначе отправьте файл ещё раз, назвав "
+            f"столбцы в подписи, например --columns {example} (или date=…,time=… для "
+            "отдельных столбцов даты и времени); форматы, которые знает Barb, описаны в "
+            "docs/data.md."
         )
         rest = refusal.replace(known, "").replace(example, "").replace("date=…,time=…", "")
         assert english_words(rest.replace("odd.csv", "").replace("docs/data.md", "")) == set()
@@ -402,8 +403,140 @@ async def test_a_russian_admin_reads_a_whole_file_refusal_in_russian(
         assert zone == (
             "Не импортировано: dubai.csv: время в файле не подходит ни к одному поясу, которые "
             f"пробует Barb: дневной перерыв в файле приходится на {brk:%H:%M}–{end:%H:%M}, а у "
-            "биржи он в 17:00–18:00, время New York (America/New_York); укажите --timezone с "
-            "поясом времени файла (имя IANA, например Asia/Dubai)."
+            "биржи он в 17:00–18:00, время New York (America/New_York); отправьте файл ещё "
+            "раз с поясом его времени в подписи, например --timezone Asia/Dubai."
         )
         assert english_words(zone.replace("dubai.csv", "")) == set()
+    assert not data_path("ES", engine).exists()
+
+
+async def test_a_dubai_time_file_is_imported_with_the_zone_in_its_caption(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """A file in Dubai time was refused with "pass --timezone …", which the bot gave no way
+    to do: it could not be imported through the bot at all. Now the refusal says to send it
+    again with the zone in the caption, and with it the bars are stored at the right times."""
+    fake = fake_telegram
+    bars = bf.week_of_bars()
+    path = bf.plain_csv(tmp_path / "dubai.csv", bars, "Asia/Dubai")
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        refused = await send_file(fake, ALICE, path.read_bytes(), "dubai.csv", caption="ES")
+        assert (
+            refused["text"]
+            .splitlines()[-1]
+            .endswith(
+                "send the file again with the zone of its times in the caption, "
+                "e.g. --timezone Asia/Dubai."
+            )
+        )
+        assert not keyboard_data(refused)
+        assert not list((engine.data_dir / ".uploads").iterdir())
+
+        offer = await send_file(
+            fake, ALICE, path.read_bytes(), "dubai.csv", caption="ES —timezone Asia/Dubai"
+        )
+        assert (
+            "Checked with the caption's --timezone Asia/Dubai: read as Asia/Dubai time; "
+            "Import uses the same." in offer["text"]
+        )
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        done = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        assert done[-1].result["text"].startswith("ES: imported 6,900 bars")
+    # The file's own times, read as Dubai time by pandas, are New York's 18:00-17:00.
+    written = pd.read_csv(path)["timestamp"]
+    expected = (
+        pd.to_datetime(written)
+        .dt.tz_localize("Asia/Dubai")
+        .dt.tz_convert(bf.NY)
+        .dt.tz_localize(None)
+    )
+    frame, meta = read_bars(data_path("ES", engine))
+    assert frame["timestamp"].tolist() == expected.tolist()
+    assert frame["timestamp"].iloc[0] == pd.Timestamp("2024-03-17 18:00")
+    assert frame["close"].tolist() == bars["close"].tolist()
+    assert meta.source_file == "dubai.csv"
+
+
+async def test_the_options_checked_are_the_options_imported(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """5-minute Dubai bars stamped at their close: the offer says how it read them, keeps the
+    options in its record, and Import reads the file with exactly them."""
+    fake = fake_telegram
+    bars = bf.week_of_bars(step_minutes=5)
+    path = tmp_path / "five.csv"
+    closes = bf.in_zone(bars, "Asia/Dubai", "close", step_minutes=5)
+    bars.assign(timestamp=closes.dt.strftime("%Y-%m-%d %H:%M:%S")).to_csv(path, index=False)
+    caption = "ES --timezone Asia/Dubai --interval=5m --stamp close"
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        offer = await send_file(fake, ALICE, path.read_bytes(), "five.csv", caption=caption)
+        assert (
+            "Checked with the caption's --timezone Asia/Dubai --interval 5m --stamp close: "
+            "read as Asia/Dubai time, 5-minute bars, times are bar closes; Import uses the same."
+        ) in offer["text"]
+        (record,) = (engine.data_dir / ".uploads").glob("*/offer.json")
+        assert '"timezone":"Asia/Dubai","interval":"5m","stamp":"close"' in record.read_text()
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        done = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert done[-1].result["text"].startswith(f"ES: imported {decimal(len(bars), 'en')} bars")
+    frame, meta = read_bars(data_path("ES", engine))
+    assert meta.interval_minutes == 5
+    # Stored as bar opens on the New York clock: each close five minutes back.
+    opens = pd.to_datetime(pd.read_csv(path)["timestamp"]) - pd.Timedelta(minutes=5)
+    expected = opens.dt.tz_localize("Asia/Dubai").dt.tz_convert(bf.NY).dt.tz_localize(None)
+    assert frame["timestamp"].tolist() == expected.tolist()
+    assert frame["timestamp"].tolist() == bars["timestamp"].dt.tz_localize(None).tolist()
+
+
+@pytest.mark.parametrize(
+    ("caption", "said"),
+    [
+        (
+            "ES --replace",
+            "--replace в подписи — не параметр импорта; подпись может содержать инструмент и "
+            "--timezone, --interval, --stamp, --format, --columns, как в командной строке "
+            "(--timezone Asia/Dubai --interval 5m).",
+        ),
+        ("ES --stamp end", "--stamp в подписи принимает open или close, а не end."),
+        (
+            "ES --timezone",
+            "у --timezone в подписи нет значения; пишите как в командной строке, "
+            "например --timezone Asia/Dubai.",
+        ),
+        (
+            "ES --timezone Asia/Dubay",
+            "неизвестный часовой пояс 'Asia/Dubay'; используйте имя IANA, например "
+            "America/Chicago или UTC.",
+        ),
+        ('ES --columns "timestamp=Time', "в подписи не закрыта кавычка."),
+    ],
+)
+async def test_a_caption_not_understood_is_refused_in_russian_and_nothing_is_staged(
+    caption: str,
+    said: str,
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    fake = fake_telegram
+    content, _ = chicago_csv
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        fake.inject(
+            fake.document_update(
+                chat_id=ALICE,
+                user_id=ALICE,
+                content=content,
+                file_name="x.csv",
+                caption=caption,
+                language_code="ru",
+            )
+        )
+        sent = await fake.wait_for("sendMessage", 1, chat_id=ALICE)
+        assert sent[-1].result["text"] == f"Не импортировано: {said}"
+        assert not keyboard_data(sent[-1].result)
+        assert not fake.calls("getFile")  # not even fetched
+    assert not (engine.data_dir / ".uploads").exists() or not list(
+        (engine.data_dir / ".uploads").iterdir()
+    )
     assert not data_path("ES", engine).exists()

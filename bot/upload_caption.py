@@ -1,0 +1,148 @@
+"""The caption of a file of bars an admin sends: the instrument and the import options,
+written as on the command line (``ES --timezone Asia/Dubai --interval 5m``).
+
+A Dubai-time file, 5-minute bars or close-stamped bars were refused with "pass --timezone
+Asia/Dubai", which the bot gave no way to do: such a file could not be imported through the
+bot at all. The caption is read strictly: ``shlex.split``, then only the options of
+``barb data import`` that describe the file (never ``--replace`` or ``--check``: what Import
+does is the offer's), each value checked by the importer's own code before the file is
+fetched. Anything else starting with a dash is refused in one sentence naming it, nothing
+staged. Words that are not options are the admin's ("ES please", the bot's @name): the first
+that names an instrument is the instrument. Nothing in a caption is ever evaluated.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict
+
+from barb.data.importer import check_options, parse_interval
+from barb.data.layouts import Stamp
+from barb.data.words import ImportWords
+from barb.errors import BarbError
+from barb.i18n import N_
+from bot.texts import t
+
+#: The caption's options and the ``check_file`` argument each sets.
+OPTIONS = {
+    "--instrument": "symbol",
+    "-i": "symbol",
+    "--timezone": "timezone",
+    "--interval": "interval",
+    "--stamp": "stamp",
+    "--format": "fmt",
+    "--columns": "columns",
+}
+FLAGS = {name: flag for flag, name in reversed(OPTIONS.items())}  # "fmt" -> "--format"
+#: ``--stamp``'s values and what each makes of the file's times.
+STAMPS = {"open": N_("upload_option_stamp_open"), "close": N_("upload_option_stamp_close")}
+# Phones and Macs turn a typed "--" into a dash: "—timezone" is still the option.
+_DASHED = re.compile(r"(?<!\S)[—–](?=[A-Za-z])")
+_OPTION = re.compile(r"-{1,2}[A-Za-z]")
+
+
+class CaptionError(Exception):
+    """A caption that is not understood: ``str`` is one sentence in the admin's language."""
+
+
+class UploadOptions(BaseModel):
+    """The options a file was checked with; the offer keeps them, so Import reads the file
+    exactly as its check did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    timezone: str | None = None
+    interval: str | None = None
+    stamp: Stamp | None = None
+    fmt: str | None = None
+    columns: str | None = None
+
+    def arguments(self) -> dict[str, str]:
+        """The ``check_file`` keyword arguments that are set: ``{"timezone": "Asia/Dubai"}``."""
+        return self.model_dump(exclude_none=True)
+
+    def command(self) -> str:
+        """As written on the command line: ``--timezone Asia/Dubai --interval 5m``."""
+        return shlex.join(
+            part for name, value in self.arguments().items() for part in (FLAGS[name], value)
+        )
+
+    def described(self, lang: str) -> str:
+        """What they make of the file: "read as Asia/Dubai time, 5-minute bars"."""
+        parts = []
+        if self.timezone:
+            parts.append(t("upload_option_timezone", lang, zone=self.timezone))
+        if self.interval:
+            minutes = parse_interval(self.interval)
+            parts.append(t("upload_option_interval", lang, minutes=minutes))
+        if self.stamp:
+            parts.append(t(STAMPS[self.stamp], lang))
+        if self.fmt:
+            parts.append(t("upload_option_format", lang, format=self.fmt))
+        if self.columns:
+            parts.append(t("upload_option_columns", lang, columns=self.columns))
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Caption:
+    symbol: str | None  # None: the chat's instrument
+    options: UploadOptions = field(default_factory=UploadOptions)
+
+
+def read_caption(caption: str | None, symbols: set[str], lang: str) -> Caption:
+    """The instrument and options of a caption, or ``CaptionError``.
+
+    >>> read_caption("ES --timezone Asia/Dubai --interval=5m", {"ES", "NQ"}, "en")
+    Caption(symbol='ES', options=UploadOptions(timezone='Asia/Dubai', interval='5m', ...))
+    """
+    text = _DASHED.sub("--", caption or "")
+    try:
+        tokens = shlex.split(text)
+    except ValueError:  # "No closing quotation": an apostrophe in "ES, it's Monday's" is no quote
+        tokens = text.split()
+        if any(_OPTION.match(token) for token in tokens):
+            raise CaptionError(t("upload_caption_quote", lang)) from None
+    given: dict[str, str] = {}
+    named: str | None = None  # an instrument among the words
+    tokens.reverse()
+    while tokens:
+        token = tokens.pop()
+        if not _OPTION.match(token):
+            word = token.strip(",.;:!?").upper()  # "ES, please"
+            if named is None and word in symbols:
+                named = word
+            continue
+        flag, has_value, value = token.partition("=")
+        name = OPTIONS.get(flag)
+        if name is None:
+            known = ", ".join(f for f, n in OPTIONS.items() if f.startswith("--") and n != "symbol")
+            raise CaptionError(t("upload_caption_unknown", lang, option=flag, known=known))
+        if name in given:
+            raise CaptionError(t("upload_caption_twice", lang, option=flag))
+        if not has_value:
+            if not tokens or _OPTION.match(tokens[-1]):
+                raise CaptionError(t("upload_caption_no_value", lang, option=flag))
+            value = tokens.pop()
+        given[name] = value
+    symbol = given.pop("symbol", None)
+    if symbol is not None and symbol.upper() not in symbols:
+        known = ", ".join(sorted(symbols))
+        raise CaptionError(t("upload_caption_symbol", lang, symbol=symbol, known=known))
+    if given.get("stamp", "open") not in STAMPS:
+        raise CaptionError(t("upload_caption_stamp", lang, value=given["stamp"]))
+    options = UploadOptions.model_validate(given)
+    try:  # the importer's own checks, said as the bot advises
+        check_options(
+            timezone=options.timezone,
+            interval=options.interval,
+            fmt=options.fmt,
+            columns=options.columns,
+            words=ImportWords(lang, "caption"),
+        )
+    except BarbError as exc:
+        raise CaptionError(str(exc)) from None
+    return Caption(symbol.upper() if symbol else named, options)
