@@ -41,7 +41,7 @@ from barb.caveats.sample_sizes import (
     sample_sizes,
     true_count_caveat,
 )
-from barb.caveats.setup_noise import SetupMean, setup_noise
+from barb.caveats.setup_noise import SetupMean, setup_noise, setup_sentences
 from barb.column_units import COUNTED_ROWS, PRICE, column_units
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
@@ -204,7 +204,7 @@ def run_stage(
         query=None if query is None else query.to_json(),
     )
     output.warnings[:0] = said
-    output.warnings += [found.sentence for found in setup.values() if found.sentence]
+    output.warnings += setup_sentences(setup)
     # A chart names the baseline "all days": none when it is of the days the where judged.
     if judged is period:
         output.baselines = {name: found.baseline for name, found in setup.items()}

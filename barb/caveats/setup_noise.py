@@ -62,6 +62,11 @@ Nor is a mean read against the other rows when the where itself decides it there
 days: 0.8115", 2,452 of the other 4,131 being gap-ups, filled by construction (p44a Q05);
 mean(gap_pct) under "gap_pct < -1" beside all the rows' is the selection itself (Q05b).
 
+Several means tested over the same rows are said in one sentence (``setup_sentences``),
+each with its numbers, those apart from the other rows first: NQ's CPI mornings had three
+lines in one template for mean_abs_move, mean_range and up_share, which the model read
+back one by one (p44a Q13).
+
 Cost: the mean's argument evaluated once more over the period's rows (a column read when it
 is one) and a few passes over its values: 0.4 ms on daily bars, about 30 ms per mean of a
 condition over 6.4 million minute bars; scipy.special is imported on first use.
@@ -108,14 +113,83 @@ CLEANING = frozenset({"holiday", "early_close"})
 
 
 @dataclass(frozen=True)
+class _Tested:
+    """A tested mean's numbers, to say beside others' over the same rows (``rows``: the
+    part of the sentence that names them, the same for each mean over those rows)."""
+
+    value: str
+    band: str
+    base: str
+    test: str
+    differs: bool
+    rows: tuple[str, str, str, str]  # kept, standard errors, all the rows, the other rows
+
+
+@dataclass(frozen=True)
 class SetupMean:
     """A ``mean(x)`` over the rows a where kept: what is said of it and that value
     (``baseline``); ``tested``: the sentence holds its band and the test against the other
-    rows, not the value over all of them alone (its gap plain, or no band to say)."""
+    rows, not the value over all of them alone (its gap plain, or no band to say);
+    ``numbers``: those of a tested sentence, for ``setup_sentences``."""
 
     sentence: str
     baseline: Baseline
     tested: bool = True
+    numbers: _Tested | None = None
+
+
+def setup_sentences(said: dict[str, SetupMean]) -> list[str]:
+    """The warnings for ``setup_noise``'s means: the tested ones over the same rows in one
+    sentence, each with its numbers, by verdict; a mean alone over its rows as it was. NQ's
+    CPI mornings had three lines in one template, "mean_abs_move is 65.03 ± 13 (2 standard
+    errors, 215 rows); over all 4,656 of the period's rows it is 22.77: the 215 rows differ
+    from the other 4,441 by more than noise (Welch p < 0.001)", then mean_range's and
+    up_share's (p44a Q13); now "Over the 215 rows kept (bands of 2 standard errors) and all
+    4,656 of the period's rows: mean_abs_move 65.03 ± 13 (all rows 22.77, Welch p < 0.001)
+    and mean_range 124.65 ± 18 (all rows 44.53, Welch p < 0.001) differ from the other 4,441
+    by more than noise; up_share 0.5163 ± 0.068 (all rows 0.4936, Fisher p = 0.53) is within
+    noise of them." A mean over other rows (its argument empty on some) keeps its sentence,
+    as does one said with the value over all the rows alone (its gap plain)."""
+    groups: dict[object, list[tuple[str, SetupMean]]] = {}
+    for name, found in said.items():
+        key = found.numbers.rows if found.numbers is not None else name
+        groups.setdefault(key, []).append((name, found))
+    return [
+        _together(group) if len(group) > 1 else group[0][1].sentence
+        for group in groups.values()
+        if group[0][1].sentence
+    ]
+
+
+def _together(group: list[tuple[str, SetupMean]]) -> str:
+    """One sentence of several tested means over the same rows (``setup_sentences``)."""
+    first = group[0][1].numbers
+    assert first is not None
+    kept, errors, over, others = first.rows
+    label = "rows judged" if over.startswith("the ") else "all rows"
+
+    def listed(differs: bool) -> list[str]:
+        return [
+            f"{name} {n.value} ± {n.band} ({label} {n.base}, {n.test})"
+            for name, found in group
+            if (n := found.numbers) is not None and n.differs == differs
+        ]
+
+    apart, within = listed(True), listed(False)
+    verdicts = []
+    if apart:
+        verb = "differ" if len(apart) > 1 else "differs"
+        verdicts.append(f"{_and(apart)} {verb} from the other {others} by more than noise")
+    if within:
+        them = "them" if apart else f"the other {others}"
+        verb = "are" if len(within) > 1 else "is"
+        verdicts.append(f"{_and(within)} {verb} within noise of {them}")
+    return f"Over the {kept} (bands of {errors} standard errors) and {over}: {'; '.join(verdicts)}."
+
+
+def _and(items: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def setup_noise(
@@ -292,7 +366,18 @@ def _setup_mean(
         f"{kept}); {_over(rows, judged)} it is {value_text(base)}: "
         f"{apart} ({test} p {_p_text(p)})."
     )
-    return replace(unsaid, sentence=sentence, tested=True)
+    if counted is None:
+        kept = f"{n:,} rows kept"
+    over = _over(rows, judged).removeprefix("over ")
+    numbers = _Tested(
+        value_text(mean),
+        two_digits(band),
+        value_text(base),
+        f"{test} p {_p_text(p)}",
+        p < NOISE_P,
+        (kept, f"{errors:.3g}", over, others),
+    )
+    return replace(unsaid, sentence=sentence, tested=True, numbers=numbers)
 
 
 def _over(rows: int, judged: bool) -> str:

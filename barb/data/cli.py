@@ -176,7 +176,9 @@ def import_(
         f"bars, {meta.first_date} to {meta.last_date}, in {result.path} "
         f"({time.perf_counter() - started:.1f} s, {_size(result.path)})"
     )
-    if previous_path(result.path).exists():
+    # From the write itself, not from a kept file being there: a write over a damaged file
+    # keeps nothing, and the kept file then is an older one, not the file just replaced.
+    if result.kept:
         click.echo(
             f"The previous file is kept; `barb data restore {meta.instrument}` brings it back."
             + (f" {dropped}" if dropped else "")

@@ -60,10 +60,12 @@ async def start(ctx: UpdateContext, rest: str) -> None:
     # plan to press Run on, and saying there is sends the person looking for a button.
     confirm = ctx.chat.settings.confirm_queries
     flow = N_("start_flow_confirm") if confirm else N_("start_flow_direct")
+    # Likewise charts: with them off in /settings an answer brings the CSV alone.
+    proof = N_("start_proof_chart") if ctx.chat.settings.charts else N_("start_proof_csv")
     text = t(
         "start",
         ctx.lang,
-        flow=t(flow, ctx.lang),
+        flow=t(flow, ctx.lang, proof=t(proof, ctx.lang)),
         instrument=instrument.symbol,
         name=escape(instrument.name),
         first=first,

@@ -160,6 +160,33 @@ def test_a_damaged_stored_file_is_refused_in_one_line_and_replace_writes_over_it
     assert kept.read_bytes() == good  # the damaged file did not push out the good one
 
 
+def test_the_previous_file_is_said_to_be_kept_only_when_this_write_kept_it(
+    run: Invoke, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """The sentence followed whether a kept file was there: a --replace over a damaged file
+    (not kept) said "The previous file is kept" of the older copy a restore would bring
+    back, beside the note that the damaged file is not kept."""
+    zone = ("--timezone", "America/Chicago")
+    kept_sentence = "The previous file is kept; `barb data restore CL` brings it back."
+    first = run("import", str(_bars_csv(tmp_path / "a.csv", "2024-01-02")), "-i", "CL", *zone)
+    assert first.exit_code == 0, first.output
+    assert "previous file" not in first.output  # nothing was there to keep
+    second_csv = _bars_csv(tmp_path / "b.csv", "2024-01-03")
+    second = run("import", str(second_csv), "-i", "CL", *zone, "--replace")
+    assert second.exit_code == 0, second.output
+    assert kept_sentence in second.output
+    target = data_path("CL", settings)
+    target.write_bytes(target.read_bytes()[:-20])
+    over = run(
+        "import", str(_bars_csv(tmp_path / "c.csv", "2024-01-04")), "-i", "CL", *zone, "--replace"
+    )
+    assert over.exit_code == 0, over.output
+    assert "previous file is kept" not in over.output
+    assert "): this file replaces it, and the damaged file is not kept." in over.output
+    # The kept file is still a.csv's, the one before the damaged file, as the words imply.
+    assert read_bars(previous_path(target))[1].source_file == "a.csv"
+
+
 def test_a_damaged_file_without_a_previous_one_points_to_replace_and_restore_refuses(
     run: Invoke, tmp_path: Path, settings: EngineSettings
 ) -> None:

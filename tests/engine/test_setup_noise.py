@@ -33,14 +33,13 @@ def days(minutes: pd.DataFrame) -> pd.DataFrame:
     return daily
 
 
-def _said(
-    name: str,
+def _numbers(
     values: pd.Series,
     kept: pd.Series,
     share: bool = False,
     judged: pd.Series | None = None,
-) -> str:
-    """The sentence for ``values`` over the rows ``kept``: the mean ± max(2, t) standard
+) -> dict:
+    """The numbers said of ``values`` over the rows ``kept``: the mean ± max(2, t) standard
     errors, the mean of all the rows with a value, and the test against the others.
     ``judged``: the rows the where's condition has a value on, when it has none on some."""
     known = values.notna() if judged is None else values.notna() & judged
@@ -54,16 +53,70 @@ def _said(
         test, p = "Fisher", stats.fisher_exact(table).pvalue
     else:
         test, p = "Welch", stats.ttest_ind(setup, others, equal_var=False).pvalue
+    return {
+        "n": n,
+        "m": m,
+        "mean": f"{float(setup.mean()):.4g}",
+        "band": f"{float(f'{band:.2g}'):g}",
+        "errors": f"{errors:.3g}",
+        "all": value_text(float(values[known].astype(float).mean())),
+        "test": f"{test} p " + ("< 0.001" if p < 0.001 else f"= {float(f'{p:.2g}'):g}"),
+        "differs": p < 0.05,
+        "over": _over(n + m, judged is not None),
+    }
+
+
+def _said(
+    name: str,
+    values: pd.Series,
+    kept: pd.Series,
+    share: bool = False,
+    judged: pd.Series | None = None,
+) -> str:
+    """The sentence for ``values`` over the rows ``kept``, a mean alone over its rows."""
+    said = _numbers(values, kept, share, judged)
+    n, m = said["n"], said["m"]
     apart = (
-        f"the difference from the other {m:,} is within noise"
-        if p >= 0.05
-        else f"the {n:,} rows differ from the other {m:,} by more than noise"
+        f"the {n:,} rows differ from the other {m:,} by more than noise"
+        if said["differs"]
+        else f"the difference from the other {m:,} is within noise"
     )
-    p_text = "< 0.001" if p < 0.001 else f"= {float(f'{p:.2g}'):g}"
     return (
-        f"{float(setup.mean()):.4g} ± {float(f'{band:.2g}'):g} ({errors:.3g} standard errors, "
-        f"{n:,} rows); {_over(n + m, judged is not None)} it is "
-        f"{value_text(float(values[known].astype(float).mean()))}: {apart} ({test} p {p_text})."
+        f"{said['mean']} ± {said['band']} ({said['errors']} standard errors, {n:,} rows); "
+        f"{said['over']} it is {said['all']}: {apart} ({said['test']})."
+    )
+
+
+def _together(**means: dict) -> str:
+    """The one sentence of several means over the same rows (``_numbers`` of each, by
+    name): each with its numbers, those apart from the other rows first."""
+    first = next(iter(means.values()))
+    assert all((said["n"], said["m"]) == (first["n"], first["m"]) for said in means.values())
+    label = "rows judged" if "can judge" in first["over"] else "all rows"
+    listed = {
+        differs: [
+            f"{name} {said['mean']} ± {said['band']} ({label} {said['all']}, {said['test']})"
+            for name, said in means.items()
+            if said["differs"] == differs
+        ]
+        for differs in (True, False)
+    }
+
+    def joined(items: list[str]) -> str:
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" and {items[-1]}"
+
+    verdicts = []
+    if apart := listed[True]:
+        verb = "differ" if len(apart) > 1 else "differs"
+        verdicts.append(f"{joined(apart)} {verb} from the other {first['m']:,} by more than noise")
+    if within := listed[False]:
+        them = "them" if apart else f"the other {first['m']:,}"
+        verdicts.append(
+            f"{joined(within)} {'are' if len(within) > 1 else 'is'} within noise of {them}"
+        )
+    return (
+        f"Over the {first['n']:,} rows kept (bands of {first['errors']} standard errors) and "
+        f"{first['over'].removeprefix('over ')}: {'; '.join(verdicts)}."
     )
 
 
@@ -113,6 +166,47 @@ def test_a_setup_apart_from_the_other_days_says_so(engine_settings, days) -> Non
     [said] = _with(result, "body")
     assert said.endswith(_said("body", body, kept))
     assert "differ from the other" in said
+
+
+def test_means_over_the_same_rows_are_said_in_one_sentence(engine_settings, days) -> None:
+    """Days wider than 35 points: their body, share of up days and reach above the open,
+    each over the same 12 days, said in one sentence with every number a line of its own
+    gave, the body apart from the other days first. NQ's CPI mornings had three lines in
+    one template, "… ± …; over all 4,656 of the period's rows it is …" (p44a Q13)."""
+    kept = days["range"] > 35
+    body = (days["close"] - days["open"]).abs()
+    result = ask(
+        {
+            "where": "range > 35",
+            "select": [
+                "count()",
+                "mean(abs(close - open)) as body",
+                "mean(close > open) as green",
+                "mean(high - open) as reach",
+            ],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    means = {
+        "body": _numbers(body, kept),
+        "green": _numbers(days["up"], kept, share=True),
+        "reach": _numbers(days["high"] - days["open"], kept),
+    }
+    # Both verdicts, so the sentence groups them.
+    assert means["body"]["differs"] and not means["green"]["differs"]
+    said = [w for w in result.metadata.warnings if "of the period's rows" in w]
+    assert said == [_together(**means)]
+    assert not any(w.startswith(("body is", "green is", "reach is ")) for w in said)
+    # The chart's lines: each mean's value over all the rows, as before.
+    baselines = result.metadata.baselines
+    for name, values in (
+        ("body", body),
+        ("green", days["up"]),
+        ("reach", days["high"] - days["open"]),
+    ):
+        assert baselines[name].value == pytest.approx(values.astype(float).mean())
+        assert baselines[name].rows == len(days)
 
 
 def test_nothing_is_said_without_a_where_or_when_it_keeps_every_row(engine_settings) -> None:
@@ -317,13 +411,16 @@ def test_the_other_rows_are_those_the_where_judged_false(engine_settings, days) 
         engine_settings,
         **RTH_DAILY,
     )
-    [rng] = _with(result, "rng")
-    assert rng.endswith(_said("rng", days["range"], kept, judged=judged))
-    [green] = _with(result, "green")
-    assert green.endswith(_said("green", days["up"], kept, share=True, judged=judged))
+    # Both over the same rows: said in one sentence, each with its numbers.
+    [said] = [w for w in result.metadata.warnings if w.startswith("Over the ")]
+    assert said == _together(
+        rng=_numbers(days["range"], kept, judged=judged),
+        green=_numbers(days["up"], kept, share=True, judged=judged),
+    )
     # Not the old reading, over every day of the period: its value and its other rows differ.
-    assert not rng.endswith(_said("rng", days["range"], kept))
-    assert f"the other {int((judged & ~kept).sum())}" in green
+    assert f"rng {_numbers(days['range'], kept)['mean']}" in said
+    assert f"rows judged {_numbers(days['range'], kept)['all']}" not in said
+    assert f"the other {int((judged & ~kept).sum())}" in said
     # A chart names its baseline "all days": not drawn of the days the where judged.
     assert result.metadata.baselines == {}
 

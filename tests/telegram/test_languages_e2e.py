@@ -6,12 +6,19 @@ written as Russian writes them."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import re
+from pathlib import Path
 
 import pytest
 from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data, press
 from fake_bot_api import FakeBotAPI
 
+from barb.data import sample
+from barb.data.importer import import_file
+from barb.data.store import data_path, read_meta
+from barb.i18n import day
+from barb.settings import EngineSettings
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
 from bot.telegram.commands import COMMANDS
 
@@ -174,3 +181,86 @@ async def test_start_describes_the_chat_s_confirmation_setting(
     assert at_once in after["text"] and "/settings" in after["text"]
     assert with_plan not in after["text"]
     assert len(keyboard_data(after)) == 3  # the example questions, as before
+
+
+@pytest.mark.parametrize(
+    ("lang", "with_chart", "csv_only"),
+    [
+        (
+            "en",
+            "the answer with a chart and a CSV that prove it.",
+            "the answer with a CSV that proves it.",
+        ),
+        ("ru", "ответ с графиком и CSV в доказательство.", "ответ с CSV в доказательство."),
+    ],
+)
+async def test_start_describes_the_chat_s_chart_setting(
+    fake_telegram: FakeBotAPI, db_url: str, lang: str, with_chart: str, csv_only: str
+) -> None:
+    """/start promised "a chart and a CSV" with charts turned off in /settings, where an
+    answer brings the CSV alone."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        before = await ask_and_get_plan(fake, ALICE, ALICE, "/start", language_code=lang)
+        shown = await ask_and_get_plan(fake, ALICE, ALICE, "/settings", language_code=lang)
+        await press(fake, ALICE, ALICE, shown, "s:charts")
+        edits = fake.calls("editMessageText", chat_id=ALICE)
+        await fake.wait_for("editMessageText", len(edits) + 1, chat_id=ALICE)
+        assert not (await svc.store.chats.get(ALICE)).settings.charts
+        after = await ask_and_get_plan(fake, ALICE, ALICE, "/start", language_code=lang)
+
+    assert with_chart in before["text"] and csv_only not in before["text"]
+    assert csv_only in after["text"] and with_chart not in after["text"]
+
+
+@pytest.mark.parametrize("source", ["imported", "synthetic"])
+@pytest.mark.parametrize(
+    ("lang", "line", "note"),
+    [
+        ("en", "Instrument: NQ (Nasdaq 100 E-mini), data", ", synthetic sample"),
+        ("ru", "Инструмент: NQ (Nasdaq 100 E-mini), данные", ", синтетические данные"),
+    ],
+)
+async def test_start_s_data_dates_are_not_followed_by_a_second_period(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    lang: str,
+    line: str,
+    note: str,
+    source: str,
+) -> None:
+    """Russian dates end in «г.», and the data line ended in a full stop: over imported data
+    (no "synthetic" note after the date) /start read «данные 18 мар. 2024 г. — 22 мар.
+    2024 г..»."""
+    engine = EngineSettings(data_dir=tmp_path / "data")
+    if source == "imported":
+        bars = tmp_path / "bars.csv"
+        bars.write_text(
+            "Date,Time,Open,High,Low,Close,Volume\n"
+            "2024-03-18,09:30,100,101,99.5,100.5,10\n"
+            "2024-03-22,09:31,100.5,101,100,100.75,20\n"
+        )
+        import_file(bars, "NQ", engine, timezone="America/Chicago")
+    else:
+        real = sample.generate_sample
+        monkeypatch.setattr(
+            sample,
+            "generate_sample",
+            lambda instrument: real(instrument, dt.date(2024, 3, 18), dt.date(2024, 3, 22)),
+        )
+        sample.write_samples(["NQ"], engine, False)
+    meta = read_meta(data_path("NQ", engine))
+    assert (meta.source, meta.first_date, meta.last_date) == (
+        source,
+        dt.date(2024, 3, 18),
+        dt.date(2024, 3, 22),
+    )
+    async with barb_bot(fake_telegram, db_url, engine_settings=engine):
+        start = await ask_and_get_plan(fake_telegram, ALICE, ALICE, "/start", language_code=lang)
+
+    first, last = day(dt.date(2024, 3, 18), lang), day(dt.date(2024, 3, 22), lang)
+    expected = f"{line} {first} — {last}{note if source == 'synthetic' else ''}\n"
+    assert expected in start["text"], start["text"]
+    assert ".." not in start["text"]
