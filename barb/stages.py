@@ -492,8 +492,7 @@ def _answer(
         timeframe=ctx.timeframe,
         sort=sort_keys(stage),
     )
-    if summary.whole:
-        _unaveraged(summary, stage, query, ctx.timeframe)
+    _unaveraged(summary, stage, query, ctx.timeframe)
     return StageOutput(
         summary,
         table=table,
@@ -546,7 +545,8 @@ def _unaveraged(
     """No mean under a listing where it means nothing: of a ranking's top rows (the five
     biggest days' mean change is the mean of a pick by that change), or of a price (the mean
     close of the last 5 days). "top 5 NQ days in %" had ended "mean: chg_pct=9.025,
-    close=4069.45" (p44a Q25); a listing in time order keeps its values' means."""
+    close=4069.45" (p44a Q25), and the 40 worst days, summarised by column, "close: …,
+    mean=15905.51" (p45d #7); a listing in time order keeps its values' means."""
     ranked = stage.limit is not None and any(
         key.column not in ("timestamp", "trading_date", "date") for key in stage.sort
     )

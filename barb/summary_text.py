@@ -76,10 +76,12 @@ def _stats_text(st: ColumnStats) -> str:
     """``min=-22.16 (2008-04), max=23.95 (2020-10), mean=0.9023``: each extreme with the
     row it is on, by its label or group keys' values (their names head the listing), and
     how many more rows hold it: ``max=259 (2008 and 3 more)``."""
-    return (
+    text = (
         f"min={value_text(st.min)}{_at(st.min_at, st.min_ties)}, "
-        f"max={value_text(st.max)}{_at(st.max_at, st.max_ties)}, mean={value_text(st.mean)}"
+        f"max={value_text(st.max)}{_at(st.max_at, st.max_ties)}"
     )
+    # No mean where it means nothing: a price's, or a ranking's top rows' (stages._unaveraged).
+    return text if st.mean is None else f"{text}, mean={value_text(st.mean)}"
 
 
 def _at(keys: list[Any] | None, ties: int) -> str:

@@ -58,3 +58,27 @@ def test_the_last_days_keep_their_values_means_but_not_the_close(engine_settings
     assert means == (
         f"mean: range={value_text(last['range'].mean())}, chg={value_text(last['chg'].mean())}"
     )
+
+
+def test_a_ranking_summarised_by_column_gives_no_means(engine_settings, minutes) -> None:
+    """The 40 worst days with 4 columns are summarised by column (160 cells, more than a
+    listing read whole): each column's min and max with its day, no "mean=" (p45d #7: the
+    40 worst days' "close: …, mean=15905.51")."""
+    result = ask(
+        {
+            "map": {"chg": "close - prev(close)", "gap": "open - prev(close)"},
+            "sort": "chg asc",
+            "limit": 40,
+            "select": ["chg", "gap", "range", "close"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    daily = rth_daily(minutes)
+    daily["chg"] = daily["close"] - daily["close"].shift()
+    worst = daily.nsmallest(40, "chg")
+    lines = _lines(result)
+    (close,) = [line for line in lines if line.startswith("close: ")]
+    low = worst["close"].idxmin()
+    assert close.startswith(f"close: min={value_text(worst['close'].min())} ({low:%Y-%m-%d})")
+    assert not [line for line in lines if "mean=" in line or line.startswith("mean:")]
