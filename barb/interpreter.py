@@ -32,6 +32,7 @@ from barb.caveats.calendar import (
     weekend_date_caveat,
 )
 from barb.caveats.channels import same_bar_channel_caveat
+from barb.caveats.counted_dates import counted_dates_caveat
 from barb.caveats.cut_bar_rows import cut_rows_text
 from barb.caveats.early_close_bars import early_close_bar_caveat, early_close_pick_caveat
 from barb.caveats.full_days import full_day_caveat
@@ -230,6 +231,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
+    warnings += counted_dates_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope, ctx, _listed_dates(plan, output))
     warnings += unnumbered_holidays_caveat(plan, scope, ctx, output.passed)

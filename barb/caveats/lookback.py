@@ -337,15 +337,15 @@ def _date_lag(expr: ast.Expr, mapped: dict[str, ast.Expr], op: str) -> int | Non
     if not isinstance(expr, ast.Compare) or expr.op != op:
         return None
     for lagged, own in ((expr.left, expr.right), (expr.right, expr.left)):
-        if not (isinstance(lagged, ast.Call) and _is_prev(lagged) and _is_date(own)):
+        if not (isinstance(lagged, ast.Call) and _is_prev(lagged) and is_date(own)):
             continue
-        if _is_date(lagged.args[0]):
+        if is_date(lagged.args[0]):
             back = _literal(lagged.args[1]) if len(lagged.args) > 1 else 1
             return back if back is not None and back > 0 else None
     return None
 
 
-def _is_date(node: ast.Expr) -> bool:
+def is_date(node: ast.Expr) -> bool:
     """date() or the trading_date column: the row's trading date."""
     if isinstance(node, ast.Column):
         return node.name == "trading_date"
