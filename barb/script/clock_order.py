@@ -33,7 +33,7 @@ session's form (``time() < '03:00'``: midnight to 3 am, or the session to 03:00)
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -292,11 +292,12 @@ class ClockComparison:
         windows: frozenset[str],
         *,
         decides: bool = False,
-        own: bool = False,
+        own: Callable[[], bool] = lambda: False,
     ) -> ClockComparison | None:
         """The comparison when ``value`` (the times' side, evaluated) is times of day and the
         clock reads otherwise in the session's order, unless it is written on purpose (the
-        module's docstring): None then. ``own``: the times are each row's own bar's clock,
+        module's docstring): None then. ``own`` (asked only past the idioms, as it reads
+        every row): the times are each row's own bar's clock,
         whose evening from a clock on is an idiom (``time() >= '20:00'``); a time of an
         event (each day's ``arg_max(time(), high) as hi``) from an evening clock on is not:
         ``hi >= '20:00'`` over ETH is "the high came at or after 20:00 in the session" and
@@ -308,7 +309,8 @@ class ClockComparison:
         after = night.since_open(minute)
         if after == 0 or after >= night.length:  # the session's order keeps all or none
             return None
-        if own and op in (">", ">=") and minute >= night.open:  # the evening to midnight
+        bar_clock = own()
+        if bar_clock and op in (">", ">=") and minute >= night.open:  # the evening to midnight
             return None
         found = clocks(value)
         if found is None:
@@ -317,7 +319,9 @@ class ClockComparison:
         differs = compare(found.values, minute) != compare(night.since_open(found.values), after)
         known = found.codes >= 0
         against = differs[found.codes] & known
-        return cls(night, node.to_text(), times, op, minute, found, against, known, decides, own)
+        return cls(
+            night, node.to_text(), times, op, minute, found, against, known, decides, bar_clock
+        )
 
     @property
     def session_form(self) -> str:

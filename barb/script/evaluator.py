@@ -534,10 +534,16 @@ class _RowEvaluator:
             windows = clock_windows(self.root) if self.root is not None else frozenset()
             times = right if isinstance(left, str) else left
             decides = self.root is node and self.step.endswith("where")
-            own = bar_clocks(times, self.ctx.frame) or names_bar_clock(
-                node, self.ctx.bar_clock_columns
+            frame, columns = self.ctx.frame, self.ctx.bar_clock_columns
+            compared = ClockComparison.of(
+                night,
+                node,
+                times,
+                windows,
+                decides=decides,
+                # Read only when the comparison is not a window idiom (a pass over the bars).
+                own=lambda: bar_clocks(times, frame) or names_bar_clock(node, columns),
             )
-            compared = ClockComparison.of(night, node, times, windows, decides=decides, own=own)
         else:
             compared = TextComparison.of(night, node, left, right)
         if compared is None:
