@@ -114,6 +114,10 @@ WALD_SPREAD = 5.0
 # million cells at most, a thousand tables at least: 0.03 s for 18 groups).
 DRAWS = 10_000
 DRAWN_CELLS = 2_000_000
+# numpy draws such a table either row by row ("count": about 12 ns per row drawn, the fewer
+# of the events and the others) or group by group ("marginals": a hypergeometric draw per
+# group, about 100 ns each); rows are drawn while they are under this many per group.
+_ROWS_PER_GROUP_DRAWN = 8
 # Groups within the first one's noise named with their mean; the others are counted.
 _NAMED_GROUPS = 5
 # Too-few groups named; the others are counted.
@@ -761,11 +765,8 @@ def _drawn_p(events: np.ndarray, counts: np.ndarray, chi2: float) -> float:
     k = len(counts)
     sizes, hits = counts.astype(np.int64), round(float(events.sum()))
     draws = int(np.clip(DRAWN_CELLS // k, 1_000, DRAWS))
-    # "count" draws in time of the rows (0.14 s for 4,647 groups of 1); "marginals" in
-    # time of the groups, and needs no memory of the rows past a million.
-    method = "count" if sizes.sum() <= 1_000_000 else "marginals"
     drawn = np.random.default_rng(0).multivariate_hypergeometric(
-        sizes, hits, size=draws, method=method
+        sizes, hits, size=draws, method=_draw_method(sizes, hits)
     )
     share = hits / float(sizes.sum())
     expected_events, expected_others = sizes * share, sizes * (1 - share)
@@ -774,6 +775,20 @@ def _drawn_p(events: np.ndarray, counts: np.ndarray, chi2: float) -> float:
     ).sum(axis=1)
     reached = int(np.count_nonzero(stats >= chi2 * (1 - 1e-9)))
     return (reached + 1) / (draws + 1)
+
+
+def _draw_method(sizes: np.ndarray, hits: int) -> str:
+    """numpy's way to draw tables of groups of ``sizes`` rows holding ``hits`` events: the
+    cheaper for the shape, as both draw the same distribution. "count" draws the rows one
+    at a time (the fewer of the events and the others, each table) from a copy of every
+    row; "marginals" draws each group's events from the rows left (one hypergeometric per
+    group). NQ's ETH 1-minute bars of 2024 in 28 range buckets, 174,303 of 355,980 up:
+    "marginals" (0.02 s for 10,000 tables, where "count" took 21 s); 4,647 groups of 1
+    day: "count" (0.1 s, where "marginals" took 0.4 s)."""
+    rows = int(sizes.sum())
+    drawn = min(hits, rows - hits)
+    fits = rows <= 1_000_000  # the copy of every row "count" draws from
+    return "count" if fits and drawn < _ROWS_PER_GROUP_DRAWN * len(sizes) else "marginals"
 
 
 def two_shares_p(hits: int, n: int, other_hits: int, m: int) -> tuple[str, float]:
