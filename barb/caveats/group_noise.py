@@ -181,9 +181,7 @@ class _Spread:
         """ "0.5248 ± 0.031"; a share over few rows "1 (95%: 0.43–1)", its interval's ends
         rounded outwards to two decimals so that it claims no more than it knows."""
         if self.interval is not None:
-            low = math.floor(self.interval[0] * 100 + 1e-9) / 100
-            high = math.ceil(self.interval[1] * 100 - 1e-9) / 100
-            return f"{value_text(self.mean)} (95%: {low:g}–{high:g})"
+            return f"{value_text(self.mean)} ({interval_text(self.interval)})"
         band = NOISE_ERRORS * self.error
         # A share of 1 (every row true) has no spread; its error's rounding left 6.8e-09.
         if band <= 1e-6 * max(1.0, abs(self.mean)):
@@ -370,12 +368,9 @@ class _Groups:
             return None
         count = float(self._independent(sample)[at])
         error = math.sqrt(float(sample.variances[at]) / count) if count else math.nan
-        share, interval = float(self.values[at]), None
-        if sample.shares and count and count * share * (1 - share) < WALD_SPREAD:
-            # Few counted rows: Wald's band fails there (a share of 1 has none: 5 of 5 years
-            # up is no certainty; 0.6124 of 3 ran to 1.17). Wilson's, and the error it
-            # implies for comparing groups (its width over 2 z).
-            interval = wilson_interval(share, count)
+        share = float(self.values[at])
+        interval = few_rows_interval(share, count) if sample.shares and count else None
+        if interval is not None:  # the error it implies for comparing groups
             error = (interval[1] - interval[0]) / (2 * WILSON_Z)
         if not math.isfinite(error):
             return None
@@ -609,6 +604,24 @@ def wilson_interval(share: float, n: float, z: float = WILSON_Z) -> tuple[float,
     centre = (share + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def few_rows_interval(share: float, n: float) -> tuple[float, float] | None:
+    """Wilson's interval of a ``share`` over ``n`` counted rows too few for Wald's band
+    (n·p·(1 − p) under ``WALD_SPREAD``), else None. Wald's fails there: a share of 1 has
+    none (5 of 5 years up is no certainty), 0.6124 of 3 ran to 1.17, 1 of 2 "0.5 ± 6.4"
+    with t(1)'s 12.7 standard errors. 1 of 2: (0.0945, 0.9055)."""
+    if n * share * (1 - share) >= WALD_SPREAD:
+        return None
+    return wilson_interval(share, n)
+
+
+def interval_text(interval: tuple[float, float]) -> str:
+    """ "95%: 0.09–0.91": the interval's ends rounded outwards to two decimals, so that it
+    claims no more than it knows."""
+    low = math.floor(interval[0] * 100 + 1e-9) / 100
+    high = math.ceil(interval[1] * 100 - 1e-9) / 100
+    return f"95%: {low:g}–{high:g}"
 
 
 def _within_noise(one: _Spread, other: _Spread) -> bool:
