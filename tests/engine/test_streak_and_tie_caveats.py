@@ -334,3 +334,34 @@ def test_a_run_begun_before_a_month_names_the_months_own_longest_and_form(
     fixed = execute(query, "NQ", settings=engine_settings)
     assert fixed.summary.values == {"longest": own.max(), "ended": own.idxmax()}
     assert _streak_warnings(fixed) == []
+
+
+def test_a_longest_run_the_period_ends_inside_is_said_whole(engine_settings, minutes) -> None:
+    """ "The longest losing streak of 2024" read 6 with the run 2024-12-19 to 12-31 among
+    its ties and nothing said that it went on to 7 on 2025-01-02 (p46f Q17). February's
+    longest up run here is the one the month ends in; it goes on into March."""
+    daily = rth_daily(minutes)
+    up = daily["close"] > daily["close"].shift()
+    runs = up.groupby((~up).cumsum()).cumsum().astype(int)
+    february = runs.loc["2024-02"]
+    assert february.iloc[-1] == february.max() and runs.loc["2024-03-01"] > 0  # the case
+    after = runs.loc["2024-03-01":]
+    ended = after.index[int((after > 0).cummin().sum()) - 1]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024-02",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": "max(run) as longest",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == february.max()
+    assert [w for w in result.metadata.warnings if w.startswith("The run ending")] == [
+        f"The run ending 2024-02-29 ({february.iloc[-1]}) is still going on the period's last "
+        f"row: it went on to {runs.loc[ended]} on {ended:%Y-%m-%d}; a period reaching "
+        f"{ended:%Y-%m-%d} counts it whole."
+    ]
+    # Not said where the longest run is not the one the period ends in (January's).
+    january = execute({**query, "period": "2024-01"}, "NQ", settings=engine_settings)
+    assert runs.loc["2024-01"].iloc[-1] < runs.loc["2024-01"].max()
+    assert not [w for w in january.metadata.warnings if w.startswith("The run ending")]
