@@ -4,7 +4,10 @@ instrument's point value.
 
 group_by does not restart a running function: cummax(close) by year() is each year's close
 against the highest since the period began, not since the year began; the unit argument
-(cummax(close, 'year')) restarts it, and that form is named.
+(cummax(close, 'year')) restarts it, and that form is named. Not where the rows are one
+group: "trading days in 2024" as max(n) with n = cumsum(1) by year() over 2024 was told to
+restart each year, for the same 259 (p45d #11). In then.map it runs over the first stage's
+rows, and is said so: grouped there by month() it had read 2024's running count, unsaid.
 
 A model answering in dollars for CL from an NQ chat wrote ``mean(pnl) * 20 as exp_usd``:
 NQ's 20 USD a point, where a CL contract's 1.0 move is 1,000 USD. The number came out
@@ -18,7 +21,7 @@ Read from the plan alone (no bars): a query joining another instrument may mean 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from barb.column_units import POINTS, first_map_unit
 from barb.instruments import Instrument, available_instruments, load_instrument
@@ -89,10 +92,18 @@ def _products(expr: ast.Expr) -> Iterator[tuple[float, ast.Expr]]:
 
 
 def running_across_groups(
-    keys: Sequence[tuple[str, Expr]], read: Sequence[Expr], mapped: Mapping[str, Expr]
+    keys: Sequence[tuple[str, Expr]],
+    read: Sequence[Expr],
+    mapped: Mapping[str, Expr],
+    *,
+    over: str = "the whole period",
+    one_group: Callable[[str], bool] = lambda unit: False,
 ) -> list[str]:
     """Running functions without a restart unit (cummax(close)) that the expressions ``read``
-    use, through the map columns they name, under a group key that is a calendar unit."""
+    use, through the map columns they name, under a group key that is a calendar unit; they
+    run over ``over``. None when ``one_group(unit)``: the rows are the one group, and the
+    run is its own (max(n) with n = cumsum(1) by year() over 2024 is 2024's 259 days, the
+    same with cumsum(1, 'year'), p45d #11)."""
     units = []
     for _, key in keys:
         expr = through_map(key, mapped)
@@ -116,12 +127,12 @@ def running_across_groups(
             call = node.to_text()
             every = "every day" if unit == "day" else f"every {unit}"
             text = (
-                f"{call} runs over the whole period, not within each {key} group: "
+                f"{call} runs over {over}, not within each {key} group: "
                 f"{node.name}({node.args[0].to_text()}, '{unit}') restarts it {every}."
             )
             if text not in warnings:
                 warnings.append(text)
-    return warnings
+    return [] if warnings and one_group(unit) else warnings
 
 
 # The running extremes a bar's own value is compared with in a record test.
