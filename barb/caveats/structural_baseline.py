@@ -23,6 +23,11 @@ is asked to predict) and
 
 - its argument is one of the where's own values, as written or through the map (``own``):
   mean(gap_pct) under gap_pct < -1, mean(range) under range > 100; or
+- it holds one of the where's conditions as a part of its own (``_branches``): the where
+  picks which branch of the outcome its rows read. gap_filled() under gap_down() asks of
+  the gap-downs whether the high reached the close before and of the others whether the low
+  did: NQ's 0.6085 beside "all days: 0.5889", gap-up fills and 16 days opening at the close
+  mixed (p45d #1b); or
 - it is a true/false outcome sharing a level the query derived with the where
   (``prev(close)``, a map column such as ``or_high``: not the bars' own prices), and on
   the other rows it is empirically decided (``decided``): the same on every one of them
@@ -39,6 +44,12 @@ about half the other days, decided on none. A share of numbers that only shares 
 (mean(close / prev(close) - 1) under a gap) keeps its baseline: part of its difference is
 the gap picked, but no row's value is settled, and it is what the person compares.
 
+Both expressions are read through the map and through the named patterns' definitions (the
+function registry's, ``barb.script.patterns``): "where": "gap_down()" with mean(high >=
+prev(close)) had kept "all days: 0.8125", the gap-ups filled at the open, which the same
+where written "open < prev(close)" left out (p45d #1b). A mean of numbers is read the same
+way: mean(range) under doji(), whose definition compares range, is the where's own value.
+
 Cost: a walk of two expressions, and for a shared level up to four comparisons over the
 period's rows.
 """
@@ -51,6 +62,7 @@ import numpy as np
 import pandas as pd
 
 from barb.script import ast
+from barb.script.library import lookup
 from barb.script.reach import reads_other_bars
 
 # The bars' own prices: a where and an outcome both reading close share no derived level.
@@ -73,6 +85,8 @@ def structural(
     had, ``given`` the rows the baseline is over, ``inside`` which of them the where kept."""
     where_nodes = {_text(n): n for n in same_bar_nodes(where, mapped)}
     if _text(arg) in where_nodes or _text(_through(arg, mapped)) in where_nodes:
+        return True
+    if _branches(arg, where, mapped):
         return True
     shared = [
         node
@@ -109,14 +123,20 @@ def structural(
 
 
 def same_bar_nodes(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> Iterator[ast.Node]:
-    """The nodes of ``expr`` valued on its row's own bar, through the map's columns: a call
-    that reads other bars (prev(close), rsi(close, 14)) is one, its arguments not (their
-    close is another bar's, or many bars')."""
+    """The nodes of ``expr`` valued on its row's own bar, through the map's columns and the
+    named patterns' definitions (gap_down() is open < prev(close)): a call that reads other
+    bars (prev(close), rsi(close, 14)) is one, its arguments not (their close is another
+    bar's, or many bars')."""
     seen: set[str] = set()
     pending = [expr]
     while pending:
         node = pending.pop()
         yield node
+        if isinstance(node, ast.Call) and (body := _pattern(node)) is not None:
+            if f"{node.name}()" not in seen:
+                seen.add(f"{node.name}()")
+                pending.append(body)
+            continue
         if isinstance(node, ast.Call) and reads_other_bars(node):
             continue
         if isinstance(node, ast.Column) and node.name in mapped:
@@ -125,6 +145,39 @@ def same_bar_nodes(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> Iterator[a
                 pending.append(mapped[node.name])
             continue
         pending.extend(node.children())
+
+
+def _branches(arg: ast.Expr, where: ast.Expr, mapped: Mapping[str, ast.Expr]) -> bool:
+    """Whether ``arg`` holds one of the where's conditions (a conjunct, through the map and
+    the patterns) as a part of its own: the where then picks which branch of the outcome its
+    rows read, and the other rows read another. gap_filled() is (open > prev(close) and low
+    <= prev(close)) or (open < prev(close) and high >= prev(close)): under gap_down() its
+    rows ask whether the high reached the close before, the others whether the low did (and
+    a day opening at that close counts unfilled), so "all days: 0.5889" beside NQ's 0.6085
+    mixed two outcomes (p45d #1b)."""
+    parts = {_text(node) for node in same_bar_nodes(arg, mapped)}
+    pending, seen = [where], set()
+    while pending:
+        condition = _through(pending.pop(), mapped)
+        if isinstance(condition, ast.Logical) and condition.op == "and":
+            pending += [condition.left, condition.right]
+            continue
+        text = _text(condition)
+        if text in seen:
+            continue
+        seen.add(text)
+        if text in parts:
+            return True
+    return False
+
+
+def _pattern(call: ast.Call) -> ast.Expr | None:
+    """A named pattern's definition (``barb.script.patterns``, from the function registry);
+    None for any other call."""
+    if call.args:
+        return None
+    spec = lookup(call.name)
+    return spec.body if spec is not None else None
 
 
 def _derived(node: ast.Node, mapped: Mapping[str, ast.Expr]) -> bool:
@@ -139,9 +192,14 @@ def _raw(node: ast.Column, mapped: Mapping[str, ast.Expr]) -> bool:
 
 
 def _through(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:
-    while isinstance(expr, ast.Column) and expr.name in mapped and mapped[expr.name] != expr:
-        expr = mapped[expr.name]
-    return expr
+    """The expression a map column or a named pattern stands for, in turn."""
+    while True:
+        if isinstance(expr, ast.Column) and expr.name in mapped and mapped[expr.name] != expr:
+            expr = mapped[expr.name]
+        elif isinstance(expr, ast.Call) and (body := _pattern(expr)) is not None:
+            expr = body
+        else:
+            return expr
 
 
 def _text(node: ast.Node) -> str:

@@ -610,3 +610,35 @@ def test_rsi_and_an_up_day_keep_their_base_rate(engine_settings, days) -> None:
     [said] = _with(result, "up")
     assert said.endswith(_said("up", up, after_up, share=True))
     assert "up" in result.metadata.baselines
+
+
+def test_the_named_gap_patterns_are_read_through_their_definitions(engine_settings, days) -> None:
+    """p45d #1b: under "where": "gap_down()" the fill share kept "all days", where the same
+    where written "open < prev(close)" left it out: gap_down() is read as its definition.
+    And gap_filled() asks the gap-downs whether the high reached the close before, the other
+    days whether the low did (a day opening at that close unfilled): NQ's 0.6085 beside "all
+    days: 0.5889", two outcomes mixed. A setup over the patterns that decides nothing (after
+    an up bar, is the day an up bar) keeps its base rate."""
+    prev = days["close"].shift()
+    down, up = days["open"] < prev, days["open"] > prev
+    reached = days["high"] >= prev
+    gap_filled = (up & (days["low"] <= prev)) | (down & reached)
+    assert reached[up].all() and 0 < reached[down].mean() < 1  # the gap-ups decided
+    # On the other days gap_filled() reads another outcome, undecided.
+    assert 0 < gap_filled[up].mean() < 1 and gap_filled[down].mean() != gap_filled[up].mean()
+    for outcome, values in (("high >= prev(close)", reached), ("gap_filled()", gap_filled)):
+        for where in ("gap_down()", "open < prev(close)"):
+            query = {"where": where, "select": ["count()", f"mean({outcome}) as fill"]}
+            result = ask(query, engine_settings, **RTH_DAILY)
+            assert result.summary.values["count"] == down.sum()
+            assert result.summary.values["fill"] == pytest.approx(values[down].mean())
+            assert not _with(result, "fill") and "fill" not in result.metadata.baselines, where
+    after_up = (days["close"] > days["open"]).shift(fill_value=False).astype(bool)
+    result = ask(
+        {"where": "prev(up_bar())", "select": "mean(up_bar()) as up"},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    [said] = _with(result, "up")
+    assert said.endswith(_said("up", days["up"], after_up, share=True))
+    assert "up" in result.metadata.baselines

@@ -17,6 +17,25 @@ def _down_runs(daily: pd.DataFrame) -> pd.Series:
     return down.groupby((~down).cumsum()).cumsum().astype(int)
 
 
+def _inside(runs: pd.Series, start: int, form: str) -> str:
+    """The warning's second sentence: the longest run counted from row ``start`` on (each
+    run's rows before it left out), where ``form`` counts so."""
+    inside = runs.iloc[start:].copy()
+    crossing = inside.iloc[0] > 0
+    if crossing:  # the run the period opens in, numbered from the period's first row
+        length = int((inside > 0).cummin().sum())
+        inside.iloc[:length] = range(1, length + 1)
+    ended = inside.idxmax()
+    label = ended if isinstance(ended, str) else f"{ended:%Y-%m-%d}"
+    return (
+        f" Inside the period alone the longest run is {int(inside.max())}, ending {label}; "
+        f"{form} counts only the period's rows."
+    )
+
+
+_THEN = "streak() in a then stage over the rows the first stage lists"
+
+
 def _streak_query(period: str) -> dict:
     return {
         "session": "RTH",
@@ -51,7 +70,7 @@ def test_a_run_begun_before_the_period_is_named(engine_settings, minutes) -> Non
     assert _streak_warnings(result) == [
         f"streak() counts runs that began before the period: the run ending "
         f"{days[end]:%Y-%m-%d} ({length}) began {began:%Y-%m-%d}, {start - (end - length + 1)} "
-        "of its rows before the period."
+        "of its rows before the period." + _inside(runs, start, _THEN)
     ]
 
 
@@ -90,7 +109,7 @@ def test_a_run_begun_before_the_period_is_named_only_when_a_row_of_it_is_kept(
     assert _streak_warnings(its_end) == [
         f"streak() counts runs that began before the period: the run ending "
         f"{days[end]:%Y-%m-%d} ({length}) began {began:%Y-%m-%d}, {start - (end - length + 1)} "
-        "of its rows before the period."
+        "of its rows before the period." + _inside(runs, start, _THEN)
     ]
 
     # A limit lists rows: the run is named when they include its row, not otherwise.
@@ -275,5 +294,74 @@ def test_a_monthly_run_begun_before_the_period_is_named_by_its_months(sample_set
     assert _streak_warnings(result) == [
         f"streak() counts runs that began before the period: the run ending "
         f"{runs.index[end]} ({length}) began {began}, {start - (end - length + 1)} of its "
-        "rows before the period."
+        "rows before the period." + _inside(runs.rename(index=str), start, _THEN)
     ]
+
+
+def test_a_run_begun_before_a_month_names_the_months_own_longest_and_form(
+    engine_settings, minutes
+) -> None:
+    """ "The longest losing streak in 2025" read 7, ending 2025-01-02, with 6 of its days in
+    December 2024 said but no way to count 2025's alone (6, 05-15 to 05-22; p46f Q17). The
+    up run that opens March 2024 here: the warning gives March's own longest and the form
+    that counts it, and that form, run, gives pandas' run restarted each month."""
+    daily = rth_daily(minutes)
+    up = daily["close"] > daily["close"].shift()
+    runs = up.groupby((~up).cumsum()).cumsum().astype(int)
+    march = runs.loc["2024-03"]
+    assert march.iloc[0] > 1  # the case: March opens inside a run begun in February
+    monthly = up.groupby([(~up).cumsum(), daily.index.month]).cumsum().astype(int)
+    own = monthly.loc["2024-03"]
+    assert own.max() < march.max()
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024-03",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": ["max(run) as longest", "arg_max(date(), run) as ended"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    length = int(march.iloc[0])
+    began = runs.index[runs.index.get_loc(march.index[0]) - (length - 1)]
+    assert result.summary.values == {"longest": length, "ended": march.index[0]}
+    assert _streak_warnings(result) == [
+        f"streak() counts runs that began before the period: the run ending 2024-03-01 "
+        f"({length}) began {began:%Y-%m-%d}, {length - 1} of its rows before the period. "
+        f"Inside the period alone the longest run is {own.max()}, ending "
+        f"{own.idxmax():%Y-%m-%d}; streak(cond, 'month') counts only the period's rows."
+    ]
+    query["map"] = {"run": "streak(close > prev(close), 'month')"}
+    fixed = execute(query, "NQ", settings=engine_settings)
+    assert fixed.summary.values == {"longest": own.max(), "ended": own.idxmax()}
+    assert _streak_warnings(fixed) == []
+
+
+def test_a_longest_run_the_period_ends_inside_is_said_whole(engine_settings, minutes) -> None:
+    """ "The longest losing streak of 2024" read 6 with the run 2024-12-19 to 12-31 among
+    its ties and nothing said that it went on to 7 on 2025-01-02 (p46f Q17). February's
+    longest up run here is the one the month ends in; it goes on into March."""
+    daily = rth_daily(minutes)
+    up = daily["close"] > daily["close"].shift()
+    runs = up.groupby((~up).cumsum()).cumsum().astype(int)
+    february = runs.loc["2024-02"]
+    assert february.iloc[-1] == february.max() and runs.loc["2024-03-01"] > 0  # the case
+    after = runs.loc["2024-03-01":]
+    ended = after.index[int((after > 0).cummin().sum()) - 1]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024-02",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": "max(run) as longest",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == february.max()
+    assert [w for w in result.metadata.warnings if w.startswith("The run ending")] == [
+        f"The run ending 2024-02-29 ({february.iloc[-1]}) is still going on the period's last "
+        f"row: it went on to {runs.loc[ended]} on {ended:%Y-%m-%d}; a period reaching "
+        f"{ended:%Y-%m-%d} counts it whole."
+    ]
+    # Not said where the longest run is not the one the period ends in (January's).
+    january = execute({**query, "period": "2024-01"}, "NQ", settings=engine_settings)
+    assert runs.loc["2024-01"].iloc[-1] < runs.loc["2024-01"].max()
+    assert not [w for w in january.metadata.warnings if w.startswith("The run ending")]
