@@ -39,6 +39,9 @@ from barb.timeframes import TIMEFRAMES, timeframe_short, timeframe_words
 LINE_SPACING = 1.22
 _TRAILING = " ·,;:"  # left off a line cut with "…"
 MAX_SUBTITLE_LINES = 2
+# The noise caveat's lines: whole, wrapped. One line cut CL's at a phone's width to "average
+# range, median range: the differences are within…", the word that says it lost.
+MAX_NOISE_LINES = 3
 MAX_TITLE_LINES = 3  # when no form of the headline fits in two
 BADGE_PAD = 0.4  # the badge box's pad, in its font's size
 FOOTER_GAP_PX = 12  # between the footer and the synthetic-data badge
@@ -224,7 +227,7 @@ def decorate(
         # line of its own: at the end of a long subtitle it was cut off
         names = (column_name(c, result, words) for c in meta.even_groups)
         noise = words("sub.noise", columns=", ".join(names))
-        lines += wrap(fig, noise, SUBTITLE_PT, 1)
+        lines += wrap(fig, noise, SUBTITLE_PT, MAX_NOISE_LINES)
     for line in lines:
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
         y -= SUBTITLE_PT * LINE_SPACING / height
