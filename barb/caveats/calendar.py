@@ -145,9 +145,11 @@ def _own_holidays(plan: Plan, closed: np.ndarray, short: np.ndarray) -> list[str
         ]
     spec = dataset.instrument.sessions.get(plan.session)
     hours = plan.session if spec is None else spec.hours
+    k = int(short.sum())
+    were = "was a short session" if k == 1 else "were short sessions"
     return [
-        f"{n} of the rows {are}, which {symbol} trades as its own days: {int(short.sum())} "
-        f"were short sessions ({example}), {len(full)} traded the full {hours} (e.g. "
+        f"{n} of the rows {are}, which {symbol} trades as its own days: {k} {were} "
+        f"({example}), {len(full)} traded the full {hours} (e.g. "
         f'{full[0]}). "where": "not holiday()" leaves out the short ones\' part days, and '
         "the full ones with them."
     ]

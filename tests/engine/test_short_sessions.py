@@ -495,6 +495,13 @@ def test_a_crude_oil_weekday_question_counts_its_short_and_full_holiday_sessions
         f'09:00-14:30 (e.g. {full.index[0]}). "where": "not holiday()" leaves out the short '
         "ones' part days, and the full ones with them."
     ]
+    # 2025 held one short one (p46e q46 read "1 were short sessions").
+    result = ask({"period": "2025", **WEEKDAY_RANGE}, sample_settings, "CL", **RTH_DAILY)
+    held = _holiday_minutes(sample_settings, "CL", (2025, 2025), (540, 870))
+    assert (held < 330).sum() == 1
+    [said] = [w for w in result.metadata.warnings if "holiday" in w]
+    assert f"{len(held)} of the rows are US stock-market holidays" in said
+    assert "days: 1 was a short session (e.g. " in said
     # A year of short ones only; and where every one traded in full, nothing to say.
     result = ask({"period": "2019", **WEEKDAY_RANGE}, sample_settings, "CL", **RTH_DAILY)
     held = _holiday_minutes(sample_settings, "CL", (2019, 2019), (540, 870))
