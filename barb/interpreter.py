@@ -24,6 +24,7 @@ from barb.caveats.bounded_conditions import bounded_condition_caveat
 from barb.caveats.calendar import (
     groups_weeks,
     holiday_caveat,
+    holiday_shift,
     iso_week_caveat,
     missing_days_caveat,
     period_cuts,
@@ -213,7 +214,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += output.warnings
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
-    warnings += holiday_caveat(plan, output.kept_dates)
+    # Weighed over the first stage's own answer only: a then stage shows other values.
+    shift = None
+    if plan.then is None and output.kept is not None:
+        shift = partial(holiday_shift, plan.first, ctx, output.kept)
+    warnings += holiday_caveat(plan, output.kept_dates, shift)
     if plan.then is None:  # else said of the rows the then stage lists
         warnings += short_sessions_caveat(plan, output.table)
     said, short_weeks = short_weeks_caveat(plan, output)

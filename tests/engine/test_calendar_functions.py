@@ -220,8 +220,12 @@ MONDAY_AFTER_FRIDAY = {
 
 
 def test_a_weekday_question_warns_of_the_holiday_sessions_among_its_rows(
-    sample_settings, es_minutes
+    sample_settings,
+    es_minutes,
+    monkeypatch,
 ) -> None:
+    # The note's words, whatever leaving the holidays out moves.
+    monkeypatch.setattr("barb.caveats.calendar.HOLIDAY_SHIFT", 0.0)
     import pandas_market_calendars as mcal
 
     result = rows(MONDAY_AFTER_FRIDAY, sample_settings)
