@@ -77,12 +77,13 @@ from barb.caveats.zone_clock_groups import zone_group_caveat
 from barb.caveats.zone_midnight import zone_midnight_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
-from barb.errors import BarbError, DataError, ExecutionError, QueryError
+from barb.errors import BarbError, DataError, ExecutionError, QueryError, out_of_memory
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
 from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
+from barb.process_memory import memory_ceiling
 from barb.result import (
     Metadata,
     PartGroup,
@@ -130,6 +131,11 @@ def execute(
         return Result(
             query=raw if isinstance(raw, dict) else {},
             error=ExecutionError(str(exc), step="data", hint="Run `barb data sample`."),
+        )
+    except MemoryError:  # past the worker's ceiling (``barb.process_memory``): the query's size
+        log.warning("query ran out of memory (ceiling %s bytes): %r", memory_ceiling(), raw)
+        return Result(
+            query=raw if isinstance(raw, dict) else {}, error=out_of_memory(memory_ceiling())
         )
     except (BarbError, Exception) as exc:  # a bug: log it, never crash the caller
         ref = uuid.uuid4().hex[:8]
