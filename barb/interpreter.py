@@ -372,6 +372,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         apart_groups=list(output.apart_columns) or None,
         near_groups=output.near_groups or None,
         part_counted=parts.counted,
+        cut_runs=[run for said, run in ctx.cut_runs.items() if said in warnings],
         baselines=output.baselines,
     )
     return Result(

@@ -35,6 +35,7 @@ from barb.events.rules import OPTIONS_CALENDAR, closure_name, us_market_closed
 from barb.lineage import through_map
 from barb.period_rows import Scope, bars_in_scope, event_filtered
 from barb.planning import Plan
+from barb.result import CutRun
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.short_days import close_clock, day_edges, short_days
@@ -55,8 +56,8 @@ def run_past_period_caveat(
     """Said of a streak the first stage maps (streak(cond) without a restart unit) whose
     highest value over the rows kept is on the period's last row, where the data goes on
     after it: "The run ending 2024-12-31 (6) is still going on the period's last row: it
-    went on to 7 on 2025-01-02; a period reaching 2025-01-02 counts it whole."
-    ``frame``: the first stage's bars with its columns."""
+    went on to 7 on 2025-01-02; a period reaching 2025-01-02 counts it whole." Its chart's
+    form is kept in ``ctx.cut_runs``. ``frame``: the first stage's bars with its columns."""
     period = plan.period
     if plan.then is not None or period.end is None or period.bars is not None:
         return []
@@ -83,10 +84,14 @@ def run_past_period_caveat(
             if still
             else f"it went on to {length} on {ended}"
         )
-        return [
+        text = (
             f"The run ending {said} ({int(values[last])}) is still going on the period's last "
             f"row: {later}; a period reaching {ended} counts it whole."
-        ]
+        )
+        ctx.cut_runs[text] = CutRun(
+            length=int(values[last]), ended=said, whole=length, whole_end=ended, still=still
+        )
+        return [text]
     return []
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from matplotlib.text import Text
 from rth_bars import rth_daily, rth_hourly
 
 from barb import execute
+from barb.charts import draw_chart
 from barb.data.store import data_path
 
 
@@ -436,3 +438,67 @@ def test_a_longest_run_holding_a_holiday_session_is_said(engine_settings, minute
     up = execute(query, "NQ", settings=engine_settings)
     assert up.summary.values["longest"] == up_runs.max()
     assert not [w for w in up.metadata.warnings if "US holiday session" in w]
+
+
+def _chart_text(result, language: str) -> str:
+    """Every text of the result's chart drawn at a phone's width, its lines joined."""
+    fig = draw_chart(result, width_px=360, language=language)
+    assert fig is not None
+    return " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible()).replace("\n", " ")
+
+
+def test_the_chart_says_the_run_the_period_cuts(engine_settings, minutes) -> None:
+    """The chart of "the longest losing streak in 2025" read "max_run = 7 days · ended =
+    2025-01-02" over a 2025 axis, with nothing of the 6 days in 2024 the warning says (p46f
+    Q17). March 2024 opens inside an up run here, and February's longest run goes on into
+    March: each chart says so under its subtitle, in the person's language."""
+    daily = rth_daily(minutes)
+    up = daily["close"] > daily["close"].shift()
+    runs = up.groupby((~up).cumsum()).cumsum().astype(int)
+    runs.index = runs.index.strftime("%Y-%m-%d")
+    march = runs.loc["2024-03-01":"2024-03-31"]
+    length = int(march.iloc[0])
+    began = runs.index[runs.index.get_loc(march.index[0]) - (length - 1)]
+    own = up.groupby([(~up).cumsum(), daily.index.month]).cumsum().astype(int)
+    own.index = runs.index
+    own = own.loc["2024-03-01":"2024-03-31"]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024-03",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": ["max(run) as longest", "arg_max(date(), run) as ended"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert [run.model_dump(exclude_defaults=True) for run in result.metadata.cut_runs] == [
+        {
+            "length": length,
+            "ended": march.index[0],
+            "began": began,
+            "inside": int(own.max()),
+            "inside_end": own.idxmax(),
+        }
+    ]
+    assert (
+        f"Run of {length} to {march.index[0]} began {began}, before the period; in the period "
+        f"alone: {own.max()}, to {own.idxmax()}"
+    ) in _chart_text(result, "en")
+    assert (
+        f"Серия длиной {length} по {march.index[0]} началась {began}, до периода; в самом "
+        f"периоде: {own.max()}, по {own.idxmax()}"
+    ) in _chart_text(result, "ru")
+    february = runs.loc["2024-02-01":"2024-02-29"]
+    after = runs.loc["2024-03-01":]
+    ended = after.index[int((after > 0).cummin().sum()) - 1]
+    result = execute({**query, "period": "2024-02"}, "NQ", settings=engine_settings)
+    assert (
+        f"Run of {february.iloc[-1]} to 2024-02-29 went on past the period: {runs.loc[ended]} "
+        f"on {ended}"
+    ) in _chart_text(result, "en")
+    assert (
+        f"Серия длиной {february.iloc[-1]} по 2024-02-29 продолжилась после периода: "
+        f"{runs.loc[ended]} на {ended}"
+    ) in _chart_text(result, "ru")
+    # A period that cuts no run: nothing said.
+    result = execute({**query, "period": "2024-01"}, "NQ", settings=engine_settings)
+    assert result.metadata.cut_runs == [] and "Run of" not in _chart_text(result, "en")
