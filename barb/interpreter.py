@@ -45,7 +45,7 @@ from barb.caveats.part_group_feeds import say_fed
 from barb.caveats.price_level_comparisons import Bars, comparison_caveat
 from barb.caveats.price_levels import price_level_caveat, running_total_caveat
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
-from barb.caveats.run_edges import run_past_period_caveat
+from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat
 from barb.caveats.scope import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.caveats.sessions import (
@@ -319,6 +319,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
     warnings += run_past_period_caveat(plan, ctx, scope, frame, first, run_stage)
+    warnings += holiday_run_caveat(plan, scope.in_period, frame, first)
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     running = running_total_caveat(plan, first, output)
     warnings += running
@@ -377,6 +378,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         apart_groups=list(output.apart_columns) or None,
         near_groups=output.near_groups or None,
         part_counted=parts.counted,
+        cut_runs=[run for said, run in ctx.cut_runs.items() if said in warnings],
         baselines=output.baselines,
     )
     return Result(

@@ -64,7 +64,7 @@ from barb.script.functions import KIND_NAMES, value_kind
 from barb.script.query import Query
 from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
 from barb.summary_text import value_text
-from barb.time_keys import calendar_keys, from_the_open
+from barb.time_keys import from_the_open, period_keys
 from barb.timeframes import timeframe as timeframe_spec
 
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
@@ -523,9 +523,10 @@ def _answer(
     # A first stage's group key selected again in then names its rows: its mean is noise.
     stat_cols = [c for c in stat_cols if c not in row_keys]
     # So does a row's year or month selected beside its values: "mean: ret_pct=21.71,
-    # year=2016.5" summarised 18 yearly returns' labels as a number.
+    # year=2016.5" summarised 18 yearly returns' labels as a number. A trading_day() is a
+    # value: where in the month the rows lie.
     if query is not None:
-        labels = calendar_keys(query, stat_cols)
+        labels = period_keys(query, stat_cols, ctx.timeframe)
         stat_cols = [c for c in stat_cols if c not in labels]
     # A then.map adds to the first stage's columns: "ret_pct" selected there stays listed
     # next to "pct_rank = rank(ret_pct)", as the table and the CSV hold it.
