@@ -4,7 +4,10 @@ instrument's point value.
 
 group_by does not restart a running function: cummax(close) by year() is each year's close
 against the highest since the period began, not since the year began; the unit argument
-(cummax(close, 'year')) restarts it, and that form is named.
+(cummax(close, 'year')) restarts it, and that form is named. Not where the rows are one
+group: "trading days in 2024" as max(n) with n = cumsum(1) by year() over 2024 was told to
+restart each year, for the same 259 (p45d #11). In then.map it runs over the first stage's
+rows, and is said so: grouped there by month() it had read 2024's running count, unsaid.
 
 A model answering in dollars for CL from an NQ chat wrote ``mean(pnl) * 20 as exp_usd``:
 NQ's 20 USD a point, where a CL contract's 1.0 move is 1,000 USD. The number came out
@@ -18,7 +21,7 @@ Read from the plan alone (no bars): a query joining another instrument may mean 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from barb.column_units import POINTS, first_map_unit
 from barb.instruments import Instrument, available_instruments, load_instrument
@@ -89,10 +92,18 @@ def _products(expr: ast.Expr) -> Iterator[tuple[float, ast.Expr]]:
 
 
 def running_across_groups(
-    keys: Sequence[tuple[str, Expr]], read: Sequence[Expr], mapped: Mapping[str, Expr]
+    keys: Sequence[tuple[str, Expr]],
+    read: Sequence[Expr],
+    mapped: Mapping[str, Expr],
+    *,
+    over: str = "the whole period",
+    one_group: Callable[[str], bool] = lambda unit: False,
 ) -> list[str]:
     """Running functions without a restart unit (cummax(close)) that the expressions ``read``
-    use, through the map columns they name, under a group key that is a calendar unit."""
+    use, through the map columns they name, under a group key that is a calendar unit; they
+    run over ``over``. None when ``one_group(unit)``: the rows are the one group, and the
+    run is its own (max(n) with n = cumsum(1) by year() over 2024 is 2024's 259 days, the
+    same with cumsum(1, 'year'), p45d #11)."""
     units = []
     for _, key in keys:
         expr = through_map(key, mapped)
@@ -101,7 +112,8 @@ def running_across_groups(
     if not units:
         return []
     key, unit = min(units, key=lambda pair: list(TIME_KEYS.values()).index(pair[1]))
-    read = [_without_spans(expr, mapped) for expr in read]
+    read = [_without_records(_without_spans(expr, mapped), mapped) for expr in read]
+    mapped = {name: _without_records(expr, mapped) for name, expr in mapped.items()}
     names = set().union(*(inputs(expr, mapped) for expr in read))
     exprs = [*read, *(mapped[name] for name in sorted(names) if name in mapped)]
     warnings = []
@@ -115,12 +127,54 @@ def running_across_groups(
             call = node.to_text()
             every = "every day" if unit == "day" else f"every {unit}"
             text = (
-                f"{call} runs over the whole period, not within each {key} group: "
+                f"{call} runs over {over}, not within each {key} group: "
                 f"{node.name}({node.args[0].to_text()}, '{unit}') restarts it {every}."
             )
             if text not in warnings:
                 warnings.append(text)
-    return warnings
+    return [] if warnings and one_group(unit) else warnings
+
+
+# The running extremes a bar's own value is compared with in a record test.
+_EXTREMES = frozenset({"cummax", "cummin"})
+
+
+def _without_records(expr: Expr, mapped: Mapping[str, Expr]) -> Expr:
+    """``expr`` with each record test taken out (as false): a bar's value compared with its
+    own running high or low, ``close > prev(cummax(close))``, ``high >= cummax(high)``,
+    ``low < prev(lo)`` with lo = cummin(low). Over all history is what it means, a new
+    all-time high: "new ATHs per year" by year() counted 2023's 0 right, and the warning to
+    restart it each year read as the fix, which counts 51 highs of the year (p46f Q5). A
+    running high read otherwise (a drawdown, close / cummax(close) - 1) is still said."""
+    if isinstance(expr, ast.Compare) and _is_record_test(expr, mapped):
+        return ast.Bool(False)
+    return ast.with_children(expr, lambda child: _without_records(child, mapped))
+
+
+def _is_record_test(compare: ast.Compare, mapped: Mapping[str, Expr]) -> bool:
+    """Whether one side of ``compare`` is cummax(x) or cummin(x), or the bar before's
+    (prev(...)), and the other is x itself or that running extreme (cummax(close) >
+    prev(cummax(close)): the high rose)."""
+    sides = [_unlagged(compare.left, mapped), _unlagged(compare.right, mapped)]
+    for running, other in (sides, sides[::-1]):
+        spec = lookup(running.name) if isinstance(running, ast.Call) else None
+        if spec is None or spec.name not in _EXTREMES or len(running.args) != 1:
+            continue
+        if other in (through_map(running.args[0], mapped), running):
+            return True
+    return False
+
+
+def _unlagged(expr: Expr, mapped: Mapping[str, Expr]) -> Expr:
+    """``expr`` through the map, and out of a one-bar prev(): prev(hi) with hi =
+    cummax(close) is cummax(close)."""
+    expr = through_map(expr, mapped)
+    if isinstance(expr, ast.Call) and len(expr.args) in (1, 2):
+        spec = lookup(expr.name)
+        one_bar = len(expr.args) == 1 or ast.literal_value(expr.args[1]) == 1
+        if spec is not None and spec.name == "prev" and one_bar:
+            return through_map(expr.args[0], mapped)
+    return expr
 
 
 # Aggregates that give one row's value: the difference of two of them is a distance between

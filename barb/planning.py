@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
+import pandas as pd
 
 from barb.bar_labels import bar_label
 from barb.errors import (
@@ -285,7 +286,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     warnings += _fractional_percentiles(first, then)
     joined = {j.dataset.instrument.symbol for j in instruments}
     warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
-    warnings += _running_across_groups(first)
+    warnings += _running_across_groups(first, then, period, dataset)
     warnings += _hours_off_the_clock(query, first, then, tf, dataset.instrument.session(session))
     warnings += _running_before_where(first)
     warnings += other_point_value_caveat(
@@ -375,14 +376,52 @@ def _fractional_percentiles(*stages: StagePlan | None) -> list[str]:
     return warnings
 
 
-def _running_across_groups(first: StagePlan) -> list[str]:
-    """cummax(close) grouped by year() runs from the period's start, not each year's."""
-    if not first.group_keys:
-        return []
-    read = [item.expr for item in first.select]
-    read += [first.where] if first.where is not None else []
-    mapped = dict(first.map_exprs) | dict(first.hoisted)
-    return running_across_groups(first.group_keys, read, mapped)
+def _running_across_groups(
+    first: StagePlan, then: StagePlan | None, period: Period, dataset: Dataset
+) -> list[str]:
+    """cummax(close) grouped by year() runs from the period's start, not each year's; in
+    then.map, from the first stage's first row. Not said where the period is one group: in
+    the first stage one that begins where its unit does (the restart reads a unit's days
+    before the period), in then any (it reads nothing before the first stage's rows)."""
+    warnings = []
+    for stage, over, whole in ((first, "the whole period", True), (then, _THEN_ROWS, False)):
+        if stage is None or not stage.group_keys:
+            continue
+        read = [item.expr for item in stage.select]
+        read += [stage.where] if stage.where is not None else []
+        mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+        warnings += running_across_groups(
+            stage.group_keys,
+            read,
+            mapped,
+            over=over,
+            one_group=lambda unit, whole=whole: _one_group(period, dataset, unit, whole=whole),
+        )
+    return warnings
+
+
+# What a then stage's running function runs over.
+_THEN_ROWS = "every row of the first stage"
+# The pandas periods of the calendar units a running function restarts at (weeks from Monday).
+_UNIT_PERIODS = {"day": "D", "week": "W-SUN", "month": "M", "quarter": "Q", "year": "Y"}
+
+
+def _one_group(period: Period, dataset: Dataset, unit: str, *, whole: bool) -> bool:
+    """Whether the period's trading dates lie in one ``unit`` (2024 in one year) and, when
+    ``whole``, the data has no trading date of that unit before the period's first (2024's
+    first is 2024-01-02; from 2024-06-03 cummax(close, 'year') reads January to May)."""
+    if period.bars is not None:
+        return False
+    start = max(period.start or dataset.first_date, dataset.first_date)
+    end = min(period.end or dataset.last_date, dataset.last_date)
+    group = pd.Period(start, _UNIT_PERIODS[unit])
+    if group != pd.Period(end, _UNIT_PERIODS[unit]):
+        return False
+    if not whole:
+        return True
+    dates = dataset.trading_dates()
+    begins = np.datetime64(group.start_time.date(), "ns")
+    return not ((dates >= begins) & (dates < np.datetime64(start, "ns"))).any()
 
 
 # Running functions a trader reaches for to follow trades: an equity (cumsum of each trade's

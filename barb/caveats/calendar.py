@@ -596,14 +596,14 @@ class PeriodCut:
 def period_cuts(
     plan: Plan, scope: Scope, kept_dates: Callable[[], np.ndarray | None]
 ) -> list[PeriodCut]:
-    """Daily bars grouped by week(), month(), quarter() or year() where the period's start
-    or end cuts a group: its row counts only the days inside the period, though it reads as
-    the whole week. The data's first group is cut so too when the exchange traded in it
-    before the data begins (the week of Monday 2007-12-31, 3 of its 4 days in the data). (A
-    group cut by the data's end is open_group_caveat's.) Each with its
-    unit and start, so that a ranking it tops can name the first whole group
-    (``barb.caveats.ranked_groups``)."""
-    if plan.timeframe.name != "daily":
+    """Daily or intraday bars grouped by week(), month(), quarter() or year() where the
+    period's start or end cuts a group: its row counts only the days inside the period, though
+    it reads as the whole week. The data's first group is cut so too when the exchange traded
+    in it before the data begins (the week of Monday 2007-12-31, 3 of its 4 days in the data;
+    its 5-minute bars' volume was listed beside whole weeks with no word, p46a #5). (A group
+    cut by the data's end is open_group_caveat's.) Each with its unit and start, so that a
+    ranking it tops can name the first whole group (``barb.caveats.ranked_groups``)."""
+    if plan.timeframe.calendar:
         return []
     if not scope.in_period.any() or plan.period.text is None:
         return []

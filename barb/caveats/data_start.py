@@ -35,6 +35,7 @@ from barb.script import ast
 from barb.script.hoisting import unhoisted
 from barb.script.library import lookup
 from barb.script.reach import own_reach
+from barb.summary_text import listed_text
 from barb.timeframes import timeframe
 
 # The running functions a row without a value is left out of: a total (its part is
@@ -197,7 +198,14 @@ class DataStart:
         return unhoisted(expr, self.stage.hoisted)
 
     def from_open(self, expr: ast.Expr, clause: str | None = None, *, running: bool = False) -> str:
-        """ " From its own open on the first bar: close > coalesce(prev(close), open)." where
+        """ " From its own open on the first bar: close > coalesce(prev(close), open)." (the
+        ``opened_forms``), or nothing."""
+        return opened_text(self.opened_forms(expr, clause, running=running))
+
+    def opened_forms(
+        self, expr: ast.Expr, clause: str | None = None, *, running: bool = False
+    ) -> list[str]:
+        """The forms of ``expr`` measured from its own open on the first bar, where
         ``expr`` (or the map column it reads) compares with the close before the bar and
         reads nothing further back: the data's first bar has no close before it, and its open
         is where it began. The form is the same on every other bar. Written as the query's
@@ -208,7 +216,7 @@ class DataStart:
         first price, one measure (cumprod(1 + r) - 1 = last close / first open - 1)."""
         calendar = timeframe(self.timeframe).calendar
         if not (calendar or running) or self.back([expr]) != 1:
-            return ""
+            return []
         forms = []
         if _reads_prev_close(expr):
             form = _opened(expr).to_text()
@@ -222,8 +230,7 @@ class DataStart:
                     made = mapped[node.name]
                     if _reads_prev_close(made):
                         forms.append(f'"{node.name}": "{_opened(made).to_text()}"')
-        forms = list(dict.fromkeys(forms))
-        return f" From its own open on the first bar: {', '.join(forms)}." if forms else ""
+        return list(dict.fromkeys(forms))
 
     def names(self, at: np.ndarray) -> list[str]:
         """The rows at positions ``at`` of ``frame`` as the result names them: 2008-01-02,
@@ -233,6 +240,13 @@ class DataStart:
         if labelled is not None:
             return [str(name) for name in labelled[1]]
         return list(pd.DatetimeIndex(rows["timestamp"]).strftime("%Y-%m-%d %H:%M"))
+
+
+def opened_text(forms: Iterable[str]) -> str:
+    """' From its own open on the first bar: "nq_ret": "…", "es_ret": "…".': each form
+    once, in one sentence (NQ's and ES's returns had a sentence each)."""
+    forms = list(dict.fromkeys(forms))
+    return f" From its own open on the first bar: {', '.join(forms)}." if forms else ""
 
 
 def where_caveat(start: DataStart, given: np.ndarray, values: pd.Series) -> list[str]:
@@ -266,8 +280,9 @@ def running_caveat(start: DataStart, period: np.ndarray) -> list[str]:
     rows because the data begins: it runs from the first row with one, and every later
     value leaves those out. "NQ's return in 2008", last((cumprod(1 + r) - 1) * 100) with r
     = close / prev(close) - 1, read -40.88% with no word: from 2008-01-02's close, the
-    data's first day having no close before it; from its open, -38.49%. Said once, of the
-    first such call, when a row the stage answers from comes after them."""
+    data's first day having no close before it; from its open, -38.49%. Said once for the
+    calls whose arguments are empty on the same rows, when a row the stage answers from
+    comes after them: NQ's and ES's compounded returns joined were said of NQ's alone."""
     stage = start.stage
     exprs = [e for _, e in (*stage.map_exprs, *stage.hoisted, *stage.group_keys)]
     exprs += [item.expr for item in stage.select]
@@ -276,6 +291,8 @@ def running_caveat(start: DataStart, period: np.ndarray) -> list[str]:
     if not calls or start.values is None:
         return []
     at = np.flatnonzero(period)
+    # The calls by the rows they leave out and the first they run from: said together.
+    runs: dict[tuple[str, str], list[ast.Call]] = {}
     for call in calls:
         argument = call.args[0]
         if start.back([argument]) == 0:
@@ -288,13 +305,22 @@ def running_caveat(start: DataStart, period: np.ndarray) -> list[str]:
         valued = at[(at > last) & ~empty]
         if not len(valued) or not (start.kept > last).any():
             continue
-        subject, since = start.subject(argument).to_text(), start.names(valued[:1])[0]
-        opened = start.from_open(argument, running=True)
-        return [
-            f"{subject} has no value on {start.span(unread, at)}, {start.why}: "
-            f"{call.to_text()} leaves it out, running from {since}.{opened}"
-        ]
-    return []
+        runs.setdefault((start.span(unread, at), start.names(valued[:1])[0]), []).append(call)
+    if not runs:
+        return []
+    (rows, since), said = next(iter(runs.items()))  # the first call's; others are rarer
+    subjects = list(dict.fromkeys(start.subject(call.args[0]).to_text() for call in said))
+    one, alone = len(subjects) == 1, len(said) == 1
+    opened = opened_text(
+        form for call in said for form in start.opened_forms(call.args[0], running=True)
+    )
+    return [
+        f"{listed_text(subjects)} {'has' if one else 'have'} no value on {rows}, "
+        f"{start.why if one else start.why_of_many}: "
+        f"{listed_text([call.to_text() for call in said])} "
+        f"{'leaves' if alone else 'leave'} {'it' if one else 'them'} out, running from "
+        f"{since}.{opened}"
+    ]
 
 
 def _running_totals(exprs: Iterable[ast.Expr]) -> list[ast.Call]:
@@ -310,11 +336,13 @@ def _running_totals(exprs: Iterable[ast.Expr]) -> list[ast.Call]:
 
 def listed_caveat(start: DataStart, columns: Mapping[str, tuple[ast.Expr, pd.Series]]) -> list[str]:
     """A table of bars with a column empty on its first rows because the data begins, said
-    for the one empty on the most: the first yearly return (2008) has no close before it, and
-    a sort by the return ranked the worst year last without a word. ``columns``: the name,
-    expression and values over ``start.frame`` of each column the table shows."""
+    for the one empty on the most and every column empty on the same rows: the first yearly
+    return (2008) has no close before it, and a sort by the return ranked the worst year
+    last without a word; NQ's and ES's returns joined were said of nq_ret alone (p45d #6).
+    ``columns``: the name, expression and values over ``start.frame`` of each column the
+    table shows."""
     at = start.kept
-    worst: tuple[int, str, np.ndarray, ast.Expr] | None = None
+    found: list[tuple[str, np.ndarray, ast.Expr]] = []
     for name, (expr, values) in columns.items():
         if not isinstance(values, pd.Series) or len(values) != len(start.frame):
             continue
@@ -323,19 +351,25 @@ def listed_caveat(start: DataStart, columns: Mapping[str, tuple[ast.Expr, pd.Ser
         empty = values.isna().to_numpy()[at]
         unread = start.unread([expr], empty, at, said=True)
         count = int(np.count_nonzero(unread))
-        if count and notable(count, len(at)) and (worst is None or count > worst[0]):
-            worst = count, name, unread, expr
-    if worst is None:
+        if count and notable(count, len(at)):
+            found.append((name, unread, expr))
+    if not found:
         return []
-    count, name, unread, expr = worst
+    _, unread, _ = max(found, key=lambda column: int(np.count_nonzero(column[1])))
+    said = [(name, expr) for name, rows, expr in found if np.array_equal(rows, unread)]
+    names = [name for name, _ in said]
+    count = int(np.count_nonzero(unread))
     rows = start.span(unread, at)
     if count > 1:
         rows = f"{count:,} rows ({rows})"
-    sorted_by = any(key.column == name for key in start.stage.sort)
+    sorted_by = any(key.column in names for key in start.stage.sort)
     left = "ranked last" if sorted_by else "listed as n/a"
+    one = len(names) == 1
+    opened = opened_text(form for _, expr in said for form in start.opened_forms(expr))
     return [
-        f"{name} has no value on {rows}, {start.why}: {left} and left out of the mean."
-        f"{start.from_open(expr)}"
+        f"{listed_text(names)} {'has' if one else 'have'} no value on {rows}, "
+        f"{start.why if one else start.why_of_many}: {left} and left out of "
+        f"{'the mean' if one else 'their means'}.{opened}"
     ]
 
 

@@ -322,18 +322,57 @@ def _same_day_guard(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> int | None:
 
 
 def marks_new_day(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
-    """Whether ``expr`` is date() != prev(date()) (either way round, or a map name for it):
-    true on each trading date's first bar, which it finds by reading the bar before, so
-    count(date() != prev(date())) counts a week's trading days on intraday bars."""
-    return _date_lag(expr, mapped, "!=") == 1
+    """Whether ``expr`` is date() != prev(date()) or day() != coalesce(prev(day()), 0)
+    (either way round, or a map name for it): true on each trading date's first bar, which
+    it finds by reading the bar before. The second is true on the data's first bar too,
+    which has no bar before, so count(day() != coalesce(prev(day()), 0)) counts a week's
+    trading days on intraday bars (``barb.caveats.short_weeks``)."""
+    return _date_lag(expr, mapped, "!=") == 1 or _day_change(expr, mapped)
+
+
+# A day of the month is 1 to 31: a number outside stands for "no bar before".
+_DAYS_OF_MONTH = range(1, 32)
+
+
+def _day_change(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:
+    """Whether ``expr`` is day() != coalesce(prev(day()), k), k no day of the month: the
+    day changes from the bar before, or there is none (two bars in a row never fall on the
+    same day of different months)."""
+    expr = _unmapped(expr, mapped)
+    if not isinstance(expr, ast.Compare) or expr.op != "!=":
+        return False
+    for lagged, own in ((expr.left, expr.right), (expr.right, expr.left)):
+        if not (_is_day(own) and isinstance(lagged, ast.Call)):
+            continue
+        if lagged.name.lower() != "coalesce" or len(lagged.args) != 2:
+            continue
+        prev, missing = lagged.args
+        if not (isinstance(prev, ast.Call) and _is_prev(prev) and _is_day(prev.args[0])):
+            continue
+        back = _literal(prev.args[1]) if len(prev.args) > 1 else 1
+        stands_in = isinstance(missing, ast.Number) and missing.value not in _DAYS_OF_MONTH
+        if back == 1 and stands_in:
+            return True
+    return False
+
+
+def _is_day(node: ast.Expr) -> bool:
+    """day(): the day of the month of the row's trading date."""
+    return isinstance(node, ast.Call) and node.name.lower() == "day" and not node.args
+
+
+def _unmapped(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> ast.Expr:
+    """``expr`` with a map name followed to what it names (a cycle cannot run forever)."""
+    for _ in range(len(mapped) + 1):
+        if not isinstance(expr, ast.Column) or expr.name not in mapped:
+            break
+        expr = mapped[expr.name]
+    return expr
 
 
 def _date_lag(expr: ast.Expr, mapped: dict[str, ast.Expr], op: str) -> int | None:
     """k when ``expr`` compares prev(date(), k) with date() by ``op``."""
-    for _ in range(len(mapped) + 1):  # map names, followed (a cycle cannot run forever)
-        if not isinstance(expr, ast.Column) or expr.name not in mapped:
-            break
-        expr = mapped[expr.name]
+    expr = _unmapped(expr, mapped)
     if not isinstance(expr, ast.Compare) or expr.op != op:
         return None
     for lagged, own in ((expr.left, expr.right), (expr.right, expr.left)):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from barb.caveats.data_start import opened_text
 from barb.caveats.empty_rows import notable
 from barb.planning import SelectItem
 from barb.script import ast
@@ -295,6 +296,9 @@ class _Empty:
     rows: np.ndarray
     unread: np.ndarray | None
     count: bool = False
+    # Each sampled argument with the rows it has no value on (those with any): the
+    # correlation of nq_ret and es_ret is empty on the data's first day for both.
+    parts: tuple[tuple[ast.Expr, np.ndarray], ...] = ()
 
     @property
     def sampled(self) -> tuple[ast.Expr, ...]:
@@ -315,25 +319,30 @@ class _Empty:
         (2008-01-02 to 2008-10-07)"), when some rows are empty for that reason; else None."""
         if start is None or self.unread is None or not self.unread.any():
             return None
-        args = [start.unhoisted(arg) for arg in self.sampled[:1]]
-        subject = args[0] if args else self.call
+        # Every argument empty there: correlation(nq_ret, es_ret) had been said of nq_ret
+        # alone (p45d #6).
+        subjects = tuple(
+            start.unhoisted(arg) for arg, missing in self.parts if (missing & self.unread).any()
+        )
         unread = int(np.count_nonzero(self.unread))
         rows = f"{unread:,} of them ({start.span(self.unread, start.kept)})"
         if unread == 1:
             rows = start.span(self.unread, start.kept)
         since = start.since(self.rows, start.kept, self.unread)
-        return _Begins(subject, rows, since, start.from_open(start.unhoisted(self.call)))
+        opened = tuple(start.opened_forms(start.unhoisted(self.call)))
+        return _Begins(subjects or (self.call,), rows, since, opened)
 
 
 @dataclass(frozen=True)
 class _Begins:
-    """Why a statistic's rows are empty because the data begins: its ``subject`` has no value
-    on ``rows``; ``since`` its first value after them, ``opened`` the form that has one."""
+    """Why a statistic's rows are empty because the data begins: its ``subjects`` have no
+    value on ``rows``; ``since`` its first value after them, ``opened`` the forms that have
+    one."""
 
-    subject: ast.Expr
+    subjects: tuple[ast.Expr, ...]
     rows: str
     since: str
-    opened: str
+    opened: tuple[str, ...]
 
 
 class _Lines:
@@ -359,9 +368,9 @@ class _Lines:
         for (line, rows, since), (names, reasons) in self._lines.items():
             text = f"{' and '.join(_listed(names))} {'is' if len(names) == 1 else 'are'} {line}"
             if reasons and start is not None:
-                subjects = _subjects([reason.subject for reason in reasons])
+                subjects = _subjects([subject for reason in reasons for subject in reason.subjects])
                 one = len(subjects) == 1
-                opened = "".join(dict.fromkeys(reason.opened for reason in reasons))
+                opened = opened_text(form for reason in reasons for form in reason.opened)
                 text += (
                     f" {' and '.join(_listed(subjects))} {'has' if one else 'have'} no value on "
                     f"{rows}, {start.why if one else start.why_of_many}{since}.{opened}"
@@ -410,7 +419,8 @@ def _empty(
     if args is None:  # not reached when the item was evaluated (kept for safety)
         args = tuple(evaluate(arg, ctx) for arg in sampled)
     empty: np.ndarray | None = None
-    for values in args:
+    parts: list[tuple[ast.Expr, np.ndarray]] = []
+    for arg, values in zip(sampled, args, strict=False):
         if np.ndim(values) == 0:  # a literal: empty or not on every row
             if pd.isna(values):
                 empty = np.ones(len(ctx.frame), dtype=bool)
@@ -421,14 +431,15 @@ def _empty(
         if missing is None:  # every row has it: the common case
             continue
         empty = missing if empty is None else empty | missing
+        parts.append((arg, missing))
     if empty is None:
         return None
     unread = None if start is None else start.unread(sampled, empty, start.kept)
     if not spec.sample:  # a count: only the rows the data's start left unknown
         if unread is None or not unread.any():
             return None
-        return _Empty(call, unread, unread, count=True)
-    return _Empty(call, empty, unread)
+        return _Empty(call, unread, unread, count=True, parts=tuple(parts))
+    return _Empty(call, empty, unread, parts=tuple(parts))
 
 
 def _missing(values: pd.Series) -> np.ndarray | None:

@@ -38,6 +38,10 @@ NAMED_WEEKS = 3
 # Aggregates over a week's rows that grow with the days they are taken over: a sum, a count
 # and the spread from the highest to the lowest (max(high) - min(low)); a mean does not.
 GROWING = frozenset({"sum", "count"})
+# A week's trading days on intraday bars: each date's first bar, found by the day changing
+# from the bar before. count(date() != prev(date())) missed the data's first day, which has
+# no bar before (the comparison is unknown there): the week of 2008-01-02 read 2 days of 3.
+INTRADAY_DAYS = "count(day() != coalesce(prev(day()), 0)) as days"
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,8 @@ def _growing_items(stage: StagePlan, daily: bool) -> list[str]:
 
 def _counts_days(item: SelectItem, stage: StagePlan, daily: bool) -> bool:
     """Whether ``item`` counts the week's trading days: count() of every daily bar, or
-    count(date() != prev(date())) (each date's first bar) of every intraday bar."""
+    count(day() != coalesce(prev(day()), 0)) (each date's first bar, ``marks_new_day``) of
+    every intraday bar."""
     if stage.where is not None or not isinstance(item.expr, ast.Call):
         return False
     call = item.expr
@@ -117,14 +122,14 @@ def _counts_days(item: SelectItem, stage: StagePlan, daily: bool) -> bool:
 
 def _days_hint(plan: Plan, stage: StagePlan, sizes: list[str]) -> str:
     """The select item that lists each week's trading days beside its rows: count() of the
-    daily bars, count(date() != prev(date())) of intraday ones (count() of 5m bars read
-    139 "days" in a five-day week, p43f M3), each over every row of the week, so in a query
-    without the where, which keeps rows, not days: 'count() counts the bars the where keeps,
-    not the week's trading days: "count(date() != prev(date())) as days" in the select
+    daily bars, ``INTRADAY_DAYS`` of intraday ones (count() of 5m bars read 139 "days" in a
+    five-day week, p43f M3), each over every row of the week, so in a query without the
+    where, which keeps rows, not days: 'count() counts the bars the where keeps, not the
+    week's trading days: "count(day() != coalesce(prev(day()), 0)) as days" in the select
     lists each week's trading days, in a query without the where (count(range > 40) counts
     the rows it keeps).'"""
     daily = plan.timeframe.name == "daily"
-    form = "count() as days" if daily else "count(date() != prev(date())) as days"
+    form = "count() as days" if daily else INTRADAY_DAYS
     hint = f'"{form}" in the select lists each week\'s trading days'
     if stage.where is not None:
         hint += (

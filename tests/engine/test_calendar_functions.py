@@ -426,6 +426,28 @@ def test_a_week_cut_by_the_periods_start_names_the_start(engine_settings, minute
     ) in result.metadata.warnings
 
 
+def test_a_week_of_intraday_bars_cut_by_the_periods_start_is_named(
+    engine_settings, minutes
+) -> None:
+    """p46a #5: 5-minute bars by week() named no week cut by the period's start or the
+    data's (NQ's RTH 2008-01's 2007-12-31 held 3 of its 4 days), as daily bars do: their
+    sum of volume is a part week's. The days and the volume are pandas' over the minutes."""
+    stamps = minutes["timestamp"]
+    day = stamps.dt.normalize() + pd.to_timedelta((stamps.dt.hour >= 18).astype(int), unit="D")
+    week = pd.Index(day.unique())
+    week = week[(week >= "2024-01-08") & (week <= "2024-01-12")]
+    inside = week[week >= "2024-01-10"]
+    query = {"session": "ETH", "from": "5m", "period": "2024-01-10:2024-02-02"}
+    result = rows(
+        query | {"group_by": "week()", "select": "sum(volume) as vol"}, engine_settings, "NQ"
+    )
+    assert result.table["vol"].iloc[0] == minutes["volume"][day.isin(inside)].sum()
+    assert (
+        "The week 2024-01-08 began before the period's start on 2024-01-10: its row counts "
+        f"only {len(inside)} of its {len(week)} days."
+    ) in result.metadata.warnings
+
+
 @pytest.mark.parametrize(
     ("session", "period", "key"),
     [

@@ -408,3 +408,59 @@ def test_a_joined_return_from_the_first_bar_gets_its_own_open_form(minutes, with
         return bars["close"] / before - 1
 
     assert again.summary.value == pytest.approx((returns(nq) - returns(es_weeks)).mean())
+
+
+JOINED = {
+    "join": {"instrument": "ES"},
+    "map": {"nq_ret": "close / prev(close) - 1", "es_ret": "es_close / prev(es_close) - 1"},
+}
+FIRST_DAYS = "2024-01-02:2024-01-12"
+
+
+def test_a_joined_pair_empty_on_the_first_day_is_said_of_both(minutes, with_es) -> None:
+    """Correlating NQ's and ES's daily returns from the data's first day: both have no
+    close before it, and the warning named nq_ret alone, so es_ret read as over every row
+    (p45d #6). Each column is named once, where pandas finds both empty; the value is
+    pandas' correlation over the days with both."""
+    settings, es = with_es
+    nq_days, es_days = rth_daily(minutes).loc[:"2024-01-12"], rth_daily(es).loc[:"2024-01-12"]
+    nq_ret, es_ret = nq_days["close"].pct_change(), es_days["close"].pct_change()
+    assert nq_ret.isna().tolist() == es_ret.isna().tolist() == [True] + [False] * 8
+    query = {**RTH_DAILY, **JOINED, "period": FIRST_DAYS}
+    result = ask({**query, "select": "correlation(nq_ret, es_ret) as r"}, settings)
+    assert result.summary.value == pytest.approx(nq_ret.corr(es_ret))
+    assert warnings_with(result, "has no value") + warnings_with(result, "have no value") == [
+        "r is over 8 of the 9 rows kept: nq_ret and es_ret have no value on 2024-01-02, "
+        "as they need bars from before 2024-01-02, where the data begins."
+    ]
+    listed = ask({**query, "select": ["nq_ret", "es_ret"]}, settings)
+    assert listed.table["es_ret"].tolist() == pytest.approx(es_ret.tolist(), nan_ok=True)
+    assert warnings_with(listed, "have no value") == [
+        "nq_ret and es_ret have no value on 2024-01-02, as they need bars from before "
+        "2024-01-02, where the data begins: listed as n/a and left out of their means."
+    ]
+
+
+def test_joined_returns_from_the_first_week_give_both_open_forms_once(minutes, with_es) -> None:
+    """Weekly means and compounded returns of NQ and ES from the data's first week: the
+    means' warning said "From its own open on the first bar" twice, once a form, and the
+    running products named NQ's alone. One sentence now gives both forms, and both runs are
+    named, running from the second week as pandas' returns do."""
+    settings, _ = with_es
+    nq_form = '"nq_ret": "close / coalesce(prev(close), open) - 1"'
+    es_form = '"es_ret": "es_close / coalesce(prev(es_close), es_open) - 1"'
+    opened = f" From its own open on the first bar: {nq_form}, {es_form}."
+    query = {**RTH_WEEKLY, **JOINED, "period": WEEKS}
+    means = ask({**query, "select": ["mean(nq_ret) as nq", "mean(es_ret) as es"]}, settings)
+    (said,) = warnings_with(means, "From its own open")
+    assert said.count("From its own open") == 1 and said.endswith(opened)
+    second = _weekly(minutes).index[1]
+    runs = ask(
+        {**query, "select": ["last(cumprod(1 + nq_ret)) as nq", "last(cumprod(1 + es_ret)) as es"]},
+        settings,
+    )
+    assert warnings_with(runs, "leave them out") == [
+        "nq_ret and es_ret have no value on 2024-01-02, as they need bars from before "
+        f"2024-01-02, where the data begins: cumprod(1 + nq_ret) and cumprod(1 + es_ret) "
+        f"leave them out, running from {second}.{opened}"
+    ]

@@ -16,7 +16,8 @@ from barb.reference import indicators_reference
 
 
 def _running_warnings(result) -> list[str]:
-    return [w for w in result.metadata.warnings if "runs over the whole period" in w]
+    said = ("runs over the whole period", "runs over every row of the first stage")
+    return [w for w in result.metadata.warnings if any(words in w for words in said)]
 
 
 def test_intraday_drawdown_restarts_each_day(engine_settings, minutes) -> None:
@@ -56,6 +57,57 @@ def test_intraday_drawdown_restarts_each_day(engine_settings, minutes) -> None:
         "cummax(high, 'day') restarts it every day."
     ]
     assert _running_warnings(result) == []
+
+
+def _counted(period: str, **stage) -> dict:
+    return {"session": "RTH", "from": "daily", "period": period, **stage}
+
+
+COUNTER = {"map": {"n": "cumsum(1)"}, "group_by": "month()", "select": "max(n) as days"}
+
+
+def test_a_row_counter_over_one_whole_month_is_not_told_to_restart(
+    engine_settings, minutes
+) -> None:
+    """ "Trading days in 2024" as max(n) by year() with n = cumsum(1) over the period 2024
+    (p45d #11) was told "cumsum(1) runs over the whole period, not within each year()
+    group", though its one group is the whole period and cumsum(1, 'year') gives the same.
+    February alone by month() is silent and counts pandas' February days; from mid-month
+    the restart would read the month's days before the period, and it is still said."""
+    daily = rth_daily(minutes)
+    february = daily.loc["2024-02"]
+    whole = ask(_counted("2024-02", **COUNTER), engine_settings)
+    assert list(whole.table["days"]) == [len(february)]
+    assert _running_warnings(whole) == []
+    part = ask(_counted("2024-02-14:2024-02-29", **COUNTER), engine_settings)
+    assert list(part.table["days"]) == [len(february.loc["2024-02-14":])]
+    assert len(_running_warnings(part)) == 1
+    restarted = {**COUNTER, "map": {"n": "cumsum(1, 'month')"}}
+    restart = ask(_counted("2024-02-14:2024-02-29", **restarted), engine_settings)
+    assert list(restart.table["days"]) == [len(february)]  # it did differ
+
+
+def test_a_row_counter_in_then_map_is_told_it_runs_over_every_first_stage_row(
+    engine_settings, minutes
+) -> None:
+    """The same counter in then.map, grouped there by month(), ran over all the first
+    stage's days with nothing said (January 21, February 41, March 60). It is said now as
+    running over the first stage's rows, and the restart it names counts each month's days
+    as pandas does; over February alone it is the one group and nothing is said."""
+    daily = rth_daily(minutes)
+    per_month = daily.groupby(daily.index.month).size().to_numpy()
+    period = "2024-01-02:2024-03-28"
+    running = ask(_counted(period, then=COUNTER), engine_settings)
+    np.testing.assert_array_equal(running.table["days"], np.cumsum(per_month))
+    assert _running_warnings(running) == [
+        "cumsum(1) runs over every row of the first stage, not within each month() group: "
+        "cumsum(1, 'month') restarts it every month."
+    ]
+    restarted = {**COUNTER, "map": {"n": "cumsum(1, 'month')"}}
+    restart = ask(_counted(period, then=restarted), engine_settings)
+    np.testing.assert_array_equal(restart.table["days"], per_month)
+    assert _running_warnings(restart) == []
+    assert _running_warnings(ask(_counted("2024-02", then=COUNTER), engine_settings)) == []
 
 
 def test_cumsum_restarts_each_month_and_reads_the_whole_month(engine_settings, minutes) -> None:
@@ -381,8 +433,9 @@ def test_the_unit_is_matched_ignoring_case(engine_settings) -> None:
 @pytest.mark.parametrize(
     ("group_by", "map_", "warned"),
     [
-        ("year()", {}, "not within each year() group: cumsum(close - open, 'year')"),
-        ("yr", {"yr": "year()"}, "not within each year() group"),
+        ("month()", {}, "not within each month() group: cumsum(close - open, 'month')"),
+        ("mo", {"mo": "month()"}, "not within each month() group"),
+        ("year()", {}, None),  # the data's one year: one group, the run its own
         (["year()", "month()"], {}, "month() group: cumsum(close - open, 'month') restarts it "),
         ("week()", {}, "restarts it every week"),
         ("dayname()", {}, None),  # not a calendar period: nothing to restart at
@@ -596,3 +649,63 @@ def test_vwap_starts_at_the_query_sessions_open(session, start, end, engine_sett
 def test_the_vwap_summary_names_the_session_open_it_starts_from() -> None:
     line = next(x for x in indicators_reference().splitlines() if x.startswith("- vwap()"))
     assert "query session's open" in line and "ETH 18:00" in line
+
+
+# Each form of "a new high of all history", with pandas' reading of it over the closes.
+_NEW_HIGHS = {
+    "close > prev(cummax(close))": lambda c: c > c.cummax().shift(1),
+    "prev(cummax(close)) < close": lambda c: c > c.cummax().shift(1),
+    "close >= cummax(close)": lambda c: c >= c.cummax(),
+    "cummax(close) > prev(cummax(close))": lambda c: c.cummax() > c.cummax().shift(1),
+}
+
+
+@pytest.mark.parametrize("new_high", list(_NEW_HIGHS))
+def test_a_record_test_by_month_counts_all_time_highs_unwarned(
+    engine_settings, minutes, new_high
+) -> None:
+    """ "New all-time highs per year" as close > prev(cummax(close)) by year() counted NQ's
+    2023 as 0, right, and was told that cummax(close, 'year') restarts it every year: the
+    model that followed it counted 51 highs of 2023 (p46f Q5). A bar's value against its
+    own running high is a record over all history: not said. A drawdown from the running
+    high (of the highs) beside it is still said."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"ath": new_high, "dd": "low / cummax(high) - 1"},
+            "group_by": "month()",
+            "select": ["count(ath) as highs", "min(dd) as dd"],
+        },
+        engine_settings,
+    )
+    closes = rth_daily(minutes)["close"]
+    months = closes.index.month
+    records = _NEW_HIGHS[new_high](closes)
+    assert list(result.table["highs"]) == list(records.groupby(months).sum())
+    # The case: the highs of each month alone are other days.
+    monthly = closes > closes.groupby(months).cummax().groupby(months).shift(1)
+    assert monthly.sum() != records.sum()
+    assert _running_warnings(result) == [
+        "cummax(high) runs over the whole period, not within each month() group: "
+        "cummax(high, 'month') restarts it every month."
+    ]
+
+
+def test_a_running_low_record_by_name_is_not_warned(engine_settings, minutes) -> None:
+    """The running low through a map name, compared with the bar before's: a new low of all
+    history, as the planner reads it through the map."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"lo": "cummin(low)", "atl": "low < prev(lo)"},
+            "group_by": "month()",
+            "select": "count(atl) as lows",
+        },
+        engine_settings,
+    )
+    lows = rth_daily(minutes)["low"]
+    expected = (lows < lows.cummin().shift(1)).groupby(lows.index.month).sum()
+    assert list(result.table["lows"]) == list(expected)
+    assert _running_warnings(result) == []

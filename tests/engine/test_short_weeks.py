@@ -225,7 +225,7 @@ def test_groups_by_week_hatch_the_short_week(engine_settings, minutes) -> None:
 # --- the form that lists each week's trading days (p43f M3) ------------------------------
 
 INTRADAY = {"session": "ETH", "from": "5m", "period": PERIOD, "group_by": "week()"}
-DAYS_FORM = "count(date() != prev(date())) as days"
+DAYS_FORM = "count(day() != coalesce(prev(day()), 0)) as days"
 
 
 def test_intraday_bars_are_given_a_count_of_days_not_of_bars(engine_settings, minutes) -> None:
@@ -259,7 +259,30 @@ def test_intraday_bars_are_given_a_count_of_days_not_of_bars(engine_settings, mi
     # The days are listed: neither the short week's nor prev()'s day-before warning is said.
     assert _warning(result) is None
     assert result.metadata is not None
-    assert not any("prev(date())" in w for w in result.metadata.warnings)
+    assert not any("prev(day())" in w for w in result.metadata.warnings)
+
+
+def test_the_days_form_counts_the_data_s_first_day(engine_settings, minutes) -> None:
+    """count(date() != prev(date())), the form the hint gave, read 3 days for the data's
+    first week (2024-01-02 to 2024-01-05, 4 days: the first bar has no bar before, so the
+    comparison is unknown there) and 61 of the data's 62 dates. The form the hint gives now
+    counts every week's trading dates as pandas does, the data's first week and the whole
+    ones after it, and every date of the data in one count."""
+    stamps = minutes["timestamp"]
+    day = stamps.dt.normalize() + pd.to_timedelta((stamps.dt.hour >= 18).astype(int), unit="D")
+    dates = pd.Series(day.unique())
+    per_week = dates.groupby(dates - pd.to_timedelta(dates.dt.weekday, unit="D")).size()
+    query = {**INTRADAY, "period": "2024-01-01:2024-01-26"}  # with the holiday's short week
+    said = _warning(_run({**query, "select": "count() as bars"}, engine_settings))
+    assert said is not None
+    form = said.split('"')[-2]  # '… days" in the select lists each week's trading days.'
+    assert form.endswith(" as days")
+    result = _run({**query, "select": form}, engine_settings)
+    assert result.table is not None
+    np.testing.assert_array_equal(result.table["days"], per_week.iloc[:4])
+    assert list(per_week.iloc[:4]) == [4, 5, 4, 5]  # the data's first week, then whole ones
+    everything = _run({"session": "ETH", "from": "5m", "select": form}, engine_settings)
+    assert everything.summary.value == len(dates) == 62
 
 
 def test_daily_bars_kept_by_a_where_are_told_their_count_is_not_the_days(engine_settings) -> None:
