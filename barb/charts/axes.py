@@ -193,7 +193,8 @@ def _level_fit_pt(ax: Axes, labels: list[str]) -> float:
     "июнь июль", are wider than their letters count)."""
     renderer = ax.figure.canvas.get_renderer()  # type: ignore[attr-defined]
     font = FontProperties(size=TICK_PT)
-    widest = max(renderer.get_text_width_height_descent(t, font, ismath=False)[0] for t in labels)
+    lines = [line for label in labels for line in label.split("\n")]  # "2024\n03" is two lines
+    widest = max(renderer.get_text_width_height_descent(t, font, ismath=False)[0] for t in lines)
     slot = ax.get_window_extent(renderer).width / (len(labels) + 0.2)  # the limits' ±0.6
     gap = renderer.points_to_pixels(TICK_PT / 2)
     return TICK_PT * max(slot - gap, 0.0) / max(widest, 1.0)
