@@ -112,7 +112,8 @@ def running_across_groups(
     if not units:
         return []
     key, unit = min(units, key=lambda pair: list(TIME_KEYS.values()).index(pair[1]))
-    read = [_without_spans(expr, mapped) for expr in read]
+    read = [_without_records(_without_spans(expr, mapped), mapped) for expr in read]
+    mapped = {name: _without_records(expr, mapped) for name, expr in mapped.items()}
     names = set().union(*(inputs(expr, mapped) for expr in read))
     exprs = [*read, *(mapped[name] for name in sorted(names) if name in mapped)]
     warnings = []
@@ -132,6 +133,48 @@ def running_across_groups(
             if text not in warnings:
                 warnings.append(text)
     return [] if warnings and one_group(unit) else warnings
+
+
+# The running extremes a bar's own value is compared with in a record test.
+_EXTREMES = frozenset({"cummax", "cummin"})
+
+
+def _without_records(expr: Expr, mapped: Mapping[str, Expr]) -> Expr:
+    """``expr`` with each record test taken out (as false): a bar's value compared with its
+    own running high or low, ``close > prev(cummax(close))``, ``high >= cummax(high)``,
+    ``low < prev(lo)`` with lo = cummin(low). Over all history is what it means, a new
+    all-time high: "new ATHs per year" by year() counted 2023's 0 right, and the warning to
+    restart it each year read as the fix, which counts 51 highs of the year (p46f Q5). A
+    running high read otherwise (a drawdown, close / cummax(close) - 1) is still said."""
+    if isinstance(expr, ast.Compare) and _is_record_test(expr, mapped):
+        return ast.Bool(False)
+    return ast.with_children(expr, lambda child: _without_records(child, mapped))
+
+
+def _is_record_test(compare: ast.Compare, mapped: Mapping[str, Expr]) -> bool:
+    """Whether one side of ``compare`` is cummax(x) or cummin(x), or the bar before's
+    (prev(...)), and the other is x itself or that running extreme (cummax(close) >
+    prev(cummax(close)): the high rose)."""
+    sides = [_unlagged(compare.left, mapped), _unlagged(compare.right, mapped)]
+    for running, other in (sides, sides[::-1]):
+        spec = lookup(running.name) if isinstance(running, ast.Call) else None
+        if spec is None or spec.name not in _EXTREMES or len(running.args) != 1:
+            continue
+        if other in (through_map(running.args[0], mapped), running):
+            return True
+    return False
+
+
+def _unlagged(expr: Expr, mapped: Mapping[str, Expr]) -> Expr:
+    """``expr`` through the map, and out of a one-bar prev(): prev(hi) with hi =
+    cummax(close) is cummax(close)."""
+    expr = through_map(expr, mapped)
+    if isinstance(expr, ast.Call) and len(expr.args) in (1, 2):
+        spec = lookup(expr.name)
+        one_bar = len(expr.args) == 1 or ast.literal_value(expr.args[1]) == 1
+        if spec is not None and spec.name == "prev" and one_bar:
+            return through_map(expr.args[0], mapped)
+    return expr
 
 
 # Aggregates that give one row's value: the difference of two of them is a distance between

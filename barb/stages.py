@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,13 @@ from barb.bar_labels import label_column, label_name, row_label, with_bar_label
 from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
 from barb.caveats.empty_rows import notable
 from barb.caveats.filled_means import filled_statistic_caveat
-from barb.caveats.group_noise import CountedNoise, counted_noise, even_groups
+from barb.caveats.group_noise import (
+    CountedNoise,
+    counted_noise,
+    even_groups,
+    picks_by_values,
+    sizes_before,
+)
 from barb.caveats.groups import empty_groups, keyless_rows
 from barb.caveats.limits import tie_at_limit
 from barb.caveats.lookahead import lookahead_caveats
@@ -46,7 +52,7 @@ from barb.column_units import COUNTED_ROWS, PRICE, column_units
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
 from barb.frames import MINUTE_OF_DAY, masked_values, take_rows
-from barb.lineage import nodes
+from barb.lineage import conjuncts, nodes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
 from barb.result import Summary, summarize_grouped, summarize_table
@@ -58,7 +64,7 @@ from barb.script.functions import KIND_NAMES, value_kind
 from barb.script.query import Query
 from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
 from barb.summary_text import value_text
-from barb.time_keys import calendar_keys, from_the_open
+from barb.time_keys import calendar_part, from_the_open, period_keys
 from barb.timeframes import timeframe as timeframe_spec
 
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
@@ -150,6 +156,11 @@ def run_stage(
     start, said = None, []
     # A part evaluated again over every row, as the stage evaluated it (a caveat's).
     again = partial(evaluate, ctx=_aside(ctx, every_row, period)) if period is not None else None
+    before = None
+    if again is not None and condition is not None and stage.shape == "grouped":
+        # A first stage's count under a where is read against its groups' rows before it
+        # (weekdays hold different numbers of days): counted only when a count is there.
+        before = _sizes_before(stage, every_row, given, condition, again)
     if period is not None:  # the first stage: which empty values the data's start emptied
         start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates, values=again)
         if condition is not None:
@@ -202,6 +213,7 @@ def run_stage(
         no_edge=no_edge,
         row_values=read,
         query=None if query is None else query.to_json(),
+        before=before,
     )
     output.warnings[:0] = said
     output.warnings += setup_sentences(setup)
@@ -288,6 +300,35 @@ def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
     return True
 
 
+def _sizes_before(
+    stage: StagePlan,
+    frame: pd.DataFrame,
+    given: np.ndarray,
+    condition: pd.Series,
+    again: Callable[[Expr], Any],
+) -> Callable[[], pd.Series | None] | None:
+    """Each group's rows before the where, counted when first asked (``sizes_before``): the
+    rows ``given`` the where can judge (``_judged``) that pass its conjuncts on the calendar
+    alone ("chg < -3 and year() >= 2020" counts the weekdays since 2020); None when the where
+    picks by the calendar or a schedule alone, whose counts are the calendar's."""
+    assert stage.where is not None
+    mapped = dict(stage.map_exprs)
+    if not picks_by_values(stage.where, mapped):
+        return None
+    keys = [name for name, _ in stage.group_keys]
+
+    def counted() -> pd.Series | None:
+        rows = _judged(given, condition)
+        for part in conjuncts(stage.where):
+            if not picks_by_values(part, mapped):
+                values = again(part)
+                if isinstance(values, pd.Series) and pd.api.types.is_bool_dtype(values):
+                    rows = rows & values.fillna(False).to_numpy(dtype=bool)
+        return sizes_before(frame, keys, rows)
+
+    return cache(counted)
+
+
 def _kept_values(
     ctx: EvalContext, frame: pd.DataFrame, period: np.ndarray | None, keep: np.ndarray, expr: Expr
 ) -> np.ndarray | None:
@@ -339,10 +380,12 @@ def _answer(
     no_edge: Callable[[Mapping[str, SelectValue]], list[str]] | None = None,
     row_values: Callable[[Expr], np.ndarray | None] | None = None,
     query: dict[str, Any] | None = None,
+    before: Callable[[], pd.Series | None] | None = None,
 ) -> StageOutput:
     """The stage's answer from the rows kept. ``row_values`` gives an expression's numbers
     at those rows as the aggregates read them (a caveat's; None: not read); ``query``, the
-    whole query, says which columns are a row's year or hour (None: not known)."""
+    whole query, says which columns are a row's year or hour (None: not known); ``before``,
+    a first stage's groups' rows before its where (``group_noise.sizes_before``)."""
     warnings: list[str] = []
     filled = partial(filled_statistic_caveat, stage.select, stage.hoisted, dict(stage.map_exprs))
     shape = stage.shape
@@ -382,11 +425,15 @@ def _answer(
             index = next(iter(answers.values())).rows.index
             assert index is not None
             warnings += grouped_overlap_caveat(stage, overlapping, index, ctx.timeframe)
-        even = even_groups(stage.select, answers, stage.sort, rows, overlapping)
+        # A month of the year's days are stretches of time: tested a stretch at a time.
+        part = calendar_part(by[0], query) if len(by) == 1 and query is not None else None
+        even = even_groups(stage.select, answers, stage.sort, rows, overlapping, part)
         counted = CountedNoise()
         if prefix and _by_outcome(stage, row_keys):
             counted = counted_noise(stage.select, answers, stage.sort)
-            warnings += counted.warnings
+        elif before is not None:  # the where's hits as shares of each group's rows
+            counted = counted_noise(stage.select, answers, stage.sort, before, rows)
+        warnings += counted.warnings
         return StageOutput(
             summary,
             table=table,
@@ -478,9 +525,10 @@ def _answer(
     # A first stage's group key selected again in then names its rows: its mean is noise.
     stat_cols = [c for c in stat_cols if c not in row_keys]
     # So does a row's year or month selected beside its values: "mean: ret_pct=21.71,
-    # year=2016.5" summarised 18 yearly returns' labels as a number.
+    # year=2016.5" summarised 18 yearly returns' labels as a number. A trading_day() is a
+    # value: where in the month the rows lie.
     if query is not None:
-        labels = calendar_keys(query, stat_cols)
+        labels = period_keys(query, stat_cols, ctx.timeframe)
         stat_cols = [c for c in stat_cols if c not in labels]
     # A then.map adds to the first stage's columns: "ret_pct" selected there stays listed
     # next to "pct_rank = rank(ret_pct)", as the table and the CSV hold it.

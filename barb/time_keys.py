@@ -48,6 +48,8 @@ HOUR_NAMES = frozenset({"hour"})
 # Numbers that name a place in the calendar: a group, never a magnitude to draw as a bar
 # (nor to write as one: the year of arg_max(year(), range) read "2,024").
 CALENDAR_PARTS = ("year", "month", "quarter", "weekofyear", "dayofyear")
+# Calls that name the period a row lies in, counted from no start a trader measures by.
+PERIOD_CALLS = frozenset({"year", "quarter", "month", "week", "weekofyear"})
 
 
 def time_kind(name: str, query: dict[str, Any], values: Iterable[Any] = ()) -> str | None:
@@ -118,16 +120,33 @@ def calendar_keys(query: Mapping[str, Any], names: Iterable[str]) -> frozenset[s
     """Those of ``names`` that hold their row's own place in the calendar or on the clock, a
     time function's value (``year()``, ``month()``, ``hour()`` …) followed through names:
     ``"select": ["year()", "ret"]`` on yearly bars holds ``year``, as does ``"yr": "year()"``.
-    Such a column names its row; it is no value to average or draw (the mean of 18 yearly
-    rows' ``year`` read "year=2016.5", their chart was a histogram of the years)."""
+    Such a column names its row; it is no value to draw (their chart was a histogram of the
+    years; ``trading_day()`` over time is a saw of 1 … 22)."""
+    return frozenset(_time_calls(query, names))
+
+
+def period_keys(query: Mapping[str, Any], names: Iterable[str], timeframe: str) -> frozenset[str]:
+    """Those of ``names`` that name the calendar period their row lies in (``PERIOD_CALLS``,
+    and ``hour()`` on hourly bars): a row's label, whose mean is no one's number ("year=2016.5"
+    over 18 yearly rows, "month=6.5"). A place within a period is a value a trader reads:
+    NQ's 71 RTH days of 2024 up over 1% lie on trading days 1 to 22 of their months, 10.79 on
+    average, and ``trading_day()`` keeps those numbers."""
+    called = _time_calls(query, names)
+    own = "hour" if timeframe == "1h" else None
+    return frozenset(n for n, call in called.items() if call in PERIOD_CALLS or call == own)
+
+
+def _time_calls(query: Mapping[str, Any], names: Iterable[str]) -> dict[str, str]:
+    """Each of ``names`` whose value is a time function's, followed through names, with that
+    function's name: ``{"yr": "year"}`` for ``"yr": "year()"``."""
     lineage = Lineage(query)
-    keys = set()
+    calls = {}
     for name in names:
         expr = lineage.values_of(name, frozenset())
         spec = lookup(expr.name) if isinstance(expr, ast.Call) else None
         if spec is not None and spec.category == "time":
-            keys.add(name)
-    return frozenset(keys)
+            calls[name] = expr.name.lower()
+    return calls
 
 
 def _bare_call(expr: ast.Expr) -> str | None:

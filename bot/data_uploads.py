@@ -14,13 +14,17 @@ file offered as "adds 1,380 new bars", pressed after Friday's was imported, repl
 
 Nothing Telegram-specific here: an offer is a staged file plus a small JSON record beside it
 in ``{data_dir}/.uploads/{id}/``, so an offer survives a restart of the bot, and the import
-is ``barb.data.importer``'s, the same code as ``barb data import``.
+is ``barb.data.importer``'s, the same code as ``barb data import``. The record keeps what
+Import wrote until the reply saying so is stored: a press handled again after the bot
+stopped mid-import is answered from it, and the file is never imported twice. An offer
+nobody presses for ``OFFER_LIFETIME`` expires, as a plan does.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 import re
 import shutil
 import uuid
@@ -41,6 +45,7 @@ from barb.data.importer import (
 )
 from barb.data.store import (
     DamagedData,
+    DataMeta,
     data_path,
     previous_path,
     read_meta,
@@ -51,6 +56,7 @@ from barb.data.validation import ImportReport
 from barb.errors import BarbError, DataError
 from barb.i18n import decimal
 from barb.settings import EngineSettings
+from bot.store.housekeeping import PLAN_LIFETIME
 from bot.texts import t
 from bot.upload_caption import UploadOptions
 
@@ -60,7 +66,20 @@ UPLOADS_DIR = ".uploads"
 RECORD = "offer.json"
 # Telegram lets bots download files up to 20 MB; larger ones go through `barb data import`.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+#: An offer untouched this long expires as a plan does, and its staged file (up to 20 MB)
+#: is removed at the next upload or start: unpressed uploads stayed under .uploads for good.
+OFFER_LIFETIME = PLAN_LIFETIME
 _UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
+
+
+class Imported(BaseModel):
+    """What Import wrote, as its reply says it: "ES: imported 6,900 bars; the data now runs
+    Mar 18, 2024 to Mar 22, 2024. The previous data is kept (…)"."""
+
+    meta: DataMeta  # of the file now in place
+    added: int
+    kept: bool  # the file it replaced is kept for `barb data restore`
+    cleaned: str = ""  # the killed writes' temporary files it removed, in the admin's language
 
 
 class Offer(BaseModel):
@@ -77,6 +96,15 @@ class Offer(BaseModel):
     # Set by the check: what its report said Import does, and to which stored data.
     mode: Mode | None = None
     stored: str | None = None  # ``stored_version`` of the data the mode was chosen against
+    # When the record was last written (offered, checked, pressed, imported); None in the
+    # records of the version before, which expire from ``created_at``.
+    saved_at: dt.datetime | None = None
+    imported: Imported | None = None  # set once Import wrote, until the reply is stored
+
+    def expired(self, now: dt.datetime | None = None) -> bool:
+        """Untouched for longer than ``OFFER_LIFETIME``."""
+        now = now or dt.datetime.now(dt.UTC)
+        return now - (self.saved_at or self.created_at) > OFFER_LIFETIME
 
 
 @dataclass(frozen=True)
@@ -108,6 +136,7 @@ class DataUploads:
         chat_id: int,
         options: UploadOptions | None = None,
     ) -> Offer:
+        self.expire()  # a new upload is when the old ones nobody pressed are let go
         offer = Offer(
             id=uuid.uuid4().hex[:12],
             symbol=symbol.upper(),
@@ -116,13 +145,46 @@ class DataUploads:
             chat_id=chat_id,
             options=options or UploadOptions(),
         )
-        self._save(offer)
-        return offer
+        return self._save(offer)
 
-    def _save(self, offer: Offer) -> None:
+    def _save(self, offer: Offer) -> Offer:
+        """Write the record whole or not at all (it may hold the only word of an import),
+        stamped with the time; the offer as saved."""
+        offer = offer.model_copy(update={"saved_at": dt.datetime.now(dt.UTC)})
         folder = self.root / offer.id
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / RECORD).write_text(offer.model_dump_json(), encoding="utf-8")
+        tmp = folder / f".{RECORD}.tmp"
+        tmp.write_text(offer.model_dump_json(), encoding="utf-8")
+        os.replace(tmp, folder / RECORD)
+        return offer
+
+    def expire(self, now: dt.datetime | None = None) -> list[str]:
+        """Remove the offers untouched for longer than ``OFFER_LIFETIME`` (a folder whose
+        record cannot be read counts from its own time); the ids removed."""
+        now = now or dt.datetime.now(dt.UTC)
+        removed = []
+        folders = sorted(self.root.iterdir()) if self.root.is_dir() else []
+        for folder in folders:
+            if not re.fullmatch(r"[0-9a-f]{12}", folder.name):
+                continue
+            try:
+                try:
+                    offer = self.get(folder.name)
+                except ValueError:  # a record cut short, or of an unknown form
+                    offer = None
+                if offer is not None:
+                    old = offer.expired(now)
+                else:
+                    changed = dt.datetime.fromtimestamp(folder.stat().st_mtime, dt.UTC)
+                    old = now - changed > OFFER_LIFETIME
+            except OSError:  # removed meanwhile (another replica starting), or unreadable
+                continue
+            if old:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder.name)
+        if removed:
+            log.info("expired %d upload offers nobody pressed: %s", len(removed), removed)
+        return removed
 
     def path(self, offer: Offer) -> Path:
         """Where the file's bytes go: its own name (made safe), so that .gz and .zip stay so."""
@@ -164,26 +226,48 @@ class DataUploads:
             return Checked(offer, checked.report, error)
         if note:
             checked.report.notes.append(note)
-        offer = offer.model_copy(update={"mode": mode, "stored": version})
-        self._save(offer)
+        offer = self._save(offer.model_copy(update={"mode": mode, "stored": version}))
         return Checked(offer, checked.report, None, sentence)
 
-    def accept(self, offer: Offer, lang: str = "en") -> ImportResult:
+    def accept(self, offer: Offer, lang: str = "en") -> Imported:
         """Import the staged file (checked again, with the same code), appending or replacing
-        as the check said, and keeping the previous file; the offer is then gone. Raises
-        ``BarbError``, and refuses when the stored data changed since the check: the mode
-        said may no longer fit, and falling back from append to replace deleted history."""
-        try:
-            planned = self.get(offer.id)  # the record, with what the check said
-            if planned is None or planned.mode is None:  # gone, or never checked
-                raise DataError(t("upload_gone", lang))
-            checked = self._read(planned, lang)  # with the options the check used
-            try:
-                return write_checked(checked, self.settings, planned.mode, expect=planned.stored)
-            except StoredChanged:
-                raise DataError(t("upload_stored_changed", lang, symbol=offer.symbol)) from None
-        finally:
+        as the check said, and keeping the previous file. What it wrote is recorded with the
+        offer as soon as the data file is in place, and stays until ``discard`` (once the
+        reply saying so is stored): the bot stopped mid-import and, handling the press again
+        at its start, said "send it again" of an imported file; sent again and imported, the
+        file replaced the one kept from before the first import. An offer already imported
+        gives that record and writes nothing. Raises ``BarbError`` (the offer is then gone),
+        and refuses when the stored data changed since the check: the mode said may no
+        longer fit, and falling back from append to replace deleted history."""
+        planned = self.get(offer.id)  # the record, with what the check said
+        if planned is None or planned.mode is None:  # gone, or staged by the version before
             self.discard(offer)
+            raise DataError(t("upload_gone", lang))
+        if planned.imported is not None:
+            return planned.imported
+        planned = self._save(planned)  # pressed: not expired while it imports
+        recorded: list[Imported] = []
+
+        def record(result: ImportResult) -> None:
+            imported = Imported(
+                meta=result.meta, added=result.added, kept=result.kept, cleaned=result.cleaned
+            )
+            self._save(planned.model_copy(update={"imported": imported}))
+            recorded.append(imported)
+
+        try:
+            checked = self._read(planned, lang)  # with the options the check used
+            write_checked(
+                checked, self.settings, planned.mode, expect=planned.stored, written=record
+            )
+        except StoredChanged:
+            self.discard(offer)
+            raise DataError(t("upload_stored_changed", lang, symbol=offer.symbol)) from None
+        except BaseException:
+            if not recorded:  # nothing was written: nothing to tell later
+                self.discard(offer)
+            raise
+        return recorded[0]
 
     def _read(self, offer: Offer, lang: str) -> CheckedFile:
         """The staged file read with its caption's options, refusals advising them as a
@@ -242,21 +326,29 @@ class DataUploads:
                     symbol=symbol,
                     stored=stored,
                 )
-                return "append", sentence, plan.note
+                return "append", sentence + _kept_deleted(target, lang), plan.note
         replace = plan_write(checked, self.settings, "replace")
         if not replace.replaces:  # its bars cannot be read, though its footer can
             return "replace", t("upload_replaces_damaged", lang, symbol=symbol), replace.note
         sentence = t("upload_replaces", lang, symbol=symbol, stored=stored)
-        note = replace.note
-        kept = previous_path(target)
-        if kept.exists():
-            old = read_meta(kept)
-            span = _span(old.rows, old.first_date, old.last_date, lang)
-            sentence += " " + t("upload_kept_deleted", lang, span=span)
-        return "replace", sentence, note
+        return "replace", sentence + _kept_deleted(target, lang), replace.note
 
     def discard(self, offer: Offer) -> None:
         shutil.rmtree(self.root / offer.id, ignore_errors=True)
+
+
+def _kept_deleted(target: Path, lang: str) -> str:
+    """The sentence (with its leading space) naming the kept file a write over ``target``
+    deletes, '' when none is kept: only one generation is kept, and an append keeps the data
+    it adds to as a replace does, so the data kept from before the last import went
+    without a word when the next day's file was appended."""
+    kept = previous_path(target)
+    if not kept.exists():
+        return ""
+    old = read_meta(kept)
+    return " " + t(
+        "upload_kept_deleted", lang, span=_span(old.rows, old.first_date, old.last_date, lang)
+    )
 
 
 def _span(rows: int, first: object, last: object, lang: str, sample: str = "") -> str:

@@ -10,7 +10,9 @@ or an event filter ("filter": "only"), each ``mean(x)`` of a number or a true/fa
 (a share) is said with its band, the value over all the period's rows, and whether the rows
 kept differ from the others by more than noise: a Welch t-test for numbers, Fisher's exact
 test for a share (3 events in 12 are too few for a normal band's test; χ² where the counts
-are too many to sum exactly, ``group_noise.two_shares_p``).
+are too many to sum exactly, ``group_noise.two_shares_p``). A share over few rows is said
+with Wilson's interval as group_noise says it, "up 0.5 (95%: 0.09–0.91)" for NQ 2024's 2
+days wider than 900 points, where t(1)'s band read "0.5 ± 6.4".
 
 A share is read against the same share without the where, however many rows the where
 keeps: a condition's edge is the change it makes to the outcome, not a share's distance from
@@ -81,7 +83,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from barb.caveats.group_noise import two_shares_p
+from barb.caveats.group_noise import few_rows_interval, interval_text, two_shares_p
 from barb.caveats.overlapping_windows import (
     counted_text,
     forward_window,
@@ -118,11 +120,23 @@ class _Tested:
     part of the sentence that names them, the same for each mean over those rows)."""
 
     value: str
-    band: str
+    band: str  # "± 0.068"; a share over few rows its Wilson interval, "95%: 0.09–0.91"
     base: str
     test: str
     differs: bool
     rows: tuple[str, str, str, str]  # kept, standard errors, all the rows, the other rows
+
+    @property
+    def errors(self) -> bool:
+        """Whether the band is a ± of standard errors (not a share's 95% interval)."""
+        return self.band.startswith("±")
+
+    def item(self, name: str, label: str) -> str:
+        """ "up_share 0.5163 ± 0.068 (all rows 0.4936, Fisher p = 0.53)"; a share over few
+        rows "up 0.5 (95%: 0.09–0.91; all rows 0.471, Fisher p = 1)"."""
+        if self.errors:
+            return f"{name} {self.value} {self.band} ({label} {self.base}, {self.test})"
+        return f"{name} {self.value} ({self.band}; {label} {self.base}, {self.test})"
 
 
 @dataclass(frozen=True)
@@ -168,12 +182,10 @@ def _together(group: list[tuple[str, SetupMean]]) -> str:
     kept, errors, over, others = first.rows
     label = "rows judged" if over.startswith("the ") else "all rows"
 
+    numbers = [(name, n) for name, found in group if (n := found.numbers) is not None]
+
     def listed(differs: bool) -> list[str]:
-        return [
-            f"{name} {n.value} ± {n.band} ({label} {n.base}, {n.test})"
-            for name, found in group
-            if (n := found.numbers) is not None and n.differs == differs
-        ]
+        return [n.item(name, label) for name, n in numbers if n.differs == differs]
 
     apart, within = listed(True), listed(False)
     verdicts = []
@@ -184,7 +196,9 @@ def _together(group: list[tuple[str, SetupMean]]) -> str:
         them = "them" if apart else f"the other {others}"
         verb = "are" if len(within) > 1 else "is"
         verdicts.append(f"{_and(within)} {verb} within noise of {them}")
-    return f"Over the {kept} (bands of {errors} standard errors) and {over}: {'; '.join(verdicts)}."
+    # Shares over few rows print their 95% interval: the ± bands alone are of errors.
+    errors = f" (bands of {errors} standard errors)" if any(n.errors for _, n in numbers) else ""
+    return f"Over the {kept}{errors} and {over}: {'; '.join(verdicts)}."
 
 
 def _and(items: list[str]) -> str:
@@ -335,7 +349,10 @@ def _setup_mean(
     error = float(setup.std(ddof=1)) / math.sqrt(n_eff)
     errors = max(ERRORS, float(special.stdtrit(n_eff - 1, 0.975)))
     band = errors * error
-    if band == 0:
+    # A share over few rows: Wilson's interval, as group_noise prints it; a ± of t's
+    # standard errors ran past 0 and 1 ("up 0.5 ± 6.4" over 2 rows) and a share of 1 had none.
+    interval = few_rows_interval(mean, n_eff) if share else None
+    if band == 0 and interval is None:
         return unsaid
     if not share and abs(mean - base) >= CLEAR_GAP * band:
         return replace(unsaid, sentence=f"{plain}{value_text(base)}, far beyond its noise.")
@@ -361,9 +378,13 @@ def _setup_mean(
     if counted is not None:
         assert ahead is not None
         kept = counted_text(n, ahead.window, n_eff, ahead.timeframe)
+    shown = f"± {two_digits(band)}" if interval is None else interval_text(interval)
+    if interval is None:
+        known = f"{value_text(mean)} {shown} ({errors:.3g} standard errors, {kept})"
+    else:
+        known = f"{value_text(mean)} ({shown}, {kept})"
     sentence = (
-        f"{name} is {value_text(mean)} ± {two_digits(band)} ({errors:.3g} standard errors, "
-        f"{kept}); {_over(rows, judged)} it is {value_text(base)}: "
+        f"{name} is {known}; {_over(rows, judged)} it is {value_text(base)}: "
         f"{apart} ({test} p {_p_text(p)})."
     )
     if counted is None:
@@ -371,7 +392,7 @@ def _setup_mean(
     over = _over(rows, judged).removeprefix("over ")
     numbers = _Tested(
         value_text(mean),
-        two_digits(band),
+        shown,
         value_text(base),
         f"{test} p {_p_text(p)}",
         p < NOISE_P,

@@ -23,21 +23,41 @@ is asked to predict) and
 
 - its argument is one of the where's own values, as written or through the map (``own``):
   mean(gap_pct) under gap_pct < -1, mean(range) under range > 100; or
+- it holds one of the where's conditions as a part of its own (``_branches``): the where
+  picks which branch of the outcome its rows read. gap_filled() under gap_down() asks of
+  the gap-downs whether the high reached the close before and of the others whether the low
+  did: NQ's 0.6085 beside "all days: 0.5889", gap-up fills and 16 days opening at the close
+  mixed (p45d #1b); or
 - it is a true/false outcome sharing a level the query derived with the where
   (``prev(close)``, a map column such as ``or_high``: not the bars' own prices), and on
   the other rows it is empirically decided (``decided``): the same on every one of them
   (0 of Q21's 922), or on every one of them on one side of that level by a price of the
   row's own bar the where reads (``open`` above ``prev(close)``: all 2,452 of Q05's gap-ups)
-  where that side holds at least ``DECIDED_SHARE`` of them.
+  where that side holds at least ``DECIDED_SHARE`` of them; or the same on every row the
+  where kept, beyond chance at the other rows' rate (``_decided_kept``): mean(high >=
+  prev(close)) under gap_up() is 1 on all 2,405 rows (high >= open > prev(close)) and had
+  kept "all rows 0.8125" (p46h); or
+- it is a number sharing such a level with the where whose values on the rows kept lie
+  apart from the others' (``_apart``): mean(gap_pct) under gap_down(), gap_pct = (open /
+  prev(close) - 1) * 100, is below 0 on every row kept and not on any other, the where's
+  own comparison written as another expression: -0.6841 beside "over all 4,646 rows
+  0.03415, far beyond its noise" had been said (p46h).
 
 The classic setup keeps its base rate: "where": "rsi(close, 14) < 30" with next(close) >
 close read ahead, or close > open on the same day, shares no derived level (rsi's own
 close is read inside a call over past bars, not beside it). Nor is "after an up day"
 ("where": "prev(close) > prev(open)", outcome close > prev(close)) left out: it shares
 prev(close), but its where reads no price of the row's own bar and the outcome is up on
-about half the other days, decided on none. A share of numbers that only shares a level
-(mean(close / prev(close) - 1) under a gap) keeps its baseline: part of its difference is
-the gap picked, but no row's value is settled, and it is what the person compares.
+about half the other days, decided on none. A mean of numbers that only shares a level
+(mean(close / prev(close) - 1) under a gap, the day's return on gap days) keeps its
+baseline: part of its difference is the gap picked, but the rows kept and the others
+overlap, and it is what the person compares.
+
+Both expressions are read through the map and through the named patterns' definitions (the
+function registry's, ``barb.script.patterns``): "where": "gap_down()" with mean(high >=
+prev(close)) had kept "all days: 0.8125", the gap-ups filled at the open, which the same
+where written "open < prev(close)" left out (p45d #1b). A mean of numbers is read the same
+way: mean(range) under doji(), whose definition compares range, is the where's own value.
 
 Cost: a walk of two expressions, and for a shared level up to four comparisons over the
 period's rows.
@@ -45,12 +65,14 @@ period's rows.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
 
 from barb.script import ast
+from barb.script.library import lookup
 from barb.script.reach import reads_other_bars
 
 # The bars' own prices: a where and an outcome both reading close share no derived level.
@@ -58,6 +80,9 @@ PRICES = frozenset({"open", "high", "low", "close"})
 # A side of the shared level holding at least this share of the other rows, the outcome the
 # same on every one of them, decides the baseline: Q05's gap-ups are 2,452 of 4,131 (0.59).
 DECIDED_SHARE = 0.25
+# An outcome the same on every row kept is the where's consequence when the other rows' rate
+# gives that by chance with less than this probability (rate ** rows kept).
+BY_CHANCE = 1e-3
 
 
 def structural(
@@ -74,6 +99,8 @@ def structural(
     where_nodes = {_text(n): n for n in same_bar_nodes(where, mapped)}
     if _text(arg) in where_nodes or _text(_through(arg, mapped)) in where_nodes:
         return True
+    if _branches(arg, where, mapped):
+        return True
     shared = [
         node
         for node in same_bar_nodes(arg, mapped)
@@ -83,12 +110,14 @@ def structural(
         return False
     outcome = _bools(values(arg), given)
     if outcome is None:
-        return False
+        return _apart(_numbers(values(arg), given), inside)
     others = ~inside & ~outcome.isna
     rest = outcome.values[others]
     if len(rest) < 2:
         return False
     if rest.all() or not rest.any():
+        return True
+    if _decided_kept(outcome.values[inside & ~outcome.isna], rest):
         return True
     prices = [n.name for n in where_nodes.values() if isinstance(n, ast.Column) and _raw(n, mapped)]
     for level in shared:
@@ -108,15 +137,49 @@ def structural(
     return False
 
 
+def _apart(numbers: np.ndarray | None, inside: np.ndarray) -> bool:
+    """Whether the rows kept and the others lie apart in ``numbers``, each kept value below
+    every other or above: the where picked the rows by that value's side of a level, as
+    gap_down() (open < prev(close)) picks the rows where open / prev(close) - 1 < 0. Two
+    rows on each side at least; a few thousand rows apart by chance alone would be one
+    ordering among more than millions."""
+    if numbers is None:
+        return False
+    known = ~np.isnan(numbers)
+    kept, rest = numbers[inside & known], numbers[~inside & known]
+    if len(kept) < 2 or len(rest) < 2:
+        return False
+    return bool(kept.max() < rest.min() or kept.min() > rest.max())
+
+
+def _decided_kept(kept: np.ndarray, rest: np.ndarray) -> bool:
+    """Whether a true/false outcome is the same on every row kept where the other rows' rate
+    makes that a chance below ``BY_CHANCE``: it is the where's consequence, no finding.
+    mean(high >= prev(close)) under gap_up() is 1 on its 2,405 rows (high >= open >
+    prev(close)) while 0.6 of the gap-downs reach it; 5 rows all up where half the others
+    are is chance, and keeps its base rate."""
+    if len(kept) < 2 or not (kept.all() or not kept.any()):
+        return False
+    # Between 0 and 1: the other rows all alike decided it already (``structural``).
+    rate = float(rest.mean()) if kept.all() else 1 - float(rest.mean())
+    return len(kept) * math.log(rate) < math.log(BY_CHANCE)
+
+
 def same_bar_nodes(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> Iterator[ast.Node]:
-    """The nodes of ``expr`` valued on its row's own bar, through the map's columns: a call
-    that reads other bars (prev(close), rsi(close, 14)) is one, its arguments not (their
-    close is another bar's, or many bars')."""
+    """The nodes of ``expr`` valued on its row's own bar, through the map's columns and the
+    named patterns' definitions (gap_down() is open < prev(close)): a call that reads other
+    bars (prev(close), rsi(close, 14)) is one, its arguments not (their close is another
+    bar's, or many bars')."""
     seen: set[str] = set()
     pending = [expr]
     while pending:
         node = pending.pop()
         yield node
+        if isinstance(node, ast.Call) and (body := _pattern(node)) is not None:
+            if f"{node.name}()" not in seen:
+                seen.add(f"{node.name}()")
+                pending.append(body)
+            continue
         if isinstance(node, ast.Call) and reads_other_bars(node):
             continue
         if isinstance(node, ast.Column) and node.name in mapped:
@@ -125,6 +188,39 @@ def same_bar_nodes(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> Iterator[a
                 pending.append(mapped[node.name])
             continue
         pending.extend(node.children())
+
+
+def _branches(arg: ast.Expr, where: ast.Expr, mapped: Mapping[str, ast.Expr]) -> bool:
+    """Whether ``arg`` holds one of the where's conditions (a conjunct, through the map and
+    the patterns) as a part of its own: the where then picks which branch of the outcome its
+    rows read, and the other rows read another. gap_filled() is (open > prev(close) and low
+    <= prev(close)) or (open < prev(close) and high >= prev(close)): under gap_down() its
+    rows ask whether the high reached the close before, the others whether the low did (and
+    a day opening at that close counts unfilled), so "all days: 0.5889" beside NQ's 0.6085
+    mixed two outcomes (p45d #1b)."""
+    parts = {_text(node) for node in same_bar_nodes(arg, mapped)}
+    pending, seen = [where], set()
+    while pending:
+        condition = _through(pending.pop(), mapped)
+        if isinstance(condition, ast.Logical) and condition.op == "and":
+            pending += [condition.left, condition.right]
+            continue
+        text = _text(condition)
+        if text in seen:
+            continue
+        seen.add(text)
+        if text in parts:
+            return True
+    return False
+
+
+def _pattern(call: ast.Call) -> ast.Expr | None:
+    """A named pattern's definition (``barb.script.patterns``, from the function registry);
+    None for any other call."""
+    if call.args:
+        return None
+    spec = lookup(call.name)
+    return spec.body if spec is not None else None
 
 
 def _derived(node: ast.Node, mapped: Mapping[str, ast.Expr]) -> bool:
@@ -139,9 +235,14 @@ def _raw(node: ast.Column, mapped: Mapping[str, ast.Expr]) -> bool:
 
 
 def _through(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:
-    while isinstance(expr, ast.Column) and expr.name in mapped and mapped[expr.name] != expr:
-        expr = mapped[expr.name]
-    return expr
+    """The expression a map column or a named pattern stands for, in turn."""
+    while True:
+        if isinstance(expr, ast.Column) and expr.name in mapped and mapped[expr.name] != expr:
+            expr = mapped[expr.name]
+        elif isinstance(expr, ast.Call) and (body := _pattern(expr)) is not None:
+            expr = body
+        else:
+            return expr
 
 
 def _text(node: ast.Node) -> str:

@@ -17,6 +17,7 @@ from barb.data.store import (
     previous_path,
     read_meta,
     restore_previous,
+    write_lock,
 )
 from barb.errors import BarbError, DataError
 from barb.instruments import available_instruments
@@ -150,8 +151,10 @@ def import_(
                 click.echo(plan.note)
             return
         target = data_path(checked.instrument.symbol, settings)
-        # Only one generation is kept: say which data this write deletes for good.
-        dropped = _dropped(target, "is") if target.exists() else ""
+        # Only one generation is kept: say which data this write deletes for good (under
+        # the lock, which finishes a restore killed half-way: its data is the kept file).
+        with write_lock(target):
+            dropped = _dropped(target, "is") if target.exists() else ""
         result = write_checked(checked, settings, mode or "new")
     except (BarbError, OSError) as exc:
         _fail(exc)

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import zipfile
 import zoneinfo
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,9 +180,12 @@ def parse_interval(text: str, words: ImportWords = ENGLISH) -> int:
 
 
 def _check_zone(name: str, words: ImportWords = ENGLISH) -> None:
+    """``Refused`` unless ``name`` is a time zone. A region alone (``America``, ``Europe``,
+    ``Etc``: a half-typed America/Chicago) is a folder of the zone database, which zoneinfo
+    opens and fails on with ``IsADirectoryError``: an unknown zone all the same."""
     try:
         zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
         raise Refused(words, (N_("import.refuse.unknown_zone"), {"zone": repr(name)})) from None
 
 
@@ -700,12 +703,20 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
 
 
 def write_checked(
-    checked: CheckedFile, settings: EngineSettings, mode: Mode, *, expect: str | None = None
+    checked: CheckedFile,
+    settings: EngineSettings,
+    mode: Mode,
+    *,
+    expect: str | None = None,
+    written: Callable[[ImportResult], None] | None = None,
 ) -> ImportResult:
     """Write a file ``check_file`` accepted, as ``mode`` allows; with ``expect`` (the
     ``stored_version`` the mode was chosen against), only if the stored data is still that
     one, else ``StoredChanged``: an append offered to the bot's admin, pressed after another
-    import, became a replace of 5,520 bars by the file's 1,380."""
+    import, became a replace of 5,520 bars by the file's 1,380. ``written`` is called with
+    the result once the data file is in place, still under the lock and before the Arrow
+    copy is made (seconds for 6.4M bars): the bot records there that its offer was imported,
+    so that a stop before the reply does not leave "imported" unsaid."""
     report, instrument = checked.report, checked.instrument
     target = data_path(instrument.symbol, settings)
     # From reading the stored bars to replacing them, no other import of the instrument runs.
@@ -718,7 +729,10 @@ def write_checked(
         plan = plan_write(checked, settings, mode)
         cleaned = _cleaned(target, settings, report.words)  # by an import that will go on
         if plan.added == 0 and plan.replaces and mode == "append":
-            return ImportResult(read_meta(target), report, 0, target, cleaned=cleaned)
+            result = ImportResult(read_meta(target), report, 0, target, cleaned=cleaned)
+            if written is not None:
+                written(result)
+            return result
         meta = make_meta(
             plan.frame,
             instrument=instrument.symbol,
@@ -729,8 +743,13 @@ def write_checked(
             update={"interval_minutes": report.interval_minutes, "source_file": report.file}
         )
         write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
+        result = ImportResult(
+            meta, report, plan.added, target, plan.note, cleaned, kept=plan.replaces
+        )
+        if written is not None:
+            written(result)
         refresh_mapped(plan.frame, meta, target, settings)
-    return ImportResult(meta, report, plan.added, target, plan.note, cleaned, kept=plan.replaces)
+    return result
 
 
 def _cleaned(target: Path, settings: EngineSettings, words: ImportWords) -> str:

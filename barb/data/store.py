@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import filecmp
 import logging
 import os
 import re
@@ -228,15 +229,12 @@ def remove_stale_temporaries(*paths: Path) -> list[tuple[str, int]]:
     ``.NQ.parquet.<rand>.tmp`` or ``.NQ.arrow.<rand>.tmp`` (up to the whole Arrow copy,
     370 MB for the NQ sample) that nothing removed. A file whose ``flock`` is held is being
     written (``locked_temporary``: a query process mapping the data) and is left alone; the
-    kept file's and a restore's temporaries are made only under ``write_lock``, which the
-    caller holds."""
+    kept file's temporaries are made only under ``write_lock``, which the caller holds. A
+    restore's swap file is not a temporary: it may hold the only copy of the data from
+    before the restore (``finish_killed_restores``, which ``write_lock`` runs)."""
     removed = []
     for path in paths:
-        for pattern in (
-            f".{path.name}.*.tmp",
-            f".{previous_path(path).name}.*.tmp",
-            f".{path.name}.*.swap",
-        ):
+        for pattern in (f".{path.name}.*.tmp", f".{previous_path(path).name}.*.tmp"):
             for found in path.parent.glob(pattern):  # symbols are [A-Z0-9_]: no glob signs
                 try:
                     fd = os.open(found, os.O_RDONLY)
@@ -255,7 +253,7 @@ def remove_stale_temporaries(*paths: Path) -> list[tuple[str, int]]:
 
 
 @contextmanager
-def write_lock(path: Path) -> Iterator[None]:
+def write_lock(path: Path) -> Iterator[list[tuple[str, str]]]:
     """Hold the data directory's write lock while reading the stored bars of ``path`` and
     replacing them, so that imports and restores run one after another.
 
@@ -264,15 +262,60 @@ def write_lock(path: Path) -> Iterator[None]:
     waits and then reads what the first wrote. The lock is ``flock`` on the directory itself
     (no lock file to leave behind), released by the kernel when its holder dies (SIGKILL,
     out of memory), so a killed import leaves no stale lock.
+
+    Its holder first finishes a restore killed between its renames
+    (``finish_killed_restores``), so that no import plans against, or deletes, a data
+    directory caught half-way; what it settled is yielded.
     """
     folder = Path(path).parent
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        yield finish_killed_restores(Path(path))
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def finish_killed_restores(path: Path) -> list[tuple[str, str]]:
+    """Settle the swap files restores of ``path`` killed between their renames left (run
+    under ``write_lock``); (name, "kept" | "removed" | "left") of each.
+
+    ``_restore_previous`` gives the data a second name, ``.NQ.parquet.<pid>.swap``, renames
+    the kept file over the data, then the swap over the kept file's name. Killed between
+    the two renames, the data from before the restore was only in the swap, and the next
+    import deleted it as a killed write's temporary file. Now, with no kept file, the swap
+    becomes the kept file: that is the second rename, and the restore is done (run again,
+    ``barb data restore`` finds it so, and the run after that undoes it). A swap that is a second
+    name or a byte-for-byte copy of the data or of the kept file holds nothing else and is
+    removed; any other is left where it is, and the log says so: it may be the only copy.
+    """
+    previous = previous_path(path)
+    settled = []
+    for swap in sorted(path.parent.glob(f".{path.name}.*.swap")):  # [A-Z0-9_]: no glob signs
+        if not previous.exists():
+            os.replace(swap, previous)
+            log.warning("a restore of %s killed between its renames: finished it", path.name)
+            settled.append((swap.name, "kept"))
+        elif any(_same_bytes(swap, other) for other in (path, previous)):
+            swap.unlink()
+            settled.append((swap.name, "removed"))
+        else:
+            log.warning(
+                "%s is neither %s nor %s and may be the only copy of some data: left in place",
+                swap,
+                path.name,
+                previous.name,
+            )
+            settled.append((swap.name, "left"))
+    return settled
+
+
+def _same_bytes(one: Path, other: Path) -> bool:
+    """One file under two names, or two files with the same bytes."""
+    if not other.exists():
+        return False
+    return os.path.samefile(one, other) or filecmp.cmp(one, other, shallow=False)
 
 
 def write_bars(
@@ -307,7 +350,11 @@ def write_bars(
 def restore_previous(path: Path) -> DataMeta:
     """Put the previous generation back; the current file becomes the previous one, so a
     second restore undoes the first. Returns the metadata of the file now in place."""
-    with write_lock(path):
+    with write_lock(path) as settled:
+        if any(how == "kept" for _, how in settled):
+            # The restore asked for again is the one that was killed: it is done now, and
+            # restoring once more would undo it.
+            return read_meta(path)
         return _restore_previous(path)
 
 

@@ -43,6 +43,7 @@ import pandas as pd
 from barb.bar_labels import label_column, unit_label
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
+from barb.result import CutRun
 from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
@@ -726,6 +727,17 @@ def _warn_run_before_period(
     def named(row: int) -> str:
         return str(labels[1][row]) if labels is not None else _moment(when.iloc[row], ctx.intraday)
 
+    # The runs counted from the period's first row: the crossing run's rows in it alone.
+    inside = np.where(crossing, counted - counted_before, runs)[period]
+    longest = int(inside.max())
+    longest_end = int(np.flatnonzero(period)[int(np.argmax(inside))])
+    unit = _period_unit(ctx, period)
+    form = (
+        f"streak(cond, '{unit}')"
+        if unit is not None
+        else "streak() in a then stage over the rows the first stage lists"
+    )
+
     def said(kept: np.ndarray) -> str | None:
         rows = np.flatnonzero(crossing & kept)
         if not len(rows):
@@ -733,13 +745,39 @@ def _warn_run_before_period(
         end = int(rows[np.argmax(runs[rows])])
         length = int(runs[end])
         before = counted_before - int(counted[end] - runs[end])
-        ends, begins = named(end), named(int(starts[end]))
-        return (
+        ends, begins, own_end = named(end), named(int(starts[end])), named(longest_end)
+        message = (
             f"streak() counts runs that began before the period: the run ending {ends} "
-            f"({length}) began {begins}, {before} of its rows before the period."
+            f"({length}) began {begins}, {before} of its rows before the period. Inside the "
+            f"period alone the longest run is {longest}, ending {own_end}; "
+            f"{form} counts only the period's rows."
         )
+        ctx.cut_runs[message] = CutRun(
+            length=length, ended=ends, began=begins, inside=longest, inside_end=own_end
+        )
+        return message
 
     ctx.warn_rows(said)
+
+
+# The calendar units a period can be, finest first, as streak()'s per names them.
+_PERIOD_UNITS = ("day", "week", "month", "quarter", "year")
+
+
+def _period_unit(ctx: EvalContext, period: np.ndarray) -> str | None:
+    """The calendar unit whose restart is the period's start, for a period that is one
+    such unit ("2025", "2024-03", "last_week"): its rows share one and the row before is in
+    another, so streak(cond, 'year') under "2025" counts 2025's rows alone. None for a
+    period of several units or part of one (2024-02-15 to 2024-03-28)."""
+    dates = _dates(ctx, "streak").to_numpy(dtype="datetime64[ns]")
+    first = int(np.argmax(period))
+    for per in _PERIOD_UNITS if ctx.intraday else _PERIOD_UNITS[1:]:
+        unit = RESTART_UNITS[per]
+        keys = dates if unit == "daily" else period_start(dates, unit)
+        own = keys[period]
+        if (own == own[0]).all() and (first == 0 or keys[first - 1] != own[0]):
+            return per
+    return None
 
 
 def _moment(value: Any, intraday: bool) -> str:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from barb.errors import UnknownSession
 from barb.frames import resample_calendar
+from barb.result import CutRun
 from barb.script.bincount import as_codes, bincount
 from barb.script.clock_order import NightSession
 from barb.script.conditions import is_condition, kleene, plain_if_known
@@ -101,6 +102,11 @@ class EvalContext:
     # The weekly and monthly bars weekly() and monthly() built, by (session, unit): a query
     # reading last week's high, low and close resamples the daily bars once (3 ms for NQ).
     calendar_bars: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
+    # A streak run the period cuts, by the warning that says it: the chart's form of that
+    # warning (``Metadata.cut_runs``), taken for the chart only where the answer says that
+    # very warning. Shared with the contexts a caveat runs a stage again on, whose warnings
+    # (another period's numbers) are not the answer's.
+    cut_runs: dict[str, CutRun] = field(default_factory=dict)
 
     @property
     def intraday(self) -> bool:

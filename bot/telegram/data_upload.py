@@ -21,12 +21,13 @@ from telegram.ext import ContextTypes
 from barb.errors import BarbError
 from barb.i18n import day, decimal
 from barb.instruments import available_instruments
-from bot.data_uploads import MAX_UPLOAD_BYTES, Checked, DataUploads
-from bot.store.records import Chat
+from bot.data_uploads import MAX_UPLOAD_BYTES, Checked, DataUploads, Imported
 from bot.telegram import handlers, keyboards
+from bot.telegram.buttons import acknowledge
 from bot.telegram.render import escape
 from bot.telegram.services import BotServices, services
-from bot.texts import language_for, t
+from bot.telegram.update_context import load_context
+from bot.texts import t
 from bot.upload_caption import CaptionError, read_caption
 
 log = logging.getLogger(__name__)
@@ -54,20 +55,13 @@ def offer_keyboard(offer_id: str, lang: str) -> InlineKeyboardMarkup:
     )
 
 
-def _lang(update: Update) -> str:
-    user = update.effective_user
-    return language_for("auto", "", user.language_code if user else None)
-
-
-async def _ensure_chat(svc: BotServices, update: Update) -> Chat:
-    """The stored chat (replies are stored before they are sent, and belong to a chat)."""
-    kind = update.effective_chat.type
-    chat_type = kind if kind in (ChatType.GROUP, ChatType.SUPERGROUP) else "private"
-    return await svc.store.chats.ensure(update.effective_chat.id, chat_type)
-
-
 def _desk(svc: BotServices) -> DataUploads:
     return DataUploads(svc.assistant.engine_settings)
+
+
+def expire_offers(svc: BotServices) -> None:
+    """At the start: let go of the uploads nobody pressed for ``OFFER_LIFETIME``."""
+    _desk(svc).expire()
 
 
 def _html(text: str) -> str:
@@ -103,7 +97,6 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     if message is None or document is None:
         return
     svc = services(context)
-    lang = _lang(update)
     chat_id = update.effective_chat.id
     user_id = update.effective_user.id
     handed_over = update.effective_chat.type == ChatType.PRIVATE or (
@@ -114,7 +107,10 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         await handlers.on_not_text(update, context)
         return
     sender = svc.sender(context.bot)
-    chat = await _ensure_chat(svc, update)
+    # The chat is stored (replies are stored before they are sent, and belong to a chat),
+    # and its /settings language is the replies' (Telegram's language_code was, alone).
+    ctx = await load_context(update, context)
+    chat, lang = ctx.chat, ctx.lang
     # Under the chat's lock, as every reply of the chat is sent (``UpdateContext.say``).
     async with svc.chat_lock(chat_id):
         if (document.file_size or 0) > MAX_UPLOAD_BYTES:
@@ -160,13 +156,15 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
 async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Import or Cancel under a checked file."""
     query = update.callback_query
-    await query.answer()  # first, so the button stops spinning
+    # First, so the button stops spinning. Telegram refuses to answer a press it delivers
+    # late (made while the bot was down) or one handled again after a stop: the bare
+    # ``query.answer()`` raised, and the admin read "Something broke" and nothing was imported.
+    await acknowledge(query)
     prefix, parts = keyboards.parse(query.data or "")
     svc = services(context)
-    lang = _lang(update)
-    chat_id = update.effective_chat.id
+    ctx = await load_context(update, context)  # the chat's /settings language, as everywhere
+    lang, chat_id = ctx.lang, ctx.chat_id
     sender = svc.sender(context.bot)
-    await _ensure_chat(svc, update)
     # Under the chat's lock, as every reply of the chat is sent (``UpdateContext.say``).
     async with svc.chat_lock(chat_id):
         desk = _desk(svc)
@@ -174,38 +172,55 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
         if offer is None:
             await sender.text(chat_id, escape(t("upload_gone", lang)))
             return
-        if update.effective_user.id != offer.user_id:
+        if ctx.user_id != offer.user_id:
             await sender.text(chat_id, escape(t("upload_not_yours", lang)))
             return
-        if query.message is not None:
-            try:
-                await query.message.edit_reply_markup(reply_markup=None)
-            except Exception:  # already edited: the buttons are gone either way
-                log.debug("keyboard of the upload offer already gone")
-        if prefix == CANCEL:
-            desk.discard(offer)
-            await sender.text(chat_id, escape(t("upload_cancelled", lang)))
-            return
-        async with svc.showing(context.bot, chat_id):
-            try:
-                result = await asyncio.to_thread(desk.accept, offer, lang)
-            except BarbError as exc:
-                await sender.text(chat_id, _html(t("upload_refused", lang, reason=str(exc))))
+        # Set when this press is handled again: the bot stopped after Import wrote the data
+        # and before the reply saying so was stored.
+        result = offer.imported
+        if result is None:
+            if query.message is not None:
+                try:
+                    await query.message.edit_reply_markup(reply_markup=None)
+                except Exception:  # already edited: the buttons are gone either way
+                    log.debug("keyboard of the upload offer already gone")
+            if prefix == CANCEL:
+                desk.discard(offer)
+                await sender.text(chat_id, escape(t("upload_cancelled", lang)))
                 return
-        meta = result.meta
-        imported = t(
-            "upload_imported",
-            lang,
-            plural_of=result.added,
-            symbol=meta.instrument,
-            bars=decimal(result.added, lang),
-            first=day(meta.first_date, lang),
-            last=day(meta.last_date, lang),
-        )
-        # Only when this import kept the data it replaced: after a first import there is
-        # nothing for `barb data restore` to bring back, yet the bot said there was.
-        if result.kept:
-            imported += " " + t("upload_previous_kept", lang, symbol=meta.instrument)
-        if result.cleaned:
-            imported += " " + result.cleaned
-        await sender.text(chat_id, _html(imported))
+            if offer.expired():
+                desk.discard(offer)
+                await sender.text(chat_id, escape(t("upload_expired", lang)))
+                return
+            async with svc.showing(context.bot, chat_id):
+                try:
+                    result = await asyncio.to_thread(desk.accept, offer, lang)
+                except BarbError as exc:
+                    await sender.text(chat_id, _html(t("upload_refused", lang, reason=str(exc))))
+                    return
+        await sender.text(chat_id, _html(_imported(result, lang)))
+        # Only once the reply is stored (it is sent even after a stop): until then the
+        # offer's record is what a press handled again is answered from.
+        desk.discard(offer)
+
+
+def _imported(result: Imported, lang: str) -> str:
+    """What Import did: "ES: imported 6,900 bars; the data now runs Mar 18, 2024 to
+    Mar 22, 2024. The previous data is kept (`barb data restore ES` brings it back)."."""
+    meta = result.meta
+    text = t(
+        "upload_imported",
+        lang,
+        plural_of=result.added,
+        symbol=meta.instrument,
+        bars=decimal(result.added, lang),
+        first=day(meta.first_date, lang),
+        last=day(meta.last_date, lang),
+    )
+    # Only when this import kept the data it replaced: after a first import there is
+    # nothing for `barb data restore` to bring back, yet the bot said there was.
+    if result.kept:
+        text += " " + t("upload_previous_kept", lang, symbol=meta.instrument)
+    if result.cleaned:
+        text += " " + result.cleaned
+    return text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import json
 import os
 import threading
 from pathlib import Path
@@ -449,6 +450,105 @@ def test_restore_without_a_previous_file_says_so(settings: EngineSettings) -> No
     result = CliRunner().invoke(data_cli, ["restore", "NQ"], obj=settings)
     assert result.exit_code == 1
     assert "there is no previous file to restore" in result.output
+
+
+class Killed(BaseException):
+    """SIGKILL, as far as the code under test can tell: nothing after it runs."""
+
+
+def kill_restore_between_its_renames(
+    settings: EngineSettings, monkeypatch: pytest.MonkeyPatch
+) -> tuple[bytes, bytes]:
+    """NQ holding C with P kept, then a restore killed after its rename of P over C and
+    before that of its swap (the only copy of C) over the kept file's name; (P, C) bytes."""
+    target = data_path("NQ", settings)
+    kept, current = previous_path(target).read_bytes(), target.read_bytes()
+    real_replace = os.replace
+
+    def replace(source: object, destination: object) -> None:
+        if str(source).endswith(".swap"):
+            raise Killed
+        real_replace(source, destination)
+
+    monkeypatch.setattr(store.os, "replace", replace)
+    with pytest.raises(Killed):
+        store.restore_previous(target)
+    monkeypatch.setattr(store.os, "replace", real_replace)
+    [swap] = target.parent.glob(".NQ.parquet.*.swap")
+    assert target.read_bytes() == kept and swap.read_bytes() == current
+    assert not previous_path(target).exists()
+    return kept, current
+
+
+def test_a_restore_killed_between_its_renames_loses_nothing(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed between its two renames, a restore left the data from before it only in
+    ``.NQ.parquet.<pid>.swap``; the next import removed that as a killed write's temporary
+    file (and said "Removed the temporary file…"), and the data was gone. The next holder of
+    the write lock now finishes the restore: the swap becomes the kept file."""
+    day = bars["timestamp"].dt.tz_localize(None)
+    monday = bars[day < pd.Timestamp("2024-03-18 17:00")]
+    import_file(bf.plain_csv(tmp_path / "mon.csv", monday), "NQ", settings)
+    import_file(bf.plain_csv(tmp_path / "week.csv", bars), "NQ", settings, mode="append")
+    target = data_path("NQ", settings)
+    monday_bytes, week_bytes = kill_restore_between_its_renames(settings, monkeypatch)
+
+    # An import with nothing new writes nothing; its cleanup used to delete the week.
+    again = import_file(bf.plain_csv(tmp_path / "again.csv", monday), "NQ", settings, mode="append")
+    assert again.added == 0 and again.cleaned == ""
+    assert target.read_bytes() == monday_bytes  # the restore asked for is done
+    assert previous_path(target).read_bytes() == week_bytes  # and the week kept for undoing
+    assert not list(target.parent.glob(".NQ.parquet.*.swap"))
+    # The restore after it undoes it, as after any restore.
+    assert store.restore_previous(target).rows == len(bars)
+    assert_same_bars(settings, bars)
+
+
+def test_a_killed_restore_run_again_is_finished_not_undone(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run again, the restore said "there is no previous file to restore", with the data
+    from before it hidden in the swap file."""
+    day = bars["timestamp"].dt.tz_localize(None)
+    monday = bars[day < pd.Timestamp("2024-03-18 17:00")]
+    import_file(bf.plain_csv(tmp_path / "mon.csv", monday), "NQ", settings)
+    import_file(bf.plain_csv(tmp_path / "week.csv", bars), "NQ", settings, mode="append")
+    target = data_path("NQ", settings)
+    monday_bytes, week_bytes = kill_restore_between_its_renames(settings, monkeypatch)
+    restored = CliRunner().invoke(data_cli, ["restore", "NQ"], obj=settings)
+    assert restored.exit_code == 0, restored.output
+    assert "NQ: restored imported data (imported from mon.csv" in restored.output
+    assert f"{len(monday):,} bars" in restored.output
+    assert target.read_bytes() == monday_bytes
+    assert previous_path(target).read_bytes() == week_bytes
+
+
+def test_a_swap_file_is_removed_only_when_it_holds_nothing_else(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """A restore killed before its first rename leaves a second name of the data: removed.
+    A swap beside a kept file that holds other bars may be their only copy: left, and
+    logged."""
+    day = bars["timestamp"].dt.tz_localize(None)
+    monday = bars[day < pd.Timestamp("2024-03-18 17:00")]
+    import_file(bf.plain_csv(tmp_path / "mon.csv", monday), "NQ", settings)
+    import_file(bf.plain_csv(tmp_path / "week.csv", bars), "NQ", settings, mode="append")
+    target = data_path("NQ", settings)
+    link = target.with_name(".NQ.parquet.111.swap")
+    os.link(target, link)
+    copy = target.with_name(".NQ.parquet.222.swap")
+    copy.write_bytes(previous_path(target).read_bytes())
+    other = target.with_name(".NQ.parquet.333.swap")
+    other.write_bytes(b"PAR1 bars of some other write")
+    assert store.finish_killed_restores(target) == [
+        (link.name, "removed"),
+        (copy.name, "removed"),
+        (other.name, "left"),
+    ]
+    assert not link.exists() and not copy.exists() and other.exists()
+    assert_same_bars(settings, bars)
+    assert read_meta(previous_path(target)).rows == len(monday)
 
 
 def test_append_adds_new_dates_and_refuses_an_overlap_that_disagrees(
@@ -919,7 +1019,7 @@ def test_an_offered_append_is_not_done_as_a_replace_after_the_stored_data_change
         "он сделает теперь."
     )
     assert_same_bars(settings, pd.concat([monday_to_wednesday, friday]))  # 5,520 bars kept
-    assert not list((settings.data_dir / ".uploads").iterdir())
+    assert desk.get(thu.id) is None  # the refused offer is let go
 
     # Sent again, Thursday is offered as what Import now does, and done as offered.
     offer, said = upload("thu.csv", thursday)
@@ -928,6 +1028,89 @@ def test_an_offered_append_is_not_done_as_a_replace_after_the_stored_data_change
     )
     assert desk.accept(offer).added == day
     assert_same_bars(settings, thursday)
+
+
+def test_an_offer_is_imported_once_and_says_so_until_let_go(
+    settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """The bot stopped while an Import wrote: the data was written and the offer deleted, so
+    the press, handled again at the next start, read "send it again". What Import wrote now
+    stays in the offer's record (read by the next process too) until the reply is stored,
+    and a second Import of it writes nothing. The next day's file, appended, says it deletes
+    the data kept from before the last import, as a replace did (``barb data restore``
+    keeps one generation, and the import says which one it deletes)."""
+    from bot.data_uploads import DataUploads
+
+    day = len(bars) // 5  # 1,380 bars from 18:00 to 17:00
+    desk = DataUploads(settings)
+
+    def upload(name: str, frame: pd.DataFrame):  # type: ignore[no-untyped-def]
+        offer = desk.new_offer(name, "NQ", user_id=1, chat_id=1)
+        bf.plain_csv(desk.path(offer), frame.reset_index(drop=True))
+        return offer, desk.check(offer)
+
+    monday, _ = upload("mon.csv", bars.iloc[:day])
+    desk.accept(monday)
+    desk.discard(monday)
+    target = data_path("NQ", settings)
+    week, _ = upload("week.csv", bars.iloc[: 4 * day])
+    imported = desk.accept(week)
+    written = target.read_bytes()
+    assert (imported.added, imported.kept, imported.meta.rows) == (3 * day, True, 4 * day)
+    assert DataUploads(settings).get(week.id).imported == imported  # what a restart reads
+    assert desk.accept(week) == imported  # pressed again: the same, and nothing written
+    assert target.read_bytes() == written
+    assert read_meta(previous_path(target)).rows == day  # Monday, kept from before the week
+
+    _, said = upload("fri.csv", bars.iloc[4 * day :])
+    assert said.plan == (
+        f"Import adds the file's {day:,} new bars to the stored NQ data ({4 * day:,} bars, "
+        f"2024-03-18 to 2024-03-21). The data kept from before ({day:,} bars, 2024-03-18 to "
+        "2024-03-18) is then deleted."
+    )
+    desk.discard(week)
+    assert desk.get(week.id) is None
+
+
+def test_offers_nobody_pressed_for_a_day_expire_at_the_next_upload(
+    settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Unpressed uploads (up to 20 MB each) stayed under .uploads for good. An offer
+    untouched for longer than a plan's lifetime now goes at the next upload (or start); so
+    does one staged by the version before, which has no ``saved_at`` and no mode (its
+    Import is refused with "send it again", as it was)."""
+    from bot.data_uploads import OFFER_LIFETIME, DataUploads
+    from bot.store.housekeeping import PLAN_LIFETIME
+
+    assert OFFER_LIFETIME == PLAN_LIFETIME
+    desk = DataUploads(settings)
+    now = dt.datetime.now(dt.UTC)
+    stale, recent, before, today = (
+        desk.new_offer(f"{name}.csv", "NQ", user_id=1, chat_id=1)
+        for name in ("stale", "recent", "before", "today")
+    )
+    bf.plain_csv(desk.path(stale), bars.iloc[:100])
+
+    def record(offer, **fields: object) -> None:  # type: ignore[no-untyped-def]
+        (desk.root / offer.id / "offer.json").write_text(
+            json.dumps(json.loads(offer.model_dump_json()) | fields)
+        )
+
+    record(stale, saved_at=(now - dt.timedelta(hours=25)).isoformat())
+    record(recent, saved_at=(now - dt.timedelta(hours=23)).isoformat())
+    for offer, created in ((before, "2020-01-01T00:00:00Z"), (today, now.isoformat())):
+        record(offer, created_at=created, saved_at=None, mode=None, stored=None)
+    cut = desk.root / "0123456789ab"  # its record cut short: its folder's time counts
+    cut.mkdir()
+    (cut / "offer.json").write_text('{"id": "0123')
+    os.utime(cut, (0, 0))
+    assert desk.get(stale.id).expired() and desk.get(before.id).expired()
+    assert not desk.get(recent.id).expired() and not desk.get(today.id).expired()
+    with pytest.raises(DataError, match="no longer waiting to be imported; send it again"):
+        desk.accept(today)
+
+    fresh = desk.new_offer("new.csv", "NQ", user_id=1, chat_id=1)
+    assert sorted(p.name for p in desk.root.iterdir()) == sorted([recent.id, fresh.id])
 
 
 # --- the validation report ----------------------------------------------------------------

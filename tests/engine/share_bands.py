@@ -21,8 +21,16 @@ def wilson(share: float, n: float) -> tuple[float, float]:
 
 def wilson_band(share: float, n: float) -> str:
     """ "1 (95%: 0.43–1)": the ends rounded outwards to two decimals."""
+    return f"{value_text(share)} ({wilson_ends(share, n)})"
+
+
+def wilson_ends(share: float, n: float) -> str:
+    """ "95%: 0.43–1": the ends rounded outwards to two decimals."""
     low, high = wilson(share, n)
-    return (
-        f"{value_text(share)} (95%: {math.floor(low * 100 + 1e-9) / 100:g}–"
-        f"{math.ceil(high * 100 - 1e-9) / 100:g})"
-    )
+    return f"95%: {math.floor(low * 100 + 1e-9) / 100:g}–{math.ceil(high * 100 - 1e-9) / 100:g}"
+
+
+def few_for_wald(share: float, n: float) -> bool:
+    """Whether a share over ``n`` rows is printed with its Wilson interval, not a ±: fewer
+    than 5 expected rows on either side's variance, n·p·(1 − p) < 5."""
+    return n * share * (1 - share) < 5

@@ -220,8 +220,12 @@ MONDAY_AFTER_FRIDAY = {
 
 
 def test_a_weekday_question_warns_of_the_holiday_sessions_among_its_rows(
-    sample_settings, es_minutes
+    sample_settings,
+    es_minutes,
+    monkeypatch,
 ) -> None:
+    # The note's words, whatever leaving the holidays out moves.
+    monkeypatch.setattr("barb.caveats.calendar.HOLIDAY_SHIFT", 0.0)
     import pandas_market_calendars as mcal
 
     result = rows(MONDAY_AFTER_FRIDAY, sample_settings)
@@ -416,6 +420,28 @@ def test_a_week_cut_by_the_periods_start_names_the_start(engine_settings, minute
     query = {"session": "ETH", "from": "daily", "period": "2024-01-10:2024-02-02"}
     result = rows(query | {"group_by": "week()", "select": "count()"}, engine_settings, "NQ")
     assert result.table["count"].iloc[0] == len(inside) == 3
+    assert (
+        "The week 2024-01-08 began before the period's start on 2024-01-10: its row counts "
+        f"only {len(inside)} of its {len(week)} days."
+    ) in result.metadata.warnings
+
+
+def test_a_week_of_intraday_bars_cut_by_the_periods_start_is_named(
+    engine_settings, minutes
+) -> None:
+    """p46a #5: 5-minute bars by week() named no week cut by the period's start or the
+    data's (NQ's RTH 2008-01's 2007-12-31 held 3 of its 4 days), as daily bars do: their
+    sum of volume is a part week's. The days and the volume are pandas' over the minutes."""
+    stamps = minutes["timestamp"]
+    day = stamps.dt.normalize() + pd.to_timedelta((stamps.dt.hour >= 18).astype(int), unit="D")
+    week = pd.Index(day.unique())
+    week = week[(week >= "2024-01-08") & (week <= "2024-01-12")]
+    inside = week[week >= "2024-01-10"]
+    query = {"session": "ETH", "from": "5m", "period": "2024-01-10:2024-02-02"}
+    result = rows(
+        query | {"group_by": "week()", "select": "sum(volume) as vol"}, engine_settings, "NQ"
+    )
+    assert result.table["vol"].iloc[0] == minutes["volume"][day.isin(inside)].sum()
     assert (
         "The week 2024-01-08 began before the period's start on 2024-01-10: its row counts "
         f"only {len(inside)} of its {len(week)} days."

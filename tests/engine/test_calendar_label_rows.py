@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.text import Text
+from rth_bars import rth_daily
 
 from barb import execute
 from barb.charts import draw_chart
@@ -130,3 +131,33 @@ def test_the_summary_takes_no_mean_of_a_selected_year_or_month(
     (line,) = [s for s in text.splitlines() if s.startswith("mean:")]
     picked = weeks[weeks.index.day <= 7]
     assert line == f"mean: ret={value_text(picked['ret'].mean())}"
+
+
+def test_a_place_in_the_month_selected_beside_a_value_keeps_its_numbers(
+    engine_settings: EngineSettings, minutes: pd.DataFrame
+) -> None:
+    """p46a #2: the fix above took every time function's column for a label, and NQ's 71
+    RTH days of 2024 up over 1% lost "td: min=1 (2024-02-01 and 2 more), max=22 …,
+    mean=10.79": where in the month such days lie, a value the person asked for. The
+    trading day of the month here is pandas' count of the fixture's RTH dates in each
+    month (it has no bars on 2024-01-15, nor trades then)."""
+    daily = rth_daily(minutes)
+    dates = pd.DatetimeIndex(daily.index)
+    td = pd.Series(dates.day, index=dates).groupby(dates.to_period("M")).rank().astype(int)
+    chg = daily["close"] / daily["close"].shift() - 1
+    picked = td[chg > -0.002]
+    assert 50 < len(picked) < chg.count()  # a listing summarised, not every day
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"td": "trading_day()", "chg": "close / prev(close) - 1"},
+        "where": "chg > -0.002",
+        "select": ["td", "chg"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    lines = render_summary(result).splitlines()
+    (line,) = [s for s in lines if s.startswith("td: ")]
+    assert line.startswith(f"td: min={picked.min()} (")
+    assert f"max={picked.max()} (" in line
+    assert line.endswith(f"mean={value_text(picked.mean())}")

@@ -19,7 +19,7 @@ from scipy import stats
 from share_bands import wilson, wilson_band
 from windows_taken import one_at_a_time
 
-from barb.caveats.group_noise import _share_test, wilson_interval
+from barb.caveats.group_noise import _draw_method, _share_test, wilson_interval
 from barb.caveats.overlapping_windows import scaled_counts
 from barb.summary_text import two_digits
 
@@ -80,6 +80,36 @@ def test_small_tables_of_many_groups_take_chi2s_p_by_monte_carlo() -> None:
     assert test.p == pytest.approx(exact, abs=0.008) and test.p >= 0.05
     again = _share_test(np.array(events, dtype=float), np.array(counts))
     assert again is not None and again.p == test.p  # a fixed seed: the same p each time
+
+
+def test_a_table_of_many_rows_in_few_groups_is_drawn_group_by_group() -> None:
+    """NQ's ETH 1-minute bars of 2024 by range bucket: 355,980 bars in 28 groups, some of
+    1-5 bars, so χ²'s p by Monte Carlo. Each of the 10,000 tables was drawn row by row and
+    the query timed out (21 s); drawn group by group it costs the groups, not the rows
+    (0.02 s), while 4,647 groups of 1 day are still drawn row by row (cheaper there). The
+    p is the exact one: the small groups enumerated, each table weighed by scipy's
+    multivariate hypergeometric, the large group's events the rest."""
+    assert _draw_method(np.array([220_840, 40_000, 95_136, 1, 3]), 174_303) == "marginals"
+    assert _draw_method(np.ones(4_647, dtype=np.int64), 2_379) == "count"
+    events, counts = [150_000, 3, 2, 0], [300_000, 3, 3, 2]
+    total, rows = sum(events), sum(counts)
+    assert _draw_method(np.array(counts), total) == "marginals"
+
+    def chi2(hits: tuple[int, ...]) -> float:
+        share = total / rows
+        return sum(
+            (h - n * share) ** 2 / (n * share) + (h - n * share) ** 2 / (n * (1 - share))
+            for h, n in zip(hits, counts, strict=True)
+        )
+
+    seen, exact = chi2(tuple(events)), 0.0
+    for small in itertools.product(*(range(n + 1) for n in counts[1:])):
+        hits = (total - sum(small), *small)
+        if chi2(hits) >= seen - 1e-9:
+            exact += stats.multivariate_hypergeom.pmf(list(hits), m=counts, n=total)
+    test = _share_test(np.array(events, dtype=float), np.array(counts))
+    assert test is not None and test.name == "Monte Carlo χ²"
+    assert test.p == pytest.approx(exact, abs=0.013)  # 0.25 exact; Pearson's 0.149
 
 
 @pytest.fixture(scope="module")

@@ -132,6 +132,25 @@ def test_the_datas_first_week_began_before_it_and_is_a_part_group(sample_setting
     ), said
 
 
+def test_the_datas_first_week_of_5m_bars_is_a_part_group(sample_settings, daily) -> None:
+    """p46a #5: 5-minute bars by week() over 2008-01 listed the week 2007-12-31's volume, 3
+    of its 4 days, beside whole weeks with no word; only the Good Friday week was named."""
+    first = daily.index[0]
+    monday = first - pd.Timedelta(days=first.dayofweek)
+    held = daily[daily["week"] == monday]
+    result = ask(
+        {"session": "RTH", "from": "5m", "period": "2008-01"}
+        | {"group_by": "week()", "select": "sum(volume) as vol"},
+        sample_settings,
+    )
+    assert result.table["vol"].iloc[0] == held["volume"].sum()
+    assert (
+        f"The week {monday.date()} began before the data starts: its row counts only "
+        f"{len(held)} of its 4 days."
+    ) in result.metadata.warnings, result.metadata.warnings
+    assert {"week": str(monday.date())} in result.metadata.cut_groups
+
+
 def test_a_yes_no_key_made_from_week_is_no_week_group(sample_settings, daily) -> None:
     """ "Gaps over the weekend against the weekday ones", grouped by week() != prev(week()):
     its two groups are kinds of day, yet the data's first week was said to be cut in it."""

@@ -649,3 +649,63 @@ def test_vwap_starts_at_the_query_sessions_open(session, start, end, engine_sett
 def test_the_vwap_summary_names_the_session_open_it_starts_from() -> None:
     line = next(x for x in indicators_reference().splitlines() if x.startswith("- vwap()"))
     assert "query session's open" in line and "ETH 18:00" in line
+
+
+# Each form of "a new high of all history", with pandas' reading of it over the closes.
+_NEW_HIGHS = {
+    "close > prev(cummax(close))": lambda c: c > c.cummax().shift(1),
+    "prev(cummax(close)) < close": lambda c: c > c.cummax().shift(1),
+    "close >= cummax(close)": lambda c: c >= c.cummax(),
+    "cummax(close) > prev(cummax(close))": lambda c: c.cummax() > c.cummax().shift(1),
+}
+
+
+@pytest.mark.parametrize("new_high", list(_NEW_HIGHS))
+def test_a_record_test_by_month_counts_all_time_highs_unwarned(
+    engine_settings, minutes, new_high
+) -> None:
+    """ "New all-time highs per year" as close > prev(cummax(close)) by year() counted NQ's
+    2023 as 0, right, and was told that cummax(close, 'year') restarts it every year: the
+    model that followed it counted 51 highs of 2023 (p46f Q5). A bar's value against its
+    own running high is a record over all history: not said. A drawdown from the running
+    high (of the highs) beside it is still said."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"ath": new_high, "dd": "low / cummax(high) - 1"},
+            "group_by": "month()",
+            "select": ["count(ath) as highs", "min(dd) as dd"],
+        },
+        engine_settings,
+    )
+    closes = rth_daily(minutes)["close"]
+    months = closes.index.month
+    records = _NEW_HIGHS[new_high](closes)
+    assert list(result.table["highs"]) == list(records.groupby(months).sum())
+    # The case: the highs of each month alone are other days.
+    monthly = closes > closes.groupby(months).cummax().groupby(months).shift(1)
+    assert monthly.sum() != records.sum()
+    assert _running_warnings(result) == [
+        "cummax(high) runs over the whole period, not within each month() group: "
+        "cummax(high, 'month') restarts it every month."
+    ]
+
+
+def test_a_running_low_record_by_name_is_not_warned(engine_settings, minutes) -> None:
+    """The running low through a map name, compared with the bar before's: a new low of all
+    history, as the planner reads it through the map."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"lo": "cummin(low)", "atl": "low < prev(lo)"},
+            "group_by": "month()",
+            "select": "count(atl) as lows",
+        },
+        engine_settings,
+    )
+    lows = rth_daily(minutes)["low"]
+    expected = (lows < lows.cummin().shift(1)).groupby(lows.index.month).sum()
+    assert list(result.table["lows"]) == list(expected)
+    assert _running_warnings(result) == []

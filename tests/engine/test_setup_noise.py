@@ -13,6 +13,7 @@ import talib
 from asking import RTH_DAILY, ask
 from rth_bars import RTH_START, rth_daily, rth_hourly, rth_minutes
 from scipy import stats
+from share_bands import few_for_wald, wilson_ends
 from windows_taken import one_at_a_time
 
 from barb.caveats.group_noise import two_shares_p
@@ -40,14 +41,18 @@ def _numbers(
     judged: pd.Series | None = None,
 ) -> dict:
     """The numbers said of ``values`` over the rows ``kept``: the mean ± max(2, t) standard
-    errors, the mean of all the rows with a value, and the test against the others.
-    ``judged``: the rows the where's condition has a value on, when it has none on some."""
+    errors (a share over few rows: its Wilson interval), the mean of all the rows with a
+    value, and the test against the others. ``judged``: the rows the where's condition has
+    a value on, when it has none on some."""
     known = values.notna() if judged is None else values.notna() & judged
     setup, others = values[kept & known], values[~kept & known]
     n, m = len(setup), len(others)
     errors = max(2.0, stats.t.ppf(0.975, n - 1))
     band = errors * setup.std(ddof=1) / np.sqrt(n)
+    interval = None
     if share:
+        if few_for_wald(float(setup.mean()), n):
+            interval = wilson_ends(float(setup.mean()), n)
         hits, other_hits = int(setup.sum()), int(others.sum())
         table = [[hits, n - hits], [other_hits, m - other_hits]]
         test, p = "Fisher", stats.fisher_exact(table).pvalue
@@ -58,6 +63,7 @@ def _numbers(
         "m": m,
         "mean": f"{float(setup.mean()):.4g}",
         "band": f"{float(f'{band:.2g}'):g}",
+        "interval": interval,
         "errors": f"{errors:.3g}",
         "all": value_text(float(values[known].astype(float).mean())),
         "test": f"{test} p " + ("< 0.001" if p < 0.001 else f"= {float(f'{p:.2g}'):g}"),
@@ -81,10 +87,19 @@ def _said(
         if said["differs"]
         else f"the difference from the other {m:,} is within noise"
     )
-    return (
-        f"{said['mean']} ± {said['band']} ({said['errors']} standard errors, {n:,} rows); "
-        f"{said['over']} it is {said['all']}: {apart} ({said['test']})."
-    )
+    if said["interval"] is not None:
+        known = f"{said['mean']} ({said['interval']}, {n:,} rows)"
+    else:
+        known = f"{said['mean']} ± {said['band']} ({said['errors']} standard errors, {n:,} rows)"
+    return f"{known}; {said['over']} it is {said['all']}: {apart} ({said['test']})."
+
+
+def _item(name: str, said: dict, label: str) -> str:
+    """ "body 23.69 ± 9.9 (all rows 12.64, Welch p = 0.011)"; a share over few rows "green
+    0.4167 (95%: 0.19–0.69; all rows 0.5, Fisher p = 0.75)"."""
+    if said["interval"] is not None:
+        return f"{name} {said['mean']} ({said['interval']}; {label} {said['all']}, {said['test']})"
+    return f"{name} {said['mean']} ± {said['band']} ({label} {said['all']}, {said['test']})"
 
 
 def _together(**means: dict) -> str:
@@ -95,9 +110,7 @@ def _together(**means: dict) -> str:
     label = "rows judged" if "can judge" in first["over"] else "all rows"
     listed = {
         differs: [
-            f"{name} {said['mean']} ± {said['band']} ({label} {said['all']}, {said['test']})"
-            for name, said in means.items()
-            if said["differs"] == differs
+            _item(name, said, label) for name, said in means.items() if said["differs"] == differs
         ]
         for differs in (True, False)
     }
@@ -114,8 +127,10 @@ def _together(**means: dict) -> str:
         verdicts.append(
             f"{joined(within)} {'are' if len(within) > 1 else 'is'} within noise of {them}"
         )
+    bands = any(said["interval"] is None for said in means.values())
+    errors = f" (bands of {first['errors']} standard errors)" if bands else ""
     return (
-        f"Over the {first['n']:,} rows kept (bands of {first['errors']} standard errors) and "
+        f"Over the {first['n']:,} rows kept{errors} and "
         f"{first['over'].removeprefix('over ')}: {'; '.join(verdicts)}."
     )
 
@@ -339,6 +354,47 @@ def test_an_event_filter_is_a_setup_too(engine_settings, days) -> None:
     assert said.endswith(_said("mean_range", days["range"], kept))
 
 
+def test_a_share_over_few_rows_reads_wilsons_interval_within_0_and_1(engine_settings, days) -> None:
+    """p46a #4: NQ 2024's 2 days wider than 900 points read "up 0.5 ± 6.4" beside their
+    volume's band (t(1): 12.7 standard errors), a share's band past 0 and 1, while
+    group_noise prints a share over few rows as "0.8 (95%: 0.37–0.97)". The 4 days wider
+    than 44 points here, 1 up: "0.25 ± 0.8" (t(3): 3.18 standard errors) read below 0; now
+    Wilson's interval (scipy's binomial test's), the body's mean still with its ±."""
+    kept = days["range"] > 44
+    body = (days["close"] - days["open"]).abs()
+    result = ask(
+        {"where": "range > 44", "select": ["mean(abs(close - open)) as body", "mean(up) as up"]},
+        engine_settings,
+        **RTH_DAILY,
+        map={"up": "close > open"},
+    )
+    means = {"body": _numbers(body, kept), "up": _numbers(days["up"], kept, share=True)}
+    hits, n = int(days["up"][kept].sum()), int(kept.sum())
+    assert (hits, n) == (1, 4) and hits / n - float(means["up"]["band"]) < 0  # as was printed
+    ends = stats.binomtest(hits, n).proportion_ci(method="wilson")
+    assert means["up"]["interval"] == (
+        f"95%: {np.floor(ends.low * 100 + 1e-9) / 100:g}–{np.ceil(ends.high * 100 - 1e-9) / 100:g}"
+    )
+    said = [w for w in result.metadata.warnings if "of the period's rows" in w]
+    assert said == [_together(**means)]
+    assert f"up 0.25 ({means['up']['interval']}; all rows 0.5, " in said[0]
+
+
+def test_a_share_of_none_over_two_days_is_said_with_its_interval(engine_settings, days) -> None:
+    """The two FOMC days, both down: "0 ± 0" had no band, and nothing was said of the
+    share at all; 0 of 2 is no certainty (Wilson's 95%: 0–0.66)."""
+    kept = pd.Series(days.index.isin(pd.to_datetime(["2024-01-31", "2024-03-20"])), days.index)
+    assert not days["up"][kept].any()
+    result = ask(
+        {"join": {"source": "fomc", "filter": "only"}, "select": "mean(close > open) as up"},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    [said] = _with(result, "up")
+    assert said.endswith(_said("up", days["up"], kept, share=True))
+    assert "(95%: 0–0.66, 2 rows)" in said
+
+
 def test_two_shares_are_tested_exactly_until_the_sum_is_too_long() -> None:
     """Fisher's exact test while the counts it sums are few, χ² (no continuity correction)
     over half of 6.4 million minute bars, where the exact sum takes 0.7 s."""
@@ -371,8 +427,7 @@ def test_a_setup_read_ahead_is_judged_on_its_windowsone_at_a_time(engine_setting
     scaled = round(hits * n_eff / n), round(other_hits * m_eff / m)
     table = [[scaled[0], n_eff - scaled[0]], [scaled[1], m_eff - scaled[1]]]
     p = stats.fisher_exact(table).pvalue
-    errors = max(2.0, stats.t.ppf(0.975, n_eff - 1))
-    band = errors * up[kept].std(ddof=1) / np.sqrt(n_eff)
+    assert few_for_wald(hits / n, n_eff)  # 8 windows: Wilson's interval over them
     apart = "the difference from the other" if p >= 0.05 else f"the {n} rows differ from the other"
     result = ask(
         {
@@ -385,9 +440,9 @@ def test_a_setup_read_ahead_is_judged_on_its_windowsone_at_a_time(engine_setting
     )
     [said] = _with(result, "p_up")
     assert said == (
-        f"p_up is {value_text(hits / n)} ± {float(f'{band:.2g}'):g} ({errors:.3g} standard "
-        f"errors, {n} rows whose 3-day windows overlap, counted as the {n_eff} taken so that "
-        f"no two share a day); over the {n + m} of the period's rows the where can judge it is "
+        f"p_up is {value_text(hits / n)} ({wilson_ends(hits / n, n_eff)}, {n} rows whose 3-day "
+        f"windows overlap, counted as the {n_eff} taken so that no two share a day); over the "
+        f"{n + m} of the period's rows the where can judge it is "
         f"{value_text((hits + other_hits) / (n + m))}: {apart} {m} (counted so: {m_eff}) "
         f"{'is within noise' if p >= 0.05 else 'by more than noise'} "
         f"(Fisher p = {float(f'{p:.2g}'):g})."
@@ -555,3 +610,75 @@ def test_rsi_and_an_up_day_keep_their_base_rate(engine_settings, days) -> None:
     [said] = _with(result, "up")
     assert said.endswith(_said("up", up, after_up, share=True))
     assert "up" in result.metadata.baselines
+
+
+def test_the_named_gap_patterns_are_read_through_their_definitions(engine_settings, days) -> None:
+    """p45d #1b: under "where": "gap_down()" the fill share kept "all days", where the same
+    where written "open < prev(close)" left it out: gap_down() is read as its definition.
+    And gap_filled() asks the gap-downs whether the high reached the close before, the other
+    days whether the low did (a day opening at that close unfilled): NQ's 0.6085 beside "all
+    days: 0.5889", two outcomes mixed. A setup over the patterns that decides nothing (after
+    an up bar, is the day an up bar) keeps its base rate."""
+    prev = days["close"].shift()
+    down, up = days["open"] < prev, days["open"] > prev
+    reached = days["high"] >= prev
+    gap_filled = (up & (days["low"] <= prev)) | (down & reached)
+    assert reached[up].all() and 0 < reached[down].mean() < 1  # the gap-ups decided
+    # On the other days gap_filled() reads another outcome, undecided.
+    assert 0 < gap_filled[up].mean() < 1 and gap_filled[down].mean() != gap_filled[up].mean()
+    for outcome, values in (("high >= prev(close)", reached), ("gap_filled()", gap_filled)):
+        for where in ("gap_down()", "open < prev(close)"):
+            query = {"where": where, "select": ["count()", f"mean({outcome}) as fill"]}
+            result = ask(query, engine_settings, **RTH_DAILY)
+            assert result.summary.values["count"] == down.sum()
+            assert result.summary.values["fill"] == pytest.approx(values[down].mean())
+            assert not _with(result, "fill") and "fill" not in result.metadata.baselines, where
+    after_up = (days["close"] > days["open"]).shift(fill_value=False).astype(bool)
+    result = ask(
+        {"where": "prev(up_bar())", "select": "mean(up_bar()) as up"},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    [said] = _with(result, "up")
+    assert said.endswith(_said("up", days["up"], after_up, share=True))
+    assert "up" in result.metadata.baselines
+
+
+def test_an_outcome_the_gap_patterns_decide_has_no_base_rate(engine_settings, days) -> None:
+    """p46h: under gap_down(), mean(gap_pct) (gap_pct = (open / prev(close) - 1) * 100) kept
+    "far beyond its noise" beside all the rows', though gap_down() is open < prev(close), the
+    sign of that same value; under gap_up(), mean(high >= prev(close)) is 1 on every row by
+    construction (high >= open > prev(close)) and kept "all rows 0.8125". Neither is said
+    nor drawn; the day's own return and the next day's under a gap down keep theirs."""
+    prev, close = days["close"].shift(), days["close"]
+    gap, _, _ = _gaps(days)
+    down, up = days["open"] < prev, days["open"] > prev
+    reached = (days["high"] >= prev).where(prev.notna())
+    assert gap[down].max() < 0 <= gap[~down & prev.notna()].min()  # the where's own sign
+    assert reached[up].all() and 0 < reached[~up].mean() < 1  # decided on the gap-ups alone
+    result = ask(
+        {"map": GAP, "where": "gap_down()", "select": ["count()", "mean(gap_pct)"]},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.summary.values["mean_gap_pct"] == pytest.approx(gap[down].mean())
+    assert not _with(result, "mean_gap_pct") and result.metadata.baselines == {}
+    query = {"where": "gap_up()", "select": ["count()", "mean(high >= prev(close)) as reach"]}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.summary.values["count"] == up.sum() and result.summary.values["reach"] == 1
+    assert not _with(result, "reach") and result.metadata.baselines == {}
+    ret = close / prev - 1
+    next_up = (close.shift(-1) > close).where(close.shift(-1).notna()).astype(float)
+    assert ret[down].max() > ret[~down].min()  # the rows kept and the others overlap
+    result = ask(
+        {
+            "where": "gap_down()",
+            "select": ["mean(close / prev(close) - 1) as ret", "mean(next(close) > close) as nu"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.summary.values["ret"] == pytest.approx(ret[down].mean())
+    assert {"ret", "nu"} <= result.metadata.baselines.keys()
+    [said] = _with(result, "nu")
+    assert said.endswith(_said("nu", next_up, down.fillna(False), share=True))

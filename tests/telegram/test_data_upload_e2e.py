@@ -4,21 +4,27 @@ file crosses the fake Bot API (getFile and the download) as it would cross Teleg
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import json
 import re
 import sys
+import threading
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from bot_harness import ALICE, BOB, GROUP, barb_bot, keyboard_data, press
-from fake_bot_api import FakeBotAPI
+from fake_bot_api import QUERY_INVALID, FakeBotAPI
 
+import bot.data_uploads as data_uploads
 from barb.data.layouts import LAYOUTS
 from barb.data.store import data_path, previous_path, read_bars, read_meta
 from barb.i18n import day, decimal
 from barb.interpreter import execute
 from barb.settings import EngineSettings
+from bot.data_uploads import DataUploads
+from bot.telegram.app import StoppableUpdates
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
 import bar_files as bf
@@ -85,7 +91,6 @@ async def test_admin_gets_the_report_and_imports_with_one_press(
         )
         assert answer.summary.value == bars["high"].max()
         assert not keyboard_data(fake.message(ALICE, offer["message_id"]))  # buttons gone
-        assert not list((engine.data_dir / ".uploads").iterdir())  # nothing left staged
 
         # A second file that does not continue the data (one volume corrected) replaces it,
         # as its report says; the previous one is kept for `barb data restore`.
@@ -104,6 +109,8 @@ async def test_admin_gets_the_report_and_imports_with_one_press(
         )
         assert read_meta(data_path("ES", engine)).source_file == "again.csv"
         assert read_meta(previous_path(data_path("ES", engine))).source_file == "nq chicago.csv"
+    # Each offer is let go once the reply saying what it imported is stored.
+    assert not list((engine.data_dir / ".uploads").iterdir())  # nothing left staged
 
 
 async def test_a_bad_file_gets_the_report_and_no_import_button(
@@ -161,7 +168,7 @@ async def test_a_damaged_stored_file_is_said_in_one_sentence_and_import_writes_o
         frame, meta = read_bars(target)
         assert meta.source_file == "mon.csv" and len(frame) == 1380
         assert not previous_path(target).exists()  # the damaged file is not kept
-        assert not list((engine.data_dir / ".uploads").iterdir())
+    assert not list((engine.data_dir / ".uploads").iterdir())
 
 
 async def test_cancel_and_other_people(
@@ -509,6 +516,18 @@ async def test_the_options_checked_are_the_options_imported(
             "America/Chicago или UTC.",
         ),
         ('ES --columns "timestamp=Time', "в подписи не закрыта кавычка."),
+        # p46b #3: a region alone is a folder of the zone database (IsADirectoryError):
+        # "Something broke" until it was read as the unknown zone it is.
+        (
+            "ES --timezone America",
+            "неизвестный часовой пояс 'America'; используйте имя IANA, например "
+            "America/Chicago или UTC.",
+        ),
+        (
+            "ES --columns ''",
+            "у --columns в подписи нет значения; пишите как в командной строке, "
+            "например --timezone Asia/Dubai.",
+        ),
     ],
 )
 async def test_a_caption_not_understood_is_refused_in_russian_and_nothing_is_staged(
@@ -540,3 +559,157 @@ async def test_a_caption_not_understood_is_refused_in_russian_and_nothing_is_sta
         (engine.data_dir / ".uploads").iterdir()
     )
     assert not data_path("ES", engine).exists()
+
+
+async def test_an_import_pressed_while_the_bot_was_down_is_done(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    """Telegram refuses to answer a press it delivers late (made while the bot was down):
+    the bare answer raised, the admin read "Something broke" and nothing was imported."""
+    fake = fake_telegram
+    content, bars = chicago_csv
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        offer = await send_file(fake, ALICE, content, "week.csv", caption="ES")
+        fake.fail_next(
+            "answerCallbackQuery", error_code=400, description=QUERY_INVALID, retry_after=None
+        )
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        done = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+    assert done[-1].result["text"] == (
+        "ES: imported 6,900 bars; the data now runs Mar 18, 2024 to Mar 22, 2024."
+    )
+    assert read_meta(data_path("ES", engine)).rows == len(bars)
+
+
+async def test_an_import_cut_by_a_shutdown_is_said_at_the_next_start(
+    tmp_path: Path,
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Import pressed, and the shutdown's grace ran out while it wrote (NQ's 6.4M bars take
+    seconds): the handler was stopped, the worker thread wrote the data and deleted the
+    offer, and the press, handled again at the next start, read "send it again" of a file
+    that was imported. Now it reads what was imported, kept with the offer until said; the
+    file sent again has nothing new, and the data from before the import stays kept."""
+    fake = fake_telegram
+    content, bars = chicago_csv
+    monday = bf.plain_csv(tmp_path / "mon.csv", bars.iloc[:1380], "America/Chicago")
+    stoppable: list[StoppableUpdates] = []
+    real_init = StoppableUpdates.__init__
+
+    def recording_init(self: StoppableUpdates, *args: object, **kwargs: object) -> None:
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        stoppable.append(self)
+
+    monkeypatch.setattr(StoppableUpdates, "__init__", recording_init)
+    writing, gate = threading.Event(), threading.Event()
+    real_write = data_uploads.write_checked
+
+    def slow_write(*args: object, **kwargs: object) -> object:
+        result = real_write(*args, **kwargs)  # type: ignore[arg-type]
+        if kwargs["expect"]:  # the week's, not Monday's
+            writing.set()
+            gate.wait(20)
+        return result
+
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        first = await send_file(fake, ALICE, monday.read_bytes(), "mon.csv", caption="ES")
+        await press(fake, ALICE, ALICE, first, keyboard_data(first)[0])
+        await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        monkeypatch.setattr(data_uploads, "write_checked", slow_write)
+        offer = await send_file(fake, ALICE, content, "week.csv", caption="ES")
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        await asyncio.to_thread(writing.wait, 20)
+        assert stoppable[-1].stop_running() >= 1  # the shutdown's grace is over
+        await asyncio.sleep(0.2)
+    gate.set()  # the worker thread goes on (the interpreter waits for it at exit)
+    target = data_path("ES", engine)
+    assert read_meta(target).rows == len(bars)  # it was imported
+    said = len(fake.said(ALICE))
+    assert said == 3  # the imported week was not said
+
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        await fake.wait_said(said + 1, chat_id=ALICE, timeout=20)
+        again = await send_file(fake, ALICE, content, "week.csv", caption="ES")
+    assert fake.said(ALICE)[said]["text"] == (
+        "ES: imported 5,520 bars; the data now runs Mar 18, 2024 to Mar 22, 2024. "
+        "The previous data is kept (barb data restore ES brings it back)."
+    )
+    assert again["text"].endswith(
+        "Not imported: every bar of week.csv is already in the stored ES data (6,900 bars, "
+        "2024-03-18 to 2024-03-22); there is nothing to import."
+    )
+    assert read_meta(previous_path(target)).source_file == "mon.csv"  # for barb data restore
+    assert not list((engine.data_dir / ".uploads").iterdir())
+
+
+async def test_upload_replies_are_in_the_language_chosen_in_settings(
+    fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """An admin who chose Russian in /settings on an English phone read the report and its
+    refusal in English: only Telegram's language_code was read."""
+    fake = fake_telegram
+    bad = b"timestamp,open,high,low,close,volume\n2024-01-02 09:30:00,100,99,101,100,10\n"
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}) as svc:
+        await svc.store.chats.ensure(ALICE, "private")
+        await svc.store.chats.update_settings(ALICE, language="ru")
+        fake.inject(
+            fake.document_update(
+                chat_id=ALICE, user_id=ALICE, content=bad, file_name="bad.csv", language_code="en"
+            )
+        )
+        [reply] = await fake.wait_for("sendMessage", 1, chat_id=ALICE)
+    assert reply.result["text"].startswith("bad.csv как бары NQ: что нашла проверка.")
+    assert reply.result["text"].endswith(
+        "Не импортировано: bad.csv, строка 2: high 99 ниже low 101."
+    )
+
+
+async def test_an_offer_nobody_pressed_for_a_day_expires(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    """Unpressed uploads stayed under .uploads for good, and Import worked on them days
+    later. An offer untouched for a day (a plan's lifetime) is now refused in one sentence
+    in the admin's language, and let go at the next start or upload."""
+    fake = fake_telegram
+    content, _ = chicago_csv
+    desk = DataUploads(engine)
+
+    def age(offer_id: str, hours: float) -> None:
+        record = desk.root / offer_id / "offer.json"
+        saved = dt.datetime.now(dt.UTC) - dt.timedelta(hours=hours)
+        record.write_text(json.dumps(json.loads(record.read_text()) | {"saved_at": str(saved)}))
+
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        fake.inject(
+            fake.document_update(
+                chat_id=ALICE, user_id=ALICE, content=content, file_name="w.csv", language_code="ru"
+            )
+        )
+        [offer] = await fake.wait_for("sendMessage", 1, chat_id=ALICE)
+        button = keyboard_data(offer.result)[0]
+        age(button.split(":")[1], 25)
+        await press(fake, ALICE, ALICE, offer.result, button, language_code="ru")
+        sent = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert sent[-1].result["text"] == (
+            "Этот файл ждал импорта больше суток и устарел; чтобы импортировать его, "
+            "отправьте его ещё раз."
+        )
+        assert not keyboard_data(fake.message(ALICE, offer.result["message_id"]))
+        unpressed = await send_file(fake, ALICE, content, "again.csv")
+    assert not data_path("NQ", engine).exists()
+    left = keyboard_data(unpressed)[0].split(":")[1]
+    assert [p.name for p in desk.root.iterdir()] == [left]
+    age(left, 25)
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        pass
+    assert not list(desk.root.iterdir())  # let go at the start
