@@ -121,6 +121,11 @@ def query(
 
 def _no_chart_reason(result: Result) -> str:
     """Why ``render_chart`` drew nothing, as far as the result says."""
+    from barb.charts.many_groups import too_many_to_draw  # loaded with the chart already
+
+    too_many = too_many_to_draw(result)
+    if too_many is not None:
+        return too_many.removeprefix("No chart: ")
     shown = result.table if result.table is not None else result.source_rows
     if shown is None or not len(shown):
         return "the result has no rows to draw."

@@ -24,6 +24,7 @@ from barb.caveats.bounded_conditions import bounded_condition_caveat
 from barb.caveats.calendar import (
     groups_weeks,
     holiday_caveat,
+    holiday_shift,
     iso_week_caveat,
     missing_days_caveat,
     period_cuts,
@@ -45,7 +46,7 @@ from barb.caveats.part_group_feeds import say_fed
 from barb.caveats.price_level_comparisons import Bars, comparison_caveat
 from barb.caveats.price_levels import price_level_caveat, running_total_caveat
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
-from barb.caveats.run_edges import run_past_period_caveat
+from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat
 from barb.caveats.scope import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.caveats.sessions import (
@@ -77,12 +78,13 @@ from barb.caveats.zone_clock_groups import zone_group_caveat
 from barb.caveats.zone_midnight import zone_midnight_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
-from barb.errors import BarbError, DataError, ExecutionError, QueryError
+from barb.errors import BarbError, DataError, ExecutionError, QueryError, out_of_memory
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
 from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
 from barb.planning import Plan, plan_query, session_name
+from barb.process_memory import memory_ceiling
 from barb.result import (
     Metadata,
     PartGroup,
@@ -130,6 +132,11 @@ def execute(
         return Result(
             query=raw if isinstance(raw, dict) else {},
             error=ExecutionError(str(exc), step="data", hint="Run `barb data sample`."),
+        )
+    except MemoryError:  # past the worker's ceiling (``barb.process_memory``): the query's size
+        log.warning("query ran out of memory (ceiling %s bytes): %r", memory_ceiling(), raw)
+        return Result(
+            query=raw if isinstance(raw, dict) else {}, error=out_of_memory(memory_ceiling())
         )
     except (BarbError, Exception) as exc:  # a bug: log it, never crash the caller
         ref = uuid.uuid4().hex[:8]
@@ -214,7 +221,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += output.warnings
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
-    warnings += holiday_caveat(plan, output.kept_dates)
+    # Weighed over the first stage's own answer only: a then stage shows other values.
+    shift = None
+    if plan.then is None and output.kept is not None:
+        shift = partial(holiday_shift, plan.first, ctx, output.kept)
+    warnings += holiday_caveat(plan, output.kept_dates, shift)
     if plan.then is None:  # else said of the rows the then stage lists
         warnings += short_sessions_caveat(plan, output.table)
     said, short_weeks = short_weeks_caveat(plan, output)
@@ -313,6 +324,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
     warnings += run_past_period_caveat(plan, ctx, scope, frame, first, run_stage)
+    warnings += holiday_run_caveat(plan, scope.in_period, frame, first)
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     running = running_total_caveat(plan, first, output)
     warnings += running
@@ -371,6 +383,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         apart_groups=list(output.apart_columns) or None,
         near_groups=output.near_groups or None,
         part_counted=parts.counted,
+        cut_runs=[run for said, run in ctx.cut_runs.items() if said in warnings],
         baselines=output.baselines,
     )
     return Result(

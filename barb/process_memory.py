@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
+import resource
 
 log = logging.getLogger(__name__)
 
@@ -44,3 +45,26 @@ def return_freed_memory() -> bool:
     return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
         mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
     )
+
+
+def set_memory_ceiling(limit_bytes: int | None) -> None:
+    """Cap this process's private memory at ``limit_bytes`` (None or 0: no cap); children
+    forked from here inherit it.
+
+    ``RLIMIT_DATA`` (Linux 4.7+) counts the heap and every private writable mapping (the
+    large arrays malloc maps), not the read-only mappings of the data files, which ``RLIMIT_AS``
+    would count too (an ES and NQ minute join maps 1.1 GB of them). An allocation past the
+    cap fails with MemoryError, which the engine turns into ``barb.errors.out_of_memory``,
+    instead of the whole machine running out and the kernel killing the bot.
+    """
+    limit = limit_bytes or resource.RLIM_INFINITY
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY and (limit == resource.RLIM_INFINITY or limit > hard):
+        limit = hard  # an unprivileged process cannot raise its hard limit
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+
+
+def memory_ceiling() -> int | None:
+    """This process's memory cap in bytes (``set_memory_ceiling``), None when it has none."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
+    return None if soft == resource.RLIM_INFINITY else soft

@@ -136,6 +136,24 @@ class PartCounted(BaseModel):
     cut: str = "open"
 
 
+class CutRun(BaseModel):
+    """A streak run the period cuts, as its warning says it (``streak()``'s at the period's
+    start, ``run_edges``' at its end): the run as counted (7, ending "2025-01-02"), and
+    either the day it began before the period with the period's own longest run (began
+    "2024-12-23"; 6, ending "2025-05-22") or what it went on to after the period's last row
+    (7 on "2025-01-02"; ``still`` going at the data's end). A chart says it under its
+    subtitle: "max_run = 7 days" over a 2025 axis had read as 2025's own (p46f Q17)."""
+
+    length: int
+    ended: str
+    began: str | None = None
+    inside: int | None = None
+    inside_end: str | None = None
+    whole: int | None = None
+    whole_end: str | None = None
+    still: bool = False
+
+
 class UnfinishedBar(BaseModel):
     """The data's unfinished last weekly or longer bar, listed in a table of bars (weekly
     last_4_bars ending on Wednesday 2026-01-07): its label as the table writes it and the
@@ -219,6 +237,9 @@ class Metadata(BaseModel):
     # stage among their rows: "high first 463 weeks" with 2026-01-05's 3 days (462 without).
     # A chart says so under its bars, as the warning does. For the chart only.
     part_counted: list[PartCounted] = Field(default_factory=list, exclude=True)
+    # Streak runs the period's start or end cuts, each as a warning says it: a chart says
+    # so under its subtitle. For the chart only.
+    cut_runs: list[CutRun] = Field(default_factory=list, exclude=True)
     # The data's last trading date: a value on an earlier row (a period that ended before
     # it) is that period's last, not "now". For the chart only.
     data_last: dt.date | None = Field(default=None, exclude=True)

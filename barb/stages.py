@@ -64,7 +64,7 @@ from barb.script.functions import KIND_NAMES, value_kind
 from barb.script.query import Query
 from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
 from barb.summary_text import value_text
-from barb.time_keys import from_the_open, period_keys
+from barb.time_keys import calendar_part, from_the_open, period_keys
 from barb.timeframes import timeframe as timeframe_spec
 
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
@@ -425,7 +425,9 @@ def _answer(
             index = next(iter(answers.values())).rows.index
             assert index is not None
             warnings += grouped_overlap_caveat(stage, overlapping, index, ctx.timeframe)
-        even = even_groups(stage.select, answers, stage.sort, rows, overlapping)
+        # A month of the year's days are stretches of time: tested a stretch at a time.
+        part = calendar_part(by[0], query) if len(by) == 1 and query is not None else None
+        even = even_groups(stage.select, answers, stage.sort, rows, overlapping, part)
         counted = CountedNoise()
         if prefix and _by_outcome(stage, row_keys):
             counted = counted_noise(stage.select, answers, stage.sort)

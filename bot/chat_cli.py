@@ -21,6 +21,7 @@ from bot.llm.provider import LLMProvider
 from bot.llm.scripted import ScriptedProvider
 from bot.llm.settings import LLMSettings, make_provider
 from bot.pool.runner import ProcessRunner
+from bot.settings import BotSettings
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
 
@@ -140,7 +141,11 @@ async def command(assistant: Assistant, asker: Asker, text: str, out_dir: Path) 
 def chat_runner() -> ProcessRunner:
     """One worker process, under the bot's time limit (BARB_QUERY_TIMEOUT_S): a query that
     runs away is stopped and the conversation goes on, as in Telegram."""
-    return ProcessRunner(workers=1, timeout_s=QueryLimits().query_timeout_s)
+    return ProcessRunner(
+        workers=1,
+        timeout_s=QueryLimits().query_timeout_s,
+        memory_gb=BotSettings().worker_memory_gb,
+    )
 
 
 async def run_chat(

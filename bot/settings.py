@@ -101,6 +101,13 @@ class BotSettings(BaseSettings):
     )
     query_timeout_s: float = Field(default=20.0, gt=0)
     workers: int = Field(default=2, ge=1)
+    worker_memory_gb: float = Field(
+        default=3.0,
+        ge=0,
+        description="Each query worker process's own memory (RLIMIT_DATA: not the memory-"
+        "mapped data files); a query past it is told to join fewer instruments or use a "
+        "shorter period or a longer timeframe. 0: no ceiling",
+    )
     shutdown_grace_s: float = Field(
         default=5.0,
         ge=0,

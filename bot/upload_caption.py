@@ -3,12 +3,13 @@ written as on the command line (``ES --timezone Asia/Dubai --interval 5m``).
 
 A Dubai-time file, 5-minute bars or close-stamped bars were refused with "pass --timezone
 Asia/Dubai", which the bot gave no way to do: such a file could not be imported through the
-bot at all. The caption is read strictly: ``shlex.split``, then only the options of
-``barb data import`` that describe the file (never ``--replace`` or ``--check``: what Import
-does is the offer's), each value checked by the importer's own code before the file is
-fetched. Anything else starting with a dash is refused in one sentence naming it, nothing
-staged. Words that are not options are the admin's ("ES please", the bot's @name): the first
-that names an instrument is the instrument. Nothing in a caption is ever evaluated.
+bot at all. The caption is read strictly: from its first option on, ``shlex.split``, then
+only the options of ``barb data import`` that describe the file (never ``--replace`` or
+``--check``: what Import does is the offer's), each value checked by the importer's own code
+before the file is fetched. Anything else starting with a dash, or an option with an empty
+value, is refused in one sentence naming it, nothing staged. Words that are not options are
+the admin's ("ES please", the bot's @name): the first that names an instrument is the
+instrument. Nothing in a caption is ever evaluated.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ STAMPS = {"open": N_("upload_option_stamp_open"), "close": N_("upload_option_sta
 # Phones and Macs turn a typed "--" into a dash: "—timezone" is still the option.
 _DASHED = re.compile(r"(?<!\S)[—–](?=[A-Za-z])")
 _OPTION = re.compile(r"-{1,2}[A-Za-z]")
+#: Where the options begin: the first word that is one.
+_FIRST_OPTION = re.compile(r"(?<!\S)-{1,2}[A-Za-z]")
 
 
 class CaptionError(Exception):
@@ -100,19 +103,22 @@ def read_caption(caption: str | None, symbols: set[str], lang: str) -> Caption:
     Caption(symbol='ES', options=UploadOptions(timezone='Asia/Dubai', interval='5m', ...))
     """
     text = _DASHED.sub("--", caption or "")
+    # The words before the first option are prose, split on spaces: its apostrophes are no
+    # quotes. shlex paired the two of "Monday's ES bars, Tuesday's too" into one token, ES
+    # was not found, and the file was offered as the chat's instrument (p46b #5).
+    first = _FIRST_OPTION.search(text)
+    cut = len(text) if first is None else first.start()
     try:
-        tokens = shlex.split(text)
-    except ValueError:  # "No closing quotation": an apostrophe in "ES, it's Monday's" is no quote
-        tokens = text.split()
-        if any(_OPTION.match(token) for token in tokens):
-            raise CaptionError(t("upload_caption_quote", lang)) from None
+        tokens = text[:cut].split() + shlex.split(text[cut:])
+    except ValueError:  # "No closing quotation" among the options: what is quoted is unclear
+        raise CaptionError(t("upload_caption_quote", lang)) from None
     given: dict[str, str] = {}
     named: str | None = None  # an instrument among the words
     tokens.reverse()
     while tokens:
         token = tokens.pop()
         if not _OPTION.match(token):
-            word = token.strip(",.;:!?").upper()  # "ES, please"
+            word = token.strip(",.;:!?\"'()").upper()  # "ES, please"
             if named is None and word in symbols:
                 named = word
             continue
@@ -127,6 +133,8 @@ def read_caption(caption: str | None, symbols: set[str], lang: str) -> Caption:
             if not tokens or _OPTION.match(tokens[-1]):
                 raise CaptionError(t("upload_caption_no_value", lang, option=flag))
             value = tokens.pop()
+        if not value.strip():  # --columns '' read as no mapping, --stamp "" as "not ."
+            raise CaptionError(t("upload_caption_no_value", lang, option=flag))
         given[name] = value
     symbol = given.pop("symbol", None)
     if symbol is not None and symbol.upper() not in symbols:

@@ -64,5 +64,6 @@ def worker(instruments: str | None, concurrency: int | None, loglevel: str) -> N
         served,
         concurrency=concurrency or os.cpu_count() or 1,
         timeout_s=settings.query_timeout_s,
+        memory_gb=settings.worker_memory_gb,
         loglevel=loglevel.upper(),
     )

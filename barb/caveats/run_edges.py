@@ -1,4 +1,5 @@
-"""A streak record the period's end cuts: the run still going on its last row.
+"""A streak record the period's end cuts (the run still going on its last row), and one
+whose run counts a US holiday session among its days.
 
 A streak counts the run's rows before the period (said by streak() itself), and stops at the
 period's last row though the run may go on: NQ's longest losing streak of 2024 read 6, a tie
@@ -7,6 +8,16 @@ said (p46f Q17). When the answer's longest run is the one holding the period's l
 the data goes on past it, the first stage is run again over the period carried on until that
 run ends, and its whole length and last row are said. The interpreter hands this check the
 engine's ``run_stage`` (``RunStage``), as for the cut weekly bars.
+
+A record's run can also hold a US holiday session, a short day of the futures with the stock
+market shut: CL's longest winning streak, 16 days on ETH and one of three 11s on RTH, ends
+2008-05-26, Memorial Day, closed 13:00, with no settlement; on the stock market's days alone
+it is 15 (ending 2008-05-23) and the RTH tie is 2012-10-15 and 2019-11-21's (p46f Q18). Rows
+listed after such a day are said (``holiday_closes``); a record read by max() or arg_max()
+names the holiday sessions in its run and the form that leaves them out
+(``holiday_run_caveat``). A stock index's every holiday session is said, as the stock
+market's days are its question; another instrument's short ones only, as its own holiday
+sessions in full are days like any other (``calendar``'s CL).
 """
 
 from __future__ import annotations
@@ -18,12 +29,16 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import row_label
+from barb.caveats.calendar import NAMED_DAYS
 from barb.caveats.cut_bar_rows import RunStage
+from barb.events.rules import OPTIONS_CALENDAR, closure_name, us_market_closed
 from barb.lineage import through_map
 from barb.period_rows import Scope, bars_in_scope, event_filtered
 from barb.planning import Plan
+from barb.result import CutRun
 from barb.script import ast
 from barb.script.context import EvalContext
+from barb.short_days import close_clock, day_edges, short_days
 from barb.stage_output import StageOutput
 
 # Calendar days the period is carried on by at first (doubled while the run goes on).
@@ -41,8 +56,8 @@ def run_past_period_caveat(
     """Said of a streak the first stage maps (streak(cond) without a restart unit) whose
     highest value over the rows kept is on the period's last row, where the data goes on
     after it: "The run ending 2024-12-31 (6) is still going on the period's last row: it
-    went on to 7 on 2025-01-02; a period reaching 2025-01-02 counts it whole."
-    ``frame``: the first stage's bars with its columns."""
+    went on to 7 on 2025-01-02; a period reaching 2025-01-02 counts it whole." Its chart's
+    form is kept in ``ctx.cut_runs``. ``frame``: the first stage's bars with its columns."""
     period = plan.period
     if plan.then is not None or period.end is None or period.bars is not None:
         return []
@@ -69,11 +84,122 @@ def run_past_period_caveat(
             if still
             else f"it went on to {length} on {ended}"
         )
-        return [
+        text = (
             f"The run ending {said} ({int(values[last])}) is still going on the period's last "
             f"row: {later}; a period reaching {ended} counts it whole."
-        ]
+        )
+        ctx.cut_runs[text] = CutRun(
+            length=int(values[last]), ended=said, whole=length, whole_end=ended, still=still
+        )
+        return [text]
     return []
+
+
+def holiday_run_caveat(
+    plan: Plan, in_period: np.ndarray, frame: pd.DataFrame, first: StageOutput
+) -> list[str]:
+    """Said of the longest runs of a daily streak the first stage reads by max() or arg_max()
+    that hold a US holiday session: "The longest run (16, ending 2008-05-26) counts a US
+    holiday session among its days: 2008-05-26 (Memorial Day: the stock market shut, the
+    futures closed 13:00). On the stock market's days alone, "where": "not holiday()" with
+    the streak in a then stage leaves it out." Not when the query names holiday() itself.
+    ``frame``: the first stage's bars with its columns; ``in_period``: the period's rows."""
+    stage = plan.first
+    if plan.then is not None or plan.timeframe.name != "daily" or "holiday" in stage.calls:
+        return []
+    names = [name for name in _record_columns(plan) if name in frame.columns]
+    if not names:
+        return []
+    kept = in_period if first.passed is None else in_period & first.passed
+    days = frame["trading_date"].to_numpy().astype("datetime64[D]")
+    holiday = _holiday_sessions(plan, days)
+    for name in names:
+        values = frame[name].to_numpy(dtype="float64")
+        best = np.nanmax(values[kept], initial=0)
+        if not best > 0:
+            continue
+        ends = np.flatnonzero(kept & (values == best))
+        found = []
+        for end in ends:
+            stops = np.flatnonzero(values[:end] == 0)
+            start = int(stops[-1]) + 1 if len(stops) else 0
+            counted = start + np.flatnonzero(
+                holiday[start : end + 1] & (values[start : end + 1] > 0)
+            )
+            if len(counted):
+                found.append((int(end), days[counted]))
+        if found:
+            return [_holiday_run_text(plan, frame, int(best), len(ends), found)]
+    return []
+
+
+def _holiday_run_text(
+    plan: Plan,
+    frame: pd.DataFrame,
+    length: int,
+    records: int,
+    found: list[tuple[int, np.ndarray]],
+) -> str:
+    """The sentence for the longest runs (``records`` of them, ``length`` long) of which
+    ``found`` hold holiday sessions: each run's last row and those sessions' dates."""
+    ended = [row_label(frame, end, plan.timeframe.name) for end, _ in found]
+    sessions = np.concatenate([held for _, held in found])
+    n = len(sessions)
+    counts = f"{'a US holiday session' if n == 1 else f'{n} US holiday sessions'} among"
+    if records == 1:
+        lead = f"The longest run ({length}, ending {ended[0]}) counts {counts} its days"
+    elif len(found) == 1:
+        lead = (
+            f"Of the {records} longest runs ({length}), the one ending {ended[0]} counts "
+            f"{counts} its days"
+        )
+    else:
+        lead = (
+            f"Of the {records} longest runs ({length}), those ending {', '.join(ended)} count "
+            f"{counts} their days"
+        )
+    shown = sessions[:NAMED_DAYS]
+    _, closed = day_edges(plan.dataset, shown)
+    short = short_days(plan.dataset, plan.session, shown)
+    named = []
+    for day, end, cut in zip(shown, closed, short, strict=True):
+        holiday = closure_name(OPTIONS_CALENDAR, day)
+        futures = f", the futures closed {close_clock(plan.dataset, int(end))}" if cut else ""
+        named.append(f"{day} ({f'{holiday}: ' if holiday else ''}the stock market shut{futures})")
+    if n > NAMED_DAYS:
+        named.append(f"and {n - NAMED_DAYS} more")
+    it = "it" if n == 1 else "them"
+    return (
+        f"{lead}: {'; '.join(named)}. On the stock market's days alone, "
+        f'"where": "not holiday()" with the streak in a then stage leaves {it} out.'
+    )
+
+
+def _holiday_sessions(plan: Plan, days: np.ndarray) -> np.ndarray:
+    """Which of ``days`` are the US holiday sessions a streak record is told of: all of a
+    stock index's, another instrument's short ones (its full ones are days like any other)."""
+    holiday = us_market_closed(days)
+    if holiday.any() and not plan.dataset.instrument.stock_index:
+        holiday[holiday] = short_days(plan.dataset, plan.session, days[holiday])
+    return holiday
+
+
+def _record_columns(plan: Plan) -> list[str]:
+    """The first stage's streak columns (mapped, or hoisted from an aggregate's argument)
+    that its select reads the longest run of: max(run), arg_max(date(), run)."""
+    mapped = dict(plan.first.map_exprs) | dict(plan.first.hoisted)
+    found = []
+    for item in plan.first.select:
+        expr = item.expr
+        if not isinstance(expr, ast.Call) or not expr.args:
+            continue
+        read = {"max": expr.args[0], "arg_max": expr.args[-1]}.get(expr.name.lower())
+        if not isinstance(read, ast.Column) or read.name in found:
+            continue
+        call = through_map(read, mapped)
+        if isinstance(call, ast.Call) and call.name.lower() == "streak":
+            found.append(read.name)
+    return found
 
 
 def _streak_columns(plan: Plan) -> list[str]:

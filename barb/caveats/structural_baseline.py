@@ -33,16 +33,25 @@ is asked to predict) and
   the other rows it is empirically decided (``decided``): the same on every one of them
   (0 of Q21's 922), or on every one of them on one side of that level by a price of the
   row's own bar the where reads (``open`` above ``prev(close)``: all 2,452 of Q05's gap-ups)
-  where that side holds at least ``DECIDED_SHARE`` of them.
+  where that side holds at least ``DECIDED_SHARE`` of them; or the same on every row the
+  where kept, beyond chance at the other rows' rate (``_decided_kept``): mean(high >=
+  prev(close)) under gap_up() is 1 on all 2,405 rows (high >= open > prev(close)) and had
+  kept "all rows 0.8125" (p46h); or
+- it is a number sharing such a level with the where whose values on the rows kept lie
+  apart from the others' (``_apart``): mean(gap_pct) under gap_down(), gap_pct = (open /
+  prev(close) - 1) * 100, is below 0 on every row kept and not on any other, the where's
+  own comparison written as another expression: -0.6841 beside "over all 4,646 rows
+  0.03415, far beyond its noise" had been said (p46h).
 
 The classic setup keeps its base rate: "where": "rsi(close, 14) < 30" with next(close) >
 close read ahead, or close > open on the same day, shares no derived level (rsi's own
 close is read inside a call over past bars, not beside it). Nor is "after an up day"
 ("where": "prev(close) > prev(open)", outcome close > prev(close)) left out: it shares
 prev(close), but its where reads no price of the row's own bar and the outcome is up on
-about half the other days, decided on none. A share of numbers that only shares a level
-(mean(close / prev(close) - 1) under a gap) keeps its baseline: part of its difference is
-the gap picked, but no row's value is settled, and it is what the person compares.
+about half the other days, decided on none. A mean of numbers that only shares a level
+(mean(close / prev(close) - 1) under a gap, the day's return on gap days) keeps its
+baseline: part of its difference is the gap picked, but the rows kept and the others
+overlap, and it is what the person compares.
 
 Both expressions are read through the map and through the named patterns' definitions (the
 function registry's, ``barb.script.patterns``): "where": "gap_down()" with mean(high >=
@@ -56,6 +65,7 @@ period's rows.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
@@ -70,6 +80,9 @@ PRICES = frozenset({"open", "high", "low", "close"})
 # A side of the shared level holding at least this share of the other rows, the outcome the
 # same on every one of them, decides the baseline: Q05's gap-ups are 2,452 of 4,131 (0.59).
 DECIDED_SHARE = 0.25
+# An outcome the same on every row kept is the where's consequence when the other rows' rate
+# gives that by chance with less than this probability (rate ** rows kept).
+BY_CHANCE = 1e-3
 
 
 def structural(
@@ -97,12 +110,14 @@ def structural(
         return False
     outcome = _bools(values(arg), given)
     if outcome is None:
-        return False
+        return _apart(_numbers(values(arg), given), inside)
     others = ~inside & ~outcome.isna
     rest = outcome.values[others]
     if len(rest) < 2:
         return False
     if rest.all() or not rest.any():
+        return True
+    if _decided_kept(outcome.values[inside & ~outcome.isna], rest):
         return True
     prices = [n.name for n in where_nodes.values() if isinstance(n, ast.Column) and _raw(n, mapped)]
     for level in shared:
@@ -120,6 +135,34 @@ def structural(
                 ):
                     return True
     return False
+
+
+def _apart(numbers: np.ndarray | None, inside: np.ndarray) -> bool:
+    """Whether the rows kept and the others lie apart in ``numbers``, each kept value below
+    every other or above: the where picked the rows by that value's side of a level, as
+    gap_down() (open < prev(close)) picks the rows where open / prev(close) - 1 < 0. Two
+    rows on each side at least; a few thousand rows apart by chance alone would be one
+    ordering among more than millions."""
+    if numbers is None:
+        return False
+    known = ~np.isnan(numbers)
+    kept, rest = numbers[inside & known], numbers[~inside & known]
+    if len(kept) < 2 or len(rest) < 2:
+        return False
+    return bool(kept.max() < rest.min() or kept.min() > rest.max())
+
+
+def _decided_kept(kept: np.ndarray, rest: np.ndarray) -> bool:
+    """Whether a true/false outcome is the same on every row kept where the other rows' rate
+    makes that a chance below ``BY_CHANCE``: it is the where's consequence, no finding.
+    mean(high >= prev(close)) under gap_up() is 1 on its 2,405 rows (high >= open >
+    prev(close)) while 0.6 of the gap-downs reach it; 5 rows all up where half the others
+    are is chance, and keeps its base rate."""
+    if len(kept) < 2 or not (kept.all() or not kept.any()):
+        return False
+    # Between 0 and 1: the other rows all alike decided it already (``structural``).
+    rate = float(rest.mean()) if kept.all() else 1 - float(rest.mean())
+    return len(kept) * math.log(rate) < math.log(BY_CHANCE)
 
 
 def same_bar_nodes(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> Iterator[ast.Node]:

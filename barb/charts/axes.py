@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator
 
@@ -37,6 +38,9 @@ from barb.charts.words import ENGLISH, Words
 # A tick label that is a number as a chart writes it: 25 500, −1,5 %, 2.4M.
 _NUMBER = re.compile(r"[−\-+]?[\d\s\u202f\u00a0.,]+\s?(%|M|млн)?")
 MAX_VALUE_LABELS = 20  # bars labelled with their value up to this many
+# The smallest font a category axis's level labels are shrunk to, so that each group has
+# its label where thinned ones would step unevenly.
+MIN_TICK_PT = 10.0
 CHAR_PX = TICK_PT * PX_PER_PT * 0.62  # a tick label's character, about
 
 
@@ -158,8 +162,21 @@ def category_ticks(
     # Level labels take their own width; turned ones the step they were thinned to.
     width = math.ceil(max(map(len, labels)) * CHAR_PX / _slot_px(labels)) if not rotate else step
     positions = _keeping(positions, kept, width if x is None else None)
+    # The named bars' labels broke the step (Jan, Mar, May, Aug, Oct; 09:30 … 13:30, 16:30
+    # with 15:30 left out), and a reader counts along labels that do not step evenly: every
+    # group is labelled, level, in a smaller font, where one down to ``MIN_TICK_PT`` fits.
+    shrunk = None
+    if x is None and not rotate and len(set(np.diff(positions))) > 1:
+        shrunk = _level_fit_pt(ax, labels)
+        if shrunk >= MIN_TICK_PT:
+            positions = np.arange(len(labels))
+        else:
+            shrunk = None
     places = positions if x is None else x[positions]
     ax.set_xticks(places, [labels[i] for i in positions])
+    if shrunk is not None:
+        for text in ax.get_xticklabels():
+            text.set_fontsize(min(TICK_PT, shrunk))
     if rotate:  # degrees; upright labels hang under their bar, centred on it
         for text in ax.get_xticklabels():
             text.set(rotation=rotate, ha="right", rotation_mode="anchor")
@@ -168,6 +185,19 @@ def category_ticks(
     first, last = (0, len(labels) - 1) if x is None else (float(x[0]), float(x[-1]))
     ax.set_xlim(first - 0.6, last + 0.6)
     ax.yaxis.set_major_formatter(TickFormatter(words))
+
+
+def _level_fit_pt(ax: Axes, labels: list[str]) -> float:
+    """The font size at which every one of ``labels`` fits level in its group's slot with
+    half an em between neighbours, measured with the figure's renderer (Cyrillic months,
+    "июнь июль", are wider than their letters count)."""
+    renderer = ax.figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    font = FontProperties(size=TICK_PT)
+    lines = [line for label in labels for line in label.split("\n")]  # "2024\n03" is two lines
+    widest = max(renderer.get_text_width_height_descent(t, font, ismath=False)[0] for t in lines)
+    slot = ax.get_window_extent(renderer).width / (len(labels) + 0.2)  # the limits' ±0.6
+    gap = renderer.points_to_pixels(TICK_PT / 2)
+    return TICK_PT * max(slot - gap, 0.0) / max(widest, 1.0)
 
 
 def _keeping(positions: np.ndarray, keep: list[int], width: int | None = None) -> np.ndarray:

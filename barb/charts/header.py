@@ -33,12 +33,15 @@ from barb.charts.value_text import number_text
 from barb.charts.words import Words
 from barb.i18n import N_
 from barb.proof_names import as_list
-from barb.result import Metadata, Result
+from barb.result import CutRun, Metadata, Result
 from barb.timeframes import TIMEFRAMES, timeframe_short, timeframe_words
 
 LINE_SPACING = 1.22
 _TRAILING = " ·,;:"  # left off a line cut with "…"
 MAX_SUBTITLE_LINES = 2
+# The noise caveat's lines: whole, wrapped. One line cut CL's at a phone's width to "average
+# range, median range: the differences are within…", the word that says it lost.
+MAX_NOISE_LINES = 3
 MAX_TITLE_LINES = 3  # when no form of the headline fits in two
 BADGE_PAD = 0.4  # the badge box's pad, in its font's size
 FOOTER_GAP_PX = 12  # between the footer and the synthetic-data badge
@@ -69,6 +72,21 @@ def subtitle_text(query: dict[str, Any], words: Words) -> str:
         steps = " · ".join(_stage_parts(then, words, events=False))
         parts.append(words("sub.then", steps=steps))
     return " · ".join(parts) or words("all_bars")
+
+
+def cut_run_text(run: CutRun, words: Words) -> str:
+    """A streak run the period cuts, as its warning says it (``Metadata.cut_runs``): "Run of
+    7 to 2025-01-02 began 2024-12-23, before the period; in the period alone: 6, to
+    2025-05-22", or "Run of 6 to 2024-12-31 went on past the period: 7 on 2025-01-02"."""
+    values: dict[str, object] = {"length": number_text(run.length, 0, words), "ended": run.ended}
+    if run.began is not None and run.inside is not None:
+        inside = number_text(run.inside, 0, words)
+        return words(
+            "sub.run_began", began=run.began, inside=inside, inside_end=run.inside_end, **values
+        )
+    assert run.whole is not None
+    key = N_("sub.run_still") if run.still else N_("sub.run_went_on")
+    return words(key, whole=number_text(run.whole, 0, words), whole_end=run.whole_end, **values)
 
 
 def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) -> list[str]:
@@ -224,7 +242,9 @@ def decorate(
         # line of its own: at the end of a long subtitle it was cut off
         names = (column_name(c, result, words) for c in meta.even_groups)
         noise = words("sub.noise", columns=", ".join(names))
-        lines += wrap(fig, noise, SUBTITLE_PT, 1)
+        lines += wrap(fig, noise, SUBTITLE_PT, MAX_NOISE_LINES)
+    for run in meta.cut_runs:  # the answer's run is not the period's own alone
+        lines += wrap(fig, cut_run_text(run, words), SUBTITLE_PT, 2)
     for line in lines:
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
         y -= SUBTITLE_PT * LINE_SPACING / height

@@ -55,7 +55,7 @@ from barb.charts.kinds import (
     sorted_column,
     unshown_sort,
 )
-from barb.charts.many_groups import MAX_TIED_NAMED, tied
+from barb.charts.many_groups import MAX_TIED_NAMED, tied, too_many_to_draw
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import calendar_names, headline_columns, plain_candles
 from barb.charts.side_by_side import series_extremes
@@ -75,8 +75,9 @@ _DOT = "\u00a0· "  # the marks' "·" ending a line of the title, not starting t
 
 
 def chart_headline(result: Result, language: str | None = "en") -> str | None:
-    """The headline of an answered result; None for an error."""
-    if not result.ok or result.summary is None:
+    """The headline of an answered result; None for an error or for groups too many to
+    draw (``too_many_to_draw``), whose headline would read every one of them."""
+    if not result.ok or result.summary is None or too_many_to_draw(result) is not None:
         return None
     return headline(result.for_chart(), words_for(language))  # as the chart draws it
 

@@ -10,6 +10,11 @@ of every stretch (the line looks the same, as ``line_points.decimate`` draws lon
 the first and last group, and every group tied at the highest and at the lowest that the
 headline names; how many tie there in all is counted over every group, so "lowest 1.0
 points (12 tied)" stays true of the table. A note under the chart says so.
+
+Above ``MAX_CHART_GROUPS`` no chart is drawn at all (``too_many_to_draw``): the groups are
+still read one by one before they are thinned (their labels, their calendar order, the
+headline's ties), about 40 µs each, and the minute groups of all history (6,382,050) took
+170 s, far past the query's limit, which then lost the answer computed in 5 s.
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ import pandas as pd
 
 from barb.charts.columns import floats
 from barb.charts.line_points import slice_extremes
-from barb.result import short_value
+from barb.result import Result, short_value
 
 MAX_DRAWN_GROUPS = 2_000  # more groups than this are thinned to about this many
+# More groups than this are not drawn: a year of minute groups (356,000) took 7-15 s.
+MAX_CHART_GROUPS = 200_000
 MAX_TIED_NAMED = 3  # groups the headline names in a tie; past this, it says how many
 # Two values the model's summary rounds alike (to two decimals or finer) are this close.
 _TIE_REACH = 0.01 * (1 + 1e-9)
@@ -82,3 +89,22 @@ def thin_groups(
         rows.append(np.array(high[: MAX_TIED_NAMED + 1] + low[: MAX_TIED_NAMED + 1]))
     kept = np.unique(np.concatenate(rows).astype(np.int64))
     return Thinned(kept, total or count, ties)
+
+
+def too_many_to_draw(result: Result) -> str | None:
+    """Why a grouped result has no chart, when it has more groups than ``MAX_CHART_GROUPS``,
+    e.g. "No chart: 6,382,050 groups are too many to draw (the limit is 200,000); group by
+    a coarser key, such as date() or hour(), for one."; else None. Counted from the
+    summary, before the chart's own rows are built."""
+    summary = result.summary
+    if summary is None or summary.type != "grouped":
+        return None
+    groups = summary.rows
+    if groups is None:
+        groups = len(result.table) if result.table is not None else 0
+    if groups <= MAX_CHART_GROUPS:
+        return None
+    return (
+        f"No chart: {groups:,} groups are too many to draw (the limit is "
+        f"{MAX_CHART_GROUPS:,}); group by a coarser key, such as date() or hour(), for one."
+    )

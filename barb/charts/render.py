@@ -27,6 +27,7 @@ from barb.charts.headline import headline_forms
 from barb.charts.kinds import Window, correlation, latest
 from barb.charts.latest import draw_latest
 from barb.charts.legend_room import clear_legends
+from barb.charts.many_groups import too_many_to_draw
 from barb.charts.picked import draw_picked, read_picked
 from barb.charts.png import canvas_png
 from barb.charts.rows import draw_table
@@ -58,6 +59,8 @@ class RenderedChart:
 
     png: bytes | None  # None when there is nothing to draw
     headline: str | None  # the headline in full, the photo's caption; None for an error
+    # Why there is no chart though there are numbers ("No chart: 6,382,050 groups …").
+    note: str | None = None
 
 
 def render_answer(
@@ -68,6 +71,9 @@ def render_answer(
     ``render_chart`` and ``chart_headline`` each read the groups and wrote every value)."""
     if not result.ok or result.summary is None:
         return RenderedChart(None, None)
+    too_many = too_many_to_draw(result)
+    if too_many is not None:  # its headline reads every group too: the summary's line serves
+        return RenderedChart(None, None, too_many)
     shown = result.for_chart()  # a table cut for display: its rows over the whole period
     words = words_for(language)
     forms = headline_forms(shown, words)
@@ -98,6 +104,8 @@ def draw_chart(
 ) -> Figure | None:
     """The chart's figure, drawn and framed but not rendered; None when there is none."""
     if not result.ok or result.summary is None or result.metadata is None:
+        return None
+    if too_many_to_draw(result) is not None:
         return None
     result = result.for_chart()  # a table cut for display: its rows over the whole period
     words = words_for(language)

@@ -180,9 +180,12 @@ def parse_interval(text: str, words: ImportWords = ENGLISH) -> int:
 
 
 def _check_zone(name: str, words: ImportWords = ENGLISH) -> None:
+    """``Refused`` unless ``name`` is a time zone. A region alone (``America``, ``Europe``,
+    ``Etc``: a half-typed America/Chicago) is a folder of the zone database, which zoneinfo
+    opens and fails on with ``IsADirectoryError``: an unknown zone all the same."""
     try:
         zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
         raise Refused(words, (N_("import.refuse.unknown_zone"), {"zone": repr(name)})) from None
 
 

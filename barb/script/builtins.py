@@ -43,6 +43,7 @@ import pandas as pd
 from barb.bar_labels import label_column, unit_label
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
+from barb.result import CutRun
 from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
@@ -109,7 +110,9 @@ def _log(ctx: EvalContext, x: pd.Series) -> pd.Series:
     example="exp(cumsum(log(close / prev(close))))",
 )
 def _exp(ctx: EvalContext, x: pd.Series) -> pd.Series:
-    return np.exp(x.where(x < 700))  # past e**709 a float overflows: empty, not inf
+    # Past e**709 a float overflows to inf, which the evaluator empties and says.
+    with np.errstate(over="ignore"):
+        return np.exp(x)
 
 
 @register(
@@ -610,7 +613,8 @@ def _warn_history_beyond(
 )
 def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     # A product of prices (cumprod(open)) passes float's range within a few hundred bars:
-    # past it the value is inf, as it is, not a floating-point error.
+    # past it the value is inf, not a floating-point error, which the evaluator empties and
+    # says.
     with np.errstate(over="ignore", invalid="ignore"):
         return _running(ctx, col, per, "cumprod").cumprod()
 
@@ -741,13 +745,17 @@ def _warn_run_before_period(
         end = int(rows[np.argmax(runs[rows])])
         length = int(runs[end])
         before = counted_before - int(counted[end] - runs[end])
-        ends, begins = named(end), named(int(starts[end]))
-        return (
+        ends, begins, own_end = named(end), named(int(starts[end])), named(longest_end)
+        message = (
             f"streak() counts runs that began before the period: the run ending {ends} "
             f"({length}) began {begins}, {before} of its rows before the period. Inside the "
-            f"period alone the longest run is {longest}, ending {named(longest_end)}; "
+            f"period alone the longest run is {longest}, ending {own_end}; "
             f"{form} counts only the period's rows."
         )
+        ctx.cut_runs[message] = CutRun(
+            length=length, ended=ends, began=begins, inside=longest, inside_end=own_end
+        )
+        return message
 
     ctx.warn_rows(said)
 

@@ -32,6 +32,7 @@ ERROR_KINDS: dict[str, str] = {
     "UnknownInstrument": N_("error_unknown_instrument"),
     "UnknownEvent": N_("error_unknown_event"),
     "QueryTooLarge": N_("error_too_large"),
+    "OutOfMemory": N_("error_out_of_memory"),
     "NoData": N_("error_no_data"),
     "ExecutionError": N_("error_execution"),
 }

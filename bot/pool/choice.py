@@ -20,4 +20,5 @@ def make_runner(settings: BotSettings, warm_instruments: tuple[str, ...] = ("NQ"
         workers=settings.workers,
         timeout_s=settings.query_timeout_s,
         warm_instruments=warm_instruments,
+        memory_gb=settings.worker_memory_gb,
     )

@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
+import time
 import uuid
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from barb import execute, render_summary
-from barb.errors import QueryError
+from barb.errors import QueryError, QueryTimeout, out_of_memory
 from barb.export import csv_bytes, csv_rows, whole_rows
+from barb.process_memory import memory_ceiling
 from barb.proof_names import chart_filename, csv_filename
 from barb.result import Result
-from barb.script.limits import check_query_value
+from barb.script.limits import check_query_value, time_limit
 
 log = logging.getLogger(__name__)
 
 PREVIEW_ROWS = 20
+#: Longest a chart may take to draw: past it the answer and its CSV go without one.
+CHART_BUDGET_S = 8.0
+#: Of the job's time limit, what is kept after a stopped chart to send the outcome back.
+SEND_MARGIN_S = 1.5
 
 
 class QueryJob(BaseModel):
@@ -27,6 +35,9 @@ class QueryJob(BaseModel):
     csv: bool = True
     # The person's language: the chart's words and the caption's headline.
     language: str = "en"
+    # The runner's time limit for the whole job (the engine, the CSV, the chart), set by the
+    # runner: a slow chart is given up in time for the answer to arrive without it.
+    time_limit_s: float | None = None
 
 
 class QueryOutcome(BaseModel):
@@ -81,8 +92,30 @@ def refuse_unbounded(job: QueryJob) -> QueryOutcome | None:
     return None
 
 
+def out_of_memory_outcome(ceiling_bytes: int | None) -> QueryOutcome:
+    """A query past its worker's memory ceiling, in the sentence the model can act on."""
+    error = out_of_memory(ceiling_bytes)
+    text = render_summary(Result(query={}, error=error))
+    return QueryOutcome(ok=False, summary_text=text, error=error.to_dict())
+
+
+def ran_out_of_memory(outcome: QueryOutcome) -> bool:
+    return outcome.error is not None and outcome.error.get("error_type") == "OutOfMemory"
+
+
 def run_query_job(job: QueryJob) -> QueryOutcome:
-    """Run one query and build its proof; never raises for a bad query."""
+    """Run one query and build its proof; never raises for a bad query. A query past the
+    process's memory ceiling (``barb.process_memory.set_memory_ceiling``), in the engine or
+    in its CSV, answers with ``out_of_memory_outcome``."""
+    started = time.monotonic()
+    try:
+        return _run(job, started)
+    except MemoryError:
+        log.warning("query ran out of memory building its proof: %r", job.query)
+        return out_of_memory_outcome(memory_ceiling())
+
+
+def _run(job: QueryJob, started: float) -> QueryOutcome:
     result = execute(job.query, job.instrument)
     summary_text = render_summary(result)
     if not result.ok:
@@ -109,18 +142,56 @@ def run_query_job(job: QueryJob) -> QueryOutcome:
         # caption), its rows all data still.
         cut = (outcome.csv_rows, whole) if outcome.csv_cut_from else None
         outcome.csv_name = csv_filename(result, cut)
+    budget = chart_budget(job, started)
     try:
         from barb.charts import chart_headline, render_answer
 
-        if job.chart:
-            chart = render_answer(result, language=job.language)  # the headline once, for both
-            outcome.chart_png = chart.png
-            outcome.chart_name = chart_filename(result)
-            outcome.headline = chart.headline
-        else:  # no chart, the same headline: the answer's first line
-            outcome.headline = chart_headline(result, job.language)
+        with _chart_time_limit(budget):
+            if job.chart:
+                # The headline once, for both.
+                chart = render_answer(result, language=job.language)
+                outcome.chart_png = chart.png
+                outcome.chart_name = chart_filename(result) if chart.png else None
+                outcome.headline = chart.headline
+                if chart.note:
+                    _no_chart(outcome, chart.note)
+            else:  # no chart, the same headline: the answer's first line
+                outcome.headline = chart_headline(result, job.language)
+    except QueryTimeout:  # the answer and its CSV are whole: they go without the chart
+        log.warning("chart over its %.1fs, left out for %r", budget, job.query)
+        _no_chart(
+            outcome,
+            f"No chart: drawing it took longer than the {budget:.1f} s it had; the numbers "
+            "and the CSV are complete.",
+        )
     except Exception as exc:  # a drawing bug must not lose the answer
         ref = uuid.uuid4().hex[:8]
         log.error("chart failed (ref %s) for %r", ref, job.query, exc_info=exc)
         outcome.warnings.append(f"The chart could not be drawn (reference {ref}).")
     return outcome
+
+
+def chart_budget(job: QueryJob, started: float) -> float:
+    """The seconds the chart may take: ``CHART_BUDGET_S``, or less when less is left of the
+    job's time limit (sending the outcome back needs ``SEND_MARGIN_S`` of it)."""
+    if job.time_limit_s is None:
+        return CHART_BUDGET_S
+    left = started + job.time_limit_s - SEND_MARGIN_S - time.monotonic()
+    # A timer of 0 would never fire: a chart with no time left is stopped at once.
+    return max(min(CHART_BUDGET_S, left), 0.001)
+
+
+def _chart_time_limit(seconds: float) -> contextlib.AbstractContextManager[None]:
+    """The chart's own time limit, where an alarm can stop it (the main thread of a
+    worker); a chart drawn in a thread (``InlineRunner``) is not limited."""
+    if threading.current_thread() is threading.main_thread():
+        return time_limit(seconds)
+    return contextlib.nullcontext()
+
+
+def _no_chart(outcome: QueryOutcome, note: str) -> None:
+    """Say why the answer comes without a chart, to the model (the summary's last line, so
+    that it does not point to a chart) and in the warnings."""
+    outcome.chart_png = outcome.chart_name = None
+    outcome.summary_text = f"{outcome.summary_text}\n{note}"
+    outcome.warnings.append(note)

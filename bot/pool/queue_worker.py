@@ -8,9 +8,10 @@ import os
 import socket
 from collections.abc import Callable
 
+from barb.process_memory import set_memory_ceiling
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
 from bot.pool.queue_app import hard_limit, make_queue_app, queue_name, visibility_timeout
-from bot.pool.runner import warm_instruments
+from bot.pool.runner import DEFAULT_MEMORY_GB, memory_bytes, warm_instruments
 
 log = logging.getLogger(__name__)
 
@@ -21,11 +22,16 @@ def serve_worker(
     *,
     concurrency: int,
     timeout_s: float,
+    memory_gb: float = DEFAULT_MEMORY_GB,
     loglevel: str = "INFO",
     work: Callable[[QueryJob], QueryOutcome] = run_query_job,
 ) -> None:
     """Warm ``instruments``, then consume their queues with ``concurrency`` prefork children
-    until stopped (SIGTERM: warm shutdown, the queries in progress finish first)."""
+    until stopped (SIGTERM: warm shutdown, the queries in progress finish first). Each
+    process's own memory is capped at ``memory_gb`` (0: no cap): a query past it answers
+    with the memory sentence (``out_of_memory_outcome``) and its child goes on."""
+    # Set before the children are forked, which inherit it (this process computes nothing).
+    set_memory_ceiling(memory_bytes(memory_gb))
     # Loaded once here, before Celery forks its children: they share these pages (copy on
     # write), and a child replaced after a hard time limit starts warm too.
     warm_instruments(instruments)

@@ -9,7 +9,9 @@ and the caller gets a clear outcome instead of a hung chat. A failure of the poo
 job that cannot be sent, a scheduler thread that died, a broken pool) fails only the job at
 fault: the pool is replaced at once and the jobs caught in it are tried once more there.
 Closing the runner stops the workers, and a worker whose bot is gone (killed, crashed) ends
-itself: none outlives the bot.
+itself: none outlives the bot. Each worker's own memory is capped (``memory_gb``): a query
+past the cap answers with one sentence (``out_of_memory_outcome``), and its worker, whose
+heap the query grew, is replaced before the next query.
 """
 
 from __future__ import annotations
@@ -31,10 +33,13 @@ from typing import Protocol
 
 from pebble import ProcessExpired, ProcessPool
 
+from barb.process_memory import set_memory_ceiling
 from bot.pool.jobs import (
     QueryJob,
     QueryOutcome,
     failed_outcome,
+    out_of_memory_outcome,
+    ran_out_of_memory,
     refuse_unbounded,
     run_query_job,
     timeout_outcome,
@@ -45,6 +50,17 @@ log = logging.getLogger(__name__)
 # How often a waiting job looks at the pool's own threads: a scheduler thread that died
 # leaves its future pending for ever, so waiting on the future alone would never end.
 _HEALTH_CHECK_S = 0.25
+
+#: Each worker's memory ceiling by default (``BARB_WORKER_MEMORY_GB``): the largest ordinary
+#: minute queries over all history hold 1.3-2.1 GB; two instruments joined to a third, 3.5.
+DEFAULT_MEMORY_GB = 3.0
+#: The exit status of a worker that ran out of memory (``_in_worker``).
+OUT_OF_MEMORY_EXIT = 86
+
+
+def memory_bytes(gigabytes: float) -> int | None:
+    """A ceiling in GB as bytes; None for 0 (no ceiling)."""
+    return int(gigabytes * (1 << 30)) or None
 
 
 class QueryRunner(Protocol):
@@ -126,12 +142,30 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _warm_up(instruments: tuple[str, ...], bot_pid: int, environ: dict[str, str], cwd: str) -> None:
-    """Worker initializer: the bot's settings; end with the bot; load data before the first
-    question."""
+def _warm_up(
+    instruments: tuple[str, ...],
+    bot_pid: int,
+    environ: dict[str, str],
+    cwd: str,
+    memory_limit: int | None = None,
+) -> None:
+    """Worker initializer: the bot's settings; end with the bot; cap its memory; load data
+    before the first question."""
     _adopt(environ, cwd)
     _end_with_bot(bot_pid)
+    set_memory_ceiling(memory_limit)
     warm_instruments(instruments)
+
+
+def _in_worker(work: Callable[[QueryJob], QueryOutcome], job: QueryJob) -> QueryOutcome:
+    """A job as a worker runs it. A query that ran out of memory ends its worker: the
+    arrays it grew are freed, but a heap fragmented around them can keep their pages, and
+    the next query should find a worker at its start. The pool reads the exit status as
+    that sentence and pebble starts a fresh worker."""
+    outcome = work(job)
+    if ran_out_of_memory(outcome):
+        os._exit(OUT_OF_MEMORY_EXIT)
+    return outcome
 
 
 def warm_instruments(instruments: tuple[str, ...]) -> None:
@@ -189,9 +223,11 @@ class ProcessRunner:
         timeout_s: float = 20.0,
         warm_instruments: tuple[str, ...] = (),
         *,
+        memory_gb: float = DEFAULT_MEMORY_GB,
         work: Callable[[QueryJob], QueryOutcome] = run_query_job,
     ):
         self.timeout_s = timeout_s
+        self.memory_limit = memory_bytes(memory_gb)  # each worker's, in bytes
         self.restarts = 0  # workers replaced (time limit, death)
         self.pool_replacements = 0  # whole pools replaced
         self._workers = workers
@@ -205,7 +241,13 @@ class ProcessRunner:
         pool = ProcessPool(
             max_workers=self._workers,
             initializer=_warm_up,
-            initargs=(self._warm_instruments, os.getpid(), dict(os.environ), os.getcwd()),
+            initargs=(
+                self._warm_instruments,
+                os.getpid(),
+                dict(os.environ),
+                os.getcwd(),
+                self.memory_limit,
+            ),
             context=worker_context(),
         )
         if self._warm_instruments:
@@ -259,8 +301,10 @@ class ProcessRunner:
     async def _attempt(self, job: QueryJob) -> QueryOutcome:
         await self._workers_up()
         pool = self._pool
+        if job.time_limit_s is None:  # so that a slow chart is left out in time
+            job = job.model_copy(update={"time_limit_s": self.timeout_s})
         try:
-            future = pool.schedule(self._work, args=(job,), timeout=self.timeout_s)
+            future = pool.schedule(_in_worker, args=(self._work, job), timeout=self.timeout_s)
         except RuntimeError as exc:  # the pool is not running any more
             self._replace(pool, f"scheduling failed: {exc}")
             raise _PoolFailed from exc
@@ -289,6 +333,9 @@ class ProcessRunner:
             return timeout_outcome(self.timeout_s)
         except ProcessExpired as exc:  # this job's own worker died; pebble starts another
             self.restarts += 1
+            if exc.exitcode == OUT_OF_MEMORY_EXIT:
+                log.warning("query out of memory, worker replaced: %r", job.query)
+                return out_of_memory_outcome(self.memory_limit)
             ref = uuid.uuid4().hex[:8]
             log.error("worker died (ref %s, exit %s): %r", ref, exc.exitcode, job.query)
             return failed_outcome(

@@ -68,11 +68,18 @@ async def _finished_if_it_fails(svc: BotServices, work_id: int) -> AsyncIterator
         raise
 
 
+#: Why a notice Telegram held back is never sent (the outbox row's error).
+NOTICE_WITHDRAWN = "withdrawn: the answer it spoke of went out first"
+
+
 async def _after_notices(svc: BotServices, chat_id: int) -> None:
     """Wait for a notice being said about this work (checked while it was still running,
-    or thinking) to be out: the answer comes after it, never between its messages."""
+    or thinking) to be out: the answer comes after it, never between its messages. One
+    Telegram held back is withdrawn (still queued, it would come after the answer, saying
+    "cannot be stopped: the answer is on its way" of an answer already there, p46c N1)."""
     async with svc.notice_lock(chat_id):
-        pass
+        for reply_id in svc.held_notices.pop(chat_id, []):
+            await svc.store.outbox.mark_failed(reply_id, NOTICE_WITHDRAWN)
 
 
 @asynccontextmanager
@@ -198,6 +205,8 @@ async def answer_question(
         # No longer thinking (``going_out``): another member's /reset told "I am answering
         # another member now" before that has its sentence out first (``notice_lock``).
         await _after_notices(svc, chat_id)
+        if clarification is not None:
+            await _offer_again(svc, bot, clarification)
         await sender.reply(
             chat_id,
             reply,
@@ -205,6 +214,24 @@ async def answer_question(
             thread_id=asker.thread_id,
             answers=work_id,
         )
+
+
+async def _offer_again(svc: BotServices, bot: Bot, action_id: str) -> None:
+    """A clarification whose continuation the model failed waits for its reply again
+    (``continue_claimed``): its suggested replies come back under it before the failure is
+    said, so that the person told to try again can press one again. Also for a reply whose
+    press a restart cut (the first life took its buttons away). Nothing is asked of
+    Telegram when the clarification was answered or ended meanwhile."""
+    action = await svc.store.pending.get(action_id)
+    if action is None or action.status != "pending" or not action.message_id:
+        return
+    options = pending_payload(action).view.options
+    try:
+        await bot.edit_message_reply_markup(
+            action.chat_id, action.message_id, reply_markup=keyboards.options(action_id, options)
+        )
+    except TelegramError as exc:  # deleted meanwhile: nothing to offer them under
+        log.debug("replies of %s/%s not offered again: %s", action.chat_id, action.message_id, exc)
 
 
 async def answer_query(
@@ -217,17 +244,24 @@ async def answer_query(
     chat: Chat | None = None,
 ) -> None:
     """``/query``: run the person's Barb Script under the chat's lock and send the result;
-    the reply's storing finishes the work in flight ``work_id``. While it computes, a
-    /cancel or /reset says at once that it cannot be stopped (``svc.queries``)."""
+    the reply's storing finishes the work in flight ``work_id``. While it waits its turn
+    or computes, a /cancel or /reset says at once that it cannot be stopped
+    (``svc.queries``)."""
     showing = svc.showing(bot, asker.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S)
     async with _finished_if_it_fails(svc, work_id):
-        with svc.backlog.joined():  # counted, so that a Run pressed meanwhile sees it ahead
-            # The model lock first, as every model or engine work of the chat takes it.
-            async with svc.model_lock(asker.chat_id), svc.chat_lock(asker.chat_id), showing:
-                acknowledged()
-                with svc.queries.computing(asker.chat_id, asker.user_id):
+        # Counted, so that a Run pressed meanwhile sees it ahead.
+        with svc.backlog.joined():
+            async with AsyncExitStack() as held:
+                # Under way while it waits for the locks too: a /cancel sent right after
+                # the /query, or while it waits its turn, says at once it cannot be stopped.
+                with svc.queries.running(asker.chat_id, asker.user_id):
+                    # The model lock first, as all the chat's model and engine work takes it.
+                    await held.enter_async_context(svc.model_lock(asker.chat_id))
+                    await held.enter_async_context(svc.chat_lock(asker.chat_id))
+                    await held.enter_async_context(showing)
+                    acknowledged()
                     reply = await svc.assistant.query_command(asker, text, chat=chat)
-                # No longer computing: a /cancel's or /reset's notice checked before that
+                # No longer under way: a /cancel's or /reset's notice checked before that
                 # is out before the answer (``notice_lock``), never between its messages.
                 await _after_notices(svc, asker.chat_id)
                 await svc.sender(bot).reply(

@@ -19,7 +19,7 @@ from telegram.ext import ContextTypes
 from barb.i18n import LANGUAGES, N_, language
 from barb.instruments import available_instruments, load_instrument
 from bot.assistant.gate import Press, Taken, Verdict, verdict_on
-from bot.assistant.orchestrator import option_text, pending_payload, plan_language, shown_queries
+from bot.assistant.orchestrator import option_text, plan_language, shown_queries
 from bot.store.records import Chat
 from bot.telegram import keyboards
 from bot.telegram.answering import (
@@ -184,6 +184,7 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     message_id = _pressed_message_id(query)
     if message_id is not None:
         await remove_keyboard(ctx.bot, ctx.chat_id, message_id)
+    # A continuation the model fails puts the replies back (``answering._offer_again``).
     await answer_question(
         svc,
         ctx.bot,
@@ -194,24 +195,6 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
         chat=ctx.chat,
         clarification=action_id,  # this one, not whichever is open when the model is free
     )
-    if message_id is not None:
-        await _offer_again(ctx, action_id, message_id)
-
-
-async def _offer_again(ctx: UpdateContext, action_id: str, message_id: int) -> None:
-    """A clarification whose continuation the model failed waits for its reply again
-    (``continue_claimed``): its suggested replies come back under it, so that the person,
-    told to try again, can press one again. Nothing is asked of Telegram otherwise."""
-    action = await ctx.svc.store.pending.get(action_id)
-    if action is None or action.status != "pending":
-        return  # answered (done), or ended meanwhile by a new message
-    options = pending_payload(action).view.options
-    try:
-        await ctx.bot.edit_message_reply_markup(
-            ctx.chat_id, message_id, reply_markup=keyboards.options(action_id, options)
-        )
-    except TelegramError as exc:  # deleted meanwhile: nothing to offer them under
-        log.debug("replies of %s/%s not offered again: %s", ctx.chat_id, message_id, exc)
 
 
 # --- other buttons --------------------------------------------------------------------------

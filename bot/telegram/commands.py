@@ -7,6 +7,7 @@ Barb's languages, registered per language with ``set_my_commands``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -24,14 +25,18 @@ from bot.telegram import keyboards
 from bot.telegram.answering import answer_query, edit_plan_status, question_work, remove_keyboard
 from bot.telegram.asking import ask
 from bot.telegram.render import escape
+from bot.telegram.sender import NotDelivered
 from bot.telegram.settings_view import settings_view
 from bot.telegram.thinking import Turn
 from bot.telegram.update_context import UpdateContext, load_context
 from bot.telegram.usage_view import usage_text
 from bot.texts import t
 
+log = logging.getLogger(__name__)
+
 # A command's work, given the update's context and the text after the command.
 Run = Callable[[UpdateContext, str], Awaitable[None]]
+
 #: Languages with a menu of their own; the first is also the default for everyone else.
 MENU_LANGUAGES = LANGUAGES
 #: ``/start ex3`` (a link t.me/<bot>?start=ex3) opens with example question 3.
@@ -170,6 +175,10 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
     or a /query already running cannot be stopped: that is said at once, as the Cancel
     button says it; in a group, another member's run, or question the model thinks about,
     is said to be theirs."""
+    # A /query sent just before the /cancel is under way once this returns (as for /reset):
+    # read before it, nothing ran yet, and the /cancel waited, silent, for its whole run,
+    # then said there was nothing to cancel (p46b #4).
+    await ctx.svc.locks.earlier_queued(ctx.chat_id)
     async with ctx.svc.notice_lock(ctx.chat_id):
         # Not under the chat's lock: the run holds it until its answer is out, and the
         # person would hear nothing for the whole run, then "no plan waiting" (p40b F6).
@@ -247,13 +256,24 @@ async def _more_to_stop(ctx: UpdateContext) -> bool:
 async def _say_now(ctx: UpdateContext, text: str) -> None:
     """Say ``text`` without the chat's lock, which a running plan holds until its answer
     is out: a command's reply that cannot wait for it. Under ``notice_lock``, with the
-    check that makes it true."""
-    await ctx.sender().text(
+    check that makes it true.
+
+    Held back by Telegram, it stays queued until the answer it speaks of goes out, which
+    withdraws it: that work holds the chat's lock, so the sending pass could only send it
+    after the answer, where "the answer is on its way" is false (p46c N1). The command goes
+    on all the same: a /reset still forgets once the answer is out."""
+    sender = ctx.sender()
+    queued = await sender.queue_text(
         ctx.chat_id,
         escape(text),
         reply_to=ctx.asker.reply_to,
         thread_id=ctx.asker.thread_id,
     )
+    try:
+        await sender.deliver(queued)
+    except NotDelivered as exc:
+        log.warning("notice to chat %s held back: %s", ctx.chat_id, exc)
+        ctx.svc.held_notices.setdefault(ctx.chat_id, []).append(queued.id)
 
 
 async def _drop_plans(ctx: UpdateContext) -> list[PendingAction]:

@@ -1,9 +1,11 @@
-"""/query runs computing now, which /cancel and /reset cannot stop but speak of at once.
+"""/query runs under way, which /cancel and /reset cannot stop but speak of at once.
 
 A ``/query`` holds both of its chat's locks from its start to its answer (no model, no plan:
 the person's own Barb Script). A /cancel or /reset sent meanwhile would otherwise wait,
-silent, for the whole run, then answer after it (p44b #7). A confirmed plan's run needs no
-entry here: its plan says "running" in the store.
+silent, for the whole run, then answer after it (p44b #7). A run is under way from the
+moment its handler starts it, while it still waits its turn for those locks: a /cancel
+typed right after the /query found nothing computing yet and waited as silently (p46b #4).
+A confirmed plan's run needs no entry here: its plan says "running" in the store.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ class Queries:
         self._runs: list[_Run] = []
 
     @contextmanager
-    def computing(self, chat_id: int, user_id: int) -> Iterator[None]:
-        """The block computes ``user_id``'s /query in the chat; its answer goes out after
-        the block, once the notices said about it are out (``notice_lock``)."""
+    def running(self, chat_id: int, user_id: int) -> Iterator[None]:
+        """The block waits for the chat's locks and computes ``user_id``'s /query in the
+        chat; its answer goes out after the block, once the notices said about it are out
+        (``notice_lock``)."""
         run = _Run(chat_id, user_id)
         self._runs.append(run)
         try:
@@ -37,6 +40,6 @@ class Queries:
             self._runs.remove(run)
 
     def whose(self, chat_id: int) -> int | None:
-        """Who sent the chat's /query computing now, if one is. Example: Alice's /reset
+        """Who sent the chat's /query under way now, if one is. Example: Alice's /reset
         three seconds into her /query gives her own id; in a group, Bob's gives Alice's."""
         return next((run.user_id for run in self._runs if run.chat_id == chat_id), None)

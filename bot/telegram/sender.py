@@ -350,12 +350,34 @@ class Sender:
     ) -> int:
         """Send one HTML message; its Telegram message id. ``answers``: work in flight it
         ends, in the transaction that stores it (a question /cancel stopped)."""
+        queued = await self.queue_text(
+            chat_id,
+            html_text,
+            markup=markup,
+            reply_to=reply_to,
+            thread_id=thread_id,
+            answers=answers,
+        )
+        await self._after_earlier(queued)
+        return await self.deliver(queued)
+
+    async def queue_text(
+        self,
+        chat_id: int,
+        html_text: str,
+        *,
+        markup: InlineKeyboardMarkup | None = None,
+        reply_to: int | None = None,
+        thread_id: int | None = None,
+        answers: Sequence[int] = (),
+    ) -> OutgoingReply:
+        """Store one HTML message for ``deliver``, as ``text`` does: for a caller that must
+        know which message stays queued when Telegram holds it back (``NotDelivered``)."""
         message = text_reply(html_text, markup=markup, reply_to=reply_to, thread_id=thread_id)
         [queued] = await self.store.outbox.enqueue_many(
             chat_id, [message], answers=answers or None, update_id=update_in_hand()
         )
-        await self._after_earlier(queued)
-        return await self.deliver(queued)
+        return queued
 
     async def reply(
         self,

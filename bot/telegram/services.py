@@ -212,9 +212,14 @@ class BotServices:
     locks: ChatLocks = field(default_factory=ChatLocks)
     #: Questions being answered, which /cancel may stop.
     thinking: Thinking = field(default_factory=Thinking)
-    #: /query runs computing, which /cancel and /reset speak of at once.
+    #: /query runs under way (waiting their turn or computing), which /cancel and /reset
+    #: speak of at once.
     queries: Queries = field(default_factory=Queries)
     backlog: Backlog = field(default_factory=Backlog)
+    #: Per chat, the notices said under ``notice_lock`` that Telegram held back past the
+    #: sender's patience (their outbox ids, still queued): the answer they speak of as on
+    #: its way withdraws them as it goes out (``answering._after_notices``).
+    held_notices: dict[int, list[int]] = field(default_factory=dict)
     #: Work in flight set aside because the database stopped answering under it
     #: (``answering.DatabaseAway``): resumed by the sending pass once it answers again.
     abandoned: set[int] = field(default_factory=set)

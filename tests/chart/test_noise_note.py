@@ -77,3 +77,25 @@ def test_the_note_stands_on_its_own_line_after_a_long_subtitle(sample_settings) 
     assert result.metadata.even_groups == ["mean_same_dir"]
     shown = texts(figure(result))
     assert f"mean_same_dir: {NOISE['en']}" in shown
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_long_note_is_wrapped_whole_at_a_phones_width(sample_settings, language) -> None:
+    """p46e q29: two columns within noise at 360 px: the note on one line was cut to "…the
+    differences are within…", losing the word that says it. It wraps, whole."""
+    from barb.charts import draw_chart
+
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"weekday": "dayname()"},
+        "group_by": "weekday",
+        "select": ["mean(range)", "median(range)"],
+    }
+    result = run(query, sample_settings)
+    assert result.metadata.even_groups == ["mean_range", "median_range"]
+    fig = draw_chart(result, width_px=360, language=language)
+    assert fig is not None
+    shown = texts(fig)
+    assert NOISE[language] in shown
+    assert f"{NOISE[language]}…" not in shown and "…" not in shown.split(NAME[language])[-1]

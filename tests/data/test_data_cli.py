@@ -106,6 +106,22 @@ def test_import_errors_are_one_line_without_traceback(run: Invoke, tmp_path: Pat
     assert "plain" in bad_format.output
 
 
+@pytest.mark.parametrize("zone", ["America", "Europe", "Etc", "Mars/Olympus"])
+def test_a_timezone_that_is_no_zone_is_refused_in_one_sentence(
+    run: Invoke, tmp_path: Path, zone: str
+) -> None:
+    """p46b #3: ``--timezone America`` (a half-typed America/Chicago) names a folder of
+    the zone database; zoneinfo failed on it with IsADirectoryError, and the import said
+    "Error: [Errno 21] Is a directory: '…/tzdata/zoneinfo/America'". Now it is an unknown
+    time zone, as Mars/Olympus is."""
+    path = _bars_csv(tmp_path / "bars.csv", "2024-01-02")
+    result = run("import", str(path), "-i", "CL", "--timezone", zone)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: unknown timezone '{zone}'; use an IANA name such as America/Chicago or UTC.\n"
+    )
+
+
 def _bars_csv(path: Path, day: str) -> Path:
     path.write_text(
         "Date,Time,Open,High,Low,Close,Volume\n"

@@ -147,42 +147,104 @@ def _ranking_warning(column: str, first: str, close: list[str]) -> str:
     )
 
 
-def test_a_ranking_names_the_groups_within_its_firsts_noise(sample_settings, rth_days) -> None:
-    """ "The most volatile month": July first, June and January within its noise."""
+def _stretch_means(values: pd.Series, keys: pd.Series, pieces: int = 0) -> pd.Series:
+    """One mean per stretch of consecutive rows of one key (a year's month of days), indexed
+    by the key; ``pieces``: each stretch cut into that many by np.array_split, with pandas."""
+    stretch = (keys != keys.shift()).cumsum()
+    means = []
+    for _, part in values.groupby(stretch, sort=False):
+        key = keys[part.index[0]]
+        parts = np.array_split(part.to_numpy(dtype=float), pieces) if pieces else [part]
+        means += [(key, float(np.mean(p))) for p in parts if len(p)]
+    return pd.Series([m for _, m in means], index=[k for k, _ in means])
+
+
+def test_the_months_of_a_persistent_measure_are_compared_across_years(
+    sample_settings, rth_days
+) -> None:
+    """p46e M1: "the most volatile month" named July 2.106 % against October 1.639 % with no
+    word, where a day's range % leans on the days before it (autocorrelation 0.67 at one
+    day): over single days Welch's F reads p = 1.1e-06, over one mean per year's month (18-19
+    a month) p = 0.98. scipy's classic F on those means agrees (0.98)."""
+    from scipy import stats
+
     month = pd.Series(rth_days.index.month, index=rth_days.index)
-    first, close = _ranking(rth_days["pct"], month, descending=True)
-    assert 1 < len(close) < 11  # the case: a few tied, not all of them
-    _, _, noisy = _ends(rth_days["pct"], month)
-    assert not noisy  # the highest and lowest months are apart: the first warning is silent
+    ranges = rth_days["pct"]
+    assert np.corrcoef(ranges[:-1], ranges[1:])[0, 1] > 0.5  # the case: persistent
+    means = _stretch_means(ranges, month)
+    p = _welch_p(means, pd.Series(means.index, index=means.index))
+    single = _welch_p(ranges, month)
+    assert p >= 0.05 > single
+    assert stats.f_oneway(*[g.to_numpy() for _, g in means.groupby(level=0)]).pvalue > 0.05
+    sizes = means.groupby(level=0).size()
     result = ask(
-        {
-            "map": {"rp": "range / open * 100"},
-            "group_by": "month()",
-            "select": "mean(rp) as p",
-            "sort": "p desc",
-            "limit": 1,
-        },
+        {"map": {"rp": "range / open * 100", "m": "month()"}, "group_by": "m",
+         "select": "mean(rp) as p", "sort": "p desc"},
         sample_settings,
         **RTH_DAILY,
+    )  # fmt: skip
+    [said] = [w for w in result.metadata.warnings if "their noise" in w]
+    days = month.value_counts()
+    assert (
+        f"(each year's month as one value: {sizes.min()}-{sizes.max()} each, of "
+        f"{days.min()}-{days.max()} days)" in said
     )
-    assert _ranking_warning("p", first, close) in result.metadata.warnings
-
-
-def test_a_clear_first_is_not_called_noise(sample_settings, rth_days) -> None:
-    year = pd.Series(rth_days.index.year, index=rth_days.index)
-    _, close = _ranking(rth_days["pct"], year, descending=False)
-    assert close == []
-    result = ask(
-        {
-            "map": {"rp": "range / open * 100"},
-            "group_by": "year()",
-            "select": "mean(rp) as p",
-            "sort": "p asc",
-        },
-        sample_settings,
-        **RTH_DAILY,
-    )
+    by_month = ranges.groupby(month).mean()
+    high = by_month.idxmax()
+    band = 2 * means[high].std(ddof=1) / np.sqrt(len(means[high]))
+    assert f"highest m {high} {_quoted(by_month[high])} ± {_two(band)}, lowest" in said
+    assert f"Welch ANOVA p = {_two(p)})" in said
+    assert f"Over the single days the test reads p = {_two(single)}" in said
+    assert result.metadata.even_groups == ["p"]
     assert not [w for w in result.metadata.warnings if "ranks first" in w]
+
+
+def test_weekdays_are_tested_over_their_days(sample_settings, rth_days) -> None:
+    """Weekdays spread over every week: their rows stay the unit (no stretches)."""
+    weekday = pd.Series(
+        [DAYS[d] for d in rth_days.index.dayofweek], index=rth_days.index, name="weekday"
+    )
+    p = _welch_p(rth_days["pct"], weekday)
+    result = ask(
+        {"map": {"rp": "range / open * 100", "d": "dayname()"}, "group_by": "d",
+         "select": "mean(rp)"},
+        sample_settings,
+        **RTH_DAILY,
+    )  # fmt: skip
+    [said] = [w for w in result.metadata.warnings if "their noise" in w]
+    assert f"Welch ANOVA p = {_two(p)})" in said and "days each)" in said
+
+
+def test_years_are_compared_by_their_months(sample_settings, rth_days) -> None:
+    """Each year is one stretch: it is cut into 12 of equal days (its months) and the sort's
+    first year, 2017 (0.757 %), is within the noise of those stretches' means of 2013 (0.83
+    %), where the single days' errors set it apart."""
+    year = pd.Series(rth_days.index.year, index=rth_days.index)
+    means = _stretch_means(rth_days["pct"], year, pieces=12)
+    stats = {}
+    for key, group in means.groupby(level=0):
+        stats[key] = (rth_days["pct"][year == key].mean(), group.std(ddof=1) / np.sqrt(12))
+    ranked = sorted(stats, key=lambda k: stats[k][0])
+    mean, error = stats[ranked[0]]
+    close = [
+        f"year {k} {_quoted(stats[k][0])}"
+        for k in ranked[1:]
+        if abs(stats[k][0] - mean) < 2 * np.hypot(error, stats[k][1])
+    ]
+    assert close  # the case: a first within noise
+    result = ask(
+        {"map": {"rp": "range / open * 100"}, "group_by": "year()",
+         "select": "mean(rp) as p", "sort": "p asc"},
+        sample_settings,
+        **RTH_DAILY,
+    )  # fmt: skip
+    assert close == ["year 2013 0.83"]  # one: "other group is"
+    said = (
+        f"p: year {ranked[0]} ranks first at {_quoted(mean)} ± {_two(2 * error)} (± 2 "
+        f"standard errors), but 1 other group is within 2 standard errors of the difference "
+        f"from it: {close[0]}; their order is noise."
+    )
+    assert said in result.metadata.warnings
 
 
 def test_the_quietest_hour_of_eth_is_one_of_eight(sample_settings) -> None:

@@ -241,3 +241,39 @@ def test_a_group_too_few_to_rank_beyond_an_end_is_named_beside_it(engine_setting
     late = f"'late': {value_text(means['late'])} over {sizes['late']} days, too few to rank"
     assert f"highest '{high}' {value_text(means[high])} ± " in said
     assert f"({late}), lowest '{low}' {value_text(means[low])} ± " in said
+
+
+@pytest.fixture(scope="module")
+def rth_days(minutes) -> pd.DataFrame:
+    """The hand-made bars' RTH days (09:30-17:00 by the clock), January to March 2024."""
+    ts = pd.DatetimeIndex(minutes["timestamp"])
+    clock = ts.hour * 60 + ts.minute
+    rth = minutes[(clock >= 570) & (clock < 1020)].copy()
+    rth["date"] = pd.DatetimeIndex(rth["timestamp"]).normalize()
+    days = rth.groupby("date").agg(high=("high", "max"), low=("low", "min"))
+    days["range"] = days["high"] - days["low"]
+    return days
+
+
+def test_the_months_of_one_year_are_compared_by_their_weeks(engine_settings, rth_days) -> None:
+    """Month-of-year groups are stretches of time whose days share their level (p46e M1):
+    each is one stretch here (January to March of one year), so each is cut into 4
+    stretches of equal days (np.array_split), one mean each, and Welch's F is taken across
+    those; the days' own test was said as "(19-21 days each)"."""
+    by_month = [g.to_numpy() for _, g in rth_days.groupby(rth_days.index.month)["range"]]
+    pieces = [np.array([p.mean() for p in np.array_split(g, 4)]) for g in by_month]
+    p = _welch_p(pieces)
+    assert p >= 0.05  # the case: within noise
+    sizes = sorted(len(g) for g in by_month)
+    result = ask({"group_by": "month()", "select": "mean(range)"}, engine_settings, **RTH_DAILY)
+    [said] = [w for w in result.metadata.warnings if "their noise" in w]
+    assert (
+        f"across the 3 month groups (each cut into 4 stretches of equal days as one value: "
+        f"4 each, of {sizes[0]}-{sizes[-1]} days)" in said
+    )
+    assert f"Welch ANOVA p = {float(f'{p:.2g}'):g})" in said
+    # Each band is two standard errors of its pieces' means.
+    high = int(np.argmax([g.mean() for g in by_month]))
+    band = 2 * pieces[high].std(ddof=1) / 2
+    assert f"highest month {high + 1} {value_text(by_month[high].mean())} ± " in said
+    assert f"± {float(f'{band:.2g}'):g}, lowest" in said

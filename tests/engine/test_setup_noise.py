@@ -642,3 +642,43 @@ def test_the_named_gap_patterns_are_read_through_their_definitions(engine_settin
     [said] = _with(result, "up")
     assert said.endswith(_said("up", days["up"], after_up, share=True))
     assert "up" in result.metadata.baselines
+
+
+def test_an_outcome_the_gap_patterns_decide_has_no_base_rate(engine_settings, days) -> None:
+    """p46h: under gap_down(), mean(gap_pct) (gap_pct = (open / prev(close) - 1) * 100) kept
+    "far beyond its noise" beside all the rows', though gap_down() is open < prev(close), the
+    sign of that same value; under gap_up(), mean(high >= prev(close)) is 1 on every row by
+    construction (high >= open > prev(close)) and kept "all rows 0.8125". Neither is said
+    nor drawn; the day's own return and the next day's under a gap down keep theirs."""
+    prev, close = days["close"].shift(), days["close"]
+    gap, _, _ = _gaps(days)
+    down, up = days["open"] < prev, days["open"] > prev
+    reached = (days["high"] >= prev).where(prev.notna())
+    assert gap[down].max() < 0 <= gap[~down & prev.notna()].min()  # the where's own sign
+    assert reached[up].all() and 0 < reached[~up].mean() < 1  # decided on the gap-ups alone
+    result = ask(
+        {"map": GAP, "where": "gap_down()", "select": ["count()", "mean(gap_pct)"]},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.summary.values["mean_gap_pct"] == pytest.approx(gap[down].mean())
+    assert not _with(result, "mean_gap_pct") and result.metadata.baselines == {}
+    query = {"where": "gap_up()", "select": ["count()", "mean(high >= prev(close)) as reach"]}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.summary.values["count"] == up.sum() and result.summary.values["reach"] == 1
+    assert not _with(result, "reach") and result.metadata.baselines == {}
+    ret = close / prev - 1
+    next_up = (close.shift(-1) > close).where(close.shift(-1).notna()).astype(float)
+    assert ret[down].max() > ret[~down].min()  # the rows kept and the others overlap
+    result = ask(
+        {
+            "where": "gap_down()",
+            "select": ["mean(close / prev(close) - 1) as ret", "mean(next(close) > close) as nu"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert result.summary.values["ret"] == pytest.approx(ret[down].mean())
+    assert {"ret", "nu"} <= result.metadata.baselines.keys()
+    [said] = _with(result, "nu")
+    assert said.endswith(_said("nu", next_up, down.fillna(False), share=True))

@@ -112,8 +112,12 @@ def test_overnight_rankings_name_only_the_nights_that_stopped_early(
 
 @pytest.mark.slow
 def test_a_weekday_question_on_overnight_says_the_holidays_nights_traded_in_full(
-    sample_settings, days_2024
+    sample_settings,
+    days_2024,
+    monkeypatch,
 ) -> None:
+    # The note's words, whatever leaving the holidays out moves.
+    monkeypatch.setattr("barb.caveats.calendar.HOLIDAY_SHIFT", 0.0)
     result = ask(
         {"period": "2024", "map": {"wd": "dayname()"}, "group_by": "wd", "select": "mean(range)"},
         sample_settings,
@@ -478,9 +482,12 @@ WEEKDAY_RANGE = {"map": {"wd": "dayname()"}, "group_by": "wd", "select": "mean(r
 @pytest.mark.slow
 def test_a_crude_oil_weekday_question_counts_its_short_and_full_holiday_sessions(
     sample_settings,
+    monkeypatch,
 ) -> None:
     """CL is no stock index: its holiday sessions are its own days, short (13:00) until 2021
     and full 09:00-14:30 from 2022, and the stock market's days are not its question."""
+    # The note's words, whatever leaving the holidays out moves.
+    monkeypatch.setattr("barb.caveats.calendar.HOLIDAY_SHIFT", 0.0)
     from barb.data.sample import write_samples
 
     write_samples(["CL"], sample_settings)  # NQ and ES are in the default sample
@@ -495,6 +502,13 @@ def test_a_crude_oil_weekday_question_counts_its_short_and_full_holiday_sessions
         f'09:00-14:30 (e.g. {full.index[0]}). "where": "not holiday()" leaves out the short '
         "ones' part days, and the full ones with them."
     ]
+    # 2025 held one short one (p46e q46 read "1 were short sessions").
+    result = ask({"period": "2025", **WEEKDAY_RANGE}, sample_settings, "CL", **RTH_DAILY)
+    held = _holiday_minutes(sample_settings, "CL", (2025, 2025), (540, 870))
+    assert (held < 330).sum() == 1
+    [said] = [w for w in result.metadata.warnings if "holiday" in w]
+    assert f"{len(held)} of the rows are US stock-market holidays" in said
+    assert "days: 1 was a short session (e.g. " in said
     # A year of short ones only; and where every one traded in full, nothing to say.
     result = ask({"period": "2019", **WEEKDAY_RANGE}, sample_settings, "CL", **RTH_DAILY)
     held = _holiday_minutes(sample_settings, "CL", (2019, 2019), (540, 870))
@@ -515,11 +529,14 @@ def test_a_crude_oil_weekday_question_counts_its_short_and_full_holiday_sessions
 @pytest.mark.slow
 def test_a_stock_index_holiday_example_is_one_of_the_short_sessions_it_counts(
     sample_settings,
+    monkeypatch,
 ) -> None:
     """ES's 2025 held 7 short holiday sessions on RTH; the day of mourning (2025-01-09), which
     CME closed at 09:30 ET, has no RTH bar and is none of them (the sample traded it in
     full before p41b, and the warning counted 8): the example is a short one, and the
     words are the stock market's."""
+    # The note's words, whatever leaving the holidays out moves.
+    monkeypatch.setattr("barb.caveats.calendar.HOLIDAY_SHIFT", 0.0)
     result = ask({"period": "2025", **WEEKDAY_RANGE}, sample_settings, "ES", **RTH_DAILY)
     held = _holiday_minutes(sample_settings, "ES", (2025, 2025), RTH)
     short = held[held < RTH[1] - RTH[0]]
@@ -666,3 +683,53 @@ def test_the_quick_look_at_short_rows_never_misses_a_mostly_short_group(seed: in
         mostly = bool((shorts > MOSTLY_SHORT * sizes).any())
         if mostly:
             assert _some_group_mostly(kept, ["k"], short), (keys, short)
+
+
+@pytest.mark.slow
+def test_a_weekday_question_is_told_of_holidays_only_where_they_move_a_value(
+    sample_settings,
+) -> None:
+    """p46e: the holiday note fired where leaving the holidays out moved no weekday's value by
+    more than 2 % (NQ's 2025 mean ranges: 0.3 % at most), and was noise in 3 of 4 queries.
+    It is said when a shown value moves by 5 % or more: Monday's mean close - open, 0.216 %
+    with them and 0.283 % without. Holidays from pandas_market_calendars' NYSE, values with
+    pandas over the sample's RTH minutes."""
+    import pandas_market_calendars as mcal
+    from rth_bars import sample_rth_days
+
+    days = sample_rth_days(sample_settings)
+    days = days[pd.DatetimeIndex(days.index).year == 2025]
+    dates = pd.DatetimeIndex(days.index)
+    open_days = mcal.get_calendar("NYSE").valid_days("2025-01-01", "2025-12-31")
+    holiday = pd.Series(~dates.isin(open_days.tz_localize(None)), index=days.index)
+    assert holiday.any()
+    weekday = pd.Series(dates.strftime("%a"), index=days.index)
+
+    def most_moved(values: pd.Series, keys: pd.Series) -> float:
+        left = ~holiday[values.index]
+        every, kept = values.groupby(keys).mean(), values[left].groupby(keys[left]).mean()
+        return float((kept / every - 1).abs().max())
+
+    ranges = days["high"] - days["low"]
+    assert most_moved(ranges, weekday) < 0.05
+    result = ask(
+        {"period": "2025", "map": {"wd": "dayname()"}, "group_by": "wd",
+         "select": ["mean(range)", "count()"]},
+        sample_settings,
+        **RTH_DAILY,
+    )  # fmt: skip
+    assert not [w for w in result.metadata.warnings if "holiday" in w]
+
+    move = (days["close"] - days["open"]) / days["open"] * 100
+    ends = weekday.isin(["Mon", "Fri"])
+    assert most_moved(move[ends], weekday[ends]) >= 0.05
+    result = ask(
+        {"period": "2025",
+         "map": {"wd": "dayname()", "move_pct": "(close - open) / open * 100"},
+         "where": "wd in ('Mon', 'Fri')", "group_by": "wd",
+         "select": ["mean(move_pct)", "mean(move_pct > 0) as up_share", "count()"]},
+        sample_settings,
+        **RTH_DAILY,
+    )  # fmt: skip
+    [said] = [w for w in result.metadata.warnings if "holiday" in w]
+    assert said.startswith(f"{int(holiday[ends].sum())} of the rows are US holiday sessions")

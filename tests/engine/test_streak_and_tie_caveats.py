@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from matplotlib.text import Text
 from rth_bars import rth_daily, rth_hourly
 
 from barb import execute
+from barb.charts import draw_chart
 from barb.data.store import data_path
 
 
@@ -365,3 +367,138 @@ def test_a_longest_run_the_period_ends_inside_is_said_whole(engine_settings, min
     january = execute({**query, "period": "2024-01"}, "NQ", settings=engine_settings)
     assert runs.loc["2024-01"].iloc[-1] < runs.loc["2024-01"].max()
     assert not [w for w in january.metadata.warnings if w.startswith("The run ending")]
+
+
+def _holiday_runs(cond: pd.Series) -> tuple[pd.Series, list[tuple[pd.Timestamp, list[str]]]]:
+    """The runs of ``cond`` and, of its longest runs, those holding a day the NYSE was shut
+    (pandas_market_calendars): each one's last day and those days."""
+    import pandas_market_calendars as mcal
+
+    runs = cond.groupby((~cond).cumsum()).cumsum().astype(int)
+    open_days = mcal.get_calendar("NYSE").valid_days(runs.index[0], runs.index[-1])
+    shut = ~runs.index.isin(open_days.tz_localize(None))
+    found = []
+    for end in runs.index[runs == runs.max()]:
+        at = runs.index.get_loc(end)
+        days = runs.index[at - runs.iloc[at] + 1 : at + 1][shut[at - runs.iloc[at] + 1 : at + 1]]
+        if len(days):
+            found.append((end, [f"{day:%Y-%m-%d}" for day in days]))
+    return runs, found
+
+
+def test_a_longest_run_holding_a_holiday_session_is_said(engine_settings, minutes) -> None:
+    """CL's longest winning streak, 16 on ETH and one of three 11s on RTH, ends on Memorial
+    Day 2008, a 13:00 holiday session, with nothing said, though rows listed after one are
+    (p46f Q18). Here Presidents Day 2024 (the futures trading, the stock market shut) is one
+    of the days of one of five tied runs of quiet days; the form said leaves it out."""
+    daily = rth_daily(minutes)
+    move = (daily["close"] / daily["close"].shift() - 1).abs() * 100
+    runs, found = _holiday_runs(move < 0.2)
+    ties = int((runs == runs.max()).sum())
+    assert len(found) == 1 and ties > 1  # one of the tied runs holds a holiday session
+    (end, days), n = found[0], runs.max()
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"run": "streak(abs(close / prev(close) - 1) * 100 < 0.2)"},
+        "select": ["max(run) as longest", "arg_max(date(), run) as ended"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.values["longest"] == n
+    [said] = [w for w in result.metadata.warnings if "US holiday session" in w]
+    assert said.startswith(
+        f"Of the {ties} longest runs ({n}), the one ending {end:%Y-%m-%d} counts a US holiday "
+        f"session among its days: {days[0]} ("
+    )
+    assert said.endswith(
+        'On the stock market\'s days alone, "where": "not holiday()" with the streak in a '
+        "then stage leaves it out."
+    )
+    # That form: the streak over the stock market's days alone.
+    stock_days = daily.drop(pd.to_datetime(days))
+    stock_move = (stock_days["close"] / stock_days["close"].shift() - 1).abs() * 100
+    stock_runs, none = _holiday_runs(stock_move < 0.2)
+    assert not none
+    fixed = execute(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "where": "not holiday()",
+            "then": {"map": {"run": query["map"]["run"]}, "select": "max(run) as longest"},
+        },
+        "NQ",
+        settings=engine_settings,
+    )
+    assert fixed.summary.value == stock_runs.max()
+    assert not [w for w in fixed.metadata.warnings if "US holiday session" in w]
+    # The longest up run begins the day after Presidents Day: nothing to say.
+    up_runs, up_found = _holiday_runs(daily["close"] > daily["close"].shift())
+    assert not up_found
+    query["map"] = {"run": "streak(close > prev(close))"}
+    up = execute(query, "NQ", settings=engine_settings)
+    assert up.summary.values["longest"] == up_runs.max()
+    assert not [w for w in up.metadata.warnings if "US holiday session" in w]
+
+
+def _chart_text(result, language: str) -> str:
+    """Every text of the result's chart drawn at a phone's width, its lines joined."""
+    fig = draw_chart(result, width_px=360, language=language)
+    assert fig is not None
+    return " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible()).replace("\n", " ")
+
+
+def test_the_chart_says_the_run_the_period_cuts(engine_settings, minutes) -> None:
+    """The chart of "the longest losing streak in 2025" read "max_run = 7 days · ended =
+    2025-01-02" over a 2025 axis, with nothing of the 6 days in 2024 the warning says (p46f
+    Q17). March 2024 opens inside an up run here, and February's longest run goes on into
+    March: each chart says so under its subtitle, in the person's language."""
+    daily = rth_daily(minutes)
+    up = daily["close"] > daily["close"].shift()
+    runs = up.groupby((~up).cumsum()).cumsum().astype(int)
+    runs.index = runs.index.strftime("%Y-%m-%d")
+    march = runs.loc["2024-03-01":"2024-03-31"]
+    length = int(march.iloc[0])
+    began = runs.index[runs.index.get_loc(march.index[0]) - (length - 1)]
+    own = up.groupby([(~up).cumsum(), daily.index.month]).cumsum().astype(int)
+    own.index = runs.index
+    own = own.loc["2024-03-01":"2024-03-31"]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024-03",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": ["max(run) as longest", "arg_max(date(), run) as ended"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert [run.model_dump(exclude_defaults=True) for run in result.metadata.cut_runs] == [
+        {
+            "length": length,
+            "ended": march.index[0],
+            "began": began,
+            "inside": int(own.max()),
+            "inside_end": own.idxmax(),
+        }
+    ]
+    assert (
+        f"Run of {length} to {march.index[0]} began {began}, before the period; in the period "
+        f"alone: {own.max()}, to {own.idxmax()}"
+    ) in _chart_text(result, "en")
+    assert (
+        f"Серия длиной {length} по {march.index[0]} началась {began}, до периода; в самом "
+        f"периоде: {own.max()}, по {own.idxmax()}"
+    ) in _chart_text(result, "ru")
+    february = runs.loc["2024-02-01":"2024-02-29"]
+    after = runs.loc["2024-03-01":]
+    ended = after.index[int((after > 0).cummin().sum()) - 1]
+    result = execute({**query, "period": "2024-02"}, "NQ", settings=engine_settings)
+    assert (
+        f"Run of {february.iloc[-1]} to 2024-02-29 went on past the period: {runs.loc[ended]} "
+        f"on {ended}"
+    ) in _chart_text(result, "en")
+    assert (
+        f"Серия длиной {february.iloc[-1]} по 2024-02-29 продолжилась после периода: "
+        f"{runs.loc[ended]} на {ended}"
+    ) in _chart_text(result, "ru")
+    # A period that cuts no run: nothing said.
+    result = execute({**query, "period": "2024-01"}, "NQ", settings=engine_settings)
+    assert result.metadata.cut_runs == [] and "Run of" not in _chart_text(result, "en")

@@ -17,5 +17,6 @@ if __name__ == "__main__":
         tuple(sys.argv[1].split(",")),
         concurrency=1,
         timeout_s=settings.query_timeout_s,
+        memory_gb=settings.worker_memory_gb,
         work=misbehaving,
     )

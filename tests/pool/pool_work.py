@@ -1,8 +1,8 @@
 """Work functions for the pool's tests, importable by the workers (by module name).
 
 Each runs the real query job unless the query asks it to misbehave the way a real failure
-would: a worker that dies mid-job, a job that raises, runs away, or is stuck where a
-soft time limit cannot reach it.
+would: a worker that dies mid-job, a job that raises, runs away, is stuck where a
+soft time limit cannot reach it, or first builds a frame of a given size in the engine.
 """
 
 from __future__ import annotations
@@ -10,9 +10,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
 
@@ -28,6 +32,8 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         _stuck(job.query["stuck"])
     if job.query.get("raise"):
         raise MemoryError("worker ran out of memory")
+    if job.query.get("grow_mb"):
+        return _grown(job, job.query["grow_mb"])
     if job.query.get("sleep"):  # it ran away for a while, then answers the query itself
         query = {k: v for k, v in job.query.items() if k != "sleep"}
         job = job.model_copy(update={"query": query})
@@ -44,7 +50,39 @@ def _describe(variable: str) -> dict[str, object]:
         "parent": parent,
         "matplotlib": "matplotlib" in sys.modules,
         "env": os.environ.get(variable),
+        "memory_ceiling": resource.getrlimit(resource.RLIMIT_DATA)[0],
+        "workers": sorted(_children(os.getppid())),
     }
+
+
+def _children(pid: int) -> set[int]:
+    """The processes ``pid`` started that are still running (the fork server's: workers)."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(child) for child in (task / "children").read_text().split()}
+    return found
+
+
+def _grown(job: QueryJob, megabytes: int) -> QueryOutcome:
+    """The real job, whose engine first builds a frame of ``megabytes`` of floats (the size
+    a minute join of several instruments reaches), inside the engine's own run, where
+    running out of memory is met."""
+    import barb.interpreter
+
+    run = barb.interpreter.run
+
+    def grown(plan, settings):  # type: ignore[no-untyped-def]
+        frame = pd.DataFrame({"x": np.ones((megabytes << 20) // 8)})
+        assert frame["x"].sum() > 0
+        del frame
+        return run(plan, settings)
+
+    barb.interpreter.run = grown
+    try:
+        query = {k: v for k, v in job.query.items() if k != "grow_mb"}
+        return run_query_job(job.model_copy(update={"query": query}))
+    finally:
+        barb.interpreter.run = run
 
 
 def _stuck(seconds: float) -> None:

@@ -205,6 +205,27 @@ async def test_a_query_that_kills_its_child_process_ends_in_the_failure_sentence
         await runner.close()
 
 
+async def test_a_query_past_the_workers_memory_ceiling_is_told_so_and_the_next_answered(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """``barb worker`` caps its processes' memory (BARB_WORKER_MEMORY_GB): a query that
+    builds a 1 GB frame under 0.5 GB gets the memory sentence, as in the bot's own pool."""
+    env = {**worker_env(redis_url, data_env, timeout_s=20), "BARB_WORKER_MEMORY_GB": "0.5"}
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        assert count_of(await runner.run(quick({**COUNT, "grow_mb": 100}))) == DAYS
+        outcome = await runner.run(quick({**COUNT, "grow_mb": 1024}))
+        assert outcome.error is not None and outcome.error["error_type"] == "OutOfMemory"
+        assert outcome.summary_text == (
+            "Error (OutOfMemory, step execute): The query needed more memory than a worker "
+            "has (512 MB); join fewer instruments, use a shorter period or a longer timeframe."
+        )
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+    finally:
+        await runner.close()
+
+
 async def _kill_once_started(redis_url: str, doomed: WorkerProcess) -> None:
     client = redis.Redis.from_url(redis_url)
     try:

@@ -102,6 +102,39 @@ async def describe(runner: ProcessRunner, variable: str = "BARB_TEST_MARK") -> d
     return json.loads(outcome.summary_text)
 
 
+MEMORY_SENTENCE = (
+    "Error (OutOfMemory, step execute): The query needed more memory than a worker has "
+    "(400 MB); join fewer instruments, use a shorter period or a longer timeframe."
+)
+
+
+async def test_a_query_past_the_memory_ceiling_is_told_so_and_its_worker_replaced(
+    small_data: Path,
+) -> None:
+    """A worker's own memory is capped (RLIMIT_DATA): a query that builds a 1 GB frame under
+    a 400 MB ceiling gets the sentence the model can act on, not "Internal error"; its
+    worker is replaced, the pool keeps its one worker, and the next query is answered."""
+    runner = ProcessRunner(workers=1, timeout_s=60, memory_gb=400 / 1024, work=misbehaving)
+    try:
+        first = await describe(runner)
+        assert first["memory_ceiling"] == 400 << 20
+        # Under the ceiling, with the data loaded: the same query is answered.
+        assert answered(await runner.run(QueryJob(query={**COUNT, "grow_mb": 100})))
+        big = {**COUNT, "grow_mb": 1024}
+        outcome = await runner.run(QueryJob(query=big, chart=False, csv=False))
+        assert not outcome.ok
+        assert outcome.error["error_type"] == "OutOfMemory"
+        assert outcome.summary_text == MEMORY_SENTENCE
+        assert runner.restarts == 1 and runner.pool_replacements == 0
+        assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+        second = await describe(runner)
+    finally:
+        await runner.close()
+    assert second["pid"] != first["pid"]
+    assert second["memory_ceiling"] == 400 << 20  # the replacement is capped too
+    assert first["workers"] == [first["pid"]] and second["workers"] == [second["pid"]]
+
+
 async def test_a_replaced_worker_is_forked_from_the_same_warm_fork_server(
     runner: ProcessRunner,
 ) -> None:

@@ -708,7 +708,8 @@ class FakeBotAPI:
         (an answer's commentary rides on its chart), as message dicts with ``text``."""
         out = []
         for r in self.requests:
-            if r.method not in WORDS or not r.status or r.response is None:
+            # Refused (fail_next) or not answered: not read.
+            if r.method not in WORDS or r.status != 200 or r.response is None:
                 continue
             if chat_id is not None and r.params.get("chat_id") != chat_id:
                 continue

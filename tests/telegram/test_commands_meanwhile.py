@@ -25,6 +25,7 @@ from bot_harness import (
     brain,
     keyboard_data,
     press,
+    settled_outbox,
 )
 from fake_bot_api import FakeBotAPI
 
@@ -32,7 +33,8 @@ from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call
 from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import InlineRunner
-from bot.telegram import commands
+from bot.telegram import answering, commands
+from bot.telegram.sender import Patience
 from bot.telegram.services import BotServices
 from bot.texts import t
 
@@ -652,6 +654,81 @@ async def test_cancel_or_reset_while_a_query_runs_says_so_at_once(
     [("/cancel", []), ("/reset", ["Conversation forgotten (settings and usage stay)."])],
     ids=["cancel", "reset"],
 )
+async def test_cancel_or_reset_sent_right_after_a_query_says_so_at_once(
+    fake_telegram: FakeBotAPI, db_url: str, command: str, after: list[str]
+) -> None:
+    """p46b #4: /query and /cancel arrive together (typed a second apart to a busy bot).
+    /cancel looked for a /query computing before the /query's handler had begun it, found
+    none, then waited, silent, for the whole run and said "There is no plan waiting to be
+    cancelled." after the result. Now it waits for the chat's earlier updates to queue,
+    as /reset does, and the /query is under way from its handler's start: the notice
+    comes while the query still computes, then the result."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=QUERY))
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=command))
+        [notice] = await fake.wait_said(1, chat_id=ALICE, timeout=10)
+        assert notice["text"] == QUERY_NOTICES[command, "en"], fake.describe()
+        assert not runner.release.is_set()  # said while the query still computes
+        runner.release.set()
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the query answered", fake)
+        await fake.wait_said(2 + len(after), chat_id=ALICE)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    said = texts_since(fake, 1)
+    assert "\n\ncount: " in said[0], fake.describe()  # the result's chart
+    assert said[1:] == after, fake.describe()
+
+
+async def test_cancel_while_a_query_waits_its_turn_says_it_will_be_answered(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """The model thinks about Alice's question; her /query waits for it; then /cancel.
+    Before, the /query was not yet "computing": /cancel stopped the question and said
+    nothing of the /query, which then answered as if the /cancel had not been sent. Now
+    the /query is under way from its start: /cancel says at once it cannot be stopped,
+    stops the question, and the /query's result follows."""
+    fake = fake_telegram
+    model, runner = HeldModel(), HeldRunner()
+    async with barb_bot(fake, db_url, model=model, runner=runner) as svc, model, runner:
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=QUESTION))
+        await asyncio.wait_for(model.thinking.wait(), 20)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=QUERY))
+
+        async def query_waits() -> bool:
+            return any(work.kind == "query" for work in await svc.store.in_flight.open())
+
+        await until(query_waits, "the /query in flight, waiting for the model lock", fake)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
+        said = await fake.wait_said(2, chat_id=ALICE, timeout=10)
+        assert [m["text"] for m in said] == [
+            QUERY_NOTICES["/cancel", "en"],
+            "Stopped: that question will not be answered.",
+        ], fake.describe()
+        await asyncio.wait_for(runner.running.wait(), 20)  # then the /query computes
+        runner.release.set()
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the query answered", fake)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+
+    said = texts_since(fake, 2)
+    assert len(said) == 1 and "\n\ncount: " in said[0], fake.describe()
+    assert model.stopped == 1
+
+
+@pytest.mark.parametrize(
+    ("command", "after"),
+    [("/cancel", []), ("/reset", ["Conversation forgotten (settings and usage stay)."])],
+    ids=["cancel", "reset"],
+)
 async def test_a_query_ending_as_cancel_or_reset_checks_it_says_so_before_the_result(
     fake_telegram: FakeBotAPI,
     db_url: str,
@@ -693,6 +770,63 @@ async def test_a_query_ending_as_cancel_or_reset_checks_it_says_so_before_the_re
     assert said[0] == QUERY_NOTICES[command, "en"], fake.describe()
     assert "\n\ncount: " in said[1], fake.describe()  # the result's chart
     assert said[2:] == after, fake.describe()
+
+
+@pytest.mark.parametrize(
+    ("work", "command", "after"),
+    [
+        ("query", "/cancel", []),
+        ("plan", "/cancel", []),
+        ("query", "/reset", ["Conversation forgotten (settings and usage stay)."]),
+    ],
+    ids=["query-cancel", "plan-cancel", "query-reset"],
+)
+async def test_a_notice_telegram_holds_back_never_comes_after_its_answer(
+    fake_telegram: FakeBotAPI, db_url: str, work: str, command: str, after: list[str]
+) -> None:
+    """p46c N1: Telegram answered 500 to every attempt at /cancel's "cannot be stopped: the
+    answer is on its way"; it stayed queued, and as the run holds the chat's lock until its
+    answer is out, the sending pass could only send it after that answer: the person read
+    the answer, then that it was on its way. A /reset's held-back notice also ended the
+    /reset: nothing was forgotten. Now the answer withdraws the notice as it goes out, and
+    the command goes on: the answer, then only what the command itself confirms."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    patience = Patience(attempts=2, backoff_s=(0.05,))
+    async with (
+        barb_bot(fake, db_url, runner=runner, patience=patience, keep_sending_every_s=0.2) as svc,
+        runner,
+    ):
+        if work == "query":
+            await _query_held(fake, runner, "en")
+        else:
+            await _run_held(fake, runner)
+        before = len(fake.said(ALICE))
+        fake.fail_next("sendMessage", error_code=500, times=patience.attempts, chat_id=ALICE)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=command))
+
+        def refused() -> bool:
+            return sum(r.status == 500 for r in fake.calls("sendMessage", chat_id=ALICE)) == 2
+
+        await until(refused, "every attempt at the notice refused", fake)
+        await until(lambda: (ALICE, "notices") not in svc.locks._locks, "notice given up", fake)
+        runner.release.set()
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the answer out", fake)
+        await fake.wait_said(before + 1 + len(after), chat_id=ALICE)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+        assert await settled_outbox(svc) == []
+        await asyncio.sleep(0.5)  # two sending passes more: nothing comes
+
+    said = texts_since(fake, before)
+    assert ("\n\ncount: " if work == "query" else "Answer: ") in said[0], fake.describe()
+    assert said[1:] == after, fake.describe()
+    assert rows(db_url, "SELECT error FROM outbox WHERE status = 'failed'") == [
+        (answering.NOTICE_WITHDRAWN,)
+    ]
 
 
 @pytest.mark.parametrize(

@@ -516,6 +516,18 @@ async def test_the_options_checked_are_the_options_imported(
             "America/Chicago или UTC.",
         ),
         ('ES --columns "timestamp=Time', "в подписи не закрыта кавычка."),
+        # p46b #3: a region alone is a folder of the zone database (IsADirectoryError):
+        # "Something broke" until it was read as the unknown zone it is.
+        (
+            "ES --timezone America",
+            "неизвестный часовой пояс 'America'; используйте имя IANA, например "
+            "America/Chicago или UTC.",
+        ),
+        (
+            "ES --columns ''",
+            "у --columns в подписи нет значения; пишите как в командной строке, "
+            "например --timezone Asia/Dubai.",
+        ),
     ],
 )
 async def test_a_caption_not_understood_is_refused_in_russian_and_nothing_is_staged(

@@ -98,10 +98,11 @@ async def test_a_fault_the_retry_gets_over_gives_the_plan(
 
 
 @pytest.mark.parametrize(
-    "faults",
+    ("faults", "sentence"),
     [
-        [bad_gateway(), bad_gateway()],
-        [Canned(delay_s=3.0), Canned(delay_s=3.0)],
+        ([bad_gateway(), bad_gateway()], UNAVAILABLE),
+        # The model was reached and did not answer: not "not reachable" (p46c C1).
+        ([Canned(delay_s=3.0), Canned(delay_s=3.0)], t("llm_timeout", "en")),
     ],
     ids=["502-html-twice", "slow-past-the-timeout"],
 )
@@ -111,15 +112,16 @@ async def test_a_fault_that_outlasts_the_retry_gives_one_sentence(
     model: FakeAPIServer,
     provider: OpenAIProvider,
     faults: list[Canned],
+    sentence: str,
 ) -> None:
     model.queue(OPENAI_PATH, *faults, PLAN)
     async with barb_bot(fake_telegram, db_url, provider=provider) as svc:
         message = await ask(fake_telegram)
-        assert message["text"] == UNAVAILABLE
+        assert message["text"] == sentence
         assert await svc.store.in_flight.open() == []
         # The bot goes on: the next question gets its plan.
         assert is_plan(await ask(fake_telegram))
-        assert [m["text"] for m in sent(fake_telegram)].count(UNAVAILABLE) == 1
+        assert [m["text"] for m in sent(fake_telegram)].count(sentence) == 1
 
 
 async def test_an_outage_gives_one_sentence_and_the_next_question_is_answered(

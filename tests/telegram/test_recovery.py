@@ -11,10 +11,12 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data
 from fake_bot_api import FakeBotAPI
 
 from bot.assistant.replies import Asker
+from bot.llm.errors import ProviderTimeout
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import text, tool_call, turn
 from bot.store.db import open_store
@@ -185,4 +187,70 @@ async def test_a_suggested_reply_cut_by_a_shutdown_answers_its_clarification_aft
 
     assert said[1]["text"] == "Continued with: The person answered: Widest range"
     assert [m.role for m in requests[-1].messages] == ["user", "assistant", "tool"]
+    assert await _nothing_in_flight(db_url)
+
+
+@pytest.mark.parametrize(
+    ("question", "failure"),
+    [
+        (
+            "which was the best day?",
+            "The language model took too long to answer; please try again in a minute.",
+        ),
+        (
+            "какой день был лучшим?",
+            "Языковая модель отвечала слишком долго; попробуйте через минуту.",
+        ),
+    ],
+    ids=["en", "ru"],
+)
+async def test_a_suggested_reply_the_model_fails_on_after_a_restart_is_offered_again(
+    fake_telegram: FakeBotAPI, db_url: str, question: str, failure: str
+) -> None:
+    """p46c C1: "Widest range" is pressed, a shutdown cuts the turn, and at the next start
+    the model times out on the reply. The clarification waited for its reply again, but its
+    buttons, taken away at the press, stayed gone: "please try again" meant typing it, and
+    the timeout read "not reachable". Now the replies come back under the question before
+    the failure is said, and the failure says the model took too long."""
+    fake = fake_telegram
+    held, thinking = True, asyncio.Event()
+
+    async def model(request: ModelRequest) -> Any:
+        if request.messages[-1].role == "tool":
+            if held:  # the first life: the model is still reading when the shutdown comes
+                thinking.set()
+                await asyncio.Event().wait()
+            raise ProviderTimeout("no answer within 60 s", provider="scripted")
+        return tool_call(
+            "ask_user_clarification",
+            question_text="Best by what?",
+            suggested_replies=["Widest range", "Biggest gain"],
+        )
+
+    async with barb_bot(fake, db_url, model=model) as svc:
+        asked = await ask_and_get_plan(fake, ALICE, ALICE, question)
+        replies = keyboard_data(asked)
+        fake.inject(
+            fake.callback_update(
+                chat_id=ALICE, user_id=ALICE, message_id=asked["message_id"], data=replies[0]
+            )
+        )
+        await asyncio.wait_for(thinking.wait(), 20)
+        await _until(
+            lambda: not keyboard_data(fake.message(ALICE, asked["message_id"])),
+            "the pressed buttons taken away",
+            fake,
+        )
+        [cut] = svc.thinking.turns(ALICE, ALICE)
+        cut.task.cancel()  # as a shutdown past its grace period does
+        await asyncio.wait_for(cut.ended.wait(), 20)
+    held = False
+
+    async with barb_bot(fake, db_url, model=model) as svc:
+        said = await fake.wait_said(2, chat_id=ALICE)
+        assert said[1]["text"] == failure
+        # Pressable again by the time the person reads "try again".
+        assert keyboard_data(fake.message(ALICE, asked["message_id"])) == replies
+        [action] = await svc.store.pending.open_for_chat(ALICE)
+        assert action.status == "pending"
     assert await _nothing_in_flight(db_url)

@@ -25,3 +25,36 @@ def test_options_as_on_the_command_line_and_the_words_around_them() -> None:
 def test_anything_else_is_refused(caption: str) -> None:
     with pytest.raises(CaptionError):
         read_caption(caption, SYMBOLS, "en")
+
+
+def test_apostrophes_in_the_words_are_no_quotes() -> None:
+    """p46b #5: shlex paired the two apostrophes of "Monday's ES bars, Tuesday's too" into
+    one token, ES was not found, and the file was offered as the chat's NQ. The words
+    before the first option are split on spaces; only the options are read as a command
+    line, where a quote not closed is still refused."""
+    assert read_caption("Monday's ES bars, Tuesday's too", SYMBOLS, "en").symbol == "ES"
+    caption = read_caption("Monday's ES bars --interval 5m", SYMBOLS, "en")
+    assert (caption.symbol, caption.options) == ("ES", UploadOptions(interval="5m"))
+    with pytest.raises(CaptionError, match=r"^the caption has a quote that is not closed\.$"):
+        read_caption("Monday's ES bars --columns 'timestamp=Time", SYMBOLS, "en")
+
+
+@pytest.mark.parametrize(
+    ("caption", "option"),
+    [
+        ("ES --columns ''", "--columns"),
+        ('ES --stamp ""', "--stamp"),
+        ("ES --timezone=", "--timezone"),
+        ("ES --interval ' '", "--interval"),
+    ],
+)
+def test_an_empty_value_is_refused_as_no_value(caption: str, option: str) -> None:
+    """p46b #7: ``--columns ''`` was taken (the offer read "Checked with the caption's
+    --columns '': ; Import uses the same."), ``--stamp ""`` refused as "…not .". An empty
+    value is no value, said in one sentence."""
+    with pytest.raises(CaptionError) as refused:
+        read_caption(caption, SYMBOLS, "en")
+    assert str(refused.value) == (
+        f"the caption's {option} has no value; write it as on the command line, "
+        "e.g. `--timezone Asia/Dubai`."
+    )

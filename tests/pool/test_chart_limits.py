@@ -1,0 +1,102 @@
+"""A chart never costs the answer: groups too many to draw get a one-line note instead of a
+chart, and a chart slower than its budget is left out, the numbers and the CSV whole.
+
+The minute groups of all history (6,382,050) took the chart 170 s after a 5 s query, and
+the worker was killed at the 20 s limit with the answer. Here the same shapes on the ten
+days of minute bars (``small_bars``), the limits lowered to fit them; the counts and the
+CSV are checked against the bars themselves.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from small_bars import small_bars
+
+import barb.charts
+import barb.charts.many_groups
+from barb.settings import default_settings
+from bot.pool import jobs
+from bot.pool.jobs import QueryJob, chart_budget, run_query_job
+
+BY_MINUTE = {"session": "ETH", "from": "1m", "group_by": "timestamp", "select": "count()"}
+BY_DAY = {"session": "ETH", "from": "1m", "group_by": "date()", "select": "count()"}
+
+
+@pytest.fixture
+def bars(small_data: Path) -> Iterator[pd.DataFrame]:
+    """The ten days' minute bars, the engine reading them (its settings read once)."""
+    default_settings.cache_clear()
+    yield small_bars()
+    default_settings.cache_clear()
+
+
+def csv_frame(csv: bytes | None) -> pd.DataFrame:
+    assert csv is not None
+    return pd.read_csv(io.BytesIO(csv))
+
+
+def test_groups_too_many_to_draw_come_with_a_note_and_the_whole_csv(
+    bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(barb.charts.many_groups, "MAX_CHART_GROUPS", 10_000)
+    minutes = len(bars)  # ETH is 18:00-17:00: every bar is one group
+    outcome = run_query_job(QueryJob(query=BY_MINUTE))
+    assert outcome.ok and outcome.rows == minutes
+    note = (
+        f"No chart: {minutes:,} groups are too many to draw (the limit is 10,000); group by "
+        "a coarser key, such as date() or hour(), for one."
+    )
+    assert outcome.chart_png is None and outcome.chart_name is None
+    assert outcome.summary_text.splitlines()[-1] == note  # the model knows there is none
+    assert outcome.warnings[-1] == note
+    assert outcome.headline is None  # the caption falls back to the summary's first line
+    table = csv_frame(outcome.csv)
+    assert len(table) == outcome.csv_rows == minutes
+    assert (table["count"] == 1).all()
+    stamps = pd.to_datetime(table["timestamp"], utc=True).dt.tz_convert("America/New_York")
+    assert stamps.dt.tz_localize(None).tolist() == bars["timestamp"].tolist()
+
+
+def test_groups_under_the_limit_are_drawn(bars: pd.DataFrame, monkeypatch) -> None:
+    monkeypatch.setattr(barb.charts.many_groups, "MAX_CHART_GROUPS", 10_000)
+    outcome = run_query_job(QueryJob(query=BY_DAY))
+    assert outcome.ok and outcome.chart_png is not None and outcome.headline
+    assert not any(line.startswith("No chart") for line in outcome.summary_text.splitlines())
+    counts = bars.groupby(bars["trading_date"]).size()
+    assert csv_frame(outcome.csv)["count"].tolist() == counts.tolist()
+
+
+def test_a_chart_past_its_budget_is_left_out_and_the_answer_kept(
+    bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def endless(*args: object, **kwargs: object) -> None:
+        time.sleep(60)  # a chart far slower than its budget
+
+    monkeypatch.setattr(barb.charts, "render_answer", endless)
+    monkeypatch.setattr(jobs, "CHART_BUDGET_S", 0.2)
+    outcome = run_query_job(QueryJob(query=BY_DAY))
+    note = (
+        "No chart: drawing it took longer than the 0.2 s it had; the numbers and the CSV "
+        "are complete."
+    )
+    assert outcome.ok and outcome.chart_png is None
+    assert outcome.summary_text.splitlines()[-1] == note and outcome.warnings == [note]
+    counts = bars.groupby(bars["trading_date"]).size()
+    assert csv_frame(outcome.csv)["count"].tolist() == counts.tolist()
+    # The alarm is gone with the chart: nothing interrupts what the worker does next.
+    assert run_query_job(QueryJob(query=BY_DAY, chart=False)).ok
+
+
+def test_the_chart_has_what_is_left_of_the_jobs_limit() -> None:
+    job = QueryJob(query=BY_DAY, time_limit_s=20)
+    # 15 s of the 20 gone: 3.5 s left once 1.5 s are kept for sending the outcome.
+    assert 0 < chart_budget(job, time.monotonic() - 15) <= 20 - 15 - jobs.SEND_MARGIN_S
+    assert chart_budget(job, time.monotonic() - 30) == 0.001  # none left: stopped at once
+    assert chart_budget(job, time.monotonic()) == jobs.CHART_BUDGET_S
+    assert chart_budget(QueryJob(query=BY_DAY), time.monotonic() - 60) == jobs.CHART_BUDGET_S
