@@ -323,8 +323,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         plan, ctx, frame, first, output if plan.then is not None else None
     )
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
-    warnings += run_past_period_caveat(plan, ctx, scope, frame, first, run_stage)
-    warnings += holiday_run_caveat(plan, scope.in_period, frame, first)
+    warnings += run_past_period_caveat(plan, ctx, scope, frame, first)
+    warnings += holiday_run_caveat(plan, ctx, scope.in_period, frame, first)
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     running = running_total_caveat(plan, first, output)
     warnings += running
