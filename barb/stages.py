@@ -19,7 +19,13 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column, label_name, row_label, with_bar_label
-from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
+from barb.caveats.data_start import (
+    DataStart,
+    listed_caveat,
+    record_caveat,
+    running_caveat,
+    where_caveat,
+)
 from barb.caveats.empty_rows import notable
 from barb.caveats.filled_means import filled_statistic_caveat
 from barb.caveats.group_noise import (
@@ -169,7 +175,7 @@ def run_stage(
             said += open_run_end_caveat(
                 stage, every_row, condition, period, again, ctx.timeframe, rows
             )
-        said += running_caveat(start, period)
+        said += running_caveat(start, period) + record_caveat(start, period)
     setup: dict[str, SetupMean] = {}
     judged = period
     if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
