@@ -176,6 +176,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         day_session=dataset.instrument.default_session,
         night=None if _zoned_clocks_only(plan) else night,
         session=plan.session,
+        period_unit=plan.period.calendar_unit,
         # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
         part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
     )

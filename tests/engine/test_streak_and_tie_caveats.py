@@ -338,6 +338,41 @@ def test_a_run_begun_before_a_month_names_the_months_own_longest_and_form(
     assert _streak_warnings(fixed) == []
 
 
+def test_the_restart_offered_is_the_unit_the_period_names(tmp_path_factory, minutes) -> None:
+    """For the period "2026", whose rows (to 2026-01-07) are also one month's, the form
+    offered was streak(cond, 'month'), where the person asked for a year (p46t minor). The
+    hand-made bars moved 3 weeks back (2023-12-12 to 2024-03-07): "2024" opens inside an up
+    run begun in 2023, and its rows are also one quarter's; the form is the year's, and run
+    it gives pandas' run restarted each year."""
+    from small_bars import write_minutes
+
+    from barb.settings import EngineSettings
+
+    moved = minutes.assign(timestamp=minutes["timestamp"] - pd.Timedelta(days=21))
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("moved_back"))
+    write_minutes(moved, "NQ", settings, "the engine bars, 3 weeks earlier")
+    daily = rth_daily(moved)
+    up = daily["close"] > daily["close"].shift()
+    yearly = up.groupby([(~up).cumsum(), daily.index.year]).cumsum().astype(int)
+    runs = up.groupby((~up).cumsum()).cumsum().astype(int)
+    assert runs.loc["2024"].iloc[0] > yearly.loc["2024"].iloc[0]  # the case: a run from 2023
+    assert daily.loc["2024"].index.quarter.nunique() == 1  # one quarter's rows too
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": ["max(run) as longest", "arg_max(date(), run) as ended"],
+    }
+    [said] = _streak_warnings(execute(query, "NQ", settings=settings))
+    assert said.endswith("; streak(cond, 'year') counts only the period's rows.")
+    query["map"] = {"run": "streak(close > prev(close), 'year')"}
+    fixed = execute(query, "NQ", settings=settings)
+    own = yearly.loc["2024"]
+    assert fixed.summary.values == {"longest": own.max(), "ended": own.idxmax()}
+    assert _streak_warnings(fixed) == []
+
+
 def test_a_longest_run_the_period_ends_inside_is_said_whole(engine_settings, minutes) -> None:
     """ "The longest losing streak of 2024" read 6 with the run 2024-12-19 to 12-31 among
     its ties and nothing said that it went on to 7 on 2025-01-02 (p46f Q17). February's
