@@ -374,6 +374,10 @@ def test_a_second_import_needs_replace_and_restore_brings_back_the_previous_file
     assert restored.exit_code == 0, restored.output
     assert "restored imported data (imported from a.csv" in restored.output
     assert target.read_bytes() == original
+    # Its Arrow copy is made now, as an import makes it, not by the first question's worker.
+    copy = mapped.open_mapped(mapped.mapped_path(target, settings), mapped.fingerprint(target))
+    assert copy is not None
+    assert copy[0]["high"].tolist() == bars["high"].tolist()
     assert read_meta(target).created_at == first.meta.created_at
     # A second restore undoes the first.
     assert runner.invoke(data_cli, ["restore", "NQ"], obj=settings).exit_code == 0

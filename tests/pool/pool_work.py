@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from barb.process_memory import arrow_pool
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
 
 
@@ -42,7 +43,8 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
 
 def _describe(variable: str) -> dict[str, object]:
     """The worker as it sees itself: its pid, its parent's command line, whether the chart
-    library was imported before any job drew a chart, and one environment variable."""
+    library was imported before any job drew a chart, one environment variable, its memory
+    ceiling and Arrow's allocator."""
     parent = Path(f"/proc/{os.getppid()}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     return {
         "pid": os.getpid(),
@@ -51,6 +53,12 @@ def _describe(variable: str) -> dict[str, object]:
         "matplotlib": "matplotlib" in sys.modules,
         "env": os.environ.get(variable),
         "memory_ceiling": resource.getrlimit(resource.RLIMIT_DATA)[0],
+        "arrow_pool": arrow_pool(),
+        "status": {
+            line.split(":")[0]: line.split()[1]
+            for line in Path("/proc/self/status").read_text().splitlines()
+            if line.startswith(("VmData", "RssAnon", "Threads"))
+        },
         "workers": sorted(_children(os.getppid())),
     }
 
