@@ -168,6 +168,26 @@ async def test_a_worker_that_made_an_arrow_copy_keeps_its_ceiling_for_queries(
     assert status["VmData"] - status["RssAnon"] < 256 << 20
 
 
+async def test_a_chart_past_the_ceiling_keeps_its_answer_and_its_worker_is_replaced(
+    runner: ProcessRunner,
+) -> None:
+    """A chart that ran out of memory was taken for a drawing bug, and its worker, whose
+    heap the chart grew, went on. Now the answer goes back without the chart and the worker
+    gives way when the next job reaches it: that job is run by its replacement."""
+    first = await describe(runner)
+    outcome = await runner.run(QueryJob(query={**COUNT, "chart_oom": True}))
+    assert answered(outcome) and outcome.chart_png is None
+    assert outcome.warnings == [
+        "No chart: drawing it needed more memory than this worker has (3 GB); the numbers "
+        "and the CSV are complete."
+    ]
+    second = await describe(runner)
+    assert second["pid"] != first["pid"] and second["workers"] == [second["pid"]]
+    assert runner.restarts == 1 and runner.pool_replacements == 0
+    assert answered(await runner.run(QueryJob(query=COUNT)))
+    assert (await describe(runner))["pid"] == second["pid"]
+
+
 async def test_a_replaced_worker_is_forked_from_the_same_warm_fork_server(
     runner: ProcessRunner,
 ) -> None:
