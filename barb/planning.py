@@ -262,6 +262,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     if period.note:
         warnings.append(period.note)
     _check_coverage(period, dataset, warnings)
+    period = period.within(dataset.first_date, dataset.last_date)
 
     columns = set(BAR_COLUMNS)
     events = _bind_events(query, dataset, columns, errors)

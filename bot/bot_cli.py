@@ -33,12 +33,14 @@ from bot.startup_errors import (
     StartupError,
     bad_settings,
     database_failed,
+    replica_name_taken,
     schema_not_ready,
     telegram_failed,
 )
 from bot.store.db import open_store
 from bot.store.errors import SchemaError
 from bot.store.housekeeping import keep_leases, keep_tidy
+from bot.store.replicas import ReplicaNameTaken
 from bot.store.settings import StoreSettings
 from bot.telegram.app import (
     StoppableUpdates,
@@ -171,6 +173,16 @@ async def running_bot(
             raise schema_not_ready(exc) from None
         except Exception as exc:
             raise database_failed(exc, _safe_url(store_settings)) from None
+        try:
+            # Before anything is taken over: under a live replica's name this one would
+            # take its work as its own previous life's.
+            await store.replicas.hold()
+        except ReplicaNameTaken as exc:
+            await store.close()
+            raise replica_name_taken(exc) from None
+        except BaseException:
+            await store.close()
+            raise
         runner = make_runner(settings, warm_instruments=("NQ",))
         try:
             services = BotServices(

@@ -15,18 +15,23 @@ file offered as "adds 1,380 new bars", pressed after Friday's was imported, repl
 Nothing Telegram-specific here: an offer is a staged file plus a small JSON record beside it
 in ``{data_dir}/.uploads/{id}/``, so an offer survives a restart of the bot, and the import
 is ``barb.data.importer``'s, the same code as ``barb data import``. The record keeps what
-Import wrote until the reply saying so is stored: a press handled again after the bot
-stopped mid-import is answered from it, and the file is never imported twice. An offer
-nobody presses for ``OFFER_LIFETIME`` expires, as a plan does.
+Import writes from just before the data file is replaced: a press handled again after the
+bot stopped (or was killed) mid-import is answered from it, and the file is never imported
+twice. Once the reply is stored the staged file goes and the record stays as the offer's
+outcome, so that a second press reads "Already imported" rather than "send it again". An
+offer nobody presses for ``OFFER_LIFETIME`` expires, as a plan does, and one whose check
+never ended (the bot was killed in it) goes at the next start or upload.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import logging
 import os
 import re
 import shutil
+import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +55,7 @@ from barb.data.store import (
     previous_path,
     read_meta,
     stored_version,
+    version_of,
     write_lock,
 )
 from barb.data.validation import ImportReport
@@ -80,6 +86,7 @@ class Imported(BaseModel):
     added: int
     kept: bool  # the file it replaced is kept for `barb data restore`
     cleaned: str = ""  # the killed writes' temporary files it removed, in the admin's language
+    version: str = ""  # the ``stored_version`` the write gives the data (``version_of``)
 
 
 class Offer(BaseModel):
@@ -99,7 +106,13 @@ class Offer(BaseModel):
     # When the record was last written (offered, checked, pressed, imported); None in the
     # records of the version before, which expire from ``created_at``.
     saved_at: dt.datetime | None = None
-    imported: Imported | None = None  # set once Import wrote, until the reply is stored
+    # What Import is about to write, recorded just before the data file is replaced: found
+    # stored (its ``version``) after a kill, the write was this offer's.
+    importing: Imported | None = None
+    imported: Imported | None = None  # set once Import wrote
+    # The reply saying it was imported is stored: the staged file is gone, and the record
+    # is the offer's outcome, which a second press is answered from, until it expires.
+    said: bool = False
 
     def expired(self, now: dt.datetime | None = None) -> bool:
         """Untouched for longer than ``OFFER_LIFETIME``."""
@@ -122,11 +135,20 @@ class Checked:
 
 
 class DataUploads:
-    """Offers of uploaded files, kept under the data directory."""
+    """Offers of uploaded files, kept under the data directory.
+
+    A new offer's folder is locked (``flock``, as ``write_lock`` locks the data directory)
+    until its check ends or it is discarded: an offer with no mode whose folder nobody
+    holds had its download or check killed, and ``expire`` removes it at once, while the
+    offer another replica (or chat) is checking is left alone. The killed check's staged
+    copy (up to 20 MB) stayed for good, beside the offer made when the upload was handled
+    again at the next start."""
 
     def __init__(self, settings: EngineSettings):
         self.settings = settings
         self.root = Path(settings.data_dir) / UPLOADS_DIR
+        self._held: dict[str, int] = {}  # offer id -> descriptor holding its folder's lock
+        self._holding = threading.Lock()  # the check ends in a worker thread
 
     def new_offer(
         self,
@@ -145,7 +167,20 @@ class DataUploads:
             chat_id=chat_id,
             options=options or UploadOptions(),
         )
-        return self._save(offer)
+        folder = self.root / offer.id
+        folder.mkdir(parents=True)
+        fd = os.open(folder, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # a new folder: nobody else holds it
+        with self._holding:
+            self._held[offer.id] = fd
+        return self._save(offer)  # locked before it has a record: never taken for killed
+
+    def _release(self, offer_id: str) -> None:
+        """Let go of the lock on an offer's folder (its check ended, or it is discarded)."""
+        with self._holding:
+            fd = self._held.pop(offer_id, None)
+        if fd is not None:
+            os.close(fd)  # closing the descriptor releases the lock
 
     def _save(self, offer: Offer) -> Offer:
         """Write the record whole or not at all (it may hold the only word of an import),
@@ -160,7 +195,8 @@ class DataUploads:
 
     def expire(self, now: dt.datetime | None = None) -> list[str]:
         """Remove the offers untouched for longer than ``OFFER_LIFETIME`` (a folder whose
-        record cannot be read counts from its own time); the ids removed."""
+        record cannot be read counts from its own time), and those never checked that nobody
+        is checking (the bot was killed in the download or the check); the ids removed."""
         now = now or dt.datetime.now(dt.UTC)
         removed = []
         folders = sorted(self.root.iterdir()) if self.root.is_dir() else []
@@ -173,13 +209,14 @@ class DataUploads:
                 except ValueError:  # a record cut short, or of an unknown form
                     offer = None
                 if offer is not None:
-                    old = offer.expired(now)
+                    old = offer.expired(now) or (offer.mode is None and not _held(folder))
                 else:
                     changed = dt.datetime.fromtimestamp(folder.stat().st_mtime, dt.UTC)
                     old = now - changed > OFFER_LIFETIME
             except OSError:  # removed meanwhile (another replica starting), or unreadable
                 continue
             if old:
+                self._release(folder.name)
                 shutil.rmtree(folder, ignore_errors=True)
                 removed.append(folder.name)
         if removed:
@@ -202,7 +239,14 @@ class DataUploads:
     def check(self, offer: Offer, lang: str = "en") -> Checked:
         """The validation report of the staged file, with what Import will do to the stored
         data in ``lang`` (blocking: run it in a thread); an importable file's offer keeps
-        that mode and the stored data's version for ``accept``."""
+        that mode and the stored data's version for ``accept``. The offer's folder is let
+        go of at the end (``new_offer`` locked it)."""
+        try:
+            return self._check(offer, lang)
+        finally:
+            self._release(offer.id)
+
+    def _check(self, offer: Offer, lang: str) -> Checked:
         try:
             checked = self._read(offer, lang)
         except BarbError as exc:
@@ -231,34 +275,51 @@ class DataUploads:
 
     def accept(self, offer: Offer, lang: str = "en") -> Imported:
         """Import the staged file (checked again, with the same code), appending or replacing
-        as the check said, and keeping the previous file. What it wrote is recorded with the
-        offer as soon as the data file is in place, and stays until ``discard`` (once the
-        reply saying so is stored): the bot stopped mid-import and, handling the press again
-        at its start, said "send it again" of an imported file; sent again and imported, the
-        file replaced the one kept from before the first import. An offer already imported
-        gives that record and writes nothing. Raises ``BarbError`` (the offer is then gone),
-        and refuses when the stored data changed since the check: the mode said may no
-        longer fit, and falling back from append to replace deleted history."""
+        as the check said, and keeping the previous file. What it writes is recorded with the
+        offer just before the data file is replaced (``importing``, with the version the
+        write gives the data) and once it is in place (``imported``): the bot stopped
+        mid-import and, handling the press again at its start, said "send it again" of an
+        imported file; killed just after the rename, it said "the stored data changed" of
+        its own write. An offer already imported gives that record and writes nothing.
+        Raises ``BarbError`` (the offer is then gone), and refuses when the stored data
+        changed since the check: the mode said may no longer fit, and falling back from
+        append to replace deleted history."""
         planned = self.get(offer.id)  # the record, with what the check said
         if planned is None or planned.mode is None:  # gone, or staged by the version before
             self.discard(offer)
             raise DataError(t("upload_gone", lang))
-        if planned.imported is not None:
-            return planned.imported
+        done = self.outcome(planned)
+        if done is not None:
+            return done
         planned = self._save(planned)  # pressed: not expired while it imports
         recorded: list[Imported] = []
 
-        def record(result: ImportResult) -> None:
-            imported = Imported(
-                meta=result.meta, added=result.added, kept=result.kept, cleaned=result.cleaned
+        def imported(result: ImportResult) -> Imported:
+            return Imported(
+                meta=result.meta,
+                added=result.added,
+                kept=result.kept,
+                cleaned=result.cleaned,
+                version=version_of(result.meta),
             )
-            self._save(planned.model_copy(update={"imported": imported}))
-            recorded.append(imported)
+
+        def writing(result: ImportResult) -> None:
+            self._save(planned.model_copy(update={"importing": imported(result)}))
+
+        def record(result: ImportResult) -> None:
+            done = imported(result)
+            self._save(planned.model_copy(update={"imported": done}))
+            recorded.append(done)
 
         try:
             checked = self._read(planned, lang)  # with the options the check used
             write_checked(
-                checked, self.settings, planned.mode, expect=planned.stored, written=record
+                checked,
+                self.settings,
+                planned.mode,
+                expect=planned.stored,
+                writing=writing,
+                written=record,
             )
         except StoredChanged:
             self.discard(offer)
@@ -267,7 +328,43 @@ class DataUploads:
             if not recorded:  # nothing was written: nothing to tell later
                 self.discard(offer)
             raise
+        self._drop_staged(offer)
         return recorded[0]
+
+    def outcome(self, offer: Offer) -> Imported | None:
+        """What Import wrote of ``offer`` (blocking: run it in a thread), or None: its
+        record's, or what it was about to write when that is the data stored (the bot was
+        killed between replacing the data file and recording it; the version holds the
+        write's own time, so no other write gives it), recorded now."""
+        if offer.imported is not None or offer.importing is None:
+            return offer.imported
+        target = data_path(offer.symbol, self.settings)
+        with write_lock(target):
+            found = stored_version(target)
+        if found != offer.importing.version:  # killed before the rename: nothing written
+            return None
+        self._save(offer.model_copy(update={"imported": offer.importing}))
+        self._drop_staged(offer)
+        return offer.importing
+
+    def keep_outcome(self, offer: Offer) -> None:
+        """The reply saying the offer was imported is stored (or refused for good): its
+        record stays as the offer's outcome until it expires, so that a second press of its
+        buttons (or of a second copy of the offer a lost response made Telegram show) is
+        told what happened to it."""
+        planned = self.get(offer.id)
+        if planned is None or planned.said:
+            return
+        self._save(planned.model_copy(update={"said": True}))
+        self._drop_staged(offer)
+
+    def _drop_staged(self, offer: Offer) -> None:
+        """Remove the staged file (up to 20 MB) of an offer imported: its record says what
+        was written, and nothing reads the file again."""
+        folder = self.root / offer.id
+        for path in folder.iterdir() if folder.is_dir() else ():
+            if path.name != RECORD:
+                path.unlink(missing_ok=True)
 
     def _read(self, offer: Offer, lang: str) -> CheckedFile:
         """The staged file read with its caption's options, refusals advising them as a
@@ -334,7 +431,21 @@ class DataUploads:
         return "replace", sentence + _kept_deleted(target, lang), replace.note
 
     def discard(self, offer: Offer) -> None:
+        self._release(offer.id)
         shutil.rmtree(self.root / offer.id, ignore_errors=True)
+
+
+def _held(folder: Path) -> bool:
+    """Whether some process (this one included) holds the lock on an offer's folder: it is
+    downloading or checking the file. The kernel lets go of a killed holder's lock."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def _kept_deleted(target: Path, lang: str) -> str:

@@ -16,6 +16,7 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 
 from barb.errors import BarbError
 from bot.store.errors import SchemaError
+from bot.store.replicas import ReplicaNameTaken
 
 #: A setting has a value Barb cannot use (EX_CONFIG).
 EXIT_BAD_SETTING = 78
@@ -92,6 +93,16 @@ def database_failed(error: Exception, safe_url: str) -> StartupError:
         f"Cannot open the database {safe_url} ({type(error).__name__}): check "
         f"BARB_DATABASE_URL and {where}.",
         EXIT_CANNOT_START,
+    )
+
+
+def replica_name_taken(error: ReplicaNameTaken) -> StartupError:
+    """A live replica holds this one's name (``bot.store.replicas``): two processes under
+    one name would keep each other's dead work alive, so this one does not start."""
+    return StartupError(
+        f"Another replica is running as {error.name!r} on this database: give each replica "
+        "its own BARB_REPLICA_ID (the host name by default), or stop the other one first.",
+        EXIT_BAD_SETTING,
     )
 
 

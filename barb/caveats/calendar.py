@@ -501,8 +501,8 @@ def unnumbered_holidays_caveat(
 
 
 def _and_terms(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> list[ast.Expr]:
-    """The terms of a chain of and, through the map's names ("where": "first and open",
-    with "open": "not holiday()")."""
+    """The terms of a chain of and, through the map's names ("where": "first and traded",
+    with "traded": "not holiday()")."""
     terms = []
     for term in conjuncts(through_map(expr, mapped)):
         inner = through_map(term, mapped)

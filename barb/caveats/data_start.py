@@ -34,7 +34,7 @@ from barb.planning import StagePlan
 from barb.script import ast
 from barb.script.hoisting import unhoisted
 from barb.script.library import lookup
-from barb.script.reach import own_reach
+from barb.script.reach import own_reach, reads_earlier_days
 from barb.summary_text import listed_text
 from barb.timeframes import timeframe
 
@@ -397,8 +397,8 @@ def _back(expr: ast.Node, made: Mapping[str, int | None]) -> int | None:
     if spec is not None and spec.body is not None and not expr.args:
         return _back(spec.body, {})  # a named pattern reads what its body reads
     own = own_reach(expr)
-    if own.back is None or inner is None:
-        return None
+    if own.back is None or inner is None or reads_earlier_days(expr):
+        return None  # daily(close): its first value is where the data's start lets it be
     # A window reads its argument on the bars before (prev, rolling_mean); next() on the
     # bar after only. Called on no bar's values (hour()), it reads its own.
     return own.back - own.ahead + (0 if inner == _NO_BAR else inner)
@@ -410,7 +410,7 @@ def _reads_back(node: ast.Node) -> bool:
     if not isinstance(node, ast.Call):
         return False
     own = own_reach(node)
-    return own.back is None or own.back > 0
+    return own.back is None or own.back > 0 or reads_earlier_days(node)
 
 
 def _reads_prev_close(expr: ast.Node) -> bool:

@@ -330,11 +330,9 @@ def closes_may_blend(
     differ ``ratio`` times; False only where they cannot. Every bar's close is the
     close of a minute bar of its trading date, so those dates' lowest and highest minute
     closes (``_close_span``, read once per dataset) bound them: "1m bars with range > 20 in
-    2024" stops here, before it walks the query or reads its 350,000 rows' closes. A stage
-    that writes a column named close reads other closes: they may."""
-    stage = plan.first
-    written = {name for name, _ in stage.map_exprs} | {name for name, _ in stage.group_keys}
-    if first is None or last is None or "close" in written:
+    2024" stops here, before it walks the query or reads its 350,000 rows' closes. (No map
+    writes a column named close: Stage refuses the names the engine keeps.)"""
+    if first is None or last is None:
         return True
     dates, low, high = plan.dataset.derived("close_span", lambda: _close_span(plan.dataset))
     lo = int(np.searchsorted(dates, np.datetime64(first, "D"), side="left"))

@@ -708,6 +708,7 @@ def write_checked(
     mode: Mode,
     *,
     expect: str | None = None,
+    writing: Callable[[ImportResult], None] | None = None,
     written: Callable[[ImportResult], None] | None = None,
 ) -> ImportResult:
     """Write a file ``check_file`` accepted, as ``mode`` allows; with ``expect`` (the
@@ -716,7 +717,9 @@ def write_checked(
     import, became a replace of 5,520 bars by the file's 1,380. ``written`` is called with
     the result once the data file is in place, still under the lock and before the Arrow
     copy is made (seconds for 6.4M bars): the bot records there that its offer was imported,
-    so that a stop before the reply does not leave "imported" unsaid."""
+    so that a stop before the reply does not leave "imported" unsaid. ``writing`` is called
+    with the same result just before the data file is replaced: killed between the two, the
+    bot finds ``version_of(result.meta)`` stored and knows the write was its own."""
     report, instrument = checked.report, checked.instrument
     target = data_path(instrument.symbol, settings)
     # From reading the stored bars to replacing them, no other import of the instrument runs.
@@ -742,10 +745,12 @@ def write_checked(
         ).model_copy(
             update={"interval_minutes": report.interval_minutes, "source_file": report.file}
         )
-        write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
         result = ImportResult(
             meta, report, plan.added, target, plan.note, cleaned, kept=plan.replaces
         )
+        if writing is not None:
+            writing(result)
+        write_bars(plan.frame, meta, target, keep_previous=plan.replaces)
         if written is not None:
             written(result)
         refresh_mapped(plan.frame, meta, target, settings)

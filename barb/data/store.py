@@ -415,6 +415,13 @@ def stored_version(path: Path) -> str:
     except DamagedData:  # one that cannot be read is told by its size and write time
         found = path.stat()
         return f"damaged {found.st_size} {found.st_mtime_ns}"
+    return version_of(meta)
+
+
+def version_of(meta: DataMeta) -> str:
+    """The ``stored_version`` a file written with ``meta`` has, known before it is written:
+    the bot records it with its offer before the data file is replaced, so that after a kill
+    just past the rename it can tell its own write from another one."""
     return f"{meta.rows} {meta.first_date} {meta.last_date} {meta.created_at.isoformat()}"
 
 

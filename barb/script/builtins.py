@@ -110,7 +110,9 @@ def _log(ctx: EvalContext, x: pd.Series) -> pd.Series:
     example="exp(cumsum(log(close / prev(close))))",
 )
 def _exp(ctx: EvalContext, x: pd.Series) -> pd.Series:
-    return np.exp(x.where(x < 700))  # past e**709 a float overflows: empty, not inf
+    # Past e**709 a float overflows to inf, which the evaluator empties and says.
+    with np.errstate(over="ignore"):
+        return np.exp(x)
 
 
 @register(
@@ -611,7 +613,8 @@ def _warn_history_beyond(
 )
 def _cumprod(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     # A product of prices (cumprod(open)) passes float's range within a few hundred bars:
-    # past it the value is inf, as it is, not a floating-point error.
+    # past it the value is inf, not a floating-point error, which the evaluator empties and
+    # says.
     with np.errstate(over="ignore", invalid="ignore"):
         return _running(ctx, col, per, "cumprod").cumprod()
 

@@ -219,13 +219,9 @@ class RowGroups:
         level_codes = [codes.astype(np.int64) for codes, _ in factorized]
         sizes = [max(len(uniques), 1) for _, uniques in factorized]
         missing = np.logical_or.reduce([c < 0 for c in level_codes])
-        # One number per combination, in key order, then renumbered densely: sorted by the
-        # first key, then the second…
-        combined = np.ravel_multi_index([np.maximum(c, 0) for c in level_codes], sizes)
-        present, codes = np.unique(combined[~missing], return_inverse=True)
+        codes, positions = _combination_codes([c[~missing] for c in level_codes], sizes)
         all_codes = np.full(len(frame), -1, dtype=np.int64)
         all_codes[~missing] = codes
-        positions = np.unravel_index(present, sizes)
         index = pd.MultiIndex.from_arrays(
             [uniques.take(pos) for (_, uniques), pos in zip(factorized, positions, strict=True)],
             names=list(keys),
@@ -376,6 +372,45 @@ class RowGroups:
 
 # Integer keys spanning at most this many values are grouped by offset, not by hashing.
 _SMALL_KEY_SPAN = 100_000
+
+
+# Below 2**63: a mixed-radix number of the keys folded since the last renumbering stays an
+# int64 while the product of their sizes is under this.
+_FOLDED_SPAN = 1 << 62
+
+
+def _combination_codes(
+    level_codes: Sequence[np.ndarray], sizes: Sequence[int]
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """One dense code per combination of the keys' codes (``level_codes``, each from 0 to
+    its size - 1), sorted by the first key, then the second…, and per key the position of
+    each code's value.
+
+    The keys are folded into one mixed-radix number, renumbered densely (at most one code
+    per row) whenever folding the next would pass int64: six daily keys such as timestamp,
+    close, volume, open, high and low, of about 4,600 values each, multiply past 2**63,
+    where one number for them all failed (np.ravel_multi_index: "invalid dims").
+    """
+    codes = np.zeros(len(level_codes[0]), dtype=np.int64)
+    shape: list[int] = [1]  # the radices folded into codes since the last renumbering
+    positions: list[np.ndarray] = []  # per key renumbered: its position for each code
+    for level, size in zip(level_codes, sizes, strict=True):
+        if int(np.prod(shape, dtype=object)) * size >= _FOLDED_SPAN:
+            codes, positions = _renumbered(codes, shape, positions)
+            shape = [len(positions[0])]
+        codes = codes * size + level
+        shape.append(size)
+    return _renumbered(codes, shape, positions)
+
+
+def _renumbered(
+    codes: np.ndarray, shape: list[int], positions: list[np.ndarray]
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``codes`` (mixed radix over ``shape``: the last renumbered code, then the keys folded
+    since) renumbered 0, 1, … in order, and each key's position for each new code."""
+    present, dense = np.unique(codes, return_inverse=True)
+    digits = np.unravel_index(present, shape)
+    return dense.astype(np.int64), [p[digits[0]] for p in positions] + list(digits[1:])
 
 
 def _small_int_combination(

@@ -259,7 +259,7 @@ class _RowEvaluator:
             return self.eval(spec.body)
         assert spec.impl is not None
         args = self.arguments(spec, node, self, self.frame.index)
-        return _aligned(spec.impl(self.ctx, *args), self.frame.index, spec)
+        return self.finite(node, _aligned(spec.impl(self.ctx, *args), self.frame.index, spec))
 
     def spec(self, node: ast.Call) -> FunctionSpec:
         spec = lookup(node.name)
@@ -427,7 +427,25 @@ class _RowEvaluator:
                 out = np.power(np.asarray(a, dtype=np.float64), b)
             else:
                 out = self.divide(node, a, b, ints)
-        return _wrap(_finite(out), _index_of(left, right))
+        return _wrap(self.finite(node, out), _index_of(left, right))
+
+    def finite(self, node: ast.Node, out: Any) -> Any:
+        """``out`` with inf (past a float's range: exp(close), 2 ** 100000000, the running
+        product cumprod(1 + close)) as NaN, said as division by zero is: "max_x = n/a" had
+        come with no reason."""
+        values = np.asarray(out)
+        if values.dtype.kind != "f":
+            return out
+        infinite = np.isinf(values)
+        count = int(np.count_nonzero(infinite))
+        if not count:
+            return out
+        noun = "value" if count == 1 else "values"
+        said = f" for {count:,} {noun}; those results are" if values.ndim else "; its result is"
+        self.ctx.warn(f"'{node.to_text()}' overflowed (past ±1.8e308){said} empty (NaN).")
+        if isinstance(out, pd.Series):
+            return out.mask(infinite)
+        return np.where(infinite, np.nan, out)
 
     def divide(self, node: ast.Binary, a: Any, b: Any, ints: bool) -> Any:
         zero = b == 0
@@ -740,7 +758,7 @@ class _AggregateEvaluator(_RowEvaluator):
         # A scalar function over aggregated values: one value per group (or one in all).
         index = self.rows.index if self.rows.grouped else pd.RangeIndex(1)
         args = self.arguments(spec, node, self, index)
-        result = _aligned(spec.impl(self.ctx, *args), index, spec)
+        result = self.finite(node, _aligned(spec.impl(self.ctx, *args), index, spec))
         if not self.rows.grouped and isinstance(result, pd.Series):
             return result.iloc[0]
         return result
@@ -862,16 +880,6 @@ def _is_int(value: Any) -> bool:
 
 def _isnull(value: Any) -> Any:
     return np.isnan(value) if np.asarray(value).dtype.kind == "f" else False
-
-
-def _finite(out: Any) -> Any:
-    """inf (overflow, or division by zero in a power) becomes NaN."""
-    if np.asarray(out).dtype.kind != "f":
-        return out
-    infinite = np.isinf(out)
-    if np.any(infinite):
-        return np.where(infinite, np.nan, out)
-    return out
 
 
 def _bools(value: Any) -> Any:

@@ -104,7 +104,7 @@ def _parse(text: str, start: str) -> Any:
     expr = result[0] if isinstance(result, tuple) else result
     if ast.depth(expr) > MAX_DEPTH:
         return _Failure(
-            f"The expression is nested more than {MAX_DEPTH} levels deep.",
+            f"The expression has more than {MAX_DEPTH} operators chained or nested.",
             hint="split the work into several map columns",
             too_large=True,
         )

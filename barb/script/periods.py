@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from barb.errors import InvalidPeriod
 
@@ -63,6 +63,17 @@ class Period:
 
     # Said to the person with the answer, e.g. that the period was cut to the data.
     note: str | None = None
+
+    def within(self, first: dt.date, last: dt.date) -> Period:
+        """The period with its ends cut to the data's first and last trading dates, compared
+        as days: ":9999-12-31" on data to 2026-01-07 ends 2026-01-07. Every later step reads
+        the ends as nanosecond times, which end at 2262-04-11 and wrap past it silently (the
+        period kept no bars, or "2020:2999" read as no trading date from 2020 on)."""
+        start = max(self.start, first) if self.start is not None else None
+        end = min(self.end, last) if self.end is not None else None
+        if (start, end) == (self.start, self.end):
+            return self
+        return replace(self, start=start, end=end)
 
 
 def _month_end(year: int, month: int) -> dt.date:

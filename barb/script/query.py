@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from barb.errors import BarbError, InvalidQuery, UnknownTimeframe
+from barb.frames import BAR_COLUMNS, MINUTE_OF_DAY
 from barb.script.ast import default_name
 from barb.script.limits import check_query_value
 from barb.script.parser import parse_expression
@@ -28,6 +29,15 @@ from barb.timeframes import TIMEFRAMES, case_ambiguity, resolve_timeframe
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SORT_EXAMPLE = "sort must look like 'column desc' or 'column asc'"
+# Columns the engine keeps and reads itself: the calendar and clock functions, daily(),
+# per-unit functions and indicators read them by name, so a map that wrote one broke them
+# (trading_date as 0 made year() an internal error, minute_of_day as 0 made time() == '10:00'
+# match nothing, a text high made atr(14) one). Each with the name a column of one's own takes.
+_KEPT_NAMES = {name: f"my_{name}" for name in (*BAR_COLUMNS, MINUTE_OF_DAY)} | {
+    "trading_date": "td",
+    "minute_of_day": "mins",
+    "timestamp": "ts",
+}
 
 
 def split_top_level(text: str) -> list[str]:
@@ -180,6 +190,11 @@ class Stage(BaseModel):
                 )
             if not expr.strip():
                 raise ValueError(f"map '{name}' has an empty expression")
+            if name in _KEPT_NAMES:
+                raise ValueError(
+                    f"'{name}' is a column Barb keeps and its functions read; name yours "
+                    f"e.g. '{_KEPT_NAMES[name]}'"
+                )
         return value
 
     @field_validator("group_by", "select", mode="before")

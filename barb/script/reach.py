@@ -89,6 +89,20 @@ def reads_other_bars(call: ast.Call) -> bool:
     return spec is None or _literal_args(spec, call).get("per") != "day"
 
 
+def reads_earlier_days(call: ast.Call) -> bool:
+    """Whether ``call`` reads a day, week or month before its row's on the session's own
+    bars: daily(), weekly(), monthly() and session_high()… read those bars over all history
+    apart from the rows, so their reach over the rows is the row's, yet near the data's
+    start they are empty when they lag (session_high('RTH', 1), daily(close)) or their
+    expression reads back on those bars (daily(rolling_mean(close, 200)))."""
+    spec = lookup(call.name)
+    if spec is None or spec.category != "session":
+        return False
+    if (_literal_args(spec, call).get("lag") or 0) > 0:
+        return True
+    return any(isinstance(arg, ast.OnDailyBars) and reach(arg.expr).back != 0 for arg in call.args)
+
+
 def _literal_args(spec: FunctionSpec, call: ast.Call) -> dict[str, Any]:
     """Literal parameters of a call by name, defaults filled in (validation has run)."""
     values: dict[str, Any] = {}

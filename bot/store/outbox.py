@@ -15,7 +15,7 @@ different chats; SQLite's single writer already serialises them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case, delete, exists, literal, or_, select, update
@@ -24,6 +24,7 @@ from sqlalchemy.orm import aliased
 
 from bot.store.in_flight import refuse_stopped
 from bot.store.records import NewReply, OutgoingReply, ReplyKind, RunOutcome
+from bot.store.replicas import ReplicaNames
 from bot.store.schema import ChatRow, InFlightRow, OutboxRow
 from bot.store.transactions import Clock, Repository, rowcount
 from bot.store.updates import mark_handled
@@ -40,11 +41,14 @@ class OutboxRepository(Repository):
         *,
         owner: str,
         lease: timedelta,
+        replicas: ReplicaNames | None = None,
     ) -> None:
         super().__init__(sessions, clock)
         #: This replica's name on the rows it sends, and how long it holds them.
         self.owner = owner
         self.lease = lease
+        #: Which replicas are gone: their rows are claimable before their leases expire.
+        self.replicas = replicas
 
     async def enqueue(
         self,
@@ -141,19 +145,23 @@ class OutboxRepository(Repository):
     ) -> list[OutgoingReply]:
         """Take the queued replies this replica may send now, in order, and hold them for
         ``lease``: those of no replica, its own (queued by this replica, or by its previous
-        life under the same name) and those whose lease has expired (their replica is gone).
+        life under the same name) and those of a replica that is gone: its lease expired,
+        or it no longer holds its name (``ReplicaNames.gone``: killed, its rows taken at
+        once instead of after the lease).
 
         A reply behind one that another live replica holds waits, so that a chat's messages
         keep their order. ``chat_id`` and ``older_than`` narrow it as in ``unsent``. Call it
         under the chat's lock: this replica's own replies are claimable.
         """
         now = self._now()
+        gone = await self._gone(chat_id, now)
         earlier = aliased(OutboxRow)
         held_elsewhere = exists().where(
             earlier.chat_id == OutboxRow.chat_id,
             earlier.id < OutboxRow.id,
             earlier.status == "queued",
             earlier.lease_owner != self.owner,
+            earlier.lease_owner.not_in(gone),
             earlier.lease_expires_at > now,
         )
         due = [
@@ -161,6 +169,7 @@ class OutboxRepository(Repository):
             or_(
                 OutboxRow.lease_owner.is_(None),
                 OutboxRow.lease_owner == self.owner,
+                OutboxRow.lease_owner.in_(gone),
                 OutboxRow.lease_expires_at <= now,
             ),
             ~held_elsewhere,
@@ -207,6 +216,46 @@ class OutboxRepository(Repository):
                 )
                 for row in rows
             ]
+
+    async def answered_since(self, chat_id: int, since: datetime) -> bool:
+        """Whether a question of the chat was answered (its reply stored, sent or not)
+        after ``since``: the chat has moved on from a question begun then."""
+        query = select(OutboxRow.id).where(
+            OutboxRow.chat_id == chat_id,
+            OutboxRow.question_id.is_not(None),
+            OutboxRow.created_at > since,
+        )
+        async with self._read() as session:
+            return await session.scalar(query.limit(1)) is not None
+
+    async def queued_elsewhere(self, chat_id: int, before: int) -> bool:
+        """Whether the chat has replies queued before reply ``before`` that another replica
+        holds (its lease not expired): a reply queued now must not overtake them."""
+        query = select(OutboxRow.id).where(
+            OutboxRow.chat_id == chat_id,
+            OutboxRow.id < before,
+            OutboxRow.status == "queued",
+            OutboxRow.lease_owner != self.owner,
+            OutboxRow.lease_expires_at > self._now(),
+        )
+        async with self._read() as session:
+            return await session.scalar(query.limit(1)) is not None
+
+    async def _gone(self, chat_id: int | None, now: datetime) -> list[str]:
+        """The replicas holding queued replies (of ``chat_id``, or any) that are gone
+        before their leases expire; none unless this replica holds its name."""
+        if self.replicas is None or not self.replicas.held:
+            return []
+        query = select(OutboxRow.lease_owner).where(
+            OutboxRow.status == "queued",
+            OutboxRow.lease_owner != self.owner,
+            OutboxRow.lease_expires_at > now,
+        )
+        if chat_id is not None:
+            query = query.where(OutboxRow.chat_id == chat_id)
+        async with self._read() as session:
+            holders = {owner for owner in await session.scalars(query.distinct()) if owner}
+        return sorted(await self.replicas.gone(holders))
 
     async def hold_to_send(self, reply: OutgoingReply, *, for_at_least: timedelta) -> bool:
         """Whether this replica may send ``reply`` now, holding it for ``for_at_least`` (one

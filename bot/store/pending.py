@@ -233,16 +233,24 @@ class PendingRepository(Repository):
             return rowcount(result) == 1
 
     async def decline_for_chat(
-        self, chat_id: int, *, user_id: int | None = None, since: datetime | None = None
+        self,
+        chat_id: int,
+        *,
+        user_id: int | None = None,
+        since: datetime | None = None,
+        unshown: bool = False,
     ) -> list[PendingAction]:
         """pending → declined for every action of the chat (only ``user_id``'s, and created
-        at or after ``since``, if given): the person wrote a new message instead of pressing.
-        Returns them (their ``message_id``s, to remove the buttons)."""
+        at or after ``since``, if given; with ``unshown``, only those whose message was
+        never sent): the person wrote a new message instead of pressing. Returns them
+        (their ``message_id``s, to remove the buttons)."""
         condition = PendingActionRow.chat_id == chat_id
         if user_id is not None:
             condition = condition & (PendingActionRow.user_id == user_id)
         if since is not None:
             condition = condition & (PendingActionRow.created_at >= since)
+        if unshown:
+            condition = condition & PendingActionRow.message_id.is_(None)
         return await self._close_pending("declined", condition)
 
     async def expire(self, older_than: timedelta) -> list[PendingAction]:

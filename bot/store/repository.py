@@ -19,6 +19,7 @@ from bot.store.outbox import OutboxRepository
 from bot.store.pending import PendingRepository
 from bot.store.rate_limits import RateLimitRepository
 from bot.store.records import Lease
+from bot.store.replicas import ReplicaNames
 from bot.store.settings import StoreSettings
 from bot.store.transactions import Clock, utc_now
 from bot.store.transcript import TranscriptRepository
@@ -47,8 +48,14 @@ class Store:
         self.usage = UsageRepository(sessions, clock)
         self.rate_limits = RateLimitRepository(sessions, clock)
         self.updates = UpdateRepository(sessions, clock, lease=work_lease)
+        #: This replica's name, held by the bot for its life (``ReplicaNames.hold``).
+        self.replicas = ReplicaNames(engine, settings.replica_id)
         self.outbox = OutboxRepository(
-            sessions, clock, owner=settings.replica_id, lease=settings.outbox_lease
+            sessions,
+            clock,
+            owner=settings.replica_id,
+            lease=settings.outbox_lease,
+            replicas=self.replicas,
         )
         self.in_flight = InFlightRepository(sessions, clock, lease=work_lease)
         if engine.dialect.name == "sqlite":
@@ -77,7 +84,9 @@ class Store:
         return True
 
     async def close(self) -> None:
-        """Close every pooled connection (SQLite then folds its WAL file back)."""
+        """Let go of the replica name and close every pooled connection (SQLite then folds
+        its WAL file back)."""
+        await self.replicas.release()
         await self._engine.dispose()
 
     async def __aenter__(self) -> Store:

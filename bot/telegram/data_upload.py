@@ -16,15 +16,17 @@ import re
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from barb.errors import BarbError
 from barb.i18n import day, decimal
 from barb.instruments import available_instruments
-from bot.data_uploads import MAX_UPLOAD_BYTES, Checked, DataUploads, Imported
+from bot.data_uploads import MAX_UPLOAD_BYTES, Checked, DataUploads, Imported, Offer
 from bot.telegram import handlers, keyboards
 from bot.telegram.buttons import acknowledge
 from bot.telegram.render import escape
+from bot.telegram.sender import NotDelivered, Sender
 from bot.telegram.services import BotServices, services
 from bot.telegram.update_context import load_context
 from bot.texts import t
@@ -130,27 +132,33 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             chat_id,
             caption.options,
         )
-        async with svc.showing(context.bot, chat_id):
-            try:
-                telegram_file = await context.bot.get_file(document.file_id)
-                await telegram_file.download_to_drive(desk.path(offer))
-            except Exception:
-                log.warning("could not download %s", document.file_id, exc_info=True)
-                desk.discard(offer)
-                await sender.text(chat_id, escape(t("upload_download_failed", lang)))
-                return
-            # The check reads the whole file with pandas and Arrow: off the event loop.
-            try:
+        try:
+            async with svc.showing(context.bot, chat_id):
+                try:
+                    telegram_file = await context.bot.get_file(document.file_id)
+                    await telegram_file.download_to_drive(desk.path(offer))
+                except Exception:
+                    log.warning("could not download %s", document.file_id, exc_info=True)
+                    desk.discard(offer)
+                    await sender.text(chat_id, escape(t("upload_download_failed", lang)))
+                    return
+                # The check reads the whole file with pandas and Arrow: off the event loop.
                 checked = await asyncio.to_thread(desk.check, offer, lang)
-            except BaseException:  # a bug, or the bot stopping: no file is left staged
-                desk.discard(offer)
-                raise
+        except BaseException:  # a bug, or the bot stopping: no file is left staged
+            desk.discard(offer)
+            raise
         if not checked.importable:
             desk.discard(offer)
             await sender.text(chat_id, _report_html(checked, lang))
             return
         markup = offer_keyboard(offer.id, lang)
-        await sender.text(chat_id, _report_html(checked, lang), markup=markup)
+        try:
+            await sender.text(chat_id, _report_html(checked, lang), markup=markup)
+        except TelegramError:
+            # Refused for good (the admin blocked the bot, the chat is gone): its buttons
+            # will never be pressed, and its staged copy stayed for good.
+            desk.discard(offer)
+            raise
 
 
 async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -175,9 +183,16 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
         if ctx.user_id != offer.user_id:
             await sender.text(chat_id, escape(t("upload_not_yours", lang)))
             return
-        # Set when this press is handled again: the bot stopped after Import wrote the data
-        # and before the reply saying so was stored.
+        # Set when this press is handled again: the bot stopped (or was killed) after Import
+        # wrote the data and before the reply saying so was stored.
         result = offer.imported
+        if result is None and offer.importing is not None:
+            result = await asyncio.to_thread(desk.outcome, offer)
+        if result is not None and (offer.said or prefix == CANCEL):
+            # A second press (or one on the second copy of the offer a lost response left)
+            # read "send it again" of a file imported a moment ago.
+            await _tell(sender, chat_id, desk, offer, _outcome(result, prefix, lang))
+            return
         if result is None:
             if query.message is not None:
                 try:
@@ -198,15 +213,39 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
                 except BarbError as exc:
                     await sender.text(chat_id, _html(t("upload_refused", lang, reason=str(exc))))
                     return
-        await sender.text(chat_id, _html(_imported(result, lang)))
-        # Only once the reply is stored (it is sent even after a stop): until then the
-        # offer's record is what a press handled again is answered from.
-        desk.discard(offer)
+        await _tell(sender, chat_id, desk, offer, _imported(result, lang))
 
 
-def _imported(result: Imported, lang: str) -> str:
+async def _tell(sender: Sender, chat_id: int, desk: DataUploads, offer: Offer, text: str) -> None:
+    """Send what became of an imported offer and, once the reply is stored (sent, queued
+    for the sending pass, or refused for good: the staged copy then stayed for good), keep
+    the offer's record as its outcome, which the next press is answered from ("Already
+    imported: …"). Until then the record is what a press handled again after a stop is
+    answered from, with the reply itself."""
+    try:
+        await sender.text(chat_id, _html(text))
+    except (NotDelivered, TelegramError):
+        desk.keep_outcome(offer)
+        raise
+    desk.keep_outcome(offer)
+
+
+def _outcome(result: Imported, prefix: str, lang: str) -> str:
+    """A press on an offer already imported: "Already imported: ES: imported 6,900 bars; …",
+    or for Cancel "Too late to cancel: the file was already imported (`barb data restore ES`
+    brings the previous data back)."."""
+    symbol = result.meta.instrument
+    if prefix != CANCEL:
+        return t("upload_already_imported", lang, imported=_imported(result, lang, again=True))
+    if result.kept:
+        return t("upload_too_late_to_cancel", lang, symbol=symbol)
+    return t("upload_too_late_to_cancel_first", lang, symbol=symbol)
+
+
+def _imported(result: Imported, lang: str, again: bool = False) -> str:
     """What Import did: "ES: imported 6,900 bars; the data now runs Mar 18, 2024 to
-    Mar 22, 2024. The previous data is kept (`barb data restore ES` brings it back)."."""
+    Mar 22, 2024. The previous data is kept (`barb data restore ES` brings it back)."; said
+    ``again``, without the temporary files it removed then."""
     meta = result.meta
     text = t(
         "upload_imported",
@@ -221,6 +260,6 @@ def _imported(result: Imported, lang: str) -> str:
     # nothing for `barb data restore` to bring back, yet the bot said there was.
     if result.kept:
         text += " " + t("upload_previous_kept", lang, symbol=meta.instrument)
-    if result.cleaned:
+    if result.cleaned and not again:
         text += " " + result.cleaned
     return text

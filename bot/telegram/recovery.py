@@ -18,7 +18,7 @@ import logging
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from datetime import UTC, datetime, timedelta
 
 from telegram import Bot
@@ -111,7 +111,10 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
             await svc.store.in_flight.finish(item.id)
             continue
         try:
-            await _RESUME[item.kind](svc, bot, item)
+            if item.kind == "question":  # the chat's later questions resumed with it
+                await _resume_question(svc, bot, item, along={i.id for i in items})
+            else:
+                await _RESUME[item.kind](svc, bot, item)
         except NotDelivered:
             log.warning("resumed work %s answered; its reply waits for Telegram", item.id)
         except DatabaseAway:
@@ -163,7 +166,11 @@ def _give_up(item: InFlight) -> bool:
     return item.attempts >= MAX_ATTEMPTS or too_old
 
 
-async def _resume_question(svc: BotServices, bot: Bot, item: InFlight) -> None:
+async def _resume_question(
+    svc: BotServices, bot: Bot, item: InFlight, *, along: Collection[int] = ()
+) -> None:
+    """Ask the question again, or hand it back: after two attempts, after a day, or when
+    the chat has moved on (``_overtaken``). ``along``: the work resumed with it."""
     asker = Asker.model_validate(item.payload["asker"])
     text: str = item.payload["text"]
     reply_to: int | None = item.payload.get("reply_to")
@@ -172,25 +179,52 @@ async def _resume_question(svc: BotServices, bot: Bot, item: InFlight) -> None:
     clarification: str | None = item.payload.get("clarification")
     if clarification is not None:
         await svc.store.pending.reopen(clarification)
+    quote = text if len(text) <= QUESTION_QUOTE_CHARS else text[:QUESTION_QUOTE_CHARS] + "…"
     if _give_up(item):
         lang = language_for("auto", text, asker.language_code)
-        quote = text if len(text) <= QUESTION_QUOTE_CHARS else text[:QUESTION_QUOTE_CHARS] + "…"
         reply = Reply(
             text=t("restarted_question", lang, question=quote), failed=True, language=lang
         )
         await _hand_back(svc, bot, asker.chat_id, reply, reply_to=reply_to, answers=item.id)
         log.info("question %s handed back after %d attempts", item.id, item.attempts)
         return
+    if await _overtaken(svc, item, along):
+        chat = await svc.store.chats.ensure(asker.chat_id, asker.chat_type)
+        lang = language_for(chat.settings.language, text, asker.language_code)
+        reply = Reply(
+            text=t("overtaken_question", lang, question=quote), failed=True, language=lang
+        )
+        await _hand_back(svc, bot, asker.chat_id, reply, reply_to=reply_to, answers=item.id)
+        log.info("question %s handed back: the chat's later questions were answered", item.id)
+        return
     await svc.store.in_flight.retry(item.id)
     # What the interrupted attempt stored but never showed (a plan, a clarifying question:
-    # their messages were not queued) goes; the new attempt makes its own.
+    # their messages were not queued) goes; the new attempt makes its own. Only unshown:
+    # a plan shown since is another question's (answered by another replica meanwhile).
     await svc.store.pending.decline_for_chat(
-        asker.chat_id, user_id=asker.user_id, since=item.created_at
+        asker.chat_id, user_id=asker.user_id, since=item.created_at, unshown=True
     )
     await answer_question(
         svc, bot, asker, text, work_id=item.id, reply_to=reply_to, clarification=clarification
     )
     log.info("question %s answered after a restart", item.id)
+
+
+async def _overtaken(svc: BotServices, item: InFlight, along: Collection[int]) -> bool:
+    """Whether the chat has moved on since the question began: a later question of it was
+    answered, or is being answered, by a replica that lived on while this one's lease ran
+    out. Its answer now would come below theirs, and its plan would be the one Run takes,
+    so it is handed back instead. Work resumed ``along`` with it (a restart's, in order)
+    does not count: one process answers a chat's questions in the order asked."""
+    if await svc.store.outbox.answered_since(item.chat_id, item.created_at):
+        return True
+    return any(
+        work.chat_id == item.chat_id
+        and work.id > item.id
+        and work.kind in ("question", "query")
+        and work.id not in along
+        for work in await svc.store.in_flight.open()
+    )
 
 
 async def _resume_query(svc: BotServices, bot: Bot, item: InFlight) -> None:

@@ -358,6 +358,7 @@ class Sender:
             thread_id=thread_id,
             answers=answers,
         )
+        await self._after_earlier(queued)
         return await self.deliver(queued)
 
     async def queue_text(
@@ -404,6 +405,8 @@ class Sender:
             update_id=update_in_hand(),
         )
         refused: Exception | None = None
+        if queued:
+            await self._after_earlier(queued[0])
         for message in queued:
             if message.status == "held":  # sent when asked for
                 continue
@@ -417,6 +420,29 @@ class Sender:
                 refused = refused or exc
         if refused is not None:
             raise refused
+
+    async def _after_earlier(self, first: OutgoingReply) -> None:
+        """A reply just queued goes after what its chat had queued before it by another
+        replica: that replica's messages are sent first when it is gone (``claim`` takes
+        them at once from a replica that no longer holds its name, or whose lease expired);
+        behind a live one's, the reply stays queued (``NotDelivered``) and the sending pass
+        sends it once they are out. Example: a replica killed with a chart on the wire; the
+        chat's next question, answered by another replica, gets its plan after that chart,
+        not before it. Call it under the chat's lock, as ``flush``."""
+        chat_id = first.chat_id
+        if not await self.store.outbox.queued_elsewhere(chat_id, first.id):
+            return
+        for message in await self.store.outbox.claim(chat_id):
+            if message.id >= first.id:
+                break
+            try:
+                await self.deliver(message)
+            except NotDelivered:
+                raise
+            except Exception:  # refused for good: marked failed, the next one may go
+                log.warning("queued reply %s to chat %s refused", message.id, chat_id)
+        if await self.store.outbox.queued_elsewhere(chat_id, first.id):
+            raise NotDelivered(f"reply {first.id} to chat {chat_id} waits behind another's")
 
     async def _caption_without_chart(self, refused: OutgoingReply) -> bool:
         """A chart Telegram refused for good takes its caption (the model's commentary, or

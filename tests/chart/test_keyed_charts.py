@@ -212,7 +212,6 @@ def test_the_lowest_five_months_are_ranked_not_called_highest(sample_settings, d
     query = {
         "session": "RTH",
         "from": "daily",
-        "map": {"range": "high - low"},
         "group_by": ["year()", "month()"],
         "select": "mean(range) as avg_range",
         "sort": "avg_range asc",

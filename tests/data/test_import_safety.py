@@ -1113,6 +1113,81 @@ def test_offers_nobody_pressed_for_a_day_expire_at_the_next_upload(
     assert sorted(p.name for p in desk.root.iterdir()) == sorted([recent.id, fresh.id])
 
 
+@pytest.mark.parametrize("killed", ["before the rename", "after the rename"])
+def test_an_import_killed_around_the_rename_is_said_as_imported_once(
+    settings: EngineSettings, bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, killed: str
+) -> None:
+    """The bot killed just after the new data file was in place (before recording it): the
+    press, handled again at the next start, found the version its own write produced and
+    read "the stored NQ data changed after this file was checked …; nothing was written:
+    send the file again", of 1,380 bars that were imported. What Import is about to write,
+    with the version it gives the data, is now recorded before the rename: found stored, it
+    is said as imported; not found (killed before the rename), the file is imported then."""
+    from bot.data_uploads import DataUploads
+
+    day = len(bars) // 5
+    desk = DataUploads(settings)
+
+    def upload(name: str, frame: pd.DataFrame):  # type: ignore[no-untyped-def]
+        offer = desk.new_offer(name, "NQ", user_id=1, chat_id=1)
+        bf.plain_csv(desk.path(offer), frame.reset_index(drop=True))
+        desk.check(offer)
+        return offer
+
+    desk.accept(upload("mon.csv", bars.iloc[:day]))
+    target = data_path("NQ", settings)
+    tuesday = upload("tue.csv", bars.iloc[day : 2 * day])
+    real_write = importer.write_bars
+
+    def kill(*args: object, **kwargs: object) -> None:
+        if killed == "after the rename":
+            real_write(*args, **kwargs)  # type: ignore[arg-type]
+        raise Killed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(importer, "write_bars", kill)
+        patch.setattr(DataUploads, "discard", lambda self, offer: None)  # no cleanup runs
+        with pytest.raises(Killed):
+            desk.accept(tuesday)
+    written = target.read_bytes()
+
+    imported = DataUploads(settings).accept(tuesday)  # the press, at the next start
+    assert (imported.added, imported.kept, imported.meta.rows) == (day, True, 2 * day)
+    assert_same_bars(settings, bars.iloc[: 2 * day])
+    assert read_meta(previous_path(target)).source_file == "mon.csv"  # kept for restore
+    if killed == "after the rename":
+        assert target.read_bytes() == written  # not written a second time
+    assert DataUploads(settings).get(tuesday.id).imported == imported
+    assert [p.name for p in (desk.root / tuesday.id).iterdir()] == ["offer.json"]
+
+
+def test_a_check_killed_leaves_no_staged_copy_past_the_next_start(
+    settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """The bot killed while it checked an upload: the update, handled again at the next
+    start, made a new offer, and the killed one's staged copy (up to 20 MB) stayed for a day
+    (for good before offers expired). A new offer's folder is locked until its check ends;
+    one never checked whose lock nobody holds is removed at the next start or upload, while
+    one being checked (here, or by another replica) is left alone."""
+    from bot.data_uploads import DataUploads, Offer
+
+    desk = DataUploads(settings)
+    checking = desk.new_offer("now.csv", "NQ", user_id=1, chat_id=1)
+    bf.plain_csv(desk.path(checking), bars.iloc[:100])
+    # What a process killed in its check leaves: a record with no mode and the staged file;
+    # the kernel released its lock.
+    killed = Offer(id="0123456789ab", symbol="NQ", file_name="killed.csv", user_id=1, chat_id=1)
+    (desk.root / killed.id).mkdir()
+    (desk.root / killed.id / "offer.json").write_text(killed.model_dump_json())
+    bf.plain_csv(desk.path(killed), bars.iloc[:100])
+
+    assert DataUploads(settings).expire() == [killed.id]  # another process starting
+    assert [p.name for p in desk.root.iterdir()] == [checking.id]
+    assert desk.check(checking).importable
+    assert DataUploads(settings).expire() == []  # checked: it waits for its press
+    assert desk.get(checking.id).mode == "replace"
+
+
 # --- the validation report ----------------------------------------------------------------
 
 

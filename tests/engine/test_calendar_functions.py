@@ -887,8 +887,8 @@ def test_not_holiday_says_the_month_ends_it_leaves_without_a_last_day(
         {
             "session": "RTH",
             "from": "daily",
-            "map": {"open": "not holiday()"},  # through the map
-            "where": "trading_days_left('month') == 0 and open",
+            "map": {"traded": "not holiday()"},  # through the map
+            "where": "trading_days_left('month') == 0 and traded",
             "select": "count()",
         },
         sample_settings,

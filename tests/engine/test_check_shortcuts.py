@@ -5,7 +5,6 @@ checks."""
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
 import numpy as np
@@ -131,10 +130,3 @@ def test_closes_that_cannot_blend_are_told_by_the_days_extremes(
             assert blended_levels(rows.reset_index(drop=True)) is None
         told.append(may)
     assert told == ([True, False, False] if ramp else [False, False, False])
-    # A map that writes close reads other closes: no bound is told of them.
-    written = plan_query(
-        parse_query({"session": "RTH", "from": "daily", "map": {"close": "open - 15000"}}),
-        "NQ",
-        settings,
-    )
-    assert closes_may_blend(written, dt.date(2024, 1, 2), dt.date(2024, 1, 9))

@@ -179,6 +179,12 @@ def test_size_limits() -> None:
     with pytest.raises(QueryTooLarge, match="nested"):
         parse_expression(deep)
     assert parse_expression("(" * 200 + "a" + ")" * 200) == ast.Column("a")
+    # A flat sum of 61 terms nests nothing: it had been "nested more than 60 levels deep".
+    with pytest.raises(QueryTooLarge) as info:
+        parse_expression(" + ".join(["close"] * (MAX_DEPTH + 1)))
+    assert info.value.message == (
+        f"The expression has more than {MAX_DEPTH} operators chained or nested."
+    )
 
 
 def test_parse_is_cached_and_fast() -> None:

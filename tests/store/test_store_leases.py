@@ -17,7 +17,8 @@ import pytest
 from sqlalchemy import text as text_sql
 from store_fixtures import ALICE, BOB, GROUP_CHAT, PRIVATE_CHAT, FakeClock
 
-from bot.store import NewReply, Store, StoreSettings, open_store
+from bot.store import NewReply, Store, StoreSettings, open_store, replicas
+from bot.store.replicas import ReplicaNameTaken
 
 LEASE = timedelta(seconds=120)
 Opener = Callable[[str], Coroutine[Any, Any, Store]]
@@ -135,6 +136,32 @@ async def test_a_reply_waits_behind_an_earlier_one_held_elsewhere(
     assert [r.id for r in await second.outbox.claim()] == [elsewhere.id]
     clock.advance(LEASE + timedelta(seconds=1))
     assert [r.id for r in await second.outbox.claim()] == [earlier.id, later.id, elsewhere.id]
+
+
+async def test_a_replica_name_is_held_by_one_process_and_a_gone_ones_replies_go_at_once(
+    replica: Opener, settings: StoreSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """p46n #1, #4: two live processes under one name kept each other's leases alive, and a
+    killed replica's queued reply went out only after its lease (360 s), below newer ones.
+    Now a replica holds its name while it lives: a twin cannot take it, and once the
+    holder is gone its replies are claimed at once, before the newer ones of its chat."""
+    if settings.migrates_at_start:
+        pytest.skip("SQLite runs one process: no name to hold")
+    monkeypatch.setattr(replicas, "HOLD_TRIES_S", 0.2)
+    first, second = await replica("a"), await replica("b")
+    await first.replicas.hold()
+    await second.replicas.hold()
+    with pytest.raises(ReplicaNameTaken):
+        await (await replica("a")).replicas.hold()
+    await first.chats.ensure(PRIVATE_CHAT, "private")
+    [earlier] = await first.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    [later] = await second.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    assert await second.replicas.gone(["a", "c"]) == {"c"}
+    assert await second.outbox.claim() == []  # "a" lives: its reply goes first
+
+    await first.close()  # "a" is killed within its lease
+    assert [r.id for r in await second.outbox.claim()] == [earlier.id, later.id]
+    await (await replica("a")).replicas.hold()  # its name is free for its next life
 
 
 async def test_a_sender_renews_the_lease_of_what_it_still_has_to_send(

@@ -41,6 +41,13 @@ def chicago_csv(tmp_path: Path) -> tuple[bytes, pd.DataFrame]:
     return bf.plain_csv(tmp_path / "x.csv", bars, "America/Chicago").read_bytes(), bars
 
 
+def staged(engine: EngineSettings) -> list[str]:
+    """The uploaded files still staged (an imported offer's record stays, without its file,
+    as what a second press of its buttons is answered from, until it expires)."""
+    root = engine.data_dir / ".uploads"
+    return sorted(p.name for p in root.glob("*/*") if p.name != "offer.json")
+
+
 async def send_file(
     fake: FakeBotAPI, user: int, content: bytes, name: str, caption: str | None = None
 ) -> dict:
@@ -109,8 +116,14 @@ async def test_admin_gets_the_report_and_imports_with_one_press(
         )
         assert read_meta(data_path("ES", engine)).source_file == "again.csv"
         assert read_meta(previous_path(data_path("ES", engine))).source_file == "nq chicago.csv"
-    # Each offer is let go once the reply saying what it imported is stored.
-    assert not list((engine.data_dir / ".uploads").iterdir())  # nothing left staged
+    # Each offer's staged file goes once it is imported; its record, once the reply is stored,
+    # stays as its outcome.
+    assert staged(engine) == []
+    records = [json.loads(p.read_text()) for p in engine.data_dir.glob(".uploads/*/offer.json")]
+    assert sorted((r["file_name"], r["said"]) for r in records) == [
+        ("again.csv", True),
+        ("nq chicago.csv", True),
+    ]
 
 
 async def test_a_bad_file_gets_the_report_and_no_import_button(
@@ -168,7 +181,7 @@ async def test_a_damaged_stored_file_is_said_in_one_sentence_and_import_writes_o
         frame, meta = read_bars(target)
         assert meta.source_file == "mon.csv" and len(frame) == 1380
         assert not previous_path(target).exists()  # the damaged file is not kept
-    assert not list((engine.data_dir / ".uploads").iterdir())
+    assert staged(engine) == []
 
 
 async def test_cancel_and_other_people(
@@ -646,7 +659,7 @@ async def test_an_import_cut_by_a_shutdown_is_said_at_the_next_start(
         "2024-03-18 to 2024-03-22); there is nothing to import."
     )
     assert read_meta(previous_path(target)).source_file == "mon.csv"  # for barb data restore
-    assert not list((engine.data_dir / ".uploads").iterdir())
+    assert staged(engine) == []
 
 
 async def test_upload_replies_are_in_the_language_chosen_in_settings(
@@ -713,3 +726,87 @@ async def test_an_offer_nobody_pressed_for_a_day_expires(
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
         pass
     assert not list(desk.root.iterdir())  # let go at the start
+
+
+async def test_a_second_press_on_an_imported_offer_says_what_became_of_it(
+    tmp_path: Path,
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    """Import pressed twice (or on the second copy of an offer a lost response left), or
+    Cancel after Import: the offer was deleted with the reply, and the second press read
+    "This file is no longer waiting to be imported; send it again." of a file imported a
+    moment ago (sent again, it replaced the data kept from before the import with itself).
+    The record now stays as the offer's outcome, and the press is told what became of it."""
+    fake = fake_telegram
+    content, bars = chicago_csv
+    monday = bf.plain_csv(tmp_path / "mon.csv", bars.iloc[:1380], "America/Chicago")
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        first = await send_file(fake, ALICE, monday.read_bytes(), "mon.csv", caption="ES")
+        import_button, cancel_button = keyboard_data(first)
+        await press(fake, ALICE, ALICE, first, import_button)
+        await press(fake, ALICE, ALICE, first, cancel_button, language_code="ru")
+        said = await fake.wait_said(3, chat_id=ALICE)
+        assert (
+            said[-1]["text"]
+            == "Отменять поздно: файл уже импортирован, а данных ES до него не было."
+        )
+
+        week = await send_file(fake, ALICE, content, "week.csv", caption="ES")
+        import_button, cancel_button = keyboard_data(week)
+        for button in (import_button, import_button, cancel_button):
+            await press(fake, ALICE, ALICE, week, button)
+        said = await fake.wait_said(7, chat_id=ALICE)
+    imported = (
+        "ES: imported 5,520 bars; the data now runs Mar 18, 2024 to Mar 22, 2024. "
+        "The previous data is kept (barb data restore ES brings it back)."
+    )
+    assert [m["text"] for m in said[4:]] == [
+        imported,
+        f"Already imported: {imported}",
+        "Too late to cancel: the file was already imported "
+        "(barb data restore ES brings the previous data back).",
+    ]
+    target = data_path("ES", engine)
+    assert read_meta(target).rows == len(bars)  # imported once
+    assert read_meta(previous_path(target)).source_file == "mon.csv"
+    assert staged(engine) == []
+
+
+@pytest.mark.parametrize("refused", ["offer", "imported"])
+async def test_a_reply_telegram_refuses_for_good_leaves_no_staged_copy(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+    refused: str,
+) -> None:
+    """The admin blocked the bot (403) as it sent the offer, or the reply saying it was
+    imported: the staged file (up to 20 MB) stayed under .uploads, an offer nobody can
+    press. It goes now; an imported offer keeps its record (its outcome)."""
+    fake = fake_telegram
+    content, bars = chicago_csv
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        if refused == "offer":
+            fake.fail_next("sendMessage", error_code=403, chat_id=ALICE)
+            fake.inject(
+                fake.document_update(
+                    chat_id=ALICE, user_id=ALICE, content=content, file_name="w.csv", caption="ES"
+                )
+            )
+            [call] = await fake.wait_for("sendMessage", 1, chat_id=ALICE)
+        else:
+            offer = await send_file(fake, ALICE, content, "week.csv", caption="ES")
+            fake.fail_next("sendMessage", error_code=403, chat_id=ALICE)
+            await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+            call = (await fake.wait_for("sendMessage", 2, chat_id=ALICE))[-1]
+        assert call.status == 403
+    assert staged(engine) == []
+    offers = list((engine.data_dir / ".uploads").glob("*/offer.json"))
+    if refused == "offer":
+        assert offers == [] and not data_path("ES", engine).exists()
+    else:
+        assert json.loads(offers[0].read_text())["said"]
+        assert read_meta(data_path("ES", engine)).rows == len(bars)

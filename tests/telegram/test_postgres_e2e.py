@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bot_harness import ALICE, BOB, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_harness import (
+    ALICE,
+    BOB,
+    ask_and_get_plan,
+    barb_bot,
+    keyboard_data,
+    press,
+    settled_outbox,
+)
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
 from servers.postgres import PostgresServer, running_postgres
@@ -25,8 +33,8 @@ from sqlalchemy import text as text_sql
 from bot.assistant.replies import Asker
 from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import InlineRunner
-from bot.startup_errors import EXIT_SCHEMA_NOT_READY
-from bot.store import InFlight, StoreSettings, open_store
+from bot.startup_errors import EXIT_BAD_SETTING, EXIT_SCHEMA_NOT_READY
+from bot.store import InFlight, NewReply, StoreSettings, open_store
 from bot.store.migrate import current_revision, head_revision, upgrade_schema
 from bot.store.transactions import utc_now
 from bot.telegram.answering import question_work, run_work
@@ -266,3 +274,99 @@ async def test_updates_left_by_a_dead_replica_are_handled_once_and_a_live_ones_l
             ]
         assert fake.calls("sendMessage", chat_id=BOB) == []
     assert len(fake.said(ALICE)) == 2  # each once, none twice
+
+
+async def test_a_second_replica_under_a_live_ones_name_refuses_to_start(
+    fake_telegram: FakeBotAPI, pg_url: str, tmp_path: Path
+) -> None:
+    """p46n #1: two replicas started as bot-x kept each other's leases alive, so a question
+    of the one killed was never answered. Now the second one does not start: exit 78 and
+    one sentence naming BARB_REPLICA_ID."""
+    settings = StoreSettings(database_url=pg_url, replica_id="bot-x")
+    await upgrade_schema(settings)
+    live = await open_store(settings)
+    try:
+        await live.replicas.hold()
+        bot = BotProcess(
+            fake_telegram, NO_MODEL, tmp_path, BARB_DATABASE_URL=pg_url, BARB_REPLICA_ID="bot-x"
+        )
+        finished = await bot.run_to_exit(timeout=60)
+    finally:
+        await live.close()
+    assert finished.status == EXIT_BAD_SETTING
+    assert "Traceback" not in finished.output
+    last = finished.stderr.strip().splitlines()[-1]
+    assert "running as 'bot-x'" in last and "BARB_REPLICA_ID" in last
+
+
+async def test_a_dead_replicas_question_is_handed_back_when_a_later_one_was_answered(
+    fake_telegram: FakeBotAPI, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """p46n #2: replica a died while the model planned Alice's first question; she asked
+    again and replica b showed that plan. Taking the first question over after its lease,
+    b declined every plan made since it began (the one she was looking at: Run said "out of
+    date") and put the old question's plan under it. Now the old question is handed back
+    in one sentence, and Run on the plan she has runs."""
+    fake = fake_telegram
+    settings = StoreSettings(database_url=pg_url)
+    await upgrade_schema(settings)
+    dead = await open_store(settings.model_copy(update={"replica_id": "replica-a"}))
+    try:
+        await dead.chats.ensure(ALICE, "private")
+        work = question_work(Asker(chat_id=ALICE, user_id=ALICE), "median volume", reply_to=None)
+        first = await dead.in_flight.start(ALICE, ALICE, "question", work)
+    finally:
+        await dead.close()
+
+    _as_replica(monkeypatch, "replica-b")
+    async with barb_bot(fake, pg_url, keep_sending_every_s=0.2) as svc:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "average range by weekday")
+        assert "Run" in str(plan["reply_markup"])
+        async with svc.store._engine.begin() as conn:  # replica a's lease runs out
+            await conn.execute(
+                text_sql("UPDATE in_flight SET lease_expires_at = :t WHERE id = :id"),
+                {"t": datetime.now(UTC) - timedelta(seconds=1), "id": first.id},
+            )
+        said = await fake.wait_said(2, chat_id=ALICE)
+        assert said[1]["text"] == (
+            "Your question “median volume” was interrupted, and later messages were "
+            "answered before it: please ask it again."
+        )
+        await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+        assert "Answer:" in photo.params["caption"]
+        assert await _settled(svc) == []
+        assert len(svc.assistant.provider.requests) == 2  # the plan and its answer only
+
+
+async def test_a_dead_replicas_queued_reply_goes_before_a_newer_one(
+    fake_telegram: FakeBotAPI, pg_url: str
+) -> None:
+    """p46n #4: replica a was killed with an answer on the wire; the chat's next question
+    went to replica b, whose plan was sent at once, and a's answer came after a's outbox
+    lease (360 s by default) below it. Now b's reply waits behind a's while a lives, and
+    once a is gone b sends a's first, then its own, with no lease to wait out."""
+    fake = fake_telegram
+    settings = StoreSettings(database_url=pg_url)
+    await upgrade_schema(settings)
+    other = await open_store(settings.model_copy(update={"replica_id": "replica-a"}))
+    try:
+        await other.replicas.hold()
+        await other.chats.ensure(ALICE, "private")
+        earlier = NewReply(kind="text", payload={"text": "answer one"})
+        await other.outbox.enqueue_many(ALICE, [earlier])
+        async with barb_bot(fake, pg_url) as svc:
+            fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 10.0
+            while len(await svc.store.outbox.unsent(ALICE)) < 2 and loop.time() < deadline:
+                await asyncio.sleep(0.02)
+            assert fake.said(ALICE) == []  # replica a lives: its answer goes first
+
+            await other.close()  # replica a is killed
+            fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello again"))
+            texts = [m["text"] for m in await fake.wait_said(3, chat_id=ALICE)]
+            assert texts[0] == "answer one" and all("Hi!" in text for text in texts[1:]), texts
+            assert await settled_outbox(svc) == []
+    finally:
+        await other.close()

@@ -1,0 +1,119 @@
+"""Replica names: one live process per ``BARB_REPLICA_ID``, and which names are gone.
+
+The leases on outbox rows, work and updates are held by name, and a replica renews every
+lease under its name. Two live processes under one name would keep each other's leases
+alive (a dead twin's question never taken over) and take each other's rows at start-up, so
+a bot holds its name for its whole life: on PostgreSQL a session-level advisory lock on a
+connection of its own, taken at start-up (``hold``) and released when the process ends,
+however it ends (the server drops the lock with the connection). A second process under
+the same name finds the lock taken and does not start (``ReplicaNameTaken``).
+
+The same lock says which replicas are alive: a name whose lock nobody holds belongs to a
+replica that is gone, so its replies need not wait out their lease (``gone``). Example: a
+replica killed with a chart on the wire leaves the chart queued under a 360 s lease; the
+replica the chat moves to sends it at once, before its own newer reply, instead of after.
+
+SQLite runs one process and needs no lock; there, as in a store that does not hold its
+name (tests, the CLI), no replica is known to be gone and leases alone decide.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Collection
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from bot.store.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+#: The first key of Barb's advisory locks on replica names ("Barb" in ASCII), so that they
+#: never meet another application's locks (nor `barb db upgrade`'s one-key lock).
+LOCK_CLASS = 0x42617262
+#: A process restarted at once may find its previous life's lock not yet dropped by the
+#: server: the lock is tried for this long before the name counts as taken.
+HOLD_TRIES_S = 5.0
+HOLD_RETRY_S = 0.25
+#: A replica whose host vanished (no FIN on its connection) keeps its name until the server
+#: notices the connection is dead: these keepalives make that about a minute, not the
+#: operating system's two hours.
+KEEPALIVES = {"tcp_keepalives_idle": 30, "tcp_keepalives_interval": 10, "tcp_keepalives_count": 3}
+
+
+class ReplicaNameTaken(StoreError):
+    """Another live process holds this replica name."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"another replica is running as {name!r}")
+        self.name = name
+
+
+def name_key(name: str) -> int:
+    """The advisory lock's second key for a replica name: a stable 31-bit hash (the same in
+    every process, unlike ``hash``), positive so that it reads the same in ``pg_locks``."""
+    return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=4).digest()) >> 1
+
+
+class ReplicaNames:
+    """This replica's hold on its name, and which other names are held (PostgreSQL)."""
+
+    def __init__(self, engine: AsyncEngine, name: str) -> None:
+        self._engine = engine
+        self.name = name
+        self._connection: AsyncConnection | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._connection is not None
+
+    async def hold(self) -> None:
+        """Hold this replica's name until ``release`` (or the process's end); raises
+        ``ReplicaNameTaken`` when another live process holds it. Nothing to do on SQLite."""
+        if self._engine.dialect.name != "postgresql" or self.held:
+            return
+        connection = await self._engine.connect()
+        try:
+            for setting, value in KEEPALIVES.items():
+                await connection.execute(text(f"SET {setting} = {int(value)}"))
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + HOLD_TRIES_S
+            lock = text("SELECT pg_try_advisory_lock(:cls, :key)")
+            params = {"cls": LOCK_CLASS, "key": name_key(self.name)}
+            while not (await connection.execute(lock, params)).scalar_one():
+                if loop.time() >= deadline:
+                    raise ReplicaNameTaken(self.name)
+                await asyncio.sleep(HOLD_RETRY_S)
+            await connection.commit()  # the lock is the session's; no transaction stays open
+        except BaseException:
+            await connection.close()
+            raise
+        self._connection = connection
+        log.info("holding the replica name %r", self.name)
+
+    async def release(self) -> None:
+        if self._connection is not None:
+            connection, self._connection = self._connection, None
+            await connection.close()
+
+    async def gone(self, names: Collection[str]) -> set[str]:
+        """Of ``names``, those no live replica holds: their replicas are gone. Known only on
+        PostgreSQL and while this replica holds its own name (so that every replica of the
+        deployment does): otherwise none."""
+        others = set(names) - {self.name}
+        if not others or not self.held:
+            return set()
+        async with self._engine.connect() as connection:
+            held = await connection.execute(
+                text(
+                    "SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' "
+                    "AND granted AND classid = :cls AND objsubid = 2 AND database = "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database())"
+                ),
+                {"cls": LOCK_CLASS},
+            )
+            alive = {int(key) for key in held.scalars()}
+        return {name for name in others if name_key(name) not in alive}
