@@ -20,6 +20,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
 from bot.assistant.orchestrator import pending_payload, plan_language
 from bot.assistant.replies import Asker, Reply
+from bot.store import WorkStopped
 from bot.store.records import Chat, PendingAction, RunOutcome
 from bot.telegram import keyboards
 from bot.telegram.render import escape, plan_html
@@ -207,6 +208,8 @@ async def answer_question(
             # turn, and one that comes after finds the answer out and its plan to drop.
             await held.enter_async_context(svc.chat_lock(chat_id))
             svc.thinking.going_out(turn)
+        if turn.elsewhere:
+            await _stopped_elsewhere(svc, work_id, reply)
         if turn.stopped:
             # The /cancel's confirmation ends the work in flight. A notice held back about
             # this turn goes with it; one stopped while it waited for the model lock leaves
@@ -220,13 +223,30 @@ async def answer_question(
         await _after_notices(svc, chat_id)
         if clarification is not None:
             await _offer_again(svc, bot, clarification)
-        await sender.reply(
-            chat_id,
-            reply,
-            reply_to=reply_to,
-            thread_id=asker.thread_id,
-            answers=work_id,
-        )
+        try:
+            await sender.reply(
+                chat_id,
+                reply,
+                reply_to=reply_to,
+                thread_id=asker.thread_id,
+                answers=work_id,
+            )
+        except WorkStopped:
+            # Stopped by another replica after this one last read (``Thinking``): nothing
+            # was stored, and the answer goes unsaid, as if stopped a moment earlier.
+            await svc.assistant.unsent(chat_id, reply, clarification)
+            await _stopped_elsewhere(svc, work_id, reply)
+
+
+async def _stopped_elsewhere(svc: BotServices, work_id: int, reply: Reply | None) -> None:
+    """A question another replica's /cancel or /reset stopped (it said so): its plan or
+    clarifying question, stored by the model and never shown, is declined without a word
+    to the transcript (that replica's /reset may have just cleared it), and the work ends
+    here, since that replica's confirmation did not end it."""
+    if reply is not None and reply.pending is not None:
+        await svc.store.pending.resolve(reply.pending.id, "declined", was=("pending",))
+    await svc.store.in_flight.finish(work_id)
+    log.info("question %s not answered: stopped by another replica", work_id)
 
 
 async def _offer_again(svc: BotServices, bot: Bot, action_id: str) -> None:
