@@ -7,7 +7,7 @@ first, and checks that a PostgreSQL one was migrated (``barb db upgrade``).
 """
 
 from bot.store.db import open_store
-from bot.store.errors import SchemaError, StoreError, UnknownChat
+from bot.store.errors import SchemaError, StoreError, UnknownChat, WorkStopped
 from bot.store.records import (
     Chat,
     ChatSettings,
@@ -62,6 +62,7 @@ __all__ = [
     "UsageLine",
     "UsageTotals",
     "WorkKind",
+    "WorkStopped",
     "new_question_id",
     "open_store",
 ]

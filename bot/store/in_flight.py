@@ -10,17 +10,24 @@ the bot resumes them.
 With several replicas each row carries a lease: the replica working on it renews it while
 it lives (``renew``); a row whose lease has expired belongs to a replica that is gone, and
 another one takes it over (``take_over``) and resumes it or hands it back.
+
+A /cancel or /reset stops the person's question where the model thinks about it, in the
+replica that holds it. One that reaches another replica (HAProxy moved the chat) marks the
+row stopped (``stop_elsewhere``): the holder reads that (``stopped``) and stops its turn,
+and a reply to a stopped question is never stored (``refuse_stopped``, in the reply's own
+transaction), so no plan follows the confirmation whichever replica sent it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.store.errors import WorkStopped
 from bot.store.records import InFlight, Lease, WorkKind, json_object
 from bot.store.schema import InFlightRow
 from bot.store.transactions import Clock, Repository, rowcount
@@ -50,6 +57,19 @@ def new_row(
         lease_owner=lease.owner,
         lease_expires_at=now + lease.duration,
     )
+
+
+async def refuse_stopped(session: AsyncSession, work_id: int) -> None:
+    """Raise ``WorkStopped`` if work ``work_id`` was stopped on another replica: in the
+    transaction that would store its reply (``OutboxRepository.enqueue_many``), which a
+    /cancel marking it meanwhile waits for or follows, never straddles."""
+    # The row locked whether stopped or not: a /cancel's mark then comes wholly before this
+    # transaction (seen here) or after it (the row gone, nothing to mark).
+    stopped_at = await session.scalar(
+        select(InFlightRow.stopped_at).where(InFlightRow.id == work_id).with_for_update()
+    )
+    if stopped_at is not None:
+        raise WorkStopped(work_id)
 
 
 class InFlightRepository(Repository):
@@ -128,6 +148,56 @@ class InFlightRepository(Repository):
                 execution_options=_NO_SYNC,
             )
             return rowcount(result)
+
+    async def elsewhere(self, chat_id: int) -> list[InFlight]:
+        """The chat's questions and /query runs held by other replicas and not stopped,
+        oldest first: what a /cancel or /reset handled here cannot see in this process.
+        Example: Alice's /query computing on replica A when her /cancel reaches B."""
+        async with self._read() as session:
+            rows = await session.scalars(
+                select(InFlightRow)
+                .where(
+                    InFlightRow.chat_id == chat_id,
+                    InFlightRow.kind.in_(("question", "query")),
+                    InFlightRow.stopped_at.is_(None),
+                    InFlightRow.lease_owner != self.lease.owner,
+                )
+                .order_by(InFlightRow.id)
+            )
+            return [InFlight.model_validate(row) for row in rows]
+
+    async def stop_elsewhere(self, chat_id: int, user_id: int, *, before: datetime) -> int:
+        """Mark stopped the person's questions in the chat that other replicas hold and that
+        began ``before`` (the /cancel's arrival: a question sent after it is not its to
+        stop); how many. Their holders store no reply to them (``refuse_stopped``), stop
+        their turns (``stopped``), and end them: this replica's confirmation does not."""
+        async with self._write() as session:
+            result = await session.execute(
+                update(InFlightRow)
+                .where(
+                    InFlightRow.chat_id == chat_id,
+                    InFlightRow.user_id == user_id,
+                    InFlightRow.kind == "question",
+                    InFlightRow.stopped_at.is_(None),
+                    InFlightRow.lease_owner != self.lease.owner,
+                    InFlightRow.created_at < before,
+                )
+                .values(stopped_at=self._now()),
+                execution_options=_NO_SYNC,
+            )
+            return rowcount(result)
+
+    async def stopped(self, work_ids: Collection[int]) -> set[int]:
+        """Which of ``work_ids`` another replica stopped (``stop_elsewhere``)."""
+        if not work_ids:
+            return set()
+        async with self._read() as session:
+            found = await session.scalars(
+                select(InFlightRow.id).where(
+                    InFlightRow.id.in_(list(work_ids)), InFlightRow.stopped_at.is_not(None)
+                )
+            )
+            return set(found)
 
     async def get(self, work_id: int) -> InFlight | None:
         async with self._read() as session:

@@ -22,6 +22,7 @@ from sqlalchemy import case, delete, exists, literal, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
+from bot.store.in_flight import refuse_stopped
 from bot.store.records import NewReply, OutgoingReply, ReplyKind, RunOutcome
 from bot.store.replicas import ReplicaNames
 from bot.store.schema import ChatRow, InFlightRow, OutboxRow
@@ -82,10 +83,14 @@ class OutboxRepository(Repository):
         /query is finished, a run marked answered (its plan message is edited next) with its
         ``outcome``, which that edit shows even when it waits for a restart.
         ``update_id``: the Telegram update this reply answers is handled from here on.
-        Several works: the questions a /cancel stopped, which its confirmation ends.
+        Several works: the questions a /cancel stopped, which its confirmation ends. One
+        work that another replica's /cancel or /reset stopped: ``WorkStopped``, nothing
+        stored.
         """
         now = self._now()
         async with self._write_for_chat(chat_id) as session:
+            if isinstance(answers, int):
+                await refuse_stopped(session, answers)
             await mark_handled(session, update_id, now)
             if answers is not None:
                 work = InFlightRow.id.in_([answers] if isinstance(answers, int) else answers)

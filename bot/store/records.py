@@ -219,6 +219,8 @@ class InFlight(_Record):
     #: The replica working on it, and until when unless it renews the lease.
     lease_owner: str | None = None
     lease_expires_at: datetime | None = None
+    #: A question stopped by a /cancel or /reset another replica handled: not answered.
+    stopped_at: datetime | None = None
 
 
 class UsageTotals(_Record):

@@ -278,6 +278,9 @@ class InFlightRow(Base):
     #: The replica working on it, renewed while it works; expired: the replica is gone.
     lease_owner: Mapped[str | None] = mapped_column(String(LEASE_OWNER_LENGTH))
     lease_expires_at: Mapped[datetime | None]
+    #: A question /cancel or /reset stopped on a replica that does not hold it: the holder
+    #: stops its turn and stores no reply (``InFlightRepository.stop_elsewhere``).
+    stopped_at: Mapped[datetime | None]
 
 
 class RateWindowRow(Base):

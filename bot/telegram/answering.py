@@ -20,6 +20,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
 from bot.assistant.orchestrator import pending_payload, plan_language
 from bot.assistant.replies import Asker, Reply
+from bot.store import WorkStopped
 from bot.store.records import Chat, PendingAction, RunOutcome
 from bot.telegram import keyboards
 from bot.telegram.render import escape, plan_html
@@ -53,17 +54,21 @@ async def _unless_database_away(svc: BotServices, work_id: int, failure: Excepti
 
 
 @asynccontextmanager
-async def _finished_if_it_fails(svc: BotServices, work_id: int) -> AsyncIterator[None]:
+async def _finished_if_it_fails(
+    svc: BotServices, work_id: int, chat_id: int
+) -> AsyncIterator[None]:
     """Around answering work in flight ``work_id``: a reply stored but not delivered stays
     in flight (it will be sent), and so does work the database went away under; any other
     failure is a bug, not a crash: the person is told by the error handler, and the work is
-    finished so that a restart does not ask again what failed here."""
+    finished so that a restart does not ask again what failed here. A notice held back
+    about it is withdrawn before that sentence (``_after_notices``)."""
     try:
         yield
     except NotDelivered:
         raise
     except Exception as failure:
         await _unless_database_away(svc, work_id, failure)
+        await _after_notices(svc, chat_id)
         await svc.store.in_flight.finish(work_id)
         raise
 
@@ -76,7 +81,9 @@ async def _after_notices(svc: BotServices, chat_id: int) -> None:
     """Wait for a notice being said about this work (checked while it was still running,
     or thinking) to be out: the answer comes after it, never between its messages. One
     Telegram held back is withdrawn (still queued, it would come after the answer, saying
-    "cannot be stopped: the answer is on its way" of an answer already there, p46c N1)."""
+    "cannot be stopped: the answer is on its way" of an answer already there, p46c N1).
+    Called however the work ends: before its answer, before the sentence saying it failed,
+    and when its question is stopped."""
     async with svc.notice_lock(chat_id):
         for reply_id in svc.held_notices.pop(chat_id, []):
             await svc.store.outbox.mark_failed(reply_id, NOTICE_WITHDRAWN)
@@ -167,12 +174,14 @@ async def answer_question(
     sender = svc.sender(bot)
     chat_id = asker.chat_id
     reply: Reply | None = None  # the assistant's reply, once in hand (stored with its question)
-    async with _finished_if_it_fails(svc, work_id), AsyncExitStack() as held:
+    thinking = False  # the model lock is this turn's: no run of the chat is going
+    async with _finished_if_it_fails(svc, work_id, chat_id), AsyncExitStack() as held:
         async with (
             svc.thinking.stoppable(chat_id, asker.user_id, work_id) as turn,
             _unsent_forgotten(svc, turn, chat_id, clarification, lambda: reply),
         ):
             await held.enter_async_context(svc.model_lock(chat_id))
+            thinking = True
             if preface is not None:
                 async with svc.chat_lock(chat_id):
                     with svc.thinking.sending(turn):
@@ -199,21 +208,45 @@ async def answer_question(
             # turn, and one that comes after finds the answer out and its plan to drop.
             await held.enter_async_context(svc.chat_lock(chat_id))
             svc.thinking.going_out(turn)
+        if turn.elsewhere:
+            await _stopped_elsewhere(svc, work_id, reply)
         if turn.stopped:
-            return  # the /cancel's confirmation ends the work in flight
+            # The /cancel's confirmation ends the work in flight. A notice held back about
+            # this turn goes with it; one stopped while it waited for the model lock leaves
+            # the notices of the run holding that lock, whose answer is still to come.
+            if thinking:
+                await _after_notices(svc, chat_id)
+            return
         assert reply is not None
         # No longer thinking (``going_out``): another member's /reset told "I am answering
         # another member now" before that has its sentence out first (``notice_lock``).
         await _after_notices(svc, chat_id)
         if clarification is not None:
             await _offer_again(svc, bot, clarification)
-        await sender.reply(
-            chat_id,
-            reply,
-            reply_to=reply_to,
-            thread_id=asker.thread_id,
-            answers=work_id,
-        )
+        try:
+            await sender.reply(
+                chat_id,
+                reply,
+                reply_to=reply_to,
+                thread_id=asker.thread_id,
+                answers=work_id,
+            )
+        except WorkStopped:
+            # Stopped by another replica after this one last read (``Thinking``): nothing
+            # was stored, and the answer goes unsaid, as if stopped a moment earlier.
+            await svc.assistant.unsent(chat_id, reply, clarification)
+            await _stopped_elsewhere(svc, work_id, reply)
+
+
+async def _stopped_elsewhere(svc: BotServices, work_id: int, reply: Reply | None) -> None:
+    """A question another replica's /cancel or /reset stopped (it said so): its plan or
+    clarifying question, stored by the model and never shown, is declined without a word
+    to the transcript (that replica's /reset may have just cleared it), and the work ends
+    here, since that replica's confirmation did not end it."""
+    if reply is not None and reply.pending is not None:
+        await svc.store.pending.resolve(reply.pending.id, "declined", was=("pending",))
+    await svc.store.in_flight.finish(work_id)
+    log.info("question %s not answered: stopped by another replica", work_id)
 
 
 async def _offer_again(svc: BotServices, bot: Bot, action_id: str) -> None:
@@ -248,7 +281,7 @@ async def answer_query(
     or computes, a /cancel or /reset says at once that it cannot be stopped
     (``svc.queries``)."""
     showing = svc.showing(bot, asker.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S)
-    async with _finished_if_it_fails(svc, work_id):
+    async with _finished_if_it_fails(svc, work_id, asker.chat_id):
         # Counted, so that a Run pressed meanwhile sees it ahead.
         with svc.backlog.joined():
             async with AsyncExitStack() as held:
@@ -286,7 +319,7 @@ async def answer_cancel(
     plan says "Cancelled."; the reply's storing finishes the work in flight ``work_id``."""
     asker = pending_payload(action).paused.state.asker
     async with (
-        _finished_if_it_fails(svc, work_id),
+        _finished_if_it_fails(svc, work_id, action.chat_id),
         svc.model_lock(action.chat_id),
         svc.chat_lock(action.chat_id),
         svc.showing(bot, action.chat_id),
@@ -346,6 +379,8 @@ async def run_plan(
             raise
         except Exception as failure:
             await _unless_database_away(svc, work_id, failure)
+            # Before the sentence saying it failed: "the answer is on its way" no longer is.
+            await _after_notices(svc, chat_id)
             work = await svc.store.in_flight.get(work_id)
             if work is not None and work.answered_at is not None:
                 outcome = work.outcome or "done"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from telegram import BotCommand, Update
 from telegram.ext import ContextTypes
@@ -21,6 +22,7 @@ from barb.instruments import available_instruments, load_instrument
 from barb.reference import example_questions
 from bot.assistant.orchestrator import plan_language
 from bot.store.records import PendingAction
+from bot.store.transactions import utc_now
 from bot.telegram import keyboards
 from bot.telegram.answering import answer_query, edit_plan_status, question_work, remove_keyboard
 from bot.telegram.asking import ask
@@ -137,6 +139,7 @@ async def reset(ctx: UpdateContext, rest: str) -> None:
     another member's question), it says at once that the forgetting follows that answer."""
     user_id = ctx.user_id if ctx.in_group else None
     svc = ctx.svc
+    arrived = utc_now()
     # The questions sent just before the /reset are in ``svc.thinking`` once this returns.
     await svc.locks.earlier_queued(ctx.chat_id)
     async with svc.notice_lock(ctx.chat_id):  # said only before that answer goes out
@@ -147,7 +150,7 @@ async def reset(ctx: UpdateContext, rest: str) -> None:
             # that answer: a plan's run stores its question and answer as it ends, so
             # clearing now would leave them as the one thing remembered after the reset.
             await _say_now(ctx, t("reset_after_run", ctx.lang))
-        elif running is not None or svc.thinking.others(ctx.chat_id, ctx.user_id):
+        elif running is not None or await _others_thinking(ctx):
             # In a group the model lock may be another member's: that answer comes first.
             await _say_now(ctx, t("reset_after_other", ctx.lang))
     # The sender's own question the model thinks about is stopped before the model lock is
@@ -158,12 +161,13 @@ async def reset(ctx: UpdateContext, rest: str) -> None:
     # between the two. The model lock first: a question sent after the /reset is asked
     # after it, and stays remembered.
     async with svc.model_lock(ctx.chat_id), svc.chat_lock(ctx.chat_id):
+        elsewhere = await _stop_elsewhere(ctx, arrived)
         await _drop_plans(ctx)
         await svc.store.transcript.clear(ctx.chat_id, user_id=user_id)
-        done = t("reset_question", ctx.lang) if stopped else t("reset_done", ctx.lang)
+        done = t("reset_question", ctx.lang) if stopped or elsewhere else t("reset_done", ctx.lang)
         if ctx.in_group:
             done = t("reset_done_group", ctx.lang)
-            if stopped:
+            if stopped or elsewhere:
                 done = t("reset_question_group", ctx.lang)
         # The stopped questions end with the confirmation (one transaction), as /cancel's.
         await ctx.say_held(escape(done), answers=[turn.work_id for turn in stopped])
@@ -178,6 +182,7 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
     # A /query sent just before the /cancel is under way once this returns (as for /reset):
     # read before it, nothing ran yet, and the /cancel waited, silent, for its whole run,
     # then said there was nothing to cancel (p46b #4).
+    arrived = utc_now()
     await ctx.svc.locks.earlier_queued(ctx.chat_id)
     async with ctx.svc.notice_lock(ctx.chat_id):
         # Not under the chat's lock: the run holds it until its answer is out, and the
@@ -198,15 +203,16 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
     # going out holds this lock: its plan, once sent, is dropped here, after it.
     async with ctx.svc.chat_lock(ctx.chat_id):
         stopped = await _stop_questions(ctx)
+        elsewhere = await _stop_elsewhere(ctx, arrived)
         dropped = await _drop_plans(ctx)  # with a plan the stopped turn stored, unshown
         done = t("cancel_nothing", ctx.lang)
         if any(action.kind == "confirm" for action in dropped):
             done = t("cancel_done", ctx.lang)
         elif dropped:  # a clarifying question: no plan was made (p40b F7)
             done = t("cancel_clarification", ctx.lang)
-        if stopped:
+        if stopped or elsewhere:
             done = t("cancel_question", ctx.lang)
-        elif not dropped and ctx.svc.thinking.others(ctx.chat_id, ctx.user_id):
+        elif not dropped and await _others_thinking(ctx):
             # In a group, the model thinks about another member's question: "nothing to
             # cancel" alone read as if the bot were idle (p44b #5). That answer, not going
             # out while this holds the chat's lock, comes after.
@@ -225,14 +231,35 @@ async def _stop_questions(ctx: UpdateContext) -> list[Turn]:
     return stopped
 
 
+async def _stop_elsewhere(ctx: UpdateContext, arrived: datetime) -> int:
+    """Stop the sender's questions that other replicas hold, asked before the command
+    ``arrived`` (HAProxy moved the chat while the model thought, p46n #3): marked stopped,
+    their replicas store no answer to them. How many."""
+    return await ctx.svc.store.in_flight.stop_elsewhere(ctx.chat_id, ctx.user_id, before=arrived)
+
+
+async def _others_thinking(ctx: UpdateContext) -> bool:
+    """In a group, the model thinks about another member's question, here or on another
+    replica. Example: Bob's /cancel while Alice's question is thought about."""
+    if ctx.svc.thinking.others(ctx.chat_id, ctx.user_id):
+        return True
+    elsewhere = await ctx.svc.store.in_flight.elsewhere(ctx.chat_id)
+    return any(w.kind == "question" and w.user_id != ctx.user_id for w in elsewhere)
+
+
 async def _whose_run(ctx: UpdateContext) -> int | None:
     """Who started the chat's run computing now, if one is: a plan's or a /query's (both
-    hold the chat's locks until their answer is out). Example: Bob's /cancel while Alice's
-    /query computes in their group gives Alice's id."""
+    hold the chat's locks until their answer is out), the latter here or on another replica
+    (HAProxy moved the chat while it computed, p46n #5). Example: Bob's /cancel while
+    Alice's /query computes in their group gives Alice's id."""
     plan = await _running_plan(ctx)
     if plan is not None:
         return plan.user_id
-    return ctx.svc.queries.whose(ctx.chat_id)
+    here = ctx.svc.queries.whose(ctx.chat_id)
+    if here is not None:
+        return here
+    elsewhere = await ctx.svc.store.in_flight.elsewhere(ctx.chat_id)
+    return next((w.user_id for w in elsewhere if w.kind == "query"), None)
 
 
 async def _running_plan(ctx: UpdateContext) -> PendingAction | None:
@@ -248,6 +275,9 @@ async def _more_to_stop(ctx: UpdateContext) -> bool:
     """Beside the running plan or /query, something /cancel stops or drops: a question of the
     sender's the model is answering or waits to answer, or an action waiting for a press."""
     if ctx.svc.thinking.turns(ctx.chat_id, ctx.user_id):
+        return True
+    elsewhere = await ctx.svc.store.in_flight.elsewhere(ctx.chat_id)
+    if any(w.kind == "question" and w.user_id == ctx.user_id for w in elsewhere):
         return True
     actions = await ctx.svc.store.pending.open_for_chat(ctx.chat_id, user_id=ctx.user_id)
     return any(action.status != "running" for action in actions)

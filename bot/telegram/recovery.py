@@ -106,6 +106,10 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
     for position, item in enumerate(items):
         # Queued by when the person asked, as if the process had never stopped.
         arrived(time.monotonic() - (datetime.now(UTC) - item.created_at).total_seconds())
+        if item.stopped_at is not None:
+            # A /cancel or /reset another replica handled stopped it, and said so.
+            await svc.store.in_flight.finish(item.id)
+            continue
         try:
             if item.kind == "question":  # the chat's later questions resumed with it
                 await _resume_question(svc, bot, item, along={i.id for i in items})

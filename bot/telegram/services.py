@@ -227,6 +227,8 @@ class BotServices:
     def __post_init__(self) -> None:
         if self.query_limiter is None:
             self.query_limiter = RateLimiter(self.settings.queries_per_minute, scope="query")
+        if self.thinking.stopped_elsewhere is None:  # a /cancel another replica handled
+            self.thinking.stopped_elsewhere = self.store.in_flight.stopped
 
     def sender(self, bot: Bot) -> Sender:
         return Sender(bot, self.store, self.patience)
