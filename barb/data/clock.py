@@ -188,8 +188,122 @@ def read_clock(
     in_break = int(in_closed_hours(chosen, instrument, weekend=False).sum())
     if not declared_zone and not raw.utc and in_break > _stray_limit(days, margin, step):
         raise BadFile(_no_reading(raw, instrument, step))
+    # Day-session files never touch the closed hours: their days' first and last bars
+    # against the instrument's session bounds tell the zone and the stamp instead.
+    zone_unsure = not evidence and not declared_zone and not raw.utc
+    stamp_unsure = (
+        declared_stamp is None
+        and raw.layout.name not in VENDOR_STAMPS
+        and abs(scores[choice[0], "open"] - scores[choice[0], "close"]) < margin
+    )
+    if zone_unsure or stamp_unsure:
+        shaped = _read_shape(walls, instrument, step, choice, zones, zone_unsure, stamp_unsure)
+        if shaped is None and stamp_unsure:
+            raise BadFile((N_("import.refuse.stamp_unknown"), {}))
+        if shaped is not None:
+            reading, days_run, confirmed = shaped
+            if scores[reading] - scores[choice] < margin:
+                choice = reading
+                if confirmed or not zone_unsure:
+                    note = _shape_note(choice, days_run, words)
+                    return ClockReading(choice[0], choice[1], note, scores[choice])
     note = _note(raw, instrument, choice, evidence, declared_zone, words)
     return ClockReading(choice[0], choice[1], note, scores[choice])
+
+
+#: Layouts whose vendor documents the stamp (NinjaTrader's bar close, Databento's and
+#: TradingView's bar open): the file's shape is not asked about it.
+VENDOR_STAMPS = frozenset({"ninjatrader", "databento", "tradingview"})
+
+
+def _session_bounds(instrument: Instrument) -> tuple[set[int], set[int]]:
+    """The minutes of the day the instrument's sessions start and end at."""
+    starts = {parse_clock(s.start) for s in instrument.sessions.values()}
+    ends = {parse_clock(s.end) % MINUTES_PER_DAY for s in instrument.sessions.values()}
+    return starts, ends
+
+
+def _day_bounds(opens: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each calendar day's first bar open and last bar end (minute of the day, wall clock)."""
+    day = opens // DAY_NS
+    first = np.r_[True, day[1:] != day[:-1]]
+    last = np.r_[day[1:] != day[:-1], True]
+    start = (opens[first] // MINUTE_NS) % MINUTES_PER_DAY
+    end = ((opens[last] + step) // MINUTE_NS) % MINUTES_PER_DAY
+    return start, end
+
+
+def _read_shape(
+    walls: _Walls,
+    instrument: Instrument,
+    step: int,
+    choice: tuple[str, Stamp],
+    zones: list[str],
+    zone_unsure: bool,
+    stamp_unsure: bool,
+) -> tuple[tuple[str, Stamp], tuple[int, int], bool] | None:
+    """The (zone, stamp) under which the file's days start and end on session bounds, the
+    days' most common (start, end) minute under it, and whether the zone is confirmed by
+    it; None when no reading leads.
+
+    A cash-session file 09:31-16:00 fits only as close stamps (opens 09:30, last end
+    16:00); one of 08:30-14:59 only as Chicago time (09:30-16:00 in New York). Another
+    zone is taken only when both ends fit on at least half the days; failing a zone, the
+    stamp is still read on the chosen zone's clock.
+    """
+    starts, ends = _session_bounds(instrument)
+    stamps: tuple[Stamp, ...] = ("open", "close") if stamp_unsure else (choice[1],)
+    candidates = [(z, s) for z in (zones if zone_unsure else [choice[0]]) for s in stamps]
+    hits: dict[tuple[str, Stamp], int] = {}
+    both: dict[tuple[str, Stamp], int] = {}
+    run: dict[tuple[str, Stamp], tuple[int, int]] = {}
+    days = 1
+    for key in candidates:
+        opens = walls.wall(key[0]) - (step if key[1] == "close" else 0)
+        start, end = _day_bounds(opens, step)
+        on_start, on_end = np.isin(start, list(starts)), np.isin(end, list(ends))
+        hits[key] = int(on_start.sum() + on_end.sum())
+        both[key] = int((on_start & on_end).sum())
+        pairs, counts = np.unique(np.c_[start, end], axis=0, return_counts=True)
+        common = pairs[int(np.argmax(counts))]
+        run[key] = (int(common[0]), int(common[1]))
+        days = len(start)
+
+    def lead(keys: list[tuple[str, Stamp]]) -> tuple[str, Stamp] | None:
+        ranked = sorted(keys, key=lambda k: -hits[k])
+        if hits[ranked[0]] == 0 or (len(ranked) > 1 and hits[ranked[1]] == hits[ranked[0]]):
+            return None
+        return ranked[0]
+
+    best = lead(candidates)
+    confirmed = best is not None and zone_unsure and both[best] * 2 >= days
+    if best is not None and (confirmed or best[0] == choice[0]):
+        return best, run[best], confirmed
+    if not stamp_unsure:
+        return None
+    best = lead([k for k in candidates if k[0] == choice[0]])
+    return None if best is None else (best, run[best], False)
+
+
+def _shape_note(
+    choice: tuple[str, Stamp],
+    days_run: tuple[int, int],
+    words: ImportWords,
+) -> str:
+    """ "Times read as Chicago time (America/Chicago): so read, the file's days run
+    09:30–16:00 on the instrument's clock, from and to its session times."."""
+    zone, stamp = choice
+    stamped = words("import.clock.close_stamps") if stamp == "close" else ""
+
+    def clock(minute: int) -> str:
+        return f"{minute // 60:02d}:{minute % 60:02d}"
+
+    return words(
+        "import.clock.shape",
+        zone=zone_words(zone, words),
+        run=f"{clock(days_run[0])}–{clock(days_run[1])}",
+        stamped=stamped,
+    )
 
 
 def _stray_limit(days: int, margin: int, step: int) -> int:

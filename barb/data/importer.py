@@ -10,6 +10,7 @@ writes atomically and keeps the previous file for ``barb data restore``.
 
 from __future__ import annotations
 
+import datetime as dt
 import gzip
 import shutil
 import tempfile
@@ -78,6 +79,9 @@ Mode = Literal["new", "replace", "append"]
 # Where appended bars meet the stored ones, a move beyond this factor (20%) is refused:
 # futures rarely gap that much between sessions, and a unit mix-up (×100) is far beyond it.
 SEAM_JUMP = 1.2
+# How far a first import's prices may stray from the instrument's known level (its YAML's
+# approximate ``sample.anchors``) before the report asks whether it is another instrument.
+KNOWN_JUMP = 2.0
 
 
 class ImportRefused(DataError):
@@ -600,6 +604,8 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
             note = _hole_note(frame, added, words)
         elif exists and mode == "replace":
             note = _level_note(checked, target)
+        elif not exists:
+            note = _known_level_note(checked)
         else:
             note = ""
     except DamagedData as exc:
@@ -702,6 +708,47 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
     )
 
 
+def _known_level_note(checked: CheckedFile) -> str:
+    """On a first import, the sentence saying the file's prices are far from the level the
+    instrument had then ('' when near, or when its YAML gives no ``sample.anchors`` within a
+    year of the file): ES's 4,450 imported as NQ (16,900-21,200 in 2024) without a word,
+    with nothing stored to compare with. The anchors are approximate closes with the
+    turning points between them, so only a factor of ``KNOWN_JUMP`` is said."""
+    assert checked.frame is not None
+    spec = checked.instrument.sample
+    if spec is None or not spec.anchors:
+        return ""
+    days = sorted(spec.anchors)
+    frame = checked.frame
+    middle = frame["timestamp"].iloc[len(frame) // 2].date()
+    year = dt.timedelta(days=366)
+    if not days[0] - year <= middle <= days[-1] + year:
+        return ""
+    # Log-linear between anchors, flat beyond them, as the sample's path is drawn.
+    known = float(
+        np.exp(
+            np.interp(
+                middle.toordinal(),
+                [d.toordinal() for d in days],
+                np.log([spec.anchors[d] for d in days]),
+            )
+        )
+    )
+    close = float(frame["close"].median())
+    ratio = close / known
+    if 1 / KNOWN_JUMP <= ratio <= KNOWN_JUMP:
+        return ""
+    words = checked.report.words
+    return words(
+        "import.level_known",
+        close=quote(close),
+        ratio=f"{ratio:.2g}",
+        symbol=checked.instrument.symbol,
+        date=middle,
+        known=words.count(round(known, -1)),
+    )
+
+
 def write_checked(
     checked: CheckedFile,
     settings: EngineSettings,
@@ -787,6 +834,30 @@ def _check_seam(checked: CheckedFile, stored: pd.Series, first: pd.Series) -> No
     raise Refused(checked.report.words, (N_("import.refuse.seam"), values), path=checked.name)
 
 
+def _one_bar_off(checked: CheckedFile, overlap: pd.DataFrame, old: pd.DataFrame) -> Message | None:
+    """The refusal for an overlap that is the stored bars one bar later (bar-close stamps
+    read as opens) or earlier, with the --stamp that reads it right; None otherwise. An
+    RTH file stamped 09:31-16:00 was told "use --replace", which replaced two weeks of
+    24-hour bars with 3,900 bars a minute late."""
+    step = pd.Timedelta(minutes=checked.report.interval_minutes or 1)
+    prices = ["open", "high", "low", "close", "volume"]
+    for shift, stamp in ((step, "close"), (-step, "open")):
+        moved = overlap[["timestamp", *prices]].assign(timestamp=overlap["timestamp"] - shift)
+        joined = moved.merge(old[["timestamp", *prices]], on="timestamp", suffixes=("", "_s"))
+        if len(joined) < max(2, len(overlap) // 2):
+            continue
+        if all((joined[c] == joined[f"{c}_s"]).all() for c in prices):
+            first = joined.iloc[0]
+            values = {
+                "time": first["timestamp"] + shift,
+                "stored_time": first["timestamp"],
+                "minutes": int(step / pd.Timedelta(minutes=1)),
+                "stamp": stamp,
+            }
+            return (N_("import.refuse.append_shifted"), values)
+    return None
+
+
 def _appended(
     checked: CheckedFile, target: Path, description: str
 ) -> tuple[pd.DataFrame, int, str]:
@@ -834,8 +905,11 @@ def _appended(
                     "value": quote(row[column]),
                     "had": had,
                 }
+                shifted = _one_bar_off(checked, overlap, old)
                 raise Refused(
-                    words, (N_("import.refuse.append_disagrees"), values), path=checked.name
+                    words,
+                    shifted or (N_("import.refuse.append_disagrees"), values),
+                    path=checked.name,
                 )
     fresh = new[new["timestamp"] > last]
     if len(fresh):

@@ -67,7 +67,17 @@ def test_import_and_info(run: Invoke, tmp_path: Path, settings: EngineSettings) 
         "2024-01-02,09:30,100,101,99.5,100.5,10\n"
         "2024-01-02,09:31,100.5,101,100,100.75,20\n"
     )
-    result = run("import", str(path), "--instrument", "CL", "--timezone", "America/Chicago")
+    # Two mid-morning bars cannot tell open stamps from close stamps: declared.
+    result = run(
+        "import",
+        str(path),
+        "--instrument",
+        "CL",
+        "--timezone",
+        "America/Chicago",
+        "--stamp",
+        "open",
+    )
     assert result.exit_code == 0, result.output
     assert result.output.startswith("mine.csv: Date and Time columns, 2 bars\n")
     assert "CL: wrote 2 bars; the data now holds 2 bars, 2024-01-02 to 2024-01-02, in " in (
@@ -139,7 +149,7 @@ def test_a_damaged_stored_file_is_refused_in_one_line_and_replace_writes_over_it
     "cannot read as Parquet (…)" with no way out."""
     first = _bars_csv(tmp_path / "first.csv", "2024-01-02")
     second = _bars_csv(tmp_path / "second.csv", "2024-01-03")
-    zone = ("--timezone", "America/Chicago")
+    zone = ("--timezone", "America/Chicago", "--stamp", "open")
     assert run("import", str(first), "-i", "CL", *zone).exit_code == 0
     assert run("import", str(second), "-i", "CL", *zone, "--replace").exit_code == 0
     target = data_path("CL", settings)
@@ -182,7 +192,7 @@ def test_the_previous_file_is_said_to_be_kept_only_when_this_write_kept_it(
     """The sentence followed whether a kept file was there: a --replace over a damaged file
     (not kept) said "The previous file is kept" of the older copy a restore would bring
     back, beside the note that the damaged file is not kept."""
-    zone = ("--timezone", "America/Chicago")
+    zone = ("--timezone", "America/Chicago", "--stamp", "open")
     kept_sentence = "The previous file is kept; `barb data restore CL` brings it back."
     first = run("import", str(_bars_csv(tmp_path / "a.csv", "2024-01-02")), "-i", "CL", *zone)
     assert first.exit_code == 0, first.output
@@ -207,7 +217,7 @@ def test_a_damaged_file_without_a_previous_one_points_to_replace_and_restore_ref
     run: Invoke, tmp_path: Path, settings: EngineSettings
 ) -> None:
     path = _bars_csv(tmp_path / "bars.csv", "2024-01-02")
-    zone = ("--timezone", "America/Chicago")
+    zone = ("--timezone", "America/Chicago", "--stamp", "open")
     assert run("import", str(path), "-i", "CL", *zone).exit_code == 0
     target = data_path("CL", settings)
     target.write_bytes(target.read_bytes()[:-20])

@@ -98,7 +98,7 @@ def test_timezone_option_reads_naive_times_in_another_zone(
         tmp_path,
         f"{PLAIN_HEADER}\n2024-07-01 08:30:00,{BAR}\n2024-12-02 08:30:00,{BAR}\n",
     )
-    import_file(path, "CL", settings, timezone="America/Chicago")
+    import_file(path, "CL", settings, timezone="America/Chicago", stamp="open")
     assert stamps(bars_of(settings, "CL")) == ["2024-07-01 09:30:00", "2024-12-02 09:30:00"]
 
 
@@ -220,7 +220,7 @@ def test_parquet_input(tmp_path: Path, settings: EngineSettings) -> None:
     )
     path = tmp_path / "bars.data"  # detected by content, not by name
     pq.write_table(table, path)
-    meta = import_file(path, "NQ", settings).meta
+    meta = import_file(path, "NQ", settings, stamp="open").meta
     frame = bars_of(settings)
     assert stamps(frame) == ["2024-03-08 09:30:00", "2024-03-11 09:30:00"]
     assert frame["volume"].tolist() == [3, 4]
@@ -228,7 +228,7 @@ def test_parquet_input(tmp_path: Path, settings: EngineSettings) -> None:
 
     naive = table.set_column(0, "Timestamp", pa.array(utc.tz_localize(None)))
     pq.write_table(naive, path)
-    import_file(path, "NQ", settings, fmt="parquet", timezone="UTC", mode="replace")
+    import_file(path, "NQ", settings, fmt="parquet", timezone="UTC", stamp="open", mode="replace")
     assert stamps(bars_of(settings)) == ["2024-03-08 09:30:00", "2024-03-11 09:30:00"]
 
 
@@ -347,7 +347,7 @@ def test_times_a_clock_change_skips_are_refused(tmp_path: Path, settings: Engine
     # 02:30 on 2024-03-10 never happened in Chicago.
     path = write(tmp_path, f"{PLAIN_HEADER}\n2024-03-10 02:30:00,{BAR}\n")
     with pytest.raises(DataError, match="does not exist or occurs twice in America/Chicago"):
-        import_file(path, "NQ", settings, timezone="America/Chicago")
+        import_file(path, "NQ", settings, timezone="America/Chicago", stamp="open")
 
 
 def test_bad_options_are_refused(tmp_path: Path, settings: EngineSettings) -> None:
@@ -366,7 +366,7 @@ def test_a_failed_import_leaves_the_existing_data_untouched(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
     good = write(tmp_path, f"{PLAIN_HEADER}\n2024-01-02 09:30:00,{BAR}\n", "good.csv")
-    import_file(good, "NQ", settings)
+    import_file(good, "NQ", settings, stamp="open")
     target = data_path("NQ", settings)
     before, stat = target.read_bytes(), target.stat()
 
@@ -376,7 +376,7 @@ def test_a_failed_import_leaves_the_existing_data_untouched(
         "bad.csv",
     )
     with pytest.raises(DataError):
-        import_file(bad, "NQ", settings)
+        import_file(bad, "NQ", settings, stamp="open")
 
     assert target.read_bytes() == before
     assert target.stat().st_mtime_ns == stat.st_mtime_ns

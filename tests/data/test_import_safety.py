@@ -222,14 +222,94 @@ def test_times_with_offsets_need_no_timezone(
         check_file(path, "NQ", settings, timezone="America/Chicago")
 
 
-def test_without_bars_near_the_break_the_zone_is_the_instruments_and_says_so(
+def _cash_session(bars: pd.DataFrame) -> pd.DataFrame:
+    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    return bars[(minute >= 9 * 60 + 30) & (minute < 16 * 60)].reset_index(drop=True)
+
+
+@pytest.mark.parametrize(
+    ("zone", "stamp", "said"),
+    [
+        (
+            bf.NY,
+            "open",
+            "New York time (America/New_York): so read, the file's days run 09:30–16:00",
+        ),
+        # Stamped 09:31-16:00: stored a minute late, "the daily break sits at 17:00–18:00".
+        (bf.NY, "close", "New York time (America/New_York): so read, the file's days run 09:30"),
+        # 08:30-14:59 Chicago: stored an hour early, "Times taken as New York time".
+        ("America/Chicago", "open", "Chicago time (America/Chicago): so read, the file's days"),
+    ],
+)
+def test_a_cash_session_file_is_read_from_its_session_bounds(
+    zone: str, stamp: str, said: str, tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """A file of 09:30-16:00 bars never touches the closed hours: its zone and stamp are the
+    reading under which every day starts and ends on the instrument's session times."""
+    rth_only = _cash_session(bars)
+    path = bf.plain_csv(tmp_path / "rth.csv", rth_only, zone, stamp)
+    result = import_file(path, "NQ", settings)
+    assert_same_bars(settings, rth_only)
+    assert result.report.clock_note.startswith(f"Times read as {said}")
+
+
+def test_a_few_mid_morning_bars_ask_for_the_stamp(tmp_path: Path, settings: EngineSettings) -> None:
+    """Bars from 10:00 to 10:09 fit open stamps as well as close stamps: refused, asking
+    for --stamp, and imported as declared."""
+    bars = bf.week_of_bars()
+    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    morning = bars[(minute >= 600) & (minute < 610)].reset_index(drop=True)
+    path = bf.plain_csv(tmp_path / "morning.csv", morning, stamp="close")
+    with pytest.raises(DataError, match="pass --stamp open or --stamp close"):
+        import_file(path, "NQ", settings)
+    russian = ImportWords("ru")
+    with pytest.raises(DataError, match="укажите --stamp open или --stamp close"):
+        check_file(path, "NQ", settings, lang=russian.language)
+    import_file(path, "NQ", settings, stamp="close")
+    assert_same_bars(settings, morning)
+
+
+def test_an_overlap_one_bar_off_asks_for_the_stamp_not_a_replace(
     tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
 ) -> None:
-    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
-    rth_only = bars[(minute >= 9 * 60 + 30) & (minute < 16 * 60)].reset_index(drop=True)
-    result = check_file(bf.plain_csv(tmp_path / "rth.csv", rth_only), "NQ", settings)
-    assert result.report.timezone == "America/New_York"
-    assert "no bars near the daily break" in result.report.clock_note
+    """An --append of close-stamped bars read as opens onto the same stored bars was told
+    "use --replace", which would store them a minute late."""
+    import_file(bf.plain_csv(tmp_path / "week.csv", bars), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    rth = bf.plain_csv(tmp_path / "rth.csv", _cash_session(bars), stamp="close")
+    with pytest.raises(DataError) as refused:
+        import_file(rth, "NQ", settings, stamp="open", mode="append")
+    message = str(refused.value)
+    first = _cash_session(bars)["timestamp"].iloc[0].tz_localize(None)
+    later = first + pd.Timedelta(minutes=1)
+    assert f"the file's {later} bar is the stored {first} bar" in message
+    assert message.endswith("Nothing was written; pass --stamp close.")
+    assert data_path("NQ", settings).read_bytes() == before
+    assert import_file(rth, "NQ", settings, stamp="close", mode="append").added == 0
+
+
+def test_another_instruments_level_is_said_on_a_first_import(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """ES's prices (a quarter of NQ's) imported as NQ into an empty store without a word;
+    the level is NQ.yaml's anchors, log-linear between 2023-12-29 (16,900) and 2024-12-31
+    (21,200)."""
+    es = bars.assign(**{c: bars[c] / 4 for c in ("open", "high", "low", "close")})
+    result = import_file(bf.plain_csv(tmp_path / "es.csv", es), "NQ", settings)
+    days = [dt.date(2023, 12, 29), dt.date(2024, 12, 31)]
+    middle = es["timestamp"].iloc[len(es) // 2].date()
+    known = np.exp(
+        np.interp(middle.toordinal(), [d.toordinal() for d in days], np.log([16900, 21200]))
+    )
+    ratio = es["close"].median() / known
+    assert f"is ×{ratio:.2g} the level NQ had around {middle}" in result.note
+    assert "another instrument's" in result.note
+    assert stored(settings)["close"].tolist() == pytest.approx(es["close"].tolist())
+    # NQ's own level says nothing.
+    again = import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings, mode="replace")
+    assert "level NQ had" not in again.note
+    data_path("NQ", settings).unlink()
+    assert import_file(tmp_path / "nq.csv", "NQ", settings).note == ""
 
 
 @pytest.mark.parametrize("zone", ["Asia/Dubai", "Asia/Kolkata", "America/Sao_Paulo"])

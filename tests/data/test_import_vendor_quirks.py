@@ -272,7 +272,7 @@ def test_a_missing_volume_is_one_problem(tmp_path: Path, settings: EngineSetting
 def test_one_trading_date_is_singular(tmp_path: Path, settings: EngineSettings) -> None:
     path = tmp_path / "one.csv"
     path.write_text(HEADER + "2024-01-08 09:30:00,100,101,99.5,100.5,3\n")
-    result = import_file(path, "NQ", settings)
+    result = import_file(path, "NQ", settings, stamp="open")
     assert "2024-01-08 to 2024-01-08, 1 trading date; 1-minute bars." in result.report.text()
 
 
