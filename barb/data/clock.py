@@ -201,10 +201,10 @@ def read_clock(
         if shaped is None and stamp_unsure:
             raise BadFile((N_("import.refuse.stamp_unknown"), {}))
         if shaped is not None:
-            reading, days_run, confirmed = shaped
+            reading, days_run, on_bounds = shaped
             if scores[reading] - scores[choice] < margin:
                 choice = reading
-                if confirmed or not zone_unsure:
+                if on_bounds:
                     note = _shape_note(choice, days_run, words)
                     return ClockReading(choice[0], choice[1], note, scores[choice])
     note = _note(raw, instrument, choice, evidence, declared_zone, words)
@@ -243,8 +243,8 @@ def _read_shape(
     stamp_unsure: bool,
 ) -> tuple[tuple[str, Stamp], tuple[int, int], bool] | None:
     """The (zone, stamp) under which the file's days start and end on session bounds, the
-    days' most common (start, end) minute under it, and whether the zone is confirmed by
-    it; None when no reading leads.
+    days' most common (start, end) minute under it, and whether both ends fit on at least
+    half the days (the report then says so); None when no reading leads.
 
     A cash-session file 09:31-16:00 fits only as close stamps (opens 09:30, last end
     16:00); one of 08:30-14:59 only as Chicago time (09:30-16:00 in New York). Another
@@ -276,13 +276,12 @@ def _read_shape(
         return ranked[0]
 
     best = lead(candidates)
-    confirmed = best is not None and zone_unsure and both[best] * 2 >= days
-    if best is not None and (confirmed or best[0] == choice[0]):
-        return best, run[best], confirmed
+    if best is not None and (best[0] == choice[0] or both[best] * 2 >= days):
+        return best, run[best], both[best] * 2 >= days
     if not stamp_unsure:
         return None
     best = lead([k for k in candidates if k[0] == choice[0]])
-    return None if best is None else (best, run[best], False)
+    return None if best is None else (best, run[best], both[best] * 2 >= days)
 
 
 def _shape_note(

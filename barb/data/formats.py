@@ -166,6 +166,9 @@ def read_csv_shape(
             names,
         )
     if text[:1].isdigit() and not columns:
+        cells = text.strip().split(max((",", ";", "\t"), key=text.count))
+        if len(cells) > 1 and _DATE_ONLY.fullmatch(cells[0]) and ":" not in cells[1]:
+            raise BadFile(_daily(cells[0]), line=number)
         raise BadFile((N_("import.refuse.no_header"), {"line": repr(text[:60])}), line=number)
     delimiter = max((",", ";", "\t"), key=text.count)
     names = [n.strip() for n in next(csv.reader([text], delimiter=delimiter))]
@@ -178,7 +181,8 @@ def read_csv_shape(
         else:
             layout, indexes = detect_header_layout(names, forced)
     except LayoutError as exc:
-        raise BadFile(exc.said, line=number) from None
+        daily = _daily_column(names, lines[1:], delimiter)
+        raise BadFile(daily or exc.said, line=number) from None
     sample = [text for _, text in lines[1:]]
     return CsvShape(
         layout,
@@ -189,6 +193,27 @@ def read_csv_shape(
         number,
         names,
     )
+
+
+# A date with no time of day: 2024-03-04, 20240304, 03/04/2024, 2024.03.04, 04.03.2024.
+_DATE_ONLY = re.compile(r"\d{4}([-/.]?)\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{4}")
+
+
+def _daily(cell: str) -> Message:
+    return (N_("import.refuse.daily"), {"date": repr(cell)})
+
+
+def _daily_column(names: list[str], lines: list[tuple[int, str]], delimiter: str) -> Message | None:
+    """The refusal of a daily file (Norgate's ``Date,Open,…``, no time column) whose header
+    no layout takes: it was sent to --columns, which then found 1440-minute bars."""
+    keys = [n.strip().strip('"').lower() for n in names]
+    if not lines or "date" not in keys or {"time", "timestamp", "datetime"} & set(keys):
+        return None
+    cells = next(csv.reader([lines[0][1]], delimiter=delimiter), [])
+    index = keys.index("date")
+    if index < len(cells) and _DATE_ONLY.fullmatch(cells[index].strip()):
+        return _daily(cells[index].strip())
+    return None
 
 
 def _decimal_comma(lines: list[str], delimiter: str, indexes: dict[str, int]) -> bool:
@@ -262,6 +287,7 @@ def read_csv(path: Path, shape: CsvShape, progress: bool = False) -> RawBars:
         raise BadFile((N_("import.refuse.not_csv"), {"error": exc})) from exc
     inverse = {names[i]: c for c, i in wanted.items()}
     table = table.rename_columns([inverse[n] for n in table.column_names])
+    table, empty = _without_empty_tail(table)
     if shape.decimal_comma:
         for name in NUMERIC:
             if name in table.column_names:
@@ -273,7 +299,26 @@ def read_csv(path: Path, shape: CsvShape, progress: bool = False) -> RawBars:
                     found = find_bad_line(path, shape, wanted)
                     raise BadFile(*(found[::-1] if found else (f"{name}: {exc}",))) from exc
                 table = table.set_column(index, name, numbers)
-    return from_table(table, shape.layout)
+    raw = from_table(table, shape.layout)
+    if empty:
+        raw.notes.append((N_("import.note.empty_rows"), {"count": empty}))
+    return raw
+
+
+def _without_empty_tail(table: pa.Table) -> tuple[pa.Table, int]:
+    """The table without the rows of only empty fields at its end (``,,,,,``: Excel's saved
+    CSV keeps the cleared rows below the data), and how many there were: they were
+    refused as "cannot read the timestamp ''"."""
+    if table.num_rows == 0:
+        return table, 0
+    empty = np.ones(table.num_rows, dtype=bool)
+    for column in table.columns:
+        blank = column.is_null()
+        if pa.types.is_string(column.type):
+            blank = pc.or_(blank, pc.equal(pc.utf8_trim_whitespace(column), ""))
+        empty &= blank.to_numpy(zero_copy_only=False)
+    tail = int(np.argmin(empty[::-1])) if not empty.all() else table.num_rows
+    return table.slice(0, table.num_rows - tail), tail
 
 
 def _unique_name(names: list[str], i: int) -> str:
@@ -312,14 +357,24 @@ def lines_of_rows(path: Path, shape: CsvShape, rows: list[int]) -> dict[int, int
     return found
 
 
+# A short line this close to the end is the vendor's footer, not a cut bar.
+FOOTER_LINES = 3
+
+
 def find_bad_line(
     path: Path, shape: CsvShape, wanted: dict[str, int]
 ) -> tuple[int, Message] | None:
     """The first line with the wrong number of fields or an unreadable number, if any."""
     numeric = [(name, i) for name, i in wanted.items() if name in NUMERIC]
-    for number, text in data_lines(path, shape):
+    lines = data_lines(path, shape)
+    for number, text in lines:
         cells = next(csv.reader([text], delimiter=shape.delimiter), [])
         if len(cells) != shape.width:
+            # The last line or two of a download ("Downloaded from Barchart.com as of …").
+            # A cut bar starts with its time; a footer with words.
+            words = bool(cells) and not cells[0].strip()[:1].isdigit()
+            if words and len(cells) < shape.width and sum(1 for _ in lines) < FOOTER_LINES:
+                return number, (N_("import.refuse.footer"), {"line": repr(text.strip()[:60])})
             return number, (
                 N_("import.refuse.fields"),
                 {"expected": shape.width, "found": len(cells)},
@@ -523,6 +578,8 @@ def _date_format(first: str) -> tuple[str, str]:
         return "%Y-%m-%d", "2024-01-02"
     if re.match(r"^\d{4}/\d{1,2}/\d{1,2}$", first):
         return "%Y/%m/%d", "2024/01/02"
+    if re.match(r"^\d{4}\.\d{1,2}\.\d{1,2}$", first):  # MetaTrader's
+        return "%Y.%m.%d", "2024.01.02"
     if re.match(r"^\d{8}$", first):
         return "%Y%m%d", "20240102"
     if re.match(r"^\d{1,2}\.\d{1,2}\.\d{4}$", first):

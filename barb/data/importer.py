@@ -205,6 +205,22 @@ def _finder_litter(member: zipfile.ZipInfo) -> bool:
     )
 
 
+def _is_workbook(path: Path) -> bool:
+    """An Excel workbook (.xlsx, a zip holding ``xl/workbook.xml``; or the old .xls): it
+    was refused as "not UTF-8 text: is it a CSV or Parquet file?"."""
+    with path.open("rb") as fh:
+        head = fh.read(8)
+    if head == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1":  # the old .xls (OLE2)
+        return True
+    if not head.startswith(b"PK\x03\x04"):
+        return False
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "xl/workbook.xml" in archive.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
 @contextmanager
 def unpacked(path: Path, words: ImportWords = ENGLISH, name: str | None = None) -> Iterator[Path]:
     """The file itself, or the one file inside a ``.gz`` or ``.zip``, as a plain file
@@ -297,6 +313,8 @@ def check_file(
         raise Refused(words, (N_("import.refuse.no_file"), {}), path=where)
     if path.stat().st_size == 0:
         raise Refused(words, (N_("import.refuse.empty"), {}), path=where)
+    if _is_workbook(path):
+        raise Refused(words, (N_("import.refuse.workbook"), {}), path=where)
 
     with unpacked(path, words, where) as inner:
         shape: CsvShape | None = None

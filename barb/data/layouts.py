@@ -81,7 +81,8 @@ LAYOUTS: dict[str, Layout] = {
         Layout(
             "split",
             "Date and Time columns",
-            _same("date", "time", *PRICES, "volume"),
+            # MetaTrader 5 writes <VOL> (exchange volume) beside <TICKVOL>.
+            {**_same("date", "time", *PRICES), "volume": ("volume", "vol")},
             "split",
             # Before TradingView's, so that a Date,Time file without volume (TradeStation's
             # Up/Down columns) is not read as TradingView's single time column.
@@ -189,8 +190,9 @@ def custom_layout(mapping: dict[str, str], found: list[str], stamp: Stamp) -> La
 
 
 def column_key(name: str) -> str:
-    """A header name as matched: without regard to case or spaces ("Date Time" = datetime)."""
-    return re.sub(r"\s+", "", name).lower()
+    """A header name as matched: without regard to case, spaces or MetaTrader's angle
+    brackets ("Date Time" = datetime, "<DATE>" = date)."""
+    return re.sub(r"[\s<>]+", "", name).lower()
 
 
 def match_header(layout: Layout, names: list[str]) -> dict[str, int] | None:

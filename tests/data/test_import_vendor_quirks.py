@@ -303,3 +303,91 @@ def test_cli_exits_1_after_a_parse_error_near_the_top(tmp_path: Path) -> None:
         _, err = run.communicate(timeout=120)
         assert run.returncode == 1, err.decode()
         assert err.decode().strip() == f"Error: {path}, line 3: low is not a number: 'abc'."
+
+
+# --- p46ab: MetaTrader dates, footers, daily files, empty rows, workbooks -----------------
+
+
+def test_metatrader5_export_reads_year_first_dotted_dates_and_vol(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """MT5's ``<DATE>\\t<TIME>…<TICKVOL>\\t<VOL>`` with 2024.03.18: refused as unrecognised
+    columns, and with --columns as "expected dates like 01/31/2024, month first"."""
+    bars = bf.week_of_bars(days=2)
+    wall = bars["timestamp"].dt.tz_localize(None)
+    mt5 = pd.DataFrame(
+        {
+            "<DATE>": wall.dt.strftime("%Y.%m.%d"),
+            "<TIME>": wall.dt.strftime("%H:%M:%S"),
+            **{f"<{c.upper()}>": bars[c] for c in ("open", "high", "low", "close")},
+            "<TICKVOL>": bars["volume"] * 3,
+            "<VOL>": bars["volume"],
+            "<SPREAD>": 0,
+        }
+    )
+    path = tmp_path / "NQ_M1.csv"
+    mt5.to_csv(path, sep="\t", index=False)
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+
+
+def test_a_vendor_footer_is_named_as_one(tmp_path: Path, settings: EngineSettings) -> None:
+    bars = bf.week_of_bars(days=1)
+    path = bf.plain_csv(tmp_path / "barchart.csv", bars)
+    with path.open("a") as fh:
+        fh.write('"Downloaded from Barchart.com as of 03-19-2024 05:12pm CDT"\n')
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings)
+    lines = len(bars) + 2  # the header, the bars, the footer
+    assert f"line {lines}: this line is not a bar" in str(refused.value)
+    assert "vendor's footer; delete it" in str(refused.value)
+    # A short line inside the file is still counted as one.
+    inside = tmp_path / "cut.csv"
+    text = path.read_text().splitlines()
+    inside.write_text("\n".join([*text[:3], "2024-03-17 18:02:00,1", *text[3:-1]]) + "\n")
+    with pytest.raises(DataError, match="line 4: expected 6 fields, found 2"):
+        import_file(inside, "NQ", settings)
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        (
+            "Date,Open,High,Low,Close,Volume,Open Interest\n2024-03-04,1,2,0.5,1.5,10,5\n",
+            "2024-03-04",
+        ),
+        ("20240304,1,2,0.5,1.5,10,5\n20240305,1,2,0.5,1.5,10,5\n", "20240304"),
+    ],
+)
+def test_a_daily_file_is_said_to_be_daily_at_once(
+    text: str, date: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Norgate's and CSI's daily files were first sent to --columns or "add a header"."""
+    path = tmp_path / "daily.csv"
+    path.write_text(text)
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings)
+    assert f"the file holds daily bars (its dates, such as '{date}'" in str(refused.value)
+    assert "export 1-minute bars instead" in str(refused.value)
+
+
+def test_empty_rows_at_the_end_are_skipped_and_said(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Excel's CSV keeps cleared rows as ",,,,,": "cannot read the timestamp ''"."""
+    bars = bf.week_of_bars(days=1)
+    path = bf.plain_csv(tmp_path / "excel.csv", bars)
+    with path.open("a") as fh:
+        fh.write(",,,,,\r\n,,,,,\r\n")
+    result = import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+    assert "(only separators, 2 in all) were skipped." in result.report.text()
+
+
+def test_an_excel_workbook_is_named(tmp_path: Path, settings: EngineSettings) -> None:
+    path = tmp_path / "nq.xlsx"
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("[Content_Types].xml", "<Types/>")
+        book.writestr("xl/workbook.xml", "<workbook/>")
+    with pytest.raises(DataError, match="an Excel workbook, not a CSV file: open it in Excel"):
+        import_file(path, "NQ", settings)

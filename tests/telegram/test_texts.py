@@ -50,7 +50,20 @@ SAME_IN_RUSSIAN = {
 }
 #: Names that stay in Latin letters in a Russian text: products, instruments, units, bar
 #: columns.
-NAMES = {"Barb", "Script", "Telegram", "CSV", "JSON", "UTC", "Unix", "RTH", "NQ", "ES", "CL"}
+NAMES = {
+    "Barb",
+    "Script",
+    "Telegram",
+    "CSV",
+    "Excel",
+    "JSON",
+    "UTC",
+    "Unix",
+    "RTH",
+    "NQ",
+    "ES",
+    "CL",
+}
 NAMES |= {"open", "high", "low", "close", "OHLC", "volume"}
 #: Vendors whose file layouts Barb imports.
 NAMES |= {"Sierra", "Chart", "TradingView", "NinjaTrader", "Kibot", "Databento"}
