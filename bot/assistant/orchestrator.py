@@ -177,6 +177,14 @@ def pending_payload(action: PendingAction) -> PendingPayload:
     return PendingPayload.model_validate(action.payload)
 
 
+def question_asked(action: PendingAction | None) -> int | None:
+    """The message (in a group) whose question the action was planned or asked for, to
+    reply to: a press has none of its own. None in a private chat, or for no action."""
+    if action is None:
+        return None
+    return pending_payload(action).paused.state.asker.reply_to
+
+
 def option_text(action: PendingAction | None, option: int | None) -> str | None:
     """The suggested reply number ``option`` of a clarification, or None if it has no such
     reply: ``option_text(asked, 1)`` is "Biggest gain" for "Best by what?" offering

@@ -19,7 +19,7 @@ from telegram.ext import ContextTypes
 from barb.i18n import LANGUAGES, N_, language
 from barb.instruments import available_instruments, load_instrument
 from bot.assistant.gate import Press, Taken, Verdict, verdict_on
-from bot.assistant.orchestrator import option_text, plan_language, shown_queries
+from bot.assistant.orchestrator import option_text, plan_language, question_asked, shown_queries
 from bot.store.records import Chat
 from bot.telegram import keyboards
 from bot.telegram.answering import (
@@ -166,7 +166,10 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     if await too_fast(ctx, answer):
         await acknowledge(query)  # not yet: the question and its buttons stay
         return
-    asker = ctx.asker
+    # A press has no message of its own: what it asks replies to the question the
+    # clarification was asked about, as every plan and answer does (its plan replied to
+    # nothing, p46ac #8).
+    asker = ctx.asker.model_copy(update={"reply_to": question_asked(shown)})
     # Claimed with the question recorded in flight, as Run claims its plan: a second tap
     # (or a second device) is told the question was answered, and a kill -9 from here on
     # leaves the question for the next start, which answers the clarification with it.
