@@ -6,7 +6,15 @@ Imported lazily so that ``import barb.sessions`` does not pull in the whole engi
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
+
+from barb.process_memory import ARROW_POOL, ARROW_POOL_VARIABLE
+
+# Before any Barb module loads pandas, which loads pyarrow, which reads this once: Arrow
+# allocates with malloc, as numpy does, so that a worker's memory ceiling counts what it
+# holds (``barb.process_memory``).
+os.environ.setdefault(ARROW_POOL_VARIABLE, ARROW_POOL)
 
 if TYPE_CHECKING:
     from barb.interpreter import execute

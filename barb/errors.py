@@ -164,7 +164,7 @@ def out_of_memory(ceiling_bytes: int | None) -> OutOfMemory:
     """What the model reads when a query ran out of memory, with the ceiling it ran into,
     e.g. "The query needed more memory than a worker has (3 GB); join fewer instruments,
     use a shorter period or a longer timeframe." (without a ceiling: "than there is")."""
-    has = "there is" if ceiling_bytes is None else f"a worker has ({_size_text(ceiling_bytes)})"
+    has = "there is" if ceiling_bytes is None else f"a worker has ({size_text(ceiling_bytes)})"
     return OutOfMemory(
         f"The query needed more memory than {has}; join fewer instruments, use a shorter "
         "period or a longer timeframe.",
@@ -172,7 +172,7 @@ def out_of_memory(ceiling_bytes: int | None) -> OutOfMemory:
     )
 
 
-def _size_text(size_bytes: int) -> str:
+def size_text(size_bytes: int) -> str:
     """3 GB, 2.5 GB, 400 MB (binary units, as the ceiling is set in)."""
     if size_bytes >= 1 << 30:
         return f"{round(size_bytes / (1 << 30), 1):g} GB"

@@ -136,6 +136,29 @@ def called_key_names(query: Mapping[str, Any]) -> set[str]:
     return names
 
 
+def where_reads_key(stage: Mapping[str, Any], key: str) -> bool:
+    """Whether a stage's ``where`` reads what its group key ``key`` does: ``where hour() >=
+    9`` by ``hour()`` empties the night hours on purpose, and those are no "never" to draw
+    or rank. True when the key or the where cannot be read (nothing is assumed empty by
+    chance), False without a where."""
+    if not stage.get("where"):
+        return False
+    mapped = _map_names(stage)
+    try:
+        where = parse_expression(str(stage["where"]))
+    except BarbError:
+        return True
+    for text in as_list(stage.get("group_by")):
+        try:
+            expr = parse_expression(str(text))
+        except BarbError:
+            continue
+        name = expr.name if isinstance(expr, ast.Column) else ast.default_name(expr)
+        if name == key:
+            return bool(inputs(where, mapped) & inputs(expr, mapped))
+    return True
+
+
 def through_map(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:
     """A map column's expression in place of its name (``"wk": "week()"`` → ``week()``), as
     often as a map entry only names another."""

@@ -98,12 +98,15 @@ def running_across_groups(
     *,
     over: str = "the whole period",
     one_group: Callable[[str], bool] = lambda unit: False,
+    restart: Callable[[ast.Call, str], str] | None = None,
 ) -> list[str]:
     """Running functions without a restart unit (cummax(close)) that the expressions ``read``
     use, through the map columns they name, under a group key that is a calendar unit; they
     run over ``over``. None when ``one_group(unit)``: the rows are the one group, and the
     run is its own (max(n) with n = cumsum(1) by year() over 2024 is 2024's 259 days, the
-    same with cumsum(1, 'year'), p45d #11)."""
+    same with cumsum(1, 'year'), p45d #11). ``restart`` says where the call restarting
+    each unit runs, when not in place ("cumsum(1, 'month') restarts it"): a then stage
+    whose rows have no dates runs it in the first stage (``restarted_in_first``)."""
     units = []
     for _, key in keys:
         expr = through_map(key, mapped)
@@ -126,13 +129,33 @@ def running_across_groups(
                 continue
             call = node.to_text()
             every = "every day" if unit == "day" else f"every {unit}"
-            text = (
-                f"{call} runs over {over}, not within each {key} group: "
-                f"{node.name}({node.args[0].to_text()}, '{unit}') restarts it {every}."
+            text = f"{call} runs over {over}, not within each {key} group: "
+            how = (
+                f"{_restarted(node, unit)} restarts it" if restart is None else restart(node, unit)
             )
+            text += f"{how} {every}."
             if text not in warnings:
                 warnings.append(text)
     return [] if warnings and one_group(unit) else warnings
+
+
+def _restarted(call: ast.Call, unit: str) -> str:
+    """``call`` restarting each ``unit``: cumsum(1) → cumsum(1, 'month')."""
+    return f"{call.name}({call.args[0].to_text()}, '{unit}')"
+
+
+def restarted_in_first(call: ast.Call, unit: str, *, where: bool) -> str:
+    """Where a then stage's running call restarts each ``unit`` when its rows (the first
+    stage's selected columns) have no dates to restart by: in the first stage's map,
+    selected. cumsum(1, 'month') in then.map failed there with UnknownColumn, so the form
+    the warning named could not be run (p46w #10). In the first stage it runs over the
+    period's bars before a ``where``, as the UnknownColumn hint says too."""
+    name = f"{call.name}_{unit}"
+    before = "over the period's bars before its where, " if where else ""
+    return (
+        f'"{name}": "{_restarted(call, unit)}" in the first stage\'s map ({before}selected '
+        "for the then stage, whose rows have no dates to restart by) restarts it"
+    )
 
 
 # The running extremes a bar's own value is compared with in a record test.

@@ -15,7 +15,7 @@ import difflib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
@@ -44,7 +44,11 @@ from barb.instruments import (
     load_instrument,
 )
 from barb.lineage import Lineage, emptied_off, kept_by_own_run, nodes, through_map
-from barb.plan_warnings import other_point_value_caveat, running_across_groups
+from barb.plan_warnings import (
+    other_point_value_caveat,
+    restarted_in_first,
+    running_across_groups,
+)
 from barb.script.ast import (
     Call,
     Column,
@@ -391,14 +395,49 @@ def _running_across_groups(
         read = [item.expr for item in stage.select]
         read += [stage.where] if stage.where is not None else []
         mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+        keys, restart = stage.group_keys, None
+        if not whole:  # a then key names a first-stage column: month() there (p46t C)
+            keys = tuple((name, _through_first(key, mapped, first)) for name, key in keys)
+            if not _rows_dated(first):
+                restart = partial(restarted_in_first, where=first.where is not None)
         warnings += running_across_groups(
-            stage.group_keys,
+            keys,
             read,
             mapped,
             over=over,
             one_group=lambda unit, whole=whole: _one_group(period, dataset, unit, whole=whole),
+            restart=restart,
         )
     return warnings
+
+
+def _through_first(key: Expr, mapped: dict[str, Expr], first: StagePlan) -> Expr:
+    """A then stage's group key as the first stage made it: ``month`` selected there from
+    its map's ``month()`` is month(). Barb's own hint for a then stage's month() (map it in
+    the first stage and group by it) had hidden the month() from the warning that cumsum(1)
+    runs over every row of the first stage, and "22, 43, 63 … 259 trading days" by month
+    was listed without a word (p46t C)."""
+    expr = through_map(key, mapped)
+    if not isinstance(expr, Column):
+        return expr
+    made = {item.name: item.expr for item in first.select if not item.aggregate}
+    made |= dict(first.group_keys)  # a key the select names ("month") is the key's
+    if not first.select and not first.group_keys:  # the bars pass through, map columns too
+        made |= dict(first.map_exprs)
+    found = made.get(expr.name)
+    return key if found is None else through_map(found, dict(first.map_exprs))
+
+
+def _rows_dated(first: StagePlan) -> bool:
+    """Whether a then stage's rows have dates a running call can restart by: the bars
+    themselves (the first stage neither selects nor groups), or the trading dates the first
+    stage grouped by (``date()``, ``barb.caveats.then_history.day_key``)."""
+    if not first.select and not first.group_keys:
+        return True
+    if len(first.group_keys) != 1:
+        return False
+    key = through_map(first.group_keys[0][1], dict(first.map_exprs))
+    return isinstance(key, Call) and key.name.lower() == "date" and not key.args
 
 
 # What a then stage's running function runs over.

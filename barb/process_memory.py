@@ -8,6 +8,12 @@ blocks come from the heap, and a heap fragmented by the cached frames between th
 the freed space. Measured on a worker that answered daily, hourly and minute questions on
 NQ, ES and CL: 223 MiB of private memory (not counting the mapped data) with the adaptive
 threshold, 83 MiB with a fixed 4 MiB one (bench/memory.py; docs/benchmarks.md).
+
+Arrow allocates with the system's malloc too (``ARROW_POOL``), not its default mimalloc,
+which reserves a 1 GiB arena on its first allocation and keeps it: the ceiling
+(``RLIMIT_DATA``) counts reserved writable address space as used, and a worker that had
+once converted a Parquet file to its Arrow copy (23 MB more resident) refused an ES join
+of 2.1 GB under the default 3 GB ceiling, which a fresh worker answered.
 """
 
 from __future__ import annotations
@@ -16,8 +22,14 @@ import ctypes
 import ctypes.util
 import logging
 import resource
+import sys
 
 log = logging.getLogger(__name__)
+
+#: The environment variable that picks Arrow's allocator, read once when pyarrow loads
+#: (``barb/__init__.py`` sets it before any Barb module loads pandas), and the one Barb uses.
+ARROW_POOL_VARIABLE = "ARROW_DEFAULT_MEMORY_POOL"
+ARROW_POOL = "system"
 
 # mallopt parameters (glibc's malloc.h).
 _M_TRIM_THRESHOLD = -1
@@ -56,8 +68,21 @@ def set_memory_ceiling(limit_bytes: int | None) -> None:
     would count too (an ES and NQ minute join maps 1.1 GB of them). An allocation past the
     cap fails with MemoryError, which the engine turns into ``barb.errors.out_of_memory``,
     instead of the whole machine running out and the kernel killing the bot.
+
+    It also counts address space an allocator reserves without using it: Arrow's allocator
+    is malloc in Barb's processes for that reason (``ARROW_POOL``); this says so in the log
+    when pyarrow was loaded with another one.
     """
     limit = limit_bytes or resource.RLIM_INFINITY
+    pool = arrow_pool()
+    if limit_bytes and pool not in (None, ARROW_POOL):
+        log.warning(
+            "pyarrow allocates with %s, which reserves memory it does not use: the memory "
+            "ceiling counts it; load Barb before pyarrow, or set %s=%s",
+            pool,
+            ARROW_POOL_VARIABLE,
+            ARROW_POOL,
+        )
     _, hard = resource.getrlimit(resource.RLIMIT_DATA)
     if hard != resource.RLIM_INFINITY and (limit == resource.RLIM_INFINITY or limit > hard):
         limit = hard  # an unprivileged process cannot raise its hard limit
@@ -68,3 +93,10 @@ def memory_ceiling() -> int | None:
     """This process's memory cap in bytes (``set_memory_ceiling``), None when it has none."""
     soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
     return None if soft == resource.RLIM_INFINITY else soft
+
+
+def arrow_pool() -> str | None:
+    """The allocator behind pyarrow's default memory pool ("system", "mimalloc",
+    "jemalloc"), None while pyarrow is not loaded (asking does not load it)."""
+    pyarrow = sys.modules.get("pyarrow")
+    return None if pyarrow is None else pyarrow.default_memory_pool().backend_name

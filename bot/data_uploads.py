@@ -119,6 +119,13 @@ class Offer(BaseModel):
         now = now or dt.datetime.now(dt.UTC)
         return now - (self.saved_at or self.created_at) > OFFER_LIFETIME
 
+    @property
+    def unsaid(self) -> bool:
+        """Import wrote (or was about to write) the data and the reply saying so is not
+        stored yet: the press is handled again at the next start, however long the bot was
+        down, and is answered from this record."""
+        return (self.imported is not None or self.importing is not None) and not self.said
+
 
 @dataclass(frozen=True)
 class Checked:
@@ -196,7 +203,10 @@ class DataUploads:
     def expire(self, now: dt.datetime | None = None) -> list[str]:
         """Remove the offers untouched for longer than ``OFFER_LIFETIME`` (a folder whose
         record cannot be read counts from its own time), and those never checked that nobody
-        is checking (the bot was killed in the download or the check); the ids removed."""
+        is checking (the bot was killed in the download or the check); the ids removed.
+        An offer whose import is not said yet stays (``Offer.unsaid``): this runs at the
+        start before the stored presses are handled again, and a bot stopped mid-import and
+        down over a day answered its press with "send it again" of an imported file."""
         now = now or dt.datetime.now(dt.UTC)
         removed = []
         folders = sorted(self.root.iterdir()) if self.root.is_dir() else []
@@ -209,7 +219,9 @@ class DataUploads:
                 except ValueError:  # a record cut short, or of an unknown form
                     offer = None
                 if offer is not None:
-                    old = offer.expired(now) or (offer.mode is None and not _held(folder))
+                    old = not offer.unsaid and (
+                        offer.expired(now) or (offer.mode is None and not _held(folder))
+                    )
                 else:
                     changed = dt.datetime.fromtimestamp(folder.stat().st_mtime, dt.UTC)
                     old = now - changed > OFFER_LIFETIME

@@ -41,6 +41,9 @@ MAX_VALUE_LABELS = 20  # bars labelled with their value up to this many
 # The smallest font a category axis's level labels are shrunk to, so that each group has
 # its label where thinned ones would step unevenly.
 MIN_TICK_PT = 10.0
+# The tick under a named bar between the labelled ones: as long as theirs (a longer one ran
+# into the label beside it at 360 px), bolder.
+NAMED_TICK_WIDTH = 2.6
 CHAR_PX = TICK_PT * PX_PER_PT * 0.62  # a tick label's character, about
 
 
@@ -166,14 +169,23 @@ def category_ticks(
     # with 15:30 left out), and a reader counts along labels that do not step evenly: every
     # group is labelled, level, in a smaller font, where one down to ``MIN_TICK_PT`` fits.
     shrunk = None
+    marked: list[int] = []
     if x is None and not rotate and len(set(np.diff(positions))) > 1:
         shrunk = _level_fit_pt(ax, labels)
         if shrunk >= MIN_TICK_PT:
             positions = np.arange(len(labels))
         else:
+            # Not every label fits (53 weeks: W1 … W21, W30, W36, W43 stepped 5, 9, 6, 7;
+            # p46w #9): every step-th, evenly, and the named bars a bold tick of their
+            # own, unlabelled; the headline names them and their colour shows them.
             shrunk = None
+            positions = np.arange(0, len(labels), step)
+            marked = [k for k in kept if k not in set(positions.tolist())]
     places = positions if x is None else x[positions]
     ax.set_xticks(places, [labels[i] for i in positions])
+    if marked:
+        ax.set_xticks(marked, minor=True)
+        ax.tick_params(axis="x", which="minor", length=5, width=NAMED_TICK_WIDTH, color=INK)
     if shrunk is not None:
         for text in ax.get_xticklabels():
             text.set_fontsize(min(TICK_PT, shrunk))

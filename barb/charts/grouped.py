@@ -95,7 +95,13 @@ from barb.charts.value_text import TickFormatter, date_text, number_text
 from barb.charts.words import ENGLISH, Words
 from barb.i18n import N_
 from barb.instruments import load_instrument
-from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
+from barb.lineage import (
+    Lineage,
+    called_key_names,
+    group_key_names,
+    where_reads_key,
+    written_key_texts,
+)
 from barb.period_rows import still_open
 from barb.result import Metadata, Result, ShortWeek
 from barb.script import ast
@@ -288,11 +294,11 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         if len(by) == 1 and counts and "sort" not in _stage(result):
             present = table[by[0]].tolist()
             table = with_empty_groups(table, by[0], counts, result)
-            table = _hours_with_bars(table, by[0], present, result)
-            listed = _ranked_groups(table[by[0]].tolist(), present, by[0])
+            table, never = _session_hours(table, by[0], counts, present, result)
+            listed = _ranked_groups(table[by[0]].tolist(), present, by[0], never)
     grid = bar_grid(result)
     if grid is not None and grid.crosses_midnight and not by_value:
-        table = _from_the_open(table, by, result.query, grid)
+        table, listed = _from_the_open(table, listed, by, result.query, grid)
     open_at = _open_rows(table, by, result)
     ranked = cut_by_limit(result, table)  # of the table's length, before it is thinned
     if ranked and open_at:
@@ -432,35 +438,59 @@ def _thinned(
     return thin_groups(table, columns, compared, keep=parts, total=total)
 
 
-def _hours_with_bars(
-    table: pd.DataFrame, key: str, present: list[Any], result: Result
-) -> pd.DataFrame:
-    """The empty hours added keep only those the session has bars in: ETH trades no 17:00
-    bar, and "17:00 0 days" headlined the lowest hour."""
+def _session_hours(
+    table: pd.DataFrame, key: str, counts: list[str], present: list[Any], result: Result
+) -> tuple[pd.DataFrame, bool]:
+    """A count by hour of the day over every hour the session has bars in, 0 where none
+    matched, and whether those zeros are a real "never" to rank: the where read something
+    else than the hour. ``range > 120`` by hour on ETH drew 19:00 and 20:00 as 0 (between
+    the first and last hour found) but left 22:00 … 01:00 off, and ranked none of them:
+    "least often 03:00 1 bar" stood beside four bars of 0 (p46t D). An hour the session
+    trades no bar in is never added: ETH has no 17:00, and "17:00 0 days" headlined the
+    lowest hour. A where on the hour itself (``hour() >= 9``) empties the others on
+    purpose: they are left as found, not ranked."""
     grid = bar_grid(result)
     if grid is None or clock_kind(key, table[key], result.query) != "hour":
-        return table
+        return table, False
     seen = set(present)
-    keep = [v in seen or grid.has_hour(int(v)) for v in table[key]]
-    return table[keep].reset_index(drop=True)
+    if where_reads_key(_stage(result), key):
+        keep = [v in seen or grid.has_hour(int(v)) for v in table[key]]
+        return table[keep].reset_index(drop=True), False
+    kind = type(present[0]) if present else int
+    hours = {int(v) for v in seen} | {h for h in range(24) if grid.has_hour(h)}
+    full = table.set_index(key).reindex([kind(h) for h in sorted(hours)])
+    full[counts] = full[counts].fillna(0)
+    return full.rename_axis(key).reset_index(), True
 
 
 def _from_the_open(
-    table: pd.DataFrame, by: list[str], query: dict[str, Any], grid: BarGrid
-) -> pd.DataFrame:
+    table: pd.DataFrame,
+    listed: tuple[bool, ...],
+    by: list[str],
+    query: dict[str, Any],
+    grid: BarGrid,
+) -> tuple[pd.DataFrame, tuple[bool, ...]]:
     """Times of day of a session that crosses midnight in the session's order, from its
     18:00 open, as the engine lists them (``barb.time_keys.from_the_open``): the empty
-    hours a count adds come back in key order."""
+    hours a count adds come back in key order. Which groups are ranked (``listed``) moves
+    with its rows: left in key order, it had 14:00 and 15:00 unranked, and "most often
+    09:00 171" was headlined beside 15:00's 175 (p46t A)."""
     order = from_the_open(table, by, query, grid.start)
-    return table if order is None else table.iloc[order].reset_index(drop=True)
+    if order is None:
+        return table, listed
+    moved = tuple(listed[i] for i in order) if listed else ()
+    return table.iloc[order].reset_index(drop=True), moved
 
 
-def _ranked_groups(keys: list[Any], present: list[Any], name: str) -> tuple[bool, ...]:
+def _ranked_groups(
+    keys: list[Any], present: list[Any], name: str, never: bool = False
+) -> tuple[bool, ...]:
     """Which groups highest and lowest compare: those in the result, and the empty ones that
-    are a real "never" (a weekday, a month, a year of the data without a match). An empty
-    bucket of ``round(ret)`` is a number nobody grouped by."""
+    are a real "never" (a weekday, a month, a year of the data without a match, an hour of
+    the session: ``never``). An empty bucket of ``round(ret)`` is a number nobody grouped
+    by."""
     seen = set(present)
-    return tuple(key in seen or isinstance(key, str) or "year" in name for key in keys)
+    return tuple(never or key in seen or isinstance(key, str) or "year" in name for key in keys)
 
 
 def _cut_rows(table: pd.DataFrame, result: Result, open_at: tuple[int, ...]) -> tuple[int, ...]:

@@ -10,6 +10,7 @@ import click
 
 from barb.data.importer import Mode, check_file, plan_write, write_checked
 from barb.data.layouts import FORMATS, Stamp
+from barb.data.mapped import refresh_mapped_from
 from barb.data.sample import sample_symbols, write_samples
 from barb.data.store import (
     DamagedData,
@@ -217,7 +218,11 @@ def restore(symbol: str) -> None:
     """Bring back the file an import replaced (run it again to undo)."""
     settings = _settings()
     try:
-        meta = restore_previous(data_path(symbol, settings))
+        # The Arrow copy made now, as an import makes it: left to the first question, it was
+        # made in a worker, under that worker's memory ceiling.
+        meta = restore_previous(
+            data_path(symbol, settings), lambda path: refresh_mapped_from(path, settings)
+        )
     except (BarbError, OSError) as exc:
         _fail(exc)
     click.echo(

@@ -36,7 +36,7 @@ from barb.data.store import (
     meta_from_schema,
     read_bars,
 )
-from barb.errors import DataError
+from barb.errors import BarbError, DataError
 from barb.settings import EngineSettings
 
 log = logging.getLogger(__name__)
@@ -179,6 +179,19 @@ def refresh_mapped(
         )
     except (OSError, MemoryError) as exc:
         log.warning("cannot write the mapped copy of %s (%s); made on first use", parquet, exc)
+
+
+def refresh_mapped_from(parquet: Path, settings: EngineSettings) -> None:
+    """``refresh_mapped`` for a Parquet file already in place (``barb data restore``): read
+    here, so that the first question after it does not convert it in a worker. Converted
+    there, it cost that worker Arrow's allocations besides the query's, under its memory
+    ceiling. A file that cannot be read is left to the first load, which says why."""
+    try:
+        frame, meta = read_bars(parquet)
+    except (BarbError, OSError, MemoryError) as exc:
+        log.warning("cannot read %s for its mapped copy (%s); made on first use", parquet, exc)
+        return
+    refresh_mapped(frame, meta, parquet, settings)
 
 
 @dataclass(frozen=True, eq=False)

@@ -24,7 +24,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -347,15 +347,21 @@ def write_bars(
         raise
 
 
-def restore_previous(path: Path) -> DataMeta:
+def restore_previous(path: Path, restored: Callable[[Path], None] | None = None) -> DataMeta:
     """Put the previous generation back; the current file becomes the previous one, so a
-    second restore undoes the first. Returns the metadata of the file now in place."""
+    second restore undoes the first. Returns the metadata of the file now in place.
+    ``restored(path)`` runs under the same write lock once it is (``barb data restore``
+    makes the Arrow copy there, as an import does)."""
     with write_lock(path) as settled:
         if any(how == "kept" for _, how in settled):
             # The restore asked for again is the one that was killed: it is done now, and
             # restoring once more would undo it.
-            return read_meta(path)
-        return _restore_previous(path)
+            meta = read_meta(path)
+        else:
+            meta = _restore_previous(path)
+        if restored is not None:
+            restored(path)
+        return meta
 
 
 def _restore_previous(path: Path) -> DataMeta:

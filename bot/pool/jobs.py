@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from barb import execute, render_summary
-from barb.errors import QueryError, QueryTimeout, out_of_memory
+from barb.errors import QueryError, QueryTimeout, out_of_memory, size_text
 from barb.export import csv_bytes, csv_rows, whole_rows
 from barb.process_memory import memory_ceiling
 from barb.proof_names import chart_filename, csv_filename
@@ -159,16 +159,47 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
                 outcome.headline = chart_headline(result, job.language)
     except QueryTimeout:  # the answer and its CSV are whole: they go without the chart
         log.warning("chart over its %.1fs, left out for %r", budget, job.query)
-        _no_chart(
-            outcome,
-            f"No chart: drawing it took longer than the {budget:.1f} s it had; the numbers "
-            "and the CSV are complete.",
+        if job.chart:
+            _no_chart(
+                outcome,
+                f"No chart: drawing it took longer than the {budget:.1f} s it had; the "
+                "numbers and the CSV are complete.",
+            )
+        # Charts off: only the headline is lost (the caption is then the summary's first
+        # line); the model was told "No chart: drawing it took longer…" of a chart nobody
+        # asked for, and could pass it on.
+    except MemoryError:  # past the worker's ceiling: the answer and its CSV are whole
+        log.warning("chart ran out of memory, left out for %r", job.query)
+        _spend()
+        ceiling = memory_ceiling()
+        has = "there is" if ceiling is None else f"this worker has ({size_text(ceiling)})"
+        note = (
+            f"No chart: drawing it needed more memory than {has}; the numbers and the CSV "
+            "are complete."
         )
+        if job.chart:
+            _no_chart(outcome, note)
     except Exception as exc:  # a drawing bug must not lose the answer
         ref = uuid.uuid4().hex[:8]
         log.error("chart failed (ref %s) for %r", ref, job.query, exc_info=exc)
         outcome.warnings.append(f"The chart could not be drawn (reference {ref}).")
     return outcome
+
+
+#: Set in a worker whose chart ran out of memory: its heap may keep what the chart grew,
+#: so the bot's pool replaces it before its next job (``worker_spent``).
+_spent = False
+
+
+def _spend() -> None:
+    global _spent
+    _spent = True
+
+
+def worker_spent() -> bool:
+    """Whether this process ran out of memory drawing a chart (the answer went without it)
+    and should give way to a fresh worker before its next job."""
+    return _spent
 
 
 def chart_budget(job: QueryJob, started: float) -> float:

@@ -43,6 +43,7 @@ from bot.pool.jobs import (
     refuse_unbounded,
     run_query_job,
     timeout_outcome,
+    worker_spent,
 )
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,9 @@ _HEALTH_CHECK_S = 0.25
 DEFAULT_MEMORY_GB = 3.0
 #: The exit status of a worker that ran out of memory (``_in_worker``).
 OUT_OF_MEMORY_EXIT = 86
+#: The exit status of a worker that gave way before starting a job (``_in_worker``): the
+#: job goes to its replacement.
+SPENT_EXIT = 87
 
 
 def memory_bytes(gigabytes: float) -> int | None:
@@ -161,7 +165,11 @@ def _in_worker(work: Callable[[QueryJob], QueryOutcome], job: QueryJob) -> Query
     """A job as a worker runs it. A query that ran out of memory ends its worker: the
     arrays it grew are freed, but a heap fragmented around them can keep their pages, and
     the next query should find a worker at its start. The pool reads the exit status as
-    that sentence and pebble starts a fresh worker."""
+    that sentence and pebble starts a fresh worker. A chart that ran out of memory costs
+    only the chart: that answer goes back, and the worker ends when its next job reaches
+    it, which its replacement runs (``SPENT_EXIT``)."""
+    if worker_spent():
+        os._exit(SPENT_EXIT)
     outcome = work(job)
     if ran_out_of_memory(outcome):
         os._exit(OUT_OF_MEMORY_EXIT)
@@ -336,6 +344,9 @@ class ProcessRunner:
             if exc.exitcode == OUT_OF_MEMORY_EXIT:
                 log.warning("query out of memory, worker replaced: %r", job.query)
                 return out_of_memory_outcome(self.memory_limit)
+            if exc.exitcode == SPENT_EXIT:  # it ran nothing of this job: its replacement does
+                log.info("worker whose chart ran out of memory replaced")
+                return await self._attempt(job)
             ref = uuid.uuid4().hex[:8]
             log.error("worker died (ref %s, exit %s): %r", ref, exc.exitcode, job.query)
             return failed_outcome(

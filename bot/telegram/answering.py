@@ -54,17 +54,21 @@ async def _unless_database_away(svc: BotServices, work_id: int, failure: Excepti
 
 
 @asynccontextmanager
-async def _finished_if_it_fails(svc: BotServices, work_id: int) -> AsyncIterator[None]:
+async def _finished_if_it_fails(
+    svc: BotServices, work_id: int, chat_id: int
+) -> AsyncIterator[None]:
     """Around answering work in flight ``work_id``: a reply stored but not delivered stays
     in flight (it will be sent), and so does work the database went away under; any other
     failure is a bug, not a crash: the person is told by the error handler, and the work is
-    finished so that a restart does not ask again what failed here."""
+    finished so that a restart does not ask again what failed here. A notice held back
+    about it is withdrawn before that sentence (``_after_notices``)."""
     try:
         yield
     except NotDelivered:
         raise
     except Exception as failure:
         await _unless_database_away(svc, work_id, failure)
+        await _after_notices(svc, chat_id)
         await svc.store.in_flight.finish(work_id)
         raise
 
@@ -77,7 +81,9 @@ async def _after_notices(svc: BotServices, chat_id: int) -> None:
     """Wait for a notice being said about this work (checked while it was still running,
     or thinking) to be out: the answer comes after it, never between its messages. One
     Telegram held back is withdrawn (still queued, it would come after the answer, saying
-    "cannot be stopped: the answer is on its way" of an answer already there, p46c N1)."""
+    "cannot be stopped: the answer is on its way" of an answer already there, p46c N1).
+    Called however the work ends: before its answer, before the sentence saying it failed,
+    and when its question is stopped."""
     async with svc.notice_lock(chat_id):
         for reply_id in svc.held_notices.pop(chat_id, []):
             await svc.store.outbox.mark_failed(reply_id, NOTICE_WITHDRAWN)
@@ -168,12 +174,14 @@ async def answer_question(
     sender = svc.sender(bot)
     chat_id = asker.chat_id
     reply: Reply | None = None  # the assistant's reply, once in hand (stored with its question)
-    async with _finished_if_it_fails(svc, work_id), AsyncExitStack() as held:
+    thinking = False  # the model lock is this turn's: no run of the chat is going
+    async with _finished_if_it_fails(svc, work_id, chat_id), AsyncExitStack() as held:
         async with (
             svc.thinking.stoppable(chat_id, asker.user_id, work_id) as turn,
             _unsent_forgotten(svc, turn, chat_id, clarification, lambda: reply),
         ):
             await held.enter_async_context(svc.model_lock(chat_id))
+            thinking = True
             if preface is not None:
                 async with svc.chat_lock(chat_id):
                     with svc.thinking.sending(turn):
@@ -203,7 +211,12 @@ async def answer_question(
         if turn.elsewhere:
             await _stopped_elsewhere(svc, work_id, reply)
         if turn.stopped:
-            return  # the /cancel's confirmation ends the work in flight
+            # The /cancel's confirmation ends the work in flight. A notice held back about
+            # this turn goes with it; one stopped while it waited for the model lock leaves
+            # the notices of the run holding that lock, whose answer is still to come.
+            if thinking:
+                await _after_notices(svc, chat_id)
+            return
         assert reply is not None
         # No longer thinking (``going_out``): another member's /reset told "I am answering
         # another member now" before that has its sentence out first (``notice_lock``).
@@ -268,7 +281,7 @@ async def answer_query(
     or computes, a /cancel or /reset says at once that it cannot be stopped
     (``svc.queries``)."""
     showing = svc.showing(bot, asker.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S)
-    async with _finished_if_it_fails(svc, work_id):
+    async with _finished_if_it_fails(svc, work_id, asker.chat_id):
         # Counted, so that a Run pressed meanwhile sees it ahead.
         with svc.backlog.joined():
             async with AsyncExitStack() as held:
@@ -306,7 +319,7 @@ async def answer_cancel(
     plan says "Cancelled."; the reply's storing finishes the work in flight ``work_id``."""
     asker = pending_payload(action).paused.state.asker
     async with (
-        _finished_if_it_fails(svc, work_id),
+        _finished_if_it_fails(svc, work_id, action.chat_id),
         svc.model_lock(action.chat_id),
         svc.chat_lock(action.chat_id),
         svc.showing(bot, action.chat_id),
@@ -366,6 +379,8 @@ async def run_plan(
             raise
         except Exception as failure:
             await _unless_database_away(svc, work_id, failure)
+            # Before the sentence saying it failed: "the answer is on its way" no longer is.
+            await _after_notices(svc, chat_id)
             work = await svc.store.in_flight.get(work_id)
             if work is not None and work.answered_at is not None:
                 outcome = work.outcome or "done"

@@ -374,6 +374,10 @@ def test_a_second_import_needs_replace_and_restore_brings_back_the_previous_file
     assert restored.exit_code == 0, restored.output
     assert "restored imported data (imported from a.csv" in restored.output
     assert target.read_bytes() == original
+    # Its Arrow copy is made now, as an import makes it, not by the first question's worker.
+    copy = mapped.open_mapped(mapped.mapped_path(target, settings), mapped.fingerprint(target))
+    assert copy is not None
+    assert copy[0]["high"].tolist() == bars["high"].tolist()
     assert read_meta(target).created_at == first.meta.created_at
     # A second restore undoes the first.
     assert runner.invoke(data_cli, ["restore", "NQ"], obj=settings).exit_code == 0
@@ -1111,6 +1115,39 @@ def test_offers_nobody_pressed_for_a_day_expire_at_the_next_upload(
 
     fresh = desk.new_offer("new.csv", "NQ", user_id=1, chat_id=1)
     assert sorted(p.name for p in desk.root.iterdir()) == sorted([recent.id, fresh.id])
+
+
+def test_an_import_not_yet_said_outlives_a_day_down(
+    settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """The bot stopped mid-import and started again over a day later: ``expire`` (run at the
+    start, before the stored press is handled again) deleted the record of what Import
+    wrote, and the press read "This file is no longer waiting to be imported; send it
+    again." of 6,900 imported bars. A record whose import is not said yet now stays until
+    it is said; then it expires as any offer does."""
+    from bot.data_uploads import DataUploads
+
+    desk = DataUploads(settings)
+    offer = desk.new_offer("week.csv", "NQ", user_id=1, chat_id=1)
+    bf.plain_csv(desk.path(offer), bars)
+    desk.check(offer)
+    imported = desk.accept(offer)
+    record = desk.root / offer.id / "offer.json"
+
+    def saved_hours_ago(hours: int) -> None:
+        fields = json.loads(record.read_text())
+        fields["saved_at"] = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=hours)).isoformat()
+        record.write_text(json.dumps(fields))
+
+    saved_hours_ago(25)
+    assert desk.get(offer.id).expired()
+    assert desk.expire() == []
+    assert desk.get(offer.id).imported == imported == desk.accept(offer)  # the press, again
+    assert imported.added == len(stored(settings)) == len(bars)
+
+    desk.keep_outcome(offer)  # the reply is stored
+    saved_hours_ago(25)
+    assert desk.expire() == [offer.id]
 
 
 @pytest.mark.parametrize("killed", ["before the rename", "after the rename"])

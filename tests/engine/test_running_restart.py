@@ -5,6 +5,8 @@ ran over the whole period. Checked against pandas over bars built from the minut
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -108,6 +110,44 @@ def test_a_row_counter_in_then_map_is_told_it_runs_over_every_first_stage_row(
     np.testing.assert_array_equal(restart.table["days"], per_month)
     assert _running_warnings(restart) == []
     assert _running_warnings(ask(_counted("2024-02", then=COUNTER), engine_settings)) == []
+
+
+def test_a_then_counter_by_a_first_stage_month_column_is_told_a_form_that_runs(
+    engine_settings, minutes
+) -> None:
+    """Barb's hint for month() in then (map it in the first stage, group by it) hid the
+    month() from the warning: "22, 43, 63 … 259 trading days" by month with nothing said
+    (p46t C, p46w #6). And the restart it named, cumsum(1, 'month') in then.map, fails
+    there when the first stage selects (its rows have no dates, p46w #10). It is said now,
+    with the first stage's form, which counts each month's days as pandas does."""
+    daily = rth_daily(minutes)
+    per_month = daily.groupby(daily.index.month).size().to_numpy()
+    period = "2024-01-02:2024-03-28"
+    then = {"map": {"n": "cumsum(1)"}, "group_by": "month", "select": "max(n) as days"}
+    first = {"map": {"month": "month()"}, "select": ["month", "close"]}
+    running = ask(_counted(period, **first, then=then), engine_settings)
+    np.testing.assert_array_equal(running.table["days"], np.cumsum(per_month))
+    suggested = '"cumsum_month": "cumsum(1, \'month\')"'
+    assert _running_warnings(running) == [
+        "cumsum(1) runs over every row of the first stage, not within each month() group: "
+        f"{suggested} in the first stage's map (selected for the then stage, whose rows "
+        "have no dates to restart by) restarts it every month."
+    ]
+    # The form said, as written: a map entry, selected, its max by month in then.
+    form = {
+        "map": {"month": "month()", **json.loads("{" + suggested + "}")},
+        "select": ["month", "cumsum_month"],
+        "then": {"group_by": "month", "select": "max(cumsum_month) as days"},
+    }
+    restart = ask(_counted(period, **form), engine_settings)
+    np.testing.assert_array_equal(restart.table["days"], per_month)
+    assert _running_warnings(restart) == []
+    # Without a select the rows are the bars, dated: the restart in then.map runs there.
+    bars = ask(_counted(period, map=first["map"], then=then), engine_settings)
+    assert _running_warnings(bars) == [
+        "cumsum(1) runs over every row of the first stage, not within each month() group: "
+        "cumsum(1, 'month') restarts it every month."
+    ]
 
 
 def test_cumsum_restarts_each_month_and_reads_the_whole_month(engine_settings, minutes) -> None:

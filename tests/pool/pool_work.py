@@ -2,7 +2,8 @@
 
 Each runs the real query job unless the query asks it to misbehave the way a real failure
 would: a worker that dies mid-job, a job that raises, runs away, is stuck where a
-soft time limit cannot reach it, or first builds a frame of a given size in the engine.
+soft time limit cannot reach it, first builds a frame of a given size in the engine, or
+runs out of memory drawing its chart.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from barb.process_memory import arrow_pool
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
 
 
@@ -41,6 +43,8 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         raise MemoryError("worker ran out of memory")
     if job.query.get("grow_mb"):
         return _grown(job, job.query["grow_mb"])
+    if job.query.get("chart_oom"):
+        return _chart_out_of_memory(job)
     if job.query.get("sleep"):  # it ran away for a while, then answers the query itself
         query = {k: v for k, v in job.query.items() if k != "sleep"}
         job = job.model_copy(update={"query": query})
@@ -49,7 +53,8 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
 
 def _describe(variable: str) -> dict[str, object]:
     """The worker as it sees itself: its pid, its parent's command line, whether the chart
-    library was imported before any job drew a chart, and one environment variable."""
+    library was imported before any job drew a chart, one environment variable, its memory
+    ceiling and Arrow's allocator."""
     parent = Path(f"/proc/{os.getppid()}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     return {
         "pid": os.getpid(),
@@ -58,6 +63,12 @@ def _describe(variable: str) -> dict[str, object]:
         "matplotlib": "matplotlib" in sys.modules,
         "env": os.environ.get(variable),
         "memory_ceiling": resource.getrlimit(resource.RLIMIT_DATA)[0],
+        "arrow_pool": arrow_pool(),
+        "status": {
+            line.split(":")[0]: line.split()[1]
+            for line in Path("/proc/self/status").read_text().splitlines()
+            if line.startswith(("VmData", "RssAnon", "Threads"))
+        },
         "workers": sorted(_children(os.getppid())),
     }
 
@@ -90,6 +101,23 @@ def _grown(job: QueryJob, megabytes: int) -> QueryOutcome:
         return run_query_job(job.model_copy(update={"query": query}))
     finally:
         barb.interpreter.run = run
+
+
+def _chart_out_of_memory(job: QueryJob) -> QueryOutcome:
+    """The real job, whose chart runs out of memory."""
+    import barb.charts
+
+    render = barb.charts.render_answer
+
+    def too_big(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    barb.charts.render_answer = too_big
+    try:
+        query = {k: v for k, v in job.query.items() if k != "chart_oom"}
+        return run_query_job(job.model_copy(update={"query": query}))
+    finally:
+        barb.charts.render_answer = render
 
 
 def _stuck(seconds: float) -> None:

@@ -100,3 +100,55 @@ def test_the_chart_has_what_is_left_of_the_jobs_limit() -> None:
     assert chart_budget(job, time.monotonic() - 30) == 0.001  # none left: stopped at once
     assert chart_budget(job, time.monotonic()) == jobs.CHART_BUDGET_S
     assert chart_budget(QueryJob(query=BY_DAY), time.monotonic() - 60) == jobs.CHART_BUDGET_S
+
+
+def test_charts_off_past_the_budget_lose_only_the_headline(
+    bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/settings charts off: only the headline is worked out, under the chart's budget (a
+    grouped table near 200,000 groups takes it seconds). Past the budget the model read
+    "No chart: drawing it took longer than the 0.2 s it had" of a chart nobody asked for,
+    and the warnings said so too. Now only the headline is lost: the caption falls back to
+    the summary's first line, and nothing speaks of a chart."""
+
+    def endless(*args: object, **kwargs: object) -> None:
+        time.sleep(60)  # a headline far slower than its budget
+
+    monkeypatch.setattr(barb.charts, "chart_headline", endless)
+    monkeypatch.setattr(jobs, "CHART_BUDGET_S", 0.2)
+    outcome = run_query_job(QueryJob(query=BY_DAY, chart=False))
+    assert outcome.ok and outcome.chart_png is None and outcome.headline is None
+    assert outcome.warnings == []
+    assert not any("chart" in line.lower() for line in outcome.summary_text.splitlines())
+    counts = bars.groupby(bars["trading_date"]).size()
+    assert csv_frame(outcome.csv)["count"].tolist() == counts.tolist()
+
+
+@pytest.mark.parametrize("chart", [True, False])
+def test_a_chart_past_the_memory_ceiling_costs_only_the_chart(
+    bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, chart: bool
+) -> None:
+    """A MemoryError while drawing was taken for a drawing bug: logged as an error, "The
+    chart could not be drawn (reference 1a2b3c4d).", and the worker whose heap the chart
+    grew went on. Now it is the memory case: the model reads that the chart needed more
+    memory than the worker has, the numbers and CSV whole, and the worker is marked spent
+    (the bot's pool replaces it before its next job). Charts off, only the headline goes."""
+
+    def too_big(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(barb.charts, "render_answer", too_big)
+    monkeypatch.setattr(barb.charts, "chart_headline", too_big)
+    monkeypatch.setattr(jobs, "_spent", False)
+    monkeypatch.setattr(jobs, "memory_ceiling", lambda: 3 << 30)
+    outcome = run_query_job(QueryJob(query=BY_DAY, chart=chart))
+    assert outcome.ok and outcome.chart_png is None and outcome.headline is None
+    note = (
+        "No chart: drawing it needed more memory than this worker has (3 GB); the numbers "
+        "and the CSV are complete."
+    )
+    assert outcome.warnings == ([note] if chart else [])
+    assert (outcome.summary_text.splitlines()[-1] == note) is chart
+    counts = bars.groupby(bars["trading_date"]).size()
+    assert csv_frame(outcome.csv)["count"].tolist() == counts.tolist()
+    assert jobs.worker_spent()

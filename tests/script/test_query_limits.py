@@ -175,3 +175,36 @@ def test_parsing_is_linear_in_the_text(name, parse, make) -> None:
     still linear, which a loaded machine pushed past the bound."""
     small, large = _costs(parse, [make(100_000), make(1_000_000)])
     assert large < 40 * max(small, 1e-5), (name, small, large)
+
+
+def test_a_time_limit_nested_in_another_leaves_the_outer_one_armed() -> None:
+    """The chart's limit inside `barb query`'s (``bot.pool.jobs``): the inner one ended with
+    ``setitimer(ITIMER_REAL, 0)``, and what ran after it was no longer limited (a 6 s
+    sleep after a chart, under a 4 s limit, ran to its end). Each limit now says its own
+    seconds, and the outer one stays armed with what is left of it."""
+    import signal
+    import time
+
+    from barb.errors import QueryTimeout
+    from barb.script.limits import time_limit
+
+    before, _ = signal.getitimer(signal.ITIMER_REAL)  # pytest-timeout's, if it runs one
+    with pytest.raises(QueryTimeout, match=r"longer than 0\.3 seconds"), time_limit(0.3):
+        with time_limit(5):
+            pass
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 0 < left <= 0.3
+        time.sleep(5)  # stopped by the outer limit
+    with time_limit(5):
+        with pytest.raises(QueryTimeout, match=r"longer than 0\.1 seconds"), time_limit(0.1):
+            time.sleep(5)  # the inner limit's
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0  # the outer one still runs
+    # The outer limit comes first: it says its own seconds.
+    with (
+        pytest.raises(QueryTimeout, match=r"longer than 0\.2 seconds"),
+        time_limit(0.2),
+        time_limit(5),
+    ):
+        time.sleep(5)
+    after, _ = signal.getitimer(signal.ITIMER_REAL)
+    assert (after > 0) == (before > 0) and after <= before  # as it found it, running on

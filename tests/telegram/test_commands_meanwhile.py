@@ -829,6 +829,100 @@ async def test_a_notice_telegram_holds_back_never_comes_after_its_answer(
     ]
 
 
+class FailingHeldRunner(HeldRunner):
+    """Like ``HeldRunner``, then fails the job: a bug in the pool, not a bad query."""
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        self.running.set()
+        await self.release.wait()
+        raise RuntimeError("the pool broke")
+
+
+@pytest.mark.parametrize("work", ["query", "plan"])
+async def test_a_notice_telegram_holds_back_is_withdrawn_when_the_work_fails(
+    fake_telegram: FakeBotAPI, db_url: str, work: str
+) -> None:
+    """p46v #7: a /cancel's "cannot be stopped: the answer is on its way", held back by
+    Telegram, was withdrawn only by an answer going out. A /query or plan that failed left
+    it queued, and the sending pass delivered it after the failure sentence, of an answer
+    that never came. Now the failure withdraws it, before its sentence."""
+    fake = fake_telegram
+    runner = FailingHeldRunner()
+    patience = Patience(attempts=2, backoff_s=(0.05,))
+    async with (
+        barb_bot(fake, db_url, runner=runner, patience=patience, keep_sending_every_s=0.2) as svc,
+        runner,
+    ):
+        if work == "query":
+            await _query_held(fake, runner, "en")
+        else:
+            await _run_held(fake, runner)
+        before = len(fake.said(ALICE))
+        fake.fail_next("sendMessage", error_code=500, times=patience.attempts, chat_id=ALICE)
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel"))
+
+        def refused() -> bool:
+            return sum(r.status == 500 for r in fake.calls("sendMessage", chat_id=ALICE)) == 2
+
+        await until(refused, "every attempt at the notice refused", fake)
+        await until(lambda: (ALICE, "notices") not in svc.locks._locks, "notice given up", fake)
+        runner.release.set()
+
+        async def over() -> bool:
+            return await svc.store.in_flight.open() == []
+
+        await until(over, "the work ended", fake)
+        await fake.wait_said(before + 1, chat_id=ALICE)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+        assert await settled_outbox(svc) == []
+        await asyncio.sleep(0.5)  # two sending passes more: nothing comes
+
+    said = texts_since(fake, before)
+    assert len(said) == 1 and "cannot be stopped" not in said[0], fake.describe()
+    assert rows(db_url, "SELECT error FROM outbox WHERE status = 'failed'") == [
+        (answering.NOTICE_WITHDRAWN,)
+    ]
+
+
+async def test_a_notice_telegram_holds_back_is_withdrawn_when_the_question_is_stopped(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p46v #7: in a group, Bob's /reset while the model thinks about Alice's question says
+    "I am answering another member now: …"; Telegram held it back. Alice then stopped her
+    question with /cancel: nothing withdrew the notice, and the sending pass delivered it
+    after the stop and Bob's confirmation, of an answer that never came. Now the stopped
+    turn withdraws it."""
+    fake = fake_telegram
+    model = HeldModel()
+    patience = Patience(attempts=2, backoff_s=(0.05,))
+    async with (
+        barb_bot(fake, db_url, model=model, patience=patience, keep_sending_every_s=0.2) as svc,
+        model,
+    ):
+        in_group(fake, ALICE, QUESTION)
+        await asyncio.wait_for(model.thinking.wait(), 20)
+        fake.fail_next("sendMessage", error_code=500, times=patience.attempts, chat_id=GROUP)
+        in_group(fake, BOB, "/reset")
+
+        def refused() -> bool:
+            return sum(r.status == 500 for r in fake.calls("sendMessage", chat_id=GROUP)) == 2
+
+        await until(refused, "every attempt at the notice refused", fake)
+        await until(lambda: (GROUP, "notices") not in svc.locks._locks, "notice given up", fake)
+        in_group(fake, ALICE, "/cancel")
+        await fake.wait_said(2, chat_id=GROUP, timeout=10)
+        await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
+        assert await settled_outbox(svc) == []
+        await asyncio.sleep(0.5)  # two sending passes more: nothing comes
+
+    assert sorted(group_texts(fake)) == sorted(
+        [t("cancel_question", "en"), t("reset_done_group", "en")]
+    ), fake.describe()
+    assert rows(db_url, "SELECT error FROM outbox WHERE status = 'failed'") == [
+        (answering.NOTICE_WITHDRAWN,)
+    ]
+
+
 @pytest.mark.parametrize(
     ("lang", "notice"),
     [
