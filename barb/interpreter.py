@@ -176,6 +176,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         day_session=dataset.instrument.default_session,
         night=None if _zoned_clocks_only(plan) else night,
         session=plan.session,
+        period_unit=plan.period.calendar_unit,
         # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
         part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
     )
@@ -323,8 +324,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         plan, ctx, frame, first, output if plan.then is not None else None
     )
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
-    warnings += run_past_period_caveat(plan, ctx, scope, frame, first, run_stage)
-    warnings += holiday_run_caveat(plan, scope.in_period, frame, first)
+    warnings += run_past_period_caveat(plan, ctx, scope, frame, first)
+    warnings += holiday_run_caveat(plan, ctx, scope.in_period, frame, first)
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     running = running_total_caveat(plan, first, output)
     warnings += running

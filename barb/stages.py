@@ -19,7 +19,13 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column, label_name, row_label, with_bar_label
-from barb.caveats.data_start import DataStart, listed_caveat, running_caveat, where_caveat
+from barb.caveats.data_start import (
+    DataStart,
+    listed_caveat,
+    record_caveat,
+    running_caveat,
+    where_caveat,
+)
 from barb.caveats.empty_rows import notable
 from barb.caveats.filled_means import filled_statistic_caveat
 from barb.caveats.group_noise import (
@@ -28,6 +34,7 @@ from barb.caveats.group_noise import (
     even_groups,
     picks_by_values,
     sizes_before,
+    stretch_shares,
 )
 from barb.caveats.groups import empty_groups, keyless_rows
 from barb.caveats.limits import tie_at_limit
@@ -58,7 +65,7 @@ from barb.ranking import in_sort_order
 from barb.result import Summary, summarize_grouped, summarize_table
 from barb.script.ast import Column, Expr
 from barb.script.clock_order import sort_caveat
-from barb.script.context import EvalContext
+from barb.script.context import EvalContext, RowGroups
 from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_select
 from barb.script.functions import KIND_NAMES, value_kind
 from barb.script.query import Query
@@ -160,7 +167,7 @@ def run_stage(
     if again is not None and condition is not None and stage.shape == "grouped":
         # A first stage's count under a where is read against its groups' rows before it
         # (weekdays hold different numbers of days): counted only when a count is there.
-        before = _sizes_before(stage, every_row, given, condition, again)
+        before = _sizes_before(stage, every_row, given, condition, again, keep)
     if period is not None:  # the first stage: which empty values the data's start emptied
         start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates, values=again)
         if condition is not None:
@@ -169,7 +176,7 @@ def run_stage(
             said += open_run_end_caveat(
                 stage, every_row, condition, period, again, ctx.timeframe, rows
             )
-        said += running_caveat(start, period)
+        said += running_caveat(start, period) + record_caveat(start, period)
     setup: dict[str, SetupMean] = {}
     judged = period
     if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
@@ -306,27 +313,46 @@ def _sizes_before(
     given: np.ndarray,
     condition: pd.Series,
     again: Callable[[Expr], Any],
-) -> Callable[[], pd.Series | None] | None:
+    keep: np.ndarray,
+) -> Before | None:
     """Each group's rows before the where, counted when first asked (``sizes_before``): the
     rows ``given`` the where can judge (``_judged``) that pass its conjuncts on the calendar
-    alone ("chg < -3 and year() >= 2020" counts the weekdays since 2020); None when the where
-    picks by the calendar or a schedule alone, whose counts are the calendar's."""
+    alone ("chg < -3 and year() >= 2020" counts the weekdays since 2020); and of groups that
+    are stretches of time, each stretch's share of those rows the where kept (``keep``,
+    ``stretch_shares``). None when the where picks by the calendar or a schedule alone,
+    whose counts are the calendar's."""
     assert stage.where is not None
     mapped = dict(stage.map_exprs)
     if not picks_by_values(stage.where, mapped):
         return None
     keys = [name for name, _ in stage.group_keys]
 
-    def counted() -> pd.Series | None:
+    @cache
+    def judged() -> np.ndarray:
+        assert stage.where is not None
         rows = _judged(given, condition)
         for part in conjuncts(stage.where):
             if not picks_by_values(part, mapped):
                 values = again(part)
                 if isinstance(values, pd.Series) and pd.api.types.is_bool_dtype(values):
                     rows = rows & values.fillna(False).to_numpy(dtype=bool)
-        return sizes_before(frame, keys, rows)
+        return rows
 
-    return cache(counted)
+    grouped = cache(lambda: RowGroups.by_keys(frame, keys))  # found once for both
+    return Before(
+        cache(lambda: sizes_before(frame, keys, judged(), grouped)),
+        cache(lambda: stretch_shares(grouped(), judged(), keep)),
+    )
+
+
+@dataclass(frozen=True)
+class Before:
+    """A first stage's groups before its where, each counted when first asked: their rows
+    (``sizes``) and, of stretches of time, each stretch's share the where kept
+    (``stretches``)."""
+
+    sizes: Callable[[], pd.Series | None]
+    stretches: Callable[[], pd.Series | None]
 
 
 def _kept_values(
@@ -380,7 +406,7 @@ def _answer(
     no_edge: Callable[[Mapping[str, SelectValue]], list[str]] | None = None,
     row_values: Callable[[Expr], np.ndarray | None] | None = None,
     query: dict[str, Any] | None = None,
-    before: Callable[[], pd.Series | None] | None = None,
+    before: Before | None = None,
 ) -> StageOutput:
     """The stage's answer from the rows kept. ``row_values`` gives an expression's numbers
     at those rows as the aggregates read them (a caveat's; None: not read); ``query``, the
@@ -432,7 +458,9 @@ def _answer(
         if prefix and _by_outcome(stage, row_keys):
             counted = counted_noise(stage.select, answers, stage.sort)
         elif before is not None:  # the where's hits as shares of each group's rows
-            counted = counted_noise(stage.select, answers, stage.sort, before, rows)
+            counted = counted_noise(
+                stage.select, answers, stage.sort, before.sizes, rows, before.stretches, part
+            )
         warnings += counted.warnings
         return StageOutput(
             summary,

@@ -16,6 +16,9 @@ change is said with the form that measures it from its open on bars of many sess
 week, a year), where that leaves out only the gap into the first; a daily bar's open-to-close
 is another measure (the first day of each year: mean -0.434% close to close, -0.199% with
 2008-01-02's open-to-close among them), so that row is only said to be left out.
+
+A record against a running high or low from the data's first bar has no value missing, but
+the same cut: NQ's 11 "all-time highs" of 2008 are highs since 2008-01-02 (``record_caveat``).
 """
 
 from __future__ import annotations
@@ -321,6 +324,73 @@ def running_caveat(start: DataStart, period: np.ndarray) -> list[str]:
         f"{'leaves' if alone else 'leave'} {'it' if one else 'them'} out, running from "
         f"{since}.{opened}"
     ]
+
+
+def record_caveat(start: DataStart, period: np.ndarray) -> list[str]:
+    """A record test against a running high or low (cummax, cummin without a restart unit)
+    that starts at the data's first bar: its records in the data's first year are highs (or
+    lows) since that bar, not of all time. "New all-time highs per year", count(close >
+    prev(cummax(close))) by year(), read 11 for NQ's 2008, highs over the 2,050 close of
+    2008-01-02; the highs before the data are not in it (p46t E). Said with how many of the
+    rows the stage answers from the test holds on in that year; nothing when none, or when
+    the period starts later (the running high starts there, and ``running_history`` says
+    when the history went beyond it)."""
+    stage = start.stage
+    if start.values is None or not len(period) or not period[0]:
+        return []
+    begins = start.begins
+    first = start.frame["trading_date"].to_numpy()[:1].astype("datetime64[D]")
+    if not len(first) or str(first[0]) != begins:
+        return []
+    exprs = [e for _, e in (*stage.map_exprs, *stage.hoisted, *stage.group_keys)]
+    exprs += [item.expr for item in stage.select]
+    exprs += [stage.where] if stage.where is not None else []
+    made = dict((*stage.map_exprs, *stage.hoisted))
+    for test, call in _record_tests(exprs, made):
+        held = pd.Series(start.values(test))
+        if len(held) != len(start.frame) or not pd.api.types.is_bool_dtype(held.dtype):
+            continue
+        year = begins[:4]
+        first_year = start.frame["trading_date"].dt.year.to_numpy() == int(year)
+        hits = held.fillna(False).to_numpy(dtype=bool) & start.keep & period & first_year
+        count = int(np.count_nonzero(hits))
+        if not count:
+            return []
+        which = "highs" if call.name.lower() == "cummax" else "lows"
+        rows = "row" if count == 1 else "rows"
+        return [
+            f"{call.to_text()} runs from the data's first bar ({begins}): the {count:,} {rows} "
+            f"where {test.to_text()} holds in {year}, the data's first year, are {which} since "
+            f"then, not of all time; the prices before the data are not in it."
+        ]
+    return []
+
+
+def _record_tests(
+    exprs: Iterable[ast.Expr], made: Mapping[str, ast.Expr]
+) -> list[tuple[ast.Compare, ast.Call]]:
+    """The comparisons in ``exprs`` (through the map's columns) that read a running high or
+    low without a restart unit, each with that call: close > prev(cummax(close))."""
+    found: list[tuple[ast.Compare, ast.Call]] = []
+    seen: set[str] = set()
+    pending = list(exprs)
+    while pending:
+        for node in ast.walk(pending.pop(0)):
+            if isinstance(node, ast.Column) and node.name in made and node.name not in seen:
+                seen.add(node.name)
+                pending.append(made[node.name])
+            if not isinstance(node, ast.Compare):
+                continue
+            running = [
+                call
+                for call in ast.walk(node)
+                if isinstance(call, ast.Call)
+                and call.name.lower() in ("cummax", "cummin")
+                and len(call.args) == 1
+            ]
+            if running:
+                found.append((node, running[0]))
+    return found
 
 
 def _running_totals(exprs: Iterable[ast.Expr]) -> list[ast.Call]:

@@ -51,6 +51,10 @@ class _Found:
     # Sessions of the short weeks that closed early, as "2025-12-24 closed 13:15".
     early: dict[str, list[str]]
     calendar: str
+    # The session asked for, and the weekdays it did not trade on that the futures did
+    # (Good Friday on RTH), with the futures' close: "09:15".
+    session: str = "ETH"
+    futures: dict[dt.date, str] | None = None
 
 
 def short_weeks_caveat(plan: Plan, output: StageOutput) -> tuple[list[str], list[ShortWeek]]:
@@ -198,11 +202,21 @@ def _short_weeks(plan: Plan, starts: np.ndarray, labels: list[str]) -> _Found:
     whole = (weekdays[:, 0] >= first) & (weekdays[:, -1] <= last)
     weeks: list[ShortWeek] = []
     early: dict[str, list[str]] = {}
+    futures: dict[dt.date, str] = {}
     for at in np.flatnonzero(whole & (held > 0) & (held < FULL_WEEK)):
-        closed = [pd.Timestamp(d).date() for d in weekdays[at][~open_days[at]]]
+        shut = weekdays[at][~open_days[at]]
+        closed = [pd.Timestamp(d).date() for d in shut]
         weeks.append(ShortWeek(label=labels[at], days=int(held[at]), closed=closed))
         early[labels[at]] = _early_closes(plan, weekdays[at][open_days[at]])
-    return _Found(weeks, len(labels), early, dataset.instrument.calendar)
+        if plan.session != "ETH":
+            # NQ traded Good Friday 2024 until 09:15: only RTH had no session.
+            _, ends = day_edges(dataset, shut)
+            futures |= {
+                day: close_clock(dataset, int(end))
+                for day, end in zip(closed, ends, strict=True)
+                if end >= 0
+            }
+    return _Found(weeks, len(labels), early, dataset.instrument.calendar, plan.session, futures)
 
 
 def _early_closes(plan: Plan, days: np.ndarray) -> list[str]:
@@ -244,10 +258,22 @@ def _text(found: _Found, sizes: list[str], hint: str) -> str:
 
 
 def _detail(week: ShortWeek, found: _Found) -> str:
-    """'no trading on Christmas, 2025-12-25; 2025-12-24 closed 13:15'."""
-    closed = [_closed_text(day, found.calendar) for day in week.closed]
-    early = found.early.get(week.label, [])
-    return "; ".join([f"no trading on {listed_text(closed)}", *early])
+    """'no trading on Christmas, 2025-12-25; 2025-12-24 closed 13:15'; a day the futures
+    traded outside the session asked for, 'no RTH session on Good Friday, 2024-03-29, the
+    futures trading until 09:15': "no trading on Good Friday" had been said of NQ's."""
+    traded = found.futures or {}
+    parts = []
+    shut = [_closed_text(day, found.calendar) for day in week.closed if day not in traded]
+    if shut:
+        parts.append(f"no trading on {listed_text(shut)}")
+    session = [
+        f"{_closed_text(day, found.calendar)}, the futures trading until {traded[day]}"
+        for day in week.closed
+        if day in traded
+    ]
+    if session:
+        parts.append(f"no {found.session} session on {listed_text(session)}")
+    return "; ".join([*parts, *found.early.get(week.label, [])])
 
 
 def _closed_text(day: dt.date, calendar: str) -> str:

@@ -28,15 +28,21 @@ is asked to predict) and
   the gap-downs whether the high reached the close before and of the others whether the low
   did: NQ's 0.6085 beside "all days: 0.5889", gap-up fills and 16 days opening at the close
   mixed (p45d #1b); or
+- read as values, not as written (``_decided_by_values``), a condition inside it is the
+  same on every row kept, or on every other row, beyond chance at the other side's rate:
+  "gap_pct > 0", "gap_pct > 0.5" and full_gap_up() keep only rows where gap_filled()'s
+  open > prev(close) holds, and had kept "over all rows 0.5889 … more than noise (p =
+  0.042)" where gap_up() said nothing (p46t B); or the whole outcome is the same on every
+  row kept, when the where reads one of its values on the row's bar: close > prev(high)
+  makes close > prev(close) true on NQ 2024's 84 rows ("Fisher p < 0.001", p46w #5), and
+  high >= prev(close) is 1 on all 2,405 gap_up() rows, which had kept "all rows 0.8125"
+  (p46h); or
 - it is a true/false outcome sharing a level the query derived with the where
   (``prev(close)``, a map column such as ``or_high``: not the bars' own prices), and on
   the other rows it is empirically decided (``decided``): the same on every one of them
   (0 of Q21's 922), or on every one of them on one side of that level by a price of the
   row's own bar the where reads (``open`` above ``prev(close)``: all 2,452 of Q05's gap-ups)
-  where that side holds at least ``DECIDED_SHARE`` of them; or the same on every row the
-  where kept, beyond chance at the other rows' rate (``_decided_kept``): mean(high >=
-  prev(close)) under gap_up() is 1 on all 2,405 rows (high >= open > prev(close)) and had
-  kept "all rows 0.8125" (p46h); or
+  where that side holds at least ``DECIDED_SHARE`` of them; or
 - it is a number sharing such a level with the where whose values on the rows kept lie
   apart from the others' (``_apart``): mean(gap_pct) under gap_down(), gap_pct = (open /
   prev(close) - 1) * 100, is below 0 on every row kept and not on any other, the where's
@@ -59,8 +65,10 @@ prev(close)) had kept "all days: 0.8125", the gap-ups filled at the open, which 
 where written "open < prev(close)" left out (p45d #1b). A mean of numbers is read the same
 way: mean(range) under doji(), whose definition compares range, is the where's own value.
 
-Cost: a walk of two expressions, and for a shared level up to four comparisons over the
-period's rows.
+Cost: a walk of two expressions, up to ``MAX_PARTS`` of the outcome's comparisons evaluated
+over the period's rows (a few ms on daily bars; gap_filled()'s 4 over NQ's 6.4 million
+minute bars about 0.5 s when none is decided), and for a shared level up to four
+comparisons.
 """
 
 from __future__ import annotations
@@ -83,6 +91,8 @@ DECIDED_SHARE = 0.25
 # An outcome the same on every row kept is the where's consequence when the other rows' rate
 # gives that by chance with less than this probability (rate ** rows kept).
 BY_CHANCE = 1e-3
+# The outcome's comparisons read as values, at most: gap_filled() holds 4.
+MAX_PARTS = 6
 
 
 def structural(
@@ -101,6 +111,11 @@ def structural(
         return True
     if _branches(arg, where, mapped):
         return True
+    outcome = _bools(values(arg), given)
+    if outcome is not None and _decided_by_values(
+        arg, outcome, where, mapped, values, given, inside
+    ):
+        return True
     shared = [
         node
         for node in same_bar_nodes(arg, mapped)
@@ -108,7 +123,6 @@ def structural(
     ]
     if not shared:
         return False
-    outcome = _bools(values(arg), given)
     if outcome is None:
         return _apart(_numbers(values(arg), given), inside)
     others = ~inside & ~outcome.isna
@@ -116,8 +130,6 @@ def structural(
     if len(rest) < 2:
         return False
     if rest.all() or not rest.any():
-        return True
-    if _decided_kept(outcome.values[inside & ~outcome.isna], rest):
         return True
     prices = [n.name for n in where_nodes.values() if isinstance(n, ast.Column) and _raw(n, mapped)]
     for level in shared:
@@ -137,6 +149,91 @@ def structural(
     return False
 
 
+def _decided_by_values(
+    arg: ast.Expr,
+    outcome: _Bools,
+    where: ast.Expr,
+    mapped: Mapping[str, ast.Expr],
+    values: Callable[[ast.Expr], object],
+    given: np.ndarray,
+    inside: np.ndarray,
+) -> bool:
+    """Whether the where decides a true/false outcome, or a condition inside it, by what
+    they compute rather than how they are written: read as values over the rows given, the
+    where's consequence whatever its spelling. ``gap_pct > 0``, ``gap_pct > 0.5`` and
+    full_gap_up() all keep only rows where gap_filled()'s ``open > prev(close)`` holds
+    (NQ's 2,405, 1,223 and 1,056 gap-ups), so they read the gap-ups' branch of it beside
+    "all rows 0.5889", the other branch's fills mixed in (p46t B). And close > prev(high)
+    makes close > prev(close) true on every row kept (NQ 2024: 84 of 84 beside 0.5328, "p <
+    0.001", p46w #5). A part of the outcome (``_parts``) is decided by any where; the whole
+    outcome only by a where reading one of its values on the row's bar (``_inputs``): a
+    where over rsi(close, 14) or the day before shares none with close > open, and an
+    outcome true on every row kept there would be a finding."""
+    if _inputs(arg, mapped) & _inputs(where, mapped) and _one_side_decided(
+        *_counts(outcome, inside)
+    ):
+        return True
+    for part in _parts(arg, mapped):  # evaluated one at a time: the first decided ends it
+        found = _bools(values(part), given)
+        if found is None:
+            continue
+        kept, rest = _counts(found, inside)
+        if _one_side_decided(kept, rest) or _one_side_decided(rest, kept):
+            return True
+    return False
+
+
+def _parts(arg: ast.Expr, mapped: Mapping[str, ast.Expr]) -> list[ast.Expr]:
+    """The comparisons inside ``arg`` on its row's own bar, through the map and the
+    patterns, without ``arg`` itself: gap_filled()'s four. (An and of them is decided where
+    they are: 2 evaluations fewer over 6.4 million minute bars, 65 ms each.)"""
+    whole = {_text(arg), _text(_through(arg, mapped))}
+    found: dict[str, ast.Expr] = {}
+    for node in same_bar_nodes(arg, mapped):
+        if isinstance(node, (ast.Compare, ast.InList)):
+            text = _text(node)
+            if text not in whole:
+                found.setdefault(text, node)
+    return list(found.values())[:MAX_PARTS]
+
+
+def _inputs(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> set[str]:
+    """The bar's values ``expr`` reads on its own row, through the map and the patterns:
+    close and prev(high) for close > prev(high); rsi(close, 14) (not close) for rsi(close,
+    14) < 30."""
+    return {
+        _text(node)
+        for node in same_bar_nodes(expr, mapped)
+        if isinstance(node, ast.Column) or (isinstance(node, ast.Call) and node.args)
+    }
+
+
+def _counts(found: _Bools, inside: np.ndarray) -> tuple[tuple[int, int], tuple[int, int]]:
+    """A condition's (rows, true rows) among the rows kept and among the others, its empty
+    rows left out: counted, not indexed (minute bars are millions)."""
+    known = ~found.isna
+    kept, rest = inside & known, ~inside & known
+    true = found.values & known
+    return (
+        (int(np.count_nonzero(kept)), int(np.count_nonzero(true & inside))),
+        (int(np.count_nonzero(rest)), int(np.count_nonzero(true & ~inside))),
+    )
+
+
+def _one_side_decided(side: tuple[int, int], other: tuple[int, int]) -> bool:
+    """Whether a condition is the same on every row of ``side`` (rows, true rows) where
+    ``other``'s rows make that a chance below ``BY_CHANCE`` (none of them alike: no chance
+    at all), and it is not the same on every row of both: gap_filled()'s open > prev(close)
+    is true on all 1,223 of NQ's gaps over 0.5% and on 0.345 of the other days."""
+    (rows, true), (others, others_true) = side, other
+    if rows < 2 or others < 2 or 0 < true < rows:
+        return False
+    rate = others_true / others if true == rows else 1 - others_true / others
+    if rate == 1:
+        return False  # the same everywhere: it picks no branch
+    return rate == 0 or rows * math.log(rate) < math.log(BY_CHANCE)
+
+
 def _apart(numbers: np.ndarray | None, inside: np.ndarray) -> bool:
     """Whether the rows kept and the others lie apart in ``numbers``, each kept value below
     every other or above: the where picked the rows by that value's side of a level, as
@@ -150,19 +247,6 @@ def _apart(numbers: np.ndarray | None, inside: np.ndarray) -> bool:
     if len(kept) < 2 or len(rest) < 2:
         return False
     return bool(kept.max() < rest.min() or kept.min() > rest.max())
-
-
-def _decided_kept(kept: np.ndarray, rest: np.ndarray) -> bool:
-    """Whether a true/false outcome is the same on every row kept where the other rows' rate
-    makes that a chance below ``BY_CHANCE``: it is the where's consequence, no finding.
-    mean(high >= prev(close)) under gap_up() is 1 on its 2,405 rows (high >= open >
-    prev(close)) while 0.6 of the gap-downs reach it; 5 rows all up where half the others
-    are is chance, and keeps its base rate."""
-    if len(kept) < 2 or not (kept.all() or not kept.any()):
-        return False
-    # Between 0 and 1: the other rows all alike decided it already (``structural``).
-    rate = float(rest.mean()) if kept.all() else 1 - float(rest.mean())
-    return len(kept) * math.log(rate) < math.log(BY_CHANCE)
 
 
 def same_bar_nodes(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> Iterator[ast.Node]:

@@ -768,10 +768,15 @@ def _period_unit(ctx: EvalContext, period: np.ndarray) -> str | None:
     """The calendar unit whose restart is the period's start, for a period that is one
     such unit ("2025", "2024-03", "last_week"): its rows share one and the row before is in
     another, so streak(cond, 'year') under "2025" counts 2025's rows alone. None for a
-    period of several units or part of one (2024-02-15 to 2024-03-28)."""
+    period of several units or part of one (2024-02-15 to 2024-03-28). The unit the period
+    names first: "2026" on data ending 2026-01-07 is a month's rows too, and had been
+    offered streak(cond, 'month') (p46t minor)."""
     dates = _dates(ctx, "streak").to_numpy(dtype="datetime64[ns]")
     first = int(np.argmax(period))
-    for per in _PERIOD_UNITS if ctx.intraday else _PERIOD_UNITS[1:]:
+    units = _PERIOD_UNITS if ctx.intraday else _PERIOD_UNITS[1:]
+    if ctx.period_unit in units:
+        units = (ctx.period_unit, *units)
+    for per in units:
         unit = RESTART_UNITS[per]
         keys = dates if unit == "daily" else period_start(dates, unit)
         own = keys[period]

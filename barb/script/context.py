@@ -51,6 +51,9 @@ class EvalContext:
     # the period: "cumulative return in 2024" runs from the first bar of 2024 (one restarted
     # each week, month… from its unit's first bar, which may lie before the period).
     period: np.ndarray | None = None
+    # The calendar unit the query's period names ("2026": year; ``Period.calendar_unit``):
+    # the restart streak()'s advice names where the period's rows fit several.
+    period_unit: str | None = None
     # Things the person should know about the result (e.g. rows where a division by zero
     # gave an empty value); the evaluator appends, the interpreter reports them in metadata.
     warnings: list[str] = field(default_factory=list)

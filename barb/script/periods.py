@@ -61,6 +61,24 @@ class Period:
     def everything(self) -> bool:
         return self.start is None and self.end is None and self.bars is None
 
+    @property
+    def calendar_unit(self) -> str | None:
+        """The calendar unit the period names, as streak()'s per says it: "2026" and
+        "last_year" a year, "2024-Q1" a quarter, "2024-03" a month, "this_week" a week,
+        "2024-03-15" a day; None for a span or a count of units ("last_30_days"). The data's
+        first week of 2026 is also its January: the rows cannot say which was asked."""
+        raw = self.text.strip()
+        key = raw.lower().replace(" ", "_").replace("-", "_")
+        if re.fullmatch(r"\d{4}", raw) or key in ("ytd", "this_year", "last_year"):
+            return "year"
+        if _QUARTER_RE.fullmatch(raw) or key in ("qtd", "this_quarter", "last_quarter"):
+            return "quarter"
+        if re.fullmatch(r"\d{4}-\d{1,2}", raw) or key in ("mtd", "this_month", "last_month"):
+            return "month"
+        if key in ("wtd", "this_week", "last_week"):
+            return "week"
+        return "day" if re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", raw) else None
+
     # Said to the person with the answer, e.g. that the period was cut to the data.
     note: str | None = None
 

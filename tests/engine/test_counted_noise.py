@@ -15,6 +15,7 @@ from scipy import stats
 
 from barb.charts import chart_headline, draw_chart
 from barb.charts.words import words_for
+from barb.data.store import data_path
 
 RTH = (570, 1020)  # NQ's RTH, 09:30-17:00, in minutes of the day
 
@@ -290,3 +291,55 @@ def test_a_first_stage_count_that_depends_on_its_group_says_nothing(
     assert not result.metadata.even_groups and not result.metadata.near_groups
     calendar = ask({**DOWN_BY_WEEKDAY, "where": "not holiday() and day() > 3"}, engine_settings)
     assert not _noise(calendar)
+
+
+def test_the_lowest_group_is_one_the_where_emptied(engine_settings, minutes) -> None:
+    """p46t A: a group the where emptied holds the fewest (0 of its bars): the counts' noise
+    sentence names it as the lowest, not the lowest group counted (hour 2, 1 of 62 bars),
+    as its test already counted those groups at 0."""
+    stamps = minutes["timestamp"]
+    hourly = minutes.groupby(stamps.dt.floor("h")).agg(high=("high", "max"), low=("low", "min"))
+    over = (hourly["high"] - hourly["low"] > 20).groupby(hourly.index.hour).agg(["sum", "size"])
+    empty = over.index[over["sum"] == 0].tolist()
+    assert empty and (over["size"] == 62).all()  # the case: hours with none, 62 bars each
+    result = ask(
+        {"session": "ETH", "from": "1h", "where": "range > 20", "group_by": "hour()",
+         "select": "count() as bars"},
+        engine_settings,
+    )  # fmt: skip
+    assert sorted(result.table["hour"]) == over.index[over["sum"] > 0].tolist()
+    [said] = [w for w in result.metadata.warnings if "their noise" in w]
+    assert f"lowest hour {empty[0]} 0 of 62 bars (0%)" in said
+
+
+@pytest.mark.slow
+def test_the_fewest_end_is_the_groups_the_where_emptied(sample_settings) -> None:
+    """p46t A: NQ's 2024 ETH 1h bars with range > 120 by hour said "hour 2 has the fewest (1
+    of 260 bars)" while six hours had none, which the next warning listed; with range > 200,
+    no fewest note at all. The hours with none are that end, named together, and the
+    counted hours within noise of them after them (scipy's Fisher test of the two shares)."""
+    columns = ["high", "low", "trading_date", "minute"]
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=columns)
+    bars = bars[bars["trading_date"].dt.year == 2024]
+    bars["hour"] = bars["minute"] // 60
+    hours = bars.groupby(["trading_date", "hour"]).agg(high=("high", "max"), low=("low", "min"))
+    by_hour = (hours["high"] - hours["low"] > 120).groupby(level="hour").agg(["sum", "size"])
+    empty = by_hour.index[by_hour["sum"] == 0].tolist()
+    assert len(empty) == 6  # the case: hours 0, 1, 19, 20, 22 and 23
+    sizes = by_hour.loc[empty, "size"]
+    assert sizes.min() == sizes.max()
+    result = ask(
+        {"session": "ETH", "from": "1h", "period": "2024", "where": "range > 120",
+         "group_by": "hour()", "select": "count() as bars"},
+        sample_settings,
+    )  # fmt: skip
+    [fewest] = [w for w in result.metadata.warnings if "the fewest" in w]
+    listed = ", ".join(f"hour {h}" for h in empty[:5]) + " and 1 more"
+    assert fewest.startswith(
+        f"bars: {listed} have the fewest (0 of {sizes.iloc[0]} bars each), but "
+    )
+    low = by_hour.drop(empty).sort_values("sum", kind="stable").index[0]
+    hits, size = by_hour.loc[low]
+    p = stats.fisher_exact([[hits, size - hits], [0, sizes.iloc[0]]]).pvalue
+    share = float(f"{100 * hits / size:.2g}")
+    assert f"hour {low} {hits} of {size} bars ({share:g}%, p = {float(f'{p:.2g}'):g})" in fewest

@@ -337,6 +337,32 @@ def test_a_running_total_from_the_datas_first_day_says_it_leaves_that_day_out(
     assert not warnings_with(later, "has no value")
 
 
+def test_records_against_a_running_high_from_the_datas_first_bar_say_so(
+    engine_settings, days
+) -> None:
+    """ "New all-time highs per year" counted 11 in NQ's 2008, highs over the data's first
+    close (2008-01-02), with nothing said (p46t E). Said now with pandas' count of them in
+    the data's first year; not of a period starting later (the running high starts there),
+    nor of a drawdown from the running high (no record counted)."""
+    close = days["close"]
+    highs = int((close > close.cummax().shift()).sum())
+    assert highs > 0
+    query = {"map": {"ath": "close > prev(cummax(close))"}, "select": "count(ath) as new_highs"}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.summary.value == highs
+    assert warnings_with(result, "runs from the data's first bar") == [
+        f"cummax(close) runs from the data's first bar (2024-01-02): the {highs} rows where "
+        "close > prev(cummax(close)) holds in 2024, the data's first year, are highs since "
+        "then, not of all time; the prices before the data are not in it."
+    ]
+    later = ask({**query, "period": "2024-02:"}, engine_settings, **RTH_DAILY)
+    assert not warnings_with(later, "runs from the data's first bar")
+    drawdown = {"map": {"dd": "close / cummax(close) - 1"}, "select": "min(dd)"}
+    deepest = ask(drawdown, engine_settings, **RTH_DAILY)
+    assert deepest.summary.value == pytest.approx((close / close.cummax() - 1).min())
+    assert not warnings_with(deepest, "runs from the data's first bar")
+
+
 def test_a_group_the_warm_up_leaves_half_empty_is_hollow_and_unranked(
     engine_settings, days
 ) -> None:

@@ -255,25 +255,61 @@ def rth_days(minutes) -> pd.DataFrame:
     return days
 
 
-def test_the_months_of_one_year_are_compared_by_their_weeks(engine_settings, rth_days) -> None:
-    """Month-of-year groups are stretches of time whose days share their level (p46e M1):
-    each is one stretch here (January to March of one year), so each is cut into 4
-    stretches of equal days (np.array_split), one mean each, and Welch's F is taken across
-    those; the days' own test was said as "(19-21 days each)"."""
-    by_month = [g.to_numpy() for _, g in rth_days.groupby(rth_days.index.month)["range"]]
-    pieces = [np.array([p.mean() for p in np.array_split(g, 4)]) for g in by_month]
-    p = _welch_p(pieces)
-    assert p >= 0.05  # the case: within noise
-    sizes = sorted(len(g) for g in by_month)
+def test_the_months_of_one_year_are_not_compared(engine_settings, rth_days) -> None:
+    """Month-of-year groups are stretches of time whose days share their level (p46e M1),
+    and here each is one stretch (January to March of one year): no test can tell a month
+    from its stretch's conditions. The stretch was cut into 4 pieces of equal days and
+    Welch's F taken across them, which said "differ" for 12 % of pure-noise draws and in
+    17 of 17 single years of NQ's range % (adjacent weeks share their level too: p46w #2,
+    #8). That is said; no "within noise", no band, no end named."""
+    month = pd.Series(rth_days.index.month, index=rth_days.index)
+    assert (month != month.shift()).sum() == 3  # the case: one stretch a month
     result = ask({"group_by": "month()", "select": "mean(range)"}, engine_settings, **RTH_DAILY)
-    [said] = [w for w in result.metadata.warnings if "their noise" in w]
-    assert (
-        f"across the 3 month groups (each cut into 4 stretches of equal days as one value: "
-        f"4 each, of {sizes[0]}-{sizes[-1]} days)" in said
+    assert result.metadata.warnings == [
+        "mean_range by month: each month appears once in these rows, as one stretch of days "
+        "that share their level, so no test can tell a month's effect from that stretch's "
+        "own conditions; with 5 or more stretches each (5 years) the groups are compared "
+        "across them."
+    ]
+    assert not result.metadata.even_groups and not result.metadata.apart_groups
+
+
+def test_a_count_under_a_where_by_month_of_one_year_is_not_compared(
+    engine_settings, rth_days
+) -> None:
+    """p46w #3: a count under a where by month was tested day by day (χ²), the form
+    mean(range > 25) by month across its stretches: both now say the same sentence."""
+    query = {"group_by": "month()", "where": "range > 25", "select": "count()"}
+    counted = ask(query, engine_settings, **RTH_DAILY)
+    assert counted.table["count"].tolist() == (
+        (rth_days["range"] > 25).groupby(rth_days.index.month).sum().tolist()
     )
-    assert f"Welch ANOVA p = {float(f'{p:.2g}'):g})" in said
-    # Each band is two standard errors of its pieces' means.
-    high = int(np.argmax([g.mean() for g in by_month]))
-    band = 2 * pieces[high].std(ddof=1) / 2
-    assert f"highest month {high + 1} {value_text(by_month[high].mean())} ± " in said
-    assert f"± {float(f'{band:.2g}'):g}, lowest" in said
+    [said] = counted.metadata.warnings
+    assert said.startswith("count by month: each month appears once in these rows, as one")
+    assert not counted.metadata.even_groups and not counted.metadata.near_groups
+    share = ask({"group_by": "month()", "select": "mean(range > 25)"}, engine_settings, **RTH_DAILY)
+    assert share.metadata.warnings == [said.replace("count by", "mean_range_gt_25 by")]
+
+
+def test_the_stretch_test_is_scipys_permutation_test() -> None:
+    """Barb's permutation of whole stretches against scipy's permutation_test of the same
+    values across the same groups (one-sided on the classic F, which ranks the draws as
+    Barb's spread between the groups' means does), to Monte Carlo error: Barb draws 2,000
+    shuffles (±0.011 at p = 0.5), scipy 9,999."""
+    from barb.caveats.group_noise import _stretch_test
+
+    rng = np.random.default_rng(3)
+    groups = np.repeat(np.arange(6), [7, 7, 6, 8, 7, 7])
+    values = rng.normal(size=len(groups)) + 0.35 * (groups == 2)
+    split = [values[groups == g] for g in range(6)]
+    expected = stats.permutation_test(
+        split,
+        lambda *g: stats.f_oneway(*g).statistic,
+        permutation_type="independent",
+        alternative="greater",
+        n_resamples=9_999,
+        random_state=1,
+    ).pvalue
+    test = _stretch_test(values, groups)
+    assert test is not None and test.groups == 6 and test.sizes == (6, 8)
+    assert abs(test.p - expected) <= 0.03

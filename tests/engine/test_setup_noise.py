@@ -682,3 +682,67 @@ def test_an_outcome_the_gap_patterns_decide_has_no_base_rate(engine_settings, da
     assert {"ret", "nu"} <= result.metadata.baselines.keys()
     [said] = _with(result, "nu")
     assert said.endswith(_said("nu", next_up, down.fillna(False), share=True))
+
+
+def test_a_gap_fill_has_no_base_rate_however_the_gap_is_written(engine_settings, days) -> None:
+    """p46t B: gap_up() left the fill share's base rate out, but the same 2,405 NQ gap-ups
+    written "gap_pct > 0" kept "over all rows 0.5889 … more than noise (Fisher p = 0.042)",
+    and the sized gap of the reference's own example (gap_pct > 0.5), open > prev(close) *
+    1.005 and full_gap_up() kept theirs: each keeps only rows where gap_filled()'s open >
+    prev(close) holds, so its fills are the gap-ups' branch and "all rows" mixed in the
+    gap-downs' (high back to the close) and the no-gap days (unfilled by definition). The
+    green share under the same wheres decides nothing and keeps its base rate (pandas)."""
+    prev = days["close"].shift()
+    gap, _, _ = _gaps(days)
+    size = float(gap[gap > 0].median())
+    up, down = days["open"] > prev, days["open"] < prev
+    gap_filled = (up & (days["low"] <= prev)) | (down & (days["high"] >= prev))
+    full_up = days["open"] > days["high"].shift()
+    wheres = {
+        "gap_up()": up,
+        "open > prev(close)": up,
+        "gap_pct > 0": gap > 0,
+        f"gap_pct > {size}": gap > size,
+        f"open > prev(close) * {1 + size / 100}": days["open"] > prev * (1 + size / 100),
+        "full_gap_up()": full_up,
+    }
+    assert all(10 <= sized.sum() < up.sum() for sized in (full_up, gap > size))
+    for where, kept in wheres.items():
+        kept = kept.fillna(False)
+        assert up[kept].all()  # the gap-ups' branch on every row kept, the others mixed
+        query = {
+            "map": GAP,
+            "where": where,
+            "select": ["count()", "mean(gap_filled()) as fill", "mean(close > open) as green"],
+        }
+        result = ask(query, engine_settings, **RTH_DAILY)
+        assert result.summary.values["count"] == kept.sum(), where
+        assert result.summary.values["fill"] == pytest.approx(gap_filled[kept].mean()), where
+        assert not _with(result, "fill") and "fill" not in result.metadata.baselines, where
+        assert "green" in result.metadata.baselines, where
+        [said] = _with(result, "green")
+        assert said.endswith(_said("green", days["up"], kept, share=True)), where
+
+
+def test_a_share_the_where_forces_on_its_rows_has_no_base_rate(engine_settings, days) -> None:
+    """p46w #5: a close above the day before's high is a close above its close (close >
+    prev(high) >= prev(close)): NQ 2024's 84 such days were "up is 1 … over all 259 it is
+    0.5328: … differ by more than noise (Fisher p < 0.001)", a tautology read as an edge,
+    because the where's level prev(high) is not the outcome's prev(close). After a close
+    above the day before's high, whether the day was green is still read against the other
+    days: the where does not decide it (pandas)."""
+    close, prev = days["close"], days["close"].shift()
+    above = (close > days["high"].shift()).fillna(False)
+    up = (close > prev).where(prev.notna())
+    assert up[above].all() and 0 < up[~above].mean() < 1
+    assert above.sum() * np.log(up[~above].mean()) < np.log(1e-3)  # not a few rows' chance
+    assert 0 < days["up"][above].mean() < 1
+    query = {
+        "where": "close > prev(high)",
+        "select": ["count()", "mean(close > prev(close)) as up", "mean(close > open) as green"],
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.summary.values["count"] == above.sum() and result.summary.values["up"] == 1
+    assert not _with(result, "up") and set(result.metadata.baselines) == {"green"}
+    [said] = _with(result, "green")
+    assert said.endswith(_said("green", days["up"], above, share=True))

@@ -299,3 +299,37 @@ def test_daily_bars_kept_by_a_where_are_told_their_count_is_not_the_days(engine_
     # Without the where and with count() as days (the hint followed) nothing is said.
     followed = {**query, "select": ["count(close > open) as ups", "count() as days"]}
     assert _warning(_run(followed, engine_settings)) is None
+
+
+def test_a_weekday_only_the_asked_session_missed_is_said_as_such(tmp_path_factory, minutes) -> None:
+    """NQ's RTH week of Good Friday 2024 read "no trading on Good Friday, 2024-03-29", though
+    the futures traded until 09:15 and only RTH had no session (p46t minor). Here the bars
+    of Friday 2024-03-22 stop at 09:15: RTH's week holds 4 days and says which session it
+    missed; ETH's holds 5 and says nothing (pandas over the cut minutes)."""
+    from small_bars import write_minutes
+
+    from barb.settings import EngineSettings
+
+    stamps = minutes["timestamp"]
+    friday = stamps.dt.normalize() == pd.Timestamp("2024-03-22")
+    cut = minutes[~(friday & (stamps.dt.hour * 60 + stamps.dt.minute >= 9 * 60 + 15))]
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("short_friday"))
+    write_minutes(cut.reset_index(drop=True), "NQ", settings, "Friday 2024-03-22 until 09:15")
+    last = cut.loc[cut["timestamp"].dt.normalize() == pd.Timestamp("2024-03-22"), "timestamp"].max()
+    until = f"{last + pd.Timedelta(minutes=1):%H:%M}"
+    rth = cut[(cut["timestamp"].dt.hour * 60 + cut["timestamp"].dt.minute).between(570, 1019)]
+    week = rth[rth["timestamp"].dt.normalize().between("2024-03-18", "2024-03-22")]
+    assert week["timestamp"].dt.normalize().nunique() == 4 and until == "09:15"  # the case
+    query = {
+        "from": "daily",
+        "period": "2024-03-11:2024-03-22",
+        "group_by": "week()",
+        "select": ["sum(volume) as vol"],
+    }
+    said = _warning(_run({**query, "session": "RTH"}, settings))
+    assert said is not None
+    assert (
+        f"2024-03-18 (4 days: no RTH session on 2024-03-22, the futures trading until {until})"
+        in said
+    )
+    assert _warning(_run({**query, "session": "ETH"}, settings)) is None

@@ -338,6 +338,41 @@ def test_a_run_begun_before_a_month_names_the_months_own_longest_and_form(
     assert _streak_warnings(fixed) == []
 
 
+def test_the_restart_offered_is_the_unit_the_period_names(tmp_path_factory, minutes) -> None:
+    """For the period "2026", whose rows (to 2026-01-07) are also one month's, the form
+    offered was streak(cond, 'month'), where the person asked for a year (p46t minor). The
+    hand-made bars moved 3 weeks back (2023-12-12 to 2024-03-07): "2024" opens inside an up
+    run begun in 2023, and its rows are also one quarter's; the form is the year's, and run
+    it gives pandas' run restarted each year."""
+    from small_bars import write_minutes
+
+    from barb.settings import EngineSettings
+
+    moved = minutes.assign(timestamp=minutes["timestamp"] - pd.Timedelta(days=21))
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("moved_back"))
+    write_minutes(moved, "NQ", settings, "the engine bars, 3 weeks earlier")
+    daily = rth_daily(moved)
+    up = daily["close"] > daily["close"].shift()
+    yearly = up.groupby([(~up).cumsum(), daily.index.year]).cumsum().astype(int)
+    runs = up.groupby((~up).cumsum()).cumsum().astype(int)
+    assert runs.loc["2024"].iloc[0] > yearly.loc["2024"].iloc[0]  # the case: a run from 2023
+    assert daily.loc["2024"].index.quarter.nunique() == 1  # one quarter's rows too
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": ["max(run) as longest", "arg_max(date(), run) as ended"],
+    }
+    [said] = _streak_warnings(execute(query, "NQ", settings=settings))
+    assert said.endswith("; streak(cond, 'year') counts only the period's rows.")
+    query["map"] = {"run": "streak(close > prev(close), 'year')"}
+    fixed = execute(query, "NQ", settings=settings)
+    own = yearly.loc["2024"]
+    assert fixed.summary.values == {"longest": own.max(), "ended": own.idxmax()}
+    assert _streak_warnings(fixed) == []
+
+
 def test_a_longest_run_the_period_ends_inside_is_said_whole(engine_settings, minutes) -> None:
     """ "The longest losing streak of 2024" read 6 with the run 2024-12-19 to 12-31 among
     its ties and nothing said that it went on to 7 on 2025-01-02 (p46f Q17). February's
@@ -367,6 +402,53 @@ def test_a_longest_run_the_period_ends_inside_is_said_whole(engine_settings, min
     january = execute({**query, "period": "2024-01"}, "NQ", settings=engine_settings)
     assert runs.loc["2024-01"].iloc[-1] < runs.loc["2024-01"].max()
     assert not [w for w in january.metadata.warnings if w.startswith("The run ending")]
+
+
+def test_a_run_past_the_period_reads_only_the_bars_after_it(
+    engine_settings, minutes, monkeypatch
+) -> None:
+    """Carrying a cut run on ran the whole first stage again from the data's start, over
+    ever longer periods: NQ's ETH minute bars of 2008-02 went from 2.1 s and 255 MB to 10 s
+    and 1.24 GB (p46w #7). Only the streak's condition is read now, over the bars after the
+    period and the history it reads (2 days for a 3-day mean), not the other streak the map
+    holds; the run's whole length is pandas'."""
+    from barb.caveats import run_edges
+
+    daily = rth_daily(minutes)
+    above = daily["close"] > daily["close"].rolling(3).mean()
+    runs = above.groupby((~above).cumsum()).cumsum().astype(int)
+    at = next(i for i in range(20, len(runs) - 1) if runs.iloc[i] > 0 and runs.iloc[i + 1] > 0)
+    day = runs.index[at]
+    after = runs.iloc[at + 1 :]
+    ended = after.index[int((after > 0).cummin().sum()) - 1]
+    loaded: list[pd.Timestamp] = []
+    real = run_edges.bars_in_scope
+
+    def recorded(plan):
+        scope = real(plan)
+        loaded.append(pd.Timestamp(scope.frame["trading_date"].min()))
+        return scope
+
+    monkeypatch.setattr(run_edges, "bars_in_scope", recorded)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": f"{day:%Y-%m-%d}",
+        "map": {
+            "mean3": "rolling_mean(close, 3)",
+            "run": "streak(close > mean3)",
+            "red": "streak(close < open)",
+        },
+        "select": "max(run) as longest",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == runs.iloc[at]
+    assert [w for w in result.metadata.warnings if w.startswith("The run ending")] == [
+        f"The run ending {day:%Y-%m-%d} ({runs.iloc[at]}) is still going on the period's last "
+        f"row: it went on to {runs.loc[ended]} on {ended:%Y-%m-%d}; a period reaching "
+        f"{ended:%Y-%m-%d} counts it whole."
+    ]
+    assert loaded and min(loaded) >= runs.index[at - 2]  # the 3-day mean's days, no more
 
 
 def _holiday_runs(cond: pd.Series) -> tuple[pd.Series, list[tuple[pd.Timestamp, list[str]]]]:
@@ -410,15 +492,16 @@ def test_a_longest_run_holding_a_holiday_session_is_said(engine_settings, minute
         f"Of the {ties} longest runs ({n}), the one ending {end:%Y-%m-%d} counts a US holiday "
         f"session among its days: {days[0]} ("
     )
-    assert said.endswith(
-        'On the stock market\'s days alone, "where": "not holiday()" with the streak in a '
-        "then stage leaves it out."
-    )
-    # That form: the streak over the stock market's days alone.
+    # That form: the streak over the stock market's days alone, its record said (p46w #4).
     stock_days = daily.drop(pd.to_datetime(days))
     stock_move = (stock_days["close"] / stock_days["close"].shift() - 1).abs() * 100
     stock_runs, none = _holiday_runs(stock_move < 0.2)
     assert not none
+    assert said.endswith(
+        f"On the stock market's days alone the longest run is {stock_runs.max()}, ending "
+        f'{stock_runs.idxmax():%Y-%m-%d}: "where": "not holiday()" with the streak in a then '
+        "stage leaves it out."
+    )
     fixed = execute(
         {
             "session": "RTH",
@@ -438,6 +521,60 @@ def test_a_longest_run_holding_a_holiday_session_is_said(engine_settings, minute
     up = execute(query, "NQ", settings=engine_settings)
     assert up.summary.values["longest"] == up_runs.max()
     assert not [w for w in up.metadata.warnings if "US holiday session" in w]
+
+
+def test_a_longer_run_a_holiday_session_broke_is_said(engine_settings, minutes) -> None:
+    """NQ's longest red-body RTH streak read 8 with a note on the holiday sessions inside
+    the runs of 8, as if the stock market's days held no longer one; there it is 11, to
+    2010-12-02: Thanksgiving's session of 2010-11-25 was an up day and broke it, and the
+    form the note gives returns 11 (p46w #4). Here closes above their 3-day mean: on all
+    days the longest run is 9; Presidents Day 2024 (the stock market shut) closed below its
+    mean and broke a run of 11 of the stock market's days (pandas, that mean over those
+    days, as the form said computes it)."""
+    daily = rth_daily(minutes)
+    holiday = pd.Timestamp("2024-02-19")
+
+    def runs(days: pd.DataFrame) -> pd.Series:
+        above = days["close"] > days["close"].rolling(3).mean()
+        return above.groupby((~above).cumsum()).cumsum().astype(int)
+
+    every, stock = runs(daily), runs(daily.drop(holiday))
+    assert every.loc[holiday] == 0 and stock.max() > every.max()  # the case
+    end = stock.idxmax()
+    assert stock.index[stock.index.get_loc(end) - stock.max() + 1] < holiday < end
+    run = "streak(close > rolling_mean(close, 3))"
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"run": run},
+        "select": ["max(run) as longest", "arg_max(date(), run) as ended"],
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.values["longest"] == every.max()
+    [said] = [w for w in result.metadata.warnings if "stock market's days" in w]
+    assert said.startswith(
+        f"The longest run is {every.max()} on all of the futures' days; on the stock market's "
+        f"days alone it is {stock.max()}, ending {end:%Y-%m-%d}: the session of 2024-02-19 ("
+    )
+    assert said.endswith(
+        'broke it. "where": "not holiday()" with the streak in a then stage counts it whole.'
+    )
+    fixed = execute(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "where": "not holiday()",
+            "select": ["date()", "close"],
+            "then": {"map": {"run": run}, "select": "max(run) as longest"},
+        },
+        "NQ",
+        settings=engine_settings,
+    )
+    assert fixed.summary.value == stock.max()
+    # Not said where no holiday session broke a longer run (the up days' record stands).
+    query["map"] = {"run": "streak(close > prev(close))"}
+    up = execute(query, "NQ", settings=engine_settings)
+    assert not [w for w in up.metadata.warnings if "stock market's days" in w]
 
 
 def _chart_text(result, language: str) -> str:

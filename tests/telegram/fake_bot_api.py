@@ -592,6 +592,9 @@ class FakeBotAPI:
         self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status or 0)
         self._webhook_task: asyncio.Task[None] | None = None
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        #: Per group, its owner ("creator") and administrators by user id, as getChatMember
+        #: answers; everyone else is a "member".
+        self.chat_admins: dict[int | str, dict[int, str]] = {}
         self._server: HTTPServer | None = None
         self._stopping = False
         self._in_flight = 0
@@ -1560,6 +1563,32 @@ class FakeBotAPI:
         self.commands.pop(_commands_key(params.get("scope"), params.get("language_code", "")), None)
         return True
 
+    def _get_chat_member(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> Any:
+        """As Telegram answers it: the owner's and an administrator's rights, a member's
+        status alone."""
+        chat_id, user_id = params.get("chat_id"), params.get("user_id")
+        if not isinstance(user_id, int):
+            raise bad_request("invalid user_id specified")
+        user = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
+        status = self.chat_admins.get(chat_id, {}).get(user_id, "member")
+        if status == "creator":
+            return {"status": status, "user": user, "is_anonymous": False}
+        if status == "administrator":
+            rights = (
+                "can_manage_chat can_delete_messages can_manage_video_chats can_restrict_members"
+                " can_promote_members can_change_info can_invite_users can_post_stories"
+                " can_edit_stories can_delete_stories can_pin_messages can_manage_topics"
+            )
+            granted = dict.fromkeys(rights.split(), True)
+            return {
+                "status": status,
+                "user": user,
+                "can_be_edited": False,
+                "is_anonymous": False,
+                **granted,
+            }
+        return {"status": "member", "user": user}
+
     def _get_file(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> Any:
         file_id = params.get("file_id", "")
         stored = self._files.get(file_id)
@@ -1592,6 +1621,7 @@ _METHODS = {
     "getMyCommands": "_get_my_commands",
     "deleteMyCommands": "_delete_my_commands",
     "getFile": "_get_file",
+    "getChatMember": "_get_chat_member",
 }
 # Bot API method names are case-insensitive; calls are recorded under the canonical name.
 _METHOD_NAMES = {name.lower(): name for name in _METHODS}
