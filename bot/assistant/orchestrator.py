@@ -177,6 +177,14 @@ def pending_payload(action: PendingAction) -> PendingPayload:
     return PendingPayload.model_validate(action.payload)
 
 
+def question_asked(action: PendingAction | None) -> int | None:
+    """The message (in a group) whose question the action was planned or asked for, to
+    reply to: a press has none of its own. None in a private chat, or for no action."""
+    if action is None:
+        return None
+    return pending_payload(action).paused.state.asker.reply_to
+
+
 def option_text(action: PendingAction | None, option: int | None) -> str | None:
     """The suggested reply number ``option`` of a clarification, or None if it has no such
     reply: ``option_text(asked, 1)`` is "Biggest gain" for "Best by what?" offering
@@ -519,7 +527,7 @@ class Assistant:
         # Read once per turn: earlier questions, preferences and the last data shown do not
         # change while this question runs (a preference saved now counts from the next one).
         context = await self._context(chat, state)
-        history = await self._history(chat.id, state.question_id)
+        history = await self._history(chat.id, state.asker.thread_id, state.question_id)
         try:
             while True:
                 if state.model_calls >= self.settings.max_model_calls:
@@ -873,15 +881,20 @@ class Assistant:
         preferences = await self.store.preferences.for_user(state.asker.user_id)
         if preferences:
             lines.append(self.prompts.preferences_block((p.kind, p.text) for p in preferences))
-        last = await self.store.transcript.last_data(chat.id)
+        # This conversation's: in a forum group, the topic's (another topic's data is
+        # another conversation's "those").
+        last = await self.store.transcript.last_data(chat.id, thread_id=state.asker.thread_id)
         if last is not None and last.data:
             summary = f"{last.data.get('summary_line', '')}; query {last.data.get('query')}"
             lines.append(self.prompts.loop_text("previous_data", summary=summary[:400]))
         return lines
 
-    async def _history(self, chat_id: int, current: str) -> list[Message]:
-        """Earlier questions as (question, final answer) pairs: no tool traffic, no rows."""
-        rows = await self.store.transcript.recent(chat_id, self.settings.history_turns + 1)
+    async def _history(self, chat_id: int, thread_id: int | None, current: str) -> list[Message]:
+        """Earlier questions of the conversation (the chat's, in forum topic ``thread_id``)
+        as (question, final answer) pairs: no tool traffic, no rows."""
+        rows = await self.store.transcript.recent(
+            chat_id, self.settings.history_turns + 1, thread_id=thread_id
+        )
         by_question: dict[str, list[Message]] = {}
         for row in rows:
             if row.question_id != current:
@@ -927,7 +940,9 @@ class Assistant:
                     data=data,
                 )
             )
-        await self.store.transcript.append(state.asker.chat_id, state.question_id, rows)
+        await self.store.transcript.append(
+            state.asker.chat_id, state.question_id, rows, thread_id=state.asker.thread_id
+        )
 
     async def _over_budget(self, asker: Asker, language: Language) -> Reply | None:
         budget = self.settings.daily_token_budget

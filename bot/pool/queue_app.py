@@ -10,18 +10,24 @@ Time limits come with each job from the bot (its ``BARB_QUERY_TIMEOUT_S``): past
 limit the task stops and answers with the timeout sentence; a query stuck where the soft
 limit cannot reach it (inside C code) has its child process killed at the hard limit, and
 Celery starts another.
+
+Each job runs once however often Redis delivers it (``job_claims``): a copy of a job that
+another run has finished, or finishes while the copy waits, is dropped.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from typing import Any
 
-from celery import Celery
+from celery import Celery, Task
 from celery.backends.redis import RedisBackend
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Ignore, Reject, SoftTimeLimitExceeded
+from celery.states import STARTED
 
+from bot.pool.job_claims import finish_claim, take_claim
 from bot.pool.jobs import QueryJob, QueryOutcome, failed_outcome, run_query_job, timeout_outcome
 
 log = logging.getLogger(__name__)
@@ -65,6 +71,14 @@ def visibility_timeout(timeout_s: float) -> float:
     return hard_limit(timeout_s) + REDELIVERY_MARGIN_S
 
 
+class _QueryTask(Task):
+    def on_failure(self, exc: Exception, task_id: str, *args: Any) -> None:
+        # Ended without an outcome of its own, recorded as failed: killed at the hard limit
+        # (the worker calls this in its main process) or a bug. A copy of the job waiting for
+        # it must not run the query again for a person already told.
+        finish_claim(self.backend, task_id, RESULT_EXPIRES_S)
+
+
 def make_queue_app(url: str, *, work: Callable[[QueryJob], QueryOutcome] = run_query_job) -> Celery:
     """A Celery app on Redis at ``url`` (broker and results), JSON only.
 
@@ -86,11 +100,18 @@ def make_queue_app(url: str, *, work: Callable[[QueryJob], QueryOutcome] = run_q
         # otherwise kill every worker in turn.
         task_acks_late=True,
         task_reject_on_worker_lost=False,
+        # A worker that loses Redis lets the jobs it runs finish and answer; the copies Redis
+        # hands out again wait for that answer and are dropped (``job_claims``). Stopped (as
+        # Celery 6 will by default), each would be recorded as revoked: the person told that
+        # the query failed, and the copy left to compute it for nobody.
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         # A worker reserves only what it runs now: a long query does not hold others back
         # while another worker is free.
         worker_prefetch_multiplier=1,
-        # The bot sees that a worker took the job, and so knows how long it may still take.
-        task_track_started=True,
+        # The bot sees that a worker took the job, and so knows how long it may still take:
+        # recorded by the task itself once it holds the job's claim (``_query``), so that a
+        # copy it drops never hides the state or the result of the run that holds it.
+        task_track_started=False,
         result_expires=RESULT_EXPIRES_S,
         task_default_queue=queue_name("default"),
         broker_connection_retry_on_startup=True,
@@ -98,11 +119,40 @@ def make_queue_app(url: str, *, work: Callable[[QueryJob], QueryOutcome] = run_q
         worker_send_task_events=False,
     )
 
-    @app.task(name=TASK_NAME)
-    def query(job: dict[str, Any]) -> dict[str, Any]:
-        return run_job_json(job, work)
+    # Not shared: a task of this app alone (the tests make several apps in one process).
+    @app.task(name=TASK_NAME, bind=True, base=_QueryTask, shared=False)
+    def query(task: Task, job: dict[str, Any]) -> dict[str, Any]:
+        return _query(task, job, work)
 
     return app
+
+
+def _query(
+    task: Task, payload: dict[str, Any], work: Callable[[QueryJob], QueryOutcome]
+) -> dict[str, Any]:
+    """One delivery of a job: run it, unless another delivery holds it or has run it."""
+    request = task.request
+    try:
+        claimed = take_claim(task.backend, request.id, request.hostname, _hard_limit_s(task))
+    except SoftTimeLimitExceeded:
+        # The run it waited for goes on past this copy's own limit: back to its queue
+        # (at the end), by its next delivery that run has finished or its claim expired.
+        log.warning("query job %s still held by another run: copy requeued", request.id)
+        raise Reject(requeue=True) from None
+    if not claimed:
+        raise Ignore()  # acknowledged, no state stored: the other run's result is the answer
+    task.update_state(state=STARTED, meta={"pid": os.getpid(), "hostname": request.hostname})
+    outcome = run_job_json(payload, work)
+    finish_claim(task.backend, request.id, RESULT_EXPIRES_S)
+    return outcome
+
+
+def _hard_limit_s(task: Task) -> float:
+    """The longest this job may run here: its own hard limit (sent by the bot) or, if
+    shorter, this worker's, which its visibility timeout is measured from."""
+    limits = [task.request.timelimit[0] if task.request.timelimit else None]
+    limits.append(task.app.conf.task_time_limit)
+    return min((float(limit) for limit in limits if limit), default=RESULT_EXPIRES_S)
 
 
 def run_job_json(

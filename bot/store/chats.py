@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -19,7 +19,14 @@ from bot.store.records import (
     PreferenceKind,
     values_of,
 )
-from bot.store.schema import ChatRow, PreferenceRow
+from bot.store.schema import (
+    ChatRow,
+    InFlightRow,
+    MessageRow,
+    OutboxRow,
+    PendingActionRow,
+    PreferenceRow,
+)
 from bot.store.transactions import Clock, Repository, rowcount
 
 MAX_PREFERENCE_CHARS = 300
@@ -64,6 +71,55 @@ class ChatRepository(Repository):
                 raise
             return chat
 
+    async def migrate(self, old_id: int, new_id: int) -> bool:
+        """A group Telegram upgraded to a supergroup, which has a new id: the group's
+        instrument, settings and language, its conversation, plans, outbox and work in
+        flight move to ``new_id``, in one transaction. True if anything moved.
+
+        Telegram says so twice (a service message in each chat), and a send to the old id
+        is refused with the new one (``ChatMigrated``), so it may be called several times:
+        only rows still under the old id move, and the new chat takes the group's settings
+        only while it has none of its own (stored with the defaults, never changed). The
+        old chat's row stays (empty): work still under way for it stores its reply there,
+        and that reply moves when Telegram refuses it. Example: plan #2 waiting in group
+        -555 when it becomes -100777: Run pressed in -100777 runs it there, and its answer
+        goes there.
+        """
+        if old_id == new_id:
+            return False
+        async with self._write() as session:
+            old = await session.get(ChatRow, old_id, with_for_update=True)
+            if old is None:
+                return False
+            now = self._now()
+            new = await session.get(ChatRow, new_id, with_for_update=True)
+            if new is None:
+                new = ChatRow(id=new_id, type="supergroup", settings={}, created_at=now)
+                session.add(new)
+            if new.updated_at is None or new.updated_at == new.created_at:
+                # Stored now, or on first sight with the defaults (a press there came
+                # first): the group's choices are its own, and so is its age, which tells
+                # a later call that they were taken.
+                new.instrument, new.settings = old.instrument, old.settings
+                new.language, new.created_at, new.updated_at = old.language, old.created_at, now
+            await session.flush()
+            moved = 0
+            for table in (MessageRow, OutboxRow):
+                result = await session.execute(
+                    update(table).where(table.chat_id == old_id).values(chat_id=new_id),
+                    execution_options={"synchronize_session": False},
+                )
+                moved += rowcount(result)
+            # Plans and questions in flight name their asker's chat (where they are
+            # answered) in their payload too.
+            for table in (PendingActionRow, InFlightRow):
+                rows = await session.scalars(select(table).where(table.chat_id == old_id))
+                for row in rows:
+                    row.chat_id = new_id
+                    row.payload = _moved(row.payload, old_id, new_id)
+                    moved += 1
+            return moved > 0
+
     async def set_instrument(self, chat_id: int, instrument: str) -> Chat:
         return await self._change(chat_id, instrument=instrument)
 
@@ -103,6 +159,21 @@ class ChatRepository(Repository):
         if row is None:
             raise UnknownChat(chat_id)
         return row
+
+
+def _moved(payload: Any, old_id: int, new_id: int) -> Any:
+    """``payload`` with every asker of chat ``old_id`` (``{"chat_id": -555, "chat_type":
+    "group", …}``) in chat ``new_id``, a supergroup."""
+    if isinstance(payload, list):
+        return [_moved(item, old_id, new_id) for item in payload]
+    if not isinstance(payload, dict):
+        return payload
+    moved = {key: _moved(value, old_id, new_id) for key, value in payload.items()}
+    if moved.get("chat_id") == old_id:
+        moved["chat_id"] = new_id
+        if moved.get("chat_type") == "group":
+            moved["chat_type"] = "supergroup"
+    return moved
 
 
 class PreferenceRepository(Repository):

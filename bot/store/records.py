@@ -163,6 +163,7 @@ class NewMessage(_Record):
 class StoredMessage(_Record):
     id: int
     chat_id: int
+    thread_id: int | None = None
     question_id: str
     user_id: int | None
     role: Role

@@ -160,6 +160,9 @@ class MessageRow(Base):
 
     id: Mapped[int] = mapped_column(AutoId, primary_key=True)
     chat_id: Mapped[int] = mapped_column(ForeignKey("chats.id", ondelete="CASCADE"))
+    #: The forum topic the question was asked in; NULL outside topics (General, private
+    #: chats). Each topic is a conversation of its own.
+    thread_id: Mapped[int | None]
     question_id: Mapped[str] = mapped_column(String(QUESTION_ID_LENGTH))
     user_id: Mapped[int | None]
     role: Mapped[str] = mapped_column(String(16))

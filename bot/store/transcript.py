@@ -1,5 +1,9 @@
 """The transcript: every message of a chat, grouped by the question it belongs to.
 
+Each forum topic of a group is a conversation of its own (``thread_id``; ``None`` outside
+topics): a question in one topic is asked with that topic's earlier questions and last data,
+never another topic's.
+
 A row's ``payload`` is the provider-neutral message as the assistant serialised it; the
 store neither reads nor changes it. ``data`` is what the person saw, so that "of those, which
 were the most volatile?" can be answered from the last data shown.
@@ -9,18 +13,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import ColumnElement, delete, func, select
 
 from bot.store.records import QUESTION_ID_LENGTH, NewMessage, StoredMessage
 from bot.store.schema import MessageRow
 from bot.store.transactions import Repository, rowcount
 
 
+def _conversation(chat_id: int, thread_id: int | None) -> ColumnElement[bool]:
+    """The rows of one conversation: the chat's, in forum topic ``thread_id`` (``None``: not
+    in a topic)."""
+    in_thread = (
+        MessageRow.thread_id.is_(None) if thread_id is None else MessageRow.thread_id == thread_id
+    )
+    return (MessageRow.chat_id == chat_id) & in_thread
+
+
 class TranscriptRepository(Repository):
     async def append(
-        self, chat_id: int, question_id: str, messages: Sequence[NewMessage]
+        self,
+        chat_id: int,
+        question_id: str,
+        messages: Sequence[NewMessage],
+        *,
+        thread_id: int | None = None,
     ) -> list[StoredMessage]:
-        """Add the rows of one question, in order, in one transaction."""
+        """Add the rows of one question, in order, in one transaction; ``thread_id``: the
+        forum topic it was asked in."""
         if not 0 < len(question_id) <= QUESTION_ID_LENGTH:
             raise ValueError(f"a question id has 1 to {QUESTION_ID_LENGTH} characters")
         now = self._now()
@@ -28,6 +47,7 @@ class TranscriptRepository(Repository):
             rows = [
                 MessageRow(
                     chat_id=chat_id,
+                    thread_id=thread_id,
                     question_id=question_id,
                     user_id=message.user_id,
                     role=message.role,
@@ -42,8 +62,11 @@ class TranscriptRepository(Repository):
             await session.flush()
             return [StoredMessage.model_validate(row) for row in rows]
 
-    async def recent(self, chat_id: int, questions: int) -> list[StoredMessage]:
-        """The rows of the chat's last ``questions`` questions, oldest first.
+    async def recent(
+        self, chat_id: int, questions: int, *, thread_id: int | None = None
+    ) -> list[StoredMessage]:
+        """The rows of the conversation's last ``questions`` questions, oldest first: the
+        chat's, in forum topic ``thread_id`` (``None``: not in a topic).
 
         A question is recent by its latest row, so one resumed after a confirmation counts
         from when it was answered.
@@ -52,7 +75,7 @@ class TranscriptRepository(Repository):
             return []
         latest = (
             select(MessageRow.question_id)
-            .where(MessageRow.chat_id == chat_id)
+            .where(_conversation(chat_id, thread_id))
             .group_by(MessageRow.question_id)
             .order_by(func.max(MessageRow.id).desc())
             .limit(questions)
@@ -75,12 +98,15 @@ class TranscriptRepository(Repository):
             )
             return [StoredMessage.model_validate(row) for row in rows]
 
-    async def last_data(self, chat_id: int) -> StoredMessage | None:
-        """The latest row that showed the person data (for "of those…" follow-ups)."""
+    async def last_data(
+        self, chat_id: int, *, thread_id: int | None = None
+    ) -> StoredMessage | None:
+        """The latest row of the conversation (the chat's, in forum topic ``thread_id``)
+        that showed the person data (for "of those…" follow-ups)."""
         async with self._read() as session:
             row = await session.scalar(
                 select(MessageRow)
-                .where(MessageRow.chat_id == chat_id, MessageRow.data.is_not(None))
+                .where(_conversation(chat_id, thread_id), MessageRow.data.is_not(None))
                 .order_by(MessageRow.id.desc())
                 .limit(1)
             )

@@ -226,7 +226,9 @@ def build_application(
         application.bot_data[SERVICES_KEY] = services
 
     application.add_handler(TypeHandler(Update, handlers.stamp_arrival), group=-3)
+    application.add_handler(TypeHandler(Update, handlers.ignore_unasked), group=-2)
     application.add_handler(TypeHandler(Update, handlers.enforce_access), group=-1)
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrated))
     for command in COMMANDS:
         application.add_handler(CommandHandler(command.name, handler(command)))
     application.add_handler(MessageHandler(filters.COMMAND, handlers.on_unknown_command))

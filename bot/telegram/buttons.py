@@ -19,7 +19,7 @@ from telegram.ext import ContextTypes
 from barb.i18n import LANGUAGES, N_, language
 from barb.instruments import available_instruments, load_instrument
 from bot.assistant.gate import Press, Taken, Verdict, verdict_on
-from bot.assistant.orchestrator import option_text, plan_language, shown_queries
+from bot.assistant.orchestrator import option_text, plan_language, question_asked, shown_queries
 from bot.store.records import Chat
 from bot.telegram import keyboards
 from bot.telegram.answering import (
@@ -166,7 +166,10 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     if await too_fast(ctx, answer):
         await acknowledge(query)  # not yet: the question and its buttons stay
         return
-    asker = ctx.asker
+    # A press has no message of its own: what it asks replies to the question the
+    # clarification was asked about, as every plan and answer does (its plan replied to
+    # nothing, p46ac #8).
+    asker = ctx.asker.model_copy(update={"reply_to": question_asked(shown)})
     # Claimed with the question recorded in flight, as Run claims its plan: a second tap
     # (or a second device) is told the question was answered, and a kill -9 from here on
     # leaves the question for the next start, which answers the clarification with it.
@@ -286,11 +289,26 @@ async def on_instrument(ctx: UpdateContext, query: CallbackQuery, parts: list[st
     await query.edit_message_text(t("instrument_set", ctx.lang, instrument=symbol, name=name))
 
 
+#: The switches under /settings that change the chat for everyone in it.
+CHAT_SWITCHES = frozenset({"confirm", "charts", "language"})
+
+
+async def may_change_settings(ctx: UpdateContext) -> bool:
+    """Anyone in their private chat; in a group, its Telegram admins and Barb's own."""
+    if not ctx.in_group or ctx.user_id in ctx.svc.settings.admins:
+        return True
+    return await ctx.svc.chat_admins.is_admin(ctx.bot, ctx.chat_id, ctx.user_id)
+
+
 async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
-    """A switch under /settings; the settings message shows the new state."""
+    """A switch under /settings; the settings message shows the new state. A group's
+    switches are its admins' to press; anyone else is told so and nothing changes."""
+    name = parts[0] if parts else ""
+    if name in CHAT_SWITCHES and not await may_change_settings(ctx):
+        await acknowledge(query, t("settings_admins_only", ctx.lang))
+        return
     await acknowledge(query)
     store = ctx.svc.store
-    name = parts[0] if parts else ""
     current = ctx.chat.settings
     chat = ctx.chat
     if name == "confirm":
@@ -304,7 +322,7 @@ async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str])
         choices = ("auto", *LANGUAGES)
         chosen = choices[(choices.index(current.language) + 1) % len(choices)]
         chat = await store.chats.update_settings(ctx.chat_id, language=chosen)
-    elif name == "forget":
+    elif name == "forget":  # the presser's own memory (a group's /settings has no button)
         await store.preferences.clear(ctx.user_id)
     await _show_settings_again(ctx, query, chat)
 
@@ -322,7 +340,9 @@ async def on_forget_preference(ctx: UpdateContext, query: CallbackQuery, parts: 
 
 
 async def _show_settings_again(ctx: UpdateContext, query: CallbackQuery, chat: Chat) -> None:
-    preferences = await ctx.svc.store.preferences.for_user(ctx.user_id)
+    # In a group, never the presser's memory: the message is everyone's (and one sent before
+    # groups saw the switches alone loses the memory it showed).
+    preferences = None if ctx.in_group else await ctx.svc.store.preferences.for_user(ctx.user_id)
     # In the language the settings now say, if that is what changed.
     lang = language_for(chat.settings.language, "", ctx.asker.language_code)
     text, markup = settings_view(chat.settings, preferences, lang)

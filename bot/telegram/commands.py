@@ -125,8 +125,9 @@ async def instrument(ctx: UpdateContext, rest: str) -> None:
 
 
 async def settings(ctx: UpdateContext, rest: str) -> None:
-    """Confirmation on/off, charts on/off, language auto/en/ru, and what Barb remembers."""
-    preferences = await ctx.svc.store.preferences.for_user(ctx.user_id)
+    """Confirmation on/off, charts on/off, language auto/en/ru, and what Barb remembers
+    (in a private chat only: a group sees the switches alone)."""
+    preferences = None if ctx.in_group else await ctx.svc.store.preferences.for_user(ctx.user_id)
     text, markup = settings_view(ctx.chat.settings, preferences, ctx.lang)
     await ctx.say_text(text, markup=markup)
 

@@ -10,7 +10,7 @@ import uuid
 
 from telegram import Chat as TelegramChat
 from telegram import Message, MessageEntity, Update
-from telegram.error import Forbidden
+from telegram.error import ChatMigrated, Forbidden
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from barb.i18n import language
@@ -37,6 +37,29 @@ async def stamp_arrival(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     arrived()
     if update.effective_chat is not None:
         services(context).locks.arrive(update.effective_chat.id)
+
+
+async def ignore_unasked(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Only messages people send, and presses on the bot's buttons, are answered.
+
+    python-telegram-bot hands edits and channel posts to the same handlers as messages: a
+    typo fixed in an answered question was answered again, at the cost of a second model
+    call, and a channel post, which has no sender, ended in "Something broke" posted to the
+    channel. A message sent as a channel (a linked channel's post that Telegram forwards
+    into its discussion group, "from" 777000, or a member posting as their channel) has no
+    person to press its plan's Run. All of these are dropped, as chatter not addressed to
+    the bot is; so are the other kinds of update (member changes, polls…)."""
+    if update.callback_query is not None:
+        return
+    message = update.message
+    as_channel = message is not None and (
+        bool(message.is_automatic_forward)
+        or (message.sender_chat is not None and message.sender_chat.type == TelegramChat.CHANNEL)
+    )
+    if message is None or as_channel:
+        chat = update.effective_chat
+        log.debug("ignored update %s in chat %s", update.update_id, chat and chat.id)
+        raise ApplicationHandlerStop
 
 
 async def enforce_access(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -115,6 +138,24 @@ async def on_unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE)
     await ctx.say(t("unknown_command", ctx.lang, command=command.partition("@")[0]))
 
 
+async def on_migrated(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A group became a supergroup, which has a new id: its settings, conversation, plans
+    and queued replies move there (``ChatRepository.migrate``). Telegram says so in both
+    chats (``migrate_to_chat_id`` in the old, ``migrate_from_chat_id`` in the new); the
+    second finds nothing left to move. Nothing is said: the members see Telegram's notice."""
+    message = update.effective_message
+    if message is None:
+        return
+    if message.migrate_to_chat_id is not None:
+        old_id, new_id = message.chat.id, message.migrate_to_chat_id
+    elif message.migrate_from_chat_id is not None:
+        old_id, new_id = message.migrate_from_chat_id, message.chat.id
+    else:
+        return
+    if await services(context).store.chats.migrate(old_id, new_id):
+        log.info("group %s became supergroup %s: its chat moved there", old_id, new_id)
+
+
 # --- errors ---------------------------------------------------------------------------------
 
 
@@ -124,6 +165,15 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         # Telegram is unreachable, or the person blocked the bot: a message about it would
         # not arrive either. A reply not delivered yet is queued for the next flush.
         log.warning("reply not delivered: %s", context.error)
+        return
+    if isinstance(context.error, ChatMigrated):
+        # A call outside the outbox (which resends, ``Sender``) to a group that became a
+        # supergroup: its state moves there; nothing internal broke, so nothing is said.
+        log.info("chat moved to %s: %s", context.error.new_chat_id, context.error)
+        if isinstance(update, Update) and update.effective_chat is not None:
+            await services(context).store.chats.migrate(
+                update.effective_chat.id, context.error.new_chat_id
+            )
         return
     away = isinstance(context.error, DatabaseAway)
     ref = uuid.uuid4().hex[:8]

@@ -153,10 +153,16 @@ def settings(
     language_name: str,
     lang: str,
     forget: Sequence[tuple[int, str]] = (),
+    *,
+    personal: bool = True,
 ) -> InlineKeyboardMarkup:
-    """The switches, then one button per remembered preference (``forget``: id, label);
+    """The switches, then one button per remembered preference (``forget``: id, label) and
+    one that forgets them all; ``personal=False`` (a group): the switches alone.
     ``language_name`` is the language setting as ``lang`` names it."""
     onoff = {True: t("switch_on", lang), False: t("switch_off", lang)}
+    forget_all = [
+        InlineKeyboardButton(t("forget_button", lang), callback_data=data(SETTING, "forget"))
+    ]
     return InlineKeyboardMarkup(
         [
             [
@@ -181,7 +187,7 @@ def settings(
                 [InlineKeyboardButton(label, callback_data=data(FORGET_PREFERENCE, pref_id))]
                 for pref_id, label in forget
             ),
-            [InlineKeyboardButton(t("forget_button", lang), callback_data=data(SETTING, "forget"))],
+            *([forget_all] if personal else []),
         ]
     )
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter
 
 from barb.i18n import N_, decimal
 from bot.assistant.replies import Proof, Reply
@@ -576,6 +576,18 @@ class Sender:
                 if seconds > self.patience.max_wait_s:
                     raise NotDelivered(f"flood control: retry after {seconds:.0f}s") from exc
                 delay = seconds
+            except ChatMigrated as exc:
+                if exc.new_chat_id == queued.chat_id:  # not twice: a supergroup stays
+                    await self.store.outbox.mark_failed(queued.id, f"ChatMigrated: {exc}")
+                    raise
+                # The group became a supergroup, under a new id: what is stored of it moves
+                # there (if its service message has not moved it yet), this message too,
+                # and goes there now.
+                log.info("chat %s is now %s", queued.chat_id, exc.new_chat_id)
+                await self.store.chats.migrate(queued.chat_id, exc.new_chat_id)
+                queued = queued.model_copy(update={"chat_id": exc.new_chat_id})
+                send = self._call(queued)
+                delay = 0.0
             except BadRequest as exc:  # a NetworkError to PTB, but retrying will not help
                 await self.store.outbox.mark_failed(queued.id, f"BadRequest: {exc}")
                 raise

@@ -20,6 +20,7 @@ from bot.pool.runner import QueryRunner
 from bot.settings import BotSettings
 from bot.store.records import LimitScope
 from bot.store.repository import Store
+from bot.telegram.chat_admins import ChatAdmins
 from bot.telegram.running import Queries
 from bot.telegram.sender import Patience, Sender
 from bot.telegram.stopping import cancel_and_wait
@@ -223,6 +224,8 @@ class BotServices:
     #: Work in flight set aside because the database stopped answering under it
     #: (``answering.DatabaseAway``): resumed by the sending pass once it answers again.
     abandoned: set[int] = field(default_factory=set)
+    #: Who may change a group's settings, as Telegram answered within the last minute.
+    chat_admins: ChatAdmins = field(default_factory=ChatAdmins)
 
     def __post_init__(self) -> None:
         if self.query_limiter is None:

@@ -1,5 +1,11 @@
 """The /settings message: the chat's switches, and what Barb remembers about the person,
-each remembered preference with a button that forgets it."""
+each remembered preference with a button that forgets it.
+
+A person's memory is theirs, kept across all their chats: it is shown in a private chat
+only. In a group the message is everyone's (and any member may press under it), so it shows
+the group's switches alone, saying who may change them (``chat_admins``) and where the
+memory is (p46ac #2: a member's notes from a private chat were posted to the group, and
+another member's press redrew them with theirs)."""
 
 from __future__ import annotations
 
@@ -39,9 +45,10 @@ def preference_label(preference: Preference, lang: str) -> str:
 
 
 def settings_view(
-    settings: ChatSettings, preferences: Sequence[Preference], lang: str
+    settings: ChatSettings, preferences: Sequence[Preference] | None, lang: str
 ) -> tuple[str, InlineKeyboardMarkup]:
-    """Plain text (the caller escapes it for HTML) and the keyboard."""
+    """Plain text (the caller escapes it for HTML) and the keyboard. ``preferences``: the
+    person's, in a private chat; ``None`` in a group, which sees the switches alone."""
     onoff = {True: t("switch_on", lang), False: t("switch_off", lang)}
     language_name = t(LANGUAGE_SETTING_NAMES[settings.language], lang)
     text = t(
@@ -51,6 +58,12 @@ def settings_view(
         charts=onoff[settings.charts],
         language=language_name,
     )
+    if preferences is None:
+        text += "\n\n" + t("settings_group_note", lang)
+        markup = keyboards.settings(
+            settings.confirm_queries, settings.charts, language_name, lang, personal=False
+        )
+        return text, markup
     labels = [preference_label(p, lang) for p in preferences]
     listing = "\n".join(f"• {label}" for label in labels) or t("no_preferences", lang)
     text += "\n\n" + t("preferences_title", lang) + f"\n{listing}"

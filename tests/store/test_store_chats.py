@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 from store_fixtures import ALICE, BOB, GROUP_CHAT, PRIVATE_CHAT, FakeClock, sqlite_settings
 
-from bot.store import ChatSettings, Store, UnknownChat, open_store
+from bot.store import ChatSettings, NewMessage, NewReply, Store, UnknownChat, open_store
 
 
 async def test_a_new_chat_gets_the_defaults(store: Store, clock: FakeClock) -> None:
@@ -136,3 +136,64 @@ async def test_a_person_holds_one_preference_of_each_kind_but_many_notes(store: 
         ("note", "keep it short"),
     ]
     assert [(p.kind, p.text) for p in await store.preferences.for_user(BOB)] == [("session", "RTH")]
+
+
+async def test_a_group_upgraded_to_a_supergroup_moves_there_whole(
+    store: Store, clock: FakeClock
+) -> None:
+    """Telegram gives the supergroup a new id: the group's settings, conversation, plans,
+    outbox and work in flight move there in one go, the askers in payloads too; a second
+    move (Telegram says it twice, and refuses sends to the old id) finds nothing to move."""
+    supergroup = GROUP_CHAT - 1
+    asker = {"chat_id": GROUP_CHAT, "user_id": ALICE, "chat_type": "group", "reply_to": 7}
+    await store.chats.ensure(GROUP_CHAT, "group")
+    await store.chats.update_settings(GROUP_CHAT, charts=False)
+    await store.chats.set_instrument(GROUP_CHAT, "CL")
+    await store.transcript.append(GROUP_CHAT, "q1", [NewMessage(role="user", payload={"t": 1})])
+    plan = await store.pending.create(
+        GROUP_CHAT, ALICE, "confirm", {"paused": {"state": {"asker": asker}}}
+    )
+    work = await store.in_flight.start(GROUP_CHAT, ALICE, "question", {"asker": asker})
+    [queued] = await store.outbox.enqueue_many(GROUP_CHAT, [NewReply(kind="text", payload={})])
+    clock.advance(timedelta(minutes=1))
+
+    assert await store.chats.migrate(GROUP_CHAT, supergroup)
+
+    chat = await store.chats.get(supergroup)
+    assert chat is not None
+    assert (chat.type, chat.instrument, chat.settings) == (
+        "supergroup",
+        "CL",
+        ChatSettings(charts=False),
+    )
+    assert [m.chat_id for m in await store.transcript.recent(supergroup, 5)] == [supergroup]
+    moved_asker = {**asker, "chat_id": supergroup, "chat_type": "supergroup"}
+    moved_plan = await store.pending.get(plan.id)
+    assert moved_plan is not None and moved_plan.chat_id == supergroup
+    assert moved_plan.payload == {"paused": {"state": {"asker": moved_asker}}}
+    moved_work = await store.in_flight.get(work.id)
+    assert moved_work is not None
+    assert (moved_work.chat_id, moved_work.payload) == (supergroup, {"asker": moved_asker})
+    assert [(m.id, m.chat_id) for m in await store.outbox.unsent()] == [(queued.id, supergroup)]
+    assert await store.transcript.recent(GROUP_CHAT, 5) == []
+
+    # The supergroup's own choice since is not undone by Telegram's second notice.
+    await store.chats.update_settings(supergroup, charts=True)
+    assert not await store.chats.migrate(GROUP_CHAT, supergroup)
+    assert (await store.chats.get(supergroup)).settings == ChatSettings()  # type: ignore[union-attr]
+
+
+async def test_a_supergroup_first_seen_before_its_move_takes_the_groups_settings(
+    store: Store, clock: FakeClock
+) -> None:
+    """A press in the supergroup can store it, with the defaults, before the move: the
+    group's choices still go there."""
+    supergroup = GROUP_CHAT - 1
+    await store.chats.ensure(GROUP_CHAT, "group")
+    await store.chats.update_settings(GROUP_CHAT, language="ru")
+    clock.advance(timedelta(minutes=1))
+    await store.chats.ensure(supergroup, "supergroup")
+
+    await store.chats.migrate(GROUP_CHAT, supergroup)
+
+    assert (await store.chats.get(supergroup)).settings.language == "ru"  # type: ignore[union-attr]

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from store_fixtures import ALICE, GROUP_CHAT, PRIVATE_CHAT, FakeClock
 
-from bot.store import NewMessage, Store, UnknownChat, new_question_id
+from bot.store import NewMessage, Store, StoredMessage, UnknownChat, new_question_id
 
 
 def _user(text: str) -> NewMessage:
@@ -86,6 +86,29 @@ async def test_last_data_shown(chats: Store, clock: FakeClock) -> None:
     assert last is not None
     assert (last.model_summary, last.data) == ("5 days", {"rows": 5, "preview": [[1.5, None]]})
     assert last.created_at == clock.now
+
+
+async def test_each_forum_topic_is_a_conversation_of_its_own(chats: Store) -> None:
+    """Topic 77's question is not history in topic 88, nor its data the "those" there; the
+    rows outside topics (General) are a conversation of their own, as before."""
+    for thread_id, n in ((None, 1), (77, 2), (88, 3), (77, 4)):
+        await chats.transcript.append(
+            GROUP_CHAT,
+            new_question_id(),
+            [_user(f"q{n}"), NewMessage(role="tool", payload={}, data={"n": n}), _assistant("a")],
+            thread_id=thread_id,
+        )
+
+    def asked(rows: list[StoredMessage]) -> list[str]:
+        return [row.payload["text"] for row in rows if row.role == "user"]
+
+    assert asked(await chats.transcript.recent(GROUP_CHAT, 10, thread_id=77)) == ["q2", "q4"]
+    assert asked(await chats.transcript.recent(GROUP_CHAT, 10, thread_id=88)) == ["q3"]
+    assert asked(await chats.transcript.recent(GROUP_CHAT, 10)) == ["q1"]
+    assert asked(await chats.transcript.recent(GROUP_CHAT, 10, thread_id=99)) == []
+    for thread_id, n in ((77, 4), (88, 3), (None, 1)):
+        last = await chats.transcript.last_data(GROUP_CHAT, thread_id=thread_id)
+        assert last is not None and last.data == {"n": n} and last.thread_id == thread_id
 
 
 async def test_reset_clears_the_transcript_but_not_usage_or_settings(chats: Store) -> None:

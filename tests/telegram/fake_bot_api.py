@@ -137,11 +137,19 @@ class Recorded:
 class ApiError(Exception):
     """A Telegram error answer: ``{"ok": false, "error_code": ..., "description": ...}``."""
 
-    def __init__(self, error_code: int, description: str, retry_after: int | None = None):
+    def __init__(
+        self,
+        error_code: int,
+        description: str,
+        retry_after: int | None = None,
+        *,
+        migrate_to_chat_id: int | None = None,
+    ):
         super().__init__(description)
         self.error_code = error_code
         self.description = description
         self.retry_after = retry_after
+        self.migrate_to_chat_id = migrate_to_chat_id
 
     def envelope(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -151,6 +159,8 @@ class ApiError(Exception):
         }
         if self.retry_after is not None:
             body["parameters"] = {"retry_after": self.retry_after}
+        if self.migrate_to_chat_id is not None:
+            body["parameters"] = {"migrate_to_chat_id": self.migrate_to_chat_id}
         return body
 
 
@@ -582,6 +592,9 @@ class FakeBotAPI:
         self.webhook_deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status or 0)
         self._webhook_task: asyncio.Task[None] | None = None
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        #: Per group, its owner ("creator") and administrators by user id, as getChatMember
+        #: answers; everyone else is a "member".
+        self.chat_admins: dict[int | str, dict[int, str]] = {}
         self._server: HTTPServer | None = None
         self._stopping = False
         self._in_flight = 0
@@ -593,6 +606,8 @@ class FakeBotAPI:
         self._held: list[Held] = []
         self._outage_until = 0.0  # time.monotonic() until which every request is dropped
         self._chats: dict[int | str, dict[str, Any]] = {}
+        #: Groups upgraded to supergroups (``upgrade_group``): old id → new id.
+        self._upgraded: dict[int | str, int] = {}
         self._next_message_id: dict[int | str, int] = {}
         self._messages: dict[tuple[int | str, int], dict[str, Any]] = {}
         self._files: dict[str, _StoredFile] = {}
@@ -852,6 +867,56 @@ class FakeBotAPI:
         """Telegram unreachable for ``seconds`` from now: every request, getUpdates included,
         has its connection dropped unanswered."""
         self._outage_until = time.monotonic() + seconds
+
+    def upgrade_group(
+        self, old_id: int, new_id: int, *, user_id: int, announce: bool = True
+    ) -> list[int]:
+        """The group ``old_id`` becomes the supergroup ``new_id``, as Telegram does it: the
+        history shows in the new chat (same message ids, buttons kept), and from now on every
+        call to the old id is refused with 400 and ``parameters.migrate_to_chat_id``. With
+        ``announce``, the two service messages are queued (``migrate_to_chat_id`` in the old
+        chat, from the member who upgraded it; ``migrate_from_chat_id`` in the new one, from
+        GroupAnonymousBot on behalf of the old group); their update ids are returned."""
+        old_chat = dict(self._chats.get(old_id) or self._chat(old_id, "group", "", "Group", None))
+        new_chat = {**old_chat, "id": new_id, "type": "supergroup"}
+        self._chats[new_id] = new_chat
+        for (chat_id, message_id), message in list(self._messages.items()):
+            if chat_id == old_id:
+                self._messages[(new_id, message_id)] = {**copy.deepcopy(message), "chat": new_chat}
+        self._next_message_id[new_id] = self._next_message_id.get(old_id, 1)
+        self._upgraded[old_id] = new_id
+        if not announce:
+            return []
+        now = int(time.time())
+        upgraded_by = {
+            "message_id": self._new_message_id(old_id),
+            "from": make_user(user_id, "Alice"),
+            "chat": old_chat,
+            "date": now,
+            "migrate_to_chat_id": new_id,
+        }
+        anonymous = {"id": 1087968824, "is_bot": True, "first_name": "Group"}
+        upgraded = {
+            "message_id": self._new_message_id(new_id),
+            "from": {**anonymous, "username": "GroupAnonymousBot"},
+            "sender_chat": old_chat,
+            "chat": new_chat,
+            "date": now,
+            "migrate_from_chat_id": old_id,
+        }
+        return [
+            self.inject({"update_id": self._take_update_id(), "message": upgraded_by}),
+            self.inject({"update_id": self._take_update_id(), "message": upgraded}),
+        ]
+
+    def _raise_if_upgraded(self, params: dict[str, Any]) -> None:
+        new_id = self._upgraded.get(params.get("chat_id"))  # type: ignore[arg-type]
+        if new_id is not None:
+            raise ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                migrate_to_chat_id=new_id,
+            )
 
     def _take_fault(self, method: str, params: dict[str, Any]) -> _Fault | None:
         if time.monotonic() < self._outage_until:
@@ -1130,6 +1195,7 @@ class FakeBotAPI:
             if token != self.token:
                 raise ApiError(401, "Unauthorized")
             self._raise_injected_failure(name, params)
+            self._raise_if_upgraded(params)
             if name not in _METHODS:
                 raise ApiError(404, "Not Found: method not found")
             call = getattr(self, _METHODS[name])
@@ -1497,6 +1563,32 @@ class FakeBotAPI:
         self.commands.pop(_commands_key(params.get("scope"), params.get("language_code", "")), None)
         return True
 
+    def _get_chat_member(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> Any:
+        """As Telegram answers it: the owner's and an administrator's rights, a member's
+        status alone."""
+        chat_id, user_id = params.get("chat_id"), params.get("user_id")
+        if not isinstance(user_id, int):
+            raise bad_request("invalid user_id specified")
+        user = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
+        status = self.chat_admins.get(chat_id, {}).get(user_id, "member")
+        if status == "creator":
+            return {"status": status, "user": user, "is_anonymous": False}
+        if status == "administrator":
+            rights = (
+                "can_manage_chat can_delete_messages can_manage_video_chats can_restrict_members"
+                " can_promote_members can_change_info can_invite_users can_post_stories"
+                " can_edit_stories can_delete_stories can_pin_messages can_manage_topics"
+            )
+            granted = dict.fromkeys(rights.split(), True)
+            return {
+                "status": status,
+                "user": user,
+                "can_be_edited": False,
+                "is_anonymous": False,
+                **granted,
+            }
+        return {"status": "member", "user": user}
+
     def _get_file(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> Any:
         file_id = params.get("file_id", "")
         stored = self._files.get(file_id)
@@ -1529,6 +1621,7 @@ _METHODS = {
     "getMyCommands": "_get_my_commands",
     "deleteMyCommands": "_delete_my_commands",
     "getFile": "_get_file",
+    "getChatMember": "_get_chat_member",
 }
 # Bot API method names are case-insensitive; calls are recorded under the canonical name.
 _METHOD_NAMES = {name.lower(): name for name in _METHODS}

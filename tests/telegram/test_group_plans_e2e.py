@@ -69,6 +69,34 @@ async def test_another_members_cancel_reset_and_question_leave_a_plan_alone(
         assert keyboard_data(fake.message(GROUP, again["message_id"])) == []
 
 
+async def test_each_forum_topic_is_asked_with_its_own_conversation(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """A question in topic 88 was asked with topic 77's question and answer as history
+    (p46ac #6): each topic is a conversation of its own, General too."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        requests = svc.assistant.provider.requests  # type: ignore[attr-defined]
+
+        async def asked_in(thread_id: int | None, user_id: int, text: str) -> list[str]:
+            kw: dict[str, Any] = {} if thread_id is None else {"thread_id": thread_id}
+            said = await ask_and_get_plan(
+                fake, GROUP, user_id, mention(fake, text), chat_type="supergroup", **kw
+            )
+            assert said.get("message_thread_id") == thread_id
+            return [m.text or "" for m in requests[-1].messages]
+
+        await asked_in(77, ALICE, "hello from topic 77")
+        seen = await asked_in(88, BOB, "hi from topic 88")
+        assert not any("topic 77" in s for s in seen), seen
+        seen = await asked_in(None, BOB, "hi from General")
+        assert not any("topic" in s for s in seen), seen
+        # A follow-up in topic 77 is asked with topic 77's question, whoever asks it.
+        seen = await asked_in(77, BOB, "and in topic 77 again?")
+        assert any("hello from topic 77" in s for s in seen), seen
+        assert not any("topic 88" in s or "General" in s for s in seen[:-1]), seen
+
+
 async def _plan_after(fake: FakeBotAPI, plan: dict[str, Any]) -> dict[str, Any]:
     """The plan message once its run has ended ("Done." edited in)."""
     # Running…, then Done. (Another member's plan dropped by /reset is edited too.)

@@ -1,0 +1,246 @@
+"""What in a chat is not a new question: edits, channel posts, a linked channel's posts
+forwarded into its discussion group; a suggested reply's plan in a group; and a group that
+Telegram upgrades to a supergroup (a new chat id) while a plan waits. Through the real PTB
+Application against the fake Bot API, with the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from bot_harness import (
+    ALICE,
+    GROUP,
+    WEEKDAY_RANGE,
+    ask_and_get_plan,
+    barb_bot,
+    keyboard_data,
+    press,
+    settled_outbox,
+)
+from fake_bot_api import FakeBotAPI, command_entities, mention_entities
+
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+from bot.telegram.services import BotServices
+
+#: A basic group, and the supergroup Telegram makes of it.
+OLD, NEW = -555, -100777
+CHANNEL = -100900
+#: Telegram's account that forwards a linked channel's posts into its discussion group,
+#: and the one a member posting as their channel is shown as.
+TELEGRAM, CHANNEL_BOT = 777000, 136817688
+
+
+def mention(fake: FakeBotAPI, said: str) -> str:
+    return f"@{fake.bot['username']} {said}"
+
+
+async def handled(fake: FakeBotAPI, svc: BotServices, update_id: int) -> None:
+    """Until the bot has stored ``update_id`` and its handlers have ended."""
+    await fake.wait_confirmed(update_id)
+    async with asyncio.timeout(10):
+        while update_id in {u for u, _ in await svc.store.updates.unhandled()}:
+            await asyncio.sleep(0.02)
+
+
+def broke(message: dict[str, Any]) -> bool:
+    """The internal-error sentence, in English or (the group chose it) Russian."""
+    return any(words in message.get("text", "") for words in ("Something broke", "сломалось"))
+
+
+def posted_as_channel(fake: FakeBotAPI, message_id: int, said: str, **extra: Any) -> dict:
+    """A message in the group sent on behalf of the channel ``CHANNEL``."""
+    return {
+        "message_id": message_id,
+        "sender_chat": {"id": CHANNEL, "type": "channel", "title": "Chan"},
+        "chat": {"id": GROUP, "type": "supergroup", "title": "Test group"},
+        "date": int(time.time()),
+        "text": said,
+        "entities": fake.mention_entities(said),
+        **extra,
+    }
+
+
+async def test_an_edited_question_is_not_answered_again(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Fixing a typo in an answered question got a second answer and a second model call."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        asked = fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello")
+        fake.inject(asked)
+        await fake.wait_said(1, chat_id=ALICE)
+        calls = len(svc.assistant.provider.requests)  # type: ignore[attr-defined]
+        edited = dict(asked["message"], text="hello!", edit_date=int(time.time()))
+        await handled(fake, svc, fake.inject({"edited_message": edited}))
+        # An edited command is not run again either.
+        command = fake.message_update(chat_id=ALICE, user_id=ALICE, text="/help")
+        fake.inject(command)
+        await fake.wait_said(2, chat_id=ALICE)
+        edited = dict(command["message"], text="/help ", edit_date=int(time.time()))
+        await handled(fake, svc, fake.inject({"edited_message": edited}))
+
+        assert len(svc.assistant.provider.requests) == calls  # type: ignore[attr-defined]
+        assert len(fake.said(ALICE)) == 2, [m.get("text") for m in fake.said(ALICE)]
+
+
+async def test_a_channel_post_mentioning_the_bot_is_ignored(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """A channel post has no sender: it ended in "Something broke on my side (reference …)"
+    posted to every subscriber of the channel."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        for number, said in enumerate(
+            [mention(fake, "weekday ranges"), f"/help@{fake.bot['username']}"], start=5
+        ):
+            post = {
+                "message_id": number,
+                "sender_chat": {"id": CHANNEL, "type": "channel", "title": "Chan"},
+                "chat": {"id": CHANNEL, "type": "channel", "title": "Chan"},
+                "date": int(time.time()),
+                "text": said,
+                "entities": command_entities(said) + mention_entities(said),
+            }
+            await handled(fake, svc, fake.inject({"channel_post": post}))
+        assert fake.calls("sendMessage", chat_id=CHANNEL) == []
+        assert svc.assistant.provider.requests == []  # type: ignore[attr-defined]
+
+
+async def test_posts_sent_as_a_channel_in_a_group_are_ignored(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """A linked channel's post, forwarded into the discussion group by Telegram (777000),
+    that mentions the bot got a plan owned by 777000: no member could press its Run or
+    Cancel. A member posting as their channel is no one to answer either."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        said = mention(fake, "weekday ranges")
+        forwarded = posted_as_channel(
+            fake,
+            40,
+            said,
+            is_automatic_forward=True,
+            **{"from": {"id": TELEGRAM, "is_bot": False, "first_name": "Telegram"}},
+        )
+        await handled(fake, svc, fake.inject({"message": forwarded}))
+        as_channel = posted_as_channel(
+            fake,
+            41,
+            said,
+            **{"from": {"id": CHANNEL_BOT, "is_bot": True, "first_name": "Channel"}},
+        )
+        await handled(fake, svc, fake.inject({"message": as_channel}))
+
+        assert fake.said(GROUP) == []
+        assert svc.assistant.provider.requests == []  # type: ignore[attr-defined]
+        assert await svc.store.pending.open_for_chat(GROUP, user_id=TELEGRAM) == []
+        # A member's own question in the same group is answered as before.
+        plan = await ask_and_get_plan(fake, GROUP, ALICE, said, chat_type="supergroup")
+        assert len(keyboard_data(plan)) == 2
+
+
+async def test_the_plan_after_a_suggested_reply_replies_to_the_question(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Every plan in a group replies to its question, in its topic; the one that came after
+    a suggested reply was pressed replied to nothing."""
+
+    def model(request: ModelRequest) -> Any:
+        last = request.messages[-1]
+        if last.role == "user":
+            return tool_call(
+                "ask_user_clarification",
+                question_text="Widest range or biggest rise?",
+                suggested_replies=["Widest range", "Biggest rise"],
+            )
+        if "Widest range" in last.tool_results[-1].content:
+            return turn("Weekday ranges.", tool_call("execute_query", query=WEEKDAY_RANGE))
+        return text("Answer.")
+
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, provider=ScriptedProvider([model] * 20)):
+        asked = fake.message_update(
+            chat_id=GROUP,
+            user_id=ALICE,
+            text=mention(fake, "best day?"),
+            chat_type="supergroup",
+            thread_id=77,
+        )
+        fake.inject(asked)
+        [clarification] = await fake.wait_said(1, chat_id=GROUP)
+        await press(fake, GROUP, ALICE, clarification, keyboard_data(clarification)[0])
+        [_, plan] = await fake.wait_said(2, chat_id=GROUP)
+
+        assert len(keyboard_data(plan)) == 2  # Run, Cancel
+        assert plan.get("message_thread_id") == 77
+        question = asked["message"]["message_id"]
+        for message in (clarification, plan):
+            assert (message.get("reply_to_message") or {}).get("message_id") == question
+
+
+async def group_plan(fake: FakeBotAPI, svc: BotServices) -> dict[str, Any]:
+    """Alice's plan waiting in the basic group ``OLD``, which has chosen Russian since."""
+    plan = await ask_and_get_plan(
+        fake, OLD, ALICE, mention(fake, "weekday ranges"), chat_type="group"
+    )
+    assert len(keyboard_data(plan)) == 2
+    await svc.store.chats.update_settings(OLD, language="ru")
+    return plan
+
+
+async def run_in_supergroup(fake: FakeBotAPI, plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """Alice presses Run on the plan as the supergroup shows it; what the bot says there."""
+    await press(fake, NEW, ALICE, fake.message(NEW, plan["message_id"]), keyboard_data(plan)[0])
+    await fake.wait_for("sendPhoto", 1, chat_id=NEW)
+    return fake.said(NEW)
+
+
+async def moved(svc: BotServices) -> None:
+    """The group's settings, conversation and plan are the supergroup's now."""
+    chat = await svc.store.chats.get(NEW)
+    assert chat is not None and chat.settings.language == "ru"
+    asked = [m for m in await svc.store.transcript.recent(NEW, 5) if m.role == "user"]
+    assert [m.user_id for m in asked] == [ALICE]
+    assert await svc.store.transcript.recent(OLD, 5) == []
+    assert await svc.store.pending.open_for_chat(OLD, user_id=ALICE) == []
+    assert await settled_outbox(svc) == []
+
+
+async def test_a_plan_waiting_when_the_group_becomes_a_supergroup_runs_there(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """The answer went to the old id, Telegram refused it (ChatMigrated), and the new
+    supergroup got "Something broke"; its settings and conversation stayed behind."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        plan = await group_plan(fake, svc)
+        for update_id in fake.upgrade_group(OLD, NEW, user_id=ALICE):
+            await handled(fake, svc, update_id)
+        said = await run_in_supergroup(fake, plan)
+
+        assert not any(broke(m) for m in said), said
+        assert "Answer:" in said[-1]["caption"]
+        # Nothing more went to the old id: the move came before the answer.
+        assert [r.status for r in fake.calls("sendPhoto", chat_id=OLD)] == []
+        await moved(svc)
+
+
+async def test_an_answer_refused_as_migrated_goes_to_the_supergroup(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Without Telegram's service messages first (the answer was on its way when the group
+    was upgraded), the refusal names the new id: the answer is sent there, and the group's
+    state moves there then."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        plan = await group_plan(fake, svc)
+        fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+        said = await run_in_supergroup(fake, plan)
+
+        assert not any(broke(m) for m in said), said
+        assert [r.status for r in fake.calls("sendPhoto", chat_id=OLD)] == [400]
+        assert "Answer:" in said[-1]["caption"]
+        await moved(svc)
