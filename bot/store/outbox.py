@@ -108,6 +108,7 @@ class OutboxRepository(Repository):
                 OutboxRow(
                     chat_id=chat_id,
                     question_id=question_id,
+                    answers_work=answers if isinstance(answers, int) else None,
                     kind=reply.kind,
                     payload=reply.payload,
                     content=reply.content,
@@ -217,13 +218,20 @@ class OutboxRepository(Repository):
                 for row in rows
             ]
 
-    async def answered_since(self, chat_id: int, since: datetime) -> bool:
-        """Whether a question of the chat was answered (its reply stored, sent or not)
-        after ``since``: the chat has moved on from a question begun then."""
+    async def answered_after(self, chat_id: int, work_id: int) -> bool:
+        """Whether a question of the chat asked after work ``work_id`` was answered (its
+        reply stored, sent or not): the chat has moved on from that work. Work ids follow
+        the order things were asked in; the answer to an earlier question, stored while
+        this one waited its turn, does not count, nor does a reply stored before replies
+        kept the work they answer (``answers_work``).
+
+        Example: questions 7 and 8 asked a second apart, 7's plan stored while 8 waited
+        for the model: ``answered_after(chat, 8)`` is False, ``answered_after(chat, 7)``
+        becomes True once 8's answer is stored."""
         query = select(OutboxRow.id).where(
             OutboxRow.chat_id == chat_id,
             OutboxRow.question_id.is_not(None),
-            OutboxRow.created_at > since,
+            OutboxRow.answers_work > work_id,
         )
         async with self._read() as session:
             return await session.scalar(query.limit(1)) is not None

@@ -13,8 +13,11 @@ replica that is gone, so its replies need not wait out their lease (``gone``). E
 replica killed with a chart on the wire leaves the chart queued under a 360 s lease; the
 replica the chat moves to sends it at once, before its own newer reply, instead of after.
 
-SQLite runs one process and needs no lock; there, as in a store that does not hold its
-name (tests, the CLI), no replica is known to be gone and leases alone decide.
+SQLite runs one process per file and needs no lock: a bot holding its name there is the
+only live one, and every other name it finds on a lease is a dead process's (a restart
+under a new ``BARB_REPLICA_ID``, say a recreated container's host name), gone at once. In a
+store that does not hold its name (tests, the CLI), no replica is known to be gone and
+leases alone decide.
 """
 
 from __future__ import annotations
@@ -65,15 +68,25 @@ class ReplicaNames:
         self._engine = engine
         self.name = name
         self._connection: AsyncConnection | None = None
+        #: SQLite: this process is the file's only one (``hold``).
+        self._alone = False
 
     @property
     def held(self) -> bool:
-        return self._connection is not None
+        return self._connection is not None or self._alone
+
+    @property
+    def _single_process(self) -> bool:
+        return self._engine.dialect.name != "postgresql"
 
     async def hold(self) -> None:
         """Hold this replica's name until ``release`` (or the process's end); raises
-        ``ReplicaNameTaken`` when another live process holds it. Nothing to do on SQLite."""
-        if self._engine.dialect.name != "postgresql" or self.held:
+        ``ReplicaNameTaken`` when another live process holds it. On SQLite no lock: the
+        bot is the file's one process, so every other name is gone (``gone``)."""
+        if self.held:
+            return
+        if self._single_process:
+            self._alone = True
             return
         connection = await self._engine.connect()
         try:
@@ -95,17 +108,20 @@ class ReplicaNames:
         log.info("holding the replica name %r", self.name)
 
     async def release(self) -> None:
+        self._alone = False
         if self._connection is not None:
             connection, self._connection = self._connection, None
             await connection.close()
 
     async def gone(self, names: Collection[str]) -> set[str]:
-        """Of ``names``, those no live replica holds: their replicas are gone. Known only on
-        PostgreSQL and while this replica holds its own name (so that every replica of the
-        deployment does): otherwise none."""
+        """Of ``names``, those no live replica holds: their replicas are gone. Known only
+        while this replica holds its own name (so that every replica of the deployment
+        does): otherwise none. On SQLite, all of them: the one live process is this one."""
         others = set(names) - {self.name}
         if not others or not self.held:
             return set()
+        if self._single_process:
+            return others
         async with self._engine.connect() as connection:
             held = await connection.execute(
                 text(

@@ -249,6 +249,9 @@ class OutboxRow(Base):
     id: Mapped[int] = mapped_column(AutoId, primary_key=True)
     chat_id: Mapped[int] = mapped_column(ForeignKey("chats.id", ondelete="CASCADE"))
     question_id: Mapped[str | None] = mapped_column(String(QUESTION_ID_LENGTH))
+    #: The work in flight (``InFlightRow.id``) it answers, when one: which question of the
+    #: chat it answers, in the order they were asked (no key: the work's row goes with it).
+    answers_work: Mapped[int | None] = mapped_column(AutoId)
     kind: Mapped[str] = mapped_column(String(16))
     payload: Mapped[dict[str, Any]]
     content: Mapped[bytes | None] = mapped_column(LargeBinary)

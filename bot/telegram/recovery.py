@@ -216,7 +216,7 @@ async def _overtaken(svc: BotServices, item: InFlight, along: Collection[int]) -
     out. Its answer now would come below theirs, and its plan would be the one Run takes,
     so it is handed back instead. Work resumed ``along`` with it (a restart's, in order)
     does not count: one process answers a chat's questions in the order asked."""
-    if await svc.store.outbox.answered_since(item.chat_id, item.created_at):
+    if await svc.store.outbox.answered_after(item.chat_id, item.id):
         return True
     return any(
         work.chat_id == item.chat_id

@@ -164,6 +164,31 @@ async def test_a_replica_name_is_held_by_one_process_and_a_gone_ones_replies_go_
     await (await replica("a")).replicas.hold()  # its name is free for its next life
 
 
+async def test_a_restart_under_a_new_name_sends_the_dead_processs_replies_at_once(
+    replica: Opener,
+) -> None:
+    """p46ah #5: a process killed with a reply on the wire, restarted under a new name (a
+    recreated container's host name). On SQLite nothing holds a name, so the dead one's
+    reply stayed leased for the whole lease (360 s by default) and every new reply to the
+    chat waited behind it (``Sender._after_earlier``). Now a bot holding its name on SQLite
+    is the file's only process: the old name is gone, its reply claimed at once, before
+    the new one. On PostgreSQL the old name's lock went with its process: the same."""
+    old = await replica("host-1")
+    await old.chats.ensure(PRIVATE_CHAT, "private")
+    [chart] = await old.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    assert [r.id for r in await old.outbox.claim(PRIVATE_CHAT)] == [chart.id]
+    await old.close()  # killed with it on the wire
+
+    new = await replica("host-2")
+    await new.replicas.hold()
+    [hello] = await new.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    assert await new.outbox.queued_elsewhere(PRIVATE_CHAT, hello.id)  # the chart first
+    claimed = await new.outbox.claim(PRIVATE_CHAT)
+    assert [(r.id, r.lease_owner) for r in claimed] == [(chart.id, "host-2"), (hello.id, "host-2")]
+    assert await new.outbox.mark_sent({chart.id: 1}) == 1
+    assert not await new.outbox.queued_elsewhere(PRIVATE_CHAT, hello.id)
+
+
 async def test_a_sender_renews_the_lease_of_what_it_still_has_to_send(
     replica: Opener, clock: FakeClock
 ) -> None:

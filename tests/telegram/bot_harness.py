@@ -78,7 +78,7 @@ async def barb_bot(
     **settings: Any,
 ) -> AsyncIterator[BotServices]:
     store = await open_store(StoreSettings(database_url=db_url))
-    await store.replicas.hold()  # as `barb bot` does (a no-op on SQLite)
+    await store.replicas.hold()  # as `barb bot` does
     runner = runner or InlineRunner()
     # getUpdates waits at most a second on the fake; the bot need not ask for longer.
     bot_settings = BotSettings(telegram_token=fake.token, **{"poll_timeout_s": 1, **settings})

@@ -426,6 +426,38 @@ async def test_a_reply_slower_than_its_lease_is_sent_by_its_replica_alone(
         await other.close()
 
 
+async def test_a_reply_after_a_restart_under_a_new_name_goes_at_once_on_sqlite(
+    fake_telegram: FakeBotAPI, tmp_path: Path
+) -> None:
+    """p46ah #5: the bot was killed with a chart's message on the wire and restarted under a
+    new ``BARB_REPLICA_ID`` (a recreated container's host name) on the same SQLite file.
+    Before, the old name's lease held that message for 360 s and every reply to the chat
+    (/help's included) waited behind it: the person got nothing for up to six minutes.
+    Now the one process on the file counts every other name as gone: the old message goes
+    first, then the reply, at once."""
+    fake = fake_telegram
+    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+    old = await open_store(StoreSettings(database_url=url, replica_id="host-1"))
+    try:
+        await old.chats.ensure(ALICE, "private")
+        on_the_wire = Reply(text="Answer: Mon 134.58 points")
+        await old.outbox.enqueue_many(ALICE, reply_messages(on_the_wire))
+        assert len(await old.outbox.claim(ALICE)) == 1
+    finally:
+        await old.close()
+
+    new = await open_store(StoreSettings(database_url=url, replica_id="host-2"))
+    try:
+        await new.replicas.hold()  # as `barb bot` does
+        async with fake.make_bot() as bot:
+            await Sender(bot, new).text(ALICE, "Hi! Ask me about the bars.")
+        sent = [r.params["text"] for r in fake.calls("sendMessage", chat_id=ALICE)]
+        assert sent == ["Answer: Mon 134.58 points", "Hi! Ask me about the bars."]
+        assert await new.outbox.unsent() == []
+    finally:
+        await new.close()
+
+
 async def test_a_refused_charts_caption_held_back_keeps_its_place(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:

@@ -20,6 +20,7 @@ from bot.llm.errors import ProviderTimeout
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import text, tool_call, turn
 from bot.store.db import open_store
+from bot.store.records import NewReply
 from bot.store.settings import StoreSettings
 from bot.telegram import keyboards
 from bot.telegram.answering import question_work, run_work
@@ -132,6 +133,40 @@ async def test_an_update_stored_and_never_handled_is_handled_once(
         else:
             raise AssertionError("the stored update was never marked handled")
     assert len(fake.said(ALICE)) == 1
+
+
+async def test_a_question_queued_behind_an_answered_one_is_asked_again_after_a_restart(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """p46ah #2: Alice said hello and asked for the weekday ranges while the model answered
+    the hello; the process was killed while it thought about the second. Before: the hello's
+    answer, stored after the second question began, counted as "later messages were
+    answered", and the restart said "Your question … was interrupted, and later messages
+    were answered before it: please ask it again". Now only an answer to a question asked
+    after it counts: the restart asks it again and shows its plan."""
+    fake = fake_telegram
+    asker = Asker(chat_id=ALICE, user_id=ALICE, language_code="en")
+    store = await open_store(StoreSettings(database_url=db_url))
+    try:
+        await store.chats.ensure(ALICE, "private")
+        hello = await store.in_flight.start(
+            ALICE, ALICE, "question", question_work(asker, "hello", None)
+        )
+        weekday = "average range by weekday"
+        queued = question_work(asker, weekday, None)
+        await store.in_flight.start(ALICE, ALICE, "question", queued)
+        answer = NewReply(kind="text", payload={"text": "Hi! Ask me about the bars."})
+        [sent] = await store.outbox.enqueue_many(
+            ALICE, [answer], question_id="hello", answers=hello.id
+        )
+        assert await store.outbox.mark_sent({sent.id: 1}) == 1
+    finally:
+        await store.close()
+
+    async with barb_bot(fake, db_url):
+        [plan] = await fake.wait_said(1, chat_id=ALICE)
+        assert "Run" in str(plan.get("reply_markup")), plan["text"]
+    assert await _nothing_in_flight(db_url)
 
 
 async def test_a_suggested_reply_cut_by_a_shutdown_answers_its_clarification_after_it(
