@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, Message, Update
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, ChatMigrated, TelegramError
 from telegram.ext import ContextTypes
 
 from barb.i18n import LANGUAGES, N_, language
@@ -304,9 +304,15 @@ async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str])
     """A switch under /settings; the settings message shows the new state. A group's
     switches are its admins' to press; anyone else is told so and nothing changes."""
     name = parts[0] if parts else ""
-    if name in CHAT_SWITCHES and not await may_change_settings(ctx):
-        await acknowledge(query, t("settings_admins_only", ctx.lang))
-        return
+    if name in CHAT_SWITCHES:
+        try:
+            allowed = await may_change_settings(ctx)
+        except TelegramError as exc:
+            await _admins_unknown(ctx, query, exc)
+            return
+        if not allowed:
+            await acknowledge(query, t("settings_admins_only", ctx.lang))
+            return
     await acknowledge(query)
     store = ctx.svc.store
     current = ctx.chat.settings
@@ -325,6 +331,19 @@ async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str])
     elif name == "forget":  # the presser's own memory (a group's /settings has no button)
         await store.preferences.clear(ctx.user_id)
     await _show_settings_again(ctx, query, chat)
+
+
+async def _admins_unknown(ctx: UpdateContext, query: CallbackQuery, exc: TelegramError) -> None:
+    """Telegram did not say whether the presser is the group's admin (a 502, a timeout, the
+    bot removed): nothing changes and the press is answered, never "Something broke" in the
+    group. A group that became a supergroup (``ChatMigrated``) moves there, as the sender
+    moves it; the switch is pressed again under /settings in the supergroup."""
+    if isinstance(exc, ChatMigrated):
+        log.info("chat %s is now %s", ctx.chat_id, exc.new_chat_id)
+        await ctx.svc.store.chats.migrate(ctx.chat_id, exc.new_chat_id)
+    else:
+        log.warning("admins of %s not known for %s: %s", ctx.chat_id, ctx.user_id, exc)
+    await acknowledge(query, t("settings_admins_unknown", ctx.lang))
 
 
 async def on_forget_preference(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
