@@ -340,7 +340,7 @@ async def _admins_unknown(ctx: UpdateContext, query: CallbackQuery, exc: Telegra
     moves it; the switch is pressed again under /settings in the supergroup."""
     if isinstance(exc, ChatMigrated):
         log.info("chat %s is now %s", ctx.chat_id, exc.new_chat_id)
-        await ctx.svc.store.chats.migrate(ctx.chat_id, exc.new_chat_id)
+        await ctx.svc.chat_moved(ctx.chat_id, exc.new_chat_id)
     else:
         log.warning("admins of %s not known for %s: %s", ctx.chat_id, ctx.user_id, exc)
     await acknowledge(query, t("settings_admins_unknown", ctx.lang))
