@@ -279,7 +279,10 @@ async def _drop_spent_buttons(ctx: UpdateContext, query: CallbackQuery, question
 
 
 async def on_instrument(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
-    """An instrument chosen under /instrument."""
+    """An instrument chosen under /instrument: in a group, the group's, so its admins' to
+    choose, as its /settings switches are (p46ah #10)."""
+    if not await _switch_allowed(ctx, query):
+        return
     await acknowledge(query)
     symbol = parts[0] if parts else ""
     if symbol not in available_instruments():
@@ -304,15 +307,8 @@ async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str])
     """A switch under /settings; the settings message shows the new state. A group's
     switches are its admins' to press; anyone else is told so and nothing changes."""
     name = parts[0] if parts else ""
-    if name in CHAT_SWITCHES:
-        try:
-            allowed = await may_change_settings(ctx)
-        except TelegramError as exc:
-            await _admins_unknown(ctx, query, exc)
-            return
-        if not allowed:
-            await acknowledge(query, t("settings_admins_only", ctx.lang))
-            return
+    if name in CHAT_SWITCHES and not await _switch_allowed(ctx, query):
+        return
     await acknowledge(query)
     store = ctx.svc.store
     current = ctx.chat.settings
@@ -331,6 +327,19 @@ async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str])
     elif name == "forget":  # the presser's own memory (a group's /settings has no button)
         await store.preferences.clear(ctx.user_id)
     await _show_settings_again(ctx, query, chat)
+
+
+async def _switch_allowed(ctx: UpdateContext, query: CallbackQuery) -> bool:
+    """The presser may change what the chat is for everyone (``may_change_settings``);
+    if not, or if Telegram cannot say, the press is answered why and False."""
+    try:
+        allowed = await may_change_settings(ctx)
+    except TelegramError as exc:
+        await _admins_unknown(ctx, query, exc)
+        return False
+    if not allowed:
+        await acknowledge(query, t("settings_admins_only", ctx.lang))
+    return allowed
 
 
 async def _admins_unknown(ctx: UpdateContext, query: CallbackQuery, exc: TelegramError) -> None:

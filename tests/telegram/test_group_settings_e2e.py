@@ -119,3 +119,31 @@ async def test_a_press_telegram_cannot_check_is_answered_and_changes_nothing(
         await fake.wait_for("answerCallbackQuery", count=3)
         assert await svc.store.chats.get(new_id) is not None
         assert fake.said(new_id) == [] and len(fake.said(GROUP)) == 1
+
+
+async def test_only_the_groups_admins_choose_its_instrument(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Any member's press under /instrument changed the instrument every question in the
+    group is asked about (p46ah #10)."""
+    fake = fake_telegram
+    fake.chat_admins[GROUP] = {ALICE: "creator"}
+    async with barb_bot(fake, db_url) as svc:
+        shown = await ask_and_get_plan(
+            fake, GROUP, BOB, command(fake, "instrument"), chat_type="supergroup"
+        )
+        assert "i:ES" in keyboard_data(shown)
+        before = await svc.store.chats.get(GROUP)
+        assert before is not None and before.instrument != "ES"
+
+        await press(fake, GROUP, BOB, shown, "i:ES", first_name="Bob")
+        [refused] = await fake.wait_for("answerCallbackQuery")
+        assert refused.params["text"] == "Only the group's admins can change its settings."
+        chat = await svc.store.chats.get(GROUP)
+        assert chat is not None and chat.instrument == before.instrument
+        assert fake.calls("editMessageText", GROUP) == []
+
+        await press(fake, GROUP, ALICE, shown, "i:ES")
+        await fake.wait_for("editMessageText", chat_id=GROUP)
+        chat = await svc.store.chats.get(GROUP)
+        assert chat is not None and chat.instrument == "ES"
