@@ -84,19 +84,20 @@ class Lineage:
         return None
 
 
-def group_key_names(stage: Mapping[str, Any]) -> list[str]:
-    """The columns a stage's ``group_by`` makes, as the engine names them (``year()`` →
-    ``year``, ``sy`` → ``sy``)."""
-    names: list[str] = []
+def _group_keys(stage: Mapping[str, Any]) -> Iterator[tuple[str, ast.Expr]]:
+    """Each readable ``group_by`` key of a stage: the column it makes, as the engine names
+    it (``year()`` → ``year``, ``sy`` → ``sy``), and its expression."""
     for text in as_list(stage.get("group_by")):
         try:
             expr = parse_expression(str(text))
         except BarbError:
             continue
-        name = expr.name if isinstance(expr, ast.Column) else ast.default_name(expr)
-        if name not in names:
-            names.append(name)
-    return names
+        yield (expr.name if isinstance(expr, ast.Column) else ast.default_name(expr)), expr
+
+
+def group_key_names(stage: Mapping[str, Any]) -> list[str]:
+    """The columns a stage's ``group_by`` makes, as the engine names them, once each."""
+    return list(dict.fromkeys(name for name, _ in _group_keys(stage)))
 
 
 def written_key_texts(query: Mapping[str, Any]) -> dict[str, str]:
@@ -148,12 +149,7 @@ def where_reads_key(stage: Mapping[str, Any], key: str) -> bool:
         where = parse_expression(str(stage["where"]))
     except BarbError:
         return True
-    for text in as_list(stage.get("group_by")):
-        try:
-            expr = parse_expression(str(text))
-        except BarbError:
-            continue
-        name = expr.name if isinstance(expr, ast.Column) else ast.default_name(expr)
+    for name, expr in _group_keys(stage):
         if name == key:
             return bool(inputs(where, mapped) & inputs(expr, mapped))
     return True

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, Message, Update
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, ChatMigrated, TelegramError
 from telegram.ext import ContextTypes
 
 from barb.i18n import LANGUAGES, N_, language
@@ -279,7 +279,10 @@ async def _drop_spent_buttons(ctx: UpdateContext, query: CallbackQuery, question
 
 
 async def on_instrument(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
-    """An instrument chosen under /instrument."""
+    """An instrument chosen under /instrument: in a group, the group's, so its admins' to
+    choose, as its /settings switches are (p46ah #10)."""
+    if not await _switch_allowed(ctx, query):
+        return
     await acknowledge(query)
     symbol = parts[0] if parts else ""
     if symbol not in available_instruments():
@@ -304,8 +307,7 @@ async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str])
     """A switch under /settings; the settings message shows the new state. A group's
     switches are its admins' to press; anyone else is told so and nothing changes."""
     name = parts[0] if parts else ""
-    if name in CHAT_SWITCHES and not await may_change_settings(ctx):
-        await acknowledge(query, t("settings_admins_only", ctx.lang))
+    if name in CHAT_SWITCHES and not await _switch_allowed(ctx, query):
         return
     await acknowledge(query)
     store = ctx.svc.store
@@ -325,6 +327,32 @@ async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str])
     elif name == "forget":  # the presser's own memory (a group's /settings has no button)
         await store.preferences.clear(ctx.user_id)
     await _show_settings_again(ctx, query, chat)
+
+
+async def _switch_allowed(ctx: UpdateContext, query: CallbackQuery) -> bool:
+    """The presser may change what the chat is for everyone (``may_change_settings``);
+    if not, or if Telegram cannot say, the press is answered why and False."""
+    try:
+        allowed = await may_change_settings(ctx)
+    except TelegramError as exc:
+        await _admins_unknown(ctx, query, exc)
+        return False
+    if not allowed:
+        await acknowledge(query, t("settings_admins_only", ctx.lang))
+    return allowed
+
+
+async def _admins_unknown(ctx: UpdateContext, query: CallbackQuery, exc: TelegramError) -> None:
+    """Telegram did not say whether the presser is the group's admin (a 502, a timeout, the
+    bot removed): nothing changes and the press is answered, never "Something broke" in the
+    group. A group that became a supergroup (``ChatMigrated``) moves there, as the sender
+    moves it; the switch is pressed again under /settings in the supergroup."""
+    if isinstance(exc, ChatMigrated):
+        log.info("chat %s is now %s", ctx.chat_id, exc.new_chat_id)
+        await ctx.svc.chat_moved(ctx.chat_id, exc.new_chat_id)
+    else:
+        log.warning("admins of %s not known for %s: %s", ctx.chat_id, ctx.user_id, exc)
+    await acknowledge(query, t("settings_admins_unknown", ctx.lang))
 
 
 async def on_forget_preference(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:

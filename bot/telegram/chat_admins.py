@@ -36,7 +36,8 @@ class ChatAdmins:
 
     async def is_admin(self, bot: Bot, chat_id: int, user_id: int) -> bool:
         """Owner or administrator of the group, as Telegram answered within ``keep_s``. A
-        failing call raises (``TelegramError``): no one is taken for an admin on a guess."""
+        failing call raises (``TelegramError``): no one is taken for an admin on a guess, and
+        the press is answered so (``buttons.on_setting``)."""
         now = self._clock()
         known = self._known.get((chat_id, user_id))
         if known is not None and known[1] > now:

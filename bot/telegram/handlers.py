@@ -152,7 +152,7 @@ async def on_migrated(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         old_id, new_id = message.migrate_from_chat_id, message.chat.id
     else:
         return
-    if await services(context).store.chats.migrate(old_id, new_id):
+    if await services(context).chat_moved(old_id, new_id):
         log.info("group %s became supergroup %s: its chat moved there", old_id, new_id)
 
 
@@ -171,9 +171,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         # supergroup: its state moves there; nothing internal broke, so nothing is said.
         log.info("chat moved to %s: %s", context.error.new_chat_id, context.error)
         if isinstance(update, Update) and update.effective_chat is not None:
-            await services(context).store.chats.migrate(
-                update.effective_chat.id, context.error.new_chat_id
-            )
+            await services(context).chat_moved(update.effective_chat.id, context.error.new_chat_id)
         return
     away = isinstance(context.error, DatabaseAway)
     ref = uuid.uuid4().hex[:8]

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from bot.telegram.chat_moves import ChatMoves
+
 
 @dataclass(frozen=True, eq=False)
 class _Run:
@@ -26,6 +28,8 @@ class Queries:
 
     def __init__(self) -> None:
         self._runs: list[_Run] = []
+        #: A group's runs are found from the supergroup it became (``BotServices``).
+        self.moves = ChatMoves()
 
     @contextmanager
     def running(self, chat_id: int, user_id: int) -> Iterator[None]:
@@ -42,4 +46,5 @@ class Queries:
     def whose(self, chat_id: int) -> int | None:
         """Who sent the chat's /query under way now, if one is. Example: Alice's /reset
         three seconds into her /query gives her own id; in a group, Bob's gives Alice's."""
-        return next((run.user_id for run in self._runs if run.chat_id == chat_id), None)
+        runs = (run for run in self._runs if self.moves.same(run.chat_id, chat_id))
+        return next((run.user_id for run in runs), None)

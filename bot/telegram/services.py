@@ -21,6 +21,7 @@ from bot.settings import BotSettings
 from bot.store.records import LimitScope
 from bot.store.repository import Store
 from bot.telegram.chat_admins import ChatAdmins
+from bot.telegram.chat_moves import ChatMoves
 from bot.telegram.running import Queries
 from bot.telegram.sender import Patience, Sender
 from bot.telegram.stopping import cancel_and_wait
@@ -132,6 +133,9 @@ class ChatLocks:
     def __init__(self) -> None:
         self._locks: dict[tuple[int, Lane], tuple[asyncio.Lock, int]] = {}
         self._turns: dict[int, list[_Turn]] = {}
+        #: A group's locks are the supergroup's it became, once Telegram said so: work
+        #: begun in the group takes its next lock in line with the supergroup's updates.
+        self.moves = ChatMoves()
 
     def __len__(self) -> int:
         return len(self._locks)
@@ -169,7 +173,7 @@ class ChatLocks:
         in_line = lane != "notices"
         if in_line:
             await self.earlier_queued(chat_id)
-        key = (chat_id, lane)
+        key = (self.moves.current(chat_id), lane)
         lock, users = self._locks.get(key, (asyncio.Lock(), 0))
         self._locks[key] = (lock, users + 1)
         try:
@@ -226,12 +230,24 @@ class BotServices:
     abandoned: set[int] = field(default_factory=set)
     #: Who may change a group's settings, as Telegram answered within the last minute.
     chat_admins: ChatAdmins = field(default_factory=ChatAdmins)
+    #: Groups that became supergroups: the turns, runs and locks kept in memory under the
+    #: group's id are found under the supergroup's (``chat_moved``).
+    moves: ChatMoves = field(default_factory=ChatMoves)
 
     def __post_init__(self) -> None:
         if self.query_limiter is None:
             self.query_limiter = RateLimiter(self.settings.queries_per_minute, scope="query")
+        self.locks.moves = self.thinking.moves = self.queries.moves = self.moves
         if self.thinking.stopped_elsewhere is None:  # a /cancel another replica handled
             self.thinking.stopped_elsewhere = self.store.in_flight.stopped
+
+    async def chat_moved(self, old_id: int, new_id: int) -> bool:
+        """A group became a supergroup: what the database keeps of it moves there
+        (``ChatRepository.migrate``; True if anything moved), and what this process keeps
+        in memory is found there. Example: /cancel in the supergroup stops the question
+        the model was thinking about when the group was upgraded."""
+        self.moves.moved(old_id, new_id)
+        return await self.store.chats.migrate(old_id, new_id)
 
     def sender(self, bot: Bot) -> Sender:
         return Sender(bot, self.store, self.patience)

@@ -21,6 +21,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iter
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 
+from bot.telegram.chat_moves import ChatMoves
+
 log = logging.getLogger(__name__)
 
 #: How often a process thinking about questions reads whether another replica stopped one
@@ -62,6 +64,8 @@ class Thinking:
         self.every_s = every_s
         self._reader: asyncio.Task[None] | None = None
         self._reader_sleeps = False
+        #: A group's turns are found from the supergroup it became (``BotServices``).
+        self.moves = ChatMoves()
 
     @asynccontextmanager
     async def stoppable(self, chat_id: int, user_id: int, work_id: int) -> AsyncIterator[Turn]:
@@ -105,12 +109,16 @@ class Thinking:
 
     def turns(self, chat_id: int, user_id: int) -> list[Turn]:
         """The person's turns in the chat that ``stop`` would stop now."""
-        return [t for t in self._turns if t.chat_id == chat_id and t.user_id == user_id]
+        return [
+            t for t in self._turns if self.moves.same(t.chat_id, chat_id) and t.user_id == user_id
+        ]
 
     def others(self, chat_id: int, user_id: int) -> list[Turn]:
         """The turns of the chat's other members (in a group), which the person cannot
         stop. Example: Alice's question the model thinks about when Bob sends /reset."""
-        return [t for t in self._turns if t.chat_id == chat_id and t.user_id != user_id]
+        return [
+            t for t in self._turns if self.moves.same(t.chat_id, chat_id) and t.user_id != user_id
+        ]
 
     def stop(self, chat_id: int, user_id: int) -> list[Turn]:
         """Stop the person's turns in the chat that are not going out (none of them is

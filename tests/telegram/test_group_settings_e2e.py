@@ -80,3 +80,70 @@ async def test_only_the_groups_admins_switch_its_settings(
         assert chat is not None
         assert (chat.settings.confirm_queries, chat.settings.charts) == (False, False)
         assert [r.params["user_id"] for r in fake.calls("getChatMember")] == [BOB, ALICE]
+
+
+async def test_a_press_telegram_cannot_check_is_answered_and_changes_nothing(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """getChatMember failing (502, the bot removed) raised out of the press: the group was
+    told "Something broke on my side (reference …)" and the press was never answered; a
+    press in a group that had become a supergroup was not answered either (p46ah #4)."""
+    fake = fake_telegram
+    fake.chat_admins[GROUP] = {ALICE: "creator"}
+    async with barb_bot(fake, db_url) as svc:
+        shown = await ask_and_get_plan(
+            fake, GROUP, BOB, command(fake, "settings"), chat_type="supergroup"
+        )
+        fake.fail_next("getChatMember", error_code=502)
+        await press(fake, GROUP, BOB, shown, "s:confirm", first_name="Bob")
+        [unknown] = await fake.wait_for("answerCallbackQuery")
+        assert unknown.params["text"] == (
+            "Could not check whether you are the group's admin; try again in a minute."
+        )
+        fake.fail_next("getChatMember", error_code=403, description="Forbidden: bot was kicked")
+        await press(fake, GROUP, BOB, shown, "s:charts", first_name="Bob", language_code="ru")
+        [_, unknown] = await fake.wait_for("answerCallbackQuery", count=2)
+        assert unknown.params["text"] == (
+            "Не удалось проверить, администратор ли вы группы; попробуйте через минуту."
+        )
+        chat = await svc.store.chats.get(GROUP)
+        assert chat is not None
+        assert (chat.settings.confirm_queries, chat.settings.charts) == (True, True)
+        assert fake.calls("editMessageText", GROUP) == []
+        assert len(fake.said(GROUP)) == 1  # the /settings message, nothing after it
+
+        # Upgraded to a supergroup meanwhile: the press in the old group moves the chat.
+        new_id = GROUP - 1_000_000_000_000
+        fake.upgrade_group(GROUP, new_id, user_id=ALICE, announce=False)
+        await press(fake, GROUP, BOB, shown, "s:confirm", first_name="Bob")
+        await fake.wait_for("answerCallbackQuery", count=3)
+        assert await svc.store.chats.get(new_id) is not None
+        assert fake.said(new_id) == [] and len(fake.said(GROUP)) == 1
+
+
+async def test_only_the_groups_admins_choose_its_instrument(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Any member's press under /instrument changed the instrument every question in the
+    group is asked about (p46ah #10)."""
+    fake = fake_telegram
+    fake.chat_admins[GROUP] = {ALICE: "creator"}
+    async with barb_bot(fake, db_url) as svc:
+        shown = await ask_and_get_plan(
+            fake, GROUP, BOB, command(fake, "instrument"), chat_type="supergroup"
+        )
+        assert "i:ES" in keyboard_data(shown)
+        before = await svc.store.chats.get(GROUP)
+        assert before is not None and before.instrument != "ES"
+
+        await press(fake, GROUP, BOB, shown, "i:ES", first_name="Bob")
+        [refused] = await fake.wait_for("answerCallbackQuery")
+        assert refused.params["text"] == "Only the group's admins can change its settings."
+        chat = await svc.store.chats.get(GROUP)
+        assert chat is not None and chat.instrument == before.instrument
+        assert fake.calls("editMessageText", GROUP) == []
+
+        await press(fake, GROUP, ALICE, shown, "i:ES")
+        await fake.wait_for("editMessageText", chat_id=GROUP)
+        chat = await svc.store.chats.get(GROUP)
+        assert chat is not None and chat.instrument == "ES"

@@ -20,6 +20,7 @@ from bot_harness import (
     settled_outbox,
 )
 from fake_bot_api import FakeBotAPI, command_entities, mention_entities
+from test_commands_meanwhile import HeldModel
 
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
@@ -244,3 +245,29 @@ async def test_an_answer_refused_as_migrated_goes_to_the_supergroup(
         assert [r.status for r in fake.calls("sendPhoto", chat_id=OLD)] == [400]
         assert "Answer:" in said[-1]["caption"]
         await moved(svc)
+
+
+async def test_cancel_in_the_supergroup_stops_the_question_asked_in_the_group(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """The question the model thought about when the group was upgraded stayed under the
+    group's id in memory: /cancel in the supergroup said "There is no plan waiting to be
+    cancelled.", and the plan came after it, its buttons working (p46ah #3)."""
+    fake = fake_telegram
+    model = HeldModel()
+    async with barb_bot(fake, db_url, model=model) as svc, model:
+        asked = mention(fake, "weekday ranges")
+        fake.inject(fake.message_update(chat_id=OLD, user_id=ALICE, text=asked, chat_type="group"))
+        await asyncio.wait_for(model.thinking.wait(), 20)
+        for update_id in fake.upgrade_group(OLD, NEW, user_id=ALICE):
+            await handled(fake, svc, update_id)
+        cancel = f"/cancel@{fake.bot['username']}"
+        fake.inject(
+            fake.message_update(chat_id=NEW, user_id=ALICE, text=cancel, chat_type="supergroup")
+        )
+        [said] = await fake.wait_said(1, chat_id=NEW, timeout=10)
+        assert said["text"] == "Stopped: that question will not be answered."
+        # Stopped before the confirmation: the model's turn was cut, no plan can follow.
+        assert model.stopped == 1
+        assert await svc.store.pending.open_for_chat(NEW, user_id=ALICE) == []
+        assert fake.said(OLD) == []

@@ -1,0 +1,33 @@
+"""Groups that became supergroups while this process ran: the old id, the new one.
+
+``ChatRepository.migrate`` moves what the database keeps of a group; what this process keeps
+in memory by chat id (the turns ``Thinking`` may stop, the /query runs, the chat's locks)
+stays under the id it began with. Those lookups compare ids through ``ChatMoves.current``,
+so that work begun in the group is found from the supergroup (p46ah #3).
+"""
+
+from __future__ import annotations
+
+
+class ChatMoves:
+    """Old chat id → new, as Telegram said (a service message, or ``ChatMigrated``).
+
+    Example: after ``moves.moved(-555, -100777)``, ``moves.current(-555) == -100777`` and
+    ``moves.same(-555, -100777)``: Alice's question asked in the group, the model still
+    thinking about it, is stopped by her /cancel in the supergroup. A group is upgraded once
+    in its life: the map stays as small as the number of upgrades the process saw.
+    """
+
+    def __init__(self) -> None:
+        self._to: dict[int, int] = {}
+
+    def moved(self, old_id: int, new_id: int) -> None:
+        if old_id != new_id:
+            self._to[old_id] = new_id
+
+    def current(self, chat_id: int) -> int:
+        """The id the chat has now (a supergroup is never upgraded again: one step)."""
+        return self._to.get(chat_id, chat_id)
+
+    def same(self, a: int, b: int) -> bool:
+        return a == b or self.current(a) == self.current(b)
