@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 # Checks whose names do not end in _caveat.
-OTHER_CHECKS = ("even_groups", "empty_groups", "scope_caveats", "open_group")
+OTHER_CHECKS = ("even_groups", "counted_noise", "empty_groups", "scope_caveats", "open_group")
 
 
 def checks() -> Iterator[tuple[ModuleType, str, Callable[..., Any]]]:
