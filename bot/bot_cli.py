@@ -165,6 +165,7 @@ async def running_bot(
         max_rate=settings.telegram_max_rate,
         shared_flood_url=settings.queue_url,
     )
+    stopping = shutdown or Shutdown()
     async with connected(application, settings.telegram_api_base_url):
         store_settings = store_settings or _settings(StoreSettings)
         try:
@@ -206,6 +207,7 @@ async def running_bot(
                     asyncio.create_task(keep_tidy(store)),
                     asyncio.create_task(keep_leases(store, store_settings.work_lease_s / 3)),
                 ]
+                background[-1].add_done_callback(stopping.on_leases_ended)
                 updates = contextlib.AsyncExitStack()
                 try:
                     try:
@@ -225,9 +227,7 @@ async def running_bot(
                     for task in background:
                         task.cancel()
                     await updates.aclose()
-                    await _stop_answering(
-                        application, settings.shutdown_grace_s, shutdown or Shutdown()
-                    )
+                    await _stop_answering(application, settings.shutdown_grace_s, stopping)
             finally:
                 if application.running:
                     await application.stop()
@@ -240,11 +240,23 @@ async def running_bot(
 class Shutdown:
     """How a running bot is being stopped."""
 
+    #: Set: the bot is to stop (a signal, or its name taken by another process).
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
     #: Set: the answers in progress are stopped now, without their grace period.
     hurry: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Another process took this replica's name while it ran (its lock's connection had
+    #: dropped): it stops and exits as a start under a taken name does.
+    name_taken: ReplicaNameTaken | None = None
     #: Something did not stop when told (its stack is logged): end the process without
     #: waiting for it, once the workers and the database are closed.
     stuck: bool = False
+
+    def on_leases_ended(self, task: asyncio.Task[None]) -> None:
+        """``keep_leases`` ends only when cancelled or when the name was taken: then stop."""
+        error = None if task.cancelled() else task.exception()
+        if isinstance(error, ReplicaNameTaken):
+            self.name_taken = error
+            self.stop.set()
 
 
 #: Once the answers in progress were told to stop, how long python-telegram-bot may take to
@@ -287,8 +299,8 @@ def _safe_url(settings: StoreSettings) -> str:
 
 async def serve(settings: BotSettings, provider: LLMProvider) -> None:
     """Run until SIGTERM or Ctrl+C; a second one stops what is still running at once."""
-    stop = asyncio.Event()
     shutdown = Shutdown()
+    stop = shutdown.stop
 
     def on_signal() -> None:
         if stop.is_set():
@@ -302,6 +314,8 @@ async def serve(settings: BotSettings, provider: LLMProvider) -> None:
     async with running_bot(settings, provider, shutdown=shutdown) as (application, _):
         click.echo(f"Barb is running as @{application.bot.username}. Ctrl+C stops it.")
         await stop.wait()
+        if shutdown.name_taken is not None:
+            raise replica_name_taken(shutdown.name_taken)
         click.echo(
             f"Stopping: answers in progress get {settings.shutdown_grace_s:g} s to finish "
             "(Ctrl+C again stops them now; they resume at the next start).",

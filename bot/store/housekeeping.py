@@ -7,6 +7,7 @@ import asyncio
 import logging
 from datetime import timedelta
 
+from bot.store.replicas import ReplicaNameTaken
 from bot.store.repository import Store
 
 log = logging.getLogger(__name__)
@@ -45,9 +46,18 @@ async def keep_tidy(store: Store, every_s: float = 3600.0) -> None:
 async def keep_leases(store: Store, every_s: float) -> None:
     """Renew the leases on the work in flight and the unhandled updates this replica holds,
     every ``every_s`` seconds (a third of the lease), until cancelled: another replica takes
-    them over only once this one has stopped renewing, i.e. has died."""
+    them over only once this one has stopped renewing, i.e. has died.
+
+    Each pass first checks that this replica still holds its name (``ReplicaNames.check``),
+    and ends with ``ReplicaNameTaken`` when another process now holds it: the bot stops."""
     while True:
         await asyncio.sleep(every_s)
+        try:
+            await store.replicas.check()
+        except ReplicaNameTaken:
+            raise
+        except Exception:  # the database is away: not held until the next pass takes it
+            log.exception("checking the hold on this replica's name failed")
         try:
             await store.in_flight.renew()
             await store.updates.renew()

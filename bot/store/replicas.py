@@ -8,6 +8,13 @@ connection of its own, taken at start-up (``hold``) and released when the proces
 however it ends (the server drops the lock with the connection). A second process under
 the same name finds the lock taken and does not start (``ReplicaNameTaken``).
 
+The lock lives only as long as its connection: a PostgreSQL restart or failover, an
+``idle_session_timeout`` or a proxy cutting the idle connection drops it while the bot
+lives on. So the bot checks its hold now and then (``check``, from the lease renewal): a
+dead connection means the name is not held (``held`` is False, so no other replica counts
+as gone meanwhile) until the lock is taken again on a fresh connection; if another process
+took the name in between, ``check`` raises ``ReplicaNameTaken`` and the bot stops.
+
 The same lock says which replicas are alive: a name whose lock nobody holds belongs to a
 replica that is gone, so its replies need not wait out their lease (``gone``). Example: a
 replica killed with a chart on the wire leaves the chart queued under a 360 s lease; the
@@ -70,6 +77,8 @@ class ReplicaNames:
         self._connection: AsyncConnection | None = None
         #: SQLite: this process is the file's only one (``hold``).
         self._alone = False
+        #: The lock's connection dropped: held again at the next ``check``.
+        self._lost = False
 
     @property
     def held(self) -> bool:
@@ -107,8 +116,34 @@ class ReplicaNames:
         self._connection = connection
         log.info("holding the replica name %r", self.name)
 
+    async def check(self) -> None:
+        """Make sure the name is still held: a cheap query on the lock's connection; if
+        that connection has dropped (and the lock with it), take the lock again on a fresh
+        one. Raises ``ReplicaNameTaken`` when another process took the name meanwhile, and
+        the database's error when it is still away (``held`` stays False: retried at the
+        next call). Example: after a PostgreSQL restart the next renewal pass logs
+        "lost the lock on the replica name 'a'" and holds it again."""
+        if self._connection is not None:
+            try:
+                await self._connection.execute(text("SELECT 1"))
+                await self._connection.commit()
+                return
+            except Exception:
+                log.warning("lost the lock on the replica name %r: taking it again", self.name)
+                connection, self._connection = self._connection, None
+                self._lost = True
+                try:
+                    await connection.invalidate()
+                    await connection.close()
+                except Exception:  # it is dead already; nothing of it is needed
+                    log.debug("closing the dropped connection failed", exc_info=True)
+        if self._lost:
+            await self.hold()
+            self._lost = False
+
     async def release(self) -> None:
         self._alone = False
+        self._lost = False
         if self._connection is not None:
             connection, self._connection = self._connection, None
             await connection.close()

@@ -18,6 +18,7 @@ from sqlalchemy import text as text_sql
 from store_fixtures import ALICE, BOB, GROUP_CHAT, PRIVATE_CHAT, FakeClock
 
 from bot.store import NewReply, Store, StoreSettings, open_store, replicas
+from bot.store.housekeeping import keep_leases
 from bot.store.replicas import ReplicaNameTaken
 
 LEASE = timedelta(seconds=120)
@@ -162,6 +163,71 @@ async def test_a_replica_name_is_held_by_one_process_and_a_gone_ones_replies_go_
     await first.close()  # "a" is killed within its lease
     assert [r.id for r in await second.outbox.claim()] == [earlier.id, later.id]
     await (await replica("a")).replicas.hold()  # its name is free for its next life
+
+
+async def _drop_name_lock(store: Store, name: str) -> None:
+    """The server drops the connection holding ``name``'s lock (a PostgreSQL restart or
+    failover, ``idle_session_timeout``, a proxy cutting an idle connection)."""
+    async with store._engine.connect() as conn:
+        await conn.execute(
+            text_sql(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' "
+                "AND classid = :cls AND objid = :key"
+            ),
+            {"cls": replicas.LOCK_CLASS, "key": replicas.name_key(name)},
+        )
+        await conn.commit()
+
+
+async def test_a_replica_whose_name_lock_dropped_takes_it_again(
+    replica: Opener, settings: StoreSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """p46ah #1: the lock's connection dropped and the replica still believed it held its
+    name: another replica counted it gone and claimed the reply it was sending (sent
+    twice), and a twin could start under its name. Now the renewal pass's ``check``
+    finds the dead connection and holds the name again on a fresh one."""
+    if settings.migrates_at_start:
+        pytest.skip("SQLite runs one process: no name to hold")
+    monkeypatch.setattr(replicas, "HOLD_TRIES_S", 0.2)
+    first, second = await replica("a"), await replica("b")
+    await first.replicas.hold()
+    await second.replicas.hold()
+    await first.chats.ensure(PRIVATE_CHAT, "private")
+    await first.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    assert len(await first.outbox.claim(PRIVATE_CHAT)) == 1  # "a" is sending it
+
+    await _drop_name_lock(second, "a")
+    assert await second.replicas.gone(["a"]) == {"a"}  # the loss itself, before the check
+    await first.replicas.check()
+    assert first.replicas.held
+    assert await second.replicas.gone(["a"]) == set()
+    assert await second.outbox.claim(PRIVATE_CHAT) == []  # "a" lives: its reply is its own
+    with pytest.raises(ReplicaNameTaken):
+        await (await replica("a")).replicas.hold()
+    await first.replicas.check()  # a live connection: nothing to do
+    assert first.replicas.held
+
+
+async def test_a_replica_whose_name_was_taken_after_its_lock_dropped_stops(
+    replica: Opener, settings: StoreSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """p46ah #1: when another process took the name while the lock's connection was down,
+    the lease renewal ends with ``ReplicaNameTaken`` (the bot then exits as a start under a
+    taken name does) and the replica no longer says it holds its name."""
+    if settings.migrates_at_start:
+        pytest.skip("SQLite runs one process: no name to hold")
+    monkeypatch.setattr(replicas, "HOLD_TRIES_S", 0.2)
+    first, second = await replica("a"), await replica("b")
+    await first.replicas.hold()
+    await second.replicas.hold()
+    await _drop_name_lock(second, "a")
+    twin = await replica("a")
+    await twin.replicas.hold()
+    with pytest.raises(ReplicaNameTaken):
+        await asyncio.wait_for(keep_leases(first, every_s=0.01), timeout=30)
+    assert not first.replicas.held
+    assert await first.replicas.gone(["b"]) == set()  # not holding: it judges no one gone
+    assert await second.replicas.gone(["a"]) == set()  # the twin holds "a"
 
 
 async def test_a_restart_under_a_new_name_sends_the_dead_processs_replies_at_once(
