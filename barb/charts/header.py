@@ -169,7 +169,7 @@ def wrap(
         width -= 2
 
 
-def _bars_words(timeframe: str, words: Words) -> str:
+def bars_words(timeframe: str, words: Words) -> str:
     """``daily bars``, ``минутные бары``: the bars of the timeframe in the chart's language."""
     found = TIMEFRAMES.get(timeframe)
     return timeframe_words(found, words.language) if found else timeframe
@@ -256,7 +256,7 @@ def decorate(
     if periods is not None and meta.timeframe != "daily":
         footer = words("footer.periods", matched=matched, scanned=scanned, rows=periods)
     else:
-        bars = _bars_words(meta.timeframe, words)
+        bars = bars_words(meta.timeframe, words)
         footer = words("footer", matched=matched, scanned=scanned, bars=bars)
     if meta.then_rows is not None:  # the rows drawn are those the then stage's where kept
         kept, given = meta.then_rows

@@ -28,6 +28,7 @@ from barb.charts.columns import (
     floats,
     is_number,
     latest_known,
+    row_kind,
     time_column,
     timeframe,
     unit,
@@ -44,6 +45,7 @@ from barb.charts.grouped import (
     value_texts,
     with_parts,
 )
+from barb.charts.header import bars_words
 from barb.charts.kinds import (
     Latest,
     calendar_labels,
@@ -68,6 +70,8 @@ from barb.i18n import N_
 from barb.result import Result
 
 MAX_ANSWERS = 3
+# Groups within noise of an extreme named beside it; more are counted, their values spanned.
+MAX_NEAR_NAMED = 2
 _ARG_OF = {"max": "arg_max", "min": "arg_min"}  # an extreme, and the call finding its row
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _NUMBER = re.compile(r"^-?[\d.,\u00a0 ]+$")
@@ -99,10 +103,40 @@ def headline_forms(result: Result, words: Words) -> list[str]:
     return _rows(result, words)
 
 
+def _nothing_matched(result: Result, words: Words) -> str | None:
+    """What a result no row matched says: ``nothing matched (0 of 23 days, 2025-07)``, what
+    was searched and found empty; None when nothing was scanned. "average range = n/a
+    points" and "0 rows" read as an answer, in the engine's words."""
+    meta = result.metadata
+    if meta is None or meta.rows_matched or not meta.rows_scanned:
+        return None
+    scanned = meta.rows_scanned
+    rows = words.of_rows(meta.timeframe, scanned) or bars_words(meta.timeframe, words)
+    period = meta.period_requested
+    if not period or period == "all":
+        first, last = meta.period_start, meta.period_end
+        period = f"{first} — {last}" if first and last and first != last else str(first or "")
+    return words(
+        "nothing_matched",
+        scanned=number_text(scanned, 0, words),
+        rows=rows,
+        period=period,
+    )
+
+
+def _no_value(value: object) -> bool:
+    """Whether an answer's value is missing (a mean of no rows)."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
 def _answers(result: Result, words: Words) -> str:
     now = latest(result)
     parts = []
     aggs = read_aggregates(result)
+    if aggs and all(_no_value(a.value) for a in aggs):
+        nothing = _nothing_matched(result, words)
+        if nothing is not None:
+            return nothing
     times = _times_of(aggs, result)
     paired = {id(t) for t in times.values()}
     answers = [a for a in aggs if id(a) not in paired]
@@ -183,6 +217,9 @@ def _groups(result: Result, words: Words) -> list[str]:
         if placed is not None:
             return [placed]
         count = len(result.table) if result.table is not None else 0
+        nothing = _nothing_matched(result, words) if not count else None
+        if nothing is not None:
+            return [nothing]
         return [words("rows_shown", count=format_value(count, words=words))]
     column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     values = floats(groups.table[column])
@@ -220,14 +257,81 @@ def _groups(result: Result, words: Words) -> list[str]:
         if forms:
             return forms
     high, low = groups.extremes(values, numbers)
+    two = _yes_no_forms(groups, (column, name), (texts, bare), result, words)
+    if two:
+        return two
     if not high:  # a whole group's value first: a part week is no week's answer
         named = np.flatnonzero(groups.compared(values))
         finite = np.flatnonzero(np.isfinite(values))
         at = int(named[0]) if len(named) else int(finite[0]) if len(finite) else 0
         return [words("answer", name=f"{name} ({groups.named(at, words)})", value=texts[at])]
+    if column in groups.even:
+        return _even_forms(groups, name, (high, low), (texts, bare), words)
     return _extreme_forms(
         groups, (column, name), (high, low), (texts, bare), words, count=count, below=below
     )
+
+
+def _yes_no_forms(
+    groups: Groups,
+    named: tuple[str, str],
+    texts: tuple[list[str], list[str]],
+    result: Result,
+    words: Words,
+) -> list[str]:
+    """Two groups by a yes/no key compared, not ranked: ``average range: fomc days 90.03
+    vs other days 74.35 points`` («в дни fomc 90,03 против 74,35 пункта в остальные дни»);
+    of rows that are no days, ``fomc: yes 90.03 vs fomc: no 74.35 points``; with "(within
+    noise)" when the test across them says so. "highest fomc: yes …, lowest fomc: no" read
+    as a ranking of two, and «больше всего fomc: да» as no Russian. Empty for any other
+    groups."""
+    column, name = named
+    full, bare = texts
+    table = groups.table
+    if len(groups.by) != 1 or len(table) != 2 or groups.layout is not None or groups.ranked:
+        return []
+    keys = table[groups.by[0]].tolist()
+    if not all(isinstance(k, (bool, np.bool_)) for k in keys) or keys[0] == keys[1]:
+        return []
+    yes, no = (0, 1) if keys[0] else (1, 0)
+    if groups.part_rows() or not np.isfinite(floats(table[column])).all():
+        return []
+    key = groups.labels[yes].split(":")[0]  # "fomc: yes" names the key as the query did
+    if row_kind(result) == ("daily", False):
+        form = words("compared_days", name=name, event=key, yes=bare[yes], no=full[no])
+    else:
+        yes_text, no_text = (f"{groups.labels[at]} {bare[at]}" for at in (yes, no))
+        form = words(
+            "compared_two", name=name, yes=yes_text, no=f"{no_text}{full[no][len(bare[no]) :]}"
+        )
+    if column in groups.even:
+        form = words("compared_within_noise", compared=form)
+    return [form]
+
+
+def _even_forms(
+    groups: Groups,
+    name: str,
+    extremes: tuple[list[int], list[int]],
+    texts: tuple[list[str], list[str]],
+    words: Words,
+) -> list[str]:
+    """Groups that differ by no more than noise (``Metadata.even_groups``) as the span of
+    their values, no winner: ``average range: Mon 309.44 to Fri 326.47 points (differences
+    within noise)``. "highest Fri 326.47, lowest Mon 309.44" over a test's p = 0.9 was read
+    as "Friday is the widest day"."""
+    high, low = extremes
+    full, bare = texts
+    forms = []
+    # The unit once, after the second value: "Mon 309.44 to Fri 326.47 points".
+    keys = (N_("even_groups"), N_("even_groups"), N_("even_groups_short"))
+    for key, last in zip(keys, (full, bare, bare), strict=True):
+        ends = {
+            side: _extreme_text(groups, at, (values, full), words, len(at))
+            for side, at, values in (("low", low, bare), ("high", high, last))
+        }
+        forms.append(words(key, name=name, **ends))
+    return list(dict.fromkeys(forms))
 
 
 def _extreme_forms(
@@ -261,7 +365,14 @@ def _extreme_forms(
                 groups, at, (values, full), words, many, count_ties=count_ties
             )
             near = groups.within_noise(column, at)
-            if near:  # "high only 1,607 or low only 1,568 (within noise)", not a winner
+            if len(near) > MAX_NEAR_NAMED:  # "00:00 5,147.68 or 7 more (5,162.25–5,217.22,
+                # within noise)": eight hours named ran the caption to 300 characters
+                spread = sorted(near, key=lambda i: groups.table[column].iloc[i])
+                span = f"{bare[spread[0]]}–{bare[spread[-1]]}"
+                found[side] = words(
+                    "within_noise_many", first=found[side], count=len(near), others=span
+                )
+            elif near:  # "high only 1,607 or low only 1,568 (within noise)", not a winner
                 others = ", ".join(
                     _extreme_text(groups, [i], (values, full), words, 1) for i in near
                 )
@@ -408,7 +519,7 @@ def _rows(result: Result, words: Words) -> list[str]:
     table = result.table
     assert table is not None
     if table.empty:
-        return [words("rows_shown", count="0")]
+        return [_nothing_matched(result, words) or words("rows_shown", count="0")]
     events = read_events(result, words)
     if events is not None:  # how many days were picked, not the last one's close
         return [events_headline(result, events, words)]

@@ -163,8 +163,8 @@ def with_unit(text: str, unit: str | None, words: Words = ENGLISH, value: object
     """Words after the number ``value`` written as ``text`` ("points", "1 day", "2 дня");
     "%" is already glued to it. The word agrees with the number as written: 58 400.72
     shown as "58 401" is "58 401 контракт", not the "контракта" of a fraction."""
-    if unit in (None, "%", SHARE, "price"):
-        return text
+    if unit in (None, "%", SHARE, "price") or text == words("no_value"):
+        return text  # "n/a", never "n/a points"
     number: float | Decimal | None = shown_number(text, words.language)
     if number is None and is_finite_number(value):
         number = float(value)  # type: ignore[arg-type]

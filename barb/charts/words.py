@@ -90,6 +90,8 @@ _UNITS = {
 #: Units whose number is an ordinal, with the number: "100th percentile" («100-й
 #: перцентиль»), where "100 percentile" read as a count and «100 перцентилей» as a hundred.
 _ORDINALS = {"percentile": N_("ordinal.percentile")}
+#: The same of a number with a fraction, which has no ordinal: "percentile rank 66.93".
+_FRACTIONS = {"percentile": N_("fraction.percentile")}
 
 #: The groups a headline names for their largest and smallest value, by the headline's form
 #: (with the column's name, per series, with marks for the words) and whether the
@@ -233,6 +235,9 @@ class Words:
         """The number written ``number`` (of ``value``) and its unit's word in the form the
         number takes ("245 points", "2 дня"), or as its ordinal ("100th percentile")."""
         ordinal = _ORDINALS.get(unit)
+        if ordinal is not None and value is not None and not float(value).is_integer():
+            # "66.93th percentile", «66,93-й перцентиль»: no ordinal of a fraction
+            return self(_FRACTIONS[unit], value=number)
         if ordinal is not None:
             return text("barb", ordinal, self.language, ordinal_of=value, value=number)
         return f"{number} {self.unit(unit, value=value)}"
