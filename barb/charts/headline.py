@@ -61,7 +61,7 @@ from barb.charts.many_groups import MAX_TIED_NAMED, tied, too_many_to_draw
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import calendar_names, headline_columns, plain_candles
 from barb.charts.side_by_side import series_extremes
-from barb.charts.tick_values import unit_number, unit_text
+from barb.charts.tick_values import column_decimals, unit_text
 from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
@@ -74,6 +74,7 @@ MAX_ANSWERS = 3
 MAX_NEAR_NAMED = 2
 _ARG_OF = {"max": "arg_max", "min": "arg_min"}  # an extreme, and the call finding its row
 _YEAR = re.compile(r"^(19|20)\d\d$")
+_NAME = re.compile(r"^\w+$")  # a key the query named, not a condition
 _NUMBER = re.compile(r"^-?[\d.,\u00a0 ]+$")
 _DOT = "\u00a0· "  # the marks' "·" ending a line of the title, not starting the next
 
@@ -225,13 +226,9 @@ def _groups(result: Result, words: Words) -> list[str]:
     values = floats(groups.table[column])
     kind = time_kind(column, result.query, values)
     value_unit = unit(column, result)
-    # As the model's text gives them, not at the bars' one precision: "max=23.95" beside a
-    # title's "24.0%" read as two numbers.
-    numbers = (
-        value_texts(values, value_unit, kind, words, result)
-        if kind is not None
-        else [unit_number(v, value_unit, result, words) for v in values]
-    )
+    # At the bars' one precision (``shared_decimals``), which keeps a percent's two
+    # decimals: "Jul 2.092%" over a bar's "2.09%" read as two numbers (p47d D8).
+    numbers = value_texts(values, value_unit, kind, words, result)
     texts = numbers
     if kind is None:
         texts = [with_unit(t, value_unit, words, v) for t, v in zip(numbers, values, strict=True)]
@@ -297,16 +294,22 @@ def _yes_no_forms(
     if groups.part_rows() or not np.isfinite(floats(table[column])).all():
         return []
     key = groups.labels[yes].split(":")[0]  # "fomc: yes" names the key as the query did
-    if row_kind(result) == ("daily", False):
-        form = words("compared_days", name=name, event=key, yes=bare[yes], no=full[no])
-    else:
-        yes_text, no_text = (f"{groups.labels[at]} {bare[at]}" for at in (yes, no))
-        form = words(
-            "compared_two", name=name, yes=yes_text, no=f"{no_text}{full[no][len(bare[no]) :]}"
-        )
+    forms = []
+    for last in (full, bare):  # and shorter, the unit left to the axis
+        # "fomc days", never "fh > 0 days": a condition is named with its yes and no
+        if row_kind(result) == ("daily", False) and _NAME.match(key):
+            forms.append(words("compared_days", name=name, event=key, yes=bare[yes], no=last[no]))
+        else:
+            yes_text, no_text = (f"{groups.labels[at]} {bare[at]}" for at in (yes, no))
+            no_text += last[no][len(bare[no]) :]
+            forms.append(words("compared_two", name=name, yes=yes_text, no=no_text))
+    # Shortest: yes and no alone, the key named by the subtitle's "by".
+    flags = (words("flag.yes"), words("flag.no"))
+    yes_text, no_text = (f"{flag} {bare[at]}" for flag, at in zip(flags, (yes, no), strict=True))
+    forms.append(words("compared_two", name=name, yes=yes_text, no=no_text))
     if column in groups.even:
-        form = words("compared_within_noise", compared=form)
-    return [form]
+        forms = [words("compared_within_noise", compared=form) for form in forms]
+    return list(dict.fromkeys(forms))
 
 
 def _even_forms(
@@ -358,14 +361,18 @@ def _extreme_forms(
     full, bare = texts
     ties = groups.tie_counts(column, high, low)  # of every group, when only some are drawn
 
-    def pair(values: list[str], *, count_ties: bool = False) -> dict[str, str]:
+    def pair(
+        values: list[str], *, count_ties: bool = False, count_near: bool = False
+    ) -> dict[str, str]:
         found = {}
         for side, at, many in (("high", high, ties[0]), ("low", low, ties[1])):
             found[side] = _extreme_text(
                 groups, at, (values, full), words, many, count_ties=count_ties
             )
             near = groups.within_noise(column, at)
-            if len(near) > MAX_NEAR_NAMED:  # "00:00 5,147.68 or 7 more (5,162.25–5,217.22,
+            if near and count_near:  # "20:00 4,810 or 7 more (within noise)"
+                found[side] = words("within_noise_count", first=found[side], count=len(near))
+            elif len(near) > MAX_NEAR_NAMED:  # "00:00 5,147.68 or 7 more (5,162.25–5,217.22,
                 # within noise)": eight hours named ran the caption to 300 characters
                 spread = sorted(near, key=lambda i: groups.table[column].iloc[i])
                 span = f"{bare[spread[0]]}–{bare[spread[-1]]}"
@@ -373,14 +380,16 @@ def _extreme_forms(
                     "within_noise_many", first=found[side], count=len(near), others=span
                 )
             elif near:  # "high only 1,607 or low only 1,568 (within noise)", not a winner
-                others = ", ".join(
-                    _extreme_text(groups, [i], (values, full), words, 1) for i in near
+                others = ", ".join(  # the unit once, with the end's value
+                    _extreme_text(groups, [i], (bare, full), words, 1) for i in near
                 )
                 found[side] = words("within_noise", first=found[side], others=others)
         return found
 
-    def form(kind: str, values: list[str], *, count_ties: bool = False) -> str:
-        found = pair(values, count_ties=count_ties)
+    def form(
+        kind: str, values: list[str], *, count_ties: bool = False, count_near: bool = False
+    ) -> str:
+        found = pair(values, count_ties=count_ties, count_near=count_near)
         return words.extremes(kind, count=count, below_zero=below, name=name, **found)
 
     forms = [
@@ -391,6 +400,7 @@ def _extreme_forms(
         form("marks", full),
         form("marks", bare),
         form("marks", bare, count_ties=True),
+        form("marks", bare, count_ties=True, count_near=True),
     ]
     return list(dict.fromkeys(forms))
 
@@ -615,7 +625,8 @@ def _row_extremes(result: Result, table: pd.DataFrame, drawn: list[str], words: 
     )
     value_unit = unit(column, result)
     shown = [high[0], low[0]]  # written out, of 50,000 rows, are the two extremes only
-    written = [unit_number(v, value_unit, result, words) for v in values[shown]]
+    decimals = column_decimals(values, value_unit, result)  # as the bars write them
+    written = [format_value(v, value_unit, decimals=decimals, words=words) for v in values[shown]]
     bare = dict(zip(shown, written, strict=True))
     full = {at: with_unit(t, value_unit, words, values[at]) for at, t in bare.items()}
 

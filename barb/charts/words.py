@@ -72,6 +72,19 @@ _KEYS = {
     "hour": N_("key.hour"),
     "time": N_("key.time"),
 }
+#: The same after "by" in the subtitle ("по месяцу", where "по month()" was the query's
+#: code amid Russian words, p47d D5).
+_BY_KEYS = {
+    "year": N_("by_key.year"),
+    "quarter": N_("by_key.quarter"),
+    "month": N_("by_key.month"),
+    "week": N_("by_key.week"),
+    "weekday": N_("by_key.weekday"),
+    "dayname": N_("by_key.dayname"),
+    "date": N_("by_key.date"),
+    "hour": N_("by_key.hour"),
+    "time": N_("by_key.time"),
+}
 #: A unit word after a number ("245 points") and naming an axis ("range (points)").
 _UNITS = {
     "points": (N_("unit.points"), N_("axis_unit.points")),
@@ -160,6 +173,12 @@ class Words:
         if value is None:
             return f"{name}: {self('no_value')}"
         return f"{name}: {self('flag.yes') if value else self('flag.no')}"
+
+    def by_key(self, name: str) -> str | None:
+        """A group key the engine named after its call as the subtitle's "by" takes it
+        ("month", «месяцу»); None for any other."""
+        found = _BY_KEYS.get(name)
+        return None if found is None else self(found)
 
     def key(self, name: str) -> str:
         """A group key the engine named after its call (``year``, ``hour``), in the

@@ -222,7 +222,7 @@ def test_a_share_of_days_by_weekday_is_no_price(sample_settings, days) -> None:
     texts = figure_texts(fig)
     assert "price" not in texts
     assert "p_close_above_open (%)" in texts
-    assert f"{as_read(up.max(), share=True)}%" in chart_headline(result)
+    assert f"{up.max() * 100:.1f}%" in chart_headline(result)  # as its bar (p47d D8)
     ticks = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
     assert ticks and all(t.endswith("%") for t in ticks), ticks
     assert "50%" in ticks  # ticks in percent, as the labels: not 0.5
@@ -365,7 +365,7 @@ def test_a_selected_monthly_column_headlines_its_best_and_worst_month(
     assert best != year.index[-1] or worst != year.index[-1]
 
     def pct(value: float) -> str:
-        return f"{as_read(value)}%".replace("-", "\N{MINUS SIGN}")
+        return f"{value:.2f}%".replace("-", "\N{MINUS SIGN}")  # as the bars (p47d D8)
 
     assert chart_headline(result) == (
         f"ret: highest {best} {pct(year.max())}, lowest {worst} {pct(year.min())}"

@@ -213,7 +213,8 @@ def test_the_chart_names_the_groups_within_the_fewests_noise_with_it(
     else:  # more are counted, their counts spanned: the caption ran to 170 characters
         more = {"en": f"or {len(close)} more", "ru": f"или ещё {len(close)}"}[language]
         span = f"{counts[close].min()}–{counts[close].max()}"
-        least = f"{named[fewest]} {counts[fewest]} {more} ({span}, {words[1][1:]}"
+        unit = {"en": "days", "ru": "дней"}[language]  # "count() as days" is days (p47d D4)
+        least = f"{named[fewest]} {counts[fewest]} {unit} {more} ({span}, {words[1][1:]}"
     assert headline.endswith(least), headline
     assert headline.count(words[1][1:]) == 1  # the most counted, 'up', stands alone
     # The model is told the same end, not only the chart: "'Wed' has the fewest …".
