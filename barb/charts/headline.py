@@ -21,6 +21,7 @@ from barb.charts.answers import (
 )
 from barb.charts.calendar_values import calendar_headline
 from barb.charts.columns import (
+    PERIOD_KEYS,
     bar_labels,
     column_name,
     dated_by_label,
@@ -67,6 +68,7 @@ from barb.charts.value_text import date_text, format_value, number_text, with_un
 from barb.charts.words import Words, words_for
 from barb.column_units import PRICE, price_ratio
 from barb.i18n import N_
+from barb.lineage import called_key_names
 from barb.result import Result
 
 MAX_ANSWERS = 3
@@ -249,6 +251,9 @@ def _groups(result: Result, words: Words) -> list[str]:
             words("ranked_first_short", label=first, value=value),
         ]
     count = is_count(column, result)
+    paired = _yes_no_series_form(groups, (column, name), values, result, words)
+    if paired is not None:
+        return [paired]
     if groups.layout is not None and not groups.one_clock:
         forms = _series_forms(groups, name, (texts, bare), values, words, count=count, below=below)
         if forms:
@@ -310,6 +315,52 @@ def _yes_no_forms(
     if column in groups.even:
         forms = [words("compared_within_noise", compared=form) for form in forms]
     return list(dict.fromkeys(forms))
+
+
+def _yes_no_series_form(
+    groups: Groups,
+    named: tuple[str, str],
+    values: np.ndarray,
+    result: Result,
+    words: Words,
+) -> str | None:
+    """Periods by a yes/no key of days, side by side, as the comparison asked: ``average
+    range: nfp days higher in 9 of 18 years`` («в дни nfp выше в 9 из 18 лет»), the
+    periods whole and holding both. CL's range by year and NFP day was headlined with each
+    series' extreme years ("nfp: no — highest 2008 3.50 …; nfp: yes — highest 2008 4.34
+    …"), which nobody asked; None for any other groups."""
+    column, name = named
+    by, table = groups.by, groups.table
+    if groups.layout is None or len(by) != 2:
+        return None
+    keys = table[by[1]]
+    if not all(isinstance(k, (bool, np.bool_)) for k in keys) or keys.nunique() != 2:
+        return None
+    event = str(by[1])
+    kind = PERIOD_KEYS.get(by[0]) if by[0] in called_key_names(result.query) else None
+    if row_kind(result) != ("daily", False) or not _NAME.match(event) or kind is None:
+        return None
+    whole = np.ones(len(table), dtype=bool)
+    whole[list(groups.part_rows())] = False
+    frame = pd.DataFrame({"period": table[by[0]], "yes": keys.astype(bool), "v": values})
+    frame = frame[whole & np.isfinite(values)]
+    pairs = frame.pivot_table(index="period", columns="yes", values="v", aggfunc="first")
+    if True not in pairs.columns or False not in pairs.columns:
+        return None
+    pairs = pairs.dropna()
+    if len(pairs) < 2:
+        return None
+    higher, total = int((pairs[True] > pairs[False]).sum()), len(pairs)
+    rows = words.of_rows(kind, total) or ""
+    said = words(
+        "compared_days_periods",
+        name=name,
+        event=event,
+        higher=number_text(higher, 0, words),
+        total=number_text(total, 0, words),
+        rows=rows,
+    )
+    return words("compared_within_noise", compared=said) if column in groups.even else said
 
 
 def _even_forms(

@@ -104,3 +104,33 @@ def test_two_groups_by_a_condition_are_compared_not_ranked(
     said = chart_headline(run(written, sample_settings), language)
     shown = form.replace("gap_up", "open > prev(close)").format(yes=yes, no=no)
     assert said is not None and said.startswith(shown), said
+
+
+@pytest.mark.parametrize(
+    ("language", "form"),
+    [
+        ("en", "average range: up days higher in {k} of {n} years"),
+        ("ru", "средний диапазон: в дни up выше в {k} из {n} лет"),
+    ],
+)
+def test_periods_by_a_yes_no_key_count_where_yes_is_higher(
+    sample_settings, days, language, form
+) -> None:
+    """CL's range by year and NFP day was headlined with each series' extreme years; the
+    question is in how many years the NFP days were wider."""
+    years = pd.DatetimeIndex(days.index).year
+    kept = days[(years >= 2015) & (years <= 2025)]
+    ranges = kept["high"] - kept["low"]
+    up = kept["close"] > kept["open"]
+    means = ranges.groupby([pd.DatetimeIndex(kept.index).year, up]).mean().unstack()
+    higher = int((means[True] > means[False]).sum())
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2015:2025",
+        "map": {"up": "close > open"},
+        "group_by": ["year()", "up"],
+        "select": "mean(range)",
+    }
+    said = chart_headline(run(query, sample_settings), language)
+    assert said is not None and said.startswith(form.format(k=higher, n=len(means))), said
