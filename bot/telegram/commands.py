@@ -304,7 +304,7 @@ async def _say_now(ctx: UpdateContext, text: str) -> None:
         await sender.deliver(queued)
     except NotDelivered as exc:
         log.warning("notice to chat %s held back: %s", ctx.chat_id, exc)
-        ctx.svc.held_notices.setdefault(ctx.chat_id, []).append(queued.id)
+        ctx.svc.held_notices.setdefault(queued.chat_id, []).append(queued.id)
 
 
 async def _drop_plans(ctx: UpdateContext) -> list[PendingAction]:
