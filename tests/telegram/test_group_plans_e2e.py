@@ -212,6 +212,12 @@ async def test_an_anonymous_admins_plan_is_pressed_by_the_groups_admins_only(
         assert keyboard_data(fake.message(GROUP, plan["message_id"])) == [run, cancel]
         assert fake.calls("sendPhoto", chat_id=GROUP) == []
 
+        # Telegram cannot say whether Alice is an admin: nothing runs, and she is told.
+        fake.fail_next("getChatMember", error_code=502)
+        toast = await toast_after(fake, ALICE, plan, run)
+        assert toast.startswith("Could not check whether you are the group's admin")
+        assert fake.calls("sendPhoto", chat_id=GROUP) == []
+
         await press(fake, GROUP, ALICE, plan, run)  # an admin, from her own account
         await fake.wait_for("sendPhoto", chat_id=GROUP)
         assert "Done" in (await _plan_after(fake, plan))["text"]
