@@ -22,13 +22,22 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from billiard.einfo import ExceptionInfo, ExceptionWithTraceback
 from celery import Celery, Task
 from celery.backends.redis import RedisBackend
 from celery.exceptions import Ignore, Reject, SoftTimeLimitExceeded
-from celery.states import STARTED
+from celery.states import STARTED, SUCCESS
+from celery.worker.request import Request
 
 from bot.pool.job_claims import finish_claim, take_claim
-from bot.pool.jobs import QueryJob, QueryOutcome, failed_outcome, run_query_job, timeout_outcome
+from bot.pool.jobs import (
+    QueryJob,
+    QueryOutcome,
+    failed_outcome,
+    run_query_job,
+    timeout_outcome,
+    worker_spent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +80,52 @@ def visibility_timeout(timeout_s: float) -> float:
     return hard_limit(timeout_s) + REDELIVERY_MARGIN_S
 
 
+#: The status of a child that ended after its answer because it ran out of memory (the same
+#: as the bot's own pool's, ``runner.OUT_OF_MEMORY_EXIT``).
+RETIRED_EXIT = 86
+
+
+def _retires(outcome: Any) -> bool:
+    """Whether the child that answered ``outcome`` (a ``QueryOutcome`` as JSON) ends after
+    it: its query ran out of memory, or its chart did (``jobs.worker_spent``)."""
+    error = outcome.get("error") if isinstance(outcome, dict) else None
+    return (error or {}).get("error_type") == "OutOfMemory" or worker_spent()
+
+
+class _QueryRequest(Request):
+    """A job as the worker's main process sees it. A child that ran out of memory stores its
+    answer, then ends on purpose (``_QueryTask.after_return``): billiard reports the
+    job's own SystemExit as its result and ends the child, and this takes that result for
+    what it is, the job done (acknowledged, no failure recorded), where Celery would count
+    the job lost with its worker and look its result up again in Redis, which the bot may
+    have read and deleted by then."""
+
+    def on_failure(
+        self, exc_info: ExceptionInfo, send_failed_event: bool = True, return_ok: bool = False
+    ) -> None:
+        exc = exc_info.exception
+        if isinstance(exc, ExceptionWithTraceback):
+            exc = exc.exc
+        if isinstance(exc, SystemExit) and exc.code == RETIRED_EXIT:
+            self.on_success((False, None, 0.0))
+            return
+        super().on_failure(exc_info, send_failed_event, return_ok)
+
+
 class _QueryTask(Task):
+    Request = _QueryRequest
+
+    def after_return(
+        self, status: str, retval: Any, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        # In the child, once the outcome is stored (``mark_as_done``). A child whose query or
+        # chart ran out of memory ends here: the arrays it grew are freed, but a heap
+        # fragmented around them can keep their pages, and the next query should find a
+        # process at its start; the worker forks a fresh one, warm.
+        if status == SUCCESS and _retires(retval):
+            log.warning("query process ran out of memory: replaced after its answer")
+            raise SystemExit(RETIRED_EXIT)
+
     def on_failure(self, exc: Exception, task_id: str, *args: Any) -> None:
         # Ended without an outcome of its own, recorded as failed: killed at the hard limit
         # (the worker calls this in its main process) or a bug. A copy of the job waiting for
