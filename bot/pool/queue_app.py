@@ -121,8 +121,9 @@ class _QueryTask(Task):
         # In the child, once the outcome is stored (``mark_as_done``). A child whose query or
         # chart ran out of memory ends here: the arrays it grew are freed, but a heap
         # fragmented around them can keep their pages, and the next query should find a
-        # process at its start; the worker forks a fresh one, warm.
-        if status == SUCCESS and _retires(retval):
+        # process at its start; the worker forks a fresh one, warm. (Run eagerly, in the
+        # caller's own process, there is no child to end.)
+        if status == SUCCESS and not self.request.is_eager and _retires(retval):
             log.warning("query process ran out of memory: replaced after its answer")
             raise SystemExit(RETIRED_EXIT)
 
