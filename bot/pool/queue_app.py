@@ -22,15 +22,23 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from billiard.einfo import ExceptionInfo, ExceptionWithTraceback
 from celery import Celery, Task
 from celery.backends.redis import RedisBackend
 from celery.exceptions import Ignore, SoftTimeLimitExceeded
-from celery.states import STARTED
+from celery.states import STARTED, SUCCESS
 from celery.worker import state as worker_state
 from celery.worker.request import Request
 
 from bot.pool.job_claims import finish_claim, holder, may_record, release_claim, take_claim
-from bot.pool.jobs import QueryJob, QueryOutcome, failed_outcome, run_query_job, timeout_outcome
+from bot.pool.jobs import (
+    QueryJob,
+    QueryOutcome,
+    failed_outcome,
+    run_query_job,
+    timeout_outcome,
+    worker_spent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +81,18 @@ def visibility_timeout(timeout_s: float) -> float:
     return hard_limit(timeout_s) + REDELIVERY_MARGIN_S
 
 
+#: The status of a child that ended after its answer because it ran out of memory (the same
+#: as the bot's own pool's, ``runner.OUT_OF_MEMORY_EXIT``).
+RETIRED_EXIT = 86
+
+
+def _retires(outcome: Any) -> bool:
+    """Whether the child that answered ``outcome`` (a ``QueryOutcome`` as JSON) ends after
+    it: its query ran out of memory, or its chart did (``jobs.worker_spent``)."""
+    error = outcome.get("error") if isinstance(outcome, dict) else None
+    return (error or {}).get("error_type") == "OutOfMemory" or worker_spent()
+
+
 class _QueryRequest(Request):
     """A delivery of a query job, as the worker's main process handles it: what it records
     when the job ends without an answer (expired, revoked, killed at the hard limit, its
@@ -83,6 +103,12 @@ class _QueryRequest(Request):
     bot's queue wait), was otherwise marked revoked before the task ran, over the first
     run's STARTED or its answer not yet read, and the bot told the person that the query
     failed while it computed.
+
+    A child that ran out of memory stores its answer, then ends on purpose
+    (``_QueryTask.after_return``): billiard reports the job's own SystemExit as its result
+    and ends the child, and ``on_failure`` takes that for what it is, the job done
+    (acknowledged, no failure recorded), where Celery would count the job lost with its
+    worker and look its result up again in Redis, which the bot may have read and deleted.
     """
 
     #: Stopped by a cold shutdown and handed back to its queue: it ends elsewhere.
@@ -113,9 +139,32 @@ class _QueryRequest(Request):
         super().cancel(pool, signal, emit_retry)
         release_claim(self.task.backend, self.id, self.claim)
 
+    def on_failure(
+        self, exc_info: ExceptionInfo, send_failed_event: bool = True, return_ok: bool = False
+    ) -> None:
+        exc = exc_info.exception
+        if isinstance(exc, ExceptionWithTraceback):
+            exc = exc.exc
+        if isinstance(exc, SystemExit) and exc.code == RETIRED_EXIT:
+            self.on_success((False, None, 0.0))
+            return
+        super().on_failure(exc_info, send_failed_event, return_ok)
+
 
 class _QueryTask(Task):
     Request = _QueryRequest
+
+    def after_return(
+        self, status: str, retval: Any, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        # In the child, once the outcome is stored (``mark_as_done``). A child whose query or
+        # chart ran out of memory ends here: the arrays it grew are freed, but a heap
+        # fragmented around them can keep their pages, and the next query should find a
+        # process at its start; the worker forks a fresh one, warm. (Run eagerly, in the
+        # caller's own process, there is no child to end.)
+        if status == SUCCESS and not self.request.is_eager and _retires(retval):
+            log.warning("query process ran out of memory: replaced after its answer")
+            raise SystemExit(RETIRED_EXIT)
 
 
 def make_queue_app(url: str, *, work: Callable[[QueryJob], QueryOutcome] = run_query_job) -> Celery:

@@ -218,6 +218,36 @@ async def test_a_query_that_kills_its_child_process_ends_in_the_failure_sentence
         await runner.close()
 
 
+async def test_a_child_killed_mid_query_by_the_system_is_said_plainly(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """The kernel's OOM killer SIGKILLs a ``barb worker`` child mid-query: the person read
+    "The query could not be run (reference …)"; now the sentence says the system stopped
+    the worker, most likely for memory, and what to try, as from the bot's own pool."""
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    started = tmp_path / "started"
+    try:
+        job = quick({**COUNT, "sleep": 60, "started": str(started)})
+        running = asyncio.create_task(runner.run(job))
+        for _ in range(600):
+            if started.exists() and started.read_text():
+                break
+            await asyncio.sleep(0.05)
+        os.kill(int(started.read_text()), signal.SIGKILL)
+        outcome = await asyncio.wait_for(running, 30)
+        assert outcome.error is not None and outcome.error["error_type"] == "WorkerKilled"
+        assert outcome.summary_text == (
+            "Error (WorkerKilled): The query's worker was stopped by the system, most likely "
+            f"because the machine ran out of memory (reference {outcome.error['reference']}); "
+            "try a shorter period or a longer timeframe."
+        )
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+    finally:
+        await runner.close()
+
+
 async def test_a_query_past_the_workers_memory_ceiling_is_told_so_and_the_next_answered(
     redis_url: str, data_env: Path, workers: list, tmp_path: Path
 ) -> None:
@@ -237,6 +267,50 @@ async def test_a_query_past_the_workers_memory_ceiling_is_told_so_and_the_next_a
         assert count_of(await runner.run(quick(COUNT))) == DAYS
     finally:
         await runner.close()
+
+
+async def _pid(runner: CeleryRunner) -> int:
+    """The pid of the child process that answers the next query."""
+    outcome = await runner.run(quick({**COUNT, "describe": "BARB_DATA_DIR"}))
+    return json.loads(outcome.summary_text)["pid"]
+
+
+async def test_a_process_that_ran_out_of_memory_is_replaced_after_its_answer(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A ``barb worker`` child whose query or chart ran out of memory went on with the
+    heap the query had grown (fragmented, it can keep the freed pages): the next queries
+    ran in it. Now it answers, then ends, and the next query runs in a fresh child; its job
+    is done, not lost with the child (no failure recorded over the answer the bot read)."""
+    env = {**worker_env(redis_url, data_env, timeout_s=20), "BARB_WORKER_MEMORY_GB": "0.5"}
+    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
+    workers.append(worker)
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        first = await _pid(runner)
+        assert count_of(await runner.run(quick({**COUNT, "grow_mb": 100}))) == DAYS
+        assert await _pid(runner) == first  # a query that fits leaves its child in place
+        outcome = await runner.run(quick({**COUNT, "grow_mb": 1024}))
+        assert outcome.error is not None and outcome.error["error_type"] == "OutOfMemory"
+        second = await _pid(runner)
+        assert second != first
+        charted = await runner.run(QueryJob(query={**COUNT, "chart_oom": True}, csv=False))
+        assert count_of(charted) == DAYS and charted.chart_png is None
+        assert charted.warnings == [
+            "No chart: drawing it needed more memory than this worker has (512 MB); the "
+            "numbers and the CSV are complete."
+        ]
+        third = await _pid(runner)
+        assert third not in (first, second)
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+        assert await _pid(runner) == third
+    finally:
+        await runner.close()
+    assert worker.process.poll() is None  # the same worker, with new children
+    log = worker.log.read_text()
+    assert log.count("query process ran out of memory: replaced after its answer") == 2
+    # Done, not lost: no failure recorded over the stored answer, nothing looked up again.
+    assert "WorkerLostError" not in log and "ERROR" not in log, log
 
 
 async def _kill_once_started(redis_url: str, doomed: WorkerProcess) -> None:
