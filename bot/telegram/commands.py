@@ -234,9 +234,12 @@ async def _stop_questions(ctx: UpdateContext) -> list[Turn]:
 
 async def _stop_elsewhere(ctx: UpdateContext, arrived: datetime) -> int:
     """Stop the sender's questions that other replicas hold, asked before the command
-    ``arrived`` (HAProxy moved the chat while the model thought, p46n #3): marked stopped,
-    their replicas store no answer to them. How many."""
-    return await ctx.svc.store.in_flight.stop_elsewhere(ctx.chat_id, ctx.user_id, before=arrived)
+    (HAProxy moved the chat while the model thought, p46n #3): marked stopped, their
+    replicas store no answer to them. How many. "Before" by Telegram's update ids, not by
+    two replicas' clocks; by the time the command ``arrived`` only for work without one."""
+    return await ctx.svc.store.in_flight.stop_elsewhere(
+        ctx.chat_id, ctx.user_id, update_id=ctx.update_id, before=arrived
+    )
 
 
 async def _others_thinking(ctx: UpdateContext) -> bool:
