@@ -252,6 +252,9 @@ class BotServices:
     #: Groups that became supergroups: the turns, runs and locks kept in memory under the
     #: group's id are found under the supergroup's (``chat_moved``).
     moves: ChatMoves = field(default_factory=ChatMoves)
+    #: The outbox ids this process's tasks are sending (``Sender.deliver``): a message in
+    #: one task's hands is not sent by another, whatever chat lock each holds.
+    sending: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.query_limiter is None:
@@ -271,7 +274,7 @@ class BotServices:
         return moved
 
     def sender(self, bot: Bot) -> Sender:
-        return Sender(bot, self.store, self.patience, self.moves)
+        return Sender(bot, self.store, self.patience, self.moves, self.sending)
 
     def showing(
         self, bot: Bot, chat_id: int, action: str = ChatAction.TYPING, *, after_s: float = 0.0
