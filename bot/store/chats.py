@@ -74,7 +74,8 @@ class ChatRepository(Repository):
     async def migrate(self, old_id: int, new_id: int) -> bool:
         """A group Telegram upgraded to a supergroup, which has a new id: the group's
         instrument, settings and language, its conversation, plans, outbox and work in
-        flight move to ``new_id``, in one transaction. True if anything moved.
+        flight, and what its anonymous admins had remembered (their preferences, under
+        the group's id), move to ``new_id``, in one transaction. True if anything moved.
 
         Telegram says so twice (a service message in each chat), and a send to the old id
         is refused with the new one (``ChatMigrated``), so it may be called several times:
@@ -118,6 +119,22 @@ class ChatRepository(Repository):
                 .values(user_id=new_id),
                 execution_options={"synchronize_session": False},
             )
+            # What they had Barb remember (``tools._remember``, as the group): the
+            # supergroup's prompts read it under its id. Of a single-valued kind it may hold
+            # one already (a later call: work begun in the group stored one meanwhile): the
+            # one stated last stays, as ``PreferenceRepository.add`` would keep it.
+            result = await session.execute(
+                update(PreferenceRow).where(PreferenceRow.user_id == old_id).values(user_id=new_id),
+                execution_options={"synchronize_session": False},
+            )
+            moved += rowcount(result)
+            for kind in sorted(SINGLE_VALUED_PREFERENCES):
+                of_kind = (PreferenceRow.user_id == new_id, PreferenceRow.kind == kind)
+                last = select(func.max(PreferenceRow.id)).where(*of_kind).scalar_subquery()
+                await session.execute(
+                    delete(PreferenceRow).where(*of_kind, PreferenceRow.id != last),
+                    execution_options={"synchronize_session": False},
+                )
             # Plans and questions in flight name their asker's chat (where they are
             # answered) in their payload too.
             for table in (PendingActionRow, InFlightRow):
