@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -272,6 +272,14 @@ class BotServices:
         # Once the database has it: a reply queued under the new id needs its chat's row.
         self.moves.moved(old_id, new_id)
         return moved
+
+    async def learn_moves(self, chat_ids: Collection[int]) -> None:
+        """Learn the moves into these chats that another replica recorded (it got Telegram's
+        service message; ``ChatRepository.moves_into``), before taking their locks: a
+        supergroup's lock is then also its group's (``ChatLocks.hold``). Example: the
+        sending pass over -100777 waits for the answer going out under -555's lock."""
+        for old_id, new_id in await self.store.chats.moves_into(chat_ids):
+            self.moves.moved(old_id, new_id)
 
     def sender(self, bot: Bot) -> Sender:
         return Sender(bot, self.store, self.patience, self.moves, self.sending)

@@ -245,6 +245,22 @@ async def test_what_the_groups_anonymous_admins_remembered_moves_as_the_supergro
     assert remembered == [("note", "answer in points"), ("session", "only ETH")]
 
 
+async def test_a_move_is_read_by_every_replica(store: Store) -> None:
+    """A replica that did not get Telegram's service message learns the move from the
+    group's row (r47a #1: its sending pass over the supergroup did not wait for the
+    group's answer under way)."""
+    supergroup = GROUP_CHAT - 1
+    await store.chats.ensure(GROUP_CHAT, "group")
+    await store.chats.ensure(PRIVATE_CHAT, "private")
+    assert await store.chats.moves_into([supergroup]) == []
+
+    await store.chats.migrate(GROUP_CHAT, supergroup)
+
+    assert await store.chats.moves_into([PRIVATE_CHAT, supergroup]) == [(GROUP_CHAT, supergroup)]
+    assert await store.chats.moves_into([GROUP_CHAT, PRIVATE_CHAT]) == []
+    assert await store.chats.moves_into([]) == []
+
+
 async def test_a_supergroup_first_seen_before_its_move_takes_the_groups_settings(
     store: Store, clock: FakeClock
 ) -> None:
