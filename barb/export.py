@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import REPLACED_COLUMNS, table_label
+from barb.bar_labels import as_labelled
 from barb.instruments import Instrument, available_instruments
 from barb.result import Result, result_instrument
 from barb.row_values import statistic_arguments
@@ -137,10 +137,8 @@ def csv_bytes(result: Result) -> bytes:
     if frame is None:
         return b""
     instrument = result_instrument(result)
-    out = frame.copy(deep=False)
     timeframe = result.metadata.timeframe if result.metadata else ""
-    if table_label(out, timeframe) is not None:
-        out = out.drop(columns=[c for c in REPLACED_COLUMNS if c in out.columns])
+    out = as_labelled(frame, timeframe).copy(deep=False)
     for name in out.columns:
         values = out[name]
         if pd.api.types.is_datetime64_any_dtype(values):

@@ -545,7 +545,7 @@ def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     unit="same",
     category="cumulative",
     params=(_COL, RESTART),
-    summary="Lowest so far, from the period's first bar (or each per's).",
+    summary="As cummax, the lowest.",
     example="cummin(low, 'day')",
     reach=period_rows_seen_from_history,
 )
@@ -1147,7 +1147,10 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         name,
         category="aggregate",
         params=(Param("arg", accepts="any", named=True), Param("val", accepts="number_or_date")),
-        summary=f"arg on the row where val is {word} (missing val skipped; ties: see TIES).",
+        # arg_min's line reads as arg_max's: the reference has no room for the same twice.
+        summary=f"arg on the row where val is {word} (missing val skipped; ties: see TIES)."
+        if how == "max"
+        else "As arg_max, where val is smallest.",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
         unit="same",
         sample=1,
