@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.bar_times import absent_time_caveat
 from barb.caveats.bounded_conditions import bounded_condition_caveat
 from barb.caveats.calendar import (
     groups_weeks,
@@ -35,7 +36,11 @@ from barb.caveats.calendar import (
 from barb.caveats.channels import same_bar_channel_caveat
 from barb.caveats.counted_dates import counted_dates_caveat
 from barb.caveats.cut_bar_rows import cut_rows_text
-from barb.caveats.early_close_bars import early_close_bar_caveat, early_close_pick_caveat
+from barb.caveats.early_close_bars import (
+    early_close_bar_caveat,
+    early_close_pick_caveat,
+    early_close_row_caveat,
+)
 from barb.caveats.full_days import full_day_caveat
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
@@ -50,6 +55,7 @@ from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat
 from barb.caveats.scope import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.caveats.sessions import (
+    bar_window,
     part_of_day,
     session_clock,
     session_gap_caveat,
@@ -76,6 +82,7 @@ from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
 from barb.caveats.zone_midnight import zone_midnight_caveat
+from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
 from barb.errors import BarbError, DataError, ExecutionError, QueryError, out_of_memory
@@ -217,6 +224,15 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
+        instrument = dataset.instrument
+        warnings += absent_time_caveat(
+            plan.first.where,
+            dict(plan.first.map_exprs),
+            plan.timeframe,
+            plan.session,
+            instrument.session(plan.session),
+            instrument,
+        )
         warnings += same_bar_channel_caveat(plan.first)
         warnings += weekend_date_caveat(plan)
     warnings += output.warnings
@@ -311,6 +327,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
     # Groups by another zone's clock, whose exchange hours move with daylight saving.
     warnings += zone_group_caveat(plan, first, output if plan.then else None)
+    # A window on another zone's clock, grouped by the exchange's.
+    warnings += zone_window_group_caveat(plan, first)
     few = output.few_groups if output is first else None
     if few is not None and few.text in warnings:  # an unfinished year's 4 days are said
         opened = [g.keys for g in parts.groups if g is not None]
@@ -336,20 +354,25 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += comparison_caveat(plan, ctx, bars, first, output)
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
-        hours, by = session_hours(plan), output.summary.by or []
+        window, by = bar_window(plan), output.summary.by or []
         query, stage = plan.query.to_json(), plan.then or plan.first
         warnings += short_bar_caveat(
             plan.timeframe.name,
-            hours,
+            window.hours,
             output.table,
             by,
             query,
             output.groups,
             stage.sort,
             stage.limit,
+            zone=window.zone,
         )
     elif output.summary.type == "table" and plan.then is None and plan.timeframe.intraday:
-        warnings += short_bar_row_caveat(plan.timeframe.name, session_hours(plan), output.table)
+        window = bar_window(plan)
+        warnings += short_bar_row_caveat(
+            plan.timeframe.name, window.hours, output.table, window.zone
+        )
+        warnings += early_close_row_caveat(plan, output.table, settings.max_table_rows)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once

@@ -15,7 +15,7 @@ Called by the interpreter (``barb.interpreter``), once a query has run:
     period's edges, a join, an unfinished week or year, a named session's hours),
     sessions, short_bar_picks, short_day_groups, short_session_groups, short_sessions,
     short_weeks, then_history, then_row_order, weekday_neighbours, yardsticks, zone_midnight,
-    zones.
+    zone_window_groups, zones.
 Called by a stage (``barb.stages``), as it keeps, groups and cuts its rows:
     data_start, filled_means, group_noise, groups, limits, lookahead, no_edge,
     overlapping_windows, same_run_rows, sample_sizes, setup_noise.
