@@ -36,7 +36,8 @@ from barb.caveats.channels import same_bar_channel_caveat
 from barb.caveats.counted_dates import counted_dates_caveat
 from barb.caveats.cut_bar_rows import cut_rows_text
 from barb.caveats.early_close_bars import early_close_bar_caveat, early_close_pick_caveat
-from barb.caveats.full_days import full_day_caveat
+from barb.caveats.early_close_clocks import early_close_clock_caveat
+from barb.caveats.full_days import calendar_extreme_caveat, full_day_caveat
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.lookback import lookback_caveat
@@ -219,6 +220,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings.append("No bars matched: the result is empty.")
         warnings += same_bar_channel_caveat(plan.first)
         warnings += weekend_date_caveat(plan)
+        warnings += early_close_clock_caveat(plan, scope)
     warnings += output.warnings
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
@@ -244,6 +246,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
+    warnings += calendar_extreme_caveat(plan, output.kept)
     warnings += counted_dates_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope, ctx, _listed_dates(plan, output))
