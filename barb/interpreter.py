@@ -100,7 +100,13 @@ from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
-from barb.stage_output import StageOutput, counted_columns, query_columns, sort_keys
+from barb.stage_output import (
+    StageOutput,
+    counted_columns,
+    query_columns,
+    rows_counted,
+    sort_keys,
+)
 from barb.stages import DayOpen, run_stage
 
 log = logging.getLogger(__name__)
@@ -338,6 +344,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
         hours, by = session_hours(plan), output.summary.by or []
         query, stage = plan.query.to_json(), plan.then or plan.first
+        # A count of the bars themselves holds as many short bars as full ones a day.
+        bars_counted = [] if plan.then is not None else rows_counted(stage)
         warnings += short_bar_caveat(
             plan.timeframe.name,
             hours,
@@ -347,6 +355,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             output.groups,
             stage.sort,
             stage.limit,
+            bars_counted,
         )
     elif output.summary.type == "table" and plan.then is None and plan.timeframe.intraday:
         warnings += short_bar_row_caveat(plan.timeframe.name, session_hours(plan), output.table)

@@ -993,3 +993,41 @@ def test_a_weekend_weekday_says_where_the_sunday_evening_is(engine_settings, min
     # A where that matches nothing for another reason is not told about weekends.
     other = execute({**query, "where": "close < 0"}, "NQ", settings=engine_settings)
     assert not [w for w in other.metadata.warnings if w.startswith("No trading date is a")]
+
+
+def test_holiday_sessions_that_change_which_weekday_is_lowest_are_said(sample_settings) -> None:
+    """p47c D: "which weekday is NQ quietest?" read Monday's mean RTH range % lowest, 1.79,
+    only through its holiday half days (pandas_market_calendars' NYSE closures): without
+    them Friday is lowest and Monday mid-table. Every value moves under the 5 % the note
+    waited for, so it said nothing; a change of the lowest group is said."""
+    from rth_bars import sample_rth_days
+
+    days = sample_rth_days(sample_settings)
+    pct = (days["high"] - days["low"]) / days["open"] * 100
+    names = dict(enumerate(["Mon", "Tue", "Wed", "Thu", "Fri"]))
+    weekday = pd.Series(days.index.dayofweek, index=days.index).map(names)
+    closed = pct.index.isin(_nyse_closures("2007-12-01", "2026-02-28"))
+    every, without = pct.groupby(weekday).mean(), pct[~closed].groupby(weekday[~closed]).mean()
+    assert (without / every - 1).abs().max() < 0.05  # the case: under the old rule's 5 %
+    assert every.idxmin() == "Mon" and without.idxmin() == "Fri"
+    result = rows(
+        {"session": "RTH", "from": "daily", "map": {"weekday": "dayname()"},
+         "group_by": "weekday", "select": "mean(range / open * 100) as range_pct"},
+        sample_settings,
+        "NQ",
+    )  # fmt: skip
+    [said] = [w for w in result.metadata.warnings if "US holiday sessions" in w]
+    assert (
+        f"{int(closed.sum())} of the rows are US holiday sessions" in said
+        and f". range_pct's lowest is 'Fri' {without['Fri']:.4g} without them, not 'Mon' "
+        f"{every['Mon']:.4g}. "
+        in said
+    )
+    # Monday stays lowest by volume: nothing changes there, nothing is said.
+    volume = rows(
+        {"session": "RTH", "from": "daily", "period": "2015:2025",
+         "map": {"weekday": "dayname()"}, "group_by": "weekday", "select": "mean(volume)"},
+        sample_settings,
+        "NQ",
+    )  # fmt: skip
+    assert not [w for w in volume.metadata.warnings if "US holiday sessions" in w]
