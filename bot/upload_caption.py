@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict
 
 from barb.data.importer import check_options, parse_interval
-from barb.data.layouts import Stamp
+from barb.data.layouts import DateOrder, Stamp
 from barb.data.words import ImportWords
 from barb.errors import BarbError
 from barb.i18n import N_
@@ -34,12 +34,18 @@ OPTIONS = {
     "--timezone": "timezone",
     "--interval": "interval",
     "--stamp": "stamp",
+    "--date-order": "date_order",
     "--format": "fmt",
     "--columns": "columns",
 }
 FLAGS = {name: flag for flag, name in reversed(OPTIONS.items())}  # "fmt" -> "--format"
 #: ``--stamp``'s values and what each makes of the file's times.
 STAMPS = {"open": N_("upload_option_stamp_open"), "close": N_("upload_option_stamp_close")}
+#: ``--date-order``'s values and what each makes of the file's dates.
+DATE_ORDER_WORDS = {
+    "month-first": N_("upload_option_month_first"),
+    "day-first": N_("upload_option_day_first"),
+}
 # Phones and Macs turn a typed "--" into a dash: "—timezone" is still the option.
 _DASHED = re.compile(r"(?<!\S)[—–](?=[A-Za-z])")
 _OPTION = re.compile(r"-{1,2}[A-Za-z]")
@@ -60,6 +66,7 @@ class UploadOptions(BaseModel):
     timezone: str | None = None
     interval: str | None = None
     stamp: Stamp | None = None
+    date_order: DateOrder | None = None
     fmt: str | None = None
     columns: str | None = None
 
@@ -83,6 +90,8 @@ class UploadOptions(BaseModel):
             parts.append(t("upload_option_interval", lang, minutes=minutes))
         if self.stamp:
             parts.append(t(STAMPS[self.stamp], lang))
+        if self.date_order:
+            parts.append(t(DATE_ORDER_WORDS[self.date_order], lang))
         if self.fmt:
             parts.append(t("upload_option_format", lang, format=self.fmt))
         if self.columns:
@@ -142,15 +151,16 @@ def read_caption(caption: str | None, symbols: set[str], lang: str) -> Caption:
         raise CaptionError(t("upload_caption_symbol", lang, symbol=symbol, known=known))
     if given.get("stamp", "open") not in STAMPS:
         raise CaptionError(t("upload_caption_stamp", lang, value=given["stamp"]))
-    options = UploadOptions.model_validate(given)
     try:  # the importer's own checks, said as the bot advises
         check_options(
-            timezone=options.timezone,
-            interval=options.interval,
-            fmt=options.fmt,
-            columns=options.columns,
+            timezone=given.get("timezone"),
+            interval=given.get("interval"),
+            fmt=given.get("fmt"),
+            columns=given.get("columns"),
+            date_order=given.get("date_order"),
             words=ImportWords(lang, "caption"),
         )
     except BarbError as exc:
         raise CaptionError(str(exc)) from None
+    options = UploadOptions.model_validate(given)
     return Caption(symbol.upper() if symbol else named, options)

@@ -9,7 +9,7 @@ from typing import NoReturn
 import click
 
 from barb.data.importer import Mode, check_file, plan_write, write_checked
-from barb.data.layouts import FORMATS, Stamp
+from barb.data.layouts import DATE_ORDERS, FORMATS, DateOrder, Stamp
 from barb.data.mapped import refresh_mapped_from
 from barb.data.sample import sample_symbols, write_samples
 from barb.data.store import (
@@ -94,6 +94,12 @@ def sample(symbols: tuple[str, ...], force: bool) -> None:
     type=click.Choice(["open", "close"]),
     help="Whether times are bar opens or bar closes (NinjaTrader). Default: detected.",
 )
+@click.option(
+    "--date-order",
+    type=click.Choice(DATE_ORDERS),
+    help="Whether dates such as 03/04/2024 are month first (US) or day first. Default: read "
+    "from the file's dates; asked for when they cannot tell.",
+)
 @click.option("--replace", "mode", flag_value="replace", help="Replace the existing data.")
 @click.option("--append", "mode", flag_value="append", help="Add the file's new dates.")
 @click.option(
@@ -114,6 +120,7 @@ def import_(
     timezone: str | None,
     interval: str | None,
     stamp: Stamp | None,
+    date_order: DateOrder | None,
     mode: Mode | None,
     fmt: str | None,
     columns: str | None,
@@ -132,6 +139,7 @@ def import_(
             stamp=stamp,
             fmt=fmt,
             columns=columns,
+            date_order=date_order,
             progress=True,
         )
         click.echo(checked.report.text())

@@ -13,6 +13,7 @@ import csv
 import dataclasses
 import re
 import sys
+import zoneinfo
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from barb.data.layouts import (
     LAYOUTS,
     PRICES,
     TITLE_WORDS,
+    DateOrder,
     Layout,
     LayoutError,
     Stamp,
@@ -87,9 +89,16 @@ class RawBars:
     series: np.ndarray | None = None  # Databento symbol or instrument_id: a code per bar
     series_names: tuple[str, ...] = ()  # the name of each code
     notes: list[Note] = field(default_factory=list)  # what the reader assumed
+    # The file's data row of each bar once the bars are no longer in the file's order
+    # (sorted by time, repeats dropped); None while they are.
+    rows: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.instants)
+
+    def file_row(self, i: int) -> int:
+        """The file's data row (0-based) of bar ``i``, for naming its line."""
+        return int(self.rows[i]) if self.rows is not None else int(i)
 
 
 def is_parquet(path: Path) -> bool:
@@ -229,8 +238,11 @@ def _decimal_comma(lines: list[str], delimiter: str, indexes: dict[str, int]) ->
     )
 
 
-def read_csv(path: Path, shape: CsvShape, progress: bool = False) -> RawBars:
-    """Read a CSV file of ``shape``: Arrow's reader first, a line-by-line scan on failure."""
+def read_csv(
+    path: Path, shape: CsvShape, progress: bool = False, date_order: DateOrder | None = None
+) -> RawBars:
+    """Read a CSV file of ``shape``: Arrow's reader first, a line-by-line scan on failure
+    (``date_order``: as ``--date-order`` declares it, else read from the dates)."""
     wanted = dict(shape.indexes)
     if shape.layout.name == "databento":
         lower = [n.lower() for n in shape.names]
@@ -280,7 +292,8 @@ def read_csv(path: Path, shape: CsvShape, progress: bool = False) -> RawBars:
     except pa.ArrowInvalid as exc:
         if shape.delimiter != "," and not shape.decimal_comma:
             # A ';' file whose first thousand bars were whole numbers may still write 4500,25.
-            return read_csv(path, dataclasses.replace(shape, decimal_comma=True), progress)
+            wider = dataclasses.replace(shape, decimal_comma=True)
+            return read_csv(path, wider, progress, date_order)
         found = find_bad_line(path, shape, wanted)
         if found is not None:
             raise BadFile(found[1], line=found[0]) from exc
@@ -299,7 +312,7 @@ def read_csv(path: Path, shape: CsvShape, progress: bool = False) -> RawBars:
                     found = find_bad_line(path, shape, wanted)
                     raise BadFile(*(found[::-1] if found else (f"{name}: {exc}",))) from exc
                 table = table.set_column(index, name, numbers)
-    raw = from_table(table, shape.layout)
+    raw = from_table(table, shape.layout, date_order)
     if empty:
         raw.notes.append((N_("import.note.empty_rows"), {"count": empty}))
     return raw
@@ -427,7 +440,10 @@ def cut_last_field(path: Path, shape: CsvShape) -> tuple[str, int, int] | None:
 
 
 def read_parquet(
-    path: Path, forced: str | None = None, columns: dict[str, str] | None = None
+    path: Path,
+    forced: str | None = None,
+    columns: dict[str, str] | None = None,
+    date_order: DateOrder | None = None,
 ) -> RawBars:
     try:
         schema = pq.read_schema(path)
@@ -457,26 +473,29 @@ def read_parquet(
                 )
             index = table.column_names.index(name)
             table = table.set_column(index, name, pc.cast(column, pa.float64()))
-    return from_table(table, layout)
+    return from_table(table, layout, date_order)
 
 
 # --- from an Arrow table to RawBars -----------------------------------------------------
 
 
-def from_table(table: pa.Table, layout: Layout) -> RawBars:
+def from_table(table: pa.Table, layout: Layout, date_order: DateOrder | None = None) -> RawBars:
     """``RawBars`` from a table whose columns carry canonical names."""
     if table.num_rows == 0:
         raise BadFile((N_("import.refuse.no_bars"), {}))
     notes: list[Note] = []
     if layout.time == "timestamp":
         key = "time" if "time" in table.column_names else "timestamp"
-        instants, utc = parse_timestamps(table.column(key), notes)
+        instants, utc = parse_timestamps(table.column(key), notes, date_order)
     elif layout.time == "split":
-        instants, utc = parse_split(table.column("date"), table.column("time"), notes), False
+        dates, times = table.column("date"), table.column("time")
+        instants, utc = parse_split(dates, times, date_order), False
     elif layout.time == "compact":
         instants, utc = parse_compact(table.column("timestamp")), False
+    elif layout.time == "ib":
+        instants, utc = parse_ib(table.column("timestamp"), notes)
     else:
-        instants, utc = parse_ts_event(table.column("ts_event")), True
+        instants, utc = parse_ts_event(table.column("ts_event"), notes), True
     prices = {name: _floats(table.column(name)) for name in PRICES}
     if "volume" in table.column_names:
         prices["volume"] = _floats(table.column("volume"))
@@ -525,7 +544,9 @@ def epoch_to_ns(values: np.ndarray, notes: list[Note]) -> np.ndarray:
     return values.copy()
 
 
-def parse_timestamps(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bool]:
+def parse_timestamps(
+    column: pa.ChunkedArray, notes: list[Note], date_order: DateOrder | None = None
+) -> tuple[np.ndarray, bool]:
     """ISO timestamps or Unix times -> (int64 ns, utc). ISO ones are all naive, or all
     carry an offset."""
     if pa.types.is_timestamp(column.type):
@@ -540,6 +561,11 @@ def parse_timestamps(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.nda
         return epoch_to_ns(
             pc.cast(pc.utf8_trim_whitespace(column), pa.int64()).to_numpy(), notes
         ), True
+    first = (column[0].as_py() or "").strip()
+    if _DAY_MONTH_TIME.match(first):  # Excel's "1/2/2024 9:30", "02.01.2024 09:30"
+        return parse_date_time(column, date_order), False
+    if _IB_TIME.match(first):
+        return parse_ib(column, notes)
     zoned = pc.fill_null(pc.match_substring_regex(column, _ZONE.pattern), False)
     zoned = zoned.to_numpy(zero_copy_only=False)
     utc = bool(zoned[0])
@@ -565,15 +591,23 @@ def parse_timestamps(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.nda
 
 
 MONTH_FIRST = ("%m/%d/%Y", "01/31/2024, month first")
-DAY_FIRST = ("%d/%m/%Y", "31/01/2024, day first")
-_SLASH_DATE = r"^(?P<a>\d{1,2})/(?P<b>\d{1,2})/\d{4}$"
+# Dates with the day and the month in either order: 01/02/2024 (US), 02.01.2024 or 2/1/2024
+# (Europe).
+_DAY_MONTH = r"^(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})[/.]\d{4}$"
+# One column holding such a date and a time (Excel's CSV: "1/2/2024 9:30:00 AM").
+_DAY_MONTH_TIME = re.compile(
+    r"^\s*(?P<date>\d{1,2}[/.]\d{1,2}[/.]\d{4})[ T]+(?P<time>\d{1,2}:\d\d\S*(?:\s*[AaPp][Mm])?)\s*$"
+)
+# A time of day: 9:30, 09:30:00, 18:00:00.000, 9:30:00 AM.
+_CLOCK = r"^(?P<clock>\d{1,2}:\d\d(?::\d\d)?)(?:\.\d+)?\s*(?P<half>[AaPp][Mm])?$"
 # A bar follows the one before within this (a long weekend with a holiday); a misread
-# order jumps by months or runs backwards.
+# order jumps by months.
 LONGEST_PAUSE_NS = 5 * 86_400 * 10**9
 
 
-def _date_format(first: str) -> tuple[str, str]:
-    """strptime format and an example, from the first date in the file."""
+def _date_format(first: str) -> tuple[str, str] | None:
+    """strptime format and an example, from the first date in the file; None for a date
+    whose day and month may come in either order (``_day_month_order`` reads them)."""
     if re.match(r"^\d{4}-\d{1,2}-\d{1,2}$", first):
         return "%Y-%m-%d", "2024-01-02"
     if re.match(r"^\d{4}/\d{1,2}/\d{1,2}$", first):
@@ -582,61 +616,86 @@ def _date_format(first: str) -> tuple[str, str]:
         return "%Y.%m.%d", "2024.01.02"
     if re.match(r"^\d{8}$", first):
         return "%Y%m%d", "20240102"
-    if re.match(r"^\d{1,2}\.\d{1,2}\.\d{4}$", first):
-        return "%d.%m.%Y", "02.01.2024"
-    return MONTH_FIRST
+    return None
 
 
-def _slash_order(dates: pa.ChunkedArray, notes: list[Note]) -> tuple[str, str]:
-    """Whether ``dd/dd/yyyy`` dates are month first (US) or day first (Europe).
+def _day_month_order(dates: pa.ChunkedArray, declared: DateOrder | None) -> tuple[str, str]:
+    """Whether ``dd/dd/yyyy`` (or ``dd.dd.yyyy``) dates are month first (US) or day first
+    (Europe): ``declared`` (``--date-order``) unless the dates say otherwise, else what the
+    dates say, else ``BadFile`` asking for ``--date-order``.
 
     A first field over 12 says day first, a second over 12 month first; when every field
-    is 12 or less, the order under which the bars run forward without jumping months wins.
+    is 12 or less, the order under which the bars run on day by day, without jumping
+    months, wins. A file of one day's bars cannot tell: it was read month first with a note
+    (03/04/2024 may be 4 March or 3 April), and is now refused unless the order is given.
     """
-    parts = pc.extract_regex(dates, _SLASH_DATE)
-    first = pc.cast(pc.struct_field(parts, [0]), pa.int64()).to_numpy(zero_copy_only=False)
-    second = pc.cast(pc.struct_field(parts, [1]), pa.int64()).to_numpy(zero_copy_only=False)
-    day_first, month_first = bool((first > 12).any()), bool((second > 12).any())
-    if day_first and month_first:
+    parts = pc.extract_regex(dates, _DAY_MONTH)
+    valid = np.flatnonzero(parts.is_valid().to_numpy(zero_copy_only=False))
+    if valid.size == 0:
+        return MONTH_FIRST  # not such dates: refused by the reading, naming the first
+    sep = pc.struct_field(parts, [1])[int(valid[0])].as_py()
+    formats: dict[DateOrder, tuple[str, str]] = {
+        "month-first": (f"%m{sep}%d{sep}%Y", f"01{sep}31{sep}2024, month first"),
+        "day-first": (f"%d{sep}%m{sep}%Y", f"31{sep}01{sep}2024, day first"),
+    }
+    first, second = (
+        pc.cast(pc.struct_field(parts, [k]), pa.float64()).to_numpy(zero_copy_only=False)
+        for k in (0, 2)
+    )
+    days_first, months_first = bool((first > 12).any()), bool((second > 12).any())
+    if days_first and months_first:
         a = dates[int(np.flatnonzero(first > 12)[0])].as_py()
         b = dates[int(np.flatnonzero(second > 12)[0])].as_py()
         raise BadFile((N_("import.refuse.date_orders"), {"a": repr(a), "b": repr(b)}))
-    if day_first or month_first or bool((first == second).all()):
-        return DAY_FIRST if day_first else MONTH_FIRST
-    bad = {order: _misordered_steps(dates, order[0]) for order in (MONTH_FIRST, DAY_FIRST)}
-    if bad[MONTH_FIRST] == bad[DAY_FIRST]:
-        # Too few dates to tell (one day's bars): the US order, as Kibot and others write.
-        notes.append((N_("import.note.month_first"), {"date": dates[0].as_py()}))
-        return MONTH_FIRST
-    return min(bad, key=lambda order: bad[order])
+    found: DateOrder | None = None
+    if days_first or months_first:
+        found = "day-first" if days_first else "month-first"
+        shown = dates[int(np.flatnonzero((first > 12) | (second > 12))[0])].as_py()
+    elif bool((first[valid] == second[valid]).all()):
+        return formats[declared or "month-first"]  # 01/01, 02/02: either order reads alike
+    else:
+        bad = {order: _misordered_steps(dates, fmt) for order, (fmt, _) in formats.items()}
+        if bad["month-first"] != bad["day-first"]:
+            found = min(bad, key=lambda order: bad[order])
+        shown = dates[0].as_py()
+    if found is None and declared is None:
+        raise BadFile((N_("import.refuse.date_order"), {"date": repr(shown)}))
+    if declared is not None and found is not None and declared != found:
+        values = {"declared": declared, "date": repr(shown), "found": found}
+        raise BadFile((N_("import.refuse.date_order_contradicts"), values))
+    return formats[declared or found or "month-first"]
 
 
 def _misordered_steps(dates: pa.ChunkedArray, fmt: str) -> int:
-    """How many steps between bars run backwards or pause for days, read with ``fmt``."""
+    """How many steps between bars jump by more than a long weekend, read with ``fmt``
+    (either way: a file newest first, or two exports pasted together, steps back too)."""
     parsed = pc.strptime(dates, format=fmt, unit="ns", error_is_null=True)
     days = parsed.to_numpy(zero_copy_only=False).astype("datetime64[ns]").view(np.int64)
-    step = np.diff(days)
-    return int(((step < 0) | (step > LONGEST_PAUSE_NS)).sum())
+    step = np.abs(np.diff(days))
+    return int((step > LONGEST_PAUSE_NS).sum())
 
 
-def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray, notes: list[Note]) -> np.ndarray:
-    """Date and Time columns -> naive int64 ns."""
+def parse_split(
+    dates: pa.ChunkedArray, times: pa.ChunkedArray, date_order: DateOrder | None = None
+) -> np.ndarray:
+    """Date and Time columns -> naive int64 ns (``date_order``: see ``_day_month_order``)."""
     dates = pc.utf8_trim_whitespace(dates.cast(pa.string()))
     times = pc.utf8_trim_whitespace(times.cast(pa.string()))
     first = dates[0].as_py() or ""
-    date_format, example = _date_format(first)
-    if date_format == MONTH_FIRST[0]:
-        date_format, example = _slash_order(dates, notes)
+    date_format, example = _date_format(first) or _day_month_order(dates, date_order)
     # Whole minutes are all Barb keeps: drop fractions ("18:00:00.000"), then write "9:30"
-    # and "09:30" as "09:30:00" so that one format reads every form.
-    times = pc.replace_substring_regex(times, r"\.\d+$", "")
-    times = pc.if_else(
-        pc.less_equal(pc.utf8_length(times), 5),
-        pc.binary_join_element_wise(times, ":00", ""),
-        times,
+    # and "09:30" as "09:30:00" so that one format reads every form; Excel's US times
+    # ("9:30:00 AM") keep their half of the day.
+    parts = pc.extract_regex(times, _CLOCK)
+    clock, half = pc.struct_field(parts, [0]), pc.struct_field(parts, [1])
+    clock = _with_seconds(clock)
+    time_format = "%H:%M:%S"
+    if bool(pc.any(pc.not_equal(half, "")).as_py()):
+        clock, time_format = pc.binary_join_element_wise(clock, half, " "), "%I:%M:%S %p"
+    joined = pc.binary_join_element_wise(dates, clock, " ")
+    parsed = pc.strptime(
+        joined, format=f"{date_format} {time_format}", unit="ns", error_is_null=True
     )
-    joined = pc.binary_join_element_wise(dates, times, " ")
-    parsed = pc.strptime(joined, format=f"{date_format} %H:%M:%S", unit="ns", error_is_null=True)
     bad = np.flatnonzero(parsed.is_null().to_numpy(zero_copy_only=False))
     if bad.size:
         row = int(bad[0])
@@ -654,6 +713,77 @@ def parse_split(dates: pa.ChunkedArray, times: pa.ChunkedArray, notes: list[Note
     return parsed.to_numpy().view(np.int64)
 
 
+def _with_seconds(clock: pa.ChunkedArray) -> pa.ChunkedArray:
+    """``9:30`` and ``09:30`` as ``9:30:00`` and ``09:30:00``: one format reads them all."""
+    short = pc.less_equal(pc.utf8_length(clock), 5)
+    return pc.if_else(short, pc.binary_join_element_wise(clock, ":00", ""), clock)
+
+
+def parse_date_time(column: pa.ChunkedArray, date_order: DateOrder | None = None) -> np.ndarray:
+    """One column of ``1/2/2024 9:30`` (or ``02.01.2024 09:30``, ``1/2/2024 9:30:00 AM``),
+    as Excel saves a date-time cell -> naive int64 ns, its day and month ordered as
+    ``parse_split`` orders them. It was refused as "cannot read the timestamp '03/03/2024
+    18:00'" with no next step, where the same dates in a Date column were read."""
+    text = column.cast(pa.string())
+    parts = pc.extract_regex(text, _DAY_MONTH_TIME.pattern)
+    bad = np.flatnonzero(parts.is_null().to_numpy(zero_copy_only=False))
+    if bad.size:
+        row = int(bad[0])
+        raise BadRow(row, (N_("import.refuse.timestamp"), {"time": repr(text[row].as_py())}))
+    return parse_split(pc.struct_field(parts, [0]), pc.struct_field(parts, [1]), date_order)
+
+
+# Interactive Brokers: "20240318 09:30:00 US/Eastern", "20240318  09:30:00", "20240318".
+_IB_TIME = re.compile(
+    r"^\s*(?P<date>\d{8})(?:\s+(?P<time>\d{1,2}:\d\d(?::\d\d)?))?(?:\s+(?P<zone>[A-Za-z][\w/+\-]*))?\s*$"
+)
+
+
+def parse_ib(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bool]:
+    """Interactive Brokers' times -> (int64 ns, utc): UTC when they name their zone (any
+    IANA name, the same on every bar), naive otherwise (the zone is then found, or
+    declared, as for any naive file). A daily file (bare dates) is refused as daily."""
+    text = column.cast(pa.string())
+    parts = pc.extract_regex(text, _IB_TIME.pattern)
+    bad = np.flatnonzero(parts.is_null().to_numpy(zero_copy_only=False))
+    if bad.size:
+        row = int(bad[0])
+        raise BadRow(row, (N_("import.refuse.ib_time"), {"time": repr(text[row].as_py())}))
+    dates, times, zones = (pc.struct_field(parts, [k]) for k in range(3))
+    zone = zones[0].as_py()
+    other = np.flatnonzero(pc.not_equal(zones, zone).to_numpy(zero_copy_only=False))
+    if other.size:
+        row = int(other[0])
+        values = {"time": repr(text[row].as_py()), "first": repr(text[0].as_py())}
+        raise BadRow(row, (N_("import.refuse.ib_zones"), values))
+    if not bool(pc.any(pc.not_equal(times, "")).as_py()):
+        raise BadFile(_daily(dates[0].as_py()))  # the daily bars' dates, said as at once
+    times = _with_seconds(times)
+    joined = pc.binary_join_element_wise(dates, times, " ")
+    parsed = pc.strptime(joined, format="%Y%m%d %H:%M:%S", unit="ns", error_is_null=True)
+    bad = np.flatnonzero(parsed.is_null().to_numpy(zero_copy_only=False))
+    if bad.size:
+        row = int(bad[0])
+        raise BadRow(row, (N_("import.refuse.ib_time"), {"time": repr(text[row].as_py())}))
+    naive = parsed.to_numpy().view(np.int64)
+    if not zone:
+        return naive, False
+    try:
+        tz = zoneinfo.ZoneInfo(zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise BadRow(0, (N_("import.refuse.unknown_zone"), {"zone": repr(zone)})) from None
+    local = pd.DatetimeIndex(naive.view("datetime64[ns]")).tz_localize(
+        tz, ambiguous="NaT", nonexistent="NaT"
+    )
+    skipped = np.flatnonzero(local.isna())
+    if skipped.size:
+        row = int(skipped[0])
+        time = str(pd.Timestamp(int(naive[row])))
+        raise BadRow(row, (N_("import.refuse.clock_change"), {"time": time, "zone": zone}))
+    notes.append((N_("import.note.named_zone"), {"zone": zone}))
+    return local.tz_convert("UTC").asi8.copy(), True
+
+
 def parse_compact(column: pa.ChunkedArray) -> np.ndarray:
     """NinjaTrader's ``yyyyMMdd HHmmss`` -> naive int64 ns."""
     text = pc.utf8_trim_whitespace(column.cast(pa.string()))
@@ -665,11 +795,15 @@ def parse_compact(column: pa.ChunkedArray) -> np.ndarray:
     return parsed.to_numpy().view(np.int64)
 
 
-def parse_ts_event(column: pa.ChunkedArray) -> np.ndarray:
-    """Databento ``ts_event``: UTC nanoseconds as integers, ISO strings or timestamps."""
+def parse_ts_event(column: pa.ChunkedArray, notes: list[Note]) -> np.ndarray:
+    """Databento ``ts_event``: UTC nanoseconds as integers, ISO strings or timestamps. A
+    timestamp column without a zone (a Parquet file written from a frame whose zone was
+    dropped) is read as UTC, which ``ts_event`` is by Databento's definition, and the report
+    says so: it was refused, and ``--timezone UTC`` did not help."""
     if pa.types.is_timestamp(column.type):
         if column.type.tz is None:
-            raise BadFile((N_("import.refuse.ts_event_naive"), {}))
+            notes.append((N_("import.note.ts_event_utc"), {}))
+            column = column.cast(pa.timestamp("ns"))
         return column.cast(pa.timestamp("ns", tz="UTC")).to_numpy().view(np.int64)
     if pa.types.is_integer(column.type):
         return column.cast(pa.int64()).to_numpy().copy()

@@ -10,6 +10,7 @@ writes atomically and keeps the previous file for ``barb data restore``.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import gzip
 import shutil
@@ -29,9 +30,11 @@ from barb.data import formats
 from barb.data.clock import closed_reason, in_closed_hours, read_clock
 from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
 from barb.data.layouts import (
+    DATE_ORDERS,
     FORMATS,
     LAYOUTS,
     TITLE_WORDS,
+    DateOrder,
     LayoutError,
     Stamp,
     parse_columns_option,
@@ -260,6 +263,7 @@ def check_options(
     interval: str | None = None,
     fmt: str | None = None,
     columns: str | None = None,
+    date_order: str | None = None,
     words: ImportWords = ENGLISH,
 ) -> tuple[int | None, dict[str, str] | None]:
     """The declared options checked before any file is read: the interval in minutes and
@@ -271,6 +275,9 @@ def check_options(
         )
     if timezone is not None:
         _check_zone(timezone, words)
+    if date_order is not None and date_order not in DATE_ORDERS:
+        values = {"value": repr(date_order), "known": " or ".join(DATE_ORDERS)}
+        raise Refused(words, (N_("import.refuse.date_order_value"), values))
     declared_interval = parse_interval(interval, words) if interval is not None else None
     try:
         mapping = parse_columns_option(columns) if columns else None
@@ -289,6 +296,7 @@ def check_file(
     stamp: Stamp | None = None,
     fmt: str | None = None,
     columns: str | None = None,
+    date_order: DateOrder | None = None,
     progress: bool = False,
     name: str | None = None,
     lang: str = "en",
@@ -307,7 +315,12 @@ def check_file(
     words = ImportWords(lang, advice)
     instrument = load_instrument(symbol, settings)
     declared_interval, mapping = check_options(
-        timezone=timezone, interval=interval, fmt=fmt, columns=columns, words=words
+        timezone=timezone,
+        interval=interval,
+        fmt=fmt,
+        columns=columns,
+        date_order=date_order,
+        words=words,
     )
     if not path.is_file():
         raise Refused(words, (N_("import.refuse.no_file"), {}), path=where)
@@ -320,10 +333,10 @@ def check_file(
         shape: CsvShape | None = None
         try:
             if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
-                raw = formats.read_parquet(inner, None, mapping)
+                raw = formats.read_parquet(inner, None, mapping, date_order)
             else:
                 shape = formats.read_csv_shape(inner, fmt, mapping)
-                raw = formats.read_csv(inner, shape, progress=progress)
+                raw = formats.read_csv(inner, shape, progress, date_order)
             checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp, words)
             checked.report.file = name or path.name
             checked.report.file_kind = "CSV" if shape else "Parquet"
@@ -388,11 +401,13 @@ def _check_raw(
     words: ImportWords,
 ) -> CheckedFile:
     _check_series(raw)
+    rows = len(raw)  # the file's: the report names its last line by it
+    raw = _in_time_order(raw)
     report = ImportReport(
         file=name,
         layout=words(TITLE_WORDS[raw.layout.name]),
         layout_name=raw.layout.name,
-        rows=len(raw),
+        rows=rows,
         notes=[words.note(note) for note in raw.notes],
         language=words.language,
         advice=words.advice,
@@ -425,7 +440,10 @@ def _check_raw(
     clock = read_clock(raw, instrument, interval, timezone, declared_stamp, words)
     report.timezone, report.stamp, report.clock_note = clock.zone, clock.stamp, clock.note
     instants = raw.instants - interval * MINUTE_NS if clock.stamp == "close" else raw.instants
-    wall = to_wall_clock(instants, raw.utc, clock.zone, instrument.timezone)
+    try:
+        wall = to_wall_clock(instants, raw.utc, clock.zone, instrument.timezone)
+    except BadRow as exc:
+        raise BadRow(raw.file_row(exc.row), exc.said) from None
     timestamp = wall.view("datetime64[ns]")
     tdate = trading_dates(timestamp, instrument.trading_day_start_minute)
     minute = minutes_of_day(timestamp)
@@ -471,6 +489,48 @@ def _check_raw(
         copy=False,  # no second copy of millions of rows
     )
     return CheckedFile(report, frame, instrument, name)
+
+
+def _in_time_order(raw: RawBars) -> RawBars:
+    """The bars sorted by time, each bar repeated with the same prices and volume kept
+    once, with notes saying so; ``raw`` itself when its times already rise bar by bar.
+
+    Two exports pasted together repeat the bars where they overlap, and may be out of
+    order: 1,380 identical repeats were refused one by one ("duplicate bar: … again"),
+    and a file out of order was sent to "sort the file by time". Sorting is safe when no
+    time holds two different bars: each bar then has one place, whatever the file's order.
+    When one does, the bars are still sorted (so that the repeats meet), but nothing is
+    said here: the "duplicates" check refuses the file, naming each repeat's line.
+    """
+    t = raw.instants
+    if len(t) < 2 or bool((np.diff(t) > 0).all()):
+        return raw
+    order = np.argsort(t, kind="stable")  # a repeat stays after the line it repeats
+    s = t[order]
+    columns = ("open", "high", "low", "close", "volume")
+    values = {c: getattr(raw, c)[order] for c in columns}
+    same = np.r_[False, s[1:] == s[:-1]]
+    for v in values.values():
+        same[1:] &= (v[1:] == v[:-1]) | (np.isnan(v[1:]) & np.isnan(v[:-1]))
+    keep = ~same
+    notes = list(raw.notes)
+    if bool((np.diff(s[keep]) > 0).all()):
+        back = np.flatnonzero(np.diff(t) < 0)
+        if back.size:
+            i = int(back[0]) + 1
+            when = {"time": show(t[i], raw.utc), "before": show(t[i - 1], raw.utc)}
+            notes.append((N_("import.note.sorted"), when))
+        if same.any():
+            first = show(s[int(np.flatnonzero(same)[0])], raw.utc)
+            notes.append((N_("import.note.repeats"), {"count": int(same.sum()), "time": first}))
+    return dataclasses.replace(
+        raw,
+        instants=s[keep],
+        series=None if raw.series is None else raw.series[order][keep],
+        notes=notes,
+        rows=order[keep],
+        **{c: v[keep] for c, v in values.items()},
+    )
 
 
 def _schedule_dates(instrument: Instrument, report: ImportReport) -> np.ndarray | None:
@@ -568,6 +628,7 @@ def import_file(
     stamp: Stamp | None = None,
     fmt: str | None = None,
     columns: str | None = None,
+    date_order: DateOrder | None = None,
     progress: bool = False,
     name: str | None = None,
 ) -> ImportResult:
@@ -582,6 +643,7 @@ def import_file(
         stamp=stamp,
         fmt=fmt,
         columns=columns,
+        date_order=date_order,
         progress=progress,
         name=name,
     )

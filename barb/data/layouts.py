@@ -15,8 +15,12 @@ from typing import Literal
 from barb.data.words import Refusal
 from barb.i18n import N_
 
-TimeKind = Literal["timestamp", "split", "ts_event", "compact"]
+TimeKind = Literal["timestamp", "split", "ts_event", "compact", "ib"]
 Stamp = Literal["open", "close"]
+#: Which comes first in a date such as 03/04/2024 (``--date-order``): told by the file
+#: itself when a day is over 12 or its bars run over several days.
+DateOrder = Literal["month-first", "day-first"]
+DATE_ORDERS: tuple[DateOrder, ...] = ("month-first", "day-first")
 
 PRICES = ("open", "high", "low", "close")
 CANONICAL = ("timestamp", "date", "time", "ts_event", *PRICES, "volume")
@@ -37,6 +41,10 @@ class Layout:
     first_line: re.Pattern[str] | None = None
     example: str = ""
     delimiter: str | None = None  # fixed delimiter of headerless layouts
+    # Header names (as ``column_key`` writes them) the vendor always adds beside the bars,
+    # which tell its layout from another's with the same bar columns: IB's ``date`` column
+    # is its timestamp only beside ``average`` and ``barCount``.
+    marks: tuple[str, ...] = ()
 
     def needed(self) -> tuple[str, ...]:
         return tuple(c for c in self.columns if c not in self.optional)
@@ -52,6 +60,7 @@ TITLE_WORDS = {
     "plain": N_("import.layout.plain"),
     "ninjatrader": N_("import.layout.ninjatrader"),
     "kibot": N_("import.layout.kibot"),
+    "ib": N_("import.layout.ib"),
     "custom": N_("import.layout.custom"),
 }
 
@@ -106,6 +115,16 @@ LAYOUTS: dict[str, Layout] = {
             # the report says so, as the split and TradingView layouts do.
             optional=("volume",),
             example="timestamp,open,high,low,close,volume",
+        ),
+        Layout(
+            # TWS and its API (reqHistoricalData written as it comes): "20240318 09:30:00
+            # US/Eastern", "20240318  09:30:00" without a zone, "20240318" for daily bars.
+            "ib",
+            "Interactive Brokers TWS export",
+            {"timestamp": ("date",), **_same(*PRICES, "volume")},
+            "ib",
+            marks=("average", "barcount"),
+            example="date,open,high,low,close,volume,average,barCount",
         ),
         Layout(
             "ninjatrader",
@@ -198,6 +217,8 @@ def column_key(name: str) -> str:
 def match_header(layout: Layout, names: list[str]) -> dict[str, int] | None:
     """canonical column -> index in ``names`` if every needed column is there, else None."""
     lower = [column_key(n) for n in names]
+    if not set(layout.marks) <= set(lower):
+        return None
     found: dict[str, int] = {}
     for canonical, spellings in layout.columns.items():
         index = next((lower.index(s) for s in spellings if s in lower), None)
@@ -221,6 +242,7 @@ def detect_header_layout(names: list[str], forced: str | None) -> tuple[Layout, 
         layout = LAYOUTS[forced]
         lower = {column_key(n) for n in names}
         missing = [c for c in layout.needed() if not set(layout.columns[c]) & lower]
+        missing += [m for m in layout.marks if m not in lower]
         raise LayoutError(
             (
                 N_("import.refuse.layout_missing"),

@@ -41,7 +41,6 @@ CHECK_WORDS = {
     "fractional volume": N_("import.check.fractional_volume"),
     "OHLC inconsistent": N_("import.check.ohlc_inconsistent"),
     "duplicates": N_("import.check.duplicates"),
-    "out of order": N_("import.check.out_of_order"),
     "not on a whole minute": N_("import.check.not_whole_minute"),
     "bars in the exchange's closed hours": N_("import.check.closed_hours"),
     "jumps": N_("import.check.jumps"),
@@ -257,16 +256,12 @@ def row_checks(
             else _outside(words, "close", c[i], low[i], h[i]),
         ),
         (
+            # The importer has sorted the bars and kept each identical repeat once
+            # (``importer._in_time_order``): what is left holds other prices than the bar
+            # of its time on an earlier line.
             "duplicates",
             np.concatenate(([False], step == 0)),
-            lambda i: words("import.duplicate", time=show(t[i], raw.utc)),
-        ),
-        (
-            "out of order",
-            np.concatenate(([False], step < 0)),
-            lambda i: words(
-                "import.out_of_order", time=show(t[i], raw.utc), before=show(t[i - 1], raw.utc)
-            ),
+            lambda i: _repeat(words, raw, i),
         ),
         (
             "not on a whole minute",
@@ -276,14 +271,36 @@ def row_checks(
     ]
 
 
+def _repeat(words: ImportWords, raw: RawBars, i: int) -> str:
+    """Bar ``i``, whose time bar ``i - 1`` (on an earlier line) has too, with other values:
+    the first that differs is named."""
+    values = zip(
+        (*PRICES, "volume"), (raw.open, raw.high, raw.low, raw.close, raw.volume), strict=True
+    )
+    column, a = next(
+        ((n, a) for n, a in values if a[i - 1] != a[i] and not np.isnan(a[[i - 1, i]]).all()),
+        ("close", raw.close),
+    )
+    return words(
+        "import.duplicate",
+        time=show(raw.instants[i], raw.utc),
+        column=column,
+        there=quote(a[i - 1]),
+        here=quote(a[i]),
+    )
+
+
 def collect(
     raw: RawBars, checks: list[tuple[str, np.ndarray, Callable[[int], str]]]
 ) -> list[Check]:
+    """Each check's failing bars, named by their row in the file."""
     found = []
     for name, mask, message in checks:
         rows = np.flatnonzero(mask)
         if rows.size:
-            shown = [Finding(row=int(i), message=message(int(i))) for i in rows[:SHOWN]]
+            shown = [
+                Finding(row=raw.file_row(int(i)), message=message(int(i))) for i in rows[:SHOWN]
+            ]
             found.append(Check(name=name, count=int(rows.size), shown=shown))
     return found
 

@@ -36,6 +36,8 @@ CAPTION_ADVICE = {
     "import.refuse.no_zone": N_("import.caption.no_zone"),
     "import.refuse.no_zone_break": N_("import.caption.no_zone_break"),
     "import.refuse.append_shifted": N_("import.caption.append_shifted"),
+    "import.refuse.date_order": N_("import.caption.date_order"),
+    "import.refuse.date_order_contradicts": N_("import.caption.date_order_contradicts"),
     "import.refuse.own_zone": N_("import.caption.own_zone"),
     "import.refuse.stamp_unknown": N_("import.caption.stamp_unknown"),
     "import.refuse.unrecognised": N_("import.caption.unrecognised"),

@@ -73,6 +73,12 @@ _STOPPED = {
         N_("query_broke"),
         "Stopped: the query could not be run (Barb's fault, not the query's).",
     ),
+    # The system killed the query's worker, most likely short of memory: the same query
+    # would most likely be killed again, so no Run button comes back for it.
+    "WorkerKilled": (
+        N_("query_killed"),
+        "Stopped: the system killed the query's worker, most likely short of memory.",
+    ),
 }
 # Of those, the failures of Barb's side (a worker, the pool, the queue), which the same
 # query may well survive a minute later: a plan stopped by one gets its Run button back.

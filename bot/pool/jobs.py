@@ -86,6 +86,19 @@ def timeout_outcome(timeout_s: float) -> QueryOutcome:
     )
 
 
+def killed_outcome(reference: str) -> QueryOutcome:
+    """A query whose worker the system killed mid-run (SIGKILL: on a machine short of memory,
+    the kernel's OOM killer takes the largest process, most often the worker of the
+    biggest query). Not Barb's bug and not the query's error: a smaller query most likely
+    runs."""
+    return failed_outcome(
+        "WorkerKilled",
+        "The query's worker was stopped by the system, most likely because the machine ran "
+        f"out of memory (reference {reference}); try a shorter period or a longer timeframe.",
+        reference,
+    )
+
+
 def refuse_unbounded(job: QueryJob) -> QueryOutcome | None:
     """The input limits, checked in the caller's process before a job is sent anywhere."""
     try:

@@ -24,6 +24,7 @@ import multiprocessing
 import os
 import pickle
 import select
+import signal
 import threading
 import time
 import uuid
@@ -38,6 +39,7 @@ from bot.pool.jobs import (
     QueryJob,
     QueryOutcome,
     failed_outcome,
+    killed_outcome,
     out_of_memory_outcome,
     ran_out_of_memory,
     refuse_unbounded,
@@ -366,6 +368,9 @@ class ProcessRunner:
                 log.info("worker whose chart ran out of memory replaced")
                 return await self._attempt(job)
             ref = uuid.uuid4().hex[:8]
+            if exc.exitcode == -signal.SIGKILL:  # not by pebble (a time limit is not this)
+                log.error("worker killed (ref %s, SIGKILL, OOM killer?): %r", ref, job.query)
+                return killed_outcome(ref)
             log.error("worker died (ref %s, exit %s): %r", ref, exc.exitcode, job.query)
             return failed_outcome(
                 "WorkerDied",

@@ -514,7 +514,8 @@ async def test_the_options_checked_are_the_options_imported(
         (
             "ES --replace",
             "--replace в подписи — не параметр импорта; подпись может содержать инструмент и "
-            "--timezone, --interval, --stamp, --format, --columns, как в командной строке "
+            "--timezone, --interval, --stamp, --date-order, --format, --columns, как в "
+            "командной строке "
             "(--timezone Asia/Dubai --interval 5m).",
         ),
         ("ES --stamp end", "--stamp в подписи принимает open или close, а не end."),

@@ -58,3 +58,16 @@ def test_an_empty_value_is_refused_as_no_value(caption: str, option: str) -> Non
         f"the caption's {option} has no value; write it as on the command line, "
         "e.g. `--timezone Asia/Dubai`."
     )
+
+
+def test_date_order_is_a_caption_option_checked_by_the_importer() -> None:
+    """A one-day file of 03/04/2024 dates is refused until the order is given (p46ab #6):
+    the caption gives it as the command line does, and a value that is none is refused."""
+    caption = read_caption("NQ --date-order day-first", SYMBOLS, "en")
+    assert caption.options == UploadOptions(date_order="day-first")
+    assert caption.options.command() == "--date-order day-first"
+    assert caption.options.described("en") == "dates are day first"
+    with pytest.raises(
+        CaptionError, match=r"^--date-order takes month-first or day-first, not 'dmy'\.$"
+    ):
+        read_caption("NQ --date-order dmy", SYMBOLS, "en")
