@@ -114,7 +114,7 @@ log = logging.getLogger(__name__)
 # What a chart draws in place of a table or rows cut for display, None when nothing was cut.
 Drawn = pd.DataFrame | RowsBuilder | None
 
-__all__ = ["Plan", "execute", "plan_query", "run"]
+__all__ = ["Plan", "check", "execute", "plan_query", "run"]
 
 
 def execute(
@@ -156,6 +156,30 @@ def execute(
     assert result.metadata is not None
     result.metadata.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     return result
+
+
+def check(
+    query: dict[str, Any],
+    instrument: str = "NQ",
+    *,
+    settings: EngineSettings | None = None,
+) -> Result | None:
+    """What ``execute`` would refuse before it evaluates anything: the query parsed, its
+    names bound and planned (syntax, fields, functions, their arguments, columns, sessions,
+    periods), no bar read. The same ``Result.error`` as ``execute`` gives, or None if it can
+    run; a failure of the data or of Barb itself is left for the run to report.
+
+    >>> check({"session": "RTH", "map": {"r": "rsi(close, 14"}}).error.error_type
+    'SyntaxError'
+    """
+    try:
+        parsed = parse_query(query).with_instrument(instrument)
+        plan_query(parsed, instrument, settings or default_settings())
+    except QueryError as exc:
+        return Result(query=query, error=exc)
+    except Exception:  # the run says what went wrong, in its own words
+        return None
+    return None
 
 
 # --- running --------------------------------------------------------------------------------

@@ -110,12 +110,22 @@ class ChatRepository(Repository):
                     execution_options={"synchronize_session": False},
                 )
                 moved += rowcount(result)
+            # What the group's anonymous admins asked is the group's (its id as the asker,
+            # ``update_context.asker_of``): the supergroup's, as its admins now write as it.
+            await session.execute(
+                update(MessageRow)
+                .where(MessageRow.chat_id == new_id, MessageRow.user_id == old_id)
+                .values(user_id=new_id),
+                execution_options={"synchronize_session": False},
+            )
             # Plans and questions in flight name their asker's chat (where they are
             # answered) in their payload too.
             for table in (PendingActionRow, InFlightRow):
                 rows = await session.scalars(select(table).where(table.chat_id == old_id))
                 for row in rows:
                     row.chat_id = new_id
+                    if row.user_id == old_id:
+                        row.user_id = new_id
                     row.payload = _moved(row.payload, old_id, new_id)
                     moved += 1
             return moved > 0
@@ -173,6 +183,8 @@ def _moved(payload: Any, old_id: int, new_id: int) -> Any:
         moved["chat_id"] = new_id
         if moved.get("chat_type") == "group":
             moved["chat_type"] = "supergroup"
+        if moved.get("user_id") == old_id:  # asked by an anonymous admin, as the group
+            moved["user_id"] = new_id
     return moved
 
 

@@ -29,6 +29,7 @@ from bot.assistant.replies import Proof, Reply
 from bot.store import NewReply, OutgoingReply
 from bot.store.repository import Store
 from bot.telegram import keyboards
+from bot.telegram.chat_moves import ChatMoves
 from bot.telegram.handling import update_in_hand
 from bot.telegram.render import (
     answer_caption,
@@ -333,10 +334,19 @@ def _visible_text(reply: Reply) -> str:
 
 
 class Sender:
-    def __init__(self, bot: Bot, store: Store, patience: Patience | None = None):
+    def __init__(
+        self,
+        bot: Bot,
+        store: Store,
+        patience: Patience | None = None,
+        moves: ChatMoves | None = None,
+    ):
         self.bot = bot
         self.store = store
         self.patience = patience or Patience()
+        #: The groups this process knows became supergroups (``BotServices.moves``): what
+        #: is queued or sent to one goes to the supergroup, with no refused call first.
+        self.moves = moves or ChatMoves()
 
     async def text(
         self,
@@ -375,7 +385,10 @@ class Sender:
         know which message stays queued when Telegram holds it back (``NotDelivered``)."""
         message = text_reply(html_text, markup=markup, reply_to=reply_to, thread_id=thread_id)
         [queued] = await self.store.outbox.enqueue_many(
-            chat_id, [message], answers=answers or None, update_id=update_in_hand()
+            self.moves.current(chat_id),
+            [message],
+            answers=answers or None,
+            update_id=update_in_hand(),
         )
         return queued
 
@@ -395,9 +408,14 @@ class Sender:
         Each message is marked sent as soon as Telegram has taken it: a crash in the middle
         of a reply resends at most the one message that was on the wire, never a photo
         already delivered.
+
+        A group that became a supergroup on the way (Telegram refused the first message,
+        ``ChatMigrated``) gets the rest at the supergroup's id, each once: the chat's lock
+        held here is the supergroup's too from then on (``ChatLocks.hold``), so that no
+        flush of the supergroup sends them meanwhile.
         """
         queued = await self.store.outbox.enqueue_many(
-            chat_id,
+            self.moves.current(chat_id),
             reply_messages(reply, reply_to, thread_id),
             question_id=reply.question_id,
             answers=answers,
@@ -549,6 +567,9 @@ class Sender:
         """Send a stored message and mark it sent; its Telegram message id. Raises
         ``NotDelivered`` without sending it when another replica has claimed it meanwhile
         (this one's lease expired during the messages before it): theirs to send."""
+        moved_to = self.moves.current(queued.chat_id)
+        if moved_to != queued.chat_id:  # moved there since it was read (``_send``)
+            queued = queued.model_copy(update={"chat_id": moved_to})
         longest = self.patience.longest_send
         if not await self.store.outbox.hold_to_send(queued, for_at_least=longest):
             raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id}: another replica's")
@@ -582,9 +603,10 @@ class Sender:
                     raise
                 # The group became a supergroup, under a new id: what is stored of it moves
                 # there (if its service message has not moved it yet), this message too,
-                # and goes there now.
+                # and goes there now; so does what is sent to the group from now on.
                 log.info("chat %s is now %s", queued.chat_id, exc.new_chat_id)
                 await self.store.chats.migrate(queued.chat_id, exc.new_chat_id)
+                self.moves.moved(queued.chat_id, exc.new_chat_id)
                 queued = queued.model_copy(update={"chat_id": exc.new_chat_id})
                 send = self._call(queued)
                 delay = 0.0
