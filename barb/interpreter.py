@@ -255,7 +255,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     # Weighed over the first stage's own answer only: a then stage shows other values.
     shift = None
     if plan.then is None and output.kept is not None:
-        shift = partial(holiday_shift, plan.first, ctx, output.kept)
+        shift = partial(
+            holiday_shift, plan.first, ctx, output.kept, even=frozenset(output.even_columns)
+        )
     warnings += holiday_caveat(plan, output.kept_dates, shift)
     if plan.then is None:  # else said of the rows the then stage lists
         warnings += short_sessions_caveat(plan, output.table)
