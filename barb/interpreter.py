@@ -101,7 +101,13 @@ from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
-from barb.stage_output import StageOutput, counted_columns, query_columns, sort_keys
+from barb.stage_output import (
+    StageOutput,
+    counted_columns,
+    query_columns,
+    rows_counted,
+    sort_keys,
+)
 from barb.stages import DayOpen, run_stage
 
 log = logging.getLogger(__name__)
@@ -109,7 +115,7 @@ log = logging.getLogger(__name__)
 # What a chart draws in place of a table or rows cut for display, None when nothing was cut.
 Drawn = pd.DataFrame | RowsBuilder | None
 
-__all__ = ["Plan", "execute", "plan_query", "run"]
+__all__ = ["Plan", "check", "execute", "plan_query", "run"]
 
 
 def execute(
@@ -151,6 +157,30 @@ def execute(
     assert result.metadata is not None
     result.metadata.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     return result
+
+
+def check(
+    query: dict[str, Any],
+    instrument: str = "NQ",
+    *,
+    settings: EngineSettings | None = None,
+) -> Result | None:
+    """What ``execute`` would refuse before it evaluates anything: the query parsed, its
+    names bound and planned (syntax, fields, functions, their arguments, columns, sessions,
+    periods), no bar read. The same ``Result.error`` as ``execute`` gives, or None if it can
+    run; a failure of the data or of Barb itself is left for the run to report.
+
+    >>> check({"session": "RTH", "map": {"r": "rsi(close, 14"}}).error.error_type
+    'SyntaxError'
+    """
+    try:
+        parsed = parse_query(query).with_instrument(instrument)
+        plan_query(parsed, instrument, settings or default_settings())
+    except QueryError as exc:
+        return Result(query=query, error=exc)
+    except Exception:  # the run says what went wrong, in its own words
+        return None
+    return None
 
 
 # --- running --------------------------------------------------------------------------------
@@ -227,7 +257,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     # Weighed over the first stage's own answer only: a then stage shows other values.
     shift = None
     if plan.then is None and output.kept is not None:
-        shift = partial(holiday_shift, plan.first, ctx, output.kept)
+        shift = partial(
+            holiday_shift, plan.first, ctx, output.kept, even=frozenset(output.even_columns)
+        )
     warnings += holiday_caveat(plan, output.kept_dates, shift)
     if plan.then is None:  # else said of the rows the then stage lists
         warnings += short_sessions_caveat(plan, output.table)
@@ -341,6 +373,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
         hours, by = session_hours(plan), output.summary.by or []
         query, stage = plan.query.to_json(), plan.then or plan.first
+        # A count of the bars themselves holds as many short bars as full ones a day.
+        bars_counted = [] if plan.then is not None else rows_counted(stage)
         warnings += short_bar_caveat(
             plan.timeframe.name,
             hours,
@@ -350,6 +384,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             output.groups,
             stage.sort,
             stage.limit,
+            bars_counted,
         )
     elif output.summary.type == "table" and plan.then is None and plan.timeframe.intraday:
         warnings += short_bar_row_caveat(plan.timeframe.name, session_hours(plan), output.table)

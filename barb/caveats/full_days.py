@@ -255,7 +255,7 @@ def _extreme_text(
     extreme = {"high": "highest high", "low": "lowest low", "close": "highest close"}[column]
     if column == "close" and side == "min":
         extreme = "lowest close"
-    when = day if column == "close" else f"{day} at {_clock(plan, dates[theirs], column, side)}"
+    when = day if column == "close" else _moment(plan, dates[theirs], column, side)
     return (
         f"{_names(items)} the {extreme} of {named} only, a part "
         f"of the day: the full day ({full}) went to {value_text(whole[theirs])} on {when}, "
@@ -263,8 +263,11 @@ def _extreme_text(
     )
 
 
-def _clock(plan: Plan, date: np.datetime64, column: str, side: str) -> str:
-    """The wall clock of the day's extreme minute bar (its first, on a tie): '08:19'."""
+def _moment(plan: Plan, date: np.datetime64, column: str, side: str) -> str:
+    """The calendar date and wall clock of the day's extreme minute bar (its first, on a
+    tie): '2025-08-20 at 01:31'. A bar from the evening open (18:00) on is the calendar day
+    before its trading date, said beside it: '2025-09-23 at 23:18 (trading day 2025-09-24)',
+    not the trading date with that clock, an evening a day too late (p47c A)."""
     minutes = plan.dataset.bars.frame
     held = minutes["trading_date"].to_numpy()
     lo = int(np.searchsorted(held, date, side="left"))
@@ -272,7 +275,9 @@ def _clock(plan: Plan, date: np.datetime64, column: str, side: str) -> str:
     values = minutes[column].to_numpy()[lo:hi]
     at = lo + int(np.argmax(values) if side == "max" else np.argmin(values))
     stamp = pd.Timestamp(minutes["timestamp"].to_numpy()[at])
-    return format_clock(stamp.hour * 60 + stamp.minute)
+    text = f"{stamp:%Y-%m-%d} at {format_clock(stamp.hour * 60 + stamp.minute)}"
+    day = str(np.datetime64(date, "D"))
+    return text if f"{stamp:%Y-%m-%d}" == day else f"{text} (trading day {day})"
 
 
 def _volume_text(

@@ -827,6 +827,13 @@ def reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = ""
     return bool(read & PART_DAY_COLUMNS) or {"high", "low"} <= read
 
 
+def sizes_read(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> set[str]:
+    """Which of a bar's sizes (``PART_DAY_COLUMNS``: volume, range) ``expr`` reads of the
+    row's own bar, through the map: {"range"} for range / open * 100 or high - low."""
+    read = _own_columns(expr, mapped)
+    return (read & PART_DAY_COLUMNS) | ({"range"} if {"high", "low"} <= read else set())
+
+
 def _own_columns(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> set[str]:
     """The columns ``expr`` reads of the row's own bar, through the map: not those read
     through prev() or next() (volume / prev(volume) reads volume; prev(range) none)."""

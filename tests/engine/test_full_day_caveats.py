@@ -73,6 +73,24 @@ def test_rth_low_over_a_period_and_a_mapped_column(engine_settings, days):
     ]
 
 
+def test_an_evening_extreme_is_said_on_its_calendar_day(engine_settings, days):
+    """The full day's low of February came at 18:31 the evening before its trading date:
+    said on that evening's calendar date with the trading date beside it, not the trading
+    date with 18:31, an evening a day too late (p47c A)."""
+    february = days.loc["2024-02"]
+    result = ask({"period": "2024-02", "select": "min(low)"}, engine_settings, **RTH_DAILY)
+    bottom = february["low"].idxmin()
+    at = february.loc[bottom, "low_at"]
+    assert february.loc[bottom, "low"] < february["rth_low"].min()  # the data has the case
+    assert at.hour >= 18 and at.date() < bottom.date()  # the evening before its trading date
+    assert _full_day(result) == [
+        "min_low is the lowest low of RTH (09:30-17:00) only, a part of the day: the full "
+        f"day (ETH) went to {february.loc[bottom, 'low']:.10g} on {at.date()} at "
+        f"{at:%H:%M} (trading day {bottom.date()}), outside RTH. The full day's: "
+        '"session": "ETH".'
+    ]
+
+
 def test_rth_volume_is_said_with_the_full_days_mean_and_median(engine_settings, days):
     result = ask(
         {"select": ["mean(volume)", "median(volume)", "count()"]}, engine_settings, **RTH_DAILY
