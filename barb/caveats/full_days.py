@@ -140,8 +140,7 @@ def calendar_extreme_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
             continue
         row = int(np.flatnonzero(beyond)[0])
         day = held[when[row]]
-        level = f"{value_text(whole[row])} on {np.datetime64(day, 'D')} at "
-        level += _clock(plan, day, column, side)
+        level = f"{value_text(whole[row])} on {_moment(plan, day, column, side)}"
         if stage.shape == "table" and len(kept) > 1:
             level = f"further on {int(beyond.sum())} of the {len(kept)} bars, e.g. to {level}"
         else:

@@ -186,10 +186,14 @@ def test_weekly_bars_count_the_weeks_the_full_day_went_further(engine_settings, 
     further = weeks[weeks["high"] > weeks["rth_high"]]
     assert 0 < len(further) < len(weeks)  # the data has both
     first = span[week == further.index[0]]["high"].idxmax()
+    at = pd.Timestamp(span.loc[first, "high_at"])  # an evening bar: the day before its date
+    when = f"{at:%Y-%m-%d} at {at:%H:%M}"
+    if at.date() != first.date():
+        when += f" (trading day {first.date()})"
     assert _full_day(result) == [
         "high is the highest high of RTH (09:30-17:00) only, a part of the day: the full day "
         f"(ETH) went further on {len(further)} of the {len(weeks)} bars, e.g. to "
-        f"{span.loc[first, 'high']:.10g} on {first.date()} at {span.loc[first, 'high_at']:%H:%M}"
+        f"{span.loc[first, 'high']:.10g} on {when}"
         ', outside RTH. The full day\'s: "session": "ETH".'
     ]
 
