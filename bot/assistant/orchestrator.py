@@ -9,6 +9,7 @@ holding the whole loop state, so Run, Cancel or an answer resumes it, even after
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import functools
 import logging
@@ -130,6 +131,12 @@ class AssistantSettings(BaseSettings):
     prompt_variant: str | None = Field(default=None, description="Overrides variants.yaml")
     daily_token_budget: int | None = Field(default=None, ge=1, description="Per person, UTC day")
     max_tokens: int = Field(default=1024, ge=64)
+    # The check queues behind runs in a busy pool: a plan unchecked by then is shown, and
+    # meets a refusal only after its Run, as before checks existed. A worker's first check
+    # of an instrument loads it (4.5 s on a loaded two-core machine).
+    check_wait_s: float = Field(
+        default=15.0, gt=0, description="Seconds a plan waits for its query check"
+    )
 
 
 class QueryRun(BaseModel):
@@ -783,7 +790,7 @@ class Assistant:
         call id: the error text a run would have given. Example: ``"r": "rsi(close, 14"``
         gets "Syntax error at position 14 … a '(' is not closed" at once, instead of a plan,
         a Run and "Failed". A check that could not be made (a worker or the pool failing)
-        refuses nothing: the run will say."""
+        refuses nothing, and so does one not made within ``check_wait_s``: the run will say."""
         refused = {}
         for call_id, query in self._queries_to_show(chat, state, index):
             job = QueryJob(
@@ -794,7 +801,12 @@ class Assistant:
                 language=state.language,
                 check_only=True,
             )
-            outcome = await self.runner.check(job)
+            try:
+                wait = self.settings.check_wait_s
+                outcome = await asyncio.wait_for(self.runner.check(job), wait)
+            except TimeoutError:
+                log.info("query check not made within %.0f s: the plan is shown", wait)
+                continue
             error_type = (outcome.error or {}).get("error_type")
             if not outcome.ok and error_type not in _NOT_THE_QUERYS:
                 refused[call_id] = outcome.summary_text

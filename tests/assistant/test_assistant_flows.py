@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 
@@ -12,6 +13,7 @@ from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.assistant.replies import Asker
 from bot.llm.errors import ProviderUnavailable
 from bot.llm.scripted import text, tool_call, turn
+from bot.pool.jobs import QueryJob, QueryOutcome
 
 ALICE = Asker(chat_id=100, user_id=1)
 
@@ -248,6 +250,30 @@ async def test_one_refused_query_holds_back_the_whole_plan(make_assistant) -> No
     held, error = tool_results(assistant.provider.requests[1])
     assert "another query of this message has an error" in held.content
     assert error.is_error and "SyntaxError" in error.content
+
+
+async def test_a_check_the_busy_pool_does_not_make_in_time_shows_the_plan(
+    make_assistant, monkeypatch
+) -> None:
+    """The check queues behind runs in a busy pool: past ``check_wait_s`` the plan is shown
+    unchecked (a refusal then comes after its Run, as before checks) rather than held."""
+    broken = {**RSI_2024, "map": {"r": "rsi(close, 14"}}
+    assistant = make_assistant(
+        turn("Average RSI(14) of 2024.", tool_call("execute_query", query=broken)),
+        settings=AssistantSettings(check_wait_s=0.05),
+    )
+    checks: list[QueryJob] = []
+
+    async def busy(job: QueryJob) -> QueryOutcome:
+        checks.append(job)
+        await asyncio.sleep(5)
+        raise AssertionError("not awaited this long")
+
+    monkeypatch.setattr(assistant.runner, "check", busy)
+    reply = await assistant.ask(ALICE, "средний RSI за 2024?")
+    assert [job.check_only for job in checks] == [True]
+    assert reply.pending is not None and reply.pending.queries == [{"instrument": "NQ", **broken}]
+    assert len(assistant.provider.requests) == 1
 
 
 async def test_every_query_is_confirmed_before_it_runs(make_assistant) -> None:
