@@ -112,6 +112,7 @@ def short_bar_caveat(
     groups: pd.DataFrame | None = None,
     sort: Sequence[SortKey] = (),
     limit: int | None = None,
+    counted: Sequence[str] = (),
     *,
     zone: str | None = None,
 ) -> list[str]:
@@ -119,8 +120,10 @@ def short_bar_caveat(
     is the short bar's, beside groups of full bars: "The 16:30 bar is half an hour
     (16:30-17:00), the others an hour: …". Asked which hour has the least volume, the model
     answered 16:30. When the stage's ``sort`` ranks it first among all its ``groups``
-    (before the limit), the first full-length group is named too. A window on another
-    ``zone``'s clock has its short bar there."""
+    (before the limit), the first full-length group is named too; unsorted, so is the
+    full-length one at each end the short bar's group holds in a column, but a count of
+    the bars themselves (``counted``), which their length does not make smaller. A window
+    on another ``zone``'s clock has its short bar there."""
     short = session_short_bar(timeframe, hours, zone)
     if short is None or table is None or not len(table):
         return []
@@ -136,7 +139,11 @@ def short_bar_caveat(
                 f"The {short.label} bar is {length_text(short.minutes)} "
                 f"({short.span}), the others {length_text(short.step)}: its sums, "
                 "counts and ranges are not "
-                "comparable with theirs." + _ranked(short, key, by, every, sort, query, limit)
+                "comparable with theirs."
+                + (
+                    _ranked(short, key, by, every, sort, query, limit)
+                    or _extremes(short, key, by, every, query, counted)
+                )
             ]
     return []
 
@@ -207,6 +214,56 @@ def _ranked(
         f" Sorted by {order}, it ranks {place}: the {place} full-length one is {named} "
         f"({sort[0].column} {value_text(row[sort[0].column])})."
     )
+
+
+def _extremes(
+    short: ShortBar,
+    key: str,
+    by: list[str],
+    groups: pd.DataFrame,
+    query: Mapping[str, Any],
+    counted: Sequence[str] = (),
+) -> str:
+    """' Its mean_range is the lowest of the groups: the lowest full-length one is 12:30
+    (23.24).' for each column whose highest or lowest group (as the chart heads them) is the
+    short bar's alone: ES's 2025 "range by hour" headed "lowest 16:30 (30 min) 6.68", where
+    the quietest hour a trader takes away is 12:30, 23.24 (p47c E)."""
+    rows = short_bar_rows(short, groups, key, query)
+    if rows is None or rows.all() or not rows.any():
+        return ""
+    said = []
+    for column in groups.columns:
+        if column in by or column in counted:
+            continue
+        if not pd.api.types.is_numeric_dtype(groups[column]):
+            continue
+        if pd.api.types.is_bool_dtype(groups[column]):
+            continue
+        values = groups[column].to_numpy(dtype=np.float64)
+        full = np.flatnonzero(~rows & np.isfinite(values))
+        if not len(full):
+            continue
+        mine = values[rows]
+        for side, pick, beyond in (
+            ("lowest", np.argmin, np.less),
+            ("highest", np.argmax, np.greater),
+        ):
+            at = int(full[pick(values[full])])
+            if not np.all(beyond(mine, values[at])):
+                continue
+            row = groups.iloc[at]
+            named = " ".join(
+                value_text(row[k]) if isinstance(row[k], str) else f"{k} {value_text(row[k])}"
+                for k in by
+            )
+            said.append(
+                f"its {column} is the {side}: the {side} full-length one is {named} "
+                f"({value_text(values[at])})"
+            )
+    if not said:
+        return ""
+    text = "; ".join(said)
+    return f" {text[0].upper()}{text[1:]}."
 
 
 def length_text(minutes: int) -> str:

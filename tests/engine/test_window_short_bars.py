@@ -14,6 +14,7 @@ import pytest
 
 from barb import execute
 from barb.charts.short_bars import short_bar
+from barb.instruments import format_clock
 
 LENGTHS = {15: "15 minutes", 30: "half an hour", 60: "an hour"}
 
@@ -55,12 +56,15 @@ def test_a_windows_short_last_bar_is_said_in_groups_by_time(engine_settings, min
         "select": ["mean(range) as rng", "count()"],
     }
     result = execute(query, "NQ", settings=engine_settings)
-    assert warnings_with(result, " bar is ") == [
-        "The 11:45 bar is 15 minutes (11:45-12:00), the others an hour: its sums, counts and "
-        "ranges are not comparable with theirs."
-    ]
     bars = frame.groupby(["date", "bucket"]).agg(high=("high", "max"), low=("low", "min"))
     ranges = (bars["high"] - bars["low"]).groupby("bucket").mean()
+    assert ranges.idxmin() == 705  # the short bar's, lowest: the full-length lowest named
+    full = ranges.drop(705)
+    assert warnings_with(result, " bar is ") == [
+        "The 11:45 bar is 15 minutes (11:45-12:00), the others an hour: its sums, counts and "
+        "ranges are not comparable with theirs. Its rng is the lowest: the lowest full-length "
+        f"one is {format_clock(int(full.idxmin()))} ({full.min():.4g})."
+    ]
     table = result.table.set_index("time")["rng"]
     assert table["11:45"] == pytest.approx(ranges[705])
     # The chart marks the same group: 11:45 (15 min).
