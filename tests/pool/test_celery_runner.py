@@ -116,7 +116,7 @@ async def test_an_outcome_from_a_worker_equals_the_in_process_one(
             assert outcome.chart_png.startswith(PNG_MAGIC)
             assert len(outcome.chart_png) == len(local.chart_png)
     nq, es, error = remote
-    assert nq.ok and nq.csv and nq.csv.startswith(b"weekday,")
+    assert nq.ok and nq.csv and nq.csv.startswith(b"\xef\xbb\xbfweekday,")
     # ES is NQ's bars scaled by a tenth: each weekday's mean range is a tenth of NQ's.
     nq_means = {row["weekday"]: row["mean_range"] for row in nq.preview}
     es_means = {row["weekday"]: row["mean_range"] for row in es.preview}
