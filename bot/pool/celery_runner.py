@@ -84,6 +84,12 @@ class CeleryRunner:
         self._poller: asyncio.Task[None] | None = None
 
     async def run(self, job: QueryJob) -> QueryOutcome:
+        return await self._submit(job)
+
+    async def check(self, job: QueryJob) -> QueryOutcome:
+        return await self._submit(job)
+
+    async def _submit(self, job: QueryJob) -> QueryOutcome:
         refused = refuse_unbounded(job)
         if refused is not None:
             return refused

@@ -72,6 +72,11 @@ def memory_bytes(gigabytes: float) -> int | None:
 class QueryRunner(Protocol):
     async def run(self, job: QueryJob) -> QueryOutcome: ...
 
+    async def check(self, job: QueryJob) -> QueryOutcome:
+        """A ``check_only`` job: where runs go (the workers hold the data), but no run. A
+        runner that counts, holds or fails runs is not asked about checks."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -79,6 +84,13 @@ class InlineRunner:
     """Runs jobs in a thread of this process: for tools and tests."""
 
     async def run(self, job: QueryJob) -> QueryOutcome:
+        return await self._inline(job)
+
+    async def check(self, job: QueryJob) -> QueryOutcome:
+        return await self._inline(job)
+
+    @staticmethod
+    async def _inline(job: QueryJob) -> QueryOutcome:
         return refuse_unbounded(job) or await asyncio.to_thread(run_query_job, job)
 
     async def close(self) -> None:
@@ -288,6 +300,12 @@ class ProcessRunner:
         threading.Thread(target=_retire, args=(broken,), daemon=True).start()
 
     async def run(self, job: QueryJob) -> QueryOutcome:
+        return await self._submit(job)
+
+    async def check(self, job: QueryJob) -> QueryOutcome:
+        return await self._submit(job)
+
+    async def _submit(self, job: QueryJob) -> QueryOutcome:
         refused = refuse_unbounded(job)
         if refused is not None:
             return refused
