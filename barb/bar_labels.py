@@ -139,6 +139,17 @@ def label_name(columns: pd.DataFrame, timeframe: str) -> str | None:
     return label.beside
 
 
+def as_labelled(frame: pd.DataFrame, timeframe: str) -> pd.DataFrame:
+    """``frame`` as a person reads it: where a bar label names the rows, without the dates
+    it stands in for (``REPLACED_COLUMNS``). A month's ``timestamp`` is its first trading
+    date and its ``trading_date`` its last: listed beside ``month`` 2008-01, unlabelled, they
+    read as two other dates of the same row (p47a). The CSV and the command line's rows;
+    the model's summary hides them too (``barb.result.summarize_table``)."""
+    if table_label(frame, timeframe) is None:
+        return frame
+    return frame.drop(columns=[c for c in REPLACED_COLUMNS if c in frame.columns])
+
+
 def _names_each_row(values: pd.Series) -> bool:
     return bool(values.notna().all() and values.is_unique)
 

@@ -74,6 +74,7 @@ def query(
     chart_path: Path | None,
 ) -> None:
     """Run a Barb Script query: prints what the model would see and the first rows."""
+    from barb.bar_labels import as_labelled
     from barb.errors import QueryError, QueryTimeout
     from barb.export import write_csv
     from barb.interpreter import execute
@@ -99,6 +100,8 @@ def query(
     else:
         click.echo(render_summary(result))
         shown = result.table if result.table is not None else result.source_rows
+        if shown is not None and result.metadata is not None:  # as the CSV lists them
+            shown = as_labelled(shown, result.metadata.timeframe)
         if shown is not None and len(shown):
             label = "table" if result.table is not None else "rows behind the number"
             click.echo(f"\n{label} (first {min(PREVIEW_ROWS, len(shown))} of {len(shown):,}):")

@@ -4,7 +4,9 @@ weekend, or a short holiday session that closed before the session's hours.
 "What did NQ do on 2025-12-25" read "No bars matched: the result is empty", which a person
 can take for missing data, while a date after the data got a precise error. A period inside
 the data that holds none of the session's trading dates is said the same way: why, from the
-exchange's calendar, and the nearest dates that traded.
+exchange's calendar, and the nearest dates that traded. A calendar day whose evening
+reopened (a Sunday, Christmas Day from 18:00) says so, with the form that reads those bars:
+they belong to the next trading date, and "not a trading date" alone read as "shut all day".
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from __future__ import annotations
 import datetime as dt
 
 import numpy as np
+import pandas as pd
 
 from barb.errors import DataError, InvalidPeriod
 from barb.events.rules import RULE_COVERAGE, closure_name, trading_days
+from barb.frames import DayIndex
 from barb.planning import Plan
 
 # Days of a span named one by one at most: a span without a trading date is a long weekend,
@@ -60,10 +64,11 @@ def _why(plan: Plan, start: dt.date, end: dt.date) -> str:
     lo = int(np.searchsorted(full.dates, np.datetime64(start, "ns"), side="left"))
     hi = int(np.searchsorted(full.dates, np.datetime64(end, "ns"), side="right"))
     if hi <= lo:
+        evening = _evening(plan, full, hi, start, end)
         if len(span) == 1:
-            return f"{start} is not a trading date of {symbol} ({_reasons(plan, span)})"
+            return f"{start} is not a trading date of {symbol} ({_reasons(plan, span)}){evening}"
         why = f"{symbol} has no trading date from {start} to {end}"
-        return why + (f" ({_reasons(plan, span)})" if len(span) <= _NAMED_DAYS else "")
+        return why + (f" ({_reasons(plan, span)})" if len(span) <= _NAMED_DAYS else "") + evening
     spec = instrument.sessions.get(plan.session)
     session = f"{plan.session} session ({spec.hours})" if spec else f"window {plan.session}"
     last_bar = dataset.bars.frame["timestamp"].to_numpy()[int(full.starts[lo + 1]) - 1]
@@ -78,6 +83,32 @@ def _why(plan: Plan, start: dt.date, end: dt.date) -> str:
             f"trading ended at {ended}"
         )
     return f"{symbol}'s {session} has no bars from {start} to {end}: trading ended at {ended}"
+
+
+def _evening(plan: Plan, full: DayIndex, after: int, start: dt.date, end: dt.date) -> str:
+    """The reopen on the evening of the span's last calendar day, whose bars belong to the
+    next trading date (``full.dates[after]``): ', but NQ reopened at 18:00 that evening:
+    those bars count for 2025-03-10 (that evening alone: "session": "18:00-00:00", "period":
+    "2025-03-10")'. Said so that a Sunday or Christmas is not read as shut all day: NQ traded
+    360 bars on Sunday 2025-03-09 from 18:00 (range 68). "" when the span had no such bars."""
+    if after >= len(full.dates):
+        return ""
+    first = _bar_time(plan, int(full.starts[after]))
+    if not start <= first.date() <= end:
+        return ""
+    opens = first.strftime("%H:%M")
+    day = _date(full.dates[after])
+    on = "that evening" if start == end else f"on {first.date()}"
+    return (
+        f", but {plan.dataset.instrument.symbol} reopened at {opens} {on}: those bars count "
+        f'for the trading date {day} (that evening alone: "session": "{opens}-00:00", '
+        f'"period": "{day}")'
+    )
+
+
+def _bar_time(plan: Plan, row: int) -> dt.datetime:
+    """The timestamp (exchange time) of the minute bar at ``row``."""
+    return pd.Timestamp(plan.dataset.bars.frame["timestamp"].to_numpy()[row]).to_pydatetime()
 
 
 def _reasons(plan: Plan, span: list[dt.date]) -> str:

@@ -6,36 +6,50 @@ Daily and longer bars are named by their bar label in the first column (``date``
 timestamps it stands for are left out, so each bar has one name.
 
 The file is meant to be opened anywhere (a spreadsheet, pandas, another tool) without
-guessing: UTF-8, times in ISO 8601 with their UTC offset (dates stay plain dates), minutes
+guessing: UTF-8 with a byte order mark (Excel reads a file without one in the machine's
+code page: Cyrillic and "—" came out garbled), intraday times as the exchange's clock reads
+them (``2025-12-24 09:30``, as the answer and the chart write them, a cell Excel reads as a
+time) in a column whose name says the clock (``time_et``; dates stay plain dates), minutes
 of the day the query made (``hour() * 60 + minute()``) as the clock reads them (``09:53``,
-not 593), prices on the instrument's tick, plain numbers (no thousands separators, no
-exponents), and a ``source`` column saying whose data it is (the synthetic sample, or the
-imported file and its dates).
+not 593), prices on the instrument's tick, other numbers to 6 significant digits (never
+fewer decimals than a tick has), plain (no thousands separators, no exponents), and a
+``source`` column saying whose data it is (the synthetic sample, or the imported file and
+its dates), on the first row: the rest of that column is empty. The words Barb writes (that
+note, its column's name, a ranking's notes) are in the person's language; the query's own
+column names and values are as the query has them.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import REPLACED_COLUMNS, table_label
+from barb.bar_labels import as_labelled
+from barb.i18n import DEFAULT, N_, text
 from barb.instruments import Instrument, available_instruments
 from barb.result import Result, result_instrument
 from barb.row_values import statistic_arguments
 from barb.time_keys import clock_kind, clock_text
+from barb.time_zones import short_name
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
-# them under other names (mean_range) are left at full precision.
+# them under other names (mean_range) are rounded as any statistic.
 PRICE_COLUMNS = ("open", "high", "low", "close", "range")
-SIGNIFICANT_DIGITS = 10
+#: A statistic's digits: two more than the chart's 4 (311.42 there, 311.423 here).
+SIGNIFICANT_DIGITS = 6
+#: A value written as it is (a price off the tick): every digit a float holds that matters.
+EXACT_DIGITS = 10
+#: Decimals kept without an instrument to take its tick's from.
+DEFAULT_DECIMALS = 2
 
 
 NOTE_COLUMN = "ranking_note"
-OPEN_NOTE = "not over yet: not ranked"
-WHOLE_NOTE = "first whole group in this order: the answer"
+OPEN_NOTE = N_("csv.open_note")
+WHOLE_NOTE = N_("csv.whole_note")
 
 
 def proof_frame(result: Result) -> pd.DataFrame | None:
@@ -102,12 +116,17 @@ def _is_price(name: str) -> bool:
     return column in PRICE_COLUMNS and prefix.upper() in available_instruments()
 
 
-def _plain(value: float) -> str:
+def _plain(value: float, digits: int = EXACT_DIGITS, decimals: int = 0) -> str:
+    """``value`` to ``digits`` significant digits, never fewer than ``decimals`` decimals,
+    trailing zeros dropped: ``_plain(311.4230769, 6, 2)`` is "311.423", ``_plain(18000.125,
+    6, 2)`` "18000.12" (a mean price keeps its tick's cents), ``_plain(21.0, 6, 2)`` "21"."""
     if not np.isfinite(value):
         return ""
+    magnitude = int(np.floor(np.log10(abs(value)))) + 1 if value else 1
+    places = max(decimals, digits - magnitude, 0)
     # + 0.0 makes a negative zero plain zero: round(ret) of a −0.3% day keyed its bucket "-0".
     return np.format_float_positional(
-        value + 0.0, precision=SIGNIFICANT_DIGITS, fractional=False, trim="-"
+        round(value, places) + 0.0, precision=places, fractional=True, trim="-"
     )
 
 
@@ -131,48 +150,73 @@ def _on_tick(values: pd.Series, instrument: Instrument) -> pd.Series:
     )
 
 
-def csv_bytes(result: Result) -> bytes:
-    """The proof frame as clean CSV (see the module's docstring)."""
+def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
+    """The proof frame as clean CSV (see the module's docstring), Barb's own words in
+    ``language``."""
     frame = proof_frame(result)
     if frame is None:
         return b""
     instrument = result_instrument(result)
-    out = frame.copy(deep=False)
     timeframe = result.metadata.timeframe if result.metadata else ""
-    if table_label(out, timeframe) is not None:
-        out = out.drop(columns=[c for c in REPLACED_COLUMNS if c in out.columns])
+    out = as_labelled(frame, timeframe).copy(deep=False)
+    decimals = instrument.tick_decimals if instrument is not None else DEFAULT_DECIMALS
+    renamed: dict[str, str] = {}
     for name in out.columns:
         values = out[name]
         if pd.api.types.is_datetime64_any_dtype(values):
-            if (values.dt.normalize() == values).all():
-                out[name] = values.dt.strftime("%Y-%m-%d")
-            elif instrument is not None and values.dt.tz is None:
-                local = values.dt.tz_localize(
-                    instrument.timezone, ambiguous="NaT", nonexistent="NaT"
-                )
-                text = local.dt.strftime("%Y-%m-%dT%H:%M:%S%z")
-                out[name] = text.str.replace(r"(\d\d)(\d\d)$", r"\1:\2", regex=True)
-            else:
-                out[name] = values.dt.strftime("%Y-%m-%dT%H:%M:%S")
+            out[name], clock = _times(values, instrument)
+            if clock is not None:
+                renamed[name] = _clock_column(str(name), clock)
         elif clock_kind(str(name), values, result.query) == "minute":
             out[name] = values.map(lambda m: clock_text(m) if pd.notna(m) else "")
         elif pd.api.types.is_float_dtype(values):
             if instrument is not None and _is_price(str(name)):
                 out[name] = _on_tick(values, instrument)
             else:
-                out[name] = values.map(_plain)
+                out[name] = values.map(lambda v: _plain(v, SIGNIFICANT_DIGITS, decimals))
+    out = out.rename(columns={k: v for k, v in renamed.items() if v not in out.columns})
+    if NOTE_COLUMN in out.columns:
+        notes = out[NOTE_COLUMN].map(lambda key: text("barb", key, language))
+        out = out.drop(columns=NOTE_COLUMN)
+        out[text("barb", N_("csv.note_column"), language)] = notes
     if result.metadata is not None:
-        out["source"] = _source(result)
+        # Once, on the first row: the file says whose data it is, not every row again.
+        source = [""] * len(out)
+        if source:
+            source[0] = _source(result, language)
+        out[text("barb", N_("csv.source_column"), language)] = source
     buffer = io.StringIO()
     out.to_csv(buffer, index=False, lineterminator="\n")
-    return buffer.getvalue().encode("utf-8")
+    return buffer.getvalue().encode("utf-8-sig")
 
 
-def _source(result: Result) -> str:
+def _times(values: pd.Series, instrument: Instrument | None) -> tuple[pd.Series, str | None]:
+    """Dates as dates; times as the exchange's clock reads them, to the minute (to the
+    second where a time has seconds), with the clock's short name ("ET"), None for dates or
+    where the clock is unknown (no instrument)."""
+    if values.dt.tz is not None:
+        if instrument is None:
+            return values.dt.strftime("%Y-%m-%d %H:%M:%S%z"), None
+        values = values.dt.tz_convert(instrument.timezone).dt.tz_localize(None)
+    if (values.dt.normalize() == values).all():
+        return values.dt.strftime("%Y-%m-%d"), None
+    seconds = (values.dt.second != 0).any()
+    written = values.dt.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+    return written, short_name(instrument.timezone) if instrument is not None else None
+
+
+def _clock_column(name: str, clock: str) -> str:
+    """A time column's name with its clock: ``timestamp`` is ``time_et``, ``ended``
+    ``ended_et``."""
+    tag = re.sub(r"\W+", "_", clock).lower()
+    return f"time_{tag}" if name == "timestamp" else f"{name}_{tag}"
+
+
+def _source(result: Result, language: str | None = DEFAULT) -> str:
     meta = result.metadata
     assert meta is not None
     if meta.data_source == "synthetic":
-        return "synthetic sample, not market data"
+        return text("barb", N_("csv.synthetic"), language)
     return meta.data_description
 
 

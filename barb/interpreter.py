@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.bar_times import absent_time_caveat
 from barb.caveats.bounded_conditions import bounded_condition_caveat
 from barb.caveats.calendar import (
     groups_weeks,
@@ -35,8 +36,13 @@ from barb.caveats.calendar import (
 from barb.caveats.channels import same_bar_channel_caveat
 from barb.caveats.counted_dates import counted_dates_caveat
 from barb.caveats.cut_bar_rows import cut_rows_text
-from barb.caveats.early_close_bars import early_close_bar_caveat, early_close_pick_caveat
-from barb.caveats.full_days import full_day_caveat
+from barb.caveats.early_close_bars import (
+    early_close_bar_caveat,
+    early_close_pick_caveat,
+    early_close_row_caveat,
+)
+from barb.caveats.early_close_clocks import early_close_clock_caveat
+from barb.caveats.full_days import calendar_extreme_caveat, full_day_caveat
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.lookback import lookback_caveat
@@ -50,6 +56,7 @@ from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat
 from barb.caveats.scope import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.caveats.sessions import (
+    bar_window,
     part_of_day,
     session_clock,
     session_gap_caveat,
@@ -76,6 +83,7 @@ from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
 from barb.caveats.zone_midnight import zone_midnight_caveat
+from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
 from barb.errors import BarbError, DataError, ExecutionError, QueryError, out_of_memory
@@ -100,7 +108,13 @@ from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
-from barb.stage_output import StageOutput, counted_columns, query_columns, sort_keys
+from barb.stage_output import (
+    StageOutput,
+    counted_columns,
+    query_columns,
+    rows_counted,
+    sort_keys,
+)
 from barb.stages import DayOpen, run_stage
 
 log = logging.getLogger(__name__)
@@ -108,7 +122,7 @@ log = logging.getLogger(__name__)
 # What a chart draws in place of a table or rows cut for display, None when nothing was cut.
 Drawn = pd.DataFrame | RowsBuilder | None
 
-__all__ = ["Plan", "execute", "plan_query", "run"]
+__all__ = ["Plan", "check", "execute", "plan_query", "run"]
 
 
 def execute(
@@ -150,6 +164,30 @@ def execute(
     assert result.metadata is not None
     result.metadata.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     return result
+
+
+def check(
+    query: dict[str, Any],
+    instrument: str = "NQ",
+    *,
+    settings: EngineSettings | None = None,
+) -> Result | None:
+    """What ``execute`` would refuse before it evaluates anything: the query parsed, its
+    names bound and planned (syntax, fields, functions, their arguments, columns, sessions,
+    periods), no bar read. The same ``Result.error`` as ``execute`` gives, or None if it can
+    run; a failure of the data or of Barb itself is left for the run to report.
+
+    >>> check({"session": "RTH", "map": {"r": "rsi(close, 14"}}).error.error_type
+    'SyntaxError'
+    """
+    try:
+        parsed = parse_query(query).with_instrument(instrument)
+        plan_query(parsed, instrument, settings or default_settings())
+    except QueryError as exc:
+        return Result(query=query, error=exc)
+    except Exception:  # the run says what went wrong, in its own words
+        return None
+    return None
 
 
 # --- running --------------------------------------------------------------------------------
@@ -217,15 +255,27 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
+        instrument = dataset.instrument
+        warnings += absent_time_caveat(
+            plan.first.where,
+            dict(plan.first.map_exprs),
+            plan.timeframe,
+            plan.session,
+            instrument.session(plan.session),
+            instrument,
+        )
         warnings += same_bar_channel_caveat(plan.first)
         warnings += weekend_date_caveat(plan)
+        warnings += early_close_clock_caveat(plan, scope)
     warnings += output.warnings
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
     # Weighed over the first stage's own answer only: a then stage shows other values.
     shift = None
     if plan.then is None and output.kept is not None:
-        shift = partial(holiday_shift, plan.first, ctx, output.kept)
+        shift = partial(
+            holiday_shift, plan.first, ctx, output.kept, even=frozenset(output.even_columns)
+        )
     warnings += holiday_caveat(plan, output.kept_dates, shift)
     if plan.then is None:  # else said of the rows the then stage lists
         warnings += short_sessions_caveat(plan, output.table)
@@ -244,6 +294,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
+    warnings += calendar_extreme_caveat(plan, output.kept)
     warnings += counted_dates_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope, ctx, _listed_dates(plan, output))
@@ -311,6 +362,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
     # Groups by another zone's clock, whose exchange hours move with daylight saving.
     warnings += zone_group_caveat(plan, first, output if plan.then else None)
+    # A window on another zone's clock, grouped by the exchange's.
+    warnings += zone_window_group_caveat(plan, first)
     few = output.few_groups if output is first else None
     if few is not None and few.text in warnings:  # an unfinished year's 4 days are said
         opened = [g.keys for g in parts.groups if g is not None]
@@ -339,20 +392,28 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         percent_ranks = level.percent_ranks
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
-        hours, by = session_hours(plan), output.summary.by or []
+        window, by = bar_window(plan), output.summary.by or []
         query, stage = plan.query.to_json(), plan.then or plan.first
+        # A count of the bars themselves holds as many short bars as full ones a day.
+        bars_counted = [] if plan.then is not None else rows_counted(stage)
         warnings += short_bar_caveat(
             plan.timeframe.name,
-            hours,
+            window.hours,
             output.table,
             by,
             query,
             output.groups,
             stage.sort,
             stage.limit,
+            bars_counted,
+            zone=window.zone,
         )
     elif output.summary.type == "table" and plan.then is None and plan.timeframe.intraday:
-        warnings += short_bar_row_caveat(plan.timeframe.name, session_hours(plan), output.table)
+        window = bar_window(plan)
+        warnings += short_bar_row_caveat(
+            plan.timeframe.name, window.hours, output.table, window.zone
+        )
+        warnings += early_close_row_caveat(plan, output.table, settings.max_table_rows)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once

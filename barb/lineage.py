@@ -100,6 +100,14 @@ def group_key_names(stage: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(name for name, _ in _group_keys(stage)))
 
 
+def key_expressions(query: Mapping[str, Any]) -> dict[str, ast.Expr]:
+    """Either stage's group keys by the name the engine gave them, with their expression:
+    ``{"time_london": time('London')}``."""
+    then = query.get("then")
+    stages = [query, then] if isinstance(then, dict) and then else [query]
+    return {name: expr for stage in stages for name, expr in _group_keys(stage)}
+
+
 def written_key_texts(query: Mapping[str, Any]) -> dict[str, str]:
     """The group keys of either stage that are expressions, by the name the engine gave them,
     with the text the query wrote (``fh_0`` → ``fh > 0``): the name drops the operator, and

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import bar_label
+from barb.bar_times import hour_where_caveat
 from barb.errors import (
     ArgumentError,
     DataError,
@@ -292,7 +293,9 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     joined = {j.dataset.instrument.symbol for j in instruments}
     warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
     warnings += _running_across_groups(first, then, period, dataset)
-    warnings += _hours_off_the_clock(query, first, then, tf, dataset.instrument.session(session))
+    bars = dataset.instrument.session(session)
+    warnings += _hours_off_the_clock(query, first, then, tf, bars)
+    warnings += hour_where_caveat(first.where, dict(first.map_exprs), tf, bars, dataset.instrument)
     warnings += _running_before_where(first)
     warnings += other_point_value_caveat(
         (*first.map_exprs, *((item.name, item.expr) for item in first.select)),

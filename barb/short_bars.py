@@ -17,12 +17,13 @@ import numpy as np
 import pandas as pd
 
 from barb.instruments import format_clock, parse_clock
-from barb.lineage import Lineage, called_key_names
+from barb.lineage import Lineage, called_key_names, key_expressions
 from barb.ranking import in_sort_order, order_text
 from barb.script import ast
 from barb.script.query import SortKey
 from barb.summary_text import value_text
 from barb.time_keys import CARRIES_VALUE, MINUTES_PER_DAY, clock_kind, minutes_of_day
+from barb.time_zones import zone_name
 from barb.timeframes import TIMEFRAMES
 
 
@@ -37,16 +38,28 @@ class ShortBar:
     end: str
     # Minutes of the day at which the session's full bars open.
     full_starts: frozenset[int]
+    # The zone whose clock a window's hours are on ('08:00-16:30 Europe/London'); None for
+    # the exchange's. Its bars' times are read on that clock only: time('London').
+    zone: str | None = None
 
     @property
     def label(self) -> str:
         """``16:30``."""
         return f"{self.start // 60:02d}:{self.start % 60:02d}"
 
+    @property
+    def span(self) -> str:
+        """``16:30-17:00``; ``16:00-16:30 Europe/London`` on another zone's clock."""
+        return f"{self.label}-{self.end}" + (f" {self.zone}" if self.zone else "")
 
-def session_short_bar(timeframe: str, hours: str | None) -> ShortBar | None:
+
+def session_short_bar(
+    timeframe: str, hours: str | None, zone: str | None = None
+) -> ShortBar | None:
     """The short last bar of ``timeframe``'s bars over a session of ``hours``
-    (``"09:30-17:00"``); None for daily and longer bars, or bars that fill the session."""
+    (``"09:30-17:00"``, a named session's or a window's: 09:45-12:00's hourly bars end in
+    11:45-12:00), on ``zone``'s clock for a window written on it; None for daily and longer
+    bars, or bars that fill the session."""
     found = TIMEFRAMES.get(timeframe)
     span = _session(hours)
     if found is None or found.minutes is None or span is None:
@@ -58,7 +71,7 @@ def session_short_bar(timeframe: str, hours: str | None) -> ShortBar | None:
         return None
     start = (open_ + length - short) % MINUTES_PER_DAY
     starts = frozenset((open_ + k * step) % MINUTES_PER_DAY for k in range(length // step))
-    return ShortBar(start, short, step, end, starts)
+    return ShortBar(start, short, step, end, starts, zone)
 
 
 def short_bar_rows(
@@ -71,7 +84,10 @@ def short_bar_rows(
     if key not in table.columns:
         return None
     values = table[key]
-    if _is_time_text(key, query):
+    on_its_clock = _is_time_text(key, query, short.zone)
+    if short.zone is not None and not on_its_clock:  # only time('London') names its bars
+        return None
+    if on_its_clock:
         # Each distinct time read once: a day by time holds thousands of rows of a few times.
         times = pd.Series(values.dropna().unique())
         minutes = minutes_of_day(key, times, query)
@@ -96,13 +112,19 @@ def short_bar_caveat(
     groups: pd.DataFrame | None = None,
     sort: Sequence[SortKey] = (),
     limit: int | None = None,
+    counted: Sequence[str] = (),
+    *,
+    zone: str | None = None,
 ) -> list[str]:
     """The warning when a group of the result's ``table`` by a time of day (a key of ``by``)
     is the short bar's, beside groups of full bars: "The 16:30 bar is half an hour
     (16:30-17:00), the others an hour: …". Asked which hour has the least volume, the model
     answered 16:30. When the stage's ``sort`` ranks it first among all its ``groups``
-    (before the limit), the first full-length group is named too."""
-    short = session_short_bar(timeframe, hours)
+    (before the limit), the first full-length group is named too; unsorted, so is the
+    full-length one at each end the short bar's group holds in a column, but a count of
+    the bars themselves (``counted``), which their length does not make smaller. A window
+    on another ``zone``'s clock has its short bar there."""
+    short = session_short_bar(timeframe, hours, zone)
     if short is None or table is None or not len(table):
         return []
     every = groups if groups is not None else table
@@ -115,22 +137,33 @@ def short_bar_caveat(
         if beside is not None and not beside.all():
             return [
                 f"The {short.label} bar is {length_text(short.minutes)} "
-                f"({short.label}-{short.end}), the others {length_text(short.step)}: its sums, "
+                f"({short.span}), the others {length_text(short.step)}: its sums, "
                 "counts and ranges are not "
-                "comparable with theirs." + _ranked(short, key, by, every, sort, query, limit)
+                "comparable with theirs."
+                + (
+                    _ranked(short, key, by, every, sort, query, limit)
+                    or _extremes(short, key, by, every, query, counted)
+                )
             ]
     return []
 
 
 def short_bar_row_caveat(
-    timeframe: str, hours: str | None, table: pd.DataFrame | None
+    timeframe: str, hours: str | None, table: pd.DataFrame | None, zone: str | None = None
 ) -> list[str]:
     """The warning when the short bar is among a table's rows of bars: "the last hour of
     today's session" as RTH 1h last_1_bars gave the 16:30 bar, half an hour (NQ range 23,
     volume 1,772, where 16:00-17:00 held 37.25 and 5,824), and nothing said so. Names its
-    length and the window session that gives the session's last full bar."""
+    length and the window session that gives the session's last full bar. Rows are listed
+    at the exchange's times: a window on another ``zone``'s clock is not looked at."""
     short = session_short_bar(timeframe, hours)
-    if short is None or table is None or "timestamp" not in table.columns or not len(table):
+    if (
+        short is None
+        or zone is not None
+        or table is None
+        or "timestamp" not in table.columns
+        or not len(table)
+    ):
         return []
     stamps = pd.to_datetime(table["timestamp"], errors="coerce")
     if not ((stamps.dt.hour * 60 + stamps.dt.minute) == short.start).any():
@@ -138,7 +171,7 @@ def short_bar_row_caveat(
     start = format_clock((short.start + short.minutes - short.step) % MINUTES_PER_DAY)
     full = length_text(short.step)
     return [
-        f"The {short.label} bar is {length_text(short.minutes)} ({short.label}-{short.end}), the "
+        f"The {short.label} bar is {length_text(short.minutes)} ({short.span}), the "
         f"others {full}: its range, volume and move cover {short.minutes} minutes, not "
         f"{short.step}. The session's last "
         f'{full.removeprefix("an ")}, {start}-{short.end}: "from": "daily", "session": '
@@ -183,6 +216,56 @@ def _ranked(
     )
 
 
+def _extremes(
+    short: ShortBar,
+    key: str,
+    by: list[str],
+    groups: pd.DataFrame,
+    query: Mapping[str, Any],
+    counted: Sequence[str] = (),
+) -> str:
+    """' Its mean_range is the lowest of the groups: the lowest full-length one is 12:30
+    (23.24).' for each column whose highest or lowest group (as the chart heads them) is the
+    short bar's alone: ES's 2025 "range by hour" headed "lowest 16:30 (30 min) 6.68", where
+    the quietest hour a trader takes away is 12:30, 23.24 (p47c E)."""
+    rows = short_bar_rows(short, groups, key, query)
+    if rows is None or rows.all() or not rows.any():
+        return ""
+    said = []
+    for column in groups.columns:
+        if column in by or column in counted:
+            continue
+        if not pd.api.types.is_numeric_dtype(groups[column]):
+            continue
+        if pd.api.types.is_bool_dtype(groups[column]):
+            continue
+        values = groups[column].to_numpy(dtype=np.float64)
+        full = np.flatnonzero(~rows & np.isfinite(values))
+        if not len(full):
+            continue
+        mine = values[rows]
+        for side, pick, beyond in (
+            ("lowest", np.argmin, np.less),
+            ("highest", np.argmax, np.greater),
+        ):
+            at = int(full[pick(values[full])])
+            if not np.all(beyond(mine, values[at])):
+                continue
+            row = groups.iloc[at]
+            named = " ".join(
+                value_text(row[k]) if isinstance(row[k], str) else f"{k} {value_text(row[k])}"
+                for k in by
+            )
+            said.append(
+                f"its {column} is the {side}: the {side} full-length one is {named} "
+                f"({value_text(values[at])})"
+            )
+    if not said:
+        return ""
+    text = "; ".join(said)
+    return f" {text[0].upper()}{text[1:]}."
+
+
 def length_text(minutes: int) -> str:
     """``half an hour``, ``an hour``, ``3 hours``, ``90 minutes``."""
     if minutes == 30:
@@ -194,13 +277,21 @@ def length_text(minutes: int) -> str:
     return f"{minutes} minutes"
 
 
-def _is_time_text(key: str, query: Mapping[str, Any]) -> bool:
+def _is_time_text(key: str, query: Mapping[str, Any], zone: str | None = None) -> bool:
     """Whether ``key`` holds ``time()``'s text: the key ``time()`` made, or a column whose
-    values are ``time()``'s, through the map and the aggregates that return one of them."""
-    if key == "time" and key in called_key_names(query):
+    values are ``time()``'s, through the map and the aggregates that return one of them;
+    with ``zone``, ``time('London')``'s text on that zone's clock."""
+    if zone is None and key == "time" and key in called_key_names(query):
         return True
     source = Lineage(query).values_of(key, CARRIES_VALUE)
-    return isinstance(source, ast.Call) and source.name.lower() == "time" and not source.args
+    if source is None:  # a key the engine named after its call: time('London') → time_london
+        source = key_expressions(query).get(key)
+    if not (isinstance(source, ast.Call) and source.name.lower() == "time"):
+        return False
+    if zone is None:
+        return not source.args
+    written = ast.literal_value(source.args[0]) if len(source.args) == 1 else None
+    return isinstance(written, str) and zone_name(written) == zone
 
 
 def _session(hours: str | None) -> tuple[int, int, str] | None:

@@ -95,6 +95,16 @@ def counted_columns(stage: StagePlan) -> list[str]:
     ]
 
 
+def rows_counted(stage: StagePlan) -> list[str]:
+    """The names of the stage's counts of every row (``count() as bars``), not of a
+    condition's (``count(big)``)."""
+    return [
+        s.name
+        for s in stage.select
+        if isinstance(s.expr, Call) and s.expr.name.lower() == "count" and not s.expr.args
+    ]
+
+
 def query_columns(stage: StagePlan) -> list[str]:
     """The columns a table stage's rows are listed with: its select, else the columns its
     map made; then its sort keys."""

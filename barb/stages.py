@@ -22,6 +22,7 @@ from barb.bar_labels import label_column, label_name, row_label, with_bar_label
 from barb.caveats.data_start import (
     DataStart,
     listed_caveat,
+    picked_caveat,
     record_caveat,
     running_caveat,
     where_caveat,
@@ -437,6 +438,10 @@ def _answer(
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
         sampled, begun = sample_caveats(stage.select, ctx, answers, groups[order], start)
+        # Not of groups a second stage reads: it keeps whole seasons alone, as the Santa
+        # rally's "days == 7" drops the season the data begins in, n/a start and all.
+        if start is not None and query is not None and not query.get("then"):
+            warnings += picked_caveat(start, stage.select, answers)
         warnings += sampled
         warnings += true_count_caveat(stage.select, answers)
         if row_values is not None:
@@ -483,6 +488,8 @@ def _answer(
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
         samples, said = sample_sizes(stage.select, ctx, answers, start)
         warnings += said + few_values_caveat(stage.select, ctx, answers)
+        if start is not None:
+            warnings += picked_caveat(start, stage.select, answers)
         warnings += true_count_caveat(stage.select, answers)
         if row_values is not None:
             warnings += filled(answers, row_values)

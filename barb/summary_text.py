@@ -104,14 +104,20 @@ def _pairs(row: dict[str, Any], samples: dict[str, int] | None = None) -> str:
         while at - run >= 0 and samples.get(names[at - run]) == size:
             run += 1
         after = samples.get(names[at + 1]) if at + 1 < len(names) else None
-        over = "" if size is None or after == size else _over(size, each=run > 1)
+        # A run after another statistic is named: "count=259, above=0, share=0 (each over
+        # 60 rows …)" read as if count were over the 60 too (p47c G).
+        named = names[at - run + 1 : at + 1] if run > 1 and at - run >= 0 else []
+        over = "" if size is None or after == size else _over(size, each=run > 1, named=named)
         pairs.append(f"{name}={value_text(row[name])}{over}")
     return ", ".join(pairs)
 
 
-def _over(size: int, *, each: bool = False) -> str:
-    """A statistic over fewer rows than matched says how many."""
-    return f" ({'each ' if each else ''}over {count_text(size, 'row')} with a value)"
+def _over(size: int, *, each: bool = False, named: list[str] | None = None) -> str:
+    """A statistic over fewer rows than matched says how many: " (over 60 rows with a
+    value)"; of several, " (each over …)", or with their names after another statistic,
+    " (above and share over …)"."""
+    which = f"{listed_text(named)} " if named else "each " if each else ""
+    return f" ({which}over {count_text(size, 'row')} with a value)"
 
 
 def _rows_block(s: Summary) -> list[str]:

@@ -9,13 +9,13 @@ running_history) is handed the engine's run by the interpreter. This file import
 so importing a check never pulls in the others.
 
 Called by the interpreter (``barb.interpreter``), once a query has run:
-    bounded_conditions, calendar, channels, cut_bar_rows, early_close_bars, full_days,
-    gap_sizes, holiday_closes, lookback, open_runs, part_day_picks, part_group_feeds,
+    bounded_conditions, calendar, channels, cut_bar_rows, early_close_bars, early_close_clocks,
+    full_days, gap_sizes, holiday_closes, lookback, open_runs, part_day_picks, part_group_feeds,
     price_level_comparisons, price_levels, ranked_groups, running_history, scope (the
     period's edges, a join, an unfinished week or year, a named session's hours),
     sessions, short_bar_picks, short_day_groups, short_session_groups, short_sessions,
     short_weeks, then_history, then_row_order, weekday_neighbours, yardsticks, zone_midnight,
-    zones.
+    zone_window_groups, zones.
 Called by a stage (``barb.stages``), as it keeps, groups and cuts its rows:
     data_start, filled_means, group_noise, groups, limits, lookahead, no_edge,
     overlapping_windows, same_run_rows, sample_sizes, setup_noise.

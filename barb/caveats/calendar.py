@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,7 @@ from barb.script.evaluator import evaluate, evaluate_aggregate
 from barb.script.library import is_aggregate_call
 from barb.short_days import close_clock, day_edges, short_days, window_edges
 from barb.stage_output import SINGLE_ROW, counted_columns
+from barb.summary_text import group_name
 
 # Functions that name a day by its place in the calendar: a holiday Monday is a 'Mon', the
 # first row of a month, the last of a week.
@@ -48,45 +49,100 @@ NAMED_DAYS = 3
 # A weekday question's holiday rows are said when leaving them out moves a shown value by
 # this share of itself or more.
 HOLIDAY_SHIFT = 0.05
+# ... or changes which group is highest or lowest by moving that group this much.
+RANK_SHIFT = HOLIDAY_SHIFT / 2
+
+
+@dataclass(frozen=True)
+class HolidayShift:
+    """What leaving the holiday sessions out does to the shown values: the most one moves,
+    as a share of itself, and the groups that then head a column in another's place
+    ("range_pct's lowest is 'Fri' 1.809 without them, not 'Mon' 1.79")."""
+
+    most: float
+    ends: list[str] = field(default_factory=list)
+
+    def notable(self) -> bool:
+        return self.most >= HOLIDAY_SHIFT or bool(self.ends)
 
 
 def holiday_shift(
-    stage: StagePlan, ctx: EvalContext, kept: pd.DataFrame, closed: np.ndarray
-) -> float | None:
-    """The most a shown value moves, as a share of itself, when the rows of the holiday
-    sessions ``closed`` are left out: each selected aggregate (not count(), which falls by
-    the rows left out) over the ``kept`` rows with and without them, per group, as
-    ``barb.caveats.early_close_bars`` measures a cut bar's group (1.0 for a group only they
-    made). NQ's 2025 Mondays' mean close - open moved 0.216 % → 0.283 % (+31 %); its mean
-    range 309.4 → 310.4 (+0.3 %). None when no value can be compared (a listing)."""
+    stage: StagePlan,
+    ctx: EvalContext,
+    kept: pd.DataFrame,
+    closed: np.ndarray,
+    *,
+    even: frozenset[str] = frozenset(),
+) -> HolidayShift | None:
+    """How the shown values move when the rows of the holiday sessions ``closed`` are left
+    out: each selected aggregate (not count(), which falls by the rows left out) over the
+    ``kept`` rows with and without them, per group, as ``barb.caveats.early_close_bars``
+    measures a cut bar's group (1.0 for a group only they made). NQ's 2025 Mondays' mean
+    close - open moved 0.216 % → 0.283 % (+31 %); its mean range 309.4 → 310.4 (+0.3 %).
+    A move under ``HOLIDAY_SHIFT`` can still change which group is highest or lowest: NQ's
+    RTH range % by weekday over all history read Monday lowest (1.790) only through its 80
+    holiday half days; without them Friday is (1.809), Monday 1.836 (+2.5 %, p47c D). A
+    column whose groups are within noise of each other (``even``, said so already) has no
+    highest or lowest worth naming: ES's 2025 range by weekday, Wed 74.23 or Thu 75.32. None
+    when no value can be compared (a listing)."""
     if stage.shape != "grouped" and stage.shape not in SINGLE_ROW:
         return None
     if "trading_date" not in kept.columns:
         return None
     drop = np.isin(kept["trading_date"].to_numpy().astype("datetime64[D]"), closed)
-    items = [
-        item.expr
+    picked = [
+        item
         for item in stage.select
         if is_aggregate_call(item.expr) and item.expr.name.lower() != "count"  # type: ignore[union-attr]
     ]
+    items = [item.expr for item in picked]
     if not items or drop.all() or len(items) < len(stage.select) - len(counted_columns(stage)):
         return None  # an expression of aggregates: not weighed here
     by = [name for name, _ in stage.group_keys] or None
     quiet = {"warnings": [], "row_warnings": [], "period": None}
     before = dataclasses.replace(ctx, frame=kept.reset_index(drop=True), **quiet)
     after = dataclasses.replace(ctx, frame=take_rows(kept, ~drop).reset_index(drop=True), **quiet)
-    most = 0.0
+    most, ends = 0.0, []
     try:
-        for expr in items:
+        for name, expr in ((item.name, item.expr) for item in picked):
             was = pd.Series(evaluate_aggregate(expr, before, by))
             now = pd.Series(evaluate_aggregate(expr, after, by)).reindex(was.index)
             was, now = pd.to_numeric(was, errors="coerce"), pd.to_numeric(now, errors="coerce")
             shown = was.notna() & (was != 0)
             moved = ((now[shown] / was[shown]) - 1).abs().fillna(1.0)
             most = max(most, float(moved.max()) if len(moved) else 0.0)
+            if by is not None and name not in even:
+                ends += _moved_ends(name, was, now)
     except BarbError:
         return None
-    return most
+    return HolidayShift(most, ends)
+
+
+def _moved_ends(name: str, was: pd.Series, now: pd.Series) -> list[str]:
+    """ "range_pct's lowest is 'Fri' 1.809 without them, not 'Mon' 1.79" for each end of
+    ``name``'s groups (``was``) that another group takes without the holiday rows (``now``),
+    among the groups with a value both ways, when the holidays moved the displaced group by
+    ``RANK_SHIFT`` or more: ranks swapped by a hair between near-equal groups are noise
+    (NQ's ETH range 2020-2025, Wed 396.2 then Fri 397.4), ES's Monday volume moved +3.5 %
+    (lowest 8.949e+05, then Friday's 9.263e+05) by its holiday sessions."""
+    both = was.notna() & now.notna()
+    if int(both.sum()) < 2:
+        return []
+    index = was.index[both]
+    said = []
+    for side, pick in (("highest", np.argmax), ("lowest", np.argmin)):
+        before, after = int(pick(was[both].to_numpy())), int(pick(now[both].to_numpy()))
+        if before == after or was[both].iloc[after] == was[both].iloc[before]:
+            continue  # the same group, or a tie it only broke
+        old, new = float(was[both].iloc[before]), float(now[both].iloc[before])
+        if old == 0 or abs(new / old - 1) < RANK_SHIFT:
+            continue
+        said.append(
+            f"{name}'s {side} is {group_name(index, after, text_alone=True)} "
+            f"{float(now[both].iloc[after]):.4g} without them, not "
+            f"{group_name(index, before, text_alone=True)} {float(was[both].iloc[before]):.4g}"
+        )
+    return said
 
 
 def holiday_caveat(
@@ -102,7 +158,8 @@ def holiday_caveat(
     sessions: +0.17%, where the stock market's first days (the 'stocks' form) gave +0.51%.
 
     A weekday question is told only when leaving the holidays out moves a shown value by
-    ``HOLIDAY_SHIFT`` or more (``shift``, given the holiday dates): NQ's 2025 weekday ranges
+    ``HOLIDAY_SHIFT`` or more, or changes which group is highest or lowest (``shift``, given
+    the holiday dates), said with the group that heads it then: NQ's 2025 weekday ranges
     moved by 0.3 % at most, and the note was noise in 3 of 4 queries (p46e)."""
     if plan.timeframe.name != "daily":
         return []
@@ -127,10 +184,10 @@ def holiday_caveat(
     closed = np.unique(days[us_market_closed(days)])
     if not len(closed):
         return []
-    if not places and shift is not None:
-        moved = shift(closed)
-        if moved is not None and moved < HOLIDAY_SHIFT:
-            return []
+    moved = shift(closed) if not places and shift is not None else None
+    if moved is not None and not moved.notable():
+        return []
+    reordered = f" {'; '.join(moved.ends)}." if moved is not None and moved.ends else ""
     short = short_days(plan.dataset, plan.session, closed)
     if not places and not plan.dataset.instrument.stock_index:
         return _own_holidays(plan, closed, short)
@@ -155,7 +212,7 @@ def holiday_caveat(
     # weekend gap, and Asian hours trade as usual. Only a stock-market question wants them out.
     return [
         f"{len(closed)} of the rows {are} (the stock market closed, "
-        f"{traded}), e.g. {example}: "
+        f"{traded}), e.g. {example}{'.' + reordered if reordered else ':'} "
         '"where": "not holiday()" leaves them out when the question is about the stock '
         "market's days."
     ]

@@ -23,9 +23,10 @@ the same cut: NQ's 11 "all-time highs" of 2008 are highs since 2008-01-02 (``rec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,12 +34,13 @@ import pandas as pd
 from barb.bar_labels import label_column
 from barb.caveats.empty_rows import notable
 from barb.lineage import nodes
-from barb.planning import StagePlan
+from barb.planning import SelectItem, StagePlan
 from barb.script import ast
+from barb.script.evaluator import SelectValue
 from barb.script.hoisting import unhoisted
 from barb.script.library import lookup
 from barb.script.reach import own_reach, reads_earlier_days
-from barb.summary_text import listed_text
+from barb.summary_text import group_name, listed_text
 from barb.timeframes import timeframe
 
 # The running functions a row without a value is left out of: a total (its part is
@@ -364,6 +366,71 @@ def record_caveat(start: DataStart, period: np.ndarray) -> list[str]:
             f"then, not of all time; the prices before the data are not in it."
         ]
     return []
+
+
+def picked_caveat(
+    start: DataStart, select: Sequence[SelectItem], answers: Mapping[str, SelectValue]
+) -> list[str]:
+    """An answer left n/a by first() of a value the period's first row has none of because
+    the data begins there (for groups: the first row's group's). "NQ's 2008 return" on daily
+    bars, last(close) / first(before) with before = prev(close), read start=n/a, ret_pct=n/a
+    with no word, while the same on yearly bars listed ret_pct with this cause and the form
+    from the first open (p47a Q22): from 2008-01-02's open, 1970.5 to 1212, it is -38.5%.
+    The form is offered as for a running product: first to last from the first open is the
+    move since the data's first price. Said once per call, naming every answer it empties."""
+    at = start.kept
+    if start.values is None or not len(at):
+        return []
+    emptied: dict[ast.Call, list[str]] = {}
+    group = ""
+    for item in select:
+        answer = answers[item.name]
+        value, group = _first_row_value(answer)
+        if not pd.isna(value):
+            continue
+        for call in _first_calls(item.expr):
+            argument = call.args[0]
+            if start.back([argument]) == 0:
+                continue
+            empty = pd.isna(pd.Series(start.values(argument)).to_numpy())[at]
+            if empty[0] and start.unread([argument], empty, at)[0]:
+                emptied.setdefault(call, []).append(item.name)
+    said = []
+    for call, names in emptied.items():
+        written = start.unhoisted(call.args[0])
+        opened = opened_text(start.opened_forms(written, running=True))
+        said.append(
+            f"{listed_text(names)}{group} {'is' if len(names) == 1 else 'are'} n/a: "
+            f"{start.subject(written).to_text()} has no value on {start.names(at[:1])[0]}, "
+            f"the period's first row, {start.why}; {start.unhoisted(call).to_text()} takes "
+            f"it from there.{opened}"
+        )
+    return said
+
+
+def _first_row_value(answer: SelectValue) -> tuple[Any, str]:
+    """The answer's value for the first row's group (its only one, ungrouped), and " of
+    year 2008" naming that group ("" ungrouped)."""
+    rows = answer.rows
+    if rows.codes is None or rows.index is None:
+        return answer.value, ""
+    code = int(rows.codes[0]) if len(rows.codes) else -1
+    if code < 0:
+        return 0, ""
+    position = code if rows.slots is None else int(np.searchsorted(rows.slots, code))
+    return answer.value.iloc[position], f" of {group_name(rows.index, position)}"
+
+
+def _first_calls(expr: ast.Expr) -> list[ast.Call]:
+    """The first(x) calls in ``expr``, each once: the aggregates that take the period's
+    first row's value (last() takes the latest, which the data's start does not reach)."""
+    found: list[ast.Call] = []
+    for node in ast.walk(expr):
+        if not isinstance(node, ast.Call) or node.name.lower() != "first":
+            continue
+        if len(node.args) == 1 and node not in found:
+            found.append(node)
+    return found
 
 
 def _record_tests(

@@ -6,7 +6,8 @@ bar from 12:30 lasts 30 or 45 minutes that day, and "average volume by hour" put
 the group's 4,611 (2.5%) and move its mean volume by 1.0%, its mean range by 0.1%; over 2024
 alone, 10 of 259, 1.7% of the volume; over Novembers and Decembers, 41 of 760. Said when
 leaving them out moves the group's mean volume or mean range, the two things a shorter bar
-holds less of, by more than NOTABLE_SHIFT: a smaller share is within what any other day
+holds less of, by more than NOTABLE_SHIFT, of those the select reads (ES's "range by hour"
+was told of volume, p47c E): a smaller share is within what any other day
 moves a mean by, and naming it on every hourly question would drown the warnings that
 matter. Bars on an aligned close (a 5-minute bar ending 13:00) are whole and never said.
 
@@ -27,21 +28,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from barb.caveats.short_sessions import sizes_read
 from barb.frames import MINUTE_OF_DAY
 from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.lineage import through_map
 from barb.planning import Plan
 from barb.script import ast
 from barb.short_bars import length_text
-from barb.short_days import day_edges, short_days, window_edges
+from barb.short_days import close_clock, day_edges, short_days, window_edges
 from barb.summary_text import two_digits, value_text
 from barb.time_keys import clock_kind, minutes_of_day
+from barb.time_zones import short_name
 from barb.timeframes import TIMEFRAMES
 
 # Said when dropping the cut bars moves a group's mean volume or range by more than this.
 NOTABLE_SHIFT = 0.01
 # What a shorter bar holds less of.
 MEASURES = ("volume", "range")
+# Days named when a table lists bars a short session cut; more are counted.
+NAMED_DAYS = 2
 
 
 def early_close_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
@@ -63,14 +68,15 @@ def early_close_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     rows = kept[needed].assign(cut=cut)
     touched = rows.loc[cut, keys].drop_duplicates()
     rows = rows.merge(touched, on=keys)  # only the groups that hold a cut bar
+    measures = _measures_read(plan)  # the shifts said are of the columns selected
     found, mostly = [], []
     for values, group in rows.groupby(keys, sort=True, dropna=True, observed=True):
         if group["cut"].sum() * 2 > len(group):  # no whole bars to leave the cut ones out of
             mostly.append((int(group["cut"].sum()), values, group))
             continue
-        whole = group.loc[~group["cut"], list(MEASURES)].mean()
-        every = group[list(MEASURES)].mean()
-        shifts = {m: float(whole[m] / every[m] - 1) for m in MEASURES if every[m]}
+        whole = group.loc[~group["cut"], list(measures)].mean()
+        every = group[list(measures)].mean()
+        shifts = {m: float(whole[m] / every[m] - 1) for m in measures if every[m]}
         if shifts and max(abs(s) for s in shifts.values()) > NOTABLE_SHIFT:
             found.append((max(abs(s) for s in shifts.values()), values, group, shifts))
     if mostly:
@@ -80,6 +86,19 @@ def early_close_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
         return []
     _, values, group, shifts = max(found, key=lambda item: item[0])
     return [_text(plan, values, group, shifts, len(found) - 1)]
+
+
+def _measures_read(plan: Plan) -> tuple[str, ...]:
+    """The ``MEASURES`` the first stage's aggregates read (through its map), in their order:
+    ES's "range by hour" was told that leaving the cut bars out moved the 12:30 group's mean
+    volume by +1.9 %, a column it never selected, and its range by +0.8 % (p47c E)."""
+    stage = plan.first
+    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    read: set[str] = set()
+    for item in stage.select:
+        if item.aggregate:
+            read |= sizes_read(item.expr, mapped)
+    return tuple(m for m in MEASURES if m in read)
 
 
 def by_time_of_day(kept: pd.DataFrame, keys: list[str], query: dict) -> bool:
@@ -118,6 +137,62 @@ def cut_bars(plan: Plan, kept: pd.DataFrame, step: int) -> np.ndarray:
         (closed[at] > begins) & (closed[at] < ends)
     )
     return on_short & inside
+
+
+def early_close_row_caveat(plan: Plan, table: pd.DataFrame | None, shown: int) -> list[str]:
+    """A table of intraday bars that lists a bar a short session cut: "2024-11-29 closed
+    early, at 13:15 ET: its 12:30 bar is 45 minutes (12:30-13:15), the others an hour." The
+    day after Thanksgiving's hourly RTH bars were listed with that bar as a normal one (range
+    16.75, volume 55,189), and "the quietest hour" read it beside full ones (p47e M2). Said
+    only of the ``shown`` first rows (those kept for display), naming up to ``NAMED_DAYS``
+    of their days."""
+    step = plan.timeframe.minutes
+    if step is None or table is None or not len(table):
+        return []
+    if plan.dataset.instrument.session(plan.session).zone is not None:  # another day's edges
+        return []
+    if "timestamp" not in table.columns or "trading_date" not in table.columns:
+        return []
+    table = table.iloc[:shown]
+    stamps = pd.to_datetime(table["timestamp"], errors="coerce")
+    rows = pd.DataFrame(
+        {
+            "trading_date": table["trading_date"].to_numpy(),
+            MINUTE_OF_DAY: (stamps.dt.hour * 60 + stamps.dt.minute).fillna(-1).to_numpy(),
+        }
+    )
+    cut = cut_bars(plan, rows, step)
+    if not cut.any():
+        return []
+    listed = rows[cut]
+    days = listed["trading_date"].to_numpy().astype("datetime64[D]")
+    opened, closed = day_edges(plan.dataset, days)
+    day_start = plan.dataset.instrument.trading_day_start_minute
+    begins = (listed[MINUTE_OF_DAY].to_numpy().astype(np.int64) - day_start) % MINUTES_PER_DAY
+    zone = short_name(plan.dataset.instrument.timezone)
+    start, end = window_edges(plan.dataset, plan.session)
+    parts, seen = [], []
+    for day, begin, first, last in zip(days, begins, opened, closed, strict=True):
+        if len(seen) == NAMED_DAYS and day not in seen:
+            continue
+        held_from, held_to = max(begin, first), min(begin + step, last)
+        bar = (
+            f"its {close_clock(plan.dataset, begin)} bar is {length_text(held_to - held_from)} "
+            f"({close_clock(plan.dataset, held_from)}-{close_clock(plan.dataset, held_to)})"
+        )
+        if day in seen:
+            parts[-1] += f", {bar.removeprefix('its ')}"
+            continue
+        seen.append(day)
+        edges = []
+        if first > start:
+            edges.append(f"opened late, at {close_clock(plan.dataset, first)} {zone}")
+        if last < end:
+            edges.append(f"closed early, at {close_clock(plan.dataset, last)} {zone}")
+        parts.append(f"{day} {' and '.join(edges)}: {bar}")
+    more = len(np.unique(days)) - len(seen)
+    tail = f"; {more} more listed day{'s' if more > 1 else ''} like it" if more > 0 else ""
+    return ["; ".join(parts) + f", the others {length_text(step)}{tail}."]
 
 
 def _text(

@@ -29,12 +29,15 @@ from barb.lineage import through_map
 from barb.planning import Plan, SelectItem
 from barb.script import ast
 from barb.short_days import date_positions
+from barb.stage_output import query_columns
 from barb.summary_text import listed_text, value_text
 
 # The extremes a price statistic takes (max(high), arg_max(date(), high)), by function.
 _EXTREME_OF = {"max": "max", "arg_max": "max", "min": "min", "arg_min": "min"}
 # The bar prices whose extreme in each direction is a level the full day can pass.
 _EXTREME_PRICES = {"max": ("high", "close"), "min": ("low", "close")}
+# The bar prices whose extreme a longer bar's row lists, by the side it takes.
+_SIDE_OF = {"high": "max", "low": "min"}
 # Statistics of daily volume said beside the full day's.
 _VOLUME_STATISTICS = {"mean": np.mean, "median": np.median, "sum": np.sum}
 _VOLUME_VERBS = {"mean": "averages", "median": "has a median of", "sum": "totals"}
@@ -85,10 +88,93 @@ def full_day_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     return warnings
 
 
+def calendar_extreme_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
+    """The full day's high or low over a weekly, monthly, quarterly or yearly bar of a part
+    of the day, when it went further than the bar's: the listed high or low, or max(high),
+    min(low) over such bars. "The year-to-date high" as RTH's yearly bar read 25984 with
+    nothing said, where daily bars' max(high) said the full day reached 26020.5 on
+    2026-01-06 at 08:19 (p47b #11). Each bar covers the trading dates from its timestamp
+    (its first) to its trading_date (its last), read from the full session's daily bars."""
+    stage = plan.first
+    if not plan.timeframe.calendar or plan.then is not None:
+        return []
+    if kept is None or not len(kept) or not {"timestamp", "trading_date"} <= set(kept.columns):
+        return []
+    mapped = dict(stage.map_exprs) | dict(stage.hoisted)
+    if stage.shape == "table":
+        exprs = {item.name: item.expr for item in stage.select}
+        wanted = []
+        for name in query_columns(stage):
+            value = through_map(exprs.get(name, ast.Column(name)), mapped)
+            if isinstance(value, ast.Column) and value.name in _SIDE_OF:
+                wanted.append((name, _SIDE_OF[value.name], value.name))
+    else:
+        wanted = [
+            (item.name, *found)
+            for item in stage.select
+            if (found := _extreme(item, mapped)) and found[1] in _SIDE_OF
+        ]
+    full = _full_session(plan) if wanted else None
+    if full is None:
+        return []
+    days = plan.dataset.session_daily(full)
+    held = days.index.to_numpy()
+    first = np.searchsorted(held, kept["timestamp"].to_numpy(), side="left")
+    stop = np.searchsorted(held, kept["trading_date"].to_numpy(), side="right")
+    named = _named(plan)
+    warnings = []
+    for side, column in dict.fromkeys((side, column) for _, side, column in wanted):
+        names = [name for name, s, c in wanted if (s, c) == (side, column)]
+        part = kept[column].to_numpy().astype(float)
+        whole, when = _span_extremes(days[column].to_numpy(), first, stop, side)
+        beyond = whole > part if side == "max" else whole < part
+        beyond &= ~np.isnan(whole)
+        if stage.shape != "table":  # one extreme over the bars
+            pick = np.nanargmax if side == "max" else np.nanargmin
+            mine, theirs = int(pick(part)), int(pick(np.where(np.isnan(whole), part, whole)))
+            beyond[:] = False
+            beyond[theirs] = (
+                whole[theirs] > part[mine] if side == "max" else whole[theirs] < part[mine]
+            )
+        if not beyond.any():
+            continue
+        row = int(np.flatnonzero(beyond)[0])
+        day = held[when[row]]
+        level = f"{value_text(whole[row])} on {_moment(plan, day, column, side)}"
+        if stage.shape == "table" and len(kept) > 1:
+            level = f"further on {int(beyond.sum())} of the {len(kept)} bars, e.g. to {level}"
+        else:
+            level = f"to {level}"
+        extreme = "highest high" if side == "max" else "lowest low"
+        are = "is" if len(names) == 1 else "are"
+        warnings.append(
+            f"{listed_text(names)} {are} the {extreme} of {named} only, a part of the day: the "
+            f'full day ({full}) went {level}, outside {plan.session}. The full day\'s: "session": '
+            f'"{full}".'
+        )
+    return warnings
+
+
+def _span_extremes(
+    values: np.ndarray, first: np.ndarray, stop: np.ndarray, side: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The highest (``side`` "max") or lowest of ``values[first[i]:stop[i]]`` for each bar,
+    with its position in ``values`` (the first, on a tie); NaN and -1 for an empty span."""
+    pick = np.argmax if side == "max" else np.argmin
+    extreme = np.full(len(first), np.nan)
+    where = np.full(len(first), -1, dtype=np.int64)
+    for i, (lo, hi) in enumerate(zip(first, stop, strict=True)):
+        span = values[lo:hi].astype(float)
+        if hi > lo and not np.isnan(span).all():
+            at = int(pick(np.where(np.isnan(span), -np.inf if side == "max" else np.inf, span)))
+            extreme[i], where[i] = span[at], lo + at
+    return extreme, where
+
+
 def _full_session(plan: Plan) -> str | None:
     """The instrument's full session when the query's daily bars are of a session that
     stands for the day but leaves some of it out (RTH, CASH, '09:30-16:15'), else None."""
-    if plan.timeframe.name != "daily":
+    if plan.timeframe.name != "daily" and not plan.timeframe.calendar:
         return None
     instrument = plan.dataset.instrument
     full = instrument.full_session
@@ -168,7 +254,7 @@ def _extreme_text(
     extreme = {"high": "highest high", "low": "lowest low", "close": "highest close"}[column]
     if column == "close" and side == "min":
         extreme = "lowest close"
-    when = day if column == "close" else f"{day} at {_clock(plan, dates[theirs], column, side)}"
+    when = day if column == "close" else _moment(plan, dates[theirs], column, side)
     return (
         f"{_names(items)} the {extreme} of {named} only, a part "
         f"of the day: the full day ({full}) went to {value_text(whole[theirs])} on {when}, "
@@ -176,8 +262,11 @@ def _extreme_text(
     )
 
 
-def _clock(plan: Plan, date: np.datetime64, column: str, side: str) -> str:
-    """The wall clock of the day's extreme minute bar (its first, on a tie): '08:19'."""
+def _moment(plan: Plan, date: np.datetime64, column: str, side: str) -> str:
+    """The calendar date and wall clock of the day's extreme minute bar (its first, on a
+    tie): '2025-08-20 at 01:31'. A bar from the evening open (18:00) on is the calendar day
+    before its trading date, said beside it: '2025-09-23 at 23:18 (trading day 2025-09-24)',
+    not the trading date with that clock, an evening a day too late (p47c A)."""
     minutes = plan.dataset.bars.frame
     held = minutes["trading_date"].to_numpy()
     lo = int(np.searchsorted(held, date, side="left"))
@@ -185,7 +274,9 @@ def _clock(plan: Plan, date: np.datetime64, column: str, side: str) -> str:
     values = minutes[column].to_numpy()[lo:hi]
     at = lo + int(np.argmax(values) if side == "max" else np.argmin(values))
     stamp = pd.Timestamp(minutes["timestamp"].to_numpy()[at])
-    return format_clock(stamp.hour * 60 + stamp.minute)
+    text = f"{stamp:%Y-%m-%d} at {format_clock(stamp.hour * 60 + stamp.minute)}"
+    day = str(np.datetime64(date, "D"))
+    return text if f"{stamp:%Y-%m-%d}" == day else f"{text} (trading day {day})"
 
 
 def _volume_text(

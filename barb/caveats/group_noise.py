@@ -129,6 +129,7 @@ from barb.lineage import nodes
 from barb.planning import SelectItem
 from barb.script import ast
 from barb.script.bincount import bincount, bincount_squares
+from barb.script.calendar_names import MONTHS
 from barb.script.context import RowGroups
 from barb.script.evaluator import SelectValue
 from barb.script.library import lookup
@@ -308,6 +309,7 @@ def even_groups(
     of = 0  # the groups there are
     apart: dict[str, str] = {}
     near: dict[str, list[list[dict[str, str]]]] = {}
+    differ: list[str] = []  # the columns tested apart, with their test, said beside noise
     tested: list[tuple[_Groups, _Test]] = []
     unstretched: list[tuple[str, _Groups]] = []  # too few stretches a group to compare
     ranking = sort[0].column if sort else None
@@ -327,6 +329,8 @@ def even_groups(
             said.append(f"{item.name} ({ends}; {test.name} p = {two_digits(test.p)})")
             columns.append(item.name)
             continue
+        if test is not None and ends is not None:
+            differ.append(f"{item.name} ({test.name} p = {two_digits(test.p)})")
         if groups.median or ends is None:
             continue
         apart[item.name] = ends
@@ -356,7 +360,8 @@ def even_groups(
             f"The groups differ by less than their noise: across the {k} {first.keys()} "
             f"groups ({_sizes_text([t for _, t in tested], rows)}), {listed_text(said)} {verb} no "
             f"more than {k} groups of pure noise would (p ≥ {LEVEL:g}{errors})."
-            + _single_rows_text([t for _, t in tested], rows),
+            + _single_rows_text([t for _, t in tested], rows)
+            + _differ_text(differ),
             *ranked,
         ]
     if unstretched and blocks in _PART_NOUNS:  # a year's value is its own: nothing said
@@ -385,6 +390,8 @@ class _Groups:
     windows: GroupWindows | None = None
     # The calendar part (``BLOCKS``) the groups are stretches of time by; None: any other.
     blocks: str | None = None
+    # The calendar part the one group key is ("month"), for the groups' names.
+    part: str | None = None
     _sample: _Sample | None = None
     _units: _Sample | None = None
 
@@ -412,7 +419,7 @@ class _Groups:
         values_ = values.to_numpy(dtype=np.float64)
         # Overlapping windows ahead are counted by their own rule (one window at a time).
         stretches = blocks if blocks in BLOCKS and windows is None else None
-        return cls(values_, args[0], rows, median, windows, stretches)
+        return cls(values_, args[0], rows, median, windows, stretches, blocks)
 
     @property
     def sample(self) -> _Sample | None:
@@ -450,7 +457,17 @@ class _Groups:
         sample = self.sample
         assert sample is not None and self.rows.index is not None
         at = np.flatnonzero(sample.counts > 0)
-        return [group_name(self.rows.index, int(i), text_alone=True) for i in at]
+        return [self.name(int(i)) for i in at]
+
+    def name(self, at: int) -> str:
+        """Group ``at`` as the warning names it: "'Wed'", "m 9 (Sep)" (a month of the year
+        by its number, as the table lists it, with the name the chart gives it)."""
+        assert self.rows.index is not None
+        name = group_name(self.rows.index, at, text_alone=True)
+        month = self.rows.index[at] if self.part == "month" else None
+        if isinstance(month, int | np.integer) and 1 <= month <= len(MONTHS):
+            return f"{name} ({MONTHS[int(month) - 1][:3]})"
+        return name
 
     def keys(self) -> str:
         """ "weekday", "year × month": what the groups are by."""
@@ -508,11 +525,7 @@ class _Groups:
                 return None
             held = sample.counts[(sample.counts > 0) & enough]
             assert self.rows.index is not None
-            left = [
-                f"{group_name(self.rows.index, int(at), text_alone=True)} "
-                f"({_times(int(units.counts[at]))})"
-                for at in short
-            ]
+            left = [f"{self.name(int(at))} ({_times(int(units.counts[at]))})" for at in short]
             return replace(
                 test,
                 left=f"; left out, too few stretches: {listed_text(left)}" if left else "",
@@ -553,6 +566,11 @@ class _Groups:
             count = float(units.counts[at])
             enough = count >= MIN_STRETCHES
             error = math.sqrt(float(units.variances[at]) / count) if enough else math.nan
+            # A share whose stretches are each one row (a month's bar a year) or all alike
+            # (10 Septembers of 10 up) is a share of the stretches, Wilson's over their
+            # count: their spread's "1 ± 0" read as certainty (p47c C).
+            if sample.shares and enough and (units.shares or units.variances[at] == 0):
+                interval = few_rows_interval(share, count)
         elif sample.shares and count:
             interval = few_rows_interval(share, count)
         if interval is not None:  # the error it implies for comparing groups
@@ -560,7 +578,7 @@ class _Groups:
         if not math.isfinite(error):
             return None
         assert self.rows.index is not None
-        name = group_name(self.rows.index, at, text_alone=True)
+        name = self.name(at)
         return _Spread(name, share, error, interval)
 
     def ends(self, rows: str = "rows") -> str | None:
@@ -584,9 +602,7 @@ class _Groups:
             return None
         beyond = self._beyond(skipped, high, 1.0, rows), self._beyond(skipped, low, -1.0, rows)
         if self.median:
-            assert self.rows.index is not None
-            index = self.rows.index
-            high_name, low_name = (group_name(index, at, text_alone=True) for at in (high, low))
+            high_name, low_name = (self.name(at) for at in (high, low))
             return (
                 f"highest {high_name} {value_text(self.values[high])}{beyond[0]}, "
                 f"lowest {low_name} {value_text(self.values[low])}{beyond[1]}"
@@ -608,7 +624,7 @@ class _Groups:
             return ""
         sample = self.sample
         assert sample is not None and self.rows.index is not None
-        name = group_name(self.rows.index, at, text_alone=True)
+        name = self.name(at)
         held = _rows(int(sample.counts[at]), rows)
         return f" ({name}: {value_text(self.values[at])} over {held}, too few to rank)"
 
@@ -1558,6 +1574,17 @@ def _single_rows_text(tested: Sequence[_Test], rows: str) -> str:
         f" Over the single {rows} the test reads p = {two_digits(min(single))}, but {rows} "
         "next to each other share their level, so that overstates the differences."
     )
+
+
+def _differ_text(differ: Sequence[str]) -> str:
+    """ " up_share (χ² p = 0.031) does differ by more than noise." for the columns tested
+    apart beside those within noise: "in which month does NQ rise most often?" with up_share
+    and mean(ret) named only mean_ret as within noise, and up_share, the question's, read
+    as tested alike or untested (p47c B)."""
+    if not differ:
+        return ""
+    verb = "does" if len(differ) == 1 else "do"
+    return f" {listed_text(differ)} {verb} differ by more than noise."
 
 
 def _few_text(few: Sequence[FewGroup], rows: str, of: int) -> str:

@@ -111,14 +111,21 @@ def holiday_close_caveat(
     else:  # rows the model reads one by one: each such row by its date
         example = "; ".join(named) + (f"; and {n - NAMED_ROWS} more" if n > NAMED_ROWS else "")
     form = _last_stock_close(plan.session, twice)
+    instrument = plan.dataset.instrument
+    # The stock market is an index future's yardstick; crude's is its own exchange (p47b #8).
+    if instrument.stock_index:
+        why = "the futures traded, mostly short hours; the stock market was shut"
+        usual, days_only = "the last stock-market close", "Stock-market days only"
+    else:
+        why = f"{instrument.exchange} trades short hours on US holidays"
+        usual, days_only = "the last full session's close", "Full sessions only"
     if bool(holiday[rows + 2].any()):  # the holiday sessions are rows too
-        fix = f'Stock-market days only: "where": "not holiday()", and for prev(close) {form}.'
+        fix = f'{days_only}: "where": "not holiday()", and for prev(close) {form}.'
     else:
         fix = f"From that close: {form}."
     return [
         f"{n:,} of the {total:,} rows kept {follow} a US holiday session ({example}): "
-        "prev(close) there is the holiday's own close (the futures traded, mostly short hours; "
-        f"the stock market was shut), not the last stock-market close. {fix}"
+        f"prev(close) there is the holiday's own close ({why}), not {usual}. {fix}"
     ]
 
 

@@ -253,6 +253,12 @@ def session_hours(plan: Plan) -> str | None:
     return None if spec is None else spec.hours
 
 
+def bar_window(plan: Plan) -> SessionSpec:
+    """The hours the query's bars are laid on, a named session's or a window's
+    ('09:45-12:00', '08:00-16:30' on London's clock): where its short last bar is."""
+    return plan.dataset.instrument.session(plan.session)
+
+
 def session_clock(plan: Plan) -> str | None:
     """The exchange's clock ("ET") the session's hours are on; None for a window that names
     its own zone."""

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.early_close_bars import by_time_of_day, cut_bars
-from barb.caveats.sessions import session_hours
+from barb.caveats.sessions import bar_window
 from barb.frames import MINUTE_OF_DAY
 from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.lineage import inputs
@@ -60,7 +60,8 @@ def short_pick_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
         return []
     if kept is None or not len(kept) or MINUTE_OF_DAY not in kept.columns:
         return []
-    short = session_short_bar(plan.timeframe.name, session_hours(plan))
+    window = bar_window(plan)  # its bars' minutes are the exchange's: not another clock's
+    short = None if window.zone else session_short_bar(plan.timeframe.name, window.hours)
     calls = _span_calls(stage)
     if short is None or not (calls["first"] or calls["last"]):
         return []
@@ -138,7 +139,7 @@ def _text(plan: Plan, short: ShortBar, picks: Picks, *, grouped: bool, days: boo
     verb = "read" if len(picks.calls) > 1 else "reads"
     unit = "day" if days else "group"
     whose = f"each {unit}'s" if grouped else "the"
-    bar = f"the {short.label} bar, {length_text(short.minutes)} ({short.label}-{short.end})"
+    bar = f"the {short.label} bar, {length_text(short.minutes)} ({short.span})"
     sizes = f"where the others are {length_text(short.step)}"
     total = len(picks.short)
     parts = []

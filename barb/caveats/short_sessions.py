@@ -96,7 +96,8 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     # A then stage without a sort lists its rows in the first stage's order.
     sort = stage.sort or (before.sort if before is not None else ())
     ranked = bool(sort) and not ({k.column for k in sort} & {"date", "timestamp", "trading_date"})
-    sizes = listed_sizes(stage, before=before)
+    # The day's change to its early close is the whole day's: the market closed for it.
+    sizes = listed_sizes(stage, before=before, changes=False)
     if not (ranked or sizes) or _marks_them(stage, before):
         return []
     days = np.asarray(table["date"].to_numpy(), dtype="datetime64[D]")  # ISO dates
@@ -359,20 +360,33 @@ def _ran_to(dataset: Dataset, days: np.ndarray, ends: np.ndarray, listed: int) -
 
 
 def listed_sizes(
-    stage: StagePlan, prefix: str = "", *, moves: bool = True, before: StagePlan | None = None
+    stage: StagePlan,
+    prefix: str = "",
+    *,
+    moves: bool = True,
+    changes: bool = True,
+    before: StagePlan | None = None,
 ) -> list[str]:
     """The columns a table lists that a part day makes small: range, volume, high - low,
     or (``moves``) a move to a price set after the open (close - open, a return on
     prev(close), a same-day fill low <= prev(close); not the gap open - prev(close)); of a
-    joined market's columns with its ``prefix`` ("cl_": cl_close / cl_open - 1). A then
-    stage's columns are read through the first stage's (``before``)."""
+    joined market's columns with its ``prefix`` ("cl_": cl_close / cl_open - 1). Without
+    ``changes``, not a day's change from an earlier close to its own (close / prev(close)):
+    on a half day that is the whole day's, as the market closed for the day (ES's +0.717%
+    on 2025-12-24, to its 13:15 close; p47b #19). A then stage's columns are read through
+    the first stage's (``before``)."""
     mapped = _defined(stage, before)
     exprs = mapped | {item.name: item.expr for item in stage.select}
     listed = [(name, exprs.get(name, ast.Column(name))) for name in _listed(stage, before)]
     return [
         name
         for name, expr in listed
-        if reads_part_day(expr, mapped, prefix) or (moves and part_day_move(expr, mapped, prefix))
+        if reads_part_day(expr, mapped, prefix)
+        or (
+            moves
+            and part_day_move(expr, mapped, prefix)
+            and (changes or not day_change(expr, mapped, prefix))
+        )
     ]
 
 
@@ -423,6 +437,15 @@ def part_day_move(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "")
         and any(not lag and name[len(prefix) :] in AFTER_OPEN for name, lag in read)
         and max(lag for _, lag in read) <= PART_DAY_MOVE_BACK
     )
+
+
+def day_change(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "") -> bool:
+    """Whether ``expr`` is a change from an earlier session's price to the row's own close
+    alone: close - prev(close), close / session_close('RTH', 1) - 1. The day's change, and
+    on a half day its whole one."""
+    read = _prices_read(expr, mapped, prefix)
+    own = {name for name, lag in read if not lag}
+    return own == {f"{prefix}close"} and any(lag > 0 for _, lag in read)
 
 
 def _prices_read(
@@ -802,6 +825,13 @@ def reads_part_day(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = ""
     read = _own_columns(expr, mapped)
     read = {name[len(prefix) :] for name in read if name.startswith(prefix)}
     return bool(read & PART_DAY_COLUMNS) or {"high", "low"} <= read
+
+
+def sizes_read(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> set[str]:
+    """Which of a bar's sizes (``PART_DAY_COLUMNS``: volume, range) ``expr`` reads of the
+    row's own bar, through the map: {"range"} for range / open * 100 or high - low."""
+    read = _own_columns(expr, mapped)
+    return (read & PART_DAY_COLUMNS) | ({"range"} if {"high", "low"} <= read else set())
 
 
 def _own_columns(expr: ast.Expr, mapped: dict[str, ast.Expr]) -> set[str]:

@@ -556,13 +556,21 @@ def _extreme_text(
     return _tied_many(full[at[0]], tied, words, buckets=groups.buckets is not None)
 
 
-def _tied_many(value: str, count: int, words: Words, *, buckets: bool = False) -> str:
-    """A value shared by ``count`` groups (``buckets`` of a number), too many to name:
-    ``1 day (7 buckets tied)``. The value keeps its unit and the count says what it counts:
-    "least often 1 (7 tied)" beside "most often bucket 0 … 0.5% (803)" read as the 1%
-    bucket (375 days), not as 1 day in each of 7 buckets."""
+def _tied_many(
+    value: str, count: int, words: Words, *, buckets: bool = False, rows: str | None = None
+) -> str:
+    """A value shared by ``count`` groups (``buckets`` of a number; a listing's bars, named
+    by ``rows``, their timeframe), too many to name: ``1 day (7 buckets tied)``, ``0% (322
+    days tied)``. The value keeps its unit and the count says what it counts: "least often 1
+    (7 tied)" beside "most often bucket 0 … 0.5% (803)" read as the 1% bucket (375 days),
+    not as 1 day in each of 7 buckets; the 322 days at a drawdown of 0 read "322 groups"
+    (p47a)."""
+    number = number_text(count, 0, words)
+    of_rows = words.of_rows(rows, count) if rows is not None else None
+    if of_rows is not None:
+        return words(N_("tied_many_rows"), value=value, count=number, rows=of_rows)
     key = N_("tied_many_buckets") if buckets else N_("tied_many")
-    return words(key, plural_of=count, value=value, count=number_text(count, 0, words))
+    return words(key, plural_of=count, value=value, count=number)
 
 
 def _group_value(by: list[str], label: str, value: str, *, keyed: bool = False) -> str:
@@ -687,8 +695,11 @@ def _row_extremes(result: Result, table: pd.DataFrame, drawn: list[str], words: 
         if len(at) <= MAX_TIED_NAMED and not count_ties:
             labels = ", ".join(_row_when(result, table, i, words) for i in at)
             return words("tied", value=full[at[0]], labels=labels)
-        return _tied_many(full[at[0]], len(at), words)
+        return _tied_many(full[at[0]], len(at), words, rows=bars)
 
+    # The rows are bars, counted by their timeframe's name, when they carry its labels (a
+    # second stage's rows are the first's groups).
+    bars = timeframe(result) if bar_labels(table, result) is not None else None
     name = column_name(column, result, words)
     below = below_zero(values)
     forms = [

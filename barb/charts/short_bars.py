@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from barb.result import Result
+from barb.errors import BarbError
+from barb.result import Result, result_instrument
 from barb.short_bars import session_short_bar, short_bar_rows
 
 
@@ -31,7 +32,15 @@ def short_bar(result: Result, table: pd.DataFrame, by: list[str]) -> ShortBar | 
     meta = result.metadata
     if meta is None or len(by) != 1:
         return None
-    short = session_short_bar(meta.timeframe, meta.session_hours)
+    hours, zone = meta.session_hours, None
+    if hours is None:  # a window ('09:45-12:00'): its hours, on its own clock
+        instrument = result_instrument(result)
+        try:
+            window = instrument.session(meta.session) if instrument is not None else None
+        except BarbError:
+            window = None
+        hours, zone = (window.hours, window.zone) if window is not None else (None, None)
+    short = session_short_bar(meta.timeframe, hours, zone)
     if short is None:
         return None
     rows = short_bar_rows(short, table, by[0], result.query)

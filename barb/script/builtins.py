@@ -545,7 +545,7 @@ def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     unit="same",
     category="cumulative",
     params=(_COL, RESTART),
-    summary="Lowest so far, from the period's first bar (or each per's).",
+    summary="As cummax, the lowest.",
     example="cummin(low, 'day')",
     reach=period_rows_seen_from_history,
 )
@@ -746,11 +746,17 @@ def _warn_run_before_period(
         length = int(runs[end])
         before = counted_before - int(counted[end] - runs[end])
         ends, begins, own_end = named(end), named(int(starts[end])), named(longest_end)
+        # Its rows in the period read on from the rows before: a count of the rows at a
+        # length (count(dn == 3): 14, where 'year' gives 15) differs by them too (p47c F).
+        own = np.flatnonzero(crossing & period & (starts == starts[end]))
+        here, alone = runs[own], counted[own] - counted_before
         message = (
             f"streak() counts runs that began before the period: the run ending {ends} "
             f"({length}) began {begins}, {before} of its rows before the period. Inside the "
             f"period alone the longest run is {longest}, ending {own_end}; "
-            f"{form} counts only the period's rows."
+            f"{form} counts only the period's rows. Its {_rows(len(own))} in the period "
+            f"read {_span(here)} here, {_span(alone)} counted from the period's start: a "
+            "count of the rows at one length (== 3) differs by them too."
         )
         ctx.cut_runs[message] = CutRun(
             length=length, ended=ends, began=begins, inside=longest, inside_end=own_end
@@ -758,6 +764,16 @@ def _warn_run_before_period(
         return message
 
     ctx.warn_rows(said)
+
+
+def _span(values: np.ndarray) -> str:
+    """ "4-6": the lowest and highest of ``values``; "6" when they are one."""
+    low, high = int(values.min()), int(values.max())
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def _rows(count: int) -> str:
+    return f"{count} row{'' if count == 1 else 's'}"
 
 
 # The calendar units a period can be, finest first, as streak()'s per names them.
@@ -1147,7 +1163,10 @@ def _arg_extreme(name: str, how: str, word: str) -> None:
         name,
         category="aggregate",
         params=(Param("arg", accepts="any", named=True), Param("val", accepts="number_or_date")),
-        summary=f"arg on the row where val is {word} (missing val skipped; ties: see TIES).",
+        # arg_min's line reads as arg_max's: the reference has no room for the same twice.
+        summary=f"arg on the row where val is {word} (missing val skipped; ties: see TIES)."
+        if how == "max"
+        else "As arg_max, where val is smallest.",
         example=f"{name}(hour(), {'high' if how == 'max' else 'low'})",
         unit="same",
         sample=1,

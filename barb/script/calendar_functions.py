@@ -16,12 +16,12 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from barb.errors import ArgumentError, DataError, UnknownColumn
+from barb.errors import ArgumentError, DataError, TypeMismatch, UnknownColumn
 from barb.events.rules import early_close_days, trading_days, us_market_closed
 from barb.frames import last_weekday_of_period, period_start
 from barb.script.builtins import _dates
 from barb.script.context import EvalContext
-from barb.script.functions import Param, register
+from barb.script.functions import KIND_NAMES, Param, register, value_kind
 from barb.timeframes import timeframe
 
 # trading_day()'s units, and the calendar timeframe that labels each one's periods.
@@ -197,3 +197,50 @@ def _trading_day(ctx: EvalContext, unit: str, days: str) -> pd.Series:
 )
 def _trading_days_left(ctx: EvalContext, unit: str, days: str) -> pd.Series:
     return _positions(ctx, "trading_days_left", unit, days, left=True)
+
+
+# Calendar days between two dates: CAGR's years (days / 365.25) and "recovered in 297
+# calendar days" had no form, as a date minus a date is refused (p47a Q8). A date is a date()
+# column, an aggregate of one (first(date()), arg_min(date(), dd)), a second stage's date
+# labels ('2020-10-23', text there) or a written date; a bar's time counts as its day.
+_DAY = np.timedelta64(1, "D")
+
+
+def _as_days(ctx: EvalContext, name: str, value: pd.Series) -> np.ndarray:
+    """``value`` as datetime64[D] (NaT where empty); text must be dates, 'YYYY-MM-DD'."""
+    kind = value_kind(value)
+    if kind == "string":
+        text = value.astype(object).where(value.notna())
+        parsed = pd.to_datetime(text, format="ISO8601", errors="coerce")
+        bad = text.notna().to_numpy() & parsed.isna().to_numpy()
+        if bad.any():
+            raise TypeMismatch(
+                f"days_between() needs dates for {name}, got {text[bad].iloc[0]!r}.",
+                step=ctx.step,
+                hint="write dates as 'YYYY-MM-DD', or pass a date column: date()",
+            )
+        value = parsed
+    elif kind != "datetime":
+        raise TypeMismatch(
+            f"days_between() needs dates for {name}, got {KIND_NAMES[kind]}.",
+            step=ctx.step,
+            hint="days_between(first(date()), last(date())); trading days are a count of rows",
+        )
+    stamps = pd.DatetimeIndex(value)
+    if stamps.tz is not None:
+        stamps = stamps.tz_localize(None)
+    return stamps.to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
+
+
+@register(
+    "days_between",
+    category="scalar",
+    params=(Param("start", accepts="any"), Param("end", accepts="any")),
+    summary="Calendar days from start to end.",
+    example="days_between(first(date()), last(date())) / 365.25 (years: CAGR)",
+    unit="count",
+)
+def _days_between(ctx: EvalContext, start: pd.Series, end: pd.Series) -> pd.Series:
+    """``days_between('2019-12-31', '2020-10-23')`` is 297; empty where either date is."""
+    days = (_as_days(ctx, "end", end) - _as_days(ctx, "start", start)) / _DAY
+    return pd.Series(days, index=end.index, dtype=np.float64)

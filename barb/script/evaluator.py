@@ -493,14 +493,16 @@ class _RowEvaluator:
             # (p43f C2), whose distance is the difference of their numbers.
             numbered = ast.Binary("-", _numbered(node.left), _numbered(node.right))
             hint = (
-                "dates cannot be subtracted; trading days between the two rows: number the "
-                f'rows, map {{"n": "cumsum(1)"}}, and select {numbered.to_text()}'
+                f"dates cannot be subtracted; calendar days: {_days_between(node)}; trading "
+                f'days between the two rows: number the rows, map {{"n": "cumsum(1)"}}, and '
+                f"select {numbered.to_text()}"
             )
         elif "datetime" in (lk, rk) and lk == rk and op == "-":
             # "Average days between inside days" is the question behind a date minus a date.
             hint = (
-                "dates cannot be subtracted; trading days between the rows a condition keeps: "
-                'map {"days": "prev(bars_since(cond)) + 1"} with where cond'
+                f"dates cannot be subtracted; calendar days: {_days_between(node)}; trading "
+                'days between the rows a condition keeps: map {"days": "prev(bars_since(cond)) '
+                '+ 1"} with where cond'
             )
         elif "datetime" in (lk, rk):
             hint = "dates cannot be added or subtracted; compare them, e.g. date() >= '2024-03-01'"
@@ -896,6 +898,12 @@ def _uncategorized(value: Any) -> Any:
     if isinstance(value, pd.Series) and isinstance(value.dtype, pd.CategoricalDtype):
         return value.astype(object)
     return value
+
+
+def _days_between(node: ast.Binary) -> str:
+    """``a - b`` of two dates as the call that counts the calendar days between them (p47a
+    Q8: the hint offered only trading days, and CAGR's years were left to the model)."""
+    return ast.Call("days_between", (node.right, node.left)).to_text()
 
 
 def _categorical_codes(left: pd.Series, right: Any, op: str) -> np.ndarray | None:

@@ -52,6 +52,9 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
         "corr": "correlation",
         "ewm": "ema",
         "ewma": "ema",
+        # SQL's and spreadsheets' names for a count of days between two dates.
+        "datediff": "days_between",
+        "date_diff": "days_between",
     }
 )
 

@@ -9,6 +9,7 @@ holding the whole loop state, so Run, Cancel or an answer resumes it, even after
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import functools
 import logging
@@ -73,10 +74,19 @@ _STOPPED = {
         N_("query_broke"),
         "Stopped: the query could not be run (Barb's fault, not the query's).",
     ),
+    # The system killed the query's worker, most likely short of memory: the same query
+    # would most likely be killed again, so no Run button comes back for it.
+    "WorkerKilled": (
+        N_("query_killed"),
+        "Stopped: the system killed the query's worker, most likely short of memory.",
+    ),
 }
 # Of those, the failures of Barb's side (a worker, the pool, the queue), which the same
 # query may well survive a minute later: a plan stopped by one gets its Run button back.
 _TRY_AGAIN = {"WorkerDied"}
+# Failures of a check (``_refused``) that say nothing about the query: its plan is shown,
+# and the run will meet them, or not.
+_NOT_THE_QUERYS = {*_STOPPED, "OutOfMemory"}
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,12 @@ class AssistantSettings(BaseSettings):
     prompt_variant: str | None = Field(default=None, description="Overrides variants.yaml")
     daily_token_budget: int | None = Field(default=None, ge=1, description="Per person, UTC day")
     max_tokens: int = Field(default=1024, ge=64)
+    # The check queues behind runs in a busy pool: a plan unchecked by then is shown, and
+    # meets a refusal only after its Run, as before checks existed. A worker's first check
+    # of an instrument loads it (4.5 s on a loaded two-core machine).
+    check_wait_s: float = Field(
+        default=15.0, gt=0, description="Seconds a plan waits for its query check"
+    )
 
 
 class QueryRun(BaseModel):
@@ -606,8 +622,13 @@ class Assistant:
         results: list[ToolResult],
         proofs: list[Proof],
     ) -> Reply | None:
-        """Answer the last assistant message's calls from ``start``; a Reply if it stops."""
+        """Answer the last assistant message's calls from ``start``; a Reply if it stops.
+
+        Before a plan is shown, every query it would show is checked (``_refused``): if the
+        engine refuses one without reading any data, none is shown, and the model gets the
+        error at once to correct it; the person sees only a plan that can run."""
         calls = self._calls(state)
+        refused: dict[str, str] | None = None  # checked once, at the first plan to show
         for index in range(start, len(calls)):
             call = calls[index]
             state.tool_calls += 1
@@ -627,6 +648,15 @@ class Assistant:
                 and call.id not in state.approved
             ):
                 assert isinstance(args, ExecuteQueryArgs)
+                if refused is None:
+                    refused = await self._refused(chat, state, index)
+                if refused:
+                    error = refused.get(call.id)
+                    if error is None:
+                        results.append(self._error(call, self.prompts.loop_text("held_back")))
+                    else:
+                        results.append(self._query_failed(state, call, error, retry="refused"))
+                    continue
                 query = _with_instrument(args.query, state.instrument or chat.instrument)
                 if not self._fix_runs_at_once(state, query):
                     return await self._pause(chat, state, index, results, proofs, "confirm", args)
@@ -720,13 +750,8 @@ class Assistant:
             error = outcome.error or {}
             if error.get("error_type") in _STOPPED:
                 return Stopped(error)
-            state.query_errors += 1
             state.failed_query = query
-            content = outcome.summary_text
-            if state.query_errors >= self.settings.max_query_errors:
-                content += "\n" + self.prompts.loop_text("error_again")
-                state.words_only = True
-            return ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
+            return self._query_failed(state, call, outcome.summary_text)
         state.failed_query = None
         plan = run.proof.plan
         proofs.append(run.proof)
@@ -744,6 +769,48 @@ class Assistant:
             "reply_to": state.asker.reply_to,
         }
         return ToolResult(call_id=call.id, name=call.name, content=outcome.summary_text)
+
+    def _query_failed(
+        self, state: LoopState, call: ToolCall, error: str, *, retry: str | None = None
+    ) -> ToolResult:
+        """A query's error for the model, counted: past ``max_query_errors`` it is told to
+        explain in words, without tools; before that, ``retry`` (a loop text) says how to
+        try again."""
+        state.query_errors += 1
+        if state.query_errors >= self.settings.max_query_errors:
+            error += "\n" + self.prompts.loop_text("error_again")
+            state.words_only = True
+        elif retry is not None:
+            error += "\n" + self.prompts.loop_text(retry)
+        return ToolResult(call_id=call.id, name=call.name, content=error, is_error=True)
+
+    async def _refused(self, chat: Chat, state: LoopState, index: int) -> dict[str, str]:
+        """The queries a plan from call ``index`` would show that the engine refuses without
+        reading any data (a syntax error, an unknown function or column, a bad field), by
+        call id: the error text a run would have given. Example: ``"r": "rsi(close, 14"``
+        gets "Syntax error at position 14 … a '(' is not closed" at once, instead of a plan,
+        a Run and "Failed". A check that could not be made (a worker or the pool failing)
+        refuses nothing, and so does one not made within ``check_wait_s``: the run will say."""
+        refused = {}
+        for call_id, query in self._queries_to_show(chat, state, index):
+            job = QueryJob(
+                query=query,
+                instrument=query["instrument"],
+                chart=False,
+                csv=False,
+                language=state.language,
+                check_only=True,
+            )
+            try:
+                wait = self.settings.check_wait_s
+                outcome = await asyncio.wait_for(self.runner.check(job), wait)
+            except TimeoutError:
+                log.info("query check not made within %.0f s: the plan is shown", wait)
+                continue
+            error_type = (outcome.error or {}).get("error_type")
+            if not outcome.ok and error_type not in _NOT_THE_QUERYS:
+                refused[call_id] = outcome.summary_text
+        return refused
 
     # --- pausing and resuming ---------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.exceptions import TimeLimitExceeded
 from celery.states import READY_STATES, SUCCESS
@@ -36,6 +37,7 @@ from bot.pool.jobs import (
     QueryJob,
     QueryOutcome,
     failed_outcome,
+    killed_outcome,
     refuse_unbounded,
     run_query_job,
     timeout_outcome,
@@ -82,6 +84,12 @@ class CeleryRunner:
         self._poller: asyncio.Task[None] | None = None
 
     async def run(self, job: QueryJob) -> QueryOutcome:
+        return await self._submit(job)
+
+    async def check(self, job: QueryJob) -> QueryOutcome:
+        return await self._submit(job)
+
+    async def _submit(self, job: QueryJob) -> QueryOutcome:
         refused = refuse_unbounded(job)
         if refused is not None:
             return refused
@@ -187,7 +195,11 @@ class CeleryRunner:
         if isinstance(value, TimeLimitExceeded):
             log.warning("query over the hard limit, its worker child replaced: %r", job.query)
             return timeout_outcome(self.timeout_s)
-        # WorkerLostError (the child died: segfault, OOM killer), revoked, or a bug.
+        if isinstance(value, WorkerLostError) and "SIGKILL" in str(value):
+            # "Worker exited prematurely: signal 9 (SIGKILL)": the kernel's OOM killer,
+            # most likely (the hard time limit is TimeLimitExceeded, above).
+            return killed_outcome(self._log_ref(job, "had its worker child killed", value))
+        # WorkerLostError (the child died: a segfault), revoked, or a bug.
         return self._failed(job, value, f"ended in its worker as {state}")
 
     def _failed(self, job: QueryJob, exc: Any, what: str) -> QueryOutcome:

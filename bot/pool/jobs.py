@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from barb import execute, render_summary
 from barb.errors import QueryError, QueryTimeout, out_of_memory, size_text
 from barb.export import csv_bytes, csv_rows, whole_rows
+from barb.interpreter import check
 from barb.process_memory import memory_ceiling
 from barb.proof_names import chart_filename, csv_filename
 from barb.result import Result
@@ -38,6 +39,9 @@ class QueryJob(BaseModel):
     # The runner's time limit for the whole job (the engine, the CSV, the chart), set by the
     # runner: a slow chart is given up in time for the answer to arrive without it.
     time_limit_s: float | None = None
+    # Only check that the query can run (``barb.interpreter.check``): bound and planned, no
+    # bar read. The outcome is ok with nothing in it, or the error the run would have given.
+    check_only: bool = False
 
 
 class QueryOutcome(BaseModel):
@@ -82,6 +86,19 @@ def timeout_outcome(timeout_s: float) -> QueryOutcome:
     )
 
 
+def killed_outcome(reference: str) -> QueryOutcome:
+    """A query whose worker the system killed mid-run (SIGKILL: on a machine short of memory,
+    the kernel's OOM killer takes the largest process, most often the worker of the
+    biggest query). Not Barb's bug and not the query's error: a smaller query most likely
+    runs."""
+    return failed_outcome(
+        "WorkerKilled",
+        "The query's worker was stopped by the system, most likely because the machine ran "
+        f"out of memory (reference {reference}); try a shorter period or a longer timeframe.",
+        reference,
+    )
+
+
 def refuse_unbounded(job: QueryJob) -> QueryOutcome | None:
     """The input limits, checked in the caller's process before a job is sent anywhere."""
     try:
@@ -116,6 +133,13 @@ def run_query_job(job: QueryJob) -> QueryOutcome:
 
 
 def _run(job: QueryJob, started: float) -> QueryOutcome:
+    if job.check_only:
+        refused = check(job.query, job.instrument)
+        if refused is None:
+            return QueryOutcome(ok=True, summary_text="")
+        assert refused.error is not None
+        error = refused.error.to_dict()
+        return QueryOutcome(ok=False, summary_text=render_summary(refused), error=error)
     result = execute(job.query, job.instrument)
     summary_text = render_summary(result)
     if not result.ok:
@@ -134,7 +158,7 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
         warnings=list(result.metadata.warnings) if result.metadata else [],
     )
     if job.csv:
-        outcome.csv = csv_bytes(result) or None
+        outcome.csv = csv_bytes(result, job.language) or None
         outcome.csv_rows = csv_rows(result) if outcome.csv else 0
         whole = whole_rows(result) if outcome.csv else 0
         outcome.csv_cut_from = whole if whole > outcome.csv_rows else 0

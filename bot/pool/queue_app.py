@@ -12,7 +12,7 @@ limit cannot reach it (inside C code) has its child process killed at the hard l
 Celery starts another.
 
 Each job runs once however often Redis delivers it (``job_claims``): a copy of a job that
-another run has finished, or finishes while the copy waits, is dropped.
+another run holds or has finished is dropped at once, and records no state of its own.
 """
 
 from __future__ import annotations
@@ -22,13 +22,23 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from billiard.einfo import ExceptionInfo, ExceptionWithTraceback
 from celery import Celery, Task
 from celery.backends.redis import RedisBackend
-from celery.exceptions import Ignore, Reject, SoftTimeLimitExceeded
-from celery.states import STARTED
+from celery.exceptions import Ignore, SoftTimeLimitExceeded
+from celery.states import STARTED, SUCCESS
+from celery.worker import state as worker_state
+from celery.worker.request import Request
 
-from bot.pool.job_claims import finish_claim, take_claim
-from bot.pool.jobs import QueryJob, QueryOutcome, failed_outcome, run_query_job, timeout_outcome
+from bot.pool.job_claims import finish_claim, holder, may_record, release_claim, take_claim
+from bot.pool.jobs import (
+    QueryJob,
+    QueryOutcome,
+    failed_outcome,
+    run_query_job,
+    timeout_outcome,
+    worker_spent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -71,12 +81,96 @@ def visibility_timeout(timeout_s: float) -> float:
     return hard_limit(timeout_s) + REDELIVERY_MARGIN_S
 
 
+#: The status of a child that ended after its answer because it ran out of memory (the same
+#: as the bot's own pool's, ``runner.OUT_OF_MEMORY_EXIT``).
+RETIRED_EXIT = 86
+
+
+def _retires(outcome: Any) -> bool:
+    """Whether the child that answered ``outcome`` (a ``QueryOutcome`` as JSON) ends after
+    it: its query ran out of memory, or its chart did (``jobs.worker_spent``)."""
+    error = outcome.get("error") if isinstance(outcome, dict) else None
+    return (error or {}).get("error_type") == "OutOfMemory" or worker_spent()
+
+
+class _QueryRequest(Request):
+    """A delivery of a query job, as the worker's main process handles it: what it records
+    when the job ends without an answer (expired, revoked, killed at the hard limit, its
+    process lost) is the job's state only if this delivery's run holds the job, or no run
+    has claimed it (``job_claims.may_record``).
+
+    A copy of a running job, handed out again after the job's expiry (``expires``, the
+    bot's queue wait), was otherwise marked revoked before the task ran, over the first
+    run's STARTED or its answer not yet read, and the bot told the person that the query
+    failed while it computed.
+
+    A child that ran out of memory stores its answer, then ends on purpose
+    (``_QueryTask.after_return``): billiard reports the job's own SystemExit as its result
+    and ends the child, and ``on_failure`` takes that for what it is, the job done
+    (acknowledged, no failure recorded), where Celery would count the job lost with its
+    worker and look its result up again in Redis, which the bot may have read and deleted.
+    """
+
+    #: Stopped by a cold shutdown and handed back to its queue: it ends elsewhere.
+    handed_back = False
+
+    @property
+    def store_errors(self) -> bool:
+        if self.handed_back or not super().store_errors:
+            return False
+        return may_record(self.task.backend, self.id, self.claim)
+
+    @property
+    def claim(self) -> str:
+        """Its claim's value while its process (none yet: ``None``) runs it."""
+        return holder(self.hostname, self.worker_pid)
+
+    def on_timeout(self, soft: bool, timeout: float) -> None:
+        super().on_timeout(soft, timeout)
+        if not soft and not worker_state.should_terminate:
+            # Killed at the hard limit, recorded as failed: a copy of the job on its way
+            # must not run the query again for a person already told.
+            finish_claim(self.task.backend, self.id, self.claim, RESULT_EXPIRES_S)
+
+    def cancel(self, pool: Any, signal: Any = None, emit_retry: bool = True) -> None:
+        # A cold shutdown (SIGQUIT) stops the job and hands it back to its queue: its next
+        # delivery, at once on another worker, runs it instead of dropping it as a copy.
+        self.handed_back = True
+        super().cancel(pool, signal, emit_retry)
+        release_claim(self.task.backend, self.id, self.claim)
+
+    def on_failure(
+        self, exc_info: ExceptionInfo, send_failed_event: bool = True, return_ok: bool = False
+    ) -> None:
+        exc = exc_info.exception
+        if isinstance(exc, ExceptionWithTraceback):
+            exc = exc.exc
+        if isinstance(exc, SystemExit) and exc.code == RETIRED_EXIT:
+            self.on_success((False, None, 0.0))
+            return
+        super().on_failure(exc_info, send_failed_event, return_ok)
+        if not self.handed_back:
+            # Its process died mid-run (the OOM killer's SIGKILL, ``WorkerLostError``),
+            # recorded as failed just above, as a kill at the hard limit is (``on_timeout``):
+            # a copy on its way must not run again, for nobody, the query that was just
+            # killed for its memory. Only the run holding the claim finishes it.
+            finish_claim(self.task.backend, self.id, self.claim, RESULT_EXPIRES_S)
+
+
 class _QueryTask(Task):
-    def on_failure(self, exc: Exception, task_id: str, *args: Any) -> None:
-        # Ended without an outcome of its own, recorded as failed: killed at the hard limit
-        # (the worker calls this in its main process) or a bug. A copy of the job waiting for
-        # it must not run the query again for a person already told.
-        finish_claim(self.backend, task_id, RESULT_EXPIRES_S)
+    Request = _QueryRequest
+
+    def after_return(
+        self, status: str, retval: Any, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        # In the child, once the outcome is stored (``mark_as_done``). A child whose query or
+        # chart ran out of memory ends here: the arrays it grew are freed, but a heap
+        # fragmented around them can keep their pages, and the next query should find a
+        # process at its start; the worker forks a fresh one, warm. (Run eagerly, in the
+        # caller's own process, there is no child to end.)
+        if status == SUCCESS and not self.request.is_eager and _retires(retval):
+            log.warning("query process ran out of memory: replaced after its answer")
+            raise SystemExit(RETIRED_EXIT)
 
 
 def make_queue_app(url: str, *, work: Callable[[QueryJob], QueryOutcome] = run_query_job) -> Celery:
@@ -101,9 +195,9 @@ def make_queue_app(url: str, *, work: Callable[[QueryJob], QueryOutcome] = run_q
         task_acks_late=True,
         task_reject_on_worker_lost=False,
         # A worker that loses Redis lets the jobs it runs finish and answer; the copies Redis
-        # hands out again wait for that answer and are dropped (``job_claims``). Stopped (as
-        # Celery 6 will by default), each would be recorded as revoked: the person told that
-        # the query failed, and the copy left to compute it for nobody.
+        # hands out again are dropped (``job_claims``). Stopped (as Celery 6 will by
+        # default), each would be recorded as revoked: the person told that the query
+        # failed, and the copy left to compute it for nobody.
         worker_cancel_long_running_tasks_on_connection_loss=False,
         # A worker reserves only what it runs now: a long query does not hold others back
         # while another worker is free.
@@ -132,18 +226,12 @@ def _query(
 ) -> dict[str, Any]:
     """One delivery of a job: run it, unless another delivery holds it or has run it."""
     request = task.request
-    try:
-        claimed = take_claim(task.backend, request.id, request.hostname, _hard_limit_s(task))
-    except SoftTimeLimitExceeded:
-        # The run it waited for goes on past this copy's own limit: back to its queue
-        # (at the end), by its next delivery that run has finished or its claim expired.
-        log.warning("query job %s still held by another run: copy requeued", request.id)
-        raise Reject(requeue=True) from None
-    if not claimed:
+    run = holder(request.hostname, os.getpid())
+    if not take_claim(task.backend, request.id, run, _hard_limit_s(task)):
         raise Ignore()  # acknowledged, no state stored: the other run's result is the answer
     task.update_state(state=STARTED, meta={"pid": os.getpid(), "hostname": request.hostname})
     outcome = run_job_json(payload, work)
-    finish_claim(task.backend, request.id, RESULT_EXPIRES_S)
+    finish_claim(task.backend, request.id, run, RESULT_EXPIRES_S)
     return outcome
 
 

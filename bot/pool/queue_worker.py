@@ -29,7 +29,9 @@ def serve_worker(
     """Warm ``instruments``, then consume their queues with ``concurrency`` prefork children
     until stopped (SIGTERM: warm shutdown, the queries in progress finish first). Each
     process's own memory is capped at ``memory_gb`` (0: no cap): a query past it answers
-    with the memory sentence (``out_of_memory_outcome``) and its child goes on."""
+    with the memory sentence (``out_of_memory_outcome``), and its child, whose heap the
+    query grew, ends after that answer (``queue_app._QueryTask.after_return``); Celery forks
+    a fresh one from this process."""
     # Set before the children are forked, which inherit it (this process computes nothing).
     set_memory_ceiling(memory_bytes(memory_gb))
     # Loaded once here, before Celery forks its children: they share these pages (copy on

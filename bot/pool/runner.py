@@ -24,6 +24,7 @@ import multiprocessing
 import os
 import pickle
 import select
+import signal
 import threading
 import time
 import uuid
@@ -38,6 +39,7 @@ from bot.pool.jobs import (
     QueryJob,
     QueryOutcome,
     failed_outcome,
+    killed_outcome,
     out_of_memory_outcome,
     ran_out_of_memory,
     refuse_unbounded,
@@ -70,6 +72,11 @@ def memory_bytes(gigabytes: float) -> int | None:
 class QueryRunner(Protocol):
     async def run(self, job: QueryJob) -> QueryOutcome: ...
 
+    async def check(self, job: QueryJob) -> QueryOutcome:
+        """A ``check_only`` job: where runs go (the workers hold the data), but no run. A
+        runner that counts, holds or fails runs is not asked about checks."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -77,6 +84,13 @@ class InlineRunner:
     """Runs jobs in a thread of this process: for tools and tests."""
 
     async def run(self, job: QueryJob) -> QueryOutcome:
+        return await self._inline(job)
+
+    async def check(self, job: QueryJob) -> QueryOutcome:
+        return await self._inline(job)
+
+    @staticmethod
+    async def _inline(job: QueryJob) -> QueryOutcome:
         return refuse_unbounded(job) or await asyncio.to_thread(run_query_job, job)
 
     async def close(self) -> None:
@@ -286,6 +300,12 @@ class ProcessRunner:
         threading.Thread(target=_retire, args=(broken,), daemon=True).start()
 
     async def run(self, job: QueryJob) -> QueryOutcome:
+        return await self._submit(job)
+
+    async def check(self, job: QueryJob) -> QueryOutcome:
+        return await self._submit(job)
+
+    async def _submit(self, job: QueryJob) -> QueryOutcome:
         refused = refuse_unbounded(job)
         if refused is not None:
             return refused
@@ -348,6 +368,9 @@ class ProcessRunner:
                 log.info("worker whose chart ran out of memory replaced")
                 return await self._attempt(job)
             ref = uuid.uuid4().hex[:8]
+            if exc.exitcode == -signal.SIGKILL:  # not by pebble (a time limit is not this)
+                log.error("worker killed (ref %s, SIGKILL, OOM killer?): %r", ref, job.query)
+                return killed_outcome(ref)
             log.error("worker died (ref %s, exit %s): %r", ref, exc.exitcode, job.query)
             return failed_outcome(
                 "WorkerDied",

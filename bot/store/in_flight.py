@@ -36,6 +36,12 @@ from bot.store.updates import mark_handled
 _NO_SYNC = {"synchronize_session": False}
 
 
+#: In a row's payload: the Telegram update that asked for the work. Telegram numbers a bot's
+#: updates in the order they reached it, one sequence for every replica: whether a question
+#: came before a /cancel is read from it, not from two replicas' clocks (``stop_elsewhere``).
+UPDATE_ID = "update_id"
+
+
 def new_row(
     chat_id: int,
     user_id: int,
@@ -43,9 +49,12 @@ def new_row(
     payload: Mapping[str, Any],
     now: datetime,
     lease: Lease,
+    update_id: int | None = None,
 ) -> InFlightRow:
-    """A row for work beginning now, held by this replica (also written by
-    ``PendingRepository.claim``)."""
+    """A row for work beginning now, held by this replica, asked for by the update
+    ``update_id`` if any (also written by ``PendingRepository.claim``)."""
+    if update_id is not None:
+        payload = {**payload, UPDATE_ID: update_id}
     return InFlightRow(
         chat_id=chat_id,
         user_id=user_id,
@@ -92,7 +101,7 @@ class InFlightRepository(Repository):
         asked for it (``update_id``), if any, is handled from here on, in the same
         transaction: a restart resumes the work, never handles the update again."""
         now = self._now()
-        row = new_row(chat_id, user_id, kind, payload, now, self.lease)
+        row = new_row(chat_id, user_id, kind, payload, now, self.lease, update_id)
         async with self._write_for_chat(chat_id) as session:
             session.add(row)
             await mark_handled(session, update_id, now)
@@ -166,21 +175,43 @@ class InFlightRepository(Repository):
             )
             return [InFlight.model_validate(row) for row in rows]
 
-    async def stop_elsewhere(self, chat_id: int, user_id: int, *, before: datetime) -> int:
+    async def stop_elsewhere(
+        self, chat_id: int, user_id: int, *, update_id: int | None, before: datetime
+    ) -> int:
         """Mark stopped the person's questions in the chat that other replicas hold and that
-        began ``before`` (the /cancel's arrival: a question sent after it is not its to
-        stop); how many. Their holders store no reply to them (``refuse_stopped``), stop
-        their turns (``stopped``), and end them: this replica's confirmation does not."""
+        were asked before the /cancel (a question sent after it is not its to stop); how
+        many. Their holders store no reply to them (``refuse_stopped``), stop their turns
+        (``stopped``), and end them: this replica's confirmation does not.
+
+        "Before" is by Telegram's update ids (the /cancel's ``update_id``), one sequence
+        for every replica; this replica's clock (``before``, the /cancel's arrival) is
+        compared with another's only for a row, or a /cancel, without one. Example: a
+        question of update 812 stamped 10:00:05 by a replica whose clock runs 3 s ahead is
+        stopped by the /cancel of update 813 arriving here at 10:00:03.
+        """
         async with self._write() as session:
-            result = await session.execute(
-                update(InFlightRow)
-                .where(
+            rows = await session.execute(
+                select(InFlightRow.id, InFlightRow.payload, InFlightRow.created_at).where(
                     InFlightRow.chat_id == chat_id,
                     InFlightRow.user_id == user_id,
                     InFlightRow.kind == "question",
                     InFlightRow.stopped_at.is_(None),
                     InFlightRow.lease_owner != self.lease.owner,
-                    InFlightRow.created_at < before,
+                )
+            )
+            asked_before = [
+                work_id
+                for work_id, payload, created_at in rows
+                if _asked_before(payload.get(UPDATE_ID), created_at, update_id, before)
+            ]
+            if not asked_before:
+                return 0
+            result = await session.execute(
+                update(InFlightRow)
+                .where(
+                    InFlightRow.id.in_(asked_before),
+                    InFlightRow.stopped_at.is_(None),
+                    InFlightRow.lease_owner != self.lease.owner,
                 )
                 .values(stopped_at=self._now()),
                 execution_options=_NO_SYNC,
@@ -223,3 +254,13 @@ class InFlightRepository(Repository):
                 delete(InFlightRow).where(InFlightRow.id == work_id), execution_options=_NO_SYNC
             )
             return rowcount(result) == 1
+
+
+def _asked_before(
+    asked: int | None, created_at: datetime, update_id: int | None, before: datetime
+) -> bool:
+    """Whether work asked for by update ``asked`` and recorded at ``created_at`` came before
+    the update ``update_id`` that arrived at ``before``."""
+    if asked is not None and update_id is not None:
+        return asked < update_id
+    return created_at < before

@@ -140,7 +140,9 @@ class PendingRepository(Repository):
             if won:
                 row.status = "running"
                 if work is not None:
-                    in_flight = new_row(row.chat_id, user_id, kind, work, now, self.lease)
+                    in_flight = new_row(
+                        row.chat_id, user_id, kind, work, now, self.lease, update_id
+                    )
                     session.add(in_flight)
                     await mark_handled(session, update_id, now)
                 await session.flush()
@@ -205,7 +207,9 @@ class PendingRepository(Repository):
                 return Claim(action=None, won=False)
             in_flight = None
             if won and work is not None:
-                in_flight = new_row(row.chat_id, user_id, "cancel", work, now, self.lease)
+                in_flight = new_row(
+                    row.chat_id, user_id, "cancel", work, now, self.lease, update_id
+                )
                 session.add(in_flight)
                 await mark_handled(session, update_id, now)
                 await session.flush()

@@ -16,7 +16,7 @@ from typing import Any
 
 from telegram import Bot
 from telegram.constants import ChatAction, ParseMode
-from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
+from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError
 
 from bot.assistant.orchestrator import pending_payload, plan_language
 from bot.assistant.replies import Asker, Reply
@@ -85,8 +85,10 @@ async def _after_notices(svc: BotServices, chat_id: int) -> None:
     Called however the work ends: before its answer, before the sentence saying it failed,
     and when its question is stopped."""
     async with svc.notice_lock(chat_id):
-        for reply_id in svc.held_notices.pop(chat_id, []):
-            await svc.store.outbox.mark_failed(reply_id, NOTICE_WITHDRAWN)
+        # Said in the supergroup about work begun in the group it was, too (``_say_now``).
+        for said_in in {chat_id, svc.moves.current(chat_id)}:
+            for reply_id in svc.held_notices.pop(said_in, []):
+                await svc.store.outbox.mark_failed(reply_id, NOTICE_WITHDRAWN)
 
 
 @asynccontextmanager
@@ -455,6 +457,14 @@ async def edit_plan_status(
             return True
         log.info("plan message %s not edited yet: %s", message_id, exc)
         return False
+    except ChatMigrated as exc:
+        # The group is a supergroup now, its messages there under the same ids. Before,
+        # a plan run before the move was known kept its Run and Cancel and never showed
+        # "Running…" or "Done.": both edits were refused at the group's id.
+        if exc.new_chat_id == action.chat_id:
+            return True
+        moved = action.model_copy(update={"chat_id": exc.new_chat_id})
+        return await edit_plan_status(bot, moved, message_id, status, lang)
     except TelegramError as exc:  # gone, blocked: nothing to show it to
         log.debug("plan message %s not edited: %s", message_id, exc)
     return True
@@ -463,5 +473,8 @@ async def edit_plan_status(
 async def remove_keyboard(bot: Bot, chat_id: int, message_id: int) -> None:
     try:
         await bot.edit_message_reply_markup(chat_id, message_id, reply_markup=None)
+    except ChatMigrated as exc:  # in the supergroup the group became, as a plan's status
+        if exc.new_chat_id != chat_id:
+            await remove_keyboard(bot, exc.new_chat_id, message_id)
     except TelegramError:  # already edited or deleted: nothing to remove
         log.debug("keyboard of %s/%s already gone", chat_id, message_id)

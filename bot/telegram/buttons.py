@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from telegram import CallbackQuery, Message, Update
 from telegram.error import BadRequest, ChatMigrated, TelegramError
@@ -20,7 +21,7 @@ from barb.i18n import LANGUAGES, N_, language
 from barb.instruments import available_instruments, load_instrument
 from bot.assistant.gate import Press, Taken, Verdict, verdict_on
 from bot.assistant.orchestrator import option_text, plan_language, question_asked, shown_queries
-from bot.store.records import Chat
+from bot.store.records import Chat, PendingAction
 from bot.telegram import keyboards
 from bot.telegram.answering import (
     answer_cancel,
@@ -78,21 +79,60 @@ async def _refused(ctx: UpdateContext, query: CallbackQuery, taken: Taken, press
 # --- the plan's buttons ---------------------------------------------------------------------
 
 
+async def _take(
+    ctx: UpdateContext, query: CallbackQuery, action_id: str, press: Press, work: dict[str, Any]
+) -> Taken | None:
+    """The confirm gate's decision on Run or Cancel (``Assistant.take``), the press made as
+    the presser, or, on a plan an anonymous admin asked (``_asked_by_group``), as the group
+    when the presser is one of its admins. None when it may not go ahead: the press was
+    answered why, and a plan whose buttons can do nothing lost them."""
+    svc = ctx.svc
+    taken = await svc.assistant.take(
+        action_id, ctx.user_id, press, work=work, update_id=ctx.update_id
+    )
+    shown = taken.action
+    if taken.verdict is Verdict.NOT_YOURS and shown is not None and _asked_by_group(ctx, shown):
+        if not await _group_admin_pressed(ctx, query):
+            return None
+        taken = await svc.assistant.take(
+            action_id, shown.user_id, press, work=work, update_id=ctx.update_id
+        )
+    if taken.verdict is not Verdict.OK or taken.action is None:
+        await _refused(ctx, query, taken, press)
+        return None
+    return taken
+
+
+def _asked_by_group(ctx: UpdateContext, action: PendingAction) -> bool:
+    """Whether ``action`` was asked on behalf of the group it is in, by an anonymous admin
+    (``update_context.asker_of``: its asker is the group; the group it was, before Telegram
+    made it a supergroup). Telegram shows the bot no person behind it, and a press always
+    comes from someone's own account: any of the group's admins may press its buttons."""
+    return ctx.in_group and ctx.svc.moves.same(action.user_id, ctx.chat_id)
+
+
+async def _group_admin_pressed(ctx: UpdateContext, query: CallbackQuery) -> bool:
+    """The presser is one of the group's admins (Telegram's answer, kept a minute:
+    ``ChatAdmins``). If not, or if Telegram cannot say, the press is answered so, and
+    False: nothing is pressed."""
+    try:
+        admin = await ctx.svc.chat_admins.is_admin(ctx.bot, ctx.chat_id, ctx.user_id)
+    except TelegramError as exc:
+        await _admins_unknown(ctx, query, exc)
+        return False
+    if not admin:
+        await acknowledge(query, t("not_yours_anonymous", ctx.lang))
+    return admin
+
+
 async def on_run(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:
     """Run: the frozen plan runs, exactly as shown."""
     svc = ctx.svc
     action_id = parts[0] if parts else ""
     # Claimed before anything else, with the run recorded in flight: a double press (or two
     # devices) cannot run twice, and a kill -9 from here on leaves the run for the next start.
-    taken = await svc.assistant.take(
-        action_id,
-        ctx.user_id,
-        Press.RUN,
-        work=run_work(action_id, ctx.lang),
-        update_id=ctx.update_id,
-    )
-    if taken.verdict is not Verdict.OK or taken.action is None:
-        await _refused(ctx, query, taken, Press.RUN)
+    taken = await _take(ctx, query, action_id, Press.RUN, run_work(action_id, ctx.lang))
+    if taken is None:  # refused, and told why
         return
     assert taken.work_id is not None
     action = taken.action
@@ -123,17 +163,10 @@ async def on_cancel(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     action_id = parts[0] if parts else ""
     # Cancelled with its wording recorded in flight: a kill -9 from here on leaves it for
     # the next start.
-    taken = await ctx.svc.assistant.take(
-        action_id,
-        ctx.user_id,
-        Press.CANCEL,
-        work=run_work(action_id, ctx.lang),
-        update_id=ctx.update_id,
-    )
-    if taken.verdict is not Verdict.OK or taken.action is None:
-        await _refused(ctx, query, taken, Press.CANCEL)
+    taken = await _take(ctx, query, action_id, Press.CANCEL, run_work(action_id, ctx.lang))
+    if taken is None:  # refused, and told why
         return
-    assert taken.work_id is not None
+    assert taken.work_id is not None and taken.action is not None
     lang = plan_language(taken.action)  # the plan's, as for Run
     await acknowledge(query, t("cancelled", lang))
     acknowledged()
@@ -155,7 +188,13 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     # Read first: a tap on a question already answered is told so before it counts against
     # the questions' rate limit.
     shown = await svc.store.pending.get(action_id)
-    verdict = verdict_on(shown, ctx.user_id)
+    owner = ctx.user_id
+    verdict = verdict_on(shown, owner)
+    if verdict is Verdict.NOT_YOURS and shown is not None and _asked_by_group(ctx, shown):
+        if not await _group_admin_pressed(ctx, query):
+            return
+        owner = shown.user_id
+        verdict = verdict_on(shown, owner)
     answer = option_text(shown, option)
     if verdict is not Verdict.OK:
         await _refused(ctx, query, Taken(verdict=verdict, action=shown), Press.OPTION)
@@ -169,13 +208,14 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     # A press has no message of its own: what it asks replies to the question the
     # clarification was asked about, as every plan and answer does (its plan replied to
     # nothing, p46ac #8).
-    asker = ctx.asker.model_copy(update={"reply_to": question_asked(shown)})
+    # Asked as the one who asked the question: the group, for an anonymous admin's.
+    asker = ctx.asker.model_copy(update={"reply_to": question_asked(shown), "user_id": owner})
     # Claimed with the question recorded in flight, as Run claims its plan: a second tap
     # (or a second device) is told the question was answered, and a kill -9 from here on
     # leaves the question for the next start, which answers the clarification with it.
     taken = await svc.assistant.take(
         action_id,
-        ctx.user_id,
+        owner,
         Press.OPTION,
         work=question_work(asker, answer, asker.reply_to, clarification=action_id),
         update_id=ctx.update_id,

@@ -1,5 +1,6 @@
 """Who may change a group's settings: its Telegram administrators (the owner included) and
-Barb's own admins (``BARB_ADMINS``).
+Barb's own admins (``BARB_ADMINS``). Who may press Run or Cancel on a plan an anonymous admin
+asked (as the group, ``buttons._asked_by_group``): the group's Telegram administrators.
 
 A group's confirmation, charts and language are everyone's: any member could turn Run
 confirmation off for the whole group (p46ac #7). Telegram is asked (``getChatMember``) at

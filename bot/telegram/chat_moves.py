@@ -3,7 +3,9 @@
 ``ChatRepository.migrate`` moves what the database keeps of a group; what this process keeps
 in memory by chat id (the turns ``Thinking`` may stop, the /query runs, the chat's locks)
 stays under the id it began with. Those lookups compare ids through ``ChatMoves.current``,
-so that work begun in the group is found from the supergroup (p46ah #3).
+so that work begun in the group is found from the supergroup (p46ah #3). The ``Sender``
+learns a move from Telegram's refusal (``ChatMigrated``) as well as from the service
+messages, and from then on queues and sends the group's replies at the supergroup's id.
 """
 
 from __future__ import annotations
@@ -31,3 +33,8 @@ class ChatMoves:
 
     def same(self, a: int, b: int) -> bool:
         return a == b or self.current(a) == self.current(b)
+
+    def before(self, chat_id: int) -> list[int]:
+        """The ids the chat had before (the group a supergroup was): ``[-555]`` for
+        -100777 above."""
+        return [old for old, new in self._to.items() if new == chat_id]

@@ -234,9 +234,12 @@ async def _stop_questions(ctx: UpdateContext) -> list[Turn]:
 
 async def _stop_elsewhere(ctx: UpdateContext, arrived: datetime) -> int:
     """Stop the sender's questions that other replicas hold, asked before the command
-    ``arrived`` (HAProxy moved the chat while the model thought, p46n #3): marked stopped,
-    their replicas store no answer to them. How many."""
-    return await ctx.svc.store.in_flight.stop_elsewhere(ctx.chat_id, ctx.user_id, before=arrived)
+    (HAProxy moved the chat while the model thought, p46n #3): marked stopped, their
+    replicas store no answer to them. How many. "Before" by Telegram's update ids, not by
+    two replicas' clocks; by the time the command ``arrived`` only for work without one."""
+    return await ctx.svc.store.in_flight.stop_elsewhere(
+        ctx.chat_id, ctx.user_id, update_id=ctx.update_id, before=arrived
+    )
 
 
 async def _others_thinking(ctx: UpdateContext) -> bool:
@@ -304,7 +307,7 @@ async def _say_now(ctx: UpdateContext, text: str) -> None:
         await sender.deliver(queued)
     except NotDelivered as exc:
         log.warning("notice to chat %s held back: %s", ctx.chat_id, exc)
-        ctx.svc.held_notices.setdefault(ctx.chat_id, []).append(queued.id)
+        ctx.svc.held_notices.setdefault(queued.chat_id, []).append(queued.id)
 
 
 async def _drop_plans(ctx: UpdateContext) -> list[PendingAction]:

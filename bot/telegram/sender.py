@@ -29,6 +29,7 @@ from bot.assistant.replies import Proof, Reply
 from bot.store import NewReply, OutgoingReply
 from bot.store.repository import Store
 from bot.telegram import keyboards
+from bot.telegram.chat_moves import ChatMoves
 from bot.telegram.handling import update_in_hand
 from bot.telegram.render import (
     answer_caption,
@@ -333,10 +334,23 @@ def _visible_text(reply: Reply) -> str:
 
 
 class Sender:
-    def __init__(self, bot: Bot, store: Store, patience: Patience | None = None):
+    def __init__(
+        self,
+        bot: Bot,
+        store: Store,
+        patience: Patience | None = None,
+        moves: ChatMoves | None = None,
+        sending: set[int] | None = None,
+    ):
         self.bot = bot
         self.store = store
         self.patience = patience or Patience()
+        #: The groups this process knows became supergroups (``BotServices.moves``): what
+        #: is queued or sent to one goes to the supergroup, with no refused call first.
+        self.moves = moves or ChatMoves()
+        #: The outbox messages this process's tasks are sending (``BotServices.sending``,
+        #: shared by all its senders): one task at a time sends a message (``deliver``).
+        self.sending = sending if sending is not None else set()
 
     async def text(
         self,
@@ -375,7 +389,10 @@ class Sender:
         know which message stays queued when Telegram holds it back (``NotDelivered``)."""
         message = text_reply(html_text, markup=markup, reply_to=reply_to, thread_id=thread_id)
         [queued] = await self.store.outbox.enqueue_many(
-            chat_id, [message], answers=answers or None, update_id=update_in_hand()
+            self.moves.current(chat_id),
+            [message],
+            answers=answers or None,
+            update_id=update_in_hand(),
         )
         return queued
 
@@ -395,9 +412,14 @@ class Sender:
         Each message is marked sent as soon as Telegram has taken it: a crash in the middle
         of a reply resends at most the one message that was on the wire, never a photo
         already delivered.
+
+        A group that became a supergroup on the way (Telegram refused the first message,
+        ``ChatMigrated``) gets the rest at the supergroup's id, each once: the chat's lock
+        held here is the supergroup's too from then on (``ChatLocks.hold``), so that no
+        flush of the supergroup sends them meanwhile.
         """
         queued = await self.store.outbox.enqueue_many(
-            chat_id,
+            self.moves.current(chat_id),
             reply_messages(reply, reply_to, thread_id),
             question_id=reply.question_id,
             answers=answers,
@@ -548,20 +570,42 @@ class Sender:
     async def deliver(self, queued: OutgoingReply) -> int:
         """Send a stored message and mark it sent; its Telegram message id. Raises
         ``NotDelivered`` without sending it when another replica has claimed it meanwhile
-        (this one's lease expired during the messages before it): theirs to send."""
-        longest = self.patience.longest_send
-        if not await self.store.outbox.hold_to_send(queued, for_at_least=longest):
-            raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id}: another replica's")
+        (this one's lease expired during the messages before it): theirs to send; and when
+        another task of this process is sending it (``sending``).
+
+        Leases keep two replicas from sending one message, not two tasks of one replica:
+        both hold its lease. Example (r47a): a group's answer going out under the group's
+        lock, its chat moved to the supergroup by another replica; this replica's sending
+        pass over the supergroup, which does not know the move, claims the answer's chart
+        and words. It finds the chart in the answer's hands and leaves the chat for later,
+        instead of sending chart and words a second time.
+        """
+        moved_to = self.moves.current(queued.chat_id)
+        if moved_to != queued.chat_id:  # moved there since it was read (``_send``)
+            queued = queued.model_copy(update={"chat_id": moved_to})
+        if queued.id in self.sending:
+            raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id}: being sent here")
+        # Taken before the first await, given back once it is marked sent or left queued.
+        self.sending.add(queued.id)
         try:
-            message = await self._send(queued)
-        except NotDelivered:
-            raise
-        except Exception as exc:
-            if await self._caption_without_chart(queued):
-                raise ChartRefused(f"reply {queued.id}: {exc}") from exc
-            raise
-        await self._record_sent([queued], {queued.id: message})
-        return message.message_id
+            longest = self.patience.longest_send
+            if not await self.store.outbox.hold_to_send(queued, for_at_least=longest):
+                raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id}: another replica's")
+            try:
+                message = await self._send(queued)
+            except NotDelivered:
+                raise
+            except Exception as exc:
+                refusal: Exception = exc
+            else:
+                await self._record_sent([queued], {queued.id: message})
+                return message.message_id
+        finally:
+            self.sending.discard(queued.id)
+        # Refused for good: its stand-in (the same outbox row) is delivered in its turn.
+        if await self._caption_without_chart(queued):
+            raise ChartRefused(f"reply {queued.id}: {refusal}") from refusal
+        raise refusal
 
     async def _send(self, queued: OutgoingReply) -> Message:
         """Send a stored message, retried through flood control and network trouble; marked
@@ -582,9 +626,10 @@ class Sender:
                     raise
                 # The group became a supergroup, under a new id: what is stored of it moves
                 # there (if its service message has not moved it yet), this message too,
-                # and goes there now.
+                # and goes there now; so does what is sent to the group from now on.
                 log.info("chat %s is now %s", queued.chat_id, exc.new_chat_id)
                 await self.store.chats.migrate(queued.chat_id, exc.new_chat_id)
+                self.moves.moved(queued.chat_id, exc.new_chat_id)
                 queued = queued.model_copy(update={"chat_id": exc.new_chat_id})
                 send = self._call(queued)
                 delay = 0.0

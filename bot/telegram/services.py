@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -168,27 +168,46 @@ class ChatLocks:
 
     @asynccontextmanager
     async def hold(self, chat_id: int, lane: Lane = "replies") -> AsyncIterator[None]:
+        """The chat's lock of ``lane``, after the chat's earlier updates (``arrive``).
+
+        A supergroup's lock is also its group's while work begun in the group before the
+        upgrade still holds or waits for the group's: its reply, which Telegram refused at
+        the group's id, goes on at the supergroup's (``Sender.reply``), and a flush of the
+        supergroup (the sending pass) waits for it rather than sending the same messages
+        (p46ah #6). Example: the answer's chart moved the chat from -555 to -100777; its
+        commentary is going out under -555's lock; the sending pass over -100777 takes
+        -555's lock, then -100777's, and finds the commentary sent.
+        """
         turn = _turn.get()
         # "notices" is no update's place in line: held briefly, beside the other two.
         in_line = lane != "notices"
         if in_line:
             await self.earlier_queued(chat_id)
-        key = (self.moves.current(chat_id), lane)
-        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
-        self._locks[key] = (lock, users + 1)
+        chat = self.moves.current(chat_id)
+        # The group's first (in use only by work begun before the move), then the chat's.
+        keys = [(old, lane) for old in self.moves.before(chat) if (old, lane) in self._locks]
+        keys.append((chat, lane))
+        locks = []
+        for key in keys:
+            lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+            self._locks[key] = (lock, users + 1)
+            locks.append(lock)
         try:
             if in_line and turn is not None and turn.chat_id == chat_id:
                 # Queued on the lock in this same step (asyncio.Lock serves its waiters in
                 # order): the next update of the chat may now queue behind this one.
                 turn.queued.set()
-            async with lock:
+            async with contextlib.AsyncExitStack() as held:
+                for lock in locks:
+                    await held.enter_async_context(lock)
                 yield
         finally:
-            users = self._locks[key][1] - 1
-            if users:
-                self._locks[key] = (lock, users)
-            else:
-                del self._locks[key]
+            for key, lock in zip(keys, locks, strict=True):
+                users = self._locks[key][1] - 1
+                if users:
+                    self._locks[key] = (lock, users)
+                else:
+                    del self._locks[key]
 
 
 def leave_turn() -> None:
@@ -233,6 +252,9 @@ class BotServices:
     #: Groups that became supergroups: the turns, runs and locks kept in memory under the
     #: group's id are found under the supergroup's (``chat_moved``).
     moves: ChatMoves = field(default_factory=ChatMoves)
+    #: The outbox ids this process's tasks are sending (``Sender.deliver``): a message in
+    #: one task's hands is not sent by another, whatever chat lock each holds.
+    sending: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.query_limiter is None:
@@ -246,11 +268,21 @@ class BotServices:
         (``ChatRepository.migrate``; True if anything moved), and what this process keeps
         in memory is found there. Example: /cancel in the supergroup stops the question
         the model was thinking about when the group was upgraded."""
+        moved = await self.store.chats.migrate(old_id, new_id)
+        # Once the database has it: a reply queued under the new id needs its chat's row.
         self.moves.moved(old_id, new_id)
-        return await self.store.chats.migrate(old_id, new_id)
+        return moved
+
+    async def learn_moves(self, chat_ids: Collection[int]) -> None:
+        """Learn the moves into these chats that another replica recorded (it got Telegram's
+        service message; ``ChatRepository.moves_into``), before taking their locks: a
+        supergroup's lock is then also its group's (``ChatLocks.hold``). Example: the
+        sending pass over -100777 waits for the answer going out under -555's lock."""
+        for old_id, new_id in await self.store.chats.moves_into(chat_ids):
+            self.moves.moved(old_id, new_id)
 
     def sender(self, bot: Bot) -> Sender:
-        return Sender(bot, self.store, self.patience)
+        return Sender(bot, self.store, self.patience, self.moves, self.sending)
 
     def showing(
         self, bot: Bot, chat_id: int, action: str = ChatAction.TYPING, *, after_s: float = 0.0

@@ -108,16 +108,21 @@ class Thinking:
             self._read_stops()
 
     def turns(self, chat_id: int, user_id: int) -> list[Turn]:
-        """The person's turns in the chat that ``stop`` would stop now."""
+        """The person's turns in the chat that ``stop`` would stop now. (An asker's id is
+        compared through the moves too: the group's anonymous admins ask as the group.)"""
         return [
-            t for t in self._turns if self.moves.same(t.chat_id, chat_id) and t.user_id == user_id
+            t
+            for t in self._turns
+            if self.moves.same(t.chat_id, chat_id) and self.moves.same(t.user_id, user_id)
         ]
 
     def others(self, chat_id: int, user_id: int) -> list[Turn]:
         """The turns of the chat's other members (in a group), which the person cannot
         stop. Example: Alice's question the model thinks about when Bob sends /reset."""
         return [
-            t for t in self._turns if self.moves.same(t.chat_id, chat_id) and t.user_id != user_id
+            t
+            for t in self._turns
+            if self.moves.same(t.chat_id, chat_id) and not self.moves.same(t.user_id, user_id)
         ]
 
     def stop(self, chat_id: int, user_id: int) -> list[Turn]:

@@ -29,16 +29,24 @@ def _thread_of(message: Message | None) -> int | None:
 
 
 def asker_of(update: Update) -> Asker:
-    """Who wrote (or pressed), where, and where answers to them go."""
+    """Who wrote (or pressed), where, and where answers to them go.
+
+    A message sent on behalf of a chat is that chat's: every anonymous admin of a group
+    writes as Telegram's GroupAnonymousBot (1087968824) with ``sender_chat`` the group, so
+    the asker is the group (its id, -100500), one asker for all of them, whose plans any of
+    the group's admins may press (``buttons``: a press always comes from the person's own
+    account). Example: an anonymous admin's /cancel drops the plan another anonymous admin
+    was shown, and not Alice's own."""
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     in_group = chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
     message = update.effective_message
     # A press is on the bot's own message: its answer is placed by the stored question.
     asked = message if update.callback_query is None else None
+    on_behalf = asked.sender_chat if asked is not None else None
     return Asker(
         chat_id=chat.id,
-        user_id=user.id,
+        user_id=on_behalf.id if on_behalf is not None else user.id,
         chat_type=chat.type if in_group else "private",
         language_code=user.language_code,
         reply_to=asked.message_id if asked is not None and in_group else None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import csv
 import json
 
 import pytest
@@ -11,6 +13,7 @@ from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.assistant.replies import Asker
 from bot.llm.errors import ProviderUnavailable
 from bot.llm.scripted import text, tool_call, turn
+from bot.pool.jobs import QueryJob, QueryOutcome
 
 ALICE = Asker(chat_id=100, user_id=1)
 
@@ -90,11 +93,11 @@ async def test_analytical_question_plan_run_answer(make_assistant, store) -> Non
     assert done.text == "Friday is the most volatile day."
     [proof] = done.proofs
     assert proof.chart_png[:8] == b"\x89PNG\r\n\x1a\n"
-    csv_lines = proof.csv.decode().splitlines()
+    csv_lines = proof.csv.decode("utf-8-sig").splitlines()
     assert csv_lines[0] == "weekday,mean_range,source"  # the data is named in the file
     engine = execute(WEEKDAY_RANGE, "NQ")
     assert [float(line.split(",")[1]) for line in csv_lines[1:]] == pytest.approx(
-        engine.table["mean_range"].tolist()
+        engine.table["mean_range"].tolist(), rel=5e-6
     )
     # The model saw the summary, not rows.
     [_, result] = tool_results(assistant.provider.requests[2])
@@ -137,29 +140,140 @@ async def test_new_message_while_pending_declines_it(make_assistant, store) -> N
 
 
 async def test_error_is_fixed_once_then_explained(make_assistant) -> None:
-    bad = {"session": "RTH", "from": "daily", "select": "mean(rnage)"}
-    worse = {"session": "RTH", "from": "daily", "select": "mean(rangee)"}
+    """Errors only the data can show (a closed day) come after Run: the fix is shown again,
+    marked, and a second failure is explained in words."""
+    christmas = {"session": "RTH", "from": "daily", "period": "2025-12-25", "select": "count()"}
+    new_year = {**christmas, "period": "2026-01-01"}
     assistant = make_assistant(
-        turn("Computing.", tool_call("execute_query", query=bad)),
-        tool_call("execute_query", query=worse),
-        text("Sorry, I could not build that query: the column name was wrong."),
+        turn("Computing.", tool_call("execute_query", query=christmas)),
+        tool_call("execute_query", query=new_year),
+        text("Sorry, both days were holidays: the market was closed."),
     )
-    reply = await assistant.ask(ALICE, "average range")
+    reply = await assistant.ask(ALICE, "how many days on Christmas?")
     fix = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
-    # The fix changes the aggregate: shown again, marked, before it runs.
-    assert fix.pending is not None and fix.pending.query == {"instrument": "NQ", **worse}
-    assert fix.pending.changed == ["aggregates"]
-    assert "Changed after the error (aggregates)" in fix.pending.plan
-    assert "✎ Compute: average rangee" in fix.pending.plan
+    # The fix changes the period: shown again, marked, before it runs.
+    assert fix.pending is not None and fix.pending.query == {"instrument": "NQ", **new_year}
+    assert fix.pending.changed == ["period"]
+    assert "Changed after the error (period)" in fix.pending.plan
+    assert "✎ Period: 2026-01-01" in fix.pending.plan
     done = await assistant.resume(fix.pending.id, ALICE.user_id, run=True)
     assert done.text.startswith("Sorry")
     requests = assistant.provider.requests
     first_error = tool_results(requests[1])[-1]
-    assert first_error.is_error and "UnknownColumn" in first_error.content
-    assert "did you mean 'range'" in first_error.content.lower()
+    assert first_error.is_error and "2025-12-25 is not a trading date" in first_error.content
     second_error = tool_results(requests[2])[-1]
     assert "Do not retry" in second_error.content
     assert requests[2].tools == []  # the second failure must be explained, not retried
+
+
+RSI_2024 = {"session": "RTH", "from": "daily", "period": "2024", "select": "mean(r)"}
+
+
+async def test_a_query_that_cannot_run_goes_back_to_the_model_before_any_plan(
+    make_assistant,
+) -> None:
+    """p47d D9: a syntax error is the model's to fix, not the person's to press Run on: the
+    engine's error goes back at once, and the only plan shown is the corrected query's,
+    unmarked (the person never saw the broken one), which is exactly what Run runs."""
+    broken = {**RSI_2024, "map": {"r": "rsi(close, 14"}}
+    fixed = {**RSI_2024, "map": {"r": "rsi(close, 14)"}}
+    assistant = make_assistant(
+        turn("Average RSI(14) of 2024.", tool_call("execute_query", query=broken)),
+        turn("Average RSI(14) of 2024.", tool_call("execute_query", query=fixed)),
+        text("The average RSI(14) was about 54."),
+    )
+    reply = await assistant.ask(ALICE, "средний RSI за 2024?")
+    assert reply.pending is not None and reply.pending.kind == "confirm"
+    assert reply.pending.queries == [{"instrument": "NQ", **fixed}]
+    assert "r = rsi(close, 14)" in reply.pending.plan
+    assert reply.pending.changed == [] and "✎" not in reply.pending.plan
+    requests = assistant.provider.requests
+    assert len(requests) == 2  # nothing ran between the two model calls
+    [error] = tool_results(requests[1])
+    assert error.is_error and "SyntaxError" in error.content
+    assert "a '(' is not closed" in error.content
+    assert "not shown to the person" in error.content
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert done.text == "The average RSI(14) was about 54."
+    [proof] = done.proofs
+    assert proof.query == reply.pending.query
+    assert tool_results(assistant.provider.requests[2])[-1].content == proof.summary_text
+    # The Russian chat's CSV (p47d D11): Barb's words in Russian, once; RSI to 6 digits.
+    lines = proof.csv.decode("utf-8-sig").splitlines()
+    assert lines[0] == "date,open,high,low,close,volume,range,r,источник"
+    assert lines[1].endswith(',"синтетические данные, не история рынка"')
+    assert all(line.endswith(",") for line in lines[2:])
+    rsi = execute(fixed, "NQ", settings=assistant.engine_settings).source_rows["r"]
+    written = [row[-2] for row in csv.reader(lines[1:4])]
+    assert written == [f"{v:.6g}" for v in rsi[:3]]
+
+
+async def test_queries_refused_twice_are_explained_without_a_plan(make_assistant) -> None:
+    """The refusals count as failed queries: after the second the model must explain in
+    words, and the person was never asked to run either."""
+    assistant = make_assistant(
+        turn("Computing.", tool_call("execute_query", query={"select": "mean(rnage)"})),
+        tool_call("execute_query", query={"select": "mean(rangee)"}),
+        text("Sorry, I could not build that query: the column name was wrong."),
+    )
+    reply = await assistant.ask(ALICE, "average range")
+    assert reply.pending is None and reply.text.startswith("Sorry")
+    requests = assistant.provider.requests
+    first_error = tool_results(requests[1])[-1]
+    assert first_error.is_error and "did you mean 'range'" in first_error.content.lower()
+    second_error = tool_results(requests[2])[-1]
+    assert "Do not retry" in second_error.content
+    assert "not shown to the person" not in second_error.content
+    assert requests[2].tools == []
+
+
+async def test_one_refused_query_holds_back_the_whole_plan(make_assistant) -> None:
+    """Two queries in one message, the second broken: neither is shown; the model sends
+    both again and the one plan shows both."""
+    count = {"session": "RTH", "from": "daily", "select": "count()"}
+    broken = {"session": "RTH", "from": "daily", "select": "mean(range"}
+    fixed = {"session": "RTH", "from": "daily", "select": "mean(range)"}
+    assistant = make_assistant(
+        turn(
+            "Days and their mean range.",
+            tool_call("execute_query", query=count),
+            tool_call("execute_query", query=broken),
+        ),
+        turn(
+            "Days and their mean range.",
+            tool_call("execute_query", query=count),
+            tool_call("execute_query", query=fixed),
+        ),
+    )
+    reply = await assistant.ask(ALICE, "days and mean range")
+    assert reply.pending.queries == [{"instrument": "NQ", **q} for q in (count, fixed)]
+    held, error = tool_results(assistant.provider.requests[1])
+    assert "another query of this message has an error" in held.content
+    assert error.is_error and "SyntaxError" in error.content
+
+
+async def test_a_check_the_busy_pool_does_not_make_in_time_shows_the_plan(
+    make_assistant, monkeypatch
+) -> None:
+    """The check queues behind runs in a busy pool: past ``check_wait_s`` the plan is shown
+    unchecked (a refusal then comes after its Run, as before checks) rather than held."""
+    broken = {**RSI_2024, "map": {"r": "rsi(close, 14"}}
+    assistant = make_assistant(
+        turn("Average RSI(14) of 2024.", tool_call("execute_query", query=broken)),
+        settings=AssistantSettings(check_wait_s=0.05),
+    )
+    checks: list[QueryJob] = []
+
+    async def busy(job: QueryJob) -> QueryOutcome:
+        checks.append(job)
+        await asyncio.sleep(5)
+        raise AssertionError("not awaited this long")
+
+    monkeypatch.setattr(assistant.runner, "check", busy)
+    reply = await assistant.ask(ALICE, "средний RSI за 2024?")
+    assert [job.check_only for job in checks] == [True]
+    assert reply.pending is not None and reply.pending.queries == [{"instrument": "NQ", **broken}]
+    assert len(assistant.provider.requests) == 1
 
 
 async def test_every_query_is_confirmed_before_it_runs(make_assistant) -> None:

@@ -59,7 +59,7 @@ def test_chat_runs_a_question_end_to_end(tmp_path, sample_settings) -> None:
     assert "(no preferences remembered)" in output
     pngs, csvs = list(out.glob("*.png")), list(out.glob("*.csv"))
     assert len(pngs) == 1 and pngs[0].read_bytes()[:4] == b"\x89PNG"
-    assert csvs[0].read_text().startswith("weekday,mean_range")
+    assert csvs[0].read_text(encoding="utf-8-sig").startswith("weekday,mean_range")
     # The conversation is in the same database the bot uses.
     with sqlite3.connect(db_file) as db:
         rows = db.execute("SELECT count(*) FROM messages WHERE chat_id = 0").fetchone()[0]

@@ -8,7 +8,9 @@ import pytest
 
 from barb.errors import QueryError
 from bot.assistant.gate import Unreadable, parse_query_text
+from bot.assistant.orchestrator import Stopped
 from bot.assistant.query_errors import ERROR_KINDS, unreadable_text
+from bot.pool.jobs import killed_outcome
 from bot.texts import t
 
 # Text that makes Python's JSON decoder give each of its reasons, and the words a person
@@ -78,3 +80,33 @@ def test_every_kind_of_engine_error_has_its_own_words() -> None:
     assert kinds - aside <= set(ERROR_KINDS)
     said = {t(ERROR_KINDS[kind], "ru") for kind in kinds - aside}
     assert len(said) == len(kinds - aside)  # no two kinds read alike
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        (
+            "en",
+            "The system stopped the process running this query (reference ab12cd34), most "
+            "likely because the server ran out of memory; try a shorter period or a longer "
+            "timeframe (hourly or daily bars instead of minutes).",
+        ),
+        (
+            "ru",
+            "Система остановила процесс, считавший этот запрос (код ab12cd34), скорее всего "
+            "из-за нехватки памяти на сервере; попробуйте период короче или таймфрейм "
+            "крупнее (часовые или дневные бары вместо минутных).",
+        ),
+    ],
+)
+def test_a_worker_killed_by_the_system_is_said_as_such(lang: str, said: str) -> None:
+    """A worker SIGKILLed mid-query (the kernel's OOM killer, most likely) was said as "a
+    failure on my side … please try again", with the Run button back for the same query,
+    which the system would most likely kill again. Now the person reads what happened and
+    what to try instead, and the plan does not invite the same run again."""
+    stopped = Stopped(killed_outcome("ab12cd34").error or {})
+    assert stopped.sentence(lang) == said  # type: ignore[arg-type]
+    assert not stopped.worth_pressing_again
+    assert stopped.note == (
+        "Stopped: the system killed the query's worker, most likely short of memory."
+    )

@@ -1,5 +1,5 @@
 """An opening-range question end to end: concept lookup, a malformed window fixed after its
-structured error, and the answer from the window session."""
+structured error (before any plan), and the answer from the window session."""
 
 from __future__ import annotations
 
@@ -31,17 +31,18 @@ async def test_opening_range_question_recovers_from_a_bad_window(make_assistant)
     reply = await assistant.ask(ALICE, "average 15-minute opening range?")
     concept = tool_results(assistant.provider.requests[1])[-1]
     assert "Opening range (OR)" in concept.content and "09:30-09:45" in concept.content
-    assert reply.pending is not None and "session 9.30-9.45" in reply.pending.plan
-
-    fix = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
-    assert fix.pending is not None and fix.pending.changed == ["session"]
-    assert "✎ Bars: NQ, daily bars, session 09:30-09:45" in fix.pending.plan
-    done = await assistant.resume(fix.pending.id, ALICE.user_id, run=True)
+    # The malformed window never reaches a plan: its error goes back to the model at once,
+    # and the one plan shown is the fix's, unmarked.
+    assert reply.pending is not None and reply.pending.changed == []
+    assert "Bars: NQ, daily bars, session 09:30-09:45" in reply.pending.plan
+    assert "9.30-9.45" not in reply.pending.plan and "✎" not in reply.pending.plan
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
     assert done.text.startswith("The 15-minute opening range")
     requests = assistant.provider.requests
-    error, result = tool_results(requests[3])[-2:]
+    [error] = tool_results(requests[2])[-1:]
     assert error.is_error and "InvalidSession" in error.content
     assert "HH:MM-HH:MM" in error.content
+    result = tool_results(requests[3])[-1]
     assert not result.is_error
     [proof] = done.proofs
     assert result.content == proof.summary_text

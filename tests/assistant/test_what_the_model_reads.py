@@ -37,7 +37,7 @@ async def test_the_model_reads_twelve_labelled_monthly_returns(make_assistant) -
     reply = await assistant.ask(ALICE, "monthly returns in 2023?")
     done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
     [proof] = done.proofs
-    rows = list(csv.DictReader(io.StringIO(proof.csv.decode())))
+    rows = list(csv.DictReader(io.StringIO(proof.csv.decode("utf-8-sig"))))
     assert list(rows[0]) == ["month", "ret", "source"]  # the label, the value, whose data
     assert [r["month"] for r in rows] == [f"2023-{m:02d}" for m in range(1, 13)]
 

@@ -30,7 +30,7 @@ def clock(minutes: float) -> str:
 
 
 def csv_rows(data: bytes) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
+    return list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
 
 
 # --- 1: a clock behind a marker for "no time" reads on the clock, and so does the CSV ----------

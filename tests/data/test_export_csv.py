@@ -1,5 +1,6 @@
-"""What leaves Barb is clean: CSV times with their offset, prices on the tick, plain numbers,
-UTF-8, and the data's source named in the file and on the chart."""
+"""What leaves Barb is clean: CSV times on the exchange's clock, named by it, prices on the
+tick, plain numbers to 6 significant digits, UTF-8 with a byte order mark, Barb's own words
+in the person's language, and the data's source named in the file and on the chart."""
 
 from __future__ import annotations
 
@@ -26,21 +27,26 @@ def imported(tmp_path: Path, settings: EngineSettings) -> pd.DataFrame:
 
 
 def rows(data: bytes) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
+    return list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
 
 
-def test_times_carry_their_offset_and_read_back_to_the_same_instants(
+def test_times_are_the_exchange_clock_and_read_back_to_the_same_instants(
     imported: pd.DataFrame, settings: EngineSettings
 ) -> None:
+    """p47d D11: ``2025-12-24T09:30:00-05:00`` stayed text in Excel and LibreOffice, while
+    the answer and the chart said 2025-12-24 09:30 ET: the file says the same, in a column
+    named by the clock, and the instants are those of the bars."""
     result = execute({"session": "ETH", "from": "1h"}, "NQ", settings=settings)
     assert result.error is None
     data = csv_bytes(result)
     first = rows(data)[0]
-    assert first["timestamp"] == "2024-03-17T18:00:00-04:00"
+    assert "timestamp" not in first
+    assert first["time_et"] == "2024-03-17 18:00"
     back = pd.read_csv(io.BytesIO(data))
-    instants = pd.to_datetime(back["timestamp"], utc=True)
+    assert back.columns[0] == "time_et"  # pandas reads past the byte order mark
+    instants = pd.to_datetime(back["time_et"]).dt.tz_localize("America/New_York")
     hourly = imported.set_index("timestamp").resample("1h").first().dropna()
-    assert instants.tolist()[:5] == hourly.index.tz_convert("UTC").tolist()[:5]
+    assert instants.tolist()[:5] == hourly.index.tolist()[:5]
 
 
 def test_prices_are_on_the_tick_and_numbers_plain(
@@ -65,7 +71,8 @@ def test_prices_are_on_the_tick_and_numbers_plain(
     )
     value = rows(csv_bytes(big))[0]["v"]
     assert "e" not in value.lower() and "," not in value
-    assert float(value) == pytest.approx(big.table["v"].iloc[0], rel=1e-9)
+    # A large number keeps every whole digit and its cents: 6 significant digits are a floor.
+    assert value == f"{big.table['v'].iloc[0]:.2f}".rstrip("0").rstrip(".")
 
 
 def test_the_source_is_named_in_the_csv_and_the_chart(
@@ -74,7 +81,9 @@ def test_the_source_is_named_in_the_csv_and_the_chart(
     result = execute(
         {"session": "RTH", "from": "daily", "select": "mean(range)"}, "NQ", settings=settings
     )
-    source = rows(csv_bytes(result))[0]["source"]
+    written = rows(csv_bytes(result))
+    source = written[0]["source"]
+    assert [row["source"] for row in written[1:]] == [""] * 4  # said once, on the first row
     # The file's dates as a chart's scope writes a period, in any language: not "… to …".
     assert source == "my bars.csv, 2024-03-18 — 2024-03-22"
     assert result.metadata.data_description == source
@@ -96,9 +105,12 @@ def test_the_sample_is_named_synthetic_in_the_csv(sample_settings: EngineSetting
         "NQ",
         settings=sample_settings,
     )
-    assert {row["source"] for row in rows(csv_bytes(result))} == {
-        "synthetic sample, not market data"
-    }
+    assert [row["source"] for row in rows(csv_bytes(result))][:2] == [
+        "synthetic sample, not market data",
+        "",
+    ]
+    russian = rows(csv_bytes(result, "ru"))
+    assert russian[0]["источник"] == "синтетические данные, не история рынка"
 
 
 def test_only_traded_prices_are_rounded(
@@ -120,7 +132,7 @@ def test_only_traded_prices_are_rounded(
     )
     name = grouped.table.columns[-1]
     values = [float(r[name]) for r in rows(csv_bytes(grouped))]
-    assert values == pytest.approx(grouped.table[name].tolist(), rel=1e-9)
+    assert values == pytest.approx(grouped.table[name].tolist(), rel=5e-6)
     assert any(v * 4 != int(v * 4) for v in values)  # means are not forced onto the tick
 
 
@@ -143,3 +155,47 @@ def test_prices_off_the_tick_are_written_as_they_are(
     assert [float(row["open"]) for row in table] == daily["open"].tolist()
     assert [float(row["high"]) for row in table] == daily["high"].tolist()
     assert table[0]["open"] == f"{daily['open'].iloc[0]:.2f}"  # 18002.13, no float noise
+
+
+def test_statistics_have_6_significant_digits_and_prices_their_ticks(
+    imported: pd.DataFrame, settings: EngineSettings
+) -> None:
+    """p47d D11: 311.4230769 and -3.787171623 where the chart said 311.42 and -3.79: two
+    digits more than the chart, never fewer decimals than NQ's tick (a mean price keeps its
+    cents), prices exact."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"ret": "(close / prev(close) - 1) * 100", "mid": "(high + low) / 3"},
+    }
+    result = execute(query, "NQ", settings=settings)
+    assert result.error is None
+    table = result.table if result.table is not None else result.source_rows
+    written = rows(csv_bytes(result))
+    for row, (_, bar) in zip(written, table.iterrows(), strict=True):
+        for column in ("open", "high", "low", "close"):
+            assert float(row[column]) == bar[column]  # exact
+        if pd.isna(bar["ret"]):
+            assert row["ret"] == ""
+            continue
+        assert float(row["ret"]) == float(f"{bar['ret']:.6g}")
+        # A price-sized statistic keeps at least the tick's 2 decimals (6 digits would be 1).
+        assert row["mid"] == f"{bar['mid']:.2f}".rstrip("0").rstrip(".")
+
+
+def test_the_file_opens_in_excel_and_speaks_the_chat_language(
+    imported: pd.DataFrame, settings: EngineSettings
+) -> None:
+    """p47d D11: a Russian chat got `source` and its note in English on every row, and a
+    file without a byte order mark, which Excel reads in the machine's code page."""
+    result = execute(
+        {"session": "RTH", "from": "daily", "map": {"day": "dayname()"}}, "NQ", settings=settings
+    )
+    data = csv_bytes(result, "ru")
+    assert data.startswith(b"\xef\xbb\xbf")  # UTF-8's byte order mark, once
+    assert data.count(b"\xef\xbb\xbf") == 1
+    lines = data.decode("utf-8-sig").splitlines()
+    # The query's columns and values are its own; the words Barb adds are Russian.
+    assert lines[0] == "date,open,high,low,close,volume,range,day,источник"
+    assert lines[1].endswith(',Mon,"my bars.csv, 2024-03-18 — 2024-03-22"')
+    assert all(line.endswith(",") for line in lines[2:])

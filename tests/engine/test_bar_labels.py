@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 
 import numpy as np
@@ -32,7 +33,7 @@ def run(query: dict, settings) -> Result:
 
 
 def csv_rows(result: Result) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(csv_bytes(result).decode())))
+    return list(csv.DictReader(io.StringIO(csv_bytes(result).decode("utf-8-sig"))))
 
 
 def summary_labels(result: Result, pattern: str) -> list[str]:
@@ -128,7 +129,7 @@ def test_selecting_columns_keeps_the_label_first_in_table_and_csv(year_settings)
     query = {"session": "RTH", "from": "quarterly", "map": {"ret": RET}, "select": "ret"}
     result = run(query, year_settings)
     assert list(result.table.columns) == ["quarter", "ret"]
-    text = csv_bytes(result).decode().splitlines()
+    text = csv_bytes(result).decode("utf-8-sig").splitlines()
     assert text[0] == "quarter,ret,source"
     assert [line.split(",")[0] for line in text[1:]] == ["2023-Q1", "2023-Q2", "2023-Q3", "2023-Q4"]
 
@@ -245,7 +246,8 @@ def test_a_selected_month_of_several_years_keeps_the_bars_label_beside_it(
     assert [r[f"bar_{key}"] for r in rows] == labels
     assert [int(r[key]) for r in rows] == [getattr(p, key) for p in expected.index]
     ret = pd.to_numeric(pd.Series([r["ret"] for r in rows]))
-    np.testing.assert_allclose(ret.iloc[1:], expected["ret"].iloc[1:], rtol=1e-6)
+    # The CSV writes 6 significant digits.
+    np.testing.assert_allclose(ret.iloc[1:], expected["ret"].iloc[1:], rtol=5e-6)
     text = render_summary(result).splitlines()
     assert text[1] == f"bar_{key},{key},ret"
     listed = summary_labels(result, r"^\d{4}-Q?\d\d?$")
@@ -275,3 +277,61 @@ def test_a_selected_key_that_names_each_bar_once_is_the_label(two_years) -> None
     result = run(query, two_years)
     assert list(result.table.columns) == ["year", "close"]
     assert result.table["year"].tolist() == [2022, 2023]
+
+
+def test_the_command_lines_rows_of_months_are_named_by_the_month_alone(
+    year_settings, monkeypatch
+) -> None:
+    """A month's timestamp (its first trading date) and trading_date (its last) were listed
+    unlabelled beside its label in the command line's rows (p47a), which the CSV and the
+    summary leave out: the rows now show the CSV's columns. Intraday rows keep both."""
+    from click.testing import CliRunner
+
+    from barb.cli import main
+
+    monkeypatch.setenv("BARB_DATA_DIR", str(year_settings.data_dir))
+    monkeypatch.setattr("barb.interpreter.default_settings", lambda: year_settings)
+    query = '{"session": "RTH", "from": "monthly", "map": {"ret": "close / prev(close) - 1"}}'
+    out = CliRunner().invoke(main, ["query", query])
+    assert out.exit_code == 0, out.output
+    header = out.output.split("table (first 10 of 12):\n")[1].splitlines()[0].split()
+    assert header == ["month", "open", "high", "low", "close", "volume", "range", "ret"]
+    csv_header = (
+        csv_bytes(run(json.loads(query), year_settings)).decode("utf-8-sig").splitlines()[0]
+    )
+    assert csv_header.split(",")[:-1] == header  # the CSV adds its source
+    hourly = '{"session": "RTH", "from": "1h", "period": "2023-03-01"}'
+    listed = CliRunner().invoke(main, ["query", hourly]).output
+    assert "timestamp" in listed and "trading_date" in listed
+
+
+@pytest.mark.parametrize(
+    ("timeframe", "en", "ru"),
+    [("daily", "days", ("дня", "дней")), ("monthly", "months", ("месяца", "месяцев"))],
+)
+def test_many_rows_tied_at_a_listings_extreme_are_counted_by_their_bars_name(
+    year_settings, year_minutes, timeframe: str, en: str, ru: tuple[str, str]
+) -> None:
+    """A drawdown listed day by day is 0 on every day at a new high: the chart's headline
+    counted them as "322 groups tied", which are no groups. It counts them by the bars'
+    name, as many as pandas finds at their running high (English and Russian)."""
+    from barb.charts import chart_headline
+
+    query = {
+        "session": "RTH",
+        "from": timeframe,
+        "map": {"dd": "(close / cummax(close) - 1) * 100"},
+        "select": "dd",
+    }
+    result = run(query, year_settings)
+    stamps = year_minutes["timestamp"]
+    close = year_minutes.groupby(stamps.dt.to_period("D" if timeframe == "daily" else "M"))[
+        "close"
+    ].last()
+    at_high = int((close >= close.cummax()).sum())
+    assert at_high > 3  # too many to name
+    # At the bars' own precision (0.000% beside -0.591%).
+    assert re.search(rf"highest 0(\.0+)?% \({at_high} {en} tied\)", chart_headline(result))
+    # Russian's genitive after "у": "у 71 дня", "у 25 дней".
+    one = at_high % 10 == 1 and at_high % 100 != 11
+    assert f"(одинаково у {at_high} {ru[0] if one else ru[1]})" in chart_headline(result, "ru")

@@ -993,3 +993,49 @@ def test_a_weekend_weekday_says_where_the_sunday_evening_is(engine_settings, min
     # A where that matches nothing for another reason is not told about weekends.
     other = execute({**query, "where": "close < 0"}, "NQ", settings=engine_settings)
     assert not [w for w in other.metadata.warnings if w.startswith("No trading date is a")]
+
+
+def test_holiday_sessions_that_change_which_weekday_is_lowest_are_said(sample_settings) -> None:
+    """p47c D: a weekday's mean can head its column only through its holiday sessions while
+    every value moves under the 5 % the note waits for. ES's RTH volume by weekday over
+    2015-2025 reads Monday lowest; without its holiday sessions (pandas_market_calendars'
+    NYSE closures) Monday moves by more than 2.5 % and Friday is lowest: said. NQ's RTH
+    range % by weekday (Monday lowest, then Friday without them) is within noise, said so
+    by the noise note: no ranking is named."""
+    from rth_bars import RTH_END, RTH_START
+
+    from barb.data.store import data_path
+
+    columns = ["volume", "trading_date", "minute"]
+    bars = pd.read_parquet(data_path("ES", sample_settings), columns=columns)
+    rth = bars[(bars["minute"] >= RTH_START) & (bars["minute"] < RTH_END)]
+    volume = rth.groupby("trading_date")["volume"].sum()
+    volume = volume[(volume.index >= "2015-01-01") & (volume.index <= "2025-12-31")]
+    names = dict(enumerate(["Mon", "Tue", "Wed", "Thu", "Fri"]))
+    weekday = pd.Series(volume.index.dayofweek, index=volume.index).map(names)
+    closed = volume.index.isin(_nyse_closures("2014-12-01", "2026-01-31"))
+    every = volume.groupby(weekday).mean()
+    without = volume[~closed].groupby(weekday[~closed]).mean()
+    assert (without / every - 1).abs().max() < 0.05  # the case: under the 5 % rule
+    assert every.idxmin() == "Mon" and without.idxmin() == "Fri"
+    assert without["Mon"] / every["Mon"] - 1 >= 0.025
+    result = rows(
+        {"session": "RTH", "from": "daily", "period": "2015:2025",
+         "map": {"weekday": "dayname()"}, "group_by": "weekday", "select": "mean(volume) as vol"},
+        sample_settings,
+        "ES",
+    )  # fmt: skip
+    [said] = [w for w in result.metadata.warnings if "US holiday sessions" in w]
+    assert (
+        f"vol's lowest is 'Fri' {without['Fri']:.4g} without them, not 'Mon' "
+        f"{every['Mon']:.4g}. " in said
+    )
+    # Within noise: the noise note says so, and the holidays' swap of its ends is not named.
+    ranges = rows(
+        {"session": "RTH", "from": "daily", "map": {"weekday": "dayname()"},
+         "group_by": "weekday", "select": "mean(range / open * 100) as range_pct"},
+        sample_settings,
+        "NQ",
+    )  # fmt: skip
+    assert any("less than their noise" in w for w in ranges.metadata.warnings)
+    assert not [w for w in ranges.metadata.warnings if "range_pct's lowest is" in w]

@@ -74,7 +74,7 @@ def test_writes_csv_and_chart(run, tmp_path) -> None:
     query += '"group_by": "weekday", "select": "mean(range)"}'
     out = run(query, "--csv", str(csv), "--chart", str(png))
     assert out.exit_code == 0, out.output
-    lines = csv.read_text().splitlines()
+    lines = csv.read_text(encoding="utf-8-sig").splitlines()
     assert lines[0] == "weekday,mean_range,source"
     assert len(lines) == 6
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

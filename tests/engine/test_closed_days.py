@@ -55,7 +55,9 @@ def test_a_weekday_the_exchange_traded_but_the_data_lacks_is_said_as_a_gap(
     before, after = _nearest(db, "2024-01-15", "2024-01-15")
     assert said["message"] == (
         "2024-01-15 is not a trading date of NQ (the data has no bars there, though CME "
-        f"traded); the nearest are {before} and {after}."
+        "traded), but NQ reopened at 18:00 that evening: those bars count for the trading date "
+        f'{after} (that evening alone: "session": "18:00-00:00", "period": "{after}"); the '
+        f"nearest are {before} and {after}."
     )
 
 
@@ -63,9 +65,41 @@ def test_a_weekend_span_is_said_whole(engine_settings, db) -> None:
     said = _error({"from": "5m", "period": "2024-02-10:2024-02-11"}, engine_settings)
     before, after = _nearest(db, "2024-02-10", "2024-02-11")
     assert said["message"] == (
-        "NQ has no trading date from 2024-02-10 to 2024-02-11 (a weekend); the nearest are "
-        f"{before} and {after}."
+        "NQ has no trading date from 2024-02-10 to 2024-02-11 (a weekend), but NQ reopened at "
+        "18:00 on 2024-02-11: those bars count for the trading date 2024-02-12 (that evening "
+        f'alone: "session": "18:00-00:00", "period": "2024-02-12"); the nearest are {before} '
+        f"and {after}."
     )
+
+
+@pytest.mark.parametrize("session", ["ETH", "RTH"])
+def test_a_sunday_says_its_evening_traded_and_how_to_read_it(session: str, engine_settings, db):
+    """p47b #14: "NQ's range on Sunday 2025-03-09" read "not a trading date (a Sunday)", and a
+    model told the trader the market was shut, though Globex reopened at 18:00 (a 68-point
+    range). The Sunday's bars belong to Monday's date; the form the error names reads them."""
+    said = _error({"session": session, "period": "2024-02-04"}, engine_settings)
+    friday, monday = _nearest(db, "2024-02-04", "2024-02-04")
+    assert monday == "2024-02-05"
+    assert said["message"] == (
+        "2024-02-04 is not a trading date of NQ (a Sunday), but NQ reopened at 18:00 that "
+        "evening: those bars count for the trading date 2024-02-05 (that evening alone: "
+        '"session": "18:00-00:00", "period": "2024-02-05"); the nearest are '
+        f"{friday} and {monday}."
+    )
+    evening = execute(
+        {"session": "18:00-00:00", "from": "daily", "period": "2024-02-05"},
+        "NQ",
+        settings=engine_settings,
+    )
+    row = evening.table.iloc[0]
+    # The calendar Sunday's own bars, by DuckDB.
+    expected = db.execute(
+        """
+        SELECT first(open ORDER BY timestamp), max(high), min(low), last(close ORDER BY timestamp)
+        FROM bars WHERE CAST(timestamp AS DATE) = DATE '2024-02-04'
+        """
+    ).fetchone()
+    assert (row["open"], row["high"], row["low"], row["close"]) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(
@@ -114,7 +148,9 @@ def test_the_sample_s_christmas_and_good_friday_are_said(sample_settings, con) -
     ended, before, after = days[2], days[3].date(), days[4].date()
     christmas = _error({"period": "2025-12-25"}, sample_settings)
     assert christmas["message"] == (
-        "2025-12-25 is not a trading date of NQ (CME closed: Christmas); the nearest are "
+        "2025-12-25 is not a trading date of NQ (CME closed: Christmas), but NQ reopened at "
+        "18:00 that evening: those bars count for the trading date 2025-12-26 (that evening "
+        'alone: "session": "18:00-00:00", "period": "2025-12-26"); the nearest are '
         "2025-12-24 and 2025-12-26."
     )
     friday = _error({"period": "2025-04-18"}, sample_settings)

@@ -337,6 +337,46 @@ def test_a_running_total_from_the_datas_first_day_says_it_leaves_that_day_out(
     assert not warnings_with(later, "has no value")
 
 
+def test_a_first_pick_empty_at_the_datas_start_says_why_and_the_form_from_the_open(
+    engine_settings, days
+) -> None:
+    """ "NQ's 2008 return" on daily bars, last(close) / first(before) with before =
+    prev(close), read start=n/a, ret_pct=n/a with no word, where yearly bars said why and
+    gave the form from the first open (p47a Q22). Said now, ungrouped and for the first
+    group, with that form, which gives pandas' return from the first open; nothing from a
+    later period's start."""
+    january = days.index.month == 1
+    from_open = (days["close"][january].iloc[-1] / days["open"].iloc[0] - 1) * 100
+    select = ["first(before) as start", "(last(close) / first(before) - 1) * 100 as ret_pct"]
+    query = {"period": "2024-01", "map": {"before": "prev(close)"}, "select": select}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert all(np.isnan(v) for v in result.summary.values.values())
+    said = (
+        f"are n/a: before has no value on 2024-01-02, the period's first row, {BEGINS}; "
+        'first(before) takes it from there. From its own open on the first bar: "before": '
+        '"coalesce(prev(close), open)".'
+    )
+    assert warnings_with(result, "n/a:") == [f"start and ret_pct {said}"]
+    opened = ask(
+        {**query, "map": {"before": "coalesce(prev(close), open)"}}, engine_settings, **RTH_DAILY
+    )
+    assert opened.summary.values["ret_pct"] == pytest.approx(from_open)
+    assert not warnings_with(opened, "n/a:")
+    by_month = {**query, "period": "2024-01:2024-02", "group_by": "month()"}
+    grouped = ask(by_month, engine_settings, **RTH_DAILY)
+    assert grouped.table["ret_pct"].isna().tolist() == [True, False]
+    assert warnings_with(grouped, "n/a:") == [f"start and ret_pct of month 1 {said}"]
+    inline = {"period": "2024-01", "select": "(last(close) / first(prev(close)) - 1) * 100 as r"}
+    assert warnings_with(ask(inline, engine_settings, **RTH_DAILY), "n/a:") == [
+        "r is n/a: prev(close) has no value on 2024-01-02, the period's first row, "
+        f"{BEGINS}; first(prev(close)) takes it from there. From its own open on the first "
+        "bar: coalesce(prev(close), open)."
+    ]
+    later = ask({**query, "period": "2024-02"}, engine_settings, **RTH_DAILY)
+    assert later.summary.values["start"] == days["close"][january].iloc[-1]
+    assert not warnings_with(later, "n/a:")
+
+
 def test_records_against_a_running_high_from_the_datas_first_bar_say_so(
     engine_settings, days
 ) -> None:

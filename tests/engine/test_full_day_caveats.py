@@ -73,6 +73,24 @@ def test_rth_low_over_a_period_and_a_mapped_column(engine_settings, days):
     ]
 
 
+def test_an_evening_extreme_is_said_on_its_calendar_day(engine_settings, days):
+    """The full day's low of February came at 18:31 the evening before its trading date:
+    said on that evening's calendar date with the trading date beside it, not the trading
+    date with 18:31, an evening a day too late (p47c A)."""
+    february = days.loc["2024-02"]
+    result = ask({"period": "2024-02", "select": "min(low)"}, engine_settings, **RTH_DAILY)
+    bottom = february["low"].idxmin()
+    at = february.loc[bottom, "low_at"]
+    assert february.loc[bottom, "low"] < february["rth_low"].min()  # the data has the case
+    assert at.hour >= 18 and at.date() < bottom.date()  # the evening before its trading date
+    assert _full_day(result) == [
+        "min_low is the lowest low of RTH (09:30-17:00) only, a part of the day: the full "
+        f"day (ETH) went to {february.loc[bottom, 'low']:.10g} on {at.date()} at "
+        f"{at:%H:%M} (trading day {bottom.date()}), outside RTH. The full day's: "
+        '"session": "ETH".'
+    ]
+
+
 def test_rth_volume_is_said_with_the_full_days_mean_and_median(engine_settings, days):
     result = ask(
         {"select": ["mean(volume)", "median(volume)", "count()"]}, engine_settings, **RTH_DAILY
@@ -127,3 +145,64 @@ def test_a_date_alone_is_said_only_when_the_full_day_peaked_on_another(
     said = _full_day(result)
     assert len(said) == int(part["high"].idxmax() != part["rth_high"].idxmax())
     assert all(str(part["high"].idxmax().date()) in text for text in said)
+
+
+# --- weekly, monthly and yearly bars (p47b #11) ----------------------------------------------
+
+
+def test_a_monthly_bar_s_rth_high_is_said_beside_the_full_days(engine_settings, days):
+    """ "The high of March" as RTH's monthly bar read RTH's high with nothing said, where the
+    same question over daily bars named the full day's higher one."""
+    march = days.loc["2024-03"]
+    result = ask(
+        {"from": "monthly", "period": "2024-03", "select": ["high", "low"]},
+        engine_settings,
+        session="RTH",
+    )
+    assert result.table["high"].iloc[0] == march["rth_high"].max()
+    top, bottom = march["high"].idxmax(), march["low"].idxmin()
+    assert march.loc[top, "high"] > march["rth_high"].max()  # the data has the case
+    assert march.loc[bottom, "low"] < march["rth_low"].min()
+    assert _full_day(result) == [
+        "high is the highest high of RTH (09:30-17:00) only, a part of the day: the full day "
+        f"(ETH) went to {march.loc[top, 'high']:.10g} on {top.date()} at "
+        f'{march.loc[top, "high_at"]:%H:%M}, outside RTH. The full day\'s: "session": "ETH".',
+        "low is the lowest low of RTH (09:30-17:00) only, a part of the day: the full day "
+        f"(ETH) went to {march.loc[bottom, 'low']:.10g} on {bottom.date()} at "
+        f'{march.loc[bottom, "low_at"]:%H:%M}, outside RTH. The full day\'s: "session": "ETH".',
+    ]
+
+
+def test_weekly_bars_count_the_weeks_the_full_day_went_further(engine_settings, days):
+    result = ask(
+        {"from": "weekly", "period": "2024-02-05:2024-03-01", "select": ["open", "high"]},
+        engine_settings,
+        session="RTH",
+    )
+    span = days.loc["2024-02-05":"2024-03-01"]
+    week = span.index.to_period("W")
+    weeks = span.groupby(week).agg(high=("high", "max"), rth_high=("rth_high", "max"))
+    assert result.table["high"].tolist() == weeks["rth_high"].tolist()
+    further = weeks[weeks["high"] > weeks["rth_high"]]
+    assert 0 < len(further) < len(weeks)  # the data has both
+    first = span[week == further.index[0]]["high"].idxmax()
+    at = pd.Timestamp(span.loc[first, "high_at"])  # an evening bar: the day before its date
+    when = f"{at:%Y-%m-%d} at {at:%H:%M}"
+    if at.date() != first.date():
+        when += f" (trading day {first.date()})"
+    assert _full_day(result) == [
+        "high is the highest high of RTH (09:30-17:00) only, a part of the day: the full day "
+        f"(ETH) went further on {len(further)} of the {len(weeks)} bars, e.g. to "
+        f"{span.loc[first, 'high']:.10g} on {when}"
+        ', outside RTH. The full day\'s: "session": "ETH".'
+    ]
+
+
+def test_full_session_and_price_free_long_bars_say_nothing(engine_settings):
+    eth = ask({"from": "monthly", "period": "2024-03"}, engine_settings, session="ETH")
+    rth = ask(
+        {"from": "monthly", "period": "2024-03", "select": ["open", "close"]},
+        engine_settings,
+        session="RTH",
+    )
+    assert _full_day(eth) == [] and _full_day(rth) == []

@@ -16,6 +16,7 @@ import pytest
 from asking import RTH_DAILY, ask
 from rth_bars import RTH_END, RTH_START, sample_rth_days
 
+from barb import execute
 from barb.charts import chart_headline
 from barb.data.store import data_path
 
@@ -212,7 +213,8 @@ def test_the_months_of_a_persistent_measure_are_compared_across_years(
     by_month = ranges.groupby(month).mean()
     high = by_month.idxmax()
     band = 2 * means[high].std(ddof=1) / np.sqrt(len(means[high]))
-    assert f"highest m {high} {_quoted(by_month[high])} ± {_two(band)}, lowest" in said
+    named = f"m {high} ({pd.Timestamp(2024, high, 1):%b})"  # the month's name beside its number
+    assert f"highest {named} {_quoted(by_month[high])} ± {_two(band)}, lowest" in said
     assert (
         abs(_said_p(said, "permutation test of whole stretches") - p) <= 0.03
     )  # 2,000 draws: ±0.011 at p = 0.5
@@ -239,7 +241,9 @@ def test_a_period_holding_one_month_twice_says_its_months_cannot_be_compared(
         **RTH_DAILY,
     )  # fmt: skip
     [said] = [w for w in result.metadata.warnings if "no test can tell" in w]
-    assert said.startswith("mean_r by month: each month appears once in these rows (month 6 twice)")
+    assert said.startswith(
+        "mean_r by month: each month appears once in these rows (month 6 (Jun) twice)"
+    )
     assert not [w for w in result.metadata.warnings if "their noise" in w or "ranks" in w]
     assert not result.metadata.even_groups and not result.metadata.apart_groups
 
@@ -478,3 +482,82 @@ def test_a_group_whose_share_is_one_has_wilsons_interval(sample_settings, rth_da
     low = stats.binomtest(windows, windows).proportion_ci(method="wilson").low
     assert f"year 2013 1 (95%: {math.floor(low * 100) / 100:g}–1)," in said
     assert "e-0" not in said
+
+
+@pytest.fixture(scope="module")
+def monthly_returns(rth_days) -> pd.Series:
+    """NQ's RTH month-over-month close change in %, by month, the open last month left out."""
+    closes = rth_days["close"].groupby(rth_days.index.to_period("M")).last()
+    closes = closes[closes.index < closes.index.max()]
+    return ((closes / closes.shift() - 1) * 100).dropna()
+
+
+MONTHLY_UP = {
+    "session": "RTH",
+    "from": "monthly",
+    "map": {"ret": "(close / prev(close) - 1) * 100", "m": "month()"},
+    "group_by": "m",
+}
+
+
+def test_a_share_apart_beside_a_mean_within_noise_gets_its_verdict(
+    sample_settings, monthly_returns
+) -> None:
+    """p47c B: "in which month does NQ rise most often?" with up_share and mean(ret) named
+    only mean_ret as within noise; up_share, the question's, got no word, read as tested
+    alike or not at all. Each is said with its own verdict: scipy's permutation test over
+    the years' months reads p = 0.044 for the up share, 0.26 for the mean."""
+    month = pd.Series(monthly_returns.index.month, index=monthly_returns.index)
+    up = (monthly_returns > 0).astype(float)
+    up_p, mean_p = (
+        _permutation_p(_stretch_means(up, month)),
+        _permutation_p(_stretch_means(monthly_returns, month)),
+    )
+    assert up_p < 0.05 <= mean_p  # the case: one column apart, one within noise
+    result = execute(
+        {**MONTHLY_UP, "select": ["mean(ret > 0) as up_share", "mean(ret)", "count()"]},
+        "NQ",
+        settings=sample_settings,
+    )
+    [said] = [w for w in result.metadata.warnings if "their noise" in w]
+    assert "), mean_ret (highest m 9 (Sep) " in said
+    assert abs(_said_p(said, "mean_ret .*?permutation test of whole stretches") - mean_p) <= 0.03
+    found = re.search(
+        r" up_share \(permutation test of whole stretches p = ([0-9.]+)\) does differ by more "
+        r"than noise\.$",
+        said,
+    )
+    assert found is not None and abs(float(found.group(1)) - up_p) <= 0.02
+    assert result.metadata.even_groups == ["mean_ret"]
+
+
+def test_a_share_of_every_stretch_has_wilsons_interval(sample_settings, monthly_returns) -> None:
+    """p47c C: NQ's Septembers of 2016-2025 all closed up, said "highest m 9 1 ± 0", a
+    certainty; one monthly bar a year is a share of 10 Septembers, Wilson's (scipy's)
+    [0.72, 1], and the month is named as the chart names it."""
+    from scipy import stats
+
+    ret = monthly_returns[
+        (monthly_returns.index.year >= 2016) & (monthly_returns.index.year <= 2025)
+    ]
+    ups = (ret > 0).groupby(ret.index.month).agg(["sum", "count"])
+    shares = ups["sum"] / ups["count"]
+    assert shares[9] == 1 and shares.idxmin() == 1  # the case
+    result = execute(
+        {**MONTHLY_UP, "period": "2016:2025", "select": ["mean(ret > 0) as up_share", "count()"]},
+        "NQ",
+        settings=sample_settings,
+    )
+    said = " ".join(result.metadata.warnings)
+
+    def wilson(month: int) -> str:
+        found = stats.binomtest(int(ups["sum"][month]), int(ups["count"][month]))
+        ci = found.proportion_ci(method="wilson")
+        low, high = math.floor(ci.low * 100) / 100, math.ceil(ci.high * 100) / 100
+        return f"95%: {low:g}–{high:g}"
+
+    assert (
+        f"highest m 9 (Sep) 1 ({wilson(9)}), lowest m 1 (Jan) {_quoted(shares[1])} ({wilson(1)})"
+        in said
+    )
+    assert "± 0," not in said

@@ -163,23 +163,29 @@ def test_a_then_stage_counts_the_rows_it_lists(settings, days) -> None:
         # p43a Q13: the day before's range is a full day's; the ratio's volume is the row's.
         ({"prev_r": "prev(range) / prev(open) * 100"}, None),
         ({"prev_r": "prev(range)", "ratio": "volume / prev(volume)"}, "ratio is"),
-        ({"ret": "close / prev(close) - 1"}, "ret is"),
+        # p47b #19: the day's change to its early close is the whole day's (the market
+        # closed for the day), its range a part day's.
+        ({"ret": "close / prev(close) - 1"}, None),
+        ({"chg": "close - session_close('RTH', 1)"}, None),
+        ({"ret": "close / prev(close) - 1", "r": "range"}, "r is"),
     ],
 )
 def test_only_the_short_days_own_span_is_a_part_day_s(settings, days, listed, what) -> None:
-    """The day after Thanksgiving alone (a 13:15 close): a move from two sessions back and
-    the day before's range are not a part day's; its own volume and its return on the
-    holiday's close are. Said, the form offered is the hours every day trades, not a where
+    """The day after Thanksgiving alone (a 13:15 close): a move from two sessions back, the
+    day's change to its close and the day before's range are not a part day's; its own
+    volume and range are. Said, the form offered is the hours every day trades, not a where
     that leaves out the one row listed."""
     query = {"period": WEEK, "map": listed, "where": "day() == 29", "select": list(listed)}
     result = ask(query, settings, **RTH_DAILY)
     [friday] = result.table["date"].astype(str)
     assert friday == "2024-11-29" and days.loc[friday, "short"]
+    close = days["close"]
     if "wed" in listed:  # the 27th's close, two sessions back
-        close = days["close"]
         assert result.table["move"].iloc[0] == pytest.approx(
             (close[friday] / close["2024-11-27"] - 1) * 100
         )
+    if "ret" in listed:  # from the holiday's 13:00 close to the 29th's 13:15 one
+        assert result.table["ret"].iloc[0] == pytest.approx(close[friday] / close["2024-11-28"] - 1)
     if what is None:
         assert _short(result) == []
         return

@@ -335,7 +335,8 @@ def test_days_between_two_picked_rows_are_pointed_to_a_row_counter(
     said = execute(wrong, "NQ", settings=engine_settings).to_dict()
     assert said["error_type"] == "TypeError"
     assert said["hint"] == (
-        "dates cannot be subtracted; trading days between the two rows: number the rows, "
+        "dates cannot be subtracted; calendar days: days_between(arg_min(date(), low), "
+        "arg_max(date(), high)); trading days between the two rows: number the rows, "
         'map {"n": "cumsum(1)"}, and select arg_max(n, high) - arg_min(n, low)'
     )
     hinted = base | {"map": {"n": "cumsum(1)"}, "select": "arg_max(n, high) - arg_min(n, low)"}

@@ -55,6 +55,26 @@ def test_one_empty_first_day_is_said_once_for_every_statistic(engine_settings, d
     ]
 
 
+def test_a_size_after_a_statistic_of_every_row_names_its_own(engine_settings, days) -> None:
+    """p47c G: "count=259, above=0, share=0 (each over 60 rows with a value)" read as if
+    count were over the 60 too: after count() the statistics over fewer rows are named."""
+    result = ask(
+        {
+            "map": {"sma": "rolling_mean(close, 20)"},
+            "select": ["count()", "count(close > sma) as above", "mean(close > sma) as share"],
+        },
+        engine_settings,
+        **RTH_DAILY,
+    )
+    sma = days["close"].rolling(20).mean()
+    above = (days["close"] > sma)[sma.notna()]
+    first = render_summary(result).splitlines()[0]
+    assert first == (
+        f"Result: count={len(days)}, above={int(above.sum())}, share={above.mean():.4g} "
+        f"(above and share over {len(above)} rows with a value)"
+    )
+
+
 def test_the_groups_statistics_share_one_line_naming_each_column(engine_settings, days) -> None:
     result = ask(
         {

@@ -118,8 +118,11 @@ def test_get_concept_answers_for_sessions_and_functions_too() -> None:
         ("NQ", "стоп-лосс", "time() >= '09:45' and high > orh"),
         ("CL", "что сработало первым", "time() >= '09:15' and high > orh"),
         ("NQ", "stop loss", "prev(atr(14)), not atr(14)"),
-        # The equity's drawdown from a 0 start; the asking instrument's multiplier.
-        ("NQ", "максимальная просадка", "if(cummax(equity) > 0, cummax(equity), 0)"),
+        # The equity's drawdown from a 0 start; the asking instrument's multiplier. A price's
+        # drawdown is its own concept, with the episodes and their recovery (p47a).
+        ("NQ", "просадка капитала", "if(cummax(equity) > 0, cummax(equity), 0)"),
+        ("NQ", "максимальная просадка", "days_between(peak, next(peak))"),
+        ("NQ", "max drawdown", "get_concept backtest_basics"),
         ("ES", "профит-фактор", "pnl * 50"),
         ("CL", "win rate", "pnl * 1000"),
     ],

@@ -31,7 +31,24 @@ def _inside(runs: pd.Series, start: int, form: str) -> str:
     label = ended if isinstance(ended, str) else f"{ended:%Y-%m-%d}"
     return (
         f" Inside the period alone the longest run is {int(inside.max())}, ending {label}; "
-        f"{form} counts only the period's rows."
+        f"{form} counts only the period's rows." + _rows_read(runs, start)
+    )
+
+
+def _rows_read(runs: pd.Series, start: int) -> str:
+    """The warning's last sentence: the crossing run's rows in the period, as streak()
+    reads them and as counted from the period's first row."""
+    inside = runs.iloc[start:]
+    n = int((inside > 0).cummin().sum())
+    here = inside.iloc[:n]
+
+    def span(low: int, high: int) -> str:
+        return str(low) if low == high else f"{low}-{high}"
+
+    return (
+        f" Its {n} row{'s' if n != 1 else ''} in the period read "
+        f"{span(int(here.min()), int(here.max()))} here, {span(1, n)} counted from the "
+        "period's start: a count of the rows at one length (== 3) differs by them too."
     )
 
 
@@ -331,6 +348,7 @@ def test_a_run_begun_before_a_month_names_the_months_own_longest_and_form(
         f"({length}) began {began:%Y-%m-%d}, {length - 1} of its rows before the period. "
         f"Inside the period alone the longest run is {own.max()}, ending "
         f"{own.idxmax():%Y-%m-%d}; streak(cond, 'month') counts only the period's rows."
+        + _rows_read(runs, runs.index.get_loc(march.index[0]))
     ]
     query["map"] = {"run": "streak(close > prev(close), 'month')"}
     fixed = execute(query, "NQ", settings=engine_settings)
@@ -365,7 +383,7 @@ def test_the_restart_offered_is_the_unit_the_period_names(tmp_path_factory, minu
         "select": ["max(run) as longest", "arg_max(date(), run) as ended"],
     }
     [said] = _streak_warnings(execute(query, "NQ", settings=settings))
-    assert said.endswith("; streak(cond, 'year') counts only the period's rows.")
+    assert "; streak(cond, 'year') counts only the period's rows. Its " in said
     query["map"] = {"run": "streak(close > prev(close), 'year')"}
     fixed = execute(query, "NQ", settings=settings)
     own = yearly.loc["2024"]
@@ -639,3 +657,33 @@ def test_the_chart_says_the_run_the_period_cuts(engine_settings, minutes) -> Non
     # A period that cuts no run: nothing said.
     result = execute({**query, "period": "2024-01"}, "NQ", settings=engine_settings)
     assert result.metadata.cut_runs == [] and "Run of" not in _chart_text(result, "en")
+
+
+def test_a_count_of_runs_at_a_length_is_told_the_rows_before_the_period(
+    engine_settings, minutes
+) -> None:
+    """p47c F: "how many times did NQ fall 3 days in a row in 2024" as count(dn == 3) read
+    14, the run that opened 2024 numbered on from 2023 (its 3rd day fell in December), where
+    streak(..., 'year') counts 15; the warning spoke of the longest run alone. The up run
+    that opens March 2024 here: its rows read on from February, and the count of first
+    days (run == 1) with the month's form is pandas' restarted one, another number."""
+    daily = rth_daily(minutes)
+    up = daily["close"] > daily["close"].shift()
+    runs = up.groupby((~up).cumsum()).cumsum().astype(int)
+    monthly = up.groupby([(~up).cumsum(), daily.index.month]).cumsum().astype(int)
+    march, own = runs.loc["2024-03"], monthly.loc["2024-03"]
+    assert (march == 1).sum() != (own == 1).sum()  # the case: the count differs
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024-03",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": "count(run == 1) as firsts",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == (march == 1).sum()
+    [said] = _streak_warnings(result)
+    assert said.endswith(_rows_read(runs, runs.index.get_loc(march.index[0])))
+    query["map"] = {"run": "streak(close > prev(close), 'month')"}
+    fixed = execute(query, "NQ", settings=engine_settings)
+    assert fixed.summary.value == (own == 1).sum()

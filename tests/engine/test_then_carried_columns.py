@@ -63,7 +63,7 @@ def _read(text: str) -> tuple[list[str], list[list[str]]]:
 
 
 def _csv_header(result: Result) -> list[str]:
-    return next(csv.reader(io.StringIO(csv_bytes(result).decode())))
+    return next(csv.reader(io.StringIO(csv_bytes(result).decode("utf-8-sig"))))
 
 
 def _check(result: Result, expected: pd.DataFrame) -> None:

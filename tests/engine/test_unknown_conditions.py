@@ -263,7 +263,7 @@ def test_an_unknown_listed_into_then_is_left_out(engine_settings, minutes) -> No
     assert pd.isna(listed.table["up"].iloc[-1]) and pd.isna(listed.table["run"].iloc[-1])
     text = render_summary(listed)
     assert f"{days.index[-1]:%Y-%m-%d},n/a,n/a" in text and "None" not in text
-    csv = csv_bytes(listed).decode()
+    csv = csv_bytes(listed).decode("utf-8-sig")
     assert f"{days.index[-1]:%Y-%m-%d},,," in csv and "None" not in csv and "nan" not in csv
 
 

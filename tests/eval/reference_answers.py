@@ -718,6 +718,15 @@ def _() -> Answer:
     return [drawdown.groupby(years).min().mean()]
 
 
+@answer("es_cagr_since_2010")
+def _() -> Answer:
+    # Compounded yearly over calendar days, from 2009's last close to the data's last close.
+    close = daily("ES", "RTH")["close"]
+    start = close[close.index.year <= 2009].iloc[-1:]
+    years = (close.index[-1] - start.index[0]).days / 365.25
+    return [((close.iloc[-1] / start.iloc[0]) ** (1 / years) - 1) * 100]
+
+
 @answer("nq_holiday_sessions_2024")
 def _() -> Answer:
     traded = set(daily("NQ", "ETH").index)

@@ -1,4 +1,5 @@
-"""``barb worker``'s own code with ``pool_work.misbehaving`` as the job (run as a script)."""
+"""``barb worker``'s own code with ``pool_work.misbehaving`` as the job (run as a script:
+``misbehaving_worker.py NQ,ES [concurrency]``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ if __name__ == "__main__":
     serve_worker(
         settings.queue_url,
         tuple(sys.argv[1].split(",")),
-        concurrency=1,
+        concurrency=int(sys.argv[2]) if len(sys.argv) > 2 else 1,
         timeout_s=settings.query_timeout_s,
         memory_gb=settings.worker_memory_gb,
         work=misbehaving,

@@ -1,7 +1,8 @@
 """Work functions for the pool's tests, importable by the workers (by module name).
 
 Each runs the real query job unless the query asks it to misbehave the way a real failure
-would: a worker that dies mid-job, a job that raises, runs away, is stuck where a
+would: a worker that dies mid-job (or says it started, for the test to kill it), a job
+that raises, runs away, is stuck where a
 soft time limit cannot reach it, first builds a frame of a given size in the engine, or
 runs out of memory drawing its chart.
 """
@@ -31,6 +32,11 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         with open(trace, "a") as file:
             file.write(f"{os.getpid()}\n")
         return outcome
+    started = job.query.get("started")
+    if started is not None:  # this worker's pid, written when the job reaches it
+        query = {k: v for k, v in job.query.items() if k != "started"}
+        Path(started).write_text(str(os.getpid()))
+        return misbehaving(job.model_copy(update={"query": query}))
     if job.query.get("describe"):
         return QueryOutcome(ok=True, summary_text=json.dumps(_describe(job.query["describe"])))
     if job.query.get("die"):

@@ -8,6 +8,7 @@ itself, or its code with a job that misbehaves on request (``servers/celery_work
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -16,15 +17,21 @@ from pathlib import Path
 
 import pytest
 import redis
-from celery.exceptions import TimeLimitExceeded
 from servers.celery_workers import WorkerProcess, barb_worker, misbehaving_worker, worker_env
 from servers.redis import RedisServer
 
 from barb.settings import default_settings
 from bot.pool.celery_runner import CeleryRunner
-from bot.pool.job_claims import claim_key, finish_claim, take_claim
+from bot.pool.job_claims import (
+    claim_key,
+    finish_claim,
+    holder,
+    may_record,
+    release_claim,
+    take_claim,
+)
 from bot.pool.jobs import QueryJob, QueryOutcome, timeout_outcome
-from bot.pool.queue_app import RESULT_EXPIRES_S, TASK_NAME, make_queue_app, queue_name
+from bot.pool.queue_app import RESULT_EXPIRES_S, make_queue_app, queue_name
 from bot.pool.runner import InlineRunner
 
 COUNT = {"from": "daily", "session": "RTH", "select": "count()"}
@@ -109,7 +116,7 @@ async def test_an_outcome_from_a_worker_equals_the_in_process_one(
             assert outcome.chart_png.startswith(PNG_MAGIC)
             assert len(outcome.chart_png) == len(local.chart_png)
     nq, es, error = remote
-    assert nq.ok and nq.csv and nq.csv.startswith(b"weekday,")
+    assert nq.ok and nq.csv and nq.csv.startswith(b"\xef\xbb\xbfweekday,")
     # ES is NQ's bars scaled by a tenth: each weekday's mean range is a tenth of NQ's.
     nq_means = {row["weekday"]: row["mean_range"] for row in nq.preview}
     es_means = {row["weekday"]: row["mean_range"] for row in es.preview}
@@ -211,6 +218,48 @@ async def test_a_query_that_kills_its_child_process_ends_in_the_failure_sentence
         await runner.close()
 
 
+async def test_a_child_killed_mid_query_by_the_system_is_said_plainly(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """The kernel's OOM killer SIGKILLs a ``barb worker`` child mid-query: the person read
+    "The query could not be run (reference …)"; now the sentence says the system stopped
+    the worker, most likely for memory, and what to try, as from the bot's own pool.
+
+    The job's claim says it is done: it said "running" until its expiry (the hard limit),
+    and a copy of the job Redis handed out after that ran the query just killed for its
+    memory again, for nobody (r47a #4)."""
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    started = tmp_path / "started"
+    client = redis.Redis.from_url(redis_url)
+    try:
+        job = quick({**COUNT, "sleep": 60, "started": str(started)})
+        running = asyncio.create_task(runner.run(job))
+        for _ in range(600):
+            if started.exists() and started.read_text():
+                break
+            await asyncio.sleep(0.05)
+        os.kill(int(started.read_text()), signal.SIGKILL)
+        outcome = await asyncio.wait_for(running, 30)
+        assert outcome.error is not None and outcome.error["error_type"] == "WorkerKilled"
+        assert outcome.summary_text == (
+            "Error (WorkerKilled): The query's worker was stopped by the system, most likely "
+            f"because the machine ran out of memory (reference {outcome.error['reference']}); "
+            "try a shorter period or a longer timeframe."
+        )
+        [claim] = client.keys(claim_key("*"))
+        for _ in range(200):  # finished by the worker once it has recorded the failure
+            if client.get(claim) == b"done":
+                break
+            await asyncio.sleep(0.05)
+        assert client.get(claim) == b"done"
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+    finally:
+        client.close()
+        await runner.close()
+
+
 async def test_a_query_past_the_workers_memory_ceiling_is_told_so_and_the_next_answered(
     redis_url: str, data_env: Path, workers: list, tmp_path: Path
 ) -> None:
@@ -230,6 +279,50 @@ async def test_a_query_past_the_workers_memory_ceiling_is_told_so_and_the_next_a
         assert count_of(await runner.run(quick(COUNT))) == DAYS
     finally:
         await runner.close()
+
+
+async def _pid(runner: CeleryRunner) -> int:
+    """The pid of the child process that answers the next query."""
+    outcome = await runner.run(quick({**COUNT, "describe": "BARB_DATA_DIR"}))
+    return json.loads(outcome.summary_text)["pid"]
+
+
+async def test_a_process_that_ran_out_of_memory_is_replaced_after_its_answer(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A ``barb worker`` child whose query or chart ran out of memory went on with the
+    heap the query had grown (fragmented, it can keep the freed pages): the next queries
+    ran in it. Now it answers, then ends, and the next query runs in a fresh child; its job
+    is done, not lost with the child (no failure recorded over the answer the bot read)."""
+    env = {**worker_env(redis_url, data_env, timeout_s=20), "BARB_WORKER_MEMORY_GB": "0.5"}
+    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
+    workers.append(worker)
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        first = await _pid(runner)
+        assert count_of(await runner.run(quick({**COUNT, "grow_mb": 100}))) == DAYS
+        assert await _pid(runner) == first  # a query that fits leaves its child in place
+        outcome = await runner.run(quick({**COUNT, "grow_mb": 1024}))
+        assert outcome.error is not None and outcome.error["error_type"] == "OutOfMemory"
+        second = await _pid(runner)
+        assert second != first
+        charted = await runner.run(QueryJob(query={**COUNT, "chart_oom": True}, csv=False))
+        assert count_of(charted) == DAYS and charted.chart_png is None
+        assert charted.warnings == [
+            "No chart: drawing it needed more memory than this worker has (512 MB); the "
+            "numbers and the CSV are complete."
+        ]
+        third = await _pid(runner)
+        assert third not in (first, second)
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+        assert await _pid(runner) == third
+    finally:
+        await runner.close()
+    assert worker.process.poll() is None  # the same worker, with new children
+    log = worker.log.read_text()
+    assert log.count("query process ran out of memory: replaced after its answer") == 2
+    # Done, not lost: no failure recorded over the stored answer, nothing looked up again.
+    assert "WorkerLostError" not in log and "ERROR" not in log, log
 
 
 async def _kill_once_started(redis_url: str, doomed: WorkerProcess) -> None:
@@ -319,8 +412,8 @@ async def test_redis_restarted_while_jobs_run_each_job_is_run_once(
     """p46n #6: Redis restarted (its queues kept) while each of two workers runs a job. Each
     worker, reconnecting, puts the job it runs back in the queue (kombu's restore of the
     unacknowledged), and a worker receives it again. Before, that copy was computed again
-    (6 runs for 4 queries, heavy ones pushed past their time limit); now it waits for the
-    first run's answer and is dropped: each job is run once and answered once."""
+    (6 runs for 4 queries, heavy ones pushed past their time limit); now it is dropped: each
+    job is run once and answered once."""
     url = persistent_redis.url()
     env = worker_env(url, data_env, timeout_s=20)
     workers += [misbehaving_worker(env, tmp_path / f"worker{n}.log", "NQ") for n in (1, 2)]
@@ -353,34 +446,127 @@ async def test_redis_restarted_while_jobs_run_each_job_is_run_once(
         await runner.close()
 
 
-async def test_a_copy_of_a_job_runs_only_if_the_run_holding_it_died(redis_url: str) -> None:
-    """A copy that finds its job running waits: dropped once that run finished, or failed
-    at the hard limit (the person was told), run once that run's claim expired (its worker
-    died)."""
+async def test_redis_restarted_past_the_jobs_expiry_the_copies_neither_fail_nor_wait(
+    persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """p46ah #7: Redis restarted while one worker (3 processes) runs two jobs, one of them
+    already past its expiry (the bot's queue wait). Each comes back as a copy. Before, the
+    expired copy was recorded as revoked over the run's STARTED, and the person was told
+    that the query could not be run while it computed; the other copy waited in the third
+    process for the run to end, so a query sent meanwhile waited too, and that process
+    dying (the OOM killer, here SIGKILL) recorded the job as failed. Now neither copy
+    records anything or holds a process: both jobs are answered, once, and the query sent
+    after the restart is answered before them."""
+    url = persistent_redis.url()
+    env = worker_env(url, data_env, timeout_s=20)
+    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=3)
+    workers.append(worker)
+    expiring = CeleryRunner(url, timeout_s=20, queue_wait_s=1)
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    traces = [tmp_path / f"job{n}.trace" for n in (1, 2)]
+    client = redis.Redis.from_url(url)
+    try:
+        long_jobs = [
+            asyncio.create_task(sender.run(quick({**COUNT, "sleep": 8.0, "trace": str(trace)})))
+            for sender, trace in zip((expiring, runner), traces, strict=True)
+        ]
+        while len(client.keys("celery-task-meta-*")) < 2:  # both running
+            await asyncio.sleep(0.05)
+        metas = [json.loads(client.get(key)) for key in client.keys("celery-task-meta-*")]
+        running = {meta["result"]["pid"] for meta in metas}  # the processes of the runs
+        await asyncio.sleep(1.0)  # the first job's expiry is past
+        os.kill(worker.process.pid, signal.SIGSTOP)
+        persistent_redis.stop()
+        persistent_redis.start()
+        os.kill(worker.process.pid, signal.SIGCONT)
+        while worker.log.read_text().count("] received") < 4:  # both copies are in
+            await asyncio.sleep(0.05)
+        assert "Discarding revoked task" in worker.log.read_text()  # the expired copy
+        for pid in _children(worker.process.pid) - running:  # where a copy would wait
+            os.kill(pid, signal.SIGKILL)
+        assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 60)) == DAYS
+        ended_before = [job.done() for job in long_jobs]
+        outcomes = await asyncio.wait_for(asyncio.gather(*long_jobs), 60)
+        assert [outcome.summary_text for outcome in outcomes if not outcome.ok] == []
+        assert [count_of(outcome) for outcome in outcomes] == [DAYS, DAYS]
+        assert ended_before == [False, False], "the query sent meanwhile waited for them"
+        assert [len(trace.read_text().splitlines()) for trace in traces] == [1, 1]
+    finally:
+        client.close()
+        await expiring.close()
+        await runner.close()
+
+
+async def test_a_worker_stopped_at_once_hands_its_job_to_another_that_runs_it(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A cold shutdown (SIGQUIT) stops the job and puts it back in its queue at once: its
+    claim is given up first, so the other worker runs it instead of dropping it as a copy
+    of a running job, and the stopped run records no failure."""
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    workers += [misbehaving_worker(env, tmp_path / f"worker{n}.log", "NQ") for n in (1, 2)]
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    trace = tmp_path / "job.trace"
+    try:
+        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 3.0, "trace": str(trace)})))
+        while True:  # the worker that took it
+            taken = [w for w in workers if "] received" in w.log.read_text()]
+            if taken:
+                break
+            await asyncio.sleep(0.05)
+        [stopped] = taken
+        os.kill(stopped.process.pid, signal.SIGQUIT)
+        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+        [other] = [w for w in workers if w is not stopped]
+        assert "] received" in other.log.read_text()
+        assert len(trace.read_text().splitlines()) == 1  # only the second run got to its end
+    finally:
+        await runner.close()
+
+
+async def test_a_copy_of_a_job_runs_only_if_no_run_holds_it(redis_url: str) -> None:
+    """A copy that finds its job running or finished is dropped at once; one that finds
+    the claim expired (its worker died) or given up (a cold shutdown) runs it. Only the
+    holder, or a delivery of a job nobody claimed, records a failure."""
     app = make_queue_app(redis_url)
     backend = app.backend
+    a, b = holder("worker-a", 11), holder("worker-b", 22)
     try:
-        assert take_claim(backend, "finishes", "worker-a", hard_limit_s=20)
-        assert take_claim(backend, "killed", "worker-a", hard_limit_s=20)
-        assert take_claim(backend, "died", "worker-a", hard_limit_s=0)  # holds 1 s
-        loop = asyncio.get_running_loop()
-        copies = [
-            loop.run_in_executor(None, take_claim, backend, job, "worker-b", 20)
-            for job in ("finishes", "killed", "died")
-        ]
-        finish_claim(backend, "finishes", RESULT_EXPIRES_S)
-        # What the worker's main process calls for a job it killed at the hard limit.
-        app.tasks[TASK_NAME].on_failure(TimeLimitExceeded(22), "killed", (), {}, None)
-        assert await asyncio.gather(*copies) == [False, False, True]
-        assert backend.client.get(claim_key("died")) == b"running worker-b"
+        assert take_claim(backend, "running", a, hard_limit_s=20)
+        assert take_claim(backend, "finished", a, hard_limit_s=20)
+        assert finish_claim(backend, "finished", a, RESULT_EXPIRES_S)
+        assert take_claim(backend, "died", a, hard_limit_s=0)  # holds 1 s
+        assert take_claim(backend, "stopped", a, hard_limit_s=20)
+        assert release_claim(backend, "stopped", a)
+        assert not take_claim(backend, "running", b, 20)
+        assert not take_claim(backend, "finished", b, 20)
+        assert take_claim(backend, "stopped", b, 20)
+        assert [may_record(backend, "running", run) for run in (a, b)] == [True, False]
+        assert not may_record(backend, "finished", b)
+        assert may_record(backend, "never-claimed", b)
+        # A run that lost its claim (expired, given up) neither finishes nor releases it.
+        assert not finish_claim(backend, "stopped", a, RESULT_EXPIRES_S)
+        assert not release_claim(backend, "stopped", a)
+        assert backend.client.get(claim_key("stopped")) == b.encode()
+        await asyncio.sleep(1.1)
+        assert take_claim(backend, "died", b, 20)
+        assert backend.client.get(claim_key("died")) == b.encode()
     finally:
         app.close()
 
 
+def _children(pid: int) -> set[int]:
+    """The processes ``pid`` started that are still running (a worker's query processes)."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(child) for child in (task / "children").read_text().split()}
+    return found
+
+
 async def _every_delivery_ended(workers: list[WorkerProcess], traces: list[Path]) -> int:
     """Waits until every worker is connected again, each job they put back in the queue
-    has been received again, and each job received has run to its end, been dropped (a
-    copy of a job run elsewhere) or requeued; the number dropped."""
+    has been received again, and each job received has run to its end or been dropped (a
+    copy of a job run elsewhere); the number dropped."""
     while True:
         logs = [worker.log.read_text() for worker in workers]
         everything = "".join(logs)
@@ -388,7 +574,7 @@ async def _every_delivery_ended(workers: list[WorkerProcess], traces: list[Path]
         received = everything.count("] received")
         runs = sum(len(trace.read_text().splitlines()) for trace in traces if trace.exists())
         dropped = everything.count("copy dropped")
-        ended = runs + dropped + everything.count("copy requeued")
+        ended = runs + dropped
         reconnected = all(log.count("Connected to") > 1 for log in logs)
         if reconnected and received >= len(traces) + restored and received == ended:
             return dropped

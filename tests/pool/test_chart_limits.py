@@ -59,8 +59,8 @@ def test_groups_too_many_to_draw_come_with_a_note_and_the_whole_csv(
     table = csv_frame(outcome.csv)
     assert len(table) == outcome.csv_rows == minutes
     assert (table["count"] == 1).all()
-    stamps = pd.to_datetime(table["timestamp"], utc=True).dt.tz_convert("America/New_York")
-    assert stamps.dt.tz_localize(None).tolist() == bars["timestamp"].tolist()
+    # The exchange's clock, named by it.
+    assert pd.to_datetime(table["time_et"]).tolist() == bars["timestamp"].tolist()
 
 
 def test_groups_under_the_limit_are_drawn(bars: pd.DataFrame, monkeypatch) -> None:

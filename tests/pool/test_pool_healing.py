@@ -11,7 +11,9 @@ import asyncio
 import contextlib
 import gc
 import json
+import os
 import shutil
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -85,6 +87,39 @@ async def test_a_worker_that_dies_fails_only_its_job(runner: ProcessRunner) -> N
     assert outcome.error["error_type"] == "WorkerDied"
     assert "crashed its worker" in outcome.summary_text
     assert runner.restarts == 1
+    assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+
+
+async def started_pid(path: Path) -> int:
+    """The pid a job wrote when it reached its worker (``pool_work``'s "started")."""
+    for _ in range(600):
+        if path.exists() and path.read_text():
+            return int(path.read_text())
+        await asyncio.sleep(0.05)
+    raise AssertionError("the job never started")
+
+
+async def test_a_worker_killed_mid_query_by_the_system_is_said_plainly(
+    runner: ProcessRunner, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The kernel's OOM killer SIGKILLs the largest process, most often the worker of the
+    biggest query. The person read "This query could not be run because of a failure on
+    my side (reference …)"; now the runner tells that kill from a crash, and the sentence
+    says the system stopped the worker, most likely for memory, and what to try."""
+    started = tmp_path / "started"
+    job = QueryJob(query={**COUNT, "sleep": 60, "started": str(started)}, chart=False)
+    running = asyncio.create_task(runner.run(job))
+    os.kill(await started_pid(started), signal.SIGKILL)
+    outcome = await asyncio.wait_for(running, 30)
+    assert not outcome.ok and outcome.error["error_type"] == "WorkerKilled"
+    ref = outcome.error["reference"]
+    assert outcome.summary_text == (
+        "Error (WorkerKilled): The query's worker was stopped by the system, most likely "
+        f"because the machine ran out of memory (reference {ref}); try a shorter period or "
+        "a longer timeframe."
+    )
+    assert any(ref in record.getMessage() for record in caplog.records)
+    assert runner.restarts == 1 and runner.pool_replacements == 0
     assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
 
 

@@ -91,6 +91,8 @@ def barb_worker(
     return WorkerProcess(command, env, log, own_session=own_session).wait_ready()
 
 
-def misbehaving_worker(env: dict[str, str], log: Path, instruments: str) -> WorkerProcess:
-    command = [sys.executable, str(MISBEHAVING), instruments]
+def misbehaving_worker(
+    env: dict[str, str], log: Path, instruments: str, concurrency: int = 1
+) -> WorkerProcess:
+    command = [sys.executable, str(MISBEHAVING), instruments, str(concurrency)]
     return WorkerProcess(command, env, log).wait_ready()

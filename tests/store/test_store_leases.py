@@ -461,3 +461,40 @@ async def test_updates_stored_before_replicas_had_names_are_anyones(replica: Ope
             text_sql("UPDATE received_updates SET lease_owner = NULL, lease_expires_at = NULL")
         )
     assert await (await replica("b")).updates.take_over() == [_update(3)]
+
+
+async def test_a_cancel_elsewhere_stops_the_questions_asked_before_it_by_update_order(
+    settings: StoreSettings, clock: FakeClock
+) -> None:
+    """p46ah #8: replica "a" runs 30 s ahead of "b", where Alice's /cancel (update 20)
+    arrives. Her question of update 19, stamped by "a" 30 s later than "b"'s clock, is
+    stopped; the one of update 21, asked after the /cancel, is not, nor is one of hers
+    that "b" holds itself. A row without an update id falls back to the two clocks."""
+    ahead = FakeClock(clock.now + timedelta(seconds=30))
+    a = await open_store(settings.model_copy(update={"replica_id": "a"}), clock=ahead)
+    b = await open_store(settings.model_copy(update={"replica_id": "b"}), clock=clock)
+    try:
+        await a.chats.ensure(PRIVATE_CHAT, "private")
+        asked = {
+            update_id: await a.in_flight.start(
+                PRIVATE_CHAT, ALICE, "question", {"text": "range?"}, update_id=update_id
+            )
+            for update_id in (19, 21)
+        }
+        unnumbered = await a.in_flight.start(PRIVATE_CHAT, ALICE, "question", {"text": "hi"})
+        own = await b.in_flight.start(PRIVATE_CHAT, ALICE, "question", {}, update_id=18)
+        arrived = clock.now + timedelta(seconds=1)
+        assert (
+            await b.in_flight.stop_elsewhere(PRIVATE_CHAT, ALICE, update_id=20, before=arrived) == 1
+        )
+        works = [asked[19].id, asked[21].id, unnumbered.id, own.id]
+        assert await a.in_flight.stopped(works) == {asked[19].id}
+        # By the clocks, "a"'s row of 30 s ahead is after the /cancel; 40 s on, before it.
+        later = arrived + timedelta(seconds=40)
+        assert (
+            await b.in_flight.stop_elsewhere(PRIVATE_CHAT, ALICE, update_id=None, before=later) == 2
+        )
+        assert await a.in_flight.stopped(works) == {asked[19].id, asked[21].id, unnumbered.id}
+    finally:
+        await a.close()
+        await b.close()

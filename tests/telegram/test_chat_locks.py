@@ -121,3 +121,37 @@ async def test_a_chats_replies_go_out_while_its_model_lock_is_held() -> None:
 
     assert log == ["q1 thinks", "help", "q1 answered", "q2 thinks", "q2 answered"]
     assert len(locks) == 0
+
+
+async def test_a_supergroup_waits_for_work_its_group_began_before_the_upgrade() -> None:
+    """Work begun in group -555 holds the group's lock when Telegram says it is supergroup
+    -100777 now: the supergroup's next holder waits for it (p46ah #6: the sending pass
+    flushed the supergroup while the group's answer still went out there), and neither
+    lock outlives them."""
+    locks = ChatLocks()
+    let_go = asyncio.Event()
+    log: list[str] = []
+
+    async def group_answer() -> None:
+        async with locks.hold(-555):
+            log.append("answer starts")
+            await let_go.wait()
+            log.append("answer ends")
+
+    async def supergroup_pass() -> None:
+        async with locks.hold(-100777):
+            log.append("pass")
+
+    answering = asyncio.create_task(group_answer())
+    await asyncio.sleep(0)
+    locks.moves.moved(-555, -100777)
+    passing = asyncio.create_task(supergroup_pass())
+    await asyncio.sleep(0.01)
+    assert log == ["answer starts"]
+    let_go.set()
+    await asyncio.gather(answering, passing)
+
+    assert log == ["answer starts", "answer ends", "pass"]
+    assert len(locks) == 0
+    async with locks.hold(-555):  # the group's id is the supergroup's lock from now on
+        assert len(locks) == 1

@@ -23,12 +23,14 @@ from test_commands_meanwhile import QUESTION, HeldModel, rows, until
 
 from bot.assistant.replies import Asker
 from bot.store import InFlight, Store, StoreSettings, WorkStopped, open_store
-from bot.store.transactions import utc_now
+from bot.store.transactions import Clock, utc_now
 from bot.telegram.answering import question_work
 from bot.telegram.sender import text_reply
 from bot.texts import t
 
-OtherReplica = Callable[[], Awaitable[Store]]
+OtherReplica = Callable[..., Awaitable[Store]]
+#: The /cancel's update id in the tests that order by them.
+CANCEL_UPDATE = 500
 
 
 @pytest.fixture
@@ -37,8 +39,8 @@ async def other_replica(db_url: str) -> AsyncIterator[OtherReplica]:
     has made the database."""
     opened: list[Store] = []
 
-    async def open_() -> Store:
-        store = await open_store(StoreSettings(database_url=db_url, replica_id="a"))
+    async def open_(clock: Clock = utc_now) -> Store:
+        store = await open_store(StoreSettings(database_url=db_url, replica_id="a"), clock=clock)
         opened.append(store)
         await store.chats.ensure(ALICE, "private")
         return store
@@ -48,10 +50,10 @@ async def other_replica(db_url: str) -> AsyncIterator[OtherReplica]:
         await store.close()
 
 
-async def _held_there(store: Store, kind: str, text: str) -> InFlight:
+async def _held_there(store: Store, kind: str, text: str, update_id: int | None = None) -> InFlight:
     """Alice's question (or /query) in flight on the other replica: the model thinks there."""
     work = question_work(Asker(chat_id=ALICE, user_id=ALICE), text, None)
-    return await store.in_flight.start(ALICE, ALICE, kind, work)  # type: ignore[arg-type]
+    return await store.in_flight.start(ALICE, ALICE, kind, work, update_id=update_id)  # type: ignore[arg-type]
 
 
 async def test_cancel_stops_the_question_another_replica_thinks_about(
@@ -72,6 +74,36 @@ async def test_cancel_stops_the_question_another_replica_thinks_about(
         queued = [m.payload.get("text") for m in await there.outbox.unsent(ALICE)]
         assert plan.payload["text"] not in queued
         assert await there.in_flight.stopped([work.id]) == {work.id}
+
+
+@pytest.mark.parametrize(
+    ("skew_s", "question_update", "stopped"),
+    [(30, CANCEL_UPDATE - 1, True), (-30, CANCEL_UPDATE + 1, False)],
+    ids=["asked before, clock ahead", "asked after, clock behind"],
+)
+async def test_cancel_elsewhere_stops_the_questions_asked_before_it_whatever_the_clocks(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    other_replica: OtherReplica,
+    skew_s: int,
+    question_update: int,
+    stopped: bool,
+) -> None:
+    """p46ah #8: "asked before the /cancel" was the other replica's clock (the question's
+    ``created_at``) against this one's (the /cancel's arrival). With the other clock 30 s
+    ahead, the question asked just before was not stopped ("There is no plan waiting to be
+    cancelled.", then its plan came); 30 s behind, one asked just after was. Telegram's
+    update ids order them, one sequence for every replica."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url):
+        there = await other_replica(lambda: utc_now() + timedelta(seconds=skew_s))
+        work = await _held_there(there, "question", QUESTION, update_id=question_update)
+        command = fake.message_update(chat_id=ALICE, user_id=ALICE, text="/cancel")
+        fake.inject({**command, "update_id": CANCEL_UPDATE})
+        [said] = await fake.wait_said(1, chat_id=ALICE)
+        expected = "Stopped: that question will not be answered." if stopped else None
+        assert said["text"] == (expected or t("cancel_nothing", "en"))
+        assert await there.in_flight.stopped([work.id]) == ({work.id} if stopped else set())
 
 
 async def test_reset_stops_the_question_another_replica_thinks_about(
@@ -116,7 +148,10 @@ async def test_a_question_another_replica_stopped_is_not_answered_here(
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=QUESTION))
         await asyncio.wait_for(model.thinking.wait(), 20)
         there = await other_replica()
-        assert await there.in_flight.stop_elsewhere(ALICE, ALICE, before=utc_now()) == 1
+        assert (
+            await there.in_flight.stop_elsewhere(ALICE, ALICE, update_id=None, before=utc_now())
+            == 1
+        )
         if read == "while thinking":
             await until(lambda: model.stopped == 1, "the model's turn stopped", fake)
         model.let_go.set()
@@ -144,7 +179,10 @@ async def test_a_stopped_question_of_a_dead_replica_is_not_asked_again(
     try:
         await dead.chats.ensure(ALICE, "private")
         await _held_there(dead, "question", QUESTION)
-        assert await canceller.in_flight.stop_elsewhere(ALICE, ALICE, before=utc_now()) == 1
+        assert (
+            await canceller.in_flight.stop_elsewhere(ALICE, ALICE, update_id=None, before=utc_now())
+            == 1
+        )
     finally:
         await dead.close()
         await canceller.close()

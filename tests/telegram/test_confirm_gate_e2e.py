@@ -30,13 +30,15 @@ from bot.pool.runner import InlineRunner
 from bot.telegram.services import BotServices
 
 COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
-BAD_WINDOW = {"session": "9.30-9.45", "from": "daily", "select": "mean(range)"}
-GOOD_WINDOW = {"session": "09:30-09:45", "from": "daily", "select": "mean(range)"}
-BAD_SORT = {**WEEKDAY_RANGE, "sort": "mean_rnage desc"}
+# Refused only when it runs: the day's bars say the exchange was closed.
+CHRISTMAS = {"session": "RTH", "from": "daily", "period": "2025-12-25", "select": "mean(range)"}
+CHRISTMAS_EVE = {**CHRISTMAS, "period": "2025-12-24"}
 GOOD_SORT = {**WEEKDAY_RANGE, "sort": "mean_range desc"}
 STALE = "This plan is out of date: ask again."
 DROPPED = "This plan was cancelled or replaced by a newer one: it will not run."
 DONE = "Already done: the answer is below."
+#: A run that failed: never "no result", which is an empty answer's (p47d D9).
+FAILED = "Failed: the query stopped with an error; the reason, or a corrected plan, is below."
 
 
 def rth_days(symbol: str) -> int:
@@ -116,18 +118,18 @@ async def test_a_fix_that_changes_what_is_computed_is_shown_again(
     fake = fake_telegram
     provider = ScriptedProvider(
         [
-            turn("Opening range.", tool_call("execute_query", query=BAD_WINDOW)),
-            tool_call("execute_query", query=GOOD_WINDOW),
+            turn("Range on Christmas.", tool_call("execute_query", query=CHRISTMAS)),
+            tool_call("execute_query", query=CHRISTMAS_EVE),
             answer_from_results,
         ]
     )
     async with barb_bot(fake, db_url, provider=provider):
-        plan = await ask_and_get_plan(fake, ALICE, ALICE, "average opening range")
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "range on Christmas 2025")
         messages = await run_and_wait_answer(fake, plan, 1)
         second = messages[-1]
         # The corrected query is a new plan, its change named and marked; nothing ran yet.
-        assert "Changed after the error (session)" in second["text"]
-        assert "✎ Bars: NQ, daily bars, session 09:30-09:45" in second["text"]
+        assert "Changed after the error (period)" in second["text"]
+        assert "✎ Period: 2025-12-24" in second["text"]
         assert len(keyboard_data(second)) == 2
         assert fake.calls("sendPhoto") == []
         assert len(provider.requests) == 2
@@ -136,23 +138,37 @@ async def test_a_fix_that_changes_what_is_computed_is_shown_again(
         assert len(provider.requests) == 3
 
 
-async def test_a_fix_that_changes_nothing_computed_runs_and_says_so(
+async def test_a_query_that_cannot_run_is_fixed_before_the_person_sees_a_plan(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
+    """p47d D9: a syntax error, or a sort by a column that does not exist, went to the
+    person as a plan with Run, then "Failed: the query gave no result.", then a second
+    plan. The engine refuses it without data: the model corrects it at once, and the
+    person sees one plan, the corrected one, which is what runs."""
     fake = fake_telegram
+    broken = {**WEEKDAY_RANGE, "map": {"weekday": "dayname("}, "sort": "mean_rnage desc"}
     provider = ScriptedProvider(
         [
-            turn("Range by weekday.", tool_call("execute_query", query=BAD_SORT)),
-            tool_call("execute_query", query=GOOD_SORT),
+            turn("Range by weekday.", tool_call("execute_query", query=broken)),
+            turn("Range by weekday, widest first.", tool_call("execute_query", query=GOOD_SORT)),
             answer_from_results,
         ]
     )
     async with barb_bot(fake, db_url, provider=provider):
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "weekday range, widest first")
+        assert plan["text"].startswith("Range by weekday, widest first.")
+        assert "Order: mean_range (highest first)" in plan["text"]
+        assert "dayname()" in plan["text"] and "rnage" not in plan["text"]
+        assert "✎" not in plan["text"] and "Changed after the error" not in plan["text"]
+        [error] = results_of(provider.requests[1])
+        assert error.is_error and "SyntaxError" in error.content
         messages = await run_and_wait_answer(fake, plan, 1)
-        answer = messages[-1]["text"]
-        assert "fixed the query's sort" in answer
-        assert keyboard_data(messages[-1]) != ["r", "c"]  # no second plan
+        assert (
+            "Result: 5 groups by weekday, sorted by mean_range descending" in messages[-1]["text"]
+        )
+        assert await plan_status(fake, ALICE, plan) == "⏵ Done."
+        # One plan in all: every message but the answer's is it.
+        assert [m["message_id"] for m in messages[:-1]] == [plan["message_id"]]
         document = await fetch_csv(fake, ALICE, ALICE, messages[-1])
         csv = pd.read_csv(io.BytesIO(fake.file_content(document.result["document"]["file_id"])))
         # What ran is the fixed order: widest weekday first.
@@ -350,14 +366,15 @@ async def no_work_in_flight(svc: BotServices, timeout: float = 10.0) -> None:
         await asyncio.sleep(0.02)
 
 
-BAD_COLUMN = {**WEEKDAY_RANGE, "select": "mean(nosuchcol)"}
-
-
 @pytest.mark.parametrize(
     ("lang", "question", "status"),
     [
-        ("en", "mean nosuchcol by weekday", "⏵ Failed: the query gave no result."),
-        ("ru", "среднее nosuchcol по дням", "⏵ Не удалось: запрос не дал результата."),
+        ("en", "range on Christmas", f"⏵ {FAILED}"),
+        (
+            "ru",
+            "диапазон на Рождество",
+            "⏵ Не удалось: запрос завершился ошибкой; ниже — причина или исправленный план.",
+        ),
     ],
 )
 async def test_a_query_that_fails_ends_its_plan_failed_and_the_model_explains(
@@ -366,8 +383,8 @@ async def test_a_query_that_fails_ends_its_plan_failed_and_the_model_explains(
     fake = fake_telegram
     provider = ScriptedProvider(
         [
-            turn("Mean of nosuchcol.", tool_call("execute_query", query=BAD_COLUMN)),
-            text("That column does not exist; try range."),
+            turn("Range on Christmas.", tool_call("execute_query", query=CHRISTMAS)),
+            text("The exchange was closed that day."),
         ]
     )
     async with barb_bot(fake, db_url, provider=provider) as svc:
@@ -376,12 +393,12 @@ async def test_a_query_that_fails_ends_its_plan_failed_and_the_model_explains(
         await svc.store.chats.update_settings(ALICE, language=lang)
         plan = await ask_and_get_plan(fake, ALICE, ALICE, question, language_code=lang)
         [*_, answer] = await run_and_wait_answer(fake, plan, 1)
-        assert answer["text"] == "That column does not exist; try range."
+        assert answer["text"] == "The exchange was closed that day."
         assert fake.calls("sendPhoto") == []
         assert await plan_status(fake, ALICE, plan) == status
         # The model read the engine's error.
         [result] = results_of(provider.requests[1])
-        assert result.is_error and "nosuchcol" in result.content
+        assert result.is_error and "not a trading date" in result.content
 
 
 async def test_a_failed_run_still_says_failed_when_its_plan_is_edited_later(
@@ -393,16 +410,16 @@ async def test_a_failed_run_still_says_failed_when_its_plan_is_edited_later(
     fake = fake_telegram
     provider = ScriptedProvider(
         [
-            turn("Mean of nosuchcol.", tool_call("execute_query", query=BAD_COLUMN)),
-            text("That column does not exist; try range."),
+            turn("Range on Christmas.", tool_call("execute_query", query=CHRISTMAS)),
+            text("The exchange was closed that day."),
         ]
     )
     async with barb_bot(fake, db_url, provider=provider, keep_sending_every_s=0.3) as svc:
-        plan = await ask_and_get_plan(fake, ALICE, ALICE, "mean nosuchcol by weekday")
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "range on Christmas")
         fake.fault_next("editMessageText", "drop_before", times=2, chat_id=ALICE)
         [*_, answer] = await run_and_wait_answer(fake, plan, 1)
-        assert answer["text"] == "That column does not exist; try range."
-        assert await plan_status(fake, ALICE, plan) == "⏵ Failed: the query gave no result."
+        assert answer["text"] == "The exchange was closed that day."
+        assert await plan_status(fake, ALICE, plan) == f"⏵ {FAILED}"
         edits = fake.calls("editMessageText", chat_id=ALICE)
         assert [call.fault for call in edits[:2]] == ["drop_before", "drop_before"]
         await no_work_in_flight(svc)  # the run ends once the edit is through

@@ -162,3 +162,86 @@ async def test_query_pressed_by_another_member_is_in_the_answer_s_language_and_t
         # The plan, in Russian.
         assert "Посчитаю: средний диапазон (range), по «weekday»" in shown["text"]
         assert shown["reply_to_message"]["message_id"] == asked
+
+
+#: Telegram's account every anonymous admin of a group writes as (``sender_chat``: the group).
+ANONYMOUS_ADMIN = 1087968824
+
+
+async def asked_anonymously(fake: FakeBotAPI, text: str) -> dict[str, Any]:
+    """What the bot says next after an anonymous admin of ``GROUP`` writes ``text``."""
+    update = fake.message_update(
+        chat_id=GROUP,
+        user_id=ANONYMOUS_ADMIN,
+        text=text,
+        chat_type="supergroup",
+        first_name="Group",
+        username="GroupAnonymousBot",
+        language_code="",
+    )
+    update["message"]["from"]["is_bot"] = True
+    update["message"]["sender_chat"] = {"id": GROUP, "type": "supergroup", "title": "Test group"}
+    before = len(fake.said(GROUP))
+    fake.inject(update)
+    return (await fake.wait_said(before + 1, chat_id=GROUP))[before]
+
+
+async def toast_after(fake: FakeBotAPI, user_id: int, message: dict[str, Any], data: str) -> str:
+    """``user_id`` presses ``data``; the sentence the press is answered with."""
+    before = len(fake.calls("answerCallbackQuery"))
+    await press(fake, GROUP, user_id, message, data)
+    answered = await fake.wait_for("answerCallbackQuery", before + 1)
+    return answered[before].params.get("text") or ""
+
+
+async def test_an_anonymous_admins_plan_is_pressed_by_the_groups_admins_only(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Anonymous admins write as GroupAnonymousBot (1087968824) but press as themselves: the
+    plan was owned by 1087968824 and nobody could press it, the admin who asked included
+    ("Only the person who asked can press this."), p46ac #9. It is the group's now: any of
+    its admins runs or cancels it, a member cannot, and an anonymous /cancel is the
+    group's, leaving Alice's own plan alone."""
+    fake = fake_telegram
+    fake.chat_admins[GROUP] = {ALICE: "administrator"}
+    async with barb_bot(fake, db_url) as svc:
+        plan = await asked_anonymously(fake, mention(fake, "weekday ranges"))
+        run, cancel = keyboard_data(plan)
+        toast = await toast_after(fake, BOB, plan, run)
+        assert toast == "An admin asked this anonymously: only the group's admins can press it."
+        assert keyboard_data(fake.message(GROUP, plan["message_id"])) == [run, cancel]
+        assert fake.calls("sendPhoto", chat_id=GROUP) == []
+
+        # Telegram cannot say whether Alice is an admin: nothing runs, and she is told.
+        fake.fail_next("getChatMember", error_code=502)
+        toast = await toast_after(fake, ALICE, plan, run)
+        assert toast.startswith("Could not check whether you are the group's admin")
+        assert fake.calls("sendPhoto", chat_id=GROUP) == []
+
+        await press(fake, GROUP, ALICE, plan, run)  # an admin, from her own account
+        await fake.wait_for("sendPhoto", chat_id=GROUP)
+        assert "Done" in (await _plan_after(fake, plan))["text"]
+        asked = [
+            m.user_id for m in await svc.store.transcript.recent(GROUP, 10) if m.role == "user"
+        ]
+        assert asked == [GROUP]
+
+        # An admin may not press a member's plan: that stays the member's.
+        bobs = await in_group(fake, BOB, mention(fake, "weekday ranges"))
+        toast = await toast_after(fake, ALICE, bobs, keyboard_data(bobs)[0])
+        assert toast == "Only the person who asked can press this."
+
+        # Alice's own plan, then the group's next one: an anonymous /cancel drops the
+        # group's and leaves hers; her press cancels the group's next one.
+        alices = await in_group(fake, ALICE, mention(fake, "weekday ranges, mine"))
+        await asked_anonymously(fake, mention(fake, "weekday ranges again"))
+        said = await asked_anonymously(fake, f"/cancel@{fake.bot['username']}")
+        assert said["text"] == "The plan is cancelled; nothing was run."
+        assert len(keyboard_data(fake.message(GROUP, alices["message_id"]))) == 2
+        again = await asked_anonymously(fake, mention(fake, "weekday ranges once more"))
+        assert await toast_after(fake, ALICE, again, keyboard_data(again)[1]) == "Cancelled."
+        open_plans = await svc.store.pending.open_for_chat(GROUP)
+        assert [(p.user_id, p.message_id) for p in open_plans] == [
+            (BOB, bobs["message_id"]),
+            (ALICE, alices["message_id"]),
+        ]

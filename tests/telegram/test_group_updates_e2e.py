@@ -9,8 +9,10 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
 from bot_harness import (
     ALICE,
+    BOB,
     GROUP,
     WEEKDAY_RANGE,
     ask_and_get_plan,
@@ -271,3 +273,135 @@ async def test_cancel_in_the_supergroup_stops_the_question_asked_in_the_group(
         assert model.stopped == 1
         assert await svc.store.pending.open_for_chat(NEW, user_id=ALICE) == []
         assert fake.said(OLD) == []
+
+
+def long_answer(request: ModelRequest) -> Any:
+    """``brain``'s plan, then a commentary too long for the chart's caption or one message:
+    the answer is the chart, two messages of words and the CSV kept behind its button."""
+    last = request.messages[-1]
+    if last.role == "user":
+        return turn("Weekday ranges.", tool_call("execute_query", query=WEEKDAY_RANGE))
+    return text("\n\n".join(f"Answer paragraph {i}: " + "range " * 40 for i in range(25)))
+
+
+async def test_an_answer_moved_on_its_way_is_sent_once_beside_the_supergroups_sending_pass(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """The chart, refused at the group's id, moved the chat to the supergroup; the rest of
+    the answer went on under the group's lock, each message first refused at the old id,
+    while the sending pass flushed the supergroup's outbox under the supergroup's lock and
+    sent the same messages again (p46ah #6: words held up by Telegram past the pass's
+    minute)."""
+    fake = fake_telegram
+    async with (
+        barb_bot(fake, db_url, provider=ScriptedProvider([long_answer] * 4)) as svc,
+        fake.make_bot() as bot,
+    ):
+        plan = await ask_and_get_plan(
+            fake, OLD, ALICE, mention(fake, "weekday ranges"), chat_type="group"
+        )
+        fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+        words = fake.hold_next("sendMessage", chat_id=NEW)
+        await press(fake, NEW, ALICE, fake.message(NEW, plan["message_id"]), keyboard_data(plan)[0])
+        await words.arrived()  # the chart is in the supergroup, its words on their way
+
+        async def sending_pass() -> int:  # as ``app.send_queued`` flushes a chat
+            async with svc.chat_lock(NEW):
+                return await svc.sender(bot).flush(NEW)
+
+        flushing = asyncio.create_task(sending_pass())
+        # It waits for the answer's lock (before: it sent the answer's words at once).
+        await asyncio.wait([flushing], timeout=1.0)
+        words.release()
+        assert await flushing == 0
+        assert await settled_outbox(svc) == []
+
+        sent = [r.result["text"] for r in fake.calls("sendMessage", chat_id=NEW) if r.status == 200]
+        assert len(sent) == 2 and sent[0].startswith("Answer paragraph 0") and sent[0] != sent[1]
+        assert [r.status for r in fake.calls("sendPhoto", chat_id=OLD)] == [400]  # one refusal
+        # The plan, before the upgrade; nothing after it.
+        assert [r.status for r in fake.calls("sendMessage", chat_id=OLD)] == [200]
+        # The plan shows how it ended in the supergroup (it kept its buttons, both edits
+        # refused at the old id).
+        shown = fake.message(NEW, plan["message_id"])
+        assert shown["text"].endswith("⏵ Done.") and keyboard_data(shown) == []
+
+
+@pytest.mark.parametrize("learned", [True, False], ids=["move-read", "move-unknown"])
+async def test_an_answer_moved_by_another_replica_is_sent_once_beside_the_sending_pass(
+    fake_telegram: FakeBotAPI, db_url: str, learned: bool
+) -> None:
+    """As above, but another replica recorded the move (it got the supergroup's service
+    message) while the answer's chart was on its way to the group: this replica did not
+    know it, so its sending pass over the supergroup did not wait for the group's lock,
+    and sent the chart and both messages of words a second time (r47a #1). The pass reads
+    the move first (``learn_moves``) and waits for the answer; without it (a move recorded
+    between the two), it finds the chart in the answer's hands and leaves the chat to it."""
+    fake = fake_telegram
+    async with (
+        barb_bot(fake, db_url, provider=ScriptedProvider([long_answer] * 4)) as svc,
+        fake.make_bot() as bot,
+    ):
+        plan = await ask_and_get_plan(
+            fake, OLD, ALICE, mention(fake, "weekday ranges"), chat_type="group"
+        )
+        chart = fake.hold_next("sendPhoto", chat_id=OLD)
+        await press(fake, OLD, ALICE, fake.message(OLD, plan["message_id"]), keyboard_data(plan)[0])
+        await chart.arrived()  # the answer's chart on its way to the group
+        fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+        # The other replica's ``on_migrated``: the database has the move, ``svc.moves`` not.
+        assert await svc.store.chats.migrate(OLD, NEW)
+
+        async def sending_pass() -> int:  # as ``app.send_queued`` flushes a chat
+            if learned:
+                await svc.learn_moves([NEW])
+            async with svc.chat_lock(NEW):
+                return await svc.sender(bot).flush(NEW)
+
+        flushing = asyncio.create_task(sending_pass())
+        await asyncio.wait([flushing], timeout=1.0)
+        assert flushing.done() != learned  # waiting for the answer's lock, if it knows
+        chart.release()
+        assert await flushing == 0
+        assert await settled_outbox(svc) == []
+
+        photos = [r for r in fake.calls("sendPhoto", chat_id=NEW) if r.status == 200]
+        words = [
+            r.result["text"] for r in fake.calls("sendMessage", chat_id=NEW) if r.status == 200
+        ]
+        assert len(photos) == 1
+        assert (
+            len(words) == 2 and words[0].startswith("Answer paragraph 0") and words[0] != words[1]
+        )
+        assert [r.status for r in fake.calls("sendPhoto", chat_id=OLD)] == [400]  # one refusal
+
+
+async def test_a_reply_refused_as_migrated_moves_the_chat_for_what_is_under_way(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """No service message yet: /help's reply, refused at the group's id, went to the
+    supergroup and moved the database, but not the question the model was thinking about;
+    Alice's /cancel in the supergroup said "There is no plan waiting to be cancelled.", and
+    the plan came after it."""
+    fake = fake_telegram
+    model = HeldModel()
+    async with barb_bot(fake, db_url, model=model) as svc, model:
+        asked = mention(fake, "weekday ranges")
+        fake.inject(fake.message_update(chat_id=OLD, user_id=ALICE, text=asked, chat_type="group"))
+        await asyncio.wait_for(model.thinking.wait(), 20)
+        fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+        help_ = f"/help@{fake.bot['username']}"
+        fake.inject(fake.message_update(chat_id=OLD, user_id=BOB, text=help_, chat_type="group"))
+        [helped] = await fake.wait_said(1, chat_id=NEW, timeout=10)
+        assert helped["text"].startswith("Ask a question about the bars")
+        assert [r.status for r in fake.calls("sendMessage", chat_id=OLD)] == [400]
+
+        cancel = f"/cancel@{fake.bot['username']}"
+        fake.inject(
+            fake.message_update(chat_id=NEW, user_id=ALICE, text=cancel, chat_type="supergroup")
+        )
+        [_, said] = await fake.wait_said(2, chat_id=NEW, timeout=10)
+        assert said["text"] == "Stopped: that question will not be answered."
+        assert model.stopped == 1
+        assert await svc.store.pending.open_for_chat(NEW) == []
+        assert not any(broke(m) for m in fake.said(NEW))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,17 +29,23 @@ from bot_harness import (
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
 from servers.postgres import PostgresServer, running_postgres
+from small_bars import write_small_data
 from sqlalchemy import text as text_sql
+from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.pool import NullPool
 
 from bot.assistant.replies import Asker
 from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import InlineRunner
 from bot.startup_errors import EXIT_BAD_SETTING, EXIT_SCHEMA_NOT_READY
-from bot.store import InFlight, NewReply, StoreSettings, open_store
+from bot.store import InFlight, NewReply, StoreSettings, open_store, replicas
 from bot.store.migrate import current_revision, head_revision, upgrade_schema
 from bot.store.transactions import utc_now
 from bot.telegram.answering import question_work, run_work
 from bot.telegram.services import BotServices
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from llm_fake_api import OPENAI_PATH, FakeAPIServer, openai_completion
 
 NO_MODEL = "http://127.0.0.1:9"
 
@@ -297,6 +304,118 @@ async def test_a_second_replica_under_a_live_ones_name_refuses_to_start(
     assert "Traceback" not in finished.output
     last = finished.stderr.strip().splitlines()[-1]
     assert "running as 'bot-x'" in last and "BARB_REPLICA_ID" in last
+
+
+async def test_a_replica_whose_name_was_taken_while_it_ran_exits_78_and_loses_nothing(
+    fake_telegram: FakeBotAPI, pg_url: str, tmp_path: Path
+) -> None:
+    """The exit-78 path (p46ah #1): the real `barb bot` as bot-x answers one question (the
+    model still thinking) with a second queued behind it, when its name lock's connection
+    drops and a twin under bot-x takes the name before the next lease-renewal pass.
+
+    The bot stops and exits 78 with one line naming BARB_REPLICA_ID, sending nothing; both
+    questions stay in the database under bot-x; once the name is free, the next start
+    under it answers both, in the order asked, each once."""
+    fake = fake_telegram
+    settings = StoreSettings(database_url=pg_url, replica_id="bot-x")
+    await upgrade_schema(settings)
+    model = FakeAPIServer().start()
+    first, second = "Hello there.", "The first question was long."
+    model.queue(
+        OPENAI_PATH,
+        replace(openai_completion(first), delay_s=60.0),  # still thinking at the stop
+        openai_completion(first),
+        openai_completion(second),
+    )
+    bot = BotProcess(
+        fake,
+        model.url,
+        tmp_path,
+        BARB_DATABASE_URL=pg_url,
+        BARB_REPLICA_ID="bot-x",
+        BARB_DATA_DIR=str(write_small_data(tmp_path / "data")),
+        # The name is checked every third of the lease: each second.
+        BARB_WORK_LEASE_S="3",
+        BARB_SHUTDOWN_GRACE_S="1",
+    )
+    engine = create_async_engine(pg_url, poolclass=NullPool)  # closed is closed: no lock kept
+    lock = {"cls": replicas.LOCK_CLASS, "key": replicas.name_key("bot-x")}
+    twin = await engine.connect()
+    try:
+        await bot.start()
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="Hi"))
+        await bot.wait_until(lambda: model.requests_to(OPENAI_PATH), "the model asked")
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="And then?"))
+
+        async def questions() -> list[tuple[Any, ...]]:
+            async with engine.connect() as conn:
+                rows = await conn.execute(
+                    text_sql(
+                        "SELECT payload, lease_owner FROM in_flight WHERE kind = 'question' "
+                        "AND answered_at IS NULL ORDER BY id"
+                    )
+                )
+                return [tuple(row) for row in rows]
+
+        for _ in range(600):
+            if len(await questions()) == 2:
+                break
+            await asyncio.sleep(0.05)
+        assert len(await questions()) == 2, bot.log
+
+        # The twin waits for the name's lock first, so it gets it the moment the server
+        # drops the bot's connection (standing in for a PostgreSQL restart or a proxy
+        # cutting an idle connection), before the bot's next pass can take it again.
+        waiting = asyncio.create_task(
+            twin.execute(text_sql("SELECT pg_advisory_lock(:cls, :key)"), lock)
+        )
+        async with engine.connect() as conn:
+            for _ in range(200):
+                held = await conn.execute(
+                    text_sql(
+                        "SELECT granted, pid FROM pg_locks WHERE locktype = 'advisory' "
+                        "AND classid = :cls AND objid = :key"
+                    ),
+                    lock,
+                )
+                rows = [tuple(row) for row in held]
+                if sorted(granted for granted, _ in rows) == [False, True]:
+                    break
+                await asyncio.sleep(0.05)
+            [holder] = [pid for granted, pid in rows if granted]
+            await conn.execute(text_sql("SELECT pg_terminate_backend(:pid)"), {"pid": holder})
+            await conn.commit()
+        await asyncio.wait_for(waiting, 10)
+
+        status = await bot.wait_exit(60)
+        lines = [line for line in bot.log.splitlines() if line.strip()]
+        assert status == EXIT_BAD_SETTING, bot.log
+        assert lines[-1] == (
+            "barb bot: Another replica is running as 'bot-x' on this database: give each "
+            "replica its own BARB_REPLICA_ID (the host name by default), or stop the other "
+            "one first."
+        ), bot.log
+        assert "Traceback" not in bot.log
+        assert fake.said(ALICE) == []
+        # Nothing queued is lost: both questions wait, under bot-x, for its next life.
+        left = await questions()
+        assert [payload["text"] for payload, _ in left] == ["Hi", "And then?"]
+        assert {owner for _, owner in left} == {"bot-x"}
+
+        await twin.close()  # the twin ends: its name is free
+        await bot.start()
+        await bot.wait_until(lambda: len(fake.said(ALICE)) == 2, "both answers")
+        assert [m["text"] for m in fake.said(ALICE)] == [first, second]
+        for _ in range(200):  # each marked answered just after its reply is stored
+            if not await questions():
+                break
+            await asyncio.sleep(0.05)
+        assert await questions() == []
+    finally:
+        bot.kill()
+        await twin.close()
+        await engine.dispose()
+        model.stop()
 
 
 async def test_a_dead_replicas_question_is_handed_back_when_a_later_one_was_answered(

@@ -1,0 +1,121 @@
+"""What a half day's and a holiday's answers say (p47b): a where on a time of day after an
+early close gets the close as its reason, and a crude-oil holiday warning speaks of its
+own exchange, not of the stock market. Hand-made minute bars around Thanksgiving 2024 (the
+28th closes at 13:00, the 29th at 13:15), written as NQ and as CL; expected values from
+pandas over the same bars."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from asking import ask, warnings_with
+from small_bars import bars_from_closes, write_minutes
+
+from barb.settings import EngineSettings
+
+CLOSES = {"2024-11-28": "13:00", "2024-11-29": "13:15"}
+
+
+def _minutes() -> pd.DataFrame:
+    rng = np.random.default_rng(47)
+    stamps = []
+    for day in pd.bdate_range("2024-11-20", "2024-12-04"):
+        end = pd.Timedelta(CLOSES.get(f"{day:%Y-%m-%d}", "17:00") + ":00")
+        stamps.append(
+            pd.date_range(day - pd.Timedelta(hours=6), day + end, freq="1min", inclusive="left")
+        )
+    ts = stamps[0].append(stamps[1:])
+    n = len(ts)
+    close = np.round((20000 + np.cumsum(rng.choice([-1.0, 0.0, 1.0], n) * 2.25)) * 4) / 4
+    return bars_from_closes(ts, close, rng.integers(1, 300, n))
+
+
+@pytest.fixture(scope="module")
+def bars() -> pd.DataFrame:
+    bars = _minutes()
+    stamp = bars["timestamp"]
+    bars["date"] = (stamp + pd.Timedelta(hours=6)).dt.normalize()  # from 18:00: the next day
+    bars["clock"] = stamp.dt.strftime("%H:%M")
+    return bars
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory, bars) -> EngineSettings:
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("half_days"))
+    raw = bars.drop(columns=["date", "clock"])
+    write_minutes(raw, "NQ", settings, "Thanksgiving 2024, hand-made")
+    write_minutes(raw, "CL", settings, "Thanksgiving 2024, hand-made")
+    return settings
+
+
+def _said(result) -> list[str]:
+    return warnings_with(result, "closed earlier")
+
+
+def test_a_time_after_an_early_close_says_the_close(settings, bars) -> None:
+    """p47b #30: "the 15:59 bar on the day after Thanksgiving" read only "No bars matched"."""
+    friday = bars[bars["date"] == "2024-11-29"]
+    assert friday["clock"].iloc[-1] == "13:14" and not (friday["clock"] == "15:59").any()
+    query = {"from": "1m", "period": "2024-11-29", "where": "time() == '15:59'"}
+    result = ask(query, settings, session="ETH")
+    assert len(result.table) == 0
+    assert _said(result) == [
+        "No bar at 15:59 on 2024-11-29 (early close, closed 13:15): that session closed "
+        'earlier. Its last price is the daily close ("from": "daily").'
+    ]
+
+
+def test_an_hour_after_both_short_closes_names_both(settings, bars) -> None:
+    days = bars[bars["date"].isin(pd.to_datetime(["2024-11-28", "2024-11-29"]))]
+    assert not (days["timestamp"].dt.hour.between(14, 16)).any()
+    query = {"from": "5m", "period": "2024-11-28:2024-11-29", "where": "hour() >= 14"}
+    result = ask(query, settings, session="RTH")
+    assert _said(result) == [
+        "No bars at or after 14:00 on 2024-11-28 (holiday, closed 13:00), 2024-11-29 (early "
+        "close, closed 13:15): those sessions closed earlier. Their last price is the daily "
+        'close ("from": "daily").'
+    ]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # A full day, empty for another reason.
+        {"period": "2024-11-26", "where": "time() == '15:59' and close > 1e9"},
+        # The half day, at a time it traded.
+        {"period": "2024-11-29", "where": "time() == '12:00' and close > 1e9"},
+        # Not a time of day.
+        {"period": "2024-11-29", "where": "close > 1e9"},
+    ],
+)
+def test_other_empty_results_say_no_close(settings, bars, query) -> None:
+    result = ask({"from": "1m"} | query, settings, session="ETH")
+    assert len(result.table) == 0 and _said(result) == []
+
+
+def test_a_crude_holiday_warning_speaks_of_its_exchange(settings, bars) -> None:
+    """p47b #8: CL's day after Thanksgiving said "the stock market was shut", beside the
+    point for crude. The return itself is from the holiday's own close."""
+    query = {
+        "from": "daily",
+        "period": "2024-11-29",
+        "map": {"ret": "(close / prev(close) - 1) * 100"},
+        "select": ["close", "ret"],
+    }
+    rth = bars[(bars["clock"] >= "09:00") & (bars["clock"] < "14:30")]
+    close = rth.groupby("date")["close"].last()
+    cl = ask(query, settings, "CL", session="RTH")
+    assert cl.table["ret"].iloc[0] == pytest.approx(
+        (close["2024-11-29"] / close["2024-11-28"] - 1) * 100
+    )
+    [said] = warnings_with(cl, "follows a US holiday session")
+    assert said == (
+        "1 of the 1 rows kept follows a US holiday session (2024-11-29 after 2024-11-28, "
+        "closed 13:00): prev(close) there is the holiday's own close (NYMEX trades short hours "
+        "on US holidays), not the last full session's close. From that close: "
+        "if(prev(holiday()), session_close('RTH', 2), prev(close))."
+    )
+    nq = ask(query, settings, "NQ", session="RTH")
+    [said] = warnings_with(nq, "follows a US holiday session")
+    assert "the stock market was shut), not the last stock-market close" in said
