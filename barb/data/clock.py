@@ -214,7 +214,8 @@ def read_clock(
                 if on_bounds:
                     note = _shape_note(choice, days_run, words)
                     return ClockReading(choice[0], choice[1], note, scores[choice], True)
-    note = _note(raw, instrument, choice, evidence, declared_zone, words)
+    shows_break = _shows_break(walls, instrument, step, choice)
+    note = _note(raw, instrument, choice, evidence, declared_zone, words, shows_break)
     confirmed = (evidence and choice[0] == evidence_zone) or _on_bounds(
         walls, instrument, step, choice
     )
@@ -286,12 +287,42 @@ def _read_shape(
         return ranked[0]
 
     best = lead(candidates)
+    if zone_unsure and best is not None and best[0] != choice[0] and both[best] * 2 >= days:
+        _refuse_rival_zones(choice[0], best, hits, both, run, days)
     if best is not None and (best[0] == choice[0] or both[best] * 2 >= days):
         return best, run[best], both[best] * 2 >= days
     if not stamp_unsure:
         return None
     best = lead([k for k in candidates if k[0] == choice[0]])
     return None if best is None else (best, run[best], both[best] * 2 >= days)
+
+
+def _refuse_rival_zones(
+    home: str,
+    best: tuple[str, Stamp],
+    hits: dict[tuple[str, Stamp], int],
+    both: dict[tuple[str, Stamp], int],
+    run: dict[tuple[str, Stamp], tuple[int, int]],
+    days: int,
+) -> None:
+    """``BadFile`` when another zone fits the file's days at both ends but the home zone
+    fits them at one end too: nothing tells which the file is in.
+
+    A morning file 09:30-12:59 in New York time fits New York at its open and Los Angeles
+    at both ends (12:30-16:00, the afternoon's start and the cash close): it was read as
+    Los Angeles time and stored 3 hours late.
+    """
+    if max(hits[k] for k in hits if k[0] == home) * 2 < days:
+        return
+    ours = max((k for k in hits if k[0] == home), key=lambda k: hits[k])
+    rivals = [k for k in both if k[1] == best[1] and k[0] != home and both[k] * 2 >= days]
+    zones = ", ".join(f"{k[0]} {_clock_run(run[k])}" for k in [ours, *rivals])
+    raise BadFile((N_("import.refuse.zones_fit"), {"zones": zones, "home": home}))
+
+
+def _clock_run(run: tuple[int, int]) -> str:
+    """(570, 780) -> '09:30–13:00'."""
+    return "–".join(f"{m // 60:02d}:{m % 60:02d}" for m in run)
 
 
 def _on_bounds(
@@ -400,6 +431,23 @@ def _contradiction(raw: RawBars, instrument: Instrument, declared: str, found: s
     return (N_("import.refuse.zone_break"), {**zones, "hours": hours})
 
 
+def _shows_break(
+    walls: _Walls, instrument: Instrument, step: int, reading: tuple[str, Stamp]
+) -> bool:
+    """Whether, so read, the file has bars in the hour before the daily break and in the
+    hour after it: only then does the file show where the break sits. A cash-session file
+    was told "the daily break sits at 16:00–17:00 in the file", which has no bar near it."""
+    brk = instrument.maintenance_break
+    if brk is None:
+        return False
+    opens = walls.wall(reading[0]) - (step if reading[1] == "close" else 0)
+    minute = (opens // MINUTE_NS) % MINUTES_PER_DAY
+    start, end = parse_clock(brk.start), parse_clock(brk.end)
+    before = ((start - minute) % MINUTES_PER_DAY <= 60) & (minute != start)
+    after = (minute - end) % MINUTES_PER_DAY < 60
+    return bool(before.any() and after.any())
+
+
 def _note(
     raw: RawBars,
     instrument: Instrument,
@@ -407,6 +455,7 @@ def _note(
     evidence: bool,
     declared_zone: str | None,
     words: ImportWords = ENGLISH,
+    shows_break: bool = True,
 ) -> str:
     zone, stamp = choice
     stamped = words("import.clock.close_stamps") if stamp == "close" else ""
@@ -415,7 +464,7 @@ def _note(
     named = zone_words(zone, words)
     where = (
         words("import.clock.break_at", hours=_break_in(zone, instrument, raw))
-        if instrument.maintenance_break is not None
+        if instrument.maintenance_break is not None and shows_break
         else words("import.clock.no_closed_bars")
     )
     if declared_zone:

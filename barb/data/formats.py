@@ -499,7 +499,7 @@ def from_table(table: pa.Table, layout: Layout, date_order: DateOrder | None = N
         instants, utc, claimed = parse_timestamps(table.column(key), notes, date_order)
     elif layout.time == "split":
         dates, times = table.column("date"), table.column("time")
-        instants, utc = parse_split(dates, times, date_order, layout), False
+        instants, utc = parse_split(dates, times, date_order), False
     elif layout.time == "compact":
         instants, utc = parse_compact(table.column("timestamp")), False
     elif layout.time == "ib":
@@ -576,18 +576,20 @@ def parse_timestamps(
         return epoch_to_ns(column.to_numpy(zero_copy_only=False), notes), True, None
     if not pa.types.is_string(column.type) and not pa.types.is_large_string(column.type):
         raise BadFile((N_("import.refuse.not_times"), {"type": column.type}))
-    digits = pc.fill_null(pc.match_substring_regex(column, r"^\s*\d+\s*$"), False)
+    # Unix time, also as a float column writes it ("1709506800.0": pandas does so once the
+    # column held a missing value), which was "cannot read the timestamp".
+    digits = pc.fill_null(pc.match_substring_regex(column, r"^\s*\d+(?:\.0*)?\s*$"), False)
     if bool(digits.to_numpy(zero_copy_only=False).all()):
-        return (
-            epoch_to_ns(pc.cast(pc.utf8_trim_whitespace(column), pa.int64()).to_numpy(), notes),
-            True,
-            None,
-        )
+        whole = pc.replace_substring_regex(pc.utf8_trim_whitespace(column), r"\.0*$", "")
+        return epoch_to_ns(pc.cast(whole, pa.int64()).to_numpy(), notes), True, None
     first = (column[0].as_py() or "").strip()
     if _DAY_MONTH_TIME.match(first):  # Excel's "1/2/2024 9:30", "02.01.2024 09:30"
         return parse_date_time(column, date_order), False, None
     if _IB_TIME.match(first):
         return parse_ib(column, notes)
+    abbreviated = _iso_abbreviated(column)
+    if abbreviated is not None:
+        return abbreviated
     zoned = pc.fill_null(pc.match_substring_regex(column, _ZONE.pattern), False)
     zoned = zoned.to_numpy(zero_copy_only=False)
     utc = bool(zoned[0])
@@ -609,6 +611,30 @@ def parse_timestamps(
         time = {"time": repr(values.iloc[bad[0]])}
         raise BadRow(int(bad[0]), (N_("import.refuse.timestamp"), time))
     return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64), utc, None
+
+
+# An ISO time followed by a zone's abbreviation: "2024-07-08 09:30:00 EST".
+_ISO_ABBREVIATED = (
+    r"^\s*(?P<time>\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?)\s+(?P<zone>[A-Z]{2,5})\s*$"
+)
+
+
+def _iso_abbreviated(column: pa.ChunkedArray) -> tuple[np.ndarray, bool, str | None] | None:
+    """ISO times all naming one abbreviation ("2024-07-08 09:30:00 EST") -> naive int64 ns
+    and the abbreviation, read as IB's are (``parse_ib``): only in the zone --timezone
+    names. They were "cannot read the timestamp", which gave no way in. None otherwise."""
+    parts = pc.extract_regex(column, _ISO_ABBREVIATED)
+    if parts.null_count:
+        return None
+    times, zones = pc.struct_field(parts, [0]), pc.struct_field(parts, [1])
+    zone = zones[0].as_py()
+    if zone in _UTC_NAMES or not bool(pc.all(pc.equal(zones, zone)).as_py()):
+        return None
+    try:
+        naive = pc.cast(times, pa.timestamp("ns")).to_numpy().view(np.int64)
+    except pa.ArrowInvalid:
+        return None
+    return naive, False, zone
 
 
 MONTH_FIRST = ("%m/%d/%Y", "01/31/2024, month first")
@@ -642,13 +668,11 @@ def _date_format(first: str) -> tuple[str, str] | None:
     return None
 
 
-def _day_month_order(
-    dates: pa.ChunkedArray, declared: DateOrder | None, layout: Layout | None = None
-) -> tuple[str, str]:
+def _day_month_order(dates: pa.ChunkedArray, declared: DateOrder | None) -> tuple[str, str]:
     """Whether ``dd/dd/yyyy`` (``dd.dd.yyyy``, ``dd-dd-yyyy``, ``d/d/yy``) dates are month
     first (US) or day first (Europe): what the dates themselves say, else ``declared``
     (``--date-order``), else the order the form is written in by convention (dotted dates
-    are day first; Kibot's are month first), else ``BadFile`` asking for ``--date-order``.
+    are day first), else ``BadFile`` asking for ``--date-order``.
 
     Only a field over 12 tells: 01/13/2024 is month first, 13/01/2024 day first. How the
     bars run from date to date does not: a file of first Fridays (01/06, 02/03, 03/03/2023)
@@ -685,9 +709,11 @@ def _day_month_order(
         return formats[declared]
     if bool((first[valid] == second[valid]).all()):
         return formats["month-first"]  # 01/01, 02/02: either order reads alike
-    convention = "day-first" if sep == "." else (layout.date_order if layout else None)
-    if convention is not None:
-        return formats[convention]
+    if sep == ".":
+        return formats["day-first"]  # dotted dates are European by convention
+    # Kibot writes MM/DD/YYYY, but a headerless Date,Time,OHLCV file is Kibot's only by its
+    # shape: a European export looks the same, and 4-6 March read month first was stored
+    # on 3 April, 3 May and 3 June. Such a file's order is asked for like any other.
     days = len(np.unique(dates.to_numpy(zero_copy_only=False)[valid]))
     key = N_("import.refuse.date_order") if days > 1 else N_("import.refuse.date_order_day")
     raise BadFile((key, {"date": repr(dates[int(valid[0])].as_py())}))
@@ -697,14 +723,12 @@ def parse_split(
     dates: pa.ChunkedArray,
     times: pa.ChunkedArray,
     date_order: DateOrder | None = None,
-    layout: Layout | None = None,
 ) -> np.ndarray:
-    """Date and Time columns -> naive int64 ns (``date_order``, ``layout``: see
-    ``_day_month_order``)."""
+    """Date and Time columns -> naive int64 ns (``date_order``: see ``_day_month_order``)."""
     dates = pc.utf8_trim_whitespace(dates.cast(pa.string()))
     times = pc.utf8_trim_whitespace(times.cast(pa.string()))
     first = dates[0].as_py() or ""
-    date_format, example = _date_format(first) or _day_month_order(dates, date_order, layout)
+    date_format, example = _date_format(first) or _day_month_order(dates, date_order)
     # Whole minutes are all Barb keeps: drop fractions ("18:00:00.000"), then write "9:30"
     # and "09:30" as "09:30:00" so that one format reads every form; Excel's US times
     # ("9:30:00 AM") keep their half of the day.

@@ -203,6 +203,15 @@ def _check_zone(name: str, words: ImportWords = ENGLISH) -> None:
         zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
         raise Refused(words, (N_("import.refuse.unknown_zone"), {"zone": repr(name)})) from None
+    if name in FIXED_LINKS:
+        values = {"zone": name, "region": FIXED_LINKS[name]}
+        raise Refused(words, (N_("import.refuse.fixed_zone"), values))
+
+
+#: IANA names that look like a region's clock but are a fixed offset all year: "EST" is
+#: UTC-5 even in July, when New York is at UTC-4, and --timezone EST stored summer bars an
+#: hour late. Refused for the region's zone. HST stays: Hawaii keeps no summer time.
+FIXED_LINKS = {"EST": "America/New_York", "MST": "America/Denver"}
 
 
 def _finder_litter(member: zipfile.ZipInfo) -> bool:
@@ -542,6 +551,7 @@ def _read_clock(
     if claimed is None:
         return read_clock(raw, instrument, interval, timezone, stamp, words)
     if timezone is not None:
+        _check_abbreviation_zone(raw, claimed, timezone)
         clock = read_clock(raw, instrument, interval, timezone, stamp, words)
         key = (
             N_("import.note.ts_event_declared")
@@ -551,7 +561,7 @@ def _read_clock(
         report.notes.append(words(key, claimed=claimed, zone=zone_words(timezone, words)))
         return clock
     if raw.layout.time != "ts_event":
-        example = ABBREVIATED_ZONES.get(claimed, "America/New_York")
+        example = ABBREVIATED_ZONES.get(claimed) or _zone_link(claimed) or "America/New_York"
         named = {"zone": claimed, "example": example}
         raise BadFile((N_("import.refuse.zone_abbreviation"), named))
     try:
@@ -565,6 +575,42 @@ def _read_clock(
     if clock is not None and clock.confirmed:
         fits = (N_("import.refuse.ts_event_fits"), {"zone": zone_message(clock.zone)})
     raise BadFile((N_("import.refuse.ts_event_zone"), {"symbol": instrument.symbol, "fits": fits}))
+
+
+def _zone_link(name: str) -> str | None:
+    """``name`` when IANA keeps it as a region's zone with its own clock changes ("NZ" for
+    Pacific/Auckland, "GB"): the refusal's example, not New York's. None otherwise."""
+    try:
+        zone = zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        return None
+    jan, jul = (dt.datetime(2024, month, 1, tzinfo=zone).utcoffset() for month in (1, 7))
+    return name if jan != jul else None
+
+
+def _check_abbreviation_zone(raw: RawBars, claimed: str, timezone: str) -> None:
+    """``BadFile`` when ``--timezone`` keeps other UTC offsets on the file's dates than the
+    clock its abbreviation names: "EST" (New York's, as IB writes it all year) read with
+    --timezone America/Chicago stored a July cash session an hour late, as declared.
+
+    ``claimed`` is the file's abbreviation (ABBREVIATED_ZONES gives its clock); names Barb
+    does not know are left to the person's ``timezone``.
+    """
+    region = ABBREVIATED_ZONES.get(claimed)
+    if region is None or raw.layout.time == "ts_event":
+        return
+    days = pd.DatetimeIndex(np.unique(raw.instants // DAY_NS * DAY_NS).view("datetime64[ns]"))
+    noon = days + pd.Timedelta(hours=12)
+    theirs = noon.tz_localize(region).tz_convert("UTC").asi8
+    declared = noon.tz_localize(timezone).tz_convert("UTC").asi8
+    if not np.array_equal(theirs, declared):
+        values = {
+            "claimed": claimed,
+            "zone": zone_message(region),
+            "declared": timezone,
+            "region": region,
+        }
+        raise BadFile((N_("import.refuse.zone_abbreviation_conflict"), values))
 
 
 SHOWN_JUMPS = 20  # jumps back looked at: one without a repeat is enough
@@ -595,6 +641,48 @@ def _check_half_days(raw: RawBars) -> None:
             continue  # a bar repeated by two exports pasted together
         time = {"time": show(t[i], False), "before": show(t[i - 1], False)}
         raise BadRow(int(i), (N_("import.refuse.no_am_pm"), time))
+    _check_afternoon_gap(t, hour, day)
+
+
+def _check_afternoon_gap(t: np.ndarray, hour: np.ndarray, day: np.ndarray) -> None:
+    """``BadRow`` when, in time order, a day of hours never over 12 starts at 1:xx, ends
+    at 11:xx or 12:xx, and pauses three hours or more after a bar before 5:00: a cash
+    session's afternoon (1:00-3:59) written without its PM.
+
+    The file-order check misses it when the file runs newest first (1:00 is followed by
+    12:59) or lacks the 12:xx hour (11:59 is followed by 1:00): both stored 13:00-15:59 at
+    01:00-03:59, "sorted by time, which is safe".
+    """
+    order = np.argsort(t, kind="stable")
+    st, sh, sd = t[order], hour[order], day[order]
+    first = np.r_[True, sd[1:] != sd[:-1]]
+    last = np.r_[sd[1:] != sd[:-1], True]
+    day_index = np.cumsum(first) - 1
+    starts_at_one = (sh[first] == 1)[day_index]
+    ends_late = (sh[last] >= 11)[day_index]
+    pause = np.flatnonzero(
+        (np.diff(st) >= 3 * HOUR_NS)
+        & (sd[1:] == sd[:-1])
+        & (sh[:-1] <= 4)
+        & starts_at_one[:-1]
+        & ends_late[:-1]
+    )
+    if not pause.size:
+        return
+    i = int(pause[0])
+    d = day_index[i]
+    begin, end = np.flatnonzero(first)[d], np.flatnonzero(last)[d]
+    values = {
+        "day": str(pd.Timestamp(int(st[i])).date()),
+        "runs": f"{_clock(st[begin])}–{_clock(st[i])}",
+        "again": f"{_clock(st[i + 1])}–{_clock(st[end])}",
+    }
+    raise BadRow(int(order[begin]), (N_("import.refuse.no_am_pm_pause"), values))
+
+
+def _clock(ns: int) -> str:
+    """Wall-clock ns -> 'HH:MM'."""
+    return pd.Timestamp(int(ns)).strftime("%H:%M")
 
 
 def _check_clock_change_repeats(raw: RawBars, zone: str) -> None:

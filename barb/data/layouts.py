@@ -45,9 +45,6 @@ class Layout:
     # which tell its layout from another's with the same bar columns: IB's ``date`` column
     # is its timestamp only beside ``average`` and ``barCount``.
     marks: tuple[str, ...] = ()
-    # The order of day and month in its dates when no day over 12 tells (Kibot documents
-    # MM/DD/YYYY); None: the dates must tell, or --date-order.
-    date_order: DateOrder | None = None
 
     def needed(self) -> tuple[str, ...]:
         return tuple(c for c in self.columns if c not in self.optional)
@@ -160,7 +157,6 @@ LAYOUTS: dict[str, Layout] = {
             header=False,
             first_line=re.compile(r"^\d{1,2}/\d{1,2}/\d{4},\d{1,2}:\d\d(:\d\d)?,"),
             delimiter=",",
-            date_order="month-first",
             example="01/05/2024,09:30,16850.25,16852,16849.5,16851.75,412",
         ),
     )

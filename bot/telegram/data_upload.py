@@ -81,7 +81,10 @@ def _report_html(checked: Checked, lang: str) -> str:
         if len(text) > REPORT_CHARS:
             text = text[:REPORT_CHARS] + "\n…"
         lines.append(f"<pre>{escape(text)}</pre>")
-    if offer.options.arguments():
+    # Said only for a file Import would take: above a refusal of the caption's own option
+    # ("--date-order month-first does not fit the file's dates"), "Import uses the same"
+    # contradicted the line below it.
+    if offer.options.arguments() and checked.error is None:
         described = offer.options.described(lang)
         command = offer.options.command()
         lines.append(_html(t("upload_options", lang, command=command, described=described)))

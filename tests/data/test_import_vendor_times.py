@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from barb.data.importer import ImportRefused, check_file, import_file
+from barb.data.importer import ImportRefused, check_file, check_options, import_file
 from barb.data.store import data_path, read_bars
 from barb.errors import DataError
 from barb.settings import EngineSettings
@@ -392,7 +392,7 @@ def test_the_caption_asks_for_the_day_order_of_first_fridays(
     )
 
 
-def test_dotted_and_kibot_dates_keep_their_own_order(
+def test_dotted_dates_keep_their_own_order_and_kibot_asks(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
     bars = cash_session_bars(FIRST_FRIDAYS)
@@ -402,9 +402,11 @@ def test_dotted_and_kibot_dates_keep_their_own_order(
     assert_stored(settings, read_split(dotted, "%d.%m.%Y", sep=";"))
     import_file(dotted, "NQ", settings, mode="replace", date_order="day-first")
     assert_stored(settings, read_split(dotted, "%d.%m.%Y", sep=";"))
-    # Kibot writes MM/DD/YYYY: 022412d stored 6 January on 1 June.
+    # Kibot writes MM/DD/YYYY: 022412d stored 6 January on 1 June. But a headerless file is
+    # Kibot's only by its shape (r47d: a day-first one was stored months off), so it asks.
     kibot = bf.kibot_txt(tmp_path / "kibot.txt", bars)
-    import_file(kibot, "NQ", settings, mode="replace")
+    refused_unchanged(settings, kibot, r"pass --date-order month-first \(US\) or")
+    import_file(kibot, "NQ", settings, mode="replace", date_order="month-first")
     names = ["date", "time", *PRICES]
     frame = pd.read_csv(kibot, header=None, names=names, dtype={"date": str})
     stamp = pd.to_datetime(frame["date"] + " " + frame["time"], format="%m/%d/%Y %H:%M")
@@ -609,3 +611,177 @@ def test_ib_api_forms_and_ib_insync_files_are_read(
     frame = pd.read_csv(path)
     wall = pd.to_datetime(frame["date"], utc=True).dt.tz_convert(NY).dt.tz_localize(None)
     assert_stored(settings, frame.assign(timestamp=wall))
+
+
+# --- r47d: what 5653edb still stored wrong without a word -----------------------------------
+
+JULY = [dt.date(2024, 7, 8), dt.date(2024, 7, 9), dt.date(2024, 7, 10)]
+
+
+def read_naive(path: Path) -> pd.DataFrame:
+    """A one-column file of naive New York times, read by pandas alone."""
+    frame = pd.read_csv(path)
+    return frame.assign(timestamp=pd.to_datetime(frame["timestamp"]))
+
+
+@pytest.mark.parametrize(("zone", "region"), [("EST", NY), ("MST", "America/Denver")])
+def test_fixed_offset_zone_names_are_refused_for_the_region(
+    zone: str, region: str, tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    # IANA's EST is UTC-5 all year: 5653edb's refusal of IB "EST" led to --timezone EST,
+    # and a July cash session was stored at 10:30-16:59 "as declared".
+    bars = cash_session_bars(JULY)
+    plain = bf.plain_csv(tmp_path / "nq.csv", bars)
+    ib = ib_abbreviated_csv(tmp_path / "NQ_ib.csv", bars, NY, "EST")
+    for path in (plain, ib):
+        refused_unchanged(
+            settings,
+            path,
+            rf"--timezone {zone} is a fixed offset from UTC all year, not the clock of "
+            rf"{region} with its summer time, .*; pass --timezone {region}\.$",
+            timezone=zone,
+        )
+    # Pacific/Honolulu keeps no summer time: HST is its clock, and stays a zone.
+    assert check_options(timezone="HST") == (None, None)
+
+
+def test_a_declared_zone_is_not_said_to_show_the_break_the_file_lacks(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    # RTH bars 09:30-16:59 end at the break but never resume after it: the file does not
+    # show where the break sits (r47d: "the daily break sits at 16:00–17:00 in the file").
+    bars = bf.week_of_bars(dt.date(2024, 7, 7))
+    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    path = bf.plain_csv(tmp_path / "nq.csv", bars[(minute >= 570) & (minute < 1020)])
+    result = import_file(path, "NQ", settings, timezone=NY, stamp="open")
+    assert_stored(settings, read_naive(path))
+    assert "daily break" not in result.report.text()
+    assert "as declared, and no bar falls in the exchange's closed hours" in result.report.text()
+    # A 24-hour file does show it.
+    week = bf.plain_csv(tmp_path / "week.csv", bf.week_of_bars(dt.date(2024, 7, 7)))
+    result = import_file(week, "NQ", settings, mode="replace", timezone=NY, stamp="open")
+    assert "the daily break sits at 17:00–18:00 in the file" in result.report.text()
+
+
+@pytest.mark.parametrize("label", ["EST", "EDT"])
+def test_an_abbreviation_and_a_timezone_that_disagree_are_refused(
+    label: str, tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    # "EST" is New York's clock; --timezone America/Chicago stored the July cash session an
+    # hour late, with "the daily break sits at 16:00–17:00 in the file".
+    path = ib_abbreviated_csv(tmp_path / "NQ_ib.csv", cash_session_bars(JULY), NY, label)
+    refused_unchanged(
+        settings,
+        path,
+        rf"the file's times name their zone as '{label}', which is New York time "
+        r"\(America/New_York\), and --timezone America/Chicago keeps other offsets from UTC "
+        r"on the file's dates; pass --timezone America/New_York\.$",
+        timezone="America/Chicago",
+    )
+    # A name for the same clock is taken: exact.
+    import_file(path, "NQ", settings, mode="replace", timezone="US/Eastern")
+    frame = pd.read_csv(path, dtype={"date": str})
+    naive = pd.to_datetime(frame["date"].str[:17], format="%Y%m%d %H:%M:%S")
+    assert_stored(settings, frame.assign(timestamp=naive))
+
+
+def test_a_headerless_file_of_days_up_to_12_asks_for_the_day_order(
+    tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    # 4-6 March written day first, as a European tool's headerless export: 5653edb read it
+    # month first by Kibot's convention and stored 3 April, 3 May and 3 June, without a note.
+    days = [dt.date(2024, 3, 4), dt.date(2024, 3, 5), dt.date(2024, 3, 6)]
+    path = tmp_path / "nq.txt"
+    bf.kibot_txt(path, cash_session_bars(days))
+    frame = pd.read_csv(path, header=None, names=["date", "time", *PRICES], dtype={"date": str})
+    day, month = frame["date"].str[3:5], frame["date"].str[:2]
+    frame["date"] = day + "/" + month + frame["date"].str[5:]
+    frame.to_csv(path, header=False, index=False)
+    refused_unchanged(
+        settings,
+        path,
+        r"dates such as '04/03/2024' may be month first or day first, and nothing in the file "
+        r"tells which \(no day in it is over 12\); pass --date-order month-first \(US\) or "
+        r"--date-order day-first\.$",
+    )
+    import_file(path, "NQ", settings, mode="replace", date_order="day-first")
+    stamp = pd.to_datetime(frame["date"] + " " + frame["time"], format="%d/%m/%Y %H:%M")
+    assert_stored(settings, frame.assign(timestamp=stamp))
+    assert sorted(stamp.dt.date.unique()) == days
+
+
+@pytest.mark.parametrize("shape", ["newest_first", "no_12_hour"])
+def test_twelve_hour_times_without_am_pm_are_refused_in_any_order(
+    shape: str, tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    # 5653edb looked only at 12:59 -> 1:00 steps in file order: newest first (1:00 -> 12:59)
+    # or without the 12:xx hour (11:59 -> 1:00), --stamp open stored 13:00-15:59 at
+    # 01:00-03:59, "sorted by time, which is safe".
+    bars = cash_session_bars([dt.date(2024, 3, 11) + dt.timedelta(days=k) for k in range(5)])
+    if shape == "no_12_hour":
+        bars = bars[bars["timestamp"].dt.hour != 12].reset_index(drop=True)
+    path = twelve_hour_csv(tmp_path / "nq.csv", bars)
+    if shape == "newest_first":
+        pd.read_csv(path).iloc[::-1].to_csv(path, index=False)
+    end = "12:59" if shape == "newest_first" else "11:59"
+    refused_unchanged(
+        settings,
+        path,
+        rf"the times have no AM or PM: no hour in the file is over 12, and on 2024-03-11 the "
+        rf"bars run 01:00–03:59 and again 09:30–{end}, as an afternoon written without its PM "
+        r"would; .*\(13:00\)\.$",
+        stamp="open",
+    )
+    # The same bars on a 24-hour clock are read: the check does not refuse real mornings.
+    plain = bf.plain_csv(tmp_path / "plain.csv", bars)
+    import_file(plain, "NQ", settings, mode="replace", timezone=NY)
+    assert_stored(settings, read_naive(plain))
+
+
+def test_a_morning_file_that_fits_two_zones_asks_for_the_zone(
+    tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    # 09:30-12:59 New York fits Los Angeles at both ends (12:30-16:00 on New York's clock):
+    # read as LA time, it was stored 3 hours late.
+    bars = cash_session_bars([dt.date(2024, 3, 4) + dt.timedelta(days=k) for k in range(5)])
+    bars = bars[bars["timestamp"].dt.hour < 13].reset_index(drop=True)
+    path = bf.plain_csv(tmp_path / "nq.csv", bars)
+    refused_unchanged(
+        settings,
+        path,
+        r"the file's days start or end on the session's times read in more than one zone "
+        r"\(America/New_York 09:30–13:00, America/Los_Angeles 12:30–16:00 on the instrument's "
+        r"clock\), .*such as --timezone America/New_York\.$",
+    )
+    import_file(path, "NQ", settings, mode="replace", timezone=NY)
+    assert_stored(settings, read_naive(path))
+    # 09:30-11:59 fits no other zone at both ends: read as New York, as before.
+    morning = bars[bars["timestamp"].dt.hour < 12].reset_index(drop=True)
+    path = bf.plain_csv(tmp_path / "early.csv", morning)
+    import_file(path, "NQ", settings, mode="replace")
+    assert_stored(settings, read_naive(path))
+
+
+def test_float_unix_seconds_and_iso_times_naming_est_are_read(
+    tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    bars = cash_session_bars(JULY)
+    # Unix seconds as a float column writes them: "cannot read the timestamp '1720445400.0'".
+    seconds = bars["timestamp"].astype("int64") // 10**9
+    path = tmp_path / "unix.csv"
+    bars.assign(timestamp=seconds.astype(float)).to_csv(path, index=False)
+    assert pd.read_csv(path)["timestamp"].astype(str).str.endswith(".0").all()
+    import_file(path, "NQ", settings, mode="replace")
+    frame = pd.read_csv(path)
+    wall = pd.to_datetime(frame["timestamp"], unit="s", utc=True).dt.tz_convert(NY)
+    assert_stored(settings, frame.assign(timestamp=wall.dt.tz_localize(None)))
+    # ISO times followed by "EST": refused as IB's abbreviation is, with the way in.
+    path = tmp_path / "est.csv"
+    text = bf.in_zone(bars, NY).dt.strftime("%Y-%m-%d %H:%M:%S") + " EST"
+    bars.assign(timestamp=text).to_csv(path, index=False)
+    refused_unchanged(
+        settings, path, r"name their zone only as 'EST', .* such as --timezone America/New_York\.$"
+    )
+    import_file(path, "NQ", settings, mode="replace", timezone=NY)
+    frame = pd.read_csv(path)
+    assert_stored(settings, frame.assign(timestamp=pd.to_datetime(frame["timestamp"].str[:19])))

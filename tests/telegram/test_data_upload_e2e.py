@@ -451,6 +451,13 @@ async def test_a_dubai_time_file_is_imported_with_the_zone_in_its_caption(
         )
         assert not keyboard_data(refused)
         assert not list((engine.data_dir / ".uploads").iterdir())
+        # A caption the file contradicts is refused without "Import uses the same" (r47d).
+        wrong = await send_file(
+            fake, ALICE, path.read_bytes(), "dubai.csv", caption="ES --timezone America/Chicago"
+        )
+        assert "Not imported: " in wrong["text"]
+        assert "Checked with" not in wrong["text"]
+        assert not keyboard_data(wrong)
 
         offer = await send_file(
             fake, ALICE, path.read_bytes(), "dubai.csv", caption="ES —timezone Asia/Dubai"
@@ -460,7 +467,7 @@ async def test_a_dubai_time_file_is_imported_with_the_zone_in_its_caption(
             "Import uses the same." in offer["text"]
         )
         await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
-        done = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        done = await fake.wait_for("sendMessage", 4, chat_id=ALICE)
         assert done[-1].result["text"].startswith("ES: imported 6,900 bars")
     # The file's own times, read as Dubai time by pandas, are New York's 18:00-17:00.
     written = pd.read_csv(path)["timestamp"]
