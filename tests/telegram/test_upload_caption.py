@@ -71,3 +71,15 @@ def test_date_order_is_a_caption_option_checked_by_the_importer() -> None:
         CaptionError, match=r"^--date-order takes month-first or day-first, not 'dmy'\.$"
     ):
         read_caption("NQ --date-order dmy", SYMBOLS, "en")
+
+
+def test_a_fixed_offset_zone_is_refused_with_the_region_to_send() -> None:
+    """r47d: `NQ --timezone EST` read a July file at IANA's UTC-5, an hour late."""
+    with pytest.raises(CaptionError) as refused:
+        read_caption("NQ --timezone EST", SYMBOLS, "en")
+    assert str(refused.value) == (
+        "`--timezone EST` is a fixed offset from UTC all year, not the clock of America/New_York "
+        "with its summer time, so summer bars would be read an hour late; send the file again "
+        "with `--timezone America/New_York` in the caption."
+    )
+    assert read_caption("NQ --timezone HST", SYMBOLS, "en").options.timezone == "HST"
