@@ -45,6 +45,7 @@ from barb.caveats.early_close_clocks import early_close_clock_caveat
 from barb.caveats.full_days import calendar_extreme_caveat, full_day_caveat
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
+from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
 from barb.caveats.open_runs import began_run_caveat, open_run_caveat
 from barb.caveats.part_day_picks import picked_short_caveat
@@ -344,6 +345,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += short_sessions_caveat(plan, output.table)
         warnings += picked_short_caveat(plan, ctx, frame, keep, first, output)
         warnings += then_order_caveat(plan, first.order)
+        warnings += then_past_period_caveat(plan, output.table)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
         # A ranking of the first stage's groups, or of groups made of them.
