@@ -340,6 +340,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if plan.then is not None:
         given = output.table
         output = _second_stage(plan, output, ctx, day_open)
+        record = first.record_rows  # the data's first year's highs, in rows then drops
+        if record is not None and _keeps_none(record[1], output.passed) and record[0] in warnings:
+            warnings.remove(record[0])
         warnings += output.warnings
         warnings += early_close_pick_caveat(plan, given, output.passed)
         warnings += short_sessions_caveat(plan, output.table)
@@ -489,6 +492,13 @@ def _second_stage(
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))
     return output
+
+
+def _keeps_none(rows: np.ndarray | None, passed: np.ndarray | None) -> bool:
+    """Whether the then stage's where (``passed``) keeps none of the first stage's ``rows``."""
+    if rows is None or passed is None or len(rows) != len(passed):
+        return False
+    return not np.any(rows & passed)
 
 
 def _bar_clock_columns(plan: Plan) -> frozenset[str]:
