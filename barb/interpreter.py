@@ -42,6 +42,7 @@ from barb.caveats.early_close_bars import (
     early_close_row_caveat,
 )
 from barb.caveats.early_close_clocks import early_close_clock_caveat
+from barb.caveats.evening_extremes import evening_after_caveat, evening_extreme_caveat
 from barb.caveats.full_days import calendar_extreme_caveat, full_day_caveat
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
@@ -296,6 +297,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += calendar_extreme_caveat(plan, output.kept)
+    warnings += evening_extreme_caveat(plan, output.kept)
+    warnings += evening_after_caveat(plan, output.kept)
     warnings += counted_dates_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope, ctx, _listed_dates(plan, output))
