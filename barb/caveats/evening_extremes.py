@@ -109,8 +109,12 @@ def evening_after_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
 
 
 def _opens_the_evening_before(plan: Plan) -> bool:
-    """Whether the query's session starts the evening before its date (ETH 18:00-17:00)."""
-    spec = plan.dataset.instrument.session(plan.session)
+    """Whether the query's session is the full day and starts the evening before its date
+    (ETH 18:00-17:00): its minutes are all of the trading date's, which the extremes read."""
+    instrument = plan.dataset.instrument
+    if plan.session != instrument.full_session:
+        return False
+    spec = instrument.session(plan.session)
     start, end = (int(h) * 60 + int(m) for h, m in (t.split(":") for t in (spec.start, spec.end)))
     return start > end
 
